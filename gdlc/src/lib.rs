@@ -1,0 +1,11 @@
+//! gdlc: a compiler from the Game Description Language to specialized Rust.
+//!
+//! The pipeline is a series of small passes: [`parse`] reads either syntax into the [`ast`],
+//! [`check`] enforces the specification's restrictions, [`graph`] orders relations into strata,
+//! and [`interp`] evaluates a checked game as the reference semantics.
+
+pub mod ast;
+pub mod diag;
+pub mod graph;
+pub mod parse;
+pub mod print;
