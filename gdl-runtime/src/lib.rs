@@ -1,0 +1,101 @@
+//! gdl-runtime: the [`Game`] interface that both gdlc's generated code and its interpreter
+//! implement, and everything built on it: random playouts, match traces, players.
+
+pub mod kif;
+pub mod rng;
+pub mod trace;
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// A game as a state machine over roles `0..num_roles()`.
+///
+/// Moves and states print as canonical KIF (`(mark 1 1)`, `noop`) through the `*_string`
+/// methods, so every implementation can replay traces and talk to game managers.
+pub trait Game: Send + Sync {
+    type State: Clone + Eq + Hash + Debug + Send + Sync;
+    type Move: Clone + Eq + Hash + Debug + Send + Sync;
+
+    fn num_roles(&self) -> usize;
+    fn role_name(&self, role: usize) -> &str;
+    fn initial_state(&self) -> Self::State;
+
+    /// Replaces the contents of `out` with `role`'s legal moves in `state`.
+    fn legal_moves(&self, state: &Self::State, role: usize, out: &mut Vec<Self::Move>);
+
+    /// Fills `out[r]` with role `r`'s legal moves; `out` is resized to the number of roles.
+    fn all_legal_moves(&self, state: &Self::State, out: &mut Vec<Vec<Self::Move>>) {
+        out.resize_with(self.num_roles(), Vec::new);
+        for (role, moves) in out.iter_mut().enumerate() {
+            self.legal_moves(state, role, moves);
+        }
+    }
+
+    /// The state after every role plays its move of `joint` (one per role, in role order).
+    fn next_state(&self, state: &Self::State, joint: &[Self::Move]) -> Self::State;
+
+    fn is_terminal(&self, state: &Self::State) -> bool;
+
+    /// `role`'s goal value in `state`: the largest value the goal relation gives it, or `None`
+    /// when it gives none.
+    fn goal(&self, state: &Self::State, role: usize) -> Option<u32>;
+
+    /// Every role's goal value in `state`, in role order.
+    fn goals(&self, state: &Self::State) -> Vec<Option<u32>> {
+        (0..self.num_roles()).map(|r| self.goal(state, r)).collect()
+    }
+
+    /// The canonical KIF of every base fact true in `state`, sorted by byte order.
+    fn state_facts(&self, state: &Self::State) -> Vec<String>;
+
+    /// The canonical KIF of a move.
+    fn move_string(&self, mv: &Self::Move) -> String;
+
+    /// The move that `text` spells (any case and spacing), if the game has such a move term.
+    fn parse_move(&self, role: usize, text: &str) -> Option<Self::Move>;
+}
+
+/// Plays uniformly random moves from `state` until a terminal state; returns the number of
+/// state changes and fills `goals` with the final goal values (0 where undefined).
+pub fn random_playout<G: Game>(
+    game: &G,
+    state: &G::State,
+    rng: &mut rng::Rng,
+    scratch: &mut Playout<G>,
+    goals: &mut [u32],
+) -> usize {
+    let mut state = state.clone();
+    let mut steps = 0;
+    while !game.is_terminal(&state) {
+        game.all_legal_moves(&state, &mut scratch.legal);
+        scratch.joint.clear();
+        for moves in &scratch.legal {
+            if moves.is_empty() {
+                // A role without legal moves in a non-terminal state: the game is malformed here.
+                break;
+            }
+            scratch.joint.push(moves[rng.below(moves.len())].clone());
+        }
+        if scratch.joint.len() != game.num_roles() {
+            break;
+        }
+        state = game.next_state(&state, &scratch.joint);
+        steps += 1;
+    }
+    for (r, g) in goals.iter_mut().enumerate().take(game.num_roles()) {
+        *g = game.goal(&state, r).unwrap_or(0);
+    }
+    steps
+}
+
+/// Buffers reused across playouts so that a playout allocates nothing of its own.
+pub struct Playout<G: Game> {
+    legal: Vec<Vec<G::Move>>,
+    joint: Vec<G::Move>,
+}
+
+impl<G: Game> Default for Playout<G> {
+    fn default() -> Self {
+        Playout { legal: Vec::new(), joint: Vec::new() }
+    }
+}

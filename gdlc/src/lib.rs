@@ -5,7 +5,10 @@
 //! and [`interp`] evaluates a checked game as the reference semantics.
 
 pub mod ast;
+pub mod check;
+pub mod cli;
 pub mod diag;
 pub mod graph;
+pub mod interp;
 pub mod parse;
 pub mod print;

@@ -1,1 +1,74 @@
-fn main() {}
+//! The `gdlc` command line: a thin shim over the gdlc library.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use gdlc::parse::Syntax;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "gdlc", version, about = "A compiler from the Game Description Language (GDL) to specialized Rust")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check a game against the GDL specification and summarize it.
+    Check {
+        /// The game description (prefix KIF or infix GDL).
+        game: PathBuf,
+    },
+    /// Print a game in prefix KIF or infix GDL.
+    Fmt {
+        game: PathBuf,
+        /// The syntax to print.
+        #[arg(long, value_enum, default_value_t = SyntaxArg::Kif)]
+        to: SyntaxArg,
+    },
+    /// Replay the joint moves of a match trace and print this engine's own trace.
+    Replay {
+        game: PathBuf,
+        /// A trace in the JSON Lines format of the conformance suite.
+        trace: PathBuf,
+        /// The engine that evaluates the game.
+        #[arg(long, value_enum, default_value_t = Engine::Interp)]
+        engine: Engine,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SyntaxArg {
+    Kif,
+    Infix,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Engine {
+    /// The reference interpreter.
+    Interp,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check { game } => gdlc::cli::check(&game),
+        Command::Fmt { game, to } => {
+            let syntax = match to {
+                SyntaxArg::Kif => Syntax::Kif,
+                SyntaxArg::Infix => Syntax::Infix,
+            };
+            gdlc::cli::fmt(&game, syntax)
+        }
+        Command::Replay { game, trace, engine: Engine::Interp } => gdlc::cli::replay(&game, &trace),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            if !message.is_empty() {
+                eprintln!("{message}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -50,14 +50,12 @@ fn check_parentheses(source: &str) -> Result<(), Diagnostic> {
                 }
                 open.push(i);
             }
-            b')' => {
-                if open.pop().is_none() {
-                    return Err(Diagnostic::error(
-                        Span::new(i, i + 1),
-                        "unbalanced parentheses: this `)` closes nothing",
-                        "remove it, or add the `(` it was meant to close",
-                    ));
-                }
+            b')' if open.pop().is_none() => {
+                return Err(Diagnostic::error(
+                    Span::new(i, i + 1),
+                    "unbalanced parentheses: this `)` closes nothing",
+                    "remove it, or add the `(` it was meant to close",
+                ));
             }
             _ => {}
         }

@@ -86,7 +86,11 @@ impl Reader {
         match e {
             SExpr::Sym(name, span) => Some(Atom { name: name.clone(), args: Vec::new(), span: *span }),
             SExpr::Var(v, span) => {
-                self.error(*span, format!("a variable `?{v}` cannot stand as a sentence"), "a sentence is a relation constant or `(relation arg ...)`");
+                self.error(
+                    *span,
+                    format!("a variable `?{v}` cannot stand as a sentence"),
+                    "a sentence is a relation constant or `(relation arg ...)`",
+                );
                 None
             }
             SExpr::List(items, span) => match items.first() {
@@ -102,7 +106,11 @@ impl Reader {
                     Some(Atom { name: name.clone(), args: args?, span: *span })
                 }
                 Some(other) => {
-                    self.error(other.span(), format!("a sentence must start with a relation name, not `{other}`"), "write `(relation arg ...)`");
+                    self.error(
+                        other.span(),
+                        format!("a sentence must start with a relation name, not `{other}`"),
+                        "write `(relation arg ...)`",
+                    );
                     None
                 }
             },
@@ -116,14 +124,22 @@ impl Reader {
                 match op.as_str() {
                     "not" => {
                         if args.len() != 1 {
-                            self.error(*span, format!("`not` takes one literal, not {}", args.len()), "write `(not literal)`");
+                            self.error(
+                                *span,
+                                format!("`not` takes one literal, not {}", args.len()),
+                                "write `(not literal)`",
+                            );
                             return None;
                         }
                         return Some(Literal::Not(Box::new(self.literal(&args[0])?), *span));
                     }
                     "distinct" => {
                         if args.len() != 2 {
-                            self.error(*span, format!("`distinct` takes two terms, not {}", args.len()), "write `(distinct term term)`");
+                            self.error(
+                                *span,
+                                format!("`distinct` takes two terms, not {}", args.len()),
+                                "write `(distinct term term)`",
+                            );
                             return None;
                         }
                         let (a, b) = (self.term(&args[0])?, self.term(&args[1])?);
@@ -131,7 +147,11 @@ impl Reader {
                     }
                     "or" | "and" => {
                         if args.is_empty() {
-                            self.error(*span, format!("`{op}` needs at least one literal"), "remove it or add literals");
+                            self.error(
+                                *span,
+                                format!("`{op}` needs at least one literal"),
+                                "remove it or add literals",
+                            );
                             return None;
                         }
                         let mut parts: Option<Vec<Literal>> = args.iter().map(|l| self.literal(l)).collect();
@@ -166,7 +186,11 @@ impl Reader {
                     Some(Term::Func(name.clone(), args?, *span))
                 }
                 Some(other) => {
-                    self.error(other.span(), format!("a term must start with a function name, not `{other}`"), "write `(function arg ...)`");
+                    self.error(
+                        other.span(),
+                        format!("a term must start with a function name, not `{other}`"),
+                        "write `(function arg ...)`",
+                    );
                     None
                 }
             },

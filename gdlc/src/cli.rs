@@ -1,0 +1,109 @@
+//! What the `gdlc` subcommands do, as library functions that print to stdout and return the
+//! message to print on failure (so that the binary stays a thin shim and tests can call them).
+
+use crate::diag::{render_all, Diagnostic};
+use crate::graph::Dependencies;
+use crate::interp::Interpreter;
+use crate::parse::{self, Syntax};
+use crate::{check, print};
+use gdl_runtime::trace;
+use std::io::Write as _;
+use std::path::Path;
+
+/// A game read and checked: its text, description and diagnostics.
+pub struct Loaded {
+    pub file: String,
+    pub source: String,
+    pub description: crate::ast::Description,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Loaded {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    pub fn render(&self) -> String {
+        render_all(&self.diagnostics, &self.file, &self.source)
+    }
+}
+
+/// Reads, parses and checks a game file. I/O failures are errors; GDL problems are diagnostics.
+pub fn load(path: &Path) -> Result<Loaded, String> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| format!("{file}: error: cannot read the file: {e}"))?;
+    let source = match parse::decode(&bytes) {
+        Ok(s) => s.to_string(),
+        Err(d) => {
+            let shown = String::from_utf8_lossy(&bytes).into_owned();
+            return Ok(Loaded { file, source: shown, description: Default::default(), diagnostics: vec![d] });
+        }
+    };
+    let parsed = parse::parse_auto(&source);
+    let mut diagnostics = parsed.diagnostics;
+    if !diagnostics.iter().any(Diagnostic::is_error) {
+        diagnostics.extend(check::check(&parsed.description));
+    }
+    Ok(Loaded { file, source, description: parsed.description, diagnostics })
+}
+
+/// Loads a game that must be valid, returning the rendered diagnostics otherwise.
+pub fn load_valid(path: &Path) -> Result<Loaded, String> {
+    let loaded = load(path)?;
+    if loaded.has_errors() {
+        return Err(loaded.render().trim_end().to_string());
+    }
+    Ok(loaded)
+}
+
+/// `gdlc check GAME`.
+pub fn check(path: &Path) -> Result<(), String> {
+    let loaded = load(path)?;
+    let warnings = loaded.diagnostics.iter().filter(|d| !d.is_error()).count();
+    if loaded.has_errors() {
+        let errors = loaded.diagnostics.len() - warnings;
+        return Err(format!("{}{}: {errors} error(s), {warnings} warning(s)", loaded.render(), loaded.file));
+    }
+    let d = &loaded.description;
+    let deps = Dependencies::build(d);
+    let strata = deps.strata().values().copied().max().map_or(0, |s| s + 1);
+    let relations = deps.relations().count();
+    let facts = d.rules.iter().filter(|r| r.is_fact()).count();
+    let mut out = String::new();
+    out.push_str(&loaded.render());
+    out.push_str(&format!(
+        "{}: ok\nroles: {}\nrelations: {relations}\nrules: {}\nfacts: {facts}\nstrata: {strata}\nwarnings: {warnings}\n",
+        loaded.file,
+        d.roles().join(" "),
+        d.rules.len() - facts,
+    ));
+    print!("{out}");
+    Ok(())
+}
+
+/// `gdlc fmt GAME --to kif|infix`.
+pub fn fmt(path: &Path, syntax: Syntax) -> Result<(), String> {
+    let loaded = load(path)?;
+    let parse_errors = loaded.diagnostics.iter().any(|d| d.is_error() && d.span.end <= loaded.source.len());
+    if parse_errors && loaded.description.rules.is_empty() {
+        return Err(loaded.render().trim_end().to_string());
+    }
+    print!("{}", print::print(&loaded.description, syntax));
+    Ok(())
+}
+
+/// `gdlc replay GAME TRACE --engine interp`.
+pub fn replay(game: &Path, trace_path: &Path) -> Result<(), String> {
+    let loaded = load_valid(game)?;
+    let interp = Interpreter::new(&loaded.description).map_err(|e| format!("{}: error: {e}", loaded.file))?;
+    let text = std::fs::read_to_string(trace_path)
+        .map_err(|e| format!("{}: error: cannot read the trace: {e}", trace_path.display()))?;
+    let matches = trace::read(&text).map_err(|e| format!("{}:{e}", trace_path.display()))?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for m in &matches {
+        let replayed = trace::replay(&interp, m).map_err(|e| format!("{}: error: {e}", trace_path.display()))?;
+        out.write_all(trace::write(&replayed).as_bytes()).map_err(|e| format!("cannot write the trace: {e}"))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,285 @@
+//! Turns the AST's rules into the interpreter's form: relations numbered, disjunctions expanded
+//! into several rules (disjunctive normal form), variables numbered and body literals ordered so
+//! that every negation and `distinct` is tested only once its variables are bound.
+
+use super::store::{Node, Sym, Symbols, TermId, Terms};
+use crate::ast::{Atom, Description, Literal, Term};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
+
+pub type RelId = usize;
+pub type VarId = u16;
+
+/// A term pattern of a rule: variables are numbered per rule; ground parts are interned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PTerm {
+    Var(VarId),
+    Ground(TermId),
+    Func(Sym, Box<[PTerm]>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Pattern {
+    pub rel: RelId,
+    pub args: Box<[PTerm]>,
+}
+
+/// One literal of a compiled body, in evaluation order.
+#[derive(Clone, Debug)]
+pub enum CLit {
+    Pos(Pattern),
+    Neg(Pattern),
+    Distinct(PTerm, PTerm),
+    Equal(PTerm, PTerm),
+}
+
+#[derive(Clone, Debug)]
+pub struct CRule {
+    pub head: Pattern,
+    pub body: Vec<CLit>,
+    pub num_vars: usize,
+}
+
+/// An estimate of how many facts a literal matches when the variables `bound` are bound, for
+/// when nothing is known of the relations: each bound argument narrows by a factor of ten.
+pub fn default_cost(atom: &Atom, bound: &BTreeSet<&str>) -> f64 {
+    let mut cost = 100.0;
+    for arg in &atom.args {
+        cost /= arg_selectivity(arg, bound, 10.0);
+    }
+    cost
+}
+
+/// How much an argument narrows a lookup: `distinct` when it is ground, less when it is
+/// partly ground, nothing when it is free.
+pub fn arg_selectivity(arg: &Term, bound: &BTreeSet<&str>, distinct: f64) -> f64 {
+    let (mut total, mut known) = (0usize, 0usize);
+    arg.for_each_var(&mut |v, _| {
+        total += 1;
+        known += usize::from(bound.contains(v));
+    });
+    if total == known {
+        distinct.max(1.0)
+    } else if known == 0 && !matches!(arg, Term::Func(..)) {
+        1.0
+    } else {
+        // A function term with some ground parts: assume each ground part narrows equally.
+        let parts = total + usize::from(matches!(arg, Term::Func(..)));
+        distinct.max(1.0).powf((known + 1) as f64 / (parts + 1) as f64)
+    }
+}
+
+/// Relations named by `(name, arity)`.
+#[derive(Default, Debug, Clone)]
+pub struct Relations {
+    pub keys: Vec<(String, usize)>,
+    ids: FxHashMap<(String, usize), RelId>,
+}
+
+impl Relations {
+    pub fn id(&mut self, name: &str, arity: usize) -> RelId {
+        let key = (name.to_string(), arity);
+        if let Some(&id) = self.ids.get(&key) {
+            return id;
+        }
+        self.keys.push(key.clone());
+        self.ids.insert(key, self.keys.len() - 1);
+        self.keys.len() - 1
+    }
+
+    pub fn get(&self, name: &str, arity: usize) -> Option<RelId> {
+        self.ids.get(&(name.to_string(), arity)).copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+}
+
+/// A body literal before ordering.
+enum Basic<'a> {
+    Pos(&'a Atom),
+    Neg(&'a Atom),
+    Distinct(&'a Term, &'a Term),
+    Equal(&'a Term, &'a Term),
+}
+
+/// Expands a literal into disjunctive normal form: a list of alternative conjunctions.
+fn dnf(literal: &Literal, negated: bool) -> Vec<Vec<Basic<'_>>> {
+    match literal {
+        Literal::Atom(a) => vec![vec![if negated { Basic::Neg(a) } else { Basic::Pos(a) }]],
+        Literal::Not(inner, _) => dnf(inner, !negated),
+        Literal::Distinct(a, b, _) => vec![vec![if negated { Basic::Equal(a, b) } else { Basic::Distinct(a, b) }]],
+        Literal::Or(parts, _) if !negated => parts.iter().flat_map(|p| dnf(p, false)).collect(),
+        Literal::And(parts, _) if negated => parts.iter().flat_map(|p| dnf(p, true)).collect(),
+        Literal::Or(parts, _) | Literal::And(parts, _) => product(parts.iter().map(|p| dnf(p, negated))),
+    }
+}
+
+/// The conjunction of several DNFs, as one DNF.
+fn product<'a>(factors: impl Iterator<Item = Vec<Vec<Basic<'a>>>>) -> Vec<Vec<Basic<'a>>> {
+    let mut acc: Vec<Vec<Basic<'a>>> = vec![Vec::new()];
+    for factor in factors {
+        let mut next = Vec::with_capacity(acc.len() * factor.len());
+        for left in &acc {
+            for right in &factor {
+                next.push(left.iter().chain(right.iter()).map(Basic::copy).collect());
+            }
+        }
+        acc = next;
+    }
+    acc
+}
+
+impl<'a> Basic<'a> {
+    fn copy(&self) -> Basic<'a> {
+        match *self {
+            Basic::Pos(a) => Basic::Pos(a),
+            Basic::Neg(a) => Basic::Neg(a),
+            Basic::Distinct(a, b) => Basic::Distinct(a, b),
+            Basic::Equal(a, b) => Basic::Equal(a, b),
+        }
+    }
+
+    fn vars(&self) -> BTreeSet<&'a str> {
+        let mut vars = BTreeSet::new();
+        let mut add = |v: &'a str, _| {
+            vars.insert(v);
+        };
+        match *self {
+            Basic::Pos(a) | Basic::Neg(a) => a.for_each_var(&mut add),
+            Basic::Distinct(a, b) | Basic::Equal(a, b) => {
+                a.for_each_var(&mut add);
+                b.for_each_var(&mut add);
+            }
+        }
+        vars
+    }
+}
+
+/// Compiles rules; shared state for numbering relations and interning ground terms.
+pub struct Compiler<'s> {
+    pub symbols: &'s mut Symbols,
+    pub terms: &'s mut Terms,
+    pub relations: &'s mut Relations,
+}
+
+impl Compiler<'_> {
+    /// Compiles every rule of `description`, or names the first rule whose variables cannot all
+    /// be bound by positive literals (an unsafe rule).
+    pub fn compile(
+        &mut self,
+        description: &Description,
+        cost: &dyn Fn(&Atom, &BTreeSet<&str>) -> f64,
+    ) -> Result<Vec<CRule>, String> {
+        let mut out = Vec::new();
+        for rule in &description.rules {
+            let body = Literal::And(rule.body.clone(), rule.span);
+            let alternatives = if rule.body.is_empty() { vec![Vec::new()] } else { dnf(&body, false) };
+            for conjunction in alternatives {
+                out.push(self.compile_rule(&rule.head, conjunction, cost)?);
+            }
+        }
+        Ok(out)
+    }
+
+    fn compile_rule(
+        &mut self,
+        head: &Atom,
+        body: Vec<Basic<'_>>,
+        cost: &dyn Fn(&Atom, &BTreeSet<&str>) -> f64,
+    ) -> Result<CRule, String> {
+        let mut vars: FxHashMap<String, VarId> = FxHashMap::default();
+        let mut bound: BTreeSet<&str> = BTreeSet::new();
+        let mut remaining: Vec<Option<Basic<'_>>> = body.into_iter().map(Some).collect();
+        let mut ordered = Vec::new();
+        loop {
+            // Tests go as early as their variables are bound.
+            for slot in remaining.iter_mut() {
+                let ready = match slot {
+                    Some(b @ (Basic::Neg(_) | Basic::Distinct(..) | Basic::Equal(..))) => b.vars().is_subset(&bound),
+                    _ => false,
+                };
+                if ready {
+                    ordered.push(slot.take().expect("checked above"));
+                }
+            }
+            // Then the positive literal expected to match the fewest facts, the one with fewer
+            // unbound variables on a tie.
+            let best = remaining
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| match s {
+                    Some(b @ Basic::Pos(atom)) => {
+                        let unbound = b.vars().iter().filter(|v| !bound.contains(*v)).count();
+                        Some((cost(atom, &bound), unbound, i))
+                    }
+                    _ => None,
+                })
+                .min_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
+            let Some((_, _, i)) = best else { break };
+            let literal = remaining[i].take().expect("chosen from the remaining");
+            bound.extend(literal.vars());
+            ordered.push(literal);
+        }
+        if remaining.iter().any(Option::is_some) {
+            return Err(format!(
+                "a rule for `{}` is unsafe: a variable of a negation or `distinct` is not bound by a positive literal",
+                head.name
+            ));
+        }
+        let mut head_vars = BTreeSet::new();
+        head.for_each_var(&mut |v, _| {
+            head_vars.insert(v);
+        });
+        if let Some(v) = head_vars.iter().find(|v| !bound.contains(*v)) {
+            return Err(format!(
+                "a rule for `{}` is unsafe: its head variable `?{v}` is not bound by a positive literal",
+                head.name
+            ));
+        }
+        let body = ordered
+            .into_iter()
+            .map(|b| match b {
+                Basic::Pos(a) => CLit::Pos(self.pattern(a, &mut vars)),
+                Basic::Neg(a) => CLit::Neg(self.pattern(a, &mut vars)),
+                Basic::Distinct(a, b) => CLit::Distinct(self.pterm(a, &mut vars), self.pterm(b, &mut vars)),
+                Basic::Equal(a, b) => CLit::Equal(self.pterm(a, &mut vars), self.pterm(b, &mut vars)),
+            })
+            .collect();
+        let head = self.pattern(head, &mut vars);
+        Ok(CRule { head, body, num_vars: vars.len() })
+    }
+
+    pub fn pattern(&mut self, atom: &Atom, vars: &mut FxHashMap<String, VarId>) -> Pattern {
+        let rel = self.relations.id(&atom.name, atom.args.len());
+        Pattern { rel, args: atom.args.iter().map(|t| self.pterm(t, vars)).collect() }
+    }
+
+    fn pterm(&mut self, term: &Term, vars: &mut FxHashMap<String, VarId>) -> PTerm {
+        match term {
+            Term::Var(v, _) => {
+                let next = vars.len() as VarId;
+                PTerm::Var(*vars.entry(v.clone()).or_insert(next))
+            }
+            Term::Const(c, _) => PTerm::Ground(self.ground_const(c)),
+            Term::Func(f, args, _) => {
+                let args: Box<[PTerm]> = args.iter().map(|a| self.pterm(a, vars)).collect();
+                if let Some(ids) = args
+                    .iter()
+                    .map(|a| if let PTerm::Ground(id) = a { Some(*id) } else { None })
+                    .collect::<Option<Box<[TermId]>>>()
+                {
+                    let sym = self.symbols.intern(f);
+                    return PTerm::Ground(self.terms.intern(Node { sym, args: ids }));
+                }
+                PTerm::Func(self.symbols.intern(f), args)
+            }
+        }
+    }
+
+    pub fn ground_const(&mut self, name: &str) -> TermId {
+        let sym = self.symbols.intern(name);
+        self.terms.intern(Node { sym, args: Box::new([]) })
+    }
+}

@@ -1,0 +1,374 @@
+//! Bottom-up evaluation of compiled rules, stratum by stratum, semi-naive within recursive
+//! components: the stratified semantics of the specification (Defs. 13-14).
+
+use super::compile::{CLit, CRule, PTerm, Pattern, RelId, VarId};
+use super::store::{Node, Overlay, TermId, TermRead, Terms};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// The value of a variable that is not bound yet.
+const UNBOUND: TermId = TermId::MAX;
+
+/// A term store that can also make new terms.
+pub trait TermStore: TermRead {
+    fn intern(&mut self, node: Node) -> TermId;
+}
+
+impl TermStore for Terms {
+    fn intern(&mut self, node: Node) -> TermId {
+        Terms::intern(self, node)
+    }
+}
+
+impl TermStore for Overlay<'_> {
+    fn intern(&mut self, node: Node) -> TermId {
+        Overlay::intern(self, node)
+    }
+}
+
+/// The positions of the facts that have each combination of terms at some argument positions.
+type Index = FxHashMap<Box<[TermId]>, Vec<u32>>;
+
+/// The facts of one relation, with hash indexes on the combinations of argument positions
+/// that rules look facts up by.
+#[derive(Default, Clone, Debug)]
+pub struct Table {
+    pub facts: Vec<Box<[TermId]>>,
+    set: FxHashSet<Box<[TermId]>>,
+    /// For each indexed combination of positions: the facts having each combination of terms there.
+    indexes: Vec<(Box<[usize]>, Index)>,
+}
+
+impl Table {
+    /// Adds a fact; returns whether it is new.
+    pub fn insert(&mut self, fact: Box<[TermId]>) -> bool {
+        if self.set.contains(&fact) {
+            return false;
+        }
+        let at = self.facts.len() as u32;
+        for (positions, index) in &mut self.indexes {
+            let key: Box<[TermId]> = positions.iter().map(|&p| fact[p]).collect();
+            index.entry(key).or_default().push(at);
+        }
+        self.set.insert(fact.clone());
+        self.facts.push(fact);
+        true
+    }
+
+    pub fn contains(&self, fact: &[TermId]) -> bool {
+        self.set.contains(fact)
+    }
+
+    pub fn ensure_index(&mut self, positions: &[usize]) {
+        if self.indexes.iter().any(|(p, _)| **p == *positions) {
+            return;
+        }
+        let mut index = Index::default();
+        for (i, f) in self.facts.iter().enumerate() {
+            let key: Box<[TermId]> = positions.iter().map(|&p| f[p]).collect();
+            index.entry(key).or_default().push(i as u32);
+        }
+        self.indexes.push((positions.into(), index));
+    }
+
+    fn lookup(&self, positions: &[usize], key: &[TermId]) -> &[u32] {
+        match self.indexes.iter().find(|(p, _)| **p == *positions) {
+            Some((_, index)) => index.get(key).map_or(&[], Vec::as_slice),
+            None => panic!("index on positions {positions:?} was not built before the lookup"),
+        }
+    }
+}
+
+/// How a positive literal finds its matching facts, given what is bound before it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Access {
+    /// No argument is ground: scan every fact.
+    Scan,
+    /// Some arguments are ground: look the others up by an index on these positions.
+    Index(Box<[usize]>),
+    /// Every argument is ground: test membership.
+    Member,
+}
+
+/// A rule ready for evaluation: which positive literals are recursive within its component, and
+/// for each positive literal the argument position it can look up by index.
+#[derive(Debug, Clone)]
+pub struct PlannedRule {
+    pub rule: usize,
+    pub recursive_literals: Vec<usize>,
+    pub access: Vec<Access>,
+}
+
+/// A strongly connected component of relations and the rules that define them.
+#[derive(Debug, Clone)]
+pub struct Component {
+    pub relations: Vec<RelId>,
+    pub rules: Vec<PlannedRule>,
+    pub recursive: bool,
+}
+
+/// For each literal of `rule`, how it finds its facts once the literals before it are matched.
+pub fn access_paths(rule: &CRule) -> Vec<Access> {
+    let mut bound = vec![false; rule.num_vars];
+    let mut out = Vec::with_capacity(rule.body.len());
+    for lit in &rule.body {
+        match lit {
+            CLit::Pos(p) => {
+                let ground: Box<[usize]> = (0..p.args.len()).filter(|&i| is_bound(&p.args[i], &bound)).collect();
+                out.push(if ground.len() == p.args.len() {
+                    Access::Member
+                } else if ground.is_empty() {
+                    Access::Scan
+                } else {
+                    Access::Index(ground)
+                });
+                for a in p.args.iter() {
+                    mark_vars(a, &mut bound);
+                }
+            }
+            _ => out.push(Access::Scan),
+        }
+    }
+    out
+}
+
+fn is_bound(p: &PTerm, bound: &[bool]) -> bool {
+    match p {
+        PTerm::Var(v) => bound[*v as usize],
+        PTerm::Ground(_) => true,
+        PTerm::Func(_, args) => args.iter().all(|a| is_bound(a, bound)),
+    }
+}
+
+fn mark_vars(p: &PTerm, bound: &mut [bool]) {
+    match p {
+        PTerm::Var(v) => bound[*v as usize] = true,
+        PTerm::Ground(_) => {}
+        PTerm::Func(_, args) => args.iter().for_each(|a| mark_vars(a, bound)),
+    }
+}
+
+/// One evaluation: tables of the relations computed here, over read-only tables of relations
+/// computed before (the static ones).
+pub struct Eval<'a, S> {
+    pub store: S,
+    pub rules: &'a [CRule],
+    pub fixed: &'a [Table],
+    pub is_fixed: &'a [bool],
+    pub tables: Vec<Table>,
+}
+
+impl<'a, S: TermStore> Eval<'a, S> {
+    pub fn new(store: S, rules: &'a [CRule], fixed: &'a [Table], is_fixed: &'a [bool], num_relations: usize) -> Self {
+        Eval { store, rules, fixed, is_fixed, tables: vec![Table::default(); num_relations] }
+    }
+
+    pub fn table(&self, rel: RelId) -> &Table {
+        if self.is_fixed.get(rel).copied().unwrap_or(false) {
+            &self.fixed[rel]
+        } else {
+            &self.tables[rel]
+        }
+    }
+
+    /// Computes every relation of `component`, assuming all it depends on is complete.
+    pub fn run(&mut self, component: &Component) {
+        let rules = self.rules;
+        for planned in &component.rules {
+            for (lit, access) in rules[planned.rule].body.iter().zip(&planned.access) {
+                if let (CLit::Pos(p), Access::Index(positions)) = (lit, access) {
+                    if !self.is_fixed.get(p.rel).copied().unwrap_or(false) {
+                        self.tables[p.rel].ensure_index(positions);
+                    }
+                }
+            }
+        }
+        let mut derived: Vec<(RelId, Box<[TermId]>)> = Vec::new();
+        // Every rule once over everything known.
+        let mut before: Vec<usize> = component.relations.iter().map(|&r| self.tables[r].facts.len()).collect();
+        for planned in &component.rules {
+            self.fire(planned, None, &mut derived);
+        }
+        if !component.recursive {
+            self.add(derived);
+            return;
+        }
+        let mut delta = self.add(std::mem::take(&mut derived));
+        // Semi-naive rounds: each recursive literal in turn ranges over the last round's facts.
+        while delta {
+            let ranges: FxHashMap<RelId, (usize, usize)> = component
+                .relations
+                .iter()
+                .zip(before.iter_mut())
+                .map(|(&r, lo)| {
+                    let hi = self.tables[r].facts.len();
+                    let range = (*lo, hi);
+                    *lo = hi;
+                    (r, range)
+                })
+                .collect();
+            for planned in &component.rules {
+                for &lit in &planned.recursive_literals {
+                    let rules = self.rules;
+                    let CLit::Pos(p) = &rules[planned.rule].body[lit] else { continue };
+                    let range = ranges[&p.rel];
+                    if range.0 < range.1 {
+                        self.fire(planned, Some((lit, range)), &mut derived);
+                    }
+                }
+            }
+            delta = self.add(std::mem::take(&mut derived));
+        }
+    }
+
+    /// Inserts derived facts; returns whether any was new.
+    fn add(&mut self, derived: Vec<(RelId, Box<[TermId]>)>) -> bool {
+        let mut any = false;
+        for (rel, fact) in derived {
+            any |= self.tables[rel].insert(fact);
+        }
+        any
+    }
+
+    fn fire(
+        &mut self,
+        planned: &PlannedRule,
+        delta: Option<(usize, (usize, usize))>,
+        out: &mut Vec<(RelId, Box<[TermId]>)>,
+    ) {
+        let rules = self.rules;
+        let rule = &rules[planned.rule];
+        let mut bindings = vec![UNBOUND; rule.num_vars];
+        self.join(rule, planned, 0, &mut bindings, delta, out);
+    }
+
+    fn join(
+        &mut self,
+        rule: &'a CRule,
+        planned: &PlannedRule,
+        at: usize,
+        b: &mut Vec<TermId>,
+        delta: Option<(usize, (usize, usize))>,
+        out: &mut Vec<(RelId, Box<[TermId]>)>,
+    ) {
+        let Some(lit) = rule.body.get(at) else {
+            let fact: Box<[TermId]> = rule.head.args.iter().map(|a| self.build(a, b)).collect();
+            out.push((rule.head.rel, fact));
+            return;
+        };
+        match lit {
+            CLit::Pos(p) => {
+                let candidates: Vec<u32> = match (delta, &planned.access[at]) {
+                    (Some((lit_at, (lo, hi))), _) if lit_at == at => (lo as u32..hi as u32).collect(),
+                    (_, Access::Member) => {
+                        let fact: Option<Box<[TermId]>> = p.args.iter().map(|a| self.resolve(a, b)).collect();
+                        if fact.is_some_and(|f| self.table(p.rel).contains(&f)) {
+                            self.join(rule, planned, at + 1, b, delta, out);
+                        }
+                        return;
+                    }
+                    (_, Access::Index(positions)) => {
+                        let key: Option<Box<[TermId]>> =
+                            positions.iter().map(|&i| self.resolve(&p.args[i], b)).collect();
+                        match key {
+                            Some(key) => self.table(p.rel).lookup(positions, &key).to_vec(),
+                            None => return,
+                        }
+                    }
+                    (_, Access::Scan) => (0..self.table(p.rel).facts.len() as u32).collect(),
+                };
+                let mut trail = Vec::new();
+                for i in candidates {
+                    trail.clear();
+                    if self.match_fact(p, i as usize, b, &mut trail) {
+                        self.join(rule, planned, at + 1, b, delta, out);
+                    }
+                    for &v in &trail {
+                        b[v as usize] = UNBOUND;
+                    }
+                }
+            }
+            CLit::Neg(p) => {
+                let fact: Option<Box<[TermId]>> = p.args.iter().map(|a| self.resolve(a, b)).collect();
+                if !fact.is_some_and(|f| self.table(p.rel).contains(&f)) {
+                    self.join(rule, planned, at + 1, b, delta, out);
+                }
+            }
+            CLit::Distinct(x, y) | CLit::Equal(x, y) => {
+                let same = self.build(x, b) == self.build(y, b);
+                if same == matches!(lit, CLit::Equal(..)) {
+                    self.join(rule, planned, at + 1, b, delta, out);
+                }
+            }
+        }
+    }
+
+    fn match_fact(&self, p: &Pattern, i: usize, b: &mut [TermId], trail: &mut Vec<VarId>) -> bool {
+        let fact = &self.table(p.rel).facts[i];
+        p.args.iter().zip(fact.iter()).all(|(a, &t)| self.match_term(a, t, b, trail))
+    }
+
+    fn match_term(&self, p: &PTerm, t: TermId, b: &mut [TermId], trail: &mut Vec<VarId>) -> bool {
+        match p {
+            PTerm::Var(v) => {
+                let slot = &mut b[*v as usize];
+                if *slot == UNBOUND {
+                    *slot = t;
+                    trail.push(*v);
+                    true
+                } else {
+                    *slot == t
+                }
+            }
+            PTerm::Ground(g) => *g == t,
+            PTerm::Func(sym, args) => {
+                let node = self.store.node(t);
+                node.sym == *sym
+                    && node.args.len() == args.len()
+                    && args.iter().zip(node.args.iter()).all(|(a, &u)| self.match_term(a, u, b, trail))
+            }
+        }
+    }
+
+    /// The id of a bound pattern's term, or `None` when no such term exists yet (so no fact can
+    /// hold it).
+    fn resolve(&self, p: &PTerm, b: &[TermId]) -> Option<TermId> {
+        match p {
+            PTerm::Var(v) => Some(b[*v as usize]).filter(|&t| t != UNBOUND),
+            PTerm::Ground(g) => Some(*g),
+            PTerm::Func(sym, args) => {
+                let args: Option<Box<[TermId]>> = args.iter().map(|a| self.resolve(a, b)).collect();
+                self.store.find(&Node { sym: *sym, args: args? })
+            }
+        }
+    }
+
+    /// The id of a bound pattern's term, made if it does not exist yet.
+    fn build(&mut self, p: &PTerm, b: &[TermId]) -> TermId {
+        match p {
+            PTerm::Var(v) => {
+                debug_assert_ne!(b[*v as usize], UNBOUND, "rule ordering binds every variable first");
+                b[*v as usize]
+            }
+            PTerm::Ground(g) => *g,
+            PTerm::Func(sym, args) => {
+                let args: Box<[TermId]> = args.iter().map(|a| self.build(a, b)).collect();
+                self.store.intern(Node { sym: *sym, args })
+            }
+        }
+    }
+}
+
+impl<T: TermStore> TermStore for &mut T {
+    fn intern(&mut self, node: Node) -> TermId {
+        (**self).intern(node)
+    }
+}
+
+impl<T: TermRead> TermRead for &mut T {
+    fn node(&self, id: TermId) -> &Node {
+        (**self).node(id)
+    }
+    fn find(&self, node: &Node) -> Option<TermId> {
+        (**self).find(node)
+    }
+}

@@ -1,0 +1,375 @@
+//! The reference interpreter: an obviously correct evaluator of a checked game's stratified
+//! semantics behind the runtime's [`Game`] interface. Relations that do not depend on `true` or
+//! `does` are computed once at load; every query evaluates, bottom-up, only the strata the
+//! queried relation depends on.
+
+mod compile;
+mod eval;
+mod store;
+
+use crate::ast::Description;
+use crate::graph::Dependencies;
+use compile::{CLit, CRule, Compiler, RelId, Relations};
+use eval::{access_paths, Access, Component, Eval, PlannedRule, Table};
+use gdl_runtime::kif::{self, Sx};
+use gdl_runtime::Game;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use store::{encode, write_flat, Node, Overlay, Symbols, TermId, TermRead, Terms};
+
+/// A ground term in a store-independent flat prefix encoding.
+pub type Flat = Box<[u32]>;
+
+/// A game state: the set of true base facts, sorted.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct State(Arc<[Flat]>);
+
+/// A move term.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Move(Flat);
+
+/// The relations the interpreter answers queries about.
+struct Keys {
+    true_: RelId,
+    does: RelId,
+    legal: RelId,
+    next: RelId,
+    goal: RelId,
+    terminal: RelId,
+}
+
+/// Evaluation plans: the dynamic components each query needs, in order.
+struct Plans {
+    legal: Vec<Component>,
+    next: Vec<Component>,
+    terminal: Vec<Component>,
+    goal: Vec<Component>,
+}
+
+pub struct Interpreter {
+    symbols: Symbols,
+    terms: Terms,
+    relations: Relations,
+    rules: Vec<CRule>,
+    fixed: Vec<Table>,
+    is_fixed: Vec<bool>,
+    roles: Vec<String>,
+    role_terms: Vec<TermId>,
+    initial: State,
+    keys: Keys,
+    plans: Plans,
+}
+
+impl Interpreter {
+    /// Prepares a game for evaluation. The description should have passed [`crate::check`];
+    /// a rule that cannot be evaluated (an unsafe one) is refused here with a message.
+    pub fn new(description: &Description) -> Result<Interpreter, String> {
+        let (mut symbols, mut terms, mut relations) = (Symbols::default(), Terms::default(), Relations::default());
+        let rules = Compiler { symbols: &mut symbols, terms: &mut terms, relations: &mut relations }
+            .compile(description, &compile::default_cost)?;
+        let keys = Keys {
+            true_: relations.id("true", 1),
+            does: relations.id("does", 2),
+            legal: relations.id("legal", 2),
+            next: relations.id("next", 1),
+            goal: relations.id("goal", 2),
+            terminal: relations.id("terminal", 0),
+        };
+        let init = relations.id("init", 1);
+        let roles = description.roles();
+        if roles.is_empty() {
+            return Err("the game has no role".to_string());
+        }
+        let role_terms = roles
+            .iter()
+            .map(|r| Compiler { symbols: &mut symbols, terms: &mut terms, relations: &mut relations }.ground_const(r))
+            .collect();
+
+        let deps = Dependencies::build(description);
+        let is_dynamic_name = |name: &str| {
+            name == "true" || name == "does" || deps.depends_on(name, "true") || deps.depends_on(name, "does")
+        };
+        let is_fixed: Vec<bool> = relations.keys.iter().map(|(name, _)| !is_dynamic_name(name)).collect();
+        let components = plan_components(&deps, &relations, &rules);
+
+        // Static relations, once.
+        let empty: Vec<Table> = Vec::new();
+        let no_fixed: Vec<bool> = Vec::new();
+        let mut eval = Eval::new(&mut terms, &rules, &empty, &no_fixed, relations.len());
+        for c in components.iter().filter(|c| c.relations.iter().all(|&r| is_fixed[r])) {
+            eval.run(c);
+        }
+        let fixed = eval.tables;
+        let mut initial: Vec<Flat> = fixed[init]
+            .facts
+            .iter()
+            .map(|f| {
+                let mut flat = Vec::new();
+                encode(&terms, f[0], &mut flat);
+                flat.into_boxed_slice()
+            })
+            .collect();
+        initial.sort();
+        initial.dedup();
+
+        // Now that the static relations are known, order the rule bodies by estimated sizes.
+        let stats = Stats::new(&relations, &fixed, &is_fixed, roles.len(), initial.len());
+        let cost = |atom: &crate::ast::Atom, bound: &BTreeSet<&str>| stats.cost(&relations, atom, bound);
+        let rules = Compiler { symbols: &mut symbols, terms: &mut terms, relations: &mut relations.clone() }
+            .compile(description, &cost)?;
+        let components = plan_components(&deps, &relations, &rules);
+        let mut fixed = fixed;
+        for rule in &rules {
+            for (lit, access) in rule.body.iter().zip(access_paths(rule)) {
+                if let (CLit::Pos(p), Access::Index(positions)) = (lit, access) {
+                    if is_fixed[p.rel] {
+                        fixed[p.rel].ensure_index(&positions);
+                    }
+                }
+            }
+        }
+
+        let plan = |targets: &[&str]| -> Vec<Component> {
+            components
+                .iter()
+                .filter(|c| c.relations.iter().all(|&r| !is_fixed[r]))
+                .filter(|c| {
+                    c.relations.iter().any(|&r| {
+                        let name = relations.keys[r].0.as_str();
+                        targets.iter().any(|t| *t == name || deps.depends_on(t, name))
+                    })
+                })
+                .cloned()
+                .collect()
+        };
+        let plans = Plans {
+            legal: plan(&["legal"]),
+            next: plan(&["next"]),
+            terminal: plan(&["terminal"]),
+            goal: plan(&["goal"]),
+        };
+        Ok(Interpreter {
+            symbols,
+            terms,
+            relations,
+            rules,
+            fixed,
+            is_fixed,
+            roles,
+            role_terms,
+            initial: State(initial.into()),
+            keys,
+            plans,
+        })
+    }
+
+    /// Evaluates `plan` in `state`, with `joint` as the `does` facts when given.
+    fn evaluate(&self, state: &State, joint: Option<&[Move]>, plan: &[Component]) -> Eval<'_, Overlay<'_>> {
+        let mut eval =
+            Eval::new(Overlay::new(&self.terms), &self.rules, &self.fixed, &self.is_fixed, self.relations.len());
+        for fact in state.0.iter() {
+            let (id, _) = eval.store.decode(fact);
+            eval.tables[self.keys.true_].insert(Box::new([id]));
+        }
+        for (role, mv) in joint.unwrap_or(&[]).iter().enumerate() {
+            let (id, _) = eval.store.decode(&mv.0);
+            eval.tables[self.keys.does].insert(Box::new([self.role_terms[role], id]));
+        }
+        for component in plan {
+            eval.run(component);
+        }
+        eval
+    }
+
+    fn flat(terms: &impl TermRead, id: TermId) -> Flat {
+        let mut flat = Vec::new();
+        encode(terms, id, &mut flat);
+        flat.into_boxed_slice()
+    }
+
+    /// The flat encoding of an s-expression over this game's symbols, if it has them all.
+    fn flat_of(&self, sx: &Sx, out: &mut Vec<u32>) -> Option<()> {
+        match sx {
+            Sx::Atom(a) => {
+                out.extend([self.symbols.get(a)?, 0]);
+            }
+            Sx::List(items) => {
+                let (Sx::Atom(f), args) = items.split_first()? else { return None };
+                out.extend([self.symbols.get(f)?, args.len() as u32]);
+                for a in args {
+                    self.flat_of(a, out)?;
+                }
+            }
+        }
+        Some(())
+    }
+
+    fn flat_string(&self, flat: &[u32]) -> String {
+        let mut s = String::new();
+        write_flat(&self.symbols, flat, &mut s);
+        s
+    }
+
+    /// The number value of a goal term, if it is a natural number.
+    fn goal_value(&self, terms: &impl TermRead, id: TermId) -> Option<u32> {
+        let node: &Node = terms.node(id);
+        if node.args.is_empty() {
+            self.symbols.name(node.sym).parse().ok()
+        } else {
+            None
+        }
+    }
+}
+
+/// Sizes of relations and counts of distinct terms per argument position, for ordering bodies.
+struct Stats {
+    size: Vec<f64>,
+    distinct: Vec<Vec<f64>>,
+}
+
+impl Stats {
+    fn new(relations: &Relations, fixed: &[Table], is_fixed: &[bool], roles: usize, state_size: usize) -> Stats {
+        let mut size = Vec::new();
+        let mut distinct = Vec::new();
+        for (rel, (name, arity)) in relations.keys.iter().enumerate() {
+            let (n, d) = if is_fixed[rel] {
+                let facts = &fixed[rel].facts;
+                let d = (0..*arity).map(|i| facts.iter().map(|f| f[i]).collect::<BTreeSet<_>>().len() as f64).collect();
+                (facts.len() as f64, d)
+            } else if name == "does" {
+                (roles as f64, vec![roles as f64, 1.0])
+            } else if name == "true" {
+                (state_size as f64, vec![state_size as f64])
+            } else {
+                (1000.0, vec![30.0; *arity])
+            };
+            size.push(n);
+            distinct.push(d);
+        }
+        Stats { size, distinct }
+    }
+
+    fn cost(&self, relations: &Relations, atom: &crate::ast::Atom, bound: &BTreeSet<&str>) -> f64 {
+        let Some(rel) = relations.get(&atom.name, atom.args.len()) else { return 0.0 };
+        let mut cost = self.size[rel];
+        for (arg, d) in atom.args.iter().zip(&self.distinct[rel]) {
+            cost /= compile::arg_selectivity(arg, bound, *d);
+        }
+        cost
+    }
+}
+
+/// Groups rules by the strongly connected components of their head relations, in evaluation order.
+fn plan_components(deps: &Dependencies, relations: &Relations, rules: &[CRule]) -> Vec<Component> {
+    deps.components()
+        .into_iter()
+        .map(|names| {
+            let names: BTreeSet<&str> = names.iter().map(String::as_str).collect();
+            let rels: Vec<RelId> =
+                (0..relations.len()).filter(|&r| names.contains(relations.keys[r].0.as_str())).collect();
+            let recursive = names.len() > 1 || names.iter().any(|n| deps.is_recursive(n));
+            let planned = rules
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| rels.contains(&r.head.rel))
+                .map(|(i, r)| PlannedRule {
+                    rule: i,
+                    recursive_literals: r
+                        .body
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, l)| matches!(l, CLit::Pos(p) if recursive && rels.contains(&p.rel)))
+                        .map(|(j, _)| j)
+                        .collect(),
+                    access: access_paths(r),
+                })
+                .collect();
+            Component { relations: rels, rules: planned, recursive }
+        })
+        .collect()
+}
+
+impl Game for Interpreter {
+    type State = State;
+    type Move = Move;
+
+    fn num_roles(&self) -> usize {
+        self.roles.len()
+    }
+
+    fn role_name(&self, role: usize) -> &str {
+        &self.roles[role]
+    }
+
+    fn initial_state(&self) -> State {
+        self.initial.clone()
+    }
+
+    fn legal_moves(&self, state: &State, role: usize, out: &mut Vec<Move>) {
+        let mut all = Vec::new();
+        self.all_legal_moves(state, &mut all);
+        *out = std::mem::take(&mut all[role]);
+    }
+
+    fn all_legal_moves(&self, state: &State, out: &mut Vec<Vec<Move>>) {
+        out.resize_with(self.roles.len(), Vec::new);
+        out.iter_mut().for_each(Vec::clear);
+        let eval = self.evaluate(state, None, &self.plans.legal);
+        for fact in &eval.table(self.keys.legal).facts {
+            if let Some(role) = self.role_terms.iter().position(|&t| t == fact[0]) {
+                out[role].push(Move(Self::flat(&eval.store, fact[1])));
+            }
+        }
+    }
+
+    fn next_state(&self, state: &State, joint: &[Move]) -> State {
+        let eval = self.evaluate(state, Some(joint), &self.plans.next);
+        let mut facts: Vec<Flat> =
+            eval.table(self.keys.next).facts.iter().map(|f| Self::flat(&eval.store, f[0])).collect();
+        facts.sort();
+        facts.dedup();
+        State(facts.into())
+    }
+
+    fn is_terminal(&self, state: &State) -> bool {
+        let eval = self.evaluate(state, None, &self.plans.terminal);
+        !eval.table(self.keys.terminal).facts.is_empty()
+    }
+
+    fn goal(&self, state: &State, role: usize) -> Option<u32> {
+        self.goals(state)[role]
+    }
+
+    fn goals(&self, state: &State) -> Vec<Option<u32>> {
+        let eval = self.evaluate(state, None, &self.plans.goal);
+        let mut goals = vec![None; self.roles.len()];
+        for fact in &eval.table(self.keys.goal).facts {
+            if let Some(role) = self.role_terms.iter().position(|&t| t == fact[0]) {
+                if let Some(value) = self.goal_value(&eval.store, fact[1]) {
+                    goals[role] = goals[role].max(Some(value));
+                }
+            }
+        }
+        goals
+    }
+
+    fn state_facts(&self, state: &State) -> Vec<String> {
+        let mut facts: Vec<String> = state.0.iter().map(|f| self.flat_string(f)).collect();
+        facts.sort();
+        facts
+    }
+
+    fn move_string(&self, mv: &Move) -> String {
+        self.flat_string(&mv.0)
+    }
+
+    fn parse_move(&self, _role: usize, text: &str) -> Option<Move> {
+        let sx = kif::parse_one(text).ok()?.to_lowercase();
+        let mut flat = Vec::new();
+        self.flat_of(&sx, &mut flat)?;
+        Some(Move(flat.into_boxed_slice()))
+    }
+}
+
+#[cfg(test)]
+mod tests;
