@@ -94,8 +94,7 @@ pub fn fmt(path: &Path, syntax: Syntax) -> Result<(), String> {
 
 /// `gdlc replay GAME TRACE --engine interp`.
 pub fn replay(game: &Path, trace_path: &Path) -> Result<(), String> {
-    let loaded = load_valid(game)?;
-    let interp = Interpreter::new(&loaded.description).map_err(|e| format!("{}: error: {e}", loaded.file))?;
+    let interp = interpreter(game)?;
     let text = std::fs::read_to_string(trace_path)
         .map_err(|e| format!("{}: error: cannot read the trace: {e}", trace_path.display()))?;
     let matches = trace::read(&text).map_err(|e| format!("{}:{e}", trace_path.display()))?;
@@ -106,4 +105,32 @@ pub fn replay(game: &Path, trace_path: &Path) -> Result<(), String> {
         out.write_all(trace::write(&replayed).as_bytes()).map_err(|e| format!("cannot write the trace: {e}"))?;
     }
     Ok(())
+}
+
+/// The interpreter for a valid game file.
+fn interpreter(game: &Path) -> Result<Interpreter, String> {
+    let loaded = load_valid(game)?;
+    Interpreter::new(&loaded.description).map_err(|e| format!("{}: error: {e}", loaded.file))
+}
+
+/// `gdlc bench GAME --seconds N --threads T`: random playouts, reported with gdl-perf's keys.
+pub fn bench(game: &Path, seconds: f64, threads: usize) -> Result<(), String> {
+    let report = bench_report(game, seconds, threads)?;
+    print!("{report}");
+    Ok(())
+}
+
+/// `gdlc perf-test GAME OUTFILE SECONDS`: gdl-perf's engine process, writing the report to a file.
+pub fn perf_test(game: &Path, outfile: &Path, seconds: f64) -> Result<(), String> {
+    let report = bench_report(game, seconds, 1)?;
+    std::fs::write(outfile, report).map_err(|e| format!("{}: error: cannot write: {e}", outfile.display()))
+}
+
+fn bench_report(game: &Path, seconds: f64, threads: usize) -> Result<String, String> {
+    if !(seconds.is_finite() && seconds >= 0.0) {
+        return Err(format!("error: --seconds must be a non-negative number, not {seconds}"));
+    }
+    let interp = interpreter(game)?;
+    let result = gdl_runtime::bench::run(&interp, std::time::Duration::from_secs_f64(seconds), threads, 0x5eed);
+    Ok(result.report(&format!("gdlc {} (interpreter)", env!("CARGO_PKG_VERSION"))))
 }

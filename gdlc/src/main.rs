@@ -35,6 +35,21 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Engine::Interp)]
         engine: Engine,
     },
+    /// Measure random playouts per second (prints gdl-perf's keys).
+    Bench {
+        game: PathBuf,
+        /// How long to run.
+        #[arg(long, default_value_t = 5.0)]
+        seconds: f64,
+        /// How many threads run playouts.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// The engine that evaluates the game.
+        #[arg(long, value_enum, default_value_t = Engine::Interp)]
+        engine: Engine,
+    },
+    /// gdl-perf's engine process: measure for SECONDS and write the report to OUTFILE.
+    PerfTest { game: PathBuf, outfile: PathBuf, seconds: f64 },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -61,6 +76,8 @@ fn main() -> ExitCode {
             gdlc::cli::fmt(&game, syntax)
         }
         Command::Replay { game, trace, engine: Engine::Interp } => gdlc::cli::replay(&game, &trace),
+        Command::Bench { game, seconds, threads, engine: Engine::Interp } => gdlc::cli::bench(&game, seconds, threads),
+        Command::PerfTest { game, outfile, seconds } => gdlc::cli::perf_test(&game, &outfile, seconds),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

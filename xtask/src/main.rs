@@ -1,0 +1,80 @@
+//! Project automation, run as `cargo xtask COMMAND`.
+//!
+//! `conformance [DIR]` replays every `GAME.jsonl` trace of DIR (default:
+//! `../shared/conformance/traces`) through the interpreter on its `GAME.kif` and prints a table
+//! of agreement; it exits non-zero when any trace disagrees.
+
+use gdl_runtime::trace;
+use gdlc::interp::Interpreter;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("conformance") => {
+            let default = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/traces");
+            let dir = args.get(1).map(PathBuf::from).unwrap_or(default);
+            conformance(&dir)
+        }
+        _ => {
+            eprintln!("usage: cargo xtask conformance [TRACE_DIR]");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn conformance(dir: &Path) -> ExitCode {
+    let mut traces: Vec<PathBuf> = match std::fs::read_dir(dir) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+            .collect(),
+        Err(e) => {
+            eprintln!("{}: {e}", dir.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    traces.sort();
+    let mut failures = 0;
+    println!("{:<24} {:>7} {:>7} {:>9}  result", "game", "matches", "states", "seconds");
+    for path in &traces {
+        let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let start = Instant::now();
+        let (matches, states, result) = replay_all(&path.with_extension("kif"), path);
+        let ok = result.is_ok();
+        failures += usize::from(!ok);
+        println!(
+            "{name:<24} {matches:>7} {states:>7} {:>9.2}  {}",
+            start.elapsed().as_secs_f64(),
+            result.err().unwrap_or_else(|| "agrees".to_string())
+        );
+    }
+    println!("{} passed, {failures} failed", traces.len() - failures);
+    if failures == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn replay_all(game: &Path, trace_path: &Path) -> (usize, usize, Result<(), String>) {
+    let run = || -> Result<(usize, usize), String> {
+        let loaded = gdlc::cli::load_valid(game)?;
+        let interp = Interpreter::new(&loaded.description)?;
+        let text = std::fs::read_to_string(trace_path).map_err(|e| e.to_string())?;
+        let matches = trace::read(&text)?;
+        let mut states = 0;
+        for (i, m) in matches.iter().enumerate() {
+            let replayed = trace::replay(&interp, m).map_err(|e| format!("match {i}: {e}"))?;
+            trace::compare(m, &replayed).map_err(|e| format!("match {i}: {e}"))?;
+            states += m.steps.len();
+        }
+        Ok((matches.len(), states))
+    };
+    match run() {
+        Ok((m, s)) => (m, s, Ok(())),
+        Err(e) => (0, 0, Err(e)),
+    }
+}
