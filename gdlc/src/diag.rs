@@ -34,7 +34,10 @@ impl Diagnostic {
 
     /// Renders the diagnostic as `FILE:LINE:COL: error: message` followed by an indented hint line.
     pub fn render(&self, file: &str, source: &str) -> String {
-        let (line, col) = line_col(source, self.span.start);
+        self.render_at(file, line_col(source, self.span.start))
+    }
+
+    fn render_at(&self, file: &str, (line, col): (usize, usize)) -> String {
         let kind = match self.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
@@ -60,16 +63,46 @@ pub fn line_col(source: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
-/// Renders all diagnostics, errors and warnings in source order, one block per diagnostic.
+/// The most diagnostics [`render_all`] prints; the rest are counted in one closing line.
+pub const MAX_RENDERED: usize = 1000;
+
+/// Renders diagnostics in source order, one block each, at most [`MAX_RENDERED`] of them.
 pub fn render_all(diagnostics: &[Diagnostic], file: &str, source: &str) -> String {
     let mut sorted: Vec<&Diagnostic> = diagnostics.iter().collect();
     sorted.sort_by_key(|d| (d.span.start, std::cmp::Reverse(d.severity)));
+    let lines = LineIndex::new(source);
     let mut out = String::new();
-    for d in sorted {
-        out.push_str(&d.render(file, source));
+    for d in sorted.iter().take(MAX_RENDERED) {
+        out.push_str(&d.render_at(file, lines.line_col(source, d.span.start)));
         out.push('\n');
     }
+    if sorted.len() > MAX_RENDERED {
+        out.push_str(&format!("{file}: ... and {} more diagnostics\n", sorted.len() - MAX_RENDERED));
+    }
     out
+}
+
+/// The byte offsets where lines start, for finding many positions in one text quickly.
+struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(source: &str) -> LineIndex {
+        let starts =
+            std::iter::once(0).chain(source.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
+        LineIndex { starts: starts.collect() }
+    }
+
+    fn line_col(&self, source: &str, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(source.len());
+        while !source.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.starts.partition_point(|&s| s <= offset);
+        let start = self.starts[line - 1];
+        (line, source[start..offset].chars().count() + 1)
+    }
 }
 
 #[cfg(test)]
@@ -82,6 +115,25 @@ mod tests {
         assert_eq!(line_col(src, 0), (1, 1));
         assert_eq!(line_col(src, 4), (2, 2));
         assert_eq!(line_col(src, 100), (3, 1));
+    }
+
+    #[test]
+    fn the_line_index_agrees_with_line_col() {
+        let src = "ab\ncé\n\nxyz";
+        let index = LineIndex::new(src);
+        for offset in 0..=src.len() + 2 {
+            assert_eq!(index.line_col(src, offset), line_col(src, offset), "offset {offset}");
+        }
+    }
+
+    #[test]
+    fn many_diagnostics_are_capped() {
+        let src = "x\n".repeat(MAX_RENDERED + 5);
+        let diags: Vec<Diagnostic> =
+            (0..MAX_RENDERED + 5).map(|i| Diagnostic::warning(Span::new(2 * i, 2 * i + 1), "w", "")).collect();
+        let out = render_all(&diags, "f", &src);
+        assert_eq!(out.lines().count(), MAX_RENDERED + 1);
+        assert!(out.ends_with("f: ... and 5 more diagnostics\n"));
     }
 
     #[test]

@@ -12,3 +12,4 @@ pub mod graph;
 pub mod interp;
 pub mod parse;
 pub mod print;
+pub mod split;

@@ -1,6 +1,6 @@
 //! Stratification (Def. 8): no cycle of the dependency graph passes through a negated use.
 
-use super::Context;
+use super::{quoted, Context};
 use crate::ast::{Atom, Rule, Span};
 use crate::diag::Diagnostic;
 
@@ -32,11 +32,25 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         }
     }
     let span = found.map_or(Span::default(), |(_, atom)| atom.span);
+    if let Some((_, split)) = crate::split::stratify_by_splitting(cx.description) {
+        out.push(Diagnostic::warning(
+            span,
+            format!(
+                "`{head}` depends on its own negation through the cycle {}; it is evaluated per value of its \
+                 argument {}, which is stratified",
+                steps.join(" -> "),
+                split.position + 1
+            ),
+            format!("for engines that stratify whole relations, negate a helper relation instead of `{head}`"),
+        ));
+        return;
+    }
     let hint = match found {
         Some((rule, atom)) if negated == head => format!(
-            "GDL stratifies whole relations, so a rule for `{}` cannot test `(not {atom})`; \
+            "GDL stratifies whole relations, so a rule for `{}` cannot test `(not {})`; \
              negate a helper relation that does not depend on `{head}` instead",
-            rule.head
+            quoted(&rule.head),
+            quoted(atom)
         ),
         _ => format!(
             "GDL forbids recursion through `not`; define `{head}` without negating a relation that depends on it"
@@ -76,6 +90,21 @@ mod tests {
              p -> not p\n  hint: GDL stratifies whole relations, so a rule for `(p ?n)` cannot test `(not (p ?m))`; \
              negate a helper relation that does not depend on `p` instead\n"
         );
+    }
+
+    #[test]
+    fn a_goal_value_negating_another_is_a_warning() {
+        let src = format!("{GOOD}(<= (goal x 50) (not (goal x 100)))\n");
+        let out = render(&src);
+        assert!(
+            out.contains(
+                "warning: `goal` depends on its own negation through the cycle goal -> not goal; it is evaluated per \
+                 value of its argument 2, which is stratified\n  hint: for engines that stratify whole relations, \
+                 negate a helper relation instead of `goal`"
+            ),
+            "{out}"
+        );
+        assert!(!out.contains("error"), "{out}");
     }
 
     #[test]

@@ -38,16 +38,10 @@ pub struct CRule {
     pub head: Pattern,
     pub body: Vec<CLit>,
     pub num_vars: usize,
-}
-
-/// An estimate of how many facts a literal matches when the variables `bound` are bound, for
-/// when nothing is known of the relations: each bound argument narrows by a factor of ten.
-pub fn default_cost(atom: &Atom, bound: &BTreeSet<&str>) -> f64 {
-    let mut cost = 100.0;
-    for arg in &atom.args {
-        cost /= arg_selectivity(arg, bound, 10.0);
-    }
-    cost
+    /// For semi-naive evaluation: the same rule once for each positive literal that is
+    /// recursive with the head, with that literal first (it ranges over the last round's new
+    /// facts, the fewest) and the rest ordered after it.
+    pub delta_variants: Vec<CRule>,
 }
 
 /// How much an argument narrows a lookup: `distinct` when it is ground, less when it is
@@ -171,28 +165,43 @@ impl Compiler<'_> {
         &mut self,
         description: &Description,
         cost: &dyn Fn(&Atom, &BTreeSet<&str>) -> f64,
+        recursive: &dyn Fn(&str, &str) -> bool,
     ) -> Result<Vec<CRule>, String> {
         let mut out = Vec::new();
         for rule in &description.rules {
             let body = Literal::And(rule.body.clone(), rule.span);
             let alternatives = if rule.body.is_empty() { vec![Vec::new()] } else { dnf(&body, false) };
             for conjunction in alternatives {
-                out.push(self.compile_rule(&rule.head, conjunction, cost)?);
+                let mut compiled = self.compile_rule(&rule.head, &conjunction, cost, None)?;
+                for (j, b) in conjunction.iter().enumerate() {
+                    if matches!(b, Basic::Pos(a) if recursive(&rule.head.name, &a.name)) {
+                        compiled.delta_variants.push(self.compile_rule(&rule.head, &conjunction, cost, Some(j))?);
+                    }
+                }
+                out.push(compiled);
             }
         }
         Ok(out)
     }
 
+    /// Compiles one conjunction, ordering its literals greedily by `cost`, with literal `first`
+    /// first when given.
     fn compile_rule(
         &mut self,
         head: &Atom,
-        body: Vec<Basic<'_>>,
+        body: &[Basic<'_>],
         cost: &dyn Fn(&Atom, &BTreeSet<&str>) -> f64,
+        first: Option<usize>,
     ) -> Result<CRule, String> {
         let mut vars: FxHashMap<String, VarId> = FxHashMap::default();
         let mut bound: BTreeSet<&str> = BTreeSet::new();
-        let mut remaining: Vec<Option<Basic<'_>>> = body.into_iter().map(Some).collect();
+        let mut remaining: Vec<Option<Basic<'_>>> = body.iter().map(|b| Some(b.copy())).collect();
         let mut ordered = Vec::new();
+        if let Some(j) = first {
+            let literal = remaining[j].take().expect("a literal of the body");
+            bound.extend(literal.vars());
+            ordered.push(literal);
+        }
         loop {
             // Tests go as early as their variables are bound.
             for slot in remaining.iter_mut() {
@@ -211,8 +220,13 @@ impl Compiler<'_> {
                 .enumerate()
                 .filter_map(|(i, s)| match s {
                     Some(b @ Basic::Pos(atom)) => {
-                        let unbound = b.vars().iter().filter(|v| !bound.contains(*v)).count();
-                        Some((cost(atom, &bound), unbound, i))
+                        let vars = b.vars();
+                        let unbound = vars.iter().filter(|v| !bound.contains(*v)).count();
+                        // A literal unconnected to what is bound multiplies the matches: take it
+                        // last, whatever its size.
+                        let cross = unbound > 0 && !bound.is_empty() && vars.iter().all(|v| !bound.contains(v));
+                        let penalty = if cross { 1e6 } else { 1.0 };
+                        Some((cost(atom, &bound) * penalty, unbound, i))
                     }
                     _ => None,
                 })
@@ -248,7 +262,7 @@ impl Compiler<'_> {
             })
             .collect();
         let head = self.pattern(head, &mut vars);
-        Ok(CRule { head, body, num_vars: vars.len() })
+        Ok(CRule { head, body, num_vars: vars.len(), delta_variants: Vec::new() })
     }
 
     pub fn pattern(&mut self, atom: &Atom, vars: &mut FxHashMap<String, VarId>) -> Pattern {

@@ -94,8 +94,9 @@ pub enum Access {
 #[derive(Debug, Clone)]
 pub struct PlannedRule {
     pub rule: usize,
-    pub recursive_literals: Vec<usize>,
     pub access: Vec<Access>,
+    /// The access paths of each of the rule's delta variants.
+    pub variant_access: Vec<Vec<Access>>,
 }
 
 /// A strongly connected component of relations and the rules that define them.
@@ -155,11 +156,17 @@ pub struct Eval<'a, S> {
     pub fixed: &'a [Table],
     pub is_fixed: &'a [bool],
     pub tables: Vec<Table>,
+    /// How many facts this evaluation may derive in all before it gives up.
+    pub limit: usize,
+    derived_count: usize,
+    /// The relation whose derivation went over the limit, if one did.
+    pub exceeded: Option<RelId>,
 }
 
 impl<'a, S: TermStore> Eval<'a, S> {
     pub fn new(store: S, rules: &'a [CRule], fixed: &'a [Table], is_fixed: &'a [bool], num_relations: usize) -> Self {
-        Eval { store, rules, fixed, is_fixed, tables: vec![Table::default(); num_relations] }
+        let tables = vec![Table::default(); num_relations];
+        Eval { store, rules, fixed, is_fixed, tables, limit: usize::MAX, derived_count: 0, exceeded: None }
     }
 
     pub fn table(&self, rel: RelId) -> &Table {
@@ -174,10 +181,14 @@ impl<'a, S: TermStore> Eval<'a, S> {
     pub fn run(&mut self, component: &Component) {
         let rules = self.rules;
         for planned in &component.rules {
-            for (lit, access) in rules[planned.rule].body.iter().zip(&planned.access) {
-                if let (CLit::Pos(p), Access::Index(positions)) = (lit, access) {
-                    if !self.is_fixed.get(p.rel).copied().unwrap_or(false) {
-                        self.tables[p.rel].ensure_index(positions);
+            let rule = &rules[planned.rule];
+            let variants = rule.delta_variants.iter().zip(&planned.variant_access);
+            for (r, accesses) in std::iter::once((rule, &planned.access)).chain(variants) {
+                for (lit, access) in r.body.iter().zip(accesses) {
+                    if let (CLit::Pos(p), Access::Index(positions)) = (lit, access) {
+                        if !self.is_fixed.get(p.rel).copied().unwrap_or(false) {
+                            self.tables[p.rel].ensure_index(positions);
+                        }
                     }
                 }
             }
@@ -186,7 +197,7 @@ impl<'a, S: TermStore> Eval<'a, S> {
         // Every rule once over everything known.
         let mut before: Vec<usize> = component.relations.iter().map(|&r| self.tables[r].facts.len()).collect();
         for planned in &component.rules {
-            self.fire(planned, None, &mut derived);
+            self.fire(&rules[planned.rule], &planned.access, None, &mut derived);
         }
         if !component.recursive {
             self.add(derived);
@@ -207,12 +218,12 @@ impl<'a, S: TermStore> Eval<'a, S> {
                 })
                 .collect();
             for planned in &component.rules {
-                for &lit in &planned.recursive_literals {
-                    let rules = self.rules;
-                    let CLit::Pos(p) = &rules[planned.rule].body[lit] else { continue };
+                let rule = &rules[planned.rule];
+                for (variant, access) in rule.delta_variants.iter().zip(&planned.variant_access) {
+                    let CLit::Pos(p) = &variant.body[0] else { continue };
                     let range = ranges[&p.rel];
                     if range.0 < range.1 {
-                        self.fire(planned, Some((lit, range)), &mut derived);
+                        self.fire(variant, access, Some(range), &mut derived);
                     }
                 }
             }
@@ -224,45 +235,56 @@ impl<'a, S: TermStore> Eval<'a, S> {
     fn add(&mut self, derived: Vec<(RelId, Box<[TermId]>)>) -> bool {
         let mut any = false;
         for (rel, fact) in derived {
-            any |= self.tables[rel].insert(fact);
+            if self.tables[rel].insert(fact) {
+                any = true;
+                self.derived_count += 1;
+            }
         }
-        any
+        any && self.exceeded.is_none()
     }
 
+    /// Derives the heads of `rule` into `out`; with `delta`, its first literal ranges over
+    /// only those facts of its relation.
     fn fire(
         &mut self,
-        planned: &PlannedRule,
-        delta: Option<(usize, (usize, usize))>,
+        rule: &'a CRule,
+        access: &[Access],
+        delta: Option<(usize, usize)>,
         out: &mut Vec<(RelId, Box<[TermId]>)>,
     ) {
-        let rules = self.rules;
-        let rule = &rules[planned.rule];
         let mut bindings = vec![UNBOUND; rule.num_vars];
-        self.join(rule, planned, 0, &mut bindings, delta, out);
+        self.join(rule, access, 0, &mut bindings, delta, out);
     }
 
     fn join(
         &mut self,
         rule: &'a CRule,
-        planned: &PlannedRule,
+        access: &[Access],
         at: usize,
         b: &mut Vec<TermId>,
-        delta: Option<(usize, (usize, usize))>,
+        delta: Option<(usize, usize)>,
         out: &mut Vec<(RelId, Box<[TermId]>)>,
     ) {
+        if self.exceeded.is_some() {
+            return;
+        }
         let Some(lit) = rule.body.get(at) else {
+            if self.derived_count.saturating_add(out.len()) >= self.limit {
+                self.exceeded = Some(rule.head.rel);
+                return;
+            }
             let fact: Box<[TermId]> = rule.head.args.iter().map(|a| self.build(a, b)).collect();
             out.push((rule.head.rel, fact));
             return;
         };
         match lit {
             CLit::Pos(p) => {
-                let candidates: Vec<u32> = match (delta, &planned.access[at]) {
-                    (Some((lit_at, (lo, hi))), _) if lit_at == at => (lo as u32..hi as u32).collect(),
+                let candidates: Vec<u32> = match (delta, &access[at]) {
+                    (Some((lo, hi)), _) if at == 0 => (lo as u32..hi as u32).collect(),
                     (_, Access::Member) => {
                         let fact: Option<Box<[TermId]>> = p.args.iter().map(|a| self.resolve(a, b)).collect();
                         if fact.is_some_and(|f| self.table(p.rel).contains(&f)) {
-                            self.join(rule, planned, at + 1, b, delta, out);
+                            self.join(rule, access, at + 1, b, delta, out);
                         }
                         return;
                     }
@@ -280,7 +302,7 @@ impl<'a, S: TermStore> Eval<'a, S> {
                 for i in candidates {
                     trail.clear();
                     if self.match_fact(p, i as usize, b, &mut trail) {
-                        self.join(rule, planned, at + 1, b, delta, out);
+                        self.join(rule, access, at + 1, b, delta, out);
                     }
                     for &v in &trail {
                         b[v as usize] = UNBOUND;
@@ -290,13 +312,13 @@ impl<'a, S: TermStore> Eval<'a, S> {
             CLit::Neg(p) => {
                 let fact: Option<Box<[TermId]>> = p.args.iter().map(|a| self.resolve(a, b)).collect();
                 if !fact.is_some_and(|f| self.table(p.rel).contains(&f)) {
-                    self.join(rule, planned, at + 1, b, delta, out);
+                    self.join(rule, access, at + 1, b, delta, out);
                 }
             }
             CLit::Distinct(x, y) | CLit::Equal(x, y) => {
                 let same = self.build(x, b) == self.build(y, b);
                 if same == matches!(lit, CLit::Equal(..)) {
-                    self.join(rule, planned, at + 1, b, delta, out);
+                    self.join(rule, access, at + 1, b, delta, out);
                 }
             }
         }

@@ -7,13 +7,13 @@ mod compile;
 mod eval;
 mod store;
 
-use crate::ast::Description;
+use crate::ast::{Atom, Description, Literal, Term};
 use crate::graph::Dependencies;
 use compile::{CLit, CRule, Compiler, RelId, Relations};
 use eval::{access_paths, Access, Component, Eval, PlannedRule, Table};
 use gdl_runtime::kif::{self, Sx};
 use gdl_runtime::Game;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use store::{encode, write_flat, Node, Overlay, Symbols, TermId, TermRead, Terms};
 
@@ -64,9 +64,17 @@ impl Interpreter {
     /// Prepares a game for evaluation. The description should have passed [`crate::check`];
     /// a rule that cannot be evaluated (an unsafe one) is refused here with a message.
     pub fn new(description: &Description) -> Result<Interpreter, String> {
+        let prepared = prepare(description)?;
+        let description = &prepared;
+        let deps = Dependencies::build(description);
+        let recursive = |head: &str, body: &str| deps.same_component(head, body);
+        let fact_stats = FactStats::new(description);
         let (mut symbols, mut terms, mut relations) = (Symbols::default(), Terms::default(), Relations::default());
-        let rules = Compiler { symbols: &mut symbols, terms: &mut terms, relations: &mut relations }
-            .compile(description, &compile::default_cost)?;
+        let rules = Compiler { symbols: &mut symbols, terms: &mut terms, relations: &mut relations }.compile(
+            description,
+            &|atom: &Atom, bound: &BTreeSet<&str>| fact_stats.cost(atom, bound),
+            &recursive,
+        )?;
         let keys = Keys {
             true_: relations.id("true", 1),
             does: relations.id("does", 2),
@@ -85,7 +93,6 @@ impl Interpreter {
             .map(|r| Compiler { symbols: &mut symbols, terms: &mut terms, relations: &mut relations }.ground_const(r))
             .collect();
 
-        let deps = Dependencies::build(description);
         let is_dynamic_name = |name: &str| {
             name == "true" || name == "does" || deps.depends_on(name, "true") || deps.depends_on(name, "does")
         };
@@ -96,8 +103,16 @@ impl Interpreter {
         let empty: Vec<Table> = Vec::new();
         let no_fixed: Vec<bool> = Vec::new();
         let mut eval = Eval::new(&mut terms, &rules, &empty, &no_fixed, relations.len());
+        eval.limit = MAX_STATIC_FACTS;
         for c in components.iter().filter(|c| c.relations.iter().all(|&r| is_fixed[r])) {
             eval.run(c);
+            if let Some(rel) = eval.exceeded {
+                return Err(format!(
+                    "the relation `{}` does not depend on the state, but computing it bottom-up takes more than \
+                     {MAX_STATIC_FACTS} facts; the interpreter cannot evaluate this game",
+                    relations.keys[rel].0
+                ));
+            }
         }
         let fixed = eval.tables;
         let mut initial: Vec<Flat> = fixed[init]
@@ -115,11 +130,14 @@ impl Interpreter {
         // Now that the static relations are known, order the rule bodies by estimated sizes.
         let stats = Stats::new(&relations, &fixed, &is_fixed, roles.len(), initial.len());
         let cost = |atom: &crate::ast::Atom, bound: &BTreeSet<&str>| stats.cost(&relations, atom, bound);
-        let rules = Compiler { symbols: &mut symbols, terms: &mut terms, relations: &mut relations.clone() }
-            .compile(description, &cost)?;
+        let rules = Compiler { symbols: &mut symbols, terms: &mut terms, relations: &mut relations.clone() }.compile(
+            description,
+            &cost,
+            &recursive,
+        )?;
         let components = plan_components(&deps, &relations, &rules);
         let mut fixed = fixed;
-        for rule in &rules {
+        for rule in rules.iter().flat_map(|r| std::iter::once(r).chain(&r.delta_variants)) {
             for (lit, access) in rule.body.iter().zip(access_paths(rule)) {
                 if let (CLit::Pos(p), Access::Index(positions)) = (lit, access) {
                     if is_fixed[p.rel] {
@@ -221,6 +239,83 @@ impl Interpreter {
     }
 }
 
+/// The most facts the relations that do not depend on the state may have together.
+const MAX_STATIC_FACTS: usize = 4_000_000;
+
+/// The most alternatives the `or`s of one rule may expand into.
+const MAX_EXPANSIONS: usize = 1 << 12;
+
+/// The rules as the interpreter evaluates them: only those of relations the game uses (the
+/// checks tolerate unsafe rules elsewhere), and with `(role ?r)` added where a `legal`, `goal`
+/// or `sees` rule leaves its role variable free, as ggp-base reads it.
+fn prepare(description: &Description) -> Result<Description, String> {
+    let used = crate::check::used_relations(description);
+    let mut rules = Vec::new();
+    for rule in description.rules.iter().filter(|r| used.contains(&r.head.name)) {
+        if crate::check::expansion_count(&rule.body) > MAX_EXPANSIONS {
+            return Err(format!(
+                "a rule for `{}` expands into more than {MAX_EXPANSIONS} alternatives through its `or`s",
+                rule.head.name
+            ));
+        }
+        let mut rule = rule.clone();
+        if let Some(var) = crate::check::unbound_role_variable(&rule).map(str::to_string) {
+            let span = rule.head.span;
+            rule.body.push(Literal::Atom(Atom { name: "role".into(), args: vec![Term::Var(var, span)], span }));
+        }
+        rules.push(rule);
+    }
+    let description = Description { rules };
+    Ok(match crate::split::stratify_by_splitting(&description) {
+        Some((split, _)) => split,
+        None => description,
+    })
+}
+
+/// Sizes of the relations given by facts alone, and a guess for the others: what is known of
+/// the relations before any is computed.
+struct FactStats {
+    known: BTreeMap<(String, usize), (f64, Vec<f64>)>,
+}
+
+impl FactStats {
+    fn new(description: &Description) -> FactStats {
+        let mut facts: BTreeMap<(String, usize), Vec<&[Term]>> = BTreeMap::new();
+        let mut derived: BTreeSet<(String, usize)> = BTreeSet::new();
+        for rule in &description.rules {
+            let key = (rule.head.name.clone(), rule.head.args.len());
+            if rule.is_fact() && rule.head.args.iter().all(Term::is_ground) {
+                facts.entry(key).or_default().push(&rule.head.args);
+            } else {
+                derived.insert(key);
+            }
+        }
+        let known = facts
+            .into_iter()
+            .filter(|(key, _)| !derived.contains(key))
+            .map(|((name, arity), rows)| {
+                let distinct = (0..arity)
+                    .map(|i| rows.iter().map(|r| r[i].to_string()).collect::<BTreeSet<_>>().len() as f64)
+                    .collect();
+                ((name, arity), (rows.len() as f64, distinct))
+            })
+            .collect();
+        FactStats { known }
+    }
+
+    fn cost(&self, atom: &Atom, bound: &BTreeSet<&str>) -> f64 {
+        let (size, distinct) = match self.known.get(&(atom.name.clone(), atom.args.len())) {
+            Some((n, d)) => (*n, d.clone()),
+            None => (1000.0, vec![30.0; atom.args.len()]),
+        };
+        let mut cost = size;
+        for (arg, d) in atom.args.iter().zip(&distinct) {
+            cost /= compile::arg_selectivity(arg, bound, *d);
+        }
+        cost
+    }
+}
+
 /// Sizes of relations and counts of distinct terms per argument position, for ordering bodies.
 struct Stats {
     size: Vec<f64>,
@@ -239,7 +334,8 @@ impl Stats {
             } else if name == "does" {
                 (roles as f64, vec![roles as f64, 1.0])
             } else if name == "true" {
-                (state_size as f64, vec![state_size as f64])
+                let n = state_size.max(8) as f64;
+                (n, vec![n])
             } else {
                 (1000.0, vec![30.0; *arity])
             };
@@ -259,6 +355,27 @@ impl Stats {
     }
 }
 
+impl Interpreter {
+    /// Every goal value the goal relation gives each role in `state`, sorted (the game should
+    /// give exactly one; when it gives several, the largest counts).
+    pub fn goal_values(&self, state: &State) -> Vec<Vec<u32>> {
+        let eval = self.evaluate(state, None, &self.plans.goal);
+        let mut goals = vec![Vec::new(); self.roles.len()];
+        for fact in &eval.table(self.keys.goal).facts {
+            if let Some(role) = self.role_terms.iter().position(|&t| t == fact[0]) {
+                if let Some(value) = self.goal_value(&eval.store, fact[1]) {
+                    goals[role].push(value);
+                }
+            }
+        }
+        for values in &mut goals {
+            values.sort_unstable();
+            values.dedup();
+        }
+        goals
+    }
+}
+
 /// Groups rules by the strongly connected components of their head relations, in evaluation order.
 fn plan_components(deps: &Dependencies, relations: &Relations, rules: &[CRule]) -> Vec<Component> {
     deps.components()
@@ -274,14 +391,8 @@ fn plan_components(deps: &Dependencies, relations: &Relations, rules: &[CRule]) 
                 .filter(|(_, r)| rels.contains(&r.head.rel))
                 .map(|(i, r)| PlannedRule {
                     rule: i,
-                    recursive_literals: r
-                        .body
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, l)| matches!(l, CLit::Pos(p) if recursive && rels.contains(&p.rel)))
-                        .map(|(j, _)| j)
-                        .collect(),
                     access: access_paths(r),
+                    variant_access: r.delta_variants.iter().map(access_paths).collect(),
                 })
                 .collect();
             Component { relations: rels, rules: planned, recursive }
@@ -341,16 +452,7 @@ impl Game for Interpreter {
     }
 
     fn goals(&self, state: &State) -> Vec<Option<u32>> {
-        let eval = self.evaluate(state, None, &self.plans.goal);
-        let mut goals = vec![None; self.roles.len()];
-        for fact in &eval.table(self.keys.goal).facts {
-            if let Some(role) = self.role_terms.iter().position(|&t| t == fact[0]) {
-                if let Some(value) = self.goal_value(&eval.store, fact[1]) {
-                    goals[role] = goals[role].max(Some(value));
-                }
-            }
-        }
-        goals
+        self.goal_values(state).into_iter().map(|values| values.last().copied()).collect()
     }
 
     fn state_facts(&self, state: &State) -> Vec<String> {

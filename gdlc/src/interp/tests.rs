@@ -1,1 +1,104 @@
+//! Semantics of the interpreter on small games, including ggp-base's tricky test cases.
 
+use super::Interpreter;
+use crate::parse::parse_auto;
+use gdl_runtime::Game;
+use std::path::Path;
+
+fn load(src: &str) -> Interpreter {
+    let parsed = parse_auto(src);
+    assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
+    Interpreter::new(&parsed.description).expect("interpreter")
+}
+
+fn edge_case(name: &str) -> Interpreter {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/games-edge-cases").join(name);
+    load(&std::fs::read_to_string(path).expect("edge case file"))
+}
+
+fn legal_strings(game: &Interpreter, state: &super::State, role: usize) -> Vec<String> {
+    let mut moves = Vec::new();
+    game.legal_moves(state, role, &mut moves);
+    let mut names: Vec<String> = moves.iter().map(|m| game.move_string(m)).collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn zero_arity_with_parentheses_means_the_same_relation() {
+    // test_case_3a: `open2` is defined as `(open2)`; both propositions hold.
+    let game = edge_case("test_case_3a.kif");
+    let s = game.initial_state();
+    assert_eq!(legal_strings(&game, &s, 0), vec!["(move correct_correct)"]);
+}
+
+#[test]
+fn recursion_negation_and_distinct() {
+    let game = load(
+        "(role r) (init (at 1)) (succ 1 2) (succ 2 3) (succ 3 4)
+         (<= (reach ?x ?y) (succ ?x ?y)) (<= (reach ?x ?z) (succ ?x ?y) (reach ?y ?z))
+         (<= (legal r (go ?y)) (true (at ?x)) (reach ?x ?y) (not (blocked ?y)))
+         (<= (blocked ?y) (succ ?y ?z) (not (distinct ?z 4)))
+         (<= (next (at ?y)) (does r (go ?y)))
+         (<= terminal (true (at 4)))
+         (<= (goal r 100) (true (at 4))) (<= (goal r 0) (not (true (at 4))))",
+    );
+    let s = game.initial_state();
+    assert_eq!(legal_strings(&game, &s, 0), vec!["(go 2)", "(go 4)"]);
+    let mv = game.parse_move(0, "( GO 4 )").expect("a move of the game");
+    let s = game.next_state(&s, &[mv]);
+    assert_eq!(game.state_facts(&s), vec!["(at 4)"]);
+    assert!(game.is_terminal(&s));
+    assert_eq!(game.goals(&s), vec![Some(100)]);
+}
+
+#[test]
+fn the_largest_goal_value_counts() {
+    let game = load(
+        "(role r) (init p) (<= (goal r 50) (true p)) (<= (goal r 70) (true p)) (<= terminal (true p)) (legal r a)",
+    );
+    assert_eq!(game.goals(&game.initial_state()), vec![Some(70)]);
+}
+
+#[test]
+fn or_and_nested_negation() {
+    let game = load(
+        "(role r) (init a) (init b)
+         (<= (legal r x) (or (true c) (and (true a) (not (true c)))))
+         (<= (legal r y) (not (or (true a) (true c))))
+         (<= (next a) (true b)) (<= terminal (true c)) (goal r 0)",
+    );
+    let s = game.initial_state();
+    assert_eq!(legal_strings(&game, &s, 0), vec!["x"]);
+    let s = game.next_state(&s, &[game.parse_move(0, "x").unwrap()]);
+    assert_eq!(game.state_facts(&s), vec!["a"]);
+}
+
+#[test]
+fn unknown_moves_do_not_parse() {
+    let game = load("(role r) (init p) (legal r (go 1)) (<= terminal (true p)) (goal r 0)");
+    assert!(game.parse_move(0, "(go 2)").is_none());
+    assert!(game.parse_move(0, "(go").is_none());
+    assert!(game.parse_move(0, "(go 1)").is_some());
+}
+
+#[test]
+fn a_free_role_variable_ranges_over_the_roles() {
+    let game =
+        load("(role a) (role b) (init p) (<= (legal ?r noop) (true p)) (<= terminal (true q)) (goal a 0) (goal b 0)");
+    let s = game.initial_state();
+    assert_eq!(legal_strings(&game, &s, 0), vec!["noop"]);
+    assert_eq!(legal_strings(&game, &s, 1), vec!["noop"]);
+}
+
+#[test]
+fn infix_games_evaluate_like_prefix_ones() {
+    let prefix = load("(role r) (init (c 1)) (<= (legal r (m ?x)) (true (c ?x))) (<= (next (c 2)) (does r (m 1))) (<= terminal (true (c 2))) (goal r 100)");
+    let infix = load("role(r)\ninit(c(1))\nlegal(r, m(X)) :- true(c(X))\nnext(c(2)) :- does(r, m(1))\nterminal :- true(c(2))\ngoal(r, 100)");
+    for game in [&prefix, &infix] {
+        let s = game.initial_state();
+        assert_eq!(legal_strings(game, &s, 0), vec!["(m 1)"]);
+        let s = game.next_state(&s, &[game.parse_move(0, "(m 1)").unwrap()]);
+        assert!(game.is_terminal(&s));
+    }
+}

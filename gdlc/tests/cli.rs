@@ -1,0 +1,138 @@
+//! The `gdlc` binary as users run it: exit codes, output formats and bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn gdlc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gdlc")).args(args).output().expect("gdlc runs")
+}
+
+fn shared(path: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared").join(path).display().to_string()
+}
+
+fn temp_file(name: &str, contents: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gdlc-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn check_summarizes_a_valid_game() {
+    let out = gdlc(&["check", &shared("games/ticTacToe.kif")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    for line in ["roles: xplayer oplayer", "relations: ", "rules: ", "strata: 2", "warnings: 0"] {
+        assert!(text.contains(line), "{line} missing from:\n{text}");
+    }
+}
+
+#[test]
+fn check_warns_when_a_goal_has_two_values() {
+    let out = gdlc(&["check", &shared("games/pentago.kif")]);
+    assert!(out.status.success());
+    assert!(stdout(&out).contains("several values (0, 100)"), "{}", stdout(&out));
+}
+
+#[test]
+fn check_rejects_invalid_games_with_located_diagnostics() {
+    let path = shared("games-edge-cases/test_invalid_sentence_arities_differ.kif");
+    let out = gdlc(&["check", &path]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains(&format!("{path}:")) && err.contains(": error: ") && err.contains("hint: "), "{err}");
+}
+
+#[test]
+fn check_never_crashes_on_garbage() {
+    let deep = "(".repeat(1_000_000);
+    let big = "(role x) ".repeat(600_000);
+    let inputs: Vec<(&str, Vec<u8>)> = vec![
+        ("empty.kif", Vec::new()),
+        ("binary.kif", (0..=255u8).cycle().take(10_000).collect()),
+        ("unbalanced.kif", b"(role x)\n(init (p)".to_vec()),
+        ("stray.kif", b"(role x))".to_vec()),
+        ("deep.kif", deep.into_bytes()),
+        ("big.kif", big.into_bytes()),
+        ("infix.kif", b"legal(x :- y".to_vec()),
+    ];
+    for (name, bytes) in inputs {
+        let path = temp_file(name, &bytes);
+        let out = gdlc(&["check", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{name}: {}", stderr(&out));
+        assert!(stderr(&out).contains("error"), "{name}: {}", stderr(&out));
+        assert!(!stderr(&out).contains("panicked"), "{name}: {}", stderr(&out));
+    }
+    let missing = gdlc(&["check", "/nonexistent/game.kif"]);
+    assert_eq!(missing.status.code(), Some(1));
+}
+
+#[test]
+fn fmt_prints_infix_that_reads_back() {
+    let out = gdlc(&["fmt", &shared("games/ticTacToe.kif"), "--to", "infix"]);
+    assert!(out.status.success());
+    let infix = stdout(&out);
+    assert!(infix.contains("legal(W, mark(X, Y)) :-") || infix.contains(":-"), "{infix}");
+    let path = temp_file("ttt.gdl", infix.as_bytes());
+    let back = gdlc(&["fmt", path.to_str().unwrap(), "--to", "kif"]);
+    assert!(back.status.success());
+    assert!(stdout(&back).contains("(<= (legal"), "{}", stdout(&back));
+}
+
+#[test]
+fn replay_prints_a_trace_that_agrees_with_the_reference() {
+    let game = shared("conformance/traces/ticTacToe.kif");
+    let trace = shared("conformance/traces/ticTacToe.jsonl");
+    let out = gdlc(&["replay", &game, &trace, "--engine", "interp"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let ours = gdl_runtime::trace::read(&stdout(&out)).expect("our output is a trace");
+    let reference = gdl_runtime::trace::read(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    assert_eq!(ours.len(), reference.len());
+    for (r, o) in reference.iter().zip(&ours) {
+        gdl_runtime::trace::compare(r, o).unwrap();
+        assert_eq!(
+            r.steps.iter().map(|s| &s.joint).collect::<Vec<_>>(),
+            o.steps.iter().map(|s| &s.joint).collect::<Vec<_>>()
+        );
+    }
+}
+
+#[test]
+fn replay_refuses_a_bad_trace() {
+    let game = shared("conformance/traces/ticTacToe.kif");
+    let bad = temp_file("bad.jsonl", b"{\"game\": \"t\", \"roles\": [\"xplayer\", \"oplayer\"]}\n{\"step\": 0, \"state\": [], \"terminal\": false, \"legal\": [], \"goals\": null, \"joint\": [\"(fly away)\", \"noop\"]}\n");
+    let out = gdlc(&["replay", &game, bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("not a move"), "{}", stderr(&out));
+}
+
+#[test]
+fn bench_prints_the_gdl_perf_keys() {
+    let out = gdlc(&["bench", &shared("games/ticTacToe.kif"), "--seconds", "0.2"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let keys: Vec<&str> = text.lines().map(|l| l.split('=').next().unwrap()).collect();
+    assert_eq!(
+        keys,
+        ["version", "millisecondsTaken", "numStateChanges", "numRollouts", "rolloutsPerSec", "averageGoals"]
+    );
+    assert!(text.contains("averageGoals=xplayer:"));
+}
+
+#[test]
+fn perf_test_writes_the_report_to_a_file() {
+    let outfile = temp_file("perf.txt", b"");
+    let out = gdlc(&["perf-test", &shared("games/ticTacToe.kif"), outfile.to_str().unwrap(), "0.2"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(std::fs::read_to_string(&outfile).unwrap().contains("numRollouts="));
+}
