@@ -2,29 +2,51 @@
 //! components, strata and an evaluation order (petgraph).
 
 use crate::ast::Description;
-use petgraph::algo::tarjan_scc;
+use petgraph::algo::kosaraju_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::{Dfs, EdgeRef};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// Relation names as nodes; an edge `body -> head` for every use of `body` in a rule for `head`,
 /// marked `true` when the use is under a negation.
 pub struct Dependencies {
     graph: DiGraph<String, bool>,
     index: BTreeMap<String, NodeIndex>,
+    /// The strongly connected component of every node, numbered in reverse topological order.
+    component: Vec<usize>,
+    /// Whether every node is in a cycle (a component of several nodes, or one that uses itself).
+    recursive: Vec<bool>,
 }
 
 impl Dependencies {
     pub fn build(description: &Description) -> Dependencies {
-        let mut deps = Dependencies { graph: DiGraph::new(), index: BTreeMap::new() };
+        let mut deps = Dependencies {
+            graph: DiGraph::new(),
+            index: BTreeMap::new(),
+            component: Vec::new(),
+            recursive: Vec::new(),
+        };
+        // Looking edges up in a set, not among a node's edges: a relation can have thousands.
+        let mut edges: HashSet<(NodeIndex, NodeIndex, bool)> = HashSet::new();
         for rule in &description.rules {
             let head = deps.node(&rule.head.name);
             rule.for_each_body_atom(&mut |atom, negated| {
                 let body = deps.node(&atom.name);
-                if !deps.graph.edges_connecting(body, head).any(|e| *e.weight() == negated) {
+                if edges.insert((body, head, negated)) {
                     deps.graph.add_edge(body, head, negated);
                 }
             });
+        }
+        // The components once, so that `same_component` and `is_recursive` need no search.
+        let n = deps.graph.node_count();
+        deps.component = vec![0; n];
+        deps.recursive = vec![false; n];
+        for (c, nodes) in kosaraju_scc(&deps.graph).into_iter().enumerate() {
+            let cyclic = nodes.len() > 1;
+            for &v in &nodes {
+                deps.component[v.index()] = c;
+                deps.recursive[v.index()] = cyclic || deps.graph.contains_edge(v, v);
+            }
         }
         deps
     }
@@ -46,8 +68,9 @@ impl Dependencies {
     /// The strongly connected components in an evaluation order: every relation comes after
     /// all relations it depends on. Within a component, names are sorted.
     pub fn components(&self) -> Vec<Vec<String>> {
-        // Tarjan yields components in reverse topological order of the edges body -> head.
-        let mut sccs = tarjan_scc(&self.graph);
+        // Kosaraju (iterative, unlike petgraph's recursive Tarjan, which overflowed the stack on a
+        // long chain of relations) yields components in reverse topological order of the edges.
+        let mut sccs = kosaraju_scc(&self.graph);
         sccs.reverse();
         sccs.into_iter()
             .map(|c| {
@@ -60,15 +83,14 @@ impl Dependencies {
 
     /// Whether `relation` uses itself, directly or through others.
     pub fn is_recursive(&self, relation: &str) -> bool {
-        let Some(&n) = self.index.get(relation) else { return false };
-        self.graph.neighbors(n).any(|m| self.reaches(m, n))
+        self.index.get(relation).is_some_and(|n| self.recursive[n.index()])
     }
 
     /// Whether `a` and `b` are in the same strongly connected component (mutually recursive).
     pub fn same_component(&self, a: &str, b: &str) -> bool {
         match (self.index.get(a), self.index.get(b)) {
-            (Some(&x), Some(&y)) if x == y => self.is_recursive(a),
-            (Some(&x), Some(&y)) => self.reaches(x, y) && self.reaches(y, x),
+            (Some(&x), Some(&y)) if x == y => self.recursive[x.index()],
+            (Some(&x), Some(&y)) => self.component[x.index()] == self.component[y.index()],
             _ => false,
         }
     }
@@ -94,8 +116,13 @@ impl Dependencies {
     /// A cycle that passes through a negated use, as the relation names along it starting with
     /// the negated use's body relation, or `None` when the rules are stratified (Def. 8).
     pub fn negative_cycle(&self) -> Option<Vec<String>> {
+        // A use lies on a cycle exactly when both its ends are in one component: search for a
+        // path only then (a search for every negated use was quadratic in the size of the rules).
         for e in self.graph.edge_references().filter(|e| *e.weight()) {
             let (body, head) = (e.source(), e.target());
+            if self.component[body.index()] != self.component[head.index()] {
+                continue;
+            }
             if let Some(path) = self.path(head, body) {
                 let mut names = vec![self.graph[body].clone()];
                 names.extend(path.into_iter().map(|n| self.graph[n].clone()));
@@ -136,7 +163,7 @@ impl Dependencies {
     /// is `None`.
     pub fn strata(&self) -> BTreeMap<String, usize> {
         let mut stratum: BTreeMap<NodeIndex, usize> = BTreeMap::new();
-        for component in tarjan_scc(&self.graph).into_iter().rev() {
+        for component in kosaraju_scc(&self.graph).into_iter().rev() {
             let level = component
                 .iter()
                 .flat_map(|&n| self.graph.edges_directed(n, petgraph::Direction::Incoming))
@@ -184,5 +211,48 @@ mod tests {
     fn finds_a_cycle_through_negation() {
         let d = deps("(<= p (not q)) (<= q r) (<= r p)");
         assert_eq!(d.negative_cycle().unwrap(), vec!["q", "p", "r", "q"]);
+    }
+
+    /// Components were found by searching the graph for every query (quadratic in the number of
+    /// relations for the recursion check of a long cycle), and by petgraph's recursive Tarjan,
+    /// which overflowed the stack on a long chain of relations.
+    #[test]
+    fn a_long_cycle_is_one_component() {
+        let n = 20_000;
+        let src: String = (0..n).map(|i| format!("(<= (r{i} ?x) (r{} ?x))\n", (i + 1) % n)).collect();
+        let d = deps(&format!("{src}(<= s (not r0)) (<= t t)"));
+        let components = d.components();
+        assert_eq!(components.len(), 3);
+        let pos = |r: &str| components.iter().position(|c| c.iter().any(|x| x == r)).unwrap();
+        assert!(pos("r0") < pos("s") && components[pos("r0")].len() == n);
+        assert_eq!((d.strata()["r7"], d.strata()["s"]), (0, 1));
+        assert!((0..n).all(|i| d.same_component("r0", &format!("r{i}"))));
+        assert!(d.is_recursive("r5") && d.is_recursive("t") && !d.is_recursive("s"));
+        assert!(!d.same_component("s", "r0") && !d.same_component("s", "s") && d.same_component("t", "t"));
+        assert!(!d.same_component("x", "x"));
+    }
+
+    #[test]
+    fn a_long_chain_is_ordered_without_overflowing_the_stack() {
+        let n = 50_000;
+        let src: String = (0..n).map(|i| format!("(<= (r{i} ?x) (r{} ?x))\n", i + 1)).collect();
+        let d = deps(&src);
+        let order = d.components();
+        assert_eq!(order.len(), n + 1);
+        assert_eq!((order[0][0].as_str(), order[n][0].as_str()), (format!("r{n}").as_str(), "r0"));
+        assert!(!d.is_recursive("r0") && d.negative_cycle().is_none());
+    }
+
+    /// Many negated uses, none on a cycle: each used to search the whole graph for a path back.
+    #[test]
+    fn many_negations_outside_cycles_are_checked_quickly() {
+        let n = 5000;
+        let chain: String = (0..n).map(|i| format!("(<= c{} c{i})\n", i + 1)).collect();
+        let negations: String = (0..n).map(|i| format!("(<= c0 (not t{i}))\n")).collect();
+        let d = deps(&format!("{chain}{negations}"));
+        assert!(d.negative_cycle().is_none());
+        let d = deps(&format!("{chain}{negations}(<= t{} c{n})", n - 1));
+        let cycle = d.negative_cycle().unwrap();
+        assert_eq!((cycle.len(), cycle[0].as_str(), cycle[1].as_str()), (n + 3, format!("t{}", n - 1).as_str(), "c0"));
     }
 }

@@ -5,7 +5,7 @@
 //! of arity zero: using one name as a relation and a function, or as a constant and a function,
 //! is accepted (real games do both), as ggp-base's validator does.
 
-use super::{arguments, for_each_atom, for_each_term, Context};
+use super::{arguments, for_each_atom, for_each_term, quoted, Context};
 use crate::ast::Term;
 use crate::diag::Diagnostic;
 use std::collections::{BTreeMap, BTreeSet};
@@ -47,7 +47,7 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             }
             return;
         }
-        let (first, text) = relations.entry(name).or_insert_with(|| (atom.arity(), atom.to_string()));
+        let (first, text) = relations.entry(name).or_insert_with(|| (atom.arity(), quoted(atom)));
         if *first != atom.arity() && reported.insert((name, atom.arity())) {
             out.push(Diagnostic::error(
                 atom.span,
@@ -67,7 +67,7 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let Term::Func(name, args, span) = term else {
             return;
         };
-        let (first, text) = functions.entry(name).or_insert_with(|| (args.len(), term.to_string()));
+        let (first, text) = functions.entry(name).or_insert_with(|| (args.len(), quoted(term)));
         if *first != args.len() && reported.insert((name, args.len())) {
             out.push(Diagnostic::error(
                 *span,

@@ -2,7 +2,7 @@
 //! be played without them), and a relation used in a body but defined nowhere is warned about
 //! (it is simply always false).
 
-use super::{for_each_atom, Context, Place};
+use super::{for_each_atom, quoted, Context, Place};
 use crate::ast::Span;
 use crate::diag::Diagnostic;
 use std::collections::BTreeSet;
@@ -43,7 +43,7 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         if warned.insert(name) {
             out.push(Diagnostic::warning(
                 atom.span,
-                format!("relation `{name}` is never defined, so `{atom}` is always false"),
+                format!("relation `{name}` is never defined, so `{}` is always false", quoted(atom)),
                 format!("define `{name}` with a rule or a fact, or check its spelling"),
             ));
         }

@@ -2,7 +2,7 @@
 //! `(not (distinct s t))`, which means `s = t`, is tolerated with a warning; and goal values
 //! in `goal` heads should be integers from 0 to 100 (section 6.8).
 
-use super::{for_each_literal, literal_text, Context};
+use super::{for_each_literal, quoted, Context, LiteralText};
 use crate::ast::{Literal, Term};
 use crate::diag::Diagnostic;
 
@@ -14,12 +14,17 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 Literal::Atom(_) => {}
                 Literal::Distinct(a, b, _) => out.push(Diagnostic::warning(
                     *span,
-                    format!("`{}` is not standard GDL; it is read as `{a}` equals `{b}`", literal_text(l)),
+                    format!(
+                        "`{}` is not standard GDL; it is read as `{}` equals `{}`",
+                        quoted(&LiteralText(l)),
+                        quoted(a),
+                        quoted(b)
+                    ),
                     "write the same term in both places instead, or test equality with a relation like `(same ?x ?x)`",
                 )),
                 Literal::Not(..) | Literal::Or(..) | Literal::And(..) => out.push(Diagnostic::error(
                     *span,
-                    format!("`not` must apply to an atomic sentence, not to `{}`", literal_text(inner)),
+                    format!("`not` must apply to an atomic sentence, not to `{}`", quoted(&LiteralText(inner))),
                     "negate each atom on its own, or define a relation for the compound condition and negate that",
                 )),
             }
@@ -34,7 +39,7 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 if !valid {
                     out.push(Diagnostic::warning(
                         value.span(),
-                        format!("the goal value `{value}` is not an integer from 0 to 100"),
+                        format!("the goal value `{}` is not an integer from 0 to 100", quoted(value)),
                         "goal values are integers from 0 (worst) to 100 (best)",
                     ));
                 }

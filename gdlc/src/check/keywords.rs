@@ -6,7 +6,7 @@
 //! Following ggp-base's validator, `base` and `input` are treated like `init`; `role` may be
 //! used in bodies (every game does), and GDL-II's `sees` may depend on `does`.
 
-use super::{for_each_atom, for_each_term, Context, Place};
+use super::{for_each_atom, for_each_term, quoted, Context, Place};
 use crate::ast::Term;
 use crate::diag::Diagnostic;
 use std::collections::BTreeMap;
@@ -62,7 +62,7 @@ fn placement(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                         }
                         Term::Func(..) => out.push(Diagnostic::error(
                             arg.span(),
-                            format!("a role must be a name, not the compound term `{arg}`"),
+                            format!("a role must be a name, not the compound term `{}`", quoted(arg)),
                             "declare the role as `(role name)`",
                         )),
                         _ => {}
@@ -138,13 +138,13 @@ fn functions(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         if name == "does" {
             out.push(Diagnostic::error(
                 *span,
-                format!("`does` is used as a function in `{term}`"),
+                format!("`does` is used as a function in `{}`", quoted(term)),
                 "`does` is a relation: write `(does ?role ?move)` as a literal of the rule body",
             ));
         } else if RELATION_KEYWORDS.contains(&name.as_str()) || OPERATORS.contains(&name.as_str()) {
             out.push(Diagnostic::warning(
                 *span,
-                format!("the keyword `{name}` is used as a function in `{term}`"),
+                format!("the keyword `{name}` is used as a function in `{}`", quoted(term)),
                 format!("`{name}` has a meaning of its own in GDL; a function of another name avoids confusion"),
             ));
         }

@@ -1,7 +1,7 @@
 //! The infix reader: a pest grammar for the Stanford notes' syntax, turned into the same
 //! s-expressions as prefix KIF (`p(X) :- q(X) & ~r(X)` reads as `(<= (p ?x) (q ?x) (not (r ?x)))`).
 
-use super::{pest_error, SExpr, MAX_NESTING};
+use super::{check_pair_depth, pest_error, SExpr, MAX_NESTING};
 use crate::ast::Span;
 use crate::diag::Diagnostic;
 use pest::iterators::Pair;
@@ -20,6 +20,8 @@ pub fn read(source: &str) -> Result<Vec<SExpr>, Diagnostic> {
         })?
         .next()
         .expect("the grammar's file rule always yields one pair");
+    // A rule, a term or a literal nests at most four pairs for each level counted above.
+    check_pair_depth(&file, 4 * MAX_NESTING + 16)?;
     Ok(file.into_inner().filter(|p| p.as_rule() == Rule::rule).map(rule).collect())
 }
 
@@ -113,25 +115,46 @@ fn name(text: &str) -> String {
 
 /// Refuses input nested deeper than [`MAX_NESTING`] (parentheses plus chained `~`) before the
 /// recursive descent sees it.
+///
+/// The scan follows the grammar's tokens closely enough never to miss a level: a `'` opens a
+/// quoted name only outside a `?variable` (whose name may contain `'`), and `%` or `;` opens a
+/// comment only outside a quoted name.
 fn check_nesting(source: &str) -> Result<(), Diagnostic> {
+    #[derive(PartialEq)]
+    enum Mode {
+        Code,
+        Comment,
+        Quote,
+        Variable,
+    }
     let (mut depth, mut tildes) = (0usize, 0usize);
-    let (mut in_comment, mut in_quote) = (false, false);
-    for (i, b) in source.bytes().enumerate() {
-        match b {
-            b'\n' if in_comment => in_comment = false,
-            _ if in_comment => {}
-            b'\'' => in_quote = !in_quote,
-            _ if in_quote => {}
-            b'%' | b';' => in_comment = true,
-            b'(' => depth += 1,
-            b')' => depth = depth.saturating_sub(1),
-            b'~' => tildes += 1,
-            b' ' | b'\t' | b'\r' | b'\n' => {}
+    let mut mode = Mode::Code;
+    for (i, c) in source.char_indices() {
+        let white = matches!(c, ' ' | '\t' | '\r' | '\n' | '\u{0C}' | '\u{0B}' | '\u{FEFF}' | '\u{A0}');
+        match mode {
+            Mode::Comment if c == '\n' => mode = Mode::Code,
+            Mode::Comment => continue,
+            Mode::Quote if c == '\'' => mode = Mode::Code,
+            Mode::Quote => continue,
+            // A variable's name ends where the grammar's `variable` rule ends; the character
+            // that ends it is read as code.
+            Mode::Variable if white || matches!(c, '(' | ')' | ',' | ';' | '%') => mode = Mode::Code,
+            Mode::Variable => continue,
+            Mode::Code => {}
+        }
+        match c {
+            '\'' => mode = Mode::Quote,
+            '?' => mode = Mode::Variable,
+            '%' | ';' => mode = Mode::Comment,
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            '~' => tildes += 1,
+            _ if white => {}
             _ => tildes = 0,
         }
         if depth + tildes > MAX_NESTING {
             return Err(Diagnostic::error(
-                Span::new(i, i + 1),
+                Span::new(i, i + c.len_utf8()),
                 format!("expressions nested deeper than {MAX_NESTING} levels"),
                 "game descriptions are shallow; this input is probably not GDL",
             ));
@@ -189,5 +212,34 @@ mod tests {
     fn refuses_deep_nesting() {
         assert!(read(&"~".repeat(10_000)).is_err());
         assert!(read(&format!("p{}", "(".repeat(10_000))).is_err());
+    }
+
+    /// A `'` inside a `?variable` was taken for the start of a quoted name, so the nesting after
+    /// it went uncounted and the recursive readers overflowed the stack.
+    #[test]
+    fn a_quote_inside_a_variable_does_not_hide_nesting() {
+        let deep = |n: usize| format!("p(?a') :- q({}a{})", "f(".repeat(n), ")".repeat(n));
+        let d = read(&deep(10_000)).unwrap_err();
+        assert!(d.message.contains("nested deeper"), "{d:?}");
+        assert_eq!(read_one(&deep(3)), "(<= (p ?a') (q (f (f (f a)))))");
+        // A quote still hides parentheses, and a comment still ends at the line's end.
+        assert!(read("p('((((') % ((((\nq").is_ok());
+    }
+
+    #[test]
+    fn the_deepest_accepted_nesting_reads() {
+        let n = MAX_NESTING - 1;
+        let groups = format!("p :- {}q{}", "(".repeat(n), ")".repeat(n));
+        assert_eq!(read_one(&groups), "(<= p q)");
+        let negations = format!("p :- {}q", "~".repeat(MAX_NESTING));
+        assert!(read(&negations).is_ok());
+        assert!(read(&format!("p :- ~{negations}")).is_err());
+    }
+
+    #[test]
+    fn the_parse_tree_depth_is_a_backstop() {
+        let file = InfixParser::parse(Rule::file, "p(f(g(a)))").unwrap().next().unwrap();
+        assert!(check_pair_depth(&file, 16).is_ok());
+        assert!(check_pair_depth(&file, 6).unwrap_err().message.contains("nested deeper"));
     }
 }

@@ -1,7 +1,7 @@
 //! The prefix KIF reader: a pest grammar for s-expressions, after a scan that reports
 //! unbalanced or too deeply nested parentheses precisely.
 
-use super::{pest_error, SExpr, MAX_NESTING};
+use super::{check_pair_depth, pest_error, SExpr, MAX_NESTING};
 use crate::ast::Span;
 use crate::diag::Diagnostic;
 use pest::iterators::Pair;
@@ -18,6 +18,7 @@ pub fn read(source: &str) -> Result<Vec<SExpr>, Diagnostic> {
         .map_err(|e| pest_error(e, "prefix KIF", "expected a symbol, a ?variable or a parenthesized list"))?
         .next()
         .expect("the grammar's file rule always yields one pair");
+    check_pair_depth(&file, MAX_NESTING + 1)?;
     Ok(file.into_inner().filter(|p| p.as_rule() != Rule::EOI).map(convert).collect())
 }
 

@@ -80,6 +80,30 @@ pub fn parse_auto(source: &str) -> Parsed {
     parse(source, detect_syntax(source))
 }
 
+/// Refuses a parse tree deeper than `limit` pairs, measured without recursion, before the
+/// recursive conversions walk it. The scans before parsing already refuse deep nesting with a
+/// precise message; this is the backstop that keeps a gap in them from overflowing the stack.
+fn check_pair_depth<R: pest::RuleType>(root: &pest::iterators::Pair<'_, R>, limit: usize) -> Result<(), Diagnostic> {
+    let mut depth = 0usize;
+    for token in root.clone().tokens() {
+        match token {
+            pest::Token::Start { pos, .. } => {
+                depth += 1;
+                if depth > limit {
+                    let at = pos.pos();
+                    return Err(Diagnostic::error(
+                        Span::new(at, at + 1),
+                        format!("expressions nested deeper than {MAX_NESTING} levels"),
+                        "game descriptions are shallow; this input is probably not GDL",
+                    ));
+                }
+            }
+            pest::Token::End { .. } => depth -= 1,
+        }
+    }
+    Ok(())
+}
+
 /// Converts a pest error into a diagnostic at its position.
 fn pest_error<R: pest::RuleType>(err: pest::error::Error<R>, what: &str, hint: &str) -> Diagnostic {
     let (start, end) = match err.location {
