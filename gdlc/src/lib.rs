@@ -8,6 +8,7 @@ pub mod ast;
 pub mod check;
 pub mod cli;
 pub mod diag;
+pub mod embed;
 pub mod graph;
 pub mod interp;
 pub mod parse;
