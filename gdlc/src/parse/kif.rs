@@ -51,6 +51,7 @@ fn check_parentheses(source: &str) -> Result<(), Diagnostic> {
                 }
                 open.push(i);
             }
+            // The guard pops the `(` this `)` closes; it fails (and the byte is done) when there is one.
             b')' if open.pop().is_none() => {
                 return Err(Diagnostic::error(
                     Span::new(i, i + 1),
