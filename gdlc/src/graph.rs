@@ -5,7 +5,7 @@ use crate::ast::Description;
 use petgraph::algo::kosaraju_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::{Dfs, EdgeRef};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// Relation names as nodes; an edge `body -> head` for every use of `body` in a rule for `head`,
 /// marked `true` when the use is under a negation.
@@ -103,6 +103,32 @@ impl Dependencies {
         }
     }
 
+    /// Every relation that depends on one of `bodies`, the `bodies` included: one search for
+    /// what [`depends_on`](Self::depends_on) answers one pair at a time.
+    pub fn dependents_of(&self, bodies: &[&str]) -> BTreeSet<String> {
+        self.closure(bodies, petgraph::Direction::Outgoing)
+    }
+
+    /// Every relation that one of `heads` depends on, the `heads` included.
+    pub fn dependencies_of(&self, heads: &[&str]) -> BTreeSet<String> {
+        self.closure(heads, petgraph::Direction::Incoming)
+    }
+
+    fn closure(&self, start: &[&str], direction: petgraph::Direction) -> BTreeSet<String> {
+        let mut stack: Vec<NodeIndex> = start.iter().filter_map(|n| self.index.get(*n).copied()).collect();
+        let mut seen: BTreeSet<NodeIndex> = stack.iter().copied().collect();
+        while let Some(n) = stack.pop() {
+            for m in self.graph.neighbors_directed(n, direction) {
+                if seen.insert(m) {
+                    stack.push(m);
+                }
+            }
+        }
+        let mut names: BTreeSet<String> = seen.into_iter().map(|n| self.graph[n].clone()).collect();
+        names.extend(start.iter().map(|s| s.to_string()));
+        names
+    }
+
     fn reaches(&self, from: NodeIndex, to: NodeIndex) -> bool {
         let mut dfs = Dfs::new(&self.graph, from);
         while let Some(n) = dfs.next(&self.graph) {
@@ -197,6 +223,20 @@ mod tests {
         assert_eq!(order[pos("b")], vec!["b".to_string(), "c".to_string()]);
         assert!(d.is_recursive("b") && !d.is_recursive("a"));
         assert!(d.same_component("b", "c") && !d.same_component("a", "b"));
+    }
+
+    #[test]
+    fn closures_agree_with_depends_on() {
+        let d = deps("(<= a b) (<= b c) (<= c b) (<= d (not a)) (<= e f)");
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+        assert_eq!(d.dependents_of(&["c"]), names(&["a", "b", "c", "d"]));
+        assert_eq!(d.dependencies_of(&["d"]), names(&["a", "b", "c", "d"]));
+        assert_eq!(d.dependencies_of(&["nothing"]), names(&["nothing"]));
+        for x in d.relations() {
+            for y in d.relations() {
+                assert_eq!(d.depends_on(x, y), d.dependents_of(&[y]).contains(x), "{x} on {y}");
+            }
+        }
     }
 
     #[test]

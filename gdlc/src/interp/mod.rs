@@ -93,10 +93,8 @@ impl Interpreter {
             .map(|r| Compiler { symbols: &mut symbols, terms: &mut terms, relations: &mut relations }.ground_const(r))
             .collect();
 
-        let is_dynamic_name = |name: &str| {
-            name == "true" || name == "does" || deps.depends_on(name, "true") || deps.depends_on(name, "does")
-        };
-        let is_fixed: Vec<bool> = relations.keys.iter().map(|(name, _)| !is_dynamic_name(name)).collect();
+        let dynamic = deps.dependents_of(&["true", "does"]);
+        let is_fixed: Vec<bool> = relations.keys.iter().map(|(name, _)| !dynamic.contains(name)).collect();
         let components = plan_components(&deps, &relations, &rules);
 
         // Static relations, once.
@@ -148,15 +146,11 @@ impl Interpreter {
         }
 
         let plan = |targets: &[&str]| -> Vec<Component> {
+            let needed = deps.dependencies_of(targets);
             components
                 .iter()
                 .filter(|c| c.relations.iter().all(|&r| !is_fixed[r]))
-                .filter(|c| {
-                    c.relations.iter().any(|&r| {
-                        let name = relations.keys[r].0.as_str();
-                        targets.iter().any(|t| *t == name || deps.depends_on(t, name))
-                    })
-                })
+                .filter(|c| c.relations.iter().any(|&r| needed.contains(&relations.keys[r].0)))
                 .cloned()
                 .collect()
         };
