@@ -39,12 +39,8 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
             return Ok(Loaded { file, source: shown, description: Default::default(), diagnostics: vec![d] });
         }
     };
-    let parsed = parse::parse_auto(&source);
-    let mut diagnostics = parsed.diagnostics;
-    if !diagnostics.iter().any(Diagnostic::is_error) {
-        diagnostics.extend(check::check(&parsed.description));
-    }
-    Ok(Loaded { file, source, description: parsed.description, diagnostics })
+    let parsed = check::parse_and_check(&source);
+    Ok(Loaded { file, source, description: parsed.description, diagnostics: parsed.diagnostics })
 }
 
 /// Loads a game that must be valid, returning the rendered diagnostics otherwise.

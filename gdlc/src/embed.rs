@@ -2,7 +2,7 @@
 //! at compile time, and loaded into the reference interpreter when the program runs.
 
 use crate::diag::render_all;
-use crate::parse::{decode, parse_auto};
+use crate::parse::decode;
 use proc_macro2::TokenStream;
 use quote::quote;
 use std::path::Path;
@@ -29,11 +29,7 @@ pub fn embed_file(path: &Path) -> Result<TokenStream, String> {
 }
 
 fn check(source: &str, file: &str) -> Result<(), String> {
-    let parsed = parse_auto(source);
-    let mut diagnostics = parsed.diagnostics;
-    if !diagnostics.iter().any(|d| d.is_error()) {
-        diagnostics.extend(crate::check::check(&parsed.description));
-    }
+    let mut diagnostics = crate::check::parse_and_check(source).diagnostics;
     diagnostics.retain(|d| d.is_error());
     if diagnostics.is_empty() {
         Ok(())

@@ -24,6 +24,17 @@ use crate::graph::Dependencies;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt;
 
+/// Parses `source` in whichever syntax it is written in and, when it parses, checks it: the
+/// description and every diagnostic of both passes.
+pub fn parse_and_check(source: &str) -> crate::parse::Parsed {
+    let mut parsed = crate::parse::parse_auto(source);
+    if !parsed.has_errors() {
+        let found = check(&parsed.description);
+        parsed.diagnostics.extend(found);
+    }
+    parsed
+}
+
 /// Runs every check, returning all errors and warnings (not just the first), sorted by span start.
 pub fn check(description: &Description) -> Vec<Diagnostic> {
     let cx = Context::new(description);
