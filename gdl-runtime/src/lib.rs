@@ -41,9 +41,19 @@ pub trait Game: Send + Sync {
     /// when it gives none.
     fn goal(&self, state: &Self::State, role: usize) -> Option<u32>;
 
+    /// Fills `out[r]` with role `r`'s goal value in `state`; a game that computes all goals at
+    /// once overrides this.
+    fn goals_into(&self, state: &Self::State, out: &mut [Option<u32>]) {
+        for (role, goal) in out.iter_mut().enumerate().take(self.num_roles()) {
+            *goal = self.goal(state, role);
+        }
+    }
+
     /// Every role's goal value in `state`, in role order.
     fn goals(&self, state: &Self::State) -> Vec<Option<u32>> {
-        (0..self.num_roles()).map(|r| self.goal(state, r)).collect()
+        let mut goals = vec![None; self.num_roles()];
+        self.goals_into(state, &mut goals);
+        goals
     }
 
     /// The canonical KIF of every base fact true in `state`, sorted by byte order.
@@ -83,8 +93,10 @@ pub fn random_playout<G: Game>(
         state = game.next_state(&state, &scratch.joint);
         steps += 1;
     }
-    for (r, g) in goals.iter_mut().enumerate().take(game.num_roles()) {
-        *g = game.goal(&state, r).unwrap_or(0);
+    scratch.goals.resize(game.num_roles(), None);
+    game.goals_into(&state, &mut scratch.goals);
+    for (g, value) in goals.iter_mut().zip(&scratch.goals) {
+        *g = value.unwrap_or(0);
     }
     steps
 }
@@ -93,10 +105,11 @@ pub fn random_playout<G: Game>(
 pub struct Playout<G: Game> {
     legal: Vec<Vec<G::Move>>,
     joint: Vec<G::Move>,
+    goals: Vec<Option<u32>>,
 }
 
 impl<G: Game> Default for Playout<G> {
     fn default() -> Self {
-        Playout { legal: Vec::new(), joint: Vec::new() }
+        Playout { legal: Vec::new(), joint: Vec::new(), goals: Vec::new() }
     }
 }

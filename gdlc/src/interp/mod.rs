@@ -445,8 +445,10 @@ impl Game for Interpreter {
         self.goals(state)[role]
     }
 
-    fn goals(&self, state: &State) -> Vec<Option<u32>> {
-        self.goal_values(state).into_iter().map(|values| values.last().copied()).collect()
+    fn goals_into(&self, state: &State, out: &mut [Option<u32>]) {
+        for (goal, values) in out.iter_mut().zip(self.goal_values(state)) {
+            *goal = values.last().copied();
+        }
     }
 
     fn state_facts(&self, state: &State) -> Vec<String> {
