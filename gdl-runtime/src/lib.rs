@@ -2,6 +2,7 @@
 //! implement, and everything built on it: random playouts, match traces, players.
 
 pub mod bench;
+pub mod driver;
 pub mod kif;
 pub mod rng;
 pub mod trace;

@@ -178,3 +178,49 @@ fn bench_report(game: &Path, seconds: f64, threads: usize) -> Result<String, Str
     let result = gdl_runtime::bench::run(&interp, std::time::Duration::from_secs_f64(seconds), threads, 0x5eed);
     Ok(result.report(&format!("gdlc {} (interpreter)", env!("CARGO_PKG_VERSION"))))
 }
+
+/// `gdlc compile GAME [-o FILE.rs] [--check]`: writes the generated module (to stdout without
+/// `-o`), or with `--check` fails when FILE.rs differs from what would be written.
+pub fn compile(game: &Path, output: Option<&Path>, check: bool, options: &crate::codegen::Options) -> Result<(), String> {
+    let start = std::time::Instant::now();
+    let loaded = load_valid(game)?;
+    let ground = crate::codegen::ground_source(&loaded.source, options)
+        .map_err(|d| render_all(&d, &loaded.file, &loaded.source).trim_end().to_string())?;
+    let tokens = crate::codegen::generate_ground(&ground);
+    let mut command = format!("gdlc compile {}", game.display());
+    if let Some(out) = output {
+        command.push_str(&format!(" -o {}", out.display()));
+    }
+    let text = crate::codegen::render_file(&tokens, &command)?;
+    let summary = format!(
+        "{}: {} roles, {} base propositions, {} state words, {} moves, {} derived propositions, {} lines, {:.2} s",
+        loaded.file,
+        ground.roles.len(),
+        ground.base.len(),
+        crate::codegen::words(ground.base.len()),
+        ground.moves.len(),
+        ground.nodes.len(),
+        text.lines().count(),
+        start.elapsed().as_secs_f64()
+    );
+    match output {
+        None if check => Err("error: --check needs the file to check, given with -o".to_string()),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+        Some(out) if check => {
+            let current = std::fs::read_to_string(out).unwrap_or_default();
+            if current == text {
+                Ok(())
+            } else {
+                Err(format!("{}: error: the file is stale; regenerate it with `{command}`", out.display()))
+            }
+        }
+        Some(out) => {
+            std::fs::write(out, &text).map_err(|e| format!("{}: error: cannot write: {e}", out.display()))?;
+            eprintln!("{summary}");
+            Ok(())
+        }
+    }
+}

@@ -7,10 +7,13 @@
 pub mod ast;
 pub mod check;
 pub mod cli;
+pub mod codegen;
 pub mod diag;
 pub mod embed;
 pub mod graph;
+pub mod ground;
 pub mod interp;
 pub mod parse;
 pub mod print;
+pub use codegen::generate;
 pub mod split;

@@ -48,6 +48,19 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Engine::Interp)]
         engine: Engine,
     },
+    /// Compile a game to a Rust module (printed, or written to -o FILE.rs).
+    Compile {
+        game: PathBuf,
+        /// The file to write.
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+        /// Write nothing; fail if the file given with -o is not what would be written.
+        #[arg(long)]
+        check: bool,
+        /// The most facts and rule instances grounding may derive before it gives up.
+        #[arg(long, default_value_t = gdlc::ground::DEFAULT_MAX_INSTANCES)]
+        max_instances: usize,
+    },
     /// gdl-perf's engine process: measure for SECONDS and write the report to OUTFILE.
     PerfTest { game: PathBuf, outfile: PathBuf, seconds: f64 },
 }
@@ -77,6 +90,10 @@ fn main() -> ExitCode {
         }
         Command::Replay { game, trace, engine: Engine::Interp } => gdlc::cli::replay(&game, &trace),
         Command::Bench { game, seconds, threads, engine: Engine::Interp } => gdlc::cli::bench(&game, seconds, threads),
+        Command::Compile { game, output, check, max_instances } => {
+            let options = gdlc::codegen::Options { ground: gdlc::ground::Options { max_instances } };
+            gdlc::cli::compile(&game, output.as_deref(), check, &options)
+        }
         Command::PerfTest { game, outfile, seconds } => gdlc::cli::perf_test(&game, &outfile, seconds),
     };
     match result {

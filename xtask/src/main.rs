@@ -1,8 +1,13 @@
 //! Project automation, run as `cargo xtask COMMAND`.
 //!
+//! `codegen [--check]` (also `cargo codegen`) compiles every game of `games/` into
+//! `generated/src/games/`, or checks that those files are fresh.
+//!
 //! `conformance [DIR]` replays every `GAME.jsonl` trace of DIR (default:
 //! `../shared/conformance/traces`) through the interpreter on its `GAME.kif` and prints a table
 //! of agreement; it exits non-zero when any trace disagrees.
+
+mod codegen;
 
 use gdl_runtime::trace;
 use gdlc::interp::Interpreter;
@@ -18,8 +23,23 @@ fn main() -> ExitCode {
             let dir = args.get(1).map(PathBuf::from).unwrap_or(default);
             conformance(&dir)
         }
+        Some("codegen") => {
+            let root = codegen::root();
+            let result = match args.get(1).map(String::as_str) {
+                None => codegen::write(&root),
+                Some("--check") => codegen::check(&root),
+                Some(other) => Err(format!("unknown option `{other}`; usage: cargo codegen [--check]")),
+            };
+            match result {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         _ => {
-            eprintln!("usage: cargo xtask conformance [TRACE_DIR]");
+            eprintln!("usage: cargo xtask conformance [TRACE_DIR] | cargo codegen [--check]");
             ExitCode::FAILURE
         }
     }

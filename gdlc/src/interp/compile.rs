@@ -91,7 +91,7 @@ impl Relations {
 }
 
 /// A body literal before ordering.
-enum Basic<'a> {
+pub(crate) enum Basic<'a> {
     Pos(&'a Atom),
     Neg(&'a Atom),
     Distinct(&'a Term, &'a Term),
@@ -99,7 +99,7 @@ enum Basic<'a> {
 }
 
 /// Expands a literal into disjunctive normal form: a list of alternative conjunctions.
-fn dnf(literal: &Literal, negated: bool) -> Vec<Vec<Basic<'_>>> {
+pub(crate) fn dnf(literal: &Literal, negated: bool) -> Vec<Vec<Basic<'_>>> {
     match literal {
         Literal::Atom(a) => vec![vec![if negated { Basic::Neg(a) } else { Basic::Pos(a) }]],
         Literal::Not(inner, _) => dnf(inner, !negated),
@@ -111,7 +111,7 @@ fn dnf(literal: &Literal, negated: bool) -> Vec<Vec<Basic<'_>>> {
 }
 
 /// The conjunction of several DNFs, as one DNF.
-fn product<'a>(factors: impl Iterator<Item = Vec<Vec<Basic<'a>>>>) -> Vec<Vec<Basic<'a>>> {
+pub(crate) fn product<'a>(factors: impl Iterator<Item = Vec<Vec<Basic<'a>>>>) -> Vec<Vec<Basic<'a>>> {
     let mut acc: Vec<Vec<Basic<'a>>> = vec![Vec::new()];
     for factor in factors {
         let mut next = Vec::with_capacity(acc.len() * factor.len());
@@ -126,7 +126,7 @@ fn product<'a>(factors: impl Iterator<Item = Vec<Vec<Basic<'a>>>>) -> Vec<Vec<Ba
 }
 
 impl<'a> Basic<'a> {
-    fn copy(&self) -> Basic<'a> {
+    pub(crate) fn copy(&self) -> Basic<'a> {
         match *self {
             Basic::Pos(a) => Basic::Pos(a),
             Basic::Neg(a) => Basic::Neg(a),
@@ -135,7 +135,7 @@ impl<'a> Basic<'a> {
         }
     }
 
-    fn vars(&self) -> BTreeSet<&'a str> {
+    pub(crate) fn vars(&self) -> BTreeSet<&'a str> {
         let mut vars = BTreeSet::new();
         let mut add = |v: &'a str, _| {
             vars.insert(v);

@@ -3,9 +3,9 @@
 //! `does` are computed once at load; every query evaluates, bottom-up, only the strata the
 //! queried relation depends on.
 
-mod compile;
-mod eval;
-mod store;
+pub(crate) mod compile;
+pub(crate) mod eval;
+pub(crate) mod store;
 
 use crate::ast::{Atom, Description, Literal, Term};
 use crate::graph::Dependencies;
@@ -237,12 +237,12 @@ impl Interpreter {
 const MAX_STATIC_FACTS: usize = 4_000_000;
 
 /// The most alternatives the `or`s of one rule may expand into.
-const MAX_EXPANSIONS: usize = 1 << 12;
+pub(crate) const MAX_EXPANSIONS: usize = 1 << 12;
 
 /// The rules as the interpreter evaluates them: only those of relations the game uses (the
 /// checks tolerate unsafe rules elsewhere), and with `(role ?r)` added where a `legal`, `goal`
 /// or `sees` rule leaves its role variable free, as ggp-base reads it.
-fn prepare(description: &Description) -> Result<Description, String> {
+pub(crate) fn prepare(description: &Description) -> Result<Description, String> {
     let used = crate::check::used_relations(description);
     let mut rules = Vec::new();
     for rule in description.rules.iter().filter(|r| used.contains(&r.head.name)) {
@@ -268,12 +268,12 @@ fn prepare(description: &Description) -> Result<Description, String> {
 
 /// Sizes of the relations given by facts alone, and a guess for the others: what is known of
 /// the relations before any is computed.
-struct FactStats {
+pub(crate) struct FactStats {
     known: BTreeMap<(String, usize), (f64, Vec<f64>)>,
 }
 
 impl FactStats {
-    fn new(description: &Description) -> FactStats {
+    pub(crate) fn new(description: &Description) -> FactStats {
         let mut facts: BTreeMap<(String, usize), Vec<&[Term]>> = BTreeMap::new();
         let mut derived: BTreeSet<(String, usize)> = BTreeSet::new();
         for rule in &description.rules {
@@ -297,7 +297,7 @@ impl FactStats {
         FactStats { known }
     }
 
-    fn cost(&self, atom: &Atom, bound: &BTreeSet<&str>) -> f64 {
+    pub(crate) fn cost(&self, atom: &Atom, bound: &BTreeSet<&str>) -> f64 {
         let (size, distinct) = match self.known.get(&(atom.name.clone(), atom.args.len())) {
             Some((n, d)) => (*n, d.clone()),
             None => (1000.0, vec![30.0; atom.args.len()]),
@@ -371,7 +371,7 @@ impl Interpreter {
 }
 
 /// Groups rules by the strongly connected components of their head relations, in evaluation order.
-fn plan_components(deps: &Dependencies, relations: &Relations, rules: &[CRule]) -> Vec<Component> {
+pub(crate) fn plan_components(deps: &Dependencies, relations: &Relations, rules: &[CRule]) -> Vec<Component> {
     deps.components()
         .into_iter()
         .map(|names| {

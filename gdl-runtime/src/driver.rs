@@ -1,0 +1,422 @@
+//! The command line of every per-game binary that `gdlc build` makes: argument parsing, the
+//! `bench`, `replay`, `perf-test` and `info` subcommands, and the pure functions behind them.
+
+use crate::{bench, trace, Game};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// The seed of the benchmark's generators, the same as gdlc's own `bench` uses.
+const BENCH_SEED: u64 = 0x5eed;
+
+/// The most benchmark threads accepted, so that a mistyped count fails with a message instead
+/// of exhausting the operating system's threads.
+pub const MAX_THREADS: usize = 1024;
+
+/// How far past the benchmark's end the clock must still be able to count, so that the
+/// deadline computed a moment later cannot overflow.
+const CLOCK_SLACK: Duration = Duration::from_secs(3600);
+
+#[derive(Parser)]
+#[command(about = "A game compiled by gdlc to specialized Rust", arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Measure random playouts per second (prints gdl-perf's keys).
+    Bench {
+        /// How long to run.
+        #[arg(long, default_value_t = 5.0, allow_negative_numbers = true)]
+        seconds: f64,
+        /// How many threads run playouts.
+        #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
+        threads: usize,
+    },
+    /// Replay the joint moves of a match trace and print this game's own trace.
+    Replay {
+        /// A trace in the JSON Lines format of the conformance suite.
+        trace: PathBuf,
+    },
+    /// gdl-perf's engine process: measure for SECONDS on one thread and write the report to OUTFILE.
+    PerfTest {
+        outfile: PathBuf,
+        #[arg(allow_negative_numbers = true)]
+        seconds: f64,
+    },
+    /// Print the game's name and roles.
+    Info,
+}
+
+/// The whole `main` of a per-game binary: runs the command line's subcommand on `game`,
+/// printing its output to stdout and any error to stderr, and fails with a non-zero status on
+/// error.
+pub fn main<G: Game>(game: &G, name: &str) -> ExitCode {
+    match run(game, name, std::env::args_os().skip(1).collect()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            let message = message.trim_end();
+            if !message.is_empty() {
+                // A closed stderr leaves nothing to report to, so a failed write is ignored.
+                let _ = writeln!(std::io::stderr(), "{message}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs the subcommand that `args` (without the program name) spell on `game`, called `name`,
+/// printing its output to stdout and returning the message to print on failure.
+pub fn run<G: Game>(game: &G, name: &str, args: Vec<OsString>) -> Result<(), String> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    run_to(game, name, args, &mut out)?;
+    out.flush().map_err(|e| format!("error: cannot write to stdout: {e}"))
+}
+
+/// Does what [`run`] does, writing the output to `out`.
+fn run_to<G: Game>(game: &G, name: &str, args: Vec<OsString>, out: &mut dyn Write) -> Result<(), String> {
+    let write = |out: &mut dyn Write, text: &str| {
+        out.write_all(text.as_bytes()).map_err(|e| format!("error: cannot write the output: {e}"))
+    };
+    let command = Cli::command().name("game").bin_name(name);
+    let argv = std::iter::once(OsString::from(name)).chain(args);
+    let cli = match command.try_get_matches_from(argv).and_then(|m| Cli::from_arg_matches(&m)) {
+        Ok(cli) => cli,
+        // Asking for help is a success, and the help goes to stdout.
+        Err(e) if !e.use_stderr() => return write(out, &e.render().to_string()),
+        Err(e) => return Err(e.render().to_string()),
+    };
+    match cli.command {
+        Command::Bench { seconds, threads } => write(out, &bench_report(game, &bench_label(name), seconds, threads)?),
+        Command::Replay { trace } => {
+            let text = std::fs::read_to_string(&trace)
+                .map_err(|e| format!("{}: error: cannot read the trace: {e}", trace.display()))?;
+            let replayed = replay_text(game, &text).map_err(|e| format!("{}: error: {e}", trace.display()))?;
+            write(out, &replayed)
+        }
+        Command::PerfTest { outfile, seconds } => {
+            let report = bench_report(game, &bench_label(name), seconds, 1)?;
+            std::fs::write(&outfile, report).map_err(|e| format!("{}: error: cannot write: {e}", outfile.display()))
+        }
+        Command::Info => write(out, &info_text(game, name)),
+    }
+}
+
+/// The `version=` of a compiled game's benchmark reports.
+fn bench_label(name: &str) -> String {
+    format!("{name} (compiled by gdlc {})", env!("CARGO_PKG_VERSION"))
+}
+
+/// Replays every match of a trace in the JSON Lines format through `game` and returns the
+/// traces `game` produces, concatenated; an error names the line or match that failed.
+pub fn replay_text<G: Game>(game: &G, trace_text: &str) -> Result<String, String> {
+    let matches = trace::read(trace_text)?;
+    let mut out = String::new();
+    for (n, m) in matches.iter().enumerate() {
+        let replayed = trace::replay(game, m).map_err(|e| format!("match {}: {e}", n + 1))?;
+        out.push_str(&trace::write(&replayed));
+    }
+    Ok(out)
+}
+
+/// Runs random playouts of `game` for `seconds` on `threads` threads and returns gdl-perf's
+/// report, with `label` as its version; a time that is negative, not a number or too long for
+/// the clock, and a thread count outside `1..=MAX_THREADS`, are errors.
+pub fn bench_report<G: Game>(game: &G, label: &str, seconds: f64, threads: usize) -> Result<String, String> {
+    if !(seconds.is_finite() && seconds >= 0.0) {
+        return Err(format!("error: seconds must be a non-negative number, not {seconds}"));
+    }
+    if !(1..=MAX_THREADS).contains(&threads) {
+        return Err(format!("error: threads must be between 1 and {MAX_THREADS}, not {threads}"));
+    }
+    let duration = Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|d| d.checked_add(CLOCK_SLACK).and_then(|d| Instant::now().checked_add(d)).is_some())
+        .ok_or_else(|| format!("error: {seconds} seconds is longer than the clock can measure"))?;
+    Ok(bench::run(game, duration, threads, BENCH_SEED).report(label))
+}
+
+/// The `info` subcommand's output: the game's name, its roles on one line, and their number.
+fn info_text<G: Game>(game: &G, name: &str) -> String {
+    let roles: Vec<&str> = (0..game.num_roles()).map(|r| game.role_name(r)).collect();
+    format!("game: {name}\nroles: {}\nnum_roles: {}\n", roles.join(" "), roles.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A two-role game that ends after three steps: each step role `a` plays `tick` or `tock`
+    /// and role `b` plays `noop`; `a` ends with 100 and `b` with 0.
+    struct Counter;
+
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    struct State {
+        count: u32,
+        tocks: u32,
+    }
+
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    enum Move {
+        Tick,
+        Tock,
+        Noop,
+    }
+
+    impl Game for Counter {
+        type State = State;
+        type Move = Move;
+
+        fn num_roles(&self) -> usize {
+            2
+        }
+
+        fn role_name(&self, role: usize) -> &str {
+            ["a", "b"][role]
+        }
+
+        fn initial_state(&self) -> State {
+            State { count: 0, tocks: 0 }
+        }
+
+        fn legal_moves(&self, state: &State, role: usize, out: &mut Vec<Move>) {
+            out.clear();
+            if self.is_terminal(state) {
+                return;
+            }
+            match role {
+                0 => out.extend([Move::Tick, Move::Tock]),
+                _ => out.push(Move::Noop),
+            }
+        }
+
+        fn next_state(&self, state: &State, joint: &[Move]) -> State {
+            State { count: state.count + 1, tocks: state.tocks + u32::from(joint[0] == Move::Tock) }
+        }
+
+        fn is_terminal(&self, state: &State) -> bool {
+            state.count >= 3
+        }
+
+        fn goal(&self, state: &State, role: usize) -> Option<u32> {
+            self.is_terminal(state).then_some([100, 0][role])
+        }
+
+        fn state_facts(&self, state: &State) -> Vec<String> {
+            vec![format!("(count {})", state.count), format!("(tocks {})", state.tocks)]
+        }
+
+        fn move_string(&self, mv: &Move) -> String {
+            match mv {
+                Move::Tick => "tick",
+                Move::Tock => "tock",
+                Move::Noop => "noop",
+            }
+            .to_string()
+        }
+
+        fn parse_move(&self, role: usize, text: &str) -> Option<Move> {
+            let mv = match text.trim().to_ascii_lowercase().as_str() {
+                "tick" => Move::Tick,
+                "tock" => Move::Tock,
+                "noop" => Move::Noop,
+                _ => return None,
+            };
+            ((role == 1) == (mv == Move::Noop)).then_some(mv)
+        }
+    }
+
+    /// The trace of a match in which `a` plays `moves`, produced with `trace::observe`.
+    fn counter_trace(moves: &[Move]) -> String {
+        let game = Counter;
+        let mut state = game.initial_state();
+        let mut steps = Vec::new();
+        for (i, mv) in moves.iter().enumerate() {
+            let mut step = trace::observe(&game, &state, i);
+            let joint = [mv.clone(), Move::Noop];
+            step.joint = Some(joint.iter().map(|m| game.move_string(m)).collect());
+            steps.push(step);
+            state = game.next_state(&state, &joint);
+        }
+        steps.push(trace::observe(&game, &state, moves.len()));
+        let header = trace::Header { game: "counter".into(), roles: vec!["a".into(), "b".into()] };
+        trace::write(&trace::Match { header, steps })
+    }
+
+    fn args(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
+    }
+
+    /// Runs the driver on `Counter`, returning its output or its error.
+    fn run_counter(list: &[&str]) -> Result<String, String> {
+        let mut out = Vec::new();
+        run_to(&Counter, "counter", args(list), &mut out)?;
+        Ok(String::from_utf8(out).expect("the driver writes UTF-8"))
+    }
+
+    /// A path in the temporary directory that no other test uses.
+    fn temp_path(file: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("gdl-runtime-driver-{}-{file}", std::process::id()))
+    }
+
+    #[test]
+    fn the_produced_trace_is_what_observe_says() {
+        let text = counter_trace(&[Move::Tick, Move::Tock, Move::Tick]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 5);
+        assert_eq!(lines[0], r#"{"game": "counter", "roles": ["a", "b"]}"#);
+        assert_eq!(
+            lines[1],
+            r#"{"step": 0, "state": ["(count 0)", "(tocks 0)"], "terminal": false, "legal": [["tick", "tock"], ["noop"]], "goals": null, "joint": ["tick", "noop"]}"#
+        );
+        assert_eq!(
+            lines[4],
+            r#"{"step": 3, "state": ["(count 3)", "(tocks 1)"], "terminal": true, "legal": [[], []], "goals": [100, 0], "joint": null}"#
+        );
+    }
+
+    #[test]
+    fn replay_text_round_trips_every_match() {
+        let one = counter_trace(&[Move::Tick, Move::Tock, Move::Tick]);
+        assert_eq!(replay_text(&Counter, &one).unwrap(), one);
+        let two = format!("{one}{}", counter_trace(&[Move::Tock, Move::Tock, Move::Tock]));
+        assert_eq!(replay_text(&Counter, &two).unwrap(), two);
+        assert_eq!(replay_text(&Counter, "").unwrap(), "");
+    }
+
+    #[test]
+    fn replay_text_recomputes_what_the_trace_claims() {
+        // Only the joint moves of the reference count: wrong states are replaced by the game's own.
+        let honest = counter_trace(&[Move::Tock, Move::Tick, Move::Tick]);
+        let lying = honest.replace("(tocks 1)", "(tocks 7)");
+        assert_ne!(lying, honest);
+        assert_eq!(replay_text(&Counter, &lying).unwrap(), honest);
+    }
+
+    #[test]
+    fn replay_text_says_what_went_wrong() {
+        let good = counter_trace(&[Move::Tick, Move::Tick, Move::Tick]);
+        let bad_move = format!("{good}{}", good.replacen("\"tick\", \"noop\"]}", "\"jump\", \"noop\"]}", 1));
+        let e = replay_text(&Counter, &bad_move).unwrap_err();
+        assert!(e.starts_with("match 2: step 0:") && e.contains("`jump`"), "{e}");
+        let e = replay_text(&Counter, &good.replace("[\"a\", \"b\"]}", "[\"b\", \"a\"]}")).unwrap_err();
+        assert!(e.starts_with("match 1:") && e.contains("roles"), "{e}");
+        let e = replay_text(&Counter, &format!("{good}not json\n")).unwrap_err();
+        assert!(e.starts_with("line 6: not JSON"), "{e}");
+    }
+
+    #[test]
+    fn bench_report_has_the_gdl_perf_keys_and_the_fixed_goals() {
+        let report = bench_report(&Counter, "counter test", 0.05, 2).unwrap();
+        assert!(report.starts_with("version=counter test\n"), "{report}");
+        let rollouts: u64 = report
+            .lines()
+            .find_map(|l| l.strip_prefix("numRollouts="))
+            .expect("the report has numRollouts")
+            .parse()
+            .unwrap();
+        assert!(rollouts > 0, "{report}");
+        assert!(report.contains(&format!("numStateChanges={}\n", rollouts * 3)), "{report}");
+        assert!(report.ends_with("averageGoals=a:100.00,b:0.00\n"), "{report}");
+    }
+
+    #[test]
+    fn bench_report_rejects_bad_times_and_thread_counts() {
+        for seconds in [-1.0, f64::NAN, f64::INFINITY, 1e30] {
+            let e = bench_report(&Counter, "x", seconds, 1).unwrap_err();
+            assert!(e.starts_with("error: ") && e.contains("seconds"), "{seconds}: {e}");
+        }
+        for threads in [0, MAX_THREADS + 1] {
+            let e = bench_report(&Counter, "x", 0.0, threads).unwrap_err();
+            assert!(e.contains("threads must be between 1 and"), "{threads}: {e}");
+        }
+    }
+
+    #[test]
+    fn bench_prints_the_report_with_the_game_name() {
+        let out = run_counter(&["bench", "--seconds", "0.02"]).unwrap();
+        assert!(out.starts_with("version=counter (compiled by gdlc "), "{out}");
+        assert!(out.contains("\nnumRollouts="), "{out}");
+    }
+
+    #[test]
+    fn replay_prints_the_replayed_trace_of_a_file() {
+        let text = counter_trace(&[Move::Tock, Move::Tick, Move::Tock]);
+        let path = temp_path("replay.jsonl");
+        std::fs::write(&path, &text).unwrap();
+        let out = run_counter(&["replay", path.to_str().unwrap()]);
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(out.unwrap(), text);
+    }
+
+    #[test]
+    fn perf_test_writes_the_report_to_the_file() {
+        let path = temp_path("perf.txt");
+        let out = run_counter(&["perf-test", path.to_str().unwrap(), "0.02"]);
+        let report = std::fs::read_to_string(&path);
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(out.unwrap(), "");
+        let report = report.unwrap();
+        assert!(report.starts_with("version=counter (compiled by gdlc "), "{report}");
+        assert!(report.contains("\nnumRollouts="), "{report}");
+    }
+
+    #[test]
+    fn info_prints_the_name_and_roles() {
+        assert_eq!(run_counter(&["info"]).unwrap(), "game: counter\nroles: a b\nnum_roles: 2\n");
+    }
+
+    #[test]
+    fn help_is_printed_and_succeeds() {
+        let out = run_counter(&["--help"]).unwrap();
+        assert!(out.contains("Usage: counter <COMMAND>") && out.contains("perf-test"), "{out}");
+    }
+
+    #[test]
+    fn bad_arguments_are_errors() {
+        let cases: &[(&[&str], &str)] = &[
+            (&[], "Usage: counter"),
+            (&["play"], "unrecognized subcommand 'play'"),
+            (&["bench", "--seconds", "-1"], "error: seconds must be a non-negative number, not -1"),
+            (&["bench", "--seconds", "soon"], "invalid value 'soon'"),
+            (&["bench", "--threads", "0"], "error: threads must be between 1 and"),
+            (&["bench", "--threads", "-2"], "invalid value '-2'"),
+            (&["perf-test", "out.txt", "-1"], "error: seconds must be a non-negative number"),
+            (&["perf-test", "out.txt"], "required arguments were not provided"),
+            (&["replay"], "required arguments were not provided"),
+            (&["replay", "/nonexistent/trace.jsonl"], "/nonexistent/trace.jsonl: error: cannot read the trace"),
+            (&["info", "extra"], "unexpected argument 'extra'"),
+        ];
+        for (list, expected) in cases {
+            let e = run(&Counter, "counter", args(list)).unwrap_err();
+            assert!(e.contains(expected), "{list:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn replay_of_a_bad_trace_names_the_file() {
+        let path = temp_path("bad.jsonl");
+        std::fs::write(&path, "{\"step\": 0}\n").unwrap();
+        let out = run_counter(&["replay", path.to_str().unwrap()]);
+        let _ = std::fs::remove_file(&path);
+        let e = out.unwrap_err();
+        assert!(e.starts_with(&format!("{}: error: line 1:", path.display())), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn non_utf8_arguments_are_errors() {
+        use std::os::unix::ffi::OsStringExt;
+        let args = vec![OsString::from("replay"), OsString::from_vec(vec![0x66, 0xff, 0x6f])];
+        // A path need not be UTF-8, so this one reaches the file system and is not found.
+        assert!(run(&Counter, "counter", args).unwrap_err().contains("cannot read the trace"));
+        let args = vec![OsString::from("bench"), OsString::from("--seconds"), OsString::from_vec(vec![0xff])];
+        assert!(run(&Counter, "counter", args).is_err());
+    }
+}

@@ -1,0 +1,76 @@
+//! The generated module's types and constant tables: roles, base facts, moves, each role's
+//! moves, the initial state, and the `State`, `Move` and `Game` types.
+
+use crate::ground::Ground;
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+/// The number of 64-bit words of a state with `bits` base facts (at least one).
+pub fn words(bits: usize) -> usize {
+    bits.div_ceil(64).max(1)
+}
+
+/// A `u64` literal in hexadecimal.
+pub fn hex(value: u64) -> TokenStream {
+    format!("0x{value:x}").parse().expect("a hexadecimal literal")
+}
+
+pub fn generate_tables(ground: &Ground) -> TokenStream {
+    let roles = &ground.roles;
+    let num_roles = Literal::usize_unsuffixed(roles.len());
+    let base = &ground.base;
+    let num_base = Literal::usize_unsuffixed(base.len());
+    let moves = &ground.moves;
+    let num_moves = Literal::usize_unsuffixed(moves.len());
+    let words = words(base.len());
+    let role_moves = ground.inputs.iter().map(|ms| {
+        let ms = ms.iter().map(|&m| Literal::u32_unsuffixed(m));
+        quote!(&[#(#ms),*])
+    });
+    let mut initial = vec![0u64; words];
+    let words = Literal::usize_unsuffixed(words);
+    for &i in &ground.initial {
+        initial[i as usize / 64] |= 1 << (i % 64);
+    }
+    let initial = initial.into_iter().map(hex);
+    quote! {
+        /// The roles, in the order of the game's `role` facts.
+        pub const ROLES: [&str; #num_roles] = [#(#roles),*];
+
+        /// Every fact that can be true in a reachable state, in canonical KIF; fact `i` is bit
+        /// `i % 64` of word `i / 64` of a [`State`].
+        pub const BASE: [&str; #num_base] = [#(#base),*];
+
+        /// Every move term some role may play, in canonical KIF and byte order; [`Move`] indexes it.
+        pub const MOVES: [&str; #num_moves] = [#(#moves),*];
+
+        /// For every role, the moves it may ever play, as sorted indices into [`MOVES`].
+        pub const ROLE_MOVES: [&[u32]; #num_roles] = [#(#role_moves),*];
+
+        /// The number of 64-bit words of a [`State`].
+        pub const WORDS: usize = #words;
+
+        /// A game state: one bit per base fact.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct State(pub [u64; WORDS]);
+
+        impl State {
+            /// Whether base fact `i` holds.
+            #[inline]
+            pub fn has(&self, i: usize) -> bool {
+                self.0[i / 64] >> (i % 64) & 1 != 0
+            }
+        }
+
+        /// A move: an index into [`MOVES`].
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct Move(pub u32);
+
+        /// The initial state.
+        pub const INITIAL: State = State([#(#initial),*]);
+
+        /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct Game;
+    }
+}

@@ -1,0 +1,371 @@
+//! Instantiation: the relaxed fixpoint of the rules over-approximates everything that can hold
+//! in a reachable state, and every rule is instantiated over it.
+//!
+//! The relaxation drops the negations of relations that depend on the state, feeds `true` from
+//! `init` and `next` and feeds `does` from `legal`. Without those negations the rules are
+//! monotone, so their least fixpoint contains every fact of every reachable state, every legal
+//! move and every derived atom. Static relations keep their negations and are computed exactly.
+//! Each rule alternative becomes a query for the bindings of its variables; every binding is one
+//! ground rule, in which the static literals are already known to hold.
+
+use super::{Ground, Lit, Node, Options, Prop, Value};
+use crate::ast::{Atom, Description, Literal, Rule, Span, Term};
+use crate::graph::Dependencies;
+use crate::interp::compile::{dnf, product, Basic, Compiler, RelId, Relations};
+use crate::interp::eval::{Eval, Table};
+use crate::interp::store::{encode, write_flat, Node as TermNode, Symbols, TermId, TermRead, Terms};
+use crate::interp::{plan_components, prepare, FactStats};
+use rustc_hash::FxHashMap;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One conjunction of a rule's disjunctive normal form.
+struct Alternative<'a> {
+    head: &'a Atom,
+    body: Vec<Basic<'a>>,
+    /// The variables of the body, sorted: the arguments of its instance query.
+    vars: Vec<&'a str>,
+}
+
+/// The name of the query for the bindings of alternative `k`; it contains parentheses and a
+/// space, so no symbol of a game can spell it.
+fn instance_relation(k: usize) -> String {
+    format!("(instances {k})")
+}
+
+/// Grounds a checked game without simplifying it.
+pub fn instantiate(description: &Description, options: &Options) -> Result<Ground, String> {
+    let prepared = prepare(description)?;
+    let roles = prepared.roles();
+    if roles.is_empty() {
+        return Err("the game has no role".to_string());
+    }
+    let deps = Dependencies::build(&prepared);
+    let mut dynamic = deps.dependents_of(&["true", "does"]);
+    let decomposed = super::decompose::decompose(&prepared, &mut dynamic);
+
+    let mut alternatives = Vec::new();
+    for rule in &decomposed.rules {
+        for body in product(rule.body.iter().map(|l| dnf(l, false))) {
+            let mut vars = BTreeSet::new();
+            for b in &body {
+                vars.extend(b.vars());
+            }
+            alternatives.push(Alternative { head: &rule.head, body, vars: vars.into_iter().collect() });
+        }
+    }
+    let relaxed = relaxed_program(&alternatives, &dynamic);
+
+    let (mut symbols, mut terms, mut relations) = (Symbols::default(), Terms::default(), Relations::default());
+    let stats = FactStats::new(&relaxed);
+    let relaxed_deps = Dependencies::build(&relaxed);
+    let rules = Compiler { symbols: &mut symbols, terms: &mut terms, relations: &mut relations }.compile(
+        &relaxed,
+        &|atom: &Atom, bound: &BTreeSet<&str>| stats.cost(atom, bound),
+        &|head: &str, body: &str| relaxed_deps.same_component(head, body),
+    )?;
+    let components = plan_components(&relaxed_deps, &relations, &rules);
+    let mut eval = Eval::new(&mut terms, &rules, &[], &[], relations.len());
+    eval.limit = options.max_instances;
+    for component in &components {
+        eval.run(component);
+        if let Some(rel) = eval.exceeded {
+            let name = &relations.keys[rel].0;
+            let what = match name.strip_prefix("(instances ").and_then(|k| k.strip_suffix(')')) {
+                Some(k) => format!("instantiating a rule for `{}`", alternatives[k.parse::<usize>().unwrap_or(0)].head.name),
+                None => format!("the relation `{name}`"),
+            };
+            return Err(format!(
+                "the game is too large to ground: {what} goes past {} facts and rule instances \
+                 (the limit is an option: --max-instances)",
+                options.max_instances
+            ));
+        }
+    }
+    let tables = std::mem::take(&mut eval.tables);
+    drop(eval);
+
+    let mut builder = Builder {
+        symbols: &symbols,
+        terms: &mut terms,
+        relations: &relations,
+        tables: &tables,
+        nodes: Vec::new(),
+        node_ids: FxHashMap::default(),
+        base_ids: FxHashMap::default(),
+        move_ids: FxHashMap::default(),
+        base_terms: Vec::new(),
+        move_terms: Vec::new(),
+        role_ids: FxHashMap::default(),
+    };
+    builder.run(&roles, &alternatives, &dynamic)
+}
+
+/// The relaxed rules, the instance queries of the alternatives with state-dependent heads, and
+/// the rules that feed `true` and `does`.
+fn relaxed_program(alternatives: &[Alternative<'_>], dynamic: &BTreeSet<String>) -> Description {
+    let span = Span::default();
+    let var = |name: &str| Term::Var(name.to_string(), span);
+    let atom = |name: &str, args: Vec<Term>| Atom { name: name.to_string(), args, span };
+    let mut rules = Vec::new();
+    for (k, alternative) in alternatives.iter().enumerate() {
+        let body: Vec<Literal> = alternative
+            .body
+            .iter()
+            .filter_map(|b| match *b {
+                Basic::Pos(a) => Some(Literal::Atom(a.clone())),
+                Basic::Neg(a) if dynamic.contains(&a.name) => None,
+                Basic::Neg(a) => Some(Literal::Not(Box::new(Literal::Atom(a.clone())), span)),
+                Basic::Distinct(x, y) => Some(Literal::Distinct(x.clone(), y.clone(), span)),
+                Basic::Equal(x, y) => {
+                    Some(Literal::Not(Box::new(Literal::Distinct(x.clone(), y.clone(), span)), span))
+                }
+            })
+            .collect();
+        if dynamic.contains(&alternative.head.name) {
+            let head = atom(&instance_relation(k), alternative.vars.iter().map(|v| var(v)).collect());
+            rules.push(Rule { head, body: body.clone(), span });
+        }
+        rules.push(Rule { head: alternative.head.clone(), body, span });
+    }
+    let feed = |head: Atom, from: Atom| Rule { head, body: vec![Literal::Atom(from)], span };
+    rules.push(feed(atom("true", vec![var("x")]), atom("init", vec![var("x")])));
+    rules.push(feed(atom("true", vec![var("x")]), atom("next", vec![var("x")])));
+    rules.push(feed(atom("does", vec![var("r"), var("m")]), atom("legal", vec![var("r"), var("m")])));
+    Description { rules }
+}
+
+/// Builds the propositional program from the relaxed tables.
+struct Builder<'a> {
+    symbols: &'a Symbols,
+    terms: &'a mut Terms,
+    relations: &'a Relations,
+    tables: &'a [Table],
+    nodes: Vec<Node>,
+    node_ids: FxHashMap<(RelId, Box<[TermId]>), u32>,
+    base_ids: FxHashMap<TermId, u32>,
+    move_ids: FxHashMap<TermId, u32>,
+    base_terms: Vec<TermId>,
+    move_terms: Vec<TermId>,
+    role_ids: FxHashMap<TermId, u32>,
+}
+
+impl Builder<'_> {
+    fn run(
+        &mut self,
+        roles: &[String],
+        alternatives: &[Alternative<'_>],
+        dynamic: &BTreeSet<String>,
+    ) -> Result<Ground, String> {
+        for (r, name) in roles.iter().enumerate() {
+            let id = self.constant(name);
+            self.role_ids.entry(id).or_insert(r as u32);
+        }
+        // Base facts and moves, numbered in the byte order of their canonical text.
+        let true_facts = self.facts("true", 1);
+        let base = self.numbered(true_facts.iter().map(|f| f[0]).collect(), Numbering::Base);
+        let mut inputs = vec![BTreeSet::new(); roles.len()];
+        let does_facts: Vec<(u32, TermId)> = self
+            .facts("does", 2)
+            .iter()
+            .filter_map(|f| self.role_ids.get(&f[0]).map(|&r| (r, f[1])))
+            .collect();
+        let moves = self.numbered(does_facts.iter().map(|&(_, m)| m).collect(), Numbering::Move);
+        for (r, m) in does_facts {
+            inputs[r as usize].insert(self.move_ids[&m]);
+        }
+        let initial: BTreeSet<u32> = self.facts("init", 1).iter().filter_map(|f| self.base_ids.get(&f[0])).copied().collect();
+
+        for (k, alternative) in alternatives.iter().enumerate() {
+            if !dynamic.contains(&alternative.head.name) {
+                continue;
+            }
+            let Some(rel) = self.relations.get(&instance_relation(k), alternative.vars.len()) else { continue };
+            for binding in &self.tables[rel].facts {
+                let env: BTreeMap<&str, TermId> = alternative.vars.iter().copied().zip(binding.iter().copied()).collect();
+                if let Some(body) = self.ground_body(&alternative.body, &env, dynamic) {
+                    let head = self.instantiate_atom(alternative.head, &env);
+                    let node = self.node(head);
+                    self.nodes[node as usize].rules.push(body);
+                }
+            }
+        }
+
+        let role_terms: Vec<TermId> = roles.iter().map(|r| self.constant(r)).collect();
+        let legal = inputs
+            .iter()
+            .enumerate()
+            .map(|(r, moves_of_role)| {
+                moves_of_role
+                    .iter()
+                    .map(|&m| (m, self.output("legal", Box::new([role_terms[r], self.move_terms[m as usize]]), dynamic)))
+                    .collect()
+            })
+            .collect();
+        let base_terms = self.base_terms.clone();
+        let next = base_terms.iter().map(|&t| self.output("next", Box::new([t]), dynamic)).collect();
+        let terminal = self.output("terminal", Box::new([]), dynamic);
+        let mut goals = vec![Vec::new(); roles.len()];
+        for fact in self.facts("goal", 2) {
+            let Some(&r) = self.role_ids.get(&fact[0]) else { continue };
+            let node = self.terms.node(fact[1]);
+            let Some(value) = (node.args.is_empty()).then(|| self.symbols.name(node.sym).parse::<u32>().ok()).flatten()
+            else {
+                continue;
+            };
+            let v = self.output("goal", fact.clone(), dynamic);
+            goals[r as usize].push((value, v));
+        }
+        for g in &mut goals {
+            g.sort_by(|a, b| b.cmp(a));
+        }
+        Ok(Ground {
+            roles: roles.to_vec(),
+            base,
+            moves,
+            inputs: inputs.into_iter().map(|s| s.into_iter().collect()).collect(),
+            initial: initial.into_iter().collect(),
+            nodes: std::mem::take(&mut self.nodes),
+            legal,
+            next,
+            terminal,
+            goals,
+            cycles: Vec::new(),
+        })
+    }
+
+    /// The facts of a relation of the relaxed program (none when it has no rules).
+    fn facts(&self, name: &str, arity: usize) -> Vec<Box<[TermId]>> {
+        self.relations.get(name, arity).map(|r| self.tables[r].facts.clone()).unwrap_or_default()
+    }
+
+    /// Numbers distinct terms by the byte order of their canonical text; returns the texts.
+    fn numbered(&mut self, mut ids: Vec<TermId>, numbering: Numbering) -> Vec<String> {
+        ids.sort_unstable();
+        ids.dedup();
+        let mut texts: Vec<(String, TermId)> = ids.into_iter().map(|t| (self.kif(t), t)).collect();
+        texts.sort();
+        let (map, order) = match numbering {
+            Numbering::Base => (&mut self.base_ids, &mut self.base_terms),
+            Numbering::Move => (&mut self.move_ids, &mut self.move_terms),
+        };
+        for (i, (_, t)) in texts.iter().enumerate() {
+            map.insert(*t, i as u32);
+            order.push(*t);
+        }
+        texts.into_iter().map(|(s, _)| s).collect()
+    }
+
+
+    /// The value of output atom `name(args)`: exact for a static relation, a node otherwise.
+    fn output(&mut self, name: &str, args: Box<[TermId]>, dynamic: &BTreeSet<String>) -> Value {
+        let Some(rel) = self.relations.get(name, args.len()) else { return Value::Const(false) };
+        if !dynamic.contains(name) {
+            return Value::Const(self.tables[rel].contains(&args));
+        }
+        match self.node_ids.get(&(rel, args)) {
+            Some(&n) => Value::Lit(Lit::pos(Prop::Node(n))),
+            None => Value::Const(false),
+        }
+    }
+
+    /// The state-dependent literals of an instance, or `None` when the instance can never fire.
+    fn ground_body(
+        &mut self,
+        body: &[Basic<'_>],
+        env: &BTreeMap<&str, TermId>,
+        dynamic: &BTreeSet<String>,
+    ) -> Option<Vec<Lit>> {
+        let mut lits = Vec::new();
+        for b in body {
+            let (atom, positive) = match *b {
+                Basic::Pos(a) => (a, true),
+                Basic::Neg(a) => (a, false),
+                // Static literals and comparisons held in the instance query.
+                Basic::Distinct(..) | Basic::Equal(..) => continue,
+            };
+            if !dynamic.contains(&atom.name) {
+                continue;
+            }
+            let (rel, args) = self.instantiate_atom(atom, env);
+            let known = rel.is_some_and(|rel| self.tables[rel].contains(&args));
+            let prop = match atom.name.as_str() {
+                "true" => self.base_ids.get(&args[0]).map(|&b| Prop::Base(b)),
+                "does" => match (self.role_ids.get(&args[0]), self.move_ids.get(&args[1])) {
+                    (Some(&r), Some(&m)) if known => Some(Prop::Does(r, m)),
+                    _ => None,
+                },
+                _ if known => Some(Prop::Node(self.node((rel, args)))),
+                _ => None,
+            };
+            match (prop, positive) {
+                (Some(prop), _) => lits.push(Lit { prop, positive }),
+                // A positive literal that never holds: the instance never fires.
+                (None, true) => return None,
+                // A negation of what never holds holds.
+                (None, false) => {}
+            }
+        }
+        Some(lits)
+    }
+
+    fn instantiate_atom(&mut self, atom: &Atom, env: &BTreeMap<&str, TermId>) -> (Option<RelId>, Box<[TermId]>) {
+        let args = atom.args.iter().map(|t| self.instantiate(t, env)).collect();
+        (self.relations.get(&atom.name, atom.args.len()), args)
+    }
+
+    fn instantiate(&mut self, term: &Term, env: &BTreeMap<&str, TermId>) -> TermId {
+        match term {
+            Term::Var(v, _) => env[v.as_str()],
+            Term::Const(c, _) => self.constant(c),
+            Term::Func(f, args, _) => {
+                let args = args.iter().map(|a| self.instantiate(a, env)).collect();
+                let sym = self.symbol(f);
+                self.terms.intern(TermNode { sym, args })
+            }
+        }
+    }
+
+    fn symbol(&self, name: &str) -> u32 {
+        // Every symbol of an instantiated rule occurs in the rules, which were compiled.
+        self.symbols.get(name).unwrap_or(u32::MAX)
+    }
+
+    fn constant(&mut self, name: &str) -> TermId {
+        let sym = self.symbol(name);
+        self.terms.intern(TermNode { sym, args: Box::new([]) })
+    }
+
+    /// The node for a derived atom, made on first use.
+    fn node(&mut self, (rel, args): (Option<RelId>, Box<[TermId]>)) -> u32 {
+        let rel = rel.expect("a relation of the compiled rules");
+        if let Some(&n) = self.node_ids.get(&(rel, args.clone())) {
+            return n;
+        }
+        let name = &self.relations.keys[rel].0;
+        let mut text = if args.is_empty() { name.clone() } else { format!("({name}") };
+        for &a in args.iter() {
+            text.push(' ');
+            text.push_str(&self.kif(a));
+        }
+        if !args.is_empty() {
+            text.push(')');
+        }
+        let n = self.nodes.len() as u32;
+        self.nodes.push(Node { name: text, rules: Vec::new() });
+        self.node_ids.insert((rel, args), n);
+        n
+    }
+
+    fn kif(&self, id: TermId) -> String {
+        let mut flat = Vec::new();
+        encode(&*self.terms, id, &mut flat);
+        let mut s = String::new();
+        write_flat(self.symbols, &flat, &mut s);
+        s
+    }
+}
+
+enum Numbering {
+    Base,
+    Move,
+}

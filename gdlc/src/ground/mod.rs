@@ -1,0 +1,125 @@
+//! Grounding: turns a checked game into a propositional program over base facts, moves and
+//! derived propositions, the form the code generator compiles to straight-line Rust.
+//!
+//! The passes, one file each: [`instantiate`] computes what can ever hold (a relaxed fixpoint
+//! over the rules) and instantiates every rule over it; [`simplify`] folds constants, forwards
+//! aliases, merges equal propositions and removes what no output needs; [`order`] finds the
+//! evaluation order and the recursive groups with petgraph.
+
+pub mod decompose;
+pub mod instantiate;
+pub mod order;
+pub mod simplify;
+
+use crate::ast::Description;
+
+/// Grounding settings.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The most facts and rule instances the relaxed fixpoint may derive before grounding gives up.
+    pub max_instances: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { max_instances: DEFAULT_MAX_INSTANCES }
+    }
+}
+
+/// The default of [`Options::max_instances`].
+pub const DEFAULT_MAX_INSTANCES: usize = 4_000_000;
+
+/// A proposition of the ground program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Prop {
+    /// `(true f)` for base fact `f`, by index into [`Ground::base`].
+    Base(u32),
+    /// `(does r m)` by role index and index into [`Ground::moves`].
+    Does(u32, u32),
+    /// A derived proposition, by index into [`Ground::nodes`].
+    Node(u32),
+}
+
+/// A proposition or its negation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Lit {
+    pub prop: Prop,
+    pub positive: bool,
+}
+
+impl Lit {
+    pub fn pos(prop: Prop) -> Lit {
+        Lit { prop, positive: true }
+    }
+
+    pub fn negated(self) -> Lit {
+        Lit { prop: self.prop, positive: !self.positive }
+    }
+}
+
+/// What an output is: a constant, or the value of a literal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Value {
+    Const(bool),
+    Lit(Lit),
+}
+
+/// A derived proposition: true when the literals of one of its rules all hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Node {
+    /// The ground atom it stands for, in canonical KIF (for comments and messages).
+    pub name: String,
+    pub rules: Vec<Vec<Lit>>,
+}
+
+/// A game as a propositional program.
+#[derive(Clone, Debug)]
+pub struct Ground {
+    pub roles: Vec<String>,
+    /// Every fact that can be true in a reachable state, in canonical KIF, sorted by bytes.
+    pub base: Vec<String>,
+    /// Every move term some role may play, in canonical KIF, sorted by bytes.
+    pub moves: Vec<String>,
+    /// For every role, the moves it may ever play, as sorted indices into `moves`.
+    pub inputs: Vec<Vec<u32>>,
+    /// The base facts of the initial state, sorted.
+    pub initial: Vec<u32>,
+    pub nodes: Vec<Node>,
+    /// For every role, its possible moves with when each is legal.
+    pub legal: Vec<Vec<(u32, Value)>>,
+    /// For every base fact, when it holds in the next state.
+    pub next: Vec<Value>,
+    pub terminal: Value,
+    /// For every role, its numeric goal values with when each holds, largest value first.
+    pub goals: Vec<Vec<(u32, Value)>>,
+    /// The recursive groups of `nodes`, as index ranges `start..end`: each is evaluated by
+    /// iterating to its least fixpoint. Nodes are in evaluation order once simplified.
+    pub cycles: Vec<(u32, u32)>,
+}
+
+impl Ground {
+    /// Every output value, for passes that rewrite or follow them all.
+    pub fn outputs_mut(&mut self) -> impl Iterator<Item = &mut Value> {
+        self.legal
+            .iter_mut()
+            .flat_map(|l| l.iter_mut().map(|(_, v)| v))
+            .chain(self.next.iter_mut())
+            .chain(std::iter::once(&mut self.terminal))
+            .chain(self.goals.iter_mut().flat_map(|g| g.iter_mut().map(|(_, v)| v)))
+    }
+
+    /// The number of literals in all rules: the size of the program.
+    pub fn size(&self) -> usize {
+        self.nodes.iter().map(|n| n.rules.iter().map(|r| r.len().max(1)).sum::<usize>()).sum()
+    }
+}
+
+/// Grounds and simplifies a checked game.
+pub fn ground(description: &Description, options: &Options) -> Result<Ground, String> {
+    let mut ground = instantiate::instantiate(description, options)?;
+    simplify::simplify(&mut ground);
+    Ok(ground)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,114 @@
+//! Differential tests: every compiled game of `generated/` against the reference interpreter
+//! on the same game file, over random playouts (states, legal move sets, terminal, goals), and
+//! over the conformance suite's recorded matches where the suite has the game.
+
+use gdl_runtime::rng::Rng;
+use gdl_runtime::{trace, Game};
+use gdlc::interp::Interpreter;
+use std::path::{Path, PathBuf};
+
+/// Random playouts per game; `GDLC_DIFF_PLAYOUTS` raises it for a longer run.
+fn playouts() -> usize {
+    std::env::var("GDLC_DIFF_PLAYOUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(60)
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn interpreter(file: &str) -> Interpreter {
+    let loaded = gdlc::cli::load_valid(&root().join(file)).expect("a valid game");
+    Interpreter::new(&loaded.description).expect("the interpreter loads the game")
+}
+
+/// Compares the two engines in one state; returns a description of the first difference.
+fn compare_state<C: Game>(compiled: &C, interp: &Interpreter, c: &C::State, i: &<Interpreter as Game>::State) -> Result<(), String> {
+    let (cf, inf) = (compiled.state_facts(c), interp.state_facts(i));
+    if cf != inf {
+        return Err(format!("states differ:\ncompiled: {cf:?}\ninterp:   {inf:?}"));
+    }
+    if compiled.is_terminal(c) != interp.is_terminal(i) {
+        return Err(format!("terminal differs in {cf:?}"));
+    }
+    if compiled.goals(c) != interp.goals(i) {
+        return Err(format!("goals differ in {cf:?}: compiled {:?}, interp {:?}", compiled.goals(c), interp.goals(i)));
+    }
+    for role in 0..compiled.num_roles() {
+        let (mut cm, mut im) = (Vec::new(), Vec::new());
+        compiled.legal_moves(c, role, &mut cm);
+        interp.legal_moves(i, role, &mut im);
+        let mut cs: Vec<String> = cm.iter().map(|m| compiled.move_string(m)).collect();
+        let mut is: Vec<String> = im.iter().map(|m| interp.move_string(m)).collect();
+        cs.sort();
+        is.sort();
+        if cs != is {
+            return Err(format!("legal moves of role {role} differ in {cf:?}:\ncompiled: {cs:?}\ninterp:   {is:?}"));
+        }
+    }
+    Ok(())
+}
+
+fn random_playouts<C: Game>(compiled: &C, file: &str) {
+    let interp = interpreter(file);
+    assert_eq!(compiled.num_roles(), interp.num_roles());
+    let mut rng = Rng::seeded(7);
+    let (mut states, mut legal) = (0usize, Vec::new());
+    for playout in 0..playouts() {
+        let (mut c, mut i) = (compiled.initial_state(), interp.initial_state());
+        for step in 0.. {
+            if let Err(e) = compare_state(compiled, &interp, &c, &i) {
+                panic!("{file}: playout {playout}, step {step}: {e}");
+            }
+            states += 1;
+            if compiled.is_terminal(&c) {
+                break;
+            }
+            compiled.all_legal_moves(&c, &mut legal);
+            if legal.iter().any(Vec::is_empty) {
+                break;
+            }
+            let joint: Vec<C::Move> = legal.iter().map(|ms| ms[rng.below(ms.len())].clone()).collect();
+            let ijoint: Vec<_> = joint
+                .iter()
+                .enumerate()
+                .map(|(r, m)| interp.parse_move(r, &compiled.move_string(m)).expect("the interpreter knows the move"))
+                .collect();
+            c = compiled.next_state(&c, &joint);
+            i = interp.next_state(&i, &ijoint);
+        }
+    }
+    assert!(states > playouts(), "{file}: only {states} states compared");
+}
+
+fn recorded_matches<C: Game>(compiled: &C, file: &str) {
+    let stem = Path::new(file).file_stem().unwrap().to_string_lossy().into_owned();
+    let traces = root().join("../shared/conformance/traces");
+    let path = traces.join(format!("{stem}.jsonl"));
+    let Ok(text) = std::fs::read_to_string(&path) else { return };
+    if std::fs::read(traces.join(format!("{stem}.kif"))).ok() != std::fs::read(root().join(file)).ok() {
+        return;
+    }
+    let matches = trace::read(&text).expect("a readable trace");
+    for (k, m) in matches.iter().enumerate() {
+        let replayed = trace::replay(compiled, m).unwrap_or_else(|e| panic!("{stem} match {k}: {e}"));
+        trace::compare(m, &replayed).unwrap_or_else(|e| panic!("{stem} match {k}: {e}"));
+    }
+}
+
+macro_rules! differential_test {
+    ($module:ident, $file:literal) => {
+        mod $module {
+            #[test]
+            fn agrees_with_the_interpreter_on_random_playouts() {
+                super::random_playouts(&generated::games::$module::Game, $file);
+            }
+
+            #[test]
+            fn replays_the_recorded_matches() {
+                super::recorded_matches(&generated::games::$module::Game, $file);
+            }
+        }
+    };
+}
+
+generated::for_each_game!(differential_test);
