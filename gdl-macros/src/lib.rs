@@ -1,6 +1,7 @@
 //! The `gdl!` macro, a thin shim over [`gdlc::embed`]: `gdl!("games/ticTacToe.kif")` (a path
-//! relative to the calling crate's manifest) or `gdl!(kif = r#"..."#)` checks the game while the
-//! crate compiles, turning every diagnostic into a `compile_error!` with `FILE:LINE:COL`.
+//! relative to the calling crate's manifest) or `gdl!(kif = r#"..."#)` compiles the game while the
+//! calling crate compiles, into the same items `gdlc compile` writes (the crate must depend on
+//! `gdl-runtime`); every diagnostic becomes a `compile_error!` with `FILE:LINE:COL`.
 
 use proc_macro::TokenStream;
 use syn::parse::{Parse, ParseStream};

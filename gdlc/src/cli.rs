@@ -157,41 +157,42 @@ fn interpreter(game: &Path) -> Result<Interpreter, String> {
     Interpreter::new(&loaded.description).map_err(|e| format!("{}: error: {e}", loaded.file))
 }
 
-/// `gdlc bench GAME --seconds N --threads T`: random playouts, reported with gdl-perf's keys.
+/// `gdlc bench GAME --seconds N --threads T --engine interp`: random playouts through the
+/// interpreter, reported with gdl-perf's keys.
 pub fn bench(game: &Path, seconds: f64, threads: usize) -> Result<(), String> {
     let report = bench_report(game, seconds, threads)?;
     print!("{report}");
     Ok(())
 }
 
-/// `gdlc perf-test GAME OUTFILE SECONDS`: gdl-perf's engine process, writing the report to a file.
+/// `gdlc perf-test GAME OUTFILE SECONDS --engine interp`: gdl-perf's engine process, writing
+/// the report to a file.
 pub fn perf_test(game: &Path, outfile: &Path, seconds: f64) -> Result<(), String> {
     let report = bench_report(game, seconds, 1)?;
     std::fs::write(outfile, report).map_err(|e| format!("{}: error: cannot write: {e}", outfile.display()))
 }
 
 fn bench_report(game: &Path, seconds: f64, threads: usize) -> Result<String, String> {
-    if !(seconds.is_finite() && seconds >= 0.0) {
-        return Err(format!("error: --seconds must be a non-negative number, not {seconds}"));
-    }
     let interp = interpreter(game)?;
-    let result = gdl_runtime::bench::run(&interp, std::time::Duration::from_secs_f64(seconds), threads, 0x5eed);
-    Ok(result.report(&format!("gdlc {} (interpreter)", env!("CARGO_PKG_VERSION"))))
+    let label = format!("gdlc {} (interpreter)", env!("CARGO_PKG_VERSION"));
+    gdl_runtime::driver::bench_report(&interp, &label, seconds, threads)
 }
 
-/// `gdlc compile GAME [-o FILE.rs] [--check]`: writes the generated module (to stdout without
-/// `-o`), or with `--check` fails when FILE.rs differs from what would be written.
-pub fn compile(game: &Path, output: Option<&Path>, check: bool, options: &crate::codegen::Options) -> Result<(), String> {
+/// A game compiled to a module: its text and the grounded program's sizes.
+pub struct Compiled {
+    pub text: String,
+    pub summary: String,
+}
+
+/// Loads, checks, grounds and generates the module of a game file; `command` is the one named
+/// in the module's `@generated` header.
+pub fn compile_text(game: &Path, command: &str, options: &crate::codegen::Options) -> Result<Compiled, String> {
     let start = std::time::Instant::now();
     let loaded = load_valid(game)?;
     let ground = crate::codegen::ground_source(&loaded.source, options)
         .map_err(|d| render_all(&d, &loaded.file, &loaded.source).trim_end().to_string())?;
     let tokens = crate::codegen::generate_ground(&ground);
-    let mut command = format!("gdlc compile {}", game.display());
-    if let Some(out) = output {
-        command.push_str(&format!(" -o {}", out.display()));
-    }
-    let text = crate::codegen::render_file(&tokens, &command)?;
+    let text = crate::codegen::render_file(&tokens, command)?;
     let summary = format!(
         "{}: {} roles, {} base propositions, {} state words, {} moves, {} derived propositions, {} lines, {:.2} s",
         loaded.file,
@@ -203,24 +204,93 @@ pub fn compile(game: &Path, output: Option<&Path>, check: bool, options: &crate:
         text.lines().count(),
         start.elapsed().as_secs_f64()
     );
+    let summary = match peak_memory_mb() {
+        Some(mb) => format!("{summary}, {mb} MB peak"),
+        None => summary,
+    };
+    Ok(Compiled { text, summary })
+}
+
+/// This process's peak resident memory in MB, where the system tells it (Linux).
+fn peak_memory_mb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb.div_ceil(1024))
+}
+
+/// `gdlc compile GAME [-o FILE.rs] [--check]`: writes the generated module (to stdout without
+/// `-o`), or with `--check` fails when FILE.rs differs from what would be written.
+pub fn compile(
+    game: &Path,
+    output: Option<&Path>,
+    check: bool,
+    options: &crate::codegen::Options,
+) -> Result<(), String> {
+    let mut command = format!("gdlc compile {}", game.display());
+    if let Some(out) = output {
+        command.push_str(&format!(" -o {}", out.display()));
+    }
+    if check && output.is_none() {
+        return Err("error: --check needs the file to check, given with -o".to_string());
+    }
+    let compiled = compile_text(game, &command, options)?;
     match output {
-        None if check => Err("error: --check needs the file to check, given with -o".to_string()),
         None => {
-            print!("{text}");
+            print!("{}", compiled.text);
             Ok(())
         }
         Some(out) if check => {
             let current = std::fs::read_to_string(out).unwrap_or_default();
-            if current == text {
+            if current == compiled.text {
                 Ok(())
             } else {
                 Err(format!("{}: error: the file is stale; regenerate it with `{command}`", out.display()))
             }
         }
         Some(out) => {
-            std::fs::write(out, &text).map_err(|e| format!("{}: error: cannot write: {e}", out.display()))?;
-            eprintln!("{summary}");
+            std::fs::write(out, &compiled.text).map_err(|e| format!("{}: error: cannot write: {e}", out.display()))?;
+            eprintln!("{}", compiled.summary);
             Ok(())
         }
+    }
+}
+
+/// The per-game binary of a game file, built or found in the cache ([`crate::build`]).
+pub fn compiled_binary(
+    game: &Path,
+    options: &crate::codegen::Options,
+    verbose: bool,
+) -> Result<std::path::PathBuf, String> {
+    // The header names the file, not its directory, so that one game has one cached binary.
+    let name = game.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let compiled = compile_text(game, &format!("gdlc build {name}"), options)?;
+    if verbose {
+        eprintln!("{}", compiled.summary);
+    }
+    let stem = game.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "game".to_string());
+    crate::build::build_binary(&stem, &compiled.text, verbose)
+}
+
+/// `gdlc build GAME -o BIN`: a standalone binary whose subcommands are the runtime's driver.
+pub fn build(game: &Path, output: &Path, options: &crate::codegen::Options) -> Result<(), String> {
+    let binary = compiled_binary(game, options, true)?;
+    crate::build::copy_atomically(&binary, output)?;
+    eprintln!("{}: built {}", game.display(), output.display());
+    Ok(())
+}
+
+/// Runs a game's compiled binary with `args`, its output going to ours; a failure's message
+/// was already printed by the binary.
+pub fn run_compiled(game: &Path, options: &crate::codegen::Options, args: &[std::ffi::OsString]) -> Result<(), String> {
+    let binary = compiled_binary(game, options, false)?;
+    let status = std::process::Command::new(&binary)
+        .args(args)
+        .status()
+        .map_err(|e| format!("error: cannot run {}: {e}", binary.display()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(String::new())
     }
 }

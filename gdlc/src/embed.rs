@@ -1,5 +1,6 @@
-//! What `gdl!` expands to before the code generator exists: the game's text, parsed and checked
-//! at compile time, and loaded into the reference interpreter when the program runs.
+//! What `gdl!` expands to: the game's text, checked, grounded and compiled by [`crate::generate`]
+//! while the calling crate compiles, into the same items `gdlc compile` writes (a `State`, a
+//! `Move`, `legal`, `next`, `terminal`, `goals` and a `Game` implementing `gdl_runtime::Game`).
 
 use crate::diag::render_all;
 use crate::parse::decode;
@@ -7,35 +8,24 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use std::path::Path;
 
-/// Checks the game in `source` and returns an expression of type
-/// `Result<gdlc::interp::Interpreter, String>`, or the rendered diagnostics.
+/// Compiles the game in `source` into a module's items, or returns the rendered diagnostics
+/// (`FILE:LINE:COL: error: ...`), with `file` naming the source in them.
 pub fn embed_source(source: &str, file: &str) -> Result<TokenStream, String> {
-    check(source, file)?;
-    Ok(quote! {
-        ::gdlc::interp::Interpreter::new(&::gdlc::parse::parse_auto(#source).description)
-    })
+    crate::generate(source, &crate::codegen::Options::default())
+        .map_err(|diagnostics| render_all(&diagnostics, file, source).trim_end().to_string())
 }
 
-/// Like [`embed_source`] for a file, which the expansion includes so that cargo rebuilds the
-/// crate when the file changes.
+/// Like [`embed_source`] for a file; the expansion also includes the file, so that cargo
+/// rebuilds the crate when the game changes.
 pub fn embed_file(path: &Path) -> Result<TokenStream, String> {
     let file = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| format!("{file}: error: cannot read the game: {e}"))?;
     let source = decode(&bytes).map_err(|d| d.render(&file, &String::from_utf8_lossy(&bytes)))?;
-    check(source, &file)?;
+    let items = embed_source(source, &file)?;
     Ok(quote! {
-        ::gdlc::interp::Interpreter::new(&::gdlc::parse::parse_auto(include_str!(#file)).description)
+        const _: &str = include_str!(#file);
+        #items
     })
-}
-
-fn check(source: &str, file: &str) -> Result<(), String> {
-    let mut diagnostics = crate::check::parse_and_check(source).diagnostics;
-    diagnostics.retain(|d| d.is_error());
-    if diagnostics.is_empty() {
-        Ok(())
-    } else {
-        Err(render_all(&diagnostics, file, source).trim_end().to_string())
-    }
 }
 
 #[cfg(test)]
@@ -43,9 +33,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_valid_game_expands_to_an_interpreter() {
+    fn a_valid_game_expands_to_a_compiled_game() {
         let tokens = embed_source("(role r) (init p) (legal r a) (<= terminal (true p)) (goal r 0)", "g.kif").unwrap();
-        assert!(tokens.to_string().contains("Interpreter :: new"), "{tokens}");
+        let text = tokens.to_string();
+        assert!(text.contains("pub struct State") && text.contains("impl :: gdl_runtime :: Game for Game"), "{text}");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! and [`interp`] evaluates a checked game as the reference semantics.
 
 pub mod ast;
+pub mod build;
 pub mod check;
 pub mod cli;
 pub mod codegen;

@@ -32,8 +32,10 @@ enum Command {
         /// A trace in the JSON Lines format of the conformance suite.
         trace: PathBuf,
         /// The engine that evaluates the game.
-        #[arg(long, value_enum, default_value_t = Engine::Interp)]
+        #[arg(long, value_enum, default_value_t = Engine::Compiled)]
         engine: Engine,
+        #[command(flatten)]
+        grounding: Grounding,
     },
     /// Measure random playouts per second (prints gdl-perf's keys).
     Bench {
@@ -45,8 +47,10 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         threads: usize,
         /// The engine that evaluates the game.
-        #[arg(long, value_enum, default_value_t = Engine::Interp)]
+        #[arg(long, value_enum, default_value_t = Engine::Compiled)]
         engine: Engine,
+        #[command(flatten)]
+        grounding: Grounding,
     },
     /// Compile a game to a Rust module (printed, or written to -o FILE.rs).
     Compile {
@@ -57,12 +61,43 @@ enum Command {
         /// Write nothing; fail if the file given with -o is not what would be written.
         #[arg(long)]
         check: bool,
-        /// The most facts and rule instances grounding may derive before it gives up.
-        #[arg(long, default_value_t = gdlc::ground::DEFAULT_MAX_INSTANCES)]
-        max_instances: usize,
+        #[command(flatten)]
+        grounding: Grounding,
+    },
+    /// Build a standalone binary of a game (subcommands bench, replay, perf-test, info).
+    Build {
+        game: PathBuf,
+        /// The binary to write.
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+        #[command(flatten)]
+        grounding: Grounding,
     },
     /// gdl-perf's engine process: measure for SECONDS and write the report to OUTFILE.
-    PerfTest { game: PathBuf, outfile: PathBuf, seconds: f64 },
+    PerfTest {
+        game: PathBuf,
+        outfile: PathBuf,
+        seconds: f64,
+        /// The engine that evaluates the game.
+        #[arg(long, value_enum, default_value_t = Engine::Compiled)]
+        engine: Engine,
+        #[command(flatten)]
+        grounding: Grounding,
+    },
+}
+
+/// The compiler's grounding settings.
+#[derive(clap::Args)]
+struct Grounding {
+    /// The most facts and rule instances grounding may derive before it gives up.
+    #[arg(long, default_value_t = gdlc::ground::DEFAULT_MAX_INSTANCES)]
+    max_instances: usize,
+}
+
+impl Grounding {
+    fn options(&self) -> gdlc::codegen::Options {
+        gdlc::codegen::Options { ground: gdlc::ground::Options { max_instances: self.max_instances } }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -73,6 +108,8 @@ enum SyntaxArg {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Engine {
+    /// The game compiled to Rust and built (cached between runs).
+    Compiled,
     /// The reference interpreter.
     Interp,
 }
@@ -88,13 +125,34 @@ fn main() -> ExitCode {
             };
             gdlc::cli::fmt(&game, syntax)
         }
-        Command::Replay { game, trace, engine: Engine::Interp } => gdlc::cli::replay(&game, &trace),
-        Command::Bench { game, seconds, threads, engine: Engine::Interp } => gdlc::cli::bench(&game, seconds, threads),
-        Command::Compile { game, output, check, max_instances } => {
-            let options = gdlc::codegen::Options { ground: gdlc::ground::Options { max_instances } };
-            gdlc::cli::compile(&game, output.as_deref(), check, &options)
+        Command::Replay { game, trace, engine: Engine::Interp, .. } => gdlc::cli::replay(&game, &trace),
+        Command::Replay { game, trace, engine: Engine::Compiled, grounding } => {
+            gdlc::cli::run_compiled(&game, &grounding.options(), &["replay".into(), trace.into()])
         }
-        Command::PerfTest { game, outfile, seconds } => gdlc::cli::perf_test(&game, &outfile, seconds),
+        Command::Bench { game, seconds, threads, engine: Engine::Interp, .. } => {
+            gdlc::cli::bench(&game, seconds, threads)
+        }
+        Command::Bench { game, seconds, threads, engine: Engine::Compiled, grounding } => {
+            let args = [
+                "bench".into(),
+                "--seconds".into(),
+                seconds.to_string().into(),
+                "--threads".into(),
+                threads.to_string().into(),
+            ];
+            gdlc::cli::run_compiled(&game, &grounding.options(), &args)
+        }
+        Command::Compile { game, output, check, grounding } => {
+            gdlc::cli::compile(&game, output.as_deref(), check, &grounding.options())
+        }
+        Command::Build { game, output, grounding } => gdlc::cli::build(&game, &output, &grounding.options()),
+        Command::PerfTest { game, outfile, seconds, engine: Engine::Interp, .. } => {
+            gdlc::cli::perf_test(&game, &outfile, seconds)
+        }
+        Command::PerfTest { game, outfile, seconds, engine: Engine::Compiled, grounding } => {
+            let args = ["perf-test".into(), outfile.into(), seconds.to_string().into()];
+            gdlc::cli::run_compiled(&game, &grounding.options(), &args)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

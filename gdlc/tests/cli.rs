@@ -89,22 +89,59 @@ fn fmt_prints_infix_that_reads_back() {
     assert!(stdout(&back).contains("(<= (legal"), "{}", stdout(&back));
 }
 
-#[test]
-fn replay_prints_a_trace_that_agrees_with_the_reference() {
-    let game = shared("conformance/traces/ticTacToe.kif");
-    let trace = shared("conformance/traces/ticTacToe.jsonl");
-    let out = gdlc(&["replay", &game, &trace, "--engine", "interp"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+/// Replays a reference trace with `engine` and compares the output with the reference.
+fn replay_agrees_with_the_reference(stem: &str, engine: &str) {
+    let game = shared(&format!("conformance/traces/{stem}.kif"));
+    let trace = shared(&format!("conformance/traces/{stem}.jsonl"));
+    let out = gdlc(&["replay", &game, &trace, "--engine", engine]);
+    assert!(out.status.success(), "{stem} ({engine}): {}", stderr(&out));
     let ours = gdl_runtime::trace::read(&stdout(&out)).expect("our output is a trace");
     let reference = gdl_runtime::trace::read(&std::fs::read_to_string(&trace).unwrap()).unwrap();
     assert_eq!(ours.len(), reference.len());
     for (r, o) in reference.iter().zip(&ours) {
-        gdl_runtime::trace::compare(r, o).unwrap();
+        gdl_runtime::trace::compare(r, o).unwrap_or_else(|e| panic!("{stem} ({engine}): {e}"));
         assert_eq!(
             r.steps.iter().map(|s| &s.joint).collect::<Vec<_>>(),
             o.steps.iter().map(|s| &s.joint).collect::<Vec<_>>()
         );
     }
+}
+
+#[test]
+fn replay_prints_a_trace_that_agrees_with_the_reference() {
+    replay_agrees_with_the_reference("ticTacToe", "interp");
+}
+
+#[test]
+fn compiled_replay_agrees_with_the_reference() {
+    replay_agrees_with_the_reference("ticTacToe", "compiled");
+    // A game of the conformance suite that is not among the bundled games' modules.
+    replay_agrees_with_the_reference("buttons", "compiled");
+}
+
+#[test]
+fn build_makes_a_binary_that_benchmarks_and_replays() {
+    let dir = std::env::temp_dir().join(format!("gdlc-cli-build-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let binary = dir.join("ttt");
+    let out = gdlc(&["build", &shared("games/ticTacToe.kif"), "-o", binary.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let bench = Command::new(&binary).args(["bench", "--seconds", "0.2"]).output().unwrap();
+    assert!(bench.status.success(), "{}", stderr(&bench));
+    let text = stdout(&bench);
+    assert!(text.contains("rolloutsPerSec=") && text.contains("averageGoals=xplayer:"), "{text}");
+    let info = Command::new(&binary).arg("info").output().unwrap();
+    assert!(stdout(&info).contains("roles: xplayer oplayer"), "{}", stdout(&info));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn build_reports_an_invalid_game_without_building() {
+    let bad =
+        temp_file("invalid.kif", b"(role r) (init p) (<= (legal r ?m) (true p)) (<= terminal (true p)) (goal r 0)");
+    let out = gdlc(&["build", bad.to_str().unwrap(), "-o", "/nonexistent/never"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("error:"), "{}", stderr(&out));
 }
 
 #[test]

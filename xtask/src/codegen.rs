@@ -65,7 +65,8 @@ pub fn expected_files(root: &Path) -> Result<BTreeMap<PathBuf, String>, String> 
          //! The games of `games/`, compiled by gdlc: one module per game.\n\n"
     );
     for (module, stem) in &modules {
-        index.push_str(&format!("/// `games/{stem}.kif`, compiled.\npub mod {module};\n"));
+        // prettyplease formats the modules; rustfmt is kept off them.
+        index.push_str(&format!("/// `games/{stem}.kif`, compiled.\n#[rustfmt::skip]\npub mod {module};\n"));
     }
     index.push_str(
         "\n/// Calls `$callback!(module, \"games/FILE.kif\")` for every compiled game.\n\

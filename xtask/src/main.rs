@@ -3,11 +3,15 @@
 //! `codegen [--check]` (also `cargo codegen`) compiles every game of `games/` into
 //! `generated/src/games/`, or checks that those files are fresh.
 //!
+//! `compile-table [DIR]` compiles every game of DIR (default `../shared/games`) and prints a
+//! table of sizes and times.
+//!
 //! `conformance [DIR]` replays every `GAME.jsonl` trace of DIR (default:
 //! `../shared/conformance/traces`) through the interpreter on its `GAME.kif` and prints a table
 //! of agreement; it exits non-zero when any trace disagrees.
 
 mod codegen;
+mod compile_table;
 
 use gdl_runtime::trace;
 use gdlc::interp::Interpreter;
@@ -38,8 +42,21 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Some("compile-table") => {
+            let root = codegen::root();
+            let dir = args.get(1).map(PathBuf::from).unwrap_or_else(|| root.join("../shared/games"));
+            match compile_table::run(&root, &dir) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         _ => {
-            eprintln!("usage: cargo xtask conformance [TRACE_DIR] | cargo codegen [--check]");
+            eprintln!(
+                "usage: cargo xtask conformance [TRACE_DIR] | cargo xtask compile-table [GAMES_DIR] | cargo codegen [--check]"
+            );
             ExitCode::FAILURE
         }
     }

@@ -158,14 +158,21 @@ impl<'g> Emitter<'g> {
         let nodes = self.evaluate(&values);
         let roles = self.ground.goals.iter().enumerate().map(|(role, goals)| {
             let r = Literal::usize_unsuffixed(role);
-            // Largest value first: the largest value the relation gives counts.
-            let mut chain = quote!(None);
-            for &(value, v) in goals.iter().rev() {
+            // Smallest value first, so that the largest value the relation gives is the last
+            // written and counts. Flat statements rather than an `else if` chain, which would
+            // nest as deeply as the game has goal values.
+            let sets = goals.iter().rev().map(|&(value, v)| {
                 let value = Literal::u32_unsuffixed(value);
-                let cond = self.value(v);
-                chain = quote!(if #cond { Some(#value) } else { #chain });
-            }
-            quote!(out[#r] = #chain;)
+                match v {
+                    Value::Const(true) => quote!(out[#r] = Some(#value);),
+                    Value::Const(false) => quote!(),
+                    Value::Lit(lit) => {
+                        let cond = self.lit(lit);
+                        quote!(if #cond { out[#r] = Some(#value); })
+                    }
+                }
+            });
+            quote!(out[#r] = None; #(#sets)*)
         });
         quote! {
             /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation

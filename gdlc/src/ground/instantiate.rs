@@ -71,7 +71,9 @@ pub fn instantiate(description: &Description, options: &Options) -> Result<Groun
         if let Some(rel) = eval.exceeded {
             let name = &relations.keys[rel].0;
             let what = match name.strip_prefix("(instances ").and_then(|k| k.strip_suffix(')')) {
-                Some(k) => format!("instantiating a rule for `{}`", alternatives[k.parse::<usize>().unwrap_or(0)].head.name),
+                Some(k) => {
+                    format!("instantiating a rule for `{}`", alternatives[k.parse::<usize>().unwrap_or(0)].head.name)
+                }
                 None => format!("the relation `{name}`"),
             };
             return Err(format!(
@@ -116,9 +118,7 @@ fn relaxed_program(alternatives: &[Alternative<'_>], dynamic: &BTreeSet<String>)
                 Basic::Neg(a) if dynamic.contains(&a.name) => None,
                 Basic::Neg(a) => Some(Literal::Not(Box::new(Literal::Atom(a.clone())), span)),
                 Basic::Distinct(x, y) => Some(Literal::Distinct(x.clone(), y.clone(), span)),
-                Basic::Equal(x, y) => {
-                    Some(Literal::Not(Box::new(Literal::Distinct(x.clone(), y.clone(), span)), span))
-                }
+                Basic::Equal(x, y) => Some(Literal::Not(Box::new(Literal::Distinct(x.clone(), y.clone(), span)), span)),
             })
             .collect();
         if dynamic.contains(&alternative.head.name) {
@@ -164,16 +164,14 @@ impl Builder<'_> {
         let true_facts = self.facts("true", 1);
         let base = self.numbered(true_facts.iter().map(|f| f[0]).collect(), Numbering::Base);
         let mut inputs = vec![BTreeSet::new(); roles.len()];
-        let does_facts: Vec<(u32, TermId)> = self
-            .facts("does", 2)
-            .iter()
-            .filter_map(|f| self.role_ids.get(&f[0]).map(|&r| (r, f[1])))
-            .collect();
+        let does_facts: Vec<(u32, TermId)> =
+            self.facts("does", 2).iter().filter_map(|f| self.role_ids.get(&f[0]).map(|&r| (r, f[1]))).collect();
         let moves = self.numbered(does_facts.iter().map(|&(_, m)| m).collect(), Numbering::Move);
         for (r, m) in does_facts {
             inputs[r as usize].insert(self.move_ids[&m]);
         }
-        let initial: BTreeSet<u32> = self.facts("init", 1).iter().filter_map(|f| self.base_ids.get(&f[0])).copied().collect();
+        let initial: BTreeSet<u32> =
+            self.facts("init", 1).iter().filter_map(|f| self.base_ids.get(&f[0])).copied().collect();
 
         for (k, alternative) in alternatives.iter().enumerate() {
             if !dynamic.contains(&alternative.head.name) {
@@ -181,7 +179,8 @@ impl Builder<'_> {
             }
             let Some(rel) = self.relations.get(&instance_relation(k), alternative.vars.len()) else { continue };
             for binding in &self.tables[rel].facts {
-                let env: BTreeMap<&str, TermId> = alternative.vars.iter().copied().zip(binding.iter().copied()).collect();
+                let env: BTreeMap<&str, TermId> =
+                    alternative.vars.iter().copied().zip(binding.iter().copied()).collect();
                 if let Some(body) = self.ground_body(&alternative.body, &env, dynamic) {
                     let head = self.instantiate_atom(alternative.head, &env);
                     let node = self.node(head);
@@ -197,7 +196,9 @@ impl Builder<'_> {
             .map(|(r, moves_of_role)| {
                 moves_of_role
                     .iter()
-                    .map(|&m| (m, self.output("legal", Box::new([role_terms[r], self.move_terms[m as usize]]), dynamic)))
+                    .map(|&m| {
+                        (m, self.output("legal", Box::new([role_terms[r], self.move_terms[m as usize]]), dynamic))
+                    })
                     .collect()
             })
             .collect();
@@ -254,7 +255,6 @@ impl Builder<'_> {
         }
         texts.into_iter().map(|(s, _)| s).collect()
     }
-
 
     /// The value of output atom `name(args)`: exact for a static relation, a node otherwise.
     fn output(&mut self, name: &str, args: Box<[TermId]>, dynamic: &BTreeSet<String>) -> Value {

@@ -58,8 +58,8 @@ fn round(ground: &mut Ground) -> bool {
             _ => Value::Lit(lit),
         }
     };
-    for v in 0..n {
-        if resolved[v] != Value::Lit(Lit::pos(Prop::Node(v as u32))) {
+    for (v, &value) in resolved.iter().enumerate().take(n) {
+        if value != Value::Lit(Lit::pos(Prop::Node(v as u32))) {
             // Replaced: nothing refers to it any more.
             ground.nodes[v].rules.clear();
             continue;
@@ -251,7 +251,10 @@ fn keep_needed_in_order(ground: &mut Ground) {
         for &v in &component.nodes {
             if needed[v as usize] {
                 new_index[v as usize] = nodes.len() as u32;
-                nodes.push(std::mem::replace(&mut ground.nodes[v as usize], Node { name: String::new(), rules: vec![] }));
+                nodes.push(std::mem::replace(
+                    &mut ground.nodes[v as usize],
+                    Node { name: String::new(), rules: vec![] },
+                ));
             }
         }
         if component.cyclic && needed[component.nodes[0] as usize] {

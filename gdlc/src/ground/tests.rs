@@ -3,13 +3,97 @@
 use super::*;
 use crate::parse::{parse, Syntax};
 
-fn ground_kif(text: &str) -> Ground {
+fn ground_with(text: &str, options: &Options) -> Result<Ground, String> {
     let d = parse(text, Syntax::Kif).description;
-    ground(&d, &Options::default()).expect("grounds")
+    ground(&d, options)
+}
+
+fn ground_kif(text: &str) -> Ground {
+    ground_with(text, &Options::default()).expect("grounds")
+}
+
+const COUNTER: &str = "(role a) (init (count 0)) (init start) (succ 0 1) (succ 1 2) (succ 2 3)
+    (legal a tick) (legal a wait)
+    (<= (next (count ?y)) (true (count ?x)) (does a tick) (succ ?x ?y))
+    (<= (next (count ?x)) (true (count ?x)) (does a wait))
+    (<= terminal (true (count 3)))
+    (<= (goal a 100) (true (count 3)))
+    (<= (goal a 50) (true (count 2)))
+    (<= (goal a 0) (not (true (count 3))))";
+
+#[test]
+fn a_single_fact_game_has_one_base_proposition() {
+    let g = ground_kif("(role a) (init p) (<= (next p) (true p)) (legal a x) (<= terminal (true p)) (goal a 100)");
+    assert_eq!(g.base, vec!["p".to_string()]);
+    assert_eq!(g.initial, vec![0]);
+    assert_eq!(g.moves, vec!["x".to_string()]);
 }
 
 #[test]
-fn placeholder_compiles() {
-    let g = ground_kif("(role a) (init p) (<= (next p) (true p)) (legal a x) (<= terminal (true p)) (goal a 100)");
-    assert_eq!(g.base, vec!["p".to_string()]);
+fn base_facts_are_the_reachable_ones_in_byte_order() {
+    let g = ground_kif(COUNTER);
+    assert_eq!(g.base, ["(count 0)", "(count 1)", "(count 2)", "(count 3)", "start"]);
+    assert_eq!(g.moves, ["tick", "wait"]);
+    assert_eq!(g.inputs, vec![vec![0, 1]]);
+    assert_eq!(g.initial, vec![0, 4]);
+    // Both moves are always legal, so legality folds to constants.
+    assert!(g.legal[0].iter().all(|&(_, v)| v == Value::Const(true)), "{:?}", g.legal);
+}
+
+#[test]
+fn goals_come_largest_value_first() {
+    let g = ground_kif(COUNTER);
+    let values: Vec<u32> = g.goals[0].iter().map(|&(v, _)| v).collect();
+    assert_eq!(values, [100, 50, 0]);
+    // `(goal a 100)` holds exactly when `(count 3)` does.
+    assert_eq!(g.goals[0][0].1, Value::Lit(Lit::pos(Prop::Base(3))));
+    assert_eq!(g.goals[0][2].1, Value::Lit(Lit::pos(Prop::Base(3)).negated()));
+}
+
+#[test]
+fn next_of_a_fact_depends_on_the_joint_move() {
+    let g = ground_kif(COUNTER);
+    // `start` holds only initially: nothing makes it next.
+    assert_eq!(g.next[4], Value::Const(false));
+    // `(count 1)` is next after a tick from 0 or a wait in 1: a derived proposition.
+    assert!(matches!(g.next[1], Value::Lit(Lit { prop: Prop::Node(_), positive: true })), "{:?}", g.next[1]);
+}
+
+#[test]
+fn recursive_relations_become_groups_evaluated_to_a_fixpoint() {
+    let g = ground_kif(
+        "(role a) (init (edge 1 2)) (init (edge 2 3)) (init (edge 3 1)) (init (on 1))
+         (<= (next (edge ?x ?y)) (true (edge ?x ?y)))
+         (<= (next (on ?x)) (true (on ?x)))
+         (<= (path ?x ?y) (true (edge ?x ?y)))
+         (<= (path ?x ?z) (true (edge ?x ?y)) (path ?y ?z))
+         (legal a noop)
+         (<= terminal (true (on 1)) (path 1 1))
+         (goal a 0)",
+    );
+    assert!(!g.cycles.is_empty(), "path is recursive: {:?}", g.nodes.iter().map(|n| &n.name).collect::<Vec<_>>());
+    let Value::Lit(Lit { prop: Prop::Node(_), positive: true }) = g.terminal else {
+        panic!("terminal depends on the state: {:?}", g.terminal)
+    };
+}
+
+#[test]
+fn a_game_past_the_limit_is_refused_with_the_relation_and_the_limit() {
+    let mut text = String::from("(role a) (init (c 0)) (legal a noop) (<= terminal (true (c 0))) (goal a 0)");
+    for i in 0..50 {
+        text.push_str(&format!(" (n {i})"));
+    }
+    text.push_str(" (<= (next (c ?x)) (true (c ?y)) (n ?x) (n ?y))");
+    let err = ground_with(&text, &Options { max_instances: 100 }).unwrap_err();
+    assert!(err.contains("too large to ground") && err.contains("100"), "{err}");
+    assert!(err.contains("next") || err.contains("true"), "{err}");
+    // The same game grounds under a higher limit.
+    let g = ground_with(&text, &Options { max_instances: 100_000 }).unwrap();
+    assert_eq!(g.base.len(), 50);
+}
+
+#[test]
+fn a_game_without_roles_is_an_error() {
+    let err = ground_with("(init p) (<= terminal (true p))", &Options::default()).unwrap_err();
+    assert!(err.contains("no role"), "{err}");
 }

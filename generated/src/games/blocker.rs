@@ -440,8 +440,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[10] |= s.0[0] & 0x40000000000 != 0;
     n[10] |= s.0[0] & 0x200000000000 != 0;
     n[11] = !n[9] && !n[10];
-    out[0] = if n[9] { Some(100) } else { if n[11] { Some(0) } else { None } };
-    out[1] = if n[11] { Some(100) } else { if n[9] { Some(0) } else { None } };
+    out[0] = None;
+    if n[11] {
+        out[0] = Some(0);
+    }
+    if n[9] {
+        out[0] = Some(100);
+    }
+    out[1] = None;
+    if n[9] {
+        out[1] = Some(0);
+    }
+    if n[11] {
+        out[1] = Some(100);
+    }
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;

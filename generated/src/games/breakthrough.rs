@@ -21698,8 +21698,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[4] |= s.0[1] & 0x2000000000000000 != 0;
     n[4] |= s.0[1] & 0x8000000000000000 != 0;
     n[5] = n[3] || !n[4];
-    out[0] = if n[2] { Some(100) } else { if !n[2] { Some(0) } else { None } };
-    out[1] = if n[5] { Some(100) } else { if !n[5] { Some(0) } else { None } };
+    out[0] = None;
+    if !n[2] {
+        out[0] = Some(0);
+    }
+    if n[2] {
+        out[0] = Some(100);
+    }
+    out[1] = None;
+    if !n[5] {
+        out[1] = Some(0);
+    }
+    if n[5] {
+        out[1] = Some(100);
+    }
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;

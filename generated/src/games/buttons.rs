@@ -102,7 +102,13 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 2];
     n[0] = s.0[0] & 0x8 != 0 && s.0[0] & 0x10 != 0 && s.0[0] & 0x20 != 0;
     n[1] = s.0[0] & 0x8 == 0 || s.0[0] & 0x10 == 0 || s.0[0] & 0x20 == 0;
-    out[0] = if n[0] { Some(100) } else { if n[1] { Some(0) } else { None } };
+    out[0] = None;
+    if n[1] {
+        out[0] = Some(0);
+    }
+    if n[0] {
+        out[0] = Some(100);
+    }
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;

@@ -31224,33 +31224,45 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
             && s.0[0] & 0x100000000000 != 0;
     n[11] = s.0[0] & 0x400000 != 0 && s.0[0] & 0x1000000 != 0
         && s.0[0] & 0x100000000000 != 0;
-    out[0] = if n[0] {
-        Some(100)
-    } else {
-        if n[1] {
-            Some(50)
-        } else {
-            if n[2] { Some(25) } else { if n[3] { Some(0) } else { None } }
-        }
-    };
-    out[1] = if n[4] {
-        Some(100)
-    } else {
-        if n[5] {
-            Some(50)
-        } else {
-            if n[6] { Some(25) } else { if n[7] { Some(0) } else { None } }
-        }
-    };
-    out[2] = if n[8] {
-        Some(100)
-    } else {
-        if n[9] {
-            Some(50)
-        } else {
-            if n[10] { Some(25) } else { if n[11] { Some(0) } else { None } }
-        }
-    };
+    out[0] = None;
+    if n[3] {
+        out[0] = Some(0);
+    }
+    if n[2] {
+        out[0] = Some(25);
+    }
+    if n[1] {
+        out[0] = Some(50);
+    }
+    if n[0] {
+        out[0] = Some(100);
+    }
+    out[1] = None;
+    if n[7] {
+        out[1] = Some(0);
+    }
+    if n[6] {
+        out[1] = Some(25);
+    }
+    if n[5] {
+        out[1] = Some(50);
+    }
+    if n[4] {
+        out[1] = Some(100);
+    }
+    out[2] = None;
+    if n[11] {
+        out[2] = Some(0);
+    }
+    if n[10] {
+        out[2] = Some(25);
+    }
+    if n[9] {
+        out[2] = Some(50);
+    }
+    if n[8] {
+        out[2] = Some(100);
+    }
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;

@@ -1533,16 +1533,26 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[11] = !n[8] && !n[9] && !n[10];
     n[12] = !n[8] && !n[9] && n[10] || n[9];
     n[13] = !n[8] && !n[9] && n[10] || n[8];
-    out[0] = if n[8] {
-        Some(100)
-    } else {
-        if n[11] { Some(50) } else { if n[12] { Some(0) } else { None } }
-    };
-    out[1] = if n[9] {
-        Some(100)
-    } else {
-        if n[11] { Some(50) } else { if n[13] { Some(0) } else { None } }
-    };
+    out[0] = None;
+    if n[12] {
+        out[0] = Some(0);
+    }
+    if n[11] {
+        out[0] = Some(50);
+    }
+    if n[8] {
+        out[0] = Some(100);
+    }
+    out[1] = None;
+    if n[13] {
+        out[1] = Some(0);
+    }
+    if n[11] {
+        out[1] = Some(50);
+    }
+    if n[9] {
+        out[1] = Some(100);
+    }
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;

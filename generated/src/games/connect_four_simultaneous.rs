@@ -3010,16 +3010,26 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[21] = !n[16] && !n[17] && n[18] || !n[16] && n[17];
     n[22] = !n[16] && n[17];
     n[23] = !n[16] && !n[17] && n[18] || n[16] && !n[17];
-    out[0] = if n[19] {
-        Some(100)
-    } else {
-        if n[20] { Some(50) } else { if n[21] { Some(0) } else { None } }
-    };
-    out[1] = if n[22] {
-        Some(100)
-    } else {
-        if n[20] { Some(50) } else { if n[23] { Some(0) } else { None } }
-    };
+    out[0] = None;
+    if n[21] {
+        out[0] = Some(0);
+    }
+    if n[20] {
+        out[0] = Some(50);
+    }
+    if n[19] {
+        out[0] = Some(100);
+    }
+    out[1] = None;
+    if n[23] {
+        out[1] = Some(0);
+    }
+    if n[20] {
+        out[1] = Some(50);
+    }
+    if n[22] {
+        out[1] = Some(100);
+    }
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;

@@ -2576,8 +2576,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[49] |= s.0[1] & 0x400 != 0 && n[31];
     n[49] |= s.0[1] & 0x800 != 0 && s.0[1] & 0x2000000000 != 0;
     n[49] |= s.0[1] & 0x800 != 0 && n[32];
-    out[0] = if n[24] { Some(100) } else { if !n[24] { Some(0) } else { None } };
-    out[1] = if n[49] { Some(100) } else { if !n[49] { Some(0) } else { None } };
+    out[0] = None;
+    if !n[24] {
+        out[0] = Some(0);
+    }
+    if n[24] {
+        out[0] = Some(100);
+    }
+    out[1] = None;
+    if !n[49] {
+        out[1] = Some(0);
+    }
+    if n[49] {
+        out[1] = Some(100);
+    }
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;

@@ -7879,11 +7879,16 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[2] |= s.0[2] & 0x1000 != 0;
     n[2] |= s.0[2] & 0x2000 != 0;
     n[3] = n[0] && n[2];
-    out[0] = if n[1] {
-        Some(100)
-    } else {
-        if n[3] { Some(99) } else { if !n[0] { Some(0) } else { None } }
-    };
+    out[0] = None;
+    if !n[0] {
+        out[0] = Some(0);
+    }
+    if n[3] {
+        out[0] = Some(99);
+    }
+    if n[1] {
+        out[0] = Some(100);
+    }
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;

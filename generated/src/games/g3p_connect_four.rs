@@ -2266,21 +2266,36 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[3] = !n[0] && !n[1] && !n[2] || n[2];
     n[4] = !n[0] && !n[1] && !n[2] || n[0];
     n[5] = !n[0] && !n[1] && !n[2] || n[1];
-    out[0] = if n[0] {
-        Some(100)
-    } else {
-        if n[1] { Some(50) } else { if n[3] { Some(0) } else { None } }
-    };
-    out[1] = if n[1] {
-        Some(100)
-    } else {
-        if n[2] { Some(50) } else { if n[4] { Some(0) } else { None } }
-    };
-    out[2] = if n[2] {
-        Some(100)
-    } else {
-        if n[0] { Some(50) } else { if n[5] { Some(0) } else { None } }
-    };
+    out[0] = None;
+    if n[3] {
+        out[0] = Some(0);
+    }
+    if n[1] {
+        out[0] = Some(50);
+    }
+    if n[0] {
+        out[0] = Some(100);
+    }
+    out[1] = None;
+    if n[4] {
+        out[1] = Some(0);
+    }
+    if n[2] {
+        out[1] = Some(50);
+    }
+    if n[1] {
+        out[1] = Some(100);
+    }
+    out[2] = None;
+    if n[5] {
+        out[2] = Some(0);
+    }
+    if n[0] {
+        out[2] = Some(50);
+    }
+    if n[2] {
+        out[2] = Some(100);
+    }
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;

@@ -10047,170 +10047,142 @@ pub fn terminal(s: &State) -> bool {
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
-    out[0] = if s.0[0] & 0x1000000 != 0 {
-        Some(100)
-    } else {
-        if s.0[0] & 0x100000000 != 0 {
-            Some(90)
-        } else {
-            if s.0[0] & 0x80000000 != 0 {
-                Some(80)
-            } else {
-                if s.0[0] & 0x40000000 != 0 {
-                    Some(70)
-                } else {
-                    if s.0[0] & 0x20000000 != 0 {
-                        Some(60)
-                    } else {
-                        if s.0[0] & 0x10000000 != 0 {
-                            Some(50)
-                        } else {
-                            if s.0[0] & 0x8000000 != 0 {
-                                Some(40)
-                            } else {
-                                if s.0[0] & 0x4000000 != 0 {
-                                    Some(30)
-                                } else {
-                                    if s.0[0] & 0x2000000 != 0 {
-                                        Some(20)
-                                    } else {
-                                        if s.0[0] & 0x800000 != 0 {
-                                            Some(10)
-                                        } else {
-                                            if s.0[0] & 0x400000 != 0 { Some(0) } else { None }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    };
-    out[1] = if s.0[0] & 0x800000000 != 0 {
-        Some(100)
-    } else {
-        if s.0[0] & 0x80000000000 != 0 {
-            Some(90)
-        } else {
-            if s.0[0] & 0x40000000000 != 0 {
-                Some(80)
-            } else {
-                if s.0[0] & 0x20000000000 != 0 {
-                    Some(70)
-                } else {
-                    if s.0[0] & 0x10000000000 != 0 {
-                        Some(60)
-                    } else {
-                        if s.0[0] & 0x8000000000 != 0 {
-                            Some(50)
-                        } else {
-                            if s.0[0] & 0x4000000000 != 0 {
-                                Some(40)
-                            } else {
-                                if s.0[0] & 0x2000000000 != 0 {
-                                    Some(30)
-                                } else {
-                                    if s.0[0] & 0x1000000000 != 0 {
-                                        Some(20)
-                                    } else {
-                                        if s.0[0] & 0x400000000 != 0 {
-                                            Some(10)
-                                        } else {
-                                            if s.0[0] & 0x200000000 != 0 { Some(0) } else { None }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    };
-    out[2] = if s.0[0] & 0x4 != 0 {
-        Some(100)
-    } else {
-        if s.0[0] & 0x400 != 0 {
-            Some(90)
-        } else {
-            if s.0[0] & 0x200 != 0 {
-                Some(80)
-            } else {
-                if s.0[0] & 0x100 != 0 {
-                    Some(70)
-                } else {
-                    if s.0[0] & 0x80 != 0 {
-                        Some(60)
-                    } else {
-                        if s.0[0] & 0x40 != 0 {
-                            Some(50)
-                        } else {
-                            if s.0[0] & 0x20 != 0 {
-                                Some(40)
-                            } else {
-                                if s.0[0] & 0x10 != 0 {
-                                    Some(30)
-                                } else {
-                                    if s.0[0] & 0x8 != 0 {
-                                        Some(20)
-                                    } else {
-                                        if s.0[0] & 0x2 != 0 {
-                                            Some(10)
-                                        } else {
-                                            if s.0[0] & 0x1 != 0 { Some(0) } else { None }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    };
-    out[3] = if s.0[0] & 0x2000 != 0 {
-        Some(100)
-    } else {
-        if s.0[0] & 0x200000 != 0 {
-            Some(90)
-        } else {
-            if s.0[0] & 0x100000 != 0 {
-                Some(80)
-            } else {
-                if s.0[0] & 0x80000 != 0 {
-                    Some(70)
-                } else {
-                    if s.0[0] & 0x40000 != 0 {
-                        Some(60)
-                    } else {
-                        if s.0[0] & 0x20000 != 0 {
-                            Some(50)
-                        } else {
-                            if s.0[0] & 0x10000 != 0 {
-                                Some(40)
-                            } else {
-                                if s.0[0] & 0x8000 != 0 {
-                                    Some(30)
-                                } else {
-                                    if s.0[0] & 0x4000 != 0 {
-                                        Some(20)
-                                    } else {
-                                        if s.0[0] & 0x1000 != 0 {
-                                            Some(10)
-                                        } else {
-                                            if s.0[0] & 0x800 != 0 { Some(0) } else { None }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    };
+    out[0] = None;
+    if s.0[0] & 0x400000 != 0 {
+        out[0] = Some(0);
+    }
+    if s.0[0] & 0x800000 != 0 {
+        out[0] = Some(10);
+    }
+    if s.0[0] & 0x2000000 != 0 {
+        out[0] = Some(20);
+    }
+    if s.0[0] & 0x4000000 != 0 {
+        out[0] = Some(30);
+    }
+    if s.0[0] & 0x8000000 != 0 {
+        out[0] = Some(40);
+    }
+    if s.0[0] & 0x10000000 != 0 {
+        out[0] = Some(50);
+    }
+    if s.0[0] & 0x20000000 != 0 {
+        out[0] = Some(60);
+    }
+    if s.0[0] & 0x40000000 != 0 {
+        out[0] = Some(70);
+    }
+    if s.0[0] & 0x80000000 != 0 {
+        out[0] = Some(80);
+    }
+    if s.0[0] & 0x100000000 != 0 {
+        out[0] = Some(90);
+    }
+    if s.0[0] & 0x1000000 != 0 {
+        out[0] = Some(100);
+    }
+    out[1] = None;
+    if s.0[0] & 0x200000000 != 0 {
+        out[1] = Some(0);
+    }
+    if s.0[0] & 0x400000000 != 0 {
+        out[1] = Some(10);
+    }
+    if s.0[0] & 0x1000000000 != 0 {
+        out[1] = Some(20);
+    }
+    if s.0[0] & 0x2000000000 != 0 {
+        out[1] = Some(30);
+    }
+    if s.0[0] & 0x4000000000 != 0 {
+        out[1] = Some(40);
+    }
+    if s.0[0] & 0x8000000000 != 0 {
+        out[1] = Some(50);
+    }
+    if s.0[0] & 0x10000000000 != 0 {
+        out[1] = Some(60);
+    }
+    if s.0[0] & 0x20000000000 != 0 {
+        out[1] = Some(70);
+    }
+    if s.0[0] & 0x40000000000 != 0 {
+        out[1] = Some(80);
+    }
+    if s.0[0] & 0x80000000000 != 0 {
+        out[1] = Some(90);
+    }
+    if s.0[0] & 0x800000000 != 0 {
+        out[1] = Some(100);
+    }
+    out[2] = None;
+    if s.0[0] & 0x1 != 0 {
+        out[2] = Some(0);
+    }
+    if s.0[0] & 0x2 != 0 {
+        out[2] = Some(10);
+    }
+    if s.0[0] & 0x8 != 0 {
+        out[2] = Some(20);
+    }
+    if s.0[0] & 0x10 != 0 {
+        out[2] = Some(30);
+    }
+    if s.0[0] & 0x20 != 0 {
+        out[2] = Some(40);
+    }
+    if s.0[0] & 0x40 != 0 {
+        out[2] = Some(50);
+    }
+    if s.0[0] & 0x80 != 0 {
+        out[2] = Some(60);
+    }
+    if s.0[0] & 0x100 != 0 {
+        out[2] = Some(70);
+    }
+    if s.0[0] & 0x200 != 0 {
+        out[2] = Some(80);
+    }
+    if s.0[0] & 0x400 != 0 {
+        out[2] = Some(90);
+    }
+    if s.0[0] & 0x4 != 0 {
+        out[2] = Some(100);
+    }
+    out[3] = None;
+    if s.0[0] & 0x800 != 0 {
+        out[3] = Some(0);
+    }
+    if s.0[0] & 0x1000 != 0 {
+        out[3] = Some(10);
+    }
+    if s.0[0] & 0x4000 != 0 {
+        out[3] = Some(20);
+    }
+    if s.0[0] & 0x8000 != 0 {
+        out[3] = Some(30);
+    }
+    if s.0[0] & 0x10000 != 0 {
+        out[3] = Some(40);
+    }
+    if s.0[0] & 0x20000 != 0 {
+        out[3] = Some(50);
+    }
+    if s.0[0] & 0x40000 != 0 {
+        out[3] = Some(60);
+    }
+    if s.0[0] & 0x80000 != 0 {
+        out[3] = Some(70);
+    }
+    if s.0[0] & 0x100000 != 0 {
+        out[3] = Some(80);
+    }
+    if s.0[0] & 0x200000 != 0 {
+        out[3] = Some(90);
+    }
+    if s.0[0] & 0x2000 != 0 {
+        out[3] = Some(100);
+    }
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;

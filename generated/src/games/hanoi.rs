@@ -432,19 +432,22 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         || s.0[0] & 0x8 != 0 && s.0[0] & 0x20000000 != 0
         || s.0[0] & 0x10 != 0 && s.0[0] & 0x100000000 != 0;
     n[15] = s.0[0] & 0x80 != 0 || n[14];
-    out[0] = if n[4] {
-        Some(100)
-    } else {
-        if n[8] {
-            Some(80)
-        } else {
-            if n[11] {
-                Some(60)
-            } else {
-                if n[13] { Some(40) } else { if n[15] { Some(0) } else { None } }
-            }
-        }
-    };
+    out[0] = None;
+    if n[15] {
+        out[0] = Some(0);
+    }
+    if n[13] {
+        out[0] = Some(40);
+    }
+    if n[11] {
+        out[0] = Some(60);
+    }
+    if n[8] {
+        out[0] = Some(80);
+    }
+    if n[4] {
+        out[0] = Some(100);
+    }
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;

@@ -152,11 +152,13 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 1];
     n[0] = s.0[0] & 0x20 != 0 || s.0[0] & 0x40 != 0 || s.0[0] & 0x80 != 0
         || s.0[0] & 0x100 != 0;
-    out[0] = if s.0[0] & 0x10 != 0 {
-        Some(100)
-    } else {
-        if n[0] { Some(0) } else { None }
-    };
+    out[0] = None;
+    if n[0] {
+        out[0] = Some(0);
+    }
+    if s.0[0] & 0x10 != 0 {
+        out[0] = Some(100);
+    }
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;

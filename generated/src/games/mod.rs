@@ -3,36 +3,52 @@
 //! The games of `games/`, compiled by gdlc: one module per game.
 
 /// `games/3pConnectFour.kif`, compiled.
+#[rustfmt::skip]
 pub mod g3p_connect_four;
 /// `games/4pffa.kif`, compiled.
+#[rustfmt::skip]
 pub mod g4pffa;
 /// `games/blocker.kif`, compiled.
+#[rustfmt::skip]
 pub mod blocker;
 /// `games/breakthrough.kif`, compiled.
+#[rustfmt::skip]
 pub mod breakthrough;
 /// `games/buttons.kif`, compiled.
+#[rustfmt::skip]
 pub mod buttons;
 /// `games/chineseCheckers3.kif`, compiled.
+#[rustfmt::skip]
 pub mod chinese_checkers3;
 /// `games/connectFour.kif`, compiled.
+#[rustfmt::skip]
 pub mod connect_four;
 /// `games/connectFourSimultaneous.kif`, compiled.
+#[rustfmt::skip]
 pub mod connect_four_simultaneous;
 /// `games/dotsAndBoxes.kif`, compiled.
+#[rustfmt::skip]
 pub mod dots_and_boxes;
 /// `games/eightPuzzle.kif`, compiled.
+#[rustfmt::skip]
 pub mod eight_puzzle;
 /// `games/hanoi.kif`, compiled.
+#[rustfmt::skip]
 pub mod hanoi;
 /// `games/maze.kif`, compiled.
+#[rustfmt::skip]
 pub mod maze;
 /// `games/pentago.kif`, compiled.
+#[rustfmt::skip]
 pub mod pentago;
 /// `games/reversi.kif`, compiled.
+#[rustfmt::skip]
 pub mod reversi;
 /// `games/sheepAndWolf.kif`, compiled.
+#[rustfmt::skip]
 pub mod sheep_and_wolf;
 /// `games/ticTacToe.kif`, compiled.
+#[rustfmt::skip]
 pub mod tic_tac_toe;
 
 /// Calls `$callback!(module, "games/FILE.kif")` for every compiled game.

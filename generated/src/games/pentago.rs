@@ -2499,16 +2499,26 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[47] = !n[39] && !n[43] && n[44] || !n[39] && n[43];
     n[48] = !n[39] && n[43];
     n[49] = !n[39] && n[44] || n[39] && !n[43];
-    out[0] = if n[45] {
-        Some(100)
-    } else {
-        if n[46] { Some(50) } else { if n[47] { Some(0) } else { None } }
-    };
-    out[1] = if n[48] {
-        Some(100)
-    } else {
-        if n[46] { Some(50) } else { if n[49] { Some(0) } else { None } }
-    };
+    out[0] = None;
+    if n[47] {
+        out[0] = Some(0);
+    }
+    if n[46] {
+        out[0] = Some(50);
+    }
+    if n[45] {
+        out[0] = Some(100);
+    }
+    out[1] = None;
+    if n[49] {
+        out[1] = Some(0);
+    }
+    if n[46] {
+        out[1] = Some(50);
+    }
+    if n[48] {
+        out[1] = Some(100);
+    }
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;

@@ -20483,16 +20483,26 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[4411] |= n[4280] && n[4410];
     n[4411] |= n[4281] && n[4282];
     n[4412] = !n[4347] && !n[4411];
-    out[0] = if n[4347] {
-        Some(100)
-    } else {
-        if n[4412] { Some(50) } else { if n[4411] { Some(0) } else { None } }
-    };
-    out[1] = if n[4411] {
-        Some(100)
-    } else {
-        if n[4412] { Some(50) } else { if n[4347] { Some(0) } else { None } }
-    };
+    out[0] = None;
+    if n[4411] {
+        out[0] = Some(0);
+    }
+    if n[4412] {
+        out[0] = Some(50);
+    }
+    if n[4347] {
+        out[0] = Some(100);
+    }
+    out[1] = None;
+    if n[4347] {
+        out[1] = Some(0);
+    }
+    if n[4412] {
+        out[1] = Some(50);
+    }
+    if n[4411] {
+        out[1] = Some(100);
+    }
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;

@@ -20151,8 +20151,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[30] |= s.0[1] & 0x2000000000000 != 0 && n[24];
     n[30] |= s.0[1] & 0x20000000000000 != 0 && n[25];
     n[30] |= s.0[1] & 0x200000000000000 != 0 && n[26];
-    out[0] = if n[30] { Some(100) } else { if !n[30] { Some(0) } else { None } };
-    out[1] = if !n[30] { Some(100) } else { if n[30] { Some(0) } else { None } };
+    out[0] = None;
+    if !n[30] {
+        out[0] = Some(0);
+    }
+    if n[30] {
+        out[0] = Some(100);
+    }
+    out[1] = None;
+    if n[30] {
+        out[1] = Some(0);
+    }
+    if !n[30] {
+        out[1] = Some(100);
+    }
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;

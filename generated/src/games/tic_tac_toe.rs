@@ -440,16 +440,26 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[20] |= s.0[0] & 0x200000 != 0;
     n[20] |= s.0[0] & 0x1000000 != 0;
     n[21] = !n[17] && !n[19] && !n[20];
-    out[0] = if n[17] {
-        Some(100)
-    } else {
-        if n[21] { Some(50) } else { if n[19] { Some(0) } else { None } }
-    };
-    out[1] = if n[19] {
-        Some(100)
-    } else {
-        if n[21] { Some(50) } else { if n[17] { Some(0) } else { None } }
-    };
+    out[0] = None;
+    if n[19] {
+        out[0] = Some(0);
+    }
+    if n[21] {
+        out[0] = Some(50);
+    }
+    if n[17] {
+        out[0] = Some(100);
+    }
+    out[1] = None;
+    if n[17] {
+        out[1] = Some(0);
+    }
+    if n[21] {
+        out[1] = Some(50);
+    }
+    if n[19] {
+        out[1] = Some(100);
+    }
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;

@@ -1,0 +1,197 @@
+//! Per-game binaries: a generated module wrapped in a small cargo project whose `main` is the
+//! runtime's generic driver (`bench`, `replay`, `perf-test`, `info`), built with
+//! `cargo build --release` in a cache keyed by the generated code, so that a game is compiled
+//! once and reused by `gdlc build`, `gdlc replay` and `gdlc bench`.
+
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Where the per-game projects and their shared cargo target directory live: `GDLC_CACHE_DIR`,
+/// else `target/gdlc-cache` of the workspace this gdlc was built from.
+pub fn cache_dir() -> PathBuf {
+    match std::env::var_os("GDLC_CACHE_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => workspace_root().join("target").join("gdlc-cache"),
+    }
+}
+
+/// The workspace this gdlc was built from, whose `gdl-runtime` the binaries link.
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The `gdl-runtime` crate the binaries depend on: `GDL_RUNTIME_PATH`, else the workspace's.
+fn runtime_dir() -> Result<PathBuf, String> {
+    let dir = match std::env::var_os("GDL_RUNTIME_PATH") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => workspace_root().join("gdl-runtime"),
+    };
+    let dir = dir.canonicalize().map_err(|e| {
+        format!(
+            "error: cannot find the gdl-runtime crate at {}: {e}; set GDL_RUNTIME_PATH to its directory",
+            dir.display()
+        )
+    })?;
+    Ok(dir)
+}
+
+/// A game's project in the cache: its name and directory.
+struct Project {
+    package: String,
+    dir: PathBuf,
+}
+
+/// Builds (or finds in the cache) the binary of a game whose generated module is `module_text`,
+/// named after `stem`; returns the binary's path. With `verbose`, cargo's progress goes to
+/// stderr; otherwise it is shown only when the build fails.
+pub fn build_binary(stem: &str, module_text: &str, verbose: bool) -> Result<PathBuf, String> {
+    let runtime = runtime_dir()?;
+    let project = project_for(stem, module_text, &runtime);
+    let binary = project.dir.join(format!("{}{}", project.package, std::env::consts::EXE_SUFFIX));
+    if binary.is_file() {
+        return Ok(binary);
+    }
+    write_project(&project, module_text, &runtime, stem)?;
+    let target = cache_dir().join("target");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(&cargo);
+    command
+        .args(["build", "--release", "--manifest-path"])
+        .arg(project.dir.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target)
+        // Flags meant for the crate that runs gdlc (a test's, say) are not the game's.
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("CARGO_TARGET_DIR");
+    if !verbose {
+        command.arg("--quiet");
+    }
+    let output = if verbose {
+        command.status().map(|status| (status, String::new()))
+    } else {
+        command.output().map(|o| (o.status, String::from_utf8_lossy(&o.stderr).into_owned()))
+    };
+    let (status, stderr) =
+        output.map_err(|e| format!("error: cannot run `{}`: {e}", PathBuf::from(&cargo).display()))?;
+    if !status.success() {
+        return Err(format!(
+            "{stderr}error: `cargo build --release` of the generated game failed in {}",
+            project.dir.display()
+        ));
+    }
+    let built = target.join("release").join(format!("{}{}", project.package, std::env::consts::EXE_SUFFIX));
+    copy_atomically(&built, &binary)?;
+    Ok(binary)
+}
+
+/// The project of a game: its package name carries a hash of everything the binary is built
+/// from, so that a changed game, compiler or runtime gets a new binary.
+fn project_for(stem: &str, module_text: &str, runtime: &Path) -> Project {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    module_text.hash(&mut hasher);
+    runtime.hash(&mut hasher);
+    env!("CARGO_PKG_VERSION").hash(&mut hasher);
+    runtime_fingerprint(runtime).hash(&mut hasher);
+    let hash = hasher.finish();
+    let name: String =
+        stem.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
+    let package = format!("gdl_game_{name}_{hash:016x}");
+    Project { dir: cache_dir().join(&package), package }
+}
+
+/// The sizes and modification times of the runtime's sources, so that editing the runtime
+/// rebuilds the binaries.
+fn runtime_fingerprint(runtime: &Path) -> Vec<(String, u64, u128)> {
+    let mut files = Vec::new();
+    let mut stack = vec![runtime.join("src"), runtime.join("Cargo.toml")];
+    while let Some(path) = stack.pop() {
+        let Ok(meta) = std::fs::metadata(&path) else { continue };
+        if meta.is_dir() {
+            if let Ok(entries) = std::fs::read_dir(&path) {
+                stack.extend(entries.filter_map(|e| e.ok().map(|e| e.path())));
+            }
+        } else {
+            let modified = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            files.push((path.display().to_string(), meta.len(), modified));
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Writes the project's manifest, lock file and sources.
+fn write_project(project: &Project, module_text: &str, runtime: &Path, stem: &str) -> Result<(), String> {
+    let src = project.dir.join("src");
+    std::fs::create_dir_all(&src).map_err(|e| format!("error: cannot create {}: {e}", src.display()))?;
+    let runtime = runtime.display().to_string().replace('\\', "/");
+    let manifest = format!(
+        "[package]\nname = \"{package}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
+         [dependencies]\ngdl-runtime = {{ path = \"{runtime}\" }}\n\n\
+         [profile.release]\ncodegen-units = 1\npanic = \"abort\"\ndebug = \"line-tables-only\"\n\n\
+         # Not a member of any enclosing workspace.\n[workspace]\n",
+        package = project.package
+    );
+    write_atomically(&project.dir.join("Cargo.toml"), &manifest)?;
+    // The workspace's lock file pins the runtime's dependencies to versions already fetched.
+    if let Ok(lock) = std::fs::read_to_string(workspace_root().join("Cargo.lock")) {
+        if !project.dir.join("Cargo.lock").exists() {
+            write_atomically(&project.dir.join("Cargo.lock"), &lock)?;
+        }
+    }
+    let name = stem.escape_default();
+    let main = format!(
+        "//! The per-game binary of `{name}`, made by `gdlc build`.\n\n\
+         #[allow(dead_code)]\nmod game;\n\n\
+         fn main() -> std::process::ExitCode {{\n    gdl_runtime::driver::main(&game::Game, \"{name}\")\n}}\n"
+    );
+    write_atomically(&src.join("main.rs"), &main)?;
+    write_atomically(&src.join("game.rs"), module_text)
+}
+
+/// Writes a file through a temporary file and a rename, so that a concurrent build never reads
+/// half a file.
+fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
+    if std::fs::read_to_string(path).ok().as_deref() == Some(text) {
+        return Ok(());
+    }
+    let temp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&temp, text).map_err(|e| format!("error: cannot write {}: {e}", temp.display()))?;
+    std::fs::rename(&temp, path).map_err(|e| format!("error: cannot write {}: {e}", path.display()))
+}
+
+/// Copies a file through a temporary file and a rename.
+pub fn copy_atomically(from: &Path, to: &Path) -> Result<(), String> {
+    let temp = to.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::copy(from, &temp)
+        .map_err(|e| format!("error: cannot copy {} to {}: {e}", from.display(), temp.display()))?;
+    std::fs::rename(&temp, to).map_err(|e| format!("error: cannot write {}: {e}", to.display()))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn projects_differ_by_generated_code_and_share_nothing_else() {
+        let runtime = Path::new("/nonexistent/runtime");
+        let a = project_for("connectFour", "code a", runtime);
+        let b = project_for("connectFour", "code b", runtime);
+        let again = project_for("connectFour", "code a", runtime);
+        assert_ne!(a.package, b.package);
+        assert_eq!(a.package, again.package);
+        assert!(a.package.starts_with("gdl_game_connectfour_"), "{}", a.package);
+    }
+
+    #[test]
+    fn a_stem_with_odd_characters_makes_a_valid_package_name() {
+        let p = project_for("3p Connect-Four", "x", Path::new("/r"));
+        assert!(p.package.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'), "{}", p.package);
+    }
+}
