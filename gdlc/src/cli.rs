@@ -6,7 +6,6 @@ use crate::graph::Dependencies;
 use crate::interp::Interpreter;
 use crate::parse::{self, Syntax};
 use crate::{check, print};
-use gdl_runtime::trace;
 use std::io::Write as _;
 use std::path::Path;
 
@@ -136,19 +135,15 @@ pub fn fmt(path: &Path, syntax: Syntax) -> Result<(), String> {
     Ok(())
 }
 
-/// `gdlc replay GAME TRACE --engine interp`.
+/// `gdlc replay GAME TRACE --engine interp`: the same replay as a compiled game's binary
+/// ([`gdl_runtime::driver::replay_text`]), through the interpreter.
 pub fn replay(game: &Path, trace_path: &Path) -> Result<(), String> {
     let interp = interpreter(game)?;
     let text = std::fs::read_to_string(trace_path)
         .map_err(|e| format!("{}: error: cannot read the trace: {e}", trace_path.display()))?;
-    let matches = trace::read(&text).map_err(|e| format!("{}:{e}", trace_path.display()))?;
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    for m in &matches {
-        let replayed = trace::replay(&interp, m).map_err(|e| format!("{}: error: {e}", trace_path.display()))?;
-        out.write_all(trace::write(&replayed).as_bytes()).map_err(|e| format!("cannot write the trace: {e}"))?;
-    }
-    Ok(())
+    let replayed = gdl_runtime::driver::replay_text(&interp, &text)
+        .map_err(|e| format!("{}: error: {e}", trace_path.display()))?;
+    std::io::stdout().lock().write_all(replayed.as_bytes()).map_err(|e| format!("cannot write the trace: {e}"))
 }
 
 /// The interpreter for a valid game file.
