@@ -1,29 +1,37 @@
-//! Rule decomposition before grounding: a state-dependent literal whose variables are partly
-//! private to it (used by no other state-dependent literal and not by the head) is replaced by
-//! a new relation over its shared variables, defined by that literal and the static literals
-//! that mention its private variables.
+//! Rule decomposition before grounding, by variable elimination: the literals of a rule that
+//! mention a variable used neither by the head nor by the rest of the body become a new
+//! relation over the variables they share with the rest, so that no rule is instantiated over
+//! more variables at once than it needs.
 //!
 //! `(<= (next (cell ?x ?y ?s)) (true (cell ?x ?y ?s)) (does ?p (move ?a ?b ?c ?d)) (apart ?x ?y ?a ?b))`
-//! grounds to one rule per cell and move; after decomposition the moves are folded once per
-//! cell into `(aux ?x ?y)`, and the frame rule grounds to one rule per cell.
+//! grounds to one rule per cell and move. Decomposed, the moves are first projected on their
+//! source (`(aux0 ?a ?b)`, one rule per move), then folded per cell (`(aux1 ?x ?y)`, one rule
+//! per cell and source), and the frame rule grounds to one rule per cell.
 
 use crate::ast::{Atom, Description, Literal, Rule, Span, Term};
 use crate::interp::compile::{dnf, product, Basic};
 use std::collections::BTreeSet;
 
+/// The rules of a game after decomposition.
+pub struct Decomposed {
+    pub description: Description,
+    /// For every new relation `(aux K)`, the name of the relation whose rule it was split from.
+    pub origins: Vec<String>,
+}
+
 /// The rules of `description` in disjunctive normal form (each body a conjunction of atoms,
 /// negated atoms and (negated) `distinct`s), decomposed. `dynamic` names the relations that
-/// depend on the state; the new relations are added to it.
-pub fn decompose(description: &Description, dynamic: &mut BTreeSet<String>) -> Description {
+/// depend on the state; the new relations that do are added to it.
+pub fn decompose(description: &Description, dynamic: &mut BTreeSet<String>) -> Decomposed {
     let mut rules = Vec::new();
-    let mut aux = 0usize;
+    let mut origins = Vec::new();
     for rule in &description.rules {
         for conjunction in product(rule.body.iter().map(|l| dnf(l, false))) {
             let body: Vec<Literal> = conjunction.iter().map(to_literal).collect();
-            decompose_rule(rule.head.clone(), body, rule.span, dynamic, &mut aux, &mut rules);
+            decompose_rule(rule.head.clone(), body, rule.span, dynamic, &mut origins, &mut rules);
         }
     }
-    Description { rules }
+    Decomposed { description: Description { rules }, origins }
 }
 
 fn to_literal(b: &Basic<'_>) -> Literal {
@@ -44,14 +52,6 @@ fn vars_of(literal: &Literal) -> BTreeSet<String> {
     vars
 }
 
-/// The state-dependent positive atom of a literal, if it is one.
-fn dynamic_atom<'a>(literal: &'a Literal, dynamic: &BTreeSet<String>) -> Option<&'a Atom> {
-    match literal {
-        Literal::Atom(a) if dynamic.contains(&a.name) => Some(a),
-        _ => None,
-    }
-}
-
 fn is_dynamic(literal: &Literal, dynamic: &BTreeSet<String>) -> bool {
     let mut found = false;
     literal.for_each_atom(false, &mut |a, _| found |= dynamic.contains(&a.name));
@@ -63,84 +63,107 @@ fn binds(literal: &Literal, dynamic: &BTreeSet<String>) -> bool {
     matches!(literal, Literal::Atom(a) if !dynamic.contains(&a.name))
 }
 
+/// Variable elimination on one conjunction: while some variable outside the head occurs in
+/// only part of the body, the literals that mention it become a new relation over the
+/// variables they share with the rest of the rule. Each step removes at least one variable from
+/// the body, so the rule's instances are enumerated over fewer variables at once. The step with
+/// the fewest exported variables goes first (the classic min-degree order).
 fn decompose_rule(
     head: Atom,
     mut body: Vec<Literal>,
     span: Span,
     dynamic: &mut BTreeSet<String>,
-    aux: &mut usize,
+    aux: &mut Vec<String>,
     out: &mut Vec<Rule>,
 ) {
-    let mut i = 0;
-    while i < body.len() {
-        let Some(atom) = dynamic_atom(&body[i], dynamic) else {
-            i += 1;
-            continue;
-        };
-        // Variables used by the head or by another state-dependent literal are shared.
-        let mut shared: BTreeSet<String> = BTreeSet::new();
+    let head_vars = {
+        let mut vars = BTreeSet::new();
         head.for_each_var(&mut |v, _| {
-            shared.insert(v.to_string());
+            vars.insert(v.to_string());
         });
-        for (j, other) in body.iter().enumerate() {
-            if j != i && is_dynamic(other, dynamic) {
-                shared.extend(vars_of(other));
-            }
+        vars
+    };
+    while let Some(step) = best_step(&head_vars, &body, dynamic) {
+        let Elimination { group, binders, exported } = step;
+        let is_dynamic_group = group.iter().any(|&j| is_dynamic(&body[j], dynamic));
+        let name = format!("(aux {})", aux.len());
+        aux.push(head.name.clone());
+        if is_dynamic_group {
+            dynamic.insert(name.clone());
         }
-        let own = vars_of(&body[i]);
-        let private: BTreeSet<String> = own.difference(&shared).cloned().collect();
-        if private.is_empty() {
-            i += 1;
-            continue;
-        }
-        // The static literals over private variables move into the new relation.
-        let moved: Vec<usize> = (0..body.len())
-            .filter(|&j| j != i && !is_dynamic(&body[j], dynamic) && !vars_of(&body[j]).is_disjoint(&private))
-            .collect();
-        let mut aux_body = vec![Literal::Atom(atom.clone())];
-        aux_body.extend(moved.iter().map(|&j| body[j].clone()));
-        let mut all: BTreeSet<String> = BTreeSet::new();
-        for l in &aux_body {
-            all.extend(vars_of(l));
-        }
-        let exported: Vec<String> = all.difference(&private).cloned().collect();
-        // Every variable of the new rule must be bound by one of its positive literals; copy in
-        // static atoms of the rest of the body that bind the ones that are not.
-        let mut bound: BTreeSet<String> = BTreeSet::new();
-        for l in aux_body.iter().filter(|l| matches!(l, Literal::Atom(_))) {
-            bound.extend(vars_of(l));
-        }
-        for (j, l) in body.iter().enumerate() {
-            if all.is_subset(&bound) {
-                break;
-            }
-            if j != i && !moved.contains(&j) && binds(l, dynamic) {
-                let vs = vars_of(l);
-                if !vs.is_disjoint(&all.difference(&bound).cloned().collect()) {
-                    bound.extend(vs.iter().cloned());
-                    all.extend(vs);
-                    aux_body.push(l.clone());
-                }
-            }
-        }
-        if !all.is_subset(&bound) {
-            i += 1;
-            continue;
-        }
-        let exported: Vec<String> = exported.into_iter().filter(|v| all.contains(v)).collect();
-        let name = format!("(aux {aux})");
-        *aux += 1;
-        dynamic.insert(name.clone());
         let aux_head =
             Atom { name: name.clone(), args: exported.iter().map(|v| Term::Var(v.clone(), span)).collect(), span };
+        let mut aux_body: Vec<Literal> = group.iter().map(|&j| body[j].clone()).collect();
+        aux_body.extend(binders.iter().map(|&j| body[j].clone()));
         out.push(Rule { head: aux_head.clone(), body: aux_body, span });
-        let mut rest: Vec<Literal> =
-            body.into_iter().enumerate().filter(|(j, _)| *j != i && !moved.contains(j)).map(|(_, l)| l).collect();
-        rest.insert(i.min(rest.len()), Literal::Atom(aux_head));
+        let first = group[0];
+        let mut rest = Vec::with_capacity(body.len() + 1 - group.len());
+        for (j, literal) in body.into_iter().enumerate() {
+            if j == first {
+                rest.push(Literal::Atom(aux_head.clone()));
+            }
+            if !group.contains(&j) {
+                rest.push(literal);
+            }
+        }
         body = rest;
-        i += 1;
     }
     out.push(Rule { head, body, span });
+}
+
+/// One elimination step: the literals that move into a new relation, the static atoms of the
+/// rest of the body copied in to bind its variables, and the variables it exports.
+struct Elimination {
+    group: Vec<usize>,
+    binders: Vec<usize>,
+    exported: Vec<String>,
+}
+
+/// The elimination that exports the fewest variables (then moves the fewest literals), if any
+/// variable outside the head occurs in only part of the body and its group can be made safe.
+fn best_step(head_vars: &BTreeSet<String>, body: &[Literal], dynamic: &BTreeSet<String>) -> Option<Elimination> {
+    let literal_vars: Vec<BTreeSet<String>> = body.iter().map(vars_of).collect();
+    let candidates: BTreeSet<&String> =
+        literal_vars.iter().flatten().filter(|v| !head_vars.contains(v.as_str())).collect();
+    let mut best: Option<((usize, usize), Elimination)> = None;
+    for v in candidates {
+        let group: Vec<usize> = (0..body.len()).filter(|&j| literal_vars[j].contains(v)).collect();
+        if group.len() == body.len() {
+            continue;
+        }
+        let mut group_vars: BTreeSet<String> = group.iter().flat_map(|&j| literal_vars[j].iter().cloned()).collect();
+        let occurs_outside = |w: &String| {
+            head_vars.contains(w) || (0..body.len()).any(|j| !group.contains(&j) && literal_vars[j].contains(w))
+        };
+        // Every exported variable must be bound by a positive atom of the new relation; static
+        // atoms of the rest of the body may be copied in to bind them.
+        let mut bound: BTreeSet<String> = group
+            .iter()
+            .filter(|&&j| matches!(body[j], Literal::Atom(_)))
+            .flat_map(|&j| literal_vars[j].iter().cloned())
+            .collect();
+        let mut binders = Vec::new();
+        for (j, literal) in body.iter().enumerate() {
+            if group_vars.is_subset(&bound) {
+                break;
+            }
+            let unbound: BTreeSet<String> = group_vars.difference(&bound).cloned().collect();
+            if !group.contains(&j) && binds(literal, dynamic) && !literal_vars[j].is_disjoint(&unbound) {
+                bound.extend(literal_vars[j].iter().cloned());
+                group_vars.extend(literal_vars[j].iter().cloned());
+                binders.push(j);
+            }
+        }
+        if !group_vars.is_subset(&bound) {
+            continue;
+        }
+        let exported: Vec<String> = group_vars.iter().filter(|w| occurs_outside(w)).cloned().collect();
+        let cost = (exported.len(), group.len());
+        if best.as_ref().is_none_or(|(c, _)| cost < *c) {
+            best = Some((cost, Elimination { group, binders, exported }));
+        }
+    }
+    best.map(|(_, step)| step)
 }
 
 #[cfg(test)]
@@ -152,6 +175,7 @@ mod tests {
         let d = parse(text, Syntax::Kif).description;
         let mut dynamic: BTreeSet<String> = dynamic.iter().map(|s| s.to_string()).collect();
         decompose(&d, &mut dynamic)
+            .description
             .rules
             .into_iter()
             .map(|r| {
@@ -162,7 +186,7 @@ mod tests {
     }
 
     #[test]
-    fn a_move_private_to_a_frame_rule_is_folded_per_cell() {
+    fn a_move_private_to_a_frame_rule_is_projected_then_folded_per_cell() {
         let rules = decomposed(
             "(<= (next (cell ?x ?y ?s)) (true (cell ?x ?y ?s)) (does ?p (move ?a ?b ?c ?d)) (apart ?x ?y ?a ?b))",
             &["true", "does", "next"],
@@ -170,8 +194,28 @@ mod tests {
         assert_eq!(
             rules,
             vec![
-                "(<= ((aux 0) ?x ?y) (does ?p (move ?a ?b ?c ?d)) (apart ?x ?y ?a ?b))".to_string(),
-                "(<= (next (cell ?x ?y ?s)) (true (cell ?x ?y ?s)) ((aux 0) ?x ?y))".to_string(),
+                "(<= ((aux 0) ?a ?b) (does ?p (move ?a ?b ?c ?d)))".to_string(),
+                "(<= ((aux 1) ?x ?y) ((aux 0) ?a ?b) (apart ?x ?y ?a ?b))".to_string(),
+                "(<= (next (cell ?x ?y ?s)) (true (cell ?x ?y ?s)) ((aux 1) ?x ?y))".to_string(),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_negated_state_literal_over_the_move_moves_with_it() {
+        // The frame rule of chess.kif: the move's variables are shared with a negated
+        // state-dependent literal, and the whole group folds into one relation per cell pair.
+        let rules = decomposed(
+            "(<= (next (cell ?x ?y ?p)) (does ?r (move ?x1 ?y1)) (true (cell ?x ?y ?p)) \
+             (not (en_passant ?r ?x1 ?y1)) (different ?x ?y ?x1 ?y1))",
+            &["true", "does", "next", "en_passant"],
+        );
+        assert_eq!(
+            rules,
+            vec![
+                "(<= ((aux 0) ?x1 ?y1) (does ?r (move ?x1 ?y1)) (not (en_passant ?r ?x1 ?y1)))".to_string(),
+                "(<= ((aux 1) ?x ?y) ((aux 0) ?x1 ?y1) (different ?x ?y ?x1 ?y1))".to_string(),
+                "(<= (next (cell ?x ?y ?p)) ((aux 1) ?x ?y) (true (cell ?x ?y ?p)))".to_string(),
             ]
         );
     }
@@ -182,6 +226,9 @@ mod tests {
         assert_eq!(rules.len(), 2, "{rules:?}");
         let rules = decomposed("(<= (next (c ?x)) (true (c ?x)) (does r (m ?x)))", &["true", "does", "next"]);
         assert_eq!(rules, vec!["(<= (next (c ?x)) (true (c ?x)) (does r (m ?x)))".to_string()]);
+        // A variable that every literal mentions cannot be split off.
+        let rules = decomposed("(<= open (true (cell ?m ?n b)))", &["true"]);
+        assert_eq!(rules, vec!["(<= open (true (cell ?m ?n b)))".to_string()]);
     }
 
     #[test]
@@ -193,9 +240,20 @@ mod tests {
         assert_eq!(
             rules,
             vec![
-                "(<= ((aux 0) ?x) (does ?p (m ?y)) (distinct ?x ?y) (index ?x))".to_string(),
-                "(<= (next (c ?x)) (true (c ?x)) (index ?x) ((aux 0) ?x))".to_string(),
+                "(<= ((aux 0) ?y) (does ?p (m ?y)))".to_string(),
+                "(<= ((aux 1) ?x) ((aux 0) ?y) (distinct ?x ?y) (index ?x))".to_string(),
+                "(<= (next (c ?x)) (true (c ?x)) (index ?x) ((aux 1) ?x))".to_string(),
             ]
         );
+    }
+
+    #[test]
+    fn a_static_group_stays_static() {
+        let d = parse("(<= (next (c ?x)) (true (c ?x)) (edge ?x ?y) (node ?y))", Syntax::Kif).description;
+        let mut dynamic: BTreeSet<String> = ["true", "next"].iter().map(|s| s.to_string()).collect();
+        let decomposed = decompose(&d, &mut dynamic);
+        assert_eq!(decomposed.description.rules.len(), 2);
+        assert_eq!(decomposed.origins, vec!["next".to_string()]);
+        assert!(!dynamic.contains("(aux 0)"), "{dynamic:?}");
     }
 }

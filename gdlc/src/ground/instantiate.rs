@@ -44,7 +44,7 @@ pub fn instantiate(description: &Description, options: &Options) -> Result<Groun
     let decomposed = super::decompose::decompose(&prepared, &mut dynamic);
 
     let mut alternatives = Vec::new();
-    for rule in &decomposed.rules {
+    for rule in &decomposed.description.rules {
         for body in product(rule.body.iter().map(|l| dnf(l, false))) {
             let mut vars = BTreeSet::new();
             for b in &body {
@@ -70,10 +70,21 @@ pub fn instantiate(description: &Description, options: &Options) -> Result<Groun
         eval.run(component);
         if let Some(rel) = eval.exceeded {
             let name = &relations.keys[rel].0;
+            // A new relation of the decomposition is reported as the user's relation it serves.
+            let user_relation = |name: &str| -> String {
+                match name.strip_prefix("(aux ").and_then(|k| k.strip_suffix(')')) {
+                    Some(k) => {
+                        decomposed.origins.get(k.parse::<usize>().unwrap_or(usize::MAX)).cloned().unwrap_or_default()
+                    }
+                    None => name.to_string(),
+                }
+            };
             let what = match name.strip_prefix("(instances ").and_then(|k| k.strip_suffix(')')) {
                 Some(k) => {
-                    format!("instantiating a rule for `{}`", alternatives[k.parse::<usize>().unwrap_or(0)].head.name)
+                    let head = &alternatives[k.parse::<usize>().unwrap_or(0)].head.name;
+                    format!("instantiating a rule for `{}`", user_relation(head))
                 }
+                None if name.starts_with("(aux ") => format!("instantiating a rule for `{}`", user_relation(name)),
                 None => format!("the relation `{name}`"),
             };
             return Err(format!(

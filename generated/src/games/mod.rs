@@ -17,6 +17,9 @@ pub mod breakthrough;
 /// `games/buttons.kif`, compiled.
 #[rustfmt::skip]
 pub mod buttons;
+/// `games/checkers.kif`, compiled.
+#[rustfmt::skip]
+pub mod checkers;
 /// `games/chineseCheckers3.kif`, compiled.
 #[rustfmt::skip]
 pub mod chinese_checkers3;
@@ -60,6 +63,7 @@ macro_rules! for_each_game {
         $callback!(blocker, "games/blocker.kif");
         $callback!(breakthrough, "games/breakthrough.kif");
         $callback!(buttons, "games/buttons.kif");
+        $callback!(checkers, "games/checkers.kif");
         $callback!(chinese_checkers3, "games/chineseCheckers3.kif");
         $callback!(connect_four, "games/connectFour.kif");
         $callback!(connect_four_simultaneous, "games/connectFourSimultaneous.kif");
