@@ -237,7 +237,7 @@ mod tests {
         }
         fn goal(&self, state: &State, role: usize) -> Option<u32> {
             // The role that just moved took the last stone.
-            self.is_terminal(state).then(|| if role != state.mover { 100 } else { 0 })
+            self.is_terminal(state).then_some(if role != state.mover { 100 } else { 0 })
         }
         fn state_facts(&self, state: &State) -> Vec<String> {
             vec![format!("(left {})", state.left)]
