@@ -425,6 +425,17 @@ mod tests {
     }
 
     #[test]
+    fn serve_refuses_rules_that_are_not_kif_and_ports_in_use() {
+        let e = run_with_rules(&Counter, "counter", "(role a", args(&["serve", "--port", "0"])).unwrap_err();
+        assert!(e.contains("the game's rules are not KIF"), "{e}");
+        let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = taken.local_addr().unwrap().port().to_string();
+        let list = ["serve", "--host", "127.0.0.1", "--port", port.as_str()];
+        let e = run_with_rules(&Counter, "counter", "(role a) (role b)", args(&list)).unwrap_err();
+        assert!(e.contains("cannot listen on 127.0.0.1:"), "{e}");
+    }
+
+    #[test]
     fn help_is_printed_and_succeeds() {
         let out = run_counter(&["--help"]).unwrap();
         assert!(out.contains("Usage: counter <COMMAND>") && out.contains("perf-test"), "{out}");
@@ -444,6 +455,9 @@ mod tests {
             (&["replay"], "required arguments were not provided"),
             (&["replay", "/nonexistent/trace.jsonl"], "/nonexistent/trace.jsonl: error: cannot read the trace"),
             (&["info", "extra"], "unexpected argument 'extra'"),
+            (&["serve", "--port", "0"], "error: counter was built without its rules"),
+            (&["serve", "--player", "minimax"], "unknown player `minimax`; expected mcts or random"),
+            (&["serve", "--port", "99999"], "invalid value '99999'"),
         ];
         for (list, expected) in cases {
             let e = run(&Counter, "counter", args(list)).unwrap_err();
