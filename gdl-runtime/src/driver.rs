@@ -1,5 +1,6 @@
 //! The command line of every per-game binary that `gdlc build` makes: argument parsing, the
-//! `bench`, `replay`, `perf-test` and `info` subcommands, and the pure functions behind them.
+//! `bench`, `replay`, `perf-test`, `info` and `serve` subcommands, and the pure functions behind
+//! them.
 
 use crate::{bench, trace, Game};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -51,13 +52,39 @@ enum Command {
     },
     /// Print the game's name and roles.
     Info,
+    /// Serve the GGP player protocol over HTTP for this game, recognized in START up to a
+    /// renaming of its symbols; START with another game is refused with an error reply.
+    Serve {
+        /// The port to listen on (0 picks a free one, printed at start).
+        #[arg(long, default_value_t = crate::server::DEFAULT_PORT)]
+        port: u16,
+        /// How the player chooses its moves: mcts or random.
+        #[arg(long, default_value = "mcts", value_parser = player_kind)]
+        player: crate::player::Kind,
+        /// The address to listen on.
+        #[arg(long, default_value = "0.0.0.0")]
+        host: String,
+        /// Exit when standard input closes (for a parent process that serves through this one).
+        #[arg(long, hide = true)]
+        exit_with_stdin: bool,
+    },
+}
+
+fn player_kind(text: &str) -> Result<crate::player::Kind, String> {
+    crate::player::Kind::parse(text)
 }
 
 /// The whole `main` of a per-game binary: runs the command line's subcommand on `game`,
 /// printing its output to stdout and any error to stderr, and fails with a non-zero status on
 /// error.
 pub fn main<G: Game>(game: &G, name: &str) -> ExitCode {
-    match run(game, name, std::env::args_os().skip(1).collect()) {
+    main_with_rules(game, name, "")
+}
+
+/// [`main`] for a game whose rules (KIF text) are known, which `serve` needs to recognize the
+/// game in a START.
+pub fn main_with_rules<G: Game>(game: &G, name: &str, rules: &str) -> ExitCode {
+    match run_with_rules(game, name, rules, std::env::args_os().skip(1).collect()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             let message = message.trim_end();
@@ -73,14 +100,19 @@ pub fn main<G: Game>(game: &G, name: &str) -> ExitCode {
 /// Runs the subcommand that `args` (without the program name) spell on `game`, called `name`,
 /// printing its output to stdout and returning the message to print on failure.
 pub fn run<G: Game>(game: &G, name: &str, args: Vec<OsString>) -> Result<(), String> {
+    run_with_rules(game, name, "", args)
+}
+
+/// [`run`] for a game whose rules (KIF text) are known.
+pub fn run_with_rules<G: Game>(game: &G, name: &str, rules: &str, args: Vec<OsString>) -> Result<(), String> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    run_to(game, name, args, &mut out)?;
+    run_to(game, name, rules, args, &mut out)?;
     out.flush().map_err(|e| format!("error: cannot write to stdout: {e}"))
 }
 
 /// Does what [`run`] does, writing the output to `out`.
-fn run_to<G: Game>(game: &G, name: &str, args: Vec<OsString>, out: &mut dyn Write) -> Result<(), String> {
+fn run_to<G: Game>(game: &G, name: &str, rules: &str, args: Vec<OsString>, out: &mut dyn Write) -> Result<(), String> {
     let write = |out: &mut dyn Write, text: &str| {
         out.write_all(text.as_bytes()).map_err(|e| format!("error: cannot write the output: {e}"))
     };
@@ -105,6 +137,26 @@ fn run_to<G: Game>(game: &G, name: &str, args: Vec<OsString>, out: &mut dyn Writ
             std::fs::write(&outfile, report).map_err(|e| format!("{}: error: cannot write: {e}", outfile.display()))
         }
         Command::Info => write(out, &info_text(game, name)),
+        Command::Serve { port, player, host, exit_with_stdin } => {
+            let rules =
+                crate::kif::parse_all(rules).map_err(|e| format!("error: the game's rules are not KIF: {e}"))?;
+            if rules.is_empty() {
+                return Err(format!("error: {name} was built without its rules, so it cannot recognize its game"));
+            }
+            let config = crate::server::Config { name: format!("{name}-{}", player.name()), ..Default::default() };
+            let server = crate::server::Server::bind(&format!("{host}:{port}"), config)?;
+            write(out, &format!("{name}: {} player listening on http://{}/\n", player.name(), server.local_addr()?))?;
+            out.flush().map_err(|e| format!("error: cannot write to stdout: {e}"))?;
+            if exit_with_stdin {
+                std::thread::spawn(|| {
+                    // Reading to the end waits for the parent to close the pipe or to die.
+                    let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
+                    std::process::exit(0);
+                });
+            }
+            let factory = crate::session::OwnGame { game, name: name.to_string(), rules, player };
+            server.serve(&factory)
+        }
     }
 }
 
@@ -256,7 +308,7 @@ mod tests {
     /// Runs the driver on `Counter`, returning its output or its error.
     fn run_counter(list: &[&str]) -> Result<String, String> {
         let mut out = Vec::new();
-        run_to(&Counter, "counter", args(list), &mut out)?;
+        run_to(&Counter, "counter", "", args(list), &mut out)?;
         Ok(String::from_utf8(out).expect("the driver writes UTF-8"))
     }
 
@@ -373,6 +425,17 @@ mod tests {
     }
 
     #[test]
+    fn serve_refuses_rules_that_are_not_kif_and_ports_in_use() {
+        let e = run_with_rules(&Counter, "counter", "(role a", args(&["serve", "--port", "0"])).unwrap_err();
+        assert!(e.contains("the game's rules are not KIF"), "{e}");
+        let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = taken.local_addr().unwrap().port().to_string();
+        let list = ["serve", "--host", "127.0.0.1", "--port", port.as_str()];
+        let e = run_with_rules(&Counter, "counter", "(role a) (role b)", args(&list)).unwrap_err();
+        assert!(e.contains("cannot listen on 127.0.0.1:"), "{e}");
+    }
+
+    #[test]
     fn help_is_printed_and_succeeds() {
         let out = run_counter(&["--help"]).unwrap();
         assert!(out.contains("Usage: counter <COMMAND>") && out.contains("perf-test"), "{out}");
@@ -392,6 +455,9 @@ mod tests {
             (&["replay"], "required arguments were not provided"),
             (&["replay", "/nonexistent/trace.jsonl"], "/nonexistent/trace.jsonl: error: cannot read the trace"),
             (&["info", "extra"], "unexpected argument 'extra'"),
+            (&["serve", "--port", "0"], "error: counter was built without its rules"),
+            (&["serve", "--player", "minimax"], "unknown player `minimax`; expected mcts or random"),
+            (&["serve", "--port", "99999"], "invalid value '99999'"),
         ];
         for (list, expected) in cases {
             let e = run(&Counter, "counter", args(list)).unwrap_err();

@@ -3,8 +3,15 @@
 
 pub mod bench;
 pub mod driver;
+pub mod http;
 pub mod kif;
+pub mod manager;
+pub mod player;
+pub mod protocol;
+pub mod rename;
 pub mod rng;
+pub mod server;
+pub mod session;
 pub mod trace;
 
 use std::fmt::Debug;

@@ -1,5 +1,6 @@
-//! Per-game binaries: a generated module wrapped in a small cargo project whose `main` is the
-//! runtime's generic driver (`bench`, `replay`, `perf-test`, `info`), built with
+//! Per-game binaries: a generated module and the game's rules wrapped in a small cargo project
+//! whose `main` is the runtime's generic driver (`bench`, `replay`, `perf-test`, `info`,
+//! `serve`), built with
 //! `cargo build --release` in a cache keyed by the generated code, so that a game is compiled
 //! once and reused by `gdlc build`, `gdlc replay` and `gdlc bench`.
 
@@ -42,17 +43,18 @@ struct Project {
     dir: PathBuf,
 }
 
-/// Builds (or finds in the cache) the binary of a game whose generated module is `module_text`,
-/// named after `stem`; returns the binary's path. With `verbose`, cargo's progress goes to
+/// Builds (or finds in the cache) the binary of a game whose generated module is `module_text`
+/// and whose rules (KIF, for `serve` to recognize the game) are `rules`, named after `stem`;
+/// returns the binary's path. With `verbose`, cargo's progress goes to
 /// stderr; otherwise it is shown only when the build fails.
-pub fn build_binary(stem: &str, module_text: &str, verbose: bool) -> Result<PathBuf, String> {
+pub fn build_binary(stem: &str, module_text: &str, rules: &str, verbose: bool) -> Result<PathBuf, String> {
     let runtime = runtime_dir()?;
-    let project = project_for(stem, module_text, &runtime);
+    let project = project_for(stem, module_text, rules, &runtime);
     let binary = project.dir.join(format!("{}{}", project.package, std::env::consts::EXE_SUFFIX));
     if binary.is_file() {
         return Ok(binary);
     }
-    write_project(&project, module_text, &runtime, stem)?;
+    write_project(&project, module_text, rules, &runtime, stem)?;
     let target = cache_dir().join("target");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(&cargo);
@@ -88,9 +90,10 @@ pub fn build_binary(stem: &str, module_text: &str, verbose: bool) -> Result<Path
 
 /// The project of a game: its package name carries a hash of everything the binary is built
 /// from, so that a changed game, compiler or runtime gets a new binary.
-fn project_for(stem: &str, module_text: &str, runtime: &Path) -> Project {
+fn project_for(stem: &str, module_text: &str, rules: &str, runtime: &Path) -> Project {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     module_text.hash(&mut hasher);
+    rules.hash(&mut hasher);
     runtime.hash(&mut hasher);
     env!("CARGO_PKG_VERSION").hash(&mut hasher);
     runtime_fingerprint(runtime).hash(&mut hasher);
@@ -126,7 +129,7 @@ fn runtime_fingerprint(runtime: &Path) -> Vec<(String, u64, u128)> {
 }
 
 /// Writes the project's manifest, lock file and sources.
-fn write_project(project: &Project, module_text: &str, runtime: &Path, stem: &str) -> Result<(), String> {
+fn write_project(project: &Project, module_text: &str, rules: &str, runtime: &Path, stem: &str) -> Result<(), String> {
     let src = project.dir.join("src");
     std::fs::create_dir_all(&src).map_err(|e| format!("error: cannot create {}: {e}", src.display()))?;
     let runtime = runtime.display().to_string().replace('\\', "/");
@@ -148,8 +151,10 @@ fn write_project(project: &Project, module_text: &str, runtime: &Path, stem: &st
     let main = format!(
         "//! The per-game binary of `{name}`, made by `gdlc build`.\n\n\
          #[allow(dead_code)]\nmod game;\n\n\
-         fn main() -> std::process::ExitCode {{\n    gdl_runtime::driver::main(&game::Game, \"{name}\")\n}}\n"
+         fn main() -> std::process::ExitCode {{\n    \
+         gdl_runtime::driver::main_with_rules(&game::Game, \"{name}\", include_str!(\"rules.kif\"))\n}}\n"
     );
+    write_atomically(&src.join("rules.kif"), rules)?;
     write_atomically(&src.join("main.rs"), &main)?;
     write_atomically(&src.join("game.rs"), module_text)
 }
@@ -181,17 +186,19 @@ mod tests {
     #[test]
     fn projects_differ_by_generated_code_and_share_nothing_else() {
         let runtime = Path::new("/nonexistent/runtime");
-        let a = project_for("connectFour", "code a", runtime);
-        let b = project_for("connectFour", "code b", runtime);
-        let again = project_for("connectFour", "code a", runtime);
+        let a = project_for("connectFour", "code a", "rules", runtime);
+        let b = project_for("connectFour", "code b", "rules", runtime);
+        let c = project_for("connectFour", "code a", "other rules", runtime);
+        let again = project_for("connectFour", "code a", "rules", runtime);
         assert_ne!(a.package, b.package);
+        assert_ne!(a.package, c.package);
         assert_eq!(a.package, again.package);
         assert!(a.package.starts_with("gdl_game_connectfour_"), "{}", a.package);
     }
 
     #[test]
     fn a_stem_with_odd_characters_makes_a_valid_package_name() {
-        let p = project_for("3p Connect-Four", "x", Path::new("/r"));
+        let p = project_for("3p Connect-Four", "x", "", Path::new("/r"));
         assert!(p.package.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'), "{}", p.package);
     }
 }

@@ -173,10 +173,12 @@ fn bench_report(game: &Path, seconds: f64, threads: usize) -> Result<String, Str
     gdl_runtime::driver::bench_report(&interp, &label, seconds, threads)
 }
 
-/// A game compiled to a module: its text and the grounded program's sizes.
+/// A game compiled to a module: its text, the grounded program's sizes, and the game's rules
+/// in KIF.
 pub struct Compiled {
     pub text: String,
     pub summary: String,
+    pub rules: String,
 }
 
 /// Loads, checks, grounds and generates the module of a game file; `command` is the one named
@@ -203,7 +205,8 @@ pub fn compile_text(game: &Path, command: &str, options: &crate::codegen::Option
         Some(mb) => format!("{summary}, {mb} MB peak"),
         None => summary,
     };
-    Ok(Compiled { text, summary })
+    let rules: String = crate::play::rules_of(&loaded)?.iter().map(|r| format!("{r}\n")).collect();
+    Ok(Compiled { text, summary, rules })
 }
 
 /// This process's peak resident memory in MB, where the system tells it (Linux).
@@ -264,7 +267,7 @@ pub fn compiled_binary(
         eprintln!("{}", compiled.summary);
     }
     let stem = game.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "game".to_string());
-    crate::build::build_binary(&stem, &compiled.text, verbose)
+    crate::build::build_binary(&stem, &compiled.text, &compiled.rules, verbose)
 }
 
 /// `gdlc build GAME -o BIN`: a standalone binary whose subcommands are the runtime's driver.

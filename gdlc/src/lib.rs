@@ -15,6 +15,7 @@ pub mod graph;
 pub mod ground;
 pub mod interp;
 pub mod parse;
+pub mod play;
 pub mod print;
 pub use codegen::generate;
 pub mod split;

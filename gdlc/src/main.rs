@@ -73,6 +73,33 @@ enum Command {
         #[command(flatten)]
         grounding: Grounding,
     },
+    /// Serve the GGP player protocol over HTTP: play any game sent in START.
+    Serve {
+        /// Games this player has compiled code for (recognized up to renaming of symbols).
+        games: Vec<PathBuf>,
+        /// The port to listen on (0 picks a free one, printed at start).
+        #[arg(long, default_value_t = gdl_runtime::server::DEFAULT_PORT)]
+        port: u16,
+        /// How the player chooses its moves.
+        #[arg(long, value_enum, default_value_t = PlayerArg::Mcts)]
+        player: PlayerArg,
+    },
+    /// Run a match between GGP players over HTTP, printing the goals.
+    Match {
+        game: PathBuf,
+        /// A player's URL (http://HOST:PORT/), once per role in role order.
+        #[arg(long = "player", required = true)]
+        players: Vec<String>,
+        /// Seconds the players have after START (fractions allowed).
+        #[arg(long, default_value_t = 10.0)]
+        startclock: f64,
+        /// Seconds the players have for each move (fractions allowed).
+        #[arg(long, default_value_t = 5.0)]
+        playclock: f64,
+        /// Write the match's record as JSON to this file.
+        #[arg(long)]
+        record: Option<PathBuf>,
+    },
     /// gdl-perf's engine process: measure for SECONDS and write the report to OUTFILE.
     PerfTest {
         game: PathBuf,
@@ -104,6 +131,23 @@ impl Grounding {
 enum SyntaxArg {
     Kif,
     Infix,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum PlayerArg {
+    /// Monte Carlo tree search over the whole play clock.
+    Mcts,
+    /// A uniformly random legal move.
+    Random,
+}
+
+impl PlayerArg {
+    fn kind(self) -> gdl_runtime::player::Kind {
+        match self {
+            PlayerArg::Mcts => gdl_runtime::player::Kind::Mcts,
+            PlayerArg::Random => gdl_runtime::player::Kind::Random,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -146,6 +190,10 @@ fn main() -> ExitCode {
             gdlc::cli::compile(&game, output.as_deref(), check, &grounding.options())
         }
         Command::Build { game, output, grounding } => gdlc::cli::build(&game, &output, &grounding.options()),
+        Command::Serve { games, port, player } => gdlc::play::serve(&games, port, player.kind()),
+        Command::Match { game, players, startclock, playclock, record } => {
+            gdlc::play::run_match(&game, &players, startclock, playclock, record.as_deref())
+        }
         Command::PerfTest { game, outfile, seconds, engine: Engine::Interp, .. } => {
             gdlc::cli::perf_test(&game, &outfile, seconds)
         }

@@ -1,0 +1,216 @@
+//! The little HTTP/1.0 that the GGP protocol uses, over std's TCP sockets with `httparse`
+//! reading the heads: a player reads one POST (with a deadline and a size cap) and writes one
+//! reply with ggp-base's headers and the CORS headers; a manager POSTs one message and reads
+//! the reply before a deadline.
+
+use std::io::{Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::{Duration, Instant};
+
+/// The largest request or reply head read.
+pub const MAX_HEAD: usize = 16 * 1024;
+
+/// One request as a player sees it.
+#[derive(Debug)]
+pub struct Request {
+    pub method: String,
+    pub body: String,
+}
+
+/// Why a request could not be read: the HTTP status to answer with and a message.
+#[derive(Debug)]
+pub struct RequestError {
+    pub status: u16,
+    pub message: String,
+}
+
+fn request_error(status: u16, message: impl Into<String>) -> RequestError {
+    RequestError { status, message: message.into() }
+}
+
+/// The reason phrase of the statuses a player sends.
+pub fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        411 => "Length Required",
+        413 => "Content Too Large",
+        431 => "Request Header Fields Too Large",
+        503 => "Service Unavailable",
+        _ => "Error",
+    }
+}
+
+/// Reads bytes into `buffer` until `done(buffer)` says where the wanted part ends, the peer
+/// closes, `limit` bytes are exceeded or `deadline` passes.
+fn read_until(
+    stream: &mut TcpStream,
+    buffer: &mut Vec<u8>,
+    limit: usize,
+    deadline: Instant,
+    done: &dyn Fn(&[u8]) -> bool,
+) -> Result<bool, std::io::Error> {
+    let mut chunk = [0u8; 8192];
+    while !done(buffer) {
+        if buffer.len() > limit {
+            return Ok(false);
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "the deadline passed"));
+        }
+        stream.set_read_timeout(Some(left))?;
+        let n = stream.read(&mut chunk)?;
+        if n == 0 {
+            return Ok(done(buffer));
+        }
+        buffer.extend_from_slice(&chunk[..n]);
+    }
+    Ok(true)
+}
+
+fn head_end(buffer: &[u8]) -> Option<usize> {
+    buffer.windows(4).position(|w| w == b"\r\n\r\n").map(|p| p + 4)
+}
+
+fn timed_out(e: &std::io::Error) -> bool {
+    matches!(e.kind(), std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock)
+}
+
+/// Reads one request whose whole body must arrive before `deadline` and be at most `max_body`
+/// bytes of UTF-8. A POST must say its length.
+pub fn read_request(stream: &mut TcpStream, max_body: usize, deadline: Instant) -> Result<Request, RequestError> {
+    let mut buffer = Vec::new();
+    let io = |e: std::io::Error| {
+        if timed_out(&e) {
+            request_error(408, "the request did not arrive in time")
+        } else {
+            request_error(400, format!("cannot read the request: {e}"))
+        }
+    };
+    let complete = read_until(stream, &mut buffer, MAX_HEAD, deadline, &|b| head_end(b).is_some()).map_err(io)?;
+    if !complete {
+        return Err(if buffer.len() > MAX_HEAD {
+            request_error(431, "the request head is too large")
+        } else {
+            request_error(400, "the connection closed before the request was complete")
+        });
+    }
+    let head_len = head_end(&buffer).expect("complete");
+    let mut headers = [httparse::EMPTY_HEADER; 64];
+    let mut request = httparse::Request::new(&mut headers);
+    match request.parse(&buffer[..head_len]) {
+        Ok(httparse::Status::Complete(_)) => {}
+        Ok(httparse::Status::Partial) => return Err(request_error(400, "incomplete request head")),
+        Err(e) => return Err(request_error(400, format!("malformed request: {e}"))),
+    }
+    let method = request.method.unwrap_or_default().to_string();
+    let length = request.headers.iter().find(|h| h.name.eq_ignore_ascii_case("content-length"));
+    let length = match length {
+        None if method == "POST" => return Err(request_error(411, "a POST must have a Content-Length")),
+        None => 0,
+        Some(h) => std::str::from_utf8(h.value)
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .ok_or_else(|| request_error(400, "the Content-Length is not a number"))?,
+    };
+    if length > max_body {
+        return Err(request_error(413, format!("the body is {length} bytes; at most {max_body} are accepted")));
+    }
+    let total = head_len + length;
+    let complete = read_until(stream, &mut buffer, total, deadline, &|b| b.len() >= total).map_err(io)?;
+    if !complete {
+        return Err(request_error(400, "the connection closed before the body was complete"));
+    }
+    let body = String::from_utf8(buffer[head_len..total].to_vec())
+        .map_err(|_| request_error(400, "the body is not UTF-8 text"))?;
+    Ok(Request { method, body })
+}
+
+/// Writes a whole reply as ggp-base's players do, with the CORS headers that let browser-based
+/// managers read it, and closes the sending side.
+pub fn write_response(stream: &mut TcpStream, status: u16, body: &str) -> std::io::Result<()> {
+    let reply = format!(
+        "HTTP/1.0 {status} {}\r\nContent-type: text/acl\r\nContent-length: {}\r\n\
+         Access-Control-Allow-Origin: *\r\nAccess-Control-Allow-Methods: POST, GET, OPTIONS\r\n\
+         Access-Control-Allow-Headers: Content-Type\r\nAccess-Control-Allow-Age: 86400\r\n\r\n{body}",
+        reason(status),
+        body.len()
+    );
+    stream.set_write_timeout(Some(Duration::from_secs(10)))?;
+    stream.write_all(reply.as_bytes())?;
+    stream.flush()?;
+    stream.shutdown(std::net::Shutdown::Write)
+}
+
+/// A player's address: `http://host:port/` or `host:port`, without the path.
+pub fn address_of(url: &str) -> Result<String, String> {
+    let rest = url.strip_prefix("http://").unwrap_or(url);
+    let authority = rest.split('/').next().unwrap_or_default();
+    if authority.is_empty() || url.starts_with("https://") {
+        return Err(format!("`{url}` is not a player's address; expected http://HOST:PORT/"));
+    }
+    Ok(if authority.contains(':') { authority.to_string() } else { format!("{authority}:80") })
+}
+
+/// Whether `buffer` holds a whole reply: a head and as many body bytes as it announces (a
+/// reply without a length ends when the player closes the connection).
+fn reply_complete(buffer: &[u8]) -> bool {
+    let Some(head_len) = head_end(buffer) else { return false };
+    let head = String::from_utf8_lossy(&buffer[..head_len]).to_ascii_lowercase();
+    let length =
+        head.lines().find_map(|l| l.strip_prefix("content-length:")).and_then(|v| v.trim().parse::<usize>().ok());
+    length.is_some_and(|n| buffer.len() >= head_len + n)
+}
+
+/// Sends `body` to the player at `url` as ggp-base's manager does and returns the reply's body
+/// (trimmed), or why there is none: an unreachable player, a reply that is not 200 OK, or one
+/// that has not fully arrived by `deadline`.
+pub fn post(url: &str, body: &str, deadline: Instant) -> Result<String, String> {
+    let address = address_of(url)?;
+    let addrs: Vec<_> = address.to_socket_addrs().map_err(|e| format!("cannot resolve {address}: {e}"))?.collect();
+    let addr = addrs.first().ok_or_else(|| format!("cannot resolve {address}"))?;
+    let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
+    let mut stream = TcpStream::connect_timeout(addr, left).map_err(|e| format!("cannot connect to {address}: {e}"))?;
+    let request = format!(
+        "POST / HTTP/1.0\r\nHost: {address}\r\nAccept: text/delim\r\nSender: GAMEMASTER\r\nReceiver: GAMEPLAYER\r\n\
+         Content-Type: text/acl\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.set_write_timeout(Some(left)).map_err(|e| e.to_string())?;
+    stream.write_all(request.as_bytes()).map_err(|e| format!("cannot send to {address}: {e}"))?;
+    let mut buffer = Vec::new();
+    let limit = MAX_HEAD + crate::server::MAX_BODY;
+    let read = read_until(&mut stream, &mut buffer, limit, deadline, &reply_complete);
+    match read {
+        Ok(_) => {}
+        Err(e) if timed_out(&e) => return Err("no reply in time".to_string()),
+        Err(e) => return Err(format!("cannot read the reply: {e}")),
+    }
+    let head_len = head_end(&buffer).ok_or("the reply has no complete HTTP head")?;
+    let mut headers = [httparse::EMPTY_HEADER; 64];
+    let mut response = httparse::Response::new(&mut headers);
+    response.parse(&buffer[..head_len]).map_err(|e| format!("malformed reply: {e}"))?;
+    let status = response.code.unwrap_or(0);
+    let text = String::from_utf8_lossy(&buffer[head_len..]).trim().to_string();
+    if status != 200 {
+        return Err(format!("the reply is HTTP {status}: {text}"));
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_of_player_urls() {
+        assert_eq!(address_of("http://127.0.0.1:9147/").unwrap(), "127.0.0.1:9147");
+        assert_eq!(address_of("localhost:9000").unwrap(), "localhost:9000");
+        assert_eq!(address_of("http://player.example").unwrap(), "player.example:80");
+        assert!(address_of("https://x:1/").is_err());
+        assert!(address_of("http:///").is_err());
+    }
+}

@@ -1,0 +1,224 @@
+//! The game manager (specification section 7): runs one match between players over HTTP,
+//! sending START to every player, PLAY with the last joint move until the game ends and STOP
+//! at the end; a move that is missing, late or illegal is replaced by a random legal one and
+//! recorded. The match's record (roles, players, every joint move, each state's substitutions,
+//! the final goals) serializes to JSON.
+
+use crate::http;
+use crate::kif::{self, Sx};
+use crate::protocol::Message;
+use crate::rename::Spelling;
+use crate::rng::Rng;
+use crate::Game;
+use serde::Serialize;
+use std::time::{Duration, Instant};
+
+/// How long past a clock a reply may arrive and still count, for the network's delays.
+pub const NETWORK_GRACE: Duration = Duration::from_millis(500);
+
+/// A match to run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub match_id: String,
+    /// The players' URLs, one per role in role order.
+    pub players: Vec<String>,
+    pub start_clock: Duration,
+    pub play_clock: Duration,
+    /// The seed of the random moves that replace bad ones.
+    pub seed: u64,
+}
+
+/// A move the manager chose for a player.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Substitution {
+    pub role: String,
+    /// `missing` (no reply: the player is unreachable or answered with an error), `late` (no
+    /// reply within the play clock and the network's grace) or `illegal` (a reply that is not a
+    /// legal move).
+    pub reason: String,
+    /// What went wrong, in words.
+    pub detail: String,
+    /// The player's reply, when there was one.
+    pub reply: Option<String>,
+    /// The random legal move played instead.
+    pub substitute: String,
+}
+
+/// One state of the match: the joint move played in it, the substitutions that made it, and
+/// how long each player took to answer, in milliseconds.
+#[derive(Clone, Debug, Serialize)]
+pub struct Step {
+    pub joint: Vec<String>,
+    pub substitutions: Vec<Substitution>,
+    pub reply_ms: Vec<u64>,
+}
+
+/// A played match.
+#[derive(Clone, Debug, Serialize)]
+pub struct Record {
+    pub match_id: String,
+    pub roles: Vec<String>,
+    pub players: Vec<String>,
+    pub start_clock: f64,
+    pub play_clock: f64,
+    /// Each player's reply to START (`ready`), or what went wrong.
+    pub start_replies: Vec<String>,
+    pub steps: Vec<Step>,
+    /// Every role's goal in the final state (0 where the game defines none).
+    pub goals: Vec<u32>,
+}
+
+impl Record {
+    /// How many moves were substituted for each role.
+    pub fn substitution_counts(&self) -> Vec<usize> {
+        let mut counts = vec![0; self.roles.len()];
+        for s in self.steps.iter().flat_map(|s| &s.substitutions) {
+            if let Some(role) = self.roles.iter().position(|r| *r == s.role) {
+                counts[role] += 1;
+            }
+        }
+        counts
+    }
+}
+
+/// Sends `message` to every player at once and collects the replies with the time each took.
+fn broadcast(players: &[String], messages: &[String], deadline: Instant) -> Vec<(Result<String, String>, Duration)> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = players
+            .iter()
+            .zip(messages)
+            .map(|(url, message)| {
+                scope.spawn(move || {
+                    let sent = Instant::now();
+                    let reply = http::post(url, message, deadline);
+                    (reply, sent.elapsed())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| (Err("the request thread failed".to_string()), Duration::ZERO)))
+            .collect()
+    })
+}
+
+/// Runs a match of `game`, whose rules as sent in START are `rules`; `log` receives a line for
+/// each substitution and failed START as it happens.
+pub fn run_match<G: Game>(
+    game: &G,
+    rules: &[Sx],
+    options: &Options,
+    log: &mut dyn FnMut(&str),
+) -> Result<Record, String> {
+    let roles: Vec<String> = (0..game.num_roles()).map(|r| game.role_name(r).to_string()).collect();
+    if options.players.len() != roles.len() {
+        return Err(format!(
+            "error: the game has {} roles ({}) but {} players were given",
+            roles.len(),
+            roles.join(" "),
+            options.players.len()
+        ));
+    }
+    let spelling = Spelling::of_rules(rules);
+    let spelled =
+        |text: &str| kif::parse_one(text).map(|t| spelling.to_match(&t)).unwrap_or(Sx::Atom(text.to_string()));
+    let match_roles: Vec<Sx> = roles.iter().map(|r| spelled(r)).collect();
+    let starts: Vec<String> = match_roles
+        .iter()
+        .map(|role| {
+            Message::Start {
+                id: options.match_id.clone(),
+                role: role.clone(),
+                rules: rules.to_vec(),
+                start_clock: options.start_clock,
+                play_clock: options.play_clock,
+            }
+            .to_string()
+        })
+        .collect();
+    let deadline = Instant::now() + options.start_clock + NETWORK_GRACE;
+    let mut start_replies = Vec::new();
+    for (role, (reply, _)) in broadcast(&options.players, &starts, deadline).into_iter().enumerate() {
+        let text = reply.unwrap_or_else(|e| format!("error: {e}"));
+        if !text.eq_ignore_ascii_case("ready") {
+            log(&format!("START: role {}: the player answered `{text}` instead of `ready`", roles[role]));
+        }
+        start_replies.push(text);
+    }
+
+    let mut rng = Rng::seeded(options.seed);
+    let mut state = game.initial_state();
+    let mut steps = Vec::new();
+    let mut last: Option<Vec<Sx>> = None;
+    let mut legal = Vec::new();
+    while !game.is_terminal(&state) {
+        game.all_legal_moves(&state, &mut legal);
+        if let Some(role) = legal.iter().position(Vec::is_empty) {
+            return Err(format!("error: role {} has no legal move in a non-terminal state", roles[role]));
+        }
+        let play = Message::Play { id: options.match_id.clone(), moves: last.clone() }.to_string();
+        let deadline = Instant::now() + options.play_clock + NETWORK_GRACE;
+        let replies = broadcast(&options.players, &vec![play; roles.len()], deadline);
+        let mut joint = Vec::new();
+        let mut substitutions = Vec::new();
+        let mut reply_ms = Vec::new();
+        for (role, (reply, took)) in replies.into_iter().enumerate() {
+            reply_ms.push(took.as_millis() as u64);
+            let chosen = match &reply {
+                Ok(text) => kif::parse_one(text)
+                    .map_err(|e| format!("not a move: {e}"))
+                    .and_then(|sx| {
+                        let canonical = spelling.to_game(&sx).to_string();
+                        game.parse_move(role, &canonical)
+                            .filter(|m| legal[role].contains(m))
+                            .ok_or_else(|| format!("`{text}` is not a legal move"))
+                    })
+                    .map_err(|detail| ("illegal", detail)),
+                Err(e) if e.contains("in time") => Err(("late", e.clone())),
+                Err(e) => Err(("missing", e.clone())),
+            };
+            let mv = match chosen {
+                Ok(mv) => mv,
+                Err((reason, detail)) => {
+                    let substitute = legal[role][rng.below(legal[role].len())].clone();
+                    let substitution = Substitution {
+                        role: roles[role].clone(),
+                        reason: reason.to_string(),
+                        detail,
+                        reply: reply.ok(),
+                        substitute: game.move_string(&substitute),
+                    };
+                    log(&format!(
+                        "step {}: role {}: {} move ({}); playing {} instead",
+                        steps.len(),
+                        substitution.role,
+                        substitution.reason,
+                        substitution.detail,
+                        substitution.substitute
+                    ));
+                    substitutions.push(substitution);
+                    substitute
+                }
+            };
+            joint.push(mv);
+        }
+        let strings: Vec<String> = joint.iter().map(|m| game.move_string(m)).collect();
+        last = Some(strings.iter().map(|s| spelled(s)).collect());
+        steps.push(Step { joint: strings, substitutions, reply_ms });
+        state = game.next_state(&state, &joint);
+    }
+    let stop = Message::Stop { id: options.match_id.clone(), moves: last }.to_string();
+    let deadline = Instant::now() + options.play_clock + NETWORK_GRACE;
+    broadcast(&options.players, &vec![stop; roles.len()], deadline);
+    let goals = game.goals(&state).into_iter().map(|g| g.unwrap_or(0)).collect();
+    Ok(Record {
+        match_id: options.match_id.clone(),
+        roles,
+        players: options.players.clone(),
+        start_clock: options.start_clock.as_secs_f64(),
+        play_clock: options.play_clock.as_secs_f64(),
+        start_replies,
+        steps,
+        goals,
+    })
+}

@@ -1,0 +1,291 @@
+//! The Monte Carlo tree search player: decoupled UCT, in which every role keeps its own
+//! statistics for its own moves at each node and picks its move by UCB1 over them, so that
+//! simultaneous moves need no joint-move tables. Each iteration descends the tree, adds one
+//! node, plays a random playout from it and credits every role's goal to the moves it chose.
+//! The search runs until the deadline, which it checks before every iteration and every few
+//! playout steps, and answers with the root move it tried most.
+
+use super::Player;
+use crate::rng::Rng;
+use crate::Game;
+use std::collections::HashMap;
+use std::time::Instant;
+
+/// UCB1's exploration constant, for rewards in `0..=1`.
+const EXPLORATION: f64 = 1.4;
+
+/// The most nodes one search keeps; past it, iterations only play out from the leaves.
+const MAX_NODES: usize = 250_000;
+
+/// The longest playout followed, so that a game that never ends cannot stall a search.
+const MAX_PLAYOUT_STEPS: usize = 10_000;
+
+/// How many playout steps pass between two looks at the clock.
+const STEPS_PER_CLOCK_CHECK: usize = 32;
+
+pub struct MctsPlayer {
+    rng: Rng,
+    /// The number of completed iterations of the last search, for tests and diagnostics.
+    pub last_iterations: u64,
+}
+
+impl MctsPlayer {
+    pub fn new(seed: u64) -> MctsPlayer {
+        MctsPlayer { rng: Rng::seeded(seed), last_iterations: 0 }
+    }
+}
+
+/// A role's statistics for one of its moves at a node.
+#[derive(Clone, Copy, Default)]
+struct Stat {
+    visits: u32,
+    total: f64,
+}
+
+struct Node<G: Game> {
+    state: G::State,
+    /// Every role's goal in `0..=1` when the node ends the game (a terminal state, or one in
+    /// which some role has no legal move).
+    end: Option<Vec<f64>>,
+    moves: Vec<Vec<G::Move>>,
+    stats: Vec<Vec<Stat>>,
+    visits: u32,
+    children: HashMap<Vec<u32>, usize>,
+}
+
+/// Every role's goal in `state` as a reward in `0..=1` (an undefined goal counts as 0).
+fn rewards<G: Game>(game: &G, state: &G::State) -> Vec<f64> {
+    game.goals(state).iter().map(|g| f64::from(g.unwrap_or(0).min(100)) / 100.0).collect()
+}
+
+fn new_node<G: Game>(game: &G, state: G::State) -> Node<G> {
+    let mut moves = Vec::new();
+    let end = if game.is_terminal(&state) {
+        Some(rewards(game, &state))
+    } else {
+        game.all_legal_moves(&state, &mut moves);
+        moves.iter().any(Vec::is_empty).then(|| rewards(game, &state))
+    };
+    let stats = moves.iter().map(|m| vec![Stat::default(); m.len()]).collect();
+    Node { state, end, moves, stats, visits: 0, children: HashMap::new() }
+}
+
+/// The move index that UCB1 picks among `stats`, trying every move once first (in random
+/// order).
+fn select(stats: &[Stat], parent_visits: u32, rng: &mut Rng) -> u32 {
+    let untried = stats.iter().filter(|s| s.visits == 0).count();
+    if untried > 0 {
+        let nth = rng.below(untried);
+        let index = stats.iter().enumerate().filter(|(_, s)| s.visits == 0).nth(nth).map(|(i, _)| i);
+        return index.expect("counted above") as u32;
+    }
+    let log = f64::from(parent_visits.max(1)).ln();
+    let score = |s: &Stat| s.total / f64::from(s.visits) + EXPLORATION * (log / f64::from(s.visits)).sqrt();
+    let best = stats.iter().enumerate().max_by(|(_, a), (_, b)| score(a).total_cmp(&score(b)));
+    best.map_or(0, |(i, _)| i as u32)
+}
+
+/// A random playout from `state`; `None` when the deadline passed first.
+fn playout<G: Game>(game: &G, state: &G::State, rng: &mut Rng, deadline: Instant) -> Option<Vec<f64>> {
+    let mut state = state.clone();
+    let mut legal = Vec::new();
+    let mut joint = Vec::new();
+    for step in 0..MAX_PLAYOUT_STEPS {
+        if step % STEPS_PER_CLOCK_CHECK == STEPS_PER_CLOCK_CHECK - 1 && Instant::now() >= deadline {
+            return None;
+        }
+        if game.is_terminal(&state) {
+            break;
+        }
+        game.all_legal_moves(&state, &mut legal);
+        if legal.iter().any(Vec::is_empty) {
+            break;
+        }
+        joint.clear();
+        joint.extend(legal.iter().map(|m| m[rng.below(m.len())].clone()));
+        state = game.next_state(&state, &joint);
+    }
+    Some(rewards(game, &state))
+}
+
+impl MctsPlayer {
+    /// One iteration of the search; `false` when the deadline cut it short.
+    fn iterate<G: Game>(&mut self, game: &G, nodes: &mut Vec<Node<G>>, deadline: Instant) -> bool {
+        let mut path: Vec<(usize, Vec<u32>)> = Vec::new();
+        let mut node = 0;
+        let rewards = loop {
+            if let Some(end) = &nodes[node].end {
+                break end.clone();
+            }
+            let n = &nodes[node];
+            let joint: Vec<u32> = n.stats.iter().map(|s| select(s, n.visits, &mut self.rng)).collect();
+            let child = n.children.get(&joint).copied();
+            path.push((node, joint));
+            if let Some(child) = child {
+                node = child;
+                continue;
+            }
+            let (parent, joint) = path.last().expect("pushed above");
+            let n = &nodes[*parent];
+            let moves: Vec<G::Move> = joint.iter().zip(&n.moves).map(|(&i, m)| m[i as usize].clone()).collect();
+            let next = game.next_state(&n.state, &moves);
+            if nodes.len() < MAX_NODES {
+                let child = new_node(game, next);
+                let start = child.state.clone();
+                let end = child.end.clone();
+                nodes.push(child);
+                let id = nodes.len() - 1;
+                nodes[*parent].children.insert(joint.clone(), id);
+                path.push((id, Vec::new()));
+                match end {
+                    Some(end) => break end,
+                    None => match playout(game, &start, &mut self.rng, deadline) {
+                        Some(r) => break r,
+                        None => return false,
+                    },
+                }
+            }
+            match playout(game, &next, &mut self.rng, deadline) {
+                Some(r) => break r,
+                None => return false,
+            }
+        };
+        for (node, joint) in path {
+            let n = &mut nodes[node];
+            n.visits += 1;
+            for (role, &index) in joint.iter().enumerate() {
+                let stat = &mut n.stats[role][index as usize];
+                stat.visits += 1;
+                stat.total += rewards.get(role).copied().unwrap_or(0.0);
+            }
+        }
+        true
+    }
+}
+
+impl<G: Game> Player<G> for MctsPlayer {
+    fn choose(&mut self, game: &G, state: &G::State, role: usize, deadline: Instant) -> Option<G::Move> {
+        self.last_iterations = 0;
+        let mut moves = Vec::new();
+        game.legal_moves(state, role, &mut moves);
+        if moves.len() <= 1 {
+            return moves.pop();
+        }
+        let mut nodes = vec![new_node(game, state.clone())];
+        if nodes[0].end.is_some() {
+            // Another role has no legal move: nothing to search, any legal move will do.
+            return Some(moves.swap_remove(self.rng.below(moves.len())));
+        }
+        while Instant::now() < deadline && self.iterate(game, &mut nodes, deadline) {
+            self.last_iterations += 1;
+        }
+        let root = &nodes[0];
+        let best = root.stats[role].iter().enumerate().max_by(|(_, a), (_, b)| {
+            let mean = |s: &Stat| if s.visits == 0 { 0.0 } else { s.total / f64::from(s.visits) };
+            a.visits.cmp(&b.visits).then(mean(a).total_cmp(&mean(b)))
+        });
+        best.map(|(i, _)| root.moves[role][i].clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// Nim with one heap of `heap` stones: the two roles alternate taking one or two stones
+    /// (the other role plays `noop`), and whoever takes the last stone wins.
+    struct Nim {
+        heap: u32,
+    }
+
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    struct State {
+        left: u32,
+        mover: usize,
+    }
+
+    impl Game for Nim {
+        type State = State;
+        type Move = u32;
+
+        fn num_roles(&self) -> usize {
+            2
+        }
+        fn role_name(&self, role: usize) -> &str {
+            ["first", "second"][role]
+        }
+        fn initial_state(&self) -> State {
+            State { left: self.heap, mover: 0 }
+        }
+        fn legal_moves(&self, state: &State, role: usize, out: &mut Vec<u32>) {
+            out.clear();
+            if state.left == 0 {
+                return;
+            }
+            if role == state.mover {
+                out.extend((1..=2).filter(|&n| n <= state.left));
+            } else {
+                out.push(0);
+            }
+        }
+        fn next_state(&self, state: &State, joint: &[u32]) -> State {
+            State { left: state.left - joint[state.mover], mover: 1 - state.mover }
+        }
+        fn is_terminal(&self, state: &State) -> bool {
+            state.left == 0
+        }
+        fn goal(&self, state: &State, role: usize) -> Option<u32> {
+            // The role that just moved took the last stone.
+            self.is_terminal(state).then_some(if role != state.mover { 100 } else { 0 })
+        }
+        fn state_facts(&self, state: &State) -> Vec<String> {
+            vec![format!("(left {})", state.left)]
+        }
+        fn move_string(&self, mv: &u32) -> String {
+            if *mv == 0 {
+                "noop".into()
+            } else {
+                format!("(take {mv})")
+            }
+        }
+        fn parse_move(&self, _role: usize, _text: &str) -> Option<u32> {
+            None
+        }
+    }
+
+    #[test]
+    fn finds_the_winning_move_of_nim() {
+        // From 7 stones the winning move leaves a multiple of 3: take 1.
+        let game = Nim { heap: 7 };
+        let mut player = MctsPlayer::new(3);
+        let deadline = Instant::now() + Duration::from_millis(200);
+        let mv = player.choose(&game, &game.initial_state(), 0, deadline);
+        assert_eq!(mv, Some(1));
+        assert!(player.last_iterations > 100, "{}", player.last_iterations);
+        let state = State { left: 5, mover: 0 };
+        let mv = player.choose(&game, &state, 0, Instant::now() + Duration::from_millis(200));
+        assert_eq!(mv, Some(2));
+    }
+
+    #[test]
+    fn answers_by_the_deadline_even_when_it_has_passed() {
+        let game = Nim { heap: 1000 };
+        let mut player = MctsPlayer::new(1);
+        let start = Instant::now();
+        let mv = player.choose(&game, &game.initial_state(), 0, start + Duration::from_millis(50));
+        assert!(matches!(mv, Some(1 | 2)));
+        assert!(start.elapsed() < Duration::from_millis(150), "{:?}", start.elapsed());
+        let mv = player.choose(&game, &game.initial_state(), 0, start);
+        assert!(matches!(mv, Some(1 | 2)));
+    }
+
+    #[test]
+    fn a_role_with_one_move_or_none_answers_at_once() {
+        let game = Nim { heap: 4 };
+        let mut player = MctsPlayer::new(1);
+        let far = Instant::now() + Duration::from_secs(60);
+        assert_eq!(player.choose(&game, &game.initial_state(), 1, far), Some(0));
+        assert_eq!(player.choose(&game, &State { left: 0, mover: 0 }, 0, far), None);
+    }
+}

@@ -1,0 +1,285 @@
+//! The messages of the GGP player protocol (specification section 8 and appendix B, with
+//! ggp-base's `INFO`, `PING` and `ABORT`): reading them in any letter case while keeping the
+//! spelling of every game symbol, and printing them as a game manager sends them.
+
+use crate::kif::{self, Sx};
+use std::fmt;
+use std::time::Duration;
+
+/// The longest clock accepted in a message: a day, far beyond any real match, so that the
+/// deadlines computed from it never overflow.
+pub const MAX_CLOCK: Duration = Duration::from_secs(86_400);
+
+/// One message from a game manager to a player.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Message {
+    /// `(START id role (rules...) startclock playclock)`.
+    Start { id: String, role: Sx, rules: Vec<Sx>, start_clock: Duration, play_clock: Duration },
+    /// `(PLAY id NIL)` for the first move, `(PLAY id (m1 ... mn))` afterwards.
+    Play { id: String, moves: Option<Vec<Sx>> },
+    /// `(STOP id NIL)` or `(STOP id (m1 ... mn))` with the last joint move.
+    Stop { id: String, moves: Option<Vec<Sx>> },
+    /// `(ABORT id)`.
+    Abort { id: String },
+    /// `(INFO)`.
+    Info,
+    /// `(PING)`.
+    Ping,
+}
+
+impl Message {
+    /// The match id the message is about, for the messages that name one.
+    pub fn match_id(&self) -> Option<&str> {
+        match self {
+            Message::Start { id, .. } | Message::Play { id, .. } | Message::Stop { id, .. } | Message::Abort { id } => {
+                Some(id)
+            }
+            Message::Info | Message::Ping => None,
+        }
+    }
+}
+
+/// Reads one message. Command names and `NIL` are case-insensitive; the match id, the role,
+/// the rules and the moves keep the spelling they were sent with.
+pub fn parse(text: &str) -> Result<Message, String> {
+    let sx = kif::parse_one(text).map_err(|e| format!("malformed message: {e}"))?;
+    let Sx::List(items) = sx else {
+        return Err(format!("malformed message: expected a parenthesized command, found `{sx}`"));
+    };
+    let Some(Sx::Atom(command)) = items.first() else {
+        return Err("malformed message: expected a command name first".to_string());
+    };
+    let command = command.to_ascii_lowercase();
+    let args = &items[1..];
+    let arity = |n: usize, form: &str| {
+        if args.len() == n {
+            Ok(())
+        } else {
+            Err(format!(
+                "malformed {} message: expected {form}, found {} argument(s)",
+                command.to_uppercase(),
+                args.len()
+            ))
+        }
+    };
+    match command.as_str() {
+        "start" => {
+            arity(5, "(START id role (rules...) startclock playclock)")?;
+            let Sx::List(rules) = &args[2] else {
+                return Err("malformed START message: the rules must be a parenthesized list".to_string());
+            };
+            if !matches!(args[1], Sx::Atom(_)) {
+                return Err(format!("malformed START message: the role must be a symbol, not `{}`", args[1]));
+            }
+            Ok(Message::Start {
+                id: match_id(&args[0])?,
+                role: args[1].clone(),
+                rules: rules.clone(),
+                start_clock: clock(&args[3], "start clock")?,
+                play_clock: clock(&args[4], "play clock")?,
+            })
+        }
+        "play" => {
+            arity(2, "(PLAY id NIL) or (PLAY id (moves...))")?;
+            Ok(Message::Play { id: match_id(&args[0])?, moves: moves(&args[1])? })
+        }
+        "stop" => {
+            arity(2, "(STOP id NIL) or (STOP id (moves...))")?;
+            Ok(Message::Stop { id: match_id(&args[0])?, moves: moves(&args[1])? })
+        }
+        "abort" => {
+            arity(1, "(ABORT id)")?;
+            Ok(Message::Abort { id: match_id(&args[0])? })
+        }
+        "info" => arity(0, "(INFO)").map(|()| Message::Info),
+        "ping" => arity(0, "(PING)").map(|()| Message::Ping),
+        _ => Err(format!("unknown command `{}`", items[0])),
+    }
+}
+
+fn match_id(sx: &Sx) -> Result<String, String> {
+    match sx {
+        Sx::Atom(id) => Ok(id.clone()),
+        Sx::List(_) => Err(format!("malformed message: the match id must be a symbol, not `{sx}`")),
+    }
+}
+
+/// A clock in seconds: a non-negative integer as the specification has it, or a decimal
+/// fraction, which gdlc's own manager sends for short test matches.
+fn clock(sx: &Sx, what: &str) -> Result<Duration, String> {
+    let text = match sx {
+        Sx::Atom(a) => a.as_str(),
+        Sx::List(_) => "",
+    };
+    let is_number = !text.is_empty() && text.chars().all(|c| c.is_ascii_digit() || c == '.');
+    text.parse::<f64>()
+        .ok()
+        .filter(|s| is_number && s.is_finite())
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .filter(|d| *d <= MAX_CLOCK)
+        .ok_or_else(|| {
+            format!(
+                "malformed message: the {what} must be a number of seconds up to {}, not `{sx}`",
+                MAX_CLOCK.as_secs()
+            )
+        })
+}
+
+/// `NIL` (any case) or a list of moves.
+fn moves(sx: &Sx) -> Result<Option<Vec<Sx>>, String> {
+    match sx {
+        Sx::Atom(a) if a.eq_ignore_ascii_case("nil") => Ok(None),
+        Sx::List(moves) => Ok(Some(moves.clone())),
+        Sx::Atom(_) => Err(format!("malformed message: expected NIL or a list of moves, not `{sx}`")),
+    }
+}
+
+/// Prints a clock as whole seconds when it is whole (as ggp-base sends it) and as a decimal
+/// fraction otherwise.
+fn write_clock(f: &mut fmt::Formatter<'_>, clock: Duration) -> fmt::Result {
+    if clock.subsec_nanos() == 0 {
+        write!(f, "{}", clock.as_secs())
+    } else {
+        write!(f, "{}", clock.as_secs_f64())
+    }
+}
+
+fn write_moves(f: &mut fmt::Formatter<'_>, moves: &Option<Vec<Sx>>) -> fmt::Result {
+    match moves {
+        None => f.write_str("NIL"),
+        Some(moves) => write!(f, "{}", Sx::List(moves.clone())),
+    }
+}
+
+impl fmt::Display for Message {
+    /// The message as a game manager sends it, commands in upper case as ggp-base writes them.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Message::Start { id, role, rules, start_clock, play_clock } => {
+                write!(f, "(START {id} {role} {} ", Sx::List(rules.clone()))?;
+                write_clock(f, *start_clock)?;
+                f.write_str(" ")?;
+                write_clock(f, *play_clock)?;
+                f.write_str(")")
+            }
+            Message::Play { id, moves } => {
+                write!(f, "(PLAY {id} ")?;
+                write_moves(f, moves)?;
+                f.write_str(")")
+            }
+            Message::Stop { id, moves } => {
+                write!(f, "(STOP {id} ")?;
+                write_moves(f, moves)?;
+                f.write_str(")")
+            }
+            Message::Abort { id } => write!(f, "(ABORT {id})"),
+            Message::Info => f.write_str("(INFO)"),
+            Message::Ping => f.write_str("(PING)"),
+        }
+    }
+}
+
+/// The reply to `INFO`: the player's name and whether it takes a new match.
+pub fn info_reply(name: &str, available: bool) -> String {
+    let status = if available { "available" } else { "busy" };
+    let name = if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)) {
+        name.to_string()
+    } else {
+        format!("{name:?}")
+    };
+    format!("((name {name}) (status {status}))")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn atom(a: &str) -> Sx {
+        Sx::Atom(a.to_string())
+    }
+
+    #[test]
+    fn reads_every_message_in_both_letter_cases() {
+        let start = "(START m1 xPlayer ((role xPlayer) (init (cellHolds 1 1 b))) 10 5)";
+        for text in [start.to_string(), start.to_lowercase()] {
+            let Message::Start { id, role, rules, start_clock, play_clock } = parse(&text).unwrap() else {
+                panic!("not a START: {text}");
+            };
+            let lower = text == start.to_lowercase();
+            assert_eq!(id, "m1");
+            assert_eq!(role, atom(if lower { "xplayer" } else { "xPlayer" }));
+            assert_eq!(rules.len(), 2);
+            assert_eq!(
+                rules[1].to_string(),
+                if lower { "(init (cellholds 1 1 b))" } else { "(init (cellHolds 1 1 b))" }
+            );
+            assert_eq!((start_clock, play_clock), (Duration::from_secs(10), Duration::from_secs(5)));
+        }
+        for text in ["(PLAY m1 NIL)", "(play m1 nil)", "(Play m1 Nil)"] {
+            assert_eq!(parse(text).unwrap(), Message::Play { id: "m1".into(), moves: None });
+        }
+        let moves = Some(vec![Sx::List(vec![atom("Mark"), atom("1"), atom("1")]), atom("noop")]);
+        assert_eq!(
+            parse("(PLAY m1 ((Mark 1 1) noop))").unwrap(),
+            Message::Play { id: "m1".into(), moves: moves.clone() }
+        );
+        assert_eq!(parse("(stop m1 ((Mark 1 1) noop))").unwrap(), Message::Stop { id: "m1".into(), moves });
+        assert_eq!(parse("(STOP m1 NIL)").unwrap(), Message::Stop { id: "m1".into(), moves: None });
+        assert_eq!(parse("(ABORT m1)").unwrap(), Message::Abort { id: "m1".into() });
+        assert_eq!(parse("(abort m1)").unwrap(), Message::Abort { id: "m1".into() });
+        assert_eq!(parse("( INFO )").unwrap(), Message::Info);
+        assert_eq!(parse("(info)").unwrap(), Message::Info);
+        assert_eq!(parse("(PING)").unwrap(), Message::Ping);
+        assert_eq!(parse("(ping)").unwrap(), Message::Ping);
+    }
+
+    #[test]
+    fn printing_and_reading_agree() {
+        let messages = [
+            "(START m1 white ((role white) (<= terminal (true (step 3)))) 10 5)",
+            "(START m1 white () 2 0.25)",
+            "(PLAY m1 NIL)",
+            "(PLAY m1 ((mark 1 1) noop))",
+            "(STOP m1 (noop (mark 3 3)))",
+            "(ABORT m1)",
+            "(INFO)",
+            "(PING)",
+        ];
+        for text in messages {
+            assert_eq!(parse(text).unwrap().to_string(), text);
+        }
+    }
+
+    #[test]
+    fn bad_messages_are_clear_errors() {
+        let cases = [
+            ("", "malformed message: expected a term"),
+            ("(PLAY m1 NIL", "unbalanced"),
+            ("(PLAY m1 NIL))", "unbalanced"),
+            ("PLAY", "expected a parenthesized command"),
+            ("((PLAY) m1)", "expected a command name"),
+            ("(JUMP m1)", "unknown command `JUMP`"),
+            ("(PLAY m1)", "expected (PLAY id NIL)"),
+            ("(PLAY m1 noop)", "expected NIL or a list of moves"),
+            ("(PLAY (m1) NIL)", "the match id must be a symbol"),
+            ("(START m1 white role 10 5)", "the rules must be a parenthesized list"),
+            ("(START m1 (white) () 10 5)", "the role must be a symbol"),
+            ("(START m1 white () -1 5)", "the start clock must be a number"),
+            ("(START m1 white () 10 soon)", "the play clock must be a number"),
+            ("(START m1 white () 10 1e999)", "the play clock must be a number"),
+            ("(START m1 white () 10 99999999)", "the play clock must be a number"),
+            ("(INFO now)", "expected (INFO)"),
+            ("(PING) (PING)", "expected one term, found 2"),
+        ];
+        for (text, expected) in cases {
+            let e = parse(text).unwrap_err();
+            assert!(e.contains(expected), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn info_reply_quotes_odd_names() {
+        assert_eq!(info_reply("gdlc", true), "((name gdlc) (status available))");
+        assert_eq!(info_reply("gdlc mcts", false), "((name \"gdlc mcts\") (status busy))");
+    }
+}

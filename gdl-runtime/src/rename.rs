@@ -1,0 +1,199 @@
+//! Symbol spelling between a game's own code and a match: recognizing a known game in the rules
+//! of a START message up to a renaming of its symbols (game managers scramble names), and
+//! translating moves both ways so that a player answers in the exact spelling START used.
+
+use crate::kif::Sx;
+use std::collections::HashMap;
+
+/// The words of GDL that keep their meaning under any renaming.
+pub const KEYWORDS: [&str; 14] = [
+    "role", "init", "true", "next", "legal", "does", "goal", "terminal", "distinct", "not", "or", "base", "input", "<=",
+];
+
+fn is_keyword(atom: &str) -> bool {
+    KEYWORDS.iter().any(|k| k.eq_ignore_ascii_case(atom))
+}
+
+/// The structure of a rule set with names abstracted away: every non-keyword symbol becomes
+/// `#k`, numbered in order of first occurrence over the whole rule set, and every variable
+/// becomes `?k`, numbered in order of first occurrence within its rule. Two rule sets have the
+/// same shape exactly when one is the other with its symbols renamed one-to-one (and its
+/// variables renamed within rules), rule order and structure kept, as ggp-base's scrambler does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shape {
+    form: Vec<Sx>,
+    /// The symbols in order of first occurrence, in the spelling of that occurrence.
+    symbols: Vec<String>,
+}
+
+impl Shape {
+    pub fn of(rules: &[Sx]) -> Shape {
+        let mut ids: HashMap<String, usize> = HashMap::new();
+        let mut symbols = Vec::new();
+        let form = rules
+            .iter()
+            .map(|rule| {
+                let mut variables: HashMap<String, usize> = HashMap::new();
+                abstract_names(rule, &mut ids, &mut symbols, &mut variables)
+            })
+            .collect();
+        Shape { form, symbols }
+    }
+}
+
+fn abstract_names(
+    sx: &Sx,
+    ids: &mut HashMap<String, usize>,
+    symbols: &mut Vec<String>,
+    variables: &mut HashMap<String, usize>,
+) -> Sx {
+    match sx {
+        Sx::List(items) => Sx::List(items.iter().map(|i| abstract_names(i, ids, symbols, variables)).collect()),
+        Sx::Atom(a) if a.starts_with('?') => {
+            let next = variables.len();
+            let id = *variables.entry(a.to_lowercase()).or_insert(next);
+            Sx::Atom(format!("?{id}"))
+        }
+        Sx::Atom(a) if is_keyword(a) => Sx::Atom(a.to_lowercase()),
+        Sx::Atom(a) => {
+            let next = ids.len();
+            let id = *ids.entry(a.to_lowercase()).or_insert_with(|| {
+                symbols.push(a.clone());
+                next
+            });
+            Sx::Atom(format!("#{id}"))
+        }
+    }
+}
+
+/// A one-to-one map between the symbols of a game's own code (lower case, as its
+/// `move_string` prints them) and their spelling in a match.
+#[derive(Clone, Debug, Default)]
+pub struct Spelling {
+    to_match: HashMap<String, String>,
+    to_game: HashMap<String, String>,
+}
+
+impl Spelling {
+    /// The spelling of a game played under its own names: each symbol as it first appears in
+    /// `rules` (`cellHolds` for a game's `cellholds`).
+    pub fn of_rules(rules: &[Sx]) -> Spelling {
+        let shape = Shape::of(rules);
+        let pairs = shape.symbols.iter().map(|s| (s.to_lowercase(), s.clone()));
+        Spelling::from_pairs(pairs)
+    }
+
+    /// The renaming that turns `known` (a game's own rules) into `sent` (the rules of a START),
+    /// when `sent` is `known` with its symbols renamed one-to-one; `None` when it is another game.
+    pub fn recognize(known: &[Sx], sent: &[Sx]) -> Option<Spelling> {
+        let (known, sent) = (Shape::of(known), Shape::of(sent));
+        if known.form != sent.form {
+            return None;
+        }
+        let pairs = known.symbols.iter().zip(&sent.symbols).map(|(k, s)| (k.to_lowercase(), s.clone()));
+        Some(Spelling::from_pairs(pairs))
+    }
+
+    fn from_pairs(pairs: impl Iterator<Item = (String, String)>) -> Spelling {
+        let mut spelling = Spelling::default();
+        for (game, matched) in pairs {
+            spelling.to_game.insert(matched.to_lowercase(), game.clone());
+            spelling.to_match.insert(game, matched);
+        }
+        spelling
+    }
+
+    /// A term of the game's code (any case) in the match's spelling; symbols the rules never
+    /// mention are kept as they are.
+    pub fn to_match(&self, game_term: &Sx) -> Sx {
+        map_atoms(game_term, &|a| self.to_match.get(&a.to_lowercase()).cloned())
+    }
+
+    /// A term of the match (any case) in the game's code's lower-case symbols.
+    pub fn to_game(&self, match_term: &Sx) -> Sx {
+        map_atoms(match_term, &|a| Some(self.to_game.get(&a.to_lowercase()).cloned().unwrap_or(a.to_lowercase())))
+    }
+}
+
+fn map_atoms(sx: &Sx, f: &dyn Fn(&str) -> Option<String>) -> Sx {
+    match sx {
+        Sx::Atom(a) => Sx::Atom(f(a).unwrap_or_else(|| a.clone())),
+        Sx::List(items) => Sx::List(items.iter().map(|i| map_atoms(i, f)).collect()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kif::parse_all;
+    use crate::rng::Rng;
+
+    fn tic_tac_toe() -> Vec<Sx> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../games/ticTacToe.kif");
+        parse_all(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    /// Renames every non-keyword symbol to a random fresh name and every variable to another
+    /// variable, the way ggp-base's scrambler does.
+    fn scramble(rules: &[Sx], seed: u64) -> (Vec<Sx>, HashMap<String, String>) {
+        fn walk(sx: &Sx, names: &mut HashMap<String, String>, rng: &mut Rng) -> Sx {
+            match sx {
+                Sx::List(items) => Sx::List(items.iter().map(|i| walk(i, names, rng)).collect()),
+                Sx::Atom(a) if is_keyword(a) => Sx::Atom(a.to_uppercase()),
+                Sx::Atom(a) => {
+                    let prefix = if a.starts_with('?') { "?V" } else { "Sym" };
+                    let fresh = format!("{prefix}{:x}", rng.next_u64() >> 16);
+                    Sx::Atom(names.entry(a.to_lowercase()).or_insert(fresh).clone())
+                }
+            }
+        }
+        let mut names = HashMap::new();
+        let mut rng = Rng::seeded(seed);
+        let scrambled = rules.iter().map(|r| walk(r, &mut names, &mut rng)).collect();
+        (scrambled, names)
+    }
+
+    #[test]
+    fn a_scrambled_game_is_recognized_and_moves_translate_both_ways() {
+        let rules = tic_tac_toe();
+        for seed in 1..4 {
+            let (scrambled, names) = scramble(&rules, seed);
+            let spelling = Spelling::recognize(&rules, &scrambled).expect("the same game renamed");
+            let mark = crate::kif::parse_one("(mark 2 3)").unwrap();
+            let sent = spelling.to_match(&mark);
+            let expected = format!("({} {} {})", names["mark"], names["2"], names["3"]);
+            assert_eq!(sent.to_string(), expected);
+            assert_eq!(spelling.to_game(&sent), mark);
+            assert_eq!(spelling.to_game(&sent.to_lowercase()), mark);
+        }
+    }
+
+    #[test]
+    fn a_different_game_is_not_recognized() {
+        let rules = tic_tac_toe();
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../games/connectFour.kif");
+        let other = parse_all(&std::fs::read_to_string(path).unwrap()).unwrap();
+        assert!(Spelling::recognize(&rules, &other).is_none());
+        // One symbol renamed inconsistently breaks the one-to-one correspondence.
+        let (mut scrambled, _) = scramble(&rules, 9);
+        let last = scrambled.len() - 1;
+        scrambled[last] = crate::kif::parse_one("(init (control nobody))").unwrap();
+        assert!(Spelling::recognize(&rules, &scrambled).is_none());
+        // Two distinct symbols merged into one is not a renaming either.
+        let merged: Vec<Sx> =
+            rules.iter().map(|r| map_atoms(r, &|a| (a == "oplayer").then(|| "xplayer".into()))).collect();
+        assert!(Spelling::recognize(&rules, &merged).is_none());
+        assert!(Spelling::recognize(&rules, &rules[1..]).is_none());
+    }
+
+    #[test]
+    fn the_spelling_of_rules_restores_their_letter_case() {
+        let rules = parse_all("(role xPlayer) (init (cellHolds 1 1 B)) (<= (legal ?p NoOp) (role ?p))").unwrap();
+        let spelling = Spelling::of_rules(&rules);
+        let term = crate::kif::parse_one("(cellholds 1 1 b)").unwrap();
+        assert_eq!(spelling.to_match(&term).to_string(), "(cellHolds 1 1 B)");
+        assert_eq!(spelling.to_match(&Sx::Atom("noop".into())).to_string(), "NoOp");
+        assert_eq!(spelling.to_match(&Sx::Atom("unknown".into())).to_string(), "unknown");
+        assert_eq!(spelling.to_game(&crate::kif::parse_one("(CELLHOLDS 1 1 b)").unwrap()), term);
+    }
+}

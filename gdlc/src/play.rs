@@ -1,0 +1,218 @@
+//! `gdlc serve` and `gdlc match`: a GGP player that plays any game through the interpreter
+//! (and hands the games it has compiled code for, recognized up to a renaming of symbols, to
+//! their per-game binaries), and a game manager that runs a match between players over HTTP.
+
+use crate::interp::Interpreter;
+use gdl_runtime::http;
+use gdl_runtime::kif::{self, Sx};
+use gdl_runtime::manager::{self, Options};
+use gdl_runtime::player::Kind;
+use gdl_runtime::protocol::Message;
+use gdl_runtime::rename::Spelling;
+use gdl_runtime::server::{Config, Server};
+use gdl_runtime::session::{next_seed, GameFactory, GameSession, MatchSession, Start};
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Plays every game it is sent through the reference interpreter, built from START's rules.
+pub struct InterpreterFactory {
+    pub player: Kind,
+}
+
+/// The interpreter of a rule set sent in a START, or the first of the problems that the
+/// checker finds in it.
+pub fn interpreter_of(rules: &[Sx]) -> Result<Interpreter, String> {
+    let text: String = rules.iter().map(|r| format!("{r}\n")).collect();
+    let parsed = crate::check::parse_and_check(&text);
+    if parsed.has_errors() {
+        let rendered = crate::diag::render_all(&parsed.diagnostics, "START", &text);
+        let first = rendered.lines().find(|l| l.contains("error")).unwrap_or("invalid rules").to_string();
+        return Err(format!("the rules are not a valid game: {first}"));
+    }
+    Interpreter::new(&parsed.description)
+}
+
+impl GameFactory for InterpreterFactory {
+    fn start<'s>(&'s self, start: &Start) -> Result<Box<dyn MatchSession + 's>, String> {
+        let game = Box::new(interpreter_of(start.rules)?);
+        let player = self.player.make::<Interpreter>(next_seed());
+        Ok(Box::new(GameSession::new(game, start.role, Spelling::of_rules(start.rules), player)?))
+    }
+}
+
+/// A game this player has compiled code for: its rules, and its per-game binary serving it on
+/// a local port as a child process, which exits when this process closes its standard input.
+struct CompiledGame {
+    name: String,
+    rules: Vec<Sx>,
+    url: String,
+    child: Child,
+}
+
+impl Drop for CompiledGame {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Builds (or finds in the cache) the per-game binary of `game` and starts it serving.
+fn start_compiled(game: &Path, player: Kind) -> Result<CompiledGame, String> {
+    let loaded = crate::cli::load_valid(game)?;
+    let rules = rules_of(&loaded)?;
+    let binary = crate::cli::compiled_binary(game, &crate::codegen::Options::default(), true)?;
+    let mut child = Command::new(&binary)
+        .args(["serve", "--port", "0", "--host", "127.0.0.1", "--exit-with-stdin", "--player", player.name()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("error: cannot run {}: {e}", binary.display()))?;
+    let mut line = String::new();
+    let stdout = child.stdout.take().ok_or("error: the game binary has no output")?;
+    let _ = BufReader::new(stdout).read_line(&mut line);
+    let url = line.split_whitespace().find(|w| w.starts_with("http://")).map(str::to_string);
+    let name = loaded.file.clone();
+    let compiled = CompiledGame { name, rules, url: url.unwrap_or_default(), child };
+    if compiled.url.is_empty() {
+        return Err(format!("error: {} did not start serving: `{}`", binary.display(), line.trim()));
+    }
+    Ok(compiled)
+}
+
+/// The factory of `gdlc serve`: a START whose rules are one of the compiled games up to a
+/// renaming goes to that game's binary, any other game to the interpreter.
+struct ServeFactory {
+    compiled: Vec<CompiledGame>,
+    fallback: InterpreterFactory,
+}
+
+impl GameFactory for ServeFactory {
+    fn start<'s>(&'s self, start: &Start) -> Result<Box<dyn MatchSession + 's>, String> {
+        let Some(game) = self.compiled.iter().find(|g| Spelling::recognize(&g.rules, start.rules).is_some()) else {
+            return self.fallback.start(start);
+        };
+        let message = Message::Start {
+            id: start.id.to_string(),
+            role: start.role.clone(),
+            rules: start.rules.to_vec(),
+            start_clock: start.start_clock,
+            play_clock: start.play_clock,
+        };
+        let deadline = Instant::now() + start.start_clock.max(Duration::from_secs(1));
+        let reply = http::post(&game.url, &message.to_string(), deadline)
+            .map_err(|e| format!("the compiled player of {} failed: {e}", game.name))?;
+        if !reply.eq_ignore_ascii_case("ready") {
+            return Err(format!("the compiled player of {} answered `{reply}`", game.name));
+        }
+        Ok(Box::new(RemoteSession {
+            url: &game.url,
+            id: start.id.to_string(),
+            play_clock: start.play_clock,
+            over: false,
+        }))
+    }
+}
+
+/// A match played by a compiled game's binary: messages are forwarded to it as they come.
+struct RemoteSession<'g> {
+    url: &'g str,
+    id: String,
+    play_clock: Duration,
+    over: bool,
+}
+
+impl MatchSession for RemoteSession<'_> {
+    fn play(&mut self, moves: Option<&[Sx]>, deadline: Instant) -> Result<String, String> {
+        let message = Message::Play { id: self.id.clone(), moves: moves.map(<[Sx]>::to_vec) };
+        // The binary keeps its own margin from the moment it reads the message, a moment later.
+        let margin = self.play_clock.saturating_sub(gdl_runtime::server::think_time(self.play_clock));
+        http::post(self.url, &message.to_string(), deadline + margin / 2)
+    }
+
+    fn stop(&mut self, moves: Option<&[Sx]>) -> Result<(), String> {
+        self.over = true;
+        let message = Message::Stop { id: self.id.clone(), moves: moves.map(<[Sx]>::to_vec) };
+        http::post(self.url, &message.to_string(), Instant::now() + Duration::from_secs(2)).map(|_| ())
+    }
+}
+
+impl Drop for RemoteSession<'_> {
+    /// A match that ends without STOP (an ABORT, or a new START under the same id) is aborted
+    /// in the binary too, so that it does not hold a place there.
+    fn drop(&mut self) {
+        if !self.over {
+            let message = Message::Abort { id: self.id.clone() };
+            let _ = http::post(self.url, &message.to_string(), Instant::now() + Duration::from_secs(1));
+        }
+    }
+}
+
+/// `gdlc serve [--port P] [--player mcts|random] [GAME...]`: serves the player protocol until
+/// killed, after printing the address it listens on. Each GAME is compiled and served by its
+/// per-game binary; START with any other game is played through the interpreter.
+pub fn serve(games: &[std::path::PathBuf], port: u16, player: Kind) -> Result<(), String> {
+    let compiled = games.iter().map(|g| start_compiled(g, player)).collect::<Result<Vec<_>, _>>()?;
+    let config = Config { name: format!("gdlc-{}", player.name()), ..Config::default() };
+    let server = Server::bind(&format!("0.0.0.0:{port}"), config)?;
+    let address = server.local_addr()?;
+    println!("gdlc: {} player listening on http://{address}/", player.name());
+    std::io::stdout().flush().map_err(|e| format!("error: cannot write to stdout: {e}"))?;
+    server.serve(&ServeFactory { compiled, fallback: InterpreterFactory { player } })
+}
+
+/// A game's rules as a manager sends them in START: the file's own terms, with their spelling,
+/// when it is written in KIF, and the rules printed in KIF when it is written in infix.
+pub fn rules_of(loaded: &crate::cli::Loaded) -> Result<Vec<Sx>, String> {
+    let text = match crate::parse::detect_syntax(&loaded.source) {
+        crate::parse::Syntax::Kif => loaded.source.clone(),
+        crate::parse::Syntax::Infix => crate::print::print(&loaded.description, crate::parse::Syntax::Kif),
+    };
+    kif::parse_all(&text).map_err(|e| format!("{}: error: cannot read the rules as KIF: {e}", loaded.file))
+}
+
+/// A clock given in seconds on the command line.
+fn clock(seconds: f64, what: &str) -> Result<Duration, String> {
+    Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|d| *d <= gdl_runtime::protocol::MAX_CLOCK && !d.is_zero())
+        .ok_or_else(|| format!("error: --{what} must be a positive number of seconds up to a day, not {seconds}"))
+}
+
+/// `gdlc match GAME --player URL... [--startclock S] [--playclock P] [--record FILE]`: runs
+/// one match, prints the roles, the goals and the substitutions per role, and writes the
+/// record as JSON.
+pub fn run_match(
+    game: &Path,
+    players: &[String],
+    start_clock: f64,
+    play_clock: f64,
+    record: Option<&Path>,
+) -> Result<(), String> {
+    let loaded = crate::cli::load_valid(game)?;
+    let interp = Interpreter::new(&loaded.description).map_err(|e| format!("{}: error: {e}", loaded.file))?;
+    let rules = rules_of(&loaded)?;
+    for url in players {
+        gdl_runtime::http::address_of(url).map_err(|e| format!("error: {e}"))?;
+    }
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let options = Options {
+        match_id: format!("gdlc.{}", now.as_millis()),
+        players: players.to_vec(),
+        start_clock: clock(start_clock, "startclock")?,
+        play_clock: clock(play_clock, "playclock")?,
+        seed: now.as_nanos() as u64,
+    };
+    let result = manager::run_match(&interp, &rules, &options, &mut |line| eprintln!("{line}"))?;
+    if let Some(path) = record {
+        let json = serde_json::to_string_pretty(&result).map_err(|e| format!("error: cannot write the record: {e}"))?;
+        std::fs::write(path, json + "\n").map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+    }
+    let goals: Vec<String> = result.goals.iter().map(u32::to_string).collect();
+    let substitutions: Vec<String> = result.substitution_counts().iter().map(usize::to_string).collect();
+    println!("roles: {}", result.roles.join(" "));
+    println!("goals: {}", goals.join(" "));
+    println!("substitutions: {}", substitutions.join(" "));
+    Ok(())
+}

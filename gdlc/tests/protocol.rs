@@ -1,0 +1,314 @@
+//! The GGP player protocol over real sockets: every message in both letter cases, the game's
+//! own spelling in replies, recognition up to renaming, concurrent matches, bad input, and the
+//! manager's substitutions for players that fail.
+
+use gdl_runtime::kif::{self, Sx};
+use gdl_runtime::manager::{self, Options};
+use gdl_runtime::player::Kind;
+use gdl_runtime::server::{Config, Server};
+use gdl_runtime::session::{GameFactory, OwnGame};
+use gdlc::interp::Interpreter;
+use gdlc::play::{interpreter_of, InterpreterFactory};
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::time::{Duration, Instant};
+
+fn game_text(file: &str) -> String {
+    std::fs::read_to_string(format!("{}/../games/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+/// Starts a server with `factory` in the background and returns its address.
+fn serve(factory: Box<dyn GameFactory>, config: Config) -> String {
+    let server = Server::bind("127.0.0.1:0", config).unwrap();
+    let address = server.local_addr().unwrap().to_string();
+    std::thread::spawn(move || server.serve(&*factory));
+    address
+}
+
+fn interpreter_server(player: Kind) -> String {
+    serve(Box::new(InterpreterFactory { player }), Config::default())
+}
+
+/// Sends raw bytes and returns the whole raw reply.
+fn raw(address: &str, request: &[u8]) -> String {
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    stream.write_all(request).unwrap();
+    let mut reply = Vec::new();
+    stream.read_to_end(&mut reply).unwrap();
+    String::from_utf8(reply).unwrap()
+}
+
+/// POSTs a message as ggp-base's manager does and returns the status line's code and the body.
+fn post(address: &str, body: &str) -> (u16, String) {
+    let request = format!("POST / HTTP/1.0\r\nContent-Type: text/acl\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+    split(&raw(address, request.as_bytes()))
+}
+
+fn split(reply: &str) -> (u16, String) {
+    let status = reply.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let body = reply.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    (status, body.to_string())
+}
+
+fn ok(address: &str, body: &str) -> String {
+    let (status, reply) = post(address, body);
+    assert_eq!(status, 200, "{body} -> {reply}");
+    reply
+}
+
+fn start(id: &str, role: &str, rules: &str, play_clock: &str) -> String {
+    format!("(START {id} {role} ({rules}) 10 {play_clock})")
+}
+
+#[test]
+fn replies_are_http_1_0_with_cors_headers_and_options_is_answered() {
+    let address = interpreter_server(Kind::Random);
+    let reply = raw(&address, b"POST / HTTP/1.0\r\nContent-Length: 6\r\n\r\n(PING)");
+    assert!(reply.starts_with("HTTP/1.0 200 OK\r\n"), "{reply}");
+    for header in ["Content-type: text/acl", "Access-Control-Allow-Origin: *", "Access-Control-Allow-Methods: POST"] {
+        assert!(reply.contains(header), "{header} missing from {reply}");
+    }
+    assert!(reply.ends_with("\r\n\r\nready"), "{reply}");
+    let reply = raw(&address, b"OPTIONS / HTTP/1.1\r\nOrigin: http://example.org\r\n\r\n");
+    assert!(reply.starts_with("HTTP/1.0 200 OK\r\n") && reply.contains("Access-Control-Allow-Origin: *"), "{reply}");
+}
+
+#[test]
+fn every_message_in_both_letter_cases() {
+    let address = interpreter_server(Kind::Random);
+    let rules = game_text("ticTacToe.kif");
+    for upper in [true, false] {
+        let case = |text: String| if upper { text.to_uppercase() } else { text.to_lowercase() };
+        let id = if upper { "M1" } else { "m1" };
+        assert_eq!(ok(&address, &case("(info)".into())), "((name gdlc) (status available))");
+        assert_eq!(ok(&address, &case("(ping)".into())), "ready");
+        assert_eq!(ok(&address, &case(start(id, "xplayer", &rules, "1"))), "ready");
+        let first = ok(&address, &case(format!("(play {id} nil)")));
+        let mark = kif::parse_one(&first).unwrap();
+        assert!(matches!(&mark, Sx::List(l) if l.len() == 3), "{first}");
+        // The reply spells the game's symbols as START did.
+        assert_eq!(first, case(first.clone()));
+        let second = ok(&address, &case(format!("(play {id} ({first} noop))")));
+        assert_eq!(second, case("noop".into()));
+        assert_eq!(ok(&address, &case(format!("(stop {id} (noop (mark 3 3)))"))), "done");
+        assert_eq!(ok(&address, &case(start(id, "oplayer", &rules, "1"))), "ready");
+        assert_eq!(ok(&address, &case(format!("(abort {id})"))), "aborted");
+        // Once over, the match is unknown.
+        assert_eq!(ok(&address, &case(format!("(play {id} nil)"))), "busy");
+        assert_eq!(ok(&address, &case(format!("(stop {id} nil)"))), "busy");
+        assert_eq!(ok(&address, &case(format!("(abort {id})"))), "busy");
+    }
+}
+
+const MIXED_CASE: &str = "(role Walker) (role Watcher) (init (Position 1)) \
+    (<= (legal Walker (moveTo ?n)) (true (Position ?m)) (Succ ?m ?n)) (legal Watcher Wait) \
+    (<= (next (Position ?n)) (does Walker (moveTo ?n))) (Succ 1 2) (Succ 2 Three) \
+    (<= terminal (true (Position Three))) (goal Walker 100) (goal Watcher 0)";
+
+#[test]
+fn moves_use_the_spelling_of_start_even_when_the_manager_shouts() {
+    let address = interpreter_server(Kind::Mcts);
+    assert_eq!(ok(&address, &start("mixed", "Walker", MIXED_CASE, "1")), "ready");
+    assert_eq!(ok(&address, "(PLAY mixed NIL)"), "(moveTo 2)");
+    assert_eq!(ok(&address, "(PLAY mixed ((MOVETO 2) WAIT))"), "(moveTo Three)");
+    assert_eq!(ok(&address, "(STOP mixed ((moveto three) wait))"), "done");
+    assert_eq!(ok(&address, &start("shout", "WATCHER", &MIXED_CASE.to_uppercase(), "1")), "ready");
+    assert_eq!(ok(&address, "(PLAY shout NIL)"), "WAIT");
+}
+
+/// ticTacToe with every symbol but the keywords renamed, as ggp-base's scrambler does.
+fn scrambled_tic_tac_toe() -> (String, impl Fn(&str) -> String) {
+    let names = |word: &str| match word.to_lowercase().as_str() {
+        "xplayer" => "Alpha".to_string(),
+        "oplayer" => "Beta".to_string(),
+        "mark" => "Gamma".to_string(),
+        "noop" => "Delta".to_string(),
+        w if w.len() == 1 && w.chars().all(|c| c.is_ascii_digit()) => format!("N{w}"),
+        w => format!("S_{w}"),
+    };
+    let rules = kif::parse_all(&game_text("ticTacToe.kif")).unwrap();
+    fn walk(sx: &Sx, names: &dyn Fn(&str) -> String) -> Sx {
+        match sx {
+            Sx::List(items) => Sx::List(items.iter().map(|i| walk(i, names)).collect()),
+            Sx::Atom(a) if a.starts_with('?') || gdl_runtime::rename::KEYWORDS.contains(&a.as_str()) => sx.clone(),
+            Sx::Atom(a) => Sx::Atom(names(a)),
+        }
+    }
+    let text: Vec<String> = rules.iter().map(|r| walk(r, &names).to_string()).collect();
+    (text.join(" "), names)
+}
+
+#[test]
+fn a_compiled_game_is_recognized_up_to_renaming_and_another_is_refused() {
+    // The interpreter stands in for a compiled game: OwnGame only needs a Game and its rules.
+    let rules = kif::parse_all(&game_text("ticTacToe.kif")).unwrap();
+    let game: &'static Interpreter = Box::leak(Box::new(interpreter_of(&rules).unwrap()));
+    let factory = OwnGame { game, name: "ticTacToe".into(), rules, player: Kind::Mcts };
+    let address = serve(Box::new(factory), Config::default());
+    let (scrambled, names) = scrambled_tic_tac_toe();
+    assert_eq!(ok(&address, &start("s1", "Beta", &scrambled, "1")), "ready");
+    let noop = names("noop");
+    assert_eq!(ok(&address, "(PLAY s1 NIL)"), noop);
+    let reply = ok(&address, &format!("(PLAY s1 (({} N2 N2) {noop}))", names("mark")));
+    assert!(reply.starts_with(&format!("({} N", names("mark"))), "{reply}");
+    assert_eq!(ok(&address, "(ABORT s1)"), "aborted");
+    let (status, reply) = post(&address, &start("c4", "white", &game_text("connectFour.kif"), "1"));
+    assert_eq!(status, 400);
+    assert!(reply.contains("only plays ticTacToe"), "{reply}");
+}
+
+#[test]
+fn the_interpreter_plays_a_scrambled_game_in_its_scrambled_names() {
+    let address = interpreter_server(Kind::Random);
+    let (scrambled, names) = scrambled_tic_tac_toe();
+    assert_eq!(ok(&address, &start("s2", "Alpha", &scrambled, "1")), "ready");
+    let reply = ok(&address, "(PLAY s2 NIL)");
+    assert!(reply.starts_with(&format!("({} N", names("mark"))), "{reply}");
+}
+
+#[test]
+fn concurrent_matches_are_kept_apart() {
+    let address = interpreter_server(Kind::Random);
+    let rules = game_text("ticTacToe.kif");
+    std::thread::scope(|scope| {
+        for n in 0..4 {
+            let (address, rules) = (&address, &rules);
+            scope.spawn(move || {
+                let id = format!("match{n}");
+                assert_eq!(ok(address, &start(&id, "oplayer", rules, "1")), "ready");
+                assert_eq!(ok(address, &format!("(PLAY {id} NIL)")), "noop");
+                // Each match follows its own moves: x marks a different cell in each.
+                let cell = format!("(mark {} 1)", n % 3 + 1);
+                let reply = ok(address, &format!("(PLAY {id} ({cell} noop))"));
+                assert!(reply.starts_with("(mark") && reply != cell, "{reply}");
+                let (status, error) = post(address, &format!("(PLAY {id} ({cell} noop))"));
+                assert_eq!(status, 400, "{error}");
+                assert_eq!(ok(address, &format!("(STOP {id} NIL)")), "done");
+            });
+        }
+    });
+}
+
+#[test]
+fn bad_messages_get_clear_errors_and_the_server_keeps_serving() {
+    let config = Config { request_timeout: Duration::from_millis(300), ..Config::default() };
+    let address = serve(Box::new(InterpreterFactory { player: Kind::Random }), config);
+    let rules = game_text("ticTacToe.kif");
+    assert_eq!(ok(&address, &start("live", "xplayer", &rules, "1")), "ready");
+    // A client that connects and sends nothing is dropped after the timeout.
+    let silent = TcpStream::connect(&address).unwrap();
+    let half = TcpStream::connect(&address).unwrap();
+    (&half).write_all(b"POST / HTTP/1.0\r\nContent-Length: 100\r\n\r\n(PIN").unwrap();
+    let cases: Vec<(String, u16, &str)> = vec![
+        ("(PLAY live NIL".into(), 400, "unbalanced"),
+        ("(PLAY live NIL))".into(), 400, "unbalanced"),
+        ("hello".into(), 400, "expected a parenthesized command"),
+        ("(DANCE live)".into(), 400, "unknown command `DANCE`"),
+        ("(PLAY live ((mark 1 1)))".into(), 400, "expected 2 moves, one per role, but got 1"),
+        ("(PLAY live ((mark 1 1) noop))".into(), 200, "noop"),
+        ("(PLAY live ((mark 1 1) (mark 2 2)))".into(), 400, "is not a legal move of role `xplayer`"),
+        ("(PLAY live ((mark 9 9) noop))".into(), 400, "`(mark 9 9)` is not a legal move"),
+        ("(PLAY nosuchmatch NIL)".into(), 200, "busy"),
+        (start("bad", "xplayer", "(role xplayer) (init (cell 1))", "1"), 400, "not a valid game"),
+        (start("bad", "nobody", &rules, "1"), 400, "`nobody` is not a role of this game"),
+        ("".into(), 400, "expected a term"),
+    ];
+    for (body, status, expected) in &cases {
+        let (got, reply) = post(&address, body);
+        assert_eq!(got, *status, "{body} -> {reply}");
+        assert!(reply.contains(expected), "{body} -> {reply}");
+    }
+    let oversized = format!("POST / HTTP/1.0\r\nContent-Length: {}\r\n\r\n(PING)", 100 * 1024 * 1024);
+    let (status, reply) = split(&raw(&address, oversized.as_bytes()));
+    assert_eq!(status, 413, "{reply}");
+    let (status, _) = split(&raw(&address, b"POST / HTTP/1.0\r\n\r\n(PING)"));
+    assert_eq!(status, 411);
+    let (status, _) = split(&raw(&address, b"GET / HTTP/1.0\r\n\r\n"));
+    assert_eq!(status, 405);
+    let (status, _) = split(&raw(&address, b"\x00\x01garbage\r\n\r\n"));
+    assert_eq!(status, 400);
+    let (status, _) = split(&raw(&address, b"POST / HTTP/1.0\r\nContent-Length: 2\r\n\r\n\xff\xfe"));
+    assert_eq!(status, 400);
+    // The silent clients get a timeout reply, and the live match still plays.
+    for mut client in [silent, half] {
+        client.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut reply = String::new();
+        client.read_to_string(&mut reply).unwrap();
+        assert_eq!(split(&reply).0, 408, "{reply}");
+    }
+    assert_eq!(ok(&address, "(STOP live NIL)"), "done");
+    assert_eq!(ok(&address, "(PING)"), "ready");
+}
+
+#[test]
+fn a_full_server_says_busy() {
+    let config = Config { max_matches: 1, ..Config::default() };
+    let address = serve(Box::new(InterpreterFactory { player: Kind::Random }), config);
+    let rules = game_text("ticTacToe.kif");
+    assert_eq!(ok(&address, &start("one", "xplayer", &rules, "1")), "ready");
+    assert_eq!(ok(&address, "(INFO)"), "((name gdlc) (status busy))");
+    assert_eq!(ok(&address, &start("two", "xplayer", &rules, "1")), "busy");
+    assert_eq!(ok(&address, "(ABORT one)"), "aborted");
+    assert_eq!(ok(&address, "(info)"), "((name gdlc) (status available))");
+}
+
+/// A fake player that accepts connections and answers each with `reply` after `delay`
+/// (`None`: never answers, holding the connection open).
+fn fake_player(reply: Option<&'static str>, delay: Duration) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut buffer = [0u8; 65536];
+                let _ = stream.read(&mut buffer);
+                let Some(reply) = reply else {
+                    std::thread::sleep(Duration::from_secs(600));
+                    return;
+                };
+                std::thread::sleep(delay);
+                let text = if String::from_utf8_lossy(&buffer).contains("START") { "ready" } else { reply };
+                let _ = write!(stream, "HTTP/1.0 200 OK\r\nContent-length: {}\r\n\r\n{text}", text.len());
+            });
+        }
+    });
+    format!("http://{address}/")
+}
+
+fn tic_tac_toe_match(players: Vec<String>, play_clock: Duration) -> manager::Record {
+    let rules = kif::parse_all(&game_text("ticTacToe.kif")).unwrap();
+    let game = interpreter_of(&rules).unwrap();
+    let options =
+        Options { match_id: "manager-test".into(), players, start_clock: Duration::from_secs(2), play_clock, seed: 7 };
+    manager::run_match(&game, &rules, &options, &mut |_| {}).unwrap()
+}
+
+#[test]
+fn the_manager_substitutes_missing_late_and_illegal_moves() {
+    let clock = Duration::from_millis(300);
+    let real = format!("http://{}/", interpreter_server(Kind::Mcts));
+    let cases = [
+        (fake_player(None, Duration::ZERO), "late"),
+        (fake_player(Some("(mark 1 1)"), clock * 3), "late"),
+        (fake_player(Some("(mark 9 9)"), Duration::ZERO), "illegal"),
+        (fake_player(Some("(mark 1 1"), Duration::ZERO), "illegal"),
+        ("http://127.0.0.1:1/".to_string(), "missing"),
+    ];
+    for (fake, reason) in cases {
+        let started = Instant::now();
+        let record = tic_tac_toe_match(vec![fake.clone(), real.clone()], clock);
+        let steps = record.steps.len();
+        assert!(steps >= 5 && record.goals.len() == 2, "{record:?}");
+        // Every state substitutes xplayer's move, even noop (a late or wrong reply is never
+        // trusted), and never oplayer's.
+        assert_eq!(record.substitution_counts(), vec![steps, 0], "{fake}: {record:?}");
+        assert!(record.steps.iter().flat_map(|s| &s.substitutions).all(|s| s.reason == reason), "{record:?}");
+        // The real player always answers within the play clock.
+        assert!(record.steps.iter().all(|s| s.reply_ms[1] <= clock.as_millis() as u64), "{record:?}");
+        // Nobody waits much past the clock and its grace for a player that never answers.
+        let bound = (clock + manager::NETWORK_GRACE) * (steps as u32 + 2) + Duration::from_secs(4);
+        assert!(started.elapsed() < bound, "{:?}", started.elapsed());
+    }
+}
