@@ -7,6 +7,7 @@ pub mod http;
 pub mod kif;
 pub mod manager;
 pub mod player;
+pub mod program;
 pub mod protocol;
 pub mod rename;
 pub mod rng;

@@ -188,16 +188,19 @@ pub fn compile_text(game: &Path, command: &str, options: &crate::codegen::Option
     let loaded = load_valid(game)?;
     let ground = crate::codegen::ground_source(&loaded.source, options)
         .map_err(|d| render_all(&d, &loaded.file, &loaded.source).trim_end().to_string())?;
-    let tokens = crate::codegen::generate_ground(&ground);
+    let tokens = crate::codegen::generate_ground(&ground, options.form);
     let text = crate::codegen::render_file(&tokens, command)?;
     let summary = format!(
-        "{}: {} roles, {} base propositions, {} state words, {} moves, {} derived propositions, {} lines, {:.2} s",
+        "{}: {} roles, {} base propositions, {} state words, {} moves, {} derived propositions, {} literals, {}, {} \
+         lines, {:.2} s",
         loaded.file,
         ground.roles.len(),
         ground.base.len(),
         crate::codegen::words(ground.base.len()),
         ground.moves.len(),
         ground.nodes.len(),
+        ground.size(),
+        if crate::codegen::uses_tables(&ground, options.form) { "table form" } else { "straight-line form" },
         text.lines().count(),
         start.elapsed().as_secs_f64()
     );

@@ -113,18 +113,37 @@ enum Command {
     },
 }
 
-/// The compiler's grounding settings.
+/// The compiler's settings.
 #[derive(clap::Args)]
 struct Grounding {
     /// The most facts and rule instances grounding may derive before it gives up.
     #[arg(long, default_value_t = gdlc::ground::DEFAULT_MAX_INSTANCES)]
     max_instances: usize,
+    /// How the game functions are generated: straight-line code, tables evaluated by the
+    /// runtime, or straight-line code unless the ground program is large.
+    #[arg(long, value_enum, default_value_t = FormArg::Auto)]
+    form: FormArg,
 }
 
 impl Grounding {
     fn options(&self) -> gdlc::codegen::Options {
-        gdlc::codegen::Options { ground: gdlc::ground::Options { max_instances: self.max_instances } }
+        let form = match self.form {
+            FormArg::Auto => gdlc::codegen::Form::Auto,
+            FormArg::Straight => gdlc::codegen::Form::Straight,
+            FormArg::Tables => gdlc::codegen::Form::Tables,
+        };
+        gdlc::codegen::Options { ground: gdlc::ground::Options { max_instances: self.max_instances }, form }
     }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FormArg {
+    /// Straight-line code, or tables when the ground program has over 100,000 literals.
+    Auto,
+    /// Straight-line Rust: the fastest, but slow to build for large games.
+    Straight,
+    /// Tables of the ground program, evaluated by the runtime: quick to build at any size.
+    Tables,
 }
 
 #[derive(Clone, Copy, ValueEnum)]

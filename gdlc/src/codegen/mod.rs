@@ -3,7 +3,9 @@
 //! a `Move`, and straight-line `legal`, `next`, `terminal` and `goals` over the state's words,
 //! behind an `impl gdl_runtime::Game`.
 
+mod cones;
 mod functions;
+mod program;
 mod tables;
 
 pub use tables::words;
@@ -18,12 +20,31 @@ use quote::quote;
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     pub ground: ground::Options,
+    pub form: Form,
 }
+
+/// How the game functions are generated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Form {
+    /// Straight-line code, unless the ground program has more than [`TABLE_FORM_LITERALS`]
+    /// literals.
+    #[default]
+    Auto,
+    /// Straight-line Rust over the state's words: the fastest code, but its build time grows
+    /// with the program.
+    Straight,
+    /// Tables of the ground program evaluated by `gdl_runtime::program`: builds in seconds at
+    /// any size.
+    Tables,
+}
+
+/// The size of a ground program (in literals) above which [`Form::Auto`] chooses tables.
+pub const TABLE_FORM_LITERALS: usize = 100_000;
 
 /// Parses, checks, grounds and compiles the game in `source` (either syntax) into the items of
 /// a module. Every problem comes back as a diagnostic; warnings are dropped.
 pub fn generate(source: &str, options: &Options) -> Result<TokenStream, Vec<Diagnostic>> {
-    ground_source(source, options).map(|ground| generate_ground(&ground))
+    ground_source(source, options).map(|ground| generate_ground(&ground, options.form))
 }
 
 /// The grounded game in `source`, as [`generate`] compiles it.
@@ -43,14 +64,27 @@ pub fn ground_source(source: &str, options: &Options) -> Result<Ground, Vec<Diag
 }
 
 /// The module for a grounded game.
-pub fn generate_ground(ground: &Ground) -> TokenStream {
+pub fn generate_ground(ground: &Ground, form: Form) -> TokenStream {
     let tables = tables::generate_tables(ground);
-    let functions = functions::generate_functions(ground);
+    let functions = if uses_tables(ground, form) {
+        program::generate_program_functions(ground)
+    } else {
+        functions::generate_functions(ground)
+    };
     let game_impl = generate_game_impl(ground);
     quote! {
         #tables
         #functions
         #game_impl
+    }
+}
+
+/// Whether the game functions of `ground` are generated as tables under `form`.
+pub fn uses_tables(ground: &Ground, form: Form) -> bool {
+    match form {
+        Form::Auto => ground.size() > TABLE_FORM_LITERALS,
+        Form::Straight => false,
+        Form::Tables => true,
     }
 }
 

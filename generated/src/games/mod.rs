@@ -14,6 +14,9 @@ pub mod blocker;
 /// `games/breakthrough.kif`, compiled.
 #[rustfmt::skip]
 pub mod breakthrough;
+/// `games/breakthrough.kif`, compiled in table form.
+#[rustfmt::skip]
+pub mod breakthrough_tables;
 /// `games/buttons.kif`, compiled.
 #[rustfmt::skip]
 pub mod buttons;
@@ -26,6 +29,9 @@ pub mod chinese_checkers3;
 /// `games/connectFour.kif`, compiled.
 #[rustfmt::skip]
 pub mod connect_four;
+/// `games/connectFour.kif`, compiled in table form.
+#[rustfmt::skip]
+pub mod connect_four_tables;
 /// `games/connectFourSimultaneous.kif`, compiled.
 #[rustfmt::skip]
 pub mod connect_four_simultaneous;
@@ -38,6 +44,9 @@ pub mod eight_puzzle;
 /// `games/hanoi.kif`, compiled.
 #[rustfmt::skip]
 pub mod hanoi;
+/// `games/hex.kif`, compiled.
+#[rustfmt::skip]
+pub mod hex;
 /// `games/maze.kif`, compiled.
 #[rustfmt::skip]
 pub mod maze;
@@ -53,6 +62,9 @@ pub mod sheep_and_wolf;
 /// `games/ticTacToe.kif`, compiled.
 #[rustfmt::skip]
 pub mod tic_tac_toe;
+/// `games/ticTacToe.kif`, compiled in table form.
+#[rustfmt::skip]
+pub mod tic_tac_toe_tables;
 
 /// Calls `$callback!(module, "games/FILE.kif")` for every compiled game.
 #[macro_export]
@@ -62,18 +74,22 @@ macro_rules! for_each_game {
         $callback!(g4pffa, "games/4pffa.kif");
         $callback!(blocker, "games/blocker.kif");
         $callback!(breakthrough, "games/breakthrough.kif");
+        $callback!(breakthrough_tables, "games/breakthrough.kif");
         $callback!(buttons, "games/buttons.kif");
         $callback!(checkers, "games/checkers.kif");
         $callback!(chinese_checkers3, "games/chineseCheckers3.kif");
         $callback!(connect_four, "games/connectFour.kif");
+        $callback!(connect_four_tables, "games/connectFour.kif");
         $callback!(connect_four_simultaneous, "games/connectFourSimultaneous.kif");
         $callback!(dots_and_boxes, "games/dotsAndBoxes.kif");
         $callback!(eight_puzzle, "games/eightPuzzle.kif");
         $callback!(hanoi, "games/hanoi.kif");
+        $callback!(hex, "games/hex.kif");
         $callback!(maze, "games/maze.kif");
         $callback!(pentago, "games/pentago.kif");
         $callback!(reversi, "games/reversi.kif");
         $callback!(sheep_and_wolf, "games/sheepAndWolf.kif");
         $callback!(tic_tac_toe, "games/ticTacToe.kif");
+        $callback!(tic_tac_toe_tables, "games/ticTacToe.kif");
     };
 }

@@ -1,0 +1,447 @@
+//! The table form of a compiled game: a ground program stored as arrays of literals and
+//! evaluated by one loop, for games too large for straight-line code to build in reasonable
+//! time and memory. The code generator writes the tables ([`Program::encode`]) and the
+//! generated module decodes them once and calls [`Program::legal`], [`Program::next`],
+//! [`Program::terminal`] and [`Program::goals`].
+//!
+//! A literal is a `u32`: bit 31 negates it, bits 29-30 give its kind (a base fact of the state,
+//! a move of the joint move, a derived proposition, or a constant) and bits 0-28 its index.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+
+const NEGATED: u32 = 1 << 31;
+const KIND_SHIFT: u32 = 29;
+const INDEX_MASK: u32 = (1 << KIND_SHIFT) - 1;
+const KIND_BASE: u32 = 0;
+const KIND_DOES: u32 = 1;
+const KIND_NODE: u32 = 2;
+const KIND_CONST: u32 = 3;
+
+/// The first word of an encoded program, so that stale or foreign data is refused.
+const MAGIC: u32 = 0x6764_6c31;
+
+/// A literal of the program, for the encoder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Literal {
+    /// Base fact `i` of the state.
+    Base(u32),
+    /// Entry `i` of [`Program::does`]: a role plays a move.
+    Does(u32),
+    /// Derived proposition `i`.
+    Node(u32),
+    /// A constant.
+    Const(bool),
+}
+
+/// The code of a literal or of its negation.
+pub fn literal_code(literal: Literal, positive: bool) -> u32 {
+    let (kind, index) = match literal {
+        Literal::Base(i) => (KIND_BASE, i),
+        Literal::Does(i) => (KIND_DOES, i),
+        Literal::Node(i) => (KIND_NODE, i),
+        Literal::Const(b) => (KIND_CONST, u32::from(b)),
+    };
+    assert!(index <= INDEX_MASK, "a program table index past 2^29");
+    let code = kind << KIND_SHIFT | index;
+    if positive {
+        code
+    } else {
+        code | NEGATED
+    }
+}
+
+/// A ground program in table form. It is not changed once evaluated: evaluations cache node
+/// values per program.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    /// Rules of node `i` are `node_rules[i]..node_rules[i + 1]`.
+    pub node_rules: Vec<u32>,
+    /// Literals of rule `j` are `rule_literals[j]..rule_literals[j + 1]`.
+    pub rule_literals: Vec<u32>,
+    pub literals: Vec<u32>,
+    /// The `(role, move)` of every move literal.
+    pub does: Vec<(u32, u32)>,
+    /// Recursive groups of nodes, as ranges `start..end`, evaluated to their least fixpoint.
+    pub cycles: Vec<(u32, u32)>,
+    /// The nodes that the outputs need and that do not depend on the joint move, in
+    /// evaluation order: computed once per state, whatever is asked of it.
+    pub state_cone: Vec<u32>,
+    /// The nodes that `next` needs and that depend on the joint move, in evaluation order.
+    pub move_cone: Vec<u32>,
+    /// For every role, its moves with the literal that makes each legal.
+    pub legal: Vec<Vec<(u32, u32)>>,
+    /// For every base fact, the literal that makes it hold in the next state.
+    pub next: Vec<u32>,
+    pub terminal: u32,
+    /// For every role, its goal values with their literals, largest value first.
+    pub goals: Vec<Vec<(u32, u32)>>,
+    /// A number that tells this program from every other one of the process, for the cache.
+    identity: OnceLock<u64>,
+}
+
+impl Program {
+    /// The program as a flat list of words (see [`Program::decode`]).
+    pub fn encode(&self) -> Vec<u32> {
+        let mut out = vec![MAGIC];
+        let list = |out: &mut Vec<u32>, items: &[u32]| {
+            out.push(items.len() as u32);
+            out.extend_from_slice(items);
+        };
+        let pairs = |out: &mut Vec<u32>, items: &[(u32, u32)]| {
+            out.push(items.len() as u32);
+            for &(a, b) in items {
+                out.extend([a, b]);
+            }
+        };
+        list(&mut out, &self.node_rules);
+        list(&mut out, &self.rule_literals);
+        list(&mut out, &self.literals);
+        pairs(&mut out, &self.does);
+        pairs(&mut out, &self.cycles);
+        list(&mut out, &self.state_cone);
+        list(&mut out, &self.move_cone);
+        out.push(self.legal.len() as u32);
+        for role in &self.legal {
+            pairs(&mut out, role);
+        }
+        list(&mut out, &self.next);
+        out.push(self.terminal);
+        out.push(self.goals.len() as u32);
+        for role in &self.goals {
+            pairs(&mut out, role);
+        }
+        out
+    }
+
+    /// Reads a program written by [`Program::encode`], checking every index it holds.
+    pub fn decode(words: &[u32]) -> Result<Program, String> {
+        let mut reader = Reader { words, at: 0 };
+        if reader.word()? != MAGIC {
+            return Err("not a gdlc program table".to_string());
+        }
+        let mut program = Program {
+            node_rules: reader.list()?,
+            rule_literals: reader.list()?,
+            literals: reader.list()?,
+            does: reader.pairs()?,
+            cycles: reader.pairs()?,
+            state_cone: reader.list()?,
+            move_cone: reader.list()?,
+            ..Program::default()
+        };
+        let roles = reader.word()?;
+        for _ in 0..roles {
+            program.legal.push(reader.pairs()?);
+        }
+        program.next = reader.list()?;
+        program.terminal = reader.word()?;
+        let roles = reader.word()?;
+        for _ in 0..roles {
+            program.goals.push(reader.pairs()?);
+        }
+        if reader.at != words.len() {
+            return Err("trailing words after the program table".to_string());
+        }
+        program.validate()?;
+        Ok(program)
+    }
+
+    /// Checks that every range and index stays inside the tables, so evaluation cannot fail.
+    fn validate(&self) -> Result<(), String> {
+        let nodes = self.node_rules.len().checked_sub(1).ok_or("no node table")?;
+        let rules = self.rule_literals.len().checked_sub(1).ok_or("no rule table")?;
+        let ascending = |v: &[u32], end: usize| v.windows(2).all(|w| w[0] <= w[1]) && v.last() == Some(&(end as u32));
+        if !ascending(&self.node_rules, rules) || !ascending(&self.rule_literals, self.literals.len()) {
+            return Err("rule or literal ranges out of order".to_string());
+        }
+        let literal_ok = |code: u32| {
+            let index = (code & INDEX_MASK) as usize;
+            match code >> KIND_SHIFT & 3 {
+                KIND_BASE => true,
+                KIND_DOES => index < self.does.len(),
+                KIND_NODE => index < nodes,
+                _ => index < 2,
+            }
+        };
+        let outputs = self.legal.iter().flatten().chain(self.goals.iter().flatten()).map(|&(_, l)| l);
+        let all_literals = self.literals.iter().copied().chain(self.next.iter().copied()).chain(outputs);
+        if !all_literals.chain([self.terminal]).all(literal_ok) {
+            return Err("a literal refers past its table".to_string());
+        }
+        if !self.state_cone.iter().chain(&self.move_cone).all(|&n| (n as usize) < nodes) {
+            return Err("a node list refers past the node table".to_string());
+        }
+        if !self.cycles.iter().all(|&(s, e)| s <= e && e as usize <= nodes) {
+            return Err("a recursive group refers past the node table".to_string());
+        }
+        Ok(())
+    }
+
+    /// Appends `role`'s legal moves in `state` through `push`, in move order.
+    pub fn legal(&self, state: &[u64], role: usize, mut push: impl FnMut(u32)) {
+        let Some(moves) = self.legal.get(role) else { return };
+        self.with_state(state, |values| {
+            for &(m, literal) in moves {
+                if self.holds(literal, state, &[], values) {
+                    push(m);
+                }
+            }
+        })
+    }
+
+    /// Writes the state after `joint` (one move index per role) into `out`.
+    pub fn next(&self, state: &[u64], joint: &[u32], out: &mut [u64]) {
+        out.iter_mut().for_each(|w| *w = 0);
+        self.with_state(state, |values| {
+            self.evaluate(state, joint, &self.move_cone, values);
+            for (i, &literal) in self.next.iter().enumerate() {
+                if self.holds(literal, state, joint, values) {
+                    out[i / 64] |= 1 << (i % 64);
+                }
+            }
+        })
+    }
+
+    pub fn terminal(&self, state: &[u64]) -> bool {
+        self.with_state(state, |values| self.holds(self.terminal, state, &[], values))
+    }
+
+    /// Fills `out[r]` with role `r`'s largest goal value in `state`, `None` when it has none.
+    pub fn goals(&self, state: &[u64], out: &mut [Option<u32>]) {
+        self.with_state(state, |values| {
+            for (slot, goals) in out.iter_mut().zip(&self.goals) {
+                *slot = goals.iter().find(|&&(_, literal)| self.holds(literal, state, &[], values)).map(|&(v, _)| v);
+            }
+        })
+    }
+
+    /// Hands `f` the node values of `state`: the nodes of the state cone are evaluated once
+    /// per state and thread, and kept while the same program is asked about the same state
+    /// (a playout asks `terminal`, then `legal` for every role, then `next`).
+    fn with_state<T>(&self, state: &[u64], f: impl FnOnce(&mut [bool]) -> T) -> T {
+        thread_local! {
+            static CACHE: RefCell<Cache> = RefCell::new(Cache::default());
+        }
+        CACHE.with(|cell| {
+            let Ok(mut cache) = cell.try_borrow_mut() else {
+                // A nested call (none is made today) evaluates into its own buffer.
+                let mut values = vec![false; self.node_rules.len() - 1];
+                self.evaluate(state, &[], &self.state_cone, &mut values);
+                return f(&mut values);
+            };
+            let cache = &mut *cache;
+            let me = self.identity();
+            if cache.program != me || cache.state != state {
+                cache.program = me;
+                cache.state.clear();
+                cache.state.extend_from_slice(state);
+                cache.values.clear();
+                cache.values.resize(self.node_rules.len() - 1, false);
+                self.evaluate(state, &[], &self.state_cone, &mut cache.values);
+            }
+            f(&mut cache.values)
+        })
+    }
+
+    fn evaluate(&self, state: &[u64], joint: &[u32], cone: &[u32], values: &mut [bool]) {
+        let mut i = 0;
+        while i < cone.len() {
+            let node = cone[i];
+            match self.cycle_of(node) {
+                None => {
+                    values[node as usize] = self.node_holds(node, state, joint, values);
+                    i += 1;
+                }
+                Some((_, end)) => {
+                    let len = cone[i..].iter().take_while(|&&n| n < end).count();
+                    let group = &cone[i..i + len];
+                    for &n in group {
+                        values[n as usize] = false;
+                    }
+                    loop {
+                        let mut changed = false;
+                        for &n in group {
+                            if !values[n as usize] && self.node_holds(n, state, joint, values) {
+                                values[n as usize] = true;
+                                changed = true;
+                            }
+                        }
+                        if !changed {
+                            break;
+                        }
+                    }
+                    i += len;
+                }
+            }
+        }
+    }
+
+    fn identity(&self) -> u64 {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        *self.identity.get_or_init(|| NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// The recursive group that contains `node`, if any.
+    fn cycle_of(&self, node: u32) -> Option<(u32, u32)> {
+        let k = self.cycles.partition_point(|&(_, end)| end <= node);
+        self.cycles.get(k).copied().filter(|&(start, _)| start <= node)
+    }
+
+    fn node_holds(&self, node: u32, state: &[u64], joint: &[u32], values: &[bool]) -> bool {
+        let rules = self.node_rules[node as usize] as usize..self.node_rules[node as usize + 1] as usize;
+        rules.into_iter().any(|rule| {
+            let literals = self.rule_literals[rule] as usize..self.rule_literals[rule + 1] as usize;
+            self.literals[literals].iter().all(|&l| self.holds(l, state, joint, values))
+        })
+    }
+
+    #[inline]
+    fn holds(&self, code: u32, state: &[u64], joint: &[u32], values: &[bool]) -> bool {
+        let index = (code & INDEX_MASK) as usize;
+        let value = match code >> KIND_SHIFT & 3 {
+            KIND_BASE => state.get(index / 64).is_some_and(|w| w >> (index % 64) & 1 != 0),
+            KIND_DOES => {
+                let (role, m) = self.does[index];
+                joint.get(role as usize) == Some(&m)
+            }
+            KIND_NODE => values[index],
+            _ => index == 1,
+        };
+        value != (code & NEGATED != 0)
+    }
+}
+
+/// The node values of the last state a thread evaluated, and of which program.
+#[derive(Default)]
+struct Cache {
+    program: u64,
+    state: Vec<u64>,
+    values: Vec<bool>,
+}
+
+/// Reads the words of an encoded program.
+struct Reader<'a> {
+    words: &'a [u32],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn word(&mut self) -> Result<u32, String> {
+        let w = *self.words.get(self.at).ok_or("the program table ends early")?;
+        self.at += 1;
+        Ok(w)
+    }
+
+    fn list(&mut self) -> Result<Vec<u32>, String> {
+        let len = self.word()? as usize;
+        let items = self.words.get(self.at..self.at + len).ok_or("the program table ends early")?;
+        self.at += len;
+        Ok(items.to_vec())
+    }
+
+    fn pairs(&mut self) -> Result<Vec<(u32, u32)>, String> {
+        let len = self.word()? as usize;
+        (0..len).map(|_| Ok((self.word()?, self.word()?))).collect()
+    }
+}
+
+/// Packs words into text that a Rust string literal holds without escapes: little-endian
+/// bytes in base64 (the generated module keeps its tables in one literal, which rustc reads
+/// quickly however large it is).
+pub fn words_to_text(words: &[u32]) -> String {
+    use base64::Engine as _;
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    base64::engine::general_purpose::STANDARD_NO_PAD.encode(bytes)
+}
+
+/// The words that [`words_to_text`] packed.
+pub fn text_to_words(text: &str) -> Result<Vec<u32>, String> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD_NO_PAD
+        .decode(text)
+        .map_err(|e| format!("the program table is not valid base64: {e}"))?;
+    if bytes.len() % 4 != 0 {
+        return Err("the program table is not a whole number of words".to_string());
+    }
+    Ok(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A one-role game over facts p (0) and q (1): `a` is legal when p holds, `b` always;
+    /// next p = does a, next q = reach, with reach a recursive pair seeded by p. Terminal when
+    /// q holds; goal 100 when q, else 0.
+    fn sample() -> Program {
+        let mut p = Program::default();
+        let base = |i| literal_code(Literal::Base(i), true);
+        let node = |i| literal_code(Literal::Node(i), true);
+        // Node 0: reach_a :- p. | reach_a :- reach_b.   Node 1: reach_b :- reach_a.
+        let rules = [vec![vec![base(0)], vec![node(1)]], vec![vec![node(0)]]];
+        p.node_rules.push(0);
+        p.rule_literals.push(0);
+        for node_rules in rules {
+            for rule in node_rules {
+                p.literals.extend(rule);
+                p.rule_literals.push(p.literals.len() as u32);
+            }
+            p.node_rules.push(p.rule_literals.len() as u32 - 1);
+        }
+        p.cycles = vec![(0, 2)];
+        p.move_cone = vec![0, 1];
+        p.does = vec![(0, 0)];
+        let always = literal_code(Literal::Const(true), true);
+        p.legal = vec![vec![(0, base(0)), (1, always)]];
+        p.next = vec![literal_code(Literal::Does(0), true), node(1)];
+        p.terminal = base(1);
+        p.goals = vec![vec![(100, base(1)), (0, literal_code(Literal::Base(1), false))]];
+        p
+    }
+
+    #[test]
+    fn encoding_round_trips_through_text() {
+        let program = sample();
+        let text = words_to_text(&program.encode());
+        assert!(text.chars().all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '/'));
+        let decoded = Program::decode(&text_to_words(&text).unwrap()).unwrap();
+        assert_eq!(decoded.encode(), program.encode());
+    }
+
+    #[test]
+    fn evaluation_follows_the_rules_and_recursive_groups() {
+        let program = sample();
+        let mut moves = Vec::new();
+        program.legal(&[0b01], 0, |m| moves.push(m));
+        assert_eq!(moves, [0, 1]);
+        moves.clear();
+        program.legal(&[0b00], 0, |m| moves.push(m));
+        assert_eq!(moves, [1]);
+        let mut next = [0u64];
+        program.next(&[0b01], &[0], &mut next);
+        assert_eq!(next, [0b11], "p seeds the recursive pair, and a sets p");
+        program.next(&[0b00], &[1], &mut next);
+        assert_eq!(next, [0b00]);
+        assert!(program.terminal(&[0b10]) && !program.terminal(&[0b01]));
+        let mut goals = [None];
+        program.goals(&[0b10], &mut goals);
+        assert_eq!(goals, [Some(100)]);
+        program.goals(&[0b00], &mut goals);
+        assert_eq!(goals, [Some(0)]);
+    }
+
+    #[test]
+    fn damaged_tables_are_refused() {
+        let words = sample().encode();
+        assert!(Program::decode(&words[..words.len() - 1]).is_err());
+        let mut wrong_magic = words.clone();
+        wrong_magic[0] ^= 1;
+        assert!(Program::decode(&wrong_magic).is_err());
+        let mut bad_literal = sample();
+        bad_literal.literals[0] = KIND_NODE << KIND_SHIFT | 99;
+        assert!(Program::decode(&bad_literal.encode()).is_err());
+        assert!(text_to_words("not base64!").is_err());
+    }
+}

@@ -1,0 +1,151 @@
+//! The table form of the game functions: for a game whose ground program is too large for
+//! straight-line code to build quickly, `legal`, `next`, `terminal` and `goals` call
+//! `gdl_runtime::program`'s evaluator over tables of the program, kept in one string constant.
+
+use crate::ground::{Ground, Lit, Prop, Value};
+use gdl_runtime::program::{literal_code, words_to_text, Literal, Program};
+use proc_macro2::TokenStream;
+use quote::quote;
+use rustc_hash::FxHashMap;
+
+/// The program of a grounded game in the runtime's table form.
+pub fn program(ground: &Ground) -> Program {
+    let mut encoder = Encoder { program: Program::default(), does: FxHashMap::default() };
+    let p = &mut encoder;
+    p.program.node_rules.push(0);
+    p.program.rule_literals.push(0);
+    for node in &ground.nodes {
+        for rule in &node.rules {
+            for &lit in rule {
+                let code = p.lit(lit);
+                p.program.literals.push(code);
+            }
+            let end = p.program.literals.len() as u32;
+            p.program.rule_literals.push(end);
+        }
+        let end = p.program.rule_literals.len() as u32 - 1;
+        p.program.node_rules.push(end);
+    }
+    p.program.cycles = ground.cycles.clone();
+    let legal: Vec<Vec<(u32, u32)>> =
+        ground.legal.iter().map(|moves| moves.iter().map(|&(m, v)| (m, p.value(v))).collect()).collect();
+    p.program.legal = legal;
+    let next: Vec<u32> = ground.next.iter().map(|&v| p.value(v)).collect();
+    p.program.next = next;
+    p.program.terminal = p.value(ground.terminal);
+    let goals: Vec<Vec<(u32, u32)>> =
+        ground.goals.iter().map(|goals| goals.iter().map(|&(g, v)| (g, p.value(v))).collect()).collect();
+    p.program.goals = goals;
+    let cones = super::cones::Cones::new(ground);
+    let mut outputs: Vec<Value> = ground.legal.iter().flatten().map(|&(_, v)| v).collect();
+    outputs.extend(&ground.next);
+    outputs.push(ground.terminal);
+    outputs.extend(ground.goals.iter().flatten().map(|&(_, v)| v));
+    let moved = depends_on_moves(ground);
+    let (state_cone, move_cone) = cones.cone(&outputs).into_iter().partition(|&n| !moved[n as usize]);
+    p.program.state_cone = state_cone;
+    p.program.move_cone = move_cone;
+    encoder.program
+}
+
+/// For every node, whether its value can depend on the joint move.
+fn depends_on_moves(ground: &Ground) -> Vec<bool> {
+    let mut moved = vec![false; ground.nodes.len()];
+    // Nodes come in evaluation order, so one pass settles all but recursive groups, whose
+    // members may come before what they depend on; repeat until nothing changes.
+    loop {
+        let mut changed = false;
+        for (n, node) in ground.nodes.iter().enumerate() {
+            if !moved[n]
+                && node.rules.iter().flatten().any(|lit| match lit.prop {
+                    Prop::Does(..) => true,
+                    Prop::Node(m) => moved[m as usize],
+                    Prop::Base(_) => false,
+                })
+            {
+                moved[n] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return moved;
+        }
+    }
+}
+
+struct Encoder {
+    program: Program,
+    /// The index in `program.does` of every `(role, move)`.
+    does: FxHashMap<(u32, u32), u32>,
+}
+
+impl Encoder {
+    fn lit(&mut self, lit: Lit) -> u32 {
+        let literal = match lit.prop {
+            Prop::Base(i) => Literal::Base(i),
+            Prop::Node(i) => Literal::Node(i),
+            Prop::Does(r, m) => {
+                let next = self.program.does.len() as u32;
+                let index = *self.does.entry((r, m)).or_insert(next);
+                if index == next {
+                    self.program.does.push((r, m));
+                }
+                Literal::Does(index)
+            }
+        };
+        literal_code(literal, lit.positive)
+    }
+
+    fn value(&mut self, value: Value) -> u32 {
+        match value {
+            Value::Const(b) => literal_code(Literal::Const(b), true),
+            Value::Lit(lit) => self.lit(lit),
+        }
+    }
+}
+
+/// `legal`, `next`, `terminal` and `goals` over the program's tables.
+pub fn generate_program_functions(ground: &Ground) -> TokenStream {
+    let text = words_to_text(&program(ground).encode());
+    quote! {
+        /// The ground program in `gdl_runtime::program`'s table form, packed by gdlc.
+        const PROGRAM_TABLES: &str = #text;
+
+        /// The program, decoded on first use.
+        fn program() -> &'static ::gdl_runtime::program::Program {
+            static PROGRAM: ::std::sync::OnceLock<::gdl_runtime::program::Program> = ::std::sync::OnceLock::new();
+            PROGRAM.get_or_init(|| {
+                ::gdl_runtime::program::text_to_words(PROGRAM_TABLES)
+                    .and_then(|words| ::gdl_runtime::program::Program::decode(&words))
+                    .expect("the program tables that gdlc wrote decode")
+            })
+        }
+
+        /// Appends `role`'s legal moves in `s` to `out`, in the order of [`MOVES`].
+        pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
+            program().legal(&s.0, role, |m| out.push(Move(m)));
+        }
+
+        /// The state after every role plays its move of `joint` (one per role, in role order).
+        pub fn next(s: &State, joint: &[Move]) -> State {
+            let mut moves = [0u32; ROLES.len()];
+            for (slot, m) in moves.iter_mut().zip(joint) {
+                *slot = m.0;
+            }
+            let mut w = [0u64; WORDS];
+            program().next(&s.0, &moves, &mut w);
+            State(w)
+        }
+
+        /// Whether `s` is terminal.
+        pub fn terminal(s: &State) -> bool {
+            program().terminal(&s.0)
+        }
+
+        /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
+        /// gives, `None` when it gives none).
+        pub fn goals(s: &State, out: &mut [Option<u32>]) {
+            program().goals(&s.0, out);
+        }
+    }
+}
