@@ -1,7 +1,9 @@
 //! `cargo xtask compile-table [DIR]`: runs `gdlc compile` on every game of DIR (default
 //! `../shared/games`) in its own process, under a time limit, and prints a Markdown table of
 //! compile time, peak memory, base propositions, state words, moves, derived propositions and
-//! generated lines, with the error of every game that did not compile.
+//! generated lines, with the error of every game that did not compile. With `--check-build`,
+//! every module that compiled is also type-checked by `cargo check` (in one scratch crate that
+//! depends on gdl-runtime), and the table says whether it builds.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -17,7 +19,7 @@ struct Row {
     outcome: Result<Vec<String>, String>,
 }
 
-pub fn run(root: &Path, dir: &Path) -> Result<(), String> {
+pub fn run(root: &Path, dir: &Path, check_build: bool) -> Result<(), String> {
     let status = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
         .args(["build", "--release", "--quiet", "-p", "gdlc"])
         .current_dir(root)
@@ -33,26 +35,76 @@ pub fn run(root: &Path, dir: &Path) -> Result<(), String> {
         .filter(|p| p.extension().is_some_and(|e| e == "kif"))
         .collect();
     games.sort();
-    let out = std::env::temp_dir().join(format!("gdlc-compile-table-{}.rs", std::process::id()));
-    println!("| game | compile s | peak MB | base props | state words | moves | derived props | lines |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
-    let (mut compiled, mut failed) = (0, Vec::new());
+    let scratch = std::env::temp_dir().join(format!("gdlc-compile-table-{}", std::process::id()));
+    let out = scratch.join("src/game.rs");
+    std::fs::create_dir_all(scratch.join("src")).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    if check_build {
+        write_scratch_crate(root, &scratch)?;
+    }
+    let build_column = if check_build { " builds |" } else { "" };
+    let build_rule = if check_build { "---|" } else { "" };
+    println!("| game | compile s | peak MB | base props | state words | moves | derived props | literals | form | lines |{build_column}");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|{build_rule}");
+    let (mut compiled, mut failed, mut unbuilt) = (0, Vec::new(), Vec::new());
     for game in &games {
         let row = compile_one(&gdlc, game, &out);
         match &row.outcome {
             Ok(fields) => {
                 compiled += 1;
-                println!("| {} | {:.2} | {} |", row.game, row.seconds, fields.join(" | "));
+                let builds = if check_build {
+                    let (ok, seconds) = cargo_check(&scratch);
+                    if !ok {
+                        unbuilt.push(row.game.clone());
+                    }
+                    format!(" {} ({seconds:.0} s) |", if ok { "yes" } else { "no" })
+                } else {
+                    String::new()
+                };
+                println!("| {} | {:.2} | {} |{builds}", row.game, row.seconds, fields.join(" | "));
             }
             Err(e) => {
-                println!("| {} | {:.2} | failed: {} ||||||", row.game, row.seconds, e.replace('|', "\\|"));
+                let empty = if check_build { "|||||||||" } else { "||||||||" };
+                println!("| {} | {:.2} | failed: {} {empty}", row.game, row.seconds, e.replace('|', "\\|"));
                 failed.push(row.game.clone());
             }
         }
     }
-    std::fs::remove_file(&out).ok();
+    std::fs::remove_dir_all(&scratch).ok();
     println!("\n{compiled} of {} games compiled; not compiled: {}", games.len(), failed.join(", "));
+    if check_build {
+        println!("{} of {compiled} compiled games build; not building: {}", compiled - unbuilt.len(), unbuilt.join(", "));
+    }
     Ok(())
+}
+
+/// A crate whose library is the module `gdlc compile` last wrote, over the workspace's runtime.
+fn write_scratch_crate(root: &Path, scratch: &Path) -> Result<(), String> {
+    let runtime = root.join("gdl-runtime");
+    let manifest = format!(
+        "[package]\nname = \"gdlc-compile-table-check\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n\
+         [dependencies]\ngdl-runtime = {{ path = {:?} }}\n\n[workspace]\n",
+        runtime.display().to_string()
+    );
+    let write = |path: PathBuf, text: &str| std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()));
+    write(scratch.join("Cargo.toml"), &manifest)?;
+    write(scratch.join("src/lib.rs"), "#[allow(warnings)]\npub mod game;\n")?;
+    if let Ok(lock) = std::fs::read_to_string(root.join("Cargo.lock")) {
+        write(scratch.join("Cargo.lock"), &lock)?;
+    }
+    Ok(())
+}
+
+/// Whether the scratch crate type-checks, and how long `cargo check` took.
+fn cargo_check(scratch: &Path) -> (bool, f64) {
+    let start = Instant::now();
+    let ok = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .args(["check", "--quiet", "--offline"])
+        .current_dir(scratch)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    (ok, start.elapsed().as_secs_f64())
 }
 
 fn compile_one(gdlc: &Path, game: &Path, out: &Path) -> Row {
@@ -100,7 +152,8 @@ fn compile_one(gdlc: &Path, game: &Path, out: &Path) -> Row {
 }
 
 /// The table's columns from `gdlc compile`'s summary line, `FILE: 2 roles, 19 base propositions,
-/// 1 state words, 10 moves, 14 derived propositions, 495 lines, 0.01 s, 12 MB peak`.
+/// 1 state words, 10 moves, 14 derived propositions, 60 literals, straight-line form, 495 lines,
+/// 0.01 s, 12 MB peak`.
 fn summary_fields(stderr: &str) -> Option<Vec<String>> {
     let line = stderr.lines().rev().find(|l| l.contains(" base propositions"))?;
     let number = |key: &str| -> Option<String> {
@@ -115,6 +168,8 @@ fn summary_fields(stderr: &str) -> Option<Vec<String>> {
         number("state words")?,
         number("moves")?,
         number("derived propositions")?,
+        number("literals")?,
+        if line.contains(", table form,") { "table" } else { "straight" }.to_string(),
         number("lines")?,
     ])
 }
@@ -125,8 +180,9 @@ mod tests {
 
     #[test]
     fn the_summary_line_gives_the_columns() {
-        let line = "games/t.kif: 2 roles, 19 base propositions, 1 state words, 10 moves, 14 derived propositions, 495 lines, 0.01 s, 12 MB peak\n";
-        assert_eq!(summary_fields(line).unwrap(), ["12", "19", "1", "10", "14", "495"]);
+        let line = "games/t.kif: 2 roles, 19 base propositions, 1 state words, 10 moves, 14 derived propositions, \
+                    60 literals, straight-line form, 495 lines, 0.01 s, 12 MB peak\n";
+        assert_eq!(summary_fields(line).unwrap(), ["12", "19", "1", "10", "14", "60", "straight", "495"]);
         assert_eq!(summary_fields("error: nope"), None);
     }
 }

@@ -3,8 +3,8 @@
 //! `codegen [--check]` (also `cargo codegen`) compiles every game of `games/` into
 //! `generated/src/games/`, or checks that those files are fresh.
 //!
-//! `compile-table [DIR]` compiles every game of DIR (default `../shared/games`) and prints a
-//! table of sizes and times.
+//! `compile-table [DIR] [--check-build]` compiles every game of DIR (default `../shared/games`)
+//! and prints a table of sizes and times; `--check-build` also type-checks every result.
 //!
 //! `conformance [DIR]` replays every `GAME.jsonl` trace of DIR (default:
 //! `../shared/conformance/traces`) through the interpreter on its `GAME.kif` and prints a table
@@ -44,8 +44,10 @@ fn main() -> ExitCode {
         }
         Some("compile-table") => {
             let root = codegen::root();
-            let dir = args.get(1).map(PathBuf::from).unwrap_or_else(|| root.join("../shared/games"));
-            match compile_table::run(&root, &dir) {
+            let check_build = args.iter().any(|a| a == "--check-build");
+            let dir = args.iter().skip(1).find(|a| !a.starts_with("--")).map(PathBuf::from);
+            let dir = dir.unwrap_or_else(|| root.join("../shared/games"));
+            match compile_table::run(&root, &dir, check_build) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("error: {e}");
@@ -55,7 +57,7 @@ fn main() -> ExitCode {
         }
         _ => {
             eprintln!(
-                "usage: cargo xtask conformance [TRACE_DIR] | cargo xtask compile-table [GAMES_DIR] | cargo codegen [--check]"
+                "usage: cargo xtask conformance [TRACE_DIR] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo codegen [--check]"
             );
             ExitCode::FAILURE
         }
