@@ -72,7 +72,11 @@ pub fn run(root: &Path, dir: &Path, check_build: bool) -> Result<(), String> {
     std::fs::remove_dir_all(&scratch).ok();
     println!("\n{compiled} of {} games compiled; not compiled: {}", games.len(), failed.join(", "));
     if check_build {
-        println!("{} of {compiled} compiled games build; not building: {}", compiled - unbuilt.len(), unbuilt.join(", "));
+        println!(
+            "{} of {compiled} compiled games build; not building: {}",
+            compiled - unbuilt.len(),
+            unbuilt.join(", ")
+        );
     }
     Ok(())
 }

@@ -6,9 +6,9 @@
 //! `compile-table [DIR] [--check-build]` compiles every game of DIR (default `../shared/games`)
 //! and prints a table of sizes and times; `--check-build` also type-checks every result.
 //!
-//! `conformance [DIR]` replays every `GAME.jsonl` trace of DIR (default:
-//! `../shared/conformance/traces`) through the interpreter on its `GAME.kif` and prints a table
-//! of agreement; it exits non-zero when any trace disagrees.
+//! `conformance [DIR] [--engine interp|compiled]` replays every `GAME.jsonl` trace of DIR
+//! (default: `../shared/conformance/traces`) through the interpreter (or the compiled game) on
+//! its `GAME.kif` and prints a table of agreement; it exits non-zero when any trace disagrees.
 
 mod codegen;
 mod compile_table;
@@ -24,8 +24,19 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         Some("conformance") => {
             let default = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/traces");
-            let dir = args.get(1).map(PathBuf::from).unwrap_or(default);
-            conformance(&dir)
+            let engine_at = args.iter().position(|a| a == "--engine");
+            let positional = |(i, a): &(usize, &String)| *i > 0 && !a.starts_with("--") && Some(i - 1) != engine_at;
+            let dir = args.iter().enumerate().find(positional).map(|(_, a)| PathBuf::from(a)).unwrap_or(default);
+            let compiled = match engine_at.map(|i| args.get(i + 1)) {
+                None => false,
+                Some(Some(engine)) if engine == "interp" => false,
+                Some(Some(engine)) if engine == "compiled" => true,
+                Some(_) => {
+                    eprintln!("error: --engine takes `interp` or `compiled`");
+                    return ExitCode::FAILURE;
+                }
+            };
+            conformance(&dir, compiled)
         }
         Some("codegen") => {
             let root = codegen::root();
@@ -57,14 +68,27 @@ fn main() -> ExitCode {
         }
         _ => {
             eprintln!(
-                "usage: cargo xtask conformance [TRACE_DIR] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo codegen [--check]"
+                "usage: cargo xtask conformance [TRACE_DIR] [--engine interp|compiled] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo codegen [--check]"
             );
             ExitCode::FAILURE
         }
     }
 }
 
-fn conformance(dir: &Path) -> ExitCode {
+/// Replays every trace of `dir` through the interpreter, or with `compiled` through `gdlc
+/// replay --engine compiled` (the game compiled, built and cached), and prints a table.
+fn conformance(dir: &Path, compiled: bool) -> ExitCode {
+    let gdlc = codegen::root().join("target/release/gdlc");
+    if compiled {
+        let status = std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+            .args(["build", "--release", "--quiet", "-p", "gdlc"])
+            .current_dir(codegen::root())
+            .status();
+        if !status.is_ok_and(|s| s.success()) {
+            eprintln!("error: building gdlc failed");
+            return ExitCode::FAILURE;
+        }
+    }
     let mut traces: Vec<PathBuf> = match std::fs::read_dir(dir) {
         Ok(entries) => entries
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -81,7 +105,8 @@ fn conformance(dir: &Path) -> ExitCode {
     for path in &traces {
         let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let start = Instant::now();
-        let (matches, states, result) = replay_all(&path.with_extension("kif"), path);
+        let engine = if compiled { Engine::Compiled(&gdlc) } else { Engine::Interp };
+        let (matches, states, result) = replay_all(&path.with_extension("kif"), path, engine);
         let ok = result.is_ok();
         failures += usize::from(!ok);
         println!(
@@ -98,16 +123,45 @@ fn conformance(dir: &Path) -> ExitCode {
     }
 }
 
-fn replay_all(game: &Path, trace_path: &Path) -> (usize, usize, Result<(), String>) {
+/// The engine a conformance run replays traces through.
+#[derive(Clone, Copy)]
+enum Engine<'a> {
+    Interp,
+    /// The `gdlc` binary at this path, with its default (compiled) engine.
+    Compiled(&'a Path),
+}
+
+fn replay_all(game: &Path, trace_path: &Path, engine: Engine<'_>) -> (usize, usize, Result<(), String>) {
     let run = || -> Result<(usize, usize), String> {
-        let loaded = gdlc::cli::load_valid(game)?;
-        let interp = Interpreter::new(&loaded.description)?;
         let text = std::fs::read_to_string(trace_path).map_err(|e| e.to_string())?;
         let matches = trace::read(&text)?;
+        let replayed = match engine {
+            Engine::Interp => {
+                let loaded = gdlc::cli::load_valid(game)?;
+                let interp = Interpreter::new(&loaded.description)?;
+                let replay =
+                    |(i, m): (usize, &trace::Match)| trace::replay(&interp, m).map_err(|e| format!("match {i}: {e}"));
+                matches.iter().enumerate().map(replay).collect::<Result<Vec<_>, _>>()?
+            }
+            Engine::Compiled(gdlc) => {
+                let output = std::process::Command::new(gdlc)
+                    .arg("replay")
+                    .arg(game)
+                    .arg(trace_path)
+                    .output()
+                    .map_err(|e| format!("cannot run {}: {e}", gdlc.display()))?;
+                if !output.status.success() {
+                    return Err(String::from_utf8_lossy(&output.stderr).trim().to_string());
+                }
+                trace::read(&String::from_utf8_lossy(&output.stdout))?
+            }
+        };
+        if replayed.len() != matches.len() {
+            return Err(format!("{} matches replayed of {}", replayed.len(), matches.len()));
+        }
         let mut states = 0;
-        for (i, m) in matches.iter().enumerate() {
-            let replayed = trace::replay(&interp, m).map_err(|e| format!("match {i}: {e}"))?;
-            trace::compare(m, &replayed).map_err(|e| format!("match {i}: {e}"))?;
+        for (i, (m, r)) in matches.iter().zip(&replayed).enumerate() {
+            trace::compare(m, r).map_err(|e| format!("match {i}: {e}"))?;
             states += m.steps.len();
         }
         Ok((matches.len(), states))

@@ -26,8 +26,8 @@ pub struct Options {
 /// How the game functions are generated.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Form {
-    /// Straight-line code, unless the ground program has more than [`TABLE_FORM_LITERALS`]
-    /// literals.
+    /// Straight-line code, unless the ground program, or the straight-line functions, would
+    /// have more than [`TABLE_FORM_LITERALS`] literals.
     #[default]
     Auto,
     /// Straight-line Rust over the state's words: the fastest code, but its build time grows
@@ -82,10 +82,26 @@ pub fn generate_ground(ground: &Ground, form: Form) -> TokenStream {
 /// Whether the game functions of `ground` are generated as tables under `form`.
 pub fn uses_tables(ground: &Ground, form: Form) -> bool {
     match form {
-        Form::Auto => ground.size() > TABLE_FORM_LITERALS,
+        Form::Auto => ground.size() > TABLE_FORM_LITERALS || straight_line_literals(ground) > TABLE_FORM_LITERALS,
         Form::Straight => false,
         Form::Tables => true,
     }
+}
+
+/// The literals that straight-line code would spell out: every function repeats the nodes it
+/// needs, so a node that `legal`, `terminal` and `goals` all need is written three times.
+fn straight_line_literals(ground: &Ground) -> usize {
+    let cones = cones::Cones::new(ground);
+    let literals = |values: &[ground::Value]| -> usize {
+        cones.cone(values).iter().map(|&n| ground.nodes[n as usize].rules.iter().map(Vec::len).sum::<usize>()).sum()
+    };
+    let mut total = 0;
+    for moves in &ground.legal {
+        total += literals(&moves.iter().map(|&(_, v)| v).collect::<Vec<_>>());
+    }
+    total += literals(&ground.next);
+    total += literals(&[ground.terminal]);
+    total + literals(&ground.goals.iter().flatten().map(|&(_, v)| v).collect::<Vec<_>>())
 }
 
 /// The generated module as formatted source, with a header naming the command that
