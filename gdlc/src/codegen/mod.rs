@@ -45,8 +45,8 @@ pub fn ground_source(source: &str, options: &Options) -> Result<Ground, Vec<Diag
 /// The module for a grounded game.
 pub fn generate_ground(ground: &Ground) -> TokenStream {
     let tables = tables::generate_tables(ground);
-    let functions = functions::generate_functions(ground);
-    let game_impl = generate_game_impl(ground);
+    let (functions, fused_step) = functions::generate_functions(ground);
+    let game_impl = generate_game_impl(fused_step);
     quote! {
         #tables
         #functions
@@ -66,8 +66,21 @@ pub fn render_file(tokens: &TokenStream, command: &str) -> Result<String, String
     ))
 }
 
-/// `impl gdl_runtime::Game for Game`, over the generated functions and tables.
-fn generate_game_impl(_ground: &Ground) -> TokenStream {
+/// `impl gdl_runtime::Game for Game`, over the generated functions and tables; with
+/// `fused_step`, random playouts go through the generated `random_step`.
+fn generate_game_impl(fused_step: bool) -> TokenStream {
+    let random_step = fused_step.then(|| {
+        quote! {
+            fn random_step(
+                &self,
+                state: &State,
+                rng: &mut ::gdl_runtime::rng::Rng,
+                _scratch: &mut ::gdl_runtime::Playout<Self>,
+            ) -> Option<State> {
+                random_step(state, rng)
+            }
+        }
+    });
     quote! {
         impl ::gdl_runtime::Game for Game {
             type State = State;
@@ -107,6 +120,8 @@ fn generate_game_impl(_ground: &Ground) -> TokenStream {
             fn goals_into(&self, state: &State, out: &mut [Option<u32>]) {
                 goals(state, out);
             }
+
+            #random_step
 
             fn state_facts(&self, state: &State) -> Vec<String> {
                 (0..BASE.len()).filter(|&i| state.has(i)).map(|i| BASE[i].to_string()).collect()

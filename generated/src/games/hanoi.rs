@@ -449,6 +449,253 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         out[0] = Some(100);
     }
 }
+/// One step of a uniformly random playout from `s`: `None` when `s` is terminal or a
+/// role has no legal move, else the state after every role plays a move drawn
+/// uniformly among its legal ones (one draw per role with several moves, in role
+/// order).
+pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+    let mut n = [false; 68];
+    n[0] = s.0[0] & 0x1 != 0 && s.0[0] & 0x2 != 0;
+    n[1] = s.0[0] & 0x1 != 0 && s.0[0] & 0x4 != 0;
+    n[2] = s.0[0] & 0x1 != 0 && s.0[0] & 0x8 != 0;
+    n[3] = s.0[0] & 0x1 != 0 && s.0[0] & 0x10 != 0;
+    n[4] = s.0[0] & 0x1 != 0 && s.0[0] & 0x20 != 0;
+    n[5] = s.0[0] & 0x1 != 0 && s.0[0] & 0x40 != 0;
+    n[6] = s.0[0] & 0x1 != 0 && s.0[0] & 0x80 != 0;
+    n[7] = s.0[0] & 0x2 != 0 && s.0[0] & 0x4 != 0;
+    n[8] = s.0[0] & 0x2 != 0 && s.0[0] & 0x8 != 0;
+    n[9] = s.0[0] & 0x2 != 0 && s.0[0] & 0x10 != 0;
+    n[10] = s.0[0] & 0x2 != 0 && s.0[0] & 0x20 != 0;
+    n[11] = s.0[0] & 0x2 != 0 && s.0[0] & 0x40 != 0;
+    n[12] = s.0[0] & 0x2 != 0 && s.0[0] & 0x80 != 0;
+    n[13] = s.0[0] & 0x4 != 0 && s.0[0] & 0x8 != 0;
+    n[14] = s.0[0] & 0x4 != 0 && s.0[0] & 0x10 != 0;
+    n[15] = s.0[0] & 0x4 != 0 && s.0[0] & 0x20 != 0;
+    n[16] = s.0[0] & 0x4 != 0 && s.0[0] & 0x40 != 0;
+    n[17] = s.0[0] & 0x4 != 0 && s.0[0] & 0x80 != 0;
+    n[18] = s.0[0] & 0x8 != 0 && s.0[0] & 0x10 != 0;
+    n[19] = s.0[0] & 0x8 != 0 && s.0[0] & 0x20 != 0;
+    n[20] = s.0[0] & 0x8 != 0 && s.0[0] & 0x40 != 0;
+    n[21] = s.0[0] & 0x8 != 0 && s.0[0] & 0x80 != 0;
+    n[22] = s.0[0] & 0x10 != 0 && s.0[0] & 0x20 != 0;
+    n[23] = s.0[0] & 0x10 != 0 && s.0[0] & 0x40 != 0;
+    n[24] = s.0[0] & 0x10 != 0 && s.0[0] & 0x80 != 0;
+    if s.0[0] & 0x400000000000000 != 0 {
+        return None;
+    }
+    let mut joint = [Move(0); 1];
+    {
+        let mut moves = [Move(0); 25 + 1];
+        let mut count = 0usize;
+        moves[count] = Move(0);
+        count += usize::from(n[0]);
+        moves[count] = Move(1);
+        count += usize::from(n[1]);
+        moves[count] = Move(2);
+        count += usize::from(n[2]);
+        moves[count] = Move(3);
+        count += usize::from(n[3]);
+        moves[count] = Move(4);
+        count += usize::from(n[4]);
+        moves[count] = Move(5);
+        count += usize::from(n[5]);
+        moves[count] = Move(6);
+        count += usize::from(n[6]);
+        moves[count] = Move(7);
+        count += usize::from(n[7]);
+        moves[count] = Move(8);
+        count += usize::from(n[8]);
+        moves[count] = Move(9);
+        count += usize::from(n[9]);
+        moves[count] = Move(10);
+        count += usize::from(n[10]);
+        moves[count] = Move(11);
+        count += usize::from(n[11]);
+        moves[count] = Move(12);
+        count += usize::from(n[12]);
+        moves[count] = Move(13);
+        count += usize::from(n[13]);
+        moves[count] = Move(14);
+        count += usize::from(n[14]);
+        moves[count] = Move(15);
+        count += usize::from(n[15]);
+        moves[count] = Move(16);
+        count += usize::from(n[16]);
+        moves[count] = Move(17);
+        count += usize::from(n[17]);
+        moves[count] = Move(18);
+        count += usize::from(n[18]);
+        moves[count] = Move(19);
+        count += usize::from(n[19]);
+        moves[count] = Move(20);
+        count += usize::from(n[20]);
+        moves[count] = Move(21);
+        count += usize::from(n[21]);
+        moves[count] = Move(22);
+        count += usize::from(n[22]);
+        moves[count] = Move(23);
+        count += usize::from(n[23]);
+        moves[count] = Move(24);
+        count += usize::from(n[24]);
+        joint[0] = match count {
+            0 => return None,
+            1 => moves[0],
+            _ => moves[rng.below(count)],
+        };
+    }
+    let joint = &joint;
+    n[25] = {
+        const SET: [u64; 1] = [0x7f];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    };
+    n[26] = s.0[0] & 0x2000 != 0 && !n[25] || joint[0].0 == 5;
+    n[27] = s.0[0] & 0x4000 != 0 && !n[25] || joint[0].0 == 6;
+    n[28] = {
+        const SET: [u64; 1] = [0x1f80];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    };
+    n[29] = s.0[0] & 0x80000 != 0 && !n[28] || joint[0].0 == 11;
+    n[30] = s.0[0] & 0x100000 != 0 && !n[28] || joint[0].0 == 12;
+    n[31] = s.0[0] & 0x100 != 0 && !n[25] || joint[0].0 == 0;
+    n[32] = {
+        const SET: [u64; 1] = [0x3e000];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    };
+    n[33] = s.0[0] & 0x1000000 != 0 && !n[32] || joint[0].0 == 16;
+    n[34] = s.0[0] & 0x2000000 != 0 && !n[32] || joint[0].0 == 17;
+    n[35] = s.0[0] & 0x8000 != 0 && !n[28] || joint[0].0 == 7;
+    n[36] = s.0[0] & 0x200 != 0 && !n[25] || joint[0].0 == 1;
+    n[37] = {
+        const SET: [u64; 1] = [0x3c0000];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    };
+    n[38] = s.0[0] & 0x10000000 != 0 && !n[37] || joint[0].0 == 20;
+    n[39] = s.0[0] & 0x20000000 != 0 && !n[37] || joint[0].0 == 21;
+    n[40] = s.0[0] & 0x200000 != 0 && !n[32] || joint[0].0 == 13;
+    n[41] = s.0[0] & 0x10000 != 0 && !n[28] || joint[0].0 == 8;
+    n[42] = s.0[0] & 0x400 != 0 && !n[25] || joint[0].0 == 2;
+    n[43] = joint[0].0 == 22 || joint[0].0 == 23 || joint[0].0 == 24;
+    n[44] = s.0[0] & 0x80000000 != 0 && !n[43] || joint[0].0 == 23;
+    n[45] = s.0[0] & 0x100000000 != 0 && !n[43] || joint[0].0 == 24;
+    n[46] = s.0[0] & 0x4000000 != 0 && !n[37] || joint[0].0 == 18;
+    n[47] = s.0[0] & 0x400000 != 0 && !n[32] || joint[0].0 == 14;
+    n[48] = s.0[0] & 0x20000 != 0 && !n[28] || joint[0].0 == 9;
+    n[49] = s.0[0] & 0x800 != 0 && !n[25] || joint[0].0 == 3;
+    n[50] = s.0[0] & 0x40000000 != 0 && !n[43] || joint[0].0 == 22;
+    n[51] = s.0[0] & 0x8000000 != 0 && !n[37] || joint[0].0 == 19;
+    n[52] = s.0[0] & 0x800000 != 0 && !n[32] || joint[0].0 == 15;
+    n[53] = s.0[0] & 0x40000 != 0 && !n[28] || joint[0].0 == 10;
+    n[54] = s.0[0] & 0x1000 != 0 && !n[25] || joint[0].0 == 4;
+    n[55] = {
+        const SET: [u64; 1] = [0x488410];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    };
+    n[56] = s.0[0] & 0x20 != 0 && !n[55] || s.0[0] & 0x1000 != 0 && n[25]
+        || s.0[0] & 0x40000 != 0 && n[28] || s.0[0] & 0x800000 != 0 && n[32]
+        || s.0[0] & 0x8000000 != 0 && n[37] || s.0[0] & 0x40000000 != 0 && n[43];
+    n[57] = {
+        const SET: [u64; 1] = [0x44208];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    };
+    n[58] = s.0[0] & 0x10 != 0 && !n[57] || s.0[0] & 0x800 != 0 && n[25]
+        || s.0[0] & 0x20000 != 0 && n[28] || s.0[0] & 0x400000 != 0 && n[32]
+        || s.0[0] & 0x4000000 != 0 && n[37];
+    n[59] = joint[0].0 == 2 || joint[0].0 == 8 || joint[0].0 == 13;
+    n[60] = s.0[0] & 0x8 != 0 && !n[59] || s.0[0] & 0x400 != 0 && n[25]
+        || s.0[0] & 0x10000 != 0 && n[28] || s.0[0] & 0x200000 != 0 && n[32];
+    n[61] = joint[0].0 == 1 || joint[0].0 == 7;
+    n[62] = s.0[0] & 0x4 != 0 && !n[61] || s.0[0] & 0x200 != 0 && n[25]
+        || s.0[0] & 0x8000 != 0 && n[28];
+    n[63] = s.0[0] & 0x2 != 0 && joint[0].0 != 0 || s.0[0] & 0x100 != 0 && n[25];
+    n[64] = {
+        const SET: [u64; 1] = [0x910820];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    };
+    n[65] = s.0[0] & 0x40 != 0 && !n[64] || s.0[0] & 0x2000 != 0 && n[25]
+        || s.0[0] & 0x80000 != 0 && n[28] || s.0[0] & 0x1000000 != 0 && n[32]
+        || s.0[0] & 0x10000000 != 0 && n[37] || s.0[0] & 0x80000000 != 0 && n[43];
+    n[66] = {
+        const SET: [u64; 1] = [0x1221040];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    };
+    n[67] = s.0[0] & 0x80 != 0 && !n[66] || s.0[0] & 0x4000 != 0 && n[25]
+        || s.0[0] & 0x100000 != 0 && n[28] || s.0[0] & 0x2000000 != 0 && n[32]
+        || s.0[0] & 0x20000000 != 0 && n[37] || s.0[0] & 0x100000000 != 0 && n[43];
+    let mut w: [u64; WORDS] = [0x0, 0x0];
+    w[0] |= s.0[0] & 0x1;
+    w[0] |= u64::from(n[63]) << 1;
+    w[0] |= u64::from(n[62]) << 2;
+    w[0] |= u64::from(n[60]) << 3;
+    w[0] |= u64::from(n[58]) << 4;
+    w[0] |= u64::from(n[56]) << 5;
+    w[0] |= u64::from(n[65]) << 6;
+    w[0] |= u64::from(n[67]) << 7;
+    w[0] |= u64::from(n[31]) << 8;
+    w[0] |= u64::from(n[36]) << 9;
+    w[0] |= u64::from(n[42]) << 10;
+    w[0] |= u64::from(n[49]) << 11;
+    w[0] |= u64::from(n[54]) << 12;
+    w[0] |= u64::from(n[26]) << 13;
+    w[0] |= u64::from(n[27]) << 14;
+    w[0] |= u64::from(n[35]) << 15;
+    w[0] |= u64::from(n[41]) << 16;
+    w[0] |= u64::from(n[48]) << 17;
+    w[0] |= u64::from(n[53]) << 18;
+    w[0] |= u64::from(n[29]) << 19;
+    w[0] |= u64::from(n[30]) << 20;
+    w[0] |= u64::from(n[40]) << 21;
+    w[0] |= u64::from(n[47]) << 22;
+    w[0] |= u64::from(n[52]) << 23;
+    w[0] |= u64::from(n[33]) << 24;
+    w[0] |= u64::from(n[34]) << 25;
+    w[0] |= u64::from(n[46]) << 26;
+    w[0] |= u64::from(n[51]) << 27;
+    w[0] |= u64::from(n[38]) << 28;
+    w[0] |= u64::from(n[39]) << 29;
+    w[0] |= u64::from(n[50]) << 30;
+    w[0] |= u64::from(n[44]) << 31;
+    w[0] |= u64::from(n[45]) << 32;
+    w[0] |= u64::from(s.0[0] & 0x200000000 != 0) << 34;
+    w[0] |= u64::from(s.0[1] & 0x1 != 0) << 35;
+    w[0] |= u64::from(s.0[0] & 0x800000000 != 0) << 36;
+    w[0] |= u64::from(s.0[0] & 0x1000000000 != 0) << 37;
+    w[0] |= u64::from(s.0[0] & 0x2000000000 != 0) << 38;
+    w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 39;
+    w[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 40;
+    w[0] |= u64::from(s.0[0] & 0x10000000000 != 0) << 41;
+    w[0] |= u64::from(s.0[0] & 0x20000000000 != 0) << 42;
+    w[0] |= u64::from(s.0[0] & 0x40000000000 != 0) << 43;
+    w[0] |= u64::from(s.0[0] & 0x80000000000 != 0) << 44;
+    w[0] |= u64::from(s.0[0] & 0x400000000 != 0) << 45;
+    w[0] |= u64::from(s.0[0] & 0x100000000000 != 0) << 46;
+    w[0] |= u64::from(s.0[0] & 0x400000000000 != 0) << 47;
+    w[0] |= u64::from(s.0[0] & 0x800000000000 != 0) << 48;
+    w[0] |= u64::from(s.0[0] & 0x1000000000000 != 0) << 49;
+    w[0] |= u64::from(s.0[0] & 0x2000000000000 != 0) << 50;
+    w[0] |= u64::from(s.0[0] & 0x4000000000000 != 0) << 51;
+    w[0] |= u64::from(s.0[0] & 0x8000000000000 != 0) << 52;
+    w[0] |= u64::from(s.0[0] & 0x10000000000000 != 0) << 53;
+    w[0] |= u64::from(s.0[0] & 0x20000000000000 != 0) << 54;
+    w[0] |= u64::from(s.0[0] & 0x40000000000000 != 0) << 55;
+    w[0] |= u64::from(s.0[0] & 0x200000000000 != 0) << 56;
+    w[0] |= u64::from(s.0[0] & 0x80000000000000 != 0) << 57;
+    w[0] |= u64::from(s.0[0] & 0x200000000000000 != 0) << 58;
+    w[0] |= u64::from(s.0[0] & 0x100000000000000 != 0) << 59;
+    w[0] |= u64::from(s.0[0] & 0x800000000000000 != 0) << 60;
+    w[0] |= u64::from(s.0[0] & 0x1000000000000000 != 0) << 61;
+    w[0] |= u64::from(s.0[0] & 0x2000000000000000 != 0) << 62;
+    w[0] |= u64::from(s.0[0] & 0x4000000000000000 != 0) << 63;
+    w[1] |= u64::from(s.0[0] & 0x8000000000000000 != 0) << 0;
+    Some(State(w))
+}
 impl ::gdl_runtime::Game for Game {
     type State = State;
     type Move = Move;
@@ -478,6 +725,14 @@ impl ::gdl_runtime::Game for Game {
     }
     fn goals_into(&self, state: &State, out: &mut [Option<u32>]) {
         goals(state, out);
+    }
+    fn random_step(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+    ) -> Option<State> {
+        random_step(state, rng)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
         (0..BASE.len()).filter(|&i| state.has(i)).map(|i| BASE[i].to_string()).collect()
