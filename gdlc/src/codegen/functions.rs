@@ -413,15 +413,15 @@ impl<'g> Emitter<'g> {
         let disjuncts: Vec<TokenStream> = merge_move_rules(rules)
             .into_iter()
             .map(|(rest, moves)| {
-                let mut conjuncts: Vec<TokenStream> = rest.iter().map(|&l| self.lit(l)).collect();
+                let mut conjuncts = self.conjuncts(&rest);
                 if !moves.is_empty() {
                     let test = self.moves_test(&moves);
-                    conjuncts.push(if rest.is_empty() { test } else { quote!((#test)) });
+                    conjuncts.push(quote!((#test)));
                 }
                 if conjuncts.is_empty() {
                     quote!(true)
                 } else {
-                    quote!(#(#conjuncts)&&*)
+                    quote!(#(#conjuncts)&*)
                 }
             })
             .collect();
@@ -429,10 +429,59 @@ impl<'g> Emitter<'g> {
         if disjuncts.is_empty() {
             Expr::Short(quote!(false))
         } else if disjuncts.len() == 1 || (disjuncts.len() <= SHORT_RULES && literals <= SHORT_LITERALS) {
-            Expr::Short(quote!(#(#disjuncts)||*))
+            Expr::Short(quote!(#(#disjuncts)|*))
         } else {
             Expr::Long(disjuncts)
         }
+    }
+
+    /// The literals of a rule as parenthesized tests to join with `&` (no short-circuit, so
+    /// no branches): the base literals of one state word become one mask comparison, the
+    /// others one test each.
+    fn conjuncts(&self, rule: &[Lit]) -> Vec<TokenStream> {
+        // (word, mask of the literals' bits, bits that must be set), in order of first use.
+        let mut words: Vec<(u32, u64, u64)> = Vec::new();
+        let mut others = Vec::new();
+        for &lit in rule {
+            match lit.prop {
+                Prop::Base(i) => {
+                    let (w, bit) = (i / 64, 1u64 << (i % 64));
+                    let at = match words.iter().position(|&(word, _, _)| word == w) {
+                        Some(at) => at,
+                        None => {
+                            words.push((w, 0, 0));
+                            words.len() - 1
+                        }
+                    };
+                    words[at].1 |= bit;
+                    if lit.positive {
+                        words[at].2 |= bit;
+                    }
+                }
+                _ => {
+                    let test = self.lit(lit);
+                    others.push(quote!((#test)));
+                }
+            }
+        }
+        let mut out: Vec<TokenStream> = words
+            .into_iter()
+            .map(|(w, mask, set)| {
+                let w = Literal::usize_unsuffixed(w as usize);
+                if set == 0 {
+                    let mask = hex(mask);
+                    quote!((s.0[#w] & #mask == 0))
+                } else if set == mask {
+                    let mask = hex(mask);
+                    quote!((s.0[#w] & #mask == #mask))
+                } else {
+                    let (mask, set) = (hex(mask), hex(set));
+                    quote!((s.0[#w] & #mask == #set))
+                }
+            })
+            .collect();
+        out.extend(others);
+        out
     }
 
     /// Whether some role plays one of its moves in `moves` (pairs of role and move, sorted): a
@@ -445,7 +494,7 @@ impl<'g> Emitter<'g> {
             if of_role.len() < MOVE_SET_MIN {
                 tests.extend(of_role.iter().map(|&m| {
                     let m = Literal::u32_unsuffixed(m as u32);
-                    quote!(joint[#r].0 == #m)
+                    quote!((joint[#r].0 == #m))
                 }));
                 continue;
             }
@@ -455,13 +504,13 @@ impl<'g> Emitter<'g> {
             }
             let len = Literal::usize_unsuffixed(bits.len());
             let bits = bits.into_iter().map(hex);
-            tests.push(quote! {{
+            tests.push(quote! {({
                 const SET: [u64; #len] = [#(#bits),*];
                 let m = joint[#r].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
-            }});
+            })});
         }
-        quote!(#(#tests)||*)
+        quote!(#(#tests)|*)
     }
 
     fn value(&self, value: Value) -> TokenStream {

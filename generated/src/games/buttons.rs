@@ -62,22 +62,22 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
     let mut n = [false; 6];
-    n[0] = s.0[0] & 0x1 != 0 && (joint[0].0 == 0)
-        || s.0[0] & 0x8 != 0 && (joint[0].0 == 2)
-        || s.0[0] & 0x10 != 0 && (joint[0].0 == 1);
-    n[1] = s.0[0] & 0x8 != 0 && (joint[0].0 == 1)
-        || s.0[0] & 0x10 != 0 && (joint[0].0 == 0)
-        || s.0[0] & 0x20 != 0 && (joint[0].0 == 2);
-    n[2] = s.0[0] & 0x10 != 0 && (joint[0].0 == 2)
-        || s.0[0] & 0x20 != 0 && (joint[0].0 == 0 || joint[0].0 == 1);
-    n[3] = s.0[0] & 0x1 != 0 && (joint[0].0 == 2)
-        || s.0[0] & 0x2 != 0 && (joint[0].0 == 1)
-        || s.0[0] & 0x8 != 0 && (joint[0].0 == 0);
-    n[4] = s.0[0] & 0x1 != 0 && (joint[0].0 == 1)
-        || s.0[0] & 0x2 != 0 && (joint[0].0 == 0)
-        || s.0[0] & 0x4 != 0 && (joint[0].0 == 2);
-    n[5] = s.0[0] & 0x2 != 0 && (joint[0].0 == 2)
-        || s.0[0] & 0x4 != 0 && (joint[0].0 == 0 || joint[0].0 == 1);
+    n[0] = (s.0[0] & 0x1 == 0x1) & ((joint[0].0 == 0))
+        | (s.0[0] & 0x8 == 0x8) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x10 == 0x10) & ((joint[0].0 == 1));
+    n[1] = (s.0[0] & 0x8 == 0x8) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x10 == 0x10) & ((joint[0].0 == 0))
+        | (s.0[0] & 0x20 == 0x20) & ((joint[0].0 == 2));
+    n[2] = (s.0[0] & 0x10 == 0x10) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x20 == 0x20) & ((joint[0].0 == 0) | (joint[0].0 == 1));
+    n[3] = (s.0[0] & 0x1 == 0x1) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x2 == 0x2) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x8 == 0x8) & ((joint[0].0 == 0));
+    n[4] = (s.0[0] & 0x1 == 0x1) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x2 == 0x2) & ((joint[0].0 == 0))
+        | (s.0[0] & 0x4 == 0x4) & ((joint[0].0 == 2));
+    n[5] = (s.0[0] & 0x2 == 0x2) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x4 == 0x4) & ((joint[0].0 == 0) | (joint[0].0 == 1));
     let mut w: [u64; WORDS] = [0x0];
     w[0] |= u64::from(n[3]) << 0;
     w[0] |= u64::from(n[4]) << 1;
@@ -96,16 +96,15 @@ pub fn next(s: &State, joint: &[Move]) -> State {
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 1];
-    n[0] = s.0[0] & 0x8 != 0 && s.0[0] & 0x10 != 0 && s.0[0] & 0x20 != 0
-        || s.0[0] & 0x1000 != 0;
+    n[0] = (s.0[0] & 0x38 == 0x38) | (s.0[0] & 0x1000 == 0x1000);
     n[0]
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 2];
-    n[0] = s.0[0] & 0x8 != 0 && s.0[0] & 0x10 != 0 && s.0[0] & 0x20 != 0;
-    n[1] = s.0[0] & 0x8 == 0 || s.0[0] & 0x10 == 0 || s.0[0] & 0x20 == 0;
+    n[0] = (s.0[0] & 0x38 == 0x38);
+    n[1] = (s.0[0] & 0x8 == 0) | (s.0[0] & 0x10 == 0) | (s.0[0] & 0x20 == 0);
     out[0] = None;
     if n[1] {
         out[0] = Some(0);
@@ -120,8 +119,7 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 7];
-    n[6] = s.0[0] & 0x8 != 0 && s.0[0] & 0x10 != 0 && s.0[0] & 0x20 != 0
-        || s.0[0] & 0x1000 != 0;
+    n[6] = (s.0[0] & 0x38 == 0x38) | (s.0[0] & 0x1000 == 0x1000);
     if n[6] {
         return None;
     }
@@ -142,22 +140,22 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         };
     }
     let joint = &joint;
-    n[0] = s.0[0] & 0x1 != 0 && (joint[0].0 == 0)
-        || s.0[0] & 0x8 != 0 && (joint[0].0 == 2)
-        || s.0[0] & 0x10 != 0 && (joint[0].0 == 1);
-    n[1] = s.0[0] & 0x8 != 0 && (joint[0].0 == 1)
-        || s.0[0] & 0x10 != 0 && (joint[0].0 == 0)
-        || s.0[0] & 0x20 != 0 && (joint[0].0 == 2);
-    n[2] = s.0[0] & 0x10 != 0 && (joint[0].0 == 2)
-        || s.0[0] & 0x20 != 0 && (joint[0].0 == 0 || joint[0].0 == 1);
-    n[3] = s.0[0] & 0x1 != 0 && (joint[0].0 == 2)
-        || s.0[0] & 0x2 != 0 && (joint[0].0 == 1)
-        || s.0[0] & 0x8 != 0 && (joint[0].0 == 0);
-    n[4] = s.0[0] & 0x1 != 0 && (joint[0].0 == 1)
-        || s.0[0] & 0x2 != 0 && (joint[0].0 == 0)
-        || s.0[0] & 0x4 != 0 && (joint[0].0 == 2);
-    n[5] = s.0[0] & 0x2 != 0 && (joint[0].0 == 2)
-        || s.0[0] & 0x4 != 0 && (joint[0].0 == 0 || joint[0].0 == 1);
+    n[0] = (s.0[0] & 0x1 == 0x1) & ((joint[0].0 == 0))
+        | (s.0[0] & 0x8 == 0x8) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x10 == 0x10) & ((joint[0].0 == 1));
+    n[1] = (s.0[0] & 0x8 == 0x8) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x10 == 0x10) & ((joint[0].0 == 0))
+        | (s.0[0] & 0x20 == 0x20) & ((joint[0].0 == 2));
+    n[2] = (s.0[0] & 0x10 == 0x10) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x20 == 0x20) & ((joint[0].0 == 0) | (joint[0].0 == 1));
+    n[3] = (s.0[0] & 0x1 == 0x1) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x2 == 0x2) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x8 == 0x8) & ((joint[0].0 == 0));
+    n[4] = (s.0[0] & 0x1 == 0x1) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x2 == 0x2) & ((joint[0].0 == 0))
+        | (s.0[0] & 0x4 == 0x4) & ((joint[0].0 == 2));
+    n[5] = (s.0[0] & 0x2 == 0x2) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x4 == 0x4) & ((joint[0].0 == 0) | (joint[0].0 == 1));
     let mut w: [u64; WORDS] = [0x0];
     w[0] |= u64::from(n[3]) << 0;
     w[0] |= u64::from(n[4]) << 1;
