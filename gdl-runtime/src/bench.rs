@@ -45,12 +45,27 @@ impl BenchResult {
 /// Runs random playouts from the initial state for `duration` on `threads` threads (each with
 /// its own seeded generator) and adds up what they measured.
 pub fn run<G: Game>(game: &G, duration: Duration, threads: usize, seed: u64) -> BenchResult {
+    run_with_progress(game, duration, threads, seed, false)
+}
+
+/// Does what [`run`] does; with `progress`, a progress bar on stderr shows the time measured
+/// so far (for a terminal: it redraws one line).
+pub fn run_with_progress<G: Game>(
+    game: &G,
+    duration: Duration,
+    threads: usize,
+    seed: u64,
+    progress: bool,
+) -> BenchResult {
     let threads = threads.max(1);
     let start = Instant::now();
     let parts: Vec<BenchResult> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| scope.spawn(move || run_one(game, start + duration, seed.wrapping_add(t as u64 * 0x9e37_79b9))))
             .collect();
+        if progress {
+            show_progress(start, duration);
+        }
         handles.into_iter().map(|h| h.join().expect("a benchmark thread panicked")).collect()
     });
     let mut total = BenchResult {
@@ -67,6 +82,28 @@ pub fn run<G: Game>(game: &G, duration: Duration, threads: usize, seed: u64) -> 
         }
     }
     total
+}
+
+/// Redraws a progress bar on stderr until `duration` has passed since `start`, then clears it.
+fn show_progress(start: Instant, duration: Duration) {
+    const WIDTH: usize = 30;
+    loop {
+        let elapsed = start.elapsed().min(duration);
+        let fraction = if duration.is_zero() { 1.0 } else { elapsed.as_secs_f64() / duration.as_secs_f64() };
+        let filled = ((fraction * WIDTH as f64) as usize).min(WIDTH);
+        eprint!(
+            "\r[{}{}] {:.1}/{:.1} s",
+            "#".repeat(filled),
+            " ".repeat(WIDTH - filled),
+            elapsed.as_secs_f64(),
+            duration.as_secs_f64()
+        );
+        if elapsed >= duration {
+            eprint!("\r{}\r", " ".repeat(WIDTH + 24));
+            return;
+        }
+        std::thread::sleep((duration - elapsed).min(Duration::from_millis(100)));
+    }
 }
 
 fn run_one<G: Game>(game: &G, deadline: Instant, seed: u64) -> BenchResult {

@@ -5,7 +5,7 @@
 use crate::{bench, trace, Game};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -191,7 +191,8 @@ pub fn bench_report<G: Game>(game: &G, label: &str, seconds: f64, threads: usize
         .ok()
         .filter(|d| d.checked_add(CLOCK_SLACK).and_then(|d| Instant::now().checked_add(d)).is_some())
         .ok_or_else(|| format!("error: {seconds} seconds is longer than the clock can measure"))?;
-    Ok(bench::run(game, duration, threads, BENCH_SEED).report(label))
+    let progress = std::io::stderr().is_terminal();
+    Ok(bench::run_with_progress(game, duration, threads, BENCH_SEED, progress).report(label))
 }
 
 /// The `info` subcommand's output: the game's name, its roles on one line, and their number.

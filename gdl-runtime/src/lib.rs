@@ -65,6 +65,31 @@ pub trait Game: Send + Sync {
         goals
     }
 
+    /// One step of a uniformly random playout: `None` when `state` is terminal or some role has
+    /// no legal move, else the state after every role plays a move drawn uniformly among its
+    /// legal moves (in the order of [`Game::legal_moves`], with one `rng.below` per role that
+    /// has several moves, in role order). A game that computes this faster overrides it, and
+    /// must draw the same numbers and pick the same moves.
+    fn random_step(&self, state: &Self::State, rng: &mut rng::Rng, scratch: &mut Playout<Self>) -> Option<Self::State>
+    where
+        Self: Sized,
+    {
+        if self.is_terminal(state) {
+            return None;
+        }
+        self.all_legal_moves(state, &mut scratch.legal);
+        scratch.joint.clear();
+        for moves in &scratch.legal {
+            let pick = match moves.len() {
+                0 => return None,
+                1 => 0,
+                n => rng.below(n),
+            };
+            scratch.joint.push(moves[pick].clone());
+        }
+        Some(self.next_state(state, &scratch.joint))
+    }
+
     /// The canonical KIF of every base fact true in `state`, sorted by byte order.
     fn state_facts(&self, state: &Self::State) -> Vec<String>;
 
@@ -86,20 +111,8 @@ pub fn random_playout<G: Game>(
 ) -> usize {
     let mut state = state.clone();
     let mut steps = 0;
-    while !game.is_terminal(&state) {
-        game.all_legal_moves(&state, &mut scratch.legal);
-        scratch.joint.clear();
-        for moves in &scratch.legal {
-            if moves.is_empty() {
-                // A role without legal moves in a non-terminal state: the game is malformed here.
-                break;
-            }
-            scratch.joint.push(moves[rng.below(moves.len())].clone());
-        }
-        if scratch.joint.len() != game.num_roles() {
-            break;
-        }
-        state = game.next_state(&state, &scratch.joint);
+    while let Some(next) = game.random_step(&state, rng, scratch) {
+        state = next;
         steps += 1;
     }
     scratch.goals.resize(game.num_roles(), None);

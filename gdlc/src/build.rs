@@ -37,6 +37,11 @@ fn runtime_dir() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
+/// The release profile of every per-game binary: the one of the hand-written reasoners that
+/// the generated code is measured against (whole-program optimization, no unwinding).
+const RELEASE_PROFILE: &str =
+    "[profile.release]\nopt-level = 3\nlto = \"fat\"\ncodegen-units = 1\npanic = \"abort\"\ndebug = \"line-tables-only\"\n";
+
 /// A game's project in the cache: its name and directory.
 struct Project {
     package: String,
@@ -96,6 +101,7 @@ fn project_for(stem: &str, module_text: &str, rules: &str, runtime: &Path) -> Pr
     rules.hash(&mut hasher);
     runtime.hash(&mut hasher);
     env!("CARGO_PKG_VERSION").hash(&mut hasher);
+    RELEASE_PROFILE.hash(&mut hasher);
     runtime_fingerprint(runtime).hash(&mut hasher);
     let hash = hasher.finish();
     let name: String =
@@ -136,7 +142,7 @@ fn write_project(project: &Project, module_text: &str, rules: &str, runtime: &Pa
     let manifest = format!(
         "[package]\nname = \"{package}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
          [dependencies]\ngdl-runtime = {{ path = \"{runtime}\" }}\n\n\
-         [profile.release]\ncodegen-units = 1\npanic = \"abort\"\ndebug = \"line-tables-only\"\n\n\
+         {RELEASE_PROFILE}\n\
          # Not a member of any enclosing workspace.\n[workspace]\n",
         package = project.package
     );

@@ -113,12 +113,90 @@ fn recorded_matches<C: Game>(compiled: &C, file: &str) {
     }
 }
 
+/// A game played only through the general interface: every method but `random_step`
+/// delegates to the wrapped game, so random playouts take `Game::random_step`'s default path.
+struct GeneralOnly<'a, G>(&'a G);
+
+impl<G: Game> Game for GeneralOnly<'_, G> {
+    type State = G::State;
+    type Move = G::Move;
+
+    fn num_roles(&self) -> usize {
+        self.0.num_roles()
+    }
+
+    fn role_name(&self, role: usize) -> &str {
+        self.0.role_name(role)
+    }
+
+    fn initial_state(&self) -> G::State {
+        self.0.initial_state()
+    }
+
+    fn legal_moves(&self, state: &G::State, role: usize, out: &mut Vec<G::Move>) {
+        self.0.legal_moves(state, role, out)
+    }
+
+    fn next_state(&self, state: &G::State, joint: &[G::Move]) -> G::State {
+        self.0.next_state(state, joint)
+    }
+
+    fn is_terminal(&self, state: &G::State) -> bool {
+        self.0.is_terminal(state)
+    }
+
+    fn goal(&self, state: &G::State, role: usize) -> Option<u32> {
+        self.0.goal(state, role)
+    }
+
+    fn state_facts(&self, state: &G::State) -> Vec<String> {
+        self.0.state_facts(state)
+    }
+
+    fn move_string(&self, mv: &G::Move) -> String {
+        self.0.move_string(mv)
+    }
+
+    fn parse_move(&self, role: usize, text: &str) -> Option<G::Move> {
+        self.0.parse_move(role, text)
+    }
+}
+
+/// The game's own `random_step` (the fused one the generated code has) plays exactly the
+/// steps that the general interface, checked against the interpreter above, plays with the
+/// same random numbers.
+fn fused_steps_match_the_general_interface<G: Game>(game: &G, file: &str) {
+    let general = GeneralOnly(game);
+    let (mut fast_rng, mut slow_rng) = (Rng::seeded(11), Rng::seeded(11));
+    let (mut fast_scratch, mut slow_scratch) = (gdl_runtime::Playout::default(), gdl_runtime::Playout::default());
+    let mut steps = 0usize;
+    for playout in 0..200 {
+        let (mut fast, mut slow) = (game.initial_state(), general.initial_state());
+        loop {
+            let a = game.random_step(&fast, &mut fast_rng, &mut fast_scratch);
+            let b = general.random_step(&slow, &mut slow_rng, &mut slow_scratch);
+            assert_eq!(a, b, "{file}: playout {playout}, from {:?}", game.state_facts(&fast));
+            match (a, b) {
+                (Some(a), Some(b)) => (fast, slow) = (a, b),
+                _ => break,
+            }
+            steps += 1;
+        }
+    }
+    assert!(steps > 0, "{file}: no step played");
+}
+
 macro_rules! differential_test {
     ($module:ident, $file:literal) => {
         mod $module {
             #[test]
             fn agrees_with_the_interpreter_on_random_playouts() {
                 super::random_playouts(&generated::games::$module::Game, $file);
+            }
+
+            #[test]
+            fn random_steps_match_the_general_interface() {
+                super::fused_steps_match_the_general_interface(&generated::games::$module::Game, $file);
             }
 
             #[test]

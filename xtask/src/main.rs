@@ -6,10 +6,15 @@
 //! `compile-table [DIR] [--check-build]` compiles every game of DIR (default `../shared/games`)
 //! and prints a table of sizes and times; `--check-build` also type-checks every result.
 //!
+//! `bench-table [--seconds N] [--all]` measures rollouts per second of the compiled games
+//! against the hand-written reasoners of `../shared/bench/handwritten`, prints a Markdown table
+//! and writes `docs/bench.svg`.
+//!
 //! `conformance [DIR] [--engine interp|compiled]` replays every `GAME.jsonl` trace of DIR
 //! (default: `../shared/conformance/traces`) through the interpreter (or the compiled game) on
 //! its `GAME.kif` and prints a table of agreement; it exits non-zero when any trace disagrees.
 
+mod bench_table;
 mod codegen;
 mod compile_table;
 
@@ -66,9 +71,19 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Some("bench-table") => {
+            let result = bench_table::Options::parse(&args[1..]).and_then(|o| bench_table::run(&codegen::root(), &o));
+            match result {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         _ => {
             eprintln!(
-                "usage: cargo xtask conformance [TRACE_DIR] [--engine interp|compiled] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo codegen [--check]"
+                "usage: cargo xtask conformance [TRACE_DIR] [--engine interp|compiled] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo xtask bench-table [--seconds N] [--all] | cargo codegen [--check]"
             );
             ExitCode::FAILURE
         }

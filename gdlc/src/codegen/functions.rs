@@ -24,18 +24,23 @@ enum Expr {
     Long(Vec<TokenStream>),
 }
 
-pub fn generate_functions(ground: &Ground) -> TokenStream {
+/// The game's functions, and whether they include the fused `random_step`.
+pub fn generate_functions(ground: &Ground) -> (TokenStream, bool) {
     let emitter = Emitter::new(ground);
     let legal = emitter.generate_legal_fns();
     let next = emitter.generate_next_fn();
     let terminal = emitter.generate_terminal_fn();
     let goals = emitter.generate_goals_fn();
-    quote! {
+    let random_step = emitter.generate_random_step_fn();
+    let fused = random_step.is_some();
+    let tokens = quote! {
         #legal
         #next
         #terminal
         #goals
-    }
+        #random_step
+    };
+    (tokens, fused)
 }
 
 struct Emitter<'g> {
@@ -105,6 +110,22 @@ impl<'g> Emitter<'g> {
     /// `next(state, joint)`: the state after every role plays its move of `joint`.
     fn generate_next_fn(&self) -> TokenStream {
         let nodes = self.evaluate(&self.ground.next);
+        let words = self.next_words();
+        quote! {
+            /// The state after every role plays its move of `joint` (one per role, in role order).
+
+            pub fn next(s: &State, joint: &[Move]) -> State {
+                let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
+                #nodes
+                #words
+                State(w)
+            }
+        }
+    }
+
+    /// Statements that compute the next state's words into `w`, from the state `s`, the joint
+    /// move and the nodes next needs, already computed.
+    fn next_words(&self) -> TokenStream {
         let words = words(self.ground.base.len());
         let mut always = vec![0u64; words];
         let mut sets = Vec::new();
@@ -127,15 +148,8 @@ impl<'g> Emitter<'g> {
         }
         let always = always.into_iter().map(hex);
         quote! {
-            /// The state after every role plays its move of `joint` (one per role, in role order).
-
-            pub fn next(s: &State, joint: &[Move]) -> State {
-                let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-                #nodes
-                let mut w: [u64; WORDS] = [#(#always),*];
-                #(#sets)*
-                State(w)
-            }
+            let mut w: [u64; WORDS] = [#(#always),*];
+            #(#sets)*
         }
     }
 
@@ -189,21 +203,33 @@ impl<'g> Emitter<'g> {
     /// local array `n`.
     fn evaluate(&self, values: &[Value]) -> TokenStream {
         let needed = self.cone(values);
-        {
-            let mut slots = self.slots.borrow_mut();
-            slots.iter_mut().for_each(|s| *s = u32::MAX);
-            for (slot, &n) in needed.iter().enumerate() {
-                slots[n as usize] = slot as u32;
-            }
+        let declare = self.assign_slots(&needed);
+        let compute = self.emit_nodes(&needed);
+        quote!(#declare #compute)
+    }
+
+    /// Gives every node of `needed` (sorted) a slot of the local array `n`, and returns the
+    /// array's declaration (nothing when no node is needed).
+    fn assign_slots(&self, needed: &[u32]) -> TokenStream {
+        let mut slots = self.slots.borrow_mut();
+        slots.iter_mut().for_each(|s| *s = u32::MAX);
+        for (slot, &n) in needed.iter().enumerate() {
+            slots[n as usize] = slot as u32;
         }
         if needed.is_empty() {
             return TokenStream::new();
         }
         let len = Literal::usize_unsuffixed(needed.len());
-        let mut out = vec![quote!(let mut n = [false; #len];)];
+        quote!(let mut n = [false; #len];)
+    }
+
+    /// Statements computing the nodes of `nodes` (sorted, each recursive group whole) into
+    /// their slots.
+    fn emit_nodes(&self, nodes: &[u32]) -> TokenStream {
+        let mut out = Vec::new();
         let mut i = 0;
-        while i < needed.len() {
-            let n = needed[i];
+        while i < nodes.len() {
+            let n = nodes[i];
             match self.cycle_of[n as usize] {
                 None => {
                     let slot = self.slot(n);
@@ -215,13 +241,113 @@ impl<'g> Emitter<'g> {
                 }
                 Some(c) => {
                     let (_, end) = self.ground.cycles[c];
-                    let group: Vec<u32> = needed[i..].iter().copied().take_while(|&m| m < end).collect();
+                    let group: Vec<u32> = nodes[i..].iter().copied().take_while(|&m| m < end).collect();
                     i += group.len();
                     out.push(self.cycle(&group));
                 }
             }
         }
         quote!(#(#out)*)
+    }
+
+    /// Which nodes depend, directly or through other nodes, on the joint move.
+    fn move_dependent(&self) -> Vec<bool> {
+        let mut dependent = vec![false; self.ground.nodes.len()];
+        // Nodes come in evaluation order, so one pass settles every node outside recursive
+        // groups; passes repeat until the groups settle too.
+        loop {
+            let mut changed = false;
+            for (n, node) in self.ground.nodes.iter().enumerate() {
+                if dependent[n] {
+                    continue;
+                }
+                let depends = node.rules.iter().flatten().any(|lit| match lit.prop {
+                    Prop::Does(..) => true,
+                    Prop::Node(m) => dependent[m as usize],
+                    Prop::Base(_) => false,
+                });
+                if depends {
+                    dependent[n] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return dependent;
+            }
+        }
+    }
+
+    /// `random_step(state, rng)`: one step of a uniformly random playout, with every derived
+    /// proposition that terminal, legal and next share computed once. It draws the same random
+    /// numbers and picks the same moves as `gdl_runtime`'s default `Game::random_step` over
+    /// `legal` and `next`. `None` when the game has a terminal or legal proposition that
+    /// depends on the joint move (which valid GDL rules out), so that the default is used.
+    fn generate_random_step_fn(&self) -> Option<TokenStream> {
+        let mut values: Vec<Value> = vec![self.ground.terminal];
+        values.extend(self.ground.legal.iter().flatten().map(|&(_, v)| v));
+        let state_values = values.len();
+        values.extend(self.ground.next.iter().copied());
+        let needed = self.cone(&values);
+        let dependent = self.move_dependent();
+        let depends = |v: &Value| {
+            matches!(v, Value::Lit(Lit { prop: Prop::Node(n), .. }) if dependent[*n as usize])
+                || matches!(v, Value::Lit(Lit { prop: Prop::Does(..), .. }))
+        };
+        if values[..state_values].iter().any(depends) {
+            return None;
+        }
+        let declare = self.assign_slots(&needed);
+        let (after, before): (Vec<u32>, Vec<u32>) = needed.iter().partition(|&&n| dependent[n as usize]);
+        let state_nodes = self.emit_nodes(&before);
+        let move_nodes = self.emit_nodes(&after);
+        let terminal = self.value(self.ground.terminal);
+        let choices = self.ground.legal.iter().enumerate().map(|(role, moves)| {
+            let candidates: Vec<_> = moves.iter().filter(|(_, v)| *v != Value::Const(false)).collect();
+            let len = Literal::usize_unsuffixed(candidates.len().max(1));
+            let r = Literal::usize_unsuffixed(role);
+            let pushes = candidates.iter().map(|&&(m, v)| {
+                let m = Literal::u32_unsuffixed(m);
+                let cond = self.value(v);
+                quote! {
+                    moves[count] = Move(#m);
+                    count += usize::from(#cond);
+                }
+            });
+            // The last write may land one past the last legal move, so the buffer has a spare
+            // slot.
+            quote! {{
+                let mut moves = [Move(0); #len + 1];
+                let mut count = 0usize;
+                #(#pushes)*
+                joint[#r] = match count {
+                    0 => return None,
+                    1 => moves[0],
+                    _ => moves[rng.below(count)],
+                };
+            }}
+        });
+        let next_words = self.next_words();
+        let roles = Literal::usize_unsuffixed(self.ground.roles.len());
+        Some(quote! {
+            /// One step of a uniformly random playout from `s`: `None` when `s` is terminal or a
+            /// role has no legal move, else the state after every role plays a move drawn
+            /// uniformly among its legal ones (one draw per role with several moves, in role
+            /// order).
+
+            pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+                #declare
+                #state_nodes
+                if #terminal {
+                    return None;
+                }
+                let mut joint = [Move(0); #roles];
+                #(#choices)*
+                let joint = &joint;
+                #move_nodes
+                #next_words
+                Some(State(w))
+            }
+        })
     }
 
     fn slot(&self, node: u32) -> Literal {
@@ -279,60 +405,112 @@ impl<'g> Emitter<'g> {
 
     /// A node's value: the disjunction of its rules, each the conjunction of its literals; one
     /// expression when it is short, else one expression per rule (a long chain of `||` would
-    /// nest too deeply for rustc).
+    /// nest too deeply for rustc). Rules that differ only by the move they need (frame rules
+    /// ground to one rule per move that leaves a fact alone) are merged into one conjunction
+    /// with a test of the joint move against a set of moves.
     fn node_expr(&self, n: u32) -> Expr {
         let rules = &self.ground.nodes[n as usize].rules;
-        if let Some(set) = self.move_set(rules) {
-            return Expr::Short(set);
-        }
-        let disjuncts: Vec<TokenStream> = rules
-            .iter()
-            .map(|rule| {
-                if rule.is_empty() {
-                    return quote!(true);
+        let disjuncts: Vec<TokenStream> = merge_move_rules(rules)
+            .into_iter()
+            .map(|(rest, moves)| {
+                let mut conjuncts = self.conjuncts(&rest);
+                if !moves.is_empty() {
+                    let test = self.moves_test(&moves);
+                    conjuncts.push(quote!((#test)));
                 }
-                let conjuncts = rule.iter().map(|&l| self.lit(l));
-                quote!(#(#conjuncts)&&*)
+                if conjuncts.is_empty() {
+                    quote!(true)
+                } else {
+                    quote!(#(#conjuncts)&*)
+                }
             })
             .collect();
         let literals: usize = rules.iter().map(Vec::len).sum();
         if disjuncts.is_empty() {
             Expr::Short(quote!(false))
-        } else if disjuncts.len() <= SHORT_RULES && literals <= SHORT_LITERALS {
-            Expr::Short(quote!(#(#disjuncts)||*))
+        } else if disjuncts.len() == 1 || (disjuncts.len() <= SHORT_RULES && literals <= SHORT_LITERALS) {
+            Expr::Short(quote!(#(#disjuncts)|*))
         } else {
             Expr::Long(disjuncts)
         }
     }
 
-    /// A lookup in a constant bit set for a node that holds when one role plays any of several
-    /// moves.
-    fn move_set(&self, rules: &[Vec<Lit>]) -> Option<TokenStream> {
-        if rules.len() < MOVE_SET_MIN {
-            return None;
-        }
-        let mut role = None;
-        let mut moves = Vec::new();
-        for rule in rules {
-            let [Lit { prop: Prop::Does(r, m), positive: true }] = rule.as_slice() else { return None };
-            if role.is_some_and(|seen| seen != *r) {
-                return None;
+    /// The literals of a rule as parenthesized tests to join with `&` (no short-circuit, so
+    /// no branches): the base literals of one state word become one mask comparison, the
+    /// others one test each.
+    fn conjuncts(&self, rule: &[Lit]) -> Vec<TokenStream> {
+        // (word, mask of the literals' bits, bits that must be set), in order of first use.
+        let mut words: Vec<(u32, u64, u64)> = Vec::new();
+        let mut others = Vec::new();
+        for &lit in rule {
+            match lit.prop {
+                Prop::Base(i) => {
+                    let (w, bit) = (i / 64, 1u64 << (i % 64));
+                    let at = match words.iter().position(|&(word, _, _)| word == w) {
+                        Some(at) => at,
+                        None => {
+                            words.push((w, 0, 0));
+                            words.len() - 1
+                        }
+                    };
+                    words[at].1 |= bit;
+                    if lit.positive {
+                        words[at].2 |= bit;
+                    }
+                }
+                _ => {
+                    let test = self.lit(lit);
+                    others.push(quote!((#test)));
+                }
             }
-            role = Some(*r);
-            moves.push(*m as usize);
         }
-        let mut bits = vec![0u64; self.ground.moves.len().div_ceil(64).max(1)];
-        for m in moves {
-            bits[m / 64] |= 1 << (m % 64);
+        let mut out: Vec<TokenStream> = words
+            .into_iter()
+            .map(|(w, mask, set)| {
+                let w = Literal::usize_unsuffixed(w as usize);
+                if set == 0 {
+                    let mask = hex(mask);
+                    quote!((s.0[#w] & #mask == 0))
+                } else if set == mask {
+                    let mask = hex(mask);
+                    quote!((s.0[#w] & #mask == #mask))
+                } else {
+                    let (mask, set) = (hex(mask), hex(set));
+                    quote!((s.0[#w] & #mask == #set))
+                }
+            })
+            .collect();
+        out.extend(others);
+        out
+    }
+
+    /// Whether some role plays one of its moves in `moves` (pairs of role and move, sorted): a
+    /// comparison for a role with few moves, else a lookup in a constant bit set.
+    fn moves_test(&self, moves: &[(u32, u32)]) -> TokenStream {
+        let mut tests = Vec::new();
+        for role in 0..self.ground.roles.len() as u32 {
+            let of_role: Vec<usize> = moves.iter().filter(|&&(r, _)| r == role).map(|&(_, m)| m as usize).collect();
+            let r = Literal::usize_unsuffixed(role as usize);
+            if of_role.len() < MOVE_SET_MIN {
+                tests.extend(of_role.iter().map(|&m| {
+                    let m = Literal::u32_unsuffixed(m as u32);
+                    quote!((joint[#r].0 == #m))
+                }));
+                continue;
+            }
+            let mut bits = vec![0u64; self.ground.moves.len().div_ceil(64).max(1)];
+            for m in of_role {
+                bits[m / 64] |= 1 << (m % 64);
+            }
+            let len = Literal::usize_unsuffixed(bits.len());
+            let bits = bits.into_iter().map(hex);
+            tests.push(quote! {({
+                const SET: [u64; #len] = [#(#bits),*];
+                let m = joint[#r].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })});
         }
-        let len = Literal::usize_unsuffixed(bits.len());
-        let bits = bits.into_iter().map(hex);
-        let r = Literal::usize_unsuffixed(role? as usize);
-        Some(quote! {{
-            const SET: [u64; #len] = [#(#bits),*];
-            let m = joint[#r].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        }})
+        quote!(#(#tests)|*)
     }
 
     fn value(&self, value: Value) -> TokenStream {
@@ -373,4 +551,40 @@ impl<'g> Emitter<'g> {
             }
         }
     }
+}
+
+/// The rules of a node with every group of rules that are the same but for one positive move
+/// literal merged: pairs of the other literals and the moves (role, move) that complete them,
+/// sorted; a rule without exactly one positive move literal stays as it is, with no moves.
+/// Groups keep the order of their first rule.
+fn merge_move_rules(rules: &[Vec<Lit>]) -> Vec<(Vec<Lit>, Vec<(u32, u32)>)> {
+    let mut merged: Vec<(Vec<Lit>, Vec<(u32, u32)>)> = Vec::new();
+    let mut group_of: std::collections::BTreeMap<Vec<Lit>, usize> = std::collections::BTreeMap::new();
+    for rule in rules {
+        let moves: Vec<(u32, u32)> = rule
+            .iter()
+            .filter_map(|l| match l.prop {
+                Prop::Does(r, m) if l.positive => Some((r, m)),
+                _ => None,
+            })
+            .collect();
+        let [mv] = moves.as_slice() else {
+            merged.push((rule.clone(), Vec::new()));
+            continue;
+        };
+        let rest: Vec<Lit> =
+            rule.iter().copied().filter(|l| !(l.positive && l.prop == Prop::Does(mv.0, mv.1))).collect();
+        match group_of.get(&rest) {
+            Some(&g) => merged[g].1.push(*mv),
+            None => {
+                group_of.insert(rest.clone(), merged.len());
+                merged.push((rest, vec![*mv]));
+            }
+        }
+    }
+    for (_, moves) in &mut merged {
+        moves.sort_unstable();
+        moves.dedup();
+    }
+    merged
 }

@@ -66,12 +66,13 @@ pub fn ground_source(source: &str, options: &Options) -> Result<Ground, Vec<Diag
 /// The module for a grounded game.
 pub fn generate_ground(ground: &Ground, form: Form) -> TokenStream {
     let tables = tables::generate_tables(ground);
-    let functions = if uses_tables(ground, form) {
-        program::generate_program_functions(ground)
+    // The table form has no fused step; playouts go through the general interface.
+    let (functions, fused_step) = if uses_tables(ground, form) {
+        (program::generate_program_functions(ground), false)
     } else {
         functions::generate_functions(ground)
     };
-    let game_impl = generate_game_impl(ground);
+    let game_impl = generate_game_impl(fused_step);
     quote! {
         #tables
         #functions
@@ -116,8 +117,21 @@ pub fn render_file(tokens: &TokenStream, command: &str) -> Result<String, String
     ))
 }
 
-/// `impl gdl_runtime::Game for Game`, over the generated functions and tables.
-fn generate_game_impl(_ground: &Ground) -> TokenStream {
+/// `impl gdl_runtime::Game for Game`, over the generated functions and tables; with
+/// `fused_step`, random playouts go through the generated `random_step`.
+fn generate_game_impl(fused_step: bool) -> TokenStream {
+    let random_step = fused_step.then(|| {
+        quote! {
+            fn random_step(
+                &self,
+                state: &State,
+                rng: &mut ::gdl_runtime::rng::Rng,
+                _scratch: &mut ::gdl_runtime::Playout<Self>,
+            ) -> Option<State> {
+                random_step(state, rng)
+            }
+        }
+    });
     quote! {
         impl ::gdl_runtime::Game for Game {
             type State = State;
@@ -157,6 +171,8 @@ fn generate_game_impl(_ground: &Ground) -> TokenStream {
             fn goals_into(&self, state: &State, out: &mut [Option<u32>]) {
                 goals(state, out);
             }
+
+            #random_step
 
             fn state_facts(&self, state: &State) -> Vec<String> {
                 (0..BASE.len()).filter(|&i| state.has(i)).map(|i| BASE[i].to_string()).collect()

@@ -62,18 +62,22 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
     let mut n = [false; 6];
-    n[0] = s.0[0] & 0x1 != 0 && joint[0].0 == 0 || s.0[0] & 0x8 != 0 && joint[0].0 == 2
-        || s.0[0] & 0x10 != 0 && joint[0].0 == 1;
-    n[1] = s.0[0] & 0x8 != 0 && joint[0].0 == 1 || s.0[0] & 0x10 != 0 && joint[0].0 == 0
-        || s.0[0] & 0x20 != 0 && joint[0].0 == 2;
-    n[2] = s.0[0] & 0x10 != 0 && joint[0].0 == 2 || s.0[0] & 0x20 != 0 && joint[0].0 == 0
-        || s.0[0] & 0x20 != 0 && joint[0].0 == 1;
-    n[3] = s.0[0] & 0x1 != 0 && joint[0].0 == 2 || s.0[0] & 0x2 != 0 && joint[0].0 == 1
-        || s.0[0] & 0x8 != 0 && joint[0].0 == 0;
-    n[4] = s.0[0] & 0x1 != 0 && joint[0].0 == 1 || s.0[0] & 0x2 != 0 && joint[0].0 == 0
-        || s.0[0] & 0x4 != 0 && joint[0].0 == 2;
-    n[5] = s.0[0] & 0x2 != 0 && joint[0].0 == 2 || s.0[0] & 0x4 != 0 && joint[0].0 == 0
-        || s.0[0] & 0x4 != 0 && joint[0].0 == 1;
+    n[0] = (s.0[0] & 0x1 == 0x1) & ((joint[0].0 == 0))
+        | (s.0[0] & 0x8 == 0x8) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x10 == 0x10) & ((joint[0].0 == 1));
+    n[1] = (s.0[0] & 0x8 == 0x8) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x10 == 0x10) & ((joint[0].0 == 0))
+        | (s.0[0] & 0x20 == 0x20) & ((joint[0].0 == 2));
+    n[2] = (s.0[0] & 0x10 == 0x10) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x20 == 0x20) & ((joint[0].0 == 0) | (joint[0].0 == 1));
+    n[3] = (s.0[0] & 0x1 == 0x1) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x2 == 0x2) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x8 == 0x8) & ((joint[0].0 == 0));
+    n[4] = (s.0[0] & 0x1 == 0x1) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x2 == 0x2) & ((joint[0].0 == 0))
+        | (s.0[0] & 0x4 == 0x4) & ((joint[0].0 == 2));
+    n[5] = (s.0[0] & 0x2 == 0x2) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x4 == 0x4) & ((joint[0].0 == 0) | (joint[0].0 == 1));
     let mut w: [u64; WORDS] = [0x0];
     w[0] |= u64::from(n[3]) << 0;
     w[0] |= u64::from(n[4]) << 1;
@@ -92,16 +96,15 @@ pub fn next(s: &State, joint: &[Move]) -> State {
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 1];
-    n[0] = s.0[0] & 0x8 != 0 && s.0[0] & 0x10 != 0 && s.0[0] & 0x20 != 0
-        || s.0[0] & 0x1000 != 0;
+    n[0] = (s.0[0] & 0x38 == 0x38) | (s.0[0] & 0x1000 == 0x1000);
     n[0]
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 2];
-    n[0] = s.0[0] & 0x8 != 0 && s.0[0] & 0x10 != 0 && s.0[0] & 0x20 != 0;
-    n[1] = s.0[0] & 0x8 == 0 || s.0[0] & 0x10 == 0 || s.0[0] & 0x20 == 0;
+    n[0] = (s.0[0] & 0x38 == 0x38);
+    n[1] = (s.0[0] & 0x8 == 0) | (s.0[0] & 0x10 == 0) | (s.0[0] & 0x20 == 0);
     out[0] = None;
     if n[1] {
         out[0] = Some(0);
@@ -109,6 +112,64 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     if n[0] {
         out[0] = Some(100);
     }
+}
+/// One step of a uniformly random playout from `s`: `None` when `s` is terminal or a
+/// role has no legal move, else the state after every role plays a move drawn
+/// uniformly among its legal ones (one draw per role with several moves, in role
+/// order).
+pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+    let mut n = [false; 7];
+    n[6] = (s.0[0] & 0x38 == 0x38) | (s.0[0] & 0x1000 == 0x1000);
+    if n[6] {
+        return None;
+    }
+    let mut joint = [Move(0); 1];
+    {
+        let mut moves = [Move(0); 3 + 1];
+        let mut count = 0usize;
+        moves[count] = Move(0);
+        count += usize::from(true);
+        moves[count] = Move(1);
+        count += usize::from(true);
+        moves[count] = Move(2);
+        count += usize::from(true);
+        joint[0] = match count {
+            0 => return None,
+            1 => moves[0],
+            _ => moves[rng.below(count)],
+        };
+    }
+    let joint = &joint;
+    n[0] = (s.0[0] & 0x1 == 0x1) & ((joint[0].0 == 0))
+        | (s.0[0] & 0x8 == 0x8) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x10 == 0x10) & ((joint[0].0 == 1));
+    n[1] = (s.0[0] & 0x8 == 0x8) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x10 == 0x10) & ((joint[0].0 == 0))
+        | (s.0[0] & 0x20 == 0x20) & ((joint[0].0 == 2));
+    n[2] = (s.0[0] & 0x10 == 0x10) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x20 == 0x20) & ((joint[0].0 == 0) | (joint[0].0 == 1));
+    n[3] = (s.0[0] & 0x1 == 0x1) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x2 == 0x2) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x8 == 0x8) & ((joint[0].0 == 0));
+    n[4] = (s.0[0] & 0x1 == 0x1) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x2 == 0x2) & ((joint[0].0 == 0))
+        | (s.0[0] & 0x4 == 0x4) & ((joint[0].0 == 2));
+    n[5] = (s.0[0] & 0x2 == 0x2) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x4 == 0x4) & ((joint[0].0 == 0) | (joint[0].0 == 1));
+    let mut w: [u64; WORDS] = [0x0];
+    w[0] |= u64::from(n[3]) << 0;
+    w[0] |= u64::from(n[4]) << 1;
+    w[0] |= u64::from(n[5]) << 2;
+    w[0] |= u64::from(n[0]) << 3;
+    w[0] |= u64::from(n[1]) << 4;
+    w[0] |= u64::from(n[2]) << 5;
+    w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
+    w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
+    w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
+    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
+    w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
+    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
+    Some(State(w))
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;
@@ -139,6 +200,14 @@ impl ::gdl_runtime::Game for Game {
     }
     fn goals_into(&self, state: &State, out: &mut [Option<u32>]) {
         goals(state, out);
+    }
+    fn random_step(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+    ) -> Option<State> {
+        random_step(state, rng)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
         (0..BASE.len()).filter(|&i| state.has(i)).map(|i| BASE[i].to_string()).collect()

@@ -61,10 +61,8 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `robot` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 1];
-    n[0] = s.0[0] & 0x1 != 0 && s.0[0] & 0x10 != 0
-        || s.0[0] & 0x2 != 0 && s.0[0] & 0x20 != 0
-        || s.0[0] & 0x4 != 0 && s.0[0] & 0x40 != 0
-        || s.0[0] & 0x8 != 0 && s.0[0] & 0x80 != 0;
+    n[0] = (s.0[0] & 0x11 == 0x11) | (s.0[0] & 0x22 == 0x22) | (s.0[0] & 0x44 == 0x44)
+        | (s.0[0] & 0x88 == 0x88);
     if s.0[0] & 0x100 != 0 {
         out.push(Move(0));
     }
@@ -77,48 +75,42 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
     let mut n = [false; 10];
-    n[0] = s.0[0] & 0x1 != 0 && joint[0].0 == 2 || s.0[0] & 0x2 != 0 && joint[0].0 == 0
-        || s.0[0] & 0x2 != 0 && joint[0].0 == 1;
-    n[1] = s.0[0] & 0x2 != 0 && joint[0].0 == 2 || s.0[0] & 0x4 != 0 && joint[0].0 == 0
-        || s.0[0] & 0x4 != 0 && joint[0].0 == 1;
-    n[2] = s.0[0] & 0x4 != 0 && joint[0].0 == 2 || s.0[0] & 0x8 != 0 && joint[0].0 == 0
-        || s.0[0] & 0x8 != 0 && joint[0].0 == 1;
-    n[3] = s.0[0] & 0x1 != 0 && joint[0].0 == 0 || s.0[0] & 0x1 != 0 && joint[0].0 == 1
-        || s.0[0] & 0x8 != 0 && joint[0].0 == 2;
-    n[4] = s.0[0] & 0x1 != 0 && s.0[0] & 0x40 != 0 && joint[0].0 == 1
-        || s.0[0] & 0x2 != 0 && s.0[0] & 0x40 != 0 && joint[0].0 == 1
-        || s.0[0] & 0x4 != 0 && s.0[0] & 0x100 != 0 && joint[0].0 == 0
-        || s.0[0] & 0x8 != 0 && s.0[0] & 0x40 != 0 && joint[0].0 == 1
-        || s.0[0] & 0x40 != 0 && joint[0].0 == 0
-        || s.0[0] & 0x40 != 0 && joint[0].0 == 2;
-    n[5] = s.0[0] & 0x1 != 0 && s.0[0] & 0x10 != 0
-        || s.0[0] & 0x2 != 0 && s.0[0] & 0x20 != 0
-        || s.0[0] & 0x4 != 0 && s.0[0] & 0x40 != 0
-        || s.0[0] & 0x8 != 0 && s.0[0] & 0x80 != 0;
-    n[6] = s.0[0] & 0x1 != 0 && s.0[0] & 0x100 != 0 && joint[0].0 == 1
-        || s.0[0] & 0x2 != 0 && s.0[0] & 0x100 != 0 && joint[0].0 == 1
-        || s.0[0] & 0x4 != 0 && s.0[0] & 0x100 != 0 && joint[0].0 == 1
-        || s.0[0] & 0x8 != 0 && s.0[0] & 0x100 != 0 && joint[0].0 == 1
-        || s.0[0] & 0x100 != 0 && joint[0].0 == 1
-        || s.0[0] & 0x100 != 0 && joint[0].0 == 2 || joint[0].0 == 1 && n[5];
-    n[7] = s.0[0] & 0x1 != 0 && s.0[0] & 0x100 != 0 && joint[0].0 == 0
-        || s.0[0] & 0x2 != 0 && s.0[0] & 0x10 != 0 && joint[0].0 == 1
-        || s.0[0] & 0x4 != 0 && s.0[0] & 0x10 != 0 && joint[0].0 == 1
-        || s.0[0] & 0x8 != 0 && s.0[0] & 0x10 != 0 && joint[0].0 == 1
-        || s.0[0] & 0x10 != 0 && joint[0].0 == 0
-        || s.0[0] & 0x10 != 0 && joint[0].0 == 2;
-    n[8] = s.0[0] & 0x1 != 0 && s.0[0] & 0x20 != 0 && joint[0].0 == 1
-        || s.0[0] & 0x2 != 0 && s.0[0] & 0x100 != 0 && joint[0].0 == 0
-        || s.0[0] & 0x4 != 0 && s.0[0] & 0x20 != 0 && joint[0].0 == 1
-        || s.0[0] & 0x8 != 0 && s.0[0] & 0x20 != 0 && joint[0].0 == 1
-        || s.0[0] & 0x20 != 0 && joint[0].0 == 0
-        || s.0[0] & 0x20 != 0 && joint[0].0 == 2;
-    n[9] = s.0[0] & 0x1 != 0 && s.0[0] & 0x80 != 0 && joint[0].0 == 1
-        || s.0[0] & 0x2 != 0 && s.0[0] & 0x80 != 0 && joint[0].0 == 1
-        || s.0[0] & 0x4 != 0 && s.0[0] & 0x80 != 0 && joint[0].0 == 1
-        || s.0[0] & 0x8 != 0 && s.0[0] & 0x100 != 0 && joint[0].0 == 0
-        || s.0[0] & 0x80 != 0 && joint[0].0 == 0
-        || s.0[0] & 0x80 != 0 && joint[0].0 == 2;
+    n[0] = (s.0[0] & 0x1 == 0x1) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x2 == 0x2) & ((joint[0].0 == 0) | (joint[0].0 == 1));
+    n[1] = (s.0[0] & 0x2 == 0x2) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x4 == 0x4) & ((joint[0].0 == 0) | (joint[0].0 == 1));
+    n[2] = (s.0[0] & 0x4 == 0x4) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x8 == 0x8) & ((joint[0].0 == 0) | (joint[0].0 == 1));
+    n[3] = (s.0[0] & 0x1 == 0x1) & ((joint[0].0 == 0) | (joint[0].0 == 1))
+        | (s.0[0] & 0x8 == 0x8) & ((joint[0].0 == 2));
+    n[4] = (s.0[0] & 0x41 == 0x41) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x42 == 0x42) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x104 == 0x104) & ((joint[0].0 == 0))
+        | (s.0[0] & 0x48 == 0x48) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x40 == 0x40) & ((joint[0].0 == 0) | (joint[0].0 == 2));
+    n[5] = (s.0[0] & 0x11 == 0x11) | (s.0[0] & 0x22 == 0x22) | (s.0[0] & 0x44 == 0x44)
+        | (s.0[0] & 0x88 == 0x88);
+    n[6] = (s.0[0] & 0x101 == 0x101) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x102 == 0x102) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x104 == 0x104) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x108 == 0x108) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x100 == 0x100) & ((joint[0].0 == 1) | (joint[0].0 == 2))
+        | (n[5]) & ((joint[0].0 == 1));
+    n[7] = (s.0[0] & 0x101 == 0x101) & ((joint[0].0 == 0))
+        | (s.0[0] & 0x12 == 0x12) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x14 == 0x14) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x18 == 0x18) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x10 == 0x10) & ((joint[0].0 == 0) | (joint[0].0 == 2));
+    n[8] = (s.0[0] & 0x21 == 0x21) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x102 == 0x102) & ((joint[0].0 == 0))
+        | (s.0[0] & 0x24 == 0x24) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x28 == 0x28) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x20 == 0x20) & ((joint[0].0 == 0) | (joint[0].0 == 2));
+    n[9] = (s.0[0] & 0x81 == 0x81) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x82 == 0x82) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x84 == 0x84) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x108 == 0x108) & ((joint[0].0 == 0))
+        | (s.0[0] & 0x80 == 0x80) & ((joint[0].0 == 0) | (joint[0].0 == 2));
     let mut w: [u64; WORDS] = [0x0];
     w[0] |= u64::from(n[3]) << 0;
     w[0] |= u64::from(n[0]) << 1;
@@ -143,15 +135,15 @@ pub fn next(s: &State, joint: &[Move]) -> State {
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 1];
-    n[0] = s.0[0] & 0x10 != 0 || s.0[0] & 0x400 != 0;
+    n[0] = (s.0[0] & 0x10 == 0x10) | (s.0[0] & 0x400 == 0x400);
     n[0]
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 1];
-    n[0] = s.0[0] & 0x20 != 0 || s.0[0] & 0x40 != 0 || s.0[0] & 0x80 != 0
-        || s.0[0] & 0x100 != 0;
+    n[0] = (s.0[0] & 0x20 == 0x20) | (s.0[0] & 0x40 == 0x40) | (s.0[0] & 0x80 == 0x80)
+        | (s.0[0] & 0x100 == 0x100);
     out[0] = None;
     if n[0] {
         out[0] = Some(0);
@@ -159,6 +151,90 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     if s.0[0] & 0x10 != 0 {
         out[0] = Some(100);
     }
+}
+/// One step of a uniformly random playout from `s`: `None` when `s` is terminal or a
+/// role has no legal move, else the state after every role plays a move drawn
+/// uniformly among its legal ones (one draw per role with several moves, in role
+/// order).
+pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+    let mut n = [false; 11];
+    n[5] = (s.0[0] & 0x11 == 0x11) | (s.0[0] & 0x22 == 0x22) | (s.0[0] & 0x44 == 0x44)
+        | (s.0[0] & 0x88 == 0x88);
+    n[10] = (s.0[0] & 0x10 == 0x10) | (s.0[0] & 0x400 == 0x400);
+    if n[10] {
+        return None;
+    }
+    let mut joint = [Move(0); 1];
+    {
+        let mut moves = [Move(0); 3 + 1];
+        let mut count = 0usize;
+        moves[count] = Move(0);
+        count += usize::from(s.0[0] & 0x100 != 0);
+        moves[count] = Move(1);
+        count += usize::from(n[5]);
+        moves[count] = Move(2);
+        count += usize::from(true);
+        joint[0] = match count {
+            0 => return None,
+            1 => moves[0],
+            _ => moves[rng.below(count)],
+        };
+    }
+    let joint = &joint;
+    n[0] = (s.0[0] & 0x1 == 0x1) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x2 == 0x2) & ((joint[0].0 == 0) | (joint[0].0 == 1));
+    n[1] = (s.0[0] & 0x2 == 0x2) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x4 == 0x4) & ((joint[0].0 == 0) | (joint[0].0 == 1));
+    n[2] = (s.0[0] & 0x4 == 0x4) & ((joint[0].0 == 2))
+        | (s.0[0] & 0x8 == 0x8) & ((joint[0].0 == 0) | (joint[0].0 == 1));
+    n[3] = (s.0[0] & 0x1 == 0x1) & ((joint[0].0 == 0) | (joint[0].0 == 1))
+        | (s.0[0] & 0x8 == 0x8) & ((joint[0].0 == 2));
+    n[4] = (s.0[0] & 0x41 == 0x41) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x42 == 0x42) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x104 == 0x104) & ((joint[0].0 == 0))
+        | (s.0[0] & 0x48 == 0x48) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x40 == 0x40) & ((joint[0].0 == 0) | (joint[0].0 == 2));
+    n[6] = (s.0[0] & 0x101 == 0x101) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x102 == 0x102) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x104 == 0x104) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x108 == 0x108) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x100 == 0x100) & ((joint[0].0 == 1) | (joint[0].0 == 2))
+        | (n[5]) & ((joint[0].0 == 1));
+    n[7] = (s.0[0] & 0x101 == 0x101) & ((joint[0].0 == 0))
+        | (s.0[0] & 0x12 == 0x12) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x14 == 0x14) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x18 == 0x18) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x10 == 0x10) & ((joint[0].0 == 0) | (joint[0].0 == 2));
+    n[8] = (s.0[0] & 0x21 == 0x21) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x102 == 0x102) & ((joint[0].0 == 0))
+        | (s.0[0] & 0x24 == 0x24) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x28 == 0x28) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x20 == 0x20) & ((joint[0].0 == 0) | (joint[0].0 == 2));
+    n[9] = (s.0[0] & 0x81 == 0x81) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x82 == 0x82) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x84 == 0x84) & ((joint[0].0 == 1))
+        | (s.0[0] & 0x108 == 0x108) & ((joint[0].0 == 0))
+        | (s.0[0] & 0x80 == 0x80) & ((joint[0].0 == 0) | (joint[0].0 == 2));
+    let mut w: [u64; WORDS] = [0x0];
+    w[0] |= u64::from(n[3]) << 0;
+    w[0] |= u64::from(n[0]) << 1;
+    w[0] |= u64::from(n[1]) << 2;
+    w[0] |= u64::from(n[2]) << 3;
+    w[0] |= u64::from(n[7]) << 4;
+    w[0] |= u64::from(n[8]) << 5;
+    w[0] |= u64::from(n[4]) << 6;
+    w[0] |= u64::from(n[9]) << 7;
+    w[0] |= u64::from(n[6]) << 8;
+    w[0] |= u64::from(s.0[0] & 0x40000 != 0) << 10;
+    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 11;
+    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
+    w[0] |= u64::from(s.0[0] & 0x1000 != 0) << 13;
+    w[0] |= u64::from(s.0[0] & 0x2000 != 0) << 14;
+    w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
+    w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 16;
+    w[0] |= u64::from(s.0[0] & 0x10000 != 0) << 17;
+    w[0] |= u64::from(s.0[0] & 0x20000 != 0) << 18;
+    Some(State(w))
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;
@@ -189,6 +265,14 @@ impl ::gdl_runtime::Game for Game {
     }
     fn goals_into(&self, state: &State, out: &mut [Option<u32>]) {
         goals(state, out);
+    }
+    fn random_step(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+    ) -> Option<State> {
+        random_step(state, rng)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
         (0..BASE.len()).filter(|&i| state.has(i)).map(|i| BASE[i].to_string()).collect()
