@@ -415,13 +415,12 @@ impl<'g> Emitter<'g> {
             .map(|(rest, moves)| {
                 let mut conjuncts = self.conjuncts(&rest);
                 if !moves.is_empty() {
-                    let test = self.moves_test(&moves);
-                    conjuncts.push(quote!((#test)));
+                    conjuncts.push(self.moves_test(&moves));
                 }
                 if conjuncts.is_empty() {
                     quote!(true)
                 } else {
-                    quote!(#(#conjuncts)&*)
+                    join(&conjuncts, quote!(&))
                 }
             })
             .collect();
@@ -429,14 +428,14 @@ impl<'g> Emitter<'g> {
         if disjuncts.is_empty() {
             Expr::Short(quote!(false))
         } else if disjuncts.len() == 1 || (disjuncts.len() <= SHORT_RULES && literals <= SHORT_LITERALS) {
-            Expr::Short(quote!(#(#disjuncts)|*))
+            Expr::Short(join(&disjuncts, quote!(|)))
         } else {
             Expr::Long(disjuncts)
         }
     }
 
-    /// The literals of a rule as parenthesized tests to join with `&` (no short-circuit, so
-    /// no branches): the base literals of one state word become one mask comparison, the
+    /// The literals of a rule as tests to join with `&` (no short-circuit, so no branches):
+    /// the base literals of one state word become one mask comparison, the
     /// others one test each.
     fn conjuncts(&self, rule: &[Lit]) -> Vec<TokenStream> {
         // (word, mask of the literals' bits, bits that must be set), in order of first use.
@@ -459,8 +458,7 @@ impl<'g> Emitter<'g> {
                     }
                 }
                 _ => {
-                    let test = self.lit(lit);
-                    others.push(quote!((#test)));
+                    others.push(self.lit(lit));
                 }
             }
         }
@@ -470,13 +468,13 @@ impl<'g> Emitter<'g> {
                 let w = Literal::usize_unsuffixed(w as usize);
                 if set == 0 {
                     let mask = hex(mask);
-                    quote!((s.0[#w] & #mask == 0))
+                    quote!(s.0[#w] & #mask == 0)
                 } else if set == mask {
                     let mask = hex(mask);
-                    quote!((s.0[#w] & #mask == #mask))
+                    quote!(s.0[#w] & #mask == #mask)
                 } else {
                     let (mask, set) = (hex(mask), hex(set));
-                    quote!((s.0[#w] & #mask == #set))
+                    quote!(s.0[#w] & #mask == #set)
                 }
             })
             .collect();
@@ -494,7 +492,7 @@ impl<'g> Emitter<'g> {
             if of_role.len() < MOVE_SET_MIN {
                 tests.extend(of_role.iter().map(|&m| {
                     let m = Literal::u32_unsuffixed(m as u32);
-                    quote!((joint[#r].0 == #m))
+                    quote!(joint[#r].0 == #m)
                 }));
                 continue;
             }
@@ -504,13 +502,13 @@ impl<'g> Emitter<'g> {
             }
             let len = Literal::usize_unsuffixed(bits.len());
             let bits = bits.into_iter().map(hex);
-            tests.push(quote! {({
+            tests.push(quote! {{
                 const SET: [u64; #len] = [#(#bits),*];
                 let m = joint[#r].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
-            })});
+            }});
         }
-        quote!(#(#tests)|*)
+        join(&tests, quote!(|))
     }
 
     fn value(&self, value: Value) -> TokenStream {
@@ -553,12 +551,15 @@ impl<'g> Emitter<'g> {
     }
 }
 
+/// A rule's literals other than its move, and the moves (role, move) that complete it.
+type MergedRule = (Vec<Lit>, Vec<(u32, u32)>);
+
 /// The rules of a node with every group of rules that are the same but for one positive move
 /// literal merged: pairs of the other literals and the moves (role, move) that complete them,
 /// sorted; a rule without exactly one positive move literal stays as it is, with no moves.
 /// Groups keep the order of their first rule.
-fn merge_move_rules(rules: &[Vec<Lit>]) -> Vec<(Vec<Lit>, Vec<(u32, u32)>)> {
-    let mut merged: Vec<(Vec<Lit>, Vec<(u32, u32)>)> = Vec::new();
+fn merge_move_rules(rules: &[Vec<Lit>]) -> Vec<MergedRule> {
+    let mut merged: Vec<MergedRule> = Vec::new();
     let mut group_of: std::collections::BTreeMap<Vec<Lit>, usize> = std::collections::BTreeMap::new();
     for rule in rules {
         let moves: Vec<(u32, u32)> = rule
@@ -587,4 +588,22 @@ fn merge_move_rules(rules: &[Vec<Lit>]) -> Vec<(Vec<Lit>, Vec<(u32, u32)>)> {
         moves.dedup();
     }
     merged
+}
+
+/// `parts` joined by the non-short-circuit operator `op`, each in parentheses when there are
+/// several (comparisons bind more loosely than `&` and `|`).
+fn join(parts: &[TokenStream], op: TokenStream) -> TokenStream {
+    match parts {
+        [one] => one.clone(),
+        _ => {
+            let mut out = TokenStream::new();
+            for (i, part) in parts.iter().enumerate() {
+                if i > 0 {
+                    out.extend(op.clone());
+                }
+                out.extend(quote!((#part)));
+            }
+            out
+        }
+    }
 }
