@@ -1,6 +1,6 @@
 //! The messages of the GGP player protocol (specification section 8 and appendix B, with
-//! ggp-base's `INFO`, `PING` and `ABORT`): reading them in any letter case while keeping the
-//! spelling of every game symbol, and printing them as a game manager sends them.
+//! ggp-base's `INFO`, `PING`, `ABORT` and `PREVIEW`): reading them in any letter case while
+//! keeping the spelling of every game symbol, and printing them as a game manager sends them.
 
 use crate::kif::{self, Sx};
 use std::fmt;
@@ -21,6 +21,9 @@ pub enum Message {
     Stop { id: String, moves: Option<Vec<Sx>> },
     /// `(ABORT id)`.
     Abort { id: String },
+    /// `(PREVIEW (rules...) previewclock)`: ggp-base's game server sends it before START when a
+    /// match has a preview clock, and its players answer `ready`.
+    Preview { rules: Vec<Sx>, preview_clock: Duration },
     /// `(INFO)`.
     Info,
     /// `(PING)`.
@@ -34,7 +37,7 @@ impl Message {
             Message::Start { id, .. } | Message::Play { id, .. } | Message::Stop { id, .. } | Message::Abort { id } => {
                 Some(id)
             }
-            Message::Info | Message::Ping => None,
+            Message::Info | Message::Ping | Message::Preview { .. } => None,
         }
     }
 }
@@ -64,7 +67,11 @@ pub fn parse(text: &str) -> Result<Message, String> {
     };
     match command.as_str() {
         "start" => {
-            arity(5, "(START id role (rules...) startclock playclock)")?;
+            // ggp-base's players read the first five arguments and ignore any later ones, left
+            // for future extensions of START.
+            if args.len() < 5 {
+                arity(5, "(START id role (rules...) startclock playclock)")?;
+            }
             let Sx::List(rules) = &args[2] else {
                 return Err("malformed START message: the rules must be a parenthesized list".to_string());
             };
@@ -90,6 +97,13 @@ pub fn parse(text: &str) -> Result<Message, String> {
         "abort" => {
             arity(1, "(ABORT id)")?;
             Ok(Message::Abort { id: match_id(&args[0])? })
+        }
+        "preview" => {
+            arity(2, "(PREVIEW (rules...) previewclock)")?;
+            let Sx::List(rules) = &args[0] else {
+                return Err("malformed PREVIEW message: the rules must be a parenthesized list".to_string());
+            };
+            Ok(Message::Preview { rules: rules.clone(), preview_clock: clock(&args[1], "preview clock")? })
         }
         "info" => arity(0, "(INFO)").map(|()| Message::Info),
         "ping" => arity(0, "(PING)").map(|()| Message::Ping),
@@ -173,6 +187,11 @@ impl fmt::Display for Message {
                 f.write_str(")")
             }
             Message::Abort { id } => write!(f, "(ABORT {id})"),
+            Message::Preview { rules, preview_clock } => {
+                write!(f, "(PREVIEW {} ", Sx::List(rules.clone()))?;
+                write_clock(f, *preview_clock)?;
+                f.write_str(")")
+            }
             Message::Info => f.write_str("(INFO)"),
             Message::Ping => f.write_str("(PING)"),
         }
@@ -231,6 +250,22 @@ mod tests {
         assert_eq!(parse("(info)").unwrap(), Message::Info);
         assert_eq!(parse("(PING)").unwrap(), Message::Ping);
         assert_eq!(parse("(ping)").unwrap(), Message::Ping);
+        let preview = Message::Preview {
+            rules: vec![Sx::List(vec![atom("role"), atom("xPlayer")])],
+            preview_clock: Duration::from_secs(10),
+        };
+        assert_eq!(parse("( PREVIEW (( role xPlayer ) ) 10 )").unwrap(), preview);
+        assert_eq!(parse("(preview ((role xPlayer)) 10)").unwrap(), preview);
+    }
+
+    #[test]
+    fn start_ignores_arguments_after_the_play_clock_as_ggp_base_players_do() {
+        let Message::Start { id, play_clock, .. } =
+            parse("(START m1 white ((role white)) 10 5 future (args))").unwrap()
+        else {
+            panic!("not a START");
+        };
+        assert_eq!((id.as_str(), play_clock), ("m1", Duration::from_secs(5)));
     }
 
     #[test]
@@ -242,6 +277,7 @@ mod tests {
             "(PLAY m1 ((mark 1 1) noop))",
             "(STOP m1 (noop (mark 3 3)))",
             "(ABORT m1)",
+            "(PREVIEW ((role white) (init (step 1))) 30)",
             "(INFO)",
             "(PING)",
         ];
@@ -269,6 +305,10 @@ mod tests {
             ("(START m1 white () 10 1e999)", "the play clock must be a number"),
             ("(START m1 white () 10 99999999)", "the play clock must be a number"),
             ("(INFO now)", "expected (INFO)"),
+            ("(START m1 white () 10)", "expected (START id role (rules...) startclock playclock), found 4"),
+            ("(PREVIEW ((role white)))", "expected (PREVIEW (rules...) previewclock)"),
+            ("(PREVIEW white 10)", "the rules must be a parenthesized list"),
+            ("(PREVIEW () soon)", "the preview clock must be a number"),
             ("(PING) (PING)", "expected one term, found 2"),
         ];
         for (text, expected) in cases {

@@ -133,6 +133,8 @@ fn answer<'f>(
     match message {
         Message::Info => Ok(protocol::info_reply(&config.name, lock(matches).len() < config.max_matches)),
         Message::Ping => Ok("ready".to_string()),
+        // A preview only offers time to study a game before some later START: nothing to keep.
+        Message::Preview { .. } => Ok("ready".to_string()),
         Message::Start { id, role, rules, start_clock, play_clock } => {
             {
                 let current = lock(matches);

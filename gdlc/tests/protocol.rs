@@ -312,3 +312,147 @@ fn the_manager_substitutes_missing_late_and_illegal_moves() {
         assert!(started.elapsed() < bound, "{:?}", started.elapsed());
     }
 }
+
+/// Sends `body` exactly as ggp-base's `HttpWriter.writeAsClient` does (its headers, in its
+/// order, with the empty `Receiver` of a player that has no name) and reads the reply as its
+/// `HttpReader.readAsClient` does: the status line is skipped like any header, the body is the
+/// `Content-length` characters after the blank line, trimmed.
+fn ggp_base_request(address: &str, body: &str) -> String {
+    let request = format!(
+        "POST / HTTP/1.0\r\nAccept: text/delim\r\nHost: localhost\r\nSender: GAMESERVER\r\nReceiver: \r\n\
+         Content-Type: text/acl\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let reply = raw(address, request.as_bytes());
+    let (head, rest) = reply.split_once("\r\n\r\n").expect("a blank line ends the head");
+    let length = head
+        .lines()
+        .find_map(|l| l.to_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap()))
+        .expect("ggp-base reads exactly Content-length characters");
+    assert_eq!(rest.len(), length, "{reply}");
+    rest.trim().to_string()
+}
+
+/// A term rendered as ggp-base's `GdlRenderer` writes it: a space inside every parenthesis.
+fn ggp_base_render(sx: &Sx) -> String {
+    match sx {
+        Sx::Atom(a) => a.clone(),
+        Sx::List(items) => format!("( {} )", items.iter().map(|i| ggp_base_render(i) + " ").collect::<String>()),
+    }
+}
+
+/// ggp-base's `MappingGdlScrambler`: every constant and variable except GdlPool's keywords
+/// and integers gets a fresh lower-case word (a variable `?` and a word), one mapping for the
+/// whole match.
+struct GgpBaseScrambler {
+    scramble: std::collections::HashMap<String, String>,
+}
+
+impl GgpBaseScrambler {
+    fn word(&mut self, real: &str) -> String {
+        let keywords = ["init", "true", "next", "role", "does", "goal", "legal", "terminal", "base", "input", "_"];
+        let structural = ["<=", "not", "or", "distinct"];
+        if keywords.contains(&real.to_lowercase().as_str()) || structural.contains(&real) || real.parse::<i32>().is_ok()
+        {
+            return real.to_string();
+        }
+        let next = format!(
+            "{}{}",
+            if real.starts_with('?') { "?" } else { "" },
+            ["everything", "officials", "knowledge"][self.scramble.len() % 3].to_string()
+                + &self.scramble.len().to_string()
+        );
+        self.scramble.entry(real.to_string()).or_insert(next).clone()
+    }
+
+    fn term(&mut self, sx: &Sx) -> Sx {
+        match sx {
+            Sx::Atom(a) => Sx::Atom(self.word(a)),
+            Sx::List(items) => Sx::List(items.iter().map(|i| self.term(i)).collect()),
+        }
+    }
+
+    /// `unscramble`: fake words are read in any case; unknown words come back lower-cased.
+    fn unscramble(&self, sx: &Sx) -> Sx {
+        match sx {
+            Sx::Atom(a) => {
+                let fake = a.to_lowercase();
+                let real = self.scramble.iter().find(|(_, f)| **f == fake).map(|(r, _)| r.clone());
+                Sx::Atom(real.unwrap_or(if fake.parse::<i32>().is_ok() { a.clone() } else { fake }))
+            }
+            Sx::List(items) => Sx::List(items.iter().map(|i| self.unscramble(i)).collect()),
+        }
+    }
+}
+
+/// Runs whole matches the way ggp-base's `GameServer` does, with its exact messages, against
+/// one interpreter player per role, scrambled (as its GUI server does by default) and not
+/// (as `GameServerRunner` does), and checks every reply as it does: the reply, unscrambled,
+/// must be one of the legal moves spelled exactly as in the rules (a case-sensitive match).
+#[test]
+fn ggp_base_game_server_matches_record_no_errors() {
+    let text = game_text("ticTacToe.kif");
+    let rules = kif::parse_all(&text).unwrap();
+    let game = interpreter_of(&rules).unwrap();
+    let spelling = gdl_runtime::rename::Spelling::of_rules(&rules);
+    use gdl_runtime::Game as _;
+    for scrambled in [false, true] {
+        let mut scrambler = GgpBaseScrambler { scramble: Default::default() };
+        let render = |s: &mut GgpBaseScrambler, sx: &Sx| {
+            if scrambled {
+                ggp_base_render(&s.term(sx))
+            } else {
+                ggp_base_render(sx)
+            }
+        };
+        let description: String = rules.iter().map(|r| render(&mut scrambler, r) + " ").collect();
+        // A compiled game is recognized in this START too (numbers kept, variables renamed
+        // across the whole rule set).
+        let sent = kif::parse_all(&description).unwrap();
+        assert!(gdl_runtime::rename::Spelling::recognize(&rules, &sent).is_some());
+        let players: Vec<String> = (0..2).map(|_| interpreter_server(Kind::Mcts)).collect();
+        let id = format!("Base.ticTacToe.{scrambled}");
+        for address in &players {
+            assert_eq!(ggp_base_request(address, "( INFO )"), "((name gdlc) (status available))");
+            assert_eq!(ggp_base_request(address, &format!("( PREVIEW ({description}) 2 )")), "ready");
+        }
+        for (r, address) in players.iter().enumerate() {
+            let role = render(&mut scrambler, &Sx::Atom(game.role_name(r).to_string()));
+            let start = format!("( START {id} {role} ({description}) 10 1)");
+            assert_eq!(ggp_base_request(address, &start), "ready");
+        }
+        let mut state = game.initial_state();
+        let mut previous: Option<Vec<Sx>> = None;
+        while !game.is_terminal(&state) {
+            let moves = match &previous {
+                None => "NIL".to_string(),
+                Some(moves) => {
+                    format!("({})", moves.iter().map(|m| render(&mut scrambler, m) + " ").collect::<String>())
+                }
+            };
+            let mut joint = Vec::new();
+            let mut chosen = Vec::new();
+            for (r, address) in players.iter().enumerate() {
+                let started = Instant::now();
+                let reply = ggp_base_request(address, &format!("( PLAY {id} {moves} )"));
+                assert!(started.elapsed() < Duration::from_secs(2), "over the play clock and its grace");
+                let term = kif::parse_one(&reply).unwrap();
+                let real = if scrambled { scrambler.unscramble(&term) } else { term };
+                let mut legal = Vec::new();
+                game.legal_moves(&state, r, &mut legal);
+                let spelled: Vec<Sx> =
+                    legal.iter().map(|m| spelling.to_match(&kif::parse_one(&game.move_string(m)).unwrap())).collect();
+                let index = spelled.iter().position(|m| *m == real);
+                let index = index.unwrap_or_else(|| panic!("IL {reply}: not one of {spelled:?}"));
+                joint.push(legal[index].clone());
+                chosen.push(real);
+            }
+            state = game.next_state(&state, &joint);
+            previous = Some(chosen);
+        }
+        let moves: String = previous.unwrap().iter().map(|m| render(&mut scrambler, m) + " ").collect();
+        for address in &players {
+            assert_eq!(ggp_base_request(address, &format!("( STOP {id} ({moves}) )")), "done");
+        }
+    }
+}

@@ -9,7 +9,7 @@ use super::Player;
 use crate::rng::Rng;
 use crate::Game;
 use std::collections::HashMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// UCB1's exploration constant, for rewards in `0..=1`.
 const EXPLORATION: f64 = 1.4;
@@ -20,7 +20,7 @@ const MAX_NODES: usize = 250_000;
 /// The longest playout followed, so that a game that never ends cannot stall a search.
 const MAX_PLAYOUT_STEPS: usize = 10_000;
 
-/// How many playout steps pass between two looks at the clock.
+/// The most playout steps that pass between two looks at the clock.
 const STEPS_PER_CLOCK_CHECK: usize = 32;
 
 pub struct MctsPlayer {
@@ -85,15 +85,24 @@ fn select(stats: &[Stat], parent_visits: u32, rng: &mut Rng) -> u32 {
     best.map_or(0, |(i, _)| i as u32)
 }
 
-/// A random playout from `state`; `None` when the deadline passed first.
+/// A clock interval shorter than this lets the playout read the clock half as often, up to
+/// every [`STEPS_PER_CLOCK_CHECK`] steps; a longer one has it read after every step.
+const FAST_CLOCK_INTERVAL: Duration = Duration::from_micros(200);
+
+/// A random playout from `state`; `None` when the deadline passed first. The clock is read
+/// after every step while steps are slow (an interpreted game can take milliseconds or more
+/// per step, and 32 of them would overrun the play clock) and only every few steps while they
+/// are fast, so that a compiled game's playouts do not pay for it.
 fn playout<G: Game>(game: &G, state: &G::State, rng: &mut Rng, deadline: Instant) -> Option<Vec<f64>> {
     let mut state = state.clone();
     let mut legal = Vec::new();
     let mut joint = Vec::new();
-    for step in 0..MAX_PLAYOUT_STEPS {
-        if step % STEPS_PER_CLOCK_CHECK == STEPS_PER_CLOCK_CHECK - 1 && Instant::now() >= deadline {
-            return None;
-        }
+    let mut checked = Instant::now();
+    if checked >= deadline {
+        return None;
+    }
+    let (mut stride, mut until_check) = (1, 1);
+    for _ in 0..MAX_PLAYOUT_STEPS {
         if game.is_terminal(&state) {
             break;
         }
@@ -104,6 +113,15 @@ fn playout<G: Game>(game: &G, state: &G::State, rng: &mut Rng, deadline: Instant
         joint.clear();
         joint.extend(legal.iter().map(|m| m[rng.below(m.len())].clone()));
         state = game.next_state(&state, &joint);
+        until_check -= 1;
+        if until_check == 0 {
+            let now = Instant::now();
+            if now >= deadline {
+                return None;
+            }
+            stride = if now - checked < FAST_CLOCK_INTERVAL { (stride * 2).min(STEPS_PER_CLOCK_CHECK) } else { 1 };
+            (until_check, checked) = (stride, now);
+        }
     }
     Some(rewards(game, &state))
 }
@@ -197,6 +215,8 @@ mod tests {
     /// (the other role plays `noop`), and whoever takes the last stone wins.
     struct Nim {
         heap: u32,
+        /// How long each move takes to apply, to stand for a slow (interpreted) game.
+        step: Duration,
     }
 
     #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -230,6 +250,7 @@ mod tests {
             }
         }
         fn next_state(&self, state: &State, joint: &[u32]) -> State {
+            std::thread::sleep(self.step);
             State { left: state.left - joint[state.mover], mover: 1 - state.mover }
         }
         fn is_terminal(&self, state: &State) -> bool {
@@ -257,7 +278,7 @@ mod tests {
     #[test]
     fn finds_the_winning_move_of_nim() {
         // From 7 stones the winning move leaves a multiple of 3: take 1.
-        let game = Nim { heap: 7 };
+        let game = Nim { heap: 7, step: Duration::ZERO };
         let mut player = MctsPlayer::new(3);
         let deadline = Instant::now() + Duration::from_millis(200);
         let mv = player.choose(&game, &game.initial_state(), 0, deadline);
@@ -270,7 +291,7 @@ mod tests {
 
     #[test]
     fn answers_by_the_deadline_even_when_it_has_passed() {
-        let game = Nim { heap: 1000 };
+        let game = Nim { heap: 1000, step: Duration::ZERO };
         let mut player = MctsPlayer::new(1);
         let start = Instant::now();
         let mv = player.choose(&game, &game.initial_state(), 0, start + Duration::from_millis(50));
@@ -281,8 +302,19 @@ mod tests {
     }
 
     #[test]
+    fn slow_steps_do_not_overrun_the_deadline() {
+        // 20 ms a step: reading the clock only every 32 steps would overrun by 640 ms.
+        let game = Nim { heap: 1000, step: Duration::from_millis(20) };
+        let mut player = MctsPlayer::new(1);
+        let start = Instant::now();
+        let mv = player.choose(&game, &game.initial_state(), 0, start + Duration::from_millis(100));
+        assert!(matches!(mv, Some(1 | 2)));
+        assert!(start.elapsed() < Duration::from_millis(100 + 3 * 20 + 40), "{:?}", start.elapsed());
+    }
+
+    #[test]
     fn a_role_with_one_move_or_none_answers_at_once() {
-        let game = Nim { heap: 4 };
+        let game = Nim { heap: 4, step: Duration::ZERO };
         let mut player = MctsPlayer::new(1);
         let far = Instant::now() + Duration::from_secs(60);
         assert_eq!(player.choose(&game, &game.initial_state(), 1, far), Some(0));
