@@ -2,7 +2,7 @@
 //! reported with the keys of the gdl-perf framework.
 
 use crate::rng::Rng;
-use crate::{random_playout, Game, Playout};
+use crate::{Game, Playout};
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
@@ -106,21 +106,73 @@ fn show_progress(start: Instant, duration: Duration) {
     }
 }
 
+/// Plays random playouts until `deadline`. The clock is read within playouts too, so that a
+/// slow game (a large game through the interpreter, seconds per step) stops near the deadline:
+/// the steps of a playout cut off there count as state changes, the playout not as a rollout.
 fn run_one<G: Game>(game: &G, deadline: Instant, seed: u64) -> BenchResult {
     let mut rng = Rng::seeded(seed);
     let mut scratch = Playout::default();
     let initial = game.initial_state();
-    let mut goals = vec![0u32; game.num_roles()];
+    let mut clock = Clock::new(deadline);
     let mut result = BenchResult { goal_sums: vec![0; game.num_roles()], ..BenchResult::default() };
+    scratch.goals.resize(game.num_roles(), None);
     loop {
-        result.state_changes += random_playout(game, &initial, &mut rng, &mut scratch, &mut goals) as u64;
-        result.rollouts += 1;
-        for (s, &g) in result.goal_sums.iter_mut().zip(&goals) {
-            *s += u64::from(g);
+        let mut state = initial.clone();
+        while let Some(next) = game.random_step(&state, &mut rng, &mut scratch) {
+            state = next;
+            result.state_changes += 1;
+            if clock.passed() {
+                return result;
+            }
         }
-        if Instant::now() >= deadline {
+        game.goals_into(&state, &mut scratch.goals);
+        result.rollouts += 1;
+        for (s, g) in result.goal_sums.iter_mut().zip(&scratch.goals) {
+            *s += u64::from(g.unwrap_or(0));
+        }
+        if clock.passed() {
             return result;
         }
+    }
+}
+
+/// A deadline read every `stride` calls: the stride doubles while that many calls take under a
+/// tenth of a millisecond (up to 1,024) and halves while they take over a millisecond, so a fast
+/// game reads the clock rarely and a slow one after every step.
+struct Clock {
+    deadline: Instant,
+    stride: u32,
+    countdown: u32,
+    last: Instant,
+}
+
+impl Clock {
+    const MAX_STRIDE: u32 = 1024;
+
+    fn new(deadline: Instant) -> Clock {
+        Clock { deadline, stride: 1, countdown: 1, last: Instant::now() }
+    }
+
+    /// Whether the deadline has passed, as of the last reading of the clock.
+    fn passed(&mut self) -> bool {
+        self.countdown -= 1;
+        if self.countdown > 0 {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= self.deadline {
+            self.countdown = 1;
+            return true;
+        }
+        let took = now - self.last;
+        if took < Duration::from_micros(100) {
+            self.stride = (self.stride * 2).min(Self::MAX_STRIDE);
+        } else if took > Duration::from_millis(1) {
+            self.stride = (self.stride / 2).max(1);
+        }
+        self.countdown = self.stride;
+        self.last = now;
+        false
     }
 }
 
@@ -141,5 +193,53 @@ mod tests {
             r.report("gdlc 0.1.0"),
             "version=gdlc 0.1.0\nmillisecondsTaken=2000\nnumStateChanges=90\nnumRollouts=10\nrolloutsPerSec=5.0\naverageGoals=x:50.00,o:25.00\n"
         );
+    }
+
+    /// A game whose every step takes 50 ms and whose playouts never end.
+    struct Slow;
+
+    impl Game for Slow {
+        type State = u32;
+        type Move = u32;
+        fn num_roles(&self) -> usize {
+            1
+        }
+        fn role_name(&self, _: usize) -> &str {
+            "only"
+        }
+        fn initial_state(&self) -> u32 {
+            0
+        }
+        fn legal_moves(&self, _: &u32, _: usize, out: &mut Vec<u32>) {
+            out.clear();
+            out.push(0);
+        }
+        fn next_state(&self, state: &u32, _: &[u32]) -> u32 {
+            std::thread::sleep(Duration::from_millis(50));
+            state + 1
+        }
+        fn is_terminal(&self, _: &u32) -> bool {
+            false
+        }
+        fn goal(&self, _: &u32, _: usize) -> Option<u32> {
+            None
+        }
+        fn state_facts(&self, _: &u32) -> Vec<String> {
+            Vec::new()
+        }
+        fn move_string(&self, _: &u32) -> String {
+            "noop".into()
+        }
+        fn parse_move(&self, _: usize, _: &str) -> Option<u32> {
+            Some(0)
+        }
+    }
+
+    #[test]
+    fn a_playout_longer_than_the_benchmark_is_cut_off_at_the_deadline() {
+        let r = run(&Slow, Duration::from_millis(300), 1, 1);
+        assert_eq!(r.rollouts, 0);
+        assert!((3..=8).contains(&r.state_changes), "{} state changes", r.state_changes);
+        assert!(r.milliseconds < 2000, "took {} ms", r.milliseconds);
     }
 }

@@ -375,7 +375,14 @@ mod tests {
             .parse()
             .unwrap();
         assert!(rollouts > 0, "{report}");
-        assert!(report.contains(&format!("numStateChanges={}\n", rollouts * 3)), "{report}");
+        let changes: u64 = report
+            .lines()
+            .find_map(|l| l.strip_prefix("numStateChanges="))
+            .expect("the report has numStateChanges")
+            .parse()
+            .unwrap();
+        // Three steps per rollout, and each of the two threads may stop within one.
+        assert!((rollouts * 3..=rollouts * 3 + 2 * 3).contains(&changes), "{report}");
         assert!(report.ends_with("averageGoals=a:100.00,b:0.00\n"), "{report}");
     }
 

@@ -281,6 +281,33 @@ pub fn build(game: &Path, output: &Path, options: &crate::codegen::Options) -> R
     Ok(())
 }
 
+/// Whether a compile error is the grounding limit, which the default engine answers by falling
+/// back to the interpreter.
+pub fn is_too_large_to_ground(message: &str) -> bool {
+    message.contains(crate::ground::TOO_LARGE)
+}
+
+/// Runs `args` through the game's compiled binary, or, when the game goes past the grounding
+/// limit, runs `interpreted` instead after a note on stderr: the default engine of `replay`,
+/// `bench` and `perf-test`, so that they work on every valid game.
+pub fn run_compiled_or_interpreted(
+    game: &Path,
+    options: &crate::codegen::Options,
+    args: &[std::ffi::OsString],
+    interpreted: impl FnOnce() -> Result<(), String>,
+) -> Result<(), String> {
+    match run_compiled(game, options, args) {
+        Err(e) if is_too_large_to_ground(&e) => {
+            eprintln!(
+                "{e}\nnote: running {} through the interpreter instead (--engine compiled refuses)",
+                game.display()
+            );
+            interpreted()
+        }
+        other => other,
+    }
+}
+
 /// Runs a game's compiled binary with `args`, its output going to ours; a failure's message
 /// was already printed by the binary.
 pub fn run_compiled(game: &Path, options: &crate::codegen::Options, args: &[std::ffi::OsString]) -> Result<(), String> {

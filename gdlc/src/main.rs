@@ -31,9 +31,10 @@ enum Command {
         game: PathBuf,
         /// A trace in the JSON Lines format of the conformance suite.
         trace: PathBuf,
-        /// The engine that evaluates the game.
-        #[arg(long, value_enum, default_value_t = Engine::Compiled)]
-        engine: Engine,
+        /// The engine that evaluates the game [default: compiled, or the interpreter for a
+        /// game past the grounding limit, with a note on stderr].
+        #[arg(long, value_enum)]
+        engine: Option<Engine>,
         #[command(flatten)]
         grounding: Grounding,
     },
@@ -46,9 +47,10 @@ enum Command {
         /// How many threads run playouts.
         #[arg(long, default_value_t = 1)]
         threads: usize,
-        /// The engine that evaluates the game.
-        #[arg(long, value_enum, default_value_t = Engine::Compiled)]
-        engine: Engine,
+        /// The engine that evaluates the game [default: compiled, or the interpreter for a
+        /// game past the grounding limit, with a note on stderr].
+        #[arg(long, value_enum)]
+        engine: Option<Engine>,
         #[command(flatten)]
         grounding: Grounding,
     },
@@ -105,9 +107,10 @@ enum Command {
         game: PathBuf,
         outfile: PathBuf,
         seconds: f64,
-        /// The engine that evaluates the game.
-        #[arg(long, value_enum, default_value_t = Engine::Compiled)]
-        engine: Engine,
+        /// The engine that evaluates the game [default: compiled, or the interpreter for a
+        /// game past the grounding limit, with a note on stderr].
+        #[arg(long, value_enum)]
+        engine: Option<Engine>,
         #[command(flatten)]
         grounding: Grounding,
     },
@@ -177,6 +180,22 @@ enum Engine {
     Interp,
 }
 
+/// Runs `args` through the compiled game, or `interpreted` for `--engine interp`; without
+/// `--engine`, a game past the grounding limit falls back to the interpreter.
+fn run(
+    engine: Option<Engine>,
+    game: &std::path::Path,
+    grounding: &Grounding,
+    args: &[std::ffi::OsString],
+    interpreted: impl FnOnce() -> Result<(), String>,
+) -> Result<(), String> {
+    match engine {
+        Some(Engine::Interp) => interpreted(),
+        Some(Engine::Compiled) => gdlc::cli::run_compiled(game, &grounding.options(), args),
+        None => gdlc::cli::run_compiled_or_interpreted(game, &grounding.options(), args, interpreted),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -188,14 +207,11 @@ fn main() -> ExitCode {
             };
             gdlc::cli::fmt(&game, syntax)
         }
-        Command::Replay { game, trace, engine: Engine::Interp, .. } => gdlc::cli::replay(&game, &trace),
-        Command::Replay { game, trace, engine: Engine::Compiled, grounding } => {
-            gdlc::cli::run_compiled(&game, &grounding.options(), &["replay".into(), trace.into()])
+        Command::Replay { game, trace, engine, grounding } => {
+            let args = ["replay".into(), trace.clone().into()];
+            run(engine, &game, &grounding, &args, || gdlc::cli::replay(&game, &trace))
         }
-        Command::Bench { game, seconds, threads, engine: Engine::Interp, .. } => {
-            gdlc::cli::bench(&game, seconds, threads)
-        }
-        Command::Bench { game, seconds, threads, engine: Engine::Compiled, grounding } => {
+        Command::Bench { game, seconds, threads, engine, grounding } => {
             let args = [
                 "bench".into(),
                 "--seconds".into(),
@@ -203,7 +219,7 @@ fn main() -> ExitCode {
                 "--threads".into(),
                 threads.to_string().into(),
             ];
-            gdlc::cli::run_compiled(&game, &grounding.options(), &args)
+            run(engine, &game, &grounding, &args, || gdlc::cli::bench(&game, seconds, threads))
         }
         Command::Compile { game, output, check, grounding } => {
             gdlc::cli::compile(&game, output.as_deref(), check, &grounding.options())
@@ -213,12 +229,9 @@ fn main() -> ExitCode {
         Command::Match { game, players, startclock, playclock, record } => {
             gdlc::play::run_match(&game, &players, startclock, playclock, record.as_deref())
         }
-        Command::PerfTest { game, outfile, seconds, engine: Engine::Interp, .. } => {
-            gdlc::cli::perf_test(&game, &outfile, seconds)
-        }
-        Command::PerfTest { game, outfile, seconds, engine: Engine::Compiled, grounding } => {
-            let args = ["perf-test".into(), outfile.into(), seconds.to_string().into()];
-            gdlc::cli::run_compiled(&game, &grounding.options(), &args)
+        Command::PerfTest { game, outfile, seconds, engine, grounding } => {
+            let args = ["perf-test".into(), outfile.clone().into(), seconds.to_string().into()];
+            run(engine, &game, &grounding, &args, || gdlc::cli::perf_test(&game, &outfile, seconds))
         }
     };
     match result {

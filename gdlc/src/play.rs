@@ -153,7 +153,17 @@ impl Drop for RemoteSession<'_> {
 /// killed, after printing the address it listens on. Each GAME is compiled and served by its
 /// per-game binary; START with any other game is played through the interpreter.
 pub fn serve(games: &[std::path::PathBuf], port: u16, player: Kind) -> Result<(), String> {
-    let compiled = games.iter().map(|g| start_compiled(g, player)).collect::<Result<Vec<_>, _>>()?;
+    let mut compiled = Vec::new();
+    for game in games {
+        match start_compiled(game, player) {
+            Ok(started) => compiled.push(started),
+            // A game past the grounding limit is still played, through the interpreter.
+            Err(e) if crate::cli::is_too_large_to_ground(&e) => {
+                eprintln!("{e}\nnote: {} is played through the interpreter", game.display())
+            }
+            Err(e) => return Err(e),
+        }
+    }
     let config = Config { name: format!("gdlc-{}", player.name()), ..Config::default() };
     let server = Server::bind(&format!("0.0.0.0:{port}"), config)?;
     let address = server.local_addr()?;

@@ -173,3 +173,28 @@ fn perf_test_writes_the_report_to_a_file() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(std::fs::read_to_string(&outfile).unwrap().contains("numRollouts="));
 }
+
+#[test]
+fn bench_falls_back_to_the_interpreter_for_a_game_past_the_grounding_limit() {
+    let game = shared("games/ticTacToe.kif");
+    let out = gdlc(&["bench", &game, "--seconds", "0.2", "--max-instances", "10"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("too large to ground") && stderr(&out).contains("through the interpreter"));
+    let report = stdout(&out);
+    assert!(report.starts_with("version=gdlc ") && report.contains("(interpreter)"), "{report}");
+    assert!(report.contains("\nnumRollouts=") && report.contains("averageGoals=xplayer:"), "{report}");
+
+    let refused = gdlc(&["bench", &game, "--seconds", "0.2", "--max-instances", "10", "--engine", "compiled"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(stderr(&refused).contains("too large to ground") && stdout(&refused).is_empty(), "{}", stderr(&refused));
+}
+
+#[test]
+fn perf_test_falls_back_to_the_interpreter_for_a_game_past_the_grounding_limit() {
+    let game = shared("games/ticTacToe.kif");
+    let outfile = temp_file("perf-fallback.txt", b"");
+    let out = gdlc(&["perf-test", &game, &outfile.display().to_string(), "0.2", "--max-instances", "10"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = std::fs::read_to_string(&outfile).unwrap();
+    assert!(report.contains("(interpreter)") && report.contains("\nrolloutsPerSec="), "{report}");
+}

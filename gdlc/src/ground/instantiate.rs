@@ -88,8 +88,8 @@ pub fn instantiate(description: &Description, options: &Options) -> Result<Groun
                 None => format!("the relation `{name}`"),
             };
             return Err(format!(
-                "the game is too large to ground: {what} goes past {} facts and rule instances \
-                 (the limit is an option: --max-instances)",
+                "{}: {what} goes past {} facts and rule instances (the limit is an option: --max-instances)",
+                super::TOO_LARGE,
                 options.max_instances
             ));
         }

@@ -29,6 +29,9 @@ impl Default for Options {
 /// The default of [`Options::max_instances`].
 pub const DEFAULT_MAX_INSTANCES: usize = 4_000_000;
 
+/// How every grounding-limit error begins, so that callers can tell it from other failures.
+pub const TOO_LARGE: &str = "the game is too large to ground";
+
 /// A proposition of the ground program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Prop {
