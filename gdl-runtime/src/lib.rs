@@ -1,6 +1,7 @@
 //! gdl-runtime: the [`Game`] interface that both gdlc's generated code and its interpreter
 //! implement, and everything built on it: random playouts, match traces, players.
 
+pub mod belief;
 pub mod bench;
 pub mod driver;
 pub mod http;

@@ -53,6 +53,9 @@ pub mod hanoi;
 /// `games/hex.kif`, compiled.
 #[rustfmt::skip]
 pub mod hex;
+/// `games/kuhnPoker.kif`, compiled.
+#[rustfmt::skip]
+pub mod kuhn_poker;
 /// `games/maze.kif`, compiled.
 #[rustfmt::skip]
 pub mod maze;
@@ -99,6 +102,7 @@ macro_rules! for_each_game {
         $callback!(eight_puzzle, "games/eightPuzzle.kif");
         $callback!(hanoi, "games/hanoi.kif");
         $callback!(hex, "games/hex.kif");
+        $callback!(kuhn_poker, "games/kuhnPoker.kif");
         $callback!(maze, "games/maze.kif");
         $callback!(monty_hall, "games/montyHall.kif");
         $callback!(monty_hall_tables, "games/montyHall.kif");
