@@ -140,13 +140,21 @@ pub fn run_match<G: Game>(
     };
     let seated: Vec<usize> = (0..roles.len()).filter(|&r| seats[r].is_some()).collect();
     if options.players.len() != seated.len() {
-        let roles_text = if random_role.is_some() {
+        if random_role.is_some() {
             let names: Vec<&str> = seated.iter().map(|&r| roles[r].as_str()).collect();
-            format!("{} roles that take a player ({}; the manager plays `random`)", seated.len(), names.join(" "))
-        } else {
-            format!("{} roles ({})", roles.len(), roles.join(" "))
-        };
-        return Err(format!("error: the game has {roles_text} but {} players were given", options.players.len()));
+            return Err(format!(
+                "error: the game's roles that take a player are {} (the manager plays `random`), but {} players \
+                 were given",
+                names.join(" "),
+                options.players.len()
+            ));
+        }
+        return Err(format!(
+            "error: the game has {} roles ({}) but {} players were given",
+            roles.len(),
+            roles.join(" "),
+            options.players.len()
+        ));
     }
     let players_of_roles: Vec<Option<String>> = seats.iter().map(|s| s.map(|p| options.players[p].clone())).collect();
     let spelling = Spelling::of_rules(rules);

@@ -228,8 +228,10 @@ impl<G: Game, R: Deref<Target = G> + Send> BeliefSession<G, R> {
         if seen.turn != self.turn {
             return Err(format!("expected turn {}, but the message says turn {}", self.turn, seen.turn));
         }
-        self.turn += 1;
-        let Some(sent) = &seen.last_move else { return Ok(()) };
+        let Some(sent) = &seen.last_move else {
+            self.turn += 1;
+            return Ok(());
+        };
         let game = &*self.game;
         let text = self.spelling.to_game(sent).to_string();
         let own_move = game
@@ -242,6 +244,7 @@ impl<G: Game, R: Deref<Target = G> + Send> BeliefSession<G, R> {
         }
         percepts.sort();
         percepts.dedup();
+        self.turn += 1;
         if self.belief.update(game, &own_move, &percepts, deadline) == Update::PerceptsIgnored {
             eprintln!(
                 "gdlc: match {}: no state the rules allow gives role {} the percepts {:?} after its move {}; \
