@@ -2,7 +2,7 @@
 //! reported with the keys of the gdl-perf framework.
 
 use crate::rng::Rng;
-use crate::{Game, Playout};
+use crate::{random_playout, Game, Playout};
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
@@ -103,6 +103,38 @@ fn show_progress(start: Instant, duration: Duration) {
             return;
         }
         std::thread::sleep((duration - elapsed).min(Duration::from_millis(100)));
+    }
+}
+
+/// Plays exactly `playouts` random playouts from the initial state on one thread with a
+/// generator seeded by `seed`: what [`run`] measures, but deterministic, for tests of the
+/// average goals (the `random` role of a GDL-II game draws uniformly like every other role).
+pub fn run_playouts<G: Game>(game: &G, playouts: u64, seed: u64) -> BenchResult {
+    let start = Instant::now();
+    let mut rng = Rng::seeded(seed);
+    let mut scratch = Playout::default();
+    let initial = game.initial_state();
+    let mut goals = vec![0u32; game.num_roles()];
+    let mut result = BenchResult {
+        goal_sums: vec![0; game.num_roles()],
+        roles: (0..game.num_roles()).map(|r| game.role_name(r).to_string()).collect(),
+        ..BenchResult::default()
+    };
+    for _ in 0..playouts {
+        result.state_changes += random_playout(game, &initial, &mut rng, &mut scratch, &mut goals) as u64;
+        result.rollouts += 1;
+        for (s, &g) in result.goal_sums.iter_mut().zip(&goals) {
+            *s += u64::from(g);
+        }
+    }
+    result.milliseconds = start.elapsed().as_millis();
+    result
+}
+
+impl BenchResult {
+    /// Every role's average goal over the rollouts, in role order.
+    pub fn average_goals(&self) -> Vec<f64> {
+        self.goal_sums.iter().map(|&g| g as f64 / self.rollouts.max(1) as f64).collect()
     }
 }
 

@@ -1,6 +1,7 @@
 //! gdl-runtime: the [`Game`] interface that both gdlc's generated code and its interpreter
 //! implement, and everything built on it: random playouts, match traces, players.
 
+pub mod belief;
 pub mod bench;
 pub mod driver;
 pub mod http;
@@ -98,6 +99,38 @@ pub trait Game: Send + Sync {
 
     /// The move that `text` spells (any case and spacing), if the game has such a move term.
     fn parse_move(&self, role: usize, text: &str) -> Option<Self::Move>;
+
+    /// Whether the game is written in GDL-II: it has `sees` rules or a `random` role, so that
+    /// each player learns only its own move and its percepts after every step (the GDL-II form
+    /// of PLAY and STOP) rather than the whole joint move.
+    fn is_gdl_ii(&self) -> bool {
+        false
+    }
+
+    /// The GDL-II `random` role, if the game has one: the game manager plays it, drawing its
+    /// move uniformly among its legal moves, and no player is ever given it.
+    fn random_role(&self) -> Option<usize> {
+        None
+    }
+
+    /// Replaces the contents of `out` with what `role` perceives on the step from `state` by
+    /// `joint` (the `sees` relation, computed from the current state and the joint move as
+    /// `next` is): each percept in canonical KIF (`(rolled 2)`), sorted by byte order, without
+    /// repeats. A game without `sees` rules gives no percepts.
+    fn percepts(&self, state: &Self::State, joint: &[Self::Move], role: usize, out: &mut Vec<String>) {
+        let _ = (state, joint, role);
+        out.clear();
+    }
+
+    /// Fills `out[r]` with role `r`'s percepts on the step from `state` by `joint`, as
+    /// [`Game::percepts`] gives them; `out` is resized to the number of roles. A game that
+    /// computes every role's percepts at once overrides this.
+    fn all_percepts(&self, state: &Self::State, joint: &[Self::Move], out: &mut Vec<Vec<String>>) {
+        out.resize_with(self.num_roles(), Vec::new);
+        for (role, percepts) in out.iter_mut().enumerate() {
+            self.percepts(state, joint, role, percepts);
+        }
+    }
 }
 
 /// Plays uniformly random moves from `state` until a terminal state; returns the number of

@@ -3,10 +3,15 @@
 //! at the end; a move that is missing, late or illegal is replaced by a random legal one and
 //! recorded. The match's record (roles, players, every joint move, each state's substitutions,
 //! the final goals) serializes to JSON.
+//!
+//! A GDL-II game (with `sees` rules or a `random` role) is played as the Dresden GGP server
+//! plays it: the manager plays the `random` role itself, drawing its moves uniformly, and tells
+//! each player only its own last move and its percepts, `(PLAY id turn lastmove percepts)`;
+//! the record keeps every role's percepts at every step.
 
 use crate::http;
 use crate::kif::{self, Sx};
-use crate::protocol::Message;
+use crate::protocol::{Message, Seen};
 use crate::rename::Spelling;
 use crate::rng::Rng;
 use crate::Game;
@@ -45,12 +50,16 @@ pub struct Substitution {
 }
 
 /// One state of the match: the joint move played in it, the substitutions that made it, and
-/// how long each player took to answer, in milliseconds.
+/// how long each player took to answer, in milliseconds (0 for the `random` role).
 #[derive(Clone, Debug, Serialize)]
 pub struct Step {
     pub joint: Vec<String>,
     pub substitutions: Vec<Substitution>,
     pub reply_ms: Vec<u64>,
+    /// In a GDL-II match, what every role perceived on this step, in role order: each player
+    /// was sent its own list, and nothing else of the joint move but its own move.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percepts: Option<Vec<Vec<String>>>,
 }
 
 /// A played match.
@@ -58,11 +67,14 @@ pub struct Step {
 pub struct Record {
     pub match_id: String,
     pub roles: Vec<String>,
-    pub players: Vec<String>,
+    /// Every role's player, in role order; `null` for the `random` role of a GDL-II game,
+    /// which the manager plays.
+    pub players: Vec<Option<String>>,
     pub start_clock: f64,
     pub play_clock: f64,
-    /// Each player's reply to START (`ready`), or what went wrong.
-    pub start_replies: Vec<String>,
+    /// Each player's reply to START (`ready`), or what went wrong, in role order (`null` for
+    /// the `random` role).
+    pub start_replies: Vec<Option<String>>,
     pub steps: Vec<Step>,
     /// Every role's goal in the final state (0 where the game defines none).
     pub goals: Vec<u32>,
@@ -103,7 +115,8 @@ fn broadcast(players: &[String], messages: &[String], deadline: Instant) -> Vec<
 }
 
 /// Runs a match of `game`, whose rules as sent in START are `rules`; `log` receives a line for
-/// each substitution and failed START as it happens.
+/// each substitution and failed START as it happens. `options.players` has one player per role
+/// in role order, but for the `random` role of a GDL-II game, which the manager plays.
 pub fn run_match<G: Game>(
     game: &G,
     rules: &[Sx],
@@ -111,7 +124,31 @@ pub fn run_match<G: Game>(
     log: &mut dyn FnMut(&str),
 ) -> Result<Record, String> {
     let roles: Vec<String> = (0..game.num_roles()).map(|r| game.role_name(r).to_string()).collect();
-    if options.players.len() != roles.len() {
+    let gdl_ii = game.is_gdl_ii();
+    let random_role = game.random_role();
+    // The player of every role, as an index into `options.players`.
+    let seats: Vec<Option<usize>> = {
+        let mut next = 0;
+        (0..roles.len())
+            .map(|r| {
+                (random_role != Some(r)).then(|| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect()
+    };
+    let seated: Vec<usize> = (0..roles.len()).filter(|&r| seats[r].is_some()).collect();
+    if options.players.len() != seated.len() {
+        if random_role.is_some() {
+            let names: Vec<&str> = seated.iter().map(|&r| roles[r].as_str()).collect();
+            return Err(format!(
+                "error: the game's roles that take a player are {} (the manager plays `random`), but {} players \
+                 were given",
+                names.join(" "),
+                options.players.len()
+            ));
+        }
         return Err(format!(
             "error: the game has {} roles ({}) but {} players were given",
             roles.len(),
@@ -119,16 +156,16 @@ pub fn run_match<G: Game>(
             options.players.len()
         ));
     }
+    let players_of_roles: Vec<Option<String>> = seats.iter().map(|s| s.map(|p| options.players[p].clone())).collect();
     let spelling = Spelling::of_rules(rules);
     let spelled =
         |text: &str| kif::parse_one(text).map(|t| spelling.to_match(&t)).unwrap_or(Sx::Atom(text.to_string()));
-    let match_roles: Vec<Sx> = roles.iter().map(|r| spelled(r)).collect();
-    let starts: Vec<String> = match_roles
+    let starts: Vec<String> = seated
         .iter()
-        .map(|role| {
+        .map(|&role| {
             Message::Start {
                 id: options.match_id.clone(),
-                role: role.clone(),
+                role: spelled(&roles[role]),
                 rules: rules.to_vec(),
                 start_clock: options.start_clock,
                 play_clock: options.play_clock,
@@ -137,32 +174,66 @@ pub fn run_match<G: Game>(
         })
         .collect();
     let deadline = Instant::now() + options.start_clock + NETWORK_GRACE;
-    let mut start_replies = Vec::new();
-    for (role, (reply, _)) in broadcast(&options.players, &starts, deadline).into_iter().enumerate() {
+    let mut start_replies = vec![None; roles.len()];
+    for (&role, (reply, _)) in seated.iter().zip(broadcast(&options.players, &starts, deadline)) {
         let text = reply.unwrap_or_else(|e| format!("error: {e}"));
         if !text.eq_ignore_ascii_case("ready") {
             log(&format!("START: role {}: the player answered `{text}` instead of `ready`", roles[role]));
         }
-        start_replies.push(text);
+        start_replies[role] = Some(text);
     }
 
     let mut rng = Rng::seeded(options.seed);
     let mut state = game.initial_state();
-    let mut steps = Vec::new();
+    let mut steps: Vec<Step> = Vec::new();
     let mut last: Option<Vec<Sx>> = None;
+    // What every role perceived on the last step, in the match's spelling (GDL-II).
+    let mut last_percepts: Vec<Vec<Sx>> = vec![Vec::new(); roles.len()];
+    // The message for each seated role after the last step: PLAY during the match, STOP at
+    // its end.
+    let report = |play: bool, role: usize, last: &Option<Vec<Sx>>, percepts: &[Vec<Sx>], turn: usize| {
+        let id = options.match_id.clone();
+        if gdl_ii {
+            let seen = Seen {
+                turn: turn as u64,
+                last_move: last.as_ref().map(|joint| joint[role].clone()),
+                percepts: percepts[role].clone(),
+            };
+            if play {
+                Message::PlaySeen { id, seen }
+            } else {
+                Message::StopSeen { id, seen }
+            }
+        } else if play {
+            Message::Play { id, moves: last.clone() }
+        } else {
+            Message::Stop { id, moves: last.clone() }
+        }
+        .to_string()
+    };
     let mut legal = Vec::new();
+    let mut percepts = Vec::new();
     while !game.is_terminal(&state) {
         game.all_legal_moves(&state, &mut legal);
         if let Some(role) = legal.iter().position(Vec::is_empty) {
             return Err(format!("error: role {} has no legal move in a non-terminal state", roles[role]));
         }
-        let play = Message::Play { id: options.match_id.clone(), moves: last.clone() }.to_string();
+        let plays: Vec<String> =
+            seated.iter().map(|&role| report(true, role, &last, &last_percepts, steps.len())).collect();
         let deadline = Instant::now() + options.play_clock + NETWORK_GRACE;
-        let replies = broadcast(&options.players, &vec![play; roles.len()], deadline);
+        let mut replies = broadcast(&options.players, &plays, deadline).into_iter();
         let mut joint = Vec::new();
         let mut substitutions = Vec::new();
         let mut reply_ms = Vec::new();
-        for (role, (reply, took)) in replies.into_iter().enumerate() {
+        for role in 0..roles.len() {
+            if seats[role].is_none() {
+                // The random role: a uniformly random legal move, drawn by the manager.
+                reply_ms.push(0);
+                joint.push(legal[role][rng.below(legal[role].len())].clone());
+                continue;
+            }
+            let (reply, took) =
+                replies.next().unwrap_or_else(|| (Err("no reply".to_string()), std::time::Duration::ZERO));
             reply_ms.push(took.as_millis() as u64);
             let chosen = match &reply {
                 Ok(text) => kif::parse_one(text)
@@ -204,17 +275,23 @@ pub fn run_match<G: Game>(
         }
         let strings: Vec<String> = joint.iter().map(|m| game.move_string(m)).collect();
         last = Some(strings.iter().map(|s| spelled(s)).collect());
-        steps.push(Step { joint: strings, substitutions, reply_ms });
+        let step_percepts = gdl_ii.then(|| {
+            game.all_percepts(&state, &joint, &mut percepts);
+            last_percepts = percepts.iter().map(|role| role.iter().map(|p| spelled(p)).collect()).collect();
+            percepts.clone()
+        });
+        steps.push(Step { joint: strings, substitutions, reply_ms, percepts: step_percepts });
         state = game.next_state(&state, &joint);
     }
-    let stop = Message::Stop { id: options.match_id.clone(), moves: last }.to_string();
+    let stops: Vec<String> =
+        seated.iter().map(|&role| report(false, role, &last, &last_percepts, steps.len())).collect();
     let deadline = Instant::now() + options.play_clock + NETWORK_GRACE;
-    broadcast(&options.players, &vec![stop; roles.len()], deadline);
+    broadcast(&options.players, &stops, deadline);
     let goals = game.goals(&state).into_iter().map(|g| g.unwrap_or(0)).collect();
     Ok(Record {
         match_id: options.match_id.clone(),
         roles,
-        players: options.players.clone(),
+        players: players_of_roles,
         start_clock: options.start_clock.as_secs_f64(),
         play_clock: options.play_clock.as_secs_f64(),
         start_replies,

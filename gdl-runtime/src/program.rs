@@ -2,7 +2,7 @@
 //! evaluated by one loop, for games too large for straight-line code to build in reasonable
 //! time and memory. The code generator writes the tables ([`Program::encode`]) and the
 //! generated module decodes them once and calls [`Program::legal`], [`Program::next`],
-//! [`Program::terminal`] and [`Program::goals`].
+//! [`Program::terminal`] and [`Program::goals`] (and [`Program::sees`] for a GDL-II game).
 //!
 //! A literal is a `u32`: bit 31 negates it, bits 29-30 give its kind (a base fact of the state,
 //! a move of the joint move, a derived proposition, or a constant) and bits 0-28 its index.
@@ -77,6 +77,11 @@ pub struct Program {
     pub terminal: u32,
     /// For every role, its goal values with their literals, largest value first.
     pub goals: Vec<Vec<(u32, u32)>>,
+    /// For every role of a GDL-II game, the percepts it may get with the literal that makes it
+    /// perceive each (empty for a game without `sees` rules, whose tables then end at `goals`).
+    pub sees: Vec<Vec<(u32, u32)>>,
+    /// The nodes that `sees` needs and that depend on the joint move, in evaluation order.
+    pub sees_cone: Vec<u32>,
     /// A number that tells this program from every other one of the process, for the cache.
     identity: OnceLock<u64>,
 }
@@ -112,6 +117,15 @@ impl Program {
         for role in &self.goals {
             pairs(&mut out, role);
         }
+        // The percepts of a GDL-II game follow; the tables of other games end here, as they
+        // did before GDL-II was supported.
+        if !self.sees.is_empty() {
+            out.push(self.sees.len() as u32);
+            for role in &self.sees {
+                pairs(&mut out, role);
+            }
+            list(&mut out, &self.sees_cone);
+        }
         out
     }
 
@@ -142,6 +156,13 @@ impl Program {
             program.goals.push(reader.pairs()?);
         }
         if reader.at != words.len() {
+            let roles = reader.word()?;
+            for _ in 0..roles {
+                program.sees.push(reader.pairs()?);
+            }
+            program.sees_cone = reader.list()?;
+        }
+        if reader.at != words.len() {
             return Err("trailing words after the program table".to_string());
         }
         program.validate()?;
@@ -165,12 +186,18 @@ impl Program {
                 _ => index < 2,
             }
         };
-        let outputs = self.legal.iter().flatten().chain(self.goals.iter().flatten()).map(|&(_, l)| l);
+        let outputs = self
+            .legal
+            .iter()
+            .flatten()
+            .chain(self.goals.iter().flatten())
+            .chain(self.sees.iter().flatten())
+            .map(|&(_, l)| l);
         let all_literals = self.literals.iter().copied().chain(self.next.iter().copied()).chain(outputs);
         if !all_literals.chain([self.terminal]).all(literal_ok) {
             return Err("a literal refers past its table".to_string());
         }
-        if !self.state_cone.iter().chain(&self.move_cone).all(|&n| (n as usize) < nodes) {
+        if !self.state_cone.iter().chain(&self.move_cone).chain(&self.sees_cone).all(|&n| (n as usize) < nodes) {
             return Err("a node list refers past the node table".to_string());
         }
         if !self.cycles.iter().all(|&(s, e)| s <= e && e as usize <= nodes) {
@@ -199,6 +226,20 @@ impl Program {
             for (i, &literal) in self.next.iter().enumerate() {
                 if self.holds(literal, state, joint, values) {
                     out[i / 64] |= 1 << (i % 64);
+                }
+            }
+        })
+    }
+
+    /// Appends through `push` what `role` perceives on the step from `state` by `joint` (one
+    /// move index per role), in percept order.
+    pub fn sees(&self, state: &[u64], joint: &[u32], role: usize, mut push: impl FnMut(u32)) {
+        let Some(percepts) = self.sees.get(role) else { return };
+        self.with_state(state, |values| {
+            self.evaluate(state, joint, &self.sees_cone, values);
+            for &(p, literal) in percepts {
+                if self.holds(literal, state, joint, values) {
+                    push(p);
                 }
             }
         })

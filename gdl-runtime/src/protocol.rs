@@ -1,6 +1,8 @@
 //! The messages of the GGP player protocol (specification section 8 and appendix B, with
-//! ggp-base's `INFO`, `PING`, `ABORT` and `PREVIEW`): reading them in any letter case while
-//! keeping the spelling of every game symbol, and printing them as a game manager sends them.
+//! ggp-base's `INFO`, `PING`, `ABORT` and `PREVIEW`, and the GDL-II forms of PLAY and STOP of
+//! the Dresden GGP server, `(PLAY id turn lastmove percepts)`): reading them in any letter case
+//! while keeping the spelling of every game symbol, and printing them as a game manager sends
+//! them.
 
 use crate::kif::{self, Sx};
 use std::fmt;
@@ -19,6 +21,11 @@ pub enum Message {
     Play { id: String, moves: Option<Vec<Sx>> },
     /// `(STOP id NIL)` or `(STOP id (m1 ... mn))` with the last joint move.
     Stop { id: String, moves: Option<Vec<Sx>> },
+    /// GDL-II's `(PLAY id turn lastmove percepts)`: the player learns only its own last move
+    /// and what it perceived.
+    PlaySeen { id: String, seen: Seen },
+    /// GDL-II's `(STOP id turn lastmove percepts)`, at the end of the match.
+    StopSeen { id: String, seen: Seen },
     /// `(ABORT id)`.
     Abort { id: String },
     /// `(PREVIEW (rules...) previewclock)`: ggp-base's game server sends it before START when a
@@ -30,13 +37,30 @@ pub enum Message {
     Ping,
 }
 
+/// What a GDL-II game manager tells one player in PLAY and STOP: the Dresden GGP server's
+/// `turn lastmove percepts`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Seen {
+    /// 0 for the first PLAY, one more for every later PLAY or STOP of the match.
+    pub turn: u64,
+    /// The move the manager played for this player on the last step (its own, or the one that
+    /// replaced a late or illegal one); `None` (`NIL`) in the first PLAY.
+    pub last_move: Option<Sx>,
+    /// What the player perceives on the last step (the `sees` relation); `NIL` or `()` when
+    /// nothing, as in the first PLAY.
+    pub percepts: Vec<Sx>,
+}
+
 impl Message {
     /// The match id the message is about, for the messages that name one.
     pub fn match_id(&self) -> Option<&str> {
         match self {
-            Message::Start { id, .. } | Message::Play { id, .. } | Message::Stop { id, .. } | Message::Abort { id } => {
-                Some(id)
-            }
+            Message::Start { id, .. }
+            | Message::Play { id, .. }
+            | Message::Stop { id, .. }
+            | Message::PlaySeen { id, .. }
+            | Message::StopSeen { id, .. }
+            | Message::Abort { id } => Some(id),
             Message::Info | Message::Ping | Message::Preview { .. } => None,
         }
     }
@@ -86,12 +110,14 @@ pub fn parse(text: &str) -> Result<Message, String> {
                 play_clock: clock(&args[4], "play clock")?,
             })
         }
+        "play" if args.len() == 4 => Ok(Message::PlaySeen { id: match_id(&args[0])?, seen: seen(&args[1..])? }),
         "play" => {
-            arity(2, "(PLAY id NIL) or (PLAY id (moves...))")?;
+            arity(2, "(PLAY id NIL) or (PLAY id (moves...)), or GDL-II's (PLAY id turn lastmove percepts)")?;
             Ok(Message::Play { id: match_id(&args[0])?, moves: moves(&args[1])? })
         }
+        "stop" if args.len() == 4 => Ok(Message::StopSeen { id: match_id(&args[0])?, seen: seen(&args[1..])? }),
         "stop" => {
-            arity(2, "(STOP id NIL) or (STOP id (moves...))")?;
+            arity(2, "(STOP id NIL) or (STOP id (moves...)), or GDL-II's (STOP id turn lastmove percepts)")?;
             Ok(Message::Stop { id: match_id(&args[0])?, moves: moves(&args[1])? })
         }
         "abort" => {
@@ -148,6 +174,48 @@ fn moves(sx: &Sx) -> Result<Option<Vec<Sx>>, String> {
     }
 }
 
+/// GDL-II's `turn lastmove percepts`: a turn that is a natural number, `NIL` or a move, and
+/// `NIL` or a list of percepts.
+fn seen(args: &[Sx]) -> Result<Seen, String> {
+    let turn = match &args[0] {
+        Sx::Atom(a) if !a.is_empty() && a.chars().all(|c| c.is_ascii_digit()) => a.parse::<u64>().ok(),
+        _ => None,
+    }
+    .ok_or_else(|| format!("malformed message: the turn must be a natural number, not `{}`", args[0]))?;
+    let last_move = match &args[1] {
+        Sx::Atom(a) if a.eq_ignore_ascii_case("nil") => None,
+        Sx::List(items) if items.is_empty() => {
+            return Err("malformed message: the last move must be NIL or a move, not `()`".to_string())
+        }
+        other => Some(other.clone()),
+    };
+    let percepts = match &args[2] {
+        Sx::Atom(a) if a.eq_ignore_ascii_case("nil") => Vec::new(),
+        Sx::List(items) => items.clone(),
+        Sx::Atom(_) => return Err(format!("malformed message: expected NIL or a list of percepts, not `{}`", args[2])),
+    };
+    if turn == 0 && last_move.is_some() {
+        return Err("malformed message: turn 0 is the first PLAY, whose last move must be NIL".to_string());
+    }
+    if turn > 0 && last_move.is_none() {
+        return Err(format!("malformed message: turn {turn} must name the player's last move, not NIL"));
+    }
+    Ok(Seen { turn, last_move, percepts })
+}
+
+fn write_seen(f: &mut fmt::Formatter<'_>, seen: &Seen) -> fmt::Result {
+    write!(f, "{} ", seen.turn)?;
+    match &seen.last_move {
+        None => f.write_str("NIL ")?,
+        Some(m) => write!(f, "{m} ")?,
+    }
+    if seen.percepts.is_empty() {
+        f.write_str("NIL")
+    } else {
+        write!(f, "{}", Sx::List(seen.percepts.clone()))
+    }
+}
+
 /// Prints a clock as whole seconds when it is whole (as ggp-base sends it) and as a decimal
 /// fraction otherwise.
 fn write_clock(f: &mut fmt::Formatter<'_>, clock: Duration) -> fmt::Result {
@@ -184,6 +252,16 @@ impl fmt::Display for Message {
             Message::Stop { id, moves } => {
                 write!(f, "(STOP {id} ")?;
                 write_moves(f, moves)?;
+                f.write_str(")")
+            }
+            Message::PlaySeen { id, seen } => {
+                write!(f, "(PLAY {id} ")?;
+                write_seen(f, seen)?;
+                f.write_str(")")
+            }
+            Message::StopSeen { id, seen } => {
+                write!(f, "(STOP {id} ")?;
+                write_seen(f, seen)?;
                 f.write_str(")")
             }
             Message::Abort { id } => write!(f, "(ABORT {id})"),
@@ -259,6 +337,27 @@ mod tests {
     }
 
     #[test]
+    fn reads_the_gdl_ii_forms_of_play_and_stop_in_both_letter_cases() {
+        for text in ["(PLAY m1 0 NIL NIL)", "(play m1 0 nil nil)", "(Play m1 0 Nil ())"] {
+            let seen = Seen { turn: 0, last_move: None, percepts: Vec::new() };
+            assert_eq!(parse(text).unwrap(), Message::PlaySeen { id: "m1".into(), seen });
+        }
+        let percepts = vec![Sx::List(vec![atom("Rolled"), atom("2")]), atom("3")];
+        let seen = Seen { turn: 2, last_move: Some(Sx::List(vec![atom("Choose"), atom("1")])), percepts };
+        assert_eq!(
+            parse("(PLAY m1 2 (Choose 1) ((Rolled 2) 3))").unwrap(),
+            Message::PlaySeen { id: "m1".into(), seen: seen.clone() }
+        );
+        assert_eq!(
+            parse("(stop m1 2 (Choose 1) ((Rolled 2) 3))").unwrap(),
+            Message::StopSeen { id: "m1".into(), seen }
+        );
+        let seen = Seen { turn: 7, last_move: Some(atom("noop")), percepts: Vec::new() };
+        assert_eq!(parse("(STOP m1 7 noop NIL)").unwrap(), Message::StopSeen { id: "m1".into(), seen });
+        assert_eq!(parse("(PLAY m1 7 noop NIL)").unwrap().match_id(), Some("m1"));
+    }
+
+    #[test]
     fn start_ignores_arguments_after_the_play_clock_as_ggp_base_players_do() {
         let Message::Start { id, play_clock, .. } =
             parse("(START m1 white ((role white)) 10 5 future (args))").unwrap()
@@ -276,6 +375,9 @@ mod tests {
             "(PLAY m1 NIL)",
             "(PLAY m1 ((mark 1 1) noop))",
             "(STOP m1 (noop (mark 3 3)))",
+            "(PLAY m1 0 NIL NIL)",
+            "(PLAY m1 3 (choose 1) (2 (rolled 3)))",
+            "(STOP m1 4 noop NIL)",
             "(ABORT m1)",
             "(PREVIEW ((role white) (init (step 1))) 30)",
             "(INFO)",
@@ -310,6 +412,17 @@ mod tests {
             ("(PREVIEW white 10)", "the rules must be a parenthesized list"),
             ("(PREVIEW () soon)", "the preview clock must be a number"),
             ("(PING) (PING)", "expected one term, found 2"),
+            ("(PLAY m1 0 NIL)", "or GDL-II's (PLAY id turn lastmove percepts), found 3"),
+            ("(STOP m1 1 noop NIL extra)", "or GDL-II's (STOP id turn lastmove percepts), found 5"),
+            ("(PLAY m1 first NIL NIL)", "the turn must be a natural number, not `first`"),
+            ("(PLAY m1 -1 NIL NIL)", "the turn must be a natural number"),
+            ("(PLAY m1 (1) NIL NIL)", "the turn must be a natural number"),
+            ("(PLAY m1 99999999999999999999999 noop NIL)", "the turn must be a natural number"),
+            ("(PLAY m1 2 noop seen)", "expected NIL or a list of percepts, not `seen`"),
+            ("(PLAY m1 0 noop NIL)", "turn 0 is the first PLAY, whose last move must be NIL"),
+            ("(PLAY m1 3 NIL NIL)", "turn 3 must name the player's last move"),
+            ("(PLAY m1 3 () NIL)", "the last move must be NIL or a move, not `()`"),
+            ("(STOP (m1) 3 noop NIL)", "the match id must be a symbol"),
         ];
         for (text, expected) in cases {
             let e = parse(text).unwrap_err();

@@ -159,6 +159,18 @@ fn answer<'f>(
             let _ = lock(&entry).session.stop(moves.as_deref());
             Ok("done".to_string())
         }
+        Message::PlaySeen { id, seen } => {
+            let Some(entry) = entry(&id) else { return Ok("busy".to_string()) };
+            let mut game = lock(&entry);
+            let deadline = received + think_time(game.play_clock);
+            game.session.play_seen(&seen, deadline).map_err(|e| format!("match {id}: {e}"))
+        }
+        Message::StopSeen { id, seen } => {
+            let Some(entry) = lock(matches).remove(&id) else { return Ok("busy".to_string()) };
+            // As with STOP: the match is over whatever the message says.
+            let _ = lock(&entry).session.stop_seen(&seen);
+            Ok("done".to_string())
+        }
         Message::Abort { id } => match lock(matches).remove(&id) {
             Some(_) => Ok("aborted".to_string()),
             None => Ok("busy".to_string()),

@@ -1,11 +1,15 @@
 //! One match as a player plays it, behind an object-safe interface so that a server can hold
 //! matches of different games and engines at once: [`MatchSession`] answers PLAY and STOP in
-//! the match's own spelling, [`GameSession`] implements it for any [`Game`] and [`Player`], and
+//! the match's own spelling, [`GameSession`] implements it for any [`Game`] and [`Player`],
+//! [`BeliefSession`] for a GDL-II game, whose state the player does not see, and
 //! [`GameFactory`] turns the rules of a START into a session ([`OwnGame`] for a compiled game,
 //! which it recognizes up to a renaming of symbols).
 
+use crate::belief::{Belief, Update};
 use crate::kif::{self, Sx};
+use crate::player::sampling::SamplingPlayer;
 use crate::player::{Kind, Player};
+use crate::protocol::Seen;
 use crate::rename::Spelling;
 use crate::Game;
 use std::ops::Deref;
@@ -20,7 +24,26 @@ pub trait MatchSession: Send {
 
     /// Applies the last joint move, if the manager reports one, at the end of the match.
     fn stop(&mut self, moves: Option<&[Sx]>) -> Result<(), String>;
+
+    /// GDL-II's PLAY: takes in the role's last move and its percepts and returns its move,
+    /// chosen before `deadline`, in the match's spelling. A game of complete information
+    /// refuses it.
+    fn play_seen(&mut self, seen: &Seen, deadline: Instant) -> Result<String, String> {
+        let _ = (seen, deadline);
+        Err(GDL_I_ONLY.to_string())
+    }
+
+    /// GDL-II's STOP: takes in the role's last move and its percepts at the end of the match.
+    fn stop_seen(&mut self, seen: &Seen) -> Result<(), String> {
+        let _ = seen;
+        Err(GDL_I_ONLY.to_string())
+    }
 }
+
+/// Why a match of a game without `sees` rules or a `random` role refuses GDL-II's PLAY.
+const GDL_I_ONLY: &str =
+    "this game has neither `sees` rules nor a `random` role, so its matches take (PLAY id moves), \
+     not GDL-II's (PLAY id turn lastmove percepts)";
 
 /// What a START message says about a new match.
 #[derive(Clone, Copy, Debug)]
@@ -60,10 +83,7 @@ impl<G: Game, R: Deref<Target = G> + Send> GameSession<G, R> {
     /// A session at the game's initial state; `role` is spelled as in the match, and
     /// `spelling` maps the game's symbols to the match's.
     pub fn new(game: R, role: &Sx, spelling: Spelling, player: Box<dyn Player<G>>) -> Result<Self, String> {
-        let name = spelling.to_game(role).to_string();
-        let role = (0..game.num_roles())
-            .find(|&r| game.role_name(r).eq_ignore_ascii_case(&name))
-            .ok_or_else(|| format!("`{role}` is not a role of this game"))?;
+        let role = role_index(&*game, role, &spelling)?;
         let state = game.initial_state();
         Ok(GameSession { game, role, state, spelling, player })
     }
@@ -143,7 +163,158 @@ impl<G: Game> GameFactory for OwnGame<'_, G> {
                 self.name
             )
         })?;
-        let player = self.player.make::<G>(next_seed());
-        Ok(Box::new(GameSession::new(self.game, start.role, spelling, player)?))
+        new_session(self.game, start, spelling, self.player)
+    }
+}
+
+/// The session of a new match of `game`: a [`BeliefSession`] for a GDL-II game, a
+/// [`GameSession`] otherwise.
+pub fn new_session<'s, G: Game + 's, R: Deref<Target = G> + Send + 's>(
+    game: R,
+    start: &Start,
+    spelling: Spelling,
+    player: Kind,
+) -> Result<Box<dyn MatchSession + 's>, String> {
+    if game.is_gdl_ii() {
+        let session = BeliefSession::new(game, start.id, start.role, spelling, player, next_seed())?;
+        Ok(Box::new(session))
+    } else {
+        let player = player.make::<G>(next_seed());
+        Ok(Box::new(GameSession::new(game, start.role, spelling, player)?))
+    }
+}
+
+/// The role a START names, by its index in `game`.
+fn role_index<G: Game>(game: &G, role: &Sx, spelling: &Spelling) -> Result<usize, String> {
+    let name = spelling.to_game(role).to_string();
+    (0..game.num_roles())
+        .find(|&r| game.role_name(r).eq_ignore_ascii_case(&name))
+        .ok_or_else(|| format!("`{role}` is not a role of this game"))
+}
+
+/// A match of a GDL-II game as one role plays it: the role learns only its own moves and its
+/// percepts, so the session keeps a [`Belief`] of the states consistent with them and chooses
+/// moves with a [`SamplingPlayer`] over it.
+pub struct BeliefSession<G: Game, R: Deref<Target = G>> {
+    game: R,
+    id: String,
+    role: usize,
+    spelling: Spelling,
+    belief: Belief<G>,
+    player: SamplingPlayer,
+    /// The turn the next PLAY or STOP should carry.
+    turn: u64,
+}
+
+impl<G: Game, R: Deref<Target = G> + Send> BeliefSession<G, R> {
+    /// A session at the game's initial state, for the role `role` spells in the match.
+    pub fn new(game: R, id: &str, role: &Sx, spelling: Spelling, player: Kind, seed: u64) -> Result<Self, String> {
+        let role = role_index(&*game, role, &spelling)?;
+        if game.random_role() == Some(role) {
+            return Err("the `random` role is played by the game manager, not by a player".to_string());
+        }
+        let belief = Belief::new(&*game, role, seed);
+        let player = SamplingPlayer::new(player, seed.rotate_left(17));
+        Ok(BeliefSession { game, id: id.to_string(), role, spelling, belief, player, turn: 0 })
+    }
+
+    /// The states the role considers possible, with their probabilities.
+    pub fn belief(&self) -> &Belief<G> {
+        &self.belief
+    }
+
+    /// Takes in what the manager reports after a step: the role's own move and its percepts.
+    fn observe(&mut self, seen: &Seen, deadline: Instant) -> Result<(), String> {
+        if seen.turn != self.turn {
+            return Err(format!("expected turn {}, but the message says turn {}", self.turn, seen.turn));
+        }
+        let Some(sent) = &seen.last_move else {
+            self.turn += 1;
+            return Ok(());
+        };
+        let game = &*self.game;
+        let text = self.spelling.to_game(sent).to_string();
+        let own_move = game
+            .parse_move(self.role, &text)
+            .ok_or_else(|| format!("`{sent}` is not a move of role `{}`", self.role_name()))?;
+        let mut percepts: Vec<String> = Vec::with_capacity(seen.percepts.len());
+        for p in &seen.percepts {
+            let text = self.spelling.to_game(p).to_string();
+            percepts.push(kif::canonical(&text).map_err(|e| format!("the percept `{p}` is malformed: {e}"))?);
+        }
+        percepts.sort();
+        percepts.dedup();
+        self.turn += 1;
+        if self.belief.update(game, &own_move, &percepts, deadline) == Update::PerceptsIgnored {
+            eprintln!(
+                "gdlc: match {}: no state the rules allow gives role {} the percepts {:?} after its move {}; \
+                 they are ignored",
+                self.id,
+                self.role_name(),
+                percepts,
+                game.move_string(&own_move)
+            );
+        }
+        Ok(())
+    }
+
+    fn role_name(&self) -> Sx {
+        self.spelling.to_match(&atom(self.game.role_name(self.role)))
+    }
+
+    /// The role's move, chosen before `deadline`, in the match's spelling.
+    fn choose(&mut self, deadline: Instant) -> Result<String, String> {
+        let game = &*self.game;
+        let mv = self
+            .player
+            .choose(game, &mut self.belief, self.role, deadline)
+            .ok_or_else(|| "this role has no legal move in any state it considers possible".to_string())?;
+        let text = game.move_string(&mv);
+        let term = kif::parse_one(&text).map_err(|e| format!("the game printed a malformed move `{text}`: {e}"))?;
+        Ok(self.spelling.to_match(&term).to_string())
+    }
+
+    /// Takes in a whole joint move (a GDL-I PLAY or STOP on a GDL-II game).
+    fn observe_joint(&mut self, moves: &[Sx]) -> Result<(), String> {
+        let game = &*self.game;
+        if moves.len() != game.num_roles() {
+            return Err(format!("expected {} moves, one per role, but got {}", game.num_roles(), moves.len()));
+        }
+        let mut joint = Vec::with_capacity(moves.len());
+        for (role, sent) in moves.iter().enumerate() {
+            let text = self.spelling.to_game(sent).to_string();
+            joint.push(game.parse_move(role, &text).ok_or_else(|| format!("`{sent}` is not a move of this game"))?);
+        }
+        self.belief.observe_joint(game, &joint);
+        self.turn += 1;
+        Ok(())
+    }
+}
+
+impl<G: Game, R: Deref<Target = G> + Send> MatchSession for BeliefSession<G, R> {
+    fn play(&mut self, moves: Option<&[Sx]>, deadline: Instant) -> Result<String, String> {
+        if let Some(moves) = moves {
+            self.observe_joint(moves)?;
+        }
+        self.choose(deadline)
+    }
+
+    fn stop(&mut self, moves: Option<&[Sx]>) -> Result<(), String> {
+        match moves {
+            Some(moves) => self.observe_joint(moves),
+            None => Ok(()),
+        }
+    }
+
+    fn play_seen(&mut self, seen: &Seen, deadline: Instant) -> Result<String, String> {
+        // Half of the time to the deadline at most goes to the belief, the rest to the search.
+        let now = Instant::now();
+        let update_deadline = now + deadline.saturating_duration_since(now) / 2;
+        self.observe(seen, update_deadline)?;
+        self.choose(deadline)
+    }
+
+    fn stop_seen(&mut self, seen: &Seen) -> Result<(), String> {
+        self.observe(seen, Instant::now() + std::time::Duration::from_millis(100))
     }
 }

@@ -89,7 +89,8 @@ enum Command {
     /// Run a match between GGP players over HTTP, printing the goals.
     Match {
         game: PathBuf,
-        /// A player's URL (http://HOST:PORT/), once per role in role order.
+        /// A player's URL (http://HOST:PORT/), once per role in role order; GDL-II's `random`
+        /// role takes none (the manager plays it).
         #[arg(long = "player", required = true)]
         players: Vec<String>,
         /// Seconds the players have after START (fractions allowed).

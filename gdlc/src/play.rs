@@ -8,9 +8,10 @@ use gdl_runtime::kif::{self, Sx};
 use gdl_runtime::manager::{self, Options};
 use gdl_runtime::player::Kind;
 use gdl_runtime::protocol::Message;
+use gdl_runtime::protocol::Seen;
 use gdl_runtime::rename::Spelling;
 use gdl_runtime::server::{Config, Server};
-use gdl_runtime::session::{next_seed, GameFactory, GameSession, MatchSession, Start};
+use gdl_runtime::session::{new_session, GameFactory, MatchSession, Start};
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -37,8 +38,7 @@ pub fn interpreter_of(rules: &[Sx]) -> Result<Interpreter, String> {
 impl GameFactory for InterpreterFactory {
     fn start<'s>(&'s self, start: &Start) -> Result<Box<dyn MatchSession + 's>, String> {
         let game = Box::new(interpreter_of(start.rules)?);
-        let player = self.player.make::<Interpreter>(next_seed());
-        Ok(Box::new(GameSession::new(game, start.role, Spelling::of_rules(start.rules), player)?))
+        new_session(game, start, Spelling::of_rules(start.rules), self.player)
     }
 }
 
@@ -134,6 +134,18 @@ impl MatchSession for RemoteSession<'_> {
     fn stop(&mut self, moves: Option<&[Sx]>) -> Result<(), String> {
         self.over = true;
         let message = Message::Stop { id: self.id.clone(), moves: moves.map(<[Sx]>::to_vec) };
+        http::post(self.url, &message.to_string(), Instant::now() + Duration::from_secs(2)).map(|_| ())
+    }
+
+    fn play_seen(&mut self, seen: &Seen, deadline: Instant) -> Result<String, String> {
+        let message = Message::PlaySeen { id: self.id.clone(), seen: seen.clone() };
+        let margin = self.play_clock.saturating_sub(gdl_runtime::server::think_time(self.play_clock));
+        http::post(self.url, &message.to_string(), deadline + margin / 2)
+    }
+
+    fn stop_seen(&mut self, seen: &Seen) -> Result<(), String> {
+        self.over = true;
+        let message = Message::StopSeen { id: self.id.clone(), seen: seen.clone() };
         http::post(self.url, &message.to_string(), Instant::now() + Duration::from_secs(2)).map(|_| ())
     }
 }

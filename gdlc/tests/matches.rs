@@ -1,6 +1,7 @@
 //! End-to-end matches: `gdlc match` between `gdlc serve` processes on localhost, on ticTacToe
-//! and connectFour, through the interpreter and through a compiled game's binary, and MCTS
-//! against random over 20 short matches.
+//! and connectFour, through the interpreter and through a compiled game's binary, MCTS
+//! against random over 20 short matches, and the GDL-II games montyHall and diceDuel, in which
+//! the manager plays `random` and each player is sent only its own percepts.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -64,8 +65,9 @@ fn rand_suffix() -> u128 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
 }
 
-/// Checks a record: no substitutions, every reply within the play clock, goals as printed.
-fn check_clean(record: &serde_json::Value, goals: &[u32], play_clock_ms: u64) {
+/// Checks a record's steps: no substitutions, every reply within the play clock, goals as
+/// printed.
+fn check_replies(record: &serde_json::Value, goals: &[u32], play_clock_ms: u64) {
     let steps = record["steps"].as_array().unwrap();
     assert!(!steps.is_empty());
     for step in steps {
@@ -76,6 +78,11 @@ fn check_clean(record: &serde_json::Value, goals: &[u32], play_clock_ms: u64) {
     }
     let recorded: Vec<u32> = record["goals"].as_array().unwrap().iter().map(|g| g.as_u64().unwrap() as u32).collect();
     assert_eq!(recorded, goals);
+}
+
+/// Checks a record: every player answered START with `ready`, and [`check_replies`].
+fn check_clean(record: &serde_json::Value, goals: &[u32], play_clock_ms: u64) {
+    check_replies(record, goals, play_clock_ms);
     assert!(record["start_replies"].as_array().unwrap().iter().all(|r| r == "ready"), "{record}");
 }
 
@@ -123,4 +130,67 @@ fn mcts_beats_random_over_twenty_short_matches() {
     }
     eprintln!("MCTS won {mcts_wins} of 20 matches, random won {random_wins}");
     assert!(mcts_wins >= 10 && mcts_wins >= 3 * random_wins, "MCTS {mcts_wins}, random {random_wins}");
+}
+
+/// The percepts the record gives every role at every step.
+fn percepts(record: &serde_json::Value) -> Vec<Vec<Vec<String>>> {
+    let steps = record["steps"].as_array().unwrap();
+    steps
+        .iter()
+        .map(|step| {
+            let roles = step["percepts"].as_array().unwrap_or_else(|| panic!("no percepts in {step}"));
+            roles
+                .iter()
+                .map(|r| r.as_array().unwrap().iter().map(|p| p.as_str().unwrap().to_string()).collect())
+                .collect()
+        })
+        .collect()
+}
+
+fn joint(record: &serde_json::Value, step: usize) -> Vec<String> {
+    let joint = record["steps"][step]["joint"].as_array().unwrap();
+    joint.iter().map(|m| m.as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn monty_hall_with_the_manager_playing_random() {
+    let mcts = serve(&["--player", "mcts"]);
+    let (goals, record) = run_match(&game("montyHall.kif"), &[&mcts], "0.5");
+    assert_eq!(record["roles"], serde_json::json!(["candidate", "random"]));
+    assert_eq!(record["players"], serde_json::json!([mcts.url, null]));
+    assert_eq!(record["start_replies"], serde_json::json!(["ready", null]));
+    check_replies(&record, &goals, 500);
+    // The candidate perceived the door the host opened, then the car's door; random nothing.
+    let opened = joint(&record, 1)[1].trim_start_matches("(open_door ").trim_end_matches(')').to_string();
+    let car = joint(&record, 0)[1].trim_start_matches("(hide_car ").trim_end_matches(')').to_string();
+    let seen = percepts(&record);
+    assert_eq!(seen, [vec![vec![], vec![]], vec![vec![opened], vec![]], vec![vec![car], vec![]]]);
+}
+
+#[test]
+fn dice_duel_players_see_only_their_own_rolls() {
+    // Alice through the interpreter, bob through the compiled game's binary.
+    let interpreted = serve(&["--player", "mcts"]);
+    let compiled = serve(&["--player", "random", &game("diceDuel.kif")]);
+    let (goals, record) = run_match(&game("diceDuel.kif"), &[&interpreted, &compiled], "0.5");
+    assert_eq!(record["players"], serde_json::json!([interpreted.url, compiled.url, null]));
+    check_replies(&record, &goals, 500);
+    let seen = percepts(&record);
+    assert_eq!(seen.len(), 3);
+    // The first roll: each player its own die.
+    let roll = joint(&record, 0)[2].clone();
+    let dice: Vec<&str> = roll.trim_start_matches("(roll ").trim_end_matches(')').split(' ').collect();
+    assert_eq!(seen[0], [vec![format!("(rolled {})", dice[0])], vec![format!("(rolled {})", dice[1])], vec![]]);
+    // The decision: each player the other's choice.
+    let decisions = joint(&record, 1);
+    let other = |role: usize| vec![format!("(other_choice {})", decisions[1 - role])];
+    assert_eq!(seen[1], [other(0), other(1), vec![]]);
+    // The reroll: only those who rerolled see their new die.
+    let reroll = joint(&record, 2)[2].clone();
+    let dice: Vec<&str> = reroll.trim_start_matches("(roll ").trim_end_matches(')').split(' ').collect();
+    for role in 0..2 {
+        let expected = if decisions[role] == "reroll" { vec![format!("(rolled {})", dice[role])] } else { vec![] };
+        assert_eq!(seen[2][role], expected, "role {role}");
+    }
+    assert!(seen[2][2].is_empty());
 }

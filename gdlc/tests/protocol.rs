@@ -456,3 +456,86 @@ fn ggp_base_game_server_matches_record_no_errors() {
         }
     }
 }
+
+#[test]
+fn gdl_ii_messages_in_both_letter_cases() {
+    let address = interpreter_server(Kind::Mcts);
+    let rules = game_text("diceDuel.kif");
+    for upper in [true, false] {
+        let case = |text: String| if upper { text.to_uppercase() } else { text.to_lowercase() };
+        let id = if upper { "D1" } else { "d1" };
+        assert_eq!(ok(&address, &case(start(id, "alice", &rules, "0.3"))), "ready");
+        assert_eq!(ok(&address, &case(format!("(play {id} 0 nil nil)"))), case("noop".into()));
+        // Alice learns her own roll only; she keeps a 3 (bob's unknown roll is at most 3).
+        let decision = ok(&address, &case(format!("(play {id} 1 noop ((rolled 3)))")));
+        assert_eq!(decision, case("keep".into()));
+        assert_eq!(ok(&address, &case(format!("(play {id} 2 keep ((other_choice reroll)))"))), case("noop".into()));
+        assert_eq!(ok(&address, &case(format!("(stop {id} 3 noop nil)"))), "done");
+        assert_eq!(ok(&address, &case(format!("(play {id} 4 noop nil)"))), "busy");
+    }
+}
+
+#[test]
+fn bad_gdl_ii_messages_get_clear_errors() {
+    let address = interpreter_server(Kind::Random);
+    let dice = game_text("diceDuel.kif");
+    let cases = [
+        ("(PLAY d 0 NIL)", "or GDL-II's (PLAY id turn lastmove percepts), found 3"),
+        ("(PLAY d soon NIL NIL)", "the turn must be a natural number, not `soon`"),
+        ("(PLAY d 0 noop NIL)", "turn 0 is the first PLAY, whose last move must be NIL"),
+        ("(PLAY d 1 NIL NIL)", "turn 1 must name the player's last move"),
+        ("(PLAY d 1 noop rolled)", "expected NIL or a list of percepts, not `rolled`"),
+        ("(PLAY d 3 noop NIL)", "match d: expected turn 1, but the message says turn 3"),
+        ("(PLAY d 1 (jump 3) NIL)", "match d: `(jump 3)` is not a move of role `alice`"),
+    ];
+    assert_eq!(ok(&address, &start("d", "alice", &dice, "1")), "ready");
+    assert_eq!(ok(&address, "(PLAY d 0 NIL NIL)"), "noop");
+    for (message, expected) in cases {
+        let (status, reply) = post(&address, message);
+        assert_eq!(status, 400, "{message} -> {reply}");
+        assert!(reply.contains(expected), "{message} -> {reply}");
+    }
+    // The errors changed nothing: the match goes on at turn 1.
+    assert!(matches!(ok(&address, "(PLAY d 1 noop ((rolled 2)))").as_str(), "keep" | "reroll"));
+    // The random role is the manager's.
+    let (status, reply) = post(&address, &start("r", "random", &dice, "1"));
+    assert_eq!(status, 400, "{reply}");
+    assert!(reply.contains("the `random` role is played by the game manager"), "{reply}");
+    // A game of complete information keeps the GDL-I messages.
+    assert_eq!(ok(&address, &start("t", "xplayer", &game_text("ticTacToe.kif"), "1")), "ready");
+    let (status, reply) = post(&address, "(PLAY t 0 NIL NIL)");
+    assert_eq!(status, 400, "{reply}");
+    assert!(reply.contains("neither `sees` rules nor a `random` role"), "{reply}");
+}
+
+#[test]
+fn the_manager_plays_random_and_sends_each_player_its_own_percepts() {
+    let address = interpreter_server(Kind::Random);
+    let game =
+        gdlc::cli::load_valid(std::path::Path::new(&format!("{}/../games/montyHall.kif", env!("CARGO_MANIFEST_DIR"))))
+            .expect("montyHall is valid");
+    let interp = Interpreter::new(&game.description).unwrap();
+    let rules = gdlc::play::rules_of(&game).unwrap();
+    let options = |players: Vec<String>| Options {
+        match_id: "monty".into(),
+        players,
+        start_clock: Duration::from_secs(5),
+        play_clock: Duration::from_millis(300),
+        seed: 5,
+    };
+    let url = format!("http://{address}/");
+    let e = manager::run_match(&interp, &rules, &options(vec![url.clone(), url.clone()]), &mut |_| {}).unwrap_err();
+    assert!(e.contains("roles that take a player are candidate (the manager plays `random`), but 2 players"), "{e}");
+    let record = manager::run_match(&interp, &rules, &options(vec![url.clone()]), &mut |_| {}).unwrap();
+    assert_eq!(record.players, [Some(url), None]);
+    assert_eq!(record.start_replies, [Some("ready".to_string()), None]);
+    assert_eq!(record.steps.len(), 3);
+    assert!(record.steps.iter().all(|s| s.substitutions.is_empty()), "{:?}", record.steps);
+    // The door the host opened is what the candidate saw, then where the car is.
+    let opened = record.steps[1].joint[1].trim_start_matches("(open_door ").trim_end_matches(')').to_string();
+    let percepts: Vec<_> = record.steps.iter().map(|s| s.percepts.clone().expect("GDL-II percepts")).collect();
+    assert_eq!(percepts[0], [Vec::<String>::new(), vec![]]);
+    assert_eq!(percepts[1], [vec![opened], vec![]]);
+    let car = record.steps[0].joint[1].trim_start_matches("(hide_car ").trim_end_matches(')').to_string();
+    assert_eq!(percepts[2], [vec![car], vec![]]);
+}

@@ -65,11 +65,38 @@ fn compare_state<C: Game>(
     Ok(())
 }
 
+/// Compares what every role perceives on the step from the two states by the same joint move;
+/// returns how many percepts there were.
+fn compare_percepts<C: Game>(
+    compiled: &C,
+    interp: &Interpreter,
+    (c, joint): (&C::State, &[C::Move]),
+    (i, ijoint): (&<Interpreter as Game>::State, &[<Interpreter as Game>::Move]),
+) -> Result<usize, String> {
+    let (mut cp, mut ip) = (Vec::new(), Vec::new());
+    compiled.all_percepts(c, joint, &mut cp);
+    interp.all_percepts(i, ijoint, &mut ip);
+    if cp != ip {
+        let moves: Vec<String> = joint.iter().map(|m| compiled.move_string(m)).collect();
+        return Err(format!("percepts differ after {moves:?}:\ncompiled: {cp:?}\ninterp:   {ip:?}"));
+    }
+    for (role, percepts) in cp.iter().enumerate() {
+        let mut one = Vec::new();
+        compiled.percepts(c, joint, role, &mut one);
+        if one != *percepts {
+            return Err(format!("role {role}'s percepts alone differ from all roles' percepts: {one:?}"));
+        }
+    }
+    Ok(cp.iter().map(Vec::len).sum())
+}
+
 fn random_playouts<C: Game>(compiled: &C, file: &str) {
     let interp = interpreter(file);
     assert_eq!(compiled.num_roles(), interp.num_roles());
+    assert_eq!(compiled.is_gdl_ii(), interp.is_gdl_ii(), "{file}: GDL-II or not");
+    assert_eq!(compiled.random_role(), interp.random_role(), "{file}: the random role");
     let mut rng = Rng::seeded(7);
-    let (mut states, mut legal) = (0usize, Vec::new());
+    let (mut states, mut legal, mut percepts_seen) = (0usize, Vec::new(), 0usize);
     let playouts = playouts_of(file);
     for playout in 0..playouts {
         let (mut c, mut i) = (compiled.initial_state(), interp.initial_state());
@@ -91,11 +118,17 @@ fn random_playouts<C: Game>(compiled: &C, file: &str) {
                 .enumerate()
                 .map(|(r, m)| interp.parse_move(r, &compiled.move_string(m)).expect("the interpreter knows the move"))
                 .collect();
+            match compare_percepts(compiled, &interp, (&c, &joint), (&i, &ijoint)) {
+                Err(e) => panic!("{file}: playout {playout}, step {step}: {e}"),
+                Ok(seen) => percepts_seen += seen,
+            }
             c = compiled.next_state(&c, &joint);
             i = interp.next_state(&i, &ijoint);
         }
     }
     assert!(states > playouts, "{file}: only {states} states compared");
+    // Every bundled GDL-II game has percepts, so the comparison above saw some.
+    assert_eq!(percepts_seen > 0, compiled.is_gdl_ii(), "{file}: {percepts_seen} percepts compared");
 }
 
 fn recorded_matches<C: Game>(compiled: &C, file: &str) {
@@ -159,6 +192,18 @@ impl<G: Game> Game for GeneralOnly<'_, G> {
 
     fn parse_move(&self, role: usize, text: &str) -> Option<G::Move> {
         self.0.parse_move(role, text)
+    }
+
+    fn is_gdl_ii(&self) -> bool {
+        self.0.is_gdl_ii()
+    }
+
+    fn random_role(&self) -> Option<usize> {
+        self.0.random_role()
+    }
+
+    fn percepts(&self, state: &G::State, joint: &[G::Move], role: usize, out: &mut Vec<String>) {
+        self.0.percepts(state, joint, role, out)
     }
 }
 
@@ -234,4 +279,43 @@ fn the_inline_infix_game_plays() {
     assert!(game.is_terminal(&state));
     assert_eq!(game.goal(&state, 0), Some(100));
     assert_eq!(game.state_facts(&state), ["(count 3)"]);
+}
+
+/// Random playouts of a GDL-II game, in which the `random` role draws uniformly like every
+/// other role, averaged over a fixed number of playouts with a fixed seed.
+fn average_goals<G: Game>(game: &G, playouts: u64) -> Vec<f64> {
+    gdl_runtime::bench::run_playouts(game, playouts, 0x5eed).average_goals()
+}
+
+/// Monty Hall with a candidate that chooses and switches at random wins half the time: a
+/// third when it stays, two thirds when it switches. Through the interpreter and both forms
+/// of the compiled game.
+#[test]
+fn monty_hall_random_play_averages_fifty_through_every_engine() {
+    let interp = interpreter("games/montyHall.kif");
+    let averages = [
+        ("interp", average_goals(&interp, 20_000)),
+        ("straight", average_goals(&generated::games::monty_hall::Game, 20_000)),
+        ("tables", average_goals(&generated::games::monty_hall_tables::Game, 20_000)),
+    ];
+    for (engine, goals) in averages {
+        assert!((goals[0] - 50.0).abs() < 2.0, "{engine}: candidate averages {goals:?}");
+        assert_eq!(goals[1], 0.0, "{engine}: the random role's goal is 0");
+    }
+}
+
+/// Dice duel is symmetric between its two players: under random play they average within 2
+/// of each other, through the interpreter and both forms of the compiled game.
+#[test]
+fn dice_duel_players_average_alike_through_every_engine() {
+    let interp = interpreter("games/diceDuel.kif");
+    let averages = [
+        ("interp", average_goals(&interp, 20_000)),
+        ("straight", average_goals(&generated::games::dice_duel::Game, 20_000)),
+        ("tables", average_goals(&generated::games::dice_duel_tables::Game, 20_000)),
+    ];
+    for (engine, goals) in averages {
+        assert!((goals[0] - goals[1]).abs() < 2.0, "{engine}: alice and bob average {goals:?}");
+        assert!(goals[0] > 30.0 && goals[0] < 70.0, "{engine}: {goals:?}");
+    }
 }

@@ -36,7 +36,7 @@ pub const NOT_YET_COMPILED: &[&str] = &["amazons", "chess"];
 
 /// Games of `games/` also compiled in table form (as `MODULE_tables`), so that the differential
 /// tests check the table form against the interpreter as they check the straight-line form.
-pub const TABLE_FORM_TWINS: &[&str] = &["breakthrough", "connectFour", "ticTacToe"];
+pub const TABLE_FORM_TWINS: &[&str] = &["breakthrough", "connectFour", "diceDuel", "montyHall", "ticTacToe"];
 
 /// Every file `generated/src/games/` should hold, by path, with its contents.
 pub fn expected_files(root: &Path) -> Result<BTreeMap<PathBuf, String>, String> {

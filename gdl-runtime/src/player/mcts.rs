@@ -93,7 +93,7 @@ const FAST_CLOCK_INTERVAL: Duration = Duration::from_micros(200);
 /// after every step while steps are slow (an interpreted game can take milliseconds or more
 /// per step, and 32 of them would overrun the play clock) and only every few steps while they
 /// are fast, so that a compiled game's playouts do not pay for it.
-fn playout<G: Game>(game: &G, state: &G::State, rng: &mut Rng, deadline: Instant) -> Option<Vec<f64>> {
+pub(crate) fn playout<G: Game>(game: &G, state: &G::State, rng: &mut Rng, deadline: Instant) -> Option<Vec<f64>> {
     let mut state = state.clone();
     let mut legal = Vec::new();
     let mut joint = Vec::new();

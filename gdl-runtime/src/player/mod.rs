@@ -1,9 +1,11 @@
 //! Players: strategies that choose a role's move in a state before a deadline, over any
 //! [`Game`]. [`random::RandomPlayer`] plays uniformly at random; [`mcts::MctsPlayer`] searches
-//! with Monte Carlo tree search until the deadline.
+//! with Monte Carlo tree search until the deadline; [`sampling::SamplingPlayer`] plays games of
+//! imperfect information (GDL-II) from a belief of the states it cannot tell apart.
 
 pub mod mcts;
 pub mod random;
+pub mod sampling;
 
 use crate::Game;
 use std::time::Instant;

@@ -32,6 +32,7 @@ pub fn generate_functions(ground: &Ground) -> (TokenStream, bool) {
     let terminal = emitter.generate_terminal_fn();
     let goals = emitter.generate_goals_fn();
     let random_step = emitter.generate_random_step_fn();
+    let sees = ground.gdl_ii.then(|| emitter.generate_sees_fns());
     let fused = random_step.is_some();
     let tokens = quote! {
         #legal
@@ -39,6 +40,7 @@ pub fn generate_functions(ground: &Ground) -> (TokenStream, bool) {
         #terminal
         #goals
         #random_step
+        #sees
     };
     (tokens, fused)
 }
@@ -98,6 +100,52 @@ impl<'g> Emitter<'g> {
         quote! {
             /// Appends `role`'s legal moves in `s` to `out`, in the order of [`MOVES`].
             pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
+                match role {
+                    #(#arms)*
+                    _ => {}
+                }
+            }
+            #(#fns)*
+        }
+    }
+
+    /// `sees(state, joint, role, out)` (GDL-II), dispatching to one function per role: like
+    /// `next`, each evaluates the nodes its percepts need from the state and the joint move.
+    fn generate_sees_fns(&self) -> TokenStream {
+        let mut fns = Vec::new();
+        let mut arms = Vec::new();
+        for (role, percepts) in self.ground.sees.iter().enumerate() {
+            let name = format_ident!("sees_{}", role);
+            let values: Vec<Value> = percepts.iter().map(|&(_, v)| v).collect();
+            let nodes = self.evaluate(&values);
+            let pushes = percepts.iter().filter(|(_, v)| *v != Value::Const(false)).map(|&(p, v)| {
+                let p = Literal::u32_unsuffixed(p);
+                match v {
+                    Value::Const(_) => quote!(out.push(#p);),
+                    Value::Lit(lit) => {
+                        let cond = self.lit(lit);
+                        quote!(if #cond { out.push(#p); })
+                    }
+                }
+            });
+            let role_name = &self.ground.roles[role];
+            let doc = format!("Appends what `{role_name}` perceives on the step from `s` by `joint` to `out`.");
+            fns.push(quote! {
+                #[doc = #doc]
+
+                fn #name(s: &State, joint: &[Move; ROLES.len()], out: &mut Vec<u32>) {
+                    #nodes
+                    #(#pushes)*
+                }
+            });
+            let r = Literal::usize_unsuffixed(role);
+            arms.push(quote!(#r => #name(s, joint, out),));
+        }
+        quote! {
+            /// Appends what `role` perceives on the step from `s` by `joint` (one move per role,
+            /// in role order) to `out`, as indices into [`PERCEPTS`] in increasing order.
+            pub fn sees(s: &State, joint: &[Move], role: usize, out: &mut Vec<u32>) {
+                let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
                 match role {
                     #(#arms)*
                     _ => {}

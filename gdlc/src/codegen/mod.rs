@@ -72,7 +72,7 @@ pub fn generate_ground(ground: &Ground, form: Form) -> TokenStream {
     } else {
         functions::generate_functions(ground)
     };
-    let game_impl = generate_game_impl(fused_step);
+    let game_impl = generate_game_impl(fused_step, ground.gdl_ii);
     quote! {
         #tables
         #functions
@@ -102,6 +102,9 @@ fn straight_line_literals(ground: &Ground) -> usize {
     }
     total += literals(&ground.next);
     total += literals(&[ground.terminal]);
+    for percepts in &ground.sees {
+        total += literals(&percepts.iter().map(|&(_, v)| v).collect::<Vec<_>>());
+    }
     total + literals(&ground.goals.iter().flatten().map(|&(_, v)| v).collect::<Vec<_>>())
 }
 
@@ -118,8 +121,27 @@ pub fn render_file(tokens: &TokenStream, command: &str) -> Result<String, String
 }
 
 /// `impl gdl_runtime::Game for Game`, over the generated functions and tables; with
-/// `fused_step`, random playouts go through the generated `random_step`.
-fn generate_game_impl(fused_step: bool) -> TokenStream {
+/// `fused_step`, random playouts go through the generated `random_step`; with `gdl_ii`, the
+/// game has a `random` role or percepts, given by `RANDOM_ROLE`, `PERCEPTS` and `sees`.
+fn generate_game_impl(fused_step: bool, gdl_ii: bool) -> TokenStream {
+    let gdl_ii = gdl_ii.then(|| {
+        quote! {
+            fn is_gdl_ii(&self) -> bool {
+                true
+            }
+
+            fn random_role(&self) -> Option<usize> {
+                RANDOM_ROLE
+            }
+
+            fn percepts(&self, state: &State, joint: &[Move], role: usize, out: &mut Vec<String>) {
+                let mut indices = Vec::new();
+                sees(state, joint, role, &mut indices);
+                out.clear();
+                out.extend(indices.into_iter().map(|p| PERCEPTS[p as usize].to_string()));
+            }
+        }
+    });
     let random_step = fused_step.then(|| {
         quote! {
             fn random_step(
@@ -187,6 +209,8 @@ fn generate_game_impl(fused_step: bool) -> TokenStream {
                 let index = MOVES.binary_search(&canonical.as_str()).ok()? as u32;
                 ROLE_MOVES.get(role)?.binary_search(&index).ok().map(|_| Move(index))
             }
+
+            #gdl_ii
         }
     }
 }

@@ -36,15 +36,24 @@ pub fn program(ground: &Ground) -> Program {
     let goals: Vec<Vec<(u32, u32)>> =
         ground.goals.iter().map(|goals| goals.iter().map(|&(g, v)| (g, p.value(v))).collect()).collect();
     p.program.goals = goals;
+    if ground.gdl_ii {
+        let sees: Vec<Vec<(u32, u32)>> =
+            ground.sees.iter().map(|percepts| percepts.iter().map(|&(q, v)| (q, p.value(v))).collect()).collect();
+        p.program.sees = sees;
+    }
     let cones = super::cones::Cones::new(ground);
     let mut outputs: Vec<Value> = ground.legal.iter().flatten().map(|&(_, v)| v).collect();
     outputs.extend(&ground.next);
     outputs.push(ground.terminal);
     outputs.extend(ground.goals.iter().flatten().map(|&(_, v)| v));
     let moved = depends_on_moves(ground);
-    let (state_cone, move_cone) = cones.cone(&outputs).into_iter().partition(|&n| !moved[n as usize]);
-    p.program.state_cone = state_cone;
-    p.program.move_cone = move_cone;
+    p.program.move_cone = cones.cone(&outputs).into_iter().filter(|&n| moved[n as usize]).collect();
+    // The percepts' nodes that depend only on the state join the state cone; the others are
+    // evaluated by `sees` alone.
+    let sees_outputs: Vec<Value> = ground.sees.iter().flatten().map(|&(_, v)| v).collect();
+    p.program.sees_cone = cones.cone(&sees_outputs).into_iter().filter(|&n| moved[n as usize]).collect();
+    outputs.extend(&sees_outputs);
+    p.program.state_cone = cones.cone(&outputs).into_iter().filter(|&n| !moved[n as usize]).collect();
     encoder.program
 }
 
@@ -107,6 +116,19 @@ impl Encoder {
 /// `legal`, `next`, `terminal` and `goals` over the program's tables.
 pub fn generate_program_functions(ground: &Ground) -> TokenStream {
     let text = words_to_text(&program(ground).encode());
+    let sees = ground.gdl_ii.then(|| {
+        quote! {
+            /// Appends what `role` perceives on the step from `s` by `joint` (one move per role,
+            /// in role order) to `out`, as indices into [`PERCEPTS`] in increasing order.
+            pub fn sees(s: &State, joint: &[Move], role: usize, out: &mut Vec<u32>) {
+                let mut moves = [0u32; ROLES.len()];
+                for (slot, m) in moves.iter_mut().zip(joint) {
+                    *slot = m.0;
+                }
+                program().sees(&s.0, &moves, role, |p| out.push(p));
+            }
+        }
+    });
     quote! {
         /// The ground program in `gdl_runtime::program`'s table form, packed by gdlc.
         const PROGRAM_TABLES: &str = #text;
@@ -147,5 +169,7 @@ pub fn generate_program_functions(ground: &Ground) -> TokenStream {
         pub fn goals(s: &State, out: &mut [Option<u32>]) {
             program().goals(&s.0, out);
         }
+
+        #sees
     }
 }

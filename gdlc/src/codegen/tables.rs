@@ -33,6 +33,25 @@ pub fn generate_tables(ground: &Ground) -> TokenStream {
         initial[i as usize / 64] |= 1 << (i % 64);
     }
     let initial = initial.into_iter().map(hex);
+    let gdl_ii = ground.gdl_ii.then(|| {
+        let percepts = &ground.percepts;
+        let num_percepts = Literal::usize_unsuffixed(percepts.len());
+        let random_role = match ground.random_role {
+            Some(r) => {
+                let r = Literal::usize_unsuffixed(r);
+                quote!(Some(#r))
+            }
+            None => quote!(None),
+        };
+        quote! {
+            /// Every term some role may perceive (GDL-II's `sees`), in canonical KIF and byte
+            /// order; the generated `sees` gives indices into it.
+            pub const PERCEPTS: [&str; #num_percepts] = [#(#percepts),*];
+
+            /// The GDL-II `random` role, whose moves the game manager draws uniformly.
+            pub const RANDOM_ROLE: Option<usize> = #random_role;
+        }
+    });
     quote! {
         /// The roles, in the order of the game's `role` facts.
         pub const ROLES: [&str; #num_roles] = [#(#roles),*];
@@ -72,5 +91,7 @@ pub fn generate_tables(ground: &Ground) -> TokenStream {
         /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
         #[derive(Clone, Copy, Debug, Default)]
         pub struct Game;
+
+        #gdl_ii
     }
 }

@@ -230,6 +230,33 @@ impl Builder<'_> {
         for g in &mut goals {
             g.sort_by(|a, b| b.cmp(a));
         }
+        // Percepts, numbered like moves by the byte order of their canonical text.
+        let sees_facts: Vec<(u32, TermId)> =
+            self.facts("sees", 2).iter().filter_map(|f| self.role_ids.get(&f[0]).map(|&r| (r, f[1]))).collect();
+        let mut percept_terms: Vec<(String, TermId)> = sees_facts.iter().map(|&(_, p)| (self.kif(p), p)).collect();
+        percept_terms.sort();
+        percept_terms.dedup();
+        let percept_ids: FxHashMap<TermId, u32> =
+            percept_terms.iter().enumerate().map(|(i, &(_, t))| (t, i as u32)).collect();
+        let mut sees_sets = vec![BTreeSet::new(); roles.len()];
+        for &(r, p) in &sees_facts {
+            sees_sets[r as usize].insert(percept_ids[&p]);
+        }
+        let sees = sees_sets
+            .iter()
+            .enumerate()
+            .map(|(r, percepts)| {
+                percepts
+                    .iter()
+                    .map(|&p| {
+                        let args = Box::new([role_terms[r], percept_terms[p as usize].1]);
+                        (p, self.output("sees", args, dynamic))
+                    })
+                    .collect()
+            })
+            .collect();
+        let random_role = roles.iter().position(|r| r.eq_ignore_ascii_case(crate::interp::RANDOM_ROLE));
+        let gdl_ii = random_role.is_some() || alternatives.iter().any(|a| a.head.name == "sees");
         Ok(Ground {
             roles: roles.to_vec(),
             base,
@@ -241,6 +268,10 @@ impl Builder<'_> {
             next,
             terminal,
             goals,
+            gdl_ii,
+            random_role,
+            percepts: percept_terms.into_iter().map(|(text, _)| text).collect(),
+            sees,
             cycles: Vec::new(),
         })
     }

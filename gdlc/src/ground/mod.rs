@@ -95,6 +95,15 @@ pub struct Ground {
     pub terminal: Value,
     /// For every role, its numeric goal values with when each holds, largest value first.
     pub goals: Vec<Vec<(u32, Value)>>,
+    /// Whether the game is written in GDL-II (it has `sees` rules or a `random` role).
+    pub gdl_ii: bool,
+    /// The GDL-II `random` role, if the game has one.
+    pub random_role: Option<usize>,
+    /// Every term some role may perceive (GDL-II's `sees`), in canonical KIF, sorted by bytes.
+    pub percepts: Vec<String>,
+    /// For every role, the percepts it may ever get (indices into `percepts`, sorted) with when
+    /// each is perceived: like `next`, from the state and the joint move.
+    pub sees: Vec<Vec<(u32, Value)>>,
     /// The recursive groups of `nodes`, as index ranges `start..end`: each is evaluated by
     /// iterating to its least fixpoint. Nodes are in evaluation order once simplified.
     pub cycles: Vec<(u32, u32)>,
@@ -109,6 +118,7 @@ impl Ground {
             .chain(self.next.iter_mut())
             .chain(std::iter::once(&mut self.terminal))
             .chain(self.goals.iter_mut().flat_map(|g| g.iter_mut().map(|(_, v)| v)))
+            .chain(self.sees.iter_mut().flat_map(|s| s.iter_mut().map(|(_, v)| v)))
     }
 
     /// The number of literals in all rules: the size of the program.

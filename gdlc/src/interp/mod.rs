@@ -36,6 +36,7 @@ struct Keys {
     next: RelId,
     goal: RelId,
     terminal: RelId,
+    sees: RelId,
 }
 
 /// Evaluation plans: the dynamic components each query needs, in order.
@@ -44,6 +45,7 @@ struct Plans {
     next: Vec<Component>,
     terminal: Vec<Component>,
     goal: Vec<Component>,
+    sees: Vec<Component>,
 }
 
 pub struct Interpreter {
@@ -58,6 +60,9 @@ pub struct Interpreter {
     initial: State,
     keys: Keys,
     plans: Plans,
+    /// Whether the game has `sees` rules or a `random` role (GDL-II).
+    gdl_ii: bool,
+    random_role: Option<usize>,
 }
 
 impl Interpreter {
@@ -82,6 +87,7 @@ impl Interpreter {
             next: relations.id("next", 1),
             goal: relations.id("goal", 2),
             terminal: relations.id("terminal", 0),
+            sees: relations.id("sees", 2),
         };
         let init = relations.id("init", 1);
         let roles = description.roles();
@@ -159,7 +165,10 @@ impl Interpreter {
             next: plan(&["next"]),
             terminal: plan(&["terminal"]),
             goal: plan(&["goal"]),
+            sees: plan(&["sees"]),
         };
+        let random_role = roles.iter().position(|r| r.eq_ignore_ascii_case(RANDOM_ROLE));
+        let gdl_ii = random_role.is_some() || description.rules.iter().any(|r| r.head.name == "sees");
         Ok(Interpreter {
             symbols,
             terms,
@@ -172,6 +181,8 @@ impl Interpreter {
             initial: State(initial.into()),
             keys,
             plans,
+            gdl_ii,
+            random_role,
         })
     }
 
@@ -232,6 +243,9 @@ impl Interpreter {
         }
     }
 }
+
+/// The name of GDL-II's role that the game manager plays, drawing its moves uniformly.
+pub const RANDOM_ROLE: &str = "random";
 
 /// The most facts the relations that do not depend on the state may have together.
 const MAX_STATIC_FACTS: usize = 4_000_000;
@@ -459,6 +473,38 @@ impl Game for Interpreter {
 
     fn move_string(&self, mv: &Move) -> String {
         self.flat_string(&mv.0)
+    }
+
+    fn is_gdl_ii(&self) -> bool {
+        self.gdl_ii
+    }
+
+    fn random_role(&self) -> Option<usize> {
+        self.random_role
+    }
+
+    fn percepts(&self, state: &State, joint: &[Move], role: usize, out: &mut Vec<String>) {
+        let mut all = Vec::new();
+        self.all_percepts(state, joint, &mut all);
+        *out = std::mem::take(&mut all[role]);
+    }
+
+    fn all_percepts(&self, state: &State, joint: &[Move], out: &mut Vec<Vec<String>>) {
+        out.resize_with(self.roles.len(), Vec::new);
+        out.iter_mut().for_each(Vec::clear);
+        if !self.gdl_ii {
+            return;
+        }
+        let eval = self.evaluate(state, Some(joint), &self.plans.sees);
+        for fact in &eval.table(self.keys.sees).facts {
+            if let Some(role) = self.role_terms.iter().position(|&t| t == fact[0]) {
+                out[role].push(self.flat_string(&Self::flat(&eval.store, fact[1])));
+            }
+        }
+        for percepts in out.iter_mut() {
+            percepts.sort();
+            percepts.dedup();
+        }
     }
 
     fn parse_move(&self, _role: usize, text: &str) -> Option<Move> {

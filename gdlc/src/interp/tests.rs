@@ -102,3 +102,63 @@ fn infix_games_evaluate_like_prefix_ones() {
         assert!(game.is_terminal(&s));
     }
 }
+
+fn bundled(name: &str) -> Interpreter {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../games").join(name);
+    load(&std::fs::read_to_string(path).expect("bundled game file"))
+}
+
+fn play(game: &Interpreter, state: &super::State, joint: &[&str]) -> (super::State, Vec<Vec<String>>) {
+    let joint: Vec<super::Move> =
+        joint.iter().enumerate().map(|(r, m)| game.parse_move(r, m).expect("a move of the game")).collect();
+    let mut percepts = Vec::new();
+    game.all_percepts(state, &joint, &mut percepts);
+    (game.next_state(state, &joint), percepts)
+}
+
+#[test]
+fn plain_games_have_no_random_role_and_no_percepts() {
+    let game = load("(role r) (init p) (legal r a) (<= (next q) (does r a)) (<= terminal (true q)) (goal r 0)");
+    assert!(!game.is_gdl_ii());
+    assert_eq!(game.random_role(), None);
+    let (_, percepts) = play(&game, &game.initial_state(), &["a"]);
+    assert_eq!(percepts, vec![Vec::<String>::new()]);
+}
+
+#[test]
+fn monty_hall_percepts_come_from_the_state_and_the_joint_move() {
+    let game = bundled("montyHall.kif");
+    assert!(game.is_gdl_ii());
+    assert_eq!(game.random_role(), Some(1));
+    let s = game.initial_state();
+    assert_eq!(legal_strings(&game, &s, 1), vec!["(hide_car 1)", "(hide_car 2)", "(hide_car 3)"]);
+    let (s, percepts) = play(&game, &s, &["(choose 1)", "(hide_car 3)"]);
+    assert_eq!(percepts, vec![Vec::<String>::new(), vec![]]);
+    // The random role may open neither the chosen door nor the car's.
+    assert_eq!(legal_strings(&game, &s, 1), vec!["(open_door 2)"]);
+    let (s, percepts) = play(&game, &s, &["noop", "(open_door 2)"]);
+    assert_eq!(percepts, vec![vec!["2".to_string()], vec![]]);
+    let (s, percepts) = play(&game, &s, &["switch", "noop"]);
+    assert_eq!(percepts, vec![vec!["3".to_string()], vec![]]);
+    assert!(game.is_terminal(&s));
+    assert_eq!(game.goals(&s), vec![Some(100), Some(0)]);
+}
+
+#[test]
+fn dice_duel_players_see_only_their_own_rolls() {
+    let game = bundled("diceDuel.kif");
+    assert_eq!(game.random_role(), Some(2));
+    let s = game.initial_state();
+    let (s, percepts) = play(&game, &s, &["noop", "noop", "(roll 3 1)"]);
+    assert_eq!(percepts, vec![vec!["(rolled 3)".to_string()], vec!["(rolled 1)".to_string()], vec![]]);
+    let (s, percepts) = play(&game, &s, &["keep", "reroll", "noop"]);
+    assert_eq!(
+        percepts,
+        vec![vec!["(other_choice reroll)".to_string()], vec!["(other_choice keep)".to_string()], vec![]]
+    );
+    let (s, percepts) = play(&game, &s, &["noop", "noop", "(roll 1 2)"]);
+    // Alice kept her 3, so she sees no new roll; bob sees his 2.
+    assert_eq!(percepts, vec![vec![], vec!["(rolled 2)".to_string()], vec![]]);
+    assert!(game.is_terminal(&s));
+    assert_eq!(game.goals(&s), vec![Some(100), Some(0), Some(0)]);
+}

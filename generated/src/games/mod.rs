@@ -35,6 +35,12 @@ pub mod connect_four_tables;
 /// `games/connectFourSimultaneous.kif`, compiled.
 #[rustfmt::skip]
 pub mod connect_four_simultaneous;
+/// `games/diceDuel.kif`, compiled.
+#[rustfmt::skip]
+pub mod dice_duel;
+/// `games/diceDuel.kif`, compiled in table form.
+#[rustfmt::skip]
+pub mod dice_duel_tables;
 /// `games/dotsAndBoxes.kif`, compiled.
 #[rustfmt::skip]
 pub mod dots_and_boxes;
@@ -47,9 +53,18 @@ pub mod hanoi;
 /// `games/hex.kif`, compiled.
 #[rustfmt::skip]
 pub mod hex;
+/// `games/kuhnPoker.kif`, compiled.
+#[rustfmt::skip]
+pub mod kuhn_poker;
 /// `games/maze.kif`, compiled.
 #[rustfmt::skip]
 pub mod maze;
+/// `games/montyHall.kif`, compiled.
+#[rustfmt::skip]
+pub mod monty_hall;
+/// `games/montyHall.kif`, compiled in table form.
+#[rustfmt::skip]
+pub mod monty_hall_tables;
 /// `games/pentago.kif`, compiled.
 #[rustfmt::skip]
 pub mod pentago;
@@ -81,11 +96,16 @@ macro_rules! for_each_game {
         $callback!(connect_four, "games/connectFour.kif");
         $callback!(connect_four_tables, "games/connectFour.kif");
         $callback!(connect_four_simultaneous, "games/connectFourSimultaneous.kif");
+        $callback!(dice_duel, "games/diceDuel.kif");
+        $callback!(dice_duel_tables, "games/diceDuel.kif");
         $callback!(dots_and_boxes, "games/dotsAndBoxes.kif");
         $callback!(eight_puzzle, "games/eightPuzzle.kif");
         $callback!(hanoi, "games/hanoi.kif");
         $callback!(hex, "games/hex.kif");
+        $callback!(kuhn_poker, "games/kuhnPoker.kif");
         $callback!(maze, "games/maze.kif");
+        $callback!(monty_hall, "games/montyHall.kif");
+        $callback!(monty_hall_tables, "games/montyHall.kif");
         $callback!(pentago, "games/pentago.kif");
         $callback!(reversi, "games/reversi.kif");
         $callback!(sheep_and_wolf, "games/sheepAndWolf.kif");
