@@ -1,7 +1,9 @@
 //! Players: strategies that choose a role's move in a state before a deadline, over any
 //! [`Game`]. [`random::RandomPlayer`] plays uniformly at random; [`mcts::MctsPlayer`] searches
-//! with Monte Carlo tree search until the deadline.
+//! with Monte Carlo tree search until the deadline; [`first::FirstPlayer`] plays its first
+//! legal move (the `first` and `idle` kinds, which differ only in real-time games).
 
+pub mod first;
 pub mod mcts;
 pub mod random;
 
@@ -15,20 +17,28 @@ pub trait Player<G: Game>: Send {
     fn choose(&mut self, game: &G, state: &G::State, role: usize, deadline: Instant) -> Option<G::Move>;
 }
 
-/// The kinds of player, as named on command lines (`--player mcts|random`).
+/// The kinds of player, as named on command lines (`--player mcts|random|first|idle`).
+///
+/// In turn-based games `first` and `idle` both play the first legal move. In real-time games
+/// (see [`crate::realtime::session`]) `first` plays its first legal move whenever it has one,
+/// `idle` never moves, and `mcts` and `random` move at random moments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Mcts,
     Random,
+    First,
+    Idle,
 }
 
 impl Kind {
-    /// Reads `mcts` or `random`, in any letter case.
+    /// Reads `mcts`, `random`, `first` or `idle`, in any letter case.
     pub fn parse(text: &str) -> Result<Kind, String> {
         match text.to_ascii_lowercase().as_str() {
             "mcts" => Ok(Kind::Mcts),
             "random" => Ok(Kind::Random),
-            _ => Err(format!("unknown player `{text}`; expected mcts or random")),
+            "first" => Ok(Kind::First),
+            "idle" => Ok(Kind::Idle),
+            _ => Err(format!("unknown player `{text}`; expected mcts, random, first or idle")),
         }
     }
 
@@ -36,6 +46,8 @@ impl Kind {
         match self {
             Kind::Mcts => "mcts",
             Kind::Random => "random",
+            Kind::First => "first",
+            Kind::Idle => "idle",
         }
     }
 
@@ -44,6 +56,7 @@ impl Kind {
         match self {
             Kind::Mcts => Box::new(mcts::MctsPlayer::new(seed)),
             Kind::Random => Box::new(random::RandomPlayer::new(seed)),
+            Kind::First | Kind::Idle => Box::new(first::FirstPlayer),
         }
     }
 }
