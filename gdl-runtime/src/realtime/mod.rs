@@ -268,8 +268,7 @@ pub struct Playout<S> {
 }
 
 /// What [`random_playout`] calls after each event: the event's game time, moves and state.
-pub type Observer<'a, G> =
-    dyn FnMut(Time, &[Option<<G as RealTimeGame>::Move>], &<G as RealTimeGame>::State) + 'a;
+pub type Observer<'a, G> = dyn FnMut(Time, &[Option<<G as RealTimeGame>::Move>], &<G as RealTimeGame>::State) + 'a;
 
 /// Plays randomly from `state` until a terminal state, a state where nothing can ever happen
 /// (no legal move and no finite lifetime), or `max_events` events; `observe` sees each event's

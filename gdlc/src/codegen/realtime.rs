@@ -65,10 +65,14 @@ pub fn generate_realtime(ground: &Ground, form: Form) -> Result<TokenStream, Str
                 let source = match source {
                     Sx::List(items) => match items.as_slice() {
                         [Sx::Atom(kind), Sx::Atom(lifetime)] if kind == CONST => {
-                            let nanos = parse_lifetime(lifetime)?.nanos();
-                            quote!(::gdl_runtime::realtime::compiled::Source::Const(
-                                ::gdl_runtime::realtime::Time::from_nanos(#nanos)
-                            ))
+                            let time = parse_lifetime(lifetime)?;
+                            let time = if time.is_infinite() {
+                                quote!(::gdl_runtime::realtime::Time::INFINITY)
+                            } else {
+                                let nanos = time.nanos();
+                                quote!(::gdl_runtime::realtime::Time::from_nanos(#nanos))
+                            };
+                            quote!(::gdl_runtime::realtime::compiled::Source::Const(#time))
                         }
                         [Sx::Atom(kind), copied] if kind == COPY => {
                             let j = Literal::u32_unsuffixed(index_of(copied)?);
