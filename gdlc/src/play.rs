@@ -76,6 +76,13 @@ impl Drop for CompiledGame {
 /// Builds (or finds in the cache) the per-game binary of `game` and starts it serving.
 fn start_compiled(game: &Path, player: Kind) -> Result<CompiledGame, String> {
     let loaded = crate::cli::load_valid(game)?;
+    if crate::realtime::is_realtime(&loaded.description) {
+        return Err(format!(
+            "{}: error: rtGDL games are played through the interpreter, which plays any game sent in START; \
+             leave the game off the command line",
+            loaded.file
+        ));
+    }
     let rules = rules_of(&loaded)?;
     let binary = crate::cli::compiled_binary(game, &crate::codegen::Options::default(), true)?;
     let mut child = Command::new(&binary)
