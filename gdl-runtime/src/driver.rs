@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 /// The seed of the benchmark's generators, the same as gdlc's own `bench` uses.
-const BENCH_SEED: u64 = 0x5eed;
+pub const BENCH_SEED: u64 = 0x5eed;
 
 /// The most benchmark threads accepted, so that a mistyped count fails with a message instead
 /// of exhausting the operating system's threads.
@@ -181,18 +181,23 @@ pub fn replay_text<G: Game>(game: &G, trace_text: &str) -> Result<String, String
 /// report, with `label` as its version; a time that is negative, not a number or too long for
 /// the clock, and a thread count outside `1..=MAX_THREADS`, are errors.
 pub fn bench_report<G: Game>(game: &G, label: &str, seconds: f64, threads: usize) -> Result<String, String> {
+    let duration = bench_duration(seconds, threads)?;
+    let progress = std::io::stderr().is_terminal();
+    Ok(bench::run_with_progress(game, duration, threads, BENCH_SEED, progress).report(label))
+}
+
+/// The duration of a benchmark of `seconds` on `threads` threads, or why they are refused.
+pub fn bench_duration(seconds: f64, threads: usize) -> Result<Duration, String> {
     if !(seconds.is_finite() && seconds >= 0.0) {
         return Err(format!("error: seconds must be a non-negative number, not {seconds}"));
     }
     if !(1..=MAX_THREADS).contains(&threads) {
         return Err(format!("error: threads must be between 1 and {MAX_THREADS}, not {threads}"));
     }
-    let duration = Duration::try_from_secs_f64(seconds)
+    Duration::try_from_secs_f64(seconds)
         .ok()
         .filter(|d| d.checked_add(CLOCK_SLACK).and_then(|d| Instant::now().checked_add(d)).is_some())
-        .ok_or_else(|| format!("error: {seconds} seconds is longer than the clock can measure"))?;
-    let progress = std::io::stderr().is_terminal();
-    Ok(bench::run_with_progress(game, duration, threads, BENCH_SEED, progress).report(label))
+        .ok_or_else(|| format!("error: {seconds} seconds is longer than the clock can measure"))
 }
 
 /// The `info` subcommand's output: the game's name, its roles on one line, and their number.
@@ -464,7 +469,7 @@ mod tests {
             (&["replay", "/nonexistent/trace.jsonl"], "/nonexistent/trace.jsonl: error: cannot read the trace"),
             (&["info", "extra"], "unexpected argument 'extra'"),
             (&["serve", "--port", "0"], "error: counter was built without its rules"),
-            (&["serve", "--player", "minimax"], "unknown player `minimax`; expected mcts or random"),
+            (&["serve", "--player", "minimax"], "unknown player `minimax`; expected mcts, random, first or idle"),
             (&["serve", "--port", "99999"], "invalid value '99999'"),
         ];
         for (list, expected) in cases {

@@ -10,6 +10,7 @@ pub mod manager;
 pub mod player;
 pub mod program;
 pub mod protocol;
+pub mod realtime;
 pub mod rename;
 pub mod rng;
 pub mod server;

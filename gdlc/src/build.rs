@@ -134,6 +134,9 @@ fn runtime_fingerprint(runtime: &Path) -> Vec<(String, u64, u128)> {
     files
 }
 
+/// What the generated module of an rtGDL game contains, and no other module does.
+const REALTIME_IMPL: &str = "impl ::gdl_runtime::realtime::RealTimeGame for Game";
+
 /// Writes the project's manifest, lock file and sources.
 fn write_project(project: &Project, module_text: &str, rules: &str, runtime: &Path, stem: &str) -> Result<(), String> {
     let src = project.dir.join("src");
@@ -154,11 +157,16 @@ fn write_project(project: &Project, module_text: &str, rules: &str, runtime: &Pa
         }
     }
     let name = stem.escape_default();
+    // The module of an rtGDL game implements the real-time interface, whose driver differs.
+    let driver = if module_text.contains(REALTIME_IMPL) {
+        format!("gdl_runtime::realtime::driver::main(&game::Game, \"{name}\")")
+    } else {
+        format!("gdl_runtime::driver::main_with_rules(&game::Game, \"{name}\", include_str!(\"rules.kif\"))")
+    };
     let main = format!(
         "//! The per-game binary of `{name}`, made by `gdlc build`.\n\n\
          #[allow(dead_code)]\nmod game;\n\n\
-         fn main() -> std::process::ExitCode {{\n    \
-         gdl_runtime::driver::main_with_rules(&game::Game, \"{name}\", include_str!(\"rules.kif\"))\n}}\n"
+         fn main() -> std::process::ExitCode {{\n    {driver}\n}}\n"
     );
     write_atomically(&src.join("rules.kif"), rules)?;
     write_atomically(&src.join("main.rs"), &main)?;

@@ -61,16 +61,23 @@ pub fn check(path: &Path) -> Result<(), String> {
     }
     let d = &loaded.description;
     let mut play_warnings = String::new();
-    match Interpreter::new(d) {
-        Ok(interp) => {
-            if let Some(w) = sample_goal_values(&interp, std::time::Duration::from_millis(500)) {
-                play_warnings.push_str(&format!(
-                    "{}: warning: {w}\n  hint: give each role exactly one goal value in every terminal state\n",
-                    loaded.file
-                ));
-            }
+    if crate::realtime::is_realtime(d) {
+        // The real-time interpreter loads the game; its goals are tested by its own tests.
+        if let Err(e) = crate::interp::realtime::RealTimeInterpreter::new(d) {
+            play_warnings.push_str(&format!("{}: warning: {e}\n", loaded.file));
         }
-        Err(e) => play_warnings.push_str(&format!("{}: warning: {e}\n", loaded.file)),
+    } else {
+        match Interpreter::new(d) {
+            Ok(interp) => {
+                if let Some(w) = sample_goal_values(&interp, std::time::Duration::from_millis(500)) {
+                    play_warnings.push_str(&format!(
+                        "{}: warning: {w}\n  hint: give each role exactly one goal value in every terminal state\n",
+                        loaded.file
+                    ));
+                }
+            }
+            Err(e) => play_warnings.push_str(&format!("{}: warning: {e}\n", loaded.file)),
+        }
     }
     let warnings = warnings + play_warnings.lines().filter(|l| l.contains(": warning: ")).count();
     let deps = Dependencies::build(d);
@@ -168,6 +175,13 @@ pub fn perf_test(game: &Path, outfile: &Path, seconds: f64) -> Result<(), String
 }
 
 fn bench_report(game: &Path, seconds: f64, threads: usize) -> Result<String, String> {
+    let loaded = load_valid(game)?;
+    if crate::realtime::is_realtime(&loaded.description) {
+        let interp = crate::interp::realtime::RealTimeInterpreter::new(&loaded.description)
+            .map_err(|e| format!("{}: error: {e}", loaded.file))?;
+        let label = format!("gdlc {} (interpreter, real-time)", env!("CARGO_PKG_VERSION"));
+        return gdl_runtime::realtime::driver::bench_report(&interp, &label, seconds, threads);
+    }
     let interp = interpreter(game)?;
     let label = format!("gdlc {} (interpreter)", env!("CARGO_PKG_VERSION"));
     gdl_runtime::driver::bench_report(&interp, &label, seconds, threads)
@@ -188,7 +202,9 @@ pub fn compile_text(game: &Path, command: &str, options: &crate::codegen::Option
     let loaded = load_valid(game)?;
     let ground = crate::codegen::ground_source(&loaded.source, options)
         .map_err(|d| render_all(&d, &loaded.file, &loaded.source).trim_end().to_string())?;
-    let tokens = crate::codegen::generate_ground(&ground, options.form);
+    let realtime = crate::realtime::is_realtime(&loaded.description);
+    let tokens = crate::codegen::generate_module(&ground, options.form, realtime)
+        .map_err(|e| format!("{}: error: {e}", loaded.file))?;
     let text = crate::codegen::render_file(&tokens, command)?;
     let summary = format!(
         "{}: {} roles, {} base propositions, {} state words, {} moves, {} derived propositions, {} literals, {}, {} \

@@ -17,5 +17,6 @@ pub mod interp;
 pub mod parse;
 pub mod play;
 pub mod print;
+pub mod realtime;
 pub use codegen::generate;
 pub mod split;

@@ -160,8 +160,12 @@ enum SyntaxArg {
 enum PlayerArg {
     /// Monte Carlo tree search over the whole play clock.
     Mcts,
-    /// A uniformly random legal move.
+    /// A uniformly random legal move (in real-time games: at random polls).
     Random,
+    /// The first legal move (in real-time games: as soon as it has one).
+    First,
+    /// The first legal move in turn-based games; never moves in real-time games.
+    Idle,
 }
 
 impl PlayerArg {
@@ -169,6 +173,8 @@ impl PlayerArg {
         match self {
             PlayerArg::Mcts => gdl_runtime::player::Kind::Mcts,
             PlayerArg::Random => gdl_runtime::player::Kind::Random,
+            PlayerArg::First => gdl_runtime::player::Kind::First,
+            PlayerArg::Idle => gdl_runtime::player::Kind::Idle,
         }
     }
 }

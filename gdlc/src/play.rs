@@ -2,6 +2,7 @@
 //! (and hands the games it has compiled code for, recognized up to a renaming of symbols, to
 //! their per-game binaries), and a game manager that runs a match between players over HTTP.
 
+use crate::interp::realtime::RealTimeInterpreter;
 use crate::interp::Interpreter;
 use gdl_runtime::http;
 use gdl_runtime::kif::{self, Sx};
@@ -9,9 +10,10 @@ use gdl_runtime::manager::{self, Options};
 use gdl_runtime::player::Kind;
 use gdl_runtime::protocol::Message;
 use gdl_runtime::protocol::Seen;
+use gdl_runtime::realtime::session::{RealTimeSession, Strategy};
 use gdl_runtime::rename::Spelling;
 use gdl_runtime::server::{Config, Server};
-use gdl_runtime::session::{new_session, GameFactory, MatchSession, Start};
+use gdl_runtime::session::{new_session, next_seed, GameFactory, MatchSession, Start};
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -25,6 +27,11 @@ pub struct InterpreterFactory {
 /// The interpreter of a rule set sent in a START, or the first of the problems that the
 /// checker finds in it.
 pub fn interpreter_of(rules: &[Sx]) -> Result<Interpreter, String> {
+    Interpreter::new(&description_of(rules)?)
+}
+
+/// The checked description of a rule set sent in a START.
+fn description_of(rules: &[Sx]) -> Result<crate::ast::Description, String> {
     let text: String = rules.iter().map(|r| format!("{r}\n")).collect();
     let parsed = crate::check::parse_and_check(&text);
     if parsed.has_errors() {
@@ -32,12 +39,20 @@ pub fn interpreter_of(rules: &[Sx]) -> Result<Interpreter, String> {
         let first = rendered.lines().find(|l| l.contains("error")).unwrap_or("invalid rules").to_string();
         return Err(format!("the rules are not a valid game: {first}"));
     }
-    Interpreter::new(&parsed.description)
+    Ok(parsed.description)
 }
 
 impl GameFactory for InterpreterFactory {
     fn start<'s>(&'s self, start: &Start) -> Result<Box<dyn MatchSession + 's>, String> {
-        let game = Box::new(interpreter_of(start.rules)?);
+        let description = description_of(start.rules)?;
+        if crate::realtime::is_realtime(&description) {
+            // A real-time match: polled by the manager, answered with a move or `nil`.
+            let game = Box::new(RealTimeInterpreter::new(&description)?);
+            let strategy = Strategy::of(self.player, next_seed());
+            let spelling = Spelling::of_rules(start.rules);
+            return Ok(Box::new(RealTimeSession::new(game, start.role, spelling, strategy)?));
+        }
+        let game = Box::new(Interpreter::new(&description)?);
         new_session(game, start, Spelling::of_rules(start.rules), self.player)
     }
 }
@@ -61,6 +76,13 @@ impl Drop for CompiledGame {
 /// Builds (or finds in the cache) the per-game binary of `game` and starts it serving.
 fn start_compiled(game: &Path, player: Kind) -> Result<CompiledGame, String> {
     let loaded = crate::cli::load_valid(game)?;
+    if crate::realtime::is_realtime(&loaded.description) {
+        return Err(format!(
+            "{}: error: rtGDL games are played through the interpreter, which plays any game sent in START; \
+             leave the game off the command line",
+            loaded.file
+        ));
+    }
     let rules = rules_of(&loaded)?;
     let binary = crate::cli::compiled_binary(game, &crate::codegen::Options::default(), true)?;
     let mut child = Command::new(&binary)
@@ -194,6 +216,15 @@ pub fn rules_of(loaded: &crate::cli::Loaded) -> Result<Vec<Sx>, String> {
     kif::parse_all(&text).map_err(|e| format!("{}: error: cannot read the rules as KIF: {e}", loaded.file))
 }
 
+/// Writes a match's record as JSON, when a file is given.
+fn write_record(record: Option<&Path>, result: &impl serde::Serialize) -> Result<(), String> {
+    if let Some(path) = record {
+        let json = serde_json::to_string_pretty(result).map_err(|e| format!("error: cannot write the record: {e}"))?;
+        std::fs::write(path, json + "\n").map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
 /// A clock given in seconds on the command line.
 fn clock(seconds: f64, what: &str) -> Result<Duration, String> {
     Duration::try_from_secs_f64(seconds)
@@ -213,7 +244,6 @@ pub fn run_match(
     record: Option<&Path>,
 ) -> Result<(), String> {
     let loaded = crate::cli::load_valid(game)?;
-    let interp = Interpreter::new(&loaded.description).map_err(|e| format!("{}: error: {e}", loaded.file))?;
     let rules = rules_of(&loaded)?;
     for url in players {
         gdl_runtime::http::address_of(url).map_err(|e| format!("error: {e}"))?;
@@ -226,11 +256,24 @@ pub fn run_match(
         play_clock: clock(play_clock, "playclock")?,
         seed: now.as_nanos() as u64,
     };
-    let result = manager::run_match(&interp, &rules, &options, &mut |line| eprintln!("{line}"))?;
-    if let Some(path) = record {
-        let json = serde_json::to_string_pretty(&result).map_err(|e| format!("error: cannot write the record: {e}"))?;
-        std::fs::write(path, json + "\n").map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+    if crate::realtime::is_realtime(&loaded.description) {
+        let interp =
+            RealTimeInterpreter::new(&loaded.description).map_err(|e| format!("{}: error: {e}", loaded.file))?;
+        let result =
+            gdl_runtime::realtime::manager::run_match(&interp, &rules, &options, &mut |line| eprintln!("{line}"))?;
+        write_record(record, &result)?;
+        let goals: Vec<String> = result.goals.iter().map(u32::to_string).collect();
+        let rejected: Vec<String> = result.rejected_counts().iter().map(usize::to_string).collect();
+        println!("roles: {}", result.roles.join(" "));
+        println!("goals: {}", goals.join(" "));
+        println!("events: {}", result.events.len());
+        println!("end: {}", result.end_time);
+        println!("rejected: {}", rejected.join(" "));
+        return Ok(());
     }
+    let interp = Interpreter::new(&loaded.description).map_err(|e| format!("{}: error: {e}", loaded.file))?;
+    let result = manager::run_match(&interp, &rules, &options, &mut |line| eprintln!("{line}"))?;
+    write_record(record, &result)?;
     let goals: Vec<String> = result.goals.iter().map(u32::to_string).collect();
     let substitutions: Vec<String> = result.substitution_counts().iter().map(usize::to_string).collect();
     println!("roles: {}", result.roles.join(" "));

@@ -82,8 +82,15 @@ fn infix_term(t: &Term) -> String {
     }
 }
 
-/// A constant is written bare when it is a plain lower-case identifier, quoted otherwise.
+/// A constant is written bare when it is a plain lower-case identifier or a decimal number
+/// (an rtGDL lifetime such as `1.0`), quoted otherwise.
 fn infix_name(name: &str) -> String {
+    if let Some((whole, fraction)) = name.split_once('.') {
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        if digits(whole) && digits(fraction) {
+            return name.to_string();
+        }
+    }
     let mut chars = name.chars();
     let plain = chars.next().is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');

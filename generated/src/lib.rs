@@ -1,8 +1,9 @@
 //! The bundled games of `games/`, compiled by gdlc and checked in (see `games/mod.rs`, written
 //! by `cargo codegen`), plus a game embedded with the `gdl!` macro, which expands to the same
-//! code while this crate compiles.
+//! code while this crate compiles. The rtGDL games of `games/rtgdl/` are in `realtime/`.
 
 pub mod games;
+pub mod realtime;
 
 /// `games/ticTacToe.kif` compiled by `gdl!` as this crate compiles: the same items as
 /// [`games::tic_tac_toe`].

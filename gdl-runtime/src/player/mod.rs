@@ -1,8 +1,11 @@
 //! Players: strategies that choose a role's move in a state before a deadline, over any
 //! [`Game`]. [`random::RandomPlayer`] plays uniformly at random; [`mcts::MctsPlayer`] searches
 //! with Monte Carlo tree search until the deadline; [`sampling::SamplingPlayer`] plays games of
-//! imperfect information (GDL-II) from a belief of the states it cannot tell apart.
+//! imperfect information (GDL-II) from a belief of the states it cannot tell apart;
+//! [`first::FirstPlayer`] plays its first legal move (the `first` and `idle` kinds, which differ
+//! only in real-time games).
 
+pub mod first;
 pub mod mcts;
 pub mod random;
 pub mod sampling;
@@ -17,20 +20,28 @@ pub trait Player<G: Game>: Send {
     fn choose(&mut self, game: &G, state: &G::State, role: usize, deadline: Instant) -> Option<G::Move>;
 }
 
-/// The kinds of player, as named on command lines (`--player mcts|random`).
+/// The kinds of player, as named on command lines (`--player mcts|random|first|idle`).
+///
+/// In turn-based games `first` and `idle` both play the first legal move. In real-time games
+/// (see [`crate::realtime::session`]) `first` plays its first legal move whenever it has one,
+/// `idle` never moves, and `mcts` and `random` move at random moments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Mcts,
     Random,
+    First,
+    Idle,
 }
 
 impl Kind {
-    /// Reads `mcts` or `random`, in any letter case.
+    /// Reads `mcts`, `random`, `first` or `idle`, in any letter case.
     pub fn parse(text: &str) -> Result<Kind, String> {
         match text.to_ascii_lowercase().as_str() {
             "mcts" => Ok(Kind::Mcts),
             "random" => Ok(Kind::Random),
-            _ => Err(format!("unknown player `{text}`; expected mcts or random")),
+            "first" => Ok(Kind::First),
+            "idle" => Ok(Kind::Idle),
+            _ => Err(format!("unknown player `{text}`; expected mcts, random, first or idle")),
         }
     }
 
@@ -38,6 +49,8 @@ impl Kind {
         match self {
             Kind::Mcts => "mcts",
             Kind::Random => "random",
+            Kind::First => "first",
+            Kind::Idle => "idle",
         }
     }
 
@@ -46,6 +59,7 @@ impl Kind {
         match self {
             Kind::Mcts => Box::new(mcts::MctsPlayer::new(seed)),
             Kind::Random => Box::new(random::RandomPlayer::new(seed)),
+            Kind::First | Kind::Idle => Box::new(first::FirstPlayer),
         }
     }
 }

@@ -36,7 +36,22 @@ pub fn parse_and_check(source: &str) -> crate::parse::Parsed {
 }
 
 /// Runs every check, returning all errors and warnings (not just the first), sorted by span start.
+/// An rtGDL game ([`crate::realtime::is_realtime`]) gets the rtGDL checks, then the plain checks
+/// on its erased form (whose rules keep the spans of the rules they come from).
 pub fn check(description: &Description) -> Vec<Diagnostic> {
+    if crate::realtime::is_realtime(description) {
+        let mut out = crate::realtime::check(description);
+        if !out.iter().any(Diagnostic::is_error) {
+            out.extend(check_plain(&crate::realtime::erase(description)));
+        }
+        out.sort_by_key(|d| (d.span.start, std::cmp::Reverse(d.severity)));
+        return out;
+    }
+    check_plain(description)
+}
+
+/// The checks of plain GDL.
+fn check_plain(description: &Description) -> Vec<Diagnostic> {
     let cx = Context::new(description);
     let mut out = Vec::new();
     safety::check(&cx, &mut out);

@@ -45,8 +45,28 @@ pub fn generate_functions(ground: &Ground) -> (TokenStream, bool) {
     (tokens, fused)
 }
 
+/// The functions of an rtGDL game's erased form: `legal`, `next`, `terminal` and `goals`, with
+/// the move sets of `next` sized so that a role that does not move can be given the move index
+/// `MOVES.len()`, which equals no move.
+pub fn generate_realtime_functions(ground: &Ground) -> TokenStream {
+    let mut emitter = Emitter::new(ground);
+    emitter.room_for_no_move = true;
+    let legal = emitter.generate_legal_fns();
+    let next = emitter.generate_next_fn();
+    let terminal = emitter.generate_terminal_fn();
+    let goals = emitter.generate_goals_fn();
+    quote! {
+        #legal
+        #next
+        #terminal
+        #goals
+    }
+}
+
 struct Emitter<'g> {
     ground: &'g Ground,
+    /// Whether move sets have a bit for the index one past the last move (real-time games).
+    room_for_no_move: bool,
     /// The recursive group of every node, as an index into `ground.cycles`.
     cycle_of: Vec<Option<usize>>,
     /// The function being generated keeps node values in a local array `n`: the slot of every
@@ -63,7 +83,7 @@ impl<'g> Emitter<'g> {
                 *slot = Some(c);
             }
         }
-        Emitter { ground, cycle_of, slots: RefCell::new(vec![u32::MAX; ground.nodes.len()]) }
+        Emitter { ground, room_for_no_move: false, cycle_of, slots: RefCell::new(vec![u32::MAX; ground.nodes.len()]) }
     }
 
     /// `legal(state, role, out)`, dispatching to one function per role.
@@ -544,7 +564,8 @@ impl<'g> Emitter<'g> {
                 }));
                 continue;
             }
-            let mut bits = vec![0u64; self.ground.moves.len().div_ceil(64).max(1)];
+            let indices = self.ground.moves.len() + usize::from(self.room_for_no_move);
+            let mut bits = vec![0u64; indices.div_ceil(64).max(1)];
             for m in of_role {
                 bits[m / 64] |= 1 << (m % 64);
             }

@@ -6,6 +6,7 @@
 mod cones;
 mod functions;
 mod program;
+mod realtime;
 mod tables;
 
 pub use tables::words;
@@ -44,16 +45,41 @@ pub const TABLE_FORM_LITERALS: usize = 100_000;
 /// Parses, checks, grounds and compiles the game in `source` (either syntax) into the items of
 /// a module. Every problem comes back as a diagnostic; warnings are dropped.
 pub fn generate(source: &str, options: &Options) -> Result<TokenStream, Vec<Diagnostic>> {
-    ground_source(source, options).map(|ground| generate_ground(&ground, options.form))
+    let realtime = is_realtime_source(source);
+    let ground = ground_source(source, options)?;
+    generate_module(&ground, options.form, realtime)
+        .map_err(|message| vec![Diagnostic::error(Span::default(), message, "see the README's rtGDL section")])
 }
 
-/// The grounded game in `source`, as [`generate`] compiles it.
+/// Whether `source` is an rtGDL game (its `init` gives lifetimes), whose module implements
+/// `gdl_runtime::realtime::RealTimeGame` instead of `gdl_runtime::Game`.
+pub fn is_realtime_source(source: &str) -> bool {
+    let parsed = crate::parse::parse_auto(source);
+    !parsed.has_errors() && crate::realtime::is_realtime(&parsed.description)
+}
+
+/// The module of a grounded game: a turn-based one, or a real-time one for an rtGDL game
+/// (grounded from its erased form); an error says why an rtGDL game cannot be compiled.
+pub fn generate_module(ground: &Ground, form: Form, realtime: bool) -> Result<TokenStream, String> {
+    if realtime {
+        realtime::generate_realtime(ground, form)
+    } else {
+        Ok(generate_ground(ground, form))
+    }
+}
+
+/// The grounded game in `source`, as [`generate`] compiles it (an rtGDL game's erased form).
 pub fn ground_source(source: &str, options: &Options) -> Result<Ground, Vec<Diagnostic>> {
     let parsed = crate::check::parse_and_check(source);
     if parsed.has_errors() {
         return Err(parsed.diagnostics.into_iter().filter(Diagnostic::is_error).collect());
     }
-    let ground = ground::ground(&parsed.description, &options.ground).map_err(|message| {
+    let description = if crate::realtime::is_realtime(&parsed.description) {
+        crate::realtime::erase(&parsed.description)
+    } else {
+        parsed.description
+    };
+    let ground = ground::ground(&description, &options.ground).map_err(|message| {
         vec![Diagnostic::error(
             Span::default(),
             message,

@@ -5,6 +5,7 @@
 
 pub(crate) mod compile;
 pub(crate) mod eval;
+pub mod realtime;
 pub(crate) mod store;
 
 use crate::ast::{Atom, Description, Literal, Term};
@@ -69,6 +70,11 @@ impl Interpreter {
     /// Prepares a game for evaluation. The description should have passed [`crate::check`];
     /// a rule that cannot be evaluated (an unsafe one) is refused here with a message.
     pub fn new(description: &Description) -> Result<Interpreter, String> {
+        if crate::realtime::is_realtime(description) {
+            return Err("this is an rtGDL game (its facts have lifetimes); it is played through the real-time \
+                        interpreter, `interp::realtime::RealTimeInterpreter`"
+                .to_string());
+        }
         let prepared = prepare(description)?;
         let description = &prepared;
         let deps = Dependencies::build(description);
@@ -188,13 +194,21 @@ impl Interpreter {
 
     /// Evaluates `plan` in `state`, with `joint` as the `does` facts when given.
     fn evaluate(&self, state: &State, joint: Option<&[Move]>, plan: &[Component]) -> Eval<'_, Overlay<'_>> {
+        let moves: Vec<Option<&Move>> = joint.unwrap_or(&[]).iter().map(Some).collect();
+        self.evaluate_moves(state, &moves, plan)
+    }
+
+    /// Evaluates `plan` in `state` with `(does r m)` for every role `r` that plays a move
+    /// `moves[r]` (the others do not move: real-time games).
+    fn evaluate_moves(&self, state: &State, moves: &[Option<&Move>], plan: &[Component]) -> Eval<'_, Overlay<'_>> {
         let mut eval =
             Eval::new(Overlay::new(&self.terms), &self.rules, &self.fixed, &self.is_fixed, self.relations.len());
         for fact in state.0.iter() {
             let (id, _) = eval.store.decode(fact);
             eval.tables[self.keys.true_].insert(Box::new([id]));
         }
-        for (role, mv) in joint.unwrap_or(&[]).iter().enumerate() {
+        for (role, mv) in moves.iter().enumerate() {
+            let Some(mv) = mv else { continue };
             let (id, _) = eval.store.decode(&mv.0);
             eval.tables[self.keys.does].insert(Box::new([self.role_terms[role], id]));
         }
@@ -202,6 +216,16 @@ impl Interpreter {
             eval.run(component);
         }
         eval
+    }
+
+    /// The `next` facts of `state` when the roles with a move in `moves` play it.
+    pub(crate) fn next_facts(&self, state: &State, moves: &[Option<&Move>]) -> Vec<Flat> {
+        let eval = self.evaluate_moves(state, moves, &self.plans.next);
+        let mut facts: Vec<Flat> =
+            eval.table(self.keys.next).facts.iter().map(|f| Self::flat(&eval.store, f[0])).collect();
+        facts.sort();
+        facts.dedup();
+        facts
     }
 
     fn flat(terms: &impl TermRead, id: TermId) -> Flat {

@@ -1,0 +1,236 @@
+//! The real-time game manager: runs one match of an rtGDL game on the wall clock. After START,
+//! game time runs from zero; every play clock (the tick) the manager lets the game's clock run
+//! to the present (expiries fire at the exact time they are due), then polls every player at
+//! once with a real-time PLAY ([`super::session`]). A move takes effect at the game time the
+//! manager receives it; one that is not legal then (or arrives after the end) is rejected and
+//! recorded. The match ends at a terminal state, or when nothing can happen any more (no role
+//! has a legal move and no lifetime is finite). The record lists every event with its game
+//! time, moves, expired facts and resulting state, every rejected reply, and the final goals.
+
+use super::session::{report, TimedMove, NO_MOVE};
+use super::{RealTimeGame, Simulation, Time};
+use crate::http;
+use crate::kif::{self, Sx};
+use crate::manager::{Options, NETWORK_GRACE};
+use crate::protocol::Message;
+use crate::rename::Spelling;
+use serde::Serialize;
+use std::time::{Duration, Instant};
+
+/// A move of a recorded event.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RecordedMove {
+    pub role: String,
+    #[serde(rename = "move")]
+    pub mv: String,
+}
+
+/// One event of a real-time match; `time` is game time in seconds, printed exactly.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RecordedEvent {
+    pub time: String,
+    pub moves: Vec<RecordedMove>,
+    pub expired: Vec<String>,
+    pub state: String,
+}
+
+/// A reply that did not become a move.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Rejected {
+    pub time: String,
+    pub role: String,
+    pub reply: Option<String>,
+    pub reason: String,
+}
+
+/// A played real-time match.
+#[derive(Clone, Debug, Serialize)]
+pub struct RealTimeRecord {
+    pub match_id: String,
+    /// Always `rtgdl`, to tell this record from a turn-based one.
+    pub kind: String,
+    pub roles: Vec<String>,
+    pub players: Vec<String>,
+    pub start_clock: f64,
+    /// The poll interval, in seconds.
+    pub play_clock: f64,
+    pub start_replies: Vec<String>,
+    pub initial_state: String,
+    pub events: Vec<RecordedEvent>,
+    pub rejected: Vec<Rejected>,
+    pub polls: usize,
+    /// The game time of the last event.
+    pub end_time: String,
+    pub terminal: bool,
+    /// Every role's goal in the final state (0 where the game defines none).
+    pub goals: Vec<u32>,
+}
+
+impl RealTimeRecord {
+    /// How many replies were rejected for each role.
+    pub fn rejected_counts(&self) -> Vec<usize> {
+        let mut counts = vec![0; self.roles.len()];
+        for r in &self.rejected {
+            if let Some(role) = self.roles.iter().position(|name| *name == r.role) {
+                counts[role] += 1;
+            }
+        }
+        counts
+    }
+}
+
+/// Sends one message to each player at once; every reply comes with the instant it arrived.
+fn broadcast(players: &[String], messages: &[String], deadline: Instant) -> Vec<(Result<String, String>, Instant)> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = players
+            .iter()
+            .zip(messages)
+            .map(|(url, message)| scope.spawn(move || (http::post(url, message, deadline), Instant::now())))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| (Err("the request thread failed".to_string()), Instant::now())))
+            .collect()
+    })
+}
+
+/// Whether nothing can happen any more: no role has a legal move and every lifetime is infinite.
+fn stalled<G: RealTimeGame>(game: &G, state: &G::State) -> bool {
+    let mut legal = Vec::new();
+    game.next_expiry(state).is_none()
+        && (0..game.num_roles()).all(|r| {
+            game.legal_moves(state, r, &mut legal);
+            legal.is_empty()
+        })
+}
+
+/// Runs a real-time match of `game`, whose rules as sent in START are `rules`; the play clock
+/// of `options` is the poll interval. `log` receives a line for each rejected reply.
+pub fn run_match<G: RealTimeGame>(
+    game: &G,
+    rules: &[Sx],
+    options: &Options,
+    log: &mut dyn FnMut(&str),
+) -> Result<RealTimeRecord, String> {
+    let roles: Vec<String> = (0..game.num_roles()).map(|r| game.role_name(r).to_string()).collect();
+    if options.players.len() != roles.len() {
+        return Err(format!(
+            "error: the game has {} roles ({}) but {} players were given",
+            roles.len(),
+            roles.join(" "),
+            options.players.len()
+        ));
+    }
+    let spelling = Spelling::of_rules(rules);
+    let spelled =
+        |text: &str| kif::parse_one(text).map(|t| spelling.to_match(&t)).unwrap_or(Sx::Atom(text.to_string()));
+    let match_roles: Vec<Sx> = roles.iter().map(|r| spelled(r)).collect();
+    let starts: Vec<String> = match_roles
+        .iter()
+        .map(|role| {
+            Message::Start {
+                id: options.match_id.clone(),
+                role: role.clone(),
+                rules: rules.to_vec(),
+                start_clock: options.start_clock,
+                play_clock: options.play_clock,
+            }
+            .to_string()
+        })
+        .collect();
+    let deadline = Instant::now() + options.start_clock + NETWORK_GRACE;
+    let mut start_replies = Vec::new();
+    for (role, (reply, _)) in broadcast(&options.players, &starts, deadline).into_iter().enumerate() {
+        let text = reply.unwrap_or_else(|e| format!("error: {e}"));
+        if !text.eq_ignore_ascii_case("ready") {
+            log(&format!("START: role {}: the player answered `{text}` instead of `ready`", roles[role]));
+        }
+        start_replies.push(text);
+    }
+
+    let mut simulation = Simulation::new(game);
+    let initial_state = super::state_string(game, simulation.state());
+    let tick = options.play_clock;
+    let start = Instant::now();
+    let game_time = |at: Instant| Time::from_duration(at.saturating_duration_since(start));
+    let mut pending: Vec<TimedMove> = Vec::new();
+    let mut rejected = Vec::new();
+    let mut polls = 0;
+    loop {
+        simulation.expire_until(game_time(Instant::now()), true)?;
+        if simulation.is_terminal() || stalled(game, simulation.state()) {
+            break;
+        }
+        let now = game_time(Instant::now());
+        let play = Message::Play { id: options.match_id.clone(), moves: Some(report(now, &pending)) }.to_string();
+        pending.clear();
+        polls += 1;
+        let replies = broadcast(&options.players, &vec![play; roles.len()], Instant::now() + tick + NETWORK_GRACE);
+        let mut arrivals: Vec<(Instant, usize, Result<String, String>)> =
+            replies.into_iter().enumerate().map(|(role, (reply, at))| (at, role, reply)).collect();
+        arrivals.sort_by_key(|&(at, role, _)| (at, role));
+        for (at, role, reply) in arrivals {
+            let at = game_time(at);
+            let mut reject = |reply: Option<String>, reason: String| {
+                log(&format!("{at}: role {}: {reason}", roles[role]));
+                rejected.push(Rejected { time: at.to_string(), role: roles[role].clone(), reply, reason });
+            };
+            let text = match reply {
+                Ok(text) if text.trim().eq_ignore_ascii_case(NO_MOVE) => continue,
+                Ok(text) => text,
+                Err(e) => {
+                    reject(None, format!("no reply: {e}"));
+                    continue;
+                }
+            };
+            let canonical = match kif::parse_one(&text) {
+                Ok(sx) => spelling.to_game(&sx).to_string(),
+                Err(e) => {
+                    reject(Some(text), format!("not a move: {e}"));
+                    continue;
+                }
+            };
+            match simulation.play(at, &[(role, &canonical)]) {
+                Ok(()) => pending.push((at, match_roles[role].clone(), spelled(&canonical))),
+                Err(e) => reject(Some(text), e),
+            }
+        }
+        let next_poll = start + tick.saturating_mul(polls as u32);
+        std::thread::sleep(next_poll.saturating_duration_since(Instant::now()));
+    }
+    let end = simulation.now();
+    let stop = Message::Stop { id: options.match_id.clone(), moves: Some(report(end, &pending)) }.to_string();
+    broadcast(&options.players, &vec![stop; roles.len()], Instant::now() + Duration::from_secs(2));
+    let events = simulation
+        .events()
+        .iter()
+        .map(|e| RecordedEvent {
+            time: e.time.to_string(),
+            moves: e
+                .moves
+                .iter()
+                .enumerate()
+                .filter_map(|(r, m)| m.as_ref().map(|m| RecordedMove { role: roles[r].clone(), mv: m.clone() }))
+                .collect(),
+            expired: e.expired.clone(),
+            state: e.state.clone(),
+        })
+        .collect();
+    let goals = game.goals(simulation.state()).into_iter().map(|g| g.unwrap_or(0)).collect();
+    Ok(RealTimeRecord {
+        match_id: options.match_id.clone(),
+        kind: "rtgdl".to_string(),
+        roles,
+        players: options.players.clone(),
+        start_clock: options.start_clock.as_secs_f64(),
+        play_clock: tick.as_secs_f64(),
+        start_replies,
+        initial_state,
+        events,
+        rejected,
+        polls,
+        end_time: end.to_string(),
+        terminal: simulation.is_terminal(),
+        goals,
+    })
+}
