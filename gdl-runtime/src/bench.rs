@@ -18,6 +18,24 @@ pub struct BenchResult {
 }
 
 impl BenchResult {
+    /// Nothing measured yet, for the roles `roles`.
+    pub fn for_roles(roles: Vec<String>) -> BenchResult {
+        BenchResult { goal_sums: vec![0; roles.len()], roles, ..BenchResult::default() }
+    }
+
+    /// Counts one finished rollout with every role's final goal (0 where undefined).
+    pub fn add_rollout(&mut self, goals: impl IntoIterator<Item = Option<u32>>) {
+        self.rollouts += 1;
+        for (sum, goal) in self.goal_sums.iter_mut().zip(goals) {
+            *sum += u64::from(goal.unwrap_or(0));
+        }
+    }
+
+    /// Every role's average goal over the rollouts, in role order.
+    pub fn average_goals(&self) -> Vec<f64> {
+        self.goal_sums.iter().map(|&g| g as f64 / self.rollouts.max(1) as f64).collect()
+    }
+
     pub fn rollouts_per_sec(&self) -> f64 {
         self.rollouts as f64 * 1000.0 / self.milliseconds.max(1) as f64
     }
@@ -31,12 +49,8 @@ impl BenchResult {
         let _ = writeln!(out, "numStateChanges={}", self.state_changes);
         let _ = writeln!(out, "numRollouts={}", self.rollouts);
         let _ = writeln!(out, "rolloutsPerSec={:.1}", self.rollouts_per_sec());
-        let goals: Vec<String> = self
-            .roles
-            .iter()
-            .zip(&self.goal_sums)
-            .map(|(r, &g)| format!("{r}:{:.2}", g as f64 / self.rollouts.max(1) as f64))
-            .collect();
+        let goals: Vec<String> =
+            self.roles.iter().zip(self.average_goals()).map(|(r, g)| format!("{r}:{g:.2}")).collect();
         let _ = writeln!(out, "averageGoals={}", goals.join(","));
         out
     }
@@ -57,23 +71,36 @@ pub fn run_with_progress<G: Game>(
     seed: u64,
     progress: bool,
 ) -> BenchResult {
+    let roles = (0..game.num_roles()).map(|r| game.role_name(r).to_string()).collect();
+    run_on_threads(roles, duration, threads, seed, progress, |deadline, seed| run_one(game, deadline, seed))
+}
+
+/// Runs `part(deadline, seed)` on `threads` threads, each with its own seed derived from
+/// `seed`, and adds up what they measured, with the time from the start to the last thread's
+/// end; with `progress`, a progress bar on stderr shows the time measured so far (for a
+/// terminal: it redraws one line). Each part measures for the roles `roles`.
+pub fn run_on_threads(
+    roles: Vec<String>,
+    duration: Duration,
+    threads: usize,
+    seed: u64,
+    progress: bool,
+    part: impl Fn(Instant, u64) -> BenchResult + Sync,
+) -> BenchResult {
     let threads = threads.max(1);
     let start = Instant::now();
+    let part = &part;
     let parts: Vec<BenchResult> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
-            .map(|t| scope.spawn(move || run_one(game, start + duration, seed.wrapping_add(t as u64 * 0x9e37_79b9))))
+            .map(|t| scope.spawn(move || part(start + duration, seed.wrapping_add(t as u64 * 0x9e37_79b9))))
             .collect();
         if progress {
             show_progress(start, duration);
         }
         handles.into_iter().map(|h| h.join().expect("a benchmark thread panicked")).collect()
     });
-    let mut total = BenchResult {
-        milliseconds: start.elapsed().as_millis(),
-        goal_sums: vec![0; game.num_roles()],
-        roles: (0..game.num_roles()).map(|r| game.role_name(r).to_string()).collect(),
-        ..BenchResult::default()
-    };
+    let mut total = BenchResult::for_roles(roles);
+    total.milliseconds = start.elapsed().as_millis();
     for p in parts {
         total.state_changes += p.state_changes;
         total.rollouts += p.rollouts;
@@ -115,27 +142,13 @@ pub fn run_playouts<G: Game>(game: &G, playouts: u64, seed: u64) -> BenchResult 
     let mut scratch = Playout::default();
     let initial = game.initial_state();
     let mut goals = vec![0u32; game.num_roles()];
-    let mut result = BenchResult {
-        goal_sums: vec![0; game.num_roles()],
-        roles: (0..game.num_roles()).map(|r| game.role_name(r).to_string()).collect(),
-        ..BenchResult::default()
-    };
+    let mut result = BenchResult::for_roles((0..game.num_roles()).map(|r| game.role_name(r).to_string()).collect());
     for _ in 0..playouts {
         result.state_changes += random_playout(game, &initial, &mut rng, &mut scratch, &mut goals) as u64;
-        result.rollouts += 1;
-        for (s, &g) in result.goal_sums.iter_mut().zip(&goals) {
-            *s += u64::from(g);
-        }
+        result.add_rollout(goals.iter().map(|&g| Some(g)));
     }
     result.milliseconds = start.elapsed().as_millis();
     result
-}
-
-impl BenchResult {
-    /// Every role's average goal over the rollouts, in role order.
-    pub fn average_goals(&self) -> Vec<f64> {
-        self.goal_sums.iter().map(|&g| g as f64 / self.rollouts.max(1) as f64).collect()
-    }
 }
 
 /// Plays random playouts until `deadline`. The clock is read within playouts too, so that a
@@ -146,7 +159,7 @@ fn run_one<G: Game>(game: &G, deadline: Instant, seed: u64) -> BenchResult {
     let mut scratch = Playout::default();
     let initial = game.initial_state();
     let mut clock = Clock::new(deadline);
-    let mut result = BenchResult { goal_sums: vec![0; game.num_roles()], ..BenchResult::default() };
+    let mut result = BenchResult::for_roles(vec![String::new(); game.num_roles()]);
     scratch.goals.resize(game.num_roles(), None);
     loop {
         let mut state = initial.clone();
@@ -158,10 +171,7 @@ fn run_one<G: Game>(game: &G, deadline: Instant, seed: u64) -> BenchResult {
             }
         }
         game.goals_into(&state, &mut scratch.goals);
-        result.rollouts += 1;
-        for (s, g) in result.goal_sums.iter_mut().zip(&scratch.goals) {
-            *s += u64::from(g.unwrap_or(0));
-        }
+        result.add_rollout(scratch.goals.iter().copied());
         if clock.passed() {
             return result;
         }

@@ -329,51 +329,19 @@ pub const BENCH_MAX_EVENTS: usize = 10_000;
 /// (nothing can happen any more, or [`BENCH_MAX_EVENTS`]) counts with the goals of its last
 /// state.
 pub fn bench<G: RealTimeGame>(game: &G, duration: Duration, threads: usize, seed: u64) -> BenchResult {
-    let threads = threads.max(1);
-    let start = Instant::now();
-    let deadline = start + duration;
-    let parts: Vec<BenchResult> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                scope.spawn(move || {
-                    let mut rng = Rng::seeded(seed.wrapping_add(t as u64 * 0x9e37_79b9));
-                    let initial = game.initial_state();
-                    let mut part = BenchResult { goal_sums: vec![0; game.num_roles()], ..BenchResult::default() };
-                    loop {
-                        let playout = random_playout(
-                            game,
-                            &initial,
-                            &mut rng,
-                            Pacing::default(),
-                            BENCH_MAX_EVENTS,
-                            &mut |_, _, _| {},
-                        );
-                        part.state_changes += playout.events as u64;
-                        part.rollouts += 1;
-                        for (sum, goal) in part.goal_sums.iter_mut().zip(game.goals(&playout.state)) {
-                            *sum += u64::from(goal.unwrap_or(0));
-                        }
-                        if Instant::now() >= deadline {
-                            return part;
-                        }
-                    }
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().expect("a benchmark thread panicked")).collect()
-    });
-    let mut total = BenchResult {
-        milliseconds: start.elapsed().as_millis(),
-        goal_sums: vec![0; game.num_roles()],
-        roles: (0..game.num_roles()).map(|r| game.role_name(r).to_string()).collect(),
-        ..BenchResult::default()
-    };
-    for p in parts {
-        total.state_changes += p.state_changes;
-        total.rollouts += p.rollouts;
-        for (t, g) in total.goal_sums.iter_mut().zip(&p.goal_sums) {
-            *t += g;
+    let roles = (0..game.num_roles()).map(|r| game.role_name(r).to_string()).collect();
+    crate::bench::run_on_threads(roles, duration, threads, seed, false, |deadline, seed| {
+        let mut rng = Rng::seeded(seed);
+        let initial = game.initial_state();
+        let mut part = BenchResult::for_roles(vec![String::new(); game.num_roles()]);
+        loop {
+            let playout =
+                random_playout(game, &initial, &mut rng, Pacing::default(), BENCH_MAX_EVENTS, &mut |_, _, _| {});
+            part.state_changes += playout.events as u64;
+            part.add_rollout(game.goals(&playout.state));
+            if Instant::now() >= deadline {
+                return part;
+            }
         }
-    }
-    total
+    })
 }
