@@ -84,7 +84,12 @@ pub fn main<G: Game>(game: &G, name: &str) -> ExitCode {
 /// [`main`] for a game whose rules (KIF text) are known, which `serve` needs to recognize the
 /// game in a START.
 pub fn main_with_rules<G: Game>(game: &G, name: &str, rules: &str) -> ExitCode {
-    match run_with_rules(game, name, rules, std::env::args_os().skip(1).collect()) {
+    exit_code(run_with_rules(game, name, rules, std::env::args_os().skip(1).collect()))
+}
+
+/// The exit code of a command's result, after printing its failure message (if any) to stderr.
+pub(crate) fn exit_code(result: Result<(), String>) -> ExitCode {
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             let message = message.trim_end();

@@ -93,23 +93,22 @@ impl Record {
     }
 }
 
-/// Sends `message` to every player at once and collects the replies with the time each took.
-fn broadcast(players: &[String], messages: &[String], deadline: Instant) -> Vec<(Result<String, String>, Duration)> {
+/// Sends each player its message at once; every reply comes with the instant it arrived.
+/// The real-time manager shares it.
+pub(crate) fn broadcast(
+    players: &[String],
+    messages: &[String],
+    deadline: Instant,
+) -> Vec<(Result<String, String>, Instant)> {
     std::thread::scope(|scope| {
         let handles: Vec<_> = players
             .iter()
             .zip(messages)
-            .map(|(url, message)| {
-                scope.spawn(move || {
-                    let sent = Instant::now();
-                    let reply = http::post(url, message, deadline);
-                    (reply, sent.elapsed())
-                })
-            })
+            .map(|(url, message)| scope.spawn(move || (http::post(url, message, deadline), Instant::now())))
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| (Err("the request thread failed".to_string()), Duration::ZERO)))
+            .map(|h| h.join().unwrap_or_else(|_| (Err("the request thread failed".to_string()), Instant::now())))
             .collect()
     })
 }
@@ -221,6 +220,7 @@ pub fn run_match<G: Game>(
         let plays: Vec<String> =
             seated.iter().map(|&role| report(true, role, &last, &last_percepts, steps.len())).collect();
         let deadline = Instant::now() + options.play_clock + NETWORK_GRACE;
+        let sent = Instant::now();
         let mut replies = broadcast(&options.players, &plays, deadline).into_iter();
         let mut joint = Vec::new();
         let mut substitutions = Vec::new();
@@ -232,9 +232,8 @@ pub fn run_match<G: Game>(
                 joint.push(legal[role][rng.below(legal[role].len())].clone());
                 continue;
             }
-            let (reply, took) =
-                replies.next().unwrap_or_else(|| (Err("no reply".to_string()), std::time::Duration::ZERO));
-            reply_ms.push(took.as_millis() as u64);
+            let (reply, arrived) = replies.next().unwrap_or_else(|| (Err("no reply".to_string()), sent));
+            reply_ms.push(arrived.saturating_duration_since(sent).as_millis() as u64);
             let chosen = match &reply {
                 Ok(text) => kif::parse_one(text)
                     .map_err(|e| format!("not a move: {e}"))

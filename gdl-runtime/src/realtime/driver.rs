@@ -46,22 +46,12 @@ pub fn bench_report<G: RealTimeGame>(game: &G, label: &str, seconds: f64, thread
 
 /// The whole `main` of an rtGDL game's binary.
 pub fn main<G: RealTimeGame>(game: &G, name: &str) -> ExitCode {
-    match run(game, name, std::env::args_os().skip(1).collect()) {
-        Ok(text) => {
-            let mut out = std::io::stdout().lock();
-            if out.write_all(text.as_bytes()).and_then(|()| out.flush()).is_err() {
-                return ExitCode::FAILURE;
-            }
-            ExitCode::SUCCESS
-        }
-        Err(message) => {
-            let message = message.trim_end();
-            if !message.is_empty() {
-                let _ = writeln!(std::io::stderr(), "{message}");
-            }
-            ExitCode::FAILURE
-        }
-    }
+    let result = run(game, name, std::env::args_os().skip(1).collect()).and_then(|text| {
+        let mut out = std::io::stdout().lock();
+        // A failed write to stdout fails the command with nothing more to say.
+        out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(|_| String::new())
+    });
+    crate::driver::exit_code(result)
 }
 
 /// Runs the subcommand `args` spell and returns what it prints.

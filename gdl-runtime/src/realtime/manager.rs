@@ -9,9 +9,8 @@
 
 use super::session::{report, TimedMove, NO_MOVE};
 use super::{RealTimeGame, Simulation, Time};
-use crate::http;
 use crate::kif::{self, Sx};
-use crate::manager::{Options, NETWORK_GRACE};
+use crate::manager::{broadcast, Options, NETWORK_GRACE};
 use crate::protocol::Message;
 use crate::rename::Spelling;
 use serde::Serialize;
@@ -77,21 +76,6 @@ impl RealTimeRecord {
         }
         counts
     }
-}
-
-/// Sends one message to each player at once; every reply comes with the instant it arrived.
-fn broadcast(players: &[String], messages: &[String], deadline: Instant) -> Vec<(Result<String, String>, Instant)> {
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = players
-            .iter()
-            .zip(messages)
-            .map(|(url, message)| scope.spawn(move || (http::post(url, message, deadline), Instant::now())))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| (Err("the request thread failed".to_string()), Instant::now())))
-            .collect()
-    })
 }
 
 /// Whether nothing can happen any more: no role has a legal move and every lifetime is infinite.
