@@ -270,7 +270,7 @@ impl<'g> Emitter<'g> {
     /// Statements computing, in evaluation order, every node that `values` need, into the
     /// local array `n`.
     fn evaluate(&self, values: &[Value]) -> TokenStream {
-        let needed = self.cone(values);
+        let needed = super::cones::Cones::new(self.ground).cone(values);
         let declare = self.assign_slots(&needed);
         let compute = self.emit_nodes(&needed);
         quote!(#declare #compute)
@@ -355,7 +355,7 @@ impl<'g> Emitter<'g> {
         values.extend(self.ground.legal.iter().flatten().map(|&(_, v)| v));
         let state_values = values.len();
         values.extend(self.ground.next.iter().copied());
-        let needed = self.cone(&values);
+        let needed = super::cones::Cones::new(self.ground).cone(&values);
         let dependent = self.move_dependent();
         let depends = |v: &Value| {
             matches!(v, Value::Lit(Lit { prop: Prop::Node(n), .. }) if dependent[*n as usize])
@@ -446,29 +446,6 @@ impl<'g> Emitter<'g> {
                 }
             }
         }
-    }
-
-    /// The nodes that `values` depend on, sorted (evaluation order).
-    fn cone(&self, values: &[Value]) -> Vec<u32> {
-        let mut seen = vec![false; self.ground.nodes.len()];
-        let mut stack: Vec<u32> = values
-            .iter()
-            .filter_map(|v| match v {
-                Value::Lit(Lit { prop: Prop::Node(n), .. }) => Some(*n),
-                _ => None,
-            })
-            .collect();
-        while let Some(n) = stack.pop() {
-            if std::mem::replace(&mut seen[n as usize], true) {
-                continue;
-            }
-            for lit in self.ground.nodes[n as usize].rules.iter().flatten() {
-                if let Prop::Node(m) = lit.prop {
-                    stack.push(m);
-                }
-            }
-        }
-        (0..self.ground.nodes.len() as u32).filter(|&n| seen[n as usize]).collect()
     }
 
     /// A node's value: the disjunction of its rules, each the conjunction of its literals; one
