@@ -4,23 +4,26 @@
 //! generated module decodes them once and calls [`Program::legal`], [`Program::next`],
 //! [`Program::terminal`] and [`Program::goals`] (and [`Program::sees`] for a GDL-II game).
 //!
-//! A literal is a `u32`: bit 31 negates it, bits 29-30 give its kind (a base fact of the state,
-//! a move of the joint move, a derived proposition, or a constant) and bits 0-28 its index.
+//! A literal is a `u32`: bit 31 negates it, bits 28-30 give its kind (a base fact of the state,
+//! a move of the joint move, a derived proposition, a constant, or an atom of a relation
+//! checked at run time by [`crate::checks`]) and bits 0-27 its index.
 
-use std::cell::RefCell;
+use crate::checks::Checks;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 const NEGATED: u32 = 1 << 31;
-const KIND_SHIFT: u32 = 29;
+const KIND_SHIFT: u32 = 28;
 const INDEX_MASK: u32 = (1 << KIND_SHIFT) - 1;
 const KIND_BASE: u32 = 0;
 const KIND_DOES: u32 = 1;
 const KIND_NODE: u32 = 2;
 const KIND_CONST: u32 = 3;
+const KIND_CHECK: u32 = 4;
 
 /// The first word of an encoded program, so that stale or foreign data is refused.
-const MAGIC: u32 = 0x6764_6c31;
+const MAGIC: u32 = 0x6764_6c32;
 
 /// A literal of the program, for the encoder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +36,8 @@ pub enum Literal {
     Node(u32),
     /// A constant.
     Const(bool),
+    /// Atom `i` of [`Program::checks`], evaluated when a rule reads it.
+    Check(u32),
 }
 
 /// The code of a literal or of its negation.
@@ -42,8 +47,9 @@ pub fn literal_code(literal: Literal, positive: bool) -> u32 {
         Literal::Does(i) => (KIND_DOES, i),
         Literal::Node(i) => (KIND_NODE, i),
         Literal::Const(b) => (KIND_CONST, u32::from(b)),
+        Literal::Check(i) => (KIND_CHECK, i),
     };
-    assert!(index <= INDEX_MASK, "a program table index past 2^29");
+    assert!(index <= INDEX_MASK, "a program table index past 2^28");
     let code = kind << KIND_SHIFT | index;
     if positive {
         code
@@ -82,6 +88,8 @@ pub struct Program {
     pub sees: Vec<Vec<(u32, u32)>>,
     /// The nodes that `sees` needs and that depend on the joint move, in evaluation order.
     pub sees_cone: Vec<u32>,
+    /// The relations evaluated at run time, and the atoms of them the rules read.
+    pub checks: Checks,
     /// A number that tells this program from every other one of the process, for the cache.
     identity: OnceLock<u64>,
 }
@@ -117,15 +125,13 @@ impl Program {
         for role in &self.goals {
             pairs(&mut out, role);
         }
-        // The percepts of a GDL-II game follow; the tables of other games end here, as they
-        // did before GDL-II was supported.
-        if !self.sees.is_empty() {
-            out.push(self.sees.len() as u32);
-            for role in &self.sees {
-                pairs(&mut out, role);
-            }
-            list(&mut out, &self.sees_cone);
+        // The percepts of a GDL-II game (no roles for other games), then the checks.
+        out.push(self.sees.len() as u32);
+        for role in &self.sees {
+            pairs(&mut out, role);
         }
+        list(&mut out, &self.sees_cone);
+        self.checks.encode(&mut out);
         out
     }
 
@@ -155,13 +161,12 @@ impl Program {
         for _ in 0..roles {
             program.goals.push(reader.pairs()?);
         }
-        if reader.at != words.len() {
-            let roles = reader.word()?;
-            for _ in 0..roles {
-                program.sees.push(reader.pairs()?);
-            }
-            program.sees_cone = reader.list()?;
+        let roles = reader.word()?;
+        for _ in 0..roles {
+            program.sees.push(reader.pairs()?);
         }
+        program.sees_cone = reader.list()?;
+        program.checks = Checks::decode(words, &mut reader.at)?;
         if reader.at != words.len() {
             return Err("trailing words after the program table".to_string());
         }
@@ -179,11 +184,13 @@ impl Program {
         }
         let literal_ok = |code: u32| {
             let index = (code & INDEX_MASK) as usize;
-            match code >> KIND_SHIFT & 3 {
+            match code >> KIND_SHIFT & 7 {
                 KIND_BASE => true,
                 KIND_DOES => index < self.does.len(),
                 KIND_NODE => index < nodes,
-                _ => index < 2,
+                KIND_CONST => index < 2,
+                KIND_CHECK => index < self.checks.atoms.len(),
+                _ => false,
             }
         };
         let outputs = self
@@ -261,14 +268,15 @@ impl Program {
     /// Hands `f` the node values of `state`: the nodes of the state cone are evaluated once
     /// per state and thread, and kept while the same program is asked about the same state
     /// (a playout asks `terminal`, then `legal` for every role, then `next`).
-    fn with_state<T>(&self, state: &[u64], f: impl FnOnce(&mut [bool]) -> T) -> T {
+    fn with_state<T>(&self, state: &[u64], f: impl FnOnce(&mut Values) -> T) -> T {
         thread_local! {
             static CACHE: RefCell<Cache> = RefCell::new(Cache::default());
         }
         CACHE.with(|cell| {
             let Ok(mut cache) = cell.try_borrow_mut() else {
                 // A nested call (none is made today) evaluates into its own buffer.
-                let mut values = vec![false; self.node_rules.len() - 1];
+                let mut values = Values::default();
+                values.reset(self);
                 self.evaluate(state, &[], &self.state_cone, &mut values);
                 return f(&mut values);
             };
@@ -278,34 +286,33 @@ impl Program {
                 cache.program = me;
                 cache.state.clear();
                 cache.state.extend_from_slice(state);
-                cache.values.clear();
-                cache.values.resize(self.node_rules.len() - 1, false);
+                cache.values.reset(self);
                 self.evaluate(state, &[], &self.state_cone, &mut cache.values);
             }
             f(&mut cache.values)
         })
     }
 
-    fn evaluate(&self, state: &[u64], joint: &[u32], cone: &[u32], values: &mut [bool]) {
+    fn evaluate(&self, state: &[u64], joint: &[u32], cone: &[u32], values: &mut Values) {
         let mut i = 0;
         while i < cone.len() {
             let node = cone[i];
             match self.cycle_of(node) {
                 None => {
-                    values[node as usize] = self.node_holds(node, state, joint, values);
+                    values.nodes[node as usize] = self.node_holds(node, state, joint, values);
                     i += 1;
                 }
                 Some((_, end)) => {
                     let len = cone[i..].iter().take_while(|&&n| n < end).count();
                     let group = &cone[i..i + len];
                     for &n in group {
-                        values[n as usize] = false;
+                        values.nodes[n as usize] = false;
                     }
                     loop {
                         let mut changed = false;
                         for &n in group {
-                            if !values[n as usize] && self.node_holds(n, state, joint, values) {
-                                values[n as usize] = true;
+                            if !values.nodes[n as usize] && self.node_holds(n, state, joint, values) {
+                                values.nodes[n as usize] = true;
                                 changed = true;
                             }
                         }
@@ -330,7 +337,7 @@ impl Program {
         self.cycles.get(k).copied().filter(|&(start, _)| start <= node)
     }
 
-    fn node_holds(&self, node: u32, state: &[u64], joint: &[u32], values: &[bool]) -> bool {
+    fn node_holds(&self, node: u32, state: &[u64], joint: &[u32], values: &Values) -> bool {
         let rules = self.node_rules[node as usize] as usize..self.node_rules[node as usize + 1] as usize;
         rules.into_iter().any(|rule| {
             let literals = self.rule_literals[rule] as usize..self.rule_literals[rule + 1] as usize;
@@ -339,18 +346,47 @@ impl Program {
     }
 
     #[inline]
-    fn holds(&self, code: u32, state: &[u64], joint: &[u32], values: &[bool]) -> bool {
+    fn holds(&self, code: u32, state: &[u64], joint: &[u32], values: &Values) -> bool {
         let index = (code & INDEX_MASK) as usize;
-        let value = match code >> KIND_SHIFT & 3 {
+        let value = match code >> KIND_SHIFT & 7 {
             KIND_BASE => state.get(index / 64).is_some_and(|w| w >> (index % 64) & 1 != 0),
             KIND_DOES => {
                 let (role, m) = self.does[index];
                 joint.get(role as usize) == Some(&m)
             }
-            KIND_NODE => values[index],
+            KIND_NODE => values.nodes[index],
+            KIND_CHECK => values.check(&self.checks, state, index),
             _ => index == 1,
         };
         value != (code & NEGATED != 0)
+    }
+}
+
+/// The values of one state: its nodes, and the check atoms read so far (0 when not yet read,
+/// else 1 + the value), which depend on the state alone.
+#[derive(Default)]
+struct Values {
+    nodes: Vec<bool>,
+    checks: Vec<Cell<u8>>,
+}
+
+impl Values {
+    fn reset(&mut self, program: &Program) {
+        self.nodes.clear();
+        self.nodes.resize(program.node_rules.len() - 1, false);
+        self.checks.clear();
+        self.checks.resize(program.checks.atoms.len(), Cell::new(0));
+    }
+
+    fn check(&self, checks: &Checks, state: &[u64], atom: usize) -> bool {
+        match self.checks[atom].get() {
+            0 => {
+                let value = checks.holds(state, atom as u32);
+                self.checks[atom].set(1 + u8::from(value));
+                value
+            }
+            known => known == 2,
+        }
     }
 }
 
@@ -359,7 +395,7 @@ impl Program {
 struct Cache {
     program: u64,
     state: Vec<u64>,
-    values: Vec<bool>,
+    values: Values,
 }
 
 /// Reads the words of an encoded program.

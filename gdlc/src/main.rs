@@ -136,7 +136,10 @@ impl Grounding {
             FormArg::Straight => gdlc::codegen::Form::Straight,
             FormArg::Tables => gdlc::codegen::Form::Tables,
         };
-        gdlc::codegen::Options { ground: gdlc::ground::Options { max_instances: self.max_instances }, form }
+        gdlc::codegen::Options {
+            ground: gdlc::ground::Options { max_instances: self.max_instances, ..Default::default() },
+            form,
+        }
     }
 }
 

@@ -332,7 +332,7 @@ impl<'g> Emitter<'g> {
                 let depends = node.rules.iter().flatten().any(|lit| match lit.prop {
                     Prop::Does(..) => true,
                     Prop::Node(m) => dependent[m as usize],
-                    Prop::Base(_) => false,
+                    Prop::Base(_) | Prop::Check(_) => false,
                 });
                 if depends {
                     dependent[n] = true;
@@ -593,6 +593,8 @@ impl<'g> Emitter<'g> {
                     quote!(!n[#slot])
                 }
             }
+            // `generate_module` gives games with checked relations the table form only.
+            Prop::Check(_) => unreachable!("checked relations in the straight-line form"),
         }
     }
 }

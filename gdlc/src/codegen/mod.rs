@@ -5,7 +5,7 @@
 
 mod cones;
 mod functions;
-mod program;
+pub mod program;
 mod realtime;
 mod tables;
 
@@ -61,6 +61,13 @@ pub fn is_realtime_source(source: &str) -> bool {
 /// The module of a grounded game: a turn-based one, or a real-time one for an rtGDL game
 /// (grounded from its erased form); an error says why an rtGDL game cannot be compiled.
 pub fn generate_module(ground: &Ground, form: Form, realtime: bool) -> Result<TokenStream, String> {
+    if !ground.checks.atoms.is_empty() && (realtime || form == Form::Straight) {
+        return Err(format!(
+            "this game is compiled with {} relations checked at run time, which only the table form of a \
+             turn-based game supports (use --form auto or --form tables)",
+            ground.checks.relations.len()
+        ));
+    }
     if realtime {
         realtime::generate_realtime(ground, form)
     } else {
@@ -109,6 +116,7 @@ pub fn generate_ground(ground: &Ground, form: Form) -> TokenStream {
 /// Whether the game functions of `ground` are generated as tables under `form`.
 pub fn uses_tables(ground: &Ground, form: Form) -> bool {
     match form {
+        Form::Auto if !ground.checks.atoms.is_empty() => true,
         Form::Auto => ground.size() > TABLE_FORM_LITERALS || straight_line_literals(ground) > TABLE_FORM_LITERALS,
         Form::Straight => false,
         Form::Tables => true,

@@ -16,7 +16,10 @@ pub fn program(ground: &Ground) -> Program {
     p.program.rule_literals.push(0);
     for node in &ground.nodes {
         for rule in &node.rules {
-            for &lit in rule {
+            // Checked atoms are searched for, so they come last: a rule whose other literals
+            // fail never asks for them.
+            let (checks, others): (Vec<Lit>, Vec<Lit>) = rule.iter().partition(|l| matches!(l.prop, Prop::Check(_)));
+            for lit in others.into_iter().chain(checks) {
                 let code = p.lit(lit);
                 p.program.literals.push(code);
             }
@@ -27,6 +30,7 @@ pub fn program(ground: &Ground) -> Program {
         p.program.node_rules.push(end);
     }
     p.program.cycles = ground.cycles.clone();
+    p.program.checks = ground.checks.clone();
     let legal: Vec<Vec<(u32, u32)>> =
         ground.legal.iter().map(|moves| moves.iter().map(|&(m, v)| (m, p.value(v))).collect()).collect();
     p.program.legal = legal;
@@ -69,7 +73,8 @@ fn depends_on_moves(ground: &Ground) -> Vec<bool> {
                 && node.rules.iter().flatten().any(|lit| match lit.prop {
                     Prop::Does(..) => true,
                     Prop::Node(m) => moved[m as usize],
-                    Prop::Base(_) => false,
+                    // A checked relation reads the state alone.
+                    Prop::Base(_) | Prop::Check(_) => false,
                 })
             {
                 moved[n] = true;
@@ -93,6 +98,7 @@ impl Encoder {
         let literal = match lit.prop {
             Prop::Base(i) => Literal::Base(i),
             Prop::Node(i) => Literal::Node(i),
+            Prop::Check(i) => Literal::Check(i),
             Prop::Does(r, m) => {
                 let next = self.program.does.len() as u32;
                 let index = *self.does.entry((r, m)).or_insert(next);

@@ -23,12 +23,26 @@ pub struct Decomposed {
 /// negated atoms and (negated) `distinct`s), decomposed. `dynamic` names the relations that
 /// depend on the state; the new relations that do are added to it.
 pub fn decompose(description: &Description, dynamic: &mut BTreeSet<String>) -> Decomposed {
+    decompose_except(description, dynamic, &BTreeSet::new())
+}
+
+/// [`decompose`], leaving the rules of the relations in `keep` as they are (in disjunctive
+/// normal form): relations checked at run time are searched rule by rule.
+pub fn decompose_except(
+    description: &Description,
+    dynamic: &mut BTreeSet<String>,
+    keep: &BTreeSet<String>,
+) -> Decomposed {
     let mut rules = Vec::new();
     let mut origins = Vec::new();
     for rule in &description.rules {
         for conjunction in product(rule.body.iter().map(|l| dnf(l, false))) {
             let body: Vec<Literal> = conjunction.iter().map(to_literal).collect();
-            decompose_rule(rule.head.clone(), body, rule.span, dynamic, &mut origins, &mut rules);
+            if keep.contains(&rule.head.name) {
+                rules.push(Rule { head: rule.head.clone(), body, span: rule.span });
+                continue;
+            }
+            decompose_rule(rule.head.clone(), body, rule.span, dynamic, keep, &mut origins, &mut rules);
         }
     }
     Decomposed { description: Description { rules }, origins }
@@ -73,6 +87,7 @@ fn decompose_rule(
     mut body: Vec<Literal>,
     span: Span,
     dynamic: &mut BTreeSet<String>,
+    keep: &BTreeSet<String>,
     aux: &mut Vec<String>,
     out: &mut Vec<Rule>,
 ) {
@@ -83,7 +98,7 @@ fn decompose_rule(
         });
         vars
     };
-    while let Some(step) = best_step(&head_vars, &body, dynamic) {
+    while let Some(step) = best_step(&head_vars, &body, dynamic, keep) {
         let Elimination { group, binders, exported } = step;
         let is_dynamic_group = group.iter().any(|&j| is_dynamic(&body[j], dynamic));
         let name = format!("(aux {})", aux.len());
@@ -121,7 +136,12 @@ struct Elimination {
 
 /// The elimination that exports the fewest variables (then moves the fewest literals), if any
 /// variable outside the head occurs in only part of the body and its group can be made safe.
-fn best_step(head_vars: &BTreeSet<String>, body: &[Literal], dynamic: &BTreeSet<String>) -> Option<Elimination> {
+fn best_step(
+    head_vars: &BTreeSet<String>,
+    body: &[Literal],
+    dynamic: &BTreeSet<String>,
+    keep: &BTreeSet<String>,
+) -> Option<Elimination> {
     let literal_vars: Vec<BTreeSet<String>> = body.iter().map(vars_of).collect();
     let candidates: BTreeSet<&String> =
         literal_vars.iter().flatten().filter(|v| !head_vars.contains(v.as_str())).collect();
@@ -136,10 +156,11 @@ fn best_step(head_vars: &BTreeSet<String>, body: &[Literal], dynamic: &BTreeSet<
             head_vars.contains(w) || (0..body.len()).any(|j| !group.contains(&j) && literal_vars[j].contains(w))
         };
         // Every exported variable must be bound by a positive atom of the new relation; static
-        // atoms of the rest of the body may be copied in to bind them.
+        // atoms of the rest of the body may be copied in to bind them. A relation checked at run
+        // time binds nothing: its arguments must be bound before it is asked for.
         let mut bound: BTreeSet<String> = group
             .iter()
-            .filter(|&&j| matches!(body[j], Literal::Atom(_)))
+            .filter(|&&j| matches!(&body[j], Literal::Atom(a) if !keep.contains(&a.name)))
             .flat_map(|&j| literal_vars[j].iter().cloned())
             .collect();
         let mut binders = Vec::new();

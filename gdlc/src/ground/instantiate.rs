@@ -15,6 +15,9 @@ use crate::interp::compile::{dnf, product, Basic, Compiler, RelId, Relations};
 use crate::interp::eval::{Eval, Table};
 use crate::interp::store::{encode, write_flat, Node as TermNode, Symbols, TermId, TermRead, Terms};
 use crate::interp::{plan_components, prepare, FactStats};
+use gdl_runtime::checks::{
+    Checks, Goal, Relation as CheckRelation, Rule as CheckRule, Table as CheckTable, Variant, VAR,
+};
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -32,8 +35,27 @@ fn instance_relation(k: usize) -> String {
     format!("(instances {k})")
 }
 
-/// Grounds a checked game without simplifying it.
+/// Grounds a checked game without simplifying it. When grounding goes past the limit, the
+/// relations that can be checked at run time (see [`super::checks`]) are left out of the
+/// grounding and grounding is tried again.
 pub fn instantiate(description: &Description, options: &Options) -> Result<Ground, String> {
+    if options.check_relations {
+        return match instantiate_with(description, options, true) {
+            Err(error) if error.is_empty() => instantiate_with(description, options, false),
+            other => other,
+        };
+    }
+    match instantiate_with(description, options, false) {
+        Err(error) if error.starts_with(super::TOO_LARGE) => {
+            instantiate_with(description, options, true).map_err(|retry| if retry.is_empty() { error } else { retry })
+        }
+        other => other,
+    }
+}
+
+/// Grounds a game, leaving out the relations that can be checked at run time when
+/// `with_checks`; an empty error then means that no relation can be.
+fn instantiate_with(description: &Description, options: &Options, with_checks: bool) -> Result<Ground, String> {
     let prepared = prepare(description)?;
     let roles = prepared.roles();
     if roles.is_empty() {
@@ -41,7 +63,25 @@ pub fn instantiate(description: &Description, options: &Options) -> Result<Groun
     }
     let deps = Dependencies::build(&prepared);
     let mut dynamic = deps.dependents_of(&["true", "does"]);
-    let decomposed = super::decompose::decompose(&prepared, &mut dynamic);
+    // Relations checked at run time are chosen on the rules as written, so that they are
+    // searched rule by rule, then again after decomposition, which may split a checked literal
+    // off a grounded rule together with the literals only it needs.
+    let keep = if with_checks {
+        let conjunctions: Vec<(&Atom, Vec<Basic<'_>>)> = prepared
+            .rules
+            .iter()
+            .flat_map(|rule| product(rule.body.iter().map(|l| dnf(l, false))).into_iter().map(move |b| (&rule.head, b)))
+            .collect();
+        let rules: Vec<super::checks::Rule<'_, '_>> =
+            conjunctions.iter().map(|(head, body)| super::checks::Rule { head, body }).collect();
+        super::checks::plan(&rules, &dynamic, &deps).relations.into_keys().collect()
+    } else {
+        BTreeSet::new()
+    };
+    let mut keep = keep;
+    let absorbed =
+        if keep.is_empty() { prepared.clone() } else { super::checks::absorb(&prepared, &mut keep, &mut dynamic) };
+    let decomposed = super::decompose::decompose_except(&absorbed, &mut dynamic, &keep);
 
     let mut alternatives = Vec::new();
     for rule in &decomposed.description.rules {
@@ -53,7 +93,19 @@ pub fn instantiate(description: &Description, options: &Options) -> Result<Groun
             alternatives.push(Alternative { head: &rule.head, body, vars: vars.into_iter().collect() });
         }
     }
-    let relaxed = relaxed_program(&alternatives, &dynamic);
+    let plan = if with_checks {
+        let rules: Vec<super::checks::Rule<'_, '_>> =
+            alternatives.iter().map(|a| super::checks::Rule { head: a.head, body: &a.body }).collect();
+        let plan = super::checks::plan(&rules, &dynamic, &Dependencies::build(&decomposed.description));
+        if plan.relations.is_empty() {
+            return Err(String::new());
+        }
+        plan
+    } else {
+        super::checks::Plan::default()
+    };
+    let checked: BTreeSet<String> = plan.relations.keys().cloned().collect();
+    let relaxed = relaxed_program(&alternatives, &dynamic, &checked);
 
     let (mut symbols, mut terms, mut relations) = (Symbols::default(), Terms::default(), Relations::default());
     let stats = FactStats::new(&relaxed);
@@ -109,22 +161,41 @@ pub fn instantiate(description: &Description, options: &Options) -> Result<Groun
         base_terms: Vec::new(),
         move_terms: Vec::new(),
         role_ids: FxHashMap::default(),
+        checked: &checked,
+        check_ids: FxHashMap::default(),
+        check_atoms: Vec::new(),
+        error: None,
     };
-    builder.run(&roles, &alternatives, &dynamic)
+    let mut ground = builder.run(&roles, &alternatives, &dynamic)?;
+    if !checked.is_empty() {
+        let (checks, names) = builder.checks(&plan, &alternatives, &dynamic)?;
+        ground.checks = checks;
+        ground.check_atoms = names;
+    }
+    Ok(ground)
 }
 
 /// The relaxed rules, the instance queries of the alternatives with state-dependent heads, and
-/// the rules that feed `true` and `does`.
-fn relaxed_program(alternatives: &[Alternative<'_>], dynamic: &BTreeSet<String>) -> Description {
+/// the rules that feed `true` and `does`. Checked relations are left out, and so are the
+/// literals that read them (their arguments are bound by the rest of each rule).
+fn relaxed_program(
+    alternatives: &[Alternative<'_>],
+    dynamic: &BTreeSet<String>,
+    checked: &BTreeSet<String>,
+) -> Description {
     let span = Span::default();
     let var = |name: &str| Term::Var(name.to_string(), span);
     let atom = |name: &str, args: Vec<Term>| Atom { name: name.to_string(), args, span };
     let mut rules = Vec::new();
     for (k, alternative) in alternatives.iter().enumerate() {
+        if checked.contains(&alternative.head.name) {
+            continue;
+        }
         let body: Vec<Literal> = alternative
             .body
             .iter()
             .filter_map(|b| match *b {
+                Basic::Pos(a) | Basic::Neg(a) if checked.contains(&a.name) => None,
                 Basic::Pos(a) => Some(Literal::Atom(a.clone())),
                 Basic::Neg(a) if dynamic.contains(&a.name) => None,
                 Basic::Neg(a) => Some(Literal::Not(Box::new(Literal::Atom(a.clone())), span)),
@@ -158,6 +229,12 @@ struct Builder<'a> {
     base_terms: Vec<TermId>,
     move_terms: Vec<TermId>,
     role_ids: FxHashMap<TermId, u32>,
+    /// The relations checked at run time, and the atoms of them that ground rules read.
+    checked: &'a BTreeSet<String>,
+    check_ids: FxHashMap<(String, Box<[TermId]>), u32>,
+    check_atoms: Vec<(String, Box<[TermId]>)>,
+    /// Why the ground program cannot be built, found while instantiating.
+    error: Option<String>,
 }
 
 impl Builder<'_> {
@@ -273,6 +350,12 @@ impl Builder<'_> {
             percepts: percept_terms.into_iter().map(|(text, _)| text).collect(),
             sees,
             cycles: Vec::new(),
+            checks: Default::default(),
+            check_atoms: Vec::new(),
+        })
+        .and_then(|ground| match self.error.take() {
+            Some(error) => Err(error),
+            None => Ok(ground),
         })
     }
 
@@ -326,6 +409,12 @@ impl Builder<'_> {
                 Basic::Distinct(..) | Basic::Equal(..) => continue,
             };
             if !dynamic.contains(&atom.name) {
+                continue;
+            }
+            if self.checked.contains(&atom.name) {
+                let args: Box<[TermId]> = atom.args.iter().map(|t| self.instantiate(t, env)).collect();
+                let atom = self.check_atom(&atom.name, args);
+                lits.push(Lit { prop: Prop::Check(atom), positive });
                 continue;
             }
             let (rel, args) = self.instantiate_atom(atom, env);
@@ -396,6 +485,227 @@ impl Builder<'_> {
         self.nodes.push(Node { name: text, rules: Vec::new() });
         self.node_ids.insert((rel, args), n);
         n
+    }
+
+    /// The index of a checked atom, made on first use.
+    fn check_atom(&mut self, name: &str, args: Box<[TermId]>) -> u32 {
+        let key = (name.to_string(), args);
+        if let Some(&k) = self.check_ids.get(&key) {
+            return k;
+        }
+        let k = self.check_atoms.len() as u32;
+        self.check_atoms.push(key.clone());
+        self.check_ids.insert(key, k);
+        k
+    }
+
+    /// The symbol of a constant term, or an error for a compound one (checks compare symbols).
+    fn check_symbol(&self, id: TermId, symbols: &mut BTreeMap<String, u32>) -> Result<u32, String> {
+        if !self.terms.node(id).args.is_empty() {
+            return Err(format!(
+                "{}: a relation checked at run time would have to handle the compound term {}",
+                super::TOO_LARGE,
+                self.kif(id)
+            ));
+        }
+        let name = self.kif(id);
+        let next = symbols.len() as u32;
+        Ok(*symbols.entry(name).or_insert(next))
+    }
+
+    /// The runtime's description of the checked relations, with the names of the atoms the
+    /// ground rules read. Symbols are numbered in the byte order of their names.
+    fn checks(
+        &mut self,
+        plan: &super::checks::Plan,
+        alternatives: &[Alternative<'_>],
+        dynamic: &BTreeSet<String>,
+    ) -> Result<(Checks, Vec<String>), String> {
+        let mut symbols: BTreeMap<String, u32> = BTreeMap::new();
+        let relation_ids: BTreeMap<&str, u32> =
+            plan.relations.keys().enumerate().map(|(i, name)| (name.as_str(), i as u32)).collect();
+        let mut table_ids: BTreeMap<(bool, String, usize), u32> = BTreeMap::new();
+        let mut checks = Checks::default();
+        for (name, checked) in &plan.relations {
+            let arity = alternatives.iter().find(|a| &a.head.name == name).map_or(0, |a| a.head.args.len());
+            let mut relation =
+                CheckRelation { arity: arity as u32, recursive: checked.recursive, variants: Vec::new() };
+            for (&bound, rules) in &checked.variants {
+                let mut variant = Variant { bound, rules: Vec::new() };
+                'rules: for (k, order) in rules {
+                    let alternative = &alternatives[*k];
+                    let var_ids: BTreeMap<&str, u32> =
+                        alternative.vars.iter().enumerate().map(|(i, &v)| (v, i as u32)).collect();
+                    let arg = |t: &Term, symbols: &mut BTreeMap<String, u32>| -> u32 {
+                        match t {
+                            Term::Var(v, _) => VAR | var_ids[v.as_str()],
+                            Term::Const(c, _) => {
+                                let next = symbols.len() as u32;
+                                *symbols.entry(c.to_ascii_lowercase()).or_insert(next)
+                            }
+                            // The plan admits only symbols and variables here.
+                            Term::Func(..) => u32::MAX,
+                        }
+                    };
+                    let head = alternative.head.args.iter().map(|t| arg(t, &mut symbols)).collect();
+                    let mut goals = Vec::new();
+                    for &j in order {
+                        let (atom, positive) = match alternative.body[j] {
+                            Basic::Distinct(x, y) => {
+                                let (a, b) = (arg(x, &mut symbols), arg(y, &mut symbols));
+                                goals.push(Goal::Distinct { positive: true, a, b });
+                                continue;
+                            }
+                            Basic::Equal(x, y) => {
+                                let (a, b) = (arg(x, &mut symbols), arg(y, &mut symbols));
+                                goals.push(Goal::Distinct { positive: false, a, b });
+                                continue;
+                            }
+                            Basic::Pos(a) => (a, true),
+                            Basic::Neg(a) => (a, false),
+                        };
+                        if let Some(&relation) = relation_ids.get(atom.name.as_str()) {
+                            let args = atom.args.iter().map(|t| arg(t, &mut symbols)).collect();
+                            goals.push(Goal::Call { relation, positive, args });
+                            continue;
+                        }
+                        let (state, name, args): (bool, String, Vec<&Term>) = if atom.name == "true" {
+                            match &atom.args[0] {
+                                Term::Func(f, args, _) => (true, f.to_ascii_lowercase(), args.iter().collect()),
+                                Term::Const(c, _) => (true, c.to_ascii_lowercase(), Vec::new()),
+                                Term::Var(..) => {
+                                    return Err(format!("{}: a checked rule reads a whole fact", super::TOO_LARGE))
+                                }
+                            }
+                        } else if dynamic.contains(&atom.name) {
+                            return Err(format!("{}: a checked rule reads `{}`", super::TOO_LARGE, atom.name));
+                        } else {
+                            (false, atom.name.clone(), atom.args.iter().collect())
+                        };
+                        if !state && args.is_empty() {
+                            // A static proposition is known now: it holds, or the rule never fires.
+                            let holds = self.relations.get(&name, 0).is_some_and(|r| !self.tables[r].facts.is_empty());
+                            if holds == positive {
+                                continue;
+                            }
+                            continue 'rules;
+                        }
+                        let key = (state, name.clone(), args.len());
+                        let table = match table_ids.get(&key) {
+                            Some(&t) => t,
+                            None => {
+                                let t = checks.tables.len() as u32;
+                                let table = self.check_table(state, &name, args.len(), &mut symbols)?;
+                                checks.tables.push(table);
+                                table_ids.insert(key, t);
+                                t
+                            }
+                        };
+                        let args = args.iter().map(|t| arg(t, &mut symbols)).collect();
+                        goals.push(Goal::Table { table, positive, args });
+                    }
+                    variant.rules.push(CheckRule { vars: alternative.vars.len() as u32, head, goals });
+                }
+                relation.variants.push(variant);
+            }
+            checks.relations.push(relation);
+        }
+        let mut names = Vec::new();
+        for (name, args) in std::mem::take(&mut self.check_atoms) {
+            let args = args.iter().map(|&t| self.check_symbol(t, &mut symbols)).collect::<Result<Vec<u32>, _>>()?;
+            let relation = *relation_ids
+                .get(name.as_str())
+                .ok_or_else(|| format!("{}: `{name}` is read but not checked", super::TOO_LARGE))?;
+            checks.atoms.push((relation, args));
+            names.push(name);
+        }
+        // Renumber the symbols in the byte order of their names, and sort the tables again.
+        let order: Vec<u32> = {
+            let mut by_first_use = vec![0u32; symbols.len()];
+            for (rank, (_, &id)) in symbols.iter().enumerate() {
+                by_first_use[id as usize] = rank as u32;
+            }
+            by_first_use
+        };
+        let renumber = |a: u32| if a & VAR != 0 || a == u32::MAX { a } else { order[a as usize] };
+        for rule in checks.relations.iter_mut().flat_map(|r| r.variants.iter_mut()).flat_map(|v| v.rules.iter_mut()) {
+            rule.head.iter_mut().for_each(|a| *a = renumber(*a));
+            for goal in &mut rule.goals {
+                match goal {
+                    Goal::Call { args, .. } | Goal::Table { args, .. } => {
+                        args.iter_mut().for_each(|a| *a = renumber(*a))
+                    }
+                    Goal::Distinct { a, b, .. } => {
+                        *a = renumber(*a);
+                        *b = renumber(*b);
+                    }
+                }
+            }
+        }
+        for table in &mut checks.tables {
+            let (arity, width) = (table.arity as usize, table.arity as usize + usize::from(table.state));
+            let mut rows: Vec<Vec<u32>> = table
+                .rows
+                .chunks_exact(width.max(1))
+                .map(|row| {
+                    row.iter().enumerate().map(|(i, &a)| if i < arity { order[a as usize] } else { a }).collect()
+                })
+                .collect();
+            rows.sort_unstable();
+            rows.dedup();
+            table.rows = rows.concat();
+        }
+        for (_, args) in &mut checks.atoms {
+            args.iter_mut().for_each(|a| *a = order[*a as usize]);
+        }
+        let names = names
+            .iter()
+            .zip(&checks.atoms)
+            .map(|(name, (_, args))| {
+                let by_id: Vec<&str> = symbols.keys().map(String::as_str).collect();
+                let mut text = format!("({name}");
+                for &a in args {
+                    text.push(' ');
+                    text.push_str(by_id[a as usize]);
+                }
+                text.push(')');
+                text
+            })
+            .collect();
+        Ok((checks, names))
+    }
+
+    /// The rows of a static relation, or of the state's facts of one shape (each row then ends
+    /// with its base fact's index).
+    fn check_table(
+        &self,
+        state: bool,
+        name: &str,
+        arity: usize,
+        symbols: &mut BTreeMap<String, u32>,
+    ) -> Result<CheckTable, String> {
+        let mut table = CheckTable { arity: arity as u32, state, rows: Vec::new() };
+        if state {
+            for (index, &fact) in self.base_terms.iter().enumerate() {
+                let node = self.terms.node(fact);
+                if self.symbols.name(node.sym) != name || node.args.len() != arity {
+                    continue;
+                }
+                for &a in node.args.iter() {
+                    let symbol = self.check_symbol(a, symbols)?;
+                    table.rows.push(symbol);
+                }
+                table.rows.push(index as u32);
+            }
+        } else if let Some(rel) = self.relations.get(name, arity) {
+            for fact in &self.tables[rel].facts {
+                for &a in fact.iter() {
+                    let symbol = self.check_symbol(a, symbols)?;
+                    table.rows.push(symbol);
+                }
+            }
+        }
+        Ok(table)
     }
 
     fn kif(&self, id: TermId) -> String {

@@ -6,6 +6,7 @@
 //! aliases, merges equal propositions and removes what no output needs; [`order`] finds the
 //! evaluation order and the recursive groups with petgraph.
 
+pub mod checks;
 pub mod decompose;
 pub mod instantiate;
 pub mod order;
@@ -18,11 +19,14 @@ use crate::ast::Description;
 pub struct Options {
     /// The most facts and rule instances the relaxed fixpoint may derive before grounding gives up.
     pub max_instances: usize,
+    /// Check at run time every relation that can be (see [`checks`]), not only when grounding
+    /// would go past the limit.
+    pub check_relations: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_instances: DEFAULT_MAX_INSTANCES }
+        Options { max_instances: DEFAULT_MAX_INSTANCES, check_relations: false }
     }
 }
 
@@ -41,6 +45,8 @@ pub enum Prop {
     Does(u32, u32),
     /// A derived proposition, by index into [`Ground::nodes`].
     Node(u32),
+    /// An atom of a relation checked at run time, by index into the atoms of [`Ground::checks`].
+    Check(u32),
 }
 
 /// A proposition or its negation.
@@ -107,6 +113,11 @@ pub struct Ground {
     /// The recursive groups of `nodes`, as index ranges `start..end`: each is evaluated by
     /// iterating to its least fixpoint. Nodes are in evaluation order once simplified.
     pub cycles: Vec<(u32, u32)>,
+    /// The relations checked at run time rather than grounded (none unless grounding them
+    /// would go past the limit), with the atoms of them that the rules read.
+    pub checks: gdl_runtime::checks::Checks,
+    /// The atoms of `checks.atoms` in canonical KIF, for messages and comments.
+    pub check_atoms: Vec<String>,
 }
 
 impl Ground {

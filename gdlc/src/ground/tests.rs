@@ -84,11 +84,11 @@ fn a_game_past_the_limit_is_refused_with_the_relation_and_the_limit() {
         text.push_str(&format!(" (n {i})"));
     }
     text.push_str(" (<= (next (c ?x)) (true (c ?y)) (n ?x) (n ?y))");
-    let err = ground_with(&text, &Options { max_instances: 100 }).unwrap_err();
+    let err = ground_with(&text, &Options { max_instances: 100, ..Options::default() }).unwrap_err();
     assert!(err.contains("too large to ground") && err.contains("100"), "{err}");
     assert!(err.contains("next") || err.contains("true"), "{err}");
     // The same game grounds under a higher limit.
-    let g = ground_with(&text, &Options { max_instances: 100_000 }).unwrap();
+    let g = ground_with(&text, &Options { max_instances: 100_000, ..Options::default() }).unwrap();
     assert_eq!(g.base.len(), 50);
 }
 

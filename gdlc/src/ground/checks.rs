@@ -1,0 +1,405 @@
+//! Which relations of a game too large to ground are checked at run time instead, and the order
+//! in which each of their rules is searched (see `gdl_runtime::checks`).
+//!
+//! A relation can be checked when its rules read only the state (`true`), static relations,
+//! `distinct` and other checked relations, over constants and variables, and when every rule
+//! that is grounded binds all its arguments before asking for it (a negation always does). The
+//! grounded rules then read it as one literal per ground atom, and it is searched top-down with
+//! those arguments bound. Inside checked rules, a call may leave arguments free if the callee
+//! is not recursive; a recursive relation is always called with all its arguments bound, which
+//! is what keeps the search finite. The set is the largest that meets these conditions.
+
+use crate::ast::{Atom, Description, Literal, Span, Term};
+use crate::graph::Dependencies;
+use crate::interp::compile::{dnf, product, Basic};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One rule alternative: its head and its body in disjunctive normal form.
+pub(crate) struct Rule<'r, 'a> {
+    pub head: &'a Atom,
+    pub body: &'r [Basic<'a>],
+}
+
+/// The checked relations and the orders of their rules.
+#[derive(Debug, Default)]
+pub struct Plan {
+    /// For every checked relation: whether it is recursive, and for every pattern of bound
+    /// arguments it is called with, every alternative (by index) with its body order.
+    pub relations: BTreeMap<String, Checked>,
+}
+
+#[derive(Debug, Default)]
+pub struct Checked {
+    pub recursive: bool,
+    pub variants: BTreeMap<u64, Vec<(usize, Vec<usize>)>>,
+}
+
+const KEYWORDS: &[&str] =
+    &["role", "init", "true", "next", "legal", "does", "goal", "terminal", "base", "input", "sees", "distinct"];
+
+/// The largest set of relations that can be checked at run time, with their orders.
+pub(crate) fn plan(rules: &[Rule<'_, '_>], dynamic: &BTreeSet<String>, deps: &Dependencies) -> Plan {
+    let mut candidates: BTreeSet<&str> = rules
+        .iter()
+        .map(|r| r.head.name.as_str())
+        .filter(|&name| dynamic.contains(name) && !KEYWORDS.contains(&name))
+        .collect();
+    // Syntactic conditions, rule by rule.
+    for rule in rules {
+        if candidates.contains(rule.head.name.as_str()) && !checkable_rule(rule) {
+            debug(&format!("not checkable: {}", rule.head.name));
+            candidates.remove(rule.head.name.as_str());
+        }
+    }
+    loop {
+        // A checked rule reads only the state, static relations and checked relations.
+        loop {
+            let before = candidates.len();
+            for rule in rules {
+                let name = rule.head.name.as_str();
+                if candidates.contains(name)
+                    && atoms(rule)
+                        .any(|a| a.name != "true" && dynamic.contains(&a.name) && !candidates.contains(a.name.as_str()))
+                {
+                    debug(&format!("reads a grounded relation: {name}"));
+                    candidates.remove(name);
+                }
+            }
+            if candidates.len() == before {
+                break;
+            }
+        }
+        match orders(rules, &candidates, deps) {
+            Ok(relations) => return Plan { relations },
+            Err(failed) => {
+                debug(&format!("cannot be ordered: {failed}"));
+                candidates.remove(failed.as_str());
+            }
+        }
+    }
+}
+
+fn atoms<'r, 'a>(rule: &'r Rule<'_, 'a>) -> impl Iterator<Item = &'a Atom> + 'r {
+    rule.body.iter().filter_map(|b| match *b {
+        Basic::Pos(a) | Basic::Neg(a) => Some(a),
+        _ => None,
+    })
+}
+
+fn flat(term: &Term) -> bool {
+    matches!(term, Term::Var(..) | Term::Const(..))
+}
+
+/// Whether a rule's terms are all symbols and variables (a `true` literal's fact may be a
+/// function of them) and it does not read the joint move.
+fn checkable_rule(rule: &Rule<'_, '_>) -> bool {
+    let fact_ok = |t: &Term| match t {
+        Term::Func(_, args, _) => args.iter().all(flat),
+        _ => flat(t),
+    };
+    rule.head.args.iter().all(flat)
+        && rule.body.iter().all(|b| match *b {
+            Basic::Pos(a) | Basic::Neg(a) if a.name == "does" => false,
+            Basic::Pos(a) | Basic::Neg(a) if a.name == "true" => a.args.len() == 1 && fact_ok(&a.args[0]),
+            Basic::Pos(a) | Basic::Neg(a) => a.args.iter().all(flat),
+            Basic::Distinct(x, y) | Basic::Equal(x, y) => flat(x) && flat(y),
+        })
+}
+
+fn vars(term: &Term, out: &mut BTreeSet<String>) {
+    match term {
+        Term::Var(v, _) => {
+            out.insert(v.clone());
+        }
+        Term::Const(..) => {}
+        Term::Func(_, args, _) => args.iter().for_each(|a| vars(a, out)),
+    }
+}
+
+fn atom_vars(atom: &Atom) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    atom.args.iter().for_each(|t| vars(t, &mut out));
+    out
+}
+
+fn bound_mask(atom: &Atom, bound: &BTreeSet<String>) -> u64 {
+    atom.args.iter().enumerate().fold(0, |mask, (i, t)| {
+        let mut v = BTreeSet::new();
+        vars(t, &mut v);
+        if v.is_subset(bound) {
+            mask | 1 << i
+        } else {
+            mask
+        }
+    })
+}
+
+fn full(arity: usize) -> u64 {
+    if arity >= 64 {
+        u64::MAX
+    } else {
+        (1 << arity) - 1
+    }
+}
+
+/// Orders every checked rule for every pattern it is called with, or names a relation that
+/// cannot be checked.
+fn orders(
+    rules: &[Rule<'_, '_>],
+    checked: &BTreeSet<&str>,
+    deps: &Dependencies,
+) -> Result<BTreeMap<String, Checked>, String> {
+    let mut queue: Vec<(String, u64)> = Vec::new();
+    // The grounded rules bind everything their other positive literals bind.
+    for rule in rules.iter().filter(|r| !checked.contains(r.head.name.as_str())) {
+        let mut bound = BTreeSet::new();
+        for b in rule.body {
+            if let Basic::Pos(a) = *b {
+                if !checked.contains(a.name.as_str()) {
+                    a.args.iter().for_each(|t| vars(t, &mut bound));
+                }
+            }
+        }
+        for a in atoms(rule).filter(|a| checked.contains(a.name.as_str())) {
+            if a.args.len() > 64 || !atom_vars(a).is_subset(&bound) {
+                debug(&format!("{} reads {} {:?} with {:?} bound", rule.head.name, a.name, atom_vars(a), bound));
+                return Err(a.name.clone());
+            }
+            queue.push((a.name.clone(), full(a.args.len())));
+        }
+    }
+    let mut by_head: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, rule) in rules.iter().enumerate() {
+        by_head.entry(rule.head.name.as_str()).or_default().push(i);
+    }
+    let mut result: BTreeMap<String, Checked> = BTreeMap::new();
+    while let Some((name, mask)) = queue.pop() {
+        let entry = result.entry(name.clone()).or_default();
+        entry.recursive = deps.is_recursive(&name);
+        if entry.variants.contains_key(&mask) {
+            continue;
+        }
+        let mut ordered = Vec::new();
+        for &i in by_head.get(name.as_str()).map(Vec::as_slice).unwrap_or(&[]) {
+            let rule = &rules[i];
+            let mut head_bound = BTreeSet::new();
+            for (k, t) in rule.head.args.iter().enumerate() {
+                if mask >> k & 1 != 0 {
+                    vars(t, &mut head_bound);
+                }
+            }
+            let order = order_body(rule, head_bound.clone(), checked, deps).ok_or_else(|| {
+                debug(&format!("{name} with bound {mask:b}: no order for a rule {:?}", rule.body.len()));
+                name.clone()
+            })?;
+            // The calls' patterns: what the head and the literals before each call bind.
+            let mut bound = head_bound;
+            for &j in &order {
+                if let Basic::Pos(a) | Basic::Neg(a) = rule.body[j] {
+                    if checked.contains(a.name.as_str()) {
+                        queue.push((a.name.clone(), bound_mask(a, &bound)));
+                    }
+                }
+                if let Basic::Pos(a) = rule.body[j] {
+                    a.args.iter().for_each(|t| vars(t, &mut bound));
+                }
+            }
+            ordered.push((i, order));
+        }
+        result.get_mut(&name).expect("entered above").variants.insert(mask, ordered);
+    }
+    // A recursive relation must only ever be called with every argument bound.
+    for (name, entry) in &result {
+        let arity = rules.iter().find(|r| &r.head.name == name).map_or(0, |r| r.head.args.len());
+        if entry.recursive && entry.variants.keys().any(|&m| m != full(arity)) {
+            debug(&format!("{name} is recursive and called with {:?}", entry.variants.keys()));
+            return Err(name.clone());
+        }
+    }
+    Ok(result)
+}
+
+/// A search order of a checked rule's body given its bound variables: tests as soon as their
+/// variables are bound, then the generator that binds from the most bound arguments (tables
+/// before calls). `None` when some literal can never be reached with its variables bound.
+fn order_body(
+    rule: &Rule<'_, '_>,
+    mut bound: BTreeSet<String>,
+    checked: &BTreeSet<&str>,
+    deps: &Dependencies,
+) -> Option<Vec<usize>> {
+    let mut left: Vec<usize> = (0..rule.body.len()).collect();
+    let mut order = Vec::new();
+    while !left.is_empty() {
+        let mut best: Option<(usize, (u8, usize))> = None;
+        for (slot, &j) in left.iter().enumerate() {
+            let (needed, score) = match rule.body[j] {
+                Basic::Distinct(x, y) | Basic::Equal(x, y) => {
+                    let mut v = BTreeSet::new();
+                    vars(x, &mut v);
+                    vars(y, &mut v);
+                    (v.is_subset(&bound), (3, 0))
+                }
+                Basic::Neg(a) => (atom_vars(a).is_subset(&bound), (3, 0)),
+                Basic::Pos(a) => {
+                    let all = atom_vars(a).is_subset(&bound);
+                    let is_call = checked.contains(a.name.as_str());
+                    let bound_args = bound_mask(a, &bound).count_ones() as usize;
+                    if all {
+                        (true, (3, 0))
+                    } else if is_call && deps.is_recursive(&a.name) {
+                        (false, (0, 0))
+                    } else if is_call {
+                        (true, (1, bound_args))
+                    } else {
+                        (true, (2, bound_args))
+                    }
+                }
+            };
+            if needed && best.is_none_or(|(_, s)| score > s) {
+                best = Some((slot, score));
+            }
+        }
+        let (slot, _) = best?;
+        let j = left.remove(slot);
+        if let Basic::Pos(a) = rule.body[j] {
+            a.args.iter().for_each(|t| vars(t, &mut bound));
+        }
+        order.push(j);
+    }
+    Some(order)
+}
+
+fn debug(message: &str) {
+    if std::env::var_os("GDLC_DEBUG_CHECKS").is_some() {
+        eprintln!("checks: {message}");
+    }
+}
+
+/// Folds into a new checked relation every checked literal of a grounded rule together with the
+/// literals over variables only they share (the king's square that a check test looks up), so
+/// that the grounded rule is instantiated without those variables. The new relations, named
+/// `(check K)`, are added to `checked` and `dynamic`. Rules come back in disjunctive normal form.
+pub fn absorb(
+    description: &Description,
+    checked: &mut BTreeSet<String>,
+    dynamic: &mut BTreeSet<String>,
+) -> Description {
+    let span = Span::default();
+    let mut out = Vec::new();
+    let mut made = 0;
+    for rule in &description.rules {
+        for conjunction in product(rule.body.iter().map(|l| dnf(l, false))) {
+            let mut body: Vec<Literal> = conjunction.iter().map(to_literal).collect();
+            if !checked.contains(&rule.head.name) {
+                while let Some((group, exported)) = absorbable(&rule.head, &body, checked, dynamic) {
+                    let name = format!("(check {made})");
+                    made += 1;
+                    let head = Atom {
+                        name: name.clone(),
+                        args: exported.iter().map(|v| Term::Var(v.clone(), span)).collect(),
+                        span,
+                    };
+                    let moved: Vec<Literal> = group.iter().map(|&j| body[j].clone()).collect();
+                    out.push(crate::ast::Rule { head: head.clone(), body: moved, span });
+                    body = body.into_iter().enumerate().filter(|(j, _)| !group.contains(j)).map(|(_, l)| l).collect();
+                    body.push(Literal::Atom(head));
+                    checked.insert(name.clone());
+                    dynamic.insert(name);
+                }
+            }
+            out.push(crate::ast::Rule { head: rule.head.clone(), body, span: rule.span });
+        }
+    }
+    Description { rules: out }
+}
+
+fn to_literal(b: &Basic<'_>) -> Literal {
+    let span = Span::default();
+    match *b {
+        Basic::Pos(a) => Literal::Atom(a.clone()),
+        Basic::Neg(a) => Literal::Not(Box::new(Literal::Atom(a.clone())), span),
+        Basic::Distinct(x, y) => Literal::Distinct(x.clone(), y.clone(), span),
+        Basic::Equal(x, y) => Literal::Not(Box::new(Literal::Distinct(x.clone(), y.clone(), span)), span),
+    }
+}
+
+fn literal_atom(literal: &Literal) -> Option<&Atom> {
+    match literal {
+        Literal::Atom(a) => Some(a),
+        Literal::Not(inner, _) => literal_atom(inner),
+        _ => None,
+    }
+}
+
+fn literal_vars(literal: &Literal) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    literal.for_each_var(&mut |v, _| {
+        out.insert(v.to_string());
+    });
+    out
+}
+
+/// A checked literal of `body` with the literals over its private variables, and the
+/// variables the group shares with the rest, when folding them is possible and useful.
+fn absorbable(
+    head: &Atom,
+    body: &[Literal],
+    checked: &BTreeSet<String>,
+    dynamic: &BTreeSet<String>,
+) -> Option<(Vec<usize>, Vec<String>)> {
+    let mut head_vars = BTreeSet::new();
+    head.args.iter().for_each(|t| vars(t, &mut head_vars));
+    // Literals a checked relation may read: the state, static relations, checked relations.
+    let foldable = |l: &Literal| match literal_atom(l) {
+        Some(a) => a.name == "true" || !dynamic.contains(&a.name) || checked.contains(&a.name),
+        None => true,
+    };
+    let is_checked = |l: &Literal| literal_atom(l).is_some_and(|a| checked.contains(&a.name));
+    let vars_of: Vec<BTreeSet<String>> = body.iter().map(literal_vars).collect();
+    for seed in (0..body.len()).filter(|&j| is_checked(&body[j])) {
+        let fixed: BTreeSet<String> = (0..body.len())
+            .filter(|&j| !foldable(&body[j]))
+            .flat_map(|j| vars_of[j].iter().cloned())
+            .chain(head_vars.iter().cloned())
+            .collect();
+        let mut group = vec![seed];
+        let mut private: BTreeSet<String> = vars_of[seed].difference(&fixed).cloned().collect();
+        if private.is_empty() {
+            continue;
+        }
+        loop {
+            let before = group.len();
+            for j in 0..body.len() {
+                if !group.contains(&j) && foldable(&body[j]) && !vars_of[j].is_disjoint(&private) {
+                    group.push(j);
+                    private.extend(vars_of[j].difference(&fixed).cloned());
+                }
+            }
+            if group.len() == before {
+                break;
+            }
+        }
+        group.sort_unstable();
+        if group.len() == body.len() {
+            continue;
+        }
+        let inside: BTreeSet<String> = group.iter().flat_map(|&j| vars_of[j].iter().cloned()).collect();
+        let outside: BTreeSet<String> = (0..body.len())
+            .filter(|j| !group.contains(j))
+            .flat_map(|j| vars_of[j].iter().cloned())
+            .chain(head_vars.iter().cloned())
+            .collect();
+        let exported: Vec<String> = inside.intersection(&outside).cloned().collect();
+        // The rest must bind the exported variables with positive grounded atoms.
+        let bound: BTreeSet<String> = (0..body.len())
+            .filter(|j| !group.contains(j))
+            .filter(|&j| matches!(&body[j], Literal::Atom(a) if !checked.contains(&a.name)))
+            .flat_map(|j| vars_of[j].iter().cloned())
+            .collect();
+        if exported.len() <= 64 && exported.iter().all(|v| bound.contains(v)) {
+            return Some((group, exported));
+        }
+    }
+    None
+}
