@@ -48,7 +48,9 @@ fn round(ground: &mut Ground) -> bool {
         }
     }
     let resolved = resolve(&replace);
-    let mut changed = resolved.iter().enumerate().any(|(v, r)| *r != Value::Lit(Lit::pos(Prop::Node(v as u32))));
+    // A round changes the program when it rewrites a rule or an output; a node replaced in an
+    // earlier round has no rules and no users left, and replacing it again changes nothing.
+    let mut changed = false;
     let map = |lit: Lit| -> Value {
         match lit.prop {
             Prop::Node(m) => match resolved[m as usize] {
@@ -61,6 +63,7 @@ fn round(ground: &mut Ground) -> bool {
     for (v, &value) in resolved.iter().enumerate().take(n) {
         if value != Value::Lit(Lit::pos(Prop::Node(v as u32))) {
             // Replaced: nothing refers to it any more.
+            changed |= !ground.nodes[v].rules.is_empty();
             ground.nodes[v].rules.clear();
             continue;
         }
