@@ -41,7 +41,8 @@ pub fn instantiate(description: &Description, options: &Options) -> Result<Groun
     }
     let deps = Dependencies::build(&prepared);
     let mut dynamic = deps.dependents_of(&["true", "does"]);
-    let decomposed = super::decompose::decompose(&prepared, &mut dynamic);
+    let inlined = super::inline::inline(&prepared, &dynamic);
+    let decomposed = super::decompose::decompose(&inlined, &mut dynamic);
 
     let mut alternatives = Vec::new();
     for rule in &decomposed.description.rules {

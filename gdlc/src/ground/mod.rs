@@ -7,6 +7,7 @@
 //! evaluation order and the recursive groups with petgraph.
 
 pub mod decompose;
+pub mod inline;
 pub mod instantiate;
 pub mod order;
 pub mod simplify;
