@@ -110,6 +110,7 @@ fn decompose_rule(
             Atom { name: name.clone(), args: exported.iter().map(|v| Term::Var(v.clone(), span)).collect(), span };
         let mut aux_body: Vec<Literal> = group.iter().map(|&j| body[j].clone()).collect();
         aux_body.extend(binders.iter().map(|&j| body[j].clone()));
+        aux_body.extend(static_filters(&body, &group, &binders, &aux_body, dynamic));
         out.push(Rule { head: aux_head.clone(), body: aux_body, span });
         let first = group[0];
         let mut rest = Vec::with_capacity(body.len() + 1 - group.len());
@@ -124,6 +125,34 @@ fn decompose_rule(
         body = rest;
     }
     out.push(Rule { head, body, span });
+}
+
+/// The static atoms of the rest of the body whose variables all occur in the new relation's
+/// body (`aux_body`), copied into it as filters. They stay in the rest of the rule too, so the
+/// rule means the same; the new relation is only smaller. Without them the relaxed fixpoint
+/// derives the new relation for every combination its own literals allow, which for a
+/// relation like alexChess's `between` is tens of millions of instances that the rest of the
+/// rule then throws away.
+fn static_filters(
+    body: &[Literal],
+    group: &[usize],
+    binders: &[usize],
+    aux_body: &[Literal],
+    dynamic: &BTreeSet<String>,
+) -> Vec<Literal> {
+    let aux_vars: BTreeSet<String> = aux_body.iter().flat_map(vars_of).collect();
+    body.iter()
+        .enumerate()
+        .filter(|&(j, literal)| {
+            let vars = vars_of(literal);
+            !group.contains(&j)
+                && !binders.contains(&j)
+                && binds(literal, dynamic)
+                && !vars.is_empty()
+                && vars.is_subset(&aux_vars)
+        })
+        .map(|(_, literal)| literal.clone())
+        .collect()
 }
 
 /// One elimination step: the literals that move into a new relation, the static atoms of the
@@ -276,5 +305,20 @@ mod tests {
         assert_eq!(decomposed.description.rules.len(), 2);
         assert_eq!(decomposed.origins, vec!["next".to_string()]);
         assert!(!dynamic.contains("(aux 0)"), "{dynamic:?}");
+    }
+
+    #[test]
+    fn a_static_filter_over_the_new_relation_is_copied_into_it() {
+        // `(s ?a)` stays in the rule and also filters `(aux 1)`, which would otherwise hold for
+        // every `?a` that `d1` and `d2` allow.
+        let rules = decomposed("(<= (h ?a) (d1 ?a ?b) (d2 ?b ?c) (s ?a))", &["d1", "d2", "h"]);
+        assert_eq!(
+            rules,
+            vec![
+                "(<= ((aux 0) ?b) (d2 ?b ?c))".to_string(),
+                "(<= ((aux 1) ?a) (d1 ?a ?b) ((aux 0) ?b) (s ?a))".to_string(),
+                "(<= (h ?a) ((aux 1) ?a) (s ?a))".to_string(),
+            ]
+        );
     }
 }

@@ -63,24 +63,24 @@ fn instantiate_with(description: &Description, options: &Options, with_checks: b
     }
     let deps = Dependencies::build(&prepared);
     let mut dynamic = deps.dependents_of(&["true", "does"]);
+    let inlined = super::inline::inline(&prepared, &dynamic);
     // Relations checked at run time are chosen on the rules as written, so that they are
     // searched rule by rule, then again after decomposition, which may split a checked literal
     // off a grounded rule together with the literals only it needs.
     let keep = if with_checks {
-        let conjunctions: Vec<(&Atom, Vec<Basic<'_>>)> = prepared
+        let conjunctions: Vec<(&Atom, Vec<Basic<'_>>)> = inlined
             .rules
             .iter()
             .flat_map(|rule| product(rule.body.iter().map(|l| dnf(l, false))).into_iter().map(move |b| (&rule.head, b)))
             .collect();
         let rules: Vec<super::checks::Rule<'_, '_>> =
             conjunctions.iter().map(|(head, body)| super::checks::Rule { head, body }).collect();
-        super::checks::plan(&rules, &dynamic, &deps).relations.into_keys().collect()
+        super::checks::plan(&rules, &dynamic, &Dependencies::build(&inlined)).relations.into_keys().collect()
     } else {
         BTreeSet::new()
     };
     let mut keep = keep;
-    let absorbed =
-        if keep.is_empty() { prepared.clone() } else { super::checks::absorb(&prepared, &mut keep, &mut dynamic) };
+    let absorbed = if keep.is_empty() { inlined } else { super::checks::absorb(&inlined, &mut keep, &mut dynamic) };
     let decomposed = super::decompose::decompose_except(&absorbed, &mut dynamic, &keep);
 
     let mut alternatives = Vec::new();

@@ -8,6 +8,7 @@
 
 pub mod checks;
 pub mod decompose;
+pub mod inline;
 pub mod instantiate;
 pub mod order;
 pub mod simplify;

@@ -1,0 +1,278 @@
+//! Inlining before grounding: a state-dependent helper relation that other rules only use
+//! positively is replaced, in each rule that uses it, by its definitions.
+//!
+//! The relaxed fixpoint computes a helper relation on its own, over every combination its body
+//! allows, before the rules that use it filter the result. alexChess's
+//! `(between ?pieceL ?pieceM ?pieceR ?dir)` holds for every three pieces on a line, millions of
+//! facts of which `pinned` keeps the few with a king at one end. Inlined, the filters of
+//! `pinned` sit next to `between`'s body, and decomposition builds its new relations with them.
+
+use crate::ast::{Atom, Description, Literal, Rule, Term};
+use crate::graph::Dependencies;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The relations GDL gives a meaning to; the grounder reads them, so they are never inlined.
+const KEYWORDS: &[&str] =
+    &["role", "init", "true", "next", "legal", "does", "goal", "terminal", "base", "input", "sees", "distinct"];
+
+/// The most rules one inlining may write (rules that use the relation times its definitions),
+/// so that inlining never multiplies the program.
+const MAX_INLINED_RULES: usize = 32;
+
+/// The rules of `description` with every relation that can be inlined inlined. `dynamic` names
+/// the relations that depend on the state; only those are inlined, since static relations are
+/// computed exactly and need no help.
+pub fn inline(description: &Description, dynamic: &BTreeSet<String>) -> Description {
+    let mut rules = description.rules.clone();
+    while let Some(relation) = inlinable(&rules, dynamic) {
+        let (definitions, others): (Vec<Rule>, Vec<Rule>) =
+            rules.into_iter().partition(|rule| rule.head.name == relation);
+        rules = Vec::with_capacity(others.len());
+        for rule in others {
+            match rule.body.iter().position(|l| matches!(l, Literal::Atom(a) if a.name == relation)) {
+                Some(use_index) => {
+                    rules.extend(definitions.iter().filter_map(|definition| substitute(&rule, use_index, definition)))
+                }
+                None => rules.push(rule),
+            }
+        }
+    }
+    Description { rules }
+}
+
+/// The first relation, by name, that can be inlined: state-dependent, no keyword, not
+/// recursive, defined by rules of one arity, and used by other rules only as a positive atom
+/// of their body, at most once per rule, in few enough rules.
+fn inlinable(rules: &[Rule], dynamic: &BTreeSet<String>) -> Option<String> {
+    let description = Description { rules: rules.to_vec() };
+    let deps = Dependencies::build(&description);
+    let mut definitions: BTreeMap<&str, (usize, BTreeSet<usize>)> = BTreeMap::new();
+    for rule in rules {
+        let (count, arities) = definitions.entry(&rule.head.name).or_default();
+        *count += 1;
+        arities.insert(rule.head.args.len());
+    }
+    // For every relation, how many rules use it as a positive atom of their body, and whether
+    // some use is of another kind (negated, inside `or`, twice in one rule, another arity).
+    let mut uses: BTreeMap<&str, (usize, bool)> = BTreeMap::new();
+    for rule in rules {
+        let mut in_rule: BTreeMap<&str, usize> = BTreeMap::new();
+        rule.for_each_body_atom(&mut |atom, _| *in_rule.entry(&atom.name).or_default() += 1);
+        for (name, count) in in_rule {
+            let plain = count == 1
+                && rule.body.iter().any(|l| {
+                    matches!(l, Literal::Atom(a) if a.name == name
+                        && definitions.get(name).is_some_and(|(_, arities)| arities.len() == 1 && arities.contains(&a.args.len())))
+                });
+            let (rules_using, other_use) = uses.entry(name).or_default();
+            *rules_using += 1;
+            *other_use |= !plain;
+        }
+    }
+    uses.into_iter()
+        .find(|&(name, (rules_using, other_use))| {
+            !other_use
+                && !KEYWORDS.contains(&name)
+                && dynamic.contains(name)
+                && !deps.is_recursive(name)
+                && definitions.get(name).is_some_and(|(count, _)| rules_using * count <= MAX_INLINED_RULES)
+        })
+        .map(|(name, _)| name.to_string())
+}
+
+/// `rule` with its body literal `use_index` (an atom of the inlined relation) replaced by the
+/// body of `definition`, whose variables are first renamed apart from the rule's; none if the
+/// atom and the definition's head do not unify.
+fn substitute(rule: &Rule, use_index: usize, definition: &Rule) -> Option<Rule> {
+    let Literal::Atom(used) = &rule.body[use_index] else { return None };
+    let mut taken: BTreeSet<String> = BTreeSet::new();
+    rule.head.for_each_var(&mut |v, _| {
+        taken.insert(v.to_string());
+    });
+    for literal in &rule.body {
+        literal.for_each_var(&mut |v, _| {
+            taken.insert(v.to_string());
+        });
+    }
+    let mut definition_vars: BTreeSet<String> = BTreeSet::new();
+    definition.head.for_each_var(&mut |v, _| {
+        definition_vars.insert(v.to_string());
+    });
+    for literal in &definition.body {
+        literal.for_each_var(&mut |v, _| {
+            definition_vars.insert(v.to_string());
+        });
+    }
+    taken.extend(definition_vars.iter().cloned());
+    // A variable of the definition keeps its name unless the rule uses it too.
+    let mut renaming: BTreeMap<String, Term> = BTreeMap::new();
+    let mut own_vars: BTreeSet<String> = BTreeSet::new();
+    for v in &definition_vars {
+        let mut name = v.clone();
+        if rule_uses(rule, v) {
+            name = (1..).map(|n| format!("{v}_{n}")).find(|n| !taken.contains(n)).expect("a fresh name");
+            taken.insert(name.clone());
+            renaming.insert(v.clone(), Term::Var(name.clone(), definition.span));
+        }
+        own_vars.insert(name);
+    }
+    let head = rename_atom(&definition.head, &renaming);
+    let mut unifier = BTreeMap::new();
+    for (a, b) in used.args.iter().zip(&head.args) {
+        if !unify(a, b, &own_vars, &mut unifier) {
+            return None;
+        }
+    }
+    let mut body = Vec::with_capacity(rule.body.len() + definition.body.len());
+    for (j, literal) in rule.body.iter().enumerate() {
+        if j == use_index {
+            body.extend(definition.body.iter().map(|l| rename_literal(&rename_literal(l, &renaming), &unifier)));
+        } else {
+            body.push(rename_literal(literal, &unifier));
+        }
+    }
+    Some(Rule { head: rename_atom(&rule.head, &unifier), body, span: rule.span })
+}
+
+fn rule_uses(rule: &Rule, var: &str) -> bool {
+    let mut found = false;
+    rule.head.for_each_var(&mut |v, _| found |= v == var);
+    for literal in &rule.body {
+        literal.for_each_var(&mut |v, _| found |= v == var);
+    }
+    found
+}
+
+/// `term` with the variables bound by `unifier` replaced, through chains of bindings.
+fn resolve(term: &Term, unifier: &BTreeMap<String, Term>) -> Term {
+    match term {
+        Term::Var(v, _) => match unifier.get(v) {
+            Some(bound) => resolve(bound, unifier),
+            None => term.clone(),
+        },
+        Term::Const(..) => term.clone(),
+        Term::Func(f, args, span) => Term::Func(f.clone(), args.iter().map(|a| resolve(a, unifier)).collect(), *span),
+    }
+}
+
+fn occurs(var: &str, term: &Term) -> bool {
+    let mut found = false;
+    term.for_each_var(&mut |v, _| found |= v == var);
+    found
+}
+
+/// Extends `unifier` so that `a` and `b` become equal, if they can. Between two variables, one
+/// of the definition's (`own_vars`) is the one bound, so that the rule keeps its names.
+fn unify(a: &Term, b: &Term, own_vars: &BTreeSet<String>, unifier: &mut BTreeMap<String, Term>) -> bool {
+    let (a, b) = (resolve(a, unifier), resolve(b, unifier));
+    match (&a, &b) {
+        _ if a == b => true,
+        (Term::Var(x, _), Term::Var(y, _)) if x == y => true,
+        (Term::Var(x, _), Term::Var(_, _)) if own_vars.contains(x) => {
+            unifier.insert(x.clone(), b.clone());
+            true
+        }
+        (_, Term::Var(y, _)) if !occurs(y, &a) => {
+            unifier.insert(y.clone(), a.clone());
+            true
+        }
+        (Term::Var(x, _), _) if !occurs(x, &b) => {
+            unifier.insert(x.clone(), b.clone());
+            true
+        }
+        (Term::Const(x, _), Term::Const(y, _)) => x == y,
+        (Term::Func(f, xs, _), Term::Func(g, ys, _)) => {
+            f == g && xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| unify(x, y, own_vars, unifier))
+        }
+        _ => false,
+    }
+}
+
+fn rename_atom(atom: &Atom, unifier: &BTreeMap<String, Term>) -> Atom {
+    Atom { name: atom.name.clone(), args: atom.args.iter().map(|a| resolve(a, unifier)).collect(), span: atom.span }
+}
+
+fn rename_literal(literal: &Literal, unifier: &BTreeMap<String, Term>) -> Literal {
+    match literal {
+        Literal::Atom(a) => Literal::Atom(rename_atom(a, unifier)),
+        Literal::Not(l, span) => Literal::Not(Box::new(rename_literal(l, unifier)), *span),
+        Literal::Distinct(a, b, span) => Literal::Distinct(resolve(a, unifier), resolve(b, unifier), *span),
+        Literal::Or(ls, span) => Literal::Or(ls.iter().map(|l| rename_literal(l, unifier)).collect(), *span),
+        Literal::And(ls, span) => Literal::And(ls.iter().map(|l| rename_literal(l, unifier)).collect(), *span),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::{parse, Syntax};
+
+    fn inlined(text: &str, dynamic: &[&str]) -> Vec<String> {
+        let d = parse(text, Syntax::Kif).description;
+        let dynamic: BTreeSet<String> = dynamic.iter().map(|s| s.to_string()).collect();
+        inline(&d, &dynamic)
+            .rules
+            .into_iter()
+            .map(|r| {
+                let one = Description { rules: vec![r] };
+                crate::print::print(&one, Syntax::Kif).trim_end().replace("\n    ", " ")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_helper_used_by_one_relation_is_replaced_by_its_definitions() {
+        // alexChess's `between` and `pinned`: the direction in the head of each definition
+        // replaces `?dir`, and the hidden square of the definition meets the rule's filters.
+        let rules = inlined(
+            "(<= (between ?l ?m ?r ns) (true (piece ?m ?x ?y)) (north ?l ?x ?y) (south ?r ?x ?y)) \
+             (<= (between ?l ?m ?r we) (true (piece ?m ?x ?y)) (west ?l ?x ?y) (east ?r ?x ?y)) \
+             (<= (pinned ?m ?dir) (between ?l ?m ?r ?dir) (king ?l) (rook ?r))",
+            &["true", "north", "south", "west", "east", "between", "pinned"],
+        );
+        assert_eq!(
+            rules,
+            vec![
+                "(<= (pinned ?m ns) (true (piece ?m ?x ?y)) (north ?l ?x ?y) (south ?r ?x ?y) (king ?l) (rook ?r))"
+                    .to_string(),
+                "(<= (pinned ?m we) (true (piece ?m ?x ?y)) (west ?l ?x ?y) (east ?r ?x ?y) (king ?l) (rook ?r))"
+                    .to_string(),
+            ]
+        );
+    }
+
+    #[test]
+    fn variables_of_the_definition_are_renamed_apart_and_a_mismatch_drops_it() {
+        let rules = inlined(
+            "(<= (h ?x) (true (c ?x ?y)) (helper ?y a)) \
+             (<= (helper ?x a) (true (d ?x ?y))) \
+             (<= (helper ?x b) (true (e ?x)))",
+            &["true", "helper", "h"],
+        );
+        assert_eq!(rules, vec!["(<= (h ?x) (true (c ?x ?y)) (true (d ?y ?y_1)))".to_string()]);
+    }
+
+    #[test]
+    fn negated_recursive_static_and_keyword_relations_stay() {
+        let dynamic = ["true", "h", "helper", "reach", "legal"];
+        // Negated somewhere.
+        let text = "(<= (h ?x) (true (c ?x)) (helper ?x)) (<= (g ?x) (not (helper ?x)) (true (c ?x))) \
+                    (<= (helper ?x) (true (d ?x)))";
+        assert_eq!(inlined(text, &dynamic).len(), 3);
+        // Recursive.
+        let text = "(<= (h ?x) (reach ?x)) (<= (reach ?x) (true (d ?x))) (<= (reach ?y) (reach ?x) (edge ?x ?y))";
+        assert_eq!(inlined(text, &dynamic).len(), 3);
+        // Static: the grounder computes it exactly.
+        let text = "(<= (h ?x) (true (c ?x)) (index ?x)) (<= (index ?x) (succ ?x ?y))";
+        assert_eq!(inlined(text, &dynamic).len(), 2);
+        // A keyword, even one some rule uses.
+        let text = "(<= (h ?x) (legal ?r ?x)) (<= (legal p ?x) (true (c ?x)))";
+        assert_eq!(inlined(text, &dynamic).len(), 2);
+    }
+
+    #[test]
+    fn a_helper_used_twice_in_one_rule_stays() {
+        let text = "(<= (h ?x ?y) (helper ?x) (helper ?y)) (<= (helper ?x) (true (d ?x)))";
+        assert_eq!(inlined(text, &["true", "h", "helper"]).len(), 2);
+    }
+}
