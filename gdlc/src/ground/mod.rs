@@ -6,7 +6,9 @@
 //! aliases, merges equal propositions and removes what no output needs; [`order`] finds the
 //! evaluation order and the recursive groups with petgraph.
 
+pub mod constant_fluents;
 pub mod decompose;
+pub mod demand;
 pub mod instantiate;
 pub mod order;
 pub mod simplify;
