@@ -56,7 +56,7 @@ pub fn instantiate(description: &Description, options: &Options) -> Result<Groun
 /// Grounds a game, leaving out the relations that can be checked at run time when
 /// `with_checks`; an empty error then means that no relation can be.
 fn instantiate_with(description: &Description, options: &Options, with_checks: bool) -> Result<Ground, String> {
-    let prepared = prepare(description)?;
+    let prepared = super::constant_fluents::fold(prepare(description)?);
     let roles = prepared.roles();
     if roles.is_empty() {
         return Err("the game has no role".to_string());
@@ -106,13 +106,28 @@ fn instantiate_with(description: &Description, options: &Options, with_checks: b
     };
     let checked: BTreeSet<String> = plan.relations.keys().cloned().collect();
     let relaxed = relaxed_program(&alternatives, &dynamic, &checked);
+    // Each relation only for the bindings that its callers and the instance queries ask for.
+    let serves = |rule: &Rule| {
+        let k: usize = rule.head.name.strip_prefix("(instances ")?.strip_suffix(')')?.parse().ok()?;
+        let dropped = |b: &Basic<'_>| match *b {
+            Basic::Neg(a) if dynamic.contains(&a.name) && !checked.contains(&a.name) => Some(a.clone()),
+            _ => None,
+        };
+        let reads = alternatives[k].body.iter().filter_map(dropped).collect();
+        Some(super::demand::Serves { atom: alternatives[k].head.clone(), reads })
+    };
+    let outputs = ["init", "true", "next", "does", "legal", "terminal", "goal", "sees", "role"];
+    let relaxed = super::demand::restrict(&relaxed, &serves, &outputs);
 
     let (mut symbols, mut terms, mut relations) = (Symbols::default(), Terms::default(), Relations::default());
     let stats = FactStats::new(&relaxed);
     let relaxed_deps = Dependencies::build(&relaxed);
     let rules = Compiler { symbols: &mut symbols, terms: &mut terms, relations: &mut relations }.compile(
         &relaxed,
-        &|atom: &Atom, bound: &BTreeSet<&str>| stats.cost(atom, bound),
+        &|atom: &Atom, bound: &BTreeSet<&str>| match super::demand::served(&atom.name) {
+            Some(_) => 1.0,
+            None => stats.cost(atom, bound),
+        },
         &|head: &str, body: &str| relaxed_deps.same_component(head, body),
     )?;
     let components = plan_components(&relaxed_deps, &relations, &rules);
@@ -122,6 +137,7 @@ fn instantiate_with(description: &Description, options: &Options, with_checks: b
         eval.run(component);
         if let Some(rel) = eval.exceeded {
             let name = &relations.keys[rel].0;
+            let name = super::demand::served(name).unwrap_or(name);
             // A new relation of the decomposition is reported as the user's relation it serves.
             let user_relation = |name: &str| -> String {
                 match name.strip_prefix("(aux ").and_then(|k| k.strip_suffix(')')) {

@@ -7,7 +7,9 @@
 //! evaluation order and the recursive groups with petgraph.
 
 pub mod checks;
+pub mod constant_fluents;
 pub mod decompose;
+pub mod demand;
 pub mod inline;
 pub mod instantiate;
 pub mod order;

@@ -63,8 +63,8 @@ fn next_of_a_fact_depends_on_the_joint_move() {
 fn recursive_relations_become_groups_evaluated_to_a_fixpoint() {
     let g = ground_kif(
         "(role a) (init (edge 1 2)) (init (edge 2 3)) (init (edge 3 1)) (init (on 1))
-         (<= (next (edge ?x ?y)) (true (edge ?x ?y)))
-         (<= (next (on ?x)) (true (on ?x)))
+         (<= (next (edge ?x ?y)) (true (edge ?x ?y)) (does a noop))
+         (<= (next (on ?x)) (true (on ?x)) (does a noop))
          (<= (path ?x ?y) (true (edge ?x ?y)))
          (<= (path ?x ?z) (true (edge ?x ?y)) (path ?y ?z))
          (legal a noop)

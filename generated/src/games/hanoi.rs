@@ -138,104 +138,104 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `player` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 25];
-    n[0] = s.0[0] & 0x3 == 0x3;
-    n[1] = s.0[0] & 0x5 == 0x5;
-    n[2] = s.0[0] & 0x9 == 0x9;
-    n[3] = s.0[0] & 0x11 == 0x11;
-    n[4] = s.0[0] & 0x21 == 0x21;
-    n[5] = s.0[0] & 0x41 == 0x41;
-    n[6] = s.0[0] & 0x81 == 0x81;
-    n[7] = s.0[0] & 0x6 == 0x6;
-    n[8] = s.0[0] & 0xa == 0xa;
-    n[9] = s.0[0] & 0x12 == 0x12;
-    n[10] = s.0[0] & 0x22 == 0x22;
-    n[11] = s.0[0] & 0x42 == 0x42;
-    n[12] = s.0[0] & 0x82 == 0x82;
-    n[13] = s.0[0] & 0xc == 0xc;
-    n[14] = s.0[0] & 0x14 == 0x14;
-    n[15] = s.0[0] & 0x24 == 0x24;
-    n[16] = s.0[0] & 0x44 == 0x44;
-    n[17] = s.0[0] & 0x84 == 0x84;
-    n[18] = s.0[0] & 0x18 == 0x18;
-    n[19] = s.0[0] & 0x28 == 0x28;
-    n[20] = s.0[0] & 0x48 == 0x48;
-    n[21] = s.0[0] & 0x88 == 0x88;
-    n[22] = s.0[0] & 0x30 == 0x30;
-    n[23] = s.0[0] & 0x50 == 0x50;
-    n[24] = s.0[0] & 0x90 == 0x90;
-    if n[0] {
+    n[0] = s.0[0] & 0x41 == 0x41;
+    n[1] = s.0[0] & 0x81 == 0x81;
+    n[2] = s.0[0] & 0x3 == 0x3;
+    n[3] = s.0[0] & 0x5 == 0x5;
+    n[4] = s.0[0] & 0x9 == 0x9;
+    n[5] = s.0[0] & 0x11 == 0x11;
+    n[6] = s.0[0] & 0x21 == 0x21;
+    n[7] = s.0[0] & 0x42 == 0x42;
+    n[8] = s.0[0] & 0x82 == 0x82;
+    n[9] = s.0[0] & 0x6 == 0x6;
+    n[10] = s.0[0] & 0xa == 0xa;
+    n[11] = s.0[0] & 0x12 == 0x12;
+    n[12] = s.0[0] & 0x22 == 0x22;
+    n[13] = s.0[0] & 0x44 == 0x44;
+    n[14] = s.0[0] & 0x84 == 0x84;
+    n[15] = s.0[0] & 0xc == 0xc;
+    n[16] = s.0[0] & 0x14 == 0x14;
+    n[17] = s.0[0] & 0x24 == 0x24;
+    n[18] = s.0[0] & 0x48 == 0x48;
+    n[19] = s.0[0] & 0x88 == 0x88;
+    n[20] = s.0[0] & 0x18 == 0x18;
+    n[21] = s.0[0] & 0x28 == 0x28;
+    n[22] = s.0[0] & 0x50 == 0x50;
+    n[23] = s.0[0] & 0x90 == 0x90;
+    n[24] = s.0[0] & 0x30 == 0x30;
+    if n[2] {
         out.push(Move(0));
     }
-    if n[1] {
+    if n[3] {
         out.push(Move(1));
     }
-    if n[2] {
+    if n[4] {
         out.push(Move(2));
     }
-    if n[3] {
+    if n[5] {
         out.push(Move(3));
     }
-    if n[4] {
+    if n[6] {
         out.push(Move(4));
     }
-    if n[5] {
+    if n[0] {
         out.push(Move(5));
     }
-    if n[6] {
+    if n[1] {
         out.push(Move(6));
     }
-    if n[7] {
+    if n[9] {
         out.push(Move(7));
     }
-    if n[8] {
+    if n[10] {
         out.push(Move(8));
     }
-    if n[9] {
+    if n[11] {
         out.push(Move(9));
     }
-    if n[10] {
+    if n[12] {
         out.push(Move(10));
     }
-    if n[11] {
+    if n[7] {
         out.push(Move(11));
     }
-    if n[12] {
+    if n[8] {
         out.push(Move(12));
     }
-    if n[13] {
+    if n[15] {
         out.push(Move(13));
     }
-    if n[14] {
+    if n[16] {
         out.push(Move(14));
     }
-    if n[15] {
+    if n[17] {
         out.push(Move(15));
     }
-    if n[16] {
+    if n[13] {
         out.push(Move(16));
     }
-    if n[17] {
+    if n[14] {
         out.push(Move(17));
     }
-    if n[18] {
+    if n[20] {
         out.push(Move(18));
     }
-    if n[19] {
+    if n[21] {
         out.push(Move(19));
     }
-    if n[20] {
+    if n[18] {
         out.push(Move(20));
     }
-    if n[21] {
+    if n[19] {
         out.push(Move(21));
     }
-    if n[22] {
+    if n[24] {
         out.push(Move(22));
     }
-    if n[23] {
+    if n[22] {
         out.push(Move(23));
     }
-    if n[24] {
+    if n[23] {
         out.push(Move(24));
     }
 }
@@ -465,31 +465,31 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 68];
-    n[0] = s.0[0] & 0x3 == 0x3;
-    n[1] = s.0[0] & 0x5 == 0x5;
-    n[2] = s.0[0] & 0x9 == 0x9;
-    n[3] = s.0[0] & 0x11 == 0x11;
-    n[4] = s.0[0] & 0x21 == 0x21;
-    n[5] = s.0[0] & 0x41 == 0x41;
-    n[6] = s.0[0] & 0x81 == 0x81;
-    n[7] = s.0[0] & 0x6 == 0x6;
-    n[8] = s.0[0] & 0xa == 0xa;
-    n[9] = s.0[0] & 0x12 == 0x12;
-    n[10] = s.0[0] & 0x22 == 0x22;
-    n[11] = s.0[0] & 0x42 == 0x42;
-    n[12] = s.0[0] & 0x82 == 0x82;
-    n[13] = s.0[0] & 0xc == 0xc;
-    n[14] = s.0[0] & 0x14 == 0x14;
-    n[15] = s.0[0] & 0x24 == 0x24;
-    n[16] = s.0[0] & 0x44 == 0x44;
-    n[17] = s.0[0] & 0x84 == 0x84;
-    n[18] = s.0[0] & 0x18 == 0x18;
-    n[19] = s.0[0] & 0x28 == 0x28;
-    n[20] = s.0[0] & 0x48 == 0x48;
-    n[21] = s.0[0] & 0x88 == 0x88;
-    n[22] = s.0[0] & 0x30 == 0x30;
-    n[23] = s.0[0] & 0x50 == 0x50;
-    n[24] = s.0[0] & 0x90 == 0x90;
+    n[0] = s.0[0] & 0x41 == 0x41;
+    n[1] = s.0[0] & 0x81 == 0x81;
+    n[2] = s.0[0] & 0x3 == 0x3;
+    n[3] = s.0[0] & 0x5 == 0x5;
+    n[4] = s.0[0] & 0x9 == 0x9;
+    n[5] = s.0[0] & 0x11 == 0x11;
+    n[6] = s.0[0] & 0x21 == 0x21;
+    n[7] = s.0[0] & 0x42 == 0x42;
+    n[8] = s.0[0] & 0x82 == 0x82;
+    n[9] = s.0[0] & 0x6 == 0x6;
+    n[10] = s.0[0] & 0xa == 0xa;
+    n[11] = s.0[0] & 0x12 == 0x12;
+    n[12] = s.0[0] & 0x22 == 0x22;
+    n[13] = s.0[0] & 0x44 == 0x44;
+    n[14] = s.0[0] & 0x84 == 0x84;
+    n[15] = s.0[0] & 0xc == 0xc;
+    n[16] = s.0[0] & 0x14 == 0x14;
+    n[17] = s.0[0] & 0x24 == 0x24;
+    n[18] = s.0[0] & 0x48 == 0x48;
+    n[19] = s.0[0] & 0x88 == 0x88;
+    n[20] = s.0[0] & 0x18 == 0x18;
+    n[21] = s.0[0] & 0x28 == 0x28;
+    n[22] = s.0[0] & 0x50 == 0x50;
+    n[23] = s.0[0] & 0x90 == 0x90;
+    n[24] = s.0[0] & 0x30 == 0x30;
     if s.0[0] & 0x400000000000000 != 0 {
         return None;
     }
@@ -498,55 +498,55 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         let mut moves = [Move(0); 25 + 1];
         let mut count = 0usize;
         moves[count] = Move(0);
-        count += usize::from(n[0]);
-        moves[count] = Move(1);
-        count += usize::from(n[1]);
-        moves[count] = Move(2);
         count += usize::from(n[2]);
-        moves[count] = Move(3);
+        moves[count] = Move(1);
         count += usize::from(n[3]);
-        moves[count] = Move(4);
+        moves[count] = Move(2);
         count += usize::from(n[4]);
-        moves[count] = Move(5);
+        moves[count] = Move(3);
         count += usize::from(n[5]);
-        moves[count] = Move(6);
+        moves[count] = Move(4);
         count += usize::from(n[6]);
+        moves[count] = Move(5);
+        count += usize::from(n[0]);
+        moves[count] = Move(6);
+        count += usize::from(n[1]);
         moves[count] = Move(7);
-        count += usize::from(n[7]);
-        moves[count] = Move(8);
-        count += usize::from(n[8]);
-        moves[count] = Move(9);
         count += usize::from(n[9]);
-        moves[count] = Move(10);
+        moves[count] = Move(8);
         count += usize::from(n[10]);
-        moves[count] = Move(11);
+        moves[count] = Move(9);
         count += usize::from(n[11]);
-        moves[count] = Move(12);
+        moves[count] = Move(10);
         count += usize::from(n[12]);
+        moves[count] = Move(11);
+        count += usize::from(n[7]);
+        moves[count] = Move(12);
+        count += usize::from(n[8]);
         moves[count] = Move(13);
-        count += usize::from(n[13]);
-        moves[count] = Move(14);
-        count += usize::from(n[14]);
-        moves[count] = Move(15);
         count += usize::from(n[15]);
-        moves[count] = Move(16);
+        moves[count] = Move(14);
         count += usize::from(n[16]);
-        moves[count] = Move(17);
+        moves[count] = Move(15);
         count += usize::from(n[17]);
+        moves[count] = Move(16);
+        count += usize::from(n[13]);
+        moves[count] = Move(17);
+        count += usize::from(n[14]);
         moves[count] = Move(18);
-        count += usize::from(n[18]);
-        moves[count] = Move(19);
-        count += usize::from(n[19]);
-        moves[count] = Move(20);
         count += usize::from(n[20]);
-        moves[count] = Move(21);
+        moves[count] = Move(19);
         count += usize::from(n[21]);
+        moves[count] = Move(20);
+        count += usize::from(n[18]);
+        moves[count] = Move(21);
+        count += usize::from(n[19]);
         moves[count] = Move(22);
-        count += usize::from(n[22]);
-        moves[count] = Move(23);
-        count += usize::from(n[23]);
-        moves[count] = Move(24);
         count += usize::from(n[24]);
+        moves[count] = Move(23);
+        count += usize::from(n[22]);
+        moves[count] = Move(24);
+        count += usize::from(n[23]);
         joint[0] = match count {
             0 => return None,
             1 => moves[0],
