@@ -41,8 +41,8 @@ pub fn inline(description: &Description, dynamic: &BTreeSet<String>) -> Descript
 }
 
 /// The first relation, by name, that can be inlined: state-dependent, no keyword, not
-/// recursive, defined by rules of one arity, and used by other rules only as a positive atom
-/// of their body, at most once per rule, in few enough rules.
+/// recursive, defined by rules of one arity, and used by other rules, none of them recursive,
+/// only as a positive atom of their body, at most once per rule, in few enough rules.
 fn inlinable(rules: &[Rule], dynamic: &BTreeSet<String>) -> Option<String> {
     let description = Description { rules: rules.to_vec() };
     let deps = Dependencies::build(&description);
@@ -66,7 +66,9 @@ fn inlinable(rules: &[Rule], dynamic: &BTreeSet<String>) -> Option<String> {
                 });
             let (rules_using, other_use) = uses.entry(name).or_default();
             *rules_using += 1;
-            *other_use |= !plain;
+            // A recursive rule is left as written: demand restriction passes bindings through
+            // its body in the order written, which inlining would change.
+            *other_use |= !plain || deps.is_recursive(&rule.head.name);
         }
     }
     uses.into_iter()
