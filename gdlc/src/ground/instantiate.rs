@@ -116,8 +116,20 @@ fn instantiate_with(description: &Description, options: &Options, with_checks: b
         let reads = alternatives[k].body.iter().filter_map(dropped).collect();
         Some(super::demand::Serves { atom: alternatives[k].head.clone(), reads })
     };
-    let outputs = ["init", "true", "next", "does", "legal", "terminal", "goal", "sees", "role"];
-    let relaxed = super::demand::restrict(&relaxed, &serves, &outputs);
+    // Checked rules read static relations at run time with any bindings: those are complete.
+    let mut complete: BTreeSet<&str> =
+        ["init", "true", "next", "does", "legal", "terminal", "goal", "sees", "role"].into_iter().collect();
+    for alternative in alternatives.iter().filter(|a| checked.contains(&a.head.name)) {
+        for b in &alternative.body {
+            if let Basic::Pos(a) | Basic::Neg(a) = *b {
+                if !dynamic.contains(&a.name) {
+                    complete.insert(a.name.as_str());
+                }
+            }
+        }
+    }
+    let complete: Vec<&str> = complete.into_iter().collect();
+    let relaxed = super::demand::restrict(&relaxed, &serves, &complete);
 
     let (mut symbols, mut terms, mut relations) = (Symbols::default(), Terms::default(), Relations::default());
     let stats = FactStats::new(&relaxed);
