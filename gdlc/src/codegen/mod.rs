@@ -81,12 +81,11 @@ pub fn ground_source(source: &str, options: &Options) -> Result<Ground, Vec<Diag
     if parsed.has_errors() {
         return Err(parsed.diagnostics.into_iter().filter(Diagnostic::is_error).collect());
     }
-    let description = if crate::realtime::is_realtime(&parsed.description) {
-        crate::realtime::erase(&parsed.description)
-    } else {
-        parsed.description
-    };
-    let ground = ground::ground(&description, &options.ground).map_err(|message| {
+    let realtime = crate::realtime::is_realtime(&parsed.description);
+    let description = if realtime { crate::realtime::erase(&parsed.description) } else { parsed.description };
+    // An rtGDL fact that its rules only copy still ends when its lifetime does.
+    let ground_options = ground::Options { fold_constant_fluents: !realtime, ..options.ground.clone() };
+    let ground = ground::ground(&description, &ground_options).map_err(|message| {
         vec![Diagnostic::error(
             Span::default(),
             message,

@@ -56,7 +56,8 @@ pub fn instantiate(description: &Description, options: &Options) -> Result<Groun
 /// Grounds a game, leaving out the relations that can be checked at run time when
 /// `with_checks`; an empty error then means that no relation can be.
 fn instantiate_with(description: &Description, options: &Options, with_checks: bool) -> Result<Ground, String> {
-    let prepared = super::constant_fluents::fold(prepare(description)?);
+    let prepared = prepare(description)?;
+    let prepared = if options.fold_constant_fluents { super::constant_fluents::fold(prepared) } else { prepared };
     let roles = prepared.roles();
     if roles.is_empty() {
         return Err("the game has no role".to_string());

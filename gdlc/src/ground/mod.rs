@@ -25,11 +25,14 @@ pub struct Options {
     /// Check at run time every relation that can be (see [`checks`]), not only when grounding
     /// would go past the limit.
     pub check_relations: bool,
+    /// Read a fluent that only ever copies itself as the static relation of its initial facts
+    /// (see [`constant_fluents`]). Off for rtGDL games, whose facts also end by expiring.
+    pub fold_constant_fluents: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_instances: DEFAULT_MAX_INSTANCES, check_relations: false }
+        Options { max_instances: DEFAULT_MAX_INSTANCES, check_relations: false, fold_constant_fluents: true }
     }
 }
 

@@ -87,7 +87,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[8] = (s.0[0] & 0x20000 == 0x20000) | (s.0[0] & 0x40000 == 0x40000);
     n[9] = (s.0[0] & 0x8000 == 0x8000) | (s.0[0] & 0x10000 == 0x10000);
     n[10] = (s.0[0] & 0x800 == 0x800) | (s.0[0] & 0x1000 == 0x1000);
-    let mut w: [u64; WORDS] = [0xc0000];
+    let mut w: [u64; WORDS] = [0x0];
     w[0] |= u64::from(n[3]) << 0;
     w[0] |= u64::from(n[1]) << 1;
     w[0] |= u64::from(n[2]) << 2;
@@ -103,6 +103,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[0] |= u64::from(n[2]) << 14;
     w[0] |= u64::from(joint[0].0 == 0) << 15;
     w[0] |= u64::from(n[4]) << 16;
+    w[0] |= u64::from(s.0[0] & 0x80000 != 0) << 18;
+    w[0] |= s.0[0] & 0x80000;
     State(w)
 }
 /// Whether `s` is terminal.
