@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 const OPERATORS: &[&str] = &["not", "or", "and", "distinct", "<="];
 
 /// The relation names GDL gives a meaning to; as function symbols they are suspicious.
-const RELATION_KEYWORDS: &[&str] =
+pub(crate) const RELATION_KEYWORDS: &[&str] =
     &["role", "init", "true", "next", "legal", "does", "goal", "terminal", "base", "input", "sees", "distinct"];
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {

@@ -10,7 +10,7 @@ mod arity;
 mod defined;
 pub mod expand;
 mod forms;
-mod keywords;
+pub(crate) mod keywords;
 mod recursion;
 mod safety;
 mod stratify;

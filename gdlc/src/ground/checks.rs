@@ -9,7 +9,9 @@
 //! is not recursive; a recursive relation is always called with all its arguments bound, which
 //! is what keeps the search finite. The set is the largest that meets these conditions.
 
+use super::decompose::{to_literal, vars_of as literal_vars};
 use crate::ast::{Atom, Description, Literal, Span, Term};
+use crate::check::keywords::RELATION_KEYWORDS;
 use crate::graph::Dependencies;
 use crate::interp::compile::{dnf, product, Basic};
 use std::collections::{BTreeMap, BTreeSet};
@@ -34,15 +36,12 @@ pub struct Checked {
     pub variants: BTreeMap<u64, Vec<(usize, Vec<usize>)>>,
 }
 
-const KEYWORDS: &[&str] =
-    &["role", "init", "true", "next", "legal", "does", "goal", "terminal", "base", "input", "sees", "distinct"];
-
 /// The largest set of relations that can be checked at run time, with their orders.
 pub(crate) fn plan(rules: &[Rule<'_, '_>], dynamic: &BTreeSet<String>, deps: &Dependencies) -> Plan {
     let mut candidates: BTreeSet<&str> = rules
         .iter()
         .map(|r| r.head.name.as_str())
-        .filter(|&name| dynamic.contains(name) && !KEYWORDS.contains(&name))
+        .filter(|&name| dynamic.contains(name) && !RELATION_KEYWORDS.contains(&name))
         .collect();
     // Syntactic conditions, rule by rule.
     for rule in rules {
@@ -107,13 +106,9 @@ fn checkable_rule(rule: &Rule<'_, '_>) -> bool {
 }
 
 fn vars(term: &Term, out: &mut BTreeSet<String>) {
-    match term {
-        Term::Var(v, _) => {
-            out.insert(v.clone());
-        }
-        Term::Const(..) => {}
-        Term::Func(_, args, _) => args.iter().for_each(|a| vars(a, out)),
-    }
+    term.for_each_var(&mut |v, _| {
+        out.insert(v.to_string());
+    });
 }
 
 fn atom_vars(atom: &Atom) -> BTreeSet<String> {
@@ -314,30 +309,12 @@ pub fn absorb(
     Description { rules: out }
 }
 
-fn to_literal(b: &Basic<'_>) -> Literal {
-    let span = Span::default();
-    match *b {
-        Basic::Pos(a) => Literal::Atom(a.clone()),
-        Basic::Neg(a) => Literal::Not(Box::new(Literal::Atom(a.clone())), span),
-        Basic::Distinct(x, y) => Literal::Distinct(x.clone(), y.clone(), span),
-        Basic::Equal(x, y) => Literal::Not(Box::new(Literal::Distinct(x.clone(), y.clone(), span)), span),
-    }
-}
-
 fn literal_atom(literal: &Literal) -> Option<&Atom> {
     match literal {
         Literal::Atom(a) => Some(a),
         Literal::Not(inner, _) => literal_atom(inner),
         _ => None,
     }
-}
-
-fn literal_vars(literal: &Literal) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    literal.for_each_var(&mut |v, _| {
-        out.insert(v.to_string());
-    });
-    out
 }
 
 /// A checked literal of `body` with the literals over its private variables, and the

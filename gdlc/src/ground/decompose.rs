@@ -48,7 +48,7 @@ pub fn decompose_except(
     Decomposed { description: Description { rules }, origins }
 }
 
-fn to_literal(b: &Basic<'_>) -> Literal {
+pub(crate) fn to_literal(b: &Basic<'_>) -> Literal {
     let span = Span::default();
     match *b {
         Basic::Pos(a) => Literal::Atom(a.clone()),
@@ -58,7 +58,7 @@ fn to_literal(b: &Basic<'_>) -> Literal {
     }
 }
 
-fn vars_of(literal: &Literal) -> BTreeSet<String> {
+pub(crate) fn vars_of(literal: &Literal) -> BTreeSet<String> {
     let mut vars = BTreeSet::new();
     literal.for_each_var(&mut |v, _| {
         vars.insert(v.to_string());

@@ -8,12 +8,9 @@
 //! `pinned` sit next to `between`'s body, and decomposition builds its new relations with them.
 
 use crate::ast::{Atom, Description, Literal, Rule, Term};
+use crate::check::keywords::RELATION_KEYWORDS;
 use crate::graph::Dependencies;
 use std::collections::{BTreeMap, BTreeSet};
-
-/// The relations GDL gives a meaning to; the grounder reads them, so they are never inlined.
-const KEYWORDS: &[&str] =
-    &["role", "init", "true", "next", "legal", "does", "goal", "terminal", "base", "input", "sees", "distinct"];
 
 /// The most rules one inlining may write (rules that use the relation times its definitions),
 /// so that inlining never multiplies the program.
@@ -74,7 +71,7 @@ fn inlinable(rules: &[Rule], dynamic: &BTreeSet<String>) -> Option<String> {
     uses.into_iter()
         .find(|&(name, (rules_using, other_use))| {
             !other_use
-                && !KEYWORDS.contains(&name)
+                && !RELATION_KEYWORDS.contains(&name)
                 && dynamic.contains(name)
                 && !deps.is_recursive(name)
                 && definitions.get(name).is_some_and(|(count, _)| rules_using * count <= MAX_INLINED_RULES)
