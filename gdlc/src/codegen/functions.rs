@@ -2,11 +2,12 @@
 //! order, only the derived propositions its outputs need, as straight-line boolean code over
 //! the state's words and the joint move. Recursive groups loop to their least fixpoint.
 
+use super::move_tables::MoveTables;
 use super::tables::{hex, words};
 use crate::ground::{Ground, Lit, Prop, Value};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 /// The fewest moves of one role for which an "any of these moves" proposition is generated
 /// as a lookup in a constant bit set rather than as comparisons.
@@ -26,7 +27,9 @@ enum Expr {
 
 /// The game's functions, and whether they include the fused `random_step`.
 pub fn generate_functions(ground: &Ground) -> (TokenStream, bool) {
-    let emitter = Emitter::new(ground);
+    let mut emitter = Emitter::new(ground);
+    emitter.tables = MoveTables::new(ground);
+    let statics = emitter.generate_move_tables();
     let legal = emitter.generate_legal_fns();
     let next = emitter.generate_next_fn();
     let terminal = emitter.generate_terminal_fn();
@@ -35,6 +38,7 @@ pub fn generate_functions(ground: &Ground) -> (TokenStream, bool) {
     let sees = ground.gdl_ii.then(|| emitter.generate_sees_fns());
     let fused = random_step.is_some();
     let tokens = quote! {
+        #statics
         #legal
         #next
         #terminal
@@ -73,6 +77,11 @@ struct Emitter<'g> {
     /// node it computes (`u32::MAX` for the others). One array rather than a `let` per node
     /// keeps functions of thousands of nodes within what rustc and LLVM handle well.
     slots: RefCell<Vec<u32>>,
+    /// The compile-time tables of the functions of the joint move, if any.
+    tables: Option<MoveTables>,
+    /// Whether the function being generated has the joint move's table row in `mt`, so that
+    /// the nodes the table gives are read from it.
+    in_move_phase: Cell<bool>,
 }
 
 impl<'g> Emitter<'g> {
@@ -83,7 +92,14 @@ impl<'g> Emitter<'g> {
                 *slot = Some(c);
             }
         }
-        Emitter { ground, room_for_no_move: false, cycle_of, slots: RefCell::new(vec![u32::MAX; ground.nodes.len()]) }
+        Emitter {
+            ground,
+            room_for_no_move: false,
+            cycle_of,
+            slots: RefCell::new(vec![u32::MAX; ground.nodes.len()]),
+            tables: None,
+            in_move_phase: Cell::new(false),
+        }
     }
 
     /// `legal(state, role, out)`, dispatching to one function per role.
@@ -177,16 +193,104 @@ impl<'g> Emitter<'g> {
 
     /// `next(state, joint)`: the state after every role plays its move of `joint`.
     fn generate_next_fn(&self) -> TokenStream {
-        let nodes = self.evaluate(&self.ground.next);
+        self.in_move_phase.set(true);
+        let needed = self.move_phase_cone(&self.ground.next);
+        let declare = self.assign_slots(&needed);
+        let row = self.move_table_row();
+        let compute = self.emit_nodes(&needed);
         let words = self.next_words();
+        self.in_move_phase.set(false);
         quote! {
             /// The state after every role plays its move of `joint` (one per role, in role order).
 
             pub fn next(s: &State, joint: &[Move]) -> State {
                 let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-                #nodes
+                #declare
+                #row
+                #compute
                 #words
                 State(w)
+            }
+        }
+    }
+
+    /// Whether base fact `i`'s next value comes from the frame tables.
+    fn framed(&self, i: usize) -> bool {
+        self.tables.as_ref().is_some_and(|t| t.framed[i])
+    }
+
+    /// The nodes a function of the joint move needs evaluated to compute `values` (next
+    /// values among them that the frame tables give do not count), sorted.
+    fn move_phase_cone(&self, values: &[Value]) -> Vec<u32> {
+        match &self.tables {
+            None => super::cones::Cones::new(self.ground).cone(values),
+            Some(tables) => {
+                let values: Vec<Value> = values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| if i < tables.framed.len() && tables.framed[i] { Value::Const(false) } else { v })
+                    .collect();
+                tables.runtime_cone(self.ground, &values)
+            }
+        }
+    }
+
+    /// The constant tables of the functions of the joint move: `MOVE_NODES[role][move]`, the
+    /// bits of the nodes the table gives, and `FRAMES[role][move]`, the `keep` and `set`
+    /// words of the framed next-state bits; the value for a joint move is the `|` of its
+    /// roles' rows.
+    fn generate_move_tables(&self) -> TokenStream {
+        let Some(tables) = &self.tables else { return TokenStream::new() };
+        let moves = self.ground.moves.len();
+        let row = |table: &[u64], mv: usize, width: usize| {
+            let words = table[mv * width..(mv + 1) * width].iter().copied().map(hex);
+            quote!([#(#words),*])
+        };
+        let mut out = TokenStream::new();
+        let roles = Literal::usize_unsuffixed(self.ground.roles.len());
+        let moves_len = Literal::usize_unsuffixed(moves);
+        if tables.node_words > 0 {
+            let width = Literal::usize_unsuffixed(tables.node_words);
+            let per_role = tables.node_table.iter().map(|table| {
+                let rows = (0..moves).map(|mv| row(table, mv, tables.node_words));
+                quote!([#(#rows),*])
+            });
+            out.extend(quote! {
+                /// For every role and move, the derived propositions that read only the moves,
+                /// as bits: a proposition holds after a joint move when one of its roles'
+                /// rows has its bit.
+                static MOVE_NODES: [[[u64; #width]; #moves_len]; #roles] = [#(#per_role),*];
+            });
+        }
+        if tables.has_frames() {
+            let width = tables.state_words;
+            let per_role = tables.keep_table.iter().zip(&tables.set_table).map(|(keep, set)| {
+                let rows = (0..moves).map(|mv| {
+                    let (keep, set) = (row(keep, mv, width), row(set, mv, width));
+                    quote!([#keep, #set])
+                });
+                quote!([#(#rows),*])
+            });
+            out.extend(quote! {
+                /// For every role and move, two words per state word, `keep` and `set`: a
+                /// next-state bit that the table gives holds when it holds now and one of the
+                /// joint move's `keep` rows has it, or one of its `set` rows has it.
+                static FRAMES: [[[[u64; WORDS]; 2]; #moves_len]; #roles] = [#(#per_role),*];
+            });
+        }
+        out
+    }
+
+    /// `mt`, the `|` of the joint move's rows of `MOVE_NODES` (nothing without that table).
+    fn move_table_row(&self) -> TokenStream {
+        let Some(tables) = self.tables.as_ref().filter(|t| t.node_words > 0) else { return TokenStream::new() };
+        let width = Literal::usize_unsuffixed(tables.node_words);
+        quote! {
+            let mut mt = [0u64; #width];
+            for (r, m) in joint.iter().enumerate() {
+                for (t, x) in mt.iter_mut().zip(&MOVE_NODES[r][m.0 as usize]) {
+                    *t |= *x;
+                }
             }
         }
     }
@@ -199,6 +303,9 @@ impl<'g> Emitter<'g> {
         let mut sets = Vec::new();
         for (i, v) in self.ground.next.iter().enumerate() {
             let (w, bit) = (i / 64, i % 64);
+            if self.framed(i) {
+                continue;
+            }
             match *v {
                 Value::Const(false) => {}
                 Value::Const(true) => always[w] |= 1 << bit,
@@ -215,8 +322,25 @@ impl<'g> Emitter<'g> {
             }
         }
         let always = always.into_iter().map(hex);
+        let frames = self.tables.as_ref().filter(|t| t.has_frames()).map(|_| {
+            quote! {
+                let mut keep = [0u64; WORDS];
+                let mut set = [0u64; WORDS];
+                for (r, m) in joint.iter().enumerate() {
+                    let [k, x] = &FRAMES[r][m.0 as usize];
+                    for i in 0..WORDS {
+                        keep[i] |= k[i];
+                        set[i] |= x[i];
+                    }
+                }
+                for i in 0..WORDS {
+                    w[i] |= (s.0[i] & keep[i]) | set[i];
+                }
+            }
+        });
         quote! {
             let mut w: [u64; WORDS] = [#(#always),*];
+            #frames
             #(#sets)*
         }
     }
@@ -354,8 +478,13 @@ impl<'g> Emitter<'g> {
         let mut values: Vec<Value> = vec![self.ground.terminal];
         values.extend(self.ground.legal.iter().flatten().map(|&(_, v)| v));
         let state_values = values.len();
-        values.extend(self.ground.next.iter().copied());
-        let needed = super::cones::Cones::new(self.ground).cone(&values);
+        values.extend(
+            self.ground.next.iter().enumerate().map(|(i, &v)| if self.framed(i) { Value::Const(false) } else { v }),
+        );
+        let needed = match &self.tables {
+            Some(tables) => tables.runtime_cone(self.ground, &values),
+            None => super::cones::Cones::new(self.ground).cone(&values),
+        };
         let dependent = self.move_dependent();
         let depends = |v: &Value| {
             matches!(v, Value::Lit(Lit { prop: Prop::Node(n), .. }) if dependent[*n as usize])
@@ -367,7 +496,10 @@ impl<'g> Emitter<'g> {
         let declare = self.assign_slots(&needed);
         let (after, before): (Vec<u32>, Vec<u32>) = needed.iter().partition(|&&n| dependent[n as usize]);
         let state_nodes = self.emit_nodes(&before);
+        self.in_move_phase.set(true);
+        let row = self.move_table_row();
         let move_nodes = self.emit_nodes(&after);
+        self.in_move_phase.set(false);
         let terminal = self.value(self.ground.terminal);
         let choices = self.ground.legal.iter().enumerate().map(|(role, moves)| {
             let candidates: Vec<_> = moves.iter().filter(|(_, v)| *v != Value::Const(false)).collect();
@@ -394,7 +526,9 @@ impl<'g> Emitter<'g> {
                 };
             }}
         });
+        self.in_move_phase.set(true);
         let next_words = self.next_words();
+        self.in_move_phase.set(false);
         let roles = Literal::usize_unsuffixed(self.ground.roles.len());
         Some(quote! {
             /// One step of a uniformly random playout from `s`: `None` when `s` is terminal or a
@@ -411,11 +545,17 @@ impl<'g> Emitter<'g> {
                 let mut joint = [Move(0); #roles];
                 #(#choices)*
                 let joint = &joint;
+                #row
                 #move_nodes
                 #next_words
                 Some(State(w))
             }
         })
+    }
+
+    /// The bit of `node` in the move table, when the table gives it.
+    fn table_bit(&self, node: u32) -> Option<u32> {
+        self.tables.as_ref().and_then(|t| t.node_bit[node as usize])
     }
 
     fn slot(&self, node: u32) -> Literal {
@@ -583,6 +723,15 @@ impl<'g> Emitter<'g> {
                     quote!(joint[#r].0 == #m)
                 } else {
                     quote!(joint[#r].0 != #m)
+                }
+            }
+            Prop::Node(node) if self.in_move_phase.get() && self.table_bit(node).is_some() => {
+                let bit = self.table_bit(node).unwrap_or_default() as usize;
+                let (w, mask) = (Literal::usize_unsuffixed(bit / 64), hex(1 << (bit % 64)));
+                if positive {
+                    quote!(mt[#w] & #mask != 0)
+                } else {
+                    quote!(mt[#w] & #mask == 0)
                 }
             }
             Prop::Node(node) => {

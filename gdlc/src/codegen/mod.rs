@@ -5,6 +5,7 @@
 
 mod cones;
 mod functions;
+mod move_tables;
 pub mod program;
 mod realtime;
 mod tables;

@@ -73,6 +73,74 @@ pub const PERCEPTS: [&str; 6] = [
 ];
 /// The GDL-II `random` role, whose moves the game manager draws uniformly.
 pub const RANDOM_ROLE: Option<usize> = Some(2);
+/// For every role and move, the derived propositions that read only the moves,
+/// as bits: a proposition holds after a joint move when one of its roles'
+/// rows has its bit.
+static MOVE_NODES: [[[u64; 1]; 12]; 3] = [
+    [[0x0], [0x0], [0x0], [0x0], [0x0], [0x0], [0x0], [0x0], [0x0], [0x0], [0x0], [0x0]],
+    [[0x0], [0x0], [0x0], [0x0], [0x0], [0x0], [0x0], [0x0], [0x0], [0x0], [0x0], [0x0]],
+    [
+        [0x9],
+        [0x11],
+        [0x21],
+        [0xa],
+        [0x12],
+        [0x22],
+        [0xc],
+        [0x14],
+        [0x24],
+        [0x0],
+        [0x0],
+        [0x0],
+    ],
+];
+/// For every role and move, two words per state word, `keep` and `set`: a
+/// next-state bit that the table gives holds when it holds now and one of the
+/// joint move's `keep` rows has it, or one of its `set` rows has it.
+static FRAMES: [[[[u64; WORDS]; 2]; 12]; 3] = [
+    [
+        [[0x3], [0x0]],
+        [[0x3], [0x0]],
+        [[0x3], [0x0]],
+        [[0x3], [0x0]],
+        [[0x3], [0x0]],
+        [[0x3], [0x0]],
+        [[0x3], [0x0]],
+        [[0x3], [0x0]],
+        [[0x3], [0x0]],
+        [[0x3], [0x1]],
+        [[0x3], [0x0]],
+        [[0x3], [0x0]],
+    ],
+    [
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x2]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+    ],
+    [
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+    ],
+];
 /// Appends `role`'s legal moves in `s` to `out`, in the order of [`MOVES`].
 pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
     match role {
@@ -144,39 +212,47 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-    let mut n = [false; 14];
-    n[0] = (joint[2].0 == 0) | (joint[2].0 == 1) | (joint[2].0 == 2);
-    n[1] = (joint[2].0 == 3) | (joint[2].0 == 4) | (joint[2].0 == 5);
-    n[2] = (joint[2].0 == 6) | (joint[2].0 == 7) | (joint[2].0 == 8);
-    n[3] = (joint[2].0 == 0) | (joint[2].0 == 3) | (joint[2].0 == 6);
-    n[4] = (joint[2].0 == 1) | (joint[2].0 == 4) | (joint[2].0 == 7);
-    n[5] = (joint[2].0 == 2) | (joint[2].0 == 5) | (joint[2].0 == 8);
-    n[6] = ((s.0[0] & 0x11 == 0x10) & (n[0])) | (s.0[0] & 0x51 == 0x51)
-        | (s.0[0] & 0x44 == 0x44) | ((s.0[0] & 0x20 == 0x20) & (n[0]));
-    n[7] = ((s.0[0] & 0x11 == 0x10) & (n[1])) | (s.0[0] & 0x91 == 0x91)
-        | (s.0[0] & 0x84 == 0x84) | ((s.0[0] & 0x20 == 0x20) & (n[1]));
-    n[8] = ((s.0[0] & 0x11 == 0x10) & (n[2])) | (s.0[0] & 0x111 == 0x111)
-        | (s.0[0] & 0x104 == 0x104) | ((s.0[0] & 0x20 == 0x20) & (n[2]));
-    n[9] = ((s.0[0] & 0x12 == 0x10) & (n[3])) | (s.0[0] & 0x212 == 0x212)
-        | (s.0[0] & 0x204 == 0x204) | ((s.0[0] & 0x20 == 0x20) & (n[3]));
-    n[10] = ((s.0[0] & 0x12 == 0x10) & (n[4])) | (s.0[0] & 0x412 == 0x412)
-        | (s.0[0] & 0x404 == 0x404) | ((s.0[0] & 0x20 == 0x20) & (n[4]));
-    n[11] = ((s.0[0] & 0x12 == 0x10) & (n[5])) | (s.0[0] & 0x812 == 0x812)
-        | (s.0[0] & 0x804 == 0x804) | ((s.0[0] & 0x20 == 0x20) & (n[5]));
-    n[12] = (s.0[0] & 0x1 == 0x1) | (joint[0].0 == 9);
-    n[13] = (s.0[0] & 0x2 == 0x2) | (joint[1].0 == 9);
+    let mut n = [false; 6];
+    let mut mt = [0u64; 1];
+    for (r, m) in joint.iter().enumerate() {
+        for (t, x) in mt.iter_mut().zip(&MOVE_NODES[r][m.0 as usize]) {
+            *t |= *x;
+        }
+    }
+    n[0] = ((s.0[0] & 0x11 == 0x10) & (mt[0] & 0x1 != 0)) | (s.0[0] & 0x51 == 0x51)
+        | (s.0[0] & 0x44 == 0x44) | ((s.0[0] & 0x20 == 0x20) & (mt[0] & 0x1 != 0));
+    n[1] = ((s.0[0] & 0x11 == 0x10) & (mt[0] & 0x2 != 0)) | (s.0[0] & 0x91 == 0x91)
+        | (s.0[0] & 0x84 == 0x84) | ((s.0[0] & 0x20 == 0x20) & (mt[0] & 0x2 != 0));
+    n[2] = ((s.0[0] & 0x11 == 0x10) & (mt[0] & 0x4 != 0)) | (s.0[0] & 0x111 == 0x111)
+        | (s.0[0] & 0x104 == 0x104) | ((s.0[0] & 0x20 == 0x20) & (mt[0] & 0x4 != 0));
+    n[3] = ((s.0[0] & 0x12 == 0x10) & (mt[0] & 0x8 != 0)) | (s.0[0] & 0x212 == 0x212)
+        | (s.0[0] & 0x204 == 0x204) | ((s.0[0] & 0x20 == 0x20) & (mt[0] & 0x8 != 0));
+    n[4] = ((s.0[0] & 0x12 == 0x10) & (mt[0] & 0x10 != 0)) | (s.0[0] & 0x412 == 0x412)
+        | (s.0[0] & 0x404 == 0x404) | ((s.0[0] & 0x20 == 0x20) & (mt[0] & 0x10 != 0));
+    n[5] = ((s.0[0] & 0x12 == 0x10) & (mt[0] & 0x20 != 0)) | (s.0[0] & 0x812 == 0x812)
+        | (s.0[0] & 0x804 == 0x804) | ((s.0[0] & 0x20 == 0x20) & (mt[0] & 0x20 != 0));
     let mut w: [u64; WORDS] = [0x0];
-    w[0] |= u64::from(n[12]) << 0;
-    w[0] |= u64::from(n[13]) << 1;
+    let mut keep = [0u64; WORDS];
+    let mut set = [0u64; WORDS];
+    for (r, m) in joint.iter().enumerate() {
+        let [k, x] = &FRAMES[r][m.0 as usize];
+        for i in 0..WORDS {
+            keep[i] |= k[i];
+            set[i] |= x[i];
+        }
+    }
+    for i in 0..WORDS {
+        w[i] |= (s.0[i] & keep[i]) | set[i];
+    }
     w[0] |= u64::from(s.0[0] & 0x20 != 0) << 2;
     w[0] |= u64::from(s.0[0] & 0x10 != 0) << 3;
     w[0] |= u64::from(s.0[0] & 0x4 != 0) << 4;
-    w[0] |= u64::from(n[6]) << 6;
-    w[0] |= u64::from(n[7]) << 7;
-    w[0] |= u64::from(n[8]) << 8;
-    w[0] |= u64::from(n[9]) << 9;
-    w[0] |= u64::from(n[10]) << 10;
-    w[0] |= u64::from(n[11]) << 11;
+    w[0] |= u64::from(n[0]) << 6;
+    w[0] |= u64::from(n[1]) << 7;
+    w[0] |= u64::from(n[2]) << 8;
+    w[0] |= u64::from(n[3]) << 9;
+    w[0] |= u64::from(n[4]) << 10;
+    w[0] |= u64::from(n[5]) << 11;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -220,7 +296,7 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 15];
+    let mut n = [false; 7];
     n[0] = (s.0[0] & 0x10 == 0x10) | (s.0[0] & 0x20 == 0x20);
     if s.0[0] & 0x8 != 0 {
         return None;
@@ -286,38 +362,46 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         };
     }
     let joint = &joint;
-    n[1] = (joint[2].0 == 0) | (joint[2].0 == 1) | (joint[2].0 == 2);
-    n[2] = (joint[2].0 == 3) | (joint[2].0 == 4) | (joint[2].0 == 5);
-    n[3] = (joint[2].0 == 6) | (joint[2].0 == 7) | (joint[2].0 == 8);
-    n[4] = (joint[2].0 == 0) | (joint[2].0 == 3) | (joint[2].0 == 6);
-    n[5] = (joint[2].0 == 1) | (joint[2].0 == 4) | (joint[2].0 == 7);
-    n[6] = (joint[2].0 == 2) | (joint[2].0 == 5) | (joint[2].0 == 8);
-    n[7] = ((s.0[0] & 0x11 == 0x10) & (n[1])) | (s.0[0] & 0x51 == 0x51)
-        | (s.0[0] & 0x44 == 0x44) | ((s.0[0] & 0x20 == 0x20) & (n[1]));
-    n[8] = ((s.0[0] & 0x11 == 0x10) & (n[2])) | (s.0[0] & 0x91 == 0x91)
-        | (s.0[0] & 0x84 == 0x84) | ((s.0[0] & 0x20 == 0x20) & (n[2]));
-    n[9] = ((s.0[0] & 0x11 == 0x10) & (n[3])) | (s.0[0] & 0x111 == 0x111)
-        | (s.0[0] & 0x104 == 0x104) | ((s.0[0] & 0x20 == 0x20) & (n[3]));
-    n[10] = ((s.0[0] & 0x12 == 0x10) & (n[4])) | (s.0[0] & 0x212 == 0x212)
-        | (s.0[0] & 0x204 == 0x204) | ((s.0[0] & 0x20 == 0x20) & (n[4]));
-    n[11] = ((s.0[0] & 0x12 == 0x10) & (n[5])) | (s.0[0] & 0x412 == 0x412)
-        | (s.0[0] & 0x404 == 0x404) | ((s.0[0] & 0x20 == 0x20) & (n[5]));
-    n[12] = ((s.0[0] & 0x12 == 0x10) & (n[6])) | (s.0[0] & 0x812 == 0x812)
-        | (s.0[0] & 0x804 == 0x804) | ((s.0[0] & 0x20 == 0x20) & (n[6]));
-    n[13] = (s.0[0] & 0x1 == 0x1) | (joint[0].0 == 9);
-    n[14] = (s.0[0] & 0x2 == 0x2) | (joint[1].0 == 9);
+    let mut mt = [0u64; 1];
+    for (r, m) in joint.iter().enumerate() {
+        for (t, x) in mt.iter_mut().zip(&MOVE_NODES[r][m.0 as usize]) {
+            *t |= *x;
+        }
+    }
+    n[1] = ((s.0[0] & 0x11 == 0x10) & (mt[0] & 0x1 != 0)) | (s.0[0] & 0x51 == 0x51)
+        | (s.0[0] & 0x44 == 0x44) | ((s.0[0] & 0x20 == 0x20) & (mt[0] & 0x1 != 0));
+    n[2] = ((s.0[0] & 0x11 == 0x10) & (mt[0] & 0x2 != 0)) | (s.0[0] & 0x91 == 0x91)
+        | (s.0[0] & 0x84 == 0x84) | ((s.0[0] & 0x20 == 0x20) & (mt[0] & 0x2 != 0));
+    n[3] = ((s.0[0] & 0x11 == 0x10) & (mt[0] & 0x4 != 0)) | (s.0[0] & 0x111 == 0x111)
+        | (s.0[0] & 0x104 == 0x104) | ((s.0[0] & 0x20 == 0x20) & (mt[0] & 0x4 != 0));
+    n[4] = ((s.0[0] & 0x12 == 0x10) & (mt[0] & 0x8 != 0)) | (s.0[0] & 0x212 == 0x212)
+        | (s.0[0] & 0x204 == 0x204) | ((s.0[0] & 0x20 == 0x20) & (mt[0] & 0x8 != 0));
+    n[5] = ((s.0[0] & 0x12 == 0x10) & (mt[0] & 0x10 != 0)) | (s.0[0] & 0x412 == 0x412)
+        | (s.0[0] & 0x404 == 0x404) | ((s.0[0] & 0x20 == 0x20) & (mt[0] & 0x10 != 0));
+    n[6] = ((s.0[0] & 0x12 == 0x10) & (mt[0] & 0x20 != 0)) | (s.0[0] & 0x812 == 0x812)
+        | (s.0[0] & 0x804 == 0x804) | ((s.0[0] & 0x20 == 0x20) & (mt[0] & 0x20 != 0));
     let mut w: [u64; WORDS] = [0x0];
-    w[0] |= u64::from(n[13]) << 0;
-    w[0] |= u64::from(n[14]) << 1;
+    let mut keep = [0u64; WORDS];
+    let mut set = [0u64; WORDS];
+    for (r, m) in joint.iter().enumerate() {
+        let [k, x] = &FRAMES[r][m.0 as usize];
+        for i in 0..WORDS {
+            keep[i] |= k[i];
+            set[i] |= x[i];
+        }
+    }
+    for i in 0..WORDS {
+        w[i] |= (s.0[i] & keep[i]) | set[i];
+    }
     w[0] |= u64::from(s.0[0] & 0x20 != 0) << 2;
     w[0] |= u64::from(s.0[0] & 0x10 != 0) << 3;
     w[0] |= u64::from(s.0[0] & 0x4 != 0) << 4;
-    w[0] |= u64::from(n[7]) << 6;
-    w[0] |= u64::from(n[8]) << 7;
-    w[0] |= u64::from(n[9]) << 8;
-    w[0] |= u64::from(n[10]) << 9;
-    w[0] |= u64::from(n[11]) << 10;
-    w[0] |= u64::from(n[12]) << 11;
+    w[0] |= u64::from(n[1]) << 6;
+    w[0] |= u64::from(n[2]) << 7;
+    w[0] |= u64::from(n[3]) << 8;
+    w[0] |= u64::from(n[4]) << 9;
+    w[0] |= u64::from(n[5]) << 10;
+    w[0] |= u64::from(n[6]) << 11;
     Some(State(w))
 }
 /// Appends what `role` perceives on the step from `s` by `joint` (one move per role,

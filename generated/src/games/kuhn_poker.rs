@@ -84,6 +84,50 @@ pub const PERCEPTS: [&str; 11] = [
 ];
 /// The GDL-II `random` role, whose moves the game manager draws uniformly.
 pub const RANDOM_ROLE: Option<usize> = Some(2);
+/// For every role and move, two words per state word, `keep` and `set`: a
+/// next-state bit that the table gives holds when it holds now and one of the
+/// joint move's `keep` rows has it, or one of its `set` rows has it.
+static FRAMES: [[[[u64; WORDS]; 2]; 11]; 3] = [
+    [
+        [[0x3fff], [0x0]],
+        [[0x3fff], [0x0]],
+        [[0x3fff], [0x0]],
+        [[0x3fff], [0x0]],
+        [[0x3fff], [0x0]],
+        [[0x3fff], [0x0]],
+        [[0x3fff], [0x1]],
+        [[0x3fff], [0x2]],
+        [[0x3fff], [0x4]],
+        [[0x3fff], [0x8]],
+        [[0x3fff], [0x0]],
+    ],
+    [
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x10]],
+        [[0x0], [0x20]],
+        [[0x0], [0x40]],
+        [[0x0], [0x80]],
+        [[0x0], [0x0]],
+    ],
+    [
+        [[0x0], [0x1100]],
+        [[0x0], [0x2100]],
+        [[0x0], [0xa00]],
+        [[0x0], [0x2200]],
+        [[0x0], [0xc00]],
+        [[0x0], [0x1400]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+        [[0x0], [0x0]],
+    ],
+];
 /// Appends `role`'s legal moves in `s` to `out`, in the order of [`MOVES`].
 pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
     match role {
@@ -163,44 +207,28 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-    let mut n = [false; 16];
-    n[0] = (s.0[0] & 0x100 == 0x100) | ((joint[2].0 == 0) | (joint[2].0 == 1));
-    n[1] = (s.0[0] & 0x400 == 0x400) | ((joint[2].0 == 4) | (joint[2].0 == 5));
-    n[2] = (s.0[0] & 0x200 == 0x200) | ((joint[2].0 == 2) | (joint[2].0 == 3));
-    n[3] = (s.0[0] & 0x2000 == 0x2000) | ((joint[2].0 == 1) | (joint[2].0 == 3));
-    n[4] = (s.0[0] & 0x1000 == 0x1000) | ((joint[2].0 == 0) | (joint[2].0 == 5));
-    n[5] = (s.0[0] & 0x800 == 0x800) | ((joint[2].0 == 2) | (joint[2].0 == 4));
-    n[6] = (s.0[0] & 0x4 == 0x4) | (joint[0].0 == 8);
-    n[7] = (s.0[0] & 0x40 == 0x40) | (joint[1].0 == 8);
-    n[8] = (s.0[0] & 0x1 == 0x1) | (joint[0].0 == 6);
-    n[9] = (s.0[0] & 0x10 == 0x10) | (joint[1].0 == 6);
-    n[10] = (s.0[0] & 0x20 == 0x20) | (joint[1].0 == 7);
-    n[11] = (s.0[0] & 0x2 == 0x2) | (joint[0].0 == 7);
-    n[12] = (s.0[0] & 0x80 == 0x80) | (joint[1].0 == 9);
-    n[13] = (s.0[0] & 0x8 == 0x8) | (joint[0].0 == 9);
-    n[14] = (s.0[0] & 0x20004 == 0x20004) & (joint[1].0 == 6);
-    n[15] = (s.0[0] & 0x20001 == 0x20001)
+    let mut n = [false; 2];
+    n[0] = (s.0[0] & 0x20004 == 0x20004) & (joint[1].0 == 6);
+    n[1] = (s.0[0] & 0x20001 == 0x20001)
         | ((s.0[0] & 0x20000 == 0x20000) & (joint[1].0 == 8))
         | (s.0[0] & 0x40000 == 0x40000);
     let mut w: [u64; WORDS] = [0x0];
-    w[0] |= u64::from(n[8]) << 0;
-    w[0] |= u64::from(n[11]) << 1;
-    w[0] |= u64::from(n[6]) << 2;
-    w[0] |= u64::from(n[13]) << 3;
-    w[0] |= u64::from(n[9]) << 4;
-    w[0] |= u64::from(n[10]) << 5;
-    w[0] |= u64::from(n[7]) << 6;
-    w[0] |= u64::from(n[12]) << 7;
-    w[0] |= u64::from(n[0]) << 8;
-    w[0] |= u64::from(n[2]) << 9;
-    w[0] |= u64::from(n[1]) << 10;
-    w[0] |= u64::from(n[5]) << 11;
-    w[0] |= u64::from(n[4]) << 12;
-    w[0] |= u64::from(n[3]) << 13;
+    let mut keep = [0u64; WORDS];
+    let mut set = [0u64; WORDS];
+    for (r, m) in joint.iter().enumerate() {
+        let [k, x] = &FRAMES[r][m.0 as usize];
+        for i in 0..WORDS {
+            keep[i] |= k[i];
+            set[i] |= x[i];
+        }
+    }
+    for i in 0..WORDS {
+        w[i] |= (s.0[i] & keep[i]) | set[i];
+    }
     w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
-    w[0] |= u64::from(n[15]) << 16;
+    w[0] |= u64::from(n[1]) << 16;
     w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 17;
-    w[0] |= u64::from(n[14]) << 18;
+    w[0] |= u64::from(n[0]) << 18;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -257,7 +285,7 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 20];
+    let mut n = [false; 6];
     n[0] = (s.0[0] & 0x4000 == 0x4000) | (s.0[0] & 0x20000 == 0x20000);
     n[1] = (s.0[0] & 0x4000 == 0x4000) | (s.0[0] & 0x8000 == 0x8000)
         | (s.0[0] & 0x40000 == 0x40000);
@@ -329,43 +357,27 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         };
     }
     let joint = &joint;
-    n[4] = (s.0[0] & 0x100 == 0x100) | ((joint[2].0 == 0) | (joint[2].0 == 1));
-    n[5] = (s.0[0] & 0x400 == 0x400) | ((joint[2].0 == 4) | (joint[2].0 == 5));
-    n[6] = (s.0[0] & 0x200 == 0x200) | ((joint[2].0 == 2) | (joint[2].0 == 3));
-    n[7] = (s.0[0] & 0x2000 == 0x2000) | ((joint[2].0 == 1) | (joint[2].0 == 3));
-    n[8] = (s.0[0] & 0x1000 == 0x1000) | ((joint[2].0 == 0) | (joint[2].0 == 5));
-    n[9] = (s.0[0] & 0x800 == 0x800) | ((joint[2].0 == 2) | (joint[2].0 == 4));
-    n[10] = (s.0[0] & 0x4 == 0x4) | (joint[0].0 == 8);
-    n[11] = (s.0[0] & 0x40 == 0x40) | (joint[1].0 == 8);
-    n[12] = (s.0[0] & 0x1 == 0x1) | (joint[0].0 == 6);
-    n[13] = (s.0[0] & 0x10 == 0x10) | (joint[1].0 == 6);
-    n[14] = (s.0[0] & 0x20 == 0x20) | (joint[1].0 == 7);
-    n[15] = (s.0[0] & 0x2 == 0x2) | (joint[0].0 == 7);
-    n[16] = (s.0[0] & 0x80 == 0x80) | (joint[1].0 == 9);
-    n[17] = (s.0[0] & 0x8 == 0x8) | (joint[0].0 == 9);
-    n[18] = (s.0[0] & 0x20004 == 0x20004) & (joint[1].0 == 6);
-    n[19] = (s.0[0] & 0x20001 == 0x20001)
+    n[4] = (s.0[0] & 0x20004 == 0x20004) & (joint[1].0 == 6);
+    n[5] = (s.0[0] & 0x20001 == 0x20001)
         | ((s.0[0] & 0x20000 == 0x20000) & (joint[1].0 == 8))
         | (s.0[0] & 0x40000 == 0x40000);
     let mut w: [u64; WORDS] = [0x0];
-    w[0] |= u64::from(n[12]) << 0;
-    w[0] |= u64::from(n[15]) << 1;
-    w[0] |= u64::from(n[10]) << 2;
-    w[0] |= u64::from(n[17]) << 3;
-    w[0] |= u64::from(n[13]) << 4;
-    w[0] |= u64::from(n[14]) << 5;
-    w[0] |= u64::from(n[11]) << 6;
-    w[0] |= u64::from(n[16]) << 7;
-    w[0] |= u64::from(n[4]) << 8;
-    w[0] |= u64::from(n[6]) << 9;
-    w[0] |= u64::from(n[5]) << 10;
-    w[0] |= u64::from(n[9]) << 11;
-    w[0] |= u64::from(n[8]) << 12;
-    w[0] |= u64::from(n[7]) << 13;
+    let mut keep = [0u64; WORDS];
+    let mut set = [0u64; WORDS];
+    for (r, m) in joint.iter().enumerate() {
+        let [k, x] = &FRAMES[r][m.0 as usize];
+        for i in 0..WORDS {
+            keep[i] |= k[i];
+            set[i] |= x[i];
+        }
+    }
+    for i in 0..WORDS {
+        w[i] |= (s.0[i] & keep[i]) | set[i];
+    }
     w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
-    w[0] |= u64::from(n[19]) << 16;
+    w[0] |= u64::from(n[5]) << 16;
     w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 17;
-    w[0] |= u64::from(n[18]) << 18;
+    w[0] |= u64::from(n[4]) << 18;
     Some(State(w))
 }
 /// Appends what `role` perceives on the step from `s` by `joint` (one move per role,

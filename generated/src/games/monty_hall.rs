@@ -62,6 +62,37 @@ pub struct Game;
 pub const PERCEPTS: [&str; 3] = ["1", "2", "3"];
 /// The GDL-II `random` role, whose moves the game manager draws uniformly.
 pub const RANDOM_ROLE: Option<usize> = Some(1);
+/// For every role and move, two words per state word, `keep` and `set`: a
+/// next-state bit that the table gives holds when it holds now and one of the
+/// joint move's `keep` rows has it, or one of its `set` rows has it.
+static FRAMES: [[[[u64; WORDS]; 2]; 11]; 2] = [
+    [
+        [[0x7], [0x0]],
+        [[0x7], [0x0]],
+        [[0x7], [0x0]],
+        [[0x7], [0x0]],
+        [[0x7], [0x0]],
+        [[0x7], [0x0]],
+        [[0x7], [0x0]],
+        [[0x7], [0x0]],
+        [[0x7], [0x0]],
+        [[0x7], [0x0]],
+        [[0x7], [0x0]],
+    ],
+    [
+        [[0x1c0], [0x0]],
+        [[0x1c0], [0x0]],
+        [[0x1c0], [0x0]],
+        [[0x1c0], [0x1]],
+        [[0x1c0], [0x2]],
+        [[0x1c0], [0x4]],
+        [[0x180], [0x0]],
+        [[0x140], [0x0]],
+        [[0xc0], [0x0]],
+        [[0x1c0], [0x0]],
+        [[0x1c0], [0x0]],
+    ],
+];
 /// Appends `role`'s legal moves in `s` to `out`, in the order of [`MOVES`].
 pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
     match role {
@@ -127,29 +158,29 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-    let mut n = [false; 9];
-    n[0] = (s.0[0] & 0x1 == 0x1) | (joint[1].0 == 3);
-    n[1] = (s.0[0] & 0x2 == 0x2) | (joint[1].0 == 4);
-    n[2] = (s.0[0] & 0x4 == 0x4) | (joint[1].0 == 5);
-    n[3] = (s.0[0] & 0x40 == 0x40) & (joint[1].0 != 6);
-    n[4] = (s.0[0] & 0x80 == 0x80) & (joint[1].0 != 7);
-    n[5] = (s.0[0] & 0x100 == 0x100) & (joint[1].0 != 8);
-    n[6] = ((s.0[0] & 0x48 == 0x40) & (joint[0].0 == 10))
+    let mut n = [false; 3];
+    n[0] = ((s.0[0] & 0x48 == 0x40) & (joint[0].0 == 10))
         | ((s.0[0] & 0x8 == 0x8) & (joint[0].0 != 10)) | (joint[0].0 == 0);
-    n[7] = ((s.0[0] & 0x90 == 0x80) & (joint[0].0 == 10))
+    n[1] = ((s.0[0] & 0x90 == 0x80) & (joint[0].0 == 10))
         | ((s.0[0] & 0x10 == 0x10) & (joint[0].0 != 10)) | (joint[0].0 == 1);
-    n[8] = ((s.0[0] & 0x120 == 0x100) & (joint[0].0 == 10))
+    n[2] = ((s.0[0] & 0x120 == 0x100) & (joint[0].0 == 10))
         | ((s.0[0] & 0x20 == 0x20) & (joint[0].0 != 10)) | (joint[0].0 == 2);
     let mut w: [u64; WORDS] = [0x0];
-    w[0] |= u64::from(n[0]) << 0;
-    w[0] |= u64::from(n[1]) << 1;
-    w[0] |= u64::from(n[2]) << 2;
-    w[0] |= u64::from(n[6]) << 3;
-    w[0] |= u64::from(n[7]) << 4;
-    w[0] |= u64::from(n[8]) << 5;
-    w[0] |= u64::from(n[3]) << 6;
-    w[0] |= u64::from(n[4]) << 7;
-    w[0] |= u64::from(n[5]) << 8;
+    let mut keep = [0u64; WORDS];
+    let mut set = [0u64; WORDS];
+    for (r, m) in joint.iter().enumerate() {
+        let [k, x] = &FRAMES[r][m.0 as usize];
+        for i in 0..WORDS {
+            keep[i] |= k[i];
+            set[i] |= x[i];
+        }
+    }
+    for i in 0..WORDS {
+        w[i] |= (s.0[i] & keep[i]) | set[i];
+    }
+    w[0] |= u64::from(n[0]) << 3;
+    w[0] |= u64::from(n[1]) << 4;
+    w[0] |= u64::from(n[2]) << 5;
     w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
     w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
     w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
@@ -180,7 +211,7 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 16];
+    let mut n = [false; 10];
     n[0] = s.0[0] & 0x240 == 0x240;
     n[1] = s.0[0] & 0x280 == 0x280;
     n[2] = s.0[0] & 0x300 == 0x300;
@@ -235,28 +266,28 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         };
     }
     let joint = &joint;
-    n[7] = (s.0[0] & 0x1 == 0x1) | (joint[1].0 == 3);
-    n[8] = (s.0[0] & 0x2 == 0x2) | (joint[1].0 == 4);
-    n[9] = (s.0[0] & 0x4 == 0x4) | (joint[1].0 == 5);
-    n[10] = (s.0[0] & 0x40 == 0x40) & (joint[1].0 != 6);
-    n[11] = (s.0[0] & 0x80 == 0x80) & (joint[1].0 != 7);
-    n[12] = (s.0[0] & 0x100 == 0x100) & (joint[1].0 != 8);
-    n[13] = ((s.0[0] & 0x48 == 0x40) & (joint[0].0 == 10))
+    n[7] = ((s.0[0] & 0x48 == 0x40) & (joint[0].0 == 10))
         | ((s.0[0] & 0x8 == 0x8) & (joint[0].0 != 10)) | (joint[0].0 == 0);
-    n[14] = ((s.0[0] & 0x90 == 0x80) & (joint[0].0 == 10))
+    n[8] = ((s.0[0] & 0x90 == 0x80) & (joint[0].0 == 10))
         | ((s.0[0] & 0x10 == 0x10) & (joint[0].0 != 10)) | (joint[0].0 == 1);
-    n[15] = ((s.0[0] & 0x120 == 0x100) & (joint[0].0 == 10))
+    n[9] = ((s.0[0] & 0x120 == 0x100) & (joint[0].0 == 10))
         | ((s.0[0] & 0x20 == 0x20) & (joint[0].0 != 10)) | (joint[0].0 == 2);
     let mut w: [u64; WORDS] = [0x0];
-    w[0] |= u64::from(n[7]) << 0;
-    w[0] |= u64::from(n[8]) << 1;
-    w[0] |= u64::from(n[9]) << 2;
-    w[0] |= u64::from(n[13]) << 3;
-    w[0] |= u64::from(n[14]) << 4;
-    w[0] |= u64::from(n[15]) << 5;
-    w[0] |= u64::from(n[10]) << 6;
-    w[0] |= u64::from(n[11]) << 7;
-    w[0] |= u64::from(n[12]) << 8;
+    let mut keep = [0u64; WORDS];
+    let mut set = [0u64; WORDS];
+    for (r, m) in joint.iter().enumerate() {
+        let [k, x] = &FRAMES[r][m.0 as usize];
+        for i in 0..WORDS {
+            keep[i] |= k[i];
+            set[i] |= x[i];
+        }
+    }
+    for i in 0..WORDS {
+        w[i] |= (s.0[i] & keep[i]) | set[i];
+    }
+    w[0] |= u64::from(n[7]) << 3;
+    w[0] |= u64::from(n[8]) << 4;
+    w[0] |= u64::from(n[9]) << 5;
     w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
     w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
     w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;

@@ -75,6 +75,35 @@ pub const INITIAL: State = State([0x11249249]);
 /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Game;
+/// For every role and move, two words per state word, `keep` and `set`: a
+/// next-state bit that the table gives holds when it holds now and one of the
+/// joint move's `keep` rows has it, or one of its `set` rows has it.
+static FRAMES: [[[[u64; WORDS]; 2]; 10]; 2] = [
+    [
+        [[0x1249248], [0x0]],
+        [[0x1249241], [0x0]],
+        [[0x1249209], [0x0]],
+        [[0x1249049], [0x0]],
+        [[0x1248249], [0x0]],
+        [[0x1241249], [0x0]],
+        [[0x1209249], [0x0]],
+        [[0x1049249], [0x0]],
+        [[0x249249], [0x0]],
+        [[0x0], [0x0]],
+    ],
+    [
+        [[0x1249248], [0x0]],
+        [[0x1249241], [0x0]],
+        [[0x1249209], [0x0]],
+        [[0x1249049], [0x0]],
+        [[0x1248249], [0x0]],
+        [[0x1241249], [0x0]],
+        [[0x1209249], [0x0]],
+        [[0x1049249], [0x0]],
+        [[0x249249], [0x0]],
+        [[0x0], [0x0]],
+    ],
+];
 /// Appends `role`'s legal moves in `s` to `out`, in the order of [`MOVES`].
 pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
     match role {
@@ -172,7 +201,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-    let mut n = [false; 33];
+    let mut n = [false; 18];
     n[0] = ((s.0[0] & 0x1 == 0x1) & (joint[0].0 == 0)) | (s.0[0] & 0x4 == 0x4);
     n[1] = ((s.0[0] & 0x8 == 0x8) & (joint[0].0 == 1)) | (s.0[0] & 0x20 == 0x20);
     n[2] = ((s.0[0] & 0x40 == 0x40) & (joint[0].0 == 2)) | (s.0[0] & 0x100 == 0x100);
@@ -201,72 +230,35 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | (s.0[0] & 0x400000 == 0x400000);
     n[17] = ((s.0[0] & 0x1000000 == 0x1000000) & (joint[1].0 == 8))
         | (s.0[0] & 0x2000000 == 0x2000000);
-    n[18] = (joint[0].0 == 0) | (joint[0].0 == 1) | (joint[0].0 == 2) | (joint[1].0 == 0)
-        | (joint[1].0 == 1) | (joint[1].0 == 2);
-    n[19] = (joint[0].0 == 3) | (joint[0].0 == 4) | (joint[0].0 == 5) | (joint[1].0 == 3)
-        | (joint[1].0 == 4) | (joint[1].0 == 5);
-    n[20] = (joint[0].0 == 6) | (joint[0].0 == 7) | (joint[0].0 == 8) | (joint[1].0 == 6)
-        | (joint[1].0 == 7) | (joint[1].0 == 8);
-    n[21] = (joint[0].0 == 1) | (joint[0].0 == 4) | (joint[0].0 == 7) | (joint[1].0 == 1)
-        | (joint[1].0 == 4) | (joint[1].0 == 7);
-    n[22] = (joint[0].0 == 2) | (joint[0].0 == 5) | (joint[0].0 == 8) | (joint[1].0 == 2)
-        | (joint[1].0 == 5) | (joint[1].0 == 8);
-    n[23] = ((s.0[0] & 0x1 == 0x1) & (n[19])) | ((s.0[0] & 0x1 == 0x1) & (n[20]))
-        | ((s.0[0] & 0x1 == 0x1) & (n[21])) | ((s.0[0] & 0x1 == 0x1) & (n[22]));
-    n[24] = (joint[0].0 == 0) | (joint[0].0 == 3) | (joint[0].0 == 6) | (joint[1].0 == 0)
-        | (joint[1].0 == 3) | (joint[1].0 == 6);
-    n[25] = ((s.0[0] & 0x8 == 0x8) & (n[19])) | ((s.0[0] & 0x8 == 0x8) & (n[20]))
-        | ((s.0[0] & 0x8 == 0x8) & (n[24])) | ((s.0[0] & 0x8 == 0x8) & (n[22]));
-    n[26] = ((s.0[0] & 0x40 == 0x40) & (n[19])) | ((s.0[0] & 0x40 == 0x40) & (n[20]))
-        | ((s.0[0] & 0x40 == 0x40) & (n[24])) | ((s.0[0] & 0x40 == 0x40) & (n[21]));
-    n[27] = ((s.0[0] & 0x200 == 0x200) & (n[18])) | ((s.0[0] & 0x200 == 0x200) & (n[20]))
-        | ((s.0[0] & 0x200 == 0x200) & (n[21])) | ((s.0[0] & 0x200 == 0x200) & (n[22]));
-    n[28] = ((s.0[0] & 0x1000 == 0x1000) & (n[18]))
-        | ((s.0[0] & 0x1000 == 0x1000) & (n[20]))
-        | ((s.0[0] & 0x1000 == 0x1000) & (n[24]))
-        | ((s.0[0] & 0x1000 == 0x1000) & (n[22]));
-    n[29] = ((s.0[0] & 0x8000 == 0x8000) & (n[18]))
-        | ((s.0[0] & 0x8000 == 0x8000) & (n[20]))
-        | ((s.0[0] & 0x8000 == 0x8000) & (n[24]))
-        | ((s.0[0] & 0x8000 == 0x8000) & (n[21]));
-    n[30] = ((s.0[0] & 0x40000 == 0x40000) & (n[18]))
-        | ((s.0[0] & 0x40000 == 0x40000) & (n[19]))
-        | ((s.0[0] & 0x40000 == 0x40000) & (n[21]))
-        | ((s.0[0] & 0x40000 == 0x40000) & (n[22]));
-    n[31] = ((s.0[0] & 0x200000 == 0x200000) & (n[18]))
-        | ((s.0[0] & 0x200000 == 0x200000) & (n[19]))
-        | ((s.0[0] & 0x200000 == 0x200000) & (n[24]))
-        | ((s.0[0] & 0x200000 == 0x200000) & (n[22]));
-    n[32] = ((s.0[0] & 0x1000000 == 0x1000000) & (n[18]))
-        | ((s.0[0] & 0x1000000 == 0x1000000) & (n[19]))
-        | ((s.0[0] & 0x1000000 == 0x1000000) & (n[24]))
-        | ((s.0[0] & 0x1000000 == 0x1000000) & (n[21]));
     let mut w: [u64; WORDS] = [0x0];
-    w[0] |= u64::from(n[23]) << 0;
+    let mut keep = [0u64; WORDS];
+    let mut set = [0u64; WORDS];
+    for (r, m) in joint.iter().enumerate() {
+        let [k, x] = &FRAMES[r][m.0 as usize];
+        for i in 0..WORDS {
+            keep[i] |= k[i];
+            set[i] |= x[i];
+        }
+    }
+    for i in 0..WORDS {
+        w[i] |= (s.0[i] & keep[i]) | set[i];
+    }
     w[0] |= u64::from(n[9]) << 1;
     w[0] |= u64::from(n[0]) << 2;
-    w[0] |= u64::from(n[25]) << 3;
     w[0] |= u64::from(n[10]) << 4;
     w[0] |= u64::from(n[1]) << 5;
-    w[0] |= u64::from(n[26]) << 6;
     w[0] |= u64::from(n[11]) << 7;
     w[0] |= u64::from(n[2]) << 8;
-    w[0] |= u64::from(n[27]) << 9;
     w[0] |= u64::from(n[12]) << 10;
     w[0] |= u64::from(n[3]) << 11;
-    w[0] |= u64::from(n[28]) << 12;
     w[0] |= u64::from(n[13]) << 13;
     w[0] |= u64::from(n[4]) << 14;
-    w[0] |= u64::from(n[29]) << 15;
     w[0] |= u64::from(n[14]) << 16;
     w[0] |= u64::from(n[5]) << 17;
-    w[0] |= u64::from(n[30]) << 18;
     w[0] |= u64::from(n[15]) << 19;
     w[0] |= u64::from(n[6]) << 20;
-    w[0] |= u64::from(n[31]) << 21;
     w[0] |= u64::from(n[16]) << 22;
     w[0] |= u64::from(n[7]) << 23;
-    w[0] |= u64::from(n[32]) << 24;
     w[0] |= u64::from(n[17]) << 25;
     w[0] |= u64::from(n[8]) << 26;
     w[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 27;
@@ -344,44 +336,44 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 55];
-    n[33] = (s.0[0] & 0x124 == 0x124) | (s.0[0] & 0x100804 == 0x100804)
+    let mut n = [false; 40];
+    n[18] = (s.0[0] & 0x124 == 0x124) | (s.0[0] & 0x100804 == 0x100804)
         | (s.0[0] & 0x4004004 == 0x4004004) | (s.0[0] & 0x804020 == 0x804020)
         | (s.0[0] & 0x104100 == 0x104100) | (s.0[0] & 0x4020100 == 0x4020100)
         | (s.0[0] & 0x24800 == 0x24800) | (s.0[0] & 0x4900000 == 0x4900000);
-    n[34] = (s.0[0] & 0x92 == 0x92) | (s.0[0] & 0x80402 == 0x80402)
+    n[19] = (s.0[0] & 0x92 == 0x92) | (s.0[0] & 0x80402 == 0x80402)
         | (s.0[0] & 0x2002002 == 0x2002002) | (s.0[0] & 0x402010 == 0x402010)
         | (s.0[0] & 0x82080 == 0x82080) | (s.0[0] & 0x2010080 == 0x2010080)
         | (s.0[0] & 0x12400 == 0x12400) | (s.0[0] & 0x2480000 == 0x2480000);
-    n[35] |= s.0[0] & 0x1 == 0x1;
-    n[35] |= s.0[0] & 0x8 == 0x8;
-    n[35] |= s.0[0] & 0x40 == 0x40;
-    n[35] |= s.0[0] & 0x200 == 0x200;
-    n[35] |= s.0[0] & 0x1000 == 0x1000;
-    n[35] |= s.0[0] & 0x8000 == 0x8000;
-    n[35] |= s.0[0] & 0x40000 == 0x40000;
-    n[35] |= s.0[0] & 0x200000 == 0x200000;
-    n[35] |= s.0[0] & 0x1000000 == 0x1000000;
-    n[36] = s.0[0] & 0x10000001 == 0x10000001;
-    n[37] = s.0[0] & 0x10000008 == 0x10000008;
-    n[38] = s.0[0] & 0x10000040 == 0x10000040;
-    n[39] = s.0[0] & 0x10000200 == 0x10000200;
-    n[40] = s.0[0] & 0x10001000 == 0x10001000;
-    n[41] = s.0[0] & 0x10008000 == 0x10008000;
-    n[42] = s.0[0] & 0x10040000 == 0x10040000;
-    n[43] = s.0[0] & 0x10200000 == 0x10200000;
-    n[44] = s.0[0] & 0x11000000 == 0x11000000;
-    n[45] = s.0[0] & 0x8000001 == 0x8000001;
-    n[46] = s.0[0] & 0x8000008 == 0x8000008;
-    n[47] = s.0[0] & 0x8000040 == 0x8000040;
-    n[48] = s.0[0] & 0x8000200 == 0x8000200;
-    n[49] = s.0[0] & 0x8001000 == 0x8001000;
-    n[50] = s.0[0] & 0x8008000 == 0x8008000;
-    n[51] = s.0[0] & 0x8040000 == 0x8040000;
-    n[52] = s.0[0] & 0x8200000 == 0x8200000;
-    n[53] = s.0[0] & 0x9000000 == 0x9000000;
-    n[54] = (n[33]) | (n[34]) | (!n[35]);
-    if n[54] {
+    n[20] |= s.0[0] & 0x1 == 0x1;
+    n[20] |= s.0[0] & 0x8 == 0x8;
+    n[20] |= s.0[0] & 0x40 == 0x40;
+    n[20] |= s.0[0] & 0x200 == 0x200;
+    n[20] |= s.0[0] & 0x1000 == 0x1000;
+    n[20] |= s.0[0] & 0x8000 == 0x8000;
+    n[20] |= s.0[0] & 0x40000 == 0x40000;
+    n[20] |= s.0[0] & 0x200000 == 0x200000;
+    n[20] |= s.0[0] & 0x1000000 == 0x1000000;
+    n[21] = s.0[0] & 0x10000001 == 0x10000001;
+    n[22] = s.0[0] & 0x10000008 == 0x10000008;
+    n[23] = s.0[0] & 0x10000040 == 0x10000040;
+    n[24] = s.0[0] & 0x10000200 == 0x10000200;
+    n[25] = s.0[0] & 0x10001000 == 0x10001000;
+    n[26] = s.0[0] & 0x10008000 == 0x10008000;
+    n[27] = s.0[0] & 0x10040000 == 0x10040000;
+    n[28] = s.0[0] & 0x10200000 == 0x10200000;
+    n[29] = s.0[0] & 0x11000000 == 0x11000000;
+    n[30] = s.0[0] & 0x8000001 == 0x8000001;
+    n[31] = s.0[0] & 0x8000008 == 0x8000008;
+    n[32] = s.0[0] & 0x8000040 == 0x8000040;
+    n[33] = s.0[0] & 0x8000200 == 0x8000200;
+    n[34] = s.0[0] & 0x8001000 == 0x8001000;
+    n[35] = s.0[0] & 0x8008000 == 0x8008000;
+    n[36] = s.0[0] & 0x8040000 == 0x8040000;
+    n[37] = s.0[0] & 0x8200000 == 0x8200000;
+    n[38] = s.0[0] & 0x9000000 == 0x9000000;
+    n[39] = (n[18]) | (n[19]) | (!n[20]);
+    if n[39] {
         return None;
     }
     let mut joint = [Move(0); 2];
@@ -389,23 +381,23 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         let mut moves = [Move(0); 10 + 1];
         let mut count = 0usize;
         moves[count] = Move(0);
-        count += usize::from(n[36]);
+        count += usize::from(n[21]);
         moves[count] = Move(1);
-        count += usize::from(n[37]);
+        count += usize::from(n[22]);
         moves[count] = Move(2);
-        count += usize::from(n[38]);
+        count += usize::from(n[23]);
         moves[count] = Move(3);
-        count += usize::from(n[39]);
+        count += usize::from(n[24]);
         moves[count] = Move(4);
-        count += usize::from(n[40]);
+        count += usize::from(n[25]);
         moves[count] = Move(5);
-        count += usize::from(n[41]);
+        count += usize::from(n[26]);
         moves[count] = Move(6);
-        count += usize::from(n[42]);
+        count += usize::from(n[27]);
         moves[count] = Move(7);
-        count += usize::from(n[43]);
+        count += usize::from(n[28]);
         moves[count] = Move(8);
-        count += usize::from(n[44]);
+        count += usize::from(n[29]);
         moves[count] = Move(9);
         count += usize::from(s.0[0] & 0x8000000 != 0);
         joint[0] = match count {
@@ -418,23 +410,23 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         let mut moves = [Move(0); 10 + 1];
         let mut count = 0usize;
         moves[count] = Move(0);
-        count += usize::from(n[45]);
+        count += usize::from(n[30]);
         moves[count] = Move(1);
-        count += usize::from(n[46]);
+        count += usize::from(n[31]);
         moves[count] = Move(2);
-        count += usize::from(n[47]);
+        count += usize::from(n[32]);
         moves[count] = Move(3);
-        count += usize::from(n[48]);
+        count += usize::from(n[33]);
         moves[count] = Move(4);
-        count += usize::from(n[49]);
+        count += usize::from(n[34]);
         moves[count] = Move(5);
-        count += usize::from(n[50]);
+        count += usize::from(n[35]);
         moves[count] = Move(6);
-        count += usize::from(n[51]);
+        count += usize::from(n[36]);
         moves[count] = Move(7);
-        count += usize::from(n[52]);
+        count += usize::from(n[37]);
         moves[count] = Move(8);
-        count += usize::from(n[53]);
+        count += usize::from(n[38]);
         moves[count] = Move(9);
         count += usize::from(s.0[0] & 0x10000000 != 0);
         joint[1] = match count {
@@ -472,72 +464,35 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         | (s.0[0] & 0x400000 == 0x400000);
     n[17] = ((s.0[0] & 0x1000000 == 0x1000000) & (joint[1].0 == 8))
         | (s.0[0] & 0x2000000 == 0x2000000);
-    n[18] = (joint[0].0 == 0) | (joint[0].0 == 1) | (joint[0].0 == 2) | (joint[1].0 == 0)
-        | (joint[1].0 == 1) | (joint[1].0 == 2);
-    n[19] = (joint[0].0 == 3) | (joint[0].0 == 4) | (joint[0].0 == 5) | (joint[1].0 == 3)
-        | (joint[1].0 == 4) | (joint[1].0 == 5);
-    n[20] = (joint[0].0 == 6) | (joint[0].0 == 7) | (joint[0].0 == 8) | (joint[1].0 == 6)
-        | (joint[1].0 == 7) | (joint[1].0 == 8);
-    n[21] = (joint[0].0 == 1) | (joint[0].0 == 4) | (joint[0].0 == 7) | (joint[1].0 == 1)
-        | (joint[1].0 == 4) | (joint[1].0 == 7);
-    n[22] = (joint[0].0 == 2) | (joint[0].0 == 5) | (joint[0].0 == 8) | (joint[1].0 == 2)
-        | (joint[1].0 == 5) | (joint[1].0 == 8);
-    n[23] = ((s.0[0] & 0x1 == 0x1) & (n[19])) | ((s.0[0] & 0x1 == 0x1) & (n[20]))
-        | ((s.0[0] & 0x1 == 0x1) & (n[21])) | ((s.0[0] & 0x1 == 0x1) & (n[22]));
-    n[24] = (joint[0].0 == 0) | (joint[0].0 == 3) | (joint[0].0 == 6) | (joint[1].0 == 0)
-        | (joint[1].0 == 3) | (joint[1].0 == 6);
-    n[25] = ((s.0[0] & 0x8 == 0x8) & (n[19])) | ((s.0[0] & 0x8 == 0x8) & (n[20]))
-        | ((s.0[0] & 0x8 == 0x8) & (n[24])) | ((s.0[0] & 0x8 == 0x8) & (n[22]));
-    n[26] = ((s.0[0] & 0x40 == 0x40) & (n[19])) | ((s.0[0] & 0x40 == 0x40) & (n[20]))
-        | ((s.0[0] & 0x40 == 0x40) & (n[24])) | ((s.0[0] & 0x40 == 0x40) & (n[21]));
-    n[27] = ((s.0[0] & 0x200 == 0x200) & (n[18])) | ((s.0[0] & 0x200 == 0x200) & (n[20]))
-        | ((s.0[0] & 0x200 == 0x200) & (n[21])) | ((s.0[0] & 0x200 == 0x200) & (n[22]));
-    n[28] = ((s.0[0] & 0x1000 == 0x1000) & (n[18]))
-        | ((s.0[0] & 0x1000 == 0x1000) & (n[20]))
-        | ((s.0[0] & 0x1000 == 0x1000) & (n[24]))
-        | ((s.0[0] & 0x1000 == 0x1000) & (n[22]));
-    n[29] = ((s.0[0] & 0x8000 == 0x8000) & (n[18]))
-        | ((s.0[0] & 0x8000 == 0x8000) & (n[20]))
-        | ((s.0[0] & 0x8000 == 0x8000) & (n[24]))
-        | ((s.0[0] & 0x8000 == 0x8000) & (n[21]));
-    n[30] = ((s.0[0] & 0x40000 == 0x40000) & (n[18]))
-        | ((s.0[0] & 0x40000 == 0x40000) & (n[19]))
-        | ((s.0[0] & 0x40000 == 0x40000) & (n[21]))
-        | ((s.0[0] & 0x40000 == 0x40000) & (n[22]));
-    n[31] = ((s.0[0] & 0x200000 == 0x200000) & (n[18]))
-        | ((s.0[0] & 0x200000 == 0x200000) & (n[19]))
-        | ((s.0[0] & 0x200000 == 0x200000) & (n[24]))
-        | ((s.0[0] & 0x200000 == 0x200000) & (n[22]));
-    n[32] = ((s.0[0] & 0x1000000 == 0x1000000) & (n[18]))
-        | ((s.0[0] & 0x1000000 == 0x1000000) & (n[19]))
-        | ((s.0[0] & 0x1000000 == 0x1000000) & (n[24]))
-        | ((s.0[0] & 0x1000000 == 0x1000000) & (n[21]));
     let mut w: [u64; WORDS] = [0x0];
-    w[0] |= u64::from(n[23]) << 0;
+    let mut keep = [0u64; WORDS];
+    let mut set = [0u64; WORDS];
+    for (r, m) in joint.iter().enumerate() {
+        let [k, x] = &FRAMES[r][m.0 as usize];
+        for i in 0..WORDS {
+            keep[i] |= k[i];
+            set[i] |= x[i];
+        }
+    }
+    for i in 0..WORDS {
+        w[i] |= (s.0[i] & keep[i]) | set[i];
+    }
     w[0] |= u64::from(n[9]) << 1;
     w[0] |= u64::from(n[0]) << 2;
-    w[0] |= u64::from(n[25]) << 3;
     w[0] |= u64::from(n[10]) << 4;
     w[0] |= u64::from(n[1]) << 5;
-    w[0] |= u64::from(n[26]) << 6;
     w[0] |= u64::from(n[11]) << 7;
     w[0] |= u64::from(n[2]) << 8;
-    w[0] |= u64::from(n[27]) << 9;
     w[0] |= u64::from(n[12]) << 10;
     w[0] |= u64::from(n[3]) << 11;
-    w[0] |= u64::from(n[28]) << 12;
     w[0] |= u64::from(n[13]) << 13;
     w[0] |= u64::from(n[4]) << 14;
-    w[0] |= u64::from(n[29]) << 15;
     w[0] |= u64::from(n[14]) << 16;
     w[0] |= u64::from(n[5]) << 17;
-    w[0] |= u64::from(n[30]) << 18;
     w[0] |= u64::from(n[15]) << 19;
     w[0] |= u64::from(n[6]) << 20;
-    w[0] |= u64::from(n[31]) << 21;
     w[0] |= u64::from(n[16]) << 22;
     w[0] |= u64::from(n[7]) << 23;
-    w[0] |= u64::from(n[32]) << 24;
     w[0] |= u64::from(n[17]) << 25;
     w[0] |= u64::from(n[8]) << 26;
     w[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 27;

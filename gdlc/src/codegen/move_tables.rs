@@ -1,0 +1,391 @@
+//! Functions of the joint move computed at compile time. A derived proposition that reads
+//! only the moves, and is a disjunction of parts that each read one role's move, becomes a
+//! bit of a constant table indexed by each role's move; a next-state bit whose rules are
+//! `(true p) ∧ A` or `B` for such functions becomes `(s & keep) | set` on whole words, with
+//! `keep` and `set` looked up the same way. `next` and `random_step` then evaluate only what
+//! reads the state.
+
+use crate::ground::{Ground, Lit, Prop, Value};
+
+/// The most words (`u64`s) the tables of a game may take, over all roles and moves (512 KB of
+/// data, and at most about as many literals in the generated source). Past it the tables keep
+/// only the next-state words, and past it again there are none.
+const MAX_TABLE_WORDS: usize = 1 << 16;
+
+/// What a node, literal or conjunction is as a function of the state and the joint move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// It reads the state, or is in a recursive group: evaluated at run time.
+    State,
+    /// A function of one role's move. A constant counts as role 0's.
+    Role(u32),
+    /// A disjunction of functions of one role's move each.
+    Split,
+}
+
+/// A conjunction of literals that reads only the moves, with its kind (never `State`).
+type Conjunction = (Vec<Lit>, Kind);
+
+/// The compile-time tables of a game's move functions.
+pub struct MoveTables {
+    /// For every node, its bit in the node table, when it is looked up rather than evaluated.
+    pub node_bit: Vec<Option<u32>>,
+    /// The words of one row of the node table.
+    pub node_words: usize,
+    /// For every role, `moves × node_words` words: the tabulated nodes' parts for that role's
+    /// move.
+    pub node_table: Vec<Vec<u64>>,
+    /// For every base fact, whether its next value is computed from the `keep` and `set`
+    /// tables.
+    pub framed: Vec<bool>,
+    /// The words of the state.
+    pub state_words: usize,
+    /// For every role, `moves × state_words` words: the bits of `A` for that role's move.
+    pub keep_table: Vec<Vec<u64>>,
+    /// For every role, `moves × state_words` words: the bits of `B` for that role's move.
+    pub set_table: Vec<Vec<u64>>,
+}
+
+impl MoveTables {
+    /// The tables of `ground`'s `next`, or `None` when nothing in it can be tabulated.
+    pub fn new(ground: &Ground) -> Option<MoveTables> {
+        let kinds = kinds(ground);
+        let state_words = super::words(ground.base.len());
+        let frames: Vec<Option<(Vec<Conjunction>, Vec<Conjunction>)>> =
+            ground.next.iter().enumerate().map(|(i, &v)| frame(ground, &kinds, i as u32, v)).collect();
+        let framed: Vec<bool> = frames.iter().map(Option::is_some).collect();
+        // The nodes that the state-reading part of next reads and that can be looked up.
+        let values: Vec<Value> =
+            ground.next.iter().zip(&framed).map(|(&v, &f)| if f { Value::Const(false) } else { v }).collect();
+        let (_, looked_up) = split_cone(ground, &kinds, &values);
+        let moves = ground.moves.len();
+        let roles = ground.roles.len();
+        let any_framed = framed.iter().any(|&f| f);
+        let mut node_words = looked_up.len().div_ceil(64);
+        if roles * moves * (node_words + 2 * state_words) > MAX_TABLE_WORDS {
+            node_words = 0;
+        }
+        let frame_words = if any_framed { 2 * state_words } else { 0 };
+        if roles * moves * (node_words + frame_words) > MAX_TABLE_WORDS || (node_words == 0 && !any_framed) {
+            return None;
+        }
+        let looked_up = if node_words == 0 { Vec::new() } else { looked_up };
+        let mut node_bit = vec![None; ground.nodes.len()];
+        for (bit, &n) in looked_up.iter().enumerate() {
+            node_bit[n as usize] = Some(bit as u32);
+        }
+        // Every node whose part some table bit needs, in evaluation order.
+        let mut roots = looked_up.clone();
+        for (keep, set) in frames.iter().flatten() {
+            for (lits, _) in keep.iter().chain(set) {
+                roots.extend(lits.iter().filter_map(|l| match l.prop {
+                    Prop::Node(n) => Some(n),
+                    _ => None,
+                }));
+            }
+        }
+        let parts_needed = super::cones::Cones::new(ground)
+            .cone(&roots.iter().map(|&n| Value::Lit(Lit { prop: Prop::Node(n), positive: true })).collect::<Vec<_>>());
+        let mut tables = MoveTables {
+            node_bit,
+            node_words,
+            node_table: vec![vec![0; moves * node_words]; roles],
+            framed: if any_framed { framed } else { vec![false; ground.base.len()] },
+            state_words,
+            keep_table: vec![vec![0; if any_framed { moves * state_words } else { 0 }]; roles],
+            set_table: vec![vec![0; if any_framed { moves * state_words } else { 0 }]; roles],
+        };
+        let mut parts = vec![false; ground.nodes.len()];
+        for role in 0..roles as u32 {
+            for mv in 0..moves as u32 {
+                for &n in &parts_needed {
+                    parts[n as usize] = node_part(ground, &kinds, n, role, mv, &parts);
+                }
+                let row = mv as usize * node_words;
+                for (bit, &n) in looked_up.iter().enumerate() {
+                    if parts[n as usize] {
+                        tables.node_table[role as usize][row + bit / 64] |= 1 << (bit % 64);
+                    }
+                }
+                if !any_framed {
+                    continue;
+                }
+                let row = mv as usize * state_words;
+                for (i, frame) in frames.iter().enumerate() {
+                    let Some((keep, set)) = frame else { continue };
+                    let (word, bit) = (row + i / 64, 1u64 << (i % 64));
+                    if keep.iter().any(|c| conjunction_part(c, role, mv, &parts)) {
+                        tables.keep_table[role as usize][word] |= bit;
+                    }
+                    if set.iter().any(|c| conjunction_part(c, role, mv, &parts)) {
+                        tables.set_table[role as usize][word] |= bit;
+                    }
+                }
+            }
+        }
+        Some(tables)
+    }
+
+    /// Whether next-state bits come from the `keep` and `set` tables.
+    pub fn has_frames(&self) -> bool {
+        self.framed.iter().any(|&f| f)
+    }
+
+    /// The nodes that `values` need evaluated at run time, sorted: their cone, stopping at
+    /// the nodes the table gives.
+    pub fn runtime_cone(&self, ground: &Ground, values: &[Value]) -> Vec<u32> {
+        let mut seen = vec![false; ground.nodes.len()];
+        let mut stack: Vec<u32> = values
+            .iter()
+            .filter_map(|v| match v {
+                Value::Lit(Lit { prop: Prop::Node(n), .. }) => Some(*n),
+                _ => None,
+            })
+            .collect();
+        while let Some(n) = stack.pop() {
+            if self.node_bit[n as usize].is_some() || std::mem::replace(&mut seen[n as usize], true) {
+                continue;
+            }
+            for lit in ground.nodes[n as usize].rules.iter().flatten() {
+                if let Prop::Node(m) = lit.prop {
+                    stack.push(m);
+                }
+            }
+        }
+        (0..ground.nodes.len() as u32).filter(|&n| seen[n as usize]).collect()
+    }
+}
+
+/// The kind of every node. Nodes come in evaluation order, so one pass settles them.
+fn kinds(ground: &Ground) -> Vec<Kind> {
+    let mut kinds = vec![Kind::State; ground.nodes.len()];
+    let mut in_cycle = vec![false; ground.nodes.len()];
+    for &(start, end) in &ground.cycles {
+        in_cycle[start as usize..end as usize].iter_mut().for_each(|c| *c = true);
+    }
+    for (n, node) in ground.nodes.iter().enumerate() {
+        if in_cycle[n] {
+            continue;
+        }
+        kinds[n] = disjunction_kind(node.rules.iter().map(|rule| conjunction_kind(&kinds, rule)));
+    }
+    kinds
+}
+
+fn literal_kind(kinds: &[Kind], lit: Lit) -> Kind {
+    match lit.prop {
+        Prop::Base(_) | Prop::Check(_) => Kind::State,
+        Prop::Does(role, _) => Kind::Role(role),
+        // The negation of a disjunction over roles is a conjunction over them.
+        Prop::Node(n) => match kinds[n as usize] {
+            Kind::Split if !lit.positive => Kind::State,
+            kind => kind,
+        },
+    }
+}
+
+fn conjunction_kind(kinds: &[Kind], lits: &[Lit]) -> Kind {
+    match lits {
+        [] => Kind::Role(0),
+        [one] => literal_kind(kinds, *one),
+        many => {
+            let mut owner = None;
+            for &lit in many {
+                match literal_kind(kinds, lit) {
+                    Kind::Role(r) if owner.unwrap_or(r) == r => owner = Some(r),
+                    _ => return Kind::State,
+                }
+            }
+            Kind::Role(owner.unwrap_or(0))
+        }
+    }
+}
+
+/// The kind of a disjunction of conjunctions of the given kinds (none: false, role 0's).
+fn disjunction_kind(kinds: impl Iterator<Item = Kind>) -> Kind {
+    let mut out: Option<Kind> = None;
+    for kind in kinds {
+        out = Some(match (out, kind) {
+            (_, Kind::State) => return Kind::State,
+            (None, kind) => kind,
+            (Some(Kind::Role(a)), Kind::Role(b)) if a == b => Kind::Role(a),
+            _ => Kind::Split,
+        });
+    }
+    out.unwrap_or(Kind::Role(0))
+}
+
+/// For base fact `i` with next value `value`: its rules as `(true i) ∧ A` (the conjunctions of
+/// `A`, first) and `B` (second), when every one of them reads only the moves.
+fn frame(ground: &Ground, kinds: &[Kind], i: u32, value: Value) -> Option<(Vec<Conjunction>, Vec<Conjunction>)> {
+    let Value::Lit(lit) = value else { return None };
+    let own = Lit { prop: Prop::Base(i), positive: true };
+    if lit == own {
+        // Copying the bit is already one word operation.
+        return None;
+    }
+    let rules: Vec<Vec<Lit>> = match lit.prop {
+        Prop::Node(n) if lit.positive && kinds[n as usize] == Kind::State => ground.nodes[n as usize].rules.clone(),
+        Prop::Base(_) | Prop::Check(_) => return None,
+        _ => vec![vec![lit]],
+    };
+    let (mut keep, mut set) = (Vec::new(), Vec::new());
+    for rule in rules {
+        let framed = rule.contains(&own);
+        let rest: Vec<Lit> = rule.into_iter().filter(|&l| l != own).collect();
+        let kind = conjunction_kind(kinds, &rest);
+        if kind == Kind::State {
+            return None;
+        }
+        if framed {
+            keep.push((rest, kind))
+        } else {
+            set.push((rest, kind))
+        }
+    }
+    Some((keep, set))
+}
+
+/// The nodes `values` need split in two, both sorted: those evaluated at run time, and the
+/// nodes reading only the moves that the first read (or `values` name), which tables give.
+fn split_cone(ground: &Ground, kinds: &[Kind], values: &[Value]) -> (Vec<u32>, Vec<u32>) {
+    let mut seen = vec![false; ground.nodes.len()];
+    let mut stack: Vec<u32> = values
+        .iter()
+        .filter_map(|v| match v {
+            Value::Lit(Lit { prop: Prop::Node(n), .. }) => Some(*n),
+            _ => None,
+        })
+        .collect();
+    while let Some(n) = stack.pop() {
+        if std::mem::replace(&mut seen[n as usize], true) || kinds[n as usize] != Kind::State {
+            continue;
+        }
+        for lit in ground.nodes[n as usize].rules.iter().flatten() {
+            if let Prop::Node(m) = lit.prop {
+                stack.push(m);
+            }
+        }
+    }
+    let (runtime, tabulated) =
+        (0..ground.nodes.len() as u32).filter(|&n| seen[n as usize]).partition(|&n| kinds[n as usize] == Kind::State);
+    (runtime, tabulated)
+}
+
+/// Node `n`'s part for `role` playing `mv`: its value when it is a function of that role's
+/// move, its disjuncts of that role when it is split, and false for the other roles. `parts`
+/// holds the parts of the nodes it reads.
+fn node_part(ground: &Ground, kinds: &[Kind], n: u32, role: u32, mv: u32, parts: &[bool]) -> bool {
+    match kinds[n as usize] {
+        Kind::State => false,
+        Kind::Role(owner) if owner != role => false,
+        _ => ground.nodes[n as usize]
+            .rules
+            .iter()
+            .any(|rule| conjunction_part(&(rule.clone(), conjunction_kind(kinds, rule)), role, mv, parts)),
+    }
+}
+
+/// A conjunction's part for `role` playing `mv`, as [`node_part`].
+fn conjunction_part((lits, kind): &Conjunction, role: u32, mv: u32, parts: &[bool]) -> bool {
+    match *kind {
+        Kind::Role(owner) => {
+            owner == role
+                && lits.iter().all(|lit| {
+                    let holds = match lit.prop {
+                        Prop::Does(_, m) => m == mv,
+                        Prop::Node(n) => parts[n as usize],
+                        Prop::Base(_) | Prop::Check(_) => unreachable!("a move function reads the state"),
+                    };
+                    holds == lit.positive
+                })
+        }
+        // A split conjunction is one positive literal of a split node.
+        Kind::Split => lits.iter().all(|lit| matches!(lit.prop, Prop::Node(n) if parts[n as usize])),
+        Kind::State => unreachable!("a move function reads the state"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(rules: Vec<Vec<Lit>>) -> crate::ground::Node {
+        crate::ground::Node { name: String::new(), rules }
+    }
+
+    fn ground_of(nodes: Vec<crate::ground::Node>) -> Ground {
+        Ground {
+            roles: vec!["a".into(), "b".into()],
+            base: vec!["p".into()],
+            moves: vec!["m0".into(), "m1".into(), "m2".into()],
+            inputs: vec![vec![0, 1, 2], vec![0, 1, 2]],
+            initial: Vec::new(),
+            nodes,
+            legal: vec![Vec::new(), Vec::new()],
+            next: vec![Value::Const(false)],
+            terminal: Value::Const(false),
+            goals: vec![Vec::new(), Vec::new()],
+            gdl_ii: false,
+            random_role: None,
+            percepts: Vec::new(),
+            sees: Vec::new(),
+            cycles: Vec::new(),
+            checks: Default::default(),
+            check_atoms: Vec::new(),
+        }
+    }
+
+    fn pos(prop: Prop) -> Lit {
+        Lit { prop, positive: true }
+    }
+
+    fn neg(prop: Prop) -> Lit {
+        Lit { prop, positive: false }
+    }
+
+    #[test]
+    fn kinds_follow_roles_through_negation_and_disjunction() {
+        let nodes = vec![
+            // 0: role 0 plays move 0 or 1.
+            node(vec![vec![pos(Prop::Does(0, 0))], vec![pos(Prop::Does(0, 1))]]),
+            // 1: role 1 does not play move 2.
+            node(vec![vec![neg(Prop::Does(1, 2))]]),
+            // 2: node 0 or node 1: split over the roles.
+            node(vec![vec![pos(Prop::Node(0))], vec![pos(Prop::Node(1))]]),
+            // 3: the negation of a split node reads both moves together.
+            node(vec![vec![neg(Prop::Node(2))]]),
+            // 4: a move of role 0 and one of role 1 together.
+            node(vec![vec![pos(Prop::Does(0, 0)), pos(Prop::Does(1, 2))]]),
+            // 5: reads the state.
+            node(vec![vec![pos(Prop::Base(0)), pos(Prop::Node(0))]]),
+        ];
+        let ground = ground_of(nodes);
+        assert_eq!(
+            kinds(&ground),
+            vec![Kind::Role(0), Kind::Role(1), Kind::Split, Kind::State, Kind::State, Kind::State]
+        );
+    }
+
+    #[test]
+    fn parts_split_a_disjunction_by_role() {
+        let nodes = vec![
+            node(vec![vec![pos(Prop::Does(0, 0))], vec![pos(Prop::Does(0, 1))]]),
+            node(vec![vec![neg(Prop::Does(1, 2))]]),
+            node(vec![vec![pos(Prop::Node(0))], vec![pos(Prop::Node(1))]]),
+        ];
+        let ground = ground_of(nodes);
+        let kinds = kinds(&ground);
+        let part = |role, mv| {
+            let mut parts = vec![false; 3];
+            for n in 0..3 {
+                parts[n as usize] = node_part(&ground, &kinds, n, role, mv, &parts);
+            }
+            parts
+        };
+        assert_eq!(part(0, 1), vec![true, false, true]);
+        assert_eq!(part(0, 2), vec![false, false, false]);
+        assert_eq!(part(1, 2), vec![false, false, false]);
+        assert_eq!(part(1, 0), vec![false, true, true]);
+    }
+}
