@@ -17,6 +17,10 @@ const MOVE_SET_MIN: usize = 4;
 const SHORT_RULES: usize = 8;
 const SHORT_LITERALS: usize = 32;
 
+/// The fewest moves of a role that a literal must guard to be tested before them in
+/// `random_step`.
+const GUARD_MIN: usize = 4;
+
 /// A node's value as generated code.
 enum Expr {
     /// One expression.
@@ -469,6 +473,82 @@ impl<'g> Emitter<'g> {
         }
     }
 
+    /// A role's guard in `random_step`: a literal of the state that the conditions of at least
+    /// [`GUARD_MIN`] of its moves imply (each is that literal, or a node every rule of which
+    /// has it), with which of `moves` it guards. When it fails, those moves are not legal and
+    /// nothing only they read needs evaluating: in a turn-taking game, the mover's moves all
+    /// imply its `control`.
+    fn legal_guard(&self, moves: &[(u32, Value)]) -> Option<(Lit, Vec<bool>)> {
+        let implied: Vec<Vec<Lit>> = moves.iter().map(|&(_, v)| self.implied_base_literals(v)).collect();
+        let mut counts: std::collections::BTreeMap<Lit, usize> = std::collections::BTreeMap::new();
+        for lit in implied.iter().flatten() {
+            *counts.entry(*lit).or_default() += 1;
+        }
+        // The most common literal; the first in literal order among equals.
+        let (&guard, &count) = counts.iter().rev().max_by_key(|&(_, &count)| count)?;
+        (count >= GUARD_MIN).then(|| (guard, implied.iter().map(|lits| lits.contains(&guard)).collect()))
+    }
+
+    /// The literals of base facts that `value` implies, sorted.
+    fn implied_base_literals(&self, value: Value) -> Vec<Lit> {
+        match value {
+            Value::Lit(lit @ Lit { prop: Prop::Base(_), .. }) => vec![lit],
+            Value::Lit(Lit { prop: Prop::Node(n), positive: true }) => {
+                let rules = &self.ground.nodes[n as usize].rules;
+                let mut common: Vec<Lit> = match rules.first() {
+                    Some(rule) => rule.iter().copied().filter(|l| matches!(l.prop, Prop::Base(_))).collect(),
+                    None => return Vec::new(),
+                };
+                for rule in &rules[1..] {
+                    common.retain(|l| rule.contains(l));
+                }
+                common.sort_unstable();
+                common.dedup();
+                common
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// For every node, the role whose guarded moves alone read it (`None` for the others):
+    /// those nodes are evaluated in the role's choice, and only when its guard holds.
+    /// `terminal` and `next` are the other values that `random_step` evaluates.
+    fn guarded_only_nodes(
+        &self,
+        terminal: &[Value],
+        guards: &[Option<(Lit, Vec<bool>)>],
+        next: &[Value],
+    ) -> Vec<Option<usize>> {
+        let cone = |values: &[Value]| match &self.tables {
+            Some(tables) => tables.runtime_cone(self.ground, values),
+            None => super::cones::Cones::new(self.ground).cone(values),
+        };
+        let mut others: Vec<Value> = terminal.iter().chain(next).copied().collect();
+        let mut readers = vec![0u32; self.ground.nodes.len()];
+        let mut owner = vec![None; self.ground.nodes.len()];
+        for (role, (moves, guard)) in self.ground.legal.iter().zip(guards).enumerate() {
+            let mut guarded = Vec::new();
+            for (i, &(_, v)) in moves.iter().enumerate() {
+                if guard.as_ref().is_some_and(|(_, g)| g[i]) {
+                    guarded.push(v);
+                } else {
+                    others.push(v);
+                }
+            }
+            if guarded.is_empty() {
+                continue;
+            }
+            for n in cone(&guarded) {
+                readers[n as usize] += 1;
+                owner[n as usize] = Some(role);
+            }
+        }
+        for n in cone(&others) {
+            readers[n as usize] += 1;
+        }
+        owner.iter().zip(&readers).map(|(&o, &count)| if count == 1 { o } else { None }).collect()
+    }
+
     /// `random_step(state, rng)`: one step of a uniformly random playout, with every derived
     /// proposition that terminal, legal and next share computed once. It draws the same random
     /// numbers and picks the same moves as `gdl_runtime`'s default `Game::random_step` over
@@ -494,7 +574,13 @@ impl<'g> Emitter<'g> {
             return None;
         }
         let declare = self.assign_slots(&needed);
-        let (after, before): (Vec<u32>, Vec<u32>) = needed.iter().partition(|&&n| dependent[n as usize]);
+        // Each role's guard, and the nodes only its guarded moves read, computed only when the
+        // guard holds.
+        let guards: Vec<Option<(Lit, Vec<bool>)>> =
+            self.ground.legal.iter().map(|moves| self.legal_guard(moves)).collect();
+        let guarded_only = self.guarded_only_nodes(&values[..1], &guards, &values[state_values..]);
+        let (after, before): (Vec<u32>, Vec<u32>) =
+            needed.iter().filter(|&&n| guarded_only[n as usize].is_none()).partition(|&&n| dependent[n as usize]);
         let state_nodes = self.emit_nodes(&before);
         self.in_move_phase.set(true);
         let row = self.move_table_row();
@@ -502,15 +588,42 @@ impl<'g> Emitter<'g> {
         self.in_move_phase.set(false);
         let terminal = self.value(self.ground.terminal);
         let choices = self.ground.legal.iter().enumerate().map(|(role, moves)| {
-            let candidates: Vec<_> = moves.iter().filter(|(_, v)| *v != Value::Const(false)).collect();
-            let len = Literal::usize_unsuffixed(candidates.len().max(1));
             let r = Literal::usize_unsuffixed(role);
-            let pushes = candidates.iter().map(|&&(m, v)| {
+            let candidates: Vec<(u32, Value, bool)> = moves
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, v))| *v != Value::Const(false))
+                .map(|(i, &(m, v))| (m, v, guards[role].as_ref().is_some_and(|(_, g)| g[i])))
+                .collect();
+            let len = Literal::usize_unsuffixed(candidates.len().max(1));
+            let push = |&(m, v, _): &(u32, Value, bool)| {
                 let m = Literal::u32_unsuffixed(m);
                 let cond = self.value(v);
                 quote! {
                     moves[count] = Move(#m);
                     count += usize::from(#cond);
+                }
+            };
+            // Runs of candidates in the order of `MOVES`, those of a guarded run only tried
+            // when the guard holds.
+            let runs = candidates.chunk_by(|a, b| a.2 == b.2).map(|run| {
+                let pushes = run.iter().map(push);
+                if run[0].2 {
+                    quote!(if guard { #(#pushes)* })
+                } else {
+                    quote!(#(#pushes)*)
+                }
+            });
+            let guard = guards[role].as_ref().map(|&(lit, _)| {
+                let exclusive: Vec<u32> =
+                    needed.iter().copied().filter(|&n| guarded_only[n as usize] == Some(role)).collect();
+                let nodes = self.emit_nodes(&exclusive);
+                let lit = self.lit(lit);
+                quote! {
+                    let guard = #lit;
+                    if guard {
+                        #nodes
+                    }
                 }
             });
             // The last write may land one past the last legal move, so the buffer has a spare
@@ -518,7 +631,8 @@ impl<'g> Emitter<'g> {
             quote! {{
                 let mut moves = [Move(0); #len + 1];
                 let mut count = 0usize;
-                #(#pushes)*
+                #guard
+                #(#runs)*
                 joint[#r] = match count {
                     0 => return None,
                     1 => moves[0],

@@ -1353,29 +1353,13 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 332];
     n[0] = s.0[0] & 0xc00 == 0;
-    n[1] = (s.0[1] & 0x200000000 == 0x200000000) & (n[0]);
     n[2] = s.0[0] & 0xc00000 == 0;
-    n[3] = (s.0[1] & 0x200000000 == 0x200000000) & (n[2]);
     n[4] = s.0[0] & 0xc00000000 == 0;
-    n[5] = (s.0[1] & 0x200000000 == 0x200000000) & (n[4]);
     n[6] = s.0[0] & 0xc00000000000 == 0;
-    n[7] = (s.0[1] & 0x200000000 == 0x200000000) & (n[6]);
     n[8] = s.0[0] & 0xc00000000000000 == 0;
-    n[9] = (s.0[1] & 0x200000000 == 0x200000000) & (n[8]);
     n[10] = s.0[1] & 0xc0 == 0;
-    n[11] = (s.0[1] & 0x200000000 == 0x200000000) & (n[10]);
     n[12] = s.0[1] & 0xc0000 == 0;
-    n[13] = (s.0[1] & 0x200000000 == 0x200000000) & (n[12]);
     n[14] = s.0[1] & 0xc0000000 == 0;
-    n[15] = (s.0[1] & 0x200000000 == 0x200000000) & (n[14]);
-    n[16] = (s.0[1] & 0x100000000 == 0x100000000) & (n[0]);
-    n[17] = (s.0[1] & 0x100000000 == 0x100000000) & (n[2]);
-    n[18] = (s.0[1] & 0x100000000 == 0x100000000) & (n[4]);
-    n[19] = (s.0[1] & 0x100000000 == 0x100000000) & (n[6]);
-    n[20] = (s.0[1] & 0x100000000 == 0x100000000) & (n[8]);
-    n[21] = (s.0[1] & 0x100000000 == 0x100000000) & (n[10]);
-    n[22] = (s.0[1] & 0x100000000 == 0x100000000) & (n[12]);
-    n[23] = (s.0[1] & 0x100000000 == 0x100000000) & (n[14]);
     n[24] = s.0[0] & 0x3 == 0;
     n[27] = s.0[0] & 0x3000 == 0;
     n[30] = s.0[0] & 0x3000000 == 0;
@@ -1805,22 +1789,35 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     {
         let mut moves = [Move(0); 9 + 1];
         let mut count = 0usize;
-        moves[count] = Move(0);
-        count += usize::from(n[1]);
-        moves[count] = Move(1);
-        count += usize::from(n[3]);
-        moves[count] = Move(2);
-        count += usize::from(n[5]);
-        moves[count] = Move(3);
-        count += usize::from(n[7]);
-        moves[count] = Move(4);
-        count += usize::from(n[9]);
-        moves[count] = Move(5);
-        count += usize::from(n[11]);
-        moves[count] = Move(6);
-        count += usize::from(n[13]);
-        moves[count] = Move(7);
-        count += usize::from(n[15]);
+        let guard = s.0[1] & 0x200000000 != 0;
+        if guard {
+            n[1] = (s.0[1] & 0x200000000 == 0x200000000) & (n[0]);
+            n[3] = (s.0[1] & 0x200000000 == 0x200000000) & (n[2]);
+            n[5] = (s.0[1] & 0x200000000 == 0x200000000) & (n[4]);
+            n[7] = (s.0[1] & 0x200000000 == 0x200000000) & (n[6]);
+            n[9] = (s.0[1] & 0x200000000 == 0x200000000) & (n[8]);
+            n[11] = (s.0[1] & 0x200000000 == 0x200000000) & (n[10]);
+            n[13] = (s.0[1] & 0x200000000 == 0x200000000) & (n[12]);
+            n[15] = (s.0[1] & 0x200000000 == 0x200000000) & (n[14]);
+        }
+        if guard {
+            moves[count] = Move(0);
+            count += usize::from(n[1]);
+            moves[count] = Move(1);
+            count += usize::from(n[3]);
+            moves[count] = Move(2);
+            count += usize::from(n[5]);
+            moves[count] = Move(3);
+            count += usize::from(n[7]);
+            moves[count] = Move(4);
+            count += usize::from(n[9]);
+            moves[count] = Move(5);
+            count += usize::from(n[11]);
+            moves[count] = Move(6);
+            count += usize::from(n[13]);
+            moves[count] = Move(7);
+            count += usize::from(n[15]);
+        }
         moves[count] = Move(8);
         count += usize::from(s.0[1] & 0x100000000 != 0);
         joint[0] = match count {
@@ -1832,22 +1829,35 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     {
         let mut moves = [Move(0); 9 + 1];
         let mut count = 0usize;
-        moves[count] = Move(0);
-        count += usize::from(n[16]);
-        moves[count] = Move(1);
-        count += usize::from(n[17]);
-        moves[count] = Move(2);
-        count += usize::from(n[18]);
-        moves[count] = Move(3);
-        count += usize::from(n[19]);
-        moves[count] = Move(4);
-        count += usize::from(n[20]);
-        moves[count] = Move(5);
-        count += usize::from(n[21]);
-        moves[count] = Move(6);
-        count += usize::from(n[22]);
-        moves[count] = Move(7);
-        count += usize::from(n[23]);
+        let guard = s.0[1] & 0x100000000 != 0;
+        if guard {
+            n[16] = (s.0[1] & 0x100000000 == 0x100000000) & (n[0]);
+            n[17] = (s.0[1] & 0x100000000 == 0x100000000) & (n[2]);
+            n[18] = (s.0[1] & 0x100000000 == 0x100000000) & (n[4]);
+            n[19] = (s.0[1] & 0x100000000 == 0x100000000) & (n[6]);
+            n[20] = (s.0[1] & 0x100000000 == 0x100000000) & (n[8]);
+            n[21] = (s.0[1] & 0x100000000 == 0x100000000) & (n[10]);
+            n[22] = (s.0[1] & 0x100000000 == 0x100000000) & (n[12]);
+            n[23] = (s.0[1] & 0x100000000 == 0x100000000) & (n[14]);
+        }
+        if guard {
+            moves[count] = Move(0);
+            count += usize::from(n[16]);
+            moves[count] = Move(1);
+            count += usize::from(n[17]);
+            moves[count] = Move(2);
+            count += usize::from(n[18]);
+            moves[count] = Move(3);
+            count += usize::from(n[19]);
+            moves[count] = Move(4);
+            count += usize::from(n[20]);
+            moves[count] = Move(5);
+            count += usize::from(n[21]);
+            moves[count] = Move(6);
+            count += usize::from(n[22]);
+            moves[count] = Move(7);
+            count += usize::from(n[23]);
+        }
         moves[count] = Move(8);
         count += usize::from(s.0[1] & 0x200000000 != 0);
         joint[1] = match count {

@@ -2716,52 +2716,36 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 480];
     n[0] = s.0[0] & 0x300000 == 0;
-    n[1] = (s.0[3] & 0x4 == 0x4) & (n[0]);
     n[2] = s.0[0] & 0xc00000 == 0;
     n[3] = (s.0[3] & 0x8 == 0x8) & (n[2]);
     n[4] = s.0[0] & 0x300000000000 == 0;
-    n[5] = (s.0[3] & 0x4 == 0x4) & (n[4]);
     n[6] = s.0[0] & 0xc00000000000 == 0;
     n[7] = (s.0[3] & 0x8 == 0x8) & (n[6]);
     n[8] = s.0[1] & 0x30 == 0;
-    n[9] = (s.0[3] & 0x4 == 0x4) & (n[8]);
     n[10] = s.0[1] & 0xc0 == 0;
     n[11] = (s.0[3] & 0x8 == 0x8) & (n[10]);
     n[12] = s.0[1] & 0x30000000 == 0;
-    n[13] = (s.0[3] & 0x4 == 0x4) & (n[12]);
     n[14] = s.0[1] & 0xc0000000 == 0;
     n[15] = (s.0[3] & 0x8 == 0x8) & (n[14]);
     n[16] = s.0[1] & 0x30000000000000 == 0;
-    n[17] = (s.0[3] & 0x4 == 0x4) & (n[16]);
     n[18] = s.0[1] & 0xc0000000000000 == 0;
     n[19] = (s.0[3] & 0x8 == 0x8) & (n[18]);
     n[20] = s.0[2] & 0x3000 == 0;
-    n[21] = (s.0[3] & 0x4 == 0x4) & (n[20]);
     n[22] = s.0[2] & 0xc000 == 0;
     n[23] = (s.0[3] & 0x8 == 0x8) & (n[22]);
     n[24] = s.0[2] & 0x3000000000 == 0;
-    n[25] = (s.0[3] & 0x4 == 0x4) & (n[24]);
     n[26] = s.0[2] & 0xc000000000 == 0;
     n[27] = (s.0[3] & 0x8 == 0x8) & (n[26]);
     n[28] = s.0[2] & 0x3000000000000000 == 0;
-    n[29] = (s.0[3] & 0x4 == 0x4) & (n[28]);
     n[30] = s.0[2] & 0xc000000000000000 == 0;
     n[31] = (s.0[3] & 0x8 == 0x8) & (n[30]);
-    n[32] = (s.0[3] & 0x1 == 0x1) & (n[0]);
     n[33] = (s.0[3] & 0x2 == 0x2) & (n[2]);
-    n[34] = (s.0[3] & 0x1 == 0x1) & (n[4]);
     n[35] = (s.0[3] & 0x2 == 0x2) & (n[6]);
-    n[36] = (s.0[3] & 0x1 == 0x1) & (n[8]);
     n[37] = (s.0[3] & 0x2 == 0x2) & (n[10]);
-    n[38] = (s.0[3] & 0x1 == 0x1) & (n[12]);
     n[39] = (s.0[3] & 0x2 == 0x2) & (n[14]);
-    n[40] = (s.0[3] & 0x1 == 0x1) & (n[16]);
     n[41] = (s.0[3] & 0x2 == 0x2) & (n[18]);
-    n[42] = (s.0[3] & 0x1 == 0x1) & (n[20]);
     n[43] = (s.0[3] & 0x2 == 0x2) & (n[22]);
-    n[44] = (s.0[3] & 0x1 == 0x1) & (n[24]);
     n[45] = (s.0[3] & 0x2 == 0x2) & (n[26]);
-    n[46] = (s.0[3] & 0x1 == 0x1) & (n[28]);
     n[47] = (s.0[3] & 0x2 == 0x2) & (n[30]);
     n[48] = s.0[0] & 0x3 == 0;
     n[51] = s.0[0] & 0x3000000 == 0;
@@ -3665,36 +3649,63 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     {
         let mut moves = [Move(0); 16 + 1];
         let mut count = 0usize;
-        moves[count] = Move(0);
-        count += usize::from(n[1]);
+        let guard = s.0[3] & 0x4 != 0;
+        if guard {
+            n[1] = (s.0[3] & 0x4 == 0x4) & (n[0]);
+            n[5] = (s.0[3] & 0x4 == 0x4) & (n[4]);
+            n[9] = (s.0[3] & 0x4 == 0x4) & (n[8]);
+            n[13] = (s.0[3] & 0x4 == 0x4) & (n[12]);
+            n[17] = (s.0[3] & 0x4 == 0x4) & (n[16]);
+            n[21] = (s.0[3] & 0x4 == 0x4) & (n[20]);
+            n[25] = (s.0[3] & 0x4 == 0x4) & (n[24]);
+            n[29] = (s.0[3] & 0x4 == 0x4) & (n[28]);
+        }
+        if guard {
+            moves[count] = Move(0);
+            count += usize::from(n[1]);
+        }
         moves[count] = Move(1);
         count += usize::from(n[3]);
-        moves[count] = Move(2);
-        count += usize::from(n[5]);
+        if guard {
+            moves[count] = Move(2);
+            count += usize::from(n[5]);
+        }
         moves[count] = Move(3);
         count += usize::from(n[7]);
-        moves[count] = Move(4);
-        count += usize::from(n[9]);
+        if guard {
+            moves[count] = Move(4);
+            count += usize::from(n[9]);
+        }
         moves[count] = Move(5);
         count += usize::from(n[11]);
-        moves[count] = Move(6);
-        count += usize::from(n[13]);
+        if guard {
+            moves[count] = Move(6);
+            count += usize::from(n[13]);
+        }
         moves[count] = Move(7);
         count += usize::from(n[15]);
-        moves[count] = Move(8);
-        count += usize::from(n[17]);
+        if guard {
+            moves[count] = Move(8);
+            count += usize::from(n[17]);
+        }
         moves[count] = Move(9);
         count += usize::from(n[19]);
-        moves[count] = Move(10);
-        count += usize::from(n[21]);
+        if guard {
+            moves[count] = Move(10);
+            count += usize::from(n[21]);
+        }
         moves[count] = Move(11);
         count += usize::from(n[23]);
-        moves[count] = Move(12);
-        count += usize::from(n[25]);
+        if guard {
+            moves[count] = Move(12);
+            count += usize::from(n[25]);
+        }
         moves[count] = Move(13);
         count += usize::from(n[27]);
-        moves[count] = Move(14);
-        count += usize::from(n[29]);
+        if guard {
+            moves[count] = Move(14);
+            count += usize::from(n[29]);
+        }
         moves[count] = Move(15);
         count += usize::from(n[31]);
         joint[0] = match count {
@@ -3706,36 +3717,63 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     {
         let mut moves = [Move(0); 16 + 1];
         let mut count = 0usize;
-        moves[count] = Move(0);
-        count += usize::from(n[32]);
+        let guard = s.0[3] & 0x1 != 0;
+        if guard {
+            n[32] = (s.0[3] & 0x1 == 0x1) & (n[0]);
+            n[34] = (s.0[3] & 0x1 == 0x1) & (n[4]);
+            n[36] = (s.0[3] & 0x1 == 0x1) & (n[8]);
+            n[38] = (s.0[3] & 0x1 == 0x1) & (n[12]);
+            n[40] = (s.0[3] & 0x1 == 0x1) & (n[16]);
+            n[42] = (s.0[3] & 0x1 == 0x1) & (n[20]);
+            n[44] = (s.0[3] & 0x1 == 0x1) & (n[24]);
+            n[46] = (s.0[3] & 0x1 == 0x1) & (n[28]);
+        }
+        if guard {
+            moves[count] = Move(0);
+            count += usize::from(n[32]);
+        }
         moves[count] = Move(1);
         count += usize::from(n[33]);
-        moves[count] = Move(2);
-        count += usize::from(n[34]);
+        if guard {
+            moves[count] = Move(2);
+            count += usize::from(n[34]);
+        }
         moves[count] = Move(3);
         count += usize::from(n[35]);
-        moves[count] = Move(4);
-        count += usize::from(n[36]);
+        if guard {
+            moves[count] = Move(4);
+            count += usize::from(n[36]);
+        }
         moves[count] = Move(5);
         count += usize::from(n[37]);
-        moves[count] = Move(6);
-        count += usize::from(n[38]);
+        if guard {
+            moves[count] = Move(6);
+            count += usize::from(n[38]);
+        }
         moves[count] = Move(7);
         count += usize::from(n[39]);
-        moves[count] = Move(8);
-        count += usize::from(n[40]);
+        if guard {
+            moves[count] = Move(8);
+            count += usize::from(n[40]);
+        }
         moves[count] = Move(9);
         count += usize::from(n[41]);
-        moves[count] = Move(10);
-        count += usize::from(n[42]);
+        if guard {
+            moves[count] = Move(10);
+            count += usize::from(n[42]);
+        }
         moves[count] = Move(11);
         count += usize::from(n[43]);
-        moves[count] = Move(12);
-        count += usize::from(n[44]);
+        if guard {
+            moves[count] = Move(12);
+            count += usize::from(n[44]);
+        }
         moves[count] = Move(13);
         count += usize::from(n[45]);
-        moves[count] = Move(14);
-        count += usize::from(n[46]);
+        if guard {
+            moves[count] = Move(14);
+            count += usize::from(n[46]);
+        }
         moves[count] = Move(15);
         count += usize::from(n[47]);
         joint[1] = match count {

@@ -2140,37 +2140,13 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 473];
     n[0] = s.0[0] & 0x38000 == 0;
-    n[1] = (s.0[2] & 0x20000 == 0x20000) & (n[0]);
-    n[2] = (s.0[2] & 0x40000 == 0x40000) & (n[0]);
-    n[3] = (s.0[2] & 0x10000 == 0x10000) & (n[0]);
     n[4] = s.0[0] & 0xe00000000 == 0;
-    n[5] = (s.0[2] & 0x20000 == 0x20000) & (n[4]);
-    n[6] = (s.0[2] & 0x40000 == 0x40000) & (n[4]);
-    n[7] = (s.0[2] & 0x10000 == 0x10000) & (n[4]);
     n[8] = s.0[0] & 0x38000000000000 == 0;
-    n[9] = (s.0[2] & 0x20000 == 0x20000) & (n[8]);
-    n[10] = (s.0[2] & 0x40000 == 0x40000) & (n[8]);
-    n[11] = (s.0[2] & 0x10000 == 0x10000) & (n[8]);
     n[12] = s.0[1] & 0xe0 == 0;
-    n[13] = (s.0[2] & 0x20000 == 0x20000) & (n[12]);
-    n[14] = (s.0[2] & 0x40000 == 0x40000) & (n[12]);
-    n[15] = (s.0[2] & 0x10000 == 0x10000) & (n[12]);
     n[16] = s.0[1] & 0x3800000 == 0;
-    n[17] = (s.0[2] & 0x20000 == 0x20000) & (n[16]);
-    n[18] = (s.0[2] & 0x40000 == 0x40000) & (n[16]);
-    n[19] = (s.0[2] & 0x10000 == 0x10000) & (n[16]);
     n[20] = s.0[1] & 0xe0000000000 == 0;
-    n[21] = (s.0[2] & 0x20000 == 0x20000) & (n[20]);
-    n[22] = (s.0[2] & 0x40000 == 0x40000) & (n[20]);
-    n[23] = (s.0[2] & 0x10000 == 0x10000) & (n[20]);
     n[24] = s.0[1] & 0x3800000000000000 == 0;
-    n[25] = (s.0[2] & 0x20000 == 0x20000) & (n[24]);
-    n[26] = (s.0[2] & 0x40000 == 0x40000) & (n[24]);
-    n[27] = (s.0[2] & 0x10000 == 0x10000) & (n[24]);
     n[28] = s.0[2] & 0xe000 == 0;
-    n[29] = (s.0[2] & 0x20000 == 0x20000) & (n[28]);
-    n[30] = (s.0[2] & 0x40000 == 0x40000) & (n[28]);
-    n[31] = (s.0[2] & 0x10000 == 0x10000) & (n[28]);
     n[32] = s.0[0] & 0x7 == 0;
     n[36] = s.0[0] & 0x1c0000 == 0;
     n[40] = s.0[0] & 0x7000000000 == 0;
@@ -2884,22 +2860,35 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     {
         let mut moves = [Move(0); 9 + 1];
         let mut count = 0usize;
-        moves[count] = Move(0);
-        count += usize::from(n[1]);
-        moves[count] = Move(1);
-        count += usize::from(n[5]);
-        moves[count] = Move(2);
-        count += usize::from(n[9]);
-        moves[count] = Move(3);
-        count += usize::from(n[13]);
-        moves[count] = Move(4);
-        count += usize::from(n[17]);
-        moves[count] = Move(5);
-        count += usize::from(n[21]);
-        moves[count] = Move(6);
-        count += usize::from(n[25]);
-        moves[count] = Move(7);
-        count += usize::from(n[29]);
+        let guard = s.0[2] & 0x20000 != 0;
+        if guard {
+            n[1] = (s.0[2] & 0x20000 == 0x20000) & (n[0]);
+            n[5] = (s.0[2] & 0x20000 == 0x20000) & (n[4]);
+            n[9] = (s.0[2] & 0x20000 == 0x20000) & (n[8]);
+            n[13] = (s.0[2] & 0x20000 == 0x20000) & (n[12]);
+            n[17] = (s.0[2] & 0x20000 == 0x20000) & (n[16]);
+            n[21] = (s.0[2] & 0x20000 == 0x20000) & (n[20]);
+            n[25] = (s.0[2] & 0x20000 == 0x20000) & (n[24]);
+            n[29] = (s.0[2] & 0x20000 == 0x20000) & (n[28]);
+        }
+        if guard {
+            moves[count] = Move(0);
+            count += usize::from(n[1]);
+            moves[count] = Move(1);
+            count += usize::from(n[5]);
+            moves[count] = Move(2);
+            count += usize::from(n[9]);
+            moves[count] = Move(3);
+            count += usize::from(n[13]);
+            moves[count] = Move(4);
+            count += usize::from(n[17]);
+            moves[count] = Move(5);
+            count += usize::from(n[21]);
+            moves[count] = Move(6);
+            count += usize::from(n[25]);
+            moves[count] = Move(7);
+            count += usize::from(n[29]);
+        }
         moves[count] = Move(8);
         count += usize::from(s.0[2] & 0x20000 == 0);
         joint[0] = match count {
@@ -2911,22 +2900,35 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     {
         let mut moves = [Move(0); 9 + 1];
         let mut count = 0usize;
-        moves[count] = Move(0);
-        count += usize::from(n[2]);
-        moves[count] = Move(1);
-        count += usize::from(n[6]);
-        moves[count] = Move(2);
-        count += usize::from(n[10]);
-        moves[count] = Move(3);
-        count += usize::from(n[14]);
-        moves[count] = Move(4);
-        count += usize::from(n[18]);
-        moves[count] = Move(5);
-        count += usize::from(n[22]);
-        moves[count] = Move(6);
-        count += usize::from(n[26]);
-        moves[count] = Move(7);
-        count += usize::from(n[30]);
+        let guard = s.0[2] & 0x40000 != 0;
+        if guard {
+            n[2] = (s.0[2] & 0x40000 == 0x40000) & (n[0]);
+            n[6] = (s.0[2] & 0x40000 == 0x40000) & (n[4]);
+            n[10] = (s.0[2] & 0x40000 == 0x40000) & (n[8]);
+            n[14] = (s.0[2] & 0x40000 == 0x40000) & (n[12]);
+            n[18] = (s.0[2] & 0x40000 == 0x40000) & (n[16]);
+            n[22] = (s.0[2] & 0x40000 == 0x40000) & (n[20]);
+            n[26] = (s.0[2] & 0x40000 == 0x40000) & (n[24]);
+            n[30] = (s.0[2] & 0x40000 == 0x40000) & (n[28]);
+        }
+        if guard {
+            moves[count] = Move(0);
+            count += usize::from(n[2]);
+            moves[count] = Move(1);
+            count += usize::from(n[6]);
+            moves[count] = Move(2);
+            count += usize::from(n[10]);
+            moves[count] = Move(3);
+            count += usize::from(n[14]);
+            moves[count] = Move(4);
+            count += usize::from(n[18]);
+            moves[count] = Move(5);
+            count += usize::from(n[22]);
+            moves[count] = Move(6);
+            count += usize::from(n[26]);
+            moves[count] = Move(7);
+            count += usize::from(n[30]);
+        }
         moves[count] = Move(8);
         count += usize::from(s.0[2] & 0x40000 == 0);
         joint[1] = match count {
@@ -2938,22 +2940,35 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     {
         let mut moves = [Move(0); 9 + 1];
         let mut count = 0usize;
-        moves[count] = Move(0);
-        count += usize::from(n[3]);
-        moves[count] = Move(1);
-        count += usize::from(n[7]);
-        moves[count] = Move(2);
-        count += usize::from(n[11]);
-        moves[count] = Move(3);
-        count += usize::from(n[15]);
-        moves[count] = Move(4);
-        count += usize::from(n[19]);
-        moves[count] = Move(5);
-        count += usize::from(n[23]);
-        moves[count] = Move(6);
-        count += usize::from(n[27]);
-        moves[count] = Move(7);
-        count += usize::from(n[31]);
+        let guard = s.0[2] & 0x10000 != 0;
+        if guard {
+            n[3] = (s.0[2] & 0x10000 == 0x10000) & (n[0]);
+            n[7] = (s.0[2] & 0x10000 == 0x10000) & (n[4]);
+            n[11] = (s.0[2] & 0x10000 == 0x10000) & (n[8]);
+            n[15] = (s.0[2] & 0x10000 == 0x10000) & (n[12]);
+            n[19] = (s.0[2] & 0x10000 == 0x10000) & (n[16]);
+            n[23] = (s.0[2] & 0x10000 == 0x10000) & (n[20]);
+            n[27] = (s.0[2] & 0x10000 == 0x10000) & (n[24]);
+            n[31] = (s.0[2] & 0x10000 == 0x10000) & (n[28]);
+        }
+        if guard {
+            moves[count] = Move(0);
+            count += usize::from(n[3]);
+            moves[count] = Move(1);
+            count += usize::from(n[7]);
+            moves[count] = Move(2);
+            count += usize::from(n[11]);
+            moves[count] = Move(3);
+            count += usize::from(n[15]);
+            moves[count] = Move(4);
+            count += usize::from(n[19]);
+            moves[count] = Move(5);
+            count += usize::from(n[23]);
+            moves[count] = Move(6);
+            count += usize::from(n[27]);
+            moves[count] = Move(7);
+            count += usize::from(n[31]);
+        }
         moves[count] = Move(8);
         count += usize::from(s.0[2] & 0x10000 == 0);
         joint[2] = match count {

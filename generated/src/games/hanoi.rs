@@ -460,13 +460,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 32];
-    n[0] = s.0[0] & 0x41 == 0x41;
-    n[1] = s.0[0] & 0x81 == 0x81;
-    n[2] = s.0[0] & 0x3 == 0x3;
-    n[3] = s.0[0] & 0x5 == 0x5;
-    n[4] = s.0[0] & 0x9 == 0x9;
-    n[5] = s.0[0] & 0x11 == 0x11;
-    n[6] = s.0[0] & 0x21 == 0x21;
     n[7] = s.0[0] & 0x42 == 0x42;
     n[8] = s.0[0] & 0x82 == 0x82;
     n[9] = s.0[0] & 0x6 == 0x6;
@@ -492,20 +485,32 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     {
         let mut moves = [Move(0); 25 + 1];
         let mut count = 0usize;
-        moves[count] = Move(0);
-        count += usize::from(n[2]);
-        moves[count] = Move(1);
-        count += usize::from(n[3]);
-        moves[count] = Move(2);
-        count += usize::from(n[4]);
-        moves[count] = Move(3);
-        count += usize::from(n[5]);
-        moves[count] = Move(4);
-        count += usize::from(n[6]);
-        moves[count] = Move(5);
-        count += usize::from(n[0]);
-        moves[count] = Move(6);
-        count += usize::from(n[1]);
+        let guard = s.0[0] & 0x1 != 0;
+        if guard {
+            n[0] = s.0[0] & 0x41 == 0x41;
+            n[1] = s.0[0] & 0x81 == 0x81;
+            n[2] = s.0[0] & 0x3 == 0x3;
+            n[3] = s.0[0] & 0x5 == 0x5;
+            n[4] = s.0[0] & 0x9 == 0x9;
+            n[5] = s.0[0] & 0x11 == 0x11;
+            n[6] = s.0[0] & 0x21 == 0x21;
+        }
+        if guard {
+            moves[count] = Move(0);
+            count += usize::from(n[2]);
+            moves[count] = Move(1);
+            count += usize::from(n[3]);
+            moves[count] = Move(2);
+            count += usize::from(n[4]);
+            moves[count] = Move(3);
+            count += usize::from(n[5]);
+            moves[count] = Move(4);
+            count += usize::from(n[6]);
+            moves[count] = Move(5);
+            count += usize::from(n[0]);
+            moves[count] = Move(6);
+            count += usize::from(n[1]);
+        }
         moves[count] = Move(7);
         count += usize::from(n[9]);
         moves[count] = Move(8);

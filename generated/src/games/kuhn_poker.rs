@@ -289,8 +289,6 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[0] = (s.0[0] & 0x4000 == 0x4000) | (s.0[0] & 0x20000 == 0x20000);
     n[1] = (s.0[0] & 0x4000 == 0x4000) | (s.0[0] & 0x8000 == 0x8000)
         | (s.0[0] & 0x40000 == 0x40000);
-    n[2] = s.0[0] & 0x20001 == 0x20001;
-    n[3] = s.0[0] & 0x20004 == 0x20004;
     if s.0[0] & 0x10000 != 0 {
         return None;
     }
@@ -317,14 +315,21 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     {
         let mut moves = [Move(0); 5 + 1];
         let mut count = 0usize;
-        moves[count] = Move(6);
-        count += usize::from(n[3]);
-        moves[count] = Move(7);
-        count += usize::from(n[2]);
-        moves[count] = Move(8);
-        count += usize::from(n[3]);
-        moves[count] = Move(9);
-        count += usize::from(n[2]);
+        let guard = s.0[0] & 0x20000 != 0;
+        if guard {
+            n[2] = s.0[0] & 0x20001 == 0x20001;
+            n[3] = s.0[0] & 0x20004 == 0x20004;
+        }
+        if guard {
+            moves[count] = Move(6);
+            count += usize::from(n[3]);
+            moves[count] = Move(7);
+            count += usize::from(n[2]);
+            moves[count] = Move(8);
+            count += usize::from(n[3]);
+            moves[count] = Move(9);
+            count += usize::from(n[2]);
+        }
         moves[count] = Move(10);
         count += usize::from(n[1]);
         joint[1] = match count {
@@ -336,18 +341,22 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     {
         let mut moves = [Move(0); 7 + 1];
         let mut count = 0usize;
-        moves[count] = Move(0);
-        count += usize::from(s.0[0] & 0x4000 != 0);
-        moves[count] = Move(1);
-        count += usize::from(s.0[0] & 0x4000 != 0);
-        moves[count] = Move(2);
-        count += usize::from(s.0[0] & 0x4000 != 0);
-        moves[count] = Move(3);
-        count += usize::from(s.0[0] & 0x4000 != 0);
-        moves[count] = Move(4);
-        count += usize::from(s.0[0] & 0x4000 != 0);
-        moves[count] = Move(5);
-        count += usize::from(s.0[0] & 0x4000 != 0);
+        let guard = s.0[0] & 0x4000 != 0;
+        if guard {}
+        if guard {
+            moves[count] = Move(0);
+            count += usize::from(s.0[0] & 0x4000 != 0);
+            moves[count] = Move(1);
+            count += usize::from(s.0[0] & 0x4000 != 0);
+            moves[count] = Move(2);
+            count += usize::from(s.0[0] & 0x4000 != 0);
+            moves[count] = Move(3);
+            count += usize::from(s.0[0] & 0x4000 != 0);
+            moves[count] = Move(4);
+            count += usize::from(s.0[0] & 0x4000 != 0);
+            moves[count] = Move(5);
+            count += usize::from(s.0[0] & 0x4000 != 0);
+        }
         moves[count] = Move(10);
         count += usize::from(s.0[0] & 0x4000 == 0);
         joint[2] = match count {

@@ -3444,174 +3444,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 300];
-    n[84] = (s.0[0] & 0x8000100000000000 == 0x8000100000000000) & (s.0[2] & 0x2 == 0x2);
-    n[85] = (s.0[0] & 0x8000000000000000 == 0x8000000000000000)
-        & (s.0[1] & 0x1000 == 0x1000) & (s.0[2] & 0x2 == 0x2);
-    n[86] = (s.0[0] & 0x400002000000 == 0x400002000000) & (s.0[2] & 0x2 == 0x2);
-    n[87] = (s.0[0] & 0x200000000000000 == 0x200000000000000)
-        & (s.0[1] & 0x4000 == 0x4000) & (s.0[2] & 0x2 == 0x2);
-    n[88] = (s.0[0] & 0x200400000000000 == 0x200400000000000) & (s.0[2] & 0x2 == 0x2);
-    n[89] = (s.0[1] & 0x2004000 == 0x2004000) & (s.0[2] & 0x2 == 0x2);
-    n[90] = (s.0[0] & 0x2000400000000000 == 0x2000400000000000) & (s.0[2] & 0x2 == 0x2);
-    n[91] = (s.0[1] & 0x20004000 == 0x20004000) & (s.0[2] & 0x2 == 0x2);
-    n[92] = (s.0[0] & 0x400020000000 == 0x400020000000) & (s.0[2] & 0x2 == 0x2);
-    n[93] = (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-        & (s.0[1] & 0x4000 == 0x4000) & (s.0[2] & 0x2 == 0x2);
-    n[94] = (s.0[0] & 0x8000100 == 0x8000100) & (s.0[2] & 0x2 == 0x2);
-    n[95] = (s.0[0] & 0x800010000000000 == 0x800010000000000) & (s.0[2] & 0x2 == 0x2);
-    n[96] = (s.0[1] & 0x8000100 == 0x8000100) & (s.0[2] & 0x2 == 0x2);
-    n[97] = (s.0[1] & 0x80001000 == 0x80001000) & (s.0[2] & 0x2 == 0x2);
-    n[98] = (s.0[0] & 0x80001000 == 0x80001000) & (s.0[2] & 0x2 == 0x2);
-    n[99] = (s.0[0] & 0x10008000000 == 0x10008000000) & (s.0[2] & 0x2 == 0x2);
-    n[100] = (s.0[0] & 0x800000000000000 == 0x800000000000000)
-        & (s.0[1] & 0x100 == 0x100) & (s.0[2] & 0x2 == 0x2);
-    n[101] = (s.0[1] & 0x10008000000 == 0x10008000000) & (s.0[2] & 0x2 == 0x2);
-    n[102] = (s.0[1] & 0x100080000000 == 0x100080000000) & (s.0[2] & 0x2 == 0x2);
-    n[103] = (s.0[0] & 0x100080000000 == 0x100080000000) & (s.0[2] & 0x2 == 0x2);
-    n[104] = (s.0[0] & 0x100008000000 == 0x100008000000) & (s.0[2] & 0x2 == 0x2);
-    n[105] = (s.0[0] & 0x800000000000000 == 0x800000000000000)
-        & (s.0[1] & 0x1000 == 0x1000) & (s.0[2] & 0x2 == 0x2);
-    n[106] = (s.0[1] & 0x100008000000 == 0x100008000000) & (s.0[2] & 0x2 == 0x2);
-    n[107] = (s.0[0] & 0x8001000 == 0x8001000) & (s.0[2] & 0x2 == 0x2);
-    n[108] = (s.0[0] & 0x800100000000000 == 0x800100000000000) & (s.0[2] & 0x2 == 0x2);
-    n[109] = (s.0[1] & 0x8001000 == 0x8001000) & (s.0[2] & 0x2 == 0x2);
-    n[110] = (s.0[0] & 0x40000200000 == 0x40000200000) & (s.0[2] & 0x2 == 0x2);
-    n[111] = (s.0[0] & 0x20000000000000 == 0x20000000000000) & (s.0[1] & 0x400 == 0x400)
-        & (s.0[2] & 0x2 == 0x2);
-    n[112] = (s.0[1] & 0x40000200000 == 0x40000200000) & (s.0[2] & 0x2 == 0x2);
-    n[113] = (s.0[1] & 0x400002000000 == 0x400002000000) & (s.0[2] & 0x2 == 0x2);
-    n[114] = (s.0[0] & 0x200400 == 0x200400) & (s.0[2] & 0x2 == 0x2);
-    n[115] = (s.0[0] & 0x20040000000000 == 0x20040000000000) & (s.0[2] & 0x2 == 0x2);
-    n[116] = (s.0[1] & 0x200400 == 0x200400) & (s.0[2] & 0x2 == 0x2);
-    n[117] = (s.0[0] & 0x2004000 == 0x2004000) & (s.0[2] & 0x2 == 0x2);
-    n[118] = (s.0[1] & 0x20040000000000 == 0x20040000000000) & (s.0[2] & 0x2 == 0x2);
-    n[119] = (s.0[1] & 0x200400000000000 == 0x200400000000000) & (s.0[2] & 0x2 == 0x2);
-    n[120] = (s.0[0] & 0x2000400 == 0x2000400) & (s.0[2] & 0x2 == 0x2);
-    n[121] = (s.0[0] & 0x200040000000000 == 0x200040000000000) & (s.0[2] & 0x2 == 0x2);
-    n[122] = (s.0[1] & 0x2000400 == 0x2000400) & (s.0[2] & 0x2 == 0x2);
-    n[123] = (s.0[0] & 0x20004000 == 0x20004000) & (s.0[2] & 0x2 == 0x2);
-    n[124] = (s.0[1] & 0x200040000000000 == 0x200040000000000) & (s.0[2] & 0x2 == 0x2);
-    n[125] = (s.0[1] & 0x2000400000000000 == 0x2000400000000000) & (s.0[2] & 0x2 == 0x2);
-    n[126] = (s.0[0] & 0x40002000000 == 0x40002000000) & (s.0[2] & 0x2 == 0x2);
-    n[127] = (s.0[0] & 0x200000000000000 == 0x200000000000000)
-        & (s.0[1] & 0x400 == 0x400) & (s.0[2] & 0x2 == 0x2);
-    n[128] = (s.0[1] & 0x40002000000 == 0x40002000000) & (s.0[2] & 0x2 == 0x2);
-    n[129] = (s.0[1] & 0x400020000000 == 0x400020000000) & (s.0[2] & 0x2 == 0x2);
-    n[130] = (s.0[0] & 0x800010 == 0x800010) & (s.0[2] & 0x2 == 0x2);
-    n[131] = (s.0[0] & 0x80001000000000 == 0x80001000000000) & (s.0[2] & 0x2 == 0x2);
-    n[132] = (s.0[1] & 0x800010 == 0x800010) & (s.0[2] & 0x2 == 0x2);
-    n[133] = (s.0[1] & 0x80001000000000 == 0x80001000000000) & (s.0[2] & 0x2 == 0x2);
-    n[134] = (s.0[1] & 0x800010000000000 == 0x800010000000000) & (s.0[2] & 0x2 == 0x2);
-    n[135] = (s.0[1] & 0x8000100000000000 == 0x8000100000000000) & (s.0[2] & 0x2 == 0x2);
-    n[136] = (s.0[0] & 0x1000800000 == 0x1000800000) & (s.0[2] & 0x2 == 0x2);
-    n[137] = (s.0[0] & 0x80000000000000 == 0x80000000000000) & (s.0[1] & 0x10 == 0x10)
-        & (s.0[2] & 0x2 == 0x2);
-    n[138] = (s.0[1] & 0x1000800000 == 0x1000800000) & (s.0[2] & 0x2 == 0x2);
-    n[139] = (s.0[0] & 0x10000800000 == 0x10000800000) & (s.0[2] & 0x2 == 0x2);
-    n[140] = (s.0[0] & 0x80000000000000 == 0x80000000000000) & (s.0[1] & 0x100 == 0x100)
-        & (s.0[2] & 0x2 == 0x2);
-    n[141] = (s.0[1] & 0x10000800000 == 0x10000800000) & (s.0[2] & 0x2 == 0x2);
-    n[142] = (s.0[0] & 0x800100 == 0x800100) & (s.0[2] & 0x2 == 0x2);
-    n[143] = (s.0[0] & 0x80010000000000 == 0x80010000000000) & (s.0[2] & 0x2 == 0x2);
-    n[144] = (s.0[1] & 0x800100 == 0x800100) & (s.0[2] & 0x2 == 0x2);
-    n[145] = (s.0[1] & 0x80010000000000 == 0x80010000000000) & (s.0[2] & 0x2 == 0x2);
-    n[146] = (s.0[1] & 0x800100000000000 == 0x800100000000000) & (s.0[2] & 0x2 == 0x2);
-    n[147] = (s.0[0] & 0x4000020000 == 0x4000020000) & (s.0[2] & 0x2 == 0x2);
-    n[148] = (s.0[0] & 0x2000000000000 == 0x2000000000000) & (s.0[1] & 0x40 == 0x40)
-        & (s.0[2] & 0x2 == 0x2);
-    n[149] = (s.0[1] & 0x4000020000 == 0x4000020000) & (s.0[2] & 0x2 == 0x2);
-    n[150] = (s.0[0] & 0x20040 == 0x20040) & (s.0[2] & 0x2 == 0x2);
-    n[151] = (s.0[0] & 0x2004000000000 == 0x2004000000000) & (s.0[2] & 0x2 == 0x2);
-    n[152] = (s.0[1] & 0x20040 == 0x20040) & (s.0[2] & 0x2 == 0x2);
-    n[153] = (s.0[1] & 0x2004000000000 == 0x2004000000000) & (s.0[2] & 0x2 == 0x2);
-    n[154] = (s.0[0] & 0x200040 == 0x200040) & (s.0[2] & 0x2 == 0x2);
-    n[155] = (s.0[0] & 0x20004000000000 == 0x20004000000000) & (s.0[2] & 0x2 == 0x2);
-    n[156] = (s.0[1] & 0x200040 == 0x200040) & (s.0[2] & 0x2 == 0x2);
-    n[157] = (s.0[1] & 0x20004000000000 == 0x20004000000000) & (s.0[2] & 0x2 == 0x2);
-    n[158] = (s.0[0] & 0x4000200000 == 0x4000200000) & (s.0[2] & 0x2 == 0x2);
-    n[159] = (s.0[0] & 0x20000000000000 == 0x20000000000000) & (s.0[1] & 0x40 == 0x40)
-        & (s.0[2] & 0x2 == 0x2);
-    n[160] = (s.0[1] & 0x4000200000 == 0x4000200000) & (s.0[2] & 0x2 == 0x2);
-    n[161] = (s.0[0] & 0x80001 == 0x80001) & (s.0[2] & 0x2 == 0x2);
-    n[162] = (s.0[0] & 0x8000100000000 == 0x8000100000000) & (s.0[2] & 0x2 == 0x2);
-    n[163] = (s.0[1] & 0x80001 == 0x80001) & (s.0[2] & 0x2 == 0x2);
-    n[164] = (s.0[1] & 0x8000100000000 == 0x8000100000000) & (s.0[2] & 0x2 == 0x2);
-    n[165] = (s.0[0] & 0x100080000 == 0x100080000) & (s.0[2] & 0x2 == 0x2);
-    n[166] = (s.0[0] & 0x8000000000000 == 0x8000000000000) & (s.0[1] & 0x1 == 0x1)
-        & (s.0[2] & 0x2 == 0x2);
-    n[167] = (s.0[1] & 0x100080000 == 0x100080000) & (s.0[2] & 0x2 == 0x2);
-    n[168] = (s.0[0] & 0x1000080000 == 0x1000080000) & (s.0[2] & 0x2 == 0x2);
-    n[169] = (s.0[0] & 0x8000000000000 == 0x8000000000000) & (s.0[1] & 0x10 == 0x10)
-        & (s.0[2] & 0x2 == 0x2);
-    n[170] = (s.0[1] & 0x1000080000 == 0x1000080000) & (s.0[2] & 0x2 == 0x2);
-    n[171] = (s.0[0] & 0x80010 == 0x80010) & (s.0[2] & 0x2 == 0x2);
-    n[172] = (s.0[0] & 0x8001000000000 == 0x8001000000000) & (s.0[2] & 0x2 == 0x2);
-    n[173] = (s.0[1] & 0x80010 == 0x80010) & (s.0[2] & 0x2 == 0x2);
-    n[174] = (s.0[1] & 0x8001000000000 == 0x8001000000000) & (s.0[2] & 0x2 == 0x2);
-    n[175] = (s.0[0] & 0x20004 == 0x20004) & (s.0[2] & 0x2 == 0x2);
-    n[176] = (s.0[0] & 0x2000400000000 == 0x2000400000000) & (s.0[2] & 0x2 == 0x2);
-    n[177] = (s.0[1] & 0x20004 == 0x20004) & (s.0[2] & 0x2 == 0x2);
-    n[178] = (s.0[1] & 0x2000400000000 == 0x2000400000000) & (s.0[2] & 0x2 == 0x2);
-    n[179] = (s.0[0] & 0x400020000 == 0x400020000) & (s.0[2] & 0x2 == 0x2);
-    n[180] = (s.0[0] & 0x2000000000000 == 0x2000000000000) & (s.0[1] & 0x4 == 0x4)
-        & (s.0[2] & 0x2 == 0x2);
-    n[181] = (s.0[1] & 0x400020000 == 0x400020000) & (s.0[2] & 0x2 == 0x2);
-    n[182] = (s.0[0] & 0x20002 == 0x20002) & (s.0[2] & 0x1 == 0x1);
-    n[183] = (s.0[0] & 0x2000200000000 == 0x2000200000000) & (s.0[2] & 0x1 == 0x1);
-    n[184] = (s.0[1] & 0x20002 == 0x20002) & (s.0[2] & 0x1 == 0x1);
-    n[185] = (s.0[1] & 0x2000200000000 == 0x2000200000000) & (s.0[2] & 0x1 == 0x1);
-    n[186] = (s.0[0] & 0x200020000 == 0x200020000) & (s.0[2] & 0x1 == 0x1);
-    n[187] = (s.0[0] & 0x2000000000000 == 0x2000000000000) & (s.0[1] & 0x2 == 0x2)
-        & (s.0[2] & 0x1 == 0x1);
-    n[188] = (s.0[1] & 0x200020000 == 0x200020000) & (s.0[2] & 0x1 == 0x1);
-    n[189] = (s.0[0] & 0x1000040000 == 0x1000040000) & (s.0[2] & 0x1 == 0x1);
-    n[190] = (s.0[0] & 0x4000000000000 == 0x4000000000000) & (s.0[1] & 0x10 == 0x10)
-        & (s.0[2] & 0x1 == 0x1);
-    n[191] = (s.0[1] & 0x1000040000 == 0x1000040000) & (s.0[2] & 0x1 == 0x1);
-    n[192] = (s.0[0] & 0x40010 == 0x40010) & (s.0[2] & 0x1 == 0x1);
-    n[193] = (s.0[0] & 0x4001000000000 == 0x4001000000000) & (s.0[2] & 0x1 == 0x1);
-    n[194] = (s.0[1] & 0x40010 == 0x40010) & (s.0[2] & 0x1 == 0x1);
-    n[195] = (s.0[1] & 0x4001000000000 == 0x4001000000000) & (s.0[2] & 0x1 == 0x1);
-    n[196] = (s.0[0] & 0x20002000000000 == 0x20002000000000) & (s.0[2] & 0x1 == 0x1);
-    n[197] = (s.0[1] & 0x200020 == 0x200020) & (s.0[2] & 0x1 == 0x1);
-    n[198] = (s.0[1] & 0x20002000000000 == 0x20002000000000) & (s.0[2] & 0x1 == 0x1);
-    n[199] = (s.0[0] & 0x200020 == 0x200020) & (s.0[2] & 0x1 == 0x1);
-    n[200] = (s.0[0] & 0x2000200000 == 0x2000200000) & (s.0[2] & 0x1 == 0x1);
-    n[201] = (s.0[0] & 0x20000000000000 == 0x20000000000000) & (s.0[1] & 0x20 == 0x20)
-        & (s.0[2] & 0x1 == 0x1);
-    n[202] = (s.0[1] & 0x2000200000 == 0x2000200000) & (s.0[2] & 0x1 == 0x1);
-    n[203] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (s.0[1] & 0x100 == 0x100)
-        & (s.0[2] & 0x1 == 0x1);
-    n[204] = (s.0[1] & 0x10000400000 == 0x10000400000) & (s.0[2] & 0x1 == 0x1);
-    n[205] = (s.0[0] & 0x10000400000 == 0x10000400000) & (s.0[2] & 0x1 == 0x1);
-    n[206] = (s.0[0] & 0x40010000000000 == 0x40010000000000) & (s.0[2] & 0x1 == 0x1);
-    n[207] = (s.0[1] & 0x400100 == 0x400100) & (s.0[2] & 0x1 == 0x1);
-    n[208] = (s.0[1] & 0x40010000000000 == 0x40010000000000) & (s.0[2] & 0x1 == 0x1);
-    n[209] = (s.0[0] & 0x400100 == 0x400100) & (s.0[2] & 0x1 == 0x1);
-    n[210] = (s.0[1] & 0x2000200 == 0x2000200) & (s.0[2] & 0x1 == 0x1);
-    n[211] = (s.0[1] & 0x200020000000000 == 0x200020000000000) & (s.0[2] & 0x1 == 0x1);
-    n[212] = (s.0[0] & 0x200020000000000 == 0x200020000000000) & (s.0[2] & 0x1 == 0x1);
-    n[213] = (s.0[0] & 0x2000200 == 0x2000200) & (s.0[2] & 0x1 == 0x1);
-    n[214] = (s.0[0] & 0x200000000000000 == 0x200000000000000)
-        & (s.0[1] & 0x200 == 0x200) & (s.0[2] & 0x1 == 0x1);
-    n[215] = (s.0[1] & 0x20002000000 == 0x20002000000) & (s.0[2] & 0x1 == 0x1);
-    n[216] = (s.0[0] & 0x20002000000 == 0x20002000000) & (s.0[2] & 0x1 == 0x1);
-    n[217] = (s.0[1] & 0x100004000000 == 0x100004000000) & (s.0[2] & 0x1 == 0x1);
-    n[218] = (s.0[0] & 0x400000000000000 == 0x400000000000000)
-        & (s.0[1] & 0x1000 == 0x1000) & (s.0[2] & 0x1 == 0x1);
-    n[219] = (s.0[0] & 0x100004000000 == 0x100004000000) & (s.0[2] & 0x1 == 0x1);
-    n[220] = (s.0[1] & 0x4001000 == 0x4001000) & (s.0[2] & 0x1 == 0x1);
-    n[221] = (s.0[1] & 0x400100000000000 == 0x400100000000000) & (s.0[2] & 0x1 == 0x1);
-    n[222] = (s.0[0] & 0x400100000000000 == 0x400100000000000) & (s.0[2] & 0x1 == 0x1);
-    n[223] = (s.0[0] & 0x4001000 == 0x4001000) & (s.0[2] & 0x1 == 0x1);
-    n[224] = (s.0[1] & 0x2000200000000000 == 0x2000200000000000) & (s.0[2] & 0x1 == 0x1);
-    n[225] = (s.0[1] & 0x20002000 == 0x20002000) & (s.0[2] & 0x1 == 0x1);
-    n[226] = (s.0[0] & 0x2000200000000000 == 0x2000200000000000) & (s.0[2] & 0x1 == 0x1);
-    n[227] = (s.0[0] & 0x20002000 == 0x20002000) & (s.0[2] & 0x1 == 0x1);
-    n[228] = (s.0[1] & 0x200020000000 == 0x200020000000) & (s.0[2] & 0x1 == 0x1);
-    n[229] = (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-        & (s.0[1] & 0x2000 == 0x2000) & (s.0[2] & 0x1 == 0x1);
-    n[230] = (s.0[0] & 0x200020000000 == 0x200020000000) & (s.0[2] & 0x1 == 0x1);
     n[231] = (s.0[0] & 0x2 == 0x2) | (s.0[0] & 0x200000000 == 0x200000000)
         | (s.0[1] & 0x2 == 0x2) | (s.0[1] & 0x200000000 == 0x200000000);
     n[232] = (s.0[0] & 0x80000000 == 0x80000000)
@@ -3825,202 +3657,347 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     {
         let mut moves = [Move(0); 99 + 1];
         let mut count = 0usize;
-        moves[count] = Move(0);
-        count += usize::from(n[175]);
-        moves[count] = Move(1);
-        count += usize::from(n[150]);
-        moves[count] = Move(2);
-        count += usize::from(n[154]);
-        moves[count] = Move(3);
-        count += usize::from(n[114]);
-        moves[count] = Move(4);
-        count += usize::from(n[120]);
-        moves[count] = Move(5);
-        count += usize::from(n[117]);
-        moves[count] = Move(6);
-        count += usize::from(n[123]);
-        moves[count] = Move(7);
-        count += usize::from(n[161]);
-        moves[count] = Move(8);
-        count += usize::from(n[171]);
-        moves[count] = Move(9);
-        count += usize::from(n[165]);
-        moves[count] = Move(10);
-        count += usize::from(n[168]);
-        moves[count] = Move(11);
-        count += usize::from(n[130]);
-        moves[count] = Move(12);
-        count += usize::from(n[142]);
-        moves[count] = Move(13);
-        count += usize::from(n[136]);
-        moves[count] = Move(14);
-        count += usize::from(n[139]);
-        moves[count] = Move(15);
-        count += usize::from(n[94]);
-        moves[count] = Move(16);
-        count += usize::from(n[107]);
-        moves[count] = Move(17);
-        count += usize::from(n[99]);
-        moves[count] = Move(18);
-        count += usize::from(n[104]);
-        moves[count] = Move(19);
-        count += usize::from(n[98]);
-        moves[count] = Move(20);
-        count += usize::from(n[103]);
-        moves[count] = Move(21);
-        count += usize::from(n[179]);
-        moves[count] = Move(22);
-        count += usize::from(n[176]);
-        moves[count] = Move(23);
-        count += usize::from(n[147]);
-        moves[count] = Move(24);
-        count += usize::from(n[158]);
-        moves[count] = Move(25);
-        count += usize::from(n[151]);
-        moves[count] = Move(26);
-        count += usize::from(n[155]);
-        moves[count] = Move(27);
-        count += usize::from(n[110]);
-        moves[count] = Move(28);
-        count += usize::from(n[126]);
-        moves[count] = Move(29);
-        count += usize::from(n[115]);
-        moves[count] = Move(30);
-        count += usize::from(n[121]);
-        moves[count] = Move(31);
-        count += usize::from(n[86]);
-        moves[count] = Move(32);
-        count += usize::from(n[92]);
-        moves[count] = Move(33);
-        count += usize::from(n[88]);
-        moves[count] = Move(34);
-        count += usize::from(n[90]);
-        moves[count] = Move(35);
-        count += usize::from(n[162]);
-        moves[count] = Move(36);
-        count += usize::from(n[172]);
-        moves[count] = Move(37);
-        count += usize::from(n[166]);
-        moves[count] = Move(38);
-        count += usize::from(n[169]);
-        moves[count] = Move(39);
-        count += usize::from(n[131]);
-        moves[count] = Move(40);
-        count += usize::from(n[143]);
-        moves[count] = Move(41);
-        count += usize::from(n[137]);
-        moves[count] = Move(42);
-        count += usize::from(n[140]);
-        moves[count] = Move(43);
-        count += usize::from(n[95]);
-        moves[count] = Move(44);
-        count += usize::from(n[108]);
-        moves[count] = Move(45);
-        count += usize::from(n[100]);
-        moves[count] = Move(46);
-        count += usize::from(n[105]);
-        moves[count] = Move(47);
-        count += usize::from(n[84]);
-        moves[count] = Move(48);
-        count += usize::from(n[85]);
-        moves[count] = Move(49);
-        count += usize::from(n[180]);
-        moves[count] = Move(50);
-        count += usize::from(n[177]);
-        moves[count] = Move(51);
-        count += usize::from(n[148]);
-        moves[count] = Move(52);
-        count += usize::from(n[159]);
-        moves[count] = Move(53);
-        count += usize::from(n[152]);
-        moves[count] = Move(54);
-        count += usize::from(n[156]);
-        moves[count] = Move(55);
-        count += usize::from(n[111]);
-        moves[count] = Move(56);
-        count += usize::from(n[127]);
-        moves[count] = Move(57);
-        count += usize::from(n[116]);
-        moves[count] = Move(58);
-        count += usize::from(n[122]);
-        moves[count] = Move(59);
-        count += usize::from(n[87]);
-        moves[count] = Move(60);
-        count += usize::from(n[93]);
-        moves[count] = Move(61);
-        count += usize::from(n[89]);
-        moves[count] = Move(62);
-        count += usize::from(n[91]);
-        moves[count] = Move(63);
-        count += usize::from(n[163]);
-        moves[count] = Move(64);
-        count += usize::from(n[173]);
-        moves[count] = Move(65);
-        count += usize::from(n[167]);
-        moves[count] = Move(66);
-        count += usize::from(n[170]);
-        moves[count] = Move(67);
-        count += usize::from(n[132]);
-        moves[count] = Move(68);
-        count += usize::from(n[144]);
-        moves[count] = Move(69);
-        count += usize::from(n[138]);
-        moves[count] = Move(70);
-        count += usize::from(n[141]);
-        moves[count] = Move(71);
-        count += usize::from(n[96]);
-        moves[count] = Move(72);
-        count += usize::from(n[109]);
-        moves[count] = Move(73);
-        count += usize::from(n[101]);
-        moves[count] = Move(74);
-        count += usize::from(n[106]);
-        moves[count] = Move(75);
-        count += usize::from(n[97]);
-        moves[count] = Move(76);
-        count += usize::from(n[102]);
-        moves[count] = Move(77);
-        count += usize::from(n[181]);
-        moves[count] = Move(78);
-        count += usize::from(n[178]);
-        moves[count] = Move(79);
-        count += usize::from(n[149]);
-        moves[count] = Move(80);
-        count += usize::from(n[160]);
-        moves[count] = Move(81);
-        count += usize::from(n[153]);
-        moves[count] = Move(82);
-        count += usize::from(n[157]);
-        moves[count] = Move(83);
-        count += usize::from(n[112]);
-        moves[count] = Move(84);
-        count += usize::from(n[128]);
-        moves[count] = Move(85);
-        count += usize::from(n[118]);
-        moves[count] = Move(86);
-        count += usize::from(n[124]);
-        moves[count] = Move(87);
-        count += usize::from(n[113]);
-        moves[count] = Move(88);
-        count += usize::from(n[129]);
-        moves[count] = Move(89);
-        count += usize::from(n[119]);
-        moves[count] = Move(90);
-        count += usize::from(n[125]);
-        moves[count] = Move(91);
-        count += usize::from(n[164]);
-        moves[count] = Move(92);
-        count += usize::from(n[174]);
-        moves[count] = Move(93);
-        count += usize::from(n[133]);
-        moves[count] = Move(94);
-        count += usize::from(n[145]);
-        moves[count] = Move(95);
-        count += usize::from(n[134]);
-        moves[count] = Move(96);
-        count += usize::from(n[146]);
-        moves[count] = Move(97);
-        count += usize::from(n[135]);
+        let guard = s.0[2] & 0x2 != 0;
+        if guard {
+            n[84] = (s.0[0] & 0x8000100000000000 == 0x8000100000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[85] = (s.0[0] & 0x8000000000000000 == 0x8000000000000000)
+                & (s.0[1] & 0x1000 == 0x1000) & (s.0[2] & 0x2 == 0x2);
+            n[86] = (s.0[0] & 0x400002000000 == 0x400002000000) & (s.0[2] & 0x2 == 0x2);
+            n[87] = (s.0[0] & 0x200000000000000 == 0x200000000000000)
+                & (s.0[1] & 0x4000 == 0x4000) & (s.0[2] & 0x2 == 0x2);
+            n[88] = (s.0[0] & 0x200400000000000 == 0x200400000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[89] = (s.0[1] & 0x2004000 == 0x2004000) & (s.0[2] & 0x2 == 0x2);
+            n[90] = (s.0[0] & 0x2000400000000000 == 0x2000400000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[91] = (s.0[1] & 0x20004000 == 0x20004000) & (s.0[2] & 0x2 == 0x2);
+            n[92] = (s.0[0] & 0x400020000000 == 0x400020000000) & (s.0[2] & 0x2 == 0x2);
+            n[93] = (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
+                & (s.0[1] & 0x4000 == 0x4000) & (s.0[2] & 0x2 == 0x2);
+            n[94] = (s.0[0] & 0x8000100 == 0x8000100) & (s.0[2] & 0x2 == 0x2);
+            n[95] = (s.0[0] & 0x800010000000000 == 0x800010000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[96] = (s.0[1] & 0x8000100 == 0x8000100) & (s.0[2] & 0x2 == 0x2);
+            n[97] = (s.0[1] & 0x80001000 == 0x80001000) & (s.0[2] & 0x2 == 0x2);
+            n[98] = (s.0[0] & 0x80001000 == 0x80001000) & (s.0[2] & 0x2 == 0x2);
+            n[99] = (s.0[0] & 0x10008000000 == 0x10008000000) & (s.0[2] & 0x2 == 0x2);
+            n[100] = (s.0[0] & 0x800000000000000 == 0x800000000000000)
+                & (s.0[1] & 0x100 == 0x100) & (s.0[2] & 0x2 == 0x2);
+            n[101] = (s.0[1] & 0x10008000000 == 0x10008000000) & (s.0[2] & 0x2 == 0x2);
+            n[102] = (s.0[1] & 0x100080000000 == 0x100080000000) & (s.0[2] & 0x2 == 0x2);
+            n[103] = (s.0[0] & 0x100080000000 == 0x100080000000) & (s.0[2] & 0x2 == 0x2);
+            n[104] = (s.0[0] & 0x100008000000 == 0x100008000000) & (s.0[2] & 0x2 == 0x2);
+            n[105] = (s.0[0] & 0x800000000000000 == 0x800000000000000)
+                & (s.0[1] & 0x1000 == 0x1000) & (s.0[2] & 0x2 == 0x2);
+            n[106] = (s.0[1] & 0x100008000000 == 0x100008000000) & (s.0[2] & 0x2 == 0x2);
+            n[107] = (s.0[0] & 0x8001000 == 0x8001000) & (s.0[2] & 0x2 == 0x2);
+            n[108] = (s.0[0] & 0x800100000000000 == 0x800100000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[109] = (s.0[1] & 0x8001000 == 0x8001000) & (s.0[2] & 0x2 == 0x2);
+            n[110] = (s.0[0] & 0x40000200000 == 0x40000200000) & (s.0[2] & 0x2 == 0x2);
+            n[111] = (s.0[0] & 0x20000000000000 == 0x20000000000000)
+                & (s.0[1] & 0x400 == 0x400) & (s.0[2] & 0x2 == 0x2);
+            n[112] = (s.0[1] & 0x40000200000 == 0x40000200000) & (s.0[2] & 0x2 == 0x2);
+            n[113] = (s.0[1] & 0x400002000000 == 0x400002000000) & (s.0[2] & 0x2 == 0x2);
+            n[114] = (s.0[0] & 0x200400 == 0x200400) & (s.0[2] & 0x2 == 0x2);
+            n[115] = (s.0[0] & 0x20040000000000 == 0x20040000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[116] = (s.0[1] & 0x200400 == 0x200400) & (s.0[2] & 0x2 == 0x2);
+            n[117] = (s.0[0] & 0x2004000 == 0x2004000) & (s.0[2] & 0x2 == 0x2);
+            n[118] = (s.0[1] & 0x20040000000000 == 0x20040000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[119] = (s.0[1] & 0x200400000000000 == 0x200400000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[120] = (s.0[0] & 0x2000400 == 0x2000400) & (s.0[2] & 0x2 == 0x2);
+            n[121] = (s.0[0] & 0x200040000000000 == 0x200040000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[122] = (s.0[1] & 0x2000400 == 0x2000400) & (s.0[2] & 0x2 == 0x2);
+            n[123] = (s.0[0] & 0x20004000 == 0x20004000) & (s.0[2] & 0x2 == 0x2);
+            n[124] = (s.0[1] & 0x200040000000000 == 0x200040000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[125] = (s.0[1] & 0x2000400000000000 == 0x2000400000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[126] = (s.0[0] & 0x40002000000 == 0x40002000000) & (s.0[2] & 0x2 == 0x2);
+            n[127] = (s.0[0] & 0x200000000000000 == 0x200000000000000)
+                & (s.0[1] & 0x400 == 0x400) & (s.0[2] & 0x2 == 0x2);
+            n[128] = (s.0[1] & 0x40002000000 == 0x40002000000) & (s.0[2] & 0x2 == 0x2);
+            n[129] = (s.0[1] & 0x400020000000 == 0x400020000000) & (s.0[2] & 0x2 == 0x2);
+            n[130] = (s.0[0] & 0x800010 == 0x800010) & (s.0[2] & 0x2 == 0x2);
+            n[131] = (s.0[0] & 0x80001000000000 == 0x80001000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[132] = (s.0[1] & 0x800010 == 0x800010) & (s.0[2] & 0x2 == 0x2);
+            n[133] = (s.0[1] & 0x80001000000000 == 0x80001000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[134] = (s.0[1] & 0x800010000000000 == 0x800010000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[135] = (s.0[1] & 0x8000100000000000 == 0x8000100000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[136] = (s.0[0] & 0x1000800000 == 0x1000800000) & (s.0[2] & 0x2 == 0x2);
+            n[137] = (s.0[0] & 0x80000000000000 == 0x80000000000000)
+                & (s.0[1] & 0x10 == 0x10) & (s.0[2] & 0x2 == 0x2);
+            n[138] = (s.0[1] & 0x1000800000 == 0x1000800000) & (s.0[2] & 0x2 == 0x2);
+            n[139] = (s.0[0] & 0x10000800000 == 0x10000800000) & (s.0[2] & 0x2 == 0x2);
+            n[140] = (s.0[0] & 0x80000000000000 == 0x80000000000000)
+                & (s.0[1] & 0x100 == 0x100) & (s.0[2] & 0x2 == 0x2);
+            n[141] = (s.0[1] & 0x10000800000 == 0x10000800000) & (s.0[2] & 0x2 == 0x2);
+            n[142] = (s.0[0] & 0x800100 == 0x800100) & (s.0[2] & 0x2 == 0x2);
+            n[143] = (s.0[0] & 0x80010000000000 == 0x80010000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[144] = (s.0[1] & 0x800100 == 0x800100) & (s.0[2] & 0x2 == 0x2);
+            n[145] = (s.0[1] & 0x80010000000000 == 0x80010000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[146] = (s.0[1] & 0x800100000000000 == 0x800100000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[147] = (s.0[0] & 0x4000020000 == 0x4000020000) & (s.0[2] & 0x2 == 0x2);
+            n[148] = (s.0[0] & 0x2000000000000 == 0x2000000000000)
+                & (s.0[1] & 0x40 == 0x40) & (s.0[2] & 0x2 == 0x2);
+            n[149] = (s.0[1] & 0x4000020000 == 0x4000020000) & (s.0[2] & 0x2 == 0x2);
+            n[150] = (s.0[0] & 0x20040 == 0x20040) & (s.0[2] & 0x2 == 0x2);
+            n[151] = (s.0[0] & 0x2004000000000 == 0x2004000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[152] = (s.0[1] & 0x20040 == 0x20040) & (s.0[2] & 0x2 == 0x2);
+            n[153] = (s.0[1] & 0x2004000000000 == 0x2004000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[154] = (s.0[0] & 0x200040 == 0x200040) & (s.0[2] & 0x2 == 0x2);
+            n[155] = (s.0[0] & 0x20004000000000 == 0x20004000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[156] = (s.0[1] & 0x200040 == 0x200040) & (s.0[2] & 0x2 == 0x2);
+            n[157] = (s.0[1] & 0x20004000000000 == 0x20004000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[158] = (s.0[0] & 0x4000200000 == 0x4000200000) & (s.0[2] & 0x2 == 0x2);
+            n[159] = (s.0[0] & 0x20000000000000 == 0x20000000000000)
+                & (s.0[1] & 0x40 == 0x40) & (s.0[2] & 0x2 == 0x2);
+            n[160] = (s.0[1] & 0x4000200000 == 0x4000200000) & (s.0[2] & 0x2 == 0x2);
+            n[161] = (s.0[0] & 0x80001 == 0x80001) & (s.0[2] & 0x2 == 0x2);
+            n[162] = (s.0[0] & 0x8000100000000 == 0x8000100000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[163] = (s.0[1] & 0x80001 == 0x80001) & (s.0[2] & 0x2 == 0x2);
+            n[164] = (s.0[1] & 0x8000100000000 == 0x8000100000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[165] = (s.0[0] & 0x100080000 == 0x100080000) & (s.0[2] & 0x2 == 0x2);
+            n[166] = (s.0[0] & 0x8000000000000 == 0x8000000000000)
+                & (s.0[1] & 0x1 == 0x1) & (s.0[2] & 0x2 == 0x2);
+            n[167] = (s.0[1] & 0x100080000 == 0x100080000) & (s.0[2] & 0x2 == 0x2);
+            n[168] = (s.0[0] & 0x1000080000 == 0x1000080000) & (s.0[2] & 0x2 == 0x2);
+            n[169] = (s.0[0] & 0x8000000000000 == 0x8000000000000)
+                & (s.0[1] & 0x10 == 0x10) & (s.0[2] & 0x2 == 0x2);
+            n[170] = (s.0[1] & 0x1000080000 == 0x1000080000) & (s.0[2] & 0x2 == 0x2);
+            n[171] = (s.0[0] & 0x80010 == 0x80010) & (s.0[2] & 0x2 == 0x2);
+            n[172] = (s.0[0] & 0x8001000000000 == 0x8001000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[173] = (s.0[1] & 0x80010 == 0x80010) & (s.0[2] & 0x2 == 0x2);
+            n[174] = (s.0[1] & 0x8001000000000 == 0x8001000000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[175] = (s.0[0] & 0x20004 == 0x20004) & (s.0[2] & 0x2 == 0x2);
+            n[176] = (s.0[0] & 0x2000400000000 == 0x2000400000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[177] = (s.0[1] & 0x20004 == 0x20004) & (s.0[2] & 0x2 == 0x2);
+            n[178] = (s.0[1] & 0x2000400000000 == 0x2000400000000)
+                & (s.0[2] & 0x2 == 0x2);
+            n[179] = (s.0[0] & 0x400020000 == 0x400020000) & (s.0[2] & 0x2 == 0x2);
+            n[180] = (s.0[0] & 0x2000000000000 == 0x2000000000000)
+                & (s.0[1] & 0x4 == 0x4) & (s.0[2] & 0x2 == 0x2);
+            n[181] = (s.0[1] & 0x400020000 == 0x400020000) & (s.0[2] & 0x2 == 0x2);
+        }
+        if guard {
+            moves[count] = Move(0);
+            count += usize::from(n[175]);
+            moves[count] = Move(1);
+            count += usize::from(n[150]);
+            moves[count] = Move(2);
+            count += usize::from(n[154]);
+            moves[count] = Move(3);
+            count += usize::from(n[114]);
+            moves[count] = Move(4);
+            count += usize::from(n[120]);
+            moves[count] = Move(5);
+            count += usize::from(n[117]);
+            moves[count] = Move(6);
+            count += usize::from(n[123]);
+            moves[count] = Move(7);
+            count += usize::from(n[161]);
+            moves[count] = Move(8);
+            count += usize::from(n[171]);
+            moves[count] = Move(9);
+            count += usize::from(n[165]);
+            moves[count] = Move(10);
+            count += usize::from(n[168]);
+            moves[count] = Move(11);
+            count += usize::from(n[130]);
+            moves[count] = Move(12);
+            count += usize::from(n[142]);
+            moves[count] = Move(13);
+            count += usize::from(n[136]);
+            moves[count] = Move(14);
+            count += usize::from(n[139]);
+            moves[count] = Move(15);
+            count += usize::from(n[94]);
+            moves[count] = Move(16);
+            count += usize::from(n[107]);
+            moves[count] = Move(17);
+            count += usize::from(n[99]);
+            moves[count] = Move(18);
+            count += usize::from(n[104]);
+            moves[count] = Move(19);
+            count += usize::from(n[98]);
+            moves[count] = Move(20);
+            count += usize::from(n[103]);
+            moves[count] = Move(21);
+            count += usize::from(n[179]);
+            moves[count] = Move(22);
+            count += usize::from(n[176]);
+            moves[count] = Move(23);
+            count += usize::from(n[147]);
+            moves[count] = Move(24);
+            count += usize::from(n[158]);
+            moves[count] = Move(25);
+            count += usize::from(n[151]);
+            moves[count] = Move(26);
+            count += usize::from(n[155]);
+            moves[count] = Move(27);
+            count += usize::from(n[110]);
+            moves[count] = Move(28);
+            count += usize::from(n[126]);
+            moves[count] = Move(29);
+            count += usize::from(n[115]);
+            moves[count] = Move(30);
+            count += usize::from(n[121]);
+            moves[count] = Move(31);
+            count += usize::from(n[86]);
+            moves[count] = Move(32);
+            count += usize::from(n[92]);
+            moves[count] = Move(33);
+            count += usize::from(n[88]);
+            moves[count] = Move(34);
+            count += usize::from(n[90]);
+            moves[count] = Move(35);
+            count += usize::from(n[162]);
+            moves[count] = Move(36);
+            count += usize::from(n[172]);
+            moves[count] = Move(37);
+            count += usize::from(n[166]);
+            moves[count] = Move(38);
+            count += usize::from(n[169]);
+            moves[count] = Move(39);
+            count += usize::from(n[131]);
+            moves[count] = Move(40);
+            count += usize::from(n[143]);
+            moves[count] = Move(41);
+            count += usize::from(n[137]);
+            moves[count] = Move(42);
+            count += usize::from(n[140]);
+            moves[count] = Move(43);
+            count += usize::from(n[95]);
+            moves[count] = Move(44);
+            count += usize::from(n[108]);
+            moves[count] = Move(45);
+            count += usize::from(n[100]);
+            moves[count] = Move(46);
+            count += usize::from(n[105]);
+            moves[count] = Move(47);
+            count += usize::from(n[84]);
+            moves[count] = Move(48);
+            count += usize::from(n[85]);
+            moves[count] = Move(49);
+            count += usize::from(n[180]);
+            moves[count] = Move(50);
+            count += usize::from(n[177]);
+            moves[count] = Move(51);
+            count += usize::from(n[148]);
+            moves[count] = Move(52);
+            count += usize::from(n[159]);
+            moves[count] = Move(53);
+            count += usize::from(n[152]);
+            moves[count] = Move(54);
+            count += usize::from(n[156]);
+            moves[count] = Move(55);
+            count += usize::from(n[111]);
+            moves[count] = Move(56);
+            count += usize::from(n[127]);
+            moves[count] = Move(57);
+            count += usize::from(n[116]);
+            moves[count] = Move(58);
+            count += usize::from(n[122]);
+            moves[count] = Move(59);
+            count += usize::from(n[87]);
+            moves[count] = Move(60);
+            count += usize::from(n[93]);
+            moves[count] = Move(61);
+            count += usize::from(n[89]);
+            moves[count] = Move(62);
+            count += usize::from(n[91]);
+            moves[count] = Move(63);
+            count += usize::from(n[163]);
+            moves[count] = Move(64);
+            count += usize::from(n[173]);
+            moves[count] = Move(65);
+            count += usize::from(n[167]);
+            moves[count] = Move(66);
+            count += usize::from(n[170]);
+            moves[count] = Move(67);
+            count += usize::from(n[132]);
+            moves[count] = Move(68);
+            count += usize::from(n[144]);
+            moves[count] = Move(69);
+            count += usize::from(n[138]);
+            moves[count] = Move(70);
+            count += usize::from(n[141]);
+            moves[count] = Move(71);
+            count += usize::from(n[96]);
+            moves[count] = Move(72);
+            count += usize::from(n[109]);
+            moves[count] = Move(73);
+            count += usize::from(n[101]);
+            moves[count] = Move(74);
+            count += usize::from(n[106]);
+            moves[count] = Move(75);
+            count += usize::from(n[97]);
+            moves[count] = Move(76);
+            count += usize::from(n[102]);
+            moves[count] = Move(77);
+            count += usize::from(n[181]);
+            moves[count] = Move(78);
+            count += usize::from(n[178]);
+            moves[count] = Move(79);
+            count += usize::from(n[149]);
+            moves[count] = Move(80);
+            count += usize::from(n[160]);
+            moves[count] = Move(81);
+            count += usize::from(n[153]);
+            moves[count] = Move(82);
+            count += usize::from(n[157]);
+            moves[count] = Move(83);
+            count += usize::from(n[112]);
+            moves[count] = Move(84);
+            count += usize::from(n[128]);
+            moves[count] = Move(85);
+            count += usize::from(n[118]);
+            moves[count] = Move(86);
+            count += usize::from(n[124]);
+            moves[count] = Move(87);
+            count += usize::from(n[113]);
+            moves[count] = Move(88);
+            count += usize::from(n[129]);
+            moves[count] = Move(89);
+            count += usize::from(n[119]);
+            moves[count] = Move(90);
+            count += usize::from(n[125]);
+            moves[count] = Move(91);
+            count += usize::from(n[164]);
+            moves[count] = Move(92);
+            count += usize::from(n[174]);
+            moves[count] = Move(93);
+            count += usize::from(n[133]);
+            moves[count] = Move(94);
+            count += usize::from(n[145]);
+            moves[count] = Move(95);
+            count += usize::from(n[134]);
+            moves[count] = Move(96);
+            count += usize::from(n[146]);
+            moves[count] = Move(97);
+            count += usize::from(n[135]);
+        }
         moves[count] = Move(98);
         count += usize::from(s.0[2] & 0x1 != 0);
         joint[0] = match count {
@@ -4032,104 +4009,179 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     {
         let mut moves = [Move(0); 50 + 1];
         let mut count = 0usize;
-        moves[count] = Move(0);
-        count += usize::from(n[182]);
-        moves[count] = Move(2);
-        count += usize::from(n[199]);
-        moves[count] = Move(4);
-        count += usize::from(n[213]);
-        moves[count] = Move(6);
-        count += usize::from(n[227]);
-        moves[count] = Move(8);
-        count += usize::from(n[192]);
-        moves[count] = Move(10);
-        count += usize::from(n[189]);
-        moves[count] = Move(12);
-        count += usize::from(n[209]);
-        moves[count] = Move(14);
-        count += usize::from(n[205]);
-        moves[count] = Move(16);
-        count += usize::from(n[223]);
-        moves[count] = Move(18);
-        count += usize::from(n[219]);
-        moves[count] = Move(21);
-        count += usize::from(n[186]);
-        moves[count] = Move(22);
-        count += usize::from(n[183]);
-        moves[count] = Move(24);
-        count += usize::from(n[200]);
-        moves[count] = Move(26);
-        count += usize::from(n[196]);
-        moves[count] = Move(28);
-        count += usize::from(n[216]);
-        moves[count] = Move(30);
-        count += usize::from(n[212]);
-        moves[count] = Move(32);
-        count += usize::from(n[230]);
-        moves[count] = Move(34);
-        count += usize::from(n[226]);
-        moves[count] = Move(36);
-        count += usize::from(n[193]);
-        moves[count] = Move(38);
-        count += usize::from(n[190]);
-        moves[count] = Move(40);
-        count += usize::from(n[206]);
-        moves[count] = Move(42);
-        count += usize::from(n[203]);
-        moves[count] = Move(44);
-        count += usize::from(n[222]);
-        moves[count] = Move(46);
-        count += usize::from(n[218]);
-        moves[count] = Move(49);
-        count += usize::from(n[187]);
-        moves[count] = Move(50);
-        count += usize::from(n[184]);
-        moves[count] = Move(52);
-        count += usize::from(n[201]);
-        moves[count] = Move(54);
-        count += usize::from(n[197]);
-        moves[count] = Move(56);
-        count += usize::from(n[214]);
-        moves[count] = Move(58);
-        count += usize::from(n[210]);
-        moves[count] = Move(60);
-        count += usize::from(n[229]);
-        moves[count] = Move(62);
-        count += usize::from(n[225]);
-        moves[count] = Move(64);
-        count += usize::from(n[194]);
-        moves[count] = Move(66);
-        count += usize::from(n[191]);
-        moves[count] = Move(68);
-        count += usize::from(n[207]);
-        moves[count] = Move(70);
-        count += usize::from(n[204]);
-        moves[count] = Move(72);
-        count += usize::from(n[220]);
-        moves[count] = Move(74);
-        count += usize::from(n[217]);
-        moves[count] = Move(77);
-        count += usize::from(n[188]);
-        moves[count] = Move(78);
-        count += usize::from(n[185]);
-        moves[count] = Move(80);
-        count += usize::from(n[202]);
-        moves[count] = Move(82);
-        count += usize::from(n[198]);
-        moves[count] = Move(84);
-        count += usize::from(n[215]);
-        moves[count] = Move(86);
-        count += usize::from(n[211]);
-        moves[count] = Move(88);
-        count += usize::from(n[228]);
-        moves[count] = Move(90);
-        count += usize::from(n[224]);
-        moves[count] = Move(92);
-        count += usize::from(n[195]);
-        moves[count] = Move(94);
-        count += usize::from(n[208]);
-        moves[count] = Move(96);
-        count += usize::from(n[221]);
+        let guard = s.0[2] & 0x1 != 0;
+        if guard {
+            n[182] = (s.0[0] & 0x20002 == 0x20002) & (s.0[2] & 0x1 == 0x1);
+            n[183] = (s.0[0] & 0x2000200000000 == 0x2000200000000)
+                & (s.0[2] & 0x1 == 0x1);
+            n[184] = (s.0[1] & 0x20002 == 0x20002) & (s.0[2] & 0x1 == 0x1);
+            n[185] = (s.0[1] & 0x2000200000000 == 0x2000200000000)
+                & (s.0[2] & 0x1 == 0x1);
+            n[186] = (s.0[0] & 0x200020000 == 0x200020000) & (s.0[2] & 0x1 == 0x1);
+            n[187] = (s.0[0] & 0x2000000000000 == 0x2000000000000)
+                & (s.0[1] & 0x2 == 0x2) & (s.0[2] & 0x1 == 0x1);
+            n[188] = (s.0[1] & 0x200020000 == 0x200020000) & (s.0[2] & 0x1 == 0x1);
+            n[189] = (s.0[0] & 0x1000040000 == 0x1000040000) & (s.0[2] & 0x1 == 0x1);
+            n[190] = (s.0[0] & 0x4000000000000 == 0x4000000000000)
+                & (s.0[1] & 0x10 == 0x10) & (s.0[2] & 0x1 == 0x1);
+            n[191] = (s.0[1] & 0x1000040000 == 0x1000040000) & (s.0[2] & 0x1 == 0x1);
+            n[192] = (s.0[0] & 0x40010 == 0x40010) & (s.0[2] & 0x1 == 0x1);
+            n[193] = (s.0[0] & 0x4001000000000 == 0x4001000000000)
+                & (s.0[2] & 0x1 == 0x1);
+            n[194] = (s.0[1] & 0x40010 == 0x40010) & (s.0[2] & 0x1 == 0x1);
+            n[195] = (s.0[1] & 0x4001000000000 == 0x4001000000000)
+                & (s.0[2] & 0x1 == 0x1);
+            n[196] = (s.0[0] & 0x20002000000000 == 0x20002000000000)
+                & (s.0[2] & 0x1 == 0x1);
+            n[197] = (s.0[1] & 0x200020 == 0x200020) & (s.0[2] & 0x1 == 0x1);
+            n[198] = (s.0[1] & 0x20002000000000 == 0x20002000000000)
+                & (s.0[2] & 0x1 == 0x1);
+            n[199] = (s.0[0] & 0x200020 == 0x200020) & (s.0[2] & 0x1 == 0x1);
+            n[200] = (s.0[0] & 0x2000200000 == 0x2000200000) & (s.0[2] & 0x1 == 0x1);
+            n[201] = (s.0[0] & 0x20000000000000 == 0x20000000000000)
+                & (s.0[1] & 0x20 == 0x20) & (s.0[2] & 0x1 == 0x1);
+            n[202] = (s.0[1] & 0x2000200000 == 0x2000200000) & (s.0[2] & 0x1 == 0x1);
+            n[203] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
+                & (s.0[1] & 0x100 == 0x100) & (s.0[2] & 0x1 == 0x1);
+            n[204] = (s.0[1] & 0x10000400000 == 0x10000400000) & (s.0[2] & 0x1 == 0x1);
+            n[205] = (s.0[0] & 0x10000400000 == 0x10000400000) & (s.0[2] & 0x1 == 0x1);
+            n[206] = (s.0[0] & 0x40010000000000 == 0x40010000000000)
+                & (s.0[2] & 0x1 == 0x1);
+            n[207] = (s.0[1] & 0x400100 == 0x400100) & (s.0[2] & 0x1 == 0x1);
+            n[208] = (s.0[1] & 0x40010000000000 == 0x40010000000000)
+                & (s.0[2] & 0x1 == 0x1);
+            n[209] = (s.0[0] & 0x400100 == 0x400100) & (s.0[2] & 0x1 == 0x1);
+            n[210] = (s.0[1] & 0x2000200 == 0x2000200) & (s.0[2] & 0x1 == 0x1);
+            n[211] = (s.0[1] & 0x200020000000000 == 0x200020000000000)
+                & (s.0[2] & 0x1 == 0x1);
+            n[212] = (s.0[0] & 0x200020000000000 == 0x200020000000000)
+                & (s.0[2] & 0x1 == 0x1);
+            n[213] = (s.0[0] & 0x2000200 == 0x2000200) & (s.0[2] & 0x1 == 0x1);
+            n[214] = (s.0[0] & 0x200000000000000 == 0x200000000000000)
+                & (s.0[1] & 0x200 == 0x200) & (s.0[2] & 0x1 == 0x1);
+            n[215] = (s.0[1] & 0x20002000000 == 0x20002000000) & (s.0[2] & 0x1 == 0x1);
+            n[216] = (s.0[0] & 0x20002000000 == 0x20002000000) & (s.0[2] & 0x1 == 0x1);
+            n[217] = (s.0[1] & 0x100004000000 == 0x100004000000) & (s.0[2] & 0x1 == 0x1);
+            n[218] = (s.0[0] & 0x400000000000000 == 0x400000000000000)
+                & (s.0[1] & 0x1000 == 0x1000) & (s.0[2] & 0x1 == 0x1);
+            n[219] = (s.0[0] & 0x100004000000 == 0x100004000000) & (s.0[2] & 0x1 == 0x1);
+            n[220] = (s.0[1] & 0x4001000 == 0x4001000) & (s.0[2] & 0x1 == 0x1);
+            n[221] = (s.0[1] & 0x400100000000000 == 0x400100000000000)
+                & (s.0[2] & 0x1 == 0x1);
+            n[222] = (s.0[0] & 0x400100000000000 == 0x400100000000000)
+                & (s.0[2] & 0x1 == 0x1);
+            n[223] = (s.0[0] & 0x4001000 == 0x4001000) & (s.0[2] & 0x1 == 0x1);
+            n[224] = (s.0[1] & 0x2000200000000000 == 0x2000200000000000)
+                & (s.0[2] & 0x1 == 0x1);
+            n[225] = (s.0[1] & 0x20002000 == 0x20002000) & (s.0[2] & 0x1 == 0x1);
+            n[226] = (s.0[0] & 0x2000200000000000 == 0x2000200000000000)
+                & (s.0[2] & 0x1 == 0x1);
+            n[227] = (s.0[0] & 0x20002000 == 0x20002000) & (s.0[2] & 0x1 == 0x1);
+            n[228] = (s.0[1] & 0x200020000000 == 0x200020000000) & (s.0[2] & 0x1 == 0x1);
+            n[229] = (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
+                & (s.0[1] & 0x2000 == 0x2000) & (s.0[2] & 0x1 == 0x1);
+            n[230] = (s.0[0] & 0x200020000000 == 0x200020000000) & (s.0[2] & 0x1 == 0x1);
+        }
+        if guard {
+            moves[count] = Move(0);
+            count += usize::from(n[182]);
+            moves[count] = Move(2);
+            count += usize::from(n[199]);
+            moves[count] = Move(4);
+            count += usize::from(n[213]);
+            moves[count] = Move(6);
+            count += usize::from(n[227]);
+            moves[count] = Move(8);
+            count += usize::from(n[192]);
+            moves[count] = Move(10);
+            count += usize::from(n[189]);
+            moves[count] = Move(12);
+            count += usize::from(n[209]);
+            moves[count] = Move(14);
+            count += usize::from(n[205]);
+            moves[count] = Move(16);
+            count += usize::from(n[223]);
+            moves[count] = Move(18);
+            count += usize::from(n[219]);
+            moves[count] = Move(21);
+            count += usize::from(n[186]);
+            moves[count] = Move(22);
+            count += usize::from(n[183]);
+            moves[count] = Move(24);
+            count += usize::from(n[200]);
+            moves[count] = Move(26);
+            count += usize::from(n[196]);
+            moves[count] = Move(28);
+            count += usize::from(n[216]);
+            moves[count] = Move(30);
+            count += usize::from(n[212]);
+            moves[count] = Move(32);
+            count += usize::from(n[230]);
+            moves[count] = Move(34);
+            count += usize::from(n[226]);
+            moves[count] = Move(36);
+            count += usize::from(n[193]);
+            moves[count] = Move(38);
+            count += usize::from(n[190]);
+            moves[count] = Move(40);
+            count += usize::from(n[206]);
+            moves[count] = Move(42);
+            count += usize::from(n[203]);
+            moves[count] = Move(44);
+            count += usize::from(n[222]);
+            moves[count] = Move(46);
+            count += usize::from(n[218]);
+            moves[count] = Move(49);
+            count += usize::from(n[187]);
+            moves[count] = Move(50);
+            count += usize::from(n[184]);
+            moves[count] = Move(52);
+            count += usize::from(n[201]);
+            moves[count] = Move(54);
+            count += usize::from(n[197]);
+            moves[count] = Move(56);
+            count += usize::from(n[214]);
+            moves[count] = Move(58);
+            count += usize::from(n[210]);
+            moves[count] = Move(60);
+            count += usize::from(n[229]);
+            moves[count] = Move(62);
+            count += usize::from(n[225]);
+            moves[count] = Move(64);
+            count += usize::from(n[194]);
+            moves[count] = Move(66);
+            count += usize::from(n[191]);
+            moves[count] = Move(68);
+            count += usize::from(n[207]);
+            moves[count] = Move(70);
+            count += usize::from(n[204]);
+            moves[count] = Move(72);
+            count += usize::from(n[220]);
+            moves[count] = Move(74);
+            count += usize::from(n[217]);
+            moves[count] = Move(77);
+            count += usize::from(n[188]);
+            moves[count] = Move(78);
+            count += usize::from(n[185]);
+            moves[count] = Move(80);
+            count += usize::from(n[202]);
+            moves[count] = Move(82);
+            count += usize::from(n[198]);
+            moves[count] = Move(84);
+            count += usize::from(n[215]);
+            moves[count] = Move(86);
+            count += usize::from(n[211]);
+            moves[count] = Move(88);
+            count += usize::from(n[228]);
+            moves[count] = Move(90);
+            count += usize::from(n[224]);
+            moves[count] = Move(92);
+            count += usize::from(n[195]);
+            moves[count] = Move(94);
+            count += usize::from(n[208]);
+            moves[count] = Move(96);
+            count += usize::from(n[221]);
+        }
         moves[count] = Move(98);
         count += usize::from(s.0[2] & 0x2 != 0);
         joint[1] = match count {

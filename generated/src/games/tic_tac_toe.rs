@@ -354,24 +354,6 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[20] |= s.0[0] & 0x40000 == 0x40000;
     n[20] |= s.0[0] & 0x200000 == 0x200000;
     n[20] |= s.0[0] & 0x1000000 == 0x1000000;
-    n[21] = s.0[0] & 0x10000001 == 0x10000001;
-    n[22] = s.0[0] & 0x10000008 == 0x10000008;
-    n[23] = s.0[0] & 0x10000040 == 0x10000040;
-    n[24] = s.0[0] & 0x10000200 == 0x10000200;
-    n[25] = s.0[0] & 0x10001000 == 0x10001000;
-    n[26] = s.0[0] & 0x10008000 == 0x10008000;
-    n[27] = s.0[0] & 0x10040000 == 0x10040000;
-    n[28] = s.0[0] & 0x10200000 == 0x10200000;
-    n[29] = s.0[0] & 0x11000000 == 0x11000000;
-    n[30] = s.0[0] & 0x8000001 == 0x8000001;
-    n[31] = s.0[0] & 0x8000008 == 0x8000008;
-    n[32] = s.0[0] & 0x8000040 == 0x8000040;
-    n[33] = s.0[0] & 0x8000200 == 0x8000200;
-    n[34] = s.0[0] & 0x8001000 == 0x8001000;
-    n[35] = s.0[0] & 0x8008000 == 0x8008000;
-    n[36] = s.0[0] & 0x8040000 == 0x8040000;
-    n[37] = s.0[0] & 0x8200000 == 0x8200000;
-    n[38] = s.0[0] & 0x9000000 == 0x9000000;
     n[39] = (n[18]) | (n[19]) | (!n[20]);
     if n[39] {
         return None;
@@ -380,24 +362,38 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     {
         let mut moves = [Move(0); 10 + 1];
         let mut count = 0usize;
-        moves[count] = Move(0);
-        count += usize::from(n[21]);
-        moves[count] = Move(1);
-        count += usize::from(n[22]);
-        moves[count] = Move(2);
-        count += usize::from(n[23]);
-        moves[count] = Move(3);
-        count += usize::from(n[24]);
-        moves[count] = Move(4);
-        count += usize::from(n[25]);
-        moves[count] = Move(5);
-        count += usize::from(n[26]);
-        moves[count] = Move(6);
-        count += usize::from(n[27]);
-        moves[count] = Move(7);
-        count += usize::from(n[28]);
-        moves[count] = Move(8);
-        count += usize::from(n[29]);
+        let guard = s.0[0] & 0x10000000 != 0;
+        if guard {
+            n[21] = s.0[0] & 0x10000001 == 0x10000001;
+            n[22] = s.0[0] & 0x10000008 == 0x10000008;
+            n[23] = s.0[0] & 0x10000040 == 0x10000040;
+            n[24] = s.0[0] & 0x10000200 == 0x10000200;
+            n[25] = s.0[0] & 0x10001000 == 0x10001000;
+            n[26] = s.0[0] & 0x10008000 == 0x10008000;
+            n[27] = s.0[0] & 0x10040000 == 0x10040000;
+            n[28] = s.0[0] & 0x10200000 == 0x10200000;
+            n[29] = s.0[0] & 0x11000000 == 0x11000000;
+        }
+        if guard {
+            moves[count] = Move(0);
+            count += usize::from(n[21]);
+            moves[count] = Move(1);
+            count += usize::from(n[22]);
+            moves[count] = Move(2);
+            count += usize::from(n[23]);
+            moves[count] = Move(3);
+            count += usize::from(n[24]);
+            moves[count] = Move(4);
+            count += usize::from(n[25]);
+            moves[count] = Move(5);
+            count += usize::from(n[26]);
+            moves[count] = Move(6);
+            count += usize::from(n[27]);
+            moves[count] = Move(7);
+            count += usize::from(n[28]);
+            moves[count] = Move(8);
+            count += usize::from(n[29]);
+        }
         moves[count] = Move(9);
         count += usize::from(s.0[0] & 0x8000000 != 0);
         joint[0] = match count {
@@ -409,24 +405,38 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     {
         let mut moves = [Move(0); 10 + 1];
         let mut count = 0usize;
-        moves[count] = Move(0);
-        count += usize::from(n[30]);
-        moves[count] = Move(1);
-        count += usize::from(n[31]);
-        moves[count] = Move(2);
-        count += usize::from(n[32]);
-        moves[count] = Move(3);
-        count += usize::from(n[33]);
-        moves[count] = Move(4);
-        count += usize::from(n[34]);
-        moves[count] = Move(5);
-        count += usize::from(n[35]);
-        moves[count] = Move(6);
-        count += usize::from(n[36]);
-        moves[count] = Move(7);
-        count += usize::from(n[37]);
-        moves[count] = Move(8);
-        count += usize::from(n[38]);
+        let guard = s.0[0] & 0x8000000 != 0;
+        if guard {
+            n[30] = s.0[0] & 0x8000001 == 0x8000001;
+            n[31] = s.0[0] & 0x8000008 == 0x8000008;
+            n[32] = s.0[0] & 0x8000040 == 0x8000040;
+            n[33] = s.0[0] & 0x8000200 == 0x8000200;
+            n[34] = s.0[0] & 0x8001000 == 0x8001000;
+            n[35] = s.0[0] & 0x8008000 == 0x8008000;
+            n[36] = s.0[0] & 0x8040000 == 0x8040000;
+            n[37] = s.0[0] & 0x8200000 == 0x8200000;
+            n[38] = s.0[0] & 0x9000000 == 0x9000000;
+        }
+        if guard {
+            moves[count] = Move(0);
+            count += usize::from(n[30]);
+            moves[count] = Move(1);
+            count += usize::from(n[31]);
+            moves[count] = Move(2);
+            count += usize::from(n[32]);
+            moves[count] = Move(3);
+            count += usize::from(n[33]);
+            moves[count] = Move(4);
+            count += usize::from(n[34]);
+            moves[count] = Move(5);
+            count += usize::from(n[35]);
+            moves[count] = Move(6);
+            count += usize::from(n[36]);
+            moves[count] = Move(7);
+            count += usize::from(n[37]);
+            moves[count] = Move(8);
+            count += usize::from(n[38]);
+        }
         moves[count] = Move(9);
         count += usize::from(s.0[0] & 0x10000000 != 0);
         joint[1] = match count {
