@@ -229,11 +229,12 @@ impl<'g> Emitter<'g> {
         match &self.tables {
             None => super::cones::Cones::new(self.ground).cone(values),
             Some(tables) => {
-                let values: Vec<Value> = values
+                let mut values: Vec<Value> = values
                     .iter()
                     .enumerate()
                     .map(|(i, &v)| if i < tables.framed.len() && tables.framed[i] { Value::Const(false) } else { v })
                     .collect();
+                values.extend(tables.arm_values());
                 tables.runtime_cone(self.ground, &values)
             }
         }
@@ -280,6 +281,39 @@ impl<'g> Emitter<'g> {
                 /// next-state bit that the table gives holds when it holds now and one of the
                 /// joint move's `keep` rows has it, or one of its `set` rows has it.
                 static FRAMES: [[[[u64; WORDS]; 2]; #moves_len]; #roles] = [#(#per_role),*];
+            });
+        }
+        out
+    }
+
+    /// For every role with conditional frame rules, a `match` on its move that sets the bits
+    /// its move sets when their conditions on the state hold.
+    fn frame_arms(&self, tables: &MoveTables) -> TokenStream {
+        let mut out = TokenStream::new();
+        for (role, arms) in tables.arms.iter().enumerate() {
+            let cases: Vec<TokenStream> = arms
+                .iter()
+                .enumerate()
+                .filter(|(_, sets)| !sets.is_empty())
+                .map(|(mv, sets)| {
+                    let mv = Literal::u32_unsuffixed(mv as u32);
+                    let sets = sets.iter().map(|(i, condition)| {
+                        let (w, bit) = (Literal::usize_unsuffixed(*i as usize / 64), Literal::u32_unsuffixed(i % 64));
+                        let condition = join(&self.conjuncts(condition), quote!(&));
+                        quote!(w[#w] |= u64::from(#condition) << #bit;)
+                    });
+                    quote!(#mv => { #(#sets)* })
+                })
+                .collect();
+            if cases.is_empty() {
+                continue;
+            }
+            let r = Literal::usize_unsuffixed(role);
+            out.extend(quote! {
+                match joint[#r].0 {
+                    #(#cases)*
+                    _ => {}
+                }
             });
         }
         out
@@ -342,9 +376,11 @@ impl<'g> Emitter<'g> {
                 }
             }
         });
+        let arms = self.tables.as_ref().map(|tables| self.frame_arms(tables));
         quote! {
             let mut w: [u64; WORDS] = [#(#always),*];
             #frames
+            #arms
             #(#sets)*
         }
     }
@@ -446,33 +482,6 @@ impl<'g> Emitter<'g> {
         quote!(#(#out)*)
     }
 
-    /// Which nodes depend, directly or through other nodes, on the joint move.
-    fn move_dependent(&self) -> Vec<bool> {
-        let mut dependent = vec![false; self.ground.nodes.len()];
-        // Nodes come in evaluation order, so one pass settles every node outside recursive
-        // groups; passes repeat until the groups settle too.
-        loop {
-            let mut changed = false;
-            for (n, node) in self.ground.nodes.iter().enumerate() {
-                if dependent[n] {
-                    continue;
-                }
-                let depends = node.rules.iter().flatten().any(|lit| match lit.prop {
-                    Prop::Does(..) => true,
-                    Prop::Node(m) => dependent[m as usize],
-                    Prop::Base(_) | Prop::Check(_) => false,
-                });
-                if depends {
-                    dependent[n] = true;
-                    changed = true;
-                }
-            }
-            if !changed {
-                return dependent;
-            }
-        }
-    }
-
     /// A role's guard in `random_step`: a literal of the state that the conditions of at least
     /// [`GUARD_MIN`] of its moves imply (each is that literal, or a node every rule of which
     /// has it), with which of `moves` it guards. When it fails, those moves are not legal and
@@ -561,11 +570,12 @@ impl<'g> Emitter<'g> {
         values.extend(
             self.ground.next.iter().enumerate().map(|(i, &v)| if self.framed(i) { Value::Const(false) } else { v }),
         );
+        values.extend(self.tables.iter().flat_map(MoveTables::arm_values));
         let needed = match &self.tables {
             Some(tables) => tables.runtime_cone(self.ground, &values),
             None => super::cones::Cones::new(self.ground).cone(&values),
         };
-        let dependent = self.move_dependent();
+        let dependent = super::move_tables::reads_moves(self.ground);
         let depends = |v: &Value| {
             matches!(v, Value::Lit(Lit { prop: Prop::Node(n), .. }) if dependent[*n as usize])
                 || matches!(v, Value::Lit(Lit { prop: Prop::Does(..), .. }))

@@ -23,6 +23,9 @@ enum Kind {
     Split,
 }
 
+/// A base fact that a move sets when the literals (of the state) hold.
+pub type ConditionalSet = (u32, Vec<Lit>);
+
 /// A conjunction of literals that reads only the moves, with its kind (never `State`).
 type Conjunction = (Vec<Lit>, Kind);
 
@@ -44,15 +47,29 @@ pub struct MoveTables {
     pub keep_table: Vec<Vec<u64>>,
     /// For every role, `moves × state_words` words: the bits of `B` for that role's move.
     pub set_table: Vec<Vec<u64>>,
+    /// For every role and move, the framed bits that the move sets when a condition on the
+    /// state holds (rules `(does r m) ∧ C` with `C` reading only the state): pairs of the base
+    /// fact and the literals of `C`.
+    pub arms: Vec<Vec<Vec<ConditionalSet>>>,
+}
+
+/// A framed next-state bit: its rules as `(true p) ∧ A`, `B`, and `M ∧ C`, where `A`, `B`
+/// and `M` read only the moves (and `M` names one move), and `C` only the state.
+#[derive(Default)]
+struct Frame {
+    keep: Vec<Conjunction>,
+    set: Vec<Conjunction>,
+    conditional: Vec<(Conjunction, Vec<Lit>)>,
 }
 
 impl MoveTables {
     /// The tables of `ground`'s `next`, or `None` when nothing in it can be tabulated.
     pub fn new(ground: &Ground) -> Option<MoveTables> {
         let kinds = kinds(ground);
+        let reads_moves = reads_moves(ground);
         let state_words = super::words(ground.base.len());
-        let frames: Vec<Option<(Vec<Conjunction>, Vec<Conjunction>)>> =
-            ground.next.iter().enumerate().map(|(i, &v)| frame(ground, &kinds, i as u32, v)).collect();
+        let frames: Vec<Option<Frame>> =
+            ground.next.iter().enumerate().map(|(i, &v)| frame(ground, &kinds, &reads_moves, i as u32, v)).collect();
         let framed: Vec<bool> = frames.iter().map(Option::is_some).collect();
         // The nodes that the state-reading part of next reads and that can be looked up.
         let values: Vec<Value> =
@@ -76,8 +93,9 @@ impl MoveTables {
         }
         // Every node whose part some table bit needs, in evaluation order.
         let mut roots = looked_up.clone();
-        for (keep, set) in frames.iter().flatten() {
-            for (lits, _) in keep.iter().chain(set) {
+        for frame in frames.iter().flatten() {
+            let conjunctions = frame.keep.iter().chain(&frame.set).chain(frame.conditional.iter().map(|(c, _)| c));
+            for (lits, _) in conjunctions {
                 roots.extend(lits.iter().filter_map(|l| match l.prop {
                     Prop::Node(n) => Some(n),
                     _ => None,
@@ -94,6 +112,7 @@ impl MoveTables {
             state_words,
             keep_table: vec![vec![0; if any_framed { moves * state_words } else { 0 }]; roles],
             set_table: vec![vec![0; if any_framed { moves * state_words } else { 0 }]; roles],
+            arms: vec![vec![Vec::new(); if any_framed { moves } else { 0 }]; roles],
         };
         let mut parts = vec![false; ground.nodes.len()];
         for role in 0..roles as u32 {
@@ -112,18 +131,38 @@ impl MoveTables {
                 }
                 let row = mv as usize * state_words;
                 for (i, frame) in frames.iter().enumerate() {
-                    let Some((keep, set)) = frame else { continue };
+                    let Some(frame) = frame else { continue };
                     let (word, bit) = (row + i / 64, 1u64 << (i % 64));
-                    if keep.iter().any(|c| conjunction_part(c, role, mv, &parts)) {
+                    if frame.keep.iter().any(|c| conjunction_part(c, role, mv, &parts)) {
                         tables.keep_table[role as usize][word] |= bit;
                     }
-                    if set.iter().any(|c| conjunction_part(c, role, mv, &parts)) {
+                    if frame.set.iter().any(|c| conjunction_part(c, role, mv, &parts)) {
                         tables.set_table[role as usize][word] |= bit;
+                    }
+                    for (moves, condition) in &frame.conditional {
+                        if conjunction_part(moves, role, mv, &parts) {
+                            tables.arms[role as usize][mv as usize].push((i as u32, condition.clone()));
+                        }
                     }
                 }
             }
         }
         Some(tables)
+    }
+
+    /// The nodes that the conditions of `arms` read, as values, for the cones of the
+    /// functions that evaluate them.
+    pub fn arm_values(&self) -> Vec<Value> {
+        let mut nodes: Vec<u32> = self
+            .arms
+            .iter()
+            .flatten()
+            .flatten()
+            .flat_map(|(_, lits)| lits.iter().filter_map(|l| if let Prop::Node(n) = l.prop { Some(n) } else { None }))
+            .collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        nodes.into_iter().map(|n| Value::Lit(Lit { prop: Prop::Node(n), positive: true })).collect()
     }
 
     /// Whether next-state bits come from the `keep` and `set` tables.
@@ -215,9 +254,9 @@ fn disjunction_kind(kinds: impl Iterator<Item = Kind>) -> Kind {
     out.unwrap_or(Kind::Role(0))
 }
 
-/// For base fact `i` with next value `value`: its rules as `(true i) ∧ A` (the conjunctions of
-/// `A`, first) and `B` (second), when every one of them reads only the moves.
-fn frame(ground: &Ground, kinds: &[Kind], i: u32, value: Value) -> Option<(Vec<Conjunction>, Vec<Conjunction>)> {
+/// For base fact `i` with next value `value`: its rules as a [`Frame`], when they all have
+/// one of its forms.
+fn frame(ground: &Ground, kinds: &[Kind], reads_moves: &[bool], i: u32, value: Value) -> Option<Frame> {
     let Value::Lit(lit) = value else { return None };
     let own = Lit { prop: Prop::Base(i), positive: true };
     if lit == own {
@@ -229,21 +268,53 @@ fn frame(ground: &Ground, kinds: &[Kind], i: u32, value: Value) -> Option<(Vec<C
         Prop::Base(_) | Prop::Check(_) => return None,
         _ => vec![vec![lit]],
     };
-    let (mut keep, mut set) = (Vec::new(), Vec::new());
+    let mut frame = Frame::default();
     for rule in rules {
-        let framed = rule.contains(&own);
-        let rest: Vec<Lit> = rule.into_iter().filter(|&l| l != own).collect();
-        let kind = conjunction_kind(kinds, &rest);
-        if kind == Kind::State {
+        let (moves, state): (Vec<Lit>, Vec<Lit>) = rule.into_iter().partition(|l| match l.prop {
+            Prop::Does(..) => true,
+            Prop::Node(n) => reads_moves[n as usize],
+            Prop::Base(_) | Prop::Check(_) => false,
+        });
+        let kind = conjunction_kind(kinds, &moves);
+        if kind == Kind::State || state.iter().any(|l| matches!(l.prop, Prop::Check(_))) {
             return None;
         }
-        if framed {
-            keep.push((rest, kind))
-        } else {
-            set.push((rest, kind))
+        match state.as_slice() {
+            [] => frame.set.push((moves, kind)),
+            [only] if *only == own => frame.keep.push((moves, kind)),
+            // One move sets the bit when the state allows: tested only when that move is played.
+            _ if moves.iter().any(|l| l.positive && matches!(l.prop, Prop::Does(..))) => {
+                frame.conditional.push(((moves, kind), state))
+            }
+            _ => return None,
         }
     }
-    Some((keep, set))
+    Some(frame)
+}
+
+/// Which nodes read the joint move, directly or through other nodes.
+pub(super) fn reads_moves(ground: &Ground) -> Vec<bool> {
+    let mut reads = vec![false; ground.nodes.len()];
+    // Nodes come in evaluation order, so one pass settles every node outside recursive
+    // groups; passes repeat until the groups settle too.
+    loop {
+        let mut changed = false;
+        for (n, node) in ground.nodes.iter().enumerate() {
+            if !reads[n]
+                && node.rules.iter().flatten().any(|lit| match lit.prop {
+                    Prop::Does(..) => true,
+                    Prop::Node(m) => reads[m as usize],
+                    Prop::Base(_) | Prop::Check(_) => false,
+                })
+            {
+                reads[n] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return reads;
+        }
+    }
 }
 
 /// The nodes `values` need split in two, both sorted: those evaluated at run time, and the
@@ -387,5 +458,42 @@ mod tests {
         assert_eq!(part(0, 2), vec![false, false, false]);
         assert_eq!(part(1, 2), vec![false, false, false]);
         assert_eq!(part(1, 0), vec![false, true, true]);
+    }
+
+    /// A counter game: `tick` moves the count on (a rule that reads the state and one move),
+    /// `wait` keeps it (a frame rule), and `flag` is set by either move of its role.
+    const COUNTER: &str = "(role a) (init (count 0)) (succ 0 1) (succ 1 2) (succ 2 3)
+        (legal a tick) (legal a wait)
+        (<= (next (count ?y)) (true (count ?x)) (does a tick) (succ ?x ?y))
+        (<= (next (count ?x)) (true (count ?x)) (does a wait))
+        (<= (next flag) (does a tick))
+        (<= (next flag) (does a wait))
+        (<= terminal (true (count 3)))
+        (goal a 100)";
+
+    #[test]
+    fn next_bits_become_keep_set_and_conditional_rows() {
+        let description = crate::parse::parse(COUNTER, crate::parse::Syntax::Kif).description;
+        let ground = crate::ground::ground(&description, &Default::default()).expect("grounds");
+        let tables = MoveTables::new(&ground).expect("has tables");
+        let base = |name: &str| ground.base.iter().position(|b| b == name).unwrap();
+        let mv = |name: &str| ground.moves.iter().position(|m| m == name).unwrap();
+        let (tick, wait) = (mv("tick"), mv("wait"));
+        let words = tables.state_words;
+        let has = |table: &[u64], m: usize, i: usize| table[m * words + i / 64] >> (i % 64) & 1 == 1;
+        for count in ["(count 0)", "(count 1)", "(count 2)", "(count 3)"] {
+            let i = base(count);
+            assert!(tables.framed[i], "{count} is framed");
+            assert!(has(&tables.keep_table[0], wait, i) && !has(&tables.keep_table[0], tick, i), "{count}");
+            assert!(!has(&tables.set_table[0], wait, i) && !has(&tables.set_table[0], tick, i), "{count}");
+        }
+        // `tick` moves the count: (count 1) when (count 0) holds, and so on; `wait` sets nothing.
+        let sets: Vec<(String, Vec<Lit>)> =
+            tables.arms[0][tick].iter().map(|(i, c)| (ground.base[*i as usize].clone(), c.clone())).collect();
+        assert_eq!(sets.len(), 3, "{sets:?}");
+        assert!(sets.contains(&("(count 1)".into(), vec![pos(Prop::Base(base("(count 0)") as u32))])), "{sets:?}");
+        assert!(tables.arms[0][wait].is_empty());
+        let flag = base("flag");
+        assert!(has(&tables.set_table[0], tick, flag) && has(&tables.set_table[0], wait, flag));
     }
 }

@@ -45,6 +45,12 @@ pub const INITIAL: State = State([0x47]);
 /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Game;
+/// For every role and move, two words per state word, `keep` and `set`: a
+/// next-state bit that the table gives holds when it holds now and one of the
+/// joint move's `keep` rows has it, or one of its `set` rows has it.
+static FRAMES: [[[[u64; WORDS]; 2]; 3]; 1] = [
+    [[[0x36], [0x0]], [[0x24], [0x0]], [[0x9], [0x0]]],
+];
 /// Appends `role`'s legal moves in `s` to `out`, in the order of [`MOVES`].
 pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
     match role {
@@ -61,30 +67,38 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-    let mut n = [false; 6];
-    n[0] = ((s.0[0] & 0x1 == 0x1) & (joint[0].0 == 0))
-        | ((s.0[0] & 0x8 == 0x8) & (joint[0].0 == 2))
-        | ((s.0[0] & 0x10 == 0x10) & (joint[0].0 == 1));
-    n[1] = ((s.0[0] & 0x8 == 0x8) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x10 == 0x10) & (joint[0].0 == 0))
-        | ((s.0[0] & 0x20 == 0x20) & (joint[0].0 == 2));
-    n[2] = ((s.0[0] & 0x10 == 0x10) & (joint[0].0 == 2))
-        | ((s.0[0] & 0x20 == 0x20) & ((joint[0].0 == 0) | (joint[0].0 == 1)));
-    n[3] = ((s.0[0] & 0x1 == 0x1) & (joint[0].0 == 2))
-        | ((s.0[0] & 0x2 == 0x2) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x8 == 0x8) & (joint[0].0 == 0));
-    n[4] = ((s.0[0] & 0x1 == 0x1) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x2 == 0x2) & (joint[0].0 == 0))
-        | ((s.0[0] & 0x4 == 0x4) & (joint[0].0 == 2));
-    n[5] = ((s.0[0] & 0x2 == 0x2) & (joint[0].0 == 2))
-        | ((s.0[0] & 0x4 == 0x4) & ((joint[0].0 == 0) | (joint[0].0 == 1)));
     let mut w: [u64; WORDS] = [0x0];
-    w[0] |= u64::from(n[3]) << 0;
-    w[0] |= u64::from(n[4]) << 1;
-    w[0] |= u64::from(n[5]) << 2;
-    w[0] |= u64::from(n[0]) << 3;
-    w[0] |= u64::from(n[1]) << 4;
-    w[0] |= u64::from(n[2]) << 5;
+    let mut keep = [0u64; WORDS];
+    let mut set = [0u64; WORDS];
+    for (r, m) in joint.iter().enumerate() {
+        let [k, x] = &FRAMES[r][m.0 as usize];
+        for i in 0..WORDS {
+            keep[i] |= k[i];
+            set[i] |= x[i];
+        }
+    }
+    for i in 0..WORDS {
+        w[i] |= (s.0[i] & keep[i]) | set[i];
+    }
+    match joint[0].0 {
+        0 => {
+            w[0] |= u64::from(s.0[0] & 0x8 == 0x8) << 0;
+            w[0] |= u64::from(s.0[0] & 0x1 == 0x1) << 3;
+        }
+        1 => {
+            w[0] |= u64::from(s.0[0] & 0x2 == 0x2) << 0;
+            w[0] |= u64::from(s.0[0] & 0x1 == 0x1) << 1;
+            w[0] |= u64::from(s.0[0] & 0x10 == 0x10) << 3;
+            w[0] |= u64::from(s.0[0] & 0x8 == 0x8) << 4;
+        }
+        2 => {
+            w[0] |= u64::from(s.0[0] & 0x4 == 0x4) << 1;
+            w[0] |= u64::from(s.0[0] & 0x2 == 0x2) << 2;
+            w[0] |= u64::from(s.0[0] & 0x20 == 0x20) << 4;
+            w[0] |= u64::from(s.0[0] & 0x10 == 0x10) << 5;
+        }
+        _ => {}
+    }
     w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
     w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
     w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
@@ -118,9 +132,9 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 7];
-    n[6] = (s.0[0] & 0x38 == 0x38) | (s.0[0] & 0x1000 == 0x1000);
-    if n[6] {
+    let mut n = [false; 1];
+    n[0] = (s.0[0] & 0x38 == 0x38) | (s.0[0] & 0x1000 == 0x1000);
+    if n[0] {
         return None;
     }
     let mut joint = [Move(0); 1];
@@ -140,29 +154,38 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         };
     }
     let joint = &joint;
-    n[0] = ((s.0[0] & 0x1 == 0x1) & (joint[0].0 == 0))
-        | ((s.0[0] & 0x8 == 0x8) & (joint[0].0 == 2))
-        | ((s.0[0] & 0x10 == 0x10) & (joint[0].0 == 1));
-    n[1] = ((s.0[0] & 0x8 == 0x8) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x10 == 0x10) & (joint[0].0 == 0))
-        | ((s.0[0] & 0x20 == 0x20) & (joint[0].0 == 2));
-    n[2] = ((s.0[0] & 0x10 == 0x10) & (joint[0].0 == 2))
-        | ((s.0[0] & 0x20 == 0x20) & ((joint[0].0 == 0) | (joint[0].0 == 1)));
-    n[3] = ((s.0[0] & 0x1 == 0x1) & (joint[0].0 == 2))
-        | ((s.0[0] & 0x2 == 0x2) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x8 == 0x8) & (joint[0].0 == 0));
-    n[4] = ((s.0[0] & 0x1 == 0x1) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x2 == 0x2) & (joint[0].0 == 0))
-        | ((s.0[0] & 0x4 == 0x4) & (joint[0].0 == 2));
-    n[5] = ((s.0[0] & 0x2 == 0x2) & (joint[0].0 == 2))
-        | ((s.0[0] & 0x4 == 0x4) & ((joint[0].0 == 0) | (joint[0].0 == 1)));
     let mut w: [u64; WORDS] = [0x0];
-    w[0] |= u64::from(n[3]) << 0;
-    w[0] |= u64::from(n[4]) << 1;
-    w[0] |= u64::from(n[5]) << 2;
-    w[0] |= u64::from(n[0]) << 3;
-    w[0] |= u64::from(n[1]) << 4;
-    w[0] |= u64::from(n[2]) << 5;
+    let mut keep = [0u64; WORDS];
+    let mut set = [0u64; WORDS];
+    for (r, m) in joint.iter().enumerate() {
+        let [k, x] = &FRAMES[r][m.0 as usize];
+        for i in 0..WORDS {
+            keep[i] |= k[i];
+            set[i] |= x[i];
+        }
+    }
+    for i in 0..WORDS {
+        w[i] |= (s.0[i] & keep[i]) | set[i];
+    }
+    match joint[0].0 {
+        0 => {
+            w[0] |= u64::from(s.0[0] & 0x8 == 0x8) << 0;
+            w[0] |= u64::from(s.0[0] & 0x1 == 0x1) << 3;
+        }
+        1 => {
+            w[0] |= u64::from(s.0[0] & 0x2 == 0x2) << 0;
+            w[0] |= u64::from(s.0[0] & 0x1 == 0x1) << 1;
+            w[0] |= u64::from(s.0[0] & 0x10 == 0x10) << 3;
+            w[0] |= u64::from(s.0[0] & 0x8 == 0x8) << 4;
+        }
+        2 => {
+            w[0] |= u64::from(s.0[0] & 0x4 == 0x4) << 1;
+            w[0] |= u64::from(s.0[0] & 0x2 == 0x2) << 2;
+            w[0] |= u64::from(s.0[0] & 0x20 == 0x20) << 4;
+            w[0] |= u64::from(s.0[0] & 0x10 == 0x10) << 5;
+        }
+        _ => {}
+    }
     w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
     w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
     w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;

@@ -207,9 +207,8 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-    let mut n = [false; 2];
-    n[0] = (s.0[0] & 0x20004 == 0x20004) & (joint[1].0 == 6);
-    n[1] = (s.0[0] & 0x20001 == 0x20001)
+    let mut n = [false; 1];
+    n[0] = (s.0[0] & 0x20001 == 0x20001)
         | ((s.0[0] & 0x20000 == 0x20000) & (joint[1].0 == 8))
         | (s.0[0] & 0x40000 == 0x40000);
     let mut w: [u64; WORDS] = [0x0];
@@ -225,10 +224,15 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
+    match joint[1].0 {
+        6 => {
+            w[0] |= u64::from(s.0[0] & 0x20004 == 0x20004) << 18;
+        }
+        _ => {}
+    }
     w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
-    w[0] |= u64::from(n[1]) << 16;
+    w[0] |= u64::from(n[0]) << 16;
     w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 17;
-    w[0] |= u64::from(n[0]) << 18;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -285,7 +289,7 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 6];
+    let mut n = [false; 5];
     n[0] = (s.0[0] & 0x4000 == 0x4000) | (s.0[0] & 0x20000 == 0x20000);
     n[1] = (s.0[0] & 0x4000 == 0x4000) | (s.0[0] & 0x8000 == 0x8000)
         | (s.0[0] & 0x40000 == 0x40000);
@@ -366,8 +370,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         };
     }
     let joint = &joint;
-    n[4] = (s.0[0] & 0x20004 == 0x20004) & (joint[1].0 == 6);
-    n[5] = (s.0[0] & 0x20001 == 0x20001)
+    n[4] = (s.0[0] & 0x20001 == 0x20001)
         | ((s.0[0] & 0x20000 == 0x20000) & (joint[1].0 == 8))
         | (s.0[0] & 0x40000 == 0x40000);
     let mut w: [u64; WORDS] = [0x0];
@@ -383,10 +386,15 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
+    match joint[1].0 {
+        6 => {
+            w[0] |= u64::from(s.0[0] & 0x20004 == 0x20004) << 18;
+        }
+        _ => {}
+    }
     w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
-    w[0] |= u64::from(n[5]) << 16;
+    w[0] |= u64::from(n[4]) << 16;
     w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 17;
-    w[0] |= u64::from(n[4]) << 18;
     Some(State(w))
 }
 /// Appends what `role` perceives on the step from `s` by `joint` (one move per role,

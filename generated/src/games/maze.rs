@@ -51,6 +51,12 @@ pub const INITIAL: State = State([0x241]);
 /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Game;
+/// For every role and move, two words per state word, `keep` and `set`: a
+/// next-state bit that the table gives holds when it holds now and one of the
+/// joint move's `keep` rows has it, or one of its `set` rows has it.
+static FRAMES: [[[[u64; WORDS]; 2]; 3]; 1] = [
+    [[[0xff], [0x0]], [[0x10f], [0x0]], [[0x1f0], [0x0]]],
+];
 /// Appends `role`'s legal moves in `s` to `out`, in the order of [`MOVES`].
 pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
     match role {
@@ -74,53 +80,56 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-    let mut n = [false; 10];
-    n[0] = ((s.0[0] & 0x1 == 0x1) & (joint[0].0 == 2))
-        | ((s.0[0] & 0x2 == 0x2) & ((joint[0].0 == 0) | (joint[0].0 == 1)));
-    n[1] = ((s.0[0] & 0x2 == 0x2) & (joint[0].0 == 2))
-        | ((s.0[0] & 0x4 == 0x4) & ((joint[0].0 == 0) | (joint[0].0 == 1)));
-    n[2] = ((s.0[0] & 0x4 == 0x4) & (joint[0].0 == 2))
-        | ((s.0[0] & 0x8 == 0x8) & ((joint[0].0 == 0) | (joint[0].0 == 1)));
-    n[3] = ((s.0[0] & 0x1 == 0x1) & ((joint[0].0 == 0) | (joint[0].0 == 1)))
-        | ((s.0[0] & 0x8 == 0x8) & (joint[0].0 == 2));
-    n[4] = ((s.0[0] & 0x41 == 0x41) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x42 == 0x42) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x104 == 0x104) & (joint[0].0 == 0))
-        | ((s.0[0] & 0x48 == 0x48) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x40 == 0x40) & ((joint[0].0 == 0) | (joint[0].0 == 2)));
-    n[5] = (s.0[0] & 0x11 == 0x11) | (s.0[0] & 0x22 == 0x22) | (s.0[0] & 0x44 == 0x44)
+    let mut n = [false; 1];
+    n[0] = (s.0[0] & 0x11 == 0x11) | (s.0[0] & 0x22 == 0x22) | (s.0[0] & 0x44 == 0x44)
         | (s.0[0] & 0x88 == 0x88);
-    n[6] = ((s.0[0] & 0x101 == 0x101) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x102 == 0x102) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x104 == 0x104) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x108 == 0x108) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x100 == 0x100) & ((joint[0].0 == 1) | (joint[0].0 == 2)))
-        | ((n[5]) & (joint[0].0 == 1));
-    n[7] = ((s.0[0] & 0x101 == 0x101) & (joint[0].0 == 0))
-        | ((s.0[0] & 0x12 == 0x12) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x14 == 0x14) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x18 == 0x18) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x10 == 0x10) & ((joint[0].0 == 0) | (joint[0].0 == 2)));
-    n[8] = ((s.0[0] & 0x21 == 0x21) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x102 == 0x102) & (joint[0].0 == 0))
-        | ((s.0[0] & 0x24 == 0x24) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x28 == 0x28) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x20 == 0x20) & ((joint[0].0 == 0) | (joint[0].0 == 2)));
-    n[9] = ((s.0[0] & 0x81 == 0x81) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x82 == 0x82) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x84 == 0x84) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x108 == 0x108) & (joint[0].0 == 0))
-        | ((s.0[0] & 0x80 == 0x80) & ((joint[0].0 == 0) | (joint[0].0 == 2)));
     let mut w: [u64; WORDS] = [0x0];
-    w[0] |= u64::from(n[3]) << 0;
-    w[0] |= u64::from(n[0]) << 1;
-    w[0] |= u64::from(n[1]) << 2;
-    w[0] |= u64::from(n[2]) << 3;
-    w[0] |= u64::from(n[7]) << 4;
-    w[0] |= u64::from(n[8]) << 5;
-    w[0] |= u64::from(n[4]) << 6;
-    w[0] |= u64::from(n[9]) << 7;
-    w[0] |= u64::from(n[6]) << 8;
+    let mut keep = [0u64; WORDS];
+    let mut set = [0u64; WORDS];
+    for (r, m) in joint.iter().enumerate() {
+        let [k, x] = &FRAMES[r][m.0 as usize];
+        for i in 0..WORDS {
+            keep[i] |= k[i];
+            set[i] |= x[i];
+        }
+    }
+    for i in 0..WORDS {
+        w[i] |= (s.0[i] & keep[i]) | set[i];
+    }
+    match joint[0].0 {
+        0 => {
+            w[0] |= u64::from(s.0[0] & 0x101 == 0x101) << 4;
+            w[0] |= u64::from(s.0[0] & 0x102 == 0x102) << 5;
+            w[0] |= u64::from(s.0[0] & 0x104 == 0x104) << 6;
+            w[0] |= u64::from(s.0[0] & 0x108 == 0x108) << 7;
+        }
+        1 => {
+            w[0] |= u64::from(s.0[0] & 0x12 == 0x12) << 4;
+            w[0] |= u64::from(s.0[0] & 0x14 == 0x14) << 4;
+            w[0] |= u64::from(s.0[0] & 0x18 == 0x18) << 4;
+            w[0] |= u64::from(s.0[0] & 0x21 == 0x21) << 5;
+            w[0] |= u64::from(s.0[0] & 0x24 == 0x24) << 5;
+            w[0] |= u64::from(s.0[0] & 0x28 == 0x28) << 5;
+            w[0] |= u64::from(s.0[0] & 0x41 == 0x41) << 6;
+            w[0] |= u64::from(s.0[0] & 0x42 == 0x42) << 6;
+            w[0] |= u64::from(s.0[0] & 0x48 == 0x48) << 6;
+            w[0] |= u64::from(s.0[0] & 0x81 == 0x81) << 7;
+            w[0] |= u64::from(s.0[0] & 0x82 == 0x82) << 7;
+            w[0] |= u64::from(s.0[0] & 0x84 == 0x84) << 7;
+            w[0] |= u64::from(s.0[0] & 0x101 == 0x101) << 8;
+            w[0] |= u64::from(s.0[0] & 0x102 == 0x102) << 8;
+            w[0] |= u64::from(s.0[0] & 0x104 == 0x104) << 8;
+            w[0] |= u64::from(s.0[0] & 0x108 == 0x108) << 8;
+            w[0] |= u64::from(n[0]) << 8;
+        }
+        2 => {
+            w[0] |= u64::from(s.0[0] & 0x8 == 0x8) << 0;
+            w[0] |= u64::from(s.0[0] & 0x1 == 0x1) << 1;
+            w[0] |= u64::from(s.0[0] & 0x2 == 0x2) << 2;
+            w[0] |= u64::from(s.0[0] & 0x4 == 0x4) << 3;
+        }
+        _ => {}
+    }
     w[0] |= u64::from(s.0[0] & 0x40000 != 0) << 10;
     w[0] |= u64::from(s.0[0] & 0x200 != 0) << 11;
     w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
@@ -157,11 +166,11 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 11];
-    n[5] = (s.0[0] & 0x11 == 0x11) | (s.0[0] & 0x22 == 0x22) | (s.0[0] & 0x44 == 0x44)
+    let mut n = [false; 2];
+    n[0] = (s.0[0] & 0x11 == 0x11) | (s.0[0] & 0x22 == 0x22) | (s.0[0] & 0x44 == 0x44)
         | (s.0[0] & 0x88 == 0x88);
-    n[10] = (s.0[0] & 0x10 == 0x10) | (s.0[0] & 0x400 == 0x400);
-    if n[10] {
+    n[1] = (s.0[0] & 0x10 == 0x10) | (s.0[0] & 0x400 == 0x400);
+    if n[1] {
         return None;
     }
     let mut joint = [Move(0); 1];
@@ -171,7 +180,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         moves[count] = Move(0);
         count += usize::from(s.0[0] & 0x100 != 0);
         moves[count] = Move(1);
-        count += usize::from(n[5]);
+        count += usize::from(n[0]);
         moves[count] = Move(2);
         count += usize::from(true);
         joint[0] = match count {
@@ -181,50 +190,53 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         };
     }
     let joint = &joint;
-    n[0] = ((s.0[0] & 0x1 == 0x1) & (joint[0].0 == 2))
-        | ((s.0[0] & 0x2 == 0x2) & ((joint[0].0 == 0) | (joint[0].0 == 1)));
-    n[1] = ((s.0[0] & 0x2 == 0x2) & (joint[0].0 == 2))
-        | ((s.0[0] & 0x4 == 0x4) & ((joint[0].0 == 0) | (joint[0].0 == 1)));
-    n[2] = ((s.0[0] & 0x4 == 0x4) & (joint[0].0 == 2))
-        | ((s.0[0] & 0x8 == 0x8) & ((joint[0].0 == 0) | (joint[0].0 == 1)));
-    n[3] = ((s.0[0] & 0x1 == 0x1) & ((joint[0].0 == 0) | (joint[0].0 == 1)))
-        | ((s.0[0] & 0x8 == 0x8) & (joint[0].0 == 2));
-    n[4] = ((s.0[0] & 0x41 == 0x41) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x42 == 0x42) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x104 == 0x104) & (joint[0].0 == 0))
-        | ((s.0[0] & 0x48 == 0x48) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x40 == 0x40) & ((joint[0].0 == 0) | (joint[0].0 == 2)));
-    n[6] = ((s.0[0] & 0x101 == 0x101) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x102 == 0x102) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x104 == 0x104) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x108 == 0x108) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x100 == 0x100) & ((joint[0].0 == 1) | (joint[0].0 == 2)))
-        | ((n[5]) & (joint[0].0 == 1));
-    n[7] = ((s.0[0] & 0x101 == 0x101) & (joint[0].0 == 0))
-        | ((s.0[0] & 0x12 == 0x12) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x14 == 0x14) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x18 == 0x18) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x10 == 0x10) & ((joint[0].0 == 0) | (joint[0].0 == 2)));
-    n[8] = ((s.0[0] & 0x21 == 0x21) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x102 == 0x102) & (joint[0].0 == 0))
-        | ((s.0[0] & 0x24 == 0x24) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x28 == 0x28) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x20 == 0x20) & ((joint[0].0 == 0) | (joint[0].0 == 2)));
-    n[9] = ((s.0[0] & 0x81 == 0x81) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x82 == 0x82) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x84 == 0x84) & (joint[0].0 == 1))
-        | ((s.0[0] & 0x108 == 0x108) & (joint[0].0 == 0))
-        | ((s.0[0] & 0x80 == 0x80) & ((joint[0].0 == 0) | (joint[0].0 == 2)));
     let mut w: [u64; WORDS] = [0x0];
-    w[0] |= u64::from(n[3]) << 0;
-    w[0] |= u64::from(n[0]) << 1;
-    w[0] |= u64::from(n[1]) << 2;
-    w[0] |= u64::from(n[2]) << 3;
-    w[0] |= u64::from(n[7]) << 4;
-    w[0] |= u64::from(n[8]) << 5;
-    w[0] |= u64::from(n[4]) << 6;
-    w[0] |= u64::from(n[9]) << 7;
-    w[0] |= u64::from(n[6]) << 8;
+    let mut keep = [0u64; WORDS];
+    let mut set = [0u64; WORDS];
+    for (r, m) in joint.iter().enumerate() {
+        let [k, x] = &FRAMES[r][m.0 as usize];
+        for i in 0..WORDS {
+            keep[i] |= k[i];
+            set[i] |= x[i];
+        }
+    }
+    for i in 0..WORDS {
+        w[i] |= (s.0[i] & keep[i]) | set[i];
+    }
+    match joint[0].0 {
+        0 => {
+            w[0] |= u64::from(s.0[0] & 0x101 == 0x101) << 4;
+            w[0] |= u64::from(s.0[0] & 0x102 == 0x102) << 5;
+            w[0] |= u64::from(s.0[0] & 0x104 == 0x104) << 6;
+            w[0] |= u64::from(s.0[0] & 0x108 == 0x108) << 7;
+        }
+        1 => {
+            w[0] |= u64::from(s.0[0] & 0x12 == 0x12) << 4;
+            w[0] |= u64::from(s.0[0] & 0x14 == 0x14) << 4;
+            w[0] |= u64::from(s.0[0] & 0x18 == 0x18) << 4;
+            w[0] |= u64::from(s.0[0] & 0x21 == 0x21) << 5;
+            w[0] |= u64::from(s.0[0] & 0x24 == 0x24) << 5;
+            w[0] |= u64::from(s.0[0] & 0x28 == 0x28) << 5;
+            w[0] |= u64::from(s.0[0] & 0x41 == 0x41) << 6;
+            w[0] |= u64::from(s.0[0] & 0x42 == 0x42) << 6;
+            w[0] |= u64::from(s.0[0] & 0x48 == 0x48) << 6;
+            w[0] |= u64::from(s.0[0] & 0x81 == 0x81) << 7;
+            w[0] |= u64::from(s.0[0] & 0x82 == 0x82) << 7;
+            w[0] |= u64::from(s.0[0] & 0x84 == 0x84) << 7;
+            w[0] |= u64::from(s.0[0] & 0x101 == 0x101) << 8;
+            w[0] |= u64::from(s.0[0] & 0x102 == 0x102) << 8;
+            w[0] |= u64::from(s.0[0] & 0x104 == 0x104) << 8;
+            w[0] |= u64::from(s.0[0] & 0x108 == 0x108) << 8;
+            w[0] |= u64::from(n[0]) << 8;
+        }
+        2 => {
+            w[0] |= u64::from(s.0[0] & 0x8 == 0x8) << 0;
+            w[0] |= u64::from(s.0[0] & 0x1 == 0x1) << 1;
+            w[0] |= u64::from(s.0[0] & 0x2 == 0x2) << 2;
+            w[0] |= u64::from(s.0[0] & 0x4 == 0x4) << 3;
+        }
+        _ => {}
+    }
     w[0] |= u64::from(s.0[0] & 0x40000 != 0) << 10;
     w[0] |= u64::from(s.0[0] & 0x200 != 0) << 11;
     w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;

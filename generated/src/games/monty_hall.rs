@@ -67,16 +67,16 @@ pub const RANDOM_ROLE: Option<usize> = Some(1);
 /// joint move's `keep` rows has it, or one of its `set` rows has it.
 static FRAMES: [[[[u64; WORDS]; 2]; 11]; 2] = [
     [
-        [[0x7], [0x0]],
-        [[0x7], [0x0]],
-        [[0x7], [0x0]],
-        [[0x7], [0x0]],
-        [[0x7], [0x0]],
-        [[0x7], [0x0]],
-        [[0x7], [0x0]],
-        [[0x7], [0x0]],
-        [[0x7], [0x0]],
-        [[0x7], [0x0]],
+        [[0x3f], [0x8]],
+        [[0x3f], [0x10]],
+        [[0x3f], [0x20]],
+        [[0x3f], [0x0]],
+        [[0x3f], [0x0]],
+        [[0x3f], [0x0]],
+        [[0x3f], [0x0]],
+        [[0x3f], [0x0]],
+        [[0x3f], [0x0]],
+        [[0x3f], [0x0]],
         [[0x7], [0x0]],
     ],
     [
@@ -158,13 +158,6 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-    let mut n = [false; 3];
-    n[0] = ((s.0[0] & 0x48 == 0x40) & (joint[0].0 == 10))
-        | ((s.0[0] & 0x8 == 0x8) & (joint[0].0 != 10)) | (joint[0].0 == 0);
-    n[1] = ((s.0[0] & 0x90 == 0x80) & (joint[0].0 == 10))
-        | ((s.0[0] & 0x10 == 0x10) & (joint[0].0 != 10)) | (joint[0].0 == 1);
-    n[2] = ((s.0[0] & 0x120 == 0x100) & (joint[0].0 == 10))
-        | ((s.0[0] & 0x20 == 0x20) & (joint[0].0 != 10)) | (joint[0].0 == 2);
     let mut w: [u64; WORDS] = [0x0];
     let mut keep = [0u64; WORDS];
     let mut set = [0u64; WORDS];
@@ -178,9 +171,14 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
-    w[0] |= u64::from(n[0]) << 3;
-    w[0] |= u64::from(n[1]) << 4;
-    w[0] |= u64::from(n[2]) << 5;
+    match joint[0].0 {
+        10 => {
+            w[0] |= u64::from(s.0[0] & 0x48 == 0x40) << 3;
+            w[0] |= u64::from(s.0[0] & 0x90 == 0x80) << 4;
+            w[0] |= u64::from(s.0[0] & 0x120 == 0x100) << 5;
+        }
+        _ => {}
+    }
     w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
     w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
     w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
@@ -211,7 +209,7 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 10];
+    let mut n = [false; 7];
     n[0] = s.0[0] & 0x240 == 0x240;
     n[1] = s.0[0] & 0x280 == 0x280;
     n[2] = s.0[0] & 0x300 == 0x300;
@@ -266,12 +264,6 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         };
     }
     let joint = &joint;
-    n[7] = ((s.0[0] & 0x48 == 0x40) & (joint[0].0 == 10))
-        | ((s.0[0] & 0x8 == 0x8) & (joint[0].0 != 10)) | (joint[0].0 == 0);
-    n[8] = ((s.0[0] & 0x90 == 0x80) & (joint[0].0 == 10))
-        | ((s.0[0] & 0x10 == 0x10) & (joint[0].0 != 10)) | (joint[0].0 == 1);
-    n[9] = ((s.0[0] & 0x120 == 0x100) & (joint[0].0 == 10))
-        | ((s.0[0] & 0x20 == 0x20) & (joint[0].0 != 10)) | (joint[0].0 == 2);
     let mut w: [u64; WORDS] = [0x0];
     let mut keep = [0u64; WORDS];
     let mut set = [0u64; WORDS];
@@ -285,9 +277,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
-    w[0] |= u64::from(n[7]) << 3;
-    w[0] |= u64::from(n[8]) << 4;
-    w[0] |= u64::from(n[9]) << 5;
+    match joint[0].0 {
+        10 => {
+            w[0] |= u64::from(s.0[0] & 0x48 == 0x40) << 3;
+            w[0] |= u64::from(s.0[0] & 0x90 == 0x80) << 4;
+            w[0] |= u64::from(s.0[0] & 0x120 == 0x100) << 5;
+        }
+        _ => {}
+    }
     w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
     w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
     w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
