@@ -2,6 +2,7 @@
 //! order, only the derived propositions its outputs need, as straight-line boolean code over
 //! the state's words and the joint move. Recursive groups loop to their least fixpoint.
 
+use super::families::{Families, Family};
 use super::move_tables::MoveTables;
 use super::tables::{hex, words};
 use crate::ground::{Ground, Lit, Prop, Value};
@@ -31,7 +32,11 @@ enum Expr {
 
 /// The game's functions, and whether they include the fused `random_step`.
 pub fn generate_functions(ground: &Ground) -> (TokenStream, bool) {
+    let mut vectorized = ground.clone();
+    let families = super::families::vectorize(&mut vectorized);
+    let ground = &vectorized;
     let mut emitter = Emitter::new(ground);
+    emitter.families = families;
     emitter.tables = MoveTables::new(ground);
     let statics = emitter.generate_move_tables();
     let legal = emitter.generate_legal_fns();
@@ -83,6 +88,8 @@ struct Emitter<'g> {
     slots: RefCell<Vec<u32>>,
     /// The compile-time tables of the functions of the joint move, if any.
     tables: Option<MoveTables>,
+    /// For every node, its rule families, evaluated a word at a time (none for most nodes).
+    families: Vec<Families>,
     /// Whether the function being generated has the joint move's table row in `mt`, so that
     /// the nodes the table gives are read from it.
     in_move_phase: Cell<bool>,
@@ -102,6 +109,7 @@ impl<'g> Emitter<'g> {
             cycle_of,
             slots: RefCell::new(vec![u32::MAX; ground.nodes.len()]),
             tables: None,
+            families: Vec::new(),
             in_move_phase: Cell::new(false),
         }
     }
@@ -719,20 +727,23 @@ impl<'g> Emitter<'g> {
     /// with a test of the joint move against a set of moves.
     fn node_expr(&self, n: u32) -> Expr {
         let rules = &self.ground.nodes[n as usize].rules;
-        let disjuncts: Vec<TokenStream> = merge_move_rules(rules)
-            .into_iter()
-            .map(|(rest, moves)| {
-                let mut conjuncts = self.conjuncts(&rest);
-                if !moves.is_empty() {
-                    conjuncts.push(self.moves_test(&moves));
-                }
-                if conjuncts.is_empty() {
-                    quote!(true)
-                } else {
-                    join(&conjuncts, quote!(&))
-                }
-            })
-            .collect();
+        let (rules, mut disjuncts) = match self.families.get(n as usize) {
+            Some(f) if !f.families.is_empty() => {
+                (&rules[f.rules..], f.families.iter().map(|family| self.family_expr(family)).collect())
+            }
+            _ => (&rules[..], Vec::new()),
+        };
+        disjuncts.extend(merge_move_rules(rules).into_iter().map(|(rest, moves)| {
+            let mut conjuncts = self.conjuncts(&rest);
+            if !moves.is_empty() {
+                conjuncts.push(self.moves_test(&moves));
+            }
+            if conjuncts.is_empty() {
+                quote!(true)
+            } else {
+                join(&conjuncts, quote!(&))
+            }
+        }));
         let literals: usize = rules.iter().map(Vec::len).sum();
         if disjuncts.is_empty() {
             Expr::Short(quote!(false))
@@ -741,6 +752,36 @@ impl<'g> Emitter<'g> {
         } else {
             Expr::Long(disjuncts)
         }
+    }
+
+    /// Whether some rule of a family holds: per state word with anchors, the `&` of the state
+    /// shifted so that each literal's facts line up with the anchors, and of the anchors.
+    fn family_expr(&self, family: &Family) -> TokenStream {
+        let words = family.anchors.len();
+        let terms: Vec<TokenStream> = family
+            .anchors
+            .iter()
+            .enumerate()
+            .filter(|(_, &mask)| mask != 0)
+            .map(|(k, &mask)| {
+                let mut factors: Vec<TokenStream> = family
+                    .literals
+                    .iter()
+                    .map(|&(offset, positive)| {
+                        let word = shifted_word(k, offset as usize, words);
+                        if positive {
+                            word
+                        } else {
+                            quote!(!#word)
+                        }
+                    })
+                    .collect();
+                factors.push(hex(mask));
+                join(&factors, quote!(&))
+            })
+            .collect();
+        let any = join(&terms, quote!(|));
+        quote!(#any != 0)
     }
 
     /// The literals of a rule as tests to join with `&` (no short-circuit, so no branches):
@@ -909,6 +950,31 @@ fn merge_move_rules(rules: &[Vec<Lit>]) -> Vec<MergedRule> {
         moves.dedup();
     }
     merged
+}
+
+/// Word `k` of the state shifted right by `offset` bits (as one number of `words` words), so
+/// that the fact `offset` bits past a bit of word `k` lands on that bit.
+fn shifted_word(k: usize, offset: usize, words: usize) -> TokenStream {
+    let (q, r) = (offset / 64, offset % 64);
+    let (lo, hi) = (k + q, k + q + 1);
+    let low = (lo < words).then(|| {
+        let lo = Literal::usize_unsuffixed(lo);
+        if r == 0 {
+            quote!(s.0[#lo])
+        } else {
+            let r = Literal::usize_unsuffixed(r);
+            quote!((s.0[#lo] >> #r))
+        }
+    });
+    let high = (r != 0 && hi < words).then(|| {
+        let (hi, l) = (Literal::usize_unsuffixed(hi), Literal::usize_unsuffixed(64 - r));
+        quote!((s.0[#hi] << #l))
+    });
+    match (low, high) {
+        (Some(low), Some(high)) => quote!((#low | #high)),
+        (Some(one), None) | (None, Some(one)) => one,
+        (None, None) => quote!(0u64),
+    }
 }
 
 /// `parts` joined by the non-short-circuit operator `op`, each in parentheses when there are

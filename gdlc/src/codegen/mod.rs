@@ -4,6 +4,7 @@
 //! behind an `impl gdl_runtime::Game`.
 
 mod cones;
+mod families;
 mod functions;
 mod move_tables;
 pub mod program;

@@ -67,8 +67,7 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `robot` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 1];
-    n[0] = (s.0[0] & 0x11 == 0x11) | (s.0[0] & 0x22 == 0x22) | (s.0[0] & 0x44 == 0x44)
-        | (s.0[0] & 0x88 == 0x88);
+    n[0] = (s.0[0]) & ((s.0[0] >> 4)) & (0xf) != 0;
     if s.0[0] & 0x100 != 0 {
         out.push(Move(0));
     }
@@ -81,8 +80,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
     let mut n = [false; 1];
-    n[0] = (s.0[0] & 0x11 == 0x11) | (s.0[0] & 0x22 == 0x22) | (s.0[0] & 0x44 == 0x44)
-        | (s.0[0] & 0x88 == 0x88);
+    n[0] = (s.0[0]) & ((s.0[0] >> 4)) & (0xf) != 0;
     let mut w: [u64; WORDS] = [0x0];
     let mut keep = [0u64; WORDS];
     let mut set = [0u64; WORDS];
@@ -151,8 +149,7 @@ pub fn terminal(s: &State) -> bool {
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 1];
-    n[0] = (s.0[0] & 0x20 == 0x20) | (s.0[0] & 0x40 == 0x40) | (s.0[0] & 0x80 == 0x80)
-        | (s.0[0] & 0x100 == 0x100);
+    n[0] = (s.0[0]) & (0x1e0) != 0;
     out[0] = None;
     if n[0] {
         out[0] = Some(0);
@@ -167,8 +164,7 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 2];
-    n[0] = (s.0[0] & 0x11 == 0x11) | (s.0[0] & 0x22 == 0x22) | (s.0[0] & 0x44 == 0x44)
-        | (s.0[0] & 0x88 == 0x88);
+    n[0] = (s.0[0]) & ((s.0[0] >> 4)) & (0xf) != 0;
     n[1] = (s.0[0] & 0x10 == 0x10) | (s.0[0] & 0x400 == 0x400);
     if n[1] {
         return None;
