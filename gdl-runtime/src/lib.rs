@@ -3,6 +3,7 @@
 
 pub mod belief;
 pub mod bench;
+pub mod bits;
 pub mod checks;
 pub mod driver;
 pub mod http;

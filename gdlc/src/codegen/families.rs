@@ -8,7 +8,7 @@ use crate::ground::{Ground, Lit, Prop};
 use std::collections::BTreeMap;
 
 /// The fewest rules of one shape that are evaluated as a family.
-const FAMILY_MIN: usize = 4;
+pub const FAMILY_MIN: usize = 4;
 
 /// Rules of one shape: the same literals, moved by different numbers of bits.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,21 +36,8 @@ pub struct Families {
 /// (none for most). A node's rules that are in no family stay as they were.
 pub fn vectorize(ground: &mut Ground) -> Vec<Families> {
     let words = super::words(ground.base.len());
-    let mut in_cycle = vec![false; ground.nodes.len()];
-    for &(start, end) in &ground.cycles {
-        in_cycle[start as usize..end as usize].iter_mut().for_each(|c| *c = true);
-    }
-    // The base literals each node stands for, when it is one conjunction of them (through
-    // other such nodes). Nodes come in evaluation order, so one pass settles them.
-    let mut flat: Vec<Option<Vec<Lit>>> = vec![None; ground.nodes.len()];
-    for (n, node) in ground.nodes.iter().enumerate() {
-        if in_cycle[n] {
-            continue;
-        }
-        if let [rule] = node.rules.as_slice() {
-            flat[n] = flatten(rule, &flat);
-        }
-    }
+    let in_cycle = in_cycle(ground);
+    let flat = flat_nodes(ground);
     let mut families = vec![Families::default(); ground.nodes.len()];
     for (n, node) in ground.nodes.iter_mut().enumerate() {
         if in_cycle[n] || node.rules.len() < FAMILY_MIN {
@@ -62,10 +49,7 @@ pub fn vectorize(ground: &mut Ground) -> Vec<Families> {
         for (index, rule) in node.rules.iter().enumerate() {
             match flatten(rule, &flat) {
                 Some(lits) if !lits.is_empty() => {
-                    let anchor = lits.iter().map(base_of).min().unwrap_or_default();
-                    let mut shape: Vec<(u32, bool)> = lits.iter().map(|l| (base_of(l) - anchor, l.positive)).collect();
-                    shape.sort_unstable();
-                    shape.dedup();
+                    let (anchor, shape) = shape_of(&lits);
                     shapes.entry(shape).or_default().push((anchor, lits, index));
                 }
                 _ => rest.push(rule.clone()),
@@ -74,7 +58,7 @@ pub fn vectorize(ground: &mut Ground) -> Vec<Families> {
         let mut rules = Vec::new();
         for (shape, members) in shapes {
             // A fact and its negation in one rule: the rule never holds.
-            if shape.windows(2).any(|w| w[0].0 == w[1].0) {
+            if !satisfiable(&shape) {
                 continue;
             }
             if members.len() < FAMILY_MIN {
@@ -96,6 +80,43 @@ pub fn vectorize(ground: &mut Ground) -> Vec<Families> {
         node.rules = rules;
     }
     families
+}
+
+fn in_cycle(ground: &Ground) -> Vec<bool> {
+    let mut in_cycle = vec![false; ground.nodes.len()];
+    for &(start, end) in &ground.cycles {
+        in_cycle[start as usize..end as usize].iter_mut().for_each(|c| *c = true);
+    }
+    in_cycle
+}
+
+/// The base literals each node stands for, when it is one conjunction of them (through other
+/// such nodes), sorted.
+pub fn flat_nodes(ground: &Ground) -> Vec<Option<Vec<Lit>>> {
+    let in_cycle = in_cycle(ground);
+    // Nodes come in evaluation order, so one pass settles them.
+    let mut flat: Vec<Option<Vec<Lit>>> = vec![None; ground.nodes.len()];
+    for (n, node) in ground.nodes.iter().enumerate() {
+        if let ([rule], false) = (node.rules.as_slice(), in_cycle[n]) {
+            flat[n] = flatten(rule, &flat);
+        }
+    }
+    flat
+}
+
+/// The anchor (the first fact) of a non-empty conjunction of base literals, and its shape:
+/// its literals relative to the anchor, sorted.
+pub fn shape_of(lits: &[Lit]) -> (u32, Vec<(u32, bool)>) {
+    let anchor = lits.iter().map(base_of).min().unwrap_or_default();
+    let mut shape: Vec<(u32, bool)> = lits.iter().map(|l| (base_of(l) - anchor, l.positive)).collect();
+    shape.sort_unstable();
+    shape.dedup();
+    (anchor, shape)
+}
+
+/// Whether a shape holds somewhere: it has no fact both positive and negative.
+pub fn satisfiable(shape: &[(u32, bool)]) -> bool {
+    !shape.windows(2).any(|w| w[0].0 == w[1].0)
 }
 
 /// A rule's literals with every positive literal of a flat node replaced by its base

@@ -533,6 +533,7 @@ impl<'g> Emitter<'g> {
     fn guarded_only_nodes(
         &self,
         terminal: &[Value],
+        legal: &[Vec<Value>],
         guards: &[Option<(Lit, Vec<bool>)>],
         next: &[Value],
     ) -> Vec<Option<usize>> {
@@ -543,9 +544,9 @@ impl<'g> Emitter<'g> {
         let mut others: Vec<Value> = terminal.iter().chain(next).copied().collect();
         let mut readers = vec![0u32; self.ground.nodes.len()];
         let mut owner = vec![None; self.ground.nodes.len()];
-        for (role, (moves, guard)) in self.ground.legal.iter().zip(guards).enumerate() {
+        for (role, (moves, guard)) in legal.iter().zip(guards).enumerate() {
             let mut guarded = Vec::new();
-            for (i, &(_, v)) in moves.iter().enumerate() {
+            for (i, &v) in moves.iter().enumerate() {
                 if guard.as_ref().is_some_and(|(_, g)| g[i]) {
                     guarded.push(v);
                 } else {
@@ -566,14 +567,131 @@ impl<'g> Emitter<'g> {
         owner.iter().zip(&readers).map(|(&o, &count)| if count == 1 { o } else { None }).collect()
     }
 
+    /// A role's legal moves that are evaluated as families: the moves whose condition is one
+    /// conjunction of base literals (beside the role's guard, tested before them), grouped by
+    /// shape, at least [`super::families::FAMILY_MIN`] to a family.
+    fn legal_families(
+        &self,
+        moves: &[(u32, Value)],
+        guard: &Option<(Lit, Vec<bool>)>,
+        flat: &[Option<Vec<Lit>>],
+    ) -> LegalFamilies {
+        // (guarded, shape) -> (anchor, move, index into `moves`) of the moves of that shape.
+        type Shapes = std::collections::BTreeMap<(bool, Vec<(u32, bool)>), Vec<(u32, u32, usize)>>;
+        let mut shapes = Shapes::new();
+        for (i, &(m, v)) in moves.iter().enumerate() {
+            let lits = match v {
+                Value::Lit(lit @ Lit { prop: Prop::Base(_), .. }) => vec![lit],
+                Value::Lit(Lit { prop: Prop::Node(n), positive: true }) => match &flat[n as usize] {
+                    Some(lits) => lits.clone(),
+                    None => continue,
+                },
+                _ => continue,
+            };
+            let guarded = guard.as_ref().filter(|(_, g)| g[i]).map(|&(lit, _)| lit);
+            let lits: Vec<Lit> = lits.into_iter().filter(|&l| Some(l) != guarded).collect();
+            if lits.is_empty() {
+                continue;
+            }
+            let (anchor, shape) = super::families::shape_of(&lits);
+            if super::families::satisfiable(&shape) {
+                shapes.entry((guarded.is_some(), shape)).or_default().push((anchor, m, i));
+            }
+        }
+        let words = words(self.ground.base.len());
+        let mut plan = LegalFamilies { member: vec![false; moves.len()], families: Vec::new() };
+        for ((guarded, literals), mut members) in shapes {
+            // One move per anchor: moves whose condition is the very same stay single.
+            members.sort_by_key(|&(anchor, _, _)| anchor);
+            members.dedup_by_key(|&mut (anchor, _, _)| anchor);
+            if members.len() < super::families::FAMILY_MIN {
+                continue;
+            }
+            let mut anchors = vec![0u64; words];
+            let mut moves_of = Vec::new();
+            for &(anchor, m, i) in &members {
+                anchors[anchor as usize / 64] |= 1 << (anchor % 64);
+                moves_of.push((anchor, m));
+                plan.member[i] = true;
+            }
+            plan.families.push(LegalFamily { family: Family { literals, anchors }, moves_of, guarded });
+        }
+        plan
+    }
+
+    /// Statements that set the bits of a family's legal moves in `legal`: per state word with
+    /// anchors, the anchors whose rule holds, each mapped to its move.
+    fn legal_family_code(&self, family: &LegalFamily) -> TokenStream {
+        let words = family.family.anchors.len();
+        let per_word = family.family.anchors.iter().enumerate().filter(|(_, &mask)| mask != 0).map(|(k, &mask)| {
+            let mut factors: Vec<TokenStream> = family
+                .family
+                .literals
+                .iter()
+                .map(|&(offset, positive)| {
+                    let word = shifted_word(k, offset as usize, words);
+                    if positive {
+                        word
+                    } else {
+                        quote!(!#word)
+                    }
+                })
+                .collect();
+            factors.push(hex(mask));
+            let holds = join(&factors, quote!(&));
+            let mut moves_of = [0u32; 64];
+            for &(anchor, m) in &family.moves_of {
+                if anchor as usize / 64 == k {
+                    moves_of[anchor as usize % 64] = m;
+                }
+            }
+            let moves_of = moves_of.iter().map(|&m| Literal::u32_unsuffixed(m));
+            quote! {{
+                const MOVE_OF: [u32; 64] = [#(#moves_of),*];
+                let mut holds = #holds;
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }}
+        });
+        quote!(#(#per_word)*)
+    }
+
     /// `random_step(state, rng)`: one step of a uniformly random playout, with every derived
     /// proposition that terminal, legal and next share computed once. It draws the same random
     /// numbers and picks the same moves as `gdl_runtime`'s default `Game::random_step` over
     /// `legal` and `next`. `None` when the game has a terminal or legal proposition that
     /// depends on the joint move (which valid GDL rules out), so that the default is used.
     fn generate_random_step_fn(&self) -> Option<TokenStream> {
+        // Each role's guard, and its moves evaluated as families a word at a time; those need
+        // no node evaluated.
+        let guards: Vec<Option<(Lit, Vec<bool>)>> =
+            self.ground.legal.iter().map(|moves| self.legal_guard(moves)).collect();
+        let flat = super::families::flat_nodes(self.ground);
+        let plans: Vec<LegalFamilies> = self
+            .ground
+            .legal
+            .iter()
+            .zip(&guards)
+            .map(|(moves, guard)| self.legal_families(moves, guard, &flat))
+            .collect();
+        let legal_values: Vec<Vec<Value>> = self
+            .ground
+            .legal
+            .iter()
+            .zip(&plans)
+            .map(|(moves, plan)| {
+                moves
+                    .iter()
+                    .zip(&plan.member)
+                    .map(|(&(_, v), &member)| if member { Value::Const(false) } else { v })
+                    .collect()
+            })
+            .collect();
         let mut values: Vec<Value> = vec![self.ground.terminal];
-        values.extend(self.ground.legal.iter().flatten().map(|&(_, v)| v));
+        values.extend(legal_values.iter().flatten().copied());
         let state_values = values.len();
         values.extend(
             self.ground.next.iter().enumerate().map(|(i, &v)| if self.framed(i) { Value::Const(false) } else { v }),
@@ -588,15 +706,12 @@ impl<'g> Emitter<'g> {
             matches!(v, Value::Lit(Lit { prop: Prop::Node(n), .. }) if dependent[*n as usize])
                 || matches!(v, Value::Lit(Lit { prop: Prop::Does(..), .. }))
         };
-        if values[..state_values].iter().any(depends) {
+        if values[..state_values].iter().any(depends) || self.ground.legal.iter().flatten().any(|(_, v)| depends(v)) {
             return None;
         }
         let declare = self.assign_slots(&needed);
-        // Each role's guard, and the nodes only its guarded moves read, computed only when the
-        // guard holds.
-        let guards: Vec<Option<(Lit, Vec<bool>)>> =
-            self.ground.legal.iter().map(|moves| self.legal_guard(moves)).collect();
-        let guarded_only = self.guarded_only_nodes(&values[..1], &guards, &values[state_values..]);
+        // The nodes only a role's guarded moves read are computed only when its guard holds.
+        let guarded_only = self.guarded_only_nodes(&values[..1], &legal_values, &guards, &values[state_values..]);
         let (after, before): (Vec<u32>, Vec<u32>) =
             needed.iter().filter(|&&n| guarded_only[n as usize].is_none()).partition(|&&n| dependent[n as usize]);
         let state_nodes = self.emit_nodes(&before);
@@ -605,56 +720,60 @@ impl<'g> Emitter<'g> {
         let move_nodes = self.emit_nodes(&after);
         self.in_move_phase.set(false);
         let terminal = self.value(self.ground.terminal);
+        let move_words = Literal::usize_unsuffixed(self.ground.moves.len().div_ceil(64).max(1));
         let choices = self.ground.legal.iter().enumerate().map(|(role, moves)| {
             let r = Literal::usize_unsuffixed(role);
-            let candidates: Vec<(u32, Value, bool)> = moves
-                .iter()
-                .enumerate()
-                .filter(|(_, (_, v))| *v != Value::Const(false))
-                .map(|(i, &(m, v))| (m, v, guards[role].as_ref().is_some_and(|(_, g)| g[i])))
-                .collect();
-            let len = Literal::usize_unsuffixed(candidates.len().max(1));
-            let push = |&(m, v, _): &(u32, Value, bool)| {
-                let m = Literal::u32_unsuffixed(m);
+            let plan = &plans[role];
+            let guarded = |i: usize| guards[role].as_ref().is_some_and(|(_, g)| g[i]);
+            // The moves not in families, each setting its bit; those a guard guards only when
+            // it holds.
+            let single = |m: u32, v: Value| {
+                let (w, b) = (Literal::usize_unsuffixed(m as usize / 64), Literal::u32_unsuffixed(m % 64));
                 let cond = self.value(v);
-                quote! {
-                    moves[count] = Move(#m);
-                    count += usize::from(#cond);
-                }
+                quote!(legal[#w] |= u64::from(#cond) << #b;)
             };
-            // Runs of candidates in the order of `MOVES`, those of a guarded run only tried
-            // when the guard holds.
-            let runs = candidates.chunk_by(|a, b| a.2 == b.2).map(|run| {
-                let pushes = run.iter().map(push);
-                if run[0].2 {
-                    quote!(if guard { #(#pushes)* })
-                } else {
-                    quote!(#(#pushes)*)
+            let (mut open, mut behind_guard) = (Vec::new(), Vec::new());
+            for (i, &(m, v)) in moves.iter().enumerate() {
+                if v == Value::Const(false) || plan.member[i] {
+                    continue;
                 }
-            });
+                if guarded(i) {
+                    behind_guard.push(single(m, v))
+                } else {
+                    open.push(single(m, v))
+                }
+            }
+            for family in &plan.families {
+                let code = self.legal_family_code(family);
+                if family.guarded {
+                    behind_guard.push(code)
+                } else {
+                    open.push(code)
+                }
+            }
             let guard = guards[role].as_ref().map(|&(lit, _)| {
                 let exclusive: Vec<u32> =
                     needed.iter().copied().filter(|&n| guarded_only[n as usize] == Some(role)).collect();
                 let nodes = self.emit_nodes(&exclusive);
                 let lit = self.lit(lit);
                 quote! {
-                    let guard = #lit;
-                    if guard {
+                    if #lit {
                         #nodes
+                        #(#behind_guard)*
                     }
                 }
             });
-            // The last write may land one past the last legal move, so the buffer has a spare
-            // slot.
+            // The legal moves as a set of move indices, so that the one drawn is the same as
+            // the one `legal`'s list in the order of `MOVES` gives.
             quote! {{
-                let mut moves = [Move(0); #len + 1];
-                let mut count = 0usize;
+                let mut legal = [0u64; #move_words];
                 #guard
-                #(#runs)*
+                #(#open)*
+                let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
                 joint[#r] = match count {
                     0 => return None,
-                    1 => moves[0],
-                    _ => moves[rng.below(count)],
+                    1 => Move(::gdl_runtime::bits::select(&legal, 0)),
+                    _ => Move(::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32)),
                 };
             }}
         });
@@ -911,6 +1030,20 @@ impl<'g> Emitter<'g> {
             Prop::Check(_) => unreachable!("checked relations in the straight-line form"),
         }
     }
+}
+
+/// A family of a role's legal moves: their shape and anchors, each anchor's move, and whether
+/// the role's guard guards them.
+struct LegalFamily {
+    family: Family,
+    moves_of: Vec<(u32, u32)>,
+    guarded: bool,
+}
+
+/// A role's legal moves evaluated as families, and which of its moves they are.
+struct LegalFamilies {
+    member: Vec<bool>,
+    families: Vec<LegalFamily>,
 }
 
 /// A rule's literals other than its move, and the moves (role, move) that complete it.

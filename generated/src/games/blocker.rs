@@ -535,85 +535,55 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     let mut joint = [Move(0); 2];
     {
-        let mut moves = [Move(0); 16 + 1];
-        let mut count = 0usize;
-        moves[count] = Move(0);
-        count += usize::from(s.0[0] & 0x1 != 0);
-        moves[count] = Move(1);
-        count += usize::from(s.0[0] & 0x8 != 0);
-        moves[count] = Move(2);
-        count += usize::from(s.0[0] & 0x40 != 0);
-        moves[count] = Move(3);
-        count += usize::from(s.0[0] & 0x200 != 0);
-        moves[count] = Move(4);
-        count += usize::from(s.0[0] & 0x1000 != 0);
-        moves[count] = Move(5);
-        count += usize::from(s.0[0] & 0x8000 != 0);
-        moves[count] = Move(6);
-        count += usize::from(s.0[0] & 0x40000 != 0);
-        moves[count] = Move(7);
-        count += usize::from(s.0[0] & 0x200000 != 0);
-        moves[count] = Move(8);
-        count += usize::from(s.0[0] & 0x1000000 != 0);
-        moves[count] = Move(9);
-        count += usize::from(s.0[0] & 0x8000000 != 0);
-        moves[count] = Move(10);
-        count += usize::from(s.0[0] & 0x40000000 != 0);
-        moves[count] = Move(11);
-        count += usize::from(s.0[0] & 0x200000000 != 0);
-        moves[count] = Move(12);
-        count += usize::from(s.0[0] & 0x1000000000 != 0);
-        moves[count] = Move(13);
-        count += usize::from(s.0[0] & 0x8000000000 != 0);
-        moves[count] = Move(14);
-        count += usize::from(s.0[0] & 0x40000000000 != 0);
-        moves[count] = Move(15);
-        count += usize::from(s.0[0] & 0x200000000000 != 0);
+        let mut legal = [0u64; 1];
+        {
+            const MOVE_OF: [u32; 64] = [
+                0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0,
+                8, 0, 0, 9, 0, 0, 10, 0, 0, 11, 0, 0, 12, 0, 0, 13, 0, 0, 14, 0, 0, 15,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ];
+            let mut holds = (s.0[0]) & (0x249249249249);
+            while holds != 0 {
+                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                holds &= holds - 1;
+                legal[m / 64] |= 1 << (m % 64);
+            }
+        }
+        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
         joint[0] = match count {
             0 => return None,
-            1 => moves[0],
-            _ => moves[rng.below(count)],
+            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
+            _ => {
+                Move(
+                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
+                )
+            }
         };
     }
     {
-        let mut moves = [Move(0); 16 + 1];
-        let mut count = 0usize;
-        moves[count] = Move(0);
-        count += usize::from(s.0[0] & 0x1 != 0);
-        moves[count] = Move(1);
-        count += usize::from(s.0[0] & 0x8 != 0);
-        moves[count] = Move(2);
-        count += usize::from(s.0[0] & 0x40 != 0);
-        moves[count] = Move(3);
-        count += usize::from(s.0[0] & 0x200 != 0);
-        moves[count] = Move(4);
-        count += usize::from(s.0[0] & 0x1000 != 0);
-        moves[count] = Move(5);
-        count += usize::from(s.0[0] & 0x8000 != 0);
-        moves[count] = Move(6);
-        count += usize::from(s.0[0] & 0x40000 != 0);
-        moves[count] = Move(7);
-        count += usize::from(s.0[0] & 0x200000 != 0);
-        moves[count] = Move(8);
-        count += usize::from(s.0[0] & 0x1000000 != 0);
-        moves[count] = Move(9);
-        count += usize::from(s.0[0] & 0x8000000 != 0);
-        moves[count] = Move(10);
-        count += usize::from(s.0[0] & 0x40000000 != 0);
-        moves[count] = Move(11);
-        count += usize::from(s.0[0] & 0x200000000 != 0);
-        moves[count] = Move(12);
-        count += usize::from(s.0[0] & 0x1000000000 != 0);
-        moves[count] = Move(13);
-        count += usize::from(s.0[0] & 0x8000000000 != 0);
-        moves[count] = Move(14);
-        count += usize::from(s.0[0] & 0x40000000000 != 0);
-        moves[count] = Move(15);
-        count += usize::from(s.0[0] & 0x200000000000 != 0);
+        let mut legal = [0u64; 1];
+        {
+            const MOVE_OF: [u32; 64] = [
+                0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0,
+                8, 0, 0, 9, 0, 0, 10, 0, 0, 11, 0, 0, 12, 0, 0, 13, 0, 0, 14, 0, 0, 15,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ];
+            let mut holds = (s.0[0]) & (0x249249249249);
+            while holds != 0 {
+                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                holds &= holds - 1;
+                legal[m / 64] |= 1 << (m % 64);
+            }
+        }
+        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
         joint[1] = match count {
             0 => return None,
-            1 => moves[0],
-            _ => moves[rng.below(count)],
+            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
+            _ => {
+                Move(
+                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
+                )
+            }
         };
     }
     let joint = &joint;

@@ -40729,2589 +40729,1948 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     let mut joint = [Move(0); 2];
     {
-        let mut moves = [Move(0); 640 + 1];
-        let mut count = 0usize;
-        let guard = s.0[2] & 0x200000000000000 != 0;
-        if guard {}
-        if guard {
-            moves[count] = Move(168);
-            count += usize::from(n[3127]);
-            moves[count] = Move(169);
-            count += usize::from(n[3128]);
-            moves[count] = Move(170);
-            count += usize::from(n[3126]);
-            moves[count] = Move(171);
-            count += usize::from(n[3221]);
-            moves[count] = Move(172);
-            count += usize::from(n[3173]);
-            moves[count] = Move(173);
-            count += usize::from(n[3174]);
-            moves[count] = Move(174);
-            count += usize::from(n[3172]);
-            moves[count] = Move(175);
-            count += usize::from(n[3217]);
-            moves[count] = Move(176);
-            count += usize::from(n[3216]);
-            moves[count] = Move(177);
-            count += usize::from(n[3215]);
-            moves[count] = Move(178);
-            count += usize::from(n[3189]);
-            moves[count] = Move(179);
-            count += usize::from(n[3203]);
-            moves[count] = Move(180);
-            count += usize::from(n[3202]);
-            moves[count] = Move(181);
-            count += usize::from(n[3201]);
-            moves[count] = Move(182);
-            count += usize::from(n[3134]);
-            moves[count] = Move(183);
-            count += usize::from(n[3135]);
-            moves[count] = Move(184);
-            count += usize::from(n[3133]);
-            moves[count] = Move(185);
-            count += usize::from(n[3253]);
-            moves[count] = Move(186);
-            count += usize::from(n[3137]);
-            moves[count] = Move(187);
-            count += usize::from(n[3138]);
-            moves[count] = Move(188);
-            count += usize::from(n[3136]);
-            moves[count] = Move(189);
-            count += usize::from(n[3249]);
-            moves[count] = Move(190);
-            count += usize::from(n[3248]);
-            moves[count] = Move(191);
-            count += usize::from(n[3247]);
-            moves[count] = Move(192);
-            count += usize::from(n[3185]);
-            moves[count] = Move(193);
-            count += usize::from(n[3235]);
-            moves[count] = Move(194);
-            count += usize::from(n[3234]);
-            moves[count] = Move(195);
-            count += usize::from(n[3233]);
-            moves[count] = Move(196);
-            count += usize::from(n[3147]);
-            moves[count] = Move(197);
-            count += usize::from(n[3130]);
-            moves[count] = Move(198);
-            count += usize::from(n[3131]);
-            moves[count] = Move(199);
-            count += usize::from(n[3129]);
-            moves[count] = Move(200);
-            count += usize::from(n[3175]);
-            moves[count] = Move(201);
-            count += usize::from(n[3219]);
-            moves[count] = Move(202);
-            count += usize::from(n[3169]);
-            moves[count] = Move(203);
-            count += usize::from(n[3170]);
-            moves[count] = Move(204);
-            count += usize::from(n[3168]);
-            moves[count] = Move(205);
-            count += usize::from(n[3214]);
-            moves[count] = Move(206);
-            count += usize::from(n[3213]);
-            moves[count] = Move(207);
-            count += usize::from(n[3212]);
-            moves[count] = Move(208);
-            count += usize::from(n[3211]);
-            moves[count] = Move(209);
-            count += usize::from(n[3188]);
-            moves[count] = Move(210);
-            count += usize::from(n[3200]);
-            moves[count] = Move(211);
-            count += usize::from(n[3199]);
-            moves[count] = Move(212);
-            count += usize::from(n[3198]);
-            moves[count] = Move(213);
-            count += usize::from(n[3197]);
-            moves[count] = Move(214);
-            count += usize::from(n[3154]);
-            moves[count] = Move(215);
-            count += usize::from(n[3140]);
-            moves[count] = Move(216);
-            count += usize::from(n[3141]);
-            moves[count] = Move(217);
-            count += usize::from(n[3139]);
-            moves[count] = Move(218);
-            count += usize::from(n[3155]);
-            moves[count] = Move(219);
-            count += usize::from(n[3251]);
-            moves[count] = Move(220);
-            count += usize::from(n[3143]);
-            moves[count] = Move(221);
-            count += usize::from(n[3144]);
-            moves[count] = Move(222);
-            count += usize::from(n[3142]);
-            moves[count] = Move(223);
-            count += usize::from(n[3246]);
-            moves[count] = Move(224);
-            count += usize::from(n[3245]);
-            moves[count] = Move(225);
-            count += usize::from(n[3244]);
-            moves[count] = Move(226);
-            count += usize::from(n[3243]);
-            moves[count] = Move(227);
-            count += usize::from(n[3182]);
-            moves[count] = Move(228);
-            count += usize::from(n[3232]);
-            moves[count] = Move(229);
-            count += usize::from(n[3231]);
-            moves[count] = Move(230);
-            count += usize::from(n[3230]);
-            moves[count] = Move(231);
-            count += usize::from(n[3229]);
-            moves[count] = Move(232);
-            count += usize::from(n[3150]);
-            moves[count] = Move(233);
-            count += usize::from(n[3149]);
-            moves[count] = Move(234);
-            count += usize::from(n[3148]);
-            moves[count] = Move(235);
-            count += usize::from(n[3132]);
-            moves[count] = Move(236);
-            count += usize::from(n[3220]);
-            moves[count] = Move(237);
-            count += usize::from(n[3178]);
-            moves[count] = Move(238);
-            count += usize::from(n[3177]);
-            moves[count] = Move(239);
-            count += usize::from(n[3176]);
-            moves[count] = Move(240);
-            count += usize::from(n[3171]);
-            moves[count] = Move(241);
-            count += usize::from(n[3207]);
-            moves[count] = Move(242);
-            count += usize::from(n[3205]);
-            moves[count] = Move(243);
-            count += usize::from(n[3206]);
-            moves[count] = Move(244);
-            count += usize::from(n[3186]);
-            moves[count] = Move(245);
-            count += usize::from(n[3204]);
-            moves[count] = Move(246);
-            count += usize::from(n[3196]);
-            moves[count] = Move(247);
-            count += usize::from(n[3194]);
-            moves[count] = Move(248);
-            count += usize::from(n[3195]);
-            moves[count] = Move(249);
-            count += usize::from(n[3193]);
-            moves[count] = Move(250);
-            count += usize::from(n[3158]);
-            moves[count] = Move(251);
-            count += usize::from(n[3157]);
-            moves[count] = Move(252);
-            count += usize::from(n[3156]);
-            moves[count] = Move(253);
-            count += usize::from(n[3145]);
-            moves[count] = Move(254);
-            count += usize::from(n[3252]);
-            moves[count] = Move(255);
-            count += usize::from(n[3161]);
-            moves[count] = Move(256);
-            count += usize::from(n[3160]);
-            moves[count] = Move(257);
-            count += usize::from(n[3159]);
-            moves[count] = Move(258);
-            count += usize::from(n[3146]);
-            moves[count] = Move(259);
-            count += usize::from(n[3239]);
-            moves[count] = Move(260);
-            count += usize::from(n[3237]);
-            moves[count] = Move(261);
-            count += usize::from(n[3238]);
-            moves[count] = Move(262);
-            count += usize::from(n[3183]);
-            moves[count] = Move(263);
-            count += usize::from(n[3236]);
-            moves[count] = Move(264);
-            count += usize::from(n[3228]);
-            moves[count] = Move(265);
-            count += usize::from(n[3226]);
-            moves[count] = Move(266);
-            count += usize::from(n[3227]);
-            moves[count] = Move(267);
-            count += usize::from(n[3225]);
-            moves[count] = Move(268);
-            count += usize::from(n[3153]);
-            moves[count] = Move(269);
-            count += usize::from(n[3152]);
-            moves[count] = Move(270);
-            count += usize::from(n[3151]);
-            moves[count] = Move(271);
-            count += usize::from(n[3218]);
-            moves[count] = Move(272);
-            count += usize::from(n[3181]);
-            moves[count] = Move(273);
-            count += usize::from(n[3180]);
-            moves[count] = Move(274);
-            count += usize::from(n[3179]);
-            moves[count] = Move(275);
-            count += usize::from(n[3210]);
-            moves[count] = Move(276);
-            count += usize::from(n[3208]);
-            moves[count] = Move(277);
-            count += usize::from(n[3209]);
-            moves[count] = Move(278);
-            count += usize::from(n[3187]);
-            moves[count] = Move(279);
-            count += usize::from(n[3192]);
-            moves[count] = Move(280);
-            count += usize::from(n[3190]);
-            moves[count] = Move(281);
-            count += usize::from(n[3191]);
-            moves[count] = Move(282);
-            count += usize::from(n[3164]);
-            moves[count] = Move(283);
-            count += usize::from(n[3163]);
-            moves[count] = Move(284);
-            count += usize::from(n[3162]);
-            moves[count] = Move(285);
-            count += usize::from(n[3250]);
-            moves[count] = Move(286);
-            count += usize::from(n[3167]);
-            moves[count] = Move(287);
-            count += usize::from(n[3166]);
-            moves[count] = Move(288);
-            count += usize::from(n[3165]);
-            moves[count] = Move(289);
-            count += usize::from(n[3242]);
-            moves[count] = Move(290);
-            count += usize::from(n[3240]);
-            moves[count] = Move(291);
-            count += usize::from(n[3241]);
-            moves[count] = Move(292);
-            count += usize::from(n[3184]);
-            moves[count] = Move(293);
-            count += usize::from(n[3224]);
-            moves[count] = Move(294);
-            count += usize::from(n[3222]);
-            moves[count] = Move(295);
-            count += usize::from(n[3223]);
-            moves[count] = Move(296);
-            count += usize::from(n[3047]);
-            moves[count] = Move(297);
-            count += usize::from(n[3046]);
-            moves[count] = Move(298);
-            count += usize::from(n[3080]);
-            moves[count] = Move(299);
-            count += usize::from(n[3079]);
-            moves[count] = Move(300);
-            count += usize::from(n[3052]);
-            moves[count] = Move(301);
-            count += usize::from(n[3051]);
-            moves[count] = Move(302);
-            count += usize::from(n[3054]);
-            moves[count] = Move(303);
-            count += usize::from(n[3053]);
-            moves[count] = Move(304);
-            count += usize::from(n[3061]);
-            moves[count] = Move(305);
-            count += usize::from(n[3049]);
-            moves[count] = Move(306);
-            count += usize::from(n[3048]);
-            moves[count] = Move(307);
-            count += usize::from(n[3081]);
-            moves[count] = Move(308);
-            count += usize::from(n[3077]);
-            moves[count] = Move(309);
-            count += usize::from(n[3076]);
-            moves[count] = Move(310);
-            count += usize::from(n[3066]);
-            moves[count] = Move(311);
-            count += usize::from(n[3056]);
-            moves[count] = Move(312);
-            count += usize::from(n[3055]);
-            moves[count] = Move(313);
-            count += usize::from(n[3067]);
-            moves[count] = Move(314);
-            count += usize::from(n[3058]);
-            moves[count] = Move(315);
-            count += usize::from(n[3057]);
-            moves[count] = Move(316);
-            count += usize::from(n[3063]);
-            moves[count] = Move(317);
-            count += usize::from(n[3062]);
-            moves[count] = Move(318);
-            count += usize::from(n[3050]);
-            moves[count] = Move(319);
-            count += usize::from(n[3083]);
-            moves[count] = Move(320);
-            count += usize::from(n[3082]);
-            moves[count] = Move(321);
-            count += usize::from(n[3078]);
-            moves[count] = Move(322);
-            count += usize::from(n[3069]);
-            moves[count] = Move(323);
-            count += usize::from(n[3068]);
-            moves[count] = Move(324);
-            count += usize::from(n[3059]);
-            moves[count] = Move(325);
-            count += usize::from(n[3071]);
-            moves[count] = Move(326);
-            count += usize::from(n[3070]);
-            moves[count] = Move(327);
-            count += usize::from(n[3060]);
-            moves[count] = Move(328);
-            count += usize::from(n[3065]);
-            moves[count] = Move(329);
-            count += usize::from(n[3064]);
-            moves[count] = Move(330);
-            count += usize::from(n[3085]);
-            moves[count] = Move(331);
-            count += usize::from(n[3084]);
-            moves[count] = Move(332);
-            count += usize::from(n[3073]);
-            moves[count] = Move(333);
-            count += usize::from(n[3072]);
-            moves[count] = Move(334);
-            count += usize::from(n[3075]);
-            moves[count] = Move(335);
-            count += usize::from(n[3074]);
-            moves[count] = Move(591);
-            count += usize::from(n[2662]);
-            moves[count] = Move(592);
-            count += usize::from(n[2641]);
-            moves[count] = Move(593);
-            count += usize::from(n[2902]);
-            moves[count] = Move(594);
-            count += usize::from(n[2680]);
-            moves[count] = Move(595);
-            count += usize::from(n[2651]);
-            moves[count] = Move(596);
-            count += usize::from(n[2955]);
-            moves[count] = Move(597);
-            count += usize::from(n[2922]);
-            moves[count] = Move(598);
-            count += usize::from(n[2710]);
-            moves[count] = Move(599);
-            count += usize::from(n[2703]);
-            moves[count] = Move(600);
-            count += usize::from(n[2949]);
-            moves[count] = Move(601);
-            count += usize::from(n[2937]);
-            moves[count] = Move(602);
-            count += usize::from(n[2724]);
-            moves[count] = Move(603);
-            count += usize::from(n[2943]);
-            moves[count] = Move(604);
-            count += usize::from(n[2656]);
-            moves[count] = Move(605);
-            count += usize::from(n[2655]);
-            moves[count] = Move(606);
-            count += usize::from(n[2905]);
-            moves[count] = Move(607);
-            count += usize::from(n[2671]);
-            moves[count] = Move(608);
-            count += usize::from(n[2637]);
-            moves[count] = Move(609);
-            count += usize::from(n[2665]);
-            moves[count] = Move(610);
-            count += usize::from(n[2634]);
-            moves[count] = Move(611);
-            count += usize::from(n[2973]);
-            moves[count] = Move(612);
-            count += usize::from(n[2906]);
-            moves[count] = Move(613);
-            count += usize::from(n[2696]);
-            moves[count] = Move(614);
-            count += usize::from(n[2686]);
-            moves[count] = Move(615);
-            count += usize::from(n[2695]);
-            moves[count] = Move(616);
-            count += usize::from(n[2685]);
-            moves[count] = Move(617);
-            count += usize::from(n[2967]);
-            moves[count] = Move(618);
-            count += usize::from(n[2931]);
-            moves[count] = Move(619);
-            count += usize::from(n[2729]);
-            moves[count] = Move(620);
-            count += usize::from(n[2715]);
-            moves[count] = Move(621);
-            count += usize::from(n[2730]);
-            moves[count] = Move(622);
-            count += usize::from(n[2716]);
-            moves[count] = Move(623);
-            count += usize::from(n[2961]);
-            moves[count] = Move(624);
-            count += usize::from(n[2911]);
-            moves[count] = Move(625);
-            count += usize::from(n[2669]);
-            moves[count] = Move(626);
-            count += usize::from(n[2642]);
-            moves[count] = Move(627);
-            count += usize::from(n[2663]);
-            moves[count] = Move(628);
-            count += usize::from(n[2643]);
-            moves[count] = Move(629);
-            count += usize::from(n[2903]);
-            moves[count] = Move(630);
-            count += usize::from(n[2952]);
-            moves[count] = Move(631);
-            count += usize::from(n[2923]);
-            moves[count] = Move(632);
-            count += usize::from(n[2677]);
-            moves[count] = Move(633);
-            count += usize::from(n[2652]);
-            moves[count] = Move(634);
-            count += usize::from(n[2676]);
-            moves[count] = Move(635);
-            count += usize::from(n[2648]);
-            moves[count] = Move(636);
-            count += usize::from(n[2951]);
-            moves[count] = Move(637);
-            count += usize::from(n[2920]);
-            moves[count] = Move(638);
-            count += usize::from(n[2948]);
-            moves[count] = Move(639);
-            count += usize::from(n[2936]);
-            moves[count] = Move(640);
-            count += usize::from(n[2709]);
-            moves[count] = Move(641);
-            count += usize::from(n[2698]);
-            moves[count] = Move(642);
-            count += usize::from(n[2708]);
-            moves[count] = Move(643);
-            count += usize::from(n[2701]);
-            moves[count] = Move(644);
-            count += usize::from(n[2947]);
-            moves[count] = Move(645);
-            count += usize::from(n[2935]);
-            moves[count] = Move(646);
-            count += usize::from(n[2942]);
-            moves[count] = Move(647);
-            count += usize::from(n[2723]);
-            moves[count] = Move(648);
-            count += usize::from(n[2722]);
-            moves[count] = Move(649);
-            count += usize::from(n[2941]);
-            moves[count] = Move(650);
-            count += usize::from(n[2914]);
-            moves[count] = Move(651);
-            count += usize::from(n[2658]);
-            moves[count] = Move(652);
-            count += usize::from(n[2657]);
-            moves[count] = Move(653);
-            count += usize::from(n[2907]);
-            moves[count] = Move(654);
-            count += usize::from(n[2970]);
-            moves[count] = Move(655);
-            count += usize::from(n[2915]);
-            moves[count] = Move(656);
-            count += usize::from(n[2672]);
-            moves[count] = Move(657);
-            count += usize::from(n[2638]);
-            moves[count] = Move(658);
-            count += usize::from(n[2666]);
-            moves[count] = Move(659);
-            count += usize::from(n[2635]);
-            moves[count] = Move(660);
-            count += usize::from(n[2969]);
-            moves[count] = Move(661);
-            count += usize::from(n[2908]);
-            moves[count] = Move(662);
-            count += usize::from(n[2966]);
-            moves[count] = Move(663);
-            count += usize::from(n[2927]);
-            moves[count] = Move(664);
-            count += usize::from(n[2690]);
-            moves[count] = Move(665);
-            count += usize::from(n[2687]);
-            moves[count] = Move(666);
-            count += usize::from(n[2689]);
-            moves[count] = Move(667);
-            count += usize::from(n[2683]);
-            moves[count] = Move(668);
-            count += usize::from(n[2965]);
-            moves[count] = Move(669);
-            count += usize::from(n[2926]);
-            moves[count] = Move(670);
-            count += usize::from(n[2960]);
-            moves[count] = Move(671);
-            count += usize::from(n[2727]);
-            moves[count] = Move(672);
-            count += usize::from(n[2712]);
-            moves[count] = Move(673);
-            count += usize::from(n[2728]);
-            moves[count] = Move(674);
-            count += usize::from(n[2714]);
-            moves[count] = Move(675);
-            count += usize::from(n[2959]);
-            moves[count] = Move(676);
-            count += usize::from(n[2912]);
-            moves[count] = Move(677);
-            count += usize::from(n[2670]);
-            moves[count] = Move(678);
-            count += usize::from(n[2644]);
-            moves[count] = Move(679);
-            count += usize::from(n[2664]);
-            moves[count] = Move(680);
-            count += usize::from(n[2645]);
-            moves[count] = Move(681);
-            count += usize::from(n[2904]);
-            moves[count] = Move(682);
-            count += usize::from(n[2954]);
-            moves[count] = Move(683);
-            count += usize::from(n[2924]);
-            moves[count] = Move(684);
-            count += usize::from(n[2679]);
-            moves[count] = Move(685);
-            count += usize::from(n[2653]);
-            moves[count] = Move(686);
-            count += usize::from(n[2678]);
-            moves[count] = Move(687);
-            count += usize::from(n[2649]);
-            moves[count] = Move(688);
-            count += usize::from(n[2953]);
-            moves[count] = Move(689);
-            count += usize::from(n[2921]);
-            moves[count] = Move(690);
-            count += usize::from(n[2945]);
-            moves[count] = Move(691);
-            count += usize::from(n[2933]);
-            moves[count] = Move(692);
-            count += usize::from(n[2705]);
-            moves[count] = Move(693);
-            count += usize::from(n[2700]);
-            moves[count] = Move(694);
-            count += usize::from(n[2704]);
-            moves[count] = Move(695);
-            count += usize::from(n[2697]);
-            moves[count] = Move(696);
-            count += usize::from(n[2944]);
-            moves[count] = Move(697);
-            count += usize::from(n[2932]);
-            moves[count] = Move(698);
-            count += usize::from(n[2940]);
-            moves[count] = Move(699);
-            count += usize::from(n[2721]);
-            moves[count] = Move(700);
-            count += usize::from(n[2720]);
-            moves[count] = Move(701);
-            count += usize::from(n[2939]);
-            moves[count] = Move(702);
-            count += usize::from(n[2916]);
-            moves[count] = Move(703);
-            count += usize::from(n[2660]);
-            moves[count] = Move(704);
-            count += usize::from(n[2659]);
-            moves[count] = Move(705);
-            count += usize::from(n[2909]);
-            moves[count] = Move(706);
-            count += usize::from(n[2972]);
-            moves[count] = Move(707);
-            count += usize::from(n[2917]);
-            moves[count] = Move(708);
-            count += usize::from(n[2673]);
-            moves[count] = Move(709);
-            count += usize::from(n[2639]);
-            moves[count] = Move(710);
-            count += usize::from(n[2667]);
-            moves[count] = Move(711);
-            count += usize::from(n[2636]);
-            moves[count] = Move(712);
-            count += usize::from(n[2971]);
-            moves[count] = Move(713);
-            count += usize::from(n[2910]);
-            moves[count] = Move(714);
-            count += usize::from(n[2963]);
-            moves[count] = Move(715);
-            count += usize::from(n[2929]);
-            moves[count] = Move(716);
-            count += usize::from(n[2692]);
-            moves[count] = Move(717);
-            count += usize::from(n[2688]);
-            moves[count] = Move(718);
-            count += usize::from(n[2691]);
-            moves[count] = Move(719);
-            count += usize::from(n[2684]);
-            moves[count] = Move(720);
-            count += usize::from(n[2962]);
-            moves[count] = Move(721);
-            count += usize::from(n[2928]);
-            moves[count] = Move(722);
-            count += usize::from(n[2958]);
-            moves[count] = Move(723);
-            count += usize::from(n[2725]);
-            moves[count] = Move(724);
-            count += usize::from(n[2713]);
-            moves[count] = Move(725);
-            count += usize::from(n[2726]);
-            moves[count] = Move(726);
-            count += usize::from(n[2711]);
-            moves[count] = Move(727);
-            count += usize::from(n[2957]);
-            moves[count] = Move(728);
-            count += usize::from(n[2913]);
-            moves[count] = Move(729);
-            count += usize::from(n[2674]);
-            moves[count] = Move(730);
-            count += usize::from(n[2646]);
-            moves[count] = Move(731);
-            count += usize::from(n[2668]);
-            moves[count] = Move(732);
-            count += usize::from(n[2647]);
-            moves[count] = Move(733);
-            count += usize::from(n[2950]);
-            moves[count] = Move(734);
-            count += usize::from(n[2925]);
-            moves[count] = Move(735);
-            count += usize::from(n[2682]);
-            moves[count] = Move(736);
-            count += usize::from(n[2654]);
-            moves[count] = Move(737);
-            count += usize::from(n[2681]);
-            moves[count] = Move(738);
-            count += usize::from(n[2650]);
-            moves[count] = Move(739);
-            count += usize::from(n[2946]);
-            moves[count] = Move(740);
-            count += usize::from(n[2934]);
-            moves[count] = Move(741);
-            count += usize::from(n[2707]);
-            moves[count] = Move(742);
-            count += usize::from(n[2702]);
-            moves[count] = Move(743);
-            count += usize::from(n[2706]);
-            moves[count] = Move(744);
-            count += usize::from(n[2699]);
-            moves[count] = Move(745);
-            count += usize::from(n[2938]);
-            moves[count] = Move(746);
-            count += usize::from(n[2719]);
-            moves[count] = Move(747);
-            count += usize::from(n[2718]);
-            moves[count] = Move(748);
-            count += usize::from(n[2918]);
-            moves[count] = Move(749);
-            count += usize::from(n[2661]);
-            moves[count] = Move(750);
-            count += usize::from(n[2968]);
-            moves[count] = Move(751);
-            count += usize::from(n[2919]);
-            moves[count] = Move(752);
-            count += usize::from(n[2675]);
-            moves[count] = Move(753);
-            count += usize::from(n[2640]);
-            moves[count] = Move(754);
-            count += usize::from(n[2964]);
-            moves[count] = Move(755);
-            count += usize::from(n[2930]);
-            moves[count] = Move(756);
-            count += usize::from(n[2693]);
-            moves[count] = Move(757);
-            count += usize::from(n[2694]);
-            moves[count] = Move(758);
-            count += usize::from(n[2956]);
-            moves[count] = Move(759);
-            count += usize::from(n[2731]);
-            moves[count] = Move(760);
-            count += usize::from(n[2717]);
-            moves[count] = Move(761);
-            count += usize::from(n[2536]);
-            moves[count] = Move(762);
-            count += usize::from(n[2830]);
-            moves[count] = Move(763);
-            count += usize::from(n[2560]);
-            moves[count] = Move(764);
-            count += usize::from(n[2850]);
-            moves[count] = Move(765);
-            count += usize::from(n[2571]);
-            moves[count] = Move(766);
-            count += usize::from(n[2862]);
-            moves[count] = Move(767);
-            count += usize::from(n[2546]);
-            moves[count] = Move(768);
-            count += usize::from(n[2537]);
-            moves[count] = Move(769);
-            count += usize::from(n[2833]);
-            moves[count] = Move(770);
-            count += usize::from(n[2553]);
-            moves[count] = Move(771);
-            count += usize::from(n[2543]);
-            moves[count] = Move(772);
-            count += usize::from(n[2834]);
-            moves[count] = Move(773);
-            count += usize::from(n[2570]);
-            moves[count] = Move(774);
-            count += usize::from(n[2566]);
-            moves[count] = Move(775);
-            count += usize::from(n[2853]);
-            moves[count] = Move(776);
-            count += usize::from(n[2582]);
-            moves[count] = Move(777);
-            count += usize::from(n[2576]);
-            moves[count] = Move(778);
-            count += usize::from(n[2839]);
-            moves[count] = Move(779);
-            count += usize::from(n[2547]);
-            moves[count] = Move(780);
-            count += usize::from(n[2538]);
-            moves[count] = Move(781);
-            count += usize::from(n[2831]);
-            moves[count] = Move(782);
-            count += usize::from(n[2854]);
-            moves[count] = Move(783);
-            count += usize::from(n[2561]);
-            moves[count] = Move(784);
-            count += usize::from(n[2557]);
-            moves[count] = Move(785);
-            count += usize::from(n[2848]);
-            moves[count] = Move(786);
-            count += usize::from(n[2865]);
-            moves[count] = Move(787);
-            count += usize::from(n[2578]);
-            moves[count] = Move(788);
-            count += usize::from(n[2572]);
-            moves[count] = Move(789);
-            count += usize::from(n[2861]);
-            moves[count] = Move(790);
-            count += usize::from(n[2842]);
-            moves[count] = Move(791);
-            count += usize::from(n[2548]);
-            moves[count] = Move(792);
-            count += usize::from(n[2539]);
-            moves[count] = Move(793);
-            count += usize::from(n[2835]);
-            moves[count] = Move(794);
-            count += usize::from(n[2843]);
-            moves[count] = Move(795);
-            count += usize::from(n[2554]);
-            moves[count] = Move(796);
-            count += usize::from(n[2544]);
-            moves[count] = Move(797);
-            count += usize::from(n[2836]);
-            moves[count] = Move(798);
-            count += usize::from(n[2857]);
-            moves[count] = Move(799);
-            count += usize::from(n[2567]);
-            moves[count] = Move(800);
-            count += usize::from(n[2564]);
-            moves[count] = Move(801);
-            count += usize::from(n[2851]);
-            moves[count] = Move(802);
-            count += usize::from(n[2581]);
-            moves[count] = Move(803);
-            count += usize::from(n[2575]);
-            moves[count] = Move(804);
-            count += usize::from(n[2840]);
-            moves[count] = Move(805);
-            count += usize::from(n[2549]);
-            moves[count] = Move(806);
-            count += usize::from(n[2540]);
-            moves[count] = Move(807);
-            count += usize::from(n[2832]);
-            moves[count] = Move(808);
-            count += usize::from(n[2855]);
-            moves[count] = Move(809);
-            count += usize::from(n[2562]);
-            moves[count] = Move(810);
-            count += usize::from(n[2558]);
-            moves[count] = Move(811);
-            count += usize::from(n[2849]);
-            moves[count] = Move(812);
-            count += usize::from(n[2863]);
-            moves[count] = Move(813);
-            count += usize::from(n[2579]);
-            moves[count] = Move(814);
-            count += usize::from(n[2573]);
-            moves[count] = Move(815);
-            count += usize::from(n[2860]);
-            moves[count] = Move(816);
-            count += usize::from(n[2844]);
-            moves[count] = Move(817);
-            count += usize::from(n[2550]);
-            moves[count] = Move(818);
-            count += usize::from(n[2541]);
-            moves[count] = Move(819);
-            count += usize::from(n[2837]);
-            moves[count] = Move(820);
-            count += usize::from(n[2845]);
-            moves[count] = Move(821);
-            count += usize::from(n[2555]);
-            moves[count] = Move(822);
-            count += usize::from(n[2545]);
-            moves[count] = Move(823);
-            count += usize::from(n[2838]);
-            moves[count] = Move(824);
-            count += usize::from(n[2858]);
-            moves[count] = Move(825);
-            count += usize::from(n[2568]);
-            moves[count] = Move(826);
-            count += usize::from(n[2565]);
-            moves[count] = Move(827);
-            count += usize::from(n[2852]);
-            moves[count] = Move(828);
-            count += usize::from(n[2580]);
-            moves[count] = Move(829);
-            count += usize::from(n[2574]);
-            moves[count] = Move(830);
-            count += usize::from(n[2841]);
-            moves[count] = Move(831);
-            count += usize::from(n[2551]);
-            moves[count] = Move(832);
-            count += usize::from(n[2542]);
-            moves[count] = Move(833);
-            count += usize::from(n[2856]);
-            moves[count] = Move(834);
-            count += usize::from(n[2563]);
-            moves[count] = Move(835);
-            count += usize::from(n[2559]);
-            moves[count] = Move(836);
-            count += usize::from(n[2864]);
-            moves[count] = Move(837);
-            count += usize::from(n[2583]);
-            moves[count] = Move(838);
-            count += usize::from(n[2577]);
-            moves[count] = Move(839);
-            count += usize::from(n[2846]);
-            moves[count] = Move(840);
-            count += usize::from(n[2552]);
-            moves[count] = Move(841);
-            count += usize::from(n[2847]);
-            moves[count] = Move(842);
-            count += usize::from(n[2556]);
-            moves[count] = Move(843);
-            count += usize::from(n[2859]);
-            moves[count] = Move(844);
-            count += usize::from(n[2569]);
-            moves[count] = Move(845);
-            count += usize::from(n[2584]);
-            moves[count] = Move(1062);
-            count += usize::from(n[3449]);
-            moves[count] = Move(1063);
-            count += usize::from(n[3450]);
-            moves[count] = Move(1064);
-            count += usize::from(n[3447]);
-            moves[count] = Move(1065);
-            count += usize::from(n[3448]);
-            moves[count] = Move(1066);
-            count += usize::from(n[3446]);
-            moves[count] = Move(1067);
-            count += usize::from(n[3582]);
-            moves[count] = Move(1068);
-            count += usize::from(n[3583]);
-            moves[count] = Move(1069);
-            count += usize::from(n[3581]);
-            moves[count] = Move(1070);
-            count += usize::from(n[3514]);
-            moves[count] = Move(1071);
-            count += usize::from(n[3513]);
-            moves[count] = Move(1072);
-            count += usize::from(n[3512]);
-            moves[count] = Move(1073);
-            count += usize::from(n[3511]);
-            moves[count] = Move(1074);
-            count += usize::from(n[3575]);
-            moves[count] = Move(1075);
-            count += usize::from(n[3573]);
-            moves[count] = Move(1076);
-            count += usize::from(n[3574]);
-            moves[count] = Move(1077);
-            count += usize::from(n[3572]);
-            moves[count] = Move(1078);
-            count += usize::from(n[3537]);
-            moves[count] = Move(1079);
-            count += usize::from(n[3536]);
-            moves[count] = Move(1080);
-            count += usize::from(n[3535]);
-            moves[count] = Move(1081);
-            count += usize::from(n[3561]);
-            moves[count] = Move(1082);
-            count += usize::from(n[3560]);
-            moves[count] = Move(1083);
-            count += usize::from(n[3559]);
-            moves[count] = Move(1084);
-            count += usize::from(n[3558]);
-            moves[count] = Move(1085);
-            count += usize::from(n[3557]);
-            moves[count] = Move(1086);
-            count += usize::from(n[3461]);
-            moves[count] = Move(1087);
-            count += usize::from(n[3462]);
-            moves[count] = Move(1088);
-            count += usize::from(n[3459]);
-            moves[count] = Move(1089);
-            count += usize::from(n[3460]);
-            moves[count] = Move(1090);
-            count += usize::from(n[3458]);
-            moves[count] = Move(1091);
-            count += usize::from(n[3628]);
-            moves[count] = Move(1092);
-            count += usize::from(n[3629]);
-            moves[count] = Move(1093);
-            count += usize::from(n[3627]);
-            moves[count] = Move(1094);
-            count += usize::from(n[3466]);
-            moves[count] = Move(1095);
-            count += usize::from(n[3465]);
-            moves[count] = Move(1096);
-            count += usize::from(n[3464]);
-            moves[count] = Move(1097);
-            count += usize::from(n[3463]);
-            moves[count] = Move(1098);
-            count += usize::from(n[3621]);
-            moves[count] = Move(1099);
-            count += usize::from(n[3619]);
-            moves[count] = Move(1100);
-            count += usize::from(n[3620]);
-            moves[count] = Move(1101);
-            count += usize::from(n[3618]);
-            moves[count] = Move(1102);
-            count += usize::from(n[3529]);
-            moves[count] = Move(1103);
-            count += usize::from(n[3528]);
-            moves[count] = Move(1104);
-            count += usize::from(n[3527]);
-            moves[count] = Move(1105);
-            count += usize::from(n[3607]);
-            moves[count] = Move(1106);
-            count += usize::from(n[3606]);
-            moves[count] = Move(1107);
-            count += usize::from(n[3605]);
-            moves[count] = Move(1108);
-            count += usize::from(n[3604]);
-            moves[count] = Move(1109);
-            count += usize::from(n[3603]);
-            moves[count] = Move(1110);
-            count += usize::from(n[3478]);
-            moves[count] = Move(1111);
-            count += usize::from(n[3479]);
-            moves[count] = Move(1112);
-            count += usize::from(n[3477]);
-            moves[count] = Move(1113);
-            count += usize::from(n[3454]);
-            moves[count] = Move(1114);
-            count += usize::from(n[3453]);
-            moves[count] = Move(1115);
-            count += usize::from(n[3452]);
-            moves[count] = Move(1116);
-            count += usize::from(n[3451]);
-            moves[count] = Move(1117);
-            count += usize::from(n[3515]);
-            moves[count] = Move(1118);
-            count += usize::from(n[3579]);
-            moves[count] = Move(1119);
-            count += usize::from(n[3508]);
-            moves[count] = Move(1120);
-            count += usize::from(n[3509]);
-            moves[count] = Move(1121);
-            count += usize::from(n[3571]);
-            moves[count] = Move(1122);
-            count += usize::from(n[3570]);
-            moves[count] = Move(1123);
-            count += usize::from(n[3569]);
-            moves[count] = Move(1124);
-            count += usize::from(n[3534]);
-            moves[count] = Move(1125);
-            count += usize::from(n[3556]);
-            moves[count] = Move(1126);
-            count += usize::from(n[3555]);
-            moves[count] = Move(1127);
-            count += usize::from(n[3554]);
-            moves[count] = Move(1128);
-            count += usize::from(n[3553]);
-            moves[count] = Move(1129);
-            count += usize::from(n[3551]);
-            moves[count] = Move(1130);
-            count += usize::from(n[3552]);
-            moves[count] = Move(1131);
-            count += usize::from(n[3550]);
-            moves[count] = Move(1132);
-            count += usize::from(n[3490]);
-            moves[count] = Move(1133);
-            count += usize::from(n[3491]);
-            moves[count] = Move(1134);
-            count += usize::from(n[3489]);
-            moves[count] = Move(1135);
-            count += usize::from(n[3470]);
-            moves[count] = Move(1136);
-            count += usize::from(n[3469]);
-            moves[count] = Move(1137);
-            count += usize::from(n[3468]);
-            moves[count] = Move(1138);
-            count += usize::from(n[3467]);
-            moves[count] = Move(1139);
-            count += usize::from(n[3492]);
-            moves[count] = Move(1140);
-            count += usize::from(n[3625]);
-            moves[count] = Move(1141);
-            count += usize::from(n[3471]);
-            moves[count] = Move(1142);
-            count += usize::from(n[3472]);
-            moves[count] = Move(1143);
-            count += usize::from(n[3617]);
-            moves[count] = Move(1144);
-            count += usize::from(n[3616]);
-            moves[count] = Move(1145);
-            count += usize::from(n[3615]);
-            moves[count] = Move(1146);
-            count += usize::from(n[3522]);
-            moves[count] = Move(1147);
-            count += usize::from(n[3602]);
-            moves[count] = Move(1148);
-            count += usize::from(n[3601]);
-            moves[count] = Move(1149);
-            count += usize::from(n[3600]);
-            moves[count] = Move(1150);
-            count += usize::from(n[3599]);
-            moves[count] = Move(1151);
-            count += usize::from(n[3597]);
-            moves[count] = Move(1152);
-            count += usize::from(n[3598]);
-            moves[count] = Move(1153);
-            count += usize::from(n[3596]);
-            moves[count] = Move(1154);
-            count += usize::from(n[3483]);
-            moves[count] = Move(1155);
-            count += usize::from(n[3481]);
-            moves[count] = Move(1156);
-            count += usize::from(n[3482]);
-            moves[count] = Move(1157);
-            count += usize::from(n[3480]);
-            moves[count] = Move(1158);
-            count += usize::from(n[3457]);
-            moves[count] = Move(1159);
-            count += usize::from(n[3456]);
-            moves[count] = Move(1160);
-            count += usize::from(n[3455]);
-            moves[count] = Move(1161);
-            count += usize::from(n[3580]);
-            moves[count] = Move(1162);
-            count += usize::from(n[3517]);
-            moves[count] = Move(1163);
-            count += usize::from(n[3516]);
-            moves[count] = Move(1164);
-            count += usize::from(n[3510]);
-            moves[count] = Move(1165);
-            count += usize::from(n[3563]);
-            moves[count] = Move(1166);
-            count += usize::from(n[3564]);
-            moves[count] = Move(1167);
-            count += usize::from(n[3530]);
-            moves[count] = Move(1168);
-            count += usize::from(n[3562]);
-            moves[count] = Move(1169);
-            count += usize::from(n[3549]);
-            moves[count] = Move(1170);
-            count += usize::from(n[3548]);
-            moves[count] = Move(1171);
-            count += usize::from(n[3547]);
-            moves[count] = Move(1172);
-            count += usize::from(n[3546]);
-            moves[count] = Move(1173);
-            count += usize::from(n[3545]);
-            moves[count] = Move(1174);
-            count += usize::from(n[3543]);
-            moves[count] = Move(1175);
-            count += usize::from(n[3544]);
-            moves[count] = Move(1176);
-            count += usize::from(n[3496]);
-            moves[count] = Move(1177);
-            count += usize::from(n[3494]);
-            moves[count] = Move(1178);
-            count += usize::from(n[3495]);
-            moves[count] = Move(1179);
-            count += usize::from(n[3493]);
-            moves[count] = Move(1180);
-            count += usize::from(n[3475]);
-            moves[count] = Move(1181);
-            count += usize::from(n[3474]);
-            moves[count] = Move(1182);
-            count += usize::from(n[3473]);
-            moves[count] = Move(1183);
-            count += usize::from(n[3626]);
-            moves[count] = Move(1184);
-            count += usize::from(n[3498]);
-            moves[count] = Move(1185);
-            count += usize::from(n[3497]);
-            moves[count] = Move(1186);
-            count += usize::from(n[3476]);
-            moves[count] = Move(1187);
-            count += usize::from(n[3609]);
-            moves[count] = Move(1188);
-            count += usize::from(n[3610]);
-            moves[count] = Move(1189);
-            count += usize::from(n[3523]);
-            moves[count] = Move(1190);
-            count += usize::from(n[3608]);
-            moves[count] = Move(1191);
-            count += usize::from(n[3595]);
-            moves[count] = Move(1192);
-            count += usize::from(n[3594]);
-            moves[count] = Move(1193);
-            count += usize::from(n[3593]);
-            moves[count] = Move(1194);
-            count += usize::from(n[3592]);
-            moves[count] = Move(1195);
-            count += usize::from(n[3591]);
-            moves[count] = Move(1196);
-            count += usize::from(n[3589]);
-            moves[count] = Move(1197);
-            count += usize::from(n[3590]);
-            moves[count] = Move(1198);
-            count += usize::from(n[3488]);
-            moves[count] = Move(1199);
-            count += usize::from(n[3487]);
-            moves[count] = Move(1200);
-            count += usize::from(n[3486]);
-            moves[count] = Move(1201);
-            count += usize::from(n[3485]);
-            moves[count] = Move(1202);
-            count += usize::from(n[3484]);
-            moves[count] = Move(1203);
-            count += usize::from(n[3578]);
-            moves[count] = Move(1204);
-            count += usize::from(n[3577]);
-            moves[count] = Move(1205);
-            count += usize::from(n[3576]);
-            moves[count] = Move(1206);
-            count += usize::from(n[3521]);
-            moves[count] = Move(1207);
-            count += usize::from(n[3519]);
-            moves[count] = Move(1208);
-            count += usize::from(n[3520]);
-            moves[count] = Move(1209);
-            count += usize::from(n[3518]);
-            moves[count] = Move(1210);
-            count += usize::from(n[3568]);
-            moves[count] = Move(1211);
-            count += usize::from(n[3567]);
-            moves[count] = Move(1212);
-            count += usize::from(n[3566]);
-            moves[count] = Move(1213);
-            count += usize::from(n[3565]);
-            moves[count] = Move(1214);
-            count += usize::from(n[3533]);
-            moves[count] = Move(1215);
-            count += usize::from(n[3531]);
-            moves[count] = Move(1216);
-            count += usize::from(n[3532]);
-            moves[count] = Move(1217);
-            count += usize::from(n[3542]);
-            moves[count] = Move(1218);
-            count += usize::from(n[3540]);
-            moves[count] = Move(1219);
-            count += usize::from(n[3541]);
-            moves[count] = Move(1220);
-            count += usize::from(n[3538]);
-            moves[count] = Move(1221);
-            count += usize::from(n[3539]);
-            moves[count] = Move(1222);
-            count += usize::from(n[3503]);
-            moves[count] = Move(1223);
-            count += usize::from(n[3502]);
-            moves[count] = Move(1224);
-            count += usize::from(n[3501]);
-            moves[count] = Move(1225);
-            count += usize::from(n[3500]);
-            moves[count] = Move(1226);
-            count += usize::from(n[3499]);
-            moves[count] = Move(1227);
-            count += usize::from(n[3624]);
-            moves[count] = Move(1228);
-            count += usize::from(n[3623]);
-            moves[count] = Move(1229);
-            count += usize::from(n[3622]);
-            moves[count] = Move(1230);
-            count += usize::from(n[3507]);
-            moves[count] = Move(1231);
-            count += usize::from(n[3505]);
-            moves[count] = Move(1232);
-            count += usize::from(n[3506]);
-            moves[count] = Move(1233);
-            count += usize::from(n[3504]);
-            moves[count] = Move(1234);
-            count += usize::from(n[3614]);
-            moves[count] = Move(1235);
-            count += usize::from(n[3613]);
-            moves[count] = Move(1236);
-            count += usize::from(n[3612]);
-            moves[count] = Move(1237);
-            count += usize::from(n[3611]);
-            moves[count] = Move(1238);
-            count += usize::from(n[3526]);
-            moves[count] = Move(1239);
-            count += usize::from(n[3524]);
-            moves[count] = Move(1240);
-            count += usize::from(n[3525]);
-            moves[count] = Move(1241);
-            count += usize::from(n[3588]);
-            moves[count] = Move(1242);
-            count += usize::from(n[3586]);
-            moves[count] = Move(1243);
-            count += usize::from(n[3587]);
-            moves[count] = Move(1244);
-            count += usize::from(n[3584]);
-            moves[count] = Move(1245);
-            count += usize::from(n[3585]);
-            moves[count] = Move(1246);
-            count += usize::from(n[3384]);
-            moves[count] = Move(1247);
-            count += usize::from(n[3383]);
-            moves[count] = Move(1248);
-            count += usize::from(n[3382]);
-            moves[count] = Move(1249);
-            count += usize::from(n[3392]);
-            moves[count] = Move(1250);
-            count += usize::from(n[3391]);
-            moves[count] = Move(1251);
-            count += usize::from(n[3390]);
-            moves[count] = Move(1252);
-            count += usize::from(n[3399]);
-            moves[count] = Move(1253);
-            count += usize::from(n[3398]);
-            moves[count] = Move(1254);
-            count += usize::from(n[3387]);
-            moves[count] = Move(1255);
-            count += usize::from(n[3386]);
-            moves[count] = Move(1256);
-            count += usize::from(n[3385]);
-            moves[count] = Move(1257);
-            count += usize::from(n[3407]);
-            moves[count] = Move(1258);
-            count += usize::from(n[3406]);
-            moves[count] = Move(1259);
-            count += usize::from(n[3395]);
-            moves[count] = Move(1260);
-            count += usize::from(n[3394]);
-            moves[count] = Move(1261);
-            count += usize::from(n[3393]);
-            moves[count] = Move(1262);
-            count += usize::from(n[3402]);
-            moves[count] = Move(1263);
-            count += usize::from(n[3401]);
-            moves[count] = Move(1264);
-            count += usize::from(n[3400]);
-            moves[count] = Move(1265);
-            count += usize::from(n[3389]);
-            moves[count] = Move(1266);
-            count += usize::from(n[3388]);
-            moves[count] = Move(1267);
-            count += usize::from(n[3410]);
-            moves[count] = Move(1268);
-            count += usize::from(n[3409]);
-            moves[count] = Move(1269);
-            count += usize::from(n[3408]);
-            moves[count] = Move(1270);
-            count += usize::from(n[3397]);
-            moves[count] = Move(1271);
-            count += usize::from(n[3396]);
-            moves[count] = Move(1272);
-            count += usize::from(n[3405]);
-            moves[count] = Move(1273);
-            count += usize::from(n[3404]);
-            moves[count] = Move(1274);
-            count += usize::from(n[3403]);
-            moves[count] = Move(1275);
-            count += usize::from(n[3413]);
-            moves[count] = Move(1276);
-            count += usize::from(n[3412]);
-            moves[count] = Move(1277);
-            count += usize::from(n[3411]);
+        let mut legal = [0u64; 20];
+        if s.0[2] & 0x200000000000000 != 0 {
+            legal[2] |= u64::from(n[3127]) << 40;
+            legal[2] |= u64::from(n[3128]) << 41;
+            legal[2] |= u64::from(n[3126]) << 42;
+            legal[2] |= u64::from(n[3221]) << 43;
+            legal[2] |= u64::from(n[3173]) << 44;
+            legal[2] |= u64::from(n[3174]) << 45;
+            legal[2] |= u64::from(n[3172]) << 46;
+            legal[2] |= u64::from(n[3217]) << 47;
+            legal[2] |= u64::from(n[3216]) << 48;
+            legal[2] |= u64::from(n[3215]) << 49;
+            legal[2] |= u64::from(n[3189]) << 50;
+            legal[2] |= u64::from(n[3203]) << 51;
+            legal[2] |= u64::from(n[3202]) << 52;
+            legal[2] |= u64::from(n[3201]) << 53;
+            legal[2] |= u64::from(n[3134]) << 54;
+            legal[2] |= u64::from(n[3135]) << 55;
+            legal[2] |= u64::from(n[3133]) << 56;
+            legal[2] |= u64::from(n[3253]) << 57;
+            legal[2] |= u64::from(n[3137]) << 58;
+            legal[2] |= u64::from(n[3138]) << 59;
+            legal[2] |= u64::from(n[3136]) << 60;
+            legal[2] |= u64::from(n[3249]) << 61;
+            legal[2] |= u64::from(n[3248]) << 62;
+            legal[2] |= u64::from(n[3247]) << 63;
+            legal[3] |= u64::from(n[3185]) << 0;
+            legal[3] |= u64::from(n[3235]) << 1;
+            legal[3] |= u64::from(n[3234]) << 2;
+            legal[3] |= u64::from(n[3233]) << 3;
+            legal[3] |= u64::from(n[3147]) << 4;
+            legal[3] |= u64::from(n[3130]) << 5;
+            legal[3] |= u64::from(n[3131]) << 6;
+            legal[3] |= u64::from(n[3129]) << 7;
+            legal[3] |= u64::from(n[3175]) << 8;
+            legal[3] |= u64::from(n[3219]) << 9;
+            legal[3] |= u64::from(n[3169]) << 10;
+            legal[3] |= u64::from(n[3170]) << 11;
+            legal[3] |= u64::from(n[3168]) << 12;
+            legal[3] |= u64::from(n[3214]) << 13;
+            legal[3] |= u64::from(n[3213]) << 14;
+            legal[3] |= u64::from(n[3212]) << 15;
+            legal[3] |= u64::from(n[3211]) << 16;
+            legal[3] |= u64::from(n[3188]) << 17;
+            legal[3] |= u64::from(n[3200]) << 18;
+            legal[3] |= u64::from(n[3199]) << 19;
+            legal[3] |= u64::from(n[3198]) << 20;
+            legal[3] |= u64::from(n[3197]) << 21;
+            legal[3] |= u64::from(n[3154]) << 22;
+            legal[3] |= u64::from(n[3140]) << 23;
+            legal[3] |= u64::from(n[3141]) << 24;
+            legal[3] |= u64::from(n[3139]) << 25;
+            legal[3] |= u64::from(n[3155]) << 26;
+            legal[3] |= u64::from(n[3251]) << 27;
+            legal[3] |= u64::from(n[3143]) << 28;
+            legal[3] |= u64::from(n[3144]) << 29;
+            legal[3] |= u64::from(n[3142]) << 30;
+            legal[3] |= u64::from(n[3246]) << 31;
+            legal[3] |= u64::from(n[3245]) << 32;
+            legal[3] |= u64::from(n[3244]) << 33;
+            legal[3] |= u64::from(n[3243]) << 34;
+            legal[3] |= u64::from(n[3182]) << 35;
+            legal[3] |= u64::from(n[3232]) << 36;
+            legal[3] |= u64::from(n[3231]) << 37;
+            legal[3] |= u64::from(n[3230]) << 38;
+            legal[3] |= u64::from(n[3229]) << 39;
+            legal[3] |= u64::from(n[3150]) << 40;
+            legal[3] |= u64::from(n[3149]) << 41;
+            legal[3] |= u64::from(n[3148]) << 42;
+            legal[3] |= u64::from(n[3132]) << 43;
+            legal[3] |= u64::from(n[3220]) << 44;
+            legal[3] |= u64::from(n[3178]) << 45;
+            legal[3] |= u64::from(n[3177]) << 46;
+            legal[3] |= u64::from(n[3176]) << 47;
+            legal[3] |= u64::from(n[3171]) << 48;
+            legal[3] |= u64::from(n[3207]) << 49;
+            legal[3] |= u64::from(n[3205]) << 50;
+            legal[3] |= u64::from(n[3206]) << 51;
+            legal[3] |= u64::from(n[3186]) << 52;
+            legal[3] |= u64::from(n[3204]) << 53;
+            legal[3] |= u64::from(n[3196]) << 54;
+            legal[3] |= u64::from(n[3194]) << 55;
+            legal[3] |= u64::from(n[3195]) << 56;
+            legal[3] |= u64::from(n[3193]) << 57;
+            legal[3] |= u64::from(n[3158]) << 58;
+            legal[3] |= u64::from(n[3157]) << 59;
+            legal[3] |= u64::from(n[3156]) << 60;
+            legal[3] |= u64::from(n[3145]) << 61;
+            legal[3] |= u64::from(n[3252]) << 62;
+            legal[3] |= u64::from(n[3161]) << 63;
+            legal[4] |= u64::from(n[3160]) << 0;
+            legal[4] |= u64::from(n[3159]) << 1;
+            legal[4] |= u64::from(n[3146]) << 2;
+            legal[4] |= u64::from(n[3239]) << 3;
+            legal[4] |= u64::from(n[3237]) << 4;
+            legal[4] |= u64::from(n[3238]) << 5;
+            legal[4] |= u64::from(n[3183]) << 6;
+            legal[4] |= u64::from(n[3236]) << 7;
+            legal[4] |= u64::from(n[3228]) << 8;
+            legal[4] |= u64::from(n[3226]) << 9;
+            legal[4] |= u64::from(n[3227]) << 10;
+            legal[4] |= u64::from(n[3225]) << 11;
+            legal[4] |= u64::from(n[3153]) << 12;
+            legal[4] |= u64::from(n[3152]) << 13;
+            legal[4] |= u64::from(n[3151]) << 14;
+            legal[4] |= u64::from(n[3218]) << 15;
+            legal[4] |= u64::from(n[3181]) << 16;
+            legal[4] |= u64::from(n[3180]) << 17;
+            legal[4] |= u64::from(n[3179]) << 18;
+            legal[4] |= u64::from(n[3210]) << 19;
+            legal[4] |= u64::from(n[3208]) << 20;
+            legal[4] |= u64::from(n[3209]) << 21;
+            legal[4] |= u64::from(n[3187]) << 22;
+            legal[4] |= u64::from(n[3192]) << 23;
+            legal[4] |= u64::from(n[3190]) << 24;
+            legal[4] |= u64::from(n[3191]) << 25;
+            legal[4] |= u64::from(n[3164]) << 26;
+            legal[4] |= u64::from(n[3163]) << 27;
+            legal[4] |= u64::from(n[3162]) << 28;
+            legal[4] |= u64::from(n[3250]) << 29;
+            legal[4] |= u64::from(n[3167]) << 30;
+            legal[4] |= u64::from(n[3166]) << 31;
+            legal[4] |= u64::from(n[3165]) << 32;
+            legal[4] |= u64::from(n[3242]) << 33;
+            legal[4] |= u64::from(n[3240]) << 34;
+            legal[4] |= u64::from(n[3241]) << 35;
+            legal[4] |= u64::from(n[3184]) << 36;
+            legal[4] |= u64::from(n[3224]) << 37;
+            legal[4] |= u64::from(n[3222]) << 38;
+            legal[4] |= u64::from(n[3223]) << 39;
+            legal[4] |= u64::from(n[3047]) << 40;
+            legal[4] |= u64::from(n[3046]) << 41;
+            legal[4] |= u64::from(n[3080]) << 42;
+            legal[4] |= u64::from(n[3079]) << 43;
+            legal[4] |= u64::from(n[3052]) << 44;
+            legal[4] |= u64::from(n[3051]) << 45;
+            legal[4] |= u64::from(n[3054]) << 46;
+            legal[4] |= u64::from(n[3053]) << 47;
+            legal[4] |= u64::from(n[3061]) << 48;
+            legal[4] |= u64::from(n[3049]) << 49;
+            legal[4] |= u64::from(n[3048]) << 50;
+            legal[4] |= u64::from(n[3081]) << 51;
+            legal[4] |= u64::from(n[3077]) << 52;
+            legal[4] |= u64::from(n[3076]) << 53;
+            legal[4] |= u64::from(n[3066]) << 54;
+            legal[4] |= u64::from(n[3056]) << 55;
+            legal[4] |= u64::from(n[3055]) << 56;
+            legal[4] |= u64::from(n[3067]) << 57;
+            legal[4] |= u64::from(n[3058]) << 58;
+            legal[4] |= u64::from(n[3057]) << 59;
+            legal[4] |= u64::from(n[3063]) << 60;
+            legal[4] |= u64::from(n[3062]) << 61;
+            legal[4] |= u64::from(n[3050]) << 62;
+            legal[4] |= u64::from(n[3083]) << 63;
+            legal[5] |= u64::from(n[3082]) << 0;
+            legal[5] |= u64::from(n[3078]) << 1;
+            legal[5] |= u64::from(n[3069]) << 2;
+            legal[5] |= u64::from(n[3068]) << 3;
+            legal[5] |= u64::from(n[3059]) << 4;
+            legal[5] |= u64::from(n[3071]) << 5;
+            legal[5] |= u64::from(n[3070]) << 6;
+            legal[5] |= u64::from(n[3060]) << 7;
+            legal[5] |= u64::from(n[3065]) << 8;
+            legal[5] |= u64::from(n[3064]) << 9;
+            legal[5] |= u64::from(n[3085]) << 10;
+            legal[5] |= u64::from(n[3084]) << 11;
+            legal[5] |= u64::from(n[3073]) << 12;
+            legal[5] |= u64::from(n[3072]) << 13;
+            legal[5] |= u64::from(n[3075]) << 14;
+            legal[5] |= u64::from(n[3074]) << 15;
+            legal[9] |= u64::from(n[2902]) << 17;
+            legal[9] |= u64::from(n[2955]) << 20;
+            legal[9] |= u64::from(n[2922]) << 21;
+            legal[9] |= u64::from(n[2949]) << 24;
+            legal[9] |= u64::from(n[2937]) << 25;
+            legal[9] |= u64::from(n[2943]) << 27;
+            legal[9] |= u64::from(n[2905]) << 30;
+            legal[9] |= u64::from(n[2973]) << 35;
+            legal[9] |= u64::from(n[2906]) << 36;
+            legal[9] |= u64::from(n[2967]) << 41;
+            legal[9] |= u64::from(n[2931]) << 42;
+            legal[9] |= u64::from(n[2961]) << 47;
+            legal[9] |= u64::from(n[2911]) << 48;
+            legal[9] |= u64::from(n[2669]) << 49;
+            legal[9] |= u64::from(n[2903]) << 53;
+            legal[9] |= u64::from(n[2952]) << 54;
+            legal[9] |= u64::from(n[2923]) << 55;
+            legal[9] |= u64::from(n[2951]) << 60;
+            legal[9] |= u64::from(n[2920]) << 61;
+            legal[9] |= u64::from(n[2948]) << 62;
+            legal[9] |= u64::from(n[2936]) << 63;
+            legal[10] |= u64::from(n[2947]) << 4;
+            legal[10] |= u64::from(n[2935]) << 5;
+            legal[10] |= u64::from(n[2942]) << 6;
+            legal[10] |= u64::from(n[2941]) << 9;
+            legal[10] |= u64::from(n[2914]) << 10;
+            legal[10] |= u64::from(n[2907]) << 13;
+            legal[10] |= u64::from(n[2970]) << 14;
+            legal[10] |= u64::from(n[2915]) << 15;
+            legal[10] |= u64::from(n[2969]) << 20;
+            legal[10] |= u64::from(n[2908]) << 21;
+            legal[10] |= u64::from(n[2966]) << 22;
+            legal[10] |= u64::from(n[2927]) << 23;
+            legal[10] |= u64::from(n[2965]) << 28;
+            legal[10] |= u64::from(n[2926]) << 29;
+            legal[10] |= u64::from(n[2960]) << 30;
+            legal[10] |= u64::from(n[2959]) << 35;
+            legal[10] |= u64::from(n[2912]) << 36;
+            legal[10] |= u64::from(n[2670]) << 37;
+            legal[10] |= u64::from(n[2904]) << 41;
+            legal[10] |= u64::from(n[2954]) << 42;
+            legal[10] |= u64::from(n[2924]) << 43;
+            legal[10] |= u64::from(n[2953]) << 48;
+            legal[10] |= u64::from(n[2921]) << 49;
+            legal[10] |= u64::from(n[2945]) << 50;
+            legal[10] |= u64::from(n[2933]) << 51;
+            legal[10] |= u64::from(n[2944]) << 56;
+            legal[10] |= u64::from(n[2932]) << 57;
+            legal[10] |= u64::from(n[2940]) << 58;
+            legal[10] |= u64::from(n[2939]) << 61;
+            legal[10] |= u64::from(n[2916]) << 62;
+            legal[11] |= u64::from(n[2909]) << 1;
+            legal[11] |= u64::from(n[2972]) << 2;
+            legal[11] |= u64::from(n[2917]) << 3;
+            legal[11] |= u64::from(n[2971]) << 8;
+            legal[11] |= u64::from(n[2910]) << 9;
+            legal[11] |= u64::from(n[2963]) << 10;
+            legal[11] |= u64::from(n[2929]) << 11;
+            legal[11] |= u64::from(n[2962]) << 16;
+            legal[11] |= u64::from(n[2928]) << 17;
+            legal[11] |= u64::from(n[2958]) << 18;
+            legal[11] |= u64::from(n[2957]) << 23;
+            legal[11] |= u64::from(n[2913]) << 24;
+            legal[11] |= u64::from(n[2674]) << 25;
+            legal[11] |= u64::from(n[2950]) << 29;
+            legal[11] |= u64::from(n[2925]) << 30;
+            legal[11] |= u64::from(n[2946]) << 35;
+            legal[11] |= u64::from(n[2934]) << 36;
+            legal[11] |= u64::from(n[2938]) << 41;
+            legal[11] |= u64::from(n[2918]) << 44;
+            legal[11] |= u64::from(n[2968]) << 46;
+            legal[11] |= u64::from(n[2919]) << 47;
+            legal[11] |= u64::from(n[2964]) << 50;
+            legal[11] |= u64::from(n[2930]) << 51;
+            legal[11] |= u64::from(n[2956]) << 54;
+            legal[11] |= u64::from(n[2830]) << 58;
+            legal[11] |= u64::from(n[2850]) << 60;
+            legal[11] |= u64::from(n[2862]) << 62;
+            legal[12] |= u64::from(n[2833]) << 1;
+            legal[12] |= u64::from(n[2834]) << 4;
+            legal[12] |= u64::from(n[2853]) << 7;
+            legal[12] |= u64::from(n[2839]) << 10;
+            legal[12] |= u64::from(n[2831]) << 13;
+            legal[12] |= u64::from(n[2854]) << 14;
+            legal[12] |= u64::from(n[2848]) << 17;
+            legal[12] |= u64::from(n[2865]) << 18;
+            legal[12] |= u64::from(n[2861]) << 21;
+            legal[12] |= u64::from(n[2842]) << 22;
+            legal[12] |= u64::from(n[2835]) << 25;
+            legal[12] |= u64::from(n[2843]) << 26;
+            legal[12] |= u64::from(n[2836]) << 29;
+            legal[12] |= u64::from(n[2857]) << 30;
+            legal[12] |= u64::from(n[2851]) << 33;
+            legal[12] |= u64::from(n[2840]) << 36;
+            legal[12] |= u64::from(n[2832]) << 39;
+            legal[12] |= u64::from(n[2855]) << 40;
+            legal[12] |= u64::from(n[2849]) << 43;
+            legal[12] |= u64::from(n[2863]) << 44;
+            legal[12] |= u64::from(n[2860]) << 47;
+            legal[12] |= u64::from(n[2844]) << 48;
+            legal[12] |= u64::from(n[2837]) << 51;
+            legal[12] |= u64::from(n[2845]) << 52;
+            legal[12] |= u64::from(n[2838]) << 55;
+            legal[12] |= u64::from(n[2858]) << 56;
+            legal[12] |= u64::from(n[2852]) << 59;
+            legal[12] |= u64::from(n[2841]) << 62;
+            legal[13] |= u64::from(n[2856]) << 1;
+            legal[13] |= u64::from(n[2864]) << 4;
+            legal[13] |= u64::from(n[2846]) << 7;
+            legal[13] |= u64::from(n[2847]) << 9;
+            legal[13] |= u64::from(n[2859]) << 11;
+            legal[16] |= u64::from(n[3449]) << 38;
+            legal[16] |= u64::from(n[3450]) << 39;
+            legal[16] |= u64::from(n[3447]) << 40;
+            legal[16] |= u64::from(n[3448]) << 41;
+            legal[16] |= u64::from(n[3446]) << 42;
+            legal[16] |= u64::from(n[3582]) << 43;
+            legal[16] |= u64::from(n[3583]) << 44;
+            legal[16] |= u64::from(n[3581]) << 45;
+            legal[16] |= u64::from(n[3514]) << 46;
+            legal[16] |= u64::from(n[3513]) << 47;
+            legal[16] |= u64::from(n[3512]) << 48;
+            legal[16] |= u64::from(n[3511]) << 49;
+            legal[16] |= u64::from(n[3575]) << 50;
+            legal[16] |= u64::from(n[3573]) << 51;
+            legal[16] |= u64::from(n[3574]) << 52;
+            legal[16] |= u64::from(n[3572]) << 53;
+            legal[16] |= u64::from(n[3537]) << 54;
+            legal[16] |= u64::from(n[3536]) << 55;
+            legal[16] |= u64::from(n[3535]) << 56;
+            legal[16] |= u64::from(n[3561]) << 57;
+            legal[16] |= u64::from(n[3560]) << 58;
+            legal[16] |= u64::from(n[3559]) << 59;
+            legal[16] |= u64::from(n[3558]) << 60;
+            legal[16] |= u64::from(n[3557]) << 61;
+            legal[16] |= u64::from(n[3461]) << 62;
+            legal[16] |= u64::from(n[3462]) << 63;
+            legal[17] |= u64::from(n[3459]) << 0;
+            legal[17] |= u64::from(n[3460]) << 1;
+            legal[17] |= u64::from(n[3458]) << 2;
+            legal[17] |= u64::from(n[3628]) << 3;
+            legal[17] |= u64::from(n[3629]) << 4;
+            legal[17] |= u64::from(n[3627]) << 5;
+            legal[17] |= u64::from(n[3466]) << 6;
+            legal[17] |= u64::from(n[3465]) << 7;
+            legal[17] |= u64::from(n[3464]) << 8;
+            legal[17] |= u64::from(n[3463]) << 9;
+            legal[17] |= u64::from(n[3621]) << 10;
+            legal[17] |= u64::from(n[3619]) << 11;
+            legal[17] |= u64::from(n[3620]) << 12;
+            legal[17] |= u64::from(n[3618]) << 13;
+            legal[17] |= u64::from(n[3529]) << 14;
+            legal[17] |= u64::from(n[3528]) << 15;
+            legal[17] |= u64::from(n[3527]) << 16;
+            legal[17] |= u64::from(n[3607]) << 17;
+            legal[17] |= u64::from(n[3606]) << 18;
+            legal[17] |= u64::from(n[3605]) << 19;
+            legal[17] |= u64::from(n[3604]) << 20;
+            legal[17] |= u64::from(n[3603]) << 21;
+            legal[17] |= u64::from(n[3478]) << 22;
+            legal[17] |= u64::from(n[3479]) << 23;
+            legal[17] |= u64::from(n[3477]) << 24;
+            legal[17] |= u64::from(n[3454]) << 25;
+            legal[17] |= u64::from(n[3453]) << 26;
+            legal[17] |= u64::from(n[3452]) << 27;
+            legal[17] |= u64::from(n[3451]) << 28;
+            legal[17] |= u64::from(n[3515]) << 29;
+            legal[17] |= u64::from(n[3579]) << 30;
+            legal[17] |= u64::from(n[3508]) << 31;
+            legal[17] |= u64::from(n[3509]) << 32;
+            legal[17] |= u64::from(n[3571]) << 33;
+            legal[17] |= u64::from(n[3570]) << 34;
+            legal[17] |= u64::from(n[3569]) << 35;
+            legal[17] |= u64::from(n[3534]) << 36;
+            legal[17] |= u64::from(n[3556]) << 37;
+            legal[17] |= u64::from(n[3555]) << 38;
+            legal[17] |= u64::from(n[3554]) << 39;
+            legal[17] |= u64::from(n[3553]) << 40;
+            legal[17] |= u64::from(n[3551]) << 41;
+            legal[17] |= u64::from(n[3552]) << 42;
+            legal[17] |= u64::from(n[3550]) << 43;
+            legal[17] |= u64::from(n[3490]) << 44;
+            legal[17] |= u64::from(n[3491]) << 45;
+            legal[17] |= u64::from(n[3489]) << 46;
+            legal[17] |= u64::from(n[3470]) << 47;
+            legal[17] |= u64::from(n[3469]) << 48;
+            legal[17] |= u64::from(n[3468]) << 49;
+            legal[17] |= u64::from(n[3467]) << 50;
+            legal[17] |= u64::from(n[3492]) << 51;
+            legal[17] |= u64::from(n[3625]) << 52;
+            legal[17] |= u64::from(n[3471]) << 53;
+            legal[17] |= u64::from(n[3472]) << 54;
+            legal[17] |= u64::from(n[3617]) << 55;
+            legal[17] |= u64::from(n[3616]) << 56;
+            legal[17] |= u64::from(n[3615]) << 57;
+            legal[17] |= u64::from(n[3522]) << 58;
+            legal[17] |= u64::from(n[3602]) << 59;
+            legal[17] |= u64::from(n[3601]) << 60;
+            legal[17] |= u64::from(n[3600]) << 61;
+            legal[17] |= u64::from(n[3599]) << 62;
+            legal[17] |= u64::from(n[3597]) << 63;
+            legal[18] |= u64::from(n[3598]) << 0;
+            legal[18] |= u64::from(n[3596]) << 1;
+            legal[18] |= u64::from(n[3483]) << 2;
+            legal[18] |= u64::from(n[3481]) << 3;
+            legal[18] |= u64::from(n[3482]) << 4;
+            legal[18] |= u64::from(n[3480]) << 5;
+            legal[18] |= u64::from(n[3457]) << 6;
+            legal[18] |= u64::from(n[3456]) << 7;
+            legal[18] |= u64::from(n[3455]) << 8;
+            legal[18] |= u64::from(n[3580]) << 9;
+            legal[18] |= u64::from(n[3517]) << 10;
+            legal[18] |= u64::from(n[3516]) << 11;
+            legal[18] |= u64::from(n[3510]) << 12;
+            legal[18] |= u64::from(n[3563]) << 13;
+            legal[18] |= u64::from(n[3564]) << 14;
+            legal[18] |= u64::from(n[3530]) << 15;
+            legal[18] |= u64::from(n[3562]) << 16;
+            legal[18] |= u64::from(n[3549]) << 17;
+            legal[18] |= u64::from(n[3548]) << 18;
+            legal[18] |= u64::from(n[3547]) << 19;
+            legal[18] |= u64::from(n[3546]) << 20;
+            legal[18] |= u64::from(n[3545]) << 21;
+            legal[18] |= u64::from(n[3543]) << 22;
+            legal[18] |= u64::from(n[3544]) << 23;
+            legal[18] |= u64::from(n[3496]) << 24;
+            legal[18] |= u64::from(n[3494]) << 25;
+            legal[18] |= u64::from(n[3495]) << 26;
+            legal[18] |= u64::from(n[3493]) << 27;
+            legal[18] |= u64::from(n[3475]) << 28;
+            legal[18] |= u64::from(n[3474]) << 29;
+            legal[18] |= u64::from(n[3473]) << 30;
+            legal[18] |= u64::from(n[3626]) << 31;
+            legal[18] |= u64::from(n[3498]) << 32;
+            legal[18] |= u64::from(n[3497]) << 33;
+            legal[18] |= u64::from(n[3476]) << 34;
+            legal[18] |= u64::from(n[3609]) << 35;
+            legal[18] |= u64::from(n[3610]) << 36;
+            legal[18] |= u64::from(n[3523]) << 37;
+            legal[18] |= u64::from(n[3608]) << 38;
+            legal[18] |= u64::from(n[3595]) << 39;
+            legal[18] |= u64::from(n[3594]) << 40;
+            legal[18] |= u64::from(n[3593]) << 41;
+            legal[18] |= u64::from(n[3592]) << 42;
+            legal[18] |= u64::from(n[3591]) << 43;
+            legal[18] |= u64::from(n[3589]) << 44;
+            legal[18] |= u64::from(n[3590]) << 45;
+            legal[18] |= u64::from(n[3488]) << 46;
+            legal[18] |= u64::from(n[3487]) << 47;
+            legal[18] |= u64::from(n[3486]) << 48;
+            legal[18] |= u64::from(n[3485]) << 49;
+            legal[18] |= u64::from(n[3484]) << 50;
+            legal[18] |= u64::from(n[3578]) << 51;
+            legal[18] |= u64::from(n[3577]) << 52;
+            legal[18] |= u64::from(n[3576]) << 53;
+            legal[18] |= u64::from(n[3521]) << 54;
+            legal[18] |= u64::from(n[3519]) << 55;
+            legal[18] |= u64::from(n[3520]) << 56;
+            legal[18] |= u64::from(n[3518]) << 57;
+            legal[18] |= u64::from(n[3568]) << 58;
+            legal[18] |= u64::from(n[3567]) << 59;
+            legal[18] |= u64::from(n[3566]) << 60;
+            legal[18] |= u64::from(n[3565]) << 61;
+            legal[18] |= u64::from(n[3533]) << 62;
+            legal[18] |= u64::from(n[3531]) << 63;
+            legal[19] |= u64::from(n[3532]) << 0;
+            legal[19] |= u64::from(n[3542]) << 1;
+            legal[19] |= u64::from(n[3540]) << 2;
+            legal[19] |= u64::from(n[3541]) << 3;
+            legal[19] |= u64::from(n[3538]) << 4;
+            legal[19] |= u64::from(n[3539]) << 5;
+            legal[19] |= u64::from(n[3503]) << 6;
+            legal[19] |= u64::from(n[3502]) << 7;
+            legal[19] |= u64::from(n[3501]) << 8;
+            legal[19] |= u64::from(n[3500]) << 9;
+            legal[19] |= u64::from(n[3499]) << 10;
+            legal[19] |= u64::from(n[3624]) << 11;
+            legal[19] |= u64::from(n[3623]) << 12;
+            legal[19] |= u64::from(n[3622]) << 13;
+            legal[19] |= u64::from(n[3507]) << 14;
+            legal[19] |= u64::from(n[3505]) << 15;
+            legal[19] |= u64::from(n[3506]) << 16;
+            legal[19] |= u64::from(n[3504]) << 17;
+            legal[19] |= u64::from(n[3614]) << 18;
+            legal[19] |= u64::from(n[3613]) << 19;
+            legal[19] |= u64::from(n[3612]) << 20;
+            legal[19] |= u64::from(n[3611]) << 21;
+            legal[19] |= u64::from(n[3526]) << 22;
+            legal[19] |= u64::from(n[3524]) << 23;
+            legal[19] |= u64::from(n[3525]) << 24;
+            legal[19] |= u64::from(n[3588]) << 25;
+            legal[19] |= u64::from(n[3586]) << 26;
+            legal[19] |= u64::from(n[3587]) << 27;
+            legal[19] |= u64::from(n[3584]) << 28;
+            legal[19] |= u64::from(n[3585]) << 29;
+            legal[19] |= u64::from(n[3384]) << 30;
+            legal[19] |= u64::from(n[3383]) << 31;
+            legal[19] |= u64::from(n[3382]) << 32;
+            legal[19] |= u64::from(n[3392]) << 33;
+            legal[19] |= u64::from(n[3391]) << 34;
+            legal[19] |= u64::from(n[3390]) << 35;
+            legal[19] |= u64::from(n[3399]) << 36;
+            legal[19] |= u64::from(n[3398]) << 37;
+            legal[19] |= u64::from(n[3387]) << 38;
+            legal[19] |= u64::from(n[3386]) << 39;
+            legal[19] |= u64::from(n[3385]) << 40;
+            legal[19] |= u64::from(n[3407]) << 41;
+            legal[19] |= u64::from(n[3406]) << 42;
+            legal[19] |= u64::from(n[3395]) << 43;
+            legal[19] |= u64::from(n[3394]) << 44;
+            legal[19] |= u64::from(n[3393]) << 45;
+            legal[19] |= u64::from(n[3402]) << 46;
+            legal[19] |= u64::from(n[3401]) << 47;
+            legal[19] |= u64::from(n[3400]) << 48;
+            legal[19] |= u64::from(n[3389]) << 49;
+            legal[19] |= u64::from(n[3388]) << 50;
+            legal[19] |= u64::from(n[3410]) << 51;
+            legal[19] |= u64::from(n[3409]) << 52;
+            legal[19] |= u64::from(n[3408]) << 53;
+            legal[19] |= u64::from(n[3397]) << 54;
+            legal[19] |= u64::from(n[3396]) << 55;
+            legal[19] |= u64::from(n[3405]) << 56;
+            legal[19] |= u64::from(n[3404]) << 57;
+            legal[19] |= u64::from(n[3403]) << 58;
+            legal[19] |= u64::from(n[3413]) << 59;
+            legal[19] |= u64::from(n[3412]) << 60;
+            legal[19] |= u64::from(n[3411]) << 61;
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 609, 0, 0, 0, 0, 0, 615, 0, 0, 0, 0, 0, 621,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 16) | (s.0[1] << 48)))
+                    & (0x82080000000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 658, 0, 0, 0, 0, 0, 666, 0, 0,
+                    0, 0, 0, 673, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 710, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 16) | (s.0[2] << 48)))
+                    & (0x800000002082000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 718, 0, 0, 0, 0, 0, 725, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 16) | (s.0[3] << 48))) & (0x82);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 594, 0, 0, 0, 0, 0, 598, 0, 0, 0, 0, 0,
+                    602, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 634, 0, 0, 0, 0, 0, 642, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 18) | (s.0[1] << 46)))
+                    & (0x4100000000410400);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 648, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 686, 0, 0, 0, 0, 0,
+                    694, 0, 0, 0, 0, 0, 700, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 18) | (s.0[2] << 46)))
+                    & (0x4104000000010);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 737, 0,
+                    0, 0, 0, 0, 743, 0, 0, 0, 0, 0, 747, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 18) | (s.0[3] << 46)))
+                    & (0x104100000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 591, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 627, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45)))
+                    & (0x4000000000010);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 679, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 19) | (s.0[2] << 45)))
+                    & (0x100000000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 731, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 19) | (s.0[3] << 45)))
+                    & (0x4000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 768, 0, 0, 0, 0, 0, 771, 0, 0, 0, 0, 0, 774, 0, 0, 0, 0, 0,
+                    777, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43)))
+                    & (0x104104000000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 792, 0, 0, 0, 0, 0, 796, 0, 0, 0, 0, 0, 800,
+                    0, 0, 0, 0, 0, 803, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 818, 0, 0, 0, 0, 0, 822, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 21) | (s.0[2] << 43)))
+                    & (0x1040000004104100);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 826, 0, 0, 0, 0, 0, 829, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 21) | (s.0[3] << 43))) & (0x104);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 605, 0, 0, 626, 0, 0, 610, 0, 0, 633, 0, 0, 616, 0, 0, 641, 0,
+                    0, 622, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 22) | (s.0[1] << 42)))
+                    & (0x92492000000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 652, 0, 0, 678, 0, 0, 659, 0, 0, 685, 0, 0, 667,
+                    0, 0, 693, 0, 0, 674, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 704, 0, 0, 730, 0, 0, 711, 0, 0,
+                    736, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 22) | (s.0[2] << 42)))
+                    & (0x4920000002492480);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 719, 0, 0, 742, 0, 0, 726, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 22) | (s.0[3] << 42))) & (0x92);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 761, 0, 0, 0, 0, 0, 763, 0, 0, 0, 0, 0, 765, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 779, 0, 0, 0, 0, 0, 783, 0, 0, 0, 0, 0, 787, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 780, 0, 0, 0, 0, 0, 784, 0, 0, 0, 0, 0,
+                    788,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 23) | (s.0[1] << 41)))
+                    & (0x8208010410020820);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 805, 0, 0, 0, 0, 0, 809, 0, 0, 0, 0, 0,
+                    813, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 806, 0, 0, 0, 0, 0, 810, 0, 0, 0,
+                    0, 0, 814, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 831, 0, 0, 0, 0, 0, 834, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 23) | (s.0[2] << 41)))
+                    & (0x4100208200410400);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 837, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 832, 0, 0, 0, 0, 0,
+                    835, 0, 0, 0, 0, 0, 838, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 23) | (s.0[3] << 41)))
+                    & (0x8208010);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 604, 0, 0, 592, 0, 0, 608, 0, 0, 595, 0, 0, 614, 0, 0, 599, 0, 0,
+                    620, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 651, 0, 0, 628, 0, 0, 657, 0, 0, 635, 0, 0, 665, 0,
+                    0, 643, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
+                    & (0x4924800000092492);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 672, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 703, 0, 0, 680, 0, 0, 709, 0, 0, 687, 0, 0, 717,
+                    0, 0, 695, 0, 0, 724, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
+                    & (0x924920000002);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 749, 0, 0, 732, 0, 0, 753, 0, 0,
+                    738, 0, 0, 757, 0, 0, 744, 0, 0, 760, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 24) | (s.0[3] << 40)))
+                    & (0x24924800);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 767, 0, 0, 0, 0, 0, 770, 0, 0, 0, 0, 0, 773, 0, 0, 0, 0, 0, 776,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 791, 0, 0, 0, 0, 0, 795, 0, 0, 0, 0, 0, 799, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 25) | (s.0[1] << 39)))
+                    & (0x820800000082082);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 802, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 817, 0, 0, 0, 0, 0, 821, 0, 0, 0, 0, 0, 825, 0,
+                    0, 0, 0, 0, 828, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 25) | (s.0[2] << 39)))
+                    & (0x820820000002);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 840, 0, 0, 0, 0, 0, 842, 0, 0, 0, 0,
+                    0, 844, 0, 0, 0, 0, 0, 845, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 25) | (s.0[3] << 39)))
+                    & (0x20820800);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 632, 0, 0, 0, 0, 0, 640, 0, 0, 0, 0, 0, 647, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 28) | (s.0[1] << 36)))
+                    & (0x10410000000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 684, 0, 0, 0, 0, 0, 692, 0, 0, 0, 0, 0,
+                    699, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 735, 0, 0, 0, 0, 0, 741, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 28) | (s.0[2] << 36)))
+                    & (0x4100000000410400);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 746, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 28) | (s.0[3] << 36))) & (0x10);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 607, 0, 0, 0, 0, 0, 613, 0, 0, 0, 0, 0, 619, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 656, 0, 0, 0, 0, 0, 664, 0, 0, 0, 0, 0, 671, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 30) | (s.0[1] << 34)))
+                    & (0x820800000002082);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 708, 0, 0, 0, 0, 0, 716, 0, 0, 0, 0, 0, 723, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 30) | (s.0[2] << 34)))
+                    & (0x20820000000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 752, 0, 0, 0, 0, 0, 756, 0, 0, 0, 0,
+                    0, 759, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 30) | (s.0[3] << 34)))
+                    & (0x820800);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
         }
-        moves[count] = Move(1278);
-        count += usize::from(s.0[2] & 0x100000000000000 != 0);
+        legal[19] |= u64::from(s.0[2] & 0x100000000000000 != 0) << 62;
+        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
         joint[0] = match count {
             0 => return None,
-            1 => moves[0],
-            _ => moves[rng.below(count)],
+            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
+            _ => {
+                Move(
+                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
+                )
+            }
         };
     }
     {
-        let mut moves = [Move(0); 640 + 1];
-        let mut count = 0usize;
-        let guard = s.0[2] & 0x100000000000000 != 0;
-        if guard {}
-        if guard {
-            moves[count] = Move(0);
-            count += usize::from(n[3363]);
-            moves[count] = Move(1);
-            count += usize::from(n[3361]);
-            moves[count] = Move(2);
-            count += usize::from(n[3362]);
-            moves[count] = Move(3);
-            count += usize::from(n[3313]);
-            moves[count] = Move(4);
-            count += usize::from(n[3377]);
-            moves[count] = Move(5);
-            count += usize::from(n[3375]);
-            moves[count] = Move(6);
-            count += usize::from(n[3376]);
-            moves[count] = Move(7);
-            count += usize::from(n[3258]);
-            moves[count] = Move(8);
-            count += usize::from(n[3257]);
-            moves[count] = Move(9);
-            count += usize::from(n[3259]);
-            moves[count] = Move(10);
-            count += usize::from(n[3381]);
-            moves[count] = Move(11);
-            count += usize::from(n[3255]);
-            moves[count] = Move(12);
-            count += usize::from(n[3254]);
-            moves[count] = Move(13);
-            count += usize::from(n[3256]);
-            moves[count] = Move(14);
-            count += usize::from(n[3328]);
-            moves[count] = Move(15);
-            count += usize::from(n[3326]);
-            moves[count] = Move(16);
-            count += usize::from(n[3327]);
-            moves[count] = Move(17);
-            count += usize::from(n[3317]);
-            moves[count] = Move(18);
-            count += usize::from(n[3345]);
-            moves[count] = Move(19);
-            count += usize::from(n[3343]);
-            moves[count] = Move(20);
-            count += usize::from(n[3344]);
-            moves[count] = Move(21);
-            count += usize::from(n[3301]);
-            moves[count] = Move(22);
-            count += usize::from(n[3300]);
-            moves[count] = Move(23);
-            count += usize::from(n[3302]);
-            moves[count] = Move(24);
-            count += usize::from(n[3347]);
-            moves[count] = Move(25);
-            count += usize::from(n[3273]);
-            moves[count] = Move(26);
-            count += usize::from(n[3272]);
-            moves[count] = Move(27);
-            count += usize::from(n[3274]);
-            moves[count] = Move(28);
-            count += usize::from(n[3360]);
-            moves[count] = Move(29);
-            count += usize::from(n[3359]);
-            moves[count] = Move(30);
-            count += usize::from(n[3357]);
-            moves[count] = Move(31);
-            count += usize::from(n[3358]);
-            moves[count] = Move(32);
-            count += usize::from(n[3374]);
-            moves[count] = Move(33);
-            count += usize::from(n[3310]);
-            moves[count] = Move(34);
-            count += usize::from(n[3373]);
-            moves[count] = Move(35);
-            count += usize::from(n[3371]);
-            moves[count] = Move(36);
-            count += usize::from(n[3372]);
-            moves[count] = Move(37);
-            count += usize::from(n[3276]);
-            moves[count] = Move(38);
-            count += usize::from(n[3264]);
-            moves[count] = Move(39);
-            count += usize::from(n[3263]);
-            moves[count] = Move(40);
-            count += usize::from(n[3265]);
-            moves[count] = Move(41);
-            count += usize::from(n[3379]);
-            moves[count] = Move(42);
-            count += usize::from(n[3275]);
-            moves[count] = Move(43);
-            count += usize::from(n[3261]);
-            moves[count] = Move(44);
-            count += usize::from(n[3260]);
-            moves[count] = Move(45);
-            count += usize::from(n[3262]);
-            moves[count] = Move(46);
-            count += usize::from(n[3325]);
-            moves[count] = Move(47);
-            count += usize::from(n[3324]);
-            moves[count] = Move(48);
-            count += usize::from(n[3322]);
-            moves[count] = Move(49);
-            count += usize::from(n[3323]);
-            moves[count] = Move(50);
-            count += usize::from(n[3338]);
-            moves[count] = Move(51);
-            count += usize::from(n[3314]);
-            moves[count] = Move(52);
-            count += usize::from(n[3337]);
-            moves[count] = Move(53);
-            count += usize::from(n[3335]);
-            moves[count] = Move(54);
-            count += usize::from(n[3336]);
-            moves[count] = Move(55);
-            count += usize::from(n[3309]);
-            moves[count] = Move(56);
-            count += usize::from(n[3298]);
-            moves[count] = Move(57);
-            count += usize::from(n[3297]);
-            moves[count] = Move(58);
-            count += usize::from(n[3299]);
-            moves[count] = Move(59);
-            count += usize::from(n[3349]);
-            moves[count] = Move(60);
-            count += usize::from(n[3295]);
-            moves[count] = Move(61);
-            count += usize::from(n[3270]);
-            moves[count] = Move(62);
-            count += usize::from(n[3269]);
-            moves[count] = Move(63);
-            count += usize::from(n[3271]);
-            moves[count] = Move(64);
-            count += usize::from(n[3354]);
-            moves[count] = Move(65);
-            count += usize::from(n[3356]);
-            moves[count] = Move(66);
-            count += usize::from(n[3355]);
-            moves[count] = Move(67);
-            count += usize::from(n[3353]);
-            moves[count] = Move(68);
-            count += usize::from(n[3311]);
-            moves[count] = Move(69);
-            count += usize::from(n[3365]);
-            moves[count] = Move(70);
-            count += usize::from(n[3367]);
-            moves[count] = Move(71);
-            count += usize::from(n[3366]);
-            moves[count] = Move(72);
-            count += usize::from(n[3364]);
-            moves[count] = Move(73);
-            count += usize::from(n[3281]);
-            moves[count] = Move(74);
-            count += usize::from(n[3282]);
-            moves[count] = Move(75);
-            count += usize::from(n[3280]);
-            moves[count] = Move(76);
-            count += usize::from(n[3380]);
-            moves[count] = Move(77);
-            count += usize::from(n[3267]);
-            moves[count] = Move(78);
-            count += usize::from(n[3278]);
-            moves[count] = Move(79);
-            count += usize::from(n[3279]);
-            moves[count] = Move(80);
-            count += usize::from(n[3277]);
-            moves[count] = Move(81);
-            count += usize::from(n[3266]);
-            moves[count] = Move(82);
-            count += usize::from(n[3319]);
-            moves[count] = Move(83);
-            count += usize::from(n[3321]);
-            moves[count] = Move(84);
-            count += usize::from(n[3320]);
-            moves[count] = Move(85);
-            count += usize::from(n[3318]);
-            moves[count] = Move(86);
-            count += usize::from(n[3315]);
-            moves[count] = Move(87);
-            count += usize::from(n[3340]);
-            moves[count] = Move(88);
-            count += usize::from(n[3342]);
-            moves[count] = Move(89);
-            count += usize::from(n[3341]);
-            moves[count] = Move(90);
-            count += usize::from(n[3339]);
-            moves[count] = Move(91);
-            count += usize::from(n[3307]);
-            moves[count] = Move(92);
-            count += usize::from(n[3308]);
-            moves[count] = Move(93);
-            count += usize::from(n[3306]);
-            moves[count] = Move(94);
-            count += usize::from(n[3346]);
-            moves[count] = Move(95);
-            count += usize::from(n[3296]);
-            moves[count] = Move(96);
-            count += usize::from(n[3293]);
-            moves[count] = Move(97);
-            count += usize::from(n[3294]);
-            moves[count] = Move(98);
-            count += usize::from(n[3292]);
-            moves[count] = Move(99);
-            count += usize::from(n[3268]);
-            moves[count] = Move(100);
-            count += usize::from(n[3350]);
-            moves[count] = Move(101);
-            count += usize::from(n[3352]);
-            moves[count] = Move(102);
-            count += usize::from(n[3351]);
-            moves[count] = Move(103);
-            count += usize::from(n[3312]);
-            moves[count] = Move(104);
-            count += usize::from(n[3368]);
-            moves[count] = Move(105);
-            count += usize::from(n[3370]);
-            moves[count] = Move(106);
-            count += usize::from(n[3369]);
-            moves[count] = Move(107);
-            count += usize::from(n[3287]);
-            moves[count] = Move(108);
-            count += usize::from(n[3288]);
-            moves[count] = Move(109);
-            count += usize::from(n[3286]);
-            moves[count] = Move(110);
-            count += usize::from(n[3378]);
-            moves[count] = Move(111);
-            count += usize::from(n[3284]);
-            moves[count] = Move(112);
-            count += usize::from(n[3285]);
-            moves[count] = Move(113);
-            count += usize::from(n[3283]);
-            moves[count] = Move(114);
-            count += usize::from(n[3329]);
-            moves[count] = Move(115);
-            count += usize::from(n[3331]);
-            moves[count] = Move(116);
-            count += usize::from(n[3330]);
-            moves[count] = Move(117);
-            count += usize::from(n[3316]);
-            moves[count] = Move(118);
-            count += usize::from(n[3332]);
-            moves[count] = Move(119);
-            count += usize::from(n[3334]);
-            moves[count] = Move(120);
-            count += usize::from(n[3333]);
-            moves[count] = Move(121);
-            count += usize::from(n[3304]);
-            moves[count] = Move(122);
-            count += usize::from(n[3305]);
-            moves[count] = Move(123);
-            count += usize::from(n[3303]);
-            moves[count] = Move(124);
-            count += usize::from(n[3348]);
-            moves[count] = Move(125);
-            count += usize::from(n[3290]);
-            moves[count] = Move(126);
-            count += usize::from(n[3291]);
-            moves[count] = Move(127);
-            count += usize::from(n[3289]);
-            moves[count] = Move(128);
-            count += usize::from(n[3089]);
-            moves[count] = Move(129);
-            count += usize::from(n[3088]);
-            moves[count] = Move(130);
-            count += usize::from(n[3087]);
-            moves[count] = Move(131);
-            count += usize::from(n[3086]);
-            moves[count] = Move(132);
-            count += usize::from(n[3120]);
-            moves[count] = Move(133);
-            count += usize::from(n[3119]);
-            moves[count] = Move(134);
-            count += usize::from(n[3100]);
-            moves[count] = Move(135);
-            count += usize::from(n[3099]);
-            moves[count] = Move(136);
-            count += usize::from(n[3102]);
-            moves[count] = Move(137);
-            count += usize::from(n[3093]);
-            moves[count] = Move(138);
-            count += usize::from(n[3092]);
-            moves[count] = Move(139);
-            count += usize::from(n[3101]);
-            moves[count] = Move(140);
-            count += usize::from(n[3091]);
-            moves[count] = Move(141);
-            count += usize::from(n[3090]);
-            moves[count] = Move(142);
-            count += usize::from(n[3125]);
-            moves[count] = Move(143);
-            count += usize::from(n[3118]);
-            moves[count] = Move(144);
-            count += usize::from(n[3117]);
-            moves[count] = Move(145);
-            count += usize::from(n[3115]);
-            moves[count] = Move(146);
-            count += usize::from(n[3098]);
-            moves[count] = Move(147);
-            count += usize::from(n[3097]);
-            moves[count] = Move(148);
-            count += usize::from(n[3106]);
-            moves[count] = Move(149);
-            count += usize::from(n[3105]);
-            moves[count] = Move(150);
-            count += usize::from(n[3095]);
-            moves[count] = Move(151);
-            count += usize::from(n[3104]);
-            moves[count] = Move(152);
-            count += usize::from(n[3103]);
-            moves[count] = Move(153);
-            count += usize::from(n[3094]);
-            moves[count] = Move(154);
-            count += usize::from(n[3124]);
-            moves[count] = Move(155);
-            count += usize::from(n[3123]);
-            moves[count] = Move(156);
-            count += usize::from(n[3116]);
-            moves[count] = Move(157);
-            count += usize::from(n[3114]);
-            moves[count] = Move(158);
-            count += usize::from(n[3113]);
-            moves[count] = Move(159);
-            count += usize::from(n[3096]);
-            moves[count] = Move(160);
-            count += usize::from(n[3110]);
-            moves[count] = Move(161);
-            count += usize::from(n[3109]);
-            moves[count] = Move(162);
-            count += usize::from(n[3108]);
-            moves[count] = Move(163);
-            count += usize::from(n[3107]);
-            moves[count] = Move(164);
-            count += usize::from(n[3122]);
-            moves[count] = Move(165);
-            count += usize::from(n[3121]);
-            moves[count] = Move(166);
-            count += usize::from(n[3112]);
-            moves[count] = Move(167);
-            count += usize::from(n[3111]);
-            moves[count] = Move(336);
-            count += usize::from(n[2815]);
-            moves[count] = Move(337);
-            count += usize::from(n[2829]);
-            moves[count] = Move(338);
-            count += usize::from(n[3033]);
-            moves[count] = Move(339);
-            count += usize::from(n[2787]);
-            moves[count] = Move(340);
-            count += usize::from(n[2794]);
-            moves[count] = Move(341);
-            count += usize::from(n[3003]);
-            moves[count] = Move(342);
-            count += usize::from(n[3039]);
-            moves[count] = Move(343);
-            count += usize::from(n[2732]);
-            moves[count] = Move(344);
-            count += usize::from(n[2766]);
-            moves[count] = Move(345);
-            count += usize::from(n[2975]);
-            moves[count] = Move(346);
-            count += usize::from(n[3045]);
-            moves[count] = Move(347);
-            count += usize::from(n[2753]);
-            moves[count] = Move(348);
-            count += usize::from(n[2974]);
-            moves[count] = Move(349);
-            count += usize::from(n[2821]);
-            moves[count] = Move(350);
-            count += usize::from(n[2820]);
-            moves[count] = Move(351);
-            count += usize::from(n[3014]);
-            moves[count] = Move(352);
-            count += usize::from(n[2796]);
-            moves[count] = Move(353);
-            count += usize::from(n[2808]);
-            moves[count] = Move(354);
-            count += usize::from(n[2800]);
-            moves[count] = Move(355);
-            count += usize::from(n[2807]);
-            moves[count] = Move(356);
-            count += usize::from(n[3009]);
-            moves[count] = Move(357);
-            count += usize::from(n[3021]);
-            moves[count] = Move(358);
-            count += usize::from(n[2749]);
-            moves[count] = Move(359);
-            count += usize::from(n[2765]);
-            moves[count] = Move(360);
-            count += usize::from(n[2746]);
-            moves[count] = Move(361);
-            count += usize::from(n[2764]);
-            moves[count] = Move(362);
-            count += usize::from(n[2994]);
-            moves[count] = Move(363);
-            count += usize::from(n[3024]);
-            moves[count] = Move(364);
-            count += usize::from(n[2739]);
-            moves[count] = Move(365);
-            count += usize::from(n[2777]);
-            moves[count] = Move(366);
-            count += usize::from(n[2740]);
-            moves[count] = Move(367);
-            count += usize::from(n[2771]);
-            moves[count] = Move(368);
-            count += usize::from(n[2982]);
-            moves[count] = Move(369);
-            count += usize::from(n[3032]);
-            moves[count] = Move(370);
-            count += usize::from(n[2810]);
-            moves[count] = Move(371);
-            count += usize::from(n[2826]);
-            moves[count] = Move(372);
-            count += usize::from(n[2814]);
-            moves[count] = Move(373);
-            count += usize::from(n[2827]);
-            moves[count] = Move(374);
-            count += usize::from(n[3031]);
-            moves[count] = Move(375);
-            count += usize::from(n[2999]);
-            moves[count] = Move(376);
-            count += usize::from(n[3038]);
-            moves[count] = Move(377);
-            count += usize::from(n[2785]);
-            moves[count] = Move(378);
-            count += usize::from(n[2789]);
-            moves[count] = Move(379);
-            count += usize::from(n[2782]);
-            moves[count] = Move(380);
-            count += usize::from(n[2788]);
-            moves[count] = Move(381);
-            count += usize::from(n[2998]);
-            moves[count] = Move(382);
-            count += usize::from(n[3037]);
-            moves[count] = Move(383);
-            count += usize::from(n[2984]);
-            moves[count] = Move(384);
-            count += usize::from(n[3042]);
-            moves[count] = Move(385);
-            count += usize::from(n[2736]);
-            moves[count] = Move(386);
-            count += usize::from(n[2773]);
-            moves[count] = Move(387);
-            count += usize::from(n[2733]);
-            moves[count] = Move(388);
-            count += usize::from(n[2767]);
-            moves[count] = Move(389);
-            count += usize::from(n[2977]);
-            moves[count] = Move(390);
-            count += usize::from(n[3041]);
-            moves[count] = Move(391);
-            count += usize::from(n[2983]);
-            moves[count] = Move(392);
-            count += usize::from(n[2755]);
-            moves[count] = Move(393);
-            count += usize::from(n[2754]);
-            moves[count] = Move(394);
-            count += usize::from(n[2976]);
-            moves[count] = Move(395);
-            count += usize::from(n[3013]);
-            moves[count] = Move(396);
-            count += usize::from(n[2819]);
-            moves[count] = Move(397);
-            count += usize::from(n[2818]);
-            moves[count] = Move(398);
-            count += usize::from(n[3012]);
-            moves[count] = Move(399);
-            count += usize::from(n[3005]);
-            moves[count] = Move(400);
-            count += usize::from(n[3018]);
-            moves[count] = Move(401);
-            count += usize::from(n[2798]);
-            moves[count] = Move(402);
-            count += usize::from(n[2803]);
-            moves[count] = Move(403);
-            count += usize::from(n[2795]);
-            moves[count] = Move(404);
-            count += usize::from(n[2802]);
-            moves[count] = Move(405);
-            count += usize::from(n[3004]);
-            moves[count] = Move(406);
-            count += usize::from(n[3017]);
-            moves[count] = Move(407);
-            count += usize::from(n[2997]);
-            moves[count] = Move(408);
-            count += usize::from(n[3027]);
-            moves[count] = Move(409);
-            count += usize::from(n[2750]);
-            moves[count] = Move(410);
-            count += usize::from(n[2763]);
-            moves[count] = Move(411);
-            count += usize::from(n[2747]);
-            moves[count] = Move(412);
-            count += usize::from(n[2762]);
-            moves[count] = Move(413);
-            count += usize::from(n[2993]);
-            moves[count] = Move(414);
-            count += usize::from(n[3026]);
-            moves[count] = Move(415);
-            count += usize::from(n[2991]);
-            moves[count] = Move(416);
-            count += usize::from(n[2741]);
-            moves[count] = Move(417);
-            count += usize::from(n[2776]);
-            moves[count] = Move(418);
-            count += usize::from(n[2742]);
-            moves[count] = Move(419);
-            count += usize::from(n[2770]);
-            moves[count] = Move(420);
-            count += usize::from(n[2981]);
-            moves[count] = Move(421);
-            count += usize::from(n[3030]);
-            moves[count] = Move(422);
-            count += usize::from(n[2812]);
-            moves[count] = Move(423);
-            count += usize::from(n[2824]);
-            moves[count] = Move(424);
-            count += usize::from(n[2809]);
-            moves[count] = Move(425);
-            count += usize::from(n[2825]);
-            moves[count] = Move(426);
-            count += usize::from(n[3029]);
-            moves[count] = Move(427);
-            count += usize::from(n[3001]);
-            moves[count] = Move(428);
-            count += usize::from(n[3035]);
-            moves[count] = Move(429);
-            count += usize::from(n[2784]);
-            moves[count] = Move(430);
-            count += usize::from(n[2791]);
-            moves[count] = Move(431);
-            count += usize::from(n[2781]);
-            moves[count] = Move(432);
-            count += usize::from(n[2790]);
-            moves[count] = Move(433);
-            count += usize::from(n[3000]);
-            moves[count] = Move(434);
-            count += usize::from(n[3034]);
-            moves[count] = Move(435);
-            count += usize::from(n[2986]);
-            moves[count] = Move(436);
-            count += usize::from(n[3044]);
-            moves[count] = Move(437);
-            count += usize::from(n[2737]);
-            moves[count] = Move(438);
-            count += usize::from(n[2774]);
-            moves[count] = Move(439);
-            count += usize::from(n[2734]);
-            moves[count] = Move(440);
-            count += usize::from(n[2768]);
-            moves[count] = Move(441);
-            count += usize::from(n[2979]);
-            moves[count] = Move(442);
-            count += usize::from(n[3043]);
-            moves[count] = Move(443);
-            count += usize::from(n[2985]);
-            moves[count] = Move(444);
-            count += usize::from(n[2757]);
-            moves[count] = Move(445);
-            count += usize::from(n[2756]);
-            moves[count] = Move(446);
-            count += usize::from(n[2978]);
-            moves[count] = Move(447);
-            count += usize::from(n[3011]);
-            moves[count] = Move(448);
-            count += usize::from(n[2817]);
-            moves[count] = Move(449);
-            count += usize::from(n[2816]);
-            moves[count] = Move(450);
-            count += usize::from(n[3010]);
-            moves[count] = Move(451);
-            count += usize::from(n[3007]);
-            moves[count] = Move(452);
-            count += usize::from(n[3020]);
-            moves[count] = Move(453);
-            count += usize::from(n[2799]);
-            moves[count] = Move(454);
-            count += usize::from(n[2805]);
-            moves[count] = Move(455);
-            count += usize::from(n[2797]);
-            moves[count] = Move(456);
-            count += usize::from(n[2804]);
-            moves[count] = Move(457);
-            count += usize::from(n[3006]);
-            moves[count] = Move(458);
-            count += usize::from(n[3019]);
-            moves[count] = Move(459);
-            count += usize::from(n[2996]);
-            moves[count] = Move(460);
-            count += usize::from(n[3023]);
-            moves[count] = Move(461);
-            count += usize::from(n[2751]);
-            moves[count] = Move(462);
-            count += usize::from(n[2761]);
-            moves[count] = Move(463);
-            count += usize::from(n[2748]);
-            moves[count] = Move(464);
-            count += usize::from(n[2760]);
-            moves[count] = Move(465);
-            count += usize::from(n[2992]);
-            moves[count] = Move(466);
-            count += usize::from(n[3022]);
-            moves[count] = Move(467);
-            count += usize::from(n[2990]);
-            moves[count] = Move(468);
-            count += usize::from(n[2743]);
-            moves[count] = Move(469);
-            count += usize::from(n[2775]);
-            moves[count] = Move(470);
-            count += usize::from(n[2744]);
-            moves[count] = Move(471);
-            count += usize::from(n[2769]);
-            moves[count] = Move(472);
-            count += usize::from(n[2980]);
-            moves[count] = Move(473);
-            count += usize::from(n[3028]);
-            moves[count] = Move(474);
-            count += usize::from(n[2813]);
-            moves[count] = Move(475);
-            count += usize::from(n[2828]);
-            moves[count] = Move(476);
-            count += usize::from(n[2811]);
-            moves[count] = Move(477);
-            count += usize::from(n[2823]);
-            moves[count] = Move(478);
-            count += usize::from(n[3002]);
-            moves[count] = Move(479);
-            count += usize::from(n[3036]);
-            moves[count] = Move(480);
-            count += usize::from(n[2783]);
-            moves[count] = Move(481);
-            count += usize::from(n[2793]);
-            moves[count] = Move(482);
-            count += usize::from(n[2780]);
-            moves[count] = Move(483);
-            count += usize::from(n[2792]);
-            moves[count] = Move(484);
-            count += usize::from(n[2988]);
-            moves[count] = Move(485);
-            count += usize::from(n[3040]);
-            moves[count] = Move(486);
-            count += usize::from(n[2738]);
-            moves[count] = Move(487);
-            count += usize::from(n[2778]);
-            moves[count] = Move(488);
-            count += usize::from(n[2735]);
-            moves[count] = Move(489);
-            count += usize::from(n[2772]);
-            moves[count] = Move(490);
-            count += usize::from(n[2987]);
-            moves[count] = Move(491);
-            count += usize::from(n[2759]);
-            moves[count] = Move(492);
-            count += usize::from(n[2758]);
-            moves[count] = Move(493);
-            count += usize::from(n[3015]);
-            moves[count] = Move(494);
-            count += usize::from(n[2822]);
-            moves[count] = Move(495);
-            count += usize::from(n[3008]);
-            moves[count] = Move(496);
-            count += usize::from(n[3016]);
-            moves[count] = Move(497);
-            count += usize::from(n[2801]);
-            moves[count] = Move(498);
-            count += usize::from(n[2806]);
-            moves[count] = Move(499);
-            count += usize::from(n[2995]);
-            moves[count] = Move(500);
-            count += usize::from(n[3025]);
-            moves[count] = Move(501);
-            count += usize::from(n[2752]);
-            moves[count] = Move(502);
-            count += usize::from(n[2786]);
-            moves[count] = Move(503);
-            count += usize::from(n[2989]);
-            moves[count] = Move(504);
-            count += usize::from(n[2745]);
-            moves[count] = Move(505);
-            count += usize::from(n[2779]);
-            moves[count] = Move(506);
-            count += usize::from(n[2613]);
-            moves[count] = Move(507);
-            count += usize::from(n[2630]);
-            moves[count] = Move(508);
-            count += usize::from(n[2886]);
-            moves[count] = Move(509);
-            count += usize::from(n[2592]);
-            moves[count] = Move(510);
-            count += usize::from(n[2867]);
-            moves[count] = Move(511);
-            count += usize::from(n[2585]);
-            moves[count] = Move(512);
-            count += usize::from(n[2866]);
-            moves[count] = Move(513);
-            count += usize::from(n[2622]);
-            moves[count] = Move(514);
-            count += usize::from(n[2616]);
-            moves[count] = Move(515);
-            count += usize::from(n[2898]);
-            moves[count] = Move(516);
-            count += usize::from(n[2609]);
-            moves[count] = Move(517);
-            count += usize::from(n[2606]);
-            moves[count] = Move(518);
-            count += usize::from(n[2889]);
-            moves[count] = Move(519);
-            count += usize::from(n[2602]);
-            moves[count] = Move(520);
-            count += usize::from(n[2591]);
-            moves[count] = Move(521);
-            count += usize::from(n[2874]);
-            moves[count] = Move(522);
-            count += usize::from(n[2620]);
-            moves[count] = Move(523);
-            count += usize::from(n[2614]);
-            moves[count] = Move(524);
-            count += usize::from(n[2890]);
-            moves[count] = Move(525);
-            count += usize::from(n[2631]);
-            moves[count] = Move(526);
-            count += usize::from(n[2627]);
-            moves[count] = Move(527);
-            count += usize::from(n[2884]);
-            moves[count] = Move(528);
-            count += usize::from(n[2876]);
-            moves[count] = Move(529);
-            count += usize::from(n[2603]);
-            moves[count] = Move(530);
-            count += usize::from(n[2593]);
-            moves[count] = Move(531);
-            count += usize::from(n[2869]);
-            moves[count] = Move(532);
-            count += usize::from(n[2875]);
-            moves[count] = Move(533);
-            count += usize::from(n[2596]);
-            moves[count] = Move(534);
-            count += usize::from(n[2586]);
-            moves[count] = Move(535);
-            count += usize::from(n[2868]);
-            moves[count] = Move(536);
-            count += usize::from(n[2901]);
-            moves[count] = Move(537);
-            count += usize::from(n[2623]);
-            moves[count] = Move(538);
-            count += usize::from(n[2617]);
-            moves[count] = Move(539);
-            count += usize::from(n[2897]);
-            moves[count] = Move(540);
-            count += usize::from(n[2895]);
-            moves[count] = Move(541);
-            count += usize::from(n[2610]);
-            moves[count] = Move(542);
-            count += usize::from(n[2607]);
-            moves[count] = Move(543);
-            count += usize::from(n[2888]);
-            moves[count] = Move(544);
-            count += usize::from(n[2883]);
-            moves[count] = Move(545);
-            count += usize::from(n[2601]);
-            moves[count] = Move(546);
-            count += usize::from(n[2590]);
-            moves[count] = Move(547);
-            count += usize::from(n[2873]);
-            moves[count] = Move(548);
-            count += usize::from(n[2621]);
-            moves[count] = Move(549);
-            count += usize::from(n[2615]);
-            moves[count] = Move(550);
-            count += usize::from(n[2891]);
-            moves[count] = Move(551);
-            count += usize::from(n[2632]);
-            moves[count] = Move(552);
-            count += usize::from(n[2628]);
-            moves[count] = Move(553);
-            count += usize::from(n[2885]);
-            moves[count] = Move(554);
-            count += usize::from(n[2878]);
-            moves[count] = Move(555);
-            count += usize::from(n[2604]);
-            moves[count] = Move(556);
-            count += usize::from(n[2594]);
-            moves[count] = Move(557);
-            count += usize::from(n[2871]);
-            moves[count] = Move(558);
-            count += usize::from(n[2877]);
-            moves[count] = Move(559);
-            count += usize::from(n[2597]);
-            moves[count] = Move(560);
-            count += usize::from(n[2587]);
-            moves[count] = Move(561);
-            count += usize::from(n[2870]);
-            moves[count] = Move(562);
-            count += usize::from(n[2900]);
-            moves[count] = Move(563);
-            count += usize::from(n[2624]);
-            moves[count] = Move(564);
-            count += usize::from(n[2618]);
-            moves[count] = Move(565);
-            count += usize::from(n[2896]);
-            moves[count] = Move(566);
-            count += usize::from(n[2894]);
-            moves[count] = Move(567);
-            count += usize::from(n[2611]);
-            moves[count] = Move(568);
-            count += usize::from(n[2608]);
-            moves[count] = Move(569);
-            count += usize::from(n[2887]);
-            moves[count] = Move(570);
-            count += usize::from(n[2882]);
-            moves[count] = Move(571);
-            count += usize::from(n[2600]);
-            moves[count] = Move(572);
-            count += usize::from(n[2589]);
-            moves[count] = Move(573);
-            count += usize::from(n[2872]);
-            moves[count] = Move(574);
-            count += usize::from(n[2625]);
-            moves[count] = Move(575);
-            count += usize::from(n[2619]);
-            moves[count] = Move(576);
-            count += usize::from(n[2892]);
-            moves[count] = Move(577);
-            count += usize::from(n[2633]);
-            moves[count] = Move(578);
-            count += usize::from(n[2629]);
-            moves[count] = Move(579);
-            count += usize::from(n[2880]);
-            moves[count] = Move(580);
-            count += usize::from(n[2605]);
-            moves[count] = Move(581);
-            count += usize::from(n[2595]);
-            moves[count] = Move(582);
-            count += usize::from(n[2879]);
-            moves[count] = Move(583);
-            count += usize::from(n[2598]);
-            moves[count] = Move(584);
-            count += usize::from(n[2588]);
-            moves[count] = Move(585);
-            count += usize::from(n[2899]);
-            moves[count] = Move(586);
-            count += usize::from(n[2626]);
-            moves[count] = Move(587);
-            count += usize::from(n[2893]);
-            moves[count] = Move(588);
-            count += usize::from(n[2612]);
-            moves[count] = Move(589);
-            count += usize::from(n[2881]);
-            moves[count] = Move(590);
-            count += usize::from(n[2599]);
-            moves[count] = Move(846);
-            count += usize::from(n[3791]);
-            moves[count] = Move(847);
-            count += usize::from(n[3787]);
-            moves[count] = Move(848);
-            count += usize::from(n[3790]);
-            moves[count] = Move(849);
-            count += usize::from(n[3788]);
-            moves[count] = Move(850);
-            count += usize::from(n[3789]);
-            moves[count] = Move(851);
-            count += usize::from(n[3713]);
-            moves[count] = Move(852);
-            count += usize::from(n[3711]);
-            moves[count] = Move(853);
-            count += usize::from(n[3712]);
-            moves[count] = Move(854);
-            count += usize::from(n[3803]);
-            moves[count] = Move(855);
-            count += usize::from(n[3802]);
-            moves[count] = Move(856);
-            count += usize::from(n[3804]);
-            moves[count] = Move(857);
-            count += usize::from(n[3805]);
-            moves[count] = Move(858);
-            count += usize::from(n[3635]);
-            moves[count] = Move(859);
-            count += usize::from(n[3638]);
-            moves[count] = Move(860);
-            count += usize::from(n[3636]);
-            moves[count] = Move(861);
-            count += usize::from(n[3637]);
-            moves[count] = Move(862);
-            count += usize::from(n[3812]);
-            moves[count] = Move(863);
-            count += usize::from(n[3811]);
-            moves[count] = Move(864);
-            count += usize::from(n[3813]);
-            moves[count] = Move(865);
-            count += usize::from(n[3633]);
-            moves[count] = Move(866);
-            count += usize::from(n[3631]);
-            moves[count] = Move(867);
-            count += usize::from(n[3630]);
-            moves[count] = Move(868);
-            count += usize::from(n[3632]);
-            moves[count] = Move(869);
-            count += usize::from(n[3634]);
-            moves[count] = Move(870);
-            count += usize::from(n[3740]);
-            moves[count] = Move(871);
-            count += usize::from(n[3736]);
-            moves[count] = Move(872);
-            count += usize::from(n[3739]);
-            moves[count] = Move(873);
-            count += usize::from(n[3737]);
-            moves[count] = Move(874);
-            count += usize::from(n[3738]);
-            moves[count] = Move(875);
-            count += usize::from(n[3721]);
-            moves[count] = Move(876);
-            count += usize::from(n[3719]);
-            moves[count] = Move(877);
-            count += usize::from(n[3720]);
-            moves[count] = Move(878);
-            count += usize::from(n[3757]);
-            moves[count] = Move(879);
-            count += usize::from(n[3756]);
-            moves[count] = Move(880);
-            count += usize::from(n[3758]);
-            moves[count] = Move(881);
-            count += usize::from(n[3759]);
-            moves[count] = Move(882);
-            count += usize::from(n[3695]);
-            moves[count] = Move(883);
-            count += usize::from(n[3698]);
-            moves[count] = Move(884);
-            count += usize::from(n[3696]);
-            moves[count] = Move(885);
-            count += usize::from(n[3697]);
-            moves[count] = Move(886);
-            count += usize::from(n[3762]);
-            moves[count] = Move(887);
-            count += usize::from(n[3761]);
-            moves[count] = Move(888);
-            count += usize::from(n[3763]);
-            moves[count] = Move(889);
-            count += usize::from(n[3659]);
-            moves[count] = Move(890);
-            count += usize::from(n[3657]);
-            moves[count] = Move(891);
-            count += usize::from(n[3656]);
-            moves[count] = Move(892);
-            count += usize::from(n[3658]);
-            moves[count] = Move(893);
-            count += usize::from(n[3660]);
-            moves[count] = Move(894);
-            count += usize::from(n[3786]);
-            moves[count] = Move(895);
-            count += usize::from(n[3784]);
-            moves[count] = Move(896);
-            count += usize::from(n[3785]);
-            moves[count] = Move(897);
-            count += usize::from(n[3781]);
-            moves[count] = Move(898);
-            count += usize::from(n[3783]);
-            moves[count] = Move(899);
-            count += usize::from(n[3782]);
-            moves[count] = Move(900);
-            count += usize::from(n[3780]);
-            moves[count] = Move(901);
-            count += usize::from(n[3801]);
-            moves[count] = Move(902);
-            count += usize::from(n[3706]);
-            moves[count] = Move(903);
-            count += usize::from(n[3800]);
-            moves[count] = Move(904);
-            count += usize::from(n[3799]);
-            moves[count] = Move(905);
-            count += usize::from(n[3664]);
-            moves[count] = Move(906);
-            count += usize::from(n[3643]);
-            moves[count] = Move(907);
-            count += usize::from(n[3644]);
-            moves[count] = Move(908);
-            count += usize::from(n[3809]);
-            moves[count] = Move(909);
-            count += usize::from(n[3662]);
-            moves[count] = Move(910);
-            count += usize::from(n[3661]);
-            moves[count] = Move(911);
-            count += usize::from(n[3663]);
-            moves[count] = Move(912);
-            count += usize::from(n[3641]);
-            moves[count] = Move(913);
-            count += usize::from(n[3642]);
-            moves[count] = Move(914);
-            count += usize::from(n[3640]);
-            moves[count] = Move(915);
-            count += usize::from(n[3639]);
-            moves[count] = Move(916);
-            count += usize::from(n[3735]);
-            moves[count] = Move(917);
-            count += usize::from(n[3733]);
-            moves[count] = Move(918);
-            count += usize::from(n[3734]);
-            moves[count] = Move(919);
-            count += usize::from(n[3730]);
-            moves[count] = Move(920);
-            count += usize::from(n[3732]);
-            moves[count] = Move(921);
-            count += usize::from(n[3731]);
-            moves[count] = Move(922);
-            count += usize::from(n[3729]);
-            moves[count] = Move(923);
-            count += usize::from(n[3752]);
-            moves[count] = Move(924);
-            count += usize::from(n[3714]);
-            moves[count] = Move(925);
-            count += usize::from(n[3751]);
-            moves[count] = Move(926);
-            count += usize::from(n[3750]);
-            moves[count] = Move(927);
-            count += usize::from(n[3705]);
-            moves[count] = Move(928);
-            count += usize::from(n[3693]);
-            moves[count] = Move(929);
-            count += usize::from(n[3694]);
-            moves[count] = Move(930);
-            count += usize::from(n[3767]);
-            moves[count] = Move(931);
-            count += usize::from(n[3690]);
-            moves[count] = Move(932);
-            count += usize::from(n[3689]);
-            moves[count] = Move(933);
-            count += usize::from(n[3691]);
-            moves[count] = Move(934);
-            count += usize::from(n[3654]);
-            moves[count] = Move(935);
-            count += usize::from(n[3655]);
-            moves[count] = Move(936);
-            count += usize::from(n[3653]);
-            moves[count] = Move(937);
-            count += usize::from(n[3652]);
-            moves[count] = Move(938);
-            count += usize::from(n[3779]);
-            moves[count] = Move(939);
-            count += usize::from(n[3778]);
-            moves[count] = Move(940);
-            count += usize::from(n[3776]);
-            moves[count] = Move(941);
-            count += usize::from(n[3777]);
-            moves[count] = Move(942);
-            count += usize::from(n[3773]);
-            moves[count] = Move(943);
-            count += usize::from(n[3775]);
-            moves[count] = Move(944);
-            count += usize::from(n[3774]);
-            moves[count] = Move(945);
-            count += usize::from(n[3707]);
-            moves[count] = Move(946);
-            count += usize::from(n[3793]);
-            moves[count] = Move(947);
-            count += usize::from(n[3794]);
-            moves[count] = Move(948);
-            count += usize::from(n[3792]);
-            moves[count] = Move(949);
-            count += usize::from(n[3670]);
-            moves[count] = Move(950);
-            count += usize::from(n[3669]);
-            moves[count] = Move(951);
-            count += usize::from(n[3810]);
-            moves[count] = Move(952);
-            count += usize::from(n[3648]);
-            moves[count] = Move(953);
-            count += usize::from(n[3668]);
-            moves[count] = Move(954);
-            count += usize::from(n[3666]);
-            moves[count] = Move(955);
-            count += usize::from(n[3665]);
-            moves[count] = Move(956);
-            count += usize::from(n[3667]);
-            moves[count] = Move(957);
-            count += usize::from(n[3646]);
-            moves[count] = Move(958);
-            count += usize::from(n[3647]);
-            moves[count] = Move(959);
-            count += usize::from(n[3645]);
-            moves[count] = Move(960);
-            count += usize::from(n[3728]);
-            moves[count] = Move(961);
-            count += usize::from(n[3727]);
-            moves[count] = Move(962);
-            count += usize::from(n[3725]);
-            moves[count] = Move(963);
-            count += usize::from(n[3726]);
-            moves[count] = Move(964);
-            count += usize::from(n[3722]);
-            moves[count] = Move(965);
-            count += usize::from(n[3724]);
-            moves[count] = Move(966);
-            count += usize::from(n[3723]);
-            moves[count] = Move(967);
-            count += usize::from(n[3715]);
-            moves[count] = Move(968);
-            count += usize::from(n[3754]);
-            moves[count] = Move(969);
-            count += usize::from(n[3755]);
-            moves[count] = Move(970);
-            count += usize::from(n[3753]);
-            moves[count] = Move(971);
-            count += usize::from(n[3704]);
-            moves[count] = Move(972);
-            count += usize::from(n[3703]);
-            moves[count] = Move(973);
-            count += usize::from(n[3760]);
-            moves[count] = Move(974);
-            count += usize::from(n[3692]);
-            moves[count] = Move(975);
-            count += usize::from(n[3688]);
-            moves[count] = Move(976);
-            count += usize::from(n[3686]);
-            moves[count] = Move(977);
-            count += usize::from(n[3685]);
-            moves[count] = Move(978);
-            count += usize::from(n[3687]);
-            moves[count] = Move(979);
-            count += usize::from(n[3650]);
-            moves[count] = Move(980);
-            count += usize::from(n[3651]);
-            moves[count] = Move(981);
-            count += usize::from(n[3649]);
-            moves[count] = Move(982);
-            count += usize::from(n[3768]);
-            moves[count] = Move(983);
-            count += usize::from(n[3770]);
-            moves[count] = Move(984);
-            count += usize::from(n[3772]);
-            moves[count] = Move(985);
-            count += usize::from(n[3771]);
-            moves[count] = Move(986);
-            count += usize::from(n[3769]);
-            moves[count] = Move(987);
-            count += usize::from(n[3708]);
-            moves[count] = Move(988);
-            count += usize::from(n[3710]);
-            moves[count] = Move(989);
-            count += usize::from(n[3709]);
-            moves[count] = Move(990);
-            count += usize::from(n[3796]);
-            moves[count] = Move(991);
-            count += usize::from(n[3797]);
-            moves[count] = Move(992);
-            count += usize::from(n[3795]);
-            moves[count] = Move(993);
-            count += usize::from(n[3798]);
-            moves[count] = Move(994);
-            count += usize::from(n[3676]);
-            moves[count] = Move(995);
-            count += usize::from(n[3677]);
-            moves[count] = Move(996);
-            count += usize::from(n[3679]);
-            moves[count] = Move(997);
-            count += usize::from(n[3678]);
-            moves[count] = Move(998);
-            count += usize::from(n[3807]);
-            moves[count] = Move(999);
-            count += usize::from(n[3808]);
-            moves[count] = Move(1000);
-            count += usize::from(n[3806]);
-            moves[count] = Move(1001);
-            count += usize::from(n[3673]);
-            moves[count] = Move(1002);
-            count += usize::from(n[3674]);
-            moves[count] = Move(1003);
-            count += usize::from(n[3672]);
-            moves[count] = Move(1004);
-            count += usize::from(n[3675]);
-            moves[count] = Move(1005);
-            count += usize::from(n[3671]);
-            moves[count] = Move(1006);
-            count += usize::from(n[3741]);
-            moves[count] = Move(1007);
-            count += usize::from(n[3743]);
-            moves[count] = Move(1008);
-            count += usize::from(n[3745]);
-            moves[count] = Move(1009);
-            count += usize::from(n[3744]);
-            moves[count] = Move(1010);
-            count += usize::from(n[3742]);
-            moves[count] = Move(1011);
-            count += usize::from(n[3716]);
-            moves[count] = Move(1012);
-            count += usize::from(n[3718]);
-            moves[count] = Move(1013);
-            count += usize::from(n[3717]);
-            moves[count] = Move(1014);
-            count += usize::from(n[3747]);
-            moves[count] = Move(1015);
-            count += usize::from(n[3748]);
-            moves[count] = Move(1016);
-            count += usize::from(n[3746]);
-            moves[count] = Move(1017);
-            count += usize::from(n[3749]);
-            moves[count] = Move(1018);
-            count += usize::from(n[3699]);
-            moves[count] = Move(1019);
-            count += usize::from(n[3700]);
-            moves[count] = Move(1020);
-            count += usize::from(n[3702]);
-            moves[count] = Move(1021);
-            count += usize::from(n[3701]);
-            moves[count] = Move(1022);
-            count += usize::from(n[3765]);
-            moves[count] = Move(1023);
-            count += usize::from(n[3766]);
-            moves[count] = Move(1024);
-            count += usize::from(n[3764]);
-            moves[count] = Move(1025);
-            count += usize::from(n[3682]);
-            moves[count] = Move(1026);
-            count += usize::from(n[3683]);
-            moves[count] = Move(1027);
-            count += usize::from(n[3681]);
-            moves[count] = Move(1028);
-            count += usize::from(n[3684]);
-            moves[count] = Move(1029);
-            count += usize::from(n[3680]);
-            moves[count] = Move(1030);
-            count += usize::from(n[3416]);
-            moves[count] = Move(1031);
-            count += usize::from(n[3415]);
-            moves[count] = Move(1032);
-            count += usize::from(n[3414]);
-            moves[count] = Move(1033);
-            count += usize::from(n[3429]);
-            moves[count] = Move(1034);
-            count += usize::from(n[3428]);
-            moves[count] = Move(1035);
-            count += usize::from(n[3427]);
-            moves[count] = Move(1036);
-            count += usize::from(n[3431]);
-            moves[count] = Move(1037);
-            count += usize::from(n[3430]);
-            moves[count] = Move(1038);
-            count += usize::from(n[3419]);
-            moves[count] = Move(1039);
-            count += usize::from(n[3418]);
-            moves[count] = Move(1040);
-            count += usize::from(n[3417]);
-            moves[count] = Move(1041);
-            count += usize::from(n[3445]);
-            moves[count] = Move(1042);
-            count += usize::from(n[3444]);
-            moves[count] = Move(1043);
-            count += usize::from(n[3426]);
-            moves[count] = Move(1044);
-            count += usize::from(n[3425]);
-            moves[count] = Move(1045);
-            count += usize::from(n[3424]);
-            moves[count] = Move(1046);
-            count += usize::from(n[3434]);
-            moves[count] = Move(1047);
-            count += usize::from(n[3433]);
-            moves[count] = Move(1048);
-            count += usize::from(n[3432]);
-            moves[count] = Move(1049);
-            count += usize::from(n[3421]);
-            moves[count] = Move(1050);
-            count += usize::from(n[3420]);
-            moves[count] = Move(1051);
-            count += usize::from(n[3443]);
-            moves[count] = Move(1052);
-            count += usize::from(n[3442]);
-            moves[count] = Move(1053);
-            count += usize::from(n[3441]);
-            moves[count] = Move(1054);
-            count += usize::from(n[3423]);
-            moves[count] = Move(1055);
-            count += usize::from(n[3422]);
-            moves[count] = Move(1056);
-            count += usize::from(n[3437]);
-            moves[count] = Move(1057);
-            count += usize::from(n[3436]);
-            moves[count] = Move(1058);
-            count += usize::from(n[3435]);
-            moves[count] = Move(1059);
-            count += usize::from(n[3440]);
-            moves[count] = Move(1060);
-            count += usize::from(n[3439]);
-            moves[count] = Move(1061);
-            count += usize::from(n[3438]);
+        let mut legal = [0u64; 20];
+        if s.0[2] & 0x100000000000000 != 0 {
+            legal[0] |= u64::from(n[3363]) << 0;
+            legal[0] |= u64::from(n[3361]) << 1;
+            legal[0] |= u64::from(n[3362]) << 2;
+            legal[0] |= u64::from(n[3313]) << 3;
+            legal[0] |= u64::from(n[3377]) << 4;
+            legal[0] |= u64::from(n[3375]) << 5;
+            legal[0] |= u64::from(n[3376]) << 6;
+            legal[0] |= u64::from(n[3258]) << 7;
+            legal[0] |= u64::from(n[3257]) << 8;
+            legal[0] |= u64::from(n[3259]) << 9;
+            legal[0] |= u64::from(n[3381]) << 10;
+            legal[0] |= u64::from(n[3255]) << 11;
+            legal[0] |= u64::from(n[3254]) << 12;
+            legal[0] |= u64::from(n[3256]) << 13;
+            legal[0] |= u64::from(n[3328]) << 14;
+            legal[0] |= u64::from(n[3326]) << 15;
+            legal[0] |= u64::from(n[3327]) << 16;
+            legal[0] |= u64::from(n[3317]) << 17;
+            legal[0] |= u64::from(n[3345]) << 18;
+            legal[0] |= u64::from(n[3343]) << 19;
+            legal[0] |= u64::from(n[3344]) << 20;
+            legal[0] |= u64::from(n[3301]) << 21;
+            legal[0] |= u64::from(n[3300]) << 22;
+            legal[0] |= u64::from(n[3302]) << 23;
+            legal[0] |= u64::from(n[3347]) << 24;
+            legal[0] |= u64::from(n[3273]) << 25;
+            legal[0] |= u64::from(n[3272]) << 26;
+            legal[0] |= u64::from(n[3274]) << 27;
+            legal[0] |= u64::from(n[3360]) << 28;
+            legal[0] |= u64::from(n[3359]) << 29;
+            legal[0] |= u64::from(n[3357]) << 30;
+            legal[0] |= u64::from(n[3358]) << 31;
+            legal[0] |= u64::from(n[3374]) << 32;
+            legal[0] |= u64::from(n[3310]) << 33;
+            legal[0] |= u64::from(n[3373]) << 34;
+            legal[0] |= u64::from(n[3371]) << 35;
+            legal[0] |= u64::from(n[3372]) << 36;
+            legal[0] |= u64::from(n[3276]) << 37;
+            legal[0] |= u64::from(n[3264]) << 38;
+            legal[0] |= u64::from(n[3263]) << 39;
+            legal[0] |= u64::from(n[3265]) << 40;
+            legal[0] |= u64::from(n[3379]) << 41;
+            legal[0] |= u64::from(n[3275]) << 42;
+            legal[0] |= u64::from(n[3261]) << 43;
+            legal[0] |= u64::from(n[3260]) << 44;
+            legal[0] |= u64::from(n[3262]) << 45;
+            legal[0] |= u64::from(n[3325]) << 46;
+            legal[0] |= u64::from(n[3324]) << 47;
+            legal[0] |= u64::from(n[3322]) << 48;
+            legal[0] |= u64::from(n[3323]) << 49;
+            legal[0] |= u64::from(n[3338]) << 50;
+            legal[0] |= u64::from(n[3314]) << 51;
+            legal[0] |= u64::from(n[3337]) << 52;
+            legal[0] |= u64::from(n[3335]) << 53;
+            legal[0] |= u64::from(n[3336]) << 54;
+            legal[0] |= u64::from(n[3309]) << 55;
+            legal[0] |= u64::from(n[3298]) << 56;
+            legal[0] |= u64::from(n[3297]) << 57;
+            legal[0] |= u64::from(n[3299]) << 58;
+            legal[0] |= u64::from(n[3349]) << 59;
+            legal[0] |= u64::from(n[3295]) << 60;
+            legal[0] |= u64::from(n[3270]) << 61;
+            legal[0] |= u64::from(n[3269]) << 62;
+            legal[0] |= u64::from(n[3271]) << 63;
+            legal[1] |= u64::from(n[3354]) << 0;
+            legal[1] |= u64::from(n[3356]) << 1;
+            legal[1] |= u64::from(n[3355]) << 2;
+            legal[1] |= u64::from(n[3353]) << 3;
+            legal[1] |= u64::from(n[3311]) << 4;
+            legal[1] |= u64::from(n[3365]) << 5;
+            legal[1] |= u64::from(n[3367]) << 6;
+            legal[1] |= u64::from(n[3366]) << 7;
+            legal[1] |= u64::from(n[3364]) << 8;
+            legal[1] |= u64::from(n[3281]) << 9;
+            legal[1] |= u64::from(n[3282]) << 10;
+            legal[1] |= u64::from(n[3280]) << 11;
+            legal[1] |= u64::from(n[3380]) << 12;
+            legal[1] |= u64::from(n[3267]) << 13;
+            legal[1] |= u64::from(n[3278]) << 14;
+            legal[1] |= u64::from(n[3279]) << 15;
+            legal[1] |= u64::from(n[3277]) << 16;
+            legal[1] |= u64::from(n[3266]) << 17;
+            legal[1] |= u64::from(n[3319]) << 18;
+            legal[1] |= u64::from(n[3321]) << 19;
+            legal[1] |= u64::from(n[3320]) << 20;
+            legal[1] |= u64::from(n[3318]) << 21;
+            legal[1] |= u64::from(n[3315]) << 22;
+            legal[1] |= u64::from(n[3340]) << 23;
+            legal[1] |= u64::from(n[3342]) << 24;
+            legal[1] |= u64::from(n[3341]) << 25;
+            legal[1] |= u64::from(n[3339]) << 26;
+            legal[1] |= u64::from(n[3307]) << 27;
+            legal[1] |= u64::from(n[3308]) << 28;
+            legal[1] |= u64::from(n[3306]) << 29;
+            legal[1] |= u64::from(n[3346]) << 30;
+            legal[1] |= u64::from(n[3296]) << 31;
+            legal[1] |= u64::from(n[3293]) << 32;
+            legal[1] |= u64::from(n[3294]) << 33;
+            legal[1] |= u64::from(n[3292]) << 34;
+            legal[1] |= u64::from(n[3268]) << 35;
+            legal[1] |= u64::from(n[3350]) << 36;
+            legal[1] |= u64::from(n[3352]) << 37;
+            legal[1] |= u64::from(n[3351]) << 38;
+            legal[1] |= u64::from(n[3312]) << 39;
+            legal[1] |= u64::from(n[3368]) << 40;
+            legal[1] |= u64::from(n[3370]) << 41;
+            legal[1] |= u64::from(n[3369]) << 42;
+            legal[1] |= u64::from(n[3287]) << 43;
+            legal[1] |= u64::from(n[3288]) << 44;
+            legal[1] |= u64::from(n[3286]) << 45;
+            legal[1] |= u64::from(n[3378]) << 46;
+            legal[1] |= u64::from(n[3284]) << 47;
+            legal[1] |= u64::from(n[3285]) << 48;
+            legal[1] |= u64::from(n[3283]) << 49;
+            legal[1] |= u64::from(n[3329]) << 50;
+            legal[1] |= u64::from(n[3331]) << 51;
+            legal[1] |= u64::from(n[3330]) << 52;
+            legal[1] |= u64::from(n[3316]) << 53;
+            legal[1] |= u64::from(n[3332]) << 54;
+            legal[1] |= u64::from(n[3334]) << 55;
+            legal[1] |= u64::from(n[3333]) << 56;
+            legal[1] |= u64::from(n[3304]) << 57;
+            legal[1] |= u64::from(n[3305]) << 58;
+            legal[1] |= u64::from(n[3303]) << 59;
+            legal[1] |= u64::from(n[3348]) << 60;
+            legal[1] |= u64::from(n[3290]) << 61;
+            legal[1] |= u64::from(n[3291]) << 62;
+            legal[1] |= u64::from(n[3289]) << 63;
+            legal[2] |= u64::from(n[3089]) << 0;
+            legal[2] |= u64::from(n[3088]) << 1;
+            legal[2] |= u64::from(n[3087]) << 2;
+            legal[2] |= u64::from(n[3086]) << 3;
+            legal[2] |= u64::from(n[3120]) << 4;
+            legal[2] |= u64::from(n[3119]) << 5;
+            legal[2] |= u64::from(n[3100]) << 6;
+            legal[2] |= u64::from(n[3099]) << 7;
+            legal[2] |= u64::from(n[3102]) << 8;
+            legal[2] |= u64::from(n[3093]) << 9;
+            legal[2] |= u64::from(n[3092]) << 10;
+            legal[2] |= u64::from(n[3101]) << 11;
+            legal[2] |= u64::from(n[3091]) << 12;
+            legal[2] |= u64::from(n[3090]) << 13;
+            legal[2] |= u64::from(n[3125]) << 14;
+            legal[2] |= u64::from(n[3118]) << 15;
+            legal[2] |= u64::from(n[3117]) << 16;
+            legal[2] |= u64::from(n[3115]) << 17;
+            legal[2] |= u64::from(n[3098]) << 18;
+            legal[2] |= u64::from(n[3097]) << 19;
+            legal[2] |= u64::from(n[3106]) << 20;
+            legal[2] |= u64::from(n[3105]) << 21;
+            legal[2] |= u64::from(n[3095]) << 22;
+            legal[2] |= u64::from(n[3104]) << 23;
+            legal[2] |= u64::from(n[3103]) << 24;
+            legal[2] |= u64::from(n[3094]) << 25;
+            legal[2] |= u64::from(n[3124]) << 26;
+            legal[2] |= u64::from(n[3123]) << 27;
+            legal[2] |= u64::from(n[3116]) << 28;
+            legal[2] |= u64::from(n[3114]) << 29;
+            legal[2] |= u64::from(n[3113]) << 30;
+            legal[2] |= u64::from(n[3096]) << 31;
+            legal[2] |= u64::from(n[3110]) << 32;
+            legal[2] |= u64::from(n[3109]) << 33;
+            legal[2] |= u64::from(n[3108]) << 34;
+            legal[2] |= u64::from(n[3107]) << 35;
+            legal[2] |= u64::from(n[3122]) << 36;
+            legal[2] |= u64::from(n[3121]) << 37;
+            legal[2] |= u64::from(n[3112]) << 38;
+            legal[2] |= u64::from(n[3111]) << 39;
+            legal[5] |= u64::from(n[3033]) << 18;
+            legal[5] |= u64::from(n[3003]) << 21;
+            legal[5] |= u64::from(n[3039]) << 22;
+            legal[5] |= u64::from(n[2975]) << 25;
+            legal[5] |= u64::from(n[3045]) << 26;
+            legal[5] |= u64::from(n[2974]) << 28;
+            legal[5] |= u64::from(n[3014]) << 31;
+            legal[5] |= u64::from(n[3009]) << 36;
+            legal[5] |= u64::from(n[3021]) << 37;
+            legal[5] |= u64::from(n[2994]) << 42;
+            legal[5] |= u64::from(n[3024]) << 43;
+            legal[5] |= u64::from(n[2982]) << 48;
+            legal[5] |= u64::from(n[3032]) << 49;
+            legal[5] |= u64::from(n[2810]) << 50;
+            legal[5] |= u64::from(n[3031]) << 54;
+            legal[5] |= u64::from(n[2999]) << 55;
+            legal[5] |= u64::from(n[3038]) << 56;
+            legal[5] |= u64::from(n[2998]) << 61;
+            legal[5] |= u64::from(n[3037]) << 62;
+            legal[5] |= u64::from(n[2984]) << 63;
+            legal[6] |= u64::from(n[3042]) << 0;
+            legal[6] |= u64::from(n[2977]) << 5;
+            legal[6] |= u64::from(n[3041]) << 6;
+            legal[6] |= u64::from(n[2983]) << 7;
+            legal[6] |= u64::from(n[2976]) << 10;
+            legal[6] |= u64::from(n[3013]) << 11;
+            legal[6] |= u64::from(n[3012]) << 14;
+            legal[6] |= u64::from(n[3005]) << 15;
+            legal[6] |= u64::from(n[3018]) << 16;
+            legal[6] |= u64::from(n[3004]) << 21;
+            legal[6] |= u64::from(n[3017]) << 22;
+            legal[6] |= u64::from(n[2997]) << 23;
+            legal[6] |= u64::from(n[3027]) << 24;
+            legal[6] |= u64::from(n[2993]) << 29;
+            legal[6] |= u64::from(n[3026]) << 30;
+            legal[6] |= u64::from(n[2991]) << 31;
+            legal[6] |= u64::from(n[2981]) << 36;
+            legal[6] |= u64::from(n[3030]) << 37;
+            legal[6] |= u64::from(n[2812]) << 38;
+            legal[6] |= u64::from(n[3029]) << 42;
+            legal[6] |= u64::from(n[3001]) << 43;
+            legal[6] |= u64::from(n[3035]) << 44;
+            legal[6] |= u64::from(n[3000]) << 49;
+            legal[6] |= u64::from(n[3034]) << 50;
+            legal[6] |= u64::from(n[2986]) << 51;
+            legal[6] |= u64::from(n[3044]) << 52;
+            legal[6] |= u64::from(n[2979]) << 57;
+            legal[6] |= u64::from(n[3043]) << 58;
+            legal[6] |= u64::from(n[2985]) << 59;
+            legal[6] |= u64::from(n[2978]) << 62;
+            legal[6] |= u64::from(n[3011]) << 63;
+            legal[7] |= u64::from(n[3010]) << 2;
+            legal[7] |= u64::from(n[3007]) << 3;
+            legal[7] |= u64::from(n[3020]) << 4;
+            legal[7] |= u64::from(n[3006]) << 9;
+            legal[7] |= u64::from(n[3019]) << 10;
+            legal[7] |= u64::from(n[2996]) << 11;
+            legal[7] |= u64::from(n[3023]) << 12;
+            legal[7] |= u64::from(n[2992]) << 17;
+            legal[7] |= u64::from(n[3022]) << 18;
+            legal[7] |= u64::from(n[2990]) << 19;
+            legal[7] |= u64::from(n[2980]) << 24;
+            legal[7] |= u64::from(n[3028]) << 25;
+            legal[7] |= u64::from(n[2813]) << 26;
+            legal[7] |= u64::from(n[3002]) << 30;
+            legal[7] |= u64::from(n[3036]) << 31;
+            legal[7] |= u64::from(n[2988]) << 36;
+            legal[7] |= u64::from(n[3040]) << 37;
+            legal[7] |= u64::from(n[2987]) << 42;
+            legal[7] |= u64::from(n[3015]) << 45;
+            legal[7] |= u64::from(n[3008]) << 47;
+            legal[7] |= u64::from(n[3016]) << 48;
+            legal[7] |= u64::from(n[2995]) << 51;
+            legal[7] |= u64::from(n[3025]) << 52;
+            legal[7] |= u64::from(n[2989]) << 55;
+            legal[7] |= u64::from(n[2886]) << 60;
+            legal[7] |= u64::from(n[2867]) << 62;
+            legal[8] |= u64::from(n[2866]) << 0;
+            legal[8] |= u64::from(n[2898]) << 3;
+            legal[8] |= u64::from(n[2889]) << 6;
+            legal[8] |= u64::from(n[2874]) << 9;
+            legal[8] |= u64::from(n[2890]) << 12;
+            legal[8] |= u64::from(n[2884]) << 15;
+            legal[8] |= u64::from(n[2876]) << 16;
+            legal[8] |= u64::from(n[2869]) << 19;
+            legal[8] |= u64::from(n[2875]) << 20;
+            legal[8] |= u64::from(n[2868]) << 23;
+            legal[8] |= u64::from(n[2901]) << 24;
+            legal[8] |= u64::from(n[2897]) << 27;
+            legal[8] |= u64::from(n[2895]) << 28;
+            legal[8] |= u64::from(n[2888]) << 31;
+            legal[8] |= u64::from(n[2883]) << 32;
+            legal[8] |= u64::from(n[2873]) << 35;
+            legal[8] |= u64::from(n[2891]) << 38;
+            legal[8] |= u64::from(n[2885]) << 41;
+            legal[8] |= u64::from(n[2878]) << 42;
+            legal[8] |= u64::from(n[2871]) << 45;
+            legal[8] |= u64::from(n[2877]) << 46;
+            legal[8] |= u64::from(n[2870]) << 49;
+            legal[8] |= u64::from(n[2900]) << 50;
+            legal[8] |= u64::from(n[2896]) << 53;
+            legal[8] |= u64::from(n[2894]) << 54;
+            legal[8] |= u64::from(n[2887]) << 57;
+            legal[8] |= u64::from(n[2882]) << 58;
+            legal[8] |= u64::from(n[2872]) << 61;
+            legal[9] |= u64::from(n[2892]) << 0;
+            legal[9] |= u64::from(n[2880]) << 3;
+            legal[9] |= u64::from(n[2879]) << 6;
+            legal[9] |= u64::from(n[2899]) << 9;
+            legal[9] |= u64::from(n[2893]) << 11;
+            legal[9] |= u64::from(n[2881]) << 13;
+            legal[13] |= u64::from(n[3791]) << 14;
+            legal[13] |= u64::from(n[3787]) << 15;
+            legal[13] |= u64::from(n[3790]) << 16;
+            legal[13] |= u64::from(n[3788]) << 17;
+            legal[13] |= u64::from(n[3789]) << 18;
+            legal[13] |= u64::from(n[3713]) << 19;
+            legal[13] |= u64::from(n[3711]) << 20;
+            legal[13] |= u64::from(n[3712]) << 21;
+            legal[13] |= u64::from(n[3803]) << 22;
+            legal[13] |= u64::from(n[3802]) << 23;
+            legal[13] |= u64::from(n[3804]) << 24;
+            legal[13] |= u64::from(n[3805]) << 25;
+            legal[13] |= u64::from(n[3635]) << 26;
+            legal[13] |= u64::from(n[3638]) << 27;
+            legal[13] |= u64::from(n[3636]) << 28;
+            legal[13] |= u64::from(n[3637]) << 29;
+            legal[13] |= u64::from(n[3812]) << 30;
+            legal[13] |= u64::from(n[3811]) << 31;
+            legal[13] |= u64::from(n[3813]) << 32;
+            legal[13] |= u64::from(n[3633]) << 33;
+            legal[13] |= u64::from(n[3631]) << 34;
+            legal[13] |= u64::from(n[3630]) << 35;
+            legal[13] |= u64::from(n[3632]) << 36;
+            legal[13] |= u64::from(n[3634]) << 37;
+            legal[13] |= u64::from(n[3740]) << 38;
+            legal[13] |= u64::from(n[3736]) << 39;
+            legal[13] |= u64::from(n[3739]) << 40;
+            legal[13] |= u64::from(n[3737]) << 41;
+            legal[13] |= u64::from(n[3738]) << 42;
+            legal[13] |= u64::from(n[3721]) << 43;
+            legal[13] |= u64::from(n[3719]) << 44;
+            legal[13] |= u64::from(n[3720]) << 45;
+            legal[13] |= u64::from(n[3757]) << 46;
+            legal[13] |= u64::from(n[3756]) << 47;
+            legal[13] |= u64::from(n[3758]) << 48;
+            legal[13] |= u64::from(n[3759]) << 49;
+            legal[13] |= u64::from(n[3695]) << 50;
+            legal[13] |= u64::from(n[3698]) << 51;
+            legal[13] |= u64::from(n[3696]) << 52;
+            legal[13] |= u64::from(n[3697]) << 53;
+            legal[13] |= u64::from(n[3762]) << 54;
+            legal[13] |= u64::from(n[3761]) << 55;
+            legal[13] |= u64::from(n[3763]) << 56;
+            legal[13] |= u64::from(n[3659]) << 57;
+            legal[13] |= u64::from(n[3657]) << 58;
+            legal[13] |= u64::from(n[3656]) << 59;
+            legal[13] |= u64::from(n[3658]) << 60;
+            legal[13] |= u64::from(n[3660]) << 61;
+            legal[13] |= u64::from(n[3786]) << 62;
+            legal[13] |= u64::from(n[3784]) << 63;
+            legal[14] |= u64::from(n[3785]) << 0;
+            legal[14] |= u64::from(n[3781]) << 1;
+            legal[14] |= u64::from(n[3783]) << 2;
+            legal[14] |= u64::from(n[3782]) << 3;
+            legal[14] |= u64::from(n[3780]) << 4;
+            legal[14] |= u64::from(n[3801]) << 5;
+            legal[14] |= u64::from(n[3706]) << 6;
+            legal[14] |= u64::from(n[3800]) << 7;
+            legal[14] |= u64::from(n[3799]) << 8;
+            legal[14] |= u64::from(n[3664]) << 9;
+            legal[14] |= u64::from(n[3643]) << 10;
+            legal[14] |= u64::from(n[3644]) << 11;
+            legal[14] |= u64::from(n[3809]) << 12;
+            legal[14] |= u64::from(n[3662]) << 13;
+            legal[14] |= u64::from(n[3661]) << 14;
+            legal[14] |= u64::from(n[3663]) << 15;
+            legal[14] |= u64::from(n[3641]) << 16;
+            legal[14] |= u64::from(n[3642]) << 17;
+            legal[14] |= u64::from(n[3640]) << 18;
+            legal[14] |= u64::from(n[3639]) << 19;
+            legal[14] |= u64::from(n[3735]) << 20;
+            legal[14] |= u64::from(n[3733]) << 21;
+            legal[14] |= u64::from(n[3734]) << 22;
+            legal[14] |= u64::from(n[3730]) << 23;
+            legal[14] |= u64::from(n[3732]) << 24;
+            legal[14] |= u64::from(n[3731]) << 25;
+            legal[14] |= u64::from(n[3729]) << 26;
+            legal[14] |= u64::from(n[3752]) << 27;
+            legal[14] |= u64::from(n[3714]) << 28;
+            legal[14] |= u64::from(n[3751]) << 29;
+            legal[14] |= u64::from(n[3750]) << 30;
+            legal[14] |= u64::from(n[3705]) << 31;
+            legal[14] |= u64::from(n[3693]) << 32;
+            legal[14] |= u64::from(n[3694]) << 33;
+            legal[14] |= u64::from(n[3767]) << 34;
+            legal[14] |= u64::from(n[3690]) << 35;
+            legal[14] |= u64::from(n[3689]) << 36;
+            legal[14] |= u64::from(n[3691]) << 37;
+            legal[14] |= u64::from(n[3654]) << 38;
+            legal[14] |= u64::from(n[3655]) << 39;
+            legal[14] |= u64::from(n[3653]) << 40;
+            legal[14] |= u64::from(n[3652]) << 41;
+            legal[14] |= u64::from(n[3779]) << 42;
+            legal[14] |= u64::from(n[3778]) << 43;
+            legal[14] |= u64::from(n[3776]) << 44;
+            legal[14] |= u64::from(n[3777]) << 45;
+            legal[14] |= u64::from(n[3773]) << 46;
+            legal[14] |= u64::from(n[3775]) << 47;
+            legal[14] |= u64::from(n[3774]) << 48;
+            legal[14] |= u64::from(n[3707]) << 49;
+            legal[14] |= u64::from(n[3793]) << 50;
+            legal[14] |= u64::from(n[3794]) << 51;
+            legal[14] |= u64::from(n[3792]) << 52;
+            legal[14] |= u64::from(n[3670]) << 53;
+            legal[14] |= u64::from(n[3669]) << 54;
+            legal[14] |= u64::from(n[3810]) << 55;
+            legal[14] |= u64::from(n[3648]) << 56;
+            legal[14] |= u64::from(n[3668]) << 57;
+            legal[14] |= u64::from(n[3666]) << 58;
+            legal[14] |= u64::from(n[3665]) << 59;
+            legal[14] |= u64::from(n[3667]) << 60;
+            legal[14] |= u64::from(n[3646]) << 61;
+            legal[14] |= u64::from(n[3647]) << 62;
+            legal[14] |= u64::from(n[3645]) << 63;
+            legal[15] |= u64::from(n[3728]) << 0;
+            legal[15] |= u64::from(n[3727]) << 1;
+            legal[15] |= u64::from(n[3725]) << 2;
+            legal[15] |= u64::from(n[3726]) << 3;
+            legal[15] |= u64::from(n[3722]) << 4;
+            legal[15] |= u64::from(n[3724]) << 5;
+            legal[15] |= u64::from(n[3723]) << 6;
+            legal[15] |= u64::from(n[3715]) << 7;
+            legal[15] |= u64::from(n[3754]) << 8;
+            legal[15] |= u64::from(n[3755]) << 9;
+            legal[15] |= u64::from(n[3753]) << 10;
+            legal[15] |= u64::from(n[3704]) << 11;
+            legal[15] |= u64::from(n[3703]) << 12;
+            legal[15] |= u64::from(n[3760]) << 13;
+            legal[15] |= u64::from(n[3692]) << 14;
+            legal[15] |= u64::from(n[3688]) << 15;
+            legal[15] |= u64::from(n[3686]) << 16;
+            legal[15] |= u64::from(n[3685]) << 17;
+            legal[15] |= u64::from(n[3687]) << 18;
+            legal[15] |= u64::from(n[3650]) << 19;
+            legal[15] |= u64::from(n[3651]) << 20;
+            legal[15] |= u64::from(n[3649]) << 21;
+            legal[15] |= u64::from(n[3768]) << 22;
+            legal[15] |= u64::from(n[3770]) << 23;
+            legal[15] |= u64::from(n[3772]) << 24;
+            legal[15] |= u64::from(n[3771]) << 25;
+            legal[15] |= u64::from(n[3769]) << 26;
+            legal[15] |= u64::from(n[3708]) << 27;
+            legal[15] |= u64::from(n[3710]) << 28;
+            legal[15] |= u64::from(n[3709]) << 29;
+            legal[15] |= u64::from(n[3796]) << 30;
+            legal[15] |= u64::from(n[3797]) << 31;
+            legal[15] |= u64::from(n[3795]) << 32;
+            legal[15] |= u64::from(n[3798]) << 33;
+            legal[15] |= u64::from(n[3676]) << 34;
+            legal[15] |= u64::from(n[3677]) << 35;
+            legal[15] |= u64::from(n[3679]) << 36;
+            legal[15] |= u64::from(n[3678]) << 37;
+            legal[15] |= u64::from(n[3807]) << 38;
+            legal[15] |= u64::from(n[3808]) << 39;
+            legal[15] |= u64::from(n[3806]) << 40;
+            legal[15] |= u64::from(n[3673]) << 41;
+            legal[15] |= u64::from(n[3674]) << 42;
+            legal[15] |= u64::from(n[3672]) << 43;
+            legal[15] |= u64::from(n[3675]) << 44;
+            legal[15] |= u64::from(n[3671]) << 45;
+            legal[15] |= u64::from(n[3741]) << 46;
+            legal[15] |= u64::from(n[3743]) << 47;
+            legal[15] |= u64::from(n[3745]) << 48;
+            legal[15] |= u64::from(n[3744]) << 49;
+            legal[15] |= u64::from(n[3742]) << 50;
+            legal[15] |= u64::from(n[3716]) << 51;
+            legal[15] |= u64::from(n[3718]) << 52;
+            legal[15] |= u64::from(n[3717]) << 53;
+            legal[15] |= u64::from(n[3747]) << 54;
+            legal[15] |= u64::from(n[3748]) << 55;
+            legal[15] |= u64::from(n[3746]) << 56;
+            legal[15] |= u64::from(n[3749]) << 57;
+            legal[15] |= u64::from(n[3699]) << 58;
+            legal[15] |= u64::from(n[3700]) << 59;
+            legal[15] |= u64::from(n[3702]) << 60;
+            legal[15] |= u64::from(n[3701]) << 61;
+            legal[15] |= u64::from(n[3765]) << 62;
+            legal[15] |= u64::from(n[3766]) << 63;
+            legal[16] |= u64::from(n[3764]) << 0;
+            legal[16] |= u64::from(n[3682]) << 1;
+            legal[16] |= u64::from(n[3683]) << 2;
+            legal[16] |= u64::from(n[3681]) << 3;
+            legal[16] |= u64::from(n[3684]) << 4;
+            legal[16] |= u64::from(n[3680]) << 5;
+            legal[16] |= u64::from(n[3416]) << 6;
+            legal[16] |= u64::from(n[3415]) << 7;
+            legal[16] |= u64::from(n[3414]) << 8;
+            legal[16] |= u64::from(n[3429]) << 9;
+            legal[16] |= u64::from(n[3428]) << 10;
+            legal[16] |= u64::from(n[3427]) << 11;
+            legal[16] |= u64::from(n[3431]) << 12;
+            legal[16] |= u64::from(n[3430]) << 13;
+            legal[16] |= u64::from(n[3419]) << 14;
+            legal[16] |= u64::from(n[3418]) << 15;
+            legal[16] |= u64::from(n[3417]) << 16;
+            legal[16] |= u64::from(n[3445]) << 17;
+            legal[16] |= u64::from(n[3444]) << 18;
+            legal[16] |= u64::from(n[3426]) << 19;
+            legal[16] |= u64::from(n[3425]) << 20;
+            legal[16] |= u64::from(n[3424]) << 21;
+            legal[16] |= u64::from(n[3434]) << 22;
+            legal[16] |= u64::from(n[3433]) << 23;
+            legal[16] |= u64::from(n[3432]) << 24;
+            legal[16] |= u64::from(n[3421]) << 25;
+            legal[16] |= u64::from(n[3420]) << 26;
+            legal[16] |= u64::from(n[3443]) << 27;
+            legal[16] |= u64::from(n[3442]) << 28;
+            legal[16] |= u64::from(n[3441]) << 29;
+            legal[16] |= u64::from(n[3423]) << 30;
+            legal[16] |= u64::from(n[3422]) << 31;
+            legal[16] |= u64::from(n[3437]) << 32;
+            legal[16] |= u64::from(n[3436]) << 33;
+            legal[16] |= u64::from(n[3435]) << 34;
+            legal[16] |= u64::from(n[3440]) << 35;
+            legal[16] |= u64::from(n[3439]) << 36;
+            legal[16] |= u64::from(n[3438]) << 37;
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 514, 0, 0, 0, 0, 0, 517, 0, 0, 0, 0, 0, 520, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 17) | (s.0[1] << 47)))
+                    & (0x41040000000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 538, 0, 0, 0, 0, 0, 542, 0, 0, 0,
+                    0, 0, 546, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 564, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 17) | (s.0[2] << 47)))
+                    & (0x400000001041000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    568, 0, 0, 0, 0, 0, 572, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 17) | (s.0[3] << 47))) & (0x41);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 354, 0, 0, 0, 0, 0, 360, 0, 0, 0, 0, 0, 366, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 18) | (s.0[1] << 46)))
+                    & (0x20820000000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 403, 0, 0, 0, 0, 0, 411, 0, 0, 0, 0,
+                    0, 418, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 455, 0, 0, 0, 0, 0, 463,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 18) | (s.0[2] << 46)))
+                    & (0x8200000000820800);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 470, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 18) | (s.0[3] << 46))) & (0x20);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 507, 0, 0, 0, 0, 0, 509, 0, 0, 0, 0, 0,
+                    511, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 526, 0, 0, 0, 0, 0, 530, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45)))
+                    & (0x2080000000208200);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 534, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 552, 0, 0, 0, 0, 0, 556,
+                    0, 0, 0, 0, 0, 560, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 19) | (s.0[2] << 45)))
+                    & (0x2082000000008);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 578, 0, 0,
+                    0, 0, 0, 581, 0, 0, 0, 0, 0, 584, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 19) | (s.0[3] << 45)))
+                    & (0x82080000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 506, 0, 0, 0, 0, 339, 0, 0, 0, 0, 0, 343, 0, 0, 0, 0, 0,
+                    347, 0, 0, 0, 0, 0, 0, 0, 371, 0, 0, 0, 0, 0, 378, 0, 0, 0, 0, 0,
+                    386, 0, 0, 0, 0, 0, 0, 0, 0, 523, 0, 0, 0, 0, 379, 0, 0, 0, 0, 0,
+                    387, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 20) | (s.0[1] << 44)))
+                    & (0x1042010410104108);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 393, 0, 0, 0, 0, 0, 0, 0, 423, 0, 0, 0, 0, 0, 430, 0, 0, 0, 0,
+                    0, 438, 0, 0, 0, 0, 0, 0, 0, 0, 549, 0, 0, 0, 0, 431, 0, 0, 0, 0, 0,
+                    439, 0, 0, 0, 0, 0, 445, 0, 0, 0, 0, 0, 0, 0, 475, 0, 0, 0, 0, 0,
+                    481, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 20) | (s.0[2] << 44)))
+                    & (0x4101041080410404);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 487, 0, 0, 0, 0, 0, 0, 0, 0, 575, 0, 0, 0, 0, 482, 0, 0,
+                    0, 0, 0, 488, 0, 0, 0, 0, 0, 492, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 20) | (s.0[3] << 44)))
+                    & (0x41042010);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 336, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 372, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43)))
+                    & (0x1000000000004);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 424, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 21) | (s.0[2] << 43)))
+                    & (0x40000000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 476, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 21) | (s.0[3] << 43)))
+                    & (0x1000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 353, 0, 0, 0, 0, 0, 359, 0, 0, 0, 0, 0, 365, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 402, 0, 0, 0, 0, 0, 410, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 22) | (s.0[1] << 42)))
+                    & (0x820000000082080);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 417, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 454, 0, 0, 0, 0, 0, 462, 0, 0,
+                    0, 0, 0, 469, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 22) | (s.0[2] << 42)))
+                    & (0x820800000002);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 498, 0, 0, 0, 0,
+                    0, 502, 0, 0, 0, 0, 0, 505, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 22) | (s.0[3] << 42)))
+                    & (0x20820000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 349, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 350, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 396, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 23) | (s.0[1] << 41)))
+                    & (0x800001000002);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 397, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 448, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 449, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 23) | (s.0[2] << 41)))
+                    & (0x10000020000040);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 494, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 23) | (s.0[3] << 41))) & (0x800);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 355, 0, 0, 0, 0, 0, 361, 0, 0, 0, 0, 0, 367, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
+                    & (0x20820000000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 404, 0, 0, 0, 0, 0, 412, 0, 0, 0, 0,
+                    0, 419, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 456, 0, 0, 0, 0, 0, 464,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
+                    & (0x8200000000820800);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 471, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 24) | (s.0[3] << 40))) & (0x20);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 337, 0, 0, 0, 0, 0, 340, 0, 0, 0, 0, 0, 344, 0, 0, 0, 0, 0, 0,
+                    0, 0, 522, 0, 0, 0, 0, 377, 0, 0, 0, 0, 0, 385, 0, 0, 0, 0, 0, 392,
+                    0, 0, 0, 0, 0, 0, 0, 373, 0, 0, 0, 0, 0, 380, 0, 0, 0, 0, 0, 388, 0,
+                    0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 26) | (s.0[1] << 38)))
+                    & (0x1041010410804104);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 548, 0, 0, 0, 0, 429, 0, 0, 0, 0, 0, 437, 0, 0, 0, 0,
+                    0, 444, 0, 0, 0, 0, 0, 0, 0, 425, 0, 0, 0, 0, 0, 432, 0, 0, 0, 0, 0,
+                    440, 0, 0, 0, 0, 0, 0, 0, 0, 574, 0, 0, 0, 0, 480, 0, 0, 0, 0, 0,
+                    486, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 26) | (s.0[2] << 38)))
+                    & (0x4108041040410420);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 491, 0, 0, 0, 0, 0, 0, 0, 477, 0, 0, 0, 0, 0, 483, 0, 0,
+                    0, 0, 0, 489, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 26) | (s.0[3] << 38)))
+                    & (0x1041010);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 525, 0, 0, 0, 0, 0, 529, 0, 0, 0, 0, 0, 533, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 27) | (s.0[1] << 37)))
+                    & (0x10410000000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 551, 0, 0, 0, 0, 0, 555, 0, 0, 0, 0, 0,
+                    559, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 577, 0, 0, 0, 0, 0, 580, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 27) | (s.0[2] << 37)))
+                    & (0x4100000000410400);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 583, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 27) | (s.0[3] << 37))) & (0x10);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 352, 0, 0, 0, 0, 0, 358, 0, 0, 0, 0, 0, 364, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 401, 0, 0, 0, 0, 0, 409, 0, 0, 0, 0, 0, 416, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 28) | (s.0[1] << 36)))
+                    & (0x820800000002082);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 453, 0, 0, 0, 0, 0, 461, 0, 0, 0, 0, 0, 468, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 28) | (s.0[2] << 36)))
+                    & (0x20820000000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 497, 0, 0, 0, 0, 0, 501, 0, 0, 0, 0,
+                    0, 504, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 28) | (s.0[3] << 36)))
+                    & (0x820800);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 513, 0, 0, 0, 0, 0, 516, 0, 0, 0, 0, 0, 519, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 537, 0, 0, 0, 0, 0, 541, 0, 0, 0, 0, 0, 545, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 29) | (s.0[1] << 35)))
+                    & (0x820800000002082);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 563, 0, 0, 0, 0, 0, 567, 0, 0, 0, 0, 0, 571, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 29) | (s.0[2] << 35)))
+                    & (0x20820000000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 586, 0, 0, 0, 0, 0, 588, 0, 0, 0, 0,
+                    0, 590, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[2]) & (((s.0[2] >> 29) | (s.0[3] << 35)))
+                    & (0x820800);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
         }
-        moves[count] = Move(1278);
-        count += usize::from(s.0[2] & 0x200000000000000 != 0);
+        legal[19] |= u64::from(s.0[2] & 0x200000000000000 != 0) << 62;
+        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
         joint[1] = match count {
             0 => return None,
-            1 => moves[0],
-            _ => moves[rng.below(count)],
+            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
+            _ => {
+                Move(
+                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
+                )
+            }
         };
     }
     let joint = &joint;

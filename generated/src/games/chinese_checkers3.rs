@@ -6047,7 +6047,7 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 483];
+    let mut n = [false; 387];
     n[112] = (s.0[0] & 0x800 == 0x800) | (s.0[0] & 0x1000 == 0x1000)
         | (s.0[0] & 0x2000 == 0x2000);
     n[113] = (s.0[0] & 0x8000 == 0x8000) | (s.0[0] & 0x10000 == 0x10000)
@@ -6095,19 +6095,17 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[137] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[120]) & (n[124]);
     n[138] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[119]) & (n[123]);
     n[139] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[122]) & (n[126]);
-    n[479] = s.0[1] & 0xa80000000000 == 0xa80000000000;
-    n[480] = s.0[0] & 0x8000280 == 0x8000280;
-    n[481] = s.0[0] & 0x200002800000 == 0x200002800000;
-    n[482] = (s.0[2] & 0x80000000000 == 0x80000000000) | (n[479]) | (n[480]) | (n[481]);
-    if n[482] {
+    n[383] = s.0[1] & 0xa80000000000 == 0xa80000000000;
+    n[384] = s.0[0] & 0x8000280 == 0x8000280;
+    n[385] = s.0[0] & 0x200002800000 == 0x200002800000;
+    n[386] = (s.0[2] & 0x80000000000 == 0x80000000000) | (n[383]) | (n[384]) | (n[385]);
+    if n[386] {
         return None;
     }
     let mut joint = [Move(0); 3];
     {
-        let mut moves = [Move(0); 90 + 1];
-        let mut count = 0usize;
-        let guard = s.0[1] & 0x4000000000000 != 0;
-        if guard {
+        let mut legal = [0u64; 5];
+        if s.0[1] & 0x4000000000000 != 0 {
             n[131] = (s.0[0] & 0x408 == 0x408) & (n[118]);
             n[132] = (s.0[0] & 0x100000000 == 0x100000000) & (n[113]) & (n[126]);
             n[140] = (s.0[1] & 0x1000 == 0x1000) & (n[122]) & (n[125]);
@@ -6252,261 +6250,151 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 & (s.0[1] & 0x4000000000000 == 0x4000000000000);
             n[361] = (s.0[0] & 0x4020 == 0x4020)
                 & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-            n[362] = (s.0[0] & 0x1000200000 == 0x1000200000)
+            n[362] = s.0[1] & 0x4040200000000 == 0x4040200000000;
+            n[363] = s.0[1] & 0x4102000000000 == 0x4102000000000;
+            n[364] = s.0[1] & 0x4600000000000 == 0x4600000000000;
+            n[371] = (s.0[0] & 0x12 == 0x12)
                 & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-            n[363] = (s.0[0] & 0x10002000 == 0x10002000)
+            n[372] = (s.0[0] & 0x4008 == 0x4008)
                 & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-            n[364] = (s.0[0] & 0x100020000 == 0x100020000)
+            n[373] = (s.0[0] & 0x40020 == 0x40020)
                 & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-            n[365] = (s.0[0] & 0x400080000000000 == 0x400080000000000)
-                & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-            n[366] = (s.0[0] & 0x40008000000000 == 0x40008000000000)
-                & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-            n[367] = (s.0[0] & 0x400080000000 == 0x400080000000)
-                & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-            n[368] = (s.0[0] & 0x4000800000000 == 0x4000800000000)
-                & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-            n[369] = (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-                & (s.0[1] & 0x4000000001000 == 0x4000000001000);
-            n[370] = (s.0[0] & 0x200000000000000 == 0x200000000000000)
-                & (s.0[1] & 0x4000000000100 == 0x4000000000100);
-            n[371] = s.0[1] & 0x4000000010002 == 0x4000000010002;
-            n[372] = (s.0[0] & 0x20000000000000 == 0x20000000000000)
-                & (s.0[1] & 0x4000000000010 == 0x4000000000010);
-            n[373] = s.0[1] & 0x4000040008000 == 0x4000040008000;
-            n[374] = s.0[1] & 0x4000004000800 == 0x4000004000800;
-            n[375] = s.0[1] & 0x4000400080000 == 0x4000400080000;
-            n[376] = s.0[1] & 0x4040200000000 == 0x4040200000000;
-            n[377] = s.0[1] & 0x4102000000000 == 0x4102000000000;
-            n[378] = s.0[1] & 0x4600000000000 == 0x4600000000000;
-            n[419] = (s.0[0] & 0x12 == 0x12)
-                & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-            n[420] = (s.0[0] & 0x4008 == 0x4008)
-                & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-            n[421] = (s.0[0] & 0x40020 == 0x40020)
-                & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-            n[422] = (s.0[0] & 0x10000200000 == 0x10000200000)
-                & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-            n[423] = (s.0[0] & 0x100002000 == 0x100002000)
-                & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-            n[424] = (s.0[0] & 0x1000020000 == 0x1000020000)
-                & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-            n[425] = (s.0[0] & 0x4000080000000000 == 0x4000080000000000)
-                & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-            n[426] = (s.0[0] & 0x400008000000000 == 0x400008000000000)
-                & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-            n[427] = (s.0[0] & 0x4000080000000 == 0x4000080000000)
-                & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-            n[428] = (s.0[0] & 0x40000800000000 == 0x40000800000000)
-                & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-            n[429] = (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-                & (s.0[1] & 0x4000000010000 == 0x4000000010000);
-            n[430] = (s.0[0] & 0x200000000000000 == 0x200000000000000)
-                & (s.0[1] & 0x4000000001000 == 0x4000000001000);
-            n[431] = (s.0[0] & 0x2000000000000 == 0x2000000000000)
-                & (s.0[1] & 0x4000000000010 == 0x4000000000010);
-            n[432] = (s.0[0] & 0x20000000000000 == 0x20000000000000)
-                & (s.0[1] & 0x4000000000100 == 0x4000000000100);
-            n[433] = s.0[1] & 0x4000400008000 == 0x4000400008000;
-            n[434] = s.0[1] & 0x4000004000080 == 0x4000004000080;
-            n[435] = s.0[1] & 0x4000040000800 == 0x4000040000800;
-            n[436] = s.0[1] & 0x4100200000000 == 0x4100200000000;
-            n[437] = s.0[1] & 0x4040020000000 == 0x4040020000000;
-            n[438] = s.0[1] & 0x4480000000000 == 0x4480000000000;
+            n[374] = s.0[1] & 0x4100200000000 == 0x4100200000000;
+            n[375] = s.0[1] & 0x4040020000000 == 0x4040020000000;
+            n[376] = s.0[1] & 0x4480000000000 == 0x4480000000000;
+            legal[0] |= u64::from(n[359]) << 0;
+            legal[0] |= u64::from(n[371]) << 1;
+            legal[0] |= u64::from(n[269]) << 2;
+            legal[0] |= u64::from(n[314]) << 3;
+            legal[0] |= u64::from(n[146]) << 4;
+            legal[0] |= u64::from(n[189]) << 5;
+            legal[0] |= u64::from(n[254]) << 6;
+            legal[0] |= u64::from(n[360]) << 7;
+            legal[0] |= u64::from(n[372]) << 8;
+            legal[0] |= u64::from(n[270]) << 9;
+            legal[0] |= u64::from(n[316]) << 10;
+            legal[0] |= u64::from(n[193]) << 11;
+            legal[0] |= u64::from(n[255]) << 12;
+            legal[0] |= u64::from(n[361]) << 13;
+            legal[0] |= u64::from(n[373]) << 14;
+            legal[0] |= u64::from(n[271]) << 15;
+            legal[0] |= u64::from(n[315]) << 16;
+            legal[0] |= u64::from(n[147]) << 17;
+            legal[0] |= u64::from(n[191]) << 18;
+            legal[0] |= u64::from(n[273]) << 27;
+            legal[0] |= u64::from(n[318]) << 28;
+            legal[0] |= u64::from(n[195]) << 29;
+            legal[0] |= u64::from(n[256]) << 30;
+            legal[0] |= u64::from(n[274]) << 37;
+            legal[0] |= u64::from(n[317]) << 38;
+            legal[0] |= u64::from(n[199]) << 39;
+            legal[0] |= u64::from(n[272]) << 47;
+            legal[0] |= u64::from(n[319]) << 48;
+            legal[0] |= u64::from(n[148]) << 49;
+            legal[0] |= u64::from(n[197]) << 50;
+            legal[0] |= u64::from(n[321]) << 61;
+            legal[0] |= u64::from(n[257]) << 62;
+            legal[1] |= u64::from(n[276]) << 7;
+            legal[1] |= u64::from(n[320]) << 8;
+            legal[1] |= u64::from(n[203]) << 9;
+            legal[1] |= u64::from(n[275]) << 18;
+            legal[1] |= u64::from(n[322]) << 19;
+            legal[1] |= u64::from(n[201]) << 20;
+            legal[1] |= u64::from(n[277]) << 29;
+            legal[1] |= u64::from(n[149]) << 30;
+            legal[1] |= u64::from(n[324]) << 41;
+            legal[1] |= u64::from(n[258]) << 42;
+            legal[1] |= u64::from(n[325]) << 53;
+            legal[2] |= u64::from(n[279]) << 2;
+            legal[2] |= u64::from(n[323]) << 3;
+            legal[2] |= u64::from(n[205]) << 4;
+            legal[2] |= u64::from(n[278]) << 15;
+            legal[2] |= u64::from(n[280]) << 25;
+            legal[2] |= u64::from(n[150]) << 26;
+            legal[2] |= u64::from(n[327]) << 41;
+            legal[2] |= u64::from(n[326]) << 52;
+            legal[2] |= u64::from(n[281]) << 63;
+            legal[3] |= u64::from(n[282]) << 8;
+            legal[3] |= u64::from(n[375]) << 37;
+            legal[3] |= u64::from(n[328]) << 38;
+            legal[3] |= u64::from(n[362]) << 47;
+            legal[3] |= u64::from(n[374]) << 48;
+            legal[3] |= u64::from(n[363]) << 58;
+            legal[3] |= u64::from(n[283]) << 59;
+            legal[4] |= u64::from(n[376]) << 9;
+            legal[4] |= u64::from(n[364]) << 10;
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 25, 0, 0, 0, 35, 0, 0, 0, 45,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 59, 0, 0, 0, 69, 0, 0, 0, 80, 0, 0, 0, 91,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 115, 0, 0, 0, 128, 0, 0, 0, 141, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 15) | (s.0[1] << 49)))
+                    & (0x2220088880222000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 152, 0, 0, 0, 0, 0, 0, 0, 0, 0, 178, 0, 0, 0, 189, 0, 0, 0, 199,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 15) | (s.0[2] << 49)))
+                    & (0x88802);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 26, 0, 0, 0, 36, 0, 0, 0, 46,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 60, 0, 0, 0, 70, 0, 0, 0, 81, 0, 0, 0, 92,
+                    0, 0, 0, 0, 0, 104, 0, 0, 0, 116, 0, 0, 0, 129, 0, 0, 0, 142, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45)))
+                    & (0x2222088880222000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 168, 0, 0, 0, 179, 0, 0, 0, 190, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 19) | (s.0[2] << 45)))
+                    & (0x8880);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
         }
-        if guard {
-            moves[count] = Move(0);
-            count += usize::from(n[359]);
-            moves[count] = Move(1);
-            count += usize::from(n[419]);
-            moves[count] = Move(2);
-            count += usize::from(n[269]);
-            moves[count] = Move(3);
-            count += usize::from(n[314]);
-            moves[count] = Move(4);
-            count += usize::from(n[146]);
-            moves[count] = Move(5);
-            count += usize::from(n[189]);
-            moves[count] = Move(6);
-            count += usize::from(n[254]);
-            moves[count] = Move(7);
-            count += usize::from(n[360]);
-            moves[count] = Move(8);
-            count += usize::from(n[420]);
-            moves[count] = Move(9);
-            count += usize::from(n[270]);
-            moves[count] = Move(10);
-            count += usize::from(n[316]);
-            moves[count] = Move(11);
-            count += usize::from(n[193]);
-            moves[count] = Move(12);
-            count += usize::from(n[255]);
-            moves[count] = Move(13);
-            count += usize::from(n[361]);
-            moves[count] = Move(14);
-            count += usize::from(n[421]);
-            moves[count] = Move(15);
-            count += usize::from(n[271]);
-            moves[count] = Move(16);
-            count += usize::from(n[315]);
-            moves[count] = Move(17);
-            count += usize::from(n[147]);
-            moves[count] = Move(18);
-            count += usize::from(n[191]);
-            moves[count] = Move(25);
-            count += usize::from(n[363]);
-            moves[count] = Move(26);
-            count += usize::from(n[423]);
-            moves[count] = Move(27);
-            count += usize::from(n[273]);
-            moves[count] = Move(28);
-            count += usize::from(n[318]);
-            moves[count] = Move(29);
-            count += usize::from(n[195]);
-            moves[count] = Move(30);
-            count += usize::from(n[256]);
-            moves[count] = Move(35);
-            count += usize::from(n[364]);
-            moves[count] = Move(36);
-            count += usize::from(n[424]);
-            moves[count] = Move(37);
-            count += usize::from(n[274]);
-            moves[count] = Move(38);
-            count += usize::from(n[317]);
-            moves[count] = Move(39);
-            count += usize::from(n[199]);
-            moves[count] = Move(45);
-            count += usize::from(n[362]);
-            moves[count] = Move(46);
-            count += usize::from(n[422]);
-            moves[count] = Move(47);
-            count += usize::from(n[272]);
-            moves[count] = Move(48);
-            count += usize::from(n[319]);
-            moves[count] = Move(49);
-            count += usize::from(n[148]);
-            moves[count] = Move(50);
-            count += usize::from(n[197]);
-            moves[count] = Move(59);
-            count += usize::from(n[367]);
-            moves[count] = Move(60);
-            count += usize::from(n[427]);
-            moves[count] = Move(61);
-            count += usize::from(n[321]);
-            moves[count] = Move(62);
-            count += usize::from(n[257]);
-            moves[count] = Move(69);
-            count += usize::from(n[368]);
-            moves[count] = Move(70);
-            count += usize::from(n[428]);
-            moves[count] = Move(71);
-            count += usize::from(n[276]);
-            moves[count] = Move(72);
-            count += usize::from(n[320]);
-            moves[count] = Move(73);
-            count += usize::from(n[203]);
-            moves[count] = Move(80);
-            count += usize::from(n[366]);
-            moves[count] = Move(81);
-            count += usize::from(n[426]);
-            moves[count] = Move(82);
-            count += usize::from(n[275]);
-            moves[count] = Move(83);
-            count += usize::from(n[322]);
-            moves[count] = Move(84);
-            count += usize::from(n[201]);
-            moves[count] = Move(91);
-            count += usize::from(n[365]);
-            moves[count] = Move(92);
-            count += usize::from(n[425]);
-            moves[count] = Move(93);
-            count += usize::from(n[277]);
-            moves[count] = Move(94);
-            count += usize::from(n[149]);
-            moves[count] = Move(104);
-            count += usize::from(n[431]);
-            moves[count] = Move(105);
-            count += usize::from(n[324]);
-            moves[count] = Move(106);
-            count += usize::from(n[258]);
-            moves[count] = Move(115);
-            count += usize::from(n[372]);
-            moves[count] = Move(116);
-            count += usize::from(n[432]);
-            moves[count] = Move(117);
-            count += usize::from(n[325]);
-            moves[count] = Move(128);
-            count += usize::from(n[370]);
-            moves[count] = Move(129);
-            count += usize::from(n[430]);
-            moves[count] = Move(130);
-            count += usize::from(n[279]);
-            moves[count] = Move(131);
-            count += usize::from(n[323]);
-            moves[count] = Move(132);
-            count += usize::from(n[205]);
-            moves[count] = Move(141);
-            count += usize::from(n[369]);
-            moves[count] = Move(142);
-            count += usize::from(n[429]);
-            moves[count] = Move(143);
-            count += usize::from(n[278]);
-            moves[count] = Move(152);
-            count += usize::from(n[371]);
-            moves[count] = Move(153);
-            count += usize::from(n[280]);
-            moves[count] = Move(154);
-            count += usize::from(n[150]);
-            moves[count] = Move(168);
-            count += usize::from(n[434]);
-            moves[count] = Move(169);
-            count += usize::from(n[327]);
-            moves[count] = Move(178);
-            count += usize::from(n[374]);
-            moves[count] = Move(179);
-            count += usize::from(n[435]);
-            moves[count] = Move(180);
-            count += usize::from(n[326]);
-            moves[count] = Move(189);
-            count += usize::from(n[373]);
-            moves[count] = Move(190);
-            count += usize::from(n[433]);
-            moves[count] = Move(191);
-            count += usize::from(n[281]);
-            moves[count] = Move(199);
-            count += usize::from(n[375]);
-            moves[count] = Move(200);
-            count += usize::from(n[282]);
-            moves[count] = Move(229);
-            count += usize::from(n[437]);
-            moves[count] = Move(230);
-            count += usize::from(n[328]);
-            moves[count] = Move(239);
-            count += usize::from(n[376]);
-            moves[count] = Move(240);
-            count += usize::from(n[436]);
-            moves[count] = Move(250);
-            count += usize::from(n[377]);
-            moves[count] = Move(251);
-            count += usize::from(n[283]);
-            moves[count] = Move(265);
-            count += usize::from(n[438]);
-            moves[count] = Move(266);
-            count += usize::from(n[378]);
-        }
-        moves[count] = Move(267);
-        count += usize::from(true);
+        legal[4] |= u64::from(true) << 11;
+        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
         joint[0] = match count {
             0 => return None,
-            1 => moves[0],
-            _ => moves[rng.below(count)],
+            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
+            _ => {
+                Move(
+                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
+                )
+            }
         };
     }
     {
-        let mut moves = [Move(0); 90 + 1];
-        let mut count = 0usize;
-        let guard = s.0[1] & 0x2000000000000 != 0;
-        if guard {
+        let mut legal = [0u64; 5];
+        if s.0[1] & 0x2000000000000 != 0 {
             n[133] = (s.0[0] & 0x400000000000000 == 0x400000000000000) & (n[115])
                 & (n[120]);
             n[134] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
@@ -6647,267 +6535,159 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[112]);
             n[343] = (s.0[0] & 0x1240 == 0x1240)
                 & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-            n[379] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
+            n[365] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
                 & (s.0[1] & 0x2000000200000 == 0x2000000200000);
-            n[380] = s.0[1] & 0x2008000010000 == 0x2008000010000;
-            n[381] = s.0[1] & 0x2020000100000 == 0x2020000100000;
-            n[382] = s.0[1] & 0x2001000001000 == 0x2001000001000;
-            n[383] = (s.0[0] & 0x10000000000 == 0x10000000000)
-                & (s.0[1] & 0x2000000000001 == 0x2000000000001);
-            n[384] = (s.0[0] & 0x400000000000000 == 0x400000000000000)
-                & (s.0[1] & 0x2000000040000 == 0x2000000040000);
-            n[385] = s.0[1] & 0x2000100000100 == 0x2000100000100;
-            n[386] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
-                & (s.0[1] & 0x2000000004000 == 0x2000000004000);
-            n[387] = (s.0[0] & 0x40000040000 == 0x40000040000)
+            n[366] = s.0[1] & 0x2008000010000 == 0x2008000010000;
+            n[367] = s.0[1] & 0x2020000100000 == 0x2020000100000;
+            n[368] = (s.0[0] & 0x40000100 == 0x40000100)
                 & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-            n[388] = (s.0[0] & 0x1000001000000000 == 0x1000001000000000)
+            n[369] = (s.0[0] & 0x1000004000000 == 0x1000004000000)
                 & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-            n[389] = (s.0[0] & 0x4000004000 == 0x4000004000)
+            n[370] = (s.0[0] & 0x8000040 == 0x8000040)
                 & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-            n[390] = (s.0[0] & 0x4000000000000 == 0x4000000000000)
-                & (s.0[1] & 0x2000000000400 == 0x2000000000400);
-            n[391] = (s.0[0] & 0x100000100000000 == 0x100000100000000)
+            n[377] = s.0[1] & 0x2000000210000 == 0x2000000210000;
+            n[378] = s.0[1] & 0x2008400000000 == 0x2008400000000;
+            n[379] = s.0[1] & 0x2024000000000 == 0x2024000000000;
+            n[380] = (s.0[0] & 0x44000000 == 0x44000000)
                 & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-            n[392] = s.0[1] & 0x2000010000010 == 0x2000010000010;
-            n[393] = (s.0[0] & 0x400000400 == 0x400000400)
+            n[381] = (s.0[0] & 0x1100 == 0x1100)
                 & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-            n[394] = (s.0[0] & 0x10000010000000 == 0x10000010000000)
+            n[382] = (s.0[0] & 0x240 == 0x240)
                 & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-            n[395] = (s.0[0] & 0x400000000000 == 0x400000000000)
-                & (s.0[1] & 0x2000000000040 == 0x2000000000040);
-            n[396] = (s.0[0] & 0x40000100 == 0x40000100)
-                & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-            n[397] = (s.0[0] & 0x1000004000000 == 0x1000004000000)
-                & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-            n[398] = (s.0[0] & 0x8000040 == 0x8000040)
-                & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-            n[439] = s.0[1] & 0x2000000210000 == 0x2000000210000;
-            n[440] = s.0[1] & 0x2008400000000 == 0x2008400000000;
-            n[441] = s.0[1] & 0x2024000000000 == 0x2024000000000;
-            n[442] = s.0[1] & 0x2001040000000 == 0x2001040000000;
-            n[443] = (s.0[0] & 0x400000000000000 == 0x400000000000000)
-                & (s.0[1] & 0x2000000000001 == 0x2000000000001);
-            n[444] = s.0[1] & 0x2000000041000 == 0x2000000041000;
-            n[445] = s.0[1] & 0x2000104000000 == 0x2000104000000;
-            n[446] = s.0[1] & 0x2000000004100 == 0x2000000004100;
-            n[447] = (s.0[0] & 0x41000000000 == 0x41000000000)
-                & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-            n[448] = (s.0[0] & 0x1040000000000000 == 0x1040000000000000)
-                & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-            n[449] = (s.0[0] & 0x4100000000 == 0x4100000000)
-                & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-            n[450] = (s.0[0] & 0x104000 == 0x104000)
-                & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-            n[451] = (s.0[0] & 0x104000000000000 == 0x104000000000000)
-                & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-            n[452] = s.0[1] & 0x2000000000410 == 0x2000000000410;
-            n[453] = (s.0[0] & 0x410000000 == 0x410000000)
-                & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-            n[454] = (s.0[0] & 0x44000000 == 0x44000000)
-                & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-            n[455] = (s.0[0] & 0x10400000000000 == 0x10400000000000)
-                & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-            n[456] = (s.0[0] & 0x10400 == 0x10400)
-                & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-            n[457] = (s.0[0] & 0x1100 == 0x1100)
-                & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-            n[458] = (s.0[0] & 0x240 == 0x240)
-                & (s.0[1] & 0x2000000000000 == 0x2000000000000);
+            legal[0] |= u64::from(n[382]) << 19;
+            legal[0] |= u64::from(n[343]) << 20;
+            legal[0] |= u64::from(n[381]) << 21;
+            legal[0] |= u64::from(n[342]) << 31;
+            legal[0] |= u64::from(n[263]) << 40;
+            legal[0] |= u64::from(n[340]) << 41;
+            legal[0] |= u64::from(n[370]) << 52;
+            legal[0] |= u64::from(n[368]) << 53;
+            legal[0] |= u64::from(n[380]) << 55;
+            legal[1] |= u64::from(n[341]) << 1;
+            legal[1] |= u64::from(n[336]) << 12;
+            legal[1] |= u64::from(n[262]) << 23;
+            legal[1] |= u64::from(n[335]) << 24;
+            legal[1] |= u64::from(n[298]) << 32;
+            legal[1] |= u64::from(n[369]) << 35;
+            legal[1] |= u64::from(n[296]) << 43;
+            legal[1] |= u64::from(n[223]) << 54;
+            legal[1] |= u64::from(n[293]) << 55;
+            legal[1] |= u64::from(n[339]) << 60;
+            legal[2] |= u64::from(n[221]) << 5;
+            legal[2] |= u64::from(n[290]) << 6;
+            legal[2] |= u64::from(n[337]) << 10;
+            legal[2] |= u64::from(n[217]) << 16;
+            legal[2] |= u64::from(n[287]) << 17;
+            legal[2] |= u64::from(n[261]) << 21;
+            legal[2] |= u64::from(n[333]) << 22;
+            legal[2] |= u64::from(n[297]) << 33;
+            legal[2] |= u64::from(n[294]) << 42;
+            legal[2] |= u64::from(n[219]) << 53;
+            legal[2] |= u64::from(n[292]) << 54;
+            legal[2] |= u64::from(n[338]) << 58;
+            legal[3] |= u64::from(n[213]) << 0;
+            legal[3] |= u64::from(n[289]) << 1;
+            legal[3] |= u64::from(n[332]) << 5;
+            legal[3] |= u64::from(n[209]) << 9;
+            legal[3] |= u64::from(n[285]) << 10;
+            legal[3] |= u64::from(n[365]) << 11;
+            legal[3] |= u64::from(n[260]) << 12;
+            legal[3] |= u64::from(n[331]) << 13;
+            legal[3] |= u64::from(n[377]) << 14;
+            legal[3] |= u64::from(n[155]) << 28;
+            legal[3] |= u64::from(n[295]) << 30;
+            legal[3] |= u64::from(n[154]) << 39;
+            legal[3] |= u64::from(n[291]) << 41;
+            legal[3] |= u64::from(n[153]) << 49;
+            legal[3] |= u64::from(n[215]) << 51;
+            legal[3] |= u64::from(n[288]) << 52;
+            legal[3] |= u64::from(n[334]) << 56;
+            legal[3] |= u64::from(n[152]) << 60;
+            legal[3] |= u64::from(n[211]) << 61;
+            legal[3] |= u64::from(n[286]) << 62;
+            legal[3] |= u64::from(n[366]) << 63;
+            legal[4] |= u64::from(n[330]) << 0;
+            legal[4] |= u64::from(n[378]) << 1;
+            legal[4] |= u64::from(n[151]) << 2;
+            legal[4] |= u64::from(n[207]) << 3;
+            legal[4] |= u64::from(n[284]) << 4;
+            legal[4] |= u64::from(n[367]) << 5;
+            legal[4] |= u64::from(n[259]) << 6;
+            legal[4] |= u64::from(n[329]) << 7;
+            legal[4] |= u64::from(n[379]) << 8;
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0, 0, 42, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 66, 0, 0, 0, 77, 0, 0, 0, 89, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 112, 0, 0, 0, 125, 0, 0, 0, 139, 0, 0, 0, 151, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 6) | (s.0[1] << 58)))
+                    & (0x444401110004400);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 175, 0, 0, 0, 187, 0, 0, 0, 198, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 237, 0, 0, 0, 249, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 6) | (s.0[2] << 58)))
+                    & (0x44001110);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 63, 0, 0, 0, 74, 0, 0, 0, 85, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 110, 0, 0, 0, 122, 0, 0, 0, 136, 0, 0, 0, 147, 0,
+                    0, 0, 0, 0, 164, 0, 0, 0, 173, 0, 0, 0, 184, 0, 0, 0, 195, 0, 0, 0,
+                    0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
+                    & (0x444411110044400);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 225, 0, 0, 0, 235, 0, 0, 0, 246, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
+                    & (0x1110);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
         }
-        if guard {
-            moves[count] = Move(19);
-            count += usize::from(n[458]);
-            moves[count] = Move(20);
-            count += usize::from(n[343]);
-            moves[count] = Move(21);
-            count += usize::from(n[457]);
-            moves[count] = Move(31);
-            count += usize::from(n[342]);
-            moves[count] = Move(32);
-            count += usize::from(n[456]);
-            moves[count] = Move(40);
-            count += usize::from(n[263]);
-            moves[count] = Move(41);
-            count += usize::from(n[340]);
-            moves[count] = Move(42);
-            count += usize::from(n[450]);
-            moves[count] = Move(52);
-            count += usize::from(n[398]);
-            moves[count] = Move(53);
-            count += usize::from(n[396]);
-            moves[count] = Move(55);
-            count += usize::from(n[454]);
-            moves[count] = Move(63);
-            count += usize::from(n[393]);
-            moves[count] = Move(65);
-            count += usize::from(n[341]);
-            moves[count] = Move(66);
-            count += usize::from(n[453]);
-            moves[count] = Move(74);
-            count += usize::from(n[389]);
-            moves[count] = Move(76);
-            count += usize::from(n[336]);
-            moves[count] = Move(77);
-            count += usize::from(n[449]);
-            moves[count] = Move(85);
-            count += usize::from(n[387]);
-            moves[count] = Move(87);
-            count += usize::from(n[262]);
-            moves[count] = Move(88);
-            count += usize::from(n[335]);
-            moves[count] = Move(89);
-            count += usize::from(n[447]);
-            moves[count] = Move(96);
-            count += usize::from(n[298]);
-            moves[count] = Move(99);
-            count += usize::from(n[397]);
-            moves[count] = Move(107);
-            count += usize::from(n[296]);
-            moves[count] = Move(110);
-            count += usize::from(n[394]);
-            moves[count] = Move(112);
-            count += usize::from(n[455]);
-            moves[count] = Move(118);
-            count += usize::from(n[223]);
-            moves[count] = Move(119);
-            count += usize::from(n[293]);
-            moves[count] = Move(122);
-            count += usize::from(n[391]);
-            moves[count] = Move(124);
-            count += usize::from(n[339]);
-            moves[count] = Move(125);
-            count += usize::from(n[451]);
-            moves[count] = Move(133);
-            count += usize::from(n[221]);
-            moves[count] = Move(134);
-            count += usize::from(n[290]);
-            moves[count] = Move(136);
-            count += usize::from(n[388]);
-            moves[count] = Move(138);
-            count += usize::from(n[337]);
-            moves[count] = Move(139);
-            count += usize::from(n[448]);
-            moves[count] = Move(144);
-            count += usize::from(n[217]);
-            moves[count] = Move(145);
-            count += usize::from(n[287]);
-            moves[count] = Move(147);
-            count += usize::from(n[383]);
-            moves[count] = Move(149);
-            count += usize::from(n[261]);
-            moves[count] = Move(150);
-            count += usize::from(n[333]);
-            moves[count] = Move(151);
-            count += usize::from(n[443]);
-            moves[count] = Move(161);
-            count += usize::from(n[297]);
-            moves[count] = Move(164);
-            count += usize::from(n[395]);
-            moves[count] = Move(170);
-            count += usize::from(n[294]);
-            moves[count] = Move(173);
-            count += usize::from(n[390]);
-            moves[count] = Move(175);
-            count += usize::from(n[452]);
-            moves[count] = Move(181);
-            count += usize::from(n[219]);
-            moves[count] = Move(182);
-            count += usize::from(n[292]);
-            moves[count] = Move(184);
-            count += usize::from(n[386]);
-            moves[count] = Move(186);
-            count += usize::from(n[338]);
-            moves[count] = Move(187);
-            count += usize::from(n[446]);
-            moves[count] = Move(192);
-            count += usize::from(n[213]);
-            moves[count] = Move(193);
-            count += usize::from(n[289]);
-            moves[count] = Move(195);
-            count += usize::from(n[384]);
-            moves[count] = Move(197);
-            count += usize::from(n[332]);
-            moves[count] = Move(198);
-            count += usize::from(n[444]);
-            moves[count] = Move(201);
-            count += usize::from(n[209]);
-            moves[count] = Move(202);
-            count += usize::from(n[285]);
-            moves[count] = Move(203);
-            count += usize::from(n[379]);
-            moves[count] = Move(204);
-            count += usize::from(n[260]);
-            moves[count] = Move(205);
-            count += usize::from(n[331]);
-            moves[count] = Move(206);
-            count += usize::from(n[439]);
-            moves[count] = Move(220);
-            count += usize::from(n[155]);
-            moves[count] = Move(222);
-            count += usize::from(n[295]);
-            moves[count] = Move(225);
-            count += usize::from(n[392]);
-            moves[count] = Move(231);
-            count += usize::from(n[154]);
-            moves[count] = Move(233);
-            count += usize::from(n[291]);
-            moves[count] = Move(235);
-            count += usize::from(n[385]);
-            moves[count] = Move(237);
-            count += usize::from(n[445]);
-            moves[count] = Move(241);
-            count += usize::from(n[153]);
-            moves[count] = Move(243);
-            count += usize::from(n[215]);
-            moves[count] = Move(244);
-            count += usize::from(n[288]);
-            moves[count] = Move(246);
-            count += usize::from(n[382]);
-            moves[count] = Move(248);
-            count += usize::from(n[334]);
-            moves[count] = Move(249);
-            count += usize::from(n[442]);
-            moves[count] = Move(252);
-            count += usize::from(n[152]);
-            moves[count] = Move(253);
-            count += usize::from(n[211]);
-            moves[count] = Move(254);
-            count += usize::from(n[286]);
-            moves[count] = Move(255);
-            count += usize::from(n[380]);
-            moves[count] = Move(256);
-            count += usize::from(n[330]);
-            moves[count] = Move(257);
-            count += usize::from(n[440]);
-            moves[count] = Move(258);
-            count += usize::from(n[151]);
-            moves[count] = Move(259);
-            count += usize::from(n[207]);
-            moves[count] = Move(260);
-            count += usize::from(n[284]);
-            moves[count] = Move(261);
-            count += usize::from(n[381]);
-            moves[count] = Move(262);
-            count += usize::from(n[259]);
-            moves[count] = Move(263);
-            count += usize::from(n[329]);
-            moves[count] = Move(264);
-            count += usize::from(n[441]);
-        }
-        moves[count] = Move(267);
-        count += usize::from(true);
+        legal[4] |= u64::from(true) << 11;
+        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
         joint[1] = match count {
             0 => return None,
-            1 => moves[0],
-            _ => moves[rng.below(count)],
+            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
+            _ => {
+                Move(
+                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
+                )
+            }
         };
     }
     {
-        let mut moves = [Move(0); 90 + 1];
-        let mut count = 0usize;
-        let guard = s.0[1] & 0x1000000000000 != 0;
-        if guard {
+        let mut legal = [0u64; 5];
+        if s.0[1] & 0x1000000000000 != 0 {
             n[135] = (s.0[1] & 0x100 == 0x100) & (n[116]) & (n[123]);
             n[136] = (s.0[1] & 0x6000000 == 0x6000000) & (n[125]);
             n[143] = (s.0[0] & 0x1000000000 == 0x1000000000) & (n[119]) & (n[121]);
@@ -7048,260 +6828,178 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 & (s.0[1] & 0x1000000020000 == 0x1000000020000) & (n[114]);
             n[358] = (s.0[0] & 0x8000200001000000 == 0x8000200001000000)
                 & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[399] = s.0[1] & 0x1000000000018 == 0x1000000000018;
-            n[400] = s.0[1] & 0x1000001800000 == 0x1000001800000;
-            n[401] = s.0[1] & 0x1000006000000 == 0x1000006000000;
-            n[402] = (s.0[0] & 0x4800000000000 == 0x4800000000000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[403] = s.0[1] & 0x1000048000000 == 0x1000048000000;
-            n[404] = s.0[1] & 0x1000000000120 == 0x1000000000120;
-            n[405] = (s.0[0] & 0x120000000 == 0x120000000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[406] = (s.0[0] & 0x48000000000000 == 0x48000000000000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[407] = s.0[1] & 0x1000480000000 == 0x1000480000000;
-            n[408] = s.0[1] & 0x1000000001200 == 0x1000000001200;
-            n[409] = (s.0[0] & 0x480000000000000 == 0x480000000000000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[410] = s.0[1] & 0x1000000012000 == 0x1000000012000;
-            n[411] = (s.0[0] & 0x1200000000 == 0x1200000000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[412] = (s.0[0] & 0x4800 == 0x4800)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[413] = (s.0[0] & 0x12000000000 == 0x12000000000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[414] = (s.0[0] & 0x4800000000000000 == 0x4800000000000000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[415] = (s.0[0] & 0x48000 == 0x48000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[416] = (s.0[0] & 0x120000000000 == 0x120000000000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[417] = (s.0[0] & 0x480000 == 0x480000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[418] = (s.0[0] & 0x1800000 == 0x1800000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[459] = (s.0[0] & 0x400000000000 == 0x400000000000)
-                & (s.0[1] & 0x1000000000008 == 0x1000000000008);
-            n[460] = s.0[1] & 0x1000000800004 == 0x1000000800004;
-            n[461] = s.0[1] & 0x1000002000010 == 0x1000002000010;
-            n[462] = (s.0[0] & 0x800010000000 == 0x800010000000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[463] = s.0[1] & 0x1000008000100 == 0x1000008000100;
-            n[464] = (s.0[0] & 0x4000000000000 == 0x4000000000000)
-                & (s.0[1] & 0x1000000000020 == 0x1000000000020);
-            n[465] = (s.0[0] & 0x20000400 == 0x20000400)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[466] = (s.0[0] & 0x8000100000000 == 0x8000100000000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[467] = s.0[1] & 0x1000080001000 == 0x1000080001000;
-            n[468] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
-                & (s.0[1] & 0x1000000000200 == 0x1000000000200);
-            n[469] = (s.0[0] & 0x200004000 == 0x200004000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[470] = (s.0[0] & 0x400000000000000 == 0x400000000000000)
-                & (s.0[1] & 0x1000000002000 == 0x1000000002000);
-            n[471] = (s.0[0] & 0x80001000000000 == 0x80001000000000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[472] = s.0[1] & 0x1000800010000 == 0x1000800010000;
-            n[473] = (s.0[0] & 0x2000040000 == 0x2000040000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[474] = (s.0[0] & 0x800010000000000 == 0x800010000000000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[475] = (s.0[0] & 0x20000400000 == 0x20000400000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[476] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
-                & (s.0[1] & 0x1000000020000 == 0x1000000020000);
-            n[477] = (s.0[0] & 0x8000100000000000 == 0x8000100000000000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            n[478] = (s.0[0] & 0x200001000000 == 0x200001000000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000);
+            legal[0] |= u64::from(n[310]) << 23;
+            legal[0] |= u64::from(n[160]) << 24;
+            legal[0] |= u64::from(n[312]) << 34;
+            legal[0] |= u64::from(n[313]) << 44;
+            legal[0] |= u64::from(n[307]) << 57;
+            legal[0] |= u64::from(n[159]) << 58;
+            legal[1] |= u64::from(n[309]) << 4;
+            legal[1] |= u64::from(n[311]) << 15;
+            legal[1] |= u64::from(n[347]) << 33;
+            legal[1] |= u64::from(n[231]) << 34;
+            legal[1] |= u64::from(n[303]) << 38;
+            legal[1] |= u64::from(n[158]) << 39;
+            legal[1] |= u64::from(n[350]) << 44;
+            legal[1] |= u64::from(n[235]) << 45;
+            legal[1] |= u64::from(n[305]) << 50;
+            legal[1] |= u64::from(n[353]) << 56;
+            legal[1] |= u64::from(n[241]) << 57;
+            legal[1] |= u64::from(n[308]) << 63;
+            legal[2] |= u64::from(n[356]) << 7;
+            legal[2] |= u64::from(n[358]) << 18;
+            legal[2] |= u64::from(n[345]) << 27;
+            legal[2] |= u64::from(n[229]) << 28;
+            legal[2] |= u64::from(n[301]) << 31;
+            legal[2] |= u64::from(n[157]) << 32;
+            legal[2] |= u64::from(n[348]) << 34;
+            legal[2] |= u64::from(n[233]) << 35;
+            legal[2] |= u64::from(n[304]) << 39;
+            legal[2] |= u64::from(n[352]) << 43;
+            legal[2] |= u64::from(n[239]) << 44;
+            legal[2] |= u64::from(n[306]) << 49;
+            legal[2] |= u64::from(n[354]) << 55;
+            legal[3] |= u64::from(n[357]) << 2;
+            legal[3] |= u64::from(n[264]) << 15;
+            legal[3] |= u64::from(n[344]) << 16;
+            legal[3] |= u64::from(n[225]) << 17;
+            legal[3] |= u64::from(n[299]) << 20;
+            legal[3] |= u64::from(n[156]) << 21;
+            legal[3] |= u64::from(n[265]) << 22;
+            legal[3] |= u64::from(n[346]) << 23;
+            legal[3] |= u64::from(n[227]) << 24;
+            legal[3] |= u64::from(n[300]) << 27;
+            legal[3] |= u64::from(n[266]) << 29;
+            legal[3] |= u64::from(n[349]) << 31;
+            legal[3] |= u64::from(n[237]) << 32;
+            legal[3] |= u64::from(n[302]) << 36;
+            legal[3] |= u64::from(n[267]) << 40;
+            legal[3] |= u64::from(n[351]) << 42;
+            legal[3] |= u64::from(n[268]) << 50;
+            legal[3] |= u64::from(n[355]) << 53;
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    51, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 1) | (s.0[1] << 63)))
+                    & (0x800000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 158, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 211, 0, 218, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 1) | (s.0[2] << 63)))
+                    & (0x2800008);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 22, 0, 0, 0, 33, 0, 0, 0, 43, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 56, 0, 0, 0, 67, 0, 0, 0, 78, 0, 0, 0, 90, 0, 0,
+                    0, 0, 0, 101, 0, 0, 0, 113, 0, 0, 0, 126, 0, 0, 0, 140, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 3) | (s.0[1] << 61)))
+                    & (0x888822220088800);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 166, 0, 0, 0, 176, 0, 0, 0, 188, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 227, 0, 0, 0, 238, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 3) | (s.0[2] << 61)))
+                    & (0x88002220);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 54, 0, 0, 0, 64, 0, 0, 0, 75, 0, 0, 0,
+                    86, 0, 0, 0, 0, 0, 100, 0, 0, 0, 111, 0, 0, 0, 123, 0, 0, 0, 137, 0,
+                    0, 0, 148, 0, 0, 0, 0, 0, 165, 0, 0, 0, 174, 0, 0, 0, 185, 0, 0, 0,
+                    196, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45)))
+                    & (0x4444111110444400);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 226, 0, 0, 0, 236, 0, 0, 0, 247, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 19) | (s.0[2] << 45)))
+                    & (0x11100);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 95, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    157, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43)))
+                    & (0x400001000000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 210, 0, 217, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 21) | (s.0[2] << 43))) & (0x14);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
         }
-        if guard {
-            moves[count] = Move(22);
-            count += usize::from(n[412]);
-            moves[count] = Move(23);
-            count += usize::from(n[310]);
-            moves[count] = Move(24);
-            count += usize::from(n[160]);
-            moves[count] = Move(33);
-            count += usize::from(n[415]);
-            moves[count] = Move(34);
-            count += usize::from(n[312]);
-            moves[count] = Move(43);
-            count += usize::from(n[417]);
-            moves[count] = Move(44);
-            count += usize::from(n[313]);
-            moves[count] = Move(51);
-            count += usize::from(n[418]);
-            moves[count] = Move(54);
-            count += usize::from(n[465]);
-            moves[count] = Move(56);
-            count += usize::from(n[405]);
-            moves[count] = Move(57);
-            count += usize::from(n[307]);
-            moves[count] = Move(58);
-            count += usize::from(n[159]);
-            moves[count] = Move(64);
-            count += usize::from(n[469]);
-            moves[count] = Move(67);
-            count += usize::from(n[411]);
-            moves[count] = Move(68);
-            count += usize::from(n[309]);
-            moves[count] = Move(75);
-            count += usize::from(n[473]);
-            moves[count] = Move(78);
-            count += usize::from(n[413]);
-            moves[count] = Move(79);
-            count += usize::from(n[311]);
-            moves[count] = Move(86);
-            count += usize::from(n[475]);
-            moves[count] = Move(90);
-            count += usize::from(n[416]);
-            moves[count] = Move(95);
-            count += usize::from(n[478]);
-            moves[count] = Move(97);
-            count += usize::from(n[347]);
-            moves[count] = Move(98);
-            count += usize::from(n[231]);
-            moves[count] = Move(100);
-            count += usize::from(n[462]);
-            moves[count] = Move(101);
-            count += usize::from(n[402]);
-            moves[count] = Move(102);
-            count += usize::from(n[303]);
-            moves[count] = Move(103);
-            count += usize::from(n[158]);
-            moves[count] = Move(108);
-            count += usize::from(n[350]);
-            moves[count] = Move(109);
-            count += usize::from(n[235]);
-            moves[count] = Move(111);
-            count += usize::from(n[466]);
-            moves[count] = Move(113);
-            count += usize::from(n[406]);
-            moves[count] = Move(114);
-            count += usize::from(n[305]);
-            moves[count] = Move(120);
-            count += usize::from(n[353]);
-            moves[count] = Move(121);
-            count += usize::from(n[241]);
-            moves[count] = Move(123);
-            count += usize::from(n[471]);
-            moves[count] = Move(126);
-            count += usize::from(n[409]);
-            moves[count] = Move(127);
-            count += usize::from(n[308]);
-            moves[count] = Move(135);
-            count += usize::from(n[356]);
-            moves[count] = Move(137);
-            count += usize::from(n[474]);
-            moves[count] = Move(140);
-            count += usize::from(n[414]);
-            moves[count] = Move(146);
-            count += usize::from(n[358]);
-            moves[count] = Move(148);
-            count += usize::from(n[477]);
-            moves[count] = Move(155);
-            count += usize::from(n[345]);
-            moves[count] = Move(156);
-            count += usize::from(n[229]);
-            moves[count] = Move(157);
-            count += usize::from(n[459]);
-            moves[count] = Move(158);
-            count += usize::from(n[399]);
-            moves[count] = Move(159);
-            count += usize::from(n[301]);
-            moves[count] = Move(160);
-            count += usize::from(n[157]);
-            moves[count] = Move(162);
-            count += usize::from(n[348]);
-            moves[count] = Move(163);
-            count += usize::from(n[233]);
-            moves[count] = Move(165);
-            count += usize::from(n[464]);
-            moves[count] = Move(166);
-            count += usize::from(n[404]);
-            moves[count] = Move(167);
-            count += usize::from(n[304]);
-            moves[count] = Move(171);
-            count += usize::from(n[352]);
-            moves[count] = Move(172);
-            count += usize::from(n[239]);
-            moves[count] = Move(174);
-            count += usize::from(n[468]);
-            moves[count] = Move(176);
-            count += usize::from(n[408]);
-            moves[count] = Move(177);
-            count += usize::from(n[306]);
-            moves[count] = Move(183);
-            count += usize::from(n[354]);
-            moves[count] = Move(185);
-            count += usize::from(n[470]);
-            moves[count] = Move(188);
-            count += usize::from(n[410]);
-            moves[count] = Move(194);
-            count += usize::from(n[357]);
-            moves[count] = Move(196);
-            count += usize::from(n[476]);
-            moves[count] = Move(207);
-            count += usize::from(n[264]);
-            moves[count] = Move(208);
-            count += usize::from(n[344]);
-            moves[count] = Move(209);
-            count += usize::from(n[225]);
-            moves[count] = Move(210);
-            count += usize::from(n[460]);
-            moves[count] = Move(211);
-            count += usize::from(n[400]);
-            moves[count] = Move(212);
-            count += usize::from(n[299]);
-            moves[count] = Move(213);
-            count += usize::from(n[156]);
-            moves[count] = Move(214);
-            count += usize::from(n[265]);
-            moves[count] = Move(215);
-            count += usize::from(n[346]);
-            moves[count] = Move(216);
-            count += usize::from(n[227]);
-            moves[count] = Move(217);
-            count += usize::from(n[461]);
-            moves[count] = Move(218);
-            count += usize::from(n[401]);
-            moves[count] = Move(219);
-            count += usize::from(n[300]);
-            moves[count] = Move(221);
-            count += usize::from(n[266]);
-            moves[count] = Move(223);
-            count += usize::from(n[349]);
-            moves[count] = Move(224);
-            count += usize::from(n[237]);
-            moves[count] = Move(226);
-            count += usize::from(n[463]);
-            moves[count] = Move(227);
-            count += usize::from(n[403]);
-            moves[count] = Move(228);
-            count += usize::from(n[302]);
-            moves[count] = Move(232);
-            count += usize::from(n[267]);
-            moves[count] = Move(234);
-            count += usize::from(n[351]);
-            moves[count] = Move(236);
-            count += usize::from(n[467]);
-            moves[count] = Move(238);
-            count += usize::from(n[407]);
-            moves[count] = Move(242);
-            count += usize::from(n[268]);
-            moves[count] = Move(245);
-            count += usize::from(n[355]);
-            moves[count] = Move(247);
-            count += usize::from(n[472]);
-        }
-        moves[count] = Move(267);
-        count += usize::from(true);
+        legal[4] |= u64::from(true) << 11;
+        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
         joint[2] = match count {
             0 => return None,
-            1 => moves[0],
-            _ => moves[rng.below(count)],
+            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
+            _ => {
+                Move(
+                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
+                )
+            }
         };
     }
     let joint = &joint;

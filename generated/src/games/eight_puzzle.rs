@@ -2411,30 +2411,25 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     let mut joint = [Move(0); 1];
     {
-        let mut moves = [Move(0); 9 + 1];
-        let mut count = 0usize;
-        moves[count] = Move(0);
-        count += usize::from(n[2]);
-        moves[count] = Move(1);
-        count += usize::from(n[1]);
-        moves[count] = Move(2);
-        count += usize::from(n[0]);
-        moves[count] = Move(3);
-        count += usize::from(n[5]);
-        moves[count] = Move(4);
-        count += usize::from(n[4]);
-        moves[count] = Move(5);
-        count += usize::from(n[3]);
-        moves[count] = Move(6);
-        count += usize::from(n[8]);
-        moves[count] = Move(7);
-        count += usize::from(n[7]);
-        moves[count] = Move(8);
-        count += usize::from(n[6]);
+        let mut legal = [0u64; 1];
+        legal[0] |= u64::from(n[2]) << 0;
+        legal[0] |= u64::from(n[1]) << 1;
+        legal[0] |= u64::from(n[0]) << 2;
+        legal[0] |= u64::from(n[5]) << 3;
+        legal[0] |= u64::from(n[4]) << 4;
+        legal[0] |= u64::from(n[3]) << 5;
+        legal[0] |= u64::from(n[8]) << 6;
+        legal[0] |= u64::from(n[7]) << 7;
+        legal[0] |= u64::from(n[6]) << 8;
+        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
         joint[0] = match count {
             0 => return None,
-            1 => moves[0],
-            _ => moves[rng.below(count)],
+            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
+            _ => {
+                Move(
+                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
+                )
+            }
         };
     }
     let joint = &joint;

@@ -459,98 +459,88 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 32];
-    n[7] = s.0[0] & 0x42 == 0x42;
-    n[8] = s.0[0] & 0x82 == 0x82;
-    n[9] = s.0[0] & 0x6 == 0x6;
-    n[10] = s.0[0] & 0xa == 0xa;
-    n[11] = s.0[0] & 0x12 == 0x12;
-    n[12] = s.0[0] & 0x22 == 0x22;
-    n[13] = s.0[0] & 0x44 == 0x44;
-    n[14] = s.0[0] & 0x84 == 0x84;
-    n[15] = s.0[0] & 0xc == 0xc;
-    n[16] = s.0[0] & 0x14 == 0x14;
-    n[17] = s.0[0] & 0x24 == 0x24;
-    n[18] = s.0[0] & 0x48 == 0x48;
-    n[19] = s.0[0] & 0x88 == 0x88;
-    n[20] = s.0[0] & 0x18 == 0x18;
-    n[21] = s.0[0] & 0x28 == 0x28;
-    n[22] = s.0[0] & 0x50 == 0x50;
-    n[23] = s.0[0] & 0x90 == 0x90;
-    n[24] = s.0[0] & 0x30 == 0x30;
+    let mut n = [false; 13];
+    n[0] = s.0[0] & 0x42 == 0x42;
+    n[1] = s.0[0] & 0x82 == 0x82;
+    n[2] = s.0[0] & 0x22 == 0x22;
+    n[3] = s.0[0] & 0x44 == 0x44;
+    n[4] = s.0[0] & 0x84 == 0x84;
+    n[5] = s.0[0] & 0x88 == 0x88;
     if s.0[0] & 0x400000000000000 != 0 {
         return None;
     }
     let mut joint = [Move(0); 1];
     {
-        let mut moves = [Move(0); 25 + 1];
-        let mut count = 0usize;
-        let guard = s.0[0] & 0x1 != 0;
-        if guard {
-            n[0] = s.0[0] & 0x41 == 0x41;
-            n[1] = s.0[0] & 0x81 == 0x81;
-            n[2] = s.0[0] & 0x3 == 0x3;
-            n[3] = s.0[0] & 0x5 == 0x5;
-            n[4] = s.0[0] & 0x9 == 0x9;
-            n[5] = s.0[0] & 0x11 == 0x11;
-            n[6] = s.0[0] & 0x21 == 0x21;
+        let mut legal = [0u64; 1];
+        if s.0[0] & 0x1 != 0 {
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 1, 2, 3, 4, 5, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (0xfe);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
         }
-        if guard {
-            moves[count] = Move(0);
-            count += usize::from(n[2]);
-            moves[count] = Move(1);
-            count += usize::from(n[3]);
-            moves[count] = Move(2);
-            count += usize::from(n[4]);
-            moves[count] = Move(3);
-            count += usize::from(n[5]);
-            moves[count] = Move(4);
-            count += usize::from(n[6]);
-            moves[count] = Move(5);
-            count += usize::from(n[0]);
-            moves[count] = Move(6);
-            count += usize::from(n[1]);
+        legal[0] |= u64::from(n[2]) << 10;
+        legal[0] |= u64::from(n[0]) << 11;
+        legal[0] |= u64::from(n[1]) << 12;
+        legal[0] |= u64::from(n[3]) << 16;
+        legal[0] |= u64::from(n[4]) << 17;
+        legal[0] |= u64::from(n[5]) << 21;
+        {
+            const MOVE_OF: [u32; 64] = [
+                0, 7, 13, 18, 22, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ];
+            let mut holds = (s.0[0]) & (((s.0[0] >> 1) | (s.0[1] << 63))) & (0x1e);
+            while holds != 0 {
+                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                holds &= holds - 1;
+                legal[m / 64] |= 1 << (m % 64);
+            }
         }
-        moves[count] = Move(7);
-        count += usize::from(n[9]);
-        moves[count] = Move(8);
-        count += usize::from(n[10]);
-        moves[count] = Move(9);
-        count += usize::from(n[11]);
-        moves[count] = Move(10);
-        count += usize::from(n[12]);
-        moves[count] = Move(11);
-        count += usize::from(n[7]);
-        moves[count] = Move(12);
-        count += usize::from(n[8]);
-        moves[count] = Move(13);
-        count += usize::from(n[15]);
-        moves[count] = Move(14);
-        count += usize::from(n[16]);
-        moves[count] = Move(15);
-        count += usize::from(n[17]);
-        moves[count] = Move(16);
-        count += usize::from(n[13]);
-        moves[count] = Move(17);
-        count += usize::from(n[14]);
-        moves[count] = Move(18);
-        count += usize::from(n[20]);
-        moves[count] = Move(19);
-        count += usize::from(n[21]);
-        moves[count] = Move(20);
-        count += usize::from(n[18]);
-        moves[count] = Move(21);
-        count += usize::from(n[19]);
-        moves[count] = Move(22);
-        count += usize::from(n[24]);
-        moves[count] = Move(23);
-        count += usize::from(n[22]);
-        moves[count] = Move(24);
-        count += usize::from(n[23]);
+        {
+            const MOVE_OF: [u32; 64] = [
+                0, 8, 14, 19, 23, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ];
+            let mut holds = (s.0[0]) & (((s.0[0] >> 2) | (s.0[1] << 62))) & (0x1e);
+            while holds != 0 {
+                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                holds &= holds - 1;
+                legal[m / 64] |= 1 << (m % 64);
+            }
+        }
+        {
+            const MOVE_OF: [u32; 64] = [
+                0, 9, 15, 20, 24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ];
+            let mut holds = (s.0[0]) & (((s.0[0] >> 3) | (s.0[1] << 61))) & (0x1e);
+            while holds != 0 {
+                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                holds &= holds - 1;
+                legal[m / 64] |= 1 << (m % 64);
+            }
+        }
+        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
         joint[0] = match count {
             0 => return None,
-            1 => moves[0],
-            _ => moves[rng.below(count)],
+            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
+            _ => {
+                Move(
+                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
+                )
+            }
         };
     }
     let joint = &joint;
@@ -560,33 +550,33 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             *t |= *x;
         }
     }
-    n[25] = ((s.0[0] & 0x20 == 0x20) & (mt[0] & 0x20 == 0))
+    n[6] = ((s.0[0] & 0x20 == 0x20) & (mt[0] & 0x20 == 0))
         | ((s.0[0] & 0x1000 == 0x1000) & (mt[0] & 0x1 != 0))
         | ((s.0[0] & 0x40000 == 0x40000) & (mt[0] & 0x2 != 0))
         | ((s.0[0] & 0x800000 == 0x800000) & (mt[0] & 0x4 != 0))
         | ((s.0[0] & 0x8000000 == 0x8000000) & (mt[0] & 0x8 != 0))
         | ((s.0[0] & 0x40000000 == 0x40000000) & (mt[0] & 0x10 != 0));
-    n[26] = ((s.0[0] & 0x10 == 0x10) & (mt[0] & 0x40 == 0))
+    n[7] = ((s.0[0] & 0x10 == 0x10) & (mt[0] & 0x40 == 0))
         | ((s.0[0] & 0x800 == 0x800) & (mt[0] & 0x1 != 0))
         | ((s.0[0] & 0x20000 == 0x20000) & (mt[0] & 0x2 != 0))
         | ((s.0[0] & 0x400000 == 0x400000) & (mt[0] & 0x4 != 0))
         | ((s.0[0] & 0x4000000 == 0x4000000) & (mt[0] & 0x8 != 0));
-    n[27] = ((s.0[0] & 0x8 == 0x8) & (mt[0] & 0x80 == 0))
+    n[8] = ((s.0[0] & 0x8 == 0x8) & (mt[0] & 0x80 == 0))
         | ((s.0[0] & 0x400 == 0x400) & (mt[0] & 0x1 != 0))
         | ((s.0[0] & 0x10000 == 0x10000) & (mt[0] & 0x2 != 0))
         | ((s.0[0] & 0x200000 == 0x200000) & (mt[0] & 0x4 != 0));
-    n[28] = ((s.0[0] & 0x4 == 0x4) & (mt[0] & 0x100 == 0))
+    n[9] = ((s.0[0] & 0x4 == 0x4) & (mt[0] & 0x100 == 0))
         | ((s.0[0] & 0x200 == 0x200) & (mt[0] & 0x1 != 0))
         | ((s.0[0] & 0x8000 == 0x8000) & (mt[0] & 0x2 != 0));
-    n[29] = ((s.0[0] & 0x2 == 0x2) & (joint[0].0 != 0))
+    n[10] = ((s.0[0] & 0x2 == 0x2) & (joint[0].0 != 0))
         | ((s.0[0] & 0x100 == 0x100) & (mt[0] & 0x1 != 0));
-    n[30] = ((s.0[0] & 0x40 == 0x40) & (mt[0] & 0x200 == 0))
+    n[11] = ((s.0[0] & 0x40 == 0x40) & (mt[0] & 0x200 == 0))
         | ((s.0[0] & 0x2000 == 0x2000) & (mt[0] & 0x1 != 0))
         | ((s.0[0] & 0x80000 == 0x80000) & (mt[0] & 0x2 != 0))
         | ((s.0[0] & 0x1000000 == 0x1000000) & (mt[0] & 0x4 != 0))
         | ((s.0[0] & 0x10000000 == 0x10000000) & (mt[0] & 0x8 != 0))
         | ((s.0[0] & 0x80000000 == 0x80000000) & (mt[0] & 0x10 != 0));
-    n[31] = ((s.0[0] & 0x80 == 0x80) & (mt[0] & 0x400 == 0))
+    n[12] = ((s.0[0] & 0x80 == 0x80) & (mt[0] & 0x400 == 0))
         | ((s.0[0] & 0x4000 == 0x4000) & (mt[0] & 0x1 != 0))
         | ((s.0[0] & 0x100000 == 0x100000) & (mt[0] & 0x2 != 0))
         | ((s.0[0] & 0x2000000 == 0x2000000) & (mt[0] & 0x4 != 0))
@@ -606,13 +596,13 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
     w[0] |= s.0[0] & 0x1;
-    w[0] |= u64::from(n[29]) << 1;
-    w[0] |= u64::from(n[28]) << 2;
-    w[0] |= u64::from(n[27]) << 3;
-    w[0] |= u64::from(n[26]) << 4;
-    w[0] |= u64::from(n[25]) << 5;
-    w[0] |= u64::from(n[30]) << 6;
-    w[0] |= u64::from(n[31]) << 7;
+    w[0] |= u64::from(n[10]) << 1;
+    w[0] |= u64::from(n[9]) << 2;
+    w[0] |= u64::from(n[8]) << 3;
+    w[0] |= u64::from(n[7]) << 4;
+    w[0] |= u64::from(n[6]) << 5;
+    w[0] |= u64::from(n[11]) << 6;
+    w[0] |= u64::from(n[12]) << 7;
     w[0] |= u64::from(s.0[0] & 0x200000000 != 0) << 34;
     w[0] |= u64::from(s.0[1] & 0x1 != 0) << 35;
     w[0] |= u64::from(s.0[0] & 0x800000000 != 0) << 36;

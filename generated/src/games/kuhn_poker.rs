@@ -298,75 +298,65 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     let mut joint = [Move(0); 3];
     {
-        let mut moves = [Move(0); 5 + 1];
-        let mut count = 0usize;
-        moves[count] = Move(6);
-        count += usize::from(s.0[0] & 0x8000 != 0);
-        moves[count] = Move(7);
-        count += usize::from(s.0[0] & 0x40000 != 0);
-        moves[count] = Move(8);
-        count += usize::from(s.0[0] & 0x8000 != 0);
-        moves[count] = Move(9);
-        count += usize::from(s.0[0] & 0x40000 != 0);
-        moves[count] = Move(10);
-        count += usize::from(n[0]);
+        let mut legal = [0u64; 1];
+        legal[0] |= u64::from(s.0[0] & 0x8000 != 0) << 6;
+        legal[0] |= u64::from(s.0[0] & 0x40000 != 0) << 7;
+        legal[0] |= u64::from(s.0[0] & 0x8000 != 0) << 8;
+        legal[0] |= u64::from(s.0[0] & 0x40000 != 0) << 9;
+        legal[0] |= u64::from(n[0]) << 10;
+        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
         joint[0] = match count {
             0 => return None,
-            1 => moves[0],
-            _ => moves[rng.below(count)],
+            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
+            _ => {
+                Move(
+                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
+                )
+            }
         };
     }
     {
-        let mut moves = [Move(0); 5 + 1];
-        let mut count = 0usize;
-        let guard = s.0[0] & 0x20000 != 0;
-        if guard {
+        let mut legal = [0u64; 1];
+        if s.0[0] & 0x20000 != 0 {
             n[2] = s.0[0] & 0x20001 == 0x20001;
             n[3] = s.0[0] & 0x20004 == 0x20004;
+            legal[0] |= u64::from(n[3]) << 6;
+            legal[0] |= u64::from(n[2]) << 7;
+            legal[0] |= u64::from(n[3]) << 8;
+            legal[0] |= u64::from(n[2]) << 9;
         }
-        if guard {
-            moves[count] = Move(6);
-            count += usize::from(n[3]);
-            moves[count] = Move(7);
-            count += usize::from(n[2]);
-            moves[count] = Move(8);
-            count += usize::from(n[3]);
-            moves[count] = Move(9);
-            count += usize::from(n[2]);
-        }
-        moves[count] = Move(10);
-        count += usize::from(n[1]);
+        legal[0] |= u64::from(n[1]) << 10;
+        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
         joint[1] = match count {
             0 => return None,
-            1 => moves[0],
-            _ => moves[rng.below(count)],
+            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
+            _ => {
+                Move(
+                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
+                )
+            }
         };
     }
     {
-        let mut moves = [Move(0); 7 + 1];
-        let mut count = 0usize;
-        let guard = s.0[0] & 0x4000 != 0;
-        if guard {}
-        if guard {
-            moves[count] = Move(0);
-            count += usize::from(s.0[0] & 0x4000 != 0);
-            moves[count] = Move(1);
-            count += usize::from(s.0[0] & 0x4000 != 0);
-            moves[count] = Move(2);
-            count += usize::from(s.0[0] & 0x4000 != 0);
-            moves[count] = Move(3);
-            count += usize::from(s.0[0] & 0x4000 != 0);
-            moves[count] = Move(4);
-            count += usize::from(s.0[0] & 0x4000 != 0);
-            moves[count] = Move(5);
-            count += usize::from(s.0[0] & 0x4000 != 0);
+        let mut legal = [0u64; 1];
+        if s.0[0] & 0x4000 != 0 {
+            legal[0] |= u64::from(s.0[0] & 0x4000 != 0) << 0;
+            legal[0] |= u64::from(s.0[0] & 0x4000 != 0) << 1;
+            legal[0] |= u64::from(s.0[0] & 0x4000 != 0) << 2;
+            legal[0] |= u64::from(s.0[0] & 0x4000 != 0) << 3;
+            legal[0] |= u64::from(s.0[0] & 0x4000 != 0) << 4;
+            legal[0] |= u64::from(s.0[0] & 0x4000 != 0) << 5;
         }
-        moves[count] = Move(10);
-        count += usize::from(s.0[0] & 0x4000 == 0);
+        legal[0] |= u64::from(s.0[0] & 0x4000 == 0) << 10;
+        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
         joint[2] = match count {
             0 => return None,
-            1 => moves[0],
-            _ => moves[rng.below(count)],
+            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
+            _ => {
+                Move(
+                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
+                )
+            }
         };
     }
     let joint = &joint;

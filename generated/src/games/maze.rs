@@ -171,18 +171,19 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     let mut joint = [Move(0); 1];
     {
-        let mut moves = [Move(0); 3 + 1];
-        let mut count = 0usize;
-        moves[count] = Move(0);
-        count += usize::from(s.0[0] & 0x100 != 0);
-        moves[count] = Move(1);
-        count += usize::from(n[0]);
-        moves[count] = Move(2);
-        count += usize::from(true);
+        let mut legal = [0u64; 1];
+        legal[0] |= u64::from(s.0[0] & 0x100 != 0) << 0;
+        legal[0] |= u64::from(n[0]) << 1;
+        legal[0] |= u64::from(true) << 2;
+        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
         joint[0] = match count {
             0 => return None,
-            1 => moves[0],
-            _ => moves[rng.below(count)],
+            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
+            _ => {
+                Move(
+                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
+                )
+            }
         };
     }
     let joint = &joint;

@@ -222,45 +222,41 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     let mut joint = [Move(0); 2];
     {
-        let mut moves = [Move(0); 5 + 1];
-        let mut count = 0usize;
-        moves[count] = Move(0);
-        count += usize::from(n[0]);
-        moves[count] = Move(1);
-        count += usize::from(n[1]);
-        moves[count] = Move(2);
-        count += usize::from(n[2]);
-        moves[count] = Move(9);
-        count += usize::from(n[6]);
-        moves[count] = Move(10);
-        count += usize::from(s.0[0] & 0x800 != 0);
+        let mut legal = [0u64; 1];
+        legal[0] |= u64::from(n[0]) << 0;
+        legal[0] |= u64::from(n[1]) << 1;
+        legal[0] |= u64::from(n[2]) << 2;
+        legal[0] |= u64::from(n[6]) << 9;
+        legal[0] |= u64::from(s.0[0] & 0x800 != 0) << 10;
+        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
         joint[0] = match count {
             0 => return None,
-            1 => moves[0],
-            _ => moves[rng.below(count)],
+            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
+            _ => {
+                Move(
+                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
+                )
+            }
         };
     }
     {
-        let mut moves = [Move(0); 7 + 1];
-        let mut count = 0usize;
-        moves[count] = Move(3);
-        count += usize::from(n[0]);
-        moves[count] = Move(4);
-        count += usize::from(n[1]);
-        moves[count] = Move(5);
-        count += usize::from(n[2]);
-        moves[count] = Move(6);
-        count += usize::from(n[3]);
-        moves[count] = Move(7);
-        count += usize::from(n[4]);
-        moves[count] = Move(8);
-        count += usize::from(n[5]);
-        moves[count] = Move(9);
-        count += usize::from(s.0[0] & 0x800 != 0);
+        let mut legal = [0u64; 1];
+        legal[0] |= u64::from(n[0]) << 3;
+        legal[0] |= u64::from(n[1]) << 4;
+        legal[0] |= u64::from(n[2]) << 5;
+        legal[0] |= u64::from(n[3]) << 6;
+        legal[0] |= u64::from(n[4]) << 7;
+        legal[0] |= u64::from(n[5]) << 8;
+        legal[0] |= u64::from(s.0[0] & 0x800 != 0) << 9;
+        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
         joint[1] = match count {
             0 => return None,
-            1 => moves[0],
-            _ => moves[rng.below(count)],
+            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
+            _ => {
+                Move(
+                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
+                )
+            }
         };
     }
     let joint = &joint;

@@ -333,7 +333,7 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 22];
+    let mut n = [false; 4];
     n[0] = (s.0[0] & 0x124 == 0x124) | (s.0[0] & 0x100804 == 0x100804)
         | (s.0[0] & 0x4004004 == 0x4004004) | (s.0[0] & 0x804020 == 0x804020)
         | (s.0[0] & 0x104100 == 0x104100) | (s.0[0] & 0x4020100 == 0x4020100)
@@ -343,95 +343,67 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         | (s.0[0] & 0x82080 == 0x82080) | (s.0[0] & 0x2010080 == 0x2010080)
         | (s.0[0] & 0x12400 == 0x12400) | (s.0[0] & 0x2480000 == 0x2480000);
     n[2] = (s.0[0]) & (0x1249249) != 0;
-    n[21] = (n[0]) | (n[1]) | (!n[2]);
-    if n[21] {
+    n[3] = (n[0]) | (n[1]) | (!n[2]);
+    if n[3] {
         return None;
     }
     let mut joint = [Move(0); 2];
     {
-        let mut moves = [Move(0); 10 + 1];
-        let mut count = 0usize;
-        let guard = s.0[0] & 0x10000000 != 0;
-        if guard {
-            n[3] = s.0[0] & 0x10000001 == 0x10000001;
-            n[4] = s.0[0] & 0x10000008 == 0x10000008;
-            n[5] = s.0[0] & 0x10000040 == 0x10000040;
-            n[6] = s.0[0] & 0x10000200 == 0x10000200;
-            n[7] = s.0[0] & 0x10001000 == 0x10001000;
-            n[8] = s.0[0] & 0x10008000 == 0x10008000;
-            n[9] = s.0[0] & 0x10040000 == 0x10040000;
-            n[10] = s.0[0] & 0x10200000 == 0x10200000;
-            n[11] = s.0[0] & 0x11000000 == 0x11000000;
+        let mut legal = [0u64; 1];
+        if s.0[0] & 0x10000000 != 0 {
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0,
+                    0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (0x1249249);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
         }
-        if guard {
-            moves[count] = Move(0);
-            count += usize::from(n[3]);
-            moves[count] = Move(1);
-            count += usize::from(n[4]);
-            moves[count] = Move(2);
-            count += usize::from(n[5]);
-            moves[count] = Move(3);
-            count += usize::from(n[6]);
-            moves[count] = Move(4);
-            count += usize::from(n[7]);
-            moves[count] = Move(5);
-            count += usize::from(n[8]);
-            moves[count] = Move(6);
-            count += usize::from(n[9]);
-            moves[count] = Move(7);
-            count += usize::from(n[10]);
-            moves[count] = Move(8);
-            count += usize::from(n[11]);
-        }
-        moves[count] = Move(9);
-        count += usize::from(s.0[0] & 0x8000000 != 0);
+        legal[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 9;
+        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
         joint[0] = match count {
             0 => return None,
-            1 => moves[0],
-            _ => moves[rng.below(count)],
+            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
+            _ => {
+                Move(
+                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
+                )
+            }
         };
     }
     {
-        let mut moves = [Move(0); 10 + 1];
-        let mut count = 0usize;
-        let guard = s.0[0] & 0x8000000 != 0;
-        if guard {
-            n[12] = s.0[0] & 0x8000001 == 0x8000001;
-            n[13] = s.0[0] & 0x8000008 == 0x8000008;
-            n[14] = s.0[0] & 0x8000040 == 0x8000040;
-            n[15] = s.0[0] & 0x8000200 == 0x8000200;
-            n[16] = s.0[0] & 0x8001000 == 0x8001000;
-            n[17] = s.0[0] & 0x8008000 == 0x8008000;
-            n[18] = s.0[0] & 0x8040000 == 0x8040000;
-            n[19] = s.0[0] & 0x8200000 == 0x8200000;
-            n[20] = s.0[0] & 0x9000000 == 0x9000000;
+        let mut legal = [0u64; 1];
+        if s.0[0] & 0x8000000 != 0 {
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0,
+                    0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (0x1249249);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
         }
-        if guard {
-            moves[count] = Move(0);
-            count += usize::from(n[12]);
-            moves[count] = Move(1);
-            count += usize::from(n[13]);
-            moves[count] = Move(2);
-            count += usize::from(n[14]);
-            moves[count] = Move(3);
-            count += usize::from(n[15]);
-            moves[count] = Move(4);
-            count += usize::from(n[16]);
-            moves[count] = Move(5);
-            count += usize::from(n[17]);
-            moves[count] = Move(6);
-            count += usize::from(n[18]);
-            moves[count] = Move(7);
-            count += usize::from(n[19]);
-            moves[count] = Move(8);
-            count += usize::from(n[20]);
-        }
-        moves[count] = Move(9);
-        count += usize::from(s.0[0] & 0x10000000 != 0);
+        legal[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 9;
+        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
         joint[1] = match count {
             0 => return None,
-            1 => moves[0],
-            _ => moves[rng.below(count)],
+            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
+            _ => {
+                Move(
+                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
+                )
+            }
         };
     }
     let joint = &joint;
