@@ -10,7 +10,7 @@
 
 use crate::ast::{Atom, Description, Literal, Rule, Span, Term};
 use crate::interp::compile::{dnf, product, Basic};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The rules of a game after decomposition.
 pub struct Decomposed {
@@ -35,6 +35,7 @@ pub fn decompose_except(
 ) -> Decomposed {
     let mut rules = Vec::new();
     let mut origins = Vec::new();
+    let mut made = BTreeMap::new();
     for rule in &description.rules {
         for conjunction in product(rule.body.iter().map(|l| dnf(l, false))) {
             let body: Vec<Literal> = conjunction.iter().map(to_literal).collect();
@@ -42,7 +43,8 @@ pub fn decompose_except(
                 rules.push(Rule { head: rule.head.clone(), body, span: rule.span });
                 continue;
             }
-            decompose_rule(rule.head.clone(), body, rule.span, dynamic, keep, &mut origins, &mut rules);
+            let mut aux = Aux { origins: &mut origins, made: &mut made };
+            decompose_rule(rule.head.clone(), body, rule.span, dynamic, keep, &mut aux, &mut rules);
         }
     }
     Decomposed { description: Description { rules }, origins }
@@ -77,6 +79,48 @@ fn binds(literal: &Literal, dynamic: &BTreeSet<String>) -> bool {
     matches!(literal, Literal::Atom(a) if !dynamic.contains(&a.name))
 }
 
+/// The new relations made so far.
+struct Aux<'a> {
+    /// For every new relation, the relation whose rule it was split from.
+    origins: &'a mut Vec<String>,
+    /// Every new relation by its rule, with variables renamed in order of first occurrence.
+    made: &'a mut BTreeMap<String, String>,
+}
+
+/// `rule` with its variables renamed `?0`, `?1`, ... in order of first occurrence, and no spans,
+/// printed: two rules that differ only in names of variables print the same.
+fn canonical(rule: &Rule) -> String {
+    fn term(t: &Term, names: &mut BTreeMap<String, usize>) -> Term {
+        let span = Span::default();
+        match t {
+            Term::Var(v, _) => {
+                let next = names.len();
+                Term::Var(names.entry(v.clone()).or_insert(next).to_string(), span)
+            }
+            Term::Const(c, _) => Term::Const(c.clone(), span),
+            Term::Func(f, args, _) => Term::Func(f.clone(), args.iter().map(|a| term(a, names)).collect(), span),
+        }
+    }
+    fn atom(a: &Atom, names: &mut BTreeMap<String, usize>) -> Atom {
+        Atom { name: a.name.clone(), args: a.args.iter().map(|t| term(t, names)).collect(), span: Span::default() }
+    }
+    fn literal(l: &Literal, names: &mut BTreeMap<String, usize>) -> Literal {
+        let span = Span::default();
+        match l {
+            Literal::Atom(a) => Literal::Atom(atom(a, names)),
+            Literal::Not(inner, _) => Literal::Not(Box::new(literal(inner, names)), span),
+            Literal::Distinct(x, y, _) => Literal::Distinct(term(x, names), term(y, names), span),
+            Literal::Or(ls, _) => Literal::Or(ls.iter().map(|l| literal(l, names)).collect(), span),
+            Literal::And(ls, _) => Literal::And(ls.iter().map(|l| literal(l, names)).collect(), span),
+        }
+    }
+    let mut names = BTreeMap::new();
+    let head = atom(&rule.head, &mut names);
+    let body = rule.body.iter().map(|l| literal(l, &mut names)).collect();
+    let one = Description { rules: vec![Rule { head, body, span: Span::default() }] };
+    crate::print::print(&one, crate::parse::Syntax::Kif)
+}
+
 /// Variable elimination on one conjunction: while some variable outside the head occurs in
 /// only part of the body, the literals that mention it become a new relation over the
 /// variables they share with the rest of the rule. Each step removes at least one variable from
@@ -88,7 +132,7 @@ fn decompose_rule(
     span: Span,
     dynamic: &mut BTreeSet<String>,
     keep: &BTreeSet<String>,
-    aux: &mut Vec<String>,
+    aux: &mut Aux<'_>,
     out: &mut Vec<Rule>,
 ) {
     let head_vars = {
@@ -101,17 +145,31 @@ fn decompose_rule(
     while let Some(step) = best_step(&head_vars, &body, dynamic, keep) {
         let Elimination { group, binders, exported } = step;
         let is_dynamic_group = group.iter().any(|&j| is_dynamic(&body[j], dynamic));
-        let name = format!("(aux {})", aux.len());
-        aux.push(head.name.clone());
-        if is_dynamic_group {
-            dynamic.insert(name.clone());
-        }
-        let aux_head =
-            Atom { name: name.clone(), args: exported.iter().map(|v| Term::Var(v.clone(), span)).collect(), span };
+        let mut aux_head = Atom {
+            name: format!("(aux {})", aux.origins.len()),
+            args: exported.iter().map(|v| Term::Var(v.clone(), span)).collect(),
+            span,
+        };
         let mut aux_body: Vec<Literal> = group.iter().map(|&j| body[j].clone()).collect();
         aux_body.extend(binders.iter().map(|&j| body[j].clone()));
         aux_body.extend(static_filters(&body, &group, &binders, &aux_body, dynamic));
-        out.push(Rule { head: aux_head.clone(), body: aux_body, span });
+        let rule = Rule { head: aux_head.clone(), body: aux_body, span };
+        // A new relation made before with the same rule is used again rather than computed and
+        // grounded twice: inlining a helper into several rules copies its body into each of
+        // them (gt_two_thirds_6p's sum of six guesses, into the nine rules of `closeness`).
+        let mut key = rule.clone();
+        key.head.name = String::new();
+        match aux.made.entry(canonical(&key)) {
+            std::collections::btree_map::Entry::Occupied(made) => aux_head.name = made.get().clone(),
+            std::collections::btree_map::Entry::Vacant(entry) => {
+                entry.insert(aux_head.name.clone());
+                aux.origins.push(head.name.clone());
+                if is_dynamic_group {
+                    dynamic.insert(aux_head.name.clone());
+                }
+                out.push(rule);
+            }
+        }
         let first = group[0];
         let mut rest = Vec::with_capacity(body.len() + 1 - group.len());
         for (j, literal) in body.into_iter().enumerate() {
@@ -305,6 +363,25 @@ mod tests {
         assert_eq!(decomposed.description.rules.len(), 2);
         assert_eq!(decomposed.origins, vec!["next".to_string()]);
         assert!(!dynamic.contains("(aux 0)"), "{dynamic:?}");
+    }
+
+    #[test]
+    fn a_new_relation_with_the_rule_of_one_made_before_is_that_one() {
+        // Two copies of one helper's body, as inlining leaves them, under other variable names.
+        let rules = decomposed(
+            "(<= (h1 ?t) (true (g a ?x)) (true (g b ?y)) (sum ?x ?y ?t) (true (n ?t))) \
+             (<= (h2 ?u) (true (g a ?v)) (true (g b ?w)) (sum ?v ?w ?u) (true (m ?u)))",
+            &["true", "h1", "h2"],
+        );
+        assert_eq!(
+            rules,
+            vec![
+                "(<= ((aux 0) ?t ?y) (true (g a ?x)) (sum ?x ?y ?t))".to_string(),
+                "(<= ((aux 1) ?t) ((aux 0) ?t ?y) (true (g b ?y)))".to_string(),
+                "(<= (h1 ?t) ((aux 1) ?t) (true (n ?t)))".to_string(),
+                "(<= (h2 ?u) ((aux 1) ?u) (true (m ?u)))".to_string(),
+            ]
+        );
     }
 
     #[test]

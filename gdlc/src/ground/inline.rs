@@ -38,16 +38,30 @@ pub fn inline(description: &Description, dynamic: &BTreeSet<String>) -> Descript
 }
 
 /// The first relation, by name, that can be inlined: state-dependent, no keyword, not
-/// recursive, defined by rules of one arity, and used by other rules, none of them recursive,
-/// only as a positive atom of their body, at most once per rule, in few enough rules.
+/// recursive, defined by rules of one arity, one of them a join, and used by other rules, none
+/// of them recursive, only as a positive atom of their body, at most once per rule, in few
+/// enough rules.
 fn inlinable(rules: &[Rule], dynamic: &BTreeSet<String>) -> Option<String> {
     let description = Description { rules: rules.to_vec() };
     let deps = Dependencies::build(&description);
     let mut definitions: BTreeMap<&str, (usize, BTreeSet<usize>)> = BTreeMap::new();
+    // The relations one of whose definitions joins two atoms or more. A relation whose every
+    // definition reads one relation has at most as many facts as those relations: inlining it
+    // gives its users' filters nothing to meet, and only multiplies each use by its definitions
+    // (amazonsTorus's `queenMove` into `rookMove` and `bishopMove`, and those into their four
+    // directions each, made `legal` 64 rules whose instances repeated every move up to 8 times).
+    let mut joins: BTreeSet<&str> = BTreeSet::new();
     for rule in rules {
         let (count, arities) = definitions.entry(&rule.head.name).or_default();
         *count += 1;
         arities.insert(rule.head.args.len());
+        let mut atoms = 0;
+        for literal in &rule.body {
+            literal.for_each_atom(false, &mut |_, negated| atoms += usize::from(!negated));
+        }
+        if atoms >= 2 {
+            joins.insert(&rule.head.name);
+        }
     }
     // For every relation, how many rules use it as a positive atom of their body, and whether
     // some use is of another kind (negated, inside `or`, twice in one rule, another arity).
@@ -74,6 +88,7 @@ fn inlinable(rules: &[Rule], dynamic: &BTreeSet<String>) -> Option<String> {
                 && !RELATION_KEYWORDS.contains(&name)
                 && dynamic.contains(name)
                 && !deps.is_recursive(name)
+                && joins.contains(name)
                 && definitions.get(name).is_some_and(|(count, _)| rules_using * count <= MAX_INLINED_RULES)
         })
         .map(|(name, _)| name.to_string())
@@ -244,11 +259,21 @@ mod tests {
     fn variables_of_the_definition_are_renamed_apart_and_a_mismatch_drops_it() {
         let rules = inlined(
             "(<= (h ?x) (true (c ?x ?y)) (helper ?y a)) \
-             (<= (helper ?x a) (true (d ?x ?y))) \
+             (<= (helper ?x a) (true (d ?x ?y)) (true (f ?y))) \
              (<= (helper ?x b) (true (e ?x)))",
             &["true", "helper", "h"],
         );
-        assert_eq!(rules, vec!["(<= (h ?x) (true (c ?x ?y)) (true (d ?y ?y_1)))".to_string()]);
+        assert_eq!(rules, vec!["(<= (h ?x) (true (c ?x ?y)) (true (d ?y ?y_1)) (true (f ?y_1)))".to_string()]);
+    }
+
+    #[test]
+    fn a_helper_that_joins_nothing_stays() {
+        // amazonsTorus's `queenMove`: each definition reads one relation, so inlining would
+        // only multiply the rule that uses it by its definitions.
+        let text = "(<= (legal p (move ?x ?y)) (true (at ?x)) (queen ?x ?y) (true (free ?y))) \
+                    (<= (queen ?x ?y) (rook ?x ?y)) (<= (queen ?x ?y) (bishop ?x ?y)) \
+                    (<= (rook ?x ?y) (true (row ?x ?y))) (<= (bishop ?x ?y) (true (diagonal ?x ?y)))";
+        assert_eq!(inlined(text, &["true", "legal", "queen", "rook", "bishop"]).len(), 5);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::{Ground, Lit, Node, Options, Prop, Value};
 use crate::ast::{Atom, Description, Literal, Rule, Span, Term};
 use crate::graph::Dependencies;
 use crate::interp::compile::{dnf, product, Basic, Compiler, RelId, Relations};
-use crate::interp::eval::{Eval, Table};
+use crate::interp::eval::{Component, Eval};
 use crate::interp::store::{encode, write_flat, Node as TermNode, Symbols, TermId, TermRead, Terms};
 use crate::interp::{plan_components, prepare, FactStats};
 use gdl_runtime::checks::{
@@ -143,46 +143,38 @@ fn instantiate_with(description: &Description, options: &Options, with_checks: b
         },
         &|head: &str, body: &str| relaxed_deps.same_component(head, body),
     )?;
-    let components = plan_components(&relaxed_deps, &relations, &rules);
+    // The instance queries are evaluated one at a time once everything else is computed, each
+    // while its instances are grounded (nothing reads them), so that no more than one of them
+    // is ever held. One whose body reads a single relation has at most as many instances as
+    // that relation has facts, which count already: its own do not count toward the limit.
+    let (queries, components): (Vec<Component>, Vec<Component>) = plan_components(&relaxed_deps, &relations, &rules)
+        .into_iter()
+        .partition(|component| component.relations.iter().all(|&rel| relations.keys[rel].0.starts_with("(instances ")));
     let mut eval = Eval::new(&mut terms, &rules, &[], &[], relations.len());
     eval.limit = options.max_instances;
+    eval.uncounted = vec![false; relations.len()];
+    for (k, alternative) in alternatives.iter().enumerate() {
+        let reads = alternative.body.iter().filter(|b| matches!(**b, Basic::Pos(a) if !checked.contains(&a.name)));
+        if reads.count() <= 1 {
+            if let Some(rel) = relations.get(&instance_relation(k), alternative.vars.len()) {
+                eval.uncounted[rel] = true;
+            }
+        }
+    }
+    let too_large = |rel: RelId| too_large(&relations.keys[rel].0, &alternatives, &decomposed.origins, options);
     for component in &components {
         eval.run(component);
         if let Some(rel) = eval.exceeded {
-            let name = &relations.keys[rel].0;
-            let name = super::demand::served(name).unwrap_or(name);
-            // A new relation of the decomposition is reported as the user's relation it serves.
-            let user_relation = |name: &str| -> String {
-                match name.strip_prefix("(aux ").and_then(|k| k.strip_suffix(')')) {
-                    Some(k) => {
-                        decomposed.origins.get(k.parse::<usize>().unwrap_or(usize::MAX)).cloned().unwrap_or_default()
-                    }
-                    None => name.to_string(),
-                }
-            };
-            let what = match name.strip_prefix("(instances ").and_then(|k| k.strip_suffix(')')) {
-                Some(k) => {
-                    let head = &alternatives[k.parse::<usize>().unwrap_or(0)].head.name;
-                    format!("instantiating a rule for `{}`", user_relation(head))
-                }
-                None if name.starts_with("(aux ") => format!("instantiating a rule for `{}`", user_relation(name)),
-                None => format!("the relation `{name}`"),
-            };
-            return Err(format!(
-                "{}: {what} goes past {} facts and rule instances (the limit is an option: --max-instances)",
-                super::TOO_LARGE,
-                options.max_instances
-            ));
+            return Err(too_large(rel));
         }
     }
-    let tables = std::mem::take(&mut eval.tables);
-    drop(eval);
 
     let mut builder = Builder {
         symbols: &symbols,
-        terms: &mut terms,
+        eval,
         relations: &relations,
-        tables: &tables,
+        queries: queries.iter().flat_map(|c| c.relations.iter().map(move |&rel| (rel, c))).collect(),
+        too_large: &too_large,
         nodes: Vec::new(),
         node_ids: FxHashMap::default(),
         base_ids: FxHashMap::default(),
@@ -202,6 +194,31 @@ fn instantiate_with(description: &Description, options: &Options, with_checks: b
         ground.check_atoms = names;
     }
     Ok(ground)
+}
+
+/// The error for going past the limit while deriving the facts of relation `name`.
+fn too_large(name: &str, alternatives: &[Alternative<'_>], origins: &[String], options: &Options) -> String {
+    let name = super::demand::served(name).unwrap_or(name);
+    // A new relation of the decomposition is reported as the user's relation it serves.
+    let user_relation = |name: &str| -> String {
+        match name.strip_prefix("(aux ").and_then(|k| k.strip_suffix(')')) {
+            Some(k) => origins.get(k.parse::<usize>().unwrap_or(usize::MAX)).cloned().unwrap_or_default(),
+            None => name.to_string(),
+        }
+    };
+    let what = match name.strip_prefix("(instances ").and_then(|k| k.strip_suffix(')')) {
+        Some(k) => {
+            let head = &alternatives[k.parse::<usize>().unwrap_or(0)].head.name;
+            format!("instantiating a rule for `{}`", user_relation(head))
+        }
+        None if name.starts_with("(aux ") => format!("instantiating a rule for `{}`", user_relation(name)),
+        None => format!("the relation `{name}`"),
+    };
+    format!(
+        "{}: {what} goes past {} facts and rule instances (the limit is an option: --max-instances)",
+        super::TOO_LARGE,
+        options.max_instances
+    )
 }
 
 /// The relaxed rules, the instance queries of the alternatives with state-dependent heads, and
@@ -248,9 +265,13 @@ fn relaxed_program(
 /// Builds the propositional program from the relaxed tables.
 struct Builder<'a> {
     symbols: &'a Symbols,
-    terms: &'a mut Terms,
+    /// The relaxed fixpoint, with every relation but the instance queries computed.
+    eval: Eval<'a, &'a mut Terms>,
     relations: &'a Relations,
-    tables: &'a [Table],
+    /// The component of each instance query.
+    queries: FxHashMap<RelId, &'a Component>,
+    /// The error for going past the limit in a relation.
+    too_large: &'a dyn Fn(RelId) -> String,
     nodes: Vec<Node>,
     node_ids: FxHashMap<(RelId, Box<[TermId]>), u32>,
     base_ids: FxHashMap<TermId, u32>,
@@ -295,7 +316,13 @@ impl Builder<'_> {
                 continue;
             }
             let Some(rel) = self.relations.get(&instance_relation(k), alternative.vars.len()) else { continue };
-            for binding in &self.tables[rel].facts {
+            let Some(&query) = self.queries.get(&rel) else { continue };
+            self.eval.run(query);
+            if let Some(rel) = self.eval.exceeded {
+                return Err((self.too_large)(rel));
+            }
+            let instances = std::mem::take(&mut self.eval.tables[rel]);
+            for binding in &instances.facts {
                 let env: BTreeMap<&str, TermId> =
                     alternative.vars.iter().copied().zip(binding.iter().copied()).collect();
                 if let Some(body) = self.ground_body(&alternative.body, &env, dynamic) {
@@ -325,7 +352,7 @@ impl Builder<'_> {
         let mut goals = vec![Vec::new(); roles.len()];
         for fact in self.facts("goal", 2) {
             let Some(&r) = self.role_ids.get(&fact[0]) else { continue };
-            let node = self.terms.node(fact[1]);
+            let node = self.eval.store.node(fact[1]);
             let Some(value) = (node.args.is_empty()).then(|| self.symbols.name(node.sym).parse::<u32>().ok()).flatten()
             else {
                 continue;
@@ -390,7 +417,7 @@ impl Builder<'_> {
 
     /// The facts of a relation of the relaxed program (none when it has no rules).
     fn facts(&self, name: &str, arity: usize) -> Vec<Box<[TermId]>> {
-        self.relations.get(name, arity).map(|r| self.tables[r].facts.clone()).unwrap_or_default()
+        self.relations.get(name, arity).map(|r| self.eval.tables[r].facts.clone()).unwrap_or_default()
     }
 
     /// Numbers distinct terms by the byte order of their canonical text; returns the texts.
@@ -414,7 +441,7 @@ impl Builder<'_> {
     fn output(&mut self, name: &str, args: Box<[TermId]>, dynamic: &BTreeSet<String>) -> Value {
         let Some(rel) = self.relations.get(name, args.len()) else { return Value::Const(false) };
         if !dynamic.contains(name) {
-            return Value::Const(self.tables[rel].contains(&args));
+            return Value::Const(self.eval.tables[rel].contains(&args));
         }
         match self.node_ids.get(&(rel, args)) {
             Some(&n) => Value::Lit(Lit::pos(Prop::Node(n))),
@@ -447,7 +474,7 @@ impl Builder<'_> {
                 continue;
             }
             let (rel, args) = self.instantiate_atom(atom, env);
-            let known = rel.is_some_and(|rel| self.tables[rel].contains(&args));
+            let known = rel.is_some_and(|rel| self.eval.tables[rel].contains(&args));
             let prop = match atom.name.as_str() {
                 "true" => self.base_ids.get(&args[0]).map(|&b| Prop::Base(b)),
                 "does" => match (self.role_ids.get(&args[0]), self.move_ids.get(&args[1])) {
@@ -480,7 +507,7 @@ impl Builder<'_> {
             Term::Func(f, args, _) => {
                 let args = args.iter().map(|a| self.instantiate(a, env)).collect();
                 let sym = self.symbol(f);
-                self.terms.intern(TermNode { sym, args })
+                self.eval.store.intern(TermNode { sym, args })
             }
         }
     }
@@ -492,7 +519,7 @@ impl Builder<'_> {
 
     fn constant(&mut self, name: &str) -> TermId {
         let sym = self.symbol(name);
-        self.terms.intern(TermNode { sym, args: Box::new([]) })
+        self.eval.store.intern(TermNode { sym, args: Box::new([]) })
     }
 
     /// The node for a derived atom, made on first use.
@@ -530,7 +557,7 @@ impl Builder<'_> {
 
     /// The symbol of a constant term, or an error for a compound one (checks compare symbols).
     fn check_symbol(&self, id: TermId, symbols: &mut BTreeMap<String, u32>) -> Result<u32, String> {
-        if !self.terms.node(id).args.is_empty() {
+        if !self.eval.store.node(id).args.is_empty() {
             return Err(format!(
                 "{}: a relation checked at run time would have to handle the compound term {}",
                 super::TOO_LARGE,
@@ -613,7 +640,8 @@ impl Builder<'_> {
                         };
                         if !state && args.is_empty() {
                             // A static proposition is known now: it holds, or the rule never fires.
-                            let holds = self.relations.get(&name, 0).is_some_and(|r| !self.tables[r].facts.is_empty());
+                            let holds =
+                                self.relations.get(&name, 0).is_some_and(|r| !self.eval.tables[r].facts.is_empty());
                             if holds == positive {
                                 continue;
                             }
@@ -716,7 +744,7 @@ impl Builder<'_> {
         let mut table = CheckTable { arity: arity as u32, state, rows: Vec::new() };
         if state {
             for (index, &fact) in self.base_terms.iter().enumerate() {
-                let node = self.terms.node(fact);
+                let node = self.eval.store.node(fact);
                 if self.symbols.name(node.sym) != name || node.args.len() != arity {
                     continue;
                 }
@@ -727,7 +755,7 @@ impl Builder<'_> {
                 table.rows.push(index as u32);
             }
         } else if let Some(rel) = self.relations.get(name, arity) {
-            for fact in &self.tables[rel].facts {
+            for fact in &self.eval.tables[rel].facts {
                 for &a in fact.iter() {
                     let symbol = self.check_symbol(a, symbols)?;
                     table.rows.push(symbol);
@@ -739,7 +767,7 @@ impl Builder<'_> {
 
     fn kif(&self, id: TermId) -> String {
         let mut flat = Vec::new();
-        encode(&*self.terms, id, &mut flat);
+        encode(&*self.eval.store, id, &mut flat);
         let mut s = String::new();
         write_flat(self.symbols, &flat, &mut s);
         s

@@ -12,16 +12,16 @@ use rustc_hash::FxHashMap;
 const MAX_ROUNDS: usize = 32;
 
 pub fn simplify(ground: &mut Ground) {
-    for _ in 0..MAX_ROUNDS {
-        if !round(ground) {
+    for r in 0..MAX_ROUNDS {
+        if !round(ground, r == 0) {
             break;
         }
     }
     keep_needed_in_order(ground);
 }
 
-/// One round of rewriting; returns whether anything changed.
-fn round(ground: &mut Ground) -> bool {
+/// One round of rewriting; returns whether anything changed. Rules are sorted in the first.
+fn round(ground: &mut Ground, first: bool) -> bool {
     let n = ground.nodes.len();
     let known = constants(&ground.nodes);
     // What every node is replaced by, if anything: a constant, or another literal.
@@ -38,7 +38,7 @@ fn round(ground: &mut Ground) -> bool {
         }
     }
     // Equal rules, equal values: every node is replaced by the first node with its rules.
-    let mut by_rules: FxHashMap<&[Vec<Lit>], u32> = FxHashMap::default();
+    let mut by_rules: FxHashMap<&[Vec<Lit>], u32> = FxHashMap::with_capacity_and_hasher(n, Default::default());
     for (v, node) in ground.nodes.iter().enumerate() {
         if replace[v].is_none() && !node.rules.is_empty() {
             let first = *by_rules.entry(node.rules.as_slice()).or_insert(v as u32);
@@ -65,6 +65,12 @@ fn round(ground: &mut Ground) -> bool {
             // Replaced: nothing refers to it any more.
             changed |= !ground.nodes[v].rules.is_empty();
             ground.nodes[v].rules.clear();
+            continue;
+        }
+        // Rules that a round left as they are and whose literals all stay need no rewriting:
+        // most of a large program, in the rounds after the first.
+        let same = |rule: &Vec<Lit>| rule.iter().all(|&lit| map(lit) == Value::Lit(lit));
+        if !first && ground.nodes[v].rules.iter().all(same) {
             continue;
         }
         let head = Lit::pos(Prop::Node(v as u32));

@@ -97,3 +97,25 @@ fn a_game_without_roles_is_an_error() {
     let err = ground_with("(init p) (<= terminal (true p))", &Options::default()).unwrap_err();
     assert!(err.contains("no role"), "{err}");
 }
+
+#[test]
+fn the_instances_of_a_rule_that_reads_one_relation_do_not_count_toward_the_limit() {
+    // `pair` has 400 facts, and each of the four aliases copies them, with one instance per
+    // fact. Counted, the aliases' instances would add 1,600 and take grounding past 3,500.
+    let mut text = String::from("(role a) (legal a noop) (<= (next (at ?x)) (true (at ?x)) (does a noop))");
+    for i in 0..20 {
+        text.push_str(&format!(" (n {i}) (init (at {i}))"));
+    }
+    text.push_str(" (<= (pair ?x ?y) (true (at ?x)) (n ?y)) (<= (alias0 ?x ?y) (pair ?x ?y))");
+    for k in 1..4 {
+        text.push_str(&format!(" (<= (alias{k} ?x ?y) (alias{} ?x ?y))", k - 1));
+    }
+    // Negated somewhere, `pair` is not inlined into `alias0`; `(does a noop)` keeps `at` a fluent.
+    text.push_str(" (<= terminal (alias3 ?x ?y))");
+    text.push_str(" (<= (goal a 100) (not (pair 0 0)) (not (alias0 0 0)) (not (alias1 0 0)) (not (alias2 0 0)))");
+    let g = ground_with(&text, &Options { max_instances: 3_500, ..Options::default() }).unwrap();
+    assert_eq!(g.base.len(), 20);
+    // The limit still stops a relation that multiplies: `pair` alone has 400 facts.
+    let err = ground_with(&text, &Options { max_instances: 300, ..Options::default() }).unwrap_err();
+    assert!(err.contains("too large to ground") && err.contains("`pair`"), "{err}");
+}

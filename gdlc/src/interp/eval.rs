@@ -158,6 +158,8 @@ pub struct Eval<'a, S> {
     pub tables: Vec<Table>,
     /// How many facts this evaluation may derive in all before it gives up.
     pub limit: usize,
+    /// The relations whose facts do not count toward `limit`, by relation (none when shorter).
+    pub uncounted: Vec<bool>,
     derived_count: usize,
     /// The relation whose derivation went over the limit, if one did.
     pub exceeded: Option<RelId>,
@@ -166,7 +168,17 @@ pub struct Eval<'a, S> {
 impl<'a, S: TermStore> Eval<'a, S> {
     pub fn new(store: S, rules: &'a [CRule], fixed: &'a [Table], is_fixed: &'a [bool], num_relations: usize) -> Self {
         let tables = vec![Table::default(); num_relations];
-        Eval { store, rules, fixed, is_fixed, tables, limit: usize::MAX, derived_count: 0, exceeded: None }
+        Eval {
+            store,
+            rules,
+            fixed,
+            is_fixed,
+            tables,
+            limit: usize::MAX,
+            uncounted: Vec::new(),
+            derived_count: 0,
+            exceeded: None,
+        }
     }
 
     pub fn table(&self, rel: RelId) -> &Table {
@@ -175,6 +187,10 @@ impl<'a, S: TermStore> Eval<'a, S> {
         } else {
             &self.tables[rel]
         }
+    }
+
+    fn is_uncounted(&self, rel: RelId) -> bool {
+        self.uncounted.get(rel).copied().unwrap_or(false)
     }
 
     /// Computes every relation of `component`, assuming all it depends on is complete.
@@ -237,7 +253,7 @@ impl<'a, S: TermStore> Eval<'a, S> {
         for (rel, fact) in derived {
             if self.tables[rel].insert(fact) {
                 any = true;
-                self.derived_count += 1;
+                self.derived_count += usize::from(!self.is_uncounted(rel));
             }
         }
         any && self.exceeded.is_none()
@@ -269,7 +285,7 @@ impl<'a, S: TermStore> Eval<'a, S> {
             return;
         }
         let Some(lit) = rule.body.get(at) else {
-            if self.derived_count.saturating_add(out.len()) >= self.limit {
+            if self.derived_count.saturating_add(out.len()) >= self.limit && !self.is_uncounted(rule.head.rel) {
                 self.exceeded = Some(rule.head.rel);
                 return;
             }
