@@ -68,8 +68,9 @@ impl MoveTables {
         let kinds = kinds(ground);
         let reads_moves = reads_moves(ground);
         let state_words = super::words(ground.base.len());
-        let frames: Vec<Option<Frame>> =
+        let mut frames: Vec<Option<Frame>> =
             ground.next.iter().enumerate().map(|(i, &v)| frame(ground, &kinds, &reads_moves, i as u32, v)).collect();
+        drop_crowded_arms(ground, &kinds, &mut frames);
         let framed: Vec<bool> = frames.iter().map(Option::is_some).collect();
         // The nodes that the state-reading part of next reads and that can be looked up.
         let values: Vec<Value> =
@@ -282,14 +283,49 @@ fn frame(ground: &Ground, kinds: &[Kind], reads_moves: &[bool], i: u32, value: V
         match state.as_slice() {
             [] => frame.set.push((moves, kind)),
             [only] if *only == own => frame.keep.push((moves, kind)),
-            // One move sets the bit when the state allows: tested only when that move is played.
-            _ if moves.iter().any(|l| l.positive && matches!(l.prop, Prop::Does(..))) => {
-                frame.conditional.push(((moves, kind), state))
-            }
-            _ => return None,
+            // Some moves set the bit when the state allows: tested only when one is played.
+            _ => frame.conditional.push(((moves, kind), state)),
         }
     }
     Some(frame)
+}
+
+/// The most moves (of all roles) that may set a bit by one conditional rule: each repeats the
+/// rule's condition in its arm of the `match`.
+const MAX_ARMS_PER_RULE: usize = 8;
+
+/// Leaves unframed every bit with a conditional rule that more than [`MAX_ARMS_PER_RULE`]
+/// moves set.
+fn drop_crowded_arms(ground: &Ground, kinds: &[Kind], frames: &mut [Option<Frame>]) {
+    let roots: Vec<Value> = frames
+        .iter()
+        .flatten()
+        .flat_map(|f| f.conditional.iter().flat_map(|((lits, _), _)| lits.iter()))
+        .filter(|l| matches!(l.prop, Prop::Node(_)))
+        .map(|&l| Value::Lit(Lit { prop: l.prop, positive: true }))
+        .collect();
+    let needed = super::cones::Cones::new(ground).cone(&roots);
+    let mut counts: Vec<Vec<usize>> =
+        frames.iter().map(|f| f.as_ref().map_or(Vec::new(), |f| vec![0; f.conditional.len()])).collect();
+    let mut parts = vec![false; ground.nodes.len()];
+    for role in 0..ground.roles.len() as u32 {
+        for mv in 0..ground.moves.len() as u32 {
+            for &n in &needed {
+                parts[n as usize] = node_part(ground, kinds, n, role, mv, &parts);
+            }
+            for (frame, counts) in frames.iter().zip(&mut counts) {
+                let Some(frame) = frame else { continue };
+                for ((moves, _), count) in frame.conditional.iter().zip(counts.iter_mut()) {
+                    *count += usize::from(conjunction_part(moves, role, mv, &parts));
+                }
+            }
+        }
+    }
+    for (frame, counts) in frames.iter_mut().zip(&counts) {
+        if counts.iter().any(|&c| c > MAX_ARMS_PER_RULE) {
+            *frame = None;
+        }
+    }
 }
 
 /// Which nodes read the joint move, directly or through other nodes.
