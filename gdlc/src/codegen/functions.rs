@@ -118,28 +118,74 @@ impl<'g> Emitter<'g> {
     fn generate_legal_fns(&self) -> TokenStream {
         let mut fns = Vec::new();
         let mut arms = Vec::new();
+        let flat = super::families::flat_nodes(self.ground);
         for (role, moves) in self.ground.legal.iter().enumerate() {
             let name = format_ident!("legal_{}", role);
-            let values: Vec<Value> = moves.iter().map(|&(_, v)| v).collect();
-            let nodes = self.evaluate(&values);
-            let pushes = moves.iter().filter(|(_, v)| *v != Value::Const(false)).map(|&(m, v)| {
-                let m = Literal::u32_unsuffixed(m);
-                match v {
-                    Value::Const(_) => quote!(out.push(Move(#m));),
-                    Value::Lit(lit) => {
-                        let cond = self.lit(lit);
-                        quote!(if #cond { out.push(Move(#m)); })
+            let guard = self.legal_guard(moves);
+            let plan = self.legal_families(moves, &guard, &flat);
+            let body = if plan.families.is_empty() {
+                let values: Vec<Value> = moves.iter().map(|&(_, v)| v).collect();
+                let nodes = self.evaluate(&values);
+                let pushes = moves.iter().filter(|(_, v)| *v != Value::Const(false)).map(|&(m, v)| {
+                    let m = Literal::u32_unsuffixed(m);
+                    match v {
+                        Value::Const(_) => quote!(out.push(Move(#m));),
+                        Value::Lit(lit) => {
+                            let cond = self.lit(lit);
+                            quote!(if #cond { out.push(Move(#m)); })
+                        }
+                    }
+                });
+                quote!(#nodes #(#pushes)*)
+            } else {
+                // The families a word at a time and the other moves one by one, into a bit
+                // set of move indices, which lists them in the order of `MOVES`.
+                let values: Vec<Value> = moves
+                    .iter()
+                    .zip(&plan.member)
+                    .map(|(&(_, v), &member)| if member { Value::Const(false) } else { v })
+                    .collect();
+                let nodes = self.evaluate(&values);
+                let singles = moves
+                    .iter()
+                    .zip(&plan.member)
+                    .filter(|(&(_, v), &member)| !member && v != Value::Const(false))
+                    .map(|(&(m, v), _)| {
+                        let (w, b) = (Literal::usize_unsuffixed(m as usize / 64), Literal::u32_unsuffixed(m % 64));
+                        let cond = self.value(v);
+                        quote!(legal[#w] |= u64::from(#cond) << #b;)
+                    });
+                let (guarded, open): (Vec<&LegalFamily>, Vec<&LegalFamily>) =
+                    plan.families.iter().partition(|f| f.guarded);
+                let guarded = guard.as_ref().filter(|_| !guarded.is_empty()).map(|&(lit, _)| {
+                    let lit = self.lit(lit);
+                    let code = guarded.iter().map(|f| self.legal_family_code(f));
+                    quote!(if #lit { #(#code)* })
+                });
+                let open = open.iter().map(|f| self.legal_family_code(f));
+                let move_words = Literal::usize_unsuffixed(self.ground.moves.len().div_ceil(64).max(1));
+                quote! {
+                    #nodes
+                    let mut legal = [0u64; #move_words];
+                    #guarded
+                    #(#open)*
+                    #(#singles)*
+                    for (i, &word) in legal.iter().enumerate() {
+                        let mut word = word;
+                        while word != 0 {
+                            out.push(Move(i as u32 * 64 + word.trailing_zeros()));
+                            word &= word - 1;
+                        }
                     }
                 }
-            });
+            };
             let role_name = &self.ground.roles[role];
             let doc = format!("Appends the legal moves of `{role_name}` in `s` to `out`.");
             fns.push(quote! {
                 #[doc = #doc]
 
                 fn #name(s: &State, out: &mut Vec<Move>) {
-                    #nodes
-                    #(#pushes)*
+                    #body
                 }
             });
             let r = Literal::usize_unsuffixed(role);

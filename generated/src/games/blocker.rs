@@ -151,104 +151,50 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `crosser` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
-    if s.0[0] & 0x1 != 0 {
-        out.push(Move(0));
+    let mut legal = [0u64; 1];
+    {
+        const MOVE_OF: [u32; 64] = [
+            0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0, 8, 0,
+            0, 9, 0, 0, 10, 0, 0, 11, 0, 0, 12, 0, 0, 13, 0, 0, 14, 0, 0, 15, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ];
+        let mut holds = (s.0[0]) & (0x249249249249);
+        while holds != 0 {
+            let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+            holds &= holds - 1;
+            legal[m / 64] |= 1 << (m % 64);
+        }
     }
-    if s.0[0] & 0x8 != 0 {
-        out.push(Move(1));
-    }
-    if s.0[0] & 0x40 != 0 {
-        out.push(Move(2));
-    }
-    if s.0[0] & 0x200 != 0 {
-        out.push(Move(3));
-    }
-    if s.0[0] & 0x1000 != 0 {
-        out.push(Move(4));
-    }
-    if s.0[0] & 0x8000 != 0 {
-        out.push(Move(5));
-    }
-    if s.0[0] & 0x40000 != 0 {
-        out.push(Move(6));
-    }
-    if s.0[0] & 0x200000 != 0 {
-        out.push(Move(7));
-    }
-    if s.0[0] & 0x1000000 != 0 {
-        out.push(Move(8));
-    }
-    if s.0[0] & 0x8000000 != 0 {
-        out.push(Move(9));
-    }
-    if s.0[0] & 0x40000000 != 0 {
-        out.push(Move(10));
-    }
-    if s.0[0] & 0x200000000 != 0 {
-        out.push(Move(11));
-    }
-    if s.0[0] & 0x1000000000 != 0 {
-        out.push(Move(12));
-    }
-    if s.0[0] & 0x8000000000 != 0 {
-        out.push(Move(13));
-    }
-    if s.0[0] & 0x40000000000 != 0 {
-        out.push(Move(14));
-    }
-    if s.0[0] & 0x200000000000 != 0 {
-        out.push(Move(15));
+    for (i, &word) in legal.iter().enumerate() {
+        let mut word = word;
+        while word != 0 {
+            out.push(Move(i as u32 * 64 + word.trailing_zeros()));
+            word &= word - 1;
+        }
     }
 }
 ///Appends the legal moves of `blocker` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
-    if s.0[0] & 0x1 != 0 {
-        out.push(Move(0));
+    let mut legal = [0u64; 1];
+    {
+        const MOVE_OF: [u32; 64] = [
+            0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0, 8, 0,
+            0, 9, 0, 0, 10, 0, 0, 11, 0, 0, 12, 0, 0, 13, 0, 0, 14, 0, 0, 15, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ];
+        let mut holds = (s.0[0]) & (0x249249249249);
+        while holds != 0 {
+            let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+            holds &= holds - 1;
+            legal[m / 64] |= 1 << (m % 64);
+        }
     }
-    if s.0[0] & 0x8 != 0 {
-        out.push(Move(1));
-    }
-    if s.0[0] & 0x40 != 0 {
-        out.push(Move(2));
-    }
-    if s.0[0] & 0x200 != 0 {
-        out.push(Move(3));
-    }
-    if s.0[0] & 0x1000 != 0 {
-        out.push(Move(4));
-    }
-    if s.0[0] & 0x8000 != 0 {
-        out.push(Move(5));
-    }
-    if s.0[0] & 0x40000 != 0 {
-        out.push(Move(6));
-    }
-    if s.0[0] & 0x200000 != 0 {
-        out.push(Move(7));
-    }
-    if s.0[0] & 0x1000000 != 0 {
-        out.push(Move(8));
-    }
-    if s.0[0] & 0x8000000 != 0 {
-        out.push(Move(9));
-    }
-    if s.0[0] & 0x40000000 != 0 {
-        out.push(Move(10));
-    }
-    if s.0[0] & 0x200000000 != 0 {
-        out.push(Move(11));
-    }
-    if s.0[0] & 0x1000000000 != 0 {
-        out.push(Move(12));
-    }
-    if s.0[0] & 0x8000000000 != 0 {
-        out.push(Move(13));
-    }
-    if s.0[0] & 0x40000000000 != 0 {
-        out.push(Move(14));
-    }
-    if s.0[0] & 0x200000000000 != 0 {
-        out.push(Move(15));
+    for (i, &word) in legal.iter().enumerate() {
+        let mut word = word;
+        while word != 0 {
+            out.push(Move(i as u32 * 64 + word.trailing_zeros()));
+            word &= word - 1;
+        }
     }
 }
 /// The state after every role plays its move of `joint` (one per role, in role order).

@@ -180,96 +180,84 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `red` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
-    let mut n = [false; 16];
-    n[0] = s.0[0] & 0xc00 == 0;
-    n[1] = (s.0[1] & 0x200000000 == 0x200000000) & (n[0]);
-    n[2] = s.0[0] & 0xc00000 == 0;
-    n[3] = (s.0[1] & 0x200000000 == 0x200000000) & (n[2]);
-    n[4] = s.0[0] & 0xc00000000 == 0;
-    n[5] = (s.0[1] & 0x200000000 == 0x200000000) & (n[4]);
-    n[6] = s.0[0] & 0xc00000000000 == 0;
-    n[7] = (s.0[1] & 0x200000000 == 0x200000000) & (n[6]);
-    n[8] = s.0[0] & 0xc00000000000000 == 0;
-    n[9] = (s.0[1] & 0x200000000 == 0x200000000) & (n[8]);
-    n[10] = s.0[1] & 0xc0 == 0;
-    n[11] = (s.0[1] & 0x200000000 == 0x200000000) & (n[10]);
-    n[12] = s.0[1] & 0xc0000 == 0;
-    n[13] = (s.0[1] & 0x200000000 == 0x200000000) & (n[12]);
-    n[14] = s.0[1] & 0xc0000000 == 0;
-    n[15] = (s.0[1] & 0x200000000 == 0x200000000) & (n[14]);
-    if n[1] {
-        out.push(Move(0));
+    let mut legal = [0u64; 1];
+    if s.0[1] & 0x200000000 != 0 {
+        {
+            const MOVE_OF: [u32; 64] = [
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0,
+            ];
+            let mut holds = (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63)))
+                & (0x400400400400400);
+            while holds != 0 {
+                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                holds &= holds - 1;
+                legal[m / 64] |= 1 << (m % 64);
+            }
+        }
+        {
+            const MOVE_OF: [u32; 64] = [
+                0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ];
+            let mut holds = (!s.0[1]) & (!(s.0[1] >> 1)) & (0x40040040);
+            while holds != 0 {
+                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                holds &= holds - 1;
+                legal[m / 64] |= 1 << (m % 64);
+            }
+        }
     }
-    if n[3] {
-        out.push(Move(1));
-    }
-    if n[5] {
-        out.push(Move(2));
-    }
-    if n[7] {
-        out.push(Move(3));
-    }
-    if n[9] {
-        out.push(Move(4));
-    }
-    if n[11] {
-        out.push(Move(5));
-    }
-    if n[13] {
-        out.push(Move(6));
-    }
-    if n[15] {
-        out.push(Move(7));
-    }
-    if s.0[1] & 0x100000000 != 0 {
-        out.push(Move(8));
+    legal[0] |= u64::from(s.0[1] & 0x100000000 != 0) << 8;
+    for (i, &word) in legal.iter().enumerate() {
+        let mut word = word;
+        while word != 0 {
+            out.push(Move(i as u32 * 64 + word.trailing_zeros()));
+            word &= word - 1;
+        }
     }
 }
 ///Appends the legal moves of `black` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
-    let mut n = [false; 16];
-    n[0] = s.0[0] & 0xc00 == 0;
-    n[1] = s.0[0] & 0xc00000 == 0;
-    n[2] = s.0[0] & 0xc00000000 == 0;
-    n[3] = s.0[0] & 0xc00000000000 == 0;
-    n[4] = s.0[0] & 0xc00000000000000 == 0;
-    n[5] = s.0[1] & 0xc0 == 0;
-    n[6] = s.0[1] & 0xc0000 == 0;
-    n[7] = s.0[1] & 0xc0000000 == 0;
-    n[8] = (s.0[1] & 0x100000000 == 0x100000000) & (n[0]);
-    n[9] = (s.0[1] & 0x100000000 == 0x100000000) & (n[1]);
-    n[10] = (s.0[1] & 0x100000000 == 0x100000000) & (n[2]);
-    n[11] = (s.0[1] & 0x100000000 == 0x100000000) & (n[3]);
-    n[12] = (s.0[1] & 0x100000000 == 0x100000000) & (n[4]);
-    n[13] = (s.0[1] & 0x100000000 == 0x100000000) & (n[5]);
-    n[14] = (s.0[1] & 0x100000000 == 0x100000000) & (n[6]);
-    n[15] = (s.0[1] & 0x100000000 == 0x100000000) & (n[7]);
-    if n[8] {
-        out.push(Move(0));
+    let mut legal = [0u64; 1];
+    if s.0[1] & 0x100000000 != 0 {
+        {
+            const MOVE_OF: [u32; 64] = [
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0,
+            ];
+            let mut holds = (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63)))
+                & (0x400400400400400);
+            while holds != 0 {
+                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                holds &= holds - 1;
+                legal[m / 64] |= 1 << (m % 64);
+            }
+        }
+        {
+            const MOVE_OF: [u32; 64] = [
+                0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ];
+            let mut holds = (!s.0[1]) & (!(s.0[1] >> 1)) & (0x40040040);
+            while holds != 0 {
+                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                holds &= holds - 1;
+                legal[m / 64] |= 1 << (m % 64);
+            }
+        }
     }
-    if n[9] {
-        out.push(Move(1));
-    }
-    if n[10] {
-        out.push(Move(2));
-    }
-    if n[11] {
-        out.push(Move(3));
-    }
-    if n[12] {
-        out.push(Move(4));
-    }
-    if n[13] {
-        out.push(Move(5));
-    }
-    if n[14] {
-        out.push(Move(6));
-    }
-    if n[15] {
-        out.push(Move(7));
-    }
-    if s.0[1] & 0x200000000 != 0 {
-        out.push(Move(8));
+    legal[0] |= u64::from(s.0[1] & 0x200000000 != 0) << 8;
+    for (i, &word) in legal.iter().enumerate() {
+        let mut word = word;
+        while word != 0 {
+            out.push(Move(i as u32 * 64 + word.trailing_zeros()));
+            word &= word - 1;
+        }
     }
 }
 /// The state after every role plays its move of `joint` (one per role, in role order).

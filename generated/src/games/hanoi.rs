@@ -169,106 +169,80 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `player` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
-    let mut n = [false; 25];
-    n[0] = s.0[0] & 0x41 == 0x41;
-    n[1] = s.0[0] & 0x81 == 0x81;
-    n[2] = s.0[0] & 0x3 == 0x3;
-    n[3] = s.0[0] & 0x5 == 0x5;
-    n[4] = s.0[0] & 0x9 == 0x9;
-    n[5] = s.0[0] & 0x11 == 0x11;
-    n[6] = s.0[0] & 0x21 == 0x21;
-    n[7] = s.0[0] & 0x42 == 0x42;
-    n[8] = s.0[0] & 0x82 == 0x82;
-    n[9] = s.0[0] & 0x6 == 0x6;
-    n[10] = s.0[0] & 0xa == 0xa;
-    n[11] = s.0[0] & 0x12 == 0x12;
-    n[12] = s.0[0] & 0x22 == 0x22;
-    n[13] = s.0[0] & 0x44 == 0x44;
-    n[14] = s.0[0] & 0x84 == 0x84;
-    n[15] = s.0[0] & 0xc == 0xc;
-    n[16] = s.0[0] & 0x14 == 0x14;
-    n[17] = s.0[0] & 0x24 == 0x24;
-    n[18] = s.0[0] & 0x48 == 0x48;
-    n[19] = s.0[0] & 0x88 == 0x88;
-    n[20] = s.0[0] & 0x18 == 0x18;
-    n[21] = s.0[0] & 0x28 == 0x28;
-    n[22] = s.0[0] & 0x50 == 0x50;
-    n[23] = s.0[0] & 0x90 == 0x90;
-    n[24] = s.0[0] & 0x30 == 0x30;
-    if n[2] {
-        out.push(Move(0));
+    let mut n = [false; 6];
+    n[0] = s.0[0] & 0x42 == 0x42;
+    n[1] = s.0[0] & 0x82 == 0x82;
+    n[2] = s.0[0] & 0x22 == 0x22;
+    n[3] = s.0[0] & 0x44 == 0x44;
+    n[4] = s.0[0] & 0x84 == 0x84;
+    n[5] = s.0[0] & 0x88 == 0x88;
+    let mut legal = [0u64; 1];
+    if s.0[0] & 0x1 != 0 {
+        {
+            const MOVE_OF: [u32; 64] = [
+                0, 0, 1, 2, 3, 4, 5, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ];
+            let mut holds = (s.0[0]) & (0xfe);
+            while holds != 0 {
+                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                holds &= holds - 1;
+                legal[m / 64] |= 1 << (m % 64);
+            }
+        }
     }
-    if n[3] {
-        out.push(Move(1));
+    {
+        const MOVE_OF: [u32; 64] = [
+            0, 7, 13, 18, 22, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ];
+        let mut holds = (s.0[0]) & (((s.0[0] >> 1) | (s.0[1] << 63))) & (0x1e);
+        while holds != 0 {
+            let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+            holds &= holds - 1;
+            legal[m / 64] |= 1 << (m % 64);
+        }
     }
-    if n[4] {
-        out.push(Move(2));
+    {
+        const MOVE_OF: [u32; 64] = [
+            0, 8, 14, 19, 23, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ];
+        let mut holds = (s.0[0]) & (((s.0[0] >> 2) | (s.0[1] << 62))) & (0x1e);
+        while holds != 0 {
+            let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+            holds &= holds - 1;
+            legal[m / 64] |= 1 << (m % 64);
+        }
     }
-    if n[5] {
-        out.push(Move(3));
+    {
+        const MOVE_OF: [u32; 64] = [
+            0, 9, 15, 20, 24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ];
+        let mut holds = (s.0[0]) & (((s.0[0] >> 3) | (s.0[1] << 61))) & (0x1e);
+        while holds != 0 {
+            let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+            holds &= holds - 1;
+            legal[m / 64] |= 1 << (m % 64);
+        }
     }
-    if n[6] {
-        out.push(Move(4));
-    }
-    if n[0] {
-        out.push(Move(5));
-    }
-    if n[1] {
-        out.push(Move(6));
-    }
-    if n[9] {
-        out.push(Move(7));
-    }
-    if n[10] {
-        out.push(Move(8));
-    }
-    if n[11] {
-        out.push(Move(9));
-    }
-    if n[12] {
-        out.push(Move(10));
-    }
-    if n[7] {
-        out.push(Move(11));
-    }
-    if n[8] {
-        out.push(Move(12));
-    }
-    if n[15] {
-        out.push(Move(13));
-    }
-    if n[16] {
-        out.push(Move(14));
-    }
-    if n[17] {
-        out.push(Move(15));
-    }
-    if n[13] {
-        out.push(Move(16));
-    }
-    if n[14] {
-        out.push(Move(17));
-    }
-    if n[20] {
-        out.push(Move(18));
-    }
-    if n[21] {
-        out.push(Move(19));
-    }
-    if n[18] {
-        out.push(Move(20));
-    }
-    if n[19] {
-        out.push(Move(21));
-    }
-    if n[24] {
-        out.push(Move(22));
-    }
-    if n[22] {
-        out.push(Move(23));
-    }
-    if n[23] {
-        out.push(Move(24));
+    legal[0] |= u64::from(n[2]) << 10;
+    legal[0] |= u64::from(n[0]) << 11;
+    legal[0] |= u64::from(n[1]) << 12;
+    legal[0] |= u64::from(n[3]) << 16;
+    legal[0] |= u64::from(n[4]) << 17;
+    legal[0] |= u64::from(n[5]) << 21;
+    for (i, &word) in legal.iter().enumerate() {
+        let mut word = word;
+        while word != 0 {
+            out.push(Move(i as u32 * 64 + word.trailing_zeros()));
+            word &= word - 1;
+        }
     }
 }
 /// The state after every role plays its move of `joint` (one per role, in role order).

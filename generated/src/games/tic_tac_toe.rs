@@ -114,88 +114,56 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `xplayer` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
-    let mut n = [false; 9];
-    n[0] = s.0[0] & 0x10000001 == 0x10000001;
-    n[1] = s.0[0] & 0x10000008 == 0x10000008;
-    n[2] = s.0[0] & 0x10000040 == 0x10000040;
-    n[3] = s.0[0] & 0x10000200 == 0x10000200;
-    n[4] = s.0[0] & 0x10001000 == 0x10001000;
-    n[5] = s.0[0] & 0x10008000 == 0x10008000;
-    n[6] = s.0[0] & 0x10040000 == 0x10040000;
-    n[7] = s.0[0] & 0x10200000 == 0x10200000;
-    n[8] = s.0[0] & 0x11000000 == 0x11000000;
-    if n[0] {
-        out.push(Move(0));
+    let mut legal = [0u64; 1];
+    if s.0[0] & 0x10000000 != 0 {
+        {
+            const MOVE_OF: [u32; 64] = [
+                0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0,
+                8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ];
+            let mut holds = (s.0[0]) & (0x1249249);
+            while holds != 0 {
+                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                holds &= holds - 1;
+                legal[m / 64] |= 1 << (m % 64);
+            }
+        }
     }
-    if n[1] {
-        out.push(Move(1));
-    }
-    if n[2] {
-        out.push(Move(2));
-    }
-    if n[3] {
-        out.push(Move(3));
-    }
-    if n[4] {
-        out.push(Move(4));
-    }
-    if n[5] {
-        out.push(Move(5));
-    }
-    if n[6] {
-        out.push(Move(6));
-    }
-    if n[7] {
-        out.push(Move(7));
-    }
-    if n[8] {
-        out.push(Move(8));
-    }
-    if s.0[0] & 0x8000000 != 0 {
-        out.push(Move(9));
+    legal[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 9;
+    for (i, &word) in legal.iter().enumerate() {
+        let mut word = word;
+        while word != 0 {
+            out.push(Move(i as u32 * 64 + word.trailing_zeros()));
+            word &= word - 1;
+        }
     }
 }
 ///Appends the legal moves of `oplayer` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
-    let mut n = [false; 9];
-    n[0] = s.0[0] & 0x8000001 == 0x8000001;
-    n[1] = s.0[0] & 0x8000008 == 0x8000008;
-    n[2] = s.0[0] & 0x8000040 == 0x8000040;
-    n[3] = s.0[0] & 0x8000200 == 0x8000200;
-    n[4] = s.0[0] & 0x8001000 == 0x8001000;
-    n[5] = s.0[0] & 0x8008000 == 0x8008000;
-    n[6] = s.0[0] & 0x8040000 == 0x8040000;
-    n[7] = s.0[0] & 0x8200000 == 0x8200000;
-    n[8] = s.0[0] & 0x9000000 == 0x9000000;
-    if n[0] {
-        out.push(Move(0));
+    let mut legal = [0u64; 1];
+    if s.0[0] & 0x8000000 != 0 {
+        {
+            const MOVE_OF: [u32; 64] = [
+                0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0,
+                8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ];
+            let mut holds = (s.0[0]) & (0x1249249);
+            while holds != 0 {
+                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                holds &= holds - 1;
+                legal[m / 64] |= 1 << (m % 64);
+            }
+        }
     }
-    if n[1] {
-        out.push(Move(1));
-    }
-    if n[2] {
-        out.push(Move(2));
-    }
-    if n[3] {
-        out.push(Move(3));
-    }
-    if n[4] {
-        out.push(Move(4));
-    }
-    if n[5] {
-        out.push(Move(5));
-    }
-    if n[6] {
-        out.push(Move(6));
-    }
-    if n[7] {
-        out.push(Move(7));
-    }
-    if n[8] {
-        out.push(Move(8));
-    }
-    if s.0[0] & 0x10000000 != 0 {
-        out.push(Move(9));
+    legal[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 9;
+    for (i, &word) in legal.iter().enumerate() {
+        let mut word = word;
+        while word != 0 {
+            out.push(Move(i as u32 * 64 + word.trailing_zeros()));
+            word &= word - 1;
+        }
     }
 }
 /// The state after every role plays its move of `joint` (one per role, in role order).
