@@ -35,27 +35,40 @@ fn instance_relation(k: usize) -> String {
     format!("(instances {k})")
 }
 
-/// Grounds a checked game without simplifying it. When grounding goes past the limit, the
-/// relations that can be checked at run time (see [`super::checks`]) are left out of the
-/// grounding and grounding is tried again.
+/// Grounds a checked game without simplifying it. When grounding goes past the limit, it is
+/// tried again with each relation computed only for the bindings that are asked for (see
+/// [`super::demand`]; not first, because its extra rules cost some games far more than they
+/// save), and then with the relations that can be checked at run time (see [`super::checks`])
+/// left out of the grounding as well.
 pub fn instantiate(description: &Description, options: &Options) -> Result<Ground, String> {
     if options.check_relations {
-        return match instantiate_with(description, options, true) {
-            Err(error) if error.is_empty() => instantiate_with(description, options, false),
+        return match instantiate_with(description, options, true, true) {
+            Err(error) if error.is_empty() => instantiate_with(description, options, false, true),
             other => other,
         };
     }
-    match instantiate_with(description, options, false) {
-        Err(error) if error.starts_with(super::TOO_LARGE) => {
-            instantiate_with(description, options, true).map_err(|retry| if retry.is_empty() { error } else { retry })
-        }
-        other => other,
+    let too_large = |result: &Result<Ground, String>| matches!(result, Err(e) if e.starts_with(super::TOO_LARGE));
+    let plain = instantiate_with(description, options, false, false);
+    if !too_large(&plain) {
+        return plain;
     }
+    let demanded = instantiate_with(description, options, false, true);
+    if !too_large(&demanded) {
+        return demanded;
+    }
+    let Err(error) = demanded else { unreachable!("too large is an error") };
+    instantiate_with(description, options, true, true).map_err(|retry| if retry.is_empty() { error } else { retry })
 }
 
 /// Grounds a game, leaving out the relations that can be checked at run time when
-/// `with_checks`; an empty error then means that no relation can be.
-fn instantiate_with(description: &Description, options: &Options, with_checks: bool) -> Result<Ground, String> {
+/// `with_checks` (an empty error then means that no relation can be), and computing each
+/// relation only for the bindings asked for when `with_demand`.
+fn instantiate_with(
+    description: &Description,
+    options: &Options,
+    with_checks: bool,
+    with_demand: bool,
+) -> Result<Ground, String> {
     let prepared = prepare(description)?;
     let prepared = if options.fold_constant_fluents { super::constant_fluents::fold(prepared) } else { prepared };
     let roles = prepared.roles();
@@ -130,7 +143,7 @@ fn instantiate_with(description: &Description, options: &Options, with_checks: b
         }
     }
     let complete: Vec<&str> = complete.into_iter().collect();
-    let relaxed = super::demand::restrict(&relaxed, &serves, &complete);
+    let relaxed = if with_demand { super::demand::restrict(&relaxed, &serves, &complete) } else { relaxed };
 
     let (mut symbols, mut terms, mut relations) = (Symbols::default(), Terms::default(), Relations::default());
     let stats = FactStats::new(&relaxed);

@@ -170,9 +170,9 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `player` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 6];
-    n[0] = s.0[0] & 0x42 == 0x42;
-    n[1] = s.0[0] & 0x82 == 0x82;
-    n[2] = s.0[0] & 0x22 == 0x22;
+    n[0] = s.0[0] & 0x22 == 0x22;
+    n[1] = s.0[0] & 0x42 == 0x42;
+    n[2] = s.0[0] & 0x82 == 0x82;
     n[3] = s.0[0] & 0x44 == 0x44;
     n[4] = s.0[0] & 0x84 == 0x84;
     n[5] = s.0[0] & 0x88 == 0x88;
@@ -231,9 +231,9 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
             legal[m / 64] |= 1 << (m % 64);
         }
     }
-    legal[0] |= u64::from(n[2]) << 10;
-    legal[0] |= u64::from(n[0]) << 11;
-    legal[0] |= u64::from(n[1]) << 12;
+    legal[0] |= u64::from(n[0]) << 10;
+    legal[0] |= u64::from(n[1]) << 11;
+    legal[0] |= u64::from(n[2]) << 12;
     legal[0] |= u64::from(n[3]) << 16;
     legal[0] |= u64::from(n[4]) << 17;
     legal[0] |= u64::from(n[5]) << 21;
@@ -544,9 +544,9 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 6];
-    n[0] = s.0[0] & 0x42 == 0x42;
-    n[1] = s.0[0] & 0x82 == 0x82;
-    n[2] = s.0[0] & 0x22 == 0x22;
+    n[0] = s.0[0] & 0x22 == 0x22;
+    n[1] = s.0[0] & 0x42 == 0x42;
+    n[2] = s.0[0] & 0x82 == 0x82;
     n[3] = s.0[0] & 0x44 == 0x44;
     n[4] = s.0[0] & 0x84 == 0x84;
     n[5] = s.0[0] & 0x88 == 0x88;
@@ -571,9 +571,9 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 }
             }
         }
-        legal[0] |= u64::from(n[2]) << 10;
-        legal[0] |= u64::from(n[0]) << 11;
-        legal[0] |= u64::from(n[1]) << 12;
+        legal[0] |= u64::from(n[0]) << 10;
+        legal[0] |= u64::from(n[1]) << 11;
+        legal[0] |= u64::from(n[2]) << 12;
         legal[0] |= u64::from(n[3]) << 16;
         legal[0] |= u64::from(n[4]) << 17;
         legal[0] |= u64::from(n[5]) << 21;
