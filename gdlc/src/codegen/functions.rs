@@ -668,23 +668,8 @@ impl<'g> Emitter<'g> {
     /// Statements that set the bits of a family's legal moves in `legal`: per state word with
     /// anchors, the anchors whose rule holds, each mapped to its move.
     fn legal_family_code(&self, family: &LegalFamily) -> TokenStream {
-        let words = family.family.anchors.len();
-        let per_word = family.family.anchors.iter().enumerate().filter(|(_, &mask)| mask != 0).map(|(k, &mask)| {
-            let mut factors: Vec<TokenStream> = family
-                .family
-                .literals
-                .iter()
-                .map(|&(offset, positive)| {
-                    let word = shifted_word(k, offset as usize, words);
-                    if positive {
-                        word
-                    } else {
-                        quote!(!#word)
-                    }
-                })
-                .collect();
-            factors.push(hex(mask));
-            let holds = join(&factors, quote!(&));
+        let per_word = family.family.anchors.iter().enumerate().filter(|(_, &mask)| mask != 0).map(|(k, _)| {
+            let holds = family_word(&family.family, k);
             let mut moves_of = [0u32; 64];
             for &(anchor, m) in &family.moves_of {
                 if anchor as usize / 64 == k {
@@ -922,28 +907,12 @@ impl<'g> Emitter<'g> {
     /// Whether some rule of a family holds: per state word with anchors, the `&` of the state
     /// shifted so that each literal's facts line up with the anchors, and of the anchors.
     fn family_expr(&self, family: &Family) -> TokenStream {
-        let words = family.anchors.len();
         let terms: Vec<TokenStream> = family
             .anchors
             .iter()
             .enumerate()
             .filter(|(_, &mask)| mask != 0)
-            .map(|(k, &mask)| {
-                let mut factors: Vec<TokenStream> = family
-                    .literals
-                    .iter()
-                    .map(|&(offset, positive)| {
-                        let word = shifted_word(k, offset as usize, words);
-                        if positive {
-                            word
-                        } else {
-                            quote!(!#word)
-                        }
-                    })
-                    .collect();
-                factors.push(hex(mask));
-                join(&factors, quote!(&))
-            })
+            .map(|(k, _)| family_word(family, k))
             .collect();
         let any = join(&terms, quote!(|));
         quote!(#any != 0)
@@ -1129,6 +1098,26 @@ fn merge_move_rules(rules: &[Vec<Lit>]) -> Vec<MergedRule> {
         moves.dedup();
     }
     merged
+}
+
+/// The anchors of word `k` of a family whose rule holds: the `&` of the state shifted so that
+/// each literal's facts line up with the anchors, and of the anchors.
+fn family_word(family: &Family, k: usize) -> TokenStream {
+    let words = family.anchors.len();
+    let mut factors: Vec<TokenStream> = family
+        .literals
+        .iter()
+        .map(|&(offset, positive)| {
+            let word = shifted_word(k, offset as usize, words);
+            if positive {
+                word
+            } else {
+                quote!(!#word)
+            }
+        })
+        .collect();
+    factors.push(hex(family.anchors[k]));
+    join(&factors, quote!(&))
 }
 
 /// Word `k` of the state shifted right by `offset` bits (as one number of `words` words), so
