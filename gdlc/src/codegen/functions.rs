@@ -18,6 +18,9 @@ const MOVE_SET_MIN: usize = 4;
 const SHORT_RULES: usize = 8;
 const SHORT_LITERALS: usize = 32;
 
+/// The most families of one role's legal moves that are evaluated a word at a time.
+const MAX_LEGAL_FAMILIES: usize = 32;
+
 /// The fewest moves of a role that a literal must guard to be tested before them in
 /// `random_step`.
 const GUARD_MIN: usize = 4;
@@ -646,6 +649,12 @@ impl<'g> Emitter<'g> {
         }
         let words = words(self.ground.base.len());
         let mut plan = LegalFamilies { member: vec![false; moves.len()], families: Vec::new() };
+        // The largest families first, at most MAX_LEGAL_FAMILIES of them: each is a loop in
+        // every function that lists the role's moves, and thousands of them (amazons-like
+        // games have a family per direction and distance) make rustc take minutes.
+        let mut shapes: Vec<_> = shapes.into_iter().collect();
+        shapes.sort_by_key(|(_, members)| std::cmp::Reverse(members.len()));
+        shapes.truncate(MAX_LEGAL_FAMILIES);
         for ((guarded, literals), mut members) in shapes {
             // One move per anchor: moves whose condition is the very same stay single.
             members.sort_by_key(|&(anchor, _, _)| anchor);

@@ -1333,32 +1333,6 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
     if s.0[1] & 0x1000000000000 != 0 {
         {
             const MOVE_OF: [u32; 64] = [
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 51,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (s.0[0]) & (((s.0[0] >> 1) | (s.0[1] << 63))) & (0x800000);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 0, 158, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                211, 0, 218, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (s.0[1]) & (((s.0[1] >> 1) | (s.0[2] << 63))) & (0x2800008);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-        {
-            const MOVE_OF: [u32; 64] = [
                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 22, 0, 0, 0, 33, 0, 0, 0, 43, 0, 0, 0,
                 0, 0, 0, 0, 0, 0, 56, 0, 0, 0, 67, 0, 0, 0, 78, 0, 0, 0, 90, 0, 0, 0, 0,
                 0, 101, 0, 0, 0, 113, 0, 0, 0, 126, 0, 0, 0, 140, 0, 0, 0, 0,
@@ -1405,6 +1379,32 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
             ];
             let mut holds = (s.0[1]) & (((s.0[1] >> 19) | (s.0[2] << 45))) & (0x11100);
+            while holds != 0 {
+                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                holds &= holds - 1;
+                legal[m / 64] |= 1 << (m % 64);
+            }
+        }
+        {
+            const MOVE_OF: [u32; 64] = [
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 51,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ];
+            let mut holds = (s.0[0]) & (((s.0[0] >> 1) | (s.0[1] << 63))) & (0x800000);
+            while holds != 0 {
+                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                holds &= holds - 1;
+                legal[m / 64] |= 1 << (m % 64);
+            }
+        }
+        {
+            const MOVE_OF: [u32; 64] = [
+                0, 0, 0, 158, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                211, 0, 218, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ];
+            let mut holds = (s.0[1]) & (((s.0[1] >> 1) | (s.0[2] << 63))) & (0x2800008);
             while holds != 0 {
                 let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
                 holds &= holds - 1;
@@ -6331,34 +6331,6 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             legal[3] |= u64::from(n[346]) << 53;
             {
                 const MOVE_OF: [u32; 64] = [
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    51, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                ];
-                let mut holds = (s.0[0]) & (((s.0[0] >> 1) | (s.0[1] << 63)))
-                    & (0x800000);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 0, 158, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 211, 0, 218, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                ];
-                let mut holds = (s.0[1]) & (((s.0[1] >> 1) | (s.0[2] << 63)))
-                    & (0x2800008);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
-            {
-                const MOVE_OF: [u32; 64] = [
                     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 22, 0, 0, 0, 33, 0, 0, 0, 43, 0, 0,
                     0, 0, 0, 0, 0, 0, 0, 56, 0, 0, 0, 67, 0, 0, 0, 78, 0, 0, 0, 90, 0, 0,
                     0, 0, 0, 101, 0, 0, 0, 113, 0, 0, 0, 126, 0, 0, 0, 140, 0, 0, 0, 0,
@@ -6408,6 +6380,34 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 ];
                 let mut holds = (s.0[1]) & (((s.0[1] >> 19) | (s.0[2] << 45)))
                     & (0x11100);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    51, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[0]) & (((s.0[0] >> 1) | (s.0[1] << 63)))
+                    & (0x800000);
+                while holds != 0 {
+                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
+                    holds &= holds - 1;
+                    legal[m / 64] |= 1 << (m % 64);
+                }
+            }
+            {
+                const MOVE_OF: [u32; 64] = [
+                    0, 0, 0, 158, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 211, 0, 218, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ];
+                let mut holds = (s.0[1]) & (((s.0[1] >> 1) | (s.0[2] << 63)))
+                    & (0x2800008);
                 while holds != 0 {
                     let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
                     holds &= holds - 1;
