@@ -19,7 +19,7 @@ const SHORT_RULES: usize = 8;
 const SHORT_LITERALS: usize = 32;
 
 /// The most families of one role's legal moves that are evaluated a word at a time.
-const MAX_LEGAL_FAMILIES: usize = 32;
+const MAX_LEGAL_FAMILIES: usize = 8;
 
 /// The fewest moves of a role that a literal must guard to be tested before them in
 /// `random_step`.
