@@ -1,5 +1,6 @@
 //! Which derived propositions a set of outputs needs: the cone of influence that each
-//! generated function evaluates, in evaluation order.
+//! generated function evaluates, in evaluation order; and which nodes are recursive or read
+//! the joint move.
 
 use crate::ground::{Ground, Lit, Prop, Value};
 
@@ -15,6 +16,12 @@ impl<'g> Cones<'g> {
 
     /// The nodes that `values` depend on, sorted (the ground program's evaluation order).
     pub fn cone(&self, values: &[Value]) -> Vec<u32> {
+        self.cone_through(values, |_| true)
+    }
+
+    /// The nodes that `values` reach, sorted, following the rules of only the nodes for which
+    /// `descend` holds (the others are reached, but what they read is not).
+    pub fn cone_through(&self, values: &[Value], descend: impl Fn(u32) -> bool) -> Vec<u32> {
         let mut seen = vec![false; self.ground.nodes.len()];
         let mut stack: Vec<u32> = values
             .iter()
@@ -24,7 +31,7 @@ impl<'g> Cones<'g> {
             })
             .collect();
         while let Some(n) = stack.pop() {
-            if std::mem::replace(&mut seen[n as usize], true) {
+            if std::mem::replace(&mut seen[n as usize], true) || !descend(n) {
                 continue;
             }
             for lit in self.ground.nodes[n as usize].rules.iter().flatten() {
@@ -34,5 +41,40 @@ impl<'g> Cones<'g> {
             }
         }
         (0..self.ground.nodes.len() as u32).filter(|&n| seen[n as usize]).collect()
+    }
+}
+
+/// For every node, whether it is in a recursive group.
+pub fn in_cycle(ground: &Ground) -> Vec<bool> {
+    let mut in_cycle = vec![false; ground.nodes.len()];
+    for &(start, end) in &ground.cycles {
+        in_cycle[start as usize..end as usize].iter_mut().for_each(|c| *c = true);
+    }
+    in_cycle
+}
+
+/// For every node, whether its value can depend on the joint move.
+pub fn reads_moves(ground: &Ground) -> Vec<bool> {
+    let mut reads = vec![false; ground.nodes.len()];
+    // Nodes come in evaluation order, so one pass settles all but recursive groups, whose
+    // members may come before what they depend on; repeat until nothing changes.
+    loop {
+        let mut changed = false;
+        for (n, node) in ground.nodes.iter().enumerate() {
+            if !reads[n]
+                && node.rules.iter().flatten().any(|lit| match lit.prop {
+                    Prop::Does(..) => true,
+                    Prop::Node(m) => reads[m as usize],
+                    // A checked relation reads the state alone.
+                    Prop::Base(_) | Prop::Check(_) => false,
+                })
+            {
+                reads[n] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return reads;
+        }
     }
 }

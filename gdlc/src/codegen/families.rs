@@ -36,7 +36,7 @@ pub struct Families {
 /// (none for most). A node's rules that are in no family stay as they were.
 pub fn vectorize(ground: &mut Ground) -> Vec<Families> {
     let words = super::words(ground.base.len());
-    let in_cycle = in_cycle(ground);
+    let in_cycle = super::cones::in_cycle(ground);
     let flat = flat_nodes(ground);
     let mut families = vec![Families::default(); ground.nodes.len()];
     for (n, node) in ground.nodes.iter_mut().enumerate() {
@@ -82,18 +82,10 @@ pub fn vectorize(ground: &mut Ground) -> Vec<Families> {
     families
 }
 
-fn in_cycle(ground: &Ground) -> Vec<bool> {
-    let mut in_cycle = vec![false; ground.nodes.len()];
-    for &(start, end) in &ground.cycles {
-        in_cycle[start as usize..end as usize].iter_mut().for_each(|c| *c = true);
-    }
-    in_cycle
-}
-
 /// The base literals each node stands for, when it is one conjunction of them (through other
 /// such nodes), sorted.
 pub fn flat_nodes(ground: &Ground) -> Vec<Option<Vec<Lit>>> {
-    let in_cycle = in_cycle(ground);
+    let in_cycle = super::cones::in_cycle(ground);
     // Nodes come in evaluation order, so one pass settles them.
     let mut flat: Vec<Option<Vec<Lit>>> = vec![None; ground.nodes.len()];
     for (n, node) in ground.nodes.iter().enumerate() {

@@ -143,21 +143,13 @@ impl<'g> Emitter<'g> {
             } else {
                 // The families a word at a time and the other moves one by one, into a bit
                 // set of move indices, which lists them in the order of `MOVES`.
-                let values: Vec<Value> = moves
-                    .iter()
-                    .zip(&plan.member)
-                    .map(|(&(_, v), &member)| if member { Value::Const(false) } else { v })
-                    .collect();
+                let values = plan.values(moves);
                 let nodes = self.evaluate(&values);
                 let singles = moves
                     .iter()
                     .zip(&plan.member)
                     .filter(|(&(_, v), &member)| !member && v != Value::Const(false))
-                    .map(|(&(m, v), _)| {
-                        let (w, b) = (Literal::usize_unsuffixed(m as usize / 64), Literal::u32_unsuffixed(m % 64));
-                        let cond = self.value(v);
-                        quote!(legal[#w] |= u64::from(#cond) << #b;)
-                    });
+                    .map(|(&(m, v), _)| self.legal_bit(m, v));
                 let (guarded, open): (Vec<&LegalFamily>, Vec<&LegalFamily>) =
                     plan.families.iter().partition(|f| f.guarded);
                 let guarded = guard.as_ref().filter(|_| !guarded.is_empty()).map(|&(lit, _)| {
@@ -283,17 +275,18 @@ impl<'g> Emitter<'g> {
     /// The nodes a function of the joint move needs evaluated to compute `values` (next
     /// values among them that the frame tables give do not count), sorted.
     fn move_phase_cone(&self, values: &[Value]) -> Vec<u32> {
+        let mut values: Vec<Value> =
+            values.iter().enumerate().map(|(i, &v)| if self.framed(i) { Value::Const(false) } else { v }).collect();
+        values.extend(self.tables.iter().flat_map(MoveTables::arm_values));
+        self.runtime_cone(&values)
+    }
+
+    /// The nodes that `values` need evaluated at run time, sorted: their cone, less the nodes
+    /// the move table gives.
+    fn runtime_cone(&self, values: &[Value]) -> Vec<u32> {
         match &self.tables {
+            Some(tables) => tables.runtime_cone(self.ground, values),
             None => super::cones::Cones::new(self.ground).cone(values),
-            Some(tables) => {
-                let mut values: Vec<Value> = values
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &v)| if i < tables.framed.len() && tables.framed[i] { Value::Const(false) } else { v })
-                    .collect();
-                values.extend(tables.arm_values());
-                tables.runtime_cone(self.ground, &values)
-            }
         }
     }
 
@@ -586,10 +579,7 @@ impl<'g> Emitter<'g> {
         guards: &[Option<(Lit, Vec<bool>)>],
         next: &[Value],
     ) -> Vec<Option<usize>> {
-        let cone = |values: &[Value]| match &self.tables {
-            Some(tables) => tables.runtime_cone(self.ground, values),
-            None => super::cones::Cones::new(self.ground).cone(values),
-        };
+        let cone = |values: &[Value]| self.runtime_cone(values);
         let mut others: Vec<Value> = terminal.iter().chain(next).copied().collect();
         let mut readers = vec![0u32; self.ground.nodes.len()];
         let mut owner = vec![None; self.ground.nodes.len()];
@@ -674,6 +664,13 @@ impl<'g> Emitter<'g> {
         plan
     }
 
+    /// The statement that sets move `m`'s bit in `legal` when `v` holds.
+    fn legal_bit(&self, m: u32, v: Value) -> TokenStream {
+        let (w, b) = (Literal::usize_unsuffixed(m as usize / 64), Literal::u32_unsuffixed(m % 64));
+        let cond = self.value(v);
+        quote!(legal[#w] |= u64::from(#cond) << #b;)
+    }
+
     /// Statements that set the bits of a family's legal moves in `legal`: per state word with
     /// anchors, the anchors whose rule holds, each mapped to its move.
     fn legal_family_code(&self, family: &LegalFamily) -> TokenStream {
@@ -717,19 +714,8 @@ impl<'g> Emitter<'g> {
             .zip(&guards)
             .map(|(moves, guard)| self.legal_families(moves, guard, &flat))
             .collect();
-        let legal_values: Vec<Vec<Value>> = self
-            .ground
-            .legal
-            .iter()
-            .zip(&plans)
-            .map(|(moves, plan)| {
-                moves
-                    .iter()
-                    .zip(&plan.member)
-                    .map(|(&(_, v), &member)| if member { Value::Const(false) } else { v })
-                    .collect()
-            })
-            .collect();
+        let legal_values: Vec<Vec<Value>> =
+            self.ground.legal.iter().zip(&plans).map(|(moves, plan)| plan.values(moves)).collect();
         let mut values: Vec<Value> = vec![self.ground.terminal];
         values.extend(legal_values.iter().flatten().copied());
         let state_values = values.len();
@@ -737,11 +723,8 @@ impl<'g> Emitter<'g> {
             self.ground.next.iter().enumerate().map(|(i, &v)| if self.framed(i) { Value::Const(false) } else { v }),
         );
         values.extend(self.tables.iter().flat_map(MoveTables::arm_values));
-        let needed = match &self.tables {
-            Some(tables) => tables.runtime_cone(self.ground, &values),
-            None => super::cones::Cones::new(self.ground).cone(&values),
-        };
-        let dependent = super::move_tables::reads_moves(self.ground);
+        let needed = self.runtime_cone(&values);
+        let dependent = super::cones::reads_moves(self.ground);
         let depends = |v: &Value| {
             matches!(v, Value::Lit(Lit { prop: Prop::Node(n), .. }) if dependent[*n as usize])
                 || matches!(v, Value::Lit(Lit { prop: Prop::Does(..), .. }))
@@ -767,11 +750,7 @@ impl<'g> Emitter<'g> {
             let guarded = |i: usize| guards[role].as_ref().is_some_and(|(_, g)| g[i]);
             // The moves not in families, each setting its bit; those a guard guards only when
             // it holds.
-            let single = |m: u32, v: Value| {
-                let (w, b) = (Literal::usize_unsuffixed(m as usize / 64), Literal::u32_unsuffixed(m % 64));
-                let cond = self.value(v);
-                quote!(legal[#w] |= u64::from(#cond) << #b;)
-            };
+            let single = |m: u32, v: Value| self.legal_bit(m, v);
             let (mut open, mut behind_guard) = (Vec::new(), Vec::new());
             for (i, &(m, v)) in moves.iter().enumerate() {
                 if v == Value::Const(false) || plan.member[i] {
@@ -1068,6 +1047,14 @@ struct LegalFamily {
 struct LegalFamilies {
     member: Vec<bool>,
     families: Vec<LegalFamily>,
+}
+
+impl LegalFamilies {
+    /// The conditions of `moves` (the role's) that nodes must be evaluated for: those of the
+    /// families' moves read no node.
+    fn values(&self, moves: &[(u32, Value)]) -> Vec<Value> {
+        moves.iter().zip(&self.member).map(|(&(_, v), &member)| if member { Value::Const(false) } else { v }).collect()
+    }
 }
 
 /// A rule's literals other than its move, and the moves (role, move) that complete it.

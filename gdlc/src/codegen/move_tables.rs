@@ -66,7 +66,7 @@ impl MoveTables {
     /// The tables of `ground`'s `next`, or `None` when nothing in it can be tabulated.
     pub fn new(ground: &Ground) -> Option<MoveTables> {
         let kinds = kinds(ground);
-        let reads_moves = reads_moves(ground);
+        let reads_moves = super::cones::reads_moves(ground);
         let state_words = super::words(ground.base.len());
         let mut frames: Vec<Option<Frame>> =
             ground.next.iter().enumerate().map(|(i, &v)| frame(ground, &kinds, &reads_moves, i as u32, v)).collect();
@@ -174,35 +174,16 @@ impl MoveTables {
     /// The nodes that `values` need evaluated at run time, sorted: their cone, stopping at
     /// the nodes the table gives.
     pub fn runtime_cone(&self, ground: &Ground, values: &[Value]) -> Vec<u32> {
-        let mut seen = vec![false; ground.nodes.len()];
-        let mut stack: Vec<u32> = values
-            .iter()
-            .filter_map(|v| match v {
-                Value::Lit(Lit { prop: Prop::Node(n), .. }) => Some(*n),
-                _ => None,
-            })
-            .collect();
-        while let Some(n) = stack.pop() {
-            if self.node_bit[n as usize].is_some() || std::mem::replace(&mut seen[n as usize], true) {
-                continue;
-            }
-            for lit in ground.nodes[n as usize].rules.iter().flatten() {
-                if let Prop::Node(m) = lit.prop {
-                    stack.push(m);
-                }
-            }
-        }
-        (0..ground.nodes.len() as u32).filter(|&n| seen[n as usize]).collect()
+        let given = |n: u32| self.node_bit[n as usize].is_some();
+        let cone = super::cones::Cones::new(ground).cone_through(values, |n| !given(n));
+        cone.into_iter().filter(|&n| !given(n)).collect()
     }
 }
 
 /// The kind of every node. Nodes come in evaluation order, so one pass settles them.
 fn kinds(ground: &Ground) -> Vec<Kind> {
     let mut kinds = vec![Kind::State; ground.nodes.len()];
-    let mut in_cycle = vec![false; ground.nodes.len()];
-    for &(start, end) in &ground.cycles {
-        in_cycle[start as usize..end as usize].iter_mut().for_each(|c| *c = true);
-    }
+    let in_cycle = super::cones::in_cycle(ground);
     for (n, node) in ground.nodes.iter().enumerate() {
         if in_cycle[n] {
             continue;
@@ -328,55 +309,11 @@ fn drop_crowded_arms(ground: &Ground, kinds: &[Kind], frames: &mut [Option<Frame
     }
 }
 
-/// Which nodes read the joint move, directly or through other nodes.
-pub(super) fn reads_moves(ground: &Ground) -> Vec<bool> {
-    let mut reads = vec![false; ground.nodes.len()];
-    // Nodes come in evaluation order, so one pass settles every node outside recursive
-    // groups; passes repeat until the groups settle too.
-    loop {
-        let mut changed = false;
-        for (n, node) in ground.nodes.iter().enumerate() {
-            if !reads[n]
-                && node.rules.iter().flatten().any(|lit| match lit.prop {
-                    Prop::Does(..) => true,
-                    Prop::Node(m) => reads[m as usize],
-                    Prop::Base(_) | Prop::Check(_) => false,
-                })
-            {
-                reads[n] = true;
-                changed = true;
-            }
-        }
-        if !changed {
-            return reads;
-        }
-    }
-}
-
 /// The nodes `values` need split in two, both sorted: those evaluated at run time, and the
 /// nodes reading only the moves that the first read (or `values` name), which tables give.
 fn split_cone(ground: &Ground, kinds: &[Kind], values: &[Value]) -> (Vec<u32>, Vec<u32>) {
-    let mut seen = vec![false; ground.nodes.len()];
-    let mut stack: Vec<u32> = values
-        .iter()
-        .filter_map(|v| match v {
-            Value::Lit(Lit { prop: Prop::Node(n), .. }) => Some(*n),
-            _ => None,
-        })
-        .collect();
-    while let Some(n) = stack.pop() {
-        if std::mem::replace(&mut seen[n as usize], true) || kinds[n as usize] != Kind::State {
-            continue;
-        }
-        for lit in ground.nodes[n as usize].rules.iter().flatten() {
-            if let Prop::Node(m) = lit.prop {
-                stack.push(m);
-            }
-        }
-    }
-    let (runtime, tabulated) =
-        (0..ground.nodes.len() as u32).filter(|&n| seen[n as usize]).partition(|&n| kinds[n as usize] == Kind::State);
-    (runtime, tabulated)
+    let cone = super::cones::Cones::new(ground).cone_through(values, |n| kinds[n as usize] == Kind::State);
+    cone.into_iter().partition(|&n| kinds[n as usize] == Kind::State)
 }
 
 /// Node `n`'s part for `role` playing `mv`: its value when it is a function of that role's
@@ -389,13 +326,18 @@ fn node_part(ground: &Ground, kinds: &[Kind], n: u32, role: u32, mv: u32, parts:
         _ => ground.nodes[n as usize]
             .rules
             .iter()
-            .any(|rule| conjunction_part(&(rule.clone(), conjunction_kind(kinds, rule)), role, mv, parts)),
+            .any(|rule| conjunction_holds(rule, conjunction_kind(kinds, rule), role, mv, parts)),
     }
 }
 
 /// A conjunction's part for `role` playing `mv`, as [`node_part`].
 fn conjunction_part((lits, kind): &Conjunction, role: u32, mv: u32, parts: &[bool]) -> bool {
-    match *kind {
+    conjunction_holds(lits, *kind, role, mv, parts)
+}
+
+/// The part for `role` playing `mv` of the conjunction of `lits`, of kind `kind`.
+fn conjunction_holds(lits: &[Lit], kind: Kind, role: u32, mv: u32, parts: &[bool]) -> bool {
+    match kind {
         Kind::Role(owner) => {
             owner == role
                 && lits.iter().all(|lit| {

@@ -50,7 +50,7 @@ pub fn program(ground: &Ground) -> Program {
     outputs.extend(&ground.next);
     outputs.push(ground.terminal);
     outputs.extend(ground.goals.iter().flatten().map(|&(_, v)| v));
-    let moved = depends_on_moves(ground);
+    let moved = super::cones::reads_moves(ground);
     p.program.move_cone = cones.cone(&outputs).into_iter().filter(|&n| moved[n as usize]).collect();
     // The percepts' nodes that depend only on the state join the state cone; the others are
     // evaluated by `sees` alone.
@@ -59,32 +59,6 @@ pub fn program(ground: &Ground) -> Program {
     outputs.extend(&sees_outputs);
     p.program.state_cone = cones.cone(&outputs).into_iter().filter(|&n| !moved[n as usize]).collect();
     encoder.program
-}
-
-/// For every node, whether its value can depend on the joint move.
-fn depends_on_moves(ground: &Ground) -> Vec<bool> {
-    let mut moved = vec![false; ground.nodes.len()];
-    // Nodes come in evaluation order, so one pass settles all but recursive groups, whose
-    // members may come before what they depend on; repeat until nothing changes.
-    loop {
-        let mut changed = false;
-        for (n, node) in ground.nodes.iter().enumerate() {
-            if !moved[n]
-                && node.rules.iter().flatten().any(|lit| match lit.prop {
-                    Prop::Does(..) => true,
-                    Prop::Node(m) => moved[m as usize],
-                    // A checked relation reads the state alone.
-                    Prop::Base(_) | Prop::Check(_) => false,
-                })
-            {
-                moved[n] = true;
-                changed = true;
-            }
-        }
-        if !changed {
-            return moved;
-        }
-    }
 }
 
 struct Encoder {
