@@ -1,31 +1,175 @@
-//! Bit sets of move indices, as generated `random_step`s keep a role's legal moves.
+//! Bit sets of candidate moves, as generated `random_step`s keep a role's legal moves, and the
+//! uniform draw among their set bits.
 
-/// The index of the `k`-th set bit (from 0, lowest first) of the bit set `words`. `k` must be
-/// less than the number of set bits.
+use crate::rng::Rng;
+
+/// A set bit drawn uniformly from the words `parts`, as (word, bit): `None` when no bit is set;
+/// the only one, without drawing, when exactly one is; else the `rng.below(count)`-th of them,
+/// counting the words in order and each word from its lowest bit. That is the draw of
+/// `gdl_runtime`'s default `Game::random_step` over a list of the set bits in that order.
 #[inline]
-pub fn select(words: &[u64], mut k: u32) -> u32 {
-    for (i, &word) in words.iter().enumerate() {
-        let ones = word.count_ones();
-        if k < ones {
-            let mut word = word;
-            for _ in 0..k {
-                word &= word - 1;
-            }
-            return i as u32 * 64 + word.trailing_zeros();
-        }
-        k -= ones;
+pub fn pick<const N: usize>(parts: &[u64; N], rng: &mut Rng) -> Option<(usize, u32)> {
+    // Without a popcount instruction, the running byte sums that count a word's bits also find
+    // the drawn bit in it.
+    let mut sums = [0u64; N];
+    let mut total = 0;
+    for (sum, &word) in sums.iter_mut().zip(parts) {
+        *sum = byte_sums(word);
+        total += (*sum >> 56) as u32;
     }
-    panic!("select: fewer set bits than asked for")
+    let mut k = match total {
+        0 => return None,
+        1 => 0,
+        n => rng.below(n as usize) as u32,
+    };
+    for (i, (&sum, &word)) in sums.iter().zip(parts).enumerate() {
+        let count = (sum >> 56) as u32;
+        if k < count {
+            return Some((i, select_with_sums(word, sum, k)));
+        }
+        k -= count;
+    }
+    unreachable!("the draw is below the number of set bits")
 }
+
+/// The position of the `k`-th set bit (from 0, lowest first) of `word`, which must have more
+/// than `k` set bits.
+#[inline]
+pub fn select_in_word(word: u64, k: u32) -> u32 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        // SAFETY: the target has BMI2, which this block is compiled only for.
+        unsafe { core::arch::x86_64::_pdep_u64(1 << k, word).trailing_zeros() }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        select_by_sums(word, running_byte_counts(word), k)
+    }
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The running bit counts of `word`'s bytes: byte `i` is the number of set bits in bytes `0..=i`
+/// (at most 64, so no byte carries), and so the top byte is the word's count.
+#[inline]
+fn byte_sums(word: u64) -> u64 {
+    #[cfg(target_feature = "popcnt")]
+    {
+        // With the instruction, only the count is needed: `select_with_sums` reads no other byte.
+        u64::from(word.count_ones()) << 56
+    }
+    #[cfg(not(target_feature = "popcnt"))]
+    {
+        running_byte_counts(word)
+    }
+}
+
+/// The running bit counts of `word`'s bytes, computed a byte at a time in parallel.
+#[inline]
+fn running_byte_counts(word: u64) -> u64 {
+    let mut bytes = word - ((word >> 1) & 0x5555_5555_5555_5555);
+    bytes = (bytes & 0x3333_3333_3333_3333) + ((bytes >> 2) & 0x3333_3333_3333_3333);
+    bytes = (bytes + (bytes >> 4)) & 0x0f0f_0f0f_0f0f_0f0f;
+    bytes.wrapping_mul(ONES)
+}
+
+/// `select_in_word(word, k)`, given `byte_sums(word)`.
+#[inline]
+fn select_with_sums(word: u64, sums: u64, k: u32) -> u32 {
+    #[cfg(any(target_feature = "popcnt", all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        let _ = sums;
+        select_in_word(word, k)
+    }
+    #[cfg(not(any(target_feature = "popcnt", all(target_arch = "x86_64", target_feature = "bmi2"))))]
+    {
+        select_by_sums(word, sums, k)
+    }
+}
+
+/// The `k`-th set bit of `word` without a data-dependent branch, from its running byte sums:
+/// the byte it is in (the bytes whose running sum is at most `k`, counted with a
+/// multiplication), then a table for the bit within that byte.
+#[inline]
+fn select_by_sums(word: u64, sums: u64, k: u32) -> u32 {
+    // The high bit of byte i is set when sums[i] <= k: (0x80 + k) - sums[i] never borrows.
+    let at_most_k = (((u64::from(k) * ONES) | HIGHS) - sums) & HIGHS;
+    let byte = ((at_most_k >> 7).wrapping_mul(ONES) >> 56) as u32;
+    let before = ((sums << 8) >> (8 * byte)) as u8 as u32;
+    let bits = (word >> (8 * byte)) as u8;
+    8 * byte + u32::from(SELECT_IN_BYTE[bits as usize][(k - before) as usize])
+}
+
+/// `SELECT_IN_BYTE[b][j]`: the position of the `j`-th set bit of the byte `b`.
+static SELECT_IN_BYTE: [[u8; 8]; 256] = {
+    let mut table = [[0u8; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let (mut j, mut i) = (0, 0);
+        while i < 8 {
+            if b >> i & 1 == 1 {
+                table[b][j] = i as u8;
+                j += 1;
+            }
+            i += 1;
+        }
+        b += 1;
+    }
+    table
+};
 
 #[cfg(test)]
 mod tests {
-    use super::select;
+    use super::*;
+
+    fn full_sums(word: u64) -> u64 {
+        (0..8).map(|i| u64::from((word & (u64::MAX >> (56 - 8 * i))).count_ones()) << (8 * i)).sum()
+    }
+
+    fn naive_select(word: u64, k: u32) -> u32 {
+        (0..64).filter(|i| word >> i & 1 == 1).nth(k as usize).expect("enough set bits")
+    }
 
     #[test]
-    fn selects_set_bits_in_order_across_words() {
-        let words = [0b1010u64, 0, 1 << 63 | 1];
-        let found: Vec<u32> = (0..4).map(|k| select(&words, k)).collect();
-        assert_eq!(found, vec![1, 3, 128, 191]);
+    fn select_in_word_finds_every_set_bit_of_random_words() {
+        let mut rng = Rng::seeded(5);
+        let mut words = vec![u64::MAX, 1, 1 << 63, 0x8000_0000_0000_0001, 0x00ff_0000_0000_ff00];
+        words.extend((0..2_000).map(|i| {
+            // Sparse and dense words alike.
+            let (a, b) = (rng.next_u64(), rng.next_u64());
+            if i % 2 == 0 {
+                a & b
+            } else {
+                a | b
+            }
+        }));
+        for word in words.into_iter().filter(|&w| w != 0) {
+            for k in 0..word.count_ones() {
+                assert_eq!(running_byte_counts(word), full_sums(word));
+                assert_eq!(select_by_sums(word, running_byte_counts(word), k), naive_select(word, k), "{word:#x} {k}");
+                assert_eq!(select_in_word(word, k), naive_select(word, k), "{word:#x} {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn pick_draws_like_an_index_into_the_list_of_set_bits() {
+        let parts = [0b1010u64, 0, 1 << 63 | 1];
+        let listed: Vec<(usize, u32)> = vec![(0, 1), (0, 3), (2, 0), (2, 63)];
+        let (mut a, mut b) = (Rng::seeded(9), Rng::seeded(9));
+        for _ in 0..200 {
+            let drawn = pick(&parts, &mut a);
+            assert_eq!(drawn, Some(listed[b.below(listed.len())]));
+        }
+    }
+
+    #[test]
+    fn pick_does_not_draw_for_one_or_no_bit() {
+        let mut rng = Rng::seeded(3);
+        let before = rng.clone().next_u64();
+        assert_eq!(pick(&[0u64, 1 << 40], &mut rng), Some((1, 40)));
+        assert_eq!(pick(&[0u64; 3], &mut rng), None);
+        assert_eq!(rng.next_u64(), before);
     }
 }

@@ -141,34 +141,36 @@ impl<'g> Emitter<'g> {
                 });
                 quote!(#nodes #(#pushes)*)
             } else {
-                // The families a word at a time and the other moves one by one, into a bit
-                // set of move indices, which lists them in the order of `MOVES`.
+                // The families a word at a time and the other moves one by one, into the words
+                // of `LegalParts`, listed in their order: the order `random_step` draws in.
+                let parts = LegalParts::new(&plan, moves);
                 let values = plan.values(moves);
                 let nodes = self.evaluate(&values);
                 let singles = moves
                     .iter()
                     .zip(&plan.member)
                     .filter(|(&(_, v), &member)| !member && v != Value::Const(false))
-                    .map(|(&(m, v), _)| self.legal_bit(m, v));
-                let (guarded, open): (Vec<&LegalFamily>, Vec<&LegalFamily>) =
-                    plan.families.iter().partition(|f| f.guarded);
+                    .map(|(&(m, v), _)| self.legal_bit(m, v, &parts));
+                let (guarded, open): (Vec<usize>, Vec<usize>) =
+                    (0..plan.families.len()).partition(|&f| plan.families[f].guarded);
                 let guarded = guard.as_ref().filter(|_| !guarded.is_empty()).map(|&(lit, _)| {
                     let lit = self.lit(lit);
-                    let code = guarded.iter().map(|f| self.legal_family_code(f));
+                    let code = guarded.iter().map(|&f| parts.family(f, &plan.families[f]));
                     quote!(if #lit { #(#code)* })
                 });
-                let open = open.iter().map(|f| self.legal_family_code(f));
-                let move_words = Literal::usize_unsuffixed(self.ground.moves.len().div_ceil(64).max(1));
+                let open = open.iter().map(|&f| parts.family(f, &plan.families[f]));
+                let declare = parts.declare();
                 quote! {
                     #nodes
-                    let mut legal = [0u64; #move_words];
+                    #declare
                     #guarded
                     #(#open)*
                     #(#singles)*
-                    for (i, &word) in legal.iter().enumerate() {
+                    for (p, &word) in parts.iter().enumerate() {
                         let mut word = word;
                         while word != 0 {
-                            out.push(Move(i as u32 * 64 + word.trailing_zeros()));
+                            let b = word.trailing_zeros();
+                            out.push(Move(MOVE_OF[p][b as usize]));
                             word &= word - 1;
                         }
                     }
@@ -187,7 +189,9 @@ impl<'g> Emitter<'g> {
             arms.push(quote!(#r => #name(s, out),));
         }
         quote! {
-            /// Appends `role`'s legal moves in `s` to `out`, in the order of [`MOVES`].
+            /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
+            /// without families of moves (one rule over different places on the board), else in
+            /// the order `random_step` draws from.
             pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
                 match role {
                     #(#arms)*
@@ -250,8 +254,10 @@ impl<'g> Emitter<'g> {
         let needed = self.move_phase_cone(&self.ground.next);
         let declare = self.assign_slots(&needed);
         let row = self.move_table_row();
-        let compute = self.emit_nodes(&needed);
-        let words = self.next_words();
+        let local = self.arm_only_nodes(&self.unframed_next());
+        let shared: Vec<u32> = needed.iter().copied().filter(|&n| !local[n as usize]).collect();
+        let compute = self.emit_nodes(&shared);
+        let words = self.next_words(&local);
         self.in_move_phase.set(false);
         quote! {
             /// The state after every role plays its move of `joint` (one per role, in role order).
@@ -270,6 +276,32 @@ impl<'g> Emitter<'g> {
     /// Whether base fact `i`'s next value comes from the frame tables.
     fn framed(&self, i: usize) -> bool {
         self.tables.as_ref().is_some_and(|t| t.framed[i])
+    }
+
+    /// The next-state values that the frame tables do not give.
+    fn unframed_next(&self) -> Vec<Value> {
+        self.ground
+            .next
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| if self.framed(i) { Value::Const(false) } else { v })
+            .collect()
+    }
+
+    /// For every node, whether only the conditions of conditional frame rules read it (and no
+    /// value of `others`), and it is in no recursive group: the arm of a move evaluates those
+    /// it needs, so that a step evaluates only its own moves' (connectFour's cells above each
+    /// column's top).
+    fn arm_only_nodes(&self, others: &[Value]) -> Vec<bool> {
+        let mut local = vec![false; self.ground.nodes.len()];
+        let Some(tables) = &self.tables else { return local };
+        for n in self.runtime_cone(&tables.arm_values()) {
+            local[n as usize] = self.cycle_of[n as usize].is_none();
+        }
+        for n in self.runtime_cone(others) {
+            local[n as usize] = false;
+        }
+        local
     }
 
     /// The nodes a function of the joint move needs evaluated to compute `values` (next
@@ -337,8 +369,9 @@ impl<'g> Emitter<'g> {
     }
 
     /// For every role with conditional frame rules, a `match` on its move that sets the bits
-    /// its move sets when their conditions on the state hold.
-    fn frame_arms(&self, tables: &MoveTables) -> TokenStream {
+    /// its move sets when their conditions on the state hold. Each arm first evaluates the
+    /// nodes its conditions need of those `local` marks (see [`Emitter::arm_only_nodes`]).
+    fn frame_arms(&self, tables: &MoveTables, local: &[bool]) -> TokenStream {
         let mut out = TokenStream::new();
         for (role, arms) in tables.arms.iter().enumerate() {
             let cases: Vec<TokenStream> = arms
@@ -347,12 +380,20 @@ impl<'g> Emitter<'g> {
                 .filter(|(_, sets)| !sets.is_empty())
                 .map(|(mv, sets)| {
                     let mv = Literal::u32_unsuffixed(mv as u32);
+                    let reads: Vec<Value> =
+                        sets.iter().flat_map(|(_, condition)| condition.iter().map(|&l| Value::Lit(l))).collect();
+                    let own: Vec<u32> = self
+                        .runtime_cone(&reads)
+                        .into_iter()
+                        .filter(|&n| local.get(n as usize) == Some(&true))
+                        .collect();
+                    let own = self.emit_nodes(&own);
                     let sets = sets.iter().map(|(i, condition)| {
                         let (w, bit) = (Literal::usize_unsuffixed(*i as usize / 64), Literal::u32_unsuffixed(i % 64));
                         let condition = join(&self.conjuncts(condition), quote!(&));
                         quote!(w[#w] |= u64::from(#condition) << #bit;)
                     });
-                    quote!(#mv => { #(#sets)* })
+                    quote!(#mv => { #own #(#sets)* })
                 })
                 .collect();
             if cases.is_empty() {
@@ -384,8 +425,9 @@ impl<'g> Emitter<'g> {
     }
 
     /// Statements that compute the next state's words into `w`, from the state `s`, the joint
-    /// move and the nodes next needs, already computed.
-    fn next_words(&self) -> TokenStream {
+    /// move and the nodes next needs, already computed but for those `local` marks, which the
+    /// arms of the conditional frame rules evaluate.
+    fn next_words(&self, local: &[bool]) -> TokenStream {
         let words = words(self.ground.base.len());
         let mut always = vec![0u64; words];
         let mut sets = Vec::new();
@@ -426,7 +468,7 @@ impl<'g> Emitter<'g> {
                 }
             }
         });
-        let arms = self.tables.as_ref().map(|tables| self.frame_arms(tables));
+        let arms = self.tables.as_ref().map(|tables| self.frame_arms(tables, local));
         quote! {
             let mut w: [u64; WORDS] = [#(#always),*];
             #frames
@@ -664,36 +706,9 @@ impl<'g> Emitter<'g> {
         plan
     }
 
-    /// The statement that sets move `m`'s bit in `legal` when `v` holds.
-    fn legal_bit(&self, m: u32, v: Value) -> TokenStream {
-        let (w, b) = (Literal::usize_unsuffixed(m as usize / 64), Literal::u32_unsuffixed(m % 64));
-        let cond = self.value(v);
-        quote!(legal[#w] |= u64::from(#cond) << #b;)
-    }
-
-    /// Statements that set the bits of a family's legal moves in `legal`: per state word with
-    /// anchors, the anchors whose rule holds, each mapped to its move.
-    fn legal_family_code(&self, family: &LegalFamily) -> TokenStream {
-        let per_word = family.family.anchors.iter().enumerate().filter(|(_, &mask)| mask != 0).map(|(k, _)| {
-            let holds = family_word(&family.family, k);
-            let mut moves_of = [0u32; 64];
-            for &(anchor, m) in &family.moves_of {
-                if anchor as usize / 64 == k {
-                    moves_of[anchor as usize % 64] = m;
-                }
-            }
-            let moves_of = moves_of.iter().map(|&m| Literal::u32_unsuffixed(m));
-            quote! {{
-                const MOVE_OF: [u32; 64] = [#(#moves_of),*];
-                let mut holds = #holds;
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }}
-        });
-        quote!(#(#per_word)*)
+    /// The statement that sets move `m`'s bit in `parts` when `v` holds.
+    fn legal_bit(&self, m: u32, v: Value, parts: &LegalParts) -> TokenStream {
+        parts.single(m, self.value(v))
     }
 
     /// `random_step(state, rng)`: one step of a uniformly random playout, with every derived
@@ -735,35 +750,37 @@ impl<'g> Emitter<'g> {
         let declare = self.assign_slots(&needed);
         // The nodes only a role's guarded moves read are computed only when its guard holds.
         let guarded_only = self.guarded_only_nodes(&values[..1], &legal_values, &guards, &values[state_values..]);
-        let (after, before): (Vec<u32>, Vec<u32>) =
-            needed.iter().filter(|&&n| guarded_only[n as usize].is_none()).partition(|&&n| dependent[n as usize]);
+        let local = self.arm_only_nodes(&values[..state_values + self.ground.next.len()]);
+        let (after, before): (Vec<u32>, Vec<u32>) = needed
+            .iter()
+            .filter(|&&n| guarded_only[n as usize].is_none() && !local[n as usize])
+            .partition(|&&n| dependent[n as usize]);
         let state_nodes = self.emit_nodes(&before);
         self.in_move_phase.set(true);
         let row = self.move_table_row();
         let move_nodes = self.emit_nodes(&after);
         self.in_move_phase.set(false);
         let terminal = self.value(self.ground.terminal);
-        let move_words = Literal::usize_unsuffixed(self.ground.moves.len().div_ceil(64).max(1));
         let choices = self.ground.legal.iter().enumerate().map(|(role, moves)| {
             let r = Literal::usize_unsuffixed(role);
             let plan = &plans[role];
             let guarded = |i: usize| guards[role].as_ref().is_some_and(|(_, g)| g[i]);
             // The moves not in families, each setting its bit; those a guard guards only when
             // it holds.
-            let single = |m: u32, v: Value| self.legal_bit(m, v);
+            let parts = LegalParts::new(plan, moves);
             let (mut open, mut behind_guard) = (Vec::new(), Vec::new());
             for (i, &(m, v)) in moves.iter().enumerate() {
                 if v == Value::Const(false) || plan.member[i] {
                     continue;
                 }
                 if guarded(i) {
-                    behind_guard.push(single(m, v))
+                    behind_guard.push(self.legal_bit(m, v, &parts))
                 } else {
-                    open.push(single(m, v))
+                    open.push(self.legal_bit(m, v, &parts))
                 }
             }
-            for family in &plan.families {
-                let code = self.legal_family_code(family);
+            for (f, family) in plan.families.iter().enumerate() {
+                let code = parts.family(f, family);
                 if family.guarded {
                     behind_guard.push(code)
                 } else {
@@ -782,22 +799,21 @@ impl<'g> Emitter<'g> {
                     }
                 }
             });
-            // The legal moves as a set of move indices, so that the one drawn is the same as
-            // the one `legal`'s list in the order of `MOVES` gives.
+            // The draw is among the set bits in the order `legal` lists them, so that it picks
+            // the move the general interface picks.
+            let declare = parts.declare();
             quote! {{
-                let mut legal = [0u64; #move_words];
+                #declare
                 #guard
                 #(#open)*
-                let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
-                joint[#r] = match count {
-                    0 => return None,
-                    1 => Move(::gdl_runtime::bits::select(&legal, 0)),
-                    _ => Move(::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32)),
+                joint[#r] = match ::gdl_runtime::bits::pick(&parts, rng) {
+                    Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+                    None => return None,
                 };
             }}
         });
         self.in_move_phase.set(true);
-        let next_words = self.next_words();
+        let next_words = self.next_words(&local);
         self.in_move_phase.set(false);
         let roles = Literal::usize_unsuffixed(self.ground.roles.len());
         Some(quote! {
@@ -1041,6 +1057,94 @@ struct LegalFamily {
     family: Family,
     moves_of: Vec<(u32, u32)>,
     guarded: bool,
+}
+
+/// Where a role's legal moves are kept while they are found: a few words whose bits stand for
+/// moves, each with a table of the move of every bit. A family's anchors in one state word keep
+/// their bit positions, so its moves are set with one word operation; the words of several
+/// families share a word when their anchors do not meet, and every other move takes a free
+/// bit. `random_step` draws among the set bits word by word, from the lowest bit, and `legal`
+/// lists them in that order.
+struct LegalParts {
+    /// For every word, its bits in use and the move of each.
+    words: Vec<(u64, [u32; 64])>,
+    /// For every family and state word with anchors of it (in order), the word it goes into.
+    family_words: Vec<Vec<usize>>,
+    /// For every move outside the families (by move index), its word and bit.
+    single_bits: std::collections::BTreeMap<u32, (usize, u32)>,
+}
+
+impl LegalParts {
+    fn new(plan: &LegalFamilies, moves: &[(u32, Value)]) -> LegalParts {
+        let mut words: Vec<(u64, [u32; 64])> = Vec::new();
+        let mut family_words = Vec::new();
+        for family in &plan.families {
+            let mut placed = Vec::new();
+            for (k, &anchors) in family.family.anchors.iter().enumerate().filter(|(_, &mask)| mask != 0) {
+                let j = match words.iter().position(|(used, _)| used & anchors == 0) {
+                    Some(j) => j,
+                    None => {
+                        words.push((0, [0; 64]));
+                        words.len() - 1
+                    }
+                };
+                words[j].0 |= anchors;
+                for &(anchor, m) in family.moves_of.iter().filter(|&&(anchor, _)| anchor as usize / 64 == k) {
+                    words[j].1[anchor as usize % 64] = m;
+                }
+                placed.push(j);
+            }
+            family_words.push(placed);
+        }
+        let mut single_bits = std::collections::BTreeMap::new();
+        let singles = moves.iter().zip(&plan.member).filter(|(&(_, v), &member)| !member && v != Value::Const(false));
+        for (&(m, _), _) in singles {
+            let j = match words.iter().position(|(used, _)| *used != u64::MAX) {
+                Some(j) => j,
+                None => {
+                    words.push((0, [0; 64]));
+                    words.len() - 1
+                }
+            };
+            let bit = (!words[j].0).trailing_zeros();
+            words[j].0 |= 1 << bit;
+            words[j].1[bit as usize] = m;
+            single_bits.insert(m, (j, bit));
+        }
+        LegalParts { words, family_words, single_bits }
+    }
+
+    /// The declaration of `parts` and of `MOVE_OF`, the move of every bit of every word.
+    fn declare(&self) -> TokenStream {
+        let count = Literal::usize_unsuffixed(self.words.len());
+        let rows = self.words.iter().map(|(_, row)| {
+            let row = row.iter().map(|&m| Literal::u32_unsuffixed(m));
+            quote!([#(#row),*])
+        });
+        quote! {
+            let mut parts = [0u64; #count];
+            static MOVE_OF: [[u32; 64]; #count] = [#(#rows),*];
+        }
+    }
+
+    /// The statement that sets move `m`'s bit when `v` holds (`cond`), for a move outside the
+    /// families.
+    fn single(&self, m: u32, cond: TokenStream) -> TokenStream {
+        let (j, bit) = self.single_bits[&m];
+        let (j, bit) = (Literal::usize_unsuffixed(j), Literal::u32_unsuffixed(bit));
+        quote!(parts[#j] |= u64::from(#cond) << #bit;)
+    }
+
+    /// Statements that set the bits of family `f`'s anchors whose rule holds.
+    fn family(&self, f: usize, family: &LegalFamily) -> TokenStream {
+        let state_words = family.family.anchors.iter().enumerate().filter(|(_, &mask)| mask != 0);
+        let sets = state_words.zip(&self.family_words[f]).map(|((k, _), &j)| {
+            let j = Literal::usize_unsuffixed(j);
+            let holds = family_word(&family.family, k);
+            quote!(parts[#j] |= #holds;)
+        });
+        quote!(#(#sets)*)
+    }
 }
 
 /// A role's legal moves evaluated as families, and which of its moves they are.

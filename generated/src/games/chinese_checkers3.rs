@@ -500,7 +500,9 @@ pub const INITIAL: State = State([0x444451111544456a, 0xc568446a11118, 0x0]);
 /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Game;
-/// Appends `role`'s legal moves in `s` to `out`, in the order of [`MOVES`].
+/// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
+/// without families of moves (one rule over different places on the board), else in
+/// the order `random_step` draws from.
 pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
     match role {
         0 => legal_0(s, out),
@@ -699,129 +701,96 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     n[103] = s.0[1] & 0x4040020000000 == 0x4040020000000;
     n[104] = s.0[1] & 0x4100200000000 == 0x4100200000000;
     n[105] = s.0[1] & 0x4480000000000 == 0x4480000000000;
-    let mut legal = [0u64; 5];
+    let mut parts = [0u64; 2];
+    static MOVE_OF: [[u32; 64]; 2] = [
+        [
+            0, 152, 1, 2, 3, 4, 5, 6, 7, 8, 9, 178, 10, 25, 11, 189, 12, 35, 13, 199, 14,
+            45, 15, 16, 17, 18, 27, 28, 29, 30, 37, 59, 38, 39, 47, 69, 48, 49, 50, 80,
+            61, 62, 71, 91, 72, 73, 82, 83, 84, 93, 94, 105, 106, 115, 117, 130, 131,
+            128, 132, 143, 153, 141, 154, 169,
+        ],
+        [
+            180, 191, 200, 229, 230, 239, 240, 168, 250, 251, 265, 179, 266, 26, 267,
+            190, 0, 36, 0, 0, 0, 46, 0, 0, 0, 0, 0, 0, 0, 0, 0, 60, 0, 0, 0, 70, 0, 0, 0,
+            81, 0, 0, 0, 92, 0, 0, 0, 0, 0, 104, 0, 0, 0, 116, 0, 0, 0, 129, 0, 0, 0,
+            142, 0, 0,
+        ],
+    ];
     if s.0[1] & 0x4000000000000 != 0 {
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 25, 0, 0, 0, 35, 0, 0, 0, 45, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 59, 0, 0, 0, 69, 0, 0, 0, 80, 0, 0, 0, 91, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 115, 0, 0, 0, 128, 0, 0, 0, 141, 0, 0,
-            ];
-            let mut holds = (s.0[0]) & (((s.0[0] >> 15) | (s.0[1] << 49)))
-                & (0x2220088880222000);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 152, 0, 0, 0, 0, 0, 0, 0, 0, 0, 178, 0, 0, 0, 189, 0, 0, 0, 199, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (s.0[1]) & (((s.0[1] >> 15) | (s.0[2] << 49))) & (0x88802);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 26, 0, 0, 0, 36, 0, 0, 0, 46, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 60, 0, 0, 0, 70, 0, 0, 0, 81, 0, 0, 0, 92, 0, 0,
-                0, 0, 0, 104, 0, 0, 0, 116, 0, 0, 0, 129, 0, 0, 0, 142, 0, 0,
-            ];
-            let mut holds = (s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45)))
-                & (0x2222088880222000);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 0, 0, 0, 0, 0, 168, 0, 0, 0, 179, 0, 0, 0, 190, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (s.0[1]) & (((s.0[1] >> 19) | (s.0[2] << 45))) & (0x8880);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
+        parts[0]
+            |= (s.0[0]) & (((s.0[0] >> 15) | (s.0[1] << 49))) & (0x2220088880222000);
+        parts[0] |= (s.0[1]) & (((s.0[1] >> 15) | (s.0[2] << 49))) & (0x88802);
+        parts[1]
+            |= (s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45))) & (0x2222088880222000);
+        parts[1] |= (s.0[1]) & (((s.0[1] >> 19) | (s.0[2] << 45))) & (0x8880);
     }
-    legal[0] |= u64::from(n[94]) << 0;
-    legal[0] |= u64::from(n[100]) << 1;
-    legal[0] |= u64::from(n[64]) << 2;
-    legal[0] |= u64::from(n[79]) << 3;
-    legal[0] |= u64::from(n[23]) << 4;
-    legal[0] |= u64::from(n[40]) << 5;
-    legal[0] |= u64::from(n[59]) << 6;
-    legal[0] |= u64::from(n[95]) << 7;
-    legal[0] |= u64::from(n[101]) << 8;
-    legal[0] |= u64::from(n[65]) << 9;
-    legal[0] |= u64::from(n[80]) << 10;
-    legal[0] |= u64::from(n[48]) << 11;
-    legal[0] |= u64::from(n[61]) << 12;
-    legal[0] |= u64::from(n[96]) << 13;
-    legal[0] |= u64::from(n[102]) << 14;
-    legal[0] |= u64::from(n[66]) << 15;
-    legal[0] |= u64::from(n[81]) << 16;
-    legal[0] |= u64::from(n[25]) << 17;
-    legal[0] |= u64::from(n[52]) << 18;
-    legal[0] |= u64::from(n[69]) << 27;
-    legal[0] |= u64::from(n[84]) << 28;
-    legal[0] |= u64::from(n[38]) << 29;
-    legal[0] |= u64::from(n[60]) << 30;
-    legal[0] |= u64::from(n[70]) << 37;
-    legal[0] |= u64::from(n[85]) << 38;
-    legal[0] |= u64::from(n[50]) << 39;
-    legal[0] |= u64::from(n[71]) << 47;
-    legal[0] |= u64::from(n[86]) << 48;
-    legal[0] |= u64::from(n[26]) << 49;
-    legal[0] |= u64::from(n[42]) << 50;
-    legal[0] |= u64::from(n[90]) << 61;
-    legal[0] |= u64::from(n[62]) << 62;
-    legal[1] |= u64::from(n[75]) << 7;
-    legal[1] |= u64::from(n[92]) << 8;
-    legal[1] |= u64::from(n[44]) << 9;
-    legal[1] |= u64::from(n[77]) << 18;
-    legal[1] |= u64::from(n[88]) << 19;
-    legal[1] |= u64::from(n[46]) << 20;
-    legal[1] |= u64::from(n[73]) << 29;
-    legal[1] |= u64::from(n[24]) << 30;
-    legal[1] |= u64::from(n[83]) << 41;
-    legal[1] |= u64::from(n[63]) << 42;
-    legal[1] |= u64::from(n[91]) << 53;
-    legal[2] |= u64::from(n[76]) << 2;
-    legal[2] |= u64::from(n[87]) << 3;
-    legal[2] |= u64::from(n[54]) << 4;
-    legal[2] |= u64::from(n[72]) << 15;
-    legal[2] |= u64::from(n[68]) << 25;
-    legal[2] |= u64::from(n[27]) << 26;
-    legal[2] |= u64::from(n[82]) << 41;
-    legal[2] |= u64::from(n[89]) << 52;
-    legal[2] |= u64::from(n[74]) << 63;
-    legal[3] |= u64::from(n[67]) << 8;
-    legal[3] |= u64::from(n[103]) << 37;
-    legal[3] |= u64::from(n[93]) << 38;
-    legal[3] |= u64::from(n[97]) << 47;
-    legal[3] |= u64::from(n[104]) << 48;
-    legal[3] |= u64::from(n[98]) << 58;
-    legal[3] |= u64::from(n[78]) << 59;
-    legal[4] |= u64::from(n[105]) << 9;
-    legal[4] |= u64::from(n[99]) << 10;
-    legal[4] |= u64::from(true) << 11;
-    for (i, &word) in legal.iter().enumerate() {
+    parts[0] |= u64::from(n[94]) << 0;
+    parts[0] |= u64::from(n[100]) << 2;
+    parts[0] |= u64::from(n[64]) << 3;
+    parts[0] |= u64::from(n[79]) << 4;
+    parts[0] |= u64::from(n[23]) << 5;
+    parts[0] |= u64::from(n[40]) << 6;
+    parts[0] |= u64::from(n[59]) << 7;
+    parts[0] |= u64::from(n[95]) << 8;
+    parts[0] |= u64::from(n[101]) << 9;
+    parts[0] |= u64::from(n[65]) << 10;
+    parts[0] |= u64::from(n[80]) << 12;
+    parts[0] |= u64::from(n[48]) << 14;
+    parts[0] |= u64::from(n[61]) << 16;
+    parts[0] |= u64::from(n[96]) << 18;
+    parts[0] |= u64::from(n[102]) << 20;
+    parts[0] |= u64::from(n[66]) << 22;
+    parts[0] |= u64::from(n[81]) << 23;
+    parts[0] |= u64::from(n[25]) << 24;
+    parts[0] |= u64::from(n[52]) << 25;
+    parts[0] |= u64::from(n[69]) << 26;
+    parts[0] |= u64::from(n[84]) << 27;
+    parts[0] |= u64::from(n[38]) << 28;
+    parts[0] |= u64::from(n[60]) << 29;
+    parts[0] |= u64::from(n[70]) << 30;
+    parts[0] |= u64::from(n[85]) << 32;
+    parts[0] |= u64::from(n[50]) << 33;
+    parts[0] |= u64::from(n[71]) << 34;
+    parts[0] |= u64::from(n[86]) << 36;
+    parts[0] |= u64::from(n[26]) << 37;
+    parts[0] |= u64::from(n[42]) << 38;
+    parts[0] |= u64::from(n[90]) << 40;
+    parts[0] |= u64::from(n[62]) << 41;
+    parts[0] |= u64::from(n[75]) << 42;
+    parts[0] |= u64::from(n[92]) << 44;
+    parts[0] |= u64::from(n[44]) << 45;
+    parts[0] |= u64::from(n[77]) << 46;
+    parts[0] |= u64::from(n[88]) << 47;
+    parts[0] |= u64::from(n[46]) << 48;
+    parts[0] |= u64::from(n[73]) << 49;
+    parts[0] |= u64::from(n[24]) << 50;
+    parts[0] |= u64::from(n[83]) << 51;
+    parts[0] |= u64::from(n[63]) << 52;
+    parts[0] |= u64::from(n[91]) << 54;
+    parts[0] |= u64::from(n[76]) << 55;
+    parts[0] |= u64::from(n[87]) << 56;
+    parts[0] |= u64::from(n[54]) << 58;
+    parts[0] |= u64::from(n[72]) << 59;
+    parts[0] |= u64::from(n[68]) << 60;
+    parts[0] |= u64::from(n[27]) << 62;
+    parts[0] |= u64::from(n[82]) << 63;
+    parts[1] |= u64::from(n[89]) << 0;
+    parts[1] |= u64::from(n[74]) << 1;
+    parts[1] |= u64::from(n[67]) << 2;
+    parts[1] |= u64::from(n[103]) << 3;
+    parts[1] |= u64::from(n[93]) << 4;
+    parts[1] |= u64::from(n[97]) << 5;
+    parts[1] |= u64::from(n[104]) << 6;
+    parts[1] |= u64::from(n[98]) << 8;
+    parts[1] |= u64::from(n[78]) << 9;
+    parts[1] |= u64::from(n[105]) << 10;
+    parts[1] |= u64::from(n[99]) << 12;
+    parts[1] |= u64::from(true) << 14;
+    for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
-            out.push(Move(i as u32 * 64 + word.trailing_zeros()));
+            let b = word.trailing_zeros();
+            out.push(Move(MOVE_OF[p][b as usize]));
             word &= word - 1;
         }
     }
@@ -1023,129 +992,94 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     n[103] = s.0[1] & 0x2008400000000 == 0x2008400000000;
     n[104] = s.0[1] & 0x2000000210000 == 0x2000000210000;
     n[105] = s.0[1] & 0x2024000000000 == 0x2024000000000;
-    let mut legal = [0u64; 5];
+    let mut parts = [0u64; 2];
+    static MOVE_OF: [[u32; 64]; 2] = [
+        [
+            19, 20, 21, 31, 175, 40, 41, 52, 187, 53, 32, 55, 198, 65, 42, 76, 87, 88,
+            96, 99, 107, 118, 119, 124, 133, 134, 237, 138, 66, 144, 249, 145, 77, 149,
+            150, 161, 89, 170, 181, 182, 186, 192, 193, 197, 201, 202, 112, 203, 204,
+            205, 125, 206, 220, 222, 139, 231, 233, 241, 151, 243, 244, 248, 252, 253,
+        ],
+        [
+            254, 255, 256, 257, 225, 258, 259, 260, 235, 261, 63, 262, 246, 263, 74, 264,
+            267, 0, 85, 0, 0, 0, 0, 0, 0, 0, 0, 0, 110, 0, 0, 0, 122, 0, 0, 0, 136, 0, 0,
+            0, 147, 0, 0, 0, 0, 0, 164, 0, 0, 0, 173, 0, 0, 0, 184, 0, 0, 0, 195, 0, 0,
+            0, 0, 0,
+        ],
+    ];
     if s.0[1] & 0x2000000000000 != 0 {
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0, 0, 42, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 66, 0, 0, 0, 77, 0, 0, 0, 89, 0, 0, 0, 0, 0, 0, 0, 0, 0, 112,
-                0, 0, 0, 125, 0, 0, 0, 139, 0, 0, 0, 151, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (s.0[0]) & (((s.0[0] >> 6) | (s.0[1] << 58)))
-                & (0x444401110004400);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 0, 0, 175, 0, 0, 0, 187, 0, 0, 0, 198, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 237, 0, 0, 0, 249, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (s.0[1]) & (((s.0[1] >> 6) | (s.0[2] << 58))) & (0x44001110);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 63, 0, 0, 0, 74, 0, 0, 0, 85, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 110, 0, 0, 0, 122, 0, 0, 0, 136, 0, 0, 0, 147, 0, 0, 0, 0,
-                0, 164, 0, 0, 0, 173, 0, 0, 0, 184, 0, 0, 0, 195, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
-                & (0x444411110044400);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 0, 0, 225, 0, 0, 0, 235, 0, 0, 0, 246, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40))) & (0x1110);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
+        parts[0] |= (s.0[0]) & (((s.0[0] >> 6) | (s.0[1] << 58))) & (0x444401110004400);
+        parts[0] |= (s.0[1]) & (((s.0[1] >> 6) | (s.0[2] << 58))) & (0x44001110);
+        parts[1] |= (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40))) & (0x444411110044400);
+        parts[1] |= (s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40))) & (0x1110);
     }
-    legal[0] |= u64::from(n[100]) << 19;
-    legal[0] |= u64::from(n[93]) << 20;
-    legal[0] |= u64::from(n[102]) << 21;
-    legal[0] |= u64::from(n[80]) << 31;
-    legal[0] |= u64::from(n[63]) << 40;
-    legal[0] |= u64::from(n[81]) << 41;
-    legal[0] |= u64::from(n[94]) << 52;
-    legal[0] |= u64::from(n[96]) << 53;
-    legal[0] |= u64::from(n[101]) << 55;
-    legal[1] |= u64::from(n[84]) << 1;
-    legal[1] |= u64::from(n[85]) << 12;
-    legal[1] |= u64::from(n[59]) << 23;
-    legal[1] |= u64::from(n[86]) << 24;
-    legal[1] |= u64::from(n[78]) << 32;
-    legal[1] |= u64::from(n[95]) << 35;
-    legal[1] |= u64::from(n[69]) << 43;
-    legal[1] |= u64::from(n[54]) << 54;
-    legal[1] |= u64::from(n[70]) << 55;
-    legal[1] |= u64::from(n[90]) << 60;
-    legal[2] |= u64::from(n[38]) << 5;
-    legal[2] |= u64::from(n[71]) << 6;
-    legal[2] |= u64::from(n[92]) << 10;
-    legal[2] |= u64::from(n[40]) << 16;
-    legal[2] |= u64::from(n[72]) << 17;
-    legal[2] |= u64::from(n[61]) << 21;
-    legal[2] |= u64::from(n[88]) << 22;
-    legal[2] |= u64::from(n[67]) << 33;
-    legal[2] |= u64::from(n[75]) << 42;
-    legal[2] |= u64::from(n[48]) << 53;
-    legal[2] |= u64::from(n[77]) << 54;
-    legal[2] |= u64::from(n[91]) << 58;
-    legal[3] |= u64::from(n[44]) << 0;
-    legal[3] |= u64::from(n[74]) << 1;
-    legal[3] |= u64::from(n[87]) << 5;
-    legal[3] |= u64::from(n[42]) << 9;
-    legal[3] |= u64::from(n[65]) << 10;
-    legal[3] |= u64::from(n[98]) << 11;
-    legal[3] |= u64::from(n[62]) << 12;
-    legal[3] |= u64::from(n[83]) << 13;
-    legal[3] |= u64::from(n[104]) << 14;
-    legal[3] |= u64::from(n[27]) << 28;
-    legal[3] |= u64::from(n[68]) << 30;
-    legal[3] |= u64::from(n[26]) << 39;
-    legal[3] |= u64::from(n[76]) << 41;
-    legal[3] |= u64::from(n[25]) << 49;
-    legal[3] |= u64::from(n[50]) << 51;
-    legal[3] |= u64::from(n[73]) << 52;
-    legal[3] |= u64::from(n[89]) << 56;
-    legal[3] |= u64::from(n[23]) << 60;
-    legal[3] |= u64::from(n[52]) << 61;
-    legal[3] |= u64::from(n[66]) << 62;
-    legal[3] |= u64::from(n[97]) << 63;
-    legal[4] |= u64::from(n[82]) << 0;
-    legal[4] |= u64::from(n[103]) << 1;
-    legal[4] |= u64::from(n[24]) << 2;
-    legal[4] |= u64::from(n[46]) << 3;
-    legal[4] |= u64::from(n[64]) << 4;
-    legal[4] |= u64::from(n[99]) << 5;
-    legal[4] |= u64::from(n[60]) << 6;
-    legal[4] |= u64::from(n[79]) << 7;
-    legal[4] |= u64::from(n[105]) << 8;
-    legal[4] |= u64::from(true) << 11;
-    for (i, &word) in legal.iter().enumerate() {
+    parts[0] |= u64::from(n[100]) << 0;
+    parts[0] |= u64::from(n[93]) << 1;
+    parts[0] |= u64::from(n[102]) << 2;
+    parts[0] |= u64::from(n[80]) << 3;
+    parts[0] |= u64::from(n[63]) << 5;
+    parts[0] |= u64::from(n[81]) << 6;
+    parts[0] |= u64::from(n[94]) << 7;
+    parts[0] |= u64::from(n[96]) << 9;
+    parts[0] |= u64::from(n[101]) << 11;
+    parts[0] |= u64::from(n[84]) << 13;
+    parts[0] |= u64::from(n[85]) << 15;
+    parts[0] |= u64::from(n[59]) << 16;
+    parts[0] |= u64::from(n[86]) << 17;
+    parts[0] |= u64::from(n[78]) << 18;
+    parts[0] |= u64::from(n[95]) << 19;
+    parts[0] |= u64::from(n[69]) << 20;
+    parts[0] |= u64::from(n[54]) << 21;
+    parts[0] |= u64::from(n[70]) << 22;
+    parts[0] |= u64::from(n[90]) << 23;
+    parts[0] |= u64::from(n[38]) << 24;
+    parts[0] |= u64::from(n[71]) << 25;
+    parts[0] |= u64::from(n[92]) << 27;
+    parts[0] |= u64::from(n[40]) << 29;
+    parts[0] |= u64::from(n[72]) << 31;
+    parts[0] |= u64::from(n[61]) << 33;
+    parts[0] |= u64::from(n[88]) << 34;
+    parts[0] |= u64::from(n[67]) << 35;
+    parts[0] |= u64::from(n[75]) << 37;
+    parts[0] |= u64::from(n[48]) << 38;
+    parts[0] |= u64::from(n[77]) << 39;
+    parts[0] |= u64::from(n[91]) << 40;
+    parts[0] |= u64::from(n[44]) << 41;
+    parts[0] |= u64::from(n[74]) << 42;
+    parts[0] |= u64::from(n[87]) << 43;
+    parts[0] |= u64::from(n[42]) << 44;
+    parts[0] |= u64::from(n[65]) << 45;
+    parts[0] |= u64::from(n[98]) << 47;
+    parts[0] |= u64::from(n[62]) << 48;
+    parts[0] |= u64::from(n[83]) << 49;
+    parts[0] |= u64::from(n[104]) << 51;
+    parts[0] |= u64::from(n[27]) << 52;
+    parts[0] |= u64::from(n[68]) << 53;
+    parts[0] |= u64::from(n[26]) << 55;
+    parts[0] |= u64::from(n[76]) << 56;
+    parts[0] |= u64::from(n[25]) << 57;
+    parts[0] |= u64::from(n[50]) << 59;
+    parts[0] |= u64::from(n[73]) << 60;
+    parts[0] |= u64::from(n[89]) << 61;
+    parts[0] |= u64::from(n[23]) << 62;
+    parts[0] |= u64::from(n[52]) << 63;
+    parts[1] |= u64::from(n[66]) << 0;
+    parts[1] |= u64::from(n[97]) << 1;
+    parts[1] |= u64::from(n[82]) << 2;
+    parts[1] |= u64::from(n[103]) << 3;
+    parts[1] |= u64::from(n[24]) << 5;
+    parts[1] |= u64::from(n[46]) << 6;
+    parts[1] |= u64::from(n[64]) << 7;
+    parts[1] |= u64::from(n[99]) << 9;
+    parts[1] |= u64::from(n[60]) << 11;
+    parts[1] |= u64::from(n[79]) << 13;
+    parts[1] |= u64::from(n[105]) << 15;
+    parts[1] |= u64::from(true) << 16;
+    for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
-            out.push(Move(i as u32 * 64 + word.trailing_zeros()));
+            let b = word.trailing_zeros();
+            out.push(Move(MOVE_OF[p][b as usize]));
             word &= word - 1;
         }
     }
@@ -1329,170 +1263,87 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
         & (s.0[1] & 0x1000000000200 == 0x1000000000200) & (n[16]);
     n[93] = (s.0[0] & 0x8000200001000000 == 0x8000200001000000)
         & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-    let mut legal = [0u64; 5];
+    let mut parts = [0u64; 2];
+    static MOVE_OF: [[u32; 64]; 2] = [
+        [
+            23, 24, 210, 34, 217, 166, 44, 57, 226, 176, 54, 22, 236, 188, 64, 33, 247,
+            58, 75, 43, 68, 79, 86, 51, 95, 97, 98, 227, 100, 56, 102, 238, 111, 67, 103,
+            108, 123, 78, 109, 114, 137, 90, 120, 121, 148, 127, 157, 101, 135, 146, 165,
+            113, 155, 156, 174, 126, 159, 160, 185, 140, 162, 163, 196, 167,
+        ],
+        [
+            171, 172, 177, 158, 183, 194, 207, 208, 209, 212, 213, 214, 215, 216, 219,
+            221, 223, 224, 228, 232, 234, 242, 245, 211, 267, 218, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0,
+        ],
+    ];
     if s.0[1] & 0x1000000000000 != 0 {
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 22, 0, 0, 0, 33, 0, 0, 0, 43, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 56, 0, 0, 0, 67, 0, 0, 0, 78, 0, 0, 0, 90, 0, 0, 0, 0,
-                0, 101, 0, 0, 0, 113, 0, 0, 0, 126, 0, 0, 0, 140, 0, 0, 0, 0,
-            ];
-            let mut holds = (s.0[0]) & (((s.0[0] >> 3) | (s.0[1] << 61)))
-                & (0x888822220088800);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 0, 0, 0, 166, 0, 0, 0, 176, 0, 0, 0, 188, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 227, 0, 0, 0, 238, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (s.0[1]) & (((s.0[1] >> 3) | (s.0[2] << 61))) & (0x88002220);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 54, 0, 0, 0, 64, 0, 0, 0, 75, 0, 0, 0, 86,
-                0, 0, 0, 0, 0, 100, 0, 0, 0, 111, 0, 0, 0, 123, 0, 0, 0, 137, 0, 0, 0,
-                148, 0, 0, 0, 0, 0, 165, 0, 0, 0, 174, 0, 0, 0, 185, 0, 0, 0, 196, 0,
-            ];
-            let mut holds = (s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45)))
-                & (0x4444111110444400);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 0, 0, 0, 0, 0, 0, 226, 0, 0, 0, 236, 0, 0, 0, 247, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (s.0[1]) & (((s.0[1] >> 19) | (s.0[2] << 45))) & (0x11100);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 51,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (s.0[0]) & (((s.0[0] >> 1) | (s.0[1] << 63))) & (0x800000);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 0, 158, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                211, 0, 218, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (s.0[1]) & (((s.0[1] >> 1) | (s.0[2] << 63))) & (0x2800008);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                95, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 157,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43)))
-                & (0x400001000000);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 210, 0, 217, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (s.0[1]) & (((s.0[1] >> 21) | (s.0[2] << 43))) & (0x14);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
+        parts[0] |= (s.0[0]) & (((s.0[0] >> 3) | (s.0[1] << 61))) & (0x888822220088800);
+        parts[0] |= (s.0[1]) & (((s.0[1] >> 3) | (s.0[2] << 61))) & (0x88002220);
+        parts[0]
+            |= (s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45))) & (0x4444111110444400);
+        parts[0] |= (s.0[1]) & (((s.0[1] >> 19) | (s.0[2] << 45))) & (0x11100);
+        parts[0] |= (s.0[0]) & (((s.0[0] >> 1) | (s.0[1] << 63))) & (0x800000);
+        parts[1] |= (s.0[1]) & (((s.0[1] >> 1) | (s.0[2] << 63))) & (0x2800008);
+        parts[0] |= (s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43))) & (0x400001000000);
+        parts[0] |= (s.0[1]) & (((s.0[1] >> 21) | (s.0[2] << 43))) & (0x14);
     }
-    legal[0] |= u64::from(n[65]) << 23;
-    legal[0] |= u64::from(n[27]) << 24;
-    legal[0] |= u64::from(n[66]) << 34;
-    legal[0] |= u64::from(n[78]) << 44;
-    legal[0] |= u64::from(n[69]) << 57;
-    legal[0] |= u64::from(n[23]) << 58;
-    legal[1] |= u64::from(n[70]) << 4;
-    legal[1] |= u64::from(n[71]) << 15;
-    legal[1] |= u64::from(n[84]) << 33;
-    legal[1] |= u64::from(n[44]) << 34;
-    legal[1] |= u64::from(n[75]) << 38;
-    legal[1] |= u64::from(n[26]) << 39;
-    legal[1] |= u64::from(n[85]) << 44;
-    legal[1] |= u64::from(n[48]) << 45;
-    legal[1] |= u64::from(n[77]) << 50;
-    legal[1] |= u64::from(n[86]) << 56;
-    legal[1] |= u64::from(n[54]) << 57;
-    legal[1] |= u64::from(n[73]) << 63;
-    legal[2] |= u64::from(n[87]) << 7;
-    legal[2] |= u64::from(n[93]) << 18;
-    legal[2] |= u64::from(n[82]) << 27;
-    legal[2] |= u64::from(n[52]) << 28;
-    legal[2] |= u64::from(n[68]) << 31;
-    legal[2] |= u64::from(n[24]) << 32;
-    legal[2] |= u64::from(n[90]) << 34;
-    legal[2] |= u64::from(n[46]) << 35;
-    legal[2] |= u64::from(n[76]) << 39;
-    legal[2] |= u64::from(n[92]) << 43;
-    legal[2] |= u64::from(n[38]) << 44;
-    legal[2] |= u64::from(n[72]) << 49;
-    legal[2] |= u64::from(n[89]) << 55;
-    legal[3] |= u64::from(n[80]) << 2;
-    legal[3] |= u64::from(n[60]) << 15;
-    legal[3] |= u64::from(n[79]) << 16;
-    legal[3] |= u64::from(n[50]) << 17;
-    legal[3] |= u64::from(n[64]) << 20;
-    legal[3] |= u64::from(n[25]) << 21;
-    legal[3] |= u64::from(n[59]) << 22;
-    legal[3] |= u64::from(n[83]) << 23;
-    legal[3] |= u64::from(n[42]) << 24;
-    legal[3] |= u64::from(n[67]) << 27;
-    legal[3] |= u64::from(n[62]) << 29;
-    legal[3] |= u64::from(n[91]) << 31;
-    legal[3] |= u64::from(n[40]) << 32;
-    legal[3] |= u64::from(n[74]) << 36;
-    legal[3] |= u64::from(n[61]) << 40;
-    legal[3] |= u64::from(n[88]) << 42;
-    legal[3] |= u64::from(n[63]) << 50;
-    legal[3] |= u64::from(n[81]) << 53;
-    legal[4] |= u64::from(true) << 11;
-    for (i, &word) in legal.iter().enumerate() {
+    parts[0] |= u64::from(n[65]) << 0;
+    parts[0] |= u64::from(n[27]) << 1;
+    parts[0] |= u64::from(n[66]) << 3;
+    parts[0] |= u64::from(n[78]) << 6;
+    parts[0] |= u64::from(n[69]) << 7;
+    parts[0] |= u64::from(n[23]) << 17;
+    parts[0] |= u64::from(n[70]) << 20;
+    parts[0] |= u64::from(n[71]) << 21;
+    parts[0] |= u64::from(n[84]) << 25;
+    parts[0] |= u64::from(n[44]) << 26;
+    parts[0] |= u64::from(n[75]) << 30;
+    parts[0] |= u64::from(n[26]) << 34;
+    parts[0] |= u64::from(n[85]) << 35;
+    parts[0] |= u64::from(n[48]) << 38;
+    parts[0] |= u64::from(n[77]) << 39;
+    parts[0] |= u64::from(n[86]) << 42;
+    parts[0] |= u64::from(n[54]) << 43;
+    parts[0] |= u64::from(n[73]) << 45;
+    parts[0] |= u64::from(n[87]) << 48;
+    parts[0] |= u64::from(n[93]) << 49;
+    parts[0] |= u64::from(n[82]) << 52;
+    parts[0] |= u64::from(n[52]) << 53;
+    parts[0] |= u64::from(n[68]) << 56;
+    parts[0] |= u64::from(n[24]) << 57;
+    parts[0] |= u64::from(n[90]) << 60;
+    parts[0] |= u64::from(n[46]) << 61;
+    parts[0] |= u64::from(n[76]) << 63;
+    parts[1] |= u64::from(n[92]) << 0;
+    parts[1] |= u64::from(n[38]) << 1;
+    parts[1] |= u64::from(n[72]) << 2;
+    parts[1] |= u64::from(n[89]) << 4;
+    parts[1] |= u64::from(n[80]) << 5;
+    parts[1] |= u64::from(n[60]) << 6;
+    parts[1] |= u64::from(n[79]) << 7;
+    parts[1] |= u64::from(n[50]) << 8;
+    parts[1] |= u64::from(n[64]) << 9;
+    parts[1] |= u64::from(n[25]) << 10;
+    parts[1] |= u64::from(n[59]) << 11;
+    parts[1] |= u64::from(n[83]) << 12;
+    parts[1] |= u64::from(n[42]) << 13;
+    parts[1] |= u64::from(n[67]) << 14;
+    parts[1] |= u64::from(n[62]) << 15;
+    parts[1] |= u64::from(n[91]) << 16;
+    parts[1] |= u64::from(n[40]) << 17;
+    parts[1] |= u64::from(n[74]) << 18;
+    parts[1] |= u64::from(n[61]) << 19;
+    parts[1] |= u64::from(n[88]) << 20;
+    parts[1] |= u64::from(n[63]) << 21;
+    parts[1] |= u64::from(n[81]) << 22;
+    parts[1] |= u64::from(true) << 24;
+    for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
-            out.push(Move(i as u32 * 64 + word.trailing_zeros()));
+            let b = word.trailing_zeros();
+            out.push(Move(MOVE_OF[p][b as usize]));
             word &= word - 1;
         }
     }
@@ -5556,7 +5407,21 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     let mut joint = [Move(0); 3];
     {
-        let mut legal = [0u64; 5];
+        let mut parts = [0u64; 2];
+        static MOVE_OF: [[u32; 64]; 2] = [
+            [
+                0, 152, 1, 2, 3, 4, 5, 6, 7, 8, 9, 178, 10, 25, 11, 189, 12, 35, 13, 199,
+                14, 45, 15, 16, 17, 18, 27, 28, 29, 30, 37, 59, 38, 39, 47, 69, 48, 49,
+                50, 80, 61, 62, 71, 91, 72, 73, 82, 83, 84, 93, 94, 105, 106, 115, 117,
+                130, 131, 128, 132, 143, 153, 141, 154, 169,
+            ],
+            [
+                180, 191, 200, 229, 230, 239, 240, 168, 250, 251, 265, 179, 266, 26, 267,
+                190, 0, 36, 0, 0, 0, 46, 0, 0, 0, 0, 0, 0, 0, 0, 0, 60, 0, 0, 0, 70, 0,
+                0, 0, 81, 0, 0, 0, 92, 0, 0, 0, 0, 0, 104, 0, 0, 0, 116, 0, 0, 0, 129, 0,
+                0, 0, 142, 0, 0,
+            ],
+        ];
         if s.0[1] & 0x4000000000000 != 0 {
             n[131] = (s.0[0] & 0x408 == 0x408) & (n[121]);
             n[133] = (s.0[0] & 0x100000000 == 0x100000000) & (n[113]) & (n[128]);
@@ -5714,138 +5579,97 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             n[374] = s.0[1] & 0x4040020000000 == 0x4040020000000;
             n[375] = s.0[1] & 0x4100200000000 == 0x4100200000000;
             n[376] = s.0[1] & 0x4480000000000 == 0x4480000000000;
-            legal[0] |= u64::from(n[359]) << 0;
-            legal[0] |= u64::from(n[371]) << 1;
-            legal[0] |= u64::from(n[269]) << 2;
-            legal[0] |= u64::from(n[314]) << 3;
-            legal[0] |= u64::from(n[146]) << 4;
-            legal[0] |= u64::from(n[191]) << 5;
-            legal[0] |= u64::from(n[254]) << 6;
-            legal[0] |= u64::from(n[360]) << 7;
-            legal[0] |= u64::from(n[372]) << 8;
-            legal[0] |= u64::from(n[270]) << 9;
-            legal[0] |= u64::from(n[315]) << 10;
-            legal[0] |= u64::from(n[199]) << 11;
-            legal[0] |= u64::from(n[256]) << 12;
-            legal[0] |= u64::from(n[361]) << 13;
-            legal[0] |= u64::from(n[373]) << 14;
-            legal[0] |= u64::from(n[271]) << 15;
-            legal[0] |= u64::from(n[316]) << 16;
-            legal[0] |= u64::from(n[148]) << 17;
-            legal[0] |= u64::from(n[203]) << 18;
-            legal[0] |= u64::from(n[274]) << 27;
-            legal[0] |= u64::from(n[319]) << 28;
-            legal[0] |= u64::from(n[189]) << 29;
-            legal[0] |= u64::from(n[255]) << 30;
-            legal[0] |= u64::from(n[275]) << 37;
-            legal[0] |= u64::from(n[320]) << 38;
-            legal[0] |= u64::from(n[201]) << 39;
-            legal[0] |= u64::from(n[276]) << 47;
-            legal[0] |= u64::from(n[321]) << 48;
-            legal[0] |= u64::from(n[149]) << 49;
-            legal[0] |= u64::from(n[193]) << 50;
-            legal[0] |= u64::from(n[325]) << 61;
-            legal[0] |= u64::from(n[257]) << 62;
-            legal[1] |= u64::from(n[280]) << 7;
-            legal[1] |= u64::from(n[327]) << 8;
-            legal[1] |= u64::from(n[195]) << 9;
-            legal[1] |= u64::from(n[282]) << 18;
-            legal[1] |= u64::from(n[323]) << 19;
-            legal[1] |= u64::from(n[197]) << 20;
-            legal[1] |= u64::from(n[278]) << 29;
-            legal[1] |= u64::from(n[147]) << 30;
-            legal[1] |= u64::from(n[318]) << 41;
-            legal[1] |= u64::from(n[258]) << 42;
-            legal[1] |= u64::from(n[326]) << 53;
-            legal[2] |= u64::from(n[281]) << 2;
-            legal[2] |= u64::from(n[322]) << 3;
-            legal[2] |= u64::from(n[205]) << 4;
-            legal[2] |= u64::from(n[277]) << 15;
-            legal[2] |= u64::from(n[273]) << 25;
-            legal[2] |= u64::from(n[150]) << 26;
-            legal[2] |= u64::from(n[317]) << 41;
-            legal[2] |= u64::from(n[324]) << 52;
-            legal[2] |= u64::from(n[279]) << 63;
-            legal[3] |= u64::from(n[272]) << 8;
-            legal[3] |= u64::from(n[374]) << 37;
-            legal[3] |= u64::from(n[328]) << 38;
-            legal[3] |= u64::from(n[362]) << 47;
-            legal[3] |= u64::from(n[375]) << 48;
-            legal[3] |= u64::from(n[363]) << 58;
-            legal[3] |= u64::from(n[283]) << 59;
-            legal[4] |= u64::from(n[376]) << 9;
-            legal[4] |= u64::from(n[364]) << 10;
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 25, 0, 0, 0, 35, 0, 0, 0, 45,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 59, 0, 0, 0, 69, 0, 0, 0, 80, 0, 0, 0, 91,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 115, 0, 0, 0, 128, 0, 0, 0, 141, 0, 0,
-                ];
-                let mut holds = (s.0[0]) & (((s.0[0] >> 15) | (s.0[1] << 49)))
-                    & (0x2220088880222000);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 152, 0, 0, 0, 0, 0, 0, 0, 0, 0, 178, 0, 0, 0, 189, 0, 0, 0, 199,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                ];
-                let mut holds = (s.0[1]) & (((s.0[1] >> 15) | (s.0[2] << 49)))
-                    & (0x88802);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 26, 0, 0, 0, 36, 0, 0, 0, 46,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 60, 0, 0, 0, 70, 0, 0, 0, 81, 0, 0, 0, 92,
-                    0, 0, 0, 0, 0, 104, 0, 0, 0, 116, 0, 0, 0, 129, 0, 0, 0, 142, 0, 0,
-                ];
-                let mut holds = (s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45)))
-                    & (0x2222088880222000);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 0, 0, 0, 0, 0, 168, 0, 0, 0, 179, 0, 0, 0, 190, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                ];
-                let mut holds = (s.0[1]) & (((s.0[1] >> 19) | (s.0[2] << 45)))
-                    & (0x8880);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
+            parts[0] |= u64::from(n[359]) << 0;
+            parts[0] |= u64::from(n[371]) << 2;
+            parts[0] |= u64::from(n[269]) << 3;
+            parts[0] |= u64::from(n[314]) << 4;
+            parts[0] |= u64::from(n[146]) << 5;
+            parts[0] |= u64::from(n[191]) << 6;
+            parts[0] |= u64::from(n[254]) << 7;
+            parts[0] |= u64::from(n[360]) << 8;
+            parts[0] |= u64::from(n[372]) << 9;
+            parts[0] |= u64::from(n[270]) << 10;
+            parts[0] |= u64::from(n[315]) << 12;
+            parts[0] |= u64::from(n[199]) << 14;
+            parts[0] |= u64::from(n[256]) << 16;
+            parts[0] |= u64::from(n[361]) << 18;
+            parts[0] |= u64::from(n[373]) << 20;
+            parts[0] |= u64::from(n[271]) << 22;
+            parts[0] |= u64::from(n[316]) << 23;
+            parts[0] |= u64::from(n[148]) << 24;
+            parts[0] |= u64::from(n[203]) << 25;
+            parts[0] |= u64::from(n[274]) << 26;
+            parts[0] |= u64::from(n[319]) << 27;
+            parts[0] |= u64::from(n[189]) << 28;
+            parts[0] |= u64::from(n[255]) << 29;
+            parts[0] |= u64::from(n[275]) << 30;
+            parts[0] |= u64::from(n[320]) << 32;
+            parts[0] |= u64::from(n[201]) << 33;
+            parts[0] |= u64::from(n[276]) << 34;
+            parts[0] |= u64::from(n[321]) << 36;
+            parts[0] |= u64::from(n[149]) << 37;
+            parts[0] |= u64::from(n[193]) << 38;
+            parts[0] |= u64::from(n[325]) << 40;
+            parts[0] |= u64::from(n[257]) << 41;
+            parts[0] |= u64::from(n[280]) << 42;
+            parts[0] |= u64::from(n[327]) << 44;
+            parts[0] |= u64::from(n[195]) << 45;
+            parts[0] |= u64::from(n[282]) << 46;
+            parts[0] |= u64::from(n[323]) << 47;
+            parts[0] |= u64::from(n[197]) << 48;
+            parts[0] |= u64::from(n[278]) << 49;
+            parts[0] |= u64::from(n[147]) << 50;
+            parts[0] |= u64::from(n[318]) << 51;
+            parts[0] |= u64::from(n[258]) << 52;
+            parts[0] |= u64::from(n[326]) << 54;
+            parts[0] |= u64::from(n[281]) << 55;
+            parts[0] |= u64::from(n[322]) << 56;
+            parts[0] |= u64::from(n[205]) << 58;
+            parts[0] |= u64::from(n[277]) << 59;
+            parts[0] |= u64::from(n[273]) << 60;
+            parts[0] |= u64::from(n[150]) << 62;
+            parts[0] |= u64::from(n[317]) << 63;
+            parts[1] |= u64::from(n[324]) << 0;
+            parts[1] |= u64::from(n[279]) << 1;
+            parts[1] |= u64::from(n[272]) << 2;
+            parts[1] |= u64::from(n[374]) << 3;
+            parts[1] |= u64::from(n[328]) << 4;
+            parts[1] |= u64::from(n[362]) << 5;
+            parts[1] |= u64::from(n[375]) << 6;
+            parts[1] |= u64::from(n[363]) << 8;
+            parts[1] |= u64::from(n[283]) << 9;
+            parts[1] |= u64::from(n[376]) << 10;
+            parts[1] |= u64::from(n[364]) << 12;
+            parts[0]
+                |= (s.0[0]) & (((s.0[0] >> 15) | (s.0[1] << 49))) & (0x2220088880222000);
+            parts[0] |= (s.0[1]) & (((s.0[1] >> 15) | (s.0[2] << 49))) & (0x88802);
+            parts[1]
+                |= (s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45))) & (0x2222088880222000);
+            parts[1] |= (s.0[1]) & (((s.0[1] >> 19) | (s.0[2] << 45))) & (0x8880);
         }
-        legal[4] |= u64::from(true) << 11;
-        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
-        joint[0] = match count {
-            0 => return None,
-            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
-            _ => {
-                Move(
-                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
-                )
-            }
+        parts[1] |= u64::from(true) << 14;
+        joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            None => return None,
         };
     }
     {
-        let mut legal = [0u64; 5];
+        let mut parts = [0u64; 2];
+        static MOVE_OF: [[u32; 64]; 2] = [
+            [
+                19, 20, 21, 31, 175, 40, 41, 52, 187, 53, 32, 55, 198, 65, 42, 76, 87,
+                88, 96, 99, 107, 118, 119, 124, 133, 134, 237, 138, 66, 144, 249, 145,
+                77, 149, 150, 161, 89, 170, 181, 182, 186, 192, 193, 197, 201, 202, 112,
+                203, 204, 205, 125, 206, 220, 222, 139, 231, 233, 241, 151, 243, 244,
+                248, 252, 253,
+            ],
+            [
+                254, 255, 256, 257, 225, 258, 259, 260, 235, 261, 63, 262, 246, 263, 74,
+                264, 267, 0, 85, 0, 0, 0, 0, 0, 0, 0, 0, 0, 110, 0, 0, 0, 122, 0, 0, 0,
+                136, 0, 0, 0, 147, 0, 0, 0, 0, 0, 164, 0, 0, 0, 173, 0, 0, 0, 184, 0, 0,
+                0, 195, 0, 0, 0, 0, 0,
+            ],
+        ];
         if s.0[1] & 0x2000000000000 != 0 {
             n[135] = (s.0[0] & 0x400008000000 == 0x400008000000) & (n[120]);
             n[136] = (s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[121]) & (n[129]);
@@ -6006,139 +5830,97 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             n[380] = s.0[1] & 0x2008400000000 == 0x2008400000000;
             n[381] = s.0[1] & 0x2000000210000 == 0x2000000210000;
             n[382] = s.0[1] & 0x2024000000000 == 0x2024000000000;
-            legal[0] |= u64::from(n[377]) << 19;
-            legal[0] |= u64::from(n[343]) << 20;
-            legal[0] |= u64::from(n[379]) << 21;
-            legal[0] |= u64::from(n[330]) << 31;
-            legal[0] |= u64::from(n[263]) << 40;
-            legal[0] |= u64::from(n[331]) << 41;
-            legal[0] |= u64::from(n[365]) << 52;
-            legal[0] |= u64::from(n[367]) << 53;
-            legal[0] |= u64::from(n[378]) << 55;
-            legal[1] |= u64::from(n[334]) << 1;
-            legal[1] |= u64::from(n[335]) << 12;
-            legal[1] |= u64::from(n[259]) << 23;
-            legal[1] |= u64::from(n[336]) << 24;
-            legal[1] |= u64::from(n[298]) << 32;
-            legal[1] |= u64::from(n[366]) << 35;
-            legal[1] |= u64::from(n[289]) << 43;
-            legal[1] |= u64::from(n[223]) << 54;
-            legal[1] |= u64::from(n[290]) << 55;
-            legal[1] |= u64::from(n[340]) << 60;
-            legal[2] |= u64::from(n[207]) << 5;
-            legal[2] |= u64::from(n[291]) << 6;
-            legal[2] |= u64::from(n[342]) << 10;
-            legal[2] |= u64::from(n[209]) << 16;
-            legal[2] |= u64::from(n[292]) << 17;
-            legal[2] |= u64::from(n[261]) << 21;
-            legal[2] |= u64::from(n[338]) << 22;
-            legal[2] |= u64::from(n[287]) << 33;
-            legal[2] |= u64::from(n[295]) << 42;
-            legal[2] |= u64::from(n[217]) << 53;
-            legal[2] |= u64::from(n[297]) << 54;
-            legal[2] |= u64::from(n[341]) << 58;
-            legal[3] |= u64::from(n[213]) << 0;
-            legal[3] |= u64::from(n[294]) << 1;
-            legal[3] |= u64::from(n[337]) << 5;
-            legal[3] |= u64::from(n[211]) << 9;
-            legal[3] |= u64::from(n[285]) << 10;
-            legal[3] |= u64::from(n[369]) << 11;
-            legal[3] |= u64::from(n[262]) << 12;
-            legal[3] |= u64::from(n[333]) << 13;
-            legal[3] |= u64::from(n[381]) << 14;
-            legal[3] |= u64::from(n[155]) << 28;
-            legal[3] |= u64::from(n[288]) << 30;
-            legal[3] |= u64::from(n[154]) << 39;
-            legal[3] |= u64::from(n[296]) << 41;
-            legal[3] |= u64::from(n[153]) << 49;
-            legal[3] |= u64::from(n[219]) << 51;
-            legal[3] |= u64::from(n[293]) << 52;
-            legal[3] |= u64::from(n[339]) << 56;
-            legal[3] |= u64::from(n[151]) << 60;
-            legal[3] |= u64::from(n[221]) << 61;
-            legal[3] |= u64::from(n[286]) << 62;
-            legal[3] |= u64::from(n[368]) << 63;
-            legal[4] |= u64::from(n[332]) << 0;
-            legal[4] |= u64::from(n[380]) << 1;
-            legal[4] |= u64::from(n[152]) << 2;
-            legal[4] |= u64::from(n[215]) << 3;
-            legal[4] |= u64::from(n[284]) << 4;
-            legal[4] |= u64::from(n[370]) << 5;
-            legal[4] |= u64::from(n[260]) << 6;
-            legal[4] |= u64::from(n[329]) << 7;
-            legal[4] |= u64::from(n[382]) << 8;
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0, 0, 42, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 66, 0, 0, 0, 77, 0, 0, 0, 89, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 112, 0, 0, 0, 125, 0, 0, 0, 139, 0, 0, 0, 151, 0, 0, 0, 0, 0,
-                ];
-                let mut holds = (s.0[0]) & (((s.0[0] >> 6) | (s.0[1] << 58)))
-                    & (0x444401110004400);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 0, 0, 175, 0, 0, 0, 187, 0, 0, 0, 198, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 237, 0, 0, 0, 249, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                ];
-                let mut holds = (s.0[1]) & (((s.0[1] >> 6) | (s.0[2] << 58)))
-                    & (0x44001110);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 63, 0, 0, 0, 74, 0, 0, 0, 85, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 110, 0, 0, 0, 122, 0, 0, 0, 136, 0, 0, 0, 147, 0,
-                    0, 0, 0, 0, 164, 0, 0, 0, 173, 0, 0, 0, 184, 0, 0, 0, 195, 0, 0, 0,
-                    0, 0,
-                ];
-                let mut holds = (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
-                    & (0x444411110044400);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 0, 0, 225, 0, 0, 0, 235, 0, 0, 0, 246, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                ];
-                let mut holds = (s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
-                    & (0x1110);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
+            parts[0] |= u64::from(n[377]) << 0;
+            parts[0] |= u64::from(n[343]) << 1;
+            parts[0] |= u64::from(n[379]) << 2;
+            parts[0] |= u64::from(n[330]) << 3;
+            parts[0] |= u64::from(n[263]) << 5;
+            parts[0] |= u64::from(n[331]) << 6;
+            parts[0] |= u64::from(n[365]) << 7;
+            parts[0] |= u64::from(n[367]) << 9;
+            parts[0] |= u64::from(n[378]) << 11;
+            parts[0] |= u64::from(n[334]) << 13;
+            parts[0] |= u64::from(n[335]) << 15;
+            parts[0] |= u64::from(n[259]) << 16;
+            parts[0] |= u64::from(n[336]) << 17;
+            parts[0] |= u64::from(n[298]) << 18;
+            parts[0] |= u64::from(n[366]) << 19;
+            parts[0] |= u64::from(n[289]) << 20;
+            parts[0] |= u64::from(n[223]) << 21;
+            parts[0] |= u64::from(n[290]) << 22;
+            parts[0] |= u64::from(n[340]) << 23;
+            parts[0] |= u64::from(n[207]) << 24;
+            parts[0] |= u64::from(n[291]) << 25;
+            parts[0] |= u64::from(n[342]) << 27;
+            parts[0] |= u64::from(n[209]) << 29;
+            parts[0] |= u64::from(n[292]) << 31;
+            parts[0] |= u64::from(n[261]) << 33;
+            parts[0] |= u64::from(n[338]) << 34;
+            parts[0] |= u64::from(n[287]) << 35;
+            parts[0] |= u64::from(n[295]) << 37;
+            parts[0] |= u64::from(n[217]) << 38;
+            parts[0] |= u64::from(n[297]) << 39;
+            parts[0] |= u64::from(n[341]) << 40;
+            parts[0] |= u64::from(n[213]) << 41;
+            parts[0] |= u64::from(n[294]) << 42;
+            parts[0] |= u64::from(n[337]) << 43;
+            parts[0] |= u64::from(n[211]) << 44;
+            parts[0] |= u64::from(n[285]) << 45;
+            parts[0] |= u64::from(n[369]) << 47;
+            parts[0] |= u64::from(n[262]) << 48;
+            parts[0] |= u64::from(n[333]) << 49;
+            parts[0] |= u64::from(n[381]) << 51;
+            parts[0] |= u64::from(n[155]) << 52;
+            parts[0] |= u64::from(n[288]) << 53;
+            parts[0] |= u64::from(n[154]) << 55;
+            parts[0] |= u64::from(n[296]) << 56;
+            parts[0] |= u64::from(n[153]) << 57;
+            parts[0] |= u64::from(n[219]) << 59;
+            parts[0] |= u64::from(n[293]) << 60;
+            parts[0] |= u64::from(n[339]) << 61;
+            parts[0] |= u64::from(n[151]) << 62;
+            parts[0] |= u64::from(n[221]) << 63;
+            parts[1] |= u64::from(n[286]) << 0;
+            parts[1] |= u64::from(n[368]) << 1;
+            parts[1] |= u64::from(n[332]) << 2;
+            parts[1] |= u64::from(n[380]) << 3;
+            parts[1] |= u64::from(n[152]) << 5;
+            parts[1] |= u64::from(n[215]) << 6;
+            parts[1] |= u64::from(n[284]) << 7;
+            parts[1] |= u64::from(n[370]) << 9;
+            parts[1] |= u64::from(n[260]) << 11;
+            parts[1] |= u64::from(n[329]) << 13;
+            parts[1] |= u64::from(n[382]) << 15;
+            parts[0]
+                |= (s.0[0]) & (((s.0[0] >> 6) | (s.0[1] << 58))) & (0x444401110004400);
+            parts[0] |= (s.0[1]) & (((s.0[1] >> 6) | (s.0[2] << 58))) & (0x44001110);
+            parts[1]
+                |= (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40))) & (0x444411110044400);
+            parts[1] |= (s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40))) & (0x1110);
         }
-        legal[4] |= u64::from(true) << 11;
-        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
-        joint[1] = match count {
-            0 => return None,
-            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
-            _ => {
-                Move(
-                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
-                )
-            }
+        parts[1] |= u64::from(true) << 16;
+        joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            None => return None,
         };
     }
     {
-        let mut legal = [0u64; 5];
+        let mut parts = [0u64; 2];
+        static MOVE_OF: [[u32; 64]; 2] = [
+            [
+                23, 24, 210, 34, 217, 166, 44, 57, 226, 176, 54, 22, 236, 188, 64, 33,
+                247, 58, 75, 43, 68, 79, 86, 51, 95, 97, 98, 227, 100, 56, 102, 238, 111,
+                67, 103, 108, 123, 78, 109, 114, 137, 90, 120, 121, 148, 127, 157, 101,
+                135, 146, 165, 113, 155, 156, 174, 126, 159, 160, 185, 140, 162, 163,
+                196, 167,
+            ],
+            [
+                171, 172, 177, 158, 183, 194, 207, 208, 209, 212, 213, 214, 215, 216,
+                219, 221, 223, 224, 228, 232, 234, 242, 245, 211, 267, 218, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ],
+        ];
         if s.0[1] & 0x1000000000000 != 0 {
             n[132] = (s.0[0] & 0x840000 == 0x840000) & (n[113]);
             n[134] = (s.0[0] & 0x1000000000 == 0x1000000000) & (n[122]) & (n[124]);
@@ -6280,178 +6062,71 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 & (s.0[1] & 0x1000000000200 == 0x1000000000200) & (n[130]);
             n[358] = (s.0[0] & 0x8000200001000000 == 0x8000200001000000)
                 & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            legal[0] |= u64::from(n[300]) << 23;
-            legal[0] |= u64::from(n[160]) << 24;
-            legal[0] |= u64::from(n[301]) << 34;
-            legal[0] |= u64::from(n[313]) << 44;
-            legal[0] |= u64::from(n[304]) << 57;
-            legal[0] |= u64::from(n[156]) << 58;
-            legal[1] |= u64::from(n[305]) << 4;
-            legal[1] |= u64::from(n[306]) << 15;
-            legal[1] |= u64::from(n[349]) << 33;
-            legal[1] |= u64::from(n[231]) << 34;
-            legal[1] |= u64::from(n[310]) << 38;
-            legal[1] |= u64::from(n[159]) << 39;
-            legal[1] |= u64::from(n[350]) << 44;
-            legal[1] |= u64::from(n[235]) << 45;
-            legal[1] |= u64::from(n[312]) << 50;
-            legal[1] |= u64::from(n[351]) << 56;
-            legal[1] |= u64::from(n[241]) << 57;
-            legal[1] |= u64::from(n[308]) << 63;
-            legal[2] |= u64::from(n[352]) << 7;
-            legal[2] |= u64::from(n[358]) << 18;
-            legal[2] |= u64::from(n[347]) << 27;
-            legal[2] |= u64::from(n[239]) << 28;
-            legal[2] |= u64::from(n[303]) << 31;
-            legal[2] |= u64::from(n[157]) << 32;
-            legal[2] |= u64::from(n[355]) << 34;
-            legal[2] |= u64::from(n[233]) << 35;
-            legal[2] |= u64::from(n[311]) << 39;
-            legal[2] |= u64::from(n[357]) << 43;
-            legal[2] |= u64::from(n[225]) << 44;
-            legal[2] |= u64::from(n[307]) << 49;
-            legal[2] |= u64::from(n[354]) << 55;
-            legal[3] |= u64::from(n[345]) << 2;
-            legal[3] |= u64::from(n[265]) << 15;
-            legal[3] |= u64::from(n[344]) << 16;
-            legal[3] |= u64::from(n[237]) << 17;
-            legal[3] |= u64::from(n[299]) << 20;
-            legal[3] |= u64::from(n[158]) << 21;
-            legal[3] |= u64::from(n[264]) << 22;
-            legal[3] |= u64::from(n[348]) << 23;
-            legal[3] |= u64::from(n[229]) << 24;
-            legal[3] |= u64::from(n[302]) << 27;
-            legal[3] |= u64::from(n[267]) << 29;
-            legal[3] |= u64::from(n[356]) << 31;
-            legal[3] |= u64::from(n[227]) << 32;
-            legal[3] |= u64::from(n[309]) << 36;
-            legal[3] |= u64::from(n[266]) << 40;
-            legal[3] |= u64::from(n[353]) << 42;
-            legal[3] |= u64::from(n[268]) << 50;
-            legal[3] |= u64::from(n[346]) << 53;
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 22, 0, 0, 0, 33, 0, 0, 0, 43, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 56, 0, 0, 0, 67, 0, 0, 0, 78, 0, 0, 0, 90, 0, 0,
-                    0, 0, 0, 101, 0, 0, 0, 113, 0, 0, 0, 126, 0, 0, 0, 140, 0, 0, 0, 0,
-                ];
-                let mut holds = (s.0[0]) & (((s.0[0] >> 3) | (s.0[1] << 61)))
-                    & (0x888822220088800);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 0, 0, 0, 166, 0, 0, 0, 176, 0, 0, 0, 188, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 227, 0, 0, 0, 238, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                ];
-                let mut holds = (s.0[1]) & (((s.0[1] >> 3) | (s.0[2] << 61)))
-                    & (0x88002220);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 54, 0, 0, 0, 64, 0, 0, 0, 75, 0, 0, 0,
-                    86, 0, 0, 0, 0, 0, 100, 0, 0, 0, 111, 0, 0, 0, 123, 0, 0, 0, 137, 0,
-                    0, 0, 148, 0, 0, 0, 0, 0, 165, 0, 0, 0, 174, 0, 0, 0, 185, 0, 0, 0,
-                    196, 0,
-                ];
-                let mut holds = (s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45)))
-                    & (0x4444111110444400);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 0, 0, 0, 0, 0, 0, 226, 0, 0, 0, 236, 0, 0, 0, 247, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                ];
-                let mut holds = (s.0[1]) & (((s.0[1] >> 19) | (s.0[2] << 45)))
-                    & (0x11100);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    51, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                ];
-                let mut holds = (s.0[0]) & (((s.0[0] >> 1) | (s.0[1] << 63)))
-                    & (0x800000);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 0, 158, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 211, 0, 218, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                ];
-                let mut holds = (s.0[1]) & (((s.0[1] >> 1) | (s.0[2] << 63)))
-                    & (0x2800008);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 95, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    157, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                ];
-                let mut holds = (s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43)))
-                    & (0x400001000000);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 210, 0, 217, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                ];
-                let mut holds = (s.0[1]) & (((s.0[1] >> 21) | (s.0[2] << 43))) & (0x14);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
+            parts[0] |= u64::from(n[300]) << 0;
+            parts[0] |= u64::from(n[160]) << 1;
+            parts[0] |= u64::from(n[301]) << 3;
+            parts[0] |= u64::from(n[313]) << 6;
+            parts[0] |= u64::from(n[304]) << 7;
+            parts[0] |= u64::from(n[156]) << 17;
+            parts[0] |= u64::from(n[305]) << 20;
+            parts[0] |= u64::from(n[306]) << 21;
+            parts[0] |= u64::from(n[349]) << 25;
+            parts[0] |= u64::from(n[231]) << 26;
+            parts[0] |= u64::from(n[310]) << 30;
+            parts[0] |= u64::from(n[159]) << 34;
+            parts[0] |= u64::from(n[350]) << 35;
+            parts[0] |= u64::from(n[235]) << 38;
+            parts[0] |= u64::from(n[312]) << 39;
+            parts[0] |= u64::from(n[351]) << 42;
+            parts[0] |= u64::from(n[241]) << 43;
+            parts[0] |= u64::from(n[308]) << 45;
+            parts[0] |= u64::from(n[352]) << 48;
+            parts[0] |= u64::from(n[358]) << 49;
+            parts[0] |= u64::from(n[347]) << 52;
+            parts[0] |= u64::from(n[239]) << 53;
+            parts[0] |= u64::from(n[303]) << 56;
+            parts[0] |= u64::from(n[157]) << 57;
+            parts[0] |= u64::from(n[355]) << 60;
+            parts[0] |= u64::from(n[233]) << 61;
+            parts[0] |= u64::from(n[311]) << 63;
+            parts[1] |= u64::from(n[357]) << 0;
+            parts[1] |= u64::from(n[225]) << 1;
+            parts[1] |= u64::from(n[307]) << 2;
+            parts[1] |= u64::from(n[354]) << 4;
+            parts[1] |= u64::from(n[345]) << 5;
+            parts[1] |= u64::from(n[265]) << 6;
+            parts[1] |= u64::from(n[344]) << 7;
+            parts[1] |= u64::from(n[237]) << 8;
+            parts[1] |= u64::from(n[299]) << 9;
+            parts[1] |= u64::from(n[158]) << 10;
+            parts[1] |= u64::from(n[264]) << 11;
+            parts[1] |= u64::from(n[348]) << 12;
+            parts[1] |= u64::from(n[229]) << 13;
+            parts[1] |= u64::from(n[302]) << 14;
+            parts[1] |= u64::from(n[267]) << 15;
+            parts[1] |= u64::from(n[356]) << 16;
+            parts[1] |= u64::from(n[227]) << 17;
+            parts[1] |= u64::from(n[309]) << 18;
+            parts[1] |= u64::from(n[266]) << 19;
+            parts[1] |= u64::from(n[353]) << 20;
+            parts[1] |= u64::from(n[268]) << 21;
+            parts[1] |= u64::from(n[346]) << 22;
+            parts[0]
+                |= (s.0[0]) & (((s.0[0] >> 3) | (s.0[1] << 61))) & (0x888822220088800);
+            parts[0] |= (s.0[1]) & (((s.0[1] >> 3) | (s.0[2] << 61))) & (0x88002220);
+            parts[0]
+                |= (s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45))) & (0x4444111110444400);
+            parts[0] |= (s.0[1]) & (((s.0[1] >> 19) | (s.0[2] << 45))) & (0x11100);
+            parts[0] |= (s.0[0]) & (((s.0[0] >> 1) | (s.0[1] << 63))) & (0x800000);
+            parts[1] |= (s.0[1]) & (((s.0[1] >> 1) | (s.0[2] << 63))) & (0x2800008);
+            parts[0]
+                |= (s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43))) & (0x400001000000);
+            parts[0] |= (s.0[1]) & (((s.0[1] >> 21) | (s.0[2] << 43))) & (0x14);
         }
-        legal[4] |= u64::from(true) << 11;
-        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
-        joint[2] = match count {
-            0 => return None,
-            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
-            _ => {
-                Move(
-                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
-                )
-            }
+        parts[1] |= u64::from(true) << 24;
+        joint[2] = match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            None => return None,
         };
     }
     let joint = &joint;

@@ -141,7 +141,9 @@ static FRAMES: [[[[u64; WORDS]; 2]; 12]; 3] = [
         [[0x0], [0x0]],
     ],
 ];
-/// Appends `role`'s legal moves in `s` to `out`, in the order of [`MOVES`].
+/// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
+/// without families of moves (one rule over different places on the board), else in
+/// the order `random_step` draws from.
 pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
     match role {
         0 => legal_0(s, out),
@@ -303,58 +305,61 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     let mut joint = [Move(0); 3];
     {
-        let mut legal = [0u64; 1];
-        legal[0] |= u64::from(s.0[0] & 0x4 != 0) << 9;
-        legal[0] |= u64::from(s.0[0] & 0x4 == 0) << 10;
-        legal[0] |= u64::from(s.0[0] & 0x4 != 0) << 11;
-        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
-        joint[0] = match count {
-            0 => return None,
-            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
-            _ => {
-                Move(
-                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
-                )
-            }
+        let mut parts = [0u64; 1];
+        static MOVE_OF: [[u32; 64]; 1] = [
+            [
+                9, 10, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ],
+        ];
+        parts[0] |= u64::from(s.0[0] & 0x4 != 0) << 0;
+        parts[0] |= u64::from(s.0[0] & 0x4 == 0) << 1;
+        parts[0] |= u64::from(s.0[0] & 0x4 != 0) << 2;
+        joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            None => return None,
         };
     }
     {
-        let mut legal = [0u64; 1];
-        legal[0] |= u64::from(s.0[0] & 0x4 != 0) << 9;
-        legal[0] |= u64::from(s.0[0] & 0x4 == 0) << 10;
-        legal[0] |= u64::from(s.0[0] & 0x4 != 0) << 11;
-        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
-        joint[1] = match count {
-            0 => return None,
-            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
-            _ => {
-                Move(
-                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
-                )
-            }
+        let mut parts = [0u64; 1];
+        static MOVE_OF: [[u32; 64]; 1] = [
+            [
+                9, 10, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ],
+        ];
+        parts[0] |= u64::from(s.0[0] & 0x4 != 0) << 0;
+        parts[0] |= u64::from(s.0[0] & 0x4 == 0) << 1;
+        parts[0] |= u64::from(s.0[0] & 0x4 != 0) << 2;
+        joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            None => return None,
         };
     }
     {
-        let mut legal = [0u64; 1];
-        legal[0] |= u64::from(n[0]) << 0;
-        legal[0] |= u64::from(n[0]) << 1;
-        legal[0] |= u64::from(n[0]) << 2;
-        legal[0] |= u64::from(n[0]) << 3;
-        legal[0] |= u64::from(n[0]) << 4;
-        legal[0] |= u64::from(n[0]) << 5;
-        legal[0] |= u64::from(n[0]) << 6;
-        legal[0] |= u64::from(n[0]) << 7;
-        legal[0] |= u64::from(n[0]) << 8;
-        legal[0] |= u64::from(s.0[0] & 0x4 != 0) << 10;
-        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
-        joint[2] = match count {
-            0 => return None,
-            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
-            _ => {
-                Move(
-                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
-                )
-            }
+        let mut parts = [0u64; 1];
+        static MOVE_OF: [[u32; 64]; 1] = [
+            [
+                0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ],
+        ];
+        parts[0] |= u64::from(n[0]) << 0;
+        parts[0] |= u64::from(n[0]) << 1;
+        parts[0] |= u64::from(n[0]) << 2;
+        parts[0] |= u64::from(n[0]) << 3;
+        parts[0] |= u64::from(n[0]) << 4;
+        parts[0] |= u64::from(n[0]) << 5;
+        parts[0] |= u64::from(n[0]) << 6;
+        parts[0] |= u64::from(n[0]) << 7;
+        parts[0] |= u64::from(n[0]) << 8;
+        parts[0] |= u64::from(s.0[0] & 0x4 != 0) << 9;
+        joint[2] = match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            None => return None,
         };
     }
     let joint = &joint;

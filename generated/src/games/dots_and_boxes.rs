@@ -531,7 +531,9 @@ static FRAMES: [[[[u64; WORDS]; 2]; 61]; 2] = [
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
     ],
 ];
-/// Appends `role`'s legal moves in `s` to `out`, in the order of [`MOVES`].
+/// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
+/// without families of moves (one rule over different places on the board), else in
+/// the order `random_step` draws from.
 pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
     match role {
         0 => legal_0(s, out),
@@ -541,82 +543,50 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `xplayer` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
-    let mut legal = [0u64; 1];
+    let mut parts = [0u64; 1];
+    static MOVE_OF: [[u32; 64]; 1] = [
+        [
+            24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42,
+            43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 0, 0,
+            0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+            21, 22, 23,
+        ],
+    ];
     if s.0[1] & 0x8000000000 != 0 {
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7,
-                8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
-            ];
-            let mut holds = (!s.0[1]) & (0xffffff0000000000);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-        {
-            const MOVE_OF: [u32; 64] = [
-                24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,
-                42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0,
-            ];
-            let mut holds = (!s.0[2]) & (0xfffffffff);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
+        parts[0] |= (!s.0[1]) & (0xffffff0000000000);
+        parts[0] |= (!s.0[2]) & (0xfffffffff);
     }
-    legal[0] |= u64::from(s.0[1] & 0x8000000000 == 0) << 60;
-    for (i, &word) in legal.iter().enumerate() {
+    parts[0] |= u64::from(s.0[1] & 0x8000000000 == 0) << 36;
+    for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
-            out.push(Move(i as u32 * 64 + word.trailing_zeros()));
+            let b = word.trailing_zeros();
+            out.push(Move(MOVE_OF[p][b as usize]));
             word &= word - 1;
         }
     }
 }
 ///Appends the legal moves of `oplayer` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
-    let mut legal = [0u64; 1];
+    let mut parts = [0u64; 1];
+    static MOVE_OF: [[u32; 64]; 1] = [
+        [
+            24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42,
+            43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 0, 0,
+            0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+            21, 22, 23,
+        ],
+    ];
     if s.0[1] & 0x4000000000 != 0 {
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7,
-                8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
-            ];
-            let mut holds = (!s.0[1]) & (0xffffff0000000000);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-        {
-            const MOVE_OF: [u32; 64] = [
-                24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,
-                42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0,
-            ];
-            let mut holds = (!s.0[2]) & (0xfffffffff);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
+        parts[0] |= (!s.0[1]) & (0xffffff0000000000);
+        parts[0] |= (!s.0[2]) & (0xfffffffff);
     }
-    legal[0] |= u64::from(s.0[1] & 0x4000000000 == 0) << 60;
-    for (i, &word) in legal.iter().enumerate() {
+    parts[0] |= u64::from(s.0[1] & 0x4000000000 == 0) << 36;
+    for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
-            out.push(Move(i as u32 * 64 + word.trailing_zeros()));
+            let b = word.trailing_zeros();
+            out.push(Move(MOVE_OF[p][b as usize]));
             word &= word - 1;
         }
     }
@@ -1580,89 +1550,43 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     let mut joint = [Move(0); 2];
     {
-        let mut legal = [0u64; 1];
+        let mut parts = [0u64; 1];
+        static MOVE_OF: [[u32; 64]; 1] = [
+            [
+                24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,
+                42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59,
+                60, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+                17, 18, 19, 20, 21, 22, 23,
+            ],
+        ];
         if s.0[1] & 0x8000000000 != 0 {
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5,
-                    6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
-                ];
-                let mut holds = (!s.0[1]) & (0xffffff0000000000);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
-            {
-                const MOVE_OF: [u32; 64] = [
-                    24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40,
-                    41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57,
-                    58, 59, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0,
-                ];
-                let mut holds = (!s.0[2]) & (0xfffffffff);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
+            parts[0] |= (!s.0[1]) & (0xffffff0000000000);
+            parts[0] |= (!s.0[2]) & (0xfffffffff);
         }
-        legal[0] |= u64::from(s.0[1] & 0x8000000000 == 0) << 60;
-        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
-        joint[0] = match count {
-            0 => return None,
-            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
-            _ => {
-                Move(
-                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
-                )
-            }
+        parts[0] |= u64::from(s.0[1] & 0x8000000000 == 0) << 36;
+        joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            None => return None,
         };
     }
     {
-        let mut legal = [0u64; 1];
+        let mut parts = [0u64; 1];
+        static MOVE_OF: [[u32; 64]; 1] = [
+            [
+                24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,
+                42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59,
+                60, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+                17, 18, 19, 20, 21, 22, 23,
+            ],
+        ];
         if s.0[1] & 0x4000000000 != 0 {
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5,
-                    6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
-                ];
-                let mut holds = (!s.0[1]) & (0xffffff0000000000);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
-            {
-                const MOVE_OF: [u32; 64] = [
-                    24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40,
-                    41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57,
-                    58, 59, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0,
-                ];
-                let mut holds = (!s.0[2]) & (0xfffffffff);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
+            parts[0] |= (!s.0[1]) & (0xffffff0000000000);
+            parts[0] |= (!s.0[2]) & (0xfffffffff);
         }
-        legal[0] |= u64::from(s.0[1] & 0x4000000000 == 0) << 60;
-        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
-        joint[1] = match count {
-            0 => return None,
-            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
-            _ => {
-                Move(
-                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
-                )
-            }
+        parts[0] |= u64::from(s.0[1] & 0x4000000000 == 0) << 36;
+        joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            None => return None,
         };
     }
     let joint = &joint;

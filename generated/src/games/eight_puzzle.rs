@@ -206,7 +206,9 @@ static FRAMES: [[[[u64; WORDS]; 2]; 9]; 1] = [
         [[0x0, 0x0, 0x0], [0x0, 0x10000, 0x0]],
     ],
 ];
-/// Appends `role`'s legal moves in `s` to `out`, in the order of [`MOVES`].
+/// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
+/// without families of moves (one rule over different places on the board), else in
+/// the order `random_step` draws from.
 pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
     match role {
         0 => legal_0(s, out),
@@ -2970,25 +2972,26 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     let mut joint = [Move(0); 1];
     {
-        let mut legal = [0u64; 1];
-        legal[0] |= u64::from(n[2]) << 0;
-        legal[0] |= u64::from(n[1]) << 1;
-        legal[0] |= u64::from(n[0]) << 2;
-        legal[0] |= u64::from(n[5]) << 3;
-        legal[0] |= u64::from(n[4]) << 4;
-        legal[0] |= u64::from(n[3]) << 5;
-        legal[0] |= u64::from(n[8]) << 6;
-        legal[0] |= u64::from(n[7]) << 7;
-        legal[0] |= u64::from(n[6]) << 8;
-        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
-        joint[0] = match count {
-            0 => return None,
-            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
-            _ => {
-                Move(
-                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
-                )
-            }
+        let mut parts = [0u64; 1];
+        static MOVE_OF: [[u32; 64]; 1] = [
+            [
+                0, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ],
+        ];
+        parts[0] |= u64::from(n[2]) << 0;
+        parts[0] |= u64::from(n[1]) << 1;
+        parts[0] |= u64::from(n[0]) << 2;
+        parts[0] |= u64::from(n[5]) << 3;
+        parts[0] |= u64::from(n[4]) << 4;
+        parts[0] |= u64::from(n[3]) << 5;
+        parts[0] |= u64::from(n[8]) << 6;
+        parts[0] |= u64::from(n[7]) << 7;
+        parts[0] |= u64::from(n[6]) << 8;
+        joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            None => return None,
         };
     }
     let joint = &joint;

@@ -160,7 +160,9 @@ static FRAMES: [[[[u64; WORDS]; 2]; 25]; 1] = [
         [[0x3fffff7e, 0x0], [0x100000000, 0x0]],
     ],
 ];
-/// Appends `role`'s legal moves in `s` to `out`, in the order of [`MOVES`].
+/// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
+/// without families of moves (one rule over different places on the board), else in
+/// the order `random_step` draws from.
 pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
     match role {
         0 => legal_0(s, out),
@@ -176,71 +178,46 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     n[3] = s.0[0] & 0x44 == 0x44;
     n[4] = s.0[0] & 0x84 == 0x84;
     n[5] = s.0[0] & 0x88 == 0x88;
-    let mut legal = [0u64; 1];
-    if s.0[0] & 0x1 != 0 {
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 1, 2, 3, 4, 5, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (s.0[0]) & (0xfe);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-    }
-    {
-        const MOVE_OF: [u32; 64] = [
+    let mut parts = [0u64; 4];
+    static MOVE_OF: [[u32; 64]; 4] = [
+        [
+            10, 0, 1, 2, 3, 4, 5, 6, 11, 12, 16, 17, 21, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ],
+        [
             0, 7, 13, 18, 22, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
             0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
             0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        ];
-        let mut holds = (s.0[0]) & (((s.0[0] >> 1) | (s.0[1] << 63))) & (0x1e);
-        while holds != 0 {
-            let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-            holds &= holds - 1;
-            legal[m / 64] |= 1 << (m % 64);
-        }
-    }
-    {
-        const MOVE_OF: [u32; 64] = [
+        ],
+        [
             0, 8, 14, 19, 23, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
             0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
             0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        ];
-        let mut holds = (s.0[0]) & (((s.0[0] >> 2) | (s.0[1] << 62))) & (0x1e);
-        while holds != 0 {
-            let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-            holds &= holds - 1;
-            legal[m / 64] |= 1 << (m % 64);
-        }
-    }
-    {
-        const MOVE_OF: [u32; 64] = [
+        ],
+        [
             0, 9, 15, 20, 24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
             0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
             0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        ];
-        let mut holds = (s.0[0]) & (((s.0[0] >> 3) | (s.0[1] << 61))) & (0x1e);
-        while holds != 0 {
-            let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-            holds &= holds - 1;
-            legal[m / 64] |= 1 << (m % 64);
-        }
+        ],
+    ];
+    if s.0[0] & 0x1 != 0 {
+        parts[0] |= (s.0[0]) & (0xfe);
     }
-    legal[0] |= u64::from(n[0]) << 10;
-    legal[0] |= u64::from(n[1]) << 11;
-    legal[0] |= u64::from(n[2]) << 12;
-    legal[0] |= u64::from(n[3]) << 16;
-    legal[0] |= u64::from(n[4]) << 17;
-    legal[0] |= u64::from(n[5]) << 21;
-    for (i, &word) in legal.iter().enumerate() {
+    parts[1] |= (s.0[0]) & (((s.0[0] >> 1) | (s.0[1] << 63))) & (0x1e);
+    parts[2] |= (s.0[0]) & (((s.0[0] >> 2) | (s.0[1] << 62))) & (0x1e);
+    parts[3] |= (s.0[0]) & (((s.0[0] >> 3) | (s.0[1] << 61))) & (0x1e);
+    parts[0] |= u64::from(n[0]) << 0;
+    parts[0] |= u64::from(n[1]) << 8;
+    parts[0] |= u64::from(n[2]) << 9;
+    parts[0] |= u64::from(n[3]) << 10;
+    parts[0] |= u64::from(n[4]) << 11;
+    parts[0] |= u64::from(n[5]) << 12;
+    for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
-            out.push(Move(i as u32 * 64 + word.trailing_zeros()));
+            let b = word.trailing_zeros();
+            out.push(Move(MOVE_OF[p][b as usize]));
             word &= word - 1;
         }
     }
@@ -555,76 +532,44 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     let mut joint = [Move(0); 1];
     {
-        let mut legal = [0u64; 1];
-        if s.0[0] & 0x1 != 0 {
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 1, 2, 3, 4, 5, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                ];
-                let mut holds = (s.0[0]) & (0xfe);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
-        }
-        legal[0] |= u64::from(n[0]) << 10;
-        legal[0] |= u64::from(n[1]) << 11;
-        legal[0] |= u64::from(n[2]) << 12;
-        legal[0] |= u64::from(n[3]) << 16;
-        legal[0] |= u64::from(n[4]) << 17;
-        legal[0] |= u64::from(n[5]) << 21;
-        {
-            const MOVE_OF: [u32; 64] = [
+        let mut parts = [0u64; 4];
+        static MOVE_OF: [[u32; 64]; 4] = [
+            [
+                10, 0, 1, 2, 3, 4, 5, 6, 11, 12, 16, 17, 21, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ],
+            [
                 0, 7, 13, 18, 22, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (s.0[0]) & (((s.0[0] >> 1) | (s.0[1] << 63))) & (0x1e);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-        {
-            const MOVE_OF: [u32; 64] = [
+            ],
+            [
                 0, 8, 14, 19, 23, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (s.0[0]) & (((s.0[0] >> 2) | (s.0[1] << 62))) & (0x1e);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-        {
-            const MOVE_OF: [u32; 64] = [
+            ],
+            [
                 0, 9, 15, 20, 24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (s.0[0]) & (((s.0[0] >> 3) | (s.0[1] << 61))) & (0x1e);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
+            ],
+        ];
+        if s.0[0] & 0x1 != 0 {
+            parts[0] |= (s.0[0]) & (0xfe);
         }
-        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
-        joint[0] = match count {
-            0 => return None,
-            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
-            _ => {
-                Move(
-                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
-                )
-            }
+        parts[0] |= u64::from(n[0]) << 0;
+        parts[0] |= u64::from(n[1]) << 8;
+        parts[0] |= u64::from(n[2]) << 9;
+        parts[0] |= u64::from(n[3]) << 10;
+        parts[0] |= u64::from(n[4]) << 11;
+        parts[0] |= u64::from(n[5]) << 12;
+        parts[1] |= (s.0[0]) & (((s.0[0] >> 1) | (s.0[1] << 63))) & (0x1e);
+        parts[2] |= (s.0[0]) & (((s.0[0] >> 2) | (s.0[1] << 62))) & (0x1e);
+        parts[3] |= (s.0[0]) & (((s.0[0] >> 3) | (s.0[1] << 61))) & (0x1e);
+        joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            None => return None,
         };
     }
     let joint = &joint;

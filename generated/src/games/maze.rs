@@ -57,7 +57,9 @@ pub struct Game;
 static FRAMES: [[[[u64; WORDS]; 2]; 3]; 1] = [
     [[[0xff], [0x0]], [[0x10f], [0x0]], [[0x1f0], [0x0]]],
 ];
-/// Appends `role`'s legal moves in `s` to `out`, in the order of [`MOVES`].
+/// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
+/// without families of moves (one rule over different places on the board), else in
+/// the order `random_step` draws from.
 pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
     match role {
         0 => legal_0(s, out),
@@ -80,7 +82,6 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
     let mut n = [false; 1];
-    n[0] = (s.0[0]) & ((s.0[0] >> 4)) & (0xf) != 0;
     let mut w: [u64; WORDS] = [0x0];
     let mut keep = [0u64; WORDS];
     let mut set = [0u64; WORDS];
@@ -102,6 +103,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             w[0] |= u64::from(s.0[0] & 0x108 == 0x108) << 7;
         }
         1 => {
+            n[0] = (s.0[0]) & ((s.0[0] >> 4)) & (0xf) != 0;
             w[0] |= u64::from(s.0[0] & 0x12 == 0x12) << 4;
             w[0] |= u64::from(s.0[0] & 0x14 == 0x14) << 4;
             w[0] |= u64::from(s.0[0] & 0x18 == 0x18) << 4;
@@ -171,19 +173,20 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     let mut joint = [Move(0); 1];
     {
-        let mut legal = [0u64; 1];
-        legal[0] |= u64::from(s.0[0] & 0x100 != 0) << 0;
-        legal[0] |= u64::from(n[0]) << 1;
-        legal[0] |= u64::from(true) << 2;
-        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
-        joint[0] = match count {
-            0 => return None,
-            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
-            _ => {
-                Move(
-                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
-                )
-            }
+        let mut parts = [0u64; 1];
+        static MOVE_OF: [[u32; 64]; 1] = [
+            [
+                0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ],
+        ];
+        parts[0] |= u64::from(s.0[0] & 0x100 != 0) << 0;
+        parts[0] |= u64::from(n[0]) << 1;
+        parts[0] |= u64::from(true) << 2;
+        joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            None => return None,
         };
     }
     let joint = &joint;

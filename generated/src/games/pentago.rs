@@ -264,7 +264,9 @@ static FRAMES: [[[[u64; WORDS]; 2]; 45]; 2] = [
         [[0x0, 0x0], [0x0, 0x0]],
     ],
 ];
-/// Appends `role`'s legal moves in `s` to `out`, in the order of [`MOVES`].
+/// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
+/// without families of moves (one rule over different places on the board), else in
+/// the order `random_step` draws from.
 pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
     match role {
         0 => legal_0(s, out),
@@ -276,49 +278,38 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 1];
     n[0] = s.0[1] & 0xa00 == 0;
-    let mut legal = [0u64; 1];
+    let mut parts = [0u64; 2];
+    static MOVE_OF: [[u32; 64]; 2] = [
+        [
+            0, 36, 1, 37, 2, 38, 3, 39, 4, 40, 5, 41, 6, 42, 7, 43, 8, 44, 9, 0, 10, 0,
+            11, 0, 12, 0, 13, 0, 14, 0, 15, 0, 16, 0, 17, 0, 18, 0, 19, 0, 20, 0, 21, 0,
+            22, 0, 23, 0, 24, 0, 25, 0, 26, 0, 27, 0, 28, 0, 29, 0, 30, 0, 31, 0,
+        ],
+        [
+            32, 0, 33, 0, 34, 0, 35, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ],
+    ];
     if s.0[1] & 0x200 != 0 {
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0, 8, 0, 9, 0, 10, 0, 11, 0,
-                12, 0, 13, 0, 14, 0, 15, 0, 16, 0, 17, 0, 18, 0, 19, 0, 20, 0, 21, 0, 22,
-                0, 23, 0, 24, 0, 25, 0, 26, 0, 27, 0, 28, 0, 29, 0, 30, 0, 31, 0,
-            ];
-            let mut holds = (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63)))
-                & (0x5555555555555555);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-        {
-            const MOVE_OF: [u32; 64] = [
-                32, 0, 33, 0, 34, 0, 35, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (!s.0[1]) & (!(s.0[1] >> 1)) & (0x55);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
+        parts[0]
+            |= (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63))) & (0x5555555555555555);
+        parts[1] |= (!s.0[1]) & (!(s.0[1] >> 1)) & (0x55);
     }
-    legal[0] |= u64::from(s.0[1] & 0x800 != 0) << 36;
-    legal[0] |= u64::from(s.0[1] & 0x800 != 0) << 37;
-    legal[0] |= u64::from(s.0[1] & 0x800 != 0) << 38;
-    legal[0] |= u64::from(s.0[1] & 0x800 != 0) << 39;
-    legal[0] |= u64::from(s.0[1] & 0x800 != 0) << 40;
-    legal[0] |= u64::from(s.0[1] & 0x800 != 0) << 41;
-    legal[0] |= u64::from(s.0[1] & 0x800 != 0) << 42;
-    legal[0] |= u64::from(s.0[1] & 0x800 != 0) << 43;
-    legal[0] |= u64::from(n[0]) << 44;
-    for (i, &word) in legal.iter().enumerate() {
+    parts[0] |= u64::from(s.0[1] & 0x800 != 0) << 1;
+    parts[0] |= u64::from(s.0[1] & 0x800 != 0) << 3;
+    parts[0] |= u64::from(s.0[1] & 0x800 != 0) << 5;
+    parts[0] |= u64::from(s.0[1] & 0x800 != 0) << 7;
+    parts[0] |= u64::from(s.0[1] & 0x800 != 0) << 9;
+    parts[0] |= u64::from(s.0[1] & 0x800 != 0) << 11;
+    parts[0] |= u64::from(s.0[1] & 0x800 != 0) << 13;
+    parts[0] |= u64::from(s.0[1] & 0x800 != 0) << 15;
+    parts[0] |= u64::from(n[0]) << 17;
+    for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
-            out.push(Move(i as u32 * 64 + word.trailing_zeros()));
+            let b = word.trailing_zeros();
+            out.push(Move(MOVE_OF[p][b as usize]));
             word &= word - 1;
         }
     }
@@ -327,49 +318,38 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 fn legal_1(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 1];
     n[0] = s.0[1] & 0x500 == 0;
-    let mut legal = [0u64; 1];
+    let mut parts = [0u64; 2];
+    static MOVE_OF: [[u32; 64]; 2] = [
+        [
+            0, 36, 1, 37, 2, 38, 3, 39, 4, 40, 5, 41, 6, 42, 7, 43, 8, 44, 9, 0, 10, 0,
+            11, 0, 12, 0, 13, 0, 14, 0, 15, 0, 16, 0, 17, 0, 18, 0, 19, 0, 20, 0, 21, 0,
+            22, 0, 23, 0, 24, 0, 25, 0, 26, 0, 27, 0, 28, 0, 29, 0, 30, 0, 31, 0,
+        ],
+        [
+            32, 0, 33, 0, 34, 0, 35, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ],
+    ];
     if s.0[1] & 0x100 != 0 {
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0, 8, 0, 9, 0, 10, 0, 11, 0,
-                12, 0, 13, 0, 14, 0, 15, 0, 16, 0, 17, 0, 18, 0, 19, 0, 20, 0, 21, 0, 22,
-                0, 23, 0, 24, 0, 25, 0, 26, 0, 27, 0, 28, 0, 29, 0, 30, 0, 31, 0,
-            ];
-            let mut holds = (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63)))
-                & (0x5555555555555555);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
-        {
-            const MOVE_OF: [u32; 64] = [
-                32, 0, 33, 0, 34, 0, 35, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (!s.0[1]) & (!(s.0[1] >> 1)) & (0x55);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
+        parts[0]
+            |= (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63))) & (0x5555555555555555);
+        parts[1] |= (!s.0[1]) & (!(s.0[1] >> 1)) & (0x55);
     }
-    legal[0] |= u64::from(s.0[1] & 0x400 != 0) << 36;
-    legal[0] |= u64::from(s.0[1] & 0x400 != 0) << 37;
-    legal[0] |= u64::from(s.0[1] & 0x400 != 0) << 38;
-    legal[0] |= u64::from(s.0[1] & 0x400 != 0) << 39;
-    legal[0] |= u64::from(s.0[1] & 0x400 != 0) << 40;
-    legal[0] |= u64::from(s.0[1] & 0x400 != 0) << 41;
-    legal[0] |= u64::from(s.0[1] & 0x400 != 0) << 42;
-    legal[0] |= u64::from(s.0[1] & 0x400 != 0) << 43;
-    legal[0] |= u64::from(n[0]) << 44;
-    for (i, &word) in legal.iter().enumerate() {
+    parts[0] |= u64::from(s.0[1] & 0x400 != 0) << 1;
+    parts[0] |= u64::from(s.0[1] & 0x400 != 0) << 3;
+    parts[0] |= u64::from(s.0[1] & 0x400 != 0) << 5;
+    parts[0] |= u64::from(s.0[1] & 0x400 != 0) << 7;
+    parts[0] |= u64::from(s.0[1] & 0x400 != 0) << 9;
+    parts[0] |= u64::from(s.0[1] & 0x400 != 0) << 11;
+    parts[0] |= u64::from(s.0[1] & 0x400 != 0) << 13;
+    parts[0] |= u64::from(s.0[1] & 0x400 != 0) << 15;
+    parts[0] |= u64::from(n[0]) << 17;
+    for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
-            out.push(Move(i as u32 * 64 + word.trailing_zeros()));
+            let b = word.trailing_zeros();
+            out.push(Move(MOVE_OF[p][b as usize]));
             word &= word - 1;
         }
     }
@@ -1221,107 +1201,73 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     let mut joint = [Move(0); 2];
     {
-        let mut legal = [0u64; 1];
+        let mut parts = [0u64; 2];
+        static MOVE_OF: [[u32; 64]; 2] = [
+            [
+                0, 36, 1, 37, 2, 38, 3, 39, 4, 40, 5, 41, 6, 42, 7, 43, 8, 44, 9, 0, 10,
+                0, 11, 0, 12, 0, 13, 0, 14, 0, 15, 0, 16, 0, 17, 0, 18, 0, 19, 0, 20, 0,
+                21, 0, 22, 0, 23, 0, 24, 0, 25, 0, 26, 0, 27, 0, 28, 0, 29, 0, 30, 0, 31,
+                0,
+            ],
+            [
+                32, 0, 33, 0, 34, 0, 35, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ],
+        ];
         if s.0[1] & 0x200 != 0 {
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0, 8, 0, 9, 0, 10, 0,
-                    11, 0, 12, 0, 13, 0, 14, 0, 15, 0, 16, 0, 17, 0, 18, 0, 19, 0, 20, 0,
-                    21, 0, 22, 0, 23, 0, 24, 0, 25, 0, 26, 0, 27, 0, 28, 0, 29, 0, 30, 0,
-                    31, 0,
-                ];
-                let mut holds = (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63)))
+            parts[0]
+                |= (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63)))
                     & (0x5555555555555555);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
-            {
-                const MOVE_OF: [u32; 64] = [
-                    32, 0, 33, 0, 34, 0, 35, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                ];
-                let mut holds = (!s.0[1]) & (!(s.0[1] >> 1)) & (0x55);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
+            parts[1] |= (!s.0[1]) & (!(s.0[1] >> 1)) & (0x55);
         }
-        legal[0] |= u64::from(s.0[1] & 0x800 != 0) << 36;
-        legal[0] |= u64::from(s.0[1] & 0x800 != 0) << 37;
-        legal[0] |= u64::from(s.0[1] & 0x800 != 0) << 38;
-        legal[0] |= u64::from(s.0[1] & 0x800 != 0) << 39;
-        legal[0] |= u64::from(s.0[1] & 0x800 != 0) << 40;
-        legal[0] |= u64::from(s.0[1] & 0x800 != 0) << 41;
-        legal[0] |= u64::from(s.0[1] & 0x800 != 0) << 42;
-        legal[0] |= u64::from(s.0[1] & 0x800 != 0) << 43;
-        legal[0] |= u64::from(n[0]) << 44;
-        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
-        joint[0] = match count {
-            0 => return None,
-            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
-            _ => {
-                Move(
-                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
-                )
-            }
+        parts[0] |= u64::from(s.0[1] & 0x800 != 0) << 1;
+        parts[0] |= u64::from(s.0[1] & 0x800 != 0) << 3;
+        parts[0] |= u64::from(s.0[1] & 0x800 != 0) << 5;
+        parts[0] |= u64::from(s.0[1] & 0x800 != 0) << 7;
+        parts[0] |= u64::from(s.0[1] & 0x800 != 0) << 9;
+        parts[0] |= u64::from(s.0[1] & 0x800 != 0) << 11;
+        parts[0] |= u64::from(s.0[1] & 0x800 != 0) << 13;
+        parts[0] |= u64::from(s.0[1] & 0x800 != 0) << 15;
+        parts[0] |= u64::from(n[0]) << 17;
+        joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            None => return None,
         };
     }
     {
-        let mut legal = [0u64; 1];
+        let mut parts = [0u64; 2];
+        static MOVE_OF: [[u32; 64]; 2] = [
+            [
+                0, 36, 1, 37, 2, 38, 3, 39, 4, 40, 5, 41, 6, 42, 7, 43, 8, 44, 9, 0, 10,
+                0, 11, 0, 12, 0, 13, 0, 14, 0, 15, 0, 16, 0, 17, 0, 18, 0, 19, 0, 20, 0,
+                21, 0, 22, 0, 23, 0, 24, 0, 25, 0, 26, 0, 27, 0, 28, 0, 29, 0, 30, 0, 31,
+                0,
+            ],
+            [
+                32, 0, 33, 0, 34, 0, 35, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ],
+        ];
         if s.0[1] & 0x100 != 0 {
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0, 8, 0, 9, 0, 10, 0,
-                    11, 0, 12, 0, 13, 0, 14, 0, 15, 0, 16, 0, 17, 0, 18, 0, 19, 0, 20, 0,
-                    21, 0, 22, 0, 23, 0, 24, 0, 25, 0, 26, 0, 27, 0, 28, 0, 29, 0, 30, 0,
-                    31, 0,
-                ];
-                let mut holds = (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63)))
+            parts[0]
+                |= (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63)))
                     & (0x5555555555555555);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
-            {
-                const MOVE_OF: [u32; 64] = [
-                    32, 0, 33, 0, 34, 0, 35, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                ];
-                let mut holds = (!s.0[1]) & (!(s.0[1] >> 1)) & (0x55);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
+            parts[1] |= (!s.0[1]) & (!(s.0[1] >> 1)) & (0x55);
         }
-        legal[0] |= u64::from(s.0[1] & 0x400 != 0) << 36;
-        legal[0] |= u64::from(s.0[1] & 0x400 != 0) << 37;
-        legal[0] |= u64::from(s.0[1] & 0x400 != 0) << 38;
-        legal[0] |= u64::from(s.0[1] & 0x400 != 0) << 39;
-        legal[0] |= u64::from(s.0[1] & 0x400 != 0) << 40;
-        legal[0] |= u64::from(s.0[1] & 0x400 != 0) << 41;
-        legal[0] |= u64::from(s.0[1] & 0x400 != 0) << 42;
-        legal[0] |= u64::from(s.0[1] & 0x400 != 0) << 43;
-        legal[0] |= u64::from(n[1]) << 44;
-        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
-        joint[1] = match count {
-            0 => return None,
-            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
-            _ => {
-                Move(
-                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
-                )
-            }
+        parts[0] |= u64::from(s.0[1] & 0x400 != 0) << 1;
+        parts[0] |= u64::from(s.0[1] & 0x400 != 0) << 3;
+        parts[0] |= u64::from(s.0[1] & 0x400 != 0) << 5;
+        parts[0] |= u64::from(s.0[1] & 0x400 != 0) << 7;
+        parts[0] |= u64::from(s.0[1] & 0x400 != 0) << 9;
+        parts[0] |= u64::from(s.0[1] & 0x400 != 0) << 11;
+        parts[0] |= u64::from(s.0[1] & 0x400 != 0) << 13;
+        parts[0] |= u64::from(s.0[1] & 0x400 != 0) << 15;
+        parts[0] |= u64::from(n[1]) << 17;
+        joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            None => return None,
         };
     }
     let joint = &joint;

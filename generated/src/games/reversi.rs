@@ -519,7 +519,9 @@ static FRAMES: [[[[u64; WORDS]; 2]; 65]; 2] = [
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
     ],
 ];
-/// Appends `role`'s legal moves in `s` to `out`, in the order of [`MOVES`].
+/// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
+/// without families of moves (one rule over different places on the board), else in
+/// the order `random_step` draws from.
 pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
     match role {
         0 => legal_0(s, out),
@@ -22431,7 +22433,20 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     let mut joint = [Move(0); 2];
     {
-        let mut legal = [0u64; 2];
+        let mut parts = [0u64; 2];
+        static MOVE_OF: [[u32; 64]; 2] = [
+            [
+                0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38,
+                39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56,
+                57, 58, 59, 60, 61, 62, 63,
+            ],
+            [
+                64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ],
+        ];
         if s.0[2] & 0x1 != 0 {
             n[809] = (s.0[2] & 0x1 == 0x1) & (!n[635]) & (n[668]);
             n[810] = (s.0[2] & 0x1 == 0x1) & (!n[641]) & (n[670]);
@@ -22497,85 +22512,92 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             n[931] = (s.0[2] & 0x1 == 0x1) & (!n[653]) & (n[786]);
             n[933] = (s.0[2] & 0x1 == 0x1) & (!n[659]) & (n[784]);
             n[935] = (s.0[2] & 0x1 == 0x1) & (!n[658]) & (n[773]);
-            legal[0] |= u64::from(n[820]) << 0;
-            legal[0] |= u64::from(n[817]) << 1;
-            legal[0] |= u64::from(n[816]) << 2;
-            legal[0] |= u64::from(n[812]) << 3;
-            legal[0] |= u64::from(n[809]) << 4;
-            legal[0] |= u64::from(n[810]) << 5;
-            legal[0] |= u64::from(n[814]) << 6;
-            legal[0] |= u64::from(n[822]) << 7;
-            legal[0] |= u64::from(n[838]) << 8;
-            legal[0] |= u64::from(n[835]) << 9;
-            legal[0] |= u64::from(n[827]) << 10;
-            legal[0] |= u64::from(n[824]) << 11;
-            legal[0] |= u64::from(n[832]) << 12;
-            legal[0] |= u64::from(n[833]) << 13;
-            legal[0] |= u64::from(n[829]) << 14;
-            legal[0] |= u64::from(n[837]) << 15;
-            legal[0] |= u64::from(n[854]) << 16;
-            legal[0] |= u64::from(n[847]) << 17;
-            legal[0] |= u64::from(n[842]) << 18;
-            legal[0] |= u64::from(n[844]) << 19;
-            legal[0] |= u64::from(n[841]) << 20;
-            legal[0] |= u64::from(n[846]) << 21;
-            legal[0] |= u64::from(n[851]) << 22;
-            legal[0] |= u64::from(n[853]) << 23;
-            legal[0] |= u64::from(n[871]) << 24;
-            legal[0] |= u64::from(n[860]) << 25;
-            legal[0] |= u64::from(n[862]) << 26;
-            legal[0] |= u64::from(n[859]) << 27;
-            legal[0] |= u64::from(n[863]) << 28;
-            legal[0] |= u64::from(n[857]) << 29;
-            legal[0] |= u64::from(n[867]) << 30;
-            legal[0] |= u64::from(n[869]) << 31;
-            legal[0] |= u64::from(n[884]) << 32;
-            legal[0] |= u64::from(n[882]) << 33;
-            legal[0] |= u64::from(n[872]) << 34;
-            legal[0] |= u64::from(n[878]) << 35;
-            legal[0] |= u64::from(n[875]) << 36;
-            legal[0] |= u64::from(n[881]) << 37;
-            legal[0] |= u64::from(n[877]) << 38;
-            legal[0] |= u64::from(n[886]) << 39;
-            legal[0] |= u64::from(n[900]) << 40;
-            legal[0] |= u64::from(n[898]) << 41;
-            legal[0] |= u64::from(n[896]) << 42;
-            legal[0] |= u64::from(n[888]) << 43;
-            legal[0] |= u64::from(n[893]) << 44;
-            legal[0] |= u64::from(n[891]) << 45;
-            legal[0] |= u64::from(n[897]) << 46;
-            legal[0] |= u64::from(n[903]) << 47;
-            legal[0] |= u64::from(n[916]) << 48;
-            legal[0] |= u64::from(n[908]) << 49;
-            legal[0] |= u64::from(n[911]) << 50;
-            legal[0] |= u64::from(n[910]) << 51;
-            legal[0] |= u64::from(n[905]) << 52;
-            legal[0] |= u64::from(n[906]) << 53;
-            legal[0] |= u64::from(n[914]) << 54;
-            legal[0] |= u64::from(n[919]) << 55;
-            legal[0] |= u64::from(n[935]) << 56;
-            legal[0] |= u64::from(n[927]) << 57;
-            legal[0] |= u64::from(n[923]) << 58;
-            legal[0] |= u64::from(n[920]) << 59;
-            legal[0] |= u64::from(n[925]) << 60;
-            legal[0] |= u64::from(n[930]) << 61;
-            legal[0] |= u64::from(n[931]) << 62;
-            legal[0] |= u64::from(n[933]) << 63;
+            parts[0] |= u64::from(n[820]) << 0;
+            parts[0] |= u64::from(n[817]) << 1;
+            parts[0] |= u64::from(n[816]) << 2;
+            parts[0] |= u64::from(n[812]) << 3;
+            parts[0] |= u64::from(n[809]) << 4;
+            parts[0] |= u64::from(n[810]) << 5;
+            parts[0] |= u64::from(n[814]) << 6;
+            parts[0] |= u64::from(n[822]) << 7;
+            parts[0] |= u64::from(n[838]) << 8;
+            parts[0] |= u64::from(n[835]) << 9;
+            parts[0] |= u64::from(n[827]) << 10;
+            parts[0] |= u64::from(n[824]) << 11;
+            parts[0] |= u64::from(n[832]) << 12;
+            parts[0] |= u64::from(n[833]) << 13;
+            parts[0] |= u64::from(n[829]) << 14;
+            parts[0] |= u64::from(n[837]) << 15;
+            parts[0] |= u64::from(n[854]) << 16;
+            parts[0] |= u64::from(n[847]) << 17;
+            parts[0] |= u64::from(n[842]) << 18;
+            parts[0] |= u64::from(n[844]) << 19;
+            parts[0] |= u64::from(n[841]) << 20;
+            parts[0] |= u64::from(n[846]) << 21;
+            parts[0] |= u64::from(n[851]) << 22;
+            parts[0] |= u64::from(n[853]) << 23;
+            parts[0] |= u64::from(n[871]) << 24;
+            parts[0] |= u64::from(n[860]) << 25;
+            parts[0] |= u64::from(n[862]) << 26;
+            parts[0] |= u64::from(n[859]) << 27;
+            parts[0] |= u64::from(n[863]) << 28;
+            parts[0] |= u64::from(n[857]) << 29;
+            parts[0] |= u64::from(n[867]) << 30;
+            parts[0] |= u64::from(n[869]) << 31;
+            parts[0] |= u64::from(n[884]) << 32;
+            parts[0] |= u64::from(n[882]) << 33;
+            parts[0] |= u64::from(n[872]) << 34;
+            parts[0] |= u64::from(n[878]) << 35;
+            parts[0] |= u64::from(n[875]) << 36;
+            parts[0] |= u64::from(n[881]) << 37;
+            parts[0] |= u64::from(n[877]) << 38;
+            parts[0] |= u64::from(n[886]) << 39;
+            parts[0] |= u64::from(n[900]) << 40;
+            parts[0] |= u64::from(n[898]) << 41;
+            parts[0] |= u64::from(n[896]) << 42;
+            parts[0] |= u64::from(n[888]) << 43;
+            parts[0] |= u64::from(n[893]) << 44;
+            parts[0] |= u64::from(n[891]) << 45;
+            parts[0] |= u64::from(n[897]) << 46;
+            parts[0] |= u64::from(n[903]) << 47;
+            parts[0] |= u64::from(n[916]) << 48;
+            parts[0] |= u64::from(n[908]) << 49;
+            parts[0] |= u64::from(n[911]) << 50;
+            parts[0] |= u64::from(n[910]) << 51;
+            parts[0] |= u64::from(n[905]) << 52;
+            parts[0] |= u64::from(n[906]) << 53;
+            parts[0] |= u64::from(n[914]) << 54;
+            parts[0] |= u64::from(n[919]) << 55;
+            parts[0] |= u64::from(n[935]) << 56;
+            parts[0] |= u64::from(n[927]) << 57;
+            parts[0] |= u64::from(n[923]) << 58;
+            parts[0] |= u64::from(n[920]) << 59;
+            parts[0] |= u64::from(n[925]) << 60;
+            parts[0] |= u64::from(n[930]) << 61;
+            parts[0] |= u64::from(n[931]) << 62;
+            parts[0] |= u64::from(n[933]) << 63;
         }
-        legal[1] |= u64::from(n[806]) << 0;
-        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
-        joint[0] = match count {
-            0 => return None,
-            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
-            _ => {
-                Move(
-                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
-                )
-            }
+        parts[1] |= u64::from(n[806]) << 0;
+        joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            None => return None,
         };
     }
     {
-        let mut legal = [0u64; 2];
+        let mut parts = [0u64; 2];
+        static MOVE_OF: [[u32; 64]; 2] = [
+            [
+                0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38,
+                39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56,
+                57, 58, 59, 60, 61, 62, 63,
+            ],
+            [
+                64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ],
+        ];
         if s.0[2] & 0x2 != 0 {
             n[808] = (s.0[2] & 0x2 == 0x2) & (!n[633]) & (n[666]);
             n[811] = (s.0[2] & 0x2 == 0x2) & (!n[643]) & (n[664]);
@@ -22641,81 +22663,75 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             n[929] = (s.0[2] & 0x2 == 0x2) & (!n[655]) & (n[774]);
             n[932] = (s.0[2] & 0x2 == 0x2) & (!n[658]) & (n[772]);
             n[934] = (s.0[2] & 0x2 == 0x2) & (!n[659]) & (n[785]);
-            legal[0] |= u64::from(n[823]) << 0;
-            legal[0] |= u64::from(n[815]) << 1;
-            legal[0] |= u64::from(n[811]) << 2;
-            legal[0] |= u64::from(n[808]) << 3;
-            legal[0] |= u64::from(n[813]) << 4;
-            legal[0] |= u64::from(n[818]) << 5;
-            legal[0] |= u64::from(n[819]) << 6;
-            legal[0] |= u64::from(n[821]) << 7;
-            legal[0] |= u64::from(n[836]) << 8;
-            legal[0] |= u64::from(n[828]) << 9;
-            legal[0] |= u64::from(n[831]) << 10;
-            legal[0] |= u64::from(n[830]) << 11;
-            legal[0] |= u64::from(n[825]) << 12;
-            legal[0] |= u64::from(n[826]) << 13;
-            legal[0] |= u64::from(n[834]) << 14;
-            legal[0] |= u64::from(n[839]) << 15;
-            legal[0] |= u64::from(n[852]) << 16;
-            legal[0] |= u64::from(n[850]) << 17;
-            legal[0] |= u64::from(n[848]) << 18;
-            legal[0] |= u64::from(n[840]) << 19;
-            legal[0] |= u64::from(n[845]) << 20;
-            legal[0] |= u64::from(n[843]) << 21;
-            legal[0] |= u64::from(n[849]) << 22;
-            legal[0] |= u64::from(n[855]) << 23;
-            legal[0] |= u64::from(n[868]) << 24;
-            legal[0] |= u64::from(n[866]) << 25;
-            legal[0] |= u64::from(n[856]) << 26;
-            legal[0] |= u64::from(n[865]) << 27;
-            legal[0] |= u64::from(n[858]) << 28;
-            legal[0] |= u64::from(n[864]) << 29;
-            legal[0] |= u64::from(n[861]) << 30;
-            legal[0] |= u64::from(n[870]) << 31;
-            legal[0] |= u64::from(n[887]) << 32;
-            legal[0] |= u64::from(n[876]) << 33;
-            legal[0] |= u64::from(n[880]) << 34;
-            legal[0] |= u64::from(n[874]) << 35;
-            legal[0] |= u64::from(n[879]) << 36;
-            legal[0] |= u64::from(n[873]) << 37;
-            legal[0] |= u64::from(n[883]) << 38;
-            legal[0] |= u64::from(n[885]) << 39;
-            legal[0] |= u64::from(n[902]) << 40;
-            legal[0] |= u64::from(n[895]) << 41;
-            legal[0] |= u64::from(n[890]) << 42;
-            legal[0] |= u64::from(n[892]) << 43;
-            legal[0] |= u64::from(n[889]) << 44;
-            legal[0] |= u64::from(n[894]) << 45;
-            legal[0] |= u64::from(n[899]) << 46;
-            legal[0] |= u64::from(n[901]) << 47;
-            legal[0] |= u64::from(n[918]) << 48;
-            legal[0] |= u64::from(n[915]) << 49;
-            legal[0] |= u64::from(n[907]) << 50;
-            legal[0] |= u64::from(n[904]) << 51;
-            legal[0] |= u64::from(n[912]) << 52;
-            legal[0] |= u64::from(n[913]) << 53;
-            legal[0] |= u64::from(n[909]) << 54;
-            legal[0] |= u64::from(n[917]) << 55;
-            legal[0] |= u64::from(n[932]) << 56;
-            legal[0] |= u64::from(n[929]) << 57;
-            legal[0] |= u64::from(n[928]) << 58;
-            legal[0] |= u64::from(n[924]) << 59;
-            legal[0] |= u64::from(n[921]) << 60;
-            legal[0] |= u64::from(n[922]) << 61;
-            legal[0] |= u64::from(n[926]) << 62;
-            legal[0] |= u64::from(n[934]) << 63;
+            parts[0] |= u64::from(n[823]) << 0;
+            parts[0] |= u64::from(n[815]) << 1;
+            parts[0] |= u64::from(n[811]) << 2;
+            parts[0] |= u64::from(n[808]) << 3;
+            parts[0] |= u64::from(n[813]) << 4;
+            parts[0] |= u64::from(n[818]) << 5;
+            parts[0] |= u64::from(n[819]) << 6;
+            parts[0] |= u64::from(n[821]) << 7;
+            parts[0] |= u64::from(n[836]) << 8;
+            parts[0] |= u64::from(n[828]) << 9;
+            parts[0] |= u64::from(n[831]) << 10;
+            parts[0] |= u64::from(n[830]) << 11;
+            parts[0] |= u64::from(n[825]) << 12;
+            parts[0] |= u64::from(n[826]) << 13;
+            parts[0] |= u64::from(n[834]) << 14;
+            parts[0] |= u64::from(n[839]) << 15;
+            parts[0] |= u64::from(n[852]) << 16;
+            parts[0] |= u64::from(n[850]) << 17;
+            parts[0] |= u64::from(n[848]) << 18;
+            parts[0] |= u64::from(n[840]) << 19;
+            parts[0] |= u64::from(n[845]) << 20;
+            parts[0] |= u64::from(n[843]) << 21;
+            parts[0] |= u64::from(n[849]) << 22;
+            parts[0] |= u64::from(n[855]) << 23;
+            parts[0] |= u64::from(n[868]) << 24;
+            parts[0] |= u64::from(n[866]) << 25;
+            parts[0] |= u64::from(n[856]) << 26;
+            parts[0] |= u64::from(n[865]) << 27;
+            parts[0] |= u64::from(n[858]) << 28;
+            parts[0] |= u64::from(n[864]) << 29;
+            parts[0] |= u64::from(n[861]) << 30;
+            parts[0] |= u64::from(n[870]) << 31;
+            parts[0] |= u64::from(n[887]) << 32;
+            parts[0] |= u64::from(n[876]) << 33;
+            parts[0] |= u64::from(n[880]) << 34;
+            parts[0] |= u64::from(n[874]) << 35;
+            parts[0] |= u64::from(n[879]) << 36;
+            parts[0] |= u64::from(n[873]) << 37;
+            parts[0] |= u64::from(n[883]) << 38;
+            parts[0] |= u64::from(n[885]) << 39;
+            parts[0] |= u64::from(n[902]) << 40;
+            parts[0] |= u64::from(n[895]) << 41;
+            parts[0] |= u64::from(n[890]) << 42;
+            parts[0] |= u64::from(n[892]) << 43;
+            parts[0] |= u64::from(n[889]) << 44;
+            parts[0] |= u64::from(n[894]) << 45;
+            parts[0] |= u64::from(n[899]) << 46;
+            parts[0] |= u64::from(n[901]) << 47;
+            parts[0] |= u64::from(n[918]) << 48;
+            parts[0] |= u64::from(n[915]) << 49;
+            parts[0] |= u64::from(n[907]) << 50;
+            parts[0] |= u64::from(n[904]) << 51;
+            parts[0] |= u64::from(n[912]) << 52;
+            parts[0] |= u64::from(n[913]) << 53;
+            parts[0] |= u64::from(n[909]) << 54;
+            parts[0] |= u64::from(n[917]) << 55;
+            parts[0] |= u64::from(n[932]) << 56;
+            parts[0] |= u64::from(n[929]) << 57;
+            parts[0] |= u64::from(n[928]) << 58;
+            parts[0] |= u64::from(n[924]) << 59;
+            parts[0] |= u64::from(n[921]) << 60;
+            parts[0] |= u64::from(n[922]) << 61;
+            parts[0] |= u64::from(n[926]) << 62;
+            parts[0] |= u64::from(n[934]) << 63;
         }
-        legal[1] |= u64::from(n[807]) << 0;
-        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
-        joint[1] = match count {
-            0 => return None,
-            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
-            _ => {
-                Move(
-                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
-                )
-            }
+        parts[1] |= u64::from(n[807]) << 0;
+        joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            None => return None,
         };
     }
     let joint = &joint;

@@ -104,7 +104,9 @@ static FRAMES: [[[[u64; WORDS]; 2]; 10]; 2] = [
         [[0x0], [0x0]],
     ],
 ];
-/// Appends `role`'s legal moves in `s` to `out`, in the order of [`MOVES`].
+/// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
+/// without families of moves (one rule over different places on the board), else in
+/// the order `random_step` draws from.
 pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
     match role {
         0 => legal_0(s, out),
@@ -114,54 +116,46 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `xplayer` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
-    let mut legal = [0u64; 1];
+    let mut parts = [0u64; 1];
+    static MOVE_OF: [[u32; 64]; 1] = [
+        [
+            0, 9, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0, 8, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ],
+    ];
     if s.0[0] & 0x10000000 != 0 {
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0,
-                8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (s.0[0]) & (0x1249249);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
+        parts[0] |= (s.0[0]) & (0x1249249);
     }
-    legal[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 9;
-    for (i, &word) in legal.iter().enumerate() {
+    parts[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 1;
+    for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
-            out.push(Move(i as u32 * 64 + word.trailing_zeros()));
+            let b = word.trailing_zeros();
+            out.push(Move(MOVE_OF[p][b as usize]));
             word &= word - 1;
         }
     }
 }
 ///Appends the legal moves of `oplayer` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
-    let mut legal = [0u64; 1];
+    let mut parts = [0u64; 1];
+    static MOVE_OF: [[u32; 64]; 1] = [
+        [
+            0, 9, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0, 8, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ],
+    ];
     if s.0[0] & 0x8000000 != 0 {
-        {
-            const MOVE_OF: [u32; 64] = [
-                0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0,
-                8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ];
-            let mut holds = (s.0[0]) & (0x1249249);
-            while holds != 0 {
-                let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                holds &= holds - 1;
-                legal[m / 64] |= 1 << (m % 64);
-            }
-        }
+        parts[0] |= (s.0[0]) & (0x1249249);
     }
-    legal[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 9;
-    for (i, &word) in legal.iter().enumerate() {
+    parts[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 1;
+    for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
-            out.push(Move(i as u32 * 64 + word.trailing_zeros()));
+            let b = word.trailing_zeros();
+            out.push(Move(MOVE_OF[p][b as usize]));
             word &= word - 1;
         }
     }
@@ -317,61 +311,39 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     let mut joint = [Move(0); 2];
     {
-        let mut legal = [0u64; 1];
+        let mut parts = [0u64; 1];
+        static MOVE_OF: [[u32; 64]; 1] = [
+            [
+                0, 9, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0,
+                8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ],
+        ];
         if s.0[0] & 0x10000000 != 0 {
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0,
-                    0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                ];
-                let mut holds = (s.0[0]) & (0x1249249);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
+            parts[0] |= (s.0[0]) & (0x1249249);
         }
-        legal[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 9;
-        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
-        joint[0] = match count {
-            0 => return None,
-            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
-            _ => {
-                Move(
-                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
-                )
-            }
+        parts[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 1;
+        joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            None => return None,
         };
     }
     {
-        let mut legal = [0u64; 1];
+        let mut parts = [0u64; 1];
+        static MOVE_OF: [[u32; 64]; 1] = [
+            [
+                0, 9, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0,
+                8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ],
+        ];
         if s.0[0] & 0x8000000 != 0 {
-            {
-                const MOVE_OF: [u32; 64] = [
-                    0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0,
-                    0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                ];
-                let mut holds = (s.0[0]) & (0x1249249);
-                while holds != 0 {
-                    let m = MOVE_OF[holds.trailing_zeros() as usize] as usize;
-                    holds &= holds - 1;
-                    legal[m / 64] |= 1 << (m % 64);
-                }
-            }
+            parts[0] |= (s.0[0]) & (0x1249249);
         }
-        legal[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 9;
-        let count: u32 = legal.iter().map(|w| w.count_ones()).sum();
-        joint[1] = match count {
-            0 => return None,
-            1 => Move(::gdl_runtime::bits::select(&legal, 0)),
-            _ => {
-                Move(
-                    ::gdl_runtime::bits::select(&legal, rng.below(count as usize) as u32),
-                )
-            }
+        parts[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 1;
+        joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            None => return None,
         };
     }
     let joint = &joint;
