@@ -1131,8 +1131,14 @@ impl LegalParts {
     /// families.
     fn single(&self, m: u32, cond: TokenStream) -> TokenStream {
         let (j, bit) = self.single_bits[&m];
-        let (j, bit) = (Literal::usize_unsuffixed(j), Literal::u32_unsuffixed(bit));
-        quote!(parts[#j] |= u64::from(#cond) << #bit;)
+        let j = Literal::usize_unsuffixed(j);
+        match bit {
+            0 => quote!(parts[#j] |= u64::from(#cond);),
+            _ => {
+                let bit = Literal::u32_unsuffixed(bit);
+                quote!(parts[#j] |= u64::from(#cond) << #bit;)
+            }
+        }
     }
 
     /// Statements that set the bits of family `f`'s anchors whose rule holds.

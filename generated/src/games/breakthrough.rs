@@ -1184,7 +1184,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
             |= (s.0[0]) & (!((s.0[0] >> 18) | (s.0[1] << 46))) & (0x2aaa2aaa2aaa2aaa);
         parts[5] |= (s.0[1]) & (!((s.0[1] >> 18) | (s.0[2] << 46))) & (0x2aaa2aaa2aaa);
     }
-    parts[0] |= u64::from(s.0[2] & 0x1 != 0) << 0;
+    parts[0] |= u64::from(s.0[2] & 0x1 != 0);
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -1388,7 +1388,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[5]
                 |= (s.0[1]) & (!((s.0[1] >> 18) | (s.0[2] << 46))) & (0x2aaa2aaa2aaa);
         }
-        parts[0] |= u64::from(s.0[2] & 0x1 != 0) << 0;
+        parts[0] |= u64::from(s.0[2] & 0x1 != 0);
         joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => Move(MOVE_OF[p][b as usize]),
             None => return None,

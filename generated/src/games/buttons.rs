@@ -149,7 +149,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
             ],
         ];
-        parts[0] |= u64::from(true) << 0;
+        parts[0] |= u64::from(true);
         parts[0] |= u64::from(true) << 1;
         parts[0] |= u64::from(true) << 2;
         joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {

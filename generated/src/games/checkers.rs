@@ -13461,7 +13461,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
         parts[2] |= (s.0[1]) & (((s.0[1] >> 16) | (s.0[2] << 48))) & (0x800000002082000);
         parts[6] |= (s.0[2]) & (((s.0[2] >> 16) | (s.0[3] << 48))) & (0x82);
     }
-    parts[0] |= u64::from(n[190]) << 0;
+    parts[0] |= u64::from(n[190]);
     parts[0] |= u64::from(n[191]) << 3;
     parts[0] |= u64::from(n[189]) << 5;
     parts[0] |= u64::from(n[248]) << 6;
@@ -13496,7 +13496,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     parts[0] |= u64::from(n[235]) << 60;
     parts[0] |= u64::from(n[249]) << 61;
     parts[0] |= u64::from(n[207]) << 63;
-    parts[1] |= u64::from(n[208]) << 0;
+    parts[1] |= u64::from(n[208]);
     parts[1] |= u64::from(n[206]) << 2;
     parts[1] |= u64::from(n[289]) << 3;
     parts[1] |= u64::from(n[262]) << 6;
@@ -13519,7 +13519,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     parts[1] |= u64::from(n[282]) << 55;
     parts[1] |= u64::from(n[255]) << 58;
     parts[1] |= u64::from(n[254]) << 61;
-    parts[2] |= u64::from(n[253]) << 0;
+    parts[2] |= u64::from(n[253]);
     parts[2] |= u64::from(n[211]) << 2;
     parts[2] |= u64::from(n[296]) << 3;
     parts[2] |= u64::from(n[269]) << 5;
@@ -13561,7 +13561,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     parts[2] |= u64::from(n[297]) << 60;
     parts[2] |= u64::from(n[298]) << 61;
     parts[2] |= u64::from(n[270]) << 63;
-    parts[3] |= u64::from(n[227]) << 0;
+    parts[3] |= u64::from(n[227]);
     parts[3] |= u64::from(n[226]) << 2;
     parts[3] |= u64::from(n[225]) << 3;
     parts[3] |= u64::from(n[281]) << 5;
@@ -13603,7 +13603,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     parts[3] |= u64::from(n[177]) << 60;
     parts[3] |= u64::from(n[160]) << 61;
     parts[3] |= u64::from(n[159]) << 63;
-    parts[4] |= u64::from(n[162]) << 0;
+    parts[4] |= u64::from(n[162]);
     parts[4] |= u64::from(n[145]) << 2;
     parts[4] |= u64::from(n[144]) << 3;
     parts[4] |= u64::from(n[172]) << 4;
@@ -13658,7 +13658,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     parts[4] |= u64::from(n[86]) << 61;
     parts[4] |= u64::from(n[139]) << 62;
     parts[4] |= u64::from(n[31]) << 63;
-    parts[5] |= u64::from(n[122]) << 0;
+    parts[5] |= u64::from(n[122]);
     parts[5] |= u64::from(n[88]) << 2;
     parts[5] |= u64::from(n[71]) << 3;
     parts[5] |= u64::from(n[124]) << 4;
@@ -13716,7 +13716,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     parts[5] |= u64::from(n[96]) << 61;
     parts[5] |= u64::from(n[132]) << 62;
     parts[5] |= u64::from(n[102]) << 63;
-    parts[6] |= u64::from(n[138]) << 0;
+    parts[6] |= u64::from(n[138]);
     parts[6] |= u64::from(n[37]) << 2;
     parts[6] |= u64::from(n[43]) << 3;
     parts[6] |= u64::from(n[49]) << 4;
@@ -13778,7 +13778,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     parts[6] |= u64::from(n[469]) << 61;
     parts[6] |= u64::from(n[468]) << 62;
     parts[6] |= u64::from(n[345]) << 63;
-    parts[7] |= u64::from(n[346]) << 0;
+    parts[7] |= u64::from(n[346]);
     parts[7] |= u64::from(n[343]) << 1;
     parts[7] |= u64::from(n[344]) << 2;
     parts[7] |= u64::from(n[342]) << 3;
@@ -13842,7 +13842,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     parts[7] |= u64::from(n[503]) << 61;
     parts[7] |= u64::from(n[502]) << 62;
     parts[7] |= u64::from(n[464]) << 63;
-    parts[8] |= u64::from(n[462]) << 0;
+    parts[8] |= u64::from(n[462]);
     parts[8] |= u64::from(n[463]) << 1;
     parts[8] |= u64::from(n[461]) << 2;
     parts[8] |= u64::from(n[406]) << 3;
@@ -13906,7 +13906,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     parts[8] |= u64::from(n[499]) << 61;
     parts[8] |= u64::from(n[498]) << 62;
     parts[8] |= u64::from(n[433]) << 63;
-    parts[9] |= u64::from(n[431]) << 0;
+    parts[9] |= u64::from(n[431]);
     parts[9] |= u64::from(n[432]) << 1;
     parts[9] |= u64::from(n[525]) << 2;
     parts[9] |= u64::from(n[523]) << 3;
@@ -15436,7 +15436,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     parts[0] |= u64::from(n[268]) << 58;
     parts[0] |= u64::from(n[267]) << 59;
     parts[0] |= u64::from(n[266]) << 63;
-    parts[1] |= u64::from(n[226]) << 0;
+    parts[1] |= u64::from(n[226]);
     parts[1] |= u64::from(n[282]) << 6;
     parts[1] |= u64::from(n[281]) << 9;
     parts[1] |= u64::from(n[280]) << 11;
@@ -15460,7 +15460,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     parts[1] |= u64::from(n[290]) << 58;
     parts[1] |= u64::from(n[230]) << 61;
     parts[1] |= u64::from(n[202]) << 63;
-    parts[2] |= u64::from(n[203]) << 0;
+    parts[2] |= u64::from(n[203]);
     parts[2] |= u64::from(n[201]) << 1;
     parts[2] |= u64::from(n[244]) << 2;
     parts[2] |= u64::from(n[263]) << 3;
@@ -15506,7 +15506,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     parts[2] |= u64::from(n[301]) << 61;
     parts[2] |= u64::from(n[299]) << 62;
     parts[2] |= u64::from(n[300]) << 63;
-    parts[3] |= u64::from(n[258]) << 0;
+    parts[3] |= u64::from(n[258]);
     parts[3] |= u64::from(n[272]) << 2;
     parts[3] |= u64::from(n[315]) << 3;
     parts[3] |= u64::from(n[313]) << 4;
@@ -15558,7 +15558,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     parts[3] |= u64::from(n[161]) << 61;
     parts[3] |= u64::from(n[160]) << 62;
     parts[3] |= u64::from(n[188]) << 63;
-    parts[4] |= u64::from(n[171]) << 0;
+    parts[4] |= u64::from(n[171]);
     parts[4] |= u64::from(n[170]) << 1;
     parts[4] |= u64::from(n[185]) << 2;
     parts[4] |= u64::from(n[184]) << 3;
@@ -15617,7 +15617,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     parts[4] |= u64::from(n[28]) << 60;
     parts[4] |= u64::from(n[87]) << 61;
     parts[4] |= u64::from(n[140]) << 62;
-    parts[5] |= u64::from(n[110]) << 0;
+    parts[5] |= u64::from(n[110]);
     parts[5] |= u64::from(n[31]) << 1;
     parts[5] |= u64::from(n[123]) << 2;
     parts[5] |= u64::from(n[93]) << 3;
@@ -15681,7 +15681,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     parts[5] |= u64::from(n[50]) << 61;
     parts[5] |= u64::from(n[56]) << 62;
     parts[5] |= u64::from(n[62]) << 63;
-    parts[6] |= u64::from(n[71]) << 0;
+    parts[6] |= u64::from(n[71]);
     parts[6] |= u64::from(n[18]) << 1;
     parts[6] |= u64::from(n[54]) << 2;
     parts[6] |= u64::from(n[77]) << 3;
@@ -15745,7 +15745,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     parts[6] |= u64::from(n[485]) << 61;
     parts[6] |= u64::from(n[484]) << 62;
     parts[6] |= u64::from(n[361]) << 63;
-    parts[7] |= u64::from(n[362]) << 0;
+    parts[7] |= u64::from(n[362]);
     parts[7] |= u64::from(n[359]) << 1;
     parts[7] |= u64::from(n[360]) << 2;
     parts[7] |= u64::from(n[358]) << 3;
@@ -15809,7 +15809,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     parts[7] |= u64::from(n[519]) << 61;
     parts[7] |= u64::from(n[518]) << 62;
     parts[7] |= u64::from(n[480]) << 63;
-    parts[8] |= u64::from(n[478]) << 0;
+    parts[8] |= u64::from(n[478]);
     parts[8] |= u64::from(n[479]) << 1;
     parts[8] |= u64::from(n[477]) << 2;
     parts[8] |= u64::from(n[422]) << 3;
@@ -15873,7 +15873,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     parts[8] |= u64::from(n[515]) << 61;
     parts[8] |= u64::from(n[514]) << 62;
     parts[8] |= u64::from(n[449]) << 63;
-    parts[9] |= u64::from(n[447]) << 0;
+    parts[9] |= u64::from(n[447]);
     parts[9] |= u64::from(n[448]) << 1;
     parts[9] |= u64::from(n[541]) << 2;
     parts[9] |= u64::from(n[539]) << 3;
@@ -37787,7 +37787,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             ],
         ];
         if s.0[2] & 0x200000000000000 != 0 {
-            parts[0] |= u64::from(n[3134]) << 0;
+            parts[0] |= u64::from(n[3134]);
             parts[0] |= u64::from(n[3135]) << 3;
             parts[0] |= u64::from(n[3133]) << 5;
             parts[0] |= u64::from(n[3192]) << 6;
@@ -37822,7 +37822,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[0] |= u64::from(n[3179]) << 60;
             parts[0] |= u64::from(n[3193]) << 61;
             parts[0] |= u64::from(n[3151]) << 63;
-            parts[1] |= u64::from(n[3152]) << 0;
+            parts[1] |= u64::from(n[3152]);
             parts[1] |= u64::from(n[3150]) << 2;
             parts[1] |= u64::from(n[3233]) << 3;
             parts[1] |= u64::from(n[3206]) << 6;
@@ -37845,7 +37845,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[1] |= u64::from(n[3226]) << 55;
             parts[1] |= u64::from(n[3199]) << 58;
             parts[1] |= u64::from(n[3198]) << 61;
-            parts[2] |= u64::from(n[3197]) << 0;
+            parts[2] |= u64::from(n[3197]);
             parts[2] |= u64::from(n[3155]) << 2;
             parts[2] |= u64::from(n[3240]) << 3;
             parts[2] |= u64::from(n[3213]) << 5;
@@ -37887,7 +37887,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[2] |= u64::from(n[3241]) << 60;
             parts[2] |= u64::from(n[3242]) << 61;
             parts[2] |= u64::from(n[3214]) << 63;
-            parts[3] |= u64::from(n[3171]) << 0;
+            parts[3] |= u64::from(n[3171]);
             parts[3] |= u64::from(n[3170]) << 2;
             parts[3] |= u64::from(n[3169]) << 3;
             parts[3] |= u64::from(n[3225]) << 5;
@@ -37929,7 +37929,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[3] |= u64::from(n[3081]) << 60;
             parts[3] |= u64::from(n[3064]) << 61;
             parts[3] |= u64::from(n[3063]) << 63;
-            parts[4] |= u64::from(n[3066]) << 0;
+            parts[4] |= u64::from(n[3066]);
             parts[4] |= u64::from(n[3049]) << 2;
             parts[4] |= u64::from(n[3048]) << 3;
             parts[4] |= u64::from(n[3076]) << 4;
@@ -37984,7 +37984,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[4] |= u64::from(n[2918]) << 61;
             parts[4] |= u64::from(n[2971]) << 62;
             parts[4] |= u64::from(n[2729]) << 63;
-            parts[5] |= u64::from(n[2954]) << 0;
+            parts[5] |= u64::from(n[2954]);
             parts[5] |= u64::from(n[2920]) << 2;
             parts[5] |= u64::from(n[2903]) << 3;
             parts[5] |= u64::from(n[2956]) << 4;
@@ -38042,7 +38042,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[5] |= u64::from(n[2928]) << 61;
             parts[5] |= u64::from(n[2964]) << 62;
             parts[5] |= u64::from(n[2934]) << 63;
-            parts[6] |= u64::from(n[2970]) << 0;
+            parts[6] |= u64::from(n[2970]);
             parts[6] |= u64::from(n[2833]) << 2;
             parts[6] |= u64::from(n[2839]) << 3;
             parts[6] |= u64::from(n[2845]) << 4;
@@ -38104,7 +38104,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[6] |= u64::from(n[3573]) << 61;
             parts[6] |= u64::from(n[3572]) << 62;
             parts[6] |= u64::from(n[3449]) << 63;
-            parts[7] |= u64::from(n[3450]) << 0;
+            parts[7] |= u64::from(n[3450]);
             parts[7] |= u64::from(n[3447]) << 1;
             parts[7] |= u64::from(n[3448]) << 2;
             parts[7] |= u64::from(n[3446]) << 3;
@@ -38168,7 +38168,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[7] |= u64::from(n[3607]) << 61;
             parts[7] |= u64::from(n[3606]) << 62;
             parts[7] |= u64::from(n[3568]) << 63;
-            parts[8] |= u64::from(n[3566]) << 0;
+            parts[8] |= u64::from(n[3566]);
             parts[8] |= u64::from(n[3567]) << 1;
             parts[8] |= u64::from(n[3565]) << 2;
             parts[8] |= u64::from(n[3510]) << 3;
@@ -38232,7 +38232,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[8] |= u64::from(n[3603]) << 61;
             parts[8] |= u64::from(n[3602]) << 62;
             parts[8] |= u64::from(n[3537]) << 63;
-            parts[9] |= u64::from(n[3535]) << 0;
+            parts[9] |= u64::from(n[3535]);
             parts[9] |= u64::from(n[3536]) << 1;
             parts[9] |= u64::from(n[3629]) << 2;
             parts[9] |= u64::from(n[3627]) << 3;
@@ -38437,7 +38437,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[0] |= u64::from(n[3324]) << 58;
             parts[0] |= u64::from(n[3323]) << 59;
             parts[0] |= u64::from(n[3322]) << 63;
-            parts[1] |= u64::from(n[3282]) << 0;
+            parts[1] |= u64::from(n[3282]);
             parts[1] |= u64::from(n[3338]) << 6;
             parts[1] |= u64::from(n[3337]) << 9;
             parts[1] |= u64::from(n[3336]) << 11;
@@ -38461,7 +38461,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[1] |= u64::from(n[3346]) << 58;
             parts[1] |= u64::from(n[3286]) << 61;
             parts[1] |= u64::from(n[3258]) << 63;
-            parts[2] |= u64::from(n[3259]) << 0;
+            parts[2] |= u64::from(n[3259]);
             parts[2] |= u64::from(n[3257]) << 1;
             parts[2] |= u64::from(n[3300]) << 2;
             parts[2] |= u64::from(n[3319]) << 3;
@@ -38507,7 +38507,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[2] |= u64::from(n[3357]) << 61;
             parts[2] |= u64::from(n[3355]) << 62;
             parts[2] |= u64::from(n[3356]) << 63;
-            parts[3] |= u64::from(n[3314]) << 0;
+            parts[3] |= u64::from(n[3314]);
             parts[3] |= u64::from(n[3328]) << 2;
             parts[3] |= u64::from(n[3371]) << 3;
             parts[3] |= u64::from(n[3369]) << 4;
@@ -38559,7 +38559,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[3] |= u64::from(n[3089]) << 61;
             parts[3] |= u64::from(n[3088]) << 62;
             parts[3] |= u64::from(n[3116]) << 63;
-            parts[4] |= u64::from(n[3099]) << 0;
+            parts[4] |= u64::from(n[3099]);
             parts[4] |= u64::from(n[3098]) << 1;
             parts[4] |= u64::from(n[3113]) << 2;
             parts[4] |= u64::from(n[3112]) << 3;
@@ -38618,7 +38618,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[4] |= u64::from(n[2733]) << 60;
             parts[4] |= u64::from(n[2975]) << 61;
             parts[4] |= u64::from(n[3028]) << 62;
-            parts[5] |= u64::from(n[2998]) << 0;
+            parts[5] |= u64::from(n[2998]);
             parts[5] |= u64::from(n[2740]) << 1;
             parts[5] |= u64::from(n[3011]) << 2;
             parts[5] |= u64::from(n[2981]) << 3;
@@ -38682,7 +38682,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[5] |= u64::from(n[2866]) << 61;
             parts[5] |= u64::from(n[2872]) << 62;
             parts[5] |= u64::from(n[2878]) << 63;
-            parts[6] |= u64::from(n[2887]) << 0;
+            parts[6] |= u64::from(n[2887]);
             parts[6] |= u64::from(n[2617]) << 1;
             parts[6] |= u64::from(n[2870]) << 2;
             parts[6] |= u64::from(n[2893]) << 3;
@@ -38746,7 +38746,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[6] |= u64::from(n[3757]) << 61;
             parts[6] |= u64::from(n[3756]) << 62;
             parts[6] |= u64::from(n[3633]) << 63;
-            parts[7] |= u64::from(n[3634]) << 0;
+            parts[7] |= u64::from(n[3634]);
             parts[7] |= u64::from(n[3631]) << 1;
             parts[7] |= u64::from(n[3632]) << 2;
             parts[7] |= u64::from(n[3630]) << 3;
@@ -38810,7 +38810,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[7] |= u64::from(n[3791]) << 61;
             parts[7] |= u64::from(n[3790]) << 62;
             parts[7] |= u64::from(n[3752]) << 63;
-            parts[8] |= u64::from(n[3750]) << 0;
+            parts[8] |= u64::from(n[3750]);
             parts[8] |= u64::from(n[3751]) << 1;
             parts[8] |= u64::from(n[3749]) << 2;
             parts[8] |= u64::from(n[3694]) << 3;
@@ -38874,7 +38874,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[8] |= u64::from(n[3787]) << 61;
             parts[8] |= u64::from(n[3786]) << 62;
             parts[8] |= u64::from(n[3721]) << 63;
-            parts[9] |= u64::from(n[3719]) << 0;
+            parts[9] |= u64::from(n[3719]);
             parts[9] |= u64::from(n[3720]) << 1;
             parts[9] |= u64::from(n[3813]) << 2;
             parts[9] |= u64::from(n[3811]) << 3;

@@ -724,7 +724,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
             |= (s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45))) & (0x2222088880222000);
         parts[1] |= (s.0[1]) & (((s.0[1] >> 19) | (s.0[2] << 45))) & (0x8880);
     }
-    parts[0] |= u64::from(n[94]) << 0;
+    parts[0] |= u64::from(n[94]);
     parts[0] |= u64::from(n[100]) << 2;
     parts[0] |= u64::from(n[64]) << 3;
     parts[0] |= u64::from(n[79]) << 4;
@@ -774,7 +774,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     parts[0] |= u64::from(n[68]) << 60;
     parts[0] |= u64::from(n[27]) << 62;
     parts[0] |= u64::from(n[82]) << 63;
-    parts[1] |= u64::from(n[89]) << 0;
+    parts[1] |= u64::from(n[89]);
     parts[1] |= u64::from(n[74]) << 1;
     parts[1] |= u64::from(n[67]) << 2;
     parts[1] |= u64::from(n[103]) << 3;
@@ -1013,7 +1013,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
         parts[1] |= (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40))) & (0x444411110044400);
         parts[1] |= (s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40))) & (0x1110);
     }
-    parts[0] |= u64::from(n[100]) << 0;
+    parts[0] |= u64::from(n[100]);
     parts[0] |= u64::from(n[93]) << 1;
     parts[0] |= u64::from(n[102]) << 2;
     parts[0] |= u64::from(n[80]) << 3;
@@ -1063,7 +1063,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     parts[0] |= u64::from(n[89]) << 61;
     parts[0] |= u64::from(n[23]) << 62;
     parts[0] |= u64::from(n[52]) << 63;
-    parts[1] |= u64::from(n[66]) << 0;
+    parts[1] |= u64::from(n[66]);
     parts[1] |= u64::from(n[97]) << 1;
     parts[1] |= u64::from(n[82]) << 2;
     parts[1] |= u64::from(n[103]) << 3;
@@ -1289,7 +1289,7 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
         parts[0] |= (s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43))) & (0x400001000000);
         parts[0] |= (s.0[1]) & (((s.0[1] >> 21) | (s.0[2] << 43))) & (0x14);
     }
-    parts[0] |= u64::from(n[65]) << 0;
+    parts[0] |= u64::from(n[65]);
     parts[0] |= u64::from(n[27]) << 1;
     parts[0] |= u64::from(n[66]) << 3;
     parts[0] |= u64::from(n[78]) << 6;
@@ -1316,7 +1316,7 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
     parts[0] |= u64::from(n[90]) << 60;
     parts[0] |= u64::from(n[46]) << 61;
     parts[0] |= u64::from(n[76]) << 63;
-    parts[1] |= u64::from(n[92]) << 0;
+    parts[1] |= u64::from(n[92]);
     parts[1] |= u64::from(n[38]) << 1;
     parts[1] |= u64::from(n[72]) << 2;
     parts[1] |= u64::from(n[89]) << 4;
@@ -5579,7 +5579,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             n[374] = s.0[1] & 0x4040020000000 == 0x4040020000000;
             n[375] = s.0[1] & 0x4100200000000 == 0x4100200000000;
             n[376] = s.0[1] & 0x4480000000000 == 0x4480000000000;
-            parts[0] |= u64::from(n[359]) << 0;
+            parts[0] |= u64::from(n[359]);
             parts[0] |= u64::from(n[371]) << 2;
             parts[0] |= u64::from(n[269]) << 3;
             parts[0] |= u64::from(n[314]) << 4;
@@ -5629,7 +5629,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[0] |= u64::from(n[273]) << 60;
             parts[0] |= u64::from(n[150]) << 62;
             parts[0] |= u64::from(n[317]) << 63;
-            parts[1] |= u64::from(n[324]) << 0;
+            parts[1] |= u64::from(n[324]);
             parts[1] |= u64::from(n[279]) << 1;
             parts[1] |= u64::from(n[272]) << 2;
             parts[1] |= u64::from(n[374]) << 3;
@@ -5830,7 +5830,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             n[380] = s.0[1] & 0x2008400000000 == 0x2008400000000;
             n[381] = s.0[1] & 0x2000000210000 == 0x2000000210000;
             n[382] = s.0[1] & 0x2024000000000 == 0x2024000000000;
-            parts[0] |= u64::from(n[377]) << 0;
+            parts[0] |= u64::from(n[377]);
             parts[0] |= u64::from(n[343]) << 1;
             parts[0] |= u64::from(n[379]) << 2;
             parts[0] |= u64::from(n[330]) << 3;
@@ -5880,7 +5880,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[0] |= u64::from(n[339]) << 61;
             parts[0] |= u64::from(n[151]) << 62;
             parts[0] |= u64::from(n[221]) << 63;
-            parts[1] |= u64::from(n[286]) << 0;
+            parts[1] |= u64::from(n[286]);
             parts[1] |= u64::from(n[368]) << 1;
             parts[1] |= u64::from(n[332]) << 2;
             parts[1] |= u64::from(n[380]) << 3;
@@ -6062,7 +6062,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 & (s.0[1] & 0x1000000000200 == 0x1000000000200) & (n[130]);
             n[358] = (s.0[0] & 0x8000200001000000 == 0x8000200001000000)
                 & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-            parts[0] |= u64::from(n[300]) << 0;
+            parts[0] |= u64::from(n[300]);
             parts[0] |= u64::from(n[160]) << 1;
             parts[0] |= u64::from(n[301]) << 3;
             parts[0] |= u64::from(n[313]) << 6;
@@ -6089,7 +6089,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[0] |= u64::from(n[355]) << 60;
             parts[0] |= u64::from(n[233]) << 61;
             parts[0] |= u64::from(n[311]) << 63;
-            parts[1] |= u64::from(n[357]) << 0;
+            parts[1] |= u64::from(n[357]);
             parts[1] |= u64::from(n[225]) << 1;
             parts[1] |= u64::from(n[307]) << 2;
             parts[1] |= u64::from(n[354]) << 4;

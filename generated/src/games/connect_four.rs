@@ -195,7 +195,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
             |= (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63))) & (0x400400400400400);
         parts[0] |= (!s.0[1]) & (!(s.0[1] >> 1)) & (0x40040040);
     }
-    parts[0] |= u64::from(s.0[1] & 0x100000000 != 0) << 0;
+    parts[0] |= u64::from(s.0[1] & 0x100000000 != 0);
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -220,7 +220,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
             |= (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63))) & (0x400400400400400);
         parts[0] |= (!s.0[1]) & (!(s.0[1] >> 1)) & (0x40040040);
     }
-    parts[0] |= u64::from(s.0[1] & 0x200000000 != 0) << 0;
+    parts[0] |= u64::from(s.0[1] & 0x200000000 != 0);
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -630,7 +630,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 |= (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63))) & (0x400400400400400);
             parts[0] |= (!s.0[1]) & (!(s.0[1] >> 1)) & (0x40040040);
         }
-        parts[0] |= u64::from(s.0[1] & 0x100000000 != 0) << 0;
+        parts[0] |= u64::from(s.0[1] & 0x100000000 != 0);
         joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => Move(MOVE_OF[p][b as usize]),
             None => return None,
@@ -650,7 +650,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 |= (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63))) & (0x400400400400400);
             parts[0] |= (!s.0[1]) & (!(s.0[1] >> 1)) & (0x40040040);
         }
-        parts[0] |= u64::from(s.0[1] & 0x200000000 != 0) << 0;
+        parts[0] |= u64::from(s.0[1] & 0x200000000 != 0);
         joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => Move(MOVE_OF[p][b as usize]),
             None => return None,

@@ -380,7 +380,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
         parts[0]
             |= (!s.0[2]) & (!((s.0[2] >> 1) | (s.0[3] << 63))) & (0x1000001000001000);
     }
-    parts[0] |= u64::from(n[1]) << 0;
+    parts[0] |= u64::from(n[1]);
     parts[0] |= u64::from(n[3]) << 1;
     parts[0] |= u64::from(n[5]) << 2;
     parts[0] |= u64::from(n[7]) << 3;
@@ -430,7 +430,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
         parts[0]
             |= (!s.0[2]) & (!((s.0[2] >> 1) | (s.0[3] << 63))) & (0x1000001000001000);
     }
-    parts[0] |= u64::from(n[8]) << 0;
+    parts[0] |= u64::from(n[8]);
     parts[0] |= u64::from(n[9]) << 1;
     parts[0] |= u64::from(n[10]) << 2;
     parts[0] |= u64::from(n[11]) << 3;
@@ -1653,7 +1653,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 |= (!s.0[2]) & (!((s.0[2] >> 1) | (s.0[3] << 63)))
                     & (0x1000001000001000);
         }
-        parts[0] |= u64::from(n[9]) << 0;
+        parts[0] |= u64::from(n[9]);
         parts[0] |= u64::from(n[11]) << 1;
         parts[0] |= u64::from(n[13]) << 2;
         parts[0] |= u64::from(n[15]) << 3;
@@ -1684,7 +1684,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 |= (!s.0[2]) & (!((s.0[2] >> 1) | (s.0[3] << 63)))
                     & (0x1000001000001000);
         }
-        parts[0] |= u64::from(n[24]) << 0;
+        parts[0] |= u64::from(n[24]);
         parts[0] |= u64::from(n[25]) << 1;
         parts[0] |= u64::from(n[26]) << 2;
         parts[0] |= u64::from(n[27]) << 3;

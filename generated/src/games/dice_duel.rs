@@ -313,7 +313,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
             ],
         ];
-        parts[0] |= u64::from(s.0[0] & 0x4 != 0) << 0;
+        parts[0] |= u64::from(s.0[0] & 0x4 != 0);
         parts[0] |= u64::from(s.0[0] & 0x4 == 0) << 1;
         parts[0] |= u64::from(s.0[0] & 0x4 != 0) << 2;
         joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
@@ -330,7 +330,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
             ],
         ];
-        parts[0] |= u64::from(s.0[0] & 0x4 != 0) << 0;
+        parts[0] |= u64::from(s.0[0] & 0x4 != 0);
         parts[0] |= u64::from(s.0[0] & 0x4 == 0) << 1;
         parts[0] |= u64::from(s.0[0] & 0x4 != 0) << 2;
         joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
@@ -347,7 +347,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
             ],
         ];
-        parts[0] |= u64::from(n[0]) << 0;
+        parts[0] |= u64::from(n[0]);
         parts[0] |= u64::from(n[0]) << 1;
         parts[0] |= u64::from(n[0]) << 2;
         parts[0] |= u64::from(n[0]) << 3;

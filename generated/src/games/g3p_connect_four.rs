@@ -261,7 +261,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
                 & (!((s.0[1] >> 2) | (s.0[2] << 62))) & (0x800020000800020);
         parts[0] |= (!s.0[2]) & (!(s.0[2] >> 1)) & (!(s.0[2] >> 2)) & (0x2000);
     }
-    parts[0] |= u64::from(s.0[2] & 0x20000 == 0) << 0;
+    parts[0] |= u64::from(s.0[2] & 0x20000 == 0);
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -290,7 +290,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
                 & (!((s.0[1] >> 2) | (s.0[2] << 62))) & (0x800020000800020);
         parts[0] |= (!s.0[2]) & (!(s.0[2] >> 1)) & (!(s.0[2] >> 2)) & (0x2000);
     }
-    parts[0] |= u64::from(s.0[2] & 0x40000 == 0) << 0;
+    parts[0] |= u64::from(s.0[2] & 0x40000 == 0);
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -319,7 +319,7 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
                 & (!((s.0[1] >> 2) | (s.0[2] << 62))) & (0x800020000800020);
         parts[0] |= (!s.0[2]) & (!(s.0[2] >> 1)) & (!(s.0[2] >> 2)) & (0x2000);
     }
-    parts[0] |= u64::from(s.0[2] & 0x10000 == 0) << 0;
+    parts[0] |= u64::from(s.0[2] & 0x10000 == 0);
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -1004,7 +1004,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                     & (!((s.0[1] >> 2) | (s.0[2] << 62))) & (0x800020000800020);
             parts[0] |= (!s.0[2]) & (!(s.0[2] >> 1)) & (!(s.0[2] >> 2)) & (0x2000);
         }
-        parts[0] |= u64::from(s.0[2] & 0x20000 == 0) << 0;
+        parts[0] |= u64::from(s.0[2] & 0x20000 == 0);
         joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => Move(MOVE_OF[p][b as usize]),
             None => return None,
@@ -1028,7 +1028,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                     & (!((s.0[1] >> 2) | (s.0[2] << 62))) & (0x800020000800020);
             parts[0] |= (!s.0[2]) & (!(s.0[2] >> 1)) & (!(s.0[2] >> 2)) & (0x2000);
         }
-        parts[0] |= u64::from(s.0[2] & 0x40000 == 0) << 0;
+        parts[0] |= u64::from(s.0[2] & 0x40000 == 0);
         joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => Move(MOVE_OF[p][b as usize]),
             None => return None,
@@ -1052,7 +1052,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                     & (!((s.0[1] >> 2) | (s.0[2] << 62))) & (0x800020000800020);
             parts[0] |= (!s.0[2]) & (!(s.0[2] >> 1)) & (!(s.0[2] >> 2)) & (0x2000);
         }
-        parts[0] |= u64::from(s.0[2] & 0x10000 == 0) << 0;
+        parts[0] |= u64::from(s.0[2] & 0x10000 == 0);
         joint[2] = match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => Move(MOVE_OF[p][b as usize]),
             None => return None,

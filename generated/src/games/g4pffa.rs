@@ -2578,7 +2578,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
                 & (!((s.0[1] >> 3) | (s.0[2] << 61)))
                 & (((s.0[1] >> 31) | (s.0[2] << 33))) & (0x44400222);
     }
-    parts[0] |= u64::from(n[154]) << 0;
+    parts[0] |= u64::from(n[154]);
     parts[0] |= u64::from(n[82]) << 1;
     parts[0] |= u64::from(n[0]) << 2;
     parts[0] |= u64::from(n[81]) << 3;
@@ -2626,7 +2626,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     parts[0] |= u64::from(n[7]) << 58;
     parts[0] |= u64::from(n[88]) << 60;
     parts[0] |= u64::from(n[5]) << 62;
-    parts[1] |= u64::from(n[87]) << 0;
+    parts[1] |= u64::from(n[87]);
     parts[1] |= u64::from(n[165]) << 1;
     parts[1] |= u64::from(n[163]) << 2;
     parts[1] |= u64::from(n[161]) << 3;
@@ -2674,7 +2674,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     parts[1] |= u64::from(n[100]) << 61;
     parts[1] |= u64::from(n[20]) << 62;
     parts[1] |= u64::from(n[99]) << 63;
-    parts[2] |= u64::from(n[182]) << 0;
+    parts[2] |= u64::from(n[182]);
     parts[2] |= u64::from(n[132]) << 1;
     parts[2] |= u64::from(n[57]) << 2;
     parts[2] |= u64::from(n[131]) << 3;
@@ -2726,7 +2726,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     parts[2] |= u64::from(n[19]) << 60;
     parts[2] |= u64::from(n[18]) << 62;
     parts[2] |= u64::from(n[178]) << 63;
-    parts[3] |= u64::from(n[96]) << 0;
+    parts[3] |= u64::from(n[96]);
     parts[3] |= u64::from(n[16]) << 2;
     parts[3] |= u64::from(n[95]) << 3;
     parts[3] |= u64::from(n[176]) << 4;
@@ -3671,7 +3671,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
                 & (!((s.0[1] >> 3) | (s.0[2] << 61)))
                 & (((s.0[1] >> 31) | (s.0[2] << 33))) & (0x8880000000000);
     }
-    parts[0] |= u64::from(n[4]) << 0;
+    parts[0] |= u64::from(n[4]);
     parts[0] |= u64::from(n[3]) << 1;
     parts[0] |= u64::from(n[84]) << 2;
     parts[0] |= u64::from(n[165]) << 3;
@@ -3759,7 +3759,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     parts[1] |= u64::from(n[94]) << 61;
     parts[1] |= u64::from(n[13]) << 62;
     parts[1] |= u64::from(n[93]) << 63;
-    parts[2] |= u64::from(n[202]) << 0;
+    parts[2] |= u64::from(n[202]);
     parts[2] |= u64::from(n[142]) << 1;
     parts[2] |= u64::from(n[72]) << 2;
     parts[2] |= u64::from(n[141]) << 3;
@@ -3806,7 +3806,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     parts[2] |= u64::from(n[168]) << 60;
     parts[2] |= u64::from(n[172]) << 62;
     parts[2] |= u64::from(n[171]) << 63;
-    parts[3] |= u64::from(n[175]) << 0;
+    parts[3] |= u64::from(n[175]);
     parts[3] |= u64::from(n[100]) << 1;
     parts[3] |= u64::from(n[18]) << 2;
     parts[3] |= u64::from(n[99]) << 3;
@@ -4764,7 +4764,7 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
                 & (!((s.0[1] >> 3) | (s.0[2] << 61)))
                 & (((s.0[1] >> 29) | (s.0[2] << 35))) & (0x44400222);
     }
-    parts[0] |= u64::from(n[74]) << 0;
+    parts[0] |= u64::from(n[74]);
     parts[0] |= u64::from(n[73]) << 1;
     parts[0] |= u64::from(n[142]) << 2;
     parts[0] |= u64::from(n[207]) << 3;
@@ -4816,7 +4816,7 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
     parts[0] |= u64::from(n[36]) << 60;
     parts[0] |= u64::from(n[191]) << 62;
     parts[0] |= u64::from(n[112]) << 63;
-    parts[1] |= u64::from(n[34]) << 0;
+    parts[1] |= u64::from(n[34]);
     parts[1] |= u64::from(n[111]) << 1;
     parts[1] |= u64::from(n[190]) << 2;
     parts[1] |= u64::from(n[189]) << 3;
@@ -4869,7 +4869,7 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
     parts[1] |= u64::from(n[95]) << 61;
     parts[1] |= u64::from(n[16]) << 62;
     parts[1] |= u64::from(n[15]) << 63;
-    parts[2] |= u64::from(n[176]) << 0;
+    parts[2] |= u64::from(n[176]);
     parts[2] |= u64::from(n[94]) << 1;
     parts[2] |= u64::from(n[13]) << 2;
     parts[2] |= u64::from(n[93]) << 3;
@@ -4925,7 +4925,7 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
     parts[2] |= u64::from(n[18]) << 60;
     parts[2] |= u64::from(n[19]) << 62;
     parts[2] |= u64::from(n[178]) << 63;
-    parts[3] |= u64::from(n[97]) << 0;
+    parts[3] |= u64::from(n[97]);
     parts[3] |= u64::from(n[17]) << 1;
     parts[3] |= u64::from(n[11]) << 2;
     parts[3] |= u64::from(n[92]) << 3;
@@ -5867,7 +5867,7 @@ fn legal_3(s: &State, out: &mut Vec<Move>) {
                 & (!((s.0[1] >> 3) | (s.0[2] << 61)))
                 & (((s.0[1] >> 30) | (s.0[2] << 34))) & (0x44400222);
     }
-    parts[0] |= u64::from(n[74]) << 0;
+    parts[0] |= u64::from(n[74]);
     parts[0] |= u64::from(n[73]) << 1;
     parts[0] |= u64::from(n[142]) << 2;
     parts[0] |= u64::from(n[206]) << 3;
@@ -5911,7 +5911,7 @@ fn legal_3(s: &State, out: &mut Vec<Move>) {
     parts[0] |= u64::from(n[135]) << 59;
     parts[0] |= u64::from(n[204]) << 60;
     parts[0] |= u64::from(n[203]) << 63;
-    parts[1] |= u64::from(n[202]) << 0;
+    parts[1] |= u64::from(n[202]);
     parts[1] |= u64::from(n[110]) << 1;
     parts[1] |= u64::from(n[31]) << 2;
     parts[1] |= u64::from(n[109]) << 3;
@@ -5956,7 +5956,7 @@ fn legal_3(s: &State, out: &mut Vec<Move>) {
     parts[1] |= u64::from(n[116]) << 61;
     parts[1] |= u64::from(n[40]) << 62;
     parts[1] |= u64::from(n[115]) << 63;
-    parts[2] |= u64::from(n[192]) << 0;
+    parts[2] |= u64::from(n[192]);
     parts[2] |= u64::from(n[128]) << 1;
     parts[2] |= u64::from(n[54]) << 2;
     parts[2] |= u64::from(n[127]) << 3;
@@ -6011,7 +6011,7 @@ fn legal_3(s: &State, out: &mut Vec<Move>) {
     parts[2] |= u64::from(n[106]) << 61;
     parts[2] |= u64::from(n[27]) << 62;
     parts[2] |= u64::from(n[105]) << 63;
-    parts[3] |= u64::from(n[29]) << 0;
+    parts[3] |= u64::from(n[29]);
     parts[3] |= u64::from(n[28]) << 2;
     parts[3] |= u64::from(n[185]) << 3;
     parts[3] |= u64::from(n[104]) << 4;
@@ -8413,7 +8413,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 & (n[622]);
             n[653] = (s.0[1] & 0x80000 == 0x80000) & (s.0[2] & 0x400000 == 0x400000)
                 & (n[613]);
-            parts[0] |= u64::from(n[595]) << 0;
+            parts[0] |= u64::from(n[595]);
             parts[0] |= u64::from(n[325]) << 1;
             parts[0] |= u64::from(n[0]) << 2;
             parts[0] |= u64::from(n[324]) << 3;
@@ -8461,7 +8461,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[0] |= u64::from(n[7]) << 58;
             parts[0] |= u64::from(n[331]) << 60;
             parts[0] |= u64::from(n[5]) << 62;
-            parts[1] |= u64::from(n[330]) << 0;
+            parts[1] |= u64::from(n[330]);
             parts[1] |= u64::from(n[606]) << 1;
             parts[1] |= u64::from(n[604]) << 2;
             parts[1] |= u64::from(n[602]) << 3;
@@ -8509,7 +8509,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[1] |= u64::from(n[343]) << 61;
             parts[1] |= u64::from(n[20]) << 62;
             parts[1] |= u64::from(n[342]) << 63;
-            parts[2] |= u64::from(n[623]) << 0;
+            parts[2] |= u64::from(n[623]);
             parts[2] |= u64::from(n[375]) << 1;
             parts[2] |= u64::from(n[57]) << 2;
             parts[2] |= u64::from(n[374]) << 3;
@@ -8561,7 +8561,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[2] |= u64::from(n[19]) << 60;
             parts[2] |= u64::from(n[18]) << 62;
             parts[2] |= u64::from(n[619]) << 63;
-            parts[3] |= u64::from(n[339]) << 0;
+            parts[3] |= u64::from(n[339]);
             parts[3] |= u64::from(n[16]) << 2;
             parts[3] |= u64::from(n[338]) << 3;
             parts[3] |= u64::from(n[617]) << 4;
@@ -9583,7 +9583,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 & (n[622]);
             n[693] = (s.0[1] & 0x100000 == 0x100000) & (s.0[2] & 0x800000 == 0x800000)
                 & (n[613]);
-            parts[0] |= u64::from(n[85]) << 0;
+            parts[0] |= u64::from(n[85]);
             parts[0] |= u64::from(n[84]) << 1;
             parts[0] |= u64::from(n[393]) << 2;
             parts[0] |= u64::from(n[654]) << 3;
@@ -9671,7 +9671,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[1] |= u64::from(n[403]) << 61;
             parts[1] |= u64::from(n[94]) << 62;
             parts[1] |= u64::from(n[402]) << 63;
-            parts[2] |= u64::from(n[691]) << 0;
+            parts[2] |= u64::from(n[691]);
             parts[2] |= u64::from(n[451]) << 1;
             parts[2] |= u64::from(n[153]) << 2;
             parts[2] |= u64::from(n[450]) << 3;
@@ -9718,7 +9718,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[2] |= u64::from(n[657]) << 60;
             parts[2] |= u64::from(n[661]) << 62;
             parts[2] |= u64::from(n[660]) << 63;
-            parts[3] |= u64::from(n[664]) << 0;
+            parts[3] |= u64::from(n[664]);
             parts[3] |= u64::from(n[409]) << 1;
             parts[3] |= u64::from(n[99]) << 2;
             parts[3] |= u64::from(n[408]) << 3;
@@ -10757,7 +10757,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 & (s.0[2] & 0x100000 == 0x100000) & (n[590]);
             n[736] = (s.0[0] & 0x2000000000000 == 0x2000000000000)
                 & (s.0[2] & 0x100000 == 0x100000) & (n[588]);
-            parts[0] |= u64::from(n[236]) << 0;
+            parts[0] |= u64::from(n[236]);
             parts[0] |= u64::from(n[235]) << 1;
             parts[0] |= u64::from(n[517]) << 2;
             parts[0] |= u64::from(n[734]) << 3;
@@ -10809,7 +10809,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[0] |= u64::from(n[198]) << 60;
             parts[0] |= u64::from(n[718]) << 62;
             parts[0] |= u64::from(n[487]) << 63;
-            parts[1] |= u64::from(n[196]) << 0;
+            parts[1] |= u64::from(n[196]);
             parts[1] |= u64::from(n[486]) << 1;
             parts[1] |= u64::from(n[717]) << 2;
             parts[1] |= u64::from(n[716]) << 3;
@@ -10862,7 +10862,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[1] |= u64::from(n[470]) << 61;
             parts[1] |= u64::from(n[178]) << 62;
             parts[1] |= u64::from(n[177]) << 63;
-            parts[2] |= u64::from(n[703]) << 0;
+            parts[2] |= u64::from(n[703]);
             parts[2] |= u64::from(n[469]) << 1;
             parts[2] |= u64::from(n[175]) << 2;
             parts[2] |= u64::from(n[468]) << 3;
@@ -10918,7 +10918,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[2] |= u64::from(n[180]) << 60;
             parts[2] |= u64::from(n[181]) << 62;
             parts[2] |= u64::from(n[705]) << 63;
-            parts[3] |= u64::from(n[472]) << 0;
+            parts[3] |= u64::from(n[472]);
             parts[3] |= u64::from(n[179]) << 1;
             parts[3] |= u64::from(n[173]) << 2;
             parts[3] |= u64::from(n[467]) << 3;
@@ -11936,7 +11936,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 & (s.0[2] & 0x200000 == 0x200000) & (n[611]);
             n[778] = (s.0[1] & 0x4 == 0x4) & (s.0[2] & 0x200000 == 0x200000) & (n[627]);
             n[779] = (s.0[1] & 0x4 == 0x4) & (s.0[2] & 0x200000 == 0x200000) & (n[613]);
-            parts[0] |= u64::from(n[317]) << 0;
+            parts[0] |= u64::from(n[317]);
             parts[0] |= u64::from(n[316]) << 1;
             parts[0] |= u64::from(n[583]) << 2;
             parts[0] |= u64::from(n[775]) << 3;
@@ -11980,7 +11980,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[0] |= u64::from(n[576]) << 59;
             parts[0] |= u64::from(n[773]) << 60;
             parts[0] |= u64::from(n[772]) << 63;
-            parts[1] |= u64::from(n[771]) << 0;
+            parts[1] |= u64::from(n[771]);
             parts[1] |= u64::from(n[551]) << 1;
             parts[1] |= u64::from(n[274]) << 2;
             parts[1] |= u64::from(n[550]) << 3;
@@ -12025,7 +12025,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[1] |= u64::from(n[557]) << 61;
             parts[1] |= u64::from(n[283]) << 62;
             parts[1] |= u64::from(n[556]) << 63;
-            parts[2] |= u64::from(n[761]) << 0;
+            parts[2] |= u64::from(n[761]);
             parts[2] |= u64::from(n[569]) << 1;
             parts[2] |= u64::from(n[297]) << 2;
             parts[2] |= u64::from(n[568]) << 3;
@@ -12080,7 +12080,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[2] |= u64::from(n[547]) << 61;
             parts[2] |= u64::from(n[270]) << 62;
             parts[2] |= u64::from(n[546]) << 63;
-            parts[3] |= u64::from(n[272]) << 0;
+            parts[3] |= u64::from(n[272]);
             parts[3] |= u64::from(n[271]) << 2;
             parts[3] |= u64::from(n[754]) << 3;
             parts[3] |= u64::from(n[545]) << 4;

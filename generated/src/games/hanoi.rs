@@ -207,7 +207,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     parts[1] |= (s.0[0]) & (((s.0[0] >> 1) | (s.0[1] << 63))) & (0x1e);
     parts[2] |= (s.0[0]) & (((s.0[0] >> 2) | (s.0[1] << 62))) & (0x1e);
     parts[3] |= (s.0[0]) & (((s.0[0] >> 3) | (s.0[1] << 61))) & (0x1e);
-    parts[0] |= u64::from(n[0]) << 0;
+    parts[0] |= u64::from(n[0]);
     parts[0] |= u64::from(n[1]) << 8;
     parts[0] |= u64::from(n[2]) << 9;
     parts[0] |= u64::from(n[3]) << 10;
@@ -558,7 +558,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         if s.0[0] & 0x1 != 0 {
             parts[0] |= (s.0[0]) & (0xfe);
         }
-        parts[0] |= u64::from(n[0]) << 0;
+        parts[0] |= u64::from(n[0]);
         parts[0] |= u64::from(n[1]) << 8;
         parts[0] |= u64::from(n[2]) << 9;
         parts[0] |= u64::from(n[3]) << 10;

@@ -308,7 +308,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
             ],
         ];
-        parts[0] |= u64::from(s.0[0] & 0x8000 != 0) << 0;
+        parts[0] |= u64::from(s.0[0] & 0x8000 != 0);
         parts[0] |= u64::from(s.0[0] & 0x40000 != 0) << 1;
         parts[0] |= u64::from(s.0[0] & 0x8000 != 0) << 2;
         parts[0] |= u64::from(s.0[0] & 0x40000 != 0) << 3;
@@ -330,7 +330,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         if s.0[0] & 0x20000 != 0 {
             n[2] = s.0[0] & 0x20001 == 0x20001;
             n[3] = s.0[0] & 0x20004 == 0x20004;
-            parts[0] |= u64::from(n[3]) << 0;
+            parts[0] |= u64::from(n[3]);
             parts[0] |= u64::from(n[2]) << 1;
             parts[0] |= u64::from(n[3]) << 2;
             parts[0] |= u64::from(n[2]) << 3;
@@ -351,7 +351,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             ],
         ];
         if s.0[0] & 0x4000 != 0 {
-            parts[0] |= u64::from(s.0[0] & 0x4000 != 0) << 0;
+            parts[0] |= u64::from(s.0[0] & 0x4000 != 0);
             parts[0] |= u64::from(s.0[0] & 0x4000 != 0) << 1;
             parts[0] |= u64::from(s.0[0] & 0x4000 != 0) << 2;
             parts[0] |= u64::from(s.0[0] & 0x4000 != 0) << 3;

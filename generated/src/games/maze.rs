@@ -181,7 +181,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
             ],
         ];
-        parts[0] |= u64::from(s.0[0] & 0x100 != 0) << 0;
+        parts[0] |= u64::from(s.0[0] & 0x100 != 0);
         parts[0] |= u64::from(n[0]) << 1;
         parts[0] |= u64::from(true) << 2;
         joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {

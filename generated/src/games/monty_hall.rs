@@ -232,7 +232,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
             ],
         ];
-        parts[0] |= u64::from(n[0]) << 0;
+        parts[0] |= u64::from(n[0]);
         parts[0] |= u64::from(n[1]) << 1;
         parts[0] |= u64::from(n[2]) << 2;
         parts[0] |= u64::from(n[6]) << 3;
@@ -251,7 +251,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
             ],
         ];
-        parts[0] |= u64::from(n[0]) << 0;
+        parts[0] |= u64::from(n[0]);
         parts[0] |= u64::from(n[1]) << 1;
         parts[0] |= u64::from(n[2]) << 2;
         parts[0] |= u64::from(n[3]) << 3;

@@ -22512,7 +22512,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             n[931] = (s.0[2] & 0x1 == 0x1) & (!n[653]) & (n[786]);
             n[933] = (s.0[2] & 0x1 == 0x1) & (!n[659]) & (n[784]);
             n[935] = (s.0[2] & 0x1 == 0x1) & (!n[658]) & (n[773]);
-            parts[0] |= u64::from(n[820]) << 0;
+            parts[0] |= u64::from(n[820]);
             parts[0] |= u64::from(n[817]) << 1;
             parts[0] |= u64::from(n[816]) << 2;
             parts[0] |= u64::from(n[812]) << 3;
@@ -22577,7 +22577,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[0] |= u64::from(n[931]) << 62;
             parts[0] |= u64::from(n[933]) << 63;
         }
-        parts[1] |= u64::from(n[806]) << 0;
+        parts[1] |= u64::from(n[806]);
         joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => Move(MOVE_OF[p][b as usize]),
             None => return None,
@@ -22663,7 +22663,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             n[929] = (s.0[2] & 0x2 == 0x2) & (!n[655]) & (n[774]);
             n[932] = (s.0[2] & 0x2 == 0x2) & (!n[658]) & (n[772]);
             n[934] = (s.0[2] & 0x2 == 0x2) & (!n[659]) & (n[785]);
-            parts[0] |= u64::from(n[823]) << 0;
+            parts[0] |= u64::from(n[823]);
             parts[0] |= u64::from(n[815]) << 1;
             parts[0] |= u64::from(n[811]) << 2;
             parts[0] |= u64::from(n[808]) << 3;
@@ -22728,7 +22728,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             parts[0] |= u64::from(n[926]) << 62;
             parts[0] |= u64::from(n[934]) << 63;
         }
-        parts[1] |= u64::from(n[807]) << 0;
+        parts[1] |= u64::from(n[807]);
         joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => Move(MOVE_OF[p][b as usize]),
             None => return None,

@@ -545,7 +545,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
         parts[2] |= (s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43))) & (0x222000002220000);
         parts[3] |= (s.0[1]) & (((s.0[1] >> 21) | (s.0[2] << 43))) & (0x2220000);
     }
-    parts[0] |= u64::from(s.0[2] & 0x1 != 0) << 0;
+    parts[0] |= u64::from(s.0[2] & 0x1 != 0);
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -579,7 +579,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
         parts[0] |= (s.0[0]) & (((s.0[0] >> 18) | (s.0[1] << 46))) & (0x444000004440000);
         parts[1] |= (s.0[1]) & (((s.0[1] >> 18) | (s.0[2] << 46))) & (0x4440000);
     }
-    parts[0] |= u64::from(s.0[2] & 0x2 != 0) << 0;
+    parts[0] |= u64::from(s.0[2] & 0x2 != 0);
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -1288,7 +1288,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 |= (s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43))) & (0x222000002220000);
             parts[3] |= (s.0[1]) & (((s.0[1] >> 21) | (s.0[2] << 43))) & (0x2220000);
         }
-        parts[0] |= u64::from(s.0[2] & 0x1 != 0) << 0;
+        parts[0] |= u64::from(s.0[2] & 0x1 != 0);
         joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => Move(MOVE_OF[p][b as usize]),
             None => return None,
@@ -1321,7 +1321,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 |= (s.0[0]) & (((s.0[0] >> 18) | (s.0[1] << 46))) & (0x444000004440000);
             parts[1] |= (s.0[1]) & (((s.0[1] >> 18) | (s.0[2] << 46))) & (0x4440000);
         }
-        parts[0] |= u64::from(s.0[2] & 0x2 != 0) << 0;
+        parts[0] |= u64::from(s.0[2] & 0x2 != 0);
         joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => Move(MOVE_OF[p][b as usize]),
             None => return None,
