@@ -6,9 +6,10 @@ use super::families::{Families, Family};
 use super::move_tables::MoveTables;
 use super::tables::{hex, words};
 use crate::ground::{Ground, Lit, Prop, Value};
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 
 /// The fewest moves of one role for which an "any of these moves" proposition is generated
 /// as a lookup in a constant bit set rather than as comparisons.
@@ -49,8 +50,10 @@ pub fn generate_functions(ground: &Ground) -> (TokenStream, bool) {
     let random_step = emitter.generate_random_step_fn();
     let sees = ground.gdl_ii.then(|| emitter.generate_sees_fns());
     let fused = random_step.is_some();
+    let legal_tables = emitter.legal_tables.take().into_values();
     let tokens = quote! {
         #statics
+        #(#legal_tables)*
         #legal
         #next
         #terminal
@@ -71,7 +74,9 @@ pub fn generate_realtime_functions(ground: &Ground) -> TokenStream {
     let next = emitter.generate_next_fn();
     let terminal = emitter.generate_terminal_fn();
     let goals = emitter.generate_goals_fn();
+    let legal_tables = emitter.legal_tables.take().into_values();
     quote! {
+        #(#legal_tables)*
         #legal
         #next
         #terminal
@@ -96,6 +101,9 @@ struct Emitter<'g> {
     /// Whether the function being generated has the joint move's table row in `mt`, so that
     /// the nodes the table gives are read from it.
     in_move_phase: Cell<bool>,
+    /// By role, the table of the move of every bit of its `LegalParts`, which `legal` and
+    /// `random_step` share.
+    legal_tables: RefCell<BTreeMap<usize, TokenStream>>,
 }
 
 impl<'g> Emitter<'g> {
@@ -114,6 +122,7 @@ impl<'g> Emitter<'g> {
             tables: None,
             families: Vec::new(),
             in_move_phase: Cell::new(false),
+            legal_tables: RefCell::new(BTreeMap::new()),
         }
     }
 
@@ -159,7 +168,7 @@ impl<'g> Emitter<'g> {
                     quote!(if #lit { #(#code)* })
                 });
                 let open = open.iter().map(|&f| parts.family(f, &plan.families[f]));
-                let declare = parts.declare();
+                let (declare, move_of) = parts.declare(role, &self.legal_tables);
                 quote! {
                     #nodes
                     #declare
@@ -170,7 +179,7 @@ impl<'g> Emitter<'g> {
                         let mut word = word;
                         while word != 0 {
                             let b = word.trailing_zeros();
-                            out.push(Move(MOVE_OF[p][b as usize]));
+                            out.push(Move(#move_of[p][b as usize]));
                             word &= word - 1;
                         }
                     }
@@ -801,13 +810,13 @@ impl<'g> Emitter<'g> {
             });
             // The draw is among the set bits in the order `legal` lists them, so that it picks
             // the move the general interface picks.
-            let declare = parts.declare();
+            let (declare, move_of) = parts.declare(role, &self.legal_tables);
             quote! {{
                 #declare
                 #guard
                 #(#open)*
                 joint[#r] = match ::gdl_runtime::bits::pick(&parts, rng) {
-                    Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+                    Some((p, b)) => Move(#move_of[p][b as usize]),
                     None => return None,
                 };
             }}
@@ -1114,17 +1123,23 @@ impl LegalParts {
         LegalParts { words, family_words, single_bits }
     }
 
-    /// The declaration of `parts` and of `MOVE_OF`, the move of every bit of every word.
-    fn declare(&self) -> TokenStream {
+    /// The declaration of `parts`, and (in `tables`, once per role) of the role's table of the
+    /// move of every bit of every word, which `move_of` names.
+    fn declare(&self, role: usize, tables: &RefCell<BTreeMap<usize, TokenStream>>) -> (TokenStream, Ident) {
         let count = Literal::usize_unsuffixed(self.words.len());
-        let rows = self.words.iter().map(|(_, row)| {
-            let row = row.iter().map(|&m| Literal::u32_unsuffixed(m));
-            quote!([#(#row),*])
+        let name = format_ident!("LEGAL_MOVE_OF_{}", role);
+        tables.borrow_mut().entry(role).or_insert_with(|| {
+            let rows = self.words.iter().map(|(_, row)| {
+                let row = row.iter().map(|&m| Literal::u32_unsuffixed(m));
+                quote!([#(#row),*])
+            });
+            let doc = format!("The move of every bit of the words in which role {role}'s legal moves are found.");
+            quote! {
+                #[doc = #doc]
+                static #name: [[u32; 64]; #count] = [#(#rows),*];
+            }
         });
-        quote! {
-            let mut parts = [0u64; #count];
-            static MOVE_OF: [[u32; 64]; #count] = [#(#rows),*];
-        }
+        (quote!(let mut parts = [0u64; #count];), name)
     }
 
     /// The statement that sets move `m`'s bit when `v` holds (`cond`), for a move outside the

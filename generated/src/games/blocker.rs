@@ -141,6 +141,22 @@ static FRAMES: [[[[u64; WORDS]; 2]; 16]; 2] = [
         [[0x0], [0x0]],
     ],
 ];
+///The move of every bit of the words in which role 0's legal moves are found.
+static LEGAL_MOVE_OF_0: [[u32; 64]; 1] = [
+    [
+        0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0, 8, 0, 0,
+        9, 0, 0, 10, 0, 0, 11, 0, 0, 12, 0, 0, 13, 0, 0, 14, 0, 0, 15, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+];
+///The move of every bit of the words in which role 1's legal moves are found.
+static LEGAL_MOVE_OF_1: [[u32; 64]; 1] = [
+    [
+        0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0, 8, 0, 0,
+        9, 0, 0, 10, 0, 0, 11, 0, 0, 12, 0, 0, 13, 0, 0, 14, 0, 0, 15, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
 /// without families of moves (one rule over different places on the board), else in
 /// the order `random_step` draws from.
@@ -154,19 +170,12 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `crosser` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut parts = [0u64; 1];
-    static MOVE_OF: [[u32; 64]; 1] = [
-        [
-            0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0, 8, 0,
-            0, 9, 0, 0, 10, 0, 0, 11, 0, 0, 12, 0, 0, 13, 0, 0, 14, 0, 0, 15, 0, 0, 0, 0,
-            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        ],
-    ];
     parts[0] |= (s.0[0]) & (0x249249249249);
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
             let b = word.trailing_zeros();
-            out.push(Move(MOVE_OF[p][b as usize]));
+            out.push(Move(LEGAL_MOVE_OF_0[p][b as usize]));
             word &= word - 1;
         }
     }
@@ -174,19 +183,12 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 ///Appends the legal moves of `blocker` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
     let mut parts = [0u64; 1];
-    static MOVE_OF: [[u32; 64]; 1] = [
-        [
-            0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0, 8, 0,
-            0, 9, 0, 0, 10, 0, 0, 11, 0, 0, 12, 0, 0, 13, 0, 0, 14, 0, 0, 15, 0, 0, 0, 0,
-            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        ],
-    ];
     parts[0] |= (s.0[0]) & (0x249249249249);
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
             let b = word.trailing_zeros();
-            out.push(Move(MOVE_OF[p][b as usize]));
+            out.push(Move(LEGAL_MOVE_OF_1[p][b as usize]));
             word &= word - 1;
         }
     }
@@ -476,31 +478,17 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let mut joint = [Move(0); 2];
     {
         let mut parts = [0u64; 1];
-        static MOVE_OF: [[u32; 64]; 1] = [
-            [
-                0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0,
-                8, 0, 0, 9, 0, 0, 10, 0, 0, 11, 0, 0, 12, 0, 0, 13, 0, 0, 14, 0, 0, 15,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ],
-        ];
         parts[0] |= (s.0[0]) & (0x249249249249);
         joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            Some((p, b)) => Move(LEGAL_MOVE_OF_0[p][b as usize]),
             None => return None,
         };
     }
     {
         let mut parts = [0u64; 1];
-        static MOVE_OF: [[u32; 64]; 1] = [
-            [
-                0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0,
-                8, 0, 0, 9, 0, 0, 10, 0, 0, 11, 0, 0, 12, 0, 0, 13, 0, 0, 14, 0, 0, 15,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ],
-        ];
         parts[0] |= (s.0[0]) & (0x249249249249);
         joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            Some((p, b)) => Move(LEGAL_MOVE_OF_1[p][b as usize]),
             None => return None,
         };
     }

@@ -51,6 +51,14 @@ pub struct Game;
 static FRAMES: [[[[u64; WORDS]; 2]; 3]; 1] = [
     [[[0x36], [0x0]], [[0x24], [0x0]], [[0x9], [0x0]]],
 ];
+///The move of every bit of the words in which role 0's legal moves are found.
+static LEGAL_MOVE_OF_0: [[u32; 64]; 1] = [
+    [
+        0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
 /// without families of moves (one rule over different places on the board), else in
 /// the order `random_step` draws from.
@@ -142,18 +150,11 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let mut joint = [Move(0); 1];
     {
         let mut parts = [0u64; 1];
-        static MOVE_OF: [[u32; 64]; 1] = [
-            [
-                0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ],
-        ];
         parts[0] |= u64::from(true);
         parts[0] |= u64::from(true) << 1;
         parts[0] |= u64::from(true) << 2;
         joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            Some((p, b)) => Move(LEGAL_MOVE_OF_0[p][b as usize]),
             None => return None,
         };
     }

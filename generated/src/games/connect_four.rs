@@ -170,6 +170,22 @@ static FRAMES: [[[[u64; WORDS]; 2]; 9]; 2] = [
         [[0x0, 0x0], [0x0, 0x0]],
     ],
 ];
+///The move of every bit of the words in which role 0's legal moves are found.
+static LEGAL_MOVE_OF_0: [[u32; 64]; 1] = [
+    [
+        8, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 1, 0, 0, 0, 0,
+        0, 0, 0, 7, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 4, 0, 0, 0, 0, 0,
+    ],
+];
+///The move of every bit of the words in which role 1's legal moves are found.
+static LEGAL_MOVE_OF_1: [[u32; 64]; 1] = [
+    [
+        8, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 1, 0, 0, 0, 0,
+        0, 0, 0, 7, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 4, 0, 0, 0, 0, 0,
+    ],
+];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
 /// without families of moves (one rule over different places on the board), else in
 /// the order `random_step` draws from.
@@ -183,13 +199,6 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `red` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut parts = [0u64; 1];
-    static MOVE_OF: [[u32; 64]; 1] = [
-        [
-            8, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 1, 0, 0, 0,
-            0, 0, 0, 0, 7, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0,
-            0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0,
-        ],
-    ];
     if s.0[1] & 0x200000000 != 0 {
         parts[0]
             |= (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63))) & (0x400400400400400);
@@ -200,7 +209,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
         let mut word = word;
         while word != 0 {
             let b = word.trailing_zeros();
-            out.push(Move(MOVE_OF[p][b as usize]));
+            out.push(Move(LEGAL_MOVE_OF_0[p][b as usize]));
             word &= word - 1;
         }
     }
@@ -208,13 +217,6 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 ///Appends the legal moves of `black` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
     let mut parts = [0u64; 1];
-    static MOVE_OF: [[u32; 64]; 1] = [
-        [
-            8, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 1, 0, 0, 0,
-            0, 0, 0, 0, 7, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0,
-            0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0,
-        ],
-    ];
     if s.0[1] & 0x100000000 != 0 {
         parts[0]
             |= (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63))) & (0x400400400400400);
@@ -225,7 +227,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
         let mut word = word;
         while word != 0 {
             let b = word.trailing_zeros();
-            out.push(Move(MOVE_OF[p][b as usize]));
+            out.push(Move(LEGAL_MOVE_OF_1[p][b as usize]));
             word &= word - 1;
         }
     }
@@ -618,13 +620,6 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let mut joint = [Move(0); 2];
     {
         let mut parts = [0u64; 1];
-        static MOVE_OF: [[u32; 64]; 1] = [
-            [
-                8, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 1, 0,
-                0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0,
-            ],
-        ];
         if s.0[1] & 0x200000000 != 0 {
             parts[0]
                 |= (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63))) & (0x400400400400400);
@@ -632,19 +627,12 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         }
         parts[0] |= u64::from(s.0[1] & 0x100000000 != 0);
         joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            Some((p, b)) => Move(LEGAL_MOVE_OF_0[p][b as usize]),
             None => return None,
         };
     }
     {
         let mut parts = [0u64; 1];
-        static MOVE_OF: [[u32; 64]; 1] = [
-            [
-                8, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 1, 0,
-                0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0,
-            ],
-        ];
         if s.0[1] & 0x100000000 != 0 {
             parts[0]
                 |= (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63))) & (0x400400400400400);
@@ -652,7 +640,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         }
         parts[0] |= u64::from(s.0[1] & 0x200000000 != 0);
         joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            Some((p, b)) => Move(LEGAL_MOVE_OF_1[p][b as usize]),
             None => return None,
         };
     }

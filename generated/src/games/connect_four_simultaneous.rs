@@ -337,6 +337,22 @@ static FRAMES: [[[[u64; WORDS]; 2]; 16]; 2] = [
         [[0x0, 0x0, 0x0, 0x0], [0x0, 0x0, 0x0, 0x0]],
     ],
 ];
+///The move of every bit of the words in which role 0's legal moves are found.
+static LEGAL_MOVE_OF_0: [[u32; 64]; 1] = [
+    [
+        1, 3, 5, 7, 4, 9, 11, 13, 15, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 8,
+        0, 0, 0, 0, 0, 0, 0, 14, 0, 0, 0,
+    ],
+];
+///The move of every bit of the words in which role 1's legal moves are found.
+static LEGAL_MOVE_OF_1: [[u32; 64]; 1] = [
+    [
+        1, 3, 5, 7, 4, 9, 11, 13, 15, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 8,
+        0, 0, 0, 0, 0, 0, 0, 14, 0, 0, 0,
+    ],
+];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
 /// without families of moves (one rule over different places on the board), else in
 /// the order `random_step` draws from.
@@ -367,13 +383,6 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     n[14] = s.0[2] & 0xc000000000000000 == 0;
     n[15] = (s.0[3] & 0x8 == 0x8) & (n[14]);
     let mut parts = [0u64; 1];
-    static MOVE_OF: [[u32; 64]; 1] = [
-        [
-            1, 3, 5, 7, 4, 9, 11, 13, 15, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0,
-            0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 14, 0, 0, 0,
-        ],
-    ];
     if s.0[3] & 0x4 != 0 {
         parts[0] |= (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63))) & (0x100000100000);
         parts[0] |= (!s.0[1]) & (!((s.0[1] >> 1) | (s.0[2] << 63))) & (0x10000010000010);
@@ -392,7 +401,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
         let mut word = word;
         while word != 0 {
             let b = word.trailing_zeros();
-            out.push(Move(MOVE_OF[p][b as usize]));
+            out.push(Move(LEGAL_MOVE_OF_0[p][b as usize]));
             word &= word - 1;
         }
     }
@@ -417,13 +426,6 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     n[14] = (s.0[3] & 0x2 == 0x2) & (n[6]);
     n[15] = (s.0[3] & 0x2 == 0x2) & (n[7]);
     let mut parts = [0u64; 1];
-    static MOVE_OF: [[u32; 64]; 1] = [
-        [
-            1, 3, 5, 7, 4, 9, 11, 13, 15, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0,
-            0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 14, 0, 0, 0,
-        ],
-    ];
     if s.0[3] & 0x1 != 0 {
         parts[0] |= (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63))) & (0x100000100000);
         parts[0] |= (!s.0[1]) & (!((s.0[1] >> 1) | (s.0[2] << 63))) & (0x10000010000010);
@@ -442,7 +444,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
         let mut word = word;
         while word != 0 {
             let b = word.trailing_zeros();
-            out.push(Move(MOVE_OF[p][b as usize]));
+            out.push(Move(LEGAL_MOVE_OF_1[p][b as usize]));
             word &= word - 1;
         }
     }
@@ -1637,13 +1639,6 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let mut joint = [Move(0); 2];
     {
         let mut parts = [0u64; 1];
-        static MOVE_OF: [[u32; 64]; 1] = [
-            [
-                1, 3, 5, 7, 4, 9, 11, 13, 15, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0,
-                0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 14, 0, 0, 0,
-            ],
-        ];
         if s.0[3] & 0x4 != 0 {
             parts[0]
                 |= (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63))) & (0x100000100000);
@@ -1662,19 +1657,12 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         parts[0] |= u64::from(n[21]) << 7;
         parts[0] |= u64::from(n[23]) << 8;
         joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            Some((p, b)) => Move(LEGAL_MOVE_OF_0[p][b as usize]),
             None => return None,
         };
     }
     {
         let mut parts = [0u64; 1];
-        static MOVE_OF: [[u32; 64]; 1] = [
-            [
-                1, 3, 5, 7, 4, 9, 11, 13, 15, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0,
-                0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 14, 0, 0, 0,
-            ],
-        ];
         if s.0[3] & 0x1 != 0 {
             parts[0]
                 |= (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63))) & (0x100000100000);
@@ -1693,7 +1681,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         parts[0] |= u64::from(n[30]) << 7;
         parts[0] |= u64::from(n[31]) << 8;
         joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            Some((p, b)) => Move(LEGAL_MOVE_OF_1[p][b as usize]),
             None => return None,
         };
     }

@@ -531,6 +531,22 @@ static FRAMES: [[[[u64; WORDS]; 2]; 61]; 2] = [
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
     ],
 ];
+///The move of every bit of the words in which role 0's legal moves are found.
+static LEGAL_MOVE_OF_0: [[u32; 64]; 1] = [
+    [
+        24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+        44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 0, 0, 0, 0,
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+    ],
+];
+///The move of every bit of the words in which role 1's legal moves are found.
+static LEGAL_MOVE_OF_1: [[u32; 64]; 1] = [
+    [
+        24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+        44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 0, 0, 0, 0,
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+    ],
+];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
 /// without families of moves (one rule over different places on the board), else in
 /// the order `random_step` draws from.
@@ -544,14 +560,6 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `xplayer` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut parts = [0u64; 1];
-    static MOVE_OF: [[u32; 64]; 1] = [
-        [
-            24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42,
-            43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 0, 0,
-            0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
-            21, 22, 23,
-        ],
-    ];
     if s.0[1] & 0x8000000000 != 0 {
         parts[0] |= (!s.0[1]) & (0xffffff0000000000);
         parts[0] |= (!s.0[2]) & (0xfffffffff);
@@ -561,7 +569,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
         let mut word = word;
         while word != 0 {
             let b = word.trailing_zeros();
-            out.push(Move(MOVE_OF[p][b as usize]));
+            out.push(Move(LEGAL_MOVE_OF_0[p][b as usize]));
             word &= word - 1;
         }
     }
@@ -569,14 +577,6 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 ///Appends the legal moves of `oplayer` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
     let mut parts = [0u64; 1];
-    static MOVE_OF: [[u32; 64]; 1] = [
-        [
-            24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42,
-            43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 0, 0,
-            0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
-            21, 22, 23,
-        ],
-    ];
     if s.0[1] & 0x4000000000 != 0 {
         parts[0] |= (!s.0[1]) & (0xffffff0000000000);
         parts[0] |= (!s.0[2]) & (0xfffffffff);
@@ -586,7 +586,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
         let mut word = word;
         while word != 0 {
             let b = word.trailing_zeros();
-            out.push(Move(MOVE_OF[p][b as usize]));
+            out.push(Move(LEGAL_MOVE_OF_1[p][b as usize]));
             word &= word - 1;
         }
     }
@@ -1551,41 +1551,25 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let mut joint = [Move(0); 2];
     {
         let mut parts = [0u64; 1];
-        static MOVE_OF: [[u32; 64]; 1] = [
-            [
-                24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,
-                42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59,
-                60, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
-                17, 18, 19, 20, 21, 22, 23,
-            ],
-        ];
         if s.0[1] & 0x8000000000 != 0 {
             parts[0] |= (!s.0[1]) & (0xffffff0000000000);
             parts[0] |= (!s.0[2]) & (0xfffffffff);
         }
         parts[0] |= u64::from(s.0[1] & 0x8000000000 == 0) << 36;
         joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            Some((p, b)) => Move(LEGAL_MOVE_OF_0[p][b as usize]),
             None => return None,
         };
     }
     {
         let mut parts = [0u64; 1];
-        static MOVE_OF: [[u32; 64]; 1] = [
-            [
-                24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,
-                42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59,
-                60, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
-                17, 18, 19, 20, 21, 22, 23,
-            ],
-        ];
         if s.0[1] & 0x4000000000 != 0 {
             parts[0] |= (!s.0[1]) & (0xffffff0000000000);
             parts[0] |= (!s.0[2]) & (0xfffffffff);
         }
         parts[0] |= u64::from(s.0[1] & 0x4000000000 == 0) << 36;
         joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            Some((p, b)) => Move(LEGAL_MOVE_OF_1[p][b as usize]),
             None => return None,
         };
     }

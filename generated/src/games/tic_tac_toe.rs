@@ -104,6 +104,22 @@ static FRAMES: [[[[u64; WORDS]; 2]; 10]; 2] = [
         [[0x0], [0x0]],
     ],
 ];
+///The move of every bit of the words in which role 0's legal moves are found.
+static LEGAL_MOVE_OF_0: [[u32; 64]; 1] = [
+    [
+        0, 9, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0, 8, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+];
+///The move of every bit of the words in which role 1's legal moves are found.
+static LEGAL_MOVE_OF_1: [[u32; 64]; 1] = [
+    [
+        0, 9, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0, 8, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
 /// without families of moves (one rule over different places on the board), else in
 /// the order `random_step` draws from.
@@ -117,13 +133,6 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `xplayer` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut parts = [0u64; 1];
-    static MOVE_OF: [[u32; 64]; 1] = [
-        [
-            0, 9, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0, 8, 0,
-            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        ],
-    ];
     if s.0[0] & 0x10000000 != 0 {
         parts[0] |= (s.0[0]) & (0x1249249);
     }
@@ -132,7 +141,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
         let mut word = word;
         while word != 0 {
             let b = word.trailing_zeros();
-            out.push(Move(MOVE_OF[p][b as usize]));
+            out.push(Move(LEGAL_MOVE_OF_0[p][b as usize]));
             word &= word - 1;
         }
     }
@@ -140,13 +149,6 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 ///Appends the legal moves of `oplayer` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
     let mut parts = [0u64; 1];
-    static MOVE_OF: [[u32; 64]; 1] = [
-        [
-            0, 9, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0, 8, 0,
-            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        ],
-    ];
     if s.0[0] & 0x8000000 != 0 {
         parts[0] |= (s.0[0]) & (0x1249249);
     }
@@ -155,7 +157,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
         let mut word = word;
         while word != 0 {
             let b = word.trailing_zeros();
-            out.push(Move(MOVE_OF[p][b as usize]));
+            out.push(Move(LEGAL_MOVE_OF_1[p][b as usize]));
             word &= word - 1;
         }
     }
@@ -312,37 +314,23 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let mut joint = [Move(0); 2];
     {
         let mut parts = [0u64; 1];
-        static MOVE_OF: [[u32; 64]; 1] = [
-            [
-                0, 9, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0,
-                8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ],
-        ];
         if s.0[0] & 0x10000000 != 0 {
             parts[0] |= (s.0[0]) & (0x1249249);
         }
         parts[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 1;
         joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            Some((p, b)) => Move(LEGAL_MOVE_OF_0[p][b as usize]),
             None => return None,
         };
     }
     {
         let mut parts = [0u64; 1];
-        static MOVE_OF: [[u32; 64]; 1] = [
-            [
-                0, 9, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0, 6, 0, 0, 7, 0, 0,
-                8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            ],
-        ];
         if s.0[0] & 0x8000000 != 0 {
             parts[0] |= (s.0[0]) & (0x1249249);
         }
         parts[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 1;
         joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(MOVE_OF[p][b as usize]),
+            Some((p, b)) => Move(LEGAL_MOVE_OF_1[p][b as usize]),
             None => return None,
         };
     }
