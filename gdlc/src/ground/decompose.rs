@@ -43,11 +43,41 @@ pub fn decompose_except(
                 rules.push(Rule { head: rule.head.clone(), body, span: rule.span });
                 continue;
             }
-            let mut aux = Aux { origins: &mut origins, made: &mut made };
+            let mut aux = Aux { origins: &mut origins, made: &mut made, name: &aux_name, projections_only: false };
             decompose_rule(rule.head.clone(), body, rule.span, dynamic, keep, &mut aux, &mut rules);
         }
     }
     Decomposed { description: Description { rules }, origins }
+}
+
+/// The name of new relation `k` of [`decompose_except`].
+fn aux_name(k: usize, _origin: &str) -> String {
+    format!("(aux {k})")
+}
+
+/// Decomposes the rules of a stateless program that `split` picks (every positive atom binds
+/// its variables, every negation reads a complete relation), leaving the others as they are.
+/// New relation `k`, split from a rule for `origin`, is named `name(k, origin)`, which must
+/// not be the name of a relation of the program.
+pub fn decompose_where(
+    description: &Description,
+    split: &dyn Fn(&Rule) -> bool,
+    name: &dyn Fn(usize, &str) -> String,
+) -> Description {
+    let (mut rules, mut origins, mut made) = (Vec::new(), Vec::new(), BTreeMap::new());
+    let (mut stateless, nothing) = (BTreeSet::new(), BTreeSet::new());
+    for rule in &description.rules {
+        if !split(rule) {
+            rules.push(rule.clone());
+            continue;
+        }
+        for conjunction in product(rule.body.iter().map(|l| dnf(l, false))) {
+            let body: Vec<Literal> = conjunction.iter().map(to_literal).collect();
+            let mut aux = Aux { origins: &mut origins, made: &mut made, name, projections_only: true };
+            decompose_rule(rule.head.clone(), body, rule.span, &mut stateless, &nothing, &mut aux, &mut rules);
+        }
+    }
+    Description { rules }
 }
 
 pub(crate) fn to_literal(b: &Basic<'_>) -> Literal {
@@ -85,6 +115,11 @@ struct Aux<'a> {
     origins: &'a mut Vec<String>,
     /// Every new relation by its rule, with variables renamed in order of first occurrence.
     made: &'a mut BTreeMap<String, String>,
+    /// The name of new relation `k` split from a rule for a relation.
+    name: &'a dyn Fn(usize, &str) -> String,
+    /// Make only new relations that project one atom of their body: whose arguments that atom
+    /// binds all by itself, so that the new relation is no larger than that atom's.
+    projections_only: bool,
 }
 
 /// `rule` with its variables renamed `?0`, `?1`, ... in order of first occurrence, and no spans,
@@ -142,11 +177,11 @@ fn decompose_rule(
         });
         vars
     };
-    while let Some(step) = best_step(&head_vars, &body, dynamic, keep) {
+    while let Some(step) = best_step(&head_vars, &body, dynamic, keep, aux.projections_only) {
         let Elimination { group, binders, exported } = step;
         let is_dynamic_group = group.iter().any(|&j| is_dynamic(&body[j], dynamic));
         let mut aux_head = Atom {
-            name: format!("(aux {})", aux.origins.len()),
+            name: (aux.name)(aux.origins.len(), &head.name),
             args: exported.iter().map(|v| Term::Var(v.clone(), span)).collect(),
             span,
         };
@@ -222,12 +257,14 @@ struct Elimination {
 }
 
 /// The elimination that exports the fewest variables (then moves the fewest literals), if any
-/// variable outside the head occurs in only part of the body and its group can be made safe.
+/// variable outside the head occurs in only part of the body and its group can be made safe
+/// (and, with `projections_only`, one positive atom of the group binds every exported variable).
 fn best_step(
     head_vars: &BTreeSet<String>,
     body: &[Literal],
     dynamic: &BTreeSet<String>,
     keep: &BTreeSet<String>,
+    projections_only: bool,
 ) -> Option<Elimination> {
     let literal_vars: Vec<BTreeSet<String>> = body.iter().map(vars_of).collect();
     let candidates: BTreeSet<&String> =
@@ -266,6 +303,13 @@ fn best_step(
             continue;
         }
         let exported: Vec<String> = group_vars.iter().filter(|w| occurs_outside(w)).cloned().collect();
+        let projects = |&j: &usize| {
+            matches!(&body[j], Literal::Atom(a) if !keep.contains(&a.name))
+                && exported.iter().all(|w| literal_vars[j].contains(w))
+        };
+        if projections_only && !group.iter().any(projects) {
+            continue;
+        }
         let cost = (exported.len(), group.len());
         if best.as_ref().is_none_or(|(c, _)| cost < *c) {
             best = Some((cost, Elimination { group, binders, exported }));
@@ -380,6 +424,34 @@ mod tests {
                 "(<= ((aux 1) ?t) ((aux 0) ?t ?y) (true (g b ?y)))".to_string(),
                 "(<= (h1 ?t) ((aux 1) ?t) (true (n ?t)))".to_string(),
                 "(<= (h2 ?u) ((aux 1) ?u) (true (m ?u)))".to_string(),
+            ]
+        );
+    }
+
+    #[test]
+    fn only_the_picked_rules_are_split_and_only_into_projections() {
+        let d = parse(
+            "(<= (p ?x) (g ?x ?m) (h ?m) (k ?x ?y) (k ?y ?z) (j ?z ?x)) (<= (q ?x) (g ?x ?m) (h ?m))",
+            Syntax::Kif,
+        )
+        .description;
+        let split = |rule: &Rule| rule.head.name == "p";
+        let rules: Vec<String> = decompose_where(&d, &split, &|k, origin| format!("({origin} part {k})"))
+            .rules
+            .into_iter()
+            .map(|r| {
+                let one = Description { rules: vec![r] };
+                crate::print::print(&one, Syntax::Kif).trim_end().replace("\n    ", " ")
+            })
+            .collect();
+        // `?m` is projected out with `(g ?x ?m)`, which binds `?x` by itself; eliminating `?y`
+        // or `?z` would make a relation over `?x` and the other, which no one atom binds.
+        assert_eq!(
+            rules,
+            vec![
+                "(<= ((p part 0) ?x) (g ?x ?m) (h ?m))".to_string(),
+                "(<= (p ?x) ((p part 0) ?x) (k ?x ?y) (k ?y ?z) (j ?z ?x))".to_string(),
+                "(<= (q ?x) (g ?x ?m) (h ?m))".to_string(),
             ]
         );
     }

@@ -15,6 +15,9 @@
 //! relation after the relation's stratum is complete. A demand for a negated relation can tie
 //! the relation back to its reader; when the rewritten program is not stratified, the negated
 //! relation and everything it depends on are computed completely instead, until it is.
+//!
+//! A demand rule keeps every variable of its caller's prefix; the variables that only a part of
+//! the prefix uses are then projected out of it (see [`split_demand`]).
 
 use crate::ast::{Atom, Description, Literal, Rule, Span, Term};
 use crate::graph::Dependencies;
@@ -36,6 +39,28 @@ pub fn demand_relation(name: &str, adornment: &[bool]) -> String {
 /// The relation whose calls a demand relation holds, or `None` for another relation.
 pub fn served(name: &str) -> Option<&str> {
     name.strip_prefix("(demand ")?.strip_suffix(')')?.rsplit_once(' ').map(|(served, _)| served)
+}
+
+/// The relation whose demand a part of a demand rule computes (see [`split_demand`]), or `None`
+/// for another relation.
+pub fn part_of(name: &str) -> Option<&str> {
+    name.strip_prefix("(part ")?.strip_suffix(')')?.split_once(" of ").map(|(_, origin)| origin)
+}
+
+/// The name of part `k` of a demand rule for `origin`: it contains parentheses and spaces, so no
+/// symbol of a game can spell it.
+fn part_name(k: usize, origin: &str) -> String {
+    format!("(part {k} of {origin})")
+}
+
+/// Decomposes the demand rules (see [`super::decompose`]). A demand rule's body is the prefix
+/// of its caller's body, and keeps every variable of it though the demand has only the bound
+/// arguments of the call: one that passes through a move generator to a test of two squares is
+/// derived once per move and pair of squares. Its variables that only connect part of the
+/// prefix are projected out first, which derives the same demand from far fewer instances.
+fn split_demand(program: &Description) -> Description {
+    let is_demand = |rule: &Rule| served(&rule.head.name).is_some();
+    super::decompose::decompose_where(program, &is_demand, &part_name)
 }
 
 /// What a rule of the program computes for, when it is not simply its head.
@@ -65,7 +90,7 @@ pub fn restrict(program: &Description, serves: &dyn Fn(&Rule) -> Option<Serves>,
     let mut forced = outputs.clone();
     loop {
         let rewritten = Rewrite::new(program, &rules, &outputs, &forced).run();
-        let Some(cycle) = Dependencies::build(&rewritten).negative_cycle() else { return rewritten };
+        let Some(cycle) = Dependencies::build(&rewritten).negative_cycle() else { return split_demand(&rewritten) };
         // The negated relation depends on its reader through a demand: compute it completely.
         let before = forced.len();
         forced.extend(original.dependencies_of(&[cycle[0].as_str()]));
@@ -455,6 +480,49 @@ mod tests {
                 "(p ?x ?y) <- ((demand p bf) ?x) (q ?x ?y)",
                 "(q ?x ?y) <- ((demand q bf) ?x) (n ?x) (n ?y)",
                 "(r ?y) <- ((demand r b) ?y) (n ?y)",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_demand_rule_projects_what_only_its_generator_binds() {
+        // The demand for `near` keeps `?m`, which only `gen` binds: it would be derived once per
+        // `?m`. A part over `?x` alone projects `gen` first.
+        let text = "(n 1) (n 2) (<= (gen ?x ?m) (n ?x) (n ?m)) (<= (pair ?x ?t) (n ?x) (n ?t))
+            (<= (near ?t ?x) (n ?t) (n ?x)) (<= (goal a ?x) (gen ?x ?m) (pair ?x ?t) (near ?t ?x))";
+        assert_eq!(
+            restricted(text, &["goal"]),
+            [
+                "(gen ?x ?m) <- (n ?x) (n ?m)",
+                "(goal a ?x) <- (gen ?x ?m) (pair ?x ?t) (near ?t ?x)",
+                "((demand pair bf) ?x) <- (gen ?x ?m)",
+                "((part 0 of (demand near bb)) ?x) <- (gen ?x ?m)",
+                "((demand near bb) ?t ?x) <- ((part 0 of (demand near bb)) ?x) (pair ?x ?t)",
+                "(n 1) <- ",
+                "(n 2) <- ",
+                "(near ?t ?x) <- ((demand near bb) ?t ?x) (n ?t) (n ?x)",
+                "(pair ?x ?t) <- ((demand pair bf) ?x) (n ?x) (n ?t)",
+            ]
+        );
+        assert_eq!(part_of("(part 0 of (demand near bb))"), Some("(demand near bb)"));
+        assert_eq!(part_of("(demand near bb)"), None);
+    }
+
+    #[test]
+    fn a_demand_rule_keeps_a_join_that_no_one_atom_binds() {
+        // Projecting `?y` out of the two `e` atoms would make a relation over `?a` and `?b`
+        // that their join bounds, not either of them: it stays in the rule.
+        let text = "(n 1) (n 2) (e 1 2) (<= (far ?a ?b ?z) (n ?a) (n ?b) (n ?z))
+            (<= (goal a ?z) (n ?z) (e ?y ?a) (e ?y ?b) (far ?a ?b ?z))";
+        assert_eq!(
+            restricted(text, &["goal"]),
+            [
+                "(e 1 2) <- ",
+                "(far ?a ?b ?z) <- ((demand far bbb) ?a ?b ?z) (n ?a) (n ?b) (n ?z)",
+                "(goal a ?z) <- (n ?z) (e ?y ?a) (e ?y ?b) (far ?a ?b ?z)",
+                "((demand far bbb) ?a ?b ?z) <- (n ?z) (e ?y ?a) (e ?y ?b)",
+                "(n 1) <- ",
+                "(n 2) <- ",
             ]
         );
     }

@@ -211,6 +211,7 @@ fn instantiate_with(
 
 /// The error for going past the limit while deriving the facts of relation `name`.
 fn too_large(name: &str, alternatives: &[Alternative<'_>], origins: &[String], options: &Options) -> String {
+    let name = super::demand::part_of(name).unwrap_or(name);
     let name = super::demand::served(name).unwrap_or(name);
     // A new relation of the decomposition is reported as the user's relation it serves.
     let user_relation = |name: &str| -> String {
