@@ -155,26 +155,12 @@ impl<'g> Emitter<'g> {
                 let parts = LegalParts::new(&plan, moves);
                 let values = plan.values(moves);
                 let nodes = self.evaluate(&values);
-                let singles = moves
-                    .iter()
-                    .zip(&plan.member)
-                    .filter(|(&(_, v), &member)| !member && v != Value::Const(false))
-                    .map(|(&(m, v), _)| self.legal_bit(m, v, &parts));
-                let (guarded, open): (Vec<usize>, Vec<usize>) =
-                    (0..plan.families.len()).partition(|&f| plan.families[f].guarded);
-                let guarded = guard.as_ref().filter(|_| !guarded.is_empty()).map(|&(lit, _)| {
-                    let lit = self.lit(lit);
-                    let code = guarded.iter().map(|&f| parts.family(f, &plan.families[f]));
-                    quote!(if #lit { #(#code)* })
-                });
-                let open = open.iter().map(|&f| parts.family(f, &plan.families[f]));
+                let fill = self.fill_legal_parts(moves, &plan, &parts, &guard, TokenStream::new());
                 let (declare, move_of) = parts.declare(role, &self.legal_tables);
                 quote! {
                     #nodes
                     #declare
-                    #guarded
-                    #(#open)*
-                    #(#singles)*
+                    #fill
                     for (p, &word) in parts.iter().enumerate() {
                         let mut word = word;
                         while word != 0 {
@@ -260,7 +246,7 @@ impl<'g> Emitter<'g> {
     /// `next(state, joint)`: the state after every role plays its move of `joint`.
     fn generate_next_fn(&self) -> TokenStream {
         self.in_move_phase.set(true);
-        let needed = self.move_phase_cone(&self.ground.next);
+        let needed = self.move_phase_cone();
         let declare = self.assign_slots(&needed);
         let row = self.move_table_row();
         let local = self.arm_only_nodes(&self.unframed_next());
@@ -313,11 +299,10 @@ impl<'g> Emitter<'g> {
         local
     }
 
-    /// The nodes a function of the joint move needs evaluated to compute `values` (next
-    /// values among them that the frame tables give do not count), sorted.
-    fn move_phase_cone(&self, values: &[Value]) -> Vec<u32> {
-        let mut values: Vec<Value> =
-            values.iter().enumerate().map(|(i, &v)| if self.framed(i) { Value::Const(false) } else { v }).collect();
+    /// The nodes `next` needs evaluated, sorted: those of the next values the frame tables do not
+    /// give and of the conditions of the frame arms.
+    fn move_phase_cone(&self) -> Vec<u32> {
+        let mut values = self.unframed_next();
         values.extend(self.tables.iter().flat_map(MoveTables::arm_values));
         self.runtime_cone(&values)
     }
@@ -715,9 +700,45 @@ impl<'g> Emitter<'g> {
         plan
     }
 
-    /// The statement that sets move `m`'s bit in `parts` when `v` holds.
-    fn legal_bit(&self, m: u32, v: Value, parts: &LegalParts) -> TokenStream {
-        parts.single(m, self.value(v))
+    /// Statements that set the bits of `parts` for a role's legal moves: its families a word at
+    /// a time and its other moves one by one. Those its guard guards are set only when the guard
+    /// holds, after `exclusive`, which computes the nodes only they read.
+    fn fill_legal_parts(
+        &self,
+        moves: &[(u32, Value)],
+        plan: &LegalFamilies,
+        parts: &LegalParts,
+        guard: &Option<(Lit, Vec<bool>)>,
+        exclusive: TokenStream,
+    ) -> TokenStream {
+        let guarded = |i: usize| guard.as_ref().is_some_and(|(_, g)| g[i]);
+        let (mut open, mut behind_guard) = (Vec::new(), Vec::new());
+        for (i, m, v) in plan.singles(moves) {
+            let code = parts.single(m, self.value(v));
+            if guarded(i) {
+                behind_guard.push(code)
+            } else {
+                open.push(code)
+            }
+        }
+        for (f, family) in plan.families.iter().enumerate() {
+            let code = parts.family(f, family);
+            if family.guarded {
+                behind_guard.push(code)
+            } else {
+                open.push(code)
+            }
+        }
+        let guard = guard.as_ref().map(|&(lit, _)| {
+            let lit = self.lit(lit);
+            quote! {
+                if #lit {
+                    #exclusive
+                    #(#behind_guard)*
+                }
+            }
+        });
+        quote!(#guard #(#open)*)
     }
 
     /// `random_step(state, rng)`: one step of a uniformly random playout, with every derived
@@ -743,9 +764,7 @@ impl<'g> Emitter<'g> {
         let mut values: Vec<Value> = vec![self.ground.terminal];
         values.extend(legal_values.iter().flatten().copied());
         let state_values = values.len();
-        values.extend(
-            self.ground.next.iter().enumerate().map(|(i, &v)| if self.framed(i) { Value::Const(false) } else { v }),
-        );
+        values.extend(self.unframed_next());
         values.extend(self.tables.iter().flat_map(MoveTables::arm_values));
         let needed = self.runtime_cone(&values);
         let dependent = super::cones::reads_moves(self.ground);
@@ -773,48 +792,16 @@ impl<'g> Emitter<'g> {
         let choices = self.ground.legal.iter().enumerate().map(|(role, moves)| {
             let r = Literal::usize_unsuffixed(role);
             let plan = &plans[role];
-            let guarded = |i: usize| guards[role].as_ref().is_some_and(|(_, g)| g[i]);
-            // The moves not in families, each setting its bit; those a guard guards only when
-            // it holds.
             let parts = LegalParts::new(plan, moves);
-            let (mut open, mut behind_guard) = (Vec::new(), Vec::new());
-            for (i, &(m, v)) in moves.iter().enumerate() {
-                if v == Value::Const(false) || plan.member[i] {
-                    continue;
-                }
-                if guarded(i) {
-                    behind_guard.push(self.legal_bit(m, v, &parts))
-                } else {
-                    open.push(self.legal_bit(m, v, &parts))
-                }
-            }
-            for (f, family) in plan.families.iter().enumerate() {
-                let code = parts.family(f, family);
-                if family.guarded {
-                    behind_guard.push(code)
-                } else {
-                    open.push(code)
-                }
-            }
-            let guard = guards[role].as_ref().map(|&(lit, _)| {
-                let exclusive: Vec<u32> =
-                    needed.iter().copied().filter(|&n| guarded_only[n as usize] == Some(role)).collect();
-                let nodes = self.emit_nodes(&exclusive);
-                let lit = self.lit(lit);
-                quote! {
-                    if #lit {
-                        #nodes
-                        #(#behind_guard)*
-                    }
-                }
-            });
+            let exclusive: Vec<u32> =
+                needed.iter().copied().filter(|&n| guarded_only[n as usize] == Some(role)).collect();
+            let fill = self.fill_legal_parts(moves, plan, &parts, &guards[role], self.emit_nodes(&exclusive));
             // The draw is among the set bits in the order `legal` lists them, so that it picks
             // the move the general interface picks.
             let (declare, move_of) = parts.declare(role, &self.legal_tables);
             quote! {{
                 #declare
-                #guard
-                #(#open)*
+                #fill
                 joint[#r] = match ::gdl_runtime::bits::pick(&parts, rng) {
                     Some((p, b)) => Move(#move_of[p][b as usize]),
                     None => return None,
@@ -1080,7 +1067,7 @@ struct LegalParts {
     /// For every family and state word with anchors of it (in order), the word it goes into.
     family_words: Vec<Vec<usize>>,
     /// For every move outside the families (by move index), its word and bit.
-    single_bits: std::collections::BTreeMap<u32, (usize, u32)>,
+    single_bits: BTreeMap<u32, (usize, u32)>,
 }
 
 impl LegalParts {
@@ -1090,13 +1077,7 @@ impl LegalParts {
         for family in &plan.families {
             let mut placed = Vec::new();
             for (k, &anchors) in family.family.anchors.iter().enumerate().filter(|(_, &mask)| mask != 0) {
-                let j = match words.iter().position(|(used, _)| used & anchors == 0) {
-                    Some(j) => j,
-                    None => {
-                        words.push((0, [0; 64]));
-                        words.len() - 1
-                    }
-                };
+                let j = Self::word_where(&mut words, |used| used & anchors == 0);
                 words[j].0 |= anchors;
                 for &(anchor, m) in family.moves_of.iter().filter(|&&(anchor, _)| anchor as usize / 64 == k) {
                     words[j].1[anchor as usize % 64] = m;
@@ -1105,22 +1086,26 @@ impl LegalParts {
             }
             family_words.push(placed);
         }
-        let mut single_bits = std::collections::BTreeMap::new();
-        let singles = moves.iter().zip(&plan.member).filter(|(&(_, v), &member)| !member && v != Value::Const(false));
-        for (&(m, _), _) in singles {
-            let j = match words.iter().position(|(used, _)| *used != u64::MAX) {
-                Some(j) => j,
-                None => {
-                    words.push((0, [0; 64]));
-                    words.len() - 1
-                }
-            };
+        let mut single_bits = BTreeMap::new();
+        for (_, m, _) in plan.singles(moves) {
+            let j = Self::word_where(&mut words, |used| used != u64::MAX);
             let bit = (!words[j].0).trailing_zeros();
             words[j].0 |= 1 << bit;
             words[j].1[bit as usize] = m;
             single_bits.insert(m, (j, bit));
         }
         LegalParts { words, family_words, single_bits }
+    }
+
+    /// The first of `words` whose bits in use `fits`, made if there is none.
+    fn word_where(words: &mut Vec<(u64, [u32; 64])>, fits: impl Fn(u64) -> bool) -> usize {
+        match words.iter().position(|&(used, _)| fits(used)) {
+            Some(j) => j,
+            None => {
+                words.push((0, [0; 64]));
+                words.len() - 1
+            }
+        }
     }
 
     /// The declaration of `parts`, and (in `tables`, once per role) of the role's table of the
@@ -1175,6 +1160,16 @@ struct LegalFamilies {
 }
 
 impl LegalFamilies {
+    /// The moves of `moves` (the role's) outside the families that can be legal: (index into
+    /// `moves`, move, condition).
+    fn singles<'m>(&'m self, moves: &'m [(u32, Value)]) -> impl Iterator<Item = (usize, u32, Value)> + 'm {
+        moves
+            .iter()
+            .enumerate()
+            .filter(|&(i, &(_, v))| !self.member[i] && v != Value::Const(false))
+            .map(|(i, &(m, v))| (i, m, v))
+    }
+
     /// The conditions of `moves` (the role's) that nodes must be evaluated for: those of the
     /// families' moves read no node.
     fn values(&self, moves: &[(u32, Value)]) -> Vec<Value> {

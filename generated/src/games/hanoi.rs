@@ -205,15 +205,15 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     if s.0[0] & 0x1 != 0 {
         parts[0] |= (s.0[0]) & (0xfe);
     }
-    parts[1] |= (s.0[0]) & (((s.0[0] >> 1) | (s.0[1] << 63))) & (0x1e);
-    parts[2] |= (s.0[0]) & (((s.0[0] >> 2) | (s.0[1] << 62))) & (0x1e);
-    parts[3] |= (s.0[0]) & (((s.0[0] >> 3) | (s.0[1] << 61))) & (0x1e);
     parts[0] |= u64::from(n[0]);
     parts[0] |= u64::from(n[1]) << 8;
     parts[0] |= u64::from(n[2]) << 9;
     parts[0] |= u64::from(n[3]) << 10;
     parts[0] |= u64::from(n[4]) << 11;
     parts[0] |= u64::from(n[5]) << 12;
+    parts[1] |= (s.0[0]) & (((s.0[0] >> 1) | (s.0[1] << 63))) & (0x1e);
+    parts[2] |= (s.0[0]) & (((s.0[0] >> 2) | (s.0[1] << 62))) & (0x1e);
+    parts[3] |= (s.0[0]) & (((s.0[0] >> 3) | (s.0[1] << 61))) & (0x1e);
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
