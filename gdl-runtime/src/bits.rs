@@ -47,6 +47,19 @@ pub fn pick<const N: usize>(parts: &[u64; N], rng: &mut Rng) -> Option<(usize, u
     unreachable!("the draw is below the number of set bits")
 }
 
+/// A set bit drawn uniformly from a word whose set bits `listed` gives, as a generated table's
+/// row: their number, then the bits from the lowest. `None` when there is none; the only one,
+/// without drawing, when there is one; else the `rng.below(count)`-th: the draw of [`pick`] on
+/// that word.
+#[inline(always)]
+pub fn pick_listed(listed: &[u8], rng: &mut Rng) -> Option<u32> {
+    match listed[0] {
+        0 => None,
+        1 => Some(u32::from(listed[1])),
+        count => Some(u32::from(listed[1 + rng.below(usize::from(count))])),
+    }
+}
+
 /// The position of the `k`-th set bit (from 0, lowest first) of `word`, which must have more
 /// than `k` set bits.
 #[inline]

@@ -211,7 +211,7 @@ pub fn compile_text(game: &Path, command: &str, options: &crate::codegen::Option
          lines, {:.2} s",
         loaded.file,
         ground.roles.len(),
-        ground.base.len(),
+        ground.base.iter().filter(|fact| !fact.is_empty()).count(),
         crate::codegen::words(ground.base.len()),
         ground.moves.len(),
         ground.nodes.len(),

@@ -2,8 +2,10 @@
 //! order, only the derived propositions its outputs need, as straight-line boolean code over
 //! the state's words and the joint move. Recursive groups loop to their least fixpoint.
 
+use super::arm_families::RoleArms;
 use super::families::{Families, Family};
 use super::move_tables::MoveTables;
+use super::pick_tables::PickHash;
 use super::tables::{hex, words};
 use crate::ground::{Ground, Lit, Prop, Value};
 use proc_macro2::{Ident, Literal, TokenStream};
@@ -42,6 +44,10 @@ pub fn generate_functions(ground: &Ground) -> (TokenStream, bool) {
     let mut emitter = Emitter::new(ground);
     emitter.families = families;
     emitter.tables = MoveTables::new(ground);
+    if let Some(tables) = &emitter.tables {
+        let flat = super::families::flat_nodes(ground);
+        emitter.arm_families = tables.arms.iter().map(|arms| RoleArms::plan(arms, &flat)).collect();
+    }
     let statics = emitter.generate_move_tables();
     let legal = emitter.generate_legal_fns();
     let next = emitter.generate_next_fn();
@@ -51,9 +57,11 @@ pub fn generate_functions(ground: &Ground) -> (TokenStream, bool) {
     let sees = ground.gdl_ii.then(|| emitter.generate_sees_fns());
     let fused = random_step.is_some();
     let legal_tables = emitter.legal_tables.take().into_values();
+    let pick_tables = emitter.pick_tables.take().into_values();
     let tokens = quote! {
         #statics
         #(#legal_tables)*
+        #(#pick_tables)*
         #legal
         #next
         #terminal
@@ -96,6 +104,8 @@ struct Emitter<'g> {
     slots: RefCell<Vec<u32>>,
     /// The compile-time tables of the functions of the joint move, if any.
     tables: Option<MoveTables>,
+    /// By role, the families of its moves' conditional frame rules (none without tables).
+    arm_families: Vec<RoleArms>,
     /// For every node, its rule families, evaluated a word at a time (none for most nodes).
     families: Vec<Families>,
     /// Whether the function being generated has the joint move's table row in `mt`, so that
@@ -104,6 +114,9 @@ struct Emitter<'g> {
     /// By role, the table of the move of every bit of its `LegalParts`, which `legal` and
     /// `random_step` share.
     legal_tables: RefCell<BTreeMap<usize, TokenStream>>,
+    /// By role, the table of `random_step`'s draw when its legal moves hash to one (see
+    /// [`super::pick_tables`]).
+    pick_tables: RefCell<BTreeMap<usize, TokenStream>>,
 }
 
 impl<'g> Emitter<'g> {
@@ -120,9 +133,11 @@ impl<'g> Emitter<'g> {
             cycle_of,
             slots: RefCell::new(vec![u32::MAX; ground.nodes.len()]),
             tables: None,
+            arm_families: Vec::new(),
             families: Vec::new(),
             in_move_phase: Cell::new(false),
             legal_tables: RefCell::new(BTreeMap::new()),
+            pick_tables: RefCell::new(BTreeMap::new()),
         }
     }
 
@@ -359,19 +374,23 @@ impl<'g> Emitter<'g> {
                 static FRAMES: [[[[u64; WORDS]; 2]; #moves_len]; #roles] = [#(#per_role),*];
             });
         }
+        for (role, arms) in self.arm_families.iter().enumerate() {
+            out.extend(arms.table(role, moves));
+        }
         out
     }
 
-    /// For every role with conditional frame rules, a `match` on its move that sets the bits
-    /// its move sets when their conditions on the state hold. Each arm first evaluates the
-    /// nodes its conditions need of those `local` marks (see [`Emitter::arm_only_nodes`]).
+    /// For every role with conditional frame rules, the word operations of its arm families
+    /// (see [`super::arm_families`]) and a `match` on its other moves that sets the bits its
+    /// move sets when their conditions on the state hold. Each arm first evaluates the nodes
+    /// its conditions need of those `local` marks (see [`Emitter::arm_only_nodes`]).
     fn frame_arms(&self, tables: &MoveTables, local: &[bool]) -> TokenStream {
         let mut out = TokenStream::new();
         for (role, arms) in tables.arms.iter().enumerate() {
             let cases: Vec<TokenStream> = arms
                 .iter()
                 .enumerate()
-                .filter(|(_, sets)| !sets.is_empty())
+                .filter(|&(mv, sets)| !sets.is_empty() && !self.arm_families.get(role).is_some_and(|a| a.in_family(mv)))
                 .map(|(mv, sets)| {
                     let mv = Literal::u32_unsuffixed(mv as u32);
                     let reads: Vec<Value> =
@@ -390,6 +409,9 @@ impl<'g> Emitter<'g> {
                     quote!(#mv => { #own #(#sets)* })
                 })
                 .collect();
+            if let Some(families) = self.arm_families.get(role) {
+                out.extend(families.statements(role));
+            }
             if cases.is_empty() {
                 continue;
             }
@@ -799,14 +821,34 @@ impl<'g> Emitter<'g> {
             // The draw is among the set bits in the order `legal` lists them, so that it picks
             // the move the general interface picks.
             let (declare, move_of) = parts.declare(role, &self.legal_tables);
-            quote! {{
-                #declare
-                #fill
-                joint[#r] = match ::gdl_runtime::bits::pick(&parts, rng) {
-                    Some((p, b)) => Move(#move_of[p][b as usize]),
-                    None => return None,
-                };
-            }}
+            // One word with few bits that can be set: a table lists the bits of each set.
+            let hash = match parts.words.as_slice() {
+                [(used, _)] => PickHash::find(*used),
+                _ => None,
+            };
+            match hash {
+                Some(hash) => {
+                    let table = super::pick_tables::table_name(role);
+                    self.pick_tables.borrow_mut().entry(role).or_insert_with(|| hash.table(&table));
+                    let row = hash.row(&table, quote!(parts[0]));
+                    quote! {{
+                        #declare
+                        #fill
+                        joint[#r] = match ::gdl_runtime::bits::pick_listed(#row, rng) {
+                            Some(b) => Move(#move_of[0][b as usize]),
+                            None => return None,
+                        };
+                    }}
+                }
+                None => quote! {{
+                    #declare
+                    #fill
+                    joint[#r] = match ::gdl_runtime::bits::pick(&parts, rng) {
+                        Some((p, b)) => Move(#move_of[p][b as usize]),
+                        None => return None,
+                    };
+                }},
+            }
         });
         self.in_move_phase.set(true);
         let next_words = self.next_words(&local);
@@ -1224,7 +1266,7 @@ fn family_word(family: &Family, k: usize) -> TokenStream {
         .literals
         .iter()
         .map(|&(offset, positive)| {
-            let word = shifted_word(k, offset as usize, words);
+            let word = shifted_word(k, offset as usize, words, family.anchors[k]);
             if positive {
                 word
             } else {
@@ -1237,11 +1279,15 @@ fn family_word(family: &Family, k: usize) -> TokenStream {
 }
 
 /// Word `k` of the state shifted right by `offset` bits (as one number of `words` words), so
-/// that the fact `offset` bits past a bit of word `k` lands on that bit.
-fn shifted_word(k: usize, offset: usize, words: usize) -> TokenStream {
+/// that the fact `offset` bits past a bit of word `k` lands on that bit. Only the bits of
+/// `needed` are used, so a word whose bits all land outside it is left out.
+fn shifted_word(k: usize, offset: usize, words: usize, needed: u64) -> TokenStream {
     let (q, r) = (offset / 64, offset % 64);
     let (lo, hi) = (k + q, k + q + 1);
-    let low = (lo < words).then(|| {
+    // Word `lo` lands on bits `0..64 - r` of the result, word `hi` on bits `64 - r..64`.
+    let from_low = r == 0 || needed & (u64::MAX >> r) != 0;
+    let from_high = r != 0 && needed >> (64 - r) != 0;
+    let low = (lo < words && from_low).then(|| {
         let lo = Literal::usize_unsuffixed(lo);
         if r == 0 {
             quote!(s.0[#lo])
@@ -1250,7 +1296,7 @@ fn shifted_word(k: usize, offset: usize, words: usize) -> TokenStream {
             quote!((s.0[#lo] >> #r))
         }
     });
-    let high = (r != 0 && hi < words).then(|| {
+    let high = (from_high && hi < words).then(|| {
         let (hi, l) = (Literal::usize_unsuffixed(hi), Literal::usize_unsuffixed(64 - r));
         quote!((s.0[#hi] << #l))
     });

@@ -3,10 +3,12 @@
 //! a `Move`, and straight-line `legal`, `next`, `terminal` and `goals` over the state's words,
 //! behind an `impl gdl_runtime::Game`.
 
+mod arm_families;
 mod cones;
 mod families;
 mod functions;
 mod move_tables;
+mod pick_tables;
 pub mod program;
 mod realtime;
 mod tables;
@@ -87,13 +89,17 @@ pub fn ground_source(source: &str, options: &Options) -> Result<Ground, Vec<Diag
     let description = if realtime { crate::realtime::erase(&parsed.description) } else { parsed.description };
     // An rtGDL fact that its rules only copy still ends when its lifetime does.
     let ground_options = ground::Options { fold_constant_fluents: !realtime, ..options.ground.clone() };
-    let ground = ground::ground(&description, &ground_options).map_err(|message| {
+    let mut ground = ground::ground(&description, &ground_options).map_err(|message| {
         vec![Diagnostic::error(
             Span::default(),
             message,
             "the compiler grounds every rule; see the README on games too large to ground",
         )]
     })?;
+    // An rtGDL game's bits pair each fact with its expired-bit and marker in byte order.
+    if !realtime {
+        ground::layout::lay_out(&mut ground);
+    }
     Ok(ground)
 }
 
@@ -232,7 +238,10 @@ fn generate_game_impl(fused_step: bool, gdl_ii: bool) -> TokenStream {
             #random_step
 
             fn state_facts(&self, state: &State) -> Vec<String> {
-                (0..BASE.len()).filter(|&i| state.has(i)).map(|i| BASE[i].to_string()).collect()
+                let mut facts: Vec<String> =
+                    (0..BASE.len()).filter(|&i| state.has(i)).map(|i| BASE[i].to_string()).collect();
+                facts.sort_unstable();
+                facts
             }
 
             fn move_string(&self, mv: &Move) -> String {

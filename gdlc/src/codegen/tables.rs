@@ -56,8 +56,9 @@ pub fn generate_tables(ground: &Ground) -> TokenStream {
         /// The roles, in the order of the game's `role` facts.
         pub const ROLES: [&str; #num_roles] = [#(#roles),*];
 
-        /// Every fact that can be true in a reachable state, in canonical KIF; fact `i` is bit
-        /// `i % 64` of word `i / 64` of a [`State`].
+        /// Every fact that can be true in a reachable state, in canonical KIF, by its bit: fact
+        /// `BASE[i]` is bit `i % 64` of word `i / 64` of a [`State`]. An empty string is a bit no
+        /// fact uses, left so that a group of facts (one colour's board) stays within a word.
         pub const BASE: [&str; #num_base] = [#(#base),*];
 
         /// Every move term some role may play, in canonical KIF and byte order; [`Move`] indexes it.

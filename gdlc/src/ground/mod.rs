@@ -12,6 +12,7 @@ pub mod decompose;
 pub mod demand;
 pub mod inline;
 pub mod instantiate;
+pub mod layout;
 pub mod order;
 pub mod simplify;
 
@@ -91,7 +92,8 @@ pub struct Node {
 #[derive(Clone, Debug)]
 pub struct Ground {
     pub roles: Vec<String>,
-    /// Every fact that can be true in a reachable state, in canonical KIF, sorted by bytes.
+    /// Every fact that can be true in a reachable state, in canonical KIF: sorted by bytes, until
+    /// [`layout`] gives each the bit of its index (an empty string is a bit no fact uses).
     pub base: Vec<String>,
     /// Every move term some role may play, in canonical KIF, sorted by bytes.
     pub moves: Vec<String>,

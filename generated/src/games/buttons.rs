@@ -4,15 +4,10 @@
 
 /// The roles, in the order of the game's `role` facts.
 pub const ROLES: [&str; 1] = ["robot"];
-/// Every fact that can be true in a reachable state, in canonical KIF; fact `i` is bit
-/// `i % 64` of word `i / 64` of a [`State`].
+/// Every fact that can be true in a reachable state, in canonical KIF, by its bit: fact
+/// `BASE[i]` is bit `i % 64` of word `i / 64` of a [`State`]. An empty string is a bit no
+/// fact uses, left so that a group of facts (one colour's board) stays within a word.
 pub const BASE: [&str; 13] = [
-    "(off p)",
-    "(off q)",
-    "(off r)",
-    "(on p)",
-    "(on q)",
-    "(on r)",
     "(step 1)",
     "(step 2)",
     "(step 3)",
@@ -20,6 +15,12 @@ pub const BASE: [&str; 13] = [
     "(step 5)",
     "(step 6)",
     "(step 7)",
+    "(off p)",
+    "(off q)",
+    "(off r)",
+    "(on p)",
+    "(on q)",
+    "(on r)",
 ];
 /// Every move term some role may play, in canonical KIF and byte order; [`Move`] indexes it.
 pub const MOVES: [&str; 3] = ["a", "b", "c"];
@@ -41,7 +42,7 @@ impl State {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Move(pub u32);
 /// The initial state.
-pub const INITIAL: State = State([0x47]);
+pub const INITIAL: State = State([0x381]);
 /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Game;
@@ -49,8 +50,11 @@ pub struct Game;
 /// next-state bit that the table gives holds when it holds now and one of the
 /// joint move's `keep` rows has it, or one of its `set` rows has it.
 static FRAMES: [[[[u64; WORDS]; 2]; 3]; 1] = [
-    [[[0x36], [0x0]], [[0x24], [0x0]], [[0x9], [0x0]]],
+    [[[0x1b00], [0x0]], [[0x1200], [0x0]], [[0x480], [0x0]]],
 ];
+/// For every move of this role, the family of moves whose conditional next-state
+/// rules it shares (from 1; 0 for none) and its anchor's bit in that family's word.
+static ARM_FAMILY_OF_0: [(u8, u8); 3] = [(0u8, 0u8), (1u8, 7u8), (1u8, 8u8)];
 ///The move of every bit of the words in which role 0's legal moves are found.
 static LEGAL_MOVE_OF_0: [[u32; 64]; 1] = [
     [
@@ -58,6 +62,18 @@ static LEGAL_MOVE_OF_0: [[u32; 64]; 1] = [
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
+];
+/// For every hash of a set of the bits this role's legal moves may take, the number
+/// of bits in the set and the bits, from the lowest.
+static PICK_0: [[u8; 4]; 8] = [
+    [0, 0, 0, 0],
+    [1, 0, 0, 0],
+    [1, 1, 0, 0],
+    [2, 0, 1, 0],
+    [1, 2, 0, 0],
+    [2, 0, 2, 0],
+    [2, 1, 2, 0],
+    [3, 0, 1, 2],
 ];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
 /// without families of moves (one rule over different places on the board), else in
@@ -90,45 +106,46 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
+    {
+        let (family, bit) = ARM_FAMILY_OF_0[joint[0].0 as usize];
+        let a = 1u64 << bit;
+        match family {
+            1 => {
+                w[0] |= (a) & ((s.0[0] >> 1));
+                w[0] |= ((a) & (s.0[0])) << 1;
+                w[0] |= ((a) & ((s.0[0] >> 4))) << 3;
+                w[0] |= ((a) & ((s.0[0] >> 3))) << 4;
+            }
+            _ => {}
+        }
+    }
     match joint[0].0 {
         0 => {
-            w[0] |= u64::from(s.0[0] & 0x8 == 0x8) << 0;
-            w[0] |= u64::from(s.0[0] & 0x1 == 0x1) << 3;
-        }
-        1 => {
-            w[0] |= u64::from(s.0[0] & 0x2 == 0x2) << 0;
-            w[0] |= u64::from(s.0[0] & 0x1 == 0x1) << 1;
-            w[0] |= u64::from(s.0[0] & 0x10 == 0x10) << 3;
-            w[0] |= u64::from(s.0[0] & 0x8 == 0x8) << 4;
-        }
-        2 => {
-            w[0] |= u64::from(s.0[0] & 0x4 == 0x4) << 1;
-            w[0] |= u64::from(s.0[0] & 0x2 == 0x2) << 2;
-            w[0] |= u64::from(s.0[0] & 0x20 == 0x20) << 4;
-            w[0] |= u64::from(s.0[0] & 0x10 == 0x10) << 5;
+            w[0] |= u64::from(s.0[0] & 0x400 == 0x400) << 7;
+            w[0] |= u64::from(s.0[0] & 0x80 == 0x80) << 10;
         }
         _ => {}
     }
-    w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
-    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
-    w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
-    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
+    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
+    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
+    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
+    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
+    w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
+    w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 1];
-    n[0] = (s.0[0] & 0x38 == 0x38) | (s.0[0] & 0x1000 == 0x1000);
+    n[0] = (s.0[0] & 0x1c00 == 0x1c00) | (s.0[0] & 0x40 == 0x40);
     n[0]
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 2];
-    n[0] = s.0[0] & 0x38 == 0x38;
-    n[1] = (s.0[0] & 0x8 == 0) | (s.0[0] & 0x10 == 0) | (s.0[0] & 0x20 == 0);
+    n[0] = s.0[0] & 0x1c00 == 0x1c00;
+    n[1] = (s.0[0] & 0x400 == 0) | (s.0[0] & 0x800 == 0) | (s.0[0] & 0x1000 == 0);
     out[0] = None;
     if n[1] {
         out[0] = Some(0);
@@ -143,7 +160,7 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 1];
-    n[0] = (s.0[0] & 0x38 == 0x38) | (s.0[0] & 0x1000 == 0x1000);
+    n[0] = (s.0[0] & 0x1c00 == 0x1c00) | (s.0[0] & 0x40 == 0x40);
     if n[0] {
         return None;
     }
@@ -153,8 +170,11 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         parts[0] |= u64::from(true);
         parts[0] |= u64::from(true) << 1;
         parts[0] |= u64::from(true) << 2;
-        joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(LEGAL_MOVE_OF_0[p][b as usize]),
+        joint[0] = match ::gdl_runtime::bits::pick_listed(
+            &PICK_0[((parts[0]).wrapping_mul(0x2220001010410003) >> 61) as usize],
+            rng,
+        ) {
+            Some(b) => Move(LEGAL_MOVE_OF_0[0][b as usize]),
             None => return None,
         };
     }
@@ -172,31 +192,32 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
+    {
+        let (family, bit) = ARM_FAMILY_OF_0[joint[0].0 as usize];
+        let a = 1u64 << bit;
+        match family {
+            1 => {
+                w[0] |= (a) & ((s.0[0] >> 1));
+                w[0] |= ((a) & (s.0[0])) << 1;
+                w[0] |= ((a) & ((s.0[0] >> 4))) << 3;
+                w[0] |= ((a) & ((s.0[0] >> 3))) << 4;
+            }
+            _ => {}
+        }
+    }
     match joint[0].0 {
         0 => {
-            w[0] |= u64::from(s.0[0] & 0x8 == 0x8) << 0;
-            w[0] |= u64::from(s.0[0] & 0x1 == 0x1) << 3;
-        }
-        1 => {
-            w[0] |= u64::from(s.0[0] & 0x2 == 0x2) << 0;
-            w[0] |= u64::from(s.0[0] & 0x1 == 0x1) << 1;
-            w[0] |= u64::from(s.0[0] & 0x10 == 0x10) << 3;
-            w[0] |= u64::from(s.0[0] & 0x8 == 0x8) << 4;
-        }
-        2 => {
-            w[0] |= u64::from(s.0[0] & 0x4 == 0x4) << 1;
-            w[0] |= u64::from(s.0[0] & 0x2 == 0x2) << 2;
-            w[0] |= u64::from(s.0[0] & 0x20 == 0x20) << 4;
-            w[0] |= u64::from(s.0[0] & 0x10 == 0x10) << 5;
+            w[0] |= u64::from(s.0[0] & 0x400 == 0x400) << 7;
+            w[0] |= u64::from(s.0[0] & 0x80 == 0x80) << 10;
         }
         _ => {}
     }
-    w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
-    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
-    w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
-    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
+    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
+    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
+    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
+    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
+    w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
+    w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
     Some(State(w))
 }
 impl ::gdl_runtime::Game for Game {
@@ -238,7 +259,12 @@ impl ::gdl_runtime::Game for Game {
         random_step(state, rng)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
-        (0..BASE.len()).filter(|&i| state.has(i)).map(|i| BASE[i].to_string()).collect()
+        let mut facts: Vec<String> = (0..BASE.len())
+            .filter(|&i| state.has(i))
+            .map(|i| BASE[i].to_string())
+            .collect();
+        facts.sort_unstable();
+        facts
     }
     fn move_string(&self, mv: &Move) -> String {
         MOVES[mv.0 as usize].to_string()

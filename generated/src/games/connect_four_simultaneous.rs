@@ -4,205 +4,234 @@
 
 /// The roles, in the order of the game's `role` facts.
 pub const ROLES: [&str; 2] = ["red", "black"];
-/// Every fact that can be true in a reachable state, in canonical KIF; fact `i` is bit
-/// `i % 64` of word `i / 64` of a [`State`].
-pub const BASE: [&str; 196] = [
+/// Every fact that can be true in a reachable state, in canonical KIF, by its bit: fact
+/// `BASE[i]` is bit `i % 64` of word `i / 64` of a [`State`]. An empty string is a bit no
+/// fact uses, left so that a group of facts (one colour's board) stays within a word.
+pub const BASE: [&str; 224] = [
     "(cell 1 1 1 black)",
-    "(cell 1 1 1 red)",
     "(cell 1 1 2 black)",
-    "(cell 1 1 2 red)",
     "(cell 1 2 1 black)",
-    "(cell 1 2 1 red)",
     "(cell 1 2 2 black)",
-    "(cell 1 2 2 red)",
     "(cell 1 3 1 black)",
-    "(cell 1 3 1 red)",
     "(cell 1 3 2 black)",
-    "(cell 1 3 2 red)",
     "(cell 1 4 1 black)",
-    "(cell 1 4 1 red)",
     "(cell 1 4 2 black)",
-    "(cell 1 4 2 red)",
     "(cell 1 5 1 black)",
-    "(cell 1 5 1 red)",
     "(cell 1 5 2 black)",
-    "(cell 1 5 2 red)",
     "(cell 1 6 1 black)",
-    "(cell 1 6 1 red)",
     "(cell 1 6 2 black)",
-    "(cell 1 6 2 red)",
     "(cell 2 1 1 black)",
-    "(cell 2 1 1 red)",
     "(cell 2 1 2 black)",
-    "(cell 2 1 2 red)",
     "(cell 2 2 1 black)",
-    "(cell 2 2 1 red)",
     "(cell 2 2 2 black)",
-    "(cell 2 2 2 red)",
     "(cell 2 3 1 black)",
-    "(cell 2 3 1 red)",
     "(cell 2 3 2 black)",
-    "(cell 2 3 2 red)",
     "(cell 2 4 1 black)",
-    "(cell 2 4 1 red)",
     "(cell 2 4 2 black)",
-    "(cell 2 4 2 red)",
     "(cell 2 5 1 black)",
-    "(cell 2 5 1 red)",
     "(cell 2 5 2 black)",
-    "(cell 2 5 2 red)",
     "(cell 2 6 1 black)",
-    "(cell 2 6 1 red)",
     "(cell 2 6 2 black)",
-    "(cell 2 6 2 red)",
     "(cell 3 1 1 black)",
-    "(cell 3 1 1 red)",
     "(cell 3 1 2 black)",
-    "(cell 3 1 2 red)",
     "(cell 3 2 1 black)",
-    "(cell 3 2 1 red)",
     "(cell 3 2 2 black)",
-    "(cell 3 2 2 red)",
     "(cell 3 3 1 black)",
-    "(cell 3 3 1 red)",
     "(cell 3 3 2 black)",
-    "(cell 3 3 2 red)",
     "(cell 3 4 1 black)",
-    "(cell 3 4 1 red)",
     "(cell 3 4 2 black)",
-    "(cell 3 4 2 red)",
     "(cell 3 5 1 black)",
-    "(cell 3 5 1 red)",
     "(cell 3 5 2 black)",
-    "(cell 3 5 2 red)",
     "(cell 3 6 1 black)",
-    "(cell 3 6 1 red)",
     "(cell 3 6 2 black)",
-    "(cell 3 6 2 red)",
     "(cell 4 1 1 black)",
-    "(cell 4 1 1 red)",
     "(cell 4 1 2 black)",
-    "(cell 4 1 2 red)",
     "(cell 4 2 1 black)",
-    "(cell 4 2 1 red)",
     "(cell 4 2 2 black)",
-    "(cell 4 2 2 red)",
     "(cell 4 3 1 black)",
-    "(cell 4 3 1 red)",
     "(cell 4 3 2 black)",
-    "(cell 4 3 2 red)",
     "(cell 4 4 1 black)",
-    "(cell 4 4 1 red)",
     "(cell 4 4 2 black)",
-    "(cell 4 4 2 red)",
     "(cell 4 5 1 black)",
-    "(cell 4 5 1 red)",
     "(cell 4 5 2 black)",
-    "(cell 4 5 2 red)",
     "(cell 4 6 1 black)",
-    "(cell 4 6 1 red)",
     "(cell 4 6 2 black)",
-    "(cell 4 6 2 red)",
     "(cell 5 1 1 black)",
-    "(cell 5 1 1 red)",
     "(cell 5 1 2 black)",
-    "(cell 5 1 2 red)",
     "(cell 5 2 1 black)",
-    "(cell 5 2 1 red)",
     "(cell 5 2 2 black)",
-    "(cell 5 2 2 red)",
     "(cell 5 3 1 black)",
-    "(cell 5 3 1 red)",
     "(cell 5 3 2 black)",
-    "(cell 5 3 2 red)",
     "(cell 5 4 1 black)",
-    "(cell 5 4 1 red)",
     "(cell 5 4 2 black)",
-    "(cell 5 4 2 red)",
     "(cell 5 5 1 black)",
-    "(cell 5 5 1 red)",
     "(cell 5 5 2 black)",
-    "(cell 5 5 2 red)",
     "(cell 5 6 1 black)",
-    "(cell 5 6 1 red)",
     "(cell 5 6 2 black)",
-    "(cell 5 6 2 red)",
     "(cell 6 1 1 black)",
-    "(cell 6 1 1 red)",
     "(cell 6 1 2 black)",
-    "(cell 6 1 2 red)",
     "(cell 6 2 1 black)",
-    "(cell 6 2 1 red)",
     "(cell 6 2 2 black)",
-    "(cell 6 2 2 red)",
     "(cell 6 3 1 black)",
-    "(cell 6 3 1 red)",
     "(cell 6 3 2 black)",
-    "(cell 6 3 2 red)",
     "(cell 6 4 1 black)",
-    "(cell 6 4 1 red)",
     "(cell 6 4 2 black)",
-    "(cell 6 4 2 red)",
     "(cell 6 5 1 black)",
-    "(cell 6 5 1 red)",
     "(cell 6 5 2 black)",
-    "(cell 6 5 2 red)",
     "(cell 6 6 1 black)",
-    "(cell 6 6 1 red)",
     "(cell 6 6 2 black)",
-    "(cell 6 6 2 red)",
     "(cell 7 1 1 black)",
-    "(cell 7 1 1 red)",
     "(cell 7 1 2 black)",
-    "(cell 7 1 2 red)",
     "(cell 7 2 1 black)",
-    "(cell 7 2 1 red)",
     "(cell 7 2 2 black)",
-    "(cell 7 2 2 red)",
     "(cell 7 3 1 black)",
-    "(cell 7 3 1 red)",
     "(cell 7 3 2 black)",
-    "(cell 7 3 2 red)",
     "(cell 7 4 1 black)",
-    "(cell 7 4 1 red)",
     "(cell 7 4 2 black)",
-    "(cell 7 4 2 red)",
     "(cell 7 5 1 black)",
-    "(cell 7 5 1 red)",
     "(cell 7 5 2 black)",
-    "(cell 7 5 2 red)",
     "(cell 7 6 1 black)",
-    "(cell 7 6 1 red)",
     "(cell 7 6 2 black)",
-    "(cell 7 6 2 red)",
     "(cell 8 1 1 black)",
-    "(cell 8 1 1 red)",
     "(cell 8 1 2 black)",
-    "(cell 8 1 2 red)",
     "(cell 8 2 1 black)",
-    "(cell 8 2 1 red)",
     "(cell 8 2 2 black)",
-    "(cell 8 2 2 red)",
     "(cell 8 3 1 black)",
-    "(cell 8 3 1 red)",
     "(cell 8 3 2 black)",
-    "(cell 8 3 2 red)",
     "(cell 8 4 1 black)",
-    "(cell 8 4 1 red)",
     "(cell 8 4 2 black)",
-    "(cell 8 4 2 red)",
     "(cell 8 5 1 black)",
-    "(cell 8 5 1 red)",
     "(cell 8 5 2 black)",
-    "(cell 8 5 2 red)",
     "(cell 8 6 1 black)",
-    "(cell 8 6 1 red)",
     "(cell 8 6 2 black)",
-    "(cell 8 6 2 red)",
     "(control black 1)",
-    "(control black 2)",
     "(control red 1)",
+    "(control black 2)",
     "(control red 2)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "(cell 1 1 1 red)",
+    "(cell 1 1 2 red)",
+    "(cell 1 2 1 red)",
+    "(cell 1 2 2 red)",
+    "(cell 1 3 1 red)",
+    "(cell 1 3 2 red)",
+    "(cell 1 4 1 red)",
+    "(cell 1 4 2 red)",
+    "(cell 1 5 1 red)",
+    "(cell 1 5 2 red)",
+    "(cell 1 6 1 red)",
+    "(cell 1 6 2 red)",
+    "(cell 2 1 1 red)",
+    "(cell 2 1 2 red)",
+    "(cell 2 2 1 red)",
+    "(cell 2 2 2 red)",
+    "(cell 2 3 1 red)",
+    "(cell 2 3 2 red)",
+    "(cell 2 4 1 red)",
+    "(cell 2 4 2 red)",
+    "(cell 2 5 1 red)",
+    "(cell 2 5 2 red)",
+    "(cell 2 6 1 red)",
+    "(cell 2 6 2 red)",
+    "(cell 3 1 1 red)",
+    "(cell 3 1 2 red)",
+    "(cell 3 2 1 red)",
+    "(cell 3 2 2 red)",
+    "(cell 3 3 1 red)",
+    "(cell 3 3 2 red)",
+    "(cell 3 4 1 red)",
+    "(cell 3 4 2 red)",
+    "(cell 3 5 1 red)",
+    "(cell 3 5 2 red)",
+    "(cell 3 6 1 red)",
+    "(cell 3 6 2 red)",
+    "(cell 4 1 1 red)",
+    "(cell 4 1 2 red)",
+    "(cell 4 2 1 red)",
+    "(cell 4 2 2 red)",
+    "(cell 4 3 1 red)",
+    "(cell 4 3 2 red)",
+    "(cell 4 4 1 red)",
+    "(cell 4 4 2 red)",
+    "(cell 4 5 1 red)",
+    "(cell 4 5 2 red)",
+    "(cell 4 6 1 red)",
+    "(cell 4 6 2 red)",
+    "(cell 5 1 1 red)",
+    "(cell 5 1 2 red)",
+    "(cell 5 2 1 red)",
+    "(cell 5 2 2 red)",
+    "(cell 5 3 1 red)",
+    "(cell 5 3 2 red)",
+    "(cell 5 4 1 red)",
+    "(cell 5 4 2 red)",
+    "(cell 5 5 1 red)",
+    "(cell 5 5 2 red)",
+    "(cell 5 6 1 red)",
+    "(cell 5 6 2 red)",
+    "(cell 6 1 1 red)",
+    "(cell 6 1 2 red)",
+    "(cell 6 2 1 red)",
+    "(cell 6 2 2 red)",
+    "(cell 6 3 1 red)",
+    "(cell 6 3 2 red)",
+    "(cell 6 4 1 red)",
+    "(cell 6 4 2 red)",
+    "(cell 6 5 1 red)",
+    "(cell 6 5 2 red)",
+    "(cell 6 6 1 red)",
+    "(cell 6 6 2 red)",
+    "(cell 7 1 1 red)",
+    "(cell 7 1 2 red)",
+    "(cell 7 2 1 red)",
+    "(cell 7 2 2 red)",
+    "(cell 7 3 1 red)",
+    "(cell 7 3 2 red)",
+    "(cell 7 4 1 red)",
+    "(cell 7 4 2 red)",
+    "(cell 7 5 1 red)",
+    "(cell 7 5 2 red)",
+    "(cell 7 6 1 red)",
+    "(cell 7 6 2 red)",
+    "(cell 8 1 1 red)",
+    "(cell 8 1 2 red)",
+    "(cell 8 2 1 red)",
+    "(cell 8 2 2 red)",
+    "(cell 8 3 1 red)",
+    "(cell 8 3 2 red)",
+    "(cell 8 4 1 red)",
+    "(cell 8 4 2 red)",
+    "(cell 8 5 1 red)",
+    "(cell 8 5 2 red)",
+    "(cell 8 6 1 red)",
+    "(cell 8 6 2 red)",
 ];
 /// Every move term some role may play, in canonical KIF and byte order; [`Move`] indexes it.
 pub const MOVES: [&str; 16] = [
@@ -244,7 +273,7 @@ impl State {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Move(pub u32);
 /// The initial state.
-pub const INITIAL: State = State([0x0, 0x0, 0x0, 0x6]);
+pub const INITIAL: State = State([0x0, 0x600000000, 0x0, 0x0]);
 /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Game;
@@ -254,67 +283,67 @@ pub struct Game;
 static FRAMES: [[[[u64; WORDS]; 2]; 16]; 2] = [
     [
         [
-            [0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0x0],
+            [0xffffffffffffffff, 0xffffffff, 0xffffffffffffffff, 0xffffffff],
             [0x0, 0x0, 0x0, 0x0],
         ],
         [
-            [0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0x0],
+            [0xffffffffffffffff, 0xffffffff, 0xffffffffffffffff, 0xffffffff],
             [0x0, 0x0, 0x0, 0x0],
         ],
         [
-            [0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0x0],
+            [0xffffffffffffffff, 0xffffffff, 0xffffffffffffffff, 0xffffffff],
             [0x0, 0x0, 0x0, 0x0],
         ],
         [
-            [0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0x0],
+            [0xffffffffffffffff, 0xffffffff, 0xffffffffffffffff, 0xffffffff],
             [0x0, 0x0, 0x0, 0x0],
         ],
         [
-            [0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0x0],
+            [0xffffffffffffffff, 0xffffffff, 0xffffffffffffffff, 0xffffffff],
             [0x0, 0x0, 0x0, 0x0],
         ],
         [
-            [0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0x0],
+            [0xffffffffffffffff, 0xffffffff, 0xffffffffffffffff, 0xffffffff],
             [0x0, 0x0, 0x0, 0x0],
         ],
         [
-            [0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0x0],
+            [0xffffffffffffffff, 0xffffffff, 0xffffffffffffffff, 0xffffffff],
             [0x0, 0x0, 0x0, 0x0],
         ],
         [
-            [0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0x0],
+            [0xffffffffffffffff, 0xffffffff, 0xffffffffffffffff, 0xffffffff],
             [0x0, 0x0, 0x0, 0x0],
         ],
         [
-            [0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0x0],
+            [0xffffffffffffffff, 0xffffffff, 0xffffffffffffffff, 0xffffffff],
             [0x0, 0x0, 0x0, 0x0],
         ],
         [
-            [0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0x0],
+            [0xffffffffffffffff, 0xffffffff, 0xffffffffffffffff, 0xffffffff],
             [0x0, 0x0, 0x0, 0x0],
         ],
         [
-            [0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0x0],
+            [0xffffffffffffffff, 0xffffffff, 0xffffffffffffffff, 0xffffffff],
             [0x0, 0x0, 0x0, 0x0],
         ],
         [
-            [0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0x0],
+            [0xffffffffffffffff, 0xffffffff, 0xffffffffffffffff, 0xffffffff],
             [0x0, 0x0, 0x0, 0x0],
         ],
         [
-            [0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0x0],
+            [0xffffffffffffffff, 0xffffffff, 0xffffffffffffffff, 0xffffffff],
             [0x0, 0x0, 0x0, 0x0],
         ],
         [
-            [0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0x0],
+            [0xffffffffffffffff, 0xffffffff, 0xffffffffffffffff, 0xffffffff],
             [0x0, 0x0, 0x0, 0x0],
         ],
         [
-            [0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0x0],
+            [0xffffffffffffffff, 0xffffffff, 0xffffffffffffffff, 0xffffffff],
             [0x0, 0x0, 0x0, 0x0],
         ],
         [
-            [0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0x0],
+            [0xffffffffffffffff, 0xffffffff, 0xffffffffffffffff, 0xffffffff],
             [0x0, 0x0, 0x0, 0x0],
         ],
     ],
@@ -337,20 +366,60 @@ static FRAMES: [[[[u64; WORDS]; 2]; 16]; 2] = [
         [[0x0, 0x0, 0x0, 0x0], [0x0, 0x0, 0x0, 0x0]],
     ],
 ];
+/// For every move of this role, the family of moves whose conditional next-state
+/// rules it shares (from 1; 0 for none) and its anchor's bit in that family's word.
+static ARM_FAMILY_OF_0: [(u8, u8); 16] = [
+    (1u8, 0u8),
+    (1u8, 1u8),
+    (1u8, 12u8),
+    (1u8, 13u8),
+    (1u8, 24u8),
+    (1u8, 25u8),
+    (1u8, 36u8),
+    (1u8, 37u8),
+    (1u8, 48u8),
+    (1u8, 49u8),
+    (2u8, 60u8),
+    (2u8, 61u8),
+    (3u8, 8u8),
+    (3u8, 9u8),
+    (3u8, 20u8),
+    (3u8, 21u8),
+];
+/// For every move of this role, the family of moves whose conditional next-state
+/// rules it shares (from 1; 0 for none) and its anchor's bit in that family's word.
+static ARM_FAMILY_OF_1: [(u8, u8); 16] = [
+    (1u8, 0u8),
+    (1u8, 1u8),
+    (1u8, 12u8),
+    (1u8, 13u8),
+    (1u8, 24u8),
+    (1u8, 25u8),
+    (1u8, 36u8),
+    (1u8, 37u8),
+    (1u8, 48u8),
+    (1u8, 49u8),
+    (2u8, 60u8),
+    (2u8, 61u8),
+    (3u8, 8u8),
+    (3u8, 9u8),
+    (3u8, 20u8),
+    (3u8, 21u8),
+];
 ///The move of every bit of the words in which role 0's legal moves are found.
 static LEGAL_MOVE_OF_0: [[u32; 64]; 1] = [
     [
-        1, 3, 5, 7, 4, 9, 11, 13, 15, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 8,
-        0, 0, 0, 0, 0, 0, 0, 14, 0, 0, 0,
+        1, 3, 5, 7, 9, 11, 10, 13, 15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 2, 0, 0,
+        0, 0, 0, 0, 0, 14, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0,
     ],
 ];
 ///The move of every bit of the words in which role 1's legal moves are found.
 static LEGAL_MOVE_OF_1: [[u32; 64]; 1] = [
     [
-        1, 3, 5, 7, 4, 9, 11, 13, 15, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 8,
-        0, 0, 0, 0, 0, 0, 0, 14, 0, 0, 0,
+        1, 3, 5, 7, 9, 11, 10, 13, 15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 2, 0, 0,
+        0, 0, 0, 0, 0, 14, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0,
     ],
 ];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
@@ -366,35 +435,33 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `red` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 16];
-    n[0] = s.0[0] & 0xc00000 == 0;
-    n[1] = (s.0[3] & 0x8 == 0x8) & (n[0]);
-    n[2] = s.0[0] & 0xc00000000000 == 0;
-    n[3] = (s.0[3] & 0x8 == 0x8) & (n[2]);
-    n[4] = s.0[1] & 0xc0 == 0;
-    n[5] = (s.0[3] & 0x8 == 0x8) & (n[4]);
-    n[6] = s.0[1] & 0xc0000000 == 0;
-    n[7] = (s.0[3] & 0x8 == 0x8) & (n[6]);
-    n[8] = s.0[1] & 0xc0000000000000 == 0;
-    n[9] = (s.0[3] & 0x8 == 0x8) & (n[8]);
-    n[10] = s.0[2] & 0xc000 == 0;
-    n[11] = (s.0[3] & 0x8 == 0x8) & (n[10]);
-    n[12] = s.0[2] & 0xc000000000 == 0;
-    n[13] = (s.0[3] & 0x8 == 0x8) & (n[12]);
-    n[14] = s.0[2] & 0xc000000000000000 == 0;
-    n[15] = (s.0[3] & 0x8 == 0x8) & (n[14]);
+    n[0] = (s.0[0] & 0x800 == 0) & (s.0[2] & 0x800 == 0);
+    n[1] = (s.0[1] & 0x800000000 == 0x800000000) & (n[0]);
+    n[2] = (s.0[0] & 0x800000 == 0) & (s.0[2] & 0x800000 == 0);
+    n[3] = (s.0[1] & 0x800000000 == 0x800000000) & (n[2]);
+    n[4] = (s.0[0] & 0x800000000 == 0) & (s.0[2] & 0x800000000 == 0);
+    n[5] = (s.0[1] & 0x800000000 == 0x800000000) & (n[4]);
+    n[6] = (s.0[0] & 0x800000000000 == 0) & (s.0[2] & 0x800000000000 == 0);
+    n[7] = (s.0[1] & 0x800000000 == 0x800000000) & (n[6]);
+    n[8] = (s.0[0] & 0x800000000000000 == 0) & (s.0[2] & 0x800000000000000 == 0);
+    n[9] = (s.0[1] & 0x800000000 == 0x800000000) & (n[8]);
+    n[10] = (s.0[1] & 0x80 == 0) & (s.0[3] & 0x80 == 0);
+    n[11] = (s.0[1] & 0x800000000 == 0x800000000) & (n[10]);
+    n[12] = (s.0[1] & 0x80000 == 0) & (s.0[3] & 0x80000 == 0);
+    n[13] = (s.0[1] & 0x800000000 == 0x800000000) & (n[12]);
+    n[14] = (s.0[1] & 0x80000000 == 0) & (s.0[3] & 0x80000000 == 0);
+    n[15] = (s.0[1] & 0x800000000 == 0x800000000) & (n[14]);
     let mut parts = [0u64; 1];
-    if s.0[3] & 0x4 != 0 {
-        parts[0] |= (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63))) & (0x100000100000);
-        parts[0] |= (!s.0[1]) & (!((s.0[1] >> 1) | (s.0[2] << 63))) & (0x10000010000010);
-        parts[0]
-            |= (!s.0[2]) & (!((s.0[2] >> 1) | (s.0[3] << 63))) & (0x1000001000001000);
+    if s.0[1] & 0x200000000 != 0 {
+        parts[0] |= (!s.0[0]) & (!s.0[2]) & (0x400400400400400);
+        parts[0] |= (!s.0[1]) & (!s.0[3]) & (0x40040040);
     }
     parts[0] |= u64::from(n[1]);
     parts[0] |= u64::from(n[3]) << 1;
     parts[0] |= u64::from(n[5]) << 2;
     parts[0] |= u64::from(n[7]) << 3;
-    parts[0] |= u64::from(n[9]) << 5;
-    parts[0] |= u64::from(n[11]) << 6;
+    parts[0] |= u64::from(n[9]) << 4;
+    parts[0] |= u64::from(n[11]) << 5;
     parts[0] |= u64::from(n[13]) << 7;
     parts[0] |= u64::from(n[15]) << 8;
     for (p, &word) in parts.iter().enumerate() {
@@ -409,35 +476,33 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 ///Appends the legal moves of `black` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 16];
-    n[0] = s.0[0] & 0xc00000 == 0;
-    n[1] = s.0[0] & 0xc00000000000 == 0;
-    n[2] = s.0[1] & 0xc0 == 0;
-    n[3] = s.0[1] & 0xc0000000 == 0;
-    n[4] = s.0[1] & 0xc0000000000000 == 0;
-    n[5] = s.0[2] & 0xc000 == 0;
-    n[6] = s.0[2] & 0xc000000000 == 0;
-    n[7] = s.0[2] & 0xc000000000000000 == 0;
-    n[8] = (s.0[3] & 0x2 == 0x2) & (n[0]);
-    n[9] = (s.0[3] & 0x2 == 0x2) & (n[1]);
-    n[10] = (s.0[3] & 0x2 == 0x2) & (n[2]);
-    n[11] = (s.0[3] & 0x2 == 0x2) & (n[3]);
-    n[12] = (s.0[3] & 0x2 == 0x2) & (n[4]);
-    n[13] = (s.0[3] & 0x2 == 0x2) & (n[5]);
-    n[14] = (s.0[3] & 0x2 == 0x2) & (n[6]);
-    n[15] = (s.0[3] & 0x2 == 0x2) & (n[7]);
+    n[0] = (s.0[0] & 0x800 == 0) & (s.0[2] & 0x800 == 0);
+    n[1] = (s.0[0] & 0x800000 == 0) & (s.0[2] & 0x800000 == 0);
+    n[2] = (s.0[0] & 0x800000000 == 0) & (s.0[2] & 0x800000000 == 0);
+    n[3] = (s.0[0] & 0x800000000000 == 0) & (s.0[2] & 0x800000000000 == 0);
+    n[4] = (s.0[0] & 0x800000000000000 == 0) & (s.0[2] & 0x800000000000000 == 0);
+    n[5] = (s.0[1] & 0x80 == 0) & (s.0[3] & 0x80 == 0);
+    n[6] = (s.0[1] & 0x80000 == 0) & (s.0[3] & 0x80000 == 0);
+    n[7] = (s.0[1] & 0x80000000 == 0) & (s.0[3] & 0x80000000 == 0);
+    n[8] = (s.0[1] & 0x400000000 == 0x400000000) & (n[0]);
+    n[9] = (s.0[1] & 0x400000000 == 0x400000000) & (n[1]);
+    n[10] = (s.0[1] & 0x400000000 == 0x400000000) & (n[2]);
+    n[11] = (s.0[1] & 0x400000000 == 0x400000000) & (n[3]);
+    n[12] = (s.0[1] & 0x400000000 == 0x400000000) & (n[4]);
+    n[13] = (s.0[1] & 0x400000000 == 0x400000000) & (n[5]);
+    n[14] = (s.0[1] & 0x400000000 == 0x400000000) & (n[6]);
+    n[15] = (s.0[1] & 0x400000000 == 0x400000000) & (n[7]);
     let mut parts = [0u64; 1];
-    if s.0[3] & 0x1 != 0 {
-        parts[0] |= (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63))) & (0x100000100000);
-        parts[0] |= (!s.0[1]) & (!((s.0[1] >> 1) | (s.0[2] << 63))) & (0x10000010000010);
-        parts[0]
-            |= (!s.0[2]) & (!((s.0[2] >> 1) | (s.0[3] << 63))) & (0x1000001000001000);
+    if s.0[1] & 0x100000000 != 0 {
+        parts[0] |= (!s.0[0]) & (!s.0[2]) & (0x400400400400400);
+        parts[0] |= (!s.0[1]) & (!s.0[3]) & (0x40040040);
     }
     parts[0] |= u64::from(n[8]);
     parts[0] |= u64::from(n[9]) << 1;
     parts[0] |= u64::from(n[10]) << 2;
     parts[0] |= u64::from(n[11]) << 3;
-    parts[0] |= u64::from(n[12]) << 5;
-    parts[0] |= u64::from(n[13]) << 6;
+    parts[0] |= u64::from(n[12]) << 4;
+    parts[0] |= u64::from(n[13]) << 5;
     parts[0] |= u64::from(n[14]) << 7;
     parts[0] |= u64::from(n[15]) << 8;
     for (p, &word) in parts.iter().enumerate() {
@@ -466,566 +531,193 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
-    match joint[0].0 {
-        0 => {
-            n[0] = s.0[0] & 0x300000 == 0;
-            n[16] = s.0[0] & 0x3 == 0;
-            n[32] = s.0[0] & 0x30 == 0;
-            n[48] = s.0[0] & 0x300 == 0;
-            n[64] = s.0[0] & 0x3000 == 0;
-            n[80] = s.0[0] & 0x30000 == 0;
-            w[0] |= u64::from(n[16]) << 1;
-            w[0] |= u64::from((n[32]) & (!n[16])) << 5;
-            w[0] |= u64::from((!n[32]) & (n[48])) << 9;
-            w[0] |= u64::from((!n[48]) & (n[64])) << 13;
-            w[0] |= u64::from((!n[64]) & (n[80])) << 17;
-            w[0] |= u64::from((!n[80]) & (n[0])) << 21;
+    {
+        let (family, bit) = ARM_FAMILY_OF_0[joint[0].0 as usize];
+        let a = 1u64 << bit;
+        match family {
+            1 => {
+                w[2] |= (a) & ((!s.0[0]) & (!s.0[2]));
+                w[2]
+                    |= ((a) & ((!(s.0[0] >> 2)) & (!(s.0[2] >> 2)))
+                        & (!((!s.0[0]) & (!s.0[2])))) << 2;
+                w[2]
+                    |= ((a) & ((!(s.0[0] >> 4)) & (!(s.0[2] >> 4)))
+                        & (!((!(s.0[0] >> 2)) & (!(s.0[2] >> 2))))) << 4;
+                w[2]
+                    |= ((a) & ((!(s.0[0] >> 6)) & (!(s.0[2] >> 6)))
+                        & (!((!(s.0[0] >> 4)) & (!(s.0[2] >> 4))))) << 6;
+                w[2]
+                    |= ((a) & ((!(s.0[0] >> 8)) & (!(s.0[2] >> 8)))
+                        & (!((!(s.0[0] >> 6)) & (!(s.0[2] >> 6))))) << 8;
+                w[2]
+                    |= ((a) & ((!(s.0[0] >> 10)) & (!(s.0[2] >> 10)))
+                        & (!((!(s.0[0] >> 8)) & (!(s.0[2] >> 8))))) << 10;
+            }
+            2 => {
+                w[2] |= (a) & ((!s.0[0]) & (!s.0[2]));
+                w[2]
+                    |= ((a) & ((!(s.0[0] >> 2)) & (!(s.0[2] >> 2)))
+                        & (!((!s.0[0]) & (!s.0[2])))) << 2;
+                w[3]
+                    |= ((a) & ((!(s.0[1] << 60)) & (!(s.0[3] << 60)))
+                        & (!((!(s.0[0] >> 2)) & (!(s.0[2] >> 2))))) >> 60;
+                w[3]
+                    |= ((a) & ((!(s.0[1] << 58)) & (!(s.0[3] << 58)))
+                        & (!((!(s.0[1] << 60)) & (!(s.0[3] << 60))))) >> 58;
+                w[3]
+                    |= ((a) & ((!(s.0[1] << 56)) & (!(s.0[3] << 56)))
+                        & (!((!(s.0[1] << 58)) & (!(s.0[3] << 58))))) >> 56;
+                w[3]
+                    |= ((a) & ((!(s.0[1] << 54)) & (!(s.0[3] << 54)))
+                        & (!((!(s.0[1] << 56)) & (!(s.0[3] << 56))))) >> 54;
+            }
+            3 => {
+                w[3] |= (a) & ((!s.0[1]) & (!s.0[3]));
+                w[3]
+                    |= ((a) & ((!(s.0[1] >> 2)) & (!(s.0[3] >> 2)))
+                        & (!((!s.0[1]) & (!s.0[3])))) << 2;
+                w[3]
+                    |= ((a) & ((!(s.0[1] >> 4)) & (!(s.0[3] >> 4)))
+                        & (!((!(s.0[1] >> 2)) & (!(s.0[3] >> 2))))) << 4;
+                w[3]
+                    |= ((a) & ((!(s.0[1] >> 6)) & (!(s.0[3] >> 6)))
+                        & (!((!(s.0[1] >> 4)) & (!(s.0[3] >> 4))))) << 6;
+                w[3]
+                    |= ((a) & ((!(s.0[1] >> 8)) & (!(s.0[3] >> 8)))
+                        & (!((!(s.0[1] >> 6)) & (!(s.0[3] >> 6))))) << 8;
+                w[3]
+                    |= ((a) & ((!(s.0[1] >> 10)) & (!(s.0[3] >> 10)))
+                        & (!((!(s.0[1] >> 8)) & (!(s.0[3] >> 8))))) << 10;
+            }
+            _ => {}
         }
-        1 => {
-            n[8] = s.0[0] & 0xc00000 == 0;
-            n[24] = s.0[0] & 0xc == 0;
-            n[40] = s.0[0] & 0xc0 == 0;
-            n[56] = s.0[0] & 0xc00 == 0;
-            n[72] = s.0[0] & 0xc000 == 0;
-            n[88] = s.0[0] & 0xc0000 == 0;
-            w[0] |= u64::from(n[24]) << 3;
-            w[0] |= u64::from((n[40]) & (!n[24])) << 7;
-            w[0] |= u64::from((!n[40]) & (n[56])) << 11;
-            w[0] |= u64::from((!n[56]) & (n[72])) << 15;
-            w[0] |= u64::from((!n[72]) & (n[88])) << 19;
-            w[0] |= u64::from((!n[88]) & (n[8])) << 23;
-        }
-        2 => {
-            n[1] = s.0[0] & 0x300000000000 == 0;
-            n[17] = s.0[0] & 0x3000000 == 0;
-            n[33] = s.0[0] & 0x30000000 == 0;
-            n[49] = s.0[0] & 0x300000000 == 0;
-            n[65] = s.0[0] & 0x3000000000 == 0;
-            n[81] = s.0[0] & 0x30000000000 == 0;
-            w[0] |= u64::from(n[17]) << 25;
-            w[0] |= u64::from((n[33]) & (!n[17])) << 29;
-            w[0] |= u64::from((!n[33]) & (n[49])) << 33;
-            w[0] |= u64::from((!n[49]) & (n[65])) << 37;
-            w[0] |= u64::from((!n[65]) & (n[81])) << 41;
-            w[0] |= u64::from((!n[81]) & (n[1])) << 45;
-        }
-        3 => {
-            n[9] = s.0[0] & 0xc00000000000 == 0;
-            n[25] = s.0[0] & 0xc000000 == 0;
-            n[41] = s.0[0] & 0xc0000000 == 0;
-            n[57] = s.0[0] & 0xc00000000 == 0;
-            n[73] = s.0[0] & 0xc000000000 == 0;
-            n[89] = s.0[0] & 0xc0000000000 == 0;
-            w[0] |= u64::from(n[25]) << 27;
-            w[0] |= u64::from((n[41]) & (!n[25])) << 31;
-            w[0] |= u64::from((!n[41]) & (n[57])) << 35;
-            w[0] |= u64::from((!n[57]) & (n[73])) << 39;
-            w[0] |= u64::from((!n[73]) & (n[89])) << 43;
-            w[0] |= u64::from((!n[89]) & (n[9])) << 47;
-        }
-        4 => {
-            n[2] = s.0[1] & 0x30 == 0;
-            n[18] = s.0[0] & 0x3000000000000 == 0;
-            n[34] = s.0[0] & 0x30000000000000 == 0;
-            n[50] = s.0[0] & 0x300000000000000 == 0;
-            n[66] = s.0[0] & 0x3000000000000000 == 0;
-            n[82] = s.0[1] & 0x3 == 0;
-            w[0] |= u64::from(n[18]) << 49;
-            w[0] |= u64::from((n[34]) & (!n[18])) << 53;
-            w[0] |= u64::from((!n[34]) & (n[50])) << 57;
-            w[0] |= u64::from((!n[50]) & (n[66])) << 61;
-            w[1] |= u64::from((!n[66]) & (n[82])) << 1;
-            w[1] |= u64::from((!n[82]) & (n[2])) << 5;
-        }
-        5 => {
-            n[10] = s.0[1] & 0xc0 == 0;
-            n[26] = s.0[0] & 0xc000000000000 == 0;
-            n[42] = s.0[0] & 0xc0000000000000 == 0;
-            n[58] = s.0[0] & 0xc00000000000000 == 0;
-            n[74] = s.0[0] & 0xc000000000000000 == 0;
-            n[90] = s.0[1] & 0xc == 0;
-            w[0] |= u64::from(n[26]) << 51;
-            w[0] |= u64::from((n[42]) & (!n[26])) << 55;
-            w[0] |= u64::from((!n[42]) & (n[58])) << 59;
-            w[0] |= u64::from((!n[58]) & (n[74])) << 63;
-            w[1] |= u64::from((!n[74]) & (n[90])) << 3;
-            w[1] |= u64::from((!n[90]) & (n[10])) << 7;
-        }
-        6 => {
-            n[3] = s.0[1] & 0x30000000 == 0;
-            n[19] = s.0[1] & 0x300 == 0;
-            n[35] = s.0[1] & 0x3000 == 0;
-            n[51] = s.0[1] & 0x30000 == 0;
-            n[67] = s.0[1] & 0x300000 == 0;
-            n[83] = s.0[1] & 0x3000000 == 0;
-            w[1] |= u64::from(n[19]) << 9;
-            w[1] |= u64::from((n[35]) & (!n[19])) << 13;
-            w[1] |= u64::from((!n[35]) & (n[51])) << 17;
-            w[1] |= u64::from((!n[51]) & (n[67])) << 21;
-            w[1] |= u64::from((!n[67]) & (n[83])) << 25;
-            w[1] |= u64::from((!n[83]) & (n[3])) << 29;
-        }
-        7 => {
-            n[11] = s.0[1] & 0xc0000000 == 0;
-            n[27] = s.0[1] & 0xc00 == 0;
-            n[43] = s.0[1] & 0xc000 == 0;
-            n[59] = s.0[1] & 0xc0000 == 0;
-            n[75] = s.0[1] & 0xc00000 == 0;
-            n[91] = s.0[1] & 0xc000000 == 0;
-            w[1] |= u64::from(n[27]) << 11;
-            w[1] |= u64::from((n[43]) & (!n[27])) << 15;
-            w[1] |= u64::from((!n[43]) & (n[59])) << 19;
-            w[1] |= u64::from((!n[59]) & (n[75])) << 23;
-            w[1] |= u64::from((!n[75]) & (n[91])) << 27;
-            w[1] |= u64::from((!n[91]) & (n[11])) << 31;
-        }
-        8 => {
-            n[4] = s.0[1] & 0x30000000000000 == 0;
-            n[20] = s.0[1] & 0x300000000 == 0;
-            n[36] = s.0[1] & 0x3000000000 == 0;
-            n[52] = s.0[1] & 0x30000000000 == 0;
-            n[68] = s.0[1] & 0x300000000000 == 0;
-            n[84] = s.0[1] & 0x3000000000000 == 0;
-            w[1] |= u64::from(n[20]) << 33;
-            w[1] |= u64::from((n[36]) & (!n[20])) << 37;
-            w[1] |= u64::from((!n[36]) & (n[52])) << 41;
-            w[1] |= u64::from((!n[52]) & (n[68])) << 45;
-            w[1] |= u64::from((!n[68]) & (n[84])) << 49;
-            w[1] |= u64::from((!n[84]) & (n[4])) << 53;
-        }
-        9 => {
-            n[12] = s.0[1] & 0xc0000000000000 == 0;
-            n[28] = s.0[1] & 0xc00000000 == 0;
-            n[44] = s.0[1] & 0xc000000000 == 0;
-            n[60] = s.0[1] & 0xc0000000000 == 0;
-            n[76] = s.0[1] & 0xc00000000000 == 0;
-            n[92] = s.0[1] & 0xc000000000000 == 0;
-            w[1] |= u64::from(n[28]) << 35;
-            w[1] |= u64::from((n[44]) & (!n[28])) << 39;
-            w[1] |= u64::from((!n[44]) & (n[60])) << 43;
-            w[1] |= u64::from((!n[60]) & (n[76])) << 47;
-            w[1] |= u64::from((!n[76]) & (n[92])) << 51;
-            w[1] |= u64::from((!n[92]) & (n[12])) << 55;
-        }
-        10 => {
-            n[5] = s.0[2] & 0x3000 == 0;
-            n[21] = s.0[1] & 0x300000000000000 == 0;
-            n[37] = s.0[1] & 0x3000000000000000 == 0;
-            n[53] = s.0[2] & 0x3 == 0;
-            n[69] = s.0[2] & 0x30 == 0;
-            n[85] = s.0[2] & 0x300 == 0;
-            w[1] |= u64::from(n[21]) << 57;
-            w[1] |= u64::from((n[37]) & (!n[21])) << 61;
-            w[2] |= u64::from((!n[37]) & (n[53])) << 1;
-            w[2] |= u64::from((!n[53]) & (n[69])) << 5;
-            w[2] |= u64::from((!n[69]) & (n[85])) << 9;
-            w[2] |= u64::from((!n[85]) & (n[5])) << 13;
-        }
-        11 => {
-            n[13] = s.0[2] & 0xc000 == 0;
-            n[29] = s.0[1] & 0xc00000000000000 == 0;
-            n[45] = s.0[1] & 0xc000000000000000 == 0;
-            n[61] = s.0[2] & 0xc == 0;
-            n[77] = s.0[2] & 0xc0 == 0;
-            n[93] = s.0[2] & 0xc00 == 0;
-            w[1] |= u64::from(n[29]) << 59;
-            w[1] |= u64::from((n[45]) & (!n[29])) << 63;
-            w[2] |= u64::from((!n[45]) & (n[61])) << 3;
-            w[2] |= u64::from((!n[61]) & (n[77])) << 7;
-            w[2] |= u64::from((!n[77]) & (n[93])) << 11;
-            w[2] |= u64::from((!n[93]) & (n[13])) << 15;
-        }
-        12 => {
-            n[6] = s.0[2] & 0x3000000000 == 0;
-            n[22] = s.0[2] & 0x30000 == 0;
-            n[38] = s.0[2] & 0x300000 == 0;
-            n[54] = s.0[2] & 0x3000000 == 0;
-            n[70] = s.0[2] & 0x30000000 == 0;
-            n[86] = s.0[2] & 0x300000000 == 0;
-            w[2] |= u64::from(n[22]) << 17;
-            w[2] |= u64::from((n[38]) & (!n[22])) << 21;
-            w[2] |= u64::from((!n[38]) & (n[54])) << 25;
-            w[2] |= u64::from((!n[54]) & (n[70])) << 29;
-            w[2] |= u64::from((!n[70]) & (n[86])) << 33;
-            w[2] |= u64::from((!n[86]) & (n[6])) << 37;
-        }
-        13 => {
-            n[14] = s.0[2] & 0xc000000000 == 0;
-            n[30] = s.0[2] & 0xc0000 == 0;
-            n[46] = s.0[2] & 0xc00000 == 0;
-            n[62] = s.0[2] & 0xc000000 == 0;
-            n[78] = s.0[2] & 0xc0000000 == 0;
-            n[94] = s.0[2] & 0xc00000000 == 0;
-            w[2] |= u64::from(n[30]) << 19;
-            w[2] |= u64::from((n[46]) & (!n[30])) << 23;
-            w[2] |= u64::from((!n[46]) & (n[62])) << 27;
-            w[2] |= u64::from((!n[62]) & (n[78])) << 31;
-            w[2] |= u64::from((!n[78]) & (n[94])) << 35;
-            w[2] |= u64::from((!n[94]) & (n[14])) << 39;
-        }
-        14 => {
-            n[7] = s.0[2] & 0x3000000000000000 == 0;
-            n[23] = s.0[2] & 0x30000000000 == 0;
-            n[39] = s.0[2] & 0x300000000000 == 0;
-            n[55] = s.0[2] & 0x3000000000000 == 0;
-            n[71] = s.0[2] & 0x30000000000000 == 0;
-            n[87] = s.0[2] & 0x300000000000000 == 0;
-            w[2] |= u64::from(n[23]) << 41;
-            w[2] |= u64::from((n[39]) & (!n[23])) << 45;
-            w[2] |= u64::from((!n[39]) & (n[55])) << 49;
-            w[2] |= u64::from((!n[55]) & (n[71])) << 53;
-            w[2] |= u64::from((!n[71]) & (n[87])) << 57;
-            w[2] |= u64::from((!n[87]) & (n[7])) << 61;
-        }
-        15 => {
-            n[15] = s.0[2] & 0xc000000000000000 == 0;
-            n[31] = s.0[2] & 0xc0000000000 == 0;
-            n[47] = s.0[2] & 0xc00000000000 == 0;
-            n[63] = s.0[2] & 0xc000000000000 == 0;
-            n[79] = s.0[2] & 0xc0000000000000 == 0;
-            n[95] = s.0[2] & 0xc00000000000000 == 0;
-            w[2] |= u64::from(n[31]) << 43;
-            w[2] |= u64::from((n[47]) & (!n[31])) << 47;
-            w[2] |= u64::from((!n[47]) & (n[63])) << 51;
-            w[2] |= u64::from((!n[63]) & (n[79])) << 55;
-            w[2] |= u64::from((!n[79]) & (n[95])) << 59;
-            w[2] |= u64::from((!n[95]) & (n[15])) << 63;
-        }
-        _ => {}
     }
-    match joint[1].0 {
-        0 => {
-            n[0] = s.0[0] & 0x300000 == 0;
-            n[16] = s.0[0] & 0x3 == 0;
-            n[32] = s.0[0] & 0x30 == 0;
-            n[48] = s.0[0] & 0x300 == 0;
-            n[64] = s.0[0] & 0x3000 == 0;
-            n[80] = s.0[0] & 0x30000 == 0;
-            w[0] |= u64::from(n[16]) << 0;
-            w[0] |= u64::from((n[32]) & (!n[16])) << 4;
-            w[0] |= u64::from((!n[32]) & (n[48])) << 8;
-            w[0] |= u64::from((!n[48]) & (n[64])) << 12;
-            w[0] |= u64::from((!n[64]) & (n[80])) << 16;
-            w[0] |= u64::from((!n[80]) & (n[0])) << 20;
+    {
+        let (family, bit) = ARM_FAMILY_OF_1[joint[1].0 as usize];
+        let a = 1u64 << bit;
+        match family {
+            1 => {
+                w[0] |= (a) & ((!s.0[0]) & (!s.0[2]));
+                w[0]
+                    |= ((a) & ((!(s.0[0] >> 2)) & (!(s.0[2] >> 2)))
+                        & (!((!s.0[0]) & (!s.0[2])))) << 2;
+                w[0]
+                    |= ((a) & ((!(s.0[0] >> 4)) & (!(s.0[2] >> 4)))
+                        & (!((!(s.0[0] >> 2)) & (!(s.0[2] >> 2))))) << 4;
+                w[0]
+                    |= ((a) & ((!(s.0[0] >> 6)) & (!(s.0[2] >> 6)))
+                        & (!((!(s.0[0] >> 4)) & (!(s.0[2] >> 4))))) << 6;
+                w[0]
+                    |= ((a) & ((!(s.0[0] >> 8)) & (!(s.0[2] >> 8)))
+                        & (!((!(s.0[0] >> 6)) & (!(s.0[2] >> 6))))) << 8;
+                w[0]
+                    |= ((a) & ((!(s.0[0] >> 10)) & (!(s.0[2] >> 10)))
+                        & (!((!(s.0[0] >> 8)) & (!(s.0[2] >> 8))))) << 10;
+            }
+            2 => {
+                w[0] |= (a) & ((!s.0[0]) & (!s.0[2]));
+                w[0]
+                    |= ((a) & ((!(s.0[0] >> 2)) & (!(s.0[2] >> 2)))
+                        & (!((!s.0[0]) & (!s.0[2])))) << 2;
+                w[1]
+                    |= ((a) & ((!(s.0[1] << 60)) & (!(s.0[3] << 60)))
+                        & (!((!(s.0[0] >> 2)) & (!(s.0[2] >> 2))))) >> 60;
+                w[1]
+                    |= ((a) & ((!(s.0[1] << 58)) & (!(s.0[3] << 58)))
+                        & (!((!(s.0[1] << 60)) & (!(s.0[3] << 60))))) >> 58;
+                w[1]
+                    |= ((a) & ((!(s.0[1] << 56)) & (!(s.0[3] << 56)))
+                        & (!((!(s.0[1] << 58)) & (!(s.0[3] << 58))))) >> 56;
+                w[1]
+                    |= ((a) & ((!(s.0[1] << 54)) & (!(s.0[3] << 54)))
+                        & (!((!(s.0[1] << 56)) & (!(s.0[3] << 56))))) >> 54;
+            }
+            3 => {
+                w[1] |= (a) & ((!s.0[1]) & (!s.0[3]));
+                w[1]
+                    |= ((a) & ((!(s.0[1] >> 2)) & (!(s.0[3] >> 2)))
+                        & (!((!s.0[1]) & (!s.0[3])))) << 2;
+                w[1]
+                    |= ((a) & ((!(s.0[1] >> 4)) & (!(s.0[3] >> 4)))
+                        & (!((!(s.0[1] >> 2)) & (!(s.0[3] >> 2))))) << 4;
+                w[1]
+                    |= ((a) & ((!(s.0[1] >> 6)) & (!(s.0[3] >> 6)))
+                        & (!((!(s.0[1] >> 4)) & (!(s.0[3] >> 4))))) << 6;
+                w[1]
+                    |= ((a) & ((!(s.0[1] >> 8)) & (!(s.0[3] >> 8)))
+                        & (!((!(s.0[1] >> 6)) & (!(s.0[3] >> 6))))) << 8;
+                w[1]
+                    |= ((a) & ((!(s.0[1] >> 10)) & (!(s.0[3] >> 10)))
+                        & (!((!(s.0[1] >> 8)) & (!(s.0[3] >> 8))))) << 10;
+            }
+            _ => {}
         }
-        1 => {
-            n[8] = s.0[0] & 0xc00000 == 0;
-            n[24] = s.0[0] & 0xc == 0;
-            n[40] = s.0[0] & 0xc0 == 0;
-            n[56] = s.0[0] & 0xc00 == 0;
-            n[72] = s.0[0] & 0xc000 == 0;
-            n[88] = s.0[0] & 0xc0000 == 0;
-            w[0] |= u64::from(n[24]) << 2;
-            w[0] |= u64::from((n[40]) & (!n[24])) << 6;
-            w[0] |= u64::from((!n[40]) & (n[56])) << 10;
-            w[0] |= u64::from((!n[56]) & (n[72])) << 14;
-            w[0] |= u64::from((!n[72]) & (n[88])) << 18;
-            w[0] |= u64::from((!n[88]) & (n[8])) << 22;
-        }
-        2 => {
-            n[1] = s.0[0] & 0x300000000000 == 0;
-            n[17] = s.0[0] & 0x3000000 == 0;
-            n[33] = s.0[0] & 0x30000000 == 0;
-            n[49] = s.0[0] & 0x300000000 == 0;
-            n[65] = s.0[0] & 0x3000000000 == 0;
-            n[81] = s.0[0] & 0x30000000000 == 0;
-            w[0] |= u64::from(n[17]) << 24;
-            w[0] |= u64::from((n[33]) & (!n[17])) << 28;
-            w[0] |= u64::from((!n[33]) & (n[49])) << 32;
-            w[0] |= u64::from((!n[49]) & (n[65])) << 36;
-            w[0] |= u64::from((!n[65]) & (n[81])) << 40;
-            w[0] |= u64::from((!n[81]) & (n[1])) << 44;
-        }
-        3 => {
-            n[9] = s.0[0] & 0xc00000000000 == 0;
-            n[25] = s.0[0] & 0xc000000 == 0;
-            n[41] = s.0[0] & 0xc0000000 == 0;
-            n[57] = s.0[0] & 0xc00000000 == 0;
-            n[73] = s.0[0] & 0xc000000000 == 0;
-            n[89] = s.0[0] & 0xc0000000000 == 0;
-            w[0] |= u64::from(n[25]) << 26;
-            w[0] |= u64::from((n[41]) & (!n[25])) << 30;
-            w[0] |= u64::from((!n[41]) & (n[57])) << 34;
-            w[0] |= u64::from((!n[57]) & (n[73])) << 38;
-            w[0] |= u64::from((!n[73]) & (n[89])) << 42;
-            w[0] |= u64::from((!n[89]) & (n[9])) << 46;
-        }
-        4 => {
-            n[2] = s.0[1] & 0x30 == 0;
-            n[18] = s.0[0] & 0x3000000000000 == 0;
-            n[34] = s.0[0] & 0x30000000000000 == 0;
-            n[50] = s.0[0] & 0x300000000000000 == 0;
-            n[66] = s.0[0] & 0x3000000000000000 == 0;
-            n[82] = s.0[1] & 0x3 == 0;
-            w[0] |= u64::from(n[18]) << 48;
-            w[0] |= u64::from((n[34]) & (!n[18])) << 52;
-            w[0] |= u64::from((!n[34]) & (n[50])) << 56;
-            w[0] |= u64::from((!n[50]) & (n[66])) << 60;
-            w[1] |= u64::from((!n[66]) & (n[82])) << 0;
-            w[1] |= u64::from((!n[82]) & (n[2])) << 4;
-        }
-        5 => {
-            n[10] = s.0[1] & 0xc0 == 0;
-            n[26] = s.0[0] & 0xc000000000000 == 0;
-            n[42] = s.0[0] & 0xc0000000000000 == 0;
-            n[58] = s.0[0] & 0xc00000000000000 == 0;
-            n[74] = s.0[0] & 0xc000000000000000 == 0;
-            n[90] = s.0[1] & 0xc == 0;
-            w[0] |= u64::from(n[26]) << 50;
-            w[0] |= u64::from((n[42]) & (!n[26])) << 54;
-            w[0] |= u64::from((!n[42]) & (n[58])) << 58;
-            w[0] |= u64::from((!n[58]) & (n[74])) << 62;
-            w[1] |= u64::from((!n[74]) & (n[90])) << 2;
-            w[1] |= u64::from((!n[90]) & (n[10])) << 6;
-        }
-        6 => {
-            n[3] = s.0[1] & 0x30000000 == 0;
-            n[19] = s.0[1] & 0x300 == 0;
-            n[35] = s.0[1] & 0x3000 == 0;
-            n[51] = s.0[1] & 0x30000 == 0;
-            n[67] = s.0[1] & 0x300000 == 0;
-            n[83] = s.0[1] & 0x3000000 == 0;
-            w[1] |= u64::from(n[19]) << 8;
-            w[1] |= u64::from((n[35]) & (!n[19])) << 12;
-            w[1] |= u64::from((!n[35]) & (n[51])) << 16;
-            w[1] |= u64::from((!n[51]) & (n[67])) << 20;
-            w[1] |= u64::from((!n[67]) & (n[83])) << 24;
-            w[1] |= u64::from((!n[83]) & (n[3])) << 28;
-        }
-        7 => {
-            n[11] = s.0[1] & 0xc0000000 == 0;
-            n[27] = s.0[1] & 0xc00 == 0;
-            n[43] = s.0[1] & 0xc000 == 0;
-            n[59] = s.0[1] & 0xc0000 == 0;
-            n[75] = s.0[1] & 0xc00000 == 0;
-            n[91] = s.0[1] & 0xc000000 == 0;
-            w[1] |= u64::from(n[27]) << 10;
-            w[1] |= u64::from((n[43]) & (!n[27])) << 14;
-            w[1] |= u64::from((!n[43]) & (n[59])) << 18;
-            w[1] |= u64::from((!n[59]) & (n[75])) << 22;
-            w[1] |= u64::from((!n[75]) & (n[91])) << 26;
-            w[1] |= u64::from((!n[91]) & (n[11])) << 30;
-        }
-        8 => {
-            n[4] = s.0[1] & 0x30000000000000 == 0;
-            n[20] = s.0[1] & 0x300000000 == 0;
-            n[36] = s.0[1] & 0x3000000000 == 0;
-            n[52] = s.0[1] & 0x30000000000 == 0;
-            n[68] = s.0[1] & 0x300000000000 == 0;
-            n[84] = s.0[1] & 0x3000000000000 == 0;
-            w[1] |= u64::from(n[20]) << 32;
-            w[1] |= u64::from((n[36]) & (!n[20])) << 36;
-            w[1] |= u64::from((!n[36]) & (n[52])) << 40;
-            w[1] |= u64::from((!n[52]) & (n[68])) << 44;
-            w[1] |= u64::from((!n[68]) & (n[84])) << 48;
-            w[1] |= u64::from((!n[84]) & (n[4])) << 52;
-        }
-        9 => {
-            n[12] = s.0[1] & 0xc0000000000000 == 0;
-            n[28] = s.0[1] & 0xc00000000 == 0;
-            n[44] = s.0[1] & 0xc000000000 == 0;
-            n[60] = s.0[1] & 0xc0000000000 == 0;
-            n[76] = s.0[1] & 0xc00000000000 == 0;
-            n[92] = s.0[1] & 0xc000000000000 == 0;
-            w[1] |= u64::from(n[28]) << 34;
-            w[1] |= u64::from((n[44]) & (!n[28])) << 38;
-            w[1] |= u64::from((!n[44]) & (n[60])) << 42;
-            w[1] |= u64::from((!n[60]) & (n[76])) << 46;
-            w[1] |= u64::from((!n[76]) & (n[92])) << 50;
-            w[1] |= u64::from((!n[92]) & (n[12])) << 54;
-        }
-        10 => {
-            n[5] = s.0[2] & 0x3000 == 0;
-            n[21] = s.0[1] & 0x300000000000000 == 0;
-            n[37] = s.0[1] & 0x3000000000000000 == 0;
-            n[53] = s.0[2] & 0x3 == 0;
-            n[69] = s.0[2] & 0x30 == 0;
-            n[85] = s.0[2] & 0x300 == 0;
-            w[1] |= u64::from(n[21]) << 56;
-            w[1] |= u64::from((n[37]) & (!n[21])) << 60;
-            w[2] |= u64::from((!n[37]) & (n[53])) << 0;
-            w[2] |= u64::from((!n[53]) & (n[69])) << 4;
-            w[2] |= u64::from((!n[69]) & (n[85])) << 8;
-            w[2] |= u64::from((!n[85]) & (n[5])) << 12;
-        }
-        11 => {
-            n[13] = s.0[2] & 0xc000 == 0;
-            n[29] = s.0[1] & 0xc00000000000000 == 0;
-            n[45] = s.0[1] & 0xc000000000000000 == 0;
-            n[61] = s.0[2] & 0xc == 0;
-            n[77] = s.0[2] & 0xc0 == 0;
-            n[93] = s.0[2] & 0xc00 == 0;
-            w[1] |= u64::from(n[29]) << 58;
-            w[1] |= u64::from((n[45]) & (!n[29])) << 62;
-            w[2] |= u64::from((!n[45]) & (n[61])) << 2;
-            w[2] |= u64::from((!n[61]) & (n[77])) << 6;
-            w[2] |= u64::from((!n[77]) & (n[93])) << 10;
-            w[2] |= u64::from((!n[93]) & (n[13])) << 14;
-        }
-        12 => {
-            n[6] = s.0[2] & 0x3000000000 == 0;
-            n[22] = s.0[2] & 0x30000 == 0;
-            n[38] = s.0[2] & 0x300000 == 0;
-            n[54] = s.0[2] & 0x3000000 == 0;
-            n[70] = s.0[2] & 0x30000000 == 0;
-            n[86] = s.0[2] & 0x300000000 == 0;
-            w[2] |= u64::from(n[22]) << 16;
-            w[2] |= u64::from((n[38]) & (!n[22])) << 20;
-            w[2] |= u64::from((!n[38]) & (n[54])) << 24;
-            w[2] |= u64::from((!n[54]) & (n[70])) << 28;
-            w[2] |= u64::from((!n[70]) & (n[86])) << 32;
-            w[2] |= u64::from((!n[86]) & (n[6])) << 36;
-        }
-        13 => {
-            n[14] = s.0[2] & 0xc000000000 == 0;
-            n[30] = s.0[2] & 0xc0000 == 0;
-            n[46] = s.0[2] & 0xc00000 == 0;
-            n[62] = s.0[2] & 0xc000000 == 0;
-            n[78] = s.0[2] & 0xc0000000 == 0;
-            n[94] = s.0[2] & 0xc00000000 == 0;
-            w[2] |= u64::from(n[30]) << 18;
-            w[2] |= u64::from((n[46]) & (!n[30])) << 22;
-            w[2] |= u64::from((!n[46]) & (n[62])) << 26;
-            w[2] |= u64::from((!n[62]) & (n[78])) << 30;
-            w[2] |= u64::from((!n[78]) & (n[94])) << 34;
-            w[2] |= u64::from((!n[94]) & (n[14])) << 38;
-        }
-        14 => {
-            n[7] = s.0[2] & 0x3000000000000000 == 0;
-            n[23] = s.0[2] & 0x30000000000 == 0;
-            n[39] = s.0[2] & 0x300000000000 == 0;
-            n[55] = s.0[2] & 0x3000000000000 == 0;
-            n[71] = s.0[2] & 0x30000000000000 == 0;
-            n[87] = s.0[2] & 0x300000000000000 == 0;
-            w[2] |= u64::from(n[23]) << 40;
-            w[2] |= u64::from((n[39]) & (!n[23])) << 44;
-            w[2] |= u64::from((!n[39]) & (n[55])) << 48;
-            w[2] |= u64::from((!n[55]) & (n[71])) << 52;
-            w[2] |= u64::from((!n[71]) & (n[87])) << 56;
-            w[2] |= u64::from((!n[87]) & (n[7])) << 60;
-        }
-        15 => {
-            n[15] = s.0[2] & 0xc000000000000000 == 0;
-            n[31] = s.0[2] & 0xc0000000000 == 0;
-            n[47] = s.0[2] & 0xc00000000000 == 0;
-            n[63] = s.0[2] & 0xc000000000000 == 0;
-            n[79] = s.0[2] & 0xc0000000000000 == 0;
-            n[95] = s.0[2] & 0xc00000000000000 == 0;
-            w[2] |= u64::from(n[31]) << 42;
-            w[2] |= u64::from((n[47]) & (!n[31])) << 46;
-            w[2] |= u64::from((!n[47]) & (n[63])) << 50;
-            w[2] |= u64::from((!n[63]) & (n[79])) << 54;
-            w[2] |= u64::from((!n[79]) & (n[95])) << 58;
-            w[2] |= u64::from((!n[95]) & (n[15])) << 62;
-        }
-        _ => {}
     }
-    w[3] |= u64::from(s.0[3] & 0x4 != 0) << 0;
-    w[3] |= u64::from(s.0[3] & 0x8 != 0) << 1;
-    w[3] |= u64::from(s.0[3] & 0x1 != 0) << 2;
-    w[3] |= u64::from(s.0[3] & 0x2 != 0) << 3;
+    w[1] |= u64::from(s.0[1] & 0x200000000 != 0) << 32;
+    w[1] |= u64::from(s.0[1] & 0x100000000 != 0) << 33;
+    w[1] |= u64::from(s.0[1] & 0x800000000 != 0) << 34;
+    w[1] |= u64::from(s.0[1] & 0x400000000 != 0) << 35;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 56];
-    n[0] = s.0[0] & 0x300000 == 0;
-    n[1] = s.0[0] & 0x300000000000 == 0;
-    n[2] = s.0[1] & 0x30 == 0;
-    n[3] = s.0[1] & 0x30000000 == 0;
-    n[4] = s.0[1] & 0x30000000000000 == 0;
-    n[5] = s.0[2] & 0x3000 == 0;
-    n[6] = s.0[2] & 0x3000000000 == 0;
-    n[7] = s.0[2] & 0x3000000000000000 == 0;
-    n[8] = s.0[0] & 0xc00000 == 0;
-    n[9] = s.0[0] & 0xc00000000000 == 0;
-    n[10] = s.0[1] & 0xc0 == 0;
-    n[11] = s.0[1] & 0xc0000000 == 0;
-    n[12] = s.0[1] & 0xc0000000000000 == 0;
-    n[13] = s.0[2] & 0xc000 == 0;
-    n[14] = s.0[2] & 0xc000000000 == 0;
-    n[15] = s.0[2] & 0xc000000000000000 == 0;
-    n[16] = (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
-        & (((s.0[0] >> 48) | (s.0[1] << 16))) & (((s.0[1] >> 8) | (s.0[2] << 56)))
-        & (0xaaaaaa) != 0;
-    n[17] = (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
-        & (((s.0[0] >> 48) | (s.0[1] << 16))) & (((s.0[1] >> 8) | (s.0[2] << 56)))
-        & (0xaaaaaa000000) != 0;
-    n[18] = ((s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
-        & (((s.0[0] >> 48) | (s.0[1] << 16))) & (((s.0[1] >> 8) | (s.0[2] << 56)))
-        & (0xaaaa000000000000))
-        | ((s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
-            & (((s.0[1] >> 48) | (s.0[2] << 16))) & (((s.0[2] >> 8) | (s.0[3] << 56)))
-            & (0xaa)) != 0;
-    n[19] = (s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
-        & (((s.0[1] >> 48) | (s.0[2] << 16))) & (((s.0[2] >> 8) | (s.0[3] << 56)))
-        & (0xaaaaaa00) != 0;
-    n[20] = (s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
-        & (((s.0[1] >> 48) | (s.0[2] << 16))) & (((s.0[2] >> 8) | (s.0[3] << 56)))
-        & (0xaaaaaa00000000) != 0;
-    n[21] = ((s.0[0]) & (((s.0[0] >> 4) | (s.0[1] << 60)))
-        & (((s.0[0] >> 8) | (s.0[1] << 56))) & (((s.0[0] >> 12) | (s.0[1] << 52)))
-        & (0xa00000a00000a))
-        | ((s.0[1]) & (((s.0[1] >> 4) | (s.0[2] << 60)))
-            & (((s.0[1] >> 8) | (s.0[2] << 56))) & (((s.0[1] >> 12) | (s.0[2] << 52)))
-            & (0xa00000a00000a00))
-        | ((s.0[2]) & (((s.0[2] >> 4) | (s.0[3] << 60)))
-            & (((s.0[2] >> 8) | (s.0[3] << 56))) & (((s.0[2] >> 12) | (s.0[3] << 52)))
-            & (0xa00000a0000)) != 0;
-    n[22] = ((s.0[0]) & (((s.0[0] >> 4) | (s.0[1] << 60)))
-        & (((s.0[0] >> 8) | (s.0[1] << 56))) & (((s.0[0] >> 12) | (s.0[1] << 52)))
-        & (0xa00000a00000a0))
-        | ((s.0[1]) & (((s.0[1] >> 4) | (s.0[2] << 60)))
-            & (((s.0[1] >> 8) | (s.0[2] << 56))) & (((s.0[1] >> 12) | (s.0[2] << 52)))
-            & (0xa00000a00000a000))
-        | ((s.0[2]) & (((s.0[2] >> 4) | (s.0[3] << 60)))
-            & (((s.0[2] >> 8) | (s.0[3] << 56))) & (((s.0[2] >> 12) | (s.0[3] << 52)))
-            & (0xa00000a00000)) != 0;
-    n[23] = ((s.0[0]) & (((s.0[0] >> 4) | (s.0[1] << 60)))
-        & (((s.0[0] >> 8) | (s.0[1] << 56))) & (((s.0[0] >> 12) | (s.0[1] << 52)))
-        & (0xa00000a00000a00))
-        | ((s.0[1]) & (((s.0[1] >> 4) | (s.0[2] << 60)))
-            & (((s.0[1] >> 8) | (s.0[2] << 56))) & (((s.0[1] >> 12) | (s.0[2] << 52)))
-            & (0xa00000a0000))
-        | ((s.0[2]) & (((s.0[2] >> 4) | (s.0[3] << 60)))
-            & (((s.0[2] >> 8) | (s.0[3] << 56))) & (((s.0[2] >> 12) | (s.0[3] << 52)))
-            & (0xa00000a00000a)) != 0;
-    n[24] = ((s.0[0]) & (((s.0[0] >> 28) | (s.0[1] << 36)))
-        & (((s.0[0] >> 56) | (s.0[1] << 8))) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-        & (0xa00000a00000a))
-        | ((s.0[1]) & (((s.0[1] >> 28) | (s.0[2] << 36)))
-            & (((s.0[1] >> 56) | (s.0[2] << 8))) & (((s.0[2] >> 20) | (s.0[3] << 44)))
-            & (0xa00000a00)) != 0;
-    n[25] = ((s.0[0]) & (((s.0[0] >> 28) | (s.0[1] << 36)))
-        & (((s.0[0] >> 56) | (s.0[1] << 8))) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-        & (0xa00000a00000a0))
-        | ((s.0[1]) & (((s.0[1] >> 28) | (s.0[2] << 36)))
-            & (((s.0[1] >> 56) | (s.0[2] << 8))) & (((s.0[2] >> 20) | (s.0[3] << 44)))
-            & (0xa00000a000)) != 0;
-    n[26] = ((s.0[0]) & (((s.0[0] >> 28) | (s.0[1] << 36)))
-        & (((s.0[0] >> 56) | (s.0[1] << 8))) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-        & (0xa00000a00000a00))
-        | ((s.0[1]) & (((s.0[1] >> 28) | (s.0[2] << 36)))
-            & (((s.0[1] >> 56) | (s.0[2] << 8))) & (((s.0[2] >> 20) | (s.0[3] << 44)))
-            & (0xa00000a0000)) != 0;
-    n[27] = ((s.0[0]) & (((s.0[0] >> 20) | (s.0[1] << 44)))
-        & (((s.0[0] >> 40) | (s.0[1] << 24))) & (((s.0[0] >> 60) | (s.0[1] << 4)))
-        & (0xa00000a00000a000))
-        | ((s.0[1]) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-            & (((s.0[1] >> 40) | (s.0[2] << 24))) & (((s.0[1] >> 60) | (s.0[2] << 4)))
-            & (0xa00000a00000)) != 0;
-    n[28] = ((s.0[0]) & (((s.0[0] >> 20) | (s.0[1] << 44)))
-        & (((s.0[0] >> 40) | (s.0[1] << 24))) & (((s.0[0] >> 60) | (s.0[1] << 4)))
-        & (0xa00000a0000))
-        | ((s.0[1]) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-            & (((s.0[1] >> 40) | (s.0[2] << 24))) & (((s.0[1] >> 60) | (s.0[2] << 4)))
-            & (0xa00000a00000a)) != 0;
-    n[29] = ((s.0[0]) & (((s.0[0] >> 20) | (s.0[1] << 44)))
-        & (((s.0[0] >> 40) | (s.0[1] << 24))) & (((s.0[0] >> 60) | (s.0[1] << 4)))
-        & (0xa00000a00000))
-        | ((s.0[1]) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-            & (((s.0[1] >> 40) | (s.0[2] << 24))) & (((s.0[1] >> 60) | (s.0[2] << 4)))
-            & (0xa00000a00000a0)) != 0;
+    n[0] = (s.0[0] & 0x400 == 0) & (s.0[2] & 0x400 == 0);
+    n[1] = (s.0[0] & 0x400000 == 0) & (s.0[2] & 0x400000 == 0);
+    n[2] = (s.0[0] & 0x400000000 == 0) & (s.0[2] & 0x400000000 == 0);
+    n[3] = (s.0[0] & 0x400000000000 == 0) & (s.0[2] & 0x400000000000 == 0);
+    n[4] = (s.0[0] & 0x400000000000000 == 0) & (s.0[2] & 0x400000000000000 == 0);
+    n[5] = (s.0[1] & 0x40 == 0) & (s.0[3] & 0x40 == 0);
+    n[6] = (s.0[1] & 0x40000 == 0) & (s.0[3] & 0x40000 == 0);
+    n[7] = (s.0[1] & 0x40000000 == 0) & (s.0[3] & 0x40000000 == 0);
+    n[8] = (s.0[0] & 0x800 == 0) & (s.0[2] & 0x800 == 0);
+    n[9] = (s.0[0] & 0x800000 == 0) & (s.0[2] & 0x800000 == 0);
+    n[10] = (s.0[0] & 0x800000000 == 0) & (s.0[2] & 0x800000000 == 0);
+    n[11] = (s.0[0] & 0x800000000000 == 0) & (s.0[2] & 0x800000000000 == 0);
+    n[12] = (s.0[0] & 0x800000000000000 == 0) & (s.0[2] & 0x800000000000000 == 0);
+    n[13] = (s.0[1] & 0x80 == 0) & (s.0[3] & 0x80 == 0);
+    n[14] = (s.0[1] & 0x80000 == 0) & (s.0[3] & 0x80000 == 0);
+    n[15] = (s.0[1] & 0x80000000 == 0) & (s.0[3] & 0x80000000 == 0);
+    n[16] = (s.0[2]) & ((s.0[2] >> 12)) & ((s.0[2] >> 24)) & ((s.0[2] >> 36)) & (0xfff)
+        != 0;
+    n[17] = (s.0[2]) & ((s.0[2] >> 12)) & ((s.0[2] >> 24)) & ((s.0[2] >> 36))
+        & (0xfff000) != 0;
+    n[18] = (s.0[2]) & ((s.0[2] >> 12)) & ((s.0[2] >> 24))
+        & (((s.0[2] >> 36) | (s.0[3] << 28))) & (0xfff000000) != 0;
+    n[19] = (s.0[2]) & ((s.0[2] >> 12)) & (((s.0[2] >> 24) | (s.0[3] << 40)))
+        & ((s.0[3] << 28)) & (0xfff000000000) != 0;
+    n[20] = (s.0[2]) & (((s.0[2] >> 12) | (s.0[3] << 52))) & ((s.0[3] << 40))
+        & ((s.0[3] << 28)) & (0xfff000000000000) != 0;
+    n[21] = ((s.0[2]) & ((s.0[2] >> 2)) & (((s.0[2] >> 4) | (s.0[3] << 60)))
+        & (((s.0[2] >> 6) | (s.0[3] << 58))) & (0x3003003003003003))
+        | ((s.0[3]) & ((s.0[3] >> 2)) & ((s.0[3] >> 4)) & ((s.0[3] >> 6)) & (0x300300))
+        != 0;
+    n[22] = ((s.0[2]) & (((s.0[2] >> 2) | (s.0[3] << 62)))
+        & (((s.0[2] >> 4) | (s.0[3] << 60))) & (((s.0[2] >> 6) | (s.0[3] << 58)))
+        & (0xc00c00c00c00c00c))
+        | ((s.0[3]) & ((s.0[3] >> 2)) & ((s.0[3] >> 4)) & ((s.0[3] >> 6)) & (0xc00c00))
+        != 0;
+    n[23] = ((s.0[2]) & ((s.0[2] >> 2)) & ((s.0[2] >> 4)) & ((s.0[2] >> 6))
+        & (0x30030030030030))
+        | ((s.0[3]) & ((s.0[3] >> 2)) & ((s.0[3] >> 4)) & ((s.0[3] >> 6)) & (0x3003003))
+        != 0;
+    n[24] = (s.0[2]) & ((s.0[2] >> 14)) & (((s.0[2] >> 28) | (s.0[3] << 36)))
+        & (((s.0[2] >> 42) | (s.0[3] << 22))) & (0x3003003003003) != 0;
+    n[25] = (s.0[2]) & (((s.0[2] >> 14) | (s.0[3] << 50)))
+        & (((s.0[2] >> 28) | (s.0[3] << 36))) & (((s.0[2] >> 42) | (s.0[3] << 22)))
+        & (0xc00c00c00c00c) != 0;
+    n[26] = (s.0[2]) & (((s.0[2] >> 14) | (s.0[3] << 50)))
+        & (((s.0[2] >> 28) | (s.0[3] << 36))) & (((s.0[2] >> 42) | (s.0[3] << 22)))
+        & (0x30030030030030) != 0;
+    n[27] = (s.0[2]) & (((s.0[2] >> 10) | (s.0[3] << 54)))
+        & (((s.0[2] >> 20) | (s.0[3] << 44))) & (((s.0[2] >> 30) | (s.0[3] << 34)))
+        & (0xc00c00c00c00c0) != 0;
+    n[28] = (s.0[2]) & (((s.0[2] >> 10) | (s.0[3] << 54)))
+        & (((s.0[2] >> 20) | (s.0[3] << 44))) & (((s.0[2] >> 30) | (s.0[3] << 34)))
+        & (0x300300300300300) != 0;
+    n[29] = (s.0[2]) & (((s.0[2] >> 10) | (s.0[3] << 54)))
+        & (((s.0[2] >> 20) | (s.0[3] << 44))) & (((s.0[2] >> 30) | (s.0[3] << 34)))
+        & (0xc00c00c00c00c00) != 0;
     n[30] |= n[16];
     n[30] |= n[17];
     n[30] |= n[18];
@@ -1040,87 +732,46 @@ pub fn terminal(s: &State) -> bool {
     n[30] |= n[27];
     n[30] |= n[28];
     n[30] |= n[29];
-    n[31] = (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
-        & (((s.0[0] >> 48) | (s.0[1] << 16))) & (((s.0[1] >> 8) | (s.0[2] << 56)))
-        & (0x555555) != 0;
-    n[32] = (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
-        & (((s.0[0] >> 48) | (s.0[1] << 16))) & (((s.0[1] >> 8) | (s.0[2] << 56)))
-        & (0x555555000000) != 0;
-    n[33] = ((s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
-        & (((s.0[0] >> 48) | (s.0[1] << 16))) & (((s.0[1] >> 8) | (s.0[2] << 56)))
-        & (0x5555000000000000))
-        | ((s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
-            & (((s.0[1] >> 48) | (s.0[2] << 16))) & (((s.0[2] >> 8) | (s.0[3] << 56)))
-            & (0x55)) != 0;
-    n[34] = (s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
-        & (((s.0[1] >> 48) | (s.0[2] << 16))) & (((s.0[2] >> 8) | (s.0[3] << 56)))
-        & (0x55555500) != 0;
-    n[35] = (s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
-        & (((s.0[1] >> 48) | (s.0[2] << 16))) & (((s.0[2] >> 8) | (s.0[3] << 56)))
-        & (0x55555500000000) != 0;
-    n[36] = ((s.0[0]) & (((s.0[0] >> 4) | (s.0[1] << 60)))
-        & (((s.0[0] >> 8) | (s.0[1] << 56))) & (((s.0[0] >> 12) | (s.0[1] << 52)))
-        & (0x5000005000005))
-        | ((s.0[1]) & (((s.0[1] >> 4) | (s.0[2] << 60)))
-            & (((s.0[1] >> 8) | (s.0[2] << 56))) & (((s.0[1] >> 12) | (s.0[2] << 52)))
-            & (0x500000500000500))
-        | ((s.0[2]) & (((s.0[2] >> 4) | (s.0[3] << 60)))
-            & (((s.0[2] >> 8) | (s.0[3] << 56))) & (((s.0[2] >> 12) | (s.0[3] << 52)))
-            & (0x50000050000)) != 0;
-    n[37] = ((s.0[0]) & (((s.0[0] >> 4) | (s.0[1] << 60)))
-        & (((s.0[0] >> 8) | (s.0[1] << 56))) & (((s.0[0] >> 12) | (s.0[1] << 52)))
-        & (0x50000050000050))
-        | ((s.0[1]) & (((s.0[1] >> 4) | (s.0[2] << 60)))
-            & (((s.0[1] >> 8) | (s.0[2] << 56))) & (((s.0[1] >> 12) | (s.0[2] << 52)))
-            & (0x5000005000005000))
-        | ((s.0[2]) & (((s.0[2] >> 4) | (s.0[3] << 60)))
-            & (((s.0[2] >> 8) | (s.0[3] << 56))) & (((s.0[2] >> 12) | (s.0[3] << 52)))
-            & (0x500000500000)) != 0;
-    n[38] = ((s.0[0]) & (((s.0[0] >> 4) | (s.0[1] << 60)))
-        & (((s.0[0] >> 8) | (s.0[1] << 56))) & (((s.0[0] >> 12) | (s.0[1] << 52)))
-        & (0x500000500000500))
-        | ((s.0[1]) & (((s.0[1] >> 4) | (s.0[2] << 60)))
-            & (((s.0[1] >> 8) | (s.0[2] << 56))) & (((s.0[1] >> 12) | (s.0[2] << 52)))
-            & (0x50000050000))
-        | ((s.0[2]) & (((s.0[2] >> 4) | (s.0[3] << 60)))
-            & (((s.0[2] >> 8) | (s.0[3] << 56))) & (((s.0[2] >> 12) | (s.0[3] << 52)))
-            & (0x5000005000005)) != 0;
-    n[39] = ((s.0[0]) & (((s.0[0] >> 28) | (s.0[1] << 36)))
-        & (((s.0[0] >> 56) | (s.0[1] << 8))) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-        & (0x5000005000005))
-        | ((s.0[1]) & (((s.0[1] >> 28) | (s.0[2] << 36)))
-            & (((s.0[1] >> 56) | (s.0[2] << 8))) & (((s.0[2] >> 20) | (s.0[3] << 44)))
-            & (0x500000500)) != 0;
-    n[40] = ((s.0[0]) & (((s.0[0] >> 28) | (s.0[1] << 36)))
-        & (((s.0[0] >> 56) | (s.0[1] << 8))) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-        & (0x50000050000050))
-        | ((s.0[1]) & (((s.0[1] >> 28) | (s.0[2] << 36)))
-            & (((s.0[1] >> 56) | (s.0[2] << 8))) & (((s.0[2] >> 20) | (s.0[3] << 44)))
-            & (0x5000005000)) != 0;
-    n[41] = ((s.0[0]) & (((s.0[0] >> 28) | (s.0[1] << 36)))
-        & (((s.0[0] >> 56) | (s.0[1] << 8))) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-        & (0x500000500000500))
-        | ((s.0[1]) & (((s.0[1] >> 28) | (s.0[2] << 36)))
-            & (((s.0[1] >> 56) | (s.0[2] << 8))) & (((s.0[2] >> 20) | (s.0[3] << 44)))
-            & (0x50000050000)) != 0;
-    n[42] = ((s.0[0]) & (((s.0[0] >> 20) | (s.0[1] << 44)))
-        & (((s.0[0] >> 40) | (s.0[1] << 24))) & (((s.0[0] >> 60) | (s.0[1] << 4)))
-        & (0x5000005000005000))
-        | ((s.0[1]) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-            & (((s.0[1] >> 40) | (s.0[2] << 24))) & (((s.0[1] >> 60) | (s.0[2] << 4)))
-            & (0x500000500000)) != 0;
-    n[43] = ((s.0[0]) & (((s.0[0] >> 20) | (s.0[1] << 44)))
-        & (((s.0[0] >> 40) | (s.0[1] << 24))) & (((s.0[0] >> 60) | (s.0[1] << 4)))
-        & (0x50000050000))
-        | ((s.0[1]) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-            & (((s.0[1] >> 40) | (s.0[2] << 24))) & (((s.0[1] >> 60) | (s.0[2] << 4)))
-            & (0x5000005000005)) != 0;
-    n[44] = ((s.0[0]) & (((s.0[0] >> 20) | (s.0[1] << 44)))
-        & (((s.0[0] >> 40) | (s.0[1] << 24))) & (((s.0[0] >> 60) | (s.0[1] << 4)))
-        & (0x500000500000))
-        | ((s.0[1]) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-            & (((s.0[1] >> 40) | (s.0[2] << 24))) & (((s.0[1] >> 60) | (s.0[2] << 4)))
-            & (0x50000050000050)) != 0;
+    n[31] = (s.0[0]) & ((s.0[0] >> 12)) & ((s.0[0] >> 24)) & ((s.0[0] >> 36)) & (0xfff)
+        != 0;
+    n[32] = (s.0[0]) & ((s.0[0] >> 12)) & ((s.0[0] >> 24)) & ((s.0[0] >> 36))
+        & (0xfff000) != 0;
+    n[33] = (s.0[0]) & ((s.0[0] >> 12)) & ((s.0[0] >> 24))
+        & (((s.0[0] >> 36) | (s.0[1] << 28))) & (0xfff000000) != 0;
+    n[34] = (s.0[0]) & ((s.0[0] >> 12)) & (((s.0[0] >> 24) | (s.0[1] << 40)))
+        & ((s.0[1] << 28)) & (0xfff000000000) != 0;
+    n[35] = (s.0[0]) & (((s.0[0] >> 12) | (s.0[1] << 52))) & ((s.0[1] << 40))
+        & ((s.0[1] << 28)) & (0xfff000000000000) != 0;
+    n[36] = ((s.0[0]) & ((s.0[0] >> 2)) & (((s.0[0] >> 4) | (s.0[1] << 60)))
+        & (((s.0[0] >> 6) | (s.0[1] << 58))) & (0x3003003003003003))
+        | ((s.0[1]) & ((s.0[1] >> 2)) & ((s.0[1] >> 4)) & ((s.0[1] >> 6)) & (0x300300))
+        != 0;
+    n[37] = ((s.0[0]) & (((s.0[0] >> 2) | (s.0[1] << 62)))
+        & (((s.0[0] >> 4) | (s.0[1] << 60))) & (((s.0[0] >> 6) | (s.0[1] << 58)))
+        & (0xc00c00c00c00c00c))
+        | ((s.0[1]) & ((s.0[1] >> 2)) & ((s.0[1] >> 4)) & ((s.0[1] >> 6)) & (0xc00c00))
+        != 0;
+    n[38] = ((s.0[0]) & ((s.0[0] >> 2)) & ((s.0[0] >> 4)) & ((s.0[0] >> 6))
+        & (0x30030030030030))
+        | ((s.0[1]) & ((s.0[1] >> 2)) & ((s.0[1] >> 4)) & ((s.0[1] >> 6)) & (0x3003003))
+        != 0;
+    n[39] = (s.0[0]) & ((s.0[0] >> 14)) & (((s.0[0] >> 28) | (s.0[1] << 36)))
+        & (((s.0[0] >> 42) | (s.0[1] << 22))) & (0x3003003003003) != 0;
+    n[40] = (s.0[0]) & (((s.0[0] >> 14) | (s.0[1] << 50)))
+        & (((s.0[0] >> 28) | (s.0[1] << 36))) & (((s.0[0] >> 42) | (s.0[1] << 22)))
+        & (0xc00c00c00c00c) != 0;
+    n[41] = (s.0[0]) & (((s.0[0] >> 14) | (s.0[1] << 50)))
+        & (((s.0[0] >> 28) | (s.0[1] << 36))) & (((s.0[0] >> 42) | (s.0[1] << 22)))
+        & (0x30030030030030) != 0;
+    n[42] = (s.0[0]) & (((s.0[0] >> 10) | (s.0[1] << 54)))
+        & (((s.0[0] >> 20) | (s.0[1] << 44))) & (((s.0[0] >> 30) | (s.0[1] << 34)))
+        & (0xc00c00c00c00c0) != 0;
+    n[43] = (s.0[0]) & (((s.0[0] >> 10) | (s.0[1] << 54)))
+        & (((s.0[0] >> 20) | (s.0[1] << 44))) & (((s.0[0] >> 30) | (s.0[1] << 34)))
+        & (0x300300300300300) != 0;
+    n[44] = (s.0[0]) & (((s.0[0] >> 10) | (s.0[1] << 54)))
+        & (((s.0[0] >> 20) | (s.0[1] << 44))) & (((s.0[0] >> 30) | (s.0[1] << 34)))
+        & (0xc00c00c00c00c00) != 0;
     n[45] |= n[31];
     n[45] |= n[32];
     n[45] |= n[33];
@@ -1152,103 +803,62 @@ pub fn terminal(s: &State) -> bool {
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 60];
-    n[0] = s.0[0] & 0x300000 == 0;
-    n[1] = s.0[0] & 0x300000000000 == 0;
-    n[2] = s.0[1] & 0x30 == 0;
-    n[3] = s.0[1] & 0x30000000 == 0;
-    n[4] = s.0[1] & 0x30000000000000 == 0;
-    n[5] = s.0[2] & 0x3000 == 0;
-    n[6] = s.0[2] & 0x3000000000 == 0;
-    n[7] = s.0[2] & 0x3000000000000000 == 0;
-    n[8] = s.0[0] & 0xc00000 == 0;
-    n[9] = s.0[0] & 0xc00000000000 == 0;
-    n[10] = s.0[1] & 0xc0 == 0;
-    n[11] = s.0[1] & 0xc0000000 == 0;
-    n[12] = s.0[1] & 0xc0000000000000 == 0;
-    n[13] = s.0[2] & 0xc000 == 0;
-    n[14] = s.0[2] & 0xc000000000 == 0;
-    n[15] = s.0[2] & 0xc000000000000000 == 0;
-    n[16] = (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
-        & (((s.0[0] >> 48) | (s.0[1] << 16))) & (((s.0[1] >> 8) | (s.0[2] << 56)))
-        & (0xaaaaaa) != 0;
-    n[17] = (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
-        & (((s.0[0] >> 48) | (s.0[1] << 16))) & (((s.0[1] >> 8) | (s.0[2] << 56)))
-        & (0xaaaaaa000000) != 0;
-    n[18] = ((s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
-        & (((s.0[0] >> 48) | (s.0[1] << 16))) & (((s.0[1] >> 8) | (s.0[2] << 56)))
-        & (0xaaaa000000000000))
-        | ((s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
-            & (((s.0[1] >> 48) | (s.0[2] << 16))) & (((s.0[2] >> 8) | (s.0[3] << 56)))
-            & (0xaa)) != 0;
-    n[19] = (s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
-        & (((s.0[1] >> 48) | (s.0[2] << 16))) & (((s.0[2] >> 8) | (s.0[3] << 56)))
-        & (0xaaaaaa00) != 0;
-    n[20] = (s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
-        & (((s.0[1] >> 48) | (s.0[2] << 16))) & (((s.0[2] >> 8) | (s.0[3] << 56)))
-        & (0xaaaaaa00000000) != 0;
-    n[21] = ((s.0[0]) & (((s.0[0] >> 4) | (s.0[1] << 60)))
-        & (((s.0[0] >> 8) | (s.0[1] << 56))) & (((s.0[0] >> 12) | (s.0[1] << 52)))
-        & (0xa00000a00000a))
-        | ((s.0[1]) & (((s.0[1] >> 4) | (s.0[2] << 60)))
-            & (((s.0[1] >> 8) | (s.0[2] << 56))) & (((s.0[1] >> 12) | (s.0[2] << 52)))
-            & (0xa00000a00000a00))
-        | ((s.0[2]) & (((s.0[2] >> 4) | (s.0[3] << 60)))
-            & (((s.0[2] >> 8) | (s.0[3] << 56))) & (((s.0[2] >> 12) | (s.0[3] << 52)))
-            & (0xa00000a0000)) != 0;
-    n[22] = ((s.0[0]) & (((s.0[0] >> 4) | (s.0[1] << 60)))
-        & (((s.0[0] >> 8) | (s.0[1] << 56))) & (((s.0[0] >> 12) | (s.0[1] << 52)))
-        & (0xa00000a00000a0))
-        | ((s.0[1]) & (((s.0[1] >> 4) | (s.0[2] << 60)))
-            & (((s.0[1] >> 8) | (s.0[2] << 56))) & (((s.0[1] >> 12) | (s.0[2] << 52)))
-            & (0xa00000a00000a000))
-        | ((s.0[2]) & (((s.0[2] >> 4) | (s.0[3] << 60)))
-            & (((s.0[2] >> 8) | (s.0[3] << 56))) & (((s.0[2] >> 12) | (s.0[3] << 52)))
-            & (0xa00000a00000)) != 0;
-    n[23] = ((s.0[0]) & (((s.0[0] >> 4) | (s.0[1] << 60)))
-        & (((s.0[0] >> 8) | (s.0[1] << 56))) & (((s.0[0] >> 12) | (s.0[1] << 52)))
-        & (0xa00000a00000a00))
-        | ((s.0[1]) & (((s.0[1] >> 4) | (s.0[2] << 60)))
-            & (((s.0[1] >> 8) | (s.0[2] << 56))) & (((s.0[1] >> 12) | (s.0[2] << 52)))
-            & (0xa00000a0000))
-        | ((s.0[2]) & (((s.0[2] >> 4) | (s.0[3] << 60)))
-            & (((s.0[2] >> 8) | (s.0[3] << 56))) & (((s.0[2] >> 12) | (s.0[3] << 52)))
-            & (0xa00000a00000a)) != 0;
-    n[24] = ((s.0[0]) & (((s.0[0] >> 28) | (s.0[1] << 36)))
-        & (((s.0[0] >> 56) | (s.0[1] << 8))) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-        & (0xa00000a00000a))
-        | ((s.0[1]) & (((s.0[1] >> 28) | (s.0[2] << 36)))
-            & (((s.0[1] >> 56) | (s.0[2] << 8))) & (((s.0[2] >> 20) | (s.0[3] << 44)))
-            & (0xa00000a00)) != 0;
-    n[25] = ((s.0[0]) & (((s.0[0] >> 28) | (s.0[1] << 36)))
-        & (((s.0[0] >> 56) | (s.0[1] << 8))) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-        & (0xa00000a00000a0))
-        | ((s.0[1]) & (((s.0[1] >> 28) | (s.0[2] << 36)))
-            & (((s.0[1] >> 56) | (s.0[2] << 8))) & (((s.0[2] >> 20) | (s.0[3] << 44)))
-            & (0xa00000a000)) != 0;
-    n[26] = ((s.0[0]) & (((s.0[0] >> 28) | (s.0[1] << 36)))
-        & (((s.0[0] >> 56) | (s.0[1] << 8))) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-        & (0xa00000a00000a00))
-        | ((s.0[1]) & (((s.0[1] >> 28) | (s.0[2] << 36)))
-            & (((s.0[1] >> 56) | (s.0[2] << 8))) & (((s.0[2] >> 20) | (s.0[3] << 44)))
-            & (0xa00000a0000)) != 0;
-    n[27] = ((s.0[0]) & (((s.0[0] >> 20) | (s.0[1] << 44)))
-        & (((s.0[0] >> 40) | (s.0[1] << 24))) & (((s.0[0] >> 60) | (s.0[1] << 4)))
-        & (0xa00000a00000a000))
-        | ((s.0[1]) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-            & (((s.0[1] >> 40) | (s.0[2] << 24))) & (((s.0[1] >> 60) | (s.0[2] << 4)))
-            & (0xa00000a00000)) != 0;
-    n[28] = ((s.0[0]) & (((s.0[0] >> 20) | (s.0[1] << 44)))
-        & (((s.0[0] >> 40) | (s.0[1] << 24))) & (((s.0[0] >> 60) | (s.0[1] << 4)))
-        & (0xa00000a0000))
-        | ((s.0[1]) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-            & (((s.0[1] >> 40) | (s.0[2] << 24))) & (((s.0[1] >> 60) | (s.0[2] << 4)))
-            & (0xa00000a00000a)) != 0;
-    n[29] = ((s.0[0]) & (((s.0[0] >> 20) | (s.0[1] << 44)))
-        & (((s.0[0] >> 40) | (s.0[1] << 24))) & (((s.0[0] >> 60) | (s.0[1] << 4)))
-        & (0xa00000a00000))
-        | ((s.0[1]) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-            & (((s.0[1] >> 40) | (s.0[2] << 24))) & (((s.0[1] >> 60) | (s.0[2] << 4)))
-            & (0xa00000a00000a0)) != 0;
+    n[0] = (s.0[0] & 0x400 == 0) & (s.0[2] & 0x400 == 0);
+    n[1] = (s.0[0] & 0x400000 == 0) & (s.0[2] & 0x400000 == 0);
+    n[2] = (s.0[0] & 0x400000000 == 0) & (s.0[2] & 0x400000000 == 0);
+    n[3] = (s.0[0] & 0x400000000000 == 0) & (s.0[2] & 0x400000000000 == 0);
+    n[4] = (s.0[0] & 0x400000000000000 == 0) & (s.0[2] & 0x400000000000000 == 0);
+    n[5] = (s.0[1] & 0x40 == 0) & (s.0[3] & 0x40 == 0);
+    n[6] = (s.0[1] & 0x40000 == 0) & (s.0[3] & 0x40000 == 0);
+    n[7] = (s.0[1] & 0x40000000 == 0) & (s.0[3] & 0x40000000 == 0);
+    n[8] = (s.0[0] & 0x800 == 0) & (s.0[2] & 0x800 == 0);
+    n[9] = (s.0[0] & 0x800000 == 0) & (s.0[2] & 0x800000 == 0);
+    n[10] = (s.0[0] & 0x800000000 == 0) & (s.0[2] & 0x800000000 == 0);
+    n[11] = (s.0[0] & 0x800000000000 == 0) & (s.0[2] & 0x800000000000 == 0);
+    n[12] = (s.0[0] & 0x800000000000000 == 0) & (s.0[2] & 0x800000000000000 == 0);
+    n[13] = (s.0[1] & 0x80 == 0) & (s.0[3] & 0x80 == 0);
+    n[14] = (s.0[1] & 0x80000 == 0) & (s.0[3] & 0x80000 == 0);
+    n[15] = (s.0[1] & 0x80000000 == 0) & (s.0[3] & 0x80000000 == 0);
+    n[16] = (s.0[2]) & ((s.0[2] >> 12)) & ((s.0[2] >> 24)) & ((s.0[2] >> 36)) & (0xfff)
+        != 0;
+    n[17] = (s.0[2]) & ((s.0[2] >> 12)) & ((s.0[2] >> 24)) & ((s.0[2] >> 36))
+        & (0xfff000) != 0;
+    n[18] = (s.0[2]) & ((s.0[2] >> 12)) & ((s.0[2] >> 24))
+        & (((s.0[2] >> 36) | (s.0[3] << 28))) & (0xfff000000) != 0;
+    n[19] = (s.0[2]) & ((s.0[2] >> 12)) & (((s.0[2] >> 24) | (s.0[3] << 40)))
+        & ((s.0[3] << 28)) & (0xfff000000000) != 0;
+    n[20] = (s.0[2]) & (((s.0[2] >> 12) | (s.0[3] << 52))) & ((s.0[3] << 40))
+        & ((s.0[3] << 28)) & (0xfff000000000000) != 0;
+    n[21] = ((s.0[2]) & ((s.0[2] >> 2)) & (((s.0[2] >> 4) | (s.0[3] << 60)))
+        & (((s.0[2] >> 6) | (s.0[3] << 58))) & (0x3003003003003003))
+        | ((s.0[3]) & ((s.0[3] >> 2)) & ((s.0[3] >> 4)) & ((s.0[3] >> 6)) & (0x300300))
+        != 0;
+    n[22] = ((s.0[2]) & (((s.0[2] >> 2) | (s.0[3] << 62)))
+        & (((s.0[2] >> 4) | (s.0[3] << 60))) & (((s.0[2] >> 6) | (s.0[3] << 58)))
+        & (0xc00c00c00c00c00c))
+        | ((s.0[3]) & ((s.0[3] >> 2)) & ((s.0[3] >> 4)) & ((s.0[3] >> 6)) & (0xc00c00))
+        != 0;
+    n[23] = ((s.0[2]) & ((s.0[2] >> 2)) & ((s.0[2] >> 4)) & ((s.0[2] >> 6))
+        & (0x30030030030030))
+        | ((s.0[3]) & ((s.0[3] >> 2)) & ((s.0[3] >> 4)) & ((s.0[3] >> 6)) & (0x3003003))
+        != 0;
+    n[24] = (s.0[2]) & ((s.0[2] >> 14)) & (((s.0[2] >> 28) | (s.0[3] << 36)))
+        & (((s.0[2] >> 42) | (s.0[3] << 22))) & (0x3003003003003) != 0;
+    n[25] = (s.0[2]) & (((s.0[2] >> 14) | (s.0[3] << 50)))
+        & (((s.0[2] >> 28) | (s.0[3] << 36))) & (((s.0[2] >> 42) | (s.0[3] << 22)))
+        & (0xc00c00c00c00c) != 0;
+    n[26] = (s.0[2]) & (((s.0[2] >> 14) | (s.0[3] << 50)))
+        & (((s.0[2] >> 28) | (s.0[3] << 36))) & (((s.0[2] >> 42) | (s.0[3] << 22)))
+        & (0x30030030030030) != 0;
+    n[27] = (s.0[2]) & (((s.0[2] >> 10) | (s.0[3] << 54)))
+        & (((s.0[2] >> 20) | (s.0[3] << 44))) & (((s.0[2] >> 30) | (s.0[3] << 34)))
+        & (0xc00c00c00c00c0) != 0;
+    n[28] = (s.0[2]) & (((s.0[2] >> 10) | (s.0[3] << 54)))
+        & (((s.0[2] >> 20) | (s.0[3] << 44))) & (((s.0[2] >> 30) | (s.0[3] << 34)))
+        & (0x300300300300300) != 0;
+    n[29] = (s.0[2]) & (((s.0[2] >> 10) | (s.0[3] << 54)))
+        & (((s.0[2] >> 20) | (s.0[3] << 44))) & (((s.0[2] >> 30) | (s.0[3] << 34)))
+        & (0xc00c00c00c00c00) != 0;
     n[30] |= n[16];
     n[30] |= n[17];
     n[30] |= n[18];
@@ -1263,87 +873,46 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[30] |= n[27];
     n[30] |= n[28];
     n[30] |= n[29];
-    n[31] = (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
-        & (((s.0[0] >> 48) | (s.0[1] << 16))) & (((s.0[1] >> 8) | (s.0[2] << 56)))
-        & (0x555555) != 0;
-    n[32] = (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
-        & (((s.0[0] >> 48) | (s.0[1] << 16))) & (((s.0[1] >> 8) | (s.0[2] << 56)))
-        & (0x555555000000) != 0;
-    n[33] = ((s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
-        & (((s.0[0] >> 48) | (s.0[1] << 16))) & (((s.0[1] >> 8) | (s.0[2] << 56)))
-        & (0x5555000000000000))
-        | ((s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
-            & (((s.0[1] >> 48) | (s.0[2] << 16))) & (((s.0[2] >> 8) | (s.0[3] << 56)))
-            & (0x55)) != 0;
-    n[34] = (s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
-        & (((s.0[1] >> 48) | (s.0[2] << 16))) & (((s.0[2] >> 8) | (s.0[3] << 56)))
-        & (0x55555500) != 0;
-    n[35] = (s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
-        & (((s.0[1] >> 48) | (s.0[2] << 16))) & (((s.0[2] >> 8) | (s.0[3] << 56)))
-        & (0x55555500000000) != 0;
-    n[36] = ((s.0[0]) & (((s.0[0] >> 4) | (s.0[1] << 60)))
-        & (((s.0[0] >> 8) | (s.0[1] << 56))) & (((s.0[0] >> 12) | (s.0[1] << 52)))
-        & (0x5000005000005))
-        | ((s.0[1]) & (((s.0[1] >> 4) | (s.0[2] << 60)))
-            & (((s.0[1] >> 8) | (s.0[2] << 56))) & (((s.0[1] >> 12) | (s.0[2] << 52)))
-            & (0x500000500000500))
-        | ((s.0[2]) & (((s.0[2] >> 4) | (s.0[3] << 60)))
-            & (((s.0[2] >> 8) | (s.0[3] << 56))) & (((s.0[2] >> 12) | (s.0[3] << 52)))
-            & (0x50000050000)) != 0;
-    n[37] = ((s.0[0]) & (((s.0[0] >> 4) | (s.0[1] << 60)))
-        & (((s.0[0] >> 8) | (s.0[1] << 56))) & (((s.0[0] >> 12) | (s.0[1] << 52)))
-        & (0x50000050000050))
-        | ((s.0[1]) & (((s.0[1] >> 4) | (s.0[2] << 60)))
-            & (((s.0[1] >> 8) | (s.0[2] << 56))) & (((s.0[1] >> 12) | (s.0[2] << 52)))
-            & (0x5000005000005000))
-        | ((s.0[2]) & (((s.0[2] >> 4) | (s.0[3] << 60)))
-            & (((s.0[2] >> 8) | (s.0[3] << 56))) & (((s.0[2] >> 12) | (s.0[3] << 52)))
-            & (0x500000500000)) != 0;
-    n[38] = ((s.0[0]) & (((s.0[0] >> 4) | (s.0[1] << 60)))
-        & (((s.0[0] >> 8) | (s.0[1] << 56))) & (((s.0[0] >> 12) | (s.0[1] << 52)))
-        & (0x500000500000500))
-        | ((s.0[1]) & (((s.0[1] >> 4) | (s.0[2] << 60)))
-            & (((s.0[1] >> 8) | (s.0[2] << 56))) & (((s.0[1] >> 12) | (s.0[2] << 52)))
-            & (0x50000050000))
-        | ((s.0[2]) & (((s.0[2] >> 4) | (s.0[3] << 60)))
-            & (((s.0[2] >> 8) | (s.0[3] << 56))) & (((s.0[2] >> 12) | (s.0[3] << 52)))
-            & (0x5000005000005)) != 0;
-    n[39] = ((s.0[0]) & (((s.0[0] >> 28) | (s.0[1] << 36)))
-        & (((s.0[0] >> 56) | (s.0[1] << 8))) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-        & (0x5000005000005))
-        | ((s.0[1]) & (((s.0[1] >> 28) | (s.0[2] << 36)))
-            & (((s.0[1] >> 56) | (s.0[2] << 8))) & (((s.0[2] >> 20) | (s.0[3] << 44)))
-            & (0x500000500)) != 0;
-    n[40] = ((s.0[0]) & (((s.0[0] >> 28) | (s.0[1] << 36)))
-        & (((s.0[0] >> 56) | (s.0[1] << 8))) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-        & (0x50000050000050))
-        | ((s.0[1]) & (((s.0[1] >> 28) | (s.0[2] << 36)))
-            & (((s.0[1] >> 56) | (s.0[2] << 8))) & (((s.0[2] >> 20) | (s.0[3] << 44)))
-            & (0x5000005000)) != 0;
-    n[41] = ((s.0[0]) & (((s.0[0] >> 28) | (s.0[1] << 36)))
-        & (((s.0[0] >> 56) | (s.0[1] << 8))) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-        & (0x500000500000500))
-        | ((s.0[1]) & (((s.0[1] >> 28) | (s.0[2] << 36)))
-            & (((s.0[1] >> 56) | (s.0[2] << 8))) & (((s.0[2] >> 20) | (s.0[3] << 44)))
-            & (0x50000050000)) != 0;
-    n[42] = ((s.0[0]) & (((s.0[0] >> 20) | (s.0[1] << 44)))
-        & (((s.0[0] >> 40) | (s.0[1] << 24))) & (((s.0[0] >> 60) | (s.0[1] << 4)))
-        & (0x5000005000005000))
-        | ((s.0[1]) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-            & (((s.0[1] >> 40) | (s.0[2] << 24))) & (((s.0[1] >> 60) | (s.0[2] << 4)))
-            & (0x500000500000)) != 0;
-    n[43] = ((s.0[0]) & (((s.0[0] >> 20) | (s.0[1] << 44)))
-        & (((s.0[0] >> 40) | (s.0[1] << 24))) & (((s.0[0] >> 60) | (s.0[1] << 4)))
-        & (0x50000050000))
-        | ((s.0[1]) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-            & (((s.0[1] >> 40) | (s.0[2] << 24))) & (((s.0[1] >> 60) | (s.0[2] << 4)))
-            & (0x5000005000005)) != 0;
-    n[44] = ((s.0[0]) & (((s.0[0] >> 20) | (s.0[1] << 44)))
-        & (((s.0[0] >> 40) | (s.0[1] << 24))) & (((s.0[0] >> 60) | (s.0[1] << 4)))
-        & (0x500000500000))
-        | ((s.0[1]) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-            & (((s.0[1] >> 40) | (s.0[2] << 24))) & (((s.0[1] >> 60) | (s.0[2] << 4)))
-            & (0x50000050000050)) != 0;
+    n[31] = (s.0[0]) & ((s.0[0] >> 12)) & ((s.0[0] >> 24)) & ((s.0[0] >> 36)) & (0xfff)
+        != 0;
+    n[32] = (s.0[0]) & ((s.0[0] >> 12)) & ((s.0[0] >> 24)) & ((s.0[0] >> 36))
+        & (0xfff000) != 0;
+    n[33] = (s.0[0]) & ((s.0[0] >> 12)) & ((s.0[0] >> 24))
+        & (((s.0[0] >> 36) | (s.0[1] << 28))) & (0xfff000000) != 0;
+    n[34] = (s.0[0]) & ((s.0[0] >> 12)) & (((s.0[0] >> 24) | (s.0[1] << 40)))
+        & ((s.0[1] << 28)) & (0xfff000000000) != 0;
+    n[35] = (s.0[0]) & (((s.0[0] >> 12) | (s.0[1] << 52))) & ((s.0[1] << 40))
+        & ((s.0[1] << 28)) & (0xfff000000000000) != 0;
+    n[36] = ((s.0[0]) & ((s.0[0] >> 2)) & (((s.0[0] >> 4) | (s.0[1] << 60)))
+        & (((s.0[0] >> 6) | (s.0[1] << 58))) & (0x3003003003003003))
+        | ((s.0[1]) & ((s.0[1] >> 2)) & ((s.0[1] >> 4)) & ((s.0[1] >> 6)) & (0x300300))
+        != 0;
+    n[37] = ((s.0[0]) & (((s.0[0] >> 2) | (s.0[1] << 62)))
+        & (((s.0[0] >> 4) | (s.0[1] << 60))) & (((s.0[0] >> 6) | (s.0[1] << 58)))
+        & (0xc00c00c00c00c00c))
+        | ((s.0[1]) & ((s.0[1] >> 2)) & ((s.0[1] >> 4)) & ((s.0[1] >> 6)) & (0xc00c00))
+        != 0;
+    n[38] = ((s.0[0]) & ((s.0[0] >> 2)) & ((s.0[0] >> 4)) & ((s.0[0] >> 6))
+        & (0x30030030030030))
+        | ((s.0[1]) & ((s.0[1] >> 2)) & ((s.0[1] >> 4)) & ((s.0[1] >> 6)) & (0x3003003))
+        != 0;
+    n[39] = (s.0[0]) & ((s.0[0] >> 14)) & (((s.0[0] >> 28) | (s.0[1] << 36)))
+        & (((s.0[0] >> 42) | (s.0[1] << 22))) & (0x3003003003003) != 0;
+    n[40] = (s.0[0]) & (((s.0[0] >> 14) | (s.0[1] << 50)))
+        & (((s.0[0] >> 28) | (s.0[1] << 36))) & (((s.0[0] >> 42) | (s.0[1] << 22)))
+        & (0xc00c00c00c00c) != 0;
+    n[41] = (s.0[0]) & (((s.0[0] >> 14) | (s.0[1] << 50)))
+        & (((s.0[0] >> 28) | (s.0[1] << 36))) & (((s.0[0] >> 42) | (s.0[1] << 22)))
+        & (0x30030030030030) != 0;
+    n[42] = (s.0[0]) & (((s.0[0] >> 10) | (s.0[1] << 54)))
+        & (((s.0[0] >> 20) | (s.0[1] << 44))) & (((s.0[0] >> 30) | (s.0[1] << 34)))
+        & (0xc00c00c00c00c0) != 0;
+    n[43] = (s.0[0]) & (((s.0[0] >> 10) | (s.0[1] << 54)))
+        & (((s.0[0] >> 20) | (s.0[1] << 44))) & (((s.0[0] >> 30) | (s.0[1] << 34)))
+        & (0x300300300300300) != 0;
+    n[44] = (s.0[0]) & (((s.0[0] >> 10) | (s.0[1] << 54)))
+        & (((s.0[0] >> 20) | (s.0[1] << 44))) & (((s.0[0] >> 30) | (s.0[1] << 34)))
+        & (0xc00c00c00c00c00) != 0;
     n[45] |= n[31];
     n[45] |= n[32];
     n[45] |= n[33];
@@ -1400,119 +969,78 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 152];
-    n[0] = s.0[0] & 0x300000 == 0;
-    n[1] = s.0[0] & 0x300000000000 == 0;
-    n[2] = s.0[1] & 0x30 == 0;
-    n[3] = s.0[1] & 0x30000000 == 0;
-    n[4] = s.0[1] & 0x30000000000000 == 0;
-    n[5] = s.0[2] & 0x3000 == 0;
-    n[6] = s.0[2] & 0x3000000000 == 0;
-    n[7] = s.0[2] & 0x3000000000000000 == 0;
-    n[8] = s.0[0] & 0xc00000 == 0;
-    n[9] = (s.0[3] & 0x8 == 0x8) & (n[8]);
-    n[10] = s.0[0] & 0xc00000000000 == 0;
-    n[11] = (s.0[3] & 0x8 == 0x8) & (n[10]);
-    n[12] = s.0[1] & 0xc0 == 0;
-    n[13] = (s.0[3] & 0x8 == 0x8) & (n[12]);
-    n[14] = s.0[1] & 0xc0000000 == 0;
-    n[15] = (s.0[3] & 0x8 == 0x8) & (n[14]);
-    n[16] = s.0[1] & 0xc0000000000000 == 0;
-    n[17] = (s.0[3] & 0x8 == 0x8) & (n[16]);
-    n[18] = s.0[2] & 0xc000 == 0;
-    n[19] = (s.0[3] & 0x8 == 0x8) & (n[18]);
-    n[20] = s.0[2] & 0xc000000000 == 0;
-    n[21] = (s.0[3] & 0x8 == 0x8) & (n[20]);
-    n[22] = s.0[2] & 0xc000000000000000 == 0;
-    n[23] = (s.0[3] & 0x8 == 0x8) & (n[22]);
-    n[24] = (s.0[3] & 0x2 == 0x2) & (n[8]);
-    n[25] = (s.0[3] & 0x2 == 0x2) & (n[10]);
-    n[26] = (s.0[3] & 0x2 == 0x2) & (n[12]);
-    n[27] = (s.0[3] & 0x2 == 0x2) & (n[14]);
-    n[28] = (s.0[3] & 0x2 == 0x2) & (n[16]);
-    n[29] = (s.0[3] & 0x2 == 0x2) & (n[18]);
-    n[30] = (s.0[3] & 0x2 == 0x2) & (n[20]);
-    n[31] = (s.0[3] & 0x2 == 0x2) & (n[22]);
-    n[112] = (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
-        & (((s.0[0] >> 48) | (s.0[1] << 16))) & (((s.0[1] >> 8) | (s.0[2] << 56)))
-        & (0xaaaaaa) != 0;
-    n[113] = (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
-        & (((s.0[0] >> 48) | (s.0[1] << 16))) & (((s.0[1] >> 8) | (s.0[2] << 56)))
-        & (0xaaaaaa000000) != 0;
-    n[114] = ((s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
-        & (((s.0[0] >> 48) | (s.0[1] << 16))) & (((s.0[1] >> 8) | (s.0[2] << 56)))
-        & (0xaaaa000000000000))
-        | ((s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
-            & (((s.0[1] >> 48) | (s.0[2] << 16))) & (((s.0[2] >> 8) | (s.0[3] << 56)))
-            & (0xaa)) != 0;
-    n[115] = (s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
-        & (((s.0[1] >> 48) | (s.0[2] << 16))) & (((s.0[2] >> 8) | (s.0[3] << 56)))
-        & (0xaaaaaa00) != 0;
-    n[116] = (s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
-        & (((s.0[1] >> 48) | (s.0[2] << 16))) & (((s.0[2] >> 8) | (s.0[3] << 56)))
-        & (0xaaaaaa00000000) != 0;
-    n[117] = ((s.0[0]) & (((s.0[0] >> 4) | (s.0[1] << 60)))
-        & (((s.0[0] >> 8) | (s.0[1] << 56))) & (((s.0[0] >> 12) | (s.0[1] << 52)))
-        & (0xa00000a00000a))
-        | ((s.0[1]) & (((s.0[1] >> 4) | (s.0[2] << 60)))
-            & (((s.0[1] >> 8) | (s.0[2] << 56))) & (((s.0[1] >> 12) | (s.0[2] << 52)))
-            & (0xa00000a00000a00))
-        | ((s.0[2]) & (((s.0[2] >> 4) | (s.0[3] << 60)))
-            & (((s.0[2] >> 8) | (s.0[3] << 56))) & (((s.0[2] >> 12) | (s.0[3] << 52)))
-            & (0xa00000a0000)) != 0;
-    n[118] = ((s.0[0]) & (((s.0[0] >> 4) | (s.0[1] << 60)))
-        & (((s.0[0] >> 8) | (s.0[1] << 56))) & (((s.0[0] >> 12) | (s.0[1] << 52)))
-        & (0xa00000a00000a0))
-        | ((s.0[1]) & (((s.0[1] >> 4) | (s.0[2] << 60)))
-            & (((s.0[1] >> 8) | (s.0[2] << 56))) & (((s.0[1] >> 12) | (s.0[2] << 52)))
-            & (0xa00000a00000a000))
-        | ((s.0[2]) & (((s.0[2] >> 4) | (s.0[3] << 60)))
-            & (((s.0[2] >> 8) | (s.0[3] << 56))) & (((s.0[2] >> 12) | (s.0[3] << 52)))
-            & (0xa00000a00000)) != 0;
-    n[119] = ((s.0[0]) & (((s.0[0] >> 4) | (s.0[1] << 60)))
-        & (((s.0[0] >> 8) | (s.0[1] << 56))) & (((s.0[0] >> 12) | (s.0[1] << 52)))
-        & (0xa00000a00000a00))
-        | ((s.0[1]) & (((s.0[1] >> 4) | (s.0[2] << 60)))
-            & (((s.0[1] >> 8) | (s.0[2] << 56))) & (((s.0[1] >> 12) | (s.0[2] << 52)))
-            & (0xa00000a0000))
-        | ((s.0[2]) & (((s.0[2] >> 4) | (s.0[3] << 60)))
-            & (((s.0[2] >> 8) | (s.0[3] << 56))) & (((s.0[2] >> 12) | (s.0[3] << 52)))
-            & (0xa00000a00000a)) != 0;
-    n[120] = ((s.0[0]) & (((s.0[0] >> 28) | (s.0[1] << 36)))
-        & (((s.0[0] >> 56) | (s.0[1] << 8))) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-        & (0xa00000a00000a))
-        | ((s.0[1]) & (((s.0[1] >> 28) | (s.0[2] << 36)))
-            & (((s.0[1] >> 56) | (s.0[2] << 8))) & (((s.0[2] >> 20) | (s.0[3] << 44)))
-            & (0xa00000a00)) != 0;
-    n[121] = ((s.0[0]) & (((s.0[0] >> 28) | (s.0[1] << 36)))
-        & (((s.0[0] >> 56) | (s.0[1] << 8))) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-        & (0xa00000a00000a0))
-        | ((s.0[1]) & (((s.0[1] >> 28) | (s.0[2] << 36)))
-            & (((s.0[1] >> 56) | (s.0[2] << 8))) & (((s.0[2] >> 20) | (s.0[3] << 44)))
-            & (0xa00000a000)) != 0;
-    n[122] = ((s.0[0]) & (((s.0[0] >> 28) | (s.0[1] << 36)))
-        & (((s.0[0] >> 56) | (s.0[1] << 8))) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-        & (0xa00000a00000a00))
-        | ((s.0[1]) & (((s.0[1] >> 28) | (s.0[2] << 36)))
-            & (((s.0[1] >> 56) | (s.0[2] << 8))) & (((s.0[2] >> 20) | (s.0[3] << 44)))
-            & (0xa00000a0000)) != 0;
-    n[123] = ((s.0[0]) & (((s.0[0] >> 20) | (s.0[1] << 44)))
-        & (((s.0[0] >> 40) | (s.0[1] << 24))) & (((s.0[0] >> 60) | (s.0[1] << 4)))
-        & (0xa00000a00000a000))
-        | ((s.0[1]) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-            & (((s.0[1] >> 40) | (s.0[2] << 24))) & (((s.0[1] >> 60) | (s.0[2] << 4)))
-            & (0xa00000a00000)) != 0;
-    n[124] = ((s.0[0]) & (((s.0[0] >> 20) | (s.0[1] << 44)))
-        & (((s.0[0] >> 40) | (s.0[1] << 24))) & (((s.0[0] >> 60) | (s.0[1] << 4)))
-        & (0xa00000a0000))
-        | ((s.0[1]) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-            & (((s.0[1] >> 40) | (s.0[2] << 24))) & (((s.0[1] >> 60) | (s.0[2] << 4)))
-            & (0xa00000a00000a)) != 0;
-    n[125] = ((s.0[0]) & (((s.0[0] >> 20) | (s.0[1] << 44)))
-        & (((s.0[0] >> 40) | (s.0[1] << 24))) & (((s.0[0] >> 60) | (s.0[1] << 4)))
-        & (0xa00000a00000))
-        | ((s.0[1]) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-            & (((s.0[1] >> 40) | (s.0[2] << 24))) & (((s.0[1] >> 60) | (s.0[2] << 4)))
-            & (0xa00000a00000a0)) != 0;
+    n[0] = (s.0[0] & 0x400 == 0) & (s.0[2] & 0x400 == 0);
+    n[1] = (s.0[0] & 0x400000 == 0) & (s.0[2] & 0x400000 == 0);
+    n[2] = (s.0[0] & 0x400000000 == 0) & (s.0[2] & 0x400000000 == 0);
+    n[3] = (s.0[0] & 0x400000000000 == 0) & (s.0[2] & 0x400000000000 == 0);
+    n[4] = (s.0[0] & 0x400000000000000 == 0) & (s.0[2] & 0x400000000000000 == 0);
+    n[5] = (s.0[1] & 0x40 == 0) & (s.0[3] & 0x40 == 0);
+    n[6] = (s.0[1] & 0x40000 == 0) & (s.0[3] & 0x40000 == 0);
+    n[7] = (s.0[1] & 0x40000000 == 0) & (s.0[3] & 0x40000000 == 0);
+    n[8] = (s.0[0] & 0x800 == 0) & (s.0[2] & 0x800 == 0);
+    n[9] = (s.0[1] & 0x800000000 == 0x800000000) & (n[8]);
+    n[10] = (s.0[0] & 0x800000 == 0) & (s.0[2] & 0x800000 == 0);
+    n[11] = (s.0[1] & 0x800000000 == 0x800000000) & (n[10]);
+    n[12] = (s.0[0] & 0x800000000 == 0) & (s.0[2] & 0x800000000 == 0);
+    n[13] = (s.0[1] & 0x800000000 == 0x800000000) & (n[12]);
+    n[14] = (s.0[0] & 0x800000000000 == 0) & (s.0[2] & 0x800000000000 == 0);
+    n[15] = (s.0[1] & 0x800000000 == 0x800000000) & (n[14]);
+    n[16] = (s.0[0] & 0x800000000000000 == 0) & (s.0[2] & 0x800000000000000 == 0);
+    n[17] = (s.0[1] & 0x800000000 == 0x800000000) & (n[16]);
+    n[18] = (s.0[1] & 0x80 == 0) & (s.0[3] & 0x80 == 0);
+    n[19] = (s.0[1] & 0x800000000 == 0x800000000) & (n[18]);
+    n[20] = (s.0[1] & 0x80000 == 0) & (s.0[3] & 0x80000 == 0);
+    n[21] = (s.0[1] & 0x800000000 == 0x800000000) & (n[20]);
+    n[22] = (s.0[1] & 0x80000000 == 0) & (s.0[3] & 0x80000000 == 0);
+    n[23] = (s.0[1] & 0x800000000 == 0x800000000) & (n[22]);
+    n[24] = (s.0[1] & 0x400000000 == 0x400000000) & (n[8]);
+    n[25] = (s.0[1] & 0x400000000 == 0x400000000) & (n[10]);
+    n[26] = (s.0[1] & 0x400000000 == 0x400000000) & (n[12]);
+    n[27] = (s.0[1] & 0x400000000 == 0x400000000) & (n[14]);
+    n[28] = (s.0[1] & 0x400000000 == 0x400000000) & (n[16]);
+    n[29] = (s.0[1] & 0x400000000 == 0x400000000) & (n[18]);
+    n[30] = (s.0[1] & 0x400000000 == 0x400000000) & (n[20]);
+    n[31] = (s.0[1] & 0x400000000 == 0x400000000) & (n[22]);
+    n[112] = (s.0[2]) & ((s.0[2] >> 12)) & ((s.0[2] >> 24)) & ((s.0[2] >> 36)) & (0xfff)
+        != 0;
+    n[113] = (s.0[2]) & ((s.0[2] >> 12)) & ((s.0[2] >> 24)) & ((s.0[2] >> 36))
+        & (0xfff000) != 0;
+    n[114] = (s.0[2]) & ((s.0[2] >> 12)) & ((s.0[2] >> 24))
+        & (((s.0[2] >> 36) | (s.0[3] << 28))) & (0xfff000000) != 0;
+    n[115] = (s.0[2]) & ((s.0[2] >> 12)) & (((s.0[2] >> 24) | (s.0[3] << 40)))
+        & ((s.0[3] << 28)) & (0xfff000000000) != 0;
+    n[116] = (s.0[2]) & (((s.0[2] >> 12) | (s.0[3] << 52))) & ((s.0[3] << 40))
+        & ((s.0[3] << 28)) & (0xfff000000000000) != 0;
+    n[117] = ((s.0[2]) & ((s.0[2] >> 2)) & (((s.0[2] >> 4) | (s.0[3] << 60)))
+        & (((s.0[2] >> 6) | (s.0[3] << 58))) & (0x3003003003003003))
+        | ((s.0[3]) & ((s.0[3] >> 2)) & ((s.0[3] >> 4)) & ((s.0[3] >> 6)) & (0x300300))
+        != 0;
+    n[118] = ((s.0[2]) & (((s.0[2] >> 2) | (s.0[3] << 62)))
+        & (((s.0[2] >> 4) | (s.0[3] << 60))) & (((s.0[2] >> 6) | (s.0[3] << 58)))
+        & (0xc00c00c00c00c00c))
+        | ((s.0[3]) & ((s.0[3] >> 2)) & ((s.0[3] >> 4)) & ((s.0[3] >> 6)) & (0xc00c00))
+        != 0;
+    n[119] = ((s.0[2]) & ((s.0[2] >> 2)) & ((s.0[2] >> 4)) & ((s.0[2] >> 6))
+        & (0x30030030030030))
+        | ((s.0[3]) & ((s.0[3] >> 2)) & ((s.0[3] >> 4)) & ((s.0[3] >> 6)) & (0x3003003))
+        != 0;
+    n[120] = (s.0[2]) & ((s.0[2] >> 14)) & (((s.0[2] >> 28) | (s.0[3] << 36)))
+        & (((s.0[2] >> 42) | (s.0[3] << 22))) & (0x3003003003003) != 0;
+    n[121] = (s.0[2]) & (((s.0[2] >> 14) | (s.0[3] << 50)))
+        & (((s.0[2] >> 28) | (s.0[3] << 36))) & (((s.0[2] >> 42) | (s.0[3] << 22)))
+        & (0xc00c00c00c00c) != 0;
+    n[122] = (s.0[2]) & (((s.0[2] >> 14) | (s.0[3] << 50)))
+        & (((s.0[2] >> 28) | (s.0[3] << 36))) & (((s.0[2] >> 42) | (s.0[3] << 22)))
+        & (0x30030030030030) != 0;
+    n[123] = (s.0[2]) & (((s.0[2] >> 10) | (s.0[3] << 54)))
+        & (((s.0[2] >> 20) | (s.0[3] << 44))) & (((s.0[2] >> 30) | (s.0[3] << 34)))
+        & (0xc00c00c00c00c0) != 0;
+    n[124] = (s.0[2]) & (((s.0[2] >> 10) | (s.0[3] << 54)))
+        & (((s.0[2] >> 20) | (s.0[3] << 44))) & (((s.0[2] >> 30) | (s.0[3] << 34)))
+        & (0x300300300300300) != 0;
+    n[125] = (s.0[2]) & (((s.0[2] >> 10) | (s.0[3] << 54)))
+        & (((s.0[2] >> 20) | (s.0[3] << 44))) & (((s.0[2] >> 30) | (s.0[3] << 34)))
+        & (0xc00c00c00c00c00) != 0;
     n[126] |= n[112];
     n[126] |= n[113];
     n[126] |= n[114];
@@ -1527,87 +1055,46 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[126] |= n[123];
     n[126] |= n[124];
     n[126] |= n[125];
-    n[127] = (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
-        & (((s.0[0] >> 48) | (s.0[1] << 16))) & (((s.0[1] >> 8) | (s.0[2] << 56)))
-        & (0x555555) != 0;
-    n[128] = (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
-        & (((s.0[0] >> 48) | (s.0[1] << 16))) & (((s.0[1] >> 8) | (s.0[2] << 56)))
-        & (0x555555000000) != 0;
-    n[129] = ((s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40)))
-        & (((s.0[0] >> 48) | (s.0[1] << 16))) & (((s.0[1] >> 8) | (s.0[2] << 56)))
-        & (0x5555000000000000))
-        | ((s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
-            & (((s.0[1] >> 48) | (s.0[2] << 16))) & (((s.0[2] >> 8) | (s.0[3] << 56)))
-            & (0x55)) != 0;
-    n[130] = (s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
-        & (((s.0[1] >> 48) | (s.0[2] << 16))) & (((s.0[2] >> 8) | (s.0[3] << 56)))
-        & (0x55555500) != 0;
-    n[131] = (s.0[1]) & (((s.0[1] >> 24) | (s.0[2] << 40)))
-        & (((s.0[1] >> 48) | (s.0[2] << 16))) & (((s.0[2] >> 8) | (s.0[3] << 56)))
-        & (0x55555500000000) != 0;
-    n[132] = ((s.0[0]) & (((s.0[0] >> 4) | (s.0[1] << 60)))
-        & (((s.0[0] >> 8) | (s.0[1] << 56))) & (((s.0[0] >> 12) | (s.0[1] << 52)))
-        & (0x5000005000005))
-        | ((s.0[1]) & (((s.0[1] >> 4) | (s.0[2] << 60)))
-            & (((s.0[1] >> 8) | (s.0[2] << 56))) & (((s.0[1] >> 12) | (s.0[2] << 52)))
-            & (0x500000500000500))
-        | ((s.0[2]) & (((s.0[2] >> 4) | (s.0[3] << 60)))
-            & (((s.0[2] >> 8) | (s.0[3] << 56))) & (((s.0[2] >> 12) | (s.0[3] << 52)))
-            & (0x50000050000)) != 0;
-    n[133] = ((s.0[0]) & (((s.0[0] >> 4) | (s.0[1] << 60)))
-        & (((s.0[0] >> 8) | (s.0[1] << 56))) & (((s.0[0] >> 12) | (s.0[1] << 52)))
-        & (0x50000050000050))
-        | ((s.0[1]) & (((s.0[1] >> 4) | (s.0[2] << 60)))
-            & (((s.0[1] >> 8) | (s.0[2] << 56))) & (((s.0[1] >> 12) | (s.0[2] << 52)))
-            & (0x5000005000005000))
-        | ((s.0[2]) & (((s.0[2] >> 4) | (s.0[3] << 60)))
-            & (((s.0[2] >> 8) | (s.0[3] << 56))) & (((s.0[2] >> 12) | (s.0[3] << 52)))
-            & (0x500000500000)) != 0;
-    n[134] = ((s.0[0]) & (((s.0[0] >> 4) | (s.0[1] << 60)))
-        & (((s.0[0] >> 8) | (s.0[1] << 56))) & (((s.0[0] >> 12) | (s.0[1] << 52)))
-        & (0x500000500000500))
-        | ((s.0[1]) & (((s.0[1] >> 4) | (s.0[2] << 60)))
-            & (((s.0[1] >> 8) | (s.0[2] << 56))) & (((s.0[1] >> 12) | (s.0[2] << 52)))
-            & (0x50000050000))
-        | ((s.0[2]) & (((s.0[2] >> 4) | (s.0[3] << 60)))
-            & (((s.0[2] >> 8) | (s.0[3] << 56))) & (((s.0[2] >> 12) | (s.0[3] << 52)))
-            & (0x5000005000005)) != 0;
-    n[135] = ((s.0[0]) & (((s.0[0] >> 28) | (s.0[1] << 36)))
-        & (((s.0[0] >> 56) | (s.0[1] << 8))) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-        & (0x5000005000005))
-        | ((s.0[1]) & (((s.0[1] >> 28) | (s.0[2] << 36)))
-            & (((s.0[1] >> 56) | (s.0[2] << 8))) & (((s.0[2] >> 20) | (s.0[3] << 44)))
-            & (0x500000500)) != 0;
-    n[136] = ((s.0[0]) & (((s.0[0] >> 28) | (s.0[1] << 36)))
-        & (((s.0[0] >> 56) | (s.0[1] << 8))) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-        & (0x50000050000050))
-        | ((s.0[1]) & (((s.0[1] >> 28) | (s.0[2] << 36)))
-            & (((s.0[1] >> 56) | (s.0[2] << 8))) & (((s.0[2] >> 20) | (s.0[3] << 44)))
-            & (0x5000005000)) != 0;
-    n[137] = ((s.0[0]) & (((s.0[0] >> 28) | (s.0[1] << 36)))
-        & (((s.0[0] >> 56) | (s.0[1] << 8))) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-        & (0x500000500000500))
-        | ((s.0[1]) & (((s.0[1] >> 28) | (s.0[2] << 36)))
-            & (((s.0[1] >> 56) | (s.0[2] << 8))) & (((s.0[2] >> 20) | (s.0[3] << 44)))
-            & (0x50000050000)) != 0;
-    n[138] = ((s.0[0]) & (((s.0[0] >> 20) | (s.0[1] << 44)))
-        & (((s.0[0] >> 40) | (s.0[1] << 24))) & (((s.0[0] >> 60) | (s.0[1] << 4)))
-        & (0x5000005000005000))
-        | ((s.0[1]) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-            & (((s.0[1] >> 40) | (s.0[2] << 24))) & (((s.0[1] >> 60) | (s.0[2] << 4)))
-            & (0x500000500000)) != 0;
-    n[139] = ((s.0[0]) & (((s.0[0] >> 20) | (s.0[1] << 44)))
-        & (((s.0[0] >> 40) | (s.0[1] << 24))) & (((s.0[0] >> 60) | (s.0[1] << 4)))
-        & (0x50000050000))
-        | ((s.0[1]) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-            & (((s.0[1] >> 40) | (s.0[2] << 24))) & (((s.0[1] >> 60) | (s.0[2] << 4)))
-            & (0x5000005000005)) != 0;
-    n[140] = ((s.0[0]) & (((s.0[0] >> 20) | (s.0[1] << 44)))
-        & (((s.0[0] >> 40) | (s.0[1] << 24))) & (((s.0[0] >> 60) | (s.0[1] << 4)))
-        & (0x500000500000))
-        | ((s.0[1]) & (((s.0[1] >> 20) | (s.0[2] << 44)))
-            & (((s.0[1] >> 40) | (s.0[2] << 24))) & (((s.0[1] >> 60) | (s.0[2] << 4)))
-            & (0x50000050000050)) != 0;
+    n[127] = (s.0[0]) & ((s.0[0] >> 12)) & ((s.0[0] >> 24)) & ((s.0[0] >> 36)) & (0xfff)
+        != 0;
+    n[128] = (s.0[0]) & ((s.0[0] >> 12)) & ((s.0[0] >> 24)) & ((s.0[0] >> 36))
+        & (0xfff000) != 0;
+    n[129] = (s.0[0]) & ((s.0[0] >> 12)) & ((s.0[0] >> 24))
+        & (((s.0[0] >> 36) | (s.0[1] << 28))) & (0xfff000000) != 0;
+    n[130] = (s.0[0]) & ((s.0[0] >> 12)) & (((s.0[0] >> 24) | (s.0[1] << 40)))
+        & ((s.0[1] << 28)) & (0xfff000000000) != 0;
+    n[131] = (s.0[0]) & (((s.0[0] >> 12) | (s.0[1] << 52))) & ((s.0[1] << 40))
+        & ((s.0[1] << 28)) & (0xfff000000000000) != 0;
+    n[132] = ((s.0[0]) & ((s.0[0] >> 2)) & (((s.0[0] >> 4) | (s.0[1] << 60)))
+        & (((s.0[0] >> 6) | (s.0[1] << 58))) & (0x3003003003003003))
+        | ((s.0[1]) & ((s.0[1] >> 2)) & ((s.0[1] >> 4)) & ((s.0[1] >> 6)) & (0x300300))
+        != 0;
+    n[133] = ((s.0[0]) & (((s.0[0] >> 2) | (s.0[1] << 62)))
+        & (((s.0[0] >> 4) | (s.0[1] << 60))) & (((s.0[0] >> 6) | (s.0[1] << 58)))
+        & (0xc00c00c00c00c00c))
+        | ((s.0[1]) & ((s.0[1] >> 2)) & ((s.0[1] >> 4)) & ((s.0[1] >> 6)) & (0xc00c00))
+        != 0;
+    n[134] = ((s.0[0]) & ((s.0[0] >> 2)) & ((s.0[0] >> 4)) & ((s.0[0] >> 6))
+        & (0x30030030030030))
+        | ((s.0[1]) & ((s.0[1] >> 2)) & ((s.0[1] >> 4)) & ((s.0[1] >> 6)) & (0x3003003))
+        != 0;
+    n[135] = (s.0[0]) & ((s.0[0] >> 14)) & (((s.0[0] >> 28) | (s.0[1] << 36)))
+        & (((s.0[0] >> 42) | (s.0[1] << 22))) & (0x3003003003003) != 0;
+    n[136] = (s.0[0]) & (((s.0[0] >> 14) | (s.0[1] << 50)))
+        & (((s.0[0] >> 28) | (s.0[1] << 36))) & (((s.0[0] >> 42) | (s.0[1] << 22)))
+        & (0xc00c00c00c00c) != 0;
+    n[137] = (s.0[0]) & (((s.0[0] >> 14) | (s.0[1] << 50)))
+        & (((s.0[0] >> 28) | (s.0[1] << 36))) & (((s.0[0] >> 42) | (s.0[1] << 22)))
+        & (0x30030030030030) != 0;
+    n[138] = (s.0[0]) & (((s.0[0] >> 10) | (s.0[1] << 54)))
+        & (((s.0[0] >> 20) | (s.0[1] << 44))) & (((s.0[0] >> 30) | (s.0[1] << 34)))
+        & (0xc00c00c00c00c0) != 0;
+    n[139] = (s.0[0]) & (((s.0[0] >> 10) | (s.0[1] << 54)))
+        & (((s.0[0] >> 20) | (s.0[1] << 44))) & (((s.0[0] >> 30) | (s.0[1] << 34)))
+        & (0x300300300300300) != 0;
+    n[140] = (s.0[0]) & (((s.0[0] >> 10) | (s.0[1] << 54)))
+        & (((s.0[0] >> 20) | (s.0[1] << 44))) & (((s.0[0] >> 30) | (s.0[1] << 34)))
+        & (0xc00c00c00c00c00) != 0;
     n[141] |= n[127];
     n[141] |= n[128];
     n[141] |= n[129];
@@ -1639,21 +1126,16 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let mut joint = [Move(0); 2];
     {
         let mut parts = [0u64; 1];
-        if s.0[3] & 0x4 != 0 {
-            parts[0]
-                |= (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63))) & (0x100000100000);
-            parts[0]
-                |= (!s.0[1]) & (!((s.0[1] >> 1) | (s.0[2] << 63))) & (0x10000010000010);
-            parts[0]
-                |= (!s.0[2]) & (!((s.0[2] >> 1) | (s.0[3] << 63)))
-                    & (0x1000001000001000);
+        if s.0[1] & 0x200000000 != 0 {
+            parts[0] |= (!s.0[0]) & (!s.0[2]) & (0x400400400400400);
+            parts[0] |= (!s.0[1]) & (!s.0[3]) & (0x40040040);
         }
         parts[0] |= u64::from(n[9]);
         parts[0] |= u64::from(n[11]) << 1;
         parts[0] |= u64::from(n[13]) << 2;
         parts[0] |= u64::from(n[15]) << 3;
-        parts[0] |= u64::from(n[17]) << 5;
-        parts[0] |= u64::from(n[19]) << 6;
+        parts[0] |= u64::from(n[17]) << 4;
+        parts[0] |= u64::from(n[19]) << 5;
         parts[0] |= u64::from(n[21]) << 7;
         parts[0] |= u64::from(n[23]) << 8;
         joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
@@ -1663,21 +1145,16 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     {
         let mut parts = [0u64; 1];
-        if s.0[3] & 0x1 != 0 {
-            parts[0]
-                |= (!s.0[0]) & (!((s.0[0] >> 1) | (s.0[1] << 63))) & (0x100000100000);
-            parts[0]
-                |= (!s.0[1]) & (!((s.0[1] >> 1) | (s.0[2] << 63))) & (0x10000010000010);
-            parts[0]
-                |= (!s.0[2]) & (!((s.0[2] >> 1) | (s.0[3] << 63)))
-                    & (0x1000001000001000);
+        if s.0[1] & 0x100000000 != 0 {
+            parts[0] |= (!s.0[0]) & (!s.0[2]) & (0x400400400400400);
+            parts[0] |= (!s.0[1]) & (!s.0[3]) & (0x40040040);
         }
         parts[0] |= u64::from(n[24]);
         parts[0] |= u64::from(n[25]) << 1;
         parts[0] |= u64::from(n[26]) << 2;
         parts[0] |= u64::from(n[27]) << 3;
-        parts[0] |= u64::from(n[28]) << 5;
-        parts[0] |= u64::from(n[29]) << 6;
+        parts[0] |= u64::from(n[28]) << 4;
+        parts[0] |= u64::from(n[29]) << 5;
         parts[0] |= u64::from(n[30]) << 7;
         parts[0] |= u64::from(n[31]) << 8;
         joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
@@ -1699,432 +1176,132 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
-    match joint[0].0 {
-        0 => {
-            n[32] = s.0[0] & 0x3 == 0;
-            n[48] = s.0[0] & 0x30 == 0;
-            n[64] = s.0[0] & 0x300 == 0;
-            n[80] = s.0[0] & 0x3000 == 0;
-            n[96] = s.0[0] & 0x30000 == 0;
-            w[0] |= u64::from(n[32]) << 1;
-            w[0] |= u64::from((n[48]) & (!n[32])) << 5;
-            w[0] |= u64::from((!n[48]) & (n[64])) << 9;
-            w[0] |= u64::from((!n[64]) & (n[80])) << 13;
-            w[0] |= u64::from((!n[80]) & (n[96])) << 17;
-            w[0] |= u64::from((!n[96]) & (n[0])) << 21;
+    {
+        let (family, bit) = ARM_FAMILY_OF_0[joint[0].0 as usize];
+        let a = 1u64 << bit;
+        match family {
+            1 => {
+                w[2] |= (a) & ((!s.0[0]) & (!s.0[2]));
+                w[2]
+                    |= ((a) & ((!(s.0[0] >> 2)) & (!(s.0[2] >> 2)))
+                        & (!((!s.0[0]) & (!s.0[2])))) << 2;
+                w[2]
+                    |= ((a) & ((!(s.0[0] >> 4)) & (!(s.0[2] >> 4)))
+                        & (!((!(s.0[0] >> 2)) & (!(s.0[2] >> 2))))) << 4;
+                w[2]
+                    |= ((a) & ((!(s.0[0] >> 6)) & (!(s.0[2] >> 6)))
+                        & (!((!(s.0[0] >> 4)) & (!(s.0[2] >> 4))))) << 6;
+                w[2]
+                    |= ((a) & ((!(s.0[0] >> 8)) & (!(s.0[2] >> 8)))
+                        & (!((!(s.0[0] >> 6)) & (!(s.0[2] >> 6))))) << 8;
+                w[2]
+                    |= ((a) & ((!(s.0[0] >> 10)) & (!(s.0[2] >> 10)))
+                        & (!((!(s.0[0] >> 8)) & (!(s.0[2] >> 8))))) << 10;
+            }
+            2 => {
+                w[2] |= (a) & ((!s.0[0]) & (!s.0[2]));
+                w[2]
+                    |= ((a) & ((!(s.0[0] >> 2)) & (!(s.0[2] >> 2)))
+                        & (!((!s.0[0]) & (!s.0[2])))) << 2;
+                w[3]
+                    |= ((a) & ((!(s.0[1] << 60)) & (!(s.0[3] << 60)))
+                        & (!((!(s.0[0] >> 2)) & (!(s.0[2] >> 2))))) >> 60;
+                w[3]
+                    |= ((a) & ((!(s.0[1] << 58)) & (!(s.0[3] << 58)))
+                        & (!((!(s.0[1] << 60)) & (!(s.0[3] << 60))))) >> 58;
+                w[3]
+                    |= ((a) & ((!(s.0[1] << 56)) & (!(s.0[3] << 56)))
+                        & (!((!(s.0[1] << 58)) & (!(s.0[3] << 58))))) >> 56;
+                w[3]
+                    |= ((a) & ((!(s.0[1] << 54)) & (!(s.0[3] << 54)))
+                        & (!((!(s.0[1] << 56)) & (!(s.0[3] << 56))))) >> 54;
+            }
+            3 => {
+                w[3] |= (a) & ((!s.0[1]) & (!s.0[3]));
+                w[3]
+                    |= ((a) & ((!(s.0[1] >> 2)) & (!(s.0[3] >> 2)))
+                        & (!((!s.0[1]) & (!s.0[3])))) << 2;
+                w[3]
+                    |= ((a) & ((!(s.0[1] >> 4)) & (!(s.0[3] >> 4)))
+                        & (!((!(s.0[1] >> 2)) & (!(s.0[3] >> 2))))) << 4;
+                w[3]
+                    |= ((a) & ((!(s.0[1] >> 6)) & (!(s.0[3] >> 6)))
+                        & (!((!(s.0[1] >> 4)) & (!(s.0[3] >> 4))))) << 6;
+                w[3]
+                    |= ((a) & ((!(s.0[1] >> 8)) & (!(s.0[3] >> 8)))
+                        & (!((!(s.0[1] >> 6)) & (!(s.0[3] >> 6))))) << 8;
+                w[3]
+                    |= ((a) & ((!(s.0[1] >> 10)) & (!(s.0[3] >> 10)))
+                        & (!((!(s.0[1] >> 8)) & (!(s.0[3] >> 8))))) << 10;
+            }
+            _ => {}
         }
-        1 => {
-            n[40] = s.0[0] & 0xc == 0;
-            n[56] = s.0[0] & 0xc0 == 0;
-            n[72] = s.0[0] & 0xc00 == 0;
-            n[88] = s.0[0] & 0xc000 == 0;
-            n[104] = s.0[0] & 0xc0000 == 0;
-            w[0] |= u64::from(n[40]) << 3;
-            w[0] |= u64::from((n[56]) & (!n[40])) << 7;
-            w[0] |= u64::from((!n[56]) & (n[72])) << 11;
-            w[0] |= u64::from((!n[72]) & (n[88])) << 15;
-            w[0] |= u64::from((!n[88]) & (n[104])) << 19;
-            w[0] |= u64::from((!n[104]) & (n[8])) << 23;
-        }
-        2 => {
-            n[33] = s.0[0] & 0x3000000 == 0;
-            n[49] = s.0[0] & 0x30000000 == 0;
-            n[65] = s.0[0] & 0x300000000 == 0;
-            n[81] = s.0[0] & 0x3000000000 == 0;
-            n[97] = s.0[0] & 0x30000000000 == 0;
-            w[0] |= u64::from(n[33]) << 25;
-            w[0] |= u64::from((n[49]) & (!n[33])) << 29;
-            w[0] |= u64::from((!n[49]) & (n[65])) << 33;
-            w[0] |= u64::from((!n[65]) & (n[81])) << 37;
-            w[0] |= u64::from((!n[81]) & (n[97])) << 41;
-            w[0] |= u64::from((!n[97]) & (n[1])) << 45;
-        }
-        3 => {
-            n[41] = s.0[0] & 0xc000000 == 0;
-            n[57] = s.0[0] & 0xc0000000 == 0;
-            n[73] = s.0[0] & 0xc00000000 == 0;
-            n[89] = s.0[0] & 0xc000000000 == 0;
-            n[105] = s.0[0] & 0xc0000000000 == 0;
-            w[0] |= u64::from(n[41]) << 27;
-            w[0] |= u64::from((n[57]) & (!n[41])) << 31;
-            w[0] |= u64::from((!n[57]) & (n[73])) << 35;
-            w[0] |= u64::from((!n[73]) & (n[89])) << 39;
-            w[0] |= u64::from((!n[89]) & (n[105])) << 43;
-            w[0] |= u64::from((!n[105]) & (n[10])) << 47;
-        }
-        4 => {
-            n[34] = s.0[0] & 0x3000000000000 == 0;
-            n[50] = s.0[0] & 0x30000000000000 == 0;
-            n[66] = s.0[0] & 0x300000000000000 == 0;
-            n[82] = s.0[0] & 0x3000000000000000 == 0;
-            n[98] = s.0[1] & 0x3 == 0;
-            w[0] |= u64::from(n[34]) << 49;
-            w[0] |= u64::from((n[50]) & (!n[34])) << 53;
-            w[0] |= u64::from((!n[50]) & (n[66])) << 57;
-            w[0] |= u64::from((!n[66]) & (n[82])) << 61;
-            w[1] |= u64::from((!n[82]) & (n[98])) << 1;
-            w[1] |= u64::from((!n[98]) & (n[2])) << 5;
-        }
-        5 => {
-            n[42] = s.0[0] & 0xc000000000000 == 0;
-            n[58] = s.0[0] & 0xc0000000000000 == 0;
-            n[74] = s.0[0] & 0xc00000000000000 == 0;
-            n[90] = s.0[0] & 0xc000000000000000 == 0;
-            n[106] = s.0[1] & 0xc == 0;
-            w[0] |= u64::from(n[42]) << 51;
-            w[0] |= u64::from((n[58]) & (!n[42])) << 55;
-            w[0] |= u64::from((!n[58]) & (n[74])) << 59;
-            w[0] |= u64::from((!n[74]) & (n[90])) << 63;
-            w[1] |= u64::from((!n[90]) & (n[106])) << 3;
-            w[1] |= u64::from((!n[106]) & (n[12])) << 7;
-        }
-        6 => {
-            n[35] = s.0[1] & 0x300 == 0;
-            n[51] = s.0[1] & 0x3000 == 0;
-            n[67] = s.0[1] & 0x30000 == 0;
-            n[83] = s.0[1] & 0x300000 == 0;
-            n[99] = s.0[1] & 0x3000000 == 0;
-            w[1] |= u64::from(n[35]) << 9;
-            w[1] |= u64::from((n[51]) & (!n[35])) << 13;
-            w[1] |= u64::from((!n[51]) & (n[67])) << 17;
-            w[1] |= u64::from((!n[67]) & (n[83])) << 21;
-            w[1] |= u64::from((!n[83]) & (n[99])) << 25;
-            w[1] |= u64::from((!n[99]) & (n[3])) << 29;
-        }
-        7 => {
-            n[43] = s.0[1] & 0xc00 == 0;
-            n[59] = s.0[1] & 0xc000 == 0;
-            n[75] = s.0[1] & 0xc0000 == 0;
-            n[91] = s.0[1] & 0xc00000 == 0;
-            n[107] = s.0[1] & 0xc000000 == 0;
-            w[1] |= u64::from(n[43]) << 11;
-            w[1] |= u64::from((n[59]) & (!n[43])) << 15;
-            w[1] |= u64::from((!n[59]) & (n[75])) << 19;
-            w[1] |= u64::from((!n[75]) & (n[91])) << 23;
-            w[1] |= u64::from((!n[91]) & (n[107])) << 27;
-            w[1] |= u64::from((!n[107]) & (n[14])) << 31;
-        }
-        8 => {
-            n[36] = s.0[1] & 0x300000000 == 0;
-            n[52] = s.0[1] & 0x3000000000 == 0;
-            n[68] = s.0[1] & 0x30000000000 == 0;
-            n[84] = s.0[1] & 0x300000000000 == 0;
-            n[100] = s.0[1] & 0x3000000000000 == 0;
-            w[1] |= u64::from(n[36]) << 33;
-            w[1] |= u64::from((n[52]) & (!n[36])) << 37;
-            w[1] |= u64::from((!n[52]) & (n[68])) << 41;
-            w[1] |= u64::from((!n[68]) & (n[84])) << 45;
-            w[1] |= u64::from((!n[84]) & (n[100])) << 49;
-            w[1] |= u64::from((!n[100]) & (n[4])) << 53;
-        }
-        9 => {
-            n[44] = s.0[1] & 0xc00000000 == 0;
-            n[60] = s.0[1] & 0xc000000000 == 0;
-            n[76] = s.0[1] & 0xc0000000000 == 0;
-            n[92] = s.0[1] & 0xc00000000000 == 0;
-            n[108] = s.0[1] & 0xc000000000000 == 0;
-            w[1] |= u64::from(n[44]) << 35;
-            w[1] |= u64::from((n[60]) & (!n[44])) << 39;
-            w[1] |= u64::from((!n[60]) & (n[76])) << 43;
-            w[1] |= u64::from((!n[76]) & (n[92])) << 47;
-            w[1] |= u64::from((!n[92]) & (n[108])) << 51;
-            w[1] |= u64::from((!n[108]) & (n[16])) << 55;
-        }
-        10 => {
-            n[37] = s.0[1] & 0x300000000000000 == 0;
-            n[53] = s.0[1] & 0x3000000000000000 == 0;
-            n[69] = s.0[2] & 0x3 == 0;
-            n[85] = s.0[2] & 0x30 == 0;
-            n[101] = s.0[2] & 0x300 == 0;
-            w[1] |= u64::from(n[37]) << 57;
-            w[1] |= u64::from((n[53]) & (!n[37])) << 61;
-            w[2] |= u64::from((!n[53]) & (n[69])) << 1;
-            w[2] |= u64::from((!n[69]) & (n[85])) << 5;
-            w[2] |= u64::from((!n[85]) & (n[101])) << 9;
-            w[2] |= u64::from((!n[101]) & (n[5])) << 13;
-        }
-        11 => {
-            n[45] = s.0[1] & 0xc00000000000000 == 0;
-            n[61] = s.0[1] & 0xc000000000000000 == 0;
-            n[77] = s.0[2] & 0xc == 0;
-            n[93] = s.0[2] & 0xc0 == 0;
-            n[109] = s.0[2] & 0xc00 == 0;
-            w[1] |= u64::from(n[45]) << 59;
-            w[1] |= u64::from((n[61]) & (!n[45])) << 63;
-            w[2] |= u64::from((!n[61]) & (n[77])) << 3;
-            w[2] |= u64::from((!n[77]) & (n[93])) << 7;
-            w[2] |= u64::from((!n[93]) & (n[109])) << 11;
-            w[2] |= u64::from((!n[109]) & (n[18])) << 15;
-        }
-        12 => {
-            n[38] = s.0[2] & 0x30000 == 0;
-            n[54] = s.0[2] & 0x300000 == 0;
-            n[70] = s.0[2] & 0x3000000 == 0;
-            n[86] = s.0[2] & 0x30000000 == 0;
-            n[102] = s.0[2] & 0x300000000 == 0;
-            w[2] |= u64::from(n[38]) << 17;
-            w[2] |= u64::from((n[54]) & (!n[38])) << 21;
-            w[2] |= u64::from((!n[54]) & (n[70])) << 25;
-            w[2] |= u64::from((!n[70]) & (n[86])) << 29;
-            w[2] |= u64::from((!n[86]) & (n[102])) << 33;
-            w[2] |= u64::from((!n[102]) & (n[6])) << 37;
-        }
-        13 => {
-            n[46] = s.0[2] & 0xc0000 == 0;
-            n[62] = s.0[2] & 0xc00000 == 0;
-            n[78] = s.0[2] & 0xc000000 == 0;
-            n[94] = s.0[2] & 0xc0000000 == 0;
-            n[110] = s.0[2] & 0xc00000000 == 0;
-            w[2] |= u64::from(n[46]) << 19;
-            w[2] |= u64::from((n[62]) & (!n[46])) << 23;
-            w[2] |= u64::from((!n[62]) & (n[78])) << 27;
-            w[2] |= u64::from((!n[78]) & (n[94])) << 31;
-            w[2] |= u64::from((!n[94]) & (n[110])) << 35;
-            w[2] |= u64::from((!n[110]) & (n[20])) << 39;
-        }
-        14 => {
-            n[39] = s.0[2] & 0x30000000000 == 0;
-            n[55] = s.0[2] & 0x300000000000 == 0;
-            n[71] = s.0[2] & 0x3000000000000 == 0;
-            n[87] = s.0[2] & 0x30000000000000 == 0;
-            n[103] = s.0[2] & 0x300000000000000 == 0;
-            w[2] |= u64::from(n[39]) << 41;
-            w[2] |= u64::from((n[55]) & (!n[39])) << 45;
-            w[2] |= u64::from((!n[55]) & (n[71])) << 49;
-            w[2] |= u64::from((!n[71]) & (n[87])) << 53;
-            w[2] |= u64::from((!n[87]) & (n[103])) << 57;
-            w[2] |= u64::from((!n[103]) & (n[7])) << 61;
-        }
-        15 => {
-            n[47] = s.0[2] & 0xc0000000000 == 0;
-            n[63] = s.0[2] & 0xc00000000000 == 0;
-            n[79] = s.0[2] & 0xc000000000000 == 0;
-            n[95] = s.0[2] & 0xc0000000000000 == 0;
-            n[111] = s.0[2] & 0xc00000000000000 == 0;
-            w[2] |= u64::from(n[47]) << 43;
-            w[2] |= u64::from((n[63]) & (!n[47])) << 47;
-            w[2] |= u64::from((!n[63]) & (n[79])) << 51;
-            w[2] |= u64::from((!n[79]) & (n[95])) << 55;
-            w[2] |= u64::from((!n[95]) & (n[111])) << 59;
-            w[2] |= u64::from((!n[111]) & (n[22])) << 63;
-        }
-        _ => {}
     }
-    match joint[1].0 {
-        0 => {
-            n[32] = s.0[0] & 0x3 == 0;
-            n[48] = s.0[0] & 0x30 == 0;
-            n[64] = s.0[0] & 0x300 == 0;
-            n[80] = s.0[0] & 0x3000 == 0;
-            n[96] = s.0[0] & 0x30000 == 0;
-            w[0] |= u64::from(n[32]) << 0;
-            w[0] |= u64::from((n[48]) & (!n[32])) << 4;
-            w[0] |= u64::from((!n[48]) & (n[64])) << 8;
-            w[0] |= u64::from((!n[64]) & (n[80])) << 12;
-            w[0] |= u64::from((!n[80]) & (n[96])) << 16;
-            w[0] |= u64::from((!n[96]) & (n[0])) << 20;
+    {
+        let (family, bit) = ARM_FAMILY_OF_1[joint[1].0 as usize];
+        let a = 1u64 << bit;
+        match family {
+            1 => {
+                w[0] |= (a) & ((!s.0[0]) & (!s.0[2]));
+                w[0]
+                    |= ((a) & ((!(s.0[0] >> 2)) & (!(s.0[2] >> 2)))
+                        & (!((!s.0[0]) & (!s.0[2])))) << 2;
+                w[0]
+                    |= ((a) & ((!(s.0[0] >> 4)) & (!(s.0[2] >> 4)))
+                        & (!((!(s.0[0] >> 2)) & (!(s.0[2] >> 2))))) << 4;
+                w[0]
+                    |= ((a) & ((!(s.0[0] >> 6)) & (!(s.0[2] >> 6)))
+                        & (!((!(s.0[0] >> 4)) & (!(s.0[2] >> 4))))) << 6;
+                w[0]
+                    |= ((a) & ((!(s.0[0] >> 8)) & (!(s.0[2] >> 8)))
+                        & (!((!(s.0[0] >> 6)) & (!(s.0[2] >> 6))))) << 8;
+                w[0]
+                    |= ((a) & ((!(s.0[0] >> 10)) & (!(s.0[2] >> 10)))
+                        & (!((!(s.0[0] >> 8)) & (!(s.0[2] >> 8))))) << 10;
+            }
+            2 => {
+                w[0] |= (a) & ((!s.0[0]) & (!s.0[2]));
+                w[0]
+                    |= ((a) & ((!(s.0[0] >> 2)) & (!(s.0[2] >> 2)))
+                        & (!((!s.0[0]) & (!s.0[2])))) << 2;
+                w[1]
+                    |= ((a) & ((!(s.0[1] << 60)) & (!(s.0[3] << 60)))
+                        & (!((!(s.0[0] >> 2)) & (!(s.0[2] >> 2))))) >> 60;
+                w[1]
+                    |= ((a) & ((!(s.0[1] << 58)) & (!(s.0[3] << 58)))
+                        & (!((!(s.0[1] << 60)) & (!(s.0[3] << 60))))) >> 58;
+                w[1]
+                    |= ((a) & ((!(s.0[1] << 56)) & (!(s.0[3] << 56)))
+                        & (!((!(s.0[1] << 58)) & (!(s.0[3] << 58))))) >> 56;
+                w[1]
+                    |= ((a) & ((!(s.0[1] << 54)) & (!(s.0[3] << 54)))
+                        & (!((!(s.0[1] << 56)) & (!(s.0[3] << 56))))) >> 54;
+            }
+            3 => {
+                w[1] |= (a) & ((!s.0[1]) & (!s.0[3]));
+                w[1]
+                    |= ((a) & ((!(s.0[1] >> 2)) & (!(s.0[3] >> 2)))
+                        & (!((!s.0[1]) & (!s.0[3])))) << 2;
+                w[1]
+                    |= ((a) & ((!(s.0[1] >> 4)) & (!(s.0[3] >> 4)))
+                        & (!((!(s.0[1] >> 2)) & (!(s.0[3] >> 2))))) << 4;
+                w[1]
+                    |= ((a) & ((!(s.0[1] >> 6)) & (!(s.0[3] >> 6)))
+                        & (!((!(s.0[1] >> 4)) & (!(s.0[3] >> 4))))) << 6;
+                w[1]
+                    |= ((a) & ((!(s.0[1] >> 8)) & (!(s.0[3] >> 8)))
+                        & (!((!(s.0[1] >> 6)) & (!(s.0[3] >> 6))))) << 8;
+                w[1]
+                    |= ((a) & ((!(s.0[1] >> 10)) & (!(s.0[3] >> 10)))
+                        & (!((!(s.0[1] >> 8)) & (!(s.0[3] >> 8))))) << 10;
+            }
+            _ => {}
         }
-        1 => {
-            n[40] = s.0[0] & 0xc == 0;
-            n[56] = s.0[0] & 0xc0 == 0;
-            n[72] = s.0[0] & 0xc00 == 0;
-            n[88] = s.0[0] & 0xc000 == 0;
-            n[104] = s.0[0] & 0xc0000 == 0;
-            w[0] |= u64::from(n[40]) << 2;
-            w[0] |= u64::from((n[56]) & (!n[40])) << 6;
-            w[0] |= u64::from((!n[56]) & (n[72])) << 10;
-            w[0] |= u64::from((!n[72]) & (n[88])) << 14;
-            w[0] |= u64::from((!n[88]) & (n[104])) << 18;
-            w[0] |= u64::from((!n[104]) & (n[8])) << 22;
-        }
-        2 => {
-            n[33] = s.0[0] & 0x3000000 == 0;
-            n[49] = s.0[0] & 0x30000000 == 0;
-            n[65] = s.0[0] & 0x300000000 == 0;
-            n[81] = s.0[0] & 0x3000000000 == 0;
-            n[97] = s.0[0] & 0x30000000000 == 0;
-            w[0] |= u64::from(n[33]) << 24;
-            w[0] |= u64::from((n[49]) & (!n[33])) << 28;
-            w[0] |= u64::from((!n[49]) & (n[65])) << 32;
-            w[0] |= u64::from((!n[65]) & (n[81])) << 36;
-            w[0] |= u64::from((!n[81]) & (n[97])) << 40;
-            w[0] |= u64::from((!n[97]) & (n[1])) << 44;
-        }
-        3 => {
-            n[41] = s.0[0] & 0xc000000 == 0;
-            n[57] = s.0[0] & 0xc0000000 == 0;
-            n[73] = s.0[0] & 0xc00000000 == 0;
-            n[89] = s.0[0] & 0xc000000000 == 0;
-            n[105] = s.0[0] & 0xc0000000000 == 0;
-            w[0] |= u64::from(n[41]) << 26;
-            w[0] |= u64::from((n[57]) & (!n[41])) << 30;
-            w[0] |= u64::from((!n[57]) & (n[73])) << 34;
-            w[0] |= u64::from((!n[73]) & (n[89])) << 38;
-            w[0] |= u64::from((!n[89]) & (n[105])) << 42;
-            w[0] |= u64::from((!n[105]) & (n[10])) << 46;
-        }
-        4 => {
-            n[34] = s.0[0] & 0x3000000000000 == 0;
-            n[50] = s.0[0] & 0x30000000000000 == 0;
-            n[66] = s.0[0] & 0x300000000000000 == 0;
-            n[82] = s.0[0] & 0x3000000000000000 == 0;
-            n[98] = s.0[1] & 0x3 == 0;
-            w[0] |= u64::from(n[34]) << 48;
-            w[0] |= u64::from((n[50]) & (!n[34])) << 52;
-            w[0] |= u64::from((!n[50]) & (n[66])) << 56;
-            w[0] |= u64::from((!n[66]) & (n[82])) << 60;
-            w[1] |= u64::from((!n[82]) & (n[98])) << 0;
-            w[1] |= u64::from((!n[98]) & (n[2])) << 4;
-        }
-        5 => {
-            n[42] = s.0[0] & 0xc000000000000 == 0;
-            n[58] = s.0[0] & 0xc0000000000000 == 0;
-            n[74] = s.0[0] & 0xc00000000000000 == 0;
-            n[90] = s.0[0] & 0xc000000000000000 == 0;
-            n[106] = s.0[1] & 0xc == 0;
-            w[0] |= u64::from(n[42]) << 50;
-            w[0] |= u64::from((n[58]) & (!n[42])) << 54;
-            w[0] |= u64::from((!n[58]) & (n[74])) << 58;
-            w[0] |= u64::from((!n[74]) & (n[90])) << 62;
-            w[1] |= u64::from((!n[90]) & (n[106])) << 2;
-            w[1] |= u64::from((!n[106]) & (n[12])) << 6;
-        }
-        6 => {
-            n[35] = s.0[1] & 0x300 == 0;
-            n[51] = s.0[1] & 0x3000 == 0;
-            n[67] = s.0[1] & 0x30000 == 0;
-            n[83] = s.0[1] & 0x300000 == 0;
-            n[99] = s.0[1] & 0x3000000 == 0;
-            w[1] |= u64::from(n[35]) << 8;
-            w[1] |= u64::from((n[51]) & (!n[35])) << 12;
-            w[1] |= u64::from((!n[51]) & (n[67])) << 16;
-            w[1] |= u64::from((!n[67]) & (n[83])) << 20;
-            w[1] |= u64::from((!n[83]) & (n[99])) << 24;
-            w[1] |= u64::from((!n[99]) & (n[3])) << 28;
-        }
-        7 => {
-            n[43] = s.0[1] & 0xc00 == 0;
-            n[59] = s.0[1] & 0xc000 == 0;
-            n[75] = s.0[1] & 0xc0000 == 0;
-            n[91] = s.0[1] & 0xc00000 == 0;
-            n[107] = s.0[1] & 0xc000000 == 0;
-            w[1] |= u64::from(n[43]) << 10;
-            w[1] |= u64::from((n[59]) & (!n[43])) << 14;
-            w[1] |= u64::from((!n[59]) & (n[75])) << 18;
-            w[1] |= u64::from((!n[75]) & (n[91])) << 22;
-            w[1] |= u64::from((!n[91]) & (n[107])) << 26;
-            w[1] |= u64::from((!n[107]) & (n[14])) << 30;
-        }
-        8 => {
-            n[36] = s.0[1] & 0x300000000 == 0;
-            n[52] = s.0[1] & 0x3000000000 == 0;
-            n[68] = s.0[1] & 0x30000000000 == 0;
-            n[84] = s.0[1] & 0x300000000000 == 0;
-            n[100] = s.0[1] & 0x3000000000000 == 0;
-            w[1] |= u64::from(n[36]) << 32;
-            w[1] |= u64::from((n[52]) & (!n[36])) << 36;
-            w[1] |= u64::from((!n[52]) & (n[68])) << 40;
-            w[1] |= u64::from((!n[68]) & (n[84])) << 44;
-            w[1] |= u64::from((!n[84]) & (n[100])) << 48;
-            w[1] |= u64::from((!n[100]) & (n[4])) << 52;
-        }
-        9 => {
-            n[44] = s.0[1] & 0xc00000000 == 0;
-            n[60] = s.0[1] & 0xc000000000 == 0;
-            n[76] = s.0[1] & 0xc0000000000 == 0;
-            n[92] = s.0[1] & 0xc00000000000 == 0;
-            n[108] = s.0[1] & 0xc000000000000 == 0;
-            w[1] |= u64::from(n[44]) << 34;
-            w[1] |= u64::from((n[60]) & (!n[44])) << 38;
-            w[1] |= u64::from((!n[60]) & (n[76])) << 42;
-            w[1] |= u64::from((!n[76]) & (n[92])) << 46;
-            w[1] |= u64::from((!n[92]) & (n[108])) << 50;
-            w[1] |= u64::from((!n[108]) & (n[16])) << 54;
-        }
-        10 => {
-            n[37] = s.0[1] & 0x300000000000000 == 0;
-            n[53] = s.0[1] & 0x3000000000000000 == 0;
-            n[69] = s.0[2] & 0x3 == 0;
-            n[85] = s.0[2] & 0x30 == 0;
-            n[101] = s.0[2] & 0x300 == 0;
-            w[1] |= u64::from(n[37]) << 56;
-            w[1] |= u64::from((n[53]) & (!n[37])) << 60;
-            w[2] |= u64::from((!n[53]) & (n[69])) << 0;
-            w[2] |= u64::from((!n[69]) & (n[85])) << 4;
-            w[2] |= u64::from((!n[85]) & (n[101])) << 8;
-            w[2] |= u64::from((!n[101]) & (n[5])) << 12;
-        }
-        11 => {
-            n[45] = s.0[1] & 0xc00000000000000 == 0;
-            n[61] = s.0[1] & 0xc000000000000000 == 0;
-            n[77] = s.0[2] & 0xc == 0;
-            n[93] = s.0[2] & 0xc0 == 0;
-            n[109] = s.0[2] & 0xc00 == 0;
-            w[1] |= u64::from(n[45]) << 58;
-            w[1] |= u64::from((n[61]) & (!n[45])) << 62;
-            w[2] |= u64::from((!n[61]) & (n[77])) << 2;
-            w[2] |= u64::from((!n[77]) & (n[93])) << 6;
-            w[2] |= u64::from((!n[93]) & (n[109])) << 10;
-            w[2] |= u64::from((!n[109]) & (n[18])) << 14;
-        }
-        12 => {
-            n[38] = s.0[2] & 0x30000 == 0;
-            n[54] = s.0[2] & 0x300000 == 0;
-            n[70] = s.0[2] & 0x3000000 == 0;
-            n[86] = s.0[2] & 0x30000000 == 0;
-            n[102] = s.0[2] & 0x300000000 == 0;
-            w[2] |= u64::from(n[38]) << 16;
-            w[2] |= u64::from((n[54]) & (!n[38])) << 20;
-            w[2] |= u64::from((!n[54]) & (n[70])) << 24;
-            w[2] |= u64::from((!n[70]) & (n[86])) << 28;
-            w[2] |= u64::from((!n[86]) & (n[102])) << 32;
-            w[2] |= u64::from((!n[102]) & (n[6])) << 36;
-        }
-        13 => {
-            n[46] = s.0[2] & 0xc0000 == 0;
-            n[62] = s.0[2] & 0xc00000 == 0;
-            n[78] = s.0[2] & 0xc000000 == 0;
-            n[94] = s.0[2] & 0xc0000000 == 0;
-            n[110] = s.0[2] & 0xc00000000 == 0;
-            w[2] |= u64::from(n[46]) << 18;
-            w[2] |= u64::from((n[62]) & (!n[46])) << 22;
-            w[2] |= u64::from((!n[62]) & (n[78])) << 26;
-            w[2] |= u64::from((!n[78]) & (n[94])) << 30;
-            w[2] |= u64::from((!n[94]) & (n[110])) << 34;
-            w[2] |= u64::from((!n[110]) & (n[20])) << 38;
-        }
-        14 => {
-            n[39] = s.0[2] & 0x30000000000 == 0;
-            n[55] = s.0[2] & 0x300000000000 == 0;
-            n[71] = s.0[2] & 0x3000000000000 == 0;
-            n[87] = s.0[2] & 0x30000000000000 == 0;
-            n[103] = s.0[2] & 0x300000000000000 == 0;
-            w[2] |= u64::from(n[39]) << 40;
-            w[2] |= u64::from((n[55]) & (!n[39])) << 44;
-            w[2] |= u64::from((!n[55]) & (n[71])) << 48;
-            w[2] |= u64::from((!n[71]) & (n[87])) << 52;
-            w[2] |= u64::from((!n[87]) & (n[103])) << 56;
-            w[2] |= u64::from((!n[103]) & (n[7])) << 60;
-        }
-        15 => {
-            n[47] = s.0[2] & 0xc0000000000 == 0;
-            n[63] = s.0[2] & 0xc00000000000 == 0;
-            n[79] = s.0[2] & 0xc000000000000 == 0;
-            n[95] = s.0[2] & 0xc0000000000000 == 0;
-            n[111] = s.0[2] & 0xc00000000000000 == 0;
-            w[2] |= u64::from(n[47]) << 42;
-            w[2] |= u64::from((n[63]) & (!n[47])) << 46;
-            w[2] |= u64::from((!n[63]) & (n[79])) << 50;
-            w[2] |= u64::from((!n[79]) & (n[95])) << 54;
-            w[2] |= u64::from((!n[95]) & (n[111])) << 58;
-            w[2] |= u64::from((!n[111]) & (n[22])) << 62;
-        }
-        _ => {}
     }
-    w[3] |= u64::from(s.0[3] & 0x4 != 0) << 0;
-    w[3] |= u64::from(s.0[3] & 0x8 != 0) << 1;
-    w[3] |= u64::from(s.0[3] & 0x1 != 0) << 2;
-    w[3] |= u64::from(s.0[3] & 0x2 != 0) << 3;
+    w[1] |= u64::from(s.0[1] & 0x200000000 != 0) << 32;
+    w[1] |= u64::from(s.0[1] & 0x100000000 != 0) << 33;
+    w[1] |= u64::from(s.0[1] & 0x800000000 != 0) << 34;
+    w[1] |= u64::from(s.0[1] & 0x400000000 != 0) << 35;
     Some(State(w))
 }
 impl ::gdl_runtime::Game for Game {
@@ -2166,7 +1343,12 @@ impl ::gdl_runtime::Game for Game {
         random_step(state, rng)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
-        (0..BASE.len()).filter(|&i| state.has(i)).map(|i| BASE[i].to_string()).collect()
+        let mut facts: Vec<String> = (0..BASE.len())
+            .filter(|&i| state.has(i))
+            .map(|i| BASE[i].to_string())
+            .collect();
+        facts.sort_unstable();
+        facts
     }
     fn move_string(&self, mv: &Move) -> String {
         MOVES[mv.0 as usize].to_string()

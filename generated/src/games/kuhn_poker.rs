@@ -4,9 +4,15 @@
 
 /// The roles, in the order of the game's `role` facts.
 pub const ROLES: [&str; 3] = ["alice", "bob", "random"];
-/// Every fact that can be true in a reachable state, in canonical KIF; fact `i` is bit
-/// `i % 64` of word `i / 64` of a [`State`].
+/// Every fact that can be true in a reachable state, in canonical KIF, by its bit: fact
+/// `BASE[i]` is bit `i % 64` of word `i / 64` of a [`State`]. An empty string is a bit no
+/// fact uses, left so that a group of facts (one colour's board) stays within a word.
 pub const BASE: [&str; 19] = [
+    "(phase deal)",
+    "(phase first)",
+    "(phase over)",
+    "(phase second)",
+    "(phase third)",
     "(did alice bet)",
     "(did alice call)",
     "(did alice check)",
@@ -21,11 +27,6 @@ pub const BASE: [&str; 19] = [
     "(holds bob jack)",
     "(holds bob king)",
     "(holds bob queen)",
-    "(phase deal)",
-    "(phase first)",
-    "(phase over)",
-    "(phase second)",
-    "(phase third)",
 ];
 /// Every move term some role may play, in canonical KIF and byte order; [`Move`] indexes it.
 pub const MOVES: [&str; 11] = [
@@ -63,7 +64,7 @@ impl State {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Move(pub u32);
 /// The initial state.
-pub const INITIAL: State = State([0x4000]);
+pub const INITIAL: State = State([0x1]);
 /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Game;
@@ -89,17 +90,17 @@ pub const RANDOM_ROLE: Option<usize> = Some(2);
 /// joint move's `keep` rows has it, or one of its `set` rows has it.
 static FRAMES: [[[[u64; WORDS]; 2]; 11]; 3] = [
     [
-        [[0x3fff], [0x0]],
-        [[0x3fff], [0x0]],
-        [[0x3fff], [0x0]],
-        [[0x3fff], [0x0]],
-        [[0x3fff], [0x0]],
-        [[0x3fff], [0x0]],
-        [[0x3fff], [0x1]],
-        [[0x3fff], [0x2]],
-        [[0x3fff], [0x4]],
-        [[0x3fff], [0x8]],
-        [[0x3fff], [0x0]],
+        [[0x7ffe0], [0x0]],
+        [[0x7ffe0], [0x0]],
+        [[0x7ffe0], [0x0]],
+        [[0x7ffe0], [0x0]],
+        [[0x7ffe0], [0x0]],
+        [[0x7ffe0], [0x0]],
+        [[0x7ffe0], [0x20]],
+        [[0x7ffe0], [0x40]],
+        [[0x7ffe0], [0x80]],
+        [[0x7ffe0], [0x100]],
+        [[0x7ffe0], [0x0]],
     ],
     [
         [[0x0], [0x0]],
@@ -108,19 +109,19 @@ static FRAMES: [[[[u64; WORDS]; 2]; 11]; 3] = [
         [[0x0], [0x0]],
         [[0x0], [0x0]],
         [[0x0], [0x0]],
-        [[0x0], [0x10]],
-        [[0x0], [0x20]],
-        [[0x0], [0x40]],
-        [[0x0], [0x80]],
+        [[0x0], [0x200]],
+        [[0x0], [0x400]],
+        [[0x0], [0x800]],
+        [[0x0], [0x1000]],
         [[0x0], [0x0]],
     ],
     [
-        [[0x0], [0x1100]],
-        [[0x0], [0x2100]],
-        [[0x0], [0xa00]],
-        [[0x0], [0x2200]],
-        [[0x0], [0xc00]],
-        [[0x0], [0x1400]],
+        [[0x0], [0x22000]],
+        [[0x0], [0x42000]],
+        [[0x0], [0x14000]],
+        [[0x0], [0x44000]],
+        [[0x0], [0x18000]],
+        [[0x0], [0x28000]],
         [[0x0], [0x0]],
         [[0x0], [0x0]],
         [[0x0], [0x0]],
@@ -152,6 +153,210 @@ static LEGAL_MOVE_OF_2: [[u32; 64]; 1] = [
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
 ];
+/// For every hash of a set of the bits this role's legal moves may take, the number
+/// of bits in the set and the bits, from the lowest.
+static PICK_0: [[u8; 6]; 32] = [
+    [0, 0, 0, 0, 0, 0],
+    [1, 0, 0, 0, 0, 0],
+    [1, 1, 0, 0, 0, 0],
+    [2, 0, 1, 0, 0, 0],
+    [1, 2, 0, 0, 0, 0],
+    [2, 0, 2, 0, 0, 0],
+    [2, 1, 2, 0, 0, 0],
+    [3, 0, 1, 2, 0, 0],
+    [1, 3, 0, 0, 0, 0],
+    [2, 0, 3, 0, 0, 0],
+    [2, 1, 3, 0, 0, 0],
+    [3, 0, 1, 3, 0, 0],
+    [2, 2, 3, 0, 0, 0],
+    [3, 0, 2, 3, 0, 0],
+    [3, 1, 2, 3, 0, 0],
+    [4, 0, 1, 2, 3, 0],
+    [1, 4, 0, 0, 0, 0],
+    [2, 0, 4, 0, 0, 0],
+    [2, 1, 4, 0, 0, 0],
+    [3, 0, 1, 4, 0, 0],
+    [2, 2, 4, 0, 0, 0],
+    [3, 0, 2, 4, 0, 0],
+    [3, 1, 2, 4, 0, 0],
+    [4, 0, 1, 2, 4, 0],
+    [2, 3, 4, 0, 0, 0],
+    [3, 0, 3, 4, 0, 0],
+    [3, 1, 3, 4, 0, 0],
+    [4, 0, 1, 3, 4, 0],
+    [3, 2, 3, 4, 0, 0],
+    [4, 0, 2, 3, 4, 0],
+    [4, 1, 2, 3, 4, 0],
+    [5, 0, 1, 2, 3, 4],
+];
+/// For every hash of a set of the bits this role's legal moves may take, the number
+/// of bits in the set and the bits, from the lowest.
+static PICK_1: [[u8; 6]; 32] = [
+    [0, 0, 0, 0, 0, 0],
+    [1, 0, 0, 0, 0, 0],
+    [1, 1, 0, 0, 0, 0],
+    [2, 0, 1, 0, 0, 0],
+    [1, 2, 0, 0, 0, 0],
+    [2, 0, 2, 0, 0, 0],
+    [2, 1, 2, 0, 0, 0],
+    [3, 0, 1, 2, 0, 0],
+    [1, 3, 0, 0, 0, 0],
+    [2, 0, 3, 0, 0, 0],
+    [2, 1, 3, 0, 0, 0],
+    [3, 0, 1, 3, 0, 0],
+    [2, 2, 3, 0, 0, 0],
+    [3, 0, 2, 3, 0, 0],
+    [3, 1, 2, 3, 0, 0],
+    [4, 0, 1, 2, 3, 0],
+    [1, 4, 0, 0, 0, 0],
+    [2, 0, 4, 0, 0, 0],
+    [2, 1, 4, 0, 0, 0],
+    [3, 0, 1, 4, 0, 0],
+    [2, 2, 4, 0, 0, 0],
+    [3, 0, 2, 4, 0, 0],
+    [3, 1, 2, 4, 0, 0],
+    [4, 0, 1, 2, 4, 0],
+    [2, 3, 4, 0, 0, 0],
+    [3, 0, 3, 4, 0, 0],
+    [3, 1, 3, 4, 0, 0],
+    [4, 0, 1, 3, 4, 0],
+    [3, 2, 3, 4, 0, 0],
+    [4, 0, 2, 3, 4, 0],
+    [4, 1, 2, 3, 4, 0],
+    [5, 0, 1, 2, 3, 4],
+];
+/// For every hash of a set of the bits this role's legal moves may take, the number
+/// of bits in the set and the bits, from the lowest.
+static PICK_2: [[u8; 8]; 128] = [
+    [0, 0, 0, 0, 0, 0, 0, 0],
+    [1, 6, 0, 0, 0, 0, 0, 0],
+    [3, 0, 2, 3, 0, 0, 0, 0],
+    [4, 0, 2, 3, 6, 0, 0, 0],
+    [3, 1, 3, 4, 0, 0, 0, 0],
+    [4, 1, 3, 4, 6, 0, 0, 0],
+    [4, 0, 1, 2, 5, 0, 0, 0],
+    [5, 0, 1, 2, 5, 6, 0, 0],
+    [3, 2, 4, 5, 0, 0, 0, 0],
+    [4, 2, 4, 5, 6, 0, 0, 0],
+    [1, 0, 0, 0, 0, 0, 0, 0],
+    [2, 0, 6, 0, 0, 0, 0, 0],
+    [3, 1, 2, 3, 0, 0, 0, 0],
+    [4, 1, 2, 3, 6, 0, 0, 0],
+    [4, 0, 1, 3, 4, 0, 0, 0],
+    [5, 0, 1, 3, 4, 6, 0, 0],
+    [2, 3, 5, 0, 0, 0, 0, 0],
+    [3, 3, 5, 6, 0, 0, 0, 0],
+    [4, 0, 2, 4, 5, 0, 0, 0],
+    [5, 0, 2, 4, 5, 6, 0, 0],
+    [1, 1, 0, 0, 0, 0, 0, 0],
+    [2, 1, 6, 0, 0, 0, 0, 0],
+    [4, 0, 1, 2, 3, 0, 0, 0],
+    [5, 0, 1, 2, 3, 6, 0, 0],
+    [3, 2, 3, 4, 0, 0, 0, 0],
+    [4, 2, 3, 4, 6, 0, 0, 0],
+    [3, 0, 3, 5, 0, 0, 0, 0],
+    [4, 0, 3, 5, 6, 0, 0, 0],
+    [4, 1, 2, 4, 5, 0, 0, 0],
+    [5, 1, 2, 4, 5, 6, 0, 0],
+    [2, 0, 1, 0, 0, 0, 0, 0],
+    [3, 0, 1, 6, 0, 0, 0, 0],
+    [1, 4, 0, 0, 0, 0, 0, 0],
+    [2, 4, 6, 0, 0, 0, 0, 0],
+    [4, 0, 2, 3, 4, 0, 0, 0],
+    [5, 0, 2, 3, 4, 6, 0, 0],
+    [3, 1, 3, 5, 0, 0, 0, 0],
+    [4, 1, 3, 5, 6, 0, 0, 0],
+    [5, 0, 1, 2, 4, 5, 0, 0],
+    [6, 0, 1, 2, 4, 5, 6, 0],
+    [1, 2, 0, 0, 0, 0, 0, 0],
+    [2, 2, 6, 0, 0, 0, 0, 0],
+    [2, 0, 4, 0, 0, 0, 0, 0],
+    [3, 0, 4, 6, 0, 0, 0, 0],
+    [4, 1, 2, 3, 4, 0, 0, 0],
+    [5, 1, 2, 3, 4, 6, 0, 0],
+    [4, 0, 1, 3, 5, 0, 0, 0],
+    [5, 0, 1, 3, 5, 6, 0, 0],
+    [3, 3, 4, 5, 0, 0, 0, 0],
+    [4, 3, 4, 5, 6, 0, 0, 0],
+    [2, 0, 2, 0, 0, 0, 0, 0],
+    [3, 0, 2, 6, 0, 0, 0, 0],
+    [2, 1, 4, 0, 0, 0, 0, 0],
+    [3, 1, 4, 6, 0, 0, 0, 0],
+    [5, 0, 1, 2, 3, 4, 0, 0],
+    [6, 0, 1, 2, 3, 4, 6, 0],
+    [3, 2, 3, 5, 0, 0, 0, 0],
+    [4, 2, 3, 5, 6, 0, 0, 0],
+    [4, 0, 3, 4, 5, 0, 0, 0],
+    [5, 0, 3, 4, 5, 6, 0, 0],
+    [2, 1, 2, 0, 0, 0, 0, 0],
+    [3, 1, 2, 6, 0, 0, 0, 0],
+    [3, 0, 1, 4, 0, 0, 0, 0],
+    [4, 0, 1, 4, 6, 0, 0, 0],
+    [1, 5, 0, 0, 0, 0, 0, 0],
+    [2, 5, 6, 0, 0, 0, 0, 0],
+    [4, 0, 2, 3, 5, 0, 0, 0],
+    [5, 0, 2, 3, 5, 6, 0, 0],
+    [4, 1, 3, 4, 5, 0, 0, 0],
+    [5, 1, 3, 4, 5, 6, 0, 0],
+    [3, 0, 1, 2, 0, 0, 0, 0],
+    [4, 0, 1, 2, 6, 0, 0, 0],
+    [2, 2, 4, 0, 0, 0, 0, 0],
+    [3, 2, 4, 6, 0, 0, 0, 0],
+    [2, 0, 5, 0, 0, 0, 0, 0],
+    [3, 0, 5, 6, 0, 0, 0, 0],
+    [4, 1, 2, 3, 5, 0, 0, 0],
+    [5, 1, 2, 3, 5, 6, 0, 0],
+    [5, 0, 1, 3, 4, 5, 0, 0],
+    [6, 0, 1, 3, 4, 5, 6, 0],
+    [1, 3, 0, 0, 0, 0, 0, 0],
+    [2, 3, 6, 0, 0, 0, 0, 0],
+    [3, 0, 2, 4, 0, 0, 0, 0],
+    [4, 0, 2, 4, 6, 0, 0, 0],
+    [2, 1, 5, 0, 0, 0, 0, 0],
+    [3, 1, 5, 6, 0, 0, 0, 0],
+    [5, 0, 1, 2, 3, 5, 0, 0],
+    [6, 0, 1, 2, 3, 5, 6, 0],
+    [4, 2, 3, 4, 5, 0, 0, 0],
+    [5, 2, 3, 4, 5, 6, 0, 0],
+    [2, 0, 3, 0, 0, 0, 0, 0],
+    [3, 0, 3, 6, 0, 0, 0, 0],
+    [3, 1, 2, 4, 0, 0, 0, 0],
+    [4, 1, 2, 4, 6, 0, 0, 0],
+    [3, 0, 1, 5, 0, 0, 0, 0],
+    [4, 0, 1, 5, 6, 0, 0, 0],
+    [2, 4, 5, 0, 0, 0, 0, 0],
+    [3, 4, 5, 6, 0, 0, 0, 0],
+    [5, 0, 2, 3, 4, 5, 0, 0],
+    [6, 0, 2, 3, 4, 5, 6, 0],
+    [2, 1, 3, 0, 0, 0, 0, 0],
+    [3, 1, 3, 6, 0, 0, 0, 0],
+    [4, 0, 1, 2, 4, 0, 0, 0],
+    [5, 0, 1, 2, 4, 6, 0, 0],
+    [2, 2, 5, 0, 0, 0, 0, 0],
+    [3, 2, 5, 6, 0, 0, 0, 0],
+    [3, 0, 4, 5, 0, 0, 0, 0],
+    [4, 0, 4, 5, 6, 0, 0, 0],
+    [5, 1, 2, 3, 4, 5, 0, 0],
+    [6, 1, 2, 3, 4, 5, 6, 0],
+    [3, 0, 1, 3, 0, 0, 0, 0],
+    [4, 0, 1, 3, 6, 0, 0, 0],
+    [2, 3, 4, 0, 0, 0, 0, 0],
+    [3, 3, 4, 6, 0, 0, 0, 0],
+    [3, 0, 2, 5, 0, 0, 0, 0],
+    [4, 0, 2, 5, 6, 0, 0, 0],
+    [3, 1, 4, 5, 0, 0, 0, 0],
+    [4, 1, 4, 5, 6, 0, 0, 0],
+    [6, 0, 1, 2, 3, 4, 5, 0],
+    [7, 0, 1, 2, 3, 4, 5, 6],
+    [2, 2, 3, 0, 0, 0, 0, 0],
+    [3, 2, 3, 6, 0, 0, 0, 0],
+    [3, 0, 3, 4, 0, 0, 0, 0],
+    [4, 0, 3, 4, 6, 0, 0, 0],
+    [3, 1, 2, 5, 0, 0, 0, 0],
+    [4, 1, 2, 5, 6, 0, 0, 0],
+    [4, 0, 1, 4, 5, 0, 0, 0],
+    [5, 0, 1, 4, 5, 6, 0, 0],
+];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
 /// without families of moves (one rule over different places on the board), else in
 /// the order `random_step` draws from.
@@ -166,17 +371,17 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `alice` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 1];
-    n[0] = (s.0[0] & 0x4000 == 0x4000) | (s.0[0] & 0x20000 == 0x20000);
-    if s.0[0] & 0x8000 != 0 {
+    n[0] = (s.0[0] & 0x1 == 0x1) | (s.0[0] & 0x8 == 0x8);
+    if s.0[0] & 0x2 != 0 {
         out.push(Move(6));
     }
-    if s.0[0] & 0x40000 != 0 {
+    if s.0[0] & 0x10 != 0 {
         out.push(Move(7));
     }
-    if s.0[0] & 0x8000 != 0 {
+    if s.0[0] & 0x2 != 0 {
         out.push(Move(8));
     }
-    if s.0[0] & 0x40000 != 0 {
+    if s.0[0] & 0x10 != 0 {
         out.push(Move(9));
     }
     if n[0] {
@@ -186,10 +391,9 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 ///Appends the legal moves of `bob` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 3];
-    n[0] = (s.0[0] & 0x4000 == 0x4000) | (s.0[0] & 0x8000 == 0x8000)
-        | (s.0[0] & 0x40000 == 0x40000);
-    n[1] = s.0[0] & 0x20001 == 0x20001;
-    n[2] = s.0[0] & 0x20004 == 0x20004;
+    n[0] = (s.0[0] & 0x1 == 0x1) | (s.0[0] & 0x2 == 0x2) | (s.0[0] & 0x10 == 0x10);
+    n[1] = s.0[0] & 0x28 == 0x28;
+    n[2] = s.0[0] & 0x88 == 0x88;
     if n[2] {
         out.push(Move(6));
     }
@@ -208,25 +412,25 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `random` in `s` to `out`.
 fn legal_2(s: &State, out: &mut Vec<Move>) {
-    if s.0[0] & 0x4000 != 0 {
+    if s.0[0] & 0x1 != 0 {
         out.push(Move(0));
     }
-    if s.0[0] & 0x4000 != 0 {
+    if s.0[0] & 0x1 != 0 {
         out.push(Move(1));
     }
-    if s.0[0] & 0x4000 != 0 {
+    if s.0[0] & 0x1 != 0 {
         out.push(Move(2));
     }
-    if s.0[0] & 0x4000 != 0 {
+    if s.0[0] & 0x1 != 0 {
         out.push(Move(3));
     }
-    if s.0[0] & 0x4000 != 0 {
+    if s.0[0] & 0x1 != 0 {
         out.push(Move(4));
     }
-    if s.0[0] & 0x4000 != 0 {
+    if s.0[0] & 0x1 != 0 {
         out.push(Move(5));
     }
-    if s.0[0] & 0x4000 == 0 {
+    if s.0[0] & 0x1 == 0 {
         out.push(Move(10));
     }
 }
@@ -234,9 +438,8 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
     let mut n = [false; 1];
-    n[0] = (s.0[0] & 0x20001 == 0x20001)
-        | ((s.0[0] & 0x20000 == 0x20000) & (joint[1].0 == 8))
-        | (s.0[0] & 0x40000 == 0x40000);
+    n[0] = (s.0[0] & 0x28 == 0x28) | ((s.0[0] & 0x8 == 0x8) & (joint[1].0 == 8))
+        | (s.0[0] & 0x10 == 0x10);
     let mut w: [u64; WORDS] = [0x0];
     let mut keep = [0u64; WORDS];
     let mut set = [0u64; WORDS];
@@ -252,34 +455,34 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     }
     match joint[1].0 {
         6 => {
-            w[0] |= u64::from(s.0[0] & 0x20004 == 0x20004) << 18;
+            w[0] |= u64::from(s.0[0] & 0x88 == 0x88) << 4;
         }
         _ => {}
     }
-    w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
-    w[0] |= u64::from(n[0]) << 16;
-    w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 17;
+    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
+    w[0] |= u64::from(n[0]) << 2;
+    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 3;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
-    s.0[0] & 0x10000 != 0
+    s.0[0] & 0x4 != 0
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 12];
-    n[0] = (s.0[0] & 0x2 == 0x2) | (s.0[0] & 0x20 == 0x20);
-    n[1] = (s.0[0] & 0x8 == 0x8) | (s.0[0] & 0x80 == 0x80);
-    n[2] = (s.0[0] & 0x100 == 0x100) | (s.0[0] & 0x800 == 0x800);
-    n[3] = (s.0[0] & 0x400 == 0x400) | (s.0[0] & 0x2000 == 0x2000);
-    n[4] = (s.0[0] & 0x200 == 0x200) | (s.0[0] & 0x400 == 0x400);
-    n[5] = ((s.0[0] & 0x200 == 0x200) & (n[3])) | ((n[2]) & (n[4]));
+    n[0] = (s.0[0] & 0x40 == 0x40) | (s.0[0] & 0x400 == 0x400);
+    n[1] = (s.0[0] & 0x100 == 0x100) | (s.0[0] & 0x1000 == 0x1000);
+    n[2] = (s.0[0] & 0x2000 == 0x2000) | (s.0[0] & 0x10000 == 0x10000);
+    n[3] = (s.0[0] & 0x8000 == 0x8000) | (s.0[0] & 0x40000 == 0x40000);
+    n[4] = (s.0[0] & 0x4000 == 0x4000) | (s.0[0] & 0x8000 == 0x8000);
+    n[5] = ((s.0[0] & 0x4000 == 0x4000) & (n[3])) | ((n[2]) & (n[4]));
     n[6] = (n[0]) & (n[5]);
-    n[7] = (s.0[0] & 0x80 == 0x80) | ((!n[0]) & (!n[1]) & (n[5]));
-    n[8] = (s.0[0] & 0x1000 == 0x1000) | (s.0[0] & 0x2000 == 0x2000);
-    n[9] = ((s.0[0] & 0x1000 == 0x1000) & (n[3])) | ((n[2]) & (n[8]));
-    n[10] = (s.0[0] & 0x8 == 0x8) | ((!n[0]) & (!n[1]) & (n[9]));
+    n[7] = (s.0[0] & 0x1000 == 0x1000) | ((!n[0]) & (!n[1]) & (n[5]));
+    n[8] = (s.0[0] & 0x20000 == 0x20000) | (s.0[0] & 0x40000 == 0x40000);
+    n[9] = ((s.0[0] & 0x20000 == 0x20000) & (n[3])) | ((n[2]) & (n[8]));
+    n[10] = (s.0[0] & 0x100 == 0x100) | ((!n[0]) & (!n[1]) & (n[9]));
     n[11] = (n[0]) & (n[9]);
     out[0] = None;
     if n[11] {
@@ -316,61 +519,68 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 5];
-    n[0] = (s.0[0] & 0x4000 == 0x4000) | (s.0[0] & 0x20000 == 0x20000);
-    n[1] = (s.0[0] & 0x4000 == 0x4000) | (s.0[0] & 0x8000 == 0x8000)
-        | (s.0[0] & 0x40000 == 0x40000);
-    if s.0[0] & 0x10000 != 0 {
+    n[0] = (s.0[0] & 0x1 == 0x1) | (s.0[0] & 0x8 == 0x8);
+    n[1] = (s.0[0] & 0x1 == 0x1) | (s.0[0] & 0x2 == 0x2) | (s.0[0] & 0x10 == 0x10);
+    if s.0[0] & 0x4 != 0 {
         return None;
     }
     let mut joint = [Move(0); 3];
     {
         let mut parts = [0u64; 1];
-        parts[0] |= u64::from(s.0[0] & 0x8000 != 0);
-        parts[0] |= u64::from(s.0[0] & 0x40000 != 0) << 1;
-        parts[0] |= u64::from(s.0[0] & 0x8000 != 0) << 2;
-        parts[0] |= u64::from(s.0[0] & 0x40000 != 0) << 3;
+        parts[0] |= u64::from(s.0[0] & 0x2 != 0);
+        parts[0] |= u64::from(s.0[0] & 0x10 != 0) << 1;
+        parts[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
+        parts[0] |= u64::from(s.0[0] & 0x10 != 0) << 3;
         parts[0] |= u64::from(n[0]) << 4;
-        joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(LEGAL_MOVE_OF_0[p][b as usize]),
+        joint[0] = match ::gdl_runtime::bits::pick_listed(
+            &PICK_0[((parts[0]).wrapping_mul(0x8020202202001c0) >> 59) as usize],
+            rng,
+        ) {
+            Some(b) => Move(LEGAL_MOVE_OF_0[0][b as usize]),
             None => return None,
         };
     }
     {
         let mut parts = [0u64; 1];
-        if s.0[0] & 0x20000 != 0 {
-            n[2] = s.0[0] & 0x20001 == 0x20001;
-            n[3] = s.0[0] & 0x20004 == 0x20004;
+        if s.0[0] & 0x8 != 0 {
+            n[2] = s.0[0] & 0x28 == 0x28;
+            n[3] = s.0[0] & 0x88 == 0x88;
             parts[0] |= u64::from(n[3]);
             parts[0] |= u64::from(n[2]) << 1;
             parts[0] |= u64::from(n[3]) << 2;
             parts[0] |= u64::from(n[2]) << 3;
         }
         parts[0] |= u64::from(n[1]) << 4;
-        joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(LEGAL_MOVE_OF_1[p][b as usize]),
+        joint[1] = match ::gdl_runtime::bits::pick_listed(
+            &PICK_1[((parts[0]).wrapping_mul(0x8020202202001c0) >> 59) as usize],
+            rng,
+        ) {
+            Some(b) => Move(LEGAL_MOVE_OF_1[0][b as usize]),
             None => return None,
         };
     }
     {
         let mut parts = [0u64; 1];
-        if s.0[0] & 0x4000 != 0 {
-            parts[0] |= u64::from(s.0[0] & 0x4000 != 0);
-            parts[0] |= u64::from(s.0[0] & 0x4000 != 0) << 1;
-            parts[0] |= u64::from(s.0[0] & 0x4000 != 0) << 2;
-            parts[0] |= u64::from(s.0[0] & 0x4000 != 0) << 3;
-            parts[0] |= u64::from(s.0[0] & 0x4000 != 0) << 4;
-            parts[0] |= u64::from(s.0[0] & 0x4000 != 0) << 5;
+        if s.0[0] & 0x1 != 0 {
+            parts[0] |= u64::from(s.0[0] & 0x1 != 0);
+            parts[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
+            parts[0] |= u64::from(s.0[0] & 0x1 != 0) << 2;
+            parts[0] |= u64::from(s.0[0] & 0x1 != 0) << 3;
+            parts[0] |= u64::from(s.0[0] & 0x1 != 0) << 4;
+            parts[0] |= u64::from(s.0[0] & 0x1 != 0) << 5;
         }
-        parts[0] |= u64::from(s.0[0] & 0x4000 == 0) << 6;
-        joint[2] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(LEGAL_MOVE_OF_2[p][b as usize]),
+        parts[0] |= u64::from(s.0[0] & 0x1 == 0) << 6;
+        joint[2] = match ::gdl_runtime::bits::pick_listed(
+            &PICK_2[((parts[0]).wrapping_mul(0x1408001100001010) >> 57) as usize],
+            rng,
+        ) {
+            Some(b) => Move(LEGAL_MOVE_OF_2[0][b as usize]),
             None => return None,
         };
     }
     let joint = &joint;
-    n[4] = (s.0[0] & 0x20001 == 0x20001)
-        | ((s.0[0] & 0x20000 == 0x20000) & (joint[1].0 == 8))
-        | (s.0[0] & 0x40000 == 0x40000);
+    n[4] = (s.0[0] & 0x28 == 0x28) | ((s.0[0] & 0x8 == 0x8) & (joint[1].0 == 8))
+        | (s.0[0] & 0x10 == 0x10);
     let mut w: [u64; WORDS] = [0x0];
     let mut keep = [0u64; WORDS];
     let mut set = [0u64; WORDS];
@@ -386,13 +596,13 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     match joint[1].0 {
         6 => {
-            w[0] |= u64::from(s.0[0] & 0x20004 == 0x20004) << 18;
+            w[0] |= u64::from(s.0[0] & 0x88 == 0x88) << 4;
         }
         _ => {}
     }
-    w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
-    w[0] |= u64::from(n[4]) << 16;
-    w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 17;
+    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
+    w[0] |= u64::from(n[4]) << 2;
+    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 3;
     Some(State(w))
 }
 /// Appends what `role` perceives on the step from `s` by `joint` (one move per role,
@@ -503,7 +713,12 @@ impl ::gdl_runtime::Game for Game {
         random_step(state, rng)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
-        (0..BASE.len()).filter(|&i| state.has(i)).map(|i| BASE[i].to_string()).collect()
+        let mut facts: Vec<String> = (0..BASE.len())
+            .filter(|&i| state.has(i))
+            .map(|i| BASE[i].to_string())
+            .collect();
+        facts.sort_unstable();
+        facts
     }
     fn move_string(&self, mv: &Move) -> String {
         MOVES[mv.0 as usize].to_string()

@@ -4,20 +4,11 @@
 
 /// The roles, in the order of the game's `role` facts.
 pub const ROLES: [&str; 1] = ["robot"];
-/// Every fact that can be true in a reachable state, in canonical KIF; fact `i` is bit
-/// `i % 64` of word `i / 64` of a [`State`].
+/// Every fact that can be true in a reachable state, in canonical KIF, by its bit: fact
+/// `BASE[i]` is bit `i % 64` of word `i / 64` of a [`State`]. An empty string is a bit no
+/// fact uses, left so that a group of facts (one colour's board) stays within a word.
 pub const BASE: [&str; 19] = [
-    "(cell a)",
-    "(cell b)",
-    "(cell c)",
-    "(cell d)",
-    "(gold a)",
-    "(gold b)",
-    "(gold c)",
-    "(gold d)",
-    "(gold i)",
     "(step 1)",
-    "(step 10)",
     "(step 2)",
     "(step 3)",
     "(step 4)",
@@ -26,6 +17,16 @@ pub const BASE: [&str; 19] = [
     "(step 7)",
     "(step 8)",
     "(step 9)",
+    "(step 10)",
+    "(gold a)",
+    "(gold b)",
+    "(gold c)",
+    "(gold d)",
+    "(gold i)",
+    "(cell a)",
+    "(cell b)",
+    "(cell c)",
+    "(cell d)",
 ];
 /// Every move term some role may play, in canonical KIF and byte order; [`Move`] indexes it.
 pub const MOVES: [&str; 3] = ["drop", "grab", "move"];
@@ -47,7 +48,7 @@ impl State {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Move(pub u32);
 /// The initial state.
-pub const INITIAL: State = State([0x241]);
+pub const INITIAL: State = State([0x9001]);
 /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Game;
@@ -55,7 +56,7 @@ pub struct Game;
 /// next-state bit that the table gives holds when it holds now and one of the
 /// joint move's `keep` rows has it, or one of its `set` rows has it.
 static FRAMES: [[[[u64; WORDS]; 2]; 3]; 1] = [
-    [[[0xff], [0x0]], [[0x10f], [0x0]], [[0x1f0], [0x0]]],
+    [[[0x7bc00], [0x0]], [[0x7c000], [0x0]], [[0x7c00], [0x0]]],
 ];
 ///The move of every bit of the words in which role 0's legal moves are found.
 static LEGAL_MOVE_OF_0: [[u32; 64]; 1] = [
@@ -64,6 +65,18 @@ static LEGAL_MOVE_OF_0: [[u32; 64]; 1] = [
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
+];
+/// For every hash of a set of the bits this role's legal moves may take, the number
+/// of bits in the set and the bits, from the lowest.
+static PICK_0: [[u8; 4]; 8] = [
+    [0, 0, 0, 0],
+    [1, 0, 0, 0],
+    [1, 1, 0, 0],
+    [2, 0, 1, 0],
+    [1, 2, 0, 0],
+    [2, 0, 2, 0],
+    [2, 1, 2, 0],
+    [3, 0, 1, 2],
 ];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
 /// without families of moves (one rule over different places on the board), else in
@@ -77,8 +90,8 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `robot` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 1];
-    n[0] = (s.0[0]) & ((s.0[0] >> 4)) & (0xf) != 0;
-    if s.0[0] & 0x100 != 0 {
+    n[0] = (s.0[0]) & ((s.0[0] >> 5)) & (0x3c00) != 0;
+    if s.0[0] & 0x4000 != 0 {
         out.push(Move(0));
     }
     if n[0] {
@@ -105,66 +118,66 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     }
     match joint[0].0 {
         0 => {
-            w[0] |= u64::from(s.0[0] & 0x101 == 0x101) << 4;
-            w[0] |= u64::from(s.0[0] & 0x102 == 0x102) << 5;
-            w[0] |= u64::from(s.0[0] & 0x104 == 0x104) << 6;
-            w[0] |= u64::from(s.0[0] & 0x108 == 0x108) << 7;
+            w[0] |= u64::from(s.0[0] & 0xc000 == 0xc000) << 10;
+            w[0] |= u64::from(s.0[0] & 0x14000 == 0x14000) << 11;
+            w[0] |= u64::from(s.0[0] & 0x24000 == 0x24000) << 12;
+            w[0] |= u64::from(s.0[0] & 0x44000 == 0x44000) << 13;
         }
         1 => {
-            n[0] = (s.0[0]) & ((s.0[0] >> 4)) & (0xf) != 0;
-            w[0] |= u64::from(s.0[0] & 0x12 == 0x12) << 4;
-            w[0] |= u64::from(s.0[0] & 0x14 == 0x14) << 4;
-            w[0] |= u64::from(s.0[0] & 0x18 == 0x18) << 4;
-            w[0] |= u64::from(s.0[0] & 0x21 == 0x21) << 5;
-            w[0] |= u64::from(s.0[0] & 0x24 == 0x24) << 5;
-            w[0] |= u64::from(s.0[0] & 0x28 == 0x28) << 5;
-            w[0] |= u64::from(s.0[0] & 0x41 == 0x41) << 6;
-            w[0] |= u64::from(s.0[0] & 0x42 == 0x42) << 6;
-            w[0] |= u64::from(s.0[0] & 0x48 == 0x48) << 6;
-            w[0] |= u64::from(s.0[0] & 0x81 == 0x81) << 7;
-            w[0] |= u64::from(s.0[0] & 0x82 == 0x82) << 7;
-            w[0] |= u64::from(s.0[0] & 0x84 == 0x84) << 7;
-            w[0] |= u64::from(s.0[0] & 0x101 == 0x101) << 8;
-            w[0] |= u64::from(s.0[0] & 0x102 == 0x102) << 8;
-            w[0] |= u64::from(s.0[0] & 0x104 == 0x104) << 8;
-            w[0] |= u64::from(s.0[0] & 0x108 == 0x108) << 8;
-            w[0] |= u64::from(n[0]) << 8;
+            n[0] = (s.0[0]) & ((s.0[0] >> 5)) & (0x3c00) != 0;
+            w[0] |= u64::from(s.0[0] & 0x10400 == 0x10400) << 10;
+            w[0] |= u64::from(s.0[0] & 0x20400 == 0x20400) << 10;
+            w[0] |= u64::from(s.0[0] & 0x40400 == 0x40400) << 10;
+            w[0] |= u64::from(s.0[0] & 0x8800 == 0x8800) << 11;
+            w[0] |= u64::from(s.0[0] & 0x20800 == 0x20800) << 11;
+            w[0] |= u64::from(s.0[0] & 0x40800 == 0x40800) << 11;
+            w[0] |= u64::from(s.0[0] & 0x9000 == 0x9000) << 12;
+            w[0] |= u64::from(s.0[0] & 0x11000 == 0x11000) << 12;
+            w[0] |= u64::from(s.0[0] & 0x41000 == 0x41000) << 12;
+            w[0] |= u64::from(s.0[0] & 0xa000 == 0xa000) << 13;
+            w[0] |= u64::from(s.0[0] & 0x12000 == 0x12000) << 13;
+            w[0] |= u64::from(s.0[0] & 0x22000 == 0x22000) << 13;
+            w[0] |= u64::from(s.0[0] & 0xc000 == 0xc000) << 14;
+            w[0] |= u64::from(s.0[0] & 0x14000 == 0x14000) << 14;
+            w[0] |= u64::from(s.0[0] & 0x24000 == 0x24000) << 14;
+            w[0] |= u64::from(s.0[0] & 0x44000 == 0x44000) << 14;
+            w[0] |= u64::from(n[0]) << 14;
         }
         2 => {
-            w[0] |= u64::from(s.0[0] & 0x8 == 0x8) << 0;
-            w[0] |= u64::from(s.0[0] & 0x1 == 0x1) << 1;
-            w[0] |= u64::from(s.0[0] & 0x2 == 0x2) << 2;
-            w[0] |= u64::from(s.0[0] & 0x4 == 0x4) << 3;
+            w[0] |= u64::from(s.0[0] & 0x40000 == 0x40000) << 15;
+            w[0] |= u64::from(s.0[0] & 0x8000 == 0x8000) << 16;
+            w[0] |= u64::from(s.0[0] & 0x10000 == 0x10000) << 17;
+            w[0] |= u64::from(s.0[0] & 0x20000 == 0x20000) << 18;
         }
         _ => {}
     }
-    w[0] |= u64::from(s.0[0] & 0x40000 != 0) << 10;
-    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 11;
-    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
-    w[0] |= u64::from(s.0[0] & 0x1000 != 0) << 13;
-    w[0] |= u64::from(s.0[0] & 0x2000 != 0) << 14;
-    w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
-    w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 16;
-    w[0] |= u64::from(s.0[0] & 0x10000 != 0) << 17;
-    w[0] |= u64::from(s.0[0] & 0x20000 != 0) << 18;
+    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
+    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
+    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
+    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
+    w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
+    w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
+    w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
+    w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
+    w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 1];
-    n[0] = (s.0[0] & 0x10 == 0x10) | (s.0[0] & 0x400 == 0x400);
+    n[0] = (s.0[0] & 0x400 == 0x400) | (s.0[0] & 0x200 == 0x200);
     n[0]
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 1];
-    n[0] = (s.0[0]) & (0x1e0) != 0;
+    n[0] = (s.0[0]) & (0x7800) != 0;
     out[0] = None;
     if n[0] {
         out[0] = Some(0);
     }
-    if s.0[0] & 0x10 != 0 {
+    if s.0[0] & 0x400 != 0 {
         out[0] = Some(100);
     }
 }
@@ -174,19 +187,22 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 2];
-    n[0] = (s.0[0]) & ((s.0[0] >> 4)) & (0xf) != 0;
-    n[1] = (s.0[0] & 0x10 == 0x10) | (s.0[0] & 0x400 == 0x400);
+    n[0] = (s.0[0]) & ((s.0[0] >> 5)) & (0x3c00) != 0;
+    n[1] = (s.0[0] & 0x400 == 0x400) | (s.0[0] & 0x200 == 0x200);
     if n[1] {
         return None;
     }
     let mut joint = [Move(0); 1];
     {
         let mut parts = [0u64; 1];
-        parts[0] |= u64::from(s.0[0] & 0x100 != 0);
+        parts[0] |= u64::from(s.0[0] & 0x4000 != 0);
         parts[0] |= u64::from(n[0]) << 1;
         parts[0] |= u64::from(true) << 2;
-        joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(LEGAL_MOVE_OF_0[p][b as usize]),
+        joint[0] = match ::gdl_runtime::bits::pick_listed(
+            &PICK_0[((parts[0]).wrapping_mul(0x2220001010410003) >> 61) as usize],
+            rng,
+        ) {
+            Some(b) => Move(LEGAL_MOVE_OF_0[0][b as usize]),
             None => return None,
         };
     }
@@ -206,47 +222,47 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     match joint[0].0 {
         0 => {
-            w[0] |= u64::from(s.0[0] & 0x101 == 0x101) << 4;
-            w[0] |= u64::from(s.0[0] & 0x102 == 0x102) << 5;
-            w[0] |= u64::from(s.0[0] & 0x104 == 0x104) << 6;
-            w[0] |= u64::from(s.0[0] & 0x108 == 0x108) << 7;
+            w[0] |= u64::from(s.0[0] & 0xc000 == 0xc000) << 10;
+            w[0] |= u64::from(s.0[0] & 0x14000 == 0x14000) << 11;
+            w[0] |= u64::from(s.0[0] & 0x24000 == 0x24000) << 12;
+            w[0] |= u64::from(s.0[0] & 0x44000 == 0x44000) << 13;
         }
         1 => {
-            w[0] |= u64::from(s.0[0] & 0x12 == 0x12) << 4;
-            w[0] |= u64::from(s.0[0] & 0x14 == 0x14) << 4;
-            w[0] |= u64::from(s.0[0] & 0x18 == 0x18) << 4;
-            w[0] |= u64::from(s.0[0] & 0x21 == 0x21) << 5;
-            w[0] |= u64::from(s.0[0] & 0x24 == 0x24) << 5;
-            w[0] |= u64::from(s.0[0] & 0x28 == 0x28) << 5;
-            w[0] |= u64::from(s.0[0] & 0x41 == 0x41) << 6;
-            w[0] |= u64::from(s.0[0] & 0x42 == 0x42) << 6;
-            w[0] |= u64::from(s.0[0] & 0x48 == 0x48) << 6;
-            w[0] |= u64::from(s.0[0] & 0x81 == 0x81) << 7;
-            w[0] |= u64::from(s.0[0] & 0x82 == 0x82) << 7;
-            w[0] |= u64::from(s.0[0] & 0x84 == 0x84) << 7;
-            w[0] |= u64::from(s.0[0] & 0x101 == 0x101) << 8;
-            w[0] |= u64::from(s.0[0] & 0x102 == 0x102) << 8;
-            w[0] |= u64::from(s.0[0] & 0x104 == 0x104) << 8;
-            w[0] |= u64::from(s.0[0] & 0x108 == 0x108) << 8;
-            w[0] |= u64::from(n[0]) << 8;
+            w[0] |= u64::from(s.0[0] & 0x10400 == 0x10400) << 10;
+            w[0] |= u64::from(s.0[0] & 0x20400 == 0x20400) << 10;
+            w[0] |= u64::from(s.0[0] & 0x40400 == 0x40400) << 10;
+            w[0] |= u64::from(s.0[0] & 0x8800 == 0x8800) << 11;
+            w[0] |= u64::from(s.0[0] & 0x20800 == 0x20800) << 11;
+            w[0] |= u64::from(s.0[0] & 0x40800 == 0x40800) << 11;
+            w[0] |= u64::from(s.0[0] & 0x9000 == 0x9000) << 12;
+            w[0] |= u64::from(s.0[0] & 0x11000 == 0x11000) << 12;
+            w[0] |= u64::from(s.0[0] & 0x41000 == 0x41000) << 12;
+            w[0] |= u64::from(s.0[0] & 0xa000 == 0xa000) << 13;
+            w[0] |= u64::from(s.0[0] & 0x12000 == 0x12000) << 13;
+            w[0] |= u64::from(s.0[0] & 0x22000 == 0x22000) << 13;
+            w[0] |= u64::from(s.0[0] & 0xc000 == 0xc000) << 14;
+            w[0] |= u64::from(s.0[0] & 0x14000 == 0x14000) << 14;
+            w[0] |= u64::from(s.0[0] & 0x24000 == 0x24000) << 14;
+            w[0] |= u64::from(s.0[0] & 0x44000 == 0x44000) << 14;
+            w[0] |= u64::from(n[0]) << 14;
         }
         2 => {
-            w[0] |= u64::from(s.0[0] & 0x8 == 0x8) << 0;
-            w[0] |= u64::from(s.0[0] & 0x1 == 0x1) << 1;
-            w[0] |= u64::from(s.0[0] & 0x2 == 0x2) << 2;
-            w[0] |= u64::from(s.0[0] & 0x4 == 0x4) << 3;
+            w[0] |= u64::from(s.0[0] & 0x40000 == 0x40000) << 15;
+            w[0] |= u64::from(s.0[0] & 0x8000 == 0x8000) << 16;
+            w[0] |= u64::from(s.0[0] & 0x10000 == 0x10000) << 17;
+            w[0] |= u64::from(s.0[0] & 0x20000 == 0x20000) << 18;
         }
         _ => {}
     }
-    w[0] |= u64::from(s.0[0] & 0x40000 != 0) << 10;
-    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 11;
-    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
-    w[0] |= u64::from(s.0[0] & 0x1000 != 0) << 13;
-    w[0] |= u64::from(s.0[0] & 0x2000 != 0) << 14;
-    w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
-    w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 16;
-    w[0] |= u64::from(s.0[0] & 0x10000 != 0) << 17;
-    w[0] |= u64::from(s.0[0] & 0x20000 != 0) << 18;
+    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
+    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
+    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
+    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
+    w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
+    w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
+    w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
+    w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
+    w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
     Some(State(w))
 }
 impl ::gdl_runtime::Game for Game {
@@ -288,7 +304,12 @@ impl ::gdl_runtime::Game for Game {
         random_step(state, rng)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
-        (0..BASE.len()).filter(|&i| state.has(i)).map(|i| BASE[i].to_string()).collect()
+        let mut facts: Vec<String> = (0..BASE.len())
+            .filter(|&i| state.has(i))
+            .map(|i| BASE[i].to_string())
+            .collect();
+        facts.sort_unstable();
+        facts
     }
     fn move_string(&self, mv: &Move) -> String {
         MOVES[mv.0 as usize].to_string()

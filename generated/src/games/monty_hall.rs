@@ -4,9 +4,14 @@
 
 /// The roles, in the order of the game's `role` facts.
 pub const ROLES: [&str; 2] = ["candidate", "random"];
-/// Every fact that can be true in a reachable state, in canonical KIF; fact `i` is bit
-/// `i % 64` of word `i / 64` of a [`State`].
+/// Every fact that can be true in a reachable state, in canonical KIF, by its bit: fact
+/// `BASE[i]` is bit `i % 64` of word `i / 64` of a [`State`]. An empty string is a bit no
+/// fact uses, left so that a group of facts (one colour's board) stays within a word.
 pub const BASE: [&str; 13] = [
+    "(step 1)",
+    "(step 2)",
+    "(step 3)",
+    "(step 4)",
     "(car 1)",
     "(car 2)",
     "(car 3)",
@@ -16,10 +21,6 @@ pub const BASE: [&str; 13] = [
     "(closed 1)",
     "(closed 2)",
     "(closed 3)",
-    "(step 1)",
-    "(step 2)",
-    "(step 3)",
-    "(step 4)",
 ];
 /// Every move term some role may play, in canonical KIF and byte order; [`Move`] indexes it.
 pub const MOVES: [&str; 11] = [
@@ -53,7 +54,7 @@ impl State {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Move(pub u32);
 /// The initial state.
-pub const INITIAL: State = State([0x3c0]);
+pub const INITIAL: State = State([0x1c01]);
 /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Game;
@@ -67,30 +68,30 @@ pub const RANDOM_ROLE: Option<usize> = Some(1);
 /// joint move's `keep` rows has it, or one of its `set` rows has it.
 static FRAMES: [[[[u64; WORDS]; 2]; 11]; 2] = [
     [
-        [[0x3f], [0x8]],
-        [[0x3f], [0x10]],
-        [[0x3f], [0x20]],
-        [[0x3f], [0x0]],
-        [[0x3f], [0x0]],
-        [[0x3f], [0x0]],
-        [[0x3f], [0x0]],
-        [[0x3f], [0x0]],
-        [[0x3f], [0x0]],
-        [[0x3f], [0x0]],
-        [[0x7], [0x0]],
+        [[0x3f0], [0x80]],
+        [[0x3f0], [0x100]],
+        [[0x3f0], [0x200]],
+        [[0x3f0], [0x0]],
+        [[0x3f0], [0x0]],
+        [[0x3f0], [0x0]],
+        [[0x3f0], [0x0]],
+        [[0x3f0], [0x0]],
+        [[0x3f0], [0x0]],
+        [[0x3f0], [0x0]],
+        [[0x70], [0x0]],
     ],
     [
-        [[0x1c0], [0x0]],
-        [[0x1c0], [0x0]],
-        [[0x1c0], [0x0]],
-        [[0x1c0], [0x1]],
-        [[0x1c0], [0x2]],
-        [[0x1c0], [0x4]],
-        [[0x180], [0x0]],
-        [[0x140], [0x0]],
-        [[0xc0], [0x0]],
-        [[0x1c0], [0x0]],
-        [[0x1c0], [0x0]],
+        [[0x1c00], [0x0]],
+        [[0x1c00], [0x0]],
+        [[0x1c00], [0x0]],
+        [[0x1c00], [0x10]],
+        [[0x1c00], [0x20]],
+        [[0x1c00], [0x40]],
+        [[0x1800], [0x0]],
+        [[0x1400], [0x0]],
+        [[0xc00], [0x0]],
+        [[0x1c00], [0x0]],
+        [[0x1c00], [0x0]],
     ],
 ];
 ///The move of every bit of the words in which role 0's legal moves are found.
@@ -109,6 +110,174 @@ static LEGAL_MOVE_OF_1: [[u32; 64]; 1] = [
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
 ];
+/// For every hash of a set of the bits this role's legal moves may take, the number
+/// of bits in the set and the bits, from the lowest.
+static PICK_0: [[u8; 6]; 32] = [
+    [0, 0, 0, 0, 0, 0],
+    [1, 0, 0, 0, 0, 0],
+    [1, 1, 0, 0, 0, 0],
+    [2, 0, 1, 0, 0, 0],
+    [1, 2, 0, 0, 0, 0],
+    [2, 0, 2, 0, 0, 0],
+    [2, 1, 2, 0, 0, 0],
+    [3, 0, 1, 2, 0, 0],
+    [1, 3, 0, 0, 0, 0],
+    [2, 0, 3, 0, 0, 0],
+    [2, 1, 3, 0, 0, 0],
+    [3, 0, 1, 3, 0, 0],
+    [2, 2, 3, 0, 0, 0],
+    [3, 0, 2, 3, 0, 0],
+    [3, 1, 2, 3, 0, 0],
+    [4, 0, 1, 2, 3, 0],
+    [1, 4, 0, 0, 0, 0],
+    [2, 0, 4, 0, 0, 0],
+    [2, 1, 4, 0, 0, 0],
+    [3, 0, 1, 4, 0, 0],
+    [2, 2, 4, 0, 0, 0],
+    [3, 0, 2, 4, 0, 0],
+    [3, 1, 2, 4, 0, 0],
+    [4, 0, 1, 2, 4, 0],
+    [2, 3, 4, 0, 0, 0],
+    [3, 0, 3, 4, 0, 0],
+    [3, 1, 3, 4, 0, 0],
+    [4, 0, 1, 3, 4, 0],
+    [3, 2, 3, 4, 0, 0],
+    [4, 0, 2, 3, 4, 0],
+    [4, 1, 2, 3, 4, 0],
+    [5, 0, 1, 2, 3, 4],
+];
+/// For every hash of a set of the bits this role's legal moves may take, the number
+/// of bits in the set and the bits, from the lowest.
+static PICK_1: [[u8; 8]; 128] = [
+    [0, 0, 0, 0, 0, 0, 0, 0],
+    [1, 6, 0, 0, 0, 0, 0, 0],
+    [3, 0, 2, 3, 0, 0, 0, 0],
+    [4, 0, 2, 3, 6, 0, 0, 0],
+    [3, 1, 3, 4, 0, 0, 0, 0],
+    [4, 1, 3, 4, 6, 0, 0, 0],
+    [4, 0, 1, 2, 5, 0, 0, 0],
+    [5, 0, 1, 2, 5, 6, 0, 0],
+    [3, 2, 4, 5, 0, 0, 0, 0],
+    [4, 2, 4, 5, 6, 0, 0, 0],
+    [1, 0, 0, 0, 0, 0, 0, 0],
+    [2, 0, 6, 0, 0, 0, 0, 0],
+    [3, 1, 2, 3, 0, 0, 0, 0],
+    [4, 1, 2, 3, 6, 0, 0, 0],
+    [4, 0, 1, 3, 4, 0, 0, 0],
+    [5, 0, 1, 3, 4, 6, 0, 0],
+    [2, 3, 5, 0, 0, 0, 0, 0],
+    [3, 3, 5, 6, 0, 0, 0, 0],
+    [4, 0, 2, 4, 5, 0, 0, 0],
+    [5, 0, 2, 4, 5, 6, 0, 0],
+    [1, 1, 0, 0, 0, 0, 0, 0],
+    [2, 1, 6, 0, 0, 0, 0, 0],
+    [4, 0, 1, 2, 3, 0, 0, 0],
+    [5, 0, 1, 2, 3, 6, 0, 0],
+    [3, 2, 3, 4, 0, 0, 0, 0],
+    [4, 2, 3, 4, 6, 0, 0, 0],
+    [3, 0, 3, 5, 0, 0, 0, 0],
+    [4, 0, 3, 5, 6, 0, 0, 0],
+    [4, 1, 2, 4, 5, 0, 0, 0],
+    [5, 1, 2, 4, 5, 6, 0, 0],
+    [2, 0, 1, 0, 0, 0, 0, 0],
+    [3, 0, 1, 6, 0, 0, 0, 0],
+    [1, 4, 0, 0, 0, 0, 0, 0],
+    [2, 4, 6, 0, 0, 0, 0, 0],
+    [4, 0, 2, 3, 4, 0, 0, 0],
+    [5, 0, 2, 3, 4, 6, 0, 0],
+    [3, 1, 3, 5, 0, 0, 0, 0],
+    [4, 1, 3, 5, 6, 0, 0, 0],
+    [5, 0, 1, 2, 4, 5, 0, 0],
+    [6, 0, 1, 2, 4, 5, 6, 0],
+    [1, 2, 0, 0, 0, 0, 0, 0],
+    [2, 2, 6, 0, 0, 0, 0, 0],
+    [2, 0, 4, 0, 0, 0, 0, 0],
+    [3, 0, 4, 6, 0, 0, 0, 0],
+    [4, 1, 2, 3, 4, 0, 0, 0],
+    [5, 1, 2, 3, 4, 6, 0, 0],
+    [4, 0, 1, 3, 5, 0, 0, 0],
+    [5, 0, 1, 3, 5, 6, 0, 0],
+    [3, 3, 4, 5, 0, 0, 0, 0],
+    [4, 3, 4, 5, 6, 0, 0, 0],
+    [2, 0, 2, 0, 0, 0, 0, 0],
+    [3, 0, 2, 6, 0, 0, 0, 0],
+    [2, 1, 4, 0, 0, 0, 0, 0],
+    [3, 1, 4, 6, 0, 0, 0, 0],
+    [5, 0, 1, 2, 3, 4, 0, 0],
+    [6, 0, 1, 2, 3, 4, 6, 0],
+    [3, 2, 3, 5, 0, 0, 0, 0],
+    [4, 2, 3, 5, 6, 0, 0, 0],
+    [4, 0, 3, 4, 5, 0, 0, 0],
+    [5, 0, 3, 4, 5, 6, 0, 0],
+    [2, 1, 2, 0, 0, 0, 0, 0],
+    [3, 1, 2, 6, 0, 0, 0, 0],
+    [3, 0, 1, 4, 0, 0, 0, 0],
+    [4, 0, 1, 4, 6, 0, 0, 0],
+    [1, 5, 0, 0, 0, 0, 0, 0],
+    [2, 5, 6, 0, 0, 0, 0, 0],
+    [4, 0, 2, 3, 5, 0, 0, 0],
+    [5, 0, 2, 3, 5, 6, 0, 0],
+    [4, 1, 3, 4, 5, 0, 0, 0],
+    [5, 1, 3, 4, 5, 6, 0, 0],
+    [3, 0, 1, 2, 0, 0, 0, 0],
+    [4, 0, 1, 2, 6, 0, 0, 0],
+    [2, 2, 4, 0, 0, 0, 0, 0],
+    [3, 2, 4, 6, 0, 0, 0, 0],
+    [2, 0, 5, 0, 0, 0, 0, 0],
+    [3, 0, 5, 6, 0, 0, 0, 0],
+    [4, 1, 2, 3, 5, 0, 0, 0],
+    [5, 1, 2, 3, 5, 6, 0, 0],
+    [5, 0, 1, 3, 4, 5, 0, 0],
+    [6, 0, 1, 3, 4, 5, 6, 0],
+    [1, 3, 0, 0, 0, 0, 0, 0],
+    [2, 3, 6, 0, 0, 0, 0, 0],
+    [3, 0, 2, 4, 0, 0, 0, 0],
+    [4, 0, 2, 4, 6, 0, 0, 0],
+    [2, 1, 5, 0, 0, 0, 0, 0],
+    [3, 1, 5, 6, 0, 0, 0, 0],
+    [5, 0, 1, 2, 3, 5, 0, 0],
+    [6, 0, 1, 2, 3, 5, 6, 0],
+    [4, 2, 3, 4, 5, 0, 0, 0],
+    [5, 2, 3, 4, 5, 6, 0, 0],
+    [2, 0, 3, 0, 0, 0, 0, 0],
+    [3, 0, 3, 6, 0, 0, 0, 0],
+    [3, 1, 2, 4, 0, 0, 0, 0],
+    [4, 1, 2, 4, 6, 0, 0, 0],
+    [3, 0, 1, 5, 0, 0, 0, 0],
+    [4, 0, 1, 5, 6, 0, 0, 0],
+    [2, 4, 5, 0, 0, 0, 0, 0],
+    [3, 4, 5, 6, 0, 0, 0, 0],
+    [5, 0, 2, 3, 4, 5, 0, 0],
+    [6, 0, 2, 3, 4, 5, 6, 0],
+    [2, 1, 3, 0, 0, 0, 0, 0],
+    [3, 1, 3, 6, 0, 0, 0, 0],
+    [4, 0, 1, 2, 4, 0, 0, 0],
+    [5, 0, 1, 2, 4, 6, 0, 0],
+    [2, 2, 5, 0, 0, 0, 0, 0],
+    [3, 2, 5, 6, 0, 0, 0, 0],
+    [3, 0, 4, 5, 0, 0, 0, 0],
+    [4, 0, 4, 5, 6, 0, 0, 0],
+    [5, 1, 2, 3, 4, 5, 0, 0],
+    [6, 1, 2, 3, 4, 5, 6, 0],
+    [3, 0, 1, 3, 0, 0, 0, 0],
+    [4, 0, 1, 3, 6, 0, 0, 0],
+    [2, 3, 4, 0, 0, 0, 0, 0],
+    [3, 3, 4, 6, 0, 0, 0, 0],
+    [3, 0, 2, 5, 0, 0, 0, 0],
+    [4, 0, 2, 5, 6, 0, 0, 0],
+    [3, 1, 4, 5, 0, 0, 0, 0],
+    [4, 1, 4, 5, 6, 0, 0, 0],
+    [6, 0, 1, 2, 3, 4, 5, 0],
+    [7, 0, 1, 2, 3, 4, 5, 6],
+    [2, 2, 3, 0, 0, 0, 0, 0],
+    [3, 2, 3, 6, 0, 0, 0, 0],
+    [3, 0, 3, 4, 0, 0, 0, 0],
+    [4, 0, 3, 4, 6, 0, 0, 0],
+    [3, 1, 2, 5, 0, 0, 0, 0],
+    [4, 1, 2, 5, 6, 0, 0, 0],
+    [4, 0, 1, 4, 5, 0, 0, 0],
+    [5, 0, 1, 4, 5, 6, 0, 0],
+];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
 /// without families of moves (one rule over different places on the board), else in
 /// the order `random_step` draws from.
@@ -122,10 +291,10 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `candidate` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 4];
-    n[0] = s.0[0] & 0x240 == 0x240;
-    n[1] = s.0[0] & 0x280 == 0x280;
-    n[2] = s.0[0] & 0x300 == 0x300;
-    n[3] = (s.0[0] & 0x400 == 0x400) | (s.0[0] & 0x800 == 0x800);
+    n[0] = s.0[0] & 0x401 == 0x401;
+    n[1] = s.0[0] & 0x801 == 0x801;
+    n[2] = s.0[0] & 0x1001 == 0x1001;
+    n[3] = (s.0[0] & 0x2 == 0x2) | (s.0[0] & 0x4 == 0x4);
     if n[0] {
         out.push(Move(0));
     }
@@ -138,19 +307,19 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     if n[3] {
         out.push(Move(9));
     }
-    if s.0[0] & 0x800 != 0 {
+    if s.0[0] & 0x4 != 0 {
         out.push(Move(10));
     }
 }
 ///Appends the legal moves of `random` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 6];
-    n[0] = s.0[0] & 0x240 == 0x240;
-    n[1] = s.0[0] & 0x280 == 0x280;
-    n[2] = s.0[0] & 0x300 == 0x300;
-    n[3] = s.0[0] & 0x449 == 0x440;
-    n[4] = s.0[0] & 0x492 == 0x480;
-    n[5] = s.0[0] & 0x524 == 0x500;
+    n[0] = s.0[0] & 0x401 == 0x401;
+    n[1] = s.0[0] & 0x801 == 0x801;
+    n[2] = s.0[0] & 0x1001 == 0x1001;
+    n[3] = s.0[0] & 0x492 == 0x402;
+    n[4] = s.0[0] & 0x922 == 0x802;
+    n[5] = s.0[0] & 0x1242 == 0x1002;
     if n[0] {
         out.push(Move(3));
     }
@@ -169,7 +338,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     if n[5] {
         out.push(Move(8));
     }
-    if s.0[0] & 0x800 != 0 {
+    if s.0[0] & 0x4 != 0 {
         out.push(Move(9));
     }
 }
@@ -191,27 +360,29 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     }
     match joint[0].0 {
         10 => {
-            w[0] |= u64::from(s.0[0] & 0x48 == 0x40) << 3;
-            w[0] |= u64::from(s.0[0] & 0x90 == 0x80) << 4;
-            w[0] |= u64::from(s.0[0] & 0x120 == 0x100) << 5;
+            w[0] |= u64::from(s.0[0] & 0x480 == 0x400) << 7;
+            w[0] |= u64::from(s.0[0] & 0x900 == 0x800) << 8;
+            w[0] |= u64::from(s.0[0] & 0x1200 == 0x1000) << 9;
         }
         _ => {}
     }
-    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
-    w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
-    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
+    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
+    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
+    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
-    s.0[0] & 0x1000 != 0
+    s.0[0] & 0x8 != 0
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 2];
-    n[0] = (s.0[0] & 0x9 == 0x9) | (s.0[0] & 0x12 == 0x12) | (s.0[0] & 0x24 == 0x24);
-    n[1] = (s.0[0] & 0x9 == 0x8) | (s.0[0] & 0x12 == 0x10) | (s.0[0] & 0x24 == 0x20);
+    n[0] = (s.0[0] & 0x90 == 0x90) | (s.0[0] & 0x120 == 0x120)
+        | (s.0[0] & 0x240 == 0x240);
+    n[1] = (s.0[0] & 0x90 == 0x80) | (s.0[0] & 0x120 == 0x100)
+        | (s.0[0] & 0x240 == 0x200);
     out[0] = None;
     if n[1] {
         out[0] = Some(0);
@@ -228,14 +399,14 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 7];
-    n[0] = s.0[0] & 0x240 == 0x240;
-    n[1] = s.0[0] & 0x280 == 0x280;
-    n[2] = s.0[0] & 0x300 == 0x300;
-    n[3] = s.0[0] & 0x449 == 0x440;
-    n[4] = s.0[0] & 0x492 == 0x480;
-    n[5] = s.0[0] & 0x524 == 0x500;
-    n[6] = (s.0[0] & 0x400 == 0x400) | (s.0[0] & 0x800 == 0x800);
-    if s.0[0] & 0x1000 != 0 {
+    n[0] = s.0[0] & 0x401 == 0x401;
+    n[1] = s.0[0] & 0x801 == 0x801;
+    n[2] = s.0[0] & 0x1001 == 0x1001;
+    n[3] = s.0[0] & 0x492 == 0x402;
+    n[4] = s.0[0] & 0x922 == 0x802;
+    n[5] = s.0[0] & 0x1242 == 0x1002;
+    n[6] = (s.0[0] & 0x2 == 0x2) | (s.0[0] & 0x4 == 0x4);
+    if s.0[0] & 0x8 != 0 {
         return None;
     }
     let mut joint = [Move(0); 2];
@@ -245,9 +416,12 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         parts[0] |= u64::from(n[1]) << 1;
         parts[0] |= u64::from(n[2]) << 2;
         parts[0] |= u64::from(n[6]) << 3;
-        parts[0] |= u64::from(s.0[0] & 0x800 != 0) << 4;
-        joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(LEGAL_MOVE_OF_0[p][b as usize]),
+        parts[0] |= u64::from(s.0[0] & 0x4 != 0) << 4;
+        joint[0] = match ::gdl_runtime::bits::pick_listed(
+            &PICK_0[((parts[0]).wrapping_mul(0x8020202202001c0) >> 59) as usize],
+            rng,
+        ) {
+            Some(b) => Move(LEGAL_MOVE_OF_0[0][b as usize]),
             None => return None,
         };
     }
@@ -259,9 +433,12 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         parts[0] |= u64::from(n[3]) << 3;
         parts[0] |= u64::from(n[4]) << 4;
         parts[0] |= u64::from(n[5]) << 5;
-        parts[0] |= u64::from(s.0[0] & 0x800 != 0) << 6;
-        joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(LEGAL_MOVE_OF_1[p][b as usize]),
+        parts[0] |= u64::from(s.0[0] & 0x4 != 0) << 6;
+        joint[1] = match ::gdl_runtime::bits::pick_listed(
+            &PICK_1[((parts[0]).wrapping_mul(0x1408001100001010) >> 57) as usize],
+            rng,
+        ) {
+            Some(b) => Move(LEGAL_MOVE_OF_1[0][b as usize]),
             None => return None,
         };
     }
@@ -281,15 +458,15 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     match joint[0].0 {
         10 => {
-            w[0] |= u64::from(s.0[0] & 0x48 == 0x40) << 3;
-            w[0] |= u64::from(s.0[0] & 0x90 == 0x80) << 4;
-            w[0] |= u64::from(s.0[0] & 0x120 == 0x100) << 5;
+            w[0] |= u64::from(s.0[0] & 0x480 == 0x400) << 7;
+            w[0] |= u64::from(s.0[0] & 0x900 == 0x800) << 8;
+            w[0] |= u64::from(s.0[0] & 0x1200 == 0x1000) << 9;
         }
         _ => {}
     }
-    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
-    w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
-    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
+    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
+    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
+    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
     Some(State(w))
 }
 /// Appends what `role` perceives on the step from `s` by `joint` (one move per role,
@@ -305,9 +482,9 @@ pub fn sees(s: &State, joint: &[Move], role: usize, out: &mut Vec<u32>) {
 ///Appends what `candidate` perceives on the step from `s` by `joint` to `out`.
 fn sees_0(s: &State, joint: &[Move; ROLES.len()], out: &mut Vec<u32>) {
     let mut n = [false; 3];
-    n[0] = (s.0[0] & 0x801 == 0x801) | (joint[1].0 == 6);
-    n[1] = (s.0[0] & 0x802 == 0x802) | (joint[1].0 == 7);
-    n[2] = (s.0[0] & 0x804 == 0x804) | (joint[1].0 == 8);
+    n[0] = (s.0[0] & 0x14 == 0x14) | (joint[1].0 == 6);
+    n[1] = (s.0[0] & 0x24 == 0x24) | (joint[1].0 == 7);
+    n[2] = (s.0[0] & 0x44 == 0x44) | (joint[1].0 == 8);
     if n[0] {
         out.push(0);
     }
@@ -359,7 +536,12 @@ impl ::gdl_runtime::Game for Game {
         random_step(state, rng)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
-        (0..BASE.len()).filter(|&i| state.has(i)).map(|i| BASE[i].to_string()).collect()
+        let mut facts: Vec<String> = (0..BASE.len())
+            .filter(|&i| state.has(i))
+            .map(|i| BASE[i].to_string())
+            .collect();
+        facts.sort_unstable();
+        facts
     }
     fn move_string(&self, mv: &Move) -> String {
         MOVES[mv.0 as usize].to_string()

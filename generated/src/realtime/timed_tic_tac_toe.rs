@@ -4,8 +4,9 @@
 
 /// The roles, in the order of the game's `role` facts.
 pub const ROLES: [&str; 2] = ["x", "o"];
-/// Every fact that can be true in a reachable state, in canonical KIF; fact `i` is bit
-/// `i % 64` of word `i / 64` of a [`State`].
+/// Every fact that can be true in a reachable state, in canonical KIF, by its bit: fact
+/// `BASE[i]` is bit `i % 64` of word `i / 64` of a [`State`]. An empty string is a bit no
+/// fact uses, left so that a group of facts (one colour's board) stays within a word.
 pub const BASE: [&str; 136] = [
     "(cell 1 1 b)",
     "(cell 1 1 o)",

@@ -1,0 +1,161 @@
+//! Drawing a legal move from a small word by table: when a role's legal moves fit one word in
+//! which few bits can ever be set (ticTacToe's nine cells and `noop`, connectFour's seven
+//! columns), a multiplication by a constant found at compile time hashes every set of those
+//! bits to its own row of a table that lists the set's bits. A draw is then a multiplication,
+//! a shift and a lookup, where counting and selecting bits without a popcount instruction
+//! costs some forty operations.
+
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+
+/// The most candidate bits a table is made for.
+const MAX_BITS: u32 = 10;
+
+/// The most bytes a table may take (it should stay in the first-level cache).
+const MAX_TABLE_BYTES: usize = 16 * 1024;
+
+/// Multipliers tried for each index width.
+const TRIES: usize = 20_000;
+
+/// A perfect hash of the subsets of `mask`: `(subset * magic) >> (64 - width)` differs for
+/// every two subsets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PickHash {
+    pub mask: u64,
+    pub magic: u64,
+    pub width: u32,
+}
+
+impl PickHash {
+    /// A hash of the subsets of `mask` with as narrow an index as found, or `None` when
+    /// `mask` has too many bits or no multiplier is found. The search is deterministic, so the
+    /// generated code is the same on every run.
+    pub fn find(mask: u64) -> Option<PickHash> {
+        let bits = mask.count_ones();
+        if !(2..=MAX_BITS).contains(&bits) {
+            return None;
+        }
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64 ^ mask;
+        let mut random = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut seen = vec![0u32; 1 << (bits + 2)];
+        let mut stamp = 0u32;
+        for width in bits..=bits + 2 {
+            if (1usize << width) * (bits as usize + 1) > MAX_TABLE_BYTES {
+                break;
+            }
+            for _ in 0..TRIES {
+                let magic = random() & random() & random();
+                stamp += 1;
+                if injective(mask, magic, width, &mut seen, stamp) {
+                    return Some(PickHash { mask, magic, width });
+                }
+            }
+        }
+        None
+    }
+
+    fn index(&self, subset: u64) -> usize {
+        (subset.wrapping_mul(self.magic) >> (64 - self.width)) as usize
+    }
+
+    /// The static table `name`: for every index, the number of bits of the subset hashed to
+    /// it and those bits from the lowest, padded with zeros.
+    pub fn table(&self, name: &Ident) -> TokenStream {
+        let bits = self.mask.count_ones() as usize;
+        let mut rows = vec![vec![0u8; bits + 1]; 1 << self.width];
+        let mut subset = 0u64;
+        loop {
+            let row = &mut rows[self.index(subset)];
+            row[0] = subset.count_ones() as u8;
+            let mut rest = subset;
+            for slot in row[1..].iter_mut().take(subset.count_ones() as usize) {
+                *slot = rest.trailing_zeros() as u8;
+                rest &= rest - 1;
+            }
+            // The next subset of the mask (the carry-rippler walk), back at zero after the last.
+            subset = subset.wrapping_sub(self.mask) & self.mask;
+            if subset == 0 {
+                break;
+            }
+        }
+        let (size, width) = (Literal::usize_unsuffixed(rows.len()), Literal::usize_unsuffixed(bits + 1));
+        let rows = rows.iter().map(|row| {
+            let row = row.iter().map(|&b| Literal::u8_unsuffixed(b));
+            quote!([#(#row),*])
+        });
+        quote! {
+            /// For every hash of a set of the bits this role's legal moves may take, the number
+            /// of bits in the set and the bits, from the lowest.
+            static #name: [[u8; #width]; #size] = [#(#rows),*];
+        }
+    }
+
+    /// The expression of the row of `table` that lists the bits of `word`.
+    pub fn row(&self, table: &Ident, word: TokenStream) -> TokenStream {
+        let magic = super::tables::hex(self.magic);
+        let shift = Literal::u32_unsuffixed(64 - self.width);
+        quote!(&#table[((#word).wrapping_mul(#magic) >> #shift) as usize])
+    }
+}
+
+/// The name of role `role`'s table.
+pub fn table_name(role: usize) -> Ident {
+    format_ident!("PICK_{}", role)
+}
+
+/// Whether `magic` hashes the subsets of `mask` to different indices of `width` bits.
+fn injective(mask: u64, magic: u64, width: u32, seen: &mut [u32], stamp: u32) -> bool {
+    let mut subset = 0u64;
+    loop {
+        let index = (subset.wrapping_mul(magic) >> (64 - width)) as usize;
+        if seen[index] == stamp {
+            return false;
+        }
+        seen[index] = stamp;
+        subset = subset.wrapping_sub(mask) & mask;
+        if subset == 0 {
+            return true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashes_are_found_and_perfect_for_spread_masks() {
+        // ticTacToe's nine cells and `noop`, and connectFour's seven columns (every sixth bit)
+        // and `noop`.
+        for mask in [0x3ffu64, 0x820820820820 | 1] {
+            let hash = PickHash::find(mask).expect("a hash");
+            let mut indices = std::collections::BTreeSet::new();
+            let mut subset = 0u64;
+            loop {
+                assert!(indices.insert(hash.index(subset)), "{mask:#x}: two subsets share an index");
+                subset = subset.wrapping_sub(mask) & mask;
+                if subset == 0 {
+                    break;
+                }
+            }
+            assert_eq!(indices.len(), 1 << mask.count_ones());
+            assert!(hash.width <= mask.count_ones() + 2);
+        }
+    }
+
+    #[test]
+    fn too_many_bits_or_too_few_get_no_hash() {
+        assert_eq!(PickHash::find(0xfff), None);
+        assert_eq!(PickHash::find(0x10), None);
+    }
+
+    #[test]
+    fn the_search_is_deterministic() {
+        assert_eq!(PickHash::find(0x1ff), PickHash::find(0x1ff));
+    }
+}

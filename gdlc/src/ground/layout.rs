@@ -1,0 +1,234 @@
+//! The state layout: which bit of the state words each base fact gets.
+//!
+//! Grounding numbers base facts in byte order of their KIF, which interleaves the pieces of a
+//! board: `(cell 1 1 black)` sits next to `(cell 1 1 white)`, so one colour's board spans every
+//! word of the state and a line test over it costs a shift and an or per word. This pass lays
+//! out each relation by the argument with the fewest values (the colour, the mark): the facts
+//! with the same value of it form a block, ordered by their other arguments (numbers by value),
+//! and a block that fits in a word is kept within one word. One colour's board is then one
+//! word (or a contiguous run of words), and a rule family over it shifts one word.
+//!
+//! Keeping blocks within words may leave bits no fact uses: [`Ground::base`] names them with
+//! an empty string, and nothing ever sets them.
+
+use super::{Ground, Lit, Prop, Value};
+use gdl_runtime::kif::{self, Sx};
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+const WORD: usize = 64;
+
+/// Renumbers the base facts of `ground` by [`layout`], unless the layout would need more words.
+pub fn lay_out(ground: &mut Ground) {
+    let Some(bit_of) = layout(&ground.base) else { return };
+    renumber(ground, &bit_of);
+}
+
+/// The bit of every base fact under the block layout, or `None` when it needs more words than
+/// the facts in byte order (or changes nothing).
+pub fn layout(base: &[String]) -> Option<Vec<u32>> {
+    let blocks = blocks(base);
+    // Blocks wider than a word start at a word boundary and take whole words; the others go,
+    // widest first, into the first word with room.
+    let mut order: Vec<usize> = (0..blocks.len()).collect();
+    order.sort_by_key(|&b| (blocks[b].len() <= WORD, std::cmp::Reverse(blocks[b].len())));
+    let mut bit_of = vec![0u32; base.len()];
+    let mut fill: Vec<usize> = Vec::new();
+    for b in order {
+        let block = &blocks[b];
+        let start = if block.len() > WORD {
+            let start = fill.len() * WORD;
+            let words = block.len().div_ceil(WORD);
+            fill.extend(std::iter::repeat_n(WORD, words - 1));
+            fill.push(block.len() - (words - 1) * WORD);
+            start
+        } else {
+            match fill.iter().position(|&used| used + block.len() <= WORD) {
+                Some(w) => {
+                    fill[w] += block.len();
+                    w * WORD + fill[w] - block.len()
+                }
+                None => {
+                    fill.push(block.len());
+                    (fill.len() - 1) * WORD
+                }
+            }
+        };
+        for (k, &fact) in block.iter().enumerate() {
+            bit_of[fact] = (start + k) as u32;
+        }
+    }
+    let dense_words = base.len().div_ceil(WORD).max(1);
+    let identity = bit_of.iter().enumerate().all(|(i, &b)| b as usize == i);
+    (fill.len() <= dense_words && !identity).then_some(bit_of)
+}
+
+/// The base facts grouped into blocks: the facts of one relation (by name and arity) with the
+/// same value of its argument with the fewest values, each block in the order of the other
+/// arguments. Blocks are in the order of their relation and that value.
+fn blocks(base: &[String]) -> Vec<Vec<usize>> {
+    let parsed: Vec<(String, Vec<String>)> = base.iter().map(|fact| split(fact)).collect();
+    let mut relations: BTreeMap<(&str, usize), Vec<usize>> = BTreeMap::new();
+    for (i, (name, args)) in parsed.iter().enumerate() {
+        relations.entry((name.as_str(), args.len())).or_default().push(i);
+    }
+    let mut blocks = Vec::new();
+    for ((_, arity), facts) in relations {
+        // The argument with the fewest values leads; of equal counts, the last argument.
+        let outer = (0..arity).min_by_key(|&a| {
+            let values: std::collections::BTreeSet<&str> = facts.iter().map(|&f| parsed[f].1[a].as_str()).collect();
+            (values.len(), std::cmp::Reverse(a))
+        });
+        let key = |f: usize| -> Vec<&str> {
+            let args = &parsed[f].1;
+            outer
+                .iter()
+                .map(|&a| args[a].as_str())
+                .chain((0..arity).filter(|&a| Some(a) != outer).map(|a| args[a].as_str()))
+                .collect()
+        };
+        let mut facts = facts;
+        facts.sort_by(|&a, &b| compare_keys(&key(a), &key(b)));
+        let mut start = 0;
+        for end in 1..=facts.len() {
+            let split_here = end == facts.len()
+                || (arity > 1 && outer.is_some_and(|o| parsed[facts[end]].1[o] != parsed[facts[start]].1[o]));
+            if split_here {
+                blocks.push(facts[start..end].to_vec());
+                start = end;
+            }
+        }
+    }
+    blocks
+}
+
+/// A fact's relation name and its arguments' KIF.
+fn split(fact: &str) -> (String, Vec<String>) {
+    match kif::parse_one(fact) {
+        Ok(Sx::List(items)) if !items.is_empty() => {
+            (items[0].to_string(), items[1..].iter().map(ToString::to_string).collect())
+        }
+        _ => (fact.to_string(), Vec::new()),
+    }
+}
+
+/// Argument lists compared value by value: numbers by value, before other symbols in byte order.
+fn compare_keys(a: &[&str], b: &[&str]) -> Ordering {
+    for (x, y) in a.iter().zip(b) {
+        let order = match (x.parse::<u64>(), y.parse::<u64>()) {
+            (Ok(x), Ok(y)) => x.cmp(&y),
+            (Ok(_), Err(_)) => Ordering::Less,
+            (Err(_), Ok(_)) => Ordering::Greater,
+            (Err(_), Err(_)) => x.cmp(y),
+        };
+        if order != Ordering::Equal {
+            return order;
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+/// Moves base fact `i` to bit `bit_of[i]` everywhere the program names it.
+fn renumber(ground: &mut Ground, bit_of: &[u32]) {
+    let bits = bit_of.iter().map(|&b| b as usize + 1).max().unwrap_or(0);
+    let map_lit = |lit: &mut Lit| {
+        if let Prop::Base(i) = &mut lit.prop {
+            *i = bit_of[*i as usize];
+        }
+    };
+    for node in &mut ground.nodes {
+        node.rules.iter_mut().flatten().for_each(map_lit);
+    }
+    for value in ground.outputs_mut() {
+        if let Value::Lit(lit) = value {
+            map_lit(lit);
+        }
+    }
+    let mut base = vec![String::new(); bits];
+    let mut next = vec![Value::Const(false); bits];
+    for (i, (fact, value)) in
+        std::mem::take(&mut ground.base).into_iter().zip(std::mem::take(&mut ground.next)).enumerate()
+    {
+        base[bit_of[i] as usize] = fact;
+        next[bit_of[i] as usize] = value;
+    }
+    ground.base = base;
+    ground.next = next;
+    for fact in &mut ground.initial {
+        *fact = bit_of[*fact as usize];
+    }
+    ground.initial.sort_unstable();
+    for table in ground.checks.tables.iter_mut().filter(|t| t.state) {
+        let width = table.arity as usize + 1;
+        for row in table.rows.chunks_exact_mut(width) {
+            row[width - 1] = bit_of[row[width - 1] as usize];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_colour_board_is_one_block_in_board_order() {
+        // Two colours on a 10-cell row: the numbers order by value, and each colour's cells
+        // are contiguous.
+        let mut base = Vec::new();
+        for x in 1..=10 {
+            for c in ["red", "white"] {
+                base.push(format!("(cell {x} {c})"));
+            }
+        }
+        base.sort();
+        let bit_of = layout(&base).expect("a new layout");
+        let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+        assert_eq!(bit("(cell 2 red)"), bit("(cell 1 red)") + 1);
+        assert_eq!(bit("(cell 10 red)"), bit("(cell 1 red)") + 9);
+        assert_eq!(bit("(cell 10 white)"), bit("(cell 1 white)") + 9);
+    }
+
+    #[test]
+    fn a_block_that_fits_a_word_stays_within_one() {
+        // Two 42-fact boards and two single facts: each board within one word, in two words.
+        let mut base = facts(&["(control red)", "(control white)"]);
+        for x in 1..=7 {
+            for y in 1..=6 {
+                base.push(format!("(cell {x} {y} red)"));
+                base.push(format!("(cell {x} {y} white)"));
+            }
+        }
+        base.sort();
+        let bit_of = layout(&base).expect("a new layout");
+        for colour in ["red", "white"] {
+            let bits: Vec<u32> = (0..base.len())
+                .filter(|&i| base[i].ends_with(&format!(" {colour})")) && base[i].starts_with("(cell"))
+                .map(|i| bit_of[i])
+                .collect();
+            assert_eq!(bits.len(), 42);
+            assert!(bits.iter().all(|&b| b / 64 == bits[0] / 64), "{colour}: {bits:?}");
+        }
+        assert!(bit_of.iter().all(|&b| b < 128));
+        let mut sorted = bit_of.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), base.len(), "every fact has its own bit");
+    }
+
+    #[test]
+    fn no_new_layout_when_it_needs_more_words() {
+        // Three blocks of 40 facts fit two words only when one of them is split.
+        let mut base = Vec::new();
+        for c in ["a", "b", "c"] {
+            for x in 1..=40 {
+                base.push(format!("(p {x} {c})"));
+            }
+        }
+        base.sort();
+        assert_eq!(layout(&base), None);
+    }
+}
