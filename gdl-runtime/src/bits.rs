@@ -60,6 +60,34 @@ pub fn pick_listed(listed: &[u8], rng: &mut Rng) -> Option<u32> {
     }
 }
 
+/// The table [`pick_listed`] reads for the candidate bits `mask` under the perfect hash
+/// `(subset * magic) >> (64 - width)` that gdlc found for it: for every hash of a subset of
+/// `mask`, the subset's number of bits and its bits from the lowest (`ROWS` is `1 << width`,
+/// `COLS` one more than the bits of `mask`). Evaluated when the generated code is compiled.
+pub const fn listed_bits_table<const ROWS: usize, const COLS: usize>(
+    mask: u64,
+    magic: u64,
+    width: u32,
+) -> [[u8; COLS]; ROWS] {
+    let mut table = [[0u8; COLS]; ROWS];
+    let mut subset = 0u64;
+    loop {
+        let row = (subset.wrapping_mul(magic) >> (64 - width)) as usize;
+        table[row][0] = subset.count_ones() as u8;
+        let (mut rest, mut k) = (subset, 1);
+        while rest != 0 {
+            table[row][k] = rest.trailing_zeros() as u8;
+            rest &= rest - 1;
+            k += 1;
+        }
+        // The next subset of the mask (the carry-rippler walk), back at zero after the last.
+        subset = subset.wrapping_sub(mask) & mask;
+        if subset == 0 {
+            return table;
+        }
+    }
+}
+
 /// The position of the `k`-th set bit (from 0, lowest first) of `word`, which must have more
 /// than `k` set bits.
 #[inline]
@@ -177,6 +205,26 @@ mod tests {
             for k in 0..word.count_ones() {
                 assert_eq!(select_by_sums(word, running_byte_counts(word), k), naive_select(word, k), "{word:#x} {k}");
                 assert_eq!(select_in_word(word, k), naive_select(word, k), "{word:#x} {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn pick_listed_draws_what_pick_draws_from_a_hashed_table() {
+        // connectFour's seven columns and `noop`, with a multiplier gdlc found for them.
+        let (mask, magic, width) = (0x820820820821u64, 0x210002030100208u64, 10);
+        static TABLE: [[u8; 10]; 1024] = listed_bits_table(0x820820820821, 0x210002030100208, 10);
+        let mut subset = 0u64;
+        loop {
+            let row = &TABLE[(subset.wrapping_mul(magic) >> (64 - width)) as usize];
+            let (mut a, mut b) = (Rng::seeded(subset), Rng::seeded(subset));
+            for _ in 0..4 {
+                let listed = pick_listed(row, &mut a);
+                assert_eq!(listed.map(|bit| (0, bit)), pick(&[subset], &mut b), "{subset:#x}");
+            }
+            subset = subset.wrapping_sub(mask) & mask;
+            if subset == 0 {
+                break;
             }
         }
     }

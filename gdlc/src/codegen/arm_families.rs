@@ -5,7 +5,7 @@
 
 use super::move_tables::ConditionalSet;
 use crate::ground::{Lit, Prop};
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::BTreeMap;
 
@@ -93,20 +93,25 @@ impl RoleArms {
         self.in_family.get(mv).copied().unwrap_or(false)
     }
 
-    /// The static table of role `role`'s moves, `(family, anchor bit)`, family 0 for a move in
-    /// none (nothing when the role has no families).
-    pub fn table(&self, role: usize, moves: usize) -> TokenStream {
-        if self.families.is_empty() {
-            return TokenStream::new();
-        }
+    /// Every move's `(family, anchor bit)`, family 0 for a move in none.
+    fn rows(&self, moves: usize) -> Vec<(u8, u8)> {
         let mut rows = vec![(0u8, 0u8); moves];
         for (f, family) in self.families.iter().enumerate() {
             for &(mv, bit) in &family.members {
                 rows[mv as usize] = (f as u8 + 1, bit as u8);
             }
         }
-        let name = table_name(role);
-        let rows = rows.iter().map(|&(f, b)| quote!((#f, #b)));
+        rows
+    }
+
+    /// The static table of role `role`'s moves, `(family, anchor bit)`, family 0 for a move in
+    /// none (nothing when the role has no families).
+    pub fn table(&self, role: usize, moves: usize) -> TokenStream {
+        if self.families.is_empty() {
+            return TokenStream::new();
+        }
+        let name = Self::table_name(role);
+        let rows = self.rows(moves).into_iter().map(|(f, b)| quote!((#f, #b)));
         let moves = Literal::usize_unsuffixed(moves);
         quote! {
             /// For every move of this role, the family of moves whose conditional next-state
@@ -115,14 +120,40 @@ impl RoleArms {
         }
     }
 
-    /// Statements that set, in the next state's words `w`, the bits that role `role`'s move
-    /// `joint[role]` sets through its family (nothing when the role has no families).
-    pub fn statements(&self, role: usize) -> TokenStream {
+    /// The same rows as [`RoleArms::table`], by the bit `random_step` draws: `moves_by_bit`
+    /// gives the move of every bit (nothing when the role has no families).
+    pub fn table_at_bits(&self, role: usize, moves_by_bit: &[u32]) -> TokenStream {
         if self.families.is_empty() {
             return TokenStream::new();
         }
-        let name = table_name(role);
-        let r = Literal::usize_unsuffixed(role);
+        let by_move = self.rows(self.in_family.len());
+        let name = Self::table_at_bit_name(role);
+        let rows = moves_by_bit.iter().map(|&m| {
+            let (f, b) = by_move.get(m as usize).copied().unwrap_or((0, 0));
+            quote!((#f, #b))
+        });
+        let size = Literal::usize_unsuffixed(moves_by_bit.len());
+        quote! {
+            /// The family and anchor bit of this role's move of every bit `random_step` may draw.
+            static #name: [(u8, u8); #size] = [#(#rows),*];
+        }
+    }
+
+    pub fn table_name(role: usize) -> Ident {
+        format_ident!("ARM_FAMILY_OF_{}", role)
+    }
+
+    pub fn table_at_bit_name(role: usize) -> Ident {
+        format_ident!("ARM_FAMILY_AT_{}", role)
+    }
+
+    /// Statements that set, in the next state's words `w`, the bits that the move whose
+    /// `(family, anchor bit)` is `row` sets through its family (nothing when the role has no
+    /// families).
+    pub fn statements(&self, row: TokenStream) -> TokenStream {
+        if self.families.is_empty() {
+            return TokenStream::new();
+        }
         let cases = self.families.iter().enumerate().map(|(f, family)| {
             let f = Literal::u8_unsuffixed(f as u8 + 1);
             let sets = family.sets.iter().map(|&((dw, dp), ref terms)| {
@@ -143,7 +174,7 @@ impl RoleArms {
         // game's moves alternate between a family and none, which predicts well, where a jump
         // to one of many arms does not.
         quote! {{
-            let (family, bit) = #name[joint[#r].0 as usize];
+            let (family, bit) = #row;
             let a = 1u64 << bit;
             match family {
                 #(#cases)*
@@ -151,10 +182,6 @@ impl RoleArms {
             }
         }}
     }
-}
-
-fn table_name(role: usize) -> proc_macro2::Ident {
-    format_ident!("ARM_FAMILY_OF_{}", role)
 }
 
 /// A move's conditional sets relative to its anchor (its lowest set bit): the anchor's word
@@ -282,7 +309,7 @@ mod tests {
         assert_eq!(family.members, vec![(0, 18), (1, 19), (2, 20)]);
         assert_eq!(family.sets, vec![((0, 0), vec![Term { negated: false, literals: vec![((0, -18), true)] }])]);
         assert!(plan.in_family(1) && !plan.in_family(3) && !plan.in_family(4));
-        let code = plan.statements(0).to_string();
+        let code = plan.statements(quote!(ARM_FAMILY_OF_0[joint[0].0 as usize])).to_string();
         assert!(code.contains("s . 0 [0] << 18"), "{code}");
     }
 

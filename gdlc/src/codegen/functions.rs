@@ -24,6 +24,9 @@ const SHORT_LITERALS: usize = 32;
 /// The most families of one role's legal moves that are evaluated a word at a time.
 const MAX_LEGAL_FAMILIES: usize = 8;
 
+/// The most bytes of a role's table of frame rows by drawn bit.
+const MAX_BIT_TABLE_BYTES: usize = 32 * 1024;
+
 /// The fewest moves of a role that a literal must guard to be tested before them in
 /// `random_step`.
 const GUARD_MIN: usize = 4;
@@ -57,11 +60,11 @@ pub fn generate_functions(ground: &Ground) -> (TokenStream, bool) {
     let sees = ground.gdl_ii.then(|| emitter.generate_sees_fns());
     let fused = random_step.is_some();
     let legal_tables = emitter.legal_tables.take().into_values();
-    let pick_tables = emitter.pick_tables.take().into_values();
+    let step_tables = emitter.step_tables.take().into_values();
     let tokens = quote! {
         #statics
         #(#legal_tables)*
-        #(#pick_tables)*
+        #(#step_tables)*
         #legal
         #next
         #terminal
@@ -114,9 +117,9 @@ struct Emitter<'g> {
     /// By role, the table of the move of every bit of its `LegalParts`, which `legal` and
     /// `random_step` share.
     legal_tables: RefCell<BTreeMap<usize, TokenStream>>,
-    /// By role, the table of `random_step`'s draw when its legal moves hash to one (see
-    /// [`super::pick_tables`]).
-    pick_tables: RefCell<BTreeMap<usize, TokenStream>>,
+    /// `random_step`'s tables, by role and name: the table of its draw when its legal moves
+    /// hash to one (see [`super::pick_tables`]), and the frame and arm-family rows by drawn bit.
+    step_tables: RefCell<BTreeMap<(usize, &'static str), TokenStream>>,
 }
 
 impl<'g> Emitter<'g> {
@@ -137,7 +140,7 @@ impl<'g> Emitter<'g> {
             families: Vec::new(),
             in_move_phase: Cell::new(false),
             legal_tables: RefCell::new(BTreeMap::new()),
-            pick_tables: RefCell::new(BTreeMap::new()),
+            step_tables: RefCell::new(BTreeMap::new()),
         }
     }
 
@@ -267,7 +270,7 @@ impl<'g> Emitter<'g> {
         let local = self.arm_only_nodes(&self.unframed_next());
         let shared: Vec<u32> = needed.iter().copied().filter(|&n| !local[n as usize]).collect();
         let compute = self.emit_nodes(&shared);
-        let words = self.next_words(&local);
+        let words = self.next_words(&local, &vec![false; self.ground.roles.len()]);
         self.in_move_phase.set(false);
         quote! {
             /// The state after every role plays its move of `joint` (one per role, in role order).
@@ -384,7 +387,7 @@ impl<'g> Emitter<'g> {
     /// (see [`super::arm_families`]) and a `match` on its other moves that sets the bits its
     /// move sets when their conditions on the state hold. Each arm first evaluates the nodes
     /// its conditions need of those `local` marks (see [`Emitter::arm_only_nodes`]).
-    fn frame_arms(&self, tables: &MoveTables, local: &[bool]) -> TokenStream {
+    fn frame_arms(&self, tables: &MoveTables, local: &[bool], by_draw: &[bool]) -> TokenStream {
         let mut out = TokenStream::new();
         for (role, arms) in tables.arms.iter().enumerate() {
             let cases: Vec<TokenStream> = arms
@@ -410,7 +413,15 @@ impl<'g> Emitter<'g> {
                 })
                 .collect();
             if let Some(families) = self.arm_families.get(role) {
-                out.extend(families.statements(role));
+                let r = Literal::usize_unsuffixed(role);
+                let row = if by_draw[role] {
+                    let (table, drawn) = (RoleArms::table_at_bit_name(role), format_ident!("drawn_{}", role));
+                    quote!(#table[#drawn])
+                } else {
+                    let table = RoleArms::table_name(role);
+                    quote!(#table[joint[#r].0 as usize])
+                };
+                out.extend(families.statements(row));
             }
             if cases.is_empty() {
                 continue;
@@ -443,7 +454,9 @@ impl<'g> Emitter<'g> {
     /// Statements that compute the next state's words into `w`, from the state `s`, the joint
     /// move and the nodes next needs, already computed but for those `local` marks, which the
     /// arms of the conditional frame rules evaluate.
-    fn next_words(&self, local: &[bool]) -> TokenStream {
+    /// `by_draw[r]`: role `r`'s frame and arm-family rows are looked up by its drawn bit
+    /// `drawn_r` (in `random_step`) rather than by its move.
+    fn next_words(&self, local: &[bool], by_draw: &[bool]) -> TokenStream {
         let words = words(self.ground.base.len());
         let mut always = vec![0u64; words];
         let mut sets = Vec::new();
@@ -469,11 +482,35 @@ impl<'g> Emitter<'g> {
         }
         let always = always.into_iter().map(hex);
         let frames = self.tables.as_ref().filter(|t| t.has_frames()).map(|_| {
+            if !by_draw.contains(&true) {
+                return quote! {
+                    let mut keep = [0u64; WORDS];
+                    let mut set = [0u64; WORDS];
+                    for (r, m) in joint.iter().enumerate() {
+                        let [k, x] = &FRAMES[r][m.0 as usize];
+                        for i in 0..WORDS {
+                            keep[i] |= k[i];
+                            set[i] |= x[i];
+                        }
+                    }
+                    for i in 0..WORDS {
+                        w[i] |= (s.0[i] & keep[i]) | set[i];
+                    }
+                };
+            }
+            let rows = by_draw.iter().enumerate().map(|(role, &drawn)| {
+                let r = Literal::usize_unsuffixed(role);
+                if drawn {
+                    let (table, drawn) = (format_ident!("FRAMES_AT_{}", role), format_ident!("drawn_{}", role));
+                    quote!(&#table[#drawn])
+                } else {
+                    quote!(&FRAMES[#r][joint[#r].0 as usize])
+                }
+            });
             quote! {
                 let mut keep = [0u64; WORDS];
                 let mut set = [0u64; WORDS];
-                for (r, m) in joint.iter().enumerate() {
-                    let [k, x] = &FRAMES[r][m.0 as usize];
+                for [k, x] in [#(#rows),*] {
                     for i in 0..WORDS {
                         keep[i] |= k[i];
                         set[i] |= x[i];
@@ -484,7 +521,7 @@ impl<'g> Emitter<'g> {
                 }
             }
         });
-        let arms = self.tables.as_ref().map(|tables| self.frame_arms(tables, local));
+        let arms = self.tables.as_ref().map(|tables| self.frame_arms(tables, local, by_draw));
         quote! {
             let mut w: [u64; WORDS] = [#(#always),*];
             #frames
@@ -811,13 +848,18 @@ impl<'g> Emitter<'g> {
         let move_nodes = self.emit_nodes(&after);
         self.in_move_phase.set(false);
         let terminal = self.value(self.ground.terminal);
+        // The frame and arm-family rows of a role whose draw is in few words are looked up by
+        // the drawn bit: a load fewer on the path from one state to the next than by move.
+        let all_parts: Vec<LegalParts> =
+            self.ground.legal.iter().zip(&plans).map(|(moves, plan)| LegalParts::new(plan, moves)).collect();
+        let by_draw: Vec<bool> = all_parts.iter().map(|parts| self.rows_by_draw(parts)).collect();
         let choices = self.ground.legal.iter().enumerate().map(|(role, moves)| {
             let r = Literal::usize_unsuffixed(role);
             let plan = &plans[role];
-            let parts = LegalParts::new(plan, moves);
+            let parts = &all_parts[role];
             let exclusive: Vec<u32> =
                 needed.iter().copied().filter(|&n| guarded_only[n as usize] == Some(role)).collect();
-            let fill = self.fill_legal_parts(moves, plan, &parts, &guards[role], self.emit_nodes(&exclusive));
+            let fill = self.fill_legal_parts(moves, plan, parts, &guards[role], self.emit_nodes(&exclusive));
             // The draw is among the set bits in the order `legal` lists them, so that it picks
             // the move the general interface picks.
             let (declare, move_of) = parts.declare(role, &self.legal_tables);
@@ -826,32 +868,38 @@ impl<'g> Emitter<'g> {
                 [(used, _)] => PickHash::find(*used),
                 _ => None,
             };
-            match hash {
+            let drawn = format_ident!("drawn_{}", role);
+            let draw = match hash {
                 Some(hash) => {
                     let table = super::pick_tables::table_name(role);
-                    self.pick_tables.borrow_mut().entry(role).or_insert_with(|| hash.table(&table));
+                    self.step_tables.borrow_mut().entry((role, "pick")).or_insert_with(|| hash.table(&table));
                     let row = hash.row(&table, quote!(parts[0]));
-                    quote! {{
-                        #declare
-                        #fill
-                        joint[#r] = match ::gdl_runtime::bits::pick_listed(#row, rng) {
-                            Some(b) => Move(#move_of[0][b as usize]),
+                    quote! {
+                        let #drawn = match ::gdl_runtime::bits::pick_listed(#row, rng) {
+                            Some(b) => b as usize,
                             None => return None,
                         };
-                    }}
+                    }
                 }
-                None => quote! {{
-                    #declare
-                    #fill
-                    joint[#r] = match ::gdl_runtime::bits::pick(&parts, rng) {
-                        Some((p, b)) => Move(#move_of[p][b as usize]),
+                None => quote! {
+                    let #drawn = match ::gdl_runtime::bits::pick(&parts, rng) {
+                        Some((p, b)) => 64 * p + b as usize,
                         None => return None,
                     };
-                }},
+                },
+            };
+            if by_draw[role] {
+                self.bit_tables(role, &parts);
+            }
+            quote! {
+                #declare
+                #fill
+                #draw
+                joint[#r] = Move(#move_of[#drawn / 64][#drawn % 64]);
             }
         });
         self.in_move_phase.set(true);
-        let next_words = self.next_words(&local);
+        let next_words = self.next_words(&local, &by_draw);
         self.in_move_phase.set(false);
         let roles = Literal::usize_unsuffixed(self.ground.roles.len());
         Some(quote! {
@@ -875,6 +923,41 @@ impl<'g> Emitter<'g> {
                 Some(State(w))
             }
         })
+    }
+
+    /// Whether `random_step` looks up a role's frame and arm-family rows by the bit it draws
+    /// from `parts`: when there are rows to look up and the tables by bit stay small.
+    fn rows_by_draw(&self, parts: &LegalParts) -> bool {
+        let Some(tables) = self.tables.as_ref().filter(|t| t.has_frames()) else { return false };
+        let bytes = parts.words.len() * 64 * 2 * tables.state_words * 8;
+        bytes <= MAX_BIT_TABLE_BYTES
+    }
+
+    /// Makes role `role`'s tables of frame rows and arm-family rows by drawn bit (`64 * word +
+    /// bit` of `parts`): a bit no move takes gets the row of move 0, and is never drawn.
+    fn bit_tables(&self, role: usize, parts: &LegalParts) {
+        let Some(tables) = &self.tables else { return };
+        let width = tables.state_words;
+        let moves_by_bit: Vec<u32> = parts.words.iter().flat_map(|(_, row)| row.iter().copied()).collect();
+        let rows = moves_by_bit.iter().map(|&m| {
+            let at = m as usize * width;
+            let keep = tables.keep_table[role][at..at + width].iter().copied().map(hex);
+            let set = tables.set_table[role][at..at + width].iter().copied().map(hex);
+            quote!([[#(#keep),*], [#(#set),*]])
+        });
+        let name = format_ident!("FRAMES_AT_{}", role);
+        let size = Literal::usize_unsuffixed(moves_by_bit.len());
+        let doc = format!("The `FRAMES` row of role {role}'s move of every bit that `random_step` may draw.");
+        self.step_tables.borrow_mut().insert(
+            (role, "frames"),
+            quote! {
+                #[doc = #doc]
+                static #name: [[[u64; WORDS]; 2]; #size] = [#(#rows),*];
+            },
+        );
+        if let Some(arms) = self.arm_families.get(role) {
+            self.step_tables.borrow_mut().insert((role, "arms"), arms.table_at_bits(role, &moves_by_bit));
+        }
     }
 
     /// The bit of `node` in the move table, when the table gives it.

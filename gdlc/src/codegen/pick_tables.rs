@@ -59,39 +59,23 @@ impl PickHash {
         None
     }
 
+    #[cfg(test)]
     fn index(&self, subset: u64) -> usize {
         (subset.wrapping_mul(self.magic) >> (64 - self.width)) as usize
     }
 
-    /// The static table `name`: for every index, the number of bits of the subset hashed to
-    /// it and those bits from the lowest, padded with zeros.
+    /// The static table `name`, which `gdl_runtime::bits::listed_bits_table` fills when the
+    /// generated code is compiled: for every index, the number of bits of the subset hashed to
+    /// it and those bits from the lowest.
     pub fn table(&self, name: &Ident) -> TokenStream {
-        let bits = self.mask.count_ones() as usize;
-        let mut rows = vec![vec![0u8; bits + 1]; 1 << self.width];
-        let mut subset = 0u64;
-        loop {
-            let row = &mut rows[self.index(subset)];
-            row[0] = subset.count_ones() as u8;
-            let mut rest = subset;
-            for slot in row[1..].iter_mut().take(subset.count_ones() as usize) {
-                *slot = rest.trailing_zeros() as u8;
-                rest &= rest - 1;
-            }
-            // The next subset of the mask (the carry-rippler walk), back at zero after the last.
-            subset = subset.wrapping_sub(self.mask) & self.mask;
-            if subset == 0 {
-                break;
-            }
-        }
-        let (size, width) = (Literal::usize_unsuffixed(rows.len()), Literal::usize_unsuffixed(bits + 1));
-        let rows = rows.iter().map(|row| {
-            let row = row.iter().map(|&b| Literal::u8_unsuffixed(b));
-            quote!([#(#row),*])
-        });
+        let rows = Literal::usize_unsuffixed(1 << self.width);
+        let cols = Literal::usize_unsuffixed(self.mask.count_ones() as usize + 1);
+        let (mask, magic) = (super::tables::hex(self.mask), super::tables::hex(self.magic));
+        let width = Literal::u32_unsuffixed(self.width);
         quote! {
             /// For every hash of a set of the bits this role's legal moves may take, the number
             /// of bits in the set and the bits, from the lowest.
-            static #name: [[u8; #width]; #size] = [#(#rows),*];
+            static #name: [[u8; #cols]; #rows] = ::gdl_runtime::bits::listed_bits_table(#mask, #magic, #width);
         }
     }
 

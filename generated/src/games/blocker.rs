@@ -178,6 +178,207 @@ static LEGAL_MOVE_OF_1: [[u32; 64]; 1] = [
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
 ];
+///The `FRAMES` row of role 0's move of every bit that `random_step` may draw.
+static FRAMES_AT_0: [[[u64; WORDS]; 2]; 64] = [
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+    [[0xffff0000], [0x0]],
+];
+/// The family and anchor bit of this role's move of every bit `random_step` may draw.
+static ARM_FAMILY_AT_1: [(u8, u8); 64] = [
+    (1u8, 16u8),
+    (1u8, 17u8),
+    (1u8, 18u8),
+    (1u8, 19u8),
+    (1u8, 20u8),
+    (1u8, 21u8),
+    (1u8, 22u8),
+    (1u8, 23u8),
+    (1u8, 24u8),
+    (1u8, 25u8),
+    (1u8, 26u8),
+    (1u8, 27u8),
+    (1u8, 28u8),
+    (1u8, 29u8),
+    (1u8, 30u8),
+    (1u8, 31u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+    (1u8, 16u8),
+];
+///The `FRAMES` row of role 1's move of every bit that `random_step` may draw.
+static FRAMES_AT_1: [[[u64; WORDS]; 2]; 64] = [
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+    [[0x0], [0x0]],
+];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
 /// without families of moves (one rule over different places on the board), else in
 /// the order `random_step` draws from.
@@ -455,22 +656,20 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 2];
-    {
-        let mut parts = [0u64; 1];
-        parts[0] |= (s.0[0]) & (0xffff);
-        joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(LEGAL_MOVE_OF_0[p][b as usize]),
-            None => return None,
-        };
-    }
-    {
-        let mut parts = [0u64; 1];
-        parts[0] |= (s.0[0]) & (0xffff);
-        joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(LEGAL_MOVE_OF_1[p][b as usize]),
-            None => return None,
-        };
-    }
+    let mut parts = [0u64; 1];
+    parts[0] |= (s.0[0]) & (0xffff);
+    let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
+        Some((p, b)) => 64 * p + b as usize,
+        None => return None,
+    };
+    joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
+    let mut parts = [0u64; 1];
+    parts[0] |= (s.0[0]) & (0xffff);
+    let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
+        Some((p, b)) => 64 * p + b as usize,
+        None => return None,
+    };
+    joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
     let joint = &joint;
     n[0] = ((s.0[0] & 0x1 == 0x1) & (joint[1].0 != 0) & (joint[0].0 == 0))
         | (s.0[0] & 0x100000000 == 0x100000000);
@@ -523,8 +722,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let mut w: [u64; WORDS] = [0x0];
     let mut keep = [0u64; WORDS];
     let mut set = [0u64; WORDS];
-    for (r, m) in joint.iter().enumerate() {
-        let [k, x] = &FRAMES[r][m.0 as usize];
+    for [k, x] in [&FRAMES_AT_0[drawn_0], &FRAMES_AT_1[drawn_1]] {
         for i in 0..WORDS {
             keep[i] |= k[i];
             set[i] |= x[i];
@@ -534,7 +732,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
     {
-        let (family, bit) = ARM_FAMILY_OF_1[joint[1].0 as usize];
+        let (family, bit) = ARM_FAMILY_AT_1[drawn_1];
         let a = 1u64 << bit;
         match family {
             1 => {

@@ -63,18 +63,147 @@ static LEGAL_MOVE_OF_0: [[u32; 64]; 1] = [
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
 ];
+/// The family and anchor bit of this role's move of every bit `random_step` may draw.
+static ARM_FAMILY_AT_0: [(u8, u8); 64] = [
+    (0u8, 0u8),
+    (1u8, 7u8),
+    (1u8, 8u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+];
+///The `FRAMES` row of role 0's move of every bit that `random_step` may draw.
+static FRAMES_AT_0: [[[u64; WORDS]; 2]; 64] = [
+    [[0x1b00], [0x0]],
+    [[0x1200], [0x0]],
+    [[0x480], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+    [[0x1b00], [0x0]],
+];
 /// For every hash of a set of the bits this role's legal moves may take, the number
 /// of bits in the set and the bits, from the lowest.
-static PICK_0: [[u8; 4]; 8] = [
-    [0, 0, 0, 0],
-    [1, 0, 0, 0],
-    [1, 1, 0, 0],
-    [2, 0, 1, 0],
-    [1, 2, 0, 0],
-    [2, 0, 2, 0],
-    [2, 1, 2, 0],
-    [3, 0, 1, 2],
-];
+static PICK_0: [[u8; 4]; 8] = ::gdl_runtime::bits::listed_bits_table(
+    0x7,
+    0x2220001010410003,
+    3,
+);
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
 /// without families of moves (one rule over different places on the board), else in
 /// the order `random_step` draws from.
@@ -165,25 +294,23 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 1];
-    {
-        let mut parts = [0u64; 1];
-        parts[0] |= u64::from(true);
-        parts[0] |= u64::from(true) << 1;
-        parts[0] |= u64::from(true) << 2;
-        joint[0] = match ::gdl_runtime::bits::pick_listed(
-            &PICK_0[((parts[0]).wrapping_mul(0x2220001010410003) >> 61) as usize],
-            rng,
-        ) {
-            Some(b) => Move(LEGAL_MOVE_OF_0[0][b as usize]),
-            None => return None,
-        };
-    }
+    let mut parts = [0u64; 1];
+    parts[0] |= u64::from(true);
+    parts[0] |= u64::from(true) << 1;
+    parts[0] |= u64::from(true) << 2;
+    let drawn_0 = match ::gdl_runtime::bits::pick_listed(
+        &PICK_0[((parts[0]).wrapping_mul(0x2220001010410003) >> 61) as usize],
+        rng,
+    ) {
+        Some(b) => b as usize,
+        None => return None,
+    };
+    joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
     let joint = &joint;
     let mut w: [u64; WORDS] = [0x0];
     let mut keep = [0u64; WORDS];
     let mut set = [0u64; WORDS];
-    for (r, m) in joint.iter().enumerate() {
-        let [k, x] = &FRAMES[r][m.0 as usize];
+    for [k, x] in [&FRAMES_AT_0[drawn_0]] {
         for i in 0..WORDS {
             keep[i] |= k[i];
             set[i] |= x[i];
@@ -193,7 +320,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
     {
-        let (family, bit) = ARM_FAMILY_OF_0[joint[0].0 as usize];
+        let (family, bit) = ARM_FAMILY_AT_0[drawn_0];
         let a = 1u64 << bit;
         match family {
             1 => {

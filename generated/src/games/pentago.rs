@@ -403,6 +403,274 @@ static LEGAL_MOVE_OF_1: [[u32; 64]; 1] = [
         43, 44, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
 ];
+/// The family and anchor bit of this role's move of every bit `random_step` may draw.
+static ARM_FAMILY_AT_0: [(u8, u8); 64] = [
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (2u8, 0u8),
+    (1u8, 0u8),
+    (2u8, 9u8),
+    (1u8, 9u8),
+    (2u8, 18u8),
+    (1u8, 18u8),
+    (2u8, 27u8),
+    (1u8, 27u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+];
+///The `FRAMES` row of role 0's move of every bit that `random_step` may draw.
+static FRAMES_AT_0: [[[u64; WORDS]; 2]; 64] = [
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x2]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x4]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x8]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x10]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x20]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x40]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x80]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x100]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x400]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x800]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x2000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x4000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x8000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x10000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x20000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x40000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x80000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x100000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x400000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x800000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1000000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x2000000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x4000000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x8000000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x10000000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x20000000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x40000000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x80000000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x100000000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200000000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x400000000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x800000000]],
+    [[0xffffffe10, 0xffffffe10], [0x0, 0x0]],
+    [[0xffffffe10, 0xffffffe10], [0x0, 0x0]],
+    [[0xffffc21ff, 0xffffc21ff], [0x0, 0x0]],
+    [[0xffffc21ff, 0xffffc21ff], [0x0, 0x0]],
+    [[0xff843ffff, 0xff843ffff], [0x0, 0x0]],
+    [[0xff843ffff, 0xff843ffff], [0x0, 0x0]],
+    [[0x87ffffff, 0x87ffffff], [0x0, 0x0]],
+    [[0x87ffffff, 0x87ffffff], [0x0, 0x0]],
+    [[0x0, 0x0], [0x0, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+];
+/// The family and anchor bit of this role's move of every bit `random_step` may draw.
+static ARM_FAMILY_AT_1: [(u8, u8); 64] = [
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (2u8, 0u8),
+    (1u8, 0u8),
+    (2u8, 9u8),
+    (1u8, 9u8),
+    (2u8, 18u8),
+    (1u8, 18u8),
+    (2u8, 27u8),
+    (1u8, 27u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+];
+///The `FRAMES` row of role 1's move of every bit that `random_step` may draw.
+static FRAMES_AT_1: [[[u64; WORDS]; 2]; 64] = [
+    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x2, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x4, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x8, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x10, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x20, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x40, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x80, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x100, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x400, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x800, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x1000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x2000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x4000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x8000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x10000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x20000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x40000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x80000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x100000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x400000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x800000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x1000000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x2000000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x4000000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x8000000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x10000000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x20000000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x40000000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x80000000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x100000000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200000000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x400000000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x800000000, 0x0]],
+    [[0xffffffe10, 0xffffffe10], [0x0, 0x0]],
+    [[0xffffffe10, 0xffffffe10], [0x0, 0x0]],
+    [[0xffffc21ff, 0xffffc21ff], [0x0, 0x0]],
+    [[0xffffc21ff, 0xffffc21ff], [0x0, 0x0]],
+    [[0xff843ffff, 0xff843ffff], [0x0, 0x0]],
+    [[0xff843ffff, 0xff843ffff], [0x0, 0x0]],
+    [[0x87ffffff, 0x87ffffff], [0x0, 0x0]],
+    [[0x87ffffff, 0x87ffffff], [0x0, 0x0]],
+    [[0x0, 0x0], [0x0, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
 /// without families of moves (one rule over different places on the board), else in
 /// the order `random_step` draws from.
@@ -1081,50 +1349,47 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 2];
-    {
-        let mut parts = [0u64; 1];
-        if s.0[0] & 0x2000000000 != 0 {
-            parts[0] |= (!s.0[0]) & (!s.0[1]) & (0xfffffffff);
-        }
-        parts[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 36;
-        parts[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 37;
-        parts[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 38;
-        parts[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 39;
-        parts[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 40;
-        parts[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 41;
-        parts[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 42;
-        parts[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 43;
-        parts[0] |= u64::from(n[0]) << 44;
-        joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(LEGAL_MOVE_OF_0[p][b as usize]),
-            None => return None,
-        };
+    let mut parts = [0u64; 1];
+    if s.0[0] & 0x2000000000 != 0 {
+        parts[0] |= (!s.0[0]) & (!s.0[1]) & (0xfffffffff);
     }
-    {
-        let mut parts = [0u64; 1];
-        if s.0[0] & 0x1000000000 != 0 {
-            parts[0] |= (!s.0[0]) & (!s.0[1]) & (0xfffffffff);
-        }
-        parts[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 36;
-        parts[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 37;
-        parts[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 38;
-        parts[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 39;
-        parts[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 40;
-        parts[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 41;
-        parts[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 42;
-        parts[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 43;
-        parts[0] |= u64::from(n[1]) << 44;
-        joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(LEGAL_MOVE_OF_1[p][b as usize]),
-            None => return None,
-        };
+    parts[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 36;
+    parts[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 37;
+    parts[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 38;
+    parts[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 39;
+    parts[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 40;
+    parts[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 41;
+    parts[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 42;
+    parts[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 43;
+    parts[0] |= u64::from(n[0]) << 44;
+    let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
+        Some((p, b)) => 64 * p + b as usize,
+        None => return None,
+    };
+    joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
+    let mut parts = [0u64; 1];
+    if s.0[0] & 0x1000000000 != 0 {
+        parts[0] |= (!s.0[0]) & (!s.0[1]) & (0xfffffffff);
     }
+    parts[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 36;
+    parts[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 37;
+    parts[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 38;
+    parts[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 39;
+    parts[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 40;
+    parts[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 41;
+    parts[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 42;
+    parts[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 43;
+    parts[0] |= u64::from(n[1]) << 44;
+    let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
+        Some((p, b)) => 64 * p + b as usize,
+        None => return None,
+    };
+    joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
     let joint = &joint;
     let mut w: [u64; WORDS] = [0x0, 0x0];
     let mut keep = [0u64; WORDS];
     let mut set = [0u64; WORDS];
-    for (r, m) in joint.iter().enumerate() {
-        let [k, x] = &FRAMES[r][m.0 as usize];
+    for [k, x] in [&FRAMES_AT_0[drawn_0], &FRAMES_AT_1[drawn_1]] {
         for i in 0..WORDS {
             keep[i] |= k[i];
             set[i] |= x[i];
@@ -1134,7 +1399,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
     {
-        let (family, bit) = ARM_FAMILY_OF_0[joint[0].0 as usize];
+        let (family, bit) = ARM_FAMILY_AT_0[drawn_0];
         let a = 1u64 << bit;
         match family {
             1 => {
@@ -1177,7 +1442,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         }
     }
     {
-        let (family, bit) = ARM_FAMILY_OF_1[joint[1].0 as usize];
+        let (family, bit) = ARM_FAMILY_AT_1[drawn_1];
         let a = 1u64 << bit;
         match family {
             1 => {

@@ -692,6 +692,458 @@ static LEGAL_MOVE_OF_1: [[u32; 64]; 1] = [
         82, 84, 86, 88, 90, 92, 94, 96, 98, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
 ];
+///The `FRAMES` row of role 0's move of every bit that `random_step` may draw.
+static FRAMES_AT_0: [[[u64; WORDS]; 2]; 256] = [
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffdfffffffd, 0x0], [0x4, 0x1000000000, 0x0]],
+    [[0xfffffffffffff7ff, 0xfffffffdfffffffd, 0x0], [0x4, 0x2000000000, 0x0]],
+    [[0xfffffffffffff7ff, 0xfffffffbfffffffb, 0x0], [0x10, 0x2000000000, 0x0]],
+    [[0xffffffffffffdfff, 0xfffffffbfffffffb, 0x0], [0x10, 0x4000000000, 0x0]],
+    [[0xffffffffffffdfff, 0xfffffff7fffffff7, 0x0], [0x40, 0x4000000000, 0x0]],
+    [[0xffffffffffff7fff, 0xfffffff7fffffff7, 0x0], [0x40, 0x8000000000, 0x0]],
+    [[0xfffffffffffffffe, 0xffffffefffffffef, 0x0], [0x200, 0x100000000, 0x0]],
+    [[0xfffffffffffffffb, 0xffffffefffffffef, 0x0], [0x200, 0x200000000, 0x0]],
+    [[0xfffffffffffeffff, 0xffffffefffffffef, 0x0], [0x200, 0x10000000000, 0x0]],
+    [[0xfffffffffffffffb, 0xffffffdfffffffdf, 0x0], [0x800, 0x200000000, 0x0]],
+    [[0xffffffffffffffef, 0xffffffdfffffffdf, 0x0], [0x800, 0x400000000, 0x0]],
+    [[0xfffffffffffbffff, 0xffffffdfffffffdf, 0x0], [0x800, 0x20000000000, 0x0]],
+    [[0xffffffffffffffef, 0xffffffbfffffffbf, 0x0], [0x2000, 0x400000000, 0x0]],
+    [[0xffffffffffffffbf, 0xffffffbfffffffbf, 0x0], [0x2000, 0x800000000, 0x0]],
+    [[0xffffffffffffffbf, 0xffffff7fffffff7f, 0x0], [0x8000, 0x800000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffefffffffeff, 0x0], [0x10000, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffdfffffffdff, 0x0], [0x40000, 0x1000000000, 0x0]],
+    [[0xfffffffffffff7ff, 0xfffffdfffffffdff, 0x0], [0x40000, 0x2000000000, 0x0]],
+    [[0xfffffffffffff7ff, 0xfffffbfffffffbff, 0x0], [0x100000, 0x2000000000, 0x0]],
+    [[0xffffffffffffdfff, 0xfffffbfffffffbff, 0x0], [0x100000, 0x4000000000, 0x0]],
+    [[0xffffffffdfffffff, 0xfffffbfffffffbff, 0x0], [0x100000, 0x400000000000, 0x0]],
+    [[0xffffffffffffdfff, 0xfffff7fffffff7ff, 0x0], [0x400000, 0x4000000000, 0x0]],
+    [[0xffffffffffff7fff, 0xfffff7fffffff7ff, 0x0], [0x400000, 0x8000000000, 0x0]],
+    [[0xfffffffffffeffff, 0xffffefffffffefff, 0x0], [0x2000000, 0x10000000000, 0x0]],
+    [[0xfffffffffffbffff, 0xffffefffffffefff, 0x0], [0x2000000, 0x20000000000, 0x0]],
+    [[0xfffffffffffbffff, 0xffffdfffffffdfff, 0x0], [0x8000000, 0x20000000000, 0x0]],
+    [[0xfffffffff7ffffff, 0xfffffdfffffffdff, 0x0], [0x40000, 0x200000000000, 0x0]],
+    [[0xffffffffffefffff, 0xffffdfffffffdfff, 0x0], [0x8000000, 0x40000000000, 0x0]],
+    [[0xffffffffdfffffff, 0xfffff7fffffff7ff, 0x0], [0x400000, 0x400000000000, 0x0]],
+    [[0xfffffffbffffffff, 0xffffdfffffffdfff, 0x0], [0x8000000, 0x2000000000000, 0x0]],
+    [[0xffffffff7fffffff, 0xfffff7fffffff7ff, 0x0], [0x400000, 0x800000000000, 0x0]],
+    [[0xfffffffeffffffff, 0xffffefffffffefff, 0x0], [0x2000000, 0x1000000000000, 0x0]],
+    [[0xffffffffffefffff, 0xffffbfffffffbfff, 0x0], [0x20000000, 0x40000000000, 0x0]],
+    [[0xffffffffffbfffff, 0xffffbfffffffbfff, 0x0], [0x20000000, 0x80000000000, 0x0]],
+    [[0xffffffbfffffffff, 0xffffbfffffffbfff, 0x0], [0x20000000, 0x8000000000000, 0x0]],
+    [[0xffffffefffffffff, 0xffffdfffffffdfff, 0x0], [0x8000000, 0x4000000000000, 0x0]],
+    [[0xffffffffffbfffff, 0xffff7fffffff7fff, 0x0], [0x80000000, 0x80000000000, 0x0]],
+    [[0xffffffbfffffffff, 0xffff7fffffff7fff, 0x0], [0x80000000, 0x8000000000000, 0x0]],
+    [[0xfffffffffdffffff, 0xfffefffffffeffff, 0x0], [0x100000000, 0x100000000000, 0x0]],
+    [
+        [0xfffffdffffffffff, 0xfffefffffffeffff, 0x0],
+        [0x100000000, 0x10000000000000, 0x0],
+    ],
+    [[0xfffffffffdffffff, 0xfffdfffffffdffff, 0x0], [0x400000000, 0x100000000000, 0x0]],
+    [[0xfffffffff7ffffff, 0xfffdfffffffdffff, 0x0], [0x400000000, 0x200000000000, 0x0]],
+    [
+        [0xfffff7ffffffffff, 0xfdfffffffdffffff, 0x0],
+        [0x4000000000000, 0x20000000000000, 0x0],
+    ],
+    [
+        [0xfffffdffffffffff, 0xfffdfffffffdffff, 0x0],
+        [0x400000000, 0x10000000000000, 0x0],
+    ],
+    [
+        [0xffffdfffffffffff, 0xf7fffffff7ffffff, 0x0],
+        [0x40000000000000, 0x40000000000000, 0x0],
+    ],
+    [
+        [0xfffff7ffffffffff, 0xfffdfffffffdffff, 0x0],
+        [0x400000000, 0x20000000000000, 0x0],
+    ],
+    [
+        [0xffff7fffffffffff, 0xf7fffffff7ffffff, 0x0],
+        [0x40000000000000, 0x80000000000000, 0x0],
+    ],
+    [
+        [0xfffeffffffffffff, 0xefffffffefffffff, 0x0],
+        [0x200000000000000, 0x100000000000000, 0x0],
+    ],
+    [[0xfffffffff7ffffff, 0xfffbfffffffbffff, 0x0], [0x1000000000, 0x200000000000, 0x0]],
+    [[0xffffffffdfffffff, 0xfffbfffffffbffff, 0x0], [0x1000000000, 0x400000000000, 0x0]],
+    [
+        [0xfffff7ffffffffff, 0xfffbfffffffbffff, 0x0],
+        [0x1000000000, 0x20000000000000, 0x0],
+    ],
+    [
+        [0xffefffffffffffff, 0xdfffffffdfffffff, 0x0],
+        [0x800000000000000, 0x400000000000000, 0x0],
+    ],
+    [
+        [0xffffdfffffffffff, 0xfffbfffffffbffff, 0x0],
+        [0x1000000000, 0x40000000000000, 0x0],
+    ],
+    [
+        [0xffbfffffffffffff, 0x7fffffff7fffffff, 0x0],
+        [0x8000000000000000, 0x800000000000000, 0x0],
+    ],
+    [[0xffffffffdfffffff, 0xfff7fffffff7ffff, 0x0], [0x4000000000, 0x400000000000, 0x0]],
+    [[0xffffffff7fffffff, 0xfff7fffffff7ffff, 0x0], [0x4000000000, 0x800000000000, 0x0]],
+    [
+        [0xffffdfffffffffff, 0xfff7fffffff7ffff, 0x0],
+        [0x4000000000, 0x40000000000000, 0x0],
+    ],
+    [
+        [0xffff7fffffffffff, 0xfff7fffffff7ffff, 0x0],
+        [0x4000000000, 0x80000000000000, 0x0],
+    ],
+    [
+        [0xfffffffeffffffff, 0xffefffffffefffff, 0x0],
+        [0x20000000000, 0x1000000000000, 0x0],
+    ],
+    [
+        [0xfffeffffffffffff, 0xffefffffffefffff, 0x0],
+        [0x20000000000, 0x100000000000000, 0x0],
+    ],
+    [
+        [0xfffbffffffffffff, 0xffefffffffefffff, 0x0],
+        [0x20000000000, 0x200000000000000, 0x0],
+    ],
+    [
+        [0xfffffffbffffffff, 0xffdfffffffdfffff, 0x0],
+        [0x80000000000, 0x2000000000000, 0x0],
+    ],
+    [
+        [0xfffbffffffffffff, 0xffdfffffffdfffff, 0x0],
+        [0x80000000000, 0x200000000000000, 0x0],
+    ],
+    [
+        [0xffefffffffffffff, 0xffdfffffffdfffff, 0x0],
+        [0x80000000000, 0x400000000000000, 0x0],
+    ],
+    [
+        [0xffefffffffffffff, 0xffbfffffffbfffff, 0x0],
+        [0x200000000000, 0x400000000000000, 0x0],
+    ],
+    [
+        [0xffbfffffffffffff, 0xffbfffffffbfffff, 0x0],
+        [0x200000000000, 0x800000000000000, 0x0],
+    ],
+    [
+        [0xffbfffffffffffff, 0xff7fffffff7fffff, 0x0],
+        [0x800000000000, 0x800000000000000, 0x0],
+    ],
+    [
+        [0xfdffffffffffffff, 0xfefffffffeffffff, 0x0],
+        [0x1000000000000, 0x1000000000000000, 0x0],
+    ],
+    [
+        [0xfdffffffffffffff, 0xfdfffffffdffffff, 0x0],
+        [0x4000000000000, 0x1000000000000000, 0x0],
+    ],
+    [
+        [0xf7ffffffffffffff, 0xfdfffffffdffffff, 0x0],
+        [0x4000000000000, 0x2000000000000000, 0x0],
+    ],
+    [
+        [0xffffdfffffffffff, 0xfbfffffffbffffff, 0x0],
+        [0x10000000000000, 0x40000000000000, 0x0],
+    ],
+    [
+        [0xf7ffffffffffffff, 0xfbfffffffbffffff, 0x0],
+        [0x10000000000000, 0x2000000000000000, 0x0],
+    ],
+    [
+        [0xdfffffffffffffff, 0xfbfffffffbffffff, 0x0],
+        [0x10000000000000, 0x4000000000000000, 0x0],
+    ],
+    [
+        [0xdfffffffffffffff, 0xf7fffffff7ffffff, 0x0],
+        [0x40000000000000, 0x4000000000000000, 0x0],
+    ],
+    [
+        [0x7fffffffffffffff, 0xf7fffffff7ffffff, 0x0],
+        [0x40000000000000, 0x8000000000000000, 0x0],
+    ],
+    [
+        [0xfffbffffffffffff, 0xdfffffffdfffffff, 0x0],
+        [0x800000000000000, 0x200000000000000, 0x0],
+    ],
+    [
+        [0xffbfffffffffffff, 0xbfffffffbfffffff, 0x0],
+        [0x2000000000000000, 0x800000000000000, 0x0],
+    ],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffdffffff, 0xfffffefffffffeff, 0x0], [0x10000, 0x100000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffff7ffffff, 0xfffffbfffffffbff, 0x0], [0x100000, 0x200000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffbffffffff, 0xffffefffffffefff, 0x0], [0x2000000, 0x2000000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xffffffefffffffff, 0xffffbfffffffbfff, 0x0], [0x20000000, 0x4000000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [
+        [0xfffffdffffffffff, 0xfefffffffeffffff, 0x0],
+        [0x1000000000000, 0x10000000000000, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [
+        [0xfffff7ffffffffff, 0xfbfffffffbffffff, 0x0],
+        [0x10000000000000, 0x20000000000000, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [
+        [0xfffbffffffffffff, 0xefffffffefffffff, 0x0],
+        [0x200000000000000, 0x200000000000000, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [
+        [0xffefffffffffffff, 0xbfffffffbfffffff, 0x0],
+        [0x2000000000000000, 0x400000000000000, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffbffff, 0xffffffefffffffef, 0x0], [0x200, 0x20000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xffffffffffefffff, 0xffffffbfffffffbf, 0x0], [0x2000, 0x40000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xffffffffffbfffff, 0xffffffbfffffffbf, 0x0], [0x2000, 0x80000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffdffffff, 0xfffffdfffffffdff, 0x0], [0x40000, 0x100000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [
+        [0xfffffffbffffffff, 0xffefffffffefffff, 0x0],
+        [0x20000000000, 0x2000000000000, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [
+        [0xffffffefffffffff, 0xffbfffffffbfffff, 0x0],
+        [0x200000000000, 0x4000000000000, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [
+        [0xffffffbfffffffff, 0xffbfffffffbfffff, 0x0],
+        [0x200000000000, 0x8000000000000, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [
+        [0xfffffdffffffffff, 0xfdfffffffdffffff, 0x0],
+        [0x4000000000000, 0x10000000000000, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xffffffffffefffff, 0xffffffdfffffffdf, 0x0], [0x800, 0x40000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xffffffffffbfffff, 0xffffff7fffffff7f, 0x0], [0x8000, 0x80000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [
+        [0xffffffefffffffff, 0xffdfffffffdfffff, 0x0],
+        [0x80000000000, 0x4000000000000, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [
+        [0xffffffbfffffffff, 0xff7fffffff7fffff, 0x0],
+        [0x800000000000, 0x8000000000000, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+];
+///The `FRAMES` row of role 1's move of every bit that `random_step` may draw.
+static FRAMES_AT_1: [[[u64; WORDS]; 2]; 64] = [
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffff7ff, 0xfffffffdfffffffd, 0x0], [0x4, 0x0, 0x0]],
+    [[0xffffffffffffdfff, 0xfffffffbfffffffb, 0x0], [0x10, 0x0, 0x0]],
+    [[0xffffffffffff7fff, 0xfffffff7fffffff7, 0x0], [0x40, 0x0, 0x0]],
+    [[0xfffffffffffffffb, 0xffffffefffffffef, 0x0], [0x200, 0x0, 0x0]],
+    [[0xfffffffffffbffff, 0xffffffefffffffef, 0x0], [0x200, 0x0, 0x0]],
+    [[0xffffffffffffffef, 0xffffffdfffffffdf, 0x0], [0x800, 0x0, 0x0]],
+    [[0xffffffffffefffff, 0xffffffdfffffffdf, 0x0], [0x800, 0x0, 0x0]],
+    [[0xffffffffffffffbf, 0xffffffbfffffffbf, 0x0], [0x2000, 0x0, 0x0]],
+    [[0xffffffffffbfffff, 0xffffffbfffffffbf, 0x0], [0x2000, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffefffffffeff, 0x0], [0x10000, 0x0, 0x0]],
+    [[0xfffffffffdffffff, 0xfffffefffffffeff, 0x0], [0x10000, 0x0, 0x0]],
+    [[0xfffffffffffff7ff, 0xfffffdfffffffdff, 0x0], [0x40000, 0x0, 0x0]],
+    [[0xfffffffff7ffffff, 0xfffffdfffffffdff, 0x0], [0x40000, 0x0, 0x0]],
+    [[0xffffffffffffdfff, 0xfffffbfffffffbff, 0x0], [0x100000, 0x0, 0x0]],
+    [[0xffffffffdfffffff, 0xfffffbfffffffbff, 0x0], [0x100000, 0x0, 0x0]],
+    [[0xffffffffffff7fff, 0xfffff7fffffff7ff, 0x0], [0x400000, 0x0, 0x0]],
+    [[0xffffffff7fffffff, 0xfffff7fffffff7ff, 0x0], [0x400000, 0x0, 0x0]],
+    [[0xfffffffffffbffff, 0xffffefffffffefff, 0x0], [0x2000000, 0x0, 0x0]],
+    [[0xfffffffbffffffff, 0xffffefffffffefff, 0x0], [0x2000000, 0x0, 0x0]],
+    [[0xffffffffffefffff, 0xffffdfffffffdfff, 0x0], [0x8000000, 0x0, 0x0]],
+    [[0xffffffefffffffff, 0xffffdfffffffdfff, 0x0], [0x8000000, 0x0, 0x0]],
+    [[0xffffffffffbfffff, 0xffffbfffffffbfff, 0x0], [0x20000000, 0x0, 0x0]],
+    [[0xffffffbfffffffff, 0xffffbfffffffbfff, 0x0], [0x20000000, 0x0, 0x0]],
+    [[0xfffffffffdffffff, 0xfffefffffffeffff, 0x0], [0x100000000, 0x0, 0x0]],
+    [[0xfffffdffffffffff, 0xfffefffffffeffff, 0x0], [0x100000000, 0x0, 0x0]],
+    [[0xfffffffff7ffffff, 0xfffdfffffffdffff, 0x0], [0x400000000, 0x0, 0x0]],
+    [[0xfffff7ffffffffff, 0xfffdfffffffdffff, 0x0], [0x400000000, 0x0, 0x0]],
+    [[0xffffffffdfffffff, 0xfffbfffffffbffff, 0x0], [0x1000000000, 0x0, 0x0]],
+    [[0xffffdfffffffffff, 0xfffbfffffffbffff, 0x0], [0x1000000000, 0x0, 0x0]],
+    [[0xffffffff7fffffff, 0xfff7fffffff7ffff, 0x0], [0x4000000000, 0x0, 0x0]],
+    [[0xffff7fffffffffff, 0xfff7fffffff7ffff, 0x0], [0x4000000000, 0x0, 0x0]],
+    [[0xfffffffbffffffff, 0xffefffffffefffff, 0x0], [0x20000000000, 0x0, 0x0]],
+    [[0xfffbffffffffffff, 0xffefffffffefffff, 0x0], [0x20000000000, 0x0, 0x0]],
+    [[0xffffffefffffffff, 0xffdfffffffdfffff, 0x0], [0x80000000000, 0x0, 0x0]],
+    [[0xffefffffffffffff, 0xffdfffffffdfffff, 0x0], [0x80000000000, 0x0, 0x0]],
+    [[0xffffffbfffffffff, 0xffbfffffffbfffff, 0x0], [0x200000000000, 0x0, 0x0]],
+    [[0xffbfffffffffffff, 0xffbfffffffbfffff, 0x0], [0x200000000000, 0x0, 0x0]],
+    [[0xfffffdffffffffff, 0xfefffffffeffffff, 0x0], [0x1000000000000, 0x0, 0x0]],
+    [[0xfdffffffffffffff, 0xfefffffffeffffff, 0x0], [0x1000000000000, 0x0, 0x0]],
+    [[0xfffff7ffffffffff, 0xfdfffffffdffffff, 0x0], [0x4000000000000, 0x0, 0x0]],
+    [[0xf7ffffffffffffff, 0xfdfffffffdffffff, 0x0], [0x4000000000000, 0x0, 0x0]],
+    [[0xffffdfffffffffff, 0xfbfffffffbffffff, 0x0], [0x10000000000000, 0x0, 0x0]],
+    [[0xdfffffffffffffff, 0xfbfffffffbffffff, 0x0], [0x10000000000000, 0x0, 0x0]],
+    [[0xffff7fffffffffff, 0xf7fffffff7ffffff, 0x0], [0x40000000000000, 0x0, 0x0]],
+    [[0x7fffffffffffffff, 0xf7fffffff7ffffff, 0x0], [0x40000000000000, 0x0, 0x0]],
+    [[0xfffbffffffffffff, 0xefffffffefffffff, 0x0], [0x200000000000000, 0x0, 0x0]],
+    [[0xffefffffffffffff, 0xdfffffffdfffffff, 0x0], [0x800000000000000, 0x0, 0x0]],
+    [[0xffbfffffffffffff, 0xbfffffffbfffffff, 0x0], [0x2000000000000000, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
+];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
 /// without families of moves (one rule over different places on the board), else in
 /// the order `random_step` draws from.
@@ -1843,407 +2295,388 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 2];
-    {
-        let mut parts = [0u64; 4];
-        if s.0[2] & 0x2 != 0 {
-            n[0] = (s.0[0] & 0x1 == 0x1) & (s.0[1] & 0x1000000000 == 0x1000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[1] = (s.0[0] & 0x4 == 0x4) & (s.0[1] & 0x2000000000 == 0x2000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[2] = (s.0[0] & 0x10 == 0x10) & (s.0[1] & 0x4000000000 == 0x4000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[3] = (s.0[0] & 0x40 == 0x40) & (s.0[1] & 0x8000000000 == 0x8000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[4] = (s.0[0] & 0x200 == 0x200) & (s.0[1] & 0x20000000000 == 0x20000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[5] = (s.0[0] & 0x800 == 0x800) & (s.0[1] & 0x40000000000 == 0x40000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[6] = (s.0[0] & 0x2000 == 0x2000)
-                & (s.0[1] & 0x80000000000 == 0x80000000000) & (s.0[2] & 0x2 == 0x2);
-            n[7] = (s.0[0] & 0x10000 == 0x10000)
-                & (s.0[1] & 0x100000000000 == 0x100000000000) & (s.0[2] & 0x2 == 0x2);
-            n[8] = (s.0[0] & 0x40000 == 0x40000)
-                & (s.0[1] & 0x200000000000 == 0x200000000000) & (s.0[2] & 0x2 == 0x2);
-            n[9] = (s.0[0] & 0x100000 == 0x100000)
-                & (s.0[1] & 0x400000000000 == 0x400000000000) & (s.0[2] & 0x2 == 0x2);
-            n[10] = (s.0[0] & 0x400000 == 0x400000)
-                & (s.0[1] & 0x800000000000 == 0x800000000000) & (s.0[2] & 0x2 == 0x2);
-            n[11] = (s.0[0] & 0x2000000 == 0x2000000)
-                & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (s.0[2] & 0x2 == 0x2);
-            n[12] = (s.0[0] & 0x8000000 == 0x8000000)
-                & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (s.0[2] & 0x2 == 0x2);
-            n[13] = (s.0[0] & 0x20000000 == 0x20000000)
-                & (s.0[1] & 0x8000000000000 == 0x8000000000000) & (s.0[2] & 0x2 == 0x2);
-            n[14] = (s.0[0] & 0x100000000 == 0x100000000)
-                & (s.0[1] & 0x10000000000000 == 0x10000000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[15] = (s.0[0] & 0x400000000 == 0x400000000)
-                & (s.0[1] & 0x20000000000000 == 0x20000000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[16] = (s.0[0] & 0x4000000000000 == 0x4000000000000)
-                & (s.0[1] & 0x2000000000000000 == 0x2000000000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[17] = (s.0[1] & 0x200000000 == 0x200000000) & (s.0[0] & 0x200 == 0x200)
-                & (s.0[2] & 0x2 == 0x2);
-            n[18] = (s.0[1] & 0x400000000 == 0x400000000) & (s.0[0] & 0x800 == 0x800)
-                & (s.0[2] & 0x2 == 0x2);
-            n[19] = (s.0[1] & 0x800000000 == 0x800000000) & (s.0[0] & 0x2000 == 0x2000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[20] = (s.0[1] & 0x1000000000 == 0x1000000000)
-                & (s.0[0] & 0x10000 == 0x10000) & (s.0[2] & 0x2 == 0x2);
-            n[21] = (s.0[1] & 0x2000000000 == 0x2000000000)
-                & (s.0[0] & 0x40000 == 0x40000) & (s.0[2] & 0x2 == 0x2);
-            n[22] = (s.0[1] & 0x200000000000 == 0x200000000000)
-                & (s.0[0] & 0x400000000 == 0x400000000) & (s.0[2] & 0x2 == 0x2);
-            n[23] = (s.0[1] & 0x2000000000000 == 0x2000000000000)
-                & (s.0[0] & 0x20000000000 == 0x20000000000) & (s.0[2] & 0x2 == 0x2);
-            n[24] = (s.0[1] & 0x4000000000000 == 0x4000000000000)
-                & (s.0[0] & 0x80000000000 == 0x80000000000) & (s.0[2] & 0x2 == 0x2);
-            n[25] = (s.0[1] & 0x8000000000000 == 0x8000000000000)
-                & (s.0[0] & 0x200000000000 == 0x200000000000) & (s.0[2] & 0x2 == 0x2);
-            n[26] = (s.0[1] & 0x10000000000000 == 0x10000000000000)
-                & (s.0[0] & 0x1000000000000 == 0x1000000000000) & (s.0[2] & 0x2 == 0x2);
-            n[27] = (s.0[1] & 0x20000000000000 == 0x20000000000000)
-                & (s.0[0] & 0x4000000000000 == 0x4000000000000) & (s.0[2] & 0x2 == 0x2);
-            n[28] = (s.0[1] & 0x40000000000000 == 0x40000000000000)
-                & (s.0[0] & 0x10000000000000 == 0x10000000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[29] = (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                & (s.0[0] & 0x40000000000000 == 0x40000000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[30] = (s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (s.0[0] & 0x200000000000000 == 0x200000000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[31] = (s.0[1] & 0x400000000000000 == 0x400000000000000)
-                & (s.0[0] & 0x800000000000000 == 0x800000000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[32] = (s.0[1] & 0x800000000000000 == 0x800000000000000)
-                & (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[33] = (s.0[1] & 0x100000000 == 0x100000000) & (s.0[0] & 0x200 == 0x200)
-                & (s.0[2] & 0x2 == 0x2);
-            n[34] = (s.0[1] & 0x200000000 == 0x200000000) & (s.0[0] & 0x800 == 0x800)
-                & (s.0[2] & 0x2 == 0x2);
-            n[35] = (s.0[1] & 0x400000000 == 0x400000000) & (s.0[0] & 0x2000 == 0x2000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[36] = (s.0[1] & 0x800000000 == 0x800000000) & (s.0[0] & 0x8000 == 0x8000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[37] = (s.0[1] & 0x40000000000 == 0x40000000000)
-                & (s.0[0] & 0x20000000 == 0x20000000) & (s.0[2] & 0x2 == 0x2);
-            n[38] = (s.0[1] & 0x400000000000 == 0x400000000000)
-                & (s.0[0] & 0x4000000000 == 0x4000000000) & (s.0[2] & 0x2 == 0x2);
-            n[39] = (s.0[1] & 0x1000000000000 == 0x1000000000000)
-                & (s.0[0] & 0x20000000000 == 0x20000000000) & (s.0[2] & 0x2 == 0x2);
-            n[40] = (s.0[1] & 0x2000000000000 == 0x2000000000000)
-                & (s.0[0] & 0x80000000000 == 0x80000000000) & (s.0[2] & 0x2 == 0x2);
-            n[41] = (s.0[1] & 0x4000000000000 == 0x4000000000000)
-                & (s.0[0] & 0x200000000000 == 0x200000000000) & (s.0[2] & 0x2 == 0x2);
-            n[42] = (s.0[1] & 0x8000000000000 == 0x8000000000000)
-                & (s.0[0] & 0x800000000000 == 0x800000000000) & (s.0[2] & 0x2 == 0x2);
-            n[43] = (s.0[1] & 0x10000000000000 == 0x10000000000000)
-                & (s.0[0] & 0x4000000000000 == 0x4000000000000) & (s.0[2] & 0x2 == 0x2);
-            n[44] = (s.0[1] & 0x20000000000000 == 0x20000000000000)
-                & (s.0[0] & 0x10000000000000 == 0x10000000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[45] = (s.0[1] & 0x40000000000000 == 0x40000000000000)
-                & (s.0[0] & 0x40000000000000 == 0x40000000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[46] = (s.0[1] & 0x100000000000000 == 0x100000000000000)
-                & (s.0[0] & 0x200000000000000 == 0x200000000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[47] = (s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (s.0[0] & 0x800000000000000 == 0x800000000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[48] = (s.0[1] & 0x400000000000000 == 0x400000000000000)
-                & (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[49] = (s.0[1] & 0x800000000000000 == 0x800000000000000)
-                & (s.0[0] & 0x8000000000000000 == 0x8000000000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[50] = (s.0[0] & 0x4 == 0x4) & (s.0[1] & 0x1000000000 == 0x1000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[51] = (s.0[0] & 0x10 == 0x10) & (s.0[1] & 0x2000000000 == 0x2000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[52] = (s.0[0] & 0x40 == 0x40) & (s.0[1] & 0x4000000000 == 0x4000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[53] = (s.0[0] & 0x200 == 0x200) & (s.0[1] & 0x10000000000 == 0x10000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[54] = (s.0[0] & 0x800 == 0x800) & (s.0[1] & 0x20000000000 == 0x20000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[55] = (s.0[0] & 0x2000 == 0x2000)
-                & (s.0[1] & 0x40000000000 == 0x40000000000) & (s.0[2] & 0x2 == 0x2);
-            n[56] = (s.0[0] & 0x8000 == 0x8000)
-                & (s.0[1] & 0x80000000000 == 0x80000000000) & (s.0[2] & 0x2 == 0x2);
-            n[57] = (s.0[0] & 0x40000 == 0x40000)
-                & (s.0[1] & 0x100000000000 == 0x100000000000) & (s.0[2] & 0x2 == 0x2);
-            n[58] = (s.0[0] & 0x100000 == 0x100000)
-                & (s.0[1] & 0x200000000000 == 0x200000000000) & (s.0[2] & 0x2 == 0x2);
-            n[59] = (s.0[0] & 0x400000 == 0x400000)
-                & (s.0[1] & 0x400000000000 == 0x400000000000) & (s.0[2] & 0x2 == 0x2);
-            n[60] = (s.0[0] & 0x2000000 == 0x2000000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (s.0[2] & 0x2 == 0x2);
-            n[61] = (s.0[0] & 0x8000000 == 0x8000000)
-                & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (s.0[2] & 0x2 == 0x2);
-            n[62] = (s.0[0] & 0x20000000 == 0x20000000)
-                & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (s.0[2] & 0x2 == 0x2);
-            n[63] = (s.0[0] & 0x80000000 == 0x80000000)
-                & (s.0[1] & 0x8000000000000 == 0x8000000000000) & (s.0[2] & 0x2 == 0x2);
-            n[64] = (s.0[0] & 0x200000000000 == 0x200000000000)
-                & (s.0[1] & 0x400000000000000 == 0x400000000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            n[65] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
-                & (s.0[1] & 0x4000000000000000 == 0x4000000000000000)
-                & (s.0[2] & 0x2 == 0x2);
-            parts[0] |= u64::from(n[33]);
-            parts[0] |= u64::from(n[17]) << 1;
-            parts[0] |= u64::from(n[34]) << 2;
-            parts[0] |= u64::from(n[18]) << 3;
-            parts[0] |= u64::from(n[35]) << 4;
-            parts[0] |= u64::from(n[19]) << 5;
-            parts[0] |= u64::from(n[36]) << 6;
-            parts[0] |= u64::from(n[0]) << 7;
-            parts[0] |= u64::from(n[50]) << 8;
-            parts[0] |= u64::from(n[20]) << 9;
-            parts[0] |= u64::from(n[1]) << 10;
-            parts[0] |= u64::from(n[51]) << 11;
-            parts[0] |= u64::from(n[21]) << 12;
-            parts[0] |= u64::from(n[2]) << 13;
-            parts[0] |= u64::from(n[52]) << 14;
-            parts[0] |= u64::from(n[3]) << 15;
-            parts[0] |= u64::from(n[53]) << 16;
-            parts[0] |= u64::from(n[4]) << 17;
-            parts[0] |= u64::from(n[54]) << 18;
-            parts[0] |= u64::from(n[5]) << 19;
-            parts[0] |= u64::from(n[55]) << 20;
-            parts[0] |= u64::from(n[37]) << 21;
-            parts[0] |= u64::from(n[6]) << 22;
-            parts[0] |= u64::from(n[56]) << 23;
-            parts[0] |= u64::from(n[7]) << 24;
-            parts[0] |= u64::from(n[57]) << 25;
-            parts[0] |= u64::from(n[8]) << 26;
-            parts[0] |= u64::from(n[58]) << 28;
-            parts[0] |= u64::from(n[22]) << 30;
-            parts[0] |= u64::from(n[9]) << 33;
-            parts[0] |= u64::from(n[59]) << 34;
-            parts[0] |= u64::from(n[38]) << 35;
-            parts[0] |= u64::from(n[10]) << 37;
-            parts[0] |= u64::from(n[60]) << 39;
-            parts[0] |= u64::from(n[39]) << 40;
-            parts[0] |= u64::from(n[11]) << 41;
-            parts[0] |= u64::from(n[61]) << 42;
-            parts[0] |= u64::from(n[23]) << 44;
-            parts[0] |= u64::from(n[40]) << 46;
-            parts[0] |= u64::from(n[12]) << 49;
-            parts[0] |= u64::from(n[62]) << 50;
-            parts[0] |= u64::from(n[24]) << 51;
-            parts[0] |= u64::from(n[41]) << 53;
-            parts[0] |= u64::from(n[13]) << 55;
-            parts[0] |= u64::from(n[63]) << 56;
-            parts[0] |= u64::from(n[25]) << 57;
-            parts[0] |= u64::from(n[42]) << 58;
-            parts[0] |= u64::from(n[14]) << 59;
-            parts[0] |= u64::from(n[26]) << 60;
-            parts[0] |= u64::from(n[43]) << 61;
-            parts[0] |= u64::from(n[15]) << 62;
-            parts[0] |= u64::from(n[27]) << 63;
-            parts[1] |= u64::from(n[44]);
-            parts[1] |= u64::from(n[28]) << 1;
-            parts[1] |= u64::from(n[45]) << 2;
-            parts[1] |= u64::from(n[29]) << 3;
-            parts[1] |= u64::from(n[46]) << 4;
-            parts[1] |= u64::from(n[30]) << 5;
-            parts[1] |= u64::from(n[47]) << 6;
-            parts[1] |= u64::from(n[64]) << 7;
-            parts[1] |= u64::from(n[31]) << 8;
-            parts[1] |= u64::from(n[48]) << 9;
-            parts[1] |= u64::from(n[32]) << 10;
-            parts[1] |= u64::from(n[49]) << 11;
-            parts[1] |= u64::from(n[16]) << 12;
-            parts[1] |= u64::from(n[65]) << 13;
-            parts[0] |= (s.0[0]) & ((s.0[1] >> 9)) & (0x50005000000000);
-            parts[1] |= (s.0[0]) & ((s.0[1] >> 10)) & (0x14001400000000);
-            parts[0] |= (s.0[0]) & ((s.0[1] >> 12)) & (0x1800180000000);
-            parts[0] |= (s.0[0]) & ((s.0[1] >> 14)) & (0x280028000000);
-            parts[1] |= (s.0[0]) & ((s.0[1] >> 15)) & (0xa000a000000);
-            parts[2] |= (s.0[0]) & ((s.0[1] >> 16)) & (0x24002400000);
-            parts[3] |= (s.0[0]) & ((s.0[1] >> 17)) & (0x5000500000);
-            parts[2] |= (s.0[0]) & ((s.0[1] >> 18)) & (0x1400140000);
-        }
-        parts[1] |= u64::from(s.0[2] & 0x1 != 0) << 14;
-        joint[0] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(LEGAL_MOVE_OF_0[p][b as usize]),
-            None => return None,
-        };
+    let mut parts = [0u64; 4];
+    if s.0[2] & 0x2 != 0 {
+        n[0] = (s.0[0] & 0x1 == 0x1) & (s.0[1] & 0x1000000000 == 0x1000000000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[1] = (s.0[0] & 0x4 == 0x4) & (s.0[1] & 0x2000000000 == 0x2000000000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[2] = (s.0[0] & 0x10 == 0x10) & (s.0[1] & 0x4000000000 == 0x4000000000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[3] = (s.0[0] & 0x40 == 0x40) & (s.0[1] & 0x8000000000 == 0x8000000000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[4] = (s.0[0] & 0x200 == 0x200) & (s.0[1] & 0x20000000000 == 0x20000000000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[5] = (s.0[0] & 0x800 == 0x800) & (s.0[1] & 0x40000000000 == 0x40000000000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[6] = (s.0[0] & 0x2000 == 0x2000) & (s.0[1] & 0x80000000000 == 0x80000000000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[7] = (s.0[0] & 0x10000 == 0x10000)
+            & (s.0[1] & 0x100000000000 == 0x100000000000) & (s.0[2] & 0x2 == 0x2);
+        n[8] = (s.0[0] & 0x40000 == 0x40000)
+            & (s.0[1] & 0x200000000000 == 0x200000000000) & (s.0[2] & 0x2 == 0x2);
+        n[9] = (s.0[0] & 0x100000 == 0x100000)
+            & (s.0[1] & 0x400000000000 == 0x400000000000) & (s.0[2] & 0x2 == 0x2);
+        n[10] = (s.0[0] & 0x400000 == 0x400000)
+            & (s.0[1] & 0x800000000000 == 0x800000000000) & (s.0[2] & 0x2 == 0x2);
+        n[11] = (s.0[0] & 0x2000000 == 0x2000000)
+            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (s.0[2] & 0x2 == 0x2);
+        n[12] = (s.0[0] & 0x8000000 == 0x8000000)
+            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (s.0[2] & 0x2 == 0x2);
+        n[13] = (s.0[0] & 0x20000000 == 0x20000000)
+            & (s.0[1] & 0x8000000000000 == 0x8000000000000) & (s.0[2] & 0x2 == 0x2);
+        n[14] = (s.0[0] & 0x100000000 == 0x100000000)
+            & (s.0[1] & 0x10000000000000 == 0x10000000000000) & (s.0[2] & 0x2 == 0x2);
+        n[15] = (s.0[0] & 0x400000000 == 0x400000000)
+            & (s.0[1] & 0x20000000000000 == 0x20000000000000) & (s.0[2] & 0x2 == 0x2);
+        n[16] = (s.0[0] & 0x4000000000000 == 0x4000000000000)
+            & (s.0[1] & 0x2000000000000000 == 0x2000000000000000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[17] = (s.0[1] & 0x200000000 == 0x200000000) & (s.0[0] & 0x200 == 0x200)
+            & (s.0[2] & 0x2 == 0x2);
+        n[18] = (s.0[1] & 0x400000000 == 0x400000000) & (s.0[0] & 0x800 == 0x800)
+            & (s.0[2] & 0x2 == 0x2);
+        n[19] = (s.0[1] & 0x800000000 == 0x800000000) & (s.0[0] & 0x2000 == 0x2000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[20] = (s.0[1] & 0x1000000000 == 0x1000000000) & (s.0[0] & 0x10000 == 0x10000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[21] = (s.0[1] & 0x2000000000 == 0x2000000000) & (s.0[0] & 0x40000 == 0x40000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[22] = (s.0[1] & 0x200000000000 == 0x200000000000)
+            & (s.0[0] & 0x400000000 == 0x400000000) & (s.0[2] & 0x2 == 0x2);
+        n[23] = (s.0[1] & 0x2000000000000 == 0x2000000000000)
+            & (s.0[0] & 0x20000000000 == 0x20000000000) & (s.0[2] & 0x2 == 0x2);
+        n[24] = (s.0[1] & 0x4000000000000 == 0x4000000000000)
+            & (s.0[0] & 0x80000000000 == 0x80000000000) & (s.0[2] & 0x2 == 0x2);
+        n[25] = (s.0[1] & 0x8000000000000 == 0x8000000000000)
+            & (s.0[0] & 0x200000000000 == 0x200000000000) & (s.0[2] & 0x2 == 0x2);
+        n[26] = (s.0[1] & 0x10000000000000 == 0x10000000000000)
+            & (s.0[0] & 0x1000000000000 == 0x1000000000000) & (s.0[2] & 0x2 == 0x2);
+        n[27] = (s.0[1] & 0x20000000000000 == 0x20000000000000)
+            & (s.0[0] & 0x4000000000000 == 0x4000000000000) & (s.0[2] & 0x2 == 0x2);
+        n[28] = (s.0[1] & 0x40000000000000 == 0x40000000000000)
+            & (s.0[0] & 0x10000000000000 == 0x10000000000000) & (s.0[2] & 0x2 == 0x2);
+        n[29] = (s.0[1] & 0x80000000000000 == 0x80000000000000)
+            & (s.0[0] & 0x40000000000000 == 0x40000000000000) & (s.0[2] & 0x2 == 0x2);
+        n[30] = (s.0[1] & 0x200000000000000 == 0x200000000000000)
+            & (s.0[0] & 0x200000000000000 == 0x200000000000000) & (s.0[2] & 0x2 == 0x2);
+        n[31] = (s.0[1] & 0x400000000000000 == 0x400000000000000)
+            & (s.0[0] & 0x800000000000000 == 0x800000000000000) & (s.0[2] & 0x2 == 0x2);
+        n[32] = (s.0[1] & 0x800000000000000 == 0x800000000000000)
+            & (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[33] = (s.0[1] & 0x100000000 == 0x100000000) & (s.0[0] & 0x200 == 0x200)
+            & (s.0[2] & 0x2 == 0x2);
+        n[34] = (s.0[1] & 0x200000000 == 0x200000000) & (s.0[0] & 0x800 == 0x800)
+            & (s.0[2] & 0x2 == 0x2);
+        n[35] = (s.0[1] & 0x400000000 == 0x400000000) & (s.0[0] & 0x2000 == 0x2000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[36] = (s.0[1] & 0x800000000 == 0x800000000) & (s.0[0] & 0x8000 == 0x8000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[37] = (s.0[1] & 0x40000000000 == 0x40000000000)
+            & (s.0[0] & 0x20000000 == 0x20000000) & (s.0[2] & 0x2 == 0x2);
+        n[38] = (s.0[1] & 0x400000000000 == 0x400000000000)
+            & (s.0[0] & 0x4000000000 == 0x4000000000) & (s.0[2] & 0x2 == 0x2);
+        n[39] = (s.0[1] & 0x1000000000000 == 0x1000000000000)
+            & (s.0[0] & 0x20000000000 == 0x20000000000) & (s.0[2] & 0x2 == 0x2);
+        n[40] = (s.0[1] & 0x2000000000000 == 0x2000000000000)
+            & (s.0[0] & 0x80000000000 == 0x80000000000) & (s.0[2] & 0x2 == 0x2);
+        n[41] = (s.0[1] & 0x4000000000000 == 0x4000000000000)
+            & (s.0[0] & 0x200000000000 == 0x200000000000) & (s.0[2] & 0x2 == 0x2);
+        n[42] = (s.0[1] & 0x8000000000000 == 0x8000000000000)
+            & (s.0[0] & 0x800000000000 == 0x800000000000) & (s.0[2] & 0x2 == 0x2);
+        n[43] = (s.0[1] & 0x10000000000000 == 0x10000000000000)
+            & (s.0[0] & 0x4000000000000 == 0x4000000000000) & (s.0[2] & 0x2 == 0x2);
+        n[44] = (s.0[1] & 0x20000000000000 == 0x20000000000000)
+            & (s.0[0] & 0x10000000000000 == 0x10000000000000) & (s.0[2] & 0x2 == 0x2);
+        n[45] = (s.0[1] & 0x40000000000000 == 0x40000000000000)
+            & (s.0[0] & 0x40000000000000 == 0x40000000000000) & (s.0[2] & 0x2 == 0x2);
+        n[46] = (s.0[1] & 0x100000000000000 == 0x100000000000000)
+            & (s.0[0] & 0x200000000000000 == 0x200000000000000) & (s.0[2] & 0x2 == 0x2);
+        n[47] = (s.0[1] & 0x200000000000000 == 0x200000000000000)
+            & (s.0[0] & 0x800000000000000 == 0x800000000000000) & (s.0[2] & 0x2 == 0x2);
+        n[48] = (s.0[1] & 0x400000000000000 == 0x400000000000000)
+            & (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[49] = (s.0[1] & 0x800000000000000 == 0x800000000000000)
+            & (s.0[0] & 0x8000000000000000 == 0x8000000000000000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[50] = (s.0[0] & 0x4 == 0x4) & (s.0[1] & 0x1000000000 == 0x1000000000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[51] = (s.0[0] & 0x10 == 0x10) & (s.0[1] & 0x2000000000 == 0x2000000000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[52] = (s.0[0] & 0x40 == 0x40) & (s.0[1] & 0x4000000000 == 0x4000000000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[53] = (s.0[0] & 0x200 == 0x200) & (s.0[1] & 0x10000000000 == 0x10000000000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[54] = (s.0[0] & 0x800 == 0x800) & (s.0[1] & 0x20000000000 == 0x20000000000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[55] = (s.0[0] & 0x2000 == 0x2000) & (s.0[1] & 0x40000000000 == 0x40000000000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[56] = (s.0[0] & 0x8000 == 0x8000) & (s.0[1] & 0x80000000000 == 0x80000000000)
+            & (s.0[2] & 0x2 == 0x2);
+        n[57] = (s.0[0] & 0x40000 == 0x40000)
+            & (s.0[1] & 0x100000000000 == 0x100000000000) & (s.0[2] & 0x2 == 0x2);
+        n[58] = (s.0[0] & 0x100000 == 0x100000)
+            & (s.0[1] & 0x200000000000 == 0x200000000000) & (s.0[2] & 0x2 == 0x2);
+        n[59] = (s.0[0] & 0x400000 == 0x400000)
+            & (s.0[1] & 0x400000000000 == 0x400000000000) & (s.0[2] & 0x2 == 0x2);
+        n[60] = (s.0[0] & 0x2000000 == 0x2000000)
+            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (s.0[2] & 0x2 == 0x2);
+        n[61] = (s.0[0] & 0x8000000 == 0x8000000)
+            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (s.0[2] & 0x2 == 0x2);
+        n[62] = (s.0[0] & 0x20000000 == 0x20000000)
+            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (s.0[2] & 0x2 == 0x2);
+        n[63] = (s.0[0] & 0x80000000 == 0x80000000)
+            & (s.0[1] & 0x8000000000000 == 0x8000000000000) & (s.0[2] & 0x2 == 0x2);
+        n[64] = (s.0[0] & 0x200000000000 == 0x200000000000)
+            & (s.0[1] & 0x400000000000000 == 0x400000000000000) & (s.0[2] & 0x2 == 0x2);
+        n[65] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
+            & (s.0[1] & 0x4000000000000000 == 0x4000000000000000)
+            & (s.0[2] & 0x2 == 0x2);
+        parts[0] |= u64::from(n[33]);
+        parts[0] |= u64::from(n[17]) << 1;
+        parts[0] |= u64::from(n[34]) << 2;
+        parts[0] |= u64::from(n[18]) << 3;
+        parts[0] |= u64::from(n[35]) << 4;
+        parts[0] |= u64::from(n[19]) << 5;
+        parts[0] |= u64::from(n[36]) << 6;
+        parts[0] |= u64::from(n[0]) << 7;
+        parts[0] |= u64::from(n[50]) << 8;
+        parts[0] |= u64::from(n[20]) << 9;
+        parts[0] |= u64::from(n[1]) << 10;
+        parts[0] |= u64::from(n[51]) << 11;
+        parts[0] |= u64::from(n[21]) << 12;
+        parts[0] |= u64::from(n[2]) << 13;
+        parts[0] |= u64::from(n[52]) << 14;
+        parts[0] |= u64::from(n[3]) << 15;
+        parts[0] |= u64::from(n[53]) << 16;
+        parts[0] |= u64::from(n[4]) << 17;
+        parts[0] |= u64::from(n[54]) << 18;
+        parts[0] |= u64::from(n[5]) << 19;
+        parts[0] |= u64::from(n[55]) << 20;
+        parts[0] |= u64::from(n[37]) << 21;
+        parts[0] |= u64::from(n[6]) << 22;
+        parts[0] |= u64::from(n[56]) << 23;
+        parts[0] |= u64::from(n[7]) << 24;
+        parts[0] |= u64::from(n[57]) << 25;
+        parts[0] |= u64::from(n[8]) << 26;
+        parts[0] |= u64::from(n[58]) << 28;
+        parts[0] |= u64::from(n[22]) << 30;
+        parts[0] |= u64::from(n[9]) << 33;
+        parts[0] |= u64::from(n[59]) << 34;
+        parts[0] |= u64::from(n[38]) << 35;
+        parts[0] |= u64::from(n[10]) << 37;
+        parts[0] |= u64::from(n[60]) << 39;
+        parts[0] |= u64::from(n[39]) << 40;
+        parts[0] |= u64::from(n[11]) << 41;
+        parts[0] |= u64::from(n[61]) << 42;
+        parts[0] |= u64::from(n[23]) << 44;
+        parts[0] |= u64::from(n[40]) << 46;
+        parts[0] |= u64::from(n[12]) << 49;
+        parts[0] |= u64::from(n[62]) << 50;
+        parts[0] |= u64::from(n[24]) << 51;
+        parts[0] |= u64::from(n[41]) << 53;
+        parts[0] |= u64::from(n[13]) << 55;
+        parts[0] |= u64::from(n[63]) << 56;
+        parts[0] |= u64::from(n[25]) << 57;
+        parts[0] |= u64::from(n[42]) << 58;
+        parts[0] |= u64::from(n[14]) << 59;
+        parts[0] |= u64::from(n[26]) << 60;
+        parts[0] |= u64::from(n[43]) << 61;
+        parts[0] |= u64::from(n[15]) << 62;
+        parts[0] |= u64::from(n[27]) << 63;
+        parts[1] |= u64::from(n[44]);
+        parts[1] |= u64::from(n[28]) << 1;
+        parts[1] |= u64::from(n[45]) << 2;
+        parts[1] |= u64::from(n[29]) << 3;
+        parts[1] |= u64::from(n[46]) << 4;
+        parts[1] |= u64::from(n[30]) << 5;
+        parts[1] |= u64::from(n[47]) << 6;
+        parts[1] |= u64::from(n[64]) << 7;
+        parts[1] |= u64::from(n[31]) << 8;
+        parts[1] |= u64::from(n[48]) << 9;
+        parts[1] |= u64::from(n[32]) << 10;
+        parts[1] |= u64::from(n[49]) << 11;
+        parts[1] |= u64::from(n[16]) << 12;
+        parts[1] |= u64::from(n[65]) << 13;
+        parts[0] |= (s.0[0]) & ((s.0[1] >> 9)) & (0x50005000000000);
+        parts[1] |= (s.0[0]) & ((s.0[1] >> 10)) & (0x14001400000000);
+        parts[0] |= (s.0[0]) & ((s.0[1] >> 12)) & (0x1800180000000);
+        parts[0] |= (s.0[0]) & ((s.0[1] >> 14)) & (0x280028000000);
+        parts[1] |= (s.0[0]) & ((s.0[1] >> 15)) & (0xa000a000000);
+        parts[2] |= (s.0[0]) & ((s.0[1] >> 16)) & (0x24002400000);
+        parts[3] |= (s.0[0]) & ((s.0[1] >> 17)) & (0x5000500000);
+        parts[2] |= (s.0[0]) & ((s.0[1] >> 18)) & (0x1400140000);
     }
-    {
-        let mut parts = [0u64; 1];
-        if s.0[2] & 0x1 != 0 {
-            n[66] = (s.0[1] & 0x1 == 0x1) & (s.0[0] & 0x200 == 0x200)
-                & (s.0[2] & 0x1 == 0x1);
-            n[67] = (s.0[1] & 0x2 == 0x2) & (s.0[0] & 0x800 == 0x800)
-                & (s.0[2] & 0x1 == 0x1);
-            n[68] = (s.0[1] & 0x4 == 0x4) & (s.0[0] & 0x2000 == 0x2000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[69] = (s.0[1] & 0x8 == 0x8) & (s.0[0] & 0x8000 == 0x8000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[70] = (s.0[1] & 0x10 == 0x10) & (s.0[0] & 0x40000 == 0x40000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[71] = (s.0[1] & 0x20 == 0x20) & (s.0[0] & 0x100000 == 0x100000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[72] = (s.0[1] & 0x40 == 0x40) & (s.0[0] & 0x400000 == 0x400000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[73] = (s.0[1] & 0x100 == 0x100) & (s.0[0] & 0x2000000 == 0x2000000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[74] = (s.0[1] & 0x200 == 0x200) & (s.0[0] & 0x8000000 == 0x8000000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[75] = (s.0[1] & 0x400 == 0x400) & (s.0[0] & 0x20000000 == 0x20000000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[76] = (s.0[1] & 0x800 == 0x800) & (s.0[0] & 0x80000000 == 0x80000000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[77] = (s.0[1] & 0x1000 == 0x1000) & (s.0[0] & 0x400000000 == 0x400000000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[78] = (s.0[1] & 0x2000 == 0x2000) & (s.0[0] & 0x1000000000 == 0x1000000000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[79] = (s.0[1] & 0x4000 == 0x4000) & (s.0[0] & 0x4000000000 == 0x4000000000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[80] = (s.0[1] & 0x10000 == 0x10000)
-                & (s.0[0] & 0x20000000000 == 0x20000000000) & (s.0[2] & 0x1 == 0x1);
-            n[81] = (s.0[1] & 0x20000 == 0x20000)
-                & (s.0[0] & 0x80000000000 == 0x80000000000) & (s.0[2] & 0x1 == 0x1);
-            n[82] = (s.0[1] & 0x40000 == 0x40000)
-                & (s.0[0] & 0x200000000000 == 0x200000000000) & (s.0[2] & 0x1 == 0x1);
-            n[83] = (s.0[1] & 0x80000 == 0x80000)
-                & (s.0[0] & 0x800000000000 == 0x800000000000) & (s.0[2] & 0x1 == 0x1);
-            n[84] = (s.0[1] & 0x100000 == 0x100000)
-                & (s.0[0] & 0x4000000000000 == 0x4000000000000) & (s.0[2] & 0x1 == 0x1);
-            n[85] = (s.0[1] & 0x200000 == 0x200000)
-                & (s.0[0] & 0x10000000000000 == 0x10000000000000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[86] = (s.0[1] & 0x400000 == 0x400000)
-                & (s.0[0] & 0x40000000000000 == 0x40000000000000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[87] = (s.0[1] & 0x1000000 == 0x1000000)
-                & (s.0[0] & 0x200000000000000 == 0x200000000000000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[88] = (s.0[1] & 0x2000000 == 0x2000000)
-                & (s.0[0] & 0x800000000000000 == 0x800000000000000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[89] = (s.0[1] & 0x4000000 == 0x4000000)
-                & (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[90] = (s.0[1] & 0x8000000 == 0x8000000)
-                & (s.0[0] & 0x8000000000000000 == 0x8000000000000000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[91] = (s.0[0] & 0x4 == 0x4) & (s.0[1] & 0x10 == 0x10)
-                & (s.0[2] & 0x1 == 0x1);
-            n[92] = (s.0[0] & 0x10 == 0x10) & (s.0[1] & 0x20 == 0x20)
-                & (s.0[2] & 0x1 == 0x1);
-            n[93] = (s.0[0] & 0x40 == 0x40) & (s.0[1] & 0x40 == 0x40)
-                & (s.0[2] & 0x1 == 0x1);
-            n[94] = (s.0[0] & 0x200 == 0x200) & (s.0[1] & 0x100 == 0x100)
-                & (s.0[2] & 0x1 == 0x1);
-            n[95] = (s.0[0] & 0x800 == 0x800) & (s.0[1] & 0x200 == 0x200)
-                & (s.0[2] & 0x1 == 0x1);
-            n[96] = (s.0[0] & 0x2000 == 0x2000) & (s.0[1] & 0x400 == 0x400)
-                & (s.0[2] & 0x1 == 0x1);
-            n[97] = (s.0[0] & 0x8000 == 0x8000) & (s.0[1] & 0x800 == 0x800)
-                & (s.0[2] & 0x1 == 0x1);
-            n[98] = (s.0[0] & 0x40000 == 0x40000) & (s.0[1] & 0x1000 == 0x1000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[99] = (s.0[0] & 0x100000 == 0x100000) & (s.0[1] & 0x2000 == 0x2000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[100] = (s.0[0] & 0x400000 == 0x400000) & (s.0[1] & 0x4000 == 0x4000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[101] = (s.0[0] & 0x2000000 == 0x2000000) & (s.0[1] & 0x10000 == 0x10000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[102] = (s.0[0] & 0x8000000 == 0x8000000) & (s.0[1] & 0x20000 == 0x20000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[103] = (s.0[0] & 0x20000000 == 0x20000000) & (s.0[1] & 0x40000 == 0x40000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[104] = (s.0[0] & 0x80000000 == 0x80000000) & (s.0[1] & 0x80000 == 0x80000)
-                & (s.0[2] & 0x1 == 0x1);
-            n[105] = (s.0[0] & 0x400000000 == 0x400000000)
-                & (s.0[1] & 0x100000 == 0x100000) & (s.0[2] & 0x1 == 0x1);
-            n[106] = (s.0[0] & 0x1000000000 == 0x1000000000)
-                & (s.0[1] & 0x200000 == 0x200000) & (s.0[2] & 0x1 == 0x1);
-            n[107] = (s.0[0] & 0x4000000000 == 0x4000000000)
-                & (s.0[1] & 0x400000 == 0x400000) & (s.0[2] & 0x1 == 0x1);
-            n[108] = (s.0[0] & 0x20000000000 == 0x20000000000)
-                & (s.0[1] & 0x1000000 == 0x1000000) & (s.0[2] & 0x1 == 0x1);
-            n[109] = (s.0[0] & 0x80000000000 == 0x80000000000)
-                & (s.0[1] & 0x2000000 == 0x2000000) & (s.0[2] & 0x1 == 0x1);
-            n[110] = (s.0[0] & 0x200000000000 == 0x200000000000)
-                & (s.0[1] & 0x4000000 == 0x4000000) & (s.0[2] & 0x1 == 0x1);
-            n[111] = (s.0[0] & 0x800000000000 == 0x800000000000)
-                & (s.0[1] & 0x8000000 == 0x8000000) & (s.0[2] & 0x1 == 0x1);
-            n[112] = (s.0[0] & 0x4000000000000 == 0x4000000000000)
-                & (s.0[1] & 0x10000000 == 0x10000000) & (s.0[2] & 0x1 == 0x1);
-            n[113] = (s.0[0] & 0x10000000000000 == 0x10000000000000)
-                & (s.0[1] & 0x20000000 == 0x20000000) & (s.0[2] & 0x1 == 0x1);
-            n[114] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
-                & (s.0[1] & 0x40000000 == 0x40000000) & (s.0[2] & 0x1 == 0x1);
-            parts[0] |= u64::from(n[66]);
-            parts[0] |= u64::from(n[67]) << 1;
-            parts[0] |= u64::from(n[68]) << 2;
-            parts[0] |= u64::from(n[69]) << 3;
-            parts[0] |= u64::from(n[91]) << 4;
-            parts[0] |= u64::from(n[70]) << 5;
-            parts[0] |= u64::from(n[92]) << 6;
-            parts[0] |= u64::from(n[71]) << 7;
-            parts[0] |= u64::from(n[93]) << 8;
-            parts[0] |= u64::from(n[72]) << 9;
-            parts[0] |= u64::from(n[94]) << 10;
-            parts[0] |= u64::from(n[73]) << 11;
-            parts[0] |= u64::from(n[95]) << 12;
-            parts[0] |= u64::from(n[74]) << 13;
-            parts[0] |= u64::from(n[96]) << 14;
-            parts[0] |= u64::from(n[75]) << 15;
-            parts[0] |= u64::from(n[97]) << 16;
-            parts[0] |= u64::from(n[76]) << 17;
-            parts[0] |= u64::from(n[98]) << 18;
-            parts[0] |= u64::from(n[77]) << 19;
-            parts[0] |= u64::from(n[99]) << 20;
-            parts[0] |= u64::from(n[78]) << 21;
-            parts[0] |= u64::from(n[100]) << 22;
-            parts[0] |= u64::from(n[79]) << 23;
-            parts[0] |= u64::from(n[101]) << 24;
-            parts[0] |= u64::from(n[80]) << 25;
-            parts[0] |= u64::from(n[102]) << 26;
-            parts[0] |= u64::from(n[81]) << 27;
-            parts[0] |= u64::from(n[103]) << 28;
-            parts[0] |= u64::from(n[82]) << 29;
-            parts[0] |= u64::from(n[104]) << 30;
-            parts[0] |= u64::from(n[83]) << 31;
-            parts[0] |= u64::from(n[105]) << 32;
-            parts[0] |= u64::from(n[84]) << 33;
-            parts[0] |= u64::from(n[106]) << 34;
-            parts[0] |= u64::from(n[85]) << 35;
-            parts[0] |= u64::from(n[107]) << 36;
-            parts[0] |= u64::from(n[86]) << 37;
-            parts[0] |= u64::from(n[108]) << 38;
-            parts[0] |= u64::from(n[87]) << 39;
-            parts[0] |= u64::from(n[109]) << 40;
-            parts[0] |= u64::from(n[88]) << 41;
-            parts[0] |= u64::from(n[110]) << 42;
-            parts[0] |= u64::from(n[89]) << 43;
-            parts[0] |= u64::from(n[111]) << 44;
-            parts[0] |= u64::from(n[90]) << 45;
-            parts[0] |= u64::from(n[112]) << 46;
-            parts[0] |= u64::from(n[113]) << 47;
-            parts[0] |= u64::from(n[114]) << 48;
-        }
-        parts[0] |= u64::from(s.0[2] & 0x2 != 0) << 49;
-        joint[1] = match ::gdl_runtime::bits::pick(&parts, rng) {
-            Some((p, b)) => Move(LEGAL_MOVE_OF_1[p][b as usize]),
-            None => return None,
-        };
+    parts[1] |= u64::from(s.0[2] & 0x1 != 0) << 14;
+    let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
+        Some((p, b)) => 64 * p + b as usize,
+        None => return None,
+    };
+    joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
+    let mut parts = [0u64; 1];
+    if s.0[2] & 0x1 != 0 {
+        n[66] = (s.0[1] & 0x1 == 0x1) & (s.0[0] & 0x200 == 0x200)
+            & (s.0[2] & 0x1 == 0x1);
+        n[67] = (s.0[1] & 0x2 == 0x2) & (s.0[0] & 0x800 == 0x800)
+            & (s.0[2] & 0x1 == 0x1);
+        n[68] = (s.0[1] & 0x4 == 0x4) & (s.0[0] & 0x2000 == 0x2000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[69] = (s.0[1] & 0x8 == 0x8) & (s.0[0] & 0x8000 == 0x8000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[70] = (s.0[1] & 0x10 == 0x10) & (s.0[0] & 0x40000 == 0x40000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[71] = (s.0[1] & 0x20 == 0x20) & (s.0[0] & 0x100000 == 0x100000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[72] = (s.0[1] & 0x40 == 0x40) & (s.0[0] & 0x400000 == 0x400000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[73] = (s.0[1] & 0x100 == 0x100) & (s.0[0] & 0x2000000 == 0x2000000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[74] = (s.0[1] & 0x200 == 0x200) & (s.0[0] & 0x8000000 == 0x8000000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[75] = (s.0[1] & 0x400 == 0x400) & (s.0[0] & 0x20000000 == 0x20000000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[76] = (s.0[1] & 0x800 == 0x800) & (s.0[0] & 0x80000000 == 0x80000000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[77] = (s.0[1] & 0x1000 == 0x1000) & (s.0[0] & 0x400000000 == 0x400000000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[78] = (s.0[1] & 0x2000 == 0x2000) & (s.0[0] & 0x1000000000 == 0x1000000000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[79] = (s.0[1] & 0x4000 == 0x4000) & (s.0[0] & 0x4000000000 == 0x4000000000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[80] = (s.0[1] & 0x10000 == 0x10000) & (s.0[0] & 0x20000000000 == 0x20000000000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[81] = (s.0[1] & 0x20000 == 0x20000) & (s.0[0] & 0x80000000000 == 0x80000000000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[82] = (s.0[1] & 0x40000 == 0x40000)
+            & (s.0[0] & 0x200000000000 == 0x200000000000) & (s.0[2] & 0x1 == 0x1);
+        n[83] = (s.0[1] & 0x80000 == 0x80000)
+            & (s.0[0] & 0x800000000000 == 0x800000000000) & (s.0[2] & 0x1 == 0x1);
+        n[84] = (s.0[1] & 0x100000 == 0x100000)
+            & (s.0[0] & 0x4000000000000 == 0x4000000000000) & (s.0[2] & 0x1 == 0x1);
+        n[85] = (s.0[1] & 0x200000 == 0x200000)
+            & (s.0[0] & 0x10000000000000 == 0x10000000000000) & (s.0[2] & 0x1 == 0x1);
+        n[86] = (s.0[1] & 0x400000 == 0x400000)
+            & (s.0[0] & 0x40000000000000 == 0x40000000000000) & (s.0[2] & 0x1 == 0x1);
+        n[87] = (s.0[1] & 0x1000000 == 0x1000000)
+            & (s.0[0] & 0x200000000000000 == 0x200000000000000) & (s.0[2] & 0x1 == 0x1);
+        n[88] = (s.0[1] & 0x2000000 == 0x2000000)
+            & (s.0[0] & 0x800000000000000 == 0x800000000000000) & (s.0[2] & 0x1 == 0x1);
+        n[89] = (s.0[1] & 0x4000000 == 0x4000000)
+            & (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[90] = (s.0[1] & 0x8000000 == 0x8000000)
+            & (s.0[0] & 0x8000000000000000 == 0x8000000000000000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[91] = (s.0[0] & 0x4 == 0x4) & (s.0[1] & 0x10 == 0x10) & (s.0[2] & 0x1 == 0x1);
+        n[92] = (s.0[0] & 0x10 == 0x10) & (s.0[1] & 0x20 == 0x20)
+            & (s.0[2] & 0x1 == 0x1);
+        n[93] = (s.0[0] & 0x40 == 0x40) & (s.0[1] & 0x40 == 0x40)
+            & (s.0[2] & 0x1 == 0x1);
+        n[94] = (s.0[0] & 0x200 == 0x200) & (s.0[1] & 0x100 == 0x100)
+            & (s.0[2] & 0x1 == 0x1);
+        n[95] = (s.0[0] & 0x800 == 0x800) & (s.0[1] & 0x200 == 0x200)
+            & (s.0[2] & 0x1 == 0x1);
+        n[96] = (s.0[0] & 0x2000 == 0x2000) & (s.0[1] & 0x400 == 0x400)
+            & (s.0[2] & 0x1 == 0x1);
+        n[97] = (s.0[0] & 0x8000 == 0x8000) & (s.0[1] & 0x800 == 0x800)
+            & (s.0[2] & 0x1 == 0x1);
+        n[98] = (s.0[0] & 0x40000 == 0x40000) & (s.0[1] & 0x1000 == 0x1000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[99] = (s.0[0] & 0x100000 == 0x100000) & (s.0[1] & 0x2000 == 0x2000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[100] = (s.0[0] & 0x400000 == 0x400000) & (s.0[1] & 0x4000 == 0x4000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[101] = (s.0[0] & 0x2000000 == 0x2000000) & (s.0[1] & 0x10000 == 0x10000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[102] = (s.0[0] & 0x8000000 == 0x8000000) & (s.0[1] & 0x20000 == 0x20000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[103] = (s.0[0] & 0x20000000 == 0x20000000) & (s.0[1] & 0x40000 == 0x40000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[104] = (s.0[0] & 0x80000000 == 0x80000000) & (s.0[1] & 0x80000 == 0x80000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[105] = (s.0[0] & 0x400000000 == 0x400000000) & (s.0[1] & 0x100000 == 0x100000)
+            & (s.0[2] & 0x1 == 0x1);
+        n[106] = (s.0[0] & 0x1000000000 == 0x1000000000)
+            & (s.0[1] & 0x200000 == 0x200000) & (s.0[2] & 0x1 == 0x1);
+        n[107] = (s.0[0] & 0x4000000000 == 0x4000000000)
+            & (s.0[1] & 0x400000 == 0x400000) & (s.0[2] & 0x1 == 0x1);
+        n[108] = (s.0[0] & 0x20000000000 == 0x20000000000)
+            & (s.0[1] & 0x1000000 == 0x1000000) & (s.0[2] & 0x1 == 0x1);
+        n[109] = (s.0[0] & 0x80000000000 == 0x80000000000)
+            & (s.0[1] & 0x2000000 == 0x2000000) & (s.0[2] & 0x1 == 0x1);
+        n[110] = (s.0[0] & 0x200000000000 == 0x200000000000)
+            & (s.0[1] & 0x4000000 == 0x4000000) & (s.0[2] & 0x1 == 0x1);
+        n[111] = (s.0[0] & 0x800000000000 == 0x800000000000)
+            & (s.0[1] & 0x8000000 == 0x8000000) & (s.0[2] & 0x1 == 0x1);
+        n[112] = (s.0[0] & 0x4000000000000 == 0x4000000000000)
+            & (s.0[1] & 0x10000000 == 0x10000000) & (s.0[2] & 0x1 == 0x1);
+        n[113] = (s.0[0] & 0x10000000000000 == 0x10000000000000)
+            & (s.0[1] & 0x20000000 == 0x20000000) & (s.0[2] & 0x1 == 0x1);
+        n[114] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
+            & (s.0[1] & 0x40000000 == 0x40000000) & (s.0[2] & 0x1 == 0x1);
+        parts[0] |= u64::from(n[66]);
+        parts[0] |= u64::from(n[67]) << 1;
+        parts[0] |= u64::from(n[68]) << 2;
+        parts[0] |= u64::from(n[69]) << 3;
+        parts[0] |= u64::from(n[91]) << 4;
+        parts[0] |= u64::from(n[70]) << 5;
+        parts[0] |= u64::from(n[92]) << 6;
+        parts[0] |= u64::from(n[71]) << 7;
+        parts[0] |= u64::from(n[93]) << 8;
+        parts[0] |= u64::from(n[72]) << 9;
+        parts[0] |= u64::from(n[94]) << 10;
+        parts[0] |= u64::from(n[73]) << 11;
+        parts[0] |= u64::from(n[95]) << 12;
+        parts[0] |= u64::from(n[74]) << 13;
+        parts[0] |= u64::from(n[96]) << 14;
+        parts[0] |= u64::from(n[75]) << 15;
+        parts[0] |= u64::from(n[97]) << 16;
+        parts[0] |= u64::from(n[76]) << 17;
+        parts[0] |= u64::from(n[98]) << 18;
+        parts[0] |= u64::from(n[77]) << 19;
+        parts[0] |= u64::from(n[99]) << 20;
+        parts[0] |= u64::from(n[78]) << 21;
+        parts[0] |= u64::from(n[100]) << 22;
+        parts[0] |= u64::from(n[79]) << 23;
+        parts[0] |= u64::from(n[101]) << 24;
+        parts[0] |= u64::from(n[80]) << 25;
+        parts[0] |= u64::from(n[102]) << 26;
+        parts[0] |= u64::from(n[81]) << 27;
+        parts[0] |= u64::from(n[103]) << 28;
+        parts[0] |= u64::from(n[82]) << 29;
+        parts[0] |= u64::from(n[104]) << 30;
+        parts[0] |= u64::from(n[83]) << 31;
+        parts[0] |= u64::from(n[105]) << 32;
+        parts[0] |= u64::from(n[84]) << 33;
+        parts[0] |= u64::from(n[106]) << 34;
+        parts[0] |= u64::from(n[85]) << 35;
+        parts[0] |= u64::from(n[107]) << 36;
+        parts[0] |= u64::from(n[86]) << 37;
+        parts[0] |= u64::from(n[108]) << 38;
+        parts[0] |= u64::from(n[87]) << 39;
+        parts[0] |= u64::from(n[109]) << 40;
+        parts[0] |= u64::from(n[88]) << 41;
+        parts[0] |= u64::from(n[110]) << 42;
+        parts[0] |= u64::from(n[89]) << 43;
+        parts[0] |= u64::from(n[111]) << 44;
+        parts[0] |= u64::from(n[90]) << 45;
+        parts[0] |= u64::from(n[112]) << 46;
+        parts[0] |= u64::from(n[113]) << 47;
+        parts[0] |= u64::from(n[114]) << 48;
     }
+    parts[0] |= u64::from(s.0[2] & 0x2 != 0) << 49;
+    let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
+        Some((p, b)) => 64 * p + b as usize,
+        None => return None,
+    };
+    joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
     let joint = &joint;
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
     let mut keep = [0u64; WORDS];
     let mut set = [0u64; WORDS];
-    for (r, m) in joint.iter().enumerate() {
-        let [k, x] = &FRAMES[r][m.0 as usize];
+    for [k, x] in [&FRAMES_AT_0[drawn_0], &FRAMES_AT_1[drawn_1]] {
         for i in 0..WORDS {
             keep[i] |= k[i];
             set[i] |= x[i];
