@@ -889,7 +889,7 @@ impl<'g> Emitter<'g> {
                 },
             };
             if by_draw[role] {
-                self.bit_tables(role, &parts);
+                self.bit_tables(role, parts);
             }
             quote! {
                 #declare
