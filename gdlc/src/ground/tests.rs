@@ -146,11 +146,12 @@ pub(crate) const LATIN_ROW: &str = "(role p)
 #[test]
 fn a_static_relation_past_the_limit_that_only_checked_rules_read_is_checked_too() {
     let rows = |g: &Ground| g.checks.tables.iter().map(|t| t.rows.len() / t.arity.max(1) as usize).max();
-    // Under a limit that `exactlyfirst`'s facts fit, the relations that read the state are
-    // checked, and `exactlyfirst` is a table of theirs.
+    // Under a limit that `exactlyfirst`'s 108 facts fit but `exactlyone`'s do not, `exactlyone`
+    // is checked too and reads `exactlyfirst` as a table.
     let g = ground_with(LATIN_ROW, &Options { max_instances: 200, ..Options::default() }).unwrap();
     assert_eq!(rows(&g), Some(108), "{:?}", g.checks);
-    // Under one they do not fit, `exactlyfirst` is checked too: no table holds its facts.
+    // Under one that they do not fit either, `exactlyfirst` is checked too: no table holds its
+    // facts.
     let g = ground_with(LATIN_ROW, &Options { max_instances: 100, ..Options::default() }).unwrap();
     assert_eq!(g.base.len(), 16);
     assert!(g.check_atoms.contains(&"(good)".to_string()), "{:?}", g.check_atoms);
