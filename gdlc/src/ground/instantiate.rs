@@ -112,7 +112,8 @@ fn instantiate_with(
     }
     let deps = Dependencies::build(&prepared);
     let mut dynamic = deps.dependents_of(&["true", "does"]);
-    let static_dynamic = dynamic.clone();
+    // The relations that depend on the state, before the forced ones join them.
+    let state_dependent = dynamic.clone();
     dynamic.extend(deps.dependents_of(&forced.iter().map(String::as_str).collect::<Vec<_>>()));
     let inlined = super::inline::inline(&prepared, &dynamic);
     // Relations checked at run time are chosen on the rules as written, so that they are
@@ -217,7 +218,7 @@ fn instantiate_with(
         if let Some(rel) = eval.exceeded {
             let name = user_relation(&relations.keys[rel].0, &decomposed.origins);
             let exact = ["init", "role", "base", "input"];
-            let checkable = !static_dynamic.contains(&name)
+            let checkable = !state_dependent.contains(&name)
                 && prepared.rules.iter().any(|rule| rule.head.name == name)
                 && deps.dependents_of(&[name.as_str()]).iter().all(|r| !exact.contains(&r.as_str()));
             return Err(Failure { message: too_large(rel), static_relation: checkable.then_some(name) });
