@@ -39,44 +39,82 @@ fn instance_relation(k: usize) -> String {
 /// tried again with each relation computed only for the bindings that are asked for (see
 /// [`super::demand`]; not first, because its extra rules cost some games far more than they
 /// save), and then with the relations that can be checked at run time (see [`super::checks`])
-/// left out of the grounding as well.
+/// left out of the grounding as well. When a static relation still goes past the limit, it is
+/// tried once more for each such relation with it, and every relation that depends on it, read
+/// as if it depended on the state, so that it can be checked at run time too.
 pub fn instantiate(description: &Description, options: &Options) -> Result<Ground, String> {
+    let nothing = BTreeSet::new();
     if options.check_relations {
-        return match instantiate_with(description, options, true, true) {
-            Err(error) if error.is_empty() => instantiate_with(description, options, false, true),
-            other => other,
+        return match instantiate_with(description, options, true, true, &nothing) {
+            Err(failure) if failure.message.is_empty() => {
+                instantiate_with(description, options, false, true, &nothing).map_err(|f| f.message)
+            }
+            other => other.map_err(|f| f.message),
         };
     }
-    let too_large = |result: &Result<Ground, String>| matches!(result, Err(e) if e.starts_with(super::TOO_LARGE));
-    let plain = instantiate_with(description, options, false, false);
+    let too_large = |result: &Result<Ground, Failure>| matches!(result, Err(failure) if failure.message.starts_with(super::TOO_LARGE));
+    let plain = instantiate_with(description, options, false, false, &nothing);
     if !too_large(&plain) {
-        return plain;
+        return plain.map_err(|f| f.message);
     }
-    let demanded = instantiate_with(description, options, false, true);
+    let demanded = instantiate_with(description, options, false, true, &nothing);
     if !too_large(&demanded) {
-        return demanded;
+        return demanded.map_err(|f| f.message);
     }
-    let Err(error) = demanded else { unreachable!("too large is an error") };
-    instantiate_with(description, options, true, true).map_err(|retry| if retry.is_empty() { error } else { retry })
+    let Err(mut error) = demanded else { unreachable!("too large is an error") };
+    let mut forced = BTreeSet::new();
+    loop {
+        match instantiate_with(description, options, true, true, &forced) {
+            Err(failure) if failure.message.is_empty() => return Err(error.message),
+            Err(failure) => match &failure.static_relation {
+                Some(relation) if !forced.contains(relation) => {
+                    forced.insert(relation.clone());
+                    error = failure;
+                }
+                _ => return Err(failure.message),
+            },
+            Ok(ground) => return Ok(ground),
+        }
+    }
+}
+
+/// Why an attempt at grounding failed.
+struct Failure {
+    /// The error; empty when no relation can be checked at run time.
+    message: String,
+    /// The static relation that went past the limit, when it could be checked at run time: no
+    /// relation that must be exact (`init`, `role`, `base`, `input`) depends on it.
+    static_relation: Option<String>,
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure { message, static_relation: None }
+    }
 }
 
 /// Grounds a game, leaving out the relations that can be checked at run time when
 /// `with_checks` (an empty error then means that no relation can be), and computing each
-/// relation only for the bindings asked for when `with_demand`.
+/// relation only for the bindings asked for when `with_demand`. The static relations of
+/// `forced` and those that depend on them are read as if they depended on the state.
 fn instantiate_with(
     description: &Description,
     options: &Options,
     with_checks: bool,
     with_demand: bool,
-) -> Result<Ground, String> {
+    forced: &BTreeSet<String>,
+) -> Result<Ground, Failure> {
     let prepared = prepare(description)?;
     let prepared = if options.fold_constant_fluents { super::constant_fluents::fold(prepared) } else { prepared };
     let roles = prepared.roles();
     if roles.is_empty() {
-        return Err("the game has no role".to_string());
+        return Err("the game has no role".to_string().into());
     }
     let deps = Dependencies::build(&prepared);
     let mut dynamic = deps.dependents_of(&["true", "does"]);
+    // The relations that depend on the state, before the forced ones join them.
+    let state_dependent = dynamic.clone();
+    dynamic.extend(deps.dependents_of(&forced.iter().map(String::as_str).collect::<Vec<_>>()));
     let inlined = super::inline::inline(&prepared, &dynamic);
     // Relations checked at run time are chosen on the rules as written, so that they are
     // searched rule by rule, then again after decomposition, which may split a checked literal
@@ -112,7 +150,7 @@ fn instantiate_with(
             alternatives.iter().map(|a| super::checks::Rule { head: a.head, body: &a.body }).collect();
         let plan = super::checks::plan(&rules, &dynamic, &Dependencies::build(&decomposed.description));
         if plan.relations.is_empty() {
-            return Err(String::new());
+            return Err(String::new().into());
         }
         plan
     } else {
@@ -178,7 +216,12 @@ fn instantiate_with(
     for component in &components {
         eval.run(component);
         if let Some(rel) = eval.exceeded {
-            return Err(too_large(rel));
+            let name = user_relation(&relations.keys[rel].0, &decomposed.origins);
+            let exact = ["init", "role", "base", "input"];
+            let checkable = !state_dependent.contains(&name)
+                && prepared.rules.iter().any(|rule| rule.head.name == name)
+                && deps.dependents_of(&[name.as_str()]).iter().all(|r| !exact.contains(&r.as_str()));
+            return Err(Failure { message: too_large(rel), static_relation: checkable.then_some(name) });
         }
     }
 
@@ -209,17 +252,24 @@ fn instantiate_with(
     Ok(ground)
 }
 
+/// The user's relation that relation `name` of the relaxed program computes or serves: the
+/// relation itself, the relation whose demand it computes, or the relation whose rule a new
+/// relation of the decomposition was split from. An instance query is returned as it is.
+fn user_relation(name: &str, origins: &[String]) -> String {
+    let name = super::demand::part_of(name).unwrap_or(name);
+    let name = super::demand::served(name).unwrap_or(name);
+    match name.strip_prefix("(aux ").and_then(|k| k.strip_suffix(')')) {
+        Some(k) => origins.get(k.parse::<usize>().unwrap_or(usize::MAX)).cloned().unwrap_or_default(),
+        None => name.to_string(),
+    }
+}
+
 /// The error for going past the limit while deriving the facts of relation `name`.
 fn too_large(name: &str, alternatives: &[Alternative<'_>], origins: &[String], options: &Options) -> String {
     let name = super::demand::part_of(name).unwrap_or(name);
     let name = super::demand::served(name).unwrap_or(name);
     // A new relation of the decomposition is reported as the user's relation it serves.
-    let user_relation = |name: &str| -> String {
-        match name.strip_prefix("(aux ").and_then(|k| k.strip_suffix(')')) {
-            Some(k) => origins.get(k.parse::<usize>().unwrap_or(usize::MAX)).cloned().unwrap_or_default(),
-            None => name.to_string(),
-        }
-    };
+    let user_relation = |name: &str| user_relation(name, origins);
     let what = match name.strip_prefix("(instances ").and_then(|k| k.strip_suffix(')')) {
         Some(k) => {
             let head = &alternatives[k.parse::<usize>().unwrap_or(0)].head.name;
