@@ -89,6 +89,16 @@ fn blocks(base: &[String]) -> Vec<Vec<usize>> {
         };
         let mut facts = facts;
         facts.sort_by(|&a, &b| compare_keys(&key(a), &key(b)));
+        // Colour-major only when every value of the leading argument has the same facts of the
+        // others (a whole board per colour), so that a rule moved from one colour to another is
+        // the same shift everywhere; otherwise the relation stays in byte order, as one block.
+        let outer = outer.filter(|&o| arity > 1 && uniform(&facts, &parsed, o));
+        if outer.is_none() {
+            let mut facts = facts;
+            facts.sort_unstable();
+            blocks.push(facts);
+            continue;
+        }
         let mut start = 0;
         for end in 1..=facts.len() {
             let split_here = end == facts.len()
@@ -100,6 +110,23 @@ fn blocks(base: &[String]) -> Vec<Vec<usize>> {
         }
     }
     blocks
+}
+
+/// Whether `facts` (one relation's, sorted by the leading argument `outer` first) have, for every
+/// value of `outer`, the same values of the other arguments.
+fn uniform(facts: &[usize], parsed: &[(String, Vec<String>)], outer: usize) -> bool {
+    let others = |f: usize| -> Vec<&str> {
+        let args = &parsed[f].1;
+        (0..args.len()).filter(|&a| a != outer).map(|a| args[a].as_str()).collect()
+    };
+    let first = &parsed[facts[0]].1[outer];
+    let board: Vec<Vec<&str>> =
+        facts.iter().take_while(|&&f| &parsed[f].1[outer] == first).map(|&f| others(f)).collect();
+    facts.chunks(board.len()).all(|chunk| {
+        chunk.len() == board.len()
+            && chunk.iter().all(|&f| parsed[f].1[outer] == parsed[chunk[0]].1[outer])
+            && chunk.iter().map(|&f| others(f)).eq(board.iter().cloned())
+    })
 }
 
 /// A fact's relation name and its arguments' KIF.
@@ -217,6 +244,20 @@ mod tests {
         sorted.sort_unstable();
         sorted.dedup();
         assert_eq!(sorted.len(), base.len(), "every fact has its own bit");
+    }
+
+    #[test]
+    fn boards_of_different_cells_per_colour_stay_in_byte_order() {
+        // Blanks on every cell, pieces on half of them: not one board per value.
+        let mut base = Vec::new();
+        for x in 1..=4 {
+            base.push(format!("(cell {x} b)"));
+            if x % 2 == 0 {
+                base.push(format!("(cell {x} s)"));
+            }
+        }
+        base.sort();
+        assert_eq!(layout(&base), None);
     }
 
     #[test]

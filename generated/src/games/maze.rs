@@ -9,6 +9,7 @@ pub const ROLES: [&str; 1] = ["robot"];
 /// fact uses, left so that a group of facts (one colour's board) stays within a word.
 pub const BASE: [&str; 19] = [
     "(step 1)",
+    "(step 10)",
     "(step 2)",
     "(step 3)",
     "(step 4)",
@@ -17,7 +18,6 @@ pub const BASE: [&str; 19] = [
     "(step 7)",
     "(step 8)",
     "(step 9)",
-    "(step 10)",
     "(gold a)",
     "(gold b)",
     "(gold c)",
@@ -213,8 +213,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
         _ => {}
     }
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
+    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 1;
+    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 2;
     w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
     w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
     w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
@@ -227,7 +227,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 1];
-    n[0] = (s.0[0] & 0x400 == 0x400) | (s.0[0] & 0x200 == 0x200);
+    n[0] = (s.0[0] & 0x400 == 0x400) | (s.0[0] & 0x2 == 0x2);
     n[0]
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
@@ -250,7 +250,7 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 2];
     n[0] = (s.0[0]) & ((s.0[0] >> 5)) & (0x3c00) != 0;
-    n[1] = (s.0[0] & 0x400 == 0x400) | (s.0[0] & 0x200 == 0x200);
+    n[1] = (s.0[0] & 0x400 == 0x400) | (s.0[0] & 0x2 == 0x2);
     if n[1] {
         return None;
     }
@@ -314,8 +314,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         }
         _ => {}
     }
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
+    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 1;
+    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 2;
     w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
     w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
     w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;

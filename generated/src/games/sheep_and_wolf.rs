@@ -9,132 +9,132 @@ pub const ROLES: [&str; 2] = ["wolf", "sheep"];
 /// fact uses, left so that a group of facts (one colour's board) stays within a word.
 pub const BASE: [&str; 130] = [
     "(cell c1 c1 b)",
+    "(cell c1 c1 s)",
+    "(cell c1 c1 w)",
     "(cell c1 c2 b)",
     "(cell c1 c3 b)",
+    "(cell c1 c3 s)",
+    "(cell c1 c3 w)",
     "(cell c1 c4 b)",
     "(cell c1 c5 b)",
+    "(cell c1 c5 s)",
+    "(cell c1 c5 w)",
     "(cell c1 c6 b)",
     "(cell c1 c7 b)",
+    "(cell c1 c7 s)",
+    "(cell c1 c7 w)",
     "(cell c1 c8 b)",
     "(cell c2 c1 b)",
     "(cell c2 c2 b)",
+    "(cell c2 c2 s)",
+    "(cell c2 c2 w)",
     "(cell c2 c3 b)",
     "(cell c2 c4 b)",
+    "(cell c2 c4 s)",
+    "(cell c2 c4 w)",
     "(cell c2 c5 b)",
     "(cell c2 c6 b)",
+    "(cell c2 c6 s)",
+    "(cell c2 c6 w)",
     "(cell c2 c7 b)",
     "(cell c2 c8 b)",
+    "(cell c2 c8 s)",
+    "(cell c2 c8 w)",
     "(cell c3 c1 b)",
+    "(cell c3 c1 s)",
+    "(cell c3 c1 w)",
     "(cell c3 c2 b)",
     "(cell c3 c3 b)",
+    "(cell c3 c3 s)",
+    "(cell c3 c3 w)",
     "(cell c3 c4 b)",
     "(cell c3 c5 b)",
+    "(cell c3 c5 s)",
+    "(cell c3 c5 w)",
     "(cell c3 c6 b)",
     "(cell c3 c7 b)",
+    "(cell c3 c7 s)",
+    "(cell c3 c7 w)",
     "(cell c3 c8 b)",
     "(cell c4 c1 b)",
     "(cell c4 c2 b)",
+    "(cell c4 c2 s)",
+    "(cell c4 c2 w)",
     "(cell c4 c3 b)",
     "(cell c4 c4 b)",
+    "(cell c4 c4 s)",
+    "(cell c4 c4 w)",
     "(cell c4 c5 b)",
     "(cell c4 c6 b)",
+    "(cell c4 c6 s)",
+    "(cell c4 c6 w)",
     "(cell c4 c7 b)",
     "(cell c4 c8 b)",
+    "(cell c4 c8 s)",
+    "(cell c4 c8 w)",
     "(cell c5 c1 b)",
+    "(cell c5 c1 s)",
+    "(cell c5 c1 w)",
     "(cell c5 c2 b)",
     "(cell c5 c3 b)",
+    "(cell c5 c3 s)",
+    "(cell c5 c3 w)",
     "(cell c5 c4 b)",
     "(cell c5 c5 b)",
+    "(cell c5 c5 s)",
+    "(cell c5 c5 w)",
     "(cell c5 c6 b)",
     "(cell c5 c7 b)",
+    "(cell c5 c7 s)",
+    "(cell c5 c7 w)",
     "(cell c5 c8 b)",
     "(cell c6 c1 b)",
     "(cell c6 c2 b)",
+    "(cell c6 c2 s)",
+    "(cell c6 c2 w)",
     "(cell c6 c3 b)",
     "(cell c6 c4 b)",
+    "(cell c6 c4 s)",
+    "(cell c6 c4 w)",
     "(cell c6 c5 b)",
     "(cell c6 c6 b)",
+    "(cell c6 c6 s)",
+    "(cell c6 c6 w)",
     "(cell c6 c7 b)",
     "(cell c6 c8 b)",
+    "(cell c6 c8 s)",
+    "(cell c6 c8 w)",
     "(cell c7 c1 b)",
+    "(cell c7 c1 s)",
+    "(cell c7 c1 w)",
     "(cell c7 c2 b)",
     "(cell c7 c3 b)",
+    "(cell c7 c3 s)",
+    "(cell c7 c3 w)",
     "(cell c7 c4 b)",
     "(cell c7 c5 b)",
+    "(cell c7 c5 s)",
+    "(cell c7 c5 w)",
     "(cell c7 c6 b)",
     "(cell c7 c7 b)",
+    "(cell c7 c7 s)",
+    "(cell c7 c7 w)",
     "(cell c7 c8 b)",
     "(cell c8 c1 b)",
     "(cell c8 c2 b)",
+    "(cell c8 c2 s)",
+    "(cell c8 c2 w)",
     "(cell c8 c3 b)",
     "(cell c8 c4 b)",
+    "(cell c8 c4 s)",
+    "(cell c8 c4 w)",
     "(cell c8 c5 b)",
     "(cell c8 c6 b)",
+    "(cell c8 c6 s)",
+    "(cell c8 c6 w)",
     "(cell c8 c7 b)",
     "(cell c8 c8 b)",
-    "(cell c1 c1 s)",
-    "(cell c1 c3 s)",
-    "(cell c1 c5 s)",
-    "(cell c1 c7 s)",
-    "(cell c2 c2 s)",
-    "(cell c2 c4 s)",
-    "(cell c2 c6 s)",
-    "(cell c2 c8 s)",
-    "(cell c3 c1 s)",
-    "(cell c3 c3 s)",
-    "(cell c3 c5 s)",
-    "(cell c3 c7 s)",
-    "(cell c4 c2 s)",
-    "(cell c4 c4 s)",
-    "(cell c4 c6 s)",
-    "(cell c4 c8 s)",
-    "(cell c5 c1 s)",
-    "(cell c5 c3 s)",
-    "(cell c5 c5 s)",
-    "(cell c5 c7 s)",
-    "(cell c6 c2 s)",
-    "(cell c6 c4 s)",
-    "(cell c6 c6 s)",
-    "(cell c6 c8 s)",
-    "(cell c7 c1 s)",
-    "(cell c7 c3 s)",
-    "(cell c7 c5 s)",
-    "(cell c7 c7 s)",
-    "(cell c8 c2 s)",
-    "(cell c8 c4 s)",
-    "(cell c8 c6 s)",
     "(cell c8 c8 s)",
-    "(cell c1 c1 w)",
-    "(cell c1 c3 w)",
-    "(cell c1 c5 w)",
-    "(cell c1 c7 w)",
-    "(cell c2 c2 w)",
-    "(cell c2 c4 w)",
-    "(cell c2 c6 w)",
-    "(cell c2 c8 w)",
-    "(cell c3 c1 w)",
-    "(cell c3 c3 w)",
-    "(cell c3 c5 w)",
-    "(cell c3 c7 w)",
-    "(cell c4 c2 w)",
-    "(cell c4 c4 w)",
-    "(cell c4 c6 w)",
-    "(cell c4 c8 w)",
-    "(cell c5 c1 w)",
-    "(cell c5 c3 w)",
-    "(cell c5 c5 w)",
-    "(cell c5 c7 w)",
-    "(cell c6 c2 w)",
-    "(cell c6 c4 w)",
-    "(cell c6 c6 w)",
-    "(cell c6 c8 w)",
-    "(cell c7 c1 w)",
-    "(cell c7 c3 w)",
-    "(cell c7 c5 w)",
-    "(cell c7 c7 w)",
-    "(cell c8 c2 w)",
-    "(cell c8 c4 w)",
-    "(cell c8 c6 w)",
     "(cell c8 c8 w)",
     "(control sheep)",
     "(control wolf)",
@@ -272,7 +272,7 @@ impl State {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Move(pub u32);
 /// The initial state.
-pub const INITIAL: State = State([0xfffefffe7ffefffe, 0x800001010101, 0x2]);
+pub const INITIAL: State = State([0x9333999a3333999a, 0x3333999a3333999a, 0x2]);
 /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Game;
@@ -281,868 +281,879 @@ pub struct Game;
 /// joint move's `keep` rows has it, or one of its `set` rows has it.
 static FRAMES: [[[[u64; WORDS]; 2]; 99]; 2] = [
     [
-        [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-        [[0xfffffffffffffdff, 0xfffffffdfffffffd, 0x0], [0x4, 0x1000000000, 0x0]],
-        [[0xfffffffffffff7ff, 0xfffffffdfffffffd, 0x0], [0x4, 0x2000000000, 0x0]],
-        [[0xfffffffffffff7ff, 0xfffffffbfffffffb, 0x0], [0x10, 0x2000000000, 0x0]],
-        [[0xffffffffffffdfff, 0xfffffffbfffffffb, 0x0], [0x10, 0x4000000000, 0x0]],
-        [[0xffffffffffffdfff, 0xfffffff7fffffff7, 0x0], [0x40, 0x4000000000, 0x0]],
-        [[0xffffffffffff7fff, 0xfffffff7fffffff7, 0x0], [0x40, 0x8000000000, 0x0]],
-        [[0xfffffffffffffffe, 0xffffffefffffffef, 0x0], [0x200, 0x100000000, 0x0]],
-        [[0xfffffffffffffffb, 0xffffffefffffffef, 0x0], [0x200, 0x200000000, 0x0]],
-        [[0xfffffffffffeffff, 0xffffffefffffffef, 0x0], [0x200, 0x10000000000, 0x0]],
-        [[0xfffffffffffbffff, 0xffffffefffffffef, 0x0], [0x200, 0x20000000000, 0x0]],
-        [[0xfffffffffffffffb, 0xffffffdfffffffdf, 0x0], [0x800, 0x200000000, 0x0]],
-        [[0xffffffffffffffef, 0xffffffdfffffffdf, 0x0], [0x800, 0x400000000, 0x0]],
-        [[0xfffffffffffbffff, 0xffffffdfffffffdf, 0x0], [0x800, 0x20000000000, 0x0]],
-        [[0xffffffffffefffff, 0xffffffdfffffffdf, 0x0], [0x800, 0x40000000000, 0x0]],
-        [[0xffffffffffffffef, 0xffffffbfffffffbf, 0x0], [0x2000, 0x400000000, 0x0]],
-        [[0xffffffffffffffbf, 0xffffffbfffffffbf, 0x0], [0x2000, 0x800000000, 0x0]],
-        [[0xffffffffffefffff, 0xffffffbfffffffbf, 0x0], [0x2000, 0x40000000000, 0x0]],
-        [[0xffffffffffbfffff, 0xffffffbfffffffbf, 0x0], [0x2000, 0x80000000000, 0x0]],
-        [[0xffffffffffffffbf, 0xffffff7fffffff7f, 0x0], [0x8000, 0x800000000, 0x0]],
-        [[0xffffffffffbfffff, 0xffffff7fffffff7f, 0x0], [0x8000, 0x80000000000, 0x0]],
-        [[0xfffffffffffffdff, 0xfffffefffffffeff, 0x0], [0x10000, 0x1000000000, 0x0]],
-        [[0xfffffffffdffffff, 0xfffffefffffffeff, 0x0], [0x10000, 0x100000000000, 0x0]],
-        [[0xfffffffffffffdff, 0xfffffdfffffffdff, 0x0], [0x40000, 0x1000000000, 0x0]],
-        [[0xfffffffffffff7ff, 0xfffffdfffffffdff, 0x0], [0x40000, 0x2000000000, 0x0]],
-        [[0xfffffffffdffffff, 0xfffffdfffffffdff, 0x0], [0x40000, 0x100000000000, 0x0]],
-        [[0xfffffffff7ffffff, 0xfffffdfffffffdff, 0x0], [0x40000, 0x200000000000, 0x0]],
-        [[0xfffffffffffff7ff, 0xfffffbfffffffbff, 0x0], [0x100000, 0x2000000000, 0x0]],
-        [[0xffffffffffffdfff, 0xfffffbfffffffbff, 0x0], [0x100000, 0x4000000000, 0x0]],
-        [[0xfffffffff7ffffff, 0xfffffbfffffffbff, 0x0], [0x100000, 0x200000000000, 0x0]],
-        [[0xffffffffdfffffff, 0xfffffbfffffffbff, 0x0], [0x100000, 0x400000000000, 0x0]],
-        [[0xffffffffffffdfff, 0xfffff7fffffff7ff, 0x0], [0x400000, 0x4000000000, 0x0]],
-        [[0xffffffffffff7fff, 0xfffff7fffffff7ff, 0x0], [0x400000, 0x8000000000, 0x0]],
-        [[0xffffffffdfffffff, 0xfffff7fffffff7ff, 0x0], [0x400000, 0x400000000000, 0x0]],
-        [[0xffffffff7fffffff, 0xfffff7fffffff7ff, 0x0], [0x400000, 0x800000000000, 0x0]],
-        [[0xfffffffffffeffff, 0xffffefffffffefff, 0x0], [0x2000000, 0x10000000000, 0x0]],
-        [[0xfffffffffffbffff, 0xffffefffffffefff, 0x0], [0x2000000, 0x20000000000, 0x0]],
+        [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+        [[0xfffffffffffdff9f, 0xffffffffffffffff, 0x0], [0x80010, 0x0, 0x0]],
+        [[0xffffffffffdfff9f, 0xffffffffffffffff, 0x0], [0x800010, 0x0, 0x0]],
+        [[0xffffffffffdff9ff, 0xffffffffffffffff, 0x0], [0x800100, 0x0, 0x0]],
+        [[0xfffffffffdfff9ff, 0xffffffffffffffff, 0x0], [0x8000100, 0x0, 0x0]],
+        [[0xfffffffffdff9fff, 0xffffffffffffffff, 0x0], [0x8001000, 0x0, 0x0]],
+        [[0xffffffffdfff9fff, 0xffffffffffffffff, 0x0], [0x80001000, 0x0, 0x0]],
+        [[0xfffffffffff3fffe, 0xffffffffffffffff, 0x0], [0x20004, 0x0, 0x0]],
+        [[0xfffffffffff3ffef, 0xffffffffffffffff, 0x0], [0x20040, 0x0, 0x0]],
+        [[0xfffffffefff3ffff, 0xffffffffffffffff, 0x0], [0x400020000, 0x0, 0x0]],
+        [[0xffffffeffff3ffff, 0xffffffffffffffff, 0x0], [0x4000020000, 0x0, 0x0]],
+        [[0xffffffffff3fffef, 0xffffffffffffffff, 0x0], [0x200040, 0x0, 0x0]],
+        [[0xffffffffff3ffeff, 0xffffffffffffffff, 0x0], [0x200400, 0x0, 0x0]],
+        [[0xffffffefff3fffff, 0xffffffffffffffff, 0x0], [0x4000200000, 0x0, 0x0]],
+        [[0xfffffeffff3fffff, 0xffffffffffffffff, 0x0], [0x40000200000, 0x0, 0x0]],
+        [[0xfffffffff3fffeff, 0xffffffffffffffff, 0x0], [0x2000400, 0x0, 0x0]],
+        [[0xfffffffff3ffefff, 0xffffffffffffffff, 0x0], [0x2004000, 0x0, 0x0]],
+        [[0xfffffefff3ffffff, 0xffffffffffffffff, 0x0], [0x40002000000, 0x0, 0x0]],
+        [[0xffffeffff3ffffff, 0xffffffffffffffff, 0x0], [0x400002000000, 0x0, 0x0]],
+        [[0xffffffff3fffefff, 0xffffffffffffffff, 0x0], [0x20004000, 0x0, 0x0]],
+        [[0xffffefff3fffffff, 0xffffffffffffffff, 0x0], [0x400020000000, 0x0, 0x0]],
+        [[0xfffffff9fffdffff, 0xffffffffffffffff, 0x0], [0x100080000, 0x0, 0x0]],
+        [[0xfffdfff9ffffffff, 0xffffffffffffffff, 0x0], [0x8000100000000, 0x0, 0x0]],
+        [[0xffffff9ffffdffff, 0xffffffffffffffff, 0x0], [0x1000080000, 0x0, 0x0]],
+        [[0xffffff9fffdfffff, 0xffffffffffffffff, 0x0], [0x1000800000, 0x0, 0x0]],
+        [[0xfffdff9fffffffff, 0xffffffffffffffff, 0x0], [0x8001000000000, 0x0, 0x0]],
+        [[0xffdfff9fffffffff, 0xffffffffffffffff, 0x0], [0x80001000000000, 0x0, 0x0]],
+        [[0xfffff9ffffdfffff, 0xffffffffffffffff, 0x0], [0x10000800000, 0x0, 0x0]],
+        [[0xfffff9fffdffffff, 0xffffffffffffffff, 0x0], [0x10008000000, 0x0, 0x0]],
+        [[0xffdff9ffffffffff, 0xffffffffffffffff, 0x0], [0x80010000000000, 0x0, 0x0]],
+        [[0xfdfff9ffffffffff, 0xffffffffffffffff, 0x0], [0x800010000000000, 0x0, 0x0]],
+        [[0xffff9ffffdffffff, 0xffffffffffffffff, 0x0], [0x100008000000, 0x0, 0x0]],
+        [[0xffff9fffdfffffff, 0xffffffffffffffff, 0x0], [0x100080000000, 0x0, 0x0]],
+        [[0xfdff9fffffffffff, 0xffffffffffffffff, 0x0], [0x800100000000000, 0x0, 0x0]],
+        [[0xdfff9fffffffffff, 0xffffffffffffffff, 0x0], [0x8000100000000000, 0x0, 0x0]],
+        [[0xfff3fffeffffffff, 0xffffffffffffffff, 0x0], [0x2000400000000, 0x0, 0x0]],
+        [[0xfff3ffefffffffff, 0xffffffffffffffff, 0x0], [0x2004000000000, 0x0, 0x0]],
+        [[0xfff3ffffffffffff, 0xfffffffffffffffe, 0x0], [0x2000000000000, 0x4, 0x0]],
+        [[0xfff3ffffffffffff, 0xffffffffffffffef, 0x0], [0x2000000000000, 0x40, 0x0]],
+        [[0xff3fffefffffffff, 0xffffffffffffffff, 0x0], [0x20004000000000, 0x0, 0x0]],
+        [[0xff3ffeffffffffff, 0xffffffffffffffff, 0x0], [0x20040000000000, 0x0, 0x0]],
+        [[0xff3fffffffffffff, 0xffffffffffffffef, 0x0], [0x20000000000000, 0x40, 0x0]],
+        [[0xff3fffffffffffff, 0xfffffffffffffeff, 0x0], [0x20000000000000, 0x400, 0x0]],
+        [[0xf3fffeffffffffff, 0xffffffffffffffff, 0x0], [0x200040000000000, 0x0, 0x0]],
+        [[0xf3ffefffffffffff, 0xffffffffffffffff, 0x0], [0x200400000000000, 0x0, 0x0]],
+        [[0xf3ffffffffffffff, 0xfffffffffffffeff, 0x0], [0x200000000000000, 0x400, 0x0]],
         [
-            [0xfffffffeffffffff, 0xffffefffffffefff, 0x0],
-            [0x2000000, 0x1000000000000, 0x0],
+            [0xf3ffffffffffffff, 0xffffffffffffefff, 0x0],
+            [0x200000000000000, 0x4000, 0x0],
+        ],
+        [[0x3fffefffffffffff, 0xffffffffffffffff, 0x0], [0x2000400000000000, 0x0, 0x0]],
+        [
+            [0x3fffffffffffffff, 0xffffffffffffefff, 0x0],
+            [0x2000000000000000, 0x4000, 0x0],
+        ],
+        [[0xfffdffffffffffff, 0xfffffffffffffff9, 0x0], [0x8000000000000, 0x1, 0x0]],
+        [[0xffffffffffffffff, 0xfffffffffffdfff9, 0x0], [0x0, 0x80001, 0x0]],
+        [[0xfffdffffffffffff, 0xffffffffffffff9f, 0x0], [0x8000000000000, 0x10, 0x0]],
+        [[0xffdfffffffffffff, 0xffffffffffffff9f, 0x0], [0x80000000000000, 0x10, 0x0]],
+        [[0xffffffffffffffff, 0xfffffffffffdff9f, 0x0], [0x0, 0x80010, 0x0]],
+        [[0xffffffffffffffff, 0xffffffffffdfff9f, 0x0], [0x0, 0x800010, 0x0]],
+        [[0xffdfffffffffffff, 0xfffffffffffff9ff, 0x0], [0x80000000000000, 0x100, 0x0]],
+        [[0xfdffffffffffffff, 0xfffffffffffff9ff, 0x0], [0x800000000000000, 0x100, 0x0]],
+        [[0xffffffffffffffff, 0xffffffffffdff9ff, 0x0], [0x0, 0x800100, 0x0]],
+        [[0xffffffffffffffff, 0xfffffffffdfff9ff, 0x0], [0x0, 0x8000100, 0x0]],
+        [
+            [0xfdffffffffffffff, 0xffffffffffff9fff, 0x0],
+            [0x800000000000000, 0x1000, 0x0],
         ],
         [
-            [0xfffffffbffffffff, 0xffffefffffffefff, 0x0],
-            [0x2000000, 0x2000000000000, 0x0],
+            [0xdfffffffffffffff, 0xffffffffffff9fff, 0x0],
+            [0x8000000000000000, 0x1000, 0x0],
         ],
-        [[0xfffffffffffbffff, 0xffffdfffffffdfff, 0x0], [0x8000000, 0x20000000000, 0x0]],
-        [[0xffffffffffefffff, 0xffffdfffffffdfff, 0x0], [0x8000000, 0x40000000000, 0x0]],
-        [
-            [0xfffffffbffffffff, 0xffffdfffffffdfff, 0x0],
-            [0x8000000, 0x2000000000000, 0x0],
-        ],
-        [
-            [0xffffffefffffffff, 0xffffdfffffffdfff, 0x0],
-            [0x8000000, 0x4000000000000, 0x0],
-        ],
-        [
-            [0xffffffffffefffff, 0xffffbfffffffbfff, 0x0],
-            [0x20000000, 0x40000000000, 0x0],
-        ],
-        [
-            [0xffffffffffbfffff, 0xffffbfffffffbfff, 0x0],
-            [0x20000000, 0x80000000000, 0x0],
-        ],
-        [
-            [0xffffffefffffffff, 0xffffbfffffffbfff, 0x0],
-            [0x20000000, 0x4000000000000, 0x0],
-        ],
-        [
-            [0xffffffbfffffffff, 0xffffbfffffffbfff, 0x0],
-            [0x20000000, 0x8000000000000, 0x0],
-        ],
-        [
-            [0xffffffffffbfffff, 0xffff7fffffff7fff, 0x0],
-            [0x80000000, 0x80000000000, 0x0],
-        ],
-        [
-            [0xffffffbfffffffff, 0xffff7fffffff7fff, 0x0],
-            [0x80000000, 0x8000000000000, 0x0],
-        ],
-        [
-            [0xfffffffffdffffff, 0xfffefffffffeffff, 0x0],
-            [0x100000000, 0x100000000000, 0x0],
-        ],
-        [
-            [0xfffffdffffffffff, 0xfffefffffffeffff, 0x0],
-            [0x100000000, 0x10000000000000, 0x0],
-        ],
-        [
-            [0xfffffffffdffffff, 0xfffdfffffffdffff, 0x0],
-            [0x400000000, 0x100000000000, 0x0],
-        ],
-        [
-            [0xfffffffff7ffffff, 0xfffdfffffffdffff, 0x0],
-            [0x400000000, 0x200000000000, 0x0],
-        ],
-        [
-            [0xfffffdffffffffff, 0xfffdfffffffdffff, 0x0],
-            [0x400000000, 0x10000000000000, 0x0],
-        ],
-        [
-            [0xfffff7ffffffffff, 0xfffdfffffffdffff, 0x0],
-            [0x400000000, 0x20000000000000, 0x0],
-        ],
-        [
-            [0xfffffffff7ffffff, 0xfffbfffffffbffff, 0x0],
-            [0x1000000000, 0x200000000000, 0x0],
-        ],
-        [
-            [0xffffffffdfffffff, 0xfffbfffffffbffff, 0x0],
-            [0x1000000000, 0x400000000000, 0x0],
-        ],
-        [
-            [0xfffff7ffffffffff, 0xfffbfffffffbffff, 0x0],
-            [0x1000000000, 0x20000000000000, 0x0],
-        ],
-        [
-            [0xffffdfffffffffff, 0xfffbfffffffbffff, 0x0],
-            [0x1000000000, 0x40000000000000, 0x0],
-        ],
-        [
-            [0xffffffffdfffffff, 0xfff7fffffff7ffff, 0x0],
-            [0x4000000000, 0x400000000000, 0x0],
-        ],
-        [
-            [0xffffffff7fffffff, 0xfff7fffffff7ffff, 0x0],
-            [0x4000000000, 0x800000000000, 0x0],
-        ],
-        [
-            [0xffffdfffffffffff, 0xfff7fffffff7ffff, 0x0],
-            [0x4000000000, 0x40000000000000, 0x0],
-        ],
-        [
-            [0xffff7fffffffffff, 0xfff7fffffff7ffff, 0x0],
-            [0x4000000000, 0x80000000000000, 0x0],
-        ],
-        [
-            [0xfffffffeffffffff, 0xffefffffffefffff, 0x0],
-            [0x20000000000, 0x1000000000000, 0x0],
-        ],
-        [
-            [0xfffffffbffffffff, 0xffefffffffefffff, 0x0],
-            [0x20000000000, 0x2000000000000, 0x0],
-        ],
-        [
-            [0xfffeffffffffffff, 0xffefffffffefffff, 0x0],
-            [0x20000000000, 0x100000000000000, 0x0],
-        ],
-        [
-            [0xfffbffffffffffff, 0xffefffffffefffff, 0x0],
-            [0x20000000000, 0x200000000000000, 0x0],
-        ],
-        [
-            [0xfffffffbffffffff, 0xffdfffffffdfffff, 0x0],
-            [0x80000000000, 0x2000000000000, 0x0],
-        ],
-        [
-            [0xffffffefffffffff, 0xffdfffffffdfffff, 0x0],
-            [0x80000000000, 0x4000000000000, 0x0],
-        ],
-        [
-            [0xfffbffffffffffff, 0xffdfffffffdfffff, 0x0],
-            [0x80000000000, 0x200000000000000, 0x0],
-        ],
-        [
-            [0xffefffffffffffff, 0xffdfffffffdfffff, 0x0],
-            [0x80000000000, 0x400000000000000, 0x0],
-        ],
-        [
-            [0xffffffefffffffff, 0xffbfffffffbfffff, 0x0],
-            [0x200000000000, 0x4000000000000, 0x0],
-        ],
-        [
-            [0xffffffbfffffffff, 0xffbfffffffbfffff, 0x0],
-            [0x200000000000, 0x8000000000000, 0x0],
-        ],
-        [
-            [0xffefffffffffffff, 0xffbfffffffbfffff, 0x0],
-            [0x200000000000, 0x400000000000000, 0x0],
-        ],
-        [
-            [0xffbfffffffffffff, 0xffbfffffffbfffff, 0x0],
-            [0x200000000000, 0x800000000000000, 0x0],
-        ],
-        [
-            [0xffffffbfffffffff, 0xff7fffffff7fffff, 0x0],
-            [0x800000000000, 0x8000000000000, 0x0],
-        ],
-        [
-            [0xffbfffffffffffff, 0xff7fffffff7fffff, 0x0],
-            [0x800000000000, 0x800000000000000, 0x0],
-        ],
-        [
-            [0xfffffdffffffffff, 0xfefffffffeffffff, 0x0],
-            [0x1000000000000, 0x10000000000000, 0x0],
-        ],
-        [
-            [0xfdffffffffffffff, 0xfefffffffeffffff, 0x0],
-            [0x1000000000000, 0x1000000000000000, 0x0],
-        ],
-        [
-            [0xfffffdffffffffff, 0xfdfffffffdffffff, 0x0],
-            [0x4000000000000, 0x10000000000000, 0x0],
-        ],
-        [
-            [0xfffff7ffffffffff, 0xfdfffffffdffffff, 0x0],
-            [0x4000000000000, 0x20000000000000, 0x0],
-        ],
-        [
-            [0xfdffffffffffffff, 0xfdfffffffdffffff, 0x0],
-            [0x4000000000000, 0x1000000000000000, 0x0],
-        ],
-        [
-            [0xf7ffffffffffffff, 0xfdfffffffdffffff, 0x0],
-            [0x4000000000000, 0x2000000000000000, 0x0],
-        ],
-        [
-            [0xfffff7ffffffffff, 0xfbfffffffbffffff, 0x0],
-            [0x10000000000000, 0x20000000000000, 0x0],
-        ],
-        [
-            [0xffffdfffffffffff, 0xfbfffffffbffffff, 0x0],
-            [0x10000000000000, 0x40000000000000, 0x0],
-        ],
-        [
-            [0xf7ffffffffffffff, 0xfbfffffffbffffff, 0x0],
-            [0x10000000000000, 0x2000000000000000, 0x0],
-        ],
-        [
-            [0xdfffffffffffffff, 0xfbfffffffbffffff, 0x0],
-            [0x10000000000000, 0x4000000000000000, 0x0],
-        ],
-        [
-            [0xffffdfffffffffff, 0xf7fffffff7ffffff, 0x0],
-            [0x40000000000000, 0x40000000000000, 0x0],
-        ],
-        [
-            [0xffff7fffffffffff, 0xf7fffffff7ffffff, 0x0],
-            [0x40000000000000, 0x80000000000000, 0x0],
-        ],
-        [
-            [0xdfffffffffffffff, 0xf7fffffff7ffffff, 0x0],
-            [0x40000000000000, 0x4000000000000000, 0x0],
-        ],
-        [
-            [0x7fffffffffffffff, 0xf7fffffff7ffffff, 0x0],
-            [0x40000000000000, 0x8000000000000000, 0x0],
-        ],
-        [
-            [0xfffeffffffffffff, 0xefffffffefffffff, 0x0],
-            [0x200000000000000, 0x100000000000000, 0x0],
-        ],
-        [
-            [0xfffbffffffffffff, 0xefffffffefffffff, 0x0],
-            [0x200000000000000, 0x200000000000000, 0x0],
-        ],
-        [
-            [0xfffbffffffffffff, 0xdfffffffdfffffff, 0x0],
-            [0x800000000000000, 0x200000000000000, 0x0],
-        ],
-        [
-            [0xffefffffffffffff, 0xdfffffffdfffffff, 0x0],
-            [0x800000000000000, 0x400000000000000, 0x0],
-        ],
-        [
-            [0xffefffffffffffff, 0xbfffffffbfffffff, 0x0],
-            [0x2000000000000000, 0x400000000000000, 0x0],
-        ],
-        [
-            [0xffbfffffffffffff, 0xbfffffffbfffffff, 0x0],
-            [0x2000000000000000, 0x800000000000000, 0x0],
-        ],
-        [
-            [0xffbfffffffffffff, 0x7fffffff7fffffff, 0x0],
-            [0x8000000000000000, 0x800000000000000, 0x0],
-        ],
+        [[0xffffffffffffffff, 0xfffffffffdff9fff, 0x0], [0x0, 0x8001000, 0x0]],
+        [[0xffffffffffffffff, 0xffffffffdfff9fff, 0x0], [0x0, 0x80001000, 0x0]],
+        [[0xffffffffffffffff, 0xfffffffffff3fffe, 0x0], [0x0, 0x20004, 0x0]],
+        [[0xffffffffffffffff, 0xfffffffffff3ffef, 0x0], [0x0, 0x20040, 0x0]],
+        [[0xffffffffffffffff, 0xfffffffefff3ffff, 0x0], [0x0, 0x400020000, 0x0]],
+        [[0xffffffffffffffff, 0xffffffeffff3ffff, 0x0], [0x0, 0x4000020000, 0x0]],
+        [[0xffffffffffffffff, 0xffffffffff3fffef, 0x0], [0x0, 0x200040, 0x0]],
+        [[0xffffffffffffffff, 0xffffffffff3ffeff, 0x0], [0x0, 0x200400, 0x0]],
+        [[0xffffffffffffffff, 0xffffffefff3fffff, 0x0], [0x0, 0x4000200000, 0x0]],
+        [[0xffffffffffffffff, 0xfffffeffff3fffff, 0x0], [0x0, 0x40000200000, 0x0]],
+        [[0xffffffffffffffff, 0xfffffffff3fffeff, 0x0], [0x0, 0x2000400, 0x0]],
+        [[0xffffffffffffffff, 0xfffffffff3ffefff, 0x0], [0x0, 0x2004000, 0x0]],
+        [[0xffffffffffffffff, 0xfffffefff3ffffff, 0x0], [0x0, 0x40002000000, 0x0]],
+        [[0xffffffffffffffff, 0xffffeffff3ffffff, 0x0], [0x0, 0x400002000000, 0x0]],
+        [[0xffffffffffffffff, 0xffffffff3fffefff, 0x0], [0x0, 0x20004000, 0x0]],
+        [[0xffffffffffffffff, 0xffffefff3fffffff, 0x0], [0x0, 0x400020000000, 0x0]],
+        [[0xffffffffffffffff, 0xfffffff9fffdffff, 0x0], [0x0, 0x100080000, 0x0]],
+        [[0xffffffffffffffff, 0xfffdfff9ffffffff, 0x0], [0x0, 0x8000100000000, 0x0]],
+        [[0xffffffffffffffff, 0xffffff9ffffdffff, 0x0], [0x0, 0x1000080000, 0x0]],
+        [[0xffffffffffffffff, 0xffffff9fffdfffff, 0x0], [0x0, 0x1000800000, 0x0]],
+        [[0xffffffffffffffff, 0xfffdff9fffffffff, 0x0], [0x0, 0x8001000000000, 0x0]],
+        [[0xffffffffffffffff, 0xffdfff9fffffffff, 0x0], [0x0, 0x80001000000000, 0x0]],
+        [[0xffffffffffffffff, 0xfffff9ffffdfffff, 0x0], [0x0, 0x10000800000, 0x0]],
+        [[0xffffffffffffffff, 0xfffff9fffdffffff, 0x0], [0x0, 0x10008000000, 0x0]],
+        [[0xffffffffffffffff, 0xffdff9ffffffffff, 0x0], [0x0, 0x80010000000000, 0x0]],
+        [[0xffffffffffffffff, 0xfdfff9ffffffffff, 0x0], [0x0, 0x800010000000000, 0x0]],
+        [[0xffffffffffffffff, 0xffff9ffffdffffff, 0x0], [0x0, 0x100008000000, 0x0]],
+        [[0xffffffffffffffff, 0xffff9fffdfffffff, 0x0], [0x0, 0x100080000000, 0x0]],
+        [[0xffffffffffffffff, 0xfdff9fffffffffff, 0x0], [0x0, 0x800100000000000, 0x0]],
+        [[0xffffffffffffffff, 0xdfff9fffffffffff, 0x0], [0x0, 0x8000100000000000, 0x0]],
+        [[0xffffffffffffffff, 0xfff3fffeffffffff, 0x0], [0x0, 0x2000400000000, 0x0]],
+        [[0xffffffffffffffff, 0xfff3ffefffffffff, 0x0], [0x0, 0x2004000000000, 0x0]],
+        [[0xffffffffffffffff, 0xff3fffefffffffff, 0x0], [0x0, 0x20004000000000, 0x0]],
+        [[0xffffffffffffffff, 0xff3ffeffffffffff, 0x0], [0x0, 0x20040000000000, 0x0]],
+        [[0xffffffffffffffff, 0xf3fffeffffffffff, 0x0], [0x0, 0x200040000000000, 0x0]],
+        [[0xffffffffffffffff, 0xf3ffefffffffffff, 0x0], [0x0, 0x200400000000000, 0x0]],
+        [[0xffffffffffffffff, 0x3fffefffffffffff, 0x0], [0x0, 0x2000400000000000, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
     ],
     [
-        [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
+        [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xfffffffffffff7ff, 0xfffffffdfffffffd, 0x0], [0x4, 0x0, 0x0]],
+        [[0xffffffffffdfff9f, 0xffffffffffffffff, 0x0], [0x10, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffffffffffffdfff, 0xfffffffbfffffffb, 0x0], [0x10, 0x0, 0x0]],
+        [[0xfffffffffdfff9ff, 0xffffffffffffffff, 0x0], [0x100, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffffffffffff7fff, 0xfffffff7fffffff7, 0x0], [0x40, 0x0, 0x0]],
+        [[0xffffffffdfff9fff, 0xffffffffffffffff, 0x0], [0x1000, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xfffffffffffffffb, 0xffffffefffffffef, 0x0], [0x200, 0x0, 0x0]],
+        [[0xfffffffffff3ffef, 0xffffffffffffffff, 0x0], [0x20000, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xfffffffffffbffff, 0xffffffefffffffef, 0x0], [0x200, 0x0, 0x0]],
+        [[0xffffffeffff3ffff, 0xffffffffffffffff, 0x0], [0x20000, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffffffffffffffef, 0xffffffdfffffffdf, 0x0], [0x800, 0x0, 0x0]],
+        [[0xffffffffff3ffeff, 0xffffffffffffffff, 0x0], [0x200000, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffffffffffefffff, 0xffffffdfffffffdf, 0x0], [0x800, 0x0, 0x0]],
+        [[0xfffffeffff3fffff, 0xffffffffffffffff, 0x0], [0x200000, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffffffffffffffbf, 0xffffffbfffffffbf, 0x0], [0x2000, 0x0, 0x0]],
+        [[0xfffffffff3ffefff, 0xffffffffffffffff, 0x0], [0x2000000, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffffffffffbfffff, 0xffffffbfffffffbf, 0x0], [0x2000, 0x0, 0x0]],
-        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xfffffffffffffdff, 0xfffffefffffffeff, 0x0], [0x10000, 0x0, 0x0]],
-        [[0xfffffffffdffffff, 0xfffffefffffffeff, 0x0], [0x10000, 0x0, 0x0]],
-        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xfffffffffffff7ff, 0xfffffdfffffffdff, 0x0], [0x40000, 0x0, 0x0]],
-        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xfffffffff7ffffff, 0xfffffdfffffffdff, 0x0], [0x40000, 0x0, 0x0]],
-        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffffffffffffdfff, 0xfffffbfffffffbff, 0x0], [0x100000, 0x0, 0x0]],
-        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffffffffdfffffff, 0xfffffbfffffffbff, 0x0], [0x100000, 0x0, 0x0]],
-        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffffffffffff7fff, 0xfffff7fffffff7ff, 0x0], [0x400000, 0x0, 0x0]],
-        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffffffff7fffffff, 0xfffff7fffffff7ff, 0x0], [0x400000, 0x0, 0x0]],
-        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xfffffffffffbffff, 0xffffefffffffefff, 0x0], [0x2000000, 0x0, 0x0]],
-        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xfffffffbffffffff, 0xffffefffffffefff, 0x0], [0x2000000, 0x0, 0x0]],
-        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffffffffffefffff, 0xffffdfffffffdfff, 0x0], [0x8000000, 0x0, 0x0]],
-        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffffffefffffffff, 0xffffdfffffffdfff, 0x0], [0x8000000, 0x0, 0x0]],
-        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffffffffffbfffff, 0xffffbfffffffbfff, 0x0], [0x20000000, 0x0, 0x0]],
-        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffffffbfffffffff, 0xffffbfffffffbfff, 0x0], [0x20000000, 0x0, 0x0]],
+        [[0xffffeffff3ffffff, 0xffffffffffffffff, 0x0], [0x2000000, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xfffffffffdffffff, 0xfffefffffffeffff, 0x0], [0x100000000, 0x0, 0x0]],
-        [[0xfffffdffffffffff, 0xfffefffffffeffff, 0x0], [0x100000000, 0x0, 0x0]],
+        [[0xfffffff9fffdffff, 0xffffffffffffffff, 0x0], [0x100000000, 0x0, 0x0]],
+        [[0xfffdfff9ffffffff, 0xffffffffffffffff, 0x0], [0x100000000, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xfffffffff7ffffff, 0xfffdfffffffdffff, 0x0], [0x400000000, 0x0, 0x0]],
+        [[0xffffff9fffdfffff, 0xffffffffffffffff, 0x0], [0x1000000000, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xfffff7ffffffffff, 0xfffdfffffffdffff, 0x0], [0x400000000, 0x0, 0x0]],
+        [[0xffdfff9fffffffff, 0xffffffffffffffff, 0x0], [0x1000000000, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffffffffdfffffff, 0xfffbfffffffbffff, 0x0], [0x1000000000, 0x0, 0x0]],
+        [[0xfffff9fffdffffff, 0xffffffffffffffff, 0x0], [0x10000000000, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffffdfffffffffff, 0xfffbfffffffbffff, 0x0], [0x1000000000, 0x0, 0x0]],
+        [[0xfdfff9ffffffffff, 0xffffffffffffffff, 0x0], [0x10000000000, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffffffff7fffffff, 0xfff7fffffff7ffff, 0x0], [0x4000000000, 0x0, 0x0]],
+        [[0xffff9fffdfffffff, 0xffffffffffffffff, 0x0], [0x100000000000, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffff7fffffffffff, 0xfff7fffffff7ffff, 0x0], [0x4000000000, 0x0, 0x0]],
+        [[0xdfff9fffffffffff, 0xffffffffffffffff, 0x0], [0x100000000000, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xfffffffbffffffff, 0xffefffffffefffff, 0x0], [0x20000000000, 0x0, 0x0]],
+        [[0xfff3ffefffffffff, 0xffffffffffffffff, 0x0], [0x2000000000000, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xfffbffffffffffff, 0xffefffffffefffff, 0x0], [0x20000000000, 0x0, 0x0]],
+        [[0xfff3ffffffffffff, 0xffffffffffffffef, 0x0], [0x2000000000000, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffffffefffffffff, 0xffdfffffffdfffff, 0x0], [0x80000000000, 0x0, 0x0]],
+        [[0xff3ffeffffffffff, 0xffffffffffffffff, 0x0], [0x20000000000000, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffefffffffffffff, 0xffdfffffffdfffff, 0x0], [0x80000000000, 0x0, 0x0]],
+        [[0xff3fffffffffffff, 0xfffffffffffffeff, 0x0], [0x20000000000000, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffffffbfffffffff, 0xffbfffffffbfffff, 0x0], [0x200000000000, 0x0, 0x0]],
+        [[0xf3ffefffffffffff, 0xffffffffffffffff, 0x0], [0x200000000000000, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffbfffffffffffff, 0xffbfffffffbfffff, 0x0], [0x200000000000, 0x0, 0x0]],
+        [[0xf3ffffffffffffff, 0xffffffffffffefff, 0x0], [0x200000000000000, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xfffffdffffffffff, 0xfefffffffeffffff, 0x0], [0x1000000000000, 0x0, 0x0]],
-        [[0xfdffffffffffffff, 0xfefffffffeffffff, 0x0], [0x1000000000000, 0x0, 0x0]],
+        [[0xfffdffffffffffff, 0xfffffffffffffff9, 0x0], [0x0, 0x1, 0x0]],
+        [[0xffffffffffffffff, 0xfffffffffffdfff9, 0x0], [0x0, 0x1, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xfffff7ffffffffff, 0xfdfffffffdffffff, 0x0], [0x4000000000000, 0x0, 0x0]],
+        [[0xffdfffffffffffff, 0xffffffffffffff9f, 0x0], [0x0, 0x10, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xf7ffffffffffffff, 0xfdfffffffdffffff, 0x0], [0x4000000000000, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xffffffffffdfff9f, 0x0], [0x0, 0x10, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffffdfffffffffff, 0xfbfffffffbffffff, 0x0], [0x10000000000000, 0x0, 0x0]],
+        [[0xfdffffffffffffff, 0xfffffffffffff9ff, 0x0], [0x0, 0x100, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xdfffffffffffffff, 0xfbfffffffbffffff, 0x0], [0x10000000000000, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xfffffffffdfff9ff, 0x0], [0x0, 0x100, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffff7fffffffffff, 0xf7fffffff7ffffff, 0x0], [0x40000000000000, 0x0, 0x0]],
+        [[0xdfffffffffffffff, 0xffffffffffff9fff, 0x0], [0x0, 0x1000, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0x7fffffffffffffff, 0xf7fffffff7ffffff, 0x0], [0x40000000000000, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xffffffffdfff9fff, 0x0], [0x0, 0x1000, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xfffbffffffffffff, 0xefffffffefffffff, 0x0], [0x200000000000000, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xfffffffffff3ffef, 0x0], [0x0, 0x20000, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffefffffffffffff, 0xdfffffffdfffffff, 0x0], [0x800000000000000, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xffffffeffff3ffff, 0x0], [0x0, 0x20000, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-        [[0xffbfffffffffffff, 0xbfffffffbfffffff, 0x0], [0x2000000000000000, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xffffffffff3ffeff, 0x0], [0x0, 0x200000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xfffffeffff3fffff, 0x0], [0x0, 0x200000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xfffffffff3ffefff, 0x0], [0x0, 0x2000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xffffeffff3ffffff, 0x0], [0x0, 0x2000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xfffffff9fffdffff, 0x0], [0x0, 0x100000000, 0x0]],
+        [[0xffffffffffffffff, 0xfffdfff9ffffffff, 0x0], [0x0, 0x100000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xffffff9fffdfffff, 0x0], [0x0, 0x1000000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xffdfff9fffffffff, 0x0], [0x0, 0x1000000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xfffff9fffdffffff, 0x0], [0x0, 0x10000000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xfdfff9ffffffffff, 0x0], [0x0, 0x10000000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xffff9fffdfffffff, 0x0], [0x0, 0x100000000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xdfff9fffffffffff, 0x0], [0x0, 0x100000000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xfff3ffefffffffff, 0x0], [0x0, 0x2000000000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xff3ffeffffffffff, 0x0], [0x0, 0x20000000000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xf3ffefffffffffff, 0x0], [0x0, 0x200000000000000, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
         [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
     ],
+];
+/// For every move of this role, the family of moves whose conditional next-state
+/// rules it shares (from 1; 0 for none) and its anchor's bit in that family's word.
+static ARM_FAMILY_OF_1: [(u8, u8); 99] = [
+    (2u8, 17u8),
+    (0u8, 0u8),
+    (2u8, 21u8),
+    (0u8, 0u8),
+    (2u8, 25u8),
+    (0u8, 0u8),
+    (2u8, 29u8),
+    (0u8, 0u8),
+    (3u8, 4u8),
+    (0u8, 0u8),
+    (1u8, 36u8),
+    (0u8, 0u8),
+    (3u8, 8u8),
+    (0u8, 0u8),
+    (1u8, 40u8),
+    (0u8, 0u8),
+    (3u8, 12u8),
+    (0u8, 0u8),
+    (1u8, 44u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (4u8, 17u8),
+    (2u8, 49u8),
+    (0u8, 0u8),
+    (4u8, 21u8),
+    (0u8, 0u8),
+    (2u8, 53u8),
+    (0u8, 0u8),
+    (4u8, 25u8),
+    (0u8, 0u8),
+    (2u8, 57u8),
+    (0u8, 0u8),
+    (4u8, 29u8),
+    (0u8, 0u8),
+    (2u8, 61u8),
+    (0u8, 0u8),
+    (3u8, 36u8),
+    (0u8, 0u8),
+    (6u8, 4u8),
+    (0u8, 0u8),
+    (3u8, 40u8),
+    (0u8, 0u8),
+    (6u8, 8u8),
+    (0u8, 0u8),
+    (3u8, 44u8),
+    (0u8, 0u8),
+    (6u8, 12u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (5u8, 49u8),
+    (8u8, 17u8),
+    (0u8, 0u8),
+    (5u8, 53u8),
+    (0u8, 0u8),
+    (8u8, 21u8),
+    (0u8, 0u8),
+    (5u8, 57u8),
+    (0u8, 0u8),
+    (8u8, 25u8),
+    (0u8, 0u8),
+    (5u8, 61u8),
+    (0u8, 0u8),
+    (8u8, 29u8),
+    (0u8, 0u8),
+    (9u8, 4u8),
+    (0u8, 0u8),
+    (7u8, 36u8),
+    (0u8, 0u8),
+    (9u8, 8u8),
+    (0u8, 0u8),
+    (7u8, 40u8),
+    (0u8, 0u8),
+    (9u8, 12u8),
+    (0u8, 0u8),
+    (7u8, 44u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (10u8, 17u8),
+    (8u8, 49u8),
+    (0u8, 0u8),
+    (10u8, 21u8),
+    (0u8, 0u8),
+    (8u8, 53u8),
+    (0u8, 0u8),
+    (10u8, 25u8),
+    (0u8, 0u8),
+    (8u8, 57u8),
+    (0u8, 0u8),
+    (10u8, 29u8),
+    (0u8, 0u8),
+    (8u8, 61u8),
+    (0u8, 0u8),
+    (9u8, 36u8),
+    (0u8, 0u8),
+    (9u8, 40u8),
+    (0u8, 0u8),
+    (9u8, 44u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
 ];
 ///The move of every bit of the words in which role 0's legal moves are found.
 static LEGAL_MOVE_OF_0: [[u32; 64]; 4] = [
     [
-        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 15, 16, 19, 21, 23, 24, 27, 28, 30, 31,
-        32, 35, 36, 39, 26, 40, 33, 41, 34, 37, 43, 44, 46, 42, 47, 48, 49, 50, 51, 52,
-        80, 53, 87, 54, 88, 91, 55, 56, 57, 94, 58, 97, 59, 60, 61, 62, 63, 65, 66, 67,
-        69,
+        98, 0, 0, 0, 8, 0, 2, 0, 12, 0, 4, 0, 16, 0, 6, 0, 0, 21, 0, 10, 0, 24, 0, 14, 0,
+        28, 0, 18, 0, 32, 0, 0, 0, 0, 22, 0, 36, 0, 26, 0, 40, 0, 30, 0, 44, 0, 34, 0, 0,
+        49, 0, 38, 0, 52, 0, 42, 0, 56, 0, 46, 0, 60, 0, 0,
     ],
     [
-        70, 73, 74, 76, 78, 81, 82, 84, 85, 86, 89, 90, 93, 96, 98, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 22, 0, 29, 0, 0, 0, 0, 0, 0, 38, 0, 45, 0, 0, 0, 0, 77, 0, 83, 0, 0, 0,
-        0, 0, 0, 92, 0, 95, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 50, 0, 64, 0, 54, 0, 68, 0, 58, 0, 72, 0, 62, 0, 0, 77, 0, 66, 0, 80, 0,
+        70, 0, 84, 0, 74, 0, 88, 0, 0, 0, 0, 78, 0, 92, 0, 82, 0, 94, 0, 86, 0, 96, 0,
+        90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 17, 0, 18, 0, 0, 25,
-        0, 0, 0, 0, 0, 0, 0, 0, 64, 0, 71, 0, 72, 0, 0, 79, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        7, 0, 0, 0, 11, 0, 1, 0, 15, 0, 3, 0, 19, 0, 5, 0, 0, 23, 0, 9, 0, 27, 0, 13, 0,
+        31, 0, 17, 0, 0, 0, 20, 35, 0, 0, 0, 39, 0, 25, 0, 43, 0, 29, 0, 47, 0, 33, 0, 0,
+        51, 0, 37, 0, 55, 0, 41, 0, 59, 0, 45, 0, 0, 0, 48,
     ],
     [
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 14, 0, 20, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 68, 0, 75, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        63, 0, 0, 0, 67, 0, 53, 0, 71, 0, 57, 0, 75, 0, 61, 0, 0, 79, 0, 65, 0, 83, 0,
+        69, 0, 87, 0, 73, 0, 0, 0, 76, 91, 0, 0, 0, 93, 0, 81, 0, 95, 0, 85, 0, 97, 0,
+        89, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
 ];
 ///The move of every bit of the words in which role 1's legal moves are found.
-static LEGAL_MOVE_OF_1: [[u32; 64]; 1] = [
+static LEGAL_MOVE_OF_1: [[u32; 64]; 2] = [
     [
-        0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 21, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40,
-        42, 44, 46, 49, 50, 52, 54, 56, 58, 60, 62, 64, 66, 68, 70, 72, 74, 77, 78, 80,
-        82, 84, 86, 88, 90, 92, 94, 96, 98, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        98, 0, 0, 0, 8, 2, 0, 0, 12, 4, 0, 0, 16, 6, 0, 0, 0, 21, 10, 0, 0, 24, 14, 0, 0,
+        28, 18, 0, 0, 32, 0, 0, 0, 22, 0, 0, 36, 26, 0, 0, 40, 30, 0, 0, 44, 34, 0, 0, 0,
+        49, 38, 0, 0, 52, 42, 0, 0, 56, 46, 0, 0, 60, 0, 0,
+    ],
+    [
+        0, 50, 0, 0, 64, 54, 0, 0, 68, 58, 0, 0, 72, 62, 0, 0, 0, 77, 66, 0, 0, 80, 70,
+        0, 0, 84, 74, 0, 0, 88, 0, 0, 0, 78, 0, 0, 92, 82, 0, 0, 94, 86, 0, 0, 96, 90, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
 ];
 ///The `FRAMES` row of role 0's move of every bit that `random_step` may draw.
 static FRAMES_AT_0: [[[u64; WORDS]; 2]; 256] = [
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffdfffffffd, 0x0], [0x4, 0x1000000000, 0x0]],
-    [[0xfffffffffffff7ff, 0xfffffffdfffffffd, 0x0], [0x4, 0x2000000000, 0x0]],
-    [[0xfffffffffffff7ff, 0xfffffffbfffffffb, 0x0], [0x10, 0x2000000000, 0x0]],
-    [[0xffffffffffffdfff, 0xfffffffbfffffffb, 0x0], [0x10, 0x4000000000, 0x0]],
-    [[0xffffffffffffdfff, 0xfffffff7fffffff7, 0x0], [0x40, 0x4000000000, 0x0]],
-    [[0xffffffffffff7fff, 0xfffffff7fffffff7, 0x0], [0x40, 0x8000000000, 0x0]],
-    [[0xfffffffffffffffe, 0xffffffefffffffef, 0x0], [0x200, 0x100000000, 0x0]],
-    [[0xfffffffffffffffb, 0xffffffefffffffef, 0x0], [0x200, 0x200000000, 0x0]],
-    [[0xfffffffffffeffff, 0xffffffefffffffef, 0x0], [0x200, 0x10000000000, 0x0]],
-    [[0xfffffffffffffffb, 0xffffffdfffffffdf, 0x0], [0x800, 0x200000000, 0x0]],
-    [[0xffffffffffffffef, 0xffffffdfffffffdf, 0x0], [0x800, 0x400000000, 0x0]],
-    [[0xfffffffffffbffff, 0xffffffdfffffffdf, 0x0], [0x800, 0x20000000000, 0x0]],
-    [[0xffffffffffffffef, 0xffffffbfffffffbf, 0x0], [0x2000, 0x400000000, 0x0]],
-    [[0xffffffffffffffbf, 0xffffffbfffffffbf, 0x0], [0x2000, 0x800000000, 0x0]],
-    [[0xffffffffffffffbf, 0xffffff7fffffff7f, 0x0], [0x8000, 0x800000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffefffffffeff, 0x0], [0x10000, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffdfffffffdff, 0x0], [0x40000, 0x1000000000, 0x0]],
-    [[0xfffffffffffff7ff, 0xfffffdfffffffdff, 0x0], [0x40000, 0x2000000000, 0x0]],
-    [[0xfffffffffffff7ff, 0xfffffbfffffffbff, 0x0], [0x100000, 0x2000000000, 0x0]],
-    [[0xffffffffffffdfff, 0xfffffbfffffffbff, 0x0], [0x100000, 0x4000000000, 0x0]],
-    [[0xffffffffdfffffff, 0xfffffbfffffffbff, 0x0], [0x100000, 0x400000000000, 0x0]],
-    [[0xffffffffffffdfff, 0xfffff7fffffff7ff, 0x0], [0x400000, 0x4000000000, 0x0]],
-    [[0xffffffffffff7fff, 0xfffff7fffffff7ff, 0x0], [0x400000, 0x8000000000, 0x0]],
-    [[0xfffffffffffeffff, 0xffffefffffffefff, 0x0], [0x2000000, 0x10000000000, 0x0]],
-    [[0xfffffffffffbffff, 0xffffefffffffefff, 0x0], [0x2000000, 0x20000000000, 0x0]],
-    [[0xfffffffffffbffff, 0xffffdfffffffdfff, 0x0], [0x8000000, 0x20000000000, 0x0]],
-    [[0xfffffffff7ffffff, 0xfffffdfffffffdff, 0x0], [0x40000, 0x200000000000, 0x0]],
-    [[0xffffffffffefffff, 0xffffdfffffffdfff, 0x0], [0x8000000, 0x40000000000, 0x0]],
-    [[0xffffffffdfffffff, 0xfffff7fffffff7ff, 0x0], [0x400000, 0x400000000000, 0x0]],
-    [[0xfffffffbffffffff, 0xffffdfffffffdfff, 0x0], [0x8000000, 0x2000000000000, 0x0]],
-    [[0xffffffff7fffffff, 0xfffff7fffffff7ff, 0x0], [0x400000, 0x800000000000, 0x0]],
-    [[0xfffffffeffffffff, 0xffffefffffffefff, 0x0], [0x2000000, 0x1000000000000, 0x0]],
-    [[0xffffffffffefffff, 0xffffbfffffffbfff, 0x0], [0x20000000, 0x40000000000, 0x0]],
-    [[0xffffffffffbfffff, 0xffffbfffffffbfff, 0x0], [0x20000000, 0x80000000000, 0x0]],
-    [[0xffffffbfffffffff, 0xffffbfffffffbfff, 0x0], [0x20000000, 0x8000000000000, 0x0]],
-    [[0xffffffefffffffff, 0xffffdfffffffdfff, 0x0], [0x8000000, 0x4000000000000, 0x0]],
-    [[0xffffffffffbfffff, 0xffff7fffffff7fff, 0x0], [0x80000000, 0x80000000000, 0x0]],
-    [[0xffffffbfffffffff, 0xffff7fffffff7fff, 0x0], [0x80000000, 0x8000000000000, 0x0]],
-    [[0xfffffffffdffffff, 0xfffefffffffeffff, 0x0], [0x100000000, 0x100000000000, 0x0]],
-    [
-        [0xfffffdffffffffff, 0xfffefffffffeffff, 0x0],
-        [0x100000000, 0x10000000000000, 0x0],
-    ],
-    [[0xfffffffffdffffff, 0xfffdfffffffdffff, 0x0], [0x400000000, 0x100000000000, 0x0]],
-    [[0xfffffffff7ffffff, 0xfffdfffffffdffff, 0x0], [0x400000000, 0x200000000000, 0x0]],
-    [
-        [0xfffff7ffffffffff, 0xfdfffffffdffffff, 0x0],
-        [0x4000000000000, 0x20000000000000, 0x0],
-    ],
-    [
-        [0xfffffdffffffffff, 0xfffdfffffffdffff, 0x0],
-        [0x400000000, 0x10000000000000, 0x0],
-    ],
-    [
-        [0xffffdfffffffffff, 0xf7fffffff7ffffff, 0x0],
-        [0x40000000000000, 0x40000000000000, 0x0],
-    ],
-    [
-        [0xfffff7ffffffffff, 0xfffdfffffffdffff, 0x0],
-        [0x400000000, 0x20000000000000, 0x0],
-    ],
-    [
-        [0xffff7fffffffffff, 0xf7fffffff7ffffff, 0x0],
-        [0x40000000000000, 0x80000000000000, 0x0],
-    ],
-    [
-        [0xfffeffffffffffff, 0xefffffffefffffff, 0x0],
-        [0x200000000000000, 0x100000000000000, 0x0],
-    ],
-    [[0xfffffffff7ffffff, 0xfffbfffffffbffff, 0x0], [0x1000000000, 0x200000000000, 0x0]],
-    [[0xffffffffdfffffff, 0xfffbfffffffbffff, 0x0], [0x1000000000, 0x400000000000, 0x0]],
-    [
-        [0xfffff7ffffffffff, 0xfffbfffffffbffff, 0x0],
-        [0x1000000000, 0x20000000000000, 0x0],
-    ],
-    [
-        [0xffefffffffffffff, 0xdfffffffdfffffff, 0x0],
-        [0x800000000000000, 0x400000000000000, 0x0],
-    ],
-    [
-        [0xffffdfffffffffff, 0xfffbfffffffbffff, 0x0],
-        [0x1000000000, 0x40000000000000, 0x0],
-    ],
-    [
-        [0xffbfffffffffffff, 0x7fffffff7fffffff, 0x0],
-        [0x8000000000000000, 0x800000000000000, 0x0],
-    ],
-    [[0xffffffffdfffffff, 0xfff7fffffff7ffff, 0x0], [0x4000000000, 0x400000000000, 0x0]],
-    [[0xffffffff7fffffff, 0xfff7fffffff7ffff, 0x0], [0x4000000000, 0x800000000000, 0x0]],
-    [
-        [0xffffdfffffffffff, 0xfff7fffffff7ffff, 0x0],
-        [0x4000000000, 0x40000000000000, 0x0],
-    ],
-    [
-        [0xffff7fffffffffff, 0xfff7fffffff7ffff, 0x0],
-        [0x4000000000, 0x80000000000000, 0x0],
-    ],
-    [
-        [0xfffffffeffffffff, 0xffefffffffefffff, 0x0],
-        [0x20000000000, 0x1000000000000, 0x0],
-    ],
-    [
-        [0xfffeffffffffffff, 0xffefffffffefffff, 0x0],
-        [0x20000000000, 0x100000000000000, 0x0],
-    ],
-    [
-        [0xfffbffffffffffff, 0xffefffffffefffff, 0x0],
-        [0x20000000000, 0x200000000000000, 0x0],
-    ],
-    [
-        [0xfffffffbffffffff, 0xffdfffffffdfffff, 0x0],
-        [0x80000000000, 0x2000000000000, 0x0],
-    ],
-    [
-        [0xfffbffffffffffff, 0xffdfffffffdfffff, 0x0],
-        [0x80000000000, 0x200000000000000, 0x0],
-    ],
-    [
-        [0xffefffffffffffff, 0xffdfffffffdfffff, 0x0],
-        [0x80000000000, 0x400000000000000, 0x0],
-    ],
-    [
-        [0xffefffffffffffff, 0xffbfffffffbfffff, 0x0],
-        [0x200000000000, 0x400000000000000, 0x0],
-    ],
-    [
-        [0xffbfffffffffffff, 0xffbfffffffbfffff, 0x0],
-        [0x200000000000, 0x800000000000000, 0x0],
-    ],
-    [
-        [0xffbfffffffffffff, 0xff7fffffff7fffff, 0x0],
-        [0x800000000000, 0x800000000000000, 0x0],
-    ],
-    [
-        [0xfdffffffffffffff, 0xfefffffffeffffff, 0x0],
-        [0x1000000000000, 0x1000000000000000, 0x0],
-    ],
-    [
-        [0xfdffffffffffffff, 0xfdfffffffdffffff, 0x0],
-        [0x4000000000000, 0x1000000000000000, 0x0],
-    ],
-    [
-        [0xf7ffffffffffffff, 0xfdfffffffdffffff, 0x0],
-        [0x4000000000000, 0x2000000000000000, 0x0],
-    ],
-    [
-        [0xffffdfffffffffff, 0xfbfffffffbffffff, 0x0],
-        [0x10000000000000, 0x40000000000000, 0x0],
-    ],
-    [
-        [0xf7ffffffffffffff, 0xfbfffffffbffffff, 0x0],
-        [0x10000000000000, 0x2000000000000000, 0x0],
-    ],
-    [
-        [0xdfffffffffffffff, 0xfbfffffffbffffff, 0x0],
-        [0x10000000000000, 0x4000000000000000, 0x0],
-    ],
-    [
-        [0xdfffffffffffffff, 0xf7fffffff7ffffff, 0x0],
-        [0x40000000000000, 0x4000000000000000, 0x0],
-    ],
-    [
-        [0x7fffffffffffffff, 0xf7fffffff7ffffff, 0x0],
-        [0x40000000000000, 0x8000000000000000, 0x0],
-    ],
-    [
-        [0xfffbffffffffffff, 0xdfffffffdfffffff, 0x0],
-        [0x800000000000000, 0x200000000000000, 0x0],
-    ],
-    [
-        [0xffbfffffffffffff, 0xbfffffffbfffffff, 0x0],
-        [0x2000000000000000, 0x800000000000000, 0x0],
-    ],
     [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffdffffff, 0xfffffefffffffeff, 0x0], [0x10000, 0x100000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffff7ffffff, 0xfffffbfffffffbff, 0x0], [0x100000, 0x200000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffbffffffff, 0xffffefffffffefff, 0x0], [0x2000000, 0x2000000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xffffffefffffffff, 0xffffbfffffffbfff, 0x0], [0x20000000, 0x4000000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [
-        [0xfffffdffffffffff, 0xfefffffffeffffff, 0x0],
-        [0x1000000000000, 0x10000000000000, 0x0],
-    ],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [
-        [0xfffff7ffffffffff, 0xfbfffffffbffffff, 0x0],
-        [0x10000000000000, 0x20000000000000, 0x0],
-    ],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [
-        [0xfffbffffffffffff, 0xefffffffefffffff, 0x0],
-        [0x200000000000000, 0x200000000000000, 0x0],
-    ],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [
-        [0xffefffffffffffff, 0xbfffffffbfffffff, 0x0],
-        [0x2000000000000000, 0x400000000000000, 0x0],
-    ],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffbffff, 0xffffffefffffffef, 0x0], [0x200, 0x20000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xffffffffffefffff, 0xffffffbfffffffbf, 0x0], [0x2000, 0x40000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xffffffffffbfffff, 0xffffffbfffffffbf, 0x0], [0x2000, 0x80000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffdffffff, 0xfffffdfffffffdff, 0x0], [0x40000, 0x100000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [
-        [0xfffffffbffffffff, 0xffefffffffefffff, 0x0],
-        [0x20000000000, 0x2000000000000, 0x0],
-    ],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [
-        [0xffffffefffffffff, 0xffbfffffffbfffff, 0x0],
-        [0x200000000000, 0x4000000000000, 0x0],
-    ],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [
-        [0xffffffbfffffffff, 0xffbfffffffbfffff, 0x0],
-        [0x200000000000, 0x8000000000000, 0x0],
-    ],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [
-        [0xfffffdffffffffff, 0xfdfffffffdffffff, 0x0],
-        [0x4000000000000, 0x10000000000000, 0x0],
-    ],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xffffffffffefffff, 0xffffffdfffffffdf, 0x0], [0x800, 0x40000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xffffffffffbfffff, 0xffffff7fffffff7f, 0x0], [0x8000, 0x80000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [
-        [0xffffffefffffffff, 0xffdfffffffdfffff, 0x0],
-        [0x80000000000, 0x4000000000000, 0x0],
-    ],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [
-        [0xffffffbfffffffff, 0xff7fffffff7fffff, 0x0],
-        [0x800000000000, 0x8000000000000, 0x0],
-    ],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x1000000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffff3ffef, 0xffffffffffffffff, 0x0], [0x20040, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffdfff9f, 0xffffffffffffffff, 0x0], [0x800010, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffff3ffeff, 0xffffffffffffffff, 0x0], [0x200400, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffdfff9ff, 0xffffffffffffffff, 0x0], [0x8000100, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffff3ffefff, 0xffffffffffffffff, 0x0], [0x2004000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffdfff9fff, 0xffffffffffffffff, 0x0], [0x80001000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffff9fffdffff, 0xffffffffffffffff, 0x0], [0x100080000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffeffff3ffff, 0xffffffffffffffff, 0x0], [0x4000020000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffff9fffdfffff, 0xffffffffffffffff, 0x0], [0x1000800000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffeffff3fffff, 0xffffffffffffffff, 0x0], [0x40000200000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffff9fffdffffff, 0xffffffffffffffff, 0x0], [0x10008000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffeffff3ffffff, 0xffffffffffffffff, 0x0], [0x400002000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffff9fffdfffffff, 0xffffffffffffffff, 0x0], [0x100080000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffdfff9ffffffff, 0xffffffffffffffff, 0x0], [0x8000100000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfff3ffefffffffff, 0xffffffffffffffff, 0x0], [0x2004000000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffdfff9fffffffff, 0xffffffffffffffff, 0x0], [0x80001000000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xff3ffeffffffffff, 0xffffffffffffffff, 0x0], [0x20040000000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfdfff9ffffffffff, 0xffffffffffffffff, 0x0], [0x800010000000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xf3ffefffffffffff, 0xffffffffffffffff, 0x0], [0x200400000000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xdfff9fffffffffff, 0xffffffffffffffff, 0x0], [0x8000100000000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffdffffffffffff, 0xfffffffffffffff9, 0x0], [0x8000000000000, 0x1, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfff3ffffffffffff, 0xffffffffffffffef, 0x0], [0x2000000000000, 0x40, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffdfffffffffffff, 0xffffffffffffff9f, 0x0], [0x80000000000000, 0x10, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xff3fffffffffffff, 0xfffffffffffffeff, 0x0], [0x20000000000000, 0x400, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfdffffffffffffff, 0xfffffffffffff9ff, 0x0], [0x800000000000000, 0x100, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xf3ffffffffffffff, 0xffffffffffffefff, 0x0], [0x200000000000000, 0x4000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xdfffffffffffffff, 0xffffffffffff9fff, 0x0], [0x8000000000000000, 0x1000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffffffffffdfff9, 0x0], [0x0, 0x80001, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffffffffff3ffef, 0x0], [0x0, 0x20040, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffffffffffdfff9f, 0x0], [0x0, 0x800010, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffffffffff3ffeff, 0x0], [0x0, 0x200400, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffffffffdfff9ff, 0x0], [0x0, 0x8000100, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffffffff3ffefff, 0x0], [0x0, 0x2004000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffffffffdfff9fff, 0x0], [0x0, 0x80001000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffffff9fffdffff, 0x0], [0x0, 0x100080000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffffffeffff3ffff, 0x0], [0x0, 0x4000020000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffffff9fffdfffff, 0x0], [0x0, 0x1000800000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffffeffff3fffff, 0x0], [0x0, 0x40000200000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffff9fffdffffff, 0x0], [0x0, 0x10008000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffffeffff3ffffff, 0x0], [0x0, 0x400002000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffff9fffdfffffff, 0x0], [0x0, 0x100080000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffdfff9ffffffff, 0x0], [0x0, 0x8000100000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfff3ffefffffffff, 0x0], [0x0, 0x2004000000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffdfff9fffffffff, 0x0], [0x0, 0x80001000000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xff3ffeffffffffff, 0x0], [0x0, 0x20040000000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfdfff9ffffffffff, 0x0], [0x0, 0x800010000000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xf3ffefffffffffff, 0x0], [0x0, 0x200400000000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xdfff9fffffffffff, 0x0], [0x0, 0x8000100000000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffff3fffe, 0xffffffffffffffff, 0x0], [0x20004, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffff3fffef, 0xffffffffffffffff, 0x0], [0x200040, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdff9f, 0xffffffffffffffff, 0x0], [0x80010, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffff3fffeff, 0xffffffffffffffff, 0x0], [0x2000400, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffdff9ff, 0xffffffffffffffff, 0x0], [0x800100, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffff3fffefff, 0xffffffffffffffff, 0x0], [0x20004000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffdff9fff, 0xffffffffffffffff, 0x0], [0x8001000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffff9ffffdffff, 0xffffffffffffffff, 0x0], [0x1000080000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffefff3ffff, 0xffffffffffffffff, 0x0], [0x400020000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffff9ffffdfffff, 0xffffffffffffffff, 0x0], [0x10000800000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffefff3fffff, 0xffffffffffffffff, 0x0], [0x4000200000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffff9ffffdffffff, 0xffffffffffffffff, 0x0], [0x100008000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffefff3ffffff, 0xffffffffffffffff, 0x0], [0x40002000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffefff3fffffff, 0xffffffffffffffff, 0x0], [0x400020000000, 0x0, 0x0]],
+    [[0xfff3fffeffffffff, 0xffffffffffffffff, 0x0], [0x2000400000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xff3fffefffffffff, 0xffffffffffffffff, 0x0], [0x20004000000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffdff9fffffffff, 0xffffffffffffffff, 0x0], [0x8001000000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xf3fffeffffffffff, 0xffffffffffffffff, 0x0], [0x200040000000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffdff9ffffffffff, 0xffffffffffffffff, 0x0], [0x80010000000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0x3fffefffffffffff, 0xffffffffffffffff, 0x0], [0x2000400000000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfdff9fffffffffff, 0xffffffffffffffff, 0x0], [0x800100000000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffdffffffffffff, 0xffffffffffffff9f, 0x0], [0x8000000000000, 0x10, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfff3ffffffffffff, 0xfffffffffffffffe, 0x0], [0x2000000000000, 0x4, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffdfffffffffffff, 0xfffffffffffff9ff, 0x0], [0x80000000000000, 0x100, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xff3fffffffffffff, 0xffffffffffffffef, 0x0], [0x20000000000000, 0x40, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfdffffffffffffff, 0xffffffffffff9fff, 0x0], [0x800000000000000, 0x1000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xf3ffffffffffffff, 0xfffffffffffffeff, 0x0], [0x200000000000000, 0x400, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0x3fffffffffffffff, 0xffffffffffffefff, 0x0], [0x2000000000000000, 0x4000, 0x0]],
+    [[0xffffffffffffffff, 0xfffffffffff3fffe, 0x0], [0x0, 0x20004, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffffffffff3fffef, 0x0], [0x0, 0x200040, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffffffffffdff9f, 0x0], [0x0, 0x80010, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffffffff3fffeff, 0x0], [0x0, 0x2000400, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffffffffffdff9ff, 0x0], [0x0, 0x800100, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffffffff3fffefff, 0x0], [0x0, 0x20004000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffffffffdff9fff, 0x0], [0x0, 0x8001000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffffff9ffffdffff, 0x0], [0x0, 0x1000080000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffffffefff3ffff, 0x0], [0x0, 0x400020000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffff9ffffdfffff, 0x0], [0x0, 0x10000800000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffffffefff3fffff, 0x0], [0x0, 0x4000200000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffff9ffffdffffff, 0x0], [0x0, 0x100008000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffffefff3ffffff, 0x0], [0x0, 0x40002000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffffefff3fffffff, 0x0], [0x0, 0x400020000000, 0x0]],
+    [[0xffffffffffffffff, 0xfff3fffeffffffff, 0x0], [0x0, 0x2000400000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xff3fffefffffffff, 0x0], [0x0, 0x20004000000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffdff9fffffffff, 0x0], [0x0, 0x8001000000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xf3fffeffffffffff, 0x0], [0x0, 0x200040000000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffdff9ffffffffff, 0x0], [0x0, 0x80010000000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0x3fffefffffffffff, 0x0], [0x0, 0x2000400000000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfdff9fffffffffff, 0x0], [0x0, 0x800100000000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x80001, 0x0, 0x0]],
+];
+/// The family and anchor bit of this role's move of every bit `random_step` may draw.
+static ARM_FAMILY_AT_1: [(u8, u8); 128] = [
+    (0u8, 0u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (3u8, 4u8),
+    (2u8, 21u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (3u8, 8u8),
+    (2u8, 25u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (3u8, 12u8),
+    (2u8, 29u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (4u8, 17u8),
+    (1u8, 36u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (4u8, 21u8),
+    (1u8, 40u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (4u8, 25u8),
+    (1u8, 44u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (4u8, 29u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 49u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (3u8, 36u8),
+    (2u8, 53u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (3u8, 40u8),
+    (2u8, 57u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (3u8, 44u8),
+    (2u8, 61u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (5u8, 49u8),
+    (6u8, 4u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (5u8, 53u8),
+    (6u8, 8u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (5u8, 57u8),
+    (6u8, 12u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (5u8, 61u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (8u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (9u8, 4u8),
+    (8u8, 21u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (9u8, 8u8),
+    (8u8, 25u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (9u8, 12u8),
+    (8u8, 29u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (10u8, 17u8),
+    (7u8, 36u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (10u8, 21u8),
+    (7u8, 40u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (10u8, 25u8),
+    (7u8, 44u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (10u8, 29u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (8u8, 49u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (9u8, 36u8),
+    (8u8, 53u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (9u8, 40u8),
+    (8u8, 57u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (9u8, 44u8),
+    (8u8, 61u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
+    (2u8, 17u8),
 ];
 ///The `FRAMES` row of role 1's move of every bit that `random_step` may draw.
-static FRAMES_AT_1: [[[u64; WORDS]; 2]; 64] = [
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
-    [[0xfffffffffffff7ff, 0xfffffffdfffffffd, 0x0], [0x4, 0x0, 0x0]],
-    [[0xffffffffffffdfff, 0xfffffffbfffffffb, 0x0], [0x10, 0x0, 0x0]],
-    [[0xffffffffffff7fff, 0xfffffff7fffffff7, 0x0], [0x40, 0x0, 0x0]],
-    [[0xfffffffffffffffb, 0xffffffefffffffef, 0x0], [0x200, 0x0, 0x0]],
-    [[0xfffffffffffbffff, 0xffffffefffffffef, 0x0], [0x200, 0x0, 0x0]],
-    [[0xffffffffffffffef, 0xffffffdfffffffdf, 0x0], [0x800, 0x0, 0x0]],
-    [[0xffffffffffefffff, 0xffffffdfffffffdf, 0x0], [0x800, 0x0, 0x0]],
-    [[0xffffffffffffffbf, 0xffffffbfffffffbf, 0x0], [0x2000, 0x0, 0x0]],
-    [[0xffffffffffbfffff, 0xffffffbfffffffbf, 0x0], [0x2000, 0x0, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffefffffffeff, 0x0], [0x10000, 0x0, 0x0]],
-    [[0xfffffffffdffffff, 0xfffffefffffffeff, 0x0], [0x10000, 0x0, 0x0]],
-    [[0xfffffffffffff7ff, 0xfffffdfffffffdff, 0x0], [0x40000, 0x0, 0x0]],
-    [[0xfffffffff7ffffff, 0xfffffdfffffffdff, 0x0], [0x40000, 0x0, 0x0]],
-    [[0xffffffffffffdfff, 0xfffffbfffffffbff, 0x0], [0x100000, 0x0, 0x0]],
-    [[0xffffffffdfffffff, 0xfffffbfffffffbff, 0x0], [0x100000, 0x0, 0x0]],
-    [[0xffffffffffff7fff, 0xfffff7fffffff7ff, 0x0], [0x400000, 0x0, 0x0]],
-    [[0xffffffff7fffffff, 0xfffff7fffffff7ff, 0x0], [0x400000, 0x0, 0x0]],
-    [[0xfffffffffffbffff, 0xffffefffffffefff, 0x0], [0x2000000, 0x0, 0x0]],
-    [[0xfffffffbffffffff, 0xffffefffffffefff, 0x0], [0x2000000, 0x0, 0x0]],
-    [[0xffffffffffefffff, 0xffffdfffffffdfff, 0x0], [0x8000000, 0x0, 0x0]],
-    [[0xffffffefffffffff, 0xffffdfffffffdfff, 0x0], [0x8000000, 0x0, 0x0]],
-    [[0xffffffffffbfffff, 0xffffbfffffffbfff, 0x0], [0x20000000, 0x0, 0x0]],
-    [[0xffffffbfffffffff, 0xffffbfffffffbfff, 0x0], [0x20000000, 0x0, 0x0]],
-    [[0xfffffffffdffffff, 0xfffefffffffeffff, 0x0], [0x100000000, 0x0, 0x0]],
-    [[0xfffffdffffffffff, 0xfffefffffffeffff, 0x0], [0x100000000, 0x0, 0x0]],
-    [[0xfffffffff7ffffff, 0xfffdfffffffdffff, 0x0], [0x400000000, 0x0, 0x0]],
-    [[0xfffff7ffffffffff, 0xfffdfffffffdffff, 0x0], [0x400000000, 0x0, 0x0]],
-    [[0xffffffffdfffffff, 0xfffbfffffffbffff, 0x0], [0x1000000000, 0x0, 0x0]],
-    [[0xffffdfffffffffff, 0xfffbfffffffbffff, 0x0], [0x1000000000, 0x0, 0x0]],
-    [[0xffffffff7fffffff, 0xfff7fffffff7ffff, 0x0], [0x4000000000, 0x0, 0x0]],
-    [[0xffff7fffffffffff, 0xfff7fffffff7ffff, 0x0], [0x4000000000, 0x0, 0x0]],
-    [[0xfffffffbffffffff, 0xffefffffffefffff, 0x0], [0x20000000000, 0x0, 0x0]],
-    [[0xfffbffffffffffff, 0xffefffffffefffff, 0x0], [0x20000000000, 0x0, 0x0]],
-    [[0xffffffefffffffff, 0xffdfffffffdfffff, 0x0], [0x80000000000, 0x0, 0x0]],
-    [[0xffefffffffffffff, 0xffdfffffffdfffff, 0x0], [0x80000000000, 0x0, 0x0]],
-    [[0xffffffbfffffffff, 0xffbfffffffbfffff, 0x0], [0x200000000000, 0x0, 0x0]],
-    [[0xffbfffffffffffff, 0xffbfffffffbfffff, 0x0], [0x200000000000, 0x0, 0x0]],
-    [[0xfffffdffffffffff, 0xfefffffffeffffff, 0x0], [0x1000000000000, 0x0, 0x0]],
-    [[0xfdffffffffffffff, 0xfefffffffeffffff, 0x0], [0x1000000000000, 0x0, 0x0]],
-    [[0xfffff7ffffffffff, 0xfdfffffffdffffff, 0x0], [0x4000000000000, 0x0, 0x0]],
-    [[0xf7ffffffffffffff, 0xfdfffffffdffffff, 0x0], [0x4000000000000, 0x0, 0x0]],
-    [[0xffffdfffffffffff, 0xfbfffffffbffffff, 0x0], [0x10000000000000, 0x0, 0x0]],
-    [[0xdfffffffffffffff, 0xfbfffffffbffffff, 0x0], [0x10000000000000, 0x0, 0x0]],
-    [[0xffff7fffffffffff, 0xf7fffffff7ffffff, 0x0], [0x40000000000000, 0x0, 0x0]],
-    [[0x7fffffffffffffff, 0xf7fffffff7ffffff, 0x0], [0x40000000000000, 0x0, 0x0]],
-    [[0xfffbffffffffffff, 0xefffffffefffffff, 0x0], [0x200000000000000, 0x0, 0x0]],
-    [[0xffefffffffffffff, 0xdfffffffdfffffff, 0x0], [0x800000000000000, 0x0, 0x0]],
-    [[0xffbfffffffffffff, 0xbfffffffbfffffff, 0x0], [0x2000000000000000, 0x0, 0x0]],
+static FRAMES_AT_1: [[[u64; WORDS]; 2]; 128] = [
     [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
-    [[0xfffffffffffffdff, 0xfffffffefffffffe, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffff3ffef, 0xffffffffffffffff, 0x0], [0x20000, 0x0, 0x0]],
+    [[0xffffffffffdfff9f, 0xffffffffffffffff, 0x0], [0x10, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xffffffffff3ffeff, 0xffffffffffffffff, 0x0], [0x200000, 0x0, 0x0]],
+    [[0xfffffffffdfff9ff, 0xffffffffffffffff, 0x0], [0x100, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffff3ffefff, 0xffffffffffffffff, 0x0], [0x2000000, 0x0, 0x0]],
+    [[0xffffffffdfff9fff, 0xffffffffffffffff, 0x0], [0x1000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffff9fffdffff, 0xffffffffffffffff, 0x0], [0x100000000, 0x0, 0x0]],
+    [[0xffffffeffff3ffff, 0xffffffffffffffff, 0x0], [0x20000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xffffff9fffdfffff, 0xffffffffffffffff, 0x0], [0x1000000000, 0x0, 0x0]],
+    [[0xfffffeffff3fffff, 0xffffffffffffffff, 0x0], [0x200000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffff9fffdffffff, 0xffffffffffffffff, 0x0], [0x10000000000, 0x0, 0x0]],
+    [[0xffffeffff3ffffff, 0xffffffffffffffff, 0x0], [0x2000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xffff9fffdfffffff, 0xffffffffffffffff, 0x0], [0x100000000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffdfff9ffffffff, 0xffffffffffffffff, 0x0], [0x100000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfff3ffefffffffff, 0xffffffffffffffff, 0x0], [0x2000000000000, 0x0, 0x0]],
+    [[0xffdfff9fffffffff, 0xffffffffffffffff, 0x0], [0x1000000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xff3ffeffffffffff, 0xffffffffffffffff, 0x0], [0x20000000000000, 0x0, 0x0]],
+    [[0xfdfff9ffffffffff, 0xffffffffffffffff, 0x0], [0x10000000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xf3ffefffffffffff, 0xffffffffffffffff, 0x0], [0x200000000000000, 0x0, 0x0]],
+    [[0xdfff9fffffffffff, 0xffffffffffffffff, 0x0], [0x100000000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffdffffffffffff, 0xfffffffffffffff9, 0x0], [0x0, 0x1, 0x0]],
+    [[0xfff3ffffffffffff, 0xffffffffffffffef, 0x0], [0x2000000000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xffdfffffffffffff, 0xffffffffffffff9f, 0x0], [0x0, 0x10, 0x0]],
+    [[0xff3fffffffffffff, 0xfffffffffffffeff, 0x0], [0x20000000000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfdffffffffffffff, 0xfffffffffffff9ff, 0x0], [0x0, 0x100, 0x0]],
+    [[0xf3ffffffffffffff, 0xffffffffffffefff, 0x0], [0x200000000000000, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xdfffffffffffffff, 0xffffffffffff9fff, 0x0], [0x0, 0x1000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffffffffffdfff9, 0x0], [0x0, 0x1, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffffffffff3ffef, 0x0], [0x0, 0x20000, 0x0]],
+    [[0xffffffffffffffff, 0xffffffffffdfff9f, 0x0], [0x0, 0x10, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffffffffff3ffeff, 0x0], [0x0, 0x200000, 0x0]],
+    [[0xffffffffffffffff, 0xfffffffffdfff9ff, 0x0], [0x0, 0x100, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffffffff3ffefff, 0x0], [0x0, 0x2000000, 0x0]],
+    [[0xffffffffffffffff, 0xffffffffdfff9fff, 0x0], [0x0, 0x1000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffffff9fffdffff, 0x0], [0x0, 0x100000000, 0x0]],
+    [[0xffffffffffffffff, 0xffffffeffff3ffff, 0x0], [0x0, 0x20000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffffff9fffdfffff, 0x0], [0x0, 0x1000000000, 0x0]],
+    [[0xffffffffffffffff, 0xfffffeffff3fffff, 0x0], [0x0, 0x200000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffff9fffdffffff, 0x0], [0x0, 0x10000000000, 0x0]],
+    [[0xffffffffffffffff, 0xffffeffff3ffffff, 0x0], [0x0, 0x2000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffff9fffdfffffff, 0x0], [0x0, 0x100000000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffdfff9ffffffff, 0x0], [0x0, 0x100000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfff3ffefffffffff, 0x0], [0x0, 0x2000000000000, 0x0]],
+    [[0xffffffffffffffff, 0xffdfff9fffffffff, 0x0], [0x0, 0x1000000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xff3ffeffffffffff, 0x0], [0x0, 0x20000000000000, 0x0]],
+    [[0xffffffffffffffff, 0xfdfff9ffffffffff, 0x0], [0x0, 0x10000000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xf3ffefffffffffff, 0x0], [0x0, 0x200000000000000, 0x0]],
+    [[0xffffffffffffffff, 0xdfff9fffffffffff, 0x0], [0x0, 0x100000000000, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffdfff9, 0xffffffffffffffff, 0x0], [0x1, 0x0, 0x0]],
 ];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
 /// without families of moves (one rule over different places on the board), else in
@@ -1156,217 +1167,24 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `wolf` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
-    let mut n = [false; 66];
-    n[0] = (s.0[0] & 0x1 == 0x1) & (s.0[1] & 0x1000000000 == 0x1000000000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[1] = (s.0[0] & 0x4 == 0x4) & (s.0[1] & 0x2000000000 == 0x2000000000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[2] = (s.0[0] & 0x10 == 0x10) & (s.0[1] & 0x4000000000 == 0x4000000000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[3] = (s.0[0] & 0x40 == 0x40) & (s.0[1] & 0x8000000000 == 0x8000000000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[4] = (s.0[0] & 0x200 == 0x200) & (s.0[1] & 0x20000000000 == 0x20000000000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[5] = (s.0[0] & 0x800 == 0x800) & (s.0[1] & 0x40000000000 == 0x40000000000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[6] = (s.0[0] & 0x2000 == 0x2000) & (s.0[1] & 0x80000000000 == 0x80000000000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[7] = (s.0[0] & 0x10000 == 0x10000) & (s.0[1] & 0x100000000000 == 0x100000000000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[8] = (s.0[0] & 0x40000 == 0x40000) & (s.0[1] & 0x200000000000 == 0x200000000000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[9] = (s.0[0] & 0x100000 == 0x100000) & (s.0[1] & 0x400000000000 == 0x400000000000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[10] = (s.0[0] & 0x400000 == 0x400000) & (s.0[1] & 0x800000000000 == 0x800000000000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[11] = (s.0[0] & 0x2000000 == 0x2000000)
-        & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[12] = (s.0[0] & 0x8000000 == 0x8000000)
-        & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[13] = (s.0[0] & 0x20000000 == 0x20000000)
-        & (s.0[1] & 0x8000000000000 == 0x8000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[14] = (s.0[0] & 0x100000000 == 0x100000000)
-        & (s.0[1] & 0x10000000000000 == 0x10000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[15] = (s.0[0] & 0x400000000 == 0x400000000)
-        & (s.0[1] & 0x20000000000000 == 0x20000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[16] = (s.0[0] & 0x4000000000000 == 0x4000000000000)
-        & (s.0[1] & 0x2000000000000000 == 0x2000000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[17] = (s.0[1] & 0x200000000 == 0x200000000) & (s.0[0] & 0x200 == 0x200)
-        & (s.0[2] & 0x2 == 0x2);
-    n[18] = (s.0[1] & 0x400000000 == 0x400000000) & (s.0[0] & 0x800 == 0x800)
-        & (s.0[2] & 0x2 == 0x2);
-    n[19] = (s.0[1] & 0x800000000 == 0x800000000) & (s.0[0] & 0x2000 == 0x2000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[20] = (s.0[1] & 0x1000000000 == 0x1000000000) & (s.0[0] & 0x10000 == 0x10000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[21] = (s.0[1] & 0x2000000000 == 0x2000000000) & (s.0[0] & 0x40000 == 0x40000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[22] = (s.0[1] & 0x200000000000 == 0x200000000000)
-        & (s.0[0] & 0x400000000 == 0x400000000) & (s.0[2] & 0x2 == 0x2);
-    n[23] = (s.0[1] & 0x2000000000000 == 0x2000000000000)
-        & (s.0[0] & 0x20000000000 == 0x20000000000) & (s.0[2] & 0x2 == 0x2);
-    n[24] = (s.0[1] & 0x4000000000000 == 0x4000000000000)
-        & (s.0[0] & 0x80000000000 == 0x80000000000) & (s.0[2] & 0x2 == 0x2);
-    n[25] = (s.0[1] & 0x8000000000000 == 0x8000000000000)
-        & (s.0[0] & 0x200000000000 == 0x200000000000) & (s.0[2] & 0x2 == 0x2);
-    n[26] = (s.0[1] & 0x10000000000000 == 0x10000000000000)
-        & (s.0[0] & 0x1000000000000 == 0x1000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[27] = (s.0[1] & 0x20000000000000 == 0x20000000000000)
-        & (s.0[0] & 0x4000000000000 == 0x4000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[28] = (s.0[1] & 0x40000000000000 == 0x40000000000000)
-        & (s.0[0] & 0x10000000000000 == 0x10000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[29] = (s.0[1] & 0x80000000000000 == 0x80000000000000)
-        & (s.0[0] & 0x40000000000000 == 0x40000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[30] = (s.0[1] & 0x200000000000000 == 0x200000000000000)
-        & (s.0[0] & 0x200000000000000 == 0x200000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[31] = (s.0[1] & 0x400000000000000 == 0x400000000000000)
-        & (s.0[0] & 0x800000000000000 == 0x800000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[32] = (s.0[1] & 0x800000000000000 == 0x800000000000000)
-        & (s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[33] = (s.0[1] & 0x100000000 == 0x100000000) & (s.0[0] & 0x200 == 0x200)
-        & (s.0[2] & 0x2 == 0x2);
-    n[34] = (s.0[1] & 0x200000000 == 0x200000000) & (s.0[0] & 0x800 == 0x800)
-        & (s.0[2] & 0x2 == 0x2);
-    n[35] = (s.0[1] & 0x400000000 == 0x400000000) & (s.0[0] & 0x2000 == 0x2000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[36] = (s.0[1] & 0x800000000 == 0x800000000) & (s.0[0] & 0x8000 == 0x8000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[37] = (s.0[1] & 0x40000000000 == 0x40000000000)
-        & (s.0[0] & 0x20000000 == 0x20000000) & (s.0[2] & 0x2 == 0x2);
-    n[38] = (s.0[1] & 0x400000000000 == 0x400000000000)
-        & (s.0[0] & 0x4000000000 == 0x4000000000) & (s.0[2] & 0x2 == 0x2);
-    n[39] = (s.0[1] & 0x1000000000000 == 0x1000000000000)
-        & (s.0[0] & 0x20000000000 == 0x20000000000) & (s.0[2] & 0x2 == 0x2);
-    n[40] = (s.0[1] & 0x2000000000000 == 0x2000000000000)
-        & (s.0[0] & 0x80000000000 == 0x80000000000) & (s.0[2] & 0x2 == 0x2);
-    n[41] = (s.0[1] & 0x4000000000000 == 0x4000000000000)
-        & (s.0[0] & 0x200000000000 == 0x200000000000) & (s.0[2] & 0x2 == 0x2);
-    n[42] = (s.0[1] & 0x8000000000000 == 0x8000000000000)
-        & (s.0[0] & 0x800000000000 == 0x800000000000) & (s.0[2] & 0x2 == 0x2);
-    n[43] = (s.0[1] & 0x10000000000000 == 0x10000000000000)
-        & (s.0[0] & 0x4000000000000 == 0x4000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[44] = (s.0[1] & 0x20000000000000 == 0x20000000000000)
-        & (s.0[0] & 0x10000000000000 == 0x10000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[45] = (s.0[1] & 0x40000000000000 == 0x40000000000000)
-        & (s.0[0] & 0x40000000000000 == 0x40000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[46] = (s.0[1] & 0x100000000000000 == 0x100000000000000)
-        & (s.0[0] & 0x200000000000000 == 0x200000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[47] = (s.0[1] & 0x200000000000000 == 0x200000000000000)
-        & (s.0[0] & 0x800000000000000 == 0x800000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[48] = (s.0[1] & 0x400000000000000 == 0x400000000000000)
-        & (s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[49] = (s.0[1] & 0x800000000000000 == 0x800000000000000)
-        & (s.0[0] & 0x8000000000000000 == 0x8000000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[50] = (s.0[0] & 0x4 == 0x4) & (s.0[1] & 0x1000000000 == 0x1000000000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[51] = (s.0[0] & 0x10 == 0x10) & (s.0[1] & 0x2000000000 == 0x2000000000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[52] = (s.0[0] & 0x40 == 0x40) & (s.0[1] & 0x4000000000 == 0x4000000000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[53] = (s.0[0] & 0x200 == 0x200) & (s.0[1] & 0x10000000000 == 0x10000000000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[54] = (s.0[0] & 0x800 == 0x800) & (s.0[1] & 0x20000000000 == 0x20000000000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[55] = (s.0[0] & 0x2000 == 0x2000) & (s.0[1] & 0x40000000000 == 0x40000000000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[56] = (s.0[0] & 0x8000 == 0x8000) & (s.0[1] & 0x80000000000 == 0x80000000000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[57] = (s.0[0] & 0x40000 == 0x40000) & (s.0[1] & 0x100000000000 == 0x100000000000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[58] = (s.0[0] & 0x100000 == 0x100000) & (s.0[1] & 0x200000000000 == 0x200000000000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[59] = (s.0[0] & 0x400000 == 0x400000) & (s.0[1] & 0x400000000000 == 0x400000000000)
-        & (s.0[2] & 0x2 == 0x2);
-    n[60] = (s.0[0] & 0x2000000 == 0x2000000)
-        & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[61] = (s.0[0] & 0x8000000 == 0x8000000)
-        & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[62] = (s.0[0] & 0x20000000 == 0x20000000)
-        & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[63] = (s.0[0] & 0x80000000 == 0x80000000)
-        & (s.0[1] & 0x8000000000000 == 0x8000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[64] = (s.0[0] & 0x200000000000 == 0x200000000000)
-        & (s.0[1] & 0x400000000000000 == 0x400000000000000) & (s.0[2] & 0x2 == 0x2);
-    n[65] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
-        & (s.0[1] & 0x4000000000000000 == 0x4000000000000000) & (s.0[2] & 0x2 == 0x2);
     let mut parts = [0u64; 4];
     if s.0[2] & 0x2 != 0 {
-        parts[0] |= u64::from(n[33]);
-        parts[0] |= u64::from(n[17]) << 1;
-        parts[0] |= u64::from(n[34]) << 2;
-        parts[0] |= u64::from(n[18]) << 3;
-        parts[0] |= u64::from(n[35]) << 4;
-        parts[0] |= u64::from(n[19]) << 5;
-        parts[0] |= u64::from(n[36]) << 6;
-        parts[0] |= u64::from(n[0]) << 7;
-        parts[0] |= u64::from(n[50]) << 8;
-        parts[0] |= u64::from(n[20]) << 9;
-        parts[0] |= u64::from(n[1]) << 10;
-        parts[0] |= u64::from(n[51]) << 11;
-        parts[0] |= u64::from(n[21]) << 12;
-        parts[0] |= u64::from(n[2]) << 13;
-        parts[0] |= u64::from(n[52]) << 14;
-        parts[0] |= u64::from(n[3]) << 15;
-        parts[0] |= u64::from(n[53]) << 16;
-        parts[0] |= u64::from(n[4]) << 17;
-        parts[0] |= u64::from(n[54]) << 18;
-        parts[0] |= u64::from(n[5]) << 19;
-        parts[0] |= u64::from(n[55]) << 20;
-        parts[0] |= u64::from(n[37]) << 21;
-        parts[0] |= u64::from(n[6]) << 22;
-        parts[0] |= u64::from(n[56]) << 23;
-        parts[0] |= u64::from(n[7]) << 24;
-        parts[0] |= u64::from(n[57]) << 25;
-        parts[0] |= u64::from(n[8]) << 26;
-        parts[0] |= u64::from(n[58]) << 28;
-        parts[0] |= u64::from(n[22]) << 30;
-        parts[0] |= u64::from(n[9]) << 33;
-        parts[0] |= u64::from(n[59]) << 34;
-        parts[0] |= u64::from(n[38]) << 35;
-        parts[0] |= u64::from(n[10]) << 37;
-        parts[0] |= u64::from(n[60]) << 39;
-        parts[0] |= u64::from(n[39]) << 40;
-        parts[0] |= u64::from(n[11]) << 41;
-        parts[0] |= u64::from(n[61]) << 42;
-        parts[0] |= u64::from(n[23]) << 44;
-        parts[0] |= u64::from(n[40]) << 46;
-        parts[0] |= u64::from(n[12]) << 49;
-        parts[0] |= u64::from(n[62]) << 50;
-        parts[0] |= u64::from(n[24]) << 51;
-        parts[0] |= u64::from(n[41]) << 53;
-        parts[0] |= u64::from(n[13]) << 55;
-        parts[0] |= u64::from(n[63]) << 56;
-        parts[0] |= u64::from(n[25]) << 57;
-        parts[0] |= u64::from(n[42]) << 58;
-        parts[0] |= u64::from(n[14]) << 59;
-        parts[0] |= u64::from(n[26]) << 60;
-        parts[0] |= u64::from(n[43]) << 61;
-        parts[0] |= u64::from(n[15]) << 62;
-        parts[0] |= u64::from(n[27]) << 63;
-        parts[1] |= u64::from(n[44]);
-        parts[1] |= u64::from(n[28]) << 1;
-        parts[1] |= u64::from(n[45]) << 2;
-        parts[1] |= u64::from(n[29]) << 3;
-        parts[1] |= u64::from(n[46]) << 4;
-        parts[1] |= u64::from(n[30]) << 5;
-        parts[1] |= u64::from(n[47]) << 6;
-        parts[1] |= u64::from(n[64]) << 7;
-        parts[1] |= u64::from(n[31]) << 8;
-        parts[1] |= u64::from(n[48]) << 9;
-        parts[1] |= u64::from(n[32]) << 10;
-        parts[1] |= u64::from(n[49]) << 11;
-        parts[1] |= u64::from(n[16]) << 12;
-        parts[1] |= u64::from(n[65]) << 13;
-        parts[0] |= (s.0[0]) & ((s.0[1] >> 9)) & (0x50005000000000);
-        parts[1] |= (s.0[0]) & ((s.0[1] >> 10)) & (0x14001400000000);
-        parts[0] |= (s.0[0]) & ((s.0[1] >> 12)) & (0x1800180000000);
-        parts[0] |= (s.0[0]) & ((s.0[1] >> 14)) & (0x280028000000);
-        parts[1] |= (s.0[0]) & ((s.0[1] >> 15)) & (0xa000a000000);
-        parts[2] |= (s.0[0]) & ((s.0[1] >> 16)) & (0x24002400000);
-        parts[3] |= (s.0[0]) & ((s.0[1] >> 17)) & (0x5000500000);
-        parts[2] |= (s.0[0]) & ((s.0[1] >> 18)) & (0x1400140000);
+        parts[0] |= (s.0[0]) & ((s.0[0] >> 15)) & (0x555400005554);
+        parts[1] |= (s.0[1]) & ((s.0[1] >> 15)) & (0x555400005554);
+        parts[0]
+            |= (s.0[0]) & (((s.0[0] >> 17) | (s.0[1] << 47))) & (0x2aaa00002aaa0000);
+        parts[1] |= (s.0[1]) & ((s.0[1] >> 17)) & (0x2aaa0000);
+        parts[2] |= (s.0[0]) & ((s.0[0] >> 19)) & (0x111100001111);
+        parts[3] |= (s.0[1]) & ((s.0[1] >> 19)) & (0x111100001111);
+        parts[2] |= (s.0[0]) & ((s.0[0] >> 11)) & (0x444000004440);
+        parts[3] |= (s.0[1]) & ((s.0[1] >> 11)) & (0x444000004440);
+        parts[2]
+            |= (s.0[0]) & (((s.0[0] >> 13) | (s.0[1] << 51))) & (0x8888000088880000);
+        parts[3] |= (s.0[1]) & ((s.0[1] >> 13)) & (0x88880000);
+        parts[2] |= (s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43))) & (0x222000002220000);
+        parts[3] |= (s.0[1]) & ((s.0[1] >> 21)) & (0x2220000);
     }
-    parts[1] |= u64::from(s.0[2] & 0x1 != 0) << 14;
+    parts[0] |= u64::from(s.0[2] & 0x1 != 0);
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -1378,247 +1196,24 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `sheep` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
-    let mut n = [false; 49];
-    n[0] = (s.0[1] & 0x1 == 0x1) & (s.0[0] & 0x200 == 0x200) & (s.0[2] & 0x1 == 0x1);
-    n[1] = (s.0[1] & 0x2 == 0x2) & (s.0[0] & 0x800 == 0x800) & (s.0[2] & 0x1 == 0x1);
-    n[2] = (s.0[1] & 0x4 == 0x4) & (s.0[0] & 0x2000 == 0x2000) & (s.0[2] & 0x1 == 0x1);
-    n[3] = (s.0[1] & 0x8 == 0x8) & (s.0[0] & 0x8000 == 0x8000) & (s.0[2] & 0x1 == 0x1);
-    n[4] = (s.0[1] & 0x10 == 0x10) & (s.0[0] & 0x40000 == 0x40000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[5] = (s.0[1] & 0x20 == 0x20) & (s.0[0] & 0x100000 == 0x100000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[6] = (s.0[1] & 0x40 == 0x40) & (s.0[0] & 0x400000 == 0x400000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[7] = (s.0[1] & 0x100 == 0x100) & (s.0[0] & 0x2000000 == 0x2000000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[8] = (s.0[1] & 0x200 == 0x200) & (s.0[0] & 0x8000000 == 0x8000000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[9] = (s.0[1] & 0x400 == 0x400) & (s.0[0] & 0x20000000 == 0x20000000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[10] = (s.0[1] & 0x800 == 0x800) & (s.0[0] & 0x80000000 == 0x80000000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[11] = (s.0[1] & 0x1000 == 0x1000) & (s.0[0] & 0x400000000 == 0x400000000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[12] = (s.0[1] & 0x2000 == 0x2000) & (s.0[0] & 0x1000000000 == 0x1000000000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[13] = (s.0[1] & 0x4000 == 0x4000) & (s.0[0] & 0x4000000000 == 0x4000000000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[14] = (s.0[1] & 0x10000 == 0x10000) & (s.0[0] & 0x20000000000 == 0x20000000000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[15] = (s.0[1] & 0x20000 == 0x20000) & (s.0[0] & 0x80000000000 == 0x80000000000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[16] = (s.0[1] & 0x40000 == 0x40000) & (s.0[0] & 0x200000000000 == 0x200000000000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[17] = (s.0[1] & 0x80000 == 0x80000) & (s.0[0] & 0x800000000000 == 0x800000000000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[18] = (s.0[1] & 0x100000 == 0x100000)
-        & (s.0[0] & 0x4000000000000 == 0x4000000000000) & (s.0[2] & 0x1 == 0x1);
-    n[19] = (s.0[1] & 0x200000 == 0x200000)
-        & (s.0[0] & 0x10000000000000 == 0x10000000000000) & (s.0[2] & 0x1 == 0x1);
-    n[20] = (s.0[1] & 0x400000 == 0x400000)
-        & (s.0[0] & 0x40000000000000 == 0x40000000000000) & (s.0[2] & 0x1 == 0x1);
-    n[21] = (s.0[1] & 0x1000000 == 0x1000000)
-        & (s.0[0] & 0x200000000000000 == 0x200000000000000) & (s.0[2] & 0x1 == 0x1);
-    n[22] = (s.0[1] & 0x2000000 == 0x2000000)
-        & (s.0[0] & 0x800000000000000 == 0x800000000000000) & (s.0[2] & 0x1 == 0x1);
-    n[23] = (s.0[1] & 0x4000000 == 0x4000000)
-        & (s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (s.0[2] & 0x1 == 0x1);
-    n[24] = (s.0[1] & 0x8000000 == 0x8000000)
-        & (s.0[0] & 0x8000000000000000 == 0x8000000000000000) & (s.0[2] & 0x1 == 0x1);
-    n[25] = (s.0[0] & 0x4 == 0x4) & (s.0[1] & 0x10 == 0x10) & (s.0[2] & 0x1 == 0x1);
-    n[26] = (s.0[0] & 0x10 == 0x10) & (s.0[1] & 0x20 == 0x20) & (s.0[2] & 0x1 == 0x1);
-    n[27] = (s.0[0] & 0x40 == 0x40) & (s.0[1] & 0x40 == 0x40) & (s.0[2] & 0x1 == 0x1);
-    n[28] = (s.0[0] & 0x200 == 0x200) & (s.0[1] & 0x100 == 0x100)
-        & (s.0[2] & 0x1 == 0x1);
-    n[29] = (s.0[0] & 0x800 == 0x800) & (s.0[1] & 0x200 == 0x200)
-        & (s.0[2] & 0x1 == 0x1);
-    n[30] = (s.0[0] & 0x2000 == 0x2000) & (s.0[1] & 0x400 == 0x400)
-        & (s.0[2] & 0x1 == 0x1);
-    n[31] = (s.0[0] & 0x8000 == 0x8000) & (s.0[1] & 0x800 == 0x800)
-        & (s.0[2] & 0x1 == 0x1);
-    n[32] = (s.0[0] & 0x40000 == 0x40000) & (s.0[1] & 0x1000 == 0x1000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[33] = (s.0[0] & 0x100000 == 0x100000) & (s.0[1] & 0x2000 == 0x2000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[34] = (s.0[0] & 0x400000 == 0x400000) & (s.0[1] & 0x4000 == 0x4000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[35] = (s.0[0] & 0x2000000 == 0x2000000) & (s.0[1] & 0x10000 == 0x10000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[36] = (s.0[0] & 0x8000000 == 0x8000000) & (s.0[1] & 0x20000 == 0x20000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[37] = (s.0[0] & 0x20000000 == 0x20000000) & (s.0[1] & 0x40000 == 0x40000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[38] = (s.0[0] & 0x80000000 == 0x80000000) & (s.0[1] & 0x80000 == 0x80000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[39] = (s.0[0] & 0x400000000 == 0x400000000) & (s.0[1] & 0x100000 == 0x100000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[40] = (s.0[0] & 0x1000000000 == 0x1000000000) & (s.0[1] & 0x200000 == 0x200000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[41] = (s.0[0] & 0x4000000000 == 0x4000000000) & (s.0[1] & 0x400000 == 0x400000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[42] = (s.0[0] & 0x20000000000 == 0x20000000000) & (s.0[1] & 0x1000000 == 0x1000000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[43] = (s.0[0] & 0x80000000000 == 0x80000000000) & (s.0[1] & 0x2000000 == 0x2000000)
-        & (s.0[2] & 0x1 == 0x1);
-    n[44] = (s.0[0] & 0x200000000000 == 0x200000000000)
-        & (s.0[1] & 0x4000000 == 0x4000000) & (s.0[2] & 0x1 == 0x1);
-    n[45] = (s.0[0] & 0x800000000000 == 0x800000000000)
-        & (s.0[1] & 0x8000000 == 0x8000000) & (s.0[2] & 0x1 == 0x1);
-    n[46] = (s.0[0] & 0x4000000000000 == 0x4000000000000)
-        & (s.0[1] & 0x10000000 == 0x10000000) & (s.0[2] & 0x1 == 0x1);
-    n[47] = (s.0[0] & 0x10000000000000 == 0x10000000000000)
-        & (s.0[1] & 0x20000000 == 0x20000000) & (s.0[2] & 0x1 == 0x1);
-    n[48] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
-        & (s.0[1] & 0x40000000 == 0x40000000) & (s.0[2] & 0x1 == 0x1);
-    if n[0] {
-        out.push(Move(0));
+    let mut parts = [0u64; 2];
+    if s.0[2] & 0x1 != 0 {
+        parts[0]
+            |= (s.0[0]) & (((s.0[0] >> 16) | (s.0[1] << 48))) & (0x2222222222222222);
+        parts[1] |= (s.0[1]) & ((s.0[1] >> 16)) & (0x222222222222);
+        parts[0] |= (s.0[0]) & ((s.0[0] >> 14)) & (0x111000001110);
+        parts[1] |= (s.0[1]) & ((s.0[1] >> 14)) & (0x111000001110);
+        parts[0] |= (s.0[0]) & (((s.0[0] >> 18) | (s.0[1] << 46))) & (0x444000004440000);
+        parts[1] |= (s.0[1]) & ((s.0[1] >> 18)) & (0x4440000);
     }
-    if n[1] {
-        out.push(Move(2));
-    }
-    if n[2] {
-        out.push(Move(4));
-    }
-    if n[3] {
-        out.push(Move(6));
-    }
-    if n[25] {
-        out.push(Move(8));
-    }
-    if n[4] {
-        out.push(Move(10));
-    }
-    if n[26] {
-        out.push(Move(12));
-    }
-    if n[5] {
-        out.push(Move(14));
-    }
-    if n[27] {
-        out.push(Move(16));
-    }
-    if n[6] {
-        out.push(Move(18));
-    }
-    if n[28] {
-        out.push(Move(21));
-    }
-    if n[7] {
-        out.push(Move(22));
-    }
-    if n[29] {
-        out.push(Move(24));
-    }
-    if n[8] {
-        out.push(Move(26));
-    }
-    if n[30] {
-        out.push(Move(28));
-    }
-    if n[9] {
-        out.push(Move(30));
-    }
-    if n[31] {
-        out.push(Move(32));
-    }
-    if n[10] {
-        out.push(Move(34));
-    }
-    if n[32] {
-        out.push(Move(36));
-    }
-    if n[11] {
-        out.push(Move(38));
-    }
-    if n[33] {
-        out.push(Move(40));
-    }
-    if n[12] {
-        out.push(Move(42));
-    }
-    if n[34] {
-        out.push(Move(44));
-    }
-    if n[13] {
-        out.push(Move(46));
-    }
-    if n[35] {
-        out.push(Move(49));
-    }
-    if n[14] {
-        out.push(Move(50));
-    }
-    if n[36] {
-        out.push(Move(52));
-    }
-    if n[15] {
-        out.push(Move(54));
-    }
-    if n[37] {
-        out.push(Move(56));
-    }
-    if n[16] {
-        out.push(Move(58));
-    }
-    if n[38] {
-        out.push(Move(60));
-    }
-    if n[17] {
-        out.push(Move(62));
-    }
-    if n[39] {
-        out.push(Move(64));
-    }
-    if n[18] {
-        out.push(Move(66));
-    }
-    if n[40] {
-        out.push(Move(68));
-    }
-    if n[19] {
-        out.push(Move(70));
-    }
-    if n[41] {
-        out.push(Move(72));
-    }
-    if n[20] {
-        out.push(Move(74));
-    }
-    if n[42] {
-        out.push(Move(77));
-    }
-    if n[21] {
-        out.push(Move(78));
-    }
-    if n[43] {
-        out.push(Move(80));
-    }
-    if n[22] {
-        out.push(Move(82));
-    }
-    if n[44] {
-        out.push(Move(84));
-    }
-    if n[23] {
-        out.push(Move(86));
-    }
-    if n[45] {
-        out.push(Move(88));
-    }
-    if n[24] {
-        out.push(Move(90));
-    }
-    if n[46] {
-        out.push(Move(92));
-    }
-    if n[47] {
-        out.push(Move(94));
-    }
-    if n[48] {
-        out.push(Move(96));
-    }
-    if s.0[2] & 0x2 != 0 {
-        out.push(Move(98));
+    parts[0] |= u64::from(s.0[2] & 0x2 != 0);
+    for (p, &word) in parts.iter().enumerate() {
+        let mut word = word;
+        while word != 0 {
+            let b = word.trailing_zeros();
+            out.push(Move(LEGAL_MOVE_OF_1[p][b as usize]));
+            word &= word - 1;
+        }
     }
 }
 /// The state after every role plays its move of `joint` (one per role, in role order).
@@ -1637,253 +1232,62 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
-    match joint[1].0 {
-        0 => {
-            w[0] |= u64::from(s.0[0] & 0x1 == 0x1) << 9;
-            w[1] |= u64::from(s.0[1] & 0x1 == 0x1) << 4;
-            w[1] |= u64::from(s.0[1] & 0x100000000 == 0x100000000) << 36;
+    {
+        let (family, bit) = ARM_FAMILY_OF_1[joint[1].0 as usize];
+        let a = 1u64 << bit;
+        match family {
+            1 => {
+                w[0] |= (a) & ((s.0[0] << 19));
+                w[0] |= ((a) & ((s.0[0] << 18))) << 1;
+                w[0] |= ((a) & ((s.0[0] << 17))) << 2;
+            }
+            2 => {
+                w[0] |= (a) & ((s.0[0] << 17));
+                w[0] |= ((a) & ((s.0[0] << 16))) << 1;
+                w[0] |= ((a) & ((s.0[0] << 15))) << 2;
+            }
+            3 => {
+                w[0] |= (a) & ((s.0[0] >> 13));
+                w[0] |= ((a) & ((s.0[0] >> 14))) << 1;
+                w[0] |= ((a) & ((s.0[0] >> 15))) << 2;
+            }
+            4 => {
+                w[0] |= (a) & ((s.0[0] >> 15));
+                w[0] |= ((a) & ((s.0[0] >> 16))) << 1;
+                w[0] |= ((a) & ((s.0[0] >> 17))) << 2;
+            }
+            5 => {
+                w[0] |= (a) & ((s.0[1] << 49));
+                w[0] |= ((a) & ((s.0[1] << 48))) << 1;
+                w[0] |= ((a) & ((s.0[1] << 47))) << 2;
+            }
+            6 => {
+                w[1] |= (a) & ((s.0[0] >> 45));
+                w[1] |= ((a) & ((s.0[0] >> 46))) << 1;
+                w[1] |= ((a) & ((s.0[0] >> 47))) << 2;
+            }
+            7 => {
+                w[1] |= (a) & ((s.0[1] << 19));
+                w[1] |= ((a) & ((s.0[1] << 18))) << 1;
+                w[1] |= ((a) & ((s.0[1] << 17))) << 2;
+            }
+            8 => {
+                w[1] |= (a) & ((s.0[1] << 17));
+                w[1] |= ((a) & ((s.0[1] << 16))) << 1;
+                w[1] |= ((a) & ((s.0[1] << 15))) << 2;
+            }
+            9 => {
+                w[1] |= (a) & ((s.0[1] >> 13));
+                w[1] |= ((a) & ((s.0[1] >> 14))) << 1;
+                w[1] |= ((a) & ((s.0[1] >> 15))) << 2;
+            }
+            10 => {
+                w[1] |= (a) & ((s.0[1] >> 15));
+                w[1] |= ((a) & ((s.0[1] >> 16))) << 1;
+                w[1] |= ((a) & ((s.0[1] >> 17))) << 2;
+            }
+            _ => {}
         }
-        2 => {
-            w[0] |= u64::from(s.0[0] & 0x4 == 0x4) << 11;
-            w[1] |= u64::from(s.0[1] & 0x2 == 0x2) << 5;
-            w[1] |= u64::from(s.0[1] & 0x200000000 == 0x200000000) << 37;
-        }
-        4 => {
-            w[0] |= u64::from(s.0[0] & 0x10 == 0x10) << 13;
-            w[1] |= u64::from(s.0[1] & 0x4 == 0x4) << 6;
-            w[1] |= u64::from(s.0[1] & 0x400000000 == 0x400000000) << 38;
-        }
-        6 => {
-            w[0] |= u64::from(s.0[0] & 0x40 == 0x40) << 15;
-            w[1] |= u64::from(s.0[1] & 0x8 == 0x8) << 7;
-            w[1] |= u64::from(s.0[1] & 0x800000000 == 0x800000000) << 39;
-        }
-        8 => {
-            w[0] |= u64::from(s.0[0] & 0x200 == 0x200) << 2;
-            w[1] |= u64::from(s.0[1] & 0x10 == 0x10) << 1;
-            w[1] |= u64::from(s.0[1] & 0x1000000000 == 0x1000000000) << 33;
-        }
-        10 => {
-            w[0] |= u64::from(s.0[0] & 0x200 == 0x200) << 18;
-            w[1] |= u64::from(s.0[1] & 0x10 == 0x10) << 9;
-            w[1] |= u64::from(s.0[1] & 0x1000000000 == 0x1000000000) << 41;
-        }
-        12 => {
-            w[0] |= u64::from(s.0[0] & 0x800 == 0x800) << 4;
-            w[1] |= u64::from(s.0[1] & 0x20 == 0x20) << 2;
-            w[1] |= u64::from(s.0[1] & 0x2000000000 == 0x2000000000) << 34;
-        }
-        14 => {
-            w[0] |= u64::from(s.0[0] & 0x800 == 0x800) << 20;
-            w[1] |= u64::from(s.0[1] & 0x20 == 0x20) << 10;
-            w[1] |= u64::from(s.0[1] & 0x2000000000 == 0x2000000000) << 42;
-        }
-        16 => {
-            w[0] |= u64::from(s.0[0] & 0x2000 == 0x2000) << 6;
-            w[1] |= u64::from(s.0[1] & 0x40 == 0x40) << 3;
-            w[1] |= u64::from(s.0[1] & 0x4000000000 == 0x4000000000) << 35;
-        }
-        18 => {
-            w[0] |= u64::from(s.0[0] & 0x2000 == 0x2000) << 22;
-            w[1] |= u64::from(s.0[1] & 0x40 == 0x40) << 11;
-            w[1] |= u64::from(s.0[1] & 0x4000000000 == 0x4000000000) << 43;
-        }
-        21 => {
-            w[0] |= u64::from(s.0[0] & 0x10000 == 0x10000) << 9;
-            w[1] |= u64::from(s.0[1] & 0x100 == 0x100) << 4;
-            w[1] |= u64::from(s.0[1] & 0x10000000000 == 0x10000000000) << 36;
-        }
-        22 => {
-            w[0] |= u64::from(s.0[0] & 0x10000 == 0x10000) << 25;
-            w[1] |= u64::from(s.0[1] & 0x100 == 0x100) << 12;
-            w[1] |= u64::from(s.0[1] & 0x10000000000 == 0x10000000000) << 44;
-        }
-        24 => {
-            w[0] |= u64::from(s.0[0] & 0x40000 == 0x40000) << 11;
-            w[1] |= u64::from(s.0[1] & 0x200 == 0x200) << 5;
-            w[1] |= u64::from(s.0[1] & 0x20000000000 == 0x20000000000) << 37;
-        }
-        26 => {
-            w[0] |= u64::from(s.0[0] & 0x40000 == 0x40000) << 27;
-            w[1] |= u64::from(s.0[1] & 0x200 == 0x200) << 13;
-            w[1] |= u64::from(s.0[1] & 0x20000000000 == 0x20000000000) << 45;
-        }
-        28 => {
-            w[0] |= u64::from(s.0[0] & 0x100000 == 0x100000) << 13;
-            w[1] |= u64::from(s.0[1] & 0x400 == 0x400) << 6;
-            w[1] |= u64::from(s.0[1] & 0x40000000000 == 0x40000000000) << 38;
-        }
-        30 => {
-            w[0] |= u64::from(s.0[0] & 0x100000 == 0x100000) << 29;
-            w[1] |= u64::from(s.0[1] & 0x400 == 0x400) << 14;
-            w[1] |= u64::from(s.0[1] & 0x40000000000 == 0x40000000000) << 46;
-        }
-        32 => {
-            w[0] |= u64::from(s.0[0] & 0x400000 == 0x400000) << 15;
-            w[1] |= u64::from(s.0[1] & 0x800 == 0x800) << 7;
-            w[1] |= u64::from(s.0[1] & 0x80000000000 == 0x80000000000) << 39;
-        }
-        34 => {
-            w[0] |= u64::from(s.0[0] & 0x400000 == 0x400000) << 31;
-            w[1] |= u64::from(s.0[1] & 0x800 == 0x800) << 15;
-            w[1] |= u64::from(s.0[1] & 0x80000000000 == 0x80000000000) << 47;
-        }
-        36 => {
-            w[0] |= u64::from(s.0[0] & 0x2000000 == 0x2000000) << 18;
-            w[1] |= u64::from(s.0[1] & 0x1000 == 0x1000) << 9;
-            w[1] |= u64::from(s.0[1] & 0x100000000000 == 0x100000000000) << 41;
-        }
-        38 => {
-            w[0] |= u64::from(s.0[0] & 0x2000000 == 0x2000000) << 34;
-            w[1] |= u64::from(s.0[1] & 0x1000 == 0x1000) << 17;
-            w[1] |= u64::from(s.0[1] & 0x100000000000 == 0x100000000000) << 49;
-        }
-        40 => {
-            w[0] |= u64::from(s.0[0] & 0x8000000 == 0x8000000) << 20;
-            w[1] |= u64::from(s.0[1] & 0x2000 == 0x2000) << 10;
-            w[1] |= u64::from(s.0[1] & 0x200000000000 == 0x200000000000) << 42;
-        }
-        42 => {
-            w[0] |= u64::from(s.0[0] & 0x8000000 == 0x8000000) << 36;
-            w[1] |= u64::from(s.0[1] & 0x2000 == 0x2000) << 18;
-            w[1] |= u64::from(s.0[1] & 0x200000000000 == 0x200000000000) << 50;
-        }
-        44 => {
-            w[0] |= u64::from(s.0[0] & 0x20000000 == 0x20000000) << 22;
-            w[1] |= u64::from(s.0[1] & 0x4000 == 0x4000) << 11;
-            w[1] |= u64::from(s.0[1] & 0x400000000000 == 0x400000000000) << 43;
-        }
-        46 => {
-            w[0] |= u64::from(s.0[0] & 0x20000000 == 0x20000000) << 38;
-            w[1] |= u64::from(s.0[1] & 0x4000 == 0x4000) << 19;
-            w[1] |= u64::from(s.0[1] & 0x400000000000 == 0x400000000000) << 51;
-        }
-        49 => {
-            w[0] |= u64::from(s.0[0] & 0x100000000 == 0x100000000) << 25;
-            w[1] |= u64::from(s.0[1] & 0x10000 == 0x10000) << 12;
-            w[1] |= u64::from(s.0[1] & 0x1000000000000 == 0x1000000000000) << 44;
-        }
-        50 => {
-            w[0] |= u64::from(s.0[0] & 0x100000000 == 0x100000000) << 41;
-            w[1] |= u64::from(s.0[1] & 0x10000 == 0x10000) << 20;
-            w[1] |= u64::from(s.0[1] & 0x1000000000000 == 0x1000000000000) << 52;
-        }
-        52 => {
-            w[0] |= u64::from(s.0[0] & 0x400000000 == 0x400000000) << 27;
-            w[1] |= u64::from(s.0[1] & 0x20000 == 0x20000) << 13;
-            w[1] |= u64::from(s.0[1] & 0x2000000000000 == 0x2000000000000) << 45;
-        }
-        54 => {
-            w[0] |= u64::from(s.0[0] & 0x400000000 == 0x400000000) << 43;
-            w[1] |= u64::from(s.0[1] & 0x20000 == 0x20000) << 21;
-            w[1] |= u64::from(s.0[1] & 0x2000000000000 == 0x2000000000000) << 53;
-        }
-        56 => {
-            w[0] |= u64::from(s.0[0] & 0x1000000000 == 0x1000000000) << 29;
-            w[1] |= u64::from(s.0[1] & 0x40000 == 0x40000) << 14;
-            w[1] |= u64::from(s.0[1] & 0x4000000000000 == 0x4000000000000) << 46;
-        }
-        58 => {
-            w[0] |= u64::from(s.0[0] & 0x1000000000 == 0x1000000000) << 45;
-            w[1] |= u64::from(s.0[1] & 0x40000 == 0x40000) << 22;
-            w[1] |= u64::from(s.0[1] & 0x4000000000000 == 0x4000000000000) << 54;
-        }
-        60 => {
-            w[0] |= u64::from(s.0[0] & 0x4000000000 == 0x4000000000) << 31;
-            w[1] |= u64::from(s.0[1] & 0x80000 == 0x80000) << 15;
-            w[1] |= u64::from(s.0[1] & 0x8000000000000 == 0x8000000000000) << 47;
-        }
-        62 => {
-            w[0] |= u64::from(s.0[0] & 0x4000000000 == 0x4000000000) << 47;
-            w[1] |= u64::from(s.0[1] & 0x80000 == 0x80000) << 23;
-            w[1] |= u64::from(s.0[1] & 0x8000000000000 == 0x8000000000000) << 55;
-        }
-        64 => {
-            w[0] |= u64::from(s.0[0] & 0x20000000000 == 0x20000000000) << 34;
-            w[1] |= u64::from(s.0[1] & 0x100000 == 0x100000) << 17;
-            w[1] |= u64::from(s.0[1] & 0x10000000000000 == 0x10000000000000) << 49;
-        }
-        66 => {
-            w[0] |= u64::from(s.0[0] & 0x20000000000 == 0x20000000000) << 50;
-            w[1] |= u64::from(s.0[1] & 0x100000 == 0x100000) << 25;
-            w[1] |= u64::from(s.0[1] & 0x10000000000000 == 0x10000000000000) << 57;
-        }
-        68 => {
-            w[0] |= u64::from(s.0[0] & 0x80000000000 == 0x80000000000) << 36;
-            w[1] |= u64::from(s.0[1] & 0x200000 == 0x200000) << 18;
-            w[1] |= u64::from(s.0[1] & 0x20000000000000 == 0x20000000000000) << 50;
-        }
-        70 => {
-            w[0] |= u64::from(s.0[0] & 0x80000000000 == 0x80000000000) << 52;
-            w[1] |= u64::from(s.0[1] & 0x200000 == 0x200000) << 26;
-            w[1] |= u64::from(s.0[1] & 0x20000000000000 == 0x20000000000000) << 58;
-        }
-        72 => {
-            w[0] |= u64::from(s.0[0] & 0x200000000000 == 0x200000000000) << 38;
-            w[1] |= u64::from(s.0[1] & 0x400000 == 0x400000) << 19;
-            w[1] |= u64::from(s.0[1] & 0x40000000000000 == 0x40000000000000) << 51;
-        }
-        74 => {
-            w[0] |= u64::from(s.0[0] & 0x200000000000 == 0x200000000000) << 54;
-            w[1] |= u64::from(s.0[1] & 0x400000 == 0x400000) << 27;
-            w[1] |= u64::from(s.0[1] & 0x40000000000000 == 0x40000000000000) << 59;
-        }
-        77 => {
-            w[0] |= u64::from(s.0[0] & 0x1000000000000 == 0x1000000000000) << 41;
-            w[1] |= u64::from(s.0[1] & 0x1000000 == 0x1000000) << 20;
-            w[1] |= u64::from(s.0[1] & 0x100000000000000 == 0x100000000000000) << 52;
-        }
-        78 => {
-            w[0] |= u64::from(s.0[0] & 0x1000000000000 == 0x1000000000000) << 57;
-            w[1] |= u64::from(s.0[1] & 0x1000000 == 0x1000000) << 28;
-            w[1] |= u64::from(s.0[1] & 0x100000000000000 == 0x100000000000000) << 60;
-        }
-        80 => {
-            w[0] |= u64::from(s.0[0] & 0x4000000000000 == 0x4000000000000) << 43;
-            w[1] |= u64::from(s.0[1] & 0x2000000 == 0x2000000) << 21;
-            w[1] |= u64::from(s.0[1] & 0x200000000000000 == 0x200000000000000) << 53;
-        }
-        82 => {
-            w[0] |= u64::from(s.0[0] & 0x4000000000000 == 0x4000000000000) << 59;
-            w[1] |= u64::from(s.0[1] & 0x2000000 == 0x2000000) << 29;
-            w[1] |= u64::from(s.0[1] & 0x200000000000000 == 0x200000000000000) << 61;
-        }
-        84 => {
-            w[0] |= u64::from(s.0[0] & 0x10000000000000 == 0x10000000000000) << 45;
-            w[1] |= u64::from(s.0[1] & 0x4000000 == 0x4000000) << 22;
-            w[1] |= u64::from(s.0[1] & 0x400000000000000 == 0x400000000000000) << 54;
-        }
-        86 => {
-            w[0] |= u64::from(s.0[0] & 0x10000000000000 == 0x10000000000000) << 61;
-            w[1] |= u64::from(s.0[1] & 0x4000000 == 0x4000000) << 30;
-            w[1] |= u64::from(s.0[1] & 0x400000000000000 == 0x400000000000000) << 62;
-        }
-        88 => {
-            w[0] |= u64::from(s.0[0] & 0x40000000000000 == 0x40000000000000) << 47;
-            w[1] |= u64::from(s.0[1] & 0x8000000 == 0x8000000) << 23;
-            w[1] |= u64::from(s.0[1] & 0x800000000000000 == 0x800000000000000) << 55;
-        }
-        90 => {
-            w[0] |= u64::from(s.0[0] & 0x40000000000000 == 0x40000000000000) << 63;
-            w[1] |= u64::from(s.0[1] & 0x8000000 == 0x8000000) << 31;
-            w[1] |= u64::from(s.0[1] & 0x800000000000000 == 0x800000000000000) << 63;
-        }
-        92 => {
-            w[0] |= u64::from(s.0[0] & 0x200000000000000 == 0x200000000000000) << 50;
-            w[1] |= u64::from(s.0[1] & 0x10000000 == 0x10000000) << 25;
-            w[1] |= u64::from(s.0[1] & 0x1000000000000000 == 0x1000000000000000) << 57;
-        }
-        94 => {
-            w[0] |= u64::from(s.0[0] & 0x800000000000000 == 0x800000000000000) << 52;
-            w[1] |= u64::from(s.0[1] & 0x20000000 == 0x20000000) << 26;
-            w[1] |= u64::from(s.0[1] & 0x2000000000000000 == 0x2000000000000000) << 58;
-        }
-        96 => {
-            w[0] |= u64::from(s.0[0] & 0x2000000000000000 == 0x2000000000000000) << 54;
-            w[1] |= u64::from(s.0[1] & 0x40000000 == 0x40000000) << 27;
-            w[1] |= u64::from(s.0[1] & 0x4000000000000000 == 0x4000000000000000) << 59;
-        }
-        _ => {}
     }
     w[2] |= u64::from(s.0[2] & 0x2 != 0) << 0;
     w[2] |= u64::from(s.0[2] & 0x1 != 0) << 1;
@@ -1892,152 +1296,142 @@ pub fn next(s: &State, joint: &[Move]) -> State {
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 69];
-    n[0] = (s.0[0]) & (0x50005) != 0;
-    n[1] = (s.0[0]) & (0x140014) != 0;
-    n[2] = (s.0[0]) & (0x500050) != 0;
-    n[3] = (s.0[0] & 0x40 == 0x40) | (s.0[0] & 0x400000 == 0x400000);
-    n[4] = (s.0[0]) & (0xa000a00) != 0;
-    n[5] = (s.0[0]) & (0x28002800) != 0;
-    n[6] = (s.0[0]) & (0xa000a000) != 0;
-    n[7] = (s.0[0]) & (0x500050000) != 0;
-    n[8] = (s.0[0]) & (0x1400140000) != 0;
-    n[9] = (s.0[0]) & (0x5000500000) != 0;
-    n[10] = (s.0[0] & 0x400000 == 0x400000) | (s.0[0] & 0x4000000000 == 0x4000000000);
-    n[11] = (s.0[0]) & (0xa000a000000) != 0;
-    n[12] = (s.0[0]) & (0x280028000000) != 0;
-    n[13] = (s.0[0]) & (0xa000a0000000) != 0;
-    n[14] = (s.0[0]) & (0x5000500000000) != 0;
-    n[15] = (s.0[0]) & (0x14001400000000) != 0;
-    n[16] = (s.0[0]) & (0x50005000000000) != 0;
-    n[17] = (s.0[0] & 0x4000000000 == 0x4000000000)
-        | (s.0[0] & 0x40000000000000 == 0x40000000000000);
-    n[18] = (s.0[0]) & (0xa000a0000000000) != 0;
-    n[19] = (s.0[0]) & (0x2800280000000000) != 0;
-    n[20] = (s.0[0]) & (0xa000a00000000000) != 0;
-    n[21] = (s.0[0] & 0x1000000000000 == 0x1000000000000)
-        | (s.0[0] & 0x4000000000000 == 0x4000000000000);
-    n[22] = (s.0[0] & 0x4000000000000 == 0x4000000000000)
-        | (s.0[0] & 0x10000000000000 == 0x10000000000000);
-    n[23] = (s.0[0] & 0x10000000000000 == 0x10000000000000)
-        | (s.0[0] & 0x40000000000000 == 0x40000000000000);
-    n[24] = (s.0[0] & 0x200 == 0x200) | (s.0[0] & 0x800 == 0x800);
-    n[25] = (s.0[0] & 0x800 == 0x800) | (s.0[0] & 0x2000 == 0x2000);
-    n[26] = (s.0[0] & 0x2000 == 0x2000) | (s.0[0] & 0x8000 == 0x8000);
-    n[27] = (s.0[0] & 0x200 == 0x200) | (s.0[0] & 0x2000000 == 0x2000000);
-    n[28] = (s.0[0] & 0x2000000 == 0x2000000)
-        | (s.0[0] & 0x20000000000 == 0x20000000000);
-    n[29] = (s.0[0] & 0x20000000000 == 0x20000000000)
+    n[0] = (s.0[0]) & (0x1100000011) != 0;
+    n[1] = (s.0[0]) & (0x11000000110) != 0;
+    n[2] = (s.0[0]) & (0x110000001100) != 0;
+    n[3] = (s.0[0] & 0x1000 == 0x1000) | (s.0[0] & 0x100000000000 == 0x100000000000);
+    n[4] = (s.0[0]) & (0x22000000220000) != 0;
+    n[5] = (s.0[0]) & (0x220000002200000) != 0;
+    n[6] = (s.0[0]) & (0x2200000022000000) != 0;
+    n[7] = ((s.0[0]) & (0x1100000000)) | ((s.0[1]) & (0x11)) != 0;
+    n[8] = ((s.0[0]) & (0x11000000000)) | ((s.0[1]) & (0x110)) != 0;
+    n[9] = ((s.0[0]) & (0x110000000000)) | ((s.0[1]) & (0x1100)) != 0;
+    n[10] = (s.0[0] & 0x100000000000 == 0x100000000000) | (s.0[1] & 0x1000 == 0x1000);
+    n[11] = ((s.0[0]) & (0x22000000000000)) | ((s.0[1]) & (0x220000)) != 0;
+    n[12] = ((s.0[0]) & (0x220000000000000)) | ((s.0[1]) & (0x2200000)) != 0;
+    n[13] = ((s.0[0]) & (0x2200000000000000)) | ((s.0[1]) & (0x22000000)) != 0;
+    n[14] = (s.0[1]) & (0x1100000011) != 0;
+    n[15] = (s.0[1]) & (0x11000000110) != 0;
+    n[16] = (s.0[1]) & (0x110000001100) != 0;
+    n[17] = (s.0[1] & 0x1000 == 0x1000) | (s.0[1] & 0x100000000000 == 0x100000000000);
+    n[18] = (s.0[1]) & (0x22000000220000) != 0;
+    n[19] = (s.0[1]) & (0x220000002200000) != 0;
+    n[20] = (s.0[1]) & (0x2200000022000000) != 0;
+    n[21] = (s.0[1] & 0x100000000 == 0x100000000)
+        | (s.0[1] & 0x1000000000 == 0x1000000000);
+    n[22] = (s.0[1] & 0x1000000000 == 0x1000000000)
+        | (s.0[1] & 0x10000000000 == 0x10000000000);
+    n[23] = (s.0[1] & 0x10000000000 == 0x10000000000)
+        | (s.0[1] & 0x100000000000 == 0x100000000000);
+    n[24] = (s.0[0] & 0x20000 == 0x20000) | (s.0[0] & 0x200000 == 0x200000);
+    n[25] = (s.0[0] & 0x200000 == 0x200000) | (s.0[0] & 0x2000000 == 0x2000000);
+    n[26] = (s.0[0] & 0x2000000 == 0x2000000) | (s.0[0] & 0x20000000 == 0x20000000);
+    n[27] = (s.0[0] & 0x20000 == 0x20000)
+        | (s.0[0] & 0x2000000000000 == 0x2000000000000);
+    n[28] = (s.0[0] & 0x2000000000000 == 0x2000000000000)
+        | (s.0[1] & 0x20000 == 0x20000);
+    n[29] = (s.0[1] & 0x20000 == 0x20000)
+        | (s.0[1] & 0x2000000000000 == 0x2000000000000);
+    n[30] |= s.0[0] & 0x20004 == 0x20004;
+    n[30] |= (s.0[0] & 0x40 == 0x40) & (n[24]);
+    n[30] |= (s.0[0] & 0x400 == 0x400) & (n[25]);
+    n[30] |= (s.0[0] & 0x4000 == 0x4000) & (n[26]);
+    n[30] |= (s.0[0] & 0x80000 == 0x80000) & (n[0]);
+    n[30] |= (s.0[0] & 0x800000 == 0x800000) & (n[1]);
+    n[30] |= (s.0[0] & 0x8000000 == 0x8000000) & (n[2]);
+    n[30] |= (s.0[0] & 0x80000000 == 0x80000000) & (n[3]);
+    n[30] |= (s.0[0] & 0x400000000 == 0x400000000) & (n[27]);
+    n[30] |= (s.0[0] & 0x4000000000 == 0x4000000000) & (n[4]);
+    n[30] |= (s.0[0] & 0x40000000000 == 0x40000000000) & (n[5]);
+    n[30] |= (s.0[0] & 0x400000000000 == 0x400000000000) & (n[6]);
+    n[30] |= (s.0[0] & 0x8000000000000 == 0x8000000000000) & (n[7]);
+    n[30] |= (s.0[0] & 0x80000000000000 == 0x80000000000000) & (n[8]);
+    n[30] |= (s.0[0] & 0x800000000000000 == 0x800000000000000) & (n[9]);
+    n[30] |= (s.0[0] & 0x8000000000000000 == 0x8000000000000000) & (n[10]);
+    n[30] |= (s.0[1] & 0x4 == 0x4) & (n[28]);
+    n[30] |= (s.0[1] & 0x40 == 0x40) & (n[11]);
+    n[30] |= (s.0[1] & 0x400 == 0x400) & (n[12]);
+    n[30] |= (s.0[1] & 0x4000 == 0x4000) & (n[13]);
+    n[30] |= (s.0[1] & 0x80000 == 0x80000) & (n[14]);
+    n[30] |= (s.0[1] & 0x800000 == 0x800000) & (n[15]);
+    n[30] |= (s.0[1] & 0x8000000 == 0x8000000) & (n[16]);
+    n[30] |= (s.0[1] & 0x80000000 == 0x80000000) & (n[17]);
+    n[30] |= (s.0[1] & 0x400000000 == 0x400000000) & (n[29]);
+    n[30] |= (s.0[1] & 0x4000000000 == 0x4000000000) & (n[18]);
+    n[30] |= (s.0[1] & 0x40000000000 == 0x40000000000) & (n[19]);
+    n[30] |= s.0[1] & 0x8000100000000000 == 0x8000100000000000;
+    n[30] |= (s.0[1] & 0x400000000000 == 0x400000000000) & (n[20]);
+    n[30] |= (s.0[1] & 0x8000000000000 == 0x8000000000000) & (n[21]);
+    n[30] |= (s.0[1] & 0x80000000000000 == 0x80000000000000) & (n[22]);
+    n[30] |= (s.0[1] & 0x800000000000000 == 0x800000000000000) & (n[23]);
+    n[31] = (s.0[0] & 0x10 == 0x10) | (s.0[0] & 0x1000000000 == 0x1000000000);
+    n[32] = (s.0[0] & 0x100 == 0x100) | (s.0[0] & 0x10000000000 == 0x10000000000);
+    n[33] = (s.0[0] & 0x200000 == 0x200000)
+        | (s.0[0] & 0x20000000000000 == 0x20000000000000);
+    n[34] = (s.0[0] & 0x2000000 == 0x2000000)
         | (s.0[0] & 0x200000000000000 == 0x200000000000000);
-    n[30] |= (s.0[1] & 0x100000000 == 0x100000000) & (s.0[0] & 0x200 == 0x200);
-    n[30] |= (s.0[1] & 0x200000000 == 0x200000000) & (n[24]);
-    n[30] |= (s.0[1] & 0x400000000 == 0x400000000) & (n[25]);
-    n[30] |= (s.0[1] & 0x800000000 == 0x800000000) & (n[26]);
-    n[30] |= (s.0[1] & 0x1000000000 == 0x1000000000) & (n[0]);
-    n[30] |= (s.0[1] & 0x2000000000 == 0x2000000000) & (n[1]);
-    n[30] |= (s.0[1] & 0x4000000000 == 0x4000000000) & (n[2]);
-    n[30] |= (s.0[1] & 0x8000000000 == 0x8000000000) & (n[3]);
-    n[30] |= (s.0[1] & 0x10000000000 == 0x10000000000) & (n[27]);
-    n[30] |= (s.0[1] & 0x20000000000 == 0x20000000000) & (n[4]);
-    n[30] |= (s.0[1] & 0x40000000000 == 0x40000000000) & (n[5]);
-    n[30] |= (s.0[1] & 0x80000000000 == 0x80000000000) & (n[6]);
-    n[30] |= (s.0[1] & 0x100000000000 == 0x100000000000) & (n[7]);
-    n[30] |= (s.0[1] & 0x200000000000 == 0x200000000000) & (n[8]);
-    n[30] |= (s.0[1] & 0x400000000000 == 0x400000000000) & (n[9]);
-    n[30] |= (s.0[1] & 0x800000000000 == 0x800000000000) & (n[10]);
-    n[30] |= (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[28]);
-    n[30] |= (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[11]);
-    n[30] |= (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[12]);
-    n[30] |= (s.0[1] & 0x8000000000000 == 0x8000000000000) & (n[13]);
-    n[30] |= (s.0[1] & 0x10000000000000 == 0x10000000000000) & (n[14]);
-    n[30] |= (s.0[1] & 0x20000000000000 == 0x20000000000000) & (n[15]);
-    n[30] |= (s.0[1] & 0x40000000000000 == 0x40000000000000) & (n[16]);
-    n[30] |= (s.0[1] & 0x80000000000000 == 0x80000000000000) & (n[17]);
-    n[30] |= (s.0[1] & 0x100000000000000 == 0x100000000000000) & (n[29]);
-    n[30] |= (s.0[1] & 0x200000000000000 == 0x200000000000000) & (n[18]);
-    n[30] |= (s.0[1] & 0x400000000000000 == 0x400000000000000) & (n[19]);
-    n[30]
-        |= (s.0[0] & 0x40000000000000 == 0x40000000000000)
-            & (s.0[1] & 0x8000000000000000 == 0x8000000000000000);
-    n[30] |= (s.0[1] & 0x800000000000000 == 0x800000000000000) & (n[20]);
-    n[30] |= (s.0[1] & 0x1000000000000000 == 0x1000000000000000) & (n[21]);
-    n[30] |= (s.0[1] & 0x2000000000000000 == 0x2000000000000000) & (n[22]);
-    n[30] |= (s.0[1] & 0x4000000000000000 == 0x4000000000000000) & (n[23]);
-    n[31] = (s.0[0] & 0x4 == 0x4) | (s.0[0] & 0x40000 == 0x40000);
-    n[32] = (s.0[0] & 0x10 == 0x10) | (s.0[0] & 0x100000 == 0x100000);
-    n[33] = (s.0[0] & 0x800 == 0x800) | (s.0[0] & 0x8000000 == 0x8000000);
-    n[34] = (s.0[0] & 0x2000 == 0x2000) | (s.0[0] & 0x20000000 == 0x20000000);
-    n[35] = (s.0[0] & 0x8000 == 0x8000) | (s.0[0] & 0x80000000 == 0x80000000);
-    n[36] = (s.0[0] & 0x40000 == 0x40000) | (s.0[0] & 0x400000000 == 0x400000000);
-    n[37] = (s.0[0] & 0x100000 == 0x100000) | (s.0[0] & 0x1000000000 == 0x1000000000);
-    n[38] = (s.0[0] & 0x8000000 == 0x8000000)
-        | (s.0[0] & 0x80000000000 == 0x80000000000);
-    n[39] = (s.0[0] & 0x20000000 == 0x20000000)
-        | (s.0[0] & 0x200000000000 == 0x200000000000);
-    n[40] = (s.0[0] & 0x80000000 == 0x80000000)
-        | (s.0[0] & 0x800000000000 == 0x800000000000);
-    n[41] = (s.0[0] & 0x400000000 == 0x400000000)
-        | (s.0[0] & 0x4000000000000 == 0x4000000000000);
-    n[42] = (s.0[0] & 0x1000000000 == 0x1000000000)
-        | (s.0[0] & 0x10000000000000 == 0x10000000000000);
-    n[43] = (s.0[0] & 0x80000000000 == 0x80000000000)
-        | (s.0[0] & 0x800000000000000 == 0x800000000000000);
-    n[44] = (s.0[0] & 0x200000000000 == 0x200000000000)
+    n[35] = (s.0[0] & 0x20000000 == 0x20000000)
         | (s.0[0] & 0x2000000000000000 == 0x2000000000000000);
-    n[45] = (s.0[0] & 0x800000000000 == 0x800000000000)
-        | (s.0[0] & 0x8000000000000000 == 0x8000000000000000);
-    n[46] |= (s.0[1] & 0x1 == 0x1) & (s.0[0] & 0x200 == 0x200);
-    n[46] |= (s.0[1] & 0x2 == 0x2) & (s.0[0] & 0x800 == 0x800);
-    n[46] |= (s.0[1] & 0x4 == 0x4) & (s.0[0] & 0x2000 == 0x2000);
-    n[46] |= (s.0[1] & 0x8 == 0x8) & (s.0[0] & 0x8000 == 0x8000);
-    n[46] |= (s.0[1] & 0x10 == 0x10) & (n[31]);
-    n[46] |= (s.0[1] & 0x20 == 0x20) & (n[32]);
-    n[46] |= (s.0[1] & 0x40 == 0x40) & (n[3]);
-    n[46] |= (s.0[1] & 0x100 == 0x100) & (n[27]);
-    n[46] |= (s.0[1] & 0x200 == 0x200) & (n[33]);
-    n[46] |= (s.0[1] & 0x400 == 0x400) & (n[34]);
-    n[46] |= (s.0[1] & 0x800 == 0x800) & (n[35]);
-    n[46] |= (s.0[1] & 0x1000 == 0x1000) & (n[36]);
-    n[46] |= (s.0[1] & 0x2000 == 0x2000) & (n[37]);
-    n[46] |= (s.0[1] & 0x4000 == 0x4000) & (n[10]);
-    n[46] |= (s.0[1] & 0x10000 == 0x10000) & (n[28]);
-    n[46] |= (s.0[1] & 0x20000 == 0x20000) & (n[38]);
-    n[46] |= (s.0[1] & 0x40000 == 0x40000) & (n[39]);
-    n[46] |= (s.0[1] & 0x80000 == 0x80000) & (n[40]);
-    n[46] |= (s.0[1] & 0x100000 == 0x100000) & (n[41]);
-    n[46] |= (s.0[1] & 0x200000 == 0x200000) & (n[42]);
-    n[46] |= (s.0[1] & 0x400000 == 0x400000) & (n[17]);
-    n[46] |= (s.0[1] & 0x1000000 == 0x1000000) & (n[29]);
-    n[46]
-        |= (s.0[0] & 0x4000000000000 == 0x4000000000000)
-            & (s.0[1] & 0x10000000 == 0x10000000);
-    n[46] |= (s.0[1] & 0x2000000 == 0x2000000) & (n[43]);
-    n[46]
-        |= (s.0[0] & 0x10000000000000 == 0x10000000000000)
-            & (s.0[1] & 0x20000000 == 0x20000000);
-    n[46] |= (s.0[1] & 0x4000000 == 0x4000000) & (n[44]);
-    n[46]
-        |= (s.0[0] & 0x40000000000000 == 0x40000000000000)
-            & (s.0[1] & 0x40000000 == 0x40000000);
-    n[46] |= (s.0[1] & 0x8000000 == 0x8000000) & (n[45]);
-    n[47] = (s.0[1]) & (0x1010101) != 0;
-    n[48] = (s.0[1]) & (0x8080808000000000) != 0;
-    n[49] = (s.0[1]) & (0x808080800000000) != 0;
-    n[50] = (s.0[1]) & (0x4040404000000000) != 0;
-    n[51] = (s.0[1]) & (0x404040400000000) != 0;
-    n[52] = (s.0[1]) & (0x2020202000000000) != 0;
-    n[53] = (s.0[1]) & (0x202020200000000) != 0;
-    n[54] = (s.0[1]) & (0x1010101000000000) != 0;
-    n[55] = (s.0[1]) & (0x10101010) != 0;
+    n[36] = (s.0[0] & 0x1000000000 == 0x1000000000) | (s.0[1] & 0x10 == 0x10);
+    n[37] = (s.0[0] & 0x10000000000 == 0x10000000000) | (s.0[1] & 0x100 == 0x100);
+    n[38] = (s.0[0] & 0x20000000000000 == 0x20000000000000)
+        | (s.0[1] & 0x200000 == 0x200000);
+    n[39] = (s.0[0] & 0x200000000000000 == 0x200000000000000)
+        | (s.0[1] & 0x2000000 == 0x2000000);
+    n[40] = (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
+        | (s.0[1] & 0x20000000 == 0x20000000);
+    n[41] = (s.0[1] & 0x10 == 0x10) | (s.0[1] & 0x1000000000 == 0x1000000000);
+    n[42] = (s.0[1] & 0x100 == 0x100) | (s.0[1] & 0x10000000000 == 0x10000000000);
+    n[43] = (s.0[1] & 0x200000 == 0x200000)
+        | (s.0[1] & 0x20000000000000 == 0x20000000000000);
+    n[44] = (s.0[1] & 0x2000000 == 0x2000000)
+        | (s.0[1] & 0x200000000000000 == 0x200000000000000);
+    n[45] = (s.0[1] & 0x20000000 == 0x20000000)
+        | (s.0[1] & 0x2000000000000000 == 0x2000000000000000);
+    n[46] |= (s.0[0]) & ((s.0[0] >> 16)) & (0x2222) != 0;
+    n[46] |= (s.0[0] & 0x40000 == 0x40000) & (n[31]);
+    n[46] |= (s.0[0] & 0x400000 == 0x400000) & (n[32]);
+    n[46] |= (s.0[0] & 0x4000000 == 0x4000000) & (n[3]);
+    n[46] |= (s.0[0] & 0x200000000 == 0x200000000) & (n[27]);
+    n[46] |= (s.0[0] & 0x2000000000 == 0x2000000000) & (n[33]);
+    n[46] |= (s.0[0] & 0x20000000000 == 0x20000000000) & (n[34]);
+    n[46] |= (s.0[0] & 0x200000000000 == 0x200000000000) & (n[35]);
+    n[46] |= (s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[36]);
+    n[46] |= (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[37]);
+    n[46] |= (s.0[0] & 0x400000000000000 == 0x400000000000000) & (n[10]);
+    n[46] |= (s.0[1] & 0x2 == 0x2) & (n[28]);
+    n[46] |= (s.0[1] & 0x20 == 0x20) & (n[38]);
+    n[46] |= (s.0[1] & 0x200 == 0x200) & (n[39]);
+    n[46] |= (s.0[1] & 0x2000 == 0x2000) & (n[40]);
+    n[46] |= (s.0[1] & 0x40000 == 0x40000) & (n[41]);
+    n[46] |= (s.0[1] & 0x400000 == 0x400000) & (n[42]);
+    n[46] |= (s.0[1] & 0x4000000 == 0x4000000) & (n[17]);
+    n[46] |= (s.0[1] & 0x200000000 == 0x200000000) & (n[29]);
+    n[46] |= (s.0[1] & 0x2000000000 == 0x2000000000) & (n[43]);
+    n[46] |= (s.0[1] & 0x20000000000 == 0x20000000000) & (n[44]);
+    n[46] |= (s.0[1] & 0x200000000000 == 0x200000000000) & (n[45]);
+    n[46] |= s.0[1] & 0x4001000000000 == 0x4001000000000;
+    n[46] |= s.0[1] & 0x40010000000000 == 0x40010000000000;
+    n[46] |= s.0[1] & 0x400100000000000 == 0x400100000000000;
+    n[47] = ((s.0[0]) & (0x200000002)) | ((s.0[1]) & (0x200000002)) != 0;
+    n[48] = ((s.0[0]) & (0x8000000080000000)) | ((s.0[1]) & (0x8000000080000000)) != 0;
+    n[49] = ((s.0[0]) & (0x400000004000)) | ((s.0[1]) & (0x400000004000)) != 0;
+    n[50] = ((s.0[0]) & (0x800000008000000)) | ((s.0[1]) & (0x800000008000000)) != 0;
+    n[51] = ((s.0[0]) & (0x40000000400)) | ((s.0[1]) & (0x40000000400)) != 0;
+    n[52] = ((s.0[0]) & (0x80000000800000)) | ((s.0[1]) & (0x80000000800000)) != 0;
+    n[53] = ((s.0[0]) & (0x4000000040)) | ((s.0[1]) & (0x4000000040)) != 0;
+    n[54] = ((s.0[0]) & (0x8000000080000)) | ((s.0[1]) & (0x8000000080000)) != 0;
+    n[55] = ((s.0[0]) & (0x4000000040000)) | ((s.0[1]) & (0x4000000040000)) != 0;
     n[56] = (n[47]) | (n[55]);
-    n[57] = (s.0[1]) & (0x2020202) != 0;
+    n[57] = ((s.0[0]) & (0x2000000020)) | ((s.0[1]) & (0x2000000020)) != 0;
     n[58] = (n[47]) | (n[55]) | (n[57]);
-    n[59] = (s.0[1]) & (0x20202020) != 0;
+    n[59] = ((s.0[0]) & (0x40000000400000)) | ((s.0[1]) & (0x40000000400000)) != 0;
     n[60] = (n[47]) | (n[55]) | (n[57]) | (n[59]);
-    n[61] = (s.0[1]) & (0x4040404) != 0;
+    n[61] = ((s.0[0]) & (0x20000000200)) | ((s.0[1]) & (0x20000000200)) != 0;
     n[62] = (n[47]) | (n[55]) | (n[57]) | (n[59]) | (n[61]);
-    n[63] = (s.0[1]) & (0x40404040) != 0;
+    n[63] = ((s.0[0]) & (0x400000004000000)) | ((s.0[1]) & (0x400000004000000)) != 0;
     n[64] = (n[47]) | (n[55]) | (n[57]) | (n[59]) | (n[61]) | (n[63]);
-    n[65] = (s.0[1]) & (0x8080808) != 0;
+    n[65] = ((s.0[0]) & (0x200000002000)) | ((s.0[1]) & (0x200000002000)) != 0;
     n[66] = (n[47]) | (n[55]) | (n[57]) | (n[59]) | (n[61]) | (n[63]) | (n[65]);
     n[67] = ((n[47]) & (n[54])) | ((n[48]) & (n[66])) | ((n[49]) & (n[64]))
         | ((n[50]) & (n[62])) | ((n[51]) & (n[60])) | ((n[52]) & (n[58]))
@@ -2049,76 +1443,74 @@ pub fn terminal(s: &State) -> bool {
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 31];
-    n[0] = (s.0[0]) & (0x50005) != 0;
-    n[1] = (s.0[0]) & (0x140014) != 0;
-    n[2] = (s.0[0]) & (0x500050) != 0;
-    n[3] = (s.0[0] & 0x40 == 0x40) | (s.0[0] & 0x400000 == 0x400000);
-    n[4] = (s.0[0]) & (0xa000a00) != 0;
-    n[5] = (s.0[0]) & (0x28002800) != 0;
-    n[6] = (s.0[0]) & (0xa000a000) != 0;
-    n[7] = (s.0[0]) & (0x500050000) != 0;
-    n[8] = (s.0[0]) & (0x1400140000) != 0;
-    n[9] = (s.0[0]) & (0x5000500000) != 0;
-    n[10] = (s.0[0] & 0x400000 == 0x400000) | (s.0[0] & 0x4000000000 == 0x4000000000);
-    n[11] = (s.0[0]) & (0xa000a000000) != 0;
-    n[12] = (s.0[0]) & (0x280028000000) != 0;
-    n[13] = (s.0[0]) & (0xa000a0000000) != 0;
-    n[14] = (s.0[0]) & (0x5000500000000) != 0;
-    n[15] = (s.0[0]) & (0x14001400000000) != 0;
-    n[16] = (s.0[0]) & (0x50005000000000) != 0;
-    n[17] = (s.0[0] & 0x4000000000 == 0x4000000000)
-        | (s.0[0] & 0x40000000000000 == 0x40000000000000);
-    n[18] = (s.0[0]) & (0xa000a0000000000) != 0;
-    n[19] = (s.0[0]) & (0x2800280000000000) != 0;
-    n[20] = (s.0[0]) & (0xa000a00000000000) != 0;
-    n[21] = (s.0[0] & 0x1000000000000 == 0x1000000000000)
-        | (s.0[0] & 0x4000000000000 == 0x4000000000000);
-    n[22] = (s.0[0] & 0x4000000000000 == 0x4000000000000)
-        | (s.0[0] & 0x10000000000000 == 0x10000000000000);
-    n[23] = (s.0[0] & 0x10000000000000 == 0x10000000000000)
-        | (s.0[0] & 0x40000000000000 == 0x40000000000000);
-    n[24] = (s.0[0] & 0x200 == 0x200) | (s.0[0] & 0x800 == 0x800);
-    n[25] = (s.0[0] & 0x800 == 0x800) | (s.0[0] & 0x2000 == 0x2000);
-    n[26] = (s.0[0] & 0x2000 == 0x2000) | (s.0[0] & 0x8000 == 0x8000);
-    n[27] = (s.0[0] & 0x200 == 0x200) | (s.0[0] & 0x2000000 == 0x2000000);
-    n[28] = (s.0[0] & 0x2000000 == 0x2000000)
-        | (s.0[0] & 0x20000000000 == 0x20000000000);
-    n[29] = (s.0[0] & 0x20000000000 == 0x20000000000)
-        | (s.0[0] & 0x200000000000000 == 0x200000000000000);
-    n[30] |= (s.0[1] & 0x100000000 == 0x100000000) & (s.0[0] & 0x200 == 0x200);
-    n[30] |= (s.0[1] & 0x200000000 == 0x200000000) & (n[24]);
-    n[30] |= (s.0[1] & 0x400000000 == 0x400000000) & (n[25]);
-    n[30] |= (s.0[1] & 0x800000000 == 0x800000000) & (n[26]);
-    n[30] |= (s.0[1] & 0x1000000000 == 0x1000000000) & (n[0]);
-    n[30] |= (s.0[1] & 0x2000000000 == 0x2000000000) & (n[1]);
-    n[30] |= (s.0[1] & 0x4000000000 == 0x4000000000) & (n[2]);
-    n[30] |= (s.0[1] & 0x8000000000 == 0x8000000000) & (n[3]);
-    n[30] |= (s.0[1] & 0x10000000000 == 0x10000000000) & (n[27]);
-    n[30] |= (s.0[1] & 0x20000000000 == 0x20000000000) & (n[4]);
-    n[30] |= (s.0[1] & 0x40000000000 == 0x40000000000) & (n[5]);
-    n[30] |= (s.0[1] & 0x80000000000 == 0x80000000000) & (n[6]);
-    n[30] |= (s.0[1] & 0x100000000000 == 0x100000000000) & (n[7]);
-    n[30] |= (s.0[1] & 0x200000000000 == 0x200000000000) & (n[8]);
-    n[30] |= (s.0[1] & 0x400000000000 == 0x400000000000) & (n[9]);
-    n[30] |= (s.0[1] & 0x800000000000 == 0x800000000000) & (n[10]);
-    n[30] |= (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[28]);
-    n[30] |= (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[11]);
-    n[30] |= (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[12]);
-    n[30] |= (s.0[1] & 0x8000000000000 == 0x8000000000000) & (n[13]);
-    n[30] |= (s.0[1] & 0x10000000000000 == 0x10000000000000) & (n[14]);
-    n[30] |= (s.0[1] & 0x20000000000000 == 0x20000000000000) & (n[15]);
-    n[30] |= (s.0[1] & 0x40000000000000 == 0x40000000000000) & (n[16]);
-    n[30] |= (s.0[1] & 0x80000000000000 == 0x80000000000000) & (n[17]);
-    n[30] |= (s.0[1] & 0x100000000000000 == 0x100000000000000) & (n[29]);
-    n[30] |= (s.0[1] & 0x200000000000000 == 0x200000000000000) & (n[18]);
-    n[30] |= (s.0[1] & 0x400000000000000 == 0x400000000000000) & (n[19]);
-    n[30]
-        |= (s.0[0] & 0x40000000000000 == 0x40000000000000)
-            & (s.0[1] & 0x8000000000000000 == 0x8000000000000000);
-    n[30] |= (s.0[1] & 0x800000000000000 == 0x800000000000000) & (n[20]);
-    n[30] |= (s.0[1] & 0x1000000000000000 == 0x1000000000000000) & (n[21]);
-    n[30] |= (s.0[1] & 0x2000000000000000 == 0x2000000000000000) & (n[22]);
-    n[30] |= (s.0[1] & 0x4000000000000000 == 0x4000000000000000) & (n[23]);
+    n[0] = (s.0[0]) & (0x1100000011) != 0;
+    n[1] = (s.0[0]) & (0x11000000110) != 0;
+    n[2] = (s.0[0]) & (0x110000001100) != 0;
+    n[3] = (s.0[0] & 0x1000 == 0x1000) | (s.0[0] & 0x100000000000 == 0x100000000000);
+    n[4] = (s.0[0]) & (0x22000000220000) != 0;
+    n[5] = (s.0[0]) & (0x220000002200000) != 0;
+    n[6] = (s.0[0]) & (0x2200000022000000) != 0;
+    n[7] = ((s.0[0]) & (0x1100000000)) | ((s.0[1]) & (0x11)) != 0;
+    n[8] = ((s.0[0]) & (0x11000000000)) | ((s.0[1]) & (0x110)) != 0;
+    n[9] = ((s.0[0]) & (0x110000000000)) | ((s.0[1]) & (0x1100)) != 0;
+    n[10] = (s.0[0] & 0x100000000000 == 0x100000000000) | (s.0[1] & 0x1000 == 0x1000);
+    n[11] = ((s.0[0]) & (0x22000000000000)) | ((s.0[1]) & (0x220000)) != 0;
+    n[12] = ((s.0[0]) & (0x220000000000000)) | ((s.0[1]) & (0x2200000)) != 0;
+    n[13] = ((s.0[0]) & (0x2200000000000000)) | ((s.0[1]) & (0x22000000)) != 0;
+    n[14] = (s.0[1]) & (0x1100000011) != 0;
+    n[15] = (s.0[1]) & (0x11000000110) != 0;
+    n[16] = (s.0[1]) & (0x110000001100) != 0;
+    n[17] = (s.0[1] & 0x1000 == 0x1000) | (s.0[1] & 0x100000000000 == 0x100000000000);
+    n[18] = (s.0[1]) & (0x22000000220000) != 0;
+    n[19] = (s.0[1]) & (0x220000002200000) != 0;
+    n[20] = (s.0[1]) & (0x2200000022000000) != 0;
+    n[21] = (s.0[1] & 0x100000000 == 0x100000000)
+        | (s.0[1] & 0x1000000000 == 0x1000000000);
+    n[22] = (s.0[1] & 0x1000000000 == 0x1000000000)
+        | (s.0[1] & 0x10000000000 == 0x10000000000);
+    n[23] = (s.0[1] & 0x10000000000 == 0x10000000000)
+        | (s.0[1] & 0x100000000000 == 0x100000000000);
+    n[24] = (s.0[0] & 0x20000 == 0x20000) | (s.0[0] & 0x200000 == 0x200000);
+    n[25] = (s.0[0] & 0x200000 == 0x200000) | (s.0[0] & 0x2000000 == 0x2000000);
+    n[26] = (s.0[0] & 0x2000000 == 0x2000000) | (s.0[0] & 0x20000000 == 0x20000000);
+    n[27] = (s.0[0] & 0x20000 == 0x20000)
+        | (s.0[0] & 0x2000000000000 == 0x2000000000000);
+    n[28] = (s.0[0] & 0x2000000000000 == 0x2000000000000)
+        | (s.0[1] & 0x20000 == 0x20000);
+    n[29] = (s.0[1] & 0x20000 == 0x20000)
+        | (s.0[1] & 0x2000000000000 == 0x2000000000000);
+    n[30] |= s.0[0] & 0x20004 == 0x20004;
+    n[30] |= (s.0[0] & 0x40 == 0x40) & (n[24]);
+    n[30] |= (s.0[0] & 0x400 == 0x400) & (n[25]);
+    n[30] |= (s.0[0] & 0x4000 == 0x4000) & (n[26]);
+    n[30] |= (s.0[0] & 0x80000 == 0x80000) & (n[0]);
+    n[30] |= (s.0[0] & 0x800000 == 0x800000) & (n[1]);
+    n[30] |= (s.0[0] & 0x8000000 == 0x8000000) & (n[2]);
+    n[30] |= (s.0[0] & 0x80000000 == 0x80000000) & (n[3]);
+    n[30] |= (s.0[0] & 0x400000000 == 0x400000000) & (n[27]);
+    n[30] |= (s.0[0] & 0x4000000000 == 0x4000000000) & (n[4]);
+    n[30] |= (s.0[0] & 0x40000000000 == 0x40000000000) & (n[5]);
+    n[30] |= (s.0[0] & 0x400000000000 == 0x400000000000) & (n[6]);
+    n[30] |= (s.0[0] & 0x8000000000000 == 0x8000000000000) & (n[7]);
+    n[30] |= (s.0[0] & 0x80000000000000 == 0x80000000000000) & (n[8]);
+    n[30] |= (s.0[0] & 0x800000000000000 == 0x800000000000000) & (n[9]);
+    n[30] |= (s.0[0] & 0x8000000000000000 == 0x8000000000000000) & (n[10]);
+    n[30] |= (s.0[1] & 0x4 == 0x4) & (n[28]);
+    n[30] |= (s.0[1] & 0x40 == 0x40) & (n[11]);
+    n[30] |= (s.0[1] & 0x400 == 0x400) & (n[12]);
+    n[30] |= (s.0[1] & 0x4000 == 0x4000) & (n[13]);
+    n[30] |= (s.0[1] & 0x80000 == 0x80000) & (n[14]);
+    n[30] |= (s.0[1] & 0x800000 == 0x800000) & (n[15]);
+    n[30] |= (s.0[1] & 0x8000000 == 0x8000000) & (n[16]);
+    n[30] |= (s.0[1] & 0x80000000 == 0x80000000) & (n[17]);
+    n[30] |= (s.0[1] & 0x400000000 == 0x400000000) & (n[29]);
+    n[30] |= (s.0[1] & 0x4000000000 == 0x4000000000) & (n[18]);
+    n[30] |= (s.0[1] & 0x40000000000 == 0x40000000000) & (n[19]);
+    n[30] |= s.0[1] & 0x8000100000000000 == 0x8000100000000000;
+    n[30] |= (s.0[1] & 0x400000000000 == 0x400000000000) & (n[20]);
+    n[30] |= (s.0[1] & 0x8000000000000 == 0x8000000000000) & (n[21]);
+    n[30] |= (s.0[1] & 0x80000000000000 == 0x80000000000000) & (n[22]);
+    n[30] |= (s.0[1] & 0x800000000000000 == 0x800000000000000) & (n[23]);
     out[0] = None;
     if !n[30] {
         out[0] = Some(0);
@@ -2139,534 +1531,186 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 184];
-    n[115] = (s.0[0]) & (0x50005) != 0;
-    n[116] = (s.0[0]) & (0x140014) != 0;
-    n[117] = (s.0[0]) & (0x500050) != 0;
-    n[118] = (s.0[0] & 0x40 == 0x40) | (s.0[0] & 0x400000 == 0x400000);
-    n[119] = (s.0[0]) & (0xa000a00) != 0;
-    n[120] = (s.0[0]) & (0x28002800) != 0;
-    n[121] = (s.0[0]) & (0xa000a000) != 0;
-    n[122] = (s.0[0]) & (0x500050000) != 0;
-    n[123] = (s.0[0]) & (0x1400140000) != 0;
-    n[124] = (s.0[0]) & (0x5000500000) != 0;
-    n[125] = (s.0[0] & 0x400000 == 0x400000) | (s.0[0] & 0x4000000000 == 0x4000000000);
-    n[126] = (s.0[0]) & (0xa000a000000) != 0;
-    n[127] = (s.0[0]) & (0x280028000000) != 0;
-    n[128] = (s.0[0]) & (0xa000a0000000) != 0;
-    n[129] = (s.0[0]) & (0x5000500000000) != 0;
-    n[130] = (s.0[0]) & (0x14001400000000) != 0;
-    n[131] = (s.0[0]) & (0x50005000000000) != 0;
-    n[132] = (s.0[0] & 0x4000000000 == 0x4000000000)
-        | (s.0[0] & 0x40000000000000 == 0x40000000000000);
-    n[133] = (s.0[0]) & (0xa000a0000000000) != 0;
-    n[134] = (s.0[0]) & (0x2800280000000000) != 0;
-    n[135] = (s.0[0]) & (0xa000a00000000000) != 0;
-    n[136] = (s.0[0] & 0x1000000000000 == 0x1000000000000)
-        | (s.0[0] & 0x4000000000000 == 0x4000000000000);
-    n[137] = (s.0[0] & 0x4000000000000 == 0x4000000000000)
-        | (s.0[0] & 0x10000000000000 == 0x10000000000000);
-    n[138] = (s.0[0] & 0x10000000000000 == 0x10000000000000)
-        | (s.0[0] & 0x40000000000000 == 0x40000000000000);
-    n[139] = (s.0[0] & 0x200 == 0x200) | (s.0[0] & 0x800 == 0x800);
-    n[140] = (s.0[0] & 0x800 == 0x800) | (s.0[0] & 0x2000 == 0x2000);
-    n[141] = (s.0[0] & 0x2000 == 0x2000) | (s.0[0] & 0x8000 == 0x8000);
-    n[142] = (s.0[0] & 0x200 == 0x200) | (s.0[0] & 0x2000000 == 0x2000000);
-    n[143] = (s.0[0] & 0x2000000 == 0x2000000)
-        | (s.0[0] & 0x20000000000 == 0x20000000000);
-    n[144] = (s.0[0] & 0x20000000000 == 0x20000000000)
+    let mut n = [false; 69];
+    n[0] = (s.0[0]) & (0x1100000011) != 0;
+    n[1] = (s.0[0]) & (0x11000000110) != 0;
+    n[2] = (s.0[0]) & (0x110000001100) != 0;
+    n[3] = (s.0[0] & 0x1000 == 0x1000) | (s.0[0] & 0x100000000000 == 0x100000000000);
+    n[4] = (s.0[0]) & (0x22000000220000) != 0;
+    n[5] = (s.0[0]) & (0x220000002200000) != 0;
+    n[6] = (s.0[0]) & (0x2200000022000000) != 0;
+    n[7] = ((s.0[0]) & (0x1100000000)) | ((s.0[1]) & (0x11)) != 0;
+    n[8] = ((s.0[0]) & (0x11000000000)) | ((s.0[1]) & (0x110)) != 0;
+    n[9] = ((s.0[0]) & (0x110000000000)) | ((s.0[1]) & (0x1100)) != 0;
+    n[10] = (s.0[0] & 0x100000000000 == 0x100000000000) | (s.0[1] & 0x1000 == 0x1000);
+    n[11] = ((s.0[0]) & (0x22000000000000)) | ((s.0[1]) & (0x220000)) != 0;
+    n[12] = ((s.0[0]) & (0x220000000000000)) | ((s.0[1]) & (0x2200000)) != 0;
+    n[13] = ((s.0[0]) & (0x2200000000000000)) | ((s.0[1]) & (0x22000000)) != 0;
+    n[14] = (s.0[1]) & (0x1100000011) != 0;
+    n[15] = (s.0[1]) & (0x11000000110) != 0;
+    n[16] = (s.0[1]) & (0x110000001100) != 0;
+    n[17] = (s.0[1] & 0x1000 == 0x1000) | (s.0[1] & 0x100000000000 == 0x100000000000);
+    n[18] = (s.0[1]) & (0x22000000220000) != 0;
+    n[19] = (s.0[1]) & (0x220000002200000) != 0;
+    n[20] = (s.0[1]) & (0x2200000022000000) != 0;
+    n[21] = (s.0[1] & 0x100000000 == 0x100000000)
+        | (s.0[1] & 0x1000000000 == 0x1000000000);
+    n[22] = (s.0[1] & 0x1000000000 == 0x1000000000)
+        | (s.0[1] & 0x10000000000 == 0x10000000000);
+    n[23] = (s.0[1] & 0x10000000000 == 0x10000000000)
+        | (s.0[1] & 0x100000000000 == 0x100000000000);
+    n[24] = (s.0[0] & 0x20000 == 0x20000) | (s.0[0] & 0x200000 == 0x200000);
+    n[25] = (s.0[0] & 0x200000 == 0x200000) | (s.0[0] & 0x2000000 == 0x2000000);
+    n[26] = (s.0[0] & 0x2000000 == 0x2000000) | (s.0[0] & 0x20000000 == 0x20000000);
+    n[27] = (s.0[0] & 0x20000 == 0x20000)
+        | (s.0[0] & 0x2000000000000 == 0x2000000000000);
+    n[28] = (s.0[0] & 0x2000000000000 == 0x2000000000000)
+        | (s.0[1] & 0x20000 == 0x20000);
+    n[29] = (s.0[1] & 0x20000 == 0x20000)
+        | (s.0[1] & 0x2000000000000 == 0x2000000000000);
+    n[30] |= s.0[0] & 0x20004 == 0x20004;
+    n[30] |= (s.0[0] & 0x40 == 0x40) & (n[24]);
+    n[30] |= (s.0[0] & 0x400 == 0x400) & (n[25]);
+    n[30] |= (s.0[0] & 0x4000 == 0x4000) & (n[26]);
+    n[30] |= (s.0[0] & 0x80000 == 0x80000) & (n[0]);
+    n[30] |= (s.0[0] & 0x800000 == 0x800000) & (n[1]);
+    n[30] |= (s.0[0] & 0x8000000 == 0x8000000) & (n[2]);
+    n[30] |= (s.0[0] & 0x80000000 == 0x80000000) & (n[3]);
+    n[30] |= (s.0[0] & 0x400000000 == 0x400000000) & (n[27]);
+    n[30] |= (s.0[0] & 0x4000000000 == 0x4000000000) & (n[4]);
+    n[30] |= (s.0[0] & 0x40000000000 == 0x40000000000) & (n[5]);
+    n[30] |= (s.0[0] & 0x400000000000 == 0x400000000000) & (n[6]);
+    n[30] |= (s.0[0] & 0x8000000000000 == 0x8000000000000) & (n[7]);
+    n[30] |= (s.0[0] & 0x80000000000000 == 0x80000000000000) & (n[8]);
+    n[30] |= (s.0[0] & 0x800000000000000 == 0x800000000000000) & (n[9]);
+    n[30] |= (s.0[0] & 0x8000000000000000 == 0x8000000000000000) & (n[10]);
+    n[30] |= (s.0[1] & 0x4 == 0x4) & (n[28]);
+    n[30] |= (s.0[1] & 0x40 == 0x40) & (n[11]);
+    n[30] |= (s.0[1] & 0x400 == 0x400) & (n[12]);
+    n[30] |= (s.0[1] & 0x4000 == 0x4000) & (n[13]);
+    n[30] |= (s.0[1] & 0x80000 == 0x80000) & (n[14]);
+    n[30] |= (s.0[1] & 0x800000 == 0x800000) & (n[15]);
+    n[30] |= (s.0[1] & 0x8000000 == 0x8000000) & (n[16]);
+    n[30] |= (s.0[1] & 0x80000000 == 0x80000000) & (n[17]);
+    n[30] |= (s.0[1] & 0x400000000 == 0x400000000) & (n[29]);
+    n[30] |= (s.0[1] & 0x4000000000 == 0x4000000000) & (n[18]);
+    n[30] |= (s.0[1] & 0x40000000000 == 0x40000000000) & (n[19]);
+    n[30] |= s.0[1] & 0x8000100000000000 == 0x8000100000000000;
+    n[30] |= (s.0[1] & 0x400000000000 == 0x400000000000) & (n[20]);
+    n[30] |= (s.0[1] & 0x8000000000000 == 0x8000000000000) & (n[21]);
+    n[30] |= (s.0[1] & 0x80000000000000 == 0x80000000000000) & (n[22]);
+    n[30] |= (s.0[1] & 0x800000000000000 == 0x800000000000000) & (n[23]);
+    n[31] = (s.0[0] & 0x10 == 0x10) | (s.0[0] & 0x1000000000 == 0x1000000000);
+    n[32] = (s.0[0] & 0x100 == 0x100) | (s.0[0] & 0x10000000000 == 0x10000000000);
+    n[33] = (s.0[0] & 0x200000 == 0x200000)
+        | (s.0[0] & 0x20000000000000 == 0x20000000000000);
+    n[34] = (s.0[0] & 0x2000000 == 0x2000000)
         | (s.0[0] & 0x200000000000000 == 0x200000000000000);
-    n[145] |= (s.0[1] & 0x100000000 == 0x100000000) & (s.0[0] & 0x200 == 0x200);
-    n[145] |= (s.0[1] & 0x200000000 == 0x200000000) & (n[139]);
-    n[145] |= (s.0[1] & 0x400000000 == 0x400000000) & (n[140]);
-    n[145] |= (s.0[1] & 0x800000000 == 0x800000000) & (n[141]);
-    n[145] |= (s.0[1] & 0x1000000000 == 0x1000000000) & (n[115]);
-    n[145] |= (s.0[1] & 0x2000000000 == 0x2000000000) & (n[116]);
-    n[145] |= (s.0[1] & 0x4000000000 == 0x4000000000) & (n[117]);
-    n[145] |= (s.0[1] & 0x8000000000 == 0x8000000000) & (n[118]);
-    n[145] |= (s.0[1] & 0x10000000000 == 0x10000000000) & (n[142]);
-    n[145] |= (s.0[1] & 0x20000000000 == 0x20000000000) & (n[119]);
-    n[145] |= (s.0[1] & 0x40000000000 == 0x40000000000) & (n[120]);
-    n[145] |= (s.0[1] & 0x80000000000 == 0x80000000000) & (n[121]);
-    n[145] |= (s.0[1] & 0x100000000000 == 0x100000000000) & (n[122]);
-    n[145] |= (s.0[1] & 0x200000000000 == 0x200000000000) & (n[123]);
-    n[145] |= (s.0[1] & 0x400000000000 == 0x400000000000) & (n[124]);
-    n[145] |= (s.0[1] & 0x800000000000 == 0x800000000000) & (n[125]);
-    n[145] |= (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[143]);
-    n[145] |= (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[126]);
-    n[145] |= (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[127]);
-    n[145] |= (s.0[1] & 0x8000000000000 == 0x8000000000000) & (n[128]);
-    n[145] |= (s.0[1] & 0x10000000000000 == 0x10000000000000) & (n[129]);
-    n[145] |= (s.0[1] & 0x20000000000000 == 0x20000000000000) & (n[130]);
-    n[145] |= (s.0[1] & 0x40000000000000 == 0x40000000000000) & (n[131]);
-    n[145] |= (s.0[1] & 0x80000000000000 == 0x80000000000000) & (n[132]);
-    n[145] |= (s.0[1] & 0x100000000000000 == 0x100000000000000) & (n[144]);
-    n[145] |= (s.0[1] & 0x200000000000000 == 0x200000000000000) & (n[133]);
-    n[145] |= (s.0[1] & 0x400000000000000 == 0x400000000000000) & (n[134]);
-    n[145]
-        |= (s.0[0] & 0x40000000000000 == 0x40000000000000)
-            & (s.0[1] & 0x8000000000000000 == 0x8000000000000000);
-    n[145] |= (s.0[1] & 0x800000000000000 == 0x800000000000000) & (n[135]);
-    n[145] |= (s.0[1] & 0x1000000000000000 == 0x1000000000000000) & (n[136]);
-    n[145] |= (s.0[1] & 0x2000000000000000 == 0x2000000000000000) & (n[137]);
-    n[145] |= (s.0[1] & 0x4000000000000000 == 0x4000000000000000) & (n[138]);
-    n[146] = (s.0[0] & 0x4 == 0x4) | (s.0[0] & 0x40000 == 0x40000);
-    n[147] = (s.0[0] & 0x10 == 0x10) | (s.0[0] & 0x100000 == 0x100000);
-    n[148] = (s.0[0] & 0x800 == 0x800) | (s.0[0] & 0x8000000 == 0x8000000);
-    n[149] = (s.0[0] & 0x2000 == 0x2000) | (s.0[0] & 0x20000000 == 0x20000000);
-    n[150] = (s.0[0] & 0x8000 == 0x8000) | (s.0[0] & 0x80000000 == 0x80000000);
-    n[151] = (s.0[0] & 0x40000 == 0x40000) | (s.0[0] & 0x400000000 == 0x400000000);
-    n[152] = (s.0[0] & 0x100000 == 0x100000) | (s.0[0] & 0x1000000000 == 0x1000000000);
-    n[153] = (s.0[0] & 0x8000000 == 0x8000000)
-        | (s.0[0] & 0x80000000000 == 0x80000000000);
-    n[154] = (s.0[0] & 0x20000000 == 0x20000000)
-        | (s.0[0] & 0x200000000000 == 0x200000000000);
-    n[155] = (s.0[0] & 0x80000000 == 0x80000000)
-        | (s.0[0] & 0x800000000000 == 0x800000000000);
-    n[156] = (s.0[0] & 0x400000000 == 0x400000000)
-        | (s.0[0] & 0x4000000000000 == 0x4000000000000);
-    n[157] = (s.0[0] & 0x1000000000 == 0x1000000000)
-        | (s.0[0] & 0x10000000000000 == 0x10000000000000);
-    n[158] = (s.0[0] & 0x80000000000 == 0x80000000000)
-        | (s.0[0] & 0x800000000000000 == 0x800000000000000);
-    n[159] = (s.0[0] & 0x200000000000 == 0x200000000000)
+    n[35] = (s.0[0] & 0x20000000 == 0x20000000)
         | (s.0[0] & 0x2000000000000000 == 0x2000000000000000);
-    n[160] = (s.0[0] & 0x800000000000 == 0x800000000000)
-        | (s.0[0] & 0x8000000000000000 == 0x8000000000000000);
-    n[161] |= (s.0[1] & 0x1 == 0x1) & (s.0[0] & 0x200 == 0x200);
-    n[161] |= (s.0[1] & 0x2 == 0x2) & (s.0[0] & 0x800 == 0x800);
-    n[161] |= (s.0[1] & 0x4 == 0x4) & (s.0[0] & 0x2000 == 0x2000);
-    n[161] |= (s.0[1] & 0x8 == 0x8) & (s.0[0] & 0x8000 == 0x8000);
-    n[161] |= (s.0[1] & 0x10 == 0x10) & (n[146]);
-    n[161] |= (s.0[1] & 0x20 == 0x20) & (n[147]);
-    n[161] |= (s.0[1] & 0x40 == 0x40) & (n[118]);
-    n[161] |= (s.0[1] & 0x100 == 0x100) & (n[142]);
-    n[161] |= (s.0[1] & 0x200 == 0x200) & (n[148]);
-    n[161] |= (s.0[1] & 0x400 == 0x400) & (n[149]);
-    n[161] |= (s.0[1] & 0x800 == 0x800) & (n[150]);
-    n[161] |= (s.0[1] & 0x1000 == 0x1000) & (n[151]);
-    n[161] |= (s.0[1] & 0x2000 == 0x2000) & (n[152]);
-    n[161] |= (s.0[1] & 0x4000 == 0x4000) & (n[125]);
-    n[161] |= (s.0[1] & 0x10000 == 0x10000) & (n[143]);
-    n[161] |= (s.0[1] & 0x20000 == 0x20000) & (n[153]);
-    n[161] |= (s.0[1] & 0x40000 == 0x40000) & (n[154]);
-    n[161] |= (s.0[1] & 0x80000 == 0x80000) & (n[155]);
-    n[161] |= (s.0[1] & 0x100000 == 0x100000) & (n[156]);
-    n[161] |= (s.0[1] & 0x200000 == 0x200000) & (n[157]);
-    n[161] |= (s.0[1] & 0x400000 == 0x400000) & (n[132]);
-    n[161] |= (s.0[1] & 0x1000000 == 0x1000000) & (n[144]);
-    n[161]
-        |= (s.0[0] & 0x4000000000000 == 0x4000000000000)
-            & (s.0[1] & 0x10000000 == 0x10000000);
-    n[161] |= (s.0[1] & 0x2000000 == 0x2000000) & (n[158]);
-    n[161]
-        |= (s.0[0] & 0x10000000000000 == 0x10000000000000)
-            & (s.0[1] & 0x20000000 == 0x20000000);
-    n[161] |= (s.0[1] & 0x4000000 == 0x4000000) & (n[159]);
-    n[161]
-        |= (s.0[0] & 0x40000000000000 == 0x40000000000000)
-            & (s.0[1] & 0x40000000 == 0x40000000);
-    n[161] |= (s.0[1] & 0x8000000 == 0x8000000) & (n[160]);
-    n[162] = (s.0[1]) & (0x1010101) != 0;
-    n[163] = (s.0[1]) & (0x8080808000000000) != 0;
-    n[164] = (s.0[1]) & (0x808080800000000) != 0;
-    n[165] = (s.0[1]) & (0x4040404000000000) != 0;
-    n[166] = (s.0[1]) & (0x404040400000000) != 0;
-    n[167] = (s.0[1]) & (0x2020202000000000) != 0;
-    n[168] = (s.0[1]) & (0x202020200000000) != 0;
-    n[169] = (s.0[1]) & (0x1010101000000000) != 0;
-    n[170] = (s.0[1]) & (0x10101010) != 0;
-    n[171] = (n[162]) | (n[170]);
-    n[172] = (s.0[1]) & (0x2020202) != 0;
-    n[173] = (n[162]) | (n[170]) | (n[172]);
-    n[174] = (s.0[1]) & (0x20202020) != 0;
-    n[175] = (n[162]) | (n[170]) | (n[172]) | (n[174]);
-    n[176] = (s.0[1]) & (0x4040404) != 0;
-    n[177] = (n[162]) | (n[170]) | (n[172]) | (n[174]) | (n[176]);
-    n[178] = (s.0[1]) & (0x40404040) != 0;
-    n[179] = (n[162]) | (n[170]) | (n[172]) | (n[174]) | (n[176]) | (n[178]);
-    n[180] = (s.0[1]) & (0x8080808) != 0;
-    n[181] = (n[162]) | (n[170]) | (n[172]) | (n[174]) | (n[176]) | (n[178]) | (n[180]);
-    n[182] = ((n[162]) & (n[169])) | ((n[163]) & (n[181])) | ((n[164]) & (n[179]))
-        | ((n[165]) & (n[177])) | ((n[166]) & (n[175])) | ((n[167]) & (n[173]))
-        | ((n[168]) & (n[171]));
-    n[183] = (!n[145]) | (!n[161]) | (!n[182]);
-    if n[183] {
+    n[36] = (s.0[0] & 0x1000000000 == 0x1000000000) | (s.0[1] & 0x10 == 0x10);
+    n[37] = (s.0[0] & 0x10000000000 == 0x10000000000) | (s.0[1] & 0x100 == 0x100);
+    n[38] = (s.0[0] & 0x20000000000000 == 0x20000000000000)
+        | (s.0[1] & 0x200000 == 0x200000);
+    n[39] = (s.0[0] & 0x200000000000000 == 0x200000000000000)
+        | (s.0[1] & 0x2000000 == 0x2000000);
+    n[40] = (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
+        | (s.0[1] & 0x20000000 == 0x20000000);
+    n[41] = (s.0[1] & 0x10 == 0x10) | (s.0[1] & 0x1000000000 == 0x1000000000);
+    n[42] = (s.0[1] & 0x100 == 0x100) | (s.0[1] & 0x10000000000 == 0x10000000000);
+    n[43] = (s.0[1] & 0x200000 == 0x200000)
+        | (s.0[1] & 0x20000000000000 == 0x20000000000000);
+    n[44] = (s.0[1] & 0x2000000 == 0x2000000)
+        | (s.0[1] & 0x200000000000000 == 0x200000000000000);
+    n[45] = (s.0[1] & 0x20000000 == 0x20000000)
+        | (s.0[1] & 0x2000000000000000 == 0x2000000000000000);
+    n[46] |= (s.0[0]) & ((s.0[0] >> 16)) & (0x2222) != 0;
+    n[46] |= (s.0[0] & 0x40000 == 0x40000) & (n[31]);
+    n[46] |= (s.0[0] & 0x400000 == 0x400000) & (n[32]);
+    n[46] |= (s.0[0] & 0x4000000 == 0x4000000) & (n[3]);
+    n[46] |= (s.0[0] & 0x200000000 == 0x200000000) & (n[27]);
+    n[46] |= (s.0[0] & 0x2000000000 == 0x2000000000) & (n[33]);
+    n[46] |= (s.0[0] & 0x20000000000 == 0x20000000000) & (n[34]);
+    n[46] |= (s.0[0] & 0x200000000000 == 0x200000000000) & (n[35]);
+    n[46] |= (s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[36]);
+    n[46] |= (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[37]);
+    n[46] |= (s.0[0] & 0x400000000000000 == 0x400000000000000) & (n[10]);
+    n[46] |= (s.0[1] & 0x2 == 0x2) & (n[28]);
+    n[46] |= (s.0[1] & 0x20 == 0x20) & (n[38]);
+    n[46] |= (s.0[1] & 0x200 == 0x200) & (n[39]);
+    n[46] |= (s.0[1] & 0x2000 == 0x2000) & (n[40]);
+    n[46] |= (s.0[1] & 0x40000 == 0x40000) & (n[41]);
+    n[46] |= (s.0[1] & 0x400000 == 0x400000) & (n[42]);
+    n[46] |= (s.0[1] & 0x4000000 == 0x4000000) & (n[17]);
+    n[46] |= (s.0[1] & 0x200000000 == 0x200000000) & (n[29]);
+    n[46] |= (s.0[1] & 0x2000000000 == 0x2000000000) & (n[43]);
+    n[46] |= (s.0[1] & 0x20000000000 == 0x20000000000) & (n[44]);
+    n[46] |= (s.0[1] & 0x200000000000 == 0x200000000000) & (n[45]);
+    n[46] |= s.0[1] & 0x4001000000000 == 0x4001000000000;
+    n[46] |= s.0[1] & 0x40010000000000 == 0x40010000000000;
+    n[46] |= s.0[1] & 0x400100000000000 == 0x400100000000000;
+    n[47] = ((s.0[0]) & (0x200000002)) | ((s.0[1]) & (0x200000002)) != 0;
+    n[48] = ((s.0[0]) & (0x8000000080000000)) | ((s.0[1]) & (0x8000000080000000)) != 0;
+    n[49] = ((s.0[0]) & (0x400000004000)) | ((s.0[1]) & (0x400000004000)) != 0;
+    n[50] = ((s.0[0]) & (0x800000008000000)) | ((s.0[1]) & (0x800000008000000)) != 0;
+    n[51] = ((s.0[0]) & (0x40000000400)) | ((s.0[1]) & (0x40000000400)) != 0;
+    n[52] = ((s.0[0]) & (0x80000000800000)) | ((s.0[1]) & (0x80000000800000)) != 0;
+    n[53] = ((s.0[0]) & (0x4000000040)) | ((s.0[1]) & (0x4000000040)) != 0;
+    n[54] = ((s.0[0]) & (0x8000000080000)) | ((s.0[1]) & (0x8000000080000)) != 0;
+    n[55] = ((s.0[0]) & (0x4000000040000)) | ((s.0[1]) & (0x4000000040000)) != 0;
+    n[56] = (n[47]) | (n[55]);
+    n[57] = ((s.0[0]) & (0x2000000020)) | ((s.0[1]) & (0x2000000020)) != 0;
+    n[58] = (n[47]) | (n[55]) | (n[57]);
+    n[59] = ((s.0[0]) & (0x40000000400000)) | ((s.0[1]) & (0x40000000400000)) != 0;
+    n[60] = (n[47]) | (n[55]) | (n[57]) | (n[59]);
+    n[61] = ((s.0[0]) & (0x20000000200)) | ((s.0[1]) & (0x20000000200)) != 0;
+    n[62] = (n[47]) | (n[55]) | (n[57]) | (n[59]) | (n[61]);
+    n[63] = ((s.0[0]) & (0x400000004000000)) | ((s.0[1]) & (0x400000004000000)) != 0;
+    n[64] = (n[47]) | (n[55]) | (n[57]) | (n[59]) | (n[61]) | (n[63]);
+    n[65] = ((s.0[0]) & (0x200000002000)) | ((s.0[1]) & (0x200000002000)) != 0;
+    n[66] = (n[47]) | (n[55]) | (n[57]) | (n[59]) | (n[61]) | (n[63]) | (n[65]);
+    n[67] = ((n[47]) & (n[54])) | ((n[48]) & (n[66])) | ((n[49]) & (n[64]))
+        | ((n[50]) & (n[62])) | ((n[51]) & (n[60])) | ((n[52]) & (n[58]))
+        | ((n[53]) & (n[56]));
+    n[68] = (!n[30]) | (!n[46]) | (!n[67]);
+    if n[68] {
         return None;
     }
     let mut joint = [Move(0); 2];
     let mut parts = [0u64; 4];
     if s.0[2] & 0x2 != 0 {
-        n[0] = (s.0[0] & 0x1 == 0x1) & (s.0[1] & 0x1000000000 == 0x1000000000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[1] = (s.0[0] & 0x4 == 0x4) & (s.0[1] & 0x2000000000 == 0x2000000000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[2] = (s.0[0] & 0x10 == 0x10) & (s.0[1] & 0x4000000000 == 0x4000000000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[3] = (s.0[0] & 0x40 == 0x40) & (s.0[1] & 0x8000000000 == 0x8000000000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[4] = (s.0[0] & 0x200 == 0x200) & (s.0[1] & 0x20000000000 == 0x20000000000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[5] = (s.0[0] & 0x800 == 0x800) & (s.0[1] & 0x40000000000 == 0x40000000000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[6] = (s.0[0] & 0x2000 == 0x2000) & (s.0[1] & 0x80000000000 == 0x80000000000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[7] = (s.0[0] & 0x10000 == 0x10000)
-            & (s.0[1] & 0x100000000000 == 0x100000000000) & (s.0[2] & 0x2 == 0x2);
-        n[8] = (s.0[0] & 0x40000 == 0x40000)
-            & (s.0[1] & 0x200000000000 == 0x200000000000) & (s.0[2] & 0x2 == 0x2);
-        n[9] = (s.0[0] & 0x100000 == 0x100000)
-            & (s.0[1] & 0x400000000000 == 0x400000000000) & (s.0[2] & 0x2 == 0x2);
-        n[10] = (s.0[0] & 0x400000 == 0x400000)
-            & (s.0[1] & 0x800000000000 == 0x800000000000) & (s.0[2] & 0x2 == 0x2);
-        n[11] = (s.0[0] & 0x2000000 == 0x2000000)
-            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (s.0[2] & 0x2 == 0x2);
-        n[12] = (s.0[0] & 0x8000000 == 0x8000000)
-            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (s.0[2] & 0x2 == 0x2);
-        n[13] = (s.0[0] & 0x20000000 == 0x20000000)
-            & (s.0[1] & 0x8000000000000 == 0x8000000000000) & (s.0[2] & 0x2 == 0x2);
-        n[14] = (s.0[0] & 0x100000000 == 0x100000000)
-            & (s.0[1] & 0x10000000000000 == 0x10000000000000) & (s.0[2] & 0x2 == 0x2);
-        n[15] = (s.0[0] & 0x400000000 == 0x400000000)
-            & (s.0[1] & 0x20000000000000 == 0x20000000000000) & (s.0[2] & 0x2 == 0x2);
-        n[16] = (s.0[0] & 0x4000000000000 == 0x4000000000000)
-            & (s.0[1] & 0x2000000000000000 == 0x2000000000000000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[17] = (s.0[1] & 0x200000000 == 0x200000000) & (s.0[0] & 0x200 == 0x200)
-            & (s.0[2] & 0x2 == 0x2);
-        n[18] = (s.0[1] & 0x400000000 == 0x400000000) & (s.0[0] & 0x800 == 0x800)
-            & (s.0[2] & 0x2 == 0x2);
-        n[19] = (s.0[1] & 0x800000000 == 0x800000000) & (s.0[0] & 0x2000 == 0x2000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[20] = (s.0[1] & 0x1000000000 == 0x1000000000) & (s.0[0] & 0x10000 == 0x10000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[21] = (s.0[1] & 0x2000000000 == 0x2000000000) & (s.0[0] & 0x40000 == 0x40000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[22] = (s.0[1] & 0x200000000000 == 0x200000000000)
-            & (s.0[0] & 0x400000000 == 0x400000000) & (s.0[2] & 0x2 == 0x2);
-        n[23] = (s.0[1] & 0x2000000000000 == 0x2000000000000)
-            & (s.0[0] & 0x20000000000 == 0x20000000000) & (s.0[2] & 0x2 == 0x2);
-        n[24] = (s.0[1] & 0x4000000000000 == 0x4000000000000)
-            & (s.0[0] & 0x80000000000 == 0x80000000000) & (s.0[2] & 0x2 == 0x2);
-        n[25] = (s.0[1] & 0x8000000000000 == 0x8000000000000)
-            & (s.0[0] & 0x200000000000 == 0x200000000000) & (s.0[2] & 0x2 == 0x2);
-        n[26] = (s.0[1] & 0x10000000000000 == 0x10000000000000)
-            & (s.0[0] & 0x1000000000000 == 0x1000000000000) & (s.0[2] & 0x2 == 0x2);
-        n[27] = (s.0[1] & 0x20000000000000 == 0x20000000000000)
-            & (s.0[0] & 0x4000000000000 == 0x4000000000000) & (s.0[2] & 0x2 == 0x2);
-        n[28] = (s.0[1] & 0x40000000000000 == 0x40000000000000)
-            & (s.0[0] & 0x10000000000000 == 0x10000000000000) & (s.0[2] & 0x2 == 0x2);
-        n[29] = (s.0[1] & 0x80000000000000 == 0x80000000000000)
-            & (s.0[0] & 0x40000000000000 == 0x40000000000000) & (s.0[2] & 0x2 == 0x2);
-        n[30] = (s.0[1] & 0x200000000000000 == 0x200000000000000)
-            & (s.0[0] & 0x200000000000000 == 0x200000000000000) & (s.0[2] & 0x2 == 0x2);
-        n[31] = (s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (s.0[0] & 0x800000000000000 == 0x800000000000000) & (s.0[2] & 0x2 == 0x2);
-        n[32] = (s.0[1] & 0x800000000000000 == 0x800000000000000)
-            & (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[33] = (s.0[1] & 0x100000000 == 0x100000000) & (s.0[0] & 0x200 == 0x200)
-            & (s.0[2] & 0x2 == 0x2);
-        n[34] = (s.0[1] & 0x200000000 == 0x200000000) & (s.0[0] & 0x800 == 0x800)
-            & (s.0[2] & 0x2 == 0x2);
-        n[35] = (s.0[1] & 0x400000000 == 0x400000000) & (s.0[0] & 0x2000 == 0x2000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[36] = (s.0[1] & 0x800000000 == 0x800000000) & (s.0[0] & 0x8000 == 0x8000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[37] = (s.0[1] & 0x40000000000 == 0x40000000000)
-            & (s.0[0] & 0x20000000 == 0x20000000) & (s.0[2] & 0x2 == 0x2);
-        n[38] = (s.0[1] & 0x400000000000 == 0x400000000000)
-            & (s.0[0] & 0x4000000000 == 0x4000000000) & (s.0[2] & 0x2 == 0x2);
-        n[39] = (s.0[1] & 0x1000000000000 == 0x1000000000000)
-            & (s.0[0] & 0x20000000000 == 0x20000000000) & (s.0[2] & 0x2 == 0x2);
-        n[40] = (s.0[1] & 0x2000000000000 == 0x2000000000000)
-            & (s.0[0] & 0x80000000000 == 0x80000000000) & (s.0[2] & 0x2 == 0x2);
-        n[41] = (s.0[1] & 0x4000000000000 == 0x4000000000000)
-            & (s.0[0] & 0x200000000000 == 0x200000000000) & (s.0[2] & 0x2 == 0x2);
-        n[42] = (s.0[1] & 0x8000000000000 == 0x8000000000000)
-            & (s.0[0] & 0x800000000000 == 0x800000000000) & (s.0[2] & 0x2 == 0x2);
-        n[43] = (s.0[1] & 0x10000000000000 == 0x10000000000000)
-            & (s.0[0] & 0x4000000000000 == 0x4000000000000) & (s.0[2] & 0x2 == 0x2);
-        n[44] = (s.0[1] & 0x20000000000000 == 0x20000000000000)
-            & (s.0[0] & 0x10000000000000 == 0x10000000000000) & (s.0[2] & 0x2 == 0x2);
-        n[45] = (s.0[1] & 0x40000000000000 == 0x40000000000000)
-            & (s.0[0] & 0x40000000000000 == 0x40000000000000) & (s.0[2] & 0x2 == 0x2);
-        n[46] = (s.0[1] & 0x100000000000000 == 0x100000000000000)
-            & (s.0[0] & 0x200000000000000 == 0x200000000000000) & (s.0[2] & 0x2 == 0x2);
-        n[47] = (s.0[1] & 0x200000000000000 == 0x200000000000000)
-            & (s.0[0] & 0x800000000000000 == 0x800000000000000) & (s.0[2] & 0x2 == 0x2);
-        n[48] = (s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[49] = (s.0[1] & 0x800000000000000 == 0x800000000000000)
-            & (s.0[0] & 0x8000000000000000 == 0x8000000000000000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[50] = (s.0[0] & 0x4 == 0x4) & (s.0[1] & 0x1000000000 == 0x1000000000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[51] = (s.0[0] & 0x10 == 0x10) & (s.0[1] & 0x2000000000 == 0x2000000000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[52] = (s.0[0] & 0x40 == 0x40) & (s.0[1] & 0x4000000000 == 0x4000000000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[53] = (s.0[0] & 0x200 == 0x200) & (s.0[1] & 0x10000000000 == 0x10000000000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[54] = (s.0[0] & 0x800 == 0x800) & (s.0[1] & 0x20000000000 == 0x20000000000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[55] = (s.0[0] & 0x2000 == 0x2000) & (s.0[1] & 0x40000000000 == 0x40000000000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[56] = (s.0[0] & 0x8000 == 0x8000) & (s.0[1] & 0x80000000000 == 0x80000000000)
-            & (s.0[2] & 0x2 == 0x2);
-        n[57] = (s.0[0] & 0x40000 == 0x40000)
-            & (s.0[1] & 0x100000000000 == 0x100000000000) & (s.0[2] & 0x2 == 0x2);
-        n[58] = (s.0[0] & 0x100000 == 0x100000)
-            & (s.0[1] & 0x200000000000 == 0x200000000000) & (s.0[2] & 0x2 == 0x2);
-        n[59] = (s.0[0] & 0x400000 == 0x400000)
-            & (s.0[1] & 0x400000000000 == 0x400000000000) & (s.0[2] & 0x2 == 0x2);
-        n[60] = (s.0[0] & 0x2000000 == 0x2000000)
-            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (s.0[2] & 0x2 == 0x2);
-        n[61] = (s.0[0] & 0x8000000 == 0x8000000)
-            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (s.0[2] & 0x2 == 0x2);
-        n[62] = (s.0[0] & 0x20000000 == 0x20000000)
-            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (s.0[2] & 0x2 == 0x2);
-        n[63] = (s.0[0] & 0x80000000 == 0x80000000)
-            & (s.0[1] & 0x8000000000000 == 0x8000000000000) & (s.0[2] & 0x2 == 0x2);
-        n[64] = (s.0[0] & 0x200000000000 == 0x200000000000)
-            & (s.0[1] & 0x400000000000000 == 0x400000000000000) & (s.0[2] & 0x2 == 0x2);
-        n[65] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
-            & (s.0[1] & 0x4000000000000000 == 0x4000000000000000)
-            & (s.0[2] & 0x2 == 0x2);
-        parts[0] |= u64::from(n[33]);
-        parts[0] |= u64::from(n[17]) << 1;
-        parts[0] |= u64::from(n[34]) << 2;
-        parts[0] |= u64::from(n[18]) << 3;
-        parts[0] |= u64::from(n[35]) << 4;
-        parts[0] |= u64::from(n[19]) << 5;
-        parts[0] |= u64::from(n[36]) << 6;
-        parts[0] |= u64::from(n[0]) << 7;
-        parts[0] |= u64::from(n[50]) << 8;
-        parts[0] |= u64::from(n[20]) << 9;
-        parts[0] |= u64::from(n[1]) << 10;
-        parts[0] |= u64::from(n[51]) << 11;
-        parts[0] |= u64::from(n[21]) << 12;
-        parts[0] |= u64::from(n[2]) << 13;
-        parts[0] |= u64::from(n[52]) << 14;
-        parts[0] |= u64::from(n[3]) << 15;
-        parts[0] |= u64::from(n[53]) << 16;
-        parts[0] |= u64::from(n[4]) << 17;
-        parts[0] |= u64::from(n[54]) << 18;
-        parts[0] |= u64::from(n[5]) << 19;
-        parts[0] |= u64::from(n[55]) << 20;
-        parts[0] |= u64::from(n[37]) << 21;
-        parts[0] |= u64::from(n[6]) << 22;
-        parts[0] |= u64::from(n[56]) << 23;
-        parts[0] |= u64::from(n[7]) << 24;
-        parts[0] |= u64::from(n[57]) << 25;
-        parts[0] |= u64::from(n[8]) << 26;
-        parts[0] |= u64::from(n[58]) << 28;
-        parts[0] |= u64::from(n[22]) << 30;
-        parts[0] |= u64::from(n[9]) << 33;
-        parts[0] |= u64::from(n[59]) << 34;
-        parts[0] |= u64::from(n[38]) << 35;
-        parts[0] |= u64::from(n[10]) << 37;
-        parts[0] |= u64::from(n[60]) << 39;
-        parts[0] |= u64::from(n[39]) << 40;
-        parts[0] |= u64::from(n[11]) << 41;
-        parts[0] |= u64::from(n[61]) << 42;
-        parts[0] |= u64::from(n[23]) << 44;
-        parts[0] |= u64::from(n[40]) << 46;
-        parts[0] |= u64::from(n[12]) << 49;
-        parts[0] |= u64::from(n[62]) << 50;
-        parts[0] |= u64::from(n[24]) << 51;
-        parts[0] |= u64::from(n[41]) << 53;
-        parts[0] |= u64::from(n[13]) << 55;
-        parts[0] |= u64::from(n[63]) << 56;
-        parts[0] |= u64::from(n[25]) << 57;
-        parts[0] |= u64::from(n[42]) << 58;
-        parts[0] |= u64::from(n[14]) << 59;
-        parts[0] |= u64::from(n[26]) << 60;
-        parts[0] |= u64::from(n[43]) << 61;
-        parts[0] |= u64::from(n[15]) << 62;
-        parts[0] |= u64::from(n[27]) << 63;
-        parts[1] |= u64::from(n[44]);
-        parts[1] |= u64::from(n[28]) << 1;
-        parts[1] |= u64::from(n[45]) << 2;
-        parts[1] |= u64::from(n[29]) << 3;
-        parts[1] |= u64::from(n[46]) << 4;
-        parts[1] |= u64::from(n[30]) << 5;
-        parts[1] |= u64::from(n[47]) << 6;
-        parts[1] |= u64::from(n[64]) << 7;
-        parts[1] |= u64::from(n[31]) << 8;
-        parts[1] |= u64::from(n[48]) << 9;
-        parts[1] |= u64::from(n[32]) << 10;
-        parts[1] |= u64::from(n[49]) << 11;
-        parts[1] |= u64::from(n[16]) << 12;
-        parts[1] |= u64::from(n[65]) << 13;
-        parts[0] |= (s.0[0]) & ((s.0[1] >> 9)) & (0x50005000000000);
-        parts[1] |= (s.0[0]) & ((s.0[1] >> 10)) & (0x14001400000000);
-        parts[0] |= (s.0[0]) & ((s.0[1] >> 12)) & (0x1800180000000);
-        parts[0] |= (s.0[0]) & ((s.0[1] >> 14)) & (0x280028000000);
-        parts[1] |= (s.0[0]) & ((s.0[1] >> 15)) & (0xa000a000000);
-        parts[2] |= (s.0[0]) & ((s.0[1] >> 16)) & (0x24002400000);
-        parts[3] |= (s.0[0]) & ((s.0[1] >> 17)) & (0x5000500000);
-        parts[2] |= (s.0[0]) & ((s.0[1] >> 18)) & (0x1400140000);
+        parts[0] |= (s.0[0]) & ((s.0[0] >> 15)) & (0x555400005554);
+        parts[1] |= (s.0[1]) & ((s.0[1] >> 15)) & (0x555400005554);
+        parts[0]
+            |= (s.0[0]) & (((s.0[0] >> 17) | (s.0[1] << 47))) & (0x2aaa00002aaa0000);
+        parts[1] |= (s.0[1]) & ((s.0[1] >> 17)) & (0x2aaa0000);
+        parts[2] |= (s.0[0]) & ((s.0[0] >> 19)) & (0x111100001111);
+        parts[3] |= (s.0[1]) & ((s.0[1] >> 19)) & (0x111100001111);
+        parts[2] |= (s.0[0]) & ((s.0[0] >> 11)) & (0x444000004440);
+        parts[3] |= (s.0[1]) & ((s.0[1] >> 11)) & (0x444000004440);
+        parts[2]
+            |= (s.0[0]) & (((s.0[0] >> 13) | (s.0[1] << 51))) & (0x8888000088880000);
+        parts[3] |= (s.0[1]) & ((s.0[1] >> 13)) & (0x88880000);
+        parts[2] |= (s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43))) & (0x222000002220000);
+        parts[3] |= (s.0[1]) & ((s.0[1] >> 21)) & (0x2220000);
     }
-    parts[1] |= u64::from(s.0[2] & 0x1 != 0) << 14;
+    parts[0] |= u64::from(s.0[2] & 0x1 != 0);
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
         None => return None,
     };
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 1];
+    let mut parts = [0u64; 2];
     if s.0[2] & 0x1 != 0 {
-        n[66] = (s.0[1] & 0x1 == 0x1) & (s.0[0] & 0x200 == 0x200)
-            & (s.0[2] & 0x1 == 0x1);
-        n[67] = (s.0[1] & 0x2 == 0x2) & (s.0[0] & 0x800 == 0x800)
-            & (s.0[2] & 0x1 == 0x1);
-        n[68] = (s.0[1] & 0x4 == 0x4) & (s.0[0] & 0x2000 == 0x2000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[69] = (s.0[1] & 0x8 == 0x8) & (s.0[0] & 0x8000 == 0x8000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[70] = (s.0[1] & 0x10 == 0x10) & (s.0[0] & 0x40000 == 0x40000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[71] = (s.0[1] & 0x20 == 0x20) & (s.0[0] & 0x100000 == 0x100000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[72] = (s.0[1] & 0x40 == 0x40) & (s.0[0] & 0x400000 == 0x400000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[73] = (s.0[1] & 0x100 == 0x100) & (s.0[0] & 0x2000000 == 0x2000000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[74] = (s.0[1] & 0x200 == 0x200) & (s.0[0] & 0x8000000 == 0x8000000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[75] = (s.0[1] & 0x400 == 0x400) & (s.0[0] & 0x20000000 == 0x20000000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[76] = (s.0[1] & 0x800 == 0x800) & (s.0[0] & 0x80000000 == 0x80000000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[77] = (s.0[1] & 0x1000 == 0x1000) & (s.0[0] & 0x400000000 == 0x400000000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[78] = (s.0[1] & 0x2000 == 0x2000) & (s.0[0] & 0x1000000000 == 0x1000000000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[79] = (s.0[1] & 0x4000 == 0x4000) & (s.0[0] & 0x4000000000 == 0x4000000000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[80] = (s.0[1] & 0x10000 == 0x10000) & (s.0[0] & 0x20000000000 == 0x20000000000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[81] = (s.0[1] & 0x20000 == 0x20000) & (s.0[0] & 0x80000000000 == 0x80000000000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[82] = (s.0[1] & 0x40000 == 0x40000)
-            & (s.0[0] & 0x200000000000 == 0x200000000000) & (s.0[2] & 0x1 == 0x1);
-        n[83] = (s.0[1] & 0x80000 == 0x80000)
-            & (s.0[0] & 0x800000000000 == 0x800000000000) & (s.0[2] & 0x1 == 0x1);
-        n[84] = (s.0[1] & 0x100000 == 0x100000)
-            & (s.0[0] & 0x4000000000000 == 0x4000000000000) & (s.0[2] & 0x1 == 0x1);
-        n[85] = (s.0[1] & 0x200000 == 0x200000)
-            & (s.0[0] & 0x10000000000000 == 0x10000000000000) & (s.0[2] & 0x1 == 0x1);
-        n[86] = (s.0[1] & 0x400000 == 0x400000)
-            & (s.0[0] & 0x40000000000000 == 0x40000000000000) & (s.0[2] & 0x1 == 0x1);
-        n[87] = (s.0[1] & 0x1000000 == 0x1000000)
-            & (s.0[0] & 0x200000000000000 == 0x200000000000000) & (s.0[2] & 0x1 == 0x1);
-        n[88] = (s.0[1] & 0x2000000 == 0x2000000)
-            & (s.0[0] & 0x800000000000000 == 0x800000000000000) & (s.0[2] & 0x1 == 0x1);
-        n[89] = (s.0[1] & 0x4000000 == 0x4000000)
-            & (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[90] = (s.0[1] & 0x8000000 == 0x8000000)
-            & (s.0[0] & 0x8000000000000000 == 0x8000000000000000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[91] = (s.0[0] & 0x4 == 0x4) & (s.0[1] & 0x10 == 0x10) & (s.0[2] & 0x1 == 0x1);
-        n[92] = (s.0[0] & 0x10 == 0x10) & (s.0[1] & 0x20 == 0x20)
-            & (s.0[2] & 0x1 == 0x1);
-        n[93] = (s.0[0] & 0x40 == 0x40) & (s.0[1] & 0x40 == 0x40)
-            & (s.0[2] & 0x1 == 0x1);
-        n[94] = (s.0[0] & 0x200 == 0x200) & (s.0[1] & 0x100 == 0x100)
-            & (s.0[2] & 0x1 == 0x1);
-        n[95] = (s.0[0] & 0x800 == 0x800) & (s.0[1] & 0x200 == 0x200)
-            & (s.0[2] & 0x1 == 0x1);
-        n[96] = (s.0[0] & 0x2000 == 0x2000) & (s.0[1] & 0x400 == 0x400)
-            & (s.0[2] & 0x1 == 0x1);
-        n[97] = (s.0[0] & 0x8000 == 0x8000) & (s.0[1] & 0x800 == 0x800)
-            & (s.0[2] & 0x1 == 0x1);
-        n[98] = (s.0[0] & 0x40000 == 0x40000) & (s.0[1] & 0x1000 == 0x1000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[99] = (s.0[0] & 0x100000 == 0x100000) & (s.0[1] & 0x2000 == 0x2000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[100] = (s.0[0] & 0x400000 == 0x400000) & (s.0[1] & 0x4000 == 0x4000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[101] = (s.0[0] & 0x2000000 == 0x2000000) & (s.0[1] & 0x10000 == 0x10000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[102] = (s.0[0] & 0x8000000 == 0x8000000) & (s.0[1] & 0x20000 == 0x20000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[103] = (s.0[0] & 0x20000000 == 0x20000000) & (s.0[1] & 0x40000 == 0x40000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[104] = (s.0[0] & 0x80000000 == 0x80000000) & (s.0[1] & 0x80000 == 0x80000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[105] = (s.0[0] & 0x400000000 == 0x400000000) & (s.0[1] & 0x100000 == 0x100000)
-            & (s.0[2] & 0x1 == 0x1);
-        n[106] = (s.0[0] & 0x1000000000 == 0x1000000000)
-            & (s.0[1] & 0x200000 == 0x200000) & (s.0[2] & 0x1 == 0x1);
-        n[107] = (s.0[0] & 0x4000000000 == 0x4000000000)
-            & (s.0[1] & 0x400000 == 0x400000) & (s.0[2] & 0x1 == 0x1);
-        n[108] = (s.0[0] & 0x20000000000 == 0x20000000000)
-            & (s.0[1] & 0x1000000 == 0x1000000) & (s.0[2] & 0x1 == 0x1);
-        n[109] = (s.0[0] & 0x80000000000 == 0x80000000000)
-            & (s.0[1] & 0x2000000 == 0x2000000) & (s.0[2] & 0x1 == 0x1);
-        n[110] = (s.0[0] & 0x200000000000 == 0x200000000000)
-            & (s.0[1] & 0x4000000 == 0x4000000) & (s.0[2] & 0x1 == 0x1);
-        n[111] = (s.0[0] & 0x800000000000 == 0x800000000000)
-            & (s.0[1] & 0x8000000 == 0x8000000) & (s.0[2] & 0x1 == 0x1);
-        n[112] = (s.0[0] & 0x4000000000000 == 0x4000000000000)
-            & (s.0[1] & 0x10000000 == 0x10000000) & (s.0[2] & 0x1 == 0x1);
-        n[113] = (s.0[0] & 0x10000000000000 == 0x10000000000000)
-            & (s.0[1] & 0x20000000 == 0x20000000) & (s.0[2] & 0x1 == 0x1);
-        n[114] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
-            & (s.0[1] & 0x40000000 == 0x40000000) & (s.0[2] & 0x1 == 0x1);
-        parts[0] |= u64::from(n[66]);
-        parts[0] |= u64::from(n[67]) << 1;
-        parts[0] |= u64::from(n[68]) << 2;
-        parts[0] |= u64::from(n[69]) << 3;
-        parts[0] |= u64::from(n[91]) << 4;
-        parts[0] |= u64::from(n[70]) << 5;
-        parts[0] |= u64::from(n[92]) << 6;
-        parts[0] |= u64::from(n[71]) << 7;
-        parts[0] |= u64::from(n[93]) << 8;
-        parts[0] |= u64::from(n[72]) << 9;
-        parts[0] |= u64::from(n[94]) << 10;
-        parts[0] |= u64::from(n[73]) << 11;
-        parts[0] |= u64::from(n[95]) << 12;
-        parts[0] |= u64::from(n[74]) << 13;
-        parts[0] |= u64::from(n[96]) << 14;
-        parts[0] |= u64::from(n[75]) << 15;
-        parts[0] |= u64::from(n[97]) << 16;
-        parts[0] |= u64::from(n[76]) << 17;
-        parts[0] |= u64::from(n[98]) << 18;
-        parts[0] |= u64::from(n[77]) << 19;
-        parts[0] |= u64::from(n[99]) << 20;
-        parts[0] |= u64::from(n[78]) << 21;
-        parts[0] |= u64::from(n[100]) << 22;
-        parts[0] |= u64::from(n[79]) << 23;
-        parts[0] |= u64::from(n[101]) << 24;
-        parts[0] |= u64::from(n[80]) << 25;
-        parts[0] |= u64::from(n[102]) << 26;
-        parts[0] |= u64::from(n[81]) << 27;
-        parts[0] |= u64::from(n[103]) << 28;
-        parts[0] |= u64::from(n[82]) << 29;
-        parts[0] |= u64::from(n[104]) << 30;
-        parts[0] |= u64::from(n[83]) << 31;
-        parts[0] |= u64::from(n[105]) << 32;
-        parts[0] |= u64::from(n[84]) << 33;
-        parts[0] |= u64::from(n[106]) << 34;
-        parts[0] |= u64::from(n[85]) << 35;
-        parts[0] |= u64::from(n[107]) << 36;
-        parts[0] |= u64::from(n[86]) << 37;
-        parts[0] |= u64::from(n[108]) << 38;
-        parts[0] |= u64::from(n[87]) << 39;
-        parts[0] |= u64::from(n[109]) << 40;
-        parts[0] |= u64::from(n[88]) << 41;
-        parts[0] |= u64::from(n[110]) << 42;
-        parts[0] |= u64::from(n[89]) << 43;
-        parts[0] |= u64::from(n[111]) << 44;
-        parts[0] |= u64::from(n[90]) << 45;
-        parts[0] |= u64::from(n[112]) << 46;
-        parts[0] |= u64::from(n[113]) << 47;
-        parts[0] |= u64::from(n[114]) << 48;
+        parts[0]
+            |= (s.0[0]) & (((s.0[0] >> 16) | (s.0[1] << 48))) & (0x2222222222222222);
+        parts[1] |= (s.0[1]) & ((s.0[1] >> 16)) & (0x222222222222);
+        parts[0] |= (s.0[0]) & ((s.0[0] >> 14)) & (0x111000001110);
+        parts[1] |= (s.0[1]) & ((s.0[1] >> 14)) & (0x111000001110);
+        parts[0] |= (s.0[0]) & (((s.0[0] >> 18) | (s.0[1] << 46))) & (0x444000004440000);
+        parts[1] |= (s.0[1]) & ((s.0[1] >> 18)) & (0x4440000);
     }
-    parts[0] |= u64::from(s.0[2] & 0x2 != 0) << 49;
+    parts[0] |= u64::from(s.0[2] & 0x2 != 0);
     let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
         None => return None,
@@ -2685,253 +1729,62 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
-    match joint[1].0 {
-        0 => {
-            w[0] |= u64::from(s.0[0] & 0x1 == 0x1) << 9;
-            w[1] |= u64::from(s.0[1] & 0x1 == 0x1) << 4;
-            w[1] |= u64::from(s.0[1] & 0x100000000 == 0x100000000) << 36;
+    {
+        let (family, bit) = ARM_FAMILY_AT_1[drawn_1];
+        let a = 1u64 << bit;
+        match family {
+            1 => {
+                w[0] |= (a) & ((s.0[0] << 19));
+                w[0] |= ((a) & ((s.0[0] << 18))) << 1;
+                w[0] |= ((a) & ((s.0[0] << 17))) << 2;
+            }
+            2 => {
+                w[0] |= (a) & ((s.0[0] << 17));
+                w[0] |= ((a) & ((s.0[0] << 16))) << 1;
+                w[0] |= ((a) & ((s.0[0] << 15))) << 2;
+            }
+            3 => {
+                w[0] |= (a) & ((s.0[0] >> 13));
+                w[0] |= ((a) & ((s.0[0] >> 14))) << 1;
+                w[0] |= ((a) & ((s.0[0] >> 15))) << 2;
+            }
+            4 => {
+                w[0] |= (a) & ((s.0[0] >> 15));
+                w[0] |= ((a) & ((s.0[0] >> 16))) << 1;
+                w[0] |= ((a) & ((s.0[0] >> 17))) << 2;
+            }
+            5 => {
+                w[0] |= (a) & ((s.0[1] << 49));
+                w[0] |= ((a) & ((s.0[1] << 48))) << 1;
+                w[0] |= ((a) & ((s.0[1] << 47))) << 2;
+            }
+            6 => {
+                w[1] |= (a) & ((s.0[0] >> 45));
+                w[1] |= ((a) & ((s.0[0] >> 46))) << 1;
+                w[1] |= ((a) & ((s.0[0] >> 47))) << 2;
+            }
+            7 => {
+                w[1] |= (a) & ((s.0[1] << 19));
+                w[1] |= ((a) & ((s.0[1] << 18))) << 1;
+                w[1] |= ((a) & ((s.0[1] << 17))) << 2;
+            }
+            8 => {
+                w[1] |= (a) & ((s.0[1] << 17));
+                w[1] |= ((a) & ((s.0[1] << 16))) << 1;
+                w[1] |= ((a) & ((s.0[1] << 15))) << 2;
+            }
+            9 => {
+                w[1] |= (a) & ((s.0[1] >> 13));
+                w[1] |= ((a) & ((s.0[1] >> 14))) << 1;
+                w[1] |= ((a) & ((s.0[1] >> 15))) << 2;
+            }
+            10 => {
+                w[1] |= (a) & ((s.0[1] >> 15));
+                w[1] |= ((a) & ((s.0[1] >> 16))) << 1;
+                w[1] |= ((a) & ((s.0[1] >> 17))) << 2;
+            }
+            _ => {}
         }
-        2 => {
-            w[0] |= u64::from(s.0[0] & 0x4 == 0x4) << 11;
-            w[1] |= u64::from(s.0[1] & 0x2 == 0x2) << 5;
-            w[1] |= u64::from(s.0[1] & 0x200000000 == 0x200000000) << 37;
-        }
-        4 => {
-            w[0] |= u64::from(s.0[0] & 0x10 == 0x10) << 13;
-            w[1] |= u64::from(s.0[1] & 0x4 == 0x4) << 6;
-            w[1] |= u64::from(s.0[1] & 0x400000000 == 0x400000000) << 38;
-        }
-        6 => {
-            w[0] |= u64::from(s.0[0] & 0x40 == 0x40) << 15;
-            w[1] |= u64::from(s.0[1] & 0x8 == 0x8) << 7;
-            w[1] |= u64::from(s.0[1] & 0x800000000 == 0x800000000) << 39;
-        }
-        8 => {
-            w[0] |= u64::from(s.0[0] & 0x200 == 0x200) << 2;
-            w[1] |= u64::from(s.0[1] & 0x10 == 0x10) << 1;
-            w[1] |= u64::from(s.0[1] & 0x1000000000 == 0x1000000000) << 33;
-        }
-        10 => {
-            w[0] |= u64::from(s.0[0] & 0x200 == 0x200) << 18;
-            w[1] |= u64::from(s.0[1] & 0x10 == 0x10) << 9;
-            w[1] |= u64::from(s.0[1] & 0x1000000000 == 0x1000000000) << 41;
-        }
-        12 => {
-            w[0] |= u64::from(s.0[0] & 0x800 == 0x800) << 4;
-            w[1] |= u64::from(s.0[1] & 0x20 == 0x20) << 2;
-            w[1] |= u64::from(s.0[1] & 0x2000000000 == 0x2000000000) << 34;
-        }
-        14 => {
-            w[0] |= u64::from(s.0[0] & 0x800 == 0x800) << 20;
-            w[1] |= u64::from(s.0[1] & 0x20 == 0x20) << 10;
-            w[1] |= u64::from(s.0[1] & 0x2000000000 == 0x2000000000) << 42;
-        }
-        16 => {
-            w[0] |= u64::from(s.0[0] & 0x2000 == 0x2000) << 6;
-            w[1] |= u64::from(s.0[1] & 0x40 == 0x40) << 3;
-            w[1] |= u64::from(s.0[1] & 0x4000000000 == 0x4000000000) << 35;
-        }
-        18 => {
-            w[0] |= u64::from(s.0[0] & 0x2000 == 0x2000) << 22;
-            w[1] |= u64::from(s.0[1] & 0x40 == 0x40) << 11;
-            w[1] |= u64::from(s.0[1] & 0x4000000000 == 0x4000000000) << 43;
-        }
-        21 => {
-            w[0] |= u64::from(s.0[0] & 0x10000 == 0x10000) << 9;
-            w[1] |= u64::from(s.0[1] & 0x100 == 0x100) << 4;
-            w[1] |= u64::from(s.0[1] & 0x10000000000 == 0x10000000000) << 36;
-        }
-        22 => {
-            w[0] |= u64::from(s.0[0] & 0x10000 == 0x10000) << 25;
-            w[1] |= u64::from(s.0[1] & 0x100 == 0x100) << 12;
-            w[1] |= u64::from(s.0[1] & 0x10000000000 == 0x10000000000) << 44;
-        }
-        24 => {
-            w[0] |= u64::from(s.0[0] & 0x40000 == 0x40000) << 11;
-            w[1] |= u64::from(s.0[1] & 0x200 == 0x200) << 5;
-            w[1] |= u64::from(s.0[1] & 0x20000000000 == 0x20000000000) << 37;
-        }
-        26 => {
-            w[0] |= u64::from(s.0[0] & 0x40000 == 0x40000) << 27;
-            w[1] |= u64::from(s.0[1] & 0x200 == 0x200) << 13;
-            w[1] |= u64::from(s.0[1] & 0x20000000000 == 0x20000000000) << 45;
-        }
-        28 => {
-            w[0] |= u64::from(s.0[0] & 0x100000 == 0x100000) << 13;
-            w[1] |= u64::from(s.0[1] & 0x400 == 0x400) << 6;
-            w[1] |= u64::from(s.0[1] & 0x40000000000 == 0x40000000000) << 38;
-        }
-        30 => {
-            w[0] |= u64::from(s.0[0] & 0x100000 == 0x100000) << 29;
-            w[1] |= u64::from(s.0[1] & 0x400 == 0x400) << 14;
-            w[1] |= u64::from(s.0[1] & 0x40000000000 == 0x40000000000) << 46;
-        }
-        32 => {
-            w[0] |= u64::from(s.0[0] & 0x400000 == 0x400000) << 15;
-            w[1] |= u64::from(s.0[1] & 0x800 == 0x800) << 7;
-            w[1] |= u64::from(s.0[1] & 0x80000000000 == 0x80000000000) << 39;
-        }
-        34 => {
-            w[0] |= u64::from(s.0[0] & 0x400000 == 0x400000) << 31;
-            w[1] |= u64::from(s.0[1] & 0x800 == 0x800) << 15;
-            w[1] |= u64::from(s.0[1] & 0x80000000000 == 0x80000000000) << 47;
-        }
-        36 => {
-            w[0] |= u64::from(s.0[0] & 0x2000000 == 0x2000000) << 18;
-            w[1] |= u64::from(s.0[1] & 0x1000 == 0x1000) << 9;
-            w[1] |= u64::from(s.0[1] & 0x100000000000 == 0x100000000000) << 41;
-        }
-        38 => {
-            w[0] |= u64::from(s.0[0] & 0x2000000 == 0x2000000) << 34;
-            w[1] |= u64::from(s.0[1] & 0x1000 == 0x1000) << 17;
-            w[1] |= u64::from(s.0[1] & 0x100000000000 == 0x100000000000) << 49;
-        }
-        40 => {
-            w[0] |= u64::from(s.0[0] & 0x8000000 == 0x8000000) << 20;
-            w[1] |= u64::from(s.0[1] & 0x2000 == 0x2000) << 10;
-            w[1] |= u64::from(s.0[1] & 0x200000000000 == 0x200000000000) << 42;
-        }
-        42 => {
-            w[0] |= u64::from(s.0[0] & 0x8000000 == 0x8000000) << 36;
-            w[1] |= u64::from(s.0[1] & 0x2000 == 0x2000) << 18;
-            w[1] |= u64::from(s.0[1] & 0x200000000000 == 0x200000000000) << 50;
-        }
-        44 => {
-            w[0] |= u64::from(s.0[0] & 0x20000000 == 0x20000000) << 22;
-            w[1] |= u64::from(s.0[1] & 0x4000 == 0x4000) << 11;
-            w[1] |= u64::from(s.0[1] & 0x400000000000 == 0x400000000000) << 43;
-        }
-        46 => {
-            w[0] |= u64::from(s.0[0] & 0x20000000 == 0x20000000) << 38;
-            w[1] |= u64::from(s.0[1] & 0x4000 == 0x4000) << 19;
-            w[1] |= u64::from(s.0[1] & 0x400000000000 == 0x400000000000) << 51;
-        }
-        49 => {
-            w[0] |= u64::from(s.0[0] & 0x100000000 == 0x100000000) << 25;
-            w[1] |= u64::from(s.0[1] & 0x10000 == 0x10000) << 12;
-            w[1] |= u64::from(s.0[1] & 0x1000000000000 == 0x1000000000000) << 44;
-        }
-        50 => {
-            w[0] |= u64::from(s.0[0] & 0x100000000 == 0x100000000) << 41;
-            w[1] |= u64::from(s.0[1] & 0x10000 == 0x10000) << 20;
-            w[1] |= u64::from(s.0[1] & 0x1000000000000 == 0x1000000000000) << 52;
-        }
-        52 => {
-            w[0] |= u64::from(s.0[0] & 0x400000000 == 0x400000000) << 27;
-            w[1] |= u64::from(s.0[1] & 0x20000 == 0x20000) << 13;
-            w[1] |= u64::from(s.0[1] & 0x2000000000000 == 0x2000000000000) << 45;
-        }
-        54 => {
-            w[0] |= u64::from(s.0[0] & 0x400000000 == 0x400000000) << 43;
-            w[1] |= u64::from(s.0[1] & 0x20000 == 0x20000) << 21;
-            w[1] |= u64::from(s.0[1] & 0x2000000000000 == 0x2000000000000) << 53;
-        }
-        56 => {
-            w[0] |= u64::from(s.0[0] & 0x1000000000 == 0x1000000000) << 29;
-            w[1] |= u64::from(s.0[1] & 0x40000 == 0x40000) << 14;
-            w[1] |= u64::from(s.0[1] & 0x4000000000000 == 0x4000000000000) << 46;
-        }
-        58 => {
-            w[0] |= u64::from(s.0[0] & 0x1000000000 == 0x1000000000) << 45;
-            w[1] |= u64::from(s.0[1] & 0x40000 == 0x40000) << 22;
-            w[1] |= u64::from(s.0[1] & 0x4000000000000 == 0x4000000000000) << 54;
-        }
-        60 => {
-            w[0] |= u64::from(s.0[0] & 0x4000000000 == 0x4000000000) << 31;
-            w[1] |= u64::from(s.0[1] & 0x80000 == 0x80000) << 15;
-            w[1] |= u64::from(s.0[1] & 0x8000000000000 == 0x8000000000000) << 47;
-        }
-        62 => {
-            w[0] |= u64::from(s.0[0] & 0x4000000000 == 0x4000000000) << 47;
-            w[1] |= u64::from(s.0[1] & 0x80000 == 0x80000) << 23;
-            w[1] |= u64::from(s.0[1] & 0x8000000000000 == 0x8000000000000) << 55;
-        }
-        64 => {
-            w[0] |= u64::from(s.0[0] & 0x20000000000 == 0x20000000000) << 34;
-            w[1] |= u64::from(s.0[1] & 0x100000 == 0x100000) << 17;
-            w[1] |= u64::from(s.0[1] & 0x10000000000000 == 0x10000000000000) << 49;
-        }
-        66 => {
-            w[0] |= u64::from(s.0[0] & 0x20000000000 == 0x20000000000) << 50;
-            w[1] |= u64::from(s.0[1] & 0x100000 == 0x100000) << 25;
-            w[1] |= u64::from(s.0[1] & 0x10000000000000 == 0x10000000000000) << 57;
-        }
-        68 => {
-            w[0] |= u64::from(s.0[0] & 0x80000000000 == 0x80000000000) << 36;
-            w[1] |= u64::from(s.0[1] & 0x200000 == 0x200000) << 18;
-            w[1] |= u64::from(s.0[1] & 0x20000000000000 == 0x20000000000000) << 50;
-        }
-        70 => {
-            w[0] |= u64::from(s.0[0] & 0x80000000000 == 0x80000000000) << 52;
-            w[1] |= u64::from(s.0[1] & 0x200000 == 0x200000) << 26;
-            w[1] |= u64::from(s.0[1] & 0x20000000000000 == 0x20000000000000) << 58;
-        }
-        72 => {
-            w[0] |= u64::from(s.0[0] & 0x200000000000 == 0x200000000000) << 38;
-            w[1] |= u64::from(s.0[1] & 0x400000 == 0x400000) << 19;
-            w[1] |= u64::from(s.0[1] & 0x40000000000000 == 0x40000000000000) << 51;
-        }
-        74 => {
-            w[0] |= u64::from(s.0[0] & 0x200000000000 == 0x200000000000) << 54;
-            w[1] |= u64::from(s.0[1] & 0x400000 == 0x400000) << 27;
-            w[1] |= u64::from(s.0[1] & 0x40000000000000 == 0x40000000000000) << 59;
-        }
-        77 => {
-            w[0] |= u64::from(s.0[0] & 0x1000000000000 == 0x1000000000000) << 41;
-            w[1] |= u64::from(s.0[1] & 0x1000000 == 0x1000000) << 20;
-            w[1] |= u64::from(s.0[1] & 0x100000000000000 == 0x100000000000000) << 52;
-        }
-        78 => {
-            w[0] |= u64::from(s.0[0] & 0x1000000000000 == 0x1000000000000) << 57;
-            w[1] |= u64::from(s.0[1] & 0x1000000 == 0x1000000) << 28;
-            w[1] |= u64::from(s.0[1] & 0x100000000000000 == 0x100000000000000) << 60;
-        }
-        80 => {
-            w[0] |= u64::from(s.0[0] & 0x4000000000000 == 0x4000000000000) << 43;
-            w[1] |= u64::from(s.0[1] & 0x2000000 == 0x2000000) << 21;
-            w[1] |= u64::from(s.0[1] & 0x200000000000000 == 0x200000000000000) << 53;
-        }
-        82 => {
-            w[0] |= u64::from(s.0[0] & 0x4000000000000 == 0x4000000000000) << 59;
-            w[1] |= u64::from(s.0[1] & 0x2000000 == 0x2000000) << 29;
-            w[1] |= u64::from(s.0[1] & 0x200000000000000 == 0x200000000000000) << 61;
-        }
-        84 => {
-            w[0] |= u64::from(s.0[0] & 0x10000000000000 == 0x10000000000000) << 45;
-            w[1] |= u64::from(s.0[1] & 0x4000000 == 0x4000000) << 22;
-            w[1] |= u64::from(s.0[1] & 0x400000000000000 == 0x400000000000000) << 54;
-        }
-        86 => {
-            w[0] |= u64::from(s.0[0] & 0x10000000000000 == 0x10000000000000) << 61;
-            w[1] |= u64::from(s.0[1] & 0x4000000 == 0x4000000) << 30;
-            w[1] |= u64::from(s.0[1] & 0x400000000000000 == 0x400000000000000) << 62;
-        }
-        88 => {
-            w[0] |= u64::from(s.0[0] & 0x40000000000000 == 0x40000000000000) << 47;
-            w[1] |= u64::from(s.0[1] & 0x8000000 == 0x8000000) << 23;
-            w[1] |= u64::from(s.0[1] & 0x800000000000000 == 0x800000000000000) << 55;
-        }
-        90 => {
-            w[0] |= u64::from(s.0[0] & 0x40000000000000 == 0x40000000000000) << 63;
-            w[1] |= u64::from(s.0[1] & 0x8000000 == 0x8000000) << 31;
-            w[1] |= u64::from(s.0[1] & 0x800000000000000 == 0x800000000000000) << 63;
-        }
-        92 => {
-            w[0] |= u64::from(s.0[0] & 0x200000000000000 == 0x200000000000000) << 50;
-            w[1] |= u64::from(s.0[1] & 0x10000000 == 0x10000000) << 25;
-            w[1] |= u64::from(s.0[1] & 0x1000000000000000 == 0x1000000000000000) << 57;
-        }
-        94 => {
-            w[0] |= u64::from(s.0[0] & 0x800000000000000 == 0x800000000000000) << 52;
-            w[1] |= u64::from(s.0[1] & 0x20000000 == 0x20000000) << 26;
-            w[1] |= u64::from(s.0[1] & 0x2000000000000000 == 0x2000000000000000) << 58;
-        }
-        96 => {
-            w[0] |= u64::from(s.0[0] & 0x2000000000000000 == 0x2000000000000000) << 54;
-            w[1] |= u64::from(s.0[1] & 0x40000000 == 0x40000000) << 27;
-            w[1] |= u64::from(s.0[1] & 0x4000000000000000 == 0x4000000000000000) << 59;
-        }
-        _ => {}
     }
     w[2] |= u64::from(s.0[2] & 0x2 != 0) << 0;
     w[2] |= u64::from(s.0[2] & 0x1 != 0) << 1;
