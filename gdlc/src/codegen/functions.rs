@@ -869,6 +869,16 @@ impl<'g> Emitter<'g> {
                 _ => None,
             };
             let drawn = format_ident!("drawn_{}", role);
+            // The drawn bit is below `64 * words`; saying so with a mask (free when that is a
+            // power of two) lets the compiler drop the bounds checks of the tables it indexes,
+            // and with them the move's lookup when nothing reads the move.
+            let bits = 64 * parts.words.len();
+            let in_range = if bits.is_power_of_two() {
+                let mask = Literal::usize_unsuffixed(bits - 1);
+                quote!(& #mask)
+            } else {
+                TokenStream::new()
+            };
             let draw = match hash {
                 Some(hash) => {
                     let table = super::pick_tables::table_name(role);
@@ -876,14 +886,14 @@ impl<'g> Emitter<'g> {
                     let row = hash.row(&table, quote!(parts[0]));
                     quote! {
                         let #drawn = match ::gdl_runtime::bits::pick_listed(#row, rng) {
-                            Some(b) => b as usize,
+                            Some(b) => b as usize #in_range,
                             None => return None,
                         };
                     }
                 }
                 None => quote! {
                     let #drawn = match ::gdl_runtime::bits::pick(&parts, rng) {
-                        Some((p, b)) => 64 * p + b as usize,
+                        Some((p, b)) => (64 * p + b as usize) #in_range,
                         None => return None,
                     };
                 },

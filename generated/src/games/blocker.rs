@@ -659,14 +659,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let mut parts = [0u64; 1];
     parts[0] |= (s.0[0]) & (0xffff);
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
+        Some((p, b)) => (64 * p + b as usize) & 63,
         None => return None,
     };
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
     let mut parts = [0u64; 1];
     parts[0] |= (s.0[0]) & (0xffff);
     let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
+        Some((p, b)) => (64 * p + b as usize) & 63,
         None => return None,
     };
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);

@@ -1598,7 +1598,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     parts[0] |= u64::from(n[21]) << 7;
     parts[0] |= u64::from(n[23]) << 8;
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
+        Some((p, b)) => (64 * p + b as usize) & 63,
         None => return None,
     };
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
@@ -1616,7 +1616,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     parts[0] |= u64::from(n[30]) << 7;
     parts[0] |= u64::from(n[31]) << 8;
     let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
+        Some((p, b)) => (64 * p + b as usize) & 63,
         None => return None,
     };
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);

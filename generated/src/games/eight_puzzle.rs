@@ -2705,7 +2705,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         &PICK_0[((parts[0]).wrapping_mul(0x1008008008030000) >> 55) as usize],
         rng,
     ) {
-        Some(b) => b as usize,
+        Some(b) => b as usize & 63,
         None => return None,
     };
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);

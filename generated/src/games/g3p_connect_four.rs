@@ -1053,7 +1053,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         &PICK_0[((parts[0]).wrapping_mul(0x210002030100208) >> 54) as usize],
         rng,
     ) {
-        Some(b) => b as usize,
+        Some(b) => b as usize & 63,
         None => return None,
     };
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
@@ -1066,7 +1066,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         &PICK_1[((parts[0]).wrapping_mul(0x210002030100208) >> 54) as usize],
         rng,
     ) {
-        Some(b) => b as usize,
+        Some(b) => b as usize & 63,
         None => return None,
     };
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
@@ -1079,7 +1079,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         &PICK_2[((parts[0]).wrapping_mul(0x210002030100208) >> 54) as usize],
         rng,
     ) {
-        Some(b) => b as usize,
+        Some(b) => b as usize & 63,
         None => return None,
     };
     joint[2] = Move(LEGAL_MOVE_OF_2[drawn_2 / 64][drawn_2 % 64]);

@@ -7389,7 +7389,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     parts[3] |= u64::from(s.0[3] & 0x4 == 0) << 54;
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
+        Some((p, b)) => (64 * p + b as usize) & 255,
         None => return None,
     };
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
@@ -8237,7 +8237,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     parts[3] |= u64::from(s.0[3] & 0x8 == 0) << 54;
     let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
+        Some((p, b)) => (64 * p + b as usize) & 255,
         None => return None,
     };
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
@@ -9086,7 +9086,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     parts[3] |= u64::from(s.0[3] & 0x1 == 0) << 32;
     let drawn_2 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
+        Some((p, b)) => (64 * p + b as usize),
         None => return None,
     };
     joint[2] = Move(LEGAL_MOVE_OF_2[drawn_2 / 64][drawn_2 % 64]);
@@ -9936,7 +9936,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     parts[3] |= u64::from(s.0[3] & 0x2 == 0) << 53;
     let drawn_3 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
+        Some((p, b)) => (64 * p + b as usize) & 255,
         None => return None,
     };
     joint[3] = Move(LEGAL_MOVE_OF_3[drawn_3 / 64][drawn_3 % 64]);

@@ -961,7 +961,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     parts[2] |= (s.0[1]) & ((s.0[1] >> 2)) & (0x1e);
     parts[3] |= (s.0[1]) & ((s.0[1] >> 3)) & (0x1e);
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
+        Some((p, b)) => (64 * p + b as usize) & 255,
         None => return None,
     };
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);

@@ -400,7 +400,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         &PICK_0[((parts[0]).wrapping_mul(0x8020202202001c0) >> 59) as usize],
         rng,
     ) {
-        Some(b) => b as usize,
+        Some(b) => b as usize & 63,
         None => return None,
     };
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
@@ -416,7 +416,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         &PICK_1[((parts[0]).wrapping_mul(0x1408001100001010) >> 57) as usize],
         rng,
     ) {
-        Some(b) => b as usize,
+        Some(b) => b as usize & 63,
         None => return None,
     };
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
