@@ -879,6 +879,8 @@ impl<'g> Emitter<'g> {
             } else {
                 TokenStream::new()
             };
+            let at =
+                if in_range.is_empty() { quote!(64 * p + b as usize) } else { quote!((64 * p + b as usize) #in_range) };
             let draw = match hash {
                 Some(hash) => {
                     let table = super::pick_tables::table_name(role);
@@ -893,7 +895,7 @@ impl<'g> Emitter<'g> {
                 }
                 None => quote! {
                     let #drawn = match ::gdl_runtime::bits::pick(&parts, rng) {
-                        Some((p, b)) => (64 * p + b as usize) #in_range,
+                        Some((p, b)) => #at,
                         None => return None,
                     };
                 },

@@ -1677,7 +1677,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     parts[0] |= u64::from(s.0[2] & 0x1 != 0);
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => (64 * p + b as usize),
+        Some((p, b)) => 64 * p + b as usize,
         None => return None,
     };
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
@@ -1689,7 +1689,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     parts[0] |= u64::from(s.0[2] & 0x2 != 0) << 7;
     let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => (64 * p + b as usize),
+        Some((p, b)) => 64 * p + b as usize,
         None => return None,
     };
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);

@@ -38591,7 +38591,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     parts[9] |= u64::from(s.0[3] & 0x800000000 != 0) << 63;
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => (64 * p + b as usize),
+        Some((p, b)) => 64 * p + b as usize,
         None => return None,
     };
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
@@ -39154,7 +39154,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     parts[9] |= u64::from(s.0[3] & 0x1000000000 != 0) << 63;
     let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => (64 * p + b as usize),
+        Some((p, b)) => 64 * p + b as usize,
         None => return None,
     };
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);

@@ -9086,7 +9086,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     parts[3] |= u64::from(s.0[3] & 0x1 == 0) << 32;
     let drawn_2 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => (64 * p + b as usize),
+        Some((p, b)) => 64 * p + b as usize,
         None => return None,
     };
     joint[2] = Move(LEGAL_MOVE_OF_2[drawn_2 / 64][drawn_2 % 64]);
