@@ -413,14 +413,8 @@ impl<'g> Emitter<'g> {
                 })
                 .collect();
             if let Some(families) = self.arm_families.get(role) {
-                let r = Literal::usize_unsuffixed(role);
-                let row = if by_draw[role] {
-                    let (table, drawn) = (RoleArms::table_at_bit_name(role), format_ident!("drawn_{}", role));
-                    quote!(#table[#drawn])
-                } else {
-                    let table = RoleArms::table_name(role);
-                    quote!(#table[joint[#r].0 as usize])
-                };
+                let by_move = RoleArms::table_name(role);
+                let row = role_row(role, by_draw[role], &RoleArms::table_at_bit_name(role), quote!(#by_move));
                 out.extend(families.statements(row));
             }
             if cases.is_empty() {
@@ -482,30 +476,10 @@ impl<'g> Emitter<'g> {
         }
         let always = always.into_iter().map(hex);
         let frames = self.tables.as_ref().filter(|t| t.has_frames()).map(|_| {
-            if !by_draw.contains(&true) {
-                return quote! {
-                    let mut keep = [0u64; WORDS];
-                    let mut set = [0u64; WORDS];
-                    for (r, m) in joint.iter().enumerate() {
-                        let [k, x] = &FRAMES[r][m.0 as usize];
-                        for i in 0..WORDS {
-                            keep[i] |= k[i];
-                            set[i] |= x[i];
-                        }
-                    }
-                    for i in 0..WORDS {
-                        w[i] |= (s.0[i] & keep[i]) | set[i];
-                    }
-                };
-            }
-            let rows = by_draw.iter().enumerate().map(|(role, &drawn)| {
+            let rows = (0..by_draw.len()).map(|role| {
                 let r = Literal::usize_unsuffixed(role);
-                if drawn {
-                    let (table, drawn) = (format_ident!("FRAMES_AT_{}", role), format_ident!("drawn_{}", role));
-                    quote!(&#table[#drawn])
-                } else {
-                    quote!(&FRAMES[#r][joint[#r].0 as usize])
-                }
+                let row = role_row(role, by_draw[role], &frames_at_name(role), quote!(FRAMES[#r]));
+                quote!(&#row)
             });
             quote! {
                 let mut keep = [0u64; WORDS];
@@ -873,14 +847,10 @@ impl<'g> Emitter<'g> {
             // power of two) lets the compiler drop the bounds checks of the tables it indexes,
             // and with them the move's lookup when nothing reads the move.
             let bits = 64 * parts.words.len();
-            let in_range = if bits.is_power_of_two() {
+            let in_range = bits.is_power_of_two().then(|| {
                 let mask = Literal::usize_unsuffixed(bits - 1);
-                quote!(& #mask)
-            } else {
-                TokenStream::new()
-            };
-            let at =
-                if in_range.is_empty() { quote!(64 * p + b as usize) } else { quote!((64 * p + b as usize) #in_range) };
+                quote!(let #drawn = #drawn & #mask;)
+            });
             let draw = match hash {
                 Some(hash) => {
                     let table = super::pick_tables::table_name(role);
@@ -888,14 +858,14 @@ impl<'g> Emitter<'g> {
                     let row = hash.row(&table, quote!(parts[0]));
                     quote! {
                         let #drawn = match ::gdl_runtime::bits::pick_listed(#row, rng) {
-                            Some(b) => b as usize #in_range,
+                            Some(b) => b as usize,
                             None => return None,
                         };
                     }
                 }
                 None => quote! {
                     let #drawn = match ::gdl_runtime::bits::pick(&parts, rng) {
-                        Some((p, b)) => #at,
+                        Some((p, b)) => 64 * p + b as usize,
                         None => return None,
                     };
                 },
@@ -907,6 +877,7 @@ impl<'g> Emitter<'g> {
                 #declare
                 #fill
                 #draw
+                #in_range
                 joint[#r] = Move(#move_of[#drawn / 64][#drawn % 64]);
             }
         });
@@ -957,7 +928,7 @@ impl<'g> Emitter<'g> {
             let set = tables.set_table[role][at..at + width].iter().copied().map(hex);
             quote!([[#(#keep),*], [#(#set),*]])
         });
-        let name = format_ident!("FRAMES_AT_{}", role);
+        let name = frames_at_name(role);
         let size = Literal::usize_unsuffixed(moves_by_bit.len());
         let doc = format!("The `FRAMES` row of role {role}'s move of every bit that `random_step` may draw.");
         self.step_tables.borrow_mut().insert(
@@ -1371,6 +1342,23 @@ fn family_word(family: &Family, k: usize) -> TokenStream {
         .collect();
     factors.push(hex(family.anchors[k]));
     join(&factors, quote!(&))
+}
+
+/// The name of role `role`'s table of `FRAMES` rows by drawn bit.
+fn frames_at_name(role: usize) -> Ident {
+    format_ident!("FRAMES_AT_{}", role)
+}
+
+/// Role `role`'s row of a table of the joint move's rows: of `by_bit`, indexed by the bit the
+/// role drew (`drawn_role`, in `random_step`) when `drawn`, else of `by_move`, indexed by its move.
+fn role_row(role: usize, drawn: bool, by_bit: &Ident, by_move: TokenStream) -> TokenStream {
+    if drawn {
+        let drawn = format_ident!("drawn_{}", role);
+        quote!(#by_bit[#drawn])
+    } else {
+        let r = Literal::usize_unsuffixed(role);
+        quote!(#by_move[joint[#r].0 as usize])
+    }
 }
 
 /// Word `k` of the state shifted right by `offset` bits (as one number of `words` words), so

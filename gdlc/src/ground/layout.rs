@@ -65,7 +65,8 @@ pub fn layout(base: &[String]) -> Option<Vec<u32>> {
 
 /// The base facts grouped into blocks: the facts of one relation (by name and arity) with the
 /// same value of its argument with the fewest values, each block in the order of the other
-/// arguments. Blocks are in the order of their relation and that value.
+/// arguments, when every value has the same board (see [`uniform`]); else the relation's facts
+/// in byte order, as one block. Blocks are in the order of their relation and that value.
 fn blocks(base: &[String]) -> Vec<Vec<usize>> {
     let parsed: Vec<(String, Vec<String>)> = base.iter().map(|fact| split(fact)).collect();
     let mut relations: BTreeMap<(&str, usize), Vec<usize>> = BTreeMap::new();
@@ -92,22 +93,12 @@ fn blocks(base: &[String]) -> Vec<Vec<usize>> {
         // Colour-major only when every value of the leading argument has the same facts of the
         // others (a whole board per colour), so that a rule moved from one colour to another is
         // the same shift everywhere; otherwise the relation stays in byte order, as one block.
-        let outer = outer.filter(|&o| arity > 1 && uniform(&facts, &parsed, o));
-        if outer.is_none() {
-            let mut facts = facts;
+        let Some(outer) = outer.filter(|&o| arity > 1 && uniform(&facts, &parsed, o)) else {
             facts.sort_unstable();
             blocks.push(facts);
             continue;
-        }
-        let mut start = 0;
-        for end in 1..=facts.len() {
-            let split_here = end == facts.len()
-                || (arity > 1 && outer.is_some_and(|o| parsed[facts[end]].1[o] != parsed[facts[start]].1[o]));
-            if split_here {
-                blocks.push(facts[start..end].to_vec());
-                start = end;
-            }
-        }
+        };
+        blocks.extend(facts.chunk_by(|&a, &b| parsed[a].1[outer] == parsed[b].1[outer]).map(<[usize]>::to_vec));
     }
     blocks
 }

@@ -470,8 +470,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     let mut w: [u64; WORDS] = [0x0];
     let mut keep = [0u64; WORDS];
     let mut set = [0u64; WORDS];
-    for (r, m) in joint.iter().enumerate() {
-        let [k, x] = &FRAMES[r][m.0 as usize];
+    for [k, x] in [&FRAMES[0][joint[0].0 as usize], &FRAMES[1][joint[1].0 as usize]] {
         for i in 0..WORDS {
             keep[i] |= k[i];
             set[i] |= x[i];
@@ -659,16 +658,18 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let mut parts = [0u64; 1];
     parts[0] |= (s.0[0]) & (0xffff);
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => (64 * p + b as usize) & 63,
+        Some((p, b)) => 64 * p + b as usize,
         None => return None,
     };
+    let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
     let mut parts = [0u64; 1];
     parts[0] |= (s.0[0]) & (0xffff);
     let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => (64 * p + b as usize) & 63,
+        Some((p, b)) => 64 * p + b as usize,
         None => return None,
     };
+    let drawn_1 = drawn_1 & 63;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
     let joint = &joint;
     n[0] = ((s.0[0] & 0x1 == 0x1) & (joint[1].0 != 0) & (joint[0].0 == 0))

@@ -1607,8 +1607,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
     let mut keep = [0u64; WORDS];
     let mut set = [0u64; WORDS];
-    for (r, m) in joint.iter().enumerate() {
-        let [k, x] = &FRAMES[r][m.0 as usize];
+    for [k, x] in [&FRAMES[0][joint[0].0 as usize], &FRAMES[1][joint[1].0 as usize]] {
         for i in 0..WORDS {
             keep[i] |= k[i];
             set[i] |= x[i];

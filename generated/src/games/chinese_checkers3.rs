@@ -5645,9 +5645,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     parts[1] |= u64::from(true) << 14;
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => (64 * p + b as usize) & 127,
+        Some((p, b)) => 64 * p + b as usize,
         None => return None,
     };
+    let drawn_0 = drawn_0 & 127;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
     let mut parts = [0u64; 2];
     if s.0[1] & 0x2000000000000 != 0 {
@@ -5874,9 +5875,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     parts[1] |= u64::from(true) << 16;
     let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => (64 * p + b as usize) & 127,
+        Some((p, b)) => 64 * p + b as usize,
         None => return None,
     };
+    let drawn_1 = drawn_1 & 127;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
     let mut parts = [0u64; 2];
     if s.0[1] & 0x1000000000000 != 0 {
@@ -6077,9 +6079,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     parts[1] |= u64::from(true) << 24;
     let drawn_2 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => (64 * p + b as usize) & 127,
+        Some((p, b)) => 64 * p + b as usize,
         None => return None,
     };
+    let drawn_2 = drawn_2 & 127;
     joint[2] = Move(LEGAL_MOVE_OF_2[drawn_2 / 64][drawn_2 % 64]);
     let joint = &joint;
     n[0]

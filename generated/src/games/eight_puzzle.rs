@@ -1880,8 +1880,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
     let mut keep = [0u64; WORDS];
     let mut set = [0u64; WORDS];
-    for (r, m) in joint.iter().enumerate() {
-        let [k, x] = &FRAMES[r][m.0 as usize];
+    for [k, x] in [&FRAMES[0][joint[0].0 as usize]] {
         for i in 0..WORDS {
             keep[i] |= k[i];
             set[i] |= x[i];
@@ -2705,9 +2704,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         &PICK_0[((parts[0]).wrapping_mul(0x1008008008030000) >> 55) as usize],
         rng,
     ) {
-        Some(b) => b as usize & 63,
+        Some(b) => b as usize,
         None => return None,
     };
+    let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
     let joint = &joint;
     let mut mt = [0u64; 1];

@@ -813,8 +813,11 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
     let mut keep = [0u64; WORDS];
     let mut set = [0u64; WORDS];
-    for (r, m) in joint.iter().enumerate() {
-        let [k, x] = &FRAMES[r][m.0 as usize];
+    for [k, x] in [
+        &FRAMES[0][joint[0].0 as usize],
+        &FRAMES[1][joint[1].0 as usize],
+        &FRAMES[2][joint[2].0 as usize],
+    ] {
         for i in 0..WORDS {
             keep[i] |= k[i];
             set[i] |= x[i];
@@ -1053,9 +1056,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         &PICK_0[((parts[0]).wrapping_mul(0x210002030100208) >> 54) as usize],
         rng,
     ) {
-        Some(b) => b as usize & 63,
+        Some(b) => b as usize,
         None => return None,
     };
+    let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
     let mut parts = [0u64; 1];
     if s.0[0] & 0x4000000000000 != 0 {
@@ -1066,9 +1070,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         &PICK_1[((parts[0]).wrapping_mul(0x210002030100208) >> 54) as usize],
         rng,
     ) {
-        Some(b) => b as usize & 63,
+        Some(b) => b as usize,
         None => return None,
     };
+    let drawn_1 = drawn_1 & 63;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
     let mut parts = [0u64; 1];
     if s.0[0] & 0x1000000000000 != 0 {
@@ -1079,9 +1084,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         &PICK_2[((parts[0]).wrapping_mul(0x210002030100208) >> 54) as usize],
         rng,
     ) {
-        Some(b) => b as usize & 63,
+        Some(b) => b as usize,
         None => return None,
     };
+    let drawn_2 = drawn_2 & 63;
     joint[2] = Move(LEGAL_MOVE_OF_2[drawn_2 / 64][drawn_2 % 64]);
     let joint = &joint;
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];

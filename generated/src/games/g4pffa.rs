@@ -7389,9 +7389,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     parts[3] |= u64::from(s.0[3] & 0x4 == 0) << 54;
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => (64 * p + b as usize) & 255,
+        Some((p, b)) => 64 * p + b as usize,
         None => return None,
     };
+    let drawn_0 = drawn_0 & 255;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
     let mut parts = [0u64; 4];
     if s.0[3] & 0x8 != 0 {
@@ -8237,9 +8238,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     parts[3] |= u64::from(s.0[3] & 0x8 == 0) << 54;
     let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => (64 * p + b as usize) & 255,
+        Some((p, b)) => 64 * p + b as usize,
         None => return None,
     };
+    let drawn_1 = drawn_1 & 255;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
     let mut parts = [0u64; 6];
     if s.0[3] & 0x1 != 0 {
@@ -9936,9 +9938,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     parts[3] |= u64::from(s.0[3] & 0x2 == 0) << 53;
     let drawn_3 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => (64 * p + b as usize) & 255,
+        Some((p, b)) => 64 * p + b as usize,
         None => return None,
     };
+    let drawn_3 = drawn_3 & 255;
     joint[3] = Move(LEGAL_MOVE_OF_3[drawn_3 / 64][drawn_3 % 64]);
     let joint = &joint;
     let mut mt = [0u64; 1];

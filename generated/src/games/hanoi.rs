@@ -784,8 +784,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     let mut w: [u64; WORDS] = [0x0, 0x0];
     let mut keep = [0u64; WORDS];
     let mut set = [0u64; WORDS];
-    for (r, m) in joint.iter().enumerate() {
-        let [k, x] = &FRAMES[r][m.0 as usize];
+    for [k, x] in [&FRAMES[0][joint[0].0 as usize]] {
         for i in 0..WORDS {
             keep[i] |= k[i];
             set[i] |= x[i];
@@ -961,9 +960,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     parts[2] |= (s.0[1]) & ((s.0[1] >> 2)) & (0x1e);
     parts[3] |= (s.0[1]) & ((s.0[1] >> 3)) & (0x1e);
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => (64 * p + b as usize) & 255,
+        Some((p, b)) => 64 * p + b as usize,
         None => return None,
     };
+    let drawn_0 = drawn_0 & 255;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
     let joint = &joint;
     let mut w: [u64; WORDS] = [0x0, 0x0];

@@ -461,8 +461,11 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     let mut w: [u64; WORDS] = [0x0];
     let mut keep = [0u64; WORDS];
     let mut set = [0u64; WORDS];
-    for (r, m) in joint.iter().enumerate() {
-        let [k, x] = &FRAMES[r][m.0 as usize];
+    for [k, x] in [
+        &FRAMES[0][joint[0].0 as usize],
+        &FRAMES[1][joint[1].0 as usize],
+        &FRAMES[2][joint[2].0 as usize],
+    ] {
         for i in 0..WORDS {
             keep[i] |= k[i];
             set[i] |= x[i];
@@ -553,9 +556,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         &PICK_0[((parts[0]).wrapping_mul(0x8020202202001c0) >> 59) as usize],
         rng,
     ) {
-        Some(b) => b as usize & 63,
+        Some(b) => b as usize,
         None => return None,
     };
+    let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
     let mut parts = [0u64; 1];
     if s.0[0] & 0x8 != 0 {
@@ -571,9 +575,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         &PICK_1[((parts[0]).wrapping_mul(0x8020202202001c0) >> 59) as usize],
         rng,
     ) {
-        Some(b) => b as usize & 63,
+        Some(b) => b as usize,
         None => return None,
     };
+    let drawn_1 = drawn_1 & 63;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
     let mut parts = [0u64; 1];
     if s.0[0] & 0x1 != 0 {
@@ -589,9 +594,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         &PICK_2[((parts[0]).wrapping_mul(0x1408001100001010) >> 57) as usize],
         rng,
     ) {
-        Some(b) => b as usize & 63,
+        Some(b) => b as usize,
         None => return None,
     };
+    let drawn_2 = drawn_2 & 63;
     joint[2] = Move(LEGAL_MOVE_OF_2[drawn_2 / 64][drawn_2 % 64]);
     let joint = &joint;
     n[4] = (s.0[0] & 0x28 == 0x28) | ((s.0[0] & 0x8 == 0x8) & (joint[1].0 == 8))
