@@ -156,13 +156,12 @@ impl RoleArms {
         }
         let cases = self.families.iter().enumerate().map(|(f, family)| {
             let f = Literal::u8_unsuffixed(f as u8 + 1);
-            let sets = family.sets.iter().map(|&((dw, dp), ref terms)| {
+            let sets = merge_translates(&family.sets).into_iter().map(|(dw, targets, terms)| {
                 let target = Literal::usize_unsuffixed(word_at(family.word, dw));
-                let mut factors = vec![quote!(a)];
+                let mut factors = vec![spread(&targets)];
                 factors.extend(terms.iter().map(|t| term_word(family.word, t)));
                 let condition = join_and(&factors);
-                let moved = shift_from_anchor(condition, dp);
-                quote!(w[#target] |= #moved;)
+                quote!(w[#target] |= #condition;)
             });
             quote! {
                 #f => {
@@ -215,6 +214,46 @@ fn relative_arm(sets: &[ConditionalSet], flat: &[Option<Vec<Lit>>]) -> Option<(u
     }
     relative.sort();
     Some((word, bit, relative))
+}
+
+/// A family's sets with every group of sets that are one condition moved along with their
+/// target merged: the target's word (relative to the anchor's), the targets' bits relative to
+/// the anchor, and the condition relative to the target, as a term of the anchor's word whose
+/// literals are offsets from the target. connectFour's drop sets a cell when it is empty and
+/// the one below it is not, at every height: one word operation for the column, not one per
+/// height. Groups keep the order of their first set.
+fn merge_translates(sets: &[RelativeSet]) -> Vec<(i32, Vec<i32>, Vec<Term>)> {
+    let mut merged: Vec<(i32, Vec<i32>, Vec<Term>)> = Vec::new();
+    for &((dw, dp), ref terms) in sets {
+        let relative: Vec<Term> = terms
+            .iter()
+            .map(|t| Term {
+                negated: t.negated,
+                literals: t.literals.iter().map(|&((lw, lp), positive)| ((lw, lp - dp), positive)).collect(),
+            })
+            .collect();
+        match merged.iter_mut().find(|(w, _, r)| *w == dw && *r == relative) {
+            Some((_, targets, _)) => targets.push(dp),
+            None => merged.push((dw, vec![dp], relative)),
+        }
+    }
+    merged
+}
+
+/// The anchor bit `a` copied to every bit `targets` (sorted, each within the word for every
+/// member of the family) past it: one shift for one target, else a shift and a multiply.
+fn spread(targets: &[i32]) -> TokenStream {
+    let low = targets.iter().copied().min().unwrap_or_default();
+    let moved = shift_from_anchor(quote!(a), low);
+    if targets.len() == 1 {
+        return moved;
+    }
+    let copies = super::tables::hex(targets.iter().fold(0u64, |m, &t| m | 1 << (t - low)));
+    if low == 0 {
+        quote!(a.wrapping_mul(#copies))
+    } else {
+        quote!((#moved).wrapping_mul(#copies))
+    }
 }
 
 fn word_at(word: usize, dw: i32) -> usize {
@@ -311,6 +350,27 @@ mod tests {
         assert!(plan.in_family(1) && !plan.in_family(3) && !plan.in_family(4));
         let code = plan.statements(quote!(ARM_FAMILY_OF_0[joint[0].0 as usize])).to_string();
         assert!(code.contains("s . 0 [0] << 18"), "{code}");
+    }
+
+    #[test]
+    fn drops_at_every_height_are_one_operation() {
+        // A drop into a column of four: the bottom cell (the anchor) is set when empty, and
+        // each cell above when it is empty and the one below is not: one condition moved up.
+        let empty = |b: i32| Term { negated: false, literals: vec![((0, b), false)] };
+        let filled = |b: i32| Term { negated: true, literals: vec![((0, b), false)] };
+        let sets: Vec<RelativeSet> = vec![
+            ((0, 0), vec![empty(0)]),
+            ((0, 1), vec![empty(1), filled(0)]),
+            ((0, 2), vec![empty(2), filled(1)]),
+            ((0, 3), vec![empty(3), filled(2)]),
+        ];
+        let merged = merge_translates(&sets);
+        assert_eq!(merged.len(), 2, "{merged:?}");
+        assert_eq!(merged[0], (0, vec![0], vec![empty(0)]));
+        assert_eq!(merged[1], (0, vec![1, 2, 3], vec![empty(0), filled(-1)]));
+        assert_eq!(spread(&merged[1].1).to_string(), "((a) << 1) . wrapping_mul (0x7)");
+        // Bit 5 copied to bits 6, 7 and 8.
+        assert_eq!(((1u64 << 5) << 1).wrapping_mul(0x7), 0b111 << 6);
     }
 
     #[test]

@@ -113,7 +113,7 @@ pub fn satisfiable(shape: &[(u32, bool)]) -> bool {
 
 /// A rule's literals with every positive literal of a flat node replaced by its base
 /// literals, when all of them are base literals then.
-fn flatten(rule: &[Lit], flat: &[Option<Vec<Lit>>]) -> Option<Vec<Lit>> {
+pub fn flatten(rule: &[Lit], flat: &[Option<Vec<Lit>>]) -> Option<Vec<Lit>> {
     let mut out = Vec::new();
     for &lit in rule {
         match lit.prop {

@@ -7,6 +7,7 @@ use super::families::{Families, Family};
 use super::move_tables::MoveTables;
 use super::pick_tables::PickHash;
 use super::tables::{hex, words};
+use super::truth_tables::TruthTable;
 use crate::ground::{Ground, Lit, Prop, Value};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -111,6 +112,8 @@ struct Emitter<'g> {
     arm_families: Vec<RoleArms>,
     /// For every node, its rule families, evaluated a word at a time (none for most nodes).
     families: Vec<Families>,
+    /// For every node that is one conjunction of base literals, those literals.
+    flat: Vec<Option<Vec<Lit>>>,
     /// Whether the function being generated has the joint move's table row in `mt`, so that
     /// the nodes the table gives are read from it.
     in_move_phase: Cell<bool>,
@@ -138,6 +141,7 @@ impl<'g> Emitter<'g> {
             tables: None,
             arm_families: Vec::new(),
             families: Vec::new(),
+            flat: super::families::flat_nodes(ground),
             in_move_phase: Cell::new(false),
             legal_tables: RefCell::new(BTreeMap::new()),
             step_tables: RefCell::new(BTreeMap::new()),
@@ -985,6 +989,9 @@ impl<'g> Emitter<'g> {
     /// with a test of the joint move against a set of moves.
     fn node_expr(&self, n: u32) -> Expr {
         let rules = &self.ground.nodes[n as usize].rules;
+        if let Some(table) = self.truth_table(n) {
+            return Expr::Short(table.expr());
+        }
         let (rules, mut disjuncts) = match self.families.get(n as usize) {
             Some(f) if !f.families.is_empty() => {
                 (&rules[f.rules..], f.families.iter().map(|family| self.family_expr(family)).collect())
@@ -1010,6 +1017,19 @@ impl<'g> Emitter<'g> {
         } else {
             Expr::Long(disjuncts)
         }
+    }
+
+    /// The truth table of a node with no families whose rules read only base facts (through
+    /// nodes that are conjunctions of them), when they fit one (see [`TruthTable::of`]).
+    fn truth_table(&self, n: u32) -> Option<TruthTable> {
+        if self.families.get(n as usize).is_some_and(|f| !f.families.is_empty()) || self.cycle_of[n as usize].is_some()
+        {
+            return None;
+        }
+        let rules = &self.ground.nodes[n as usize].rules;
+        let flat: Vec<Vec<Lit>> =
+            rules.iter().map(|rule| super::families::flatten(rule, &self.flat)).collect::<Option<_>>()?;
+        TruthTable::of(&flat)
     }
 
     /// Whether some rule of a family holds: per state word with anchors, the `&` of the state
@@ -1328,6 +1348,9 @@ fn merge_move_rules(rules: &[Vec<Lit>]) -> Vec<MergedRule> {
 /// each literal's facts line up with the anchors, and of the anchors.
 fn family_word(family: &Family, k: usize) -> TokenStream {
     let words = family.anchors.len();
+    if let Some(run) = run_in_word(family, k) {
+        return run;
+    }
     let mut factors: Vec<TokenStream> = family
         .literals
         .iter()
@@ -1342,6 +1365,41 @@ fn family_word(family: &Family, k: usize) -> TokenStream {
         .collect();
     factors.push(hex(family.anchors[k]));
     join(&factors, quote!(&))
+}
+
+/// [`family_word`] for a family that is a run of equally spaced facts that all hold (a line of
+/// four of connectFour: offsets 0, d, 2d, 3d), each within word `k` for every anchor: the `&`
+/// of its shifts by doubling, as bitboard line tests are written by hand (two shifts for four
+/// facts, not three). `None` for a family of another form.
+fn run_in_word(family: &Family, k: usize) -> Option<TokenStream> {
+    let offsets: Vec<u32> =
+        family.literals.iter().map(|&(offset, positive)| positive.then_some(offset)).collect::<Option<_>>()?;
+    let len = offsets.len() as u32;
+    let step = *offsets.get(1)?;
+    let span = step * (len - 1);
+    let spaced = offsets.iter().enumerate().all(|(i, &offset)| offset == step * i as u32);
+    // The facts of every anchor stay within the anchor's word.
+    if len < 3 || step == 0 || !spaced || span >= 64 || family.anchors[k] >> (64 - span) != 0 {
+        return None;
+    }
+    let w = Literal::usize_unsuffixed(k);
+    let shift = |by: u32| Literal::u32_unsuffixed(by);
+    // `covered` facts from each bit hold in `run`; doubling it while it stays within `len`.
+    let mut statements = vec![quote!(let run = s.0[#w];)];
+    let mut covered = 1;
+    while covered * 2 <= len {
+        let by = shift(step * covered);
+        statements.push(quote!(let run = run & (run >> #by);));
+        covered *= 2;
+    }
+    let anchors = hex(family.anchors[k]);
+    let last = if covered == len {
+        quote!(run & #anchors)
+    } else {
+        let by = shift(step * (len - covered));
+        quote!(run & (run >> #by) & #anchors)
+    };
+    Some(quote!({ #(#statements)* #last }))
 }
 
 /// The name of role `role`'s table of `FRAMES` rows by drawn bit.

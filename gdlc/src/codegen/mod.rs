@@ -12,6 +12,7 @@ mod pick_tables;
 pub mod program;
 mod realtime;
 mod tables;
+mod truth_tables;
 
 pub use tables::words;
 

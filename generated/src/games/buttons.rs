@@ -239,10 +239,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         let a = 1u64 << bit;
         match family {
             1 => {
-                w[0] |= (a) & ((s.0[0] >> 1));
-                w[0] |= ((a) & (s.0[0])) << 1;
-                w[0] |= ((a) & ((s.0[0] >> 4))) << 3;
-                w[0] |= ((a) & ((s.0[0] >> 3))) << 4;
+                w[0] |= (a.wrapping_mul(0x9)) & ((s.0[0] >> 1));
+                w[0] |= (((a) << 1).wrapping_mul(0x9)) & ((s.0[0] << 1));
             }
             _ => {}
         }
@@ -324,10 +322,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         let a = 1u64 << bit;
         match family {
             1 => {
-                w[0] |= (a) & ((s.0[0] >> 1));
-                w[0] |= ((a) & (s.0[0])) << 1;
-                w[0] |= ((a) & ((s.0[0] >> 4))) << 3;
-                w[0] |= ((a) & ((s.0[0] >> 3))) << 4;
+                w[0] |= (a.wrapping_mul(0x9)) & ((s.0[0] >> 1));
+                w[0] |= (((a) << 1).wrapping_mul(0x9)) & ((s.0[0] << 1));
             }
             _ => {}
         }

@@ -358,10 +358,8 @@ pub fn terminal(s: &State) -> bool {
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 2];
-    n[0] = (s.0[0] & 0x90 == 0x90) | (s.0[0] & 0x120 == 0x120)
-        | (s.0[0] & 0x240 == 0x240);
-    n[1] = (s.0[0] & 0x90 == 0x80) | (s.0[0] & 0x120 == 0x100)
-        | (s.0[0] & 0x240 == 0x200);
+    n[0] = 0xfefcfaf0eeccaa00u64 >> ((s.0[0] >> 4) & 0x3f) & 1 != 0;
+    n[1] = 0x7f3f5f0f77335500u64 >> ((s.0[0] >> 4) & 0x3f) & 1 != 0;
     out[0] = None;
     if n[1] {
         out[0] = Some(0);

@@ -515,14 +515,24 @@ pub fn next(s: &State, joint: &[Move]) -> State {
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 4];
-    n[0] = (s.0[0] & 0x1c0000 == 0x1c0000) | (s.0[0] & 0x1240000 == 0x1240000)
-        | (s.0[0] & 0x4440000 == 0x4440000) | (s.0[0] & 0x2480000 == 0x2480000)
-        | (s.0[0] & 0x1500000 == 0x1500000) | (s.0[0] & 0x4900000 == 0x4900000)
-        | (s.0[0] & 0xe00000 == 0xe00000) | (s.0[0] & 0x7000000 == 0x7000000);
-    n[1] = (s.0[0] & 0xe00 == 0xe00) | (s.0[0] & 0x9200 == 0x9200)
-        | (s.0[0] & 0x22200 == 0x22200) | (s.0[0] & 0x12400 == 0x12400)
-        | (s.0[0] & 0xa800 == 0xa800) | (s.0[0] & 0x24800 == 0x24800)
-        | (s.0[0] & 0x7000 == 0x7000) | (s.0[0] & 0x38000 == 0x38000);
+    n[0] = {
+        const TABLE: [u64; 8] = [
+            0xff80808080808080, 0xfff0aa80faf0aa80, 0xffcc8080cccc8080,
+            0xfffcaa80fefcaa80, 0xfffaf0f0aaaa8080, 0xfffafaf0fafaaa80,
+            0xfffef0f0eeee8080, 0xffffffffffffffff,
+        ];
+        let i = (s.0[0] >> 18) & 0x1ff;
+        TABLE[(i >> 6) as usize] >> (i & 63) & 1 != 0
+    };
+    n[1] = {
+        const TABLE: [u64; 8] = [
+            0xff80808080808080, 0xfff0aa80faf0aa80, 0xffcc8080cccc8080,
+            0xfffcaa80fefcaa80, 0xfffaf0f0aaaa8080, 0xfffafaf0fafaaa80,
+            0xfffef0f0eeee8080, 0xffffffffffffffff,
+        ];
+        let i = (s.0[0] >> 9) & 0x1ff;
+        TABLE[(i >> 6) as usize] >> (i & 63) & 1 != 0
+    };
     n[2] = (s.0[0]) & (0x1ff) != 0;
     n[3] = (n[0]) | (n[1]) | (!n[2]);
     n[3]
@@ -531,14 +541,24 @@ pub fn terminal(s: &State) -> bool {
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 4];
-    n[0] = (s.0[0] & 0x1c0000 == 0x1c0000) | (s.0[0] & 0x1240000 == 0x1240000)
-        | (s.0[0] & 0x4440000 == 0x4440000) | (s.0[0] & 0x2480000 == 0x2480000)
-        | (s.0[0] & 0x1500000 == 0x1500000) | (s.0[0] & 0x4900000 == 0x4900000)
-        | (s.0[0] & 0xe00000 == 0xe00000) | (s.0[0] & 0x7000000 == 0x7000000);
-    n[1] = (s.0[0] & 0xe00 == 0xe00) | (s.0[0] & 0x9200 == 0x9200)
-        | (s.0[0] & 0x22200 == 0x22200) | (s.0[0] & 0x12400 == 0x12400)
-        | (s.0[0] & 0xa800 == 0xa800) | (s.0[0] & 0x24800 == 0x24800)
-        | (s.0[0] & 0x7000 == 0x7000) | (s.0[0] & 0x38000 == 0x38000);
+    n[0] = {
+        const TABLE: [u64; 8] = [
+            0xff80808080808080, 0xfff0aa80faf0aa80, 0xffcc8080cccc8080,
+            0xfffcaa80fefcaa80, 0xfffaf0f0aaaa8080, 0xfffafaf0fafaaa80,
+            0xfffef0f0eeee8080, 0xffffffffffffffff,
+        ];
+        let i = (s.0[0] >> 18) & 0x1ff;
+        TABLE[(i >> 6) as usize] >> (i & 63) & 1 != 0
+    };
+    n[1] = {
+        const TABLE: [u64; 8] = [
+            0xff80808080808080, 0xfff0aa80faf0aa80, 0xffcc8080cccc8080,
+            0xfffcaa80fefcaa80, 0xfffaf0f0aaaa8080, 0xfffafaf0fafaaa80,
+            0xfffef0f0eeee8080, 0xffffffffffffffff,
+        ];
+        let i = (s.0[0] >> 9) & 0x1ff;
+        TABLE[(i >> 6) as usize] >> (i & 63) & 1 != 0
+    };
     n[2] = (s.0[0]) & (0x1ff) != 0;
     n[3] = (!n[0]) & (!n[1]) & (!n[2]);
     out[0] = None;
@@ -568,14 +588,24 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 4];
-    n[0] = (s.0[0] & 0x1c0000 == 0x1c0000) | (s.0[0] & 0x1240000 == 0x1240000)
-        | (s.0[0] & 0x4440000 == 0x4440000) | (s.0[0] & 0x2480000 == 0x2480000)
-        | (s.0[0] & 0x1500000 == 0x1500000) | (s.0[0] & 0x4900000 == 0x4900000)
-        | (s.0[0] & 0xe00000 == 0xe00000) | (s.0[0] & 0x7000000 == 0x7000000);
-    n[1] = (s.0[0] & 0xe00 == 0xe00) | (s.0[0] & 0x9200 == 0x9200)
-        | (s.0[0] & 0x22200 == 0x22200) | (s.0[0] & 0x12400 == 0x12400)
-        | (s.0[0] & 0xa800 == 0xa800) | (s.0[0] & 0x24800 == 0x24800)
-        | (s.0[0] & 0x7000 == 0x7000) | (s.0[0] & 0x38000 == 0x38000);
+    n[0] = {
+        const TABLE: [u64; 8] = [
+            0xff80808080808080, 0xfff0aa80faf0aa80, 0xffcc8080cccc8080,
+            0xfffcaa80fefcaa80, 0xfffaf0f0aaaa8080, 0xfffafaf0fafaaa80,
+            0xfffef0f0eeee8080, 0xffffffffffffffff,
+        ];
+        let i = (s.0[0] >> 18) & 0x1ff;
+        TABLE[(i >> 6) as usize] >> (i & 63) & 1 != 0
+    };
+    n[1] = {
+        const TABLE: [u64; 8] = [
+            0xff80808080808080, 0xfff0aa80faf0aa80, 0xffcc8080cccc8080,
+            0xfffcaa80fefcaa80, 0xfffaf0f0aaaa8080, 0xfffafaf0fafaaa80,
+            0xfffef0f0eeee8080, 0xffffffffffffffff,
+        ];
+        let i = (s.0[0] >> 9) & 0x1ff;
+        TABLE[(i >> 6) as usize] >> (i & 63) & 1 != 0
+    };
     n[2] = (s.0[0]) & (0x1ff) != 0;
     n[3] = (n[0]) | (n[1]) | (!n[2]);
     if n[3] {
