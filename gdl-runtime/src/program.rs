@@ -348,17 +348,29 @@ impl Program {
     #[inline]
     fn holds(&self, code: u32, state: &[u64], joint: &[u32], values: &Values) -> bool {
         let index = (code & INDEX_MASK) as usize;
-        let value = match code >> KIND_SHIFT & 7 {
-            KIND_BASE => state.get(index / 64).is_some_and(|w| w >> (index % 64) & 1 != 0),
+        let kind = code >> KIND_SHIFT & 7;
+        // Derived propositions and base facts are most literals: tested first, with branches
+        // that follow the rules' pattern of kinds rather than one indirect jump for all kinds.
+        let value = if kind == KIND_NODE {
+            values.nodes[index]
+        } else if kind == KIND_BASE {
+            state.get(index / 64).is_some_and(|w| w >> (index % 64) & 1 != 0)
+        } else {
+            self.rare_holds(kind, index, state, joint, values)
+        };
+        value != (code & NEGATED != 0)
+    }
+
+    /// [`Program::holds`] for moves, checked atoms and constants.
+    fn rare_holds(&self, kind: u32, index: usize, state: &[u64], joint: &[u32], values: &Values) -> bool {
+        match kind {
             KIND_DOES => {
                 let (role, m) = self.does[index];
                 joint.get(role as usize) == Some(&m)
             }
-            KIND_NODE => values.nodes[index],
             KIND_CHECK => values.check(&self.checks, state, index),
             _ => index == 1,
-        };
-        value != (code & NEGATED != 0)
+        }
     }
 }
 
