@@ -365,7 +365,7 @@ impl<'g> Emitter<'g> {
                 static MOVE_NODES: [[[u64; #width]; #moves_len]; #roles] = [#(#per_role),*];
             });
         }
-        if tables.has_frames() {
+        if tables.has_frames() && (0..self.ground.roles.len()).any(|role| self.constant_frames(role).is_none()) {
             let width = tables.state_words;
             let per_role = tables.keep_table.iter().zip(&tables.set_table).map(|(keep, set)| {
                 let rows = (0..moves).map(|mv| {
@@ -480,20 +480,37 @@ impl<'g> Emitter<'g> {
         }
         let always = always.into_iter().map(hex);
         let frames = self.tables.as_ref().filter(|t| t.has_frames()).map(|_| {
-            let rows = (0..by_draw.len()).map(|role| {
-                let r = Literal::usize_unsuffixed(role);
-                let row = role_row(role, by_draw[role], &frames_at_name(role), quote!(FRAMES[#r]));
-                quote!(&#row)
-            });
-            quote! {
-                let mut keep = [0u64; WORDS];
-                let mut set = [0u64; WORDS];
-                for [k, x] in [#(#rows),*] {
-                    for i in 0..WORDS {
-                        keep[i] |= k[i];
-                        set[i] |= x[i];
+            // The rows of roles whose every move has the same row are or-ed here, once.
+            let (mut keep, mut set) = (vec![0u64; words], vec![0u64; words]);
+            let mut rows = Vec::new();
+            for (role, &drawn) in by_draw.iter().enumerate() {
+                match self.constant_frames(role) {
+                    Some((k, x)) => {
+                        keep.iter_mut().zip(&k).for_each(|(a, b)| *a |= b);
+                        set.iter_mut().zip(&x).for_each(|(a, b)| *a |= b);
+                    }
+                    None => {
+                        let r = Literal::usize_unsuffixed(role);
+                        let row = role_row(role, drawn, &frames_at_name(role), quote!(FRAMES[#r]));
+                        rows.push(quote!(&#row));
                     }
                 }
+            }
+            let (keep, set) = (keep.into_iter().map(hex), set.into_iter().map(hex));
+            let looked_up = (!rows.is_empty()).then(|| {
+                quote! {
+                    for [k, x] in [#(#rows),*] {
+                        for i in 0..WORDS {
+                            keep[i] |= k[i];
+                            set[i] |= x[i];
+                        }
+                    }
+                }
+            });
+            quote! {
+                let mut keep: [u64; WORDS] = [#(#keep),*];
+                let mut set: [u64; WORDS] = [#(#set),*];
+                #looked_up
                 for i in 0..WORDS {
                     w[i] |= (s.0[i] & keep[i]) | set[i];
                 }
@@ -925,6 +942,13 @@ impl<'g> Emitter<'g> {
     fn bit_tables(&self, role: usize, parts: &LegalParts) {
         let Some(tables) = &self.tables else { return };
         let width = tables.state_words;
+        if let Some(arms) = self.arm_families.get(role) {
+            let moves_by_bit: Vec<u32> = parts.words.iter().flat_map(|(_, row)| row.iter().copied()).collect();
+            self.step_tables.borrow_mut().insert((role, "arms"), arms.table_at_bits(role, &moves_by_bit));
+        }
+        if self.constant_frames(role).is_some() {
+            return;
+        }
         let moves_by_bit: Vec<u32> = parts.words.iter().flat_map(|(_, row)| row.iter().copied()).collect();
         let rows = moves_by_bit.iter().map(|&m| {
             let at = m as usize * width;
@@ -942,9 +966,21 @@ impl<'g> Emitter<'g> {
                 static #name: [[[u64; WORDS]; 2]; #size] = [#(#rows),*];
             },
         );
-        if let Some(arms) = self.arm_families.get(role) {
-            self.step_tables.borrow_mut().insert((role, "arms"), arms.table_at_bits(role, &moves_by_bit));
-        }
+    }
+
+    /// Role `role`'s `keep` and `set` words when every move it may play has the same ones
+    /// (connectFour's drops keep every cell and set none): they are then constants of `next`,
+    /// not rows looked up by the move.
+    fn constant_frames(&self, role: usize) -> Option<(Vec<u64>, Vec<u64>)> {
+        let tables = self.tables.as_ref()?;
+        let width = tables.state_words;
+        let row = |m: u32| {
+            let at = m as usize * width;
+            (&tables.keep_table[role][at..at + width], &tables.set_table[role][at..at + width])
+        };
+        let (first, rest) = self.ground.inputs.get(role)?.split_first()?;
+        let (keep, set) = row(*first);
+        rest.iter().all(|&m| row(m) == (keep, set)).then(|| (keep.to_vec(), set.to_vec()))
     }
 
     /// The bit of `node` in the move table, when the table gives it.

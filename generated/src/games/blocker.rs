@@ -101,47 +101,6 @@ pub const INITIAL: State = State([0xffff]);
 /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Game;
-/// For every role and move, two words per state word, `keep` and `set`: a
-/// next-state bit that the table gives holds when it holds now and one of the
-/// joint move's `keep` rows has it, or one of its `set` rows has it.
-static FRAMES: [[[[u64; WORDS]; 2]; 16]; 2] = [
-    [
-        [[0xffff0000], [0x0]],
-        [[0xffff0000], [0x0]],
-        [[0xffff0000], [0x0]],
-        [[0xffff0000], [0x0]],
-        [[0xffff0000], [0x0]],
-        [[0xffff0000], [0x0]],
-        [[0xffff0000], [0x0]],
-        [[0xffff0000], [0x0]],
-        [[0xffff0000], [0x0]],
-        [[0xffff0000], [0x0]],
-        [[0xffff0000], [0x0]],
-        [[0xffff0000], [0x0]],
-        [[0xffff0000], [0x0]],
-        [[0xffff0000], [0x0]],
-        [[0xffff0000], [0x0]],
-        [[0xffff0000], [0x0]],
-    ],
-    [
-        [[0x0], [0x0]],
-        [[0x0], [0x0]],
-        [[0x0], [0x0]],
-        [[0x0], [0x0]],
-        [[0x0], [0x0]],
-        [[0x0], [0x0]],
-        [[0x0], [0x0]],
-        [[0x0], [0x0]],
-        [[0x0], [0x0]],
-        [[0x0], [0x0]],
-        [[0x0], [0x0]],
-        [[0x0], [0x0]],
-        [[0x0], [0x0]],
-        [[0x0], [0x0]],
-        [[0x0], [0x0]],
-        [[0x0], [0x0]],
-    ],
-];
 /// For every move of this role, the family of moves whose conditional next-state
 /// rules it shares (from 1; 0 for none) and its anchor's bit in that family's word.
 static ARM_FAMILY_OF_1: [(u8, u8); 16] = [
@@ -177,73 +136,6 @@ static LEGAL_MOVE_OF_1: [[u32; 64]; 1] = [
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
-];
-///The `FRAMES` row of role 0's move of every bit that `random_step` may draw.
-static FRAMES_AT_0: [[[u64; WORDS]; 2]; 64] = [
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
-    [[0xffff0000], [0x0]],
 ];
 /// The family and anchor bit of this role's move of every bit `random_step` may draw.
 static ARM_FAMILY_AT_1: [(u8, u8); 64] = [
@@ -311,73 +203,6 @@ static ARM_FAMILY_AT_1: [(u8, u8); 64] = [
     (1u8, 16u8),
     (1u8, 16u8),
     (1u8, 16u8),
-];
-///The `FRAMES` row of role 1's move of every bit that `random_step` may draw.
-static FRAMES_AT_1: [[[u64; WORDS]; 2]; 64] = [
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
 ];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
 /// without families of moves (one rule over different places on the board), else in
@@ -468,14 +293,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[30] = (s.0[0] & 0x4000 == 0x4000) & (joint[0].0 != 14) & (joint[1].0 != 14);
     n[31] = (s.0[0] & 0x8000 == 0x8000) & (joint[0].0 != 15) & (joint[1].0 != 15);
     let mut w: [u64; WORDS] = [0x0];
-    let mut keep = [0u64; WORDS];
-    let mut set = [0u64; WORDS];
-    for [k, x] in [&FRAMES[0][joint[0].0 as usize], &FRAMES[1][joint[1].0 as usize]] {
-        for i in 0..WORDS {
-            keep[i] |= k[i];
-            set[i] |= x[i];
-        }
-    }
+    let mut keep: [u64; WORDS] = [0xffff0000];
+    let mut set: [u64; WORDS] = [0x0];
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
@@ -721,14 +540,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[30] = (s.0[0] & 0x4000 == 0x4000) & (joint[0].0 != 14) & (joint[1].0 != 14);
     n[31] = (s.0[0] & 0x8000 == 0x8000) & (joint[0].0 != 15) & (joint[1].0 != 15);
     let mut w: [u64; WORDS] = [0x0];
-    let mut keep = [0u64; WORDS];
-    let mut set = [0u64; WORDS];
-    for [k, x] in [&FRAMES_AT_0[drawn_0], &FRAMES_AT_1[drawn_1]] {
-        for i in 0..WORDS {
-            keep[i] |= k[i];
-            set[i] |= x[i];
-        }
-    }
+    let mut keep: [u64; WORDS] = [0xffff0000];
+    let mut set: [u64; WORDS] = [0x0];
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }

@@ -28373,8 +28373,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | ((s.0[3] & 0x800 == 0x800) & (n[2504]))
         | ((s.0[3] & 0x1000 == 0x1000) & (n[2505]));
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
-    let mut keep = [0u64; WORDS];
-    let mut set = [0u64; WORDS];
+    let mut keep: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
+    let mut set: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
     for [k, x] in [&FRAMES[0][joint[0].0 as usize], &FRAMES[1][joint[1].0 as usize]] {
         for i in 0..WORDS {
             keep[i] |= k[i];
@@ -51259,8 +51259,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         | ((s.0[3] & 0x800 == 0x800) & (n[2504]))
         | ((s.0[3] & 0x1000 == 0x1000) & (n[2505]));
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
-    let mut keep = [0u64; WORDS];
-    let mut set = [0u64; WORDS];
+    let mut keep: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
+    let mut set: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
     for [k, x] in [&FRAMES[0][joint[0].0 as usize], &FRAMES[1][joint[1].0 as usize]] {
         for i in 0..WORDS {
             keep[i] |= k[i];

@@ -314,73 +314,6 @@ static PICK_1: [[u8; 4]; 8] = ::gdl_runtime::bits::listed_bits_table(
     0x2220001010410003,
     3,
 );
-///The `FRAMES` row of role 2's move of every bit that `random_step` may draw.
-static FRAMES_AT_2: [[[u64; WORDS]; 2]; 64] = [
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-    [[0x0], [0x0]],
-];
 /// For every hash of a set of the bits this role's legal moves may take, the number
 /// of bits in the set and the bits, from the lowest.
 static PICK_2: [[u8; 11]; 1024] = ::gdl_runtime::bits::listed_bits_table(
@@ -481,13 +414,9 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[5] = ((s.0[0] & 0x804 == 0x4) & (mt[0] & 0x20 != 0)) | (s.0[0] & 0xa04 == 0xa04)
         | (s.0[0] & 0x201 == 0x201) | ((s.0[0] & 0x8 == 0x8) & (mt[0] & 0x20 != 0));
     let mut w: [u64; WORDS] = [0x0];
-    let mut keep = [0u64; WORDS];
-    let mut set = [0u64; WORDS];
-    for [k, x] in [
-        &FRAMES[0][joint[0].0 as usize],
-        &FRAMES[1][joint[1].0 as usize],
-        &FRAMES[2][joint[2].0 as usize],
-    ] {
+    let mut keep: [u64; WORDS] = [0x0];
+    let mut set: [u64; WORDS] = [0x0];
+    for [k, x] in [&FRAMES[0][joint[0].0 as usize], &FRAMES[1][joint[1].0 as usize]] {
         for i in 0..WORDS {
             keep[i] |= k[i];
             set[i] |= x[i];
@@ -620,9 +549,9 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[6] = ((s.0[0] & 0x804 == 0x4) & (mt[0] & 0x20 != 0)) | (s.0[0] & 0xa04 == 0xa04)
         | (s.0[0] & 0x201 == 0x201) | ((s.0[0] & 0x8 == 0x8) & (mt[0] & 0x20 != 0));
     let mut w: [u64; WORDS] = [0x0];
-    let mut keep = [0u64; WORDS];
-    let mut set = [0u64; WORDS];
-    for [k, x] in [&FRAMES_AT_0[drawn_0], &FRAMES_AT_1[drawn_1], &FRAMES_AT_2[drawn_2]] {
+    let mut keep: [u64; WORDS] = [0x0];
+    let mut set: [u64; WORDS] = [0x0];
+    for [k, x] in [&FRAMES_AT_0[drawn_0], &FRAMES_AT_1[drawn_1]] {
         for i in 0..WORDS {
             keep[i] |= k[i];
             set[i] |= x[i];

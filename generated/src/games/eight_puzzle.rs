@@ -1878,8 +1878,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[125] |= (s.0[1] & 0x100 == 0x100) & (n[28]);
     n[125] |= (s.0[1] & 0x100 == 0x100) & (n[80]);
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
-    let mut keep = [0u64; WORDS];
-    let mut set = [0u64; WORDS];
+    let mut keep: [u64; WORDS] = [0x0, 0x0, 0x0];
+    let mut set: [u64; WORDS] = [0x0, 0x0, 0x0];
     for [k, x] in [&FRAMES[0][joint[0].0 as usize]] {
         for i in 0..WORDS {
             keep[i] |= k[i];
@@ -4253,8 +4253,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[134] |= (s.0[1] & 0x100 == 0x100) & (n[37]);
     n[134] |= (s.0[1] & 0x100 == 0x100) & (n[89]);
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
-    let mut keep = [0u64; WORDS];
-    let mut set = [0u64; WORDS];
+    let mut keep: [u64; WORDS] = [0x0, 0x0, 0x0];
+    let mut set: [u64; WORDS] = [0x0, 0x0, 0x0];
     for [k, x] in [&FRAMES_AT_0[drawn_0]] {
         for i in 0..WORDS {
             keep[i] |= k[i];

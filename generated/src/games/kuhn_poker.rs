@@ -459,8 +459,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[0] = (s.0[0] & 0x28 == 0x28) | ((s.0[0] & 0x8 == 0x8) & (joint[1].0 == 8))
         | (s.0[0] & 0x10 == 0x10);
     let mut w: [u64; WORDS] = [0x0];
-    let mut keep = [0u64; WORDS];
-    let mut set = [0u64; WORDS];
+    let mut keep: [u64; WORDS] = [0x0];
+    let mut set: [u64; WORDS] = [0x0];
     for [k, x] in [
         &FRAMES[0][joint[0].0 as usize],
         &FRAMES[1][joint[1].0 as usize],
@@ -603,8 +603,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[4] = (s.0[0] & 0x28 == 0x28) | ((s.0[0] & 0x8 == 0x8) & (joint[1].0 == 8))
         | (s.0[0] & 0x10 == 0x10);
     let mut w: [u64; WORDS] = [0x0];
-    let mut keep = [0u64; WORDS];
-    let mut set = [0u64; WORDS];
+    let mut keep: [u64; WORDS] = [0x0];
+    let mut set: [u64; WORDS] = [0x0];
     for [k, x] in [&FRAMES_AT_0[drawn_0], &FRAMES_AT_1[drawn_1], &FRAMES_AT_2[drawn_2]] {
         for i in 0..WORDS {
             keep[i] |= k[i];

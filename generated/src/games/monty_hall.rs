@@ -326,8 +326,8 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
     let mut w: [u64; WORDS] = [0x0];
-    let mut keep = [0u64; WORDS];
-    let mut set = [0u64; WORDS];
+    let mut keep: [u64; WORDS] = [0x0];
+    let mut set: [u64; WORDS] = [0x0];
     for [k, x] in [&FRAMES[0][joint[0].0 as usize], &FRAMES[1][joint[1].0 as usize]] {
         for i in 0..WORDS {
             keep[i] |= k[i];
@@ -421,8 +421,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
     let joint = &joint;
     let mut w: [u64; WORDS] = [0x0];
-    let mut keep = [0u64; WORDS];
-    let mut set = [0u64; WORDS];
+    let mut keep: [u64; WORDS] = [0x0];
+    let mut set: [u64; WORDS] = [0x0];
     for [k, x] in [&FRAMES_AT_0[drawn_0], &FRAMES_AT_1[drawn_1]] {
         for i in 0..WORDS {
             keep[i] |= k[i];

@@ -7703,8 +7703,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[1447] = ((s.0[0] & 0x80000000000000 == 0x80000000000000) & (!n[1327]))
         | (joint[0].0 == 55) | ((n[1327]) & (mt[0] & 0x1 != 0));
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
-    let mut keep = [0u64; WORDS];
-    let mut set = [0u64; WORDS];
+    let mut keep: [u64; WORDS] = [0x0, 0x0, 0x0];
+    let mut set: [u64; WORDS] = [0x0, 0x0, 0x0];
     for [k, x] in [&FRAMES[0][joint[0].0 as usize], &FRAMES[1][joint[1].0 as usize]] {
         for i in 0..WORDS {
             keep[i] |= k[i];
@@ -26567,8 +26567,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[1787] = ((s.0[0] & 0x80000000000000 == 0x80000000000000) & (!n[1667]))
         | (joint[0].0 == 55) | ((n[1667]) & (mt[0] & 0x1 != 0));
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
-    let mut keep = [0u64; WORDS];
-    let mut set = [0u64; WORDS];
+    let mut keep: [u64; WORDS] = [0x0, 0x0, 0x0];
+    let mut set: [u64; WORDS] = [0x0, 0x0, 0x0];
     for [k, x] in [&FRAMES_AT_0[drawn_0], &FRAMES_AT_1[drawn_1]] {
         for i in 0..WORDS {
             keep[i] |= k[i];
