@@ -1,18 +1,34 @@
 //! Checks: the relations of a compiled game that are evaluated at run time, top-down, because
 //! grounding them would be too large. The ground program asks for a check atom (a relation
-//! with constant arguments) as one of its literals; the check's rules are searched depth-first
+//! with ground arguments) as one of its literals; the check's rules are searched depth-first
 //! against the current state, the way a Prolog prover would, with static relations and the
 //! state's facts as sorted tables.
 //!
-//! Terms are symbols numbered by the compiler (`u32`); an argument of a rule with bit 31 set is
-//! a variable of the rule, numbered by the low bits. The compiler orders every rule body for
-//! each pattern of bound arguments the relation is called with (a *variant*), so that a
-//! negation, a `distinct` and a call of a recursive relation always find their arguments bound.
-//! A recursive relation is only called with all its arguments bound, and a call that repeats
-//! one of its callers fails, so the search ends: a shortest proof never repeats a goal.
+//! Terms are symbols numbered by the compiler (`u32`, below [`FUNC`]); an argument of a rule
+//! with bit 31 set is a variable of the rule, numbered by the low bits, and one with bit 30 set
+//! is a compound term, an index into [`Checks::patterns`] (a function symbol and arguments in
+//! the same encoding). While a search runs, the compound terms it builds are interned, so two
+//! equal ground terms have the same value and compare as numbers; matching a rule's term
+//! against a value takes the value apart (unification of a pattern with a ground term).
+//!
+//! The compiler orders every rule body for each pattern of bound arguments the relation is
+//! called with (a *variant*), so that a negation, a `distinct` and a table's arguments are
+//! ground when they are reached. A recursive relation called with all its arguments bound
+//! fails on a call that repeats one of its callers, so the search ends: a shortest proof never
+//! repeats a goal. The relations of a recursive group that is also called with free arguments
+//! are *tabled* instead: each call is evaluated to its answers before they are handed on and
+//! they are kept, a call that repeats one in progress reads the answers found so far, and the
+//! first call of the group that such a repeat reads (its leader) evaluates its rules again
+//! until no new answer appears, in the manner of SLG resolution. GDL's recursion restriction
+//! keeps the calls and answers of such a group finite.
+
+use std::collections::{HashMap, HashSet};
 
 /// The mark of a variable argument.
 pub const VAR: u32 = 1 << 31;
+/// The mark of a compound argument (an index into [`Checks::patterns`]) or, while a search
+/// runs, of a compound value.
+pub const FUNC: u32 = 1 << 30;
 /// The value of a variable not bound yet.
 const UNBOUND: u32 = u32::MAX;
 
@@ -21,15 +37,29 @@ const UNBOUND: u32 = u32::MAX;
 pub struct Checks {
     pub relations: Vec<Relation>,
     pub tables: Vec<Table>,
-    /// The ground atoms the program reads: a relation and its constant arguments.
+    /// The ground atoms the program reads: a relation and its ground arguments (symbols, or
+    /// compound terms of `patterns` without variables).
     pub atoms: Vec<(u32, Vec<u32>)>,
+    /// The compound terms of the rules and atoms; an argument refers only to earlier ones.
+    pub patterns: Vec<Pattern>,
+}
+
+/// A compound term of a rule: a function symbol applied to arguments (symbols, variables or
+/// earlier patterns).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Pattern {
+    pub functor: u32,
+    pub args: Vec<u32>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Relation {
     pub arity: u32,
-    /// Whether the relation depends on itself; it is then only called with every argument bound.
+    /// Whether the relation depends on itself.
     pub recursive: bool,
+    /// Whether its calls are tabled (see the module's documentation): its recursive group is
+    /// called with free arguments somewhere.
+    pub tabled: bool,
     pub variants: Vec<Variant>,
 }
 
@@ -122,132 +152,329 @@ fn partition_rows(n: usize, before: impl Fn(usize) -> bool) -> usize {
     lo
 }
 
-/// The calls in progress, each as its relation and arguments: a call that repeats one fails.
-type Stack = Vec<u32>;
+/// The compound values a search has built, interned: value `FUNC | at` is the term whose
+/// function symbol is `words[at]`, its arity `words[at + 1]` and its arguments the next words.
+#[derive(Default)]
+struct Terms {
+    words: Vec<u32>,
+    ids: HashMap<Vec<u32>, u32>,
+}
+
+impl Terms {
+    /// The value of a function symbol applied to values, or `UNBOUND` when there is no room.
+    fn intern(&mut self, functor: u32, args: &[u32]) -> u32 {
+        let mut key = Vec::with_capacity(args.len() + 1);
+        key.push(functor);
+        key.extend_from_slice(args);
+        if let Some(&id) = self.ids.get(&key) {
+            return id;
+        }
+        let at = self.words.len() as u32;
+        if at >= FUNC - 1 || args.len() >= FUNC as usize {
+            return UNBOUND;
+        }
+        self.words.extend([functor, args.len() as u32]);
+        self.words.extend_from_slice(args);
+        self.ids.insert(key, FUNC | at);
+        FUNC | at
+    }
+
+    /// The function symbol and arguments of a compound value.
+    fn parts(&self, value: u32) -> Option<(u32, &[u32])> {
+        if value == UNBOUND || value & FUNC == 0 {
+            return None;
+        }
+        let at = (value & !FUNC) as usize;
+        let arity = self.words[at + 1] as usize;
+        Some((self.words[at], &self.words[at + 2..at + 2 + arity]))
+    }
+}
+
+/// Where a tabled call stands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Status {
+    /// Its answers are sound but may be missing some: evaluate it when it is called.
+    Incomplete,
+    /// Being evaluated, at this depth of tabled calls.
+    InProgress(u32),
+    Complete,
+}
+
+/// The answers of one tabled call.
+struct Entry {
+    answers: Vec<Vec<u32>>,
+    seen: HashSet<Vec<u32>>,
+    status: Status,
+}
+
+/// What a callback returns: whether to stop the search.
+type Stop = bool;
+
+/// One search for a check atom: the terms it built, the calls in progress and the tables of
+/// tabled calls.
+struct Search<'c> {
+    checks: &'c Checks,
+    state: &'c [u64],
+    terms: Terms,
+    /// The calls of untabled recursive relations in progress, each as its relation, the number
+    /// of its arguments and its arguments: a call that repeats one fails.
+    stack: Vec<u32>,
+    memo: HashMap<(u32, Vec<u32>), usize>,
+    entries: Vec<Entry>,
+    /// How many tabled calls are in progress.
+    depth: u32,
+    /// The least depth of a call in progress whose answers the current evaluation read.
+    low: u32,
+    /// How many answers all tables have gained.
+    added: u64,
+}
 
 impl Checks {
     /// Whether check atom `atom` holds in `state`.
     pub fn holds(&self, state: &[u64], atom: u32) -> bool {
-        let (relation, args) = &self.atoms[atom as usize];
-        let mut stack = Stack::new();
-        self.call(state, *relation, args, &mut stack, &mut |_, _| true)
+        let Some((relation, args)) = self.atoms.get(atom as usize) else { return false };
+        let mut search = Search {
+            checks: self,
+            state,
+            terms: Terms::default(),
+            stack: Vec::new(),
+            memo: HashMap::new(),
+            entries: Vec::new(),
+            depth: 0,
+            low: u32::MAX,
+            added: 0,
+        };
+        let values: Vec<u32> = args.iter().map(|&a| search.build(a, &[])).collect();
+        if values.contains(&UNBOUND) {
+            return false;
+        }
+        search.call(*relation, &values, &mut |_, _| true)
+    }
+}
+
+impl<'c> Search<'c> {
+    /// The value of a rule's argument under `env`, building compound terms; `UNBOUND` when one
+    /// of its variables is.
+    fn build(&mut self, arg: u32, env: &[u32]) -> u32 {
+        if arg & VAR != 0 {
+            return env.get((arg & !VAR) as usize).copied().unwrap_or(UNBOUND);
+        }
+        if arg & FUNC == 0 {
+            return arg;
+        }
+        let pattern = &self.checks.patterns[(arg & !FUNC) as usize];
+        let mut args = Vec::with_capacity(pattern.args.len());
+        for &a in &pattern.args {
+            let v = self.build(a, env);
+            if v == UNBOUND {
+                return UNBOUND;
+            }
+            args.push(v);
+        }
+        self.terms.intern(pattern.functor, &args)
+    }
+
+    /// Matches a rule's argument against a value, binding free variables (recorded in `trail`).
+    fn matches(&self, arg: u32, value: u32, env: &mut [u32], trail: &mut Vec<usize>) -> bool {
+        if arg & VAR != 0 {
+            let slot = (arg & !VAR) as usize;
+            return if env[slot] == UNBOUND {
+                env[slot] = value;
+                trail.push(slot);
+                true
+            } else {
+                env[slot] == value
+            };
+        }
+        if arg & FUNC == 0 {
+            return arg == value;
+        }
+        let pattern = &self.checks.patterns[(arg & !FUNC) as usize];
+        match self.terms.parts(value) {
+            Some((functor, values)) if functor == pattern.functor && values.len() == pattern.args.len() => {
+                pattern.args.iter().zip(values).all(|(&a, &v)| self.matches(a, v, env, trail))
+            }
+            _ => false,
+        }
+    }
+
+    /// Matches arguments against values; on failure the bindings made are undone.
+    fn matches_all(&self, args: &[u32], values: &[u32], env: &mut [u32], trail: &mut Vec<usize>) -> bool {
+        let ok = args.iter().zip(values).all(|(&a, &v)| v == UNBOUND || self.matches(a, v, env, trail));
+        if !ok {
+            undo(env, trail);
+        }
+        ok
     }
 
     /// Calls `relation` with `args` (`UNBOUND` where the caller leaves an argument free) and
-    /// hands every answer to `on_answer`, which returns whether to stop. Returns whether it was
-    /// stopped.
-    fn call(
-        &self,
-        state: &[u64],
-        relation: u32,
-        args: &[u32],
-        stack: &mut Stack,
-        on_answer: &mut dyn FnMut(&[u32], &mut Stack) -> bool,
-    ) -> bool {
-        let rel = &self.relations[relation as usize];
-        let bound = args.iter().enumerate().fold(0u64, |m, (i, &a)| if a == UNBOUND { m } else { m | 1 << i });
-        let guarded = rel.recursive && bound.count_ones() == rel.arity;
+    /// hands every answer to `on_answer`. Returns whether it was stopped.
+    fn call(&mut self, relation: u32, args: &[u32], on_answer: &mut dyn FnMut(&mut Self, &[u32]) -> Stop) -> Stop {
+        let rel = &self.checks.relations[relation as usize];
+        if rel.tabled {
+            return self.tabled(relation, args, on_answer);
+        }
+        let guarded = rel.recursive && !args.contains(&UNBOUND);
         if guarded {
-            if in_progress(stack, relation, args) {
+            if in_progress(&self.stack, relation, args) {
                 return false;
             }
-            stack.extend([relation, args.len() as u32]);
-            stack.extend_from_slice(args);
+            self.stack.extend([relation, args.len() as u32]);
+            self.stack.extend_from_slice(args);
         }
-        // The variant for exactly these bound arguments, or one that needs fewer of them (its
-        // order stays valid; the extra bindings only filter).
-        let variant = rel
-            .variants
-            .iter()
-            .filter(|v| v.bound & !bound == 0)
-            .max_by_key(|v| v.bound.count_ones())
-            .expect("the compiler orders every called pattern of a check");
-        let mut stopped = false;
-        for rule in &variant.rules {
-            let mut env = vec![UNBOUND; rule.vars as usize];
-            if !bind_head(&rule.head, args, &mut env) {
-                continue;
-            }
-            let mut answer = vec![0; args.len()];
-            stopped = self.solve(state, &rule.goals, &mut env, stack, &mut |env, stack| {
-                for (slot, &h) in answer.iter_mut().zip(&rule.head) {
-                    *slot = if h & VAR != 0 { env[(h & !VAR) as usize] } else { h };
-                }
-                on_answer(&answer, stack)
-            });
-            if stopped {
-                break;
-            }
-        }
+        let stopped = self.rules(relation, args, on_answer);
         if guarded {
-            stack.truncate(stack.len() - 2 - args.len());
+            self.stack.truncate(self.stack.len() - 2 - args.len());
         }
         stopped
     }
 
+    /// Searches the rules of `relation` for `args`, handing every answer to `on_answer`.
+    fn rules(&mut self, relation: u32, args: &[u32], on_answer: &mut dyn FnMut(&mut Self, &[u32]) -> Stop) -> Stop {
+        let checks = self.checks;
+        let rel = &checks.relations[relation as usize];
+        let bound = args.iter().enumerate().fold(0u64, |m, (i, &a)| if a == UNBOUND { m } else { m | 1 << i });
+        // The variant for exactly these bound arguments, or one that needs fewer of them (its
+        // order stays valid; the extra bindings only filter).
+        let Some(variant) = rel.variants.iter().filter(|v| v.bound & !bound == 0).max_by_key(|v| v.bound.count_ones())
+        else {
+            return false;
+        };
+        let mut trail = Vec::new();
+        for rule in &variant.rules {
+            let mut env = vec![UNBOUND; rule.vars as usize];
+            if !self.matches_all(&rule.head, args, &mut env, &mut trail) {
+                continue;
+            }
+            let stopped = self.solve(&rule.goals, &mut env, &mut |search, env| {
+                let answer: Vec<u32> = rule.head.iter().map(|&h| search.build(h, env)).collect();
+                !answer.contains(&UNBOUND) && on_answer(search, &answer)
+            });
+            if stopped {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// A call of a tabled relation. A new call is evaluated before any answer is handed on: a
+    /// repeat of a call in progress reads the answers found so far, and the first call of a
+    /// recursive group that such a repeat reads evaluates its rules again until no table gains
+    /// an answer; the calls it made that read a call above it stay incomplete, to be evaluated
+    /// again when they are called again. Handing answers on only once they are known keeps
+    /// every reader of a call in progress inside the evaluation that repeats it.
+    fn tabled(&mut self, relation: u32, args: &[u32], on_answer: &mut dyn FnMut(&mut Self, &[u32]) -> Stop) -> Stop {
+        let key = (relation, args.to_vec());
+        let entry = match self.memo.get(&key) {
+            Some(&e) => e,
+            None => {
+                self.entries.push(Entry { answers: Vec::new(), seen: HashSet::new(), status: Status::Incomplete });
+                self.memo.insert(key, self.entries.len() - 1);
+                self.entries.len() - 1
+            }
+        };
+        match self.entries[entry].status {
+            Status::InProgress(depth) => self.low = self.low.min(depth),
+            Status::Complete => {}
+            Status::Incomplete => {
+                let depth = self.depth;
+                self.depth += 1;
+                self.entries[entry].status = Status::InProgress(depth);
+                let outer_low = self.low;
+                let (status, low) = loop {
+                    self.low = u32::MAX;
+                    let added = self.added;
+                    self.rules(relation, args, &mut |search, answer| {
+                        let e = &mut search.entries[entry];
+                        if e.seen.insert(answer.to_vec()) {
+                            e.answers.push(answer.to_vec());
+                            search.added += 1;
+                        }
+                        false
+                    });
+                    let low = self.low;
+                    if low < depth {
+                        // It read a call in progress above it, whose answers may still grow.
+                        break (Status::Incomplete, low);
+                    }
+                    if low > depth || self.added == added {
+                        break (Status::Complete, u32::MAX);
+                    }
+                };
+                self.entries[entry].status = status;
+                self.depth -= 1;
+                self.low = outer_low.min(low);
+            }
+        }
+        let mut i = 0;
+        while let Some(answer) = self.entries[entry].answers.get(i).cloned() {
+            if on_answer(self, &answer) {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
     /// Searches for the bindings that satisfy `goals` in order, handing each to `k`.
     fn solve(
-        &self,
-        state: &[u64],
+        &mut self,
         goals: &[Goal],
         env: &mut Vec<u32>,
-        stack: &mut Stack,
-        k: &mut dyn FnMut(&mut Vec<u32>, &mut Stack) -> bool,
-    ) -> bool {
-        let Some((goal, rest)) = goals.split_first() else { return k(env, stack) };
+        k: &mut dyn FnMut(&mut Self, &mut Vec<u32>) -> Stop,
+    ) -> Stop {
+        let Some((goal, rest)) = goals.split_first() else { return k(self, env) };
+        let checks = self.checks;
         match goal {
             Goal::Distinct { positive, a, b } => {
-                if (value(*a, env) != value(*b, env)) == *positive {
-                    self.solve(state, rest, env, stack, k)
+                let (a, b) = (self.build(*a, env), self.build(*b, env));
+                if (a != b) == *positive {
+                    self.solve(rest, env, k)
                 } else {
                     false
                 }
             }
-            Goal::Table { table, positive: false, args } => {
-                let key: Vec<u32> = args.iter().map(|&a| value(a, env)).collect();
-                if self.tables[*table as usize].contains(&key, state) {
-                    false
-                } else {
-                    self.solve(state, rest, env, stack, k)
-                }
-            }
-            Goal::Table { table, positive: true, args } => {
-                let table = &self.tables[*table as usize];
-                let key: Vec<u32> = args.iter().map(|&a| value(a, env)).collect();
+            Goal::Table { table, positive, args } => {
+                let table = &checks.tables[*table as usize];
+                let key: Vec<u32> = args.iter().map(|&a| self.build(a, env)).collect();
                 if !key.contains(&UNBOUND) {
-                    return table.contains(&key, state) && self.solve(state, rest, env, stack, k);
+                    return table.contains(&key, self.state) == *positive && self.solve(rest, env, k);
+                }
+                if !positive {
+                    return false;
                 }
                 let width = table.width();
-                for row in table.candidates(key.first().copied().filter(|&v| v != UNBOUND)).chunks_exact(width) {
-                    if !table.row_holds(row, state) {
+                let mut trail = Vec::new();
+                let first = key.first().copied().filter(|&v| v != UNBOUND);
+                for row in table.candidates(first).chunks_exact(width) {
+                    if !table.row_holds(row, self.state) || !self.matches_all(args, &row[..args.len()], env, &mut trail)
+                    {
                         continue;
                     }
-                    let mut newly = Vec::new();
-                    if unify(args, &row[..args.len()], env, &mut newly) && self.solve(state, rest, env, stack, k) {
+                    if self.solve(rest, env, k) {
                         return true;
                     }
-                    for v in newly {
-                        env[v] = UNBOUND;
-                    }
+                    undo(env, &mut trail);
                 }
                 false
             }
             Goal::Call { relation, positive: false, args } => {
-                let key: Vec<u32> = args.iter().map(|&a| value(a, env)).collect();
-                if self.call(state, *relation, &key, stack, &mut |_, _| true) {
+                let key: Vec<u32> = args.iter().map(|&a| self.build(a, env)).collect();
+                if self.call(*relation, &key, &mut |_, _| true) {
                     false
                 } else {
-                    self.solve(state, rest, env, stack, k)
+                    self.solve(rest, env, k)
                 }
             }
             Goal::Call { relation, positive: true, args } => {
-                let key: Vec<u32> = args.iter().map(|&a| value(a, env)).collect();
-                self.call(state, *relation, &key, stack, &mut |answer, stack| {
-                    let mut newly = Vec::new();
-                    let stop = unify(args, answer, env, &mut newly) && self.solve(state, rest, env, stack, k);
-                    for v in newly {
-                        env[v] = UNBOUND;
+                let key: Vec<u32> = args.iter().map(|&a| self.build(a, env)).collect();
+                self.call(*relation, &key, &mut |search, answer| {
+                    let mut trail = Vec::new();
+                    if !search.matches_all(args, answer, env, &mut trail) {
+                        return false;
                     }
+                    let stop = search.solve(rest, env, k);
+                    undo(env, &mut trail);
                     stop
                 })
             }
@@ -255,52 +482,11 @@ impl Checks {
     }
 }
 
-/// The value of an argument: its symbol, or its variable's binding (`UNBOUND` when free).
-fn value(arg: u32, env: &[u32]) -> u32 {
-    if arg & VAR != 0 {
-        env[(arg & !VAR) as usize]
-    } else {
-        arg
+/// Unbinds the variables bound since `trail` was empty.
+fn undo(env: &mut [u32], trail: &mut Vec<usize>) {
+    for v in trail.drain(..) {
+        env[v] = UNBOUND;
     }
-}
-
-/// Matches arguments against symbols, binding free variables (recorded in `newly`).
-fn unify(args: &[u32], values: &[u32], env: &mut [u32], newly: &mut Vec<usize>) -> bool {
-    for (&a, &v) in args.iter().zip(values) {
-        if a & VAR == 0 {
-            if a != v {
-                return false;
-            }
-            continue;
-        }
-        let slot = (a & !VAR) as usize;
-        if env[slot] == UNBOUND {
-            env[slot] = v;
-            newly.push(slot);
-        } else if env[slot] != v {
-            return false;
-        }
-    }
-    true
-}
-
-/// Binds a rule's head variables to the bound arguments of a call; false when they clash.
-fn bind_head(head: &[u32], args: &[u32], env: &mut [u32]) -> bool {
-    head.iter().zip(args).all(|(&h, &a)| {
-        if a == UNBOUND {
-            true
-        } else if h & VAR == 0 {
-            h == a
-        } else {
-            let slot = &mut env[(h & !VAR) as usize];
-            if *slot == UNBOUND {
-                *slot = a;
-                true
-            } else {
-                *slot == a
-            }
-        }
-    })
 }
 
 fn in_progress(stack: &[u32], relation: u32, args: &[u32]) -> bool {
@@ -324,7 +510,8 @@ impl Checks {
         };
         out.push(self.relations.len() as u32);
         for relation in &self.relations {
-            out.extend([relation.arity, u32::from(relation.recursive), relation.variants.len() as u32]);
+            let flags = u32::from(relation.recursive) | u32::from(relation.tabled) << 1;
+            out.extend([relation.arity, flags, relation.variants.len() as u32]);
             for variant in &relation.variants {
                 out.extend([variant.bound as u32, (variant.bound >> 32) as u32, variant.rules.len() as u32]);
                 for rule in &variant.rules {
@@ -357,6 +544,11 @@ impl Checks {
             out.push(*relation);
             list(out, args);
         }
+        out.push(self.patterns.len() as u32);
+        for pattern in &self.patterns {
+            out.push(pattern.functor);
+            list(out, &pattern.args);
+        }
     }
 
     /// Reads checks written by [`Checks::encode`] from `words` at `*at`, checking every index
@@ -374,8 +566,9 @@ impl Checks {
         };
         let relations = word()?;
         for _ in 0..relations {
-            let (arity, recursive, variants) = (word()?, word()? != 0, word()?);
-            let mut relation = Relation { arity, recursive, variants: Vec::new() };
+            let (arity, flags, variants) = (word()?, word()?, word()?);
+            let mut relation =
+                Relation { arity, recursive: flags & 1 != 0, tabled: flags & 2 != 0, variants: Vec::new() };
             for _ in 0..variants {
                 let bound = u64::from(word()?) | u64::from(word()?) << 32;
                 let rules = word()?;
@@ -410,12 +603,39 @@ impl Checks {
             let relation = word()?;
             checks.atoms.push((relation, read_list(&mut word)?));
         }
+        let patterns = word()?;
+        for _ in 0..patterns {
+            let functor = word()?;
+            checks.patterns.push(Pattern { functor, args: read_list(&mut word)? });
+        }
         checks.validate()?;
         Ok(checks)
     }
 
     fn validate(&self) -> Result<(), String> {
-        let var_ok = |a: u32, vars: u32| a & VAR == 0 || (a & !VAR) < vars;
+        // How many variables each pattern needs (one past its largest), its arguments referring
+        // only to earlier patterns so that building and matching end.
+        let mut needs: Vec<u32> = Vec::with_capacity(self.patterns.len());
+        for (i, pattern) in self.patterns.iter().enumerate() {
+            if pattern.functor >= FUNC {
+                return Err("a check pattern's function symbol is out of range".to_string());
+            }
+            let mut need = 0;
+            for &a in &pattern.args {
+                need = need.max(match a {
+                    _ if a & VAR != 0 => (a & !VAR).saturating_add(1),
+                    _ if a & FUNC != 0 && ((a & !FUNC) as usize) < i => needs[(a & !FUNC) as usize],
+                    _ if a & FUNC != 0 => return Err("a check pattern refers to a later one".to_string()),
+                    _ => 0,
+                });
+            }
+            needs.push(need);
+        }
+        let var_ok = |a: u32, vars: u32| match a {
+            _ if a & VAR != 0 => (a & !VAR) < vars,
+            _ if a & FUNC != 0 => needs.get((a & !FUNC) as usize).is_some_and(|&need| need <= vars),
+            _ => true,
+        };
         for relation in &self.relations {
             if relation.arity > 64 || relation.variants.is_empty() {
                 return Err("a check relation with no variant or over 64 arguments".to_string());
@@ -440,11 +660,15 @@ impl Checks {
                 }
             }
         }
-        if !self.tables.iter().all(|t| t.width() == 0 || t.rows.len() % t.width() == 0) {
-            return Err("a check table has a partial row".to_string());
+        let symbols_ok = |t: &Table| {
+            t.rows.chunks_exact(t.width().max(1)).all(|row| row[..t.arity as usize].iter().all(|&v| v < FUNC))
+        };
+        if !self.tables.iter().all(|t| (t.width() == 0 || t.rows.len() % t.width() == 0) && symbols_ok(t)) {
+            return Err("a check table has a partial row or a value out of range".to_string());
         }
         let atom_ok = |(r, args): &(u32, Vec<u32>)| {
             self.relations.get(*r as usize).is_some_and(|rel| rel.arity as usize == args.len())
+                && args.iter().all(|&a| var_ok(a, 0))
         };
         if !self.atoms.iter().all(atom_ok) {
             return Err("a check atom does not fit its relation".to_string());
@@ -479,6 +703,7 @@ mod tests {
         let path = Relation {
             arity: 2,
             recursive: true,
+            tabled: false,
             variants: vec![Variant {
                 bound: 0b11,
                 rules: vec![
@@ -497,6 +722,7 @@ mod tests {
         let out = Relation {
             arity: 2,
             recursive: false,
+            tabled: false,
             variants: vec![Variant {
                 bound: 0b01,
                 rules: vec![Rule { vars: 2, head: vec![var(0), var(1)], goals: vec![open_goal(var(0), var(1))] }],
@@ -505,6 +731,7 @@ mod tests {
         let elsewhere = Relation {
             arity: 1,
             recursive: false,
+            tabled: false,
             variants: vec![Variant {
                 bound: 0b1,
                 rules: vec![Rule {
@@ -522,6 +749,7 @@ mod tests {
             relations: vec![path, out, elsewhere],
             tables: vec![open],
             atoms: vec![(0, vec![A, C]), (0, vec![C, A]), (2, vec![A]), (2, vec![B])],
+            patterns: Vec::new(),
         }
     }
 
@@ -566,5 +794,143 @@ mod tests {
         let mut words = Vec::new();
         bad.encode(&mut words);
         assert!(Checks::decode(&words, &mut 0).is_err());
+    }
+
+    fn relation(arity: u32, recursive: bool, tabled: bool, bound: u64, rules: Vec<Rule>) -> Relation {
+        Relation { arity, recursive, tabled, variants: vec![Variant { bound, rules }] }
+    }
+
+    fn call(relation: u32, positive: bool, args: Vec<u32>) -> Goal {
+        Goal::Call { relation, positive, args }
+    }
+
+    /// Symbols a, b, c, then `nil` (3) and `list` (4); the state's facts `(edge X Y)` as in
+    /// [`sample`]. Patterns: 0 `(list ?0 ?1)`, 1 `(list ?2 ?1)`, 2 `(list a nil)`. Relations:
+    /// 0 `(member E L)`: `(member ?0 (list ?0 ?1))`, `(member ?0 (list ?2 ?1)) :- (member ?0 ?1)`,
+    ///   recursive and called bound;
+    /// 1 `(conn X Y V)`, the simple paths from X avoiding the list V, called with Y free (so
+    ///   tabled): `(edge ?0 ?1) (not (member ?1 ?2))`, and
+    ///   `(edge ?0 ?3) (not (member ?3 ?2)) (conn ?3 ?1 (list ?3 ?2))`;
+    /// 2 `(tc X Y)`, left-recursive and called with Y free: `(edge ?0 ?1)`, `(tc ?0 ?2) (edge ?2 ?1)`;
+    /// 3 `(hits W)`: `(tc a ?1) (= ?1 ?0)`; 4 `(goes W)`: `(conn a ?1 (list a nil)) (= ?1 ?0)`.
+    fn lists() -> Checks {
+        const NIL: u32 = 3;
+        const LIST: u32 = 4;
+        let mut checks = sample();
+        let edge = |a, b| Goal::Table { table: 0, positive: true, args: vec![a, b] };
+        let member = relation(
+            2,
+            true,
+            false,
+            0b11,
+            vec![
+                Rule { vars: 2, head: vec![var(0), FUNC], goals: vec![] },
+                Rule { vars: 3, head: vec![var(0), FUNC | 1], goals: vec![call(0, true, vec![var(0), var(1)])] },
+            ],
+        );
+        let conn = relation(
+            3,
+            true,
+            true,
+            0b101,
+            vec![
+                Rule {
+                    vars: 3,
+                    head: vec![var(0), var(1), var(2)],
+                    goals: vec![edge(var(0), var(1)), call(0, false, vec![var(1), var(2)])],
+                },
+                Rule {
+                    vars: 5,
+                    head: vec![var(0), var(1), var(2)],
+                    goals: vec![
+                        edge(var(0), var(3)),
+                        call(0, false, vec![var(3), var(2)]),
+                        call(1, true, vec![var(3), var(1), FUNC | 3]),
+                    ],
+                },
+            ],
+        );
+        let tc = relation(
+            2,
+            true,
+            true,
+            0b01,
+            vec![
+                Rule { vars: 2, head: vec![var(0), var(1)], goals: vec![edge(var(0), var(1))] },
+                Rule {
+                    vars: 3,
+                    head: vec![var(0), var(1)],
+                    goals: vec![call(2, true, vec![var(0), var(2)]), edge(var(2), var(1))],
+                },
+            ],
+        );
+        let equal = Goal::Distinct { positive: false, a: var(1), b: var(0) };
+        let hits = relation(
+            1,
+            false,
+            false,
+            0b1,
+            vec![Rule { vars: 2, head: vec![var(0)], goals: vec![call(2, true, vec![A, var(1)]), equal.clone()] }],
+        );
+        let goes = relation(
+            1,
+            false,
+            false,
+            0b1,
+            vec![Rule { vars: 2, head: vec![var(0)], goals: vec![call(1, true, vec![A, var(1), FUNC | 2]), equal] }],
+        );
+        checks.relations = vec![member, conn, tc, hits, goes];
+        checks.patterns = vec![
+            Pattern { functor: LIST, args: vec![var(0), var(1)] },
+            Pattern { functor: LIST, args: vec![var(2), var(1)] },
+            Pattern { functor: LIST, args: vec![A, NIL] },
+            Pattern { functor: LIST, args: vec![var(3), var(2)] },
+        ];
+        checks.atoms = vec![(3, vec![C]), (3, vec![A]), (4, vec![C]), (4, vec![A]), (1, vec![B, A, FUNC | 2])];
+        checks
+    }
+
+    #[test]
+    fn compound_terms_are_built_matched_and_compared() {
+        let checks = lists();
+        // a -> b -> c: a simple path from a reaches c but never returns to a.
+        let s = state(&[(A, B), (B, C)]);
+        assert!(checks.holds(&s, 2));
+        assert!(!checks.holds(&s, 3));
+        // With c -> a the path could return to a, but a is on the visited list.
+        let s = state(&[(A, B), (B, C), (C, A)]);
+        assert!(checks.holds(&s, 2));
+        assert!(!checks.holds(&s, 3), "a is visited");
+        // (conn b a (list a nil)): b -> a directly is a's own cell, which is visited.
+        assert!(!checks.holds(&state(&[(B, A)]), 4));
+        assert!(!checks.holds(&state(&[(B, C), (C, A)]), 4), "a is on the list");
+        let mut words = Vec::new();
+        checks.encode(&mut words);
+        assert_eq!(Checks::decode(&words, &mut 0).unwrap(), checks);
+    }
+
+    #[test]
+    fn left_recursion_with_free_arguments_reaches_its_fixpoint() {
+        let checks = lists();
+        let s = state(&[(A, B), (B, C)]);
+        assert!(checks.holds(&s, 0), "a reaches c through b");
+        assert!(!checks.holds(&s, 1), "nothing leads back to a");
+        let s = state(&[(A, B), (B, C), (C, A)]);
+        assert!(checks.holds(&s, 0) && checks.holds(&s, 1));
+        assert!(!checks.holds(&state(&[(B, C), (C, A)]), 0), "a has no edge out");
+    }
+
+    #[test]
+    fn damaged_patterns_are_refused() {
+        let mut bad = lists();
+        bad.patterns[0].args[0] = FUNC | 3;
+        let mut words = Vec::new();
+        bad.encode(&mut words);
+        assert!(Checks::decode(&words, &mut 0).is_err(), "a pattern may only refer to earlier ones");
+        let mut bad = lists();
+        bad.atoms.push((3, vec![FUNC]));
+        let mut words = Vec::new();
+        bad.encode(&mut words);
+        assert!(Checks::decode(&words, &mut 0).is_err(), "an atom's pattern has variables");
     }
 }

@@ -2,12 +2,21 @@
 //! in which each of their rules is searched (see `gdl_runtime::checks`).
 //!
 //! A relation can be checked when its rules read only the state (`true`), static relations,
-//! `distinct` and other checked relations, over constants and variables, and when every rule
-//! that is grounded binds all its arguments before asking for it (a negation always does). The
-//! grounded rules then read it as one literal per ground atom, and it is searched top-down with
-//! those arguments bound. Inside checked rules, a call may leave arguments free if the callee
-//! is not recursive; a recursive relation is always called with all its arguments bound, which
-//! is what keeps the search finite. The set is the largest that meets these conditions.
+//! `distinct` and other checked relations, and when every rule that is grounded binds all its
+//! arguments before asking for it (a negation always does). The grounded rules then read it as
+//! one literal per ground atom, and it is searched top-down with those arguments bound. Its
+//! rules' heads, calls and `distinct`s may hold compound terms (lists, say), which the search
+//! builds and takes apart; the static relations and state facts it reads are tables of symbols,
+//! so those literals' arguments must be symbols and variables. Inside checked rules, a call may
+//! leave arguments free; a recursive relation called so has its recursive group *tabled* (see
+//! `gdl_runtime::checks`), which keeps the search finite, and one always called with all its
+//! arguments bound fails on a call that repeats a caller. The set is the largest that meets
+//! these conditions.
+//!
+//! Before decomposition, a grounded rule may ask for a checked relation with arguments whose
+//! variables occur nowhere else in the rule (hex's far end of a connection): [`absorb`] then
+//! folds that literal into a new checked relation of the variables it shares, which the rule
+//! binds.
 
 use super::decompose::{to_literal, vars_of as literal_vars};
 use crate::ast::{Atom, Description, Literal, Span, Term};
@@ -33,11 +42,15 @@ pub struct Plan {
 #[derive(Debug, Default)]
 pub struct Checked {
     pub recursive: bool,
+    /// Whether its calls are tabled: its recursive group is called with free arguments.
+    pub tabled: bool,
     pub variants: BTreeMap<u64, Vec<(usize, Vec<usize>)>>,
 }
 
-/// The largest set of relations that can be checked at run time, with their orders.
-pub(crate) fn plan(rules: &[Rule<'_, '_>], dynamic: &BTreeSet<String>, deps: &Dependencies) -> Plan {
+/// The largest set of relations that can be checked at run time, with their orders. With
+/// `foldable`, a grounded rule may leave free the variables of a checked literal that occur
+/// nowhere else in it (see [`absorb`], which folds such literals before grounding).
+pub(crate) fn plan(rules: &[Rule<'_, '_>], dynamic: &BTreeSet<String>, deps: &Dependencies, foldable: bool) -> Plan {
     let mut candidates: BTreeSet<&str> = rules
         .iter()
         .map(|r| r.head.name.as_str())
@@ -45,7 +58,7 @@ pub(crate) fn plan(rules: &[Rule<'_, '_>], dynamic: &BTreeSet<String>, deps: &De
         .collect();
     // Syntactic conditions, rule by rule.
     for rule in rules {
-        if candidates.contains(rule.head.name.as_str()) && !checkable_rule(rule) {
+        if candidates.contains(rule.head.name.as_str()) && !checkable_rule(rule, dynamic) {
             debug(&format!("not checkable: {}", rule.head.name));
             candidates.remove(rule.head.name.as_str());
         }
@@ -68,7 +81,7 @@ pub(crate) fn plan(rules: &[Rule<'_, '_>], dynamic: &BTreeSet<String>, deps: &De
                 break;
             }
         }
-        match orders(rules, &candidates, deps) {
+        match orders(rules, &candidates, deps, foldable) {
             Ok(relations) => return Plan { relations },
             Err(failed) => {
                 debug(&format!("cannot be ordered: {failed}"));
@@ -89,20 +102,19 @@ fn flat(term: &Term) -> bool {
     matches!(term, Term::Var(..) | Term::Const(..))
 }
 
-/// Whether a rule's terms are all symbols and variables (a `true` literal's fact may be a
-/// function of them) and it does not read the joint move.
-fn checkable_rule(rule: &Rule<'_, '_>) -> bool {
+/// Whether a rule does not read the joint move, and reads tables (the state's facts, a function
+/// of symbols and variables, and static relations) with symbols and variables only.
+fn checkable_rule(rule: &Rule<'_, '_>, dynamic: &BTreeSet<String>) -> bool {
     let fact_ok = |t: &Term| match t {
         Term::Func(_, args, _) => args.iter().all(flat),
         _ => flat(t),
     };
-    rule.head.args.iter().all(flat)
-        && rule.body.iter().all(|b| match *b {
-            Basic::Pos(a) | Basic::Neg(a) if a.name == "does" => false,
-            Basic::Pos(a) | Basic::Neg(a) if a.name == "true" => a.args.len() == 1 && fact_ok(&a.args[0]),
-            Basic::Pos(a) | Basic::Neg(a) => a.args.iter().all(flat),
-            Basic::Distinct(x, y) | Basic::Equal(x, y) => flat(x) && flat(y),
-        })
+    rule.body.iter().all(|b| match *b {
+        Basic::Pos(a) | Basic::Neg(a) if a.name == "does" => false,
+        Basic::Pos(a) | Basic::Neg(a) if a.name == "true" => a.args.len() == 1 && fact_ok(&a.args[0]),
+        Basic::Pos(a) | Basic::Neg(a) if !dynamic.contains(&a.name) => a.args.iter().all(flat),
+        _ => true,
+    })
 }
 
 fn vars(term: &Term, out: &mut BTreeSet<String>) {
@@ -143,6 +155,7 @@ fn orders(
     rules: &[Rule<'_, '_>],
     checked: &BTreeSet<&str>,
     deps: &Dependencies,
+    foldable: bool,
 ) -> Result<BTreeMap<String, Checked>, String> {
     let mut queue: Vec<(String, u64)> = Vec::new();
     // The grounded rules bind everything their other positive literals bind.
@@ -155,12 +168,19 @@ fn orders(
                 }
             }
         }
-        for a in atoms(rule).filter(|a| checked.contains(a.name.as_str())) {
-            if a.args.len() > 64 || !atom_vars(a).is_subset(&bound) {
+        for (j, b) in rule.body.iter().enumerate() {
+            let (Basic::Pos(a) | Basic::Neg(a)) = *b else { continue };
+            if !checked.contains(a.name.as_str()) {
+                continue;
+            }
+            let free: BTreeSet<String> = atom_vars(a).difference(&bound).cloned().collect();
+            // Variables of this literal alone, which absorbing it into a new relation hides.
+            let private = foldable && matches!(b, Basic::Pos(_)) && free.iter().all(|v| only_in(rule, j, v));
+            if a.args.len() > 64 || !(free.is_empty() || private) {
                 debug(&format!("{} reads {} {:?} with {:?} bound", rule.head.name, a.name, atom_vars(a), bound));
                 return Err(a.name.clone());
             }
-            queue.push((a.name.clone(), full(a.args.len())));
+            queue.push((a.name.clone(), bound_mask(a, &bound)));
         }
     }
     let mut by_head: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
@@ -203,15 +223,42 @@ fn orders(
         }
         result.get_mut(&name).expect("entered above").variants.insert(mask, ordered);
     }
-    // A recursive relation must only ever be called with every argument bound.
-    for (name, entry) in &result {
-        let arity = rules.iter().find(|r| &r.head.name == name).map_or(0, |r| r.head.args.len());
-        if entry.recursive && entry.variants.keys().any(|&m| m != full(arity)) {
-            debug(&format!("{name} is recursive and called with {:?}", entry.variants.keys()));
-            return Err(name.clone());
-        }
+    // A recursive group called with free arguments somewhere is tabled.
+    let arity = |name: &str| rules.iter().find(|r| r.head.name == name).map_or(0, |r| r.head.args.len());
+    let free_calls: Vec<&String> = result
+        .iter()
+        .filter(|(name, entry)| entry.recursive && entry.variants.keys().any(|&m| m != full(arity(name))))
+        .map(|(name, _)| name)
+        .collect();
+    let tabled: BTreeSet<String> = result
+        .iter()
+        .filter(|(name, entry)| entry.recursive && free_calls.iter().any(|other| deps.same_component(name, other)))
+        .map(|(name, _)| name.clone())
+        .collect();
+    for (name, entry) in &mut result {
+        entry.tabled = tabled.contains(name);
     }
     Ok(result)
+}
+
+/// Whether variable `v` occurs in no literal of `rule` but the `j`th, nor in its head.
+fn only_in(rule: &Rule<'_, '_>, j: usize, v: &str) -> bool {
+    let mut head = BTreeSet::new();
+    rule.head.args.iter().for_each(|t| vars(t, &mut head));
+    !head.contains(v)
+        && rule.body.iter().enumerate().all(|(k, b)| {
+            k == j || {
+                let mut of = BTreeSet::new();
+                match *b {
+                    Basic::Pos(a) | Basic::Neg(a) => a.args.iter().for_each(|t| vars(t, &mut of)),
+                    Basic::Distinct(x, y) | Basic::Equal(x, y) => {
+                        vars(x, &mut of);
+                        vars(y, &mut of);
+                    }
+                }
+                !of.contains(v)
+            }
+        })
 }
 
 /// A search order of a checked rule's body given its bound variables: tests as soon as their
@@ -233,21 +280,28 @@ fn order_body(
                     let mut v = BTreeSet::new();
                     vars(x, &mut v);
                     vars(y, &mut v);
-                    (v.is_subset(&bound), (3, 0))
+                    (v.is_subset(&bound), (4, 0))
                 }
-                Basic::Neg(a) => (atom_vars(a).is_subset(&bound), (3, 0)),
+                Basic::Neg(a) => (atom_vars(a).is_subset(&bound), (4, 0)),
                 Basic::Pos(a) => {
                     let all = atom_vars(a).is_subset(&bound);
                     let is_call = checked.contains(a.name.as_str());
                     let bound_args = bound_mask(a, &bound).count_ones() as usize;
                     if all {
-                        (true, (3, 0))
+                        (true, (4, 0))
+                    } else if is_call && bound_args == 0 {
+                        // Last: a call with nothing bound enumerates its whole relation.
+                        (true, (0, 0))
                     } else if is_call && deps.is_recursive(&a.name) {
-                        (false, (0, 0))
+                        // After the other calls, the one with the fewest free arguments first:
+                        // a recursive call with free arguments is tabled, and one that leaves
+                        // free an argument another call would bind (the list a connection
+                        // carries) may enumerate every value of it.
+                        (true, (1, usize::MAX - (a.args.len() - bound_args)))
                     } else if is_call {
-                        (true, (1, bound_args))
-                    } else {
                         (true, (2, bound_args))
+                    } else {
+                        (true, (3, bound_args))
                     }
                 }
             };
@@ -359,7 +413,15 @@ fn absorbable(
         }
         group.sort_unstable();
         if group.len() == body.len() {
-            continue;
+            // Folding the whole body gains nothing, unless the checked literal has variables of
+            // its own, which the rule could not bind: then it is folded alone.
+            let others: BTreeSet<&String> =
+                (0..body.len()).filter(|&j| j != seed).flat_map(|j| vars_of[j].iter()).collect();
+            let own = vars_of[seed].iter().any(|v| !head_vars.contains(v) && !others.contains(v));
+            if !own || !matches!(&body[seed], Literal::Atom(_)) {
+                continue;
+            }
+            group = vec![seed];
         }
         let inside: BTreeSet<String> = group.iter().flat_map(|&j| vars_of[j].iter().cloned()).collect();
         let outside: BTreeSet<String> = (0..body.len())

@@ -16,7 +16,7 @@ use crate::interp::eval::{Component, Eval};
 use crate::interp::store::{encode, write_flat, Node as TermNode, Symbols, TermId, TermRead, Terms};
 use crate::interp::{plan_components, prepare, FactStats};
 use gdl_runtime::checks::{
-    Checks, Goal, Relation as CheckRelation, Rule as CheckRule, Table as CheckTable, Variant, VAR,
+    Checks, Goal, Pattern, Relation as CheckRelation, Rule as CheckRule, Table as CheckTable, Variant, FUNC, VAR,
 };
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet};
@@ -44,27 +44,38 @@ fn instance_relation(k: usize) -> String {
 /// as if it depended on the state, so that it can be checked at run time too.
 pub fn instantiate(description: &Description, options: &Options) -> Result<Ground, String> {
     let nothing = BTreeSet::new();
+    let work_limit = options.max_instances.saturating_mul(WORK_PER_INSTANCE);
     if options.check_relations {
-        return match instantiate_with(description, options, true, true, &nothing) {
+        return match instantiate_with(description, options, true, true, &nothing, work_limit) {
             Err(failure) if failure.message.is_empty() => {
-                instantiate_with(description, options, false, true, &nothing).map_err(|f| f.message)
+                instantiate_with(description, options, false, true, &nothing, work_limit).map_err(|f| f.message)
             }
             other => other.map_err(|f| f.message),
         };
     }
     let too_large = |result: &Result<Ground, Failure>| matches!(result, Err(failure) if failure.message.starts_with(super::TOO_LARGE));
-    let plain = instantiate_with(description, options, false, false, &nothing);
+    let plain = instantiate_with(description, options, false, false, &nothing, work_limit);
     if !too_large(&plain) {
         return plain.map_err(|f| f.message);
     }
-    let demanded = instantiate_with(description, options, false, true, &nothing);
+    // The demand restriction is there to save work: it gets a few times what the plain
+    // attempt spent before it failed.
+    let spent = plain.as_ref().err().map_or(0, |f| f.work);
+    let demanded = instantiate_with(
+        description,
+        options,
+        false,
+        true,
+        &nothing,
+        work_limit.min(spent.saturating_mul(DEMAND_WORK_FACTOR)),
+    );
     if !too_large(&demanded) {
         return demanded.map_err(|f| f.message);
     }
     let Err(mut error) = demanded else { unreachable!("too large is an error") };
     let mut forced = BTreeSet::new();
     loop {
-        match instantiate_with(description, options, true, true, &forced) {
+        match instantiate_with(description, options, true, true, &forced, work_limit) {
             Err(failure) if failure.message.is_empty() => return Err(error.message),
             Err(failure) => match &failure.static_relation {
                 Some(relation) if !forced.contains(relation) => {
@@ -78,6 +89,15 @@ pub fn instantiate(description: &Description, options: &Options) -> Result<Groun
     }
 }
 
+/// How many steps of joins an attempt at grounding may take per fact or rule instance it may
+/// derive (`--max-instances`): a bound on its time, since joins that mostly fail derive little.
+/// The largest games that ground take 50 per instance of the default limit (chess with its
+/// checks, 196 million steps).
+const WORK_PER_INSTANCE: usize = 100;
+
+/// How many times the work of the failed plain attempt the demand restriction may take.
+const DEMAND_WORK_FACTOR: usize = 4;
+
 /// Why an attempt at grounding failed.
 struct Failure {
     /// The error; empty when no relation can be checked at run time.
@@ -85,11 +105,13 @@ struct Failure {
     /// The static relation that went past the limit, when it could be checked at run time: no
     /// relation that must be exact (`init`, `role`, `base`, `input`) depends on it.
     static_relation: Option<String>,
+    /// The steps of joins it took.
+    work: usize,
 }
 
 impl From<String> for Failure {
     fn from(message: String) -> Failure {
-        Failure { message, static_relation: None }
+        Failure { message, static_relation: None, work: 0 }
     }
 }
 
@@ -103,6 +125,7 @@ fn instantiate_with(
     with_checks: bool,
     with_demand: bool,
     forced: &BTreeSet<String>,
+    work_limit: usize,
 ) -> Result<Ground, Failure> {
     let prepared = prepare(description)?;
     let prepared = if options.fold_constant_fluents { super::constant_fluents::fold(prepared) } else { prepared };
@@ -127,7 +150,7 @@ fn instantiate_with(
             .collect();
         let rules: Vec<super::checks::Rule<'_, '_>> =
             conjunctions.iter().map(|(head, body)| super::checks::Rule { head, body }).collect();
-        super::checks::plan(&rules, &dynamic, &Dependencies::build(&inlined)).relations.into_keys().collect()
+        super::checks::plan(&rules, &dynamic, &Dependencies::build(&inlined), true).relations.into_keys().collect()
     } else {
         BTreeSet::new()
     };
@@ -148,7 +171,7 @@ fn instantiate_with(
     let plan = if with_checks {
         let rules: Vec<super::checks::Rule<'_, '_>> =
             alternatives.iter().map(|a| super::checks::Rule { head: a.head, body: &a.body }).collect();
-        let plan = super::checks::plan(&rules, &dynamic, &Dependencies::build(&decomposed.description));
+        let plan = super::checks::plan(&rules, &dynamic, &Dependencies::build(&decomposed.description), false);
         if plan.relations.is_empty() {
             return Err(String::new().into());
         }
@@ -203,6 +226,7 @@ fn instantiate_with(
         .partition(|component| component.relations.iter().all(|&rel| relations.keys[rel].0.starts_with("(instances ")));
     let mut eval = Eval::new(&mut terms, &rules, &[], &[], relations.len());
     eval.limit = options.max_instances;
+    eval.work_limit = work_limit;
     eval.uncounted = vec![false; relations.len()];
     for (k, alternative) in alternatives.iter().enumerate() {
         let reads = alternative.body.iter().filter(|b| matches!(**b, Basic::Pos(a) if !checked.contains(&a.name)));
@@ -212,7 +236,9 @@ fn instantiate_with(
             }
         }
     }
-    let too_large = |rel: RelId| too_large(&relations.keys[rel].0, &alternatives, &decomposed.origins, options);
+    let too_large = |rel: RelId, by_work: Option<usize>| {
+        too_large(&relations.keys[rel].0, &alternatives, &decomposed.origins, options, by_work)
+    };
     for component in &components {
         eval.run(component);
         if let Some(rel) = eval.exceeded {
@@ -221,7 +247,8 @@ fn instantiate_with(
             let checkable = !state_dependent.contains(&name)
                 && prepared.rules.iter().any(|rule| rule.head.name == name)
                 && deps.dependents_of(&[name.as_str()]).iter().all(|r| !exact.contains(&r.as_str()));
-            return Err(Failure { message: too_large(rel), static_relation: checkable.then_some(name) });
+            let message = too_large(rel, (eval.work > eval.work_limit).then_some(eval.work_limit));
+            return Err(Failure { message, static_relation: checkable.then_some(name), work: eval.work });
         }
     }
 
@@ -243,7 +270,9 @@ fn instantiate_with(
         check_atoms: Vec::new(),
         error: None,
     };
-    let mut ground = builder.run(&roles, &alternatives, &dynamic)?;
+    let run = builder.run(&roles, &alternatives, &dynamic);
+    let work = builder.eval.work;
+    let mut ground = run.map_err(|message| Failure { message, static_relation: None, work })?;
     if !checked.is_empty() {
         let (checks, names) = builder.checks(&plan, &alternatives, &dynamic)?;
         ground.checks = checks;
@@ -265,7 +294,14 @@ fn user_relation(name: &str, origins: &[String]) -> String {
 }
 
 /// The error for going past the limit while deriving the facts of relation `name`.
-fn too_large(name: &str, alternatives: &[Alternative<'_>], origins: &[String], options: &Options) -> String {
+/// With `by_work`, it was that limit on the steps of joins that it went past.
+fn too_large(
+    name: &str,
+    alternatives: &[Alternative<'_>],
+    origins: &[String],
+    options: &Options,
+    by_work: Option<usize>,
+) -> String {
     let name = super::demand::part_of(name).unwrap_or(name);
     let name = super::demand::served(name).unwrap_or(name);
     // A new relation of the decomposition is reported as the user's relation it serves.
@@ -278,11 +314,17 @@ fn too_large(name: &str, alternatives: &[Alternative<'_>], origins: &[String], o
         None if name.starts_with("(aux ") => format!("instantiating a rule for `{}`", user_relation(name)),
         None => format!("the relation `{name}`"),
     };
-    format!(
-        "{}: {what} goes past {} facts and rule instances (the limit is an option: --max-instances)",
-        super::TOO_LARGE,
-        options.max_instances
-    )
+    match by_work {
+        Some(steps) => format!(
+            "{}: {what} takes more than {steps} steps of joins (the limit grows with --max-instances)",
+            super::TOO_LARGE
+        ),
+        None => format!(
+            "{}: {what} goes past {} facts and rule instances (the limit is an option: --max-instances)",
+            super::TOO_LARGE,
+            options.max_instances
+        ),
+    }
 }
 
 /// The relaxed rules, the instance queries of the alternatives with state-dependent heads, and
@@ -335,7 +377,7 @@ struct Builder<'a> {
     /// The component of each instance query.
     queries: FxHashMap<RelId, &'a Component>,
     /// The error for going past the limit in a relation.
-    too_large: &'a dyn Fn(RelId) -> String,
+    too_large: &'a dyn Fn(RelId, Option<usize>) -> String,
     nodes: Vec<Node>,
     node_ids: FxHashMap<(RelId, Box<[TermId]>), u32>,
     base_ids: FxHashMap<TermId, u32>,
@@ -383,7 +425,8 @@ impl Builder<'_> {
             let Some(&query) = self.queries.get(&rel) else { continue };
             self.eval.run(query);
             if let Some(rel) = self.eval.exceeded {
-                return Err((self.too_large)(rel));
+                let by_work = (self.eval.work > self.eval.work_limit).then_some(self.eval.work_limit);
+                return Err((self.too_large)(rel, by_work));
             }
             let instances = std::mem::take(&mut self.eval.tables[rel]);
             for binding in &instances.facts {
@@ -633,6 +676,21 @@ impl Builder<'_> {
         Ok(*symbols.entry(name).or_insert(next))
     }
 
+    /// A ground term as an argument of a check atom: its symbol, or a compound term added to
+    /// `patterns`.
+    fn check_term(&self, id: TermId, symbols: &mut BTreeMap<String, u32>, patterns: &mut Vec<Pattern>) -> u32 {
+        let node = self.eval.store.node(id);
+        if node.args.is_empty() {
+            let next = symbols.len() as u32;
+            return *symbols.entry(self.kif(id)).or_insert(next);
+        }
+        let args = node.args.iter().map(|&a| self.check_term(a, symbols, patterns)).collect();
+        let next = symbols.len() as u32;
+        let functor = *symbols.entry(self.symbols.name(node.sym).to_ascii_lowercase()).or_insert(next);
+        patterns.push(Pattern { functor, args });
+        FUNC | (patterns.len() - 1) as u32
+    }
+
     /// The runtime's description of the checked relations, with the names of the atoms the
     /// ground rules read. Symbols are numbered in the byte order of their names.
     fn checks(
@@ -648,36 +706,39 @@ impl Builder<'_> {
         let mut checks = Checks::default();
         for (name, checked) in &plan.relations {
             let arity = alternatives.iter().find(|a| &a.head.name == name).map_or(0, |a| a.head.args.len());
-            let mut relation =
-                CheckRelation { arity: arity as u32, recursive: checked.recursive, variants: Vec::new() };
+            let mut relation = CheckRelation {
+                arity: arity as u32,
+                recursive: checked.recursive,
+                tabled: checked.tabled,
+                variants: Vec::new(),
+            };
             for (&bound, rules) in &checked.variants {
                 let mut variant = Variant { bound, rules: Vec::new() };
                 'rules: for (k, order) in rules {
                     let alternative = &alternatives[*k];
                     let var_ids: BTreeMap<&str, u32> =
                         alternative.vars.iter().enumerate().map(|(i, &v)| (v, i as u32)).collect();
-                    let arg = |t: &Term, symbols: &mut BTreeMap<String, u32>| -> u32 {
-                        match t {
-                            Term::Var(v, _) => VAR | var_ids[v.as_str()],
-                            Term::Const(c, _) => {
-                                let next = symbols.len() as u32;
-                                *symbols.entry(c.to_ascii_lowercase()).or_insert(next)
-                            }
-                            // The plan admits only symbols and variables here.
-                            Term::Func(..) => u32::MAX,
-                        }
+                    let arg = |t: &Term, symbols: &mut BTreeMap<String, u32>, patterns: &mut Vec<Pattern>| {
+                        rule_arg(t, &var_ids, symbols, patterns)
                     };
-                    let head = alternative.head.args.iter().map(|t| arg(t, &mut symbols)).collect();
+                    let head =
+                        alternative.head.args.iter().map(|t| arg(t, &mut symbols, &mut checks.patterns)).collect();
                     let mut goals = Vec::new();
                     for &j in order {
                         let (atom, positive) = match alternative.body[j] {
                             Basic::Distinct(x, y) => {
-                                let (a, b) = (arg(x, &mut symbols), arg(y, &mut symbols));
+                                let (a, b) = (
+                                    arg(x, &mut symbols, &mut checks.patterns),
+                                    arg(y, &mut symbols, &mut checks.patterns),
+                                );
                                 goals.push(Goal::Distinct { positive: true, a, b });
                                 continue;
                             }
                             Basic::Equal(x, y) => {
-                                let (a, b) = (arg(x, &mut symbols), arg(y, &mut symbols));
+                                let (a, b) = (
+                                    arg(x, &mut symbols, &mut checks.patterns),
+                                    arg(y, &mut symbols, &mut checks.patterns),
+                                );
                                 goals.push(Goal::Distinct { positive: false, a, b });
                                 continue;
                             }
@@ -685,7 +746,7 @@ impl Builder<'_> {
                             Basic::Neg(a) => (a, false),
                         };
                         if let Some(&relation) = relation_ids.get(atom.name.as_str()) {
-                            let args = atom.args.iter().map(|t| arg(t, &mut symbols)).collect();
+                            let args = atom.args.iter().map(|t| arg(t, &mut symbols, &mut checks.patterns)).collect();
                             goals.push(Goal::Call { relation, positive, args });
                             continue;
                         }
@@ -722,7 +783,7 @@ impl Builder<'_> {
                                 t
                             }
                         };
-                        let args = args.iter().map(|t| arg(t, &mut symbols)).collect();
+                        let args = args.iter().map(|t| arg(t, &mut symbols, &mut checks.patterns)).collect();
                         goals.push(Goal::Table { table, positive, args });
                     }
                     variant.rules.push(CheckRule { vars: alternative.vars.len() as u32, head, goals });
@@ -733,12 +794,18 @@ impl Builder<'_> {
         }
         let mut names = Vec::new();
         for (name, args) in std::mem::take(&mut self.check_atoms) {
-            let args = args.iter().map(|&t| self.check_symbol(t, &mut symbols)).collect::<Result<Vec<u32>, _>>()?;
+            let mut text = format!("({name}");
+            for &t in args.iter() {
+                text.push(' ');
+                text.push_str(&self.kif(t));
+            }
+            text.push(')');
+            let args = args.iter().map(|&t| self.check_term(t, &mut symbols, &mut checks.patterns)).collect();
             let relation = *relation_ids
                 .get(name.as_str())
                 .ok_or_else(|| format!("{}: `{name}` is read but not checked", super::TOO_LARGE))?;
             checks.atoms.push((relation, args));
-            names.push(name);
+            names.push(text);
         }
         // Renumber the symbols in the byte order of their names, and sort the tables again.
         let order: Vec<u32> = {
@@ -748,7 +815,11 @@ impl Builder<'_> {
             }
             by_first_use
         };
-        let renumber = |a: u32| if a & VAR != 0 || a == u32::MAX { a } else { order[a as usize] };
+        let renumber = |a: u32| if a & (VAR | FUNC) != 0 { a } else { order[a as usize] };
+        for pattern in &mut checks.patterns {
+            pattern.functor = order[pattern.functor as usize];
+            pattern.args.iter_mut().for_each(|a| *a = renumber(*a));
+        }
         for rule in checks.relations.iter_mut().flat_map(|r| r.variants.iter_mut()).flat_map(|v| v.rules.iter_mut()) {
             rule.head.iter_mut().for_each(|a| *a = renumber(*a));
             for goal in &mut rule.goals {
@@ -777,22 +848,8 @@ impl Builder<'_> {
             table.rows = rows.concat();
         }
         for (_, args) in &mut checks.atoms {
-            args.iter_mut().for_each(|a| *a = order[*a as usize]);
+            args.iter_mut().for_each(|a| *a = renumber(*a));
         }
-        let names = names
-            .iter()
-            .zip(&checks.atoms)
-            .map(|(name, (_, args))| {
-                let by_id: Vec<&str> = symbols.keys().map(String::as_str).collect();
-                let mut text = format!("({name}");
-                for &a in args {
-                    text.push(' ');
-                    text.push_str(by_id[a as usize]);
-                }
-                text.push(')');
-                text
-            })
-            .collect();
         Ok((checks, names))
     }
 
@@ -835,6 +892,30 @@ impl Builder<'_> {
         let mut s = String::new();
         write_flat(self.symbols, &flat, &mut s);
         s
+    }
+}
+
+/// A term of a checked rule as the runtime reads it: a variable, a symbol, or a compound term
+/// added to `patterns`.
+fn rule_arg(
+    term: &Term,
+    var_ids: &BTreeMap<&str, u32>,
+    symbols: &mut BTreeMap<String, u32>,
+    patterns: &mut Vec<Pattern>,
+) -> u32 {
+    let symbol = |name: &str, symbols: &mut BTreeMap<String, u32>| {
+        let next = symbols.len() as u32;
+        *symbols.entry(name.to_ascii_lowercase()).or_insert(next)
+    };
+    match term {
+        Term::Var(v, _) => VAR | var_ids.get(v.as_str()).copied().unwrap_or(0),
+        Term::Const(c, _) => symbol(c, symbols),
+        Term::Func(f, args, _) => {
+            let args = args.iter().map(|a| rule_arg(a, var_ids, symbols, patterns)).collect();
+            let functor = symbol(f, symbols);
+            patterns.push(Pattern { functor, args });
+            FUNC | (patterns.len() - 1) as u32
+        }
     }
 }
 

@@ -115,9 +115,11 @@ fn the_instances_of_a_rule_that_reads_one_relation_do_not_count_toward_the_limit
     text.push_str(" (<= (goal a 100) (not (pair 0 0)) (not (alias0 0 0)) (not (alias1 0 0)) (not (alias2 0 0)))");
     let g = ground_with(&text, &Options { max_instances: 3_500, ..Options::default() }).unwrap();
     assert_eq!(g.base.len(), 20);
-    // The limit still stops a relation that multiplies: `pair` alone has 400 facts.
-    let err = ground_with(&text, &Options { max_instances: 300, ..Options::default() }).unwrap_err();
-    assert!(err.contains("too large to ground") && err.contains("`pair`"), "{err}");
+    // The limit still stops a relation that multiplies: `pair` alone has 400 facts, so it is
+    // checked at run time instead (`terminal` asks for `alias3` with its arguments free, which
+    // is folded into a check of its own).
+    let g = ground_with(&text, &Options { max_instances: 300, ..Options::default() }).unwrap();
+    assert!(g.check_atoms.iter().any(|a| a.starts_with("(pair ")), "{:?}", g.check_atoms);
 }
 
 /// A one-row Latin square: four cells take digits 1 to 4, and the player wins when each digit

@@ -161,6 +161,11 @@ pub struct Eval<'a, S> {
     /// The relations whose facts do not count toward `limit`, by relation (none when shorter).
     pub uncounted: Vec<bool>,
     derived_count: usize,
+    /// How many steps of joins (facts tried against a literal) this evaluation may take before
+    /// it gives up: a bound on its work, which `limit` alone is not when most joins fail.
+    pub work_limit: usize,
+    /// The steps of joins taken so far.
+    pub work: usize,
     /// The relation whose derivation went over the limit, if one did.
     pub exceeded: Option<RelId>,
 }
@@ -177,6 +182,8 @@ impl<'a, S: TermStore> Eval<'a, S> {
             limit: usize::MAX,
             uncounted: Vec::new(),
             derived_count: 0,
+            work_limit: usize::MAX,
+            work: 0,
             exceeded: None,
         }
     }
@@ -284,6 +291,11 @@ impl<'a, S: TermStore> Eval<'a, S> {
         if self.exceeded.is_some() {
             return;
         }
+        self.work += 1;
+        if self.work > self.work_limit {
+            self.exceeded = Some(rule.head.rel);
+            return;
+        }
         let Some(lit) = rule.body.get(at) else {
             if self.derived_count.saturating_add(out.len()) >= self.limit && !self.is_uncounted(rule.head.rel) {
                 self.exceeded = Some(rule.head.rel);
@@ -314,6 +326,7 @@ impl<'a, S: TermStore> Eval<'a, S> {
                     }
                     (_, Access::Scan) => (0..self.table(p.rel).facts.len() as u32).collect(),
                 };
+                self.work += candidates.len();
                 let mut trail = Vec::new();
                 for i in candidates {
                     trail.clear();
@@ -389,6 +402,8 @@ impl<'a, S: TermStore> Eval<'a, S> {
             }
             PTerm::Ground(g) => *g,
             PTerm::Func(sym, args) => {
+                // Interning a term is a step of work too (deep lists cost one per level).
+                self.work += 1;
                 let args: Box<[TermId]> = args.iter().map(|a| self.build(a, b)).collect();
                 self.store.intern(Node { sym: *sym, args })
             }
