@@ -342,6 +342,9 @@ impl<'c> Search<'c> {
         };
         let mut trail = Vec::new();
         for rule in &variant.rules {
+            // Each rule has its own variables: the bindings of the one before are not undone in
+            // this one's (smaller, perhaps) environment.
+            trail.clear();
             let mut env = vec![UNBOUND; rule.vars as usize];
             if !self.matches_all(&rule.head, args, &mut env, &mut trail) {
                 continue;
@@ -777,6 +780,30 @@ mod tests {
         assert!(checks.holds(&state(&[(A, B), (B, A), (A, C)]), 2), "c does not lead back to a");
         assert!(!checks.holds(&state(&[(A, A)]), 2), "a loop to itself is not elsewhere");
         assert!(!checks.holds(&state(&[(A, B)]), 3));
+    }
+
+    #[test]
+    fn a_rule_with_fewer_variables_after_a_matched_head_is_searched_safely() {
+        // (r X): a first rule whose head binds its third variable (its body then fails), a
+        // second with one variable whose constant head does not match, and a third that holds.
+        let mut checks = sample();
+        let open_goal = |a, b| Goal::Table { table: 0, positive: true, args: vec![a, b] };
+        checks.relations.push(Relation {
+            arity: 1,
+            recursive: false,
+            tabled: false,
+            variants: vec![Variant {
+                bound: 0b1,
+                rules: vec![
+                    Rule { vars: 3, head: vec![var(2)], goals: vec![open_goal(var(2), var(2))] },
+                    Rule { vars: 1, head: vec![B], goals: Vec::new() },
+                    Rule { vars: 1, head: vec![var(0)], goals: vec![open_goal(var(0), B)] },
+                ],
+            }],
+        });
+        checks.atoms.push((3, vec![A]));
+        assert!(checks.holds(&state(&[(A, B)]), 4));
+        assert!(!checks.holds(&state(&[(B, A)]), 4));
     }
 
     #[test]
