@@ -341,6 +341,7 @@ impl<'c> Search<'c> {
             return false;
         };
         let mut trail = Vec::new();
+        let mut answer = Vec::with_capacity(args.len());
         for rule in &variant.rules {
             // Each rule has its own variables: the bindings of the one before are not undone in
             // this one's (smaller, perhaps) environment.
@@ -350,7 +351,11 @@ impl<'c> Search<'c> {
                 continue;
             }
             let stopped = self.solve(&rule.goals, &mut env, &mut |search, env| {
-                let answer: Vec<u32> = rule.head.iter().map(|&h| search.build(h, env)).collect();
+                answer.clear();
+                for &h in &rule.head {
+                    let value = search.build(h, env);
+                    answer.push(value);
+                }
                 !answer.contains(&UNBOUND) && on_answer(search, &answer)
             });
             if stopped {

@@ -942,14 +942,13 @@ impl<'g> Emitter<'g> {
     fn bit_tables(&self, role: usize, parts: &LegalParts) {
         let Some(tables) = &self.tables else { return };
         let width = tables.state_words;
+        let moves_by_bit: Vec<u32> = parts.words.iter().flat_map(|(_, row)| row.iter().copied()).collect();
         if let Some(arms) = self.arm_families.get(role) {
-            let moves_by_bit: Vec<u32> = parts.words.iter().flat_map(|(_, row)| row.iter().copied()).collect();
             self.step_tables.borrow_mut().insert((role, "arms"), arms.table_at_bits(role, &moves_by_bit));
         }
         if self.constant_frames(role).is_some() {
             return;
         }
-        let moves_by_bit: Vec<u32> = parts.words.iter().flat_map(|(_, row)| row.iter().copied()).collect();
         let rows = moves_by_bit.iter().map(|&m| {
             let at = m as usize * width;
             let keep = tables.keep_table[role][at..at + width].iter().copied().map(hex);
