@@ -10,6 +10,11 @@ use std::collections::BTreeMap;
 /// The fewest rules of one shape that are evaluated as a family.
 pub const FAMILY_MIN: usize = 4;
 
+/// The most base literals a node's rules may expand to (see [`dnf_nodes`]) for the expansion
+/// to be used: enough for every line of five of a 6x6 board, few enough that a node's expansion
+/// stays small in memory and in the code that evaluates it.
+pub const DNF_MAX_LITERALS: usize = 256;
+
 /// Rules of one shape: the same literals, moved by different numbers of bits.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Family {
@@ -18,6 +23,15 @@ pub struct Family {
     pub literals: Vec<(u32, bool)>,
     /// The anchors of the rules, as a mask per state word.
     pub anchors: Vec<u64>,
+}
+
+impl Family {
+    /// About the operations that evaluate the family: a shift and an `&` per literal and word
+    /// that has anchors, and a test.
+    pub fn cost(&self) -> usize {
+        let words = self.anchors.iter().filter(|&&a| a != 0).count();
+        2 * self.literals.len() * words + 2
+    }
 }
 
 /// A rule of a family: its anchor, its literals, and its index among the node's rules.
@@ -34,35 +48,52 @@ pub struct Families {
 /// come first and read only base facts (inlining the one-rule nodes that decomposition split
 /// them into, so that those are not evaluated for them), and returns every node's families
 /// (none for most). A node's rules that are in no family stay as they were.
+///
+/// A rule is read through the rules of the nodes it reads ([`dnf_nodes`]): a line of five that
+/// decomposition split into a chain of nodes shared by several lines (a run of two, a run of
+/// three, ...) is one conjunction of five facts again, of the same shape as the other lines.
 pub fn vectorize(ground: &mut Ground) -> Vec<Families> {
     let words = super::words(ground.base.len());
     let in_cycle = super::cones::in_cycle(ground);
-    let flat = flat_nodes(ground);
+    let dnf = dnf_nodes(ground);
+    let original: Vec<Vec<Vec<Lit>>> = ground.nodes.iter().map(|node| node.rules.clone()).collect();
     let mut families = vec![Families::default(); ground.nodes.len()];
     for (n, node) in ground.nodes.iter_mut().enumerate() {
-        if in_cycle[n] || node.rules.len() < FAMILY_MIN {
+        if in_cycle[n] {
             continue;
         }
         // Rules by shape: literals relative to the anchor, the anchors, and the flat rules.
         let mut shapes: BTreeMap<Vec<(u32, bool)>, Vec<Member>> = BTreeMap::new();
         let mut rest = Vec::new();
-        for (index, rule) in node.rules.iter().enumerate() {
-            match flatten(rule, &flat) {
-                Some(lits) if !lits.is_empty() => {
-                    let (anchor, shape) = shape_of(&lits);
-                    shapes.entry(shape).or_default().push((anchor, lits, index));
+        let expansions: Vec<Option<Vec<Vec<Lit>>>> = node.rules.iter().map(|rule| expand(rule, &dnf)).collect();
+        let conjunctions: usize = expansions.iter().map(|e| e.as_ref().map_or(1, Vec::len)).sum();
+        if conjunctions < FAMILY_MIN {
+            continue;
+        }
+        for (index, expansion) in expansions.into_iter().enumerate() {
+            match expansion {
+                // A rule that always holds stays as it is.
+                Some(conjunctions) if conjunctions.iter().all(|lits| !lits.is_empty()) => {
+                    for lits in conjunctions {
+                        let (anchor, shape) = shape_of(&lits);
+                        shapes.entry(shape).or_default().push((anchor, lits, index));
+                    }
                 }
-                _ => rest.push(rule.clone()),
+                _ => rest.push(node.rules[index].clone()),
             }
         }
         let mut rules = Vec::new();
+        // Rules of which some conjunction is in no family: the others in no family, flat.
+        let mut left: BTreeMap<usize, Vec<Vec<Lit>>> = BTreeMap::new();
         for (shape, members) in shapes {
             // A fact and its negation in one rule: the rule never holds.
             if !satisfiable(&shape) {
                 continue;
             }
             if members.len() < FAMILY_MIN {
-                rest.extend(members.iter().map(|&(_, _, index)| node.rules[index].clone()));
+                for (_, lits, index) in members {
+                    left.entry(index).or_default().push(lits);
+                }
                 continue;
             }
             let mut anchors = vec![0u64; words];
@@ -75,11 +106,123 @@ pub fn vectorize(ground: &mut Ground) -> Vec<Families> {
         if families[n].families.is_empty() {
             continue;
         }
+        // Rules read through nodes of several rules become more conjunctions than they were
+        // rules: worth it only when the families cost less than the rules and those nodes.
+        let spread = node.rules.iter().any(|rule| expand(rule, &dnf).is_some_and(|all| all.len() > 1));
+        if spread {
+            let left_cost: usize = left.values().flatten().map(Vec::len).sum();
+            let family_cost: usize = families[n].families.iter().map(Family::cost).sum();
+            if family_cost + left_cost >= plain_cost(n, &original, &dnf) {
+                families[n] = Families::default();
+                continue;
+            }
+        }
+        for (index, lits) in left {
+            // A rule that is one conjunction stays as written (it may read a node that other
+            // nodes need anyway); one that expanded to several keeps only those left over.
+            match expand(&node.rules[index], &dnf) {
+                Some(all) if all.len() > 1 => rest.extend(lits),
+                _ => rest.push(node.rules[index].clone()),
+            }
+        }
         families[n].rules = rules.len();
         rules.extend(rest);
         node.rules = rules;
     }
     families
+}
+
+/// The literals that evaluating node `n` rule by rule tests: its own, and those of the nodes
+/// its rules read through (see [`expand`]), each once.
+fn plain_cost(n: usize, rules: &[Vec<Vec<Lit>>], dnf: &[Option<Vec<Vec<Lit>>>]) -> usize {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut stack = vec![n];
+    let mut cost = 0;
+    while let Some(m) = stack.pop() {
+        if !seen.insert(m) {
+            continue;
+        }
+        for rule in &rules[m] {
+            cost += rule.len();
+            for lit in rule {
+                if let (Prop::Node(k), true) = (lit.prop, lit.positive) {
+                    if dnf[k as usize].is_some() {
+                        stack.push(k as usize);
+                    }
+                }
+            }
+        }
+    }
+    cost
+}
+
+/// Every node's rules as conjunctions of base literals, read through the positive literals of
+/// the nodes they read (a disjunctive normal form), sorted, without conjunctions that never
+/// hold; `None` for a node that reads anything else, is recursive, whose form has more than
+/// [`DNF_MAX_LITERALS`] literals, or is a truth table.
+pub fn dnf_nodes(ground: &Ground) -> Vec<Option<Vec<Vec<Lit>>>> {
+    let in_cycle = super::cones::in_cycle(ground);
+    // Nodes come in evaluation order, so one pass settles them.
+    let mut dnf: Vec<Option<Vec<Vec<Lit>>>> = vec![None; ground.nodes.len()];
+    for (n, node) in ground.nodes.iter().enumerate() {
+        if in_cycle[n] {
+            continue;
+        }
+        let mut all: Option<Vec<Vec<Lit>>> = Some(Vec::new());
+        for rule in &node.rules {
+            let (Some(conjunctions), Some(so_far)) = (expand(rule, &dnf), all.as_mut()) else {
+                all = None;
+                break;
+            };
+            so_far.extend(conjunctions);
+            if so_far.iter().map(Vec::len).sum::<usize>() > DNF_MAX_LITERALS {
+                all = None;
+            }
+        }
+        if let Some(all) = all.as_mut() {
+            all.sort_unstable();
+            all.dedup();
+        }
+        // A node that is one small truth table (ticTacToe's lines of one mark) is looked up,
+        // which is cheaper than its rules spread over the nodes that read it.
+        dnf[n] = all.filter(|all| super::truth_tables::TruthTable::of(all).is_none());
+    }
+    dnf
+}
+
+/// A rule's conjunctions of base literals: its positive node literals replaced by their
+/// nodes' forms of [`dnf_nodes`]; `None` when it reads anything else or has more than
+/// [`DNF_MAX_LITERALS`] literals.
+pub fn expand(rule: &[Lit], dnf: &[Option<Vec<Vec<Lit>>>]) -> Option<Vec<Vec<Lit>>> {
+    let mut conjunctions: Vec<Vec<Lit>> = vec![Vec::new()];
+    for &lit in rule {
+        match lit.prop {
+            Prop::Base(_) => conjunctions.iter_mut().for_each(|c| c.push(lit)),
+            Prop::Node(m) if lit.positive => {
+                let forms = dnf[m as usize].as_ref()?;
+                let mut product = Vec::with_capacity(conjunctions.len() * forms.len());
+                let mut literals = 0;
+                for c in &conjunctions {
+                    for form in forms {
+                        literals += c.len() + form.len();
+                        if literals > DNF_MAX_LITERALS {
+                            return None;
+                        }
+                        product.push(c.iter().chain(form).copied().collect::<Vec<Lit>>());
+                    }
+                }
+                conjunctions = product;
+            }
+            _ => return None,
+        }
+    }
+    for c in &mut conjunctions {
+        c.sort_unstable();
+        c.dedup();
+    }
+    // A fact and its negation in one conjunction: it never holds.
+    conjunctions.retain(|c| !c.windows(2).any(|w| w[0].prop == w[1].prop));
+    Some(conjunctions)
 }
 
 /// The base literals each node stands for, when it is one conjunction of them (through other
@@ -137,6 +280,42 @@ fn base_of(lit: &Lit) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ground::Node;
+
+    #[test]
+    fn rules_read_through_nodes_of_several_rules_form_families() {
+        // `line` reads `(run2 i)`, a node of two rules for each row i (decomposition makes such
+        // nodes of a long rule): spread out, it is two shapes of four rows each.
+        let text = "(role a) (i 1) (i 2) (i 3) (i 4) (j 1) (j 2) (j 3)
+            (<= (legal a (set ?i ?j)) (i ?i) (j ?j))
+            (<= (next (x ?i ?j)) (does a (set ?i ?j)))
+            (<= (next (y ?i ?j)) (does a (set ?i ?j)))
+            (<= terminal (true (x 1 1))) (goal a 0)";
+        let description = crate::parse::parse(text, crate::parse::Syntax::Kif).description;
+        let mut ground = crate::ground::ground(&description, &Default::default()).expect("grounds");
+        let base = |name: String| Lit::pos(Prop::Base(ground.base.iter().position(|b| *b == name).unwrap() as u32));
+        let mut nodes = Vec::new();
+        for i in 1..=4 {
+            let run2 = vec![
+                vec![base(format!("(x {i} 1)")), base(format!("(x {i} 2)"))],
+                vec![base(format!("(y {i} 1)")), base(format!("(y {i} 2)"))],
+            ];
+            nodes.push(Node { name: format!("(run2 {i})"), rules: run2 });
+        }
+        let line = nodes.len();
+        let rules = (1..=4).map(|i| vec![Lit::pos(Prop::Node(i - 1)), base(format!("(x {i} 3)"))]).collect();
+        nodes.push(Node { name: "line".to_string(), rules });
+        ground.nodes = nodes;
+        let families = vectorize(&mut ground);
+        assert_eq!(families[line].families.len(), 2, "{:?}", families[line]);
+        assert_eq!(families[line].rules, 8);
+        for family in &families[line].families {
+            let anchors: u32 = family.anchors.iter().map(|a| a.count_ones()).sum();
+            assert_eq!((anchors, family.literals.len()), (4, 3));
+        }
+        // Every rule of `line` now reads base facts only.
+        assert!(ground.nodes[line].rules.iter().flatten().all(|l| matches!(l.prop, Prop::Base(_))));
+    }
 
     #[test]
     fn lines_of_a_board_form_one_family() {

@@ -99,7 +99,7 @@ pub fn ground_source(source: &str, options: &Options) -> Result<Ground, Vec<Diag
     })?;
     // An rtGDL game's bits pair each fact with its expired-bit and marker in byte order.
     if !realtime {
-        ground::layout::lay_out(&mut ground);
+        ground::layout::lay_out(&mut ground, &description);
     }
     Ok(ground)
 }

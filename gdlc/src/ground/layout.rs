@@ -11,6 +11,7 @@
 //! Keeping blocks within words may leave bits no fact uses: [`Ground::base`] names them with
 //! an empty string, and nothing ever sets them.
 
+use super::coordinates::Coordinates;
 use super::{Ground, Lit, Prop, Value};
 use gdl_runtime::kif::{self, Sx};
 use std::cmp::Ordering;
@@ -19,15 +20,18 @@ use std::collections::BTreeMap;
 const WORD: usize = 64;
 
 /// Renumbers the base facts of `ground` by [`layout`], unless the layout would need more words.
-pub fn lay_out(ground: &mut Ground) {
-    let Some(bit_of) = layout(&ground.base) else { return };
+/// The facts of a relation that the rules of `description` read through a one-to-one static
+/// map onto numbers are ordered by those numbers (see [`super::coordinates`]).
+pub fn lay_out(ground: &mut Ground, description: &crate::ast::Description) {
+    let coordinates = super::coordinates::find(description, &ground.base);
+    let Some(bit_of) = layout(&ground.base, &coordinates) else { return };
     renumber(ground, &bit_of);
 }
 
 /// The bit of every base fact under the block layout, or `None` when it needs more words than
 /// the facts in byte order (or changes nothing).
-pub fn layout(base: &[String]) -> Option<Vec<u32>> {
-    let blocks = blocks(base);
+pub fn layout(base: &[String], coordinates: &[Coordinates]) -> Option<Vec<u32>> {
+    let blocks = blocks(base, coordinates);
     // Blocks wider than a word start at a word boundary and take whole words; the others go,
     // widest first, into the first word with room.
     let mut order: Vec<usize> = (0..blocks.len()).collect();
@@ -67,14 +71,24 @@ pub fn layout(base: &[String]) -> Option<Vec<u32>> {
 /// same value of its argument with the fewest values, each block in the order of the other
 /// arguments, when every value has the same board (see [`uniform`]); else the relation's facts
 /// in byte order, as one block. Blocks are in the order of their relation and that value.
-fn blocks(base: &[String]) -> Vec<Vec<usize>> {
-    let parsed: Vec<(String, Vec<String>)> = base.iter().map(|fact| split(fact)).collect();
-    let mut relations: BTreeMap<(&str, usize), Vec<usize>> = BTreeMap::new();
+fn blocks(base: &[String], coordinates: &[Coordinates]) -> Vec<Vec<usize>> {
+    // A relation with coordinates is grouped under its own arity, then read by them.
+    let mut parsed: Vec<(String, Vec<String>)> = base.iter().map(|fact| split(fact)).collect();
+    let mut relations: BTreeMap<(String, usize), Vec<usize>> = BTreeMap::new();
     for (i, (name, args)) in parsed.iter().enumerate() {
-        relations.entry((name.as_str(), args.len())).or_default().push(i);
+        relations.entry((name.clone(), args.len())).or_default().push(i);
     }
+    for c in coordinates {
+        let Some(facts) = relations.get(&c.relation) else { continue };
+        let moved: Option<Vec<Vec<String>>> = facts.iter().map(|&f| c.arguments(&parsed[f].1)).collect();
+        for (&f, args) in facts.iter().zip(moved.into_iter().flatten()) {
+            parsed[f].1 = args;
+        }
+    }
+    let parsed = parsed;
     let mut blocks = Vec::new();
-    for ((_, arity), facts) in relations {
+    for facts in relations.into_values() {
+        let arity = facts.first().map_or(0, |&f| parsed[f].1.len());
         // The argument with the fewest values leads; of equal counts, the last argument.
         let outer = (0..arity).min_by_key(|&a| {
             let values: std::collections::BTreeSet<&str> = facts.iter().map(|&f| parsed[f].1[a].as_str()).collect();
@@ -203,7 +217,7 @@ mod tests {
             }
         }
         base.sort();
-        let bit_of = layout(&base).expect("a new layout");
+        let bit_of = layout(&base, &[]).expect("a new layout");
         let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
         assert_eq!(bit("(cell 2 red)"), bit("(cell 1 red)") + 1);
         assert_eq!(bit("(cell 10 red)"), bit("(cell 1 red)") + 9);
@@ -221,7 +235,7 @@ mod tests {
             }
         }
         base.sort();
-        let bit_of = layout(&base).expect("a new layout");
+        let bit_of = layout(&base, &[]).expect("a new layout");
         for colour in ["red", "white"] {
             let bits: Vec<u32> = (0..base.len())
                 .filter(|&i| base[i].ends_with(&format!(" {colour})")) && base[i].starts_with("(cell"))
@@ -238,6 +252,39 @@ mod tests {
     }
 
     #[test]
+    fn coordinates_order_a_board() {
+        // Two quadrants of two cells, (c q i colour), whose board columns are 1, 2 for
+        // quadrant 1 and 3, 4 for quadrant 2, listed in the other order: column 1 is quadrant
+        // 2's first cell. Each colour's board is then in column order.
+        let mut base = Vec::new();
+        for q in 1..=2 {
+            for i in 1..=2 {
+                for colour in ["o", "x"] {
+                    base.push(format!("(c {q} {i} {colour})"));
+                }
+            }
+        }
+        base.sort();
+        let key = |q: &str, i: &str| vec![q.to_string(), i.to_string()];
+        let column = |k: u32| vec![k.to_string()];
+        let map = [
+            (key("2", "1"), column(1)),
+            (key("2", "2"), column(2)),
+            (key("1", "1"), column(3)),
+            (key("1", "2"), column(4)),
+        ];
+        let coordinates =
+            Coordinates { relation: ("c".to_string(), 3), positions: vec![0, 1], map: map.into_iter().collect() };
+        let bit_of = layout(&base, &[coordinates]).expect("a new layout");
+        let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+        for colour in ["o", "x"] {
+            let bits: Vec<u32> =
+                ["(c 2 1", "(c 2 2", "(c 1 1", "(c 1 2"].iter().map(|c| bit(&format!("{c} {colour})"))).collect();
+            assert!(bits.windows(2).all(|w| w[1] == w[0] + 1), "{colour}: {bits:?}");
+        }
+    }
+
+    #[test]
     fn boards_of_different_cells_per_colour_stay_in_byte_order() {
         // Blanks on every cell, pieces on half of them: not one board per value.
         let mut base = Vec::new();
@@ -248,7 +295,7 @@ mod tests {
             }
         }
         base.sort();
-        assert_eq!(layout(&base), None);
+        assert_eq!(layout(&base, &[]), None);
     }
 
     #[test]
@@ -261,6 +308,6 @@ mod tests {
             }
         }
         base.sort();
-        assert_eq!(layout(&base), None);
+        assert_eq!(layout(&base, &[]), None);
     }
 }

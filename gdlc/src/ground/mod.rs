@@ -8,6 +8,7 @@
 
 pub mod checks;
 pub mod constant_fluents;
+pub mod coordinates;
 pub mod decompose;
 pub mod demand;
 pub mod inline;

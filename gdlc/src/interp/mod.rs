@@ -251,6 +251,21 @@ impl Interpreter {
         Some(())
     }
 
+    /// The facts of relation `name` of `arity`, each as its arguments in KIF, when the relation
+    /// does not depend on the state (`None` when it does, or the game has no such relation).
+    pub fn static_rows(&self, name: &str, arity: usize) -> Option<Vec<Vec<String>>> {
+        let rel = self.relations.get(name, arity)?;
+        if !self.is_fixed[rel] {
+            return None;
+        }
+        let argument = |id: TermId| {
+            let mut flat = Vec::new();
+            encode(&self.terms, id, &mut flat);
+            self.flat_string(&flat)
+        };
+        Some(self.fixed[rel].facts.iter().map(|fact| fact.iter().map(|&id| argument(id)).collect()).collect())
+    }
+
     fn flat_string(&self, flat: &[u32]) -> String {
         let mut s = String::new();
         write_flat(&self.symbols, flat, &mut s);

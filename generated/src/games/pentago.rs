@@ -8,42 +8,42 @@ pub const ROLES: [&str; 2] = ["red", "black"];
 /// `BASE[i]` is bit `i % 64` of word `i / 64` of a [`State`]. An empty string is a bit no
 /// fact uses, left so that a group of facts (one colour's board) stays within a word.
 pub const BASE: [&str; 100] = [
-    "(cellholds 1 1 1 black)",
-    "(cellholds 1 1 2 black)",
-    "(cellholds 1 1 3 black)",
-    "(cellholds 1 2 1 black)",
-    "(cellholds 1 2 2 black)",
-    "(cellholds 1 2 3 black)",
-    "(cellholds 1 3 1 black)",
-    "(cellholds 1 3 2 black)",
-    "(cellholds 1 3 3 black)",
-    "(cellholds 2 1 1 black)",
-    "(cellholds 2 1 2 black)",
-    "(cellholds 2 1 3 black)",
-    "(cellholds 2 2 1 black)",
-    "(cellholds 2 2 2 black)",
-    "(cellholds 2 2 3 black)",
-    "(cellholds 2 3 1 black)",
-    "(cellholds 2 3 2 black)",
-    "(cellholds 2 3 3 black)",
     "(cellholds 3 1 1 black)",
     "(cellholds 3 1 2 black)",
     "(cellholds 3 1 3 black)",
+    "(cellholds 2 1 1 black)",
+    "(cellholds 2 1 2 black)",
+    "(cellholds 2 1 3 black)",
     "(cellholds 3 2 1 black)",
     "(cellholds 3 2 2 black)",
     "(cellholds 3 2 3 black)",
+    "(cellholds 2 2 1 black)",
+    "(cellholds 2 2 2 black)",
+    "(cellholds 2 2 3 black)",
     "(cellholds 3 3 1 black)",
     "(cellholds 3 3 2 black)",
     "(cellholds 3 3 3 black)",
+    "(cellholds 2 3 1 black)",
+    "(cellholds 2 3 2 black)",
+    "(cellholds 2 3 3 black)",
     "(cellholds 4 1 1 black)",
     "(cellholds 4 1 2 black)",
     "(cellholds 4 1 3 black)",
+    "(cellholds 1 1 1 black)",
+    "(cellholds 1 1 2 black)",
+    "(cellholds 1 1 3 black)",
     "(cellholds 4 2 1 black)",
     "(cellholds 4 2 2 black)",
     "(cellholds 4 2 3 black)",
+    "(cellholds 1 2 1 black)",
+    "(cellholds 1 2 2 black)",
+    "(cellholds 1 2 3 black)",
     "(cellholds 4 3 1 black)",
     "(cellholds 4 3 2 black)",
     "(cellholds 4 3 3 black)",
+    "(cellholds 1 3 1 black)",
+    "(cellholds 1 3 2 black)",
+    "(cellholds 1 3 3 black)",
     "(placecontrol black)",
     "(placecontrol red)",
     "(rotatecontrol black)",
@@ -72,42 +72,42 @@ pub const BASE: [&str; 100] = [
     "",
     "",
     "",
-    "(cellholds 1 1 1 red)",
-    "(cellholds 1 1 2 red)",
-    "(cellholds 1 1 3 red)",
-    "(cellholds 1 2 1 red)",
-    "(cellholds 1 2 2 red)",
-    "(cellholds 1 2 3 red)",
-    "(cellholds 1 3 1 red)",
-    "(cellholds 1 3 2 red)",
-    "(cellholds 1 3 3 red)",
-    "(cellholds 2 1 1 red)",
-    "(cellholds 2 1 2 red)",
-    "(cellholds 2 1 3 red)",
-    "(cellholds 2 2 1 red)",
-    "(cellholds 2 2 2 red)",
-    "(cellholds 2 2 3 red)",
-    "(cellholds 2 3 1 red)",
-    "(cellholds 2 3 2 red)",
-    "(cellholds 2 3 3 red)",
     "(cellholds 3 1 1 red)",
     "(cellholds 3 1 2 red)",
     "(cellholds 3 1 3 red)",
+    "(cellholds 2 1 1 red)",
+    "(cellholds 2 1 2 red)",
+    "(cellholds 2 1 3 red)",
     "(cellholds 3 2 1 red)",
     "(cellholds 3 2 2 red)",
     "(cellholds 3 2 3 red)",
+    "(cellholds 2 2 1 red)",
+    "(cellholds 2 2 2 red)",
+    "(cellholds 2 2 3 red)",
     "(cellholds 3 3 1 red)",
     "(cellholds 3 3 2 red)",
     "(cellholds 3 3 3 red)",
+    "(cellholds 2 3 1 red)",
+    "(cellholds 2 3 2 red)",
+    "(cellholds 2 3 3 red)",
     "(cellholds 4 1 1 red)",
     "(cellholds 4 1 2 red)",
     "(cellholds 4 1 3 red)",
+    "(cellholds 1 1 1 red)",
+    "(cellholds 1 1 2 red)",
+    "(cellholds 1 1 3 red)",
     "(cellholds 4 2 1 red)",
     "(cellholds 4 2 2 red)",
     "(cellholds 4 2 3 red)",
+    "(cellholds 1 2 1 red)",
+    "(cellholds 1 2 2 red)",
+    "(cellholds 1 2 3 red)",
     "(cellholds 4 3 1 red)",
     "(cellholds 4 3 2 red)",
     "(cellholds 4 3 3 red)",
+    "(cellholds 1 3 1 red)",
+    "(cellholds 1 3 2 red)",
+    "(cellholds 1 3 3 red)",
 ];
 /// Every move term some role may play, in canonical KIF and byte order; [`Move`] indexes it.
 pub const MOVES: [&str; 45] = [
@@ -195,97 +195,97 @@ pub struct Game;
 /// joint move's `keep` rows has it, or one of its `set` rows has it.
 static FRAMES: [[[[u64; WORDS]; 2]; 45]; 2] = [
     [
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x2]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x4]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x8]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x10]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x20]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x40]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x80]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x100]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x200]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x400]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x800]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x1000]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x2000]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x4000]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x8000]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x10000]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x20000]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x40000]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x80000]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x100000]],
         [[0xfffffffff, 0xfffffffff], [0x0, 0x200000]],
         [[0xfffffffff, 0xfffffffff], [0x0, 0x400000]],
         [[0xfffffffff, 0xfffffffff], [0x0, 0x800000]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x1000000]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x2000000]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x4000000]],
         [[0xfffffffff, 0xfffffffff], [0x0, 0x8000000]],
         [[0xfffffffff, 0xfffffffff], [0x0, 0x10000000]],
         [[0xfffffffff, 0xfffffffff], [0x0, 0x20000000]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x40000000]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x80000000]],
-        [[0xfffffffff, 0xfffffffff], [0x0, 0x100000000]],
         [[0xfffffffff, 0xfffffffff], [0x0, 0x200000000]],
         [[0xfffffffff, 0xfffffffff], [0x0, 0x400000000]],
         [[0xfffffffff, 0xfffffffff], [0x0, 0x800000000]],
-        [[0xffffffe10, 0xffffffe10], [0x0, 0x0]],
-        [[0xffffffe10, 0xffffffe10], [0x0, 0x0]],
-        [[0xffffc21ff, 0xffffc21ff], [0x0, 0x0]],
-        [[0xffffc21ff, 0xffffc21ff], [0x0, 0x0]],
-        [[0xff843ffff, 0xff843ffff], [0x0, 0x0]],
-        [[0xff843ffff, 0xff843ffff], [0x0, 0x0]],
-        [[0x87ffffff, 0x87ffffff], [0x0, 0x0]],
-        [[0x87ffffff, 0x87ffffff], [0x0, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x8]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x10]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x20]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x200]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x400]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x800]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x8000]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x10000]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x20000]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x2]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x4]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x40]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x80]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x100]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x1000]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x2000]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x4000]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x40000]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x80000]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x100000]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x1000000]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x2000000]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x4000000]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x40000000]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x80000000]],
+        [[0xfffffffff, 0xfffffffff], [0x0, 0x100000000]],
+        [[0x1d71fffff, 0x1d71fffff], [0x0, 0x0]],
+        [[0x1d71fffff, 0x1d71fffff], [0x0, 0x0]],
+        [[0xffffc75c7, 0xffffc75c7], [0x0, 0x0]],
+        [[0xffffc75c7, 0xffffc75c7], [0x0, 0x0]],
+        [[0xfffff8eb8, 0xfffff8eb8], [0x0, 0x0]],
+        [[0xfffff8eb8, 0xfffff8eb8], [0x0, 0x0]],
+        [[0xe3ae3ffff, 0xe3ae3ffff], [0x0, 0x0]],
+        [[0xe3ae3ffff, 0xe3ae3ffff], [0x0, 0x0]],
         [[0x0, 0x0], [0x0, 0x0]],
     ],
     [
-        [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x2, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x4, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x8, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x10, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x20, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x40, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x80, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x100, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x200, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x400, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x800, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x1000, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x2000, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x4000, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x8000, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x10000, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x20000, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x40000, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x80000, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x100000, 0x0]],
         [[0xfffffffff, 0xfffffffff], [0x200000, 0x0]],
         [[0xfffffffff, 0xfffffffff], [0x400000, 0x0]],
         [[0xfffffffff, 0xfffffffff], [0x800000, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x1000000, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x2000000, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x4000000, 0x0]],
         [[0xfffffffff, 0xfffffffff], [0x8000000, 0x0]],
         [[0xfffffffff, 0xfffffffff], [0x10000000, 0x0]],
         [[0xfffffffff, 0xfffffffff], [0x20000000, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x40000000, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x80000000, 0x0]],
-        [[0xfffffffff, 0xfffffffff], [0x100000000, 0x0]],
         [[0xfffffffff, 0xfffffffff], [0x200000000, 0x0]],
         [[0xfffffffff, 0xfffffffff], [0x400000000, 0x0]],
         [[0xfffffffff, 0xfffffffff], [0x800000000, 0x0]],
-        [[0xffffffe10, 0xffffffe10], [0x0, 0x0]],
-        [[0xffffffe10, 0xffffffe10], [0x0, 0x0]],
-        [[0xffffc21ff, 0xffffc21ff], [0x0, 0x0]],
-        [[0xffffc21ff, 0xffffc21ff], [0x0, 0x0]],
-        [[0xff843ffff, 0xff843ffff], [0x0, 0x0]],
-        [[0xff843ffff, 0xff843ffff], [0x0, 0x0]],
-        [[0x87ffffff, 0x87ffffff], [0x0, 0x0]],
-        [[0x87ffffff, 0x87ffffff], [0x0, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x8, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x10, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x20, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x200, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x400, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x800, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x8000, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x10000, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x20000, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x2, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x4, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x40, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x80, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x100, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x1000, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x2000, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x4000, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x40000, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x80000, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x100000, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x1000000, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x2000000, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x4000000, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x40000000, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x80000000, 0x0]],
+        [[0xfffffffff, 0xfffffffff], [0x100000000, 0x0]],
+        [[0x1d71fffff, 0x1d71fffff], [0x0, 0x0]],
+        [[0x1d71fffff, 0x1d71fffff], [0x0, 0x0]],
+        [[0xffffc75c7, 0xffffc75c7], [0x0, 0x0]],
+        [[0xffffc75c7, 0xffffc75c7], [0x0, 0x0]],
+        [[0xfffff8eb8, 0xfffff8eb8], [0x0, 0x0]],
+        [[0xfffff8eb8, 0xfffff8eb8], [0x0, 0x0]],
+        [[0xe3ae3ffff, 0xe3ae3ffff], [0x0, 0x0]],
+        [[0xe3ae3ffff, 0xe3ae3ffff], [0x0, 0x0]],
         [[0x0, 0x0], [0x0, 0x0]],
     ],
 ];
@@ -328,14 +328,14 @@ static ARM_FAMILY_OF_0: [(u8, u8); 45] = [
     (0u8, 0u8),
     (0u8, 0u8),
     (0u8, 0u8),
+    (2u8, 21u8),
+    (1u8, 21u8),
+    (2u8, 3u8),
+    (1u8, 3u8),
     (2u8, 0u8),
     (1u8, 0u8),
-    (2u8, 9u8),
-    (1u8, 9u8),
     (2u8, 18u8),
     (1u8, 18u8),
-    (2u8, 27u8),
-    (1u8, 27u8),
     (0u8, 0u8),
 ];
 /// For every move of this role, the family of moves whose conditional next-state
@@ -377,30 +377,30 @@ static ARM_FAMILY_OF_1: [(u8, u8); 45] = [
     (0u8, 0u8),
     (0u8, 0u8),
     (0u8, 0u8),
+    (2u8, 21u8),
+    (1u8, 21u8),
+    (2u8, 3u8),
+    (1u8, 3u8),
     (2u8, 0u8),
     (1u8, 0u8),
-    (2u8, 9u8),
-    (1u8, 9u8),
     (2u8, 18u8),
     (1u8, 18u8),
-    (2u8, 27u8),
-    (1u8, 27u8),
     (0u8, 0u8),
 ];
 ///The move of every bit of the words in which role 0's legal moves are found.
 static LEGAL_MOVE_OF_0: [[u32; 64]; 1] = [
     [
-        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
-        23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42,
-        43, 44, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        18, 19, 20, 9, 10, 11, 21, 22, 23, 12, 13, 14, 24, 25, 26, 15, 16, 17, 27, 28,
+        29, 0, 1, 2, 30, 31, 32, 3, 4, 5, 33, 34, 35, 6, 7, 8, 36, 37, 38, 39, 40, 41,
+        42, 43, 44, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
 ];
 ///The move of every bit of the words in which role 1's legal moves are found.
 static LEGAL_MOVE_OF_1: [[u32; 64]; 1] = [
     [
-        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
-        23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42,
-        43, 44, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        18, 19, 20, 9, 10, 11, 21, 22, 23, 12, 13, 14, 24, 25, 26, 15, 16, 17, 27, 28,
+        29, 0, 1, 2, 30, 31, 32, 3, 4, 5, 33, 34, 35, 6, 7, 8, 36, 37, 38, 39, 40, 41,
+        42, 43, 44, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
 ];
 /// The family and anchor bit of this role's move of every bit `random_step` may draw.
@@ -441,14 +441,14 @@ static ARM_FAMILY_AT_0: [(u8, u8); 64] = [
     (0u8, 0u8),
     (0u8, 0u8),
     (0u8, 0u8),
+    (2u8, 21u8),
+    (1u8, 21u8),
+    (2u8, 3u8),
+    (1u8, 3u8),
     (2u8, 0u8),
     (1u8, 0u8),
-    (2u8, 9u8),
-    (1u8, 9u8),
     (2u8, 18u8),
     (1u8, 18u8),
-    (2u8, 27u8),
-    (1u8, 27u8),
     (0u8, 0u8),
     (0u8, 0u8),
     (0u8, 0u8),
@@ -508,34 +508,34 @@ static FRAMES_AT_0: [[[u64; WORDS]; 2]; 64] = [
     [[0xfffffffff, 0xfffffffff], [0x0, 0x200000000]],
     [[0xfffffffff, 0xfffffffff], [0x0, 0x400000000]],
     [[0xfffffffff, 0xfffffffff], [0x0, 0x800000000]],
-    [[0xffffffe10, 0xffffffe10], [0x0, 0x0]],
-    [[0xffffffe10, 0xffffffe10], [0x0, 0x0]],
-    [[0xffffc21ff, 0xffffc21ff], [0x0, 0x0]],
-    [[0xffffc21ff, 0xffffc21ff], [0x0, 0x0]],
-    [[0xff843ffff, 0xff843ffff], [0x0, 0x0]],
-    [[0xff843ffff, 0xff843ffff], [0x0, 0x0]],
-    [[0x87ffffff, 0x87ffffff], [0x0, 0x0]],
-    [[0x87ffffff, 0x87ffffff], [0x0, 0x0]],
+    [[0x1d71fffff, 0x1d71fffff], [0x0, 0x0]],
+    [[0x1d71fffff, 0x1d71fffff], [0x0, 0x0]],
+    [[0xffffc75c7, 0xffffc75c7], [0x0, 0x0]],
+    [[0xffffc75c7, 0xffffc75c7], [0x0, 0x0]],
+    [[0xfffff8eb8, 0xfffff8eb8], [0x0, 0x0]],
+    [[0xfffff8eb8, 0xfffff8eb8], [0x0, 0x0]],
+    [[0xe3ae3ffff, 0xe3ae3ffff], [0x0, 0x0]],
+    [[0xe3ae3ffff, 0xe3ae3ffff], [0x0, 0x0]],
     [[0x0, 0x0], [0x0, 0x0]],
-    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
-    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
-    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
-    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
-    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
-    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
-    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
-    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
-    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
-    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
-    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
-    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
-    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
-    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
-    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
-    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
-    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
-    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
-    [[0xfffffffff, 0xfffffffff], [0x0, 0x1]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200000]],
+    [[0xfffffffff, 0xfffffffff], [0x0, 0x200000]],
 ];
 /// The family and anchor bit of this role's move of every bit `random_step` may draw.
 static ARM_FAMILY_AT_1: [(u8, u8); 64] = [
@@ -575,14 +575,14 @@ static ARM_FAMILY_AT_1: [(u8, u8); 64] = [
     (0u8, 0u8),
     (0u8, 0u8),
     (0u8, 0u8),
+    (2u8, 21u8),
+    (1u8, 21u8),
+    (2u8, 3u8),
+    (1u8, 3u8),
     (2u8, 0u8),
     (1u8, 0u8),
-    (2u8, 9u8),
-    (1u8, 9u8),
     (2u8, 18u8),
     (1u8, 18u8),
-    (2u8, 27u8),
-    (1u8, 27u8),
     (0u8, 0u8),
     (0u8, 0u8),
     (0u8, 0u8),
@@ -642,34 +642,34 @@ static FRAMES_AT_1: [[[u64; WORDS]; 2]; 64] = [
     [[0xfffffffff, 0xfffffffff], [0x200000000, 0x0]],
     [[0xfffffffff, 0xfffffffff], [0x400000000, 0x0]],
     [[0xfffffffff, 0xfffffffff], [0x800000000, 0x0]],
-    [[0xffffffe10, 0xffffffe10], [0x0, 0x0]],
-    [[0xffffffe10, 0xffffffe10], [0x0, 0x0]],
-    [[0xffffc21ff, 0xffffc21ff], [0x0, 0x0]],
-    [[0xffffc21ff, 0xffffc21ff], [0x0, 0x0]],
-    [[0xff843ffff, 0xff843ffff], [0x0, 0x0]],
-    [[0xff843ffff, 0xff843ffff], [0x0, 0x0]],
-    [[0x87ffffff, 0x87ffffff], [0x0, 0x0]],
-    [[0x87ffffff, 0x87ffffff], [0x0, 0x0]],
+    [[0x1d71fffff, 0x1d71fffff], [0x0, 0x0]],
+    [[0x1d71fffff, 0x1d71fffff], [0x0, 0x0]],
+    [[0xffffc75c7, 0xffffc75c7], [0x0, 0x0]],
+    [[0xffffc75c7, 0xffffc75c7], [0x0, 0x0]],
+    [[0xfffff8eb8, 0xfffff8eb8], [0x0, 0x0]],
+    [[0xfffff8eb8, 0xfffff8eb8], [0x0, 0x0]],
+    [[0xe3ae3ffff, 0xe3ae3ffff], [0x0, 0x0]],
+    [[0xe3ae3ffff, 0xe3ae3ffff], [0x0, 0x0]],
     [[0x0, 0x0], [0x0, 0x0]],
-    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
-    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
-    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
-    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
-    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
-    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
-    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
-    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
-    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
-    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
-    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
-    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
-    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
-    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
-    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
-    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
-    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
-    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
-    [[0xfffffffff, 0xfffffffff], [0x1, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200000, 0x0]],
+    [[0xfffffffff, 0xfffffffff], [0x200000, 0x0]],
 ];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
 /// without families of moves (one rule over different places on the board), else in
@@ -753,32 +753,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         let a = 1u64 << bit;
         match family {
             1 => {
-                w[0] |= (a.wrapping_mul(0x21)) & ((s.0[0] >> 2));
-                w[0] |= ((a) << 1) & ((s.0[0] >> 4));
-                w[0] |= ((a) << 2) & ((s.0[0] >> 6));
-                w[0] |= (((a) << 3).wrapping_mul(0x21)) & ((s.0[0] << 2));
-                w[0] |= ((a) << 6) & ((s.0[0] << 6));
-                w[0] |= ((a) << 7) & ((s.0[0] << 4));
-                w[1] |= (a.wrapping_mul(0x21)) & ((s.0[1] >> 2));
-                w[1] |= ((a) << 1) & ((s.0[1] >> 4));
-                w[1] |= ((a) << 2) & ((s.0[1] >> 6));
-                w[1] |= (((a) << 3).wrapping_mul(0x21)) & ((s.0[1] << 2));
-                w[1] |= ((a) << 6) & ((s.0[1] << 6));
-                w[1] |= ((a) << 7) & ((s.0[1] << 4));
+                w[0] |= (a) & ((s.0[0] >> 2));
+                w[0] |= ((a) << 1) & ((s.0[0] >> 7));
+                w[0] |= ((a) << 2) & ((s.0[0] >> 12));
+                w[0] |= ((a) << 6) & ((s.0[0] << 5));
+                w[0] |= ((a) << 8) & ((s.0[0] >> 5));
+                w[0] |= ((a) << 12) & ((s.0[0] << 12));
+                w[0] |= ((a) << 13) & ((s.0[0] << 7));
+                w[0] |= ((a) << 14) & ((s.0[0] << 2));
+                w[1] |= (a) & ((s.0[1] >> 2));
+                w[1] |= ((a) << 1) & ((s.0[1] >> 7));
+                w[1] |= ((a) << 2) & ((s.0[1] >> 12));
+                w[1] |= ((a) << 6) & ((s.0[1] << 5));
+                w[1] |= ((a) << 8) & ((s.0[1] >> 5));
+                w[1] |= ((a) << 12) & ((s.0[1] << 12));
+                w[1] |= ((a) << 13) & ((s.0[1] << 7));
+                w[1] |= ((a) << 14) & ((s.0[1] << 2));
             }
             2 => {
-                w[0] |= (a) & ((s.0[0] >> 6));
-                w[0] |= (((a) << 1).wrapping_mul(0x21)) & ((s.0[0] >> 2));
-                w[0] |= (((a) << 2).wrapping_mul(0x21)) & ((s.0[0] << 2));
-                w[0] |= ((a) << 3) & ((s.0[0] >> 4));
-                w[0] |= ((a) << 5) & ((s.0[0] << 4));
-                w[0] |= ((a) << 8) & ((s.0[0] << 6));
-                w[1] |= (a) & ((s.0[1] >> 6));
-                w[1] |= (((a) << 1).wrapping_mul(0x21)) & ((s.0[1] >> 2));
-                w[1] |= (((a) << 2).wrapping_mul(0x21)) & ((s.0[1] << 2));
-                w[1] |= ((a) << 3) & ((s.0[1] >> 4));
-                w[1] |= ((a) << 5) & ((s.0[1] << 4));
-                w[1] |= ((a) << 8) & ((s.0[1] << 6));
+                w[0] |= (a) & ((s.0[0] >> 12));
+                w[0] |= ((a) << 1) & ((s.0[0] >> 5));
+                w[0] |= ((a) << 2) & ((s.0[0] << 2));
+                w[0] |= ((a) << 6) & ((s.0[0] >> 7));
+                w[0] |= ((a) << 8) & ((s.0[0] << 7));
+                w[0] |= ((a) << 12) & ((s.0[0] >> 2));
+                w[0] |= ((a) << 13) & ((s.0[0] << 5));
+                w[0] |= ((a) << 14) & ((s.0[0] << 12));
+                w[1] |= (a) & ((s.0[1] >> 12));
+                w[1] |= ((a) << 1) & ((s.0[1] >> 5));
+                w[1] |= ((a) << 2) & ((s.0[1] << 2));
+                w[1] |= ((a) << 6) & ((s.0[1] >> 7));
+                w[1] |= ((a) << 8) & ((s.0[1] << 7));
+                w[1] |= ((a) << 12) & ((s.0[1] >> 2));
+                w[1] |= ((a) << 13) & ((s.0[1] << 5));
+                w[1] |= ((a) << 14) & ((s.0[1] << 12));
             }
             _ => {}
         }
@@ -788,32 +796,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         let a = 1u64 << bit;
         match family {
             1 => {
-                w[0] |= (a.wrapping_mul(0x21)) & ((s.0[0] >> 2));
-                w[0] |= ((a) << 1) & ((s.0[0] >> 4));
-                w[0] |= ((a) << 2) & ((s.0[0] >> 6));
-                w[0] |= (((a) << 3).wrapping_mul(0x21)) & ((s.0[0] << 2));
-                w[0] |= ((a) << 6) & ((s.0[0] << 6));
-                w[0] |= ((a) << 7) & ((s.0[0] << 4));
-                w[1] |= (a.wrapping_mul(0x21)) & ((s.0[1] >> 2));
-                w[1] |= ((a) << 1) & ((s.0[1] >> 4));
-                w[1] |= ((a) << 2) & ((s.0[1] >> 6));
-                w[1] |= (((a) << 3).wrapping_mul(0x21)) & ((s.0[1] << 2));
-                w[1] |= ((a) << 6) & ((s.0[1] << 6));
-                w[1] |= ((a) << 7) & ((s.0[1] << 4));
+                w[0] |= (a) & ((s.0[0] >> 2));
+                w[0] |= ((a) << 1) & ((s.0[0] >> 7));
+                w[0] |= ((a) << 2) & ((s.0[0] >> 12));
+                w[0] |= ((a) << 6) & ((s.0[0] << 5));
+                w[0] |= ((a) << 8) & ((s.0[0] >> 5));
+                w[0] |= ((a) << 12) & ((s.0[0] << 12));
+                w[0] |= ((a) << 13) & ((s.0[0] << 7));
+                w[0] |= ((a) << 14) & ((s.0[0] << 2));
+                w[1] |= (a) & ((s.0[1] >> 2));
+                w[1] |= ((a) << 1) & ((s.0[1] >> 7));
+                w[1] |= ((a) << 2) & ((s.0[1] >> 12));
+                w[1] |= ((a) << 6) & ((s.0[1] << 5));
+                w[1] |= ((a) << 8) & ((s.0[1] >> 5));
+                w[1] |= ((a) << 12) & ((s.0[1] << 12));
+                w[1] |= ((a) << 13) & ((s.0[1] << 7));
+                w[1] |= ((a) << 14) & ((s.0[1] << 2));
             }
             2 => {
-                w[0] |= (a) & ((s.0[0] >> 6));
-                w[0] |= (((a) << 1).wrapping_mul(0x21)) & ((s.0[0] >> 2));
-                w[0] |= (((a) << 2).wrapping_mul(0x21)) & ((s.0[0] << 2));
-                w[0] |= ((a) << 3) & ((s.0[0] >> 4));
-                w[0] |= ((a) << 5) & ((s.0[0] << 4));
-                w[0] |= ((a) << 8) & ((s.0[0] << 6));
-                w[1] |= (a) & ((s.0[1] >> 6));
-                w[1] |= (((a) << 1).wrapping_mul(0x21)) & ((s.0[1] >> 2));
-                w[1] |= (((a) << 2).wrapping_mul(0x21)) & ((s.0[1] << 2));
-                w[1] |= ((a) << 3) & ((s.0[1] >> 4));
-                w[1] |= ((a) << 5) & ((s.0[1] << 4));
-                w[1] |= ((a) << 8) & ((s.0[1] << 6));
+                w[0] |= (a) & ((s.0[0] >> 12));
+                w[0] |= ((a) << 1) & ((s.0[0] >> 5));
+                w[0] |= ((a) << 2) & ((s.0[0] << 2));
+                w[0] |= ((a) << 6) & ((s.0[0] >> 7));
+                w[0] |= ((a) << 8) & ((s.0[0] << 7));
+                w[0] |= ((a) << 12) & ((s.0[0] >> 2));
+                w[0] |= ((a) << 13) & ((s.0[0] << 5));
+                w[0] |= ((a) << 14) & ((s.0[0] << 12));
+                w[1] |= (a) & ((s.0[1] >> 12));
+                w[1] |= ((a) << 1) & ((s.0[1] >> 5));
+                w[1] |= ((a) << 2) & ((s.0[1] << 2));
+                w[1] |= ((a) << 6) & ((s.0[1] >> 7));
+                w[1] |= ((a) << 8) & ((s.0[1] << 7));
+                w[1] |= ((a) << 12) & ((s.0[1] >> 2));
+                w[1] |= ((a) << 13) & ((s.0[1] << 5));
+                w[1] |= ((a) << 14) & ((s.0[1] << 12));
             }
             _ => {}
         }
@@ -826,355 +842,134 @@ pub fn next(s: &State, joint: &[Move]) -> State {
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
-    let mut n = [false; 116];
-    n[0] = s.0[1] & 0x1200 == 0x1200;
-    n[1] = (s.0[1] & 0x8000 == 0x8000) & (n[0]);
-    n[2] = s.0[1] & 0x2400 == 0x2400;
-    n[3] = (s.0[1] & 0x10000 == 0x10000) & (n[2]);
-    n[4] = s.0[1] & 0x4800 == 0x4800;
-    n[5] = (s.0[1] & 0x20000 == 0x20000) & (n[4]);
-    n[6] = s.0[1] & 0x9000 == 0x9000;
-    n[7] = (s.0[1] & 0x1 == 0x1) & (n[6]);
-    n[8] = s.0[1] & 0x12000 == 0x12000;
-    n[9] = (s.0[1] & 0x2 == 0x2) & (n[8]);
-    n[10] = s.0[1] & 0x24000 == 0x24000;
-    n[11] = (s.0[1] & 0x4 == 0x4) & (n[10]);
-    n[12] = ({
-        let run = s.0[1];
-        let run = run & (run >> 3);
-        let run = run & (run >> 6);
-        run & (run >> 3) & 0xfc0000
-    } != 0) | ((s.0[1] & 0x48 == 0x48) & (n[7])) | ((s.0[1] & 0x90 == 0x90) & (n[9]))
-        | ((s.0[1] & 0x120 == 0x120) & (n[11])) | ((s.0[1] & 0x9 == 0x9) & (n[1]))
-        | ((s.0[1] & 0x12 == 0x12) & (n[3])) | ((s.0[1] & 0x24 == 0x24) & (n[5]));
-    n[13] = s.0[1] & 0xc0000 == 0xc0000;
-    n[14] = (s.0[1] & 0x100000 == 0x100000) & (n[13]);
-    n[15] = s.0[1] & 0x18000000 == 0x18000000;
-    n[16] = (s.0[1] & 0x20000000 == 0x20000000) & (n[15]);
-    n[17] = s.0[1] & 0x180000 == 0x180000;
-    n[18] = (s.0[1] & 0x200 == 0x200) & (n[17]);
-    n[19] = s.0[1] & 0x30000000 == 0x30000000;
-    n[20] = (s.0[1] & 0x1 == 0x1) & (n[19]);
-    n[21] = s.0[1] & 0x600000 == 0x600000;
-    n[22] = (s.0[1] & 0x800000 == 0x800000) & (n[21]);
-    n[23] = s.0[1] & 0xc0000000 == 0xc0000000;
-    n[24] = (s.0[1] & 0x100000000 == 0x100000000) & (n[23]);
-    n[25] = s.0[1] & 0xc00000 == 0xc00000;
-    n[26] = (s.0[1] & 0x1000 == 0x1000) & (n[25]);
-    n[27] = s.0[1] & 0x180000000 == 0x180000000;
-    n[28] = (s.0[1] & 0x8 == 0x8) & (n[27]);
-    n[29] = s.0[1] & 0x3000000 == 0x3000000;
-    n[30] = (s.0[1] & 0x4000000 == 0x4000000) & (n[29]);
-    n[31] = s.0[1] & 0x600000000 == 0x600000000;
-    n[32] = (s.0[1] & 0x800000000 == 0x800000000) & (n[31]);
-    n[33] = s.0[1] & 0x6000000 == 0x6000000;
-    n[34] = (s.0[1] & 0x8000 == 0x8000) & (n[33]);
-    n[35] = s.0[1] & 0xc00000000 == 0xc00000000;
-    n[36] = (s.0[1] & 0x40 == 0x40) & (n[35]);
-    n[37] |= (s.0[1] & 0x3 == 0x3) & (n[16]);
-    n[37] |= (s.0[1] & 0x6 == 0x6) & (n[20]);
-    n[37] |= (s.0[1] & 0x18 == 0x18) & (n[24]);
-    n[37] |= (s.0[1] & 0x30 == 0x30) & (n[28]);
-    n[37] |= (s.0[1] & 0xc0 == 0xc0) & (n[32]);
-    n[37] |= (s.0[1] & 0x180 == 0x180) & (n[36]);
-    n[37] |= (s.0[1] & 0x600 == 0x600) & (n[14]);
-    n[37] |= (s.0[1] & 0xc00 == 0xc00) & (n[18]);
-    n[37] |= (s.0[1] & 0x3000 == 0x3000) & (n[22]);
-    n[37] |= (s.0[1] & 0x6000 == 0x6000) & (n[26]);
-    n[37] |= (s.0[1] & 0x18000 == 0x18000) & (n[30]);
-    n[37] |= (s.0[1] & 0x30000 == 0x30000) & (n[34]);
-    n[38] = s.0[1] & 0x440000 == 0x440000;
-    n[39] = (s.0[1] & 0x4000000 == 0x4000000) & (n[38]);
-    n[40] = s.0[1] & 0x880000 == 0x880000;
-    n[41] = (s.0[1] & 0x8000 == 0x8000) & (n[40]);
-    n[42] = s.0[1] & 0x2200000 == 0x2200000;
-    n[43] = (s.0[1] & 0x20000000 == 0x20000000) & (n[42]);
-    n[44] = s.0[1] & 0x4400000 == 0x4400000;
-    n[45] = (s.0[1] & 0x1 == 0x1) & (n[44]);
-    n[46] = ((s.0[1] & 0x11 == 0x11) & (n[39])) | ((s.0[1] & 0x22 == 0x22) & (n[41]))
-        | ((s.0[1] & 0x88 == 0x88) & (n[43])) | ((s.0[1] & 0x110 == 0x110) & (n[45]));
-    n[47] = s.0[1] & 0x1400 == 0x1400;
-    n[48] = (s.0[1] & 0x4000000 == 0x4000000) & (n[47]);
-    n[49] = s.0[1] & 0x2800 == 0x2800;
-    n[50] = (s.0[1] & 0x8000 == 0x8000) & (n[49]);
-    n[51] = s.0[1] & 0xa000 == 0xa000;
-    n[52] = (s.0[1] & 0x20000000 == 0x20000000) & (n[51]);
-    n[53] = s.0[1] & 0x14000 == 0x14000;
-    n[54] = (s.0[1] & 0x1 == 0x1) & (n[53]);
-    n[55] = ((s.0[1] & 0x50000000 == 0x50000000) & (n[48]))
-        | ((s.0[1] & 0xa0000000 == 0xa0000000) & (n[50]))
-        | ((s.0[1] & 0x280000000 == 0x280000000) & (n[52]))
-        | ((s.0[1] & 0x500000000 == 0x500000000) & (n[54]));
-    n[56] = (n[12]) | (n[37]) | (n[46]) | (n[55]);
-    n[57] = s.0[0] & 0x1200 == 0x1200;
-    n[58] = (s.0[0] & 0x8000 == 0x8000) & (n[57]);
-    n[59] = s.0[0] & 0x2400 == 0x2400;
-    n[60] = (s.0[0] & 0x10000 == 0x10000) & (n[59]);
-    n[61] = s.0[0] & 0x4800 == 0x4800;
-    n[62] = (s.0[0] & 0x20000 == 0x20000) & (n[61]);
-    n[63] = s.0[0] & 0x9000 == 0x9000;
-    n[64] = (s.0[0] & 0x1 == 0x1) & (n[63]);
-    n[65] = s.0[0] & 0x12000 == 0x12000;
-    n[66] = (s.0[0] & 0x2 == 0x2) & (n[65]);
-    n[67] = s.0[0] & 0x24000 == 0x24000;
-    n[68] = (s.0[0] & 0x4 == 0x4) & (n[67]);
-    n[69] = ({
+    let mut n = [false; 2];
+    n[0] = (!s.0[0]) & (!s.0[1]) & (0xfffffffff) != 0;
+    n[1] = (({
         let run = s.0[0];
-        let run = run & (run >> 3);
-        let run = run & (run >> 6);
-        run & (run >> 3) & 0xfc0000
-    } != 0) | ((s.0[0] & 0x48 == 0x48) & (n[64])) | ((s.0[0] & 0x90 == 0x90) & (n[66]))
-        | ((s.0[0] & 0x120 == 0x120) & (n[68])) | ((s.0[0] & 0x9 == 0x9) & (n[58]))
-        | ((s.0[0] & 0x12 == 0x12) & (n[60])) | ((s.0[0] & 0x24 == 0x24) & (n[62]));
-    n[70] = s.0[0] & 0xc0000 == 0xc0000;
-    n[71] = (s.0[0] & 0x100000 == 0x100000) & (n[70]);
-    n[72] = s.0[0] & 0x18000000 == 0x18000000;
-    n[73] = (s.0[0] & 0x20000000 == 0x20000000) & (n[72]);
-    n[74] = s.0[0] & 0x180000 == 0x180000;
-    n[75] = (s.0[0] & 0x200 == 0x200) & (n[74]);
-    n[76] = s.0[0] & 0x30000000 == 0x30000000;
-    n[77] = (s.0[0] & 0x1 == 0x1) & (n[76]);
-    n[78] = s.0[0] & 0x600000 == 0x600000;
-    n[79] = (s.0[0] & 0x800000 == 0x800000) & (n[78]);
-    n[80] = s.0[0] & 0xc0000000 == 0xc0000000;
-    n[81] = (s.0[0] & 0x100000000 == 0x100000000) & (n[80]);
-    n[82] = s.0[0] & 0xc00000 == 0xc00000;
-    n[83] = (s.0[0] & 0x1000 == 0x1000) & (n[82]);
-    n[84] = s.0[0] & 0x180000000 == 0x180000000;
-    n[85] = (s.0[0] & 0x8 == 0x8) & (n[84]);
-    n[86] = s.0[0] & 0x3000000 == 0x3000000;
-    n[87] = (s.0[0] & 0x4000000 == 0x4000000) & (n[86]);
-    n[88] = s.0[0] & 0x600000000 == 0x600000000;
-    n[89] = (s.0[0] & 0x800000000 == 0x800000000) & (n[88]);
-    n[90] = s.0[0] & 0x6000000 == 0x6000000;
-    n[91] = (s.0[0] & 0x8000 == 0x8000) & (n[90]);
-    n[92] = s.0[0] & 0xc00000000 == 0xc00000000;
-    n[93] = (s.0[0] & 0x40 == 0x40) & (n[92]);
-    n[94] |= (s.0[0] & 0x3 == 0x3) & (n[73]);
-    n[94] |= (s.0[0] & 0x6 == 0x6) & (n[77]);
-    n[94] |= (s.0[0] & 0x18 == 0x18) & (n[81]);
-    n[94] |= (s.0[0] & 0x30 == 0x30) & (n[85]);
-    n[94] |= (s.0[0] & 0xc0 == 0xc0) & (n[89]);
-    n[94] |= (s.0[0] & 0x180 == 0x180) & (n[93]);
-    n[94] |= (s.0[0] & 0x600 == 0x600) & (n[71]);
-    n[94] |= (s.0[0] & 0xc00 == 0xc00) & (n[75]);
-    n[94] |= (s.0[0] & 0x3000 == 0x3000) & (n[79]);
-    n[94] |= (s.0[0] & 0x6000 == 0x6000) & (n[83]);
-    n[94] |= (s.0[0] & 0x18000 == 0x18000) & (n[87]);
-    n[94] |= (s.0[0] & 0x30000 == 0x30000) & (n[91]);
-    n[95] = s.0[0] & 0x440000 == 0x440000;
-    n[96] = (s.0[0] & 0x4000000 == 0x4000000) & (n[95]);
-    n[97] = s.0[0] & 0x880000 == 0x880000;
-    n[98] = (s.0[0] & 0x8000 == 0x8000) & (n[97]);
-    n[99] = s.0[0] & 0x2200000 == 0x2200000;
-    n[100] = (s.0[0] & 0x20000000 == 0x20000000) & (n[99]);
-    n[101] = s.0[0] & 0x4400000 == 0x4400000;
-    n[102] = (s.0[0] & 0x1 == 0x1) & (n[101]);
-    n[103] = ((s.0[0] & 0x11 == 0x11) & (n[96])) | ((s.0[0] & 0x22 == 0x22) & (n[98]))
-        | ((s.0[0] & 0x88 == 0x88) & (n[100])) | ((s.0[0] & 0x110 == 0x110) & (n[102]));
-    n[104] = s.0[0] & 0x1400 == 0x1400;
-    n[105] = (s.0[0] & 0x4000000 == 0x4000000) & (n[104]);
-    n[106] = s.0[0] & 0x2800 == 0x2800;
-    n[107] = (s.0[0] & 0x8000 == 0x8000) & (n[106]);
-    n[108] = s.0[0] & 0xa000 == 0xa000;
-    n[109] = (s.0[0] & 0x20000000 == 0x20000000) & (n[108]);
-    n[110] = s.0[0] & 0x14000 == 0x14000;
-    n[111] = (s.0[0] & 0x1 == 0x1) & (n[110]);
-    n[112] = ((s.0[0] & 0x50000000 == 0x50000000) & (n[105]))
-        | ((s.0[0] & 0xa0000000 == 0xa0000000) & (n[107]))
-        | ((s.0[0] & 0x280000000 == 0x280000000) & (n[109]))
-        | ((s.0[0] & 0x500000000 == 0x500000000) & (n[111]));
-    n[113] = (n[69]) | (n[94]) | (n[103]) | (n[112]);
-    n[114] = (!s.0[0]) & (!s.0[1]) & (0xfffffffff) != 0;
-    n[115] = (n[56]) | (n[113]) | (!n[114]);
-    n[115]
+        let run = run & (run >> 1);
+        let run = run & (run >> 2);
+        run & (run >> 1) & 0xc30c30c3
+    })
+        | ({
+            let run = s.0[1];
+            let run = run & (run >> 1);
+            let run = run & (run >> 2);
+            run & (run >> 1) & 0xc30c30c3
+        }) != 0)
+        | (({
+            let run = s.0[0];
+            let run = run & (run >> 5);
+            let run = run & (run >> 10);
+            run & (run >> 5) & 0xc30
+        })
+            | ({
+                let run = s.0[1];
+                let run = run & (run >> 5);
+                let run = run & (run >> 10);
+                run & (run >> 5) & 0xc30
+            }) != 0)
+        | (({
+            let run = s.0[0];
+            let run = run & (run >> 6);
+            let run = run & (run >> 12);
+            run & (run >> 6) & 0xfff
+        })
+            | ({
+                let run = s.0[1];
+                let run = run & (run >> 6);
+                let run = run & (run >> 12);
+                run & (run >> 6) & 0xfff
+            }) != 0)
+        | (({
+            let run = s.0[0];
+            let run = run & (run >> 7);
+            let run = run & (run >> 14);
+            run & (run >> 7) & 0xc3
+        })
+            | ({
+                let run = s.0[1];
+                let run = run & (run >> 7);
+                let run = run & (run >> 14);
+                run & (run >> 7) & 0xc3
+            }) != 0) | (!n[0]);
+    n[1]
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
-    let mut n = [false; 120];
-    n[0] = s.0[1] & 0x1200 == 0x1200;
-    n[1] = (s.0[1] & 0x8000 == 0x8000) & (n[0]);
-    n[2] = s.0[1] & 0x2400 == 0x2400;
-    n[3] = (s.0[1] & 0x10000 == 0x10000) & (n[2]);
-    n[4] = s.0[1] & 0x4800 == 0x4800;
-    n[5] = (s.0[1] & 0x20000 == 0x20000) & (n[4]);
-    n[6] = s.0[1] & 0x9000 == 0x9000;
-    n[7] = (s.0[1] & 0x1 == 0x1) & (n[6]);
-    n[8] = s.0[1] & 0x12000 == 0x12000;
-    n[9] = (s.0[1] & 0x2 == 0x2) & (n[8]);
-    n[10] = s.0[1] & 0x24000 == 0x24000;
-    n[11] = (s.0[1] & 0x4 == 0x4) & (n[10]);
-    n[12] = ({
+    let mut n = [false; 8];
+    n[0] = ({
         let run = s.0[1];
-        let run = run & (run >> 3);
-        let run = run & (run >> 6);
-        run & (run >> 3) & 0xfc0000
-    } != 0) | ((s.0[1] & 0x48 == 0x48) & (n[7])) | ((s.0[1] & 0x90 == 0x90) & (n[9]))
-        | ((s.0[1] & 0x120 == 0x120) & (n[11])) | ((s.0[1] & 0x9 == 0x9) & (n[1]))
-        | ((s.0[1] & 0x12 == 0x12) & (n[3])) | ((s.0[1] & 0x24 == 0x24) & (n[5]));
-    n[13] = s.0[1] & 0xc0000 == 0xc0000;
-    n[14] = (s.0[1] & 0x100000 == 0x100000) & (n[13]);
-    n[15] = s.0[1] & 0x18000000 == 0x18000000;
-    n[16] = (s.0[1] & 0x20000000 == 0x20000000) & (n[15]);
-    n[17] = s.0[1] & 0x180000 == 0x180000;
-    n[18] = (s.0[1] & 0x200 == 0x200) & (n[17]);
-    n[19] = s.0[1] & 0x30000000 == 0x30000000;
-    n[20] = (s.0[1] & 0x1 == 0x1) & (n[19]);
-    n[21] = s.0[1] & 0x600000 == 0x600000;
-    n[22] = (s.0[1] & 0x800000 == 0x800000) & (n[21]);
-    n[23] = s.0[1] & 0xc0000000 == 0xc0000000;
-    n[24] = (s.0[1] & 0x100000000 == 0x100000000) & (n[23]);
-    n[25] = s.0[1] & 0xc00000 == 0xc00000;
-    n[26] = (s.0[1] & 0x1000 == 0x1000) & (n[25]);
-    n[27] = s.0[1] & 0x180000000 == 0x180000000;
-    n[28] = (s.0[1] & 0x8 == 0x8) & (n[27]);
-    n[29] = s.0[1] & 0x3000000 == 0x3000000;
-    n[30] = (s.0[1] & 0x4000000 == 0x4000000) & (n[29]);
-    n[31] = s.0[1] & 0x600000000 == 0x600000000;
-    n[32] = (s.0[1] & 0x800000000 == 0x800000000) & (n[31]);
-    n[33] = s.0[1] & 0x6000000 == 0x6000000;
-    n[34] = (s.0[1] & 0x8000 == 0x8000) & (n[33]);
-    n[35] = s.0[1] & 0xc00000000 == 0xc00000000;
-    n[36] = (s.0[1] & 0x40 == 0x40) & (n[35]);
-    n[37] |= (s.0[1] & 0x3 == 0x3) & (n[16]);
-    n[37] |= (s.0[1] & 0x6 == 0x6) & (n[20]);
-    n[37] |= (s.0[1] & 0x18 == 0x18) & (n[24]);
-    n[37] |= (s.0[1] & 0x30 == 0x30) & (n[28]);
-    n[37] |= (s.0[1] & 0xc0 == 0xc0) & (n[32]);
-    n[37] |= (s.0[1] & 0x180 == 0x180) & (n[36]);
-    n[37] |= (s.0[1] & 0x600 == 0x600) & (n[14]);
-    n[37] |= (s.0[1] & 0xc00 == 0xc00) & (n[18]);
-    n[37] |= (s.0[1] & 0x3000 == 0x3000) & (n[22]);
-    n[37] |= (s.0[1] & 0x6000 == 0x6000) & (n[26]);
-    n[37] |= (s.0[1] & 0x18000 == 0x18000) & (n[30]);
-    n[37] |= (s.0[1] & 0x30000 == 0x30000) & (n[34]);
-    n[38] = s.0[1] & 0x440000 == 0x440000;
-    n[39] = (s.0[1] & 0x4000000 == 0x4000000) & (n[38]);
-    n[40] = s.0[1] & 0x880000 == 0x880000;
-    n[41] = (s.0[1] & 0x8000 == 0x8000) & (n[40]);
-    n[42] = s.0[1] & 0x2200000 == 0x2200000;
-    n[43] = (s.0[1] & 0x20000000 == 0x20000000) & (n[42]);
-    n[44] = s.0[1] & 0x4400000 == 0x4400000;
-    n[45] = (s.0[1] & 0x1 == 0x1) & (n[44]);
-    n[46] = ((s.0[1] & 0x11 == 0x11) & (n[39])) | ((s.0[1] & 0x22 == 0x22) & (n[41]))
-        | ((s.0[1] & 0x88 == 0x88) & (n[43])) | ((s.0[1] & 0x110 == 0x110) & (n[45]));
-    n[47] = s.0[1] & 0x1400 == 0x1400;
-    n[48] = (s.0[1] & 0x4000000 == 0x4000000) & (n[47]);
-    n[49] = s.0[1] & 0x2800 == 0x2800;
-    n[50] = (s.0[1] & 0x8000 == 0x8000) & (n[49]);
-    n[51] = s.0[1] & 0xa000 == 0xa000;
-    n[52] = (s.0[1] & 0x20000000 == 0x20000000) & (n[51]);
-    n[53] = s.0[1] & 0x14000 == 0x14000;
-    n[54] = (s.0[1] & 0x1 == 0x1) & (n[53]);
-    n[55] = ((s.0[1] & 0x50000000 == 0x50000000) & (n[48]))
-        | ((s.0[1] & 0xa0000000 == 0xa0000000) & (n[50]))
-        | ((s.0[1] & 0x280000000 == 0x280000000) & (n[52]))
-        | ((s.0[1] & 0x500000000 == 0x500000000) & (n[54]));
-    n[56] = (n[12]) | (n[37]) | (n[46]) | (n[55]);
-    n[57] = s.0[0] & 0x1200 == 0x1200;
-    n[58] = (s.0[0] & 0x8000 == 0x8000) & (n[57]);
-    n[59] = s.0[0] & 0x2400 == 0x2400;
-    n[60] = (s.0[0] & 0x10000 == 0x10000) & (n[59]);
-    n[61] = s.0[0] & 0x4800 == 0x4800;
-    n[62] = (s.0[0] & 0x20000 == 0x20000) & (n[61]);
-    n[63] = s.0[0] & 0x9000 == 0x9000;
-    n[64] = (s.0[0] & 0x1 == 0x1) & (n[63]);
-    n[65] = s.0[0] & 0x12000 == 0x12000;
-    n[66] = (s.0[0] & 0x2 == 0x2) & (n[65]);
-    n[67] = s.0[0] & 0x24000 == 0x24000;
-    n[68] = (s.0[0] & 0x4 == 0x4) & (n[67]);
-    n[69] = ({
+        let run = run & (run >> 1);
+        let run = run & (run >> 2);
+        run & (run >> 1) & 0xc30c30c3
+    } != 0)
+        | ({
+            let run = s.0[1];
+            let run = run & (run >> 5);
+            let run = run & (run >> 10);
+            run & (run >> 5) & 0xc30
+        } != 0)
+        | ({
+            let run = s.0[1];
+            let run = run & (run >> 6);
+            let run = run & (run >> 12);
+            run & (run >> 6) & 0xfff
+        } != 0)
+        | ({
+            let run = s.0[1];
+            let run = run & (run >> 7);
+            let run = run & (run >> 14);
+            run & (run >> 7) & 0xc3
+        } != 0);
+    n[1] = ({
         let run = s.0[0];
-        let run = run & (run >> 3);
-        let run = run & (run >> 6);
-        run & (run >> 3) & 0xfc0000
-    } != 0) | ((s.0[0] & 0x48 == 0x48) & (n[64])) | ((s.0[0] & 0x90 == 0x90) & (n[66]))
-        | ((s.0[0] & 0x120 == 0x120) & (n[68])) | ((s.0[0] & 0x9 == 0x9) & (n[58]))
-        | ((s.0[0] & 0x12 == 0x12) & (n[60])) | ((s.0[0] & 0x24 == 0x24) & (n[62]));
-    n[70] = s.0[0] & 0xc0000 == 0xc0000;
-    n[71] = (s.0[0] & 0x100000 == 0x100000) & (n[70]);
-    n[72] = s.0[0] & 0x18000000 == 0x18000000;
-    n[73] = (s.0[0] & 0x20000000 == 0x20000000) & (n[72]);
-    n[74] = s.0[0] & 0x180000 == 0x180000;
-    n[75] = (s.0[0] & 0x200 == 0x200) & (n[74]);
-    n[76] = s.0[0] & 0x30000000 == 0x30000000;
-    n[77] = (s.0[0] & 0x1 == 0x1) & (n[76]);
-    n[78] = s.0[0] & 0x600000 == 0x600000;
-    n[79] = (s.0[0] & 0x800000 == 0x800000) & (n[78]);
-    n[80] = s.0[0] & 0xc0000000 == 0xc0000000;
-    n[81] = (s.0[0] & 0x100000000 == 0x100000000) & (n[80]);
-    n[82] = s.0[0] & 0xc00000 == 0xc00000;
-    n[83] = (s.0[0] & 0x1000 == 0x1000) & (n[82]);
-    n[84] = s.0[0] & 0x180000000 == 0x180000000;
-    n[85] = (s.0[0] & 0x8 == 0x8) & (n[84]);
-    n[86] = s.0[0] & 0x3000000 == 0x3000000;
-    n[87] = (s.0[0] & 0x4000000 == 0x4000000) & (n[86]);
-    n[88] = s.0[0] & 0x600000000 == 0x600000000;
-    n[89] = (s.0[0] & 0x800000000 == 0x800000000) & (n[88]);
-    n[90] = s.0[0] & 0x6000000 == 0x6000000;
-    n[91] = (s.0[0] & 0x8000 == 0x8000) & (n[90]);
-    n[92] = s.0[0] & 0xc00000000 == 0xc00000000;
-    n[93] = (s.0[0] & 0x40 == 0x40) & (n[92]);
-    n[94] |= (s.0[0] & 0x3 == 0x3) & (n[73]);
-    n[94] |= (s.0[0] & 0x6 == 0x6) & (n[77]);
-    n[94] |= (s.0[0] & 0x18 == 0x18) & (n[81]);
-    n[94] |= (s.0[0] & 0x30 == 0x30) & (n[85]);
-    n[94] |= (s.0[0] & 0xc0 == 0xc0) & (n[89]);
-    n[94] |= (s.0[0] & 0x180 == 0x180) & (n[93]);
-    n[94] |= (s.0[0] & 0x600 == 0x600) & (n[71]);
-    n[94] |= (s.0[0] & 0xc00 == 0xc00) & (n[75]);
-    n[94] |= (s.0[0] & 0x3000 == 0x3000) & (n[79]);
-    n[94] |= (s.0[0] & 0x6000 == 0x6000) & (n[83]);
-    n[94] |= (s.0[0] & 0x18000 == 0x18000) & (n[87]);
-    n[94] |= (s.0[0] & 0x30000 == 0x30000) & (n[91]);
-    n[95] = s.0[0] & 0x440000 == 0x440000;
-    n[96] = (s.0[0] & 0x4000000 == 0x4000000) & (n[95]);
-    n[97] = s.0[0] & 0x880000 == 0x880000;
-    n[98] = (s.0[0] & 0x8000 == 0x8000) & (n[97]);
-    n[99] = s.0[0] & 0x2200000 == 0x2200000;
-    n[100] = (s.0[0] & 0x20000000 == 0x20000000) & (n[99]);
-    n[101] = s.0[0] & 0x4400000 == 0x4400000;
-    n[102] = (s.0[0] & 0x1 == 0x1) & (n[101]);
-    n[103] = ((s.0[0] & 0x11 == 0x11) & (n[96])) | ((s.0[0] & 0x22 == 0x22) & (n[98]))
-        | ((s.0[0] & 0x88 == 0x88) & (n[100])) | ((s.0[0] & 0x110 == 0x110) & (n[102]));
-    n[104] = s.0[0] & 0x1400 == 0x1400;
-    n[105] = (s.0[0] & 0x4000000 == 0x4000000) & (n[104]);
-    n[106] = s.0[0] & 0x2800 == 0x2800;
-    n[107] = (s.0[0] & 0x8000 == 0x8000) & (n[106]);
-    n[108] = s.0[0] & 0xa000 == 0xa000;
-    n[109] = (s.0[0] & 0x20000000 == 0x20000000) & (n[108]);
-    n[110] = s.0[0] & 0x14000 == 0x14000;
-    n[111] = (s.0[0] & 0x1 == 0x1) & (n[110]);
-    n[112] = ((s.0[0] & 0x50000000 == 0x50000000) & (n[105]))
-        | ((s.0[0] & 0xa0000000 == 0xa0000000) & (n[107]))
-        | ((s.0[0] & 0x280000000 == 0x280000000) & (n[109]))
-        | ((s.0[0] & 0x500000000 == 0x500000000) & (n[111]));
-    n[113] = (n[69]) | (n[94]) | (n[103]) | (n[112]);
-    n[114] = (!s.0[0]) & (!s.0[1]) & (0xfffffffff) != 0;
-    n[115] = (n[56]) & (!n[113]);
-    n[116] = ((!n[56]) & (!n[113]) & (!n[114])) | ((n[56]) & (n[113]));
-    n[117] = ((!n[56]) & (!n[113]) & (n[114])) | ((!n[56]) & (n[113]));
-    n[118] = (!n[56]) & (n[113]);
-    n[119] = ((!n[56]) & (n[114])) | ((n[56]) & (!n[113]));
+        let run = run & (run >> 1);
+        let run = run & (run >> 2);
+        run & (run >> 1) & 0xc30c30c3
+    } != 0)
+        | ({
+            let run = s.0[0];
+            let run = run & (run >> 5);
+            let run = run & (run >> 10);
+            run & (run >> 5) & 0xc30
+        } != 0)
+        | ({
+            let run = s.0[0];
+            let run = run & (run >> 6);
+            let run = run & (run >> 12);
+            run & (run >> 6) & 0xfff
+        } != 0)
+        | ({
+            let run = s.0[0];
+            let run = run & (run >> 7);
+            let run = run & (run >> 14);
+            run & (run >> 7) & 0xc3
+        } != 0);
+    n[2] = (!s.0[0]) & (!s.0[1]) & (0xfffffffff) != 0;
+    n[3] = (n[0]) & (!n[1]);
+    n[4] = ((!n[0]) & (!n[1]) & (!n[2])) | ((n[0]) & (n[1]));
+    n[5] = ((!n[0]) & (!n[1]) & (n[2])) | ((!n[0]) & (n[1]));
+    n[6] = (!n[0]) & (n[1]);
+    n[7] = ((!n[0]) & (n[2])) | ((n[0]) & (!n[1]));
     out[0] = None;
-    if n[117] {
+    if n[5] {
         out[0] = Some(0);
     }
-    if n[116] {
+    if n[4] {
         out[0] = Some(50);
     }
-    if n[115] {
+    if n[3] {
         out[0] = Some(100);
     }
     out[1] = None;
-    if n[119] {
+    if n[7] {
         out[1] = Some(0);
     }
-    if n[116] {
+    if n[4] {
         out[1] = Some(50);
     }
-    if n[118] {
+    if n[6] {
         out[1] = Some(100);
     }
 }
@@ -1183,170 +978,59 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 118];
+    let mut n = [false; 4];
     n[0] = s.0[0] & 0xa000000000 == 0;
     n[1] = s.0[0] & 0x5000000000 == 0;
-    n[2] = s.0[1] & 0x1200 == 0x1200;
-    n[3] = (s.0[1] & 0x8000 == 0x8000) & (n[2]);
-    n[4] = s.0[1] & 0x2400 == 0x2400;
-    n[5] = (s.0[1] & 0x10000 == 0x10000) & (n[4]);
-    n[6] = s.0[1] & 0x4800 == 0x4800;
-    n[7] = (s.0[1] & 0x20000 == 0x20000) & (n[6]);
-    n[8] = s.0[1] & 0x9000 == 0x9000;
-    n[9] = (s.0[1] & 0x1 == 0x1) & (n[8]);
-    n[10] = s.0[1] & 0x12000 == 0x12000;
-    n[11] = (s.0[1] & 0x2 == 0x2) & (n[10]);
-    n[12] = s.0[1] & 0x24000 == 0x24000;
-    n[13] = (s.0[1] & 0x4 == 0x4) & (n[12]);
-    n[14] = ({
-        let run = s.0[1];
-        let run = run & (run >> 3);
-        let run = run & (run >> 6);
-        run & (run >> 3) & 0xfc0000
-    } != 0) | ((s.0[1] & 0x48 == 0x48) & (n[9])) | ((s.0[1] & 0x90 == 0x90) & (n[11]))
-        | ((s.0[1] & 0x120 == 0x120) & (n[13])) | ((s.0[1] & 0x9 == 0x9) & (n[3]))
-        | ((s.0[1] & 0x12 == 0x12) & (n[5])) | ((s.0[1] & 0x24 == 0x24) & (n[7]));
-    n[15] = s.0[1] & 0xc0000 == 0xc0000;
-    n[16] = (s.0[1] & 0x100000 == 0x100000) & (n[15]);
-    n[17] = s.0[1] & 0x18000000 == 0x18000000;
-    n[18] = (s.0[1] & 0x20000000 == 0x20000000) & (n[17]);
-    n[19] = s.0[1] & 0x180000 == 0x180000;
-    n[20] = (s.0[1] & 0x200 == 0x200) & (n[19]);
-    n[21] = s.0[1] & 0x30000000 == 0x30000000;
-    n[22] = (s.0[1] & 0x1 == 0x1) & (n[21]);
-    n[23] = s.0[1] & 0x600000 == 0x600000;
-    n[24] = (s.0[1] & 0x800000 == 0x800000) & (n[23]);
-    n[25] = s.0[1] & 0xc0000000 == 0xc0000000;
-    n[26] = (s.0[1] & 0x100000000 == 0x100000000) & (n[25]);
-    n[27] = s.0[1] & 0xc00000 == 0xc00000;
-    n[28] = (s.0[1] & 0x1000 == 0x1000) & (n[27]);
-    n[29] = s.0[1] & 0x180000000 == 0x180000000;
-    n[30] = (s.0[1] & 0x8 == 0x8) & (n[29]);
-    n[31] = s.0[1] & 0x3000000 == 0x3000000;
-    n[32] = (s.0[1] & 0x4000000 == 0x4000000) & (n[31]);
-    n[33] = s.0[1] & 0x600000000 == 0x600000000;
-    n[34] = (s.0[1] & 0x800000000 == 0x800000000) & (n[33]);
-    n[35] = s.0[1] & 0x6000000 == 0x6000000;
-    n[36] = (s.0[1] & 0x8000 == 0x8000) & (n[35]);
-    n[37] = s.0[1] & 0xc00000000 == 0xc00000000;
-    n[38] = (s.0[1] & 0x40 == 0x40) & (n[37]);
-    n[39] |= (s.0[1] & 0x3 == 0x3) & (n[18]);
-    n[39] |= (s.0[1] & 0x6 == 0x6) & (n[22]);
-    n[39] |= (s.0[1] & 0x18 == 0x18) & (n[26]);
-    n[39] |= (s.0[1] & 0x30 == 0x30) & (n[30]);
-    n[39] |= (s.0[1] & 0xc0 == 0xc0) & (n[34]);
-    n[39] |= (s.0[1] & 0x180 == 0x180) & (n[38]);
-    n[39] |= (s.0[1] & 0x600 == 0x600) & (n[16]);
-    n[39] |= (s.0[1] & 0xc00 == 0xc00) & (n[20]);
-    n[39] |= (s.0[1] & 0x3000 == 0x3000) & (n[24]);
-    n[39] |= (s.0[1] & 0x6000 == 0x6000) & (n[28]);
-    n[39] |= (s.0[1] & 0x18000 == 0x18000) & (n[32]);
-    n[39] |= (s.0[1] & 0x30000 == 0x30000) & (n[36]);
-    n[40] = s.0[1] & 0x440000 == 0x440000;
-    n[41] = (s.0[1] & 0x4000000 == 0x4000000) & (n[40]);
-    n[42] = s.0[1] & 0x880000 == 0x880000;
-    n[43] = (s.0[1] & 0x8000 == 0x8000) & (n[42]);
-    n[44] = s.0[1] & 0x2200000 == 0x2200000;
-    n[45] = (s.0[1] & 0x20000000 == 0x20000000) & (n[44]);
-    n[46] = s.0[1] & 0x4400000 == 0x4400000;
-    n[47] = (s.0[1] & 0x1 == 0x1) & (n[46]);
-    n[48] = ((s.0[1] & 0x11 == 0x11) & (n[41])) | ((s.0[1] & 0x22 == 0x22) & (n[43]))
-        | ((s.0[1] & 0x88 == 0x88) & (n[45])) | ((s.0[1] & 0x110 == 0x110) & (n[47]));
-    n[49] = s.0[1] & 0x1400 == 0x1400;
-    n[50] = (s.0[1] & 0x4000000 == 0x4000000) & (n[49]);
-    n[51] = s.0[1] & 0x2800 == 0x2800;
-    n[52] = (s.0[1] & 0x8000 == 0x8000) & (n[51]);
-    n[53] = s.0[1] & 0xa000 == 0xa000;
-    n[54] = (s.0[1] & 0x20000000 == 0x20000000) & (n[53]);
-    n[55] = s.0[1] & 0x14000 == 0x14000;
-    n[56] = (s.0[1] & 0x1 == 0x1) & (n[55]);
-    n[57] = ((s.0[1] & 0x50000000 == 0x50000000) & (n[50]))
-        | ((s.0[1] & 0xa0000000 == 0xa0000000) & (n[52]))
-        | ((s.0[1] & 0x280000000 == 0x280000000) & (n[54]))
-        | ((s.0[1] & 0x500000000 == 0x500000000) & (n[56]));
-    n[58] = (n[14]) | (n[39]) | (n[48]) | (n[57]);
-    n[59] = s.0[0] & 0x1200 == 0x1200;
-    n[60] = (s.0[0] & 0x8000 == 0x8000) & (n[59]);
-    n[61] = s.0[0] & 0x2400 == 0x2400;
-    n[62] = (s.0[0] & 0x10000 == 0x10000) & (n[61]);
-    n[63] = s.0[0] & 0x4800 == 0x4800;
-    n[64] = (s.0[0] & 0x20000 == 0x20000) & (n[63]);
-    n[65] = s.0[0] & 0x9000 == 0x9000;
-    n[66] = (s.0[0] & 0x1 == 0x1) & (n[65]);
-    n[67] = s.0[0] & 0x12000 == 0x12000;
-    n[68] = (s.0[0] & 0x2 == 0x2) & (n[67]);
-    n[69] = s.0[0] & 0x24000 == 0x24000;
-    n[70] = (s.0[0] & 0x4 == 0x4) & (n[69]);
-    n[71] = ({
+    n[2] = (!s.0[0]) & (!s.0[1]) & (0xfffffffff) != 0;
+    n[3] = (({
         let run = s.0[0];
-        let run = run & (run >> 3);
-        let run = run & (run >> 6);
-        run & (run >> 3) & 0xfc0000
-    } != 0) | ((s.0[0] & 0x48 == 0x48) & (n[66])) | ((s.0[0] & 0x90 == 0x90) & (n[68]))
-        | ((s.0[0] & 0x120 == 0x120) & (n[70])) | ((s.0[0] & 0x9 == 0x9) & (n[60]))
-        | ((s.0[0] & 0x12 == 0x12) & (n[62])) | ((s.0[0] & 0x24 == 0x24) & (n[64]));
-    n[72] = s.0[0] & 0xc0000 == 0xc0000;
-    n[73] = (s.0[0] & 0x100000 == 0x100000) & (n[72]);
-    n[74] = s.0[0] & 0x18000000 == 0x18000000;
-    n[75] = (s.0[0] & 0x20000000 == 0x20000000) & (n[74]);
-    n[76] = s.0[0] & 0x180000 == 0x180000;
-    n[77] = (s.0[0] & 0x200 == 0x200) & (n[76]);
-    n[78] = s.0[0] & 0x30000000 == 0x30000000;
-    n[79] = (s.0[0] & 0x1 == 0x1) & (n[78]);
-    n[80] = s.0[0] & 0x600000 == 0x600000;
-    n[81] = (s.0[0] & 0x800000 == 0x800000) & (n[80]);
-    n[82] = s.0[0] & 0xc0000000 == 0xc0000000;
-    n[83] = (s.0[0] & 0x100000000 == 0x100000000) & (n[82]);
-    n[84] = s.0[0] & 0xc00000 == 0xc00000;
-    n[85] = (s.0[0] & 0x1000 == 0x1000) & (n[84]);
-    n[86] = s.0[0] & 0x180000000 == 0x180000000;
-    n[87] = (s.0[0] & 0x8 == 0x8) & (n[86]);
-    n[88] = s.0[0] & 0x3000000 == 0x3000000;
-    n[89] = (s.0[0] & 0x4000000 == 0x4000000) & (n[88]);
-    n[90] = s.0[0] & 0x600000000 == 0x600000000;
-    n[91] = (s.0[0] & 0x800000000 == 0x800000000) & (n[90]);
-    n[92] = s.0[0] & 0x6000000 == 0x6000000;
-    n[93] = (s.0[0] & 0x8000 == 0x8000) & (n[92]);
-    n[94] = s.0[0] & 0xc00000000 == 0xc00000000;
-    n[95] = (s.0[0] & 0x40 == 0x40) & (n[94]);
-    n[96] |= (s.0[0] & 0x3 == 0x3) & (n[75]);
-    n[96] |= (s.0[0] & 0x6 == 0x6) & (n[79]);
-    n[96] |= (s.0[0] & 0x18 == 0x18) & (n[83]);
-    n[96] |= (s.0[0] & 0x30 == 0x30) & (n[87]);
-    n[96] |= (s.0[0] & 0xc0 == 0xc0) & (n[91]);
-    n[96] |= (s.0[0] & 0x180 == 0x180) & (n[95]);
-    n[96] |= (s.0[0] & 0x600 == 0x600) & (n[73]);
-    n[96] |= (s.0[0] & 0xc00 == 0xc00) & (n[77]);
-    n[96] |= (s.0[0] & 0x3000 == 0x3000) & (n[81]);
-    n[96] |= (s.0[0] & 0x6000 == 0x6000) & (n[85]);
-    n[96] |= (s.0[0] & 0x18000 == 0x18000) & (n[89]);
-    n[96] |= (s.0[0] & 0x30000 == 0x30000) & (n[93]);
-    n[97] = s.0[0] & 0x440000 == 0x440000;
-    n[98] = (s.0[0] & 0x4000000 == 0x4000000) & (n[97]);
-    n[99] = s.0[0] & 0x880000 == 0x880000;
-    n[100] = (s.0[0] & 0x8000 == 0x8000) & (n[99]);
-    n[101] = s.0[0] & 0x2200000 == 0x2200000;
-    n[102] = (s.0[0] & 0x20000000 == 0x20000000) & (n[101]);
-    n[103] = s.0[0] & 0x4400000 == 0x4400000;
-    n[104] = (s.0[0] & 0x1 == 0x1) & (n[103]);
-    n[105] = ((s.0[0] & 0x11 == 0x11) & (n[98])) | ((s.0[0] & 0x22 == 0x22) & (n[100]))
-        | ((s.0[0] & 0x88 == 0x88) & (n[102])) | ((s.0[0] & 0x110 == 0x110) & (n[104]));
-    n[106] = s.0[0] & 0x1400 == 0x1400;
-    n[107] = (s.0[0] & 0x4000000 == 0x4000000) & (n[106]);
-    n[108] = s.0[0] & 0x2800 == 0x2800;
-    n[109] = (s.0[0] & 0x8000 == 0x8000) & (n[108]);
-    n[110] = s.0[0] & 0xa000 == 0xa000;
-    n[111] = (s.0[0] & 0x20000000 == 0x20000000) & (n[110]);
-    n[112] = s.0[0] & 0x14000 == 0x14000;
-    n[113] = (s.0[0] & 0x1 == 0x1) & (n[112]);
-    n[114] = ((s.0[0] & 0x50000000 == 0x50000000) & (n[107]))
-        | ((s.0[0] & 0xa0000000 == 0xa0000000) & (n[109]))
-        | ((s.0[0] & 0x280000000 == 0x280000000) & (n[111]))
-        | ((s.0[0] & 0x500000000 == 0x500000000) & (n[113]));
-    n[115] = (n[71]) | (n[96]) | (n[105]) | (n[114]);
-    n[116] = (!s.0[0]) & (!s.0[1]) & (0xfffffffff) != 0;
-    n[117] = (n[58]) | (n[115]) | (!n[116]);
-    if n[117] {
+        let run = run & (run >> 1);
+        let run = run & (run >> 2);
+        run & (run >> 1) & 0xc30c30c3
+    })
+        | ({
+            let run = s.0[1];
+            let run = run & (run >> 1);
+            let run = run & (run >> 2);
+            run & (run >> 1) & 0xc30c30c3
+        }) != 0)
+        | (({
+            let run = s.0[0];
+            let run = run & (run >> 5);
+            let run = run & (run >> 10);
+            run & (run >> 5) & 0xc30
+        })
+            | ({
+                let run = s.0[1];
+                let run = run & (run >> 5);
+                let run = run & (run >> 10);
+                run & (run >> 5) & 0xc30
+            }) != 0)
+        | (({
+            let run = s.0[0];
+            let run = run & (run >> 6);
+            let run = run & (run >> 12);
+            run & (run >> 6) & 0xfff
+        })
+            | ({
+                let run = s.0[1];
+                let run = run & (run >> 6);
+                let run = run & (run >> 12);
+                run & (run >> 6) & 0xfff
+            }) != 0)
+        | (({
+            let run = s.0[0];
+            let run = run & (run >> 7);
+            let run = run & (run >> 14);
+            run & (run >> 7) & 0xc3
+        })
+            | ({
+                let run = s.0[1];
+                let run = run & (run >> 7);
+                let run = run & (run >> 14);
+                run & (run >> 7) & 0xc3
+            }) != 0) | (!n[2]);
+    if n[3] {
         return None;
     }
     let mut joint = [Move(0); 2];
@@ -1406,32 +1090,40 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         let a = 1u64 << bit;
         match family {
             1 => {
-                w[0] |= (a.wrapping_mul(0x21)) & ((s.0[0] >> 2));
-                w[0] |= ((a) << 1) & ((s.0[0] >> 4));
-                w[0] |= ((a) << 2) & ((s.0[0] >> 6));
-                w[0] |= (((a) << 3).wrapping_mul(0x21)) & ((s.0[0] << 2));
-                w[0] |= ((a) << 6) & ((s.0[0] << 6));
-                w[0] |= ((a) << 7) & ((s.0[0] << 4));
-                w[1] |= (a.wrapping_mul(0x21)) & ((s.0[1] >> 2));
-                w[1] |= ((a) << 1) & ((s.0[1] >> 4));
-                w[1] |= ((a) << 2) & ((s.0[1] >> 6));
-                w[1] |= (((a) << 3).wrapping_mul(0x21)) & ((s.0[1] << 2));
-                w[1] |= ((a) << 6) & ((s.0[1] << 6));
-                w[1] |= ((a) << 7) & ((s.0[1] << 4));
+                w[0] |= (a) & ((s.0[0] >> 2));
+                w[0] |= ((a) << 1) & ((s.0[0] >> 7));
+                w[0] |= ((a) << 2) & ((s.0[0] >> 12));
+                w[0] |= ((a) << 6) & ((s.0[0] << 5));
+                w[0] |= ((a) << 8) & ((s.0[0] >> 5));
+                w[0] |= ((a) << 12) & ((s.0[0] << 12));
+                w[0] |= ((a) << 13) & ((s.0[0] << 7));
+                w[0] |= ((a) << 14) & ((s.0[0] << 2));
+                w[1] |= (a) & ((s.0[1] >> 2));
+                w[1] |= ((a) << 1) & ((s.0[1] >> 7));
+                w[1] |= ((a) << 2) & ((s.0[1] >> 12));
+                w[1] |= ((a) << 6) & ((s.0[1] << 5));
+                w[1] |= ((a) << 8) & ((s.0[1] >> 5));
+                w[1] |= ((a) << 12) & ((s.0[1] << 12));
+                w[1] |= ((a) << 13) & ((s.0[1] << 7));
+                w[1] |= ((a) << 14) & ((s.0[1] << 2));
             }
             2 => {
-                w[0] |= (a) & ((s.0[0] >> 6));
-                w[0] |= (((a) << 1).wrapping_mul(0x21)) & ((s.0[0] >> 2));
-                w[0] |= (((a) << 2).wrapping_mul(0x21)) & ((s.0[0] << 2));
-                w[0] |= ((a) << 3) & ((s.0[0] >> 4));
-                w[0] |= ((a) << 5) & ((s.0[0] << 4));
-                w[0] |= ((a) << 8) & ((s.0[0] << 6));
-                w[1] |= (a) & ((s.0[1] >> 6));
-                w[1] |= (((a) << 1).wrapping_mul(0x21)) & ((s.0[1] >> 2));
-                w[1] |= (((a) << 2).wrapping_mul(0x21)) & ((s.0[1] << 2));
-                w[1] |= ((a) << 3) & ((s.0[1] >> 4));
-                w[1] |= ((a) << 5) & ((s.0[1] << 4));
-                w[1] |= ((a) << 8) & ((s.0[1] << 6));
+                w[0] |= (a) & ((s.0[0] >> 12));
+                w[0] |= ((a) << 1) & ((s.0[0] >> 5));
+                w[0] |= ((a) << 2) & ((s.0[0] << 2));
+                w[0] |= ((a) << 6) & ((s.0[0] >> 7));
+                w[0] |= ((a) << 8) & ((s.0[0] << 7));
+                w[0] |= ((a) << 12) & ((s.0[0] >> 2));
+                w[0] |= ((a) << 13) & ((s.0[0] << 5));
+                w[0] |= ((a) << 14) & ((s.0[0] << 12));
+                w[1] |= (a) & ((s.0[1] >> 12));
+                w[1] |= ((a) << 1) & ((s.0[1] >> 5));
+                w[1] |= ((a) << 2) & ((s.0[1] << 2));
+                w[1] |= ((a) << 6) & ((s.0[1] >> 7));
+                w[1] |= ((a) << 8) & ((s.0[1] << 7));
+                w[1] |= ((a) << 12) & ((s.0[1] >> 2));
+                w[1] |= ((a) << 13) & ((s.0[1] << 5));
+                w[1] |= ((a) << 14) & ((s.0[1] << 12));
             }
             _ => {}
         }
@@ -1441,32 +1133,40 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         let a = 1u64 << bit;
         match family {
             1 => {
-                w[0] |= (a.wrapping_mul(0x21)) & ((s.0[0] >> 2));
-                w[0] |= ((a) << 1) & ((s.0[0] >> 4));
-                w[0] |= ((a) << 2) & ((s.0[0] >> 6));
-                w[0] |= (((a) << 3).wrapping_mul(0x21)) & ((s.0[0] << 2));
-                w[0] |= ((a) << 6) & ((s.0[0] << 6));
-                w[0] |= ((a) << 7) & ((s.0[0] << 4));
-                w[1] |= (a.wrapping_mul(0x21)) & ((s.0[1] >> 2));
-                w[1] |= ((a) << 1) & ((s.0[1] >> 4));
-                w[1] |= ((a) << 2) & ((s.0[1] >> 6));
-                w[1] |= (((a) << 3).wrapping_mul(0x21)) & ((s.0[1] << 2));
-                w[1] |= ((a) << 6) & ((s.0[1] << 6));
-                w[1] |= ((a) << 7) & ((s.0[1] << 4));
+                w[0] |= (a) & ((s.0[0] >> 2));
+                w[0] |= ((a) << 1) & ((s.0[0] >> 7));
+                w[0] |= ((a) << 2) & ((s.0[0] >> 12));
+                w[0] |= ((a) << 6) & ((s.0[0] << 5));
+                w[0] |= ((a) << 8) & ((s.0[0] >> 5));
+                w[0] |= ((a) << 12) & ((s.0[0] << 12));
+                w[0] |= ((a) << 13) & ((s.0[0] << 7));
+                w[0] |= ((a) << 14) & ((s.0[0] << 2));
+                w[1] |= (a) & ((s.0[1] >> 2));
+                w[1] |= ((a) << 1) & ((s.0[1] >> 7));
+                w[1] |= ((a) << 2) & ((s.0[1] >> 12));
+                w[1] |= ((a) << 6) & ((s.0[1] << 5));
+                w[1] |= ((a) << 8) & ((s.0[1] >> 5));
+                w[1] |= ((a) << 12) & ((s.0[1] << 12));
+                w[1] |= ((a) << 13) & ((s.0[1] << 7));
+                w[1] |= ((a) << 14) & ((s.0[1] << 2));
             }
             2 => {
-                w[0] |= (a) & ((s.0[0] >> 6));
-                w[0] |= (((a) << 1).wrapping_mul(0x21)) & ((s.0[0] >> 2));
-                w[0] |= (((a) << 2).wrapping_mul(0x21)) & ((s.0[0] << 2));
-                w[0] |= ((a) << 3) & ((s.0[0] >> 4));
-                w[0] |= ((a) << 5) & ((s.0[0] << 4));
-                w[0] |= ((a) << 8) & ((s.0[0] << 6));
-                w[1] |= (a) & ((s.0[1] >> 6));
-                w[1] |= (((a) << 1).wrapping_mul(0x21)) & ((s.0[1] >> 2));
-                w[1] |= (((a) << 2).wrapping_mul(0x21)) & ((s.0[1] << 2));
-                w[1] |= ((a) << 3) & ((s.0[1] >> 4));
-                w[1] |= ((a) << 5) & ((s.0[1] << 4));
-                w[1] |= ((a) << 8) & ((s.0[1] << 6));
+                w[0] |= (a) & ((s.0[0] >> 12));
+                w[0] |= ((a) << 1) & ((s.0[0] >> 5));
+                w[0] |= ((a) << 2) & ((s.0[0] << 2));
+                w[0] |= ((a) << 6) & ((s.0[0] >> 7));
+                w[0] |= ((a) << 8) & ((s.0[0] << 7));
+                w[0] |= ((a) << 12) & ((s.0[0] >> 2));
+                w[0] |= ((a) << 13) & ((s.0[0] << 5));
+                w[0] |= ((a) << 14) & ((s.0[0] << 12));
+                w[1] |= (a) & ((s.0[1] >> 12));
+                w[1] |= ((a) << 1) & ((s.0[1] >> 5));
+                w[1] |= ((a) << 2) & ((s.0[1] << 2));
+                w[1] |= ((a) << 6) & ((s.0[1] >> 7));
+                w[1] |= ((a) << 8) & ((s.0[1] << 7));
+                w[1] |= ((a) << 12) & ((s.0[1] >> 2));
+                w[1] |= ((a) << 13) & ((s.0[1] << 5));
+                w[1] |= ((a) << 14) & ((s.0[1] << 12));
             }
             _ => {}
         }
