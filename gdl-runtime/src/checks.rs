@@ -23,6 +23,7 @@
 //! keeps the calls and answers of such a group finite.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, RwLock};
 
 /// The mark of a variable argument.
 pub const VAR: u32 = 1 << 31;
@@ -42,6 +43,62 @@ pub struct Checks {
     pub atoms: Vec<(u32, Vec<u32>)>,
     /// The compound terms of the rules and atoms; an argument refers only to earlier ones.
     pub patterns: Vec<Pattern>,
+    /// Orders of static tables' rows by the columns searches bind, built when first needed.
+    pub indexes: Indexes,
+}
+
+/// For a static table and a set of its columns (a mask) that a search has bound, the table's
+/// row numbers sorted by those columns, built the first time a search looks rows up that way:
+/// chess's searches look `(pawn_capture ?u ?v ?x ?y ?p)` up by `?x ?y`, which a table sorted
+/// by its first column can only scan. Derived from the tables alone, so checks that differ only
+/// in it are equal.
+#[derive(Default)]
+pub struct Indexes(RwLock<HashMap<IndexKey, Arc<[u32]>>>);
+
+/// A static table and the mask of its columns an index orders rows by.
+type IndexKey = (u32, u64);
+
+impl Clone for Indexes {
+    fn clone(&self) -> Indexes {
+        Indexes::default()
+    }
+}
+
+impl PartialEq for Indexes {
+    fn eq(&self, _: &Indexes) -> bool {
+        true
+    }
+}
+
+impl Eq for Indexes {}
+
+impl std::fmt::Debug for Indexes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Indexes")
+    }
+}
+
+/// The fewest rows a table needs for a lookup by other columns to go through an index.
+const INDEXED_ROWS: usize = 16;
+
+impl Checks {
+    /// The row numbers of static table `t` sorted by the columns of `mask` (then by row).
+    fn index(&self, t: u32, mask: u64) -> Arc<[u32]> {
+        if let Some(index) = self.indexes.0.read().ok().and_then(|m| m.get(&(t, mask)).cloned()) {
+            return index;
+        }
+        let table = &self.tables[t as usize];
+        let width = table.width();
+        let columns: Vec<usize> = (0..table.arity as usize).filter(|&c| mask >> c & 1 != 0).collect();
+        let mut order: Vec<u32> = (0..(table.rows.len() / width.max(1)) as u32).collect();
+        let key = |r: u32| columns.iter().map(move |&c| table.rows[r as usize * width + c]);
+        order.sort_by(|&a, &b| key(a).cmp(key(b)).then(a.cmp(&b)));
+        let index: Arc<[u32]> = order.into();
+        if let Ok(mut map) = self.indexes.0.write() {
+            map.insert((t, mask), index.clone());
+        }
+        index
+    }
 }
 
 /// A compound term of a rule: a function symbol applied to arguments (symbols, variables or
@@ -138,6 +195,68 @@ impl Table {
     }
 }
 
+/// The rows of the state's tables that hold in one state. A table of the state's facts lists
+/// every fact of its shape that can ever hold (chess's 832 `(cell x y piece)`), few of which
+/// hold at a time (64): a search reads these instead, built once for all the atoms a state's
+/// evaluation asks for.
+#[derive(Clone, Debug, Default)]
+pub struct StateRows {
+    /// For every table of the state's facts with arguments, the arguments of its rows that
+    /// hold, in the table's order; `None` for the other tables.
+    rows: Vec<Option<Vec<u32>>>,
+}
+
+impl StateRows {
+    /// The rows of `checks`'s state tables that hold in `state`.
+    pub fn new(checks: &Checks, state: &[u64]) -> StateRows {
+        let rows = checks
+            .tables
+            .iter()
+            .map(|table| {
+                (table.state && table.arity > 0).then(|| {
+                    let arity = table.arity as usize;
+                    let holding = table.rows.chunks_exact(table.width()).filter(|row| table.row_holds(row, state));
+                    holding.flat_map(|row| &row[..arity]).copied().collect()
+                })
+            })
+            .collect();
+        StateRows { rows }
+    }
+}
+
+/// Rows of `arity` symbols, sorted: a static table's, or the holding rows of a state table.
+#[derive(Clone, Copy)]
+struct Rows<'a> {
+    rows: &'a [u32],
+    arity: usize,
+}
+
+impl<'a> Rows<'a> {
+    /// The rows whose first column is `first` (every row when it is unbound).
+    fn candidates(self, first: Option<u32>) -> &'a [u32] {
+        let width = self.arity;
+        match first {
+            _ if width == 0 => &[],
+            Some(value) => {
+                let rows = self.rows.len() / width;
+                let start = partition_rows(rows, |i| self.rows[i * width] < value);
+                let end = partition_rows(rows, |i| self.rows[i * width] <= value);
+                &self.rows[start * width..end * width]
+            }
+            None => self.rows,
+        }
+    }
+
+    /// Whether the row of `key` (every column bound) is one of them.
+    fn contains(self, key: &[u32]) -> bool {
+        let width = self.arity;
+        let rows = self.rows.len() / width.max(1);
+        let row = |i: usize| &self.rows[i * width..(i + 1) * width];
+        let at = partition_rows(rows, |i| row(i) < key);
+        at < rows && row(at) == key
+    }
+}
+
 /// The first of `n` rows for which `before` is false (`before` is true then false).
 fn partition_rows(n: usize, before: impl Fn(usize) -> bool) -> usize {
     let (mut lo, mut hi) = (0, n);
@@ -215,6 +334,7 @@ type Stop = bool;
 struct Search<'c> {
     checks: &'c Checks,
     state: &'c [u64],
+    state_rows: &'c StateRows,
     terms: Terms,
     /// The calls of untabled recursive relations in progress, each as its relation, the number
     /// of its arguments and its arguments: a call that repeats one fails.
@@ -232,10 +352,16 @@ struct Search<'c> {
 impl Checks {
     /// Whether check atom `atom` holds in `state`.
     pub fn holds(&self, state: &[u64], atom: u32) -> bool {
+        self.holds_with(state, &StateRows::new(self, state), atom)
+    }
+
+    /// Whether check atom `atom` holds in `state`, whose holding rows `state_rows` gives.
+    pub fn holds_with(&self, state: &[u64], state_rows: &StateRows, atom: u32) -> bool {
         let Some((relation, args)) = self.atoms.get(atom as usize) else { return false };
         let mut search = Search {
             checks: self,
             state,
+            state_rows,
             terms: Terms::default(),
             stack: Vec::new(),
             memo: HashMap::new(),
@@ -272,6 +398,21 @@ impl<'c> Search<'c> {
             args.push(v);
         }
         self.terms.intern(pattern.functor, &args)
+    }
+
+    /// The values of a goal's arguments under `env` (`UNBOUND` where free), on the stack when
+    /// they are few.
+    fn key(&mut self, args: &[u32], env: &[u32]) -> Key {
+        let mut key = Key::default();
+        if args.len() <= KEY_LEN {
+            for (slot, &a) in key.few.iter_mut().zip(args) {
+                *slot = self.build(a, env);
+            }
+            key.len = args.len();
+        } else {
+            key.many = args.iter().map(|&a| self.build(a, env)).collect();
+        }
+        key
     }
 
     /// Matches a rule's argument against a value, binding free variables (recorded in `trail`).
@@ -342,11 +483,13 @@ impl<'c> Search<'c> {
         };
         let mut trail = Vec::new();
         let mut answer = Vec::with_capacity(args.len());
+        let mut env = Vec::with_capacity(variant.rules.iter().map(|r| r.vars as usize).max().unwrap_or(0));
         for rule in &variant.rules {
             // Each rule has its own variables: the bindings of the one before are not undone in
             // this one's (smaller, perhaps) environment.
             trail.clear();
-            let mut env = vec![UNBOUND; rule.vars as usize];
+            env.clear();
+            env.resize(rule.vars as usize, UNBOUND);
             if !self.matches_all(&rule.head, args, &mut env, &mut trail) {
                 continue;
             }
@@ -442,20 +585,57 @@ impl<'c> Search<'c> {
                     false
                 }
             }
-            Goal::Table { table, positive, args } => {
-                let table = &checks.tables[*table as usize];
-                let key: Vec<u32> = args.iter().map(|&a| self.build(a, env)).collect();
+            Goal::Table { table: t, positive, args } => {
+                let table = &checks.tables[*t as usize];
+                let key = self.key(args, env);
+                // The rows that hold, when the table has them apart.
+                let holding = match self.state_rows.rows.get(*t as usize) {
+                    Some(Some(rows)) => Some(Rows { rows, arity: table.arity as usize }),
+                    _ if !table.state => Some(Rows { rows: &table.rows, arity: table.arity as usize }),
+                    _ => None,
+                };
                 if !key.contains(&UNBOUND) {
-                    return table.contains(&key, self.state) == *positive && self.solve(rest, env, k);
+                    let found = match holding {
+                        Some(rows) => rows.contains(&key),
+                        None => table.contains(&key, self.state),
+                    };
+                    return found == *positive && self.solve(rest, env, k);
                 }
                 if !positive {
                     return false;
                 }
-                let width = table.width();
                 let mut trail = Vec::new();
                 let first = key.first().copied().filter(|&v| v != UNBOUND);
-                for row in table.candidates(first).chunks_exact(width) {
-                    if !table.row_holds(row, self.state) || !self.matches_all(args, &row[..args.len()], env, &mut trail)
+                let mask = key.iter().enumerate().fold(0u64, |m, (i, &v)| if v == UNBOUND { m } else { m | 1 << i });
+                let width = table.width();
+                if !table.state && first.is_none() && mask != 0 && table.rows.len() >= INDEXED_ROWS * width {
+                    // Rows whose bound columns are the key's, through the index on them.
+                    let index = checks.index(*t, mask);
+                    let bound: Vec<u32> = key.iter().copied().filter(|&v| v != UNBOUND).collect();
+                    let columns = |r: u32| {
+                        let row = &table.rows[r as usize * width..(r as usize + 1) * width];
+                        (0..width).filter(move |&c| mask >> c & 1 != 0).map(move |c| row[c])
+                    };
+                    let start = index.partition_point(|&r| columns(r).lt(bound.iter().copied()));
+                    for &r in index[start..].iter().take_while(|&&r| columns(r).eq(bound.iter().copied())) {
+                        let row = &table.rows[r as usize * width..(r as usize + 1) * width];
+                        if !self.matches_all(args, row, env, &mut trail) {
+                            continue;
+                        }
+                        if self.solve(rest, env, k) {
+                            return true;
+                        }
+                        undo(env, &mut trail);
+                    }
+                    return false;
+                }
+                let (candidates, width) = match holding {
+                    Some(rows) => (rows.candidates(first), rows.arity),
+                    None => (table.candidates(first), table.width()),
+                };
+                for row in candidates.chunks_exact(width.max(1)) {
+                    if (holding.is_none() && !table.row_holds(row, self.state))
+                        || !self.matches_all(args, &row[..args.len()], env, &mut trail)
                     {
                         continue;
                     }
@@ -467,7 +647,7 @@ impl<'c> Search<'c> {
                 false
             }
             Goal::Call { relation, positive: false, args } => {
-                let key: Vec<u32> = args.iter().map(|&a| self.build(a, env)).collect();
+                let key = self.key(args, env);
                 if self.call(*relation, &key, &mut |_, _| true) {
                     false
                 } else {
@@ -475,7 +655,7 @@ impl<'c> Search<'c> {
                 }
             }
             Goal::Call { relation, positive: true, args } => {
-                let key: Vec<u32> = args.iter().map(|&a| self.build(a, env)).collect();
+                let key = self.key(args, env);
                 self.call(*relation, &key, &mut |search, answer| {
                     let mut trail = Vec::new();
                     if !search.matches_all(args, answer, env, &mut trail) {
@@ -486,6 +666,29 @@ impl<'c> Search<'c> {
                     stop
                 })
             }
+        }
+    }
+}
+
+/// The most arguments a [`Key`] holds without allocating.
+const KEY_LEN: usize = 8;
+
+/// A goal's argument values: `few[..len]`, or `many` when there are more than [`KEY_LEN`].
+#[derive(Default)]
+struct Key {
+    few: [u32; KEY_LEN],
+    len: usize,
+    many: Vec<u32>,
+}
+
+impl std::ops::Deref for Key {
+    type Target = [u32];
+
+    fn deref(&self) -> &[u32] {
+        if self.many.is_empty() {
+            &self.few[..self.len]
+        } else {
+            &self.many
         }
     }
 }
@@ -758,6 +961,7 @@ mod tests {
             tables: vec![open],
             atoms: vec![(0, vec![A, C]), (0, vec![C, A]), (2, vec![A]), (2, vec![B])],
             patterns: Vec::new(),
+            indexes: Indexes::default(),
         }
     }
 
@@ -809,6 +1013,35 @@ mod tests {
         checks.atoms.push((3, vec![A]));
         assert!(checks.holds(&state(&[(A, B)]), 4));
         assert!(!checks.holds(&state(&[(B, A)]), 4));
+    }
+
+    #[test]
+    fn a_static_table_is_looked_up_by_a_later_column() {
+        // (succ x y) for x in 10..30, and (has_pred ?y) :- (succ ?x ?y), (distinct ?x 20):
+        // called with ?y bound, the lookup binds ?x through the index on the second column.
+        let mut succ = Table { arity: 2, state: false, rows: Vec::new() };
+        for x in 10..30 {
+            succ.rows.extend([x, x + 1]);
+        }
+        let rule = Rule {
+            vars: 2,
+            head: vec![var(0)],
+            goals: vec![
+                Goal::Table { table: 0, positive: true, args: vec![var(1), var(0)] },
+                Goal::Distinct { positive: true, a: var(1), b: 20 },
+            ],
+        };
+        let checks = Checks {
+            relations: vec![relation(1, false, false, 0b1, vec![rule])],
+            tables: vec![succ],
+            atoms: (5..35).map(|y| (0, vec![y])).collect(),
+            ..Checks::default()
+        };
+        for y in 5..35u32 {
+            let expected = (11..=30).contains(&y) && y != 21;
+            assert_eq!(checks.holds(&[], y - 5), expected, "has_pred {y}");
+        }
+        assert_eq!(checks.indexes.0.read().unwrap().len(), 1, "one index, on the second column");
     }
 
     #[test]

@@ -8,8 +8,8 @@
 //! a move of the joint move, a derived proposition, a constant, or an atom of a relation
 //! checked at run time by [`crate::checks`]) and bits 0-27 its index.
 
-use crate::checks::Checks;
-use std::cell::{Cell, RefCell};
+use crate::checks::{Checks, StateRows};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
@@ -380,6 +380,8 @@ impl Program {
 struct Values {
     nodes: Vec<bool>,
     checks: Vec<Cell<u8>>,
+    /// The state's rows that the searches for check atoms read, once the first is asked for.
+    state_rows: OnceCell<StateRows>,
 }
 
 impl Values {
@@ -388,12 +390,14 @@ impl Values {
         self.nodes.resize(program.node_rules.len() - 1, false);
         self.checks.clear();
         self.checks.resize(program.checks.atoms.len(), Cell::new(0));
+        self.state_rows = OnceCell::new();
     }
 
     fn check(&self, checks: &Checks, state: &[u64], atom: usize) -> bool {
         match self.checks[atom].get() {
             0 => {
-                let value = checks.holds(state, atom as u32);
+                let rows = self.state_rows.get_or_init(|| StateRows::new(checks, state));
+                let value = checks.holds_with(state, rows, atom as u32);
                 self.checks[atom].set(1 + u8::from(value));
                 value
             }
