@@ -277,17 +277,20 @@ fn partition_rows(n: usize, before: impl Fn(usize) -> bool) -> usize {
 struct Terms {
     words: Vec<u32>,
     ids: HashMap<Vec<u32>, u32>,
+    /// The key of the term being looked up, kept so that finding a known term allocates nothing.
+    key: Vec<u32>,
 }
 
 impl Terms {
     /// The value of a function symbol applied to values, or `UNBOUND` when there is no room.
     fn intern(&mut self, functor: u32, args: &[u32]) -> u32 {
-        let mut key = Vec::with_capacity(args.len() + 1);
-        key.push(functor);
-        key.extend_from_slice(args);
-        if let Some(&id) = self.ids.get(&key) {
+        self.key.clear();
+        self.key.push(functor);
+        self.key.extend_from_slice(args);
+        if let Some(&id) = self.ids.get(self.key.as_slice()) {
             return id;
         }
+        let key = self.key.clone();
         let at = self.words.len() as u32;
         if at >= FUNC - 1 || args.len() >= FUNC as usize {
             return UNBOUND;
