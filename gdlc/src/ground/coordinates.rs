@@ -4,7 +4,7 @@
 //! [`super::layout`]), a line of five of the board is five equally spaced bits, not five bits
 //! scattered over four quadrants.
 
-use crate::ast::{Atom, Description, Literal, Term};
+use crate::ast::{Atom, Description, Literal, Rule, Term};
 use crate::graph::Dependencies;
 use crate::interp::Interpreter;
 use gdl_runtime::kif::{self, Sx};
@@ -52,7 +52,7 @@ pub fn find(description: &Description, base: &[String]) -> Vec<Coordinates> {
     if candidates.is_empty() {
         return Vec::new();
     }
-    let Ok(interpreter) = Interpreter::new(description) else { return Vec::new() };
+    let Ok(interpreter) = Interpreter::new(&statics_of(description, &candidates)) else { return Vec::new() };
     let mut facts: BTreeMap<(String, usize), Vec<Vec<String>>> = BTreeMap::new();
     for fact in base {
         if let Ok(Sx::List(items)) = kif::parse_one(fact) {
@@ -82,6 +82,28 @@ pub fn find(description: &Description, base: &[String]) -> Vec<Coordinates> {
         }
     }
     found.into_values().collect()
+}
+
+/// The rules of the static relations of `candidates` and of what they depend on, with the
+/// roles, and a `terminal` rule reading each, so that an interpreter of them computes those
+/// relations and no other (a game's other static relations may be far larger: sudoku's).
+fn statics_of(description: &Description, candidates: &BTreeMap<Candidate, usize>) -> Description {
+    let relations: BTreeSet<&(String, usize)> = candidates.keys().map(|c| &c.relation).collect();
+    let names: Vec<&str> = relations.iter().map(|(name, _)| name.as_str()).collect();
+    let needed = Dependencies::build(description).dependencies_of(&names);
+    let mut rules: Vec<Rule> =
+        description.rules.iter().filter(|r| r.head.name == "role" || needed.contains(&r.head.name)).cloned().collect();
+    for (name, arity) in relations {
+        let span = Default::default();
+        let args = (0..*arity).map(|i| Term::Var(format!("v{i}"), span)).collect();
+        let read = Literal::Atom(Atom { name: name.clone(), args, span });
+        rules.push(Rule {
+            head: Atom { name: "terminal".to_string(), args: Vec::new(), span },
+            body: vec![read],
+            span,
+        });
+    }
+    Description { rules }
 }
 
 /// The coordinates of `candidate` when its static relation's `rows` map the shared arguments
