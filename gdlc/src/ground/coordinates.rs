@@ -108,12 +108,13 @@ fn statics_of(description: &Description, candidates: &BTreeMap<Candidate, usize>
 
 /// The coordinates of `candidate` when its static relation's `rows` map the shared arguments
 /// of every fact of `facts` to numbers, as a function, and different facts to different ones,
-/// and that changes what the facts are ordered by: several arguments become new ones, or
-/// symbols become numbers. (A successor relation maps a number to the next one: the same
-/// order.)
+/// and the numbers are another kind of coordinates: more or fewer of them than the arguments
+/// they replace (pentago's quadrant and cell to column and row), or numbers for symbols. A map
+/// of numbers to as many numbers moves a place to another of the same board (a successor, a
+/// move, a rotation): the facts' own numbers are their coordinates.
 fn verify(candidate: &Candidate, rows: &[Vec<String>], facts: &[Vec<String>]) -> Option<Coordinates> {
     let numbers = facts.iter().all(|f| candidate.fact_positions.iter().all(|&p| f[p].parse::<u64>().is_ok()));
-    if candidate.fact_positions.len() < 2 && numbers {
+    if numbers && candidate.fact_positions.len() == candidate.others.len() {
         return None;
     }
     let mut map: BTreeMap<Vec<String>, Vec<String>> = BTreeMap::new();
@@ -248,6 +249,19 @@ mod tests {
             (<= (legal a noop) (true (c ?i ?j ?x)) (succ ?j ?k))
             (<= (next (c ?i ?j ?x)) (true (c ?i ?j ?x)))
             (<= terminal (true (c ?i ?j ?x)) (succ ?j ?k))
+            (goal a 0)";
+        assert!(coordinates(text, &["(c 1 1 x)", "(c 1 2 x)", "(c 2 1 x)", "(c 2 2 x)"]).is_empty());
+    }
+
+    #[test]
+    fn a_map_of_places_to_places_gives_none() {
+        // (update i j i2 j2) moves each cell of a 2x2 board to another: the same kind of
+        // coordinates, not new ones.
+        let text = "(role a) (init (c 1 1 x))
+            (update 1 1 1 2) (update 1 2 2 2) (update 2 2 2 1) (update 2 1 1 1)
+            (<= (next (c ?k ?l ?x)) (true (c ?i ?j ?x)) (update ?i ?j ?k ?l))
+            (<= (legal a noop) (true (c ?i ?j ?x)))
+            (<= terminal (true (c 2 2 x)))
             (goal a 0)";
         assert!(coordinates(text, &["(c 1 1 x)", "(c 1 2 x)", "(c 2 1 x)", "(c 2 2 x)"]).is_empty());
     }
