@@ -609,9 +609,16 @@ impl<'c> Search<'c> {
                 }
                 let mut trail = Vec::new();
                 let first = key.first().copied().filter(|&v| v != UNBOUND);
-                let mask = key.iter().enumerate().fold(0u64, |m, (i, &v)| if v == UNBOUND { m } else { m | 1 << i });
+                let mask = key.iter().enumerate().fold(0u64, |m, (i, &v)| {
+                    if v == UNBOUND {
+                        m
+                    } else {
+                        m | 1u64.checked_shl(i as u32).unwrap_or(0)
+                    }
+                });
                 let width = table.width();
-                if !table.state && first.is_none() && mask != 0 && table.rows.len() >= INDEXED_ROWS * width {
+                let indexable = !table.state && table.arity <= 64 && table.rows.len() >= INDEXED_ROWS * width;
+                if indexable && first.is_none() && mask != 0 {
                     // Rows whose bound columns are the key's, through the index on them.
                     let index = checks.index(*t, mask);
                     let bound: Vec<u32> = key.iter().copied().filter(|&v| v != UNBOUND).collect();
