@@ -167,31 +167,9 @@ impl Table {
         }
     }
 
-    /// The rows whose first column is `first` (every row when it is unbound).
-    fn candidates(&self, first: Option<u32>) -> &[u32] {
-        let width = self.width();
-        match (first, width) {
-            (_, 0) => &[],
-            (Some(value), _) if self.arity > 0 => {
-                let rows = self.rows.len() / width;
-                let start = partition_rows(rows, |i| self.rows[i * width] < value);
-                let end = partition_rows(rows, |i| self.rows[i * width] <= value);
-                &self.rows[start * width..end * width]
-            }
-            _ => &self.rows,
-        }
-    }
-
-    /// Whether the row of `key` (every column bound) is in the table and holds.
-    fn contains(&self, key: &[u32], state: &[u64]) -> bool {
-        let width = self.width();
-        if width == 0 {
-            return false;
-        }
-        let rows = self.rows.len() / width;
-        let row = |i: usize| &self.rows[i * width..i * width + self.arity as usize];
-        let at = partition_rows(rows, |i| row(i) < key);
-        at < rows && row(at) == key && self.row_holds(&self.rows[at * width..(at + 1) * width], state)
+    /// All its rows, each `width` long, whether or not they hold.
+    fn all_rows(&self) -> Rows<'_> {
+        Rows { rows: &self.rows, width: self.width(), arity: self.arity as usize }
     }
 }
 
@@ -224,36 +202,41 @@ impl StateRows {
     }
 }
 
-/// Rows of `arity` symbols, sorted: a static table's, or the holding rows of a state table.
+/// Rows of `width` symbols sorted by their first `arity`: a table's (a state table's end with
+/// the index of their fact), or the holding rows of a state table (just their arguments).
 #[derive(Clone, Copy)]
 struct Rows<'a> {
     rows: &'a [u32],
+    width: usize,
     arity: usize,
 }
 
 impl<'a> Rows<'a> {
     /// The rows whose first column is `first` (every row when it is unbound).
     fn candidates(self, first: Option<u32>) -> &'a [u32] {
-        let width = self.arity;
+        let width = self.width;
         match first {
             _ if width == 0 => &[],
-            Some(value) => {
+            Some(value) if self.arity > 0 => {
                 let rows = self.rows.len() / width;
                 let start = partition_rows(rows, |i| self.rows[i * width] < value);
                 let end = partition_rows(rows, |i| self.rows[i * width] <= value);
                 &self.rows[start * width..end * width]
             }
-            None => self.rows,
+            _ => self.rows,
         }
     }
 
-    /// Whether the row of `key` (every column bound) is one of them.
-    fn contains(self, key: &[u32]) -> bool {
-        let width = self.arity;
-        let rows = self.rows.len() / width.max(1);
+    /// The row whose arguments are `key` (every column bound), if there is one.
+    fn find(self, key: &[u32]) -> Option<&'a [u32]> {
+        let width = self.width;
+        if width == 0 {
+            return None;
+        }
+        let rows = self.rows.len() / width;
         let row = |i: usize| &self.rows[i * width..(i + 1) * width];
-        let at = partition_rows(rows, |i| row(i) < key);
-        at < rows && row(at) == key
+        let at = partition_rows(rows, |i| &row(i)[..self.arity] < key);
+        (at < rows && &row(at)[..self.arity] == key).then(|| row(at))
     }
 }
 
@@ -591,23 +574,22 @@ impl<'c> Search<'c> {
             Goal::Table { table: t, positive, args } => {
                 let table = &checks.tables[*t as usize];
                 let key = self.key(args, env);
-                // The rows that hold, when the table has them apart.
-                let holding = match self.state_rows.rows.get(*t as usize) {
-                    Some(Some(rows)) => Some(Rows { rows, arity: table.arity as usize }),
-                    _ if !table.state => Some(Rows { rows: &table.rows, arity: table.arity as usize }),
-                    _ => None,
+                // The state's rows that hold, when it has them apart; else all the table's, whose
+                // fact a state table's row then names.
+                let (rows, read_state) = match self.state_rows.rows.get(*t as usize) {
+                    Some(Some(rows)) => {
+                        (Rows { rows, width: table.arity as usize, arity: table.arity as usize }, false)
+                    }
+                    _ => (table.all_rows(), table.state),
                 };
+                let holds = |row: &[u32]| !read_state || table.row_holds(row, self.state);
                 if !key.contains(&UNBOUND) {
-                    let found = match holding {
-                        Some(rows) => rows.contains(&key),
-                        None => table.contains(&key, self.state),
-                    };
+                    let found = rows.find(&key).is_some_and(holds);
                     return found == *positive && self.solve(rest, env, k);
                 }
                 if !positive {
                     return false;
                 }
-                let mut trail = Vec::new();
                 let first = key.first().copied().filter(|&v| v != UNBOUND);
                 let mask = key.iter().enumerate().fold(0u64, |m, (i, &v)| {
                     if v == UNBOUND {
@@ -616,45 +598,20 @@ impl<'c> Search<'c> {
                         m | 1u64.checked_shl(i as u32).unwrap_or(0)
                     }
                 });
-                let width = table.width();
+                let width = rows.width;
                 let indexable = !table.state && table.arity <= 64 && table.rows.len() >= INDEXED_ROWS * width;
                 if indexable && first.is_none() && mask != 0 {
                     // Rows whose bound columns are the key's, through the index on them.
                     let index = checks.index(*t, mask);
                     let bound: Vec<u32> = key.iter().copied().filter(|&v| v != UNBOUND).collect();
-                    let columns = |r: u32| {
-                        let row = &table.rows[r as usize * width..(r as usize + 1) * width];
-                        (0..width).filter(move |&c| mask >> c & 1 != 0).map(move |c| row[c])
-                    };
+                    let row = |r: u32| &table.rows[r as usize * width..(r as usize + 1) * width];
+                    let columns = |r: u32| (0..width).filter(move |&c| mask >> c & 1 != 0).map(move |c| row(r)[c]);
                     let start = index.partition_point(|&r| columns(r).lt(bound.iter().copied()));
-                    for &r in index[start..].iter().take_while(|&&r| columns(r).eq(bound.iter().copied())) {
-                        let row = &table.rows[r as usize * width..(r as usize + 1) * width];
-                        if !self.matches_all(args, row, env, &mut trail) {
-                            continue;
-                        }
-                        if self.solve(rest, env, k) {
-                            return true;
-                        }
-                        undo(env, &mut trail);
-                    }
-                    return false;
+                    let matching = index[start..].iter().take_while(|&&r| columns(r).eq(bound.iter().copied()));
+                    return self.solve_rows(matching.map(|&r| row(r)), args, rest, env, k);
                 }
-                let (candidates, width) = match holding {
-                    Some(rows) => (rows.candidates(first), rows.arity),
-                    None => (table.candidates(first), table.width()),
-                };
-                for row in candidates.chunks_exact(width.max(1)) {
-                    if (holding.is_none() && !table.row_holds(row, self.state))
-                        || !self.matches_all(args, &row[..args.len()], env, &mut trail)
-                    {
-                        continue;
-                    }
-                    if self.solve(rest, env, k) {
-                        return true;
-                    }
-                    undo(env, &mut trail);
-                }
-                false
+                let candidates = rows.candidates(first).chunks_exact(width.max(1)).filter(|row| holds(row));
+                self.solve_rows(candidates, args, rest, env, k)
             }
             Goal::Call { relation, positive: false, args } => {
                 let key = self.key(args, env);
@@ -677,6 +634,31 @@ impl<'c> Search<'c> {
                 })
             }
         }
+    }
+}
+
+impl<'c> Search<'c> {
+    /// [`Search::solve`] of `rest` after a table goal of `args`, for each of `rows` that
+    /// matches them.
+    fn solve_rows<'r>(
+        &mut self,
+        rows: impl Iterator<Item = &'r [u32]>,
+        args: &[u32],
+        rest: &[Goal],
+        env: &mut Vec<u32>,
+        k: &mut dyn FnMut(&mut Self, &mut Vec<u32>) -> Stop,
+    ) -> Stop {
+        let mut trail = Vec::new();
+        for row in rows {
+            if !self.matches_all(args, &row[..args.len()], env, &mut trail) {
+                continue;
+            }
+            if self.solve(rest, env, k) {
+                return true;
+            }
+            undo(env, &mut trail);
+        }
+        false
     }
 }
 
