@@ -66,8 +66,9 @@ pub fn vectorize(ground: &mut Ground) -> Vec<Families> {
         let mut shapes: BTreeMap<Vec<(u32, bool)>, Vec<Member>> = BTreeMap::new();
         let mut rest = Vec::new();
         let expansions: Vec<Option<Vec<Vec<Lit>>>> = node.rules.iter().map(|rule| expand(rule, &dnf)).collect();
-        let conjunctions: usize = expansions.iter().map(|e| e.as_ref().map_or(1, Vec::len)).sum();
-        if conjunctions < FAMILY_MIN {
+        // How many conjunctions each rule expanded to (one when it did not).
+        let sizes: Vec<usize> = expansions.iter().map(|e| e.as_ref().map_or(1, Vec::len)).collect();
+        if sizes.iter().sum::<usize>() < FAMILY_MIN {
             continue;
         }
         for (index, expansion) in expansions.into_iter().enumerate() {
@@ -108,8 +109,7 @@ pub fn vectorize(ground: &mut Ground) -> Vec<Families> {
         }
         // Rules read through nodes of several rules become more conjunctions than they were
         // rules: worth it only when the families cost less than the rules and those nodes.
-        let spread = node.rules.iter().any(|rule| expand(rule, &dnf).is_some_and(|all| all.len() > 1));
-        if spread {
+        if sizes.iter().any(|&size| size > 1) {
             let left_cost: usize = left.values().flatten().map(Vec::len).sum();
             let family_cost: usize = families[n].families.iter().map(Family::cost).sum();
             if family_cost + left_cost >= plain_cost(n, &original, &dnf) {
@@ -120,9 +120,10 @@ pub fn vectorize(ground: &mut Ground) -> Vec<Families> {
         for (index, lits) in left {
             // A rule that is one conjunction stays as written (it may read a node that other
             // nodes need anyway); one that expanded to several keeps only those left over.
-            match expand(&node.rules[index], &dnf) {
-                Some(all) if all.len() > 1 => rest.extend(lits),
-                _ => rest.push(node.rules[index].clone()),
+            if sizes[index] > 1 {
+                rest.extend(lits);
+            } else {
+                rest.push(node.rules[index].clone());
             }
         }
         families[n].rules = rules.len();
