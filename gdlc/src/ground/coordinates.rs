@@ -7,7 +7,6 @@
 use crate::ast::{Atom, Description, Literal, Rule, Term};
 use crate::graph::Dependencies;
 use crate::interp::Interpreter;
-use gdl_runtime::kif::{self, Sx};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// New arguments for the facts of one relation: the arguments at `positions` are replaced by
@@ -54,15 +53,8 @@ pub fn find(description: &Description, base: &[String]) -> Vec<Coordinates> {
     }
     let Ok(interpreter) = Interpreter::new(&statics_of(description, &candidates)) else { return Vec::new() };
     let mut facts: BTreeMap<(String, usize), Vec<Vec<String>>> = BTreeMap::new();
-    for fact in base {
-        if let Ok(Sx::List(items)) = kif::parse_one(fact) {
-            if let Some((name, args)) = items.split_first() {
-                facts
-                    .entry((name.to_string(), args.len()))
-                    .or_default()
-                    .push(args.iter().map(ToString::to_string).collect());
-            }
-        }
+    for (name, args) in base.iter().map(|fact| super::layout::split(fact)) {
+        facts.entry((name, args.len())).or_default().push(args);
     }
     let mut found: BTreeMap<(String, usize), Coordinates> = BTreeMap::new();
     // Most used first; of equal use, in the candidates' order.
@@ -160,22 +152,9 @@ fn candidates(description: &Description) -> BTreeMap<Candidate, usize> {
             .collect();
         for fact in atoms.iter().filter(|a| a.name == "true" && a.args.len() == 1) {
             let Term::Func(name, args, _) = &fact.args[0] else { continue };
-            let fact_vars: Vec<Option<&str>> = args
-                .iter()
-                .map(|t| match t {
-                    Term::Var(v, _) => Some(v.as_str()),
-                    _ => None,
-                })
-                .collect();
+            let fact_vars: Vec<Option<&str>> = args.iter().map(var_of).collect();
             for atom in atoms.iter().filter(|a| !dynamic.contains(&a.name) && !a.args.is_empty()) {
-                let vars: Option<Vec<&str>> = atom
-                    .args
-                    .iter()
-                    .map(|t| match t {
-                        Term::Var(v, _) => Some(v.as_str()),
-                        _ => None,
-                    })
-                    .collect();
+                let vars: Option<Vec<&str>> = atom.args.iter().map(var_of).collect();
                 let Some(vars) = vars else { continue };
                 let (mut shared, mut others, mut fact_positions) = (Vec::new(), Vec::new(), Vec::new());
                 for (p, v) in vars.iter().enumerate() {
@@ -202,6 +181,14 @@ fn candidates(description: &Description) -> BTreeMap<Candidate, usize> {
         }
     }
     counts
+}
+
+/// The name of a variable term.
+fn var_of(term: &Term) -> Option<&str> {
+    match term {
+        Term::Var(v, _) => Some(v.as_str()),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
