@@ -4,6 +4,7 @@
 
 use super::arm_families::RoleArms;
 use super::families::{Families, Family};
+use super::move_guards::{self, Guard};
 use super::move_tables::MoveTables;
 use super::pick_tables::PickHash;
 use super::tables::{hex, words};
@@ -272,8 +273,11 @@ impl<'g> Emitter<'g> {
         let declare = self.assign_slots(&needed);
         let row = self.move_table_row();
         let local = self.arm_only_nodes(&self.unframed_next());
-        let shared: Vec<u32> = needed.iter().copied().filter(|&n| !local[n as usize]).collect();
-        let compute = self.emit_nodes(&shared);
+        let dependent = super::cones::reads_moves(self.ground);
+        let (after, before): (Vec<u32>, Vec<u32>) =
+            needed.iter().copied().filter(|&n| !local[n as usize]).partition(|&n| dependent[n as usize]);
+        let before = self.emit_nodes(&before);
+        let after = self.emit_move_nodes(&after);
         let words = self.next_words(&local, &vec![false; self.ground.roles.len()]);
         self.in_move_phase.set(false);
         quote! {
@@ -283,7 +287,8 @@ impl<'g> Emitter<'g> {
                 let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
                 #declare
                 #row
-                #compute
+                #before
+                #after
                 #words
                 State(w)
             }
@@ -622,6 +627,74 @@ impl<'g> Emitter<'g> {
         quote!(#(#out)*)
     }
 
+    /// Statements computing the nodes of `after` (sorted), which read the joint move, after
+    /// every node they read that does not: the nodes that [`move_guards::find`] guards in a
+    /// `match` on each role's move (each arm with the move's literals known), then the others
+    /// in order.
+    fn emit_move_nodes(&self, after: &[u32]) -> TokenStream {
+        let mut plain = vec![false; self.ground.nodes.len()];
+        for &n in after {
+            plain[n as usize] =
+                self.families.get(n as usize).is_none_or(|f| f.families.is_empty()) && self.truth_table(n).is_none();
+        }
+        let in_cycle: Vec<bool> = self.cycle_of.iter().map(Option::is_some).collect();
+        let guards = move_guards::find(self.ground, after, &plain, &in_cycle);
+        let mut arms: BTreeMap<(u32, u32), Vec<TokenStream>> = BTreeMap::new();
+        let mut rest = Vec::new();
+        for &n in after {
+            let rules = &self.ground.nodes[n as usize].rules;
+            let slot = self.slot(n);
+            match &guards[n as usize] {
+                None => rest.push(n),
+                Some(Guard::Role { role, moves }) => {
+                    for &m in moves {
+                        let known: Vec<Vec<Lit>> =
+                            rules.iter().filter_map(|rule| played(rule, *role, m, &guards)).collect();
+                        if known.is_empty() {
+                            continue;
+                        }
+                        arms.entry((*role, m)).or_default().push(match self.rules_expr(&known, Vec::new()) {
+                            Expr::Short(expr) => quote!(n[#slot] = #expr;),
+                            Expr::Long(disjuncts) => quote!(#(n[#slot] |= #disjuncts;)*),
+                        });
+                    }
+                }
+                Some(Guard::Rules(by_rule)) => {
+                    for (rule, (role, moves)) in rules.iter().zip(by_rule) {
+                        for &m in moves {
+                            let Some(known) = played(rule, *role, m, &guards) else { continue };
+                            let expr = self.rules_expr(&[known], Vec::new());
+                            arms.entry((*role, m)).or_default().extend(match expr {
+                                Expr::Short(expr) => vec![quote!(n[#slot] |= #expr;)],
+                                Expr::Long(disjuncts) => disjuncts.iter().map(|d| quote!(n[#slot] |= #d;)).collect(),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        let matches = (0..self.ground.roles.len() as u32).filter_map(|role| {
+            let arms: Vec<TokenStream> = arms
+                .range((role, 0)..=(role, u32::MAX))
+                .map(|(&(_, m), statements)| {
+                    let m = Literal::u32_unsuffixed(m);
+                    quote!(#m => { #(#statements)* })
+                })
+                .collect();
+            let r = Literal::usize_unsuffixed(role as usize);
+            (!arms.is_empty()).then(|| {
+                quote! {
+                    match joint[#r].0 {
+                        #(#arms)*
+                        _ => {}
+                    }
+                }
+            })
+        });
+        let rest = self.emit_nodes(&rest);
+        quote!(#(#matches)* #rest)
+    }
+
     /// A role's guard in `random_step`: a literal of the state that the conditions of at least
     /// [`GUARD_MIN`] of its moves imply (each is that literal, or a node every rule of which
     /// has it), with which of `moves` it guards. When it fails, those moves are not legal and
@@ -840,7 +913,7 @@ impl<'g> Emitter<'g> {
         let state_nodes = self.emit_nodes(&before);
         self.in_move_phase.set(true);
         let row = self.move_table_row();
-        let move_nodes = self.emit_nodes(&after);
+        let move_nodes = self.emit_move_nodes(&after);
         self.in_move_phase.set(false);
         let terminal = self.value(self.ground.terminal);
         // The frame and arm-family rows of a role whose draw is in few words are looked up by
@@ -1027,12 +1100,20 @@ impl<'g> Emitter<'g> {
         if let Some(table) = self.truth_table(n) {
             return Expr::Short(table.expr());
         }
-        let (rules, mut disjuncts) = match self.families.get(n as usize) {
+        let (rules, disjuncts) = match self.families.get(n as usize) {
             Some(f) if !f.families.is_empty() => {
                 (&rules[f.rules..], f.families.iter().map(|family| self.family_expr(family)).collect())
             }
             _ => (&rules[..], Vec::new()),
         };
+        self.rules_expr(rules, disjuncts)
+    }
+
+    /// The value of `rules` or-ed with `disjuncts` (already generated), as [`node_expr`] gives
+    /// it.
+    ///
+    /// [`node_expr`]: Self::node_expr
+    fn rules_expr(&self, rules: &[Vec<Lit>], mut disjuncts: Vec<TokenStream>) -> Expr {
         disjuncts.extend(merge_move_rules(rules).into_iter().map(|(rest, moves)| {
             let mut conjuncts = self.conjuncts(&rest);
             if !moves.is_empty() {
@@ -1377,6 +1458,29 @@ fn merge_move_rules(rules: &[Vec<Lit>]) -> Vec<MergedRule> {
         moves.dedup();
     }
     merged
+}
+
+/// `rule` in the arm where role `role` plays `mv`: without the literals that are then true
+/// (that role's moves, and the negations of nodes the move's arms leave false); `None` when
+/// one of its literals is then false.
+fn played(rule: &[Lit], role: u32, mv: u32, guards: &[Option<Guard>]) -> Option<Vec<Lit>> {
+    let mut known = Vec::with_capacity(rule.len());
+    for &lit in rule {
+        let holds = match lit.prop {
+            Prop::Does(r, m) if r == role => Some(m == mv),
+            Prop::Node(k) => match &guards[k as usize] {
+                Some(Guard::Role { role: r, moves }) if *r == role && moves.binary_search(&mv).is_err() => Some(false),
+                _ => None,
+            },
+            _ => None,
+        };
+        match holds {
+            Some(value) if value != lit.positive => return None,
+            Some(_) => {}
+            None => known.push(lit),
+        }
+    }
+    Some(known)
 }
 
 /// The anchors of word `k` of a family whose rule holds: the `&` of the state shifted so that

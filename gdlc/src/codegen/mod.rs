@@ -7,6 +7,7 @@ mod arm_families;
 mod cones;
 mod families;
 mod functions;
+mod move_guards;
 mod move_tables;
 mod pick_tables;
 pub mod program;
