@@ -41,6 +41,31 @@ enum Expr {
     Long(Vec<TokenStream>),
 }
 
+impl Expr {
+    /// The rules' conjunctions: the one expression, or each rule's.
+    fn disjuncts(self) -> Vec<TokenStream> {
+        match self {
+            Expr::Short(expr) => vec![expr],
+            Expr::Long(disjuncts) => disjuncts,
+        }
+    }
+
+    /// Statements that or the value into slot `slot` of the node array `n`.
+    fn or_into(self, slot: &Literal) -> TokenStream {
+        let disjuncts = self.disjuncts();
+        quote!(#(n[#slot] |= #disjuncts;)*)
+    }
+
+    /// Statements that store the value in slot `slot` of `n`, which starts false: assigned
+    /// when it is one expression, else or-ed in rule by rule.
+    fn store(self, slot: &Literal) -> TokenStream {
+        match self {
+            Expr::Short(expr) => quote!(n[#slot] = #expr;),
+            long => long.or_into(slot),
+        }
+    }
+}
+
 /// The game's functions, and whether they include the fused `random_step`.
 pub fn generate_functions(ground: &Ground) -> (TokenStream, bool) {
     let mut vectorized = ground.clone();
@@ -609,11 +634,7 @@ impl<'g> Emitter<'g> {
             let n = nodes[i];
             match self.cycle_of[n as usize] {
                 None => {
-                    let slot = self.slot(n);
-                    out.push(match self.node_expr(n) {
-                        Expr::Short(expr) => quote!(n[#slot] = #expr;),
-                        Expr::Long(disjuncts) => quote!(#(n[#slot] |= #disjuncts;)*),
-                    });
+                    out.push(self.node_expr(n).store(&self.slot(n)));
                     i += 1;
                 }
                 Some(c) => {
@@ -637,7 +658,7 @@ impl<'g> Emitter<'g> {
             plain[n as usize] =
                 self.families.get(n as usize).is_none_or(|f| f.families.is_empty()) && self.truth_table(n).is_none();
         }
-        let in_cycle: Vec<bool> = self.cycle_of.iter().map(Option::is_some).collect();
+        let in_cycle = super::cones::in_cycle(self.ground);
         let guards = move_guards::find(self.ground, after, &plain, &in_cycle);
         let mut arms: BTreeMap<(u32, u32), Vec<TokenStream>> = BTreeMap::new();
         let mut rest = Vec::new();
@@ -653,21 +674,16 @@ impl<'g> Emitter<'g> {
                         if known.is_empty() {
                             continue;
                         }
-                        arms.entry((*role, m)).or_default().push(match self.rules_expr(&known, Vec::new()) {
-                            Expr::Short(expr) => quote!(n[#slot] = #expr;),
-                            Expr::Long(disjuncts) => quote!(#(n[#slot] |= #disjuncts;)*),
-                        });
+                        arms.entry((*role, m)).or_default().push(self.rules_expr(&known, Vec::new()).store(&slot));
                     }
                 }
                 Some(Guard::Rules(by_rule)) => {
                     for (rule, (role, moves)) in rules.iter().zip(by_rule) {
                         for &m in moves {
                             let Some(known) = played(rule, *role, m, &guards) else { continue };
-                            let expr = self.rules_expr(&[known], Vec::new());
-                            arms.entry((*role, m)).or_default().extend(match expr {
-                                Expr::Short(expr) => vec![quote!(n[#slot] |= #expr;)],
-                                Expr::Long(disjuncts) => disjuncts.iter().map(|d| quote!(n[#slot] |= #d;)).collect(),
-                            });
+                            arms.entry((*role, m))
+                                .or_default()
+                                .push(self.rules_expr(&[known], Vec::new()).or_into(&slot));
                         }
                     }
                 }
@@ -1068,10 +1084,7 @@ impl<'g> Emitter<'g> {
     fn cycle(&self, group: &[u32]) -> TokenStream {
         let updates = group.iter().map(|&n| {
             let slot = self.slot(n);
-            let disjuncts = match self.node_expr(n) {
-                Expr::Short(expr) => vec![expr],
-                Expr::Long(disjuncts) => disjuncts,
-            };
+            let disjuncts = self.node_expr(n).disjuncts();
             quote! {
                 if !n[#slot] && (#(#disjuncts)||*) {
                     n[#slot] = true;

@@ -35,6 +35,17 @@ pub enum Guard {
     Rules(Vec<(u32, Vec<u32>)>),
 }
 
+impl Guard {
+    /// The roles and moves of the guard: one pair for a node guarded by one role, one per rule
+    /// for a node guarded rule by rule.
+    fn parts(&self) -> Vec<(u32, &[u32])> {
+        match self {
+            Guard::Role { role, moves } => vec![(*role, moves)],
+            Guard::Rules(rules) => rules.iter().map(|(role, moves)| (*role, moves.as_slice())).collect(),
+        }
+    }
+}
+
 /// The guards of the nodes of `after` (sorted, the nodes a step evaluates after the moves are
 /// chosen), indexed by node; `None` for a node evaluated after the arms. `plain[n]` says that
 /// node `n` is evaluated rule by rule (no word families or truth table), and `in_cycle[n]`
@@ -73,48 +84,30 @@ pub fn find(ground: &Ground, after: &[u32], plain: &[bool], in_cycle: &[bool]) -
             (moves <= MAX_RULE_GUARD_MOVES).then_some(Guard::Rules(by_rule))
         };
     }
-    // Roles whose arms would hold too little are not dispatched on.
+    // A role's arms are generated when they hold enough evaluations to be worth a dispatch,
+    // and the merge after its `match`, which takes a value from every arm for every node its
+    // arms set, stays within MAX_ARM_MERGES (past it, rustc's build time grows out of hand).
     let roles = ground.roles.len();
     let mut evaluations = vec![0usize; roles];
-    for guard in guards.iter().flatten() {
-        match guard {
-            Guard::Role { role, moves } => evaluations[*role as usize] += moves.len(),
-            Guard::Rules(rules) => rules.iter().for_each(|(r, moves)| evaluations[*r as usize] += moves.len()),
-        }
-    }
-    // The merge after a role's `match` takes a value from every arm for every node its arms
-    // set: past MAX_ARM_MERGES of them, rustc's build time grows out of hand.
     let mut arms = vec![std::collections::BTreeSet::new(); roles];
     let mut nodes = vec![0usize; roles];
     for guard in guards.iter().flatten() {
-        let mut roles_of = Vec::new();
-        match guard {
-            Guard::Role { role, moves } => {
-                arms[*role as usize].extend(moves.iter().copied());
-                roles_of.push(*role as usize);
-            }
-            Guard::Rules(rules) => {
-                for (r, moves) in rules {
-                    arms[*r as usize].extend(moves.iter().copied());
-                    roles_of.push(*r as usize);
-                }
-            }
+        let parts = guard.parts();
+        for &(role, moves) in &parts {
+            evaluations[role as usize] += moves.len();
+            arms[role as usize].extend(moves.iter().copied());
         }
+        let mut roles_of: Vec<u32> = parts.iter().map(|&(role, _)| role).collect();
         roles_of.sort_unstable();
         roles_of.dedup();
-        roles_of.into_iter().for_each(|r| nodes[r] += 1);
+        roles_of.into_iter().for_each(|role| nodes[role as usize] += 1);
     }
     let dropped: Vec<bool> =
         (0..roles).map(|r| evaluations[r] < MIN_GUARDED || arms[r].len() * nodes[r] > MAX_ARM_MERGES).collect();
     // A role's arms read only nodes guarded by that role, and a node guarded rule by rule is
     // read by none: dropping a role's guards leaves the others as they are.
     for guard in &mut guards {
-        let keep = match guard {
-            Some(Guard::Role { role, .. }) => !dropped[*role as usize],
-            Some(Guard::Rules(rules)) => rules.iter().all(|(r, _)| !dropped[*r as usize]),
-            None => true,
-        };
-        if !keep {
+        if guard.as_ref().is_some_and(|g| g.parts().iter().any(|&(role, _)| dropped[role as usize])) {
             *guard = None;
         }
     }
@@ -166,12 +159,16 @@ mod tests {
         Lit::pos(Prop::Node(n))
     }
 
-    #[test]
-    fn a_chain_from_a_move_is_guarded_by_the_moves_before_it() {
+    /// A game of two roles with one base fact, whose nodes are then replaced by each test's.
+    fn two_roles() -> Ground {
         let text = "(role a) (role b) (init c) (<= (legal a x) (true c)) (<= (legal b x) (true c))
             (<= (next c) (true c)) (<= terminal (true c)) (goal a 0) (goal b 0)";
         let description = crate::parse::parse(text, crate::parse::Syntax::Kif).description;
-        let mut ground = crate::ground::ground(&description, &Default::default()).expect("grounds");
+        crate::ground::ground(&description, &Default::default()).expect("grounds")
+    }
+
+    #[test]
+    fn a_chain_from_a_move_is_guarded_by_the_moves_before_it() {
         let base = Lit::pos(Prop::Base(0));
         // A chain along role 0's moves 0..20, a node that reads it and role 1's move (a flip
         // of either colour), one that reads the state alone, and one that reads them all.
@@ -185,7 +182,7 @@ mod tests {
         nodes.push(node("free", vec![vec![base]]));
         let all = nodes.len() as u32;
         nodes.push(node("all", vec![vec![at(either), at(free)], vec![at(3), Lit::pos(Prop::Node(free)).negated()]]));
-        ground.nodes = nodes;
+        let ground = Ground { nodes, ..two_roles() };
         let after: Vec<u32> = (0..ground.nodes.len() as u32).filter(|&n| n != free).collect();
         let plain = vec![true; ground.nodes.len()];
         let in_cycle = vec![false; ground.nodes.len()];
@@ -204,28 +201,20 @@ mod tests {
 
     #[test]
     fn a_node_read_after_the_arms_is_guarded_rule_by_rule() {
-        let text = "(role a) (role b) (init c) (<= (legal a x) (true c)) (<= (legal b x) (true c))
-            (<= (next c) (true c)) (<= terminal (true c)) (goal a 0) (goal b 0)";
-        let description = crate::parse::parse(text, crate::parse::Syntax::Kif).description;
-        let mut ground = crate::ground::ground(&description, &Default::default()).expect("grounds");
         let base = Lit::pos(Prop::Base(0));
         // Each role has a node for each of 16 moves; `flipped` reads one of each role's, and
         // `reads` reads `flipped`.
         let mut nodes = Vec::new();
         for role in 0..2 {
             for m in 0..16 {
-                let rule = vec![base, Lit::pos(Prop::Does(role, m))];
-                nodes.push(Node { name: format!("(f {role} {m})"), rules: vec![rule] });
+                nodes.push(node(&format!("(f {role} {m})"), vec![vec![base, does(role, m)]]));
             }
         }
         let flipped = nodes.len();
-        nodes.push(Node {
-            name: "flipped".to_string(),
-            rules: vec![vec![Lit::pos(Prop::Node(3))], vec![Lit::pos(Prop::Node(16 + 5))]],
-        });
+        nodes.push(node("flipped", vec![vec![at(3)], vec![at(16 + 5)]]));
         let reads = nodes.len();
-        nodes.push(Node { name: "reads".to_string(), rules: vec![vec![Lit::pos(Prop::Node(flipped as u32)), base]] });
-        ground.nodes = nodes;
+        nodes.push(node("reads", vec![vec![at(flipped as u32), base]]));
+        let ground = Ground { nodes, ..two_roles() };
         let after: Vec<u32> = (0..ground.nodes.len() as u32).collect();
         let guards = find(&ground, &after, &vec![true; after.len()], &vec![false; after.len()]);
         assert_eq!(guards[16 + 5], Some(Guard::Role { role: 1, moves: vec![5] }));
