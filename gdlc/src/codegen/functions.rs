@@ -6,6 +6,7 @@ use super::arm_families::RoleArms;
 use super::families::{Families, Family};
 use super::move_guards::{self, Guard};
 use super::move_tables::MoveTables;
+use super::node_words::{NodeWords, WordLit};
 use super::pick_tables::PickHash;
 use super::tables::{hex, words};
 use super::truth_tables::TruthTable;
@@ -13,7 +14,7 @@ use crate::ground::{Ground, Lit, Prop, Value};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The fewest moves of one role for which an "any of these moves" proposition is generated
 /// as a lookup in a constant bit set rather than as comparisons.
@@ -78,6 +79,7 @@ pub fn generate_functions(ground: &Ground) -> (TokenStream, bool) {
         let flat = super::families::flat_nodes(ground);
         emitter.arm_families = tables.arms.iter().map(|arms| RoleArms::plan(arms, &flat)).collect();
     }
+    emitter.words = emitter.plan_node_words();
     let statics = emitter.generate_move_tables();
     let legal = emitter.generate_legal_fns();
     let next = emitter.generate_next_fn();
@@ -140,6 +142,8 @@ struct Emitter<'g> {
     families: Vec<Families>,
     /// For every node that is one conjunction of base literals, those literals.
     flat: Vec<Option<Vec<Lit>>>,
+    /// The nodes evaluated 64 at a time, as words of a local array `g`.
+    words: NodeWords,
     /// Whether the function being generated has the joint move's table row in `mt`, so that
     /// the nodes the table gives are read from it.
     in_move_phase: Cell<bool>,
@@ -168,6 +172,7 @@ impl<'g> Emitter<'g> {
             arm_families: Vec::new(),
             families: Vec::new(),
             flat: super::families::flat_nodes(ground),
+            words: NodeWords::none(ground.nodes.len()),
             in_move_phase: Cell::new(false),
             legal_tables: RefCell::new(BTreeMap::new()),
             step_tables: RefCell::new(BTreeMap::new()),
@@ -183,7 +188,9 @@ impl<'g> Emitter<'g> {
             let name = format_ident!("legal_{}", role);
             let guard = self.legal_guard(moves);
             let plan = self.legal_families(moves, &guard, &flat);
-            let body = if plan.families.is_empty() {
+            let guarded = |i: usize| guard.as_ref().is_some_and(|(_, g)| g[i]);
+            let parts = LegalParts::new(&plan, moves, &self.words, &guarded);
+            let body = if plan.families.is_empty() && parts.group_words.is_empty() {
                 let values: Vec<Value> = moves.iter().map(|&(_, v)| v).collect();
                 let nodes = self.evaluate(&values);
                 let pushes = moves.iter().filter(|(_, v)| *v != Value::Const(false)).map(|&(m, v)| {
@@ -200,7 +207,6 @@ impl<'g> Emitter<'g> {
             } else {
                 // The families a word at a time and the other moves one by one, into the words
                 // of `LegalParts`, listed in their order: the order `random_step` draws in.
-                let parts = LegalParts::new(&plan, moves);
                 let values = plan.values(moves);
                 let nodes = self.evaluate(&values);
                 let fill = self.fill_legal_parts(moves, &plan, &parts, &guard, TokenStream::new());
@@ -362,10 +368,57 @@ impl<'g> Emitter<'g> {
     /// The nodes that `values` need evaluated at run time, sorted: their cone, less the nodes
     /// the move table gives.
     fn runtime_cone(&self, values: &[Value]) -> Vec<u32> {
-        match &self.tables {
+        let cone = match &self.tables {
             Some(tables) => tables.runtime_cone(self.ground, values),
             None => super::cones::Cones::new(self.ground).cone(values),
+        };
+        self.whole_groups(cone)
+    }
+
+    /// `cone` (sorted) with every member of the groups of [`NodeWords`] it reaches, and what
+    /// they read: a group's word is computed whole.
+    fn whole_groups(&self, mut cone: Vec<u32>) -> Vec<u32> {
+        if self.words.groups.is_empty() {
+            return cone;
         }
+        loop {
+            let mut have = vec![false; self.ground.nodes.len()];
+            cone.iter().for_each(|&n| have[n as usize] = true);
+            let touched: BTreeSet<u32> =
+                cone.iter().filter_map(|&n| self.words.member[n as usize].map(|(g, _)| g)).collect();
+            let missing: Vec<Value> = touched
+                .iter()
+                .flat_map(|&g| &self.words.groups[g as usize].members)
+                .filter(|&&m| !have[m as usize])
+                .map(|&m| Value::Lit(Lit::pos(Prop::Node(m))))
+                .collect();
+            if missing.is_empty() {
+                return cone;
+            }
+            let more = match &self.tables {
+                Some(tables) => tables.runtime_cone(self.ground, &missing),
+                None => super::cones::Cones::new(self.ground).cone(&missing),
+            };
+            cone.extend(more);
+            cone.sort_unstable();
+            cone.dedup();
+        }
+    }
+
+    /// The groups of nodes evaluated as words: among the nodes that read only the state, are
+    /// not recursive, have no rule families, and that no frame arm reads (those are evaluated
+    /// in the arms).
+    fn plan_node_words(&self) -> NodeWords {
+        let mut excluded = super::cones::reads_moves(self.ground);
+        for (n, in_cycle) in super::cones::in_cycle(self.ground).into_iter().enumerate() {
+            excluded[n] |= in_cycle || self.families.get(n).is_some_and(|f| !f.families.is_empty());
+        }
+        if let Some(tables) = &self.tables {
+            for n in tables.runtime_cone(self.ground, &tables.arm_values()) {
+                excluded[n as usize] = true;
+            }
+        }
+        super::node_words::find(self.ground, &excluded)
     }
 
     /// The constant tables of the functions of the joint move: `MOVE_NODES[role][move]`, the
@@ -604,7 +657,7 @@ impl<'g> Emitter<'g> {
     /// Statements computing, in evaluation order, every node that `values` need, into the
     /// local array `n`.
     fn evaluate(&self, values: &[Value]) -> TokenStream {
-        let needed = super::cones::Cones::new(self.ground).cone(values);
+        let needed = self.whole_groups(super::cones::Cones::new(self.ground).cone(values));
         let declare = self.assign_slots(&needed);
         let compute = self.emit_nodes(&needed);
         quote!(#declare #compute)
@@ -615,37 +668,122 @@ impl<'g> Emitter<'g> {
     fn assign_slots(&self, needed: &[u32]) -> TokenStream {
         let mut slots = self.slots.borrow_mut();
         slots.iter_mut().for_each(|s| *s = u32::MAX);
-        for (slot, &n) in needed.iter().enumerate() {
+        let (in_words, alone): (Vec<u32>, Vec<u32>) =
+            needed.iter().partition(|&&n| self.words.member[n as usize].is_some());
+        for (slot, &n) in alone.iter().enumerate() {
             slots[n as usize] = slot as u32;
         }
-        if needed.is_empty() {
-            return TokenStream::new();
-        }
-        let len = Literal::usize_unsuffixed(needed.len());
-        quote!(let mut n = [false; #len];)
+        let words = (!in_words.is_empty()).then(|| {
+            let len = Literal::usize_unsuffixed(self.words.groups.len());
+            quote!(let mut g = [0u64; #len];)
+        });
+        let nodes = (!alone.is_empty()).then(|| {
+            let len = Literal::usize_unsuffixed(alone.len());
+            quote!(let mut n = [false; #len];)
+        });
+        quote!(#nodes #words)
     }
 
     /// Statements computing the nodes of `nodes` (sorted, each recursive group whole) into
     /// their slots.
     fn emit_nodes(&self, nodes: &[u32]) -> TokenStream {
+        let mut nodes = nodes.to_vec();
+        nodes.sort_by_key(|&n| self.words.rank[n as usize]);
         let mut out = Vec::new();
+        let mut emitted = BTreeSet::new();
         let mut i = 0;
         while i < nodes.len() {
             let n = nodes[i];
+            if let Some((g, _)) = self.words.member[n as usize] {
+                if emitted.insert(g) {
+                    out.push(self.group_word(g));
+                }
+                i += 1;
+                continue;
+            }
             match self.cycle_of[n as usize] {
                 None => {
                     out.push(self.node_expr(n).store(&self.slot(n)));
                     i += 1;
                 }
                 Some(c) => {
-                    let (_, end) = self.ground.cycles[c];
-                    let group: Vec<u32> = nodes[i..].iter().copied().take_while(|&m| m < end).collect();
+                    let group: Vec<u32> =
+                        nodes[i..].iter().copied().take_while(|&m| self.cycle_of[m as usize] == Some(c)).collect();
                     i += group.len();
                     out.push(self.cycle(&group));
                 }
             }
         }
         quote!(#(#out)*)
+    }
+
+    /// Statements computing group `g`'s word into `g[g]`: the `|` of its templates, each the
+    /// `&` of its literals' words masked by the places that have it; iterated until it stops
+    /// changing when it reads itself.
+    fn group_word(&self, g: u32) -> TokenStream {
+        let group = &self.words.groups[g as usize];
+        let terms: Vec<TokenStream> = group
+            .templates
+            .iter()
+            .map(|template| {
+                let mask = hex(template.mask);
+                let lits = template.literals.iter().map(|&lit| self.word_lit(lit));
+                quote!(#mask #(& #lits)*)
+            })
+            .collect();
+        let word = match terms.as_slice() {
+            [] => quote!(0),
+            [term] => term.clone(),
+            _ => join(&terms.iter().map(|term| quote!((#term))).collect::<Vec<_>>(), quote!(|)),
+        };
+        let k = Literal::u32_unsuffixed(g);
+        if group.reads_itself {
+            quote! {
+                loop {
+                    let word = #word;
+                    if word == g[#k] {
+                        break;
+                    }
+                    g[#k] = word;
+                }
+            }
+        } else {
+            quote!(g[#k] = #word;)
+        }
+    }
+
+    /// A template's literal as a word whose bit `p` is its value at place `p`.
+    fn word_lit(&self, lit: WordLit) -> TokenStream {
+        let shifted = |word: TokenStream, shift: i32| match shift {
+            0 => word,
+            s if s > 0 => {
+                let s = Literal::i32_unsuffixed(s);
+                quote!((#word >> #s))
+            }
+            s => {
+                let s = Literal::i32_unsuffixed(-s);
+                quote!((#word << #s))
+            }
+        };
+        let (word, positive) = match lit {
+            WordLit::Base { word, shift, positive } => {
+                let w = Literal::u32_unsuffixed(word);
+                (shifted(quote!(s.0[#w]), shift), positive)
+            }
+            WordLit::Group { group, shift, positive } => {
+                let k = Literal::u32_unsuffixed(group);
+                (shifted(quote!(g[#k]), shift), positive)
+            }
+            WordLit::Fixed(lit) => {
+                let lit = self.lit(lit);
+                return quote!(0u64.wrapping_sub((#lit) as u64));
+            }
+        };
+        if positive {
+            word
+        } else {
+            quote!(!#word)
+        }
     }
 
     /// Statements computing the nodes of `after` (sorted), which read the joint move, after
@@ -855,8 +993,11 @@ impl<'g> Emitter<'g> {
         exclusive: TokenStream,
     ) -> TokenStream {
         let guarded = |i: usize| guard.as_ref().is_some_and(|(_, g)| g[i]);
-        let (mut open, mut behind_guard) = (Vec::new(), Vec::new());
+        let (mut open, mut behind_guard) = (parts.group_word_sets(false), parts.group_word_sets(true));
         for (i, m, v) in plan.singles(moves) {
+            if parts.in_group_word(m) {
+                continue;
+            }
             let code = parts.single(m, self.value(v));
             if guarded(i) {
                 behind_guard.push(code)
@@ -934,8 +1075,17 @@ impl<'g> Emitter<'g> {
         let terminal = self.value(self.ground.terminal);
         // The frame and arm-family rows of a role whose draw is in few words are looked up by
         // the drawn bit: a load fewer on the path from one state to the next than by move.
-        let all_parts: Vec<LegalParts> =
-            self.ground.legal.iter().zip(&plans).map(|(moves, plan)| LegalParts::new(plan, moves)).collect();
+        let all_parts: Vec<LegalParts> = self
+            .ground
+            .legal
+            .iter()
+            .zip(&plans)
+            .zip(&guards)
+            .map(|((moves, plan), guard)| {
+                let guarded = |i: usize| guard.as_ref().is_some_and(|(_, g)| g[i]);
+                LegalParts::new(plan, moves, &self.words, &guarded)
+            })
+            .collect();
         let by_draw: Vec<bool> = all_parts.iter().map(|parts| self.rows_by_draw(parts)).collect();
         let choices = self.ground.legal.iter().enumerate().map(|(role, moves)| {
             let r = Literal::usize_unsuffixed(role);
@@ -1290,6 +1440,15 @@ impl<'g> Emitter<'g> {
                     quote!(mt[#w] & #mask == 0)
                 }
             }
+            Prop::Node(node) if self.words.member[node as usize].is_some() => {
+                let (g, place) = self.words.member[node as usize].unwrap_or_default();
+                let (k, place) = (Literal::u32_unsuffixed(g), Literal::u32_unsuffixed(place));
+                if positive {
+                    quote!(g[#k] >> #place & 1 != 0)
+                } else {
+                    quote!(g[#k] >> #place & 1 == 0)
+                }
+            }
             Prop::Node(node) => {
                 let slot = self.slot(node);
                 if positive {
@@ -1325,10 +1484,19 @@ struct LegalParts {
     family_words: Vec<Vec<usize>>,
     /// For every move outside the families (by move index), its word and bit.
     single_bits: BTreeMap<u32, (usize, u32)>,
+    /// Moves whose conditions are nodes of one group of [`NodeWords`] that its guard guards
+    /// alike: the group, the word they go into at their places, those places, and whether the
+    /// guard guards them.
+    group_words: Vec<(u32, usize, u64, bool)>,
 }
 
 impl LegalParts {
-    fn new(plan: &LegalFamilies, moves: &[(u32, Value)]) -> LegalParts {
+    fn new(
+        plan: &LegalFamilies,
+        moves: &[(u32, Value)],
+        words_of: &NodeWords,
+        guarded: &dyn Fn(usize) -> bool,
+    ) -> LegalParts {
         let mut words: Vec<(u64, [u32; 64])> = Vec::new();
         let mut family_words = Vec::new();
         for family in &plan.families {
@@ -1343,15 +1511,61 @@ impl LegalParts {
             }
             family_words.push(placed);
         }
+        // The moves of each group at their places, a word at a time.
+        let mut by_group: BTreeMap<(u32, bool), Vec<(u32, u32)>> = BTreeMap::new();
+        for (i, m, v) in plan.singles(moves) {
+            if let Value::Lit(Lit { prop: Prop::Node(n), positive: true }) = v {
+                if let Some((g, place)) = words_of.member[n as usize] {
+                    by_group.entry((g, guarded(i))).or_default().push((place, m));
+                }
+            }
+        }
         let mut single_bits = BTreeMap::new();
+        let mut group_words = Vec::new();
+        for ((g, guarded), at) in by_group {
+            if at.len() < 2 {
+                continue;
+            }
+            let mask = at.iter().fold(0u64, |mask, &(place, _)| mask | 1 << place);
+            let j = Self::word_where(&mut words, |used| used & mask == 0);
+            words[j].0 |= mask;
+            for (place, m) in at {
+                words[j].1[place as usize] = m;
+                single_bits.insert(m, (j, place));
+            }
+            group_words.push((g, j, mask, guarded));
+        }
         for (_, m, _) in plan.singles(moves) {
+            if single_bits.contains_key(&m) {
+                continue;
+            }
             let j = Self::word_where(&mut words, |used| used != u64::MAX);
             let bit = (!words[j].0).trailing_zeros();
             words[j].0 |= 1 << bit;
             words[j].1[bit as usize] = m;
             single_bits.insert(m, (j, bit));
         }
-        LegalParts { words, family_words, single_bits }
+        LegalParts { words, family_words, single_bits, group_words }
+    }
+
+    /// Whether move `m` is set with its group's word.
+    fn in_group_word(&self, m: u32) -> bool {
+        self.single_bits.get(&m).is_some_and(|&(j, bit)| {
+            self.group_words.iter().any(|&(_, word, mask, _)| word == j && mask >> bit & 1 != 0)
+        })
+    }
+
+    /// The statements that set the bits of the moves of group words that the guard guards
+    /// (`guarded`) or not.
+    fn group_word_sets(&self, guarded: bool) -> Vec<TokenStream> {
+        self.group_words
+            .iter()
+            .filter(|&&(_, _, _, g)| g == guarded)
+            .map(|&(g, j, mask, _)| {
+                let (g, j, mask) = (Literal::u32_unsuffixed(g), Literal::usize_unsuffixed(j), hex(mask));
+                quote!(parts[#j] |= g[#g] & #mask;)
+            })
+            .collect()
     }
 
     /// The first of `words` whose bits in use `fits`, made if there is none.

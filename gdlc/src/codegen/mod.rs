@@ -9,6 +9,7 @@ mod families;
 mod functions;
 mod move_guards;
 mod move_tables;
+mod node_words;
 mod pick_tables;
 pub mod program;
 mod realtime;
