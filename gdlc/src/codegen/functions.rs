@@ -87,11 +87,13 @@ pub fn generate_functions(ground: &Ground) -> (TokenStream, bool) {
     let goals = emitter.generate_goals_fn();
     let random_step = emitter.generate_random_step_fn();
     let sees = ground.gdl_ii.then(|| emitter.generate_sees_fns());
+    let move_places = emitter.move_place_tables();
     let fused = random_step.is_some();
     let legal_tables = emitter.legal_tables.take().into_values();
     let step_tables = emitter.step_tables.take().into_values();
     let tokens = quote! {
         #statics
+        #move_places
         #(#legal_tables)*
         #(#step_tables)*
         #legal
@@ -144,6 +146,8 @@ struct Emitter<'g> {
     flat: Vec<Option<Vec<Lit>>>,
     /// The nodes evaluated 64 at a time, as words of a local array `g`.
     words: NodeWords,
+    /// The kinds of moves of [`NodeWords::move_kinds`] that the generated code reads.
+    move_kinds_read: RefCell<BTreeSet<u32>>,
     /// Whether the function being generated has the joint move's table row in `mt`, so that
     /// the nodes the table gives are read from it.
     in_move_phase: Cell<bool>,
@@ -173,6 +177,7 @@ impl<'g> Emitter<'g> {
             families: Vec::new(),
             flat: super::families::flat_nodes(ground),
             words: NodeWords::none(ground.nodes.len()),
+            move_kinds_read: RefCell::new(BTreeSet::new()),
             in_move_phase: Cell::new(false),
             legal_tables: RefCell::new(BTreeMap::new()),
             step_tables: RefCell::new(BTreeMap::new()),
@@ -405,20 +410,85 @@ impl<'g> Emitter<'g> {
         }
     }
 
-    /// The groups of nodes evaluated as words: among the nodes that read only the state, are
-    /// not recursive, have no rule families, and that no frame arm reads (those are evaluated
-    /// in the arms).
+    /// The groups of nodes evaluated as words: among the nodes that are not recursive, have no
+    /// rule families, are not given by the move table, and that no frame arm reads (those are
+    /// evaluated in the arms). Nodes that the moves guard (see [`move_guards`]) are only
+    /// gathered, bit by bit in their arms.
     fn plan_node_words(&self) -> NodeWords {
-        let mut excluded = super::cones::reads_moves(self.ground);
-        for (n, in_cycle) in super::cones::in_cycle(self.ground).into_iter().enumerate() {
-            excluded[n] |= in_cycle || self.families.get(n).is_some_and(|f| !f.families.is_empty());
-        }
+        let in_cycle = super::cones::in_cycle(self.ground);
+        let mut never: Vec<bool> = (0..self.ground.nodes.len())
+            .map(|n| {
+                in_cycle[n]
+                    || self.families.get(n).is_some_and(|f| !f.families.is_empty())
+                    || self.table_bit(n as u32).is_some()
+            })
+            .collect();
         if let Some(tables) = &self.tables {
             for n in tables.runtime_cone(self.ground, &tables.arm_values()) {
-                excluded[n as usize] = true;
+                never[n as usize] = true;
             }
         }
-        super::node_words::find(self.ground, &excluded)
+        let dependent = super::cones::reads_moves(self.ground);
+        let after: Vec<u32> = (0..self.ground.nodes.len() as u32).filter(|&n| dependent[n as usize]).collect();
+        let plain: Vec<bool> = (0..self.ground.nodes.len() as u32)
+            .map(|n| {
+                self.families.get(n as usize).is_none_or(|f| f.families.is_empty()) && self.truth_table(n).is_none()
+            })
+            .collect();
+        let guards = move_guards::find(self.ground, &after, &plain, &in_cycle);
+        let gathered_only: Vec<bool> = guards.iter().map(Option::is_some).collect();
+        super::node_words::find(self.ground, &never, &gathered_only)
+    }
+
+    /// For every kind of move that the generated templates read, the table of the word of every move: the
+    /// bit of its place for the kind's moves, else none.
+    fn move_place_tables(&self) -> TokenStream {
+        let used = self.move_kinds_read.borrow();
+        let tables =
+            self.words.move_kinds.iter().enumerate().filter(|(k, _)| used.contains(&(*k as u32))).map(|(k, kind)| {
+                let mut words = vec![0u64; self.ground.moves.len()];
+                for &(m, place) in &kind.places {
+                    words[m as usize] = 1 << place;
+                }
+                let name = format_ident!("MOVE_PLACES_{}", k);
+                let len = Literal::usize_unsuffixed(words.len());
+                let words = words.into_iter().map(hex);
+                let doc = format!("The bit of the place of each of role {}'s moves of one kind, by move.", kind.role);
+                quote! {
+                    #[doc = #doc]
+                    static #name: [u64; #len] = [#(#words),*];
+                }
+            });
+        quote!(#(#tables)*)
+    }
+
+    /// Whether node `n` is in a group computed by its templates.
+    fn in_template_group(&self, n: u32) -> bool {
+        self.words.member[n as usize].is_some_and(|(g, _)| !self.words.groups[g as usize].gathered)
+    }
+
+    /// Statements that store `expr`, node `n`'s value, in its slot; or, for a member of a
+    /// gathered group, set its bit of the group's word (which starts clear) when it holds.
+    fn store_node(&self, n: u32, expr: Expr) -> TokenStream {
+        match self.words.member[n as usize] {
+            Some((g, place)) => self.or_into_word(g, place, expr),
+            None => expr.store(&self.slot(n)),
+        }
+    }
+
+    /// Statements that or `expr` into node `n`'s value (see [`Self::store_node`]).
+    fn or_node(&self, n: u32, expr: Expr) -> TokenStream {
+        match self.words.member[n as usize] {
+            Some((g, place)) => self.or_into_word(g, place, expr),
+            None => expr.or_into(&self.slot(n)),
+        }
+    }
+
+    /// Statements that set bit `place` of group `g`'s word when `expr` holds.
+    fn or_into_word(&self, g: u32, place: u32, expr: Expr) -> TokenStream {
+        let (k, place) = (Literal::u32_unsuffixed(g), Literal::u32_unsuffixed(place));
+        let disjuncts = expr.disjuncts();
+        quote!(#(g[#k] |= u64::from(#disjuncts) << #place;)*)
     }
 
     /// The constant tables of the functions of the joint move: `MOVE_NODES[role][move]`, the
@@ -541,12 +611,19 @@ impl<'g> Emitter<'g> {
         let words = words(self.ground.base.len());
         let mut always = vec![0u64; words];
         let mut sets = Vec::new();
+        // Facts whose next values are nodes of a group: by state word, group and distance,
+        // the bits to copy at once.
+        let mut from_groups: BTreeMap<(usize, u32, i32), u64> = BTreeMap::new();
         for (i, v) in self.ground.next.iter().enumerate() {
             let (w, bit) = (i / 64, i % 64);
             if self.framed(i) {
                 continue;
             }
             match *v {
+                Value::Lit(Lit { prop: Prop::Node(n), positive: true }) if self.words.member[n as usize].is_some() => {
+                    let (g, place) = self.words.member[n as usize].unwrap_or_default();
+                    *from_groups.entry((w, g, bit as i32 - place as i32)).or_default() |= 1 << bit;
+                }
                 Value::Const(false) => {}
                 Value::Const(true) => always[w] |= 1 << bit,
                 // A fact that persists exactly when it holds: copy its bit.
@@ -599,6 +676,21 @@ impl<'g> Emitter<'g> {
                 }
             }
         });
+        sets.extend(from_groups.into_iter().map(|((w, g, up), mask)| {
+            let (w, k, mask) = (Literal::usize_unsuffixed(w), Literal::u32_unsuffixed(g), hex(mask));
+            let word = match up {
+                0 => quote!(g[#k]),
+                up if up > 0 => {
+                    let up = Literal::i32_unsuffixed(up);
+                    quote!((g[#k] << #up))
+                }
+                down => {
+                    let down = Literal::i32_unsuffixed(-down);
+                    quote!((g[#k] >> #down))
+                }
+            };
+            quote!(w[#w] |= #word & #mask;)
+        }));
         let arms = self.tables.as_ref().map(|tables| self.frame_arms(tables, local, by_draw));
         quote! {
             let mut w: [u64; WORDS] = [#(#always),*];
@@ -695,7 +787,9 @@ impl<'g> Emitter<'g> {
         while i < nodes.len() {
             let n = nodes[i];
             if let Some((g, _)) = self.words.member[n as usize] {
-                if emitted.insert(g) {
+                if self.words.groups[g as usize].gathered {
+                    out.push(self.store_node(n, self.node_expr(n)));
+                } else if emitted.insert(g) {
                     out.push(self.group_word(g));
                 }
                 i += 1;
@@ -774,6 +868,12 @@ impl<'g> Emitter<'g> {
                 let k = Literal::u32_unsuffixed(group);
                 (shifted(quote!(g[#k]), shift), positive)
             }
+            WordLit::Does { kind, shift, positive } => {
+                self.move_kinds_read.borrow_mut().insert(kind);
+                let role = Literal::u32_unsuffixed(self.words.move_kinds[kind as usize].role);
+                let table = format_ident!("MOVE_PLACES_{}", kind);
+                (shifted(quote!(#table[joint[#role].0 as usize]), shift), positive)
+            }
             WordLit::Fixed(lit) => {
                 let lit = self.lit(lit);
                 return quote!(0u64.wrapping_sub((#lit) as u64));
@@ -793,8 +893,9 @@ impl<'g> Emitter<'g> {
     fn emit_move_nodes(&self, after: &[u32]) -> TokenStream {
         let mut plain = vec![false; self.ground.nodes.len()];
         for &n in after {
-            plain[n as usize] =
-                self.families.get(n as usize).is_none_or(|f| f.families.is_empty()) && self.truth_table(n).is_none();
+            plain[n as usize] = self.families.get(n as usize).is_none_or(|f| f.families.is_empty())
+                && self.truth_table(n).is_none()
+                && !self.in_template_group(n);
         }
         let in_cycle = super::cones::in_cycle(self.ground);
         let guards = move_guards::find(self.ground, after, &plain, &in_cycle);
@@ -802,7 +903,6 @@ impl<'g> Emitter<'g> {
         let mut rest = Vec::new();
         for &n in after {
             let rules = &self.ground.nodes[n as usize].rules;
-            let slot = self.slot(n);
             match &guards[n as usize] {
                 None => rest.push(n),
                 Some(Guard::Role { role, moves }) => {
@@ -812,7 +912,9 @@ impl<'g> Emitter<'g> {
                         if known.is_empty() {
                             continue;
                         }
-                        arms.entry((*role, m)).or_default().push(self.rules_expr(&known, Vec::new()).store(&slot));
+                        arms.entry((*role, m))
+                            .or_default()
+                            .push(self.store_node(n, self.rules_expr(&known, Vec::new())));
                     }
                 }
                 Some(Guard::Rules(by_rule)) => {
@@ -821,7 +923,7 @@ impl<'g> Emitter<'g> {
                             let Some(known) = played(rule, *role, m, &guards) else { continue };
                             arms.entry((*role, m))
                                 .or_default()
-                                .push(self.rules_expr(&[known], Vec::new()).or_into(&slot));
+                                .push(self.or_node(n, self.rules_expr(&[known], Vec::new())));
                         }
                     }
                 }

@@ -38,8 +38,20 @@ pub enum WordLit {
     Base { word: u32, shift: i32, positive: bool },
     /// Group `group`'s word shifted right by `shift` (left when negative).
     Group { group: u32, shift: i32, positive: bool },
+    /// Whether a role played a move of kind `kind` (see [`NodeWords::move_kinds`]) at the
+    /// place `shift` past the member's: the kind's word of the move played, shifted.
+    Does { kind: u32, shift: i32, positive: bool },
     /// The same literal for every member: all ones when it holds, else zero.
     Fixed(Lit),
+}
+
+/// Moves of one role that name places of the board alike (`(mark x y)`): the word of a move
+/// played has the bit of its place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveKind {
+    pub role: u32,
+    /// The moves, by index into the ground program's moves, with their places.
+    pub places: Vec<(u32, u32)>,
 }
 
 /// A shape of rule among a group's members.
@@ -58,6 +70,9 @@ pub struct WordGroup {
     pub templates: Vec<Template>,
     /// Whether a template reads the group's own word, so that it is iterated.
     pub reads_itself: bool,
+    /// Whether the members are evaluated one by one (in the arms of the moves that guard
+    /// them), each setting its bit, rather than by templates: a group that other groups read.
+    pub gathered: bool,
 }
 
 /// The groups of a ground program, and how its nodes are evaluated around them.
@@ -69,35 +84,59 @@ pub struct NodeWords {
     /// For every node, its place in an evaluation order in which each group's members come
     /// together, after everything any of them reads.
     pub rank: Vec<u32>,
+    /// The kinds of moves that templates read.
+    pub move_kinds: Vec<MoveKind>,
 }
 
 impl NodeWords {
     /// No groups: every node evaluated by itself, in the ground program's order.
     pub fn none(nodes: usize) -> NodeWords {
-        NodeWords { groups: Vec::new(), member: vec![None; nodes], rank: (0..nodes as u32).collect() }
+        NodeWords {
+            groups: Vec::new(),
+            member: vec![None; nodes],
+            rank: (0..nodes as u32).collect(),
+            move_kinds: Vec::new(),
+        }
     }
 }
 
-/// The groups of `ground`'s nodes, none of them among `excluded` (nodes that read the joint
-/// move, are recursive or are evaluated in other ways).
-pub fn find(ground: &Ground, excluded: &[bool]) -> NodeWords {
+/// By role and move, the move's kind and place.
+type MovePlaces = BTreeMap<(u32, u32), (u32, u32)>;
+
+/// Where things are on the board: base facts, and the moves of each role.
+struct Board {
+    /// The place of every base fact, when it is on the board.
+    base: Vec<Option<u32>>,
+    moves: MovePlaces,
+}
+
+/// The groups of `ground`'s nodes. No node of `never` is in one (nodes that are recursive or
+/// evaluated in other ways); nodes of `gathered_only` (those the moves guard) are only in
+/// gathered groups.
+pub fn find(ground: &Ground, never: &[bool], gathered_only: &[bool]) -> NodeWords {
     let n = ground.nodes.len();
     let (base_place, coordinates) = board(&ground.base);
     if coordinates.is_empty() {
         return NodeWords::none(n);
     }
+    let (moves, move_kinds) = move_places(ground, &coordinates);
+    let board = Board { base: base_place, moves };
     let heads: Vec<String> = ground.nodes.iter().map(|node| head_of(&node.name)).collect();
-    let (place, rest) = places(ground, excluded, &heads, &base_place, &coordinates);
+    let (place, rest) = places(ground, never, &heads, &board, &coordinates);
     // Candidates: nodes of one relation whose first rules have one shape, at distinct places.
-    // A node the first rule reads is named by its class, so that nodes reading different
-    // kinds of node at the same distance (a ray's first cells in different directions) differ.
+    // A node the first rule reads is named by its relation and the rest of its name when its
+    // name gives its place, else by its class: nodes reading different kinds of node at the
+    // same distance (a ray's first cells in different directions) differ.
     let mut classes: BTreeMap<(String, Vec<String>), usize> = BTreeMap::new();
     let mut class: Vec<Option<usize>> = vec![None; n];
     let mut by_shape: Vec<Vec<u32>> = Vec::new();
     for i in 0..n {
         let Some(p) = place[i] else { continue };
-        let name = |m: usize| class[m].map(|c| c.to_string());
-        let shape = first_rule_shape(ground, i, p, &|m| place[m], &name, &base_place);
+        let name = |m: usize| match &rest[m] {
+            Some(rest) => Some(format!("{} {}", heads[m], rest.join(" "))),
+            None => class[m].map(|c| c.to_string()),
+        };
+        let shape = first_rule_shape(ground, i, p, &|m| place[m], &name, &board);
         let next = classes.len();
         let c = *classes.entry((heads[i].clone(), shape)).or_insert(next);
         if c == by_shape.len() {
@@ -108,6 +147,7 @@ pub fn find(ground: &Ground, excluded: &[bool]) -> NodeWords {
     }
     let mut candidates: Vec<Vec<u32>> = Vec::new();
     for members in by_shape {
+        let members: Vec<u32> = members.into_iter().filter(|&m| !gathered_only[m as usize]).collect();
         // Members at the same place are told apart by the rest of their names when that
         // separates them all (the directions of `hasOtherColorInDir`); else a member at a place
         // already taken goes to the next candidate of the same shape.
@@ -115,7 +155,7 @@ pub fn find(ground: &Ground, excluded: &[bool]) -> NodeWords {
         let mut separated = true;
         for &m in &members {
             let bit = 1u64 << place[m as usize].unwrap_or(0);
-            let (taken, group) = by_rest.entry(&rest[m as usize]).or_default();
+            let (taken, group) = by_rest.entry(rest[m as usize].as_deref().unwrap_or_default()).or_default();
             separated &= *taken & bit == 0;
             *taken |= bit;
             group.push(m);
@@ -137,12 +177,35 @@ pub fn find(ground: &Ground, excluded: &[bool]) -> NodeWords {
         }
         candidates.extend(split.into_iter().map(|(_, group)| group).filter(|g| g.len() >= GROUP_MIN));
     }
+    let mut candidates: Vec<(Vec<u32>, bool)> = candidates.into_iter().map(|c| (c, false)).collect();
+    // Gathered candidates: the guarded nodes of one relation and the same rest of their
+    // names, at distinct places.
+    // By relation and rest of name: the places taken, and the members.
+    type Gathering<'a> = BTreeMap<(&'a str, &'a [String]), (u64, Vec<u32>)>;
+    let mut gathered: Gathering = BTreeMap::new();
+    let mut clash = BTreeSet::new();
+    for i in (0..n).filter(|&i| gathered_only[i] && !never[i]) {
+        let Some(p) = place[i] else { continue };
+        let key = (heads[i].as_str(), rest[i].as_deref().unwrap_or_default());
+        let (taken, group) = gathered.entry(key).or_default();
+        if *taken >> p & 1 != 0 {
+            clash.insert(key);
+        }
+        *taken |= 1 << p;
+        group.push(i as u32);
+    }
+    candidates.extend(
+        gathered
+            .into_iter()
+            .filter(|(key, (_, group))| !clash.contains(key) && group.len() >= GROUP_MIN)
+            .map(|(_, (_, group))| (group, true)),
+    );
     candidates.sort();
-    // Drop the candidates that do not pay, or that the order of evaluation cannot put
-    // together, until those left all do.
+    // Drop the candidates that do not pay, gathered ones that no group reads, and those that
+    // the order of evaluation cannot put together, until those left all do.
     loop {
         let mut member = vec![None; n];
-        for (g, members) in candidates.iter().enumerate() {
+        for (g, (members, _)) in candidates.iter().enumerate() {
             for &m in members {
                 member[m as usize] = Some((g as u32, place[m as usize].unwrap_or(0)));
             }
@@ -150,15 +213,29 @@ pub fn find(ground: &Ground, excluded: &[bool]) -> NodeWords {
         let groups: Vec<WordGroup> = candidates
             .iter()
             .enumerate()
-            .map(|(g, members)| group(ground, g as u32, members, &member, &base_place))
+            .map(|(g, (members, gathered))| match gathered {
+                false => group(ground, g as u32, members, &member, &board),
+                true => {
+                    WordGroup { members: members.clone(), templates: Vec::new(), reads_itself: false, gathered: true }
+                }
+            })
             .collect();
-        let keep: Vec<bool> =
-            groups.iter().zip(&candidates).map(|(group, members)| pays(ground, group, members)).collect();
+        let mut read = vec![false; groups.len()];
+        for lit in groups.iter().flat_map(|g| &g.templates).flat_map(|t| &t.literals) {
+            if let WordLit::Group { group, .. } = lit {
+                read[*group as usize] = true;
+            }
+        }
+        let keep: Vec<bool> = groups
+            .iter()
+            .enumerate()
+            .map(|(g, group)| if group.gathered { read[g] } else { pays(ground, group) })
+            .collect();
         if keep.iter().all(|&k| k) {
             let entangled = entangled(ground, &member, groups.len());
             if entangled.is_empty() {
                 let rank = rank(ground, &member, groups.len());
-                return NodeWords { groups, member, rank };
+                return NodeWords { groups, member, rank, move_kinds };
             }
             candidates =
                 candidates.into_iter().enumerate().filter(|(g, _)| !entangled.contains(g)).map(|(_, c)| c).collect();
@@ -169,13 +246,7 @@ pub fn find(ground: &Ground, excluded: &[bool]) -> NodeWords {
 }
 
 /// The group of `members` (group `g`): the templates of their rules.
-fn group(
-    ground: &Ground,
-    g: u32,
-    members: &[u32],
-    member: &[Option<(u32, u32)>],
-    base_place: &[Option<u32>],
-) -> WordGroup {
+fn group(ground: &Ground, g: u32, members: &[u32], member: &[Option<(u32, u32)>], board: &Board) -> WordGroup {
     let mut templates: BTreeMap<Vec<WordLit>, u64> = BTreeMap::new();
     for &m in members {
         let p = member[m as usize].map_or(0, |(_, p)| p) as i32;
@@ -183,9 +254,13 @@ fn group(
             let mut literals: Vec<WordLit> = rule
                 .iter()
                 .map(|&lit| match lit.prop {
-                    Prop::Base(b) if base_place[b as usize].is_some() => {
+                    Prop::Base(b) if board.base[b as usize].is_some() => {
                         WordLit::Base { word: b / 64, shift: (b % 64) as i32 - p, positive: lit.positive }
                     }
+                    Prop::Does(r, m) => match board.moves.get(&(r, m)) {
+                        Some(&(kind, q)) => WordLit::Does { kind, shift: q as i32 - p, positive: lit.positive },
+                        None => WordLit::Fixed(lit),
+                    },
                     Prop::Node(k) => match member[k as usize] {
                         Some((h, q)) => WordLit::Group { group: h, shift: q as i32 - p, positive: lit.positive },
                         None => WordLit::Fixed(lit),
@@ -203,12 +278,14 @@ fn group(
         members: members.to_vec(),
         templates: templates.into_iter().map(|(literals, mask)| Template { literals, mask }).collect(),
         reads_itself,
+        gathered: false,
     }
 }
 
 /// Whether evaluating `group` as a word costs at most half of evaluating its members one by one.
-fn pays(ground: &Ground, group: &WordGroup, members: &[u32]) -> bool {
-    let one_by_one: usize = members.iter().flat_map(|&m| &ground.nodes[m as usize].rules).map(|r| r.len() + 1).sum();
+fn pays(ground: &Ground, group: &WordGroup) -> bool {
+    let one_by_one: usize =
+        group.members.iter().flat_map(|&m| &ground.nodes[m as usize].rules).map(|r| r.len() + 1).sum();
     let rounds = if group.reads_itself { ASSUMED_ROUNDS } else { 1 };
     let as_word: usize = group.templates.iter().map(|t| t.literals.len() + 1).sum::<usize>() * rounds;
     group.templates.len() <= MAX_TEMPLATES && 2 * as_word <= one_by_one
@@ -301,6 +378,47 @@ fn rank(ground: &Ground, member: &[Option<(u32, u32)>], groups: usize) -> Vec<u3
     rank
 }
 
+/// The place of every move of each role that names one (the first coordinates among the
+/// atoms of its name, longest first), and its kind: the role, and the rest of the name.
+fn move_places(ground: &Ground, coordinates: &BTreeMap<Vec<String>, u32>) -> (MovePlaces, Vec<MoveKind>) {
+    let lengths: BTreeSet<usize> = coordinates.keys().map(Vec::len).collect();
+    let mut kinds: BTreeMap<(u32, String, Vec<String>), u32> = BTreeMap::new();
+    let mut move_kinds: Vec<MoveKind> = Vec::new();
+    let mut places = BTreeMap::new();
+    for (role, moves) in ground.inputs.iter().enumerate() {
+        for &m in moves {
+            let name = &ground.moves[m as usize];
+            let atoms = atoms_of(name);
+            if atoms.len() > MAX_NAME_ATOMS {
+                continue;
+            }
+            let mut found: Option<(Vec<usize>, u32)> = None;
+            for &len in lengths.iter().rev() {
+                subsequences(atoms.len(), len, &mut Vec::new(), 0, &mut |at| {
+                    if found.is_none() {
+                        let key: Vec<String> = at.iter().map(|&k| atoms[k].clone()).collect();
+                        found = coordinates.get(&key).map(|&q| (at.to_vec(), q));
+                    }
+                });
+                if found.is_some() {
+                    break;
+                }
+            }
+            let Some((at, q)) = found else { continue };
+            let rest: Vec<String> =
+                atoms.iter().enumerate().filter(|(j, _)| !at.contains(j)).map(|(_, a)| a.clone()).collect();
+            let next = kinds.len() as u32;
+            let kind = *kinds.entry((role as u32, head_of(name), rest)).or_insert(next);
+            if kind as usize == move_kinds.len() {
+                move_kinds.push(MoveKind { role: role as u32, places: Vec::new() });
+            }
+            move_kinds[kind as usize].places.push((m, q));
+            places.insert((role as u32, m), (kind, q));
+        }
+    }
+    (places, move_kinds)
+}
+
 /// The place of every base fact on a board, when it has one, and the coordinates that name
 /// each place. A relation's facts are on a board when leaving out one argument (the colour, the
 /// mark) leaves coordinates of at least two atoms that name one bit within a word, the same
@@ -373,9 +491,9 @@ fn places(
     ground: &Ground,
     excluded: &[bool],
     heads: &[String],
-    base_place: &[Option<u32>],
+    board: &Board,
     coordinates: &BTreeMap<Vec<String>, u32>,
-) -> (Vec<Option<u32>>, Vec<Vec<String>>) {
+) -> (Vec<Option<u32>>, Vec<Option<Vec<String>>>) {
     let lengths: BTreeSet<usize> = coordinates.keys().map(Vec::len).collect();
     let mut of_head: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     let mut head_order: Vec<&str> = Vec::new();
@@ -390,7 +508,7 @@ fn places(
         nodes.push(i);
     }
     let mut place: Vec<Option<u32>> = vec![None; ground.nodes.len()];
-    let mut rest: Vec<Vec<String>> = vec![Vec::new(); ground.nodes.len()];
+    let mut rest: Vec<Option<Vec<String>>> = vec![None; ground.nodes.len()];
     for head in head_order {
         let nodes = &of_head[head];
         if nodes.len() < GROUP_MIN {
@@ -421,7 +539,8 @@ fn places(
                         key.and_then(|key| coordinates.get(&key).copied())
                     }
                     PlaceBy::FirstLiteral => ground.nodes[i].rules[0].first().and_then(|lit| match lit.prop {
-                        Prop::Base(b) => base_place[b as usize],
+                        Prop::Base(b) => board.base[b as usize],
+                        Prop::Does(r, m) => board.moves.get(&(r, m)).map(|&(_, q)| q),
                         Prop::Node(m) if heads[m as usize] == head => local.get(&(m as usize)).copied(),
                         Prop::Node(m) => place[m as usize],
                         _ => None,
@@ -436,7 +555,7 @@ fn places(
             // By shape, how many nodes are at each place.
             let mut shapes: BTreeMap<Vec<String>, BTreeMap<u32, usize>> = BTreeMap::new();
             for (&i, &p) in &local {
-                let shape = first_rule_shape(ground, i, p, &lookup, &name, base_place);
+                let shape = first_rule_shape(ground, i, p, &lookup, &name, board);
                 *shapes.entry(shape).or_default().entry(p).or_default() += 1;
             }
             // The most nodes in groups, in the fewest groups: a shape makes as many groups as
@@ -459,12 +578,14 @@ fn places(
                 place[i] = p;
                 // The atoms of a name that are not its coordinates (`n` of `(hasothercolorindir 3 4 n)`).
                 if let PlaceBy::Name(used) = &option {
-                    rest[i] = atoms[k]
-                        .iter()
-                        .enumerate()
-                        .filter(|(j, _)| !used.contains(j))
-                        .map(|(_, a)| a.clone())
-                        .collect();
+                    rest[i] = Some(
+                        atoms[k]
+                            .iter()
+                            .enumerate()
+                            .filter(|(j, _)| !used.contains(j))
+                            .map(|(_, a)| a.clone())
+                            .collect(),
+                    );
                 }
             }
         }
@@ -480,15 +601,19 @@ fn first_rule_shape(
     p: u32,
     place: &dyn Fn(usize) -> Option<u32>,
     name: &dyn Fn(usize) -> Option<String>,
-    base_place: &[Option<u32>],
+    board: &Board,
 ) -> Vec<String> {
     let shift = |q: u32| q as i64 - p as i64;
     let mut shape: Vec<String> = ground.nodes[i].rules[0]
         .iter()
         .map(|lit| match lit.prop {
-            Prop::Base(b) if base_place[b as usize].is_some() => {
+            Prop::Base(b) if board.base[b as usize].is_some() => {
                 format!("b{} {} {}", b / 64, shift(b % 64), lit.positive)
             }
+            Prop::Does(r, m) => match board.moves.get(&(r, m)) {
+                Some(&(kind, q)) => format!("d{} {} {}", kind, shift(q), lit.positive),
+                None => format!("f{lit:?}"),
+            },
             Prop::Node(m) => match (place(m as usize), name(m as usize)) {
                 (Some(q), Some(name)) => format!("n{} {} {}", name, shift(q), lit.positive),
                 _ => format!("f{lit:?}"),
@@ -610,6 +735,13 @@ mod tests {
                                     !w
                                 }
                             }
+                            WordLit::Does { positive, .. } => {
+                                if positive {
+                                    0
+                                } else {
+                                    u64::MAX
+                                }
+                            }
                             WordLit::Fixed(lit) => {
                                 let holds = match lit.prop {
                                     Prop::Base(b) => state[b as usize],
@@ -637,7 +769,7 @@ mod tests {
     #[test]
     fn a_row_of_runs_is_one_word_that_reads_itself() {
         let ground = runs();
-        let words = find(&ground, &vec![false; ground.nodes.len()]);
+        let words = find(&ground, &vec![false; ground.nodes.len()], &vec![false; ground.nodes.len()]);
         let reach: Vec<usize> =
             (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(reach")).collect();
         assert!(reach.len() >= 24, "{} reach nodes", reach.len());
@@ -659,7 +791,7 @@ mod tests {
     #[test]
     fn words_agree_with_the_nodes_one_by_one() {
         let ground = runs();
-        let words = find(&ground, &vec![false; ground.nodes.len()]);
+        let words = find(&ground, &vec![false; ground.nodes.len()], &vec![false; ground.nodes.len()]);
         assert!(!words.groups.is_empty());
         // States from a fixed pseudo-random sequence: each cell blank or marked.
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
