@@ -687,8 +687,9 @@ mod tests {
         crate::codegen::ground_source(RUNS, &Default::default()).expect("grounds")
     }
 
-    /// Every node's value in `state` (bits by base fact), one by one in the ground order.
-    fn one_by_one(ground: &Ground, state: &[bool]) -> Vec<bool> {
+    /// Every node's value in `state` (bits by base fact) after the moves `joint` (by role), one
+    /// by one in the ground order.
+    fn one_by_one(ground: &Ground, state: &[bool], joint: &[u32]) -> Vec<bool> {
         let mut value = vec![false; ground.nodes.len()];
         for (n, node) in ground.nodes.iter().enumerate() {
             value[n] = node.rules.iter().any(|rule| {
@@ -696,7 +697,8 @@ mod tests {
                     let holds = match lit.prop {
                         Prop::Base(b) => state[b as usize],
                         Prop::Node(m) => value[m as usize],
-                        Prop::Does(..) | Prop::Check(_) => false,
+                        Prop::Does(r, m) => joint[r as usize] == m,
+                        Prop::Check(_) => false,
                     };
                     holds == lit.positive
                 })
@@ -705,8 +707,9 @@ mod tests {
         value
     }
 
-    /// Every group's word in `state`, by its templates, groups in the order of their ranks.
-    fn as_words(words: &NodeWords, state: &[bool], value: &[bool]) -> Vec<u64> {
+    /// Every group's word in `state` after `joint`, by its templates (a gathered group's from
+    /// its members' values), groups in the order of their ranks.
+    fn as_words(words: &NodeWords, state: &[bool], joint: &[u32], value: &[bool]) -> Vec<u64> {
         let state_words: Vec<u64> = (0..state.len().div_ceil(64))
             .map(|w| (0..64).filter(|&b| state.get(64 * w + b) == Some(&true)).fold(0, |word, b| word | 1 << b))
             .collect();
@@ -715,6 +718,11 @@ mod tests {
         order.sort_by_key(|&g| words.rank[words.groups[g].members[0] as usize]);
         let mut group_words = vec![0u64; words.groups.len()];
         for g in order {
+            if words.groups[g].gathered {
+                let members = words.groups[g].members.iter().filter(|&&m| value[m as usize]);
+                group_words[g] = members.fold(0, |word, &m| word | 1 << words.member[m as usize].map_or(0, |(_, p)| p));
+                continue;
+            }
             loop {
                 let word = words.groups[g].templates.iter().fold(0, |word, template| {
                     word | template.literals.iter().fold(template.mask, |acc, &lit| {
@@ -735,11 +743,15 @@ mod tests {
                                     !w
                                 }
                             }
-                            WordLit::Does { positive, .. } => {
+                            WordLit::Does { kind, shift, positive } => {
+                                let kind = &words.move_kinds[kind as usize];
+                                let played = joint[kind.role as usize];
+                                let at = kind.places.iter().find(|&&(m, _)| m == played);
+                                let w = shifted(at.map_or(0, |&(_, p)| 1 << p), shift);
                                 if positive {
-                                    0
+                                    w
                                 } else {
-                                    u64::MAX
+                                    !w
                                 }
                             }
                             WordLit::Fixed(lit) => {
@@ -793,6 +805,9 @@ mod tests {
         let ground = runs();
         let words = find(&ground, &vec![false; ground.nodes.len()], &vec![false; ground.nodes.len()]);
         assert!(!words.groups.is_empty());
+        // The next state's marks read the move played as a word.
+        let literals = words.groups.iter().flat_map(|g| &g.templates).flat_map(|t| &t.literals);
+        assert!(literals.into_iter().any(|l| matches!(l, WordLit::Does { .. })));
         // States from a fixed pseudo-random sequence: each cell blank or marked.
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..200 {
@@ -804,8 +819,10 @@ mod tests {
                     !seed.is_multiple_of(3)
                 })
                 .collect();
-            let value = one_by_one(&ground, &state);
-            let group_words = as_words(&words, &state, &value);
+            let inputs = &ground.inputs[0];
+            let joint = [inputs[seed as usize % inputs.len()]];
+            let value = one_by_one(&ground, &state, &joint);
+            let group_words = as_words(&words, &state, &joint, &value);
             for (n, member) in words.member.iter().enumerate() {
                 if let Some((g, p)) = member {
                     assert_eq!(group_words[*g as usize] >> p & 1 != 0, value[n], "{}", ground.nodes[n].name);
