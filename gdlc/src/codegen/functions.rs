@@ -816,21 +816,11 @@ impl<'g> Emitter<'g> {
     /// changing when it reads itself.
     fn group_word(&self, g: u32) -> TokenStream {
         let group = &self.words.groups[g as usize];
-        let terms: Vec<TokenStream> = group
-            .templates
-            .iter()
-            .map(|template| {
-                let mask = hex(template.mask);
-                let lits = template.literals.iter().map(|&lit| self.word_lit(lit));
-                quote!(#mask #(& #lits)*)
-            })
-            .collect();
-        let word = match terms.as_slice() {
-            [] => quote!(0),
-            [term] => term.clone(),
-            _ => join(&terms.iter().map(|term| quote!((#term))).collect::<Vec<_>>(), quote!(|)),
-        };
+        let word = self.templates_or(&group.templates.iter().collect::<Vec<_>>());
         let k = Literal::u32_unsuffixed(g);
+        if let Some(doubling) = self.doubling(g) {
+            return doubling;
+        }
         if group.reads_itself {
             quote! {
                 loop {
@@ -843,6 +833,66 @@ impl<'g> Emitter<'g> {
             }
         } else {
             quote!(g[#k] = #word;)
+        }
+    }
+
+    /// Group `g`'s word by doubling, when one template alone reads the group, once, at one
+    /// distance `d` (a ray: `w = a | p & (w >> d)`): `w` gathers runs of `p` twice as long at
+    /// each step, so a chain of `c` members takes `log2(c + 1)` steps, with no branch.
+    fn doubling(&self, g: u32) -> Option<TokenStream> {
+        let group = &self.words.groups[g as usize];
+        let reads_self = |t: &&super::node_words::Template| {
+            t.literals.iter().any(|l| matches!(l, WordLit::Group { group, .. } if *group == g))
+        };
+        let (recursive, others): (Vec<_>, Vec<_>) = group.templates.iter().partition(|t| reads_self(t));
+        let [ray] = recursive.as_slice() else { return None };
+        let (own, rest): (Vec<WordLit>, Vec<WordLit>) =
+            ray.literals.iter().partition(|l| matches!(l, WordLit::Group { group, .. } if *group == g));
+        let [WordLit::Group { shift, positive: true, .. }] = own.as_slice() else { return None };
+        let base = self.templates_or(&others);
+        let mask = hex(ray.mask);
+        let lits = rest.iter().map(|&lit| self.word_lit(lit));
+        let steps = 32 - group.chain.leading_zeros();
+        let mut body = Vec::new();
+        for step in 0..steps {
+            let by = shift * (1 << step);
+            let amount = Literal::i32_unsuffixed(by.abs());
+            let (w, p) = if by > 0 {
+                (quote!(w >> #amount), quote!(p >> #amount))
+            } else {
+                (quote!(w << #amount), quote!(p << #amount))
+            };
+            body.push(quote!(w |= p & (#w);));
+            if step + 1 < steps {
+                body.push(quote!(p &= #p;));
+            }
+        }
+        let k = Literal::u32_unsuffixed(g);
+        let p_mut = (steps > 1).then(|| quote!(mut));
+        Some(quote! {
+            {
+                let mut w: u64 = #base;
+                let #p_mut p: u64 = #mask #(& #lits)*;
+                #(#body)*
+                g[#k] = w;
+            }
+        })
+    }
+
+    /// The `|` of `templates`, each the `&` of its mask and its literals' words.
+    fn templates_or(&self, templates: &[&super::node_words::Template]) -> TokenStream {
+        let terms: Vec<TokenStream> = templates
+            .iter()
+            .map(|template| {
+                let mask = hex(template.mask);
+                let lits = template.literals.iter().map(|&lit| self.word_lit(lit));
+                quote!(#mask #(& #lits)*)
+            })
+            .collect();
+        match terms.as_slice() {
+            [] => quote!(0),
+            [term] => term.clone(),
+            _ => join(&terms.iter().map(|term| quote!((#term))).collect::<Vec<_>>(), quote!(|)),
         }
     }
 

@@ -73,6 +73,8 @@ pub struct WordGroup {
     /// Whether the members are evaluated one by one (in the arms of the moves that guard
     /// them), each setting its bit, rather than by templates: a group that other groups read.
     pub gathered: bool,
+    /// The most members in a row of which each reads the next (0 when none reads another).
+    pub chain: u32,
 }
 
 /// The groups of a ground program, and how its nodes are evaluated around them.
@@ -216,7 +218,8 @@ pub fn find(ground: &Ground, never: &[bool], gathered_only: &[bool]) -> NodeWord
             .map(|(g, (members, gathered))| match gathered {
                 false => group(ground, g as u32, members, &member, &board),
                 true => {
-                    WordGroup { members: members.clone(), templates: Vec::new(), reads_itself: false, gathered: true }
+                    let members = members.clone();
+                    WordGroup { members, templates: Vec::new(), reads_itself: false, gathered: true, chain: 0 }
                 }
             })
             .collect();
@@ -274,11 +277,23 @@ fn group(ground: &Ground, g: u32, members: &[u32], member: &[Option<(u32, u32)>]
         }
     }
     let reads_itself = templates.keys().flatten().any(|l| matches!(l, WordLit::Group { group, .. } if *group == g));
+    // How many members in a row each read the next: members read only nodes before them.
+    let mut depth: BTreeMap<u32, u32> = BTreeMap::new();
+    for &m in members {
+        let reads = ground.nodes[m as usize].rules.iter().flatten().filter_map(|lit| match lit.prop {
+            Prop::Node(k) if member[k as usize].is_some_and(|(h, _)| h == g) => {
+                Some(depth.get(&k).map_or(1, |d| d + 1))
+            }
+            _ => None,
+        });
+        depth.insert(m, reads.max().unwrap_or(0));
+    }
     WordGroup {
         members: members.to_vec(),
         templates: templates.into_iter().map(|(literals, mask)| Template { literals, mask }).collect(),
         reads_itself,
         gathered: false,
+        chain: depth.values().copied().max().unwrap_or(0),
     }
 }
 

@@ -862,80 +862,99 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
         | ((0x7efefefefefefc & (s.0[0] >> 7) & s.0[1]));
     g[4] = ((0x3e3e3e3e3e3e3e3e & s.0[0] & (s.0[0] >> 1)))
         | ((0x3e3e3e3e3e3e3e3e & s.0[1] & (s.0[1] >> 1)));
-    loop {
-        let word = ((0x3e3e3e3e3e3e3e3e & g[0]))
-            | ((0x2020202020202020 & (g[0] >> 1) & g[4]))
-            | ((0x1e1e1e1e1e1e1e1e & g[4] & (g[5] >> 1)));
-        if word == g[5] {
-            break;
-        }
-        g[5] = word;
+    {
+        let mut w: u64 = ((0x3e3e3e3e3e3e3e3e & g[0]))
+            | ((0x2020202020202020 & (g[0] >> 1) & g[4]));
+        let mut p: u64 = 0x1e1e1e1e1e1e1e1e & g[4];
+        w |= p & (w >> 1);
+        p &= p >> 1;
+        w |= p & (w >> 2);
+        p &= p >> 2;
+        w |= p & (w >> 4);
+        g[5] = w;
     }
     g[6] = ((0xffffffffff00 & s.0[0] & (s.0[0] >> 8)))
         | ((0xffffffffff00 & s.0[1] & (s.0[1] >> 8)));
-    loop {
-        let word = ((0xffffffffff00 & g[1])) | ((0xff0000000000 & (g[1] >> 8) & g[6]))
-            | ((0xffffffff00 & g[6] & (g[7] >> 8)));
-        if word == g[7] {
-            break;
-        }
-        g[7] = word;
+    {
+        let mut w: u64 = ((0xffffffffff00 & g[1]))
+            | ((0xff0000000000 & (g[1] >> 8) & g[6]));
+        let mut p: u64 = 0xffffffff00 & g[6];
+        w |= p & (w >> 8);
+        p &= p >> 8;
+        w |= p & (w >> 16);
+        p &= p >> 16;
+        w |= p & (w >> 32);
+        g[7] = w;
     }
-    loop {
-        let word = ((0x404040404040404 & (g[0] << 2) & (g[4] << 1)))
-            | ((0x7c7c7c7c7c7c7c7c & (g[0] << 1)))
-            | ((0x7878787878787878 & (g[4] << 1) & (g[8] << 1)));
-        if word == g[8] {
-            break;
-        }
-        g[8] = word;
+    {
+        let mut w: u64 = ((0x404040404040404 & (g[0] << 2) & (g[4] << 1)))
+            | ((0x7c7c7c7c7c7c7c7c & (g[0] << 1)));
+        let mut p: u64 = 0x7878787878787878 & (g[4] << 1);
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        g[8] = w;
     }
-    loop {
-        let word = ((0xff0000 & (g[1] << 16) & (g[6] << 8)))
-            | ((0xffffffffff0000 & (g[1] << 8)))
-            | ((0xffffffff000000 & (g[6] << 8) & (g[9] << 8)));
-        if word == g[9] {
-            break;
-        }
-        g[9] = word;
+    {
+        let mut w: u64 = ((0xff0000 & (g[1] << 16) & (g[6] << 8)))
+            | ((0xffffffffff0000 & (g[1] << 8)));
+        let mut p: u64 = 0xffffffff000000 & (g[6] << 8);
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[9] = w;
     }
     g[10] = ((0x3e3e3e3e3e00 & s.0[0] & (s.0[0] >> 9)))
         | ((0x3e3e3e3e3e00 & s.0[1] & (s.0[1] >> 9)));
-    loop {
-        let word = ((0x40404047c0000 & (g[2] << 18) & (g[10] << 9)))
-            | ((0x7c7c7c7c7c0000 & (g[2] << 9)))
-            | ((0x78787878000000 & (g[10] << 9) & (g[11] << 9)));
-        if word == g[11] {
-            break;
-        }
-        g[11] = word;
+    {
+        let mut w: u64 = ((0x40404047c0000 & (g[2] << 18) & (g[10] << 9)))
+            | ((0x7c7c7c7c7c0000 & (g[2] << 9)));
+        let mut p: u64 = 0x78787878000000 & (g[10] << 9);
+        w |= p & (w << 9);
+        p &= p << 9;
+        w |= p & (w << 18);
+        p &= p << 18;
+        w |= p & (w << 36);
+        g[11] = w;
     }
     g[12] = ((0x7c7c7c7c7c00 & s.0[0] & (s.0[0] >> 7)))
         | ((0x7c7c7c7c7c00 & s.0[1] & (s.0[1] >> 7)));
-    loop {
-        let word = ((0x7c7c7c7c7c00 & g[3])) | ((0x7c0404040400 & (g[3] >> 7) & g[12]))
-            | ((0x7878787800 & g[12] & (g[13] >> 7)));
-        if word == g[13] {
-            break;
-        }
-        g[13] = word;
+    {
+        let mut w: u64 = ((0x7c7c7c7c7c00 & g[3]))
+            | ((0x7c0404040400 & (g[3] >> 7) & g[12]));
+        let mut p: u64 = 0x7878787800 & g[12];
+        w |= p & (w >> 7);
+        p &= p >> 7;
+        w |= p & (w >> 14);
+        p &= p >> 14;
+        w |= p & (w >> 28);
+        g[13] = w;
     }
-    loop {
-        let word = ((0x202020203e0000 & (g[3] << 14) & (g[12] << 7)))
-            | ((0x3e3e3e3e3e0000 & (g[3] << 7)))
-            | ((0x1e1e1e1e000000 & (g[12] << 7) & (g[14] << 7)));
-        if word == g[14] {
-            break;
-        }
-        g[14] = word;
+    {
+        let mut w: u64 = ((0x202020203e0000 & (g[3] << 14) & (g[12] << 7)))
+            | ((0x3e3e3e3e3e0000 & (g[3] << 7)));
+        let mut p: u64 = 0x1e1e1e1e000000 & (g[12] << 7);
+        w |= p & (w << 7);
+        p &= p << 7;
+        w |= p & (w << 14);
+        p &= p << 14;
+        w |= p & (w << 28);
+        g[14] = w;
     }
-    loop {
-        let word = ((0x3e3e3e3e3e00 & g[2])) | ((0x3e2020202000 & (g[2] >> 9) & g[10]))
-            | ((0x1e1e1e1e00 & g[10] & (g[15] >> 9)));
-        if word == g[15] {
-            break;
-        }
-        g[15] = word;
+    {
+        let mut w: u64 = ((0x3e3e3e3e3e00 & g[2]))
+            | ((0x3e2020202000 & (g[2] >> 9) & g[10]));
+        let mut p: u64 = 0x1e1e1e1e00 & g[10];
+        w |= p & (w >> 9);
+        p &= p >> 9;
+        w |= p & (w >> 18);
+        p &= p >> 18;
+        w |= p & (w >> 36);
+        g[15] = w;
     }
     g[16] = ((0xffffffffffffffff & s.0[0])) | ((0xffffffffffffffff & s.0[1]));
     n[0] = ((s.0[1] & 0x2 == 0x2) & (g[5] >> 1 & 1 != 0))
@@ -1130,80 +1149,99 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
         | ((0x7efefefefefefc & (s.0[0] >> 7) & s.0[1]));
     g[4] = ((0x3e3e3e3e3e3e3e3e & s.0[0] & (s.0[0] >> 1)))
         | ((0x3e3e3e3e3e3e3e3e & s.0[1] & (s.0[1] >> 1)));
-    loop {
-        let word = ((0x3e3e3e3e3e3e3e3e & g[0]))
-            | ((0x2020202020202020 & (g[0] >> 1) & g[4]))
-            | ((0x1e1e1e1e1e1e1e1e & g[4] & (g[5] >> 1)));
-        if word == g[5] {
-            break;
-        }
-        g[5] = word;
+    {
+        let mut w: u64 = ((0x3e3e3e3e3e3e3e3e & g[0]))
+            | ((0x2020202020202020 & (g[0] >> 1) & g[4]));
+        let mut p: u64 = 0x1e1e1e1e1e1e1e1e & g[4];
+        w |= p & (w >> 1);
+        p &= p >> 1;
+        w |= p & (w >> 2);
+        p &= p >> 2;
+        w |= p & (w >> 4);
+        g[5] = w;
     }
     g[6] = ((0xffffffffff00 & s.0[0] & (s.0[0] >> 8)))
         | ((0xffffffffff00 & s.0[1] & (s.0[1] >> 8)));
-    loop {
-        let word = ((0xffffffffff00 & g[1])) | ((0xff0000000000 & (g[1] >> 8) & g[6]))
-            | ((0xffffffff00 & g[6] & (g[7] >> 8)));
-        if word == g[7] {
-            break;
-        }
-        g[7] = word;
+    {
+        let mut w: u64 = ((0xffffffffff00 & g[1]))
+            | ((0xff0000000000 & (g[1] >> 8) & g[6]));
+        let mut p: u64 = 0xffffffff00 & g[6];
+        w |= p & (w >> 8);
+        p &= p >> 8;
+        w |= p & (w >> 16);
+        p &= p >> 16;
+        w |= p & (w >> 32);
+        g[7] = w;
     }
-    loop {
-        let word = ((0x404040404040404 & (g[0] << 2) & (g[4] << 1)))
-            | ((0x7c7c7c7c7c7c7c7c & (g[0] << 1)))
-            | ((0x7878787878787878 & (g[4] << 1) & (g[8] << 1)));
-        if word == g[8] {
-            break;
-        }
-        g[8] = word;
+    {
+        let mut w: u64 = ((0x404040404040404 & (g[0] << 2) & (g[4] << 1)))
+            | ((0x7c7c7c7c7c7c7c7c & (g[0] << 1)));
+        let mut p: u64 = 0x7878787878787878 & (g[4] << 1);
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        g[8] = w;
     }
-    loop {
-        let word = ((0xff0000 & (g[1] << 16) & (g[6] << 8)))
-            | ((0xffffffffff0000 & (g[1] << 8)))
-            | ((0xffffffff000000 & (g[6] << 8) & (g[9] << 8)));
-        if word == g[9] {
-            break;
-        }
-        g[9] = word;
+    {
+        let mut w: u64 = ((0xff0000 & (g[1] << 16) & (g[6] << 8)))
+            | ((0xffffffffff0000 & (g[1] << 8)));
+        let mut p: u64 = 0xffffffff000000 & (g[6] << 8);
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[9] = w;
     }
     g[10] = ((0x3e3e3e3e3e00 & s.0[0] & (s.0[0] >> 9)))
         | ((0x3e3e3e3e3e00 & s.0[1] & (s.0[1] >> 9)));
-    loop {
-        let word = ((0x40404047c0000 & (g[2] << 18) & (g[10] << 9)))
-            | ((0x7c7c7c7c7c0000 & (g[2] << 9)))
-            | ((0x78787878000000 & (g[10] << 9) & (g[11] << 9)));
-        if word == g[11] {
-            break;
-        }
-        g[11] = word;
+    {
+        let mut w: u64 = ((0x40404047c0000 & (g[2] << 18) & (g[10] << 9)))
+            | ((0x7c7c7c7c7c0000 & (g[2] << 9)));
+        let mut p: u64 = 0x78787878000000 & (g[10] << 9);
+        w |= p & (w << 9);
+        p &= p << 9;
+        w |= p & (w << 18);
+        p &= p << 18;
+        w |= p & (w << 36);
+        g[11] = w;
     }
     g[12] = ((0x7c7c7c7c7c00 & s.0[0] & (s.0[0] >> 7)))
         | ((0x7c7c7c7c7c00 & s.0[1] & (s.0[1] >> 7)));
-    loop {
-        let word = ((0x7c7c7c7c7c00 & g[3])) | ((0x7c0404040400 & (g[3] >> 7) & g[12]))
-            | ((0x7878787800 & g[12] & (g[13] >> 7)));
-        if word == g[13] {
-            break;
-        }
-        g[13] = word;
+    {
+        let mut w: u64 = ((0x7c7c7c7c7c00 & g[3]))
+            | ((0x7c0404040400 & (g[3] >> 7) & g[12]));
+        let mut p: u64 = 0x7878787800 & g[12];
+        w |= p & (w >> 7);
+        p &= p >> 7;
+        w |= p & (w >> 14);
+        p &= p >> 14;
+        w |= p & (w >> 28);
+        g[13] = w;
     }
-    loop {
-        let word = ((0x202020203e0000 & (g[3] << 14) & (g[12] << 7)))
-            | ((0x3e3e3e3e3e0000 & (g[3] << 7)))
-            | ((0x1e1e1e1e000000 & (g[12] << 7) & (g[14] << 7)));
-        if word == g[14] {
-            break;
-        }
-        g[14] = word;
+    {
+        let mut w: u64 = ((0x202020203e0000 & (g[3] << 14) & (g[12] << 7)))
+            | ((0x3e3e3e3e3e0000 & (g[3] << 7)));
+        let mut p: u64 = 0x1e1e1e1e000000 & (g[12] << 7);
+        w |= p & (w << 7);
+        p &= p << 7;
+        w |= p & (w << 14);
+        p &= p << 14;
+        w |= p & (w << 28);
+        g[14] = w;
     }
-    loop {
-        let word = ((0x3e3e3e3e3e00 & g[2])) | ((0x3e2020202000 & (g[2] >> 9) & g[10]))
-            | ((0x1e1e1e1e00 & g[10] & (g[15] >> 9)));
-        if word == g[15] {
-            break;
-        }
-        g[15] = word;
+    {
+        let mut w: u64 = ((0x3e3e3e3e3e00 & g[2]))
+            | ((0x3e2020202000 & (g[2] >> 9) & g[10]));
+        let mut p: u64 = 0x1e1e1e1e00 & g[10];
+        w |= p & (w >> 9);
+        p &= p >> 9;
+        w |= p & (w >> 18);
+        p &= p >> 18;
+        w |= p & (w >> 36);
+        g[15] = w;
     }
     g[16] = ((0xffffffffffffffff & s.0[0])) | ((0xffffffffffffffff & s.0[1]));
     n[0] = ((s.0[0] & 0x2 == 0x2) & (g[5] >> 1 & 1 != 0))
@@ -1405,80 +1443,99 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | ((0x7efefefefefefc & (s.0[0] >> 7) & s.0[1]));
     g[4] = ((0x3e3e3e3e3e3e3e3e & s.0[0] & (s.0[0] >> 1)))
         | ((0x3e3e3e3e3e3e3e3e & s.0[1] & (s.0[1] >> 1)));
-    loop {
-        let word = ((0x3e3e3e3e3e3e3e3e & g[0]))
-            | ((0x2020202020202020 & (g[0] >> 1) & g[4]))
-            | ((0x1e1e1e1e1e1e1e1e & g[4] & (g[5] >> 1)));
-        if word == g[5] {
-            break;
-        }
-        g[5] = word;
+    {
+        let mut w: u64 = ((0x3e3e3e3e3e3e3e3e & g[0]))
+            | ((0x2020202020202020 & (g[0] >> 1) & g[4]));
+        let mut p: u64 = 0x1e1e1e1e1e1e1e1e & g[4];
+        w |= p & (w >> 1);
+        p &= p >> 1;
+        w |= p & (w >> 2);
+        p &= p >> 2;
+        w |= p & (w >> 4);
+        g[5] = w;
     }
     g[6] = ((0xffffffffff00 & s.0[0] & (s.0[0] >> 8)))
         | ((0xffffffffff00 & s.0[1] & (s.0[1] >> 8)));
-    loop {
-        let word = ((0xffffffffff00 & g[1])) | ((0xff0000000000 & (g[1] >> 8) & g[6]))
-            | ((0xffffffff00 & g[6] & (g[7] >> 8)));
-        if word == g[7] {
-            break;
-        }
-        g[7] = word;
+    {
+        let mut w: u64 = ((0xffffffffff00 & g[1]))
+            | ((0xff0000000000 & (g[1] >> 8) & g[6]));
+        let mut p: u64 = 0xffffffff00 & g[6];
+        w |= p & (w >> 8);
+        p &= p >> 8;
+        w |= p & (w >> 16);
+        p &= p >> 16;
+        w |= p & (w >> 32);
+        g[7] = w;
     }
-    loop {
-        let word = ((0x404040404040404 & (g[0] << 2) & (g[4] << 1)))
-            | ((0x7c7c7c7c7c7c7c7c & (g[0] << 1)))
-            | ((0x7878787878787878 & (g[4] << 1) & (g[8] << 1)));
-        if word == g[8] {
-            break;
-        }
-        g[8] = word;
+    {
+        let mut w: u64 = ((0x404040404040404 & (g[0] << 2) & (g[4] << 1)))
+            | ((0x7c7c7c7c7c7c7c7c & (g[0] << 1)));
+        let mut p: u64 = 0x7878787878787878 & (g[4] << 1);
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        g[8] = w;
     }
-    loop {
-        let word = ((0xff0000 & (g[1] << 16) & (g[6] << 8)))
-            | ((0xffffffffff0000 & (g[1] << 8)))
-            | ((0xffffffff000000 & (g[6] << 8) & (g[9] << 8)));
-        if word == g[9] {
-            break;
-        }
-        g[9] = word;
+    {
+        let mut w: u64 = ((0xff0000 & (g[1] << 16) & (g[6] << 8)))
+            | ((0xffffffffff0000 & (g[1] << 8)));
+        let mut p: u64 = 0xffffffff000000 & (g[6] << 8);
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[9] = w;
     }
     g[10] = ((0x3e3e3e3e3e00 & s.0[0] & (s.0[0] >> 9)))
         | ((0x3e3e3e3e3e00 & s.0[1] & (s.0[1] >> 9)));
-    loop {
-        let word = ((0x40404047c0000 & (g[2] << 18) & (g[10] << 9)))
-            | ((0x7c7c7c7c7c0000 & (g[2] << 9)))
-            | ((0x78787878000000 & (g[10] << 9) & (g[11] << 9)));
-        if word == g[11] {
-            break;
-        }
-        g[11] = word;
+    {
+        let mut w: u64 = ((0x40404047c0000 & (g[2] << 18) & (g[10] << 9)))
+            | ((0x7c7c7c7c7c0000 & (g[2] << 9)));
+        let mut p: u64 = 0x78787878000000 & (g[10] << 9);
+        w |= p & (w << 9);
+        p &= p << 9;
+        w |= p & (w << 18);
+        p &= p << 18;
+        w |= p & (w << 36);
+        g[11] = w;
     }
     g[12] = ((0x7c7c7c7c7c00 & s.0[0] & (s.0[0] >> 7)))
         | ((0x7c7c7c7c7c00 & s.0[1] & (s.0[1] >> 7)));
-    loop {
-        let word = ((0x7c7c7c7c7c00 & g[3])) | ((0x7c0404040400 & (g[3] >> 7) & g[12]))
-            | ((0x7878787800 & g[12] & (g[13] >> 7)));
-        if word == g[13] {
-            break;
-        }
-        g[13] = word;
+    {
+        let mut w: u64 = ((0x7c7c7c7c7c00 & g[3]))
+            | ((0x7c0404040400 & (g[3] >> 7) & g[12]));
+        let mut p: u64 = 0x7878787800 & g[12];
+        w |= p & (w >> 7);
+        p &= p >> 7;
+        w |= p & (w >> 14);
+        p &= p >> 14;
+        w |= p & (w >> 28);
+        g[13] = w;
     }
-    loop {
-        let word = ((0x202020203e0000 & (g[3] << 14) & (g[12] << 7)))
-            | ((0x3e3e3e3e3e0000 & (g[3] << 7)))
-            | ((0x1e1e1e1e000000 & (g[12] << 7) & (g[14] << 7)));
-        if word == g[14] {
-            break;
-        }
-        g[14] = word;
+    {
+        let mut w: u64 = ((0x202020203e0000 & (g[3] << 14) & (g[12] << 7)))
+            | ((0x3e3e3e3e3e0000 & (g[3] << 7)));
+        let mut p: u64 = 0x1e1e1e1e000000 & (g[12] << 7);
+        w |= p & (w << 7);
+        p &= p << 7;
+        w |= p & (w << 14);
+        p &= p << 14;
+        w |= p & (w << 28);
+        g[14] = w;
     }
-    loop {
-        let word = ((0x3e3e3e3e3e00 & g[2])) | ((0x3e2020202000 & (g[2] >> 9) & g[10]))
-            | ((0x1e1e1e1e00 & g[10] & (g[15] >> 9)));
-        if word == g[15] {
-            break;
-        }
-        g[15] = word;
+    {
+        let mut w: u64 = ((0x3e3e3e3e3e00 & g[2]))
+            | ((0x3e2020202000 & (g[2] >> 9) & g[10]));
+        let mut p: u64 = 0x1e1e1e1e00 & g[10];
+        w |= p & (w >> 9);
+        p &= p >> 9;
+        w |= p & (w >> 18);
+        p &= p >> 18;
+        w |= p & (w >> 36);
+        g[15] = w;
     }
     match joint[0].0 {
         0 => {
@@ -6951,80 +7008,99 @@ pub fn terminal(s: &State) -> bool {
         | ((0x7efefefefefefc & (s.0[0] >> 7) & s.0[1]));
     g[4] = ((0x3e3e3e3e3e3e3e3e & s.0[0] & (s.0[0] >> 1)))
         | ((0x3e3e3e3e3e3e3e3e & s.0[1] & (s.0[1] >> 1)));
-    loop {
-        let word = ((0x3e3e3e3e3e3e3e3e & g[0]))
-            | ((0x2020202020202020 & (g[0] >> 1) & g[4]))
-            | ((0x1e1e1e1e1e1e1e1e & g[4] & (g[5] >> 1)));
-        if word == g[5] {
-            break;
-        }
-        g[5] = word;
+    {
+        let mut w: u64 = ((0x3e3e3e3e3e3e3e3e & g[0]))
+            | ((0x2020202020202020 & (g[0] >> 1) & g[4]));
+        let mut p: u64 = 0x1e1e1e1e1e1e1e1e & g[4];
+        w |= p & (w >> 1);
+        p &= p >> 1;
+        w |= p & (w >> 2);
+        p &= p >> 2;
+        w |= p & (w >> 4);
+        g[5] = w;
     }
     g[6] = ((0xffffffffff00 & s.0[0] & (s.0[0] >> 8)))
         | ((0xffffffffff00 & s.0[1] & (s.0[1] >> 8)));
-    loop {
-        let word = ((0xffffffffff00 & g[1])) | ((0xff0000000000 & (g[1] >> 8) & g[6]))
-            | ((0xffffffff00 & g[6] & (g[7] >> 8)));
-        if word == g[7] {
-            break;
-        }
-        g[7] = word;
+    {
+        let mut w: u64 = ((0xffffffffff00 & g[1]))
+            | ((0xff0000000000 & (g[1] >> 8) & g[6]));
+        let mut p: u64 = 0xffffffff00 & g[6];
+        w |= p & (w >> 8);
+        p &= p >> 8;
+        w |= p & (w >> 16);
+        p &= p >> 16;
+        w |= p & (w >> 32);
+        g[7] = w;
     }
-    loop {
-        let word = ((0x404040404040404 & (g[0] << 2) & (g[4] << 1)))
-            | ((0x7c7c7c7c7c7c7c7c & (g[0] << 1)))
-            | ((0x7878787878787878 & (g[4] << 1) & (g[8] << 1)));
-        if word == g[8] {
-            break;
-        }
-        g[8] = word;
+    {
+        let mut w: u64 = ((0x404040404040404 & (g[0] << 2) & (g[4] << 1)))
+            | ((0x7c7c7c7c7c7c7c7c & (g[0] << 1)));
+        let mut p: u64 = 0x7878787878787878 & (g[4] << 1);
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        g[8] = w;
     }
-    loop {
-        let word = ((0xff0000 & (g[1] << 16) & (g[6] << 8)))
-            | ((0xffffffffff0000 & (g[1] << 8)))
-            | ((0xffffffff000000 & (g[6] << 8) & (g[9] << 8)));
-        if word == g[9] {
-            break;
-        }
-        g[9] = word;
+    {
+        let mut w: u64 = ((0xff0000 & (g[1] << 16) & (g[6] << 8)))
+            | ((0xffffffffff0000 & (g[1] << 8)));
+        let mut p: u64 = 0xffffffff000000 & (g[6] << 8);
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[9] = w;
     }
     g[10] = ((0x3e3e3e3e3e00 & s.0[0] & (s.0[0] >> 9)))
         | ((0x3e3e3e3e3e00 & s.0[1] & (s.0[1] >> 9)));
-    loop {
-        let word = ((0x40404047c0000 & (g[2] << 18) & (g[10] << 9)))
-            | ((0x7c7c7c7c7c0000 & (g[2] << 9)))
-            | ((0x78787878000000 & (g[10] << 9) & (g[11] << 9)));
-        if word == g[11] {
-            break;
-        }
-        g[11] = word;
+    {
+        let mut w: u64 = ((0x40404047c0000 & (g[2] << 18) & (g[10] << 9)))
+            | ((0x7c7c7c7c7c0000 & (g[2] << 9)));
+        let mut p: u64 = 0x78787878000000 & (g[10] << 9);
+        w |= p & (w << 9);
+        p &= p << 9;
+        w |= p & (w << 18);
+        p &= p << 18;
+        w |= p & (w << 36);
+        g[11] = w;
     }
     g[12] = ((0x7c7c7c7c7c00 & s.0[0] & (s.0[0] >> 7)))
         | ((0x7c7c7c7c7c00 & s.0[1] & (s.0[1] >> 7)));
-    loop {
-        let word = ((0x7c7c7c7c7c00 & g[3])) | ((0x7c0404040400 & (g[3] >> 7) & g[12]))
-            | ((0x7878787800 & g[12] & (g[13] >> 7)));
-        if word == g[13] {
-            break;
-        }
-        g[13] = word;
+    {
+        let mut w: u64 = ((0x7c7c7c7c7c00 & g[3]))
+            | ((0x7c0404040400 & (g[3] >> 7) & g[12]));
+        let mut p: u64 = 0x7878787800 & g[12];
+        w |= p & (w >> 7);
+        p &= p >> 7;
+        w |= p & (w >> 14);
+        p &= p >> 14;
+        w |= p & (w >> 28);
+        g[13] = w;
     }
-    loop {
-        let word = ((0x202020203e0000 & (g[3] << 14) & (g[12] << 7)))
-            | ((0x3e3e3e3e3e0000 & (g[3] << 7)))
-            | ((0x1e1e1e1e000000 & (g[12] << 7) & (g[14] << 7)));
-        if word == g[14] {
-            break;
-        }
-        g[14] = word;
+    {
+        let mut w: u64 = ((0x202020203e0000 & (g[3] << 14) & (g[12] << 7)))
+            | ((0x3e3e3e3e3e0000 & (g[3] << 7)));
+        let mut p: u64 = 0x1e1e1e1e000000 & (g[12] << 7);
+        w |= p & (w << 7);
+        p &= p << 7;
+        w |= p & (w << 14);
+        p &= p << 14;
+        w |= p & (w << 28);
+        g[14] = w;
     }
-    loop {
-        let word = ((0x3e3e3e3e3e00 & g[2])) | ((0x3e2020202000 & (g[2] >> 9) & g[10]))
-            | ((0x1e1e1e1e00 & g[10] & (g[15] >> 9)));
-        if word == g[15] {
-            break;
-        }
-        g[15] = word;
+    {
+        let mut w: u64 = ((0x3e3e3e3e3e00 & g[2]))
+            | ((0x3e2020202000 & (g[2] >> 9) & g[10]));
+        let mut p: u64 = 0x1e1e1e1e00 & g[10];
+        w |= p & (w >> 9);
+        p &= p >> 9;
+        w |= p & (w >> 18);
+        p &= p >> 18;
+        w |= p & (w >> 36);
+        g[15] = w;
     }
     g[16] = ((0xffffffffffffffff & s.0[0])) | ((0xffffffffffffffff & s.0[1]));
     n[0] = ((s.0[1] & 0x2 == 0x2) & (g[5] >> 1 & 1 != 0))
@@ -7311,945 +7387,1637 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut g = [0u64; 130];
     n[0] = s.0[0] & 0x3 == 0;
     n[1] = s.0[1] & 0x3 == 0;
-    loop {
-        let word = ((0xfffffffffffffff8 & !s.0[0] & (g[36] << 1)))
-            | ((0x4 & !s.0[0] & 0u64.wrapping_sub((n[0]) as u64)));
-        if word == g[36] {
-            break;
-        }
-        g[36] = word;
+    {
+        let mut w: u64 = 0x4 & !s.0[0] & 0u64.wrapping_sub((n[0]) as u64);
+        let mut p: u64 = 0xfffffffffffffff8 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[36] = w;
     }
-    loop {
-        let word = ((0xfffffffffffffff8 & !s.0[1] & (g[37] << 1)))
-            | ((0x4 & !s.0[1] & 0u64.wrapping_sub((n[1]) as u64)));
-        if word == g[37] {
-            break;
-        }
-        g[37] = word;
+    {
+        let mut w: u64 = 0x4 & !s.0[1] & 0u64.wrapping_sub((n[1]) as u64);
+        let mut p: u64 = 0xfffffffffffffff8 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[37] = w;
     }
     n[2] = (s.0[0] & 0x3 == 0x2) | (s.0[0] & 0x3 == 0x1);
     n[3] = (s.0[1] & 0x3 == 0x2) | (s.0[1] & 0x3 == 0x1);
-    loop {
-        let word = ((0xfffffffffffffff8 & !s.0[0] & (g[38] << 1)))
-            | ((0x4 & !s.0[0] & 0u64.wrapping_sub((n[2]) as u64)))
+    {
+        let mut w: u64 = ((0x4 & !s.0[0] & 0u64.wrapping_sub((n[2]) as u64)))
             | ((0xfffffffffffffff8 & s.0[0] & (g[36] << 1)))
             | ((0x4 & s.0[0] & 0u64.wrapping_sub((n[0]) as u64)));
-        if word == g[38] {
-            break;
-        }
-        g[38] = word;
+        let mut p: u64 = 0xfffffffffffffff8 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[38] = w;
     }
-    loop {
-        let word = ((0xfffffffffffffff8 & !s.0[1] & (g[39] << 1)))
-            | ((0x4 & !s.0[1] & 0u64.wrapping_sub((n[3]) as u64)))
+    {
+        let mut w: u64 = ((0x4 & !s.0[1] & 0u64.wrapping_sub((n[3]) as u64)))
             | ((0xfffffffffffffff8 & s.0[1] & (g[37] << 1)))
             | ((0x4 & s.0[1] & 0u64.wrapping_sub((n[1]) as u64)));
-        if word == g[39] {
-            break;
-        }
-        g[39] = word;
+        let mut p: u64 = 0xfffffffffffffff8 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[39] = w;
     }
     n[4] = s.0[0] & 0x3 == 0x3;
     n[5] = s.0[1] & 0x3 == 0x3;
-    loop {
-        let word = ((0xfffffffffffffff8 & !s.0[0] & (g[40] << 1)))
-            | ((0x4 & !s.0[0] & 0u64.wrapping_sub((n[4]) as u64)))
+    {
+        let mut w: u64 = ((0x4 & !s.0[0] & 0u64.wrapping_sub((n[4]) as u64)))
             | ((0xfffffffffffffff8 & s.0[0] & (g[38] << 1)))
             | ((0x4 & s.0[0] & 0u64.wrapping_sub((n[2]) as u64)));
-        if word == g[40] {
-            break;
-        }
-        g[40] = word;
+        let mut p: u64 = 0xfffffffffffffff8 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[40] = w;
     }
-    loop {
-        let word = ((0xfffffffffffffff8 & !s.0[1] & (g[41] << 1)))
-            | ((0x4 & !s.0[1] & 0u64.wrapping_sub((n[5]) as u64)))
+    {
+        let mut w: u64 = ((0x4 & !s.0[1] & 0u64.wrapping_sub((n[5]) as u64)))
             | ((0xfffffffffffffff8 & s.0[1] & (g[39] << 1)))
             | ((0x4 & s.0[1] & 0u64.wrapping_sub((n[3]) as u64)));
-        if word == g[41] {
-            break;
-        }
-        g[41] = word;
+        let mut p: u64 = 0xfffffffffffffff8 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[41] = w;
     }
     n[6] = (s.0[0] & 0x4 == 0x4) & (n[4]);
     n[7] = (s.0[1] & 0x4 == 0x4) & (n[5]);
-    loop {
-        let word = ((0xfffffffffffffff0 & !s.0[0] & (g[42] << 1)))
-            | ((0x8 & !s.0[0] & 0u64.wrapping_sub((n[6]) as u64)))
+    {
+        let mut w: u64 = ((0x8 & !s.0[0] & 0u64.wrapping_sub((n[6]) as u64)))
             | ((0xfffffffffffffff8 & s.0[0] & (g[40] << 1)));
-        if word == g[42] {
-            break;
-        }
-        g[42] = word;
+        let mut p: u64 = 0xfffffffffffffff0 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[42] = w;
     }
-    loop {
-        let word = ((0xfffffffffffffff0 & !s.0[1] & (g[43] << 1)))
-            | ((0x8 & !s.0[1] & 0u64.wrapping_sub((n[7]) as u64)))
+    {
+        let mut w: u64 = ((0x8 & !s.0[1] & 0u64.wrapping_sub((n[7]) as u64)))
             | ((0xfffffffffffffff8 & s.0[1] & (g[41] << 1)));
-        if word == g[43] {
-            break;
-        }
-        g[43] = word;
+        let mut p: u64 = 0xfffffffffffffff0 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[43] = w;
     }
     n[8] = (s.0[0] & 0x8 == 0x8) & (n[6]);
     n[9] = (s.0[1] & 0x8 == 0x8) & (n[7]);
-    loop {
-        let word = ((0xffffffffffffffe0 & !s.0[0] & (g[44] << 1)))
-            | ((0x10 & !s.0[0] & 0u64.wrapping_sub((n[8]) as u64)))
+    {
+        let mut w: u64 = ((0x10 & !s.0[0] & 0u64.wrapping_sub((n[8]) as u64)))
             | ((0xfffffffffffffff0 & s.0[0] & (g[42] << 1)));
-        if word == g[44] {
-            break;
-        }
-        g[44] = word;
+        let mut p: u64 = 0xffffffffffffffe0 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[44] = w;
     }
-    loop {
-        let word = ((0xffffffffffffffe0 & !s.0[1] & (g[45] << 1)))
-            | ((0x10 & !s.0[1] & 0u64.wrapping_sub((n[9]) as u64)))
+    {
+        let mut w: u64 = ((0x10 & !s.0[1] & 0u64.wrapping_sub((n[9]) as u64)))
             | ((0xfffffffffffffff0 & s.0[1] & (g[43] << 1)));
-        if word == g[45] {
-            break;
-        }
-        g[45] = word;
+        let mut p: u64 = 0xffffffffffffffe0 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[45] = w;
     }
     n[10] = (s.0[0] & 0x10 == 0x10) & (n[8]);
     n[11] = (s.0[1] & 0x10 == 0x10) & (n[9]);
-    loop {
-        let word = ((0xffffffffffffffc0 & !s.0[0] & (g[46] << 1)))
-            | ((0x20 & !s.0[0] & 0u64.wrapping_sub((n[10]) as u64)))
+    {
+        let mut w: u64 = ((0x20 & !s.0[0] & 0u64.wrapping_sub((n[10]) as u64)))
             | ((0xffffffffffffffe0 & s.0[0] & (g[44] << 1)));
-        if word == g[46] {
-            break;
-        }
-        g[46] = word;
+        let mut p: u64 = 0xffffffffffffffc0 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[46] = w;
     }
-    loop {
-        let word = ((0xffffffffffffffc0 & !s.0[1] & (g[47] << 1)))
-            | ((0x20 & !s.0[1] & 0u64.wrapping_sub((n[11]) as u64)))
+    {
+        let mut w: u64 = ((0x20 & !s.0[1] & 0u64.wrapping_sub((n[11]) as u64)))
             | ((0xffffffffffffffe0 & s.0[1] & (g[45] << 1)));
-        if word == g[47] {
-            break;
-        }
-        g[47] = word;
+        let mut p: u64 = 0xffffffffffffffc0 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[47] = w;
     }
     n[12] = (s.0[0] & 0x20 == 0x20) & (n[10]);
     n[13] = (s.0[1] & 0x20 == 0x20) & (n[11]);
-    loop {
-        let word = ((0xffffffffffffff80 & !s.0[0] & (g[48] << 1)))
-            | ((0x40 & !s.0[0] & 0u64.wrapping_sub((n[12]) as u64)))
+    {
+        let mut w: u64 = ((0x40 & !s.0[0] & 0u64.wrapping_sub((n[12]) as u64)))
             | ((0xffffffffffffffc0 & s.0[0] & (g[46] << 1)));
-        if word == g[48] {
-            break;
-        }
-        g[48] = word;
+        let mut p: u64 = 0xffffffffffffff80 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[48] = w;
     }
-    loop {
-        let word = ((0xffffffffffffff80 & !s.0[1] & (g[49] << 1)))
-            | ((0x40 & !s.0[1] & 0u64.wrapping_sub((n[13]) as u64)))
+    {
+        let mut w: u64 = ((0x40 & !s.0[1] & 0u64.wrapping_sub((n[13]) as u64)))
             | ((0xffffffffffffffc0 & s.0[1] & (g[47] << 1)));
-        if word == g[49] {
-            break;
-        }
-        g[49] = word;
+        let mut p: u64 = 0xffffffffffffff80 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[49] = w;
     }
     n[14] = (s.0[0] & 0x40 == 0x40) & (n[12]);
     n[15] = (s.0[1] & 0x40 == 0x40) & (n[13]);
-    loop {
-        let word = ((0xffffffffffffff00 & !s.0[0] & (g[50] << 1)))
-            | ((0x80 & !s.0[0] & 0u64.wrapping_sub((n[14]) as u64)))
+    {
+        let mut w: u64 = ((0x80 & !s.0[0] & 0u64.wrapping_sub((n[14]) as u64)))
             | ((0xffffffffffffff80 & s.0[0] & (g[48] << 1)));
-        if word == g[50] {
-            break;
-        }
-        g[50] = word;
+        let mut p: u64 = 0xffffffffffffff00 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[50] = w;
     }
-    loop {
-        let word = ((0xffffffffffffff00 & !s.0[1] & (g[51] << 1)))
-            | ((0x80 & !s.0[1] & 0u64.wrapping_sub((n[15]) as u64)))
+    {
+        let mut w: u64 = ((0x80 & !s.0[1] & 0u64.wrapping_sub((n[15]) as u64)))
             | ((0xffffffffffffff80 & s.0[1] & (g[49] << 1)));
-        if word == g[51] {
-            break;
-        }
-        g[51] = word;
+        let mut p: u64 = 0xffffffffffffff00 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[51] = w;
     }
     n[16] = (s.0[0] & 0x80 == 0x80) & (n[14]);
     n[17] = (s.0[1] & 0x80 == 0x80) & (n[15]);
-    loop {
-        let word = ((0xfffffffffffffe00 & !s.0[0] & (g[52] << 1)))
-            | ((0x100 & !s.0[0] & 0u64.wrapping_sub((n[16]) as u64)))
+    {
+        let mut w: u64 = ((0x100 & !s.0[0] & 0u64.wrapping_sub((n[16]) as u64)))
             | ((0xffffffffffffff00 & s.0[0] & (g[50] << 1)));
-        if word == g[52] {
-            break;
-        }
-        g[52] = word;
+        let mut p: u64 = 0xfffffffffffffe00 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[52] = w;
     }
-    loop {
-        let word = ((0xfffffffffffffe00 & !s.0[1] & (g[53] << 1)))
-            | ((0x100 & !s.0[1] & 0u64.wrapping_sub((n[17]) as u64)))
+    {
+        let mut w: u64 = ((0x100 & !s.0[1] & 0u64.wrapping_sub((n[17]) as u64)))
             | ((0xffffffffffffff00 & s.0[1] & (g[51] << 1)));
-        if word == g[53] {
-            break;
-        }
-        g[53] = word;
+        let mut p: u64 = 0xfffffffffffffe00 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[53] = w;
     }
     n[18] = (s.0[0] & 0x100 == 0x100) & (n[16]);
     n[19] = (s.0[1] & 0x100 == 0x100) & (n[17]);
-    loop {
-        let word = ((0xfffffffffffffc00 & !s.0[0] & (g[54] << 1)))
-            | ((0x200 & !s.0[0] & 0u64.wrapping_sub((n[18]) as u64)))
+    {
+        let mut w: u64 = ((0x200 & !s.0[0] & 0u64.wrapping_sub((n[18]) as u64)))
             | ((0xfffffffffffffe00 & s.0[0] & (g[52] << 1)));
-        if word == g[54] {
-            break;
-        }
-        g[54] = word;
+        let mut p: u64 = 0xfffffffffffffc00 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[54] = w;
     }
-    loop {
-        let word = ((0xfffffffffffffc00 & !s.0[1] & (g[55] << 1)))
-            | ((0x200 & !s.0[1] & 0u64.wrapping_sub((n[19]) as u64)))
+    {
+        let mut w: u64 = ((0x200 & !s.0[1] & 0u64.wrapping_sub((n[19]) as u64)))
             | ((0xfffffffffffffe00 & s.0[1] & (g[53] << 1)));
-        if word == g[55] {
-            break;
-        }
-        g[55] = word;
+        let mut p: u64 = 0xfffffffffffffc00 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[55] = w;
     }
     n[20] = (s.0[0] & 0x200 == 0x200) & (n[18]);
     n[21] = (s.0[1] & 0x200 == 0x200) & (n[19]);
-    loop {
-        let word = ((0xfffffffffffff800 & !s.0[0] & (g[56] << 1)))
-            | ((0x400 & !s.0[0] & 0u64.wrapping_sub((n[20]) as u64)))
+    {
+        let mut w: u64 = ((0x400 & !s.0[0] & 0u64.wrapping_sub((n[20]) as u64)))
             | ((0xfffffffffffffc00 & s.0[0] & (g[54] << 1)));
-        if word == g[56] {
-            break;
-        }
-        g[56] = word;
+        let mut p: u64 = 0xfffffffffffff800 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[56] = w;
     }
-    loop {
-        let word = ((0xfffffffffffff800 & !s.0[1] & (g[57] << 1)))
-            | ((0x400 & !s.0[1] & 0u64.wrapping_sub((n[21]) as u64)))
+    {
+        let mut w: u64 = ((0x400 & !s.0[1] & 0u64.wrapping_sub((n[21]) as u64)))
             | ((0xfffffffffffffc00 & s.0[1] & (g[55] << 1)));
-        if word == g[57] {
-            break;
-        }
-        g[57] = word;
+        let mut p: u64 = 0xfffffffffffff800 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[57] = w;
     }
     n[22] = (s.0[0] & 0x400 == 0x400) & (n[20]);
     n[23] = (s.0[1] & 0x400 == 0x400) & (n[21]);
-    loop {
-        let word = ((0xfffffffffffff000 & !s.0[0] & (g[58] << 1)))
-            | ((0x800 & !s.0[0] & 0u64.wrapping_sub((n[22]) as u64)))
+    {
+        let mut w: u64 = ((0x800 & !s.0[0] & 0u64.wrapping_sub((n[22]) as u64)))
             | ((0xfffffffffffff800 & s.0[0] & (g[56] << 1)));
-        if word == g[58] {
-            break;
-        }
-        g[58] = word;
+        let mut p: u64 = 0xfffffffffffff000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[58] = w;
     }
-    loop {
-        let word = ((0xfffffffffffff000 & !s.0[1] & (g[59] << 1)))
-            | ((0x800 & !s.0[1] & 0u64.wrapping_sub((n[23]) as u64)))
+    {
+        let mut w: u64 = ((0x800 & !s.0[1] & 0u64.wrapping_sub((n[23]) as u64)))
             | ((0xfffffffffffff800 & s.0[1] & (g[57] << 1)));
-        if word == g[59] {
-            break;
-        }
-        g[59] = word;
+        let mut p: u64 = 0xfffffffffffff000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[59] = w;
     }
     n[24] = (s.0[0] & 0x800 == 0x800) & (n[22]);
     n[25] = (s.0[1] & 0x800 == 0x800) & (n[23]);
-    loop {
-        let word = ((0xffffffffffffe000 & !s.0[0] & (g[60] << 1)))
-            | ((0x1000 & !s.0[0] & 0u64.wrapping_sub((n[24]) as u64)))
+    {
+        let mut w: u64 = ((0x1000 & !s.0[0] & 0u64.wrapping_sub((n[24]) as u64)))
             | ((0xfffffffffffff000 & s.0[0] & (g[58] << 1)));
-        if word == g[60] {
-            break;
-        }
-        g[60] = word;
+        let mut p: u64 = 0xffffffffffffe000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[60] = w;
     }
-    loop {
-        let word = ((0xffffffffffffe000 & !s.0[1] & (g[61] << 1)))
-            | ((0x1000 & !s.0[1] & 0u64.wrapping_sub((n[25]) as u64)))
+    {
+        let mut w: u64 = ((0x1000 & !s.0[1] & 0u64.wrapping_sub((n[25]) as u64)))
             | ((0xfffffffffffff000 & s.0[1] & (g[59] << 1)));
-        if word == g[61] {
-            break;
-        }
-        g[61] = word;
+        let mut p: u64 = 0xffffffffffffe000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[61] = w;
     }
     n[26] = (s.0[0] & 0x1000 == 0x1000) & (n[24]);
     n[27] = (s.0[1] & 0x1000 == 0x1000) & (n[25]);
-    loop {
-        let word = ((0xffffffffffffc000 & !s.0[0] & (g[62] << 1)))
-            | ((0x2000 & !s.0[0] & 0u64.wrapping_sub((n[26]) as u64)))
+    {
+        let mut w: u64 = ((0x2000 & !s.0[0] & 0u64.wrapping_sub((n[26]) as u64)))
             | ((0xffffffffffffe000 & s.0[0] & (g[60] << 1)));
-        if word == g[62] {
-            break;
-        }
-        g[62] = word;
+        let mut p: u64 = 0xffffffffffffc000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[62] = w;
     }
-    loop {
-        let word = ((0xffffffffffffc000 & !s.0[1] & (g[63] << 1)))
-            | ((0x2000 & !s.0[1] & 0u64.wrapping_sub((n[27]) as u64)))
+    {
+        let mut w: u64 = ((0x2000 & !s.0[1] & 0u64.wrapping_sub((n[27]) as u64)))
             | ((0xffffffffffffe000 & s.0[1] & (g[61] << 1)));
-        if word == g[63] {
-            break;
-        }
-        g[63] = word;
+        let mut p: u64 = 0xffffffffffffc000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[63] = w;
     }
     n[28] = (s.0[0] & 0x2000 == 0x2000) & (n[26]);
     n[29] = (s.0[1] & 0x2000 == 0x2000) & (n[27]);
-    loop {
-        let word = ((0xffffffffffff8000 & !s.0[0] & (g[64] << 1)))
-            | ((0x4000 & !s.0[0] & 0u64.wrapping_sub((n[28]) as u64)))
+    {
+        let mut w: u64 = ((0x4000 & !s.0[0] & 0u64.wrapping_sub((n[28]) as u64)))
             | ((0xffffffffffffc000 & s.0[0] & (g[62] << 1)));
-        if word == g[64] {
-            break;
-        }
-        g[64] = word;
+        let mut p: u64 = 0xffffffffffff8000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[64] = w;
     }
-    loop {
-        let word = ((0xffffffffffff8000 & !s.0[1] & (g[65] << 1)))
-            | ((0x4000 & !s.0[1] & 0u64.wrapping_sub((n[29]) as u64)))
+    {
+        let mut w: u64 = ((0x4000 & !s.0[1] & 0u64.wrapping_sub((n[29]) as u64)))
             | ((0xffffffffffffc000 & s.0[1] & (g[63] << 1)));
-        if word == g[65] {
-            break;
-        }
-        g[65] = word;
+        let mut p: u64 = 0xffffffffffff8000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[65] = w;
     }
     n[30] = (s.0[0] & 0x4000 == 0x4000) & (n[28]);
     n[31] = (s.0[1] & 0x4000 == 0x4000) & (n[29]);
-    loop {
-        let word = ((0xffffffffffff0000 & !s.0[0] & (g[66] << 1)))
-            | ((0x8000 & !s.0[0] & 0u64.wrapping_sub((n[30]) as u64)))
+    {
+        let mut w: u64 = ((0x8000 & !s.0[0] & 0u64.wrapping_sub((n[30]) as u64)))
             | ((0xffffffffffff8000 & s.0[0] & (g[64] << 1)));
-        if word == g[66] {
-            break;
-        }
-        g[66] = word;
+        let mut p: u64 = 0xffffffffffff0000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[66] = w;
     }
-    loop {
-        let word = ((0xffffffffffff0000 & !s.0[1] & (g[67] << 1)))
-            | ((0x8000 & !s.0[1] & 0u64.wrapping_sub((n[31]) as u64)))
+    {
+        let mut w: u64 = ((0x8000 & !s.0[1] & 0u64.wrapping_sub((n[31]) as u64)))
             | ((0xffffffffffff8000 & s.0[1] & (g[65] << 1)));
-        if word == g[67] {
-            break;
-        }
-        g[67] = word;
+        let mut p: u64 = 0xffffffffffff0000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[67] = w;
     }
     n[32] = (s.0[0] & 0x8000 == 0x8000) & (n[30]);
     n[33] = (s.0[1] & 0x8000 == 0x8000) & (n[31]);
-    loop {
-        let word = ((0xfffffffffffe0000 & !s.0[0] & (g[68] << 1)))
-            | ((0x10000 & !s.0[0] & 0u64.wrapping_sub((n[32]) as u64)))
+    {
+        let mut w: u64 = ((0x10000 & !s.0[0] & 0u64.wrapping_sub((n[32]) as u64)))
             | ((0xffffffffffff0000 & s.0[0] & (g[66] << 1)));
-        if word == g[68] {
-            break;
-        }
-        g[68] = word;
+        let mut p: u64 = 0xfffffffffffe0000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[68] = w;
     }
-    loop {
-        let word = ((0xfffffffffffe0000 & !s.0[1] & (g[69] << 1)))
-            | ((0x10000 & !s.0[1] & 0u64.wrapping_sub((n[33]) as u64)))
+    {
+        let mut w: u64 = ((0x10000 & !s.0[1] & 0u64.wrapping_sub((n[33]) as u64)))
             | ((0xffffffffffff0000 & s.0[1] & (g[67] << 1)));
-        if word == g[69] {
-            break;
-        }
-        g[69] = word;
+        let mut p: u64 = 0xfffffffffffe0000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[69] = w;
     }
     n[34] = (s.0[0] & 0x10000 == 0x10000) & (n[32]);
     n[35] = (s.0[1] & 0x10000 == 0x10000) & (n[33]);
-    loop {
-        let word = ((0xfffffffffffc0000 & !s.0[0] & (g[70] << 1)))
-            | ((0x20000 & !s.0[0] & 0u64.wrapping_sub((n[34]) as u64)))
+    {
+        let mut w: u64 = ((0x20000 & !s.0[0] & 0u64.wrapping_sub((n[34]) as u64)))
             | ((0xfffffffffffe0000 & s.0[0] & (g[68] << 1)));
-        if word == g[70] {
-            break;
-        }
-        g[70] = word;
+        let mut p: u64 = 0xfffffffffffc0000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[70] = w;
     }
-    loop {
-        let word = ((0xfffffffffffc0000 & !s.0[1] & (g[71] << 1)))
-            | ((0x20000 & !s.0[1] & 0u64.wrapping_sub((n[35]) as u64)))
+    {
+        let mut w: u64 = ((0x20000 & !s.0[1] & 0u64.wrapping_sub((n[35]) as u64)))
             | ((0xfffffffffffe0000 & s.0[1] & (g[69] << 1)));
-        if word == g[71] {
-            break;
-        }
-        g[71] = word;
+        let mut p: u64 = 0xfffffffffffc0000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[71] = w;
     }
     n[36] = (s.0[0] & 0x20000 == 0x20000) & (n[34]);
     n[37] = (s.0[1] & 0x20000 == 0x20000) & (n[35]);
-    loop {
-        let word = ((0xfffffffffff80000 & !s.0[0] & (g[72] << 1)))
-            | ((0x40000 & !s.0[0] & 0u64.wrapping_sub((n[36]) as u64)))
+    {
+        let mut w: u64 = ((0x40000 & !s.0[0] & 0u64.wrapping_sub((n[36]) as u64)))
             | ((0xfffffffffffc0000 & s.0[0] & (g[70] << 1)));
-        if word == g[72] {
-            break;
-        }
-        g[72] = word;
+        let mut p: u64 = 0xfffffffffff80000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[72] = w;
     }
-    loop {
-        let word = ((0xfffffffffff80000 & !s.0[1] & (g[73] << 1)))
-            | ((0x40000 & !s.0[1] & 0u64.wrapping_sub((n[37]) as u64)))
+    {
+        let mut w: u64 = ((0x40000 & !s.0[1] & 0u64.wrapping_sub((n[37]) as u64)))
             | ((0xfffffffffffc0000 & s.0[1] & (g[71] << 1)));
-        if word == g[73] {
-            break;
-        }
-        g[73] = word;
+        let mut p: u64 = 0xfffffffffff80000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[73] = w;
     }
     n[38] = (s.0[0] & 0x40000 == 0x40000) & (n[36]);
     n[39] = (s.0[1] & 0x40000 == 0x40000) & (n[37]);
-    loop {
-        let word = ((0xfffffffffff00000 & !s.0[0] & (g[74] << 1)))
-            | ((0x80000 & !s.0[0] & 0u64.wrapping_sub((n[38]) as u64)))
+    {
+        let mut w: u64 = ((0x80000 & !s.0[0] & 0u64.wrapping_sub((n[38]) as u64)))
             | ((0xfffffffffff80000 & s.0[0] & (g[72] << 1)));
-        if word == g[74] {
-            break;
-        }
-        g[74] = word;
+        let mut p: u64 = 0xfffffffffff00000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[74] = w;
     }
-    loop {
-        let word = ((0xfffffffffff00000 & !s.0[1] & (g[75] << 1)))
-            | ((0x80000 & !s.0[1] & 0u64.wrapping_sub((n[39]) as u64)))
+    {
+        let mut w: u64 = ((0x80000 & !s.0[1] & 0u64.wrapping_sub((n[39]) as u64)))
             | ((0xfffffffffff80000 & s.0[1] & (g[73] << 1)));
-        if word == g[75] {
-            break;
-        }
-        g[75] = word;
+        let mut p: u64 = 0xfffffffffff00000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[75] = w;
     }
     n[40] = (s.0[0] & 0x80000 == 0x80000) & (n[38]);
     n[41] = (s.0[1] & 0x80000 == 0x80000) & (n[39]);
-    loop {
-        let word = ((0xffffffffffe00000 & !s.0[0] & (g[76] << 1)))
-            | ((0x100000 & !s.0[0] & 0u64.wrapping_sub((n[40]) as u64)))
+    {
+        let mut w: u64 = ((0x100000 & !s.0[0] & 0u64.wrapping_sub((n[40]) as u64)))
             | ((0xfffffffffff00000 & s.0[0] & (g[74] << 1)));
-        if word == g[76] {
-            break;
-        }
-        g[76] = word;
+        let mut p: u64 = 0xffffffffffe00000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[76] = w;
     }
-    loop {
-        let word = ((0xffffffffffe00000 & !s.0[1] & (g[77] << 1)))
-            | ((0x100000 & !s.0[1] & 0u64.wrapping_sub((n[41]) as u64)))
+    {
+        let mut w: u64 = ((0x100000 & !s.0[1] & 0u64.wrapping_sub((n[41]) as u64)))
             | ((0xfffffffffff00000 & s.0[1] & (g[75] << 1)));
-        if word == g[77] {
-            break;
-        }
-        g[77] = word;
+        let mut p: u64 = 0xffffffffffe00000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[77] = w;
     }
     n[42] = (s.0[0] & 0x100000 == 0x100000) & (n[40]);
     n[43] = (s.0[1] & 0x100000 == 0x100000) & (n[41]);
-    loop {
-        let word = ((0xffffffffffc00000 & !s.0[0] & (g[78] << 1)))
-            | ((0x200000 & !s.0[0] & 0u64.wrapping_sub((n[42]) as u64)))
+    {
+        let mut w: u64 = ((0x200000 & !s.0[0] & 0u64.wrapping_sub((n[42]) as u64)))
             | ((0xffffffffffe00000 & s.0[0] & (g[76] << 1)));
-        if word == g[78] {
-            break;
-        }
-        g[78] = word;
+        let mut p: u64 = 0xffffffffffc00000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[78] = w;
     }
-    loop {
-        let word = ((0xffffffffffc00000 & !s.0[1] & (g[79] << 1)))
-            | ((0x200000 & !s.0[1] & 0u64.wrapping_sub((n[43]) as u64)))
+    {
+        let mut w: u64 = ((0x200000 & !s.0[1] & 0u64.wrapping_sub((n[43]) as u64)))
             | ((0xffffffffffe00000 & s.0[1] & (g[77] << 1)));
-        if word == g[79] {
-            break;
-        }
-        g[79] = word;
+        let mut p: u64 = 0xffffffffffc00000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[79] = w;
     }
     n[44] = (s.0[0] & 0x200000 == 0x200000) & (n[42]);
     n[45] = (s.0[1] & 0x200000 == 0x200000) & (n[43]);
-    loop {
-        let word = ((0xffffffffff800000 & !s.0[0] & (g[80] << 1)))
-            | ((0x400000 & !s.0[0] & 0u64.wrapping_sub((n[44]) as u64)))
+    {
+        let mut w: u64 = ((0x400000 & !s.0[0] & 0u64.wrapping_sub((n[44]) as u64)))
             | ((0xffffffffffc00000 & s.0[0] & (g[78] << 1)));
-        if word == g[80] {
-            break;
-        }
-        g[80] = word;
+        let mut p: u64 = 0xffffffffff800000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[80] = w;
     }
-    loop {
-        let word = ((0xffffffffff800000 & !s.0[1] & (g[81] << 1)))
-            | ((0x400000 & !s.0[1] & 0u64.wrapping_sub((n[45]) as u64)))
+    {
+        let mut w: u64 = ((0x400000 & !s.0[1] & 0u64.wrapping_sub((n[45]) as u64)))
             | ((0xffffffffffc00000 & s.0[1] & (g[79] << 1)));
-        if word == g[81] {
-            break;
-        }
-        g[81] = word;
+        let mut p: u64 = 0xffffffffff800000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[81] = w;
     }
     n[46] = (s.0[0] & 0x400000 == 0x400000) & (n[44]);
     n[47] = (s.0[1] & 0x400000 == 0x400000) & (n[45]);
-    loop {
-        let word = ((0xffffffffff000000 & !s.0[0] & (g[82] << 1)))
-            | ((0x800000 & !s.0[0] & 0u64.wrapping_sub((n[46]) as u64)))
+    {
+        let mut w: u64 = ((0x800000 & !s.0[0] & 0u64.wrapping_sub((n[46]) as u64)))
             | ((0xffffffffff800000 & s.0[0] & (g[80] << 1)));
-        if word == g[82] {
-            break;
-        }
-        g[82] = word;
+        let mut p: u64 = 0xffffffffff000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[82] = w;
     }
-    loop {
-        let word = ((0xffffffffff000000 & !s.0[1] & (g[83] << 1)))
-            | ((0x800000 & !s.0[1] & 0u64.wrapping_sub((n[47]) as u64)))
+    {
+        let mut w: u64 = ((0x800000 & !s.0[1] & 0u64.wrapping_sub((n[47]) as u64)))
             | ((0xffffffffff800000 & s.0[1] & (g[81] << 1)));
-        if word == g[83] {
-            break;
-        }
-        g[83] = word;
+        let mut p: u64 = 0xffffffffff000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[83] = w;
     }
     n[48] = (s.0[0] & 0x800000 == 0x800000) & (n[46]);
     n[49] = (s.0[1] & 0x800000 == 0x800000) & (n[47]);
-    loop {
-        let word = ((0xfffffffffe000000 & !s.0[0] & (g[84] << 1)))
-            | ((0x1000000 & !s.0[0] & 0u64.wrapping_sub((n[48]) as u64)))
+    {
+        let mut w: u64 = ((0x1000000 & !s.0[0] & 0u64.wrapping_sub((n[48]) as u64)))
             | ((0xffffffffff000000 & s.0[0] & (g[82] << 1)));
-        if word == g[84] {
-            break;
-        }
-        g[84] = word;
+        let mut p: u64 = 0xfffffffffe000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[84] = w;
     }
-    loop {
-        let word = ((0xfffffffffe000000 & !s.0[1] & (g[85] << 1)))
-            | ((0x1000000 & !s.0[1] & 0u64.wrapping_sub((n[49]) as u64)))
+    {
+        let mut w: u64 = ((0x1000000 & !s.0[1] & 0u64.wrapping_sub((n[49]) as u64)))
             | ((0xffffffffff000000 & s.0[1] & (g[83] << 1)));
-        if word == g[85] {
-            break;
-        }
-        g[85] = word;
+        let mut p: u64 = 0xfffffffffe000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[85] = w;
     }
     n[50] = (s.0[0] & 0x1000000 == 0x1000000) & (n[48]);
     n[51] = (s.0[1] & 0x1000000 == 0x1000000) & (n[49]);
-    loop {
-        let word = ((0xfffffffffc000000 & !s.0[0] & (g[86] << 1)))
-            | ((0x2000000 & !s.0[0] & 0u64.wrapping_sub((n[50]) as u64)))
+    {
+        let mut w: u64 = ((0x2000000 & !s.0[0] & 0u64.wrapping_sub((n[50]) as u64)))
             | ((0xfffffffffe000000 & s.0[0] & (g[84] << 1)));
-        if word == g[86] {
-            break;
-        }
-        g[86] = word;
+        let mut p: u64 = 0xfffffffffc000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[86] = w;
     }
-    loop {
-        let word = ((0xfffffffffc000000 & !s.0[1] & (g[87] << 1)))
-            | ((0x2000000 & !s.0[1] & 0u64.wrapping_sub((n[51]) as u64)))
+    {
+        let mut w: u64 = ((0x2000000 & !s.0[1] & 0u64.wrapping_sub((n[51]) as u64)))
             | ((0xfffffffffe000000 & s.0[1] & (g[85] << 1)));
-        if word == g[87] {
-            break;
-        }
-        g[87] = word;
+        let mut p: u64 = 0xfffffffffc000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[87] = w;
     }
     n[52] = (s.0[0] & 0x2000000 == 0x2000000) & (n[50]);
     n[53] = (s.0[1] & 0x2000000 == 0x2000000) & (n[51]);
-    loop {
-        let word = ((0xfffffffff8000000 & !s.0[0] & (g[88] << 1)))
-            | ((0x4000000 & !s.0[0] & 0u64.wrapping_sub((n[52]) as u64)))
+    {
+        let mut w: u64 = ((0x4000000 & !s.0[0] & 0u64.wrapping_sub((n[52]) as u64)))
             | ((0xfffffffffc000000 & s.0[0] & (g[86] << 1)));
-        if word == g[88] {
-            break;
-        }
-        g[88] = word;
+        let mut p: u64 = 0xfffffffff8000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[88] = w;
     }
-    loop {
-        let word = ((0xfffffffff8000000 & !s.0[1] & (g[89] << 1)))
-            | ((0x4000000 & !s.0[1] & 0u64.wrapping_sub((n[53]) as u64)))
+    {
+        let mut w: u64 = ((0x4000000 & !s.0[1] & 0u64.wrapping_sub((n[53]) as u64)))
             | ((0xfffffffffc000000 & s.0[1] & (g[87] << 1)));
-        if word == g[89] {
-            break;
-        }
-        g[89] = word;
+        let mut p: u64 = 0xfffffffff8000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[89] = w;
     }
     n[54] = (s.0[0] & 0x4000000 == 0x4000000) & (n[52]);
     n[55] = (s.0[1] & 0x4000000 == 0x4000000) & (n[53]);
-    loop {
-        let word = ((0xfffffffff0000000 & !s.0[0] & (g[90] << 1)))
-            | ((0x8000000 & !s.0[0] & 0u64.wrapping_sub((n[54]) as u64)))
+    {
+        let mut w: u64 = ((0x8000000 & !s.0[0] & 0u64.wrapping_sub((n[54]) as u64)))
             | ((0xfffffffff8000000 & s.0[0] & (g[88] << 1)));
-        if word == g[90] {
-            break;
-        }
-        g[90] = word;
+        let mut p: u64 = 0xfffffffff0000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[90] = w;
     }
-    loop {
-        let word = ((0xfffffffff0000000 & !s.0[1] & (g[91] << 1)))
-            | ((0x8000000 & !s.0[1] & 0u64.wrapping_sub((n[55]) as u64)))
+    {
+        let mut w: u64 = ((0x8000000 & !s.0[1] & 0u64.wrapping_sub((n[55]) as u64)))
             | ((0xfffffffff8000000 & s.0[1] & (g[89] << 1)));
-        if word == g[91] {
-            break;
-        }
-        g[91] = word;
+        let mut p: u64 = 0xfffffffff0000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[91] = w;
     }
     n[56] = (s.0[0] & 0x8000000 == 0x8000000) & (n[54]);
     n[57] = (s.0[1] & 0x8000000 == 0x8000000) & (n[55]);
-    loop {
-        let word = ((0xffffffffe0000000 & !s.0[0] & (g[92] << 1)))
-            | ((0x10000000 & !s.0[0] & 0u64.wrapping_sub((n[56]) as u64)))
+    {
+        let mut w: u64 = ((0x10000000 & !s.0[0] & 0u64.wrapping_sub((n[56]) as u64)))
             | ((0xfffffffff0000000 & s.0[0] & (g[90] << 1)));
-        if word == g[92] {
-            break;
-        }
-        g[92] = word;
+        let mut p: u64 = 0xffffffffe0000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[92] = w;
     }
-    loop {
-        let word = ((0xffffffffe0000000 & !s.0[1] & (g[93] << 1)))
-            | ((0x10000000 & !s.0[1] & 0u64.wrapping_sub((n[57]) as u64)))
+    {
+        let mut w: u64 = ((0x10000000 & !s.0[1] & 0u64.wrapping_sub((n[57]) as u64)))
             | ((0xfffffffff0000000 & s.0[1] & (g[91] << 1)));
-        if word == g[93] {
-            break;
-        }
-        g[93] = word;
+        let mut p: u64 = 0xffffffffe0000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[93] = w;
     }
     n[58] = (s.0[0] & 0x10000000 == 0x10000000) & (n[56]);
     n[59] = (s.0[1] & 0x10000000 == 0x10000000) & (n[57]);
-    loop {
-        let word = ((0xffffffffc0000000 & !s.0[0] & (g[94] << 1)))
-            | ((0x20000000 & !s.0[0] & 0u64.wrapping_sub((n[58]) as u64)))
+    {
+        let mut w: u64 = ((0x20000000 & !s.0[0] & 0u64.wrapping_sub((n[58]) as u64)))
             | ((0xffffffffe0000000 & s.0[0] & (g[92] << 1)));
-        if word == g[94] {
-            break;
-        }
-        g[94] = word;
+        let mut p: u64 = 0xffffffffc0000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[94] = w;
     }
-    loop {
-        let word = ((0xffffffffc0000000 & !s.0[1] & (g[95] << 1)))
-            | ((0x20000000 & !s.0[1] & 0u64.wrapping_sub((n[59]) as u64)))
+    {
+        let mut w: u64 = ((0x20000000 & !s.0[1] & 0u64.wrapping_sub((n[59]) as u64)))
             | ((0xffffffffe0000000 & s.0[1] & (g[93] << 1)));
-        if word == g[95] {
-            break;
-        }
-        g[95] = word;
+        let mut p: u64 = 0xffffffffc0000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[95] = w;
     }
     n[60] = (s.0[0] & 0x20000000 == 0x20000000) & (n[58]);
     n[61] = (s.0[1] & 0x20000000 == 0x20000000) & (n[59]);
-    loop {
-        let word = ((0xffffffff80000000 & !s.0[0] & (g[96] << 1)))
-            | ((0x40000000 & !s.0[0] & 0u64.wrapping_sub((n[60]) as u64)))
+    {
+        let mut w: u64 = ((0x40000000 & !s.0[0] & 0u64.wrapping_sub((n[60]) as u64)))
             | ((0xffffffffc0000000 & s.0[0] & (g[94] << 1)));
-        if word == g[96] {
-            break;
-        }
-        g[96] = word;
+        let mut p: u64 = 0xffffffff80000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[96] = w;
     }
-    loop {
-        let word = ((0xffffffff80000000 & !s.0[1] & (g[97] << 1)))
-            | ((0x40000000 & !s.0[1] & 0u64.wrapping_sub((n[61]) as u64)))
+    {
+        let mut w: u64 = ((0x40000000 & !s.0[1] & 0u64.wrapping_sub((n[61]) as u64)))
             | ((0xffffffffc0000000 & s.0[1] & (g[95] << 1)));
-        if word == g[97] {
-            break;
-        }
-        g[97] = word;
+        let mut p: u64 = 0xffffffff80000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[97] = w;
     }
     n[62] = (s.0[0] & 0x40000000 == 0x40000000) & (n[60]);
     n[63] = (s.0[1] & 0x40000000 == 0x40000000) & (n[61]);
-    loop {
-        let word = ((0xffffffff00000000 & !s.0[0] & (g[98] << 1)))
-            | ((0x80000000 & !s.0[0] & 0u64.wrapping_sub((n[62]) as u64)))
+    {
+        let mut w: u64 = ((0x80000000 & !s.0[0] & 0u64.wrapping_sub((n[62]) as u64)))
             | ((0xffffffff80000000 & s.0[0] & (g[96] << 1)));
-        if word == g[98] {
-            break;
-        }
-        g[98] = word;
+        let mut p: u64 = 0xffffffff00000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[98] = w;
     }
-    loop {
-        let word = ((0xffffffff00000000 & !s.0[1] & (g[99] << 1)))
-            | ((0x80000000 & !s.0[1] & 0u64.wrapping_sub((n[63]) as u64)))
+    {
+        let mut w: u64 = ((0x80000000 & !s.0[1] & 0u64.wrapping_sub((n[63]) as u64)))
             | ((0xffffffff80000000 & s.0[1] & (g[97] << 1)));
-        if word == g[99] {
-            break;
-        }
-        g[99] = word;
+        let mut p: u64 = 0xffffffff00000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[99] = w;
     }
     n[64] = (s.0[0] & 0x80000000 == 0x80000000) & (n[62]);
     n[65] = (s.0[1] & 0x80000000 == 0x80000000) & (n[63]);
-    loop {
-        let word = ((0xfffffffe00000000 & !s.0[0] & (g[100] << 1)))
-            | ((0x100000000 & !s.0[0] & 0u64.wrapping_sub((n[64]) as u64)))
+    {
+        let mut w: u64 = ((0x100000000 & !s.0[0] & 0u64.wrapping_sub((n[64]) as u64)))
             | ((0xffffffff00000000 & s.0[0] & (g[98] << 1)));
-        if word == g[100] {
-            break;
-        }
-        g[100] = word;
+        let mut p: u64 = 0xfffffffe00000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[100] = w;
     }
-    loop {
-        let word = ((0xfffffffe00000000 & !s.0[1] & (g[101] << 1)))
-            | ((0x100000000 & !s.0[1] & 0u64.wrapping_sub((n[65]) as u64)))
+    {
+        let mut w: u64 = ((0x100000000 & !s.0[1] & 0u64.wrapping_sub((n[65]) as u64)))
             | ((0xffffffff00000000 & s.0[1] & (g[99] << 1)));
-        if word == g[101] {
-            break;
-        }
-        g[101] = word;
+        let mut p: u64 = 0xfffffffe00000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[101] = w;
     }
     n[66] = (s.0[0] & 0x100000000 == 0x100000000) & (n[64]);
     n[67] = (s.0[1] & 0x100000000 == 0x100000000) & (n[65]);
-    loop {
-        let word = ((0xfffffffc00000000 & !s.0[0] & (g[102] << 1)))
-            | ((0x200000000 & !s.0[0] & 0u64.wrapping_sub((n[66]) as u64)))
+    {
+        let mut w: u64 = ((0x200000000 & !s.0[0] & 0u64.wrapping_sub((n[66]) as u64)))
             | ((0xfffffffe00000000 & s.0[0] & (g[100] << 1)));
-        if word == g[102] {
-            break;
-        }
-        g[102] = word;
+        let mut p: u64 = 0xfffffffc00000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[102] = w;
     }
-    loop {
-        let word = ((0xfffffffc00000000 & !s.0[1] & (g[103] << 1)))
-            | ((0x200000000 & !s.0[1] & 0u64.wrapping_sub((n[67]) as u64)))
+    {
+        let mut w: u64 = ((0x200000000 & !s.0[1] & 0u64.wrapping_sub((n[67]) as u64)))
             | ((0xfffffffe00000000 & s.0[1] & (g[101] << 1)));
-        if word == g[103] {
-            break;
-        }
-        g[103] = word;
+        let mut p: u64 = 0xfffffffc00000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[103] = w;
     }
     n[68] = (s.0[0] & 0x200000000 == 0x200000000) & (n[66]);
     n[69] = (s.0[1] & 0x200000000 == 0x200000000) & (n[67]);
-    loop {
-        let word = ((0xfffffff800000000 & !s.0[0] & (g[104] << 1)))
-            | ((0x400000000 & !s.0[0] & 0u64.wrapping_sub((n[68]) as u64)))
+    {
+        let mut w: u64 = ((0x400000000 & !s.0[0] & 0u64.wrapping_sub((n[68]) as u64)))
             | ((0xfffffffc00000000 & s.0[0] & (g[102] << 1)));
-        if word == g[104] {
-            break;
-        }
-        g[104] = word;
+        let mut p: u64 = 0xfffffff800000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[104] = w;
     }
-    loop {
-        let word = ((0xfffffff800000000 & !s.0[1] & (g[105] << 1)))
-            | ((0x400000000 & !s.0[1] & 0u64.wrapping_sub((n[69]) as u64)))
+    {
+        let mut w: u64 = ((0x400000000 & !s.0[1] & 0u64.wrapping_sub((n[69]) as u64)))
             | ((0xfffffffc00000000 & s.0[1] & (g[103] << 1)));
-        if word == g[105] {
-            break;
-        }
-        g[105] = word;
+        let mut p: u64 = 0xfffffff800000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[105] = w;
     }
     n[70] = (s.0[0] & 0x400000000 == 0x400000000) & (n[68]);
     n[71] = (s.0[1] & 0x400000000 == 0x400000000) & (n[69]);
-    loop {
-        let word = ((0xfffffff000000000 & !s.0[0] & (g[106] << 1)))
-            | ((0x800000000 & !s.0[0] & 0u64.wrapping_sub((n[70]) as u64)))
+    {
+        let mut w: u64 = ((0x800000000 & !s.0[0] & 0u64.wrapping_sub((n[70]) as u64)))
             | ((0xfffffff800000000 & s.0[0] & (g[104] << 1)));
-        if word == g[106] {
-            break;
-        }
-        g[106] = word;
+        let mut p: u64 = 0xfffffff000000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[106] = w;
     }
-    loop {
-        let word = ((0xfffffff000000000 & !s.0[1] & (g[107] << 1)))
-            | ((0x800000000 & !s.0[1] & 0u64.wrapping_sub((n[71]) as u64)))
+    {
+        let mut w: u64 = ((0x800000000 & !s.0[1] & 0u64.wrapping_sub((n[71]) as u64)))
             | ((0xfffffff800000000 & s.0[1] & (g[105] << 1)));
-        if word == g[107] {
-            break;
-        }
-        g[107] = word;
+        let mut p: u64 = 0xfffffff000000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[107] = w;
     }
     n[72] = (s.0[0] & 0x800000000 == 0x800000000) & (n[70]);
     n[73] = (s.0[1] & 0x800000000 == 0x800000000) & (n[71]);
-    loop {
-        let word = ((0xffffffe000000000 & !s.0[0] & (g[108] << 1)))
-            | ((0x1000000000 & !s.0[0] & 0u64.wrapping_sub((n[72]) as u64)))
+    {
+        let mut w: u64 = ((0x1000000000 & !s.0[0] & 0u64.wrapping_sub((n[72]) as u64)))
             | ((0xfffffff000000000 & s.0[0] & (g[106] << 1)));
-        if word == g[108] {
-            break;
-        }
-        g[108] = word;
+        let mut p: u64 = 0xffffffe000000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[108] = w;
     }
-    loop {
-        let word = ((0xffffffe000000000 & !s.0[1] & (g[109] << 1)))
-            | ((0x1000000000 & !s.0[1] & 0u64.wrapping_sub((n[73]) as u64)))
+    {
+        let mut w: u64 = ((0x1000000000 & !s.0[1] & 0u64.wrapping_sub((n[73]) as u64)))
             | ((0xfffffff000000000 & s.0[1] & (g[107] << 1)));
-        if word == g[109] {
-            break;
-        }
-        g[109] = word;
+        let mut p: u64 = 0xffffffe000000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[109] = w;
     }
     n[74] = (s.0[0] & 0x1000000000 == 0x1000000000) & (n[72]);
     n[75] = (s.0[1] & 0x1000000000 == 0x1000000000) & (n[73]);
-    loop {
-        let word = ((0xffffffc000000000 & !s.0[0] & (g[110] << 1)))
-            | ((0x2000000000 & !s.0[0] & 0u64.wrapping_sub((n[74]) as u64)))
+    {
+        let mut w: u64 = ((0x2000000000 & !s.0[0] & 0u64.wrapping_sub((n[74]) as u64)))
             | ((0xffffffe000000000 & s.0[0] & (g[108] << 1)));
-        if word == g[110] {
-            break;
-        }
-        g[110] = word;
+        let mut p: u64 = 0xffffffc000000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[110] = w;
     }
-    loop {
-        let word = ((0xffffffc000000000 & !s.0[1] & (g[111] << 1)))
-            | ((0x2000000000 & !s.0[1] & 0u64.wrapping_sub((n[75]) as u64)))
+    {
+        let mut w: u64 = ((0x2000000000 & !s.0[1] & 0u64.wrapping_sub((n[75]) as u64)))
             | ((0xffffffe000000000 & s.0[1] & (g[109] << 1)));
-        if word == g[111] {
-            break;
-        }
-        g[111] = word;
+        let mut p: u64 = 0xffffffc000000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[111] = w;
     }
     n[76] = (s.0[0] & 0x2000000000 == 0x2000000000) & (n[74]);
     n[77] = (s.0[1] & 0x2000000000 == 0x2000000000) & (n[75]);
-    loop {
-        let word = ((0xffffff8000000000 & !s.0[0] & (g[112] << 1)))
-            | ((0x4000000000 & !s.0[0] & 0u64.wrapping_sub((n[76]) as u64)))
+    {
+        let mut w: u64 = ((0x4000000000 & !s.0[0] & 0u64.wrapping_sub((n[76]) as u64)))
             | ((0xffffffc000000000 & s.0[0] & (g[110] << 1)));
-        if word == g[112] {
-            break;
-        }
-        g[112] = word;
+        let mut p: u64 = 0xffffff8000000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[112] = w;
     }
-    loop {
-        let word = ((0xffffff8000000000 & !s.0[1] & (g[113] << 1)))
-            | ((0x4000000000 & !s.0[1] & 0u64.wrapping_sub((n[77]) as u64)))
+    {
+        let mut w: u64 = ((0x4000000000 & !s.0[1] & 0u64.wrapping_sub((n[77]) as u64)))
             | ((0xffffffc000000000 & s.0[1] & (g[111] << 1)));
-        if word == g[113] {
-            break;
-        }
-        g[113] = word;
+        let mut p: u64 = 0xffffff8000000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[113] = w;
     }
     n[78] = (s.0[0] & 0x4000000000 == 0x4000000000) & (n[76]);
     n[79] = (s.0[1] & 0x4000000000 == 0x4000000000) & (n[77]);
-    loop {
-        let word = ((0xffffff0000000000 & !s.0[0] & (g[114] << 1)))
-            | ((0x8000000000 & !s.0[0] & 0u64.wrapping_sub((n[78]) as u64)))
+    {
+        let mut w: u64 = ((0x8000000000 & !s.0[0] & 0u64.wrapping_sub((n[78]) as u64)))
             | ((0xffffff8000000000 & s.0[0] & (g[112] << 1)));
-        if word == g[114] {
-            break;
-        }
-        g[114] = word;
+        let mut p: u64 = 0xffffff0000000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[114] = w;
     }
-    loop {
-        let word = ((0xffffff0000000000 & !s.0[1] & (g[115] << 1)))
-            | ((0x8000000000 & !s.0[1] & 0u64.wrapping_sub((n[79]) as u64)))
+    {
+        let mut w: u64 = ((0x8000000000 & !s.0[1] & 0u64.wrapping_sub((n[79]) as u64)))
             | ((0xffffff8000000000 & s.0[1] & (g[113] << 1)));
-        if word == g[115] {
-            break;
-        }
-        g[115] = word;
+        let mut p: u64 = 0xffffff0000000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[115] = w;
     }
     n[80] = (s.0[0] & 0x8000000000 == 0x8000000000) & (n[78]);
     n[81] = (s.0[1] & 0x8000000000 == 0x8000000000) & (n[79]);
-    loop {
-        let word = ((0xfffffe0000000000 & !s.0[0] & (g[116] << 1)))
-            | ((0x10000000000 & !s.0[0] & 0u64.wrapping_sub((n[80]) as u64)))
+    {
+        let mut w: u64 = ((0x10000000000 & !s.0[0] & 0u64.wrapping_sub((n[80]) as u64)))
             | ((0xffffff0000000000 & s.0[0] & (g[114] << 1)));
-        if word == g[116] {
-            break;
-        }
-        g[116] = word;
+        let mut p: u64 = 0xfffffe0000000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[116] = w;
     }
-    loop {
-        let word = ((0xfffffe0000000000 & !s.0[1] & (g[117] << 1)))
-            | ((0x10000000000 & !s.0[1] & 0u64.wrapping_sub((n[81]) as u64)))
+    {
+        let mut w: u64 = ((0x10000000000 & !s.0[1] & 0u64.wrapping_sub((n[81]) as u64)))
             | ((0xffffff0000000000 & s.0[1] & (g[115] << 1)));
-        if word == g[117] {
-            break;
-        }
-        g[117] = word;
+        let mut p: u64 = 0xfffffe0000000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[117] = w;
     }
     n[82] = (s.0[0] & 0x10000000000 == 0x10000000000) & (n[80]);
     n[83] = (s.0[1] & 0x10000000000 == 0x10000000000) & (n[81]);
-    loop {
-        let word = ((0xfffffc0000000000 & !s.0[0] & (g[118] << 1)))
-            | ((0x20000000000 & !s.0[0] & 0u64.wrapping_sub((n[82]) as u64)))
+    {
+        let mut w: u64 = ((0x20000000000 & !s.0[0] & 0u64.wrapping_sub((n[82]) as u64)))
             | ((0xfffffe0000000000 & s.0[0] & (g[116] << 1)));
-        if word == g[118] {
-            break;
-        }
-        g[118] = word;
+        let mut p: u64 = 0xfffffc0000000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[118] = w;
     }
-    loop {
-        let word = ((0xfffffc0000000000 & !s.0[1] & (g[119] << 1)))
-            | ((0x20000000000 & !s.0[1] & 0u64.wrapping_sub((n[83]) as u64)))
+    {
+        let mut w: u64 = ((0x20000000000 & !s.0[1] & 0u64.wrapping_sub((n[83]) as u64)))
             | ((0xfffffe0000000000 & s.0[1] & (g[117] << 1)));
-        if word == g[119] {
-            break;
-        }
-        g[119] = word;
+        let mut p: u64 = 0xfffffc0000000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[119] = w;
     }
     n[84] = (s.0[0] & 0x20000000000 == 0x20000000000) & (n[82]);
     n[85] = (s.0[1] & 0x20000000000 == 0x20000000000) & (n[83]);
-    loop {
-        let word = ((0xfffff80000000000 & !s.0[0] & (g[120] << 1)))
-            | ((0x40000000000 & !s.0[0] & 0u64.wrapping_sub((n[84]) as u64)))
+    {
+        let mut w: u64 = ((0x40000000000 & !s.0[0] & 0u64.wrapping_sub((n[84]) as u64)))
             | ((0xfffffc0000000000 & s.0[0] & (g[118] << 1)));
-        if word == g[120] {
-            break;
-        }
-        g[120] = word;
+        let mut p: u64 = 0xfffff80000000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[120] = w;
     }
-    loop {
-        let word = ((0xfffff80000000000 & !s.0[1] & (g[121] << 1)))
-            | ((0x40000000000 & !s.0[1] & 0u64.wrapping_sub((n[85]) as u64)))
+    {
+        let mut w: u64 = ((0x40000000000 & !s.0[1] & 0u64.wrapping_sub((n[85]) as u64)))
             | ((0xfffffc0000000000 & s.0[1] & (g[119] << 1)));
-        if word == g[121] {
-            break;
-        }
-        g[121] = word;
+        let mut p: u64 = 0xfffff80000000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[121] = w;
     }
     n[86] = (s.0[0] & 0x40000000000 == 0x40000000000) & (n[84]);
     n[87] = (s.0[1] & 0x40000000000 == 0x40000000000) & (n[85]);
-    loop {
-        let word = ((0xfffff00000000000 & !s.0[0] & (g[122] << 1)))
-            | ((0x80000000000 & !s.0[0] & 0u64.wrapping_sub((n[86]) as u64)))
+    {
+        let mut w: u64 = ((0x80000000000 & !s.0[0] & 0u64.wrapping_sub((n[86]) as u64)))
             | ((0xfffff80000000000 & s.0[0] & (g[120] << 1)));
-        if word == g[122] {
-            break;
-        }
-        g[122] = word;
+        let mut p: u64 = 0xfffff00000000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[122] = w;
     }
-    loop {
-        let word = ((0xfffff00000000000 & !s.0[1] & (g[123] << 1)))
-            | ((0x80000000000 & !s.0[1] & 0u64.wrapping_sub((n[87]) as u64)))
+    {
+        let mut w: u64 = ((0x80000000000 & !s.0[1] & 0u64.wrapping_sub((n[87]) as u64)))
             | ((0xfffff80000000000 & s.0[1] & (g[121] << 1)));
-        if word == g[123] {
-            break;
-        }
-        g[123] = word;
+        let mut p: u64 = 0xfffff00000000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[123] = w;
     }
     n[88] = (s.0[0] & 0x80000000000 == 0x80000000000) & (n[86]);
     n[89] = (s.0[1] & 0x80000000000 == 0x80000000000) & (n[87]);
-    loop {
-        let word = ((0xffffe00000000000 & !s.0[0] & (g[124] << 1)))
-            | ((0x100000000000 & !s.0[0] & 0u64.wrapping_sub((n[88]) as u64)))
+    {
+        let mut w: u64 = ((0x100000000000 & !s.0[0] & 0u64.wrapping_sub((n[88]) as u64)))
             | ((0xfffff00000000000 & s.0[0] & (g[122] << 1)));
-        if word == g[124] {
-            break;
-        }
-        g[124] = word;
+        let mut p: u64 = 0xffffe00000000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[124] = w;
     }
-    loop {
-        let word = ((0xffffe00000000000 & !s.0[1] & (g[125] << 1)))
-            | ((0x100000000000 & !s.0[1] & 0u64.wrapping_sub((n[89]) as u64)))
+    {
+        let mut w: u64 = ((0x100000000000 & !s.0[1] & 0u64.wrapping_sub((n[89]) as u64)))
             | ((0xfffff00000000000 & s.0[1] & (g[123] << 1)));
-        if word == g[125] {
-            break;
-        }
-        g[125] = word;
+        let mut p: u64 = 0xffffe00000000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[125] = w;
     }
     n[90] = (s.0[0] & 0x100000000000 == 0x100000000000) & (n[88]);
     n[91] = (s.0[1] & 0x100000000000 == 0x100000000000) & (n[89]);
-    loop {
-        let word = ((0xffffc00000000000 & !s.0[0] & (g[126] << 1)))
-            | ((0x200000000000 & !s.0[0] & 0u64.wrapping_sub((n[90]) as u64)))
+    {
+        let mut w: u64 = ((0x200000000000 & !s.0[0] & 0u64.wrapping_sub((n[90]) as u64)))
             | ((0xffffe00000000000 & s.0[0] & (g[124] << 1)));
-        if word == g[126] {
-            break;
-        }
-        g[126] = word;
+        let mut p: u64 = 0xffffc00000000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[126] = w;
     }
-    loop {
-        let word = ((0xffffc00000000000 & !s.0[1] & (g[127] << 1)))
-            | ((0x200000000000 & !s.0[1] & 0u64.wrapping_sub((n[91]) as u64)))
+    {
+        let mut w: u64 = ((0x200000000000 & !s.0[1] & 0u64.wrapping_sub((n[91]) as u64)))
             | ((0xffffe00000000000 & s.0[1] & (g[125] << 1)));
-        if word == g[127] {
-            break;
-        }
-        g[127] = word;
+        let mut p: u64 = 0xffffc00000000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[127] = w;
     }
     n[92] = (s.0[0] & 0x200000000000 == 0x200000000000) & (n[90]);
     n[93] = (s.0[1] & 0x200000000000 == 0x200000000000) & (n[91]);
-    loop {
-        let word = ((0xffff800000000000 & !s.0[0] & (g[128] << 1)))
-            | ((0x400000000000 & !s.0[0] & 0u64.wrapping_sub((n[92]) as u64)))
+    {
+        let mut w: u64 = ((0x400000000000 & !s.0[0] & 0u64.wrapping_sub((n[92]) as u64)))
             | ((0xffffc00000000000 & s.0[0] & (g[126] << 1)));
-        if word == g[128] {
-            break;
-        }
-        g[128] = word;
+        let mut p: u64 = 0xffff800000000000 & !s.0[0];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[128] = w;
     }
-    loop {
-        let word = ((0xffff800000000000 & !s.0[1] & (g[129] << 1)))
-            | ((0x400000000000 & !s.0[1] & 0u64.wrapping_sub((n[93]) as u64)))
+    {
+        let mut w: u64 = ((0x400000000000 & !s.0[1] & 0u64.wrapping_sub((n[93]) as u64)))
             | ((0xffffc00000000000 & s.0[1] & (g[127] << 1)));
-        if word == g[129] {
-            break;
-        }
-        g[129] = word;
+        let mut p: u64 = 0xffff800000000000 & !s.0[1];
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        p &= p << 4;
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        g[129] = w;
     }
     n[94] = (s.0[0] & 0x400000000000 == 0x400000000000) & (n[92]);
     n[95] = (s.0[1] & 0x400000000000 == 0x400000000000) & (n[93]);
@@ -13184,80 +13952,99 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         | ((0x7efefefefefefc & (s.0[0] >> 7) & s.0[1]));
     g[4] = ((0x3e3e3e3e3e3e3e3e & s.0[0] & (s.0[0] >> 1)))
         | ((0x3e3e3e3e3e3e3e3e & s.0[1] & (s.0[1] >> 1)));
-    loop {
-        let word = ((0x3e3e3e3e3e3e3e3e & g[0]))
-            | ((0x2020202020202020 & (g[0] >> 1) & g[4]))
-            | ((0x1e1e1e1e1e1e1e1e & g[4] & (g[5] >> 1)));
-        if word == g[5] {
-            break;
-        }
-        g[5] = word;
+    {
+        let mut w: u64 = ((0x3e3e3e3e3e3e3e3e & g[0]))
+            | ((0x2020202020202020 & (g[0] >> 1) & g[4]));
+        let mut p: u64 = 0x1e1e1e1e1e1e1e1e & g[4];
+        w |= p & (w >> 1);
+        p &= p >> 1;
+        w |= p & (w >> 2);
+        p &= p >> 2;
+        w |= p & (w >> 4);
+        g[5] = w;
     }
     g[6] = ((0xffffffffff00 & s.0[0] & (s.0[0] >> 8)))
         | ((0xffffffffff00 & s.0[1] & (s.0[1] >> 8)));
-    loop {
-        let word = ((0xffffffffff00 & g[1])) | ((0xff0000000000 & (g[1] >> 8) & g[6]))
-            | ((0xffffffff00 & g[6] & (g[7] >> 8)));
-        if word == g[7] {
-            break;
-        }
-        g[7] = word;
+    {
+        let mut w: u64 = ((0xffffffffff00 & g[1]))
+            | ((0xff0000000000 & (g[1] >> 8) & g[6]));
+        let mut p: u64 = 0xffffffff00 & g[6];
+        w |= p & (w >> 8);
+        p &= p >> 8;
+        w |= p & (w >> 16);
+        p &= p >> 16;
+        w |= p & (w >> 32);
+        g[7] = w;
     }
-    loop {
-        let word = ((0x404040404040404 & (g[0] << 2) & (g[4] << 1)))
-            | ((0x7c7c7c7c7c7c7c7c & (g[0] << 1)))
-            | ((0x7878787878787878 & (g[4] << 1) & (g[8] << 1)));
-        if word == g[8] {
-            break;
-        }
-        g[8] = word;
+    {
+        let mut w: u64 = ((0x404040404040404 & (g[0] << 2) & (g[4] << 1)))
+            | ((0x7c7c7c7c7c7c7c7c & (g[0] << 1)));
+        let mut p: u64 = 0x7878787878787878 & (g[4] << 1);
+        w |= p & (w << 1);
+        p &= p << 1;
+        w |= p & (w << 2);
+        p &= p << 2;
+        w |= p & (w << 4);
+        g[8] = w;
     }
-    loop {
-        let word = ((0xff0000 & (g[1] << 16) & (g[6] << 8)))
-            | ((0xffffffffff0000 & (g[1] << 8)))
-            | ((0xffffffff000000 & (g[6] << 8) & (g[9] << 8)));
-        if word == g[9] {
-            break;
-        }
-        g[9] = word;
+    {
+        let mut w: u64 = ((0xff0000 & (g[1] << 16) & (g[6] << 8)))
+            | ((0xffffffffff0000 & (g[1] << 8)));
+        let mut p: u64 = 0xffffffff000000 & (g[6] << 8);
+        w |= p & (w << 8);
+        p &= p << 8;
+        w |= p & (w << 16);
+        p &= p << 16;
+        w |= p & (w << 32);
+        g[9] = w;
     }
     g[10] = ((0x3e3e3e3e3e00 & s.0[0] & (s.0[0] >> 9)))
         | ((0x3e3e3e3e3e00 & s.0[1] & (s.0[1] >> 9)));
-    loop {
-        let word = ((0x40404047c0000 & (g[2] << 18) & (g[10] << 9)))
-            | ((0x7c7c7c7c7c0000 & (g[2] << 9)))
-            | ((0x78787878000000 & (g[10] << 9) & (g[11] << 9)));
-        if word == g[11] {
-            break;
-        }
-        g[11] = word;
+    {
+        let mut w: u64 = ((0x40404047c0000 & (g[2] << 18) & (g[10] << 9)))
+            | ((0x7c7c7c7c7c0000 & (g[2] << 9)));
+        let mut p: u64 = 0x78787878000000 & (g[10] << 9);
+        w |= p & (w << 9);
+        p &= p << 9;
+        w |= p & (w << 18);
+        p &= p << 18;
+        w |= p & (w << 36);
+        g[11] = w;
     }
     g[12] = ((0x7c7c7c7c7c00 & s.0[0] & (s.0[0] >> 7)))
         | ((0x7c7c7c7c7c00 & s.0[1] & (s.0[1] >> 7)));
-    loop {
-        let word = ((0x7c7c7c7c7c00 & g[3])) | ((0x7c0404040400 & (g[3] >> 7) & g[12]))
-            | ((0x7878787800 & g[12] & (g[13] >> 7)));
-        if word == g[13] {
-            break;
-        }
-        g[13] = word;
+    {
+        let mut w: u64 = ((0x7c7c7c7c7c00 & g[3]))
+            | ((0x7c0404040400 & (g[3] >> 7) & g[12]));
+        let mut p: u64 = 0x7878787800 & g[12];
+        w |= p & (w >> 7);
+        p &= p >> 7;
+        w |= p & (w >> 14);
+        p &= p >> 14;
+        w |= p & (w >> 28);
+        g[13] = w;
     }
-    loop {
-        let word = ((0x202020203e0000 & (g[3] << 14) & (g[12] << 7)))
-            | ((0x3e3e3e3e3e0000 & (g[3] << 7)))
-            | ((0x1e1e1e1e000000 & (g[12] << 7) & (g[14] << 7)));
-        if word == g[14] {
-            break;
-        }
-        g[14] = word;
+    {
+        let mut w: u64 = ((0x202020203e0000 & (g[3] << 14) & (g[12] << 7)))
+            | ((0x3e3e3e3e3e0000 & (g[3] << 7)));
+        let mut p: u64 = 0x1e1e1e1e000000 & (g[12] << 7);
+        w |= p & (w << 7);
+        p &= p << 7;
+        w |= p & (w << 14);
+        p &= p << 14;
+        w |= p & (w << 28);
+        g[14] = w;
     }
-    loop {
-        let word = ((0x3e3e3e3e3e00 & g[2])) | ((0x3e2020202000 & (g[2] >> 9) & g[10]))
-            | ((0x1e1e1e1e00 & g[10] & (g[15] >> 9)));
-        if word == g[15] {
-            break;
-        }
-        g[15] = word;
+    {
+        let mut w: u64 = ((0x3e3e3e3e3e00 & g[2]))
+            | ((0x3e2020202000 & (g[2] >> 9) & g[10]));
+        let mut p: u64 = 0x1e1e1e1e00 & g[10];
+        w |= p & (w >> 9);
+        p &= p >> 9;
+        w |= p & (w >> 18);
+        p &= p >> 18;
+        w |= p & (w >> 36);
+        g[15] = w;
     }
     g[16] = ((0xffffffffffffffff & s.0[0])) | ((0xffffffffffffffff & s.0[1]));
     n[0] = ((s.0[1] & 0x2 == 0x2) & (g[5] >> 1 & 1 != 0))
