@@ -15,6 +15,7 @@ pub mod program;
 mod realtime;
 mod tables;
 mod truth_tables;
+mod word_order;
 
 pub use tables::words;
 

@@ -13,9 +13,8 @@
 
 use crate::ground::{Ground, Lit, Prop};
 use gdl_runtime::kif::{self, Sx};
-use petgraph::graph::{DiGraph, NodeIndex};
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The fewest members of a group.
 const GROUP_MIN: usize = 8;
@@ -235,9 +234,9 @@ pub fn find(ground: &Ground, never: &[bool], gathered_only: &[bool]) -> NodeWord
             .map(|(g, group)| if group.gathered { read[g] } else { pays(ground, group) })
             .collect();
         if keep.iter().all(|&k| k) {
-            let entangled = entangled(ground, &member, groups.len());
+            let entangled = super::word_order::entangled(ground, &member, groups.len());
             if entangled.is_empty() {
-                let rank = rank(ground, &member, groups.len());
+                let rank = super::word_order::rank(ground, &member, groups.len());
                 return NodeWords { groups, member, rank, move_kinds };
             }
             candidates =
@@ -304,93 +303,6 @@ fn pays(ground: &Ground, group: &WordGroup) -> bool {
     let rounds = if group.reads_itself { ASSUMED_ROUNDS } else { 1 };
     let as_word: usize = group.templates.iter().map(|t| t.literals.len() + 1).sum::<usize>() * rounds;
     group.templates.len() <= MAX_TEMPLATES && 2 * as_word <= one_by_one
-}
-
-/// The unit every node is evaluated in: its group, its recursive group, or itself.
-fn units(ground: &Ground, member: &[Option<(u32, u32)>], groups: usize) -> Vec<usize> {
-    let mut unit: Vec<usize> = (0..ground.nodes.len()).map(|i| groups + ground.cycles.len() + i).collect();
-    for (c, &(start, end)) in ground.cycles.iter().enumerate() {
-        unit[start as usize..end as usize].iter_mut().for_each(|u| *u = groups + c);
-    }
-    for (i, m) in member.iter().enumerate() {
-        if let Some((g, _)) = m {
-            unit[i] = *g as usize;
-        }
-    }
-    unit
-}
-
-/// The edges between units: from each unit a node reads to the node's.
-fn unit_edges(ground: &Ground, unit: &[usize]) -> BTreeSet<(usize, usize)> {
-    let mut edges = BTreeSet::new();
-    for (i, node) in ground.nodes.iter().enumerate() {
-        for lit in node.rules.iter().flatten() {
-            if let Prop::Node(m) = lit.prop {
-                if unit[m as usize] != unit[i] {
-                    edges.insert((unit[m as usize], unit[i]));
-                }
-            }
-        }
-    }
-    edges
-}
-
-/// The groups that some other unit both reads and is read by (through a chain of nodes), so
-/// that no order evaluates them whole.
-fn entangled(ground: &Ground, member: &[Option<(u32, u32)>], groups: usize) -> BTreeSet<usize> {
-    let unit = units(ground, member, groups);
-    let count = groups + ground.cycles.len() + ground.nodes.len();
-    let mut graph: DiGraph<(), ()> = DiGraph::with_capacity(count, 0);
-    for _ in 0..count {
-        graph.add_node(());
-    }
-    for (from, to) in unit_edges(ground, &unit) {
-        graph.add_edge(NodeIndex::new(from), NodeIndex::new(to), ());
-    }
-    petgraph::algo::kosaraju_scc(&graph)
-        .into_iter()
-        .filter(|scc| scc.len() > 1)
-        .flatten()
-        .map(NodeIndex::index)
-        .filter(|&u| u < groups)
-        .collect()
-}
-
-/// Every node's place in an order of the units that follows their edges, taking among the
-/// units ready the one with the first node, so that the order stays close to the ground
-/// program's.
-fn rank(ground: &Ground, member: &[Option<(u32, u32)>], groups: usize) -> Vec<u32> {
-    let unit = units(ground, member, groups);
-    let count = groups + ground.cycles.len() + ground.nodes.len();
-    let mut nodes_of: Vec<Vec<u32>> = vec![Vec::new(); count];
-    for (i, &u) in unit.iter().enumerate() {
-        nodes_of[u].push(i as u32);
-    }
-    let mut waiting = vec![0usize; count];
-    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); count];
-    for (from, to) in unit_edges(ground, &unit) {
-        waiting[to] += 1;
-        readers[from].push(to);
-    }
-    let mut ready: BinaryHeap<Reverse<(u32, usize)>> = (0..count)
-        .filter(|&u| waiting[u] == 0 && !nodes_of[u].is_empty())
-        .map(|u| Reverse((nodes_of[u][0], u)))
-        .collect();
-    let mut rank = vec![0u32; ground.nodes.len()];
-    let mut next = 0u32;
-    while let Some(Reverse((_, u))) = ready.pop() {
-        for &i in &nodes_of[u] {
-            rank[i as usize] = next;
-            next += 1;
-        }
-        for &r in &readers[u] {
-            waiting[r] -= 1;
-            if waiting[r] == 0 {
-                ready.push(Reverse((nodes_of[r][0], r)));
-            }
-        }
-    }
-    rank
 }
 
 /// The place of every move of each role that names one (the first coordinates among the
