@@ -124,83 +124,15 @@ pub fn find(ground: &Ground, never: &[bool], gathered_only: &[bool]) -> NodeWord
     let board = Board { base: base_place, moves };
     let heads: Vec<String> = ground.nodes.iter().map(|node| head_of(&node.name)).collect();
     let (place, rest) = places(ground, never, &heads, &board, &coordinates);
-    // Candidates: nodes of one relation whose first rules have one shape, at distinct places.
-    // A node the first rule reads is named by its relation and the rest of its name when its
-    // name gives its place, else by its class: nodes reading different kinds of node at the
-    // same distance (a ray's first cells in different directions) differ.
-    let mut classes: BTreeMap<(String, Vec<String>), usize> = BTreeMap::new();
-    let mut class: Vec<Option<usize>> = vec![None; n];
-    let mut by_shape: Vec<Vec<u32>> = Vec::new();
-    for i in 0..n {
-        let Some(p) = place[i] else { continue };
-        let name = |m: usize| match &rest[m] {
-            Some(rest) => Some(format!("{} {}", heads[m], rest.join(" "))),
-            None => class[m].map(|c| c.to_string()),
-        };
-        let shape = first_rule_shape(ground, i, p, &|m| place[m], &name, &board);
-        let next = classes.len();
-        let c = *classes.entry((heads[i].clone(), shape)).or_insert(next);
-        if c == by_shape.len() {
-            by_shape.push(Vec::new());
-        }
-        by_shape[c].push(i as u32);
-        class[i] = Some(c);
-    }
-    let mut candidates: Vec<Vec<u32>> = Vec::new();
-    for members in by_shape {
-        let members: Vec<u32> = members.into_iter().filter(|&m| !gathered_only[m as usize]).collect();
-        // Members at the same place are told apart by the rest of their names when that
-        // separates them all (the directions of `hasOtherColorInDir`); else a member at a place
-        // already taken goes to the next candidate of the same shape.
-        let mut by_rest: BTreeMap<&[String], (u64, Vec<u32>)> = BTreeMap::new();
-        let mut separated = true;
-        for &m in &members {
-            let bit = 1u64 << place[m as usize].unwrap_or(0);
-            let (taken, group) = by_rest.entry(rest[m as usize].as_deref().unwrap_or_default()).or_default();
-            separated &= *taken & bit == 0;
-            *taken |= bit;
-            group.push(m);
-        }
-        if separated {
-            candidates.extend(by_rest.into_values().map(|(_, group)| group).filter(|g| g.len() >= GROUP_MIN));
-            continue;
-        }
-        let mut split: Vec<(u64, Vec<u32>)> = Vec::new();
-        for m in members {
-            let bit = 1u64 << place[m as usize].unwrap_or(0);
-            match split.iter_mut().find(|(taken, _)| taken & bit == 0) {
-                Some((taken, group)) => {
-                    *taken |= bit;
-                    group.push(m);
-                }
-                None => split.push((bit, vec![m])),
-            }
-        }
-        candidates.extend(split.into_iter().map(|(_, group)| group).filter(|g| g.len() >= GROUP_MIN));
-    }
-    let mut candidates: Vec<(Vec<u32>, bool)> = candidates.into_iter().map(|c| (c, false)).collect();
-    // Gathered candidates: the guarded nodes of one relation and the same rest of their
-    // names, at distinct places.
-    // By relation and rest of name: the places taken, and the members.
-    type Gathering<'a> = BTreeMap<(&'a str, &'a [String]), (u64, Vec<u32>)>;
-    let mut gathered: Gathering = BTreeMap::new();
-    let mut clash = BTreeSet::new();
-    for i in (0..n).filter(|&i| gathered_only[i] && !never[i]) {
-        let Some(p) = place[i] else { continue };
-        let key = (heads[i].as_str(), rest[i].as_deref().unwrap_or_default());
-        let (taken, group) = gathered.entry(key).or_default();
-        if *taken >> p & 1 != 0 {
-            clash.insert(key);
-        }
-        *taken |= 1 << p;
-        group.push(i as u32);
-    }
-    candidates.extend(
-        gathered
-            .into_iter()
-            .filter(|(key, (_, group))| !clash.contains(key) && group.len() >= GROUP_MIN)
-            .map(|(_, (_, group))| (group, true)),
-    );
+    let templated = |i: usize| !gathered_only[i];
+    let mut candidates: Vec<(Vec<u32>, bool)> = template_candidates(ground, &heads, &place, &rest, &board, &templated)
+        .into_iter()
+        .filter(|members| members.len() >= GROUP_MIN)
+        .map(|members| (members, false))
+        .collect();
+    let gathering = |i: usize| gathered_only[i] && !never[i];
+    candidates
+        .extend(gathered_candidates(&heads, &place, &rest, &gathering).into_iter().map(|members| (members, true)));
     candidates.sort();
     // Drop the candidates that do not pay, gathered ones that no group reads, and those that
     // the order of evaluation cannot put together, until those left all do.
@@ -245,6 +177,104 @@ pub fn find(ground: &Ground, never: &[bool], gathered_only: &[bool]) -> NodeWord
         }
         candidates = candidates.into_iter().zip(keep).filter(|(_, k)| *k).map(|(c, _)| c).collect();
     }
+}
+
+/// Nodes of one relation whose first rules have one shape relative to their places, at
+/// distinct places: the candidate groups evaluated by templates (of any size), of the nodes
+/// `templated` selects.
+fn template_candidates(
+    ground: &Ground,
+    heads: &[String],
+    place: &[Option<u32>],
+    rest: &[Option<Vec<String>>],
+    board: &Board,
+    templated: &dyn Fn(usize) -> bool,
+) -> Vec<Vec<u32>> {
+    let n = ground.nodes.len();
+    // Candidates: nodes of one relation whose first rules have one shape, at distinct places.
+    // A node the first rule reads is named by its relation and the rest of its name when its
+    // name gives its place, else by its class: nodes reading different kinds of node at the
+    // same distance (a ray's first cells in different directions) differ.
+    let mut classes: BTreeMap<(String, Vec<String>), usize> = BTreeMap::new();
+    let mut class: Vec<Option<usize>> = vec![None; n];
+    let mut by_shape: Vec<Vec<u32>> = Vec::new();
+    for i in 0..n {
+        let Some(p) = place[i] else { continue };
+        let name = |m: usize| match &rest[m] {
+            Some(rest) => Some(format!("{} {}", heads[m], rest.join(" "))),
+            None => class[m].map(|c| c.to_string()),
+        };
+        let shape = first_rule_shape(ground, i, p, &|m| place[m], &name, board);
+        let next = classes.len();
+        let c = *classes.entry((heads[i].clone(), shape)).or_insert(next);
+        if c == by_shape.len() {
+            by_shape.push(Vec::new());
+        }
+        by_shape[c].push(i as u32);
+        class[i] = Some(c);
+    }
+    let mut candidates: Vec<Vec<u32>> = Vec::new();
+    for members in by_shape {
+        let members: Vec<u32> = members.into_iter().filter(|&m| templated(m as usize)).collect();
+        // Members at the same place are told apart by the rest of their names when that
+        // separates them all (the directions of `hasOtherColorInDir`); else a member at a place
+        // already taken goes to the next candidate of the same shape.
+        let mut by_rest: BTreeMap<&[String], (u64, Vec<u32>)> = BTreeMap::new();
+        let mut separated = true;
+        for &m in &members {
+            let bit = 1u64 << place[m as usize].unwrap_or(0);
+            let (taken, group) = by_rest.entry(rest[m as usize].as_deref().unwrap_or_default()).or_default();
+            separated &= *taken & bit == 0;
+            *taken |= bit;
+            group.push(m);
+        }
+        if separated {
+            candidates.extend(by_rest.into_values().map(|(_, group)| group));
+            continue;
+        }
+        let mut split: Vec<(u64, Vec<u32>)> = Vec::new();
+        for m in members {
+            let bit = 1u64 << place[m as usize].unwrap_or(0);
+            match split.iter_mut().find(|(taken, _)| taken & bit == 0) {
+                Some((taken, group)) => {
+                    *taken |= bit;
+                    group.push(m);
+                }
+                None => split.push((bit, vec![m])),
+            }
+        }
+        candidates.extend(split.into_iter().map(|(_, group)| group));
+    }
+    candidates
+}
+
+/// The nodes that `gathering` selects, by relation and the rest of their names, at distinct
+/// places: the candidate gathered groups.
+fn gathered_candidates(
+    heads: &[String],
+    place: &[Option<u32>],
+    rest: &[Option<Vec<String>>],
+    gathering: &dyn Fn(usize) -> bool,
+) -> Vec<Vec<u32>> {
+    // By relation and rest of name: the places taken, and the members.
+    type Gathering<'a> = BTreeMap<(&'a str, &'a [String]), (u64, Vec<u32>)>;
+    let mut gathered: Gathering = BTreeMap::new();
+    let mut clash = BTreeSet::new();
+    for i in (0..heads.len()).filter(|&i| gathering(i)) {
+        let Some(p) = place[i] else { continue };
+        let key = (heads[i].as_str(), rest[i].as_deref().unwrap_or_default());
+        let (taken, group) = gathered.entry(key).or_default();
+        if *taken >> p & 1 != 0 {
+            clash.insert(key);
+        }
+        *taken |= 1 << p;
+        group.push(i as u32);
+    }
+    gathered
+        .into_iter()
+        .filter(|(key, (_, group))| !clash.contains(key) && group.len() >= GROUP_MIN)
+        .map(|(_, (_, group))| group)
+        .collect()
 }
 
 /// The group of `members` (group `g`): the templates of their rules.
