@@ -486,7 +486,7 @@ impl<'g> Emitter<'g> {
 
     /// Statements that set bit `place` of group `g`'s word when `expr` holds.
     fn or_into_word(&self, g: u32, place: u32, expr: Expr) -> TokenStream {
-        let (k, place) = (Literal::u32_unsuffixed(g), Literal::u32_unsuffixed(place));
+        let (k, place) = (Literal::u32_unsuffixed(g), Literal::u32_suffixed(place));
         let disjuncts = expr.disjuncts();
         quote!(#(g[#k] |= u64::from(#disjuncts) << #place;)*)
     }
@@ -681,11 +681,11 @@ impl<'g> Emitter<'g> {
             let word = match up {
                 0 => quote!(g[#k]),
                 up if up > 0 => {
-                    let up = Literal::i32_unsuffixed(up);
+                    let up = Literal::u32_suffixed(up as u32);
                     quote!((g[#k] << #up))
                 }
                 down => {
-                    let down = Literal::i32_unsuffixed(-down);
+                    let down = Literal::u32_suffixed(-down as u32);
                     quote!((g[#k] >> #down))
                 }
             };
@@ -856,7 +856,7 @@ impl<'g> Emitter<'g> {
         let mut body = Vec::new();
         for step in 0..steps {
             let by = shift * (1 << step);
-            let amount = Literal::i32_unsuffixed(by.abs());
+            let amount = Literal::u32_suffixed(by.unsigned_abs());
             let (w, p) = if by > 0 {
                 (quote!(w >> #amount), quote!(p >> #amount))
             } else {
@@ -901,11 +901,11 @@ impl<'g> Emitter<'g> {
         let shifted = |word: TokenStream, shift: i32| match shift {
             0 => word,
             s if s > 0 => {
-                let s = Literal::i32_unsuffixed(s);
+                let s = Literal::u32_suffixed(s as u32);
                 quote!((#word >> #s))
             }
             s => {
-                let s = Literal::i32_unsuffixed(-s);
+                let s = Literal::u32_suffixed(-s as u32);
                 quote!((#word << #s))
             }
         };
@@ -1593,12 +1593,14 @@ impl<'g> Emitter<'g> {
                 }
             }
             Prop::Node(node) if self.words.member[node as usize].is_some() => {
+                // A mask, not a shift: rustc resolves `u64 >> {integer}` among many impls, and
+                // takes seconds over the thousands of reads of a large module.
                 let (g, place) = self.words.member[node as usize].unwrap_or_default();
-                let (k, place) = (Literal::u32_unsuffixed(g), Literal::u32_unsuffixed(place));
+                let (k, mask) = (Literal::u32_unsuffixed(g), hex(1 << place));
                 if positive {
-                    quote!(g[#k] >> #place & 1 != 0)
+                    quote!(g[#k] & #mask != 0)
                 } else {
-                    quote!(g[#k] >> #place & 1 == 0)
+                    quote!(g[#k] & #mask == 0)
                 }
             }
             Prop::Node(node) => {
