@@ -1415,13 +1415,84 @@ impl<'g> Emitter<'g> {
         if let Some(table) = self.truth_table(n) {
             return Expr::Short(table.expr());
         }
-        let (rules, disjuncts) = match self.families.get(n as usize) {
+        let (rules, mut disjuncts) = match self.families.get(n as usize) {
             Some(f) if !f.families.is_empty() => {
                 (&rules[f.rules..], f.families.iter().map(|family| self.family_expr(family)).collect())
             }
-            _ => (&rules[..], Vec::new()),
+            _ => (&rules[..], Vec::<TokenStream>::new()),
         };
-        self.rules_expr(rules, disjuncts)
+        let (by_words, rest) = self.word_families(rules);
+        disjuncts.extend(by_words);
+        self.rules_expr(&rest, disjuncts)
+    }
+
+    /// The rules among `rules` that read only members of groups of [`NodeWords`] and are one
+    /// shape moved to different places (reversi's "an empty cell where a move is legal", in
+    /// every cell of a column), each shape tested at once: the `&` of the words it reads,
+    /// shifted onto the places of its first literal, masked by those places, against zero.
+    /// Returns those tests, and the other rules.
+    fn word_families(&self, rules: &[Vec<Lit>]) -> (Vec<TokenStream>, Vec<Vec<Lit>>) {
+        if self.words.groups.is_empty() {
+            return (Vec::new(), rules.to_vec());
+        }
+        // By shape (group, distance from the first literal's place, sign): the places of the
+        // first literals, and the rules.
+        type Shapes = BTreeMap<Vec<(u32, i32, bool)>, (u64, Vec<usize>)>;
+        let mut shapes = Shapes::new();
+        for (i, rule) in rules.iter().enumerate() {
+            let mut at: Vec<(u32, u32, bool)> = Vec::new();
+            for lit in rule {
+                match lit.prop {
+                    Prop::Node(m) => match self.words.member[m as usize] {
+                        Some((g, place)) => at.push((g, place, lit.positive)),
+                        None => break,
+                    },
+                    _ => break,
+                }
+            }
+            if rule.is_empty() || at.len() < rule.len() {
+                continue;
+            }
+            at.sort_by_key(|&(g, place, positive)| (g, positive, place));
+            let anchor = at[0].1;
+            let shape = at.iter().map(|&(g, place, positive)| (g, place as i32 - anchor as i32, positive)).collect();
+            let (anchors, members) = shapes.entry(shape).or_default();
+            if *anchors >> anchor & 1 == 0 {
+                *anchors |= 1 << anchor;
+                members.push(i);
+            }
+        }
+        let mut taken = vec![false; rules.len()];
+        let mut tests = Vec::new();
+        for (shape, (anchors, members)) in shapes {
+            if members.len() < 2 {
+                continue;
+            }
+            members.iter().for_each(|&i| taken[i] = true);
+            let words = shape.iter().map(|&(g, distance, positive)| {
+                let k = Literal::u32_unsuffixed(g);
+                let word = match distance {
+                    0 => quote!(g[#k]),
+                    d if d > 0 => {
+                        let d = Literal::u32_suffixed(d as u32);
+                        quote!((g[#k] >> #d))
+                    }
+                    d => {
+                        let d = Literal::u32_suffixed(-d as u32);
+                        quote!((g[#k] << #d))
+                    }
+                };
+                if positive {
+                    word
+                } else {
+                    quote!(!#word)
+                }
+            });
+            let anchors = hex(anchors);
+            tests.push(quote!(#anchors #(& #words)* != 0));
+        }
+        let rest = rules.iter().zip(&taken).filter(|(_, &t)| !t).map(|(rule, _)| rule.clone()).collect();
+        (tests, rest)
     }
 
     /// The value of `rules` or-ed with `disjuncts` (already generated), as [`node_expr`] gives
