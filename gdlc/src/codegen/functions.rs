@@ -195,8 +195,7 @@ impl<'g> Emitter<'g> {
             let name = format_ident!("legal_{}", role);
             let guard = self.legal_guard(moves);
             let plan = self.legal_families(moves, &guard, &flat);
-            let guarded = |i: usize| guard.as_ref().is_some_and(|(_, g)| g[i]);
-            let parts = LegalParts::new(&plan, moves, &self.words, &guarded);
+            let parts = LegalParts::new(&plan, moves, &self.words, &guard);
             let body = if plan.families.is_empty() && parts.group_words.is_empty() {
                 let values: Vec<Value> = moves.iter().map(|&(_, v)| v).collect();
                 let nodes = self.evaluate(&values);
@@ -375,11 +374,16 @@ impl<'g> Emitter<'g> {
     /// The nodes that `values` need evaluated at run time, sorted: their cone, less the nodes
     /// the move table gives.
     fn runtime_cone(&self, values: &[Value]) -> Vec<u32> {
-        let cone = match &self.tables {
+        self.whole_groups(self.cone_less_table(values))
+    }
+
+    /// The cone of `values`, sorted, less the nodes the move table gives, not yet widened to
+    /// whole groups.
+    fn cone_less_table(&self, values: &[Value]) -> Vec<u32> {
+        match &self.tables {
             Some(tables) => tables.runtime_cone(self.ground, values),
             None => super::cones::Cones::new(self.ground).cone(values),
-        };
-        self.whole_groups(cone)
+        }
     }
 
     /// The constant tables of the functions of the joint move: `MOVE_NODES[role][move]`, the
@@ -569,17 +573,7 @@ impl<'g> Emitter<'g> {
         });
         sets.extend(from_groups.into_iter().map(|((w, g, up), mask)| {
             let (w, k, mask) = (Literal::usize_unsuffixed(w), Literal::u32_unsuffixed(g), hex(mask));
-            let word = match up {
-                0 => quote!(g[#k]),
-                up if up > 0 => {
-                    let up = Literal::u32_suffixed(up as u32);
-                    quote!((g[#k] << #up))
-                }
-                down => {
-                    let down = Literal::u32_suffixed(-down as u32);
-                    quote!((g[#k] >> #down))
-                }
-            };
+            let word = shifted(quote!(g[#k]), -up);
             quote!(w[#w] |= #word & #mask;)
         }));
         let arms = self.tables.as_ref().map(|tables| self.frame_arms(tables, local, by_draw));
@@ -709,9 +703,7 @@ impl<'g> Emitter<'g> {
     fn emit_move_nodes(&self, after: &[u32]) -> TokenStream {
         let mut plain = vec![false; self.ground.nodes.len()];
         for &n in after {
-            plain[n as usize] = self.families.get(n as usize).is_none_or(|f| f.families.is_empty())
-                && self.truth_table(n).is_none()
-                && !self.in_template_group(n);
+            plain[n as usize] = self.rule_by_rule(n) && !self.in_template_group(n);
         }
         let in_cycle = super::cones::in_cycle(self.ground);
         let guards = move_guards::find(self.ground, after, &plain, &in_cycle);
@@ -821,7 +813,7 @@ impl<'g> Emitter<'g> {
         for (role, (moves, guard)) in legal.iter().zip(guards).enumerate() {
             let mut guarded = Vec::new();
             for (i, &v) in moves.iter().enumerate() {
-                if guard.as_ref().is_some_and(|(_, g)| g[i]) {
+                if guards_move(guard, i) {
                     guarded.push(v);
                 } else {
                     others.push(v);
@@ -910,7 +902,7 @@ impl<'g> Emitter<'g> {
         guard: &Option<(Lit, Vec<bool>)>,
         exclusive: TokenStream,
     ) -> TokenStream {
-        let guarded = |i: usize| guard.as_ref().is_some_and(|(_, g)| g[i]);
+        let guarded = |i: usize| guards_move(guard, i);
         let (mut open, mut behind_guard) = (parts.group_word_sets(false), parts.group_word_sets(true));
         for (i, m, v) in plan.singles(moves) {
             if parts.in_group_word(m) {
@@ -999,10 +991,7 @@ impl<'g> Emitter<'g> {
             .iter()
             .zip(&plans)
             .zip(&guards)
-            .map(|((moves, plan), guard)| {
-                let guarded = |i: usize| guard.as_ref().is_some_and(|(_, g)| g[i]);
-                LegalParts::new(plan, moves, &self.words, &guarded)
-            })
+            .map(|((moves, plan), guard)| LegalParts::new(plan, moves, &self.words, guard))
             .collect();
         let by_draw: Vec<bool> = all_parts.iter().map(|parts| self.rows_by_draw(parts)).collect();
         let choices = self.ground.legal.iter().enumerate().map(|(role, moves)| {
@@ -1218,6 +1207,11 @@ impl<'g> Emitter<'g> {
         }
     }
 
+    /// Whether node `n` is evaluated rule by rule: it has no word families and no truth table.
+    fn rule_by_rule(&self, n: u32) -> bool {
+        self.families.get(n as usize).is_none_or(|f| f.families.is_empty()) && self.truth_table(n).is_none()
+    }
+
     /// The truth table of a node with no families whose rules read only base facts (through
     /// nodes that are conjunctions of them), when they fit one (see [`TruthTable::of`]).
     fn truth_table(&self, n: u32) -> Option<TruthTable> {
@@ -1417,7 +1411,7 @@ impl LegalParts {
         plan: &LegalFamilies,
         moves: &[(u32, Value)],
         words_of: &NodeWords,
-        guarded: &dyn Fn(usize) -> bool,
+        guard: &Option<(Lit, Vec<bool>)>,
     ) -> LegalParts {
         let mut words: Vec<(u64, [u32; 64])> = Vec::new();
         let mut family_words = Vec::new();
@@ -1438,7 +1432,7 @@ impl LegalParts {
         for (i, m, v) in plan.singles(moves) {
             if let Value::Lit(Lit { prop: Prop::Node(n), positive: true }) = v {
                 if let Some((g, place)) = words_of.member[n as usize] {
-                    by_group.entry((g, guarded(i))).or_default().push((place, m));
+                    by_group.entry((g, guards_move(guard, i))).or_default().push((place, m));
                 }
             }
         }
@@ -1607,6 +1601,35 @@ fn merge_move_rules(rules: &[Vec<Lit>]) -> Vec<MergedRule> {
         moves.dedup();
     }
     merged
+}
+
+/// Whether a role's guard (see [`Emitter::legal_guard`]) guards its `i`-th move.
+fn guards_move(guard: &Option<(Lit, Vec<bool>)>, i: usize) -> bool {
+    guard.as_ref().is_some_and(|(_, g)| g[i])
+}
+
+/// A word shifted right by `by` bits (left when negative), in parentheses unless unshifted,
+/// to be an operand of `&` or `|`.
+fn shifted(word: TokenStream, by: i32) -> TokenStream {
+    match by {
+        0 => word,
+        _ => {
+            let shift = shift_expr(word, by);
+            quote!((#shift))
+        }
+    }
+}
+
+/// A word shifted right by `by` bits (left when negative), as a bare expression. Shifts take
+/// `u32` literals: rustc resolves `u64 >> {integer}` among the impls of every integer type,
+/// which takes seconds over the thousands of shifts of a large module.
+fn shift_expr(word: TokenStream, by: i32) -> TokenStream {
+    let amount = Literal::u32_suffixed(by.unsigned_abs());
+    match by {
+        0 => word,
+        by if by > 0 => quote!(#word >> #amount),
+        _ => quote!(#word << #amount),
+    }
 }
 
 /// `rule` in the arm where role `role` plays `mv`: without the literals that are then true

@@ -597,10 +597,7 @@ fn subsequences(count: usize, len: usize, at: &mut Vec<usize>, from: usize, visi
 
 /// The relation of an atom in canonical KIF: its first item.
 fn head_of(name: &str) -> String {
-    match kif::parse_one(name) {
-        Ok(Sx::List(items)) if !items.is_empty() => items[0].to_string(),
-        _ => name.to_string(),
-    }
+    crate::ground::layout::split(name).0
 }
 
 /// The atoms of an atom's arguments, in order, nested terms flattened.

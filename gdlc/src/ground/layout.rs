@@ -135,7 +135,7 @@ fn uniform(facts: &[usize], parsed: &[(String, Vec<String>)], outer: usize) -> b
 }
 
 /// A fact's relation name and its arguments' KIF.
-pub(super) fn split(fact: &str) -> (String, Vec<String>) {
+pub(crate) fn split(fact: &str) -> (String, Vec<String>) {
     match kif::parse_one(fact) {
         Ok(Sx::List(items)) if !items.is_empty() => {
             (items[0].to_string(), items[1..].iter().map(ToString::to_string).collect())

@@ -3,7 +3,7 @@
 //! that guarded members set, the move words templates read, and the rules over group members
 //! tested a word at a time.
 
-use super::{join, Emitter, Expr};
+use super::{join, shift_expr, shifted, Emitter, Expr};
 use crate::codegen::move_guards;
 use crate::codegen::node_words::{NodeWords, WordLit};
 use crate::codegen::tables::hex;
@@ -33,11 +33,7 @@ impl Emitter<'_> {
             if missing.is_empty() {
                 return cone;
             }
-            let more = match &self.tables {
-                Some(tables) => tables.runtime_cone(self.ground, &missing),
-                None => crate::codegen::cones::Cones::new(self.ground).cone(&missing),
-            };
-            cone.extend(more);
+            cone.extend(self.cone_less_table(&missing));
             cone.sort_unstable();
             cone.dedup();
         }
@@ -63,11 +59,7 @@ impl Emitter<'_> {
         }
         let dependent = crate::codegen::cones::reads_moves(self.ground);
         let after: Vec<u32> = (0..self.ground.nodes.len() as u32).filter(|&n| dependent[n as usize]).collect();
-        let plain: Vec<bool> = (0..self.ground.nodes.len() as u32)
-            .map(|n| {
-                self.families.get(n as usize).is_none_or(|f| f.families.is_empty()) && self.truth_table(n).is_none()
-            })
-            .collect();
+        let plain: Vec<bool> = (0..self.ground.nodes.len() as u32).map(|n| self.rule_by_rule(n)).collect();
         let guards = move_guards::find(self.ground, &after, &plain, &in_cycle);
         let gathered_only: Vec<bool> = guards.iter().map(Option::is_some).collect();
         crate::codegen::node_words::find(self.ground, &never, &gathered_only)
@@ -128,12 +120,12 @@ impl Emitter<'_> {
     /// `&` of its literals' words masked by the places that have it; iterated until it stops
     /// changing when it reads itself.
     pub(super) fn group_word(&self, g: u32) -> TokenStream {
-        let group = &self.words.groups[g as usize];
-        let word = self.templates_or(&group.templates.iter().collect::<Vec<_>>());
-        let k = Literal::u32_unsuffixed(g);
         if let Some(doubling) = self.doubling(g) {
             return doubling;
         }
+        let group = &self.words.groups[g as usize];
+        let word = self.templates_or(&group.templates.iter().collect::<Vec<_>>());
+        let k = Literal::u32_unsuffixed(g);
         if group.reads_itself {
             quote! {
                 loop {
@@ -169,14 +161,10 @@ impl Emitter<'_> {
         let mut body = Vec::new();
         for step in 0..steps {
             let by = shift * (1 << step);
-            let amount = Literal::u32_suffixed(by.unsigned_abs());
-            let (w, p) = if by > 0 {
-                (quote!(w >> #amount), quote!(p >> #amount))
-            } else {
-                (quote!(w << #amount), quote!(p << #amount))
-            };
-            body.push(quote!(w |= p & (#w);));
+            let w = shifted(quote!(w), by);
+            body.push(quote!(w |= p & #w;));
             if step + 1 < steps {
+                let p = shift_expr(quote!(p), by);
                 body.push(quote!(p &= #p;));
             }
         }
@@ -211,17 +199,6 @@ impl Emitter<'_> {
 
     /// A template's literal as a word whose bit `p` is its value at place `p`.
     pub(super) fn word_lit(&self, lit: WordLit) -> TokenStream {
-        let shifted = |word: TokenStream, shift: i32| match shift {
-            0 => word,
-            s if s > 0 => {
-                let s = Literal::u32_suffixed(s as u32);
-                quote!((#word >> #s))
-            }
-            s => {
-                let s = Literal::u32_suffixed(-s as u32);
-                quote!((#word << #s))
-            }
-        };
         let (word, positive) = match lit {
             WordLit::Base { word, shift, positive } => {
                 let w = Literal::u32_unsuffixed(word);
@@ -294,17 +271,7 @@ impl Emitter<'_> {
             members.iter().for_each(|&i| taken[i] = true);
             let words = shape.iter().map(|&(g, distance, positive)| {
                 let k = Literal::u32_unsuffixed(g);
-                let word = match distance {
-                    0 => quote!(g[#k]),
-                    d if d > 0 => {
-                        let d = Literal::u32_suffixed(d as u32);
-                        quote!((g[#k] >> #d))
-                    }
-                    d => {
-                        let d = Literal::u32_suffixed(-d as u32);
-                        quote!((g[#k] << #d))
-                    }
-                };
+                let word = shifted(quote!(g[#k]), distance);
                 if positive {
                     word
                 } else {
