@@ -4,7 +4,8 @@
 //!
 //! A node's place is the bit, within its state word, of the board's base facts at the same
 //! coordinates: `(hasothercolorindir 3 4 n)` sits where `(cell 3 4 black)` does. Nodes of one
-//! relation whose first rules have the same shape relative to their places form a group. Each
+//! relation with the same rest of their names (`n`) form a group; nodes whose places come from
+//! their rules instead, by their first rules' shapes relative to their places. Each
 //! distinct shape among its members' rules is a template: the `&` of the state words and group
 //! words it reads, shifted onto the places, masked by the members that have that rule. A group
 //! that reads itself (a ray of cells, each reading the next) is iterated until its word stops
@@ -13,7 +14,6 @@
 
 use crate::ground::{Ground, Lit, Prop};
 use gdl_runtime::kif::{self, Sx};
-use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The fewest members of a group.
@@ -179,8 +179,9 @@ pub fn find(ground: &Ground, never: &[bool], gathered_only: &[bool]) -> NodeWord
     }
 }
 
-/// Nodes of one relation whose first rules have one shape relative to their places, at
-/// distinct places: the candidate groups evaluated by templates (of any size), of the nodes
+/// Nodes of one relation with one rest of their names (or, when their names do not give their
+/// places, whose first rules have one shape relative to their places), at distinct places:
+/// the candidate groups evaluated by templates (of any size), of the nodes
 /// `templated` selects.
 fn template_candidates(
     ground: &Ground,
@@ -204,7 +205,12 @@ fn template_candidates(
             Some(rest) => Some(format!("{} {}", heads[m], rest.join(" "))),
             None => class[m].map(|c| c.to_string()),
         };
-        let shape = first_rule_shape(ground, i, p, &|m| place[m], &name, board);
+        // Nodes whose names give their places are grouped by the rest of their names alone:
+        // their rules' shapes become the group's templates.
+        let shape = match rest[i] {
+            Some(_) => Vec::new(),
+            None => first_rule_shape(ground, i, p, &|m| place[m], &name, board),
+        };
         let next = classes.len();
         let c = *classes.entry((heads[i].clone(), shape)).or_insert(next);
         if c == by_shape.len() {
@@ -484,8 +490,9 @@ fn places(
             }
         }
         options.insert(PlaceBy::FirstLiteral);
-        // The best way yet: its score (nodes in groups, fewest groups), and the places it gives.
-        type Placing = ((usize, Reverse<usize>), PlaceBy, Vec<Option<u32>>);
+        // The best way yet: its score (nodes in groups, less a group's fewest members for each
+        // group), and the places it gives.
+        type Placing = (i64, PlaceBy, Vec<Option<u32>>);
         let mut best: Option<Placing> = None;
         for option in options {
             let mut local: BTreeMap<usize, u32> = BTreeMap::new();
@@ -509,23 +516,27 @@ fn places(
             }
             let lookup = |m: usize| if heads[m] == head { local.get(&m).copied() } else { place[m] };
             let name = |m: usize| Some(heads[m].clone());
-            // By shape, how many nodes are at each place.
+            // By shape, how many nodes are at each place. Nodes placed by their names are
+            // grouped by the rest of their names (see `template_candidates`).
             let mut shapes: BTreeMap<Vec<String>, BTreeMap<u32, usize>> = BTreeMap::new();
-            for (&i, &p) in &local {
-                let shape = first_rule_shape(ground, i, p, &lookup, &name, board);
+            for (k, &i) in nodes.iter().enumerate() {
+                let Some(&p) = local.get(&i) else { continue };
+                let shape = match &option {
+                    PlaceBy::Name(used) => rest_of(&atoms[k], used),
+                    PlaceBy::FirstLiteral => first_rule_shape(ground, i, p, &lookup, &name, board),
+                };
                 *shapes.entry(shape).or_default().entry(p).or_default() += 1;
             }
             // The most nodes in groups, in the fewest groups: a shape makes as many groups as
-            // it has nodes at one place.
-            let (mut grouped, mut groups) = (0, 0);
+            // it has nodes at one place, and each group is weighed as the fewest members a
+            // group may have.
+            let mut score = 0i64;
             for at in shapes.values() {
                 let (count, parts) = (at.values().sum::<usize>(), at.values().copied().max().unwrap_or(1));
-                groups += parts;
                 if count >= GROUP_MIN * parts {
-                    grouped += count;
+                    score += count as i64 - (GROUP_MIN * parts) as i64;
                 }
             }
-            let score = (grouped, Reverse(groups));
             if best.as_ref().is_none_or(|(best, _, _)| score > *best) {
                 best = Some((score, option, nodes.iter().map(|&i| local.get(&i).copied()).collect()));
             }
@@ -535,19 +546,18 @@ fn places(
                 place[i] = p;
                 // The atoms of a name that are not its coordinates (`n` of `(hasothercolorindir 3 4 n)`).
                 if let PlaceBy::Name(used) = &option {
-                    rest[i] = Some(
-                        atoms[k]
-                            .iter()
-                            .enumerate()
-                            .filter(|(j, _)| !used.contains(j))
-                            .map(|(_, a)| a.clone())
-                            .collect(),
-                    );
+                    rest[i] = Some(rest_of(&atoms[k], used));
                 }
             }
         }
     }
     (place, rest)
+}
+
+/// The atoms of a name that are not its coordinates (`n` of `(hasothercolorindir 3 4 n)`),
+/// given the positions `used` of its coordinates.
+fn rest_of(atoms: &[String], used: &[usize]) -> Vec<String> {
+    atoms.iter().enumerate().filter(|(j, _)| !used.contains(j)).map(|(_, a)| a.clone()).collect()
 }
 
 /// The shape of node `i`'s first rule relative to its place `p`: a board fact by its word and
@@ -752,6 +762,41 @@ mod tests {
         let mut ranks: Vec<u32> = reach.iter().map(|&n| words.rank[n]).collect();
         ranks.sort_unstable();
         assert_eq!(ranks.last().unwrap() - ranks[0], ranks.len() as u32 - 1);
+    }
+
+    /// A 6x6 board where `(near x y)` holds when the cell beside `(x, y)` along its column, on
+    /// either side, is blank: cells at the ends of a column have one of the two rules only.
+    const NEAR: &str = "
+        (role p)
+        (index 1) (index 2) (index 3) (index 4) (index 5) (index 6)
+        (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
+        (<= (init (cell ?x ?y b)) (index ?x) (index ?y))
+        (<= (legal p (mark ?x ?y)) (true (cell ?x ?y b)))
+        (<= (next (cell ?x ?y x)) (does p (mark ?x ?y)))
+        (<= (next (cell ?x ?y ?c)) (true (cell ?x ?y ?c)) (does p (mark ?u ?v)) (distinct ?x ?u))
+        (<= (next (cell ?x ?y ?c)) (true (cell ?x ?y ?c)) (does p (mark ?u ?v)) (distinct ?y ?v))
+        (<= (near ?x ?y) (true (cell ?x ?y x)) (succ ?y ?z) (true (cell ?x ?z b)))
+        (<= (near ?x ?y) (true (cell ?x ?y x)) (succ ?z ?y) (true (cell ?x ?z b)))
+        (<= terminal (not (near 1 1)) (near 6 6))
+        (<= (goal p 100) (near ?x ?y))
+        (<= (goal p 0) (not terminal))";
+
+    #[test]
+    fn nodes_placed_by_their_names_form_one_group_whatever_their_first_rules() {
+        let ground = crate::codegen::ground_source(NEAR, &Default::default()).expect("grounds");
+        let words = find(&ground, &vec![false; ground.nodes.len()], &vec![false; ground.nodes.len()]);
+        let near: Vec<usize> = (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(near")).collect();
+        assert_eq!(near.len(), 36);
+        // The first rules of the first and last cells of a column have different shapes.
+        let first = |y: &str| {
+            let n = near.iter().find(|&&n| ground.nodes[n].name == format!("(near 2 {y})")).expect("a near node");
+            ground.nodes[*n].rules.len()
+        };
+        assert_eq!((first("1"), first("3"), first("6")), (1, 2, 1));
+        let (g, _) = words.member[near[0]].expect("near nodes are in a group");
+        assert!(near.iter().all(|&n| words.member[n].map(|(h, _)| h) == Some(g)));
+        // One template for each of the two rules.
+        assert_eq!(words.groups[g as usize].templates.len(), 2);
     }
 
     #[test]
