@@ -192,10 +192,11 @@ fn template_candidates(
     templated: &dyn Fn(usize) -> bool,
 ) -> Vec<Vec<u32>> {
     let n = ground.nodes.len();
-    // Candidates: nodes of one relation whose first rules have one shape, at distinct places.
-    // A node the first rule reads is named by its relation and the rest of its name when its
-    // name gives its place, else by its class: nodes reading different kinds of node at the
-    // same distance (a ray's first cells in different directions) differ.
+    // Candidates: nodes of one relation with one rest of their names, or whose first rules
+    // have one shape, at distinct places. A node the first rule reads is named by its relation
+    // and the rest of its name when its name gives its place, else by its class: nodes reading
+    // different kinds of node at the same distance (a ray's first cells in different
+    // directions) differ.
     let mut classes: BTreeMap<(String, Vec<String>), usize> = BTreeMap::new();
     let mut class: Vec<Option<usize>> = vec![None; n];
     let mut by_shape: Vec<Vec<u32>> = Vec::new();
@@ -544,7 +545,6 @@ fn places(
         if let Some((_, option, at)) = best {
             for (k, (&i, p)) in nodes.iter().zip(at).enumerate() {
                 place[i] = p;
-                // The atoms of a name that are not its coordinates (`n` of `(hasothercolorindir 3 4 n)`).
                 if let PlaceBy::Name(used) = &option {
                     rest[i] = Some(rest_of(&atoms[k], used));
                 }
