@@ -629,9 +629,9 @@ fn atoms_of(name: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
-    /// A 6x6 board with `(reach x y)`: a run of `x` marks from cell `(x, y)` along its row,
-    /// each cell's node reading the next cell's.
-    const RUNS: &str = "
+    /// A 6x6 board of blank cells on which the one role marks a cell `x` per step: the rules
+    /// that the test games below add to.
+    const BOARD: &str = "
         (role p)
         (index 1) (index 2) (index 3) (index 4) (index 5) (index 6)
         (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
@@ -639,7 +639,16 @@ mod tests {
         (<= (legal p (mark ?x ?y)) (true (cell ?x ?y b)))
         (<= (next (cell ?x ?y x)) (does p (mark ?x ?y)))
         (<= (next (cell ?x ?y ?c)) (true (cell ?x ?y ?c)) (does p (mark ?u ?v)) (distinct ?x ?u))
-        (<= (next (cell ?x ?y ?c)) (true (cell ?x ?y ?c)) (does p (mark ?u ?v)) (distinct ?y ?v))
+        (<= (next (cell ?x ?y ?c)) (true (cell ?x ?y ?c)) (does p (mark ?u ?v)) (distinct ?y ?v))";
+
+    /// `BOARD` with `rules`, grounded.
+    fn ground_of(rules: &str) -> Ground {
+        crate::codegen::ground_source(&format!("{BOARD}{rules}"), &Default::default()).expect("grounds")
+    }
+
+    /// `(reach x y)` on `BOARD`: a run of `x` marks from cell `(x, y)` along its row, each
+    /// cell's node reading the next cell's.
+    const RUNS: &str = "
         (<= (reach ?x ?y) (true (cell ?x ?y x)) (succ ?y ?z) (true (cell ?x ?z x)))
         (<= (reach ?x ?y) (true (cell ?x ?y x)) (succ ?y ?z) (reach ?x ?z))
         (<= (open ?x ?y) (true (cell ?x ?y b)) (succ ?y ?z) (not (reach ?x ?z)))
@@ -648,7 +657,7 @@ mod tests {
         (<= (goal p 0) (not terminal))";
 
     fn runs() -> Ground {
-        crate::codegen::ground_source(RUNS, &Default::default()).expect("grounds")
+        ground_of(RUNS)
     }
 
     /// Every node's value in `state` (bits by base fact) after the moves `joint` (by role), one
@@ -764,17 +773,9 @@ mod tests {
         assert_eq!(ranks.last().unwrap() - ranks[0], ranks.len() as u32 - 1);
     }
 
-    /// A 6x6 board where `(near x y)` holds when the cell beside `(x, y)` along its column, on
-    /// either side, is blank: cells at the ends of a column have one of the two rules only.
+    /// `(near x y)` on `BOARD`: it holds when the cell beside `(x, y)` along its column, on
+    /// either side, is blank; cells at the ends of a column have one of the two rules only.
     const NEAR: &str = "
-        (role p)
-        (index 1) (index 2) (index 3) (index 4) (index 5) (index 6)
-        (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
-        (<= (init (cell ?x ?y b)) (index ?x) (index ?y))
-        (<= (legal p (mark ?x ?y)) (true (cell ?x ?y b)))
-        (<= (next (cell ?x ?y x)) (does p (mark ?x ?y)))
-        (<= (next (cell ?x ?y ?c)) (true (cell ?x ?y ?c)) (does p (mark ?u ?v)) (distinct ?x ?u))
-        (<= (next (cell ?x ?y ?c)) (true (cell ?x ?y ?c)) (does p (mark ?u ?v)) (distinct ?y ?v))
         (<= (near ?x ?y) (true (cell ?x ?y x)) (succ ?y ?z) (true (cell ?x ?z b)))
         (<= (near ?x ?y) (true (cell ?x ?y x)) (succ ?z ?y) (true (cell ?x ?z b)))
         (<= terminal (not (near 1 1)) (near 6 6))
@@ -783,7 +784,7 @@ mod tests {
 
     #[test]
     fn nodes_placed_by_their_names_form_one_group_whatever_their_first_rules() {
-        let ground = crate::codegen::ground_source(NEAR, &Default::default()).expect("grounds");
+        let ground = ground_of(NEAR);
         let words = find(&ground, &vec![false; ground.nodes.len()], &vec![false; ground.nodes.len()]);
         let near: Vec<usize> = (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(near")).collect();
         assert_eq!(near.len(), 36);
