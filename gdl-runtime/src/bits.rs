@@ -13,6 +13,17 @@ use crate::rng::Rng;
 /// cost pentago's playouts a third of their time.
 #[inline(always)]
 pub fn pick<const N: usize>(parts: &[u64; N], rng: &mut Rng) -> Option<(usize, u32)> {
+    // One word, as most games' roles have: its count also serves the draw, and LLVM computes
+    // it once, where the general loops below made it count the word twice.
+    if N == 1 {
+        let word = parts[0];
+        if word & word.wrapping_sub(1) == 0 {
+            return (word != 0).then(|| (0, word.trailing_zeros()));
+        }
+        let sums = byte_sums(word);
+        let k = rng.below((sums >> 56) as usize) as u32;
+        return Some((0, select_with_sums(word, sums, k)));
+    }
     // No bit or one (the mover's opponent's `noop`) needs no count: a word with a bit adds 1,
     // a word with more than one adds 2.
     let mut few = 0;
