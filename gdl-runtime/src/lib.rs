@@ -9,6 +9,7 @@ pub mod driver;
 pub mod http;
 pub mod kif;
 pub mod manager;
+pub mod pair;
 pub mod player;
 pub mod program;
 pub mod protocol;

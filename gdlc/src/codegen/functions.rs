@@ -1226,17 +1226,32 @@ impl<'g> Emitter<'g> {
     }
 
     /// Whether some rule of a family holds: per state word with anchors, the `&` of the state
-    /// shifted so that each literal's facts line up with the anchors, and of the anchors.
+    /// shifted so that each literal's facts line up with the anchors, and of the anchors. A run
+    /// (see [`run_in_word`]) tests its words two at a time, as one [`Pair`](gdl_runtime::pair::Pair).
     fn family_expr(&self, family: &Family) -> TokenStream {
-        let terms: Vec<TokenStream> = family
-            .anchors
-            .iter()
-            .enumerate()
-            .filter(|(_, &mask)| mask != 0)
-            .map(|(k, _)| family_word(family, k))
-            .collect();
-        let any = join(&terms, quote!(|));
-        quote!(#any != 0)
+        let words: Vec<usize> =
+            family.anchors.iter().enumerate().filter(|(_, &mask)| mask != 0).map(|(k, _)| k).collect();
+        let (paired, single): (Vec<usize>, Vec<usize>) = match run_shifts(family) {
+            Some(run) => words.iter().partition(|&&k| run.fits(family.anchors[k])),
+            None => (Vec::new(), words),
+        };
+        let pairs = paired.chunks_exact(2);
+        let mut single: Vec<usize> = pairs.remainder().iter().copied().chain(single).collect();
+        single.sort_unstable();
+        let mut tests: Vec<TokenStream> =
+            pairs.map(|pair| run_in_pair(family, pair[0], pair[1])).map(|run| quote!(#run.any())).collect();
+        if !single.is_empty() {
+            let terms: Vec<TokenStream> = single.iter().map(|&k| family_word(family, k)).collect();
+            let any = join(&terms, quote!(|));
+            tests.push(quote!(#any != 0));
+        }
+        match tests.as_slice() {
+            [test] => test.clone(),
+            _ => {
+                let tests = tests.iter().map(|test| quote!((#test)));
+                quote!(#(#tests)|*)
+            }
+        }
     }
 
     /// The literals of a rule as tests to join with `&` (no short-circuit, so no branches):
@@ -1678,39 +1693,77 @@ fn family_word(family: &Family, k: usize) -> TokenStream {
     join(&factors, quote!(&))
 }
 
-/// [`family_word`] for a family that is a run of equally spaced facts that all hold (a line of
-/// four of connectFour: offsets 0, d, 2d, 3d), each within word `k` for every anchor: the `&`
-/// of its shifts by doubling, as bitboard line tests are written by hand (two shifts for four
-/// facts, not three). `None` for a family of another form.
-fn run_in_word(family: &Family, k: usize) -> Option<TokenStream> {
+/// How a family that is a run of equally spaced facts that all hold (a line of four of
+/// connectFour: offsets 0, d, 2d, 3d) is tested, as bitboard line tests are written by hand:
+/// `run &= run >> by` for each of `doubling` (two shifts for four facts, not three), then once
+/// more by `last` when the doubling falls short of the run.
+struct RunShifts {
+    doubling: Vec<u32>,
+    last: Option<u32>,
+    /// The distance from a run's first fact to its last.
+    span: u32,
+}
+
+impl RunShifts {
+    /// Whether the facts of every anchor of `anchors` stay within the anchors' word.
+    fn fits(&self, anchors: u64) -> bool {
+        self.span < 64 && anchors >> (64 - self.span) == 0
+    }
+}
+
+/// The shifts that test `family` as a run, or `None` for a family of another form.
+fn run_shifts(family: &Family) -> Option<RunShifts> {
     let offsets: Vec<u32> =
         family.literals.iter().map(|&(offset, positive)| positive.then_some(offset)).collect::<Option<_>>()?;
     let len = offsets.len() as u32;
     let step = *offsets.get(1)?;
-    let span = step * (len - 1);
     let spaced = offsets.iter().enumerate().all(|(i, &offset)| offset == step * i as u32);
-    // The facts of every anchor stay within the anchor's word.
-    if len < 3 || step == 0 || !spaced || span >= 64 || family.anchors[k] >> (64 - span) != 0 {
+    if len < 3 || step == 0 || !spaced {
         return None;
     }
-    let w = Literal::usize_unsuffixed(k);
-    let shift = |by: u32| Literal::u32_unsuffixed(by);
     // `covered` facts from each bit hold in `run`; doubling it while it stays within `len`.
-    let mut statements = vec![quote!(let run = s.0[#w];)];
-    let mut covered = 1;
+    let (mut doubling, mut covered) = (Vec::new(), 1);
     while covered * 2 <= len {
-        let by = shift(step * covered);
-        statements.push(quote!(let run = run & (run >> #by);));
+        doubling.push(step * covered);
         covered *= 2;
     }
+    let last = (covered < len).then_some(step * (len - covered));
+    Some(RunShifts { doubling, last, span: step * (len - 1) })
+}
+
+/// [`family_word`] for a run (see [`run_shifts`]) whose facts stay within word `k` for every
+/// anchor: its shifts by doubling, masked by the anchors. `None` for a family of another form.
+fn run_in_word(family: &Family, k: usize) -> Option<TokenStream> {
+    let run = run_shifts(family).filter(|run| run.fits(family.anchors[k]))?;
+    let w = Literal::usize_unsuffixed(k);
+    let shift = |by: &u32| Literal::u32_unsuffixed(*by);
+    let doubling = run.doubling.iter().map(shift);
     let anchors = hex(family.anchors[k]);
-    let last = if covered == len {
-        quote!(run & #anchors)
-    } else {
-        let by = shift(step * (len - covered));
-        quote!(run & (run >> #by) & #anchors)
+    let last = match run.last.as_ref().map(shift) {
+        None => quote!(run & #anchors),
+        Some(by) => quote!(run & (run >> #by) & #anchors),
     };
-    Some(quote!({ #(#statements)* #last }))
+    Some(quote!({ let run = s.0[#w]; #(let run = run & (run >> #doubling);)* #last }))
+}
+
+/// The run (see [`run_shifts`]) of words `low` and `high` tested in one
+/// [`Pair`](gdl_runtime::pair::Pair): the same shifts as [`run_in_word`]'s, each on both words
+/// at once, masked by each word's anchors.
+fn run_in_pair(family: &Family, low: usize, high: usize) -> TokenStream {
+    let run = run_shifts(family).expect("a pair is tested only as a run");
+    let pair = quote!(::gdl_runtime::pair::Pair);
+    let (l, h) = (Literal::usize_unsuffixed(low), Literal::usize_unsuffixed(high));
+    let shift = |by: &u32| Literal::i32_unsuffixed(*by as i32);
+    let doubling = run.doubling.iter().map(shift);
+    let anchors = {
+        let (low, high) = (hex(family.anchors[low]), hex(family.anchors[high]));
+        quote!(#pair::new(#low, #high))
+    };
+    let last = match run.last.as_ref().map(shift) {
+        None => quote!(run.and(#anchors)),
+        Some(by) => quote!(run.and(run.shr::<#by>()).and(#anchors)),
+    };
+    quote!({ let run = #pair::new(s.0[#l], s.0[#h]); #(let run = run.and(run.shr::<#doubling>());)* #last })
 }
 
 /// The name of role `role`'s table of `FRAMES` rows by drawn bit.

@@ -844,54 +844,35 @@ pub fn next(s: &State, joint: &[Move]) -> State {
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 2];
     n[0] = (!s.0[0]) & (!s.0[1]) & (0xfffffffff) != 0;
-    n[1] = (({
-        let run = s.0[0];
-        let run = run & (run >> 1);
-        let run = run & (run >> 2);
-        run & (run >> 1) & 0xc30c30c3
-    })
+    n[1] = ({
+        let run = ::gdl_runtime::pair::Pair::new(s.0[0], s.0[1]);
+        let run = run.and(run.shr::<1>());
+        let run = run.and(run.shr::<2>());
+        run.and(run.shr::<1>())
+            .and(::gdl_runtime::pair::Pair::new(0xc30c30c3, 0xc30c30c3))
+    }
+        .any())
         | ({
-            let run = s.0[1];
-            let run = run & (run >> 1);
-            let run = run & (run >> 2);
-            run & (run >> 1) & 0xc30c30c3
-        }) != 0)
-        | (({
-            let run = s.0[0];
-            let run = run & (run >> 5);
-            let run = run & (run >> 10);
-            run & (run >> 5) & 0xc30
-        })
-            | ({
-                let run = s.0[1];
-                let run = run & (run >> 5);
-                let run = run & (run >> 10);
-                run & (run >> 5) & 0xc30
-            }) != 0)
-        | (({
-            let run = s.0[0];
-            let run = run & (run >> 6);
-            let run = run & (run >> 12);
-            run & (run >> 6) & 0xfff
-        })
-            | ({
-                let run = s.0[1];
-                let run = run & (run >> 6);
-                let run = run & (run >> 12);
-                run & (run >> 6) & 0xfff
-            }) != 0)
-        | (({
-            let run = s.0[0];
-            let run = run & (run >> 7);
-            let run = run & (run >> 14);
-            run & (run >> 7) & 0xc3
-        })
-            | ({
-                let run = s.0[1];
-                let run = run & (run >> 7);
-                let run = run & (run >> 14);
-                run & (run >> 7) & 0xc3
-            }) != 0) | (!n[0]);
+            let run = ::gdl_runtime::pair::Pair::new(s.0[0], s.0[1]);
+            let run = run.and(run.shr::<5>());
+            let run = run.and(run.shr::<10>());
+            run.and(run.shr::<5>()).and(::gdl_runtime::pair::Pair::new(0xc30, 0xc30))
+        }
+            .any())
+        | ({
+            let run = ::gdl_runtime::pair::Pair::new(s.0[0], s.0[1]);
+            let run = run.and(run.shr::<6>());
+            let run = run.and(run.shr::<12>());
+            run.and(run.shr::<6>()).and(::gdl_runtime::pair::Pair::new(0xfff, 0xfff))
+        }
+            .any())
+        | ({
+            let run = ::gdl_runtime::pair::Pair::new(s.0[0], s.0[1]);
+            let run = run.and(run.shr::<7>());
+            let run = run.and(run.shr::<14>());
+            run.and(run.shr::<7>()).and(::gdl_runtime::pair::Pair::new(0xc3, 0xc3))
+        }
+            .any()) | (!n[0]);
     n[1]
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
@@ -982,54 +963,35 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[0] = s.0[0] & 0xa000000000 == 0;
     n[1] = s.0[0] & 0x5000000000 == 0;
     n[2] = (!s.0[0]) & (!s.0[1]) & (0xfffffffff) != 0;
-    n[3] = (({
-        let run = s.0[0];
-        let run = run & (run >> 1);
-        let run = run & (run >> 2);
-        run & (run >> 1) & 0xc30c30c3
-    })
+    n[3] = ({
+        let run = ::gdl_runtime::pair::Pair::new(s.0[0], s.0[1]);
+        let run = run.and(run.shr::<1>());
+        let run = run.and(run.shr::<2>());
+        run.and(run.shr::<1>())
+            .and(::gdl_runtime::pair::Pair::new(0xc30c30c3, 0xc30c30c3))
+    }
+        .any())
         | ({
-            let run = s.0[1];
-            let run = run & (run >> 1);
-            let run = run & (run >> 2);
-            run & (run >> 1) & 0xc30c30c3
-        }) != 0)
-        | (({
-            let run = s.0[0];
-            let run = run & (run >> 5);
-            let run = run & (run >> 10);
-            run & (run >> 5) & 0xc30
-        })
-            | ({
-                let run = s.0[1];
-                let run = run & (run >> 5);
-                let run = run & (run >> 10);
-                run & (run >> 5) & 0xc30
-            }) != 0)
-        | (({
-            let run = s.0[0];
-            let run = run & (run >> 6);
-            let run = run & (run >> 12);
-            run & (run >> 6) & 0xfff
-        })
-            | ({
-                let run = s.0[1];
-                let run = run & (run >> 6);
-                let run = run & (run >> 12);
-                run & (run >> 6) & 0xfff
-            }) != 0)
-        | (({
-            let run = s.0[0];
-            let run = run & (run >> 7);
-            let run = run & (run >> 14);
-            run & (run >> 7) & 0xc3
-        })
-            | ({
-                let run = s.0[1];
-                let run = run & (run >> 7);
-                let run = run & (run >> 14);
-                run & (run >> 7) & 0xc3
-            }) != 0) | (!n[2]);
+            let run = ::gdl_runtime::pair::Pair::new(s.0[0], s.0[1]);
+            let run = run.and(run.shr::<5>());
+            let run = run.and(run.shr::<10>());
+            run.and(run.shr::<5>()).and(::gdl_runtime::pair::Pair::new(0xc30, 0xc30))
+        }
+            .any())
+        | ({
+            let run = ::gdl_runtime::pair::Pair::new(s.0[0], s.0[1]);
+            let run = run.and(run.shr::<6>());
+            let run = run.and(run.shr::<12>());
+            run.and(run.shr::<6>()).and(::gdl_runtime::pair::Pair::new(0xfff, 0xfff))
+        }
+            .any())
+        | ({
+            let run = ::gdl_runtime::pair::Pair::new(s.0[0], s.0[1]);
+            let run = run.and(run.shr::<7>());
+            let run = run.and(run.shr::<14>());
+            run.and(run.shr::<7>()).and(::gdl_runtime::pair::Pair::new(0xc3, 0xc3))
+        }
+            .any()) | (!n[2]);
     if n[3] {
         return None;
     }
