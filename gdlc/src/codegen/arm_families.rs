@@ -56,6 +56,9 @@ impl ArmFamily {
 #[derive(Debug, Default)]
 pub struct RoleArms {
     families: Vec<ArmFamily>,
+    /// Runs of consecutive `families` that copy bits between the same places, evaluated by
+    /// tables (see [`CopyGroup`]).
+    copy_groups: Vec<CopyGroup>,
     /// For every move, whether a family evaluates its arm.
     in_family: Vec<bool>,
 }
@@ -79,13 +82,14 @@ impl RoleArms {
         families.retain(|f| f.literals() <= ARM_FAMILY_LITERALS);
         // The table numbers families in a byte, from 1.
         families.truncate(u8::MAX as usize);
+        let (families, copy_groups) = CopyGroup::gather(families);
         let mut in_family = vec![false; arms.len()];
         for family in &families {
             for &(mv, _) in &family.members {
                 in_family[mv as usize] = true;
             }
         }
-        RoleArms { families, in_family }
+        RoleArms { families, copy_groups, in_family }
     }
 
     /// Whether a family evaluates the arm of `mv`.
@@ -113,10 +117,12 @@ impl RoleArms {
         let name = Self::table_name(role);
         let rows = self.rows(moves).into_iter().map(|(f, b)| quote!((#f, #b)));
         let moves = Literal::usize_unsuffixed(moves);
+        let copies = self.copy_groups.iter().enumerate().map(|(g, group)| group.tables(role, g));
         quote! {
             /// For every move of this role, the family of moves whose conditional next-state
             /// rules it shares (from 1; 0 for none) and its anchor's bit in that family's word.
             static #name: [(u8, u8); #moves] = [#(#rows),*];
+            #(#copies)*
         }
     }
 
@@ -150,11 +156,13 @@ impl RoleArms {
     /// Statements that set, in the next state's words `w`, the bits that the move whose
     /// `(family, anchor bit)` is `row` sets through its family (nothing when the role has no
     /// families).
-    pub fn statements(&self, row: TokenStream) -> TokenStream {
+    pub fn statements(&self, role: usize, row: TokenStream) -> TokenStream {
         if self.families.is_empty() {
             return TokenStream::new();
         }
-        let cases = self.families.iter().enumerate().map(|(f, family)| {
+        let copied = self.copy_groups.iter().enumerate().map(|(g, group)| group.statements(role, g));
+        let grouped = |f: usize| self.copy_groups.iter().any(|group| group.families.contains(&f));
+        let cases = self.families.iter().enumerate().filter(|&(f, _)| !grouped(f)).map(|(f, family)| {
             let f = Literal::u8_unsuffixed(f as u8 + 1);
             let sets = merge_translates(&family.sets).into_iter().map(|(dw, targets, terms)| {
                 let target = Literal::usize_unsuffixed(word_at(family.word, dw));
@@ -176,10 +184,269 @@ impl RoleArms {
             let (family, bit) = #row;
             let a = 1u64 << bit;
             match family {
+                #(#copied)*
                 #(#cases)*
                 _ => {}
             }
         }}
+    }
+}
+
+/// A family whose every set copies one bit of a word to another bit of the same word (a
+/// rotation of pentago's quadrant): per word relative to the anchor's, its copies as (source,
+/// target) bits relative to the anchor, sorted.
+type Copies = BTreeMap<i32, Vec<(i32, i32)>>;
+
+fn copies(family: &ArmFamily) -> Option<Copies> {
+    let mut by_word = Copies::new();
+    for ((dw, dp), terms) in &family.sets {
+        let [Term { negated: false, literals }] = terms.as_slice() else { return None };
+        let [((lw, lp), true)] = literals.as_slice() else { return None };
+        if lw != dw {
+            return None;
+        }
+        by_word.entry(*dw).or_default().push((*lp, *dp));
+    }
+    by_word.values_mut().for_each(|copies| copies.sort_unstable());
+    Some(by_word)
+}
+
+/// The places a copy family copies between: its anchors' word, and per word relative to it,
+/// its source bits and its target bits relative to the anchor, sorted.
+type Places = (usize, Vec<(i32, Vec<i32>, Vec<i32>)>);
+
+fn places(family: &ArmFamily, copies: &Copies) -> Places {
+    let per_word = copies
+        .iter()
+        .map(|(&dw, pairs)| {
+            let mut sources: Vec<i32> = pairs.iter().map(|&(from, _)| from).collect();
+            let mut targets: Vec<i32> = pairs.iter().map(|&(_, to)| to).collect();
+            sources.sort_unstable();
+            sources.dedup();
+            targets.sort_unstable();
+            targets.dedup();
+            (dw, sources, targets)
+        })
+        .collect();
+    (family.word, per_word)
+}
+
+/// The widest chunk of source bits one table row is indexed by.
+const COPY_CHUNK_BITS: i32 = 8;
+
+/// Families of one role that copy bits from the same sources to the same targets, each in its
+/// own way (pentago's clockwise and counterclockwise rotations of a quadrant). A `match` arm per
+/// family would branch on which one was played, which a random move mispredicts half the time.
+/// One arm serves them all: the sources, in chunks of at most [`COPY_CHUNK_BITS`] bits, index
+/// tables of the targets they set, one table per family, chunk and word.
+#[derive(Debug)]
+struct CopyGroup {
+    /// The families' indices in the role's families.
+    families: std::ops::Range<usize>,
+    /// The state word of the families' anchors.
+    word: usize,
+    words: Vec<CopyWord>,
+}
+
+/// One state word of a [`CopyGroup`], relative to the anchor's.
+#[derive(Debug)]
+struct CopyWord {
+    dw: i32,
+    /// The lowest source and target bit, relative to the anchor.
+    source_low: i32,
+    target_low: i32,
+    /// Each chunk's lowest source bit (relative to `source_low`) and its sources' mask from there.
+    chunks: Vec<(i32, u64)>,
+    /// For each family and chunk, the targets (relative to `target_low`) set by each value of
+    /// the chunk's bits.
+    rows: Vec<Vec<Vec<u64>>>,
+}
+
+impl CopyGroup {
+    /// Orders `families` so that families that copy between the same places come together where
+    /// the first of them was, and makes a group of each two or more such.
+    fn gather(families: Vec<ArmFamily>) -> (Vec<ArmFamily>, Vec<CopyGroup>) {
+        let places: Vec<Option<Places>> =
+            families.iter().map(|family| Some(places(family, &copies(family)?))).collect();
+        // Each family's group, by its first family, when two or more copy between its places.
+        let first: Vec<Option<usize>> = places
+            .iter()
+            .map(|key| {
+                let same: Vec<usize> = (0..places.len()).filter(|&j| key.is_some() && places[j] == *key).collect();
+                (same.len() >= ARM_FAMILY_MIN).then(|| same[0])
+            })
+            .collect();
+        let mut slots: Vec<Option<ArmFamily>> = families.into_iter().map(Some).collect();
+        let (mut ordered, mut groups) = (Vec::new(), Vec::new());
+        for i in 0..slots.len() {
+            match first[i] {
+                None => ordered.extend(slots[i].take()),
+                Some(f) if f == i => {
+                    let members: Vec<ArmFamily> =
+                        (i..slots.len()).filter(|&j| first[j] == Some(i)).filter_map(|j| slots[j].take()).collect();
+                    let start = ordered.len();
+                    groups.push(CopyGroup::new(start..start + members.len(), &members));
+                    ordered.extend(members);
+                }
+                // Taken with the group's first family.
+                Some(_) => {}
+            }
+        }
+        (ordered, groups)
+    }
+
+    /// The group of `members`, copy families with the same places, numbered `families`.
+    fn new(families: std::ops::Range<usize>, members: &[ArmFamily]) -> CopyGroup {
+        let copies: Vec<Copies> = members.iter().map(|m| copies(m).expect("members copy bits")).collect();
+        let (word, per_word) = places(&members[0], &copies[0]);
+        let words = per_word
+            .iter()
+            .map(|(dw, sources, targets)| {
+                let each: Vec<&[(i32, i32)]> = copies.iter().map(|copies| copies[dw].as_slice()).collect();
+                CopyWord::new(*dw, sources, targets, &each)
+            })
+            .collect();
+        CopyGroup { families, word, words }
+    }
+
+    fn table_name(role: usize, group: usize, word: usize) -> Ident {
+        format_ident!("ARM_COPIES_{}_{}_{}", role, group, word)
+    }
+
+    /// The first word whose table has the same rows as word `k`'s, whose table word `k` reads
+    /// (pentago copies red's cells and black's alike).
+    fn first_alike(&self, k: usize) -> usize {
+        self.words.iter().position(|word| word.rows == self.words[k].rows).unwrap_or(k)
+    }
+
+    /// The static tables of group `group` of role `role`'s families.
+    fn tables(&self, role: usize, group: usize) -> TokenStream {
+        let tables = self.words.iter().enumerate().filter(|&(k, _)| self.first_alike(k) == k).map(|(k, word)| {
+            let name = Self::table_name(role, group, k);
+            let ty = word.row_type();
+            let width = Literal::usize_unsuffixed(1 << word.chunk_bits());
+            let chunks = Literal::usize_unsuffixed(word.chunks.len());
+            let families = Literal::usize_unsuffixed(word.rows.len());
+            let rows = word.rows.iter().map(|chunks| {
+                let chunks = chunks.iter().map(|row| {
+                    let row = row.iter().map(|&targets| Literal::u64_unsuffixed(targets));
+                    quote!([#(#row),*])
+                });
+                quote!([#(#chunks),*])
+            });
+            quote! {
+                /// For each family of a group that copies bits between the same places, each
+                /// chunk of the sources and each value of its bits, the targets it sets.
+                static #name: [[[#ty; #width]; #chunks]; #families] = [#(#rows),*];
+            }
+        });
+        quote!(#(#tables)*)
+    }
+
+    /// The `match` arm of the group's families in [`RoleArms::statements`], where `family` and
+    /// `bit` are the played move's row.
+    fn statements(&self, role: usize, group: usize) -> TokenStream {
+        let low = Literal::u8_unsuffixed(self.families.start as u8 + 1);
+        let high = Literal::u8_unsuffixed(self.families.end as u8);
+        let words = self.words.iter().enumerate().map(|(k, word)| {
+            let name = Self::table_name(role, group, self.first_alike(k));
+            let w = Literal::usize_unsuffixed(word_at(self.word, word.dw));
+            let from = from_anchor(word.source_low);
+            let to = from_anchor(word.target_low);
+            let lookups = word.chunks.iter().enumerate().map(|(c, &(offset, mask))| {
+                let c = Literal::usize_unsuffixed(c);
+                let mask = super::tables::hex(mask);
+                let bits = match offset {
+                    0 => quote!(x & #mask),
+                    _ => {
+                        let offset = Literal::u32_unsuffixed(offset as u32);
+                        quote!((x >> #offset) & #mask)
+                    }
+                };
+                quote!(#name[f][#c][(#bits) as usize])
+            });
+            quote! {
+                let x = s.0[#w] >> #from;
+                w[#w] |= u64::from(#(#lookups)|*) << #to;
+            }
+        });
+        quote! {
+            #low..=#high => {
+                let f = usize::from(family - #low);
+                #(#words)*
+            }
+        }
+    }
+}
+
+/// The bits a chunk's table row is indexed by: the widest chunk's.
+fn chunk_bits(chunks: &[(i32, u64)]) -> u32 {
+    chunks.iter().map(|&(_, mask)| 64 - mask.leading_zeros()).max().unwrap_or(0)
+}
+
+/// The shift that moves the anchor bit `bit` (of the played move's row) by `by` bits, as a `u32`
+/// expression.
+fn from_anchor(by: i32) -> TokenStream {
+    let amount = Literal::u32_unsuffixed(by.unsigned_abs());
+    match by {
+        0 => quote!(u32::from(bit)),
+        by if by > 0 => quote!((u32::from(bit) + #amount)),
+        _ => quote!((u32::from(bit) - #amount)),
+    }
+}
+
+impl CopyWord {
+    /// The bits that index a chunk's table row.
+    fn chunk_bits(&self) -> u32 {
+        chunk_bits(&self.chunks)
+    }
+
+    /// The smallest unsigned type that holds every row.
+    fn row_type(&self) -> TokenStream {
+        let all = self.rows.iter().flatten().flatten().fold(0u64, |all, &row| all | row);
+        match 64 - all.leading_zeros() {
+            0..=8 => quote!(u8),
+            9..=16 => quote!(u16),
+            17..=32 => quote!(u32),
+            _ => quote!(u64),
+        }
+    }
+
+    fn new(dw: i32, sources: &[i32], targets: &[i32], each: &[&[(i32, i32)]]) -> CopyWord {
+        let source_low = sources[0];
+        let target_low = targets[0];
+        let mut chunks: Vec<(i32, u64)> = Vec::new();
+        for &source in sources {
+            let at = source - source_low;
+            match chunks.last_mut() {
+                Some((start, mask)) if at - *start < COPY_CHUNK_BITS => *mask |= 1 << (at - *start),
+                _ => chunks.push((at, 1)),
+            }
+        }
+        let rows = each
+            .iter()
+            .map(|copies| {
+                chunks
+                    .iter()
+                    .map(|&(start, mask)| {
+                        (0..1u64 << chunk_bits(&chunks))
+                            .map(|value| {
+                                copies
+                                    .iter()
+                                    .filter(|&&(from, _)| {
+                                        let at = from - source_low - start;
+                                        (0..COPY_CHUNK_BITS).contains(&at)
+                                            && mask >> at & 1 == 1
+                                            && value >> at & 1 == 1
+                                    })
+                                    .fold(0u64, |targets, &(_, to)| targets | 1 << (to - target_low))
+                            })
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
+        CopyWord { dw, source_low, target_low, chunks, rows }
     }
 }
 
@@ -348,7 +615,7 @@ mod tests {
         assert_eq!(family.members, vec![(0, 18), (1, 19), (2, 20)]);
         assert_eq!(family.sets, vec![((0, 0), vec![Term { negated: false, literals: vec![((0, -18), true)] }])]);
         assert!(plan.in_family(1) && !plan.in_family(3) && !plan.in_family(4));
-        let code = plan.statements(quote!(ARM_FAMILY_OF_0[joint[0].0 as usize])).to_string();
+        let code = plan.statements(0, quote!(ARM_FAMILY_OF_0[joint[0].0 as usize])).to_string();
         assert!(code.contains("s . 0 [0] << 18"), "{code}");
     }
 
@@ -371,6 +638,66 @@ mod tests {
         assert_eq!(spread(&merged[1].1).to_string(), "((a) << 1) . wrapping_mul (0x7)");
         // Bit 5 copied to bits 6, 7 and 8.
         assert_eq!(((1u64 << 5) << 1).wrapping_mul(0x7), 0b111 << 6);
+    }
+
+    /// The arms of moves that turn a 2x2 block of a 4-wide board a quarter, clockwise or
+    /// counterclockwise, in both of two words (one per colour): each copies every cell of the
+    /// block from the cell before it in its direction. The block's cells are `at`, `at + 1`,
+    /// `at + 5` and `at + 4`, in clockwise order.
+    fn turns(at: u32, clockwise: bool) -> Vec<ConditionalSet> {
+        let ring = [at, at + 1, at + 5, at + 4];
+        let mut sets = Vec::new();
+        for word in [0, 64] {
+            for i in 0..4 {
+                let from = if clockwise { ring[(i + 3) % 4] } else { ring[(i + 1) % 4] };
+                sets.push((word + ring[i], vec![pos(word + from)]));
+            }
+        }
+        sets
+    }
+
+    #[test]
+    fn turns_one_way_or_the_other_are_one_group_of_tables() {
+        let arms: Vec<Vec<ConditionalSet>> =
+            [0, 2, 8, 10].iter().flat_map(|&at| [turns(at, true), turns(at, false)]).chain([vec![]]).collect();
+        let plan = RoleArms::plan(&arms, &[]);
+        assert_eq!(plan.families.len(), 2, "{:?}", plan.families);
+        assert_eq!(plan.copy_groups.len(), 1);
+        let group = &plan.copy_groups[0];
+        assert_eq!(group.families, 0..2);
+        assert_eq!(group.words.len(), 2);
+        // Red's and black's cells are copied alike, so black's word reads red's tables.
+        assert_eq!(group.first_alike(1), 0);
+        let code = plan.statements(0, quote!(ARM_FAMILY_AT_0[drawn_0])).to_string();
+        assert!(code.contains("1 ..= 2 =>") && code.contains("ARM_COPIES_0_0_0 [f]"), "{code}");
+        assert!(!code.contains("ARM_COPIES_0_0_1"), "{code}");
+        // The tables set what the copies set, for every state of the board around each block.
+        let mut rng = gdl_runtime::rng::Rng::seeded(3);
+        for (mv, sets) in arms.iter().enumerate().filter(|(_, sets)| !sets.is_empty()) {
+            let (family, bit) = plan.rows(arms.len())[mv];
+            let f = usize::from(family) - 1 - group.families.start;
+            for _ in 0..50 {
+                let state = [rng.next_u64() & 0xffff, rng.next_u64() & 0xffff];
+                let mut expected = [0u64; 2];
+                for (target, condition) in sets {
+                    let Prop::Base(from) = condition[0].prop else { unreachable!() };
+                    expected[*target as usize / 64] |= (state[from as usize / 64] >> (from % 64) & 1) << (target % 64);
+                }
+                let mut got = [0u64; 2];
+                for word in &group.words {
+                    let w = word_at(group.word, word.dw);
+                    let x = state[w] >> (i32::from(bit) + word.source_low);
+                    let rows = &word.rows[f];
+                    let targets = word
+                        .chunks
+                        .iter()
+                        .zip(rows)
+                        .fold(0, |targets, (&(offset, mask), row)| targets | row[((x >> offset) & mask) as usize]);
+                    got[w] |= targets << (i32::from(bit) + word.target_low);
+                }
+                assert_eq!(got, expected, "move {mv}, state {state:x?}");
+            }
+        }
     }
 
     #[test]

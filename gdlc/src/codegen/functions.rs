@@ -467,7 +467,7 @@ impl<'g> Emitter<'g> {
             if let Some(families) = self.arm_families.get(role) {
                 let by_move = RoleArms::table_name(role);
                 let row = role_row(role, by_draw[role], &RoleArms::table_at_bit_name(role), quote!(#by_move));
-                out.extend(families.statements(row));
+                out.extend(families.statements(role, row));
             }
             if cases.is_empty() {
                 continue;
