@@ -4,7 +4,8 @@
 
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::{
-    __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_movemask_epi8, _mm_set_epi64x, _mm_setzero_si128, _mm_srli_epi64,
+    __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_movemask_epi8, _mm_or_si128, _mm_set_epi64x, _mm_setzero_si128,
+    _mm_srli_epi64,
 };
 
 /// Two words, lane 0 and lane 1, under the same shifts and masks.
@@ -54,6 +55,20 @@ impl Pair {
         }
     }
 
+    /// Each lane `|` the same lane of `other`.
+    #[inline(always)]
+    pub fn or(self, other: Pair) -> Pair {
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: SSE2 is part of every x86-64 target.
+            Pair(unsafe { _mm_or_si128(self.0, other.0) })
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            Pair([self.0[0] | other.0[0], self.0[1] | other.0[1]])
+        }
+    }
+
     /// Whether a bit is set in either lane.
     #[inline(always)]
     pub fn any(self) -> bool {
@@ -69,6 +84,7 @@ impl Pair {
     }
 
     /// The two lanes, low first.
+    #[inline(always)]
     pub fn lanes(self) -> [u64; 2] {
         #[cfg(target_arch = "x86_64")]
         {
@@ -97,6 +113,7 @@ mod tests {
             assert_eq!(pair.shr::<7>().lanes(), [a >> 7, b >> 7]);
             assert_eq!(pair.shr::<63>().lanes(), [a >> 63, b >> 63]);
             assert_eq!(pair.and(Pair::new(m, n)).lanes(), [a & m, b & n]);
+            assert_eq!(pair.or(Pair::new(m, n)).lanes(), [a | m, b | n]);
         }
     }
 

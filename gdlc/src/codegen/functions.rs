@@ -666,11 +666,25 @@ impl<'g> Emitter<'g> {
     fn emit_nodes(&self, nodes: &[u32]) -> TokenStream {
         let mut nodes = nodes.to_vec();
         nodes.sort_by_key(|&n| self.words.rank[n as usize]);
+        let twins = self.twins(&nodes);
         let mut out = Vec::new();
         let mut emitted = BTreeSet::new();
         let mut i = 0;
         while i < nodes.len() {
             let n = nodes[i];
+            match twins.get(&n) {
+                Some(&Some(m)) => {
+                    out.push(self.twin_runs(n, m));
+                    i += 1;
+                    continue;
+                }
+                // Computed with its twin.
+                Some(None) => {
+                    i += 1;
+                    continue;
+                }
+                None => {}
+            }
             if let Some((g, _)) = self.words.member[n as usize] {
                 if self.words.groups[g as usize].gathered {
                     out.push(self.store_node(n, self.node_expr(n)));
@@ -694,6 +708,70 @@ impl<'g> Emitter<'g> {
             }
         }
         quote!(#(#out)*)
+    }
+
+    /// A node whose value is only runs (see [`run_shifts`]) within one state word, as
+    /// connectFour's "a line of red" is: that word and the runs' families.
+    fn run_node(&self, n: u32) -> Option<(usize, &[Family])> {
+        let node = self.families.get(n as usize)?;
+        let whole = node.rules == self.ground.nodes[n as usize].rules.len();
+        if node.families.is_empty()
+            || !whole
+            || self.cycle_of[n as usize].is_some()
+            || self.words.member[n as usize].is_some()
+        {
+            return None;
+        }
+        let mut word = None;
+        for family in &node.families {
+            let run = run_shifts(family)?;
+            let mut words = family.anchors.iter().enumerate().filter(|(_, &anchors)| anchors != 0);
+            let (k, &anchors) = words.next()?;
+            if words.next().is_some() || !run.fits(anchors) || *word.get_or_insert(k) != k {
+                return None;
+            }
+        }
+        Some((word?, &node.families))
+    }
+
+    /// Twin nodes among `nodes`: two nodes of runs (see [`Emitter::run_node`]) with the same
+    /// literals in two words (a line of red and a line of black), tested together in one
+    /// [`Pair`](gdl_runtime::pair::Pair) where the first is. The first maps to its twin, the
+    /// second to `None`. They read only the state, so the second may be computed early.
+    fn twins(&self, nodes: &[u32]) -> BTreeMap<u32, Option<u32>> {
+        let runs: Vec<(u32, usize, &[Family])> =
+            nodes.iter().filter_map(|&n| self.run_node(n).map(|(word, families)| (n, word, families))).collect();
+        let same =
+            |a: &[Family], b: &[Family]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.literals == y.literals);
+        let mut twins = BTreeMap::new();
+        for (i, &(n, word, families)) in runs.iter().enumerate() {
+            if twins.contains_key(&n) {
+                continue;
+            }
+            let twin = runs[i + 1..]
+                .iter()
+                .find(|&&(m, other, theirs)| other != word && !twins.contains_key(&m) && same(families, theirs));
+            if let Some(&(m, _, _)) = twin {
+                twins.insert(n, Some(m));
+                twins.insert(m, None);
+            }
+        }
+        twins
+    }
+
+    /// Twin nodes `n` and `m` (see [`Emitter::twins`]) stored from one
+    /// [`Pair`](gdl_runtime::pair::Pair), `n`'s word in its low lane.
+    fn twin_runs(&self, n: u32, m: u32) -> TokenStream {
+        let ((low, ours), (high, theirs)) =
+            (self.run_node(n).expect("a run node"), self.run_node(m).expect("a run node"));
+        let runs: Vec<TokenStream> = ours.iter().zip(theirs).map(|(a, b)| run_in_pair((a, low), (b, high))).collect();
+        let (first, rest) = runs.split_first().expect("a run node has families");
+        let (n, m) = (self.slot(n), self.slot(m));
+        quote! {{
+            let [low, high] = #first #(.or(#rest))*.lanes();
+            n[#n] = low != 0;
+            n[#m] = high != 0;
+        }}
     }
 
     /// Statements computing the nodes of `after` (sorted), which read the joint move, after
@@ -1239,7 +1317,7 @@ impl<'g> Emitter<'g> {
         let mut single: Vec<usize> = pairs.remainder().iter().copied().chain(single).collect();
         single.sort_unstable();
         let mut tests: Vec<TokenStream> =
-            pairs.map(|pair| run_in_pair(family, pair[0], pair[1])).map(|run| quote!(#run.any())).collect();
+            pairs.map(|pair| run_in_pair((family, pair[0]), (family, pair[1]))).map(|run| quote!(#run.any())).collect();
         if !single.is_empty() {
             let terms: Vec<TokenStream> = single.iter().map(|&k| family_word(family, k)).collect();
             let any = join(&terms, quote!(|));
@@ -1746,19 +1824,19 @@ fn run_in_word(family: &Family, k: usize) -> Option<TokenStream> {
     Some(quote!({ let run = s.0[#w]; #(let run = run & (run >> #doubling);)* #last }))
 }
 
-/// The run (see [`run_shifts`]) of words `low` and `high` tested in one
-/// [`Pair`](gdl_runtime::pair::Pair): the same shifts as [`run_in_word`]'s, each on both words
-/// at once, masked by each word's anchors.
-fn run_in_pair(family: &Family, low: usize, high: usize) -> TokenStream {
-    let run = run_shifts(family).expect("a pair is tested only as a run");
+/// The runs (see [`run_shifts`]) of two families with the same literals, `low`'s in its word
+/// and `high`'s in its, tested in one [`Pair`](gdl_runtime::pair::Pair): the same shifts as
+/// [`run_in_word`]'s, each on both words at once, masked by each word's anchors.
+fn run_in_pair((low, l): (&Family, usize), (high, h): (&Family, usize)) -> TokenStream {
+    let run = run_shifts(low).expect("a pair is tested only as a run");
     let pair = quote!(::gdl_runtime::pair::Pair);
-    let (l, h) = (Literal::usize_unsuffixed(low), Literal::usize_unsuffixed(high));
-    let shift = |by: &u32| Literal::i32_unsuffixed(*by as i32);
-    let doubling = run.doubling.iter().map(shift);
     let anchors = {
-        let (low, high) = (hex(family.anchors[low]), hex(family.anchors[high]));
+        let (low, high) = (hex(low.anchors[l]), hex(high.anchors[h]));
         quote!(#pair::new(#low, #high))
     };
+    let (l, h) = (Literal::usize_unsuffixed(l), Literal::usize_unsuffixed(h));
+    let shift = |by: &u32| Literal::i32_unsuffixed(*by as i32);
+    let doubling = run.doubling.iter().map(shift);
     let last = match run.last.as_ref().map(shift) {
         None => quote!(run.and(#anchors)),
         Some(by) => quote!(run.and(run.shr::<#by>()).and(#anchors)),

@@ -18,3 +18,38 @@ fn an_invalid_game_gives_diagnostics_not_code() {
     let errors = generate("(role r) (<= (legal r ?m) (true p))", &Options::default()).unwrap_err();
     assert!(errors.iter().all(Diagnostic::is_error) && !errors.is_empty());
 }
+
+/// The generated module of a bundled game, as `gdlc compile` writes it.
+fn module_of(kif: &str) -> String {
+    let tokens = generate(kif, &Options::default()).expect("generates");
+    render_file(&tokens, "test").expect("renders")
+}
+
+/// The text of the generated function `name` of `module`, to the next function.
+fn function<'m>(module: &'m str, name: &str) -> &'m str {
+    let start = module.find(&format!("pub fn {name}(")).unwrap_or_else(|| panic!("no fn {name}"));
+    let end = module[start + 1..].find("\npub fn ").map_or(module.len(), |end| start + 1 + end);
+    &module[start..end]
+}
+
+#[test]
+fn connect_four_tests_red_and_black_lines_in_one_pair() {
+    let module = module_of(include_str!("../../../games/connectFour.kif"));
+    let terminal = function(&module, "terminal");
+    // One pair of the two colours' words, whose lanes are the two nodes, and no run of one word.
+    assert_eq!(terminal.matches(".lanes()").count(), 1, "{terminal}");
+    assert_eq!(terminal.matches("Pair::new(s.0[1], s.0[0])").count(), 4, "{terminal}");
+    assert!(!terminal.contains("let run = s.0["), "{terminal}");
+}
+
+#[test]
+fn pentago_rotates_by_tables_and_tests_both_colours_at_once() {
+    let module = module_of(include_str!("../../../games/pentago.kif"));
+    let step = function(&module, "random_step");
+    // Both rotations of a role are one arm reading one table for red's word and black's.
+    assert!(step.contains("1..=2 => {"), "{step}");
+    assert_eq!(step.matches("ARM_COPIES_0_0_0[f]").count(), 4, "{step}");
+    assert!(!module.contains("static ARM_COPIES_0_0_1"));
+    // The lines of both colours, in each of four directions, are one pair each.
+    assert_eq!(step.matches("Pair::new(s.0[0], s.0[1])").count(), 4, "{step}");
+}

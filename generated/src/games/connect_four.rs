@@ -433,54 +433,35 @@ pub fn next(s: &State, joint: &[Move]) -> State {
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 4];
-    n[0] = ({
-        let run = s.0[1];
-        let run = run & (run >> 1);
-        let run = run & (run >> 2);
-        run & 0x1c71c71c71c7
-    } != 0)
-        | ({
-            let run = s.0[1];
-            let run = run & (run >> 5);
-            let run = run & (run >> 10);
-            run & 0x38e38e38
-        } != 0)
-        | ({
-            let run = s.0[1];
-            let run = run & (run >> 6);
-            let run = run & (run >> 12);
-            run & 0x3fffffff
-        } != 0)
-        | ({
-            let run = s.0[1];
-            let run = run & (run >> 7);
-            let run = run & (run >> 14);
-            run & 0x71c71c7
-        } != 0);
-    n[1] = ({
-        let run = s.0[0];
-        let run = run & (run >> 1);
-        let run = run & (run >> 2);
-        run & 0x1c71c71c71c7
-    } != 0)
-        | ({
-            let run = s.0[0];
-            let run = run & (run >> 5);
-            let run = run & (run >> 10);
-            run & 0x38e38e38
-        } != 0)
-        | ({
-            let run = s.0[0];
-            let run = run & (run >> 6);
-            let run = run & (run >> 12);
-            run & 0x3fffffff
-        } != 0)
-        | ({
-            let run = s.0[0];
-            let run = run & (run >> 7);
-            let run = run & (run >> 14);
-            run & 0x71c71c7
-        } != 0);
+    {
+        let [low, high] = {
+            let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[0]);
+            let run = run.and(run.shr::<1>());
+            let run = run.and(run.shr::<2>());
+            run.and(::gdl_runtime::pair::Pair::new(0x1c71c71c71c7, 0x1c71c71c71c7))
+        }
+            .or({
+                let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[0]);
+                let run = run.and(run.shr::<5>());
+                let run = run.and(run.shr::<10>());
+                run.and(::gdl_runtime::pair::Pair::new(0x38e38e38, 0x38e38e38))
+            })
+            .or({
+                let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[0]);
+                let run = run.and(run.shr::<6>());
+                let run = run.and(run.shr::<12>());
+                run.and(::gdl_runtime::pair::Pair::new(0x3fffffff, 0x3fffffff))
+            })
+            .or({
+                let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[0]);
+                let run = run.and(run.shr::<7>());
+                let run = run.and(run.shr::<14>());
+                run.and(::gdl_runtime::pair::Pair::new(0x71c71c7, 0x71c71c7))
+            })
+            .lanes();
+        n[0] = low != 0;
+        n[1] = high != 0;
+    }
     n[2] = (!s.0[0]) & (!s.0[1]) & (0x820820820820) != 0;
     n[3] = (n[0]) | (n[1]) | (!n[2]);
     n[3]
@@ -489,54 +470,35 @@ pub fn terminal(s: &State) -> bool {
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 6];
-    n[0] = ({
-        let run = s.0[1];
-        let run = run & (run >> 1);
-        let run = run & (run >> 2);
-        run & 0x1c71c71c71c7
-    } != 0)
-        | ({
-            let run = s.0[1];
-            let run = run & (run >> 5);
-            let run = run & (run >> 10);
-            run & 0x38e38e38
-        } != 0)
-        | ({
-            let run = s.0[1];
-            let run = run & (run >> 6);
-            let run = run & (run >> 12);
-            run & 0x3fffffff
-        } != 0)
-        | ({
-            let run = s.0[1];
-            let run = run & (run >> 7);
-            let run = run & (run >> 14);
-            run & 0x71c71c7
-        } != 0);
-    n[1] = ({
-        let run = s.0[0];
-        let run = run & (run >> 1);
-        let run = run & (run >> 2);
-        run & 0x1c71c71c71c7
-    } != 0)
-        | ({
-            let run = s.0[0];
-            let run = run & (run >> 5);
-            let run = run & (run >> 10);
-            run & 0x38e38e38
-        } != 0)
-        | ({
-            let run = s.0[0];
-            let run = run & (run >> 6);
-            let run = run & (run >> 12);
-            run & 0x3fffffff
-        } != 0)
-        | ({
-            let run = s.0[0];
-            let run = run & (run >> 7);
-            let run = run & (run >> 14);
-            run & 0x71c71c7
-        } != 0);
+    {
+        let [low, high] = {
+            let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[0]);
+            let run = run.and(run.shr::<1>());
+            let run = run.and(run.shr::<2>());
+            run.and(::gdl_runtime::pair::Pair::new(0x1c71c71c71c7, 0x1c71c71c71c7))
+        }
+            .or({
+                let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[0]);
+                let run = run.and(run.shr::<5>());
+                let run = run.and(run.shr::<10>());
+                run.and(::gdl_runtime::pair::Pair::new(0x38e38e38, 0x38e38e38))
+            })
+            .or({
+                let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[0]);
+                let run = run.and(run.shr::<6>());
+                let run = run.and(run.shr::<12>());
+                run.and(::gdl_runtime::pair::Pair::new(0x3fffffff, 0x3fffffff))
+            })
+            .or({
+                let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[0]);
+                let run = run.and(run.shr::<7>());
+                let run = run.and(run.shr::<14>());
+                run.and(::gdl_runtime::pair::Pair::new(0x71c71c7, 0x71c71c7))
+            })
+            .lanes();
+        n[0] = low != 0;
+        n[1] = high != 0;
+    }
     n[2] = (!s.0[0]) & (!s.0[1]) & (0x820820820820) != 0;
     n[3] = (!n[0]) & (!n[1]) & (!n[2]);
     n[4] = ((!n[0]) & (!n[1]) & (n[2])) | (n[1]);
@@ -568,54 +530,35 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 52];
-    n[48] = ({
-        let run = s.0[1];
-        let run = run & (run >> 1);
-        let run = run & (run >> 2);
-        run & 0x1c71c71c71c7
-    } != 0)
-        | ({
-            let run = s.0[1];
-            let run = run & (run >> 5);
-            let run = run & (run >> 10);
-            run & 0x38e38e38
-        } != 0)
-        | ({
-            let run = s.0[1];
-            let run = run & (run >> 6);
-            let run = run & (run >> 12);
-            run & 0x3fffffff
-        } != 0)
-        | ({
-            let run = s.0[1];
-            let run = run & (run >> 7);
-            let run = run & (run >> 14);
-            run & 0x71c71c7
-        } != 0);
-    n[49] = ({
-        let run = s.0[0];
-        let run = run & (run >> 1);
-        let run = run & (run >> 2);
-        run & 0x1c71c71c71c7
-    } != 0)
-        | ({
-            let run = s.0[0];
-            let run = run & (run >> 5);
-            let run = run & (run >> 10);
-            run & 0x38e38e38
-        } != 0)
-        | ({
-            let run = s.0[0];
-            let run = run & (run >> 6);
-            let run = run & (run >> 12);
-            run & 0x3fffffff
-        } != 0)
-        | ({
-            let run = s.0[0];
-            let run = run & (run >> 7);
-            let run = run & (run >> 14);
-            run & 0x71c71c7
-        } != 0);
+    {
+        let [low, high] = {
+            let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[0]);
+            let run = run.and(run.shr::<1>());
+            let run = run.and(run.shr::<2>());
+            run.and(::gdl_runtime::pair::Pair::new(0x1c71c71c71c7, 0x1c71c71c71c7))
+        }
+            .or({
+                let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[0]);
+                let run = run.and(run.shr::<5>());
+                let run = run.and(run.shr::<10>());
+                run.and(::gdl_runtime::pair::Pair::new(0x38e38e38, 0x38e38e38))
+            })
+            .or({
+                let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[0]);
+                let run = run.and(run.shr::<6>());
+                let run = run.and(run.shr::<12>());
+                run.and(::gdl_runtime::pair::Pair::new(0x3fffffff, 0x3fffffff))
+            })
+            .or({
+                let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[0]);
+                let run = run.and(run.shr::<7>());
+                let run = run.and(run.shr::<14>());
+                run.and(::gdl_runtime::pair::Pair::new(0x71c71c7, 0x71c71c7))
+            })
+            .lanes();
+        n[48] = low != 0;
+        n[49] = high != 0;
+    }
     n[50] = (!s.0[0]) & (!s.0[1]) & (0x820820820820) != 0;
     n[51] = (n[48]) | (n[49]) | (!n[50]);
     if n[51] {

@@ -949,54 +949,36 @@ pub fn terminal(s: &State) -> bool {
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 8];
-    n[0] = ({
-        let run = s.0[1];
-        let run = run & (run >> 1);
-        let run = run & (run >> 2);
-        run & (run >> 1) & 0xc30c30c3
-    } != 0)
-        | ({
-            let run = s.0[1];
-            let run = run & (run >> 5);
-            let run = run & (run >> 10);
-            run & (run >> 5) & 0xc30
-        } != 0)
-        | ({
-            let run = s.0[1];
-            let run = run & (run >> 6);
-            let run = run & (run >> 12);
-            run & (run >> 6) & 0xfff
-        } != 0)
-        | ({
-            let run = s.0[1];
-            let run = run & (run >> 7);
-            let run = run & (run >> 14);
-            run & (run >> 7) & 0xc3
-        } != 0);
-    n[1] = ({
-        let run = s.0[0];
-        let run = run & (run >> 1);
-        let run = run & (run >> 2);
-        run & (run >> 1) & 0xc30c30c3
-    } != 0)
-        | ({
-            let run = s.0[0];
-            let run = run & (run >> 5);
-            let run = run & (run >> 10);
-            run & (run >> 5) & 0xc30
-        } != 0)
-        | ({
-            let run = s.0[0];
-            let run = run & (run >> 6);
-            let run = run & (run >> 12);
-            run & (run >> 6) & 0xfff
-        } != 0)
-        | ({
-            let run = s.0[0];
-            let run = run & (run >> 7);
-            let run = run & (run >> 14);
-            run & (run >> 7) & 0xc3
-        } != 0);
+    {
+        let [low, high] = {
+            let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[0]);
+            let run = run.and(run.shr::<1>());
+            let run = run.and(run.shr::<2>());
+            run.and(run.shr::<1>())
+                .and(::gdl_runtime::pair::Pair::new(0xc30c30c3, 0xc30c30c3))
+        }
+            .or({
+                let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[0]);
+                let run = run.and(run.shr::<5>());
+                let run = run.and(run.shr::<10>());
+                run.and(run.shr::<5>()).and(::gdl_runtime::pair::Pair::new(0xc30, 0xc30))
+            })
+            .or({
+                let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[0]);
+                let run = run.and(run.shr::<6>());
+                let run = run.and(run.shr::<12>());
+                run.and(run.shr::<6>()).and(::gdl_runtime::pair::Pair::new(0xfff, 0xfff))
+            })
+            .or({
+                let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[0]);
+                let run = run.and(run.shr::<7>());
+                let run = run.and(run.shr::<14>());
+                run.and(run.shr::<7>()).and(::gdl_runtime::pair::Pair::new(0xc3, 0xc3))
+            })
+            .lanes();
+        n[0] = low != 0;
+        n[1] = high != 0;
+    }
     n[2] = (!s.0[0]) & (!s.0[1]) & (0xfffffffff) != 0;
     n[3] = (n[0]) & (!n[1]);
     n[4] = ((!n[0]) & (!n[1]) & (!n[2])) | ((n[0]) & (n[1]));
