@@ -67,7 +67,7 @@ impl RoleArms {
     /// Groups the moves of one role's `arms` (its conditional sets by move) into families.
     /// `flat` gives the base literals of every derived proposition that is one conjunction
     /// of them; a condition that reads any other proposition keeps its move in the `match`.
-    pub fn plan(arms: &[Vec<ConditionalSet>], flat: &[Option<Vec<Lit>>]) -> RoleArms {
+    pub fn plan(role: usize, arms: &[Vec<ConditionalSet>], flat: &[Option<Vec<Lit>>]) -> RoleArms {
         let mut groups = Shapes::new();
         for (mv, sets) in arms.iter().enumerate() {
             if let Some((word, bit, relative)) = relative_arm(sets, flat) {
@@ -82,7 +82,7 @@ impl RoleArms {
         families.retain(|f| f.literals() <= ARM_FAMILY_LITERALS);
         // The table numbers families in a byte, from 1.
         families.truncate(u8::MAX as usize);
-        let (families, copy_groups) = CopyGroup::gather(families);
+        let (families, copy_groups) = CopyGroup::gather(role, families);
         let mut in_family = vec![false; arms.len()];
         for family in &families {
             for &(mv, _) in &family.members {
@@ -90,6 +90,27 @@ impl RoleArms {
             }
         }
         RoleArms { families, copy_groups, in_family }
+    }
+
+    /// Points every word of the roles' copy groups at the first table, over all roles, with the
+    /// same rows, which it then reads (pentago's two roles rotate alike, red's cells and black's
+    /// alike): one table where there were four.
+    pub fn share_tables(roles: &mut [RoleArms]) {
+        let mut tables: Vec<(&Rows, Owner)> = Vec::new();
+        let words = roles.iter().flat_map(|arms| &arms.copy_groups).flat_map(|group| &group.words);
+        let reads: Vec<Owner> = words
+            .map(|word| match tables.iter().find(|(rows, _)| **rows == word.rows) {
+                Some(&(_, owner)) => owner,
+                None => {
+                    tables.push((&word.rows, word.owner));
+                    word.owner
+                }
+            })
+            .collect();
+        let words = roles.iter_mut().flat_map(|arms| &mut arms.copy_groups).flat_map(|group| &mut group.words);
+        for (word, reads) in words.zip(reads) {
+            word.reads = reads;
+        }
     }
 
     /// Whether a family evaluates the arm of `mv`.
@@ -117,7 +138,7 @@ impl RoleArms {
         let name = Self::table_name(role);
         let rows = self.rows(moves).into_iter().map(|(f, b)| quote!((#f, #b)));
         let moves = Literal::usize_unsuffixed(moves);
-        let copies = self.copy_groups.iter().enumerate().map(|(g, group)| group.tables(role, g));
+        let copies = self.copy_groups.iter().map(CopyGroup::tables);
         quote! {
             /// For every move of this role, the family of moves whose conditional next-state
             /// rules it shares (from 1; 0 for none) and its anchor's bit in that family's word.
@@ -156,11 +177,11 @@ impl RoleArms {
     /// Statements that set, in the next state's words `w`, the bits that the move whose
     /// `(family, anchor bit)` is `row` sets through its family (nothing when the role has no
     /// families).
-    pub fn statements(&self, role: usize, row: TokenStream) -> TokenStream {
+    pub fn statements(&self, row: TokenStream) -> TokenStream {
         if self.families.is_empty() {
             return TokenStream::new();
         }
-        let copied = self.copy_groups.iter().enumerate().map(|(g, group)| group.statements(role, g));
+        let copied = self.copy_groups.iter().map(CopyGroup::statements);
         let grouped = |f: usize| self.copy_groups.iter().any(|group| group.families.contains(&f));
         let cases = self.families.iter().enumerate().filter(|&(f, _)| !grouped(f)).map(|(f, family)| {
             let f = Literal::u8_unsuffixed(f as u8 + 1);
@@ -259,13 +280,24 @@ struct CopyWord {
     chunks: Vec<(i32, u64)>,
     /// For each family and chunk, the targets (relative to `target_low`) set by each value of
     /// the chunk's bits.
-    rows: Vec<Vec<Vec<u64>>>,
+    rows: Rows,
+    /// Whose table this is: its role, group and word.
+    owner: Owner,
+    /// The table the word reads: its own, or the first with the same rows (see
+    /// [`RoleArms::share_tables`]).
+    reads: Owner,
 }
+
+/// The rows of a [`CopyWord`]'s table.
+type Rows = Vec<Vec<Vec<u64>>>;
+
+/// A copy table's role, group and word.
+type Owner = (usize, usize, usize);
 
 impl CopyGroup {
     /// Orders `families` so that families that copy between the same places come together where
     /// the first of them was, and makes a group of each two or more such.
-    fn gather(families: Vec<ArmFamily>) -> (Vec<ArmFamily>, Vec<CopyGroup>) {
+    fn gather(role: usize, families: Vec<ArmFamily>) -> (Vec<ArmFamily>, Vec<CopyGroup>) {
         let places: Vec<Option<Places>> =
             families.iter().map(|family| Some(places(family, &copies(family)?))).collect();
         // Each family's group, by its first family, when two or more copy between its places.
@@ -285,7 +317,8 @@ impl CopyGroup {
                     let members: Vec<ArmFamily> =
                         (i..slots.len()).filter(|&j| first[j] == Some(i)).filter_map(|j| slots[j].take()).collect();
                     let start = ordered.len();
-                    groups.push(CopyGroup::new(start..start + members.len(), &members));
+                    let owner = (role, groups.len());
+                    groups.push(CopyGroup::new(owner, start..start + members.len(), &members));
                     ordered.extend(members);
                 }
                 // Taken with the group's first family.
@@ -295,34 +328,30 @@ impl CopyGroup {
         (ordered, groups)
     }
 
-    /// The group of `members`, copy families with the same places, numbered `families`.
-    fn new(families: std::ops::Range<usize>, members: &[ArmFamily]) -> CopyGroup {
+    /// The group of `members`, copy families with the same places, numbered `families`; group
+    /// `group` of role `role`.
+    fn new((role, group): (usize, usize), families: std::ops::Range<usize>, members: &[ArmFamily]) -> CopyGroup {
         let copies: Vec<Copies> = members.iter().map(|m| copies(m).expect("members copy bits")).collect();
         let (word, per_word) = places(&members[0], &copies[0]);
         let words = per_word
             .iter()
-            .map(|(dw, sources, targets)| {
+            .enumerate()
+            .map(|(k, (dw, sources, targets))| {
                 let each: Vec<&[(i32, i32)]> = copies.iter().map(|copies| copies[dw].as_slice()).collect();
-                CopyWord::new(*dw, sources, targets, &each)
+                CopyWord::new(*dw, sources, targets, &each, (role, group, k))
             })
             .collect();
         CopyGroup { families, word, words }
     }
 
-    fn table_name(role: usize, group: usize, word: usize) -> Ident {
+    fn table_name((role, group, word): Owner) -> Ident {
         format_ident!("ARM_COPIES_{}_{}_{}", role, group, word)
     }
 
-    /// The first word whose table has the same rows as word `k`'s, whose table word `k` reads
-    /// (pentago copies red's cells and black's alike).
-    fn first_alike(&self, k: usize) -> usize {
-        self.words.iter().position(|word| word.rows == self.words[k].rows).unwrap_or(k)
-    }
-
-    /// The static tables of group `group` of role `role`'s families.
-    fn tables(&self, role: usize, group: usize) -> TokenStream {
-        let tables = self.words.iter().enumerate().filter(|&(k, _)| self.first_alike(k) == k).map(|(k, word)| {
-            let name = Self::table_name(role, group, k);
+    /// The static tables of the group's words that read their own.
+    fn tables(&self) -> TokenStream {
+        let tables = self.words.iter().filter(|word| word.reads == word.owner).map(|word| {
+            let name = Self::table_name(word.owner);
             let ty = word.row_type();
             let width = Literal::usize_unsuffixed(1 << word.chunk_bits());
             let chunks = Literal::usize_unsuffixed(word.chunks.len());
@@ -345,11 +374,11 @@ impl CopyGroup {
 
     /// The `match` arm of the group's families in [`RoleArms::statements`], where `family` and
     /// `bit` are the played move's row.
-    fn statements(&self, role: usize, group: usize) -> TokenStream {
+    fn statements(&self) -> TokenStream {
         let low = Literal::u8_unsuffixed(self.families.start as u8 + 1);
         let high = Literal::u8_unsuffixed(self.families.end as u8);
-        let words = self.words.iter().enumerate().map(|(k, word)| {
-            let name = Self::table_name(role, group, self.first_alike(k));
+        let words = self.words.iter().map(|word| {
+            let name = Self::table_name(word.reads);
             let w = Literal::usize_unsuffixed(word_at(self.word, word.dw));
             let from = from_anchor(word.source_low);
             let to = from_anchor(word.target_low);
@@ -412,7 +441,7 @@ impl CopyWord {
         }
     }
 
-    fn new(dw: i32, sources: &[i32], targets: &[i32], each: &[&[(i32, i32)]]) -> CopyWord {
+    fn new(dw: i32, sources: &[i32], targets: &[i32], each: &[&[(i32, i32)]], owner: Owner) -> CopyWord {
         let source_low = sources[0];
         let target_low = targets[0];
         let mut chunks: Vec<(i32, u64)> = Vec::new();
@@ -446,7 +475,7 @@ impl CopyWord {
                     .collect()
             })
             .collect();
-        CopyWord { dw, source_low, target_low, chunks, rows }
+        CopyWord { dw, source_low, target_low, chunks, rows, owner, reads: owner }
     }
 }
 
@@ -609,13 +638,13 @@ mod tests {
             vec![(40, vec![pos(3)])],
             vec![],
         ];
-        let plan = RoleArms::plan(&arms, &[]);
+        let plan = RoleArms::plan(0, &arms, &[]);
         assert_eq!(plan.families.len(), 1);
         let family = &plan.families[0];
         assert_eq!(family.members, vec![(0, 18), (1, 19), (2, 20)]);
         assert_eq!(family.sets, vec![((0, 0), vec![Term { negated: false, literals: vec![((0, -18), true)] }])]);
         assert!(plan.in_family(1) && !plan.in_family(3) && !plan.in_family(4));
-        let code = plan.statements(0, quote!(ARM_FAMILY_OF_0[joint[0].0 as usize])).to_string();
+        let code = plan.statements(quote!(ARM_FAMILY_OF_0[joint[0].0 as usize])).to_string();
         assert!(code.contains("s . 0 [0] << 18"), "{code}");
     }
 
@@ -660,15 +689,17 @@ mod tests {
     fn turns_one_way_or_the_other_are_one_group_of_tables() {
         let arms: Vec<Vec<ConditionalSet>> =
             [0, 2, 8, 10].iter().flat_map(|&at| [turns(at, true), turns(at, false)]).chain([vec![]]).collect();
-        let plan = RoleArms::plan(&arms, &[]);
+        let mut plans = [RoleArms::plan(0, &arms, &[])];
+        RoleArms::share_tables(&mut plans);
+        let [plan] = &plans;
         assert_eq!(plan.families.len(), 2, "{:?}", plan.families);
         assert_eq!(plan.copy_groups.len(), 1);
         let group = &plan.copy_groups[0];
         assert_eq!(group.families, 0..2);
         assert_eq!(group.words.len(), 2);
         // Red's and black's cells are copied alike, so black's word reads red's tables.
-        assert_eq!(group.first_alike(1), 0);
-        let code = plan.statements(0, quote!(ARM_FAMILY_AT_0[drawn_0])).to_string();
+        assert_eq!((group.words[0].reads, group.words[1].reads), ((0, 0, 0), (0, 0, 0)));
+        let code = plan.statements(quote!(ARM_FAMILY_AT_0[drawn_0])).to_string();
         assert!(code.contains("1 ..= 2 =>") && code.contains("ARM_COPIES_0_0_0 [f]"), "{code}");
         assert!(!code.contains("ARM_COPIES_0_0_1"), "{code}");
         // The tables set what the copies set, for every state of the board around each block.
@@ -710,7 +741,7 @@ mod tests {
         ])];
         let not_node = Lit { prop: Prop::Node(0), positive: false };
         let arms: Vec<Vec<ConditionalSet>> = vec![vec![(0, vec![not_node])], vec![(64, vec![not_node])]];
-        let plan = RoleArms::plan(&arms, &flat);
+        let plan = RoleArms::plan(0, &arms, &flat);
         assert!(plan.families.is_empty());
     }
 }

@@ -79,7 +79,9 @@ pub fn generate_functions(ground: &Ground) -> (TokenStream, bool) {
     emitter.tables = MoveTables::new(ground);
     if let Some(tables) = &emitter.tables {
         let flat = super::families::flat_nodes(ground);
-        emitter.arm_families = tables.arms.iter().map(|arms| RoleArms::plan(arms, &flat)).collect();
+        emitter.arm_families =
+            tables.arms.iter().enumerate().map(|(role, arms)| RoleArms::plan(role, arms, &flat)).collect();
+        RoleArms::share_tables(&mut emitter.arm_families);
     }
     emitter.words = emitter.plan_node_words();
     let statics = emitter.generate_move_tables();
@@ -467,7 +469,7 @@ impl<'g> Emitter<'g> {
             if let Some(families) = self.arm_families.get(role) {
                 let by_move = RoleArms::table_name(role);
                 let row = role_row(role, by_draw[role], &RoleArms::table_at_bit_name(role), quote!(#by_move));
-                out.extend(families.statements(role, row));
+                out.extend(families.statements(row));
             }
             if cases.is_empty() {
                 continue;
