@@ -200,10 +200,13 @@ impl RoleArms {
         });
         // A step evaluates only the family of the move played (none for a `noop`): a turn-taking
         // game's moves alternate between a family and none, which predicts well, where a jump
-        // to one of many arms does not.
+        // to one of many arms does not. The anchor bit `a` is for the families outside copy
+        // groups, which read their tables by `bit`.
+        let cases: Vec<TokenStream> = cases.collect();
+        let anchor = (!cases.is_empty()).then(|| quote!(let a = 1u64 << bit;));
         quote! {{
             let (family, bit) = #row;
-            let a = 1u64 << bit;
+            #anchor
             match family {
                 #(#copied)*
                 #(#cases)*
@@ -298,8 +301,9 @@ impl CopyGroup {
     /// Orders `families` so that families that copy between the same places come together where
     /// the first of them was, and makes a group of each two or more such.
     fn gather(role: usize, families: Vec<ArmFamily>) -> (Vec<ArmFamily>, Vec<CopyGroup>) {
+        let copied: Vec<Option<Copies>> = families.iter().map(copies).collect();
         let places: Vec<Option<Places>> =
-            families.iter().map(|family| Some(places(family, &copies(family)?))).collect();
+            families.iter().zip(&copied).map(|(family, copies)| Some(places(family, copies.as_ref()?))).collect();
         // Each family's group, by its first family, when two or more copy between its places.
         let first: Vec<Option<usize>> = places
             .iter()
@@ -308,17 +312,19 @@ impl CopyGroup {
                 (same.len() >= ARM_FAMILY_MIN).then(|| same[0])
             })
             .collect();
-        let mut slots: Vec<Option<ArmFamily>> = families.into_iter().map(Some).collect();
+        let mut slots: Vec<Option<(ArmFamily, Option<Copies>)>> = families.into_iter().zip(copied).map(Some).collect();
         let (mut ordered, mut groups) = (Vec::new(), Vec::new());
         for i in 0..slots.len() {
             match first[i] {
-                None => ordered.extend(slots[i].take()),
+                None => ordered.extend(slots[i].take().map(|(family, _)| family)),
                 Some(f) if f == i => {
-                    let members: Vec<ArmFamily> =
-                        (i..slots.len()).filter(|&j| first[j] == Some(i)).filter_map(|j| slots[j].take()).collect();
+                    let (members, copies): (Vec<ArmFamily>, Vec<Option<Copies>>) =
+                        (i..slots.len()).filter(|&j| first[j] == Some(i)).filter_map(|j| slots[j].take()).unzip();
+                    // A family has a group only when it copies bits.
+                    let copies: Vec<Copies> = copies.into_iter().flatten().collect();
                     let start = ordered.len();
                     let owner = (role, groups.len());
-                    groups.push(CopyGroup::new(owner, start..start + members.len(), &members));
+                    groups.push(CopyGroup::new(owner, start..start + members.len(), &members[0], &copies));
                     ordered.extend(members);
                 }
                 // Taken with the group's first family.
@@ -328,11 +334,15 @@ impl CopyGroup {
         (ordered, groups)
     }
 
-    /// The group of `members`, copy families with the same places, numbered `families`; group
-    /// `group` of role `role`.
-    fn new((role, group): (usize, usize), families: std::ops::Range<usize>, members: &[ArmFamily]) -> CopyGroup {
-        let copies: Vec<Copies> = members.iter().map(|m| copies(m).expect("members copy bits")).collect();
-        let (word, per_word) = places(&members[0], &copies[0]);
+    /// The group of the families numbered `families`, whose copies are `copies` and whose
+    /// places are `first`'s; group `group` of role `role`.
+    fn new(
+        (role, group): (usize, usize),
+        families: std::ops::Range<usize>,
+        first: &ArmFamily,
+        copies: &[Copies],
+    ) -> CopyGroup {
+        let (word, per_word) = places(first, &copies[0]);
         let words = per_word
             .iter()
             .enumerate()

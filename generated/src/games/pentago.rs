@@ -806,7 +806,6 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     }
     {
         let (family, bit) = ARM_FAMILY_OF_0[joint[0].0 as usize];
-        let a = 1u64 << bit;
         match family {
             1..=2 => {
                 let f = usize::from(family - 1);
@@ -828,7 +827,6 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     }
     {
         let (family, bit) = ARM_FAMILY_OF_1[joint[1].0 as usize];
-        let a = 1u64 << bit;
         match family {
             1..=2 => {
                 let f = usize::from(family - 1);
@@ -1045,7 +1043,6 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     {
         let (family, bit) = ARM_FAMILY_AT_0[drawn_0];
-        let a = 1u64 << bit;
         match family {
             1..=2 => {
                 let f = usize::from(family - 1);
@@ -1067,7 +1064,6 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     {
         let (family, bit) = ARM_FAMILY_AT_1[drawn_1];
-        let a = 1u64 << bit;
         match family {
             1..=2 => {
                 let f = usize::from(family - 1);
