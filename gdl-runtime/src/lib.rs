@@ -4,7 +4,6 @@
 pub mod belief;
 pub mod bench;
 pub mod bits;
-pub mod checks;
 pub mod driver;
 pub mod http;
 pub mod kif;
@@ -13,6 +12,7 @@ pub mod pair;
 pub mod player;
 pub mod program;
 pub mod protocol;
+pub mod prover;
 pub mod realtime;
 pub mod rename;
 pub mod rng;

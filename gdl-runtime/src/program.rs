@@ -6,9 +6,9 @@
 //!
 //! A literal is a `u32`: bit 31 negates it, bits 28-30 give its kind (a base fact of the state,
 //! a move of the joint move, a derived proposition, a constant, or an atom of a relation
-//! checked at run time by [`crate::checks`]) and bits 0-27 its index.
+//! proved at run time by [`crate::prover`]) and bits 0-27 its index.
 
-use crate::checks::{Checks, StateRows};
+use crate::prover::{Checks, StateRows};
 use std::cell::{Cell, OnceCell, RefCell};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;

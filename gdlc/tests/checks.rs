@@ -1,4 +1,4 @@
-//! Relations checked at run time (`gdlc::ground::checks`, `gdl_runtime::checks`): games whose
+//! Relations checked at run time (`gdlc::ground::checks`, `gdl_runtime::prover`): games whose
 //! checkable relations are all left out of grounding agree with the interpreter, state by state,
 //! on random playouts.
 

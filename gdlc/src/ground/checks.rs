@@ -1,5 +1,5 @@
 //! Which relations of a game too large to ground are checked at run time instead, and the order
-//! in which each of their rules is searched (see `gdl_runtime::checks`).
+//! in which each of their rules is searched (see `gdl_runtime::prover`).
 //!
 //! A relation can be checked when its rules read only the state (`true`), static relations,
 //! `distinct` and other checked relations, and when every rule that is grounded binds all its
@@ -9,7 +9,7 @@
 //! builds and takes apart; the static relations and state facts it reads are tables of symbols,
 //! so those literals' arguments must be symbols and variables. Inside checked rules, a call may
 //! leave arguments free; a recursive relation called so has its recursive group *tabled* (see
-//! `gdl_runtime::checks`), which keeps the search finite, and one always called with all its
+//! `gdl_runtime::prover`), which keeps the search finite, and one always called with all its
 //! arguments bound fails on a call that repeats a caller. The set is the largest that meets
 //! these conditions.
 //!

@@ -15,7 +15,7 @@ use crate::interp::compile::{dnf, product, Basic, Compiler, RelId, Relations};
 use crate::interp::eval::{Component, Eval};
 use crate::interp::store::{encode, write_flat, Node as TermNode, Symbols, TermId, TermRead, Terms};
 use crate::interp::{plan_components, prepare, FactStats};
-use gdl_runtime::checks::{
+use gdl_runtime::prover::{
     Checks, Goal, Pattern, Relation as CheckRelation, Rule as CheckRule, Table as CheckTable, Variant, FUNC, VAR,
 };
 use rustc_hash::FxHashMap;

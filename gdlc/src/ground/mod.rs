@@ -124,7 +124,7 @@ pub struct Ground {
     pub cycles: Vec<(u32, u32)>,
     /// The relations checked at run time rather than grounded (none unless grounding them
     /// would go past the limit), with the atoms of them that the rules read.
-    pub checks: gdl_runtime::checks::Checks,
+    pub checks: gdl_runtime::prover::Checks,
     /// The atoms of `checks.atoms` in canonical KIF, for messages and comments.
     pub check_atoms: Vec<String>,
 }
