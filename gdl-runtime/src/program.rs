@@ -8,6 +8,10 @@
 //! a move of the joint move, a derived proposition, a constant, or an atom of a relation
 //! proved at run time by [`crate::prover`]) and bits 0-27 its index.
 
+mod text;
+
+pub use text::{text_to_words, words_to_text};
+
 use crate::prover::{Checks, StateRows};
 use std::cell::{Cell, OnceCell, RefCell};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -438,27 +442,6 @@ impl Reader<'_> {
         let len = self.word()? as usize;
         (0..len).map(|_| Ok((self.word()?, self.word()?))).collect()
     }
-}
-
-/// Packs words into text that a Rust string literal holds without escapes: little-endian
-/// bytes in base64 (the generated module keeps its tables in one literal, which rustc reads
-/// quickly however large it is).
-pub fn words_to_text(words: &[u32]) -> String {
-    use base64::Engine as _;
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    base64::engine::general_purpose::STANDARD_NO_PAD.encode(bytes)
-}
-
-/// The words that [`words_to_text`] packed.
-pub fn text_to_words(text: &str) -> Result<Vec<u32>, String> {
-    use base64::Engine as _;
-    let bytes = base64::engine::general_purpose::STANDARD_NO_PAD
-        .decode(text)
-        .map_err(|e| format!("the program table is not valid base64: {e}"))?;
-    if bytes.len() % 4 != 0 {
-        return Err("the program table is not a whole number of words".to_string());
-    }
-    Ok(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
 }
 
 #[cfg(test)]
