@@ -1,24 +1,19 @@
-//! gdl-runtime: the [`Game`] interface that both gdlc's generated code and its interpreter
-//! implement, and everything built on it: random playouts, match traces, players.
+//! gdl-runtime: the core that gdlc's generated code links, with no dependencies. The [`Game`]
+//! interface that both the generated code and the interpreter implement, with random playouts
+//! ([`bench`]); what generated code computes with: state words ([`bits`], [`pair`]), the
+//! random numbers of playouts ([`rng`]), canonical KIF ([`kif`]), the table form of large games
+//! ([`program`]) and the top-down [`prover`] of relations deferred to run time; and the
+//! real-time interface ([`realtime`]). Players, the GGP protocol and the per-game binaries'
+//! command line are the gdl-player crate's.
 
-pub mod belief;
 pub mod bench;
 pub mod bits;
-pub mod driver;
-pub mod http;
 pub mod kif;
-pub mod manager;
 pub mod pair;
-pub mod player;
 pub mod program;
-pub mod protocol;
 pub mod prover;
 pub mod realtime;
-pub mod rename;
 pub mod rng;
-pub mod server;
-pub mod session;
-pub mod trace;
 
 use std::fmt::Debug;
 use std::hash::Hash;

@@ -1,8 +1,7 @@
-//! Per-game binaries: a generated module and the game's rules wrapped in a small cargo project
-//! whose `main` is the runtime's generic driver (`bench`, `replay`, `perf-test`, `info`,
-//! `serve`), built with
-//! `cargo build --release` in a cache keyed by the generated code, so that a game is compiled
-//! once and reused by `gdlc build`, `gdlc replay` and `gdlc bench`.
+//! Native per-game binaries: a generated module and the game's rules wrapped in a small cargo
+//! project whose `main` is gdl-player's generic driver (`bench`, `replay`, `perf-test`, `info`,
+//! `serve`), built with `cargo build --release` in a cache keyed by the generated code, so that
+//! a game is compiled once and reused by `gdlc build`, `gdlc replay` and `gdlc bench`.
 
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -17,24 +16,39 @@ pub fn cache_dir() -> PathBuf {
     }
 }
 
-/// The workspace this gdlc was built from, whose `gdl-runtime` the binaries link.
+/// The workspace this gdlc was built from, whose `gdl-runtime` and `gdl-player` the binaries
+/// link.
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// The `gdl-runtime` crate the binaries depend on: `GDL_RUNTIME_PATH`, else the workspace's.
-fn runtime_dir() -> Result<PathBuf, String> {
-    let dir = match std::env::var_os("GDL_RUNTIME_PATH") {
+/// The crates the binaries depend on: the core runtime that the generated module links and the
+/// player stack whose driver is their `main`.
+struct Crates {
+    runtime: PathBuf,
+    player: PathBuf,
+}
+
+impl Crates {
+    /// `GDL_RUNTIME_PATH` and `GDL_PLAYER_PATH`, else the workspace's crates. The player's own
+    /// dependency on the runtime must be the same crate, as the workspace's is.
+    fn find() -> Result<Crates, String> {
+        Ok(Crates {
+            runtime: crate_dir("gdl-runtime", "GDL_RUNTIME_PATH")?,
+            player: crate_dir("gdl-player", "GDL_PLAYER_PATH")?,
+        })
+    }
+}
+
+/// The directory of crate `name`: the variable `variable`, else the workspace's.
+fn crate_dir(name: &str, variable: &str) -> Result<PathBuf, String> {
+    let dir = match std::env::var_os(variable) {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => workspace_root().join("gdl-runtime"),
+        _ => workspace_root().join(name),
     };
-    let dir = dir.canonicalize().map_err(|e| {
-        format!(
-            "error: cannot find the gdl-runtime crate at {}: {e}; set GDL_RUNTIME_PATH to its directory",
-            dir.display()
-        )
-    })?;
-    Ok(dir)
+    dir.canonicalize().map_err(|e| {
+        format!("error: cannot find the {name} crate at {}: {e}; set {variable} to its directory", dir.display())
+    })
 }
 
 /// The release profile of every per-game binary: the one of the hand-written reasoners that
@@ -53,13 +67,13 @@ struct Project {
 /// returns the binary's path. With `verbose`, cargo's progress goes to
 /// stderr; otherwise it is shown only when the build fails.
 pub fn build_binary(stem: &str, module_text: &str, rules: &str, verbose: bool) -> Result<PathBuf, String> {
-    let runtime = runtime_dir()?;
-    let project = project_for(stem, module_text, rules, &runtime);
+    let crates = Crates::find()?;
+    let project = project_for(stem, module_text, rules, &crates);
     let binary = project.dir.join(format!("{}{}", project.package, std::env::consts::EXE_SUFFIX));
     if binary.is_file() {
         return Ok(binary);
     }
-    write_project(&project, module_text, rules, &runtime, stem)?;
+    write_project(&project, module_text, rules, &crates, stem)?;
     let target = cache_dir().join("target");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(&cargo);
@@ -94,15 +108,17 @@ pub fn build_binary(stem: &str, module_text: &str, rules: &str, verbose: bool) -
 }
 
 /// The project of a game: its package name carries a hash of everything the binary is built
-/// from, so that a changed game, compiler or runtime gets a new binary.
-fn project_for(stem: &str, module_text: &str, rules: &str, runtime: &Path) -> Project {
+/// from, so that a changed game, compiler, runtime or player gets a new binary.
+fn project_for(stem: &str, module_text: &str, rules: &str, crates: &Crates) -> Project {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     module_text.hash(&mut hasher);
     rules.hash(&mut hasher);
-    runtime.hash(&mut hasher);
+    crates.runtime.hash(&mut hasher);
+    crates.player.hash(&mut hasher);
     env!("CARGO_PKG_VERSION").hash(&mut hasher);
     RELEASE_PROFILE.hash(&mut hasher);
-    runtime_fingerprint(runtime).hash(&mut hasher);
+    source_fingerprint(&crates.runtime).hash(&mut hasher);
+    source_fingerprint(&crates.player).hash(&mut hasher);
     let hash = hasher.finish();
     let name: String =
         stem.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
@@ -110,11 +126,11 @@ fn project_for(stem: &str, module_text: &str, rules: &str, runtime: &Path) -> Pr
     Project { dir: cache_dir().join(&package), package }
 }
 
-/// The sizes and modification times of the runtime's sources, so that editing the runtime
-/// rebuilds the binaries.
-fn runtime_fingerprint(runtime: &Path) -> Vec<(String, u64, u128)> {
+/// The sizes and modification times of a crate's sources, so that editing the runtime or the
+/// player rebuilds the binaries.
+fn source_fingerprint(dir: &Path) -> Vec<(String, u64, u128)> {
     let mut files = Vec::new();
-    let mut stack = vec![runtime.join("src"), runtime.join("Cargo.toml")];
+    let mut stack = vec![dir.join("src"), dir.join("Cargo.toml")];
     while let Some(path) = stack.pop() {
         let Ok(meta) = std::fs::metadata(&path) else { continue };
         if meta.is_dir() {
@@ -138,19 +154,20 @@ fn runtime_fingerprint(runtime: &Path) -> Vec<(String, u64, u128)> {
 const REALTIME_IMPL: &str = "impl ::gdl_runtime::realtime::RealTimeGame for Game";
 
 /// Writes the project's manifest, lock file and sources.
-fn write_project(project: &Project, module_text: &str, rules: &str, runtime: &Path, stem: &str) -> Result<(), String> {
+fn write_project(project: &Project, module_text: &str, rules: &str, crates: &Crates, stem: &str) -> Result<(), String> {
     let src = project.dir.join("src");
     std::fs::create_dir_all(&src).map_err(|e| format!("error: cannot create {}: {e}", src.display()))?;
-    let runtime = runtime.display().to_string().replace('\\', "/");
+    let runtime = crates.runtime.display().to_string().replace('\\', "/");
+    let player = crates.player.display().to_string().replace('\\', "/");
     let manifest = format!(
         "[package]\nname = \"{package}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
-         [dependencies]\ngdl-runtime = {{ path = \"{runtime}\" }}\n\n\
+         [dependencies]\ngdl-runtime = {{ path = \"{runtime}\" }}\ngdl-player = {{ path = \"{player}\" }}\n\n\
          {RELEASE_PROFILE}\n\
          # Not a member of any enclosing workspace.\n[workspace]\n",
         package = project.package
     );
     write_atomically(&project.dir.join("Cargo.toml"), &manifest)?;
-    // The workspace's lock file pins the runtime's dependencies to versions already fetched.
+    // The workspace's lock file pins the player's dependencies to versions already fetched.
     if let Ok(lock) = std::fs::read_to_string(workspace_root().join("Cargo.lock")) {
         if !project.dir.join("Cargo.lock").exists() {
             write_atomically(&project.dir.join("Cargo.lock"), &lock)?;
@@ -159,9 +176,9 @@ fn write_project(project: &Project, module_text: &str, rules: &str, runtime: &Pa
     let name = stem.escape_default();
     // The module of an rtGDL game implements the real-time interface, whose driver differs.
     let driver = if module_text.contains(REALTIME_IMPL) {
-        format!("gdl_runtime::realtime::driver::main(&game::Game, \"{name}\")")
+        format!("gdl_player::realtime::driver::main(&game::Game, \"{name}\")")
     } else {
-        format!("gdl_runtime::driver::main_with_rules(&game::Game, \"{name}\", include_str!(\"rules.kif\"))")
+        format!("gdl_player::driver::main_with_rules(&game::Game, \"{name}\", include_str!(\"rules.kif\"))")
     };
     let main = format!(
         "//! The per-game binary of `{name}`, made by `gdlc build`.\n\n\
@@ -197,13 +214,17 @@ pub fn copy_atomically(from: &Path, to: &Path) -> Result<(), String> {
 mod tests {
     use super::*;
 
+    fn nowhere() -> Crates {
+        Crates { runtime: PathBuf::from("/nonexistent/runtime"), player: PathBuf::from("/nonexistent/player") }
+    }
+
     #[test]
     fn projects_differ_by_generated_code_and_share_nothing_else() {
-        let runtime = Path::new("/nonexistent/runtime");
-        let a = project_for("connectFour", "code a", "rules", runtime);
-        let b = project_for("connectFour", "code b", "rules", runtime);
-        let c = project_for("connectFour", "code a", "other rules", runtime);
-        let again = project_for("connectFour", "code a", "rules", runtime);
+        let crates = nowhere();
+        let a = project_for("connectFour", "code a", "rules", &crates);
+        let b = project_for("connectFour", "code b", "rules", &crates);
+        let c = project_for("connectFour", "code a", "other rules", &crates);
+        let again = project_for("connectFour", "code a", "rules", &crates);
         assert_ne!(a.package, b.package);
         assert_ne!(a.package, c.package);
         assert_eq!(a.package, again.package);
@@ -212,7 +233,7 @@ mod tests {
 
     #[test]
     fn a_stem_with_odd_characters_makes_a_valid_package_name() {
-        let p = project_for("3p Connect-Four", "x", "", Path::new("/r"));
+        let p = project_for("3p Connect-Four", "x", "", &nowhere());
         assert!(p.package.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'), "{}", p.package);
     }
 }

@@ -143,13 +143,13 @@ pub fn fmt(path: &Path, syntax: Syntax) -> Result<(), String> {
 }
 
 /// `gdlc replay GAME TRACE --engine interp`: the same replay as a compiled game's binary
-/// ([`gdl_runtime::driver::replay_text`]), through the interpreter.
+/// ([`gdl_player::driver::replay_text`]), through the interpreter.
 pub fn replay(game: &Path, trace_path: &Path) -> Result<(), String> {
     let interp = interpreter(game)?;
     let text = std::fs::read_to_string(trace_path)
         .map_err(|e| format!("{}: error: cannot read the trace: {e}", trace_path.display()))?;
-    let replayed = gdl_runtime::driver::replay_text(&interp, &text)
-        .map_err(|e| format!("{}: error: {e}", trace_path.display()))?;
+    let replayed =
+        gdl_player::driver::replay_text(&interp, &text).map_err(|e| format!("{}: error: {e}", trace_path.display()))?;
     std::io::stdout().lock().write_all(replayed.as_bytes()).map_err(|e| format!("cannot write the trace: {e}"))
 }
 
@@ -180,11 +180,11 @@ fn bench_report(game: &Path, seconds: f64, threads: usize) -> Result<String, Str
         let interp = crate::interp::realtime::RealTimeInterpreter::new(&loaded.description)
             .map_err(|e| format!("{}: error: {e}", loaded.file))?;
         let label = format!("gdlc {} (interpreter, real-time)", env!("CARGO_PKG_VERSION"));
-        return gdl_runtime::realtime::driver::bench_report(&interp, &label, seconds, threads);
+        return gdl_player::realtime::driver::bench_report(&interp, &label, seconds, threads);
     }
     let interp = interpreter(game)?;
     let label = format!("gdlc {} (interpreter)", env!("CARGO_PKG_VERSION"));
-    gdl_runtime::driver::bench_report(&interp, &label, seconds, threads)
+    gdl_player::driver::bench_report(&interp, &label, seconds, threads)
 }
 
 /// A game compiled to a module: its text, the grounded program's sizes, and the game's rules

@@ -80,7 +80,7 @@ enum Command {
         /// Games this player has compiled code for (recognized up to renaming of symbols).
         games: Vec<PathBuf>,
         /// The port to listen on (0 picks a free one, printed at start).
-        #[arg(long, default_value_t = gdl_runtime::server::DEFAULT_PORT)]
+        #[arg(long, default_value_t = gdl_player::server::DEFAULT_PORT)]
         port: u16,
         /// How the player chooses its moves.
         #[arg(long, value_enum, default_value_t = PlayerArg::Mcts)]
@@ -172,12 +172,12 @@ enum PlayerArg {
 }
 
 impl PlayerArg {
-    fn kind(self) -> gdl_runtime::player::Kind {
+    fn kind(self) -> gdl_player::player::Kind {
         match self {
-            PlayerArg::Mcts => gdl_runtime::player::Kind::Mcts,
-            PlayerArg::Random => gdl_runtime::player::Kind::Random,
-            PlayerArg::First => gdl_runtime::player::Kind::First,
-            PlayerArg::Idle => gdl_runtime::player::Kind::Idle,
+            PlayerArg::Mcts => gdl_player::player::Kind::Mcts,
+            PlayerArg::Random => gdl_player::player::Kind::Random,
+            PlayerArg::First => gdl_player::player::Kind::First,
+            PlayerArg::Idle => gdl_player::player::Kind::Idle,
         }
     }
 }

@@ -4,16 +4,16 @@
 
 use crate::interp::realtime::RealTimeInterpreter;
 use crate::interp::Interpreter;
-use gdl_runtime::http;
+use gdl_player::http;
+use gdl_player::manager::{self, Options};
+use gdl_player::player::Kind;
+use gdl_player::protocol::Message;
+use gdl_player::protocol::Seen;
+use gdl_player::realtime::session::{RealTimeSession, Strategy};
+use gdl_player::rename::Spelling;
+use gdl_player::server::{Config, Server};
+use gdl_player::session::{new_session, next_seed, GameFactory, MatchSession, Start};
 use gdl_runtime::kif::{self, Sx};
-use gdl_runtime::manager::{self, Options};
-use gdl_runtime::player::Kind;
-use gdl_runtime::protocol::Message;
-use gdl_runtime::protocol::Seen;
-use gdl_runtime::realtime::session::{RealTimeSession, Strategy};
-use gdl_runtime::rename::Spelling;
-use gdl_runtime::server::{Config, Server};
-use gdl_runtime::session::{new_session, next_seed, GameFactory, MatchSession, Start};
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -149,7 +149,7 @@ impl MatchSession for RemoteSession<'_> {
     fn play(&mut self, moves: Option<&[Sx]>, deadline: Instant) -> Result<String, String> {
         let message = Message::Play { id: self.id.clone(), moves: moves.map(<[Sx]>::to_vec) };
         // The binary keeps its own margin from the moment it reads the message, a moment later.
-        let margin = self.play_clock.saturating_sub(gdl_runtime::server::think_time(self.play_clock));
+        let margin = self.play_clock.saturating_sub(gdl_player::server::think_time(self.play_clock));
         http::post(self.url, &message.to_string(), deadline + margin / 2)
     }
 
@@ -161,7 +161,7 @@ impl MatchSession for RemoteSession<'_> {
 
     fn play_seen(&mut self, seen: &Seen, deadline: Instant) -> Result<String, String> {
         let message = Message::PlaySeen { id: self.id.clone(), seen: seen.clone() };
-        let margin = self.play_clock.saturating_sub(gdl_runtime::server::think_time(self.play_clock));
+        let margin = self.play_clock.saturating_sub(gdl_player::server::think_time(self.play_clock));
         http::post(self.url, &message.to_string(), deadline + margin / 2)
     }
 
@@ -229,7 +229,7 @@ fn write_record(record: Option<&Path>, result: &impl serde::Serialize) -> Result
 fn clock(seconds: f64, what: &str) -> Result<Duration, String> {
     Duration::try_from_secs_f64(seconds)
         .ok()
-        .filter(|d| *d <= gdl_runtime::protocol::MAX_CLOCK && !d.is_zero())
+        .filter(|d| *d <= gdl_player::protocol::MAX_CLOCK && !d.is_zero())
         .ok_or_else(|| format!("error: --{what} must be a positive number of seconds up to a day, not {seconds}"))
 }
 
@@ -246,7 +246,7 @@ pub fn run_match(
     let loaded = crate::cli::load_valid(game)?;
     let rules = rules_of(&loaded)?;
     for url in players {
-        gdl_runtime::http::address_of(url).map_err(|e| format!("error: {e}"))?;
+        gdl_player::http::address_of(url).map_err(|e| format!("error: {e}"))?;
     }
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     let options = Options {
@@ -260,7 +260,7 @@ pub fn run_match(
         let interp =
             RealTimeInterpreter::new(&loaded.description).map_err(|e| format!("{}: error: {e}", loaded.file))?;
         let result =
-            gdl_runtime::realtime::manager::run_match(&interp, &rules, &options, &mut |line| eprintln!("{line}"))?;
+            gdl_player::realtime::manager::run_match(&interp, &rules, &options, &mut |line| eprintln!("{line}"))?;
         write_record(record, &result)?;
         let goals: Vec<String> = result.goals.iter().map(u32::to_string).collect();
         let rejected: Vec<String> = result.rejected_counts().iter().map(usize::to_string).collect();

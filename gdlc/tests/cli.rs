@@ -95,11 +95,11 @@ fn replay_agrees_with_the_reference(stem: &str, engine: &str) {
     let trace = shared(&format!("conformance/traces/{stem}.jsonl"));
     let out = gdlc(&["replay", &game, &trace, "--engine", engine]);
     assert!(out.status.success(), "{stem} ({engine}): {}", stderr(&out));
-    let ours = gdl_runtime::trace::read(&stdout(&out)).expect("our output is a trace");
-    let reference = gdl_runtime::trace::read(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let ours = gdl_player::trace::read(&stdout(&out)).expect("our output is a trace");
+    let reference = gdl_player::trace::read(&std::fs::read_to_string(&trace).unwrap()).unwrap();
     assert_eq!(ours.len(), reference.len());
     for (r, o) in reference.iter().zip(&ours) {
-        gdl_runtime::trace::compare(r, o).unwrap_or_else(|e| panic!("{stem} ({engine}): {e}"));
+        gdl_player::trace::compare(r, o).unwrap_or_else(|e| panic!("{stem} ({engine}): {e}"));
         assert_eq!(
             r.steps.iter().map(|s| &s.joint).collect::<Vec<_>>(),
             o.steps.iter().map(|s| &s.joint).collect::<Vec<_>>()

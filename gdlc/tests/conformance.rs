@@ -1,7 +1,7 @@
 //! Replays every reference trace of ../shared/conformance/traces through the interpreter and
 //! requires exact agreement on every state.
 
-use gdl_runtime::trace;
+use gdl_player::trace;
 use gdlc::interp::Interpreter;
 use std::path::{Path, PathBuf};
 

@@ -3,9 +3,9 @@
 //! the other roles' moves, and sampled when large), and the moves the sampling player chooses
 //! from it.
 
-use gdl_runtime::belief::{Belief, Update, MAX_EXACT_STATES, PARTICLES};
-use gdl_runtime::player::sampling::SamplingPlayer;
-use gdl_runtime::player::Kind;
+use gdl_player::belief::{Belief, Update, MAX_EXACT_STATES, PARTICLES};
+use gdl_player::player::sampling::SamplingPlayer;
+use gdl_player::player::Kind;
 use gdl_runtime::Game;
 use gdlc::interp::Interpreter;
 use std::time::{Duration, Instant};

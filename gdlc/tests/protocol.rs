@@ -2,11 +2,11 @@
 //! own spelling in replies, recognition up to renaming, concurrent matches, bad input, and the
 //! manager's substitutions for players that fail.
 
+use gdl_player::manager::{self, Options};
+use gdl_player::player::Kind;
+use gdl_player::server::{Config, Server};
+use gdl_player::session::{GameFactory, OwnGame};
 use gdl_runtime::kif::{self, Sx};
-use gdl_runtime::manager::{self, Options};
-use gdl_runtime::player::Kind;
-use gdl_runtime::server::{Config, Server};
-use gdl_runtime::session::{GameFactory, OwnGame};
 use gdlc::interp::Interpreter;
 use gdlc::play::{interpreter_of, InterpreterFactory};
 use std::io::{Read, Write};
@@ -131,7 +131,7 @@ fn scrambled_tic_tac_toe() -> (String, impl Fn(&str) -> String) {
     fn walk(sx: &Sx, names: &dyn Fn(&str) -> String) -> Sx {
         match sx {
             Sx::List(items) => Sx::List(items.iter().map(|i| walk(i, names)).collect()),
-            Sx::Atom(a) if a.starts_with('?') || gdl_runtime::rename::KEYWORDS.contains(&a.as_str()) => sx.clone(),
+            Sx::Atom(a) if a.starts_with('?') || gdl_player::rename::KEYWORDS.contains(&a.as_str()) => sx.clone(),
             Sx::Atom(a) => Sx::Atom(names(a)),
         }
     }
@@ -394,7 +394,7 @@ fn ggp_base_game_server_matches_record_no_errors() {
     let text = game_text("ticTacToe.kif");
     let rules = kif::parse_all(&text).unwrap();
     let game = interpreter_of(&rules).unwrap();
-    let spelling = gdl_runtime::rename::Spelling::of_rules(&rules);
+    let spelling = gdl_player::rename::Spelling::of_rules(&rules);
     use gdl_runtime::Game as _;
     for scrambled in [false, true] {
         let mut scrambler = GgpBaseScrambler { scramble: Default::default() };
@@ -409,7 +409,7 @@ fn ggp_base_game_server_matches_record_no_errors() {
         // A compiled game is recognized in this START too (numbers kept, variables renamed
         // across the whole rule set).
         let sent = kif::parse_all(&description).unwrap();
-        assert!(gdl_runtime::rename::Spelling::recognize(&rules, &sent).is_some());
+        assert!(gdl_player::rename::Spelling::recognize(&rules, &sent).is_some());
         let players: Vec<String> = (0..2).map(|_| interpreter_server(Kind::Mcts)).collect();
         let id = format!("Base.ticTacToe.{scrambled}");
         for address in &players {

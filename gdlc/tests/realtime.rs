@@ -3,11 +3,11 @@
 //! the real-time PLAY form and the player's replies, by hand; and the CLI on rtGDL games.
 //! Timing only matters within generous bounds: a match lasts one second of game time.
 
+use gdl_player::manager::Options;
+use gdl_player::player::Kind;
+use gdl_player::realtime::manager::run_match;
+use gdl_player::server::{Config, Server};
 use gdl_runtime::kif;
-use gdl_runtime::manager::Options;
-use gdl_runtime::player::Kind;
-use gdl_runtime::realtime::manager::run_match;
-use gdl_runtime::server::{Config, Server};
 use gdlc::interp::realtime::RealTimeInterpreter;
 use gdlc::play::InterpreterFactory;
 use std::path::{Path, PathBuf};
@@ -74,7 +74,7 @@ fn the_player_replays_reported_moves_and_answers_a_move_or_nil() {
     let url = player(Kind::First);
     let address = url.trim_start_matches("http://").trim_end_matches('/');
     let rules = chicken_text().lines().filter(|l| !l.starts_with(';')).collect::<Vec<_>>().join(" ");
-    let post = |body: &str| gdl_runtime::http::post(address, body, std::time::Instant::now() + Duration::from_secs(5));
+    let post = |body: &str| gdl_player::http::post(address, body, std::time::Instant::now() + Duration::from_secs(5));
     assert_eq!(post(&format!("(START m1 white ({rules}) 5 0.1)")).unwrap(), "ready");
     assert_eq!(post("(PLAY m1 (0.0))").unwrap(), "swerve");
     // The manager reports the swerve at 0.1; white has no legal move left.

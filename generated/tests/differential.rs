@@ -2,8 +2,9 @@
 //! on the same game file, over random playouts (states, legal move sets, terminal, goals), and
 //! over the conformance suite's recorded matches where the suite has the game.
 
+use gdl_player::trace;
 use gdl_runtime::rng::Rng;
-use gdl_runtime::{trace, Game};
+use gdl_runtime::Game;
 use gdlc::interp::Interpreter;
 use std::path::{Path, PathBuf};
 

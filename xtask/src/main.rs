@@ -18,7 +18,7 @@ mod bench_table;
 mod codegen;
 mod compile_table;
 
-use gdl_runtime::trace;
+use gdl_player::trace;
 use gdlc::interp::Interpreter;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -9,9 +9,6 @@
 //! out. [`RealTimeGame::update`] is the paper's update function `u(t, M, S)`.
 
 pub mod compiled;
-pub mod driver;
-pub mod manager;
-pub mod session;
 mod time;
 
 pub use time::Time;

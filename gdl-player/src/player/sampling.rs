@@ -9,8 +9,8 @@
 use super::mcts::playout;
 use super::Kind;
 use crate::belief::Belief;
-use crate::rng::Rng;
-use crate::Game;
+use gdl_runtime::rng::Rng;
+use gdl_runtime::Game;
 use std::time::Instant;
 
 /// UCB1's exploration constant, for rewards in `0..=1`.

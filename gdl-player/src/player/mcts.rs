@@ -6,8 +6,8 @@
 //! playout steps, and answers with the root move it tried most.
 
 use super::Player;
-use crate::rng::Rng;
-use crate::Game;
+use gdl_runtime::rng::Rng;
+use gdl_runtime::Game;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 

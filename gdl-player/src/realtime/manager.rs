@@ -8,11 +8,11 @@
 //! time, moves, expired facts and resulting state, every rejected reply, and the final goals.
 
 use super::session::{report, TimedMove, NO_MOVE};
-use super::{RealTimeGame, Simulation, Time};
-use crate::kif::{self, Sx};
 use crate::manager::{broadcast, Options, NETWORK_GRACE};
 use crate::protocol::Message;
 use crate::rename::Spelling;
+use gdl_runtime::kif::{self, Sx};
+use gdl_runtime::realtime::{RealTimeGame, Simulation, Time};
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
@@ -133,7 +133,7 @@ pub fn run_match<G: RealTimeGame>(
     }
 
     let mut simulation = Simulation::new(game);
-    let initial_state = super::state_string(game, simulation.state());
+    let initial_state = gdl_runtime::realtime::state_string(game, simulation.state());
     let tick = options.play_clock;
     let start = Instant::now();
     let game_time = |at: Instant| Time::from_duration(at.saturating_duration_since(start));

@@ -6,12 +6,12 @@
 //! which it recognizes up to a renaming of symbols).
 
 use crate::belief::{Belief, Update};
-use crate::kif::{self, Sx};
 use crate::player::sampling::SamplingPlayer;
 use crate::player::{Kind, Player};
 use crate::protocol::Seen;
 use crate::rename::Spelling;
-use crate::Game;
+use gdl_runtime::kif::{self, Sx};
+use gdl_runtime::Game;
 use std::ops::Deref;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};

@@ -1,11 +1,11 @@
 //! The command line of the per-game binary of an rtGDL game: `bench` and `perf-test` run random
-//! real-time playouts in simulated game time ([`super::bench`]), `info` prints the roles. The
-//! turn-based `replay` and `serve` have no real-time counterpart in the binary; `gdlc serve`
-//! and `gdlc match` play rtGDL games through the interpreter.
+//! real-time playouts in simulated game time ([`gdl_runtime::realtime::bench`]), `info` prints
+//! the roles. The turn-based `replay` and `serve` have no real-time counterpart in the binary;
+//! `gdlc serve` and `gdlc match` play rtGDL games through the interpreter.
 
-use super::RealTimeGame;
 use crate::driver::{bench_duration, BENCH_SEED};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use gdl_runtime::realtime::RealTimeGame;
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
@@ -41,7 +41,7 @@ enum Command {
 /// The gdl-perf report of random real-time playouts of `game` for `seconds` on `threads` threads.
 pub fn bench_report<G: RealTimeGame>(game: &G, label: &str, seconds: f64, threads: usize) -> Result<String, String> {
     let duration = bench_duration(seconds, threads)?;
-    Ok(super::bench(game, duration, threads, BENCH_SEED).report(label))
+    Ok(gdl_runtime::realtime::bench(game, duration, threads, BENCH_SEED).report(label))
 }
 
 /// The whole `main` of an rtGDL game's binary.

@@ -2,8 +2,9 @@
 //! `bench`, `replay`, `perf-test`, `info` and `serve` subcommands, and the pure functions behind
 //! them.
 
-use crate::{bench, trace, Game};
+use crate::trace;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use gdl_runtime::{bench, Game};
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -144,7 +145,7 @@ fn run_to<G: Game>(game: &G, name: &str, rules: &str, args: Vec<OsString>, out: 
         Command::Info => write(out, &info_text(game, name)),
         Command::Serve { port, player, host, exit_with_stdin } => {
             let rules =
-                crate::kif::parse_all(rules).map_err(|e| format!("error: the game's rules are not KIF: {e}"))?;
+                gdl_runtime::kif::parse_all(rules).map_err(|e| format!("error: the game's rules are not KIF: {e}"))?;
             if rules.is_empty() {
                 return Err(format!("error: {name} was built without its rules, so it cannot recognize its game"));
             }

@@ -1,8 +1,8 @@
 //! The random player: a uniformly random legal move, at once.
 
 use super::Player;
-use crate::rng::Rng;
-use crate::Game;
+use gdl_runtime::rng::Rng;
+use gdl_runtime::Game;
 use std::time::Instant;
 
 pub struct RandomPlayer {

@@ -2,7 +2,7 @@
 //! of a START message up to a renaming of its symbols (game managers scramble names), and
 //! translating moves both ways so that a player answers in the exact spelling START used.
 
-use crate::kif::Sx;
+use gdl_runtime::kif::Sx;
 use std::collections::HashMap;
 
 /// The words of GDL that keep their meaning under any renaming.
@@ -125,8 +125,8 @@ fn map_atoms(sx: &Sx, f: &dyn Fn(&str) -> Option<String>) -> Sx {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kif::parse_all;
-    use crate::rng::Rng;
+    use gdl_runtime::kif::parse_all;
+    use gdl_runtime::rng::Rng;
 
     fn tic_tac_toe() -> Vec<Sx> {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../games/ticTacToe.kif");
@@ -159,7 +159,7 @@ mod tests {
         for seed in 1..4 {
             let (scrambled, names) = scramble(&rules, seed);
             let spelling = Spelling::recognize(&rules, &scrambled).expect("the same game renamed");
-            let mark = crate::kif::parse_one("(mark 2 3)").unwrap();
+            let mark = gdl_runtime::kif::parse_one("(mark 2 3)").unwrap();
             let sent = spelling.to_match(&mark);
             let expected = format!("({} {} {})", names["mark"], names["2"], names["3"]);
             assert_eq!(sent.to_string(), expected);
@@ -177,7 +177,7 @@ mod tests {
         // One symbol renamed inconsistently breaks the one-to-one correspondence.
         let (mut scrambled, _) = scramble(&rules, 9);
         let last = scrambled.len() - 1;
-        scrambled[last] = crate::kif::parse_one("(init (control nobody))").unwrap();
+        scrambled[last] = gdl_runtime::kif::parse_one("(init (control nobody))").unwrap();
         assert!(Spelling::recognize(&rules, &scrambled).is_none());
         // Two distinct symbols merged into one is not a renaming either.
         let merged: Vec<Sx> =
@@ -190,10 +190,10 @@ mod tests {
     fn the_spelling_of_rules_restores_their_letter_case() {
         let rules = parse_all("(role xPlayer) (init (cellHolds 1 1 B)) (<= (legal ?p NoOp) (role ?p))").unwrap();
         let spelling = Spelling::of_rules(&rules);
-        let term = crate::kif::parse_one("(cellholds 1 1 b)").unwrap();
+        let term = gdl_runtime::kif::parse_one("(cellholds 1 1 b)").unwrap();
         assert_eq!(spelling.to_match(&term).to_string(), "(cellHolds 1 1 B)");
         assert_eq!(spelling.to_match(&Sx::Atom("noop".into())).to_string(), "NoOp");
         assert_eq!(spelling.to_match(&Sx::Atom("unknown".into())).to_string(), "unknown");
-        assert_eq!(spelling.to_game(&crate::kif::parse_one("(CELLHOLDS 1 1 b)").unwrap()), term);
+        assert_eq!(spelling.to_game(&gdl_runtime::kif::parse_one("(CELLHOLDS 1 1 b)").unwrap()), term);
     }
 }

@@ -10,11 +10,11 @@
 //! the record keeps every role's percepts at every step.
 
 use crate::http;
-use crate::kif::{self, Sx};
 use crate::protocol::{Message, Seen};
 use crate::rename::Spelling;
-use crate::rng::Rng;
-use crate::Game;
+use gdl_runtime::kif::{self, Sx};
+use gdl_runtime::rng::Rng;
+use gdl_runtime::Game;
 use serde::Serialize;
 use std::time::{Duration, Instant};
 

@@ -3,7 +3,7 @@
 //! soon as it can.
 
 use super::Player;
-use crate::Game;
+use gdl_runtime::Game;
 use std::time::Instant;
 
 pub struct FirstPlayer;

@@ -1,7 +1,7 @@
 //! Match traces in the JSON Lines format of the conformance suite: reading, writing, replaying
 //! through any [`Game`], and comparing two traces.
 
-use crate::Game;
+use gdl_runtime::Game;
 use serde::Deserialize;
 use std::fmt::Write as _;
 

@@ -10,7 +10,7 @@ pub mod mcts;
 pub mod random;
 pub mod sampling;
 
-use crate::Game;
+use gdl_runtime::Game;
 use std::time::Instant;
 
 /// A strategy for one role of a game.

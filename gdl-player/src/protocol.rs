@@ -4,7 +4,7 @@
 //! while keeping the spelling of every game symbol, and printing them as a game manager sends
 //! them.
 
-use crate::kif::{self, Sx};
+use gdl_runtime::kif::{self, Sx};
 use std::fmt;
 use std::time::Duration;
 

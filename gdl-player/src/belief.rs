@@ -5,8 +5,8 @@
 //! of [`PARTICLES`] states, updated by rejection: a sampled state and a random joint move with
 //! the player's own move are kept when they give the percepts the player saw.
 
-use crate::rng::Rng;
-use crate::Game;
+use gdl_runtime::rng::Rng;
+use gdl_runtime::Game;
 use std::collections::HashMap;
 use std::time::Instant;
 

@@ -9,12 +9,12 @@
 //! which takes effect when the manager receives it, or `nil` to let time pass. STOP carries the
 //! same list, up to the end of the match.
 
-use super::{RealTimeGame, Simulation, Time};
-use crate::kif::{self, Sx};
 use crate::player::Kind;
 use crate::rename::Spelling;
-use crate::rng::Rng;
 use crate::session::MatchSession;
+use gdl_runtime::kif::{self, Sx};
+use gdl_runtime::realtime::{RealTimeGame, Simulation, Time};
+use gdl_runtime::rng::Rng;
 use std::ops::Deref;
 use std::time::Instant;
 
