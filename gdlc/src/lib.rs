@@ -2,20 +2,19 @@
 //!
 //! The pipeline is a series of small passes: [`parse`] reads either syntax into the [`ast`],
 //! [`check`] enforces the specification's restrictions, [`graph`] orders relations into strata,
-//! and [`interp`] evaluates a checked game as the reference semantics.
+//! and [`interp`] evaluates a checked game as the reference semantics. [`load`] reads a game
+//! file through the front end. The command line is the gdlc-cli crate's.
 
 pub mod ast;
-pub mod build;
 pub mod check;
-pub mod cli;
 pub mod codegen;
 pub mod diag;
 pub mod embed;
 pub mod graph;
 pub mod ground;
 pub mod interp;
+pub mod load;
 pub mod parse;
-pub mod play;
 pub mod print;
 pub mod realtime;
 pub use codegen::generate;

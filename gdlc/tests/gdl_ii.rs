@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 fn bundled(file: &str) -> Interpreter {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../games").join(file);
-    let loaded = gdlc::cli::load_valid(&path).expect("a valid game");
+    let loaded = gdlc::load::load_valid(&path).expect("a valid game");
     Interpreter::new(&loaded.description).expect("the interpreter loads the game")
 }
 

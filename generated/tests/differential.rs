@@ -30,7 +30,7 @@ fn root() -> PathBuf {
 }
 
 fn interpreter(file: &str) -> Interpreter {
-    let loaded = gdlc::cli::load_valid(&root().join(file)).expect("a valid game");
+    let loaded = gdlc::load::load_valid(&root().join(file)).expect("a valid game");
     Interpreter::new(&loaded.description).expect("the interpreter loads the game")
 }
 

@@ -15,7 +15,7 @@ fn playouts() -> usize {
 
 fn interpreter(file: &str) -> RealTimeInterpreter {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(file);
-    let loaded = gdlc::cli::load_valid(&path).expect("a valid game");
+    let loaded = gdlc::load::load_valid(&path).expect("a valid game");
     RealTimeInterpreter::new(&loaded.description).expect("the real-time interpreter loads the game")
 }
 

@@ -21,7 +21,7 @@ struct Row {
 
 pub fn run(root: &Path, dir: &Path, check_build: bool) -> Result<(), String> {
     let status = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-        .args(["build", "--release", "--quiet", "-p", "gdlc"])
+        .args(["build", "--release", "--quiet", "-p", "gdlc-cli"])
         .current_dir(root)
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;

@@ -96,7 +96,7 @@ fn conformance(dir: &Path, compiled: bool) -> ExitCode {
     let gdlc = codegen::root().join("target/release/gdlc");
     if compiled {
         let status = std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-            .args(["build", "--release", "--quiet", "-p", "gdlc"])
+            .args(["build", "--release", "--quiet", "-p", "gdlc-cli"])
             .current_dir(codegen::root())
             .status();
         if !status.is_ok_and(|s| s.success()) {
@@ -152,7 +152,7 @@ fn replay_all(game: &Path, trace_path: &Path, engine: Engine<'_>) -> (usize, usi
         let matches = trace::read(&text)?;
         let replayed = match engine {
             Engine::Interp => {
-                let loaded = gdlc::cli::load_valid(game)?;
+                let loaded = gdlc::load::load_valid(game)?;
                 let interp = Interpreter::new(&loaded.description)?;
                 let replay =
                     |(i, m): (usize, &trace::Match)| trace::replay(&interp, m).map_err(|e| format!("match {i}: {e}"));

@@ -1,7 +1,9 @@
-//! The `gdlc` command line: a thin shim over the gdlc library.
+//! The `gdlc` command line: its arguments, read with clap and handed to [`gdlc_cli`].
 
 use clap::{Parser, Subcommand, ValueEnum};
+use gdl_player::player::Kind;
 use gdlc::parse::Syntax;
+use gdlc_cli::{commands, compiled, play};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -172,12 +174,12 @@ enum PlayerArg {
 }
 
 impl PlayerArg {
-    fn kind(self) -> gdl_player::player::Kind {
+    fn kind(self) -> Kind {
         match self {
-            PlayerArg::Mcts => gdl_player::player::Kind::Mcts,
-            PlayerArg::Random => gdl_player::player::Kind::Random,
-            PlayerArg::First => gdl_player::player::Kind::First,
-            PlayerArg::Idle => gdl_player::player::Kind::Idle,
+            PlayerArg::Mcts => Kind::Mcts,
+            PlayerArg::Random => Kind::Random,
+            PlayerArg::First => Kind::First,
+            PlayerArg::Idle => Kind::Idle,
         }
     }
 }
@@ -201,25 +203,25 @@ fn run(
 ) -> Result<(), String> {
     match engine {
         Some(Engine::Interp) => interpreted(),
-        Some(Engine::Compiled) => gdlc::cli::run_compiled(game, &grounding.options(), args),
-        None => gdlc::cli::run_compiled_or_interpreted(game, &grounding.options(), args, interpreted),
+        Some(Engine::Compiled) => compiled::run_compiled(game, &grounding.options(), args),
+        None => compiled::run_compiled_or_interpreted(game, &grounding.options(), args, interpreted),
     }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Check { game } => gdlc::cli::check(&game),
+        Command::Check { game } => commands::check(&game),
         Command::Fmt { game, to } => {
             let syntax = match to {
                 SyntaxArg::Kif => Syntax::Kif,
                 SyntaxArg::Infix => Syntax::Infix,
             };
-            gdlc::cli::fmt(&game, syntax)
+            commands::fmt(&game, syntax)
         }
         Command::Replay { game, trace, engine, grounding } => {
             let args = ["replay".into(), trace.clone().into()];
-            run(engine, &game, &grounding, &args, || gdlc::cli::replay(&game, &trace))
+            run(engine, &game, &grounding, &args, || commands::replay(&game, &trace))
         }
         Command::Bench { game, seconds, threads, engine, grounding } => {
             let args = [
@@ -229,19 +231,19 @@ fn main() -> ExitCode {
                 "--threads".into(),
                 threads.to_string().into(),
             ];
-            run(engine, &game, &grounding, &args, || gdlc::cli::bench(&game, seconds, threads))
+            run(engine, &game, &grounding, &args, || commands::bench(&game, seconds, threads))
         }
         Command::Compile { game, output, check, grounding } => {
-            gdlc::cli::compile(&game, output.as_deref(), check, &grounding.options())
+            commands::compile(&game, output.as_deref(), check, &grounding.options())
         }
-        Command::Build { game, output, grounding } => gdlc::cli::build(&game, &output, &grounding.options()),
-        Command::Serve { games, port, player } => gdlc::play::serve(&games, port, player.kind()),
+        Command::Build { game, output, grounding } => commands::build(&game, &output, &grounding.options()),
+        Command::Serve { games, port, player } => play::serve(&games, port, player.kind()),
         Command::Match { game, players, startclock, playclock, record } => {
-            gdlc::play::run_match(&game, &players, startclock, playclock, record.as_deref())
+            play::run_match(&game, &players, startclock, playclock, record.as_deref())
         }
         Command::PerfTest { game, outfile, seconds, engine, grounding } => {
             let args = ["perf-test".into(), outfile.clone().into(), seconds.to_string().into()];
-            run(engine, &game, &grounding, &args, || gdlc::cli::perf_test(&game, &outfile, seconds))
+            run(engine, &game, &grounding, &args, || commands::perf_test(&game, &outfile, seconds))
         }
     };
     match result {

@@ -9,7 +9,7 @@ use gdl_player::realtime::manager::run_match;
 use gdl_player::server::{Config, Server};
 use gdl_runtime::kif;
 use gdlc::interp::realtime::RealTimeInterpreter;
-use gdlc::play::InterpreterFactory;
+use gdlc_cli::play::InterpreterFactory;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;

@@ -1,55 +1,15 @@
-//! What the `gdlc` subcommands do, as library functions that print to stdout and return the
-//! message to print on failure (so that the binary stays a thin shim and tests can call them).
+//! What the `gdlc` subcommands other than `serve` and `match` do, as functions that print to
+//! stdout and return the message to print on failure (so that `main` stays a thin shim and
+//! tests can call them).
 
-use crate::diag::{render_all, Diagnostic};
-use crate::graph::Dependencies;
-use crate::interp::Interpreter;
-use crate::parse::{self, Syntax};
-use crate::{check, print};
+use crate::compiled::{compile_text, compiled_binary};
+use gdlc::graph::Dependencies;
+use gdlc::interp::realtime::RealTimeInterpreter;
+use gdlc::interp::Interpreter;
+use gdlc::load::{load, load_valid};
+use gdlc::parse::Syntax;
 use std::io::Write as _;
 use std::path::Path;
-
-/// A game read and checked: its text, description and diagnostics.
-pub struct Loaded {
-    pub file: String,
-    pub source: String,
-    pub description: crate::ast::Description,
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-impl Loaded {
-    pub fn has_errors(&self) -> bool {
-        self.diagnostics.iter().any(Diagnostic::is_error)
-    }
-
-    pub fn render(&self) -> String {
-        render_all(&self.diagnostics, &self.file, &self.source)
-    }
-}
-
-/// Reads, parses and checks a game file. I/O failures are errors; GDL problems are diagnostics.
-pub fn load(path: &Path) -> Result<Loaded, String> {
-    let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| format!("{file}: error: cannot read the file: {e}"))?;
-    let source = match parse::decode(&bytes) {
-        Ok(s) => s.to_string(),
-        Err(d) => {
-            let shown = String::from_utf8_lossy(&bytes).into_owned();
-            return Ok(Loaded { file, source: shown, description: Default::default(), diagnostics: vec![d] });
-        }
-    };
-    let parsed = check::parse_and_check(&source);
-    Ok(Loaded { file, source, description: parsed.description, diagnostics: parsed.diagnostics })
-}
-
-/// Loads a game that must be valid, returning the rendered diagnostics otherwise.
-pub fn load_valid(path: &Path) -> Result<Loaded, String> {
-    let loaded = load(path)?;
-    if loaded.has_errors() {
-        return Err(loaded.render().trim_end().to_string());
-    }
-    Ok(loaded)
-}
 
 /// `gdlc check GAME`.
 pub fn check(path: &Path) -> Result<(), String> {
@@ -61,9 +21,9 @@ pub fn check(path: &Path) -> Result<(), String> {
     }
     let d = &loaded.description;
     let mut play_warnings = String::new();
-    if crate::realtime::is_realtime(d) {
+    if gdlc::realtime::is_realtime(d) {
         // The real-time interpreter loads the game; its goals are tested by its own tests.
-        if let Err(e) = crate::interp::realtime::RealTimeInterpreter::new(d) {
+        if let Err(e) = RealTimeInterpreter::new(d) {
             play_warnings.push_str(&format!("{}: warning: {e}\n", loaded.file));
         }
     } else {
@@ -138,7 +98,7 @@ pub fn fmt(path: &Path, syntax: Syntax) -> Result<(), String> {
     if parse_errors && loaded.description.rules.is_empty() {
         return Err(loaded.render().trim_end().to_string());
     }
-    print!("{}", print::print(&loaded.description, syntax));
+    print!("{}", gdlc::print::print(&loaded.description, syntax));
     Ok(())
 }
 
@@ -176,9 +136,9 @@ pub fn perf_test(game: &Path, outfile: &Path, seconds: f64) -> Result<(), String
 
 fn bench_report(game: &Path, seconds: f64, threads: usize) -> Result<String, String> {
     let loaded = load_valid(game)?;
-    if crate::realtime::is_realtime(&loaded.description) {
-        let interp = crate::interp::realtime::RealTimeInterpreter::new(&loaded.description)
-            .map_err(|e| format!("{}: error: {e}", loaded.file))?;
+    if gdlc::realtime::is_realtime(&loaded.description) {
+        let interp =
+            RealTimeInterpreter::new(&loaded.description).map_err(|e| format!("{}: error: {e}", loaded.file))?;
         let label = format!("gdlc {} (interpreter, real-time)", env!("CARGO_PKG_VERSION"));
         return gdl_player::realtime::driver::bench_report(&interp, &label, seconds, threads);
     }
@@ -187,62 +147,13 @@ fn bench_report(game: &Path, seconds: f64, threads: usize) -> Result<String, Str
     gdl_player::driver::bench_report(&interp, &label, seconds, threads)
 }
 
-/// A game compiled to a module: its text, the grounded program's sizes, and the game's rules
-/// in KIF.
-pub struct Compiled {
-    pub text: String,
-    pub summary: String,
-    pub rules: String,
-}
-
-/// Loads, checks, grounds and generates the module of a game file; `command` is the one named
-/// in the module's `@generated` header.
-pub fn compile_text(game: &Path, command: &str, options: &crate::codegen::Options) -> Result<Compiled, String> {
-    let start = std::time::Instant::now();
-    let loaded = load_valid(game)?;
-    let ground = crate::codegen::ground_source(&loaded.source, options)
-        .map_err(|d| render_all(&d, &loaded.file, &loaded.source).trim_end().to_string())?;
-    let realtime = crate::realtime::is_realtime(&loaded.description);
-    let tokens = crate::codegen::generate_module(&ground, options.form, realtime)
-        .map_err(|e| format!("{}: error: {e}", loaded.file))?;
-    let text = crate::codegen::render_file(&tokens, command)?;
-    let summary = format!(
-        "{}: {} roles, {} base propositions, {} state words, {} moves, {} derived propositions, {} literals, {}, {} \
-         lines, {:.2} s",
-        loaded.file,
-        ground.roles.len(),
-        ground.base.iter().filter(|fact| !fact.is_empty()).count(),
-        crate::codegen::words(ground.base.len()),
-        ground.moves.len(),
-        ground.nodes.len(),
-        ground.size(),
-        if crate::codegen::uses_tables(&ground, options.form) { "table form" } else { "straight-line form" },
-        text.lines().count(),
-        start.elapsed().as_secs_f64()
-    );
-    let summary = match peak_memory_mb() {
-        Some(mb) => format!("{summary}, {mb} MB peak"),
-        None => summary,
-    };
-    let rules: String = crate::play::rules_of(&loaded)?.iter().map(|r| format!("{r}\n")).collect();
-    Ok(Compiled { text, summary, rules })
-}
-
-/// This process's peak resident memory in MB, where the system tells it (Linux).
-fn peak_memory_mb() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb.div_ceil(1024))
-}
-
 /// `gdlc compile GAME [-o FILE.rs] [--check]`: writes the generated module (to stdout without
 /// `-o`), or with `--check` fails when FILE.rs differs from what would be written.
 pub fn compile(
     game: &Path,
     output: Option<&Path>,
     check: bool,
-    options: &crate::codegen::Options,
+    options: &gdlc::codegen::Options,
 ) -> Result<(), String> {
     let mut command = format!("gdlc compile {}", game.display());
     if let Some(out) = output {
@@ -273,68 +184,10 @@ pub fn compile(
     }
 }
 
-/// The per-game binary of a game file, built or found in the cache ([`crate::build`]).
-pub fn compiled_binary(
-    game: &Path,
-    options: &crate::codegen::Options,
-    verbose: bool,
-) -> Result<std::path::PathBuf, String> {
-    // The header names the file, not its directory, so that one game has one cached binary.
-    let name = game.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let compiled = compile_text(game, &format!("gdlc build {name}"), options)?;
-    if verbose {
-        eprintln!("{}", compiled.summary);
-    }
-    let stem = game.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "game".to_string());
-    crate::build::build_binary(&stem, &compiled.text, &compiled.rules, verbose)
-}
-
-/// `gdlc build GAME -o BIN`: a standalone binary whose subcommands are the runtime's driver.
-pub fn build(game: &Path, output: &Path, options: &crate::codegen::Options) -> Result<(), String> {
+/// `gdlc build GAME -o BIN`: a standalone binary whose subcommands are gdl-player's driver.
+pub fn build(game: &Path, output: &Path, options: &gdlc::codegen::Options) -> Result<(), String> {
     let binary = compiled_binary(game, options, true)?;
-    crate::build::copy_atomically(&binary, output)?;
+    crate::native::copy_atomically(&binary, output)?;
     eprintln!("{}: built {}", game.display(), output.display());
     Ok(())
-}
-
-/// Whether a compile error is the grounding limit, which the default engine answers by falling
-/// back to the interpreter.
-pub fn is_too_large_to_ground(message: &str) -> bool {
-    message.contains(crate::ground::TOO_LARGE)
-}
-
-/// Runs `args` through the game's compiled binary, or, when the game goes past the grounding
-/// limit, runs `interpreted` instead after a note on stderr: the default engine of `replay`,
-/// `bench` and `perf-test`, so that they work on every valid game.
-pub fn run_compiled_or_interpreted(
-    game: &Path,
-    options: &crate::codegen::Options,
-    args: &[std::ffi::OsString],
-    interpreted: impl FnOnce() -> Result<(), String>,
-) -> Result<(), String> {
-    match run_compiled(game, options, args) {
-        Err(e) if is_too_large_to_ground(&e) => {
-            eprintln!(
-                "{e}\nnote: running {} through the interpreter instead (--engine compiled refuses)",
-                game.display()
-            );
-            interpreted()
-        }
-        other => other,
-    }
-}
-
-/// Runs a game's compiled binary with `args`, its output going to ours; a failure's message
-/// was already printed by the binary.
-pub fn run_compiled(game: &Path, options: &crate::codegen::Options, args: &[std::ffi::OsString]) -> Result<(), String> {
-    let binary = compiled_binary(game, options, false)?;
-    let status = std::process::Command::new(&binary)
-        .args(args)
-        .status()
-        .map_err(|e| format!("error: cannot run {}: {e}", binary.display()))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(String::new())
-    }
 }

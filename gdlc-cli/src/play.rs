@@ -2,8 +2,7 @@
 //! (and hands the games it has compiled code for, recognized up to a renaming of symbols, to
 //! their per-game binaries), and a game manager that runs a match between players over HTTP.
 
-use crate::interp::realtime::RealTimeInterpreter;
-use crate::interp::Interpreter;
+use crate::compiled::{compiled_binary, is_too_large_to_ground};
 use gdl_player::http;
 use gdl_player::manager::{self, Options};
 use gdl_player::player::Kind;
@@ -13,7 +12,10 @@ use gdl_player::realtime::session::{RealTimeSession, Strategy};
 use gdl_player::rename::Spelling;
 use gdl_player::server::{Config, Server};
 use gdl_player::session::{new_session, next_seed, GameFactory, MatchSession, Start};
-use gdl_runtime::kif::{self, Sx};
+use gdl_runtime::kif::Sx;
+use gdlc::interp::realtime::RealTimeInterpreter;
+use gdlc::interp::Interpreter;
+use gdlc::load::{load_valid, rules_of};
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -31,11 +33,11 @@ pub fn interpreter_of(rules: &[Sx]) -> Result<Interpreter, String> {
 }
 
 /// The checked description of a rule set sent in a START.
-fn description_of(rules: &[Sx]) -> Result<crate::ast::Description, String> {
+fn description_of(rules: &[Sx]) -> Result<gdlc::ast::Description, String> {
     let text: String = rules.iter().map(|r| format!("{r}\n")).collect();
-    let parsed = crate::check::parse_and_check(&text);
+    let parsed = gdlc::check::parse_and_check(&text);
     if parsed.has_errors() {
-        let rendered = crate::diag::render_all(&parsed.diagnostics, "START", &text);
+        let rendered = gdlc::diag::render_all(&parsed.diagnostics, "START", &text);
         let first = rendered.lines().find(|l| l.contains("error")).unwrap_or("invalid rules").to_string();
         return Err(format!("the rules are not a valid game: {first}"));
     }
@@ -45,7 +47,7 @@ fn description_of(rules: &[Sx]) -> Result<crate::ast::Description, String> {
 impl GameFactory for InterpreterFactory {
     fn start<'s>(&'s self, start: &Start) -> Result<Box<dyn MatchSession + 's>, String> {
         let description = description_of(start.rules)?;
-        if crate::realtime::is_realtime(&description) {
+        if gdlc::realtime::is_realtime(&description) {
             // A real-time match: polled by the manager, answered with a move or `nil`.
             let game = Box::new(RealTimeInterpreter::new(&description)?);
             let strategy = Strategy::of(self.player, next_seed());
@@ -75,8 +77,8 @@ impl Drop for CompiledGame {
 
 /// Builds (or finds in the cache) the per-game binary of `game` and starts it serving.
 fn start_compiled(game: &Path, player: Kind) -> Result<CompiledGame, String> {
-    let loaded = crate::cli::load_valid(game)?;
-    if crate::realtime::is_realtime(&loaded.description) {
+    let loaded = load_valid(game)?;
+    if gdlc::realtime::is_realtime(&loaded.description) {
         return Err(format!(
             "{}: error: rtGDL games are played through the interpreter, which plays any game sent in START; \
              leave the game off the command line",
@@ -84,7 +86,7 @@ fn start_compiled(game: &Path, player: Kind) -> Result<CompiledGame, String> {
         ));
     }
     let rules = rules_of(&loaded)?;
-    let binary = crate::cli::compiled_binary(game, &crate::codegen::Options::default(), true)?;
+    let binary = compiled_binary(game, &gdlc::codegen::Options::default(), true)?;
     let mut child = Command::new(&binary)
         .args(["serve", "--port", "0", "--host", "127.0.0.1", "--exit-with-stdin", "--player", player.name()])
         .stdin(Stdio::piped())
@@ -192,7 +194,7 @@ pub fn serve(games: &[std::path::PathBuf], port: u16, player: Kind) -> Result<()
         match start_compiled(game, player) {
             Ok(started) => compiled.push(started),
             // A game past the grounding limit is still played, through the interpreter.
-            Err(e) if crate::cli::is_too_large_to_ground(&e) => {
+            Err(e) if is_too_large_to_ground(&e) => {
                 eprintln!("{e}\nnote: {} is played through the interpreter", game.display())
             }
             Err(e) => return Err(e),
@@ -204,16 +206,6 @@ pub fn serve(games: &[std::path::PathBuf], port: u16, player: Kind) -> Result<()
     println!("gdlc: {} player listening on http://{address}/", player.name());
     std::io::stdout().flush().map_err(|e| format!("error: cannot write to stdout: {e}"))?;
     server.serve(&ServeFactory { compiled, fallback: InterpreterFactory { player } })
-}
-
-/// A game's rules as a manager sends them in START: the file's own terms, with their spelling,
-/// when it is written in KIF, and the rules printed in KIF when it is written in infix.
-pub fn rules_of(loaded: &crate::cli::Loaded) -> Result<Vec<Sx>, String> {
-    let text = match crate::parse::detect_syntax(&loaded.source) {
-        crate::parse::Syntax::Kif => loaded.source.clone(),
-        crate::parse::Syntax::Infix => crate::print::print(&loaded.description, crate::parse::Syntax::Kif),
-    };
-    kif::parse_all(&text).map_err(|e| format!("{}: error: cannot read the rules as KIF: {e}", loaded.file))
 }
 
 /// Writes a match's record as JSON, when a file is given.
@@ -243,10 +235,10 @@ pub fn run_match(
     play_clock: f64,
     record: Option<&Path>,
 ) -> Result<(), String> {
-    let loaded = crate::cli::load_valid(game)?;
+    let loaded = load_valid(game)?;
     let rules = rules_of(&loaded)?;
     for url in players {
-        gdl_player::http::address_of(url).map_err(|e| format!("error: {e}"))?;
+        http::address_of(url).map_err(|e| format!("error: {e}"))?;
     }
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     let options = Options {
@@ -256,7 +248,7 @@ pub fn run_match(
         play_clock: clock(play_clock, "playclock")?,
         seed: now.as_nanos() as u64,
     };
-    if crate::realtime::is_realtime(&loaded.description) {
+    if gdlc::realtime::is_realtime(&loaded.description) {
         let interp =
             RealTimeInterpreter::new(&loaded.description).map_err(|e| format!("{}: error: {e}", loaded.file))?;
         let result =

@@ -8,7 +8,7 @@ use gdl_player::server::{Config, Server};
 use gdl_player::session::{GameFactory, OwnGame};
 use gdl_runtime::kif::{self, Sx};
 use gdlc::interp::Interpreter;
-use gdlc::play::{interpreter_of, InterpreterFactory};
+use gdlc_cli::play::{interpreter_of, InterpreterFactory};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
@@ -512,10 +512,10 @@ fn bad_gdl_ii_messages_get_clear_errors() {
 fn the_manager_plays_random_and_sends_each_player_its_own_percepts() {
     let address = interpreter_server(Kind::Random);
     let game =
-        gdlc::cli::load_valid(std::path::Path::new(&format!("{}/../games/montyHall.kif", env!("CARGO_MANIFEST_DIR"))))
+        gdlc::load::load_valid(std::path::Path::new(&format!("{}/../games/montyHall.kif", env!("CARGO_MANIFEST_DIR"))))
             .expect("montyHall is valid");
     let interp = Interpreter::new(&game.description).unwrap();
-    let rules = gdlc::play::rules_of(&game).unwrap();
+    let rules = gdlc::load::rules_of(&game).unwrap();
     let options = |players: Vec<String>| Options {
         match_id: "monty".into(),
         players,
