@@ -5,8 +5,9 @@
 
 mod arm_families;
 mod cones;
+mod emit;
 mod families;
-mod functions;
+mod legal_parts;
 mod move_guards;
 mod move_tables;
 mod node_words;
@@ -114,7 +115,7 @@ pub fn generate_ground(ground: &Ground, form: Form) -> TokenStream {
     let (functions, fused_step) = if uses_tables(ground, form) {
         (program::generate_program_functions(ground), false)
     } else {
-        functions::generate_functions(ground)
+        emit::generate_functions(ground)
     };
     let game_impl = generate_game_impl(fused_step, ground.gdl_ii);
     quote! {

@@ -12,9 +12,11 @@
 //! changing: its members are not recursive, so the rules have one model and iteration reaches
 //! it, after at most as many rounds as the longest chain of members plus one.
 //!
-//! [`find`] chooses the groups and their templates; `places.rs` finds the board and every
-//! node's place.
+//! The analysis is here: [`find`] chooses the groups and their templates; `places.rs` finds
+//! the board and every node's place; `emit.rs` writes the groups' words and the reads of their
+//! members.
 
+mod emit;
 mod places;
 #[cfg(test)]
 mod tests;
