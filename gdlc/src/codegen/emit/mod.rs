@@ -189,14 +189,15 @@ impl<'g> Emitter<'g> {
     }
 }
 
-/// What a function's body can read a node from, besides the node array.
+/// Where in a step a function's body is written, which says whether the nodes that the move
+/// table gives are read from the joint move's row `mt` or computed from their rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Phase {
-    /// Before the joint move is known to the move table: every node is computed from its rules
+    /// Before the joint move's row is looked up: every node is computed from its rules
     /// (`legal`, `terminal`, `goals`, `sees`, and `random_step` up to its draw).
     State,
-    /// The joint move's row of the move table is in `mt`, so the nodes the table gives are read
-    /// from it (`next`, and `random_step` after its draw).
+    /// After: the nodes the table gives are read from `mt` (`next`, and `random_step` after
+    /// its draw).
     Move,
 }
 
@@ -206,10 +207,11 @@ pub(crate) enum Phase {
 pub(crate) struct Body<'a> {
     pub(crate) emitter: &'a Emitter<'a>,
     pub(crate) slots: &'a Slots,
-    pub(crate) phase: Phase,
+    phase: Phase,
 }
 
 impl<'a> Body<'a> {
+    /// The writer of a body in `phase` whose nodes have the slots `slots`.
     pub(crate) fn new(emitter: &'a Emitter<'a>, slots: &'a Slots, phase: Phase) -> Self {
         Body { emitter, slots, phase }
     }
