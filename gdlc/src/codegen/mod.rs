@@ -2,11 +2,34 @@
 //! turns a game's text into the tokens of a Rust module that plays it: a bit-packed `State`,
 //! a `Move`, and straight-line `legal`, `next`, `terminal` and `goals` over the state's words,
 //! behind an `impl gdl_runtime::Game`.
+//!
+//! Which file does what:
+//! - `tables.rs`: the module's types and constant tables (roles, base facts, moves, `State`).
+//! - `emit/`: the straight-line game functions, one file per function it writes (`legal.rs`,
+//!   `next.rs`, `step.rs` for the fused `random_step`, `goals.rs` for `terminal` and `goals`,
+//!   `sees.rs`), over the evaluation of nodes (`nodes.rs`) and their expressions (`expr.rs`).
+//! - `program.rs`: the table form, for games too large for straight-line code.
+//! - `realtime.rs`: the module of an rtGDL game.
+//! - `cones.rs`: which nodes a function needs; `word_order.rs`: their order around node words.
+//!
+//! The optimizations of the straight-line form, each an analysis with the code it writes
+//! beside it (a folder's `emit.rs`):
+//! - `families/`: a node's rules of one shape at many places, tested a word at a time, and
+//!   (`runs.rs`) runs of equally spaced facts, twin nodes tested in one pair.
+//! - `truth_tables.rs`: small nodes looked up in a constant table.
+//! - `move_tables/`: functions of the joint move computed at compile time.
+//! - `arm_families/`: the conditional frame rules of moves that are one shape moved along the
+//!   board, evaluated with word operations, and (`copy_groups.rs`) by tables of copies.
+//! - `node_words/`: the derived propositions of a board evaluated 64 at a time.
+//! - `move_guards/`: nodes that only a few moves can make true, evaluated in their arms.
+//! - `legal_parts.rs`: the words of bits in which a role's legal moves are found.
+//! - `pick_tables.rs`: drawing a legal move by table.
 
 mod arm_families;
 mod cones;
+mod emit;
 mod families;
-mod functions;
+mod legal_parts;
 mod move_guards;
 mod move_tables;
 mod node_words;
@@ -114,7 +137,7 @@ pub fn generate_ground(ground: &Ground, form: Form) -> TokenStream {
     let (functions, fused_step) = if uses_tables(ground, form) {
         (program::generate_program_functions(ground), false)
     } else {
-        functions::generate_functions(ground)
+        emit::generate_functions(ground)
     };
     let game_impl = generate_game_impl(fused_step, ground.gdl_ii);
     quote! {

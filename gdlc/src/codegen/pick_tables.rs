@@ -88,8 +88,41 @@ impl PickHash {
 }
 
 /// The name of role `role`'s table.
-pub fn table_name(role: usize) -> Ident {
+fn table_name(role: usize) -> Ident {
     format_ident!("PICK_{}", role)
+}
+
+/// The statement that draws role `role`'s move into `drawn`, the index of a set bit of `parts`,
+/// whose words have the bits `used` in use (`None` returned when no bit is set), and the static
+/// table it reads: by [`PickHash`] when `parts` is one word whose sets hash to a table, else by
+/// counting bits.
+pub fn draw(role: usize, used: &[u64], drawn: &Ident) -> (TokenStream, Option<TokenStream>) {
+    let hash = match used {
+        [used] => PickHash::find(*used),
+        _ => None,
+    };
+    match hash {
+        Some(hash) => {
+            let table = table_name(role);
+            let row = hash.row(&table, quote!(parts[0]));
+            let draw = quote! {
+                let #drawn = match ::gdl_runtime::bits::pick_listed(#row, rng) {
+                    Some(b) => b as usize,
+                    None => return None,
+                };
+            };
+            (draw, Some(hash.table(&table)))
+        }
+        None => {
+            let draw = quote! {
+                let #drawn = match ::gdl_runtime::bits::pick(&parts, rng) {
+                    Some((p, b)) => 64 * p + b as usize,
+                    None => return None,
+                };
+            };
+            (draw, None)
+        }
+    }
 }
 
 /// Whether `magic` hashes the subsets of `mask` to different indices of `width` bits.

@@ -3,7 +3,7 @@
 //! (`RtState`), the bit tables that `gdl_runtime::realtime::compiled` reads, and an
 //! `impl gdl_runtime::realtime::RealTimeGame`.
 
-use super::{functions, tables, uses_tables, Form};
+use super::{emit, tables, uses_tables, Form};
 use crate::ground::Ground;
 use crate::realtime::{parse_lifetime, CONST, COPY, EXPIRED, LIFETIME};
 use gdl_runtime::kif::{self, Sx};
@@ -97,7 +97,7 @@ pub fn generate_realtime(ground: &Ground, form: Form) -> Result<TokenStream, Str
     let num_timed = Literal::usize_unsuffixed(facts.len());
     let facts = facts.into_iter().map(Literal::u32_unsuffixed);
     let tables = tables::generate_tables(ground);
-    let functions = functions::generate_realtime_functions(ground);
+    let functions = emit::generate_realtime_functions(ground);
     Ok(quote! {
         #tables
         #functions

@@ -3,6 +3,7 @@
 //! bits) is looked up in a constant table indexed by those bits, a shift, a mask and a load,
 //! rather than tested rule by rule.
 
+use super::emit::Emitter;
 use crate::ground::{Lit, Prop};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -85,6 +86,21 @@ impl TruthTable {
             let i = #index;
             TABLE[(i >> 6) as usize] >> (i & 63) & 1 != 0
         })
+    }
+}
+
+impl Emitter<'_> {
+    /// The truth table of a node with no families whose rules read only base facts (through
+    /// nodes that are conjunctions of them), when they fit one (see [`TruthTable::of`]).
+    pub(crate) fn truth_table(&self, n: u32) -> Option<TruthTable> {
+        if self.families.get(n as usize).is_some_and(|f| !f.families.is_empty()) || self.cycle_of[n as usize].is_some()
+        {
+            return None;
+        }
+        let rules = &self.ground.nodes[n as usize].rules;
+        let flat: Vec<Vec<Lit>> =
+            rules.iter().map(|rule| super::families::flatten(rule, &self.flat)).collect::<Option<_>>()?;
+        TruthTable::of(&flat)
     }
 }
 

@@ -4,6 +4,11 @@
 //! `(true p) ∧ A` or `B` for such functions becomes `(s & keep) | set` on whole words, with
 //! `keep` and `set` looked up the same way. `next` and `random_step` then evaluate only what
 //! reads the state.
+//!
+//! The analysis is here: [`MoveTables::new`] tabulates what it can; `emit.rs` writes the
+//! tables and the code that reads them.
+
+mod emit;
 
 use crate::ground::{Ground, Lit, Prop, Value};
 

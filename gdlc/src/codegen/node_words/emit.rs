@@ -1,21 +1,24 @@
-//! The generated code of node words ([`crate::codegen::node_words`]): which groups a
-//! function evaluates, each group's word from its templates (a ray's by doubling), the bits
-//! that guarded members set, the move words templates read, and the rules over group members
-//! tested a word at a time.
+//! The generated code of node words: which nodes a function evaluates with the groups they
+//! are in, each group's word from its templates (a ray's by doubling), the bits that gathered
+//! members set, the tables of the move words that templates read, and the rules over group
+//! members tested a word at a time.
 
-use super::{join, shift_expr, shifted, Emitter, Expr};
-use crate::codegen::move_guards;
-use crate::codegen::node_words::{NodeWords, WordLit};
+use super::{Template, WordLit};
+use crate::codegen::emit::{join, shift_expr, shifted, Body, Emitter, Expr};
 use crate::codegen::tables::hex;
 use crate::ground::{Lit, Prop, Value};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::{BTreeMap, BTreeSet};
 
+/// Rules by shape (group, distance from the first literal's place, sign): the places of the
+/// first literals, and the rules.
+type WordShapes = BTreeMap<Vec<(u32, i32, bool)>, (u64, Vec<usize>)>;
+
 impl Emitter<'_> {
-    /// `cone` (sorted) with every member of the groups of [`NodeWords`] it reaches, and what
-    /// they read: a group's word is computed whole.
-    pub(super) fn whole_groups(&self, mut cone: Vec<u32>) -> Vec<u32> {
+    /// `cone` (sorted) with every member of the groups of [`super::NodeWords`] it reaches, and
+    /// what they read: a group's word is computed whole.
+    pub(crate) fn whole_groups(&self, mut cone: Vec<u32>) -> Vec<u32> {
         if self.words.groups.is_empty() {
             return cone;
         }
@@ -39,35 +42,9 @@ impl Emitter<'_> {
         }
     }
 
-    /// The groups of nodes evaluated as words: among the nodes that are not recursive, have no
-    /// rule families, are not given by the move table, and that no frame arm reads (those are
-    /// evaluated in the arms). Nodes that the moves guard (see [`move_guards`]) are only
-    /// gathered, bit by bit in their arms.
-    pub(super) fn plan_node_words(&self) -> NodeWords {
-        let in_cycle = crate::codegen::cones::in_cycle(self.ground);
-        let mut never: Vec<bool> = (0..self.ground.nodes.len())
-            .map(|n| {
-                in_cycle[n]
-                    || self.families.get(n).is_some_and(|f| !f.families.is_empty())
-                    || self.table_bit(n as u32).is_some()
-            })
-            .collect();
-        if let Some(tables) = &self.tables {
-            for n in tables.runtime_cone(self.ground, &tables.arm_values()) {
-                never[n as usize] = true;
-            }
-        }
-        let dependent = crate::codegen::cones::reads_moves(self.ground);
-        let after: Vec<u32> = (0..self.ground.nodes.len() as u32).filter(|&n| dependent[n as usize]).collect();
-        let plain: Vec<bool> = (0..self.ground.nodes.len() as u32).map(|n| self.rule_by_rule(n)).collect();
-        let guards = move_guards::find(self.ground, &after, &plain, &in_cycle);
-        let gathered_only: Vec<bool> = guards.iter().map(Option::is_some).collect();
-        crate::codegen::node_words::find(self.ground, &never, &gathered_only)
-    }
-
-    /// For every kind of move that the generated templates read, the table of the word of every move: the
-    /// bit of its place for the kind's moves, else none.
-    pub(super) fn move_place_tables(&self) -> TokenStream {
+    /// For every kind of move that the generated templates read, the table of the word of every
+    /// move: the bit of its place for the kind's moves, else none.
+    pub(crate) fn move_place_tables(&self) -> TokenStream {
         let used = self.move_kinds_read.borrow();
         let tables =
             self.words.move_kinds.iter().enumerate().filter(|(k, _)| used.contains(&(*k as u32))).map(|(k, kind)| {
@@ -88,29 +65,95 @@ impl Emitter<'_> {
     }
 
     /// Whether node `n` is in a group computed by its templates.
-    pub(super) fn in_template_group(&self, n: u32) -> bool {
+    pub(crate) fn in_template_group(&self, n: u32) -> bool {
         self.words.member[n as usize].is_some_and(|(g, _)| !self.words.groups[g as usize].gathered)
     }
 
+    /// The rules among `rules` that read only members of groups of [`super::NodeWords`] and are
+    /// one shape moved to different places (reversi's "an empty cell where a move is legal", in
+    /// every cell of a column), each shape tested at once: the `&` of the words it reads,
+    /// shifted onto the places of its first literal, masked by those places, against zero.
+    /// Returns those tests, and the other rules.
+    pub(crate) fn word_families(&self, rules: &[Vec<Lit>]) -> (Vec<TokenStream>, Vec<Vec<Lit>>) {
+        if self.words.groups.is_empty() {
+            return (Vec::new(), rules.to_vec());
+        }
+        let shapes = self.word_shapes(rules);
+        let mut taken = vec![false; rules.len()];
+        let mut tests = Vec::new();
+        for (shape, (anchors, members)) in shapes {
+            if members.len() < 2 {
+                continue;
+            }
+            members.iter().for_each(|&i| taken[i] = true);
+            let words = shape.iter().map(|&(g, distance, positive)| {
+                let k = Literal::u32_unsuffixed(g);
+                let word = shifted(quote!(g[#k]), distance);
+                if positive {
+                    word
+                } else {
+                    quote!(!#word)
+                }
+            });
+            let anchors = hex(anchors);
+            tests.push(quote!(#anchors #(& #words)* != 0));
+        }
+        let rest = rules.iter().zip(&taken).filter(|(_, &t)| !t).map(|(rule, _)| rule.clone()).collect();
+        (tests, rest)
+    }
+
+    /// The rules among `rules` that read only members of groups of node words, by shape: the
+    /// groups they read, with the distances from the first literal's place and the signs. For
+    /// every shape, the places of its rules' first literals, and those rules (one per place).
+    fn word_shapes(&self, rules: &[Vec<Lit>]) -> WordShapes {
+        let mut shapes = WordShapes::new();
+        for (i, rule) in rules.iter().enumerate() {
+            let mut at: Vec<(u32, u32, bool)> = Vec::new();
+            for lit in rule {
+                match lit.prop {
+                    Prop::Node(m) => match self.words.member[m as usize] {
+                        Some((g, place)) => at.push((g, place, lit.positive)),
+                        None => break,
+                    },
+                    _ => break,
+                }
+            }
+            if rule.is_empty() || at.len() < rule.len() {
+                continue;
+            }
+            at.sort_by_key(|&(g, place, positive)| (g, positive, place));
+            let anchor = at[0].1;
+            let shape = at.iter().map(|&(g, place, positive)| (g, place as i32 - anchor as i32, positive)).collect();
+            let (anchors, members) = shapes.entry(shape).or_default();
+            if *anchors >> anchor & 1 == 0 {
+                *anchors |= 1 << anchor;
+                members.push(i);
+            }
+        }
+        shapes
+    }
+}
+
+impl Body<'_> {
     /// Statements that store `expr`, node `n`'s value, in its slot; or, for a member of a
     /// gathered group, set its bit of the group's word (which starts clear) when it holds.
-    pub(super) fn store_node(&self, n: u32, expr: Expr) -> TokenStream {
-        match self.words.member[n as usize] {
+    pub(crate) fn store_node(&self, n: u32, expr: Expr) -> TokenStream {
+        match self.emitter.words.member[n as usize] {
             Some((g, place)) => self.or_into_word(g, place, expr),
-            None => expr.store(&self.slot(n)),
+            None => expr.store(&self.slots.of(n)),
         }
     }
 
     /// Statements that or `expr` into node `n`'s value (see [`Self::store_node`]).
-    pub(super) fn or_node(&self, n: u32, expr: Expr) -> TokenStream {
-        match self.words.member[n as usize] {
+    pub(crate) fn or_node(&self, n: u32, expr: Expr) -> TokenStream {
+        match self.emitter.words.member[n as usize] {
             Some((g, place)) => self.or_into_word(g, place, expr),
-            None => expr.or_into(&self.slot(n)),
+            None => expr.or_into(&self.slots.of(n)),
         }
     }
 
     /// Statements that set bit `place` of group `g`'s word when `expr` holds.
-    pub(super) fn or_into_word(&self, g: u32, place: u32, expr: Expr) -> TokenStream {
+    pub(crate) fn or_into_word(&self, g: u32, place: u32, expr: Expr) -> TokenStream {
         let (k, place) = (Literal::u32_unsuffixed(g), Literal::u32_suffixed(place));
         let disjuncts = expr.disjuncts();
         quote!(#(g[#k] |= u64::from(#disjuncts) << #place;)*)
@@ -119,11 +162,11 @@ impl Emitter<'_> {
     /// Statements computing group `g`'s word into `g[g]`: the `|` of its templates, each the
     /// `&` of its literals' words masked by the places that have it; iterated until it stops
     /// changing when it reads itself.
-    pub(super) fn group_word(&self, g: u32) -> TokenStream {
+    pub(crate) fn group_word(&self, g: u32) -> TokenStream {
         if let Some(doubling) = self.doubling(g) {
             return doubling;
         }
-        let group = &self.words.groups[g as usize];
+        let group = &self.emitter.words.groups[g as usize];
         let word = self.templates_or(&group.templates.iter().collect::<Vec<_>>());
         let k = Literal::u32_unsuffixed(g);
         if group.reads_itself {
@@ -144,11 +187,10 @@ impl Emitter<'_> {
     /// Group `g`'s word by doubling, when one template alone reads the group, once, at one
     /// distance `d` (a ray: `w = a | p & (w >> d)`): `w` gathers runs of `p` twice as long at
     /// each step, so a chain of `c` members takes `log2(c + 1)` steps, with no branch.
-    pub(super) fn doubling(&self, g: u32) -> Option<TokenStream> {
-        let group = &self.words.groups[g as usize];
-        let reads_self = |t: &&crate::codegen::node_words::Template| {
-            t.literals.iter().any(|l| matches!(l, WordLit::Group { group, .. } if *group == g))
-        };
+    pub(crate) fn doubling(&self, g: u32) -> Option<TokenStream> {
+        let group = &self.emitter.words.groups[g as usize];
+        let reads_self =
+            |t: &&Template| t.literals.iter().any(|l| matches!(l, WordLit::Group { group, .. } if *group == g));
         let (recursive, others): (Vec<_>, Vec<_>) = group.templates.iter().partition(|t| reads_self(t));
         let [ray] = recursive.as_slice() else { return None };
         let (own, rest): (Vec<WordLit>, Vec<WordLit>) =
@@ -181,7 +223,7 @@ impl Emitter<'_> {
     }
 
     /// The `|` of `templates`, each the `&` of its mask and its literals' words.
-    pub(super) fn templates_or(&self, templates: &[&crate::codegen::node_words::Template]) -> TokenStream {
+    pub(crate) fn templates_or(&self, templates: &[&Template]) -> TokenStream {
         let terms: Vec<TokenStream> = templates
             .iter()
             .map(|template| {
@@ -198,7 +240,7 @@ impl Emitter<'_> {
     }
 
     /// A template's literal as a word whose bit `p` is its value at place `p`.
-    pub(super) fn word_lit(&self, lit: WordLit) -> TokenStream {
+    pub(crate) fn word_lit(&self, lit: WordLit) -> TokenStream {
         let (word, positive) = match lit {
             WordLit::Base { word, shift, positive } => {
                 let w = Literal::u32_unsuffixed(word);
@@ -209,8 +251,8 @@ impl Emitter<'_> {
                 (shifted(quote!(g[#k]), shift), positive)
             }
             WordLit::Does { kind, shift, positive } => {
-                self.move_kinds_read.borrow_mut().insert(kind);
-                let role = Literal::u32_unsuffixed(self.words.move_kinds[kind as usize].role);
+                self.emitter.move_kinds_read.borrow_mut().insert(kind);
+                let role = Literal::u32_unsuffixed(self.emitter.words.move_kinds[kind as usize].role);
                 let table = format_ident!("MOVE_PLACES_{}", kind);
                 (shifted(quote!(#table[joint[#role].0 as usize]), shift), positive)
             }
@@ -224,64 +266,5 @@ impl Emitter<'_> {
         } else {
             quote!(!#word)
         }
-    }
-
-    /// The rules among `rules` that read only members of groups of [`NodeWords`] and are one
-    /// shape moved to different places (reversi's "an empty cell where a move is legal", in
-    /// every cell of a column), each shape tested at once: the `&` of the words it reads,
-    /// shifted onto the places of its first literal, masked by those places, against zero.
-    /// Returns those tests, and the other rules.
-    pub(super) fn word_families(&self, rules: &[Vec<Lit>]) -> (Vec<TokenStream>, Vec<Vec<Lit>>) {
-        if self.words.groups.is_empty() {
-            return (Vec::new(), rules.to_vec());
-        }
-        // By shape (group, distance from the first literal's place, sign): the places of the
-        // first literals, and the rules.
-        type Shapes = BTreeMap<Vec<(u32, i32, bool)>, (u64, Vec<usize>)>;
-        let mut shapes = Shapes::new();
-        for (i, rule) in rules.iter().enumerate() {
-            let mut at: Vec<(u32, u32, bool)> = Vec::new();
-            for lit in rule {
-                match lit.prop {
-                    Prop::Node(m) => match self.words.member[m as usize] {
-                        Some((g, place)) => at.push((g, place, lit.positive)),
-                        None => break,
-                    },
-                    _ => break,
-                }
-            }
-            if rule.is_empty() || at.len() < rule.len() {
-                continue;
-            }
-            at.sort_by_key(|&(g, place, positive)| (g, positive, place));
-            let anchor = at[0].1;
-            let shape = at.iter().map(|&(g, place, positive)| (g, place as i32 - anchor as i32, positive)).collect();
-            let (anchors, members) = shapes.entry(shape).or_default();
-            if *anchors >> anchor & 1 == 0 {
-                *anchors |= 1 << anchor;
-                members.push(i);
-            }
-        }
-        let mut taken = vec![false; rules.len()];
-        let mut tests = Vec::new();
-        for (shape, (anchors, members)) in shapes {
-            if members.len() < 2 {
-                continue;
-            }
-            members.iter().for_each(|&i| taken[i] = true);
-            let words = shape.iter().map(|&(g, distance, positive)| {
-                let k = Literal::u32_unsuffixed(g);
-                let word = shifted(quote!(g[#k]), distance);
-                if positive {
-                    word
-                } else {
-                    quote!(!#word)
-                }
-            });
-            let anchors = hex(anchors);
-            tests.push(quote!(#anchors #(& #words)* != 0));
-        }
-        let rest = rules.iter().zip(&taken).filter(|(_, &t)| !t).map(|(rule, _)| rule.clone()).collect();
-        (tests, rest)
     }
 }

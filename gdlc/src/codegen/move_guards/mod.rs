@@ -2,6 +2,10 @@
 //! a few moves: reversi's flips, which hold only on the lines from the placed disc. `next` and
 //! `random_step` evaluate such a node in the arms of a `match` on those moves, so that a step
 //! evaluates the nodes of the moves played, not those of every move.
+//!
+//! The analysis is here: [`find`] gives every node's guard; `emit.rs` writes the arms.
+
+mod emit;
 
 use crate::ground::{Ground, Prop};
 

@@ -3,6 +3,15 @@
 //! a row of cells of a board), the node is evaluated a word at a time: the state's words are
 //! shifted so that every literal's fact lines up with the first one's, `&`-ed together, and the
 //! rules' first facts (their anchors) are tested all at once.
+//!
+//! The analysis is here: [`vectorize`] finds every node's families; `emit.rs` writes a
+//! family's test, and `runs.rs` the families that are runs of equally spaced facts (a line of
+//! four), with twin nodes of runs tested two words at once.
+
+mod emit;
+mod runs;
+
+pub(crate) use emit::{family_expr, family_word};
 
 use crate::ground::{Ground, Lit, Prop};
 use std::collections::BTreeMap;

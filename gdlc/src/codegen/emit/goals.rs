@@ -1,0 +1,64 @@
+//! `terminal(state)` and `goals(state, out)`: the functions of the state alone that end a game
+//! and score it.
+
+use super::{Body, Emitter, Phase};
+use crate::ground::Value;
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+impl Emitter<'_> {
+    /// `terminal(state)`: whether the state is terminal.
+    pub(crate) fn generate_terminal_fn(&self) -> TokenStream {
+        let value = self.ground.terminal;
+        let (nodes, slots) = self.evaluate(&[value]);
+        let result = Body::new(self, &slots, Phase::State).value(value);
+        quote! {
+            /// Whether `s` is terminal.
+
+            pub fn terminal(s: &State) -> bool {
+                #nodes
+                #result
+            }
+        }
+    }
+
+    /// `goals(state, out)`: every role's goal value in the state.
+    pub(crate) fn generate_goals_fn(&self) -> TokenStream {
+        let values: Vec<Value> = self.ground.goals.iter().flatten().map(|&(_, v)| v).collect();
+        let (nodes, slots) = self.evaluate(&values);
+        let body = Body::new(self, &slots, Phase::State);
+        let roles = self.ground.goals.iter().enumerate().map(|(role, goals)| body.role_goal(role, goals));
+        quote! {
+            /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
+            /// gives, `None` when it gives none).
+
+            pub fn goals(s: &State, out: &mut [Option<u32>]) {
+                #nodes
+                #(#roles)*
+            }
+        }
+    }
+}
+
+impl Body<'_> {
+    /// Statements that set `out[role]` to role `role`'s goal value, given by `goals`, pairs of
+    /// a value and its condition.
+    fn role_goal(&self, role: usize, goals: &[(u32, Value)]) -> TokenStream {
+        let r = Literal::usize_unsuffixed(role);
+        // Smallest value first, so that the largest value the relation gives is the last
+        // written and counts. Flat statements rather than an `else if` chain, which would
+        // nest as deeply as the game has goal values.
+        let sets = goals.iter().rev().map(|&(value, v)| {
+            let value = Literal::u32_unsuffixed(value);
+            match v {
+                Value::Const(true) => quote!(out[#r] = Some(#value);),
+                Value::Const(false) => quote!(),
+                Value::Lit(lit) => {
+                    let cond = self.lit(lit);
+                    quote!(if #cond { out[#r] = Some(#value); })
+                }
+            }
+        });
+        quote!(out[#r] = None; #(#sets)*)
+    }
+}

@@ -1,0 +1,223 @@
+//! The straight-line form of the game functions, `legal`, `next`, `terminal`, `goals`, the
+//! fused `random_step` and GDL-II's `sees`: each evaluates, in order, only the derived
+//! propositions its outputs need, as straight-line boolean code over the state's words and the
+//! joint move. Recursive groups loop to their least fixpoint.
+//!
+//! An [`Emitter`] holds what the analyses decided for the whole module (families, move tables,
+//! arm families, node words); a [`Body`] writes one function's body with it, knowing the slots
+//! of the body's node array and its [`Phase`]. One file per function written: `legal.rs`,
+//! `next.rs`, `step.rs` (the fused `random_step`), `goals.rs` (`terminal` and `goals`) and
+//! `sees.rs`. `nodes.rs` writes the evaluation of a function's nodes, `expr.rs` their values
+//! and literals as expressions. Each optimization's code is beside its analysis, in the
+//! modules of `codegen/` named after it.
+
+mod expr;
+mod goals;
+mod legal;
+mod next;
+mod nodes;
+mod sees;
+mod step;
+
+pub(crate) use expr::{join, shift_expr, shifted, Expr};
+
+use super::arm_families::RoleArms;
+use super::families::Families;
+use super::legal_parts::RoleLegal;
+use super::move_tables::MoveTables;
+use super::node_words::NodeWords;
+use crate::ground::{Ground, Lit};
+use nodes::Slots;
+use proc_macro2::TokenStream;
+use quote::quote;
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+
+/// The game's functions, and whether they include the fused `random_step`.
+pub fn generate_functions(ground: &Ground) -> (TokenStream, bool) {
+    let mut vectorized = ground.clone();
+    let families = super::families::vectorize(&mut vectorized);
+    let emitter = Emitter::straight_line(&vectorized, families);
+    let legal_plans = emitter.legal_plans();
+    let statics = emitter.generate_move_tables();
+    let legal = emitter.generate_legal_fns(&legal_plans);
+    let next = emitter.generate_next_fn();
+    let terminal = emitter.generate_terminal_fn();
+    let goals = emitter.generate_goals_fn();
+    let step = emitter.generate_random_step_fn(&legal_plans);
+    let sees = ground.gdl_ii.then(|| emitter.generate_sees_fns());
+    // After every function: the tables of the kinds of moves they read.
+    let move_places = emitter.move_place_tables();
+    let fused = step.is_some();
+    let legal_tables = legal::legal_move_tables(&legal_plans, fused);
+    let (random_step, step_tables) = step.unzip();
+    let tokens = quote! {
+        #statics
+        #move_places
+        #legal_tables
+        #step_tables
+        #legal
+        #next
+        #terminal
+        #goals
+        #random_step
+        #sees
+    };
+    (tokens, fused)
+}
+
+/// The functions of an rtGDL game's erased form: `legal`, `next`, `terminal` and `goals`, with
+/// the move sets of `next` sized so that a role that does not move can be given the move index
+/// `MOVES.len()`, which equals no move.
+pub fn generate_realtime_functions(ground: &Ground) -> TokenStream {
+    let mut emitter = Emitter::new(ground);
+    emitter.room_for_no_move = true;
+    let legal_plans = emitter.legal_plans();
+    let legal = emitter.generate_legal_fns(&legal_plans);
+    let next = emitter.generate_next_fn();
+    let terminal = emitter.generate_terminal_fn();
+    let goals = emitter.generate_goals_fn();
+    let legal_tables = legal::legal_move_tables(&legal_plans, false);
+    quote! {
+        #legal_tables
+        #legal
+        #next
+        #terminal
+        #goals
+    }
+}
+
+/// What the analyses decided for a whole module, which every function's body reads.
+pub(crate) struct Emitter<'g> {
+    pub(crate) ground: &'g Ground,
+    /// Whether move sets have a bit for the index one past the last move (real-time games).
+    pub(crate) room_for_no_move: bool,
+    /// The recursive group of every node, as an index into `ground.cycles`.
+    pub(crate) cycle_of: Vec<Option<usize>>,
+    /// The compile-time tables of the functions of the joint move, if any.
+    pub(crate) tables: Option<MoveTables>,
+    /// By role, the families of its moves' conditional frame rules (none without tables).
+    pub(crate) arm_families: Vec<RoleArms>,
+    /// For every node, its rule families, evaluated a word at a time (none for most nodes).
+    pub(crate) families: Vec<Families>,
+    /// For every node that is one conjunction of base literals, those literals.
+    pub(crate) flat: Vec<Option<Vec<Lit>>>,
+    /// The nodes evaluated 64 at a time, as words of a local array `g`.
+    pub(crate) words: NodeWords,
+    /// The kinds of moves of [`NodeWords::move_kinds`] that the generated code reads, whose
+    /// tables the module then has. They are found while the templates of node words are
+    /// written, deep inside every function's expressions, and their tables are written after
+    /// the last function: a set that those writers add to through `&self`, rather than a value
+    /// returned up through every expression.
+    pub(crate) move_kinds_read: RefCell<BTreeSet<u32>>,
+}
+
+impl<'g> Emitter<'g> {
+    /// An emitter with no optimization planned: every node evaluated by itself.
+    fn new(ground: &'g Ground) -> Self {
+        let mut cycle_of = vec![None; ground.nodes.len()];
+        for (c, &(start, end)) in ground.cycles.iter().enumerate() {
+            for slot in &mut cycle_of[start as usize..end as usize] {
+                *slot = Some(c);
+            }
+        }
+        Emitter {
+            ground,
+            room_for_no_move: false,
+            cycle_of,
+            tables: None,
+            arm_families: Vec::new(),
+            families: Vec::new(),
+            flat: super::families::flat_nodes(ground),
+            words: NodeWords::none(ground.nodes.len()),
+            move_kinds_read: RefCell::new(BTreeSet::new()),
+        }
+    }
+
+    /// The emitter of a turn-based game's straight-line functions, `ground` vectorized into
+    /// `families`: with its move tables, arm families and node words planned, in that order,
+    /// since each plan reads the ones before.
+    fn straight_line(ground: &'g Ground, families: Vec<Families>) -> Self {
+        let mut emitter = Emitter::new(ground);
+        emitter.families = families;
+        emitter.tables = MoveTables::new(ground);
+        if let Some(tables) = &emitter.tables {
+            let mut arm_families: Vec<RoleArms> =
+                tables.arms.iter().enumerate().map(|(role, arms)| RoleArms::plan(role, arms, &emitter.flat)).collect();
+            RoleArms::share_tables(&mut arm_families);
+            emitter.arm_families = arm_families;
+        }
+        emitter.words = emitter.plan_node_words();
+        emitter
+    }
+
+    /// The groups of nodes evaluated as words: among the nodes that are not recursive, have no
+    /// rule families, are not given by the move table, and that no frame arm reads (those are
+    /// evaluated in the arms). Nodes that the moves guard (see [`super::move_guards`]) are only
+    /// gathered, bit by bit in their arms.
+    fn plan_node_words(&self) -> NodeWords {
+        let in_cycle = super::cones::in_cycle(self.ground);
+        let mut never: Vec<bool> = (0..self.ground.nodes.len())
+            .map(|n| {
+                in_cycle[n]
+                    || self.families.get(n).is_some_and(|f| !f.families.is_empty())
+                    || self.table_bit(n as u32).is_some()
+            })
+            .collect();
+        if let Some(tables) = &self.tables {
+            for n in tables.runtime_cone(self.ground, &tables.arm_values()) {
+                never[n as usize] = true;
+            }
+        }
+        let dependent = super::cones::reads_moves(self.ground);
+        let after: Vec<u32> = (0..self.ground.nodes.len() as u32).filter(|&n| dependent[n as usize]).collect();
+        let plain: Vec<bool> = (0..self.ground.nodes.len() as u32).map(|n| self.rule_by_rule(n)).collect();
+        let guards = super::move_guards::find(self.ground, &after, &plain, &in_cycle);
+        let gathered_only: Vec<bool> = guards.iter().map(Option::is_some).collect();
+        super::node_words::find(self.ground, &never, &gathered_only)
+    }
+
+    /// How every role's legal moves are found (see [`super::legal_parts`]), which `legal` and
+    /// `random_step` share.
+    fn legal_plans(&self) -> Vec<RoleLegal> {
+        self.ground.legal.iter().map(|moves| RoleLegal::plan(self.ground, moves, &self.words, &self.flat)).collect()
+    }
+
+    /// The bit of `node` in the move table, when the table gives it.
+    pub(crate) fn table_bit(&self, node: u32) -> Option<u32> {
+        self.tables.as_ref().and_then(|t| t.node_bit[node as usize])
+    }
+}
+
+/// Where in a step a function's body is written, which says whether the nodes that the move
+/// table gives are read from the joint move's row `mt` or computed from their rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Before the joint move's row is looked up: every node is computed from its rules
+    /// (`legal`, `terminal`, `goals`, `sees`, and `random_step` up to its draw).
+    State,
+    /// After: the nodes the table gives are read from `mt` (`next`, and `random_step` after
+    /// its draw).
+    Move,
+}
+
+/// The writer of one function's body: the module's [`Emitter`], the slots the body gave its
+/// nodes, and its phase.
+#[derive(Clone, Copy)]
+pub(crate) struct Body<'a> {
+    pub(crate) emitter: &'a Emitter<'a>,
+    pub(crate) slots: &'a Slots,
+    phase: Phase,
+}
+
+impl<'a> Body<'a> {
+    /// The writer of a body in `phase` whose nodes have the slots `slots`.
+    pub(crate) fn new(emitter: &'a Emitter<'a>, slots: &'a Slots, phase: Phase) -> Self {
+        Body { emitter, slots, phase }
+    }
+
+    /// The same body in another phase.
+    pub(crate) fn in_phase(self, phase: Phase) -> Self {
+        Body { phase, ..self }
+    }
+}

@@ -1,0 +1,129 @@
+//! `next(state, joint)`, and the statements that compute the next state's words, which
+//! `random_step` shares.
+
+use super::{shifted, Body, Emitter, Phase};
+use crate::codegen::move_tables::MoveTables;
+use crate::codegen::tables::{hex, words};
+use crate::ground::{Lit, Prop, Value};
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+use std::collections::BTreeMap;
+
+impl Emitter<'_> {
+    /// `next(state, joint)`: the state after every role plays its move of `joint`.
+    pub(crate) fn generate_next_fn(&self) -> TokenStream {
+        let needed = self.move_phase_cone();
+        let (declare, slots) = self.assign_slots(&needed);
+        let body = Body::new(self, &slots, Phase::Move);
+        let row = self.move_table_row();
+        let local = self.arm_only_nodes(&self.unframed_next());
+        let dependent = crate::codegen::cones::reads_moves(self.ground);
+        let (after, before): (Vec<u32>, Vec<u32>) =
+            needed.iter().copied().filter(|&n| !local[n as usize]).partition(|&n| dependent[n as usize]);
+        let before = body.emit_nodes(&before);
+        let after = body.emit_move_nodes(&after);
+        let words = body.next_words(&local, &vec![false; self.ground.roles.len()]);
+        quote! {
+            /// The state after every role plays its move of `joint` (one per role, in role order).
+
+            pub fn next(s: &State, joint: &[Move]) -> State {
+                let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
+                #declare
+                #row
+                #before
+                #after
+                #words
+                State(w)
+            }
+        }
+    }
+
+    /// The next-state values that the frame tables do not give.
+    pub(crate) fn unframed_next(&self) -> Vec<Value> {
+        self.ground
+            .next
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| if self.framed(i) { Value::Const(false) } else { v })
+            .collect()
+    }
+
+    /// The nodes `next` needs evaluated, sorted: those of the next values the frame tables do not
+    /// give and of the conditions of the frame arms.
+    fn move_phase_cone(&self) -> Vec<u32> {
+        let mut values = self.unframed_next();
+        values.extend(self.tables.iter().flat_map(MoveTables::arm_values));
+        self.runtime_cone(&values)
+    }
+}
+
+/// The next state's bits that are not framed, as they are computed: the words of the bits that
+/// always hold, statements that set the others one by one, and the bits copied from node words
+/// by state word, group and distance.
+struct NextBits {
+    always: Vec<u64>,
+    sets: Vec<TokenStream>,
+    from_groups: BTreeMap<(usize, u32, i32), u64>,
+}
+
+impl Body<'_> {
+    /// Statements that compute the next state's words into `w`, from the state `s`, the joint
+    /// move and the nodes next needs, already computed but for those `local` marks, which the
+    /// arms of the conditional frame rules evaluate.
+    /// `by_draw[r]`: role `r`'s frame and arm-family rows are looked up by its drawn bit
+    /// `drawn_r` (in `random_step`) rather than by its move.
+    pub(crate) fn next_words(&self, local: &[bool], by_draw: &[bool]) -> TokenStream {
+        let NextBits { always, mut sets, from_groups } = self.next_bits();
+        let always = always.into_iter().map(hex);
+        let frames = self.emitter.frame_rows(by_draw);
+        sets.extend(from_groups.into_iter().map(|((w, g, up), mask)| {
+            let (w, k, mask) = (Literal::usize_unsuffixed(w), Literal::u32_unsuffixed(g), hex(mask));
+            let word = shifted(quote!(g[#k]), -up);
+            quote!(w[#w] |= #word & #mask;)
+        }));
+        let arms = self.frame_arms(local, by_draw);
+        quote! {
+            let mut w: [u64; WORDS] = [#(#always),*];
+            #frames
+            #arms
+            #(#sets)*
+        }
+    }
+
+    /// The next state's bits that the frame tables do not give.
+    fn next_bits(&self) -> NextBits {
+        let emitter = self.emitter;
+        let mut bits = NextBits {
+            always: vec![0u64; words(emitter.ground.base.len())],
+            sets: Vec::new(),
+            from_groups: BTreeMap::new(),
+        };
+        for (i, v) in emitter.ground.next.iter().enumerate() {
+            let (w, bit) = (i / 64, i % 64);
+            if emitter.framed(i) {
+                continue;
+            }
+            match *v {
+                Value::Lit(Lit { prop: Prop::Node(n), positive: true })
+                    if emitter.words.member[n as usize].is_some() =>
+                {
+                    let (g, place) = emitter.words.member[n as usize].unwrap_or_default();
+                    *bits.from_groups.entry((w, g, bit as i32 - place as i32)).or_default() |= 1 << bit;
+                }
+                Value::Const(false) => {}
+                Value::Const(true) => bits.always[w] |= 1 << bit,
+                // A fact that persists exactly when it holds: copy its bit.
+                Value::Lit(Lit { prop: Prop::Base(b), positive: true }) if b as usize == i => {
+                    let (wl, mask) = (Literal::usize_unsuffixed(w), hex(1 << bit));
+                    bits.sets.push(quote!(w[#wl] |= s.0[#wl] & #mask;));
+                }
+                Value::Lit(lit) => {
+                    let (wl, bl) = (Literal::usize_unsuffixed(w), Literal::usize_unsuffixed(bit));
+                    let cond = self.lit(lit);
+                    bits.sets.push(quote!(w[#wl] |= u64::from(#cond) << #bl;));
+                }
+            }
+        }
+        bits
+    }
+}

@@ -1,0 +1,349 @@
+//! Node words: the derived propositions of one relation that sit at the places of a board
+//! (reversi's `hasOtherColorInDir` of every cell for one direction), evaluated 64 at a time as
+//! one word whose bit `p` is the node at place `p`.
+//!
+//! A node's place is the bit, within its state word, of the board's base facts at the same
+//! coordinates: `(hasothercolorindir 3 4 n)` sits where `(cell 3 4 black)` does. Nodes of one
+//! relation with the same rest of their names (`n`) form a group; nodes whose places come from
+//! their rules instead, by their first rules' shapes relative to their places. Each
+//! distinct shape among its members' rules is a template: the `&` of the state words and group
+//! words it reads, shifted onto the places, masked by the members that have that rule. A group
+//! that reads itself (a ray of cells, each reading the next) is iterated until its word stops
+//! changing: its members are not recursive, so the rules have one model and iteration reaches
+//! it, after at most as many rounds as the longest chain of members plus one.
+//!
+//! The analysis is here: [`find`] chooses the groups and their templates; `places.rs` finds
+//! the board and every node's place; `emit.rs` writes the groups' words and the reads of their
+//! members.
+
+mod emit;
+mod places;
+#[cfg(test)]
+mod tests;
+
+use crate::ground::{Ground, Lit, Prop};
+use places::{board, first_rule_shape, head_of, move_places, places};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The fewest members of a group.
+const GROUP_MIN: usize = 8;
+
+/// The rounds a group that reads itself is assumed to take, when weighing it against its
+/// members evaluated one by one.
+const ASSUMED_ROUNDS: usize = 6;
+
+/// The most templates of a group: each is a term of its word's expression.
+const MAX_TEMPLATES: usize = 64;
+
+/// A literal of a template, as a word whose bit `p` is the literal's value for the member at
+/// place `p`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum WordLit {
+    /// State word `word` shifted right by `shift` (left when negative).
+    Base { word: u32, shift: i32, positive: bool },
+    /// Group `group`'s word shifted right by `shift` (left when negative).
+    Group { group: u32, shift: i32, positive: bool },
+    /// Whether a role played a move of kind `kind` (see [`NodeWords::move_kinds`]) at the
+    /// place `shift` past the member's: the kind's word of the move played, shifted.
+    Does { kind: u32, shift: i32, positive: bool },
+    /// The same literal for every member: all ones when it holds, else zero.
+    Fixed(Lit),
+}
+
+/// Moves of one role that name places of the board alike (`(mark x y)`): the word of a move
+/// played has the bit of its place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveKind {
+    pub role: u32,
+    /// The moves, by index into the ground program's moves, with their places.
+    pub places: Vec<(u32, u32)>,
+}
+
+/// A shape of rule among a group's members.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Template {
+    pub literals: Vec<WordLit>,
+    /// The places of the members that have a rule of this shape.
+    pub mask: u64,
+}
+
+/// Nodes evaluated as one word.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WordGroup {
+    /// The member nodes, sorted.
+    pub members: Vec<u32>,
+    pub templates: Vec<Template>,
+    /// Whether a template reads the group's own word, so that it is iterated.
+    pub reads_itself: bool,
+    /// Whether the members are evaluated one by one (in the arms of the moves that guard
+    /// them), each setting its bit, rather than by templates: a group that other groups read.
+    pub gathered: bool,
+    /// The most members in a row of which each reads the next (0 when none reads another).
+    pub chain: u32,
+}
+
+/// The groups of a ground program, and how its nodes are evaluated around them.
+#[derive(Clone, Debug, Default)]
+pub struct NodeWords {
+    pub groups: Vec<WordGroup>,
+    /// For every node, its group and place, when it is in one.
+    pub member: Vec<Option<(u32, u32)>>,
+    /// For every node, its place in an evaluation order in which each group's members come
+    /// together, after everything any of them reads.
+    pub rank: Vec<u32>,
+    /// The kinds of moves that templates read.
+    pub move_kinds: Vec<MoveKind>,
+}
+
+impl NodeWords {
+    /// No groups: every node evaluated by itself, in the ground program's order.
+    pub fn none(nodes: usize) -> NodeWords {
+        NodeWords {
+            groups: Vec::new(),
+            member: vec![None; nodes],
+            rank: (0..nodes as u32).collect(),
+            move_kinds: Vec::new(),
+        }
+    }
+}
+
+/// By role and move, the move's kind and place.
+type MovePlaces = BTreeMap<(u32, u32), (u32, u32)>;
+
+/// Where things are on the board: base facts, and the moves of each role.
+struct Board {
+    /// The place of every base fact, when it is on the board.
+    base: Vec<Option<u32>>,
+    moves: MovePlaces,
+}
+
+/// The groups of `ground`'s nodes. No node of `never` is in one (nodes that are recursive or
+/// evaluated in other ways); nodes of `gathered_only` (those the moves guard) are only in
+/// gathered groups.
+pub fn find(ground: &Ground, never: &[bool], gathered_only: &[bool]) -> NodeWords {
+    let n = ground.nodes.len();
+    let (base_place, coordinates) = board(&ground.base);
+    if coordinates.is_empty() {
+        return NodeWords::none(n);
+    }
+    let (moves, move_kinds) = move_places(ground, &coordinates);
+    let board = Board { base: base_place, moves };
+    let heads: Vec<String> = ground.nodes.iter().map(|node| head_of(&node.name)).collect();
+    let (place, rest) = places(ground, never, &heads, &board, &coordinates);
+    let templated = |i: usize| !gathered_only[i];
+    let mut candidates: Vec<(Vec<u32>, bool)> = template_candidates(ground, &heads, &place, &rest, &board, &templated)
+        .into_iter()
+        .filter(|members| members.len() >= GROUP_MIN)
+        .map(|members| (members, false))
+        .collect();
+    let gathering = |i: usize| gathered_only[i] && !never[i];
+    candidates
+        .extend(gathered_candidates(&heads, &place, &rest, &gathering).into_iter().map(|members| (members, true)));
+    candidates.sort();
+    // Drop the candidates that do not pay, gathered ones that no group reads, and those that
+    // the order of evaluation cannot put together, until those left all do.
+    loop {
+        let mut member = vec![None; n];
+        for (g, (members, _)) in candidates.iter().enumerate() {
+            for &m in members {
+                member[m as usize] = Some((g as u32, place[m as usize].unwrap_or(0)));
+            }
+        }
+        let groups: Vec<WordGroup> = candidates
+            .iter()
+            .enumerate()
+            .map(|(g, (members, gathered))| match gathered {
+                false => group(ground, g as u32, members, &member, &board),
+                true => {
+                    let members = members.clone();
+                    WordGroup { members, templates: Vec::new(), reads_itself: false, gathered: true, chain: 0 }
+                }
+            })
+            .collect();
+        let mut read = vec![false; groups.len()];
+        for lit in groups.iter().flat_map(|g| &g.templates).flat_map(|t| &t.literals) {
+            if let WordLit::Group { group, .. } = lit {
+                read[*group as usize] = true;
+            }
+        }
+        let keep: Vec<bool> = groups
+            .iter()
+            .enumerate()
+            .map(|(g, group)| if group.gathered { read[g] } else { pays(ground, group) })
+            .collect();
+        if keep.iter().all(|&k| k) {
+            let entangled = super::word_order::entangled(ground, &member, groups.len());
+            if entangled.is_empty() {
+                let rank = super::word_order::rank(ground, &member, groups.len());
+                return NodeWords { groups, member, rank, move_kinds };
+            }
+            candidates =
+                candidates.into_iter().enumerate().filter(|(g, _)| !entangled.contains(g)).map(|(_, c)| c).collect();
+            continue;
+        }
+        candidates = candidates.into_iter().zip(keep).filter(|(_, k)| *k).map(|(c, _)| c).collect();
+    }
+}
+
+/// Nodes of one relation with one rest of their names (or, when their names do not give their
+/// places, whose first rules have one shape relative to their places), at distinct places:
+/// the candidate groups evaluated by templates (of any size), of the nodes
+/// `templated` selects.
+fn template_candidates(
+    ground: &Ground,
+    heads: &[String],
+    place: &[Option<u32>],
+    rest: &[Option<Vec<String>>],
+    board: &Board,
+    templated: &dyn Fn(usize) -> bool,
+) -> Vec<Vec<u32>> {
+    let n = ground.nodes.len();
+    // Candidates: nodes of one relation with one rest of their names, or whose first rules
+    // have one shape, at distinct places. A node the first rule reads is named by its relation
+    // and the rest of its name when its name gives its place, else by its class: nodes reading
+    // different kinds of node at the same distance (a ray's first cells in different
+    // directions) differ.
+    let mut classes: BTreeMap<(String, Vec<String>), usize> = BTreeMap::new();
+    let mut class: Vec<Option<usize>> = vec![None; n];
+    let mut by_shape: Vec<Vec<u32>> = Vec::new();
+    for i in 0..n {
+        let Some(p) = place[i] else { continue };
+        let name = |m: usize| match &rest[m] {
+            Some(rest) => Some(format!("{} {}", heads[m], rest.join(" "))),
+            None => class[m].map(|c| c.to_string()),
+        };
+        // Nodes whose names give their places are grouped by the rest of their names alone:
+        // their rules' shapes become the group's templates.
+        let shape = match rest[i] {
+            Some(_) => Vec::new(),
+            None => first_rule_shape(ground, i, p, &|m| place[m], &name, board),
+        };
+        let next = classes.len();
+        let c = *classes.entry((heads[i].clone(), shape)).or_insert(next);
+        if c == by_shape.len() {
+            by_shape.push(Vec::new());
+        }
+        by_shape[c].push(i as u32);
+        class[i] = Some(c);
+    }
+    let mut candidates: Vec<Vec<u32>> = Vec::new();
+    for members in by_shape {
+        let members: Vec<u32> = members.into_iter().filter(|&m| templated(m as usize)).collect();
+        // Members at the same place are told apart by the rest of their names when that
+        // separates them all (the directions of `hasOtherColorInDir`); else a member at a place
+        // already taken goes to the next candidate of the same shape.
+        let mut by_rest: BTreeMap<&[String], (u64, Vec<u32>)> = BTreeMap::new();
+        let mut separated = true;
+        for &m in &members {
+            let bit = 1u64 << place[m as usize].unwrap_or(0);
+            let (taken, group) = by_rest.entry(rest[m as usize].as_deref().unwrap_or_default()).or_default();
+            separated &= *taken & bit == 0;
+            *taken |= bit;
+            group.push(m);
+        }
+        if separated {
+            candidates.extend(by_rest.into_values().map(|(_, group)| group));
+            continue;
+        }
+        let mut split: Vec<(u64, Vec<u32>)> = Vec::new();
+        for m in members {
+            let bit = 1u64 << place[m as usize].unwrap_or(0);
+            match split.iter_mut().find(|(taken, _)| taken & bit == 0) {
+                Some((taken, group)) => {
+                    *taken |= bit;
+                    group.push(m);
+                }
+                None => split.push((bit, vec![m])),
+            }
+        }
+        candidates.extend(split.into_iter().map(|(_, group)| group));
+    }
+    candidates
+}
+
+/// The nodes that `gathering` selects, by relation and the rest of their names, at distinct
+/// places: the candidate gathered groups.
+fn gathered_candidates(
+    heads: &[String],
+    place: &[Option<u32>],
+    rest: &[Option<Vec<String>>],
+    gathering: &dyn Fn(usize) -> bool,
+) -> Vec<Vec<u32>> {
+    // By relation and rest of name: the places taken, and the members.
+    type Gathering<'a> = BTreeMap<(&'a str, &'a [String]), (u64, Vec<u32>)>;
+    let mut gathered: Gathering = BTreeMap::new();
+    let mut clash = BTreeSet::new();
+    for i in (0..heads.len()).filter(|&i| gathering(i)) {
+        let Some(p) = place[i] else { continue };
+        let key = (heads[i].as_str(), rest[i].as_deref().unwrap_or_default());
+        let (taken, group) = gathered.entry(key).or_default();
+        if *taken >> p & 1 != 0 {
+            clash.insert(key);
+        }
+        *taken |= 1 << p;
+        group.push(i as u32);
+    }
+    gathered
+        .into_iter()
+        .filter(|(key, (_, group))| !clash.contains(key) && group.len() >= GROUP_MIN)
+        .map(|(_, (_, group))| group)
+        .collect()
+}
+
+/// The group of `members` (group `g`): the templates of their rules.
+fn group(ground: &Ground, g: u32, members: &[u32], member: &[Option<(u32, u32)>], board: &Board) -> WordGroup {
+    let mut templates: BTreeMap<Vec<WordLit>, u64> = BTreeMap::new();
+    for &m in members {
+        let p = member[m as usize].map_or(0, |(_, p)| p) as i32;
+        for rule in &ground.nodes[m as usize].rules {
+            let mut literals: Vec<WordLit> = rule
+                .iter()
+                .map(|&lit| match lit.prop {
+                    Prop::Base(b) if board.base[b as usize].is_some() => {
+                        WordLit::Base { word: b / 64, shift: (b % 64) as i32 - p, positive: lit.positive }
+                    }
+                    Prop::Does(r, m) => match board.moves.get(&(r, m)) {
+                        Some(&(kind, q)) => WordLit::Does { kind, shift: q as i32 - p, positive: lit.positive },
+                        None => WordLit::Fixed(lit),
+                    },
+                    Prop::Node(k) => match member[k as usize] {
+                        Some((h, q)) => WordLit::Group { group: h, shift: q as i32 - p, positive: lit.positive },
+                        None => WordLit::Fixed(lit),
+                    },
+                    _ => WordLit::Fixed(lit),
+                })
+                .collect();
+            literals.sort();
+            literals.dedup();
+            *templates.entry(literals).or_default() |= 1 << p;
+        }
+    }
+    let reads_itself = templates.keys().flatten().any(|l| matches!(l, WordLit::Group { group, .. } if *group == g));
+    // How many members in a row each read the next: members read only nodes before them.
+    let mut depth: BTreeMap<u32, u32> = BTreeMap::new();
+    for &m in members {
+        let reads = ground.nodes[m as usize].rules.iter().flatten().filter_map(|lit| match lit.prop {
+            Prop::Node(k) if member[k as usize].is_some_and(|(h, _)| h == g) => {
+                Some(depth.get(&k).map_or(1, |d| d + 1))
+            }
+            _ => None,
+        });
+        depth.insert(m, reads.max().unwrap_or(0));
+    }
+    WordGroup {
+        members: members.to_vec(),
+        templates: templates.into_iter().map(|(literals, mask)| Template { literals, mask }).collect(),
+        reads_itself,
+        gathered: false,
+        chain: depth.values().copied().max().unwrap_or(0),
+    }
+}
+
+/// Whether evaluating `group` as a word costs at most half of evaluating its members one by one.
+fn pays(ground: &Ground, group: &WordGroup) -> bool {
+    let one_by_one: usize =
+        group.members.iter().flat_map(|&m| &ground.nodes[m as usize].rules).map(|r| r.len() + 1).sum();
+    let rounds = if group.reads_itself { ASSUMED_ROUNDS } else { 1 };
+    let as_word: usize = group.templates.iter().map(|t| t.literals.len() + 1).sum::<usize>() * rounds;
+    group.templates.len() <= MAX_TEMPLATES && 2 * as_word <= one_by_one
+}

@@ -1,0 +1,294 @@
+//! Where things are on the board: the coordinates that name a place (a bit within a state
+//! word), the place of every base fact, move and node that has one, and the shape of a node's
+//! first rule relative to its place.
+
+use super::{Board, MoveKind, MovePlaces, GROUP_MIN};
+use crate::ground::{Ground, Prop};
+use gdl_runtime::kif::{self, Sx};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The most atoms of a node's name searched for coordinates.
+const MAX_NAME_ATOMS: usize = 8;
+
+/// The place of every move of each role that names one (the first coordinates among the
+/// atoms of its name, longest first), and its kind: the role, and the rest of the name.
+pub(super) fn move_places(ground: &Ground, coordinates: &BTreeMap<Vec<String>, u32>) -> (MovePlaces, Vec<MoveKind>) {
+    let lengths: BTreeSet<usize> = coordinates.keys().map(Vec::len).collect();
+    let mut kinds: BTreeMap<(u32, String, Vec<String>), u32> = BTreeMap::new();
+    let mut move_kinds: Vec<MoveKind> = Vec::new();
+    let mut places = BTreeMap::new();
+    for (role, moves) in ground.inputs.iter().enumerate() {
+        for &m in moves {
+            let name = &ground.moves[m as usize];
+            let atoms = atoms_of(name);
+            if atoms.len() > MAX_NAME_ATOMS {
+                continue;
+            }
+            let mut found: Option<(Vec<usize>, u32)> = None;
+            for &len in lengths.iter().rev() {
+                subsequences(atoms.len(), len, &mut Vec::new(), 0, &mut |at| {
+                    if found.is_none() {
+                        let key: Vec<String> = at.iter().map(|&k| atoms[k].clone()).collect();
+                        found = coordinates.get(&key).map(|&q| (at.to_vec(), q));
+                    }
+                });
+                if found.is_some() {
+                    break;
+                }
+            }
+            let Some((at, q)) = found else { continue };
+            let rest: Vec<String> =
+                atoms.iter().enumerate().filter(|(j, _)| !at.contains(j)).map(|(_, a)| a.clone()).collect();
+            let next = kinds.len() as u32;
+            let kind = *kinds.entry((role as u32, head_of(name), rest)).or_insert(next);
+            if kind as usize == move_kinds.len() {
+                move_kinds.push(MoveKind { role: role as u32, places: Vec::new() });
+            }
+            move_kinds[kind as usize].places.push((m, q));
+            places.insert((role as u32, m), (kind, q));
+        }
+    }
+    (places, move_kinds)
+}
+
+/// The place of every base fact on a board, when it has one, and the coordinates that name
+/// each place. A relation's facts are on a board when leaving out one argument (the colour, the
+/// mark) leaves coordinates of at least two atoms that name one bit within a word, the same
+/// for every value of the argument left out and for every such relation.
+pub(super) fn board(base: &[String]) -> (Vec<Option<u32>>, BTreeMap<Vec<String>, u32>) {
+    let mut relations: BTreeMap<String, Vec<(usize, Vec<String>)>> = BTreeMap::new();
+    for (i, name) in base.iter().enumerate() {
+        if !name.is_empty() {
+            relations.entry(head_of(name)).or_default().push((i, atoms_of(name)));
+        }
+    }
+    let mut places: BTreeMap<Vec<String>, BTreeSet<u32>> = BTreeMap::new();
+    let mut facts_at: BTreeMap<Vec<String>, Vec<usize>> = BTreeMap::new();
+    for facts in relations.values() {
+        let arity = facts[0].1.len();
+        if arity < 3 || facts.iter().any(|(_, atoms)| atoms.len() != arity) {
+            continue;
+        }
+        // The argument left out: of those that leave one place per coordinates, the one with
+        // the fewest values.
+        let mut best: Option<(usize, usize)> = None;
+        for j in 0..arity {
+            let mut at: BTreeMap<Vec<String>, BTreeSet<u32>> = BTreeMap::new();
+            let mut values = BTreeSet::new();
+            for (i, atoms) in facts {
+                let mut key = atoms.clone();
+                values.insert(key.remove(j));
+                at.entry(key).or_default().insert(*i as u32 % 64);
+            }
+            if values.len() > 1 && at.values().all(|p| p.len() == 1) && best.is_none_or(|(_, v)| values.len() < v) {
+                best = Some((j, values.len()));
+            }
+        }
+        let Some((j, _)) = best else { continue };
+        for (i, atoms) in facts {
+            let mut key = atoms.clone();
+            key.remove(j);
+            places.entry(key.clone()).or_default().insert(*i as u32 % 64);
+            facts_at.entry(key).or_default().push(*i);
+        }
+    }
+    let mut base_place = vec![None; base.len()];
+    let mut coordinates = BTreeMap::new();
+    for (key, at) in places {
+        if let [p] = at.iter().copied().collect::<Vec<_>>()[..] {
+            for &i in &facts_at[&key] {
+                base_place[i] = Some(p);
+            }
+            coordinates.insert(key, p);
+        }
+    }
+    (base_place, coordinates)
+}
+
+/// How the nodes of a relation get their places.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum PlaceBy {
+    /// From the coordinates at these positions among the atoms of the name.
+    Name(Vec<usize>),
+    /// From the first literal of the first rule: a base fact's place, or a node's.
+    FirstLiteral,
+}
+
+/// Every node's place, when it has one. The nodes of each relation (in the order the ground
+/// program first evaluates them) are placed in the way, among those their names and rules
+/// allow, that puts the most of them in groups: `((aux 1) 3 3 5 4)`, a part of a rule split by
+/// decomposition, is placed by the cell its first rule reads, not by the first pair of its
+/// arguments.
+pub(super) fn places(
+    ground: &Ground,
+    excluded: &[bool],
+    heads: &[String],
+    board: &Board,
+    coordinates: &BTreeMap<Vec<String>, u32>,
+) -> (Vec<Option<u32>>, Vec<Option<Vec<String>>>) {
+    let lengths: BTreeSet<usize> = coordinates.keys().map(Vec::len).collect();
+    let mut of_head: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    let mut head_order: Vec<&str> = Vec::new();
+    for (i, head) in heads.iter().enumerate() {
+        if excluded[i] || ground.nodes[i].rules.is_empty() {
+            continue;
+        }
+        let nodes = of_head.entry(head).or_default();
+        if nodes.is_empty() {
+            head_order.push(head);
+        }
+        nodes.push(i);
+    }
+    let mut place: Vec<Option<u32>> = vec![None; ground.nodes.len()];
+    let mut rest: Vec<Option<Vec<String>>> = vec![None; ground.nodes.len()];
+    for head in head_order {
+        let nodes = &of_head[head];
+        if nodes.len() < GROUP_MIN {
+            continue;
+        }
+        let atoms: Vec<Vec<String>> = nodes.iter().map(|&i| atoms_of(&ground.nodes[i].name)).collect();
+        let mut options: BTreeSet<PlaceBy> = BTreeSet::new();
+        for names in atoms.iter().take(16).filter(|a| a.len() <= MAX_NAME_ATOMS) {
+            for &len in &lengths {
+                subsequences(names.len(), len, &mut Vec::new(), 0, &mut |at| {
+                    let key: Vec<String> = at.iter().map(|&k| names[k].clone()).collect();
+                    if coordinates.contains_key(&key) {
+                        options.insert(PlaceBy::Name(at.to_vec()));
+                    }
+                });
+            }
+        }
+        options.insert(PlaceBy::FirstLiteral);
+        // The best way yet: its score (nodes in groups, less a group's fewest members for each
+        // group), and the places it gives.
+        type Placing = (i64, PlaceBy, Vec<Option<u32>>);
+        let mut best: Option<Placing> = None;
+        for option in options {
+            let mut local: BTreeMap<usize, u32> = BTreeMap::new();
+            for (k, &i) in nodes.iter().enumerate() {
+                let at = match &option {
+                    PlaceBy::Name(at) => {
+                        let key: Option<Vec<String>> = at.iter().map(|&j| atoms[k].get(j).cloned()).collect();
+                        key.and_then(|key| coordinates.get(&key).copied())
+                    }
+                    PlaceBy::FirstLiteral => ground.nodes[i].rules[0].first().and_then(|lit| match lit.prop {
+                        Prop::Base(b) => board.base[b as usize],
+                        Prop::Does(r, m) => board.moves.get(&(r, m)).map(|&(_, q)| q),
+                        Prop::Node(m) if heads[m as usize] == head => local.get(&(m as usize)).copied(),
+                        Prop::Node(m) => place[m as usize],
+                        _ => None,
+                    }),
+                };
+                if let Some(p) = at {
+                    local.insert(i, p);
+                }
+            }
+            let lookup = |m: usize| if heads[m] == head { local.get(&m).copied() } else { place[m] };
+            let name = |m: usize| Some(heads[m].clone());
+            // By shape, how many nodes are at each place. Nodes placed by their names are
+            // grouped by the rest of their names (see `template_candidates`).
+            let mut shapes: BTreeMap<Vec<String>, BTreeMap<u32, usize>> = BTreeMap::new();
+            for (k, &i) in nodes.iter().enumerate() {
+                let Some(&p) = local.get(&i) else { continue };
+                let shape = match &option {
+                    PlaceBy::Name(used) => rest_of(&atoms[k], used),
+                    PlaceBy::FirstLiteral => first_rule_shape(ground, i, p, &lookup, &name, board),
+                };
+                *shapes.entry(shape).or_default().entry(p).or_default() += 1;
+            }
+            // The most nodes in groups, in the fewest groups: a shape makes as many groups as
+            // it has nodes at one place, and each group is weighed as the fewest members a
+            // group may have.
+            let mut score = 0i64;
+            for at in shapes.values() {
+                let (count, parts) = (at.values().sum::<usize>(), at.values().copied().max().unwrap_or(1));
+                if count >= GROUP_MIN * parts {
+                    score += count as i64 - (GROUP_MIN * parts) as i64;
+                }
+            }
+            if best.as_ref().is_none_or(|(best, _, _)| score > *best) {
+                best = Some((score, option, nodes.iter().map(|&i| local.get(&i).copied()).collect()));
+            }
+        }
+        if let Some((_, option, at)) = best {
+            for (k, (&i, p)) in nodes.iter().zip(at).enumerate() {
+                place[i] = p;
+                if let PlaceBy::Name(used) = &option {
+                    rest[i] = Some(rest_of(&atoms[k], used));
+                }
+            }
+        }
+    }
+    (place, rest)
+}
+
+/// The atoms of a name that are not its coordinates (`n` of `(hasothercolorindir 3 4 n)`),
+/// given the positions `used` of its coordinates.
+fn rest_of(atoms: &[String], used: &[usize]) -> Vec<String> {
+    atoms.iter().enumerate().filter(|(j, _)| !used.contains(j)).map(|(_, a)| a.clone()).collect()
+}
+
+/// The shape of node `i`'s first rule relative to its place `p`: a board fact by its word and
+/// distance, a placed node by its `name` and distance, anything else as itself.
+pub(super) fn first_rule_shape(
+    ground: &Ground,
+    i: usize,
+    p: u32,
+    place: &dyn Fn(usize) -> Option<u32>,
+    name: &dyn Fn(usize) -> Option<String>,
+    board: &Board,
+) -> Vec<String> {
+    let shift = |q: u32| q as i64 - p as i64;
+    let mut shape: Vec<String> = ground.nodes[i].rules[0]
+        .iter()
+        .map(|lit| match lit.prop {
+            Prop::Base(b) if board.base[b as usize].is_some() => {
+                format!("b{} {} {}", b / 64, shift(b % 64), lit.positive)
+            }
+            Prop::Does(r, m) => match board.moves.get(&(r, m)) {
+                Some(&(kind, q)) => format!("d{} {} {}", kind, shift(q), lit.positive),
+                None => format!("f{lit:?}"),
+            },
+            Prop::Node(m) => match (place(m as usize), name(m as usize)) {
+                (Some(q), Some(name)) => format!("n{} {} {}", name, shift(q), lit.positive),
+                _ => format!("f{lit:?}"),
+            },
+            _ => format!("f{lit:?}"),
+        })
+        .collect();
+    shape.sort();
+    shape
+}
+
+/// Calls `visit` with every increasing sequence of `len` positions below `count`.
+fn subsequences(count: usize, len: usize, at: &mut Vec<usize>, from: usize, visit: &mut dyn FnMut(&[usize])) {
+    if at.len() == len {
+        visit(at);
+        return;
+    }
+    for i in from..count {
+        at.push(i);
+        subsequences(count, len, at, i + 1, visit);
+        at.pop();
+    }
+}
+
+/// The relation of an atom in canonical KIF: its first item.
+pub(super) fn head_of(name: &str) -> String {
+    crate::ground::layout::split(name).0
+}
+
+/// The atoms of an atom's arguments, in order, nested terms flattened.
+fn atoms_of(name: &str) -> Vec<String> {
+    fn flatten(sx: &Sx, out: &mut Vec<String>) {
+        match sx {
+            Sx::Atom(a) => out.push(a.clone()),
+            Sx::List(items) => items.iter().for_each(|item| flatten(item, out)),
+        }
+    }
+    let mut out = Vec::new();
+    if let Ok(Sx::List(items)) = kif::parse_one(name) {
+        items.iter().skip(1).for_each(|item| flatten(item, &mut out));
+    }
+    out
+}

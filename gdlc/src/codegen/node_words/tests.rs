@@ -1,0 +1,224 @@
+//! Tests of node words: groups found on small boards, and their words against the nodes
+//! evaluated one by one.
+
+use super::places::board;
+use super::*;
+
+/// A 6x6 board of blank cells on which the one role marks a cell `x` per step: the rules
+/// that the test games below add to.
+const BOARD: &str = "
+        (role p)
+        (index 1) (index 2) (index 3) (index 4) (index 5) (index 6)
+        (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
+        (<= (init (cell ?x ?y b)) (index ?x) (index ?y))
+        (<= (legal p (mark ?x ?y)) (true (cell ?x ?y b)))
+        (<= (next (cell ?x ?y x)) (does p (mark ?x ?y)))
+        (<= (next (cell ?x ?y ?c)) (true (cell ?x ?y ?c)) (does p (mark ?u ?v)) (distinct ?x ?u))
+        (<= (next (cell ?x ?y ?c)) (true (cell ?x ?y ?c)) (does p (mark ?u ?v)) (distinct ?y ?v))";
+
+/// `BOARD` with `rules`, grounded.
+fn ground_of(rules: &str) -> Ground {
+    crate::codegen::ground_source(&format!("{BOARD}{rules}"), &Default::default()).expect("grounds")
+}
+
+/// `(reach x y)` on `BOARD`: a run of `x` marks from cell `(x, y)` along its row, each
+/// cell's node reading the next cell's.
+const RUNS: &str = "
+        (<= (reach ?x ?y) (true (cell ?x ?y x)) (succ ?y ?z) (true (cell ?x ?z x)))
+        (<= (reach ?x ?y) (true (cell ?x ?y x)) (succ ?y ?z) (reach ?x ?z))
+        (<= (open ?x ?y) (true (cell ?x ?y b)) (succ ?y ?z) (not (reach ?x ?z)))
+        (<= terminal (reach ?x 1))
+        (<= (goal p 100) (open ?x ?y))
+        (<= (goal p 0) (not terminal))";
+
+fn runs() -> Ground {
+    ground_of(RUNS)
+}
+
+/// Every node's value in `state` (bits by base fact) after the moves `joint` (by role), one
+/// by one in the ground order.
+fn one_by_one(ground: &Ground, state: &[bool], joint: &[u32]) -> Vec<bool> {
+    let mut value = vec![false; ground.nodes.len()];
+    for (n, node) in ground.nodes.iter().enumerate() {
+        value[n] = node.rules.iter().any(|rule| {
+            rule.iter().all(|lit| {
+                let holds = match lit.prop {
+                    Prop::Base(b) => state[b as usize],
+                    Prop::Node(m) => value[m as usize],
+                    Prop::Does(r, m) => joint[r as usize] == m,
+                    Prop::Check(_) => false,
+                };
+                holds == lit.positive
+            })
+        });
+    }
+    value
+}
+
+/// Every group's word in `state` after `joint`, by its templates (a gathered group's from
+/// its members' values), groups in the order of their ranks.
+fn as_words(words: &NodeWords, state: &[bool], joint: &[u32], value: &[bool]) -> Vec<u64> {
+    let state_words: Vec<u64> = (0..state.len().div_ceil(64))
+        .map(|w| (0..64).filter(|&b| state.get(64 * w + b) == Some(&true)).fold(0, |word, b| word | 1 << b))
+        .collect();
+    let shifted = |word: u64, shift: i32| if shift >= 0 { word >> shift } else { word << -shift };
+    let mut order: Vec<usize> = (0..words.groups.len()).collect();
+    order.sort_by_key(|&g| words.rank[words.groups[g].members[0] as usize]);
+    let mut group_words = vec![0u64; words.groups.len()];
+    for g in order {
+        if words.groups[g].gathered {
+            let members = words.groups[g].members.iter().filter(|&&m| value[m as usize]);
+            group_words[g] = members.fold(0, |word, &m| word | 1 << words.member[m as usize].map_or(0, |(_, p)| p));
+            continue;
+        }
+        loop {
+            let word = words.groups[g].templates.iter().fold(0, |word, template| {
+                word | template.literals.iter().fold(template.mask, |acc, &lit| {
+                    acc & match lit {
+                        WordLit::Base { word, shift, positive } => {
+                            let w = shifted(state_words[word as usize], shift);
+                            if positive {
+                                w
+                            } else {
+                                !w
+                            }
+                        }
+                        WordLit::Group { group, shift, positive } => {
+                            let w = shifted(group_words[group as usize], shift);
+                            if positive {
+                                w
+                            } else {
+                                !w
+                            }
+                        }
+                        WordLit::Does { kind, shift, positive } => {
+                            let kind = &words.move_kinds[kind as usize];
+                            let played = joint[kind.role as usize];
+                            let at = kind.places.iter().find(|&&(m, _)| m == played);
+                            let w = shifted(at.map_or(0, |&(_, p)| 1 << p), shift);
+                            if positive {
+                                w
+                            } else {
+                                !w
+                            }
+                        }
+                        WordLit::Fixed(lit) => {
+                            let holds = match lit.prop {
+                                Prop::Base(b) => state[b as usize],
+                                Prop::Node(m) => value[m as usize],
+                                _ => false,
+                            } == lit.positive;
+                            if holds {
+                                u64::MAX
+                            } else {
+                                0
+                            }
+                        }
+                    }
+                })
+            });
+            if word == group_words[g] {
+                break;
+            }
+            group_words[g] = word;
+        }
+    }
+    group_words
+}
+
+#[test]
+fn a_row_of_runs_is_one_word_that_reads_itself() {
+    let ground = runs();
+    let words = find(&ground, &vec![false; ground.nodes.len()], &vec![false; ground.nodes.len()]);
+    let reach: Vec<usize> = (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(reach")).collect();
+    assert!(reach.len() >= 24, "{} reach nodes", reach.len());
+    let (g, _) = words.member[reach[0]].expect("reach nodes are in a group");
+    assert!(reach.iter().all(|&n| words.member[n].map(|(h, _)| h) == Some(g)));
+    assert!(words.groups[g as usize].reads_itself);
+    // Each sits where its cell does.
+    for &n in &reach {
+        let cell = ground.nodes[n].name.replace("(reach", "(cell").replace(')', " b)");
+        let b = ground.base.iter().position(|f| *f == cell).expect("the cell is a base fact");
+        assert_eq!(words.member[n].map(|(_, p)| p), Some(b as u32 % 64), "{}", ground.nodes[n].name);
+    }
+    // Members of a group come together in the order of evaluation.
+    let mut ranks: Vec<u32> = reach.iter().map(|&n| words.rank[n]).collect();
+    ranks.sort_unstable();
+    assert_eq!(ranks.last().unwrap() - ranks[0], ranks.len() as u32 - 1);
+}
+
+/// `(near x y)` on `BOARD`: it holds when the cell beside `(x, y)` along its column, on
+/// either side, is blank; cells at the ends of a column have one of the two rules only.
+const NEAR: &str = "
+        (<= (near ?x ?y) (true (cell ?x ?y x)) (succ ?y ?z) (true (cell ?x ?z b)))
+        (<= (near ?x ?y) (true (cell ?x ?y x)) (succ ?z ?y) (true (cell ?x ?z b)))
+        (<= terminal (not (near 1 1)) (near 6 6))
+        (<= (goal p 100) (near ?x ?y))
+        (<= (goal p 0) (not terminal))";
+
+#[test]
+fn nodes_placed_by_their_names_form_one_group_whatever_their_first_rules() {
+    let ground = ground_of(NEAR);
+    let words = find(&ground, &vec![false; ground.nodes.len()], &vec![false; ground.nodes.len()]);
+    let near: Vec<usize> = (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(near")).collect();
+    assert_eq!(near.len(), 36);
+    // The first rules of the first and last cells of a column have different shapes.
+    let first = |y: &str| {
+        let n = near.iter().find(|&&n| ground.nodes[n].name == format!("(near 2 {y})")).expect("a near node");
+        ground.nodes[*n].rules.len()
+    };
+    assert_eq!((first("1"), first("3"), first("6")), (1, 2, 1));
+    let (g, _) = words.member[near[0]].expect("near nodes are in a group");
+    assert!(near.iter().all(|&n| words.member[n].map(|(h, _)| h) == Some(g)));
+    // One template for each of the two rules.
+    assert_eq!(words.groups[g as usize].templates.len(), 2);
+}
+
+#[test]
+fn words_agree_with_the_nodes_one_by_one() {
+    let ground = runs();
+    let words = find(&ground, &vec![false; ground.nodes.len()], &vec![false; ground.nodes.len()]);
+    assert!(!words.groups.is_empty());
+    // The next state's marks read the move played as a word.
+    let literals = words.groups.iter().flat_map(|g| &g.templates).flat_map(|t| &t.literals);
+    assert!(literals.into_iter().any(|l| matches!(l, WordLit::Does { .. })));
+    // States from a fixed pseudo-random sequence: each cell blank or marked.
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..200 {
+        let state: Vec<bool> = (0..ground.base.len())
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                !seed.is_multiple_of(3)
+            })
+            .collect();
+        let inputs = &ground.inputs[0];
+        let joint = [inputs[seed as usize % inputs.len()]];
+        let value = one_by_one(&ground, &state, &joint);
+        let group_words = as_words(&words, &state, &joint, &value);
+        for (n, member) in words.member.iter().enumerate() {
+            if let Some((g, p)) = member {
+                assert_eq!(group_words[*g as usize] >> p & 1 != 0, value[n], "{}", ground.nodes[n].name);
+            }
+        }
+    }
+}
+
+#[test]
+fn coordinates_name_the_places_of_a_board() {
+    let base: Vec<String> = ["(cell 1 1 b)", "(cell 1 2 b)", "(cell 1 1 x)", "(cell 1 2 x)", "(control p)", "(step 1)"]
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    // The same coordinates at different bits of one word name no place.
+    let (place, coordinates) = board(&base);
+    assert!(place.iter().all(Option::is_none));
+    assert!(coordinates.is_empty());
+    // A colour a word further on: the same bit of each word.
+    let mut padded = base.clone();
+    padded.splice(2..2, (0..62).map(|_| String::new()));
+    let (place, coordinates) = board(&padded);
+    assert_eq!(place[64], Some(0));
+    assert_eq!(coordinates.get(&vec!["1".to_string(), "2".to_string()]), Some(&1));
+}
