@@ -129,7 +129,7 @@ fn opens_unsafe(line: &str) -> bool {
     let mut rest = code;
     while let Some(at) = rest.find("unsafe") {
         let before = rest[..at].chars().next_back();
-        let word_start = before.map_or(true, |c| !(c.is_alphanumeric() || c == '_'));
+        let word_start = !matches!(before, Some(c) if c.is_alphanumeric() || c == '_');
         let next = rest[at + "unsafe".len()..].trim_start();
         let opens = next.is_empty() || UNSAFE_ITEMS.iter().any(|item| next.starts_with(item));
         let in_string = rest[..at].matches('"').count() % 2 == 1;
