@@ -99,8 +99,10 @@ fn run_capped(f: impl FnOnce()) -> Outcome {
     }
     if pid == 0 {
         // libFuzzer's alarm handler must not fire in the child: the parent keeps the time.
+        // SAFETY: setting a signal's disposition to "ignore" runs no handler code.
         unsafe { libc::signal(libc::SIGALRM, libc::SIG_IGN) };
         let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_ok();
+        // SAFETY: `_exit` ends the child at once, running no destructor of the parent's state.
         unsafe { libc::_exit(if ok { 0 } else { 101 }) };
     }
     let start = Instant::now();
@@ -124,6 +126,7 @@ fn run_capped(f: impl FnOnce()) -> Outcome {
             None
         };
         if let Some(why) = over {
+            // SAFETY: plain system calls on our own child.
             unsafe {
                 libc::kill(pid, libc::SIGKILL);
                 libc::waitpid(pid, &mut status, 0);

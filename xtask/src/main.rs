@@ -10,6 +10,8 @@
 //! against the hand-written reasoners of `../shared/bench/handwritten`, prints a Markdown table
 //! and writes `docs/bench.svg`.
 //!
+//! `tidy` checks the house rules that no linter checks (see [`tidy`]).
+//!
 //! `conformance [DIR] [--engine interp|compiled]` replays every `GAME.jsonl` trace of DIR
 //! (default: `../shared/conformance/traces`) through the interpreter (or the compiled game) on
 //! its `GAME.kif` and prints a table of agreement; it exits non-zero when any trace disagrees.
@@ -17,6 +19,7 @@
 mod bench_table;
 mod codegen;
 mod compile_table;
+mod tidy;
 
 use gdl_player::trace;
 use gdlc::interp::Interpreter;
@@ -81,10 +84,29 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Some("tidy") => tidy(),
         _ => {
             eprintln!(
-                "usage: cargo xtask conformance [TRACE_DIR] [--engine interp|compiled] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo xtask bench-table [--seconds N] [--all] | cargo codegen [--check]"
+                "usage: cargo xtask tidy | cargo xtask conformance [TRACE_DIR] [--engine interp|compiled] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo xtask bench-table [--seconds N] [--all] | cargo codegen [--check]"
             );
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Prints every broken house rule; fails when there is one.
+fn tidy() -> ExitCode {
+    match tidy::run(&codegen::root()) {
+        Ok(problems) if problems.is_empty() => ExitCode::SUCCESS,
+        Ok(problems) => {
+            for problem in &problems {
+                eprintln!("{problem}");
+            }
+            eprintln!("error: {} house rule(s) broken", problems.len());
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
             ExitCode::FAILURE
         }
     }
