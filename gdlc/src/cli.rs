@@ -187,6 +187,51 @@ fn bench_report(game: &Path, seconds: f64, threads: usize) -> Result<String, Str
     gdl_runtime::driver::bench_report(&interp, &label, seconds, threads)
 }
 
+/// Why a game file was not compiled: the pipeline refused the game (kept as its error, so that
+/// callers can tell a game too large to ground, with the message rendered against the file), or
+/// something else failed, with its message.
+#[derive(Debug)]
+pub enum CompileError {
+    Pipeline { error: crate::Error, rendered: String },
+    Other(String),
+}
+
+impl CompileError {
+    /// Whether the game is valid but too large to ground.
+    pub fn is_too_large_to_ground(&self) -> bool {
+        matches!(self, CompileError::Pipeline { error, .. } if error.is_too_large_to_ground())
+    }
+}
+
+impl std::fmt::Display for CompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CompileError::Pipeline { rendered, .. } => f.write_str(rendered),
+            CompileError::Other(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+impl From<String> for CompileError {
+    fn from(message: String) -> CompileError {
+        CompileError::Other(message)
+    }
+}
+
+impl From<&str> for CompileError {
+    fn from(message: &str) -> CompileError {
+        CompileError::Other(message.to_string())
+    }
+}
+
+impl From<CompileError> for String {
+    fn from(error: CompileError) -> String {
+        error.to_string()
+    }
+}
+
 /// A game compiled to a module: its text, the grounded program's sizes, and the game's rules
 /// in KIF.
 pub struct Compiled {
@@ -197,14 +242,19 @@ pub struct Compiled {
 
 /// Loads, checks, grounds and generates the module of a game file; `command` is the one named
 /// in the module's `@generated` header.
-pub fn compile_text(game: &Path, command: &str, options: &crate::codegen::Options) -> Result<Compiled, String> {
+pub fn compile_text(game: &Path, command: &str, options: &crate::codegen::Options) -> Result<Compiled, CompileError> {
     let start = std::time::Instant::now();
     let loaded = load_valid(game)?;
-    let ground = crate::codegen::ground_source(&loaded.source, options)
-        .map_err(|d| render_all(&d, &loaded.file, &loaded.source).trim_end().to_string())?;
+    let refused = |error: crate::Error, rendered: String| CompileError::Pipeline { error, rendered };
+    let ground = crate::codegen::ground_source(&loaded.source, options).map_err(|error| {
+        let rendered = render_all(&error.diagnostics(), &loaded.file, &loaded.source).trim_end().to_string();
+        refused(error, rendered)
+    })?;
     let realtime = crate::realtime::is_realtime(&loaded.description);
-    let tokens = crate::codegen::generate_module(&ground, options.form, realtime)
-        .map_err(|e| format!("{}: error: {e}", loaded.file))?;
+    let tokens = crate::codegen::generate_module(&ground, options.form, realtime).map_err(|error| {
+        let rendered = format!("{}: error: {error}", loaded.file);
+        refused(error.into(), rendered)
+    })?;
     let text = crate::codegen::render_file(&tokens, command)?;
     let summary = format!(
         "{}: {} roles, {} base propositions, {} state words, {} moves, {} derived propositions, {} literals, {}, {} \
@@ -278,7 +328,7 @@ pub fn compiled_binary(
     game: &Path,
     options: &crate::codegen::Options,
     verbose: bool,
-) -> Result<std::path::PathBuf, String> {
+) -> Result<std::path::PathBuf, CompileError> {
     // The header names the file, not its directory, so that one game has one cached binary.
     let name = game.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let compiled = compile_text(game, &format!("gdlc build {name}"), options)?;
@@ -286,7 +336,7 @@ pub fn compiled_binary(
         eprintln!("{}", compiled.summary);
     }
     let stem = game.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "game".to_string());
-    crate::build::build_binary(&stem, &compiled.text, &compiled.rules, verbose)
+    Ok(crate::build::build_binary(&stem, &compiled.text, &compiled.rules, verbose)?)
 }
 
 /// `gdlc build GAME -o BIN`: a standalone binary whose subcommands are the runtime's driver.
@@ -295,12 +345,6 @@ pub fn build(game: &Path, output: &Path, options: &crate::codegen::Options) -> R
     crate::build::copy_atomically(&binary, output)?;
     eprintln!("{}: built {}", game.display(), output.display());
     Ok(())
-}
-
-/// Whether a compile error is the grounding limit, which the default engine answers by falling
-/// back to the interpreter.
-pub fn is_too_large_to_ground(message: &str) -> bool {
-    message.contains(crate::ground::TOO_LARGE)
 }
 
 /// Runs `args` through the game's compiled binary, or, when the game goes past the grounding
@@ -312,21 +356,26 @@ pub fn run_compiled_or_interpreted(
     args: &[std::ffi::OsString],
     interpreted: impl FnOnce() -> Result<(), String>,
 ) -> Result<(), String> {
-    match run_compiled(game, options, args) {
-        Err(e) if is_too_large_to_ground(&e) => {
+    match run_binary(game, options, args) {
+        Err(e) if e.is_too_large_to_ground() => {
             eprintln!(
                 "{e}\nnote: running {} through the interpreter instead (--engine compiled refuses)",
                 game.display()
             );
             interpreted()
         }
-        other => other,
+        other => Ok(other?),
     }
 }
 
 /// Runs a game's compiled binary with `args`, its output going to ours; a failure's message
 /// was already printed by the binary.
 pub fn run_compiled(game: &Path, options: &crate::codegen::Options, args: &[std::ffi::OsString]) -> Result<(), String> {
+    Ok(run_binary(game, options, args)?)
+}
+
+/// [`run_compiled`], failing with the compile error when the game does not compile.
+fn run_binary(game: &Path, options: &crate::codegen::Options, args: &[std::ffi::OsString]) -> Result<(), CompileError> {
     let binary = compiled_binary(game, options, false)?;
     let status = std::process::Command::new(&binary)
         .args(args)
@@ -335,6 +384,6 @@ pub fn run_compiled(game: &Path, options: &crate::codegen::Options, args: &[std:
     if status.success() {
         Ok(())
     } else {
-        Err(String::new())
+        Err(CompileError::Other(String::new()))
     }
 }

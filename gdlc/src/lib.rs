@@ -2,15 +2,19 @@
 //!
 //! The pipeline is a series of small passes: [`parse`] reads either syntax into the [`ast`],
 //! [`check`] enforces the specification's restrictions, [`graph`] orders relations into strata,
-//! and [`interp`] evaluates a checked game as the reference semantics.
+//! [`ground`] turns it into a propositional program and [`codegen`] into Rust, and [`interp`]
+//! evaluates a checked game as the reference semantics; both evaluate rules with the Datalog
+//! engine of [`datalog`]. Every stage fails with an [`Error`].
 
 pub mod ast;
 pub mod build;
 pub mod check;
 pub mod cli;
 pub mod codegen;
+pub mod datalog;
 pub mod diag;
 pub mod embed;
+mod error;
 pub mod graph;
 pub mod ground;
 pub mod interp;
@@ -19,4 +23,5 @@ pub mod play;
 pub mod print;
 pub mod realtime;
 pub use codegen::generate;
+pub use error::Error;
 pub mod split;

@@ -3,7 +3,7 @@
 use super::*;
 use crate::parse::{parse, Syntax};
 
-fn ground_with(text: &str, options: &Options) -> Result<Ground, String> {
+fn ground_with(text: &str, options: &Options) -> Result<Ground, Error> {
     let d = parse(text, Syntax::Kif).description;
     ground(&d, options)
 }
@@ -85,8 +85,10 @@ fn a_game_past_the_limit_is_refused_with_the_relation_and_the_limit() {
     }
     text.push_str(" (<= (next (c ?x)) (true (c ?y)) (n ?x) (n ?y))");
     let err = ground_with(&text, &Options { max_instances: 100, ..Options::default() }).unwrap_err();
-    assert!(err.contains("too large to ground") && err.contains("100"), "{err}");
-    assert!(err.contains("next") || err.contains("true"), "{err}");
+    assert!(err.is_too_large(), "{err}");
+    let message = err.to_string();
+    assert!(message.contains("too large to ground") && message.contains("100"), "{message}");
+    assert!(message.contains("next") || message.contains("true"), "{message}");
     // The same game grounds under a higher limit.
     let g = ground_with(&text, &Options { max_instances: 100_000, ..Options::default() }).unwrap();
     assert_eq!(g.base.len(), 50);
@@ -95,7 +97,8 @@ fn a_game_past_the_limit_is_refused_with_the_relation_and_the_limit() {
 #[test]
 fn a_game_without_roles_is_an_error() {
     let err = ground_with("(init p) (<= terminal (true p))", &Options::default()).unwrap_err();
-    assert!(err.contains("no role"), "{err}");
+    assert_eq!(err, Error::NoRole);
+    assert!(err.to_string().contains("no role"), "{err}");
 }
 
 #[test]
