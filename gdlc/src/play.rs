@@ -35,8 +35,9 @@ fn description_of(rules: &[Sx]) -> Result<crate::ast::Description, String> {
     let text: String = rules.iter().map(|r| format!("{r}\n")).collect();
     let parsed = crate::check::parse_and_check(&text);
     if parsed.has_errors() {
-        let rendered = crate::diag::render_all(&parsed.diagnostics, "START", &text);
-        let first = rendered.lines().find(|l| l.contains("error")).unwrap_or("invalid rules").to_string();
+        let error = parsed.diagnostics.iter().filter(|d| d.is_error()).min_by_key(|d| d.span.start);
+        let rendered = error.map(|d| d.render("START", &text)).unwrap_or_default();
+        let first = rendered.lines().next().unwrap_or("invalid rules").to_string();
         return Err(format!("the rules are not a valid game: {first}"));
     }
     Ok(parsed.description)

@@ -38,6 +38,20 @@ impl Error {
             | Error::UnsafeHead { span, .. } => *span,
         }
     }
+
+    /// The error located at the first rule of its relation in `description` when it has no
+    /// span of its own (its rule was written by a pass).
+    pub(crate) fn located_in(mut self, description: &Description) -> Error {
+        let (Error::TooManyAlternatives { relation, span }
+        | Error::UnsafeTest { relation, span }
+        | Error::UnsafeHead { relation, span, .. }) = &mut self;
+        if *span == Span::default() {
+            if let Some(rule) = description.rules.iter().find(|rule| rule.head.name == *relation) {
+                *span = rule.span;
+            }
+        }
+        self
+    }
 }
 
 impl fmt::Display for Error {

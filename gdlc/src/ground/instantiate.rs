@@ -166,14 +166,16 @@ pub(super) fn attempt(description: &Description, options: &Options, strategy: &S
     let (mut symbols, mut terms, mut relations) = (Symbols::default(), Terms::default(), Relations::default());
     let stats = FactStats::new(&relaxed);
     let relaxed_deps = Dependencies::build(&relaxed);
-    let rules = Compiler { symbols: &mut symbols, terms: &mut terms, relations: &mut relations }.compile(
-        &relaxed,
-        &|atom: &Atom, bound: &BTreeSet<&str>| match super::demand::served(&atom.name) {
-            Some(_) => 1.0,
-            None => stats.cost(atom, bound),
-        },
-        &|head: &str, body: &str| relaxed_deps.same_component(head, body),
-    )?;
+    let rules = Compiler { symbols: &mut symbols, terms: &mut terms, relations: &mut relations }
+        .compile(
+            &relaxed,
+            &|atom: &Atom, bound: &BTreeSet<&str>| match super::demand::served(&atom.name) {
+                Some(_) => 1.0,
+                None => stats.cost(atom, bound),
+            },
+            &|head: &str, body: &str| relaxed_deps.same_component(head, body),
+        )
+        .map_err(|error| error.located_in(description))?;
     // The instance queries are evaluated one at a time once everything else is computed, each
     // while its instances are grounded (nothing reads them), so that no more than one of them
     // is ever held.
