@@ -2,9 +2,9 @@
 //!
 //! The pipeline is a series of small passes: [`parse`] reads either syntax into the [`ast`],
 //! [`check`] enforces the specification's restrictions, [`graph`] orders relations into strata,
-//! [`ground`] turns it into a propositional program and [`codegen`] into Rust, and [`interp`]
-//! evaluates a checked game as the reference semantics; both evaluate rules with the Datalog
-//! engine of [`datalog`]. Every stage fails with an [`Error`].
+//! [`ground`] turns a checked game into a propositional program and [`codegen`] into Rust, and
+//! [`interp`] evaluates it as the reference semantics. The grounder and the interpreter evaluate
+//! rules with the Datalog engine of [`datalog`]. The pipeline fails with an [`Error`].
 
 pub mod ast;
 pub mod build;

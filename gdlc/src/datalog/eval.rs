@@ -168,16 +168,20 @@ pub trait Budget {
 pub struct Unlimited;
 
 impl Budget for Unlimited {
+    #[inline]
     fn charge(&mut self, _steps: usize) {}
 
+    #[inline]
     fn overspent(&self) -> bool {
         false
     }
 
+    #[inline]
     fn allows(&self, _rel: RelId, _pending: usize) -> bool {
         true
     }
 
+    #[inline]
     fn count(&mut self, _rel: RelId) {}
 }
 

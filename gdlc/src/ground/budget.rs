@@ -28,24 +28,29 @@ impl Budget {
         self.uncounted[rel] = true;
     }
 
+    #[inline]
     fn is_uncounted(&self, rel: RelId) -> bool {
         self.uncounted.get(rel).copied().unwrap_or(false)
     }
 }
 
 impl crate::datalog::eval::Budget for Budget {
+    #[inline]
     fn charge(&mut self, steps: usize) {
         self.work += steps;
     }
 
+    #[inline]
     fn overspent(&self) -> bool {
         self.work > self.work_limit
     }
 
+    #[inline]
     fn allows(&self, rel: RelId, pending: usize) -> bool {
         self.derived.saturating_add(pending) < self.instances || self.is_uncounted(rel)
     }
 
+    #[inline]
     fn count(&mut self, rel: RelId) {
         self.derived += usize::from(!self.is_uncounted(rel));
     }

@@ -293,16 +293,20 @@ struct StaticFacts {
 }
 
 impl Budget for StaticFacts {
+    #[inline]
     fn charge(&mut self, _steps: usize) {}
 
+    #[inline]
     fn overspent(&self) -> bool {
         false
     }
 
+    #[inline]
     fn allows(&self, _rel: RelId, pending: usize) -> bool {
         self.derived.saturating_add(pending) < MAX_STATIC_FACTS
     }
 
+    #[inline]
     fn count(&mut self, _rel: RelId) {
         self.derived += 1;
     }
