@@ -75,6 +75,8 @@ impl<'a> Builder<'a> {
 }
 
 impl Builder<'_> {
+    /// The propositional program: base facts, moves, the ground rules as nodes, and every
+    /// output's value. Fails when an instance query goes past the budget.
     pub(super) fn run(
         &mut self,
         roles: &[String],

@@ -190,6 +190,7 @@ impl Builder<'_> {
     }
 }
 
+/// A term of a checked rule as the runtime reads it: a variable, a symbol, or a compound term
 /// added to `patterns`.
 fn rule_arg(
     term: &Term,
