@@ -1,7 +1,7 @@
 //! The reference interpreter: an obviously correct evaluator of a checked game's stratified
 //! semantics behind the runtime's [`Game`] interface. Relations that do not depend on `true` or
 //! `does` are computed once at load; every query evaluates, bottom-up, only the strata the
-//! queried relation depends on.
+//! queried relation depends on, with the [`crate::datalog`] engine and no limit on its work.
 
 mod error;
 pub mod realtime;
