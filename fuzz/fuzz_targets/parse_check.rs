@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 /// The most rules the interpreter's disjunctive normal form may make of one rule (the checks
 /// refuse `not` over anything but an atom, so that is [`expansion_count`]). The DNF expansion
-/// in `interp/compile.rs` is exponential in the number of `or`s of a body, which the checks
+/// in `datalog/compile.rs` is exponential in the number of `or`s of a body, which the checks
 /// accept; larger bodies are kept away from the interpreter (which refuses them too), so that
 /// the fuzzer spends its time elsewhere.
 const MAX_DNF_RULES: usize = 1 << 12;

@@ -5,6 +5,51 @@
 use gdlc::load::{load_valid, rules_of};
 use std::path::Path;
 
+/// Why a game file was not compiled: the pipeline refused the game (kept as its error, so that
+/// callers can tell a game too large to ground, with the message rendered against the file), or
+/// something else failed, with its message.
+#[derive(Debug)]
+pub enum CompileError {
+    Pipeline { error: gdlc::Error, rendered: String },
+    Other(String),
+}
+
+impl CompileError {
+    /// Whether the game is valid but too large to ground.
+    pub fn is_too_large_to_ground(&self) -> bool {
+        matches!(self, CompileError::Pipeline { error, .. } if error.is_too_large_to_ground())
+    }
+}
+
+impl std::fmt::Display for CompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CompileError::Pipeline { rendered, .. } => f.write_str(rendered),
+            CompileError::Other(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+impl From<String> for CompileError {
+    fn from(message: String) -> CompileError {
+        CompileError::Other(message)
+    }
+}
+
+impl From<&str> for CompileError {
+    fn from(message: &str) -> CompileError {
+        CompileError::Other(message.to_string())
+    }
+}
+
+impl From<CompileError> for String {
+    fn from(error: CompileError) -> String {
+        error.to_string()
+    }
+}
+
 /// A game compiled to a module: its text, the grounded program's sizes, and the game's rules
 /// in KIF.
 pub struct Compiled {
@@ -15,14 +60,20 @@ pub struct Compiled {
 
 /// Loads, checks, grounds and generates the module of a game file; `command` is the one named
 /// in the module's `@generated` header.
-pub fn compile_text(game: &Path, command: &str, options: &gdlc::codegen::Options) -> Result<Compiled, String> {
+pub fn compile_text(game: &Path, command: &str, options: &gdlc::codegen::Options) -> Result<Compiled, CompileError> {
     let start = std::time::Instant::now();
     let loaded = load_valid(game)?;
-    let ground = gdlc::codegen::ground_source(&loaded.source, options)
-        .map_err(|d| gdlc::diag::render_all(&d, &loaded.file, &loaded.source).trim_end().to_string())?;
+    let refused = |error: gdlc::Error, rendered: String| CompileError::Pipeline { error, rendered };
+    let ground = gdlc::codegen::ground_source(&loaded.source, options).map_err(|error| {
+        let rendered =
+            gdlc::diag::render_all(&error.diagnostics(), &loaded.file, &loaded.source).trim_end().to_string();
+        refused(error, rendered)
+    })?;
     let realtime = gdlc::realtime::is_realtime(&loaded.description);
-    let tokens = gdlc::codegen::generate_module(&ground, options.form, realtime)
-        .map_err(|e| format!("{}: error: {e}", loaded.file))?;
+    let tokens = gdlc::codegen::generate_module(&ground, options.form, realtime).map_err(|error| {
+        let rendered = format!("{}: error: {error}", loaded.file);
+        refused(error.into(), rendered)
+    })?;
     let text = gdlc::codegen::render_file(&tokens, command)?;
     let summary = format!(
         "{}: {} roles, {} base propositions, {} state words, {} moves, {} derived propositions, {} literals, {}, {} \
@@ -59,7 +110,7 @@ pub fn compiled_binary(
     game: &Path,
     options: &gdlc::codegen::Options,
     verbose: bool,
-) -> Result<std::path::PathBuf, String> {
+) -> Result<std::path::PathBuf, CompileError> {
     // The header names the file, not its directory, so that one game has one cached binary.
     let name = game.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let compiled = compile_text(game, &format!("gdlc build {name}"), options)?;
@@ -67,13 +118,7 @@ pub fn compiled_binary(
         eprintln!("{}", compiled.summary);
     }
     let stem = game.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "game".to_string());
-    crate::native::build_binary(&stem, &compiled.text, &compiled.rules, verbose)
-}
-
-/// Whether a compile error is the grounding limit, which the default engine answers by falling
-/// back to the interpreter.
-pub fn is_too_large_to_ground(message: &str) -> bool {
-    message.contains(gdlc::ground::TOO_LARGE)
+    Ok(crate::native::build_binary(&stem, &compiled.text, &compiled.rules, verbose)?)
 }
 
 /// Runs `args` through the game's compiled binary, or, when the game goes past the grounding
@@ -85,21 +130,26 @@ pub fn run_compiled_or_interpreted(
     args: &[std::ffi::OsString],
     interpreted: impl FnOnce() -> Result<(), String>,
 ) -> Result<(), String> {
-    match run_compiled(game, options, args) {
-        Err(e) if is_too_large_to_ground(&e) => {
+    match run_binary(game, options, args) {
+        Err(e) if e.is_too_large_to_ground() => {
             eprintln!(
                 "{e}\nnote: running {} through the interpreter instead (--engine compiled refuses)",
                 game.display()
             );
             interpreted()
         }
-        other => other,
+        other => Ok(other?),
     }
 }
 
 /// Runs a game's compiled binary with `args`, its output going to ours; a failure's message
 /// was already printed by the binary.
 pub fn run_compiled(game: &Path, options: &gdlc::codegen::Options, args: &[std::ffi::OsString]) -> Result<(), String> {
+    Ok(run_binary(game, options, args)?)
+}
+
+/// [`run_compiled`], failing with the compile error when the game does not compile.
+fn run_binary(game: &Path, options: &gdlc::codegen::Options, args: &[std::ffi::OsString]) -> Result<(), CompileError> {
     let binary = compiled_binary(game, options, false)?;
     let status = std::process::Command::new(&binary)
         .args(args)
@@ -108,6 +158,6 @@ pub fn run_compiled(game: &Path, options: &gdlc::codegen::Options, args: &[std::
     if status.success() {
         Ok(())
     } else {
-        Err(String::new())
+        Err(CompileError::Other(String::new()))
     }
 }

@@ -2,7 +2,7 @@
 //! (and hands the games it has compiled code for, recognized up to a renaming of symbols, to
 //! their per-game binaries), and a game manager that runs a match between players over HTTP.
 
-use crate::compiled::{compiled_binary, is_too_large_to_ground};
+use crate::compiled::{compiled_binary, CompileError};
 use gdl_player::http;
 use gdl_player::manager::{self, Options};
 use gdl_player::player::Kind;
@@ -29,7 +29,7 @@ pub struct InterpreterFactory {
 /// The interpreter of a rule set sent in a START, or the first of the problems that the
 /// checker finds in it.
 pub fn interpreter_of(rules: &[Sx]) -> Result<Interpreter, String> {
-    Interpreter::new(&description_of(rules)?)
+    Interpreter::new(&description_of(rules)?).map_err(|e| e.to_string())
 }
 
 /// The checked description of a rule set sent in a START.
@@ -37,8 +37,9 @@ fn description_of(rules: &[Sx]) -> Result<gdlc::ast::Description, String> {
     let text: String = rules.iter().map(|r| format!("{r}\n")).collect();
     let parsed = gdlc::check::parse_and_check(&text);
     if parsed.has_errors() {
-        let rendered = gdlc::diag::render_all(&parsed.diagnostics, "START", &text);
-        let first = rendered.lines().find(|l| l.contains("error")).unwrap_or("invalid rules").to_string();
+        let error = parsed.diagnostics.iter().filter(|d| d.is_error()).min_by_key(|d| d.span.start);
+        let rendered = error.map(|d| d.render("START", &text)).unwrap_or_default();
+        let first = rendered.lines().next().unwrap_or("invalid rules").to_string();
         return Err(format!("the rules are not a valid game: {first}"));
     }
     Ok(parsed.description)
@@ -49,12 +50,12 @@ impl GameFactory for InterpreterFactory {
         let description = description_of(start.rules)?;
         if gdlc::realtime::is_realtime(&description) {
             // A real-time match: polled by the manager, answered with a move or `nil`.
-            let game = Box::new(RealTimeInterpreter::new(&description)?);
+            let game = Box::new(RealTimeInterpreter::new(&description).map_err(|e| e.to_string())?);
             let strategy = Strategy::of(self.player, next_seed());
             let spelling = Spelling::of_rules(start.rules);
             return Ok(Box::new(RealTimeSession::new(game, start.role, spelling, strategy)?));
         }
-        let game = Box::new(Interpreter::new(&description)?);
+        let game = Box::new(Interpreter::new(&description).map_err(|e| e.to_string())?);
         new_session(game, start, Spelling::of_rules(start.rules), self.player)
     }
 }
@@ -76,14 +77,14 @@ impl Drop for CompiledGame {
 }
 
 /// Builds (or finds in the cache) the per-game binary of `game` and starts it serving.
-fn start_compiled(game: &Path, player: Kind) -> Result<CompiledGame, String> {
+fn start_compiled(game: &Path, player: Kind) -> Result<CompiledGame, CompileError> {
     let loaded = load_valid(game)?;
     if gdlc::realtime::is_realtime(&loaded.description) {
-        return Err(format!(
+        return Err(CompileError::Other(format!(
             "{}: error: rtGDL games are played through the interpreter, which plays any game sent in START; \
              leave the game off the command line",
             loaded.file
-        ));
+        )));
     }
     let rules = rules_of(&loaded)?;
     let binary = compiled_binary(game, &gdlc::codegen::Options::default(), true)?;
@@ -100,7 +101,7 @@ fn start_compiled(game: &Path, player: Kind) -> Result<CompiledGame, String> {
     let name = loaded.file.clone();
     let compiled = CompiledGame { name, rules, url: url.unwrap_or_default(), child };
     if compiled.url.is_empty() {
-        return Err(format!("error: {} did not start serving: `{}`", binary.display(), line.trim()));
+        return Err(format!("error: {} did not start serving: `{}`", binary.display(), line.trim()).into());
     }
     Ok(compiled)
 }
@@ -194,10 +195,10 @@ pub fn serve(games: &[std::path::PathBuf], port: u16, player: Kind) -> Result<()
         match start_compiled(game, player) {
             Ok(started) => compiled.push(started),
             // A game past the grounding limit is still played, through the interpreter.
-            Err(e) if is_too_large_to_ground(&e) => {
+            Err(e) if e.is_too_large_to_ground() => {
                 eprintln!("{e}\nnote: {} is played through the interpreter", game.display())
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         }
     }
     let config = Config { name: format!("gdlc-{}", player.name()), ..Config::default() };

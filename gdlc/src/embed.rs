@@ -12,7 +12,7 @@ use std::path::Path;
 /// (`FILE:LINE:COL: error: ...`), with `file` naming the source in them.
 pub fn embed_source(source: &str, file: &str) -> Result<TokenStream, String> {
     crate::generate(source, &crate::codegen::Options::default())
-        .map_err(|diagnostics| render_all(&diagnostics, file, source).trim_end().to_string())
+        .map_err(|error| render_all(&error.diagnostics(), file, source).trim_end().to_string())
 }
 
 /// Like [`embed_source`] for a file; the expansion also includes the file, so that cargo

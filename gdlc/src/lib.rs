@@ -2,14 +2,18 @@
 //!
 //! The pipeline is a series of small passes: [`parse`] reads either syntax into the [`ast`],
 //! [`check`] enforces the specification's restrictions, [`graph`] orders relations into strata,
-//! and [`interp`] evaluates a checked game as the reference semantics. [`load`] reads a game
-//! file through the front end. The command line is the gdlc-cli crate's.
+//! [`ground`] turns a checked game into a propositional program and [`codegen`] into Rust, and
+//! [`interp`] evaluates it as the reference semantics. The grounder and the interpreter evaluate
+//! rules with the Datalog engine of [`datalog`]. The pipeline fails with an [`Error`]. [`load`]
+//! reads a game file through the front end. The command line is the gdlc-cli crate's.
 
 pub mod ast;
 pub mod check;
 pub mod codegen;
+pub mod datalog;
 pub mod diag;
 pub mod embed;
+mod error;
 pub mod graph;
 pub mod ground;
 pub mod interp;
@@ -18,4 +22,5 @@ pub mod parse;
 pub mod print;
 pub mod realtime;
 pub use codegen::generate;
+pub use error::Error;
 pub mod split;

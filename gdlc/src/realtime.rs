@@ -62,11 +62,36 @@ pub fn is_realtime(description: &Description) -> bool {
         .any(|r| r.head.name == "init" && r.head.args.len() == 2 && written_lifetime(&r.head.args[0]).is_some())
 }
 
+/// Why a written lifetime is not one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LifetimeError {
+    /// A term that is not a number or `infinity`.
+    NotALifetime { term: String },
+    /// Not a time: the runtime's reason.
+    Unreadable(String),
+    /// The time zero, written as `text`.
+    Zero { text: String },
+}
+
+impl std::fmt::Display for LifetimeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LifetimeError::NotALifetime { term } => write!(f, "`{term}` is not a lifetime"),
+            LifetimeError::Unreadable(reason) => write!(f, "the lifetime {reason}"),
+            LifetimeError::Zero { text } => {
+                write!(f, "the lifetime `{text}` is zero; a fact must live for a positive time")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LifetimeError {}
+
 /// Reads a lifetime constant, which must be a positive number of seconds or `infinity`.
-pub fn parse_lifetime(text: &str) -> Result<Time, String> {
-    let time = Time::parse(text).map_err(|e| format!("the lifetime {e}"))?;
+pub fn parse_lifetime(text: &str) -> Result<Time, LifetimeError> {
+    let time = Time::parse(text).map_err(LifetimeError::Unreadable)?;
     if time == Time::ZERO {
-        return Err(format!("the lifetime `{text}` is zero; a fact must live for a positive time"));
+        return Err(LifetimeError::Zero { text: text.to_string() });
     }
     Ok(time)
 }
@@ -174,7 +199,7 @@ fn check_rule(rule: &Rule, out: &mut Vec<Diagnostic>) {
         match &head.args[0] {
             Term::Var(v, s) if head.name == "next" => head_copy = Some((v.as_str(), *s)),
             term => match written_lifetime(term)
-                .ok_or_else(|| format!("`{term}` is not a lifetime"))
+                .ok_or_else(|| LifetimeError::NotALifetime { term: term.to_string() })
                 .and_then(parse_lifetime)
             {
                 Ok(_) => {}

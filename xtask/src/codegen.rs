@@ -100,7 +100,8 @@ fn collection_files(root: &Path, collection: &Collection) -> Result<BTreeMap<Pat
         }
         for (module, form) in forms {
             let options = gdlc::codegen::Options { form, ..Default::default() };
-            let tokens = gdlc::generate(&source, &options).map_err(|d| gdlc::diag::render_all(&d, &file, &source))?;
+            let tokens = gdlc::generate(&source, &options)
+                .map_err(|e| gdlc::diag::render_all(&e.diagnostics(), &file, &source))?;
             let text = gdlc::codegen::render_file(&tokens, COMMAND)?;
             files.insert(out_dir.join(format!("{module}.rs")), text);
             modules.push((module, file.clone()));

@@ -175,7 +175,7 @@ fn replay_all(game: &Path, trace_path: &Path, engine: Engine<'_>) -> (usize, usi
         let replayed = match engine {
             Engine::Interp => {
                 let loaded = gdlc::load::load_valid(game)?;
-                let interp = Interpreter::new(&loaded.description)?;
+                let interp = Interpreter::new(&loaded.description).map_err(|e| e.to_string())?;
                 let replay =
                     |(i, m): (usize, &trace::Match)| trace::replay(&interp, m).map_err(|e| format!("match {i}: {e}"));
                 matches.iter().enumerate().map(replay).collect::<Result<Vec<_>, _>>()?

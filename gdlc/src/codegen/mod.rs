@@ -28,6 +28,7 @@
 mod arm_families;
 mod cones;
 mod emit;
+mod error;
 mod families;
 mod legal_parts;
 mod move_guards;
@@ -40,9 +41,9 @@ mod tables;
 mod truth_tables;
 mod word_order;
 
+pub use error::Error;
 pub use tables::words;
 
-use crate::ast::Span;
 use crate::diag::Diagnostic;
 use crate::ground::{self, Ground};
 use proc_macro2::TokenStream;
@@ -74,12 +75,12 @@ pub enum Form {
 pub const TABLE_FORM_LITERALS: usize = 100_000;
 
 /// Parses, checks, grounds and compiles the game in `source` (either syntax) into the items of
-/// a module. Every problem comes back as a diagnostic; warnings are dropped.
-pub fn generate(source: &str, options: &Options) -> Result<TokenStream, Vec<Diagnostic>> {
+/// a module. Parse and check problems come back as diagnostics (warnings are dropped), the
+/// others as the error of their stage.
+pub fn generate(source: &str, options: &Options) -> Result<TokenStream, crate::Error> {
     let realtime = is_realtime_source(source);
     let ground = ground_source(source, options)?;
-    generate_module(&ground, options.form, realtime)
-        .map_err(|message| vec![Diagnostic::error(Span::default(), message, "see the README's rtGDL section")])
+    Ok(generate_module(&ground, options.form, realtime)?)
 }
 
 /// Whether `source` is an rtGDL game (its `init` gives lifetimes), whose module implements
@@ -91,38 +92,28 @@ pub fn is_realtime_source(source: &str) -> bool {
 
 /// The module of a grounded game: a turn-based one, or a real-time one for an rtGDL game
 /// (grounded from its erased form); an error says why an rtGDL game cannot be compiled.
-pub fn generate_module(ground: &Ground, form: Form, realtime: bool) -> Result<TokenStream, String> {
+pub fn generate_module(ground: &Ground, form: Form, realtime: bool) -> Result<TokenStream, Error> {
     if !ground.checks.atoms.is_empty() && (realtime || form == Form::Straight) {
-        return Err(format!(
-            "this game is compiled with {} relations checked at run time, which only the table form of a \
-             turn-based game supports (use --form auto or --form tables)",
-            ground.checks.relations.len()
-        ));
+        return Err(Error::ChecksNeedTables { relations: ground.checks.relations.len() });
     }
     if realtime {
-        realtime::generate_realtime(ground, form)
+        realtime::generate_realtime(ground, form).map_err(Error::RealTime)
     } else {
         Ok(generate_ground(ground, form))
     }
 }
 
 /// The grounded game in `source`, as [`generate`] compiles it (an rtGDL game's erased form).
-pub fn ground_source(source: &str, options: &Options) -> Result<Ground, Vec<Diagnostic>> {
+pub fn ground_source(source: &str, options: &Options) -> Result<Ground, crate::Error> {
     let parsed = crate::check::parse_and_check(source);
     if parsed.has_errors() {
-        return Err(parsed.diagnostics.into_iter().filter(Diagnostic::is_error).collect());
+        return Err(crate::Error::Diagnostics(parsed.diagnostics.into_iter().filter(Diagnostic::is_error).collect()));
     }
     let realtime = crate::realtime::is_realtime(&parsed.description);
     let description = if realtime { crate::realtime::erase(&parsed.description) } else { parsed.description };
     // An rtGDL fact that its rules only copy still ends when its lifetime does.
     let ground_options = ground::Options { fold_constant_fluents: !realtime, ..options.ground.clone() };
-    let mut ground = ground::ground(&description, &ground_options).map_err(|message| {
-        vec![Diagnostic::error(
-            Span::default(),
-            message,
-            "the compiler grounds every rule; see the README on games too large to ground",
-        )]
-    })?;
+    let mut ground = ground::ground(&description, &ground_options)?;
     // An rtGDL game's bits pair each fact with its expired-bit and marker in byte order.
     if !realtime {
         ground::layout::lay_out(&mut ground, &description);

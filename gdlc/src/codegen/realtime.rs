@@ -65,7 +65,7 @@ pub fn generate_realtime(ground: &Ground, form: Form) -> Result<TokenStream, Str
                 let source = match source {
                     Sx::List(items) => match items.as_slice() {
                         [Sx::Atom(kind), Sx::Atom(lifetime)] if kind == CONST => {
-                            let time = parse_lifetime(lifetime)?;
+                            let time = parse_lifetime(lifetime).map_err(|e| e.to_string())?;
                             let time = if time.is_infinite() {
                                 quote!(::gdl_runtime::realtime::Time::INFINITY)
                             } else {

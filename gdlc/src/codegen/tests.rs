@@ -15,7 +15,8 @@ fn tic_tac_toe_generates_a_parseable_module() {
 
 #[test]
 fn an_invalid_game_gives_diagnostics_not_code() {
-    let errors = generate("(role r) (<= (legal r ?m) (true p))", &Options::default()).unwrap_err();
+    let error = generate("(role r) (<= (legal r ?m) (true p))", &Options::default()).unwrap_err();
+    let crate::Error::Diagnostics(errors) = error else { panic!("{error}") };
     assert!(errors.iter().all(Diagnostic::is_error) && !errors.is_empty());
 }
 

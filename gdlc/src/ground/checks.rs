@@ -21,8 +21,8 @@
 use super::decompose::{to_literal, vars_of as literal_vars};
 use crate::ast::{Atom, Description, Literal, Span, Term};
 use crate::check::keywords::RELATION_KEYWORDS;
+use crate::datalog::compile::{dnf, product, Basic};
 use crate::graph::Dependencies;
-use crate::interp::compile::{dnf, product, Basic};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One rule alternative: its head and its body in disjunctive normal form.

@@ -9,7 +9,7 @@
 //! per cell and source), and the frame rule grounds to one rule per cell.
 
 use crate::ast::{Atom, Description, Literal, Rule, Span, Term};
-use crate::interp::compile::{dnf, product, Basic};
+use crate::datalog::compile::{dnf, product, Basic};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The rules of a game after decomposition.

@@ -1,21 +1,32 @@
 //! Grounding: turns a checked game into a propositional program over base facts, moves and
 //! derived propositions, the form the code generator compiles to straight-line Rust.
 //!
-//! The passes, one file each: [`instantiate`] computes what can ever hold (a relaxed fixpoint
-//! over the rules) and instantiates every rule over it; [`simplify`] folds constants, forwards
-//! aliases, merges equal propositions and removes what no output needs; [`order`] finds the
-//! evaluation order and the recursive groups with petgraph.
+//! The passes, one file each: [`strategy`] tries the grounding strategies in turn, each attempt
+//! ([`instantiate`]) rewriting the rules ([`constant_fluents`], [`inline`], [`checks`],
+//! [`decompose`], [`demand`]), computing what can ever hold ([`relaxed`], a fixpoint under the
+//! grounder's [`budget`]) and instantiating every rule over it ([`builder`], with the relations
+//! deferred to run time in [`deferred`]); [`simplify`] folds constants, forwards aliases, merges
+//! equal propositions and removes what no output needs; [`order`] finds the evaluation order
+//! and the recursive groups with petgraph. Failures are [`Error`]s.
 
+mod budget;
+mod builder;
 pub mod checks;
 pub mod constant_fluents;
 pub mod coordinates;
 pub mod decompose;
+mod deferred;
 pub mod demand;
+mod error;
 pub mod inline;
-pub mod instantiate;
+mod instantiate;
 pub mod layout;
 pub mod order;
+mod relaxed;
 pub mod simplify;
+mod strategy;
+
+pub use error::{Error, Limit, Part, Uncheckable};
 
 use crate::ast::Description;
 
@@ -40,9 +51,6 @@ impl Default for Options {
 
 /// The default of [`Options::max_instances`].
 pub const DEFAULT_MAX_INSTANCES: usize = 4_000_000;
-
-/// How every grounding-limit error begins, so that callers can tell it from other failures.
-pub const TOO_LARGE: &str = "the game is too large to ground";
 
 /// A proposition of the ground program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -148,8 +156,8 @@ impl Ground {
 }
 
 /// Grounds and simplifies a checked game.
-pub fn ground(description: &Description, options: &Options) -> Result<Ground, String> {
-    let mut ground = instantiate::instantiate(description, options)?;
+pub fn ground(description: &Description, options: &Options) -> Result<Ground, Error> {
+    let mut ground = strategy::instantiate(description, options)?;
     simplify::simplify(&mut ground);
     Ok(ground)
 }

@@ -3,7 +3,7 @@
 use super::*;
 use crate::parse::{parse, Syntax};
 
-fn ground_with(text: &str, options: &Options) -> Result<Ground, String> {
+fn ground_with(text: &str, options: &Options) -> Result<Ground, Error> {
     let d = parse(text, Syntax::Kif).description;
     ground(&d, options)
 }
@@ -85,8 +85,10 @@ fn a_game_past_the_limit_is_refused_with_the_relation_and_the_limit() {
     }
     text.push_str(" (<= (next (c ?x)) (true (c ?y)) (n ?x) (n ?y))");
     let err = ground_with(&text, &Options { max_instances: 100, ..Options::default() }).unwrap_err();
-    assert!(err.contains("too large to ground") && err.contains("100"), "{err}");
-    assert!(err.contains("next") || err.contains("true"), "{err}");
+    assert!(err.is_too_large(), "{err}");
+    let message = err.to_string();
+    assert!(message.contains("too large to ground") && message.contains("100"), "{message}");
+    assert!(message.contains("next") || message.contains("true"), "{message}");
     // The same game grounds under a higher limit.
     let g = ground_with(&text, &Options { max_instances: 100_000, ..Options::default() }).unwrap();
     assert_eq!(g.base.len(), 50);
@@ -95,7 +97,8 @@ fn a_game_past_the_limit_is_refused_with_the_relation_and_the_limit() {
 #[test]
 fn a_game_without_roles_is_an_error() {
     let err = ground_with("(init p) (<= terminal (true p))", &Options::default()).unwrap_err();
-    assert!(err.contains("no role"), "{err}");
+    assert_eq!(err, Error::NoRole);
+    assert!(err.to_string().contains("no role"), "{err}");
 }
 
 #[test]
@@ -158,4 +161,30 @@ fn a_static_relation_past_the_limit_that_only_checked_rules_read_is_checked_too(
     assert_eq!(g.base.len(), 16);
     assert!(g.check_atoms.contains(&"(good)".to_string()), "{:?}", g.check_atoms);
     assert!(rows(&g) < Some(100), "{:?}", g.checks);
+}
+
+#[test]
+fn a_game_past_the_limit_is_located_at_a_rule_of_the_relation() {
+    let mut text = String::from("(role a) (init (c 0)) (legal a noop) (<= terminal (true (c 0))) (goal a 0)\n");
+    for i in 0..50 {
+        text.push_str(&format!(" (n {i})"));
+    }
+    let rule = "(<= (next (c ?x)) (true (c ?y)) (n ?x) (n ?y))";
+    text.push_str(&format!("\n{rule}"));
+    let err = ground_with(&text, &Options { max_instances: 100, ..Options::default() }).unwrap_err();
+    let Error::TooLarge { what, limit, span } = &err else { panic!("{err}") };
+    assert_eq!(*limit, Limit::Instances(100), "{err}");
+    assert_eq!(*what, Part::Relation("next".to_string()), "{err}");
+    assert_eq!(span.start, text.find(rule).expect("the rule is in the text"), "{err}");
+    assert_eq!(err.span(), *span);
+}
+
+#[test]
+fn an_unsafe_rule_is_a_typed_error_with_its_span() {
+    let text = "(role a) (init p) (legal a noop) (<= terminal (true p)) (goal a 0) (<= (next (q ?x)) (true p))";
+    let err = ground_with(text, &Options::default()).unwrap_err();
+    let Error::Rules(crate::datalog::Error::UnsafeHead { relation, variable, span }) = &err else { panic!("{err}") };
+    assert_eq!((relation.as_str(), variable.as_str()), ("next", "x"));
+    assert_eq!(span.start, text.find("(<= (next").expect("the rule is in the text"));
+    assert!(!err.is_too_large());
 }

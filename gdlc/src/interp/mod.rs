@@ -1,22 +1,24 @@
 //! The reference interpreter: an obviously correct evaluator of a checked game's stratified
 //! semantics behind the runtime's [`Game`] interface. Relations that do not depend on `true` or
 //! `does` are computed once at load; every query evaluates, bottom-up, only the strata the
-//! queried relation depends on.
+//! queried relation depends on, with the [`crate::datalog`] engine and no limit on its work.
 
-pub(crate) mod compile;
-pub(crate) mod eval;
+mod error;
 pub mod realtime;
-pub(crate) mod store;
 
-use crate::ast::{Atom, Description, Literal, Term};
+pub use error::Error;
+
+use crate::ast::{Atom, Description};
+use crate::datalog::compile::{self, CLit, CRule, Compiler, RelId, Relations};
+use crate::datalog::eval::{access_paths, Access, Budget, Component, Eval, Table, Unlimited};
+use crate::datalog::stats::FactStats;
+use crate::datalog::store::{encode, write_flat, Node, Overlay, Symbols, TermId, TermRead, Terms};
+use crate::datalog::{plan_components, prepare};
 use crate::graph::Dependencies;
-use compile::{CLit, CRule, Compiler, RelId, Relations};
-use eval::{access_paths, Access, Component, Eval, PlannedRule, Table};
 use gdl_runtime::kif::{self, Sx};
 use gdl_runtime::Game;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
-use store::{encode, write_flat, Node, Overlay, Symbols, TermId, TermRead, Terms};
 
 /// A ground term in a store-independent flat prefix encoding.
 pub type Flat = Box<[u32]>;
@@ -68,12 +70,10 @@ pub struct Interpreter {
 
 impl Interpreter {
     /// Prepares a game for evaluation. The description should have passed [`crate::check`];
-    /// a rule that cannot be evaluated (an unsafe one) is refused here with a message.
-    pub fn new(description: &Description) -> Result<Interpreter, String> {
+    /// a rule that cannot be evaluated (an unsafe one) is refused here.
+    pub fn new(description: &Description) -> Result<Interpreter, Error> {
         if crate::realtime::is_realtime(description) {
-            return Err("this is an rtGDL game (its facts have lifetimes); it is played through the real-time \
-                        interpreter, `interp::realtime::RealTimeInterpreter`"
-                .to_string());
+            return Err(Error::RealTimeGame);
         }
         let prepared = prepare(description)?;
         let description = &prepared;
@@ -98,7 +98,7 @@ impl Interpreter {
         let init = relations.id("init", 1);
         let roles = description.roles();
         if roles.is_empty() {
-            return Err("the game has no role".to_string());
+            return Err(Error::NoRole);
         }
         let role_terms = roles
             .iter()
@@ -112,16 +112,13 @@ impl Interpreter {
         // Static relations, once.
         let empty: Vec<Table> = Vec::new();
         let no_fixed: Vec<bool> = Vec::new();
-        let mut eval = Eval::new(&mut terms, &rules, &empty, &no_fixed, relations.len());
-        eval.limit = MAX_STATIC_FACTS;
+        let budget = StaticFacts { derived: 0 };
+        let mut eval = Eval::new(&mut terms, &rules, &empty, &no_fixed, relations.len(), budget);
         for c in components.iter().filter(|c| c.relations.iter().all(|&r| is_fixed[r])) {
             eval.run(c);
             if let Some(rel) = eval.exceeded {
-                return Err(format!(
-                    "the relation `{}` does not depend on the state, but computing it bottom-up takes more than \
-                     {MAX_STATIC_FACTS} facts; the interpreter cannot evaluate this game",
-                    relations.keys[rel].0
-                ));
+                let relation = relations.keys[rel].0.clone();
+                return Err(Error::StaticTooLarge { relation, limit: MAX_STATIC_FACTS });
             }
         }
         let fixed = eval.tables;
@@ -201,8 +198,8 @@ impl Interpreter {
     /// Evaluates `plan` in `state` with `(does r m)` for every role `r` that plays a move
     /// `moves[r]` (the others do not move: real-time games).
     fn evaluate_moves(&self, state: &State, moves: &[Option<&Move>], plan: &[Component]) -> Eval<'_, Overlay<'_>> {
-        let mut eval =
-            Eval::new(Overlay::new(&self.terms), &self.rules, &self.fixed, &self.is_fixed, self.relations.len());
+        let store = Overlay::new(&self.terms);
+        let mut eval = Eval::new(store, &self.rules, &self.fixed, &self.is_fixed, self.relations.len(), Unlimited);
         for fact in state.0.iter() {
             let (id, _) = eval.store.decode(fact);
             eval.tables[self.keys.true_].insert(Box::new([id]));
@@ -289,77 +286,29 @@ pub const RANDOM_ROLE: &str = "random";
 /// The most facts the relations that do not depend on the state may have together.
 const MAX_STATIC_FACTS: usize = 4_000_000;
 
-/// The most alternatives the `or`s of one rule may expand into.
-pub(crate) const MAX_EXPANSIONS: usize = 1 << 12;
-
-/// The rules as the interpreter evaluates them: only those of relations the game uses (the
-/// checks tolerate unsafe rules elsewhere), and with `(role ?r)` added where a `legal`, `goal`
-/// or `sees` rule leaves its role variable free, as ggp-base reads it.
-pub(crate) fn prepare(description: &Description) -> Result<Description, String> {
-    let used = crate::check::used_relations(description);
-    let mut rules = Vec::new();
-    for rule in description.rules.iter().filter(|r| used.contains(&r.head.name)) {
-        if crate::check::expansion_count(&rule.body) > MAX_EXPANSIONS {
-            return Err(format!(
-                "a rule for `{}` expands into more than {MAX_EXPANSIONS} alternatives through its `or`s",
-                rule.head.name
-            ));
-        }
-        let mut rule = rule.clone();
-        if let Some(var) = crate::check::unbound_role_variable(&rule).map(str::to_string) {
-            let span = rule.head.span;
-            rule.body.push(Literal::Atom(Atom { name: "role".into(), args: vec![Term::Var(var, span)], span }));
-        }
-        rules.push(rule);
-    }
-    let description = Description { rules };
-    Ok(match crate::split::stratify_by_splitting(&description) {
-        Some((split, _)) => split,
-        None => description,
-    })
+/// The interpreter's budget for the relations that do not depend on the state: at most
+/// [`MAX_STATIC_FACTS`] facts in all, however long it takes.
+struct StaticFacts {
+    derived: usize,
 }
 
-/// Sizes of the relations given by facts alone, and a guess for the others: what is known of
-/// the relations before any is computed.
-pub(crate) struct FactStats {
-    known: BTreeMap<(String, usize), (f64, Vec<f64>)>,
-}
+impl Budget for StaticFacts {
+    #[inline]
+    fn charge(&mut self, _steps: usize) {}
 
-impl FactStats {
-    pub(crate) fn new(description: &Description) -> FactStats {
-        let mut facts: BTreeMap<(String, usize), Vec<&[Term]>> = BTreeMap::new();
-        let mut derived: BTreeSet<(String, usize)> = BTreeSet::new();
-        for rule in &description.rules {
-            let key = (rule.head.name.clone(), rule.head.args.len());
-            if rule.is_fact() && rule.head.args.iter().all(Term::is_ground) {
-                facts.entry(key).or_default().push(&rule.head.args);
-            } else {
-                derived.insert(key);
-            }
-        }
-        let known = facts
-            .into_iter()
-            .filter(|(key, _)| !derived.contains(key))
-            .map(|((name, arity), rows)| {
-                let distinct = (0..arity)
-                    .map(|i| rows.iter().map(|r| r[i].to_string()).collect::<BTreeSet<_>>().len() as f64)
-                    .collect();
-                ((name, arity), (rows.len() as f64, distinct))
-            })
-            .collect();
-        FactStats { known }
+    #[inline]
+    fn overspent(&self) -> bool {
+        false
     }
 
-    pub(crate) fn cost(&self, atom: &Atom, bound: &BTreeSet<&str>) -> f64 {
-        let (size, distinct) = match self.known.get(&(atom.name.clone(), atom.args.len())) {
-            Some((n, d)) => (*n, d.clone()),
-            None => (1000.0, vec![30.0; atom.args.len()]),
-        };
-        let mut cost = size;
-        for (arg, d) in atom.args.iter().zip(&distinct) {
-            cost /= compile::arg_selectivity(arg, bound, *d);
-        }
-        cost
+    #[inline]
+    fn allows(&self, _rel: RelId, pending: usize) -> bool {
+        self.derived.saturating_add(pending) < MAX_STATIC_FACTS
+    }
+
+    #[inline]
+    fn count(&mut self, _rel: RelId) {
+        self.derived += 1;
     }
 }
 
@@ -421,30 +370,6 @@ impl Interpreter {
         }
         goals
     }
-}
-
-/// Groups rules by the strongly connected components of their head relations, in evaluation order.
-pub(crate) fn plan_components(deps: &Dependencies, relations: &Relations, rules: &[CRule]) -> Vec<Component> {
-    deps.components()
-        .into_iter()
-        .map(|names| {
-            let names: BTreeSet<&str> = names.iter().map(String::as_str).collect();
-            let rels: Vec<RelId> =
-                (0..relations.len()).filter(|&r| names.contains(relations.keys[r].0.as_str())).collect();
-            let recursive = names.len() > 1 || names.iter().any(|n| deps.is_recursive(n));
-            let planned = rules
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| rels.contains(&r.head.rel))
-                .map(|(i, r)| PlannedRule {
-                    rule: i,
-                    access: access_paths(r),
-                    variant_access: r.delta_variants.iter().map(access_paths).collect(),
-                })
-                .collect();
-            Component { relations: rels, rules: planned, recursive }
-        })
-        .collect()
 }
 
 impl Game for Interpreter {

@@ -8,9 +8,9 @@
 //! (`gdl_runtime::realtime::compiled`), so that the differential tests compare two
 //! implementations of the semantics.
 
-use super::store::{write_flat, Sym};
-use super::{Flat, Interpreter, Move, State};
+use super::{Error, Flat, Interpreter, Move, State};
 use crate::ast::Description;
+use crate::datalog::store::{write_flat, Sym};
 use crate::realtime::{self as front, parse_lifetime};
 use gdl_runtime::realtime::{RealTimeGame, Time};
 use gdl_runtime::Game;
@@ -46,12 +46,12 @@ fn term_end(flat: &[u32], at: usize) -> usize {
 
 impl RealTimeInterpreter {
     /// Prepares a checked rtGDL game.
-    pub fn new(description: &Description) -> Result<RealTimeInterpreter, String> {
+    pub fn new(description: &Description) -> Result<RealTimeInterpreter, Error> {
         if !front::is_realtime(description) {
-            return Err("this is not an rtGDL game: no `init` gives a fact a lifetime".to_string());
+            return Err(Error::NotRealTime);
         }
         if let Some(error) = front::check(description).into_iter().find(crate::diag::Diagnostic::is_error) {
-            return Err(error.message);
+            return Err(Error::RealTimeCheck(error));
         }
         let plain = Interpreter::new(&front::erase(description))?;
         let sym = |name: &str| plain.symbols.get(name);
@@ -70,7 +70,7 @@ impl RealTimeInterpreter {
 
     /// Lifetimes from the markers among `derived` (the longest when a fact has several);
     /// `aged` has the lifetimes that copies read.
-    fn settle(&self, derived: &[Flat], aged: &BTreeMap<&[u32], Time>) -> Result<Vec<(Flat, Time)>, String> {
+    fn settle(&self, derived: &[Flat], aged: &BTreeMap<&[u32], Time>) -> Result<Vec<(Flat, Time)>, Error> {
         let mut lifetimes: BTreeMap<Flat, Option<Time>> = BTreeMap::new();
         for flat in derived {
             let head = Some(flat[0]);
@@ -82,9 +82,9 @@ impl RealTimeInterpreter {
                     let name = self.plain.symbols.name(source[2]);
                     parse_lifetime(name)?
                 } else if Some(source[0]) == self.copy {
-                    *aged.get(&source[2..]).ok_or("a lifetime copied from a fact that does not hold")?
+                    *aged.get(&source[2..]).ok_or(Error::CopiedLifetimeMissing)?
                 } else {
-                    return Err("a malformed lifetime marker".to_string());
+                    return Err(Error::MalformedMarker);
                 };
                 let entry = lifetimes.entry(fact).or_insert(None);
                 *entry = Some(entry.map_or(lifetime, |l| l.max(lifetime)));
@@ -95,12 +95,7 @@ impl RealTimeInterpreter {
                 lifetimes.entry(flat.clone()).or_insert(None);
             }
         }
-        lifetimes
-            .into_iter()
-            .map(|(fact, lifetime)| {
-                lifetime.map(|l| (fact, l)).ok_or_else(|| "a derived fact without a lifetime".to_string())
-            })
-            .collect()
+        lifetimes.into_iter().map(|(fact, lifetime)| lifetime.map(|l| (fact, l)).ok_or(Error::NoLifetime)).collect()
     }
 
     /// The erased game's state: the facts, and `(rtgdl:expired F)` for the expired ones.

@@ -162,3 +162,11 @@ fn dice_duel_players_see_only_their_own_rolls() {
     assert!(game.is_terminal(&s));
     assert_eq!(game.goals(&s), vec![Some(100), Some(0), Some(0)]);
 }
+
+#[test]
+fn games_the_interpreter_cannot_load_are_typed_errors() {
+    let no_role = parse_auto("(init p) (legal a noop) (<= terminal (true p)) (goal a 0)");
+    assert_eq!(Interpreter::new(&no_role.description).err(), Some(super::Error::NoRole));
+    let realtime = parse_auto("(role a) (init 1.0 p) (legal a noop) (<= terminal (true ?t p)) (goal a 0)");
+    assert_eq!(Interpreter::new(&realtime.description).err(), Some(super::Error::RealTimeGame));
+}

@@ -148,44 +148,68 @@ fn mark_vars(p: &PTerm, bound: &mut [bool]) {
     }
 }
 
+/// What an evaluation may spend, kept by its caller: the evaluation charges every step of a
+/// join (a fact tried against a literal, a term built) and every new fact, and stops where the
+/// budget says so, recording the relation it was deriving in [`Eval::exceeded`].
+pub trait Budget {
+    /// Charges `steps` steps of joins.
+    fn charge(&mut self, steps: usize);
+    /// Whether the steps charged so far go past the budget.
+    fn overspent(&self) -> bool;
+    /// Whether one more fact of `rel` may be derived while `pending` derived facts wait to be
+    /// added to their tables.
+    fn allows(&self, rel: RelId, pending: usize) -> bool;
+    /// Counts a new fact of `rel`.
+    fn count(&mut self, rel: RelId);
+}
+
+/// No limit: the budget of the interpreter's queries.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Unlimited;
+
+impl Budget for Unlimited {
+    #[inline]
+    fn charge(&mut self, _steps: usize) {}
+
+    #[inline]
+    fn overspent(&self) -> bool {
+        false
+    }
+
+    #[inline]
+    fn allows(&self, _rel: RelId, _pending: usize) -> bool {
+        true
+    }
+
+    #[inline]
+    fn count(&mut self, _rel: RelId) {}
+}
+
 /// One evaluation: tables of the relations computed here, over read-only tables of relations
-/// computed before (the static ones).
-pub struct Eval<'a, S> {
+/// computed before (the static ones), within a budget.
+pub struct Eval<'a, S, B = Unlimited> {
     pub store: S,
     pub rules: &'a [CRule],
     pub fixed: &'a [Table],
     pub is_fixed: &'a [bool],
     pub tables: Vec<Table>,
-    /// How many facts this evaluation may derive in all before it gives up.
-    pub limit: usize,
-    /// The relations whose facts do not count toward `limit`, by relation (none when shorter).
-    pub uncounted: Vec<bool>,
-    derived_count: usize,
-    /// How many steps of joins (facts tried against a literal) this evaluation may take before
-    /// it gives up: a bound on its work, which `limit` alone is not when most joins fail.
-    pub work_limit: usize,
-    /// The steps of joins taken so far.
-    pub work: usize,
-    /// The relation whose derivation went over the limit, if one did.
+    /// What this evaluation may still spend.
+    pub budget: B,
+    /// The relation whose derivation went past the budget, if one did.
     pub exceeded: Option<RelId>,
 }
 
-impl<'a, S: TermStore> Eval<'a, S> {
-    pub fn new(store: S, rules: &'a [CRule], fixed: &'a [Table], is_fixed: &'a [bool], num_relations: usize) -> Self {
+impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
+    pub fn new(
+        store: S,
+        rules: &'a [CRule],
+        fixed: &'a [Table],
+        is_fixed: &'a [bool],
+        num_relations: usize,
+        budget: B,
+    ) -> Self {
         let tables = vec![Table::default(); num_relations];
-        Eval {
-            store,
-            rules,
-            fixed,
-            is_fixed,
-            tables,
-            limit: usize::MAX,
-            uncounted: Vec::new(),
-            derived_count: 0,
-            work_limit: usize::MAX,
-            work: 0,
-            exceeded: None,
-        }
+        Eval { store, rules, fixed, is_fixed, tables, budget, exceeded: None }
     }
 
     pub fn table(&self, rel: RelId) -> &Table {
@@ -194,10 +218,6 @@ impl<'a, S: TermStore> Eval<'a, S> {
         } else {
             &self.tables[rel]
         }
-    }
-
-    fn is_uncounted(&self, rel: RelId) -> bool {
-        self.uncounted.get(rel).copied().unwrap_or(false)
     }
 
     /// Computes every relation of `component`, assuming all it depends on is complete.
@@ -260,7 +280,7 @@ impl<'a, S: TermStore> Eval<'a, S> {
         for (rel, fact) in derived {
             if self.tables[rel].insert(fact) {
                 any = true;
-                self.derived_count += usize::from(!self.is_uncounted(rel));
+                self.budget.count(rel);
             }
         }
         any && self.exceeded.is_none()
@@ -291,13 +311,13 @@ impl<'a, S: TermStore> Eval<'a, S> {
         if self.exceeded.is_some() {
             return;
         }
-        self.work += 1;
-        if self.work > self.work_limit {
+        self.budget.charge(1);
+        if self.budget.overspent() {
             self.exceeded = Some(rule.head.rel);
             return;
         }
         let Some(lit) = rule.body.get(at) else {
-            if self.derived_count.saturating_add(out.len()) >= self.limit && !self.is_uncounted(rule.head.rel) {
+            if !self.budget.allows(rule.head.rel, out.len()) {
                 self.exceeded = Some(rule.head.rel);
                 return;
             }
@@ -326,7 +346,7 @@ impl<'a, S: TermStore> Eval<'a, S> {
                     }
                     (_, Access::Scan) => (0..self.table(p.rel).facts.len() as u32).collect(),
                 };
-                self.work += candidates.len();
+                self.budget.charge(candidates.len());
                 let mut trail = Vec::new();
                 for i in candidates {
                     trail.clear();
@@ -403,7 +423,7 @@ impl<'a, S: TermStore> Eval<'a, S> {
             PTerm::Ground(g) => *g,
             PTerm::Func(sym, args) => {
                 // Interning a term is a step of work too (deep lists cost one per level).
-                self.work += 1;
+                self.budget.charge(1);
                 let args: Box<[TermId]> = args.iter().map(|a| self.build(a, b)).collect();
                 self.store.intern(Node { sym: *sym, args })
             }

@@ -1,9 +1,10 @@
-//! Turns the AST's rules into the interpreter's form: relations numbered, disjunctions expanded
+//! Turns the AST's rules into the engine's form: relations numbered, disjunctions expanded
 //! into several rules (disjunctive normal form), variables numbered and body literals ordered so
 //! that every negation and `distinct` is tested only once its variables are bound.
 
 use super::store::{Node, Sym, Symbols, TermId, Terms};
-use crate::ast::{Atom, Description, Literal, Term};
+use super::Error;
+use crate::ast::{Atom, Description, Literal, Span, Term};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
@@ -166,16 +167,17 @@ impl Compiler<'_> {
         description: &Description,
         cost: &dyn Fn(&Atom, &BTreeSet<&str>) -> f64,
         recursive: &dyn Fn(&str, &str) -> bool,
-    ) -> Result<Vec<CRule>, String> {
+    ) -> Result<Vec<CRule>, Error> {
         let mut out = Vec::new();
         for rule in &description.rules {
             let body = Literal::And(rule.body.clone(), rule.span);
             let alternatives = if rule.body.is_empty() { vec![Vec::new()] } else { dnf(&body, false) };
             for conjunction in alternatives {
-                let mut compiled = self.compile_rule(&rule.head, &conjunction, cost, None)?;
+                let mut compiled = self.compile_rule(&rule.head, rule.span, &conjunction, cost, None)?;
                 for (j, b) in conjunction.iter().enumerate() {
                     if matches!(b, Basic::Pos(a) if recursive(&rule.head.name, &a.name)) {
-                        compiled.delta_variants.push(self.compile_rule(&rule.head, &conjunction, cost, Some(j))?);
+                        let variant = self.compile_rule(&rule.head, rule.span, &conjunction, cost, Some(j))?;
+                        compiled.delta_variants.push(variant);
                     }
                 }
                 out.push(compiled);
@@ -184,15 +186,16 @@ impl Compiler<'_> {
         Ok(out)
     }
 
-    /// Compiles one conjunction, ordering its literals greedily by `cost`, with literal `first`
-    /// first when given.
+    /// Compiles one conjunction of the rule at `span`, ordering its literals greedily by `cost`,
+    /// with literal `first` first when given.
     fn compile_rule(
         &mut self,
         head: &Atom,
+        span: Span,
         body: &[Basic<'_>],
         cost: &dyn Fn(&Atom, &BTreeSet<&str>) -> f64,
         first: Option<usize>,
-    ) -> Result<CRule, String> {
+    ) -> Result<CRule, Error> {
         let mut vars: FxHashMap<String, VarId> = FxHashMap::default();
         let mut bound: BTreeSet<&str> = BTreeSet::new();
         let mut remaining: Vec<Option<Basic<'_>>> = body.iter().map(|b| Some(b.copy())).collect();
@@ -237,20 +240,14 @@ impl Compiler<'_> {
             ordered.push(literal);
         }
         if remaining.iter().any(Option::is_some) {
-            return Err(format!(
-                "a rule for `{}` is unsafe: a variable of a negation or `distinct` is not bound by a positive literal",
-                head.name
-            ));
+            return Err(Error::UnsafeTest { relation: head.name.clone(), span });
         }
         let mut head_vars = BTreeSet::new();
         head.for_each_var(&mut |v, _| {
             head_vars.insert(v);
         });
         if let Some(v) = head_vars.iter().find(|v| !bound.contains(*v)) {
-            return Err(format!(
-                "a rule for `{}` is unsafe: its head variable `?{v}` is not bound by a positive literal",
-                head.name
-            ));
+            return Err(Error::UnsafeHead { relation: head.name.clone(), variable: v.to_string(), span });
         }
         let body = ordered
             .into_iter()

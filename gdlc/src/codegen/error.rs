@@ -1,0 +1,28 @@
+//! Why a grounded game cannot be generated in the form asked for.
+
+use std::fmt;
+
+/// Why [`super::generate_module`] refused a grounded game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// The game has `relations` relations checked at run time, which only the table form of a
+    /// turn-based game supports.
+    ChecksNeedTables { relations: usize },
+    /// The module of an rtGDL game cannot be generated: its reason.
+    RealTime(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::ChecksNeedTables { relations } => write!(
+                f,
+                "this game is compiled with {relations} relations checked at run time, which only the table form of \
+                 a turn-based game supports (use --form auto or --form tables)"
+            ),
+            Error::RealTime(reason) => f.write_str(reason),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

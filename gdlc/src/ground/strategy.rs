@@ -1,0 +1,104 @@
+//! The grounding strategies and the ladder that tries them in turn: plain grounding first,
+//! then grounding on demand, then relations deferred to run-time checks.
+
+use super::instantiate::{attempt, Failure};
+use super::{Error, Ground, Options};
+use crate::ast::Description;
+use std::collections::BTreeSet;
+
+/// How one attempt at grounding goes about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Strategy {
+    /// Every relation computed in full.
+    Plain,
+    /// Each relation computed only for the bindings asked for (see [`super::demand`]), within
+    /// `work_limit` steps of joins.
+    Demanded { work_limit: usize },
+    /// On demand too, with the relations that can be checked at run time (see
+    /// [`super::checks`]) left out of the grounding. The static relations of `forced`, and
+    /// those that depend on them, are read as if they depended on the state, so that they can
+    /// be checked at run time as well.
+    Deferred { forced: BTreeSet<String> },
+}
+
+impl Strategy {
+    /// Whether relations are computed only for the bindings asked for.
+    pub(super) fn on_demand(&self) -> bool {
+        !matches!(self, Strategy::Plain)
+    }
+
+    /// Whether the relations that can be checked at run time are left out.
+    pub(super) fn defers_checks(&self) -> bool {
+        matches!(self, Strategy::Deferred { .. })
+    }
+
+    /// The static relations read as if they depended on the state.
+    pub(super) fn forced(&self) -> impl Iterator<Item = &str> {
+        let forced = match self {
+            Strategy::Deferred { forced } => Some(forced),
+            Strategy::Plain | Strategy::Demanded { .. } => None,
+        };
+        forced.into_iter().flatten().map(String::as_str)
+    }
+
+    /// The steps of joins the attempt may take.
+    pub(super) fn work_limit(&self, options: &Options) -> usize {
+        match self {
+            Strategy::Demanded { work_limit } => *work_limit,
+            Strategy::Plain | Strategy::Deferred { .. } => full_work_limit(options),
+        }
+    }
+}
+
+/// How many steps of joins an attempt at grounding may take per fact or rule instance it may
+/// derive (`--max-instances`): a bound on its time, since joins that mostly fail derive little.
+/// The largest games that ground take 50 per instance of the default limit (chess with its
+/// checks, 196 million steps).
+const WORK_PER_INSTANCE: usize = 100;
+
+/// How many times the work of the failed plain attempt the demand restriction may take.
+const DEMAND_WORK_FACTOR: usize = 4;
+
+fn full_work_limit(options: &Options) -> usize {
+    options.max_instances.saturating_mul(WORK_PER_INSTANCE)
+}
+
+/// Grounds a checked game without simplifying it. Plain grounding comes first: the demand
+/// restriction's extra rules cost some games far more than they save, so it is tried only
+/// when plain grounding goes past the limit, with a few times the work that attempt spent.
+/// Then the relations that can be checked at run time are deferred; when a static relation
+/// still goes past the limit, it is forced to be checked too, one relation at a time. With
+/// [`Options::check_relations`], deferring comes first.
+pub fn instantiate(description: &Description, options: &Options) -> Result<Ground, Error> {
+    let run = |strategy: Strategy| attempt(description, options, &strategy);
+    if options.check_relations {
+        return match run(Strategy::Deferred { forced: BTreeSet::new() }) {
+            Err(Failure::NothingToCheck) => {
+                run(Strategy::Demanded { work_limit: full_work_limit(options) }).map_err(Failure::into_error)
+            }
+            other => other.map_err(Failure::into_error),
+        };
+    }
+    let plain = match run(Strategy::Plain) {
+        Err(failure) if failure.is_too_large() => failure,
+        other => return other.map_err(Failure::into_error),
+    };
+    let work_limit = full_work_limit(options).min(plain.work().saturating_mul(DEMAND_WORK_FACTOR));
+    let mut error = match run(Strategy::Demanded { work_limit }) {
+        Err(failure) if failure.is_too_large() => failure.into_error(),
+        other => return other.map_err(Failure::into_error),
+    };
+    let mut forced = BTreeSet::new();
+    loop {
+        match run(Strategy::Deferred { forced: forced.clone() }) {
+            Err(Failure::NothingToCheck) => return Err(error),
+            Err(Failure::Failed { error: failed, static_relation: Some(relation), .. })
+                if !forced.contains(&relation) =>
+            {
+                forced.insert(relation);
+                error = failed;
+            }
+            other => return other.map_err(Failure::into_error),
+        }
+    }
+}
