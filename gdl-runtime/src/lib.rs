@@ -1,10 +1,13 @@
 //! gdl-runtime: the core that gdlc's generated code links, with no dependencies. The [`Game`]
 //! interface that both the generated code and the interpreter implement, with random playouts
-//! ([`bench`](mod@bench)); what generated code computes with: state words ([`bits`], [`pair`]), the
-//! random numbers of playouts ([`rng`]), canonical KIF ([`kif`]), the table form of large games
-//! ([`program`]) and the top-down [`prover`] of relations deferred to run time; and the
-//! real-time interface ([`realtime`]). Players, the GGP protocol and the per-game binaries'
-//! command line are the gdl-player crate's.
+//! ([`bench`](mod@bench)); what generated code computes with: state words ([`bits`],
+//! [`pair`]), the random numbers of playouts ([`rng`]), canonical KIF ([`kif`]), the table form
+//! of large games ([`program`]) and the top-down [`prover`] of relations deferred to run time;
+//! and the real-time interface ([`realtime`]). Players, the GGP protocol and the per-game
+//! binaries' command line are the gdl-player crate's.
+
+// Every public item is documented, and this keeps it so under `cargo clippy -- -D warnings`.
+#![warn(missing_docs)]
 
 pub mod bench;
 pub mod bits;
