@@ -13,14 +13,18 @@ pub const MAX_HEAD: usize = 16 * 1024;
 /// One request as a player sees it.
 #[derive(Debug)]
 pub struct Request {
+    /// The HTTP method, as sent (`POST`, `OPTIONS`).
     pub method: String,
+    /// The whole body, as text.
     pub body: String,
 }
 
 /// Why a request could not be read: the HTTP status to answer with and a message.
 #[derive(Debug)]
 pub struct RequestError {
+    /// The HTTP status of the error reply (400, 408, 411, 413 or 431).
     pub status: u16,
+    /// What went wrong, in words, for the reply's body.
     pub message: String,
 }
 

@@ -7,6 +7,9 @@
 //!
 //! [`Game`]: gdl_runtime::Game
 
+// Every public item is documented, and this keeps it so under `cargo clippy -- -D warnings`.
+#![warn(missing_docs)]
+
 pub mod belief;
 pub mod driver;
 pub mod http;

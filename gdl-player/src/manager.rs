@@ -24,10 +24,13 @@ pub const NETWORK_GRACE: Duration = Duration::from_millis(500);
 /// A match to run.
 #[derive(Clone, Debug)]
 pub struct Options {
+    /// The match id sent in every message.
     pub match_id: String,
     /// The players' URLs, one per role in role order.
     pub players: Vec<String>,
+    /// How long the players have to answer START.
     pub start_clock: Duration,
+    /// How long the players have to answer each PLAY.
     pub play_clock: Duration,
     /// The seed of the random moves that replace bad ones.
     pub seed: u64,
@@ -36,6 +39,7 @@ pub struct Options {
 /// A move the manager chose for a player.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Substitution {
+    /// The role whose move was replaced.
     pub role: String,
     /// `missing` (no reply: the player is unreachable or answered with an error), `late` (no
     /// reply within the play clock and the network's grace) or `illegal` (a reply that is not a
@@ -53,8 +57,11 @@ pub struct Substitution {
 /// how long each player took to answer, in milliseconds (0 for the `random` role).
 #[derive(Clone, Debug, Serialize)]
 pub struct Step {
+    /// The joint move played, one move per role in role order, in the game's canonical KIF.
     pub joint: Vec<String>,
+    /// The moves of this joint move that the manager chose for a player.
     pub substitutions: Vec<Substitution>,
+    /// How long each role's player took to answer PLAY, in milliseconds, in role order.
     pub reply_ms: Vec<u64>,
     /// In a GDL-II match, what every role perceived on this step, in role order: each player
     /// was sent its own list, and nothing else of the joint move but its own move.
@@ -65,16 +72,21 @@ pub struct Step {
 /// A played match.
 #[derive(Clone, Debug, Serialize)]
 pub struct Record {
+    /// The match id.
     pub match_id: String,
+    /// The game's roles, in role order.
     pub roles: Vec<String>,
     /// Every role's player, in role order; `null` for the `random` role of a GDL-II game,
     /// which the manager plays.
     pub players: Vec<Option<String>>,
+    /// The start clock, in seconds.
     pub start_clock: f64,
+    /// The play clock, in seconds.
     pub play_clock: f64,
     /// Each player's reply to START (`ready`), or what went wrong, in role order (`null` for
     /// the `random` role).
     pub start_replies: Vec<Option<String>>,
+    /// Every step of the match, in order: one per state but the terminal one.
     pub steps: Vec<Step>,
     /// Every role's goal in the final state (0 where the game defines none).
     pub goals: Vec<u32>,

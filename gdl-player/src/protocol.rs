@@ -16,21 +16,60 @@ pub const MAX_CLOCK: Duration = Duration::from_secs(86_400);
 #[derive(Clone, Debug, PartialEq)]
 pub enum Message {
     /// `(START id role (rules...) startclock playclock)`.
-    Start { id: String, role: Sx, rules: Vec<Sx>, start_clock: Duration, play_clock: Duration },
+    Start {
+        /// The match id.
+        id: String,
+        /// The role the player plays, in the match's spelling.
+        role: Sx,
+        /// The game's rules and facts, in the match's spelling.
+        rules: Vec<Sx>,
+        /// How long the player has to answer `ready`.
+        start_clock: Duration,
+        /// How long the player has to answer each PLAY.
+        play_clock: Duration,
+    },
     /// `(PLAY id NIL)` for the first move, `(PLAY id (m1 ... mn))` afterwards.
-    Play { id: String, moves: Option<Vec<Sx>> },
+    Play {
+        /// The match id.
+        id: String,
+        /// The last joint move, one move per role in role order; `None` for `NIL`.
+        moves: Option<Vec<Sx>>,
+    },
     /// `(STOP id NIL)` or `(STOP id (m1 ... mn))` with the last joint move.
-    Stop { id: String, moves: Option<Vec<Sx>> },
+    Stop {
+        /// The match id.
+        id: String,
+        /// The last joint move, one move per role in role order; `None` for `NIL`.
+        moves: Option<Vec<Sx>>,
+    },
     /// GDL-II's `(PLAY id turn lastmove percepts)`: the player learns only its own last move
     /// and what it perceived.
-    PlaySeen { id: String, seen: Seen },
+    PlaySeen {
+        /// The match id.
+        id: String,
+        /// The turn, the player's last move and its percepts.
+        seen: Seen,
+    },
     /// GDL-II's `(STOP id turn lastmove percepts)`, at the end of the match.
-    StopSeen { id: String, seen: Seen },
+    StopSeen {
+        /// The match id.
+        id: String,
+        /// The turn, the player's last move and its percepts.
+        seen: Seen,
+    },
     /// `(ABORT id)`.
-    Abort { id: String },
+    Abort {
+        /// The match id.
+        id: String,
+    },
     /// `(PREVIEW (rules...) previewclock)`: ggp-base's game server sends it before START when a
     /// match has a preview clock, and its players answer `ready`.
-    Preview { rules: Vec<Sx>, preview_clock: Duration },
+    Preview {
+        /// The game's rules and facts, in the match's spelling.
+        rules: Vec<Sx>,
+        /// How long the player has to study them.
+        preview_clock: Duration,
+    },
     /// `(INFO)`.
     Info,
     /// `(PING)`.

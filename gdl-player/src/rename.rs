@@ -27,6 +27,7 @@ pub struct Shape {
 }
 
 impl Shape {
+    /// The shape of the rule set `rules`.
     pub fn of(rules: &[Sx]) -> Shape {
         let mut ids: HashMap<String, usize> = HashMap::new();
         let mut symbols = Vec::new();

@@ -53,6 +53,8 @@ struct Match<'f> {
 
 type Matches<'f> = Mutex<HashMap<String, Arc<Mutex<Match<'f>>>>>;
 
+/// A GGP player's HTTP server, bound to its listening socket: [`Server::serve`] answers the
+/// managers that connect to it.
 pub struct Server {
     listener: TcpListener,
     config: Config,
@@ -71,6 +73,7 @@ impl Server {
         Ok(Server { listener, config })
     }
 
+    /// The address the server listens on, with the port the system picked for port 0.
     pub fn local_addr(&self) -> Result<SocketAddr, String> {
         self.listener.local_addr().map_err(|e| format!("error: cannot read the listening address: {e}"))
     }

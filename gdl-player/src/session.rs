@@ -48,17 +48,23 @@ const GDL_I_ONLY: &str =
 /// What a START message says about a new match.
 #[derive(Clone, Copy, Debug)]
 pub struct Start<'m> {
+    /// The match id.
     pub id: &'m str,
     /// The role to play, in the match's spelling.
     pub role: &'m Sx,
+    /// The game's rules and facts, in the match's spelling.
     pub rules: &'m [Sx],
+    /// How long the player has to answer START.
     pub start_clock: Duration,
+    /// How long the player has to answer each PLAY.
     pub play_clock: Duration,
 }
 
 /// Makes the session of a new match from its START; an error says why this player cannot
 /// play it.
 pub trait GameFactory: Send + Sync {
+    /// The session of the match that `start` announces, which may borrow from the factory, or
+    /// why this player cannot play it (another game, a role the game does not have).
     fn start<'s>(&'s self, start: &Start) -> Result<Box<dyn MatchSession + 's>, String>;
 }
 
@@ -149,9 +155,13 @@ impl<G: Game, R: Deref<Target = G> + Send> MatchSession for GameSession<G, R> {
 /// The factory of a per-game binary: plays its own game, recognized in a START up to a
 /// renaming of symbols, and refuses any other.
 pub struct OwnGame<'g, G> {
+    /// The game, compiled.
     pub game: &'g G,
+    /// The game's name, for the error that refuses another game.
     pub name: String,
+    /// The game's own rules, to recognize it in a START.
     pub rules: Vec<Sx>,
+    /// The kind of player that plays its matches.
     pub player: Kind,
 }
 

@@ -8,25 +8,37 @@ use std::fmt::Write as _;
 /// The first line of a match.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct Header {
+    /// The game's name.
     pub game: String,
+    /// The game's roles, in role order.
     pub roles: Vec<String>,
 }
 
 /// One state of a match.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct Step {
+    /// The state's number in the match, from 0 for the initial state.
     pub step: usize,
+    /// The base facts true in the state, as [`Game::state_facts`] gives them.
     pub state: Vec<String>,
+    /// Whether the state is terminal.
     pub terminal: bool,
+    /// Every role's legal moves in canonical KIF, in role order, each role's sorted.
     pub legal: Vec<Vec<String>>,
+    /// Every role's goal value, in role order (`null` where the game defines none), on a
+    /// terminal state; `None` (`null`) on the others.
     pub goals: Option<Vec<Option<i64>>>,
+    /// The joint move played from the state, one move per role in role order; `None` (`null`)
+    /// on the last state.
     pub joint: Option<Vec<String>>,
 }
 
 /// A header and the states of one match.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Match {
+    /// The first line: the game and its roles.
     pub header: Header,
+    /// The match's states, in order.
     pub steps: Vec<Step>,
 }
 

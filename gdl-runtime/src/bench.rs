@@ -9,11 +9,16 @@ use std::time::{Duration, Instant};
 /// What a benchmark measured.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BenchResult {
+    /// The wall-clock time measured, in milliseconds.
     pub milliseconds: u128,
+    /// The steps of all playouts (the events, for a real-time game), the steps of a playout cut
+    /// off at the deadline included.
     pub state_changes: u64,
+    /// The playouts played to their end.
     pub rollouts: u64,
     /// The sum of each role's final goal values over all rollouts.
     pub goal_sums: Vec<u64>,
+    /// The roles' names, in role order, as the report prints them.
     pub roles: Vec<String>,
 }
 
@@ -36,6 +41,8 @@ impl BenchResult {
         self.goal_sums.iter().map(|&g| g as f64 / self.rollouts.max(1) as f64).collect()
     }
 
+    /// Finished rollouts per second of the time measured (a time under a millisecond counts as
+    /// one millisecond).
     pub fn rollouts_per_sec(&self) -> f64 {
         self.rollouts as f64 * 1000.0 / self.milliseconds.max(1) as f64
     }

@@ -9,7 +9,9 @@ pub const MAX_DEPTH: usize = 256;
 /// A symbol (variables keep their `?`) or a parenthesized list.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Sx {
+    /// A symbol, number or variable, spelled as the text spells it (`cellHolds`, `?x`, `100`).
     Atom(String),
+    /// The expressions between a pair of parentheses, in order; `()` is the empty list.
     List(Vec<Sx>),
 }
 

@@ -1,10 +1,13 @@
 //! gdl-runtime: the core that gdlc's generated code links, with no dependencies. The [`Game`]
 //! interface that both the generated code and the interpreter implement, with random playouts
-//! ([`bench`]); what generated code computes with: state words ([`bits`], [`pair`]), the
-//! random numbers of playouts ([`rng`]), canonical KIF ([`kif`]), the table form of large games
-//! ([`program`]) and the top-down [`prover`] of relations deferred to run time; and the
-//! real-time interface ([`realtime`]). Players, the GGP protocol and the per-game binaries'
-//! command line are the gdl-player crate's.
+//! ([`bench`](mod@bench)); what generated code computes with: state words ([`bits`],
+//! [`pair`]), the random numbers of playouts ([`rng`]), canonical KIF ([`kif`]), the table form
+//! of large games ([`program`]) and the top-down [`prover`] of relations deferred to run time;
+//! and the real-time interface ([`realtime`]). Players, the GGP protocol and the per-game
+//! binaries' command line are the gdl-player crate's.
+
+// Every public item is documented, and this keeps it so under `cargo clippy -- -D warnings`.
+#![warn(missing_docs)]
 
 pub mod bench;
 pub mod bits;
@@ -20,20 +23,164 @@ use std::hash::Hash;
 
 /// A game as a state machine over roles `0..num_roles()`.
 ///
+/// The roles are numbered in the order of the game's `role` facts. A match starts in
+/// [`Game::initial_state`]. While the state is not terminal ([`Game::is_terminal`]), every role
+/// plays one of its legal moves ([`Game::legal_moves`]) at the same time, and
+/// [`Game::next_state`] gives the state after that joint move; in a turn-based game the roles
+/// whose turn it is not have a single move such as `noop`. The goal values
+/// ([`Game::goal`], [`Game::goals`]) of the terminal state are the outcome.
+///
+/// Every method is a function of its arguments alone: equal states give equal answers, so a
+/// state can be kept, cloned, hashed and asked about again, from any thread. A method that is
+/// given a role index must be given one below [`Game::num_roles`], and may panic otherwise.
+///
 /// Moves and states print as canonical KIF (`(mark 1 1)`, `noop`) through the `*_string`
 /// methods, so every implementation can replay traces and talk to game managers.
+///
+/// The code gdlc generates for a game implements this trait, and so does gdlc's interpreter.
+/// The provided methods are written with the required ones; an implementation overrides one
+/// when it computes the same result faster.
+///
+/// # Examples
+///
+/// A tiny game written by hand, matching pennies over three rounds, and random playouts of it:
+///
+/// ```
+/// use gdl_runtime::rng::Rng;
+/// use gdl_runtime::{random_playout, Game, Playout};
+///
+/// /// Each round both roles show a side of a coin: `even` scores when the sides match, `odd`
+/// /// when they differ. After three rounds, whoever scored two or more wins.
+/// struct Pennies;
+///
+/// #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// struct State {
+///     round: u32,
+///     even_points: u32,
+/// }
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// enum Side {
+///     Heads,
+///     Tails,
+/// }
+///
+/// impl Game for Pennies {
+///     type State = State;
+///     type Move = Side;
+///
+///     fn num_roles(&self) -> usize {
+///         2
+///     }
+///     fn role_name(&self, role: usize) -> &str {
+///         ["even", "odd"][role]
+///     }
+///     fn initial_state(&self) -> State {
+///         State { round: 0, even_points: 0 }
+///     }
+///     fn legal_moves(&self, state: &State, _role: usize, out: &mut Vec<Side>) {
+///         out.clear();
+///         if !self.is_terminal(state) {
+///             out.extend([Side::Heads, Side::Tails]);
+///         }
+///     }
+///     fn next_state(&self, state: &State, joint: &[Side]) -> State {
+///         let matched = joint[0] == joint[1];
+///         State { round: state.round + 1, even_points: state.even_points + u32::from(matched) }
+///     }
+///     fn is_terminal(&self, state: &State) -> bool {
+///         state.round == 3
+///     }
+///     fn goal(&self, state: &State, role: usize) -> Option<u32> {
+///         let points = if role == 0 { state.even_points } else { state.round - state.even_points };
+///         Some(if points >= 2 { 100 } else { 0 })
+///     }
+///     fn state_facts(&self, state: &State) -> Vec<String> {
+///         vec![format!("(points {})", state.even_points), format!("(round {})", state.round)]
+///     }
+///     fn move_string(&self, side: &Side) -> String {
+///         match side {
+///             Side::Heads => "(show heads)".to_string(),
+///             Side::Tails => "(show tails)".to_string(),
+///         }
+///     }
+///     fn parse_move(&self, _role: usize, text: &str) -> Option<Side> {
+///         match gdl_runtime::kif::canonical(text).ok()?.as_str() {
+///             "(show heads)" => Some(Side::Heads),
+///             "(show tails)" => Some(Side::Tails),
+///             _ => None,
+///         }
+///     }
+/// }
+///
+/// // A random playout by hand: every role's legal moves, one uniform pick per role, the next
+/// // state, until the state is terminal.
+/// let game = Pennies;
+/// let mut rng = Rng::seeded(42);
+/// let mut state = game.initial_state();
+/// let mut legal = Vec::new();
+/// while !game.is_terminal(&state) {
+///     game.all_legal_moves(&state, &mut legal);
+///     let joint: Vec<Side> = legal.iter().map(|moves| moves[rng.below(moves.len())]).collect();
+///     state = game.next_state(&state, &joint);
+/// }
+/// assert_eq!(state.round, 3);
+/// let goals = game.goals(&state);
+/// assert_eq!(goals.len(), 2);
+/// assert_eq!(goals[0].unwrap() + goals[1].unwrap(), 100, "one role wins");
+///
+/// // The same through the library, which reuses its buffers from one playout to the next.
+/// let mut scratch = Playout::default();
+/// let mut final_goals = [0; 2];
+/// let steps = random_playout(&game, &game.initial_state(), &mut rng, &mut scratch, &mut final_goals);
+/// assert_eq!(steps, 3);
+/// assert_eq!(final_goals[0] + final_goals[1], 100);
+///
+/// // Two generators seeded alike make the same playout, step by step.
+/// let (mut a, mut b) = (Rng::seeded(7), Rng::seeded(7));
+/// let (mut pa, mut pb) = (Playout::default(), Playout::default());
+/// let (mut sa, mut sb) = (game.initial_state(), game.initial_state());
+/// while let Some(next) = game.random_step(&sa, &mut a, &mut pa) {
+///     sb = game.random_step(&sb, &mut b, &mut pb).unwrap();
+///     assert_eq!(next, sb);
+///     sa = next;
+/// }
+///
+/// // Moves are read in any case and spacing, and printed in canonical KIF.
+/// let heads = game.parse_move(0, "( SHOW  Heads )").unwrap();
+/// assert_eq!(game.move_string(&heads), "(show heads)");
+/// assert_eq!(game.parse_move(0, "(show edge)"), None);
+/// ```
 pub trait Game: Send + Sync {
+    /// A state of the game: the set of base facts that hold in it, in the implementation's own
+    /// form. Equal states are the same state, so players key search trees and belief states by
+    /// it; [`Game::state_facts`] prints it.
     type State: Clone + Eq + Hash + Debug + Send + Sync;
+
+    /// A move of one role, in the implementation's own form; [`Game::move_string`] prints it
+    /// and [`Game::parse_move`] reads it back. Legal moves are compared with `==`.
     type Move: Clone + Eq + Hash + Debug + Send + Sync;
 
+    /// The number of roles, at least one; the roles are `0..num_roles()`.
     fn num_roles(&self) -> usize;
+
+    /// The name of role `role` as the game's `role` fact spells it, in canonical KIF
+    /// (`xplayer`, `random`).
     fn role_name(&self, role: usize) -> &str;
+
+    /// The state that the game's `init` facts make, in which every match starts.
     fn initial_state(&self) -> Self::State;
 
-    /// Replaces the contents of `out` with `role`'s legal moves in `state`.
+    /// Replaces the contents of `out` with `role`'s legal moves in `state`, each once, in an
+    /// order that depends only on the state (the implementation's own order of moves: a trace
+    /// sorts their texts to compare implementations). The list is empty when the rules give the
+    /// role no legal move; in a terminal state it is whatever the rules give, and players do
+    /// not ask.
     fn legal_moves(&self, state: &Self::State, role: usize, out: &mut Vec<Self::Move>);
 
-    /// Fills `out[r]` with role `r`'s legal moves; `out` is resized to the number of roles.
+    /// Fills `out[r]` with role `r`'s legal moves in `state`, as [`Game::legal_moves`] gives
+    /// them; `out` is resized to the number of roles, and its vectors are reused. A game that
+    /// computes every role's moves at once overrides this.
     fn all_legal_moves(&self, state: &Self::State, out: &mut Vec<Vec<Self::Move>>) {
         out.resize_with(self.num_roles(), Vec::new);
         for (role, moves) in out.iter_mut().enumerate() {
@@ -41,24 +188,31 @@ pub trait Game: Send + Sync {
         }
     }
 
-    /// The state after every role plays its move of `joint` (one per role, in role order).
+    /// The state after every role plays its move of `joint` in `state`: `joint` holds one move
+    /// per role, in role order, each legal for its role in `state`, which is not terminal. What
+    /// a joint move that breaks this gives is unspecified (an implementation may panic).
     fn next_state(&self, state: &Self::State, joint: &[Self::Move]) -> Self::State;
 
+    /// Whether `state` is terminal, that is whether the `terminal` relation holds in it: the
+    /// match is over, and the goal values are its outcome.
     fn is_terminal(&self, state: &Self::State) -> bool;
 
-    /// `role`'s goal value in `state`: the largest value the goal relation gives it, or `None`
-    /// when it gives none.
+    /// `role`'s goal value in `state`: the largest value the goal relation gives it (GDL's goal
+    /// values lie in `0..=100`), or `None` when it gives none. A well-formed game gives every
+    /// role one value in every terminal state; other states may give any.
     fn goal(&self, state: &Self::State, role: usize) -> Option<u32>;
 
-    /// Fills `out[r]` with role `r`'s goal value in `state`; a game that computes all goals at
-    /// once overrides this.
+    /// Fills `out[r]` with role `r`'s goal value in `state`, as [`Game::goal`] gives it, for
+    /// the first [`Game::num_roles`] entries of `out`; a game that computes all goals at once
+    /// overrides this.
     fn goals_into(&self, state: &Self::State, out: &mut [Option<u32>]) {
         for (role, goal) in out.iter_mut().enumerate().take(self.num_roles()) {
             *goal = self.goal(state, role);
         }
     }
 
-    /// Every role's goal value in `state`, in role order.
+    /// Every role's goal value in `state`, in role order: a vector of [`Game::num_roles`]
+    /// entries, as [`Game::goal`] gives them.
     fn goals(&self, state: &Self::State) -> Vec<Option<u32>> {
         let mut goals = vec![None; self.num_roles()];
         self.goals_into(state, &mut goals);
@@ -68,8 +222,9 @@ pub trait Game: Send + Sync {
     /// One step of a uniformly random playout: `None` when `state` is terminal or some role has
     /// no legal move, else the state after every role plays a move drawn uniformly among its
     /// legal moves (in the order of [`Game::legal_moves`], with one `rng.below` per role that
-    /// has several moves, in role order). A game that computes this faster overrides it, and
-    /// must draw the same numbers and pick the same moves.
+    /// has several moves, in role order). `scratch` holds the buffers it reuses. A game that
+    /// computes this faster overrides it, and must draw the same numbers and pick the same
+    /// moves, so that a seed gives the same playout through every implementation.
     fn random_step(&self, state: &Self::State, rng: &mut rng::Rng, scratch: &mut Playout<Self>) -> Option<Self::State>
     where
         Self: Sized,
@@ -90,13 +245,19 @@ pub trait Game: Send + Sync {
         Some(self.next_state(state, &scratch.joint))
     }
 
-    /// The canonical KIF of every base fact true in `state`, sorted by byte order.
+    /// The canonical KIF of every base fact true in `state` (`(cell 1 1 x)`, without the
+    /// `true`), each once, sorted by byte order. Two implementations of a game agree on it
+    /// state by state, which is how traces compare them.
     fn state_facts(&self, state: &Self::State) -> Vec<String>;
 
-    /// The canonical KIF of a move.
+    /// The canonical KIF of a move (`(mark 1 1)`, `noop`): lower case, single spaces, without
+    /// the role. [`Game::parse_move`] reads it back to the same move.
     fn move_string(&self, mv: &Self::Move) -> String;
 
-    /// The move that `text` spells (any case and spacing), if the game has such a move term.
+    /// The move that `text` spells (any case and spacing), if the game has such a move term;
+    /// an implementation may also answer `None` for a term that `role` never plays. The move
+    /// need not be legal in any particular state: callers check it against
+    /// [`Game::legal_moves`].
     fn parse_move(&self, role: usize, text: &str) -> Option<Self::Move>;
 
     /// Whether the game is written in GDL-II: it has `sees` rules or a `random` role, so that
@@ -132,8 +293,10 @@ pub trait Game: Send + Sync {
     }
 }
 
-/// Plays uniformly random moves from `state` until a terminal state; returns the number of
-/// state changes and fills `goals` with the final goal values (0 where undefined).
+/// Plays uniformly random moves from `state`, step by step with [`Game::random_step`], until a
+/// terminal state (or one in which some role has no legal move); returns the number of steps
+/// and fills `goals` (one entry per role, in role order) with the goal values of the state it
+/// reached, 0 where the game defines none.
 pub fn random_playout<G: Game>(
     game: &G,
     state: &G::State,
@@ -155,7 +318,9 @@ pub fn random_playout<G: Game>(
     steps
 }
 
-/// Buffers reused across playouts so that a playout allocates nothing of its own.
+/// Buffers reused across playouts so that a playout allocates nothing of its own: make one with
+/// `Playout::default()` and hand it to every [`Game::random_step`] and [`random_playout`] of a
+/// thread.
 pub struct Playout<G: Game> {
     legal: Vec<Vec<G::Move>>,
     joint: Vec<G::Move>,

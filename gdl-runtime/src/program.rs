@@ -70,6 +70,7 @@ pub struct Program {
     pub node_rules: Vec<u32>,
     /// Literals of rule `j` are `rule_literals[j]..rule_literals[j + 1]`.
     pub rule_literals: Vec<u32>,
+    /// The literals of every rule body, rule after rule, as [`literal_code`] writes them.
     pub literals: Vec<u32>,
     /// The `(role, move)` of every move literal.
     pub does: Vec<(u32, u32)>,
@@ -84,6 +85,7 @@ pub struct Program {
     pub legal: Vec<Vec<(u32, u32)>>,
     /// For every base fact, the literal that makes it hold in the next state.
     pub next: Vec<u32>,
+    /// The literal that makes a state terminal.
     pub terminal: u32,
     /// For every role, its goal values with their literals, largest value first.
     pub goals: Vec<Vec<(u32, u32)>>,
@@ -256,6 +258,7 @@ impl Program {
         })
     }
 
+    /// Whether `state` is terminal.
     pub fn terminal(&self, state: &[u64]) -> bool {
         self.with_state(state, |values| self.holds(self.terminal, state, &[], values))
     }

@@ -6,6 +6,7 @@ use super::Player;
 use gdl_runtime::Game;
 use std::time::Instant;
 
+/// The player of the first of its legal moves, in the order of [`Game::legal_moves`].
 pub struct FirstPlayer;
 
 impl<G: Game> Player<G> for FirstPlayer {

@@ -23,6 +23,8 @@ const MAX_PLAYOUT_STEPS: usize = 10_000;
 /// The most playout steps that pass between two looks at the clock.
 const STEPS_PER_CLOCK_CHECK: usize = 32;
 
+/// The Monte Carlo tree search player (see the module's documentation). It keeps no tree from
+/// one move to the next: every choice searches afresh from the state it is given.
 pub struct MctsPlayer {
     rng: Rng,
     /// The number of completed iterations of the last search, for tests and diagnostics.
@@ -30,6 +32,7 @@ pub struct MctsPlayer {
 }
 
 impl MctsPlayer {
+    /// A player whose random choices (the order of untried moves, the playouts) follow `seed`.
     pub fn new(seed: u64) -> MctsPlayer {
         MctsPlayer { rng: Rng::seeded(seed), last_iterations: 0 }
     }

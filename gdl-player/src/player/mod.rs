@@ -27,9 +27,14 @@ pub trait Player<G: Game>: Send {
 /// `idle` never moves, and `mcts` and `random` move at random moments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
+    /// Searches until the deadline: Monte Carlo tree search ([`mcts::MctsPlayer`]), or in a
+    /// GDL-II game a search over sampled states ([`sampling::SamplingPlayer`]).
     Mcts,
+    /// Plays a uniformly random legal move ([`random::RandomPlayer`]).
     Random,
+    /// Plays its first legal move ([`first::FirstPlayer`]).
     First,
+    /// Plays its first legal move in a turn-based game, and never moves in a real-time one.
     Idle,
 }
 
@@ -45,6 +50,7 @@ impl Kind {
         }
     }
 
+    /// The kind's name, as command lines spell it and [`Kind::parse`] reads it.
     pub fn name(self) -> &'static str {
         match self {
             Kind::Mcts => "mcts",

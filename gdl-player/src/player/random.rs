@@ -5,11 +5,13 @@ use gdl_runtime::rng::Rng;
 use gdl_runtime::Game;
 use std::time::Instant;
 
+/// The player of a uniformly random legal move, drawn from its own generator.
 pub struct RandomPlayer {
     rng: Rng,
 }
 
 impl RandomPlayer {
+    /// A player whose draws follow `seed`.
     pub fn new(seed: u64) -> RandomPlayer {
         RandomPlayer { rng: Rng::seeded(seed) }
     }

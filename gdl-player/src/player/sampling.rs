@@ -16,6 +16,8 @@ use std::time::Instant;
 /// UCB1's exploration constant, for rewards in `0..=1`.
 const EXPLORATION: f64 = 1.4;
 
+/// The player of GDL-II games (see the module's documentation). It chooses from a [`Belief`]
+/// rather than from a state, so it is not a [`Player`](super::Player).
 pub struct SamplingPlayer {
     kind: Kind,
     rng: Rng,

@@ -19,7 +19,9 @@ use std::time::{Duration, Instant};
 /// A move of a recorded event.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct RecordedMove {
+    /// The role that moved.
     pub role: String,
+    /// Its move, in the game's canonical KIF (`move` in JSON).
     #[serde(rename = "move")]
     pub mv: String,
 }
@@ -27,39 +29,58 @@ pub struct RecordedMove {
 /// One event of a real-time match; `time` is game time in seconds, printed exactly.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct RecordedEvent {
+    /// The game time of the event.
     pub time: String,
+    /// The moves made at the event, in role order; empty for an event of expiries alone.
     pub moves: Vec<RecordedMove>,
+    /// The facts that expired at the event, sorted.
     pub expired: Vec<String>,
+    /// The state the event produced, as [`gdl_runtime::realtime::state_string`] prints it.
     pub state: String,
 }
 
 /// A reply that did not become a move.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Rejected {
+    /// The game time at which the reply arrived, in seconds, printed exactly.
     pub time: String,
+    /// The role whose player replied.
     pub role: String,
+    /// The reply, when one arrived.
     pub reply: Option<String>,
+    /// Why it did not become a move, in words.
     pub reason: String,
 }
 
 /// A played real-time match.
 #[derive(Clone, Debug, Serialize)]
 pub struct RealTimeRecord {
+    /// The match id.
     pub match_id: String,
     /// Always `rtgdl`, to tell this record from a turn-based one.
     pub kind: String,
+    /// The game's roles, in role order.
     pub roles: Vec<String>,
+    /// Every role's player URL, in role order.
     pub players: Vec<String>,
+    /// The start clock, in seconds.
     pub start_clock: f64,
     /// The poll interval, in seconds.
     pub play_clock: f64,
+    /// Each player's reply to START (`ready`), or what went wrong, in role order.
     pub start_replies: Vec<String>,
+    /// The initial state, as [`gdl_runtime::realtime::state_string`] prints it.
     pub initial_state: String,
+    /// Every event of the match, in time order.
     pub events: Vec<RecordedEvent>,
+    /// Every reply that did not become a move, in the order they arrived.
     pub rejected: Vec<Rejected>,
+    /// How many times the manager polled the players with PLAY.
     pub polls: usize,
     /// The game time of the last event.
     pub end_time: String,
+    /// Whether the match ended in a terminal state (rather than one in which nothing can
+    /// happen any more).
     pub terminal: bool,
     /// Every role's goal in the final state (0 where the game defines none).
     pub goals: Vec<u32>,

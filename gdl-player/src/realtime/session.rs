@@ -92,6 +92,9 @@ pub struct RealTimeSession<G: RealTimeGame, R: Deref<Target = G>> {
 }
 
 impl<G: RealTimeGame, R: Deref<Target = G>> RealTimeSession<G, R> {
+    /// A session at the game's initial state, game time zero, for the role `role` spells in
+    /// the match; `spelling` maps the game's symbols to the match's and `strategy` chooses the
+    /// moves. An error says that the game has no such role.
     pub fn new(game: R, role: &Sx, spelling: Spelling, strategy: Strategy) -> Result<Self, String> {
         let name = spelling.to_game(role).to_string();
         let role = (0..game.num_roles())

@@ -64,8 +64,12 @@ impl Checks {
 /// base fact it stands for, and a row holds only while that fact is true.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Table {
+    /// The number of arguments of a row.
     pub arity: u32,
+    /// Whether the table holds the state's facts of one shape (its rows then end with the index
+    /// of their base fact) rather than a static relation.
     pub state: bool,
+    /// The rows one after another, `arity` symbols each (one more in a state table), sorted.
     pub rows: Vec<u32>,
 }
 

@@ -33,10 +33,19 @@ use std::time::{Duration, Instant};
 ///   runs out).
 /// - Moves and expiries at the same instant are one event.
 pub trait RealTimeGame: Send + Sync {
+    /// A state of the game: its facts with their remaining lifetimes, and the facts that
+    /// expired at the event that produced it, in the implementation's own form.
     type State: Clone + Eq + Hash + Debug + Send + Sync;
+
+    /// A move of one role, in the implementation's own form; [`RealTimeGame::move_string`]
+    /// prints it and [`RealTimeGame::parse_move`] reads it back.
     type Move: Clone + Eq + Hash + Debug + Send + Sync;
 
+    /// The number of roles; the roles are `0..num_roles()`, in the order of the game's `role`
+    /// facts.
     fn num_roles(&self) -> usize;
+
+    /// The name of role `role` (below [`RealTimeGame::num_roles`]) in canonical KIF.
     fn role_name(&self, role: usize) -> &str;
 
     /// The facts of the game's `init` with their lifetimes.
@@ -46,6 +55,7 @@ pub trait RealTimeGame: Send + Sync {
     /// of their canonical KIF (so that every implementation lists them alike).
     fn legal_moves(&self, state: &Self::State, role: usize, out: &mut Vec<Self::Move>);
 
+    /// Whether `state` is terminal: the `terminal` relation holds in it, and the match is over.
     fn is_terminal(&self, state: &Self::State) -> bool;
 
     /// Every role's goal value in `state` (the largest the goal relation gives), in role order.
@@ -67,6 +77,7 @@ pub trait RealTimeGame: Send + Sync {
     /// The facts that expired at the event that produced `state`, sorted.
     fn expired_facts(&self, state: &Self::State) -> Vec<String>;
 
+    /// The canonical KIF of a move (`(press red)`, `noop`).
     fn move_string(&self, mv: &Self::Move) -> String;
 
     /// The move that `text` spells (any case and spacing), if `role` may ever play it.
@@ -96,9 +107,13 @@ pub fn legal_strings<G: RealTimeGame>(game: &G, state: &G::State) -> Vec<Vec<Str
 /// played (`None` for the roles that did not move), what expired, and the state it produced.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
+    /// The game time of the event, since the start of the match.
     pub time: Time,
+    /// Each role's move in canonical KIF, in role order; `None` for a role that did not move.
     pub moves: Vec<Option<String>>,
+    /// The facts that expired at the event, sorted.
     pub expired: Vec<String>,
+    /// The state the event produced, as [`state_string`] prints it.
     pub state: String,
 }
 
@@ -120,10 +135,12 @@ impl<G: RealTimeGame, R: Deref<Target = G>> Simulation<G, R> {
         Simulation { game, state, now: Time::ZERO, events: Vec::new(), max_events: 100_000 }
     }
 
+    /// The game the match is played in.
     pub fn game(&self) -> &G {
         &self.game
     }
 
+    /// The current state: the one the last event produced, or the initial state.
     pub fn state(&self) -> &G::State {
         &self.state
     }
@@ -133,10 +150,12 @@ impl<G: RealTimeGame, R: Deref<Target = G>> Simulation<G, R> {
         self.now
     }
 
+    /// Every event so far, in time order.
     pub fn events(&self) -> &[Event] {
         &self.events
     }
 
+    /// Whether the current state is terminal, which ends the match.
     pub fn is_terminal(&self) -> bool {
         self.game.is_terminal(&self.state)
     }
@@ -243,7 +262,9 @@ pub fn run_script<'g, G: RealTimeGame>(
 /// simultaneous events.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Pacing {
+    /// The grid of delays: a delay is a whole number of ticks.
     pub tick: Time,
+    /// The most ticks a delay takes (a value of 0 counts as 1).
     pub max_ticks: u32,
 }
 
@@ -257,10 +278,14 @@ impl Default for Pacing {
 /// What a random playout reached.
 #[derive(Clone, Debug)]
 pub struct Playout<S> {
+    /// The state the playout ended in.
     pub state: S,
+    /// The number of events it played.
     pub events: usize,
     /// Game time of the last event.
     pub time: Time,
+    /// Whether the state it ended in is terminal (rather than one in which nothing can happen
+    /// any more, or the last of `max_events`).
     pub terminal: bool,
 }
 

@@ -15,6 +15,7 @@ pub struct Time(u64);
 const NANOS: u64 = 1_000_000_000;
 
 impl Time {
+    /// No time: the start of a match, or an empty duration.
     pub const ZERO: Time = Time(0);
     /// The unbounded lifetime, `infinity`.
     pub const INFINITY: Time = Time(u64::MAX);
@@ -35,6 +36,9 @@ impl Time {
         self.0
     }
 
+    /// The time nearest to `seconds` in whole nanoseconds: a negative number or NaN gives
+    /// [`Time::ZERO`], positive infinity [`Time::INFINITY`], and a finite number too large
+    /// [`Time::MAX_FINITE`].
     pub fn from_secs_f64(seconds: f64) -> Time {
         if seconds.is_infinite() && seconds > 0.0 {
             return Time::INFINITY;
@@ -47,10 +51,12 @@ impl Time {
         }
     }
 
+    /// The finite time of a [`std::time::Duration`], saturating at [`Time::MAX_FINITE`].
     pub fn from_duration(duration: std::time::Duration) -> Time {
         Time::from_nanos(u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX))
     }
 
+    /// The time in seconds, as the nearest `f64`; [`Time::INFINITY`] gives `f64::INFINITY`.
     pub fn as_secs_f64(self) -> f64 {
         if self.is_infinite() {
             f64::INFINITY
@@ -59,6 +65,7 @@ impl Time {
         }
     }
 
+    /// Whether this is [`Time::INFINITY`].
     pub const fn is_infinite(self) -> bool {
         self.0 == u64::MAX
     }
