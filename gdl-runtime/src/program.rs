@@ -12,7 +12,7 @@ mod text;
 
 pub use text::{text_to_words, words_to_text};
 
-use crate::prover::{Checks, StateRows};
+use crate::prover::{Deferred, StateRows};
 use std::cell::{Cell, OnceCell, RefCell};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -24,7 +24,7 @@ const KIND_BASE: u32 = 0;
 const KIND_DOES: u32 = 1;
 const KIND_NODE: u32 = 2;
 const KIND_CONST: u32 = 3;
-const KIND_CHECK: u32 = 4;
+const KIND_DEFERRED: u32 = 4;
 
 /// The first word of an encoded program, so that stale or foreign data is refused.
 const MAGIC: u32 = 0x6764_6c32;
@@ -41,7 +41,7 @@ pub enum Literal {
     /// A constant.
     Const(bool),
     /// Atom `i` of [`Program::checks`], evaluated when a rule reads it.
-    Check(u32),
+    Deferred(u32),
 }
 
 /// The code of a literal or of its negation.
@@ -51,7 +51,7 @@ pub fn literal_code(literal: Literal, positive: bool) -> u32 {
         Literal::Does(i) => (KIND_DOES, i),
         Literal::Node(i) => (KIND_NODE, i),
         Literal::Const(b) => (KIND_CONST, u32::from(b)),
-        Literal::Check(i) => (KIND_CHECK, i),
+        Literal::Deferred(i) => (KIND_DEFERRED, i),
     };
     assert!(index <= INDEX_MASK, "a program table index past 2^28");
     let code = kind << KIND_SHIFT | index;
@@ -95,7 +95,7 @@ pub struct Program {
     /// The nodes that `sees` needs and that depend on the joint move, in evaluation order.
     pub sees_cone: Vec<u32>,
     /// The relations evaluated at run time, and the atoms of them the rules read.
-    pub checks: Checks,
+    pub deferred: Deferred,
     /// A number that tells this program from every other one of the process, for the cache.
     identity: OnceLock<u64>,
 }
@@ -137,7 +137,7 @@ impl Program {
             pairs(&mut out, role);
         }
         list(&mut out, &self.sees_cone);
-        self.checks.encode(&mut out);
+        self.deferred.encode(&mut out);
         out
     }
 
@@ -172,7 +172,7 @@ impl Program {
             program.sees.push(reader.pairs()?);
         }
         program.sees_cone = reader.list()?;
-        program.checks = Checks::decode(words, &mut reader.at)?;
+        program.deferred = Deferred::decode(words, &mut reader.at)?;
         if reader.at != words.len() {
             return Err("trailing words after the program table".to_string());
         }
@@ -195,7 +195,7 @@ impl Program {
                 KIND_DOES => index < self.does.len(),
                 KIND_NODE => index < nodes,
                 KIND_CONST => index < 2,
-                KIND_CHECK => index < self.checks.atoms.len(),
+                KIND_DEFERRED => index < self.deferred.atoms.len(),
                 _ => false,
             }
         };
@@ -375,7 +375,7 @@ impl Program {
                 let (role, m) = self.does[index];
                 joint.get(role as usize) == Some(&m)
             }
-            KIND_CHECK => values.check(&self.checks, state, index),
+            KIND_DEFERRED => values.check(&self.deferred, state, index),
             _ => index == 1,
         }
     }
@@ -396,11 +396,11 @@ impl Values {
         self.nodes.clear();
         self.nodes.resize(program.node_rules.len() - 1, false);
         self.checks.clear();
-        self.checks.resize(program.checks.atoms.len(), Cell::new(0));
+        self.checks.resize(program.deferred.atoms.len(), Cell::new(0));
         self.state_rows = OnceCell::new();
     }
 
-    fn check(&self, checks: &Checks, state: &[u64], atom: usize) -> bool {
+    fn check(&self, checks: &Deferred, state: &[u64], atom: usize) -> bool {
         match self.checks[atom].get() {
             0 => {
                 let rows = self.state_rows.get_or_init(|| StateRows::new(checks, state));

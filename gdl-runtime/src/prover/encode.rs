@@ -1,12 +1,12 @@
 //! The prover's data as words, for the table form of a compiled game: written by the compiler,
 //! read and validated by the generated module so that evaluation cannot go out of bounds.
 
-use super::rules::{Checks, Goal, Pattern, Relation, Rule, Variant};
+use super::rules::{Deferred, Goal, Pattern, Relation, Rule, Variant};
 use super::tables::Table;
 use super::{FUNC, VAR};
 
-impl Checks {
-    /// Appends the checks as words (see [`Checks::decode`]).
+impl Deferred {
+    /// Appends the checks as words (see [`Deferred::decode`]).
     pub fn encode(&self, out: &mut Vec<u32>) {
         let list = |out: &mut Vec<u32>, items: &[u32]| {
             out.push(items.len() as u32);
@@ -55,15 +55,15 @@ impl Checks {
         }
     }
 
-    /// Reads checks written by [`Checks::encode`] from `words` at `*at`, checking every index
+    /// Reads checks written by [`Deferred::encode`] from `words` at `*at`, checking every index
     /// and arity they hold so that evaluation cannot go out of bounds.
-    pub fn decode(words: &[u32], at: &mut usize) -> Result<Checks, String> {
+    pub fn decode(words: &[u32], at: &mut usize) -> Result<Deferred, String> {
         let mut word = || -> Result<u32, String> {
             let w = *words.get(*at).ok_or("the check tables end early")?;
             *at += 1;
             Ok(w)
         };
-        let mut checks = Checks::default();
+        let mut checks = Deferred::default();
         let read_list = |word: &mut dyn FnMut() -> Result<u32, String>| -> Result<Vec<u32>, String> {
             let len = word()? as usize;
             (0..len).map(|_| word()).collect()

@@ -6,7 +6,7 @@
 //!
 //! Terms are symbols numbered by the compiler (`u32`, below [`FUNC`]); an argument of a rule
 //! with bit 31 set is a variable of the rule, numbered by the low bits, and one with bit 30 set
-//! is a compound term, an index into [`Checks::patterns`] (a function symbol and arguments in
+//! is a compound term, an index into [`Deferred::patterns`] (a function symbol and arguments in
 //! the same encoding). While a search runs, the compound terms it builds are interned, so two
 //! equal ground terms have the same value and compare as numbers; matching a rule's term
 //! against a value takes the value apart (unification of a pattern with a ground term).
@@ -33,12 +33,12 @@ mod tables;
 #[cfg(test)]
 mod tests;
 
-pub use rules::{Checks, Goal, Pattern, Relation, Rule, Variant};
+pub use rules::{Deferred, Goal, Pattern, Relation, Rule, Variant};
 pub use tables::{Indexes, StateRows, Table};
 
 /// The mark of a variable argument.
 pub const VAR: u32 = 1 << 31;
-/// The mark of a compound argument (an index into [`Checks::patterns`]) or, while a search
+/// The mark of a compound argument (an index into [`Deferred::patterns`]) or, while a search
 /// runs, of a compound value.
 pub const FUNC: u32 = 1 << 30;
 /// The value of a variable not bound yet.

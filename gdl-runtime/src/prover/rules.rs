@@ -5,7 +5,7 @@ use super::tables::{Indexes, Table};
 
 /// The checks of one game.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Checks {
+pub struct Deferred {
     /// The deferred relations, numbered by their index: the relations that check atoms and
     /// [`Goal::Call`]s name.
     pub relations: Vec<Relation>,
@@ -75,7 +75,7 @@ pub struct Rule {
 pub enum Goal {
     /// A (negated) call of another check relation.
     Call {
-        /// The relation called, an index into [`Checks::relations`].
+        /// The relation called, an index into [`Deferred::relations`].
         relation: u32,
         /// False for a negated call, which holds when the call has no answer.
         positive: bool,
@@ -84,7 +84,7 @@ pub enum Goal {
     },
     /// A (negated) lookup in a table: a static relation, or the state's facts of one shape.
     Table {
-        /// The table looked up, an index into [`Checks::tables`].
+        /// The table looked up, an index into [`Deferred::tables`].
         table: u32,
         /// False for a negated lookup, which holds when no row matches.
         positive: bool,

@@ -1,7 +1,7 @@
 //! The search for a deferred atom: depth-first through the rules of the variant that fits the
 //! bound arguments, with the calls of recursive relations guarded or tabled.
 
-use super::rules::{Checks, Goal};
+use super::rules::{Deferred, Goal};
 use super::tables::{Rows, StateRows, INDEXED_ROWS};
 use super::{FUNC, UNBOUND, VAR};
 use std::collections::{HashMap, HashSet};
@@ -70,7 +70,7 @@ type Stop = bool;
 /// One search for a check atom: the terms it built, the calls in progress and the tables of
 /// tabled calls.
 struct Search<'c> {
-    checks: &'c Checks,
+    checks: &'c Deferred,
     state: &'c [u64],
     state_rows: &'c StateRows,
     terms: Terms,
@@ -87,7 +87,7 @@ struct Search<'c> {
     added: u64,
 }
 
-impl Checks {
+impl Deferred {
     /// Whether check atom `atom` holds in `state`.
     pub fn holds(&self, state: &[u64], atom: u32) -> bool {
         self.holds_with(state, &StateRows::new(self, state), atom)

@@ -2,7 +2,7 @@
 //! tables, the rows of the state tables that hold in one state, and indexes of static tables
 //! by the columns a search binds.
 
-use super::rules::Checks;
+use super::rules::Deferred;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
@@ -40,7 +40,7 @@ impl std::fmt::Debug for Indexes {
 /// The fewest rows a table needs for a lookup by other columns to go through an index.
 pub(super) const INDEXED_ROWS: usize = 16;
 
-impl Checks {
+impl Deferred {
     /// The row numbers of static table `t` sorted by the columns of `mask` (then by row).
     pub(super) fn index(&self, t: u32, mask: u64) -> Arc<[u32]> {
         if let Some(index) = self.indexes.0.read().ok().and_then(|m| m.get(&(t, mask)).cloned()) {
@@ -104,7 +104,7 @@ pub struct StateRows {
 
 impl StateRows {
     /// The rows of `checks`'s state tables that hold in `state`.
-    pub fn new(checks: &Checks, state: &[u64]) -> StateRows {
+    pub fn new(checks: &Deferred, state: &[u64]) -> StateRows {
         let rows = checks
             .tables
             .iter()

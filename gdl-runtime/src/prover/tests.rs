@@ -14,7 +14,7 @@ const fn var(i: u32) -> u32 {
 /// 0 `(path X Y)`: `(open X Y)`, or `(open X Z) (path Z Y)` — recursive, called bound;
 /// 1 `(out X Y)`: `(open X Y)` — called with X bound and Y free;
 /// 2 `(elsewhere X)`: `(out X Y) (distinct X Y) (not (path Y X))`.
-fn sample() -> Checks {
+fn sample() -> Deferred {
     let mut open = Table { arity: 2, state: true, rows: Vec::new() };
     for x in [A, B, C] {
         for y in [A, B, C] {
@@ -67,7 +67,7 @@ fn sample() -> Checks {
             }],
         }],
     };
-    Checks {
+    Deferred {
         relations: vec![path, out, elsewhere],
         tables: vec![open],
         atoms: vec![(0, vec![A, C]), (0, vec![C, A]), (2, vec![A]), (2, vec![B])],
@@ -142,11 +142,11 @@ fn a_static_table_is_looked_up_by_a_later_column() {
             Goal::Distinct { positive: true, a: var(1), b: 20 },
         ],
     };
-    let checks = Checks {
+    let checks = Deferred {
         relations: vec![relation(1, false, false, 0b1, vec![rule])],
         tables: vec![succ],
         atoms: (5..35).map(|y| (0, vec![y])).collect(),
-        ..Checks::default()
+        ..Deferred::default()
     };
     for y in 5..35u32 {
         let expected = (11..=30).contains(&y) && y != 21;
@@ -161,15 +161,15 @@ fn encoding_round_trips_and_damage_is_refused() {
     let mut words = Vec::new();
     checks.encode(&mut words);
     let mut at = 0;
-    assert_eq!(Checks::decode(&words, &mut at).unwrap(), checks);
+    assert_eq!(Deferred::decode(&words, &mut at).unwrap(), checks);
     assert_eq!(at, words.len());
     let mut at = 0;
-    assert!(Checks::decode(&words[..words.len() - 1], &mut at).is_err());
+    assert!(Deferred::decode(&words[..words.len() - 1], &mut at).is_err());
     let mut bad = checks.clone();
     bad.atoms.push((7, vec![]));
     let mut words = Vec::new();
     bad.encode(&mut words);
-    assert!(Checks::decode(&words, &mut 0).is_err());
+    assert!(Deferred::decode(&words, &mut 0).is_err());
 }
 
 fn relation(arity: u32, recursive: bool, tabled: bool, bound: u64, rules: Vec<Rule>) -> Relation {
@@ -189,7 +189,7 @@ fn call(relation: u32, positive: bool, args: Vec<u32>) -> Goal {
 ///   `(edge ?0 ?3) (not (member ?3 ?2)) (conn ?3 ?1 (list ?3 ?2))`;
 /// 2 `(tc X Y)`, left-recursive and called with Y free: `(edge ?0 ?1)`, `(tc ?0 ?2) (edge ?2 ?1)`;
 /// 3 `(hits W)`: `(tc a ?1) (= ?1 ?0)`; 4 `(goes W)`: `(conn a ?1 (list a nil)) (= ?1 ?0)`.
-fn lists() -> Checks {
+fn lists() -> Deferred {
     const NIL: u32 = 3;
     const LIST: u32 = 4;
     let mut checks = sample();
@@ -282,7 +282,7 @@ fn compound_terms_are_built_matched_and_compared() {
     assert!(!checks.holds(&state(&[(B, C), (C, A)]), 4), "a is on the list");
     let mut words = Vec::new();
     checks.encode(&mut words);
-    assert_eq!(Checks::decode(&words, &mut 0).unwrap(), checks);
+    assert_eq!(Deferred::decode(&words, &mut 0).unwrap(), checks);
 }
 
 #[test]
@@ -302,10 +302,10 @@ fn damaged_patterns_are_refused() {
     bad.patterns[0].args[0] = FUNC | 3;
     let mut words = Vec::new();
     bad.encode(&mut words);
-    assert!(Checks::decode(&words, &mut 0).is_err(), "a pattern may only refer to earlier ones");
+    assert!(Deferred::decode(&words, &mut 0).is_err(), "a pattern may only refer to earlier ones");
     let mut bad = lists();
     bad.atoms.push((3, vec![FUNC]));
     let mut words = Vec::new();
     bad.encode(&mut words);
-    assert!(Checks::decode(&words, &mut 0).is_err(), "an atom's pattern has variables");
+    assert!(Deferred::decode(&words, &mut 0).is_err(), "an atom's pattern has variables");
 }

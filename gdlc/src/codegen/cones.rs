@@ -66,7 +66,7 @@ pub fn reads_moves(ground: &Ground) -> Vec<bool> {
                     Prop::Does(..) => true,
                     Prop::Node(m) => reads[m as usize],
                     // A checked relation reads the state alone.
-                    Prop::Base(_) | Prop::Check(_) => false,
+                    Prop::Base(_) | Prop::Deferred(_) => false,
                 })
             {
                 reads[n] = true;

@@ -7,7 +7,7 @@ use std::fmt;
 pub enum Error {
     /// The game has `relations` relations checked at run time, which only the table form of a
     /// turn-based game supports.
-    ChecksNeedTables { relations: usize },
+    DeferredNeedTables { relations: usize },
     /// The module of an rtGDL game cannot be generated: its reason.
     RealTime(String),
 }
@@ -15,7 +15,7 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::ChecksNeedTables { relations } => write!(
+            Error::DeferredNeedTables { relations } => write!(
                 f,
                 "this game is compiled with {relations} relations checked at run time, which only the table form of \
                  a turn-based game supports (use --form auto or --form tables)"

@@ -93,8 +93,8 @@ pub fn is_realtime_source(source: &str) -> bool {
 /// The module of a grounded game: a turn-based one, or a real-time one for an rtGDL game
 /// (grounded from its erased form); an error says why an rtGDL game cannot be compiled.
 pub fn generate_module(ground: &Ground, form: Form, realtime: bool) -> Result<TokenStream, Error> {
-    if !ground.checks.atoms.is_empty() && (realtime || form == Form::Straight) {
-        return Err(Error::ChecksNeedTables { relations: ground.checks.relations.len() });
+    if !ground.deferred.atoms.is_empty() && (realtime || form == Form::Straight) {
+        return Err(Error::DeferredNeedTables { relations: ground.deferred.relations.len() });
     }
     if realtime {
         realtime::generate_realtime(ground, form).map_err(Error::RealTime)
@@ -141,7 +141,7 @@ pub fn generate_ground(ground: &Ground, form: Form) -> TokenStream {
 /// Whether the game functions of `ground` are generated as tables under `form`.
 pub fn uses_tables(ground: &Ground, form: Form) -> bool {
     match form {
-        Form::Auto if !ground.checks.atoms.is_empty() => true,
+        Form::Auto if !ground.deferred.atoms.is_empty() => true,
         Form::Auto => ground.size() > TABLE_FORM_LITERALS || straight_line_literals(ground) > TABLE_FORM_LITERALS,
         Form::Straight => false,
         Form::Tables => true,

@@ -18,7 +18,7 @@ pub fn program(ground: &Ground) -> Program {
         for rule in &node.rules {
             // Checked atoms are searched for, so they come last: a rule whose other literals
             // fail never asks for them.
-            let (checks, others): (Vec<Lit>, Vec<Lit>) = rule.iter().partition(|l| matches!(l.prop, Prop::Check(_)));
+            let (checks, others): (Vec<Lit>, Vec<Lit>) = rule.iter().partition(|l| matches!(l.prop, Prop::Deferred(_)));
             for lit in others.into_iter().chain(checks) {
                 let code = p.lit(lit);
                 p.program.literals.push(code);
@@ -30,7 +30,7 @@ pub fn program(ground: &Ground) -> Program {
         p.program.node_rules.push(end);
     }
     p.program.cycles = ground.cycles.clone();
-    p.program.checks = ground.checks.clone();
+    p.program.deferred = ground.deferred.clone();
     let legal: Vec<Vec<(u32, u32)>> =
         ground.legal.iter().map(|moves| moves.iter().map(|&(m, v)| (m, p.value(v))).collect()).collect();
     p.program.legal = legal;
@@ -72,7 +72,7 @@ impl Encoder {
         let literal = match lit.prop {
             Prop::Base(i) => Literal::Base(i),
             Prop::Node(i) => Literal::Node(i),
-            Prop::Check(i) => Literal::Check(i),
+            Prop::Deferred(i) => Literal::Deferred(i),
             Prop::Does(r, m) => {
                 let next = self.program.does.len() as u32;
                 let index = *self.does.entry((r, m)).or_insert(next);

@@ -34,7 +34,7 @@ pub(super) struct Builder<'a> {
     /// The relations checked at run time, and the atoms of them that ground rules read.
     checked: &'a BTreeSet<String>,
     check_ids: FxHashMap<(String, Box<[TermId]>), u32>,
-    pub(super) check_atoms: Vec<(String, Box<[TermId]>)>,
+    pub(super) deferred_atoms: Vec<(String, Box<[TermId]>)>,
 }
 
 /// The base facts and moves of a game, numbered.
@@ -69,7 +69,7 @@ impl<'a> Builder<'a> {
             role_ids: FxHashMap::default(),
             checked,
             check_ids: FxHashMap::default(),
-            check_atoms: Vec::new(),
+            deferred_atoms: Vec::new(),
         }
     }
 }
@@ -126,8 +126,8 @@ impl Builder<'_> {
             percepts,
             sees,
             cycles: Vec::new(),
-            checks: Default::default(),
-            check_atoms: Vec::new(),
+            deferred: Default::default(),
+            deferred_atoms: Vec::new(),
         })
     }
 
@@ -279,7 +279,7 @@ impl Builder<'_> {
             if self.checked.contains(&atom.name) {
                 let args: Box<[TermId]> = atom.args.iter().map(|t| self.instantiate(t, env)).collect();
                 let atom = self.check_atom(&atom.name, args);
-                lits.push(Lit { prop: Prop::Check(atom), positive });
+                lits.push(Lit { prop: Prop::Deferred(atom), positive });
                 continue;
             }
             let (rel, args) = self.instantiate_atom(atom, env);
@@ -358,8 +358,8 @@ impl Builder<'_> {
         if let Some(&k) = self.check_ids.get(&key) {
             return k;
         }
-        let k = self.check_atoms.len() as u32;
-        self.check_atoms.push(key.clone());
+        let k = self.deferred_atoms.len() as u32;
+        self.deferred_atoms.push(key.clone());
         self.check_ids.insert(key, k);
         k
     }

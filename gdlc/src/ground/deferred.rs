@@ -1,24 +1,24 @@
 //! The relations deferred to run-time checks: the runtime's description of them
-//! (`gdl_runtime::prover::Checks`), with the rows of the static relations and state facts that
+//! (`gdl_runtime::prover::Deferred`), with the rows of the static relations and state facts that
 //! their rules read as tables, for a game too large to ground in full.
 
 use super::builder::Builder;
-use super::checks::Plan;
-use super::error::Uncheckable;
+use super::deferrable::Plan;
+use super::error::Undeferrable;
 use super::relaxed::Alternative;
 use crate::ast::Term;
 use crate::datalog::compile::Basic;
 use crate::datalog::store::{TermId, TermRead};
 use gdl_runtime::prover::{
-    Checks, Goal, Pattern, Relation as CheckRelation, Rule as CheckRule, Table as CheckTable, Variant, FUNC, VAR,
+    Deferred, Goal, Pattern, Relation as CheckRelation, Rule as CheckRule, Table as CheckTable, Variant, FUNC, VAR,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
 impl Builder<'_> {
     /// The symbol of a constant term, or an error for a compound one (checks compare symbols).
-    fn check_symbol(&self, id: TermId, symbols: &mut BTreeMap<String, u32>) -> Result<u32, Uncheckable> {
+    fn check_symbol(&self, id: TermId, symbols: &mut BTreeMap<String, u32>) -> Result<u32, Undeferrable> {
         if !self.eval.store.node(id).args.is_empty() {
-            return Err(Uncheckable::CompoundTerm(self.kif(id)));
+            return Err(Undeferrable::CompoundTerm(self.kif(id)));
         }
         let name = self.kif(id);
         let next = symbols.len() as u32;
@@ -47,12 +47,12 @@ impl Builder<'_> {
         plan: &Plan,
         alternatives: &[Alternative<'_>],
         dynamic: &BTreeSet<String>,
-    ) -> Result<(Checks, Vec<String>), Uncheckable> {
+    ) -> Result<(Deferred, Vec<String>), Undeferrable> {
         let mut symbols: BTreeMap<String, u32> = BTreeMap::new();
         let relation_ids: BTreeMap<&str, u32> =
             plan.relations.keys().enumerate().map(|(i, name)| (name.as_str(), i as u32)).collect();
         let mut table_ids: BTreeMap<(bool, String, usize), u32> = BTreeMap::new();
-        let mut checks = Checks::default();
+        let mut checks = Deferred::default();
         for (name, checked) in &plan.relations {
             let arity = alternatives.iter().find(|a| &a.head.name == name).map_or(0, |a| a.head.args.len());
             let mut relation = CheckRelation {
@@ -103,10 +103,10 @@ impl Builder<'_> {
                             match &atom.args[0] {
                                 Term::Func(f, args, _) => (true, f.to_ascii_lowercase(), args.iter().collect()),
                                 Term::Const(c, _) => (true, c.to_ascii_lowercase(), Vec::new()),
-                                Term::Var(..) => return Err(Uncheckable::WholeFact),
+                                Term::Var(..) => return Err(Undeferrable::WholeFact),
                             }
                         } else if dynamic.contains(&atom.name) {
-                            return Err(Uncheckable::StateDependent(atom.name.clone()));
+                            return Err(Undeferrable::StateDependent(atom.name.clone()));
                         } else {
                             (false, atom.name.clone(), atom.args.iter().collect())
                         };
@@ -140,7 +140,7 @@ impl Builder<'_> {
             checks.relations.push(relation);
         }
         let mut names = Vec::new();
-        for (name, args) in std::mem::take(&mut self.check_atoms) {
+        for (name, args) in std::mem::take(&mut self.deferred_atoms) {
             let mut text = format!("({name}");
             for &t in args.iter() {
                 text.push(' ');
@@ -148,7 +148,7 @@ impl Builder<'_> {
             }
             text.push(')');
             let args = args.iter().map(|&t| self.check_term(t, &mut symbols, &mut checks.patterns)).collect();
-            let relation = *relation_ids.get(name.as_str()).ok_or_else(|| Uncheckable::NotChecked(name.clone()))?;
+            let relation = *relation_ids.get(name.as_str()).ok_or_else(|| Undeferrable::NotChecked(name.clone()))?;
             checks.atoms.push((relation, args));
             names.push(text);
         }
@@ -164,7 +164,7 @@ impl Builder<'_> {
         name: &str,
         arity: usize,
         symbols: &mut BTreeMap<String, u32>,
-    ) -> Result<CheckTable, Uncheckable> {
+    ) -> Result<CheckTable, Undeferrable> {
         let mut table = CheckTable { arity: arity as u32, state, rows: Vec::new() };
         if state {
             for (index, &fact) in self.base_terms.iter().enumerate() {
@@ -216,7 +216,7 @@ fn rule_arg(
 
 /// Renumbers the symbols of `checks` in the byte order of their names, and sorts the tables
 /// again.
-fn renumber_symbols(checks: &mut Checks, symbols: &BTreeMap<String, u32>) {
+fn renumber_symbols(checks: &mut Deferred, symbols: &BTreeMap<String, u32>) {
     let order: Vec<u32> = {
         let mut by_first_use = vec![0u32; symbols.len()];
         for (rank, (_, &id)) in symbols.iter().enumerate() {

@@ -10,12 +10,12 @@ const TOO_LARGE: &str = "the game is too large to ground";
 /// Why grounding failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Error {
-    /// Grounding `what` went past `limit`, and checking relations at run time did not bring
+    /// Grounding `what` went past `limit`, and deferring relations to run time did not bring
     /// it under. The span is that of the first rule of the relation, where the input has one.
     TooLarge { what: Part, limit: Limit, span: Span },
-    /// The game is too large to ground, and checking relations at run time, the fallback, cannot
-    /// express what a checked rule needs.
-    Uncheckable(Uncheckable),
+    /// The game is too large to ground, and deferring relations to run time, the fallback, cannot
+    /// express what a deferred rule needs.
+    Undeferrable(Undeferrable),
     /// The game has no `role` fact.
     NoRole,
     /// A rule the evaluator cannot run.
@@ -42,7 +42,7 @@ pub enum Limit {
 
 /// What the run-time checks cannot express.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Uncheckable {
+pub enum Undeferrable {
     /// A checked relation would be called with a compound term, in canonical KIF.
     CompoundTerm(String),
     /// A checked rule reads a whole fact, `(true ?x)`.
@@ -52,14 +52,14 @@ pub enum Uncheckable {
     /// A ground rule reads an atom of a relation that is not checked.
     NotChecked(String),
     /// No relation can be checked at run time.
-    NothingToCheck,
+    NothingToDefer,
 }
 
 impl Error {
     /// Whether the game is too large to ground (which the CLI and the player answer by playing
     /// it through the interpreter).
     pub fn is_too_large(&self) -> bool {
-        matches!(self, Error::TooLarge { .. } | Error::Uncheckable(_))
+        matches!(self, Error::TooLarge { .. } | Error::Undeferrable(_))
     }
 
     /// Where in the game the problem is, where the input says.
@@ -67,7 +67,7 @@ impl Error {
         match self {
             Error::TooLarge { span, .. } => *span,
             Error::Rules(error) => error.span(),
-            Error::Uncheckable(_) | Error::NoRole => Span::default(),
+            Error::Undeferrable(_) | Error::NoRole => Span::default(),
         }
     }
 
@@ -94,7 +94,7 @@ impl fmt::Display for Error {
                 f,
                 "{TOO_LARGE}: {what} takes more than {steps} steps of joins (the limit grows with --max-instances)"
             ),
-            Error::Uncheckable(reason) => write!(f, "{TOO_LARGE}: {reason}"),
+            Error::Undeferrable(reason) => write!(f, "{TOO_LARGE}: {reason}"),
             Error::NoRole => f.write_str("the game has no role"),
             Error::Rules(error) => error.fmt(f),
         }
@@ -110,16 +110,16 @@ impl fmt::Display for Part {
     }
 }
 
-impl fmt::Display for Uncheckable {
+impl fmt::Display for Undeferrable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Uncheckable::CompoundTerm(term) => {
+            Undeferrable::CompoundTerm(term) => {
                 write!(f, "a relation checked at run time would have to handle the compound term {term}")
             }
-            Uncheckable::WholeFact => f.write_str("a checked rule reads a whole fact"),
-            Uncheckable::StateDependent(relation) => write!(f, "a checked rule reads `{relation}`"),
-            Uncheckable::NotChecked(relation) => write!(f, "`{relation}` is read but not checked"),
-            Uncheckable::NothingToCheck => f.write_str("no relation of it can be checked at run time"),
+            Undeferrable::WholeFact => f.write_str("a checked rule reads a whole fact"),
+            Undeferrable::StateDependent(relation) => write!(f, "a checked rule reads `{relation}`"),
+            Undeferrable::NotChecked(relation) => write!(f, "`{relation}` is read but not checked"),
+            Undeferrable::NothingToDefer => f.write_str("no relation of it can be checked at run time"),
         }
     }
 }
@@ -139,8 +139,8 @@ impl From<crate::datalog::Error> for Error {
     }
 }
 
-impl From<Uncheckable> for Error {
-    fn from(reason: Uncheckable) -> Error {
-        Error::Uncheckable(reason)
+impl From<Undeferrable> for Error {
+    fn from(reason: Undeferrable) -> Error {
+        Error::Undeferrable(reason)
     }
 }

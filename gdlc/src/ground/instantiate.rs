@@ -22,7 +22,7 @@ use std::collections::BTreeSet;
 /// Why an attempt at grounding failed.
 pub(super) enum Failure {
     /// [`Strategy::Deferred`] found no relation that can be checked at run time.
-    NothingToCheck,
+    NothingToDefer,
     /// The attempt failed with `error` after `work` steps of joins.
     Failed {
         error: Error,
@@ -42,7 +42,7 @@ impl Failure {
     /// The steps of joins the attempt took.
     pub(super) fn work(&self) -> usize {
         match self {
-            Failure::NothingToCheck => 0,
+            Failure::NothingToDefer => 0,
             Failure::Failed { work, .. } => *work,
         }
     }
@@ -52,7 +52,7 @@ impl Failure {
         match self {
             // Deferring checks comes after a limit was hit, or on request, so the game is too
             // large to ground and no relation of it can be checked instead.
-            Failure::NothingToCheck => Error::Uncheckable(super::error::Uncheckable::NothingToCheck),
+            Failure::NothingToDefer => Error::Undeferrable(super::error::Undeferrable::NothingToDefer),
             Failure::Failed { error, .. } => error,
         }
     }
@@ -70,8 +70,8 @@ impl From<crate::datalog::Error> for Failure {
     }
 }
 
-impl From<super::error::Uncheckable> for Failure {
-    fn from(reason: super::error::Uncheckable) -> Failure {
+impl From<super::error::Undeferrable> for Failure {
+    fn from(reason: super::error::Undeferrable) -> Failure {
         Error::from(reason).into()
     }
 }
@@ -105,8 +105,9 @@ impl Passes {
         // Relations checked at run time are chosen on the rules as written, so that they are
         // searched rule by rule, then again after decomposition, which may split a checked
         // literal off a grounded rule together with the literals only it needs.
-        let mut keep = if strategy.defers_checks() { checkable(&inlined, &dynamic) } else { BTreeSet::new() };
-        let absorbed = if keep.is_empty() { inlined } else { super::checks::absorb(&inlined, &mut keep, &mut dynamic) };
+        let mut keep = if strategy.defers_relations() { checkable(&inlined, &dynamic) } else { BTreeSet::new() };
+        let absorbed =
+            if keep.is_empty() { inlined } else { super::deferrable::absorb(&inlined, &mut keep, &mut dynamic) };
         let decomposed = super::decompose::decompose_except(&absorbed, &mut dynamic, &keep);
         Ok(Passes { prepared, deps, state_dependent, dynamic, decomposed })
     }
@@ -128,9 +129,9 @@ fn checkable(description: &Description, dynamic: &BTreeSet<String>) -> BTreeSet<
         .iter()
         .flat_map(|rule| product(rule.body.iter().map(|l| dnf(l, false))).into_iter().map(move |b| (&rule.head, b)))
         .collect();
-    let rules: Vec<super::checks::Rule<'_, '_>> =
-        conjunctions.iter().map(|(head, body)| super::checks::Rule { head, body }).collect();
-    super::checks::plan(&rules, dynamic, &Dependencies::build(description), true).relations.into_keys().collect()
+    let rules: Vec<super::deferrable::Rule<'_, '_>> =
+        conjunctions.iter().map(|(head, body)| super::deferrable::Rule { head, body }).collect();
+    super::deferrable::plan(&rules, dynamic, &Dependencies::build(description), true).relations.into_keys().collect()
 }
 
 /// The relations to check at run time among the alternatives, when the strategy defers them.
@@ -138,16 +139,16 @@ fn check_plan(
     alternatives: &[Alternative<'_>],
     passes: &Passes,
     strategy: &Strategy,
-) -> Result<super::checks::Plan, Failure> {
-    if !strategy.defers_checks() {
-        return Ok(super::checks::Plan::default());
+) -> Result<super::deferrable::Plan, Failure> {
+    if !strategy.defers_relations() {
+        return Ok(super::deferrable::Plan::default());
     }
-    let rules: Vec<super::checks::Rule<'_, '_>> =
-        alternatives.iter().map(|a| super::checks::Rule { head: a.head, body: &a.body }).collect();
+    let rules: Vec<super::deferrable::Rule<'_, '_>> =
+        alternatives.iter().map(|a| super::deferrable::Rule { head: a.head, body: &a.body }).collect();
     let plan =
-        super::checks::plan(&rules, &passes.dynamic, &Dependencies::build(&passes.decomposed.description), false);
+        super::deferrable::plan(&rules, &passes.dynamic, &Dependencies::build(&passes.decomposed.description), false);
     if plan.relations.is_empty() {
-        return Err(Failure::NothingToCheck);
+        return Err(Failure::NothingToDefer);
     }
     Ok(plan)
 }
@@ -211,8 +212,8 @@ pub(super) fn attempt(description: &Description, options: &Options, strategy: &S
     let mut ground = run.map_err(|error| Failure::Failed { error, static_relation: None, work })?;
     if !checked.is_empty() {
         let (checks, names) = builder.checks(&plan, &alternatives, dynamic)?;
-        ground.checks = checks;
-        ground.check_atoms = names;
+        ground.deferred = checks;
+        ground.deferred_atoms = names;
     }
     Ok(ground)
 }

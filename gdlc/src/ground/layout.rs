@@ -190,7 +190,7 @@ fn renumber(ground: &mut Ground, bit_of: &[u32]) {
         *fact = bit_of[*fact as usize];
     }
     ground.initial.sort_unstable();
-    for table in ground.checks.tables.iter_mut().filter(|t| t.state) {
+    for table in ground.deferred.tables.iter_mut().filter(|t| t.state) {
         let width = table.arity as usize + 1;
         for row in table.rows.chunks_exact_mut(width) {
             row[width - 1] = bit_of[row[width - 1] as usize];

@@ -2,7 +2,7 @@
 //! derived propositions, the form the code generator compiles to straight-line Rust.
 //!
 //! The passes, one file each: [`strategy`] tries the grounding strategies in turn, each attempt
-//! ([`instantiate`]) rewriting the rules ([`constant_fluents`], [`inline`], [`checks`],
+//! ([`instantiate`]) rewriting the rules ([`constant_fluents`], [`inline`], [`deferrable`],
 //! [`decompose`], [`demand`]), computing what can ever hold ([`relaxed`], a fixpoint under the
 //! grounder's [`budget`]) and instantiating every rule over it ([`builder`], with the relations
 //! deferred to run time in [`deferred`]); [`simplify`] folds constants, forwards aliases, merges
@@ -11,10 +11,10 @@
 
 mod budget;
 mod builder;
-pub mod checks;
 pub mod constant_fluents;
 pub mod coordinates;
 pub mod decompose;
+pub mod deferrable;
 mod deferred;
 pub mod demand;
 mod error;
@@ -26,7 +26,7 @@ mod relaxed;
 pub mod simplify;
 mod strategy;
 
-pub use error::{Error, Limit, Part, Uncheckable};
+pub use error::{Error, Limit, Part, Undeferrable};
 
 use crate::ast::Description;
 
@@ -35,9 +35,9 @@ use crate::ast::Description;
 pub struct Options {
     /// The most facts and rule instances the relaxed fixpoint may derive before grounding gives up.
     pub max_instances: usize,
-    /// Check at run time every relation that can be (see [`checks`]), not only when grounding
+    /// Check at run time every relation that can be (see [`deferrable`]), not only when grounding
     /// would go past the limit.
-    pub check_relations: bool,
+    pub defer_relations: bool,
     /// Read a fluent that only ever copies itself as the static relation of its initial facts
     /// (see [`constant_fluents`]). Off for rtGDL games, whose facts also end by expiring.
     pub fold_constant_fluents: bool,
@@ -45,7 +45,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_instances: DEFAULT_MAX_INSTANCES, check_relations: false, fold_constant_fluents: true }
+        Options { max_instances: DEFAULT_MAX_INSTANCES, defer_relations: false, fold_constant_fluents: true }
     }
 }
 
@@ -62,7 +62,7 @@ pub enum Prop {
     /// A derived proposition, by index into [`Ground::nodes`].
     Node(u32),
     /// An atom of a relation checked at run time, by index into the atoms of [`Ground::checks`].
-    Check(u32),
+    Deferred(u32),
 }
 
 /// A proposition or its negation.
@@ -132,9 +132,9 @@ pub struct Ground {
     pub cycles: Vec<(u32, u32)>,
     /// The relations checked at run time rather than grounded (none unless grounding them
     /// would go past the limit), with the atoms of them that the rules read.
-    pub checks: gdl_runtime::prover::Checks,
+    pub deferred: gdl_runtime::prover::Deferred,
     /// The atoms of `checks.atoms` in canonical KIF, for messages and comments.
-    pub check_atoms: Vec<String>,
+    pub deferred_atoms: Vec<String>,
 }
 
 impl Ground {

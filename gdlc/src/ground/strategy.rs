@@ -15,7 +15,7 @@ pub(super) enum Strategy {
     /// `work_limit` steps of joins.
     Demanded { work_limit: usize },
     /// On demand too, with the relations that can be checked at run time (see
-    /// [`super::checks`]) left out of the grounding. The static relations of `forced`, and
+    /// [`super::deferrable`]) left out of the grounding. The static relations of `forced`, and
     /// those that depend on them, are read as if they depended on the state, so that they can
     /// be checked at run time as well.
     Deferred { forced: BTreeSet<String> },
@@ -28,7 +28,7 @@ impl Strategy {
     }
 
     /// Whether the relations that can be checked at run time are left out.
-    pub(super) fn defers_checks(&self) -> bool {
+    pub(super) fn defers_relations(&self) -> bool {
         matches!(self, Strategy::Deferred { .. })
     }
 
@@ -68,12 +68,12 @@ fn full_work_limit(options: &Options) -> usize {
 /// when plain grounding goes past the limit, with a few times the work that attempt spent.
 /// Then the relations that can be checked at run time are deferred; when a static relation
 /// still goes past the limit, it is forced to be checked too, one relation at a time. With
-/// [`Options::check_relations`], deferring comes first.
+/// [`Options::defer_relations`], deferring comes first.
 pub fn instantiate(description: &Description, options: &Options) -> Result<Ground, Error> {
     let run = |strategy: Strategy| attempt(description, options, &strategy);
-    if options.check_relations {
+    if options.defer_relations {
         return match run(Strategy::Deferred { forced: BTreeSet::new() }) {
-            Err(Failure::NothingToCheck) => {
+            Err(Failure::NothingToDefer) => {
                 run(Strategy::Demanded { work_limit: full_work_limit(options) }).map_err(Failure::into_error)
             }
             other => other.map_err(Failure::into_error),
@@ -91,7 +91,7 @@ pub fn instantiate(description: &Description, options: &Options) -> Result<Groun
     let mut forced = BTreeSet::new();
     loop {
         match run(Strategy::Deferred { forced: forced.clone() }) {
-            Err(Failure::NothingToCheck) => return Err(error),
+            Err(Failure::NothingToDefer) => return Err(error),
             Err(Failure::Failed { error: failed, static_relation: Some(relation), .. })
                 if !forced.contains(&relation) =>
             {

@@ -122,7 +122,7 @@ fn the_instances_of_a_rule_that_reads_one_relation_do_not_count_toward_the_limit
     // checked at run time instead (`terminal` asks for `alias3` with its arguments free, which
     // is folded into a check of its own).
     let g = ground_with(&text, &Options { max_instances: 300, ..Options::default() }).unwrap();
-    assert!(g.check_atoms.iter().any(|a| a.starts_with("(pair ")), "{:?}", g.check_atoms);
+    assert!(g.deferred_atoms.iter().any(|a| a.starts_with("(pair ")), "{:?}", g.deferred_atoms);
 }
 
 /// A one-row Latin square: four cells take digits 1 to 4, and the player wins when each digit
@@ -150,17 +150,17 @@ pub(crate) const LATIN_ROW: &str = "(role p)
 
 #[test]
 fn a_static_relation_past_the_limit_that_only_checked_rules_read_is_checked_too() {
-    let rows = |g: &Ground| g.checks.tables.iter().map(|t| t.rows.len() / t.arity.max(1) as usize).max();
+    let rows = |g: &Ground| g.deferred.tables.iter().map(|t| t.rows.len() / t.arity.max(1) as usize).max();
     // Under a limit that `exactlyfirst`'s 108 facts fit but `exactlyone`'s do not, `exactlyone`
     // is checked too and reads `exactlyfirst` as a table.
     let g = ground_with(LATIN_ROW, &Options { max_instances: 200, ..Options::default() }).unwrap();
-    assert_eq!(rows(&g), Some(108), "{:?}", g.checks);
+    assert_eq!(rows(&g), Some(108), "{:?}", g.deferred);
     // Under one that they do not fit either, `exactlyfirst` is checked too: no table holds its
     // facts.
     let g = ground_with(LATIN_ROW, &Options { max_instances: 100, ..Options::default() }).unwrap();
     assert_eq!(g.base.len(), 16);
-    assert!(g.check_atoms.contains(&"(good)".to_string()), "{:?}", g.check_atoms);
-    assert!(rows(&g) < Some(100), "{:?}", g.checks);
+    assert!(g.deferred_atoms.contains(&"(good)".to_string()), "{:?}", g.deferred_atoms);
+    assert!(rows(&g) < Some(100), "{:?}", g.deferred);
 }
 
 #[test]

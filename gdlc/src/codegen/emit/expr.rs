@@ -203,7 +203,7 @@ impl Body<'_> {
                 }
             }
             // `generate_module` gives games with checked relations the table form only.
-            Prop::Check(_) => unreachable!("checked relations in the straight-line form"),
+            Prop::Deferred(_) => unreachable!("checked relations in the straight-line form"),
         }
     }
 }

@@ -200,7 +200,7 @@ fn kinds(ground: &Ground) -> Vec<Kind> {
 
 fn literal_kind(kinds: &[Kind], lit: Lit) -> Kind {
     match lit.prop {
-        Prop::Base(_) | Prop::Check(_) => Kind::State,
+        Prop::Base(_) | Prop::Deferred(_) => Kind::State,
         Prop::Does(role, _) => Kind::Role(role),
         // The negation of a disjunction over roles is a conjunction over them.
         Prop::Node(n) => match kinds[n as usize] {
@@ -252,7 +252,7 @@ fn frame(ground: &Ground, kinds: &[Kind], reads_moves: &[bool], i: u32, value: V
     }
     let rules: Vec<Vec<Lit>> = match lit.prop {
         Prop::Node(n) if lit.positive && kinds[n as usize] == Kind::State => ground.nodes[n as usize].rules.clone(),
-        Prop::Base(_) | Prop::Check(_) => return None,
+        Prop::Base(_) | Prop::Deferred(_) => return None,
         _ => vec![vec![lit]],
     };
     let mut frame = Frame::default();
@@ -260,10 +260,10 @@ fn frame(ground: &Ground, kinds: &[Kind], reads_moves: &[bool], i: u32, value: V
         let (moves, state): (Vec<Lit>, Vec<Lit>) = rule.into_iter().partition(|l| match l.prop {
             Prop::Does(..) => true,
             Prop::Node(n) => reads_moves[n as usize],
-            Prop::Base(_) | Prop::Check(_) => false,
+            Prop::Base(_) | Prop::Deferred(_) => false,
         });
         let kind = conjunction_kind(kinds, &moves);
-        if kind == Kind::State || state.iter().any(|l| matches!(l.prop, Prop::Check(_))) {
+        if kind == Kind::State || state.iter().any(|l| matches!(l.prop, Prop::Deferred(_))) {
             return None;
         }
         match state.as_slice() {
@@ -349,7 +349,7 @@ fn conjunction_holds(lits: &[Lit], kind: Kind, role: u32, mv: u32, parts: &[bool
                     let holds = match lit.prop {
                         Prop::Does(_, m) => m == mv,
                         Prop::Node(n) => parts[n as usize],
-                        Prop::Base(_) | Prop::Check(_) => unreachable!("a move function reads the state"),
+                        Prop::Base(_) | Prop::Deferred(_) => unreachable!("a move function reads the state"),
                     };
                     holds == lit.positive
                 })
@@ -385,8 +385,8 @@ mod tests {
             percepts: Vec::new(),
             sees: Vec::new(),
             cycles: Vec::new(),
-            checks: Default::default(),
-            check_atoms: Vec::new(),
+            deferred: Default::default(),
+            deferred_atoms: Vec::new(),
         }
     }
 

@@ -46,7 +46,7 @@ fn one_by_one(ground: &Ground, state: &[bool], joint: &[u32]) -> Vec<bool> {
                     Prop::Base(b) => state[b as usize],
                     Prop::Node(m) => value[m as usize],
                     Prop::Does(r, m) => joint[r as usize] == m,
-                    Prop::Check(_) => false,
+                    Prop::Deferred(_) => false,
                 };
                 holds == lit.positive
             })

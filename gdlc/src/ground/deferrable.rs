@@ -1,5 +1,6 @@
-//! Which relations of a game too large to ground are checked at run time instead, and the order
-//! in which each of their rules is searched (see `gdl_runtime::prover`).
+//! Deferral: which relations of a game too large to ground are deferred to run time, where
+//! `gdl_runtime::prover` searches them top-down, and the order in which each of their rules is
+//! searched. (The specification's checks are [`crate::check`]'s; these are not checks at all.)
 //!
 //! A relation can be checked when its rules read only the state (`true`), static relations,
 //! `distinct` and other checked relations, and when every rule that is grounded binds all its

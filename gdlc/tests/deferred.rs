@@ -1,4 +1,4 @@
-//! Relations checked at run time (`gdlc::ground::checks`, `gdl_runtime::prover`): games whose
+//! Relations checked at run time (`gdlc::ground::deferrable`, `gdl_runtime::prover`): games whose
 //! checkable relations are all left out of grounding agree with the interpreter, state by state,
 //! on random playouts.
 
@@ -14,7 +14,7 @@ use gdlc::parse::parse_auto;
 /// many check atoms the program reads, so tests can tell that checks were made.
 fn agree(path: &str, playouts: usize) -> usize {
     let text = std::fs::read_to_string(path).unwrap();
-    agree_with(path, &text, &Options { check_relations: true, ..Options::default() }, playouts)
+    agree_with(path, &text, &Options { defer_relations: true, ..Options::default() }, playouts)
 }
 
 /// Like [`agree`], for game `text` grounded with `options`.
@@ -67,7 +67,7 @@ fn agree_with(path: &str, text: &str, options: &Options, playouts: usize) -> usi
             state = next;
         }
     }
-    program.checks.atoms.len()
+    program.deferred.atoms.len()
 }
 
 #[test]
