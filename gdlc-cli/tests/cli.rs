@@ -1,5 +1,8 @@
 //! The `gdlc` binary as users run it: exit codes, output formats and bad input.
 
+// A test reports a failure by panicking, so its helpers unwrap too.
+#![allow(clippy::unwrap_used)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

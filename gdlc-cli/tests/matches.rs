@@ -3,6 +3,9 @@
 //! against random over 20 short matches, and the GDL-II games montyHall and diceDuel, in which
 //! the manager plays `random` and each player is sent only its own percepts.
 
+// A test reports a failure by panicking, so its helpers unwrap too.
+#![allow(clippy::unwrap_used)]
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};

@@ -2,6 +2,9 @@
 //! own spelling in replies, recognition up to renaming, concurrent matches, bad input, and the
 //! manager's substitutions for players that fail.
 
+// A test reports a failure by panicking, so its helpers unwrap too.
+#![allow(clippy::unwrap_used)]
+
 use gdl_player::manager::{self, Options};
 use gdl_player::player::Kind;
 use gdl_player::server::{Config, Server};

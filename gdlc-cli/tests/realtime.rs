@@ -3,6 +3,9 @@
 //! the real-time PLAY form and the player's replies, by hand; and the CLI on rtGDL games.
 //! Timing only matters within generous bounds: a match lasts one second of game time.
 
+// A test reports a failure by panicking, so its helpers unwrap too.
+#![allow(clippy::unwrap_used)]
+
 use gdl_player::manager::Options;
 use gdl_player::player::Kind;
 use gdl_player::realtime::manager::run_match;

@@ -1,6 +1,9 @@
 //! Every game of ../shared/games through every pass: printing round-trips in both syntaxes, and
 //! every game the checks accept starts in the interpreter and plays random moves consistently.
 
+// A test reports a failure by panicking, so its helpers unwrap too.
+#![allow(clippy::unwrap_used)]
+
 use gdl_runtime::rng::Rng;
 use gdl_runtime::Game;
 use gdlc::interp::Interpreter;

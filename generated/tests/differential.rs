@@ -2,6 +2,9 @@
 //! on the same game file, over random playouts (states, legal move sets, terminal, goals), and
 //! over the conformance suite's recorded matches where the suite has the game.
 
+// A test reports a failure by panicking, so its helpers unwrap too.
+#![allow(clippy::unwrap_used)]
+
 use gdl_player::trace;
 use gdl_runtime::rng::Rng;
 use gdl_runtime::Game;

@@ -3,6 +3,9 @@
 //! goals and the next expiry at every event), and the outcomes of scripted matches through
 //! both engines (the four outcomes of the Game of Chicken, the move clock of timed tic-tac-toe).
 
+// A test reports a failure by panicking, so its helpers unwrap too.
+#![allow(clippy::unwrap_used)]
+
 use gdl_runtime::realtime::{legal_strings, random_playout, run_script, state_string, Pacing, RealTimeGame, Time};
 use gdl_runtime::rng::Rng;
 use gdlc::interp::realtime::RealTimeInterpreter;

@@ -13,21 +13,21 @@ use std::process::Command;
 
 /// The games that the hand-written reasoners implement: their file stem in `games/` and the
 /// name the hand-written binary takes.
-pub const HANDWRITTEN_GAMES: [&str; 5] = ["ticTacToe", "connectFour", "breakthrough", "pentago", "reversi"];
+pub(crate) const HANDWRITTEN_GAMES: [&str; 5] = ["ticTacToe", "connectFour", "breakthrough", "pentago", "reversi"];
 
 /// The fraction of the hand-written speed that issue 5 asks the compiled code to reach.
 const TARGET_RATIO: f64 = 0.5;
 
 /// The command line of `bench-table`.
 #[derive(Debug, PartialEq)]
-pub struct Options {
+pub(crate) struct Options {
     pub seconds: f64,
     pub all: bool,
 }
 
 impl Options {
     /// Parses the arguments after `bench-table`.
-    pub fn parse(args: &[String]) -> Result<Options, String> {
+    pub(crate) fn parse(args: &[String]) -> Result<Options, String> {
         let mut options = Options { seconds: 5.0, all: false };
         let mut args = args.iter();
         while let Some(arg) = args.next() {
@@ -60,7 +60,7 @@ struct Row {
     compiled_two_threads: f64,
 }
 
-pub fn run(root: &Path, options: &Options) -> Result<(), String> {
+pub(crate) fn run(root: &Path, options: &Options) -> Result<(), String> {
     let handwritten = build_handwritten(root)?;
     let games: Vec<&str> = HANDWRITTEN_GAMES.to_vec();
     let steps = games.len() * 3;

@@ -6,16 +6,16 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The command that regenerates the files, named in their headers and in stale-file errors.
-pub const COMMAND: &str = "cargo codegen";
+pub(crate) const COMMAND: &str = "cargo codegen";
 
 /// The workspace root.
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 /// A Rust module name for a game file stem: `connectFour` -> `connect_four`, `3pConnectFour` ->
 /// `g3p_connect_four` (a module name cannot start with a digit).
-pub fn module_name(stem: &str) -> String {
+pub(crate) fn module_name(stem: &str) -> String {
     let mut name = String::new();
     let mut previous_lower = false;
     for c in stem.chars() {
@@ -33,11 +33,11 @@ pub fn module_name(stem: &str) -> String {
 
 /// Games of `games/` that are not checked in: chess and amazons compile (in table form) to
 /// modules of 82 MB and 20 MB, too large to keep in the repository.
-pub const NOT_YET_COMPILED: &[&str] = &["amazons", "chess"];
+pub(crate) const NOT_YET_COMPILED: &[&str] = &["amazons", "chess"];
 
 /// Games of `games/` also compiled in table form (as `MODULE_tables`), so that the differential
 /// tests check the table form against the interpreter as they check the straight-line form.
-pub const TABLE_FORM_TWINS: &[&str] = &["breakthrough", "connectFour", "diceDuel", "montyHall", "ticTacToe"];
+pub(crate) const TABLE_FORM_TWINS: &[&str] = &["breakthrough", "connectFour", "diceDuel", "montyHall", "ticTacToe"];
 
 /// A directory of games and the directory of their compiled modules.
 struct Collection {
@@ -68,7 +68,7 @@ const COLLECTIONS: [Collection; 2] = [
 ];
 
 /// Every file the modules' directories should hold, by path, with its contents.
-pub fn expected_files(root: &Path) -> Result<BTreeMap<PathBuf, String>, String> {
+pub(crate) fn expected_files(root: &Path) -> Result<BTreeMap<PathBuf, String>, String> {
     let mut files = BTreeMap::new();
     for collection in &COLLECTIONS {
         files.extend(collection_files(root, collection)?);
@@ -131,7 +131,7 @@ fn collection_files(root: &Path, collection: &Collection) -> Result<BTreeMap<Pat
 }
 
 /// Writes the generated files, removing stale modules of games no longer in `games/`.
-pub fn write(root: &Path) -> Result<(), String> {
+pub(crate) fn write(root: &Path) -> Result<(), String> {
     let expected = expected_files(root)?;
     for collection in &COLLECTIONS {
         let out_dir = root.join(collection.modules);
@@ -151,7 +151,7 @@ pub fn write(root: &Path) -> Result<(), String> {
 }
 
 /// Names every generated file that is stale, missing or extra.
-pub fn check(root: &Path) -> Result<(), String> {
+pub(crate) fn check(root: &Path) -> Result<(), String> {
     let expected = expected_files(root)?;
     let mut problems = Vec::new();
     for (path, text) in &expected {

@@ -19,7 +19,7 @@ struct Row {
     outcome: Result<Vec<String>, String>,
 }
 
-pub fn run(root: &Path, dir: &Path, check_build: bool) -> Result<(), String> {
+pub(crate) fn run(root: &Path, dir: &Path, check_build: bool) -> Result<(), String> {
     let status = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
         .args(["build", "--release", "--quiet", "-p", "gdlc-cli"])
         .current_dir(root)

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The most lines a hand-written source file may have.
-pub const MAX_LINES: usize = 600;
+pub(crate) const MAX_LINES: usize = 600;
 
 /// How many lines above an `unsafe` may hold its `// SAFETY:` comment.
 const SAFETY_REACH: usize = 3;
@@ -24,7 +24,7 @@ const GENERATED: &[&str] = &["generated/src/games/", "generated/src/realtime/"];
 
 /// A broken rule, at a file and line.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Problem {
+pub(crate) struct Problem {
     pub file: PathBuf,
     pub line: usize,
     pub rule: Rule,
@@ -32,7 +32,7 @@ pub struct Problem {
 
 /// The house rules.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Rule {
+pub(crate) enum Rule {
     /// The file does not open with a `//!` line.
     ModuleDoc,
     /// An `unsafe` with no `// SAFETY:` comment just above it.
@@ -58,7 +58,7 @@ impl fmt::Display for Problem {
 }
 
 /// Checks every tracked Rust file under `root`, returning the problems in file order.
-pub fn run(root: &Path) -> Result<Vec<Problem>, String> {
+pub(crate) fn run(root: &Path) -> Result<Vec<Problem>, String> {
     let mut problems = Vec::new();
     for file in tracked_rust_files(root)? {
         let text = std::fs::read_to_string(root.join(&file)).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -94,7 +94,7 @@ fn is_generated(file: &Path) -> bool {
 }
 
 /// The problems of one file.
-pub fn check_file(file: &Path, text: &str) -> Vec<Problem> {
+pub(crate) fn check_file(file: &Path, text: &str) -> Vec<Problem> {
     let problem = |line, rule| Problem { file: file.to_path_buf(), line, rule };
     if is_generated(file) {
         let header = text.lines().next().is_some_and(|l| l.starts_with("// @generated"));

@@ -95,7 +95,7 @@ impl<'a> Context<'a> {
 
     /// A shortest chain of uses from `head` to `body` (`[head, ..., body]`), with the span of the
     /// first use (the literal in a rule for `head`), when `head` depends on `body`.
-    pub fn use_path(&self, head: &str, body: &str) -> Option<(Vec<&'a str>, Span)> {
+    pub(crate) fn use_path(&self, head: &str, body: &str) -> Option<(Vec<&'a str>, Span)> {
         let (&start, _) = self.uses.get_key_value(head)?;
         let mut parent: BTreeMap<&'a str, &'a str> = BTreeMap::new();
         let mut seen = BTreeSet::from([start]);
@@ -124,7 +124,7 @@ impl<'a> Context<'a> {
 
     /// The relations the game uses: the keyword relations that define it and every relation
     /// they depend on. Rules for other relations cannot affect play.
-    pub fn used_by_game(&self) -> BTreeSet<&'a str> {
+    pub(crate) fn used_by_game(&self) -> BTreeSet<&'a str> {
         let roots = ["role", "init", "legal", "next", "goal", "terminal", "sees", "base", "input"];
         let mut seen: BTreeSet<&'a str> = BTreeSet::new();
         let mut queue: VecDeque<&'a str> =
@@ -141,7 +141,7 @@ impl<'a> Context<'a> {
     }
 
     /// Whether some rule or fact has `name` as its head.
-    pub fn is_defined(&self, name: &str) -> bool {
+    pub(crate) fn is_defined(&self, name: &str) -> bool {
         self.uses.contains_key(name)
     }
 }

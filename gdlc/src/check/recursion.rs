@@ -17,12 +17,12 @@ use std::collections::{BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
 
 /// The most expansions of one body that are enumerated.
-pub const EXPANSION_LIMIT: usize = 256;
+pub(super) const EXPANSION_LIMIT: usize = 256;
 
 /// The largest size (atoms and the nodes of their terms), summed over all expansions of one
 /// body, that is enumerated: the work of the exact check grows with the number of expansions
 /// times the size of the body.
-pub const EXPANSION_WORK_LIMIT: usize = 1 << 16;
+pub(super) const EXPANSION_WORK_LIMIT: usize = 1 << 16;
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for rule in &cx.description.rules {

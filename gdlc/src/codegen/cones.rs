@@ -5,23 +5,23 @@
 use crate::ground::{Ground, Lit, Prop, Value};
 
 /// The dependencies between the nodes of a ground program.
-pub struct Cones<'g> {
+pub(super) struct Cones<'g> {
     ground: &'g Ground,
 }
 
 impl<'g> Cones<'g> {
-    pub fn new(ground: &'g Ground) -> Self {
+    pub(super) fn new(ground: &'g Ground) -> Self {
         Cones { ground }
     }
 
     /// The nodes that `values` depend on, sorted (the ground program's evaluation order).
-    pub fn cone(&self, values: &[Value]) -> Vec<u32> {
+    pub(super) fn cone(&self, values: &[Value]) -> Vec<u32> {
         self.cone_through(values, |_| true)
     }
 
     /// The nodes that `values` reach, sorted, following the rules of only the nodes for which
     /// `descend` holds (the others are reached, but what they read is not).
-    pub fn cone_through(&self, values: &[Value], descend: impl Fn(u32) -> bool) -> Vec<u32> {
+    pub(super) fn cone_through(&self, values: &[Value], descend: impl Fn(u32) -> bool) -> Vec<u32> {
         let mut seen = vec![false; self.ground.nodes.len()];
         let mut stack: Vec<u32> = values
             .iter()
@@ -45,7 +45,7 @@ impl<'g> Cones<'g> {
 }
 
 /// For every node, whether it is in a recursive group.
-pub fn in_cycle(ground: &Ground) -> Vec<bool> {
+pub(super) fn in_cycle(ground: &Ground) -> Vec<bool> {
     let mut in_cycle = vec![false; ground.nodes.len()];
     for &(start, end) in &ground.cycles {
         in_cycle[start as usize..end as usize].iter_mut().for_each(|c| *c = true);
@@ -54,7 +54,7 @@ pub fn in_cycle(ground: &Ground) -> Vec<bool> {
 }
 
 /// For every node, whether its value can depend on the joint move.
-pub fn reads_moves(ground: &Ground) -> Vec<bool> {
+pub(super) fn reads_moves(ground: &Ground) -> Vec<bool> {
     let mut reads = vec![false; ground.nodes.len()];
     // Nodes come in evaluation order, so one pass settles all but recursive groups, whose
     // members may come before what they depend on; repeat until nothing changes.

@@ -20,7 +20,7 @@ const TRIES: usize = 20_000;
 /// A perfect hash of the subsets of `mask`: `(subset * magic) >> (64 - width)` differs for
 /// every two subsets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PickHash {
+pub(super) struct PickHash {
     pub mask: u64,
     pub magic: u64,
     pub width: u32,
@@ -30,7 +30,7 @@ impl PickHash {
     /// A hash of the subsets of `mask` with as narrow an index as found, or `None` when
     /// `mask` has too many bits or no multiplier is found. The search is deterministic, so the
     /// generated code is the same on every run.
-    pub fn find(mask: u64) -> Option<PickHash> {
+    pub(super) fn find(mask: u64) -> Option<PickHash> {
         let bits = mask.count_ones();
         if !(2..=MAX_BITS).contains(&bits) {
             return None;
@@ -67,7 +67,7 @@ impl PickHash {
     /// The static table `name`, which `gdl_runtime::bits::listed_bits_table` fills when the
     /// generated code is compiled: for every index, the number of bits of the subset hashed to
     /// it and those bits from the lowest.
-    pub fn table(&self, name: &Ident) -> TokenStream {
+    pub(super) fn table(&self, name: &Ident) -> TokenStream {
         let rows = Literal::usize_unsuffixed(1 << self.width);
         let cols = Literal::usize_unsuffixed(self.mask.count_ones() as usize + 1);
         let (mask, magic) = (super::tables::hex(self.mask), super::tables::hex(self.magic));
@@ -80,7 +80,7 @@ impl PickHash {
     }
 
     /// The expression of the row of `table` that lists the bits of `word`.
-    pub fn row(&self, table: &Ident, word: TokenStream) -> TokenStream {
+    pub(super) fn row(&self, table: &Ident, word: TokenStream) -> TokenStream {
         let magic = super::tables::hex(self.magic);
         let shift = Literal::u32_unsuffixed(64 - self.width);
         quote!(&#table[((#word).wrapping_mul(#magic) >> #shift) as usize])
@@ -96,7 +96,7 @@ fn table_name(role: usize) -> Ident {
 /// whose words have the bits `used` in use (`None` returned when no bit is set), and the static
 /// table it reads: by [`PickHash`] when `parts` is one word whose sets hash to a table, else by
 /// counting bits.
-pub fn draw(role: usize, used: &[u64], drawn: &Ident) -> (TokenStream, Option<TokenStream>) {
+pub(super) fn draw(role: usize, used: &[u64], drawn: &Ident) -> (TokenStream, Option<TokenStream>) {
     let hash = match used {
         [used] => PickHash::find(*used),
         _ => None,

@@ -33,7 +33,7 @@ fn classify(text: &str) -> Result<Bit, String> {
 }
 
 /// The module of an rtGDL game grounded from its erased form; the table form is refused.
-pub fn generate_realtime(ground: &Ground, form: Form) -> Result<TokenStream, String> {
+pub(super) fn generate_realtime(ground: &Ground, form: Form) -> Result<TokenStream, String> {
     if uses_tables(ground, form) {
         return Err(format!(
             "rtGDL games are compiled to straight-line code only, and this one would need the table form ({}); \

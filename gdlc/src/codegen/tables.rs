@@ -11,11 +11,11 @@ pub fn words(bits: usize) -> usize {
 }
 
 /// A `u64` literal in hexadecimal.
-pub fn hex(value: u64) -> TokenStream {
+pub(super) fn hex(value: u64) -> TokenStream {
     format!("0x{value:x}").parse().expect("a hexadecimal literal")
 }
 
-pub fn generate_tables(ground: &Ground) -> TokenStream {
+pub(super) fn generate_tables(ground: &Ground) -> TokenStream {
     let roles = &ground.roles;
     let num_roles = Literal::usize_unsuffixed(roles.len());
     let base = &ground.base;

@@ -9,7 +9,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 /// The widest window of bits a table covers: 2^10 bits, 16 words.
-pub const MAX_WINDOW: u32 = 10;
+pub(super) const MAX_WINDOW: u32 = 10;
 
 /// The fewest literals (over all rules) that make a table worth its load.
 const MIN_LITERALS: usize = 6;
@@ -17,7 +17,7 @@ const MIN_LITERALS: usize = 6;
 /// A node's rules as a table: the state word, the window's lowest bit and width, and the
 /// table's bits (bit `i` is the node's value when the window holds `i`).
 #[derive(Debug, PartialEq, Eq)]
-pub struct TruthTable {
+pub(super) struct TruthTable {
     pub word: u32,
     pub low: u32,
     pub width: u32,
@@ -27,7 +27,7 @@ pub struct TruthTable {
 impl TruthTable {
     /// The table of the disjunction of `rules`, each a conjunction of base literals, when they
     /// read at least [`MIN_LITERALS`] literals, all within [`MAX_WINDOW`] bits of one word.
-    pub fn of(rules: &[Vec<Lit>]) -> Option<TruthTable> {
+    pub(super) fn of(rules: &[Vec<Lit>]) -> Option<TruthTable> {
         if rules.len() < 2 || rules.iter().map(Vec::len).sum::<usize>() < MIN_LITERALS {
             return None;
         }
@@ -66,7 +66,7 @@ impl TruthTable {
 
     /// The node's value: one constant shifted by the window when the table is one word, else
     /// a word of a constant array.
-    pub fn expr(&self) -> TokenStream {
+    pub(super) fn expr(&self) -> TokenStream {
         let word = proc_macro2::Literal::u32_unsuffixed(self.word);
         let window = super::tables::hex((1u64 << self.width) - 1);
         let index = if self.low == 0 {

@@ -38,7 +38,7 @@ fn unit_edges(ground: &Ground, unit: &[usize]) -> BTreeSet<(usize, usize)> {
 
 /// The groups that some other unit both reads and is read by (through a chain of nodes), so
 /// that no order evaluates them whole.
-pub fn entangled(ground: &Ground, member: &[Option<(u32, u32)>], groups: usize) -> BTreeSet<usize> {
+pub(super) fn entangled(ground: &Ground, member: &[Option<(u32, u32)>], groups: usize) -> BTreeSet<usize> {
     let unit = units(ground, member, groups);
     let count = groups + ground.cycles.len() + ground.nodes.len();
     let mut graph: DiGraph<(), ()> = DiGraph::with_capacity(count, 0);
@@ -60,7 +60,7 @@ pub fn entangled(ground: &Ground, member: &[Option<(u32, u32)>], groups: usize) 
 /// Every node's place in an order of the units that follows their edges, taking among the
 /// units ready the one with the first node, so that the order stays close to the ground
 /// program's.
-pub fn rank(ground: &Ground, member: &[Option<(u32, u32)>], groups: usize) -> Vec<u32> {
+pub(super) fn rank(ground: &Ground, member: &[Option<(u32, u32)>], groups: usize) -> Vec<u32> {
     let unit = units(ground, member, groups);
     let count = groups + ground.cycles.len() + ground.nodes.len();
     let mut nodes_of: Vec<Vec<u32>> = vec![Vec::new(); count];

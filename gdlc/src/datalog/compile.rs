@@ -8,26 +8,26 @@ use crate::ast::{Atom, Description, Literal, Span, Term};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
-pub type RelId = usize;
-pub type VarId = u16;
+pub(crate) type RelId = usize;
+pub(crate) type VarId = u16;
 
 /// A term pattern of a rule: variables are numbered per rule; ground parts are interned.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PTerm {
+pub(crate) enum PTerm {
     Var(VarId),
     Ground(TermId),
     Func(Sym, Box<[PTerm]>),
 }
 
 #[derive(Clone, Debug)]
-pub struct Pattern {
+pub(crate) struct Pattern {
     pub rel: RelId,
     pub args: Box<[PTerm]>,
 }
 
 /// One literal of a compiled body, in evaluation order.
 #[derive(Clone, Debug)]
-pub enum CLit {
+pub(crate) enum CLit {
     Pos(Pattern),
     Neg(Pattern),
     Distinct(PTerm, PTerm),
@@ -35,7 +35,7 @@ pub enum CLit {
 }
 
 #[derive(Clone, Debug)]
-pub struct CRule {
+pub(crate) struct CRule {
     pub head: Pattern,
     pub body: Vec<CLit>,
     pub num_vars: usize,
@@ -47,7 +47,7 @@ pub struct CRule {
 
 /// How much an argument narrows a lookup: `distinct` when it is ground, less when it is
 /// partly ground, nothing when it is free.
-pub fn arg_selectivity(arg: &Term, bound: &BTreeSet<&str>, distinct: f64) -> f64 {
+pub(crate) fn arg_selectivity(arg: &Term, bound: &BTreeSet<&str>, distinct: f64) -> f64 {
     let (mut total, mut known) = (0usize, 0usize);
     arg.for_each_var(&mut |v, _| {
         total += 1;
@@ -66,13 +66,13 @@ pub fn arg_selectivity(arg: &Term, bound: &BTreeSet<&str>, distinct: f64) -> f64
 
 /// Relations named by `(name, arity)`.
 #[derive(Default, Debug, Clone)]
-pub struct Relations {
+pub(crate) struct Relations {
     pub keys: Vec<(String, usize)>,
     ids: FxHashMap<(String, usize), RelId>,
 }
 
 impl Relations {
-    pub fn id(&mut self, name: &str, arity: usize) -> RelId {
+    pub(crate) fn id(&mut self, name: &str, arity: usize) -> RelId {
         let key = (name.to_string(), arity);
         if let Some(&id) = self.ids.get(&key) {
             return id;
@@ -82,11 +82,11 @@ impl Relations {
         self.keys.len() - 1
     }
 
-    pub fn get(&self, name: &str, arity: usize) -> Option<RelId> {
+    pub(crate) fn get(&self, name: &str, arity: usize) -> Option<RelId> {
         self.ids.get(&(name.to_string(), arity)).copied()
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.keys.len()
     }
 }
@@ -153,7 +153,7 @@ impl<'a> Basic<'a> {
 }
 
 /// Compiles rules; shared state for numbering relations and interning ground terms.
-pub struct Compiler<'s> {
+pub(crate) struct Compiler<'s> {
     pub symbols: &'s mut Symbols,
     pub terms: &'s mut Terms,
     pub relations: &'s mut Relations,
@@ -162,7 +162,7 @@ pub struct Compiler<'s> {
 impl Compiler<'_> {
     /// Compiles every rule of `description`, or names the first rule whose variables cannot all
     /// be bound by positive literals (an unsafe rule).
-    pub fn compile(
+    pub(crate) fn compile(
         &mut self,
         description: &Description,
         cost: &dyn Fn(&Atom, &BTreeSet<&str>) -> f64,
@@ -262,7 +262,7 @@ impl Compiler<'_> {
         Ok(CRule { head, body, num_vars: vars.len(), delta_variants: Vec::new() })
     }
 
-    pub fn pattern(&mut self, atom: &Atom, vars: &mut FxHashMap<String, VarId>) -> Pattern {
+    pub(crate) fn pattern(&mut self, atom: &Atom, vars: &mut FxHashMap<String, VarId>) -> Pattern {
         let rel = self.relations.id(&atom.name, atom.args.len());
         Pattern { rel, args: atom.args.iter().map(|t| self.pterm(t, vars)).collect() }
     }
@@ -289,7 +289,7 @@ impl Compiler<'_> {
         }
     }
 
-    pub fn ground_const(&mut self, name: &str) -> TermId {
+    pub(crate) fn ground_const(&mut self, name: &str) -> TermId {
         let sym = self.symbols.intern(name);
         self.terms.intern(Node { sym, args: Box::new([]) })
     }

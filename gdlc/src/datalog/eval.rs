@@ -9,7 +9,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 const UNBOUND: TermId = TermId::MAX;
 
 /// A term store that can also make new terms.
-pub trait TermStore: TermRead {
+pub(crate) trait TermStore: TermRead {
     fn intern(&mut self, node: Node) -> TermId;
 }
 
@@ -31,7 +31,7 @@ type Index = FxHashMap<Box<[TermId]>, Vec<u32>>;
 /// The facts of one relation, with hash indexes on the combinations of argument positions
 /// that rules look facts up by.
 #[derive(Default, Clone, Debug)]
-pub struct Table {
+pub(crate) struct Table {
     pub facts: Vec<Box<[TermId]>>,
     set: FxHashSet<Box<[TermId]>>,
     /// For each indexed combination of positions: the facts having each combination of terms there.
@@ -40,7 +40,7 @@ pub struct Table {
 
 impl Table {
     /// Adds a fact; returns whether it is new.
-    pub fn insert(&mut self, fact: Box<[TermId]>) -> bool {
+    pub(crate) fn insert(&mut self, fact: Box<[TermId]>) -> bool {
         if self.set.contains(&fact) {
             return false;
         }
@@ -54,11 +54,11 @@ impl Table {
         true
     }
 
-    pub fn contains(&self, fact: &[TermId]) -> bool {
+    pub(crate) fn contains(&self, fact: &[TermId]) -> bool {
         self.set.contains(fact)
     }
 
-    pub fn ensure_index(&mut self, positions: &[usize]) {
+    pub(crate) fn ensure_index(&mut self, positions: &[usize]) {
         if self.indexes.iter().any(|(p, _)| **p == *positions) {
             return;
         }
@@ -80,7 +80,7 @@ impl Table {
 
 /// How a positive literal finds its matching facts, given what is bound before it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Access {
+pub(crate) enum Access {
     /// No argument is ground: scan every fact.
     Scan,
     /// Some arguments are ground: look the others up by an index on these positions.
@@ -92,7 +92,7 @@ pub enum Access {
 /// A rule ready for evaluation: which positive literals are recursive within its component, and
 /// for each positive literal the argument position it can look up by index.
 #[derive(Debug, Clone)]
-pub struct PlannedRule {
+pub(crate) struct PlannedRule {
     pub rule: usize,
     pub access: Vec<Access>,
     /// The access paths of each of the rule's delta variants.
@@ -101,14 +101,14 @@ pub struct PlannedRule {
 
 /// A strongly connected component of relations and the rules that define them.
 #[derive(Debug, Clone)]
-pub struct Component {
+pub(crate) struct Component {
     pub relations: Vec<RelId>,
     pub rules: Vec<PlannedRule>,
     pub recursive: bool,
 }
 
 /// For each literal of `rule`, how it finds its facts once the literals before it are matched.
-pub fn access_paths(rule: &CRule) -> Vec<Access> {
+pub(crate) fn access_paths(rule: &CRule) -> Vec<Access> {
     let mut bound = vec![false; rule.num_vars];
     let mut out = Vec::with_capacity(rule.body.len());
     for lit in &rule.body {
@@ -151,7 +151,7 @@ fn mark_vars(p: &PTerm, bound: &mut [bool]) {
 /// What an evaluation may spend, kept by its caller: the evaluation charges every step of a
 /// join (a fact tried against a literal, a term built) and every new fact, and stops where the
 /// budget says so, recording the relation it was deriving in [`Eval::exceeded`].
-pub trait Budget {
+pub(crate) trait Budget {
     /// Charges `steps` steps of joins.
     fn charge(&mut self, steps: usize);
     /// Whether the steps charged so far go past the budget.
@@ -165,7 +165,7 @@ pub trait Budget {
 
 /// No limit: the budget of the interpreter's queries.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Unlimited;
+pub(crate) struct Unlimited;
 
 impl Budget for Unlimited {
     #[inline]
@@ -187,7 +187,7 @@ impl Budget for Unlimited {
 
 /// One evaluation: tables of the relations computed here, over read-only tables of relations
 /// computed before (the static ones), within a budget.
-pub struct Eval<'a, S, B = Unlimited> {
+pub(crate) struct Eval<'a, S, B = Unlimited> {
     pub store: S,
     pub rules: &'a [CRule],
     pub fixed: &'a [Table],
@@ -200,7 +200,7 @@ pub struct Eval<'a, S, B = Unlimited> {
 }
 
 impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
-    pub fn new(
+    pub(crate) fn new(
         store: S,
         rules: &'a [CRule],
         fixed: &'a [Table],
@@ -212,7 +212,7 @@ impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
         Eval { store, rules, fixed, is_fixed, tables, budget, exceeded: None }
     }
 
-    pub fn table(&self, rel: RelId) -> &Table {
+    pub(crate) fn table(&self, rel: RelId) -> &Table {
         if self.is_fixed.get(rel).copied().unwrap_or(false) {
             &self.fixed[rel]
         } else {
@@ -221,7 +221,7 @@ impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
     }
 
     /// Computes every relation of `component`, assuming all it depends on is complete.
-    pub fn run(&mut self, component: &Component) {
+    pub(crate) fn run(&mut self, component: &Component) {
         let rules = self.rules;
         for planned in &component.rules {
             let rule = &rules[planned.rule];

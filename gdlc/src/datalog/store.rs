@@ -4,30 +4,30 @@
 use rustc_hash::FxHashMap;
 
 /// An interned symbol: a constant, function or relation name.
-pub type Sym = u32;
+pub(crate) type Sym = u32;
 
 /// A hash-consed ground term. Ids with [`LOCAL_BIT`] set live in an [`Overlay`].
-pub type TermId = u32;
+pub(crate) type TermId = u32;
 
 /// Marks term ids that belong to an evaluation's overlay rather than the shared store.
-pub const LOCAL_BIT: u32 = 1 << 31;
+pub(crate) const LOCAL_BIT: u32 = 1 << 31;
 
 /// A ground term node: a symbol applied to argument terms (none for a constant).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Node {
+pub(crate) struct Node {
     pub sym: Sym,
     pub args: Box<[TermId]>,
 }
 
 /// The symbols of a game, in the order first seen.
 #[derive(Default, Debug)]
-pub struct Symbols {
+pub(crate) struct Symbols {
     names: Vec<String>,
     ids: FxHashMap<String, Sym>,
 }
 
 impl Symbols {
-    pub fn intern(&mut self, name: &str) -> Sym {
+    pub(crate) fn intern(&mut self, name: &str) -> Sym {
         if let Some(&id) = self.ids.get(name) {
             return id;
         }
@@ -37,24 +37,24 @@ impl Symbols {
         id
     }
 
-    pub fn get(&self, name: &str) -> Option<Sym> {
+    pub(crate) fn get(&self, name: &str) -> Option<Sym> {
         self.ids.get(name).copied()
     }
 
-    pub fn name(&self, sym: Sym) -> &str {
+    pub(crate) fn name(&self, sym: Sym) -> &str {
         &self.names[sym as usize]
     }
 }
 
 /// The shared, load-time term store.
 #[derive(Default, Debug)]
-pub struct Terms {
+pub(crate) struct Terms {
     nodes: Vec<Node>,
     ids: FxHashMap<Node, TermId>,
 }
 
 impl Terms {
-    pub fn intern(&mut self, node: Node) -> TermId {
+    pub(crate) fn intern(&mut self, node: Node) -> TermId {
         if let Some(&id) = self.ids.get(&node) {
             return id;
         }
@@ -67,7 +67,7 @@ impl Terms {
 }
 
 /// Read access to ground terms, shared by the store and the overlay.
-pub trait TermRead {
+pub(crate) trait TermRead {
     fn node(&self, id: TermId) -> &Node;
     fn find(&self, node: &Node) -> Option<TermId>;
 }
@@ -82,18 +82,18 @@ impl TermRead for Terms {
 }
 
 /// New terms made during one evaluation, on top of the shared store.
-pub struct Overlay<'a> {
+pub(crate) struct Overlay<'a> {
     pub base: &'a Terms,
     nodes: Vec<Node>,
     ids: FxHashMap<Node, TermId>,
 }
 
 impl<'a> Overlay<'a> {
-    pub fn new(base: &'a Terms) -> Overlay<'a> {
+    pub(crate) fn new(base: &'a Terms) -> Overlay<'a> {
         Overlay { base, nodes: Vec::new(), ids: FxHashMap::default() }
     }
 
-    pub fn intern(&mut self, node: Node) -> TermId {
+    pub(crate) fn intern(&mut self, node: Node) -> TermId {
         if let Some(id) = self.find(&node) {
             return id;
         }
@@ -104,7 +104,7 @@ impl<'a> Overlay<'a> {
     }
 
     /// Interns a term given in the flat prefix encoding of [`encode`], returning the rest.
-    pub fn decode<'s>(&mut self, flat: &'s [u32]) -> (TermId, &'s [u32]) {
+    pub(crate) fn decode<'s>(&mut self, flat: &'s [u32]) -> (TermId, &'s [u32]) {
         let (sym, arity, mut rest) = (flat[0], flat[1] as usize, &flat[2..]);
         let mut args = Vec::with_capacity(arity);
         for _ in 0..arity {
@@ -131,7 +131,7 @@ impl TermRead for Overlay<'_> {
 
 /// Appends the flat prefix encoding of a term (`sym, arity, args...`), which identifies it
 /// independently of any store.
-pub fn encode(terms: &impl TermRead, id: TermId, out: &mut Vec<u32>) {
+pub(crate) fn encode(terms: &impl TermRead, id: TermId, out: &mut Vec<u32>) {
     let node = terms.node(id);
     out.push(node.sym);
     out.push(node.args.len() as u32);
@@ -141,7 +141,7 @@ pub fn encode(terms: &impl TermRead, id: TermId, out: &mut Vec<u32>) {
 }
 
 /// Writes a flat-encoded term in canonical KIF.
-pub fn write_flat<'s>(symbols: &Symbols, flat: &'s [u32], out: &mut String) -> &'s [u32] {
+pub(crate) fn write_flat<'s>(symbols: &Symbols, flat: &'s [u32], out: &mut String) -> &'s [u32] {
     let (sym, arity, mut rest) = (flat[0], flat[1] as usize, &flat[2..]);
     if arity == 0 {
         out.push_str(symbols.name(sym));

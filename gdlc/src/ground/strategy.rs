@@ -69,7 +69,7 @@ fn full_work_limit(options: &Options) -> usize {
 /// Then the relations that can be checked at run time are deferred; when a static relation
 /// still goes past the limit, it is forced to be checked too, one relation at a time. With
 /// [`Options::defer_relations`], deferring comes first.
-pub fn instantiate(description: &Description, options: &Options) -> Result<Ground, Error> {
+pub(super) fn instantiate(description: &Description, options: &Options) -> Result<Ground, Error> {
     let run = |strategy: Strategy| attempt(description, options, &strategy);
     if options.defer_relations {
         return match run(Strategy::Deferred { forced: BTreeSet::new() }) {

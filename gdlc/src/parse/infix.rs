@@ -12,7 +12,7 @@ use pest::Parser as _;
 struct InfixParser;
 
 /// Reads every rule of an infix text as an s-expression.
-pub fn read(source: &str) -> Result<Vec<SExpr>, Diagnostic> {
+pub(super) fn read(source: &str) -> Result<Vec<SExpr>, Diagnostic> {
     check_nesting(source)?;
     let file = InfixParser::parse(Rule::file, source)
         .map_err(|e| {

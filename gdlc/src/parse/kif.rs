@@ -12,7 +12,7 @@ use pest::Parser as _;
 struct KifParser;
 
 /// Reads every top-level s-expression of a KIF text.
-pub fn read(source: &str) -> Result<Vec<SExpr>, Diagnostic> {
+pub(super) fn read(source: &str) -> Result<Vec<SExpr>, Diagnostic> {
     check_parentheses(source)?;
     let file = KifParser::parse(Rule::file, source)
         .map_err(|e| pest_error(e, "prefix KIF", "expected a symbol, a ?variable or a parenthesized list"))?

@@ -41,7 +41,7 @@ impl fmt::Display for SExpr {
 }
 
 /// Interprets top-level s-expressions as rules and facts, collecting every problem found.
-pub fn to_description(exprs: &[SExpr]) -> Parsed {
+pub(super) fn to_description(exprs: &[SExpr]) -> Parsed {
     let mut reader = Reader { diagnostics: Vec::new() };
     let rules = exprs.iter().filter_map(|e| reader.sentence(e)).collect();
     Parsed { description: Description { rules }, diagnostics: reader.diagnostics }

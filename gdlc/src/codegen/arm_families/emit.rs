@@ -11,7 +11,7 @@ use quote::{format_ident, quote};
 impl RoleArms {
     /// The static table of role `role`'s moves, `(family, anchor bit)`, family 0 for a move in
     /// none (nothing when the role has no families).
-    pub fn table(&self, role: usize, moves: usize) -> TokenStream {
+    pub(crate) fn table(&self, role: usize, moves: usize) -> TokenStream {
         if self.families.is_empty() {
             return TokenStream::new();
         }
@@ -29,7 +29,7 @@ impl RoleArms {
 
     /// The same rows as [`RoleArms::table`], by the bit `random_step` draws: `moves_by_bit`
     /// gives the move of every bit (nothing when the role has no families).
-    pub fn table_at_bits(&self, role: usize, moves_by_bit: &[u32]) -> TokenStream {
+    pub(crate) fn table_at_bits(&self, role: usize, moves_by_bit: &[u32]) -> TokenStream {
         if self.families.is_empty() {
             return TokenStream::new();
         }
@@ -46,18 +46,18 @@ impl RoleArms {
         }
     }
 
-    pub fn table_name(role: usize) -> Ident {
+    pub(crate) fn table_name(role: usize) -> Ident {
         format_ident!("ARM_FAMILY_OF_{}", role)
     }
 
-    pub fn table_at_bit_name(role: usize) -> Ident {
+    pub(crate) fn table_at_bit_name(role: usize) -> Ident {
         format_ident!("ARM_FAMILY_AT_{}", role)
     }
 
     /// Statements that set, in the next state's words `w`, the bits that the move whose
     /// `(family, anchor bit)` is `row` sets through its family (nothing when the role has no
     /// families).
-    pub fn statements(&self, row: TokenStream) -> TokenStream {
+    pub(crate) fn statements(&self, row: TokenStream) -> TokenStream {
         if self.families.is_empty() {
             return TokenStream::new();
         }

@@ -62,7 +62,7 @@ impl ArmFamily {
 /// How one role's conditional frame rules are evaluated: the families, and the moves whose
 /// arms stay in the `match`.
 #[derive(Debug, Default)]
-pub struct RoleArms {
+pub(super) struct RoleArms {
     families: Vec<ArmFamily>,
     /// Runs of consecutive `families` that copy bits between the same places, evaluated by
     /// tables (see [`CopyGroup`]).
@@ -75,7 +75,7 @@ impl RoleArms {
     /// Groups the moves of one role's `arms` (its conditional sets by move) into families.
     /// `flat` gives the base literals of every derived proposition that is one conjunction
     /// of them; a condition that reads any other proposition keeps its move in the `match`.
-    pub fn plan(role: usize, arms: &[Vec<ConditionalSet>], flat: &[Option<Vec<Lit>>]) -> RoleArms {
+    pub(super) fn plan(role: usize, arms: &[Vec<ConditionalSet>], flat: &[Option<Vec<Lit>>]) -> RoleArms {
         let mut groups = Shapes::new();
         for (mv, sets) in arms.iter().enumerate() {
             if let Some((word, bit, relative)) = relative_arm(sets, flat) {
@@ -103,7 +103,7 @@ impl RoleArms {
     /// Points every word of the roles' copy groups at the first table, over all roles, with the
     /// same rows, which it then reads (pentago's two roles rotate alike, red's cells and black's
     /// alike): one table where there were four.
-    pub fn share_tables(roles: &mut [RoleArms]) {
+    pub(super) fn share_tables(roles: &mut [RoleArms]) {
         let mut tables: Vec<(&Rows, Owner)> = Vec::new();
         let words = roles.iter().flat_map(|arms| &arms.copy_groups).flat_map(|group| &group.words);
         let reads: Vec<Owner> = words
@@ -122,7 +122,7 @@ impl RoleArms {
     }
 
     /// Whether a family evaluates the arm of `mv`.
-    pub fn in_family(&self, mv: usize) -> bool {
+    pub(super) fn in_family(&self, mv: usize) -> bool {
         self.in_family.get(mv).copied().unwrap_or(false)
     }
 

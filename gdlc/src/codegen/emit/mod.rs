@@ -34,7 +34,7 @@ use std::cell::RefCell;
 use std::collections::BTreeSet;
 
 /// The game's functions, and whether they include the fused `random_step`.
-pub fn generate_functions(ground: &Ground) -> (TokenStream, bool) {
+pub(super) fn generate_functions(ground: &Ground) -> (TokenStream, bool) {
     let mut vectorized = ground.clone();
     let families = super::families::vectorize(&mut vectorized);
     let emitter = Emitter::straight_line(&vectorized, families);
@@ -69,7 +69,7 @@ pub fn generate_functions(ground: &Ground) -> (TokenStream, bool) {
 /// The functions of an rtGDL game's erased form: `legal`, `next`, `terminal` and `goals`, with
 /// the move sets of `next` sized so that a role that does not move can be given the move index
 /// `MOVES.len()`, which equals no move.
-pub fn generate_realtime_functions(ground: &Ground) -> TokenStream {
+pub(super) fn generate_realtime_functions(ground: &Ground) -> TokenStream {
     let mut emitter = Emitter::new(ground);
     emitter.room_for_no_move = true;
     let legal_plans = emitter.legal_plans();

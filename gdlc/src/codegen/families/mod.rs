@@ -17,16 +17,16 @@ use crate::ground::{Ground, Lit, Prop};
 use std::collections::BTreeMap;
 
 /// The fewest rules of one shape that are evaluated as a family.
-pub const FAMILY_MIN: usize = 4;
+pub(super) const FAMILY_MIN: usize = 4;
 
 /// The most base literals a node's rules may expand to (see [`dnf_nodes`]) for the expansion
 /// to be used: enough for every line of five of a 6x6 board, few enough that a node's expansion
 /// stays small in memory and in the code that evaluates it.
-pub const DNF_MAX_LITERALS: usize = 256;
+pub(super) const DNF_MAX_LITERALS: usize = 256;
 
 /// Rules of one shape: the same literals, moved by different numbers of bits.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Family {
+pub(super) struct Family {
     /// The literals relative to the anchor: how many bits past it the fact is, and whether the
     /// literal is positive. The first is the anchor itself, at 0.
     pub literals: Vec<(u32, bool)>,
@@ -37,7 +37,7 @@ pub struct Family {
 impl Family {
     /// About the operations that evaluate the family: a shift and an `&` per literal and word
     /// that has anchors, and a test.
-    pub fn cost(&self) -> usize {
+    pub(super) fn cost(&self) -> usize {
         let words = self.anchors.iter().filter(|&&a| a != 0).count();
         2 * self.literals.len() * words + 2
     }
@@ -48,7 +48,7 @@ type Member = (u32, Vec<Lit>, usize);
 
 /// A node's families, whose rules are the first `rules` of the node.
 #[derive(Clone, Debug, Default)]
-pub struct Families {
+pub(super) struct Families {
     pub families: Vec<Family>,
     pub rules: usize,
 }
@@ -61,7 +61,7 @@ pub struct Families {
 /// A rule is read through the rules of the nodes it reads ([`dnf_nodes`]): a line of five that
 /// decomposition split into a chain of nodes shared by several lines (a run of two, a run of
 /// three, ...) is one conjunction of five facts again, of the same shape as the other lines.
-pub fn vectorize(ground: &mut Ground) -> Vec<Families> {
+pub(super) fn vectorize(ground: &mut Ground) -> Vec<Families> {
     let words = super::words(ground.base.len());
     let in_cycle = super::cones::in_cycle(ground);
     let dnf = dnf_nodes(ground);
@@ -170,7 +170,7 @@ fn plain_cost(n: usize, rules: &[Vec<Vec<Lit>>], dnf: &[Option<Vec<Vec<Lit>>>]) 
 /// the nodes they read (a disjunctive normal form), sorted, without conjunctions that never
 /// hold; `None` for a node that reads anything else, is recursive, whose form has more than
 /// [`DNF_MAX_LITERALS`] literals, or is a truth table.
-pub fn dnf_nodes(ground: &Ground) -> Vec<Option<Vec<Vec<Lit>>>> {
+pub(super) fn dnf_nodes(ground: &Ground) -> Vec<Option<Vec<Vec<Lit>>>> {
     let in_cycle = super::cones::in_cycle(ground);
     // Nodes come in evaluation order, so one pass settles them.
     let mut dnf: Vec<Option<Vec<Vec<Lit>>>> = vec![None; ground.nodes.len()];
@@ -203,7 +203,7 @@ pub fn dnf_nodes(ground: &Ground) -> Vec<Option<Vec<Vec<Lit>>>> {
 /// A rule's conjunctions of base literals: its positive node literals replaced by their
 /// nodes' forms of [`dnf_nodes`]; `None` when it reads anything else or has more than
 /// [`DNF_MAX_LITERALS`] literals.
-pub fn expand(rule: &[Lit], dnf: &[Option<Vec<Vec<Lit>>>]) -> Option<Vec<Vec<Lit>>> {
+pub(super) fn expand(rule: &[Lit], dnf: &[Option<Vec<Vec<Lit>>>]) -> Option<Vec<Vec<Lit>>> {
     let mut conjunctions: Vec<Vec<Lit>> = vec![Vec::new()];
     for &lit in rule {
         match lit.prop {
@@ -237,7 +237,7 @@ pub fn expand(rule: &[Lit], dnf: &[Option<Vec<Vec<Lit>>>]) -> Option<Vec<Vec<Lit
 
 /// The base literals each node stands for, when it is one conjunction of them (through other
 /// such nodes), sorted.
-pub fn flat_nodes(ground: &Ground) -> Vec<Option<Vec<Lit>>> {
+pub(super) fn flat_nodes(ground: &Ground) -> Vec<Option<Vec<Lit>>> {
     let in_cycle = super::cones::in_cycle(ground);
     // Nodes come in evaluation order, so one pass settles them.
     let mut flat: Vec<Option<Vec<Lit>>> = vec![None; ground.nodes.len()];
@@ -251,7 +251,7 @@ pub fn flat_nodes(ground: &Ground) -> Vec<Option<Vec<Lit>>> {
 
 /// The anchor (the first fact) of a non-empty conjunction of base literals, and its shape:
 /// its literals relative to the anchor, sorted.
-pub fn shape_of(lits: &[Lit]) -> (u32, Vec<(u32, bool)>) {
+pub(super) fn shape_of(lits: &[Lit]) -> (u32, Vec<(u32, bool)>) {
     let anchor = lits.iter().map(base_of).min().unwrap_or_default();
     let mut shape: Vec<(u32, bool)> = lits.iter().map(|l| (base_of(l) - anchor, l.positive)).collect();
     shape.sort_unstable();
@@ -260,13 +260,13 @@ pub fn shape_of(lits: &[Lit]) -> (u32, Vec<(u32, bool)>) {
 }
 
 /// Whether a shape holds somewhere: it has no fact both positive and negative.
-pub fn satisfiable(shape: &[(u32, bool)]) -> bool {
+pub(super) fn satisfiable(shape: &[(u32, bool)]) -> bool {
     !shape.windows(2).any(|w| w[0].0 == w[1].0)
 }
 
 /// A rule's literals with every positive literal of a flat node replaced by its base
 /// literals, when all of them are base literals then.
-pub fn flatten(rule: &[Lit], flat: &[Option<Vec<Lit>>]) -> Option<Vec<Lit>> {
+pub(super) fn flatten(rule: &[Lit], flat: &[Option<Vec<Lit>>]) -> Option<Vec<Lit>> {
     let mut out = Vec::new();
     for &lit in rule {
         match lit.prop {

@@ -11,25 +11,25 @@ use crate::ground::{Ground, Prop};
 
 /// The most moves that may guard one node or rule: a node is written out once per move that
 /// guards it.
-pub const MAX_GUARD_MOVES: usize = 16;
+pub(super) const MAX_GUARD_MOVES: usize = 16;
 
 /// The most moves over all the rules of a node guarded rule by rule.
-pub const MAX_RULE_GUARD_MOVES: usize = 4 * MAX_GUARD_MOVES;
+pub(super) const MAX_RULE_GUARD_MOVES: usize = 4 * MAX_GUARD_MOVES;
 
 /// The fewest node evaluations (over all moves) that a role's arms must hold for them to be
 /// generated: fewer are cheaper evaluated every step than dispatched to.
-pub const MIN_GUARDED: usize = 16;
+pub(super) const MIN_GUARDED: usize = 16;
 
 /// The most values that the merge after one role's `match` may take: one per arm and node
 /// the arms set. rustc's build time grows faster than the code past it: checkers' 639 arms of
 /// 1,400 nodes (895k) took 830 s to build, where the same game without arms takes 66 s;
 /// checkersTorus (50,176, just past the limit) built in 52 s rather than 38 s, and played 47%
 /// faster; reversi (25k) builds as fast as without arms.
-pub const MAX_ARM_MERGES: usize = 50_000;
+pub(super) const MAX_ARM_MERGES: usize = 50_000;
 
 /// When a node that reads the joint move can hold.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Guard {
+pub(super) enum Guard {
     /// Every rule needs role `role` to play one of `moves` (sorted): the node is evaluated
     /// whole in the arms of those moves, and is false after any other.
     Role { role: u32, moves: Vec<u32> },
@@ -60,7 +60,7 @@ impl Guard {
 /// rule reads is guarded by the same role, so that the arm has computed it (or it is false).
 /// A role whose arms would hold fewer than [`MIN_GUARDED`] evaluations, or whose `match` would
 /// merge more than [`MAX_ARM_MERGES`] values, gets none.
-pub fn find(ground: &Ground, after: &[u32], plain: &[bool], in_cycle: &[bool]) -> Vec<Option<Guard>> {
+pub(super) fn find(ground: &Ground, after: &[u32], plain: &[bool], in_cycle: &[bool]) -> Vec<Option<Guard>> {
     let mut in_after = vec![false; ground.nodes.len()];
     for &n in after {
         in_after[n as usize] = true;

@@ -29,13 +29,13 @@ enum Kind {
 }
 
 /// A base fact that a move sets when the literals (of the state) hold.
-pub type ConditionalSet = (u32, Vec<Lit>);
+pub(super) type ConditionalSet = (u32, Vec<Lit>);
 
 /// A conjunction of literals that reads only the moves, with its kind (never `State`).
 type Conjunction = (Vec<Lit>, Kind);
 
 /// The compile-time tables of a game's move functions.
-pub struct MoveTables {
+pub(super) struct MoveTables {
     /// For every node, its bit in the node table, when it is looked up rather than evaluated.
     pub node_bit: Vec<Option<u32>>,
     /// The words of one row of the node table.
@@ -69,7 +69,7 @@ struct Frame {
 
 impl MoveTables {
     /// The tables of `ground`'s `next`, or `None` when nothing in it can be tabulated.
-    pub fn new(ground: &Ground) -> Option<MoveTables> {
+    pub(super) fn new(ground: &Ground) -> Option<MoveTables> {
         let kinds = kinds(ground);
         let reads_moves = super::cones::reads_moves(ground);
         let state_words = super::words(ground.base.len());
@@ -158,7 +158,7 @@ impl MoveTables {
 
     /// The nodes that the conditions of `arms` read, as values, for the cones of the
     /// functions that evaluate them.
-    pub fn arm_values(&self) -> Vec<Value> {
+    pub(super) fn arm_values(&self) -> Vec<Value> {
         let mut nodes: Vec<u32> = self
             .arms
             .iter()
@@ -172,13 +172,13 @@ impl MoveTables {
     }
 
     /// Whether next-state bits come from the `keep` and `set` tables.
-    pub fn has_frames(&self) -> bool {
+    pub(super) fn has_frames(&self) -> bool {
         self.framed.iter().any(|&f| f)
     }
 
     /// The nodes that `values` need evaluated at run time, sorted: their cone, stopping at
     /// the nodes the table gives.
-    pub fn runtime_cone(&self, ground: &Ground, values: &[Value]) -> Vec<u32> {
+    pub(super) fn runtime_cone(&self, ground: &Ground, values: &[Value]) -> Vec<u32> {
         let given = |n: u32| self.node_bit[n as usize].is_some();
         let cone = super::cones::Cones::new(ground).cone_through(values, |n| !given(n));
         cone.into_iter().filter(|&n| !given(n)).collect()

@@ -38,7 +38,7 @@ const MAX_TEMPLATES: usize = 64;
 /// A literal of a template, as a word whose bit `p` is the literal's value for the member at
 /// place `p`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum WordLit {
+pub(super) enum WordLit {
     /// State word `word` shifted right by `shift` (left when negative).
     Base { word: u32, shift: i32, positive: bool },
     /// Group `group`'s word shifted right by `shift` (left when negative).
@@ -53,7 +53,7 @@ pub enum WordLit {
 /// Moves of one role that name places of the board alike (`(mark x y)`): the word of a move
 /// played has the bit of its place.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MoveKind {
+pub(super) struct MoveKind {
     pub role: u32,
     /// The moves, by index into the ground program's moves, with their places.
     pub places: Vec<(u32, u32)>,
@@ -61,7 +61,7 @@ pub struct MoveKind {
 
 /// A shape of rule among a group's members.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Template {
+pub(super) struct Template {
     pub literals: Vec<WordLit>,
     /// The places of the members that have a rule of this shape.
     pub mask: u64,
@@ -69,7 +69,7 @@ pub struct Template {
 
 /// Nodes evaluated as one word.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WordGroup {
+pub(super) struct WordGroup {
     /// The member nodes, sorted.
     pub members: Vec<u32>,
     pub templates: Vec<Template>,
@@ -84,7 +84,7 @@ pub struct WordGroup {
 
 /// The groups of a ground program, and how its nodes are evaluated around them.
 #[derive(Clone, Debug, Default)]
-pub struct NodeWords {
+pub(super) struct NodeWords {
     pub groups: Vec<WordGroup>,
     /// For every node, its group and place, when it is in one.
     pub member: Vec<Option<(u32, u32)>>,
@@ -97,7 +97,7 @@ pub struct NodeWords {
 
 impl NodeWords {
     /// No groups: every node evaluated by itself, in the ground program's order.
-    pub fn none(nodes: usize) -> NodeWords {
+    pub(super) fn none(nodes: usize) -> NodeWords {
         NodeWords {
             groups: Vec::new(),
             member: vec![None; nodes],
@@ -120,7 +120,7 @@ struct Board {
 /// The groups of `ground`'s nodes. No node of `never` is in one (nodes that are recursive or
 /// evaluated in other ways); nodes of `gathered_only` (those the moves guard) are only in
 /// gathered groups.
-pub fn find(ground: &Ground, never: &[bool], gathered_only: &[bool]) -> NodeWords {
+pub(super) fn find(ground: &Ground, never: &[bool], gathered_only: &[bool]) -> NodeWords {
     let n = ground.nodes.len();
     let (base_place, coordinates) = board(&ground.base);
     if coordinates.is_empty() {
