@@ -64,15 +64,13 @@ pub fn compile_text(game: &Path, command: &str, options: &gdlc::codegen::Options
     let start = std::time::Instant::now();
     let loaded = load_valid(game)?;
     let refused = |error: gdlc::Error, rendered: String| CompileError::Pipeline { error, rendered };
-    let ground = gdlc::codegen::ground_source(&loaded.source, options).map_err(|error| {
-        let rendered =
-            gdlc::diag::render_all(&error.diagnostics(), &loaded.file, &loaded.source).trim_end().to_string();
+    let gdlc::compile::Compiled { ground, tokens, .. } = gdlc::compile(&loaded.source, options).map_err(|error| {
+        let rendered = match &error {
+            // A refusal of the code generator is about the whole game, not a place in it.
+            gdlc::Error::Codegen(refusal) => format!("{}: error: {refusal}", loaded.file),
+            _ => gdlc::diag::render_all(&error.diagnostics(), &loaded.file, &loaded.source).trim_end().to_string(),
+        };
         refused(error, rendered)
-    })?;
-    let realtime = gdlc::realtime::is_realtime(&loaded.description);
-    let tokens = gdlc::codegen::generate_module(&ground, options.form, realtime).map_err(|error| {
-        let rendered = format!("{}: error: {error}", loaded.file);
-        refused(error.into(), rendered)
     })?;
     let text = gdlc::codegen::render_file(&tokens, command)?;
     let summary = format!(

@@ -1,5 +1,5 @@
-//! The error of the library's pipeline: what [`crate::generate`] and
-//! [`crate::codegen::ground_source`] fail with, one variant per stage, so that the CLI, the
+//! The error of the library's pipeline: what [`crate::compile()`] and
+//! [`crate::compile::ground_source`] fail with, one variant per stage, so that the CLI, the
 //! `gdl!` macro and the player match on the kind of failure, never on its text.
 
 use crate::diag::Diagnostic;

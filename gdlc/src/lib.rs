@@ -10,6 +10,7 @@
 pub mod ast;
 pub mod check;
 pub mod codegen;
+pub mod compile;
 pub mod datalog;
 pub mod diag;
 pub mod embed;
@@ -21,6 +22,6 @@ pub mod load;
 pub mod parse;
 pub mod print;
 pub mod realtime;
-pub use codegen::generate;
+pub use compile::{compile, generate};
 pub use error::Error;
 pub mod split;

@@ -44,7 +44,6 @@ mod word_order;
 pub use error::Error;
 pub use tables::words;
 
-use crate::diag::Diagnostic;
 use crate::ground::{self, Ground};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -74,22 +73,6 @@ pub enum Form {
 /// The size of a ground program (in literals) above which [`Form::Auto`] chooses tables.
 pub const TABLE_FORM_LITERALS: usize = 100_000;
 
-/// Parses, checks, grounds and compiles the game in `source` (either syntax) into the items of
-/// a module. Parse and check problems come back as diagnostics (warnings are dropped), the
-/// others as the error of their stage.
-pub fn generate(source: &str, options: &Options) -> Result<TokenStream, crate::Error> {
-    let realtime = is_realtime_source(source);
-    let ground = ground_source(source, options)?;
-    Ok(generate_module(&ground, options.form, realtime)?)
-}
-
-/// Whether `source` is an rtGDL game (its `init` gives lifetimes), whose module implements
-/// `gdl_runtime::realtime::RealTimeGame` instead of `gdl_runtime::Game`.
-pub fn is_realtime_source(source: &str) -> bool {
-    let parsed = crate::parse::parse_auto(source);
-    !parsed.has_errors() && crate::realtime::is_realtime(&parsed.description)
-}
-
 /// The module of a grounded game: a turn-based one, or a real-time one for an rtGDL game
 /// (grounded from its erased form); an error says why an rtGDL game cannot be compiled.
 pub fn generate_module(ground: &Ground, form: Form, realtime: bool) -> Result<TokenStream, Error> {
@@ -101,24 +84,6 @@ pub fn generate_module(ground: &Ground, form: Form, realtime: bool) -> Result<To
     } else {
         Ok(generate_ground(ground, form))
     }
-}
-
-/// The grounded game in `source`, as [`generate`] compiles it (an rtGDL game's erased form).
-pub fn ground_source(source: &str, options: &Options) -> Result<Ground, crate::Error> {
-    let parsed = crate::check::parse_and_check(source);
-    if parsed.has_errors() {
-        return Err(crate::Error::Diagnostics(parsed.diagnostics.into_iter().filter(Diagnostic::is_error).collect()));
-    }
-    let realtime = crate::realtime::is_realtime(&parsed.description);
-    let description = if realtime { crate::realtime::erase(&parsed.description) } else { parsed.description };
-    // An rtGDL fact that its rules only copy still ends when its lifetime does.
-    let ground_options = ground::Options { fold_constant_fluents: !realtime, ..options.ground.clone() };
-    let mut ground = ground::ground(&description, &ground_options)?;
-    // An rtGDL game's bits pair each fact with its expired-bit and marker in byte order.
-    if !realtime {
-        ground::layout::lay_out(&mut ground, &description);
-    }
-    Ok(ground)
 }
 
 /// The module for a grounded game.

@@ -1,6 +1,8 @@
 //! Tests of the code generator's output.
 
 use super::*;
+use crate::diag::Diagnostic;
+use crate::generate;
 
 const TIC_TAC_TOE: &str = include_str!("../../../games/ticTacToe.kif");
 

@@ -18,7 +18,7 @@ const BOARD: &str = "
 
 /// `BOARD` with `rules`, grounded.
 fn ground_of(rules: &str) -> Ground {
-    crate::codegen::ground_source(&format!("{BOARD}{rules}"), &Default::default()).expect("grounds")
+    crate::compile::ground_source(&format!("{BOARD}{rules}"), &Default::default()).expect("grounds")
 }
 
 /// `(reach x y)` on `BOARD`: a run of `x` marks from cell `(x, y)` along its row, each

@@ -1,0 +1,72 @@
+//! The compile pipeline on one screen: a game's text through every pass to the tokens of the
+//! Rust module that plays it. Each pass is a function of its own module; this file only says
+//! their order and what flows between them. `docs/architecture.md` tells the passes apart.
+
+use crate::ast::Description;
+use crate::codegen::{self, Options};
+use crate::diag::Diagnostic;
+use crate::ground::{self, Ground};
+use crate::{check, realtime, Error};
+use proc_macro2::TokenStream;
+
+/// A game compiled: its ground program (for summaries and tests) and its module's tokens.
+pub struct Compiled {
+    /// The propositional program the module evaluates.
+    pub ground: Ground,
+    /// The items of the module: `State`, `Move`, the game functions and `impl Game`.
+    pub tokens: TokenStream,
+    /// Whether the game is rtGDL, whose module implements `RealTimeGame`.
+    pub realtime: bool,
+}
+
+/// Compiles the game in `source` (prefix KIF or infix GDL).
+pub fn compile(source: &str, options: &Options) -> Result<Compiled, Error> {
+    let (description, realtime) = front_end(source)?;
+    let ground = ground_checked(&description, realtime, options)?;
+    let tokens = codegen::generate_module(&ground, options.form, realtime)?;
+    Ok(Compiled { ground, tokens, realtime })
+}
+
+/// [`compile`]'s tokens alone: what `gdl!` expands to and `cargo codegen` writes.
+pub fn generate(source: &str, options: &Options) -> Result<TokenStream, Error> {
+    compile(source, options).map(|compiled| compiled.tokens)
+}
+
+/// The ground program of the game in `source`, as [`compile`] generates it from.
+pub fn ground_source(source: &str, options: &Options) -> Result<Ground, Error> {
+    let (description, realtime) = front_end(source)?;
+    ground_checked(&description, realtime, options)
+}
+
+/// Reading and the specification's checks ([`crate::parse`], [`crate::check`]): the checked
+/// description, and whether it is an rtGDL game. Errors come back as diagnostics with their
+/// spans; warnings are dropped.
+fn front_end(source: &str) -> Result<(Description, bool), Error> {
+    let parsed = check::parse_and_check(source);
+    if parsed.has_errors() {
+        return Err(Error::Diagnostics(parsed.diagnostics.into_iter().filter(Diagnostic::is_error).collect()));
+    }
+    let realtime = realtime::is_realtime(&parsed.description);
+    Ok((parsed.description, realtime))
+}
+
+/// Grounding of a checked game ([`crate::ground`]): an rtGDL game's lifetimes erased
+/// ([`crate::realtime::erase`]) first, then the strategies of [`ground::strategy`], the
+/// simplification, and (for a turn-based game) the layout of base facts on the state's bits.
+fn ground_checked(description: &Description, realtime: bool, options: &Options) -> Result<Ground, Error> {
+    let erased;
+    let description = if realtime {
+        erased = realtime::erase(description);
+        &erased
+    } else {
+        description
+    };
+    // An rtGDL fact that its rules only copy still ends when its lifetime does.
+    let ground_options = ground::Options { fold_constant_fluents: !realtime, ..options.ground.clone() };
+    let mut ground = ground::ground(description, &ground_options)?;
+    // An rtGDL game's bits pair each fact with its expired-bit and marker in byte order.
+    if !realtime {
+        ground::layout::lay_out(&mut ground, description);
+    }
+    Ok(ground)
+}
