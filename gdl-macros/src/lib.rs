@@ -1,7 +1,7 @@
 //! The `gdl!` macro, a thin shim over [`gdlc::embed`]: `gdl!("games/ticTacToe.kif")` (a path
 //! relative to the calling crate's manifest) or `gdl!(kif = r#"..."#)` compiles the game while the
 //! calling crate compiles, into the same items `gdlc compile` writes (the crate must depend on
-//! `gdl-runtime`); every diagnostic becomes a `compile_error!` with `FILE:LINE:COL`.
+//! `gdl-runtime`); every error becomes a `compile_error!` of its own, with `FILE:LINE:COL`.
 
 use proc_macro::TokenStream;
 use syn::parse::{Parse, ParseStream};
@@ -40,6 +40,10 @@ pub fn gdl(input: TokenStream) -> TokenStream {
     };
     match result {
         Ok(tokens) => tokens.into(),
-        Err(message) => syn::Error::new(literal.span(), message).to_compile_error().into(),
+        Err(messages) => messages
+            .iter()
+            .map(|message| syn::Error::new(literal.span(), message).to_compile_error())
+            .collect::<proc_macro2::TokenStream>()
+            .into(),
     }
 }
