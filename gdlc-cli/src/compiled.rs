@@ -70,10 +70,13 @@ pub fn compile_text(game: &Path, command: &str, options: &gdlc::codegen::Options
         refused(error, rendered)
     })?;
     let realtime = gdlc::realtime::is_realtime(&loaded.description);
-    let tokens = gdlc::codegen::generate_module(&ground, options.form, realtime).map_err(|error| {
-        let rendered = format!("{}: error: {error}", loaded.file);
-        refused(error.into(), rendered)
-    })?;
+    let name = game.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let notes = gdlc::codegen::Notes::new(&name, &loaded.source);
+    let tokens =
+        gdlc::codegen::generate_noted_module(&ground, options.form, realtime, Some(&notes)).map_err(|error| {
+            let rendered = format!("{}: error: {error}", loaded.file);
+            refused(error.into(), rendered)
+        })?;
     let text = gdlc::codegen::render_file(&tokens, command)?;
     let summary = format!(
         "{}: {} roles, {} base propositions, {} state words, {} moves, {} derived propositions, {} literals, {}, {} \
