@@ -101,9 +101,10 @@ pub fn generate_program_functions(ground: &Ground, notes: Option<&super::Notes>)
         let literals: usize = ground.nodes.iter().map(|n| n.rules.iter().map(Vec::len).sum::<usize>()).sum();
         format!(
             "The table form: {} derived atoms by {rules} ground rules of {literals} literals, for the legal moves \
-             of {} roles, {} next facts, terminal and {} goal values.",
+             of {} {}, {} next facts, terminal and {} goal values.",
             ground.nodes.len(),
             ground.legal.len(),
+            if ground.legal.len() == 1 { "role" } else { "roles" },
             ground.next.len(),
             ground.goals.iter().map(Vec::len).sum::<usize>()
         )
