@@ -664,21 +664,27 @@ fn sees_0(s: &State, joint: &[Move; ROLES.len()], out: &mut Vec<u32>) {
     n[7] = (s.0[0] & 0x1 == 0x1) & (joint[1].0 == 9);
     // n[8]: (sees alice (other_choice reroll)), rules at diceDuel.kif:22
     n[8] = (s.0[0] & 0x1 == 0x1) & (joint[1].0 == 11);
+    // PERCEPTS[0]: (sees alice (other_choice keep)), rules at diceDuel.kif:22
     if n[7] {
         out.push(0);
     }
+    // PERCEPTS[1]: (sees alice (other_choice noop)), rules at diceDuel.kif:22
     if n[6] {
         out.push(1);
     }
+    // PERCEPTS[2]: (sees alice (other_choice reroll)), rules at diceDuel.kif:22
     if n[8] {
         out.push(2);
     }
+    // PERCEPTS[3]: (sees alice (rolled 1)), rules at diceDuel.kif:20, 21
     if n[3] {
         out.push(3);
     }
+    // PERCEPTS[4]: (sees alice (rolled 2)), rules at diceDuel.kif:20, 21
     if n[4] {
         out.push(4);
     }
+    // PERCEPTS[5]: (sees alice (rolled 3)), rules at diceDuel.kif:20, 21
     if n[5] {
         out.push(5);
     }
@@ -704,21 +710,27 @@ fn sees_1(s: &State, joint: &[Move; ROLES.len()], out: &mut Vec<u32>) {
     n[7] = (s.0[0] & 0x1 == 0x1) & (joint[0].0 == 9);
     // n[8]: (sees bob (other_choice reroll)), rules at diceDuel.kif:22
     n[8] = (s.0[0] & 0x1 == 0x1) & (joint[0].0 == 11);
+    // PERCEPTS[0]: (sees bob (other_choice keep)), rules at diceDuel.kif:22
     if n[7] {
         out.push(0);
     }
+    // PERCEPTS[1]: (sees bob (other_choice noop)), rules at diceDuel.kif:22
     if n[6] {
         out.push(1);
     }
+    // PERCEPTS[2]: (sees bob (other_choice reroll)), rules at diceDuel.kif:22
     if n[8] {
         out.push(2);
     }
+    // PERCEPTS[3]: (sees bob (rolled 1)), rules at diceDuel.kif:20, 21
     if n[3] {
         out.push(3);
     }
+    // PERCEPTS[4]: (sees bob (rolled 2)), rules at diceDuel.kif:20, 21
     if n[4] {
         out.push(4);
     }
+    // PERCEPTS[5]: (sees bob (rolled 3)), rules at diceDuel.kif:20, 21
     if n[5] {
         out.push(5);
     }

@@ -704,24 +704,31 @@ fn sees_0(s: &State, joint: &[Move; ROLES.len()], out: &mut Vec<u32>) {
     n[1] = (joint[2].0 == 4) | (joint[2].0 == 5);
     // n[2]: (sees alice (your_card king)), rules at kuhnPoker.kif:43, 44
     n[2] = (joint[2].0 == 2) | (joint[2].0 == 3);
+    // PERCEPTS[4]: (sees alice (bob_did bet)), rules at kuhnPoker.kif:46
     if joint[1].0 == 6 {
         out.push(4);
     }
+    // PERCEPTS[5]: (sees alice (bob_did call)), rules at kuhnPoker.kif:46
     if joint[1].0 == 7 {
         out.push(5);
     }
+    // PERCEPTS[6]: (sees alice (bob_did check)), rules at kuhnPoker.kif:46
     if joint[1].0 == 8 {
         out.push(6);
     }
+    // PERCEPTS[7]: (sees alice (bob_did fold)), rules at kuhnPoker.kif:46
     if joint[1].0 == 9 {
         out.push(7);
     }
+    // PERCEPTS[8]: (sees alice (your_card jack)), rules at kuhnPoker.kif:43, 44
     if n[0] {
         out.push(8);
     }
+    // PERCEPTS[9]: (sees alice (your_card king)), rules at kuhnPoker.kif:43, 44
     if n[2] {
         out.push(9);
     }
+    // PERCEPTS[10]: (sees alice (your_card queen)), rules at kuhnPoker.kif:43, 44
     if n[1] {
         out.push(10);
     }
@@ -735,24 +742,31 @@ fn sees_1(s: &State, joint: &[Move; ROLES.len()], out: &mut Vec<u32>) {
     n[1] = (joint[2].0 == 0) | (joint[2].0 == 5);
     // n[2]: (sees bob (your_card jack)), rules at kuhnPoker.kif:43, 44
     n[2] = (joint[2].0 == 2) | (joint[2].0 == 4);
+    // PERCEPTS[0]: (sees bob (alice_did bet)), rules at kuhnPoker.kif:45
     if joint[0].0 == 6 {
         out.push(0);
     }
+    // PERCEPTS[1]: (sees bob (alice_did call)), rules at kuhnPoker.kif:45
     if joint[0].0 == 7 {
         out.push(1);
     }
+    // PERCEPTS[2]: (sees bob (alice_did check)), rules at kuhnPoker.kif:45
     if joint[0].0 == 8 {
         out.push(2);
     }
+    // PERCEPTS[3]: (sees bob (alice_did fold)), rules at kuhnPoker.kif:45
     if joint[0].0 == 9 {
         out.push(3);
     }
+    // PERCEPTS[8]: (sees bob (your_card jack)), rules at kuhnPoker.kif:43, 44
     if n[2] {
         out.push(8);
     }
+    // PERCEPTS[9]: (sees bob (your_card king)), rules at kuhnPoker.kif:43, 44
     if n[1] {
         out.push(9);
     }
+    // PERCEPTS[10]: (sees bob (your_card queen)), rules at kuhnPoker.kif:43, 44
     if n[0] {
         out.push(10);
     }

@@ -513,12 +513,15 @@ fn sees_0(s: &State, joint: &[Move; ROLES.len()], out: &mut Vec<u32>) {
     n[1] = (s.0[0] & 0x24 == 0x24) | (joint[1].0 == 7);
     // n[2]: (sees candidate 3)
     n[2] = (s.0[0] & 0x44 == 0x44) | (joint[1].0 == 8);
+    // PERCEPTS[0]: (sees candidate 1)
     if n[0] {
         out.push(0);
     }
+    // PERCEPTS[1]: (sees candidate 2)
     if n[1] {
         out.push(1);
     }
+    // PERCEPTS[2]: (sees candidate 3)
     if n[2] {
         out.push(2);
     }
