@@ -11,6 +11,8 @@
 //! - `program.rs`: the table form, for games too large for straight-line code.
 //! - `realtime.rs`: the module of an rtGDL game.
 //! - `cones.rs`: which nodes a function needs; `word_order.rs`: their order around node words.
+//! - `notes.rs`: the comments of the rendered module, naming the atom or table each piece of
+//!   code computes and the lines of its rules (the `gdl!` macro's tokens have none).
 //!
 //! The optimizations of the straight-line form, each an analysis with the code it writes
 //! beside it (a folder's `emit.rs`):

@@ -102,14 +102,16 @@ pub(crate) fn rewrite(text: &str) -> String {
 }
 
 /// The key under which rules of `head` are found: the relation's name, and for `init`,
-/// `next`, `legal` and `sees` also the name of the fact, move or percept they give.
+/// `next`, `legal` and `sees` also the name of the fact, move or percept they give (an rtGDL
+/// `next` gives its fact after a lifetime).
 fn atom_key(head: &Atom) -> String {
     let functor = |term: Option<&Term>| match term {
         Some(Term::Const(name, _) | Term::Func(name, _, _)) => name.clone(),
         _ => String::new(),
     };
     match head.name.as_str() {
-        "init" | "next" => format!("{} {}", head.name, functor(head.args.first())),
+        // rtGDL's `(next T F)` gives the fact after its lifetime.
+        "init" | "next" => format!("{} {}", head.name, functor(head.args.last())),
         "legal" | "sees" => format!("{} {}", head.name, functor(head.args.get(1))),
         _ => head.name.clone(),
     }

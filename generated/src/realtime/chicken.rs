@@ -91,26 +91,26 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[9] = (s.0[0] & 0x8000 == 0x8000) | (s.0[0] & 0x10000 == 0x10000);
     // n[10]: (next (rtgdl:expired (dir black swerve)))
     n[10] = (s.0[0] & 0x800 == 0x800) | (s.0[0] & 0x1000 == 0x1000);
-    // n[0]: (next (dir white swerve))
+    // n[0]: (next (dir white swerve)), rules at chicken.kif:13, 14
     n[0] = ((s.0[0] & 0x8 == 0x8) & (joint[0].0 != 0)) | (joint[0].0 == 0);
-    // n[1]: (next (dir black swerve))
+    // n[1]: (next (dir black swerve)), rules at chicken.kif:13, 14
     n[1] = ((s.0[0] & 0x2 == 0x2) & (joint[1].0 != 0)) | (joint[1].0 == 0);
-    // n[2]: (next (dir white straight))
+    // n[2]: (next (dir white straight)), rules at chicken.kif:13, 14
     n[2] = (s.0[0] & 0x4 == 0x4) & (joint[0].0 != 0);
-    // n[3]: (next (dir black straight))
+    // n[3]: (next (dir black straight)), rules at chicken.kif:13, 14
     n[3] = (s.0[0] & 0x1 == 0x1) & (joint[1].0 != 0);
     // n[4]: (next (rtgdl:lifetime (dir white swerve) (rtgdl:copy (dir white swerve))))
     n[4] = (s.0[0] & 0x8 == 0x8) & (joint[0].0 != 0);
     // n[5]: (next (rtgdl:lifetime (dir black swerve) (rtgdl:copy (dir black swerve))))
     n[5] = (s.0[0] & 0x2 == 0x2) & (joint[1].0 != 0);
     let mut w: [u64; WORDS] = [0x0];
-    // BASE[0]: (next (dir black straight))
+    // BASE[0]: (next (dir black straight)), rules at chicken.kif:13, 14
     w[0] |= u64::from(n[3]) << 0;
-    // BASE[1]: (next (dir black swerve))
+    // BASE[1]: (next (dir black swerve)), rules at chicken.kif:13, 14
     w[0] |= u64::from(n[1]) << 1;
-    // BASE[2]: (next (dir white straight))
+    // BASE[2]: (next (dir white straight)), rules at chicken.kif:13, 14
     w[0] |= u64::from(n[2]) << 2;
-    // BASE[3]: (next (dir white swerve))
+    // BASE[3]: (next (dir white swerve)), rules at chicken.kif:13, 14
     w[0] |= u64::from(n[0]) << 3;
     // BASE[4]: (next (rtgdl:expired (dir black straight)))
     w[0] |= u64::from(n[7]) << 4;
@@ -136,7 +136,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[0] |= u64::from(n[4]) << 16;
     // BASE[18]: (next (rtgdl:lifetime timer (rtgdl:copy timer)))
     w[0] |= u64::from(s.0[0] & 0x80000 != 0) << 18;
-    // BASE[19]: (next timer)
+    // BASE[19]: (next timer), rules at chicken.kif:12
     w[0] |= s.0[0] & 0x80000;
     State(w)
 }

@@ -591,59 +591,59 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
         _ => {}
     }
-    // n[10]: (next (cell 1 1 x))
+    // n[10]: (next (cell 1 1 x)), rules at timedTicTacToe.kif:24, 25
     n[10] = ((s.0[0] & 0x4 == 0x4) & (!n[1])) | (joint[0].0 == 0);
-    // n[11]: (next (cell 1 2 x))
+    // n[11]: (next (cell 1 2 x)), rules at timedTicTacToe.kif:24, 25
     n[11] = ((s.0[0] & 0x20 == 0x20) & (!n[2])) | (joint[0].0 == 1);
-    // n[12]: (next (cell 1 3 x))
+    // n[12]: (next (cell 1 3 x)), rules at timedTicTacToe.kif:24, 25
     n[12] = ((s.0[0] & 0x100 == 0x100) & (!n[3])) | (joint[0].0 == 2);
-    // n[13]: (next (cell 2 1 x))
+    // n[13]: (next (cell 2 1 x)), rules at timedTicTacToe.kif:24, 25
     n[13] = ((s.0[0] & 0x800 == 0x800) & (!n[4])) | (joint[0].0 == 3);
-    // n[14]: (next (cell 2 2 x))
+    // n[14]: (next (cell 2 2 x)), rules at timedTicTacToe.kif:24, 25
     n[14] = ((s.0[0] & 0x4000 == 0x4000) & (!n[5])) | (joint[0].0 == 4);
-    // n[15]: (next (cell 2 3 x))
+    // n[15]: (next (cell 2 3 x)), rules at timedTicTacToe.kif:24, 25
     n[15] = ((s.0[0] & 0x20000 == 0x20000) & (!n[6])) | (joint[0].0 == 5);
-    // n[16]: (next (cell 3 1 x))
+    // n[16]: (next (cell 3 1 x)), rules at timedTicTacToe.kif:24, 25
     n[16] = ((s.0[0] & 0x100000 == 0x100000) & (!n[7])) | (joint[0].0 == 6);
-    // n[17]: (next (cell 3 2 x))
+    // n[17]: (next (cell 3 2 x)), rules at timedTicTacToe.kif:24, 25
     n[17] = ((s.0[0] & 0x800000 == 0x800000) & (!n[8])) | (joint[0].0 == 7);
-    // n[18]: (next (cell 3 3 x))
+    // n[18]: (next (cell 3 3 x)), rules at timedTicTacToe.kif:24, 25
     n[18] = ((s.0[0] & 0x4000000 == 0x4000000) & (!n[9])) | (joint[0].0 == 8);
-    // n[19]: (next (cell 1 1 o))
+    // n[19]: (next (cell 1 1 o)), rules at timedTicTacToe.kif:24, 25
     n[19] = ((s.0[0] & 0x2 == 0x2) & (!n[1])) | (joint[1].0 == 0);
-    // n[20]: (next (cell 1 2 o))
+    // n[20]: (next (cell 1 2 o)), rules at timedTicTacToe.kif:24, 25
     n[20] = ((s.0[0] & 0x10 == 0x10) & (!n[2])) | (joint[1].0 == 1);
-    // n[21]: (next (cell 1 3 o))
+    // n[21]: (next (cell 1 3 o)), rules at timedTicTacToe.kif:24, 25
     n[21] = ((s.0[0] & 0x80 == 0x80) & (!n[3])) | (joint[1].0 == 2);
-    // n[22]: (next (cell 2 1 o))
+    // n[22]: (next (cell 2 1 o)), rules at timedTicTacToe.kif:24, 25
     n[22] = ((s.0[0] & 0x400 == 0x400) & (!n[4])) | (joint[1].0 == 3);
-    // n[23]: (next (cell 2 2 o))
+    // n[23]: (next (cell 2 2 o)), rules at timedTicTacToe.kif:24, 25
     n[23] = ((s.0[0] & 0x2000 == 0x2000) & (!n[5])) | (joint[1].0 == 4);
-    // n[24]: (next (cell 2 3 o))
+    // n[24]: (next (cell 2 3 o)), rules at timedTicTacToe.kif:24, 25
     n[24] = ((s.0[0] & 0x10000 == 0x10000) & (!n[6])) | (joint[1].0 == 5);
-    // n[25]: (next (cell 3 1 o))
+    // n[25]: (next (cell 3 1 o)), rules at timedTicTacToe.kif:24, 25
     n[25] = ((s.0[0] & 0x80000 == 0x80000) & (!n[7])) | (joint[1].0 == 6);
-    // n[26]: (next (cell 3 2 o))
+    // n[26]: (next (cell 3 2 o)), rules at timedTicTacToe.kif:24, 25
     n[26] = ((s.0[0] & 0x400000 == 0x400000) & (!n[8])) | (joint[1].0 == 7);
-    // n[27]: (next (cell 3 3 o))
+    // n[27]: (next (cell 3 3 o)), rules at timedTicTacToe.kif:24, 25
     n[27] = ((s.0[0] & 0x2000000 == 0x2000000) & (!n[9])) | (joint[1].0 == 8);
-    // n[28]: (next (cell 1 1 b))
+    // n[28]: (next (cell 1 1 b)), rules at timedTicTacToe.kif:24, 25
     n[28] = (s.0[0] & 0x1 == 0x1) & (!n[1]);
-    // n[29]: (next (cell 1 2 b))
+    // n[29]: (next (cell 1 2 b)), rules at timedTicTacToe.kif:24, 25
     n[29] = (s.0[0] & 0x8 == 0x8) & (!n[2]);
-    // n[30]: (next (cell 1 3 b))
+    // n[30]: (next (cell 1 3 b)), rules at timedTicTacToe.kif:24, 25
     n[30] = (s.0[0] & 0x40 == 0x40) & (!n[3]);
-    // n[31]: (next (cell 2 1 b))
+    // n[31]: (next (cell 2 1 b)), rules at timedTicTacToe.kif:24, 25
     n[31] = (s.0[0] & 0x200 == 0x200) & (!n[4]);
-    // n[32]: (next (cell 2 2 b))
+    // n[32]: (next (cell 2 2 b)), rules at timedTicTacToe.kif:24, 25
     n[32] = (s.0[0] & 0x1000 == 0x1000) & (!n[5]);
-    // n[33]: (next (cell 2 3 b))
+    // n[33]: (next (cell 2 3 b)), rules at timedTicTacToe.kif:24, 25
     n[33] = (s.0[0] & 0x8000 == 0x8000) & (!n[6]);
-    // n[34]: (next (cell 3 1 b))
+    // n[34]: (next (cell 3 1 b)), rules at timedTicTacToe.kif:24, 25
     n[34] = (s.0[0] & 0x40000 == 0x40000) & (!n[7]);
-    // n[35]: (next (cell 3 2 b))
+    // n[35]: (next (cell 3 2 b)), rules at timedTicTacToe.kif:24, 25
     n[35] = (s.0[0] & 0x200000 == 0x200000) & (!n[8]);
-    // n[36]: (next (cell 3 3 b))
+    // n[36]: (next (cell 3 3 b)), rules at timedTicTacToe.kif:24, 25
     n[36] = (s.0[0] & 0x1000000 == 0x1000000) & (!n[9]);
     // n[37]: (next (rtgdl:lifetime (cell 1 1 x) (rtgdl:copy (cell 1 1 x))))
     n[37] = (s.0[0] & 0x4 == 0x4) & (!n[1]);
@@ -681,12 +681,12 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[53] = (s.0[0] & 0x400000 == 0x400000) & (!n[8]);
     // n[54]: (next (rtgdl:lifetime (cell 3 3 o) (rtgdl:copy (cell 3 3 o))))
     n[54] = (s.0[0] & 0x2000000 == 0x2000000) & (!n[9]);
-    // n[55]: (next (control o))
+    // n[55]: (next (control o)), rules at timedTicTacToe.kif:27, 28, 29
     n[55] = ((s.0[0] & 0x8000000 == 0x8000000) & (!n[0]))
         | ((s.0[0] & 0x10000000 == 0x10000000) & (n[0]));
     // n[56]: (next (rtgdl:lifetime (control o) (rtgdl:const infinity)))
     n[56] = (s.0[0] & 0x10000000 == 0x10000000) & (n[0]);
-    // n[57]: (next (control x))
+    // n[57]: (next (control x)), rules at timedTicTacToe.kif:27, 28, 29
     n[57] = ((s.0[0] & 0x8000000 == 0x8000000) & (n[0]))
         | ((s.0[0] & 0x10000000 == 0x10000000) & (!n[0]));
     // n[58]: (next (rtgdl:lifetime (control x) (rtgdl:const infinity)))
@@ -695,24 +695,24 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[59] = (s.0[0] & 0x10000000 == 0x10000000) & (!n[0]);
     // n[60]: (next (rtgdl:lifetime (control o) (rtgdl:copy (control o))))
     n[60] = (s.0[0] & 0x8000000 == 0x8000000) & (!n[0]);
-    // n[61]: (next turn)
+    // n[61]: (next turn), rules at timedTicTacToe.kif:31, 32
     n[61] = ((s.0[2] & 0x80 == 0x80) & (!n[0])) | (n[0]);
     // n[62]: (next (rtgdl:lifetime turn (rtgdl:copy turn)))
     n[62] = (s.0[2] & 0x80 == 0x80) & (!n[0]);
-    // n[63]: (next (deadline x))
+    // n[63]: (next (deadline x)), rules at timedTicTacToe.kif:34, 35
     n[63] = ((s.0[0] & 0x8000000 == 0x8000000) & (n[0]))
         | ((s.0[0] & 0x40000000 == 0x40000000) & (s.0[2] & 0x80 == 0x80) & (!n[0]));
-    // n[64]: (next (deadline o))
+    // n[64]: (next (deadline o)), rules at timedTicTacToe.kif:34, 35
     n[64] = ((s.0[0] & 0x10000000 == 0x10000000) & (n[0]))
         | ((s.0[0] & 0x20000000 == 0x20000000) & (s.0[2] & 0x80 == 0x80) & (!n[0]));
     // n[65]: (next (rtgdl:lifetime (deadline x) (rtgdl:copy turn)))
     n[65] = (s.0[0] & 0x40000000 == 0x40000000) & (s.0[2] & 0x80 == 0x80) & (!n[0]);
     // n[66]: (next (rtgdl:lifetime (deadline o) (rtgdl:copy turn)))
     n[66] = (s.0[0] & 0x20000000 == 0x20000000) & (s.0[2] & 0x80 == 0x80) & (!n[0]);
-    // n[67]: (next (timeout x))
+    // n[67]: (next (timeout x)), rules at timedTicTacToe.kif:37, 38
     n[67] = ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (!n[0]))
         | (s.0[2] & 0x40 == 0x40);
-    // n[68]: (next (timeout o))
+    // n[68]: (next (timeout o)), rules at timedTicTacToe.kif:37, 38
     n[68] = ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (!n[0]))
         | (s.0[2] & 0x20 == 0x20);
     // n[69]: (next (rtgdl:lifetime (timeout x) (rtgdl:const infinity)))
@@ -720,67 +720,67 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     // n[70]: (next (rtgdl:lifetime (timeout o) (rtgdl:const infinity)))
     n[70] = (s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (!n[0]);
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
-    // BASE[0]: (next (cell 1 1 b))
+    // BASE[0]: (next (cell 1 1 b)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[28]) << 0;
-    // BASE[1]: (next (cell 1 1 o))
+    // BASE[1]: (next (cell 1 1 o)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[19]) << 1;
-    // BASE[2]: (next (cell 1 1 x))
+    // BASE[2]: (next (cell 1 1 x)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[10]) << 2;
-    // BASE[3]: (next (cell 1 2 b))
+    // BASE[3]: (next (cell 1 2 b)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[29]) << 3;
-    // BASE[4]: (next (cell 1 2 o))
+    // BASE[4]: (next (cell 1 2 o)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[20]) << 4;
-    // BASE[5]: (next (cell 1 2 x))
+    // BASE[5]: (next (cell 1 2 x)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[11]) << 5;
-    // BASE[6]: (next (cell 1 3 b))
+    // BASE[6]: (next (cell 1 3 b)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[30]) << 6;
-    // BASE[7]: (next (cell 1 3 o))
+    // BASE[7]: (next (cell 1 3 o)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[21]) << 7;
-    // BASE[8]: (next (cell 1 3 x))
+    // BASE[8]: (next (cell 1 3 x)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[12]) << 8;
-    // BASE[9]: (next (cell 2 1 b))
+    // BASE[9]: (next (cell 2 1 b)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[31]) << 9;
-    // BASE[10]: (next (cell 2 1 o))
+    // BASE[10]: (next (cell 2 1 o)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[22]) << 10;
-    // BASE[11]: (next (cell 2 1 x))
+    // BASE[11]: (next (cell 2 1 x)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[13]) << 11;
-    // BASE[12]: (next (cell 2 2 b))
+    // BASE[12]: (next (cell 2 2 b)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[32]) << 12;
-    // BASE[13]: (next (cell 2 2 o))
+    // BASE[13]: (next (cell 2 2 o)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[23]) << 13;
-    // BASE[14]: (next (cell 2 2 x))
+    // BASE[14]: (next (cell 2 2 x)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[14]) << 14;
-    // BASE[15]: (next (cell 2 3 b))
+    // BASE[15]: (next (cell 2 3 b)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[33]) << 15;
-    // BASE[16]: (next (cell 2 3 o))
+    // BASE[16]: (next (cell 2 3 o)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[24]) << 16;
-    // BASE[17]: (next (cell 2 3 x))
+    // BASE[17]: (next (cell 2 3 x)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[15]) << 17;
-    // BASE[18]: (next (cell 3 1 b))
+    // BASE[18]: (next (cell 3 1 b)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[34]) << 18;
-    // BASE[19]: (next (cell 3 1 o))
+    // BASE[19]: (next (cell 3 1 o)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[25]) << 19;
-    // BASE[20]: (next (cell 3 1 x))
+    // BASE[20]: (next (cell 3 1 x)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[16]) << 20;
-    // BASE[21]: (next (cell 3 2 b))
+    // BASE[21]: (next (cell 3 2 b)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[35]) << 21;
-    // BASE[22]: (next (cell 3 2 o))
+    // BASE[22]: (next (cell 3 2 o)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[26]) << 22;
-    // BASE[23]: (next (cell 3 2 x))
+    // BASE[23]: (next (cell 3 2 x)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[17]) << 23;
-    // BASE[24]: (next (cell 3 3 b))
+    // BASE[24]: (next (cell 3 3 b)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[36]) << 24;
-    // BASE[25]: (next (cell 3 3 o))
+    // BASE[25]: (next (cell 3 3 o)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[27]) << 25;
-    // BASE[26]: (next (cell 3 3 x))
+    // BASE[26]: (next (cell 3 3 x)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[18]) << 26;
-    // BASE[27]: (next (control o))
+    // BASE[27]: (next (control o)), rules at timedTicTacToe.kif:27, 28, 29
     w[0] |= u64::from(n[55]) << 27;
-    // BASE[28]: (next (control x))
+    // BASE[28]: (next (control x)), rules at timedTicTacToe.kif:27, 28, 29
     w[0] |= u64::from(n[57]) << 28;
-    // BASE[29]: (next (deadline o))
+    // BASE[29]: (next (deadline o)), rules at timedTicTacToe.kif:34, 35
     w[0] |= u64::from(n[64]) << 29;
-    // BASE[30]: (next (deadline x))
+    // BASE[30]: (next (deadline x)), rules at timedTicTacToe.kif:34, 35
     w[0] |= u64::from(n[63]) << 30;
     // BASE[31]: (next (rtgdl:expired (cell 1 1 b)))
     w[0] |= u64::from(n[71]) << 31;
@@ -968,11 +968,11 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[2] |= u64::from(n[0]) << 3;
     // BASE[132]: (next (rtgdl:lifetime turn (rtgdl:copy turn)))
     w[2] |= u64::from(n[62]) << 4;
-    // BASE[133]: (next (timeout o))
+    // BASE[133]: (next (timeout o)), rules at timedTicTacToe.kif:37, 38
     w[2] |= u64::from(n[68]) << 5;
-    // BASE[134]: (next (timeout x))
+    // BASE[134]: (next (timeout x)), rules at timedTicTacToe.kif:37, 38
     w[2] |= u64::from(n[67]) << 6;
-    // BASE[135]: (next turn)
+    // BASE[135]: (next turn), rules at timedTicTacToe.kif:31, 32
     w[2] |= u64::from(n[61]) << 7;
     State(w)
 }
