@@ -64,7 +64,8 @@ pub fn compile_text(game: &Path, command: &str, options: &gdlc::codegen::Options
     let start = std::time::Instant::now();
     let loaded = load_valid(game)?;
     let refused = |error: gdlc::Error, rendered: String| CompileError::Pipeline { error, rendered };
-    let gdlc::compile::Compiled { ground, tokens, .. } = gdlc::compile(&loaded.source, options).map_err(|error| {
+    let name = game.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let compiled = gdlc::compile::compile_commented(&loaded.source, &name, options).map_err(|error| {
         let rendered = match &error {
             // A refusal of the code generator is about the whole game, not a place in it.
             gdlc::Error::Codegen(refusal) => format!("{}: error: {refusal}", loaded.file),
@@ -72,6 +73,7 @@ pub fn compile_text(game: &Path, command: &str, options: &gdlc::codegen::Options
         };
         refused(error, rendered)
     })?;
+    let gdlc::compile::Compiled { ground, tokens, .. } = compiled;
     let text = gdlc::codegen::render_file(&tokens, command)?;
     let summary = format!(
         "{}: {} roles, {} base propositions, {} state words, {} moves, {} derived propositions, {} literals, {}, {} \

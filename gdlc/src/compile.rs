@@ -3,7 +3,7 @@
 //! their order and what flows between them. `docs/architecture.md` tells the passes apart.
 
 use crate::ast::Description;
-use crate::codegen::{self, Options};
+use crate::codegen::{self, Notes, Options};
 use crate::diag::Diagnostic;
 use crate::ground::{self, Ground};
 use crate::{check, realtime, Error};
@@ -21,9 +21,21 @@ pub struct Compiled {
 
 /// Compiles the game in `source` (prefix KIF or infix GDL).
 pub fn compile(source: &str, options: &Options) -> Result<Compiled, Error> {
+    compile_noted(source, options, None)
+}
+
+/// [`compile`] for a module to render as a file ([`codegen::render_file`]): comments in it
+/// name the GDL atom or table each piece of code computes and the lines of `file` (the game's
+/// file name) that its rules are on. Such tokens compile only once rendered.
+pub fn compile_commented(source: &str, file: &str, options: &Options) -> Result<Compiled, Error> {
+    compile_noted(source, options, Some(&Notes::new(file, source)))
+}
+
+/// The pipeline, with the notes that become comments when given.
+fn compile_noted(source: &str, options: &Options, notes: Option<&Notes>) -> Result<Compiled, Error> {
     let (description, realtime) = front_end(source)?;
     let ground = ground_checked(&description, realtime, options)?;
-    let tokens = codegen::generate_module(&ground, options.form, realtime)?;
+    let tokens = codegen::generate_noted_module(&ground, options.form, realtime, notes)?;
     Ok(Compiled { ground, tokens, realtime })
 }
 

@@ -100,9 +100,9 @@ fn collection_files(root: &Path, collection: &Collection) -> Result<BTreeMap<Pat
         }
         for (module, form) in forms {
             let options = gdlc::codegen::Options { form, ..Default::default() };
-            let tokens = gdlc::generate(&source, &options)
-                .map_err(|e| gdlc::diag::render_all(&e.diagnostics(), &file, &source))?;
-            let text = gdlc::codegen::render_file(&tokens, COMMAND)?;
+            let text = generate_commented(&source, &options, game)
+                .map_err(|e| gdlc::diag::render_all(&e.diagnostics(), &file, &source))?
+                .map_err(|e| format!("{file}: {e}"))?;
             files.insert(out_dir.join(format!("{module}.rs")), text);
             modules.push((module, file.clone()));
         }
@@ -128,6 +128,19 @@ fn collection_files(root: &Path, collection: &Collection) -> Result<BTreeMap<Pat
     index.push_str("    };\n}\n");
     files.insert(out_dir.join("mod.rs"), index);
     Ok(files)
+}
+
+/// The rendered module of the game in `source`, read from `game`, with comments that name the
+/// atom or table each piece of code computes and the lines of `game` its rules are on; the
+/// inner error is one of rendering.
+fn generate_commented(
+    source: &str,
+    options: &gdlc::codegen::Options,
+    game: &Path,
+) -> Result<Result<String, String>, gdlc::Error> {
+    let name = game.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let compiled = gdlc::compile::compile_commented(source, &name, options)?;
+    Ok(gdlc::codegen::render_file(&compiled.tokens, COMMAND))
 }
 
 /// Writes the generated files, removing stale modules of games no longer in `games/`.

@@ -94,8 +94,21 @@ impl Encoder {
 }
 
 /// `legal`, `next`, `terminal` and `goals` over the program's tables.
-pub fn generate_program_functions(ground: &Ground) -> TokenStream {
+pub fn generate_program_functions(ground: &Ground, notes: Option<&super::Notes>) -> TokenStream {
     let text = words_to_text(&program(ground).encode());
+    let note = super::notes::note(notes, |_| {
+        let rules: usize = ground.nodes.iter().map(|n| n.rules.len()).sum();
+        let literals: usize = ground.nodes.iter().map(|n| n.rules.iter().map(Vec::len).sum::<usize>()).sum();
+        format!(
+            "The table form: {} derived atoms by {rules} ground rules of {literals} literals, for the legal moves \
+             of {} {}, {} next facts, terminal and {} goal values.",
+            ground.nodes.len(),
+            ground.legal.len(),
+            if ground.legal.len() == 1 { "role" } else { "roles" },
+            ground.next.len(),
+            ground.goals.iter().map(Vec::len).sum::<usize>()
+        )
+    });
     let sees = ground.gdl_ii.then(|| {
         quote! {
             /// Appends what `role` perceives on the step from `s` by `joint` (one move per role,
@@ -110,6 +123,7 @@ pub fn generate_program_functions(ground: &Ground) -> TokenStream {
         }
     });
     quote! {
+        #note
         /// The ground program in `gdl_runtime::program`'s table form, packed by gdlc.
         const PROGRAM_TABLES: &str = #text;
 

@@ -33,7 +33,11 @@ fn classify(text: &str) -> Result<Bit, String> {
 }
 
 /// The module of an rtGDL game grounded from its erased form; the table form is refused.
-pub(super) fn generate_realtime(ground: &Ground, form: Form) -> Result<TokenStream, String> {
+pub(super) fn generate_realtime(
+    ground: &Ground,
+    form: Form,
+    notes: Option<&super::Notes>,
+) -> Result<TokenStream, String> {
     if uses_tables(ground, form) {
         return Err(format!(
             "rtGDL games are compiled to straight-line code only, and this one would need the table form ({}); \
@@ -97,7 +101,7 @@ pub(super) fn generate_realtime(ground: &Ground, form: Form) -> Result<TokenStre
     let num_timed = Literal::usize_unsuffixed(facts.len());
     let facts = facts.into_iter().map(Literal::u32_unsuffixed);
     let tables = tables::generate_tables(ground);
-    let functions = emit::generate_realtime_functions(ground);
+    let functions = emit::generate_realtime_functions(ground, notes);
     Ok(quote! {
         #tables
         #functions

@@ -66,7 +66,7 @@ impl TruthTable {
 
     /// The node's value: one constant shifted by the window when the table is one word, else
     /// a word of a constant array.
-    pub(super) fn expr(&self) -> TokenStream {
+    pub(super) fn expr(&self, notes: Option<&super::Notes>) -> TokenStream {
         let word = proc_macro2::Literal::u32_unsuffixed(self.word);
         let window = super::tables::hex((1u64 << self.width) - 1);
         let index = if self.low == 0 {
@@ -81,7 +81,15 @@ impl TruthTable {
         }
         let len = proc_macro2::Literal::usize_unsuffixed(self.bits.len());
         let bits = self.bits.iter().map(|&b| super::tables::hex(b));
+        let note = super::notes::note(notes, |_| {
+            format!(
+                "The truth table of the node over the {} state bits from bit {} of word {}: bit i says whether \
+                 it holds when they read i.",
+                self.width, self.low, self.word
+            )
+        });
         quote!({
+            #note
             const TABLE: [u64; #len] = [#(#bits),*];
             let i = #index;
             TABLE[(i >> 6) as usize] >> (i & 63) & 1 != 0

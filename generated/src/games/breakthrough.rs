@@ -1616,17 +1616,24 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
+    // BASE[128]: (next (control black)), rules at breakthrough.kif:149, 151
     w[2] |= u64::from(s.0[2] & 0x2 != 0) << 0;
+    // BASE[129]: (next (control white)), rules at breakthrough.kif:149, 151
     w[2] |= u64::from(s.0[2] & 0x1 != 0) << 1;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 5];
+    // n[0]: blackcell, rules at breakthrough.kif:214
     n[0] = (s.0[0]) & (0xffffffffffffffff) != 0;
+    // n[1]: whitewin, rules at breakthrough.kif:199, 207
     n[1] = ((s.0[1]) & (0x8080808080808080) != 0) | (!n[0]);
+    // n[2]: whitecell, rules at breakthrough.kif:211
     n[2] = (s.0[1]) & (0xffffffffffffffff) != 0;
+    // n[3]: blackwin, rules at breakthrough.kif:202, 209
     n[3] = ((s.0[0]) & (0x101010101010101) != 0) | (!n[2]);
+    // n[4]: terminal, rules at breakthrough.kif:158, 160
     n[4] = (n[1]) | (n[3]);
     n[4]
 }
@@ -1634,21 +1641,29 @@ pub fn terminal(s: &State) -> bool {
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 4];
+    // n[0]: blackcell, rules at breakthrough.kif:214
     n[0] = (s.0[0]) & (0xffffffffffffffff) != 0;
+    // n[1]: whitewin, rules at breakthrough.kif:199, 207
     n[1] = ((s.0[1]) & (0x8080808080808080) != 0) | (!n[0]);
+    // n[2]: whitecell, rules at breakthrough.kif:211
     n[2] = (s.0[1]) & (0xffffffffffffffff) != 0;
+    // n[3]: blackwin, rules at breakthrough.kif:202, 209
     n[3] = ((s.0[0]) & (0x101010101010101) != 0) | (!n[2]);
     out[0] = None;
+    // (goal white 0), rules at breakthrough.kif:167, 169, 172, 174
     if !n[1] {
         out[0] = Some(0);
     }
+    // (goal white 100), rules at breakthrough.kif:167, 169, 172, 174
     if n[1] {
         out[0] = Some(100);
     }
     out[1] = None;
+    // (goal black 0), rules at breakthrough.kif:167, 169, 172, 174
     if !n[3] {
         out[1] = Some(0);
     }
+    // (goal black 100), rules at breakthrough.kif:167, 169, 172, 174
     if n[3] {
         out[1] = Some(100);
     }
@@ -1659,10 +1674,15 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 5];
+    // n[0]: blackcell, rules at breakthrough.kif:214
     n[0] = (s.0[0]) & (0xffffffffffffffff) != 0;
+    // n[1]: whitewin, rules at breakthrough.kif:199, 207
     n[1] = ((s.0[1]) & (0x8080808080808080) != 0) | (!n[0]);
+    // n[2]: whitecell, rules at breakthrough.kif:211
     n[2] = (s.0[1]) & (0xffffffffffffffff) != 0;
+    // n[3]: blackwin, rules at breakthrough.kif:202, 209
     n[3] = ((s.0[0]) & (0x101010101010101) != 0) | (!n[2]);
+    // n[4]: terminal, rules at breakthrough.kif:158, 160
     n[4] = (n[1]) | (n[3]);
     if n[4] {
         return None;
@@ -1705,7 +1725,9 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
+    // BASE[128]: (next (control black)), rules at breakthrough.kif:149, 151
     w[2] |= u64::from(s.0[2] & 0x2 != 0) << 0;
+    // BASE[129]: (next (control white)), rules at breakthrough.kif:149, 151
     w[2] |= u64::from(s.0[2] & 0x1 != 0) << 1;
     Some(State(w))
 }

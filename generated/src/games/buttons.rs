@@ -215,8 +215,11 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `robot` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
+    // MOVES[0]: (legal robot a), rules at buttons.kif:105
     out.push(Move(0));
+    // MOVES[1]: (legal robot b), rules at buttons.kif:106
     out.push(Move(1));
+    // MOVES[2]: (legal robot c), rules at buttons.kif:107
     out.push(Move(2));
 }
 /// The state after every role plays its move of `joint` (one per role, in role order).
@@ -247,22 +250,32 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     }
     match joint[0].0 {
         0 => {
+            // robot plays a: its conditional frame rules
+            // BASE[7]: (next (off p)), rules at buttons.kif:28, 32, 36, 53, 57, 61, 78, 82, and 1 more
             w[0] |= u64::from(s.0[0] & 0x400 == 0x400) << 7;
+            // BASE[10]: (next (on p)), rules at buttons.kif:16, 20, 24, 41, 45, 49, 66, 70, and 1 more
             w[0] |= u64::from(s.0[0] & 0x80 == 0x80) << 10;
         }
         _ => {}
     }
+    // BASE[1]: (next (step 2)), rules at buttons.kif:91
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
+    // BASE[2]: (next (step 3)), rules at buttons.kif:91
     w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
+    // BASE[3]: (next (step 4)), rules at buttons.kif:91
     w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
+    // BASE[4]: (next (step 5)), rules at buttons.kif:91
     w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
+    // BASE[5]: (next (step 6)), rules at buttons.kif:91
     w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
+    // BASE[6]: (next (step 7)), rules at buttons.kif:91
     w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 1];
+    // n[0]: terminal, rules at buttons.kif:125, 128
     n[0] = (s.0[0] & 0x1c00 == 0x1c00) | (s.0[0] & 0x40 == 0x40);
     n[0]
 }
@@ -270,12 +283,16 @@ pub fn terminal(s: &State) -> bool {
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 2];
+    // n[0]: (goal robot 100), rules at buttons.kif:111, 116, 118, 120
     n[0] = s.0[0] & 0x1c00 == 0x1c00;
+    // n[1]: (goal robot 0), rules at buttons.kif:111, 116, 118, 120
     n[1] = (s.0[0] & 0x400 == 0) | (s.0[0] & 0x800 == 0) | (s.0[0] & 0x1000 == 0);
     out[0] = None;
+    // (goal robot 0), rules at buttons.kif:111, 116, 118, 120
     if n[1] {
         out[0] = Some(0);
     }
+    // (goal robot 100), rules at buttons.kif:111, 116, 118, 120
     if n[0] {
         out[0] = Some(100);
     }
@@ -286,6 +303,7 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 1];
+    // n[0]: terminal, rules at buttons.kif:125, 128
     n[0] = (s.0[0] & 0x1c00 == 0x1c00) | (s.0[0] & 0x40 == 0x40);
     if n[0] {
         return None;
@@ -330,16 +348,25 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     match joint[0].0 {
         0 => {
+            // robot plays a: its conditional frame rules
+            // BASE[7]: (next (off p)), rules at buttons.kif:28, 32, 36, 53, 57, 61, 78, 82, and 1 more
             w[0] |= u64::from(s.0[0] & 0x400 == 0x400) << 7;
+            // BASE[10]: (next (on p)), rules at buttons.kif:16, 20, 24, 41, 45, 49, 66, 70, and 1 more
             w[0] |= u64::from(s.0[0] & 0x80 == 0x80) << 10;
         }
         _ => {}
     }
+    // BASE[1]: (next (step 2)), rules at buttons.kif:91
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
+    // BASE[2]: (next (step 3)), rules at buttons.kif:91
     w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
+    // BASE[3]: (next (step 4)), rules at buttons.kif:91
     w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
+    // BASE[4]: (next (step 5)), rules at buttons.kif:91
     w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
+    // BASE[5]: (next (step 6)), rules at buttons.kif:91
     w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
+    // BASE[6]: (next (step 7)), rules at buttons.kif:91
     w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
     Some(State(w))
 }

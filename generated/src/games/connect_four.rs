@@ -426,13 +426,17 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             _ => {}
         }
     }
+    // BASE[48]: (next (control black)), rules at connectFour.kif:62, 64
     w[0] |= u64::from(s.0[0] & 0x2000000000000 != 0) << 48;
+    // BASE[49]: (next (control red)), rules at connectFour.kif:62, 64
     w[0] |= u64::from(s.0[0] & 0x1000000000000 != 0) << 49;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 4];
+    // n[0] (twin runs): (line red), rules at connectFour.kif:125, 133, 141, 152
+    // n[1] (twin runs): (line black), rules at connectFour.kif:125, 133, 141, 152
     {
         let [low, high] = {
             let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[0]);
@@ -462,7 +466,9 @@ pub fn terminal(s: &State) -> bool {
         n[0] = low != 0;
         n[1] = high != 0;
     }
+    // n[2]: boardopen, rules at connectFour.kif:121
     n[2] = (!s.0[0]) & (!s.0[1]) & (0x820820820820) != 0;
+    // n[3]: terminal, rules at connectFour.kif:71, 73, 75
     n[3] = (n[0]) | (n[1]) | (!n[2]);
     n[3]
 }
@@ -470,6 +476,8 @@ pub fn terminal(s: &State) -> bool {
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 6];
+    // n[0] (twin runs): (line red), rules at connectFour.kif:125, 133, 141, 152
+    // n[1] (twin runs): (line black), rules at connectFour.kif:125, 133, 141, 152
     {
         let [low, high] = {
             let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[0]);
@@ -499,27 +507,37 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         n[0] = low != 0;
         n[1] = high != 0;
     }
+    // n[2]: boardopen, rules at connectFour.kif:121
     n[2] = (!s.0[0]) & (!s.0[1]) & (0x820820820820) != 0;
+    // n[3]: (goal red 50), rules at connectFour.kif:82, 84, 88, 90, 95, 97, 101, 103
     n[3] = (!n[0]) & (!n[1]) & (!n[2]);
+    // n[4]: (goal red 0), rules at connectFour.kif:82, 84, 88, 90, 95, 97, 101, 103
     n[4] = ((!n[0]) & (!n[1]) & (n[2])) | (n[1]);
+    // n[5]: (goal black 0), rules at connectFour.kif:82, 84, 88, 90, 95, 97, 101, 103
     n[5] = ((!n[0]) & (!n[1]) & (n[2])) | (n[0]);
     out[0] = None;
+    // (goal red 0), rules at connectFour.kif:82, 84, 88, 90, 95, 97, 101, 103
     if n[4] {
         out[0] = Some(0);
     }
+    // (goal red 50), rules at connectFour.kif:82, 84, 88, 90, 95, 97, 101, 103
     if n[3] {
         out[0] = Some(50);
     }
+    // (goal red 100), rules at connectFour.kif:82, 84, 88, 90, 95, 97, 101, 103
     if n[0] {
         out[0] = Some(100);
     }
     out[1] = None;
+    // (goal black 0), rules at connectFour.kif:82, 84, 88, 90, 95, 97, 101, 103
     if n[5] {
         out[1] = Some(0);
     }
+    // (goal black 50), rules at connectFour.kif:82, 84, 88, 90, 95, 97, 101, 103
     if n[3] {
         out[1] = Some(50);
     }
+    // (goal black 100), rules at connectFour.kif:82, 84, 88, 90, 95, 97, 101, 103
     if n[1] {
         out[1] = Some(100);
     }
@@ -530,6 +548,8 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 52];
+    // n[48] (twin runs): (line red), rules at connectFour.kif:125, 133, 141, 152
+    // n[49] (twin runs): (line black), rules at connectFour.kif:125, 133, 141, 152
     {
         let [low, high] = {
             let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[0]);
@@ -559,7 +579,9 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         n[48] = low != 0;
         n[49] = high != 0;
     }
+    // n[50]: boardopen, rules at connectFour.kif:121
     n[50] = (!s.0[0]) & (!s.0[1]) & (0x820820820820) != 0;
+    // n[51]: terminal, rules at connectFour.kif:71, 73, 75
     n[51] = (n[48]) | (n[49]) | (!n[50]);
     if n[51] {
         return None;
@@ -626,7 +648,9 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             _ => {}
         }
     }
+    // BASE[48]: (next (control black)), rules at connectFour.kif:62, 64
     w[0] |= u64::from(s.0[0] & 0x2000000000000 != 0) << 48;
+    // BASE[49]: (next (control red)), rules at connectFour.kif:62, 64
     w[0] |= u64::from(s.0[0] & 0x1000000000000 != 0) << 49;
     Some(State(w))
 }

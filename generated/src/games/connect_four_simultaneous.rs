@@ -480,21 +480,37 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `red` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 16];
+    // n[0]: (cellopen 1 6 2), rules at connectFourSimultaneous.kif:108
     n[0] = (s.0[0] & 0x800 == 0) & (s.0[2] & 0x800 == 0);
+    // n[1]: (legal red (drop 1 2)), rules at connectFourSimultaneous.kif:26, 30
     n[1] = (s.0[1] & 0x800000000 == 0x800000000) & (n[0]);
+    // n[2]: (cellopen 2 6 2), rules at connectFourSimultaneous.kif:108
     n[2] = (s.0[0] & 0x800000 == 0) & (s.0[2] & 0x800000 == 0);
+    // n[3]: (legal red (drop 2 2)), rules at connectFourSimultaneous.kif:26, 30
     n[3] = (s.0[1] & 0x800000000 == 0x800000000) & (n[2]);
+    // n[4]: (cellopen 3 6 2), rules at connectFourSimultaneous.kif:108
     n[4] = (s.0[0] & 0x800000000 == 0) & (s.0[2] & 0x800000000 == 0);
+    // n[5]: (legal red (drop 3 2)), rules at connectFourSimultaneous.kif:26, 30
     n[5] = (s.0[1] & 0x800000000 == 0x800000000) & (n[4]);
+    // n[6]: (cellopen 4 6 2), rules at connectFourSimultaneous.kif:108
     n[6] = (s.0[0] & 0x800000000000 == 0) & (s.0[2] & 0x800000000000 == 0);
+    // n[7]: (legal red (drop 4 2)), rules at connectFourSimultaneous.kif:26, 30
     n[7] = (s.0[1] & 0x800000000 == 0x800000000) & (n[6]);
+    // n[8]: (cellopen 5 6 2), rules at connectFourSimultaneous.kif:108
     n[8] = (s.0[0] & 0x800000000000000 == 0) & (s.0[2] & 0x800000000000000 == 0);
+    // n[9]: (legal red (drop 5 2)), rules at connectFourSimultaneous.kif:26, 30
     n[9] = (s.0[1] & 0x800000000 == 0x800000000) & (n[8]);
+    // n[10]: (cellopen 6 6 2), rules at connectFourSimultaneous.kif:108
     n[10] = (s.0[1] & 0x80 == 0) & (s.0[3] & 0x80 == 0);
+    // n[11]: (legal red (drop 6 2)), rules at connectFourSimultaneous.kif:26, 30
     n[11] = (s.0[1] & 0x800000000 == 0x800000000) & (n[10]);
+    // n[12]: (cellopen 7 6 2), rules at connectFourSimultaneous.kif:108
     n[12] = (s.0[1] & 0x80000 == 0) & (s.0[3] & 0x80000 == 0);
+    // n[13]: (legal red (drop 7 2)), rules at connectFourSimultaneous.kif:26, 30
     n[13] = (s.0[1] & 0x800000000 == 0x800000000) & (n[12]);
+    // n[14]: (cellopen 8 6 2), rules at connectFourSimultaneous.kif:108
     n[14] = (s.0[1] & 0x80000000 == 0) & (s.0[3] & 0x80000000 == 0);
+    // n[15]: (legal red (drop 8 2)), rules at connectFourSimultaneous.kif:26, 30
     n[15] = (s.0[1] & 0x800000000 == 0x800000000) & (n[14]);
     let mut parts = [0u64; 1];
     if s.0[1] & 0x200000000 != 0 {
@@ -521,21 +537,37 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 ///Appends the legal moves of `black` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 16];
+    // n[0]: (cellopen 1 6 2), rules at connectFourSimultaneous.kif:108
     n[0] = (s.0[0] & 0x800 == 0) & (s.0[2] & 0x800 == 0);
+    // n[1]: (cellopen 2 6 2), rules at connectFourSimultaneous.kif:108
     n[1] = (s.0[0] & 0x800000 == 0) & (s.0[2] & 0x800000 == 0);
+    // n[2]: (cellopen 3 6 2), rules at connectFourSimultaneous.kif:108
     n[2] = (s.0[0] & 0x800000000 == 0) & (s.0[2] & 0x800000000 == 0);
+    // n[3]: (cellopen 4 6 2), rules at connectFourSimultaneous.kif:108
     n[3] = (s.0[0] & 0x800000000000 == 0) & (s.0[2] & 0x800000000000 == 0);
+    // n[4]: (cellopen 5 6 2), rules at connectFourSimultaneous.kif:108
     n[4] = (s.0[0] & 0x800000000000000 == 0) & (s.0[2] & 0x800000000000000 == 0);
+    // n[5]: (cellopen 6 6 2), rules at connectFourSimultaneous.kif:108
     n[5] = (s.0[1] & 0x80 == 0) & (s.0[3] & 0x80 == 0);
+    // n[6]: (cellopen 7 6 2), rules at connectFourSimultaneous.kif:108
     n[6] = (s.0[1] & 0x80000 == 0) & (s.0[3] & 0x80000 == 0);
+    // n[7]: (cellopen 8 6 2), rules at connectFourSimultaneous.kif:108
     n[7] = (s.0[1] & 0x80000000 == 0) & (s.0[3] & 0x80000000 == 0);
+    // n[8]: (legal black (drop 1 2)), rules at connectFourSimultaneous.kif:26, 30
     n[8] = (s.0[1] & 0x400000000 == 0x400000000) & (n[0]);
+    // n[9]: (legal black (drop 2 2)), rules at connectFourSimultaneous.kif:26, 30
     n[9] = (s.0[1] & 0x400000000 == 0x400000000) & (n[1]);
+    // n[10]: (legal black (drop 3 2)), rules at connectFourSimultaneous.kif:26, 30
     n[10] = (s.0[1] & 0x400000000 == 0x400000000) & (n[2]);
+    // n[11]: (legal black (drop 4 2)), rules at connectFourSimultaneous.kif:26, 30
     n[11] = (s.0[1] & 0x400000000 == 0x400000000) & (n[3]);
+    // n[12]: (legal black (drop 5 2)), rules at connectFourSimultaneous.kif:26, 30
     n[12] = (s.0[1] & 0x400000000 == 0x400000000) & (n[4]);
+    // n[13]: (legal black (drop 6 2)), rules at connectFourSimultaneous.kif:26, 30
     n[13] = (s.0[1] & 0x400000000 == 0x400000000) & (n[5]);
+    // n[14]: (legal black (drop 7 2)), rules at connectFourSimultaneous.kif:26, 30
     n[14] = (s.0[1] & 0x400000000 == 0x400000000) & (n[6]);
+    // n[15]: (legal black (drop 8 2)), rules at connectFourSimultaneous.kif:26, 30
     n[15] = (s.0[1] & 0x400000000 == 0x400000000) & (n[7]);
     let mut parts = [0u64; 1];
     if s.0[1] & 0x100000000 != 0 {
@@ -633,15 +665,20 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             _ => {}
         }
     }
+    // BASE[96]: (next (control black 1)), rules at connectFourSimultaneous.kif:49, 51
     w[1] |= u64::from(s.0[1] & 0x200000000 != 0) << 32;
+    // BASE[97]: (next (control red 1)), rules at connectFourSimultaneous.kif:49, 51
     w[1] |= u64::from(s.0[1] & 0x100000000 != 0) << 33;
+    // BASE[98]: (next (control black 2)), rules at connectFourSimultaneous.kif:49, 51
     w[1] |= u64::from(s.0[1] & 0x800000000 != 0) << 34;
+    // BASE[99]: (next (control red 2)), rules at connectFourSimultaneous.kif:49, 51
     w[1] |= u64::from(s.0[1] & 0x400000000 != 0) << 35;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 4];
+    // n[0]: (line red), rules at connectFourSimultaneous.kif:122, 130, 138, 149
     n[0] = (((s.0[2]) & (((s.0[2] >> 2) | (s.0[3] << 62)))
         & (((s.0[2] >> 4) | (s.0[3] << 60))) & (((s.0[2] >> 6) | (s.0[3] << 58)))
         & (0xf03f03f03f03f03f))
@@ -660,6 +697,7 @@ pub fn terminal(s: &State) -> bool {
         | ((s.0[2]) & (((s.0[2] >> 14) | (s.0[3] << 50)))
             & (((s.0[2] >> 28) | (s.0[3] << 36))) & (((s.0[2] >> 42) | (s.0[3] << 22)))
             & (0x3f03f03f03f03f) != 0);
+    // n[1]: (line black), rules at connectFourSimultaneous.kif:122, 130, 138, 149
     n[1] = (((s.0[0]) & (((s.0[0] >> 2) | (s.0[1] << 62)))
         & (((s.0[0] >> 4) | (s.0[1] << 60))) & (((s.0[0] >> 6) | (s.0[1] << 58)))
         & (0xf03f03f03f03f03f))
@@ -678,8 +716,10 @@ pub fn terminal(s: &State) -> bool {
         | ((s.0[0]) & (((s.0[0] >> 14) | (s.0[1] << 50)))
             & (((s.0[0] >> 28) | (s.0[1] << 36))) & (((s.0[0] >> 42) | (s.0[1] << 22)))
             & (0x3f03f03f03f03f) != 0);
+    // n[2]: boardopen, rules at connectFourSimultaneous.kif:118
     n[2] = ((!s.0[0]) & (!s.0[2]) & (0xc00c00c00c00c00))
         | ((!s.0[1]) & (!s.0[3]) & (0xc00c00c0)) != 0;
+    // n[3]: terminal, rules at connectFourSimultaneous.kif:58, 60, 62
     n[3] = (n[0]) | (n[1]) | (!n[2]);
     n[3]
 }
@@ -687,6 +727,7 @@ pub fn terminal(s: &State) -> bool {
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 8];
+    // n[0]: (line red), rules at connectFourSimultaneous.kif:122, 130, 138, 149
     n[0] = (((s.0[2]) & (((s.0[2] >> 2) | (s.0[3] << 62)))
         & (((s.0[2] >> 4) | (s.0[3] << 60))) & (((s.0[2] >> 6) | (s.0[3] << 58)))
         & (0xf03f03f03f03f03f))
@@ -705,6 +746,7 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         | ((s.0[2]) & (((s.0[2] >> 14) | (s.0[3] << 50)))
             & (((s.0[2] >> 28) | (s.0[3] << 36))) & (((s.0[2] >> 42) | (s.0[3] << 22)))
             & (0x3f03f03f03f03f) != 0);
+    // n[1]: (line black), rules at connectFourSimultaneous.kif:122, 130, 138, 149
     n[1] = (((s.0[0]) & (((s.0[0] >> 2) | (s.0[1] << 62)))
         & (((s.0[0] >> 4) | (s.0[1] << 60))) & (((s.0[0] >> 6) | (s.0[1] << 58)))
         & (0xf03f03f03f03f03f))
@@ -723,30 +765,42 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         | ((s.0[0]) & (((s.0[0] >> 14) | (s.0[1] << 50)))
             & (((s.0[0] >> 28) | (s.0[1] << 36))) & (((s.0[0] >> 42) | (s.0[1] << 22)))
             & (0x3f03f03f03f03f) != 0);
+    // n[2]: boardopen, rules at connectFourSimultaneous.kif:118
     n[2] = ((!s.0[0]) & (!s.0[2]) & (0xc00c00c00c00c00))
         | ((!s.0[1]) & (!s.0[3]) & (0xc00c00c0)) != 0;
+    // n[3]: (goal red 100), rules at connectFourSimultaneous.kif:69, 72, 76, 79, 84, 89, 92, 96, and 1 more
     n[3] = (n[0]) & (!n[1]);
+    // n[4]: (goal red 50), rules at connectFourSimultaneous.kif:69, 72, 76, 79, 84, 89, 92, 96, and 1 more
     n[4] = ((!n[0]) & (!n[1]) & (!n[2])) | ((n[0]) & (n[1]));
+    // n[5]: (goal red 0), rules at connectFourSimultaneous.kif:69, 72, 76, 79, 84, 89, 92, 96, and 1 more
     n[5] = ((!n[0]) & (!n[1]) & (n[2])) | ((!n[0]) & (n[1]));
+    // n[6]: (goal black 100), rules at connectFourSimultaneous.kif:69, 72, 76, 79, 84, 89, 92, 96, and 1 more
     n[6] = (!n[0]) & (n[1]);
+    // n[7]: (goal black 0), rules at connectFourSimultaneous.kif:69, 72, 76, 79, 84, 89, 92, 96, and 1 more
     n[7] = ((!n[0]) & (!n[1]) & (n[2])) | ((n[0]) & (!n[1]));
     out[0] = None;
+    // (goal red 0), rules at connectFourSimultaneous.kif:69, 72, 76, 79, 84, 89, 92, 96, and 1 more
     if n[5] {
         out[0] = Some(0);
     }
+    // (goal red 50), rules at connectFourSimultaneous.kif:69, 72, 76, 79, 84, 89, 92, 96, and 1 more
     if n[4] {
         out[0] = Some(50);
     }
+    // (goal red 100), rules at connectFourSimultaneous.kif:69, 72, 76, 79, 84, 89, 92, 96, and 1 more
     if n[3] {
         out[0] = Some(100);
     }
     out[1] = None;
+    // (goal black 0), rules at connectFourSimultaneous.kif:69, 72, 76, 79, 84, 89, 92, 96, and 1 more
     if n[7] {
         out[1] = Some(0);
     }
+    // (goal black 50), rules at connectFourSimultaneous.kif:69, 72, 76, 79, 84, 89, 92, 96, and 1 more
     if n[4] {
         out[1] = Some(50);
     }
+    // (goal black 100), rules at connectFourSimultaneous.kif:69, 72, 76, 79, 84, 89, 92, 96, and 1 more
     if n[6] {
         out[1] = Some(100);
     }
@@ -757,30 +811,55 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 116];
+    // n[8]: (cellopen 1 6 2), rules at connectFourSimultaneous.kif:108
     n[8] = (s.0[0] & 0x800 == 0) & (s.0[2] & 0x800 == 0);
+    // n[9]: (legal red (drop 1 2)), rules at connectFourSimultaneous.kif:26, 30
     n[9] = (s.0[1] & 0x800000000 == 0x800000000) & (n[8]);
+    // n[10]: (cellopen 2 6 2), rules at connectFourSimultaneous.kif:108
     n[10] = (s.0[0] & 0x800000 == 0) & (s.0[2] & 0x800000 == 0);
+    // n[11]: (legal red (drop 2 2)), rules at connectFourSimultaneous.kif:26, 30
     n[11] = (s.0[1] & 0x800000000 == 0x800000000) & (n[10]);
+    // n[12]: (cellopen 3 6 2), rules at connectFourSimultaneous.kif:108
     n[12] = (s.0[0] & 0x800000000 == 0) & (s.0[2] & 0x800000000 == 0);
+    // n[13]: (legal red (drop 3 2)), rules at connectFourSimultaneous.kif:26, 30
     n[13] = (s.0[1] & 0x800000000 == 0x800000000) & (n[12]);
+    // n[14]: (cellopen 4 6 2), rules at connectFourSimultaneous.kif:108
     n[14] = (s.0[0] & 0x800000000000 == 0) & (s.0[2] & 0x800000000000 == 0);
+    // n[15]: (legal red (drop 4 2)), rules at connectFourSimultaneous.kif:26, 30
     n[15] = (s.0[1] & 0x800000000 == 0x800000000) & (n[14]);
+    // n[16]: (cellopen 5 6 2), rules at connectFourSimultaneous.kif:108
     n[16] = (s.0[0] & 0x800000000000000 == 0) & (s.0[2] & 0x800000000000000 == 0);
+    // n[17]: (legal red (drop 5 2)), rules at connectFourSimultaneous.kif:26, 30
     n[17] = (s.0[1] & 0x800000000 == 0x800000000) & (n[16]);
+    // n[18]: (cellopen 6 6 2), rules at connectFourSimultaneous.kif:108
     n[18] = (s.0[1] & 0x80 == 0) & (s.0[3] & 0x80 == 0);
+    // n[19]: (legal red (drop 6 2)), rules at connectFourSimultaneous.kif:26, 30
     n[19] = (s.0[1] & 0x800000000 == 0x800000000) & (n[18]);
+    // n[20]: (cellopen 7 6 2), rules at connectFourSimultaneous.kif:108
     n[20] = (s.0[1] & 0x80000 == 0) & (s.0[3] & 0x80000 == 0);
+    // n[21]: (legal red (drop 7 2)), rules at connectFourSimultaneous.kif:26, 30
     n[21] = (s.0[1] & 0x800000000 == 0x800000000) & (n[20]);
+    // n[22]: (cellopen 8 6 2), rules at connectFourSimultaneous.kif:108
     n[22] = (s.0[1] & 0x80000000 == 0) & (s.0[3] & 0x80000000 == 0);
+    // n[23]: (legal red (drop 8 2)), rules at connectFourSimultaneous.kif:26, 30
     n[23] = (s.0[1] & 0x800000000 == 0x800000000) & (n[22]);
+    // n[24]: (legal black (drop 1 2)), rules at connectFourSimultaneous.kif:26, 30
     n[24] = (s.0[1] & 0x400000000 == 0x400000000) & (n[8]);
+    // n[25]: (legal black (drop 2 2)), rules at connectFourSimultaneous.kif:26, 30
     n[25] = (s.0[1] & 0x400000000 == 0x400000000) & (n[10]);
+    // n[26]: (legal black (drop 3 2)), rules at connectFourSimultaneous.kif:26, 30
     n[26] = (s.0[1] & 0x400000000 == 0x400000000) & (n[12]);
+    // n[27]: (legal black (drop 4 2)), rules at connectFourSimultaneous.kif:26, 30
     n[27] = (s.0[1] & 0x400000000 == 0x400000000) & (n[14]);
+    // n[28]: (legal black (drop 5 2)), rules at connectFourSimultaneous.kif:26, 30
     n[28] = (s.0[1] & 0x400000000 == 0x400000000) & (n[16]);
+    // n[29]: (legal black (drop 6 2)), rules at connectFourSimultaneous.kif:26, 30
     n[29] = (s.0[1] & 0x400000000 == 0x400000000) & (n[18]);
+    // n[30]: (legal black (drop 7 2)), rules at connectFourSimultaneous.kif:26, 30
     n[30] = (s.0[1] & 0x400000000 == 0x400000000) & (n[20]);
+    // n[31]: (legal black (drop 8 2)), rules at connectFourSimultaneous.kif:26, 30
     n[31] = (s.0[1] & 0x400000000 == 0x400000000) & (n[22]);
+    // n[112]: (line red), rules at connectFourSimultaneous.kif:122, 130, 138, 149
     n[112] = (((s.0[2]) & (((s.0[2] >> 2) | (s.0[3] << 62)))
         & (((s.0[2] >> 4) | (s.0[3] << 60))) & (((s.0[2] >> 6) | (s.0[3] << 58)))
         & (0xf03f03f03f03f03f))
@@ -799,6 +878,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         | ((s.0[2]) & (((s.0[2] >> 14) | (s.0[3] << 50)))
             & (((s.0[2] >> 28) | (s.0[3] << 36))) & (((s.0[2] >> 42) | (s.0[3] << 22)))
             & (0x3f03f03f03f03f) != 0);
+    // n[113]: (line black), rules at connectFourSimultaneous.kif:122, 130, 138, 149
     n[113] = (((s.0[0]) & (((s.0[0] >> 2) | (s.0[1] << 62)))
         & (((s.0[0] >> 4) | (s.0[1] << 60))) & (((s.0[0] >> 6) | (s.0[1] << 58)))
         & (0xf03f03f03f03f03f))
@@ -817,8 +897,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         | ((s.0[0]) & (((s.0[0] >> 14) | (s.0[1] << 50)))
             & (((s.0[0] >> 28) | (s.0[1] << 36))) & (((s.0[0] >> 42) | (s.0[1] << 22)))
             & (0x3f03f03f03f03f) != 0);
+    // n[114]: boardopen, rules at connectFourSimultaneous.kif:118
     n[114] = ((!s.0[0]) & (!s.0[2]) & (0xc00c00c00c00c00))
         | ((!s.0[1]) & (!s.0[3]) & (0xc00c00c0)) != 0;
+    // n[115]: terminal, rules at connectFourSimultaneous.kif:58, 60, 62
     n[115] = (n[112]) | (n[113]) | (!n[114]);
     if n[115] {
         return None;
@@ -933,9 +1015,13 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             _ => {}
         }
     }
+    // BASE[96]: (next (control black 1)), rules at connectFourSimultaneous.kif:49, 51
     w[1] |= u64::from(s.0[1] & 0x200000000 != 0) << 32;
+    // BASE[97]: (next (control red 1)), rules at connectFourSimultaneous.kif:49, 51
     w[1] |= u64::from(s.0[1] & 0x100000000 != 0) << 33;
+    // BASE[98]: (next (control black 2)), rules at connectFourSimultaneous.kif:49, 51
     w[1] |= u64::from(s.0[1] & 0x800000000 != 0) << 34;
+    // BASE[99]: (next (control red 2)), rules at connectFourSimultaneous.kif:49, 51
     w[1] |= u64::from(s.0[1] & 0x400000000 != 0) << 35;
     Some(State(w))
 }

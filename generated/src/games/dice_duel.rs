@@ -334,24 +334,30 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `alice` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
+    // MOVES[9]: (legal alice keep), rules at diceDuel.kif:17
     if s.0[0] & 0x1 != 0 {
         out.push(Move(9));
     }
+    // MOVES[10]: (legal alice noop), rules at diceDuel.kif:15, 16
     if s.0[0] & 0x1 == 0 {
         out.push(Move(10));
     }
+    // MOVES[11]: (legal alice reroll), rules at diceDuel.kif:18
     if s.0[0] & 0x1 != 0 {
         out.push(Move(11));
     }
 }
 ///Appends the legal moves of `bob` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
+    // MOVES[9]: (legal bob keep), rules at diceDuel.kif:17
     if s.0[0] & 0x1 != 0 {
         out.push(Move(9));
     }
+    // MOVES[10]: (legal bob noop), rules at diceDuel.kif:15, 16
     if s.0[0] & 0x1 == 0 {
         out.push(Move(10));
     }
+    // MOVES[11]: (legal bob reroll), rules at diceDuel.kif:18
     if s.0[0] & 0x1 != 0 {
         out.push(Move(11));
     }
@@ -359,34 +365,45 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
 ///Appends the legal moves of `random` in `s` to `out`.
 fn legal_2(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 1];
+    // n[0]: (legal random (roll 1 1)), rules at diceDuel.kif:13, 14
     n[0] = (s.0[0] & 0x4 == 0x4) | (s.0[0] & 0x8 == 0x8);
+    // MOVES[0]: (legal random (roll 1 1)), rules at diceDuel.kif:13, 14
     if n[0] {
         out.push(Move(0));
     }
+    // MOVES[1]: (legal random (roll 1 2)), rules at diceDuel.kif:13, 14
     if n[0] {
         out.push(Move(1));
     }
+    // MOVES[2]: (legal random (roll 1 3)), rules at diceDuel.kif:13, 14
     if n[0] {
         out.push(Move(2));
     }
+    // MOVES[3]: (legal random (roll 2 1)), rules at diceDuel.kif:13, 14
     if n[0] {
         out.push(Move(3));
     }
+    // MOVES[4]: (legal random (roll 2 2)), rules at diceDuel.kif:13, 14
     if n[0] {
         out.push(Move(4));
     }
+    // MOVES[5]: (legal random (roll 2 3)), rules at diceDuel.kif:13, 14
     if n[0] {
         out.push(Move(5));
     }
+    // MOVES[6]: (legal random (roll 3 1)), rules at diceDuel.kif:13, 14
     if n[0] {
         out.push(Move(6));
     }
+    // MOVES[7]: (legal random (roll 3 2)), rules at diceDuel.kif:13, 14
     if n[0] {
         out.push(Move(7));
     }
+    // MOVES[8]: (legal random (roll 3 3)), rules at diceDuel.kif:13, 14
     if n[0] {
         out.push(Move(8));
     }
+    // MOVES[10]: (legal random noop), rules at diceDuel.kif:15, 16
     if s.0[0] & 0x1 != 0 {
         out.push(Move(10));
     }
@@ -401,16 +418,22 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             *t |= *x;
         }
     }
+    // n[0]: (next (value alice 1)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     n[0] = ((s.0[0] & 0x404 == 0x4) & (mt[0] & 0x1 != 0)) | (s.0[0] & 0x414 == 0x414)
         | (s.0[0] & 0x11 == 0x11) | ((s.0[0] & 0x8 == 0x8) & (mt[0] & 0x1 != 0));
+    // n[1]: (next (value alice 2)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     n[1] = ((s.0[0] & 0x404 == 0x4) & (mt[0] & 0x2 != 0)) | (s.0[0] & 0x424 == 0x424)
         | (s.0[0] & 0x21 == 0x21) | ((s.0[0] & 0x8 == 0x8) & (mt[0] & 0x2 != 0));
+    // n[2]: (next (value alice 3)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     n[2] = ((s.0[0] & 0x404 == 0x4) & (mt[0] & 0x4 != 0)) | (s.0[0] & 0x444 == 0x444)
         | (s.0[0] & 0x41 == 0x41) | ((s.0[0] & 0x8 == 0x8) & (mt[0] & 0x4 != 0));
+    // n[3]: (next (value bob 1)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     n[3] = ((s.0[0] & 0x804 == 0x4) & (mt[0] & 0x8 != 0)) | (s.0[0] & 0x884 == 0x884)
         | (s.0[0] & 0x81 == 0x81) | ((s.0[0] & 0x8 == 0x8) & (mt[0] & 0x8 != 0));
+    // n[4]: (next (value bob 2)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     n[4] = ((s.0[0] & 0x804 == 0x4) & (mt[0] & 0x10 != 0)) | (s.0[0] & 0x904 == 0x904)
         | (s.0[0] & 0x101 == 0x101) | ((s.0[0] & 0x8 == 0x8) & (mt[0] & 0x10 != 0));
+    // n[5]: (next (value bob 3)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     n[5] = ((s.0[0] & 0x804 == 0x4) & (mt[0] & 0x20 != 0)) | (s.0[0] & 0xa04 == 0xa04)
         | (s.0[0] & 0x201 == 0x201) | ((s.0[0] & 0x8 == 0x8) & (mt[0] & 0x20 != 0));
     let mut w: [u64; WORDS] = [0x0];
@@ -425,51 +448,73 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
+    // BASE[0]: (next (phase decide)), rules at diceDuel.kif:24, 25, 26
     w[0] |= u64::from(s.0[0] & 0x8 != 0) << 0;
+    // BASE[1]: (next (phase done)), rules at diceDuel.kif:24, 25, 26
     w[0] |= u64::from(s.0[0] & 0x4 != 0) << 1;
+    // BASE[2]: (next (phase reroll)), rules at diceDuel.kif:24, 25, 26
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 2;
+    // BASE[4]: (next (value alice 1)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     w[0] |= u64::from(n[0]) << 4;
+    // BASE[5]: (next (value alice 2)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     w[0] |= u64::from(n[1]) << 5;
+    // BASE[6]: (next (value alice 3)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     w[0] |= u64::from(n[2]) << 6;
+    // BASE[7]: (next (value bob 1)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     w[0] |= u64::from(n[3]) << 7;
+    // BASE[8]: (next (value bob 2)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     w[0] |= u64::from(n[4]) << 8;
+    // BASE[9]: (next (value bob 3)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     w[0] |= u64::from(n[5]) << 9;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
+    // terminal, rules at diceDuel.kif:37
     s.0[0] & 0x2 != 0
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 5];
+    // n[0]: ((aux 3) alice 1)
     n[0] = (s.0[0] & 0x20 == 0x20) | (s.0[0] & 0x40 == 0x40);
+    // n[1]: ((aux 3) bob 1)
     n[1] = (s.0[0] & 0x100 == 0x100) | (s.0[0] & 0x200 == 0x200);
+    // n[2]: ((aux 4) bob alice)
     n[2] = ((s.0[0] & 0x10 == 0x10) & (n[1])) | (s.0[0] & 0x220 == 0x220);
+    // n[3]: ((aux 4) alice bob)
     n[3] = (s.0[0] & 0x140 == 0x140) | ((s.0[0] & 0x80 == 0x80) & (n[0]));
+    // n[4]: (goal alice 50), rules at diceDuel.kif:40, 41, 42, 43, 44, 45, 46
     n[4] = (!n[2]) & (!n[3]);
     out[0] = None;
+    // (goal alice 0), rules at diceDuel.kif:40, 41, 42, 43, 44, 45, 46
     if n[2] {
         out[0] = Some(0);
     }
+    // (goal alice 50), rules at diceDuel.kif:40, 41, 42, 43, 44, 45, 46
     if n[4] {
         out[0] = Some(50);
     }
+    // (goal alice 100), rules at diceDuel.kif:40, 41, 42, 43, 44, 45, 46
     if n[3] {
         out[0] = Some(100);
     }
     out[1] = None;
+    // (goal bob 0), rules at diceDuel.kif:40, 41, 42, 43, 44, 45, 46
     if n[3] {
         out[1] = Some(0);
     }
+    // (goal bob 50), rules at diceDuel.kif:40, 41, 42, 43, 44, 45, 46
     if n[4] {
         out[1] = Some(50);
     }
+    // (goal bob 100), rules at diceDuel.kif:40, 41, 42, 43, 44, 45, 46
     if n[2] {
         out[1] = Some(100);
     }
     out[2] = None;
+    // (goal random 0), rules at diceDuel.kif:40, 41, 42, 43, 44, 45, 46
     out[2] = Some(0);
 }
 /// One step of a uniformly random playout from `s`: `None` when `s` is terminal or a
@@ -478,6 +523,7 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 7];
+    // n[0]: (legal random (roll 1 1)), rules at diceDuel.kif:13, 14
     n[0] = (s.0[0] & 0x4 == 0x4) | (s.0[0] & 0x8 == 0x8);
     if s.0[0] & 0x2 != 0 {
         return None;
@@ -536,16 +582,22 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             *t |= *x;
         }
     }
+    // n[1]: (next (value alice 1)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     n[1] = ((s.0[0] & 0x404 == 0x4) & (mt[0] & 0x1 != 0)) | (s.0[0] & 0x414 == 0x414)
         | (s.0[0] & 0x11 == 0x11) | ((s.0[0] & 0x8 == 0x8) & (mt[0] & 0x1 != 0));
+    // n[2]: (next (value alice 2)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     n[2] = ((s.0[0] & 0x404 == 0x4) & (mt[0] & 0x2 != 0)) | (s.0[0] & 0x424 == 0x424)
         | (s.0[0] & 0x21 == 0x21) | ((s.0[0] & 0x8 == 0x8) & (mt[0] & 0x2 != 0));
+    // n[3]: (next (value alice 3)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     n[3] = ((s.0[0] & 0x404 == 0x4) & (mt[0] & 0x4 != 0)) | (s.0[0] & 0x444 == 0x444)
         | (s.0[0] & 0x41 == 0x41) | ((s.0[0] & 0x8 == 0x8) & (mt[0] & 0x4 != 0));
+    // n[4]: (next (value bob 1)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     n[4] = ((s.0[0] & 0x804 == 0x4) & (mt[0] & 0x8 != 0)) | (s.0[0] & 0x884 == 0x884)
         | (s.0[0] & 0x81 == 0x81) | ((s.0[0] & 0x8 == 0x8) & (mt[0] & 0x8 != 0));
+    // n[5]: (next (value bob 2)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     n[5] = ((s.0[0] & 0x804 == 0x4) & (mt[0] & 0x10 != 0)) | (s.0[0] & 0x904 == 0x904)
         | (s.0[0] & 0x101 == 0x101) | ((s.0[0] & 0x8 == 0x8) & (mt[0] & 0x10 != 0));
+    // n[6]: (next (value bob 3)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     n[6] = ((s.0[0] & 0x804 == 0x4) & (mt[0] & 0x20 != 0)) | (s.0[0] & 0xa04 == 0xa04)
         | (s.0[0] & 0x201 == 0x201) | ((s.0[0] & 0x8 == 0x8) & (mt[0] & 0x20 != 0));
     let mut w: [u64; WORDS] = [0x0];
@@ -560,14 +612,23 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
+    // BASE[0]: (next (phase decide)), rules at diceDuel.kif:24, 25, 26
     w[0] |= u64::from(s.0[0] & 0x8 != 0) << 0;
+    // BASE[1]: (next (phase done)), rules at diceDuel.kif:24, 25, 26
     w[0] |= u64::from(s.0[0] & 0x4 != 0) << 1;
+    // BASE[2]: (next (phase reroll)), rules at diceDuel.kif:24, 25, 26
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 2;
+    // BASE[4]: (next (value alice 1)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     w[0] |= u64::from(n[1]) << 4;
+    // BASE[5]: (next (value alice 2)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     w[0] |= u64::from(n[2]) << 5;
+    // BASE[6]: (next (value alice 3)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     w[0] |= u64::from(n[3]) << 6;
+    // BASE[7]: (next (value bob 1)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     w[0] |= u64::from(n[4]) << 7;
+    // BASE[8]: (next (value bob 2)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     w[0] |= u64::from(n[5]) << 8;
+    // BASE[9]: (next (value bob 3)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     w[0] |= u64::from(n[6]) << 9;
     Some(State(w))
 }
@@ -585,30 +646,45 @@ pub fn sees(s: &State, joint: &[Move], role: usize, out: &mut Vec<u32>) {
 ///Appends what `alice` perceives on the step from `s` by `joint` to `out`.
 fn sees_0(s: &State, joint: &[Move; ROLES.len()], out: &mut Vec<u32>) {
     let mut n = [false; 9];
+    // n[0]: ((aux 0) 1)
     n[0] = (joint[2].0 == 0) | (joint[2].0 == 1) | (joint[2].0 == 2);
+    // n[1]: ((aux 0) 2)
     n[1] = (joint[2].0 == 3) | (joint[2].0 == 4) | (joint[2].0 == 5);
+    // n[2]: ((aux 0) 3)
     n[2] = (joint[2].0 == 6) | (joint[2].0 == 7) | (joint[2].0 == 8);
+    // n[3]: (sees alice (rolled 1)), rules at diceDuel.kif:20, 21
     n[3] = (s.0[0] & 0x400 == 0) & (n[0]);
+    // n[4]: (sees alice (rolled 2)), rules at diceDuel.kif:20, 21
     n[4] = (s.0[0] & 0x400 == 0) & (n[1]);
+    // n[5]: (sees alice (rolled 3)), rules at diceDuel.kif:20, 21
     n[5] = (s.0[0] & 0x400 == 0) & (n[2]);
+    // n[6]: (sees alice (other_choice noop)), rules at diceDuel.kif:22
     n[6] = (s.0[0] & 0x1 == 0x1) & (joint[1].0 == 10);
+    // n[7]: (sees alice (other_choice keep)), rules at diceDuel.kif:22
     n[7] = (s.0[0] & 0x1 == 0x1) & (joint[1].0 == 9);
+    // n[8]: (sees alice (other_choice reroll)), rules at diceDuel.kif:22
     n[8] = (s.0[0] & 0x1 == 0x1) & (joint[1].0 == 11);
+    // PERCEPTS[0]: (sees alice (other_choice keep)), rules at diceDuel.kif:22
     if n[7] {
         out.push(0);
     }
+    // PERCEPTS[1]: (sees alice (other_choice noop)), rules at diceDuel.kif:22
     if n[6] {
         out.push(1);
     }
+    // PERCEPTS[2]: (sees alice (other_choice reroll)), rules at diceDuel.kif:22
     if n[8] {
         out.push(2);
     }
+    // PERCEPTS[3]: (sees alice (rolled 1)), rules at diceDuel.kif:20, 21
     if n[3] {
         out.push(3);
     }
+    // PERCEPTS[4]: (sees alice (rolled 2)), rules at diceDuel.kif:20, 21
     if n[4] {
         out.push(4);
     }
+    // PERCEPTS[5]: (sees alice (rolled 3)), rules at diceDuel.kif:20, 21
     if n[5] {
         out.push(5);
     }
@@ -616,30 +692,45 @@ fn sees_0(s: &State, joint: &[Move; ROLES.len()], out: &mut Vec<u32>) {
 ///Appends what `bob` perceives on the step from `s` by `joint` to `out`.
 fn sees_1(s: &State, joint: &[Move; ROLES.len()], out: &mut Vec<u32>) {
     let mut n = [false; 9];
+    // n[0]: ((aux 1) 1)
     n[0] = (joint[2].0 == 0) | (joint[2].0 == 3) | (joint[2].0 == 6);
+    // n[1]: ((aux 1) 2)
     n[1] = (joint[2].0 == 1) | (joint[2].0 == 4) | (joint[2].0 == 7);
+    // n[2]: ((aux 1) 3)
     n[2] = (joint[2].0 == 2) | (joint[2].0 == 5) | (joint[2].0 == 8);
+    // n[3]: (sees bob (rolled 1)), rules at diceDuel.kif:20, 21
     n[3] = (s.0[0] & 0x800 == 0) & (n[0]);
+    // n[4]: (sees bob (rolled 2)), rules at diceDuel.kif:20, 21
     n[4] = (s.0[0] & 0x800 == 0) & (n[1]);
+    // n[5]: (sees bob (rolled 3)), rules at diceDuel.kif:20, 21
     n[5] = (s.0[0] & 0x800 == 0) & (n[2]);
+    // n[6]: (sees bob (other_choice noop)), rules at diceDuel.kif:22
     n[6] = (s.0[0] & 0x1 == 0x1) & (joint[0].0 == 10);
+    // n[7]: (sees bob (other_choice keep)), rules at diceDuel.kif:22
     n[7] = (s.0[0] & 0x1 == 0x1) & (joint[0].0 == 9);
+    // n[8]: (sees bob (other_choice reroll)), rules at diceDuel.kif:22
     n[8] = (s.0[0] & 0x1 == 0x1) & (joint[0].0 == 11);
+    // PERCEPTS[0]: (sees bob (other_choice keep)), rules at diceDuel.kif:22
     if n[7] {
         out.push(0);
     }
+    // PERCEPTS[1]: (sees bob (other_choice noop)), rules at diceDuel.kif:22
     if n[6] {
         out.push(1);
     }
+    // PERCEPTS[2]: (sees bob (other_choice reroll)), rules at diceDuel.kif:22
     if n[8] {
         out.push(2);
     }
+    // PERCEPTS[3]: (sees bob (rolled 1)), rules at diceDuel.kif:20, 21
     if n[3] {
         out.push(3);
     }
+    // PERCEPTS[4]: (sees bob (rolled 2)), rules at diceDuel.kif:20, 21
     if n[4] {
         out.push(4);
     }
+    // PERCEPTS[5]: (sees bob (rolled 3)), rules at diceDuel.kif:20, 21
     if n[5] {
         out.push(5);
     }

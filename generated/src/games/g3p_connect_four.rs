@@ -619,14 +619,19 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             _ => {}
         }
     }
+    // BASE[48]: (next (control blue)), rules at 3pConnectFour.kif:57, 59, 61
     w[0] |= u64::from(s.0[0] & 0x4000000000000 != 0) << 48;
+    // BASE[49]: (next (control red)), rules at 3pConnectFour.kif:57, 59, 61
     w[0] |= u64::from(s.0[0] & 0x1000000000000 != 0) << 49;
+    // BASE[50]: (next (control yellow)), rules at 3pConnectFour.kif:57, 59, 61
     w[0] |= u64::from(s.0[0] & 0x2000000000000 != 0) << 50;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 5];
+    // n[0] (twin runs): (line red), rules at 3pConnectFour.kif:115, 123, 131, 142
+    // n[1] (twin runs): (line yellow), rules at 3pConnectFour.kif:115, 123, 131, 142
     {
         let [low, high] = {
             let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[2]);
@@ -656,6 +661,7 @@ pub fn terminal(s: &State) -> bool {
         n[0] = low != 0;
         n[1] = high != 0;
     }
+    // n[2]: (line blue), rules at 3pConnectFour.kif:115, 123, 131, 142
     n[2] = ({
         let run = s.0[0];
         let run = run & (run >> 1);
@@ -680,7 +686,9 @@ pub fn terminal(s: &State) -> bool {
             let run = run & (run >> 14);
             run & 0x71c71c7
         } != 0);
+    // n[3]: boardopen, rules at 3pConnectFour.kif:111
     n[3] = (!s.0[0]) & (!s.0[1]) & (!s.0[2]) & (0x820820820820) != 0;
+    // n[4]: terminal, rules at 3pConnectFour.kif:68, 72
     n[4] = (n[0]) | (n[1]) | (n[2]) | (!n[3]);
     n[4]
 }
@@ -688,6 +696,8 @@ pub fn terminal(s: &State) -> bool {
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 6];
+    // n[0] (twin runs): (line red), rules at 3pConnectFour.kif:115, 123, 131, 142
+    // n[1] (twin runs): (line yellow), rules at 3pConnectFour.kif:115, 123, 131, 142
     {
         let [low, high] = {
             let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[2]);
@@ -717,6 +727,7 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         n[0] = low != 0;
         n[1] = high != 0;
     }
+    // n[2]: (line blue), rules at 3pConnectFour.kif:115, 123, 131, 142
     n[2] = ({
         let run = s.0[0];
         let run = run & (run >> 1);
@@ -741,36 +752,48 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
             let run = run & (run >> 14);
             run & 0x71c71c7
         } != 0);
+    // n[3]: (goal red 0), rules at 3pConnectFour.kif:79, 85, 88, 92
     n[3] = ((!n[0]) & (!n[1]) & (!n[2])) | (n[2]);
+    // n[4]: (goal yellow 0), rules at 3pConnectFour.kif:79, 85, 88, 92
     n[4] = ((!n[0]) & (!n[1]) & (!n[2])) | (n[0]);
+    // n[5]: (goal blue 0), rules at 3pConnectFour.kif:79, 85, 88, 92
     n[5] = ((!n[0]) & (!n[1]) & (!n[2])) | (n[1]);
     out[0] = None;
+    // (goal red 0), rules at 3pConnectFour.kif:79, 85, 88, 92
     if n[3] {
         out[0] = Some(0);
     }
+    // (goal red 50), rules at 3pConnectFour.kif:79, 85, 88, 92
     if n[1] {
         out[0] = Some(50);
     }
+    // (goal red 100), rules at 3pConnectFour.kif:79, 85, 88, 92
     if n[0] {
         out[0] = Some(100);
     }
     out[1] = None;
+    // (goal yellow 0), rules at 3pConnectFour.kif:79, 85, 88, 92
     if n[4] {
         out[1] = Some(0);
     }
+    // (goal yellow 50), rules at 3pConnectFour.kif:79, 85, 88, 92
     if n[2] {
         out[1] = Some(50);
     }
+    // (goal yellow 100), rules at 3pConnectFour.kif:79, 85, 88, 92
     if n[1] {
         out[1] = Some(100);
     }
     out[2] = None;
+    // (goal blue 0), rules at 3pConnectFour.kif:79, 85, 88, 92
     if n[5] {
         out[2] = Some(0);
     }
+    // (goal blue 50), rules at 3pConnectFour.kif:79, 85, 88, 92
     if n[0] {
         out[2] = Some(50);
     }
+    // (goal blue 100), rules at 3pConnectFour.kif:79, 85, 88, 92
     if n[2] {
         out[2] = Some(100);
     }
@@ -781,6 +804,8 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 53];
+    // n[48] (twin runs): (line red), rules at 3pConnectFour.kif:115, 123, 131, 142
+    // n[49] (twin runs): (line yellow), rules at 3pConnectFour.kif:115, 123, 131, 142
     {
         let [low, high] = {
             let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[2]);
@@ -810,6 +835,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         n[48] = low != 0;
         n[49] = high != 0;
     }
+    // n[50]: (line blue), rules at 3pConnectFour.kif:115, 123, 131, 142
     n[50] = ({
         let run = s.0[0];
         let run = run & (run >> 1);
@@ -834,7 +860,9 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             let run = run & (run >> 14);
             run & 0x71c71c7
         } != 0);
+    // n[51]: boardopen, rules at 3pConnectFour.kif:111
     n[51] = (!s.0[0]) & (!s.0[1]) & (!s.0[2]) & (0x820820820820) != 0;
+    // n[52]: terminal, rules at 3pConnectFour.kif:68, 72
     n[52] = (n[48]) | (n[49]) | (n[50]) | (!n[51]);
     if n[52] {
         return None;
@@ -931,8 +959,11 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             _ => {}
         }
     }
+    // BASE[48]: (next (control blue)), rules at 3pConnectFour.kif:57, 59, 61
     w[0] |= u64::from(s.0[0] & 0x4000000000000 != 0) << 48;
+    // BASE[49]: (next (control red)), rules at 3pConnectFour.kif:57, 59, 61
     w[0] |= u64::from(s.0[0] & 0x1000000000000 != 0) << 49;
+    // BASE[50]: (next (control yellow)), rules at 3pConnectFour.kif:57, 59, 61
     w[0] |= u64::from(s.0[0] & 0x2000000000000 != 0) << 50;
     Some(State(w))
 }

@@ -750,11 +750,17 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `player` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 6];
+    // n[0]: (legal player (puton disc2 pillar1)), rules at hanoi.kif:11
     n[0] = s.0[1] & 0x22 == 0x22;
+    // n[1]: (legal player (puton disc2 pillar2)), rules at hanoi.kif:11
     n[1] = s.0[1] & 0x42 == 0x42;
+    // n[2]: (legal player (puton disc2 pillar3)), rules at hanoi.kif:11
     n[2] = s.0[1] & 0x82 == 0x82;
+    // n[3]: (legal player (puton disc3 pillar2)), rules at hanoi.kif:11
     n[3] = s.0[1] & 0x44 == 0x44;
+    // n[4]: (legal player (puton disc3 pillar3)), rules at hanoi.kif:11
     n[4] = s.0[1] & 0x84 == 0x84;
+    // n[5]: (legal player (puton disc4 pillar3)), rules at hanoi.kif:11
     n[5] = s.0[1] & 0x88 == 0x88;
     let mut parts = [0u64; 4];
     if s.0[1] & 0x1 != 0 {
@@ -815,97 +821,151 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             _ => {}
         }
     }
+    // BASE[1]: (next (step s1)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
+    // BASE[2]: (next (step s10)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x80000000 != 0) << 2;
+    // BASE[3]: (next (step s11)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
+    // BASE[4]: (next (step s12)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
+    // BASE[5]: (next (step s13)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
+    // BASE[6]: (next (step s14)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
+    // BASE[7]: (next (step s15)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
+    // BASE[8]: (next (step s16)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
+    // BASE[9]: (next (step s17)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
+    // BASE[10]: (next (step s18)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
+    // BASE[11]: (next (step s19)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
+    // BASE[12]: (next (step s2)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x2 != 0) << 12;
+    // BASE[13]: (next (step s20)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x800 != 0) << 13;
+    // BASE[14]: (next (step s21)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x2000 != 0) << 14;
+    // BASE[15]: (next (step s22)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
+    // BASE[16]: (next (step s23)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 16;
+    // BASE[17]: (next (step s24)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x10000 != 0) << 17;
+    // BASE[18]: (next (step s25)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x20000 != 0) << 18;
+    // BASE[19]: (next (step s26)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x40000 != 0) << 19;
+    // BASE[20]: (next (step s27)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x80000 != 0) << 20;
+    // BASE[21]: (next (step s28)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x100000 != 0) << 21;
+    // BASE[22]: (next (step s29)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x200000 != 0) << 22;
+    // BASE[23]: (next (step s3)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x1000 != 0) << 23;
+    // BASE[24]: (next (step s30)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x400000 != 0) << 24;
+    // BASE[25]: (next (step s31)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x1000000 != 0) << 25;
+    // BASE[26]: (next (step s4)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x800000 != 0) << 26;
+    // BASE[27]: (next (step s5)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x4000000 != 0) << 27;
+    // BASE[28]: (next (step s6)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 28;
+    // BASE[29]: (next (step s7)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 29;
+    // BASE[30]: (next (step s8)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x20000000 != 0) << 30;
+    // BASE[31]: (next (step s9)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x40000000 != 0) << 31;
+    // BASE[64]: (next (clear disc1)), rules at hanoi.kif:23, 26
     w[1] |= s.0[1] & 0x1;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
+    // terminal, rules at hanoi.kif:46
     s.0[0] & 0x2000000 != 0
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 16];
+    // n[0]: (tower disc2 s1), rules at hanoi.kif:48, 50
     n[0] = (s.0[1] & 0x1 == 0x1) & (s.0[0] & 0x100000000 == 0x100000000);
+    // n[1]: (tower disc3 s2), rules at hanoi.kif:48, 50
     n[1] = (s.0[0] & 0x8000000000 == 0x8000000000) & (n[0]);
+    // n[2]: (tower disc4 s3), rules at hanoi.kif:48, 50
     n[2] = (s.0[0] & 0x200000000000 == 0x200000000000) & (n[1]);
+    // n[3]: (tower disc5 s4), rules at hanoi.kif:48, 50
     n[3] = (s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[2]);
+    // n[4]: (tower pillar3 s5), rules at hanoi.kif:48, 50
     n[4] = (s.0[0] & 0x100000000000000 == 0x100000000000000) & (n[3]);
+    // n[5]: (tower disc3 s1), rules at hanoi.kif:48, 50
     n[5] = ((s.0[1] & 0x1 == 0x1) & (s.0[0] & 0x200000000 == 0x200000000))
         | ((s.0[1] & 0x2 == 0x2) & (s.0[0] & 0x8000000000 == 0x8000000000));
+    // n[6]: (tower disc4 s2), rules at hanoi.kif:48, 50
     n[6] = ((s.0[0] & 0x10000000000 == 0x10000000000) & (n[0]))
         | ((s.0[0] & 0x200000000000 == 0x200000000000) & (n[5]));
+    // n[7]: (tower disc5 s3), rules at hanoi.kif:48, 50
     n[7] = ((s.0[0] & 0x400000000000 == 0x400000000000) & (n[1]))
         | ((s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[6]));
+    // n[8]: (tower pillar3 s4), rules at hanoi.kif:48, 50
     n[8] = ((s.0[0] & 0x20000000000000 == 0x20000000000000) & (n[2]))
         | ((s.0[0] & 0x100000000000000 == 0x100000000000000) & (n[7]));
+    // n[9]: (tower disc4 s1), rules at hanoi.kif:48, 50
     n[9] = ((s.0[1] & 0x1 == 0x1) & (s.0[0] & 0x400000000 == 0x400000000))
         | ((s.0[1] & 0x2 == 0x2) & (s.0[0] & 0x10000000000 == 0x10000000000))
         | ((s.0[1] & 0x4 == 0x4) & (s.0[0] & 0x200000000000 == 0x200000000000));
+    // n[10]: (tower disc5 s2), rules at hanoi.kif:48, 50
     n[10] = ((s.0[0] & 0x20000000000 == 0x20000000000) & (n[0]))
         | ((s.0[0] & 0x400000000000 == 0x400000000000) & (n[5]))
         | ((s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[9]));
+    // n[11]: (tower pillar3 s3), rules at hanoi.kif:48, 50
     n[11] = ((s.0[0] & 0x2000000000000 == 0x2000000000000) & (n[1]))
         | ((s.0[0] & 0x20000000000000 == 0x20000000000000) & (n[6]))
         | ((s.0[0] & 0x100000000000000 == 0x100000000000000) & (n[10]));
+    // n[12]: (tower disc5 s1), rules at hanoi.kif:48, 50
     n[12] = ((s.0[1] & 0x1 == 0x1) & (s.0[0] & 0x800000000 == 0x800000000))
         | ((s.0[1] & 0x2 == 0x2) & (s.0[0] & 0x20000000000 == 0x20000000000))
         | ((s.0[1] & 0x4 == 0x4) & (s.0[0] & 0x400000000000 == 0x400000000000))
         | ((s.0[1] & 0x8 == 0x8) & (s.0[0] & 0x4000000000000 == 0x4000000000000));
+    // n[13]: (tower pillar3 s2), rules at hanoi.kif:48, 50
     n[13] = ((s.0[0] & 0x100000000000 == 0x100000000000) & (n[0]))
         | ((s.0[0] & 0x2000000000000 == 0x2000000000000) & (n[5]))
         | ((s.0[0] & 0x20000000000000 == 0x20000000000000) & (n[9]))
         | ((s.0[0] & 0x100000000000000 == 0x100000000000000) & (n[12]));
+    // n[14]: (tower pillar3 s1), rules at hanoi.kif:48, 50
     n[14] = ((s.0[1] & 0x1 == 0x1) & (s.0[0] & 0x4000000000 == 0x4000000000))
         | ((s.0[1] & 0x2 == 0x2) & (s.0[0] & 0x100000000000 == 0x100000000000))
         | ((s.0[1] & 0x4 == 0x4) & (s.0[0] & 0x2000000000000 == 0x2000000000000))
         | ((s.0[1] & 0x8 == 0x8) & (s.0[0] & 0x20000000000000 == 0x20000000000000))
         | ((s.0[1] & 0x10 == 0x10) & (s.0[0] & 0x100000000000000 == 0x100000000000000));
+    // n[15]: (goal player 0), rules at hanoi.kif:35, 37, 39, 41, 43
     n[15] = (s.0[1] & 0x80 == 0x80) | (n[14]);
     out[0] = None;
+    // (goal player 0), rules at hanoi.kif:35, 37, 39, 41, 43
     if n[15] {
         out[0] = Some(0);
     }
+    // (goal player 40), rules at hanoi.kif:35, 37, 39, 41, 43
     if n[13] {
         out[0] = Some(40);
     }
+    // (goal player 60), rules at hanoi.kif:35, 37, 39, 41, 43
     if n[11] {
         out[0] = Some(60);
     }
+    // (goal player 80), rules at hanoi.kif:35, 37, 39, 41, 43
     if n[8] {
         out[0] = Some(80);
     }
+    // (goal player 100), rules at hanoi.kif:35, 37, 39, 41, 43
     if n[4] {
         out[0] = Some(100);
     }
@@ -916,11 +976,17 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 6];
+    // n[0]: (legal player (puton disc2 pillar1)), rules at hanoi.kif:11
     n[0] = s.0[1] & 0x22 == 0x22;
+    // n[1]: (legal player (puton disc2 pillar2)), rules at hanoi.kif:11
     n[1] = s.0[1] & 0x42 == 0x42;
+    // n[2]: (legal player (puton disc2 pillar3)), rules at hanoi.kif:11
     n[2] = s.0[1] & 0x82 == 0x82;
+    // n[3]: (legal player (puton disc3 pillar2)), rules at hanoi.kif:11
     n[3] = s.0[1] & 0x44 == 0x44;
+    // n[4]: (legal player (puton disc3 pillar3)), rules at hanoi.kif:11
     n[4] = s.0[1] & 0x84 == 0x84;
+    // n[5]: (legal player (puton disc4 pillar3)), rules at hanoi.kif:11
     n[5] = s.0[1] & 0x88 == 0x88;
     if s.0[0] & 0x2000000 != 0 {
         return None;
@@ -980,37 +1046,69 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             _ => {}
         }
     }
+    // BASE[1]: (next (step s1)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
+    // BASE[2]: (next (step s10)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x80000000 != 0) << 2;
+    // BASE[3]: (next (step s11)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
+    // BASE[4]: (next (step s12)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
+    // BASE[5]: (next (step s13)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
+    // BASE[6]: (next (step s14)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
+    // BASE[7]: (next (step s15)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
+    // BASE[8]: (next (step s16)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
+    // BASE[9]: (next (step s17)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
+    // BASE[10]: (next (step s18)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
+    // BASE[11]: (next (step s19)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
+    // BASE[12]: (next (step s2)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x2 != 0) << 12;
+    // BASE[13]: (next (step s20)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x800 != 0) << 13;
+    // BASE[14]: (next (step s21)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x2000 != 0) << 14;
+    // BASE[15]: (next (step s22)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
+    // BASE[16]: (next (step s23)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 16;
+    // BASE[17]: (next (step s24)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x10000 != 0) << 17;
+    // BASE[18]: (next (step s25)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x20000 != 0) << 18;
+    // BASE[19]: (next (step s26)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x40000 != 0) << 19;
+    // BASE[20]: (next (step s27)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x80000 != 0) << 20;
+    // BASE[21]: (next (step s28)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x100000 != 0) << 21;
+    // BASE[22]: (next (step s29)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x200000 != 0) << 22;
+    // BASE[23]: (next (step s3)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x1000 != 0) << 23;
+    // BASE[24]: (next (step s30)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x400000 != 0) << 24;
+    // BASE[25]: (next (step s31)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x1000000 != 0) << 25;
+    // BASE[26]: (next (step s4)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x800000 != 0) << 26;
+    // BASE[27]: (next (step s5)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x4000000 != 0) << 27;
+    // BASE[28]: (next (step s6)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 28;
+    // BASE[29]: (next (step s7)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 29;
+    // BASE[30]: (next (step s8)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x20000000 != 0) << 30;
+    // BASE[31]: (next (step s9)), rules at hanoi.kif:15
     w[0] |= u64::from(s.0[0] & 0x40000000 != 0) << 31;
+    // BASE[64]: (next (clear disc1)), rules at hanoi.kif:23, 26
     w[1] |= s.0[1] & 0x1;
     Some(State(w))
 }

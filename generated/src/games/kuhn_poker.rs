@@ -389,19 +389,25 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `alice` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 1];
+    // n[0]: (legal alice noop), rules at kuhnPoker.kif:22, 23, 28, 35, 40
     n[0] = (s.0[0] & 0x1 == 0x1) | (s.0[0] & 0x8 == 0x8);
+    // MOVES[6]: (legal alice bet), rules at kuhnPoker.kif:27, 34
     if s.0[0] & 0x2 != 0 {
         out.push(Move(6));
     }
+    // MOVES[7]: (legal alice call), rules at kuhnPoker.kif:31, 38
     if s.0[0] & 0x10 != 0 {
         out.push(Move(7));
     }
+    // MOVES[8]: (legal alice check), rules at kuhnPoker.kif:26, 33
     if s.0[0] & 0x2 != 0 {
         out.push(Move(8));
     }
+    // MOVES[9]: (legal alice fold), rules at kuhnPoker.kif:32, 39
     if s.0[0] & 0x10 != 0 {
         out.push(Move(9));
     }
+    // MOVES[10]: (legal alice noop), rules at kuhnPoker.kif:22, 23, 28, 35, 40
     if n[0] {
         out.push(Move(10));
     }
@@ -409,45 +415,60 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 ///Appends the legal moves of `bob` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 3];
+    // n[0]: (legal bob noop), rules at kuhnPoker.kif:22, 23, 28, 35, 40
     n[0] = (s.0[0] & 0x1 == 0x1) | (s.0[0] & 0x2 == 0x2) | (s.0[0] & 0x10 == 0x10);
+    // n[1]: (legal bob call), rules at kuhnPoker.kif:31, 38
     n[1] = s.0[0] & 0x28 == 0x28;
+    // n[2]: (legal bob check), rules at kuhnPoker.kif:26, 33
     n[2] = s.0[0] & 0x88 == 0x88;
+    // MOVES[6]: (legal bob bet), rules at kuhnPoker.kif:27, 34
     if n[2] {
         out.push(Move(6));
     }
+    // MOVES[7]: (legal bob call), rules at kuhnPoker.kif:31, 38
     if n[1] {
         out.push(Move(7));
     }
+    // MOVES[8]: (legal bob check), rules at kuhnPoker.kif:26, 33
     if n[2] {
         out.push(Move(8));
     }
+    // MOVES[9]: (legal bob fold), rules at kuhnPoker.kif:32, 39
     if n[1] {
         out.push(Move(9));
     }
+    // MOVES[10]: (legal bob noop), rules at kuhnPoker.kif:22, 23, 28, 35, 40
     if n[0] {
         out.push(Move(10));
     }
 }
 ///Appends the legal moves of `random` in `s` to `out`.
 fn legal_2(s: &State, out: &mut Vec<Move>) {
+    // MOVES[0]: (legal random (deal jack king)), rules at kuhnPoker.kif:21
     if s.0[0] & 0x1 != 0 {
         out.push(Move(0));
     }
+    // MOVES[1]: (legal random (deal jack queen)), rules at kuhnPoker.kif:21
     if s.0[0] & 0x1 != 0 {
         out.push(Move(1));
     }
+    // MOVES[2]: (legal random (deal king jack)), rules at kuhnPoker.kif:21
     if s.0[0] & 0x1 != 0 {
         out.push(Move(2));
     }
+    // MOVES[3]: (legal random (deal king queen)), rules at kuhnPoker.kif:21
     if s.0[0] & 0x1 != 0 {
         out.push(Move(3));
     }
+    // MOVES[4]: (legal random (deal queen jack)), rules at kuhnPoker.kif:21
     if s.0[0] & 0x1 != 0 {
         out.push(Move(4));
     }
+    // MOVES[5]: (legal random (deal queen king)), rules at kuhnPoker.kif:21
     if s.0[0] & 0x1 != 0 {
         out.push(Move(5));
     }
+    // MOVES[10]: (legal random noop), rules at kuhnPoker.kif:22, 23, 28, 35, 40
     if s.0[0] & 0x1 == 0 {
         out.push(Move(10));
     }
@@ -456,6 +477,7 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
     let mut n = [false; 1];
+    // n[0]: (next (phase over)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
     n[0] = (s.0[0] & 0x28 == 0x28) | ((s.0[0] & 0x8 == 0x8) & (joint[1].0 == 8))
         | (s.0[0] & 0x10 == 0x10);
     let mut w: [u64; WORDS] = [0x0];
@@ -476,62 +498,89 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     }
     match joint[1].0 {
         6 => {
+            // bob plays bet: its conditional frame rules
+            // BASE[4]: (next (phase third)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
             w[0] |= u64::from(s.0[0] & 0x88 == 0x88) << 4;
         }
         _ => {}
     }
+    // BASE[1]: (next (phase first)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
+    // BASE[2]: (next (phase over)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
     w[0] |= u64::from(n[0]) << 2;
+    // BASE[3]: (next (phase second)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
     w[0] |= u64::from(s.0[0] & 0x2 != 0) << 3;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
+    // terminal, rules at kuhnPoker.kif:62
     s.0[0] & 0x4 != 0
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 12];
+    // n[0]: called, rules at kuhnPoker.kif:65
     n[0] = (s.0[0] & 0x40 == 0x40) | (s.0[0] & 0x400 == 0x400);
+    // n[1]: some_fold, rules at kuhnPoker.kif:66
     n[1] = (s.0[0] & 0x100 == 0x100) | (s.0[0] & 0x1000 == 0x1000);
+    // n[2]: ((aux 0) jack)
     n[2] = (s.0[0] & 0x2000 == 0x2000) | (s.0[0] & 0x10000 == 0x10000);
+    // n[3]: ((aux 0) queen)
     n[3] = (s.0[0] & 0x8000 == 0x8000) | (s.0[0] & 0x40000 == 0x40000);
+    // n[4]: ((aux 1) jack)
     n[4] = (s.0[0] & 0x4000 == 0x4000) | (s.0[0] & 0x8000 == 0x8000);
+    // n[5]: (aux 2)
     n[5] = ((s.0[0] & 0x4000 == 0x4000) & (n[3])) | ((n[2]) & (n[4]));
+    // n[6]: (goal alice 100), rules at kuhnPoker.kif:69, 70, 71, 72, 73, 74, 76, 77, and 5 more
     n[6] = (n[0]) & (n[5]);
+    // n[7]: (goal alice 75), rules at kuhnPoker.kif:69, 70, 71, 72, 73, 74, 76, 77, and 5 more
     n[7] = (s.0[0] & 0x1000 == 0x1000) | ((!n[0]) & (!n[1]) & (n[5]));
+    // n[8]: ((aux 3) jack)
     n[8] = (s.0[0] & 0x20000 == 0x20000) | (s.0[0] & 0x40000 == 0x40000);
+    // n[9]: (aux 4)
     n[9] = ((s.0[0] & 0x20000 == 0x20000) & (n[3])) | ((n[2]) & (n[8]));
+    // n[10]: (goal alice 25), rules at kuhnPoker.kif:69, 70, 71, 72, 73, 74, 76, 77, and 5 more
     n[10] = (s.0[0] & 0x100 == 0x100) | ((!n[0]) & (!n[1]) & (n[9]));
+    // n[11]: (goal alice 0), rules at kuhnPoker.kif:69, 70, 71, 72, 73, 74, 76, 77, and 5 more
     n[11] = (n[0]) & (n[9]);
     out[0] = None;
+    // (goal alice 0), rules at kuhnPoker.kif:69, 70, 71, 72, 73, 74, 76, 77, and 5 more
     if n[11] {
         out[0] = Some(0);
     }
+    // (goal alice 25), rules at kuhnPoker.kif:69, 70, 71, 72, 73, 74, 76, 77, and 5 more
     if n[10] {
         out[0] = Some(25);
     }
+    // (goal alice 75), rules at kuhnPoker.kif:69, 70, 71, 72, 73, 74, 76, 77, and 5 more
     if n[7] {
         out[0] = Some(75);
     }
+    // (goal alice 100), rules at kuhnPoker.kif:69, 70, 71, 72, 73, 74, 76, 77, and 5 more
     if n[6] {
         out[0] = Some(100);
     }
     out[1] = None;
+    // (goal bob 0), rules at kuhnPoker.kif:69, 70, 71, 72, 73, 74, 76, 77, and 5 more
     if n[6] {
         out[1] = Some(0);
     }
+    // (goal bob 25), rules at kuhnPoker.kif:69, 70, 71, 72, 73, 74, 76, 77, and 5 more
     if n[7] {
         out[1] = Some(25);
     }
+    // (goal bob 75), rules at kuhnPoker.kif:69, 70, 71, 72, 73, 74, 76, 77, and 5 more
     if n[10] {
         out[1] = Some(75);
     }
+    // (goal bob 100), rules at kuhnPoker.kif:69, 70, 71, 72, 73, 74, 76, 77, and 5 more
     if n[11] {
         out[1] = Some(100);
     }
     out[2] = None;
+    // (goal random 0), rules at kuhnPoker.kif:69, 70, 71, 72, 73, 74, 76, 77, and 5 more
     out[2] = Some(0);
 }
 /// One step of a uniformly random playout from `s`: `None` when `s` is terminal or a
@@ -540,7 +589,9 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 5];
+    // n[0]: (legal alice noop), rules at kuhnPoker.kif:22, 23, 28, 35, 40
     n[0] = (s.0[0] & 0x1 == 0x1) | (s.0[0] & 0x8 == 0x8);
+    // n[1]: (legal bob noop), rules at kuhnPoker.kif:22, 23, 28, 35, 40
     n[1] = (s.0[0] & 0x1 == 0x1) | (s.0[0] & 0x2 == 0x2) | (s.0[0] & 0x10 == 0x10);
     if s.0[0] & 0x4 != 0 {
         return None;
@@ -563,7 +614,9 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
     let mut parts = [0u64; 1];
     if s.0[0] & 0x8 != 0 {
+        // n[2]: (legal bob call), rules at kuhnPoker.kif:31, 38
         n[2] = s.0[0] & 0x28 == 0x28;
+        // n[3]: (legal bob check), rules at kuhnPoker.kif:26, 33
         n[3] = s.0[0] & 0x88 == 0x88;
         parts[0] |= u64::from(n[3]);
         parts[0] |= u64::from(n[2]) << 1;
@@ -600,6 +653,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let drawn_2 = drawn_2 & 63;
     joint[2] = Move(LEGAL_MOVE_OF_2[drawn_2 / 64][drawn_2 % 64]);
     let joint = &joint;
+    // n[4]: (next (phase over)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
     n[4] = (s.0[0] & 0x28 == 0x28) | ((s.0[0] & 0x8 == 0x8) & (joint[1].0 == 8))
         | (s.0[0] & 0x10 == 0x10);
     let mut w: [u64; WORDS] = [0x0];
@@ -616,12 +670,17 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     match joint[1].0 {
         6 => {
+            // bob plays bet: its conditional frame rules
+            // BASE[4]: (next (phase third)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
             w[0] |= u64::from(s.0[0] & 0x88 == 0x88) << 4;
         }
         _ => {}
     }
+    // BASE[1]: (next (phase first)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
+    // BASE[2]: (next (phase over)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
     w[0] |= u64::from(n[4]) << 2;
+    // BASE[3]: (next (phase second)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
     w[0] |= u64::from(s.0[0] & 0x2 != 0) << 3;
     Some(State(w))
 }
@@ -639,27 +698,37 @@ pub fn sees(s: &State, joint: &[Move], role: usize, out: &mut Vec<u32>) {
 ///Appends what `alice` perceives on the step from `s` by `joint` to `out`.
 fn sees_0(s: &State, joint: &[Move; ROLES.len()], out: &mut Vec<u32>) {
     let mut n = [false; 3];
+    // n[0]: (sees alice (your_card jack)), rules at kuhnPoker.kif:43, 44
     n[0] = (joint[2].0 == 0) | (joint[2].0 == 1);
+    // n[1]: (sees alice (your_card queen)), rules at kuhnPoker.kif:43, 44
     n[1] = (joint[2].0 == 4) | (joint[2].0 == 5);
+    // n[2]: (sees alice (your_card king)), rules at kuhnPoker.kif:43, 44
     n[2] = (joint[2].0 == 2) | (joint[2].0 == 3);
+    // PERCEPTS[4]: (sees alice (bob_did bet)), rules at kuhnPoker.kif:46
     if joint[1].0 == 6 {
         out.push(4);
     }
+    // PERCEPTS[5]: (sees alice (bob_did call)), rules at kuhnPoker.kif:46
     if joint[1].0 == 7 {
         out.push(5);
     }
+    // PERCEPTS[6]: (sees alice (bob_did check)), rules at kuhnPoker.kif:46
     if joint[1].0 == 8 {
         out.push(6);
     }
+    // PERCEPTS[7]: (sees alice (bob_did fold)), rules at kuhnPoker.kif:46
     if joint[1].0 == 9 {
         out.push(7);
     }
+    // PERCEPTS[8]: (sees alice (your_card jack)), rules at kuhnPoker.kif:43, 44
     if n[0] {
         out.push(8);
     }
+    // PERCEPTS[9]: (sees alice (your_card king)), rules at kuhnPoker.kif:43, 44
     if n[2] {
         out.push(9);
     }
+    // PERCEPTS[10]: (sees alice (your_card queen)), rules at kuhnPoker.kif:43, 44
     if n[1] {
         out.push(10);
     }
@@ -667,27 +736,37 @@ fn sees_0(s: &State, joint: &[Move; ROLES.len()], out: &mut Vec<u32>) {
 ///Appends what `bob` perceives on the step from `s` by `joint` to `out`.
 fn sees_1(s: &State, joint: &[Move; ROLES.len()], out: &mut Vec<u32>) {
     let mut n = [false; 3];
+    // n[0]: (sees bob (your_card queen)), rules at kuhnPoker.kif:43, 44
     n[0] = (joint[2].0 == 1) | (joint[2].0 == 3);
+    // n[1]: (sees bob (your_card king)), rules at kuhnPoker.kif:43, 44
     n[1] = (joint[2].0 == 0) | (joint[2].0 == 5);
+    // n[2]: (sees bob (your_card jack)), rules at kuhnPoker.kif:43, 44
     n[2] = (joint[2].0 == 2) | (joint[2].0 == 4);
+    // PERCEPTS[0]: (sees bob (alice_did bet)), rules at kuhnPoker.kif:45
     if joint[0].0 == 6 {
         out.push(0);
     }
+    // PERCEPTS[1]: (sees bob (alice_did call)), rules at kuhnPoker.kif:45
     if joint[0].0 == 7 {
         out.push(1);
     }
+    // PERCEPTS[2]: (sees bob (alice_did check)), rules at kuhnPoker.kif:45
     if joint[0].0 == 8 {
         out.push(2);
     }
+    // PERCEPTS[3]: (sees bob (alice_did fold)), rules at kuhnPoker.kif:45
     if joint[0].0 == 9 {
         out.push(3);
     }
+    // PERCEPTS[8]: (sees bob (your_card jack)), rules at kuhnPoker.kif:43, 44
     if n[2] {
         out.push(8);
     }
+    // PERCEPTS[9]: (sees bob (your_card king)), rules at kuhnPoker.kif:43, 44
     if n[1] {
         out.push(9);
     }
+    // PERCEPTS[10]: (sees bob (your_card queen)), rules at kuhnPoker.kif:43, 44
     if n[0] {
         out.push(10);
     }

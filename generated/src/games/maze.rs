@@ -152,13 +152,17 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `robot` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 1];
+    // n[0]: (aux 1)
     n[0] = (s.0[0]) & ((s.0[0] >> 5)) & (0x3c00) != 0;
+    // MOVES[0]: (legal robot drop), rules at maze.kif:106
     if s.0[0] & 0x4000 != 0 {
         out.push(Move(0));
     }
+    // MOVES[1]: (legal robot grab), rules at maze.kif:102
     if n[0] {
         out.push(Move(1));
     }
+    // MOVES[2]: (legal robot move), rules at maze.kif:99
     out.push(Move(2));
 }
 /// The state after every role plays its move of `joint` (one per role, in role order).
@@ -179,25 +183,37 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     }
     match joint[0].0 {
         0 => {
+            // robot plays drop: its conditional frame rules
+            // BASE[10]: (next (gold a)), rules at maze.kif:47, 51, 56, 60, 66, 71
             w[0] |= u64::from(s.0[0] & 0xc000 == 0xc000) << 10;
+            // BASE[11]: (next (gold b)), rules at maze.kif:47, 51, 56, 60, 66, 71
             w[0] |= u64::from(s.0[0] & 0x14000 == 0x14000) << 11;
+            // BASE[12]: (next (gold c)), rules at maze.kif:47, 51, 56, 60, 66, 71
             w[0] |= u64::from(s.0[0] & 0x24000 == 0x24000) << 12;
+            // BASE[13]: (next (gold d)), rules at maze.kif:47, 51, 56, 60, 66, 71
             w[0] |= u64::from(s.0[0] & 0x44000 == 0x44000) << 13;
         }
         1 => {
+            // robot plays grab: its conditional frame rules
+            // n[0]: (aux 1)
             n[0] = (s.0[0]) & ((s.0[0] >> 5)) & (0x3c00) != 0;
+            // BASE[10]: (next (gold a)), rules at maze.kif:47, 51, 56, 60, 66, 71
             w[0] |= u64::from(s.0[0] & 0x10400 == 0x10400) << 10;
             w[0] |= u64::from(s.0[0] & 0x20400 == 0x20400) << 10;
             w[0] |= u64::from(s.0[0] & 0x40400 == 0x40400) << 10;
+            // BASE[11]: (next (gold b)), rules at maze.kif:47, 51, 56, 60, 66, 71
             w[0] |= u64::from(s.0[0] & 0x8800 == 0x8800) << 11;
             w[0] |= u64::from(s.0[0] & 0x20800 == 0x20800) << 11;
             w[0] |= u64::from(s.0[0] & 0x40800 == 0x40800) << 11;
+            // BASE[12]: (next (gold c)), rules at maze.kif:47, 51, 56, 60, 66, 71
             w[0] |= u64::from(s.0[0] & 0x9000 == 0x9000) << 12;
             w[0] |= u64::from(s.0[0] & 0x11000 == 0x11000) << 12;
             w[0] |= u64::from(s.0[0] & 0x41000 == 0x41000) << 12;
+            // BASE[13]: (next (gold d)), rules at maze.kif:47, 51, 56, 60, 66, 71
             w[0] |= u64::from(s.0[0] & 0xa000 == 0xa000) << 13;
             w[0] |= u64::from(s.0[0] & 0x12000 == 0x12000) << 13;
             w[0] |= u64::from(s.0[0] & 0x22000 == 0x22000) << 13;
+            // BASE[14]: (next (gold i)), rules at maze.kif:47, 51, 56, 60, 66, 71
             w[0] |= u64::from(s.0[0] & 0xc000 == 0xc000) << 14;
             w[0] |= u64::from(s.0[0] & 0x14000 == 0x14000) << 14;
             w[0] |= u64::from(s.0[0] & 0x24000 == 0x24000) << 14;
@@ -205,27 +221,42 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             w[0] |= u64::from(n[0]) << 14;
         }
         2 => {
+            // robot plays move: its conditional frame rules
+            // BASE[15]: (next (cell a)), rules at maze.kif:33, 38, 42
             w[0] |= u64::from(s.0[0] & 0x40000 == 0x40000) << 15;
+            // BASE[16]: (next (cell b)), rules at maze.kif:33, 38, 42
             w[0] |= u64::from(s.0[0] & 0x8000 == 0x8000) << 16;
+            // BASE[17]: (next (cell c)), rules at maze.kif:33, 38, 42
             w[0] |= u64::from(s.0[0] & 0x10000 == 0x10000) << 17;
+            // BASE[18]: (next (cell d)), rules at maze.kif:33, 38, 42
             w[0] |= u64::from(s.0[0] & 0x20000 == 0x20000) << 18;
         }
         _ => {}
     }
+    // BASE[1]: (next (step 10)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x200 != 0) << 1;
+    // BASE[2]: (next (step 2)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 2;
+    // BASE[3]: (next (step 3)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
+    // BASE[4]: (next (step 4)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
+    // BASE[5]: (next (step 5)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
+    // BASE[6]: (next (step 6)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
+    // BASE[7]: (next (step 7)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
+    // BASE[8]: (next (step 8)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
+    // BASE[9]: (next (step 9)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 1];
+    // n[0]: terminal, rules at maze.kif:120, 123
     n[0] = (s.0[0] & 0x400 == 0x400) | (s.0[0] & 0x2 == 0x2);
     n[0]
 }
@@ -233,11 +264,14 @@ pub fn terminal(s: &State) -> bool {
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 1];
+    // n[0]: (goal robot 0), rules at maze.kif:111, 114
     n[0] = (s.0[0]) & (0x7800) != 0;
     out[0] = None;
+    // (goal robot 0), rules at maze.kif:111, 114
     if n[0] {
         out[0] = Some(0);
     }
+    // (goal robot 100), rules at maze.kif:111, 114
     if s.0[0] & 0x400 != 0 {
         out[0] = Some(100);
     }
@@ -248,7 +282,9 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 2];
+    // n[0]: (aux 1)
     n[0] = (s.0[0]) & ((s.0[0] >> 5)) & (0x3c00) != 0;
+    // n[1]: terminal, rules at maze.kif:120, 123
     n[1] = (s.0[0] & 0x400 == 0x400) | (s.0[0] & 0x2 == 0x2);
     if n[1] {
         return None;
@@ -282,24 +318,35 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     match joint[0].0 {
         0 => {
+            // robot plays drop: its conditional frame rules
+            // BASE[10]: (next (gold a)), rules at maze.kif:47, 51, 56, 60, 66, 71
             w[0] |= u64::from(s.0[0] & 0xc000 == 0xc000) << 10;
+            // BASE[11]: (next (gold b)), rules at maze.kif:47, 51, 56, 60, 66, 71
             w[0] |= u64::from(s.0[0] & 0x14000 == 0x14000) << 11;
+            // BASE[12]: (next (gold c)), rules at maze.kif:47, 51, 56, 60, 66, 71
             w[0] |= u64::from(s.0[0] & 0x24000 == 0x24000) << 12;
+            // BASE[13]: (next (gold d)), rules at maze.kif:47, 51, 56, 60, 66, 71
             w[0] |= u64::from(s.0[0] & 0x44000 == 0x44000) << 13;
         }
         1 => {
+            // robot plays grab: its conditional frame rules
+            // BASE[10]: (next (gold a)), rules at maze.kif:47, 51, 56, 60, 66, 71
             w[0] |= u64::from(s.0[0] & 0x10400 == 0x10400) << 10;
             w[0] |= u64::from(s.0[0] & 0x20400 == 0x20400) << 10;
             w[0] |= u64::from(s.0[0] & 0x40400 == 0x40400) << 10;
+            // BASE[11]: (next (gold b)), rules at maze.kif:47, 51, 56, 60, 66, 71
             w[0] |= u64::from(s.0[0] & 0x8800 == 0x8800) << 11;
             w[0] |= u64::from(s.0[0] & 0x20800 == 0x20800) << 11;
             w[0] |= u64::from(s.0[0] & 0x40800 == 0x40800) << 11;
+            // BASE[12]: (next (gold c)), rules at maze.kif:47, 51, 56, 60, 66, 71
             w[0] |= u64::from(s.0[0] & 0x9000 == 0x9000) << 12;
             w[0] |= u64::from(s.0[0] & 0x11000 == 0x11000) << 12;
             w[0] |= u64::from(s.0[0] & 0x41000 == 0x41000) << 12;
+            // BASE[13]: (next (gold d)), rules at maze.kif:47, 51, 56, 60, 66, 71
             w[0] |= u64::from(s.0[0] & 0xa000 == 0xa000) << 13;
             w[0] |= u64::from(s.0[0] & 0x12000 == 0x12000) << 13;
             w[0] |= u64::from(s.0[0] & 0x22000 == 0x22000) << 13;
+            // BASE[14]: (next (gold i)), rules at maze.kif:47, 51, 56, 60, 66, 71
             w[0] |= u64::from(s.0[0] & 0xc000 == 0xc000) << 14;
             w[0] |= u64::from(s.0[0] & 0x14000 == 0x14000) << 14;
             w[0] |= u64::from(s.0[0] & 0x24000 == 0x24000) << 14;
@@ -307,21 +354,35 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             w[0] |= u64::from(n[0]) << 14;
         }
         2 => {
+            // robot plays move: its conditional frame rules
+            // BASE[15]: (next (cell a)), rules at maze.kif:33, 38, 42
             w[0] |= u64::from(s.0[0] & 0x40000 == 0x40000) << 15;
+            // BASE[16]: (next (cell b)), rules at maze.kif:33, 38, 42
             w[0] |= u64::from(s.0[0] & 0x8000 == 0x8000) << 16;
+            // BASE[17]: (next (cell c)), rules at maze.kif:33, 38, 42
             w[0] |= u64::from(s.0[0] & 0x10000 == 0x10000) << 17;
+            // BASE[18]: (next (cell d)), rules at maze.kif:33, 38, 42
             w[0] |= u64::from(s.0[0] & 0x20000 == 0x20000) << 18;
         }
         _ => {}
     }
+    // BASE[1]: (next (step 10)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x200 != 0) << 1;
+    // BASE[2]: (next (step 2)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 2;
+    // BASE[3]: (next (step 3)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
+    // BASE[4]: (next (step 4)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
+    // BASE[5]: (next (step 5)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
+    // BASE[6]: (next (step 6)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
+    // BASE[7]: (next (step 7)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
+    // BASE[8]: (next (step 8)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
+    // BASE[9]: (next (step 9)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
     Some(State(w))
 }

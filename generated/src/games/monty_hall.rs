@@ -271,22 +271,31 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `candidate` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 4];
+    // n[0]: (legal random (hide_car 1)), rules at montyHall.kif:13
     n[0] = s.0[0] & 0x401 == 0x401;
+    // n[1]: (legal random (hide_car 2)), rules at montyHall.kif:13
     n[1] = s.0[0] & 0x801 == 0x801;
+    // n[2]: (legal random (hide_car 3)), rules at montyHall.kif:13
     n[2] = s.0[0] & 0x1001 == 0x1001;
+    // n[3]: (legal candidate noop), rules at montyHall.kif:15, 18, 19
     n[3] = (s.0[0] & 0x2 == 0x2) | (s.0[0] & 0x4 == 0x4);
+    // MOVES[0]: (legal candidate (choose 1)), rules at montyHall.kif:17
     if n[0] {
         out.push(Move(0));
     }
+    // MOVES[1]: (legal candidate (choose 2)), rules at montyHall.kif:17
     if n[1] {
         out.push(Move(1));
     }
+    // MOVES[2]: (legal candidate (choose 3)), rules at montyHall.kif:17
     if n[2] {
         out.push(Move(2));
     }
+    // MOVES[9]: (legal candidate noop), rules at montyHall.kif:15, 18, 19
     if n[3] {
         out.push(Move(9));
     }
+    // MOVES[10]: (legal candidate switch), rules at montyHall.kif:20
     if s.0[0] & 0x4 != 0 {
         out.push(Move(10));
     }
@@ -294,30 +303,43 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 ///Appends the legal moves of `random` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 6];
+    // n[0]: (legal random (hide_car 1)), rules at montyHall.kif:13
     n[0] = s.0[0] & 0x401 == 0x401;
+    // n[1]: (legal random (hide_car 2)), rules at montyHall.kif:13
     n[1] = s.0[0] & 0x801 == 0x801;
+    // n[2]: (legal random (hide_car 3)), rules at montyHall.kif:13
     n[2] = s.0[0] & 0x1001 == 0x1001;
+    // n[3]: (legal random (open_door 1)), rules at montyHall.kif:14
     n[3] = s.0[0] & 0x492 == 0x402;
+    // n[4]: (legal random (open_door 2)), rules at montyHall.kif:14
     n[4] = s.0[0] & 0x922 == 0x802;
+    // n[5]: (legal random (open_door 3)), rules at montyHall.kif:14
     n[5] = s.0[0] & 0x1242 == 0x1002;
+    // MOVES[3]: (legal random (hide_car 1)), rules at montyHall.kif:13
     if n[0] {
         out.push(Move(3));
     }
+    // MOVES[4]: (legal random (hide_car 2)), rules at montyHall.kif:13
     if n[1] {
         out.push(Move(4));
     }
+    // MOVES[5]: (legal random (hide_car 3)), rules at montyHall.kif:13
     if n[2] {
         out.push(Move(5));
     }
+    // MOVES[6]: (legal random (open_door 1)), rules at montyHall.kif:14
     if n[3] {
         out.push(Move(6));
     }
+    // MOVES[7]: (legal random (open_door 2)), rules at montyHall.kif:14
     if n[4] {
         out.push(Move(7));
     }
+    // MOVES[8]: (legal random (open_door 3)), rules at montyHall.kif:14
     if n[5] {
         out.push(Move(8));
     }
+    // MOVES[9]: (legal random noop), rules at montyHall.kif:15, 18, 19
     if s.0[0] & 0x4 != 0 {
         out.push(Move(9));
     }
@@ -339,35 +361,48 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     }
     match joint[0].0 {
         10 => {
+            // candidate plays switch: its conditional frame rules
+            // BASE[7]: (next (chosen 1)), rules at montyHall.kif:28, 29, 30
             w[0] |= u64::from(s.0[0] & 0x480 == 0x400) << 7;
+            // BASE[8]: (next (chosen 2)), rules at montyHall.kif:28, 29, 30
             w[0] |= u64::from(s.0[0] & 0x900 == 0x800) << 8;
+            // BASE[9]: (next (chosen 3)), rules at montyHall.kif:28, 29, 30
             w[0] |= u64::from(s.0[0] & 0x1200 == 0x1000) << 9;
         }
         _ => {}
     }
+    // BASE[1]: (next (step 2)), rules at montyHall.kif:31, 32, 33
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
+    // BASE[2]: (next (step 3)), rules at montyHall.kif:31, 32, 33
     w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
+    // BASE[3]: (next (step 4)), rules at montyHall.kif:31, 32, 33
     w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
+    // terminal, rules at montyHall.kif:35
     s.0[0] & 0x8 != 0
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 2];
+    // n[0]: (goal candidate 100), rules at montyHall.kif:37, 38, 39
     n[0] = 0xfefcfaf0eeccaa00u64 >> ((s.0[0] >> 4) & 0x3f) & 1 != 0;
+    // n[1]: (goal candidate 0), rules at montyHall.kif:37, 38, 39
     n[1] = 0x7f3f5f0f77335500u64 >> ((s.0[0] >> 4) & 0x3f) & 1 != 0;
     out[0] = None;
+    // (goal candidate 0), rules at montyHall.kif:37, 38, 39
     if n[1] {
         out[0] = Some(0);
     }
+    // (goal candidate 100), rules at montyHall.kif:37, 38, 39
     if n[0] {
         out[0] = Some(100);
     }
     out[1] = None;
+    // (goal random 0), rules at montyHall.kif:37, 38, 39
     out[1] = Some(0);
 }
 /// One step of a uniformly random playout from `s`: `None` when `s` is terminal or a
@@ -376,12 +411,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 7];
+    // n[0]: (legal random (hide_car 1)), rules at montyHall.kif:13
     n[0] = s.0[0] & 0x401 == 0x401;
+    // n[1]: (legal random (hide_car 2)), rules at montyHall.kif:13
     n[1] = s.0[0] & 0x801 == 0x801;
+    // n[2]: (legal random (hide_car 3)), rules at montyHall.kif:13
     n[2] = s.0[0] & 0x1001 == 0x1001;
+    // n[3]: (legal random (open_door 1)), rules at montyHall.kif:14
     n[3] = s.0[0] & 0x492 == 0x402;
+    // n[4]: (legal random (open_door 2)), rules at montyHall.kif:14
     n[4] = s.0[0] & 0x922 == 0x802;
+    // n[5]: (legal random (open_door 3)), rules at montyHall.kif:14
     n[5] = s.0[0] & 0x1242 == 0x1002;
+    // n[6]: (legal candidate noop), rules at montyHall.kif:15, 18, 19
     n[6] = (s.0[0] & 0x2 == 0x2) | (s.0[0] & 0x4 == 0x4);
     if s.0[0] & 0x8 != 0 {
         return None;
@@ -434,14 +476,21 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     match joint[0].0 {
         10 => {
+            // candidate plays switch: its conditional frame rules
+            // BASE[7]: (next (chosen 1)), rules at montyHall.kif:28, 29, 30
             w[0] |= u64::from(s.0[0] & 0x480 == 0x400) << 7;
+            // BASE[8]: (next (chosen 2)), rules at montyHall.kif:28, 29, 30
             w[0] |= u64::from(s.0[0] & 0x900 == 0x800) << 8;
+            // BASE[9]: (next (chosen 3)), rules at montyHall.kif:28, 29, 30
             w[0] |= u64::from(s.0[0] & 0x1200 == 0x1000) << 9;
         }
         _ => {}
     }
+    // BASE[1]: (next (step 2)), rules at montyHall.kif:31, 32, 33
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
+    // BASE[2]: (next (step 3)), rules at montyHall.kif:31, 32, 33
     w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
+    // BASE[3]: (next (step 4)), rules at montyHall.kif:31, 32, 33
     w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
     Some(State(w))
 }
@@ -458,15 +507,21 @@ pub fn sees(s: &State, joint: &[Move], role: usize, out: &mut Vec<u32>) {
 ///Appends what `candidate` perceives on the step from `s` by `joint` to `out`.
 fn sees_0(s: &State, joint: &[Move; ROLES.len()], out: &mut Vec<u32>) {
     let mut n = [false; 3];
+    // n[0]: (sees candidate 1)
     n[0] = (s.0[0] & 0x14 == 0x14) | (joint[1].0 == 6);
+    // n[1]: (sees candidate 2)
     n[1] = (s.0[0] & 0x24 == 0x24) | (joint[1].0 == 7);
+    // n[2]: (sees candidate 3)
     n[2] = (s.0[0] & 0x44 == 0x44) | (joint[1].0 == 8);
+    // PERCEPTS[0]: (sees candidate 1)
     if n[0] {
         out.push(0);
     }
+    // PERCEPTS[1]: (sees candidate 2)
     if n[1] {
         out.push(1);
     }
+    // PERCEPTS[2]: (sees candidate 3)
     if n[2] {
         out.push(2);
     }

@@ -740,6 +740,7 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `red` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 1];
+    // n[0]: (legal red noop), rules at pentago.kif:35
     n[0] = s.0[0] & 0xa000000000 == 0;
     let mut parts = [0u64; 1];
     if s.0[0] & 0x2000000000 != 0 {
@@ -766,6 +767,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 ///Appends the legal moves of `black` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 1];
+    // n[0]: (legal black noop), rules at pentago.kif:35
     n[0] = s.0[0] & 0x5000000000 == 0;
     let mut parts = [0u64; 1];
     if s.0[0] & 0x1000000000 != 0 {
@@ -846,16 +848,22 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             _ => {}
         }
     }
+    // BASE[36]: (next (placecontrol black)), rules at pentago.kif:67, 71
     w[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 36;
+    // BASE[37]: (next (placecontrol red)), rules at pentago.kif:67, 71
     w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 37;
+    // BASE[38]: (next (rotatecontrol black)), rules at pentago.kif:65, 69
     w[0] |= u64::from(s.0[0] & 0x1000000000 != 0) << 38;
+    // BASE[39]: (next (rotatecontrol red)), rules at pentago.kif:65, 69
     w[0] |= u64::from(s.0[0] & 0x2000000000 != 0) << 39;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 2];
+    // n[0]: boardopen, rules at pentago.kif:254
     n[0] = (!s.0[0]) & (!s.0[1]) & (0xfffffffff) != 0;
+    // n[1]: terminal, rules at pentago.kif:78, 80, 82
     n[1] = ({
         let run = ::gdl_runtime::pair::Pair::new(s.0[0], s.0[1]);
         let run = run.and(run.shr::<1>());
@@ -891,6 +899,8 @@ pub fn terminal(s: &State) -> bool {
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 8];
+    // n[0] (twin runs): (line red), rules at pentago.kif:129, 131, 133
+    // n[1] (twin runs): (line black), rules at pentago.kif:129, 131, 133
     {
         let [low, high] = {
             let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[0]);
@@ -921,29 +931,41 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         n[0] = low != 0;
         n[1] = high != 0;
     }
+    // n[2]: boardopen, rules at pentago.kif:254
     n[2] = (!s.0[0]) & (!s.0[1]) & (0xfffffffff) != 0;
+    // n[3]: (goal red 100), rules at pentago.kif:89, 92, 96, 99, 102, 107, 110, 114, and 2 more
     n[3] = (n[0]) & (!n[1]);
+    // n[4]: (goal red 50), rules at pentago.kif:89, 92, 96, 99, 102, 107, 110, 114, and 2 more
     n[4] = ((!n[0]) & (!n[1]) & (!n[2])) | ((n[0]) & (n[1]));
+    // n[5]: (goal red 0), rules at pentago.kif:89, 92, 96, 99, 102, 107, 110, 114, and 2 more
     n[5] = ((!n[0]) & (!n[1]) & (n[2])) | ((!n[0]) & (n[1]));
+    // n[6]: (goal black 100), rules at pentago.kif:89, 92, 96, 99, 102, 107, 110, 114, and 2 more
     n[6] = (!n[0]) & (n[1]);
+    // n[7]: (goal black 0), rules at pentago.kif:89, 92, 96, 99, 102, 107, 110, 114, and 2 more
     n[7] = ((!n[0]) & (n[2])) | ((n[0]) & (!n[1]));
     out[0] = None;
+    // (goal red 0), rules at pentago.kif:89, 92, 96, 99, 102, 107, 110, 114, and 2 more
     if n[5] {
         out[0] = Some(0);
     }
+    // (goal red 50), rules at pentago.kif:89, 92, 96, 99, 102, 107, 110, 114, and 2 more
     if n[4] {
         out[0] = Some(50);
     }
+    // (goal red 100), rules at pentago.kif:89, 92, 96, 99, 102, 107, 110, 114, and 2 more
     if n[3] {
         out[0] = Some(100);
     }
     out[1] = None;
+    // (goal black 0), rules at pentago.kif:89, 92, 96, 99, 102, 107, 110, 114, and 2 more
     if n[7] {
         out[1] = Some(0);
     }
+    // (goal black 50), rules at pentago.kif:89, 92, 96, 99, 102, 107, 110, 114, and 2 more
     if n[4] {
         out[1] = Some(50);
     }
+    // (goal black 100), rules at pentago.kif:89, 92, 96, 99, 102, 107, 110, 114, and 2 more
     if n[6] {
         out[1] = Some(100);
     }
@@ -954,9 +976,13 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 4];
+    // n[0]: (legal red noop), rules at pentago.kif:35
     n[0] = s.0[0] & 0xa000000000 == 0;
+    // n[1]: (legal black noop), rules at pentago.kif:35
     n[1] = s.0[0] & 0x5000000000 == 0;
+    // n[2]: boardopen, rules at pentago.kif:254
     n[2] = (!s.0[0]) & (!s.0[1]) & (0xfffffffff) != 0;
+    // n[3]: terminal, rules at pentago.kif:78, 80, 82
     n[3] = ({
         let run = ::gdl_runtime::pair::Pair::new(s.0[0], s.0[1]);
         let run = run.and(run.shr::<1>());
@@ -1083,9 +1109,13 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             _ => {}
         }
     }
+    // BASE[36]: (next (placecontrol black)), rules at pentago.kif:67, 71
     w[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 36;
+    // BASE[37]: (next (placecontrol red)), rules at pentago.kif:67, 71
     w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 37;
+    // BASE[38]: (next (rotatecontrol black)), rules at pentago.kif:65, 69
     w[0] |= u64::from(s.0[0] & 0x1000000000 != 0) << 38;
+    // BASE[39]: (next (rotatecontrol red)), rules at pentago.kif:65, 69
     w[0] |= u64::from(s.0[0] & 0x2000000000 != 0) << 39;
     Some(State(w))
 }

@@ -508,14 +508,18 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             _ => {}
         }
     }
+    // BASE[27]: (next (control oplayer)), rules at ticTacToe.kif:63, 66
     w[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 27;
+    // BASE[28]: (next (control xplayer)), rules at ticTacToe.kif:63, 66
     w[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 28;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 4];
+    // n[0]: (line x), rules at ticTacToe.kif:91, 92, 93
     n[0] = {
+        // The truth table of the node over the 9 state bits from bit 18 of word 0: bit i says whether it holds when they read i.
         const TABLE: [u64; 8] = [
             0xff80808080808080, 0xfff0aa80faf0aa80, 0xffcc8080cccc8080,
             0xfffcaa80fefcaa80, 0xfffaf0f0aaaa8080, 0xfffafaf0fafaaa80,
@@ -524,7 +528,9 @@ pub fn terminal(s: &State) -> bool {
         let i = (s.0[0] >> 18) & 0x1ff;
         TABLE[(i >> 6) as usize] >> (i & 63) & 1 != 0
     };
+    // n[1]: (line o), rules at ticTacToe.kif:91, 92, 93
     n[1] = {
+        // The truth table of the node over the 9 state bits from bit 9 of word 0: bit i says whether it holds when they read i.
         const TABLE: [u64; 8] = [
             0xff80808080808080, 0xfff0aa80faf0aa80, 0xffcc8080cccc8080,
             0xfffcaa80fefcaa80, 0xfffaf0f0aaaa8080, 0xfffafaf0fafaaa80,
@@ -533,7 +539,9 @@ pub fn terminal(s: &State) -> bool {
         let i = (s.0[0] >> 9) & 0x1ff;
         TABLE[(i >> 6) as usize] >> (i & 63) & 1 != 0
     };
+    // n[2]: open, rules at ticTacToe.kif:96
     n[2] = (s.0[0]) & (0x1ff) != 0;
+    // n[3]: terminal, rules at ticTacToe.kif:137, 140, 143
     n[3] = (n[0]) | (n[1]) | (!n[2]);
     n[3]
 }
@@ -541,7 +549,9 @@ pub fn terminal(s: &State) -> bool {
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 4];
+    // n[0]: (line x), rules at ticTacToe.kif:91, 92, 93
     n[0] = {
+        // The truth table of the node over the 9 state bits from bit 18 of word 0: bit i says whether it holds when they read i.
         const TABLE: [u64; 8] = [
             0xff80808080808080, 0xfff0aa80faf0aa80, 0xffcc8080cccc8080,
             0xfffcaa80fefcaa80, 0xfffaf0f0aaaa8080, 0xfffafaf0fafaaa80,
@@ -550,7 +560,9 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         let i = (s.0[0] >> 18) & 0x1ff;
         TABLE[(i >> 6) as usize] >> (i & 63) & 1 != 0
     };
+    // n[1]: (line o), rules at ticTacToe.kif:91, 92, 93
     n[1] = {
+        // The truth table of the node over the 9 state bits from bit 9 of word 0: bit i says whether it holds when they read i.
         const TABLE: [u64; 8] = [
             0xff80808080808080, 0xfff0aa80faf0aa80, 0xffcc8080cccc8080,
             0xfffcaa80fefcaa80, 0xfffaf0f0aaaa8080, 0xfffafaf0fafaaa80,
@@ -559,25 +571,33 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         let i = (s.0[0] >> 9) & 0x1ff;
         TABLE[(i >> 6) as usize] >> (i & 63) & 1 != 0
     };
+    // n[2]: open, rules at ticTacToe.kif:96
     n[2] = (s.0[0]) & (0x1ff) != 0;
+    // n[3]: (goal xplayer 50), rules at ticTacToe.kif:113, 116, 121, 124, 127, 132
     n[3] = (!n[0]) & (!n[1]) & (!n[2]);
     out[0] = None;
+    // (goal xplayer 0), rules at ticTacToe.kif:113, 116, 121, 124, 127, 132
     if n[1] {
         out[0] = Some(0);
     }
+    // (goal xplayer 50), rules at ticTacToe.kif:113, 116, 121, 124, 127, 132
     if n[3] {
         out[0] = Some(50);
     }
+    // (goal xplayer 100), rules at ticTacToe.kif:113, 116, 121, 124, 127, 132
     if n[0] {
         out[0] = Some(100);
     }
     out[1] = None;
+    // (goal oplayer 0), rules at ticTacToe.kif:113, 116, 121, 124, 127, 132
     if n[0] {
         out[1] = Some(0);
     }
+    // (goal oplayer 50), rules at ticTacToe.kif:113, 116, 121, 124, 127, 132
     if n[3] {
         out[1] = Some(50);
     }
+    // (goal oplayer 100), rules at ticTacToe.kif:113, 116, 121, 124, 127, 132
     if n[1] {
         out[1] = Some(100);
     }
@@ -588,7 +608,9 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 4];
+    // n[0]: (line x), rules at ticTacToe.kif:91, 92, 93
     n[0] = {
+        // The truth table of the node over the 9 state bits from bit 18 of word 0: bit i says whether it holds when they read i.
         const TABLE: [u64; 8] = [
             0xff80808080808080, 0xfff0aa80faf0aa80, 0xffcc8080cccc8080,
             0xfffcaa80fefcaa80, 0xfffaf0f0aaaa8080, 0xfffafaf0fafaaa80,
@@ -597,7 +619,9 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         let i = (s.0[0] >> 18) & 0x1ff;
         TABLE[(i >> 6) as usize] >> (i & 63) & 1 != 0
     };
+    // n[1]: (line o), rules at ticTacToe.kif:91, 92, 93
     n[1] = {
+        // The truth table of the node over the 9 state bits from bit 9 of word 0: bit i says whether it holds when they read i.
         const TABLE: [u64; 8] = [
             0xff80808080808080, 0xfff0aa80faf0aa80, 0xffcc8080cccc8080,
             0xfffcaa80fefcaa80, 0xfffaf0f0aaaa8080, 0xfffafaf0fafaaa80,
@@ -606,7 +630,9 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         let i = (s.0[0] >> 9) & 0x1ff;
         TABLE[(i >> 6) as usize] >> (i & 63) & 1 != 0
     };
+    // n[2]: open, rules at ticTacToe.kif:96
     n[2] = (s.0[0]) & (0x1ff) != 0;
+    // n[3]: terminal, rules at ticTacToe.kif:137, 140, 143
     n[3] = (n[0]) | (n[1]) | (!n[2]);
     if n[3] {
         return None;
@@ -673,7 +699,9 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             _ => {}
         }
     }
+    // BASE[27]: (next (control oplayer)), rules at ticTacToe.kif:63, 66
     w[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 27;
+    // BASE[28]: (next (control xplayer)), rules at ticTacToe.kif:63, 66
     w[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 28;
     Some(State(w))
 }

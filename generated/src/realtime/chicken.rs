@@ -65,12 +65,14 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `white` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
+    // MOVES[0]: (legal white swerve), rules at chicken.kif:16
     if s.0[0] & 0x4 != 0 {
         out.push(Move(0));
     }
 }
 ///Appends the legal moves of `black` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
+    // MOVES[0]: (legal black swerve), rules at chicken.kif:16
     if s.0[0] & 0x1 != 0 {
         out.push(Move(0));
     }
@@ -79,76 +81,121 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
     let mut n = [false; 11];
+    // n[6]: (next (rtgdl:expired (dir white straight)))
     n[6] = (s.0[0] & 0x2000 == 0x2000) | (s.0[0] & 0x4000 == 0x4000);
+    // n[7]: (next (rtgdl:expired (dir black straight)))
     n[7] = (s.0[0] & 0x200 == 0x200) | (s.0[0] & 0x400 == 0x400);
+    // n[8]: (next (rtgdl:expired timer))
     n[8] = (s.0[0] & 0x20000 == 0x20000) | (s.0[0] & 0x40000 == 0x40000);
+    // n[9]: (next (rtgdl:expired (dir white swerve)))
     n[9] = (s.0[0] & 0x8000 == 0x8000) | (s.0[0] & 0x10000 == 0x10000);
+    // n[10]: (next (rtgdl:expired (dir black swerve)))
     n[10] = (s.0[0] & 0x800 == 0x800) | (s.0[0] & 0x1000 == 0x1000);
+    // n[0]: (next (dir white swerve)), rules at chicken.kif:13, 14
     n[0] = ((s.0[0] & 0x8 == 0x8) & (joint[0].0 != 0)) | (joint[0].0 == 0);
+    // n[1]: (next (dir black swerve)), rules at chicken.kif:13, 14
     n[1] = ((s.0[0] & 0x2 == 0x2) & (joint[1].0 != 0)) | (joint[1].0 == 0);
+    // n[2]: (next (dir white straight)), rules at chicken.kif:13, 14
     n[2] = (s.0[0] & 0x4 == 0x4) & (joint[0].0 != 0);
+    // n[3]: (next (dir black straight)), rules at chicken.kif:13, 14
     n[3] = (s.0[0] & 0x1 == 0x1) & (joint[1].0 != 0);
+    // n[4]: (next (rtgdl:lifetime (dir white swerve) (rtgdl:copy (dir white swerve))))
     n[4] = (s.0[0] & 0x8 == 0x8) & (joint[0].0 != 0);
+    // n[5]: (next (rtgdl:lifetime (dir black swerve) (rtgdl:copy (dir black swerve))))
     n[5] = (s.0[0] & 0x2 == 0x2) & (joint[1].0 != 0);
     let mut w: [u64; WORDS] = [0x0];
+    // BASE[0]: (next (dir black straight)), rules at chicken.kif:13, 14
     w[0] |= u64::from(n[3]) << 0;
+    // BASE[1]: (next (dir black swerve)), rules at chicken.kif:13, 14
     w[0] |= u64::from(n[1]) << 1;
+    // BASE[2]: (next (dir white straight)), rules at chicken.kif:13, 14
     w[0] |= u64::from(n[2]) << 2;
+    // BASE[3]: (next (dir white swerve)), rules at chicken.kif:13, 14
     w[0] |= u64::from(n[0]) << 3;
+    // BASE[4]: (next (rtgdl:expired (dir black straight)))
     w[0] |= u64::from(n[7]) << 4;
+    // BASE[5]: (next (rtgdl:expired (dir black swerve)))
     w[0] |= u64::from(n[10]) << 5;
+    // BASE[6]: (next (rtgdl:expired (dir white straight)))
     w[0] |= u64::from(n[6]) << 6;
+    // BASE[7]: (next (rtgdl:expired (dir white swerve)))
     w[0] |= u64::from(n[9]) << 7;
+    // BASE[8]: (next (rtgdl:expired timer))
     w[0] |= u64::from(n[8]) << 8;
+    // BASE[10]: (next (rtgdl:lifetime (dir black straight) (rtgdl:copy (dir black straight))))
     w[0] |= u64::from(n[3]) << 10;
+    // BASE[11]: (next (rtgdl:lifetime (dir black swerve) (rtgdl:const infinity)))
     w[0] |= u64::from(joint[1].0 == 0) << 11;
+    // BASE[12]: (next (rtgdl:lifetime (dir black swerve) (rtgdl:copy (dir black swerve))))
     w[0] |= u64::from(n[5]) << 12;
+    // BASE[14]: (next (rtgdl:lifetime (dir white straight) (rtgdl:copy (dir white straight))))
     w[0] |= u64::from(n[2]) << 14;
+    // BASE[15]: (next (rtgdl:lifetime (dir white swerve) (rtgdl:const infinity)))
     w[0] |= u64::from(joint[0].0 == 0) << 15;
+    // BASE[16]: (next (rtgdl:lifetime (dir white swerve) (rtgdl:copy (dir white swerve))))
     w[0] |= u64::from(n[4]) << 16;
+    // BASE[18]: (next (rtgdl:lifetime timer (rtgdl:copy timer)))
     w[0] |= u64::from(s.0[0] & 0x80000 != 0) << 18;
+    // BASE[19]: (next timer), rules at chicken.kif:12
     w[0] |= s.0[0] & 0x80000;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
+    // terminal, rules at chicken.kif:18
     s.0[0] & 0x100 != 0
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 8];
+    // n[0]: (goal white 0), rules at chicken.kif:20, 21, 22, 23
     n[0] = s.0[0] & 0x5 == 0x5;
+    // n[1]: (aux 0)
     n[1] = (s.0[0] & 0x1 == 0x1) | (s.0[0] & 0x4 == 0x4);
+    // n[2]: (goal white 80), rules at chicken.kif:20, 21, 22, 23
     n[2] = (s.0[0] & 0x8 == 0x8) & (n[1]);
+    // n[3]: (goal black 80), rules at chicken.kif:20, 21, 22, 23
     n[3] = (s.0[0] & 0x2 == 0x2) & (n[1]);
+    // n[4]: (goal white 90), rules at chicken.kif:20, 21, 22, 23
     n[4] = s.0[0] & 0xa == 0xa;
+    // n[5]: (aux 1)
     n[5] = (s.0[0] & 0x2 == 0x2) | (s.0[0] & 0x8 == 0x8);
+    // n[6]: (goal white 100), rules at chicken.kif:20, 21, 22, 23
     n[6] = (s.0[0] & 0x4 == 0x4) & (n[5]);
+    // n[7]: (goal black 100), rules at chicken.kif:20, 21, 22, 23
     n[7] = (s.0[0] & 0x1 == 0x1) & (n[5]);
     out[0] = None;
+    // (goal white 0), rules at chicken.kif:20, 21, 22, 23
     if n[0] {
         out[0] = Some(0);
     }
+    // (goal white 80), rules at chicken.kif:20, 21, 22, 23
     if n[2] {
         out[0] = Some(80);
     }
+    // (goal white 90), rules at chicken.kif:20, 21, 22, 23
     if n[4] {
         out[0] = Some(90);
     }
+    // (goal white 100), rules at chicken.kif:20, 21, 22, 23
     if n[6] {
         out[0] = Some(100);
     }
     out[1] = None;
+    // (goal black 0), rules at chicken.kif:20, 21, 22, 23
     if n[0] {
         out[1] = Some(0);
     }
+    // (goal black 80), rules at chicken.kif:20, 21, 22, 23
     if n[3] {
         out[1] = Some(80);
     }
+    // (goal black 90), rules at chicken.kif:20, 21, 22, 23
     if n[4] {
         out[1] = Some(90);
     }
+    // (goal black 100), rules at chicken.kif:20, 21, 22, 23
     if n[7] {
         out[1] = Some(100);
     }

@@ -195,18 +195,25 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `x` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 18];
+    // n[0]: ((aux 1) x)
     n[0] = (s.0[0] & 0x124 == 0x124) | (s.0[0] & 0x24800 == 0x24800)
         | (s.0[0] & 0x4900000 == 0x4900000);
+    // n[1]: ((aux 2) x)
     n[1] = (s.0[0] & 0x100804 == 0x100804) | (s.0[0] & 0x804020 == 0x804020)
         | (s.0[0] & 0x4020100 == 0x4020100);
+    // n[2]: (line x), rules at timedTicTacToe.kif:44, 45, 46
     n[2] = (s.0[0] & 0x4004004 == 0x4004004) | (s.0[0] & 0x104100 == 0x104100) | (n[0])
         | (n[1]);
+    // n[3]: ((aux 1) o)
     n[3] = (s.0[0] & 0x92 == 0x92) | (s.0[0] & 0x12400 == 0x12400)
         | (s.0[0] & 0x2480000 == 0x2480000);
+    // n[4]: ((aux 2) o)
     n[4] = (s.0[0] & 0x80402 == 0x80402) | (s.0[0] & 0x402010 == 0x402010)
         | (s.0[0] & 0x2010080 == 0x2010080);
+    // n[5]: (line o), rules at timedTicTacToe.kif:44, 45, 46
     n[5] = (s.0[0] & 0x2002002 == 0x2002002) | (s.0[0] & 0x82080 == 0x82080) | (n[3])
         | (n[4]);
+    // n[6]: open, rules at timedTicTacToe.kif:47
     n[6] |= s.0[0] & 0x1 == 0x1;
     n[6] |= s.0[0] & 0x8 == 0x8;
     n[6] |= s.0[0] & 0x40 == 0x40;
@@ -216,41 +223,61 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     n[6] |= s.0[0] & 0x40000 == 0x40000;
     n[6] |= s.0[0] & 0x200000 == 0x200000;
     n[6] |= s.0[0] & 0x1000000 == 0x1000000;
+    // n[7]: timedout, rules at timedTicTacToe.kif:48
     n[7] = (s.0[2] & 0x20 == 0x20) | (s.0[2] & 0x40 == 0x40);
+    // n[8]: over, rules at timedTicTacToe.kif:49, 50, 51
     n[8] = (n[2]) | (n[5]) | (!n[6]) | (n[7]);
+    // n[9]: (legal x (mark 1 1)), rules at timedTicTacToe.kif:16
     n[9] = (s.0[0] & 0x10000001 == 0x10000001) & (!n[8]);
+    // n[10]: (legal x (mark 1 2)), rules at timedTicTacToe.kif:16
     n[10] = (s.0[0] & 0x10000008 == 0x10000008) & (!n[8]);
+    // n[11]: (legal x (mark 1 3)), rules at timedTicTacToe.kif:16
     n[11] = (s.0[0] & 0x10000040 == 0x10000040) & (!n[8]);
+    // n[12]: (legal x (mark 2 1)), rules at timedTicTacToe.kif:16
     n[12] = (s.0[0] & 0x10000200 == 0x10000200) & (!n[8]);
+    // n[13]: (legal x (mark 2 2)), rules at timedTicTacToe.kif:16
     n[13] = (s.0[0] & 0x10001000 == 0x10001000) & (!n[8]);
+    // n[14]: (legal x (mark 2 3)), rules at timedTicTacToe.kif:16
     n[14] = (s.0[0] & 0x10008000 == 0x10008000) & (!n[8]);
+    // n[15]: (legal x (mark 3 1)), rules at timedTicTacToe.kif:16
     n[15] = (s.0[0] & 0x10040000 == 0x10040000) & (!n[8]);
+    // n[16]: (legal x (mark 3 2)), rules at timedTicTacToe.kif:16
     n[16] = (s.0[0] & 0x10200000 == 0x10200000) & (!n[8]);
+    // n[17]: (legal x (mark 3 3)), rules at timedTicTacToe.kif:16
     n[17] = (s.0[0] & 0x11000000 == 0x11000000) & (!n[8]);
+    // MOVES[0]: (legal x (mark 1 1)), rules at timedTicTacToe.kif:16
     if n[9] {
         out.push(Move(0));
     }
+    // MOVES[1]: (legal x (mark 1 2)), rules at timedTicTacToe.kif:16
     if n[10] {
         out.push(Move(1));
     }
+    // MOVES[2]: (legal x (mark 1 3)), rules at timedTicTacToe.kif:16
     if n[11] {
         out.push(Move(2));
     }
+    // MOVES[3]: (legal x (mark 2 1)), rules at timedTicTacToe.kif:16
     if n[12] {
         out.push(Move(3));
     }
+    // MOVES[4]: (legal x (mark 2 2)), rules at timedTicTacToe.kif:16
     if n[13] {
         out.push(Move(4));
     }
+    // MOVES[5]: (legal x (mark 2 3)), rules at timedTicTacToe.kif:16
     if n[14] {
         out.push(Move(5));
     }
+    // MOVES[6]: (legal x (mark 3 1)), rules at timedTicTacToe.kif:16
     if n[15] {
         out.push(Move(6));
     }
+    // MOVES[7]: (legal x (mark 3 2)), rules at timedTicTacToe.kif:16
     if n[16] {
         out.push(Move(7));
     }
+    // MOVES[8]: (legal x (mark 3 3)), rules at timedTicTacToe.kif:16
     if n[17] {
         out.push(Move(8));
     }
@@ -258,18 +285,25 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 ///Appends the legal moves of `o` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 18];
+    // n[0]: ((aux 1) x)
     n[0] = (s.0[0] & 0x124 == 0x124) | (s.0[0] & 0x24800 == 0x24800)
         | (s.0[0] & 0x4900000 == 0x4900000);
+    // n[1]: ((aux 2) x)
     n[1] = (s.0[0] & 0x100804 == 0x100804) | (s.0[0] & 0x804020 == 0x804020)
         | (s.0[0] & 0x4020100 == 0x4020100);
+    // n[2]: (line x), rules at timedTicTacToe.kif:44, 45, 46
     n[2] = (s.0[0] & 0x4004004 == 0x4004004) | (s.0[0] & 0x104100 == 0x104100) | (n[0])
         | (n[1]);
+    // n[3]: ((aux 1) o)
     n[3] = (s.0[0] & 0x92 == 0x92) | (s.0[0] & 0x12400 == 0x12400)
         | (s.0[0] & 0x2480000 == 0x2480000);
+    // n[4]: ((aux 2) o)
     n[4] = (s.0[0] & 0x80402 == 0x80402) | (s.0[0] & 0x402010 == 0x402010)
         | (s.0[0] & 0x2010080 == 0x2010080);
+    // n[5]: (line o), rules at timedTicTacToe.kif:44, 45, 46
     n[5] = (s.0[0] & 0x2002002 == 0x2002002) | (s.0[0] & 0x82080 == 0x82080) | (n[3])
         | (n[4]);
+    // n[6]: open, rules at timedTicTacToe.kif:47
     n[6] |= s.0[0] & 0x1 == 0x1;
     n[6] |= s.0[0] & 0x8 == 0x8;
     n[6] |= s.0[0] & 0x40 == 0x40;
@@ -279,41 +313,61 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     n[6] |= s.0[0] & 0x40000 == 0x40000;
     n[6] |= s.0[0] & 0x200000 == 0x200000;
     n[6] |= s.0[0] & 0x1000000 == 0x1000000;
+    // n[7]: timedout, rules at timedTicTacToe.kif:48
     n[7] = (s.0[2] & 0x20 == 0x20) | (s.0[2] & 0x40 == 0x40);
+    // n[8]: over, rules at timedTicTacToe.kif:49, 50, 51
     n[8] = (n[2]) | (n[5]) | (!n[6]) | (n[7]);
+    // n[9]: (legal o (mark 1 1)), rules at timedTicTacToe.kif:16
     n[9] = (s.0[0] & 0x8000001 == 0x8000001) & (!n[8]);
+    // n[10]: (legal o (mark 1 2)), rules at timedTicTacToe.kif:16
     n[10] = (s.0[0] & 0x8000008 == 0x8000008) & (!n[8]);
+    // n[11]: (legal o (mark 1 3)), rules at timedTicTacToe.kif:16
     n[11] = (s.0[0] & 0x8000040 == 0x8000040) & (!n[8]);
+    // n[12]: (legal o (mark 2 1)), rules at timedTicTacToe.kif:16
     n[12] = (s.0[0] & 0x8000200 == 0x8000200) & (!n[8]);
+    // n[13]: (legal o (mark 2 2)), rules at timedTicTacToe.kif:16
     n[13] = (s.0[0] & 0x8001000 == 0x8001000) & (!n[8]);
+    // n[14]: (legal o (mark 2 3)), rules at timedTicTacToe.kif:16
     n[14] = (s.0[0] & 0x8008000 == 0x8008000) & (!n[8]);
+    // n[15]: (legal o (mark 3 1)), rules at timedTicTacToe.kif:16
     n[15] = (s.0[0] & 0x8040000 == 0x8040000) & (!n[8]);
+    // n[16]: (legal o (mark 3 2)), rules at timedTicTacToe.kif:16
     n[16] = (s.0[0] & 0x8200000 == 0x8200000) & (!n[8]);
+    // n[17]: (legal o (mark 3 3)), rules at timedTicTacToe.kif:16
     n[17] = (s.0[0] & 0x9000000 == 0x9000000) & (!n[8]);
+    // MOVES[0]: (legal o (mark 1 1)), rules at timedTicTacToe.kif:16
     if n[9] {
         out.push(Move(0));
     }
+    // MOVES[1]: (legal o (mark 1 2)), rules at timedTicTacToe.kif:16
     if n[10] {
         out.push(Move(1));
     }
+    // MOVES[2]: (legal o (mark 1 3)), rules at timedTicTacToe.kif:16
     if n[11] {
         out.push(Move(2));
     }
+    // MOVES[3]: (legal o (mark 2 1)), rules at timedTicTacToe.kif:16
     if n[12] {
         out.push(Move(3));
     }
+    // MOVES[4]: (legal o (mark 2 2)), rules at timedTicTacToe.kif:16
     if n[13] {
         out.push(Move(4));
     }
+    // MOVES[5]: (legal o (mark 2 3)), rules at timedTicTacToe.kif:16
     if n[14] {
         out.push(Move(5));
     }
+    // MOVES[6]: (legal o (mark 3 1)), rules at timedTicTacToe.kif:16
     if n[15] {
         out.push(Move(6));
     }
+    // MOVES[7]: (legal o (mark 3 2)), rules at timedTicTacToe.kif:16
     if n[16] {
         out.push(Move(7));
     }
+    // MOVES[8]: (legal o (mark 3 3)), rules at timedTicTacToe.kif:16
     if n[17] {
         out.push(Move(8));
     }
@@ -322,345 +376,628 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
     let mut n = [false; 105];
+    // n[71]: (next (rtgdl:expired (cell 1 1 b)))
     n[71] = (s.0[1] & 0x2 == 0x2) | (s.0[1] & 0x4 == 0x4);
+    // n[72]: (next (rtgdl:expired (cell 1 2 b)))
     n[72] = (s.0[1] & 0x80 == 0x80) | (s.0[1] & 0x100 == 0x100);
+    // n[73]: (next (rtgdl:expired (cell 1 3 b)))
     n[73] = (s.0[1] & 0x2000 == 0x2000) | (s.0[1] & 0x4000 == 0x4000);
+    // n[74]: (next (rtgdl:expired (cell 2 1 b)))
     n[74] = (s.0[1] & 0x80000 == 0x80000) | (s.0[1] & 0x100000 == 0x100000);
+    // n[75]: (next (rtgdl:expired (cell 2 2 b)))
     n[75] = (s.0[1] & 0x2000000 == 0x2000000) | (s.0[1] & 0x4000000 == 0x4000000);
+    // n[76]: (next (rtgdl:expired (cell 2 3 b)))
     n[76] = (s.0[1] & 0x80000000 == 0x80000000) | (s.0[1] & 0x100000000 == 0x100000000);
+    // n[77]: (next (rtgdl:expired (cell 3 1 b)))
     n[77] = (s.0[1] & 0x2000000000 == 0x2000000000)
         | (s.0[1] & 0x4000000000 == 0x4000000000);
+    // n[78]: (next (rtgdl:expired (cell 3 2 b)))
     n[78] = (s.0[1] & 0x80000000000 == 0x80000000000)
         | (s.0[1] & 0x100000000000 == 0x100000000000);
+    // n[79]: (next (rtgdl:expired (cell 3 3 b)))
     n[79] = (s.0[1] & 0x2000000000000 == 0x2000000000000)
         | (s.0[1] & 0x4000000000000 == 0x4000000000000);
+    // n[80]: (next (rtgdl:expired (control x)))
     n[80] = (s.0[1] & 0x200000000000000 == 0x200000000000000)
         | (s.0[1] & 0x400000000000000 == 0x400000000000000);
+    // n[81]: (next (rtgdl:expired turn))
     n[81] = (s.0[2] & 0x8 == 0x8) | (s.0[2] & 0x10 == 0x10);
+    // n[82]: (next (rtgdl:expired (deadline x)))
     n[82] = (s.0[1] & 0x2000000000000000 == 0x2000000000000000)
         | (s.0[1] & 0x4000000000000000 == 0x4000000000000000);
+    // n[83]: (next (rtgdl:expired (cell 1 1 x)))
     n[83] = (s.0[1] & 0x20 == 0x20) | (s.0[1] & 0x40 == 0x40);
+    // n[84]: (next (rtgdl:expired (cell 1 2 x)))
     n[84] = (s.0[1] & 0x800 == 0x800) | (s.0[1] & 0x1000 == 0x1000);
+    // n[85]: (next (rtgdl:expired (cell 1 3 x)))
     n[85] = (s.0[1] & 0x20000 == 0x20000) | (s.0[1] & 0x40000 == 0x40000);
+    // n[86]: (next (rtgdl:expired (cell 2 1 x)))
     n[86] = (s.0[1] & 0x800000 == 0x800000) | (s.0[1] & 0x1000000 == 0x1000000);
+    // n[87]: (next (rtgdl:expired (cell 2 2 x)))
     n[87] = (s.0[1] & 0x20000000 == 0x20000000) | (s.0[1] & 0x40000000 == 0x40000000);
+    // n[88]: (next (rtgdl:expired (cell 2 3 x)))
     n[88] = (s.0[1] & 0x800000000 == 0x800000000)
         | (s.0[1] & 0x1000000000 == 0x1000000000);
+    // n[89]: (next (rtgdl:expired (cell 3 1 x)))
     n[89] = (s.0[1] & 0x20000000000 == 0x20000000000)
         | (s.0[1] & 0x40000000000 == 0x40000000000);
+    // n[90]: (next (rtgdl:expired (cell 3 2 x)))
     n[90] = (s.0[1] & 0x800000000000 == 0x800000000000)
         | (s.0[1] & 0x1000000000000 == 0x1000000000000);
+    // n[91]: (next (rtgdl:expired (cell 3 3 x)))
     n[91] = (s.0[1] & 0x20000000000000 == 0x20000000000000)
         | (s.0[1] & 0x40000000000000 == 0x40000000000000);
+    // n[92]: (next (rtgdl:expired (timeout x)))
     n[92] = (s.0[2] & 0x2 == 0x2) | (s.0[2] & 0x4 == 0x4);
+    // n[93]: (next (rtgdl:expired (control o)))
     n[93] = (s.0[1] & 0x80000000000000 == 0x80000000000000)
         | (s.0[1] & 0x100000000000000 == 0x100000000000000);
+    // n[94]: (next (rtgdl:expired (deadline o)))
     n[94] = (s.0[1] & 0x800000000000000 == 0x800000000000000)
         | (s.0[1] & 0x1000000000000000 == 0x1000000000000000);
+    // n[95]: (next (rtgdl:expired (cell 1 1 o)))
     n[95] = (s.0[1] & 0x8 == 0x8) | (s.0[1] & 0x10 == 0x10);
+    // n[96]: (next (rtgdl:expired (cell 1 2 o)))
     n[96] = (s.0[1] & 0x200 == 0x200) | (s.0[1] & 0x400 == 0x400);
+    // n[97]: (next (rtgdl:expired (cell 1 3 o)))
     n[97] = (s.0[1] & 0x8000 == 0x8000) | (s.0[1] & 0x10000 == 0x10000);
+    // n[98]: (next (rtgdl:expired (cell 2 1 o)))
     n[98] = (s.0[1] & 0x200000 == 0x200000) | (s.0[1] & 0x400000 == 0x400000);
+    // n[99]: (next (rtgdl:expired (cell 2 2 o)))
     n[99] = (s.0[1] & 0x8000000 == 0x8000000) | (s.0[1] & 0x10000000 == 0x10000000);
+    // n[100]: (next (rtgdl:expired (cell 2 3 o)))
     n[100] = (s.0[1] & 0x200000000 == 0x200000000)
         | (s.0[1] & 0x400000000 == 0x400000000);
+    // n[101]: (next (rtgdl:expired (cell 3 1 o)))
     n[101] = (s.0[1] & 0x8000000000 == 0x8000000000)
         | (s.0[1] & 0x10000000000 == 0x10000000000);
+    // n[102]: (next (rtgdl:expired (cell 3 2 o)))
     n[102] = (s.0[1] & 0x200000000000 == 0x200000000000)
         | (s.0[1] & 0x400000000000 == 0x400000000000);
+    // n[103]: (next (rtgdl:expired (cell 3 3 o)))
     n[103] = (s.0[1] & 0x8000000000000 == 0x8000000000000)
         | (s.0[1] & 0x10000000000000 == 0x10000000000000);
+    // n[104]: (next (rtgdl:expired (timeout o)))
     n[104] = (s.0[1] & 0x8000000000000000 == 0x8000000000000000) | (s.0[2] & 0x1 == 0x1);
     match joint[0].0 {
         0 => {
+            // x plays (mark 1 1), which guards:
+            // n[0]: moved, rules at timedTicTacToe.kif:21
             n[0] |= true;
+            // n[1]: (marked 1 1), rules at timedTicTacToe.kif:22
             n[1] |= true;
         }
         1 => {
+            // x plays (mark 1 2), which guards:
+            // n[0]: moved, rules at timedTicTacToe.kif:21
             n[0] |= true;
+            // n[2]: (marked 1 2), rules at timedTicTacToe.kif:22
             n[2] |= true;
         }
         2 => {
+            // x plays (mark 1 3), which guards:
+            // n[0]: moved, rules at timedTicTacToe.kif:21
             n[0] |= true;
+            // n[3]: (marked 1 3), rules at timedTicTacToe.kif:22
             n[3] |= true;
         }
         3 => {
+            // x plays (mark 2 1), which guards:
+            // n[0]: moved, rules at timedTicTacToe.kif:21
             n[0] |= true;
+            // n[4]: (marked 2 1), rules at timedTicTacToe.kif:22
             n[4] |= true;
         }
         4 => {
+            // x plays (mark 2 2), which guards:
+            // n[0]: moved, rules at timedTicTacToe.kif:21
             n[0] |= true;
+            // n[5]: (marked 2 2), rules at timedTicTacToe.kif:22
             n[5] |= true;
         }
         5 => {
+            // x plays (mark 2 3), which guards:
+            // n[0]: moved, rules at timedTicTacToe.kif:21
             n[0] |= true;
+            // n[6]: (marked 2 3), rules at timedTicTacToe.kif:22
             n[6] |= true;
         }
         6 => {
+            // x plays (mark 3 1), which guards:
+            // n[0]: moved, rules at timedTicTacToe.kif:21
             n[0] |= true;
+            // n[7]: (marked 3 1), rules at timedTicTacToe.kif:22
             n[7] |= true;
         }
         7 => {
+            // x plays (mark 3 2), which guards:
+            // n[0]: moved, rules at timedTicTacToe.kif:21
             n[0] |= true;
+            // n[8]: (marked 3 2), rules at timedTicTacToe.kif:22
             n[8] |= true;
         }
         8 => {
+            // x plays (mark 3 3), which guards:
+            // n[0]: moved, rules at timedTicTacToe.kif:21
             n[0] |= true;
+            // n[9]: (marked 3 3), rules at timedTicTacToe.kif:22
             n[9] |= true;
         }
         _ => {}
     }
     match joint[1].0 {
         0 => {
+            // o plays (mark 1 1), which guards:
+            // n[0]: moved, rules at timedTicTacToe.kif:21
             n[0] |= true;
+            // n[1]: (marked 1 1), rules at timedTicTacToe.kif:22
             n[1] |= true;
         }
         1 => {
+            // o plays (mark 1 2), which guards:
+            // n[0]: moved, rules at timedTicTacToe.kif:21
             n[0] |= true;
+            // n[2]: (marked 1 2), rules at timedTicTacToe.kif:22
             n[2] |= true;
         }
         2 => {
+            // o plays (mark 1 3), which guards:
+            // n[0]: moved, rules at timedTicTacToe.kif:21
             n[0] |= true;
+            // n[3]: (marked 1 3), rules at timedTicTacToe.kif:22
             n[3] |= true;
         }
         3 => {
+            // o plays (mark 2 1), which guards:
+            // n[0]: moved, rules at timedTicTacToe.kif:21
             n[0] |= true;
+            // n[4]: (marked 2 1), rules at timedTicTacToe.kif:22
             n[4] |= true;
         }
         4 => {
+            // o plays (mark 2 2), which guards:
+            // n[0]: moved, rules at timedTicTacToe.kif:21
             n[0] |= true;
+            // n[5]: (marked 2 2), rules at timedTicTacToe.kif:22
             n[5] |= true;
         }
         5 => {
+            // o plays (mark 2 3), which guards:
+            // n[0]: moved, rules at timedTicTacToe.kif:21
             n[0] |= true;
+            // n[6]: (marked 2 3), rules at timedTicTacToe.kif:22
             n[6] |= true;
         }
         6 => {
+            // o plays (mark 3 1), which guards:
+            // n[0]: moved, rules at timedTicTacToe.kif:21
             n[0] |= true;
+            // n[7]: (marked 3 1), rules at timedTicTacToe.kif:22
             n[7] |= true;
         }
         7 => {
+            // o plays (mark 3 2), which guards:
+            // n[0]: moved, rules at timedTicTacToe.kif:21
             n[0] |= true;
+            // n[8]: (marked 3 2), rules at timedTicTacToe.kif:22
             n[8] |= true;
         }
         8 => {
+            // o plays (mark 3 3), which guards:
+            // n[0]: moved, rules at timedTicTacToe.kif:21
             n[0] |= true;
+            // n[9]: (marked 3 3), rules at timedTicTacToe.kif:22
             n[9] |= true;
         }
         _ => {}
     }
+    // n[10]: (next (cell 1 1 x)), rules at timedTicTacToe.kif:24, 25
     n[10] = ((s.0[0] & 0x4 == 0x4) & (!n[1])) | (joint[0].0 == 0);
+    // n[11]: (next (cell 1 2 x)), rules at timedTicTacToe.kif:24, 25
     n[11] = ((s.0[0] & 0x20 == 0x20) & (!n[2])) | (joint[0].0 == 1);
+    // n[12]: (next (cell 1 3 x)), rules at timedTicTacToe.kif:24, 25
     n[12] = ((s.0[0] & 0x100 == 0x100) & (!n[3])) | (joint[0].0 == 2);
+    // n[13]: (next (cell 2 1 x)), rules at timedTicTacToe.kif:24, 25
     n[13] = ((s.0[0] & 0x800 == 0x800) & (!n[4])) | (joint[0].0 == 3);
+    // n[14]: (next (cell 2 2 x)), rules at timedTicTacToe.kif:24, 25
     n[14] = ((s.0[0] & 0x4000 == 0x4000) & (!n[5])) | (joint[0].0 == 4);
+    // n[15]: (next (cell 2 3 x)), rules at timedTicTacToe.kif:24, 25
     n[15] = ((s.0[0] & 0x20000 == 0x20000) & (!n[6])) | (joint[0].0 == 5);
+    // n[16]: (next (cell 3 1 x)), rules at timedTicTacToe.kif:24, 25
     n[16] = ((s.0[0] & 0x100000 == 0x100000) & (!n[7])) | (joint[0].0 == 6);
+    // n[17]: (next (cell 3 2 x)), rules at timedTicTacToe.kif:24, 25
     n[17] = ((s.0[0] & 0x800000 == 0x800000) & (!n[8])) | (joint[0].0 == 7);
+    // n[18]: (next (cell 3 3 x)), rules at timedTicTacToe.kif:24, 25
     n[18] = ((s.0[0] & 0x4000000 == 0x4000000) & (!n[9])) | (joint[0].0 == 8);
+    // n[19]: (next (cell 1 1 o)), rules at timedTicTacToe.kif:24, 25
     n[19] = ((s.0[0] & 0x2 == 0x2) & (!n[1])) | (joint[1].0 == 0);
+    // n[20]: (next (cell 1 2 o)), rules at timedTicTacToe.kif:24, 25
     n[20] = ((s.0[0] & 0x10 == 0x10) & (!n[2])) | (joint[1].0 == 1);
+    // n[21]: (next (cell 1 3 o)), rules at timedTicTacToe.kif:24, 25
     n[21] = ((s.0[0] & 0x80 == 0x80) & (!n[3])) | (joint[1].0 == 2);
+    // n[22]: (next (cell 2 1 o)), rules at timedTicTacToe.kif:24, 25
     n[22] = ((s.0[0] & 0x400 == 0x400) & (!n[4])) | (joint[1].0 == 3);
+    // n[23]: (next (cell 2 2 o)), rules at timedTicTacToe.kif:24, 25
     n[23] = ((s.0[0] & 0x2000 == 0x2000) & (!n[5])) | (joint[1].0 == 4);
+    // n[24]: (next (cell 2 3 o)), rules at timedTicTacToe.kif:24, 25
     n[24] = ((s.0[0] & 0x10000 == 0x10000) & (!n[6])) | (joint[1].0 == 5);
+    // n[25]: (next (cell 3 1 o)), rules at timedTicTacToe.kif:24, 25
     n[25] = ((s.0[0] & 0x80000 == 0x80000) & (!n[7])) | (joint[1].0 == 6);
+    // n[26]: (next (cell 3 2 o)), rules at timedTicTacToe.kif:24, 25
     n[26] = ((s.0[0] & 0x400000 == 0x400000) & (!n[8])) | (joint[1].0 == 7);
+    // n[27]: (next (cell 3 3 o)), rules at timedTicTacToe.kif:24, 25
     n[27] = ((s.0[0] & 0x2000000 == 0x2000000) & (!n[9])) | (joint[1].0 == 8);
+    // n[28]: (next (cell 1 1 b)), rules at timedTicTacToe.kif:24, 25
     n[28] = (s.0[0] & 0x1 == 0x1) & (!n[1]);
+    // n[29]: (next (cell 1 2 b)), rules at timedTicTacToe.kif:24, 25
     n[29] = (s.0[0] & 0x8 == 0x8) & (!n[2]);
+    // n[30]: (next (cell 1 3 b)), rules at timedTicTacToe.kif:24, 25
     n[30] = (s.0[0] & 0x40 == 0x40) & (!n[3]);
+    // n[31]: (next (cell 2 1 b)), rules at timedTicTacToe.kif:24, 25
     n[31] = (s.0[0] & 0x200 == 0x200) & (!n[4]);
+    // n[32]: (next (cell 2 2 b)), rules at timedTicTacToe.kif:24, 25
     n[32] = (s.0[0] & 0x1000 == 0x1000) & (!n[5]);
+    // n[33]: (next (cell 2 3 b)), rules at timedTicTacToe.kif:24, 25
     n[33] = (s.0[0] & 0x8000 == 0x8000) & (!n[6]);
+    // n[34]: (next (cell 3 1 b)), rules at timedTicTacToe.kif:24, 25
     n[34] = (s.0[0] & 0x40000 == 0x40000) & (!n[7]);
+    // n[35]: (next (cell 3 2 b)), rules at timedTicTacToe.kif:24, 25
     n[35] = (s.0[0] & 0x200000 == 0x200000) & (!n[8]);
+    // n[36]: (next (cell 3 3 b)), rules at timedTicTacToe.kif:24, 25
     n[36] = (s.0[0] & 0x1000000 == 0x1000000) & (!n[9]);
+    // n[37]: (next (rtgdl:lifetime (cell 1 1 x) (rtgdl:copy (cell 1 1 x))))
     n[37] = (s.0[0] & 0x4 == 0x4) & (!n[1]);
+    // n[38]: (next (rtgdl:lifetime (cell 1 2 x) (rtgdl:copy (cell 1 2 x))))
     n[38] = (s.0[0] & 0x20 == 0x20) & (!n[2]);
+    // n[39]: (next (rtgdl:lifetime (cell 1 3 x) (rtgdl:copy (cell 1 3 x))))
     n[39] = (s.0[0] & 0x100 == 0x100) & (!n[3]);
+    // n[40]: (next (rtgdl:lifetime (cell 2 1 x) (rtgdl:copy (cell 2 1 x))))
     n[40] = (s.0[0] & 0x800 == 0x800) & (!n[4]);
+    // n[41]: (next (rtgdl:lifetime (cell 2 2 x) (rtgdl:copy (cell 2 2 x))))
     n[41] = (s.0[0] & 0x4000 == 0x4000) & (!n[5]);
+    // n[42]: (next (rtgdl:lifetime (cell 2 3 x) (rtgdl:copy (cell 2 3 x))))
     n[42] = (s.0[0] & 0x20000 == 0x20000) & (!n[6]);
+    // n[43]: (next (rtgdl:lifetime (cell 3 1 x) (rtgdl:copy (cell 3 1 x))))
     n[43] = (s.0[0] & 0x100000 == 0x100000) & (!n[7]);
+    // n[44]: (next (rtgdl:lifetime (cell 3 2 x) (rtgdl:copy (cell 3 2 x))))
     n[44] = (s.0[0] & 0x800000 == 0x800000) & (!n[8]);
+    // n[45]: (next (rtgdl:lifetime (cell 3 3 x) (rtgdl:copy (cell 3 3 x))))
     n[45] = (s.0[0] & 0x4000000 == 0x4000000) & (!n[9]);
+    // n[46]: (next (rtgdl:lifetime (cell 1 1 o) (rtgdl:copy (cell 1 1 o))))
     n[46] = (s.0[0] & 0x2 == 0x2) & (!n[1]);
+    // n[47]: (next (rtgdl:lifetime (cell 1 2 o) (rtgdl:copy (cell 1 2 o))))
     n[47] = (s.0[0] & 0x10 == 0x10) & (!n[2]);
+    // n[48]: (next (rtgdl:lifetime (cell 1 3 o) (rtgdl:copy (cell 1 3 o))))
     n[48] = (s.0[0] & 0x80 == 0x80) & (!n[3]);
+    // n[49]: (next (rtgdl:lifetime (cell 2 1 o) (rtgdl:copy (cell 2 1 o))))
     n[49] = (s.0[0] & 0x400 == 0x400) & (!n[4]);
+    // n[50]: (next (rtgdl:lifetime (cell 2 2 o) (rtgdl:copy (cell 2 2 o))))
     n[50] = (s.0[0] & 0x2000 == 0x2000) & (!n[5]);
+    // n[51]: (next (rtgdl:lifetime (cell 2 3 o) (rtgdl:copy (cell 2 3 o))))
     n[51] = (s.0[0] & 0x10000 == 0x10000) & (!n[6]);
+    // n[52]: (next (rtgdl:lifetime (cell 3 1 o) (rtgdl:copy (cell 3 1 o))))
     n[52] = (s.0[0] & 0x80000 == 0x80000) & (!n[7]);
+    // n[53]: (next (rtgdl:lifetime (cell 3 2 o) (rtgdl:copy (cell 3 2 o))))
     n[53] = (s.0[0] & 0x400000 == 0x400000) & (!n[8]);
+    // n[54]: (next (rtgdl:lifetime (cell 3 3 o) (rtgdl:copy (cell 3 3 o))))
     n[54] = (s.0[0] & 0x2000000 == 0x2000000) & (!n[9]);
+    // n[55]: (next (control o)), rules at timedTicTacToe.kif:27, 28, 29
     n[55] = ((s.0[0] & 0x8000000 == 0x8000000) & (!n[0]))
         | ((s.0[0] & 0x10000000 == 0x10000000) & (n[0]));
+    // n[56]: (next (rtgdl:lifetime (control o) (rtgdl:const infinity)))
     n[56] = (s.0[0] & 0x10000000 == 0x10000000) & (n[0]);
+    // n[57]: (next (control x)), rules at timedTicTacToe.kif:27, 28, 29
     n[57] = ((s.0[0] & 0x8000000 == 0x8000000) & (n[0]))
         | ((s.0[0] & 0x10000000 == 0x10000000) & (!n[0]));
+    // n[58]: (next (rtgdl:lifetime (control x) (rtgdl:const infinity)))
     n[58] = (s.0[0] & 0x8000000 == 0x8000000) & (n[0]);
+    // n[59]: (next (rtgdl:lifetime (control x) (rtgdl:copy (control x))))
     n[59] = (s.0[0] & 0x10000000 == 0x10000000) & (!n[0]);
+    // n[60]: (next (rtgdl:lifetime (control o) (rtgdl:copy (control o))))
     n[60] = (s.0[0] & 0x8000000 == 0x8000000) & (!n[0]);
+    // n[61]: (next turn), rules at timedTicTacToe.kif:31, 32
     n[61] = ((s.0[2] & 0x80 == 0x80) & (!n[0])) | (n[0]);
+    // n[62]: (next (rtgdl:lifetime turn (rtgdl:copy turn)))
     n[62] = (s.0[2] & 0x80 == 0x80) & (!n[0]);
+    // n[63]: (next (deadline x)), rules at timedTicTacToe.kif:34, 35
     n[63] = ((s.0[0] & 0x8000000 == 0x8000000) & (n[0]))
         | ((s.0[0] & 0x40000000 == 0x40000000) & (s.0[2] & 0x80 == 0x80) & (!n[0]));
+    // n[64]: (next (deadline o)), rules at timedTicTacToe.kif:34, 35
     n[64] = ((s.0[0] & 0x10000000 == 0x10000000) & (n[0]))
         | ((s.0[0] & 0x20000000 == 0x20000000) & (s.0[2] & 0x80 == 0x80) & (!n[0]));
+    // n[65]: (next (rtgdl:lifetime (deadline x) (rtgdl:copy turn)))
     n[65] = (s.0[0] & 0x40000000 == 0x40000000) & (s.0[2] & 0x80 == 0x80) & (!n[0]);
+    // n[66]: (next (rtgdl:lifetime (deadline o) (rtgdl:copy turn)))
     n[66] = (s.0[0] & 0x20000000 == 0x20000000) & (s.0[2] & 0x80 == 0x80) & (!n[0]);
+    // n[67]: (next (timeout x)), rules at timedTicTacToe.kif:37, 38
     n[67] = ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (!n[0]))
         | (s.0[2] & 0x40 == 0x40);
+    // n[68]: (next (timeout o)), rules at timedTicTacToe.kif:37, 38
     n[68] = ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (!n[0]))
         | (s.0[2] & 0x20 == 0x20);
+    // n[69]: (next (rtgdl:lifetime (timeout x) (rtgdl:const infinity)))
     n[69] = (s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (!n[0]);
+    // n[70]: (next (rtgdl:lifetime (timeout o) (rtgdl:const infinity)))
     n[70] = (s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (!n[0]);
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
+    // BASE[0]: (next (cell 1 1 b)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[28]) << 0;
+    // BASE[1]: (next (cell 1 1 o)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[19]) << 1;
+    // BASE[2]: (next (cell 1 1 x)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[10]) << 2;
+    // BASE[3]: (next (cell 1 2 b)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[29]) << 3;
+    // BASE[4]: (next (cell 1 2 o)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[20]) << 4;
+    // BASE[5]: (next (cell 1 2 x)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[11]) << 5;
+    // BASE[6]: (next (cell 1 3 b)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[30]) << 6;
+    // BASE[7]: (next (cell 1 3 o)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[21]) << 7;
+    // BASE[8]: (next (cell 1 3 x)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[12]) << 8;
+    // BASE[9]: (next (cell 2 1 b)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[31]) << 9;
+    // BASE[10]: (next (cell 2 1 o)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[22]) << 10;
+    // BASE[11]: (next (cell 2 1 x)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[13]) << 11;
+    // BASE[12]: (next (cell 2 2 b)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[32]) << 12;
+    // BASE[13]: (next (cell 2 2 o)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[23]) << 13;
+    // BASE[14]: (next (cell 2 2 x)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[14]) << 14;
+    // BASE[15]: (next (cell 2 3 b)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[33]) << 15;
+    // BASE[16]: (next (cell 2 3 o)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[24]) << 16;
+    // BASE[17]: (next (cell 2 3 x)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[15]) << 17;
+    // BASE[18]: (next (cell 3 1 b)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[34]) << 18;
+    // BASE[19]: (next (cell 3 1 o)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[25]) << 19;
+    // BASE[20]: (next (cell 3 1 x)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[16]) << 20;
+    // BASE[21]: (next (cell 3 2 b)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[35]) << 21;
+    // BASE[22]: (next (cell 3 2 o)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[26]) << 22;
+    // BASE[23]: (next (cell 3 2 x)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[17]) << 23;
+    // BASE[24]: (next (cell 3 3 b)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[36]) << 24;
+    // BASE[25]: (next (cell 3 3 o)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[27]) << 25;
+    // BASE[26]: (next (cell 3 3 x)), rules at timedTicTacToe.kif:24, 25
     w[0] |= u64::from(n[18]) << 26;
+    // BASE[27]: (next (control o)), rules at timedTicTacToe.kif:27, 28, 29
     w[0] |= u64::from(n[55]) << 27;
+    // BASE[28]: (next (control x)), rules at timedTicTacToe.kif:27, 28, 29
     w[0] |= u64::from(n[57]) << 28;
+    // BASE[29]: (next (deadline o)), rules at timedTicTacToe.kif:34, 35
     w[0] |= u64::from(n[64]) << 29;
+    // BASE[30]: (next (deadline x)), rules at timedTicTacToe.kif:34, 35
     w[0] |= u64::from(n[63]) << 30;
+    // BASE[31]: (next (rtgdl:expired (cell 1 1 b)))
     w[0] |= u64::from(n[71]) << 31;
+    // BASE[32]: (next (rtgdl:expired (cell 1 1 o)))
     w[0] |= u64::from(n[95]) << 32;
+    // BASE[33]: (next (rtgdl:expired (cell 1 1 x)))
     w[0] |= u64::from(n[83]) << 33;
+    // BASE[34]: (next (rtgdl:expired (cell 1 2 b)))
     w[0] |= u64::from(n[72]) << 34;
+    // BASE[35]: (next (rtgdl:expired (cell 1 2 o)))
     w[0] |= u64::from(n[96]) << 35;
+    // BASE[36]: (next (rtgdl:expired (cell 1 2 x)))
     w[0] |= u64::from(n[84]) << 36;
+    // BASE[37]: (next (rtgdl:expired (cell 1 3 b)))
     w[0] |= u64::from(n[73]) << 37;
+    // BASE[38]: (next (rtgdl:expired (cell 1 3 o)))
     w[0] |= u64::from(n[97]) << 38;
+    // BASE[39]: (next (rtgdl:expired (cell 1 3 x)))
     w[0] |= u64::from(n[85]) << 39;
+    // BASE[40]: (next (rtgdl:expired (cell 2 1 b)))
     w[0] |= u64::from(n[74]) << 40;
+    // BASE[41]: (next (rtgdl:expired (cell 2 1 o)))
     w[0] |= u64::from(n[98]) << 41;
+    // BASE[42]: (next (rtgdl:expired (cell 2 1 x)))
     w[0] |= u64::from(n[86]) << 42;
+    // BASE[43]: (next (rtgdl:expired (cell 2 2 b)))
     w[0] |= u64::from(n[75]) << 43;
+    // BASE[44]: (next (rtgdl:expired (cell 2 2 o)))
     w[0] |= u64::from(n[99]) << 44;
+    // BASE[45]: (next (rtgdl:expired (cell 2 2 x)))
     w[0] |= u64::from(n[87]) << 45;
+    // BASE[46]: (next (rtgdl:expired (cell 2 3 b)))
     w[0] |= u64::from(n[76]) << 46;
+    // BASE[47]: (next (rtgdl:expired (cell 2 3 o)))
     w[0] |= u64::from(n[100]) << 47;
+    // BASE[48]: (next (rtgdl:expired (cell 2 3 x)))
     w[0] |= u64::from(n[88]) << 48;
+    // BASE[49]: (next (rtgdl:expired (cell 3 1 b)))
     w[0] |= u64::from(n[77]) << 49;
+    // BASE[50]: (next (rtgdl:expired (cell 3 1 o)))
     w[0] |= u64::from(n[101]) << 50;
+    // BASE[51]: (next (rtgdl:expired (cell 3 1 x)))
     w[0] |= u64::from(n[89]) << 51;
+    // BASE[52]: (next (rtgdl:expired (cell 3 2 b)))
     w[0] |= u64::from(n[78]) << 52;
+    // BASE[53]: (next (rtgdl:expired (cell 3 2 o)))
     w[0] |= u64::from(n[102]) << 53;
+    // BASE[54]: (next (rtgdl:expired (cell 3 2 x)))
     w[0] |= u64::from(n[90]) << 54;
+    // BASE[55]: (next (rtgdl:expired (cell 3 3 b)))
     w[0] |= u64::from(n[79]) << 55;
+    // BASE[56]: (next (rtgdl:expired (cell 3 3 o)))
     w[0] |= u64::from(n[103]) << 56;
+    // BASE[57]: (next (rtgdl:expired (cell 3 3 x)))
     w[0] |= u64::from(n[91]) << 57;
+    // BASE[58]: (next (rtgdl:expired (control o)))
     w[0] |= u64::from(n[93]) << 58;
+    // BASE[59]: (next (rtgdl:expired (control x)))
     w[0] |= u64::from(n[80]) << 59;
+    // BASE[60]: (next (rtgdl:expired (deadline o)))
     w[0] |= u64::from(n[94]) << 60;
+    // BASE[61]: (next (rtgdl:expired (deadline x)))
     w[0] |= u64::from(n[82]) << 61;
+    // BASE[62]: (next (rtgdl:expired (timeout o)))
     w[0] |= u64::from(n[104]) << 62;
+    // BASE[63]: (next (rtgdl:expired (timeout x)))
     w[0] |= u64::from(n[92]) << 63;
+    // BASE[64]: (next (rtgdl:expired turn))
     w[1] |= u64::from(n[81]) << 0;
+    // BASE[66]: (next (rtgdl:lifetime (cell 1 1 b) (rtgdl:copy (cell 1 1 b))))
     w[1] |= u64::from(n[28]) << 2;
+    // BASE[67]: (next (rtgdl:lifetime (cell 1 1 o) (rtgdl:const infinity)))
     w[1] |= u64::from(joint[1].0 == 0) << 3;
+    // BASE[68]: (next (rtgdl:lifetime (cell 1 1 o) (rtgdl:copy (cell 1 1 o))))
     w[1] |= u64::from(n[46]) << 4;
+    // BASE[69]: (next (rtgdl:lifetime (cell 1 1 x) (rtgdl:const infinity)))
     w[1] |= u64::from(joint[0].0 == 0) << 5;
+    // BASE[70]: (next (rtgdl:lifetime (cell 1 1 x) (rtgdl:copy (cell 1 1 x))))
     w[1] |= u64::from(n[37]) << 6;
+    // BASE[72]: (next (rtgdl:lifetime (cell 1 2 b) (rtgdl:copy (cell 1 2 b))))
     w[1] |= u64::from(n[29]) << 8;
+    // BASE[73]: (next (rtgdl:lifetime (cell 1 2 o) (rtgdl:const infinity)))
     w[1] |= u64::from(joint[1].0 == 1) << 9;
+    // BASE[74]: (next (rtgdl:lifetime (cell 1 2 o) (rtgdl:copy (cell 1 2 o))))
     w[1] |= u64::from(n[47]) << 10;
+    // BASE[75]: (next (rtgdl:lifetime (cell 1 2 x) (rtgdl:const infinity)))
     w[1] |= u64::from(joint[0].0 == 1) << 11;
+    // BASE[76]: (next (rtgdl:lifetime (cell 1 2 x) (rtgdl:copy (cell 1 2 x))))
     w[1] |= u64::from(n[38]) << 12;
+    // BASE[78]: (next (rtgdl:lifetime (cell 1 3 b) (rtgdl:copy (cell 1 3 b))))
     w[1] |= u64::from(n[30]) << 14;
+    // BASE[79]: (next (rtgdl:lifetime (cell 1 3 o) (rtgdl:const infinity)))
     w[1] |= u64::from(joint[1].0 == 2) << 15;
+    // BASE[80]: (next (rtgdl:lifetime (cell 1 3 o) (rtgdl:copy (cell 1 3 o))))
     w[1] |= u64::from(n[48]) << 16;
+    // BASE[81]: (next (rtgdl:lifetime (cell 1 3 x) (rtgdl:const infinity)))
     w[1] |= u64::from(joint[0].0 == 2) << 17;
+    // BASE[82]: (next (rtgdl:lifetime (cell 1 3 x) (rtgdl:copy (cell 1 3 x))))
     w[1] |= u64::from(n[39]) << 18;
+    // BASE[84]: (next (rtgdl:lifetime (cell 2 1 b) (rtgdl:copy (cell 2 1 b))))
     w[1] |= u64::from(n[31]) << 20;
+    // BASE[85]: (next (rtgdl:lifetime (cell 2 1 o) (rtgdl:const infinity)))
     w[1] |= u64::from(joint[1].0 == 3) << 21;
+    // BASE[86]: (next (rtgdl:lifetime (cell 2 1 o) (rtgdl:copy (cell 2 1 o))))
     w[1] |= u64::from(n[49]) << 22;
+    // BASE[87]: (next (rtgdl:lifetime (cell 2 1 x) (rtgdl:const infinity)))
     w[1] |= u64::from(joint[0].0 == 3) << 23;
+    // BASE[88]: (next (rtgdl:lifetime (cell 2 1 x) (rtgdl:copy (cell 2 1 x))))
     w[1] |= u64::from(n[40]) << 24;
+    // BASE[90]: (next (rtgdl:lifetime (cell 2 2 b) (rtgdl:copy (cell 2 2 b))))
     w[1] |= u64::from(n[32]) << 26;
+    // BASE[91]: (next (rtgdl:lifetime (cell 2 2 o) (rtgdl:const infinity)))
     w[1] |= u64::from(joint[1].0 == 4) << 27;
+    // BASE[92]: (next (rtgdl:lifetime (cell 2 2 o) (rtgdl:copy (cell 2 2 o))))
     w[1] |= u64::from(n[50]) << 28;
+    // BASE[93]: (next (rtgdl:lifetime (cell 2 2 x) (rtgdl:const infinity)))
     w[1] |= u64::from(joint[0].0 == 4) << 29;
+    // BASE[94]: (next (rtgdl:lifetime (cell 2 2 x) (rtgdl:copy (cell 2 2 x))))
     w[1] |= u64::from(n[41]) << 30;
+    // BASE[96]: (next (rtgdl:lifetime (cell 2 3 b) (rtgdl:copy (cell 2 3 b))))
     w[1] |= u64::from(n[33]) << 32;
+    // BASE[97]: (next (rtgdl:lifetime (cell 2 3 o) (rtgdl:const infinity)))
     w[1] |= u64::from(joint[1].0 == 5) << 33;
+    // BASE[98]: (next (rtgdl:lifetime (cell 2 3 o) (rtgdl:copy (cell 2 3 o))))
     w[1] |= u64::from(n[51]) << 34;
+    // BASE[99]: (next (rtgdl:lifetime (cell 2 3 x) (rtgdl:const infinity)))
     w[1] |= u64::from(joint[0].0 == 5) << 35;
+    // BASE[100]: (next (rtgdl:lifetime (cell 2 3 x) (rtgdl:copy (cell 2 3 x))))
     w[1] |= u64::from(n[42]) << 36;
+    // BASE[102]: (next (rtgdl:lifetime (cell 3 1 b) (rtgdl:copy (cell 3 1 b))))
     w[1] |= u64::from(n[34]) << 38;
+    // BASE[103]: (next (rtgdl:lifetime (cell 3 1 o) (rtgdl:const infinity)))
     w[1] |= u64::from(joint[1].0 == 6) << 39;
+    // BASE[104]: (next (rtgdl:lifetime (cell 3 1 o) (rtgdl:copy (cell 3 1 o))))
     w[1] |= u64::from(n[52]) << 40;
+    // BASE[105]: (next (rtgdl:lifetime (cell 3 1 x) (rtgdl:const infinity)))
     w[1] |= u64::from(joint[0].0 == 6) << 41;
+    // BASE[106]: (next (rtgdl:lifetime (cell 3 1 x) (rtgdl:copy (cell 3 1 x))))
     w[1] |= u64::from(n[43]) << 42;
+    // BASE[108]: (next (rtgdl:lifetime (cell 3 2 b) (rtgdl:copy (cell 3 2 b))))
     w[1] |= u64::from(n[35]) << 44;
+    // BASE[109]: (next (rtgdl:lifetime (cell 3 2 o) (rtgdl:const infinity)))
     w[1] |= u64::from(joint[1].0 == 7) << 45;
+    // BASE[110]: (next (rtgdl:lifetime (cell 3 2 o) (rtgdl:copy (cell 3 2 o))))
     w[1] |= u64::from(n[53]) << 46;
+    // BASE[111]: (next (rtgdl:lifetime (cell 3 2 x) (rtgdl:const infinity)))
     w[1] |= u64::from(joint[0].0 == 7) << 47;
+    // BASE[112]: (next (rtgdl:lifetime (cell 3 2 x) (rtgdl:copy (cell 3 2 x))))
     w[1] |= u64::from(n[44]) << 48;
+    // BASE[114]: (next (rtgdl:lifetime (cell 3 3 b) (rtgdl:copy (cell 3 3 b))))
     w[1] |= u64::from(n[36]) << 50;
+    // BASE[115]: (next (rtgdl:lifetime (cell 3 3 o) (rtgdl:const infinity)))
     w[1] |= u64::from(joint[1].0 == 8) << 51;
+    // BASE[116]: (next (rtgdl:lifetime (cell 3 3 o) (rtgdl:copy (cell 3 3 o))))
     w[1] |= u64::from(n[54]) << 52;
+    // BASE[117]: (next (rtgdl:lifetime (cell 3 3 x) (rtgdl:const infinity)))
     w[1] |= u64::from(joint[0].0 == 8) << 53;
+    // BASE[118]: (next (rtgdl:lifetime (cell 3 3 x) (rtgdl:copy (cell 3 3 x))))
     w[1] |= u64::from(n[45]) << 54;
+    // BASE[119]: (next (rtgdl:lifetime (control o) (rtgdl:const infinity)))
     w[1] |= u64::from(n[56]) << 55;
+    // BASE[120]: (next (rtgdl:lifetime (control o) (rtgdl:copy (control o))))
     w[1] |= u64::from(n[60]) << 56;
+    // BASE[121]: (next (rtgdl:lifetime (control x) (rtgdl:const infinity)))
     w[1] |= u64::from(n[58]) << 57;
+    // BASE[122]: (next (rtgdl:lifetime (control x) (rtgdl:copy (control x))))
     w[1] |= u64::from(n[59]) << 58;
+    // BASE[123]: (next (rtgdl:lifetime (deadline o) (rtgdl:const 2.0)))
     w[1] |= u64::from(n[56]) << 59;
+    // BASE[124]: (next (rtgdl:lifetime (deadline o) (rtgdl:copy turn)))
     w[1] |= u64::from(n[66]) << 60;
+    // BASE[125]: (next (rtgdl:lifetime (deadline x) (rtgdl:const 2.0)))
     w[1] |= u64::from(n[58]) << 61;
+    // BASE[126]: (next (rtgdl:lifetime (deadline x) (rtgdl:copy turn)))
     w[1] |= u64::from(n[65]) << 62;
+    // BASE[127]: (next (rtgdl:lifetime (timeout o) (rtgdl:const infinity)))
     w[1] |= u64::from(n[70]) << 63;
+    // BASE[128]: (next (rtgdl:lifetime (timeout o) (rtgdl:copy (timeout o))))
     w[2] |= u64::from(s.0[2] & 0x20 != 0) << 0;
+    // BASE[129]: (next (rtgdl:lifetime (timeout x) (rtgdl:const infinity)))
     w[2] |= u64::from(n[69]) << 1;
+    // BASE[130]: (next (rtgdl:lifetime (timeout x) (rtgdl:copy (timeout x))))
     w[2] |= u64::from(s.0[2] & 0x40 != 0) << 2;
+    // BASE[131]: (next (rtgdl:lifetime turn (rtgdl:const 2.0)))
     w[2] |= u64::from(n[0]) << 3;
+    // BASE[132]: (next (rtgdl:lifetime turn (rtgdl:copy turn)))
     w[2] |= u64::from(n[62]) << 4;
+    // BASE[133]: (next (timeout o)), rules at timedTicTacToe.kif:37, 38
     w[2] |= u64::from(n[68]) << 5;
+    // BASE[134]: (next (timeout x)), rules at timedTicTacToe.kif:37, 38
     w[2] |= u64::from(n[67]) << 6;
+    // BASE[135]: (next turn), rules at timedTicTacToe.kif:31, 32
     w[2] |= u64::from(n[61]) << 7;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 9];
+    // n[0]: ((aux 1) x)
     n[0] = (s.0[0] & 0x124 == 0x124) | (s.0[0] & 0x24800 == 0x24800)
         | (s.0[0] & 0x4900000 == 0x4900000);
+    // n[1]: ((aux 2) x)
     n[1] = (s.0[0] & 0x100804 == 0x100804) | (s.0[0] & 0x804020 == 0x804020)
         | (s.0[0] & 0x4020100 == 0x4020100);
+    // n[2]: (line x), rules at timedTicTacToe.kif:44, 45, 46
     n[2] = (s.0[0] & 0x4004004 == 0x4004004) | (s.0[0] & 0x104100 == 0x104100) | (n[0])
         | (n[1]);
+    // n[3]: ((aux 1) o)
     n[3] = (s.0[0] & 0x92 == 0x92) | (s.0[0] & 0x12400 == 0x12400)
         | (s.0[0] & 0x2480000 == 0x2480000);
+    // n[4]: ((aux 2) o)
     n[4] = (s.0[0] & 0x80402 == 0x80402) | (s.0[0] & 0x402010 == 0x402010)
         | (s.0[0] & 0x2010080 == 0x2010080);
+    // n[5]: (line o), rules at timedTicTacToe.kif:44, 45, 46
     n[5] = (s.0[0] & 0x2002002 == 0x2002002) | (s.0[0] & 0x82080 == 0x82080) | (n[3])
         | (n[4]);
+    // n[6]: open, rules at timedTicTacToe.kif:47
     n[6] |= s.0[0] & 0x1 == 0x1;
     n[6] |= s.0[0] & 0x8 == 0x8;
     n[6] |= s.0[0] & 0x40 == 0x40;
@@ -670,7 +1007,9 @@ pub fn terminal(s: &State) -> bool {
     n[6] |= s.0[0] & 0x40000 == 0x40000;
     n[6] |= s.0[0] & 0x200000 == 0x200000;
     n[6] |= s.0[0] & 0x1000000 == 0x1000000;
+    // n[7]: timedout, rules at timedTicTacToe.kif:48
     n[7] = (s.0[2] & 0x20 == 0x20) | (s.0[2] & 0x40 == 0x40);
+    // n[8]: over, rules at timedTicTacToe.kif:49, 50, 51
     n[8] = (n[2]) | (n[5]) | (!n[6]) | (n[7]);
     n[8]
 }
@@ -678,39 +1017,55 @@ pub fn terminal(s: &State) -> bool {
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 10];
+    // n[0]: ((aux 1) x)
     n[0] = (s.0[0] & 0x124 == 0x124) | (s.0[0] & 0x24800 == 0x24800)
         | (s.0[0] & 0x4900000 == 0x4900000);
+    // n[1]: ((aux 2) x)
     n[1] = (s.0[0] & 0x100804 == 0x100804) | (s.0[0] & 0x804020 == 0x804020)
         | (s.0[0] & 0x4020100 == 0x4020100);
+    // n[2]: (line x), rules at timedTicTacToe.kif:44, 45, 46
     n[2] = (s.0[0] & 0x4004004 == 0x4004004) | (s.0[0] & 0x104100 == 0x104100) | (n[0])
         | (n[1]);
+    // n[3]: ((aux 1) o)
     n[3] = (s.0[0] & 0x92 == 0x92) | (s.0[0] & 0x12400 == 0x12400)
         | (s.0[0] & 0x2480000 == 0x2480000);
+    // n[4]: ((aux 2) o)
     n[4] = (s.0[0] & 0x80402 == 0x80402) | (s.0[0] & 0x402010 == 0x402010)
         | (s.0[0] & 0x2010080 == 0x2010080);
+    // n[5]: (line o), rules at timedTicTacToe.kif:44, 45, 46
     n[5] = (s.0[0] & 0x2002002 == 0x2002002) | (s.0[0] & 0x82080 == 0x82080) | (n[3])
         | (n[4]);
+    // n[6]: timedout, rules at timedTicTacToe.kif:48
     n[6] = (s.0[2] & 0x20 == 0x20) | (s.0[2] & 0x40 == 0x40);
+    // n[7]: (goal x 100), rules at timedTicTacToe.kif:55, 56, 57, 58, 59
     n[7] = (s.0[2] & 0x20 == 0x20) | (n[2]);
+    // n[8]: (goal o 100), rules at timedTicTacToe.kif:55, 56, 57, 58, 59
     n[8] = (s.0[2] & 0x40 == 0x40) | (n[5]);
+    // n[9]: (goal x 50), rules at timedTicTacToe.kif:55, 56, 57, 58, 59
     n[9] = (!n[2]) & (!n[5]) & (!n[6]);
     out[0] = None;
+    // (goal x 0), rules at timedTicTacToe.kif:55, 56, 57, 58, 59
     if n[8] {
         out[0] = Some(0);
     }
+    // (goal x 50), rules at timedTicTacToe.kif:55, 56, 57, 58, 59
     if n[9] {
         out[0] = Some(50);
     }
+    // (goal x 100), rules at timedTicTacToe.kif:55, 56, 57, 58, 59
     if n[7] {
         out[0] = Some(100);
     }
     out[1] = None;
+    // (goal o 0), rules at timedTicTacToe.kif:55, 56, 57, 58, 59
     if n[7] {
         out[1] = Some(0);
     }
+    // (goal o 50), rules at timedTicTacToe.kif:55, 56, 57, 58, 59
     if n[9] {
         out[1] = Some(50);
     }
+    // (goal o 100), rules at timedTicTacToe.kif:55, 56, 57, 58, 59
     if n[8] {
         out[1] = Some(100);
     }

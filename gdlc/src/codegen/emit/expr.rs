@@ -60,7 +60,7 @@ impl Body<'_> {
         let emitter = self.emitter;
         let rules = &emitter.ground.nodes[n as usize].rules;
         if let Some(table) = emitter.truth_table(n) {
-            return Expr::Short(table.expr());
+            return Expr::Short(table.expr(emitter.notes));
         }
         let (rules, mut disjuncts) = match emitter.families.get(n as usize) {
             Some(f) if !f.families.is_empty() => (&rules[f.rules..], f.families.iter().map(family_expr).collect()),
@@ -230,12 +230,21 @@ impl Emitter<'_> {
             }
             let indices = self.ground.moves.len() + usize::from(self.room_for_no_move);
             let mut bits = vec![0u64; indices.div_ceil(64).max(1)];
-            for m in of_role {
+            for &m in &of_role {
                 bits[m / 64] |= 1 << (m % 64);
             }
+            let note = self.note(|_| {
+                let first = of_role.first().map(|&m| self.ground.moves[m].as_str()).unwrap_or_default();
+                format!(
+                    "SET: {} moves of {}, from {first}, by bit of move index.",
+                    of_role.len(),
+                    self.ground.roles[role as usize]
+                )
+            });
             let len = Literal::usize_unsuffixed(bits.len());
             let bits = bits.into_iter().map(hex);
             tests.push(quote! {{
+                #note
                 const SET: [u64; #len] = [#(#bits),*];
                 let m = joint[#r].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0

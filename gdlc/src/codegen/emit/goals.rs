@@ -2,7 +2,7 @@
 //! and score it.
 
 use super::{Body, Emitter, Phase};
-use crate::ground::Value;
+use crate::ground::{Lit, Prop, Value};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
@@ -12,11 +12,15 @@ impl Emitter<'_> {
         let value = self.ground.terminal;
         let (nodes, slots) = self.evaluate(&[value]);
         let result = Body::new(self, &slots, Phase::State).value(value);
+        // A node's own comment already names the atom.
+        let note = (!matches!(value, Value::Lit(Lit { prop: Prop::Node(_), .. })))
+            .then(|| self.note(|notes| notes.atom("terminal")));
         quote! {
             /// Whether `s` is terminal.
 
             pub fn terminal(s: &State) -> bool {
                 #nodes
+                #note
                 #result
             }
         }
@@ -48,14 +52,17 @@ impl Body<'_> {
         // Smallest value first, so that the largest value the relation gives is the last
         // written and counts. Flat statements rather than an `else if` chain, which would
         // nest as deeply as the game has goal values.
-        let sets = goals.iter().rev().map(|&(value, v)| {
-            let value = Literal::u32_unsuffixed(value);
+        let role_name = &self.emitter.ground.roles[role];
+        let sets = goals.iter().rev().map(|&(number, v)| {
+            let value = Literal::u32_unsuffixed(number);
+            let note = (v != Value::Const(false))
+                .then(|| self.emitter.note(|notes| notes.atom(&format!("(goal {role_name} {number})"))));
             match v {
-                Value::Const(true) => quote!(out[#r] = Some(#value);),
+                Value::Const(true) => quote!(#note out[#r] = Some(#value);),
                 Value::Const(false) => quote!(),
                 Value::Lit(lit) => {
                     let cond = self.lit(lit);
-                    quote!(if #cond { out[#r] = Some(#value); })
+                    quote!(#note if #cond { out[#r] = Some(#value); })
                 }
             }
         });

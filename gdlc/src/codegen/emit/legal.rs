@@ -15,8 +15,11 @@ impl Emitter<'_> {
         let mut arms = Vec::new();
         for (role, (moves, plan)) in self.ground.legal.iter().zip(plans).enumerate() {
             let name = format_ident!("legal_{}", role);
-            let body =
-                if plan.one_by_one() { self.legal_one_by_one(moves) } else { self.legal_by_parts(role, moves, plan) };
+            let body = if plan.one_by_one() {
+                self.legal_one_by_one(role, moves)
+            } else {
+                self.legal_by_parts(role, moves, plan)
+            };
             let role_name = &self.ground.roles[role];
             let doc = format!("Appends the legal moves of `{role_name}` in `s` to `out`.");
             fns.push(quote! {
@@ -44,21 +47,30 @@ impl Emitter<'_> {
     }
 
     /// The body of a role's `legal`: its moves tested one by one, in the order of `MOVES`.
-    fn legal_one_by_one(&self, moves: &[(u32, Value)]) -> TokenStream {
+    fn legal_one_by_one(&self, role: usize, moves: &[(u32, Value)]) -> TokenStream {
         let values: Vec<Value> = moves.iter().map(|&(_, v)| v).collect();
         let (nodes, slots) = self.evaluate(&values);
         let body = Body::new(self, &slots, Phase::State);
         let pushes = moves.iter().filter(|(_, v)| *v != Value::Const(false)).map(|&(m, v)| {
+            let note = self.note_legal(role, m);
             let m = Literal::u32_unsuffixed(m);
             match v {
-                Value::Const(_) => quote!(out.push(Move(#m));),
+                Value::Const(_) => quote!(#note out.push(Move(#m));),
                 Value::Lit(lit) => {
                     let cond = body.lit(lit);
-                    quote!(if #cond { out.push(Move(#m)); })
+                    quote!(#note if #cond { out.push(Move(#m)); })
                 }
             }
         });
         quote!(#nodes #(#pushes)*)
+    }
+
+    /// A comment naming the legal atom of role `role`'s move `m`.
+    pub(crate) fn note_legal(&self, role: usize, m: u32) -> TokenStream {
+        self.note(|notes| {
+            let (role, mv) = (&self.ground.roles[role], &self.ground.moves[m as usize]);
+            format!("MOVES[{m}]: {}", notes.atom(&format!("(legal {role} {mv})")))
+        })
     }
 
     /// The body of a role's `legal`: the families a word at a time and the other moves one by

@@ -26,6 +26,7 @@ use super::families::Families;
 use super::legal_parts::RoleLegal;
 use super::move_tables::MoveTables;
 use super::node_words::NodeWords;
+use super::notes::Notes;
 use crate::ground::{Ground, Lit};
 use nodes::Slots;
 use proc_macro2::TokenStream;
@@ -34,10 +35,11 @@ use std::cell::RefCell;
 use std::collections::BTreeSet;
 
 /// The game's functions, and whether they include the fused `random_step`.
-pub(super) fn generate_functions(ground: &Ground) -> (TokenStream, bool) {
+pub(super) fn generate_functions(ground: &Ground, notes: Option<&Notes>) -> (TokenStream, bool) {
     let mut vectorized = ground.clone();
     let families = super::families::vectorize(&mut vectorized);
-    let emitter = Emitter::straight_line(&vectorized, families);
+    let mut emitter = Emitter::straight_line(&vectorized, families);
+    emitter.notes = notes;
     let legal_plans = emitter.legal_plans();
     let statics = emitter.generate_move_tables();
     let legal = emitter.generate_legal_fns(&legal_plans);
@@ -69,8 +71,9 @@ pub(super) fn generate_functions(ground: &Ground) -> (TokenStream, bool) {
 /// The functions of an rtGDL game's erased form: `legal`, `next`, `terminal` and `goals`, with
 /// the move sets of `next` sized so that a role that does not move can be given the move index
 /// `MOVES.len()`, which equals no move.
-pub(super) fn generate_realtime_functions(ground: &Ground) -> TokenStream {
+pub(super) fn generate_realtime_functions(ground: &Ground, notes: Option<&Notes>) -> TokenStream {
     let mut emitter = Emitter::new(ground);
+    emitter.notes = notes;
     emitter.room_for_no_move = true;
     let legal_plans = emitter.legal_plans();
     let legal = emitter.generate_legal_fns(&legal_plans);
@@ -110,6 +113,8 @@ pub(crate) struct Emitter<'g> {
     /// the last function: a set that those writers add to through `&self`, rather than a value
     /// returned up through every expression.
     pub(crate) move_kinds_read: RefCell<BTreeSet<u32>>,
+    /// What the comments of the rendered module say, when it has comments.
+    pub(crate) notes: Option<&'g Notes>,
 }
 
 impl<'g> Emitter<'g> {
@@ -131,6 +136,7 @@ impl<'g> Emitter<'g> {
             flat: super::families::flat_nodes(ground),
             words: NodeWords::none(ground.nodes.len()),
             move_kinds_read: RefCell::new(BTreeSet::new()),
+            notes: None,
         }
     }
 
@@ -181,6 +187,17 @@ impl<'g> Emitter<'g> {
     /// `random_step` share.
     fn legal_plans(&self) -> Vec<RoleLegal> {
         self.ground.legal.iter().map(|moves| RoleLegal::plan(self.ground, moves, &self.words, &self.flat)).collect()
+    }
+
+    /// A comment saying `text`, when the module has comments (see [`super::notes`]).
+    pub(crate) fn note(&self, text: impl FnOnce(&Notes) -> String) -> TokenStream {
+        super::notes::note(self.notes, text)
+    }
+
+    /// A comment naming node `node`'s atom after `place` (its slot or bit), and the lines of
+    /// its relation's rules.
+    pub(crate) fn note_node(&self, place: impl FnOnce() -> String, node: u32) -> TokenStream {
+        self.note(|notes| format!("{}: {}", place(), notes.atom(&self.ground.nodes[node as usize].name)))
     }
 
     /// The bit of `node` in the move table, when the table gives it.

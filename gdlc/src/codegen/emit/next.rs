@@ -115,15 +115,23 @@ impl Body<'_> {
                 // A fact that persists exactly when it holds: copy its bit.
                 Value::Lit(Lit { prop: Prop::Base(b), positive: true }) if b as usize == i => {
                     let (wl, mask) = (Literal::usize_unsuffixed(w), hex(1 << bit));
-                    bits.sets.push(quote!(w[#wl] |= s.0[#wl] & #mask;));
+                    let note = self.note_next(i);
+                    bits.sets.push(quote!(#note w[#wl] |= s.0[#wl] & #mask;));
                 }
                 Value::Lit(lit) => {
                     let (wl, bl) = (Literal::usize_unsuffixed(w), Literal::usize_unsuffixed(bit));
                     let cond = self.lit(lit);
-                    bits.sets.push(quote!(w[#wl] |= u64::from(#cond) << #bl;));
+                    let note = self.note_next(i);
+                    bits.sets.push(quote!(#note w[#wl] |= u64::from(#cond) << #bl;));
                 }
             }
         }
         bits
+    }
+
+    /// A comment naming the next atom of base fact `i`.
+    fn note_next(&self, i: usize) -> TokenStream {
+        self.emitter
+            .note(|notes| format!("BASE[{i}]: {}", notes.atom(&format!("(next {})", self.emitter.ground.base[i]))))
     }
 }

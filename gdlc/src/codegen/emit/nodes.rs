@@ -9,6 +9,9 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// The most atoms a comment on a word of node words names.
+const MAX_NAMED: usize = 4;
+
 /// The slot of every node that a function computes in its local array `n` (`u32::MAX` for the
 /// others). One array rather than a `let` per node keeps functions of thousands of nodes within
 /// what rustc and LLVM handle well.
@@ -107,16 +110,55 @@ impl Body<'_> {
     fn emit_node(&self, n: u32, twins: &BTreeMap<u32, Option<u32>>, words: &mut BTreeSet<u32>) -> Option<TokenStream> {
         let emitter = self.emitter;
         match twins.get(&n) {
-            Some(&Some(m)) => return Some(self.twin_runs(n, m)),
+            Some(&Some(m)) => {
+                let notes = [n, m].map(|k| emitter.note_node(|| format!("n[{}] (twin runs)", self.slots.of(k)), k));
+                let runs = self.twin_runs(n, m);
+                return Some(quote!(#(#notes)* #runs));
+            }
             // Computed with its twin.
             Some(None) => return None,
             None => {}
         }
         match emitter.words.member[n as usize] {
-            Some((g, _)) if emitter.words.groups[g as usize].gathered => Some(self.store_node(n, self.node_expr(n))),
-            Some((g, _)) => words.insert(g).then(|| self.group_word(g)),
-            None => Some(self.node_expr(n).store(&self.slots.of(n))),
+            Some((g, place)) if emitter.words.groups[g as usize].gathered => {
+                let note = emitter.note_node(|| format!("g[{g}] bit {place}"), n);
+                let store = self.store_node(n, self.node_expr(n));
+                Some(quote!(#note #store))
+            }
+            Some((g, _)) => words.insert(g).then(|| {
+                let note = self.group_note(g);
+                let word = self.group_word(g);
+                quote!(#note #word)
+            }),
+            None => {
+                let note = emitter.note_node(|| format!("n[{}]", self.slots.of(n)), n);
+                let store = self.node_expr(n).store(&self.slots.of(n));
+                Some(quote!(#note #store))
+            }
         }
+    }
+
+    /// A comment naming the atoms of the group of node words `g`, by bit.
+    fn group_note(&self, g: u32) -> TokenStream {
+        let emitter = self.emitter;
+        emitter.note(|notes| {
+            let members = &emitter.words.groups[g as usize].members;
+            let mut names: Vec<String> = members
+                .iter()
+                .take(MAX_NAMED)
+                .map(|&m| {
+                    let bit = emitter.words.member[m as usize].map_or(0, |(_, place)| place);
+                    format!("bit {bit} {}", emitter.ground.nodes[m as usize].name)
+                })
+                .collect();
+            if members.len() > MAX_NAMED {
+                names.push(format!("and {} more", members.len() - MAX_NAMED));
+            }
+            let first = members.first().map(|&m| notes.atom(&emitter.ground.nodes[m as usize].name));
+            let rules =
+                first.as_deref().and_then(|a| a.split_once(", rules at ")).map(|(_, at)| format!("; rules at {at}"));
+            format!("g[{g}]: {} node words, {}{}", members.len(), names.join(", "), rules.unwrap_or_default())
+        })
     }
 
     /// A recursive group: every node starts false and the rules are applied until nothing changes.
@@ -124,7 +166,9 @@ impl Body<'_> {
         let updates = group.iter().map(|&n| {
             let slot = self.slots.of(n);
             let disjuncts = self.node_expr(n).disjuncts();
+            let note = self.emitter.note_node(|| format!("n[{slot}] (recursive)"), n);
             quote! {
+                #note
                 if !n[#slot] && (#(#disjuncts)||*) {
                     n[#slot] = true;
                     changed = true;

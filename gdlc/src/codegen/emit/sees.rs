@@ -14,7 +14,7 @@ impl Emitter<'_> {
         let mut arms = Vec::new();
         for (role, percepts) in self.ground.sees.iter().enumerate() {
             let name = format_ident!("sees_{}", role);
-            let body = self.role_sees(percepts);
+            let body = self.role_sees(role, percepts);
             let role_name = &self.ground.roles[role];
             let doc = format!("Appends what `{role_name}` perceives on the step from `s` by `joint` to `out`.");
             fns.push(quote! {
@@ -43,17 +43,21 @@ impl Emitter<'_> {
 
     /// The body of a role's `sees`, whose percepts are `percepts`, pairs of a percept and its
     /// condition.
-    fn role_sees(&self, percepts: &[(u32, Value)]) -> TokenStream {
+    fn role_sees(&self, role: usize, percepts: &[(u32, Value)]) -> TokenStream {
         let values: Vec<Value> = percepts.iter().map(|&(_, v)| v).collect();
         let (nodes, slots) = self.evaluate(&values);
         let body = Body::new(self, &slots, Phase::State);
         let pushes = percepts.iter().filter(|(_, v)| *v != Value::Const(false)).map(|&(p, v)| {
+            let note = self.note(|notes| {
+                let (role, percept) = (&self.ground.roles[role], &self.ground.percepts[p as usize]);
+                format!("PERCEPTS[{p}]: {}", notes.atom(&format!("(sees {role} {percept})")))
+            });
             let p = Literal::u32_unsuffixed(p);
             match v {
-                Value::Const(_) => quote!(out.push(#p);),
+                Value::Const(_) => quote!(#note out.push(#p);),
                 Value::Lit(lit) => {
                     let cond = body.lit(lit);
-                    quote!(if #cond { out.push(#p); })
+                    quote!(#note if #cond { out.push(#p); })
                 }
             }
         });

@@ -31,7 +31,7 @@ impl Body<'_> {
                 Some(guard) => self.guarded_node(n, guard, &guards, &mut arms),
             }
         }
-        let matches = (0..ground.roles.len() as u32).filter_map(|role| role_match(role, &arms));
+        let matches = (0..ground.roles.len() as u32).filter_map(|role| self.role_match(role, &arms));
         let rest = self.emit_nodes(&rest);
         quote!(#(#matches)* #rest)
     }
@@ -47,41 +47,56 @@ impl Body<'_> {
                     if known.is_empty() {
                         continue;
                     }
-                    arms.entry((*role, m)).or_default().push(self.store_node(n, self.rules_expr(&known, Vec::new())));
+                    let note = self.note_stored(n);
+                    let store = self.store_node(n, self.rules_expr(&known, Vec::new()));
+                    arms.entry((*role, m)).or_default().push(quote!(#note #store));
                 }
             }
             Guard::Rules(by_rule) => {
                 for (rule, (role, moves)) in rules.iter().zip(by_rule) {
                     for &m in moves {
                         let Some(known) = played(rule, *role, m, guards) else { continue };
-                        arms.entry((*role, m))
-                            .or_default()
-                            .push(self.or_node(n, self.rules_expr(&[known], Vec::new())));
+                        let note = self.note_stored(n);
+                        let or = self.or_node(n, self.rules_expr(&[known], Vec::new()));
+                        arms.entry((*role, m)).or_default().push(quote!(#note #or));
                     }
                 }
             }
         }
     }
-}
 
-/// The `match` on role `role`'s move of its arms, if it has any.
-fn role_match(role: u32, arms: &Arms) -> Option<TokenStream> {
-    let arms: Vec<TokenStream> = arms
-        .range((role, 0)..=(role, u32::MAX))
-        .map(|(&(_, m), statements)| {
-            let m = Literal::u32_unsuffixed(m);
-            quote!(#m => { #(#statements)* })
-        })
-        .collect();
-    let r = Literal::usize_unsuffixed(role as usize);
-    (!arms.is_empty()).then(|| {
-        quote! {
-            match joint[#r].0 {
-                #(#arms)*
-                _ => {}
+    /// A comment naming node `n`'s atom where it is stored: its slot, or its bit of a word.
+    fn note_stored(&self, n: u32) -> TokenStream {
+        let place = || match self.emitter.words.member[n as usize] {
+            Some((g, place)) => format!("g[{g}] bit {place}"),
+            None => format!("n[{}]", self.slots.of(n)),
+        };
+        self.emitter.note_node(place, n)
+    }
+
+    /// The `match` on role `role`'s move of its arms, if it has any.
+    fn role_match(&self, role: u32, arms: &Arms) -> Option<TokenStream> {
+        let ground = self.emitter.ground;
+        let arms: Vec<TokenStream> = arms
+            .range((role, 0)..=(role, u32::MAX))
+            .map(|(&(_, m), statements)| {
+                let note = self.emitter.note(|_| {
+                    format!("{} plays {}, which guards:", ground.roles[role as usize], ground.moves[m as usize])
+                });
+                let m = Literal::u32_unsuffixed(m);
+                quote!(#m => { #note #(#statements)* })
+            })
+            .collect();
+        let r = Literal::usize_unsuffixed(role as usize);
+        (!arms.is_empty()).then(|| {
+            quote! {
+                match joint[#r].0 {
+                    #(#arms)*
+                    _ => {}
+                }
             }
-        }
-    })
+        })
+    }
 }
 
 /// `rule` in the arm where role `role` plays `mv`: without the literals that are then true

@@ -192,7 +192,7 @@ impl Body<'_> {
                 .iter()
                 .enumerate()
                 .filter(|&(mv, sets)| !sets.is_empty() && !families.is_some_and(|a| a.in_family(mv)))
-                .map(|(mv, sets)| self.frame_arm(mv, sets, local))
+                .map(|(mv, sets)| self.frame_arm(role, mv, sets, local))
                 .collect();
             if let Some(families) = families {
                 let by_move = RoleArms::table_name(role);
@@ -215,19 +215,28 @@ impl Body<'_> {
 
     /// The `match` arm of move `mv`, which sets the bits of `sets` whose conditions hold, after
     /// the nodes of those `local` marks that they read.
-    fn frame_arm(&self, mv: usize, sets: &[ConditionalSet], local: &[bool]) -> TokenStream {
+    fn frame_arm(&self, role: usize, mv: usize, sets: &[ConditionalSet], local: &[bool]) -> TokenStream {
+        let ground = self.emitter.ground;
+        let note = self
+            .emitter
+            .note(|_| format!("{} plays {}: its conditional frame rules", ground.roles[role], ground.moves[mv]));
         let mv = Literal::u32_unsuffixed(mv as u32);
         let reads: Vec<Value> =
             sets.iter().flat_map(|(_, condition)| condition.iter().map(|&l| Value::Lit(l))).collect();
         let own: Vec<u32> =
             self.emitter.runtime_cone(&reads).into_iter().filter(|&n| local.get(n as usize) == Some(&true)).collect();
         let own = self.emit_nodes(&own);
-        let sets = sets.iter().map(|(i, condition)| {
+        let sets = sets.iter().enumerate().map(|(k, (i, condition))| {
+            // One comment for the consecutive sets of one bit.
+            let note = (k == 0 || sets[k - 1].0 != *i).then(|| {
+                self.emitter
+                    .note(|notes| format!("BASE[{i}]: {}", notes.atom(&format!("(next {})", ground.base[*i as usize]))))
+            });
             let (w, bit) = (Literal::usize_unsuffixed(*i as usize / 64), Literal::u32_unsuffixed(i % 64));
             let condition = join(&self.conjuncts(condition), quote!(&));
-            quote!(w[#w] |= u64::from(#condition) << #bit;)
+            quote!(#note w[#w] |= u64::from(#condition) << #bit;)
         });
-        quote!(#mv => { #own #(#sets)* })
+        quote!(#mv => { #note #own #(#sets)* })
     }
 }
 

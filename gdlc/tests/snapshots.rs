@@ -1,0 +1,55 @@
+//! Snapshots of the generated module, with its comments, for tiny fixture games in
+//! `tests/fixtures/`, one per optimization of `codegen/`: each test also checks that its
+//! optimization fired, so that a snapshot cannot silently stop covering it. A changed
+//! snapshot is reviewed like code; `INSTA_UPDATE=always cargo test -p gdlc --test snapshots`
+//! rewrites them.
+
+use gdlc::codegen::{self, Form, Options};
+
+/// The rendered module of fixture `name` in `form`, with comments, as `gdlc compile` writes it.
+fn module(name: &str, source: &str, form: Form) -> String {
+    let file = format!("{name}.kif");
+    let options = Options { form, ..Default::default() };
+    let compiled = gdlc::compile::compile_commented(source, &file, &options).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let tokens = compiled.tokens;
+    codegen::render_file(&tokens, &format!("gdlc compile gdlc/tests/fixtures/{file}")).expect("renders")
+}
+
+/// Snapshots fixture `$name` in `$form` after checking that its module holds every string of
+/// `$fired`, which only the optimization under test writes.
+macro_rules! snapshot {
+    ($test:ident, $name:literal, $form:expr, $fired:expr) => {
+        #[test]
+        fn $test() {
+            let text = module($name, include_str!(concat!("fixtures/", $name, ".kif")), $form);
+            for fired in $fired {
+                assert!(text.contains(fired), "{}: no `{fired}`, so the optimization did not fire:\n{text}", $name);
+            }
+            assert!(!text.contains("gdlc_note!"), "a marker was left in:\n{text}");
+            insta::assert_snapshot!($name, text);
+        }
+    };
+}
+
+// `families/`: lines tested a word at a time, as runs of marks.
+snapshot!(families_and_runs, "runs", Form::Straight, ["let run = "]);
+// `truth_tables.rs`: a colour's line looked up in a constant table.
+snapshot!(truth_tables, "truth_table", Form::Straight, ["const TABLE:", "The truth table of the node"]);
+// `move_tables/`: the lights a press toggles, by move: the rows of the frame rules.
+snapshot!(move_tables, "move_tables", Form::Straight, ["static FRAMES:", "&FRAMES[0][joint[0].0 as usize]"]);
+// `arm_families/`: drops, one conditional frame rule moved up a column.
+snapshot!(arm_families, "arm_families", Form::Straight, ["static ARM_FAMILY_OF_"]);
+// `arm_families/copy_groups.rs`: a ring turned either way, marks copied by table.
+snapshot!(copy_groups, "copy_groups", Form::Straight, ["static ARM_COPIES_"]);
+// `node_words/`: the rays of a row, 64 at a time.
+snapshot!(node_words, "node_words", Form::Straight, ["let mut g = [0u64;", " node words, bit "]);
+// `move_guards/`: each cell's arrival evaluated in the arm of the move to it.
+snapshot!(move_guards, "move_guards", Form::Straight, ["which guards:"]);
+// `pick_tables.rs`: random_step draws a legal move by table.
+snapshot!(pick_tables, "pick_tables", Form::Straight, ["listed_bits_table("]);
+// `program.rs`: the table form.
+snapshot!(table_form, "table_form", Form::Tables, ["const PROGRAM_TABLES: &str", "The table form:"]);
+// `realtime.rs`: an rtGDL game's module.
+snapshot!(realtime, "realtime", Form::Straight, ["RealTimeGame"]);
+// GDL-II: a random role and percepts.
+snapshot!(gdl_ii, "gdl_ii", Form::Straight, ["pub fn sees(", "RANDOM_ROLE"]);
