@@ -128,25 +128,7 @@ fn the_instances_of_a_rule_that_reads_one_relation_do_not_count_toward_the_limit
 /// A one-row Latin square: four cells take digits 1 to 4, and the player wins when each digit
 /// is in exactly one cell. Like sudoku's, `exactlyfirst` is static and multiplies its indices
 /// (108 facts), and only `good` reads it, through `exactlyone`.
-pub(crate) const LATIN_ROW: &str = "(role p)
-    (index 1) (index 2) (index 3) (index 4) (eq 1 1) (eq 2 2) (eq 3 3) (eq 4 4)
-    (<= (filled ?i) (true (mark ?i ?m)))
-    (<= (legal p (play ?i ?m)) (index ?i) (index ?m) (not (filled ?i)))
-    (<= (next (mark ?i ?m)) (does p (play ?i ?m)))
-    (<= (next (mark ?i ?m)) (true (mark ?i ?m)))
-    (<= open (index ?i) (not (filled ?i)))
-    (<= terminal (not open))
-    (<= (exactlyfirst ?z ?x1 ?x2 ?x3 ?x4) (eq ?z ?x1) (index ?x2) (index ?x3) (index ?x4)
-        (not (eq ?z ?x2)) (not (eq ?z ?x3)) (not (eq ?z ?x4)))
-    (<= (exactlyone ?z ?a ?b ?c ?d) (exactlyfirst ?z ?a ?b ?c ?d))
-    (<= (exactlyone ?z ?a ?b ?c ?d) (exactlyfirst ?z ?b ?a ?c ?d))
-    (<= (exactlyone ?z ?a ?b ?c ?d) (exactlyfirst ?z ?c ?a ?b ?d))
-    (<= (exactlyone ?z ?a ?b ?c ?d) (exactlyfirst ?z ?d ?a ?b ?c))
-    (<= good (true (mark 1 ?m1)) (true (mark 2 ?m2)) (true (mark 3 ?m3)) (true (mark 4 ?m4))
-        (exactlyone 1 ?m1 ?m2 ?m3 ?m4) (exactlyone 2 ?m1 ?m2 ?m3 ?m4)
-        (exactlyone 3 ?m1 ?m2 ?m3 ?m4) (exactlyone 4 ?m1 ?m2 ?m3 ?m4))
-    (<= (goal p 100) good)
-    (<= (goal p 0) (not good))";
+pub(crate) const LATIN_ROW: &str = include_str!("../../tests/fixtures/latin_row.kif");
 
 #[test]
 fn a_static_relation_past_the_limit_that_only_checked_rules_read_is_checked_too() {
