@@ -68,6 +68,12 @@ enum Command {
         /// Exit when standard input closes (for a parent process that serves through this one).
         #[arg(long, hide = true)]
         exit_with_stdin: bool,
+        /// Log errors only.
+        #[arg(short, long)]
+        quiet: bool,
+        /// Log details too (every message's timing, HTTP errors).
+        #[arg(short, long)]
+        verbose: bool,
     },
 }
 
@@ -143,7 +149,8 @@ fn run_to<G: Game>(game: &G, name: &str, rules: &str, args: Vec<OsString>, out: 
             std::fs::write(&outfile, report).map_err(|e| format!("{}: error: cannot write: {e}", outfile.display()))
         }
         Command::Info => write(out, &info_text(game, name)),
-        Command::Serve { port, player, host, exit_with_stdin } => {
+        Command::Serve { port, player, host, exit_with_stdin, quiet, verbose } => {
+            crate::log::set_level(crate::log::level_of_flags(quiet, verbose));
             let rules =
                 gdl_runtime::kif::parse_all(rules).map_err(|e| format!("error: the game's rules are not KIF: {e}"))?;
             if rules.is_empty() {

@@ -13,6 +13,7 @@
 pub mod belief;
 pub mod driver;
 pub mod http;
+pub mod log;
 pub mod manager;
 pub mod player;
 pub mod protocol;

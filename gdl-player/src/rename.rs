@@ -40,6 +40,18 @@ impl Shape {
             .collect();
         Shape { form, symbols }
     }
+
+    /// A key of the shape, the same for every renaming of one rule set and in every process
+    /// (64-bit FNV-1a of the abstracted rules), for caches of compiled games.
+    pub fn key(&self) -> u64 {
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for rule in &self.form {
+            for byte in rule.to_string().bytes().chain(std::iter::once(b'\n')) {
+                hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+        hash
+    }
 }
 
 fn abstract_names(
@@ -167,6 +179,16 @@ mod tests {
             assert_eq!(spelling.to_game(&sent), mark);
             assert_eq!(spelling.to_game(&sent.to_lowercase()), mark);
         }
+    }
+
+    #[test]
+    fn renamings_share_a_key_and_other_games_do_not() {
+        let rules = tic_tac_toe();
+        let key = Shape::of(&rules).key();
+        for seed in 1..4 {
+            assert_eq!(Shape::of(&scramble(&rules, seed).0).key(), key);
+        }
+        assert_ne!(Shape::of(&rules[1..]).key(), key);
     }
 
     #[test]

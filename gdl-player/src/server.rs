@@ -4,6 +4,7 @@
 //! [`GameFactory`].
 
 use crate::http::{self, RequestError};
+use crate::log;
 use crate::protocol::{self, Message};
 use crate::session::{GameFactory, MatchSession, Start};
 use std::collections::HashMap;
@@ -46,12 +47,37 @@ pub fn think_time(play_clock: Duration) -> Duration {
     play_clock.saturating_sub(margin)
 }
 
+/// A match in progress: its session, its clocks, the number of PLAYs answered, and when it
+/// last heard from its manager.
 struct Match<'f> {
     session: Box<dyn MatchSession + 'f>,
     play_clock: Duration,
+    start_clock: Duration,
+    steps: usize,
+    last_message: Instant,
 }
 
-type Matches<'f> = Mutex<HashMap<String, Arc<Mutex<Match<'f>>>>>;
+impl Match<'_> {
+    /// Whether the manager has been silent long enough to have given the match up: three play
+    /// clocks (the start clock, before the first PLAY) and ten seconds past its last message.
+    fn expired(&self, now: Instant) -> bool {
+        let clock = if self.steps == 0 { self.start_clock.max(self.play_clock) } else { self.play_clock };
+        now.saturating_duration_since(self.last_message) > clock * 3 + EXPIRY_SLACK
+    }
+}
+
+/// The time a silent match is kept beyond three of its clocks.
+const EXPIRY_SLACK: Duration = Duration::from_secs(10);
+
+/// The matches in progress, and the places taken by STARTs still being prepared, so that the
+/// cap on matches is taken in one step.
+#[derive(Default)]
+struct Table<'f> {
+    matches: HashMap<String, Arc<Mutex<Match<'f>>>>,
+    starting: usize,
+}
+
+type Matches<'f> = Mutex<Table<'f>>;
 
 /// A GGP player's HTTP server, bound to its listening socket: [`Server::serve`] answers the
 /// managers that connect to it.
@@ -80,9 +106,15 @@ impl Server {
 
     /// Serves forever, making every match's session with `factory`.
     pub fn serve(&self, factory: &dyn GameFactory) -> Result<(), String> {
-        let matches: Matches = Mutex::new(HashMap::new());
+        let matches: Matches = Mutex::new(Table::default());
         let connections = AtomicUsize::new(0);
         std::thread::scope(|scope| {
+            let reaper = std::thread::Builder::new().name("expiry".to_string());
+            // Without the reaper, matches still end by STOP and ABORT.
+            let _ = reaper.spawn_scoped(scope, || loop {
+                std::thread::sleep(Duration::from_secs(1));
+                expire(&matches, Instant::now());
+            });
             for stream in self.listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
                 if connections.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
@@ -104,9 +136,27 @@ impl Server {
     }
 }
 
+/// Ends the matches whose manager has been silent past their clocks.
+fn expire(matches: &Matches<'_>, now: Instant) {
+    let mut expired = Vec::new();
+    lock(matches).matches.retain(|id, entry| {
+        // A match busy with a message is not silent.
+        let Ok(game) = entry.try_lock() else { return true };
+        let keep = !game.expired(now);
+        if !keep {
+            expired.push(id.clone());
+        }
+        keep
+    });
+    for id in expired {
+        log::info(format_args!("match {id}: expired: no message from the manager within its clocks"));
+    }
+}
+
 /// Answers one connection; a client that cannot be written to any more is simply dropped.
 fn handle<'f>(mut stream: TcpStream, factory: &'f dyn GameFactory, matches: &Matches<'f>, config: &Config) {
     let received = Instant::now();
+    let mut work = String::new();
     let (status, body) = match http::read_request(&mut stream, MAX_BODY, received + config.request_timeout) {
         Err(RequestError { status, message }) => (status, message),
         Ok(request) if request.method == "OPTIONS" => (200, String::new()),
@@ -115,70 +165,172 @@ fn handle<'f>(mut stream: TcpStream, factory: &'f dyn GameFactory, matches: &Mat
         }
         Ok(request) => match protocol::parse(&request.body) {
             Err(e) => (400, e),
-            Ok(message) => match answer(message, factory, matches, config, received) {
-                Ok(reply) => (200, reply),
-                Err(e) => (400, e),
-            },
+            Ok(message) => {
+                let context = Context { factory, matches, config, received, reply_within: request.reply_within };
+                match answer(message, &context) {
+                    Ok((reply, done)) => {
+                        work = done;
+                        (200, reply)
+                    }
+                    Err(e) => {
+                        log::error(format_args!("{e}"));
+                        (400, e)
+                    }
+                }
+            }
         },
     };
-    let _ = http::write_response(&mut stream, status, &body);
+    if status != 200 {
+        log::detail(format_args!("HTTP {status}: {body}"));
+    }
+    // The work behind a move, for a front that serves through this player.
+    let extra = if work.is_empty() { String::new() } else { format!("{}: {work}\r\n", http::WORK_HEADER) };
+    let _ = http::write_response_with(&mut stream, status, &body, &extra);
 }
 
-/// The reply to one message, or the error to report with status 400.
-fn answer<'f>(
-    message: Message,
+/// What answering one message needs.
+struct Context<'c, 'f> {
     factory: &'f dyn GameFactory,
-    matches: &Matches<'f>,
-    config: &Config,
+    matches: &'c Matches<'f>,
+    config: &'c Config,
     received: Instant,
-) -> Result<String, String> {
-    let entry = |id: &str| lock(matches).get(id).cloned();
+    reply_within: Option<Duration>,
+}
+
+impl Context<'_, '_> {
+    /// When the reply to a PLAY must be ready: the think time of the match's clock, or sooner
+    /// when the sender asks for it.
+    fn deadline(&self, play_clock: Duration) -> Instant {
+        let think = think_time(play_clock);
+        self.received + self.reply_within.map_or(think, |within| within.min(think))
+    }
+}
+
+/// The reply to one message and the work behind it (for a PLAY), or the error to report with
+/// status 400.
+fn answer(message: Message, context: &Context<'_, '_>) -> Result<(String, String), String> {
+    let work = |reply: Result<String, String>| reply.map(|r| (r, String::new()));
     match message {
-        Message::Info => Ok(protocol::info_reply(&config.name, lock(matches).len() < config.max_matches)),
+        Message::Play { id, moves } => {
+            let matches = context.matches;
+            let Some(entry) = lock(matches).matches.get(&id).cloned() else { return work(Ok("busy".to_string())) };
+            let mut game = lock(&entry);
+            game.last_message = context.received;
+            let deadline = context.deadline(game.play_clock);
+            let reply = game.session.play(moves.as_deref(), deadline).map_err(|e| format!("match {id}: {e}"));
+            played(&id, &mut game, reply, context.received)
+        }
+        Message::PlaySeen { id, seen } => {
+            let matches = context.matches;
+            let Some(entry) = lock(matches).matches.get(&id).cloned() else { return work(Ok("busy".to_string())) };
+            let mut game = lock(&entry);
+            game.last_message = context.received;
+            let deadline = context.deadline(game.play_clock);
+            let reply = game.session.play_seen(&seen, deadline).map_err(|e| format!("match {id}: {e}"));
+            played(&id, &mut game, reply, context.received)
+        }
+        other => work(answer_other(other, context)),
+    }
+}
+
+/// The reply to a message other than PLAY.
+fn answer_other(message: Message, context: &Context<'_, '_>) -> Result<String, String> {
+    let matches = context.matches;
+    match message {
+        Message::Info => {
+            let table = lock(matches);
+            Ok(protocol::info_reply(&context.config.name, table.matches.len() + table.starting < context.config.max_matches))
+        }
         Message::Ping => Ok("ready".to_string()),
         // A preview only offers time to study a game before some later START: nothing to keep.
         Message::Preview { .. } => Ok("ready".to_string()),
         Message::Start { id, role, rules, start_clock, play_clock } => {
-            {
-                let current = lock(matches);
-                if current.len() >= config.max_matches && !current.contains_key(&id) {
-                    return Ok("busy".to_string());
-                }
-            }
-            let start = Start { id: &id, role: &role, rules: &rules, start_clock, play_clock };
-            let session = factory.start(&start).map_err(|e| format!("cannot play match {id}: {e}"))?;
-            lock(matches).insert(id, Arc::new(Mutex::new(Match { session, play_clock })));
-            Ok("ready".to_string())
-        }
-        Message::Play { id, moves } => {
-            let Some(entry) = entry(&id) else { return Ok("busy".to_string()) };
-            let mut game = lock(&entry);
-            let deadline = received + think_time(game.play_clock);
-            game.session.play(moves.as_deref(), deadline).map_err(|e| format!("match {id}: {e}"))
+            start(context, Start { id: &id, role: &role, rules: &rules, start_clock, play_clock })
         }
         Message::Stop { id, moves } => {
-            let Some(entry) = lock(matches).remove(&id) else { return Ok("busy".to_string()) };
+            let Some(entry) = lock(matches).matches.remove(&id) else { return Ok("busy".to_string()) };
             // The match is over whatever the last moves were, so a wrong one still gets `done`.
-            let _ = lock(&entry).session.stop(moves.as_deref());
+            if let Err(e) = lock(&entry).session.stop(moves.as_deref()) {
+                log::info(format_args!("match {id}: the last moves were not legal: {e}"));
+            }
+            log::info(format_args!("match {id}: STOP"));
             Ok("done".to_string())
-        }
-        Message::PlaySeen { id, seen } => {
-            let Some(entry) = entry(&id) else { return Ok("busy".to_string()) };
-            let mut game = lock(&entry);
-            let deadline = received + think_time(game.play_clock);
-            game.session.play_seen(&seen, deadline).map_err(|e| format!("match {id}: {e}"))
         }
         Message::StopSeen { id, seen } => {
-            let Some(entry) = lock(matches).remove(&id) else { return Ok("busy".to_string()) };
+            let Some(entry) = lock(matches).matches.remove(&id) else { return Ok("busy".to_string()) };
             // As with STOP: the match is over whatever the message says.
-            let _ = lock(&entry).session.stop_seen(&seen);
+            if let Err(e) = lock(&entry).session.stop_seen(&seen) {
+                log::info(format_args!("match {id}: the last percepts were not consistent: {e}"));
+            }
+            log::info(format_args!("match {id}: STOP"));
             Ok("done".to_string())
         }
-        Message::Abort { id } => match lock(matches).remove(&id) {
-            Some(_) => Ok("aborted".to_string()),
+        Message::Play { .. } | Message::PlaySeen { .. } => Err("a PLAY is answered by `answer`".to_string()),
+        Message::Abort { id } => match lock(matches).matches.remove(&id) {
+            Some(_) => {
+                log::info(format_args!("match {id}: ABORT"));
+                Ok("aborted".to_string())
+            }
             None => Ok("busy".to_string()),
         },
     }
+}
+
+/// Logs a PLAY's reply, counts the step and adds the work behind the move.
+fn played(
+    id: &str,
+    game: &mut Match<'_>,
+    reply: Result<String, String>,
+    received: Instant,
+) -> Result<(String, String), String> {
+    game.steps += 1;
+    let mv = reply?;
+    let work = game.session.work();
+    let engine = game.session.engine();
+    let seconds = received.elapsed().as_secs_f64();
+    let details: Vec<&str> = [engine.as_str(), work.as_str()].into_iter().filter(|s| !s.is_empty()).collect();
+    log::info(format_args!("match {id}: step {}: {mv} in {seconds:.3} s ({})", game.steps, details.join(", ")));
+    Ok((mv, work))
+}
+
+/// Answers START: takes a place among the matches first (so that concurrent STARTs cannot
+/// pass the cap), then prepares the session, then puts the match in that place.
+fn start(context: &Context<'_, '_>, start: Start<'_>) -> Result<String, String> {
+    let matches = context.matches;
+    {
+        let mut table = lock(matches);
+        let replacing = table.matches.contains_key(start.id);
+        if table.matches.len() + table.starting >= context.config.max_matches && !replacing {
+            log::info(format_args!("match {}: START refused: {} matches in progress", start.id, table.matches.len()));
+            return Ok("busy".to_string());
+        }
+        table.starting += 1;
+    }
+    let session = context.factory.start(&start);
+    let mut table = lock(matches);
+    table.starting -= 1;
+    let session = session.map_err(|e| format!("cannot play match {}: {e}", start.id))?;
+    let engine = session.engine();
+    let game = Match {
+        session,
+        play_clock: start.play_clock,
+        start_clock: start.start_clock,
+        steps: 0,
+        last_message: context.received,
+    };
+    table.matches.insert(start.id.to_string(), Arc::new(Mutex::new(game)));
+    drop(table);
+    let seconds = context.received.elapsed().as_secs_f64();
+    log::info(format_args!(
+        "match {}: START as {} ({} rules, clocks {}+{} s): ready in {seconds:.3} s{}",
+        start.id,
+        start.role,
+        start.rules.len(),
+        start.start_clock.as_secs_f64(),
+        start.play_clock.as_secs_f64(),
+        if engine.is_empty() { String::new() } else { format!(", {engine}") }
+    ));
+    Ok("ready".to_string())
 }
 
 #[cfg(test)]

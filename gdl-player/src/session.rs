@@ -38,6 +38,24 @@ pub trait MatchSession: Send {
         let _ = seen;
         Err(GDL_I_ONLY.to_string())
     }
+
+    /// Chooses this role's move again in the current state (the one the last PLAY left), before
+    /// `deadline`: a session that answered a PLAY at once with a first move can search for a
+    /// better one when there is time.
+    fn choose_again(&mut self, deadline: Instant) -> Result<String, String> {
+        let _ = deadline;
+        Err("this session cannot choose again".to_string())
+    }
+
+    /// What the session plays with, for the log (`program engine`, `interpreter`).
+    fn engine(&self) -> String {
+        String::new()
+    }
+
+    /// The work behind the last choice, for the log (`1234 iterations`).
+    fn work(&self) -> String {
+        String::new()
+    }
 }
 
 /// Why a match of a game without `sees` rules or a `random` role refuses GDL-II's PLAY.
@@ -126,11 +144,9 @@ fn atom(text: &str) -> Sx {
     Sx::Atom(text.to_string())
 }
 
-impl<G: Game, R: Deref<Target = G> + Send> MatchSession for GameSession<G, R> {
-    fn play(&mut self, moves: Option<&[Sx]>, deadline: Instant) -> Result<String, String> {
-        if let Some(moves) = moves {
-            self.apply(moves)?;
-        }
+impl<G: Game, R: Deref<Target = G> + Send> GameSession<G, R> {
+    /// The role's move in the current state, chosen before `deadline`, in the match's spelling.
+    fn choose(&mut self, deadline: Instant) -> Result<String, String> {
         let game = &*self.game;
         if game.is_terminal(&self.state) {
             return Err("the match is over: the state is terminal".to_string());
@@ -143,12 +159,29 @@ impl<G: Game, R: Deref<Target = G> + Send> MatchSession for GameSession<G, R> {
         let term = kif::parse_one(&text).map_err(|e| format!("the game printed a malformed move `{text}`: {e}"))?;
         Ok(self.spelling.to_match(&term).to_string())
     }
+}
+
+impl<G: Game, R: Deref<Target = G> + Send> MatchSession for GameSession<G, R> {
+    fn play(&mut self, moves: Option<&[Sx]>, deadline: Instant) -> Result<String, String> {
+        if let Some(moves) = moves {
+            self.apply(moves)?;
+        }
+        self.choose(deadline)
+    }
 
     fn stop(&mut self, moves: Option<&[Sx]>) -> Result<(), String> {
         match moves {
             Some(moves) => self.apply(moves),
             None => Ok(()),
         }
+    }
+
+    fn choose_again(&mut self, deadline: Instant) -> Result<String, String> {
+        self.choose(deadline)
+    }
+
+    fn work(&self) -> String {
+        self.player.work()
     }
 }
 
@@ -326,5 +359,9 @@ impl<G: Game, R: Deref<Target = G> + Send> MatchSession for BeliefSession<G, R> 
 
     fn stop_seen(&mut self, seen: &Seen) -> Result<(), String> {
         self.observe(seen, Instant::now() + std::time::Duration::from_millis(100))
+    }
+
+    fn choose_again(&mut self, deadline: Instant) -> Result<String, String> {
+        self.choose(deadline)
     }
 }

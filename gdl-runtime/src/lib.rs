@@ -155,11 +155,11 @@ pub trait Game: Send + Sync {
     /// A state of the game: the set of base facts that hold in it, in the implementation's own
     /// form. Equal states are the same state, so players key search trees and belief states by
     /// it; [`Game::state_facts`] prints it.
-    type State: Clone + Eq + Hash + Debug + Send + Sync;
+    type State: Clone + Eq + Hash + Debug + Send + Sync + 'static;
 
     /// A move of one role, in the implementation's own form; [`Game::move_string`] prints it
     /// and [`Game::parse_move`] reads it back. Legal moves are compared with `==`.
-    type Move: Clone + Eq + Hash + Debug + Send + Sync;
+    type Move: Clone + Eq + Hash + Debug + Send + Sync + 'static;
 
     /// The number of roles, at least one; the roles are `0..num_roles()`.
     fn num_roles(&self) -> usize;

@@ -1,5 +1,5 @@
 //! gdlc-cli: the `gdlc` command line over the gdlc library. [`commands`] holds what the
-//! subcommands do, [`play`] the player (`gdlc serve`) and the game manager (`gdlc match`),
+//! subcommands do, [`serve`] the player (`gdlc serve`), [`play`] the game manager (`gdlc match`),
 //! [`compiled`] the compiled engine (a game file to its per-game binary) and [`native`] the
 //! cargo projects and cache of those binaries; `main.rs` only reads the command line.
 
@@ -7,3 +7,4 @@ pub mod commands;
 pub mod compiled;
 pub mod native;
 pub mod play;
+pub mod serve;

@@ -3,7 +3,7 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use gdl_player::player::Kind;
 use gdlc::parse::Syntax;
-use gdlc_cli::{commands, compiled, play};
+use gdlc_cli::{commands, compiled, play, serve};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -87,6 +87,20 @@ enum Command {
         /// How the player chooses its moves.
         #[arg(long, value_enum, default_value_t = PlayerArg::Mcts)]
         player: PlayerArg,
+        /// The address to listen on: 127.0.0.1 serves this machine only; 0.0.0.0 serves every
+        /// network the machine is on.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: String,
+        /// Play games met in START through the program engine or the interpreter only, without
+        /// building their native code.
+        #[arg(long)]
+        no_native: bool,
+        /// Log errors only.
+        #[arg(short, long)]
+        quiet: bool,
+        /// Log details too (every message's timing, HTTP errors, the backends' own lines).
+        #[arg(short, long)]
+        verbose: bool,
     },
     /// Run a match between GGP players over HTTP, printing the goals.
     Match {
@@ -237,7 +251,11 @@ fn main() -> ExitCode {
             commands::compile(&game, output.as_deref(), check, &grounding.options())
         }
         Command::Build { game, output, grounding } => commands::build(&game, &output, &grounding.options()),
-        Command::Serve { games, port, player } => play::serve(&games, port, player.kind()),
+        Command::Serve { games, port, player, host, no_native, quiet, verbose } => {
+            gdl_player::log::set_level(gdl_player::log::level_of_flags(quiet, verbose));
+            let options = serve::Options { games, host, port, player: player.kind(), native: !no_native };
+            serve::serve(&options)
+        }
         Command::Match { game, players, startclock, playclock, record } => {
             play::run_match(&game, &players, startclock, playclock, record.as_deref())
         }

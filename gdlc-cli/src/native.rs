@@ -51,10 +51,40 @@ fn crate_dir(name: &str, variable: &str) -> Result<PathBuf, String> {
     })
 }
 
-/// The release profile of every per-game binary: the one of the hand-written reasoners that
-/// the generated code is measured against (whole-program optimization, no unwinding).
-const RELEASE_PROFILE: &str =
-    "[profile.release]\nopt-level = 3\nlto = \"fat\"\ncodegen-units = 1\npanic = \"abort\"\ndebug = \"line-tables-only\"\n";
+/// How a per-game binary is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    /// For speed: the profile of the hand-written reasoners that the generated code is measured
+    /// against (whole-program optimization, one code unit, no unwinding). `gdlc build`, `bench`.
+    Release,
+    /// For build time, as a player builds a game it met in START: optimized, but without
+    /// whole-program optimization and in parallel code units.
+    Quick,
+}
+
+impl Profile {
+    /// The profile's section of the project's manifest.
+    fn manifest(self) -> &'static str {
+        match self {
+            Profile::Release => {
+                "[profile.release]\nopt-level = 3\nlto = \"fat\"\ncodegen-units = 1\npanic = \"abort\"\n\
+                 debug = \"line-tables-only\"\n"
+            }
+            Profile::Quick => {
+                "[profile.quick]\ninherits = \"release\"\nopt-level = 3\nlto = false\ncodegen-units = 16\n\
+                 panic = \"abort\"\ndebug = false\nincremental = false\n"
+            }
+        }
+    }
+
+    /// The profile's name, for cargo's `--profile` and its output directory.
+    fn name(self) -> &'static str {
+        match self {
+            Profile::Release => "release",
+            Profile::Quick => "quick",
+        }
+    }
+}
 
 /// A game's project in the cache: its name and directory.
 struct Project {
@@ -66,19 +96,25 @@ struct Project {
 /// and whose rules (KIF, for `serve` to recognize the game) are `rules`, named after `stem`;
 /// returns the binary's path. With `verbose`, cargo's progress goes to
 /// stderr; otherwise it is shown only when the build fails.
-pub fn build_binary(stem: &str, module_text: &str, rules: &str, verbose: bool) -> Result<PathBuf, String> {
+pub fn build_binary(
+    stem: &str,
+    module_text: &str,
+    rules: &str,
+    verbose: bool,
+    profile: Profile,
+) -> Result<PathBuf, String> {
     let crates = Crates::find()?;
-    let project = project_for(stem, module_text, rules, &crates);
+    let project = project_for(stem, module_text, rules, &crates, profile);
     let binary = project.dir.join(format!("{}{}", project.package, std::env::consts::EXE_SUFFIX));
-    if binary.is_file() {
+    if binary.is_file() && is_genuine(&binary, &project.package) {
         return Ok(binary);
     }
-    write_project(&project, module_text, rules, &crates, stem)?;
+    write_project(&project, module_text, rules, &crates, stem, profile)?;
     let target = cache_dir().join("target");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(&cargo);
     command
-        .args(["build", "--release", "--manifest-path"])
+        .args(["build", "--profile", profile.name(), "--manifest-path"])
         .arg(project.dir.join("Cargo.toml"))
         .arg("--target-dir")
         .arg(&target)
@@ -98,25 +134,26 @@ pub fn build_binary(stem: &str, module_text: &str, rules: &str, verbose: bool) -
         output.map_err(|e| format!("error: cannot run `{}`: {e}", PathBuf::from(&cargo).display()))?;
     if !status.success() {
         return Err(format!(
-            "{stderr}error: `cargo build --release` of the generated game failed in {}",
+            "{stderr}error: `cargo build --profile {}` of the generated game failed in {}",
+            profile.name(),
             project.dir.display()
         ));
     }
-    let built = target.join("release").join(format!("{}{}", project.package, std::env::consts::EXE_SUFFIX));
+    let built = target.join(profile.name()).join(format!("{}{}", project.package, std::env::consts::EXE_SUFFIX));
     copy_atomically(&built, &binary)?;
     Ok(binary)
 }
 
 /// The project of a game: its package name carries a hash of everything the binary is built
 /// from, so that a changed game, compiler, runtime or player gets a new binary.
-fn project_for(stem: &str, module_text: &str, rules: &str, crates: &Crates) -> Project {
+fn project_for(stem: &str, module_text: &str, rules: &str, crates: &Crates, profile: Profile) -> Project {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     module_text.hash(&mut hasher);
     rules.hash(&mut hasher);
     crates.runtime.hash(&mut hasher);
     crates.player.hash(&mut hasher);
     env!("CARGO_PKG_VERSION").hash(&mut hasher);
-    RELEASE_PROFILE.hash(&mut hasher);
+    profile.manifest().hash(&mut hasher);
     source_fingerprint(&crates.runtime).hash(&mut hasher);
     source_fingerprint(&crates.player).hash(&mut hasher);
     let hash = hasher.finish();
@@ -154,7 +191,14 @@ fn source_fingerprint(dir: &Path) -> Vec<(String, u64, u128)> {
 const REALTIME_IMPL: &str = "impl ::gdl_runtime::realtime::RealTimeGame for Game";
 
 /// Writes the project's manifest, lock file and sources.
-fn write_project(project: &Project, module_text: &str, rules: &str, crates: &Crates, stem: &str) -> Result<(), String> {
+fn write_project(
+    project: &Project,
+    module_text: &str,
+    rules: &str,
+    crates: &Crates,
+    stem: &str,
+    profile: Profile,
+) -> Result<(), String> {
     let src = project.dir.join("src");
     std::fs::create_dir_all(&src).map_err(|e| format!("error: cannot create {}: {e}", src.display()))?;
     let runtime = crates.runtime.display().to_string().replace('\\', "/");
@@ -162,9 +206,10 @@ fn write_project(project: &Project, module_text: &str, rules: &str, crates: &Cra
     let manifest = format!(
         "[package]\nname = \"{package}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
          [dependencies]\ngdl-runtime = {{ path = \"{runtime}\" }}\ngdl-player = {{ path = \"{player}\" }}\n\n\
-         {RELEASE_PROFILE}\n\
+         {profile}\n\
          # Not a member of any enclosing workspace.\n[workspace]\n",
-        package = project.package
+        package = project.package,
+        profile = profile.manifest()
     );
     write_atomically(&project.dir.join("Cargo.toml"), &manifest)?;
     // The workspace's lock file pins the player's dependencies to versions already fetched.
@@ -183,11 +228,51 @@ fn write_project(project: &Project, module_text: &str, rules: &str, crates: &Cra
     let main = format!(
         "//! The per-game binary of `{name}`, made by `gdlc build`.\n\n\
          #[allow(dead_code)]\nmod game;\n\n\
-         fn main() -> std::process::ExitCode {{\n    {driver}\n}}\n"
+         fn main() -> std::process::ExitCode {{\n    \
+         // gdlc asks a cached binary for the key it was built under before running it.\n    \
+         if std::env::args().nth(1).as_deref() == Some(\"{BUILD_KEY_COMMAND}\") {{\n        \
+         println!(\"{package}\");\n        return std::process::ExitCode::SUCCESS;\n    }}\n    \
+         {driver}\n}}\n",
+        package = project.package
     );
     write_atomically(&src.join("rules.kif"), rules)?;
     write_atomically(&src.join("main.rs"), &main)?;
     write_atomically(&src.join("game.rs"), module_text)
+}
+
+/// The hidden first argument on which a per-game binary prints the key it was built under.
+const BUILD_KEY_COMMAND: &str = "gdlc-build-key";
+
+/// Whether the file at a cached binary's path is the binary built for `package`: it must run,
+/// within seconds, and print that key. Anything else there (a damaged or replaced file) is
+/// rebuilt rather than trusted.
+pub fn is_genuine(binary: &Path, package: &str) -> bool {
+    let Ok(mut child) = Command::new(binary)
+        .arg(BUILD_KEY_COMMAND)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+    else {
+        return false;
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => break,
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return false;
+            }
+        }
+    }
+    let mut printed = String::new();
+    let read = child.stdout.take().map(|mut out| std::io::Read::read_to_string(&mut out, &mut printed));
+    matches!(read, Some(Ok(_))) && printed.trim() == package
 }
 
 /// Writes a file through a temporary file and a rename, so that a concurrent build never reads
@@ -221,19 +306,21 @@ mod tests {
     #[test]
     fn projects_differ_by_generated_code_and_share_nothing_else() {
         let crates = nowhere();
-        let a = project_for("connectFour", "code a", "rules", &crates);
-        let b = project_for("connectFour", "code b", "rules", &crates);
-        let c = project_for("connectFour", "code a", "other rules", &crates);
-        let again = project_for("connectFour", "code a", "rules", &crates);
+        let a = project_for("connectFour", "code a", "rules", &crates, Profile::Release);
+        let b = project_for("connectFour", "code b", "rules", &crates, Profile::Release);
+        let c = project_for("connectFour", "code a", "other rules", &crates, Profile::Release);
+        let quick = project_for("connectFour", "code a", "rules", &crates, Profile::Quick);
+        let again = project_for("connectFour", "code a", "rules", &crates, Profile::Release);
         assert_ne!(a.package, b.package);
         assert_ne!(a.package, c.package);
+        assert_ne!(a.package, quick.package);
         assert_eq!(a.package, again.package);
         assert!(a.package.starts_with("gdl_game_connectfour_"), "{}", a.package);
     }
 
     #[test]
     fn a_stem_with_odd_characters_makes_a_valid_package_name() {
-        let p = project_for("3p Connect-Four", "x", "", &nowhere());
+        let p = project_for("3p Connect-Four", "x", "", &nowhere(), Profile::Quick);
         assert!(p.package.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'), "{}", p.package);
     }
 }

@@ -45,12 +45,12 @@ struct Stat {
     total: f64,
 }
 
-struct Node<G: Game> {
-    state: G::State,
+struct Node<S, M> {
+    state: S,
     /// Every role's goal in `0..=1` when the node ends the game (a terminal state, or one in
     /// which some role has no legal move).
     end: Option<Vec<f64>>,
-    moves: Vec<Vec<G::Move>>,
+    moves: Vec<Vec<M>>,
     stats: Vec<Vec<Stat>>,
     visits: u32,
     children: HashMap<Vec<u32>, usize>,
@@ -61,7 +61,7 @@ fn rewards<G: Game>(game: &G, state: &G::State) -> Vec<f64> {
     game.goals(state).iter().map(|g| f64::from(g.unwrap_or(0).min(100)) / 100.0).collect()
 }
 
-fn new_node<G: Game>(game: &G, state: G::State) -> Node<G> {
+fn new_node<G: Game>(game: &G, state: G::State) -> Node<G::State, G::Move> {
     let mut moves = Vec::new();
     let end = if game.is_terminal(&state) {
         Some(rewards(game, &state))
@@ -131,7 +131,7 @@ pub(crate) fn playout<G: Game>(game: &G, state: &G::State, rng: &mut Rng, deadli
 
 impl MctsPlayer {
     /// One iteration of the search; `false` when the deadline cut it short.
-    fn iterate<G: Game>(&mut self, game: &G, nodes: &mut Vec<Node<G>>, deadline: Instant) -> bool {
+    fn iterate<G: Game>(&mut self, game: &G, nodes: &mut Vec<Node<G::State, G::Move>>, deadline: Instant) -> bool {
         let mut path: Vec<(usize, Vec<u32>)> = Vec::new();
         let mut node = 0;
         let rewards = loop {
@@ -205,8 +205,22 @@ impl<G: Game> Player<G> for MctsPlayer {
             let mean = |s: &Stat| if s.visits == 0 { 0.0 } else { s.total / f64::from(s.visits) };
             a.visits.cmp(&b.visits).then(mean(a).total_cmp(&mean(b)))
         });
-        best.map(|(i, _)| root.moves[role][i].clone())
+        let best = best.map(|(i, _)| root.moves[role][i].clone());
+        dispose_of(nodes);
+        best
     }
+
+    fn work(&self) -> String {
+        format!("{} iterations", self.last_iterations)
+    }
+}
+
+/// Frees a search tree on another thread, so that the reply does not wait for it (a tree of
+/// a quarter of a million nodes takes tens of milliseconds to free).
+fn dispose_of<T: Send + 'static>(tree: T) {
+    let kept = std::thread::Builder::new().name("tree-free".to_string()).spawn(move || drop(tree));
+    // Without a thread to spare the tree is freed here, late rather than never.
+    drop(kept);
 }
 
 #[cfg(test)]

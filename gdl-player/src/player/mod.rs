@@ -18,6 +18,11 @@ pub trait Player<G: Game>: Send {
     /// One of `role`'s legal moves in `state`, chosen before `deadline`; `None` when the role
     /// has no legal move there (a terminal state or a malformed game).
     fn choose(&mut self, game: &G, state: &G::State, role: usize, deadline: Instant) -> Option<G::Move>;
+
+    /// The work behind the last choice, for the log (`1234 iterations`), if the player searches.
+    fn work(&self) -> String {
+        String::new()
+    }
 }
 
 /// The kinds of player, as named on command lines (`--player mcts|random|first|idle`).

@@ -1,0 +1,158 @@
+//! The local engines of `gdlc serve`: a game met in START is grounded (within the start
+//! clock, on a thread of its own) and played through the program engine, which evaluates its
+//! ground program as data; a game that is not grounded in time, or cannot be, is played
+//! through the interpreter. A grounded game is kept, by its shape, for later matches of it
+//! under any renaming, and handed to the native builder.
+
+use super::backend::{Job, Natives};
+use gdl_player::log;
+use gdl_player::player::Kind;
+use gdl_player::rename::Spelling;
+use gdl_player::session::{new_session, MatchSession, Start};
+use gdl_runtime::engine::ProgramGame;
+use gdl_runtime::kif::Sx;
+use gdlc::ast::Description;
+use gdlc::interp::Interpreter;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// The most games whose program engine is kept.
+const KEPT_GAMES: usize = 16;
+
+/// A game grounded: its rules (in the spelling of the START that brought it) and its engine.
+struct Grounded {
+    key: u64,
+    rules: Vec<Sx>,
+    game: Arc<ProgramGame>,
+}
+
+/// The program engines of the games met so far, the most recent last.
+#[derive(Default)]
+pub struct Engines {
+    games: Mutex<Vec<Grounded>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Engines {
+    /// The program engine of the game of `key` whose rules are `rules` up to renaming, with the
+    /// spelling of `rules`.
+    fn find(&self, key: u64, rules: &[Sx]) -> Option<(Arc<ProgramGame>, Spelling)> {
+        let games = lock(&self.games);
+        games.iter().rev().filter(|g| g.key == key).find_map(|g| {
+            let spelling = Spelling::recognize(&g.rules, rules)?;
+            Some((Arc::clone(&g.game), spelling))
+        })
+    }
+
+    /// Keeps the engine of a game grounded beforehand (one given on the command line).
+    pub fn keep_game(&self, key: u64, rules: Vec<Sx>, game: ProgramGame) {
+        self.keep(Grounded { key, rules, game: Arc::new(game) });
+    }
+
+    fn keep(&self, grounded: Grounded) {
+        let mut games = lock(&self.games);
+        games.retain(|g| g.key != grounded.key);
+        if games.len() >= KEPT_GAMES {
+            games.remove(0);
+        }
+        games.push(grounded);
+    }
+}
+
+/// What plays a match locally, and what it is called in the log.
+pub struct Local {
+    pub session: Box<dyn MatchSession>,
+    pub engine: String,
+}
+
+/// The local session of a match: the program engine of its game (grounded now, within `wait`,
+/// if it was not before), or else the interpreter of `description`.
+pub fn local_session(
+    engines: &Arc<Engines>,
+    natives: &Arc<Natives>,
+    key: u64,
+    start: &Start,
+    description: &Description,
+    player: Kind,
+    wait: Duration,
+) -> Result<Local, String> {
+    let grounded = match engines.find(key, start.rules) {
+        Some(found) => Some((found, "program engine".to_string())),
+        None => ground_within(engines, natives, key, start.rules, wait),
+    };
+    if let Some(((game, spelling), engine)) = grounded {
+        let session = new_session(game, start, spelling, player)?;
+        return Ok(Local { session, engine });
+    }
+    let game = Box::new(Interpreter::new(description).map_err(|e| e.to_string())?);
+    let session = new_session(game, start, Spelling::of_rules(start.rules), player)?;
+    Ok(Local { session, engine: "interpreter".to_string() })
+}
+
+/// Grounds a game on a thread of its own and waits for it `wait` at most. Grounding that ends
+/// later still keeps the engine for the next match and gives the game to the native builder.
+fn ground_within(
+    engines: &Arc<Engines>,
+    natives: &Arc<Natives>,
+    key: u64,
+    rules: &[Sx],
+    wait: Duration,
+) -> Option<((Arc<ProgramGame>, Spelling), String)> {
+    let (sender, receiver) = mpsc::channel();
+    let (engines, natives, rules) = (Arc::clone(engines), Arc::clone(natives), rules.to_vec());
+    let spawned = std::thread::Builder::new().name("grounding".to_string()).spawn(move || {
+        let started = Instant::now();
+        let text: String = rules.iter().map(|r| format!("{r}\n")).collect();
+        let ground = match ground(&text) {
+            Ok(ground) => ground,
+            Err(e) => return log::info(format_args!("game {key:016x}: played by the interpreter: {e}")),
+        };
+        let game = match gdlc::engine::program_game(&ground) {
+            Ok(game) => Arc::new(game),
+            Err(e) => return log::error(format_args!("game {key:016x}: no program engine: {e}")),
+        };
+        let seconds = started.elapsed().as_secs_f64();
+        log::info(format_args!("game {key:016x}: grounded in {seconds:.3} s"));
+        engines.keep(Grounded { key, rules: rules.clone(), game: Arc::clone(&game) });
+        let _ = sender.send((game, Spelling::of_rules(&rules), started.elapsed()));
+        natives.want(key, || match module_of(&ground) {
+            Ok(module) => Some(Job { key, stem: "game".to_string(), module, rules: text }),
+            Err(e) => {
+                log::error(format_args!("game {key:016x}: no native code: {e}"));
+                None
+            }
+        });
+    });
+    if let Err(e) = spawned {
+        log::error(format_args!("cannot start grounding: {e}"));
+        return None;
+    }
+    match receiver.recv_timeout(wait) {
+        Ok((game, spelling, took)) => {
+            Some(((game, spelling), format!("program engine, grounded in {:.3} s", took.as_secs_f64())))
+        }
+        Err(_) => {
+            log::info(format_args!(
+                "game {key:016x}: not grounded within {:.1} s; the interpreter plays meanwhile",
+                wait.as_secs_f64()
+            ));
+            None
+        }
+    }
+}
+
+/// The ground program of a game.
+fn ground(text: &str) -> Result<gdlc::ground::Ground, gdlc::Error> {
+    gdlc::compile::ground_source(text, &gdlc::codegen::Options::default())
+}
+
+/// The text of a grounded game's native module, for the builder.
+fn module_of(ground: &gdlc::ground::Ground) -> Result<String, String> {
+    let tokens = gdlc::codegen::generate_noted_module(ground, gdlc::codegen::Form::Auto, false, None)
+        .map_err(|e| e.to_string())?;
+    gdlc::codegen::render_file(&tokens, "gdlc serve")
+}

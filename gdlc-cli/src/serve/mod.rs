@@ -1,0 +1,120 @@
+//! `gdlc serve`: a GGP player that plays any game at compiled speed from START. A game met in
+//! START is grounded and played at once through the program engine ([`engine`]), or through
+//! the interpreter when it cannot be grounded in time; meanwhile its native code is built in
+//! the background and the match moves to it when it is ready ([`backend`], [`hybrid`]). Games
+//! given on the command line, and games built before (found in the cache by their shape, up to
+//! renaming), are native from their first move.
+
+mod backend;
+mod engine;
+mod hybrid;
+
+use crate::compiled::compiled_binary;
+use crate::play::{description_of, InterpreterFactory};
+use backend::Natives;
+use engine::{local_session, Engines};
+use gdl_player::log;
+use gdl_player::player::Kind;
+use gdl_player::protocol::Message;
+use gdl_player::rename::Shape;
+use gdl_player::server::{think_time, Config, Server};
+use gdl_player::session::{GameFactory, MatchSession, Start};
+use gdlc::load::{load_valid, rules_of};
+use hybrid::HybridSession;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// What `gdlc serve` is asked to do.
+pub struct Options {
+    /// Games to build before serving.
+    pub games: Vec<PathBuf>,
+    /// The address to listen on.
+    pub host: String,
+    /// The port to listen on (0 picks one).
+    pub port: u16,
+    /// How moves are chosen.
+    pub player: Kind,
+    /// Whether games met in START get native code built in the background.
+    pub native: bool,
+}
+
+/// Serves the player protocol until killed, after printing the address it listens on.
+pub fn serve(options: &Options) -> Result<(), String> {
+    let natives = Natives::new(options.player, options.native);
+    let engines = Arc::new(Engines::default());
+    for game in &options.games {
+        prebuild(game, &natives, &engines)?;
+    }
+    if options.native {
+        natives.warm_up();
+    }
+    let config = Config { name: format!("gdlc-{}", options.player.name()), ..Config::default() };
+    let server = Server::bind(&format!("{}:{}", options.host, options.port), config)?;
+    let address = server.local_addr()?;
+    println!("gdlc: {} player listening on http://{address}/", options.player.name());
+    std::io::stdout().flush().map_err(|e| format!("error: cannot write to stdout: {e}"))?;
+    server.serve(&ServeFactory { natives, engines, player: options.player })
+}
+
+/// Builds a game given on the command line and starts its backend; a game past the grounding
+/// limit is left to the interpreter, with a note.
+fn prebuild(game: &std::path::Path, natives: &Natives, engines: &Engines) -> Result<(), String> {
+    let loaded = load_valid(game)?;
+    if gdlc::realtime::is_realtime(&loaded.description) {
+        return Err(format!(
+            "{}: error: rtGDL games are played through the interpreter, which plays any game sent in START; \
+             leave the game off the command line",
+            loaded.file
+        ));
+    }
+    let rules = rules_of(&loaded)?;
+    let key = Shape::of(&rules).key();
+    match compiled_binary(game, &gdlc::codegen::Options::default(), true) {
+        Ok(binary) => natives.add_built(key, binary)?,
+        Err(e) if e.is_too_large_to_ground() => {
+            eprintln!("{e}\nnote: {} is played through the interpreter", game.display());
+            return Ok(());
+        }
+        Err(e) => return Err(e.into()),
+    }
+    let text: String = rules.iter().map(|r| format!("{r}\n")).collect();
+    if let Ok(ground) = gdlc::compile::ground_source(&text, &gdlc::codegen::Options::default()) {
+        if let Ok(program) = gdlc::engine::program_game(&ground) {
+            engines.keep_game(key, rules, program);
+        }
+    }
+    Ok(())
+}
+
+/// The factory of `gdlc serve`'s matches.
+struct ServeFactory {
+    natives: Arc<Natives>,
+    engines: Arc<Engines>,
+    player: Kind,
+}
+
+impl GameFactory for ServeFactory {
+    fn start<'s>(&'s self, start: &Start) -> Result<Box<dyn MatchSession + 's>, String> {
+        let received = Instant::now();
+        let description = description_of(start.rules)?;
+        if gdlc::realtime::is_realtime(&description) {
+            // A real-time match is polled by its manager; the interpreter plays it.
+            return InterpreterFactory { player: self.player }.start(start);
+        }
+        let key = Shape::of(start.rules).key();
+        // Grounding may take most of the start clock; the rest is kept for the reply.
+        let wait = (think_time(start.start_clock) * 4 / 5).saturating_sub(received.elapsed());
+        let local = local_session(&self.engines, &self.natives, key, start, &description, self.player, wait)?;
+        let message = Message::Start {
+            id: start.id.to_string(),
+            role: start.role.clone(),
+            rules: start.rules.to_vec(),
+            start_clock: start.start_clock,
+            play_clock: start.play_clock,
+        };
+        let session = HybridSession::new(local.session, local.engine, Arc::clone(&self.natives), key, message);
+        Ok(Box::new(session))
+    }
+}
