@@ -3,7 +3,8 @@
 //! ([`bench`](mod@bench)); what generated code computes with: state words ([`bits`],
 //! [`pair`]), the random numbers of playouts ([`rng`]), canonical KIF ([`kif`]), the table form
 //! of large games ([`program`]) and the top-down [`prover`] of relations deferred to run time;
-//! and the real-time interface ([`realtime`]). Players, the GGP protocol and the per-game
+//! a game played from its ground program loaded at run time ([`engine`]); and the real-time
+//! interface ([`realtime`]). Players, the GGP protocol and the per-game
 //! binaries' command line are the gdl-player crate's.
 
 // Every public item is documented, and this keeps it so under `cargo clippy -- -D warnings`.
@@ -11,6 +12,7 @@
 
 pub mod bench;
 pub mod bits;
+pub mod engine;
 pub mod kif;
 pub mod pair;
 pub mod program;

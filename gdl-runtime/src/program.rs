@@ -181,12 +181,12 @@ impl Program {
     }
 
     /// Checks that every range and index stays inside the tables, so evaluation cannot fail.
-    fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), &'static str> {
         let nodes = self.node_rules.len().checked_sub(1).ok_or("no node table")?;
         let rules = self.rule_literals.len().checked_sub(1).ok_or("no rule table")?;
         let ascending = |v: &[u32], end: usize| v.windows(2).all(|w| w[0] <= w[1]) && v.last() == Some(&(end as u32));
         if !ascending(&self.node_rules, rules) || !ascending(&self.rule_literals, self.literals.len()) {
-            return Err("rule or literal ranges out of order".to_string());
+            return Err("rule or literal ranges out of order");
         }
         let literal_ok = |code: u32| {
             let index = (code & INDEX_MASK) as usize;
@@ -208,13 +208,13 @@ impl Program {
             .map(|&(_, l)| l);
         let all_literals = self.literals.iter().copied().chain(self.next.iter().copied()).chain(outputs);
         if !all_literals.chain([self.terminal]).all(literal_ok) {
-            return Err("a literal refers past its table".to_string());
+            return Err("a literal refers past its table");
         }
         if !self.state_cone.iter().chain(&self.move_cone).chain(&self.sees_cone).all(|&n| (n as usize) < nodes) {
-            return Err("a node list refers past the node table".to_string());
+            return Err("a node list refers past the node table");
         }
         if !self.cycles.iter().all(|&(s, e)| s <= e && e as usize <= nodes) {
-            return Err("a recursive group refers past the node table".to_string());
+            return Err("a recursive group refers past the node table");
         }
         Ok(())
     }
@@ -256,6 +256,20 @@ impl Program {
                 }
             }
         })
+    }
+
+    /// `role`'s largest goal value in `state`, `None` when it has none.
+    pub fn goal(&self, state: &[u64], role: usize) -> Option<u32> {
+        let goals = self.goals.get(role)?;
+        self.with_state(state, |values| {
+            goals.iter().find(|&&(_, literal)| self.holds(literal, state, &[], values)).map(|&(v, _)| v)
+        })
+    }
+
+    /// Gives the program a new identity, so that no thread's cache of node values is taken for
+    /// its own: for a program whose tables may have changed since it was last evaluated.
+    pub(crate) fn renew_identity(&mut self) {
+        self.identity = OnceLock::new();
     }
 
     /// Whether `state` is terminal.
@@ -448,13 +462,13 @@ impl Reader<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A one-role game over facts p (0) and q (1): `a` is legal when p holds, `b` always;
     /// next p = does a, next q = reach, with reach a recursive pair seeded by p. Terminal when
     /// q holds; goal 100 when q, else 0.
-    fn sample() -> Program {
+    pub(crate) fn sample() -> Program {
         let mut p = Program::default();
         let base = |i| literal_code(Literal::Base(i), true);
         let node = |i| literal_code(Literal::Node(i), true);
