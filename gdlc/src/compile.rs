@@ -6,7 +6,8 @@ use crate::ast::Description;
 use crate::codegen::{self, Notes, Options};
 use crate::diag::Diagnostic;
 use crate::ground::{self, Ground};
-use crate::{check, realtime, Error};
+use crate::{check, engine, realtime, Error};
+use gdl_runtime::engine::ProgramGame;
 use proc_macro2::TokenStream;
 
 /// A game compiled: its ground program (for summaries and tests) and its module's tokens.
@@ -34,7 +35,7 @@ pub fn compile_commented(source: &str, file: &str, options: &Options) -> Result<
 /// The pipeline, with the notes that become comments when given.
 fn compile_noted(source: &str, options: &Options, notes: Option<&Notes>) -> Result<Compiled, Error> {
     let (description, realtime) = front_end(source)?;
-    let ground = ground_checked(&description, realtime, options)?;
+    let ground = ground_checked(&description, realtime, &options.ground)?;
     let tokens = codegen::generate_noted_module(&ground, options.form, realtime, notes)?;
     Ok(Compiled { ground, tokens, realtime })
 }
@@ -47,7 +48,19 @@ pub fn generate(source: &str, options: &Options) -> Result<TokenStream, Error> {
 /// The ground program of the game in `source`, as [`compile`] generates it from.
 pub fn ground_source(source: &str, options: &Options) -> Result<Ground, Error> {
     let (description, realtime) = front_end(source)?;
-    ground_checked(&description, realtime, options)
+    ground_checked(&description, realtime, &options.ground)
+}
+
+/// The game in `source` played from its ground program ([`crate::engine`]): the front end
+/// and grounding of [`compile`] with `options` (`Default::default()` for compile's defaults),
+/// and no code generated. An rtGDL game is refused with [`engine::Error::RealTime`].
+pub fn load_engine(source: &str, options: &ground::Options) -> Result<ProgramGame, Error> {
+    let (description, realtime) = front_end(source)?;
+    if realtime {
+        return Err(Error::Engine(engine::Error::RealTime));
+    }
+    let ground = ground_checked(&description, false, options)?;
+    engine::program_game(&ground).map_err(Error::Engine)
 }
 
 /// Reading and the specification's checks ([`crate::parse`], [`crate::check`]): the checked
@@ -65,7 +78,7 @@ fn front_end(source: &str) -> Result<(Description, bool), Error> {
 /// Grounding of a checked game ([`crate::ground`]): an rtGDL game's lifetimes erased
 /// ([`crate::realtime::erase`]) first, then the strategies of [`ground::strategy`], the
 /// simplification, and (for a turn-based game) the layout of base facts on the state's bits.
-fn ground_checked(description: &Description, realtime: bool, options: &Options) -> Result<Ground, Error> {
+fn ground_checked(description: &Description, realtime: bool, options: &ground::Options) -> Result<Ground, Error> {
     let erased;
     let description = if realtime {
         erased = realtime::erase(description);
@@ -74,7 +87,7 @@ fn ground_checked(description: &Description, realtime: bool, options: &Options) 
         description
     };
     // An rtGDL fact that its rules only copy still ends when its lifetime does.
-    let ground_options = ground::Options { fold_constant_fluents: !realtime, ..options.ground.clone() };
+    let ground_options = ground::Options { fold_constant_fluents: !realtime, ..options.clone() };
     let mut ground = ground::ground(description, &ground_options)?;
     // An rtGDL game's bits pair each fact with its expired-bit and marker in byte order.
     if !realtime {

@@ -16,10 +16,15 @@ pub enum Error {
     Codegen(crate::codegen::Error),
     /// The reference interpreter cannot load the game.
     Interp(crate::interp::Error),
+    /// The ground program cannot be played as data ([`crate::engine`]).
+    Engine(crate::engine::Error),
 }
 
 /// The hint under a grounding error.
 const GROUND_HINT: &str = "the compiler grounds every rule; see the README on games too large to ground";
+
+/// The hint under an error of the engine over the ground program.
+const ENGINE_HINT: &str = "play the game through the interpreter";
 
 /// The hint under a code generation error.
 const CODEGEN_HINT: &str = "see the README's rtGDL section";
@@ -39,6 +44,7 @@ impl Error {
             Error::Ground(error) => vec![Diagnostic::error(error.span(), error.to_string(), GROUND_HINT)],
             Error::Codegen(error) => vec![Diagnostic::error(Default::default(), error.to_string(), CODEGEN_HINT)],
             Error::Interp(error) => vec![Diagnostic::error(error.span(), error.to_string(), "")],
+            Error::Engine(error) => vec![Diagnostic::error(Default::default(), error.to_string(), ENGINE_HINT)],
         }
     }
 }
@@ -53,6 +59,7 @@ impl fmt::Display for Error {
             Error::Ground(error) => error.fmt(f),
             Error::Codegen(error) => error.fmt(f),
             Error::Interp(error) => error.fmt(f),
+            Error::Engine(error) => error.fmt(f),
         }
     }
 }
@@ -64,6 +71,7 @@ impl std::error::Error for Error {
             Error::Ground(error) => Some(error),
             Error::Codegen(error) => Some(error),
             Error::Interp(error) => Some(error),
+            Error::Engine(error) => Some(error),
         }
     }
 }
@@ -77,6 +85,12 @@ impl From<crate::ground::Error> for Error {
 impl From<crate::codegen::Error> for Error {
     fn from(error: crate::codegen::Error) -> Error {
         Error::Codegen(error)
+    }
+}
+
+impl From<crate::engine::Error> for Error {
+    fn from(error: crate::engine::Error) -> Error {
+        Error::Engine(error)
     }
 }
 

@@ -4,7 +4,8 @@
 //! [`check`] enforces the specification's restrictions, [`graph`] orders relations into strata,
 //! [`ground`] turns a checked game into a propositional program and [`codegen`] into Rust, and
 //! [`interp`] evaluates it as the reference semantics. The grounder and the interpreter evaluate
-//! rules with the Datalog engine of [`datalog`]. The pipeline fails with an [`Error`]. [`load`]
+//! rules with the Datalog engine of [`datalog`]; [`engine`] plays a ground program as data, with
+//! no Rust built. The pipeline fails with an [`Error`]. [`load`]
 //! reads a game file through the front end. The command line is the gdlc-cli crate's.
 
 pub mod ast;
@@ -14,6 +15,7 @@ pub mod compile;
 pub mod datalog;
 pub mod diag;
 pub mod embed;
+pub mod engine;
 mod error;
 pub mod graph;
 pub mod ground;

@@ -2,7 +2,9 @@
 //! semantics behind the runtime's [`Game`] interface. Relations that do not depend on `true` or
 //! `does` are computed once at load; every query evaluates, bottom-up, only the strata the
 //! queried relation depends on, with the [`crate::datalog`] engine and no limit on its work.
+//! [`differential`] compares other engines with it over random playouts.
 
+pub mod differential;
 mod error;
 pub mod realtime;
 

@@ -1,0 +1,109 @@
+//! The engine over the ground program (`gdlc::compile::load_engine`, `gdl_runtime::engine`)
+//! against the interpreter: seeded random playouts compared state by state on facts,
+//! terminal, goals, legal moves and percepts, over games of every kind (turn-based and
+//! simultaneous, one to four players, GDL-II with a random role, relations checked at run
+//! time), and the conformance suite's recorded matches replayed through it.
+
+// A test reports a failure by panicking, so its helpers unwrap too.
+#![allow(clippy::unwrap_used)]
+
+use gdl_player::trace;
+use gdl_runtime::Game;
+use gdlc::compile::load_engine;
+use gdlc::ground::Options;
+use gdlc::interp::differential::{random_playouts, Agreement};
+use gdlc::interp::Interpreter;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Compares the engine with the interpreter on `playouts` random playouts of `file` (relative
+/// to the repository) grounded with `options`; returns what was compared and how many atoms
+/// the program checks at run time.
+fn agree_with(file: &str, options: &Options, playouts: usize) -> (Agreement, usize) {
+    let loaded = gdlc::load::load_valid(&root().join(file)).unwrap();
+    let engine = load_engine(&loaded.source, options).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let interp = Interpreter::new(&loaded.description).unwrap();
+    let agreement = random_playouts(&engine, &interp, 7, playouts).unwrap_or_else(|e| panic!("{file}: {e}"));
+    assert!(agreement.states > playouts, "{file}: only {} states compared", agreement.states);
+    assert_eq!(agreement.percepts > 0, engine.is_gdl_ii(), "{file}: {} percepts compared", agreement.percepts);
+    (agreement, engine.program().deferred.atoms.len())
+}
+
+fn agree(file: &str, playouts: usize) {
+    agree_with(file, &Options::default(), playouts);
+}
+
+macro_rules! differential {
+    ($($test:ident => $file:literal, $playouts:literal;)*) => {
+        $( #[test] fn $test() { agree($file, $playouts); } )*
+    };
+}
+
+differential! {
+    tic_tac_toe => "games/ticTacToe.kif", 100;
+    connect_four => "games/connectFour.kif", 30;
+    breakthrough => "games/breakthrough.kif", 10;
+    reversi => "games/reversi.kif", 5;
+    pentago => "games/pentago.kif", 10;
+    simultaneous_connect_four => "games/connectFourSimultaneous.kif", 30;
+    three_player_connect_four => "games/3pConnectFour.kif", 10;
+    four_player_ffa => "games/4pffa.kif", 10;
+    monty_hall => "../shared/games-gdl2/montyHall.kif", 100;
+    dice_duel => "games/diceDuel.kif", 50;
+    kuhn_poker => "games/kuhnPoker.kif", 100;
+    hanoi => "games/hanoi.kif", 5;
+    bidding_tic_tac_toe => "../shared/games/biddingTicTacToe.kif", 5;
+    nim => "../shared/games/nim1.kif", 10;
+    six_player_tic_tac_toe => "../shared/games/tictactoe_3d_small_6player.kif", 2;
+}
+
+/// Every relation that can be checked at run time left out of grounding: the engine asks the
+/// run-time prover, as the table form does.
+#[test]
+fn deferred_relations_agree() {
+    let options = Options { defer_relations: true, ..Options::default() };
+    let (_, atoms) = agree_with("games/ticTacToe.kif", &options, 20);
+    assert!(atoms > 0, "ticTacToe checks no atom at run time");
+}
+
+/// A static relation past the grounding limit checked at run time (the fixture of the
+/// grounder's tests).
+#[test]
+fn deferred_static_relations_agree() {
+    let options = Options { max_instances: 100, ..Options::default() };
+    let (_, atoms) = agree_with("gdlc/tests/fixtures/latin_row.kif", &options, 100);
+    assert!(atoms > 0, "the Latin row checks no atom at run time");
+}
+
+/// An rtGDL game is refused with its own error, not played wrong.
+#[test]
+fn real_time_games_are_refused() {
+    let dir = root().join("games/rtgdl");
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "kif"));
+    let source = std::fs::read_to_string(file.unwrap()).unwrap();
+    let error = load_engine(&source, &Options::default()).unwrap_err();
+    assert!(matches!(error, gdlc::Error::Engine(gdlc::engine::Error::RealTime)), "{error}");
+}
+
+/// The recorded matches of the conformance suite replay through the engine as ggp-base
+/// played them.
+#[test]
+fn replays_the_conformance_traces() {
+    let dir = root().join("../shared/conformance/traces");
+    for name in ["ticTacToe", "connectFour", "breakthrough", "buttons", "maze", "hanoi"] {
+        let source = std::fs::read_to_string(dir.join(format!("{name}.kif"))).unwrap();
+        let engine = load_engine(&source, &Options::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let text = std::fs::read_to_string(dir.join(format!("{name}.jsonl"))).unwrap();
+        for (i, m) in trace::read(&text).unwrap().iter().enumerate() {
+            let replayed = trace::replay(&engine, m).unwrap_or_else(|e| panic!("{name} match {i}: {e}"));
+            trace::compare(m, &replayed).unwrap_or_else(|e| panic!("{name} match {i}: {e}"));
+        }
+    }
+}
