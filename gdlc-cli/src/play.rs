@@ -2,24 +2,18 @@
 //! player factory, which plays every game through the interpreter (`gdlc serve` is
 //! [`crate::serve`]).
 
-use crate::compiled::{compiled_binary, CompileError};
 use gdl_player::http;
 use gdl_player::manager::{self, Options};
 use gdl_player::player::Kind;
-use gdl_player::protocol::Message;
-use gdl_player::protocol::Seen;
 use gdl_player::realtime::session::{RealTimeSession, Strategy};
 use gdl_player::rename::Spelling;
-use gdl_player::server::{Config, Server};
 use gdl_player::session::{new_session, next_seed, GameFactory, MatchSession, Start};
 use gdl_runtime::kif::Sx;
 use gdlc::interp::realtime::RealTimeInterpreter;
 use gdlc::interp::Interpreter;
 use gdlc::load::{load_valid, rules_of};
-use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Plays every game it is sent through the reference interpreter, built from START's rules.
 pub struct InterpreterFactory {

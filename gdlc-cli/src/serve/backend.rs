@@ -22,15 +22,15 @@ const MAX_RESTARTS: u32 = 3;
 const STARTUP_TIME: Duration = Duration::from_secs(10);
 
 /// A game whose native code is wanted: its ground program is turned into a module and built.
-pub struct Job {
+pub(super) struct Job {
     /// The game's shape key ([`gdl_player::rename::Shape::key`]).
-    pub key: u64,
+    pub(super) key: u64,
     /// A name for the game in the cache and the log.
-    pub stem: String,
+    pub(super) stem: String,
     /// The generated module.
-    pub module: String,
+    pub(super) module: String,
     /// The game's rules in KIF, which the backend recognizes STARTs by.
-    pub rules: String,
+    pub(super) rules: String,
 }
 
 /// A running backend.
@@ -59,7 +59,7 @@ enum Slot {
 }
 
 /// The backends of one server.
-pub struct Natives {
+pub(super) struct Natives {
     slots: Mutex<HashMap<u64, Slot>>,
     player: Kind,
     /// Whether games met in START are built; games given on the command line always are.
@@ -74,7 +74,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Natives {
     /// The backends of a server whose matches are played by `player`; with `build_at_start`,
     /// a builder thread builds the games met in START.
-    pub fn new(player: Kind, build_at_start: bool) -> Arc<Natives> {
+    pub(super) fn new(player: Kind, build_at_start: bool) -> Arc<Natives> {
         let natives = Arc::new(Natives { slots: Mutex::new(HashMap::new()), player, build_at_start, jobs: Mutex::new(None) });
         if build_at_start {
             let (sender, receiver) = mpsc::channel();
@@ -90,7 +90,7 @@ impl Natives {
     }
 
     /// Starts the backend of a binary built beforehand (a game given on the command line).
-    pub fn add_built(&self, key: u64, binary: PathBuf) -> Result<(), String> {
+    pub(super) fn add_built(&self, key: u64, binary: PathBuf) -> Result<(), String> {
         let backend = spawn(&binary, self.player, 0)?;
         record_in_index(key, &binary);
         lock(&self.slots).insert(key, Slot::Ready(backend));
@@ -98,13 +98,24 @@ impl Natives {
     }
 
     /// Whether the game of `key` has native code, ready or on its way, or had it fail.
-    pub fn is_known(&self, key: u64) -> bool {
+    pub(super) fn is_known(&self, key: u64) -> bool {
         lock(&self.slots).contains_key(&key)
+    }
+
+    /// Where the native code of the game of `key` stands, for the log.
+    pub(super) fn status(&self, key: u64) -> &'static str {
+        match lock(&self.slots).get(&key) {
+            Some(Slot::Ready(_)) => "native code ready",
+            Some(Slot::Building) => "native code being built",
+            Some(Slot::Failed) => "no native code",
+            None if self.build_at_start => "native code wanted",
+            None => "native code off",
+        }
     }
 
     /// Makes sure the game of `key` gets native code: from the cache if a binary of its shape is
     /// there, else by building what `job` makes (called only when no slot exists).
-    pub fn want(&self, key: u64, job: impl FnOnce() -> Option<Job>) {
+    pub(super) fn want(&self, key: u64, job: impl FnOnce() -> Option<Job>) {
         if !self.build_at_start || self.is_known(key) {
             return;
         }
@@ -129,7 +140,7 @@ impl Natives {
 
     /// The address of the backend of `key`, when it is serving; a backend found dead is
     /// restarted (up to [`MAX_RESTARTS`] times) and `None` is returned meanwhile.
-    pub fn url(&self, key: u64) -> Option<String> {
+    pub(super) fn url(&self, key: u64) -> Option<String> {
         let mut slots = lock(&self.slots);
         let Some(Slot::Ready(backend)) = slots.get_mut(&key) else { return None };
         match backend.child.try_wait() {
@@ -162,6 +173,14 @@ impl Natives {
         for job in jobs {
             let start = Instant::now();
             let built = native::build_binary(&job.stem, &job.module, &job.rules, false, Profile::Quick);
+            if job.key == WARM_UP_KEY {
+                // The warm-up game has no rules to serve by, and no match waits for it.
+                match built {
+                    Ok(_) => log::info(format_args!("native runtime ready in {:.1} s", start.elapsed().as_secs_f64())),
+                    Err(e) => log::error(format_args!("the warm-up build failed: {e}")),
+                }
+                continue;
+            }
             let slot = match built.and_then(|binary| {
                 record_in_index(job.key, &binary);
                 spawn(&binary, self.player, 0)
@@ -176,16 +195,13 @@ impl Natives {
                     Slot::Failed
                 }
             };
-            // The warm-up job has no match waiting for it.
-            if job.key != WARM_UP_KEY {
-                lock(&self.slots).insert(job.key, slot);
-            }
+            lock(&self.slots).insert(job.key, slot);
         }
     }
 
     /// Builds a tiny game first, so that the runtime that every game's binary links is built
     /// before the first START needs it.
-    pub fn warm_up(&self) {
+    pub(super) fn warm_up(&self) {
         if let Some(sender) = lock(&self.jobs).as_ref() {
             let job = Job {
                 key: WARM_UP_KEY,
@@ -233,10 +249,10 @@ fn cached_binary(key: u64) -> Option<PathBuf> {
 /// Starts a backend and reads the address it serves on.
 fn spawn(binary: &Path, player: Kind, restarts: u32) -> Result<Backend, String> {
     let mut args = vec!["serve", "--port", "0", "--host", "127.0.0.1", "--exit-with-stdin", "--player", player.name()];
+    // The front logs every move; the backend's own lines are details.
     match log::level() {
-        log::Level::Quiet => args.push("-q"),
+        log::Level::Quiet | log::Level::Normal => args.push("-q"),
         log::Level::Verbose => args.push("-v"),
-        log::Level::Normal => {}
     }
     let mut child = Command::new(binary)
         .args(&args)

@@ -29,7 +29,7 @@ struct Grounded {
 
 /// The program engines of the games met so far, the most recent last.
 #[derive(Default)]
-pub struct Engines {
+pub(super) struct Engines {
     games: Mutex<Vec<Grounded>>,
 }
 
@@ -49,7 +49,7 @@ impl Engines {
     }
 
     /// Keeps the engine of a game grounded beforehand (one given on the command line).
-    pub fn keep_game(&self, key: u64, rules: Vec<Sx>, game: ProgramGame) {
+    pub(super) fn keep_game(&self, key: u64, rules: Vec<Sx>, game: ProgramGame) {
         self.keep(Grounded { key, rules, game: Arc::new(game) });
     }
 
@@ -63,15 +63,16 @@ impl Engines {
     }
 }
 
-/// What plays a match locally, and what it is called in the log.
-pub struct Local {
-    pub session: Box<dyn MatchSession>,
-    pub engine: String,
+/// What plays a match locally, what it is called in the log, and how it was made.
+pub(super) struct Local {
+    pub(super) session: Box<dyn MatchSession>,
+    pub(super) engine: &'static str,
+    pub(super) made: String,
 }
 
 /// The local session of a match: the program engine of its game (grounded now, within `wait`,
 /// if it was not before), or else the interpreter of `description`.
-pub fn local_session(
+pub(super) fn local_session(
     engines: &Arc<Engines>,
     natives: &Arc<Natives>,
     key: u64,
@@ -81,16 +82,16 @@ pub fn local_session(
     wait: Duration,
 ) -> Result<Local, String> {
     let grounded = match engines.find(key, start.rules) {
-        Some(found) => Some((found, "program engine".to_string())),
+        Some(found) => Some((found, "kept from an earlier match".to_string())),
         None => ground_within(engines, natives, key, start.rules, wait),
     };
-    if let Some(((game, spelling), engine)) = grounded {
+    if let Some(((game, spelling), made)) = grounded {
         let session = new_session(game, start, spelling, player)?;
-        return Ok(Local { session, engine });
+        return Ok(Local { session, engine: "program engine", made });
     }
     let game = Box::new(Interpreter::new(description).map_err(|e| e.to_string())?);
     let session = new_session(game, start, Spelling::of_rules(start.rules), player)?;
-    Ok(Local { session, engine: "interpreter".to_string() })
+    Ok(Local { session, engine: "interpreter", made: String::new() })
 }
 
 /// Grounds a game on a thread of its own and waits for it `wait` at most. Grounding that ends
@@ -133,7 +134,7 @@ fn ground_within(
     }
     match receiver.recv_timeout(wait) {
         Ok((game, spelling, took)) => {
-            Some(((game, spelling), format!("program engine, grounded in {:.3} s", took.as_secs_f64())))
+            Some(((game, spelling), format!("grounded in {:.3} s", took.as_secs_f64())))
         }
         Err(_) => {
             log::info(format_args!(

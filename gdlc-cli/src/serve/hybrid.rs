@@ -32,10 +32,12 @@ enum Remote {
 }
 
 /// One match: the local session, the backend's state, and the match's messages so far.
-pub struct HybridSession {
+pub(super) struct HybridSession {
     local: Box<dyn MatchSession>,
     /// What the local session plays with, for the log.
-    local_engine: String,
+    local_engine: &'static str,
+    /// How the local session's engine was made, for the log of START.
+    made: String,
     natives: Arc<Natives>,
     key: u64,
     id: String,
@@ -51,7 +53,13 @@ pub struct HybridSession {
 impl HybridSession {
     /// The session of a match that `start` (the START message) begins, played locally by
     /// `local` until the backend of the game of `key` serves.
-    pub fn new(local: Box<dyn MatchSession>, local_engine: String, natives: Arc<Natives>, key: u64, start: Message) -> Self {
+    pub(super) fn new(
+        local: Box<dyn MatchSession>,
+        (local_engine, made): (&'static str, String),
+        natives: Arc<Natives>,
+        key: u64,
+        start: Message,
+    ) -> Self {
         let id = match &start {
             Message::Start { id, .. } => id.clone(),
             _ => String::new(),
@@ -59,6 +67,7 @@ impl HybridSession {
         HybridSession {
             local,
             local_engine,
+            made,
             natives,
             key,
             id,
@@ -83,7 +92,7 @@ impl HybridSession {
                 }
             }
         }
-        self.last_engine = self.local_engine.clone();
+        self.last_engine = self.local_engine.to_string();
         if Instant::now() + TRANSIT >= deadline {
             self.last_work = "no time to search".to_string();
             return quick;
@@ -199,11 +208,11 @@ impl MatchSession for HybridSession {
     }
 
     fn engine(&self) -> String {
-        if self.last_engine.is_empty() {
-            self.local_engine.clone()
-        } else {
-            self.last_engine.clone()
+        if !self.last_engine.is_empty() {
+            return self.last_engine.clone();
         }
+        let made = if self.made.is_empty() { String::new() } else { format!(" {}", self.made) };
+        format!("{}{made}, {}", self.local_engine, self.natives.status(self.key))
     }
 
     fn work(&self) -> String {

@@ -13,7 +13,6 @@ use crate::compiled::compiled_binary;
 use crate::play::{description_of, InterpreterFactory};
 use backend::Natives;
 use engine::{local_session, Engines};
-use gdl_player::log;
 use gdl_player::player::Kind;
 use gdl_player::protocol::Message;
 use gdl_player::rename::Shape;
@@ -55,7 +54,8 @@ pub fn serve(options: &Options) -> Result<(), String> {
     let address = server.local_addr()?;
     println!("gdlc: {} player listening on http://{address}/", options.player.name());
     std::io::stdout().flush().map_err(|e| format!("error: cannot write to stdout: {e}"))?;
-    server.serve(&ServeFactory { natives, engines, player: options.player })
+    let realtime = InterpreterFactory { player: options.player };
+    server.serve(&ServeFactory { natives, engines, player: options.player, realtime })
 }
 
 /// Builds a game given on the command line and starts its backend; a game past the grounding
@@ -93,6 +93,8 @@ struct ServeFactory {
     natives: Arc<Natives>,
     engines: Arc<Engines>,
     player: Kind,
+    /// The factory of real-time matches.
+    realtime: InterpreterFactory,
 }
 
 impl GameFactory for ServeFactory {
@@ -101,7 +103,7 @@ impl GameFactory for ServeFactory {
         let description = description_of(start.rules)?;
         if gdlc::realtime::is_realtime(&description) {
             // A real-time match is polled by its manager; the interpreter plays it.
-            return InterpreterFactory { player: self.player }.start(start);
+            return self.realtime.start(start);
         }
         let key = Shape::of(start.rules).key();
         // Grounding may take most of the start clock; the rest is kept for the reply.
@@ -114,7 +116,7 @@ impl GameFactory for ServeFactory {
             start_clock: start.start_clock,
             play_clock: start.play_clock,
         };
-        let session = HybridSession::new(local.session, local.engine, Arc::clone(&self.natives), key, message);
+        let session = HybridSession::new(local.session, (local.engine, local.made), Arc::clone(&self.natives), key, message);
         Ok(Box::new(session))
     }
 }
