@@ -239,7 +239,10 @@ fn answer_other(message: Message, context: &Context<'_, '_>) -> Result<String, S
     match message {
         Message::Info => {
             let table = lock(matches);
-            Ok(protocol::info_reply(&context.config.name, table.matches.len() + table.starting < context.config.max_matches))
+            Ok(protocol::info_reply(
+                &context.config.name,
+                table.matches.len() + table.starting < context.config.max_matches,
+            ))
         }
         Message::Ping => Ok("ready".to_string()),
         // A preview only offers time to study a game before some later START: nothing to keep.

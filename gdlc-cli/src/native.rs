@@ -77,6 +77,24 @@ impl Profile {
         }
     }
 
+    /// The command that runs cargo for this profile. A quick build runs beside a player's
+    /// matches, so it leaves them a core and yields to them (`nice`, where there is one).
+    fn command(self, cargo: &std::ffi::OsStr) -> Command {
+        if self == Profile::Release {
+            return Command::new(cargo);
+        }
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        let mut command = if Path::new("/usr/bin/nice").is_file() {
+            let mut nice = Command::new("/usr/bin/nice");
+            nice.args(["-n", "10"]).arg(cargo);
+            nice
+        } else {
+            Command::new(cargo)
+        };
+        command.env("CARGO_BUILD_JOBS", cores.saturating_sub(1).max(1).to_string());
+        command
+    }
+
     /// The profile's name, for cargo's `--profile` and its output directory.
     fn name(self) -> &'static str {
         match self {
@@ -112,7 +130,7 @@ pub fn build_binary(
     write_project(&project, module_text, rules, &crates, stem, profile)?;
     let target = cache_dir().join("target");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(&cargo);
+    let mut command = profile.command(&cargo);
     command
         .args(["build", "--profile", profile.name(), "--manifest-path"])
         .arg(project.dir.join("Cargo.toml"))

@@ -6,88 +6,10 @@
 // A test reports a failure by panicking, so its helpers unwrap too.
 #![allow(clippy::unwrap_used)]
 
-use std::io::{BufRead, BufReader};
+mod common;
+
+use common::{check_clean, check_replies, game, run_match, serve};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-
-/// A `gdlc serve` process, killed when dropped.
-struct Player {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Player {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve(args: &[&str]) -> Player {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gdlc"))
-        .args(["serve", "--port", "0"])
-        .args(args)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("gdlc serve runs");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let address = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or_else(|| panic!("{line}"));
-    let url = address.replace("0.0.0.0", "127.0.0.1");
-    Player { child, url }
-}
-
-fn game(file: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../games").join(file).display().to_string()
-}
-
-/// Runs `gdlc match` and returns the goals it prints and the record it writes.
-fn run_match(game: &str, players: &[&Player], play_clock: &str) -> (Vec<u32>, serde_json::Value) {
-    let record = std::env::temp_dir().join(format!("gdlc-match-{}-{}.json", std::process::id(), rand_suffix()));
-    let mut command = Command::new(env!("CARGO_BIN_EXE_gdlc"));
-    command.args(["match", game, "--startclock", "5", "--playclock", play_clock, "--record"]).arg(&record);
-    for p in players {
-        command.args(["--player", &p.url]);
-    }
-    let out = command.output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    let goals: Vec<u32> = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("goals: "))
-        .unwrap_or_else(|| panic!("{stdout}"))
-        .split(' ')
-        .map(|g| g.parse().unwrap())
-        .collect();
-    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
-    let _ = std::fs::remove_file(&record);
-    (goals, json)
-}
-
-fn rand_suffix() -> u128 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
-}
-
-/// Checks a record's steps: no substitutions, every reply within the play clock, goals as
-/// printed.
-fn check_replies(record: &serde_json::Value, goals: &[u32], play_clock_ms: u64) {
-    let steps = record["steps"].as_array().unwrap();
-    assert!(!steps.is_empty());
-    for step in steps {
-        assert_eq!(step["substitutions"].as_array().unwrap().len(), 0, "{step}");
-        for ms in step["reply_ms"].as_array().unwrap() {
-            assert!(ms.as_u64().unwrap() <= play_clock_ms, "a reply took {ms} ms: {step}");
-        }
-    }
-    let recorded: Vec<u32> = record["goals"].as_array().unwrap().iter().map(|g| g.as_u64().unwrap() as u32).collect();
-    assert_eq!(recorded, goals);
-}
-
-/// Checks a record: every player answered START with `ready`, and [`check_replies`].
-fn check_clean(record: &serde_json::Value, goals: &[u32], play_clock_ms: u64) {
-    check_replies(record, goals, play_clock_ms);
-    assert!(record["start_replies"].as_array().unwrap().iter().all(|r| r == "ready"), "{record}");
-}
 
 #[test]
 fn tic_tac_toe_and_connect_four_between_two_servers() {

@@ -75,12 +75,15 @@ impl Natives {
     /// The backends of a server whose matches are played by `player`; with `build_at_start`,
     /// a builder thread builds the games met in START.
     pub(super) fn new(player: Kind, build_at_start: bool) -> Arc<Natives> {
-        let natives = Arc::new(Natives { slots: Mutex::new(HashMap::new()), player, build_at_start, jobs: Mutex::new(None) });
+        let natives =
+            Arc::new(Natives { slots: Mutex::new(HashMap::new()), player, build_at_start, jobs: Mutex::new(None) });
         if build_at_start {
             let (sender, receiver) = mpsc::channel();
             *lock(&natives.jobs) = Some(sender);
             let builder = Arc::clone(&natives);
-            let spawned = std::thread::Builder::new().name("native-builder".to_string()).spawn(move || builder.build_all(receiver));
+            let spawned = std::thread::Builder::new()
+                .name("native-builder".to_string())
+                .spawn(move || builder.build_all(receiver));
             if let Err(e) = spawned {
                 log::error(format_args!("cannot start the native builder: {e}; games are played by the engines"));
                 *lock(&natives.jobs) = None;

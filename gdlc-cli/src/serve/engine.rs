@@ -133,9 +133,7 @@ fn ground_within(
         return None;
     }
     match receiver.recv_timeout(wait) {
-        Ok((game, spelling, took)) => {
-            Some(((game, spelling), format!("grounded in {:.3} s", took.as_secs_f64())))
-        }
+        Ok((game, spelling, took)) => Some(((game, spelling), format!("grounded in {:.3} s", took.as_secs_f64()))),
         Err(_) => {
             log::info(format_args!(
                 "game {key:016x}: not grounded within {:.1} s; the interpreter plays meanwhile",

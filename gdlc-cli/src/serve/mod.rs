@@ -116,7 +116,8 @@ impl GameFactory for ServeFactory {
             start_clock: start.start_clock,
             play_clock: start.play_clock,
         };
-        let session = HybridSession::new(local.session, (local.engine, local.made), Arc::clone(&self.natives), key, message);
+        let session =
+            HybridSession::new(local.session, (local.engine, local.made), Arc::clone(&self.natives), key, message);
         Ok(Box::new(session))
     }
 }
