@@ -97,11 +97,25 @@ const MAX_HEADERS: usize = 64;
 /// Reads one request whose whole body must arrive before `deadline` and be at most `max_body`
 /// bytes of UTF-8. A POST must say its length, once, in digits (RFC 9112, section 6.3).
 pub fn read_request(stream: &mut TcpStream, max_body: usize, deadline: Instant) -> Result<Request, RequestError> {
+    read_request_at_rate(stream, max_body, deadline, usize::MAX)
+}
+
+/// [`read_request`] in which a body gets, past `deadline`, the time it takes to send at `rate`
+/// bytes per second: a large START over a slow link arrives, a trickle does not hold the
+/// connection for long.
+pub fn read_request_at_rate(
+    stream: &mut TcpStream,
+    max_body: usize,
+    deadline: Instant,
+    rate: usize,
+) -> Result<Request, RequestError> {
     let mut buffer = Vec::new();
     let complete = read_until(stream, &mut buffer, MAX_HEAD, deadline, &|b| head_end(b).is_some()).map_err(io_error)?;
     let head_len = match head_end(&buffer) {
-        Some(len) if complete => len,
-        _ if buffer.len() > MAX_HEAD => return Err(request_error(431, "the request head is too large")),
+        Some(len) if complete && len <= MAX_HEAD => len,
+        _ if buffer.len() > MAX_HEAD => {
+            return Err(request_error(431, format!("the request head is over {MAX_HEAD} bytes")))
+        }
         _ => return Err(request_error(400, "the connection closed before the request was complete")),
     };
     let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
@@ -128,6 +142,7 @@ pub fn read_request(stream: &mut TcpStream, max_body: usize, deadline: Instant) 
         return Err(request_error(413, format!("the body is {length} bytes; at most {max_body} are accepted")));
     }
     let total = head_len + length;
+    let deadline = deadline + Duration::from_secs_f64(length as f64 / rate.max(1) as f64);
     let complete = read_until(stream, &mut buffer, total, deadline, &|b| b.len() >= total).map_err(io_error)?;
     if !complete {
         return Err(request_error(400, "the connection closed before the body was complete"));

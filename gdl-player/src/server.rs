@@ -8,8 +8,9 @@ use crate::log;
 use crate::protocol::{self, Message};
 use crate::session::{GameFactory, MatchSession, Start};
 use std::collections::HashMap;
+use std::collections::VecDeque;
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -30,13 +31,24 @@ pub struct Config {
     pub name: String,
     /// The most matches played at once; INFO says `busy` and START is refused when full.
     pub max_matches: usize,
-    /// How long a client has to send its whole message.
+    /// How long a client has to send a message, beyond the time its body's size allows at
+    /// [`Config::min_body_rate`].
     pub request_timeout: Duration,
+    /// The slowest rate, in bytes per second, at which a large message's body may arrive.
+    pub min_body_rate: usize,
+    /// How long a match whose manager fell silent is kept beyond three of its clocks.
+    pub expiry_slack: Duration,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { name: "gdlc".to_string(), max_matches: 16, request_timeout: Duration::from_secs(10) }
+        Config {
+            name: "gdlc".to_string(),
+            max_matches: 16,
+            request_timeout: Duration::from_secs(5),
+            min_body_rate: 100 * 1024,
+            expiry_slack: Duration::from_secs(10),
+        }
     }
 }
 
@@ -59,15 +71,12 @@ struct Match<'f> {
 
 impl Match<'_> {
     /// Whether the manager has been silent long enough to have given the match up: three play
-    /// clocks (the start clock, before the first PLAY) and ten seconds past its last message.
-    fn expired(&self, now: Instant) -> bool {
+    /// clocks (the start clock, before the first PLAY) and `slack` past its last message.
+    fn expired(&self, now: Instant, slack: Duration) -> bool {
         let clock = if self.steps == 0 { self.start_clock.max(self.play_clock) } else { self.play_clock };
-        now.saturating_duration_since(self.last_message) > clock * 3 + EXPIRY_SLACK
+        now.saturating_duration_since(self.last_message) > clock * 3 + slack
     }
 }
-
-/// The time a silent match is kept beyond three of its clocks.
-const EXPIRY_SLACK: Duration = Duration::from_secs(10);
 
 /// The matches in progress, and the places taken by STARTs still being prepared, so that the
 /// cap on matches is taken in one step.
@@ -108,23 +117,26 @@ impl Server {
     pub fn serve(&self, factory: &dyn GameFactory) -> Result<(), String> {
         let matches: Matches = Mutex::new(Table::default());
         let connections = AtomicUsize::new(0);
+        let readers = Readers::default();
         std::thread::scope(|scope| {
             let reaper = std::thread::Builder::new().name("expiry".to_string());
             // Without the reaper, matches still end by STOP and ABORT.
             let _ = reaper.spawn_scoped(scope, || loop {
                 std::thread::sleep(Duration::from_secs(1));
-                expire(&matches, Instant::now());
+                expire(&matches, Instant::now(), self.config.expiry_slack);
             });
             for stream in self.listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
-                if connections.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
-                    connections.fetch_sub(1, Ordering::SeqCst);
+                // A full house makes room by dropping the client that has been sending its
+                // message the longest, so that slow clients cannot lock new ones out.
+                if connections.load(Ordering::SeqCst) >= MAX_CONNECTIONS && !readers.evict_oldest() {
                     let _ = http::write_response(&mut stream, 503, "too many connections");
                     continue;
                 }
-                let (matches, connections, config) = (&matches, &connections, &self.config);
+                connections.fetch_add(1, Ordering::SeqCst);
+                let (matches, connections, config, readers) = (&matches, &connections, &self.config, &readers);
                 let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
-                    handle(stream, factory, matches, config);
+                    handle(stream, factory, matches, config, readers);
                     connections.fetch_sub(1, Ordering::SeqCst);
                 });
                 if spawned.is_err() {
@@ -137,12 +149,12 @@ impl Server {
 }
 
 /// Ends the matches whose manager has been silent past their clocks.
-fn expire(matches: &Matches<'_>, now: Instant) {
+fn expire(matches: &Matches<'_>, now: Instant, slack: Duration) {
     let mut expired = Vec::new();
     lock(matches).matches.retain(|id, entry| {
         // A match busy with a message is not silent.
         let Ok(game) = entry.try_lock() else { return true };
-        let keep = !game.expired(now);
+        let keep = !game.expired(now, slack);
         if !keep {
             expired.push(id.clone());
         }
@@ -153,11 +165,54 @@ fn expire(matches: &Matches<'_>, now: Instant) {
     }
 }
 
+/// The connections still sending their message, oldest first, each with a handle to close it.
+#[derive(Default)]
+struct Readers {
+    streams: Mutex<VecDeque<(u64, TcpStream)>>,
+    next: AtomicU64,
+}
+
+impl Readers {
+    /// Notes a connection that is sending its message; the number is for [`Readers::done`].
+    fn add(&self, stream: &TcpStream) -> Option<u64> {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let handle = stream.try_clone().ok()?;
+        lock(&self.streams).push_back((id, handle));
+        Some(id)
+    }
+
+    /// Forgets a connection whose message has arrived (or failed to).
+    fn done(&self, id: Option<u64>) {
+        if let Some(id) = id {
+            lock(&self.streams).retain(|(i, _)| *i != id);
+        }
+    }
+
+    /// Closes the connection that has been sending its message the longest; `false` when no
+    /// connection is sending.
+    fn evict_oldest(&self) -> bool {
+        let Some((_, stream)) = lock(&self.streams).pop_front() else { return false };
+        log::detail(format_args!("dropped a client too slow to send its message: {:?}", stream.peer_addr()));
+        let _ = stream.shutdown(std::net::Shutdown::Both);
+        true
+    }
+}
+
 /// Answers one connection; a client that cannot be written to any more is simply dropped.
-fn handle<'f>(mut stream: TcpStream, factory: &'f dyn GameFactory, matches: &Matches<'f>, config: &Config) {
+fn handle<'f>(
+    mut stream: TcpStream,
+    factory: &'f dyn GameFactory,
+    matches: &Matches<'f>,
+    config: &Config,
+    readers: &Readers,
+) {
     let received = Instant::now();
     let mut work = String::new();
-    let (status, body) = match http::read_request(&mut stream, MAX_BODY, received + config.request_timeout) {
+    let reading = readers.add(&stream);
+    let request =
+        http::read_request_at_rate(&mut stream, MAX_BODY, received + config.request_timeout, config.min_body_rate);
+    readers.done(reading);
+    let (status, body) = match request {
         Err(RequestError { status, message }) => (status, message),
         Ok(request) if request.method == "OPTIONS" => (200, String::new()),
         Ok(request) if request.method != "POST" => {
@@ -252,8 +307,10 @@ fn answer_other(message: Message, context: &Context<'_, '_>) -> Result<String, S
         }
         Message::Stop { id, moves } => {
             let Some(entry) = lock(matches).matches.remove(&id) else { return Ok("busy".to_string()) };
-            // The match is over whatever the last moves were, so a wrong one still gets `done`.
-            if let Err(e) = lock(&entry).session.stop(moves.as_deref()) {
+            // The match is over whatever the last moves were, so a wrong one still gets `done`;
+            // and a PLAY still busy with it is not waited for.
+            let stopped = entry.try_lock().map(|mut game| game.session.stop(moves.as_deref()));
+            if let Ok(Err(e)) = stopped {
                 log::info(format_args!("match {id}: the last moves were not legal: {e}"));
             }
             log::info(format_args!("match {id}: STOP"));
@@ -262,7 +319,8 @@ fn answer_other(message: Message, context: &Context<'_, '_>) -> Result<String, S
         Message::StopSeen { id, seen } => {
             let Some(entry) = lock(matches).matches.remove(&id) else { return Ok("busy".to_string()) };
             // As with STOP: the match is over whatever the message says.
-            if let Err(e) = lock(&entry).session.stop_seen(&seen) {
+            let stopped = entry.try_lock().map(|mut game| game.session.stop_seen(&seen));
+            if let Ok(Err(e)) = stopped {
                 log::info(format_args!("match {id}: the last percepts were not consistent: {e}"));
             }
             log::info(format_args!("match {id}: STOP"));

@@ -336,6 +336,31 @@ mod tests {
         assert!(a.package.starts_with("gdl_game_connectfour_"), "{}", a.package);
     }
 
+    /// An executable script in a fresh directory.
+    #[cfg(unix)]
+    fn script(name: &str, text: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("gdlc-genuine-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{text}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn only_a_binary_that_states_its_build_key_is_trusted() {
+        assert!(is_genuine(&script("right", "echo gdl_game_x_1"), "gdl_game_x_1"));
+        assert!(!is_genuine(&script("other", "echo gdl_game_x_2"), "gdl_game_x_1"));
+        assert!(!is_genuine(&script("silent", "exit 0"), "gdl_game_x_1"));
+        assert!(!is_genuine(&script("failing", "echo gdl_game_x_1; exit 1"), "gdl_game_x_1"));
+        assert!(!is_genuine(Path::new("/nonexistent/gdl_game_x_1"), "gdl_game_x_1"));
+        let started = std::time::Instant::now();
+        assert!(!is_genuine(&script("hanging", "sleep 30"), "gdl_game_x_1"));
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    }
+
     #[test]
     fn a_stem_with_odd_characters_makes_a_valid_package_name() {
         let p = project_for("3p Connect-Four", "x", "", &nowhere(), Profile::Quick);

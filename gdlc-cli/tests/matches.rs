@@ -37,6 +37,41 @@ fn a_compiled_game_is_served_by_its_binary() {
     check_clean(&record, &goals, 500);
 }
 
+/// The processes `pid` started, by the Linux /proc file system.
+fn children(pid: u32) -> Vec<u32> {
+    let list = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+    list.split_whitespace().map(|p| p.parse().unwrap()).collect()
+}
+
+#[test]
+fn a_killed_backend_is_bypassed_and_restarted() {
+    let tic_tac_toe = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/games/ticTacToe.kif");
+    let tic_tac_toe = tic_tac_toe.display().to_string();
+    let log = std::env::temp_dir().join(format!("gdlc-killed-{}-{}.log", std::process::id(), common::rand_suffix()));
+    let compiled = common::serve_logging(
+        &["--player", "mcts", "--no-native", &tic_tac_toe],
+        std::process::Stdio::from(std::fs::File::create(&log).unwrap()),
+    );
+    let random = serve(&["--player", "random"]);
+    let backends = children(compiled.child.id());
+    assert_eq!(backends.len(), 1, "{backends:?}");
+    let killed = std::process::Command::new("kill").args(["-9", &backends[0].to_string()]).status().unwrap();
+    assert!(killed.success());
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    // Every move still comes in time: from the local engine while the backend is down, from the
+    // restarted backend after.
+    for _ in 0..2 {
+        let (goals, record) = run_match(&tic_tac_toe, &[&compiled, &random], "0.5");
+        check_clean(&record, &goals, 500);
+    }
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("native backend exited"), "{text}");
+    assert!(text.contains("native backend restarted"), "{text}");
+    let backends = children(compiled.child.id());
+    assert_eq!(backends.len(), 1, "the dead backend was not reaped or not restarted: {backends:?}");
+    let _ = std::fs::remove_file(&log);
+}
+
 #[test]
 fn mcts_beats_random_over_twenty_short_matches() {
     let (mcts, random) = (serve(&["--player", "mcts"]), serve(&["--player", "random"]));
