@@ -3,6 +3,7 @@
 //! tests can call them).
 
 use crate::compiled::{compile_text, compiled_binary};
+use gdl_runtime::engine::ProgramGame;
 use gdlc::graph::Dependencies;
 use gdlc::interp::realtime::RealTimeInterpreter;
 use gdlc::interp::Interpreter;
@@ -103,14 +104,25 @@ pub fn fmt(path: &Path, syntax: Syntax) -> Result<(), String> {
     Ok(())
 }
 
-/// `gdlc replay GAME TRACE --engine interp`: the same replay as a compiled game's binary
-/// ([`gdl_player::driver::replay_text`]), through the interpreter.
-pub fn replay(game: &Path, trace_path: &Path) -> Result<(), String> {
-    let interp = interpreter(game)?;
+/// The engines that run in this process rather than as a game's built binary.
+pub enum InProcess {
+    /// The reference interpreter.
+    Interpreter,
+    /// The ground program evaluated as data ([`gdlc::compile::load_engine`]), grounded with
+    /// these options.
+    Program(gdlc::ground::Options),
+}
+
+/// `gdlc replay GAME TRACE --engine interp|program`: the same replay as a compiled game's
+/// binary ([`gdl_player::driver::replay_text`]), through an engine of this process.
+pub fn replay(game: &Path, trace_path: &Path, engine: &InProcess) -> Result<(), String> {
     let text = std::fs::read_to_string(trace_path)
         .map_err(|e| format!("{}: error: cannot read the trace: {e}", trace_path.display()))?;
-    let replayed =
-        gdl_player::driver::replay_text(&interp, &text).map_err(|e| format!("{}: error: {e}", trace_path.display()))?;
+    let replayed = match engine {
+        InProcess::Interpreter => gdl_player::driver::replay_text(&interpreter(game)?, &text),
+        InProcess::Program(options) => gdl_player::driver::replay_text(&program_game(game, options)?, &text),
+    };
+    let replayed = replayed.map_err(|e| format!("{}: error: {e}", trace_path.display()))?;
     std::io::stdout().lock().write_all(replayed.as_bytes()).map_err(|e| format!("cannot write the trace: {e}"))
 }
 
@@ -120,31 +132,51 @@ fn interpreter(game: &Path) -> Result<Interpreter, String> {
     Interpreter::new(&loaded.description).map_err(|e| format!("{}: error: {e}", loaded.file))
 }
 
-/// `gdlc bench GAME --seconds N --threads T --engine interp`: random playouts through the
-/// interpreter, reported with gdl-perf's keys.
-pub fn bench(game: &Path, seconds: f64, threads: usize) -> Result<(), String> {
-    let report = bench_report(game, seconds, threads)?;
+/// The engine over the ground program of a valid game file, grounded with `options`.
+pub fn program_game(game: &Path, options: &gdlc::ground::Options) -> Result<ProgramGame, String> {
+    let loaded = load_valid(game)?;
+    gdlc::compile::load_engine(&loaded.source, options).map_err(|error| match &error {
+        gdlc::Error::Diagnostics(_) | gdlc::Error::Ground(_) => {
+            gdlc::diag::render_all(&error.diagnostics(), &loaded.file, &loaded.source).trim_end().to_string()
+        }
+        // The other refusals are about the whole game, not a place in it.
+        _ => format!("{}: error: {error}", loaded.file),
+    })
+}
+
+/// `gdlc bench GAME --seconds N --threads T --engine interp|program`: random playouts through
+/// an engine of this process, reported with gdl-perf's keys.
+pub fn bench(game: &Path, seconds: f64, threads: usize, engine: &InProcess) -> Result<(), String> {
+    let report = bench_report(game, seconds, threads, engine)?;
     print!("{report}");
     Ok(())
 }
 
-/// `gdlc perf-test GAME OUTFILE SECONDS --engine interp`: gdl-perf's engine process, writing
-/// the report to a file.
-pub fn perf_test(game: &Path, outfile: &Path, seconds: f64) -> Result<(), String> {
-    let report = bench_report(game, seconds, 1)?;
+/// `gdlc perf-test GAME OUTFILE SECONDS --engine interp|program`: gdl-perf's engine process,
+/// writing the report to a file.
+pub fn perf_test(game: &Path, outfile: &Path, seconds: f64, engine: &InProcess) -> Result<(), String> {
+    let report = bench_report(game, seconds, 1, engine)?;
     std::fs::write(outfile, report).map_err(|e| format!("{}: error: cannot write: {e}", outfile.display()))
 }
 
-fn bench_report(game: &Path, seconds: f64, threads: usize) -> Result<String, String> {
+fn bench_report(game: &Path, seconds: f64, threads: usize, engine: &InProcess) -> Result<String, String> {
+    let version = env!("CARGO_PKG_VERSION");
+    if let InProcess::Program(options) = engine {
+        let start = std::time::Instant::now();
+        let program = program_game(game, options)?;
+        eprintln!("{}: ground program loaded in {:.2} s", game.display(), start.elapsed().as_secs_f64());
+        let label = format!("gdlc {version} (ground program)");
+        return gdl_player::driver::bench_report(&program, &label, seconds, threads);
+    }
     let loaded = load_valid(game)?;
     if gdlc::realtime::is_realtime(&loaded.description) {
         let interp =
             RealTimeInterpreter::new(&loaded.description).map_err(|e| format!("{}: error: {e}", loaded.file))?;
-        let label = format!("gdlc {} (interpreter, real-time)", env!("CARGO_PKG_VERSION"));
+        let label = format!("gdlc {version} (interpreter, real-time)");
         return gdl_player::realtime::driver::bench_report(&interp, &label, seconds, threads);
     }
     let interp = interpreter(game)?;
-    let label = format!("gdlc {} (interpreter)", env!("CARGO_PKG_VERSION"));
+    let label = format!("gdlc {version} (interpreter)");
     gdl_player::driver::bench_report(&interp, &label, seconds, threads)
 }
 

@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use gdl_player::player::Kind;
 use gdlc::parse::Syntax;
+use gdlc_cli::commands::InProcess;
 use gdlc_cli::{commands, compiled, play, serve};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -34,7 +35,8 @@ enum Command {
         /// A trace in the JSON Lines format of the conformance suite.
         trace: PathBuf,
         /// The engine that evaluates the game [default: compiled, or the interpreter for a
-        /// game past the grounding limit, with a note on stderr].
+        /// game past the grounding limit, with a note on stderr]; `program` evaluates the
+        /// ground program with no Rust built.
         #[arg(long, value_enum)]
         engine: Option<Engine>,
         #[command(flatten)]
@@ -50,7 +52,8 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         threads: usize,
         /// The engine that evaluates the game [default: compiled, or the interpreter for a
-        /// game past the grounding limit, with a note on stderr].
+        /// game past the grounding limit, with a note on stderr]; `program` evaluates the
+        /// ground program with no Rust built.
         #[arg(long, value_enum)]
         engine: Option<Engine>,
         #[command(flatten)]
@@ -125,7 +128,8 @@ enum Command {
         outfile: PathBuf,
         seconds: f64,
         /// The engine that evaluates the game [default: compiled, or the interpreter for a
-        /// game past the grounding limit, with a note on stderr].
+        /// game past the grounding limit, with a note on stderr]; `program` evaluates the
+        /// ground program with no Rust built.
         #[arg(long, value_enum)]
         engine: Option<Engine>,
         #[command(flatten)]
@@ -204,21 +208,27 @@ enum Engine {
     Compiled,
     /// The reference interpreter.
     Interp,
+    /// The ground program evaluated as data: grounded at once, with no Rust built.
+    Program,
 }
 
-/// Runs `args` through the compiled game, or `interpreted` for `--engine interp`; without
-/// `--engine`, a game past the grounding limit falls back to the interpreter.
+/// Runs `args` through the compiled game, or `in_process` with the interpreter for `--engine
+/// interp` and with the ground program for `--engine program`; without `--engine`, a game past
+/// the grounding limit falls back to the interpreter.
 fn run(
     engine: Option<Engine>,
     game: &std::path::Path,
     grounding: &Grounding,
     args: &[std::ffi::OsString],
-    interpreted: impl FnOnce() -> Result<(), String>,
+    in_process: impl FnOnce(&InProcess) -> Result<(), String>,
 ) -> Result<(), String> {
     match engine {
-        Some(Engine::Interp) => interpreted(),
+        Some(Engine::Interp) => in_process(&InProcess::Interpreter),
+        Some(Engine::Program) => in_process(&InProcess::Program(grounding.options().ground)),
         Some(Engine::Compiled) => compiled::run_compiled(game, &grounding.options(), args),
-        None => compiled::run_compiled_or_interpreted(game, &grounding.options(), args, interpreted),
+        None => compiled::run_compiled_or_interpreted(game, &grounding.options(), args, || {
+            in_process(&InProcess::Interpreter)
+        }),
     }
 }
 
@@ -235,7 +245,7 @@ fn main() -> ExitCode {
         }
         Command::Replay { game, trace, engine, grounding } => {
             let args = ["replay".into(), trace.clone().into()];
-            run(engine, &game, &grounding, &args, || commands::replay(&game, &trace))
+            run(engine, &game, &grounding, &args, |engine| commands::replay(&game, &trace, engine))
         }
         Command::Bench { game, seconds, threads, engine, grounding } => {
             let args = [
@@ -245,7 +255,7 @@ fn main() -> ExitCode {
                 "--threads".into(),
                 threads.to_string().into(),
             ];
-            run(engine, &game, &grounding, &args, || commands::bench(&game, seconds, threads))
+            run(engine, &game, &grounding, &args, |engine| commands::bench(&game, seconds, threads, engine))
         }
         Command::Compile { game, output, check, grounding } => {
             commands::compile(&game, output.as_deref(), check, &grounding.options())
@@ -261,7 +271,7 @@ fn main() -> ExitCode {
         }
         Command::PerfTest { game, outfile, seconds, engine, grounding } => {
             let args = ["perf-test".into(), outfile.clone().into(), seconds.to_string().into()];
-            run(engine, &game, &grounding, &args, || commands::perf_test(&game, &outfile, seconds))
+            run(engine, &game, &grounding, &args, |engine| commands::perf_test(&game, &outfile, seconds, engine))
         }
     };
     match result {

@@ -123,6 +123,25 @@ fn compiled_replay_agrees_with_the_reference() {
 }
 
 #[test]
+fn program_replay_agrees_with_the_reference() {
+    replay_agrees_with_the_reference("ticTacToe", "program");
+    replay_agrees_with_the_reference("buttons", "program");
+}
+
+#[test]
+fn program_bench_prints_the_gdl_perf_keys_with_no_build() {
+    let out = gdlc(&["bench", &shared("games/ticTacToe.kif"), "--seconds", "0.2", "--engine", "program"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = stdout(&out);
+    assert!(report.starts_with("version=gdlc ") && report.contains("(ground program)"), "{report}");
+    assert!(report.contains("\nnumRollouts=") && report.contains("averageGoals=xplayer:"), "{report}");
+    assert!(stderr(&out).contains("ground program loaded in"), "{}", stderr(&out));
+    let refused = gdlc(&["bench", &shared("games/ticTacToe.kif"), "--max-instances", "10", "--engine", "program"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(stderr(&refused).contains("too large to ground") && stdout(&refused).is_empty(), "{}", stderr(&refused));
+}
+
+#[test]
 fn build_makes_a_binary_that_benchmarks_and_replays() {
     let dir = std::env::temp_dir().join(format!("gdlc-cli-build-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -8,7 +8,7 @@
 use gdl_player::trace;
 use gdl_runtime::rng::Rng;
 use gdl_runtime::Game;
-use gdlc::interp::Interpreter;
+use gdlc::interp::{differential, Interpreter};
 use std::path::{Path, PathBuf};
 
 /// Random playouts per game; `GDLC_DIFF_PLAYOUTS` raises it for a longer run.
@@ -37,102 +37,15 @@ fn interpreter(file: &str) -> Interpreter {
     Interpreter::new(&loaded.description).expect("the interpreter loads the game")
 }
 
-/// Compares the two engines in one state; returns a description of the first difference.
-fn compare_state<C: Game>(
-    compiled: &C,
-    interp: &Interpreter,
-    c: &C::State,
-    i: &<Interpreter as Game>::State,
-) -> Result<(), String> {
-    let (cf, inf) = (compiled.state_facts(c), interp.state_facts(i));
-    if cf != inf {
-        return Err(format!("states differ:\ncompiled: {cf:?}\ninterp:   {inf:?}"));
-    }
-    if compiled.is_terminal(c) != interp.is_terminal(i) {
-        return Err(format!("terminal differs in {cf:?}"));
-    }
-    if compiled.goals(c) != interp.goals(i) {
-        return Err(format!("goals differ in {cf:?}: compiled {:?}, interp {:?}", compiled.goals(c), interp.goals(i)));
-    }
-    for role in 0..compiled.num_roles() {
-        let (mut cm, mut im) = (Vec::new(), Vec::new());
-        compiled.legal_moves(c, role, &mut cm);
-        interp.legal_moves(i, role, &mut im);
-        let mut cs: Vec<String> = cm.iter().map(|m| compiled.move_string(m)).collect();
-        let mut is: Vec<String> = im.iter().map(|m| interp.move_string(m)).collect();
-        cs.sort();
-        is.sort();
-        if cs != is {
-            return Err(format!("legal moves of role {role} differ in {cf:?}:\ncompiled: {cs:?}\ninterp:   {is:?}"));
-        }
-    }
-    Ok(())
-}
-
-/// Compares what every role perceives on the step from the two states by the same joint move;
-/// returns how many percepts there were.
-fn compare_percepts<C: Game>(
-    compiled: &C,
-    interp: &Interpreter,
-    (c, joint): (&C::State, &[C::Move]),
-    (i, ijoint): (&<Interpreter as Game>::State, &[<Interpreter as Game>::Move]),
-) -> Result<usize, String> {
-    let (mut cp, mut ip) = (Vec::new(), Vec::new());
-    compiled.all_percepts(c, joint, &mut cp);
-    interp.all_percepts(i, ijoint, &mut ip);
-    if cp != ip {
-        let moves: Vec<String> = joint.iter().map(|m| compiled.move_string(m)).collect();
-        return Err(format!("percepts differ after {moves:?}:\ncompiled: {cp:?}\ninterp:   {ip:?}"));
-    }
-    for (role, percepts) in cp.iter().enumerate() {
-        let mut one = Vec::new();
-        compiled.percepts(c, joint, role, &mut one);
-        if one != *percepts {
-            return Err(format!("role {role}'s percepts alone differ from all roles' percepts: {one:?}"));
-        }
-    }
-    Ok(cp.iter().map(Vec::len).sum())
-}
-
 fn random_playouts<C: Game>(compiled: &C, file: &str) {
     let interp = interpreter(file);
-    assert_eq!(compiled.num_roles(), interp.num_roles());
-    assert_eq!(compiled.is_gdl_ii(), interp.is_gdl_ii(), "{file}: GDL-II or not");
-    assert_eq!(compiled.random_role(), interp.random_role(), "{file}: the random role");
-    let mut rng = Rng::seeded(7);
-    let (mut states, mut legal, mut percepts_seen) = (0usize, Vec::new(), 0usize);
     let playouts = playouts_of(file);
-    for playout in 0..playouts {
-        let (mut c, mut i) = (compiled.initial_state(), interp.initial_state());
-        for step in 0.. {
-            if let Err(e) = compare_state(compiled, &interp, &c, &i) {
-                panic!("{file}: playout {playout}, step {step}: {e}");
-            }
-            states += 1;
-            if compiled.is_terminal(&c) {
-                break;
-            }
-            compiled.all_legal_moves(&c, &mut legal);
-            if legal.iter().any(Vec::is_empty) {
-                break;
-            }
-            let joint: Vec<C::Move> = legal.iter().map(|ms| ms[rng.below(ms.len())].clone()).collect();
-            let ijoint: Vec<_> = joint
-                .iter()
-                .enumerate()
-                .map(|(r, m)| interp.parse_move(r, &compiled.move_string(m)).expect("the interpreter knows the move"))
-                .collect();
-            match compare_percepts(compiled, &interp, (&c, &joint), (&i, &ijoint)) {
-                Err(e) => panic!("{file}: playout {playout}, step {step}: {e}"),
-                Ok(seen) => percepts_seen += seen,
-            }
-            c = compiled.next_state(&c, &joint);
-            i = interp.next_state(&i, &ijoint);
-        }
-    }
-    assert!(states > playouts, "{file}: only {states} states compared");
-    // Every bundled GDL-II game has percepts, so the comparison above saw some.
-    assert_eq!(percepts_seen > 0, compiled.is_gdl_ii(), "{file}: {percepts_seen} percepts compared");
+    let agreement =
+        differential::random_playouts(compiled, &interp, 7, playouts).unwrap_or_else(|e| panic!("{file}: {e}"));
+    assert!(agreement.states > playouts, "{file}: only {} states compared", agreement.states);
+    // Every bundled GDL-II game has percepts, so the comparison saw some.
+    let percepts = agreement.percepts;
+    assert_eq!(percepts > 0, compiled.is_gdl_ii(), "{file}: {percepts} percepts compared");
 }
 
 fn recorded_matches<C: Game>(compiled: &C, file: &str) {

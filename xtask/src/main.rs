@@ -12,9 +12,10 @@
 //!
 //! `tidy` checks the house rules that no linter checks (see [`tidy`]).
 //!
-//! `conformance [DIR] [--engine interp|compiled]` replays every `GAME.jsonl` trace of DIR
-//! (default: `../shared/conformance/traces`) through the interpreter (or the compiled game) on
-//! its `GAME.kif` and prints a table of agreement; it exits non-zero when any trace disagrees.
+//! `conformance [DIR] [--engine interp|compiled|program]` replays every `GAME.jsonl` trace of
+//! DIR (default: `../shared/conformance/traces`) through the interpreter (or the compiled game,
+//! or the engine over the ground program) on its `GAME.kif` and prints a table of agreement;
+//! it exits non-zero when any trace disagrees.
 
 mod bench_table;
 mod codegen;
@@ -35,16 +36,16 @@ fn main() -> ExitCode {
             let engine_at = args.iter().position(|a| a == "--engine");
             let positional = |(i, a): &(usize, &String)| *i > 0 && !a.starts_with("--") && Some(i - 1) != engine_at;
             let dir = args.iter().enumerate().find(positional).map(|(_, a)| PathBuf::from(a)).unwrap_or(default);
-            let compiled = match engine_at.map(|i| args.get(i + 1)) {
-                None => false,
-                Some(Some(engine)) if engine == "interp" => false,
-                Some(Some(engine)) if engine == "compiled" => true,
+            let engine = match engine_at.map(|i| args.get(i + 1).map(String::as_str)) {
+                None | Some(Some("interp")) => EngineArg::Interp,
+                Some(Some("compiled")) => EngineArg::Compiled,
+                Some(Some("program")) => EngineArg::Program,
                 Some(_) => {
-                    eprintln!("error: --engine takes `interp` or `compiled`");
+                    eprintln!("error: --engine takes `interp`, `compiled` or `program`");
                     return ExitCode::FAILURE;
                 }
             };
-            conformance(&dir, compiled)
+            conformance(&dir, engine)
         }
         Some("codegen") => {
             let root = codegen::root();
@@ -87,7 +88,7 @@ fn main() -> ExitCode {
         Some("tidy") => tidy(),
         _ => {
             eprintln!(
-                "usage: cargo xtask tidy | cargo xtask conformance [TRACE_DIR] [--engine interp|compiled] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo xtask bench-table [--seconds N] [--all] | cargo codegen [--check]"
+                "usage: cargo xtask tidy | cargo xtask conformance [TRACE_DIR] [--engine interp|compiled|program] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo xtask bench-table [--seconds N] [--all] | cargo codegen [--check]"
             );
             ExitCode::FAILURE
         }
@@ -112,11 +113,20 @@ fn tidy() -> ExitCode {
     }
 }
 
-/// Replays every trace of `dir` through the interpreter, or with `compiled` through `gdlc
-/// replay --engine compiled` (the game compiled, built and cached), and prints a table.
-fn conformance(dir: &Path, compiled: bool) -> ExitCode {
+/// The engine named by `conformance --engine`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum EngineArg {
+    Interp,
+    Compiled,
+    Program,
+}
+
+/// Replays every trace of `dir` through the interpreter, through `gdlc replay --engine
+/// compiled` (the game compiled, built and cached), or through the engine over the ground
+/// program, and prints a table.
+fn conformance(dir: &Path, engine_arg: EngineArg) -> ExitCode {
     let gdlc = codegen::root().join("target/release/gdlc");
-    if compiled {
+    if engine_arg == EngineArg::Compiled {
         let status = std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
             .args(["build", "--release", "--quiet", "-p", "gdlc-cli"])
             .current_dir(codegen::root())
@@ -142,7 +152,11 @@ fn conformance(dir: &Path, compiled: bool) -> ExitCode {
     for path in &traces {
         let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let start = Instant::now();
-        let engine = if compiled { Engine::Compiled(&gdlc) } else { Engine::Interp };
+        let engine = match engine_arg {
+            EngineArg::Interp => Engine::Interp,
+            EngineArg::Compiled => Engine::Compiled(&gdlc),
+            EngineArg::Program => Engine::Program,
+        };
         let (matches, states, result) = replay_all(&path.with_extension("kif"), path, engine);
         let ok = result.is_ok();
         failures += usize::from(!ok);
@@ -166,6 +180,14 @@ enum Engine<'a> {
     Interp,
     /// The `gdlc` binary at this path, with its default (compiled) engine.
     Compiled(&'a Path),
+    /// The ground program evaluated as data, in this process.
+    Program,
+}
+
+/// Replays every match of a trace through `game`.
+fn replay_matches<G: gdl_runtime::Game>(game: &G, matches: &[trace::Match]) -> Result<Vec<trace::Match>, String> {
+    let replay = |(i, m): (usize, &trace::Match)| trace::replay(game, m).map_err(|e| format!("match {i}: {e}"));
+    matches.iter().enumerate().map(replay).collect()
 }
 
 fn replay_all(game: &Path, trace_path: &Path, engine: Engine<'_>) -> (usize, usize, Result<(), String>) {
@@ -176,9 +198,13 @@ fn replay_all(game: &Path, trace_path: &Path, engine: Engine<'_>) -> (usize, usi
             Engine::Interp => {
                 let loaded = gdlc::load::load_valid(game)?;
                 let interp = Interpreter::new(&loaded.description).map_err(|e| e.to_string())?;
-                let replay =
-                    |(i, m): (usize, &trace::Match)| trace::replay(&interp, m).map_err(|e| format!("match {i}: {e}"));
-                matches.iter().enumerate().map(replay).collect::<Result<Vec<_>, _>>()?
+                replay_matches(&interp, &matches)?
+            }
+            Engine::Program => {
+                let loaded = gdlc::load::load_valid(game)?;
+                let program =
+                    gdlc::compile::load_engine(&loaded.source, &Default::default()).map_err(|e| e.to_string())?;
+                replay_matches(&program, &matches)?
             }
             Engine::Compiled(gdlc) => {
                 let output = std::process::Command::new(gdlc)
