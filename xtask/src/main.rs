@@ -10,6 +10,9 @@
 //! against the hand-written reasoners of `../shared/bench/handwritten`, prints a Markdown table
 //! and writes `docs/bench.svg`.
 //!
+//! `soak [--matches N] [--playclock S]` plays N short matches against `gdlc serve` with a fault
+//! injected every few matches (see [`soak`]).
+//!
 //! `tidy` checks the house rules that no linter checks (see [`tidy`]).
 //!
 //! `conformance [DIR] [--engine interp|compiled|program]` replays every `GAME.jsonl` trace of
@@ -20,6 +23,7 @@
 mod bench_table;
 mod codegen;
 mod compile_table;
+mod soak;
 mod tidy;
 
 use gdl_player::trace;
@@ -75,6 +79,13 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Some("soak") => match soak::Options::parse(&args[1..]).and_then(|o| soak::run(&codegen::root(), &o)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Some("bench-table") => {
             let result = bench_table::Options::parse(&args[1..]).and_then(|o| bench_table::run(&codegen::root(), &o));
             match result {
