@@ -82,7 +82,7 @@ pub(super) fn local_session(
     wait: Duration,
 ) -> Result<Local, String> {
     let grounded = match engines.find(key, start.rules) {
-        Some(found) => Some((found, "kept from an earlier match".to_string())),
+        Some(found) => Some((found, "grounded before this match".to_string())),
         None => ground_within(engines, natives, key, start.rules, wait),
     };
     if let Some(((game, spelling), made)) = grounded {
