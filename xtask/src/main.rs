@@ -10,6 +10,9 @@
 //! against the hand-written reasoners of `../shared/bench/handwritten`, prints a Markdown table
 //! and writes `docs/bench.svg`.
 //!
+//! `prover-compare [--seconds S] [--peers DIR] [GAME_DIR...]` measures the player's engine
+//! beside ggp-base's prover on every game (see [`prover_compare`]).
+//!
 //! `soak [--matches N] [--playclock S]` plays N short matches against `gdlc serve` with a fault
 //! injected every few matches (see [`soak`]).
 //!
@@ -23,6 +26,7 @@
 mod bench_table;
 mod codegen;
 mod compile_table;
+mod prover_compare;
 mod soak;
 mod tidy;
 
@@ -72,6 +76,16 @@ fn main() -> ExitCode {
             let dir = args.iter().skip(1).find(|a| !a.starts_with("--")).map(PathBuf::from);
             let dir = dir.unwrap_or_else(|| root.join("../shared/games"));
             match compile_table::run(&root, &dir, check_build) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Some("prover-compare") => {
+            let root = codegen::root();
+            match prover_compare::Options::parse(&root, &args[1..]).and_then(|o| prover_compare::run(&root, &o)) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("error: {e}");
