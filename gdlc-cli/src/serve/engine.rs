@@ -13,8 +13,9 @@ use gdl_runtime::engine::ProgramGame;
 use gdl_runtime::kif::Sx;
 use gdlc::ast::Description;
 use gdlc::interp::Interpreter;
+use std::collections::HashSet;
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// The most games whose program engine is kept.
@@ -27,10 +28,34 @@ struct Grounded {
     game: Arc<ProgramGame>,
 }
 
-/// The program engines of the games met so far, the most recent last.
+/// The most games grounded at once: each may take seconds and much memory, so a burst of
+/// STARTs of new games is played through the interpreter rather than grounded all at once.
+const MAX_GROUNDINGS: usize = 2;
+
+/// The program engines of the games met so far, the most recent last, and the games being
+/// grounded or that could not be.
 #[derive(Default)]
 pub(super) struct Engines {
     games: Mutex<Vec<Grounded>>,
+    work: Mutex<Work>,
+    grounded: Condvar,
+}
+
+/// The games being grounded, and those grounding refused.
+#[derive(Default)]
+struct Work {
+    grounding: HashSet<u64>,
+    refused: HashSet<u64>,
+}
+
+/// What a START does about grounding its game.
+enum Plan {
+    /// Ground it now.
+    Ground,
+    /// Wait for the grounding under way.
+    Wait,
+    /// Play through the interpreter.
+    Interpret,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -46,6 +71,47 @@ impl Engines {
             let spelling = Spelling::recognize(&g.rules, rules)?;
             Some((Arc::clone(&g.game), spelling))
         })
+    }
+
+    /// Decides what a START of the game of `key` does about grounding it.
+    fn plan(&self, key: u64) -> Plan {
+        let mut work = lock(&self.work);
+        if work.refused.contains(&key) {
+            Plan::Interpret
+        } else if work.grounding.contains(&key) {
+            Plan::Wait
+        } else if work.grounding.len() >= MAX_GROUNDINGS {
+            Plan::Interpret
+        } else {
+            work.grounding.insert(key);
+            Plan::Ground
+        }
+    }
+
+    /// Notes that grounding the game of `key` ended, refused or not.
+    fn ended(&self, key: u64, refused: bool) {
+        let mut work = lock(&self.work);
+        work.grounding.remove(&key);
+        if refused {
+            work.refused.insert(key);
+        }
+        self.grounded.notify_all();
+    }
+
+    /// Waits `wait` at most for the grounding of the game of `key` under way to end.
+    fn wait_for(&self, key: u64, wait: Duration) {
+        let until = Instant::now() + wait;
+        let mut work = lock(&self.work);
+        while work.grounding.contains(&key) {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            work = match self.grounded.wait_timeout(work, left) {
+                Ok((work, _)) => work,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
     }
 
     /// Keeps the engine of a game grounded beforehand (one given on the command line).
@@ -83,7 +149,14 @@ pub(super) fn local_session(
 ) -> Result<Local, String> {
     let grounded = match engines.find(key, start.rules) {
         Some(found) => Some((found, "grounded before this match".to_string())),
-        None => ground_within(engines, natives, key, start.rules, wait),
+        None => match engines.plan(key) {
+            Plan::Ground => ground_within(engines, natives, key, start.rules, wait),
+            Plan::Wait => {
+                engines.wait_for(key, wait);
+                engines.find(key, start.rules).map(|found| (found, "grounded for another match".to_string()))
+            }
+            Plan::Interpret => None,
+        },
     };
     if let Some(((game, spelling), made)) = grounded {
         let session = new_session(game, start, spelling, player)?;
@@ -104,21 +177,26 @@ fn ground_within(
     wait: Duration,
 ) -> Option<((Arc<ProgramGame>, Spelling), String)> {
     let (sender, receiver) = mpsc::channel();
+    let owner = Arc::clone(engines);
     let (engines, natives, rules) = (Arc::clone(engines), Arc::clone(natives), rules.to_vec());
     let spawned = std::thread::Builder::new().name("grounding".to_string()).spawn(move || {
         let started = Instant::now();
         let text: String = rules.iter().map(|r| format!("{r}\n")).collect();
-        let ground = match ground(&text) {
-            Ok(ground) => ground,
-            Err(e) => return log::info(format_args!("game {key:016x}: played by the interpreter: {e}")),
-        };
-        let game = match gdlc::engine::program_game(&ground) {
-            Ok(game) => Arc::new(game),
-            Err(e) => return log::error(format_args!("game {key:016x}: no program engine: {e}")),
+        let made = ground(&text).map_err(|e| e.to_string()).and_then(|ground| {
+            let game = gdlc::engine::program_game(&ground).map_err(|e| e.to_string())?;
+            Ok((ground, game))
+        });
+        let (ground, game) = match made {
+            Ok((ground, game)) => (ground, Arc::new(game)),
+            Err(e) => {
+                engines.ended(key, true);
+                return log::info(format_args!("game {key:016x}: played by the interpreter: {e}"));
+            }
         };
         let seconds = started.elapsed().as_secs_f64();
         log::info(format_args!("game {key:016x}: grounded in {seconds:.3} s"));
         engines.keep(Grounded { key, rules: rules.clone(), game: Arc::clone(&game) });
+        engines.ended(key, false);
         let _ = sender.send((game, Spelling::of_rules(&rules), started.elapsed()));
         natives.want(key, || match module_of(&ground) {
             Ok(module) => Some(Job { key, stem: "game".to_string(), module, rules: text }),
@@ -130,6 +208,7 @@ fn ground_within(
     });
     if let Err(e) = spawned {
         log::error(format_args!("cannot start grounding: {e}"));
+        owner.ended(key, false);
         return None;
     }
     match receiver.recv_timeout(wait) {
