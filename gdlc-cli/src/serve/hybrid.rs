@@ -191,10 +191,19 @@ impl MatchSession for HybridSession {
     }
 
     fn play_seen(&mut self, seen: &Seen, deadline: Instant) -> Result<String, String> {
-        // The belief of a GDL-II game needs some time to follow the percepts.
+        let message = Message::PlaySeen { id: self.id.clone(), seen: seen.clone() };
+        let native = matches!(self.remote, Remote::Native { .. }) || self.natives.url(self.key).is_some();
+        if !native {
+            // The local belief gets the whole time: it follows the percepts, then searches.
+            self.history.push(message);
+            self.last_engine = self.local_engine.to_string();
+            let reply = self.local.play_seen(seen, deadline);
+            self.last_work = self.local.work();
+            return reply;
+        }
+        // The belief of a GDL-II game still needs some time to follow the percepts.
         let now = Instant::now();
         let quick = self.local.play_seen(seen, now + deadline.saturating_duration_since(now) / 10)?;
-        let message = Message::PlaySeen { id: self.id.clone(), seen: seen.clone() };
         Ok(self.answer(message, quick, deadline))
     }
 
