@@ -148,6 +148,20 @@ fn mark_vars(p: &PTerm, bound: &mut [bool]) {
     }
 }
 
+/// For every relation of a recursive component, the delta variants (as rule of the component,
+/// variant of the rule) whose first literal reads it.
+fn delta_readers(rules: &[CRule], component: &Component) -> FxHashMap<RelId, Vec<(usize, usize)>> {
+    let mut readers: FxHashMap<RelId, Vec<(usize, usize)>> = FxHashMap::default();
+    for (k, planned) in component.rules.iter().enumerate() {
+        for (j, variant) in rules[planned.rule].delta_variants.iter().enumerate() {
+            if let Some(CLit::Pos(p)) = variant.body.first() {
+                readers.entry(p.rel).or_default().push((k, j));
+            }
+        }
+    }
+    readers
+}
+
 /// What an evaluation may spend, kept by its caller: the evaluation charges every step of a
 /// join (a fact tried against a literal, a term built) and every new fact, and stops where the
 /// budget says so, recording the relation it was deriving in [`Eval::exceeded`].
@@ -238,52 +252,54 @@ impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
         }
         let mut derived: Vec<(RelId, Box<[TermId]>)> = Vec::new();
         // Every rule once over everything known.
-        let mut before: Vec<usize> = component.relations.iter().map(|&r| self.tables[r].facts.len()).collect();
+        let mut seen: FxHashMap<RelId, usize> =
+            component.relations.iter().map(|&r| (r, self.tables[r].facts.len())).collect();
         for planned in &component.rules {
             self.fire(&rules[planned.rule], &planned.access, None, &mut derived);
         }
+        let mut changed = self.add(std::mem::take(&mut derived));
         if !component.recursive {
-            self.add(derived);
             return;
         }
-        let mut delta = self.add(std::mem::take(&mut derived));
+        let readers = delta_readers(rules, component);
         // Semi-naive rounds: each recursive literal in turn ranges over the last round's facts.
-        while delta {
-            let ranges: FxHashMap<RelId, (usize, usize)> = component
-                .relations
-                .iter()
-                .zip(before.iter_mut())
-                .map(|(&r, lo)| {
-                    let hi = self.tables[r].facts.len();
-                    let range = (*lo, hi);
-                    *lo = hi;
-                    (r, range)
-                })
-                .collect();
-            for planned in &component.rules {
-                let rule = &rules[planned.rule];
-                for (variant, access) in rule.delta_variants.iter().zip(&planned.variant_access) {
-                    let CLit::Pos(p) = &variant.body[0] else { continue };
-                    let range = ranges[&p.rel];
-                    if range.0 < range.1 {
-                        self.fire(variant, access, Some(range), &mut derived);
-                    }
-                }
+        // Only the variants that read a relation with new facts fire: a round costs what
+        // changed, not the size of the component (a long cycle of relations takes as many
+        // rounds as it has relations).
+        while !changed.is_empty() && self.exceeded.is_none() {
+            let mut ranges: FxHashMap<RelId, (usize, usize)> = FxHashMap::default();
+            for rel in changed {
+                let hi = self.tables[rel].facts.len();
+                let lo = seen.insert(rel, hi).unwrap_or(0);
+                ranges.insert(rel, (lo, hi));
             }
-            delta = self.add(std::mem::take(&mut derived));
+            let mut firing: Vec<(usize, usize)> =
+                ranges.keys().filter_map(|rel| readers.get(rel)).flatten().copied().collect();
+            firing.sort_unstable();
+            for (k, j) in firing {
+                let planned = &component.rules[k];
+                let variant = &rules[planned.rule].delta_variants[j];
+                let CLit::Pos(p) = &variant.body[0] else { continue };
+                self.fire(variant, &planned.variant_access[j], Some(ranges[&p.rel]), &mut derived);
+            }
+            changed = self.add(std::mem::take(&mut derived));
         }
     }
 
-    /// Inserts derived facts; returns whether any was new.
-    fn add(&mut self, derived: Vec<(RelId, Box<[TermId]>)>) -> bool {
-        let mut any = false;
+    /// Inserts derived facts; returns the relations that got new ones, in order.
+    fn add(&mut self, derived: Vec<(RelId, Box<[TermId]>)>) -> Vec<RelId> {
+        let mut changed = Vec::new();
         for (rel, fact) in derived {
             if self.tables[rel].insert(fact) {
-                any = true;
+                if changed.last() != Some(&rel) {
+                    changed.push(rel);
+                }
                 self.budget.count(rel);
             }
         }
-        any && self.exceeded.is_none()
+        changed.sort_unstable();
+        changed.dedup();
+        changed
     }
 
     /// Derives the heads of `rule` into `out`; with `delta`, its first literal ranges over
