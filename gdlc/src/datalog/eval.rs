@@ -5,6 +5,9 @@ use super::compile::{CLit, CRule, PTerm, Pattern, RelId, VarId};
 use super::store::{Node, Overlay, TermId, TermRead, Terms};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+/// Tables with fewer facts than this, complete before a component runs, are not indexed.
+const SMALL_TABLE: usize = 16;
+
 /// The value of a variable that is not bound yet.
 const UNBOUND: TermId = TermId::MAX;
 
@@ -70,11 +73,11 @@ impl Table {
         self.indexes.push((positions.into(), index));
     }
 
-    fn lookup(&self, positions: &[usize], key: &[TermId]) -> &[u32] {
-        match self.indexes.iter().find(|(p, _)| **p == *positions) {
-            Some((_, index)) => index.get(key).map_or(&[], Vec::as_slice),
-            None => panic!("index on positions {positions:?} was not built before the lookup"),
-        }
+    /// The facts with `key` at `positions`, or `None` when the table has no index on them
+    /// (it was too small to need one: every fact is a candidate).
+    fn lookup(&self, positions: &[usize], key: &[TermId]) -> Option<&[u32]> {
+        let (_, index) = self.indexes.iter().find(|(p, _)| **p == *positions)?;
+        Some(index.get(key).map_or(&[], Vec::as_slice))
     }
 }
 
@@ -243,8 +246,13 @@ impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
             for (r, accesses) in std::iter::once((rule, &planned.access)).chain(variants) {
                 for (lit, access) in r.body.iter().zip(accesses) {
                     if let (CLit::Pos(p), Access::Index(positions)) = (lit, access) {
-                        if !self.is_fixed.get(p.rel).copied().unwrap_or(false) {
-                            self.tables[p.rel].ensure_index(positions);
+                        let table = &mut self.tables[p.rel];
+                        // A table that has facts already is complete (a relation gets its facts
+                        // from one component); below a few facts, trying them all costs less
+                        // than building an index.
+                        let small = (1..SMALL_TABLE).contains(&table.facts.len());
+                        if !self.is_fixed.get(p.rel).copied().unwrap_or(false) && !small {
+                            table.ensure_index(positions);
                         }
                     }
                 }
@@ -356,7 +364,10 @@ impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
                         let key: Option<Box<[TermId]>> =
                             positions.iter().map(|&i| self.resolve(&p.args[i], b)).collect();
                         match key {
-                            Some(key) => self.table(p.rel).lookup(positions, &key).to_vec(),
+                            Some(key) => match self.table(p.rel).lookup(positions, &key) {
+                                Some(found) => found.to_vec(),
+                                None => (0..self.table(p.rel).facts.len() as u32).collect(),
+                            },
                             None => return,
                         }
                     }
