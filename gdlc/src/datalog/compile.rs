@@ -114,7 +114,16 @@ pub(crate) fn dnf(literal: &Literal, negated: bool) -> Vec<Vec<Basic<'_>>> {
 /// The conjunction of several DNFs, as one DNF.
 pub(crate) fn product<'a>(factors: impl Iterator<Item = Vec<Vec<Basic<'a>>>>) -> Vec<Vec<Basic<'a>>> {
     let mut acc: Vec<Vec<Basic<'a>>> = vec![Vec::new()];
-    for factor in factors {
+    for mut factor in factors {
+        // A factor of one alternative extends every conjunction in place: copying them for each
+        // literal of a long body was quadratic in its length.
+        if factor.len() == 1 {
+            let only = factor.pop().unwrap_or_default();
+            for conjunction in &mut acc {
+                conjunction.extend(only.iter().map(Basic::copy));
+            }
+            continue;
+        }
         let mut next = Vec::with_capacity(acc.len() * factor.len());
         for left in &acc {
             for right in &factor {
