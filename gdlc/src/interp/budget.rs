@@ -60,7 +60,7 @@ impl fmt::Display for Exceeded {
                 write!(f, "the evaluation ran out of time while deriving `{relation}`")
             }
             Exceeded::Facts { relation, limit } => {
-                write!(f, "the evaluation derived more than {limit} facts (the last of relation `{relation}`)")
+                write!(f, "the evaluation would derive more than {limit} facts (it was deriving `{relation}`)")
             }
         }
     }
@@ -98,7 +98,8 @@ impl Spending {
             max_steps: None,
             facts: 0,
             steps: 0,
-            unclocked: 0,
+            // The first step reads the clock: an evaluation begun past its deadline stops at once.
+            unclocked: CLOCK_EVERY,
             tripped: None,
         }
     }
@@ -179,12 +180,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_passed_deadline_is_noticed_within_a_few_thousand_steps() {
+    fn a_passed_deadline_is_noticed_at_the_first_step_and_every_few_thousand_after() {
         let mut spending = Spending::new(&Limits { deadline: Some(Instant::now()), max_facts: None });
-        for _ in 0..CLOCK_EVERY {
-            spending.charge(1);
-        }
+        spending.charge(1);
         assert!(spending.overspent());
+        let mut later = Spending::new(&Limits::within(Duration::from_millis(20)));
+        later.charge(1);
+        assert!(!later.overspent());
+        std::thread::sleep(Duration::from_millis(30));
+        for _ in 0..CLOCK_EVERY {
+            later.charge(1);
+        }
+        assert!(later.overspent());
         assert_eq!(spending.exceeded("p"), Exceeded::Deadline { relation: "p".into() });
     }
 

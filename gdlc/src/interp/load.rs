@@ -145,6 +145,15 @@ struct Statics {
     blown: BTreeSet<String>,
 }
 
+/// What [`Loader::compute`] computed.
+struct Computed {
+    tables: Vec<Table>,
+    /// The relations left out, by relation.
+    blown: Vec<bool>,
+    /// The first relation that went past the limits.
+    tripped: Option<String>,
+}
+
 /// What loading builds, step by step.
 struct Loader<'l> {
     limits: &'l Limits,
@@ -199,59 +208,63 @@ impl<'l> Loader<'l> {
         let components = plan_components(&program.deps, &self.relations, rules);
         let statics: Vec<&Component> =
             components.iter().filter(|c| c.relations.iter().all(|&r| is_static[r])).collect();
-        let (fixed, blown_rels) = self.compute(rules, &statics, &[], &[])?;
-        self.fixed = fixed;
-        let mut first_blown: Option<String> = None;
-        for (rel, &blown) in blown_rels.iter().enumerate() {
+        let computed = self.compute(rules, &statics, &[], &[])?;
+        self.fixed = computed.tables;
+        for (rel, &blown) in computed.blown.iter().enumerate() {
             self.computed[rel] = is_static[rel] && !blown;
-            if blown && first_blown.is_none() {
-                first_blown = Some(self.relations.keys[rel].0.clone());
-            }
         }
-        let blown: BTreeSet<String> =
-            (0..blown_rels.len()).filter(|&r| blown_rels[r]).map(|r| self.relations.keys[r].0.clone()).collect();
-        if let Some(relation) = first_blown.filter(|_| blown.contains("init") || blown.contains("role")) {
+        let blown: BTreeSet<String> = (0..computed.blown.len())
+            .filter(|&r| computed.blown[r])
+            .map(|r| self.relations.keys[r].0.clone())
+            .collect();
+        if let Some(relation) = computed.tripped.filter(|_| blown.contains("init") || blown.contains("role")) {
             return Err(self.too_large(relation));
         }
         Ok(Statics { blown })
     }
 
     /// Computes `components` in order over the static tables `fixed` (those marked in
-    /// `is_fixed`), each within the static limits. Returns their tables, and the relations left
-    /// out: those of a component that went past the limits (its facts dropped), and those of a
-    /// component that reads one.
+    /// `is_fixed`), each within the static limits. A component that goes past them is left
+    /// out (its facts dropped), with every component that reads what is left out. Going past
+    /// the caller's limits is an error.
     fn compute(
         &mut self,
         rules: &[CRule],
         components: &[&Component],
         fixed: &[Table],
         is_fixed: &[bool],
-    ) -> Result<(Vec<Table>, Vec<bool>), Error> {
+    ) -> Result<Computed, Error> {
         let n = self.relations.len();
         let mut blown = vec![false; n];
+        let mut tripped = None;
         let mut eval = Eval::new(&mut self.terms, rules, fixed, is_fixed, n, Spending::new(self.limits));
         for component in components {
             if reads_any(rules, component, &blown) {
                 component.relations.iter().for_each(|&r| blown[r] = true);
                 continue;
             }
-            eval.budget = Spending::new(self.limits)
-                .capped(MAX_STATIC_FACTS.saturating_sub(self.static_facts).min(MAX_COMPONENT_FACTS), MAX_STATIC_STEPS);
+            let facts = MAX_STATIC_FACTS.saturating_sub(self.static_facts).min(MAX_COMPONENT_FACTS);
+            eval.budget = Spending::new(self.limits).capped(facts, MAX_STATIC_STEPS);
             eval.run(component);
-            if let Some(rel) = eval.exceeded.take() {
-                if eval.budget.tripped() == Trip::Deadline {
-                    let relation = self.relations.keys[rel].0.clone();
+            let Some(rel) = eval.exceeded.take() else {
+                self.static_facts += eval.budget.facts();
+                continue;
+            };
+            let relation = self.relations.keys[rel].0.clone();
+            match eval.budget.tripped() {
+                Trip::Deadline => return Err(Error::Exceeded(eval.budget.exceeded(&relation))),
+                Trip::Facts(limit) if self.limits.max_facts == Some(limit) => {
                     return Err(Error::Exceeded(eval.budget.exceeded(&relation)));
                 }
-                for &r in &component.relations {
-                    eval.tables[r] = Table::default();
-                    blown[r] = true;
-                }
-            } else {
-                self.static_facts += eval.budget.facts();
+                Trip::Facts(_) | Trip::Steps(_) => {}
+            }
+            tripped.get_or_insert(relation);
+            for &r in &component.relations {
+                eval.tables[r] = Table::default();
+                blown[r] = true;
             }
         }
-        Ok((eval.tables, blown))
+        Ok(Computed { tables: eval.tables, blown, tripped })
     }
 
     /// Computes the static components of the demand engine that the plain program did not
@@ -268,14 +281,15 @@ impl<'l> Loader<'l> {
         }
         let fixed = std::mem::take(&mut self.fixed);
         let computed = self.computed.clone();
-        let (mut tables, blown) = self.compute(&engine.rules, &pending, &fixed, &computed)?;
+        let mut computed = self.compute(&engine.rules, &pending, &fixed, &computed)?;
         self.fixed = fixed;
-        if let Some(rel) = (0..blown.len()).find(|&r| blown[r]) {
-            return Err(self.too_large(self.relations.keys[rel].0.clone()));
+        if let Some(rel) = (0..computed.blown.len()).find(|&r| computed.blown[r]) {
+            let relation = computed.tripped.unwrap_or_else(|| self.relations.keys[rel].0.clone());
+            return Err(self.too_large(relation));
         }
         for component in &pending {
             for &rel in &component.relations {
-                self.fixed[rel] = std::mem::take(&mut tables[rel]);
+                self.fixed[rel] = std::mem::take(&mut computed.tables[rel]);
                 self.computed[rel] = true;
             }
         }
