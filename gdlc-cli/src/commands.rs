@@ -4,94 +4,12 @@
 
 use crate::compiled::{compile_text, compiled_binary};
 use gdl_runtime::engine::ProgramGame;
-use gdlc::graph::Dependencies;
 use gdlc::interp::realtime::RealTimeInterpreter;
 use gdlc::interp::Interpreter;
 use gdlc::load::{load, load_valid};
 use gdlc::parse::Syntax;
 use std::io::Write as _;
 use std::path::Path;
-
-/// `gdlc check GAME`.
-pub fn check(path: &Path) -> Result<(), String> {
-    let loaded = load(path)?;
-    let warnings = loaded.diagnostics.iter().filter(|d| !d.is_error()).count();
-    if loaded.has_errors() {
-        let errors = loaded.diagnostics.len() - warnings;
-        return Err(format!("{}{}: {errors} error(s), {warnings} warning(s)", loaded.render(), loaded.file));
-    }
-    let d = &loaded.description;
-    let mut play_warnings = String::new();
-    if gdlc::realtime::is_realtime(d) {
-        // The real-time interpreter loads the game; its goals are tested by its own tests.
-        if let Err(e) = RealTimeInterpreter::new(d) {
-            play_warnings.push_str(&format!("{}: warning: {e}\n", loaded.file));
-        }
-    } else {
-        match Interpreter::new(d) {
-            Ok(interp) => {
-                if let Some(w) = sample_goal_values(&interp, std::time::Duration::from_millis(500)) {
-                    play_warnings.push_str(&format!(
-                        "{}: warning: {w}\n  hint: give each role exactly one goal value in every terminal state\n",
-                        loaded.file
-                    ));
-                }
-            }
-            Err(e) => play_warnings.push_str(&format!("{}: warning: {e}\n", loaded.file)),
-        }
-    }
-    // Loading and sampling the game give at most one warning.
-    let warnings = warnings + usize::from(!play_warnings.is_empty());
-    let deps = Dependencies::build(d);
-    let strata = deps.strata().values().copied().max().map_or(0, |s| s + 1);
-    let relations = deps.relations().count();
-    let facts = d.rules.iter().filter(|r| r.is_fact()).count();
-    let mut out = String::new();
-    out.push_str(&loaded.render());
-    out.push_str(&play_warnings);
-    out.push_str(&format!(
-        "{}: ok\nroles: {}\nrelations: {relations}\nrules: {}\nfacts: {facts}\nstrata: {strata}\nwarnings: {warnings}\n",
-        loaded.file,
-        d.roles().join(" "),
-        d.rules.len() - facts,
-    ));
-    print!("{out}");
-    Ok(())
-}
-
-/// Plays random matches for up to `budget` and describes the first terminal state in which the
-/// goal relation gives a role several values, if one is found.
-pub fn sample_goal_values(game: &Interpreter, budget: std::time::Duration) -> Option<String> {
-    use gdl_runtime::Game as _;
-    let start = std::time::Instant::now();
-    let mut rng = gdl_runtime::rng::Rng::seeded(1);
-    let mut legal = Vec::new();
-    while start.elapsed() < budget {
-        let mut state = game.initial_state();
-        while !game.is_terminal(&state) && start.elapsed() < budget {
-            game.all_legal_moves(&state, &mut legal);
-            if legal.iter().any(Vec::is_empty) {
-                break;
-            }
-            let joint: Vec<_> = legal.iter().map(|m| m[rng.below(m.len())].clone()).collect();
-            state = game.next_state(&state, &joint);
-        }
-        if !game.is_terminal(&state) {
-            continue;
-        }
-        for (role, values) in game.goal_values(&state).iter().enumerate() {
-            if values.len() > 1 {
-                let listed: Vec<String> = values.iter().map(u32::to_string).collect();
-                return Some(format!(
-                    "the goal relation gives role `{}` several values ({}) in a reachable terminal state; the largest counts",
-                    game.role_name(role),
-                    listed.join(", ")
-                ));
-            }
-        }
-    }
-    None
-}
 
 /// `gdlc fmt GAME --to kif|infix`.
 pub fn fmt(path: &Path, syntax: Syntax) -> Result<(), String> {

@@ -1,8 +1,10 @@
-//! gdlc-cli: the `gdlc` command line over the gdlc library. [`commands`] holds what the
-//! subcommands do, [`serve`] the player (`gdlc serve`), [`play`] the game manager (`gdlc match`),
+//! gdlc-cli: the `gdlc` command line over the gdlc library. [`check`] is `gdlc check` within
+//! its budget, [`commands`] holds what the other subcommands do, [`serve`] the player
+//! (`gdlc serve`), [`play`] the game manager (`gdlc match`),
 //! [`compiled`] the compiled engine (a game file to its per-game binary) and [`native`] the
 //! cargo projects and cache of those binaries; `main.rs` only reads the command line.
 
+pub mod check;
 pub mod commands;
 pub mod compiled;
 pub mod native;

@@ -7,6 +7,7 @@ use gdlc_cli::commands::InProcess;
 use gdlc_cli::{commands, compiled, play, serve};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 #[derive(Parser)]
 #[command(name = "gdlc", version, about = "A compiler from the Game Description Language (GDL) to specialized Rust")]
@@ -21,6 +22,14 @@ enum Command {
     Check {
         /// The game description (prefix KIF or infix GDL).
         game: PathBuf,
+        /// Stop with an error when the check takes longer than this many seconds (every game
+        /// of the public repository takes a few seconds at most).
+        #[arg(long, default_value_t = 30.0)]
+        timeout: f64,
+        /// Stop with an error when one evaluation of the game (loading it, or one query in a
+        /// state) derives more facts than this.
+        #[arg(long, default_value_t = 4_000_000)]
+        max_facts: usize,
     },
     /// Print a game in prefix KIF or infix GDL.
     Fmt {
@@ -235,7 +244,10 @@ fn run(
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Check { game } => commands::check(&game),
+        Command::Check { game, timeout, max_facts } => match Duration::try_from_secs_f64(timeout) {
+            Ok(timeout) => gdlc_cli::check::check(&game, gdlc_cli::check::Budget { timeout, max_facts }),
+            Err(_) => Err(format!("error: --timeout {timeout} is not a number of seconds")),
+        },
         Command::Fmt { game, to } => {
             let syntax = match to {
                 SyntaxArg::Kif => Syntax::Kif,

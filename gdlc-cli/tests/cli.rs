@@ -57,6 +57,27 @@ fn check_rejects_invalid_games_with_located_diagnostics() {
 }
 
 #[test]
+fn check_past_its_budget_is_an_error_that_names_the_option() {
+    let game = shared("games/ticTacToe.kif");
+    let late = gdlc(&["check", &game, "--timeout", "0"]);
+    assert_eq!(late.status.code(), Some(1), "{}", stdout(&late));
+    assert!(
+        stderr(&late).contains("error: evaluating the game went past the budget of 0 s (--timeout)"),
+        "{}",
+        stderr(&late)
+    );
+    let large = gdlc(&["check", &game, "--max-facts", "5"]);
+    assert_eq!(large.status.code(), Some(1), "{}", stdout(&large));
+    assert!(
+        stderr(&large).contains("(--max-facts)") && stderr(&large).contains("more than 5 facts"),
+        "{}",
+        stderr(&large)
+    );
+    let within = gdlc(&["check", &game, "--timeout", "30", "--max-facts", "100000"]);
+    assert!(within.status.success(), "{}", stderr(&within));
+}
+
+#[test]
 fn check_never_crashes_on_garbage() {
     let deep = "(".repeat(1_000_000);
     let big = "(role x) ".repeat(600_000);

@@ -190,10 +190,12 @@ impl Dependencies {
     pub fn strata(&self) -> BTreeMap<String, usize> {
         let mut stratum: BTreeMap<NodeIndex, usize> = BTreeMap::new();
         for component in kosaraju_scc(&self.graph).into_iter().rev() {
+            // An edge from outside is one between components: `self.component` says so at once,
+            // where searching the component for its source was quadratic in a long cycle.
             let level = component
                 .iter()
                 .flat_map(|&n| self.graph.edges_directed(n, petgraph::Direction::Incoming))
-                .filter(|e| !component.contains(&e.source()))
+                .filter(|e| self.component[e.source().index()] != self.component[e.target().index()])
                 .map(|e| stratum.get(&e.source()).copied().unwrap_or(0) + usize::from(*e.weight()))
                 .max()
                 .unwrap_or(0);

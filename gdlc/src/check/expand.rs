@@ -24,6 +24,12 @@ pub fn expansions(body: &[Literal]) -> Vec<Vec<&Literal>> {
     let mut result: Vec<Vec<&Literal>> = vec![Vec::new()];
     for literal in body {
         let alternatives = alternatives(literal);
+        // One alternative extends every result in place: copying them for each literal of a
+        // long body was quadratic in its length.
+        if let [only] = alternatives.as_slice() {
+            result.iter_mut().for_each(|partial| partial.extend(only.iter().copied()));
+            continue;
+        }
         result = result
             .iter()
             .flat_map(|partial| alternatives.iter().map(move |alt| partial.iter().chain(alt.iter()).copied().collect()))

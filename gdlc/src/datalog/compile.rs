@@ -114,7 +114,16 @@ pub(crate) fn dnf(literal: &Literal, negated: bool) -> Vec<Vec<Basic<'_>>> {
 /// The conjunction of several DNFs, as one DNF.
 pub(crate) fn product<'a>(factors: impl Iterator<Item = Vec<Vec<Basic<'a>>>>) -> Vec<Vec<Basic<'a>>> {
     let mut acc: Vec<Vec<Basic<'a>>> = vec![Vec::new()];
-    for factor in factors {
+    for mut factor in factors {
+        // A factor of one alternative extends every conjunction in place: copying them for each
+        // literal of a long body was quadratic in its length.
+        if factor.len() == 1 {
+            let only = factor.pop().unwrap_or_default();
+            for conjunction in &mut acc {
+                conjunction.extend(only.iter().map(Basic::copy));
+            }
+            continue;
+        }
         let mut next = Vec::with_capacity(acc.len() * factor.len());
         for left in &acc {
             for right in &factor {
@@ -196,52 +205,11 @@ impl Compiler<'_> {
         cost: &dyn Fn(&Atom, &BTreeSet<&str>) -> f64,
         first: Option<usize>,
     ) -> Result<CRule, Error> {
-        let mut vars: FxHashMap<String, VarId> = FxHashMap::default();
-        let mut bound: BTreeSet<&str> = BTreeSet::new();
-        let mut remaining: Vec<Option<Basic<'_>>> = body.iter().map(|b| Some(b.copy())).collect();
-        let mut ordered = Vec::new();
-        if let Some(j) = first {
-            let literal = remaining[j].take().expect("a literal of the body");
-            bound.extend(literal.vars());
-            ordered.push(literal);
-        }
-        loop {
-            // Tests go as early as their variables are bound.
-            for slot in remaining.iter_mut() {
-                let ready = match slot {
-                    Some(b @ (Basic::Neg(_) | Basic::Distinct(..) | Basic::Equal(..))) => b.vars().is_subset(&bound),
-                    _ => false,
-                };
-                if ready {
-                    ordered.push(slot.take().expect("checked above"));
-                }
-            }
-            // Then the positive literal expected to match the fewest facts, the one with fewer
-            // unbound variables on a tie.
-            let best = remaining
-                .iter()
-                .enumerate()
-                .filter_map(|(i, s)| match s {
-                    Some(b @ Basic::Pos(atom)) => {
-                        let vars = b.vars();
-                        let unbound = vars.iter().filter(|v| !bound.contains(*v)).count();
-                        // A literal unconnected to what is bound multiplies the matches: take it
-                        // last, whatever its size.
-                        let cross = unbound > 0 && !bound.is_empty() && vars.iter().all(|v| !bound.contains(v));
-                        let penalty = if cross { 1e6 } else { 1.0 };
-                        Some((cost(atom, &bound) * penalty, unbound, i))
-                    }
-                    _ => None,
-                })
-                .min_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
-            let Some((_, _, i)) = best else { break };
-            let literal = remaining[i].take().expect("chosen from the remaining");
-            bound.extend(literal.vars());
-            ordered.push(literal);
-        }
-        if remaining.iter().any(Option::is_some) {
+        let ordered = super::order::order(body, cost, first);
+        if !ordered.complete {
             return Err(Error::UnsafeTest { relation: head.name.clone(), span });
         }
+        let bound = ordered.bound;
         let mut head_vars = BTreeSet::new();
         head.for_each_var(&mut |v, _| {
             head_vars.insert(v);
@@ -249,7 +217,9 @@ impl Compiler<'_> {
         if let Some(v) = head_vars.iter().find(|v| !bound.contains(*v)) {
             return Err(Error::UnsafeHead { relation: head.name.clone(), variable: v.to_string(), span });
         }
+        let mut vars: FxHashMap<String, VarId> = FxHashMap::default();
         let body = ordered
+            .literals
             .into_iter()
             .map(|b| match b {
                 Basic::Pos(a) => CLit::Pos(self.pattern(a, &mut vars)),

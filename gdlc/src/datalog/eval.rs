@@ -5,6 +5,9 @@ use super::compile::{CLit, CRule, PTerm, Pattern, RelId, VarId};
 use super::store::{Node, Overlay, TermId, TermRead, Terms};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+/// Tables with fewer facts than this, complete before a component runs, are not indexed.
+const SMALL_TABLE: usize = 16;
+
 /// The value of a variable that is not bound yet.
 const UNBOUND: TermId = TermId::MAX;
 
@@ -70,11 +73,11 @@ impl Table {
         self.indexes.push((positions.into(), index));
     }
 
-    fn lookup(&self, positions: &[usize], key: &[TermId]) -> &[u32] {
-        match self.indexes.iter().find(|(p, _)| **p == *positions) {
-            Some((_, index)) => index.get(key).map_or(&[], Vec::as_slice),
-            None => panic!("index on positions {positions:?} was not built before the lookup"),
-        }
+    /// The facts with `key` at `positions`, or `None` when the table has no index on them
+    /// (it was too small to need one: every fact is a candidate).
+    fn lookup(&self, positions: &[usize], key: &[TermId]) -> Option<&[u32]> {
+        let (_, index) = self.indexes.iter().find(|(p, _)| **p == *positions)?;
+        Some(index.get(key).map_or(&[], Vec::as_slice))
     }
 }
 
@@ -146,6 +149,20 @@ fn mark_vars(p: &PTerm, bound: &mut [bool]) {
         PTerm::Ground(_) => {}
         PTerm::Func(_, args) => args.iter().for_each(|a| mark_vars(a, bound)),
     }
+}
+
+/// For every relation of a recursive component, the delta variants (as rule of the component,
+/// variant of the rule) whose first literal reads it.
+fn delta_readers(rules: &[CRule], component: &Component) -> FxHashMap<RelId, Vec<(usize, usize)>> {
+    let mut readers: FxHashMap<RelId, Vec<(usize, usize)>> = FxHashMap::default();
+    for (k, planned) in component.rules.iter().enumerate() {
+        for (j, variant) in rules[planned.rule].delta_variants.iter().enumerate() {
+            if let Some(CLit::Pos(p)) = variant.body.first() {
+                readers.entry(p.rel).or_default().push((k, j));
+            }
+        }
+    }
+    readers
 }
 
 /// What an evaluation may spend, kept by its caller: the evaluation charges every step of a
@@ -229,8 +246,13 @@ impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
             for (r, accesses) in std::iter::once((rule, &planned.access)).chain(variants) {
                 for (lit, access) in r.body.iter().zip(accesses) {
                     if let (CLit::Pos(p), Access::Index(positions)) = (lit, access) {
-                        if !self.is_fixed.get(p.rel).copied().unwrap_or(false) {
-                            self.tables[p.rel].ensure_index(positions);
+                        let table = &mut self.tables[p.rel];
+                        // A table that has facts already is complete (a relation gets its facts
+                        // from one component); below a few facts, trying them all costs less
+                        // than building an index.
+                        let small = (1..SMALL_TABLE).contains(&table.facts.len());
+                        if !self.is_fixed.get(p.rel).copied().unwrap_or(false) && !small {
+                            table.ensure_index(positions);
                         }
                     }
                 }
@@ -238,52 +260,54 @@ impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
         }
         let mut derived: Vec<(RelId, Box<[TermId]>)> = Vec::new();
         // Every rule once over everything known.
-        let mut before: Vec<usize> = component.relations.iter().map(|&r| self.tables[r].facts.len()).collect();
+        let mut seen: FxHashMap<RelId, usize> =
+            component.relations.iter().map(|&r| (r, self.tables[r].facts.len())).collect();
         for planned in &component.rules {
             self.fire(&rules[planned.rule], &planned.access, None, &mut derived);
         }
+        let mut changed = self.add(std::mem::take(&mut derived));
         if !component.recursive {
-            self.add(derived);
             return;
         }
-        let mut delta = self.add(std::mem::take(&mut derived));
+        let readers = delta_readers(rules, component);
         // Semi-naive rounds: each recursive literal in turn ranges over the last round's facts.
-        while delta {
-            let ranges: FxHashMap<RelId, (usize, usize)> = component
-                .relations
-                .iter()
-                .zip(before.iter_mut())
-                .map(|(&r, lo)| {
-                    let hi = self.tables[r].facts.len();
-                    let range = (*lo, hi);
-                    *lo = hi;
-                    (r, range)
-                })
-                .collect();
-            for planned in &component.rules {
-                let rule = &rules[planned.rule];
-                for (variant, access) in rule.delta_variants.iter().zip(&planned.variant_access) {
-                    let CLit::Pos(p) = &variant.body[0] else { continue };
-                    let range = ranges[&p.rel];
-                    if range.0 < range.1 {
-                        self.fire(variant, access, Some(range), &mut derived);
-                    }
-                }
+        // Only the variants that read a relation with new facts fire: a round costs what
+        // changed, not the size of the component (a long cycle of relations takes as many
+        // rounds as it has relations).
+        while !changed.is_empty() && self.exceeded.is_none() {
+            let mut ranges: FxHashMap<RelId, (usize, usize)> = FxHashMap::default();
+            for rel in changed {
+                let hi = self.tables[rel].facts.len();
+                let lo = seen.insert(rel, hi).unwrap_or(0);
+                ranges.insert(rel, (lo, hi));
             }
-            delta = self.add(std::mem::take(&mut derived));
+            let mut firing: Vec<(usize, usize)> =
+                ranges.keys().filter_map(|rel| readers.get(rel)).flatten().copied().collect();
+            firing.sort_unstable();
+            for (k, j) in firing {
+                let planned = &component.rules[k];
+                let variant = &rules[planned.rule].delta_variants[j];
+                let CLit::Pos(p) = &variant.body[0] else { continue };
+                self.fire(variant, &planned.variant_access[j], Some(ranges[&p.rel]), &mut derived);
+            }
+            changed = self.add(std::mem::take(&mut derived));
         }
     }
 
-    /// Inserts derived facts; returns whether any was new.
-    fn add(&mut self, derived: Vec<(RelId, Box<[TermId]>)>) -> bool {
-        let mut any = false;
+    /// Inserts derived facts; returns the relations that got new ones, in order.
+    fn add(&mut self, derived: Vec<(RelId, Box<[TermId]>)>) -> Vec<RelId> {
+        let mut changed = Vec::new();
         for (rel, fact) in derived {
             if self.tables[rel].insert(fact) {
-                any = true;
+                if changed.last() != Some(&rel) {
+                    changed.push(rel);
+                }
                 self.budget.count(rel);
             }
         }
-        any && self.exceeded.is_none()
+        changed.sort_unstable();
+        changed.dedup();
+        changed
     }
 
     /// Derives the heads of `rule` into `out`; with `delta`, its first literal ranges over
@@ -340,7 +364,10 @@ impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
                         let key: Option<Box<[TermId]>> =
                             positions.iter().map(|&i| self.resolve(&p.args[i], b)).collect();
                         match key {
-                            Some(key) => self.table(p.rel).lookup(positions, &key).to_vec(),
+                            Some(key) => match self.table(p.rel).lookup(positions, &key) {
+                                Some(found) => found.to_vec(),
+                                None => (0..self.table(p.rel).facts.len() as u32).collect(),
+                            },
                             None => return,
                         }
                     }

@@ -5,6 +5,7 @@
 
 pub(crate) mod compile;
 pub(crate) mod eval;
+pub(crate) mod order;
 pub(crate) mod stats;
 pub(crate) mod store;
 
@@ -12,7 +13,7 @@ use crate::ast::{Atom, Description, Literal, Span, Term};
 use crate::graph::Dependencies;
 use compile::{CRule, RelId, Relations};
 use eval::{access_paths, Component, PlannedRule};
-use std::collections::BTreeSet;
+use rustc_hash::FxHashMap;
 use std::fmt;
 
 /// The most alternatives the `or`s of one rule may expand into.
@@ -102,23 +103,33 @@ pub(crate) fn prepare(description: &Description) -> Result<Description, Error> {
     })
 }
 
-/// Groups rules by the strongly connected components of their head relations, in evaluation order.
+/// Groups rules by the strongly connected components of their head relations, in evaluation
+/// order. Relations and rules are looked up by name and head, not searched for per component:
+/// a game of thousands of chained relations has as many components.
 pub(crate) fn plan_components(deps: &Dependencies, relations: &Relations, rules: &[CRule]) -> Vec<Component> {
+    let mut by_name: FxHashMap<&str, Vec<RelId>> = FxHashMap::default();
+    for (rel, (name, _)) in relations.keys.iter().enumerate() {
+        by_name.entry(name.as_str()).or_default().push(rel);
+    }
+    let mut rules_of: Vec<Vec<usize>> = vec![Vec::new(); relations.len()];
+    for (i, rule) in rules.iter().enumerate() {
+        rules_of[rule.head.rel].push(i);
+    }
     deps.components()
         .into_iter()
         .map(|names| {
-            let names: BTreeSet<&str> = names.iter().map(String::as_str).collect();
-            let rels: Vec<RelId> =
-                (0..relations.len()).filter(|&r| names.contains(relations.keys[r].0.as_str())).collect();
+            let mut rels: Vec<RelId> =
+                names.iter().filter_map(|n| by_name.get(n.as_str())).flatten().copied().collect();
+            rels.sort_unstable();
             let recursive = names.len() > 1 || names.iter().any(|n| deps.is_recursive(n));
-            let planned = rules
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| rels.contains(&r.head.rel))
-                .map(|(i, r)| PlannedRule {
+            let mut heads: Vec<usize> = rels.iter().flat_map(|&r| rules_of[r].iter().copied()).collect();
+            heads.sort_unstable();
+            let planned = heads
+                .into_iter()
+                .map(|i| PlannedRule {
                     rule: i,
-                    access: access_paths(r),
-                    variant_access: r.delta_variants.iter().map(access_paths).collect(),
+                    access: access_paths(&rules[i]),
+                    variant_access: rules[i].delta_variants.iter().map(access_paths).collect(),
                 })
                 .collect();
             Component { relations: rels, rules: planned, recursive }

@@ -13,8 +13,12 @@ pub enum Error {
     Rules(crate::datalog::Error),
     /// The game has no `role` fact.
     NoRole,
-    /// A relation that does not depend on the state has more than `limit` facts.
-    StaticTooLarge { relation: String, limit: usize },
+    /// A relation that does not depend on the state goes past the interpreter's limits (more
+    /// than `facts` facts in all, or more than `steps` steps of joins) even when computed only
+    /// for the values the game asks for.
+    StaticTooLarge { relation: String, facts: usize, steps: usize },
+    /// Loading went past the caller's [`super::Limits`].
+    Exceeded(super::Exceeded),
     /// An rtGDL game given to the plain interpreter.
     RealTimeGame,
     /// A plain game given to the real-time interpreter.
@@ -47,11 +51,13 @@ impl fmt::Display for Error {
         match self {
             Error::Rules(error) => error.fmt(f),
             Error::NoRole => f.write_str("the game has no role"),
-            Error::StaticTooLarge { relation, limit } => write!(
+            Error::StaticTooLarge { relation, facts, steps } => write!(
                 f,
-                "the relation `{relation}` does not depend on the state, but computing it bottom-up takes more than \
-                 {limit} facts; the interpreter cannot evaluate this game"
+                "the relation `{relation}` does not depend on the state, but computing it bottom-up, even for only the \
+                 values the game asks for, takes more than {facts} facts or {steps} steps; the interpreter cannot \
+                 evaluate this game"
             ),
+            Error::Exceeded(exceeded) => write!(f, "loading the game went past its limits: {exceeded}"),
             Error::RealTimeGame => f.write_str(
                 "this is an rtGDL game (its facts have lifetimes); it is played through the real-time interpreter, \
                  `interp::realtime::RealTimeInterpreter`",
@@ -71,6 +77,7 @@ impl std::error::Error for Error {
         match self {
             Error::Rules(error) => Some(error),
             Error::Lifetime(error) => Some(error),
+            Error::Exceeded(error) => Some(error),
             _ => None,
         }
     }

@@ -47,13 +47,18 @@ fn term_end(flat: &[u32], at: usize) -> usize {
 impl RealTimeInterpreter {
     /// Prepares a checked rtGDL game.
     pub fn new(description: &Description) -> Result<RealTimeInterpreter, Error> {
+        RealTimeInterpreter::with_limits(description, &super::Limits::NONE)
+    }
+
+    /// [`RealTimeInterpreter::new`] within `limits` (see [`Interpreter::with_limits`]).
+    pub fn with_limits(description: &Description, limits: &super::Limits) -> Result<RealTimeInterpreter, Error> {
         if !front::is_realtime(description) {
             return Err(Error::NotRealTime);
         }
         if let Some(error) = front::check(description).into_iter().find(crate::diag::Diagnostic::is_error) {
             return Err(Error::RealTimeCheck(error));
         }
-        let plain = Interpreter::new(&front::erase(description))?;
+        let plain = Interpreter::with_limits(&front::erase(description), limits)?;
         let sym = |name: &str| plain.symbols.get(name);
         let mut interp = RealTimeInterpreter {
             lifetime: sym(front::LIFETIME),

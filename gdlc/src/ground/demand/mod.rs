@@ -76,6 +76,32 @@ pub struct Serves {
 /// named in `complete` are computed completely; `serves` names what a rule computes for, when
 /// that is not its head.
 pub fn restrict(program: &Description, serves: &dyn Fn(&Rule) -> Option<Serves>, complete: &[&str]) -> Description {
+    let options = Options { split: true, max_size: None, max_rounds: None };
+    restrict_with(program, serves, complete, &options).unwrap_or_else(|| program.clone())
+}
+
+/// How [`restrict_with`] rewrites.
+pub struct Options {
+    /// Whether the variables of the demand rules are projected out of them (see
+    /// [`split_demand`]). The interpreter does without: it evaluates the demand rules once per
+    /// state, where the parts of a demand rule, ordered apart, can make a product of parts that
+    /// the whole rule, ordered together, never does.
+    pub split: bool,
+    /// The most literals the demand rules may have in all. A body of `n` calls has demand
+    /// rules of `n²` literals (each call's rule holds the literals before it).
+    pub max_size: Option<usize>,
+    /// The most rewrites tried, each with more relations computed completely, before one is
+    /// stratified.
+    pub max_rounds: Option<usize>,
+}
+
+/// [`restrict`] under `options`; `None` when it goes past their limits.
+pub fn restrict_with(
+    program: &Description,
+    serves: &dyn Fn(&Rule) -> Option<Serves>,
+    complete: &[&str],
+    options: &Options,
+) -> Option<Description> {
     let rules: Vec<(Serves, Vec<Body<'_>>)> = program
         .rules
         .iter()
@@ -88,16 +114,19 @@ pub fn restrict(program: &Description, serves: &dyn Fn(&Rule) -> Option<Serves>,
     let original = Dependencies::build(program);
     let outputs: BTreeSet<String> = complete.iter().map(|s| s.to_string()).collect();
     let mut forced = outputs.clone();
-    loop {
-        let rewritten = Rewrite::new(program, &rules, &outputs, &forced).run();
-        let Some(cycle) = Dependencies::build(&rewritten).negative_cycle() else { return split_demand(&rewritten) };
+    for _ in 0..options.max_rounds.unwrap_or(usize::MAX) {
+        let rewritten = Rewrite::new(program, &rules, &outputs, &forced, options.max_size).run()?;
+        let Some(cycle) = Dependencies::build(&rewritten).negative_cycle() else {
+            return Some(if options.split { split_demand(&rewritten) } else { rewritten });
+        };
         // The negated relation depends on its reader through a demand: compute it completely.
         let before = forced.len();
         forced.extend(original.dependencies_of(&[cycle[0].as_str()]));
         if forced.len() == before {
-            return program.clone();
+            return Some(program.clone());
         }
     }
+    None
 }
 
 /// A body literal, as the rewrite sees it.
@@ -129,9 +158,17 @@ impl Body<'_> {
 struct Call<'r> {
     atom: &'r Atom,
     adornment: Adornment,
-    /// The body literals evaluated before the call that narrow its demand: positive atoms and
-    /// comparisons over bound variables.
+    /// How many literals of the body's [`Calls::prefix`] are evaluated before the call and
+    /// narrow its demand.
+    prefix: usize,
+}
+
+/// The calls of a body, with the literals that narrow their demands: positive atoms and
+/// comparisons over bound variables, in evaluation order. Each call's literals are a prefix of
+/// these, shared, so that finding the calls of a body of `n` literals takes `n` steps, not `n²`.
+struct Calls<'r> {
     prefix: Vec<&'r Literal>,
+    calls: Vec<Call<'r>>,
 }
 
 fn vars_of(term: &Term, out: &mut BTreeSet<String>) {
@@ -161,55 +198,89 @@ fn calls<'r>(
     served: &Atom,
     head: Option<&[bool]>,
     reads: &'r [Atom],
-) -> Vec<Call<'r>> {
+) -> Calls<'r> {
+    let mut tests = Tests::new(body);
     let mut bound = BTreeSet::new();
     if let Some(adornment) = head {
         for (t, &b) in served.args.iter().zip(adornment) {
             if b {
-                vars_of(t, &mut bound);
+                t.for_each_var(&mut |v, _| tests.bind(v, &mut bound));
             }
         }
     }
-    let mut out = Vec::new();
-    let mut prefix: Vec<&'r Literal> = Vec::new();
-    let mut tests: Vec<usize> = Vec::new();
-    let add_ready_tests = |bound: &BTreeSet<String>, prefix: &mut Vec<&'r Literal>, tests: &mut Vec<usize>| {
-        for (i, b) in body.iter().enumerate() {
-            if let Body::Test(l) = b {
-                let mut vars = BTreeSet::new();
-                l.for_each_var(&mut |v, _| {
-                    vars.insert(v.to_string());
-                });
-                if !tests.contains(&i) && vars.is_subset(bound) {
-                    tests.push(i);
-                    prefix.push(l);
-                }
-            }
-        }
-    };
-    add_ready_tests(&bound, &mut prefix, &mut tests);
+    let mut out = Calls { prefix: Vec::new(), calls: Vec::new() };
+    tests.place_ready(&mut out.prefix);
     for (i, b) in body.iter().enumerate() {
         let Body::Pos(atom) = *b else { continue };
-        out.push(Call { atom, adornment: adornment(atom, &bound), prefix: prefix.clone() });
-        prefix.push(&literals[i]);
-        atom.for_each_var(&mut |v, _| {
-            bound.insert(v.to_string());
-        });
-        add_ready_tests(&bound, &mut prefix, &mut tests);
+        out.calls.push(Call { atom, adornment: adornment(atom, &bound), prefix: out.prefix.len() });
+        out.prefix.push(&literals[i]);
+        atom.for_each_var(&mut |v, _| tests.bind(v, &mut bound));
+        tests.place_ready(&mut out.prefix);
     }
+    let all = out.prefix.len();
     for b in body {
         match *b {
-            Body::Neg(atom) => out.push(Call { atom, adornment: adornment(atom, &bound), prefix: prefix.clone() }),
+            Body::Neg(atom) => out.calls.push(Call { atom, adornment: adornment(atom, &bound), prefix: all }),
             Body::Other(l) => l.for_each_atom(false, &mut |atom, _| {
-                out.push(Call { atom, adornment: vec![false; atom.args.len()], prefix: Vec::new() })
+                out.calls.push(Call { atom, adornment: vec![false; atom.args.len()], prefix: 0 })
             }),
             _ => {}
         }
     }
     for atom in reads {
-        out.push(Call { atom, adornment: adornment(atom, &bound), prefix: prefix.clone() });
+        out.calls.push(Call { atom, adornment: adornment(atom, &bound), prefix: all });
     }
     out
+}
+
+/// The comparisons of a body, each placed in the prefix once its variables are bound.
+struct Tests<'r> {
+    literals: Vec<&'r Literal>,
+    /// For every test, how many of its variables are not bound yet.
+    missing: Vec<usize>,
+    /// For every variable, the tests it occurs in.
+    users: BTreeMap<&'r str, Vec<usize>>,
+    ready: Vec<usize>,
+}
+
+impl<'r> Tests<'r> {
+    fn new(body: &[Body<'r>]) -> Tests<'r> {
+        let literals: Vec<&'r Literal> =
+            body.iter().filter_map(|b| if let Body::Test(l) = *b { Some(l) } else { None }).collect();
+        let mut users: BTreeMap<&'r str, Vec<usize>> = BTreeMap::new();
+        let mut missing = Vec::with_capacity(literals.len());
+        for (k, l) in literals.iter().enumerate() {
+            let mut vars = BTreeSet::new();
+            l.for_each_var(&mut |v, _| {
+                vars.insert(v);
+            });
+            for &v in &vars {
+                users.entry(v).or_default().push(k);
+            }
+            missing.push(vars.len());
+        }
+        let ready = (0..literals.len()).filter(|&k| missing[k] == 0).collect();
+        Tests { literals, missing, users, ready }
+    }
+
+    /// Binds `v`, noting the tests it completes.
+    fn bind(&mut self, v: &str, bound: &mut BTreeSet<String>) {
+        if !bound.insert(v.to_string()) {
+            return;
+        }
+        for &k in self.users.get(v).into_iter().flatten() {
+            self.missing[k] -= 1;
+            if self.missing[k] == 0 {
+                self.ready.push(k);
+            }
+        }
+    }
+
+    /// Appends the tests whose variables are all bound now, in body order.
+    fn place_ready(&mut self, prefix: &mut Vec<&'r Literal>) {
+        self.ready.sort_unstable();
+        prefix.extend(self.ready.drain(..).map(|k| self.literals[k]));
+    }
 }
 
 /// One rewrite with a given set of relations computed completely.
@@ -224,6 +295,8 @@ struct Rewrite<'p> {
     complete: BTreeSet<Key>,
     /// The adornments each other relation is called with.
     demanded: BTreeMap<Key, BTreeSet<Adornment>>,
+    /// The most literals the demand rules may have in all.
+    max_size: Option<usize>,
 }
 
 impl<'p> Rewrite<'p> {
@@ -232,6 +305,7 @@ impl<'p> Rewrite<'p> {
         rules: &'p [(Serves, Vec<Body<'p>>)],
         outputs: &BTreeSet<String>,
         forced: &BTreeSet<String>,
+        max_size: Option<usize>,
     ) -> Self {
         let mut rules_of: BTreeMap<Key, Vec<usize>> = BTreeMap::new();
         for (i, (serves, _)) in rules.iter().enumerate() {
@@ -244,15 +318,17 @@ impl<'p> Rewrite<'p> {
             .map(|(k, _)| k.clone())
             .collect();
         let outputs = rules_of.keys().filter(|k| outputs.contains(&k.0)).cloned().collect();
-        Rewrite { program, rules, outputs, rules_of, complete, demanded: BTreeMap::new() }
+        Rewrite { program, rules, outputs, rules_of, complete, demanded: BTreeMap::new(), max_size }
     }
 
-    fn calls(&self, i: usize, head: Option<&[bool]>) -> Vec<Call<'p>> {
+    fn calls(&self, i: usize, head: Option<&[bool]>) -> Calls<'p> {
         let (serves, body) = &self.rules[i];
         calls(&self.program.rules[i].body, body, &serves.atom, head, &serves.reads)
     }
 
-    fn run(mut self) -> Description {
+    /// The rewritten program, or `None` when its demand rules would have more literals than
+    /// `max_size`.
+    fn run(mut self) -> Option<Description> {
         // Which relations are asked for, and how.
         let mut reached: BTreeSet<Key> = BTreeSet::new();
         let mut work: Vec<(Key, Option<Adornment>)> = Vec::new();
@@ -265,7 +341,7 @@ impl<'p> Rewrite<'p> {
                 continue;
             }
             for &i in &self.rules_of[&k] {
-                for call in self.calls(i, head.as_deref()) {
+                for call in self.calls(i, head.as_deref()).calls {
                     let callee = key(call.atom);
                     if !self.rules_of.contains_key(&callee) {
                         continue;
@@ -286,6 +362,7 @@ impl<'p> Rewrite<'p> {
         // The guarded rules and the rules of the demand relations.
         let mut seen: HashSet<Rule> = HashSet::new();
         let mut out = Vec::new();
+        let mut size = 0usize;
         for k in &reached {
             let heads: Vec<Option<Adornment>> = if self.complete.contains(k) {
                 vec![None]
@@ -298,19 +375,25 @@ impl<'p> Rewrite<'p> {
                     let guard = head.as_ref().map(|a| Literal::Atom(demand_atom(&self.rules[i].0.atom, a)));
                     let body = guard.iter().cloned().chain(rule.body.iter().cloned()).collect();
                     push(&mut out, &mut seen, Rule { head: rule.head.clone(), body, span: rule.span });
-                    for call in self.calls(i, head.as_deref()) {
+                    let calls = self.calls(i, head.as_deref());
+                    for call in &calls.calls {
                         let callee = key(call.atom);
                         if !self.rules_of.contains_key(&callee) || self.complete.contains(&callee) {
                             continue;
                         }
-                        let body = guard.iter().cloned().chain(call.prefix.iter().map(|&l| l.clone())).collect();
+                        size += call.prefix + 1;
+                        if self.max_size.is_some_and(|max| size > max) {
+                            return None;
+                        }
+                        let prefix = &calls.prefix[..call.prefix];
+                        let body = guard.iter().cloned().chain(prefix.iter().map(|&l| l.clone())).collect();
                         let head = demand_atom(call.atom, &call.adornment);
                         push(&mut out, &mut seen, Rule { head, body, span: rule.span });
                     }
                 }
             }
         }
-        Description { rules: out }
+        Some(Description { rules: out })
     }
 }
 
@@ -331,206 +414,4 @@ fn demand_atom(atom: &Atom, adornment: &[bool]) -> Atom {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::parse::{parse, Syntax};
-
-    fn show(d: &Description) -> Vec<String> {
-        d.rules
-            .iter()
-            .map(|r| {
-                let body: Vec<String> = r
-                    .body
-                    .iter()
-                    .map(|l| match l {
-                        Literal::Atom(a) => a.to_string(),
-                        Literal::Not(inner, _) => match &**inner {
-                            Literal::Atom(a) => format!("~{a}"),
-                            _ => "~?".to_string(),
-                        },
-                        Literal::Distinct(a, b, _) => format!("(distinct {a} {b})"),
-                        _ => "?".to_string(),
-                    })
-                    .collect();
-                format!("{} <- {}", r.head, body.join(" "))
-            })
-            .collect()
-    }
-
-    fn restricted(text: &str, complete: &[&str]) -> Vec<String> {
-        show(&restrict(&parse(text, Syntax::Kif).description, &|_| None, complete))
-    }
-
-    #[test]
-    fn a_relation_called_with_a_bound_argument_is_computed_for_the_demanded_values() {
-        let text = "(succ 0 1) (succ 1 2) (succ 2 3)
-            (<= (reach ?x ?y) (succ ?x ?y))
-            (<= (reach ?x ?z) (succ ?x ?y) (reach ?y ?z))
-            (<= (goal a ?z) (reach 2 ?z))";
-        assert_eq!(
-            restricted(text, &["goal"]),
-            [
-                "(goal a ?z) <- (reach 2 ?z)",
-                "((demand reach bf) 2) <- ",
-                "(reach ?x ?y) <- ((demand reach bf) ?x) (succ ?x ?y)",
-                "(reach ?x ?z) <- ((demand reach bf) ?x) (succ ?x ?y) (reach ?y ?z)",
-                "((demand reach bf) ?y) <- ((demand reach bf) ?x) (succ ?x ?y)",
-                "(succ 0 1) <- ",
-                "(succ 1 2) <- ",
-                "(succ 2 3) <- ",
-            ]
-        );
-    }
-
-    #[test]
-    fn a_relation_called_with_nothing_bound_and_what_no_output_uses_are_left_alone() {
-        let text = "(n 1) (n 2)
-            (<= (double ?x ?y) (n ?x) (n ?y))
-            (<= (unused ?x) (n ?x))
-            (<= (goal a ?x) (double ?x ?y) (distinct ?x ?y))";
-        assert_eq!(
-            restricted(text, &["goal"]),
-            [
-                "(double ?x ?y) <- (n ?x) (n ?y)",
-                "(goal a ?x) <- (double ?x ?y) (distinct ?x ?y)",
-                "(n 1) <- ",
-                "(n 2) <- ",
-            ]
-        );
-    }
-
-    #[test]
-    fn calls_bind_left_to_right() {
-        // `(far ?y)` comes first, with nothing bound; `(step ?x ?y)` then has `?x` bound.
-        let text = "(<= (far ?y) (n ?y)) (<= (step ?x ?y) (n ?x) (n ?y))
-            (<= (p ?x ?y) (far ?y) (step ?x ?y) (distinct ?x ?y)) (<= (goal a ?y) (p 1 ?y))";
-        assert_eq!(
-            restricted(text, &["goal"]),
-            [
-                "(far ?y) <- (n ?y)",
-                "(goal a ?y) <- (p 1 ?y)",
-                "((demand p bf) 1) <- ",
-                "(p ?x ?y) <- ((demand p bf) ?x) (far ?y) (step ?x ?y) (distinct ?x ?y)",
-                "((demand step bb) ?x ?y) <- ((demand p bf) ?x) (far ?y) (distinct ?x ?y)",
-                "(step ?x ?y) <- ((demand step bb) ?x ?y) (n ?x) (n ?y)",
-            ]
-        );
-    }
-
-    #[test]
-    fn a_negated_relation_demanded_by_its_own_reader_is_computed_completely() {
-        // Demanding `blocked` for the values of `h` would make `h` depend on its own negation.
-        let text = "(start 1) (edge 1 2) (edge 2 3) (wall 3 x)
-            (<= (h ?x) (start ?x))
-            (<= (h ?y) (h ?x) (edge ?x ?y) (not (blocked ?y)))
-            (<= (blocked ?y) (wall ?y ?z))
-            (<= (goal a ?x) (h ?x))";
-        assert_eq!(
-            restricted(text, &["goal"]),
-            [
-                "(blocked ?y) <- (wall ?y ?z)",
-                "(edge 1 2) <- ",
-                "(edge 2 3) <- ",
-                "(goal a ?x) <- (h ?x)",
-                "(h ?x) <- (start ?x)",
-                "(h ?y) <- (h ?x) (edge ?x ?y) ~(blocked ?y)",
-                "(start 1) <- ",
-                "(wall 3 x) <- ",
-            ]
-        );
-    }
-
-    #[test]
-    fn a_negated_relation_is_demanded_after_the_positive_literals() {
-        let text = "(n 1) (n 2) (<= (blocked ?y) (n ?y) (n ?z))
-            (<= (p ?x) (n ?x) (not (blocked ?x))) (<= (goal a ?x) (p ?x))";
-        assert_eq!(
-            restricted(text, &["goal"]),
-            [
-                "(blocked ?y) <- ((demand blocked b) ?y) (n ?y) (n ?z)",
-                "(goal a ?x) <- (p ?x)",
-                "(n 1) <- ",
-                "(n 2) <- ",
-                "(p ?x) <- (n ?x) ~(blocked ?x)",
-                "((demand blocked b) ?x) <- (n ?x)",
-            ]
-        );
-    }
-
-    #[test]
-    fn an_instance_query_is_guarded_by_the_demand_of_its_rule_and_demands_what_it_reads() {
-        let text = "(n 1) (n 2) (<= (q ?x ?y) (n ?x) (n ?y)) (<= (r ?y) (n ?y))
-            (<= (instances ?x ?y) (q ?x ?y)) (<= (p ?x ?y) (q ?x ?y)) (<= (goal a ?y) (p 1 ?y))";
-        let d = parse(text, Syntax::Kif).description;
-        let p = d.rules.iter().find(|r| r.head.name == "p").unwrap().head.clone();
-        let reads = parse("(r ?y)", Syntax::Kif).description.rules[0].head.clone();
-        let serves = |rule: &Rule| {
-            (rule.head.name == "instances").then(|| Serves { atom: p.clone(), reads: vec![reads.clone()] })
-        };
-        assert_eq!(
-            show(&restrict(&d, &serves, &["goal"])),
-            [
-                "(goal a ?y) <- (p 1 ?y)",
-                "((demand p bf) 1) <- ",
-                "(n 1) <- ",
-                "(n 2) <- ",
-                "(instances ?x ?y) <- ((demand p bf) ?x) (q ?x ?y)",
-                "((demand q bf) ?x) <- ((demand p bf) ?x)",
-                "((demand r b) ?y) <- ((demand p bf) ?x) (q ?x ?y)",
-                "(p ?x ?y) <- ((demand p bf) ?x) (q ?x ?y)",
-                "(q ?x ?y) <- ((demand q bf) ?x) (n ?x) (n ?y)",
-                "(r ?y) <- ((demand r b) ?y) (n ?y)",
-            ]
-        );
-    }
-
-    #[test]
-    fn a_demand_rule_projects_what_only_its_generator_binds() {
-        // The demand for `near` keeps `?m`, which only `gen` binds: it would be derived once per
-        // `?m`. A part over `?x` alone projects `gen` first.
-        let text = "(n 1) (n 2) (<= (gen ?x ?m) (n ?x) (n ?m)) (<= (pair ?x ?t) (n ?x) (n ?t))
-            (<= (near ?t ?x) (n ?t) (n ?x)) (<= (goal a ?x) (gen ?x ?m) (pair ?x ?t) (near ?t ?x))";
-        assert_eq!(
-            restricted(text, &["goal"]),
-            [
-                "(gen ?x ?m) <- (n ?x) (n ?m)",
-                "(goal a ?x) <- (gen ?x ?m) (pair ?x ?t) (near ?t ?x)",
-                "((demand pair bf) ?x) <- (gen ?x ?m)",
-                "((part 0 of (demand near bb)) ?x) <- (gen ?x ?m)",
-                "((demand near bb) ?t ?x) <- ((part 0 of (demand near bb)) ?x) (pair ?x ?t)",
-                "(n 1) <- ",
-                "(n 2) <- ",
-                "(near ?t ?x) <- ((demand near bb) ?t ?x) (n ?t) (n ?x)",
-                "(pair ?x ?t) <- ((demand pair bf) ?x) (n ?x) (n ?t)",
-            ]
-        );
-        assert_eq!(part_of("(part 0 of (demand near bb))"), Some("(demand near bb)"));
-        assert_eq!(part_of("(demand near bb)"), None);
-    }
-
-    #[test]
-    fn a_demand_rule_keeps_a_join_that_no_one_atom_binds() {
-        // Projecting `?y` out of the two `e` atoms would make a relation over `?a` and `?b`
-        // that their join bounds, not either of them: it stays in the rule.
-        let text = "(n 1) (n 2) (e 1 2) (<= (far ?a ?b ?z) (n ?a) (n ?b) (n ?z))
-            (<= (goal a ?z) (n ?z) (e ?y ?a) (e ?y ?b) (far ?a ?b ?z))";
-        assert_eq!(
-            restricted(text, &["goal"]),
-            [
-                "(e 1 2) <- ",
-                "(far ?a ?b ?z) <- ((demand far bbb) ?a ?b ?z) (n ?a) (n ?b) (n ?z)",
-                "(goal a ?z) <- (n ?z) (e ?y ?a) (e ?y ?b) (far ?a ?b ?z)",
-                "((demand far bbb) ?a ?b ?z) <- (n ?z) (e ?y ?a) (e ?y ?b)",
-                "(n 1) <- ",
-                "(n 2) <- ",
-            ]
-        );
-    }
-
-    #[test]
-    fn a_demand_relation_names_the_relation_it_serves() {
-        assert_eq!(demand_relation("(aux 3)", &[true, false]), "(demand (aux 3) bf)");
-        assert_eq!(served("(demand (aux 3) bf)"), Some("(aux 3)"));
-        assert_eq!(served("(aux 3)"), None);
-    }
-}
+mod tests;
