@@ -8,6 +8,7 @@
 use super::Player;
 use gdl_runtime::rng::Rng;
 use gdl_runtime::Game;
+use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -73,19 +74,39 @@ fn new_node<G: Game>(game: &G, state: G::State) -> Node<G::State, G::Move> {
     Node { state, end, moves, stats, visits: 0, children: HashMap::new() }
 }
 
-/// The move index that UCB1 picks among `stats`, trying every move once first (in random
-/// order).
+/// The move index that UCB1 picks among `stats`: every move is tried once first, and moves of
+/// equal score are picked among at random.
 fn select(stats: &[Stat], parent_visits: u32, rng: &mut Rng) -> u32 {
-    let untried = stats.iter().filter(|s| s.visits == 0).count();
-    if untried > 0 {
-        let nth = rng.below(untried);
-        let index = stats.iter().enumerate().filter(|(_, s)| s.visits == 0).nth(nth).map(|(i, _)| i);
-        return index.expect("counted above") as u32;
-    }
     let log = f64::from(parent_visits.max(1)).ln();
-    let score = |s: &Stat| s.total / f64::from(s.visits) + EXPLORATION * (log / f64::from(s.visits)).sqrt();
-    let best = stats.iter().enumerate().max_by(|(_, a), (_, b)| score(a).total_cmp(&score(b)));
-    best.map_or(0, |(i, _)| i as u32)
+    let score = |s: &Stat| {
+        if s.visits == 0 {
+            return f64::INFINITY;
+        }
+        s.total / f64::from(s.visits) + EXPLORATION * (log / f64::from(s.visits)).sqrt()
+    };
+    best_index(stats, rng, |a, b| score(a).total_cmp(&score(b))).unwrap_or(0) as u32
+}
+
+/// The index of the greatest of `items` by `order`, drawn uniformly among those that tie for it;
+/// `None` when there are none. Breaking ties at random matters: when the playouts tell moves
+/// apart no better than chance (a game whose goals the playouts rarely reach), taking the last
+/// of the best would play the same move every time, and that is worse than random.
+pub(crate) fn best_index<T>(items: &[T], rng: &mut Rng, order: impl Fn(&T, &T) -> Ordering) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    let mut ties = 0;
+    for (i, item) in items.iter().enumerate() {
+        match best.map(|b| order(item, &items[b])) {
+            None | Some(Ordering::Greater) => (best, ties) = (Some(i), 1),
+            Some(Ordering::Equal) => {
+                ties += 1;
+                if rng.below(ties) == 0 {
+                    best = Some(i);
+                }
+            }
+            Some(Ordering::Less) => {}
+        }
+    }
+    best
 }
 
 /// A clock interval shorter than this lets the playout read the clock half as often, up to
@@ -201,11 +222,11 @@ impl<G: Game> Player<G> for MctsPlayer {
             self.last_iterations += 1;
         }
         let root = &nodes[0];
-        let best = root.stats[role].iter().enumerate().max_by(|(_, a), (_, b)| {
+        let best = best_index(&root.stats[role], &mut self.rng, |a, b| {
             let mean = |s: &Stat| if s.visits == 0 { 0.0 } else { s.total / f64::from(s.visits) };
             a.visits.cmp(&b.visits).then(mean(a).total_cmp(&mean(b)))
         });
-        let best = best.map(|(i, _)| root.moves[role][i].clone());
+        let best = best.map(|i| root.moves[role][i].clone());
         dispose_of(nodes);
         best
     }
@@ -336,5 +357,101 @@ mod tests {
         let far = Instant::now() + Duration::from_secs(60);
         assert_eq!(player.choose(&game, &game.initial_state(), 1, far), Some(0));
         assert_eq!(player.choose(&game, &State { left: 0, mover: 0 }, 0, far), None);
+    }
+
+    /// A game given as a table of states: in each, role `mover` picks one of `children` (a
+    /// move is the child's position in the list) and the other roles play `noop`; a state
+    /// without children is terminal and scores `goals`.
+    struct Table {
+        roles: usize,
+        states: Vec<Entry>,
+    }
+
+    struct Entry {
+        mover: usize,
+        children: Vec<usize>,
+        goals: Vec<u32>,
+    }
+
+    /// The move that stands for `noop`.
+    const NOOP: u32 = u32::MAX;
+
+    impl Game for Table {
+        type State = usize;
+        type Move = u32;
+
+        fn num_roles(&self) -> usize {
+            self.roles
+        }
+        fn role_name(&self, role: usize) -> &str {
+            ["red", "green", "blue", "white"][role]
+        }
+        fn initial_state(&self) -> usize {
+            0
+        }
+        fn legal_moves(&self, state: &usize, role: usize, out: &mut Vec<u32>) {
+            out.clear();
+            let entry = &self.states[*state];
+            if entry.children.is_empty() {
+                return;
+            }
+            if role == entry.mover {
+                out.extend(0..entry.children.len() as u32);
+            } else {
+                out.push(NOOP);
+            }
+        }
+        fn next_state(&self, state: &usize, joint: &[u32]) -> usize {
+            let entry = &self.states[*state];
+            entry.children[joint[entry.mover] as usize]
+        }
+        fn is_terminal(&self, state: &usize) -> bool {
+            self.states[*state].children.is_empty()
+        }
+        fn goal(&self, state: &usize, role: usize) -> Option<u32> {
+            self.states[*state].goals.get(role).copied()
+        }
+        fn state_facts(&self, state: &usize) -> Vec<String> {
+            vec![format!("(at {state})")]
+        }
+        fn move_string(&self, mv: &u32) -> String {
+            if *mv == NOOP {
+                "noop".into()
+            } else {
+                format!("(pick {mv})")
+            }
+        }
+        fn parse_move(&self, _role: usize, _text: &str) -> Option<u32> {
+            None
+        }
+    }
+
+    /// A state of `Table` in which `mover` picks among `children`.
+    fn inner(mover: usize, children: &[usize]) -> Entry {
+        Entry { mover, children: children.to_vec(), goals: Vec::new() }
+    }
+
+    /// A terminal state of `Table` that scores `goals`.
+    fn leaf(goals: &[u32]) -> Entry {
+        Entry { mover: 0, children: Vec::new(), goals: goals.to_vec() }
+    }
+
+    #[test]
+    fn moves_that_tie_are_chosen_at_random() {
+        // Three players; the third picks one of four moves, which all end the game alike. No
+        // move is better than another, so the choice must not be the same move every time:
+        // that would play worse than random wherever the playouts tell the moves apart no
+        // better than chance.
+        let tie = [50, 50, 50];
+        let game =
+            Table { roles: 3, states: vec![inner(2, &[1, 2, 3, 4]), leaf(&tie), leaf(&tie), leaf(&tie), leaf(&tie)] };
+        for budget in [Duration::ZERO, Duration::from_millis(2)] {
+            let mut chosen = std::collections::HashSet::new();
+            for seed in 0..40 {
+                let mut player = MctsPlayer::new(seed);
+                chosen.insert(player.choose(&game, &0, 2, Instant::now() + budget));
+            }
+            assert_eq!(chosen.len(), 4, "{budget:?}: {chosen:?}");
+        }
     }
 }
