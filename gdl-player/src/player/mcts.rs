@@ -173,15 +173,19 @@ impl MctsPlayer {
                 None => break,
             }
         }
-        let start = match expand(game, nodes, &mut path) {
-            Ok(start) => start,
-            Err(end) => {
+        let cut_at = (Instant::now() + playout_time).min(deadline);
+        let playout = match expand(game, nodes, &mut path) {
+            Leaf::End(end) => {
                 backpropagate(nodes, &path, &end);
                 return Iteration::Done { cut: false };
             }
+            Leaf::Added(id) => {
+                let node = &nodes[id];
+                playout_until(game, &node.state, &node.moves, &mut self.rng, deadline, cut_at)
+            }
+            Leaf::Unstored(state) => playout_until(game, &state, &[], &mut self.rng, deadline, cut_at),
         };
-        let cut_at = Instant::now() + playout_time;
-        match playout_until(game, &start, &mut self.rng, deadline, cut_at.min(deadline)) {
+        match playout {
             Some(playout) => {
                 backpropagate(nodes, &path, &playout.rewards);
                 Iteration::Done { cut: playout.cut }
@@ -191,28 +195,37 @@ impl MctsPlayer {
     }
 }
 
-/// Plays the joint move that ends `path` from its last node and adds the node it leads to
-/// (unless the tree is full); the state to play out from, or every role's reward when that
-/// state ends the game.
-fn expand<G: Game>(game: &G, nodes: &mut Vec<Node<G::State, G::Move>>, path: &mut Path) -> Result<G::State, Vec<f64>> {
-    let Some((parent, joint)) = path.last() else { return Ok(nodes[0].state.clone()) };
+/// Where an iteration leaves the tree.
+enum Leaf<S> {
+    /// At the node it added, which does not end the game.
+    Added(usize),
+    /// At a state the full tree has no room for.
+    Unstored(S),
+    /// At a state that ends the game, with every role's reward.
+    End(Vec<f64>),
+}
+
+/// Plays the joint move that ends `path` from its last node and adds the node it leads to,
+/// unless the tree is full.
+fn expand<G: Game>(game: &G, nodes: &mut Vec<Node<G::State, G::Move>>, path: &mut Path) -> Leaf<G::State> {
+    let Some((parent, joint)) = path.last() else { return Leaf::Unstored(nodes[0].state.clone()) };
     let (parent, joint) = (*parent, joint.clone());
     let n = &nodes[parent];
     let moves: Vec<G::Move> = joint.iter().zip(&n.moves).map(|(&i, m)| m[i as usize].clone()).collect();
     let next = game.next_state(&n.state, &moves);
     if nodes.len() >= MAX_NODES {
-        return Ok(next);
+        return Leaf::Unstored(next);
     }
     let child = new_node(game, next);
-    let start = match &child.end {
-        Some(end) => Err(end.clone()),
-        None => Ok(child.state.clone()),
-    };
+    let end = child.end.clone();
     nodes.push(child);
     let id = nodes.len() - 1;
     nodes[parent].children.insert(joint, id);
     path.push((id, Vec::new()));
-    start
+    match end {
+        Some(end) => Leaf::End(end),
+        None => Leaf::Added(id),
+    }
 }
 
 /// Credits `rewards` to every node of `path` and to the moves chosen there.

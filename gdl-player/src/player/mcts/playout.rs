@@ -48,17 +48,21 @@ pub(super) struct Playout {
 
 /// A random playout from `state`; `None` when the deadline passed first.
 pub(crate) fn playout<G: Game>(game: &G, state: &G::State, rng: &mut Rng, deadline: Instant) -> Option<Vec<f64>> {
-    playout_until(game, state, rng, deadline, deadline).map(|p| p.rewards)
+    playout_until(game, state, &[], rng, deadline, deadline).map(|p| p.rewards)
 }
 
 /// A random playout from `state`, cut at `cut_at` and scored as unfinished if it is still
 /// running then (and `cut_at` comes before `deadline`); `None` when the deadline passed first.
+/// `known`, unless empty, holds every role's legal moves in `state`, which is then known not to
+/// end the game (a node of the tree has them), so that a slow engine need not work them out
+/// again.
 /// The clock is read after every step while steps are slow (an interpreted game can take
 /// milliseconds or more per step, and 32 of them would overrun the play clock) and only every
 /// few steps while they are fast, so that a compiled game's playouts do not pay for it.
 pub(super) fn playout_until<G: Game>(
     game: &G,
     state: &G::State,
+    known: &[Vec<G::Move>],
     rng: &mut Rng,
     deadline: Instant,
     cut_at: Instant,
@@ -71,19 +75,26 @@ pub(super) fn playout_until<G: Game>(
     }
     let (mut stride, mut until_check) = (1, 1);
     let mut cut = false;
+    let mut known = (!known.is_empty()).then_some(known);
     for _ in 0..MAX_PLAYOUT_STEPS {
-        if game.is_terminal(&state) {
-            return Some(Playout { rewards: rewards(game, &state), cut: false });
-        }
-        game.all_legal_moves(&state, &mut legal);
-        if legal.iter().any(Vec::is_empty) {
-            return Some(Playout { rewards: rewards(game, &state), cut: false });
-        }
+        let moves = match known.take() {
+            Some(moves) => moves,
+            None => {
+                if game.is_terminal(&state) {
+                    return Some(Playout { rewards: rewards(game, &state), cut: false });
+                }
+                game.all_legal_moves(&state, &mut legal);
+                if legal.iter().any(Vec::is_empty) {
+                    return Some(Playout { rewards: rewards(game, &state), cut: false });
+                }
+                &legal
+            }
+        };
         if cut {
             return Some(Playout { rewards: unfinished_rewards(game, &state), cut });
         }
         joint.clear();
-        joint.extend(legal.iter().map(|m| m[rng.below(m.len())].clone()));
+        joint.extend(moves.iter().map(|m| m[rng.below(m.len())].clone()));
         state = game.next_state(&state, &joint);
         until_check -= 1;
         if until_check == 0 {
