@@ -22,10 +22,16 @@
 //! DIR (default: `../shared/conformance/traces`) through the interpreter (or the compiled game,
 //! or the engine over the ground program) on its `GAME.kif` and prints a table of agreement;
 //! it exits non-zero when any trace disagrees.
+//!
+//! `mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS] [--per-role]` plays the
+//! MCTS player against random players in every game (default: `games/`) and prints how it
+//! fared (see [`mcts_vs_random`]). It always runs optimized: a debug build runs it again
+//! through `cargo run --release`.
 
 mod bench_table;
 mod codegen;
 mod compile_table;
+mod mcts_vs_random;
 mod prover_compare;
 mod soak;
 mod tidy;
@@ -111,10 +117,39 @@ fn main() -> ExitCode {
             }
         }
         Some("tidy") => tidy(),
+        Some("mcts-vs-random") => mcts_vs_random(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask tidy | cargo xtask conformance [TRACE_DIR] [--engine interp|compiled|program] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo xtask bench-table [--seconds N] [--all] | cargo codegen [--check]"
+                "usage: cargo xtask tidy | cargo xtask conformance [TRACE_DIR] [--engine interp|compiled|program] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo xtask bench-table [--seconds N] [--all] | cargo xtask mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS] | cargo xtask prover-compare | cargo xtask soak | cargo codegen [--check]"
             );
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Plays MCTS against random players. Searches are timed, so a build without optimizations
+/// would handicap MCTS: such a build runs the command again in the release profile.
+fn mcts_vs_random(args: &[String]) -> ExitCode {
+    if cfg!(debug_assertions) {
+        let status = std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+            .args(["run", "--release", "--quiet", "--package", "xtask", "--", "mcts-vs-random"])
+            .args(args)
+            .current_dir(codegen::root())
+            .status();
+        return match status {
+            Ok(s) if s.success() => ExitCode::SUCCESS,
+            Ok(_) => ExitCode::FAILURE,
+            Err(e) => {
+                eprintln!("error: cannot run cargo: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let result = mcts_vs_random::Options::parse(args, &codegen::root()).and_then(|o| mcts_vs_random::run(&o));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
             ExitCode::FAILURE
         }
     }

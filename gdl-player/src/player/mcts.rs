@@ -4,10 +4,24 @@
 //! node, plays a random playout from it and credits every role's goal to the moves it chose.
 //! The search runs until the deadline, which it checks before every iteration and every few
 //! playout steps, and answers with the root move it tried most.
+//!
+//! When playouts are too slow to finish several times in a play clock (a large game, a slow
+//! engine), waiting for them would leave the search with nothing: a playout that runs past a
+//! quarter of the clock is cut, and from then on every playout is cut at a sixty-fourth of it
+//! and scored by the goals the game gives in the state reached ([`playout`]), so that the
+//! search still sees the ends of the game near the root.
+
+mod playout;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use playout::playout;
 
 use super::Player;
 use gdl_runtime::rng::Rng;
 use gdl_runtime::Game;
+use playout::{playout_until, rewards};
+use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -17,11 +31,12 @@ const EXPLORATION: f64 = 1.4;
 /// The most nodes one search keeps; past it, iterations only play out from the leaves.
 const MAX_NODES: usize = 250_000;
 
-/// The longest playout followed, so that a game that never ends cannot stall a search.
-const MAX_PLAYOUT_STEPS: usize = 10_000;
+/// The share of the play clock past which a search stops waiting for a playout to finish: a
+/// playout that runs longer is cut, and the search turns to short playouts.
+const LONG_PLAYOUT_SHARE: u32 = 4;
 
-/// The most playout steps that pass between two looks at the clock.
-const STEPS_PER_CLOCK_CHECK: usize = 32;
+/// The share of the play clock that each playout of a search with short playouts gets.
+const SHORT_PLAYOUT_SHARE: u32 = 64;
 
 /// The Monte Carlo tree search player (see the module's documentation). It keeps no tree from
 /// one move to the next: every choice searches afresh from the state it is given.
@@ -35,6 +50,24 @@ impl MctsPlayer {
     /// A player whose random choices (the order of untried moves, the playouts) follow `seed`.
     pub fn new(seed: u64) -> MctsPlayer {
         MctsPlayer { rng: Rng::seeded(seed), last_iterations: 0 }
+    }
+
+    /// Iterates until the deadline, with playouts cut at a quarter of the clock, or at a
+    /// sixty-fourth of it once one playout has been cut.
+    fn search<G: Game>(&mut self, game: &G, nodes: &mut Vec<Node<G::State, G::Move>>, deadline: Instant) {
+        let clock = deadline.saturating_duration_since(Instant::now());
+        let mut playout_time = clock / LONG_PLAYOUT_SHARE;
+        while Instant::now() < deadline {
+            match self.iterate(game, nodes, deadline, playout_time) {
+                Iteration::Done { cut } => {
+                    self.last_iterations += 1;
+                    if cut {
+                        playout_time = clock / SHORT_PLAYOUT_SHARE;
+                    }
+                }
+                Iteration::OutOfTime => break,
+            }
+        }
     }
 }
 
@@ -56,11 +89,6 @@ struct Node<S, M> {
     children: HashMap<Vec<u32>, usize>,
 }
 
-/// Every role's goal in `state` as a reward in `0..=1` (an undefined goal counts as 0).
-fn rewards<G: Game>(game: &G, state: &G::State) -> Vec<f64> {
-    game.goals(state).iter().map(|g| f64::from(g.unwrap_or(0).min(100)) / 100.0).collect()
-}
-
 fn new_node<G: Game>(game: &G, state: G::State) -> Node<G::State, G::Move> {
     let mut moves = Vec::new();
     let end = if game.is_terminal(&state) {
@@ -73,114 +101,143 @@ fn new_node<G: Game>(game: &G, state: G::State) -> Node<G::State, G::Move> {
     Node { state, end, moves, stats, visits: 0, children: HashMap::new() }
 }
 
-/// The move index that UCB1 picks among `stats`, trying every move once first (in random
-/// order).
+/// The move index that UCB1 picks among `stats`: every move is tried once first, and moves of
+/// equal score are picked among at random.
 fn select(stats: &[Stat], parent_visits: u32, rng: &mut Rng) -> u32 {
-    let untried = stats.iter().filter(|s| s.visits == 0).count();
-    if untried > 0 {
-        let nth = rng.below(untried);
-        let index = stats.iter().enumerate().filter(|(_, s)| s.visits == 0).nth(nth).map(|(i, _)| i);
-        return index.expect("counted above") as u32;
-    }
     let log = f64::from(parent_visits.max(1)).ln();
-    let score = |s: &Stat| s.total / f64::from(s.visits) + EXPLORATION * (log / f64::from(s.visits)).sqrt();
-    let best = stats.iter().enumerate().max_by(|(_, a), (_, b)| score(a).total_cmp(&score(b)));
-    best.map_or(0, |(i, _)| i as u32)
+    let score = |s: &Stat| {
+        if s.visits == 0 {
+            return f64::INFINITY;
+        }
+        s.total / f64::from(s.visits) + EXPLORATION * (log / f64::from(s.visits)).sqrt()
+    };
+    best_index(stats, rng, |a, b| score(a).total_cmp(&score(b))).unwrap_or(0) as u32
 }
 
-/// A clock interval shorter than this lets the playout read the clock half as often, up to
-/// every [`STEPS_PER_CLOCK_CHECK`] steps; a longer one has it read after every step.
-const FAST_CLOCK_INTERVAL: Duration = Duration::from_micros(200);
-
-/// A random playout from `state`; `None` when the deadline passed first. The clock is read
-/// after every step while steps are slow (an interpreted game can take milliseconds or more
-/// per step, and 32 of them would overrun the play clock) and only every few steps while they
-/// are fast, so that a compiled game's playouts do not pay for it.
-pub(crate) fn playout<G: Game>(game: &G, state: &G::State, rng: &mut Rng, deadline: Instant) -> Option<Vec<f64>> {
-    let mut state = state.clone();
-    let mut legal = Vec::new();
-    let mut joint = Vec::new();
-    let mut checked = Instant::now();
-    if checked >= deadline {
-        return None;
-    }
-    let (mut stride, mut until_check) = (1, 1);
-    for _ in 0..MAX_PLAYOUT_STEPS {
-        if game.is_terminal(&state) {
-            break;
-        }
-        game.all_legal_moves(&state, &mut legal);
-        if legal.iter().any(Vec::is_empty) {
-            break;
-        }
-        joint.clear();
-        joint.extend(legal.iter().map(|m| m[rng.below(m.len())].clone()));
-        state = game.next_state(&state, &joint);
-        until_check -= 1;
-        if until_check == 0 {
-            let now = Instant::now();
-            if now >= deadline {
-                return None;
+/// The index of the greatest of `items` by `order`, drawn uniformly among those that tie for it;
+/// `None` when there are none. Breaking ties at random matters: when the playouts tell moves
+/// apart no better than chance (a game whose goals the playouts rarely reach), taking the last
+/// of the best would play the same move every time, and that is worse than random.
+pub(crate) fn best_index<T>(items: &[T], rng: &mut Rng, order: impl Fn(&T, &T) -> Ordering) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    let mut ties = 0;
+    for (i, item) in items.iter().enumerate() {
+        match best.map(|b| order(item, &items[b])) {
+            None | Some(Ordering::Greater) => (best, ties) = (Some(i), 1),
+            Some(Ordering::Equal) => {
+                ties += 1;
+                if rng.below(ties) == 0 {
+                    best = Some(i);
+                }
             }
-            stride = if now - checked < FAST_CLOCK_INTERVAL { (stride * 2).min(STEPS_PER_CLOCK_CHECK) } else { 1 };
-            (until_check, checked) = (stride, now);
+            Some(Ordering::Less) => {}
         }
     }
-    Some(rewards(game, &state))
+    best
 }
+
+/// How an iteration went.
+enum Iteration {
+    /// It was credited to the tree; `cut` says whether its playout was cut short.
+    Done { cut: bool },
+    /// The deadline came first.
+    OutOfTime,
+}
+
+/// The path of an iteration down the tree: every node it went through with the joint move
+/// (each role's move index) chosen there; the node it added has no joint move.
+type Path = Vec<(usize, Vec<u32>)>;
 
 impl MctsPlayer {
-    /// One iteration of the search; `false` when the deadline cut it short.
-    fn iterate<G: Game>(&mut self, game: &G, nodes: &mut Vec<Node<G::State, G::Move>>, deadline: Instant) -> bool {
-        let mut path: Vec<(usize, Vec<u32>)> = Vec::new();
+    /// One iteration of the search, whose playout is cut after `playout_time`.
+    fn iterate<G: Game>(
+        &mut self,
+        game: &G,
+        nodes: &mut Vec<Node<G::State, G::Move>>,
+        deadline: Instant,
+        playout_time: Duration,
+    ) -> Iteration {
+        let mut path: Path = Vec::new();
         let mut node = 0;
-        let rewards = loop {
-            if let Some(end) = &nodes[node].end {
-                break end.clone();
+        loop {
+            if let Some(end) = nodes[node].end.clone() {
+                backpropagate(nodes, &path, &end);
+                return Iteration::Done { cut: false };
             }
             let n = &nodes[node];
             let joint: Vec<u32> = n.stats.iter().map(|s| select(s, n.visits, &mut self.rng)).collect();
             let child = n.children.get(&joint).copied();
             path.push((node, joint));
-            if let Some(child) = child {
-                node = child;
-                continue;
-            }
-            let (parent, joint) = path.last().expect("pushed above");
-            let n = &nodes[*parent];
-            let moves: Vec<G::Move> = joint.iter().zip(&n.moves).map(|(&i, m)| m[i as usize].clone()).collect();
-            let next = game.next_state(&n.state, &moves);
-            if nodes.len() < MAX_NODES {
-                let child = new_node(game, next);
-                let start = child.state.clone();
-                let end = child.end.clone();
-                nodes.push(child);
-                let id = nodes.len() - 1;
-                nodes[*parent].children.insert(joint.clone(), id);
-                path.push((id, Vec::new()));
-                match end {
-                    Some(end) => break end,
-                    None => match playout(game, &start, &mut self.rng, deadline) {
-                        Some(r) => break r,
-                        None => return false,
-                    },
-                }
-            }
-            match playout(game, &next, &mut self.rng, deadline) {
-                Some(r) => break r,
-                None => return false,
-            }
-        };
-        for (node, joint) in path {
-            let n = &mut nodes[node];
-            n.visits += 1;
-            for (role, &index) in joint.iter().enumerate() {
-                let stat = &mut n.stats[role][index as usize];
-                stat.visits += 1;
-                stat.total += rewards.get(role).copied().unwrap_or(0.0);
+            match child {
+                Some(child) => node = child,
+                None => break,
             }
         }
-        true
+        let cut_at = (Instant::now() + playout_time).min(deadline);
+        let playout = match expand(game, nodes, &mut path) {
+            Leaf::End(end) => {
+                backpropagate(nodes, &path, &end);
+                return Iteration::Done { cut: false };
+            }
+            Leaf::Added(id) => {
+                let node = &nodes[id];
+                playout_until(game, &node.state, &node.moves, &mut self.rng, deadline, cut_at)
+            }
+            Leaf::Unstored(state) => playout_until(game, &state, &[], &mut self.rng, deadline, cut_at),
+        };
+        match playout {
+            Some(playout) => {
+                backpropagate(nodes, &path, &playout.rewards);
+                Iteration::Done { cut: playout.cut }
+            }
+            None => Iteration::OutOfTime,
+        }
+    }
+}
+
+/// Where an iteration leaves the tree.
+enum Leaf<S> {
+    /// At the node it added, which does not end the game.
+    Added(usize),
+    /// At a state the full tree has no room for.
+    Unstored(S),
+    /// At a state that ends the game, with every role's reward.
+    End(Vec<f64>),
+}
+
+/// Plays the joint move that ends `path` from its last node and adds the node it leads to,
+/// unless the tree is full.
+fn expand<G: Game>(game: &G, nodes: &mut Vec<Node<G::State, G::Move>>, path: &mut Path) -> Leaf<G::State> {
+    let Some((parent, joint)) = path.last() else { return Leaf::Unstored(nodes[0].state.clone()) };
+    let (parent, joint) = (*parent, joint.clone());
+    let n = &nodes[parent];
+    let moves: Vec<G::Move> = joint.iter().zip(&n.moves).map(|(&i, m)| m[i as usize].clone()).collect();
+    let next = game.next_state(&n.state, &moves);
+    if nodes.len() >= MAX_NODES {
+        return Leaf::Unstored(next);
+    }
+    let child = new_node(game, next);
+    let end = child.end.clone();
+    nodes.push(child);
+    let id = nodes.len() - 1;
+    nodes[parent].children.insert(joint, id);
+    path.push((id, Vec::new()));
+    match end {
+        Some(end) => Leaf::End(end),
+        None => Leaf::Added(id),
+    }
+}
+
+/// Credits `rewards` to every node of `path` and to the moves chosen there.
+fn backpropagate<S, M>(nodes: &mut [Node<S, M>], path: &Path, rewards: &[f64]) {
+    for (node, joint) in path {
+        let n = &mut nodes[*node];
+        n.visits += 1;
+        for (role, &index) in joint.iter().enumerate() {
+            let stat = &mut n.stats[role][index as usize];
+            stat.visits += 1;
+            stat.total += rewards.get(role).copied().unwrap_or(0.0);
+        }
     }
 }
 
@@ -197,15 +254,13 @@ impl<G: Game> Player<G> for MctsPlayer {
             // Another role has no legal move: nothing to search, any legal move will do.
             return Some(moves.swap_remove(self.rng.below(moves.len())));
         }
-        while Instant::now() < deadline && self.iterate(game, &mut nodes, deadline) {
-            self.last_iterations += 1;
-        }
+        self.search(game, &mut nodes, deadline);
         let root = &nodes[0];
-        let best = root.stats[role].iter().enumerate().max_by(|(_, a), (_, b)| {
+        let best = best_index(&root.stats[role], &mut self.rng, |a, b| {
             let mean = |s: &Stat| if s.visits == 0 { 0.0 } else { s.total / f64::from(s.visits) };
             a.visits.cmp(&b.visits).then(mean(a).total_cmp(&mean(b)))
         });
-        let best = best.map(|(i, _)| root.moves[role][i].clone());
+        let best = best.map(|i| root.moves[role][i].clone());
         dispose_of(nodes);
         best
     }
@@ -221,120 +276,4 @@ fn dispose_of<T: Send + 'static>(tree: T) {
     let kept = std::thread::Builder::new().name("tree-free".to_string()).spawn(move || drop(tree));
     // Without a thread to spare the tree is freed here, late rather than never.
     drop(kept);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::Duration;
-
-    /// Nim with one heap of `heap` stones: the two roles alternate taking one or two stones
-    /// (the other role plays `noop`), and whoever takes the last stone wins.
-    struct Nim {
-        heap: u32,
-        /// How long each move takes to apply, to stand for a slow (interpreted) game.
-        step: Duration,
-    }
-
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-    struct State {
-        left: u32,
-        mover: usize,
-    }
-
-    impl Game for Nim {
-        type State = State;
-        type Move = u32;
-
-        fn num_roles(&self) -> usize {
-            2
-        }
-        fn role_name(&self, role: usize) -> &str {
-            ["first", "second"][role]
-        }
-        fn initial_state(&self) -> State {
-            State { left: self.heap, mover: 0 }
-        }
-        fn legal_moves(&self, state: &State, role: usize, out: &mut Vec<u32>) {
-            out.clear();
-            if state.left == 0 {
-                return;
-            }
-            if role == state.mover {
-                out.extend((1..=2).filter(|&n| n <= state.left));
-            } else {
-                out.push(0);
-            }
-        }
-        fn next_state(&self, state: &State, joint: &[u32]) -> State {
-            std::thread::sleep(self.step);
-            State { left: state.left - joint[state.mover], mover: 1 - state.mover }
-        }
-        fn is_terminal(&self, state: &State) -> bool {
-            state.left == 0
-        }
-        fn goal(&self, state: &State, role: usize) -> Option<u32> {
-            // The role that just moved took the last stone.
-            self.is_terminal(state).then_some(if role != state.mover { 100 } else { 0 })
-        }
-        fn state_facts(&self, state: &State) -> Vec<String> {
-            vec![format!("(left {})", state.left)]
-        }
-        fn move_string(&self, mv: &u32) -> String {
-            if *mv == 0 {
-                "noop".into()
-            } else {
-                format!("(take {mv})")
-            }
-        }
-        fn parse_move(&self, _role: usize, _text: &str) -> Option<u32> {
-            None
-        }
-    }
-
-    #[test]
-    fn finds_the_winning_move_of_nim() {
-        // From 7 stones the winning move leaves a multiple of 3: take 1.
-        let game = Nim { heap: 7, step: Duration::ZERO };
-        let mut player = MctsPlayer::new(3);
-        let deadline = Instant::now() + Duration::from_millis(200);
-        let mv = player.choose(&game, &game.initial_state(), 0, deadline);
-        assert_eq!(mv, Some(1));
-        assert!(player.last_iterations > 100, "{}", player.last_iterations);
-        let state = State { left: 5, mover: 0 };
-        let mv = player.choose(&game, &state, 0, Instant::now() + Duration::from_millis(200));
-        assert_eq!(mv, Some(2));
-    }
-
-    #[test]
-    fn answers_by_the_deadline_even_when_it_has_passed() {
-        let game = Nim { heap: 1000, step: Duration::ZERO };
-        let mut player = MctsPlayer::new(1);
-        let start = Instant::now();
-        let mv = player.choose(&game, &game.initial_state(), 0, start + Duration::from_millis(50));
-        assert!(matches!(mv, Some(1 | 2)));
-        assert!(start.elapsed() < Duration::from_millis(150), "{:?}", start.elapsed());
-        let mv = player.choose(&game, &game.initial_state(), 0, start);
-        assert!(matches!(mv, Some(1 | 2)));
-    }
-
-    #[test]
-    fn slow_steps_do_not_overrun_the_deadline() {
-        // 20 ms a step: reading the clock only every 32 steps would overrun by 640 ms.
-        let game = Nim { heap: 1000, step: Duration::from_millis(20) };
-        let mut player = MctsPlayer::new(1);
-        let start = Instant::now();
-        let mv = player.choose(&game, &game.initial_state(), 0, start + Duration::from_millis(100));
-        assert!(matches!(mv, Some(1 | 2)));
-        assert!(start.elapsed() < Duration::from_millis(100 + 3 * 20 + 40), "{:?}", start.elapsed());
-    }
-
-    #[test]
-    fn a_role_with_one_move_or_none_answers_at_once() {
-        let game = Nim { heap: 4, step: Duration::ZERO };
-        let mut player = MctsPlayer::new(1);
-        let far = Instant::now() + Duration::from_secs(60);
-        assert_eq!(player.choose(&game, &game.initial_state(), 1, far), Some(0));
-        assert_eq!(player.choose(&game, &State { left: 0, mover: 0 }, 0, far), None);
-    }
 }

@@ -6,7 +6,7 @@
 //! playout to the end, and credits the role's goal to its move. It answers with the move it
 //! tried most when the deadline comes.
 
-use super::mcts::playout;
+use super::mcts::{best_index, playout};
 use super::Kind;
 use crate::belief::Belief;
 use gdl_runtime::rng::Rng;
@@ -81,23 +81,23 @@ impl SamplingPlayer {
             stats[pick].total += rewards.get(role).copied().unwrap_or(0.0);
             self.last_iterations += 1;
         }
-        let best = stats.iter().enumerate().max_by(|(_, a), (_, b)| {
+        let best = best_index(&stats, &mut self.rng, |a, b| {
             let mean = |s: &Stat| if s.visits == 0 { 0.0 } else { s.total / f64::from(s.visits) };
             a.visits.cmp(&b.visits).then(mean(a).total_cmp(&mean(b)))
         });
-        best.map(|(i, _)| moves.swap_remove(i))
+        best.map(|i| moves.swap_remove(i))
     }
 }
 
-/// The move index that UCB1 picks, trying every move once first (in random order).
+/// The move index that UCB1 picks, trying every move once first; ties are broken at random.
 fn select(stats: &[Stat], rng: &mut Rng) -> usize {
-    let untried: Vec<usize> = (0..stats.len()).filter(|&i| stats[i].visits == 0).collect();
-    if !untried.is_empty() {
-        return untried[rng.below(untried.len())];
-    }
     let visits: u32 = stats.iter().map(|s| s.visits).sum();
     let log = f64::from(visits.max(1)).ln();
-    let score = |s: &Stat| s.total / f64::from(s.visits) + EXPLORATION * (log / f64::from(s.visits)).sqrt();
-    let best = stats.iter().enumerate().max_by(|(_, a), (_, b)| score(a).total_cmp(&score(b)));
-    best.map_or(0, |(i, _)| i)
+    let score = |s: &Stat| {
+        if s.visits == 0 {
+            return f64::INFINITY;
+        }
+        s.total / f64::from(s.visits) + EXPLORATION * (log / f64::from(s.visits)).sqrt()
+    };
+    best_index(stats, rng, |a, b| score(a).total_cmp(&score(b))).unwrap_or(0)
 }

@@ -12,9 +12,9 @@
 //! random playouts.
 
 mod budget;
-pub mod differential;
 mod choose;
 mod cross;
+pub mod differential;
 mod error;
 mod game;
 mod inputs;
