@@ -8,11 +8,15 @@
 //! a move of the joint move, a derived proposition, a constant, or an atom of a relation
 //! proved at run time by [`crate::prover`]) and bits 0-27 its index.
 
+mod incremental;
+mod net;
 mod text;
 
 pub use text::{text_to_words, words_to_text};
 
 use crate::prover::{Deferred, StateRows};
+use incremental::Live;
+use net::{Net, Outputs};
 use std::cell::{Cell, OnceCell, RefCell};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -98,6 +102,9 @@ pub struct Program {
     pub deferred: Deferred,
     /// A number that tells this program from every other one of the process, for the cache.
     identity: OnceLock<u64>,
+    /// The network that evaluates the program incrementally, built on first use; `None` for a
+    /// program that is evaluated in full passes (see [`Net::new`]).
+    net: OnceLock<Option<Net>>,
 }
 
 impl Program {
@@ -222,10 +229,13 @@ impl Program {
     /// Appends `role`'s legal moves in `state` through `push`, in move order.
     pub fn legal(&self, state: &[u64], role: usize, mut push: impl FnMut(u32)) {
         let Some(moves) = self.legal.get(role) else { return };
-        self.with_state(state, |values| {
-            for &(m, literal) in moves {
-                if self.holds(literal, state, &[], values) {
-                    push(m);
+        self.with_values(state, None, |values, joint, outputs| match outputs {
+            Some(outputs) => outputs.legal(role, |k| push(moves[k].0)),
+            None => {
+                for &(m, literal) in moves {
+                    if self.holds(literal, state, joint, values) {
+                        push(m);
+                    }
                 }
             }
         })
@@ -234,11 +244,13 @@ impl Program {
     /// Writes the state after `joint` (one move index per role) into `out`.
     pub fn next(&self, state: &[u64], joint: &[u32], out: &mut [u64]) {
         out.iter_mut().for_each(|w| *w = 0);
-        self.with_state(state, |values| {
-            self.evaluate(state, joint, &self.move_cone, values);
-            for (i, &literal) in self.next.iter().enumerate() {
-                if self.holds(literal, state, joint, values) {
-                    out[i / 64] |= 1 << (i % 64);
+        self.with_values(state, Some((joint, &self.move_cone)), |values, joint, outputs| match outputs {
+            Some(outputs) => outputs.next(self.next.len(), out),
+            None => {
+                for (i, &literal) in self.next.iter().enumerate() {
+                    if self.holds(literal, state, joint, values) {
+                        out[i / 64] |= 1 << (i % 64);
+                    }
                 }
             }
         })
@@ -248,8 +260,7 @@ impl Program {
     /// move index per role), in percept order.
     pub fn sees(&self, state: &[u64], joint: &[u32], role: usize, mut push: impl FnMut(u32)) {
         let Some(percepts) = self.sees.get(role) else { return };
-        self.with_state(state, |values| {
-            self.evaluate(state, joint, &self.sees_cone, values);
+        self.with_values(state, Some((joint, &self.sees_cone)), |values, joint, _| {
             for &(p, literal) in percepts {
                 if self.holds(literal, state, joint, values) {
                     push(p);
@@ -261,29 +272,101 @@ impl Program {
     /// `role`'s largest goal value in `state`, `None` when it has none.
     pub fn goal(&self, state: &[u64], role: usize) -> Option<u32> {
         let goals = self.goals.get(role)?;
-        self.with_state(state, |values| {
-            goals.iter().find(|&&(_, literal)| self.holds(literal, state, &[], values)).map(|&(v, _)| v)
+        self.with_values(state, None, |values, joint, _| {
+            goals.iter().find(|&&(_, literal)| self.holds(literal, state, joint, values)).map(|&(v, _)| v)
         })
+    }
+
+    /// Whether the program is evaluated incrementally (see the `incremental` module): changes of
+    /// the state and of the joint move cost what they touch. A program that reads relations
+    /// proved at run time is evaluated in full passes.
+    pub fn is_incremental(&self) -> bool {
+        self.net.get_or_init(|| Net::new(self)).is_some()
     }
 
     /// Gives the program a new identity, so that no thread's cache of node values is taken for
     /// its own: for a program whose tables may have changed since it was last evaluated.
     pub(crate) fn renew_identity(&mut self) {
         self.identity = OnceLock::new();
+        self.net = OnceLock::new();
     }
 
     /// Whether `state` is terminal.
     pub fn terminal(&self, state: &[u64]) -> bool {
-        self.with_state(state, |values| self.holds(self.terminal, state, &[], values))
+        self.with_values(state, None, |values, joint, _| self.holds(self.terminal, state, joint, values))
     }
 
     /// Fills `out[r]` with role `r`'s largest goal value in `state`, `None` when it has none.
     pub fn goals(&self, state: &[u64], out: &mut [Option<u32>]) {
-        self.with_state(state, |values| {
+        self.with_values(state, None, |values, joint, _| {
             for (slot, goals) in out.iter_mut().zip(&self.goals) {
-                *slot = goals.iter().find(|&&(_, literal)| self.holds(literal, state, &[], values)).map(|&(v, _)| v);
+                *slot = goals.iter().find(|&&(_, literal)| self.holds(literal, state, joint, values)).map(|&(v, _)| v);
             }
         })
+    }
+
+    /// Hands `f` the node values of `state`, and of the joint move when one is given with the
+    /// nodes that read it, with the joint move that the move literals are to read. A program
+    /// with a network keeps its values and outputs up to date per thread; another evaluates its
+    /// values in passes, and has no outputs to give.
+    fn with_values<T>(
+        &self,
+        state: &[u64],
+        joint: Option<(&[u32], &[u32])>,
+        f: impl FnOnce(&Values, &[u32], Option<Outputs<'_>>) -> T,
+    ) -> T {
+        thread_local! {
+            static LIVE: RefCell<Vec<(u64, Live)>> = const { RefCell::new(Vec::new()) };
+        }
+        if let Some(net) = self.net.get_or_init(|| Net::new(self)).as_ref() {
+            let outcome = LIVE.with(|cell| match cell.try_borrow_mut() {
+                Ok(mut lives) => {
+                    let live = self.live(&mut lives, net);
+                    live.set_state(self, net, state);
+                    if let Some((moves, _)) = joint {
+                        live.set_joint(self, net, moves);
+                    }
+                    Ok(f(&live.values, &live.joint, Some(live.outputs(net))))
+                }
+                // A nested call (none is made today) evaluates in passes below.
+                Err(_) => Err(f),
+            });
+            return match outcome {
+                Ok(answer) => answer,
+                Err(f) => self.with_state(state, |values| self.answer_in_passes(state, joint, values, f)),
+            };
+        }
+        self.with_state(state, |values| self.answer_in_passes(state, joint, values, f))
+    }
+
+    fn answer_in_passes<T>(
+        &self,
+        state: &[u64],
+        joint: Option<(&[u32], &[u32])>,
+        values: &mut Values,
+        f: impl FnOnce(&Values, &[u32], Option<Outputs<'_>>) -> T,
+    ) -> T {
+        match joint {
+            Some((moves, cone)) => {
+                self.evaluate(state, moves, cone, values);
+                f(values, moves, None)
+            }
+            None => f(values, &[], None),
+        }
+    }
+
+    /// This thread's counts for this program, made when it has none: the two programs asked
+    /// about last are kept.
+    fn live<'a>(&self, lives: &'a mut Vec<(u64, Live)>, net: &Net) -> &'a mut Live {
+        let me = self.identity();
+        match lives.iter().position(|(id, _)| *id == me) {
+            Some(k) => lives[..=k].rotate_right(1),
+            None => {
+                lives.truncate(1);
+                lives.insert(0, (me, Live::new(self, net)));
+            }
+        }
+        &mut lives[0].1
     }
 
     /// Hands `f` the node values of `state`: the nodes of the state cone are evaluated once
@@ -356,6 +439,16 @@ impl Program {
     fn cycle_of(&self, node: u32) -> Option<(u32, u32)> {
         let k = self.cycles.partition_point(|&(_, end)| end <= node);
         self.cycles.get(k).copied().filter(|&(start, _)| start <= node)
+    }
+
+    /// The rules of proposition `node`.
+    fn rules_of(&self, node: u32) -> std::ops::Range<usize> {
+        self.node_rules[node as usize] as usize..self.node_rules[node as usize + 1] as usize
+    }
+
+    /// The literals of rule `rule`.
+    fn body(&self, rule: usize) -> &[u32] {
+        &self.literals[self.rule_literals[rule] as usize..self.rule_literals[rule + 1] as usize]
     }
 
     fn node_holds(&self, node: u32, state: &[u64], joint: &[u32], values: &Values) -> bool {
@@ -462,79 +555,4 @@ impl Reader<'_> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-
-    /// A one-role game over facts p (0) and q (1): `a` is legal when p holds, `b` always;
-    /// next p = does a, next q = reach, with reach a recursive pair seeded by p. Terminal when
-    /// q holds; goal 100 when q, else 0.
-    pub(crate) fn sample() -> Program {
-        let mut p = Program::default();
-        let base = |i| literal_code(Literal::Base(i), true);
-        let node = |i| literal_code(Literal::Node(i), true);
-        // Node 0: reach_a :- p. | reach_a :- reach_b.   Node 1: reach_b :- reach_a.
-        let rules = [vec![vec![base(0)], vec![node(1)]], vec![vec![node(0)]]];
-        p.node_rules.push(0);
-        p.rule_literals.push(0);
-        for node_rules in rules {
-            for rule in node_rules {
-                p.literals.extend(rule);
-                p.rule_literals.push(p.literals.len() as u32);
-            }
-            p.node_rules.push(p.rule_literals.len() as u32 - 1);
-        }
-        p.cycles = vec![(0, 2)];
-        p.move_cone = vec![0, 1];
-        p.does = vec![(0, 0)];
-        let always = literal_code(Literal::Const(true), true);
-        p.legal = vec![vec![(0, base(0)), (1, always)]];
-        p.next = vec![literal_code(Literal::Does(0), true), node(1)];
-        p.terminal = base(1);
-        p.goals = vec![vec![(100, base(1)), (0, literal_code(Literal::Base(1), false))]];
-        p
-    }
-
-    #[test]
-    fn encoding_round_trips_through_text() {
-        let program = sample();
-        let text = words_to_text(&program.encode());
-        assert!(text.chars().all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '/'));
-        let decoded = Program::decode(&text_to_words(&text).unwrap()).unwrap();
-        assert_eq!(decoded.encode(), program.encode());
-    }
-
-    #[test]
-    fn evaluation_follows_the_rules_and_recursive_groups() {
-        let program = sample();
-        let mut moves = Vec::new();
-        program.legal(&[0b01], 0, |m| moves.push(m));
-        assert_eq!(moves, [0, 1]);
-        moves.clear();
-        program.legal(&[0b00], 0, |m| moves.push(m));
-        assert_eq!(moves, [1]);
-        let mut next = [0u64];
-        program.next(&[0b01], &[0], &mut next);
-        assert_eq!(next, [0b11], "p seeds the recursive pair, and a sets p");
-        program.next(&[0b00], &[1], &mut next);
-        assert_eq!(next, [0b00]);
-        assert!(program.terminal(&[0b10]) && !program.terminal(&[0b01]));
-        let mut goals = [None];
-        program.goals(&[0b10], &mut goals);
-        assert_eq!(goals, [Some(100)]);
-        program.goals(&[0b00], &mut goals);
-        assert_eq!(goals, [Some(0)]);
-    }
-
-    #[test]
-    fn damaged_tables_are_refused() {
-        let words = sample().encode();
-        assert!(Program::decode(&words[..words.len() - 1]).is_err());
-        let mut wrong_magic = words.clone();
-        wrong_magic[0] ^= 1;
-        assert!(Program::decode(&wrong_magic).is_err());
-        let mut bad_literal = sample();
-        bad_literal.literals[0] = KIND_NODE << KIND_SHIFT | 99;
-        assert!(Program::decode(&bad_literal.encode()).is_err());
-        assert!(text_to_words("not base64!").is_err());
-    }
-}
+pub(crate) mod tests;

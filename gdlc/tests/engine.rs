@@ -2,7 +2,9 @@
 //! against the interpreter: seeded random playouts compared state by state on facts,
 //! terminal, goals, legal moves and percepts, over games of every kind (turn-based and
 //! simultaneous, one to four players, GDL-II with a random role, relations checked at run
-//! time), and the conformance suite's recorded matches replayed through it.
+//! time), the same states visited again in a random order (the evaluator keeps what it
+//! computed for the last state), and the conformance suite's recorded matches replayed
+//! through it.
 
 // A test reports a failure by panicking, so its helpers unwrap too.
 #![allow(clippy::unwrap_used)]
@@ -11,7 +13,7 @@ use gdl_player::trace;
 use gdl_runtime::Game;
 use gdlc::compile::load_engine;
 use gdlc::ground::Options;
-use gdlc::interp::differential::{random_playouts, Agreement};
+use gdlc::interp::differential::{random_playouts, scattered_states, Agreement};
 use gdlc::interp::Interpreter;
 use std::path::{Path, PathBuf};
 
@@ -29,7 +31,13 @@ fn agree_with(file: &str, options: &Options, playouts: usize) -> (Agreement, usi
     let agreement = random_playouts(&engine, &interp, 7, playouts).unwrap_or_else(|e| panic!("{file}: {e}"));
     assert!(agreement.states > playouts, "{file}: only {} states compared", agreement.states);
     assert_eq!(agreement.percepts > 0, engine.is_gdl_ii(), "{file}: {} percepts compared", agreement.percepts);
-    (agreement, engine.program().deferred.atoms.len())
+    let atoms = engine.program().deferred.atoms.len();
+    // Every program evaluates incrementally, but for those that read relations proved at run
+    // time.
+    assert_eq!(engine.program().is_incremental(), atoms == 0, "{file}: incremental or not");
+    let scattered = scattered_states(&engine, &interp, 11, playouts.min(5)).unwrap_or_else(|e| panic!("{file}: {e}"));
+    assert!(scattered.states > playouts.min(5), "{file}: only {} scattered states compared", scattered.states);
+    (agreement, atoms)
 }
 
 fn agree(file: &str, playouts: usize) {

@@ -121,6 +121,54 @@ pub fn random_playouts<E: Game, R: Game>(
     Ok(agreement)
 }
 
+/// Visits the states of `playouts` random playouts again in a seeded random order, comparing
+/// each state and the state after a random joint move: an engine that keeps what it computed
+/// for the last state it was asked about (the incremental evaluator) must answer a jump to any
+/// state as it answers a step. `Disagreement::step` counts the visits.
+pub fn scattered_states<E: Game, R: Game>(
+    engine: &E,
+    reference: &R,
+    seed: u64,
+    playouts: usize,
+) -> Result<Agreement, Disagreement> {
+    let at = |step| move |difference| Disagreement { playout: 0, step, difference };
+    let mut rng = Rng::seeded(seed);
+    let mut states = Vec::new();
+    let mut legal = Vec::new();
+    for _ in 0..playouts {
+        let (mut e, mut r) = (engine.initial_state(), reference.initial_state());
+        loop {
+            states.push((e.clone(), r.clone()));
+            engine.all_legal_moves(&e, &mut legal);
+            if engine.is_terminal(&e) || legal.iter().any(Vec::is_empty) {
+                break;
+            }
+            let joint: Vec<E::Move> = legal.iter().map(|ms| ms[rng.below(ms.len())].clone()).collect();
+            let rjoint = translate(engine, reference, &joint).map_err(at(0))?;
+            e = engine.next_state(&e, &joint);
+            r = reference.next_state(&r, &rjoint);
+        }
+    }
+    for i in (1..states.len()).rev() {
+        states.swap(i, rng.below(i + 1));
+    }
+    let mut agreement = Agreement::default();
+    for (visit, (e, r)) in states.iter().enumerate() {
+        compare_state(engine, reference, e, r).map_err(at(visit))?;
+        agreement.states += 1;
+        engine.all_legal_moves(e, &mut legal);
+        if engine.is_terminal(e) || legal.iter().any(Vec::is_empty) {
+            continue;
+        }
+        let joint: Vec<E::Move> = legal.iter().map(|ms| ms[rng.below(ms.len())].clone()).collect();
+        let rjoint = translate(engine, reference, &joint).map_err(at(visit))?;
+        let (e2, r2) = (engine.next_state(e, &joint), reference.next_state(r, &rjoint));
+        compare_state(engine, reference, &e2, &r2).map_err(at(visit))?;
+        agreement.states += 1;
+    }
+    Ok(agreement)
+}
+
 /// Compares what does not depend on the state: the roles, and GDL-II.
 fn compare_game<E: Game, R: Game>(engine: &E, reference: &R) -> Result<(), Difference> {
     let roles = |n: usize, name: &dyn Fn(usize) -> String| (0..n).map(name).collect::<Vec<String>>();

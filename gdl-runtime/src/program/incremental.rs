@@ -1,0 +1,375 @@
+//! Incremental evaluation of a [`Program`]: a change of a few base facts (a playout's step) or
+//! of the joint move costs the rules it can change, not a pass over the whole program.
+//!
+//! Most rules count their literals that do not hold, as a propositional network is evaluated
+//! forward: a change of an atom updates the count of every rule that reads it. A rule that
+//! reads an atom that very many rules read (whose turn it is, in a board game) is instead
+//! watched as a SAT solver watches clauses: when its body does not hold it waits on one false
+//! literal, and is looked at again only when that literal becomes true (then it waits on
+//! another false literal, or, when it has none, it holds); a rule that holds is watched on all
+//! its literals, to learn when one becomes false. Every derived proposition counts its rules
+//! that hold. The outputs (every role's legal moves and the next state) are kept as bit sets,
+//! changed as the atoms they read change, so that reading them costs their words, not a test
+//! of every move and fact.
+//!
+//! The shape of the program ([`Net`]) is built once and shared by every thread; each thread
+//! keeps the values and watches of the last state and joint move it was asked about
+//! ([`Live`]). Changes travel in the order of the propositions' indices, which the grounder
+//! numbers so that a rule reads only propositions numbered before its own (or of its own
+//! recursive group). A recursive group is evaluated again to its least fixpoint when one of its
+//! rules changes: counts cannot tell a proposition that supports itself through a cycle.
+
+use super::net::{Net, Outputs, NONE};
+use super::{Program, Values};
+
+/// One thread's evaluation: the state and joint move it was brought to, the propositions'
+/// values, and the watches of the rules.
+pub(crate) struct Live {
+    pub(crate) state: Vec<u64>,
+    /// The move of every role that the move literals read, [`NONE`] where no move is set.
+    pub(crate) joint: Vec<u32>,
+    pub(crate) values: Values,
+    /// The value of every output slot (see [`Net::place_outputs`]).
+    outputs: Vec<u64>,
+    /// For every counted rule, the number of its literals that do not hold.
+    unsat: Vec<u32>,
+    /// For every watch (see [`Net::watch_of`]), the watched rules that do not hold and wait on
+    /// it, false.
+    waiting: Vec<Vec<u32>>,
+    /// For every watch, the rules that held when they were added, with the count of times
+    /// they had come to hold then: an entry whose count is old is stale, and dropped.
+    holding: Vec<Vec<(u32, u32)>>,
+    /// For every rule, whether it holds.
+    holds: Vec<bool>,
+    /// For every rule, how many times it came to hold.
+    epoch: Vec<u32>,
+    /// For every rule that does not hold, the watch it waits on.
+    watch: Vec<u32>,
+    /// For every proposition outside recursive groups, its rules that hold.
+    support: Vec<u32>,
+    /// The propositions to look at again, as a bit set over their indices, looked at least
+    /// index first; and the first and last words that may hold a bit.
+    dirty: Vec<u64>,
+    dirty_low: usize,
+    dirty_high: usize,
+    /// The recursive group being evaluated, whose own changes do not queue it again.
+    settling: u32,
+    /// The values of a recursive group before it is evaluated again.
+    scratch: Vec<bool>,
+    /// The base facts that changed in the last step.
+    changed: Vec<u32>,
+}
+
+impl Live {
+    /// The evaluation of the empty state with no move set.
+    pub(crate) fn new(program: &Program, net: &Net) -> Live {
+        let mut values = Values::default();
+        values.reset(program);
+        let joint = vec![NONE; program.legal.len()];
+        program.evaluate(&[], &joint, &net.members, &mut values);
+        let rules = program.rule_literals.len() - 1;
+        let watches = 2 * net.atoms();
+        let mut live = Live {
+            state: Vec::new(),
+            joint,
+            values,
+            outputs: vec![0; net.slots().div_ceil(64)],
+            unsat: vec![0; rules],
+            waiting: vec![Vec::new(); watches],
+            holding: vec![Vec::new(); watches],
+            holds: vec![false; rules],
+            epoch: vec![0; rules],
+            watch: vec![NONE; rules],
+            support: vec![0; program.node_rules.len() - 1],
+            dirty: vec![0; (program.node_rules.len() - 1).div_ceil(64)],
+            dirty_low: usize::MAX,
+            dirty_high: 0,
+            settling: NONE,
+            scratch: Vec::new(),
+            changed: Vec::new(),
+        };
+        for &n in &net.members {
+            for rule in program.rules_of(n) {
+                let holds = if net.watched[rule] {
+                    live.rewatch(program, net, rule)
+                } else {
+                    let body = program.body(rule);
+                    let failing = body.iter().filter(|&&l| !program.holds(l, &[], &live.joint, &live.values)).count();
+                    live.unsat[rule] = failing as u32;
+                    failing == 0
+                };
+                live.support[n as usize] += u32::from(holds);
+            }
+        }
+        let slots = program.next.iter().chain(program.legal.iter().flatten().map(|(_, literal)| literal));
+        for (slot, &code) in slots.enumerate() {
+            if program.holds(code, &[], &live.joint, &live.values) {
+                live.outputs[slot / 64] |= 1 << (slot % 64);
+            }
+        }
+        live
+    }
+
+    /// The outputs of the evaluation.
+    pub(crate) fn outputs<'a>(&'a self, net: &'a Net) -> Outputs<'a> {
+        Outputs { bits: &self.outputs, legal_start: &net.legal_start }
+    }
+
+    /// Brings the evaluation to `state`.
+    pub(crate) fn set_state(&mut self, program: &Program, net: &Net, state: &[u64]) {
+        self.changed.clear();
+        let words = self.state.len().max(state.len());
+        for w in 0..words {
+            let old = self.state.get(w).copied().unwrap_or(0);
+            let new = state.get(w).copied().unwrap_or(0);
+            let mut diff = old ^ new;
+            while diff != 0 {
+                let bit = diff.trailing_zeros();
+                diff &= diff - 1;
+                let i = w as u32 * 64 + bit;
+                if i < net.bases {
+                    self.changed.push(i << 1 | u32::from(new >> bit & 1 != 0));
+                }
+            }
+        }
+        self.state.clear();
+        self.state.extend_from_slice(state);
+        for k in 0..self.changed.len() {
+            let change = self.changed[k];
+            self.atom_changed(program, net, change >> 1, change & 1 != 0);
+        }
+        self.settle(program, net);
+    }
+
+    /// Brings the evaluation to the joint move `joint` (one move index per role).
+    pub(crate) fn set_joint(&mut self, program: &Program, net: &Net, joint: &[u32]) {
+        self.changed.clear();
+        for (role, moves) in net.role_does.iter().enumerate() {
+            let new = joint.get(role).copied().unwrap_or(NONE);
+            let old = self.joint[role];
+            if old == new {
+                continue;
+            }
+            for (m, holds) in [(old, false), (new, true)] {
+                if let Some(&d) = moves.get(m as usize).filter(|&&d| d != NONE) {
+                    self.changed.push((net.bases + d) << 1 | u32::from(holds));
+                }
+            }
+            self.joint[role] = new;
+        }
+        for k in 0..self.changed.len() {
+            let change = self.changed[k];
+            self.atom_changed(program, net, change >> 1, change & 1 != 0);
+        }
+        self.settle(program, net);
+    }
+
+    /// Atom `atom` now has value `value`: the rules waiting on the literal that became true
+    /// look for another false literal, and the rules holding with the literal that became false
+    /// stop holding.
+    fn atom_changed(&mut self, program: &Program, net: &Net, atom: u32, value: bool) {
+        let a = atom as usize;
+        for &entry in &net.outputs[net.out_start[a] as usize..net.out_start[a + 1] as usize] {
+            let slot = (entry >> 1) as usize;
+            let bit = 1u64 << (slot % 64);
+            if value != (entry & 1 != 0) {
+                self.outputs[slot / 64] |= bit;
+            } else {
+                self.outputs[slot / 64] &= !bit;
+            }
+        }
+        for &entry in &net.fanout[net.fan_start[a] as usize..net.fan_start[a + 1] as usize] {
+            let rule = (entry >> 1) as usize;
+            if value != (entry & 1 != 0) {
+                self.unsat[rule] -= 1;
+                if self.unsat[rule] == 0 {
+                    self.rule_changed(net, rule, true);
+                }
+            } else {
+                self.unsat[rule] += 1;
+                if self.unsat[rule] == 1 {
+                    self.rule_changed(net, rule, false);
+                }
+            }
+        }
+        let became_true = atom << 1 | u32::from(!value);
+        let became_false = atom << 1 | u32::from(value);
+        let mut waiting = std::mem::take(&mut self.waiting[became_true as usize]);
+        for &rule in &waiting {
+            let rule = rule as usize;
+            if !self.holds[rule] && self.watch[rule] == became_true && self.rewatch(program, net, rule) {
+                self.rule_changed(net, rule, true);
+            }
+        }
+        waiting.clear();
+        // Rules that came to hold may have been added to this list meanwhile: keep them.
+        let added = std::mem::replace(&mut self.waiting[became_true as usize], waiting);
+        self.waiting[became_true as usize].extend(added);
+        let mut holding = std::mem::take(&mut self.holding[became_false as usize]);
+        for &(rule, epoch) in &holding {
+            let rule = rule as usize;
+            if self.holds[rule] && self.epoch[rule] == epoch {
+                self.holds[rule] = false;
+                self.watch[rule] = became_false;
+                self.waiting[became_false as usize].push(rule as u32);
+                self.rule_changed(net, rule, false);
+            }
+        }
+        holding.clear();
+        let added = std::mem::replace(&mut self.holding[became_false as usize], holding);
+        self.holding[became_false as usize].extend(added);
+    }
+
+    /// Makes `rule`, which does not hold or is new, wait on a false literal of its body, or
+    /// else hold, watched on all its literals. Returns whether it holds.
+    fn rewatch(&mut self, program: &Program, net: &Net, rule: usize) -> bool {
+        let body = program.body(rule);
+        let false_literal = body.iter().find(|&&code| !program.holds(code, &self.state, &self.joint, &self.values));
+        match false_literal {
+            Some(&code) => {
+                // A false constant never changes: such a rule waits on nothing.
+                let watch = net.watch_of(code).unwrap_or(NONE);
+                self.watch[rule] = watch;
+                if watch != NONE {
+                    self.waiting[watch as usize].push(rule as u32);
+                }
+                self.holds[rule] = false;
+                false
+            }
+            None => {
+                self.holds[rule] = true;
+                self.epoch[rule] = self.epoch[rule].wrapping_add(1);
+                let epoch = self.epoch[rule];
+                for &code in body {
+                    if let Some(watch) = net.watch_of(code) {
+                        self.hold_on(watch, rule as u32, epoch);
+                    }
+                }
+                true
+            }
+        }
+    }
+
+    /// Adds a holding rule to the list of `watch`, first dropping the stale entries of a full
+    /// list, so that lists of literals that rarely become false do not grow without end.
+    fn hold_on(&mut self, watch: u32, rule: u32, epoch: u32) {
+        let (holds, epochs) = (&self.holds, &self.epoch);
+        let list = &mut self.holding[watch as usize];
+        if list.len() == list.capacity() && list.len() >= 8 {
+            list.retain(|&(r, e)| holds[r as usize] && epochs[r as usize] == e);
+        }
+        list.push((rule, epoch));
+    }
+
+    /// A rule started or stopped holding.
+    fn rule_changed(&mut self, net: &Net, rule: usize, holds: bool) {
+        let n = net.rule_node[rule] as usize;
+        let group = net.group[n];
+        if group != NONE {
+            if group != self.settling {
+                self.enqueue(group);
+            }
+            return;
+        }
+        let support = &mut self.support[n];
+        if holds {
+            *support += 1;
+            if *support == 1 {
+                self.enqueue(n as u32);
+            }
+        } else {
+            *support -= 1;
+            if *support == 0 {
+                self.enqueue(n as u32);
+            }
+        }
+    }
+
+    fn enqueue(&mut self, n: u32) {
+        let w = n as usize / 64;
+        self.dirty[w] |= 1 << (n % 64);
+        self.dirty_low = self.dirty_low.min(w);
+        self.dirty_high = self.dirty_high.max(w);
+    }
+
+    /// Settles the queued propositions, least index first, passing on every change of value. A
+    /// change queues only propositions numbered after the one that changed.
+    fn settle(&mut self, program: &Program, net: &Net) {
+        let mut w = self.dirty_low;
+        while w <= self.dirty_high {
+            let word = self.dirty[w];
+            if word == 0 {
+                w += 1;
+                continue;
+            }
+            self.dirty[w] = word & (word - 1);
+            let n = (w * 64) as u32 + word.trailing_zeros();
+            if net.group[n as usize] == n {
+                self.settle_group(program, net, n);
+                continue;
+            }
+            let holds = self.support[n as usize] > 0;
+            if holds != self.values.nodes[n as usize] {
+                self.values.nodes[n as usize] = holds;
+                self.atom_changed(program, net, net.first_node + n, holds);
+            }
+        }
+        (self.dirty_low, self.dirty_high) = (usize::MAX, 0);
+    }
+
+    /// Evaluates the recursive group that starts at `start` to its least fixpoint, then passes
+    /// on the changes of its propositions.
+    fn settle_group(&mut self, program: &Program, net: &Net, start: u32) {
+        let k = program.cycles.partition_point(|&(s, _)| s < start);
+        let Some(group) = net.cycle_members.get(k) else { return };
+        self.scratch.clear();
+        self.scratch.extend(group.iter().map(|&n| self.values.nodes[n as usize]));
+        for &n in group {
+            self.values.nodes[n as usize] = false;
+        }
+        loop {
+            let mut changed = false;
+            for &n in group {
+                if !self.values.nodes[n as usize] && program.node_holds(n, &self.state, &self.joint, &self.values) {
+                    self.values.nodes[n as usize] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        self.settling = start;
+        for (k, &n) in group.iter().enumerate() {
+            let holds = self.values.nodes[n as usize];
+            if holds != self.scratch[k] {
+                self.atom_changed(program, net, net.first_node + n, holds);
+            }
+        }
+        self.settling = NONE;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::program::tests::sample;
+
+    /// Every state and move of the sample game, evaluated incrementally in a long walk, gives
+    /// the values a full evaluation gives.
+    #[test]
+    fn incremental_values_follow_full_evaluation() {
+        let program = sample();
+        let net = Net::new(&program).expect("the sample has no run-time relations");
+        let mut live = Live::new(&program, &net);
+        let walk = [(0b01u64, 0u32), (0b00, 1), (0b11, 0), (0b10, 1), (0b01, 1), (0b11, 0), (0b00, 0)];
+        for (state, m) in walk {
+            live.set_state(&program, &net, &[state]);
+            live.set_joint(&program, &net, &[m]);
+            let mut full = Values::default();
+            full.reset(&program);
+            program.evaluate(&[state], &[m], &net.members, &mut full);
+            assert_eq!(live.values.nodes, full.nodes, "state {state:#b}, move {m}");
+        }
+    }
+}

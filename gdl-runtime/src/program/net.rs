@@ -1,0 +1,275 @@
+//! The shape of a program's incremental evaluation ([`Net`]): how literals number their atoms,
+//! which rules are counted and which watched, the lists of the rules and outputs that read
+//! each atom, and the outputs' bit sets as an evaluation gives them ([`Outputs`]). Built once
+//! per program, shared by every thread.
+
+use super::{Program, INDEX_MASK, KIND_BASE, KIND_DEFERRED, KIND_DOES, KIND_NODE, KIND_SHIFT, NEGATED};
+
+/// Marks a proposition that belongs to no recursive group, and a role with no move set.
+pub(super) const NONE: u32 = u32::MAX;
+
+/// The shape of a program's network: how literals number their atoms, which rule belongs to
+/// which proposition, and the recursive groups.
+#[derive(Clone, Debug)]
+pub(crate) struct Net {
+    /// The number of base facts that rules read (atoms `0..bases`); the moves of
+    /// [`Program::does`] follow, then the derived propositions.
+    pub(super) bases: u32,
+    /// The first atom of the derived propositions.
+    pub(super) first_node: u32,
+    /// The proposition each rule derives, [`NONE`] for the rules of propositions no output
+    /// reads.
+    pub(super) rule_node: Vec<u32>,
+    /// For every proposition, the first proposition of its recursive group, or [`NONE`].
+    pub(super) group: Vec<u32>,
+    /// For every role, the entry of [`Program::does`] of each of its moves, or [`NONE`].
+    pub(super) role_does: Vec<Vec<u32>>,
+    /// The propositions that some output reads, in increasing order.
+    pub(super) members: Vec<u32>,
+    /// For every recursive group of [`Program::cycles`], its propositions that some output reads.
+    pub(super) cycle_members: Vec<Vec<u32>>,
+    /// Whether each rule is watched rather than counted.
+    pub(super) watched: Vec<bool>,
+    /// The counted rules that read atom `a` are `fanout[fan_start[a]..fan_start[a + 1]]`, as
+    /// `rule << 1 | negated`.
+    pub(super) fan_start: Vec<u32>,
+    pub(super) fanout: Vec<u32>,
+    /// The outputs that read atom `a` are `outputs[out_start[a]..out_start[a + 1]]`, as
+    /// `slot << 1 | negated`: slot `i` is base fact `i` of the next state, and the legal moves of
+    /// role `r` follow from `legal_start[r]`, in the order of [`Program::legal`].
+    pub(super) out_start: Vec<u32>,
+    pub(super) outputs: Vec<u32>,
+    pub(super) legal_start: Vec<u32>,
+}
+
+/// A rule is watched rather than counted when it reads an atom that more rules than this read.
+const WATCHED_READERS: u32 = 1024;
+
+impl Net {
+    /// The network of `program`, or `None` when it cannot be evaluated incrementally: it reads
+    /// relations proved at run time (whose atoms are searched for only when a rule asks), or
+    /// a rule reads a proposition numbered after its own outside its recursive group.
+    pub(crate) fn new(program: &Program) -> Option<Net> {
+        if !program.deferred.atoms.is_empty() {
+            return None;
+        }
+        let nodes = program.node_rules.len() - 1;
+        let mut members: Vec<u32> =
+            program.state_cone.iter().chain(&program.move_cone).chain(&program.sees_cone).copied().collect();
+        members.sort_unstable();
+        members.dedup();
+        let mut group = vec![NONE; nodes];
+        for &(start, end) in &program.cycles {
+            group[start as usize..end as usize].fill(start);
+        }
+        let mut rule_node = vec![NONE; program.rule_literals.len() - 1];
+        for &n in &members {
+            for rule in program.rules_of(n) {
+                rule_node[rule] = n;
+                if !program.body(rule).iter().all(|&code| reads_earlier(code, n, &group)) {
+                    return None;
+                }
+            }
+        }
+        let bases = program.next.len().max(max_index(program, KIND_BASE) + 1) as u32;
+        let mut role_does = vec![Vec::new(); program.legal.len()];
+        for (i, &(role, m)) in program.does.iter().enumerate() {
+            let moves: &mut Vec<u32> = role_does.get_mut(role as usize)?;
+            if moves.len() <= m as usize {
+                moves.resize(m as usize + 1, NONE);
+            }
+            moves[m as usize] = i as u32;
+        }
+        let cycle_members = program
+            .cycles
+            .iter()
+            .map(|&(start, end)| (start..end).filter(|n| members.binary_search(n).is_ok()).collect())
+            .collect();
+        let first_node = bases + program.does.len() as u32;
+        let mut net = Net {
+            bases,
+            first_node,
+            rule_node,
+            group,
+            role_does,
+            members,
+            cycle_members,
+            watched: Vec::new(),
+            fan_start: Vec::new(),
+            fanout: Vec::new(),
+            out_start: Vec::new(),
+            outputs: Vec::new(),
+            legal_start: Vec::new(),
+        };
+        net.count_or_watch(program);
+        net.place_outputs(program);
+        Some(net)
+    }
+
+    /// The rules of the propositions that some output reads, with each literal's watch.
+    fn member_literals<'p>(&'p self, program: &'p Program) -> impl Iterator<Item = (usize, u32, u32)> + 'p {
+        (0..self.rule_node.len()).filter(|&rule| self.rule_node[rule] != NONE).flat_map(move |rule| {
+            program.body(rule).iter().filter_map(move |&code| Some((rule, code, self.watch_of(code)?)))
+        })
+    }
+
+    /// Decides which rules are watched, and lays out the atoms' lists of counted rules.
+    fn count_or_watch(&mut self, program: &Program) {
+        let atoms = self.atoms();
+        let mut readers = vec![0u32; atoms + 1];
+        for (_, _, watch) in self.member_literals(program) {
+            readers[watch as usize >> 1] += 1;
+        }
+        let mut watched = vec![false; self.rule_node.len()];
+        for (rule, _, watch) in self.member_literals(program) {
+            watched[rule] |= readers[watch as usize >> 1] > WATCHED_READERS;
+        }
+        let mut counts = vec![0u32; atoms + 1];
+        for (rule, _, watch) in self.member_literals(program) {
+            if !watched[rule] {
+                counts[watch as usize >> 1] += 1;
+            }
+        }
+        let fan_start = prefix(&counts);
+        let mut next = fan_start.clone();
+        let mut fanout = vec![0; fan_start[atoms] as usize];
+        for (rule, _, watch) in self.member_literals(program) {
+            if !watched[rule] {
+                let at = &mut next[watch as usize >> 1];
+                fanout[*at as usize] = (rule as u32) << 1 | (watch & 1);
+                *at += 1;
+            }
+        }
+        (self.watched, self.fan_start, self.fanout) = (watched, fan_start, fanout);
+    }
+
+    /// Gives every output a slot and lays out the atoms' lists of outputs.
+    fn place_outputs(&mut self, program: &Program) {
+        let mut slots: Vec<u32> = program.next.clone();
+        self.legal_start.clear();
+        for moves in &program.legal {
+            self.legal_start.push(slots.len() as u32);
+            slots.extend(moves.iter().map(|&(_, literal)| literal));
+        }
+        self.legal_start.push(slots.len() as u32);
+        let atoms = self.atoms();
+        let mut counts = vec![0u32; atoms + 1];
+        for &code in &slots {
+            if let Some(watch) = self.watch_of(code) {
+                counts[watch as usize >> 1] += 1;
+            }
+        }
+        let out_start = prefix(&counts);
+        let mut next = out_start.clone();
+        let mut outputs = vec![0; out_start[atoms] as usize];
+        for (slot, &code) in slots.iter().enumerate() {
+            if let Some(watch) = self.watch_of(code) {
+                let at = &mut next[watch as usize >> 1];
+                outputs[*at as usize] = (slot as u32) << 1 | (watch & 1);
+                *at += 1;
+            }
+        }
+        (self.out_start, self.outputs) = (out_start, outputs);
+    }
+
+    /// The number of output slots.
+    pub(super) fn slots(&self) -> usize {
+        self.legal_start.last().map_or(0, |&end| end as usize)
+    }
+
+    /// The number of atoms: base facts, moves and propositions.
+    pub(super) fn atoms(&self) -> usize {
+        self.first_node as usize + self.group.len()
+    }
+
+    /// The watch of a literal: its atom twice, plus one when it is negated. `None` for a
+    /// constant, which never changes.
+    pub(super) fn watch_of(&self, code: u32) -> Option<u32> {
+        let index = code & INDEX_MASK;
+        let atom = match code >> KIND_SHIFT & 7 {
+            KIND_BASE => index,
+            KIND_DOES => self.bases + index,
+            KIND_NODE => self.first_node + index,
+            _ => return None,
+        };
+        Some(atom << 1 | u32::from(code & NEGATED != 0))
+    }
+}
+
+/// Offsets into a list laid out atom after atom, from the count of each atom's entries (the
+/// last count is a spare slot). The last offset is where the entries end.
+fn prefix(counts: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(counts.len());
+    let mut sum = 0u32;
+    for &c in &counts[..counts.len() - 1] {
+        out.push(sum);
+        sum += c;
+    }
+    out.push(sum);
+    out
+}
+
+/// The outputs of an evaluation ([`super::incremental::Live`]): its bit sets of legal moves
+/// and of the next state.
+pub(crate) struct Outputs<'a> {
+    pub(super) bits: &'a [u64],
+    pub(super) legal_start: &'a [u32],
+}
+
+impl Outputs<'_> {
+    /// Calls `f` with the position in [`Program::legal`]`[role]` of every legal move of `role`,
+    /// in increasing order.
+    pub(crate) fn legal(&self, role: usize, mut f: impl FnMut(usize)) {
+        let (Some(&start), Some(&end)) = (self.legal_start.get(role), self.legal_start.get(role + 1)) else { return };
+        let (start, end) = (start as usize, end as usize);
+        let mut w = start / 64;
+        while w * 64 < end {
+            let mut word = self.bits[w];
+            if w == start / 64 {
+                word &= !0u64 << (start % 64);
+            }
+            while word != 0 {
+                let slot = w * 64 + word.trailing_zeros() as usize;
+                if slot >= end {
+                    return;
+                }
+                f(slot - start);
+                word &= word - 1;
+            }
+            w += 1;
+        }
+    }
+
+    /// Writes the next state, `facts` base facts, into `out`.
+    pub(crate) fn next(&self, facts: usize, out: &mut [u64]) {
+        let words = facts.div_ceil(64).min(out.len());
+        out[..words].copy_from_slice(&self.bits[..words]);
+        if !facts.is_multiple_of(64) && words == facts.div_ceil(64) {
+            out[words - 1] &= (1u64 << (facts % 64)) - 1;
+        }
+    }
+}
+
+/// The largest index of a literal of `kind` in the rules, 0 when there is none.
+fn max_index(program: &Program, kind: u32) -> usize {
+    program
+        .literals
+        .iter()
+        .filter(|&&c| c >> KIND_SHIFT & 7 == kind)
+        .map(|&c| (c & INDEX_MASK) as usize)
+        .max()
+        .unwrap_or(0)
+}
+
+/// Whether a literal of a rule of proposition `n` reads only what is evaluated before `n`.
+fn reads_earlier(code: u32, n: u32, group: &[u32]) -> bool {
+    let kind = code >> KIND_SHIFT & 7;
+    if kind == KIND_DEFERRED {
+        return false;
+    }
+    if kind != KIND_NODE {
+        return true;
+    }
+    let m = code & INDEX_MASK;
+    m < n || (group[n as usize] != NONE && group[m as usize] == group[n as usize])
+}
