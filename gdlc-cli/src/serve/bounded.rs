@@ -33,7 +33,7 @@ pub(super) fn interpreter_session(
 ) -> Result<Box<dyn MatchSession>, String> {
     let limits = Limits { deadline: Some(deadline), max_facts: Some(max_facts) };
     let interpreter = Interpreter::with_limits(description, &limits).map_err(|e| {
-        format!("the interpreter cannot load this game within the start clock (--max-facts {max_facts}): {e}")
+        format!("the interpreter cannot load this game within the start clock and --max-facts {max_facts}: {e}")
     })?;
     let initial = interpreter.initial_state();
     let checked =
