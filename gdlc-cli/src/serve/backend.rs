@@ -6,7 +6,7 @@
 use crate::native::{self, Profile};
 use gdl_player::log;
 use gdl_player::player::Kind;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -65,8 +65,6 @@ pub(super) struct Natives {
     /// Whether games met in START are built; games given on the command line always are.
     build_at_start: bool,
     jobs: Mutex<Option<Sender<Job>>>,
-    /// The games given on the command line, whose native code the player promises.
-    built: Mutex<BTreeSet<u64>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -77,13 +75,8 @@ impl Natives {
     /// The backends of a server whose matches are played by `player`; with `build_at_start`,
     /// a builder thread builds the games met in START.
     pub(super) fn new(player: Kind, build_at_start: bool) -> Arc<Natives> {
-        let natives = Arc::new(Natives {
-            slots: Mutex::new(HashMap::new()),
-            player,
-            build_at_start,
-            jobs: Mutex::new(None),
-            built: Mutex::new(BTreeSet::new()),
-        });
+        let natives =
+            Arc::new(Natives { slots: Mutex::new(HashMap::new()), player, build_at_start, jobs: Mutex::new(None) });
         if build_at_start {
             let (sender, receiver) = mpsc::channel();
             *lock(&natives.jobs) = Some(sender);
@@ -104,19 +97,7 @@ impl Natives {
         let backend = spawn(&binary, self.player, 0)?;
         record_in_index(key, &binary);
         lock(&self.slots).insert(key, Slot::Ready(backend));
-        lock(&self.built).insert(key);
         Ok(())
-    }
-
-    /// Whether every game given on the command line still has its native backend (one that
-    /// died too often to be restarted is down for good).
-    pub(super) fn health(&self) -> Result<(), String> {
-        let slots = lock(&self.slots);
-        let down = lock(&self.built).iter().copied().find(|key| matches!(slots.get(key), Some(Slot::Failed)));
-        match down {
-            Some(key) => Err(format!("the native backend of game {key:016x} is down")),
-            None => Ok(()),
-        }
     }
 
     /// Whether the game of `key` has native code, ready or on its way, or had it fail.

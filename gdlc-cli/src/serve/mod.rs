@@ -129,8 +129,4 @@ impl GameFactory for ServeFactory {
             HybridSession::new(local.session, (local.engine, local.made), Arc::clone(&self.natives), key, message);
         Ok(Box::new(session))
     }
-
-    fn health(&self) -> Result<(), String> {
-        self.natives.health()
-    }
 }
