@@ -62,8 +62,9 @@ enum Command {
         /// How the player chooses its moves: mcts or random.
         #[arg(long, default_value = "mcts", value_parser = player_kind)]
         player: crate::player::Kind,
-        /// The address to listen on.
-        #[arg(long, default_value = "0.0.0.0")]
+        /// The address to listen on: 127.0.0.1 serves this machine only; 0.0.0.0 serves every
+        /// network the machine is on.
+        #[arg(long, default_value = "127.0.0.1")]
         host: String,
         /// Exit when standard input closes (for a parent process that serves through this one).
         #[arg(long, hide = true)]

@@ -22,3 +22,4 @@ pub mod rename;
 pub mod server;
 pub mod session;
 pub mod trace;
+mod turns;

@@ -7,6 +7,7 @@ use crate::http::{self, RequestError};
 use crate::log;
 use crate::protocol::{self, Message};
 use crate::session::{GameFactory, MatchSession, Start};
+use crate::turns::{Ticket, Turns};
 use std::collections::HashMap;
 use std::collections::VecDeque;
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -78,11 +79,18 @@ impl Match<'_> {
     }
 }
 
+/// A match and the order of its PLAYs, which is kept outside the match's mutex so that a
+/// message can cancel the work that holds it.
+struct Entry<'f> {
+    game: Mutex<Match<'f>>,
+    turns: Turns,
+}
+
 /// The matches in progress, and the places taken by STARTs still being prepared, so that the
 /// cap on matches is taken in one step.
 #[derive(Default)]
 struct Table<'f> {
-    matches: HashMap<String, Arc<Mutex<Match<'f>>>>,
+    matches: HashMap<String, Arc<Entry<'f>>>,
     starting: usize,
 }
 
@@ -153,9 +161,10 @@ fn expire(matches: &Matches<'_>, now: Instant, slack: Duration) {
     let mut expired = Vec::new();
     lock(matches).matches.retain(|id, entry| {
         // A match busy with a message is not silent.
-        let Ok(game) = entry.try_lock() else { return true };
+        let Ok(game) = entry.game.try_lock() else { return true };
         let keep = !game.expired(now, slack);
         if !keep {
+            entry.turns.end();
             expired.push(id.clone());
         }
         keep
@@ -266,25 +275,53 @@ impl Context<'_, '_> {
 fn answer(message: Message, context: &Context<'_, '_>) -> Result<(String, String), String> {
     let work = |reply: Result<String, String>| reply.map(|r| (r, String::new()));
     match message {
-        Message::Play { id, moves } => {
-            let matches = context.matches;
-            let Some(entry) = lock(matches).matches.get(&id).cloned() else { return work(Ok("busy".to_string())) };
-            let mut game = lock(&entry);
-            game.last_message = context.received;
-            let deadline = context.deadline(game.play_clock);
-            let reply = game.session.play(moves.as_deref(), deadline).map_err(|e| format!("match {id}: {e}"));
-            played(&id, &mut game, reply, context.received)
+        Message::Play { ref id, ref moves } => {
+            in_turn(id, &message.to_string(), context, |session, deadline| session.play(moves.as_deref(), deadline))
         }
-        Message::PlaySeen { id, seen } => {
-            let matches = context.matches;
-            let Some(entry) = lock(matches).matches.get(&id).cloned() else { return work(Ok("busy".to_string())) };
-            let mut game = lock(&entry);
-            game.last_message = context.received;
-            let deadline = context.deadline(game.play_clock);
-            let reply = game.session.play_seen(&seen, deadline).map_err(|e| format!("match {id}: {e}"));
-            played(&id, &mut game, reply, context.received)
+        Message::PlaySeen { ref id, ref seen } => {
+            in_turn(id, &message.to_string(), context, |session, deadline| session.play_seen(seen, deadline))
         }
         other => work(answer_other(other, context)),
+    }
+}
+
+/// Answers a PLAY of match `id` whose message is `text` in its turn, with `play`.
+fn in_turn(
+    id: &str,
+    text: &str,
+    context: &Context<'_, '_>,
+    play: impl FnOnce(&mut dyn MatchSession, Instant) -> Result<String, String>,
+) -> Result<(String, String), String> {
+    let Some(entry) = lock(context.matches).matches.get(id).cloned() else {
+        return Ok(("busy".to_string(), String::new()));
+    };
+    let ticket = entry.turns.arrive(text);
+    if !entry.turns.wait(&ticket) {
+        return Err(format!("match {id}: the match ended before this PLAY's turn came"));
+    }
+    let mut game = lock(&entry.game);
+    game.last_message = context.received;
+    if ticket.is_repeat() {
+        entry.turns.done(&ticket, None);
+        drop(game);
+        return repeated(id, &entry, &ticket);
+    }
+    let deadline = context.deadline(game.play_clock);
+    game.session.set_cancel(ticket.cancel());
+    let reply = play(game.session.as_mut(), deadline).map_err(|e| format!("match {id}: {e}"));
+    entry.turns.done(&ticket, Some(&reply));
+    played(id, &mut game, reply, context.received)
+}
+
+/// The reply to a PLAY that repeats one not answered when it arrived: the same reply, and its
+/// moves are not applied again.
+fn repeated(id: &str, entry: &Entry<'_>, ticket: &Ticket) -> Result<(String, String), String> {
+    log::info(format_args!("match {id}: a repeated PLAY, answered as the first and not applied again"));
+    match entry.turns.earlier_reply(ticket) {
+        Some(reply) => reply.map(|mv| (mv, String::new())),
+        None => {
+            Err(format!("match {id}: this PLAY repeats one whose reply is no longer known; it is not applied again"))
+        }
     }
 }
 
@@ -294,10 +331,13 @@ fn answer_other(message: Message, context: &Context<'_, '_>) -> Result<String, S
     match message {
         Message::Info => {
             let table = lock(matches);
-            Ok(protocol::info_reply(
-                &context.config.name,
-                table.matches.len() + table.starting < context.config.max_matches,
-            ))
+            let room = table.matches.len() + table.starting < context.config.max_matches;
+            drop(table);
+            let health = context.factory.health();
+            if let Err(e) = &health {
+                log::detail(format_args!("INFO: busy: {e}"));
+            }
+            Ok(protocol::info_reply(&context.config.name, room && health.is_ok()))
         }
         Message::Ping => Ok("ready".to_string()),
         // A preview only offers time to study a game before some later START: nothing to keep.
@@ -309,7 +349,8 @@ fn answer_other(message: Message, context: &Context<'_, '_>) -> Result<String, S
             let Some(entry) = lock(matches).matches.remove(&id) else { return Ok("busy".to_string()) };
             // The match is over whatever the last moves were, so a wrong one still gets `done`;
             // and a PLAY still busy with it is not waited for.
-            let stopped = entry.try_lock().map(|mut game| game.session.stop(moves.as_deref()));
+            entry.turns.end();
+            let stopped = entry.game.try_lock().map(|mut game| game.session.stop(moves.as_deref()));
             if let Ok(Err(e)) = stopped {
                 log::info(format_args!("match {id}: the last moves were not legal: {e}"));
             }
@@ -319,7 +360,8 @@ fn answer_other(message: Message, context: &Context<'_, '_>) -> Result<String, S
         Message::StopSeen { id, seen } => {
             let Some(entry) = lock(matches).matches.remove(&id) else { return Ok("busy".to_string()) };
             // As with STOP: the match is over whatever the message says.
-            let stopped = entry.try_lock().map(|mut game| game.session.stop_seen(&seen));
+            entry.turns.end();
+            let stopped = entry.game.try_lock().map(|mut game| game.session.stop_seen(&seen));
             if let Ok(Err(e)) = stopped {
                 log::info(format_args!("match {id}: the last percepts were not consistent: {e}"));
             }
@@ -328,7 +370,8 @@ fn answer_other(message: Message, context: &Context<'_, '_>) -> Result<String, S
         }
         Message::Play { .. } | Message::PlaySeen { .. } => Err("a PLAY is answered by `answer`".to_string()),
         Message::Abort { id } => match lock(matches).matches.remove(&id) {
-            Some(_) => {
+            Some(entry) => {
+                entry.turns.end();
                 log::info(format_args!("match {id}: ABORT"));
                 Ok("aborted".to_string())
             }
@@ -379,8 +422,12 @@ fn start(context: &Context<'_, '_>, start: Start<'_>) -> Result<String, String> 
         steps: 0,
         last_message: context.received,
     };
-    table.matches.insert(start.id.to_string(), Arc::new(Mutex::new(game)));
+    let replaced =
+        table.matches.insert(start.id.to_string(), Arc::new(Entry { game: Mutex::new(game), turns: Turns::default() }));
     drop(table);
+    if let Some(old) = replaced {
+        old.turns.end();
+    }
     let seconds = context.received.elapsed().as_secs_f64();
     log::info(format_args!(
         "match {}: START as {} ({} rules, clocks {}+{} s): ready in {seconds:.3} s{}",

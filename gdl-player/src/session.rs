@@ -13,7 +13,8 @@ use crate::rename::Spelling;
 use gdl_runtime::kif::{self, Sx};
 use gdl_runtime::Game;
 use std::ops::Deref;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A match in progress, as the player of one role sees it.
@@ -45,6 +46,13 @@ pub trait MatchSession: Send {
     fn choose_again(&mut self, deadline: Instant) -> Result<String, String> {
         let _ = deadline;
         Err("this session cannot choose again".to_string())
+    }
+
+    /// Makes the work of the message being answered from now on stop as soon as `flag` is
+    /// set: the server gives every PLAY a flag of its own, which a newer PLAY of the match,
+    /// its STOP or ABORT, or its expiry sets.
+    fn set_cancel(&mut self, flag: Arc<AtomicBool>) {
+        let _ = flag;
     }
 
     /// What the session plays with, for the log (`program engine`, `interpreter`).
@@ -84,6 +92,12 @@ pub trait GameFactory: Send + Sync {
     /// The session of the match that `start` announces, which may borrow from the factory, or
     /// why this player cannot play it (another game, a role the game does not have).
     fn start<'s>(&'s self, start: &Start) -> Result<Box<dyn MatchSession + 's>, String>;
+
+    /// Whether the factory can take a new match, or why not (its backends are down): INFO
+    /// says `busy` meanwhile.
+    fn health(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// A fresh seed for each session's player, so that concurrent matches play differently.
@@ -180,6 +194,10 @@ impl<G: Game, R: Deref<Target = G> + Send> MatchSession for GameSession<G, R> {
         self.choose(deadline)
     }
 
+    fn set_cancel(&mut self, flag: Arc<AtomicBool>) {
+        self.player.set_cancel(flag);
+    }
+
     fn work(&self) -> String {
         self.player.work()
     }
@@ -228,7 +246,7 @@ pub fn new_session<'s, G: Game + 's, R: Deref<Target = G> + Send + 's>(
 }
 
 /// The role a START names, by its index in `game`.
-fn role_index<G: Game>(game: &G, role: &Sx, spelling: &Spelling) -> Result<usize, String> {
+pub fn role_index<G: Game>(game: &G, role: &Sx, spelling: &Spelling) -> Result<usize, String> {
     let name = spelling.to_game(role).to_string();
     (0..game.num_roles())
         .find(|&r| game.role_name(r).eq_ignore_ascii_case(&name))

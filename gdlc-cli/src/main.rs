@@ -107,6 +107,11 @@ enum Command {
         /// building their native code.
         #[arg(long)]
         no_native: bool,
+        /// The most facts one evaluation of the interpreter may derive (loading a game, or one
+        /// query in a state); a game that goes past it is refused at START, or gets an error
+        /// naming the relation at the PLAY that goes past it.
+        #[arg(long, default_value_t = 4_000_000)]
+        max_facts: usize,
         /// Log errors only.
         #[arg(short, long)]
         quiet: bool,
@@ -273,9 +278,9 @@ fn main() -> ExitCode {
             commands::compile(&game, output.as_deref(), check, &grounding.options())
         }
         Command::Build { game, output, grounding } => commands::build(&game, &output, &grounding.options()),
-        Command::Serve { games, port, player, host, no_native, quiet, verbose } => {
+        Command::Serve { games, port, player, host, no_native, max_facts, quiet, verbose } => {
             gdl_player::log::set_level(gdl_player::log::level_of_flags(quiet, verbose));
-            let options = serve::Options { games, host, port, player: player.kind(), native: !no_native };
+            let options = serve::Options { games, host, port, player: player.kind(), native: !no_native, max_facts };
             serve::serve(&options)
         }
         Command::Match { game, players, startclock, playclock, record } => {

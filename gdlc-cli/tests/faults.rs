@@ -1,12 +1,15 @@
 //! The player under attack and faults, over real sockets: slow clients that try to hold every
 //! connection, a burst of STARTs past the cap on matches, managers that vanish, and HTTP that
-//! bends the rules.
+//! bends the rules, games whose rules explode in the interpreter, and an honest INFO.
 
 // A test reports a failure by panicking, so its helpers unwrap too.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use gdl_player::player::Kind;
 use gdl_player::server::{Config, Server, MAX_CONNECTIONS};
+use gdl_player::session::{GameFactory, MatchSession, Start};
 use gdlc_cli::play::InterpreterFactory;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -151,4 +154,118 @@ fn a_refused_body_is_drained_so_that_the_client_reads_the_refusal() {
     request.resize(request.len() + size, b' ');
     let (status, reply) = raw(&address, &request);
     assert_eq!(status, 413, "{reply}");
+}
+
+/// A game that grounding refuses (its legal moves in the `hot` state are 50^6) and whose
+/// interpreter explodes after the first moves: in `on`, `terminal` derives 50^6 facts of
+/// `big` while the legal moves are known; in `hot`, the legal moves themselves are 50^6.
+/// With `init_on`, the initial state already explodes.
+fn exploding_game(init_on: bool) -> String {
+    let values: String = (1..=50).map(|n| format!("(val {n}) ")).collect();
+    let init = if init_on { "(init (on))" } else { "(init (off))" };
+    format!(
+        "(role p) {init} {values}
+         (<= (big ?a ?b ?c ?d ?e ?f) (true (on)) (val ?a) (val ?b) (val ?c) (val ?d) (val ?e) (val ?f))
+         (<= (legal p flip) (true (off))) (<= (legal p wait) (true (off)))
+         (<= (legal p (pick ?a)) (true (on)) (val ?a))
+         (<= (legal p (go ?a ?b ?c ?d ?e ?f)) (true (hot)) (val ?a) (val ?b) (val ?c) (val ?d) (val ?e) (val ?f))
+         (<= (next (on)) (does p flip)) (<= (next (off)) (does p wait)) (<= (next (hot)) (does p (pick ?a)))
+         (<= terminal (big ?a ?b ?c ?d ?e ?f))
+         (<= (goal p 100) (true (on))) (<= (goal p 0) (not (true (on))))"
+    )
+}
+
+/// Posts `body` and checks that the reply came within `clock`.
+fn timed_post(address: &str, body: &str, clock: Duration) -> (u16, String) {
+    let sent = Instant::now();
+    let reply = post(address, body);
+    assert!(sent.elapsed() < clock, "{} took {:?}: {reply:?}", &body[..body.len().min(30)], sent.elapsed());
+    reply
+}
+
+#[test]
+fn a_game_that_explodes_in_the_interpreter_costs_errors_not_the_process() {
+    let player = common::serve(&["--max-facts", "1000000"]);
+    let opponent = common::serve(&["--player", "random"]);
+    let address = player.url.trim_start_matches("http://").trim_end_matches('/').to_string();
+    let clock = Duration::from_secs(2);
+    // A ticTacToe match on the same player all along.
+    let (goals, record) = std::thread::scope(|scope| {
+        let tic_tac_toe = scope.spawn(|| common::run_match(&common::game("ticTacToe.kif"), &[&player, &opponent], "2"));
+        exploding_match(&address, clock);
+        tic_tac_toe.join().unwrap()
+    });
+    common::check_replies(&record, &goals, 2000);
+}
+
+/// The match of [`exploding_game`], each reply within `clock`.
+fn exploding_match(address: &str, clock: Duration) {
+    let start = format!("(START boom p ({}) 5 2)", exploding_game(false));
+    assert_eq!(timed_post(address, &start, Duration::from_secs(5)), (200, "ready".to_string()));
+    assert_eq!(timed_post(address, "(PLAY boom NIL)", clock).0, 200);
+    // In `on`, the search runs into the limit on `terminal`, and a known legal move answers.
+    let (status, reply) = timed_post(address, "(PLAY boom (flip))", clock);
+    assert!(status == 200 && reply.starts_with("(pick "), "{status} {reply}");
+    // In `hot`, no legal move can be known: a clear error names the limit and the relation.
+    let (status, reply) = timed_post(address, "(PLAY boom ((pick 3)))", clock);
+    assert_eq!(status, 400, "{reply}");
+    assert!(reply.contains("legal") && reply.contains("limits"), "{reply}");
+    // A game whose initial state explodes is refused at START.
+    let start = format!("(START boom2 p ({}) 5 2)", exploding_game(true));
+    let (status, reply) = timed_post(address, &start, Duration::from_secs(5));
+    assert!(status == 400 && reply.contains("initial state") && reply.contains("big"), "{status} {reply}");
+    assert_eq!(post(address, "(PING)"), (200, "ready".to_string()));
+}
+
+#[test]
+fn a_start_whose_static_relations_are_huge_answers_within_its_clock() {
+    let player = common::serve(&[]);
+    let address = player.url.trim_start_matches("http://").trim_end_matches('/').to_string();
+    let values: String = (1..=60).map(|n| format!("(val {n}) ")).collect();
+    // Twenty static relations of 60^4 facts each, which the interpreter computes up to its
+    // limits before it leaves them to be computed on demand, and 60^5 legal moves, which
+    // grounding refuses after a while: unbounded, loading takes several start clocks.
+    let quads: String = (0..20)
+        .map(|k| {
+            format!(
+                "(<= (quad{k} (f ?a ?b) (f ?c ?d)) (val ?a) (val ?b) (val ?c) (val ?d)) \
+                 (<= (legal p (go{k} ?x)) (true (s ?x)) (quad{k} ?y (f ?x ?x))) "
+            )
+        })
+        .collect();
+    let rules = format!(
+        "(role p) (init (s 1)) {values} {quads}
+         (<= (legal p (many ?a ?b ?c ?d ?e)) (true (s 1)) (val ?a) (val ?b) (val ?c) (val ?d) (val ?e))
+         (<= (next (s 2)) (does p (go0 ?x))) (<= terminal (true (s 2))) (goal p 100)"
+    );
+    let (status, reply) = timed_post(&address, &format!("(START huge p ({rules}) 3 2)"), Duration::from_secs(3));
+    assert!(status == 200 && reply == "ready" || status == 400 && reply.contains("start clock"), "{status} {reply}");
+    assert_eq!(post(&address, "(PING)"), (200, "ready".to_string()));
+}
+
+/// A factory whose backends are down.
+struct Down(InterpreterFactory);
+
+impl GameFactory for Down {
+    fn start<'s>(&'s self, start: &Start) -> Result<Box<dyn MatchSession + 's>, String> {
+        self.0.start(start)
+    }
+
+    fn health(&self) -> Result<(), String> {
+        Err("the native backend is down".to_string())
+    }
+}
+
+#[test]
+fn info_says_busy_when_the_player_is_full_or_its_backends_are_down() {
+    let address = serve(Config { max_matches: 1, ..Config::default() });
+    assert!(post(&address, "(INFO)").1.contains("available"));
+    assert_eq!(post(&address, &start("full", "10 1")).1, "ready");
+    assert!(post(&address, "(INFO)").1.contains("busy"));
+    assert_eq!(post(&address, "(ABORT full)").1, "aborted");
+    assert!(post(&address, "(INFO)").1.contains("available"));
+    let server = Server::bind("127.0.0.1:0", Config::default()).unwrap();
+    let down = server.local_addr().unwrap().to_string();
+    std::thread::spawn(move || server.serve(&Down(InterpreterFactory { player: Kind::Random })));
+    assert!(post(&down, "(INFO)").1.contains("busy"));
 }

@@ -3,8 +3,9 @@
 //! matches of ticTacToe against a random player, run by `gdlc match`; every few matches a fault
 //! is injected beside the match: its backend killed, a manager that vanishes mid-match, 64
 //! slow clients, or a START whose game explodes when evaluated. At the end every match must
-//! have completed or expired, the player must still be running and available, and its memory
-//! is compared with what it used after the first matches.
+//! have completed or expired (every abandoned match by name in the player's log), the player
+//! must still be running and available, and its memory must be back within 1.5 times what it
+//! used after the first five matches, and 50 MB.
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpStream;
@@ -216,7 +217,8 @@ pub(crate) fn run(root: &Path, options: &Options) -> Result<(), String> {
     if !built.success() {
         return Err("cannot build gdlc".to_string());
     }
-    let gdlc = root.join("target/release/gdlc");
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    let gdlc = target.join("release/gdlc");
     let dir = std::env::temp_dir().join(format!("gdlc-soak-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let log = dir.join("player.log");
@@ -253,6 +255,7 @@ pub(crate) fn run(root: &Path, options: &Options) -> Result<(), String> {
     let after = memory_mb(player.child.id());
     let text = std::fs::read_to_string(&log).unwrap_or_default();
     let expired = text.lines().filter(|l| l.contains("expired")).count();
+    let unexpired = unexpired(&text, options.matches);
     let errors = text.lines().filter(|l| l.contains(" error: ")).count();
     println!(
         "soak: {} matches in {:.0} s, play clock {} s",
@@ -263,9 +266,46 @@ pub(crate) fn run(root: &Path, options: &Options) -> Result<(), String> {
     println!("completed: {completed}; abandoned matches expired: {expired}; player alive: {alive}; INFO: {info}");
     println!("moves lost: {lost_clean} in matches without a fault, {lost_attacked} in matches under a fault");
     println!("memory: {baseline} MB after 5 matches, {after} MB at the end; error lines in the log: {errors}");
+    let bound = memory_bound(baseline);
+    println!("memory bound: {bound} MB; abandoned matches that did not expire: {unexpired:?}");
     println!("log: {}", log.display());
     if completed != options.matches || !alive || lost_clean > 0 || !info.contains("available") {
         return Err("the soak failed".to_string());
     }
+    if after > bound {
+        return Err(format!(
+            "the soak failed: {after} MB at the end, past {bound} MB (1.5 times the baseline and 50 MB)"
+        ));
+    }
+    if !unexpired.is_empty() {
+        return Err(format!("the soak failed: abandoned matches did not expire: {unexpired:?}"));
+    }
     Ok(())
+}
+
+/// The most memory the player may use at the end: 1.5 times what it used after the first
+/// matches, and 50 MB.
+fn memory_bound(baseline: u64) -> u64 {
+    baseline + baseline / 2 + 50
+}
+
+/// The abandoned matches (under "manager gone" or "heavy START") that the player's log does not
+/// say expired or ended; a heavy START refused never became a match.
+fn unexpired(log: &str, matches: usize) -> Vec<String> {
+    let ended = |id: &str| {
+        let started = log.lines().any(|l| l.contains(&format!("match {id}: START")));
+        let refused = log.lines().any(|l| l.contains(&format!("cannot play match {id}:")));
+        let over = log
+            .lines()
+            .any(|l| l.contains(&format!("match {id}: expired")) || l.contains(&format!("match {id}: STOP")));
+        (!started && refused) || over
+    };
+    (0..matches)
+        .filter_map(|n| match Fault::of(n) {
+            Fault::ManagerGone => Some(format!("soak-gone-{n}")),
+            Fault::HeavyStart => Some(format!("soak-heavy-{n}")),
+            _ => None,
+        })
+        .filter(|id| !ended(id))
+        .collect()
 }

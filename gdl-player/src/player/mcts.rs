@@ -3,7 +3,8 @@
 //! simultaneous moves need no joint-move tables. Each iteration descends the tree, adds one
 //! node, plays a random playout from it and credits every role's goal to the moves it chose.
 //! The search runs until the deadline, which it checks before every iteration and every few
-//! playout steps, and answers with the root move it tried most.
+//! playout steps, or until it is cancelled (checked before every iteration), and answers with
+//! the root move it tried most.
 //!
 //! When playouts are too slow to finish several times in a play clock (a large game, a slow
 //! engine), waiting for them would leave the search with nothing: a playout that runs past a
@@ -23,6 +24,8 @@ use gdl_runtime::Game;
 use playout::{playout_until, rewards};
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// UCB1's exploration constant, for rewards in `0..=1`.
@@ -42,6 +45,8 @@ const SHORT_PLAYOUT_SHARE: u32 = 64;
 /// one move to the next: every choice searches afresh from the state it is given.
 pub struct MctsPlayer {
     rng: Rng,
+    /// When set, the search stops at its next iteration.
+    cancel: Option<Arc<AtomicBool>>,
     /// The number of completed iterations of the last search, for tests and diagnostics.
     pub last_iterations: u64,
 }
@@ -49,7 +54,7 @@ pub struct MctsPlayer {
 impl MctsPlayer {
     /// A player whose random choices (the order of untried moves, the playouts) follow `seed`.
     pub fn new(seed: u64) -> MctsPlayer {
-        MctsPlayer { rng: Rng::seeded(seed), last_iterations: 0 }
+        MctsPlayer { rng: Rng::seeded(seed), cancel: None, last_iterations: 0 }
     }
 
     /// Iterates until the deadline, with playouts cut at a quarter of the clock, or at a
@@ -57,7 +62,7 @@ impl MctsPlayer {
     fn search<G: Game>(&mut self, game: &G, nodes: &mut Vec<Node<G::State, G::Move>>, deadline: Instant) {
         let clock = deadline.saturating_duration_since(Instant::now());
         let mut playout_time = clock / LONG_PLAYOUT_SHARE;
-        while Instant::now() < deadline {
+        while Instant::now() < deadline && !self.cancelled() {
             match self.iterate(game, nodes, deadline, playout_time) {
                 Iteration::Done { cut } => {
                     self.last_iterations += 1;
@@ -68,6 +73,13 @@ impl MctsPlayer {
                 Iteration::OutOfTime => break,
             }
         }
+    }
+}
+
+impl MctsPlayer {
+    /// Whether the search was told to stop.
+    fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|flag| flag.load(AtomicOrdering::Relaxed))
     }
 }
 
@@ -267,6 +279,10 @@ impl<G: Game> Player<G> for MctsPlayer {
 
     fn work(&self) -> String {
         format!("{} iterations", self.last_iterations)
+    }
+
+    fn set_cancel(&mut self, flag: Arc<AtomicBool>) {
+        self.cancel = Some(flag);
     }
 }
 

@@ -11,6 +11,8 @@ pub mod random;
 pub mod sampling;
 
 use gdl_runtime::Game;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// A strategy for one role of a game.
@@ -22,6 +24,13 @@ pub trait Player<G: Game>: Send {
     /// The work behind the last choice, for the log (`1234 iterations`), if the player searches.
     fn work(&self) -> String {
         String::new()
+    }
+
+    /// Makes the choices from now on stop searching as soon as `flag` is set (the match was
+    /// stopped, or a newer message superseded the one being answered). A player that does not
+    /// search answers at once anyway.
+    fn set_cancel(&mut self, flag: Arc<AtomicBool>) {
+        let _ = flag;
     }
 }
 

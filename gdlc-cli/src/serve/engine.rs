@@ -1,10 +1,11 @@
 //! The local engines of `gdlc serve`: a game met in START is grounded (within the start
 //! clock, on a thread of its own) and played through the program engine, which evaluates its
 //! ground program as data; a game that is not grounded in time, or cannot be, is played
-//! through the interpreter. A grounded game is kept, by its shape, for later matches of it
+//! through the interpreter, within the start clock and a cap on facts ([`super::bounded`]). A grounded game is kept, by its shape, for later matches of it
 //! under any renaming, and handed to the native builder.
 
 use super::backend::{Job, Natives};
+use super::bounded::interpreter_session;
 use gdl_player::log;
 use gdl_player::player::Kind;
 use gdl_player::rename::Spelling;
@@ -12,7 +13,6 @@ use gdl_player::session::{new_session, MatchSession, Start};
 use gdl_runtime::engine::ProgramGame;
 use gdl_runtime::kif::Sx;
 use gdlc::ast::Description;
-use gdlc::interp::Interpreter;
 use std::collections::HashSet;
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -136,8 +136,17 @@ pub(super) struct Local {
     pub(super) made: String,
 }
 
-/// The local session of a match: the program engine of its game (grounded now, within `wait`,
-/// if it was not before), or else the interpreter of `description`.
+/// What START may spend on a game it has to prepare: `wait` for grounding, and until
+/// `deadline` with at most `max_facts` facts per evaluation for loading the interpreter.
+pub(super) struct Budget {
+    pub(super) wait: Duration,
+    pub(super) deadline: Instant,
+    pub(super) max_facts: usize,
+}
+
+/// The local session of a match: the program engine of its game (grounded now, within the
+/// budget's wait, if it was not before), or else the interpreter of `description`, within the
+/// budget's deadline and cap on facts.
 pub(super) fn local_session(
     engines: &Arc<Engines>,
     natives: &Arc<Natives>,
@@ -145,8 +154,9 @@ pub(super) fn local_session(
     start: &Start,
     description: &Description,
     player: Kind,
-    wait: Duration,
+    budget: &Budget,
 ) -> Result<Local, String> {
+    let wait = budget.wait;
     let grounded = match engines.find(key, start.rules) {
         Some(found) => Some((found, "grounded before this match".to_string())),
         None => match engines.plan(key) {
@@ -162,8 +172,7 @@ pub(super) fn local_session(
         let session = new_session(game, start, spelling, player)?;
         return Ok(Local { session, engine: "program engine", made });
     }
-    let game = Box::new(Interpreter::new(description).map_err(|e| e.to_string())?);
-    let session = new_session(game, start, Spelling::of_rules(start.rules), player)?;
+    let session = interpreter_session(description, start, player, budget.deadline, budget.max_facts)?;
     Ok(Local { session, engine: "interpreter", made: String::new() })
 }
 

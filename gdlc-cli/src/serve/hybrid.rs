@@ -10,6 +10,7 @@ use gdl_player::log;
 use gdl_player::protocol::{Message, Seen};
 use gdl_player::session::MatchSession;
 use gdl_runtime::kif::Sx;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -214,6 +215,10 @@ impl MatchSession for HybridSession {
 
     fn choose_again(&mut self, deadline: Instant) -> Result<String, String> {
         self.local.choose_again(deadline)
+    }
+
+    fn set_cancel(&mut self, flag: Arc<AtomicBool>) {
+        self.local.set_cancel(flag);
     }
 
     fn engine(&self) -> String {

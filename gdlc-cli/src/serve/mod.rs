@@ -6,13 +6,14 @@
 //! renaming), are native from their first move.
 
 mod backend;
+mod bounded;
 mod engine;
 mod hybrid;
 
 use crate::compiled::compiled_binary;
 use crate::play::{description_of, InterpreterFactory};
 use backend::Natives;
-use engine::{local_session, Engines};
+use engine::{local_session, Budget, Engines};
 use gdl_player::player::Kind;
 use gdl_player::protocol::Message;
 use gdl_player::rename::Shape;
@@ -37,6 +38,8 @@ pub struct Options {
     pub player: Kind,
     /// Whether games met in START get native code built in the background.
     pub native: bool,
+    /// The most facts one evaluation of the interpreter may derive.
+    pub max_facts: usize,
 }
 
 /// Serves the player protocol until killed, after printing the address it listens on.
@@ -55,7 +58,8 @@ pub fn serve(options: &Options) -> Result<(), String> {
     println!("gdlc: {} player listening on http://{address}/", options.player.name());
     std::io::stdout().flush().map_err(|e| format!("error: cannot write to stdout: {e}"))?;
     let realtime = InterpreterFactory { player: options.player };
-    server.serve(&ServeFactory { natives, engines, player: options.player, realtime })
+    let max_facts = options.max_facts;
+    server.serve(&ServeFactory { natives, engines, player: options.player, realtime, max_facts })
 }
 
 /// Builds a game given on the command line and starts its backend; a game past the grounding
@@ -95,6 +99,8 @@ struct ServeFactory {
     player: Kind,
     /// The factory of real-time matches.
     realtime: InterpreterFactory,
+    /// The most facts one evaluation of the interpreter may derive.
+    max_facts: usize,
 }
 
 impl GameFactory for ServeFactory {
@@ -106,9 +112,12 @@ impl GameFactory for ServeFactory {
             return self.realtime.start(start);
         }
         let key = Shape::of(start.rules).key();
-        // Grounding may take most of the start clock; the rest is kept for the reply.
-        let wait = (think_time(start.start_clock) * 4 / 5).saturating_sub(received.elapsed());
-        let local = local_session(&self.engines, &self.natives, key, start, &description, self.player, wait)?;
+        // Grounding may take most of the start clock, and loading the interpreter what is left
+        // of the thinking time; the rest is kept for the reply.
+        let think = think_time(start.start_clock);
+        let wait = (think * 4 / 5).saturating_sub(received.elapsed());
+        let budget = Budget { wait, deadline: received + think, max_facts: self.max_facts };
+        let local = local_session(&self.engines, &self.natives, key, start, &description, self.player, &budget)?;
         let message = Message::Start {
             id: start.id.to_string(),
             role: start.role.clone(),

@@ -294,9 +294,15 @@ impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
         }
     }
 
-    /// Inserts derived facts; returns the relations that got new ones, in order.
+    /// Inserts derived facts; returns the relations that got new ones, in order. After the
+    /// budget stopped the evaluation nothing is inserted: its caller discards what an
+    /// evaluation stopped early computed, and inserting millions of facts would take longer
+    /// than the budget allowed.
     fn add(&mut self, derived: Vec<(RelId, Box<[TermId]>)>) -> Vec<RelId> {
         let mut changed = Vec::new();
+        if self.exceeded.is_some() {
+            return changed;
+        }
         for (rel, fact) in derived {
             if self.tables[rel].insert(fact) {
                 if changed.last() != Some(&rel) {

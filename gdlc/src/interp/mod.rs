@@ -8,9 +8,10 @@
 //! computes the same facts of the queried relation; the one that did the query with less work
 //! in a few states of a random match answers it ([`choose`]). A query runs without limit
 //! through [`Game`], or within [`Limits`] through the `try_` methods, which return
-//! [`Exceeded`] instead of running away. [`differential`] compares other engines with it over
-//! random playouts.
+//! [`Exceeded`] instead of running away; [`Bounded`] is a [`Game`] whose every query runs so.
+//! [`differential`] compares other engines with it over random playouts.
 
+mod bounded;
 mod budget;
 mod choose;
 mod cross;
@@ -22,6 +23,7 @@ mod load;
 pub mod realtime;
 mod stats;
 
+pub use bounded::Bounded;
 pub use budget::{Exceeded, Limits};
 pub use error::Error;
 
@@ -206,6 +208,16 @@ impl Interpreter {
     /// [`Interpreter::goal_values`] within `limits`.
     pub fn try_goal_values(&self, state: &State, limits: &Limits) -> Result<Vec<Vec<u32>>, Exceeded> {
         Ok(self.goals_of(&self.evaluate_within(Query::Goal, state, &[], limits)?))
+    }
+
+    /// Every role's percepts after `joint` in `state`, within `limits` (none in a game without
+    /// `sees` rules).
+    pub fn try_percepts(&self, state: &State, joint: &[Move], limits: &Limits) -> Result<Vec<Vec<String>>, Exceeded> {
+        if !self.gdl_ii {
+            return Ok(vec![Vec::new(); self.roles.len()]);
+        }
+        let moves: Vec<Option<&Move>> = joint.iter().map(Some).collect();
+        Ok(self.percepts_of(&self.evaluate_within(Query::Sees, state, &moves, limits)?))
     }
 
     /// Every goal value the goal relation gives each role in `state`, sorted (the game should
