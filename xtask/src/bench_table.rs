@@ -184,7 +184,7 @@ fn thousands(value: f64) -> String {
 }
 
 /// The commit, the processor and the number of cores, and the load while measuring.
-fn machine_line(root: &Path) -> String {
+pub(crate) fn machine_line(root: &Path) -> String {
     let commit = Command::new("git")
         .args(["rev-parse", "--short", "HEAD"])
         .current_dir(root)

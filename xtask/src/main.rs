@@ -10,6 +10,9 @@
 //! against the hand-written reasoners of `../shared/bench/handwritten`, prints a Markdown table
 //! and writes `docs/bench.svg`.
 //!
+//! `bench-table --peers [DIR] [--seconds N] [--rounds R] [--setup-limit S] [GAME...]` measures
+//! gdlc beside Sancho on the large games, side by side (see [`peers_table`]).
+//!
 //! `prover-compare [--seconds S] [--peers DIR] [GAME_DIR...]` measures the player's engine
 //! beside ggp-base's prover on every game (see [`prover_compare`]).
 //!
@@ -32,6 +35,7 @@ mod bench_table;
 mod codegen;
 mod compile_table;
 mod mcts_vs_random;
+mod peers_table;
 mod prover_compare;
 mod soak;
 mod tidy;
@@ -106,6 +110,16 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Some("bench-table") if args.iter().any(|a| a == "--peers") => {
+            let result = peers_table::Options::parse(&args[1..]).and_then(|o| peers_table::run(&codegen::root(), &o));
+            match result {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Some("bench-table") => {
             let result = bench_table::Options::parse(&args[1..]).and_then(|o| bench_table::run(&codegen::root(), &o));
             match result {
@@ -120,7 +134,7 @@ fn main() -> ExitCode {
         Some("mcts-vs-random") => mcts_vs_random(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask tidy | cargo xtask conformance [TRACE_DIR] [--engine interp|compiled|program] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo xtask bench-table [--seconds N] [--all] | cargo xtask mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS] | cargo xtask prover-compare | cargo xtask soak | cargo codegen [--check]"
+                "usage: cargo xtask tidy | cargo xtask conformance [TRACE_DIR] [--engine interp|compiled|program] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo xtask bench-table [--seconds N] [--all] | cargo xtask bench-table --peers [DIR] [--seconds N] [--rounds R] [GAME...] | cargo xtask mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS] | cargo xtask prover-compare | cargo xtask soak | cargo codegen [--check]"
             );
             ExitCode::FAILURE
         }

@@ -45,7 +45,7 @@ struct Rate {
 }
 
 /// Runs a command with a time limit and returns its standard output, if it succeeded.
-fn run_for(command: &mut Command, limit: Duration) -> Option<String> {
+pub(crate) fn run_for(command: &mut Command, limit: Duration) -> Option<String> {
     let mut child = command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null()).spawn().ok()?;
     let until = std::time::Instant::now() + limit;
     loop {
@@ -65,7 +65,7 @@ fn run_for(command: &mut Command, limit: Duration) -> Option<String> {
     }
 }
 
-fn key(report: &str, name: &str) -> Option<f64> {
+pub(crate) fn key(report: &str, name: &str) -> Option<f64> {
     report.lines().find_map(|l| l.strip_prefix(name)?.strip_prefix('=')?.trim().parse().ok())
 }
 
