@@ -89,6 +89,9 @@ pub fn compile_text(game: &Path, command: &str, options: &gdlc::codegen::Options
         text.lines().count(),
         start.elapsed().as_secs_f64()
     );
+    // Such atoms are proved when a rule reads them, so the table form evaluates in full passes.
+    let checked = ground.deferred.atoms.len();
+    let summary = if checked > 0 { format!("{summary}, {checked} atoms checked at run time") } else { summary };
     let summary = match peak_memory_mb() {
         Some(mb) => format!("{summary}, {mb} MB peak"),
         None => summary,
