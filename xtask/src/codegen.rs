@@ -197,6 +197,13 @@ fn existing_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// The release build of `gdlc` (`cargo build --release -p gdlc-cli`), in `CARGO_TARGET_DIR` when
+/// it is set, else in the workspace's `target/`.
+pub(crate) fn release_gdlc(root: &Path) -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    target.join("release/gdlc")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,7 +28,7 @@ pub(crate) fn run(root: &Path, dir: &Path, check_build: bool) -> Result<(), Stri
     if !status.success() {
         return Err("building gdlc failed".to_string());
     }
-    let gdlc = root.join("target/release/gdlc");
+    let gdlc = crate::codegen::release_gdlc(root);
     let mut games: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))

@@ -199,7 +199,7 @@ enum EngineArg {
 /// compiled` (the game compiled, built and cached), or through the engine over the ground
 /// program, and prints a table.
 fn conformance(dir: &Path, engine_arg: EngineArg) -> ExitCode {
-    let gdlc = codegen::root().join("target/release/gdlc");
+    let gdlc = codegen::release_gdlc(&codegen::root());
     if engine_arg == EngineArg::Compiled {
         let status = std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
             .args(["build", "--release", "--quiet", "-p", "gdlc-cli"])

@@ -101,7 +101,7 @@ struct Row {
 
 /// Runs the comparison and prints its table.
 pub(crate) fn run(root: &Path, options: &Options) -> Result<(), String> {
-    let gdlc = root.join("target/release/gdlc");
+    let gdlc = crate::codegen::release_gdlc(root);
     if !gdlc.is_file() {
         return Err(format!("no {}: build it first with `cargo build --release -p gdlc-cli`", gdlc.display()));
     }

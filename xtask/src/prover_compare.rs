@@ -116,7 +116,7 @@ pub(crate) fn run(root: &Path, options: &Options) -> Result<(), String> {
             options.peers.display()
         ));
     }
-    let gdlc = root.join("target/release/gdlc");
+    let gdlc = crate::codegen::release_gdlc(root);
     println!("| game | engine | state changes/s | prover's | engine / prover |\n|---|---|---|---|---|");
     let mut slower = Vec::new();
     for game in games(&options.dirs) {
