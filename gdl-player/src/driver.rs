@@ -51,6 +51,8 @@ enum Command {
         #[arg(allow_negative_numbers = true)]
         seconds: f64,
     },
+    /// Count the joint-move sequences from the initial state, depth by depth, to DEPTH.
+    Perft { depth: usize },
     /// Print the game's name and roles.
     Info,
     /// Serve the GGP player protocol over HTTP for this game, recognized in START up to a
@@ -149,6 +151,7 @@ fn run_to<G: Game>(game: &G, name: &str, rules: &str, args: Vec<OsString>, out: 
             let report = bench_report(game, &bench_label(name), seconds, 1)?;
             std::fs::write(&outfile, report).map_err(|e| format!("{}: error: cannot write: {e}", outfile.display()))
         }
+        Command::Perft { depth } => write(out, &perft_text(game, depth)),
         Command::Info => write(out, &info_text(game, name)),
         Command::Serve { port, player, host, exit_with_stdin, quiet, verbose } => {
             crate::log::set_level(crate::log::level_of_flags(quiet, verbose));
@@ -198,6 +201,16 @@ pub fn bench_report<G: Game>(game: &G, label: &str, seconds: f64, threads: usize
     let duration = bench_duration(seconds, threads)?;
     let progress = std::io::stderr().is_terminal();
     Ok(bench::run_with_progress(game, duration, threads, BENCH_SEED, progress).report(label))
+}
+
+/// `perft DEPTH`: the counts of [`gdl_runtime::perft`] per depth, then the time and the nodes
+/// per second.
+pub fn perft_text<G: Game>(game: &G, depth: usize) -> String {
+    let start = std::time::Instant::now();
+    let counts = gdl_runtime::perft::perft(game, depth);
+    let seconds = start.elapsed().as_secs_f64();
+    let rate = counts.nodes() as f64 / seconds.max(1e-9);
+    format!("{counts}time: {seconds:.3} s, {rate:.0} nodes/s\n")
 }
 
 /// The duration of a benchmark of `seconds` on `threads` threads, or why they are refused.

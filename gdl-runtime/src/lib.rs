@@ -15,6 +15,7 @@ pub mod bits;
 pub mod engine;
 pub mod kif;
 pub mod pair;
+pub mod perft;
 pub mod program;
 pub mod prover;
 pub mod realtime;

@@ -44,6 +44,17 @@ pub fn replay(game: &Path, trace_path: &Path, engine: &InProcess) -> Result<(), 
     std::io::stdout().lock().write_all(replayed.as_bytes()).map_err(|e| format!("cannot write the trace: {e}"))
 }
 
+/// `gdlc perft GAME DEPTH --engine interp|program`: the joint-move sequences to DEPTH through
+/// an engine of this process.
+pub fn perft(game: &Path, depth: usize, engine: &InProcess) -> Result<(), String> {
+    let text = match engine {
+        InProcess::Interpreter => gdl_player::driver::perft_text(&interpreter(game)?, depth),
+        InProcess::Program(options) => gdl_player::driver::perft_text(&program_game(game, options)?, depth),
+    };
+    print!("{text}");
+    Ok(())
+}
+
 /// The interpreter for a valid game file.
 fn interpreter(game: &Path) -> Result<Interpreter, String> {
     let loaded = load_valid(game)?;

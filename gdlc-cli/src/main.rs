@@ -119,6 +119,18 @@ enum Command {
         #[arg(short, long)]
         verbose: bool,
     },
+    /// Count the joint-move sequences from the initial state to DEPTH, depth by depth (the
+    /// nodes of the game tree and the complete games), with the nodes per second.
+    Perft {
+        game: PathBuf,
+        depth: usize,
+        /// The engine that evaluates the game [default: compiled, or the interpreter for a
+        /// game past the grounding limit].
+        #[arg(long, value_enum)]
+        engine: Option<Engine>,
+        #[command(flatten)]
+        grounding: Grounding,
+    },
     /// Run a match between GGP players over HTTP, printing the goals.
     Match {
         game: PathBuf,
@@ -273,6 +285,10 @@ fn main() -> ExitCode {
                 threads.to_string().into(),
             ];
             run(engine, &game, &grounding, &args, |engine| commands::bench(&game, seconds, threads, engine))
+        }
+        Command::Perft { game, depth, engine, grounding } => {
+            let args = ["perft".into(), depth.to_string().into()];
+            run(engine, &game, &grounding, &args, |engine| commands::perft(&game, depth, engine))
         }
         Command::Compile { game, output, check, grounding } => {
             commands::compile(&game, output.as_deref(), check, &grounding.options())

@@ -115,3 +115,20 @@ fn replays_the_conformance_traces() {
         }
     }
 }
+
+/// Perft through the program engine gives the counts known for tic-tac-toe's game tree, and
+/// the interpreter agrees with it depth by depth on connectFour.
+#[test]
+fn perft_counts_the_known_tic_tac_toe_tree_and_engines_agree() {
+    let game = |file: &str| {
+        let loaded = gdlc::load::load_valid(&root().join(file)).unwrap();
+        (load_engine(&loaded.source, &Options::default()).unwrap(), Interpreter::new(&loaded.description).unwrap())
+    };
+    let (tic_tac_toe, _) = game("games/ticTacToe.kif");
+    let counts = gdl_runtime::perft::perft(&tic_tac_toe, 9);
+    assert_eq!((counts.nodes(), counts.complete_games()), (549_946, 255_168));
+    let paths: Vec<u64> = counts.levels.iter().map(|l| l.paths).collect();
+    assert_eq!(paths, [1, 9, 72, 504, 3024, 15120, 54720, 148_176, 200_448, 127_872]);
+    let (engine, interp) = game("games/connectFour.kif");
+    assert_eq!(gdl_runtime::perft::perft(&engine, 4), gdl_runtime::perft::perft(&interp, 4));
+}
