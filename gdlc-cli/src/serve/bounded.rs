@@ -95,6 +95,14 @@ struct BoundedSession {
     note: String,
 }
 
+/// A match played through the interpreter may have derived millions of facts: its end gives
+/// their memory back.
+impl Drop for BoundedSession {
+    fn drop(&mut self) {
+        super::memory::trim_soon();
+    }
+}
+
 impl BoundedSession {
     /// The limits of the session's own queries in a PLAY that starts now.
     fn step_limits(&self) -> Limits {

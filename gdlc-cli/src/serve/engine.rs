@@ -199,6 +199,7 @@ fn ground_within(
             Ok((ground, game)) => (ground, Arc::new(game)),
             Err(e) => {
                 engines.ended(key, true);
+                super::memory::trim_soon();
                 return log::info(format_args!("game {key:016x}: played by the interpreter: {e}"));
             }
         };

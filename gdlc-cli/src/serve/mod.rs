@@ -9,6 +9,7 @@ mod backend;
 mod bounded;
 mod engine;
 mod hybrid;
+mod memory;
 
 use crate::compiled::compiled_binary;
 use crate::play::{description_of, InterpreterFactory};
@@ -44,6 +45,7 @@ pub struct Options {
 
 /// Serves the player protocol until killed, after printing the address it listens on.
 pub fn serve(options: &Options) -> Result<(), String> {
+    memory::fix_thresholds();
     let natives = Natives::new(options.player, options.native);
     let engines = Arc::new(Engines::default());
     for game in &options.games {
