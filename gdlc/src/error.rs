@@ -21,13 +21,13 @@ pub enum Error {
 }
 
 /// The hint under a grounding error.
-const GROUND_HINT: &str = "the compiler grounds every rule; see the README on games too large to ground";
+const GROUND_HINT: &str = "the compiler grounds every rule; see `gdlc compile --max-instances` in docs/cli.md, or play it with `--engine interp`";
 
 /// The hint under an error of the engine over the ground program.
 const ENGINE_HINT: &str = "play the game through the interpreter";
 
 /// The hint under a code generation error.
-const CODEGEN_HINT: &str = "see the README's rtGDL section";
+const CODEGEN_HINT: &str = "see docs/rtgdl.md";
 
 impl Error {
     /// Whether the game is valid but too large to ground, which the CLI and the player answer

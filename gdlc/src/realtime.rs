@@ -126,7 +126,7 @@ fn for_each_symbol<'a>(term: &'a Term, f: &mut impl FnMut(&'a str, Span)) {
 
 const HINT_FRAGMENT: &str =
     "gdlc supports lifetimes that are written (a positive number or `infinity`) or copied from \
-                             a `(true ?t F)` of the same rule into `(next ?t G)`; see the README's rtGDL section";
+                             a `(true ?t F)` of the same rule into `(next ?t G)`; see docs/rtgdl.md";
 
 /// The rtGDL checks of a real-time game, before the plain checks run on its erased form.
 pub fn check(description: &Description) -> Vec<Diagnostic> {

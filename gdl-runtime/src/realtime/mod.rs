@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 /// A real-time game over roles `0..num_roles()`.
 ///
-/// Semantics (the README's rtGDL section says why each choice was made):
+/// Semantics (docs/rtgdl.md says why each choice was made):
 /// - `update(state, t, moves)` first ages every fact by `t`: a fact whose lifetime is at most
 ///   `t` expires (it leaves the state and `(expired F)` holds), the others keep `lifetime - t`.
 ///   The next state is then every `(next T F)` derivable from the aged facts, the expired
