@@ -40,10 +40,15 @@ enum Command {
         #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
         threads: usize,
     },
-    /// Replay the joint moves of a match trace and print this game's own trace.
+    /// Replay the joint moves of a match trace (or of a `gdlc match --record` file) and print
+    /// this game's own trace.
     Replay {
-        /// A trace in the JSON Lines format of the conformance suite.
+        /// A trace in the JSON Lines format of the conformance suite, or a match record.
         trace: PathBuf,
+        /// Compare with the trace instead of printing (for a record: check that every move is
+        /// legal and the final goals agree); exit non-zero at the first difference.
+        #[arg(long)]
+        check: bool,
     },
     /// gdl-perf's engine process: measure for SECONDS on one thread and write the report to OUTFILE.
     PerfTest {
@@ -141,10 +146,10 @@ fn run_to<G: Game>(game: &G, name: &str, rules: &str, args: Vec<OsString>, out: 
     };
     match cli.command {
         Command::Bench { seconds, threads } => write(out, &bench_report(game, &bench_label(name), seconds, threads)?),
-        Command::Replay { trace } => {
+        Command::Replay { trace, check } => {
             let text = std::fs::read_to_string(&trace)
                 .map_err(|e| format!("{}: error: cannot read the trace: {e}", trace.display()))?;
-            let replayed = replay_text(game, &text).map_err(|e| format!("{}: error: {e}", trace.display()))?;
+            let replayed = replay_text(game, &text, check).map_err(|e| format!("{}: error: {e}", trace.display()))?;
             write(out, &replayed)
         }
         Command::PerfTest { outfile, seconds } => {
@@ -182,14 +187,31 @@ fn bench_label(name: &str) -> String {
     format!("{name} (compiled by gdlc {})", env!("CARGO_PKG_VERSION"))
 }
 
-/// Replays every match of a trace in the JSON Lines format through `game` and returns the
-/// traces `game` produces, concatenated; an error names the line or match that failed.
-pub fn replay_text<G: Game>(game: &G, trace_text: &str) -> Result<String, String> {
+/// Replays every match of a trace in the JSON Lines format, or a record of `gdlc match
+/// --record`, through `game`. Without `check` it returns the traces `game` produces,
+/// concatenated; with `check` it compares them with the trace (or checks the record's moves
+/// and goals) and returns one line per match, or the first difference as an error. An error
+/// names the line or match that failed.
+pub fn replay_text<G: Game>(game: &G, trace_text: &str, check: bool) -> Result<String, String> {
+    if let Some(recorded) = trace::read_record(trace_text) {
+        let recorded = recorded?;
+        if check {
+            let replayed = trace::check_record(game, &recorded).map_err(|e| format!("record: {e}"))?;
+            let moves = replayed.steps.len() - 1;
+            return Ok(format!("record: {moves} joint moves legal, final goals {:?} agree\n", recorded.goals));
+        }
+        return Ok(trace::write(&trace::replay(game, &recorded.trace).map_err(|e| format!("record: {e}"))?));
+    }
     let matches = trace::read(trace_text)?;
     let mut out = String::new();
     for (n, m) in matches.iter().enumerate() {
         let replayed = trace::replay(game, m).map_err(|e| format!("match {}: {e}", n + 1))?;
-        out.push_str(&trace::write(&replayed));
+        if check {
+            trace::compare(m, &replayed).map_err(|e| format!("match {}: {e}", n + 1))?;
+            out.push_str(&format!("match {}: {} states agree\n", n + 1, m.steps.len()));
+        } else {
+            out.push_str(&trace::write(&replayed));
+        }
     }
     Ok(out)
 }
@@ -369,10 +391,10 @@ mod tests {
     #[test]
     fn replay_text_round_trips_every_match() {
         let one = counter_trace(&[Move::Tick, Move::Tock, Move::Tick]);
-        assert_eq!(replay_text(&Counter, &one).unwrap(), one);
+        assert_eq!(replay_text(&Counter, &one, false).unwrap(), one);
         let two = format!("{one}{}", counter_trace(&[Move::Tock, Move::Tock, Move::Tock]));
-        assert_eq!(replay_text(&Counter, &two).unwrap(), two);
-        assert_eq!(replay_text(&Counter, "").unwrap(), "");
+        assert_eq!(replay_text(&Counter, &two, false).unwrap(), two);
+        assert_eq!(replay_text(&Counter, "", false).unwrap(), "");
     }
 
     #[test]
@@ -381,19 +403,61 @@ mod tests {
         let honest = counter_trace(&[Move::Tock, Move::Tick, Move::Tick]);
         let lying = honest.replace("(tocks 1)", "(tocks 7)");
         assert_ne!(lying, honest);
-        assert_eq!(replay_text(&Counter, &lying).unwrap(), honest);
+        assert_eq!(replay_text(&Counter, &lying, false).unwrap(), honest);
     }
 
     #[test]
     fn replay_text_says_what_went_wrong() {
         let good = counter_trace(&[Move::Tick, Move::Tick, Move::Tick]);
         let bad_move = format!("{good}{}", good.replacen("\"tick\", \"noop\"]}", "\"jump\", \"noop\"]}", 1));
-        let e = replay_text(&Counter, &bad_move).unwrap_err();
+        let e = replay_text(&Counter, &bad_move, false).unwrap_err();
         assert!(e.starts_with("match 2: step 0:") && e.contains("`jump`"), "{e}");
-        let e = replay_text(&Counter, &good.replace("[\"a\", \"b\"]}", "[\"b\", \"a\"]}")).unwrap_err();
+        let e = replay_text(&Counter, &good.replace("[\"a\", \"b\"]}", "[\"b\", \"a\"]}"), false).unwrap_err();
         assert!(e.starts_with("match 1:") && e.contains("roles"), "{e}");
-        let e = replay_text(&Counter, &format!("{good}not json\n")).unwrap_err();
+        let e = replay_text(&Counter, &format!("{good}not json\n"), false).unwrap_err();
         assert!(e.starts_with("line 6: not JSON"), "{e}");
+    }
+
+    #[test]
+    fn replay_check_compares_with_the_trace() {
+        let honest = counter_trace(&[Move::Tock, Move::Tick, Move::Tick]);
+        assert_eq!(replay_text(&Counter, &honest, true).unwrap(), "match 1: 4 states agree\n");
+        let lying = honest.replace("(tocks 1)", "(tocks 7)");
+        let e = replay_text(&Counter, &lying, true).unwrap_err();
+        assert!(e.starts_with("match 1: step 1: state differs"), "{e}");
+    }
+
+    /// A record as `gdlc match --record` writes it, with the fields a replay does not read.
+    fn record(joints: &[[&str; 2]], goals: [u32; 2]) -> String {
+        let steps: Vec<String> = joints
+            .iter()
+            .map(|[a, b]| format!(r#"{{"joint": ["{a}", "{b}"], "substitutions": [], "reply_ms": [3, 4]}}"#))
+            .collect();
+        format!(
+            r#"{{"match_id": "m1", "roles": ["a", "b"], "players": ["http://x/", "http://y/"], "start_clock": 1.0,
+               "play_clock": 1.0, "start_replies": ["ready", "ready"], "steps": [{}], "goals": [{}, {}]}}"#,
+            steps.join(", "),
+            goals[0],
+            goals[1]
+        )
+    }
+
+    #[test]
+    fn records_replay_and_check_their_moves_and_goals() {
+        let played = [["tick", "noop"], ["tock", "noop"], ["tick", "noop"]];
+        let good = record(&played, [100, 0]);
+        assert_eq!(
+            replay_text(&Counter, &good, true).unwrap(),
+            "record: 3 joint moves legal, final goals [100, 0] agree\n"
+        );
+        let trace = replay_text(&Counter, &good, false).unwrap();
+        assert_eq!(trace.replace("\"m1\"", "\"counter\""), counter_trace(&[Move::Tick, Move::Tock, Move::Tick]));
+        let e = replay_text(&Counter, &record(&played, [0, 100]), true).unwrap_err();
+        assert!(e.starts_with("record: step 3: goals [100, 0]"), "{e}");
+        let e = replay_text(&Counter, &record(&played[..2], [100, 0]), true).unwrap_err();
+        assert!(e.contains("not terminal"), "{e}");
+        let e = replay_text(&Counter, &record(&[["noop", "noop"]], [0, 0]), true).unwrap_err();
+        assert!(e.starts_with("record: step 0: `noop`"), "{e}");
     }
 
     #[test]

@@ -65,6 +65,79 @@ pub fn read(text: &str) -> Result<Vec<Match>, String> {
     Ok(matches)
 }
 
+/// A match as `gdlc match --record` writes it, read as a trace: its joint moves, with states
+/// left empty (a record holds none), and the final goals it reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    /// The roles, the joint moves in order, and one last step without a joint move.
+    pub trace: Match,
+    /// Every role's goal in the final state, 0 where the game defines none.
+    pub goals: Vec<u32>,
+}
+
+/// The parts of a record that a replay reads.
+#[derive(Deserialize)]
+struct RecordFile {
+    match_id: String,
+    roles: Vec<String>,
+    steps: Vec<RecordStep>,
+    goals: Vec<u32>,
+}
+
+#[derive(Deserialize)]
+struct RecordStep {
+    joint: Vec<String>,
+}
+
+/// Reads a record written by `gdlc match --record`; `None` when `text` is not one (a trace in
+/// the JSON Lines format, say).
+pub fn read_record(text: &str) -> Option<Result<Recorded, String>> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    value.get("steps")?;
+    let file = match RecordFile::deserialize(&value) {
+        Ok(file) => file,
+        Err(e) => return Some(Err(format!("not a match record: {e}"))),
+    };
+    let empty = |step: usize, joint: Option<Vec<String>>| Step {
+        step,
+        state: Vec::new(),
+        terminal: false,
+        legal: Vec::new(),
+        goals: None,
+        joint,
+    };
+    let mut steps: Vec<Step> = file.steps.into_iter().enumerate().map(|(i, s)| empty(i, Some(s.joint))).collect();
+    steps.push(empty(steps.len(), None));
+    let header = Header { game: file.match_id, roles: file.roles };
+    Some(Ok(Recorded { trace: Match { header, steps }, goals: file.goals }))
+}
+
+/// Replays a record through `game` and checks what a record can be checked against: every
+/// joint move legal in its state, the last state terminal, and the final goals those of the
+/// record. Returns the replayed trace.
+pub fn check_record<G: Game>(game: &G, recorded: &Recorded) -> Result<Match, String> {
+    let replayed = replay(game, &recorded.trace)?;
+    for (step, line) in replayed.steps.iter().enumerate() {
+        let Some(joint) = &line.joint else { continue };
+        for (role, (m, legal)) in joint.iter().zip(&line.legal).enumerate() {
+            if !legal.contains(m) {
+                let name = &replayed.header.roles[role];
+                return Err(format!("step {step}: `{m}` is not a legal move of role {name}; legal: {legal:?}"));
+            }
+        }
+    }
+    let last = replayed.steps.last().ok_or("the record has no state")?;
+    if !last.terminal {
+        return Err(format!("step {}: the record ends in a state that is not terminal", last.step));
+    }
+    let goals: Vec<u32> =
+        last.goals.iter().flatten().map(|g| g.and_then(|g| u32::try_from(g).ok()).unwrap_or(0)).collect();
+    if goals != recorded.goals {
+        return Err(format!("step {}: goals {goals:?}, but the record says {:?}", last.step, recorded.goals));
+    }
+    Ok(replayed)
+}
+
 fn json_string(s: &str) -> String {
     serde_json::to_string(s).expect("strings always serialize")
 }

@@ -31,14 +31,14 @@ pub enum InProcess {
     Program(gdlc::ground::Options),
 }
 
-/// `gdlc replay GAME TRACE --engine interp|program`: the same replay as a compiled game's
+/// `gdlc replay GAME TRACE [--check] --engine interp|program`: the same replay as a compiled game's
 /// binary ([`gdl_player::driver::replay_text`]), through an engine of this process.
-pub fn replay(game: &Path, trace_path: &Path, engine: &InProcess) -> Result<(), String> {
+pub fn replay(game: &Path, trace_path: &Path, engine: &InProcess, check: bool) -> Result<(), String> {
     let text = std::fs::read_to_string(trace_path)
         .map_err(|e| format!("{}: error: cannot read the trace: {e}", trace_path.display()))?;
     let replayed = match engine {
-        InProcess::Interpreter => gdl_player::driver::replay_text(&interpreter(game)?, &text),
-        InProcess::Program(options) => gdl_player::driver::replay_text(&program_game(game, options)?, &text),
+        InProcess::Interpreter => gdl_player::driver::replay_text(&interpreter(game)?, &text, check),
+        InProcess::Program(options) => gdl_player::driver::replay_text(&program_game(game, options)?, &text, check),
     };
     let replayed = replayed.map_err(|e| format!("{}: error: {e}", trace_path.display()))?;
     std::io::stdout().lock().write_all(replayed.as_bytes()).map_err(|e| format!("cannot write the trace: {e}"))

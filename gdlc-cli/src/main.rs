@@ -41,8 +41,13 @@ enum Command {
     /// Replay the joint moves of a match trace and print this engine's own trace.
     Replay {
         game: PathBuf,
-        /// A trace in the JSON Lines format of the conformance suite.
+        /// A trace in the JSON Lines format of the conformance suite, or a record written by
+        /// `gdlc match --record`.
         trace: PathBuf,
+        /// Compare with the trace instead of printing this engine's (for a record: check that
+        /// every move is legal and the final goals agree); exit 1 at the first difference.
+        #[arg(long)]
+        check: bool,
         /// The engine that evaluates the game [default: compiled, or the interpreter for a
         /// game past the grounding limit, with a note on stderr]; `program` evaluates the
         /// ground program with no Rust built.
@@ -272,9 +277,12 @@ fn main() -> ExitCode {
             };
             commands::fmt(&game, syntax)
         }
-        Command::Replay { game, trace, engine, grounding } => {
-            let args = ["replay".into(), trace.clone().into()];
-            run(engine, &game, &grounding, &args, |engine| commands::replay(&game, &trace, engine))
+        Command::Replay { game, trace, check, engine, grounding } => {
+            let mut args = vec!["replay".into(), trace.clone().into()];
+            if check {
+                args.push("--check".into());
+            }
+            run(engine, &game, &grounding, &args, |engine| commands::replay(&game, &trace, engine, check))
         }
         Command::Bench { game, seconds, threads, engine, grounding } => {
             let args = [

@@ -241,3 +241,24 @@ fn perf_test_falls_back_to_the_interpreter_for_a_game_past_the_grounding_limit()
     let report = std::fs::read_to_string(&outfile).unwrap();
     assert!(report.contains("(interpreter)") && report.contains("\nrolloutsPerSec="), "{report}");
 }
+
+/// `replay --check` exits 0 when the engine agrees with the trace, through the compiled game
+/// and in process, and 1 with the first difference when the trace says otherwise.
+#[test]
+fn replay_check_exits_non_zero_at_the_first_difference() {
+    let game = shared("conformance/traces/ticTacToe.kif");
+    let trace = shared("conformance/traces/ticTacToe.jsonl");
+    for engine in ["program", "compiled"] {
+        let out = gdlc(&["replay", &game, &trace, "--check", "--engine", engine]);
+        assert!(out.status.success(), "{engine}: {}", stderr(&out));
+        assert!(stdout(&out).starts_with("match 1: ") && stdout(&out).contains(" states agree"), "{}", stdout(&out));
+    }
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let wrong = text.replacen("\"terminal\": false", "\"terminal\": true", 1);
+    let wrong = temp_file("wrong.jsonl", wrong.as_bytes());
+    for engine in ["program", "compiled"] {
+        let out = gdlc(&["replay", &game, wrong.to_str().unwrap(), "--check", "--engine", engine]);
+        assert_eq!(out.status.code(), Some(1), "{engine}");
+        assert!(stderr(&out).contains("match 1: step 0: terminal expected true"), "{engine}: {}", stderr(&out));
+    }
+}

@@ -313,6 +313,11 @@ fn the_manager_substitutes_missing_late_and_illegal_moves() {
         // Nobody waits much past the clock and its grace for a player that never answers.
         let bound = (clock + manager::NETWORK_GRACE) * (steps as u32 + 2) + Duration::from_secs(4);
         assert!(started.elapsed() < bound, "{:?}", started.elapsed());
+        // The record replays: every move legal, the goals those of the game (`gdlc replay --check`).
+        let game = interpreter_of(&kif::parse_all(&game_text("ticTacToe.kif")).unwrap()).unwrap();
+        let json = serde_json::to_string(&record).unwrap();
+        let checked = gdl_player::driver::replay_text(&game, &json, true).unwrap();
+        assert!(checked.starts_with(&format!("record: {steps} joint moves legal")), "{checked}");
     }
 }
 
