@@ -192,6 +192,9 @@ impl Live {
                 }
             }
         }
+        if !net.watched_atom[a] {
+            return;
+        }
         let became_true = atom << 1 | u32::from(!value);
         let became_false = atom << 1 | u32::from(value);
         let mut waiting = std::mem::take(&mut self.waiting[became_true as usize]);

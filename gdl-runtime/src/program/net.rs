@@ -30,6 +30,9 @@ pub(crate) struct Net {
     pub(super) cycle_members: Vec<Vec<u32>>,
     /// Whether each rule is watched rather than counted.
     pub(super) watched: Vec<bool>,
+    /// Whether some watched rule reads each atom: the others' watch lists stay empty, and a
+    /// change of them does not look at them.
+    pub(super) watched_atom: Vec<bool>,
     /// The counted rules that read atom `a` are `fanout[fan_start[a]..fan_start[a + 1]]`, as
     /// `rule << 1 | negated`.
     pub(super) fan_start: Vec<u32>,
@@ -95,6 +98,7 @@ impl Net {
             members,
             cycle_members,
             watched: Vec::new(),
+            watched_atom: Vec::new(),
             fan_start: Vec::new(),
             fanout: Vec::new(),
             out_start: Vec::new(),
@@ -125,11 +129,15 @@ impl Net {
             watched[rule] |= readers[watch as usize >> 1] > WATCHED_READERS;
         }
         let mut counts = vec![0u32; atoms + 1];
+        let mut watched_atom = vec![false; atoms];
         for (rule, _, watch) in self.member_literals(program) {
-            if !watched[rule] {
+            if watched[rule] {
+                watched_atom[watch as usize >> 1] = true;
+            } else {
                 counts[watch as usize >> 1] += 1;
             }
         }
+        self.watched_atom = watched_atom;
         let fan_start = prefix(&counts);
         let mut next = fan_start.clone();
         let mut fanout = vec![0; fan_start[atoms] as usize];
