@@ -28,8 +28,9 @@ pub const MOVES: [&str; 3] = ["a", "b", "c"];
 pub const ROLE_MOVES: [&[u32]; 1] = [&[0, 1, 2]];
 /// The number of 64-bit words of a [`State`].
 pub const WORDS: usize = 1;
-/// A game state: one bit per base fact.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A game state: one bit per base fact. It prints as its facts: `{}` as the facts in
+/// canonical KIF, sorted and separated by spaces; `{:?}` as `State([...])` of them.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct State(pub [u64; WORDS]);
 impl State {
     /// Whether base fact `i` holds.
@@ -37,10 +38,43 @@ impl State {
     pub fn has(&self, i: usize) -> bool {
         self.0[i / 64] >> (i % 64) & 1 != 0
     }
+    /// The facts true in the state, in canonical KIF, sorted.
+    pub fn facts(&self) -> Vec<&'static str> {
+        let mut facts: Vec<&'static str> = (0..BASE.len())
+            .filter(|&i| self.has(i) && !BASE[i].is_empty())
+            .map(|i| BASE[i])
+            .collect();
+        facts.sort_unstable();
+        facts
+    }
 }
-/// A move: an index into [`MOVES`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+impl ::core::fmt::Display for State {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.write_str(&self.facts().join(" "))
+    }
+}
+impl ::core::fmt::Debug for State {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_tuple("State").field(&self.facts()).finish()
+    }
+}
+/// A move: an index into [`MOVES`]. `{}` prints it in canonical KIF, `{:?}` as
+/// `Move("...")`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Move(pub u32);
+impl ::core::fmt::Display for Move {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match MOVES.get(self.0 as usize) {
+            Some(text) => f.write_str(text),
+            None => write!(f, "(move {} of no game)", self.0),
+        }
+    }
+}
+impl ::core::fmt::Debug for Move {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "Move({:?})", self.to_string())
+    }
+}
 /// The initial state.
 pub const INITIAL: State = State([0x381]);
 /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
