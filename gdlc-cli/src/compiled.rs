@@ -2,6 +2,7 @@
 //! the game's per-game binary (cached, [`crate::native`]), and that binary run in place of the
 //! interpreter.
 
+use crate::phase::Phase;
 use gdlc::load::{load_valid, rules_of};
 use std::path::Path;
 
@@ -116,7 +117,15 @@ pub fn compiled_binary(
 ) -> Result<std::path::PathBuf, CompileError> {
     // The header names the file, not its directory, so that one game has one cached binary.
     let name = game.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let compiled = compile_text(game, &format!("gdlc build {name}"), options)?;
+    let phase = Phase::start(format!("compiling {name} (checking, grounding, generating Rust)"));
+    let compiled = match compile_text(game, &format!("gdlc build {name}"), options) {
+        Ok(compiled) => compiled,
+        Err(e) => {
+            phase.failed();
+            return Err(e);
+        }
+    };
+    phase.done("");
     if verbose {
         eprintln!("{}", compiled.summary);
     }

@@ -2,11 +2,13 @@
 //! its budget, [`commands`] holds what the other subcommands do, [`serve`] the player
 //! (`gdlc serve`), [`play`] the game manager (`gdlc match`),
 //! [`compiled`] the compiled engine (a game file to its per-game binary) and [`native`] the
-//! cargo projects and cache of those binaries; `main.rs` only reads the command line.
+//! cargo projects and cache of those binaries, [`phase`] the feedback on long work; `main.rs`
+//! only reads the command line.
 
 pub mod check;
 pub mod commands;
 pub mod compiled;
 pub mod native;
+pub mod phase;
 pub mod play;
 pub mod serve;

@@ -143,11 +143,17 @@ pub fn build_binary(
     if !verbose {
         command.arg("--quiet");
     }
+    let phase =
+        crate::phase::Phase::start(format!("building the game's binary (cargo build --profile {})", profile.name()));
     let output = if verbose {
         command.status().map(|status| (status, String::new()))
     } else {
         command.output().map(|o| (o.status, String::from_utf8_lossy(&o.stderr).into_owned()))
     };
+    match &output {
+        Ok((status, _)) if status.success() => phase.done(""),
+        _ => phase.failed(),
+    }
     let (status, stderr) =
         output.map_err(|e| format!("error: cannot run `{}`: {e}", PathBuf::from(&cargo).display()))?;
     if !status.success() {

@@ -207,6 +207,10 @@ fn bench_prints_the_gdl_perf_keys() {
         ["version", "millisecondsTaken", "numStateChanges", "numRollouts", "rolloutsPerSec", "averageGoals"]
     );
     assert!(text.contains("averageGoals=xplayer:"));
+    // Off a terminal, each phase of the long work has its line, with its time when it ends.
+    let log = stderr(&out);
+    let phases = ["gdlc: compiling ticTacToe.kif (checking, grounding, generating Rust)...", "generating Rust) in "];
+    assert!(phases.iter().all(|p| log.contains(p)), "{log}");
 }
 
 #[test]
