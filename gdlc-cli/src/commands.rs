@@ -66,7 +66,9 @@ pub fn program_game(game: &Path, options: &gdlc::ground::Options) -> Result<Prog
     let loaded = load_valid(game)?;
     gdlc::compile::load_engine(&loaded.source, options).map_err(|error| match &error {
         gdlc::Error::Diagnostics(_) | gdlc::Error::Ground(_) => {
-            gdlc::diag::render_all(&error.diagnostics(), &loaded.file, &loaded.source).trim_end().to_string()
+            gdlc::diag::render_all_with_source(&error.diagnostics(), &loaded.file, &loaded.source)
+                .trim_end()
+                .to_string()
         }
         // The other refusals are about the whole game, not a place in it.
         _ => format!("{}: error: {error}", loaded.file),

@@ -70,7 +70,9 @@ pub fn compile_text(game: &Path, command: &str, options: &gdlc::codegen::Options
         let rendered = match &error {
             // A refusal of the code generator is about the whole game, not a place in it.
             gdlc::Error::Codegen(refusal) => format!("{}: error: {refusal}", loaded.file),
-            _ => gdlc::diag::render_all(&error.diagnostics(), &loaded.file, &loaded.source).trim_end().to_string(),
+            _ => gdlc::diag::render_all_with_source(&error.diagnostics(), &loaded.file, &loaded.source)
+                .trim_end()
+                .to_string(),
         };
         refused(error, rendered)
     })?;

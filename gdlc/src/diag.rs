@@ -38,11 +38,17 @@ impl Diagnostic {
     }
 
     fn render_at(&self, file: &str, (line, col): (usize, usize)) -> String {
+        self.render_with(file, (line, col), "")
+    }
+
+    /// The diagnostic's line, then `snippet` (the source lines it points at), then its hint.
+    fn render_with(&self, file: &str, (line, col): (usize, usize), snippet: &str) -> String {
         let kind = match self.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
         let mut out = format!("{file}:{line}:{col}: {kind}: {}", self.message);
+        out.push_str(snippet);
         if !self.hint.is_empty() {
             let _ = write!(out, "\n  hint: {}", self.hint);
         }
@@ -66,20 +72,54 @@ pub fn line_col(source: &str, offset: usize) -> (usize, usize) {
 /// The most diagnostics [`render_all`] prints; the rest are counted in one closing line.
 pub const MAX_RENDERED: usize = 1000;
 
-/// Renders diagnostics in source order, one block each, at most [`MAX_RENDERED`] of them.
+/// Renders diagnostics in source order, one block each (the `FILE:LINE:COL: error: message`
+/// line and the hint), at most [`MAX_RENDERED`] of them: the compact form, for logs and replies.
 pub fn render_all(diagnostics: &[Diagnostic], file: &str, source: &str) -> String {
+    render_blocks(diagnostics, file, source, false)
+}
+
+/// [`render_all`] as rustc renders for a person reading a terminal: each diagnostic's line is
+/// followed by the source line with carets under what it is about, then its hint.
+pub fn render_all_with_source(diagnostics: &[Diagnostic], file: &str, source: &str) -> String {
+    render_blocks(diagnostics, file, source, true)
+}
+
+fn render_blocks(diagnostics: &[Diagnostic], file: &str, source: &str, with_source: bool) -> String {
     let mut sorted: Vec<&Diagnostic> = diagnostics.iter().collect();
     sorted.sort_by_key(|d| (d.span.start, std::cmp::Reverse(d.severity)));
     let lines = LineIndex::new(source);
     let mut out = String::new();
     for d in sorted.iter().take(MAX_RENDERED) {
-        out.push_str(&d.render_at(file, lines.line_col(source, d.span.start)));
+        let at = lines.line_col(source, d.span.start);
+        let snippet = if with_source { snippet(source, &lines, d.span, at) } else { String::new() };
+        out.push_str(&d.render_with(file, at, &snippet));
         out.push('\n');
     }
     if sorted.len() > MAX_RENDERED {
         out.push_str(&format!("{file}: ... and {} more diagnostics\n", sorted.len() - MAX_RENDERED));
     }
     out
+}
+
+/// The source line of a span with carets under the span (to the end of the line when the span
+/// goes on), behind a gutter of the line's number: empty when the span is not in the source.
+fn snippet(source: &str, lines: &LineIndex, span: Span, (line, col): (usize, usize)) -> String {
+    if span.start >= source.len() || line == 0 || line > lines.starts.len() {
+        return String::new();
+    }
+    let start = lines.starts[line - 1];
+    let end = source[start..].find('\n').map_or(source.len(), |i| start + i);
+    // Tabs are shown as one space, so that the carets stand under the characters they mark.
+    let text: String =
+        source[start..end].trim_end_matches('\r').chars().map(|c| if c == '\t' { ' ' } else { c }).collect();
+    let mut until = span.end.clamp(span.start, end);
+    while !source.is_char_boundary(until) {
+        until -= 1;
+    }
+    let marked = source[span.start.min(until)..until].chars().count().max(1);
+    let gutter = line.to_string();
+    let pad = " ".repeat(gutter.len());
+    format!("\n{pad} |\n{gutter} | {text}\n{pad} | {}{}", " ".repeat(col - 1), "^".repeat(marked))
 }
 
 /// The byte offsets where lines start, for finding many positions in one text quickly.
@@ -134,6 +174,21 @@ mod tests {
         let out = render_all(&diags, "f", &src);
         assert_eq!(out.lines().count(), MAX_RENDERED + 1);
         assert!(out.ends_with("f: ... and 5 more diagnostics\n"));
+    }
+
+    #[test]
+    fn render_all_shows_the_source_line_with_carets_under_the_span() {
+        let src = "(role x)\n(<= (legal x go)\n\t(true (bad)))\n";
+        let at = src.find("(bad)").unwrap();
+        let d = Diagnostic::error(Span::new(at, at + 5), "bad thing", "do the good thing");
+        let out = render_all_with_source(&[d.clone()], "g.kif", src);
+        assert_eq!(render_all(&[d], "g.kif", src), "g.kif:3:8: error: bad thing\n  hint: do the good thing\n");
+        assert_eq!(
+            out,
+            "g.kif:3:8: error: bad thing\n  |\n3 |  (true (bad)))\n  |        ^^^^^\n  hint: do the good thing\n"
+        );
+        let past = Diagnostic::error(Span::new(src.len(), src.len()), "at the end", "");
+        assert_eq!(render_all_with_source(&[past], "g.kif", src), "g.kif:4:1: error: at the end\n");
     }
 
     #[test]

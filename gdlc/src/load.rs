@@ -1,7 +1,7 @@
 //! Reading a game file: its text decoded, parsed and checked, with the diagnostics to show, and
 //! its rules as KIF terms, the form in which a game manager sends them in START.
 
-use crate::diag::{render_all, Diagnostic};
+use crate::diag::{render_all_with_source, Diagnostic};
 use crate::parse::{self, Syntax};
 use crate::{check, print};
 use gdl_runtime::kif::{self, Sx};
@@ -21,7 +21,7 @@ impl Loaded {
     }
 
     pub fn render(&self) -> String {
-        render_all(&self.diagnostics, &self.file, &self.source)
+        render_all_with_source(&self.diagnostics, &self.file, &self.source)
     }
 }
 
