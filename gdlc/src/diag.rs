@@ -181,7 +181,7 @@ mod tests {
         let src = "(role x)\n(<= (legal x go)\n\t(true (bad)))\n";
         let at = src.find("(bad)").unwrap();
         let d = Diagnostic::error(Span::new(at, at + 5), "bad thing", "do the good thing");
-        let out = render_all_with_source(&[d.clone()], "g.kif", src);
+        let out = render_all_with_source(std::slice::from_ref(&d), "g.kif", src);
         assert_eq!(render_all(&[d], "g.kif", src), "g.kif:3:8: error: bad thing\n  hint: do the good thing\n");
         assert_eq!(
             out,
