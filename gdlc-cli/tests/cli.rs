@@ -266,3 +266,17 @@ fn replay_check_exits_non_zero_at_the_first_difference() {
         assert!(stderr(&out).contains("match 1: step 0: terminal expected true"), "{engine}: {}", stderr(&out));
     }
 }
+
+/// alexChess spells `nextFile` and `nextRank` two ways: gdlc reads one name, ggp-base two, so
+/// `check` warns, naming both spellings and where each stands, and the game stays valid.
+#[test]
+fn check_warns_of_names_that_differ_only_in_letter_case() {
+    let out = gdlc(&["check", &shared("games/alexChess.kif")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        text.contains(":154:6: warning: `nextfile` differs only in letter case from `nextFile` (at 22:2)"),
+        "{text}"
+    );
+    assert!(text.contains("`nextrank` differs only in letter case from `nextRank`"), "{text}");
+}

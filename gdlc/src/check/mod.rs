@@ -11,6 +11,7 @@ mod defined;
 pub mod expand;
 mod forms;
 pub(crate) mod keywords;
+mod letter_case;
 mod recursion;
 mod safety;
 mod stratify;
@@ -31,6 +32,9 @@ pub fn parse_and_check(source: &str) -> crate::parse::Parsed {
     if !parsed.has_errors() {
         let found = check(&parsed.description);
         parsed.diagnostics.extend(found);
+        if crate::parse::detect_syntax(source) == crate::parse::Syntax::Kif {
+            parsed.diagnostics.extend(letter_case::letter_case(source));
+        }
     }
     parsed
 }
