@@ -281,7 +281,12 @@ impl Program {
     /// the state and of the joint move cost what they touch. A program that reads relations
     /// proved at run time is evaluated in full passes.
     pub fn is_incremental(&self) -> bool {
-        self.net.get_or_init(|| Net::new(self)).is_some()
+        self.net().is_some()
+    }
+
+    /// The network of the program, built on first use.
+    fn net(&self) -> Option<&Net> {
+        self.net.get_or_init(|| Net::new(self)).as_ref()
     }
 
     /// Gives the program a new identity, so that no thread's cache of node values is taken for
@@ -318,7 +323,7 @@ impl Program {
         thread_local! {
             static LIVE: RefCell<Vec<(u64, Live)>> = const { RefCell::new(Vec::new()) };
         }
-        if let Some(net) = self.net.get_or_init(|| Net::new(self)).as_ref() {
+        if let Some(net) = self.net() {
             let outcome = LIVE.with(|cell| match cell.try_borrow_mut() {
                 Ok(mut lives) => {
                     let live = self.live(&mut lives, net);

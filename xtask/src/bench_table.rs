@@ -183,6 +183,12 @@ fn thousands(value: f64) -> String {
     out
 }
 
+/// The machine's 1-minute load average, where the system tells it (Linux).
+pub(crate) fn load_average() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace().next().map(str::to_string)
+}
+
 /// The commit, the processor and the number of cores, and the load while measuring.
 pub(crate) fn machine_line(root: &Path) -> String {
     let commit = Command::new("git")
@@ -206,10 +212,7 @@ pub(crate) fn machine_line(root: &Path) -> String {
         })
         .unwrap_or_else(|| "unknown processor".to_string());
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|l| l.split_whitespace().next().map(str::to_string))
-        .unwrap_or_else(|| "unknown".to_string());
+    let load = load_average().unwrap_or_else(|| "unknown".to_string());
     format!(
         "Measured at commit {commit}{} on {model}, {cores} cores, 1-minute load average {load} at the end.",
         if dirty { " (with uncommitted changes)" } else { "" }

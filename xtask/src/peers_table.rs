@@ -120,7 +120,7 @@ pub(crate) fn run(root: &Path, options: &Options) -> Result<(), String> {
     for game in &options.games {
         let file = root.join("../shared/games").join(format!("{game}.kif"));
         eprintln!("{game}: measuring");
-        let load = load_average();
+        let load = crate::bench_table::load_average().unwrap_or_else(|| "?".to_string());
         let form = form_of(&gdlc, &file);
         let mut ours = Vec::new();
         let mut theirs = Vec::new();
@@ -196,13 +196,6 @@ fn median(mut figures: Vec<Figure>) -> Figure {
     figures.sort_by(|a, b| rollouts(a).total_cmp(&rollouts(b)));
     let middle = figures.len() / 2;
     figures.into_iter().nth(middle).or(first_missing).unwrap_or_else(|| Figure::Missing("no round ran".to_string()))
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|l| l.split_whitespace().next().map(str::to_string))
-        .unwrap_or_else(|| "?".to_string())
 }
 
 /// The Markdown table of the rows.

@@ -242,10 +242,7 @@ fn generate_game_impl(fused_step: bool, gdl_ii: bool) -> TokenStream {
             #random_step
 
             fn state_facts(&self, state: &State) -> Vec<String> {
-                let mut facts: Vec<String> =
-                    (0..BASE.len()).filter(|&i| state.has(i)).map(|i| BASE[i].to_string()).collect();
-                facts.sort_unstable();
-                facts
+                state.facts().into_iter().map(String::from).collect()
             }
 
             fn move_string(&self, mv: &Move) -> String {

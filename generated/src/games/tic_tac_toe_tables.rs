@@ -177,12 +177,7 @@ impl ::gdl_runtime::Game for Game {
         goals(state, out);
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
-        let mut facts: Vec<String> = (0..BASE.len())
-            .filter(|&i| state.has(i))
-            .map(|i| BASE[i].to_string())
-            .collect();
-        facts.sort_unstable();
-        facts
+        state.facts().into_iter().map(String::from).collect()
     }
     fn move_string(&self, mv: &Move) -> String {
         MOVES[mv.0 as usize].to_string()
