@@ -410,7 +410,10 @@ fn start(context: &Context<'_, '_>, start: Start<'_>) -> Result<String, String> 
         }
         table.starting += 1;
     }
-    let session = context.factory.start(&start);
+    let mut session = context.factory.start(&start);
+    if let Ok(session) = session.as_mut() {
+        session.prepare(context.deadline(start.start_clock));
+    }
     let mut table = lock(matches);
     table.starting -= 1;
     let session = session.map_err(|e| format!("cannot play match {}: {e}", start.id))?;

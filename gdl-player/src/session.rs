@@ -40,6 +40,18 @@ pub trait MatchSession: Send {
         Err(GDL_I_ONLY.to_string())
     }
 
+    /// Thinks about the match before its first PLAY, until `deadline` (what the START
+    /// message's clock leaves); a session whose player does not think ahead returns at once.
+    fn prepare(&mut self, deadline: Instant) {
+        let _ = deadline;
+    }
+
+    /// Whether the last move chosen is settled: a solved puzzle's plan, which no search of the
+    /// time left can better.
+    fn settled(&self) -> bool {
+        false
+    }
+
     /// Chooses this role's move again in the current state (the one the last PLAY left), before
     /// `deadline`: a session that answered a PLAY at once with a first move can search for a
     /// better one when there is time.
@@ -188,6 +200,14 @@ impl<G: Game, R: Deref<Target = G> + Send> MatchSession for GameSession<G, R> {
             Some(moves) => self.apply(moves),
             None => Ok(()),
         }
+    }
+
+    fn prepare(&mut self, deadline: Instant) {
+        self.player.prepare(&*self.game, &self.state, self.role, deadline);
+    }
+
+    fn settled(&self) -> bool {
+        self.player.settled()
     }
 
     fn choose_again(&mut self, deadline: Instant) -> Result<String, String> {

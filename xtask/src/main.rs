@@ -26,9 +26,9 @@
 //! or the engine over the ground program) on its `GAME.kif` and prints a table of agreement;
 //! it exits non-zero when any trace disagrees.
 //!
-//! `mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS] [--per-role]` plays the
-//! MCTS player against random players in every game (default: `games/`) and prints how it
-//! fared (see [`mcts_vs_random`]). It always runs optimized: a debug build runs it again
+//! `mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS] [--start-ms MS]
+//! [--per-role]` plays the MCTS player against random players in every game (default: `games/`)
+//! and prints how it fared (see [`mcts_vs_random`]). It always runs optimized: a debug build runs it again
 //! through `cargo run --release`.
 
 mod bench_table;
@@ -134,7 +134,7 @@ fn main() -> ExitCode {
         Some("mcts-vs-random") => mcts_vs_random(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask tidy | cargo xtask conformance [TRACE_DIR] [--engine interp|compiled|program] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo xtask bench-table [--seconds N] [--all] | cargo xtask bench-table --peers [DIR] [--seconds N] [--rounds R] [GAME...] | cargo xtask mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS] | cargo xtask prover-compare | cargo xtask soak | cargo codegen [--check]"
+                "usage: cargo xtask tidy | cargo xtask conformance [TRACE_DIR] [--engine interp|compiled|program] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo xtask bench-table [--seconds N] [--all] | cargo xtask bench-table --peers [DIR] [--seconds N] [--rounds R] [GAME...] | cargo xtask mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS] [--start-ms MS] | cargo xtask prover-compare | cargo xtask soak | cargo codegen [--check]"
             );
             ExitCode::FAILURE
         }

@@ -1,6 +1,6 @@
-//! `cargo xtask mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS] [--per-role]
-//! [--seed N]`: plays MCTS against random players in process, with no HTTP, and prints a table
-//! of how MCTS fared in every game.
+//! `cargo xtask mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS]
+//! [--start-ms MS] [--per-role] [--seed N]`: plays MCTS against random players in process, with
+//! no HTTP, and prints a table of how MCTS fared in every game.
 //!
 //! In each match MCTS plays one role and random players all the others; MCTS moves through the
 //! roles match by match, so that over the matches every role is played by MCTS and by random
@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 /// The usage line of the command.
 const USAGE: &str =
-    "usage: cargo xtask mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS] [--per-role] [--seed N]";
+    "usage: cargo xtask mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS] [--start-ms MS] [--per-role] [--seed N]";
 
 /// The most steps one match is played for; a match cut there scores the goals of its last state.
 const MAX_STEPS: usize = 2_000;
@@ -41,6 +41,9 @@ pub(crate) struct Options {
     pub matches: usize,
     /// MCTS's play clock: the time it has for each of its moves.
     pub clock: Duration,
+    /// MCTS's start clock: the time it may think before the first move (a puzzle's solver
+    /// uses it; the tree search does not).
+    pub start: Duration,
     /// Whether to print a line per role under each game.
     pub per_role: bool,
     pub seed: u64,
@@ -49,8 +52,14 @@ pub(crate) struct Options {
 impl Options {
     /// Parses the arguments after `mcts-vs-random`; the games default to `root/games`.
     pub(crate) fn parse(args: &[String], root: &Path) -> Result<Options, String> {
-        let mut options =
-            Options { games: Vec::new(), matches: 20, clock: Duration::from_millis(100), per_role: false, seed: 1 };
+        let mut options = Options {
+            games: Vec::new(),
+            matches: 20,
+            clock: Duration::from_millis(100),
+            start: Duration::from_secs(10),
+            per_role: false,
+            seed: 1,
+        };
         let mut args = args.iter().peekable();
         while let Some(arg) = args.next() {
             match arg.as_str() {
@@ -61,6 +70,7 @@ impl Options {
                 }
                 "--matches" => options.matches = number(args.next(), "--matches")?,
                 "--clock-ms" => options.clock = Duration::from_millis(number(args.next(), "--clock-ms")?),
+                "--start-ms" => options.start = Duration::from_millis(number(args.next(), "--start-ms")?),
                 "--seed" => options.seed = number(args.next(), "--seed")?,
                 "--per-role" => options.per_role = true,
                 other => return Err(format!("unknown option `{other}`; {USAGE}")),
@@ -177,13 +187,32 @@ impl Tally {
     }
 }
 
+/// A match's clocks: the time before the first move, and the time for each move.
+#[derive(Clone, Copy)]
+struct Clocks {
+    start: Duration,
+    play: Duration,
+}
+
+/// Every role's stream of random moves in the match of `seed`: a stream per role, so that what
+/// one role draws does not depend on how many moves the others drew.
+fn role_rngs<G: Game>(game: &G, seed: u64) -> Vec<Rng> {
+    (0..game.num_roles() as u64)
+        .map(|role| Rng::seeded(seed.rotate_left(32) ^ 0x5eed ^ role.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+        .collect()
+}
+
 /// Plays one match: MCTS in role `mcts` (none: random players only), random players in the
 /// others.
-fn play_match<G: Game>(game: &G, mcts: Option<usize>, seed: u64, clock: Duration) -> Result<Outcome, String> {
+fn play_match<G: Game>(game: &G, mcts: Option<usize>, seed: u64, clocks: Clocks) -> Result<Outcome, String> {
     let mut player = MctsPlayer::new(seed);
-    let mut rng = Rng::seeded(seed.rotate_left(32) ^ 0x5eed);
+    let mut rngs = role_rngs(game, seed);
     let mut outcome = Outcome { goals: Vec::new(), searches: 0, iterations: 0, cut: false };
     let (mut state, mut legal, mut joint) = (game.initial_state(), Vec::new(), Vec::new());
+    if let Some(role) = mcts {
+        player.prepare(game, &state, role, Instant::now() + clocks.start);
+    }
+    let clock = clocks.play;
     for step in 0.. {
         if game.is_terminal(&state) {
             break;
@@ -199,7 +228,7 @@ fn play_match<G: Game>(game: &G, mcts: Option<usize>, seed: u64, clock: Duration
         joint.clear();
         for (role, moves) in legal.iter().enumerate() {
             if Some(role) != mcts {
-                joint.push(moves[rng.below(moves.len())].clone());
+                joint.push(moves[rngs[role].below(moves.len())].clone());
                 continue;
             }
             let chosen = player.choose(game, &state, role, Instant::now() + clock);
@@ -220,10 +249,11 @@ fn play_match<G: Game>(game: &G, mcts: Option<usize>, seed: u64, clock: Duration
 /// only), choosing from its belief, which takes in its move and percepts at the start of its
 /// next turn (as the protocol's PLAY does); random players in the other roles, and the game's
 /// `random` role drawn uniformly.
-fn play_gdl2_match<G: Game>(game: &G, mcts: Option<usize>, seed: u64, clock: Duration) -> Result<Outcome, String> {
+fn play_gdl2_match<G: Game>(game: &G, mcts: Option<usize>, seed: u64, clocks: Clocks) -> Result<Outcome, String> {
     let mut player = SamplingPlayer::new(Kind::Mcts, seed);
     let mut belief = mcts.map(|role| Belief::new(game, role, seed.rotate_left(17)));
-    let mut rng = Rng::seeded(seed.rotate_left(32) ^ 0x5eed);
+    let mut rngs = role_rngs(game, seed);
+    let clock = clocks.play;
     let mut outcome = Outcome { goals: Vec::new(), searches: 0, iterations: 0, cut: false };
     let (mut state, mut legal, mut joint) = (game.initial_state(), Vec::new(), Vec::new());
     let mut seen: Option<(G::Move, Vec<String>)> = None;
@@ -242,7 +272,7 @@ fn play_gdl2_match<G: Game>(game: &G, mcts: Option<usize>, seed: u64, clock: Dur
         joint.clear();
         for (role, moves) in legal.iter().enumerate() {
             let (Some(belief), true) = (belief.as_mut(), Some(role) == mcts) else {
-                joint.push(moves[rng.below(moves.len())].clone());
+                joint.push(moves[rngs[role].below(moves.len())].clone());
                 continue;
             };
             // As a session does, the belief takes half the clock at most, the search the rest.
@@ -284,9 +314,13 @@ fn play_game<G: Game>(game: &G, name: &str, options: &Options) -> Result<Tally, 
         let mcts = players[index % players.len()];
         let seed = base.wrapping_add(index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         progress(&format!("{name}: match {}/{}", index + 1, options.matches));
-        tally.add(&play(game, Some(mcts), seed, options.clock)?, Some(mcts), &players);
+        let clocks = Clocks { start: options.start, play: options.clock };
+        tally.add(&play(game, Some(mcts), seed, clocks)?, Some(mcts), &players);
         if players.len() == 1 {
-            tally.add(&play(game, None, seed ^ 1, options.clock)?, None, &players);
+            // The same seed: the roles that random players play in both matches draw the same
+            // moves while they have the same choices (the car behind the same door), so that
+            // the two matches differ by MCTS's choices more than by chance.
+            tally.add(&play(game, None, seed, clocks)?, None, &players);
         }
     }
     progress("");

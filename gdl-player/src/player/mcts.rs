@@ -11,6 +11,11 @@
 //! quarter of the clock is cut, and from then on every playout is cut at a sixty-fourth of it
 //! and scored by the goals the game gives in the state reached ([`playout`]), so that the
 //! search still sees the ends of the game near the root.
+//!
+//! In a puzzle (one role, no chance) the player also walks the graph of states with a
+//! [`Solver`], which keeps its work from move to move and takes three quarters of each clock
+//! until it is done; then it plays the solver's plan, and Monte Carlo search only where the
+//! solver has no plan (it gave up, or no end state is reachable).
 
 mod playout;
 #[cfg(test)]
@@ -18,10 +23,12 @@ mod tests;
 
 pub(crate) use playout::playout;
 
+use super::solver::{Progress, Solver};
 use super::Player;
 use gdl_runtime::rng::Rng;
 use gdl_runtime::Game;
 use playout::{playout_until, rewards};
+use std::any::Any;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
@@ -49,12 +56,25 @@ pub struct MctsPlayer {
     cancel: Option<Arc<AtomicBool>>,
     /// The number of completed iterations of the last search, for tests and diagnostics.
     pub last_iterations: u64,
+    /// The puzzle solver of the match, a `Solver<G::State>`, once a puzzle has been asked about.
+    solver: Option<Box<dyn Any + Send>>,
+    /// The states the solver had met at the last choice, 0 when it was not used.
+    pub solver_states: usize,
+    /// Whether the last choice followed the solver's plan.
+    planned: bool,
 }
 
 impl MctsPlayer {
     /// A player whose random choices (the order of untried moves, the playouts) follow `seed`.
     pub fn new(seed: u64) -> MctsPlayer {
-        MctsPlayer { rng: Rng::seeded(seed), cancel: None, last_iterations: 0 }
+        MctsPlayer {
+            rng: Rng::seeded(seed),
+            cancel: None,
+            last_iterations: 0,
+            solver: None,
+            solver_states: 0,
+            planned: false,
+        }
     }
 
     /// Iterates until the deadline, with playouts cut at a quarter of the clock, or at a
@@ -76,7 +96,40 @@ impl MctsPlayer {
     }
 }
 
+/// The share of the time left that the solver walks while it is not done, in quarters.
+const SOLVER_QUARTERS: u32 = 3;
+
 impl MctsPlayer {
+    /// The solver's move in `state` of a puzzle, after it walks until `share` at most; `None`
+    /// when the game is not a puzzle or the solver has no plan yet.
+    fn solve<G: Game>(&mut self, game: &G, state: &G::State, share: Instant) -> Option<G::Move> {
+        self.solver_states = 0;
+        if game.num_roles() != 1 || game.is_gdl_ii() {
+            return None;
+        }
+        let cancel = self.cancel.clone();
+        let stop = move || cancel.as_ref().is_some_and(|flag| flag.load(AtomicOrdering::Relaxed));
+        let fresh = || Box::new(Solver::new(state.clone())) as Box<dyn Any + Send>;
+        let boxed = self.solver.get_or_insert_with(fresh);
+        // A state the walk never met belongs to another match: the walk starts again there.
+        if boxed.downcast_ref::<Solver<G::State>>().is_none_or(|s| !s.has(state)) {
+            *boxed = fresh();
+        }
+        let solver = boxed.downcast_mut::<Solver<G::State>>()?;
+        // The walk stops at every end state of goal 100; while those are not reachable from
+        // `state`, it walks on within its share.
+        loop {
+            if solver.progress() == Progress::Walking {
+                solver.walk(game, share, &stop);
+            }
+            self.solver_states = solver.states();
+            let planned = solver.planned_move(game, state);
+            if planned.is_some() || solver.progress() != Progress::Walking || Instant::now() >= share || stop() {
+                return planned;
+            }
+        }
+    }
+
     /// Whether the search was told to stop.
     fn cancelled(&self) -> bool {
         self.cancel.as_ref().is_some_and(|flag| flag.load(AtomicOrdering::Relaxed))
@@ -255,11 +308,17 @@ fn backpropagate<S, M>(nodes: &mut [Node<S, M>], path: &Path, rewards: &[f64]) {
 
 impl<G: Game> Player<G> for MctsPlayer {
     fn choose(&mut self, game: &G, state: &G::State, role: usize, deadline: Instant) -> Option<G::Move> {
-        self.last_iterations = 0;
+        (self.last_iterations, self.planned) = (0, false);
         let mut moves = Vec::new();
         game.legal_moves(state, role, &mut moves);
         if moves.len() <= 1 {
             return moves.pop();
+        }
+        let now = Instant::now();
+        let share = now + deadline.saturating_duration_since(now) / 4 * SOLVER_QUARTERS;
+        if let Some(planned) = self.solve(game, state, share) {
+            self.planned = true;
+            return Some(planned);
         }
         let mut nodes = vec![new_node(game, state.clone())];
         if nodes[0].end.is_some() {
@@ -277,8 +336,22 @@ impl<G: Game> Player<G> for MctsPlayer {
         best
     }
 
+    fn prepare(&mut self, game: &G, state: &G::State, role: usize, deadline: Instant) {
+        let _ = role;
+        // Only a puzzle's solver can use the time before the first move: the tree search
+        // starts afresh at every move.
+        self.solve(game, state, deadline);
+    }
+
+    fn settled(&self) -> bool {
+        self.planned
+    }
+
     fn work(&self) -> String {
-        format!("{} iterations", self.last_iterations)
+        match self.solver_states {
+            0 => format!("{} iterations", self.last_iterations),
+            states => format!("{} iterations, {states} states walked", self.last_iterations),
+        }
     }
 
     fn set_cancel(&mut self, flag: Arc<AtomicBool>) {

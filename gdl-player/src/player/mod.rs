@@ -9,6 +9,7 @@ pub mod first;
 pub mod mcts;
 pub mod random;
 pub mod sampling;
+mod solver;
 
 use gdl_runtime::Game;
 use std::sync::atomic::AtomicBool;
@@ -20,6 +21,18 @@ pub trait Player<G: Game>: Send {
     /// One of `role`'s legal moves in `state`, chosen before `deadline`; `None` when the role
     /// has no legal move there (a terminal state or a malformed game).
     fn choose(&mut self, game: &G, state: &G::State, role: usize, deadline: Instant) -> Option<G::Move>;
+
+    /// Thinks about the match before its first move, until `deadline`: the time that the
+    /// START message's clock gives. A player that searches only from the state it must move in
+    /// does nothing.
+    fn prepare(&mut self, game: &G, state: &G::State, role: usize, deadline: Instant) {
+        let _ = (game, state, role, deadline);
+    }
+
+    /// Whether the last choice is settled: a solved puzzle's plan, which no search betters.
+    fn settled(&self) -> bool {
+        false
+    }
 
     /// The work behind the last choice, for the log (`1234 iterations`), if the player searches.
     fn work(&self) -> String {

@@ -142,7 +142,8 @@ impl HybridSession {
     /// Sends the backend the START and every PLAY before the last, each answered at once.
     fn hand_over(&self, url: &str, deadline: Instant) -> Result<(), String> {
         let by = deadline.checked_sub(HANDOVER_TIME / 2).unwrap_or(deadline);
-        let reply = http::post(url, &self.start.to_string(), by)?;
+        // The backend is to follow the match at once, not think about it for a start clock.
+        let reply = http::post_reply_within(url, &self.start.to_string(), Duration::ZERO, by)?.body;
         if !reply.eq_ignore_ascii_case("ready") {
             return Err(format!("the backend answered START with `{reply}`"));
         }
@@ -182,6 +183,13 @@ fn post_later(url: &str, message: Message) {
 impl MatchSession for HybridSession {
     fn play(&mut self, moves: Option<&[Sx]>, deadline: Instant) -> Result<String, String> {
         let quick = self.local.play(moves, Instant::now())?;
+        if self.local.settled() {
+            // The local player's move is a solved puzzle's plan, which no search betters: the
+            // match stays local, and a backend that follows it is told to let it go.
+            self.end_remote(Message::Abort { id: self.id.clone() });
+            (self.last_engine, self.last_work) = (self.local_engine.to_string(), self.local.work());
+            return Ok(quick);
+        }
         let message = Message::Play { id: self.id.clone(), moves: moves.map(<[Sx]>::to_vec) };
         Ok(self.answer(message, quick, deadline))
     }
@@ -211,6 +219,10 @@ impl MatchSession for HybridSession {
     fn stop_seen(&mut self, seen: &Seen) -> Result<(), String> {
         self.end_remote(Message::StopSeen { id: self.id.clone(), seen: seen.clone() });
         self.local.stop_seen(seen)
+    }
+
+    fn prepare(&mut self, deadline: Instant) {
+        self.local.prepare(deadline);
     }
 
     fn choose_again(&mut self, deadline: Instant) -> Result<String, String> {
