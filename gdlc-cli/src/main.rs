@@ -5,6 +5,7 @@ use gdl_player::player::Kind;
 use gdlc::parse::Syntax;
 use gdlc_cli::commands::InProcess;
 use gdlc_cli::{commands, compiled, play, serve};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -265,6 +266,11 @@ fn run(
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Diagnostics are coloured as rustc's are when both outputs are a terminal (`check` prints
+    // its warnings on standard output), unless NO_COLOR says otherwise.
+    let no_colour = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let terminal = std::io::stderr().is_terminal() && std::io::stdout().is_terminal();
+    gdlc::diag::use_colour(terminal && !no_colour);
     let result = match cli.command {
         Command::Check { game, timeout, max_facts } => match Duration::try_from_secs_f64(timeout) {
             Ok(timeout) => gdlc_cli::check::check(&game, gdlc_cli::check::Budget { timeout, max_facts }),

@@ -1,19 +1,18 @@
 //! Feedback on long work: a line on stderr when a phase (compiling a game, building its binary)
-//! starts and when it ends, with its time; on a terminal, the elapsed seconds are shown on the
-//! line while the phase runs, so that a command that grounds or builds for minutes is never
+//! starts and when it ends, with its time; on a terminal, a spinner (indicatif) shows the elapsed
+//! time while the phase runs, so that a command that grounds or builds for minutes is never
 //! silent. Off a terminal only the two lines are written, for logs.
 
-use std::io::{IsTerminal, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 /// A phase under way.
 pub struct Phase {
     what: String,
     started: Instant,
-    running: Arc<AtomicBool>,
-    ticker: Option<std::thread::JoinHandle<()>>,
+    /// The spinner on a terminal, which shows the elapsed time.
+    spinner: Option<ProgressBar>,
 }
 
 impl Phase {
@@ -21,27 +20,17 @@ impl Phase {
     pub fn start(what: impl Into<String>) -> Phase {
         let what = what.into();
         let started = Instant::now();
-        let running = Arc::new(AtomicBool::new(true));
-        let terminal = std::io::stderr().is_terminal();
-        if !terminal {
+        if !std::io::stderr().is_terminal() {
             eprintln!("gdlc: {what}...");
+            return Phase { what, started, spinner: None };
         }
-        let ticker = terminal.then(|| {
-            let (what, running) = (what.clone(), Arc::clone(&running));
-            std::thread::spawn(move || {
-                while running.load(Ordering::Relaxed) {
-                    eprint!("\rgdlc: {what}... {} s", started.elapsed().as_secs());
-                    let _ = std::io::stderr().flush();
-                    for _ in 0..10 {
-                        if !running.load(Ordering::Relaxed) {
-                            return;
-                        }
-                        std::thread::sleep(Duration::from_millis(100));
-                    }
-                }
-            })
-        });
-        Phase { what, started, running, ticker }
+        let spinner = ProgressBar::new_spinner();
+        if let Ok(style) = ProgressStyle::with_template("{spinner} gdlc: {msg}... {elapsed}") {
+            spinner.set_style(style);
+        }
+        spinner.set_message(what.clone());
+        spinner.enable_steady_tick(Duration::from_millis(100));
+        Phase { what, started, spinner: Some(spinner) }
     }
 
     /// Ends the phase with a line saying how long it took, and `detail` when there is one.
@@ -60,17 +49,18 @@ impl Phase {
     }
 
     fn stop(mut self, line: &str) {
-        self.running.store(false, Ordering::Relaxed);
-        if let Some(ticker) = self.ticker.take() {
-            let _ = ticker.join();
-            eprint!("\r\x1b[2K");
+        if let Some(spinner) = self.spinner.take() {
+            spinner.finish_and_clear();
         }
         eprintln!("{line}");
     }
 }
 
 impl Drop for Phase {
+    /// A phase dropped without an end (an error returned early) takes its spinner away.
     fn drop(&mut self) {
-        self.running.store(false, Ordering::Relaxed);
+        if let Some(spinner) = self.spinner.take() {
+            spinner.finish_and_clear();
+        }
     }
 }

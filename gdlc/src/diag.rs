@@ -2,6 +2,45 @@
 
 use crate::ast::Span;
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether diagnostics rendered with their source carry a terminal's colours (see
+/// [`use_colour`]).
+static COLOUR: AtomicBool = AtomicBool::new(false);
+
+/// Makes [`render_all_with_source`] colour what it renders, as rustc does on a terminal: the
+/// `gdlc` command turns it on when standard error is a terminal and `NO_COLOR` is not set.
+pub fn use_colour(on: bool) {
+    COLOUR.store(on, Ordering::Relaxed);
+}
+
+/// The ANSI escapes of one rendering: all empty when it is not coloured.
+#[derive(Clone, Copy)]
+struct Palette {
+    /// The location and the message.
+    bold: &'static str,
+    /// `error` or `warning`, and the carets.
+    kind: &'static str,
+    /// The line numbers and the bars beside the source line.
+    gutter: &'static str,
+    hint: &'static str,
+    reset: &'static str,
+}
+
+impl Palette {
+    const PLAIN: Palette = Palette { bold: "", kind: "", gutter: "", hint: "", reset: "" };
+
+    fn of(severity: Severity, colour: bool) -> Palette {
+        if !colour {
+            return Palette::PLAIN;
+        }
+        let kind = match severity {
+            Severity::Error => "\x1b[1;31m",
+            Severity::Warning => "\x1b[1;33m",
+        };
+        Palette { bold: "\x1b[1m", kind, gutter: "\x1b[1;34m", hint: "\x1b[1;36m", reset: "\x1b[0m" }
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
@@ -38,19 +77,20 @@ impl Diagnostic {
     }
 
     fn render_at(&self, file: &str, (line, col): (usize, usize)) -> String {
-        self.render_with(file, (line, col), "")
+        self.render_with(file, (line, col), "", Palette::PLAIN)
     }
 
     /// The diagnostic's line, then `snippet` (the source lines it points at), then its hint.
-    fn render_with(&self, file: &str, (line, col): (usize, usize), snippet: &str) -> String {
+    fn render_with(&self, file: &str, (line, col): (usize, usize), snippet: &str, p: Palette) -> String {
         let kind = match self.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        let mut out = format!("{file}:{line}:{col}: {kind}: {}", self.message);
+        let (bold, colour, reset) = (p.bold, p.kind, p.reset);
+        let mut out = format!("{bold}{file}:{line}:{col}:{reset} {colour}{kind}{reset}{bold}: {}{reset}", self.message);
         out.push_str(snippet);
         if !self.hint.is_empty() {
-            let _ = write!(out, "\n  hint: {}", self.hint);
+            let _ = write!(out, "\n  {}hint{reset}: {}", p.hint, self.hint);
         }
         out
     }
@@ -75,24 +115,26 @@ pub const MAX_RENDERED: usize = 1000;
 /// Renders diagnostics in source order, one block each (the `FILE:LINE:COL: error: message`
 /// line and the hint), at most [`MAX_RENDERED`] of them: the compact form, for logs and replies.
 pub fn render_all(diagnostics: &[Diagnostic], file: &str, source: &str) -> String {
-    render_blocks(diagnostics, file, source, false)
+    render_blocks(diagnostics, file, source, false, false)
 }
 
 /// [`render_all`] as rustc renders for a person reading a terminal: each diagnostic's line is
-/// followed by the source line with carets under what it is about, then its hint.
+/// followed by the source line with carets under what it is about, then its hint; in colour
+/// when [`use_colour`] turned it on.
 pub fn render_all_with_source(diagnostics: &[Diagnostic], file: &str, source: &str) -> String {
-    render_blocks(diagnostics, file, source, true)
+    render_blocks(diagnostics, file, source, true, COLOUR.load(Ordering::Relaxed))
 }
 
-fn render_blocks(diagnostics: &[Diagnostic], file: &str, source: &str, with_source: bool) -> String {
+fn render_blocks(diagnostics: &[Diagnostic], file: &str, source: &str, with_source: bool, colour: bool) -> String {
     let mut sorted: Vec<&Diagnostic> = diagnostics.iter().collect();
     sorted.sort_by_key(|d| (d.span.start, std::cmp::Reverse(d.severity)));
     let lines = LineIndex::new(source);
     let mut out = String::new();
     for d in sorted.iter().take(MAX_RENDERED) {
         let at = lines.line_col(source, d.span.start);
-        let snippet = if with_source { snippet(source, &lines, d.span, at) } else { String::new() };
-        out.push_str(&d.render_with(file, at, &snippet));
+        let palette = Palette::of(d.severity, colour);
+        let snippet = if with_source { snippet(source, &lines, d.span, at, palette) } else { String::new() };
+        out.push_str(&d.render_with(file, at, &snippet, palette));
         out.push('\n');
     }
     if sorted.len() > MAX_RENDERED {
@@ -103,7 +145,7 @@ fn render_blocks(diagnostics: &[Diagnostic], file: &str, source: &str, with_sour
 
 /// The source line of a span with carets under the span (to the end of the line when the span
 /// goes on), behind a gutter of the line's number: empty when the span is not in the source.
-fn snippet(source: &str, lines: &LineIndex, span: Span, (line, col): (usize, usize)) -> String {
+fn snippet(source: &str, lines: &LineIndex, span: Span, (line, col): (usize, usize), p: Palette) -> String {
     if span.start >= source.len() || line == 0 || line > lines.starts.len() {
         return String::new();
     }
@@ -119,7 +161,9 @@ fn snippet(source: &str, lines: &LineIndex, span: Span, (line, col): (usize, usi
     let marked = source[span.start.min(until)..until].chars().count().max(1);
     let gutter = line.to_string();
     let pad = " ".repeat(gutter.len());
-    format!("\n{pad} |\n{gutter} | {text}\n{pad} | {}{}", " ".repeat(col - 1), "^".repeat(marked))
+    let (blue, red, reset) = (p.gutter, p.kind, p.reset);
+    let (spaces, carets) = (" ".repeat(col - 1), "^".repeat(marked));
+    format!("\n{blue}{pad} |{reset}\n{blue}{gutter} |{reset} {text}\n{blue}{pad} |{reset} {spaces}{red}{carets}{reset}")
 }
 
 /// The byte offsets where lines start, for finding many positions in one text quickly.
@@ -189,6 +233,20 @@ mod tests {
         );
         let past = Diagnostic::error(Span::new(src.len(), src.len()), "at the end", "");
         assert_eq!(render_all_with_source(&[past], "g.kif", src), "g.kif:4:1: error: at the end\n");
+    }
+
+    #[test]
+    fn in_colour_the_kind_and_carets_are_red_and_the_gutter_blue() {
+        let src = "(role x)\n(bad)\n";
+        let d = Diagnostic::error(Span::new(9, 14), "bad thing", "do the good thing");
+        let out = render_blocks(std::slice::from_ref(&d), "g.kif", src, true, true);
+        assert_eq!(
+            out,
+            "\x1b[1mg.kif:2:1:\x1b[0m \x1b[1;31merror\x1b[0m\x1b[1m: bad thing\x1b[0m\n\x1b[1;34m  |\x1b[0m\n\
+             \x1b[1;34m2 |\x1b[0m (bad)\n\x1b[1;34m  |\x1b[0m \x1b[1;31m^^^^^\x1b[0m\n  \x1b[1;36mhint\x1b[0m: do the good thing\n"
+        );
+        let plain = render_blocks(&[d], "g.kif", src, true, false);
+        assert!(!plain.contains('\x1b'), "{plain}");
     }
 
     #[test]

@@ -85,7 +85,10 @@ pub(crate) fn run(root: &Path, options: &Options) -> Result<(), String> {
     println!();
     println!("{}", machine_line(root));
     let svg_path = root.join("docs/bench.svg");
-    std::fs::write(&svg_path, svg(&rows)).map_err(|e| format!("{}: {e}", svg_path.display()))?;
+    let date =
+        Command::new("date").arg("+%Y-%m-%d").output().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let footer = format!("{} {}", date.unwrap_or_default(), machine_line(root));
+    std::fs::write(&svg_path, svg(&rows, &footer)).map_err(|e| format!("{}: {e}", svg_path.display()))?;
     println!("Chart: {}", svg_path.strip_prefix(root).unwrap_or(&svg_path).display());
     if options.all {
         println!();
@@ -219,18 +222,19 @@ pub(crate) fn machine_line(root: &Path) -> String {
     )
 }
 
-/// A horizontal bar chart of gdlc's speed as a fraction of the hand-written speed, with the
-/// target marked.
-fn svg(rows: &[Row]) -> String {
+/// A horizontal bar chart of gdlc's speed as a fraction of the hand-written speed, each bar
+/// with both rollouts per second, the target marked, and `footer` (the date, the commit and
+/// the machine) under it.
+fn svg(rows: &[Row], footer: &str) -> String {
     let (left, width, bar, gap, top) = (120.0, 480.0, 22.0, 12.0, 40.0);
-    let height = top + rows.len() as f64 * (bar + gap) + 30.0;
+    let height = top + rows.len() as f64 * (bar + gap) + 52.0;
     let max = rows.iter().map(|r| r.compiled / r.handwritten).fold(1.0f64, f64::max);
     let x = |ratio: f64| left + width * ratio / max;
     let mut out = String::new();
     let _ = writeln!(
         out,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{height}" font-family="sans-serif" font-size="13">"#,
-        left + width + 90.0
+        left + width + 250.0
     );
     let _ = writeln!(out, r#"<rect width="100%" height="100%" fill="white"/>"#);
     let _ = writeln!(
@@ -247,7 +251,15 @@ fn svg(rows: &[Row]) -> String {
             r##"<rect x="{left}" y="{y}" width="{:.1}" height="{bar}" fill="#3b7dd8"/>"##,
             (x(ratio) - left).max(1.0)
         );
-        let _ = writeln!(out, r#"<text x="{:.1}" y="{}">{:.1}%</text>"#, x(ratio) + 5.0, y + bar * 0.7, ratio * 100.0);
+        let _ = writeln!(
+            out,
+            r#"<text x="{:.1}" y="{}">{:.1}% ({} against {}/s)</text>"#,
+            x(ratio) + 5.0,
+            y + bar * 0.7,
+            ratio * 100.0,
+            rate(row.compiled),
+            rate(row.handwritten)
+        );
     }
     let bottom = top + rows.len() as f64 * (bar + gap);
     for (ratio, label, colour) in [(TARGET_RATIO, "target 50%", "#d83b3b"), (1.0, "hand-written", "#555")] {
@@ -264,8 +276,19 @@ fn svg(rows: &[Row]) -> String {
             bottom + 16.0
         );
     }
+    let footer = footer.replace('&', "&amp;").replace('<', "&lt;");
+    let _ = writeln!(out, r##"<text x="8" y="{}" font-size="10" fill="#555">{footer}</text>"##, bottom + 38.0);
     out.push_str("</svg>\n");
     out
+}
+
+/// Rollouts per second in short: `3.74M`, `812k`, `95`.
+fn rate(per_second: f64) -> String {
+    match per_second {
+        r if r >= 1e6 => format!("{:.2}M", r / 1e6),
+        r if r >= 1e3 => format!("{:.0}k", r / 1e3),
+        r => format!("{r:.0}"),
+    }
 }
 
 /// The compiled engine on every game of `games/` without a hand-written reasoner: its
@@ -362,6 +385,20 @@ mod tests {
     }
 
     #[test]
+    fn the_chart_shows_both_speeds_and_where_they_were_measured() {
+        let row = Row {
+            game: "ticTacToe".into(),
+            compiled: 3_740_000.0,
+            handwritten: 7_100_000.0,
+            compiled_two_threads: 0.0,
+        };
+        let chart = svg(&[row], "2026-11-26 Measured at commit abc on <cpu> & co");
+        assert!(chart.contains(">52.7% (3.74M against 7.10M/s)</text>"), "{chart}");
+        assert!(chart.contains("2026-11-26 Measured at commit abc on &lt;cpu> &amp; co</text>"), "{chart}");
+        assert_eq!((rate(812_345.0), rate(95.2)), ("812k".to_string(), "95".to_string()));
+    }
+
+    #[test]
     fn reads_report_values_and_formats_numbers() {
         let report = "version=x\nrolloutsPerSec=1234.5\naverageGoals=a:1\n";
         assert_eq!(report_value(report, "rolloutsPerSec"), Some("1234.5"));
@@ -375,7 +412,7 @@ mod tests {
         let rows = [Row { game: "g".into(), compiled: 50.0, handwritten: 200.0, compiled_two_threads: 90.0 }];
         let table = table(&rows, 1.0);
         assert!(table.contains("| g | 50 | 200 | 0.250 | 90 | 1.80 |"), "{table}");
-        let chart = svg(&rows);
+        let chart = svg(&rows, "");
         assert!(chart.starts_with("<svg") && chart.contains("25.0%") && chart.ends_with("</svg>\n"), "{chart}");
     }
 }
