@@ -1,8 +1,9 @@
 //! The game manager (specification section 7): runs one match between players over HTTP,
 //! sending START to every player, PLAY with the last joint move until the game ends and STOP
 //! at the end; a move that is missing, late or illegal is replaced by a random legal one and
-//! recorded. The match's record (roles, players, every joint move, each state's substitutions,
-//! the final goals) serializes to JSON.
+//! recorded. The match's record (roles, players, every state's facts and legal-move counts, the
+//! joint move played in it and its substitutions, the final state and goals) serializes to JSON
+//! and reads back (`gdlc view`).
 //!
 //! A GDL-II game (with `sees` rules or a `random` role) is played as the Dresden GGP server
 //! plays it: the manager plays the `random` role itself, drawing its moves uniformly, and tells

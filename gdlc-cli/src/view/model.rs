@@ -246,3 +246,44 @@ pub fn of_trace(m: &trace::Match) -> View {
     head.goals = m.steps.last().and_then(|s| s.goals.clone()).unwrap_or_default();
     builder.finish(head, steps)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A short ticTacToe record with a substitution, as `gdlc match --record` writes it.
+    const RECORD: &str = r#"{"match_id": "m1", "roles": ["xplayer", "oplayer"], "players": ["http://a/", "http://b/"],
+        "start_clock": 1.0, "play_clock": 1.0, "start_replies": ["ready", "busy"],
+        "steps": [
+          {"state": ["(cell 1 1 b)", "(cell 1 2 b)", "(control xplayer)"], "legal_counts": [2, 1],
+           "joint": ["(mark 1 1)", "noop"], "reply_ms": [12, 3],
+           "substitutions": [{"role": "xplayer", "reason": "late", "detail": "no reply in time", "reply": null,
+                              "substitute": "(mark 1 1)"}]},
+          {"state": ["(cell 1 1 x)", "(cell 1 2 b)", "(control oplayer)"], "legal_counts": [1, 1],
+           "joint": ["noop", "(mark 1 2)"], "reply_ms": [1, 2], "substitutions": []}],
+        "final_state": ["(cell 1 1 x)", "(cell 1 2 o)", "(control xplayer)"], "goals": [50, 50]}"#;
+
+    #[test]
+    fn a_record_becomes_the_pages_data() {
+        let record: Record = serde_json::from_str(RECORD).unwrap();
+        let view = of_record(&record);
+        insta::assert_snapshot!(serde_json::to_string_pretty(&view).unwrap());
+    }
+
+    #[test]
+    fn an_old_record_without_states_still_reads() {
+        let old = r#"{"match_id": "m0", "roles": ["a"], "players": ["http://a/"], "start_clock": 1.0,
+            "play_clock": 1.0, "start_replies": ["ready"], "goals": [100],
+            "steps": [{"joint": ["go"], "substitutions": [], "reply_ms": [5]}]}"#;
+        let view = of_record(&serde_json::from_str(old).unwrap());
+        assert!(!view.states);
+        assert_eq!(view.steps.len(), 2);
+        assert_eq!(view.steps[0].joint, vec![Some("go".to_string())]);
+    }
+
+    #[test]
+    fn real_time_states_keep_their_lifetimes() {
+        let facts = timed_facts("(true infinity (cell 1 1 x)) (true 1.5 (lit)) (expired (old))");
+        assert_eq!(facts, vec![("(cell 1 1 x)".into(), "infinity".into()), ("(lit)".into(), "1.5".into())]);
+    }
+}

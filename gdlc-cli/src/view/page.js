@@ -40,11 +40,11 @@
     const holder = document.getElementById("boards");
     holder.replaceChildren();
     const cells = M.boards.map((board) => {
-      const size = Math.max(18, Math.min(56, Math.floor(520 / Math.max(board.columns.length, board.rows.length))));
+      const size = Math.max(18, Math.min(80, Math.floor(520 / Math.max(board.columns.length, board.rows.length))));
       const wrap = el("figure", { class: "board-wrap" });
       const grid = el("div", { class: "board", "data-name": board.name });
-      grid.style.gridTemplateColumns = "1.5em repeat(" + board.columns.length + ", " + size + "px)";
-      grid.style.gridTemplateRows = "repeat(" + board.rows.length + ", " + size + "px) 1.5em";
+      grid.style.gridTemplateColumns = "22px repeat(" + board.columns.length + ", " + size + "px)";
+      grid.style.gridTemplateRows = "repeat(" + board.rows.length + ", " + size + "px) 20px";
       grid.style.fontSize = Math.round(size * 0.7) + "px";
       const cells = [];
       board.rows.forEach((row, r) => {
