@@ -40,7 +40,7 @@
     const holder = document.getElementById("boards");
     holder.replaceChildren();
     const cells = M.boards.map((board) => {
-      const size = Math.max(18, Math.min(80, Math.floor(520 / Math.max(board.columns.length, board.rows.length))));
+      const size = Math.max(18, Math.min(80, Math.floor(440 / Math.max(board.columns.length, board.rows.length))));
       const wrap = el("figure", { class: "board-wrap" });
       const grid = el("div", { class: "board", "data-name": board.name });
       grid.style.gridTemplateColumns = "22px repeat(" + board.columns.length + ", " + size + "px)";
