@@ -14,6 +14,8 @@ mod common;
 
 use browser::Page;
 use common::{game, run_match_with, serve};
+use gdl_runtime::rng::Rng;
+use gdl_runtime::Game;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -152,6 +154,8 @@ fn three_matches_drawn_in_chromium() {
     page.click("#first");
     check_step(&mut page, &record, 0);
 
+    check_real_time(&mut page);
+
     // montyHall: no board, the facts listed, and what each role saw at every step.
     let (_, record) = run_match_with(&game("montyHall.kif"), &[&first], "5", "1");
     check_complete(&record);
@@ -178,5 +182,96 @@ fn three_matches_drawn_in_chromium() {
             screenshot(&mut page, "montyHall");
         }
         page.click("#next");
+    }
+}
+
+/// A real-time record as `gdlc match` writes one: three events on a timeline.
+const REAL_TIME: &str = r#"{"match_id": "rt", "kind": "rtgdl", "roles": ["x", "o"], "players": ["http://a/", "http://b/"],
+  "start_clock": 1.0, "play_clock": 0.2, "start_replies": ["ready", "ready"],
+  "initial_state": "(true infinity (cell 1 1 b)) (true infinity (cell 1 2 b)) (true 2.0 turn)",
+  "events": [
+    {"time": "0.5", "moves": [{"role": "x", "move": "(mark 1 1)"}], "expired": [],
+     "state": "(true infinity (cell 1 1 x)) (true infinity (cell 1 2 b)) (true 1.5 turn)"},
+    {"time": "2.0", "moves": [], "expired": ["turn"], "state": "(true infinity (cell 1 1 x)) (true infinity (cell 1 2 b))"},
+    {"time": "2.25", "moves": [{"role": "o", "move": "(mark 1 2)"}], "expired": [],
+     "state": "(true infinity (cell 1 1 x)) (true infinity (cell 1 2 o))"}],
+  "rejected": [{"time": "2.3", "role": "x", "reply": "(mark 1 2)", "reason": "not legal"}],
+  "polls": 12, "end_time": "2.25", "terminal": true, "goals": [0, 100]}"#;
+
+/// Checks a real-time record's page in the browser: the timeline's events, clicked.
+fn check_real_time(page: &mut Page) {
+    let record: Value = serde_json::from_str(REAL_TIME).unwrap();
+    open(page, &page_of(&record, "realtime", None));
+    assert_eq!(page.eval("document.querySelectorAll('#timeline .event').length"), json!(4));
+    page.click("#timeline .event[data-step='2']");
+    assert_eq!(page.eval("document.body.dataset.step"), json!("2"));
+    assert_eq!(page.eval("document.querySelector('.expired').textContent"), json!("expired: turn"));
+    page.click("#timeline .event[data-step='3']");
+    assert_eq!(
+        page.eval("[...document.querySelectorAll('#joint .move')].map(m => m.textContent)"),
+        json!(["—", "(mark 1 2)"])
+    );
+    assert_eq!(page.eval("document.querySelectorAll('.board .piece').length"), json!(2));
+    let notes = page.eval("document.getElementById('notes').textContent");
+    assert!(notes.as_str().unwrap().contains("rejected: not legal"), "{notes}");
+}
+
+/// A random match of `path` through the interpreter, at most `steps` long, as a trace.
+fn random_trace(path: &Path, steps: usize) -> gdl_player::trace::Match {
+    let loaded = gdlc::load::load_valid(path).unwrap();
+    let game = gdlc::interp::Interpreter::new(&loaded.description).unwrap();
+    let roles = (0..game.num_roles()).map(|r| game.role_name(r).to_string()).collect();
+    let header = gdl_player::trace::Header { game: loaded.file.clone(), roles };
+    let (mut rng, mut state, mut legal) = (Rng::seeded(7), game.initial_state(), Vec::new());
+    let mut trace = gdl_player::trace::Match { header, steps: Vec::new() };
+    for step in 0..steps {
+        let mut seen = gdl_player::trace::observe(&game, &state, step);
+        if seen.terminal || step + 1 == steps {
+            trace.steps.push(seen);
+            break;
+        }
+        game.all_legal_moves(&state, &mut legal);
+        let joint: Vec<_> = legal.iter().map(|moves| moves[rng.below(moves.len())].clone()).collect();
+        seen.joint = Some(joint.iter().map(|m| game.move_string(m)).collect());
+        trace.steps.push(seen);
+        state = game.next_state(&state, &joint);
+    }
+    trace
+}
+
+#[test]
+fn every_bundled_game_is_drawn() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../games");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.retain(|p| p.extension().is_some_and(|e| e == "kif"));
+    files.sort();
+    let mut drawn = Vec::new();
+    for file in &files {
+        let trace = random_trace(file, 12);
+        let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("view-trace.jsonl");
+        std::fs::write(&path, gdl_player::trace::write(&trace)).unwrap();
+        let source = gdlc_cli::view::Source::Trace { trace: &path, index: 0 };
+        let view = gdlc_cli::view::view(source, Some(file)).unwrap();
+        assert_eq!(view.steps.len(), trace.steps.len());
+        let page = gdlc_cli::view::html::page(&view);
+        assert!(page.contains("id=\"match-data\""));
+        let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+        let boards: Vec<String> =
+            view.boards.iter().map(|b| format!("{}:{}x{}", b.name, b.columns.len(), b.rows.len())).collect();
+        drawn.push(format!("{name} {}", boards.join(" ")));
+    }
+    let drawn = drawn.join("\n");
+    eprintln!("the boards of every bundled game:\n{drawn}");
+    for expected in [
+        "ticTacToe cell/3:3x3",
+        "sheepAndWolf cell/3:8x8",
+        "chess cell/3:8x8",
+        "checkers cell/3:8x8",
+        "reversi cell/3:",
+        "breakthrough cellholds/3:8x8",
+        "pentago cellholds/4:",
+        "montyHall \n",
+    ] {
+        assert!(format!("{drawn}\n").contains(expected), "{expected} in:\n{drawn}");
     }
 }

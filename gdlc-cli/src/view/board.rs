@@ -78,21 +78,32 @@ fn split(fact: &str) -> Option<(String, Vec<String>)> {
     }
 }
 
-/// Whether `text` can be a coordinate: a number below 100 or a single letter.
-fn coordinate_like(text: &str) -> bool {
-    let number = !text.is_empty() && text.len() <= 2 && text.bytes().all(|b| b.is_ascii_digit());
-    let letter = text.len() == 1 && text.bytes().all(|b| b.is_ascii_lowercase());
-    number || letter
+/// A coordinate read as a prefix of letters and a number (`3`, `c3`), if it is one.
+fn numbered(text: &str) -> Option<(&str, u32)> {
+    let digits = text.find(|c: char| c.is_ascii_digit())?;
+    let (prefix, number) = text.split_at(digits);
+    let prefix_ok = prefix.len() <= 2 && prefix.bytes().all(|b| b.is_ascii_lowercase());
+    let number_ok = number.len() <= 2 && number.bytes().all(|b| b.is_ascii_digit());
+    (prefix_ok && number_ok).then(|| Some((prefix, number.parse().ok()?))).flatten()
 }
 
-/// The values of one coordinate in drawing order, gaps filled: numbers from 1 (or the least,
-/// when it is 0) to the greatest, letters from `a` to the last.
+/// Whether `text` can be a coordinate: a number below 100, maybe after a letter or two
+/// (sheepAndWolf's `c3`), or a single letter.
+fn coordinate_like(text: &str) -> bool {
+    numbered(text).is_some() || (text.len() == 1 && text.bytes().all(|b| b.is_ascii_lowercase()))
+}
+
+/// The values of one coordinate in drawing order, gaps filled: numbers (after one prefix) from
+/// 1 (or 0, when it is seen) to the greatest, letters from `a` to the last.
 fn axis(seen: &BTreeSet<&str>) -> Vec<String> {
-    let numbers: Option<Vec<u32>> = seen.iter().map(|s| s.parse().ok()).collect();
+    let numbers: Option<Vec<(&str, u32)>> = seen.iter().map(|s| numbered(s)).collect();
     if let Some(numbers) = numbers {
-        let low = numbers.iter().min().copied().unwrap_or(1).min(1);
-        let high = numbers.iter().max().copied().unwrap_or(1);
-        return (low..=high).map(|n| n.to_string()).collect();
+        let prefix = numbers.first().map_or("", |n| n.0);
+        if numbers.iter().all(|n| n.0 == prefix) {
+            let low = numbers.iter().map(|n| n.1).min().unwrap_or(1).min(1);
+            let high = numbers.iter().map(|n| n.1).max().unwrap_or(1);
+            return (low..=high).map(|n| format!("{prefix}{n}")).collect();
+        }
     }
     if seen.iter().all(|s| s.len() == 1 && s.as_bytes()[0].is_ascii_lowercase()) {
         let high = seen.iter().next_back().map_or(b'a', |s| s.as_bytes()[0]);
@@ -174,7 +185,7 @@ fn appearance(text: &str, other: &mut usize) -> Value {
         "o" => return value("O", "#1d4ed8"),
         _ => {}
     }
-    if text.len() <= 2 && text.bytes().all(|b| b.is_ascii_digit()) {
+    if numbered(text).is_some_and(|n| n.0.is_empty()) {
         return value(text, "#1b1b1b");
     }
     if let Some(colour) = named_colour(text) {
@@ -283,6 +294,15 @@ mod tests {
         let found = find(&facts, &[coordinates]);
         assert_eq!(found.boards[0].columns, strings(&["1", "2", "3", "4"]));
         assert_eq!(found.places[0], Some(Place { board: 0, row: 0, column: 3, value: 1 }));
+    }
+
+    #[test]
+    fn numbered_coordinates_with_a_prefix_are_a_board() {
+        let facts = strings(&["(cell c1 c1 s)", "(cell c4 c8 w)", "(cell a1 red)"]);
+        let found = find(&facts, &[]);
+        assert_eq!(found.boards.len(), 1);
+        assert_eq!(found.boards[0].columns, strings(&["c1", "c2", "c3", "c4"]));
+        assert_eq!(found.boards[0].rows.len(), 8);
     }
 
     #[test]
