@@ -196,21 +196,24 @@ fn appearance(text: &str, other: &mut usize) -> Value {
     value("●", colour)
 }
 
-/// One relation's facts on a board.
+/// One relation's facts: each with its index among the match's facts (`None` for a fact that
+/// only widens the board), and its arguments.
 struct Relation {
-    facts: Vec<(usize, Vec<String>)>,
+    facts: Vec<(Option<usize>, Vec<String>)>,
 }
 
 /// The boards of `facts` (every distinct fact of a match), reading each fact through the
-/// game's `coordinates` when it has some.
-pub fn find(facts: &[String], coordinates: &[Coordinates]) -> Boards {
+/// game's `coordinates` when it has some; `extent` (the game's possible base facts, when
+/// known) widens each board to the places no fact of the match reaches.
+pub fn find(facts: &[String], extent: &[String], coordinates: &[Coordinates]) -> Boards {
     let mut relations: BTreeMap<(String, usize), Relation> = BTreeMap::new();
-    for (index, fact) in facts.iter().enumerate() {
+    let indexed = facts.iter().enumerate().map(|(i, f)| (Some(i), f));
+    for (index, fact) in indexed.chain(extent.iter().map(|f| (None, f))) {
         let Some((name, args)) = split(fact) else { continue };
         let key = (name, args.len());
         let mapped = coordinates.iter().find(|c| c.relation == key).and_then(|c| c.arguments(&args));
         let args = mapped.unwrap_or(args);
-        if args.len() >= 2 {
+        if args.len() >= 2 && (index.is_some() || relations.contains_key(&key)) {
             relations.entry(key).or_insert(Relation { facts: Vec::new() }).facts.push((index, args));
         }
     }
@@ -224,7 +227,7 @@ pub fn find(facts: &[String], coordinates: &[Coordinates]) -> Boards {
         let mut rows = axis(&args.iter().map(|a| a[p + 1].as_str()).collect());
         rows.reverse();
         let board = found.boards.len();
-        for (index, a) in &relation.facts {
+        for (index, a) in relation.facts.iter().filter_map(|(i, a)| Some((i.as_ref()?, a))) {
             let column = columns.iter().position(|c| *c == a[p]);
             let row = rows.iter().position(|r| *r == a[p + 1]);
             let (Some(column), Some(row)) = (column, row) else { continue };
@@ -259,7 +262,7 @@ mod tests {
     #[test]
     fn tic_tac_toe_is_a_three_by_three_board() {
         let facts = strings(&["(cell 1 1 x)", "(cell 1 2 b)", "(cell 3 3 o)", "(control white)"]);
-        let found = find(&facts, &[]);
+        let found = find(&facts, &[], &[]);
         assert_eq!(
             found.boards,
             vec![Board { name: "cell/3".into(), columns: strings(&["1", "2", "3"]), rows: strings(&["3", "2", "1"]) }]
@@ -273,7 +276,7 @@ mod tests {
     #[test]
     fn chess_pieces_get_their_glyphs() {
         let facts = strings(&["(cell a 1 white rook)", "(cell h 8 black king)", "(cell c 3 white knight)", "(step 1)"]);
-        let found = find(&facts, &[]);
+        let found = find(&facts, &[], &[]);
         assert_eq!(found.boards[0].columns.len(), 8);
         assert_eq!(found.boards[0].rows.first().map(String::as_str), Some("8"));
         let glyphs: Vec<&str> = found.values.iter().map(|v| v.glyph.as_str()).collect();
@@ -291,7 +294,7 @@ mod tests {
             [(strings(&["1", "1", "1"]), strings(&["1", "1"])), (strings(&["2", "1", "1"]), strings(&["4", "1"]))];
         let coordinates =
             Coordinates { relation: ("cellholds".into(), 4), positions: vec![0, 1, 2], map: map.into_iter().collect() };
-        let found = find(&facts, &[coordinates]);
+        let found = find(&facts, &[], &[coordinates]);
         assert_eq!(found.boards[0].columns, strings(&["1", "2", "3", "4"]));
         assert_eq!(found.places[0], Some(Place { board: 0, row: 0, column: 3, value: 1 }));
     }
@@ -299,15 +302,24 @@ mod tests {
     #[test]
     fn numbered_coordinates_with_a_prefix_are_a_board() {
         let facts = strings(&["(cell c1 c1 s)", "(cell c4 c8 w)", "(cell a1 red)"]);
-        let found = find(&facts, &[]);
+        let found = find(&facts, &[], &[]);
         assert_eq!(found.boards.len(), 1);
         assert_eq!(found.boards[0].columns, strings(&["c1", "c2", "c3", "c4"]));
         assert_eq!(found.boards[0].rows.len(), 8);
     }
 
     #[test]
+    fn the_games_base_facts_widen_a_board() {
+        let facts = strings(&["(cell 1 1 red)"]);
+        let extent = strings(&["(cell 7 6 red)", "(cell 7 6 black)", "(other 9 9 x)"]);
+        let found = find(&facts, &extent, &[]);
+        assert_eq!((found.boards.len(), found.boards[0].columns.len(), found.boards[0].rows.len()), (1, 7, 6));
+        assert_eq!(found.places, vec![Some(Place { board: 0, row: 5, column: 0, value: 0 })]);
+    }
+
+    #[test]
     fn facts_without_two_coordinates_are_no_board() {
         let facts = strings(&["(on disc5 pillar1)", "(control red 1)", "(step 1)"]);
-        assert!(find(&facts, &[]).boards.is_empty());
+        assert!(find(&facts, &[], &[]).boards.is_empty());
     }
 }

@@ -86,9 +86,21 @@ pub fn view(source: Source<'_>, game: Option<&Path>) -> Result<View, Error> {
         }
     };
     if let Some(loaded) = &loaded {
-        view.redraw(&gdlc::ground::coordinates::find(&loaded.description, &view.facts));
+        let coordinates = gdlc::ground::coordinates::find(&loaded.description, &view.facts);
+        view.redraw(&base_facts(loaded), &coordinates);
     }
     Ok(view)
+}
+
+/// The facts the game's `base` relation says a state may hold (none when it has no `base`, or
+/// it cannot be computed), for the extent of its boards.
+fn base_facts(loaded: &gdlc::load::Loaded) -> Vec<String> {
+    if !loaded.description.rules.iter().any(|r| r.head.name == "base") {
+        return Vec::new();
+    }
+    let Ok(interpreter) = Interpreter::new(&loaded.description) else { return Vec::new() };
+    let rows = interpreter.static_rows("base", 1).unwrap_or_default();
+    rows.into_iter().filter_map(|row| row.into_iter().next()).collect()
 }
 
 /// The view of a record file, turn-based or real-time.

@@ -108,15 +108,16 @@ impl Builder {
             step.state = facts.iter().filter_map(|f| self.facts.get(f).copied()).collect();
         }
         let facts: Vec<String> = self.facts.into_keys().collect();
-        let found = board::find(&facts, &[]);
+        let found = board::find(&facts, &[], &[]);
         View { facts, boards: found.boards, places: found.places, values: found.values, steps, ..head }
     }
 }
 
 impl View {
-    /// Finds the boards again, reading the facts through a game's `coordinates`.
-    pub fn redraw(&mut self, coordinates: &[gdlc::ground::coordinates::Coordinates]) {
-        let found = board::find(&self.facts, coordinates);
+    /// Finds the boards again, reading the facts through a game's `coordinates` and widening
+    /// the boards to its base facts (`extent`).
+    pub fn redraw(&mut self, extent: &[String], coordinates: &[gdlc::ground::coordinates::Coordinates]) {
+        let found = board::find(&self.facts, extent, coordinates);
         (self.boards, self.places, self.values) = (found.boards, found.places, found.values);
     }
 }
