@@ -66,11 +66,27 @@ fn pieces(state: &[String]) -> usize {
     state.iter().filter(|f| f.starts_with("(cell ") && !f.ends_with(" b)")).count()
 }
 
+/// A state's `cell` facts, by their first two arguments (the place), each with the rest.
+fn cells(state: &[String]) -> std::collections::BTreeMap<(String, String), String> {
+    let cell = |f: &String| {
+        let words: Vec<&str> = f.strip_prefix("(cell ")?.strip_suffix(')')?.splitn(3, ' ').collect();
+        Some(((words[0].to_string(), words[1].to_string()), words[2].to_string()))
+    };
+    state.iter().filter_map(cell).filter(|(_, value)| value != "b").collect()
+}
+
 /// Checks the page's current step: its number, the pieces on the board, and the joint move.
 fn check_step(page: &mut Page, record: &Value, step: usize) {
     assert_eq!(page.eval("document.body.dataset.step"), json!(step.to_string()));
     let state = &states(record)[step];
     assert_eq!(page.eval("document.querySelectorAll('.board .piece').length"), json!(pieces(state)), "step {step}");
+    if step > 0 {
+        let previous = &states(record)[step - 1];
+        let (before, after) = (cells(previous), cells(state));
+        let places: std::collections::BTreeSet<_> = before.keys().chain(after.keys()).collect();
+        let changed = places.into_iter().filter(|p| before.get(*p) != after.get(*p)).count();
+        assert_eq!(page.eval("document.querySelectorAll('.board .changed').length"), json!(changed), "step {step}");
+    }
     let boardless = state.iter().filter(|f| !f.starts_with("(cell ")).count();
     assert_eq!(page.eval("document.querySelectorAll('#facts li').length"), json!(boardless), "step {step}");
     if let Some(joint) = record["steps"].get(step).map(|s| &s["joint"]) {

@@ -58,10 +58,19 @@
       grid.appendChild(el("div", { class: "label" }));
       for (const column of board.columns) grid.appendChild(el("div", { class: "label" }, column));
       wrap.appendChild(grid);
-      wrap.appendChild(el("figcaption", {}, board.name));
+      wrap.appendChild(el("figcaption", {}, board.name + (current > 0 ? " · outlined: changed by the last move" : "")));
       holder.appendChild(wrap);
       return cells;
     });
+    // The cells whose value changed since the previous state are outlined: the last move.
+    const before = new Map();
+    if (current > 0) {
+      for (const fact of M.steps[current - 1].state) {
+        const place = M.places[fact];
+        if (place) before.set(place.board + ":" + place.row + ":" + place.column, place.value);
+      }
+    }
+    const now = new Map();
     const used = new Set();
     for (const fact of step.state) {
       const place = M.places[fact];
@@ -69,9 +78,17 @@
       const value = M.values[place.value];
       const cell = cells[place.board][place.row][place.column];
       cell.title = M.facts[fact];
+      now.set(place.board + ":" + place.row + ":" + place.column, place.value);
       if (value.glyph === "") continue;
       used.add(place.value);
       cell.replaceChildren(piece(value));
+    }
+    if (current > 0) {
+      for (const key of new Set([...before.keys(), ...now.keys()])) {
+        if (before.get(key) === now.get(key)) continue;
+        const [b, r, c] = key.split(":").map(Number);
+        cells[b][r][c].classList.add("changed");
+      }
     }
     drawLegend(used);
   }
@@ -108,7 +125,7 @@
     const box = document.getElementById("moves");
     box.replaceChildren();
     const rt = M.kind === "rtgdl";
-    const title = rt ? "Moves at this event (t = " + step.label + " s)" : index === last ? "Final state" : "Joint move played";
+    const title = rt ? "Moves at this event (t = " + step.label + " s)" : index === last ? "Final state" : "Joint move played in this state";
     box.appendChild(el("h2", {}, title));
     const table = el("table", { id: "joint" });
     if (step.joint.length === 0) table.hidden = true;
@@ -160,7 +177,8 @@
     current = Math.max(0, Math.min(last, index));
     const step = M.steps[current];
     document.getElementById("slider").value = current;
-    document.getElementById("step-label").textContent = "step " + current + " / " + last;
+    const time = M.kind === "rtgdl" ? " · t = " + step.label + " s" : "";
+    document.getElementById("step-label").textContent = "step " + current + " / " + last + time;
     document.body.dataset.step = current;
     drawBoards(step);
     drawFacts(step);
