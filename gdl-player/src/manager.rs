@@ -1,8 +1,9 @@
 //! The game manager (specification section 7): runs one match between players over HTTP,
 //! sending START to every player, PLAY with the last joint move until the game ends and STOP
 //! at the end; a move that is missing, late or illegal is replaced by a random legal one and
-//! recorded. The match's record (roles, players, every joint move, each state's substitutions,
-//! the final goals) serializes to JSON.
+//! recorded. The match's record (roles, players, every state's facts and legal-move counts, the
+//! joint move played in it and its substitutions, the final state and goals) serializes to JSON
+//! and reads back (`gdlc view`).
 //!
 //! A GDL-II game (with `sees` rules or a `random` role) is played as the Dresden GGP server
 //! plays it: the manager plays the `random` role itself, drawing its moves uniformly, and tells
@@ -15,7 +16,7 @@ use crate::rename::Spelling;
 use gdl_runtime::kif::{self, Sx};
 use gdl_runtime::rng::Rng;
 use gdl_runtime::Game;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
 /// How long past a clock a reply may arrive and still count, for the network's delays.
@@ -37,7 +38,7 @@ pub struct Options {
 }
 
 /// A move the manager chose for a player.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Substitution {
     /// The role whose move was replaced.
     pub role: String,
@@ -54,9 +55,18 @@ pub struct Substitution {
 }
 
 /// One state of the match: the joint move played in it, the substitutions that made it, and
-/// how long each player took to answer, in milliseconds (0 for the `random` role).
-#[derive(Clone, Debug, Serialize)]
+/// how long each player took to answer, in milliseconds (0 for the `random` role). The state
+/// and the legal-move counts make a record complete without the game's engine (for `gdlc
+/// view`); records written before they were added read them as empty.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Step {
+    /// The state the joint move was played in: its base facts as [`Game::state_facts`] gives
+    /// them (canonical KIF, sorted).
+    #[serde(default)]
+    pub state: Vec<String>,
+    /// How many legal moves each role had in that state, in role order.
+    #[serde(default)]
+    pub legal_counts: Vec<usize>,
     /// The joint move played, one move per role in role order, in the game's canonical KIF.
     pub joint: Vec<String>,
     /// The moves of this joint move that the manager chose for a player.
@@ -65,12 +75,12 @@ pub struct Step {
     pub reply_ms: Vec<u64>,
     /// In a GDL-II match, what every role perceived on this step, in role order: each player
     /// was sent its own list, and nothing else of the joint move but its own move.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub percepts: Option<Vec<Vec<String>>>,
 }
 
 /// A played match.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Record {
     /// The match id.
     pub match_id: String,
@@ -88,6 +98,10 @@ pub struct Record {
     pub start_replies: Vec<Option<String>>,
     /// Every step of the match, in order: one per state but the terminal one.
     pub steps: Vec<Step>,
+    /// The base facts of the final state, as [`Game::state_facts`] gives them (empty in
+    /// records written before it was added).
+    #[serde(default)]
+    pub final_state: Vec<String>,
     /// Every role's goal in the final state (0 where the game defines none).
     pub goals: Vec<u32>,
 }
@@ -291,7 +305,16 @@ pub fn run_match<G: Game>(
             last_percepts = percepts.iter().map(|role| role.iter().map(|p| spelled(p)).collect()).collect();
             percepts.clone()
         });
-        steps.push(Step { joint: strings, substitutions, reply_ms, percepts: step_percepts });
+        let legal_counts = legal.iter().map(Vec::len).collect();
+        let facts = game.state_facts(&state);
+        steps.push(Step {
+            state: facts,
+            legal_counts,
+            joint: strings,
+            substitutions,
+            reply_ms,
+            percepts: step_percepts,
+        });
         state = game.next_state(&state, &joint);
     }
     let stops: Vec<String> =
@@ -307,6 +330,7 @@ pub fn run_match<G: Game>(
         play_clock: options.play_clock.as_secs_f64(),
         start_replies,
         steps,
+        final_state: game.state_facts(&state),
         goals,
     })
 }

@@ -2,7 +2,8 @@
 //! its budget, [`commands`] holds what the other subcommands do, [`serve`] the player
 //! (`gdlc serve`), [`play`] the game manager (`gdlc match`),
 //! [`compiled`] the compiled engine (a game file to its per-game binary) and [`native`] the
-//! cargo projects and cache of those binaries, [`phase`] the feedback on long work; `main.rs`
+//! cargo projects and cache of those binaries, [`phase`] the feedback on long work, [`view`]
+//! the page of a match (`gdlc view`); `main.rs`
 //! only reads the command line.
 
 pub mod check;
@@ -12,3 +13,4 @@ pub mod native;
 pub mod phase;
 pub mod play;
 pub mod serve;
+pub mod view;

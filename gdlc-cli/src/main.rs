@@ -4,7 +4,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use gdl_player::player::Kind;
 use gdlc::parse::Syntax;
 use gdlc_cli::commands::InProcess;
-use gdlc_cli::{commands, compiled, play, serve};
+use gdlc_cli::{commands, compiled, play, serve, view};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -153,6 +153,25 @@ enum Command {
         /// Write the match's record as JSON to this file.
         #[arg(long)]
         record: Option<PathBuf>,
+    },
+    /// Draw a match as one self-contained HTML page: a record of `gdlc match`, or with
+    /// --trace a match of a reference trace (then INPUT is the game).
+    View {
+        /// A record written by `gdlc match --record`; with --trace, the game.
+        input: PathBuf,
+        /// A trace in the JSON Lines format of the conformance suite.
+        #[arg(long)]
+        trace: Option<PathBuf>,
+        /// Which match of the trace, from 0.
+        #[arg(long = "match", default_value_t = 0)]
+        index: usize,
+        /// The game of a record: its board coordinates, and the states of a record that holds
+        /// none.
+        #[arg(long)]
+        game: Option<PathBuf>,
+        /// The page to write.
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
     },
     /// gdl-perf's engine process: measure for SECONDS and write the report to OUTFILE.
     PerfTest {
@@ -315,6 +334,13 @@ fn main() -> ExitCode {
         }
         Command::Match { game, players, startclock, playclock, record } => {
             play::run_match(&game, &players, startclock, playclock, record.as_deref())
+        }
+        Command::View { input, trace, index, game, output } => {
+            let (source, game) = match &trace {
+                Some(trace) => (view::Source::Trace { trace, index }, Some(input.as_path())),
+                None => (view::Source::Record(&input), game.as_deref()),
+            };
+            view::write_page(source, game, &output).map(|line| println!("{line}")).map_err(|e| e.to_string())
         }
         Command::PerfTest { game, outfile, seconds, engine, grounding } => {
             let args = ["perf-test".into(), outfile.clone().into(), seconds.to_string().into()];

@@ -13,11 +13,11 @@ use crate::protocol::Message;
 use crate::rename::Spelling;
 use gdl_runtime::kif::{self, Sx};
 use gdl_runtime::realtime::{RealTimeGame, Simulation, Time};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
 /// A move of a recorded event.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RecordedMove {
     /// The role that moved.
     pub role: String,
@@ -27,7 +27,7 @@ pub struct RecordedMove {
 }
 
 /// One event of a real-time match; `time` is game time in seconds, printed exactly.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RecordedEvent {
     /// The game time of the event.
     pub time: String,
@@ -40,7 +40,7 @@ pub struct RecordedEvent {
 }
 
 /// A reply that did not become a move.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Rejected {
     /// The game time at which the reply arrived, in seconds, printed exactly.
     pub time: String,
@@ -53,7 +53,7 @@ pub struct Rejected {
 }
 
 /// A played real-time match.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RealTimeRecord {
     /// The match id.
     pub match_id: String,
