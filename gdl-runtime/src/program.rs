@@ -278,8 +278,8 @@ impl Program {
     }
 
     /// Whether the program is evaluated incrementally (see the `incremental` module): changes of
-    /// the state and of the joint move cost what they touch. A program that reads relations
-    /// proved at run time is evaluated in full passes.
+    /// the state and of the joint move cost what they touch. A program whose outputs read
+    /// relations proved at run time themselves (not through rules) is evaluated in full passes.
     pub fn is_incremental(&self) -> bool {
         self.net().is_some()
     }
@@ -509,6 +509,12 @@ impl Values {
         self.nodes.resize(program.node_rules.len() - 1, false);
         self.checks.clear();
         self.checks.resize(program.deferred.atoms.len(), Cell::new(0));
+        self.state_rows = OnceCell::new();
+    }
+
+    /// Forgets the check atoms read so far, for a new state.
+    fn forget_checks(&mut self) {
+        self.checks.iter_mut().for_each(|c| *c.get_mut() = 0);
         self.state_rows = OnceCell::new();
     }
 

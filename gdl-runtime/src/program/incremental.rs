@@ -18,8 +18,14 @@
 //! numbers so that a rule reads only propositions numbered before its own (or of its own
 //! recursive group). A recursive group is evaluated again to its least fixpoint when one of its
 //! rules changes: counts cannot tell a proposition that supports itself through a cycle.
+//!
+//! Atoms proved at run time (chess's threats, searched for top-down in the state, see
+//! [`crate::prover`]) have no counts to keep: a rule that reads them counts its other literals,
+//! and while those all hold it is armed, and asks for its run-time atoms when it becomes armed
+//! and again in every new state. A playout's state has few armed rules (chess's moves that
+//! would be legal if they left the king safe), so the searches are those a full pass makes.
 
-use super::net::{Net, Outputs, NONE};
+use super::net::{is_deferred, Net, Outputs, NONE};
 use super::{Program, Values};
 
 /// One thread's evaluation: the state and joint move it was brought to, the propositions'
@@ -39,8 +45,12 @@ pub(crate) struct Live {
     /// For every watch, the rules that held when they were added, with the count of times
     /// they had come to hold then: an entry whose count is old is stale, and dropped.
     holding: Vec<Vec<(u32, u32)>>,
-    /// For every rule, whether it holds.
+    /// For every watched rule and every rule that reads run-time atoms, whether it holds.
     holds: Vec<bool>,
+    /// The rules that read run-time atoms whose other literals all hold, and the place of each
+    /// rule in that list ([`NONE`] when it is not there).
+    armed: Vec<u32>,
+    armed_at: Vec<u32>,
     /// For every rule, how many times it came to hold.
     epoch: Vec<u32>,
     /// For every rule that does not hold, the watch it waits on.
@@ -78,6 +88,8 @@ impl Live {
             waiting: vec![Vec::new(); watches],
             holding: vec![Vec::new(); watches],
             holds: vec![false; rules],
+            armed: Vec::new(),
+            armed_at: vec![NONE; rules],
             epoch: vec![0; rules],
             watch: vec![NONE; rules],
             support: vec![0; program.node_rules.len() - 1],
@@ -93,10 +105,13 @@ impl Live {
                 let holds = if net.watched[rule] {
                     live.rewatch(program, net, rule)
                 } else {
-                    let body = program.body(rule);
-                    let failing = body.iter().filter(|&&l| !program.holds(l, &[], &live.joint, &live.values)).count();
+                    let body = program.body(rule).iter().filter(|&&l| !is_deferred(l));
+                    let failing = body.filter(|&&l| !program.holds(l, &[], &live.joint, &live.values)).count();
                     live.unsat[rule] = failing as u32;
-                    failing == 0
+                    match (failing, net.volatile[rule]) {
+                        (0, true) => live.arm(program, rule),
+                        (failing, _) => failing == 0,
+                    }
                 };
                 live.support[n as usize] += u32::from(holds);
             }
@@ -119,10 +134,12 @@ impl Live {
     pub(crate) fn set_state(&mut self, program: &Program, net: &Net, state: &[u64]) {
         self.changed.clear();
         let words = self.state.len().max(state.len());
+        let mut differs = false;
         for w in 0..words {
             let old = self.state.get(w).copied().unwrap_or(0);
             let new = state.get(w).copied().unwrap_or(0);
             let mut diff = old ^ new;
+            differs |= diff != 0;
             while diff != 0 {
                 let bit = diff.trailing_zeros();
                 diff &= diff - 1;
@@ -134,11 +151,72 @@ impl Live {
         }
         self.state.clear();
         self.state.extend_from_slice(state);
+        if !differs {
+            return;
+        }
+        if !program.deferred.atoms.is_empty() {
+            self.values.forget_checks();
+        }
         for k in 0..self.changed.len() {
             let change = self.changed[k];
             self.atom_changed(program, net, change >> 1, change & 1 != 0);
         }
+        self.recheck_armed(program, net);
         self.settle(program, net);
+    }
+
+    /// Asks every armed rule for its run-time atoms in the new state, and passes on the rules
+    /// whose value that changes.
+    fn recheck_armed(&mut self, program: &Program, net: &Net) {
+        for k in 0..self.armed.len() {
+            let rule = self.armed[k] as usize;
+            let holds = self.deferred_hold(program, rule);
+            if holds != self.holds[rule] {
+                self.holds[rule] = holds;
+                self.rule_changed(net, rule, holds);
+            }
+        }
+    }
+
+    /// Whether every run-time atom that `rule` reads has the value its literal asks for.
+    fn deferred_hold(&self, program: &Program, rule: usize) -> bool {
+        let mut deferred = program.body(rule).iter().filter(|&&l| is_deferred(l));
+        deferred.all(|&l| program.holds(l, &self.state, &self.joint, &self.values))
+    }
+
+    /// Adds `rule`, whose other literals all hold, to the armed rules; returns whether its
+    /// run-time atoms hold too.
+    fn arm(&mut self, program: &Program, rule: usize) -> bool {
+        self.armed_at[rule] = self.armed.len() as u32;
+        self.armed.push(rule as u32);
+        let holds = self.deferred_hold(program, rule);
+        self.holds[rule] = holds;
+        holds
+    }
+
+    /// Takes `rule`, one of whose other literals stopped holding, from the armed rules; returns
+    /// whether it held.
+    fn disarm(&mut self, rule: usize) -> bool {
+        let at = self.armed_at[rule] as usize;
+        self.armed_at[rule] = NONE;
+        self.armed.swap_remove(at);
+        if let Some(&moved) = self.armed.get(at) {
+            self.armed_at[moved as usize] = at as u32;
+        }
+        std::mem::replace(&mut self.holds[rule], false)
+    }
+
+    /// A counted rule's count of false literals reached 0 (`armed`) or left it.
+    fn count_crossed(&mut self, program: &Program, net: &Net, rule: usize, armed: bool) {
+        if !net.volatile[rule] {
+            self.rule_changed(net, rule, armed);
+        } else if armed {
+            if self.arm(program, rule) {
+                self.rule_changed(net, rule, true);
+            }
+        } else if self.disarm(rule) {
+            self.rule_changed(net, rule, false);
+        }
     }
 
     /// Brings the evaluation to the joint move `joint` (one move index per role).
@@ -183,12 +261,12 @@ impl Live {
             if value != (entry & 1 != 0) {
                 self.unsat[rule] -= 1;
                 if self.unsat[rule] == 0 {
-                    self.rule_changed(net, rule, true);
+                    self.count_crossed(program, net, rule, true);
                 }
             } else {
                 self.unsat[rule] += 1;
                 if self.unsat[rule] == 1 {
-                    self.rule_changed(net, rule, false);
+                    self.count_crossed(program, net, rule, false);
                 }
             }
         }

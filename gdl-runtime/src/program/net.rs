@@ -30,6 +30,10 @@ pub(crate) struct Net {
     pub(super) cycle_members: Vec<Vec<u32>>,
     /// Whether each rule is watched rather than counted.
     pub(super) watched: Vec<bool>,
+    /// Whether each rule reads an atom proved at run time (see [`super::incremental`]): such a
+    /// rule is counted on its other literals, and its run-time atoms are asked about again in
+    /// every state while the others all hold.
+    pub(super) volatile: Vec<bool>,
     /// Whether some watched rule reads each atom: the others' watch lists stay empty, and a
     /// change of them does not look at them.
     pub(super) watched_atom: Vec<bool>,
@@ -49,11 +53,12 @@ pub(crate) struct Net {
 const WATCHED_READERS: u32 = 1024;
 
 impl Net {
-    /// The network of `program`, or `None` when it cannot be evaluated incrementally: it reads
-    /// relations proved at run time (whose atoms are searched for only when a rule asks), or
-    /// a rule reads a proposition numbered after its own outside its recursive group.
+    /// The network of `program`, or `None` when it cannot be evaluated incrementally: an
+    /// output reads an atom proved at run time itself, or a rule reads a proposition numbered
+    /// after its own outside its recursive group.
     pub(crate) fn new(program: &Program) -> Option<Net> {
-        if !program.deferred.atoms.is_empty() {
+        let outputs = program.next.iter().chain(program.legal.iter().flatten().map(|(_, literal)| literal));
+        if outputs.into_iter().any(|&code| is_deferred(code)) {
             return None;
         }
         let nodes = program.node_rules.len() - 1;
@@ -98,6 +103,7 @@ impl Net {
             members,
             cycle_members,
             watched: Vec::new(),
+            volatile: Vec::new(),
             watched_atom: Vec::new(),
             fan_start: Vec::new(),
             fanout: Vec::new(),
@@ -128,6 +134,14 @@ impl Net {
         for (rule, _, watch) in self.member_literals(program) {
             watched[rule] |= readers[watch as usize >> 1] > WATCHED_READERS;
         }
+        // A rule that reads run-time atoms is counted: a watch cannot wait on such an atom.
+        let volatile: Vec<bool> = (0..self.rule_node.len())
+            .map(|rule| self.rule_node[rule] != NONE && program.body(rule).iter().any(|&code| is_deferred(code)))
+            .collect();
+        for (watched, &volatile) in watched.iter_mut().zip(&volatile) {
+            *watched &= !volatile;
+        }
+        self.volatile = volatile;
         let mut counts = vec![0u32; atoms + 1];
         let mut watched_atom = vec![false; atoms];
         for (rule, _, watch) in self.member_literals(program) {
@@ -272,12 +286,15 @@ fn max_index(program: &Program, kind: u32) -> usize {
 /// Whether a literal of a rule of proposition `n` reads only what is evaluated before `n`.
 fn reads_earlier(code: u32, n: u32, group: &[u32]) -> bool {
     let kind = code >> KIND_SHIFT & 7;
-    if kind == KIND_DEFERRED {
-        return false;
-    }
+    // A run-time atom is searched for in the state alone.
     if kind != KIND_NODE {
         return true;
     }
     let m = code & INDEX_MASK;
     m < n || (group[n as usize] != NONE && group[m as usize] == group[n as usize])
+}
+
+/// Whether a literal reads an atom proved at run time.
+pub(super) fn is_deferred(code: u32) -> bool {
+    code >> KIND_SHIFT & 7 == KIND_DEFERRED
 }
