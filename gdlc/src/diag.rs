@@ -76,6 +76,21 @@ impl Diagnostic {
         self.render_at(file, line_col(source, self.span.start))
     }
 
+    /// [`Diagnostic::render`] for a compiler that says `error:` itself (`gdl!`'s
+    /// `compile_error!`s): an error reads `FILE:LINE:COL: message`, without a second `error:`.
+    pub fn render_unlabelled(&self, file: &str, source: &str) -> String {
+        let rendered = self.render(file, source);
+        if self.severity != Severity::Error {
+            return rendered;
+        }
+        let (line, col) = line_col(source, self.span.start);
+        let label = format!("{file}:{line}:{col}: error: ");
+        match rendered.strip_prefix(&label) {
+            Some(rest) => format!("{file}:{line}:{col}: {rest}"),
+            None => rendered,
+        }
+    }
+
     fn render_at(&self, file: &str, (line, col): (usize, usize)) -> String {
         self.render_with(file, (line, col), "", Palette::PLAIN)
     }
@@ -253,5 +268,8 @@ mod tests {
     fn renders_file_line_col_and_hint() {
         let d = Diagnostic::error(Span::new(3, 4), "bad thing", "do the good thing");
         assert_eq!(d.render("g.kif", "ab\ncd"), "g.kif:2:1: error: bad thing\n  hint: do the good thing");
+        assert_eq!(d.render_unlabelled("g.kif", "ab\ncd"), "g.kif:2:1: bad thing\n  hint: do the good thing");
+        let w = Diagnostic::warning(Span::new(3, 4), "odd thing", "");
+        assert_eq!(w.render_unlabelled("g.kif", "ab\ncd"), "g.kif:2:1: warning: odd thing");
     }
 }
