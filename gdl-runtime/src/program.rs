@@ -44,7 +44,7 @@ pub enum Literal {
     Node(u32),
     /// A constant.
     Const(bool),
-    /// Atom `i` of [`Program::checks`], evaluated when a rule reads it.
+    /// Atom `i` of [`Program::deferred`], proved at run time when a rule reads it.
     Deferred(u32),
 }
 
