@@ -129,6 +129,9 @@ pub enum Undecided {
     Searched,
     /// The engine gives only the largest goal value, so two values cannot be told apart.
     GoalValuesHidden,
+    /// A strategy exists for a player that sees the whole state, but in a GDL-II game the
+    /// player sees only its percepts (a strategy that does not exist refutes all the same).
+    ImperfectInformation,
 }
 
 /// A line of play from the initial state, and what its last state shows.

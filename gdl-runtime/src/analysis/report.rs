@@ -75,7 +75,10 @@ impl Report {
                 let parts: Vec<String> = parts.iter().map(|&(p, r)| self.subject(p, r)).collect();
                 format!("refuted: {} fails", parts.join(", "))
             }
-            Verdict::Unknown(Undecided::Searched) => format!("unknown ({})", searched_text(&self.searched)),
+            Verdict::Unknown(Undecided::Searched) => "unknown (not decided by the search)".to_string(),
+            Verdict::Unknown(Undecided::ImperfectInformation) => {
+                "unknown (a strategy wins when it sees the whole state; GDL-II players see percepts)".to_string()
+            }
             Verdict::Unknown(Undecided::GoalValuesHidden) => {
                 "unknown (this engine gives only the largest goal value)".to_string()
             }

@@ -117,6 +117,7 @@ pub(crate) fn entries<G: Game>(
     let mut strong = Vec::new();
     for &role in &players {
         let verdict = match &strategies[role] {
+            Some(Some(_)) if game.is_gdl_ii() => Verdict::Unknown(Undecided::ImperfectInformation),
             Some(Some(line)) => {
                 let witness = Witness { joints: graph.joints(game, line), shows: Shows::Strategy { role } };
                 Verdict::Proved(Proof::Line(witness))
@@ -134,7 +135,7 @@ pub(crate) fn entries<G: Game>(
     entries.push(entry(Property::Input, None, input.unwrap_or(Verdict::NotDeclared)));
     let base = declared.base.as_ref().map(|_| against(take(Property::Base, None), complete));
     entries.push(entry(Property::Base, None, base.unwrap_or(Verdict::NotDeclared)));
-    let well_formed = well_formed(&entries, players.len() == 1);
+    let well_formed = well_formed(&entries, roles == 1);
     entries.push(entry(Property::WellFormed, None, well_formed));
     entries
 }
@@ -177,7 +178,8 @@ fn any_of(verdicts: &[Verdict]) -> Verdict {
     if !verdicts.is_empty() && verdicts.iter().all(|v| matches!(v, Verdict::Refuted(_))) {
         return Verdict::Refuted(Refutation::Exhaustive);
     }
-    Verdict::Unknown(Undecided::Searched)
+    let hidden = Verdict::Unknown(Undecided::ImperfectInformation);
+    verdicts.iter().find(|v| **v == hidden).cloned().unwrap_or(Verdict::Unknown(Undecided::Searched))
 }
 
 /// Def. 24 from the verdicts it is made of.
