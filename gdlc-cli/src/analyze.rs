@@ -146,7 +146,8 @@ pub fn witness_trace<G: Game>(game: &G, file: &str, witness: &Witness) -> Result
         goals: None,
         joint,
     };
-    let mut steps: Vec<trace::Step> = witness.joints.iter().enumerate().map(|(n, j)| step(n, Some(j.clone()))).collect();
+    let mut steps: Vec<trace::Step> =
+        witness.joints.iter().enumerate().map(|(n, j)| step(n, Some(j.clone()))).collect();
     steps.push(step(steps.len(), None));
     let replayed = trace::replay(game, &trace::Match { header, steps })?;
     Ok(trace::write(&replayed))

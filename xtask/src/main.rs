@@ -19,6 +19,10 @@
 //! `soak [--matches N] [--playclock S]` plays N short matches against `gdlc serve` with a fault
 //! injected every few matches (see [`soak`]).
 //!
+//! `analysis-table [DIR] [--seconds S] [--threads T]` runs `gdlc analyze` on every game of DIR
+//! (default `../shared/games`) and writes the table of `docs/analysis.md` (see
+//! [`analysis_table`]).
+//!
 //! `tidy` checks the house rules that no linter checks (see [`tidy`]).
 //!
 //! `conformance [DIR] [--engine interp|compiled|program]` replays every `GAME.jsonl` trace of
@@ -31,6 +35,7 @@
 //! fared (see [`mcts_vs_random`]). It always runs optimized: a debug build runs it again
 //! through `cargo run --release`.
 
+mod analysis_table;
 mod bench_table;
 mod codegen;
 mod compile_table;
@@ -93,6 +98,16 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Some("analysis-table") => {
+            let root = codegen::root();
+            match analysis_table::Options::parse(&root, &args[1..]).and_then(|o| analysis_table::run(&root, &o)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Some("prover-compare") => {
             let root = codegen::root();
             match prover_compare::Options::parse(&root, &args[1..]).and_then(|o| prover_compare::run(&root, &o)) {
@@ -134,7 +149,7 @@ fn main() -> ExitCode {
         Some("mcts-vs-random") => mcts_vs_random(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask tidy | cargo xtask conformance [TRACE_DIR] [--engine interp|compiled|program] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo xtask bench-table [--seconds N] [--all] | cargo xtask bench-table --peers [DIR] [--seconds N] [--rounds R] [GAME...] | cargo xtask mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS] | cargo xtask prover-compare | cargo xtask soak | cargo codegen [--check]"
+                "usage: cargo xtask tidy | cargo xtask conformance [TRACE_DIR] [--engine interp|compiled|program] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo xtask bench-table [--seconds N] [--all] | cargo xtask bench-table --peers [DIR] [--seconds N] [--rounds R] [GAME...] | cargo xtask mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS] | cargo xtask analysis-table [DIR] [--seconds S] [--threads T] | cargo xtask prover-compare | cargo xtask soak | cargo codegen [--check]"
             );
             ExitCode::FAILURE
         }

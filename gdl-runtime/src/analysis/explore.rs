@@ -13,8 +13,10 @@ use std::time::{Duration, Instant};
 /// A target of an edge that the walk did not keep (past `max_states`).
 pub(crate) const NONE: u32 = u32::MAX;
 
-/// States expanded by one thread between two merges.
-const BATCH: usize = 512;
+/// States expanded by one thread between two merges, at first and at most: the batch doubles
+/// while a batch takes less than [`BATCH_TIME`], so that slow engines still stop in time.
+const BATCH: (usize, usize) = (16, 2048);
+const BATCH_TIME: Duration = Duration::from_millis(50);
 
 /// The reachable state graph as far as the walk went. Nodes `0..expanded` are expanded: their
 /// terminal flag, legal move counts and edges are known; the later ones were found only.
@@ -70,18 +72,26 @@ pub(crate) fn explore<G: Game>(game: &G, declared: &Declared, options: &Options,
     let mut observers: Vec<Observer<'_, G>> = (0..threads).map(|_| Observer::new(game, declared)).collect();
     let mut frontier = vec![root];
     let mut progress = Progress::new(options.progress);
+    let mut batch = BATCH.0;
     while !frontier.is_empty() {
         let mut next = Vec::new();
-        for batch in frontier.chunks(BATCH * threads) {
-            if Instant::now() >= deadline {
+        let mut done = 0;
+        while done < frontier.len() {
+            let started = Instant::now();
+            if started >= deadline {
                 graph.stop = Stop::Time;
                 return graph;
             }
-            for expansion in expand(game, batch, &mut observers) {
+            let states = &frontier[done..frontier.len().min(done + batch * threads)];
+            done += states.len();
+            for expansion in expand(game, states, &mut observers) {
                 if !graph.merge(expansion, &mut index, &mut next, options.max_states) {
                     graph.stop = Stop::MaxStates;
                     return graph;
                 }
+            }
+            if started.elapsed() < BATCH_TIME {
+                batch = (batch * 2).min(BATCH.1);
             }
             progress.tick(&graph);
         }
@@ -92,7 +102,7 @@ pub(crate) fn explore<G: Game>(game: &G, declared: &Declared, options: &Options,
 
 /// Expands `batch` on as many threads as there are observers, in order.
 fn expand<G: Game>(game: &G, batch: &[G::State], observers: &mut [Observer<'_, G>]) -> Vec<Expansion<G::State>> {
-    if batch.len() < 64 || observers.len() == 1 {
+    if batch.len() < 32 || observers.len() == 1 {
         return batch.iter().map(|s| expand_one(game, s, &mut observers[0])).collect();
     }
     let chunk = batch.len().div_ceil(observers.len());
@@ -230,9 +240,8 @@ impl Graph {
         for &(node, number) in steps {
             game.all_legal_moves(&state, &mut legal);
             let counts = self.counts_of(node as usize);
-            let joint: Vec<G::Move> = (0..self.roles)
-                .map(|role| legal[role][choice_of(counts, number as usize, role)].clone())
-                .collect();
+            let joint: Vec<G::Move> =
+                (0..self.roles).map(|role| legal[role][choice_of(counts, number as usize, role)].clone()).collect();
             joints.push(joint.iter().map(|m| game.move_string(m)).collect());
             state = game.next_state(&state, &joint);
         }

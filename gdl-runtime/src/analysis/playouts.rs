@@ -31,9 +31,10 @@ pub(crate) fn play<G: Game>(
             let shared = &shared;
             let seed = options.seed.wrapping_add(thread as u64);
             scope.spawn(move || {
-                let mut player = Player { game, observer: Observer::new(game, declared), rng: Rng::seeded(seed), known };
+                let mut player =
+                    Player { game, observer: Observer::new(game, declared), rng: Rng::seeded(seed), known };
                 while Instant::now() < deadline {
-                    player.playout(shared);
+                    player.playout(shared, deadline);
                 }
             });
         }
@@ -58,7 +59,7 @@ struct Player<'a, G: Game> {
 }
 
 impl<G: Game> Player<'_, G> {
-    fn playout(&mut self, shared: &Shared) {
+    fn playout(&mut self, shared: &Shared, deadline: Instant) {
         let mut state = self.game.initial_state();
         let mut seen: HashMap<G::State, usize> = HashMap::new();
         let mut line: Vec<Vec<G::Move>> = Vec::new();
@@ -68,7 +69,7 @@ impl<G: Game> Player<'_, G> {
                 self.report(shared, &line, shows);
             }
             let legal = &self.observer.legal;
-            if observation.terminal || legal.iter().any(Vec::is_empty) {
+            if observation.terminal || legal.iter().any(Vec::is_empty) || Instant::now() >= deadline {
                 break;
             }
             let joint: Vec<G::Move> = legal.iter().map(|m| m[self.rng.below(m.len())].clone()).collect();

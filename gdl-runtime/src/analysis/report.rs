@@ -52,7 +52,9 @@ impl Report {
                 let values: Vec<String> = values.iter().map(u32::to_string).collect();
                 format!("{} has goal values {} in a terminal state", name(*role), values.join(" and "))
             }
-            Shows::MoveNotInInput { role, mv } => format!("{} may play {mv}, which input does not declare", name(*role)),
+            Shows::MoveNotInInput { role, mv } => {
+                format!("{} may play {mv}, which input does not declare", name(*role))
+            }
             Shows::FactNotInBase { fact } => format!("the state holds {fact}, which base does not declare"),
             Shows::Win { role } => format!("a terminal state where {} gets 100", name(*role)),
             Shows::Strategy { role } => {

@@ -103,7 +103,9 @@ fn loops_dead_ends_and_two_goal_values_are_refuted_with_lines() {
         (Property::StrongWinnability, None),
     ];
     assert_eq!(report.verdict(Property::WellFormed, None), Some(&Verdict::Refuted(Refutation::Because(because))));
-    assert!(report.to_string().contains("termination: refuted: the state after the last step is the state after step 1"));
+    assert!(report
+        .to_string()
+        .contains("termination: refuted: the state after the last step is the state after step 1"));
 }
 
 #[test]

@@ -11,14 +11,24 @@ use super::observe::choice_of;
 use super::{Declared, Entry, Found, Proof, Property, Refutation, Shows, Stop, Undecided, Verdict, Witness};
 use crate::Game;
 
-/// Per role, on a complete graph: a line of a strategy that forces the role's goal to 100, or
-/// `None` when the role has none; the outer `None` when the graph is not complete (or the role
-/// is GDL-II's `random` role).
-pub(crate) fn strategies<G: Game>(game: &G, graph: &Graph) -> Vec<Option<Option<Vec<(u32, u32)>>>> {
+/// What the retrograde analysis says of one role's strategies.
+pub(crate) enum Strategy {
+    /// Not decided: the graph is not complete, or the role is GDL-II's `random` role.
+    Undecided,
+    /// No strategy forces the role's goal to 100.
+    None,
+    /// A strategy does, and this is its line from the initial state, as `(node, number)` steps.
+    Wins(Vec<(u32, u32)>),
+}
+
+/// Per role, on a complete graph: whether a strategy forces the role's goal to 100.
+pub(crate) fn strategies<G: Game>(game: &G, graph: &Graph) -> Vec<Strategy> {
     (0..graph.roles())
         .map(|role| {
-            let decided = graph.stop == Stop::Complete && game.random_role() != Some(role);
-            decided.then(|| forced_win(graph, role))
+            if graph.stop != Stop::Complete || game.random_role() == Some(role) {
+                return Strategy::Undecided;
+            }
+            forced_win(graph, role).map_or(Strategy::None, Strategy::Wins)
         })
         .collect()
 }
@@ -89,7 +99,7 @@ pub(crate) fn entries<G: Game>(
     graph: &Graph,
     declared: &Declared,
     mut found: Found<Vec<Vec<String>>>,
-    strategies: Vec<Option<Option<Vec<(u32, u32)>>>>,
+    strategies: Vec<Strategy>,
 ) -> Vec<Entry> {
     let complete = graph.stop == Stop::Complete;
     let roles = game.num_roles();
@@ -117,15 +127,15 @@ pub(crate) fn entries<G: Game>(
     let mut strong = Vec::new();
     for &role in &players {
         let verdict = match &strategies[role] {
-            Some(Some(_)) if game.is_gdl_ii() => Verdict::Unknown(Undecided::ImperfectInformation),
-            Some(Some(line)) => {
+            Strategy::Wins(_) if game.is_gdl_ii() => Verdict::Unknown(Undecided::ImperfectInformation),
+            Strategy::Wins(line) => {
                 let witness = Witness { joints: graph.joints(game, line), shows: Shows::Strategy { role } };
                 Verdict::Proved(Proof::Line(witness))
             }
-            Some(None) => Verdict::Refuted(Refutation::Exhaustive),
+            Strategy::None => Verdict::Refuted(Refutation::Exhaustive),
             // With one role, a line to a win is a sequence of that role's own moves.
-            None if roles == 1 => strong_of_one(&entries),
-            None => Verdict::Unknown(Undecided::Searched),
+            Strategy::Undecided if roles == 1 => strong_of_one(&entries),
+            Strategy::Undecided => Verdict::Unknown(Undecided::Searched),
         };
         strong.push(verdict.clone());
         entries.push(entry(Property::StrongWinnability, Some(role), verdict));
