@@ -170,7 +170,7 @@ pub fn report_json(report: &Report, file: &str, engine: &str, load_seconds: f64)
         "searched": {
             "states": s.states, "expanded": s.expanded, "terminal": s.terminal, "depth": s.depth,
             "stop": stop, "playouts": s.playouts, "playout_steps": s.playout_steps,
-            "seconds": s.seconds, "threads": s.threads,
+            "walk_seconds": s.walk_seconds, "seconds": s.seconds, "threads": s.threads,
         },
         "properties": properties,
     })

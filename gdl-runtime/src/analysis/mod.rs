@@ -232,6 +232,8 @@ pub struct Searched {
     pub playouts: u64,
     /// Their joint moves, all together.
     pub playout_steps: u64,
+    /// The wall-clock time of the walk.
+    pub walk_seconds: f64,
     /// The wall-clock time of the analysis.
     pub seconds: f64,
     /// The threads used.
@@ -276,6 +278,13 @@ pub fn analyze<G: Game>(game: &G, declared: &Declared, options: &Options) -> Rep
     let threads = options.threads.max(1);
     let walk_budget = options.budget.mul_f64(0.75);
     let graph = explore::explore(game, declared, options, start + walk_budget);
+    let walk_seconds = start.elapsed().as_secs_f64();
+    if options.progress && graph.stop != Stop::Complete {
+        eprintln!(
+            "analyze: the walk stopped at {} states ({walk_seconds:.1} s); random playouts until the deadline",
+            graph.states()
+        );
+    }
     let mut found: Found<Vec<Vec<String>>> = BTreeMap::new();
     for (key, (node, shows)) in &graph.found {
         found.insert(*key, (graph.line(game, *node), shows.clone()));
@@ -303,6 +312,7 @@ pub fn analyze<G: Game>(game: &G, declared: &Declared, options: &Options) -> Rep
         stop: graph.stop,
         playouts: playout_counts.0,
         playout_steps: playout_counts.1,
+        walk_seconds,
         seconds: start.elapsed().as_secs_f64(),
         threads,
     };

@@ -10,7 +10,7 @@ use crate::Game;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The longest playout: past it a playout ends without a verdict.
 const MAX_STEPS: usize = 10_000;
@@ -33,8 +33,14 @@ pub(crate) fn play<G: Game>(
             scope.spawn(move || {
                 let mut player =
                     Player { game, observer: Observer::new(game, declared), rng: Rng::seeded(seed), known };
+                let mut last = Instant::now();
                 while Instant::now() < deadline {
                     player.playout(shared, deadline);
+                    if thread == 0 && options.progress && last.elapsed() >= Duration::from_secs(5) {
+                        last = Instant::now();
+                        let (playouts, found) = (shared.playouts.load(Ordering::Relaxed), shared.found_count());
+                        eprintln!("analyze: {playouts} random playouts, {found} new findings");
+                    }
                 }
             });
         }
@@ -48,6 +54,12 @@ struct Shared {
     found: Mutex<Found<Vec<Vec<String>>>>,
     playouts: AtomicU64,
     steps: AtomicU64,
+}
+
+impl Shared {
+    fn found_count(&self) -> usize {
+        self.found.lock().map_or(0, |found| found.len())
+    }
 }
 
 /// One thread's playouts.

@@ -109,8 +109,10 @@ fn witness_text(w: &Witness) -> String {
 pub(crate) fn searched_text(s: &Searched) -> String {
     let walk = match s.stop {
         Stop::Complete => format!("all {} reachable states", s.states),
-        Stop::MaxStates => format!("{} states to depth {} (the --max-states limit)", s.states, s.depth),
-        Stop::Time => format!("{} states to depth {} (out of time)", s.states, s.depth),
+        Stop::MaxStates => {
+            format!("{} states to depth {} in {:.2} s (the --max-states limit)", s.states, s.depth, s.walk_seconds)
+        }
+        Stop::Time => format!("{} states to depth {} in {:.2} s (out of time)", s.states, s.depth, s.walk_seconds),
     };
     let playouts = if s.playouts > 0 {
         format!(", {} random playouts of {} steps", s.playouts, s.playout_steps)
