@@ -30,7 +30,10 @@ fn witness_dir(test: &str) -> PathBuf {
 
 /// The JSON report of `game`, its witnesses written into `dir`, with `extra` options.
 fn analyze(game: &str, dir: &Path, extra: &[&str]) -> Value {
-    let mut args = vec!["analyze", game, "--json", "--threads", "2", "--witnesses", dir.to_str().unwrap()];
+    let mut args = vec!["analyze", game, "--json", "--witnesses", dir.to_str().unwrap()];
+    if !extra.contains(&"--threads") {
+        args.extend(["--threads", "2"]);
+    }
     args.extend(extra);
     let out = gdlc(&args);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -142,6 +145,8 @@ fn tic_tac_toe_is_proved_well_formed_over_all_its_states() {
         assert_eq!(verdict(&report, "strong winnability", Some(role)), ("refuted".into(), None));
     }
     replays(&game, &dir.join("weak-winnability-oplayer.jsonl"));
+    let one_thread = analyze(&game, &witness_dir("ticTacToe1"), &["--threads", "1"]);
+    assert_eq!(one_thread["properties"], report["properties"], "the same verdicts and witnesses on one thread");
 }
 
 #[test]

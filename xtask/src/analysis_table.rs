@@ -100,7 +100,7 @@ fn build_gdlc(root: &Path) -> Result<PathBuf, String> {
 }
 
 /// Runs `gdlc analyze --json` on one game, its output in files (a long witness overflows a
-/// pipe), killed past twice the budget and a minute for loading.
+/// pipe), killed past twice the budget and two minutes for loading.
 fn analyze_one(gdlc: &Path, game: &Path, options: &Options, scratch: &Path) -> Row {
     let name = game.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
     let start = Instant::now();
@@ -120,7 +120,7 @@ fn run_analyze(gdlc: &Path, game: &Path, options: &Options, scratch: &Path) -> R
         .stderr(Stdio::from(file(&err_path)?))
         .spawn()
         .map_err(|e| format!("cannot run {}: {e}", gdlc.display()))?;
-    let limit = Duration::from_secs_f64(options.seconds * 2.0 + 60.0);
+    let limit = Duration::from_secs_f64(options.seconds * 2.0 + 120.0);
     let until = Instant::now() + limit;
     let status = loop {
         match child.try_wait() {
