@@ -42,7 +42,7 @@ impl Report {
         let name = |r: usize| self.roles.get(r).map_or("?", String::as_str);
         match shows {
             Shows::Cycle { from } => {
-                format!("the state after the last step is the state after step {from}: a loop of non-terminal states")
+                format!("the last state is the state of step {from} again: a loop of non-terminal states")
             }
             Shows::NoLegalMove { role } => format!("{} has no legal move in a non-terminal state", name(*role)),
             Shows::GoalValues { role, values } if values.is_empty() => {

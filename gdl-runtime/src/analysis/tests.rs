@@ -103,9 +103,7 @@ fn loops_dead_ends_and_two_goal_values_are_refuted_with_lines() {
         (Property::StrongWinnability, None),
     ];
     assert_eq!(report.verdict(Property::WellFormed, None), Some(&Verdict::Refuted(Refutation::Because(because))));
-    assert!(report
-        .to_string()
-        .contains("termination: refuted: the state after the last step is the state after step 1"));
+    assert!(report.to_string().contains("termination: refuted: the last state is the state of step 1 again"));
 }
 
 #[test]
@@ -121,4 +119,20 @@ fn past_max_states_only_playouts_refute() {
     assert!(report.searched.playouts > 0);
     assert_eq!(line(report.verdict(Property::Termination, None)).len(), 1000);
     assert_eq!(report.verdict(Property::Playability, Some(0)), Some(&Verdict::Unknown(Undecided::Searched)));
+}
+
+#[test]
+fn joint_move_numbers_decode_to_each_role_s_choice() {
+    let legal = vec![vec!['a', 'b'], vec!['x', 'y', 'z'], vec!['0', '1']];
+    let counts = [2, 3, 2];
+    let mut seen = 0;
+    observe::for_each_joint(&legal, |number, joint| {
+        for (role, mv) in joint.iter().enumerate() {
+            assert_eq!(legal[role][observe::choice_of(&counts, number, role)], *mv);
+        }
+        seen += 1;
+        true
+    });
+    assert_eq!(seen, 12);
+    observe::for_each_joint(&[vec![1], vec![]], |_, _| panic!("a role without a move has no joint move"));
 }
