@@ -187,12 +187,18 @@ fn summary(row: &Row) -> String {
     }
 }
 
+/// Why a game is not well formed: the properties that fail.
+fn reason(row: &Row) -> String {
+    let summary = summary(row);
+    summary.strip_prefix("refuted: ").unwrap_or(&summary).to_string()
+}
+
 /// The table and the lists below it.
 fn render(rows: &[Row], options: &Options, root: &Path) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Budget: {} s per game, {} threads, at most {} states kept (`cargo xtask analysis-table --seconds {} --threads {}`); {}\n",
+        "Budget: {} s per game, `--threads {}`, `--max-states {}` (`cargo xtask analysis-table --seconds {} --threads {}`). {}\n",
         options.seconds,
         options.threads,
         options.max_states,
@@ -251,7 +257,7 @@ fn lists(rows: &[Row], out: &mut String) {
     let refuted: Vec<String> = rows
         .iter()
         .filter(|r| verdict_of(r) == Some("refuted"))
-        .map(|r| format!("{} ({})", r.game, summary(r)))
+        .map(|r| format!("{}: {}", r.game, reason(r)))
         .collect();
     let goal_refuted: Vec<&str> = rows
         .iter()
