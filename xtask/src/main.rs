@@ -149,7 +149,7 @@ fn main() -> ExitCode {
         Some("mcts-vs-random") => mcts_vs_random(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask tidy | cargo xtask conformance [TRACE_DIR] [--engine interp|compiled|program] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo xtask bench-table [--seconds N] [--all] | cargo xtask bench-table --peers [DIR] [--seconds N] [--rounds R] [GAME...] | cargo xtask mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS] | cargo xtask analysis-table [DIR] [--seconds S] [--threads T] | cargo xtask prover-compare | cargo xtask soak | cargo codegen [--check]"
+                "usage: cargo xtask tidy | cargo xtask conformance [TRACE_DIR] [--engine interp|compiled|program] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo xtask bench-table [--seconds N] [--all] | cargo xtask bench-table --peers [DIR] [--seconds N] [--rounds R] [GAME...] | cargo xtask mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS] | cargo xtask prover-compare | cargo xtask soak | cargo codegen [--check]"
             );
             ExitCode::FAILURE
         }
