@@ -160,6 +160,7 @@ pub fn report_json(report: &Report, file: &str, engine: &str, load_seconds: f64)
         analysis::Stop::Complete => "complete",
         analysis::Stop::MaxStates => "max-states",
         analysis::Stop::Time => "time",
+        analysis::Stop::Wide => "wide",
     };
     let properties: Vec<Value> = report.entries.iter().map(|e| entry_json(report, e)).collect();
     json!({

@@ -44,6 +44,9 @@ pub(crate) struct Graph {
 
 /// One expanded state, as a thread hands it to the merge.
 struct Expansion<S> {
+    /// Whether the state has more joint moves than the walk may keep states, and was not
+    /// expanded.
+    wide: bool,
     terminal: bool,
     findings: Vec<Shows>,
     counts: Vec<u32>,
@@ -84,7 +87,11 @@ pub(crate) fn explore<G: Game>(game: &G, declared: &Declared, options: &Options,
             }
             let states = &frontier[done..frontier.len().min(done + batch * threads)];
             done += states.len();
-            for expansion in expand(game, states, &mut observers) {
+            for expansion in expand(game, states, &mut observers, options.max_states) {
+                if expansion.wide {
+                    graph.stop = Stop::Wide;
+                    return graph;
+                }
                 if !graph.merge(expansion, &mut index, &mut next, options.max_states) {
                     graph.stop = Stop::MaxStates;
                     return graph;
@@ -101,9 +108,14 @@ pub(crate) fn explore<G: Game>(game: &G, declared: &Declared, options: &Options,
 }
 
 /// Expands `batch` on as many threads as there are observers, in order.
-fn expand<G: Game>(game: &G, batch: &[G::State], observers: &mut [Observer<'_, G>]) -> Vec<Expansion<G::State>> {
+fn expand<G: Game>(
+    game: &G,
+    batch: &[G::State],
+    observers: &mut [Observer<'_, G>],
+    max_joint: usize,
+) -> Vec<Expansion<G::State>> {
     if batch.len() < 32 || observers.len() == 1 {
-        return batch.iter().map(|s| expand_one(game, s, &mut observers[0])).collect();
+        return batch.iter().map(|s| expand_one(game, s, &mut observers[0], max_joint)).collect();
     }
     let chunk = batch.len().div_ceil(observers.len());
     std::thread::scope(|scope| {
@@ -111,16 +123,33 @@ fn expand<G: Game>(game: &G, batch: &[G::State], observers: &mut [Observer<'_, G
             .chunks(chunk)
             .zip(observers.iter_mut())
             .map(|(states, observer)| {
-                scope.spawn(move || states.iter().map(|s| expand_one(game, s, observer)).collect::<Vec<_>>())
+                scope.spawn(move || states.iter().map(|s| expand_one(game, s, observer, max_joint)).collect::<Vec<_>>())
             })
             .collect();
         handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
     })
 }
 
-/// Observes one state and computes its successors, one per joint move.
-fn expand_one<G: Game>(game: &G, state: &G::State, observer: &mut Observer<'_, G>) -> Expansion<G::State> {
+/// Observes one state and computes its successors, one per joint move, unless it has more
+/// than `max_joint` joint moves.
+fn expand_one<G: Game>(
+    game: &G,
+    state: &G::State,
+    observer: &mut Observer<'_, G>,
+    max_joint: usize,
+) -> Expansion<G::State> {
     let observation = observer.observe(state);
+    let joint_moves = observer.legal.iter().try_fold(1usize, |n, moves| n.checked_mul(moves.len()));
+    if !observation.terminal && joint_moves.is_none_or(|n| n > max_joint) {
+        let counts = Vec::new();
+        return Expansion {
+            wide: true,
+            terminal: false,
+            findings: observation.findings,
+            counts,
+            successors: Vec::new(),
+        };
+    }
     let mut successors = Vec::new();
     let counts = if observation.terminal {
         vec![0; game.num_roles()]
@@ -131,7 +160,7 @@ fn expand_one<G: Game>(game: &G, state: &G::State, observer: &mut Observer<'_, G
         });
         observer.legal.iter().map(|m| m.len() as u32).collect()
     };
-    Expansion { terminal: observation.terminal, findings: observation.findings, counts, successors }
+    Expansion { wide: false, terminal: observation.terminal, findings: observation.findings, counts, successors }
 }
 
 impl Graph {

@@ -213,6 +213,8 @@ pub enum Stop {
     MaxStates,
     /// Its share of the time budget ran out.
     Time,
+    /// A state has more joint moves than [`Options::max_states`].
+    Wide,
 }
 
 /// How far the search went.

@@ -113,6 +113,10 @@ pub(crate) fn searched_text(s: &Searched) -> String {
             format!("{} states to depth {} in {:.2} s (the --max-states limit)", s.states, s.depth, s.walk_seconds)
         }
         Stop::Time => format!("{} states to depth {} in {:.2} s (out of time)", s.states, s.depth, s.walk_seconds),
+        Stop::Wide => format!(
+            "{} states to depth {} in {:.2} s (a state has more joint moves than --max-states)",
+            s.states, s.depth, s.walk_seconds
+        ),
     };
     let playouts = if s.playouts > 0 {
         format!(", {} random playouts of {} steps", s.playouts, s.playout_steps)

@@ -136,3 +136,16 @@ fn joint_move_numbers_decode_to_each_role_s_choice() {
     assert_eq!(seen, 12);
     observe::for_each_joint(&[vec![1], vec![]], |_, _| panic!("a role without a move has no joint move"));
 }
+
+#[test]
+fn a_state_with_more_joint_moves_than_max_states_stops_the_walk() {
+    // 0 has 20 moves, each to a terminal state where the walker wins.
+    let mut moves = vec![(1..=20).collect::<Vec<u32>>()];
+    moves.extend((1..=20).map(|_| Vec::new()));
+    let game = Graph { moves, terminal: [vec![false], vec![true; 20]].concat(), goals: vec![vec![100]; 21] };
+    let options = Options { max_states: 10, budget: Duration::from_millis(200), ..Options::default() };
+    let report = analyze(&game, &Declared::default(), &options);
+    assert_eq!(report.searched.stop, Stop::Wide);
+    assert_eq!(report.verdict(Property::Termination, None), Some(&Verdict::Unknown(Undecided::Searched)));
+    assert_eq!(line(report.verdict(Property::WeakWinnability, Some(0))).len(), 1, "a playout wins in one move");
+}
