@@ -265,6 +265,13 @@ impl Game for ProgramGame {
         self.program.goals(&state.0, out);
     }
 
+    fn goal_values(&self, state: &State, role: usize, out: &mut Vec<u32>) -> bool {
+        self.program.goal_values(&state.0, role, out);
+        out.sort_unstable();
+        out.dedup();
+        true
+    }
+
     fn state_facts(&self, state: &State) -> Vec<String> {
         let mut facts: Vec<String> = (0..self.names.base.len())
             .filter(|&i| state.has(i))

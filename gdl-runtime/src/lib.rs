@@ -10,6 +10,7 @@
 // Every public item is documented, and this keeps it so under `cargo clippy -- -D warnings`.
 #![warn(missing_docs)]
 
+pub mod analysis;
 pub mod bench;
 pub mod bits;
 pub mod engine;
@@ -212,6 +213,17 @@ pub trait Game: Send + Sync {
         for (role, goal) in out.iter_mut().enumerate().take(self.num_roles()) {
             *goal = self.goal(state, role);
         }
+    }
+
+    /// Replaces the contents of `out` with every goal value the goal relation gives `role` in
+    /// `state`, sorted and each once, and answers whether the list is complete. The provided
+    /// method gives [`Game::goal`]'s largest value alone and answers `false`; an implementation
+    /// that can tell every value overrides it, which is how [`analysis`] finds a role with two
+    /// goal values.
+    fn goal_values(&self, state: &Self::State, role: usize, out: &mut Vec<u32>) -> bool {
+        out.clear();
+        out.extend(self.goal(state, role));
+        false
     }
 
     /// Every role's goal value in `state`, in role order: a vector of [`Game::num_roles`]

@@ -277,6 +277,16 @@ impl Program {
         })
     }
 
+    /// Replaces `out` with every goal value `role` has in `state`, largest first.
+    pub fn goal_values(&self, state: &[u64], role: usize, out: &mut Vec<u32>) {
+        out.clear();
+        let Some(goals) = self.goals.get(role) else { return };
+        self.with_values(state, None, |values, joint, _| {
+            let holds = |literal: u32| self.holds(literal, state, joint, values);
+            out.extend(goals.iter().filter(|&&(_, literal)| holds(literal)).map(|&(v, _)| v));
+        })
+    }
+
     /// Whether the program is evaluated incrementally (see the `incremental` module): changes of
     /// the state and of the joint move cost what they touch. A program whose outputs read
     /// relations proved at run time themselves (not through rules) is evaluated in full passes.

@@ -137,6 +137,9 @@ enum Command {
         #[command(flatten)]
         grounding: Grounding,
     },
+    /// Decide whether a game is well formed (termination, playability, winnability, goals,
+    /// input and base), each property proved, refuted with a witness, or unknown.
+    Analyze(AnalyzeArgs),
     /// Run a match between GGP players over HTTP, printing the goals.
     Match {
         game: PathBuf,
@@ -283,6 +286,51 @@ fn run(
     }
 }
 
+/// `gdlc analyze`'s arguments.
+#[derive(clap::Args)]
+struct AnalyzeArgs {
+    game: PathBuf,
+    /// The most states the exhaustive search keeps before it turns to random playouts.
+    #[arg(long, default_value_t = 1_000_000)]
+    max_states: usize,
+    /// The time the search may take.
+    #[arg(long, default_value_t = 60.0)]
+    seconds: f64,
+    /// How many threads search.
+    #[arg(long, default_value_t = std::thread::available_parallelism().map_or(1, |n| n.get()))]
+    threads: usize,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Write every witness into this directory as a trace that `gdlc replay` plays.
+    #[arg(long)]
+    witnesses: Option<PathBuf>,
+    /// The engine: `program` (default: the ground program, or the interpreter for a game
+    /// too large to ground) or `interp`.
+    #[arg(long, value_enum)]
+    engine: Option<Engine>,
+    #[command(flatten)]
+    grounding: Grounding,
+}
+
+impl AnalyzeArgs {
+    /// Runs `gdlc analyze`, through the ground program unless `--engine interp` is given.
+    fn run(&self) -> Result<(), String> {
+        use gdlc_cli::analyze::{Engine as On, Settings};
+        let engine = match self.engine {
+            Some(Engine::Interp) => On::Interpreter,
+            Some(Engine::Program) | None => On::Program,
+            Some(Engine::Compiled) => {
+                return Err("error: gdlc analyze runs in process: --engine program or interp".into())
+            }
+        };
+        let options = gdlc_cli::analyze::options(self.max_states, self.seconds, self.threads)?;
+        let ground = self.grounding.options().ground;
+        let settings = Settings { options, engine, ground, json: self.json, witnesses: self.witnesses.clone() };
+        gdlc_cli::analyze::analyze(&self.game, &settings)
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // Diagnostics are coloured as rustc's are when both outputs are a terminal (`check` prints
@@ -332,6 +380,7 @@ fn main() -> ExitCode {
             let options = serve::Options { games, host, port, player: player.kind(), native: !no_native, max_facts };
             serve::serve(&options)
         }
+        Command::Analyze(args) => args.run(),
         Command::Match { game, players, startclock, playclock, record } => {
             play::run_match(&game, &players, startclock, playclock, record.as_deref())
         }

@@ -19,6 +19,10 @@
 //! `soak [--matches N] [--playclock S]` plays N short matches against `gdlc serve` with a fault
 //! injected every few matches (see [`soak`]).
 //!
+//! `analysis-table [DIR] [--seconds S] [--threads T]` runs `gdlc analyze` on every game of DIR
+//! (default `../shared/games`) and writes the table of `docs/analysis.md` (see
+//! [`analysis_table`]).
+//!
 //! `tidy` checks the house rules that no linter checks (see [`tidy`]).
 //!
 //! `conformance [DIR] [--engine interp|compiled|program]` replays every `GAME.jsonl` trace of
@@ -31,6 +35,7 @@
 //! and prints how it fared (see [`mcts_vs_random`]). It always runs optimized: a debug build runs it again
 //! through `cargo run --release`.
 
+mod analysis_table;
 mod bench_table;
 mod codegen;
 mod compile_table;
@@ -86,6 +91,16 @@ fn main() -> ExitCode {
             let dir = args.iter().skip(1).find(|a| !a.starts_with("--")).map(PathBuf::from);
             let dir = dir.unwrap_or_else(|| root.join("../shared/games"));
             match compile_table::run(&root, &dir, check_build) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Some("analysis-table") => {
+            let root = codegen::root();
+            match analysis_table::Options::parse(&root, &args[1..]).and_then(|o| analysis_table::run(&root, &o)) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("error: {e}");

@@ -50,6 +50,11 @@ impl Game for Interpreter {
         }
     }
 
+    fn goal_values(&self, state: &State, role: usize, out: &mut Vec<u32>) -> bool {
+        *out = std::mem::take(&mut Interpreter::goal_values(self, state)[role]);
+        true
+    }
+
     fn state_facts(&self, state: &State) -> Vec<String> {
         let mut facts: Vec<String> = state.0.iter().map(|f| self.flat_string(f)).collect();
         facts.sort();
