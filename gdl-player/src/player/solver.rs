@@ -20,6 +20,13 @@ use std::time::Instant;
 /// The most states the solver keeps before it gives up.
 const MAX_STATES: usize = 2_000_000;
 
+/// The most memory the solver's states and edges may take, as [`Solver::bytes`] estimates it,
+/// before it gives up: a player runs beside other matches.
+const MAX_BYTES: usize = 256 << 20;
+
+/// The memory an edge takes in the list of edges.
+const EDGE_BYTES: usize = std::mem::size_of::<(u32, u32, u32)>();
+
 /// The most goal GDL allows: an end state with it ends the walk.
 const BEST_GOAL: u32 = 100;
 
@@ -52,6 +59,12 @@ pub(crate) struct Solver<S> {
     progress: Progress,
     /// The moves still to play, each with the state it is played from, in reverse order.
     plan: Vec<(u32, u32)>,
+    /// An estimate of the memory the states and edges take: each state's own size, the bytes
+    /// its hash reads (its contents, wherever they are kept), its entries in the hash table and
+    /// chain, and each edge.
+    bytes: usize,
+    /// The most `bytes` before the walk gives up.
+    max_bytes: usize,
 }
 
 /// Marks the end of a chain of states of one hash.
@@ -69,9 +82,17 @@ impl<S: Clone + Eq + Hash> Solver<S> {
             cursor: 0,
             progress: Progress::Walking,
             plan: Vec::new(),
+            bytes: 0,
+            max_bytes: MAX_BYTES,
         };
         solver.intern(root);
         solver
+    }
+
+    /// A solver that gives up past `max_bytes` of estimated memory.
+    #[cfg(test)]
+    pub(crate) fn with_max_bytes(root: S, max_bytes: usize) -> Solver<S> {
+        Solver { max_bytes, ..Solver::new(root) }
     }
 
     /// What the walk has found.
@@ -110,6 +131,7 @@ impl<S: Clone + Eq + Hash> Solver<S> {
         let head = self.heads.entry(hash_of(&state)).or_insert(END);
         self.same_hash.push(*head);
         *head = at;
+        self.bytes += std::mem::size_of::<S>() + hashed_bytes(&state) + 16;
         self.states.push(state);
         at
     }
@@ -123,7 +145,7 @@ impl<S: Clone + Eq + Hash> Solver<S> {
                     self.progress = Progress::Done;
                     return;
                 }
-                if self.states.len() >= MAX_STATES {
+                if self.states.len() >= MAX_STATES || self.bytes >= self.max_bytes {
                     self.progress = Progress::GaveUp;
                     return;
                 }
@@ -158,6 +180,7 @@ impl<S: Clone + Eq + Hash> Solver<S> {
             let child = game.next_state(&state, std::slice::from_ref(mv));
             let child = self.intern(child);
             self.edges.push((child, at, k as u32));
+            self.bytes += EDGE_BYTES;
         }
     }
 
@@ -249,6 +272,22 @@ fn backward_path(
     }
     plan.reverse();
     Some(plan)
+}
+
+/// How many bytes hashing `state` reads: its contents, for an estimate of its size.
+fn hashed_bytes<S: Hash>(state: &S) -> usize {
+    struct Counter(usize);
+    impl Hasher for Counter {
+        fn finish(&self) -> u64 {
+            self.0 as u64
+        }
+        fn write(&mut self, bytes: &[u8]) {
+            self.0 += bytes.len();
+        }
+    }
+    let mut counter = Counter(0);
+    state.hash(&mut counter);
+    counter.0
 }
 
 fn hash_of<S: Hash>(state: &S) -> u64 {

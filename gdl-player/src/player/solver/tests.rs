@@ -3,6 +3,7 @@
 
 use super::super::mcts::MctsPlayer;
 use super::super::Player;
+use super::{Progress, Solver};
 use gdl_runtime::Game;
 use std::time::{Duration, Instant};
 
@@ -106,4 +107,17 @@ fn with_no_goal_of_100_the_best_end_is_found_by_walking_every_state() {
     let end = play_out(&game, &mut player, game.initial_state(), Duration::from_millis(20));
     assert_eq!(game.goal(&end, 0), Some(60), "{end:?}");
     assert!(player.solver_states > 100, "{} states", player.solver_states);
+}
+
+#[test]
+fn the_walk_gives_up_past_its_memory() {
+    // A climb with room to wander has thousands of states; 4 KB holds a few dozen.
+    let game = Climb { height: 30, limit: 40, top: 100 };
+    let mut solver = Solver::with_max_bytes(game.initial_state(), 4096);
+    solver.walk(&game, Instant::now() + Duration::from_secs(5), || false);
+    assert_eq!(solver.progress(), Progress::GaveUp);
+    assert!(solver.states() < 200, "{} states", solver.states());
+    let mut whole = Solver::new(game.initial_state());
+    whole.walk(&game, Instant::now() + Duration::from_secs(5), || false);
+    assert_eq!(whole.progress(), Progress::Done);
 }
