@@ -60,7 +60,7 @@ struct Row {
 pub(crate) fn run(root: &Path, options: &Options) -> Result<(), String> {
     let gdlc = match &options.gdlc {
         Some(path) => path.clone(),
-        None => build_gdlc(root)?,
+        None => crate::codegen::build_release_gdlc(root)?,
     };
     let mut games: Vec<PathBuf> = std::fs::read_dir(&options.dir)
         .map_err(|e| format!("{}: {e}", options.dir.display()))?
@@ -84,19 +84,6 @@ pub(crate) fn run(root: &Path, options: &Options) -> Result<(), String> {
     std::fs::write(&options.out, text).map_err(|e| format!("{}: {e}", options.out.display()))?;
     eprintln!("wrote {}", options.out.display());
     Ok(())
-}
-
-/// Builds the release `gdlc` and returns its path.
-fn build_gdlc(root: &Path) -> Result<PathBuf, String> {
-    let status = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-        .args(["build", "--release", "--quiet", "-p", "gdlc-cli"])
-        .current_dir(root)
-        .status()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !status.success() {
-        return Err("building gdlc failed".to_string());
-    }
-    Ok(crate::codegen::release_gdlc(root))
 }
 
 /// Runs `gdlc analyze --json` on one game, its output in files (a long witness overflows a

@@ -197,6 +197,19 @@ fn existing_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// Builds the release `gdlc` and returns its path (see [`release_gdlc`]).
+pub(crate) fn build_release_gdlc(root: &Path) -> Result<PathBuf, String> {
+    let status = std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .args(["build", "--release", "--quiet", "-p", "gdlc-cli"])
+        .current_dir(root)
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err("building gdlc failed".to_string());
+    }
+    Ok(release_gdlc(root))
+}
+
 /// The release build of `gdlc` (`cargo build --release -p gdlc-cli`), in `CARGO_TARGET_DIR` when
 /// it is set, else in the workspace's `target/`.
 pub(crate) fn release_gdlc(root: &Path) -> PathBuf {

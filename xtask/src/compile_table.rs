@@ -20,15 +20,7 @@ struct Row {
 }
 
 pub(crate) fn run(root: &Path, dir: &Path, check_build: bool) -> Result<(), String> {
-    let status = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-        .args(["build", "--release", "--quiet", "-p", "gdlc-cli"])
-        .current_dir(root)
-        .status()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !status.success() {
-        return Err("building gdlc failed".to_string());
-    }
-    let gdlc = crate::codegen::release_gdlc(root);
+    let gdlc = crate::codegen::build_release_gdlc(root)?;
     let mut games: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))

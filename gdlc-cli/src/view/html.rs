@@ -69,24 +69,11 @@ pub fn page(view: &View) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::view::model::{Kind, View};
+    use crate::view::model::{head, Kind};
 
     #[test]
     fn no_text_of_the_match_can_close_the_script() {
-        let view = View {
-            title: "</script><b>".into(),
-            kind: Kind::Trace,
-            roles: vec!["a</script>".into()],
-            players: Vec::new(),
-            goals: Vec::new(),
-            states: true,
-            facts: Vec::new(),
-            boards: Vec::new(),
-            places: Vec::new(),
-            values: Vec::new(),
-            steps: Vec::new(),
-            notes: Vec::new(),
-        };
+        let view = head("</script><b>".into(), Kind::Trace, vec!["a</script>".into()]);
         let page = page(&view);
         assert_eq!(page.matches("</script>").count(), 2);
         assert!(page.contains("&lt;/script&gt;&lt;b&gt;"));

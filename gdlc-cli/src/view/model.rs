@@ -123,7 +123,7 @@ impl View {
 }
 
 /// A view's fields that are not its facts and steps.
-fn head(title: String, kind: Kind, roles: Vec<String>) -> View {
+pub(crate) fn head(title: String, kind: Kind, roles: Vec<String>) -> View {
     View {
         title,
         kind,
