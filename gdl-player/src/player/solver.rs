@@ -165,10 +165,11 @@ impl<S: Clone + Eq + Hash> Solver<S> {
         let at = self.cursor as u32;
         self.cursor += 1;
         let state = self.states[at as usize].clone();
-        if !game.is_terminal(&state) {
+        let terminal = game.is_terminal(&state);
+        if !terminal {
             game.legal_moves(&state, 0, moves);
         }
-        if game.is_terminal(&state) || moves.is_empty() {
+        if terminal || moves.is_empty() {
             let goal = game.goal(&state, 0).unwrap_or(0);
             self.ends.push((at, goal));
             if goal >= BEST_GOAL {
