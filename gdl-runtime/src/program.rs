@@ -517,9 +517,8 @@ impl Values {
     fn reset(&mut self, program: &Program) {
         self.nodes.clear();
         self.nodes.resize(program.node_rules.len() - 1, false);
-        self.checks.clear();
         self.checks.resize(program.deferred.atoms.len(), Cell::new(0));
-        self.state_rows = OnceCell::new();
+        self.forget_checks();
     }
 
     /// Forgets the check atoms read so far, for a new state.
