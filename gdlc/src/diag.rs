@@ -79,30 +79,31 @@ impl Diagnostic {
     /// [`Diagnostic::render`] for a compiler that says `error:` itself (`gdl!`'s
     /// `compile_error!`s): an error reads `FILE:LINE:COL: message`, without a second `error:`.
     pub fn render_unlabelled(&self, file: &str, source: &str) -> String {
-        let rendered = self.render(file, source);
-        if self.severity != Severity::Error {
-            return rendered;
-        }
-        let (line, col) = line_col(source, self.span.start);
-        let label = format!("{file}:{line}:{col}: error: ");
-        match rendered.strip_prefix(&label) {
-            Some(rest) => format!("{file}:{line}:{col}: {rest}"),
-            None => rendered,
-        }
+        let labelled = self.severity != Severity::Error;
+        self.render_with(file, line_col(source, self.span.start), "", Palette::PLAIN, labelled)
     }
 
     fn render_at(&self, file: &str, (line, col): (usize, usize)) -> String {
-        self.render_with(file, (line, col), "", Palette::PLAIN)
+        self.render_with(file, (line, col), "", Palette::PLAIN, true)
     }
 
-    /// The diagnostic's line, then `snippet` (the source lines it points at), then its hint.
-    fn render_with(&self, file: &str, (line, col): (usize, usize), snippet: &str, p: Palette) -> String {
+    /// The diagnostic's line (its kind, `error` or `warning`, after the location when
+    /// `labelled`), then `snippet` (the source lines it points at), then its hint.
+    fn render_with(
+        &self,
+        file: &str,
+        (line, col): (usize, usize),
+        snippet: &str,
+        p: Palette,
+        labelled: bool,
+    ) -> String {
         let kind = match self.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
         let (bold, colour, reset) = (p.bold, p.kind, p.reset);
-        let mut out = format!("{bold}{file}:{line}:{col}:{reset} {colour}{kind}{reset}{bold}: {}{reset}", self.message);
+        let label = if labelled { format!("{colour}{kind}{reset}{bold}: ") } else { bold.to_string() };
+        let mut out = format!("{bold}{file}:{line}:{col}:{reset} {label}{}{reset}", self.message);
         out.push_str(snippet);
         if !self.hint.is_empty() {
             let _ = write!(out, "\n  {}hint{reset}: {}", p.hint, self.hint);
@@ -149,7 +150,7 @@ fn render_blocks(diagnostics: &[Diagnostic], file: &str, source: &str, with_sour
         let at = lines.line_col(source, d.span.start);
         let palette = Palette::of(d.severity, colour);
         let snippet = if with_source { snippet(source, &lines, d.span, at, palette) } else { String::new() };
-        out.push_str(&d.render_with(file, at, &snippet, palette));
+        out.push_str(&d.render_with(file, at, &snippet, palette, true));
         out.push('\n');
     }
     if sorted.len() > MAX_RENDERED {
