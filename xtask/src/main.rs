@@ -77,73 +77,31 @@ fn main() -> ExitCode {
                 Some("--check") => codegen::check(&root),
                 Some(other) => Err(format!("unknown option `{other}`; usage: cargo codegen [--check]")),
             };
-            match result {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::FAILURE
-                }
-            }
+            exit_code(result)
         }
         Some("compile-table") => {
             let root = codegen::root();
             let check_build = args.iter().any(|a| a == "--check-build");
             let dir = args.iter().skip(1).find(|a| !a.starts_with("--")).map(PathBuf::from);
             let dir = dir.unwrap_or_else(|| root.join("../shared/games"));
-            match compile_table::run(&root, &dir, check_build) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::FAILURE
-                }
-            }
+            exit_code(compile_table::run(&root, &dir, check_build))
         }
         Some("analysis-table") => {
             let root = codegen::root();
-            match analysis_table::Options::parse(&root, &args[1..]).and_then(|o| analysis_table::run(&root, &o)) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::FAILURE
-                }
-            }
+            exit_code(analysis_table::Options::parse(&root, &args[1..]).and_then(|o| analysis_table::run(&root, &o)))
         }
         Some("prover-compare") => {
             let root = codegen::root();
-            match prover_compare::Options::parse(&root, &args[1..]).and_then(|o| prover_compare::run(&root, &o)) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::FAILURE
-                }
-            }
+            exit_code(prover_compare::Options::parse(&root, &args[1..]).and_then(|o| prover_compare::run(&root, &o)))
         }
-        Some("soak") => match soak::Options::parse(&args[1..]).and_then(|o| soak::run(&codegen::root(), &o)) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::FAILURE
-            }
-        },
+        Some("soak") => exit_code(soak::Options::parse(&args[1..]).and_then(|o| soak::run(&codegen::root(), &o))),
         Some("bench-table") if args.iter().any(|a| a == "--peers") => {
             let result = peers_table::Options::parse(&args[1..]).and_then(|o| peers_table::run(&codegen::root(), &o));
-            match result {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::FAILURE
-                }
-            }
+            exit_code(result)
         }
         Some("bench-table") => {
             let result = bench_table::Options::parse(&args[1..]).and_then(|o| bench_table::run(&codegen::root(), &o));
-            match result {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::FAILURE
-                }
-            }
+            exit_code(result)
         }
         Some("tidy") => tidy(),
         Some("mcts-vs-random") => mcts_vs_random(&args[1..]),
@@ -151,6 +109,17 @@ fn main() -> ExitCode {
             eprintln!(
                 "usage: cargo xtask tidy | cargo xtask conformance [TRACE_DIR] [--engine interp|compiled|program] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo xtask bench-table [--seconds N] [--all] | cargo xtask bench-table --peers [DIR] [--seconds N] [--rounds R] [GAME...] | cargo xtask mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS] [--start-ms MS] | cargo xtask prover-compare | cargo xtask soak | cargo codegen [--check]"
             );
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Success for `Ok`, else the error on stderr and failure.
+fn exit_code(result: Result<(), String>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
             ExitCode::FAILURE
         }
     }
@@ -175,13 +144,7 @@ fn mcts_vs_random(args: &[String]) -> ExitCode {
         };
     }
     let result = mcts_vs_random::Options::parse(args, &codegen::root()).and_then(|o| mcts_vs_random::run(&o));
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code(result)
 }
 
 /// Prints every broken house rule; fails when there is one.
