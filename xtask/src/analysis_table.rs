@@ -1,8 +1,12 @@
 //! `cargo xtask analysis-table [DIR] [--seconds S] [--threads T] [--max-states N] [--gdlc BIN]
-//! [--out FILE]`: runs `gdlc analyze --json` on every game of DIR (default `../shared/games`),
+//! [--out FILE] [--fresh]`: runs `gdlc analyze --json` on every game of DIR (default `../shared/games`),
 //! each in its own process under a time limit, and writes the table of verdicts into FILE
 //! (default `docs/analysis.md`) below its `<!-- analysis-table -->` line, with the games proved
 //! well formed and those refuted and why. The text above that line is kept.
+//!
+//! Each game's result is also kept in a cache directory named after the budget (under
+//! `target/analysis-table/`), and a game already there is not analyzed again unless `--fresh`
+//! is given: at 60 s per game the table takes hours, and can be made over several runs.
 
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -21,6 +25,7 @@ pub(crate) struct Options {
     max_states: usize,
     gdlc: Option<PathBuf>,
     out: PathBuf,
+    fresh: bool,
 }
 
 impl Options {
@@ -32,6 +37,7 @@ impl Options {
             max_states: 1_000_000,
             gdlc: None,
             out: root.join("docs/analysis.md"),
+            fresh: false,
         };
         let mut it = args.iter();
         while let Some(arg) = it.next() {
@@ -42,6 +48,7 @@ impl Options {
                 "--max-states" => options.max_states = value()?.parse().map_err(|e| format!("--max-states: {e}"))?,
                 "--gdlc" => options.gdlc = Some(PathBuf::from(value()?)),
                 "--out" => options.out = PathBuf::from(value()?),
+                "--fresh" => options.fresh = true,
                 dir if !dir.starts_with("--") => options.dir = PathBuf::from(dir),
                 other => return Err(format!("unknown option {other}")),
             }
@@ -70,10 +77,22 @@ pub(crate) fn run(root: &Path, options: &Options) -> Result<(), String> {
     games.sort();
     let scratch = std::env::temp_dir().join(format!("gdlc-analysis-table-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    let cache = options.cache_dir(root);
+    std::fs::create_dir_all(&cache).map_err(|e| format!("{}: {e}", cache.display()))?;
     let mut rows = Vec::new();
     for (n, game) in games.iter().enumerate() {
-        let row = analyze_one(&gdlc, game, options, &scratch);
-        eprintln!("[{}/{}] {} ({:.1} s): {}", n + 1, games.len(), row.game, row.seconds, summary(&row));
+        let cached = if options.fresh { None } else { load_row(&cache, game) };
+        let was_cached = cached.is_some();
+        let row = match cached {
+            Some(row) => row,
+            None => {
+                let row = analyze_one(&gdlc, game, options, &scratch);
+                save_row(&cache, &row)?;
+                row
+            }
+        };
+        let from = if was_cached { ", kept from an earlier run" } else { "" };
+        eprintln!("[{}/{}] {} ({:.1} s{from}): {}", n + 1, games.len(), row.game, row.seconds, summary(&row));
         rows.push(row);
     }
     std::fs::remove_dir_all(&scratch).ok();
@@ -84,6 +103,42 @@ pub(crate) fn run(root: &Path, options: &Options) -> Result<(), String> {
     std::fs::write(&options.out, text).map_err(|e| format!("{}: {e}", options.out.display()))?;
     eprintln!("wrote {}", options.out.display());
     Ok(())
+}
+
+impl Options {
+    /// Where each game's result at this budget is kept between runs.
+    fn cache_dir(&self, root: &Path) -> PathBuf {
+        let name = format!("s{}-t{}-m{}", self.seconds, self.threads, self.max_states);
+        root.join("target/analysis-table").join(name)
+    }
+}
+
+/// The file that keeps one game's result.
+fn cache_file(cache: &Path, game: &str) -> PathBuf {
+    cache.join(format!("{game}.json"))
+}
+
+/// A game's result from an earlier run at the same budget, if one was kept.
+fn load_row(cache: &Path, game: &Path) -> Option<Row> {
+    let name = game.file_stem()?.to_string_lossy().into_owned();
+    let text = std::fs::read_to_string(cache_file(cache, &name)).ok()?;
+    let value: Value = serde_json::from_str(&text).ok()?;
+    let seconds = value["seconds"].as_f64()?;
+    let report = match value["error"].as_str() {
+        Some(error) => Err(error.to_string()),
+        None => Ok(value["report"].clone()),
+    };
+    Some(Row { game: name, seconds, report })
+}
+
+/// Keeps one game's result for later runs.
+fn save_row(cache: &Path, row: &Row) -> Result<(), String> {
+    let value = match &row.report {
+        Ok(report) => serde_json::json!({ "seconds": row.seconds, "report": report }),
+        Err(error) => serde_json::json!({ "seconds": row.seconds, "error": error }),
+    };
+    let path = cache_file(cache, &row.game);
+    std::fs::write(&path, value.to_string()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Runs `gdlc analyze --json` on one game, its output in files (a long witness overflows a
