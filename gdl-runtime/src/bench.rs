@@ -140,6 +140,18 @@ fn show_progress(start: Instant, duration: Duration) {
     }
 }
 
+/// The state changes a second that random playouts from the initial state make through `game`
+/// on one thread in `duration`, after one query of the initial state's legal moves that is not
+/// timed (an engine may build its tables on first use): what a race of two engines of one game
+/// compares.
+pub fn state_changes_per_sec<G: Game>(game: &G, duration: Duration, seed: u64) -> f64 {
+    let mut moves = Vec::new();
+    game.all_legal_moves(&game.initial_state(), &mut moves);
+    let start = Instant::now();
+    let result = run_one(game, start + duration, seed);
+    result.state_changes as f64 / start.elapsed().as_secs_f64().max(1e-3)
+}
+
 /// Plays exactly `playouts` random playouts from the initial state on one thread with a
 /// generator seeded by `seed`: what [`run`] measures, but deterministic, for tests of the
 /// average goals (the `random` role of a GDL-II game draws uniformly like every other role).

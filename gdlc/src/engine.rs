@@ -55,3 +55,38 @@ pub fn names(ground: &Ground) -> Names {
 pub fn program_game(ground: &Ground) -> Result<ProgramGame, Error> {
     ProgramGame::new(codegen::program::program(ground), names(ground)).map_err(Error::Invalid)
 }
+
+/// The state changes a second of a game's two engines, measured one after the other on random
+/// playouts ([`gdl_runtime::bench::state_changes_per_sec`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Race {
+    /// The program engine's rate.
+    pub program: f64,
+    /// The interpreter's rate.
+    pub interpreter: f64,
+}
+
+impl Race {
+    /// Whether the interpreter made more state changes than the program engine.
+    pub fn interpreter_wins(&self) -> bool {
+        self.interpreter > self.program
+    }
+}
+
+/// Whether the interpreter might beat the program engine of `game`, so that a player should
+/// race them: a program that proves atoms at run time (chess's threats) searches them top down
+/// atom by atom, where the interpreter evaluates a state's relations bottom up all at once. A
+/// program without them is evaluated incrementally, orders of magnitude past the interpreter.
+pub fn worth_racing(game: &ProgramGame) -> bool {
+    !game.program().deferred.atoms.is_empty() || !game.program().is_incremental()
+}
+
+/// Races the program engine `program` and `interpreter`, an engine of the same game, for
+/// `each` apiece on one thread.
+pub fn race<I: gdl_runtime::Game>(program: &ProgramGame, interpreter: &I, each: std::time::Duration) -> Race {
+    const SEED: u64 = 0x5eed;
+    Race {
+        program: gdl_runtime::bench::state_changes_per_sec(program, each, SEED),
+        interpreter: gdl_runtime::bench::state_changes_per_sec(interpreter, each, SEED),
+    }
+}

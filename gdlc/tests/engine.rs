@@ -83,6 +83,21 @@ fn deferred_relations_agree() {
     assert!(load_engine(&source, &options).unwrap().program().is_incremental());
 }
 
+/// A program that proves atoms at run time is worth racing against the interpreter, one
+/// evaluated incrementally without them is not, and a race measures both engines.
+#[test]
+fn programs_that_prove_atoms_at_run_time_race_the_interpreter() {
+    let loaded = gdlc::load::load_valid(&root().join("games/ticTacToe.kif")).unwrap();
+    let plain = load_engine(&loaded.source, &Options::default()).unwrap();
+    assert!(!gdlc::engine::worth_racing(&plain));
+    let deferring = Options { defer_relations: true, ..Options::default() };
+    let deferred = load_engine(&loaded.source, &deferring).unwrap();
+    assert!(gdlc::engine::worth_racing(&deferred));
+    let interp = Interpreter::new(&loaded.description).unwrap();
+    let race = gdlc::engine::race(&deferred, &interp, std::time::Duration::from_millis(100));
+    assert!(race.program > 0.0 && race.interpreter > 0.0, "{race:?}");
+}
+
 /// A static relation past the grounding limit checked at run time (the fixture of the
 /// grounder's tests).
 #[test]

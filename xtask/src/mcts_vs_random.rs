@@ -11,7 +11,8 @@
 //! players alone, as many times.
 //!
 //! Games run through the program engine (`gdlc::compile::load_engine`), or through the
-//! interpreter when grounding fails. GDL-II games are played by the sampling player over its
+//! interpreter when grounding fails or when it wins a race of the two engines, as in
+//! `gdlc serve` (`gdlc::engine::race`, for programs that prove atoms at run time). GDL-II games are played by the sampling player over its
 //! belief, with the game's `random` role left out of the rotation and of the means. rtGDL games
 //! are skipped.
 
@@ -340,8 +341,11 @@ enum Played {
     Skipped(String),
 }
 
+/// How long each engine runs when a game's two engines race.
+const RACE_TIME: Duration = Duration::from_millis(1500);
+
 /// Loads `path` and plays it through the program engine, or the interpreter when grounding
-/// fails.
+/// fails or when the interpreter wins a race against a program that proves atoms at run time.
 fn play_file(path: &Path, options: &Options) -> Result<Played, String> {
     let loaded = gdlc::load::load_valid(path)?;
     if gdlc::realtime::is_realtime(&loaded.description) {
@@ -349,6 +353,19 @@ fn play_file(path: &Path, options: &Options) -> Result<Played, String> {
     }
     let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     match gdlc::compile::load_engine(&loaded.source, &gdlc::ground::Options::default()) {
+        Ok(game) if gdlc::engine::worth_racing(&game) => {
+            // As `gdlc serve` does at START: the faster of the two engines plays.
+            let interp = Interpreter::new(&loaded.description).map_err(|e| e.to_string())?;
+            let race = gdlc::engine::race(&game, &interp, RACE_TIME);
+            eprintln!(
+                "{name}: state changes/s: program engine {:.0}, interpreter {:.0}",
+                race.program, race.interpreter
+            );
+            if race.interpreter_wins() {
+                return Ok(Played::Played { engine: "interp", tally: play_game(&interp, &name, options)? });
+            }
+            Ok(Played::Played { engine: "program", tally: play_game(&game, &name, options)? })
+        }
         Ok(game) => Ok(Played::Played { engine: "program", tally: play_game(&game, &name, options)? }),
         Err(e) => {
             eprintln!("{name}: not grounded ({e}); playing through the interpreter");

@@ -1,8 +1,12 @@
 //! The local engines of `gdlc serve`: a game met in START is grounded (within the start
 //! clock, on a thread of its own) and played through the program engine, which evaluates its
 //! ground program as data; a game that is not grounded in time, or cannot be, is played
-//! through the interpreter, within the start clock and a cap on facts ([`super::bounded`]). A grounded game is kept, by its shape, for later matches of it
-//! under any renaming, and handed to the native builder.
+//! through the interpreter, within the start clock and a cap on facts ([`super::bounded`]).
+//! A grounded game whose program proves atoms at run time (chess's threats) may be faster
+//! through the interpreter: the two race on random playouts, and the faster plays. A grounded
+//! game is kept, by its shape and with the race's winner, for later matches of it under any
+//! renaming, and handed to the native builder unless the interpreter won (the native code of
+//! such a game is the program engine's tables, built).
 
 use super::backend::{Job, Natives};
 use super::bounded::interpreter_session;
@@ -13,6 +17,8 @@ use gdl_player::session::{new_session, MatchSession, Start};
 use gdl_runtime::engine::ProgramGame;
 use gdl_runtime::kif::Sx;
 use gdlc::ast::Description;
+use gdlc::engine::Race;
+use gdlc::interp::{Bounded, Interpreter, Limits};
 use std::collections::HashSet;
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -26,7 +32,13 @@ struct Grounded {
     key: u64,
     rules: Vec<Sx>,
     game: Arc<ProgramGame>,
+    /// The interpreter's rate and the program engine's, when the interpreter won their race.
+    interpreter_won: Option<Race>,
 }
+
+/// A grounded game found for a match: its engine in the match's spelling, and the race the
+/// interpreter won, if it did.
+type Found = (Arc<ProgramGame>, Spelling, Option<Race>);
 
 /// The most games grounded at once: each may take seconds and much memory, so a burst of
 /// STARTs of new games is played through the interpreter rather than grounded all at once.
@@ -65,11 +77,11 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Engines {
     /// The program engine of the game of `key` whose rules are `rules` up to renaming, with the
     /// spelling of `rules`.
-    fn find(&self, key: u64, rules: &[Sx]) -> Option<(Arc<ProgramGame>, Spelling)> {
+    fn find(&self, key: u64, rules: &[Sx]) -> Option<Found> {
         let games = lock(&self.games);
         games.iter().rev().filter(|g| g.key == key).find_map(|g| {
             let spelling = Spelling::recognize(&g.rules, rules)?;
-            Some((Arc::clone(&g.game), spelling))
+            Some((Arc::clone(&g.game), spelling, g.interpreter_won))
         })
     }
 
@@ -116,7 +128,7 @@ impl Engines {
 
     /// Keeps the engine of a game grounded beforehand (one given on the command line).
     pub(super) fn keep_game(&self, key: u64, rules: Vec<Sx>, game: ProgramGame) {
-        self.keep(Grounded { key, rules, game: Arc::new(game) });
+        self.keep(Grounded { key, rules, game: Arc::new(game), interpreter_won: None });
     }
 
     fn keep(&self, grounded: Grounded) {
@@ -160,7 +172,7 @@ pub(super) fn local_session(
     let grounded = match engines.find(key, start.rules) {
         Some(found) => Some((found, "grounded before this match".to_string())),
         None => match engines.plan(key) {
-            Plan::Ground => ground_within(engines, natives, key, start.rules, wait),
+            Plan::Ground => ground_within(engines, natives, key, (start.rules, description), budget),
             Plan::Wait => {
                 engines.wait_for(key, wait);
                 engines.find(key, start.rules).map(|found| (found, "grounded for another match".to_string()))
@@ -168,26 +180,43 @@ pub(super) fn local_session(
             Plan::Interpret => None,
         },
     };
-    if let Some(((game, spelling), made)) = grounded {
-        let session = new_session(game, start, spelling, player)?;
-        return Ok(Local { session, engine: "program engine", made });
+    let mut made = String::new();
+    match grounded {
+        Some(((game, spelling, None), how)) => {
+            let session = new_session(game, start, spelling, player)?;
+            return Ok(Local { session, engine: "program engine", made: how });
+        }
+        Some(((_, _, Some(race)), how)) => made = format!("{how}; {}", won(&race)),
+        None => {}
     }
     let session = interpreter_session(description, start, player, budget.deadline, budget.max_facts)?;
-    Ok(Local { session, engine: "interpreter", made: String::new() })
+    Ok(Local { session, engine: "interpreter", made })
 }
 
-/// Grounds a game on a thread of its own and waits for it `wait` at most. Grounding that ends
-/// later still keeps the engine for the next match and gives the game to the native builder.
+/// What the log says of a race the interpreter won.
+fn won(race: &Race) -> String {
+    format!(
+        "the interpreter raced faster ({:.0} state changes/s against the program engine's {:.0})",
+        race.interpreter, race.program
+    )
+}
+
+/// Grounds a game on a thread of its own and waits for it the budget's `wait` at most; when
+/// its program is worth racing against the interpreter ([`gdlc::engine::worth_racing`]) and the
+/// wait leaves time, the two race there too. Grounding that ends later still keeps the engine
+/// for the next match and gives the game to the native builder.
 fn ground_within(
     engines: &Arc<Engines>,
     natives: &Arc<Natives>,
     key: u64,
-    rules: &[Sx],
-    wait: Duration,
-) -> Option<((Arc<ProgramGame>, Spelling), String)> {
+    (rules, description): (&[Sx], &Description),
+    budget: &Budget,
+) -> Option<(Found, String)> {
     let (sender, receiver) = mpsc::channel();
     let owner = Arc::clone(engines);
     let (engines, natives, rules) = (Arc::clone(engines), Arc::clone(natives), rules.to_vec());
+    let (description, wait, max_facts) = (description.clone(), budget.wait, budget.max_facts);
+    let until = Instant::now() + wait;
     let spawned = std::thread::Builder::new().name("grounding".to_string()).spawn(move || {
         let started = Instant::now();
         let text: String = rules.iter().map(|r| format!("{r}\n")).collect();
@@ -205,9 +234,16 @@ fn ground_within(
         };
         let seconds = started.elapsed().as_secs_f64();
         log::info(format_args!("game {key:016x}: grounded in {seconds:.3} s"));
-        engines.keep(Grounded { key, rules: rules.clone(), game: Arc::clone(&game) });
+        let interpreter_won = race_within(&game, &description, until, max_facts).filter(Race::interpreter_wins);
+        if let Some(race) = &interpreter_won {
+            log::info(format_args!("game {key:016x}: {}: the interpreter plays it", won(race)));
+        }
+        engines.keep(Grounded { key, rules: rules.clone(), game: Arc::clone(&game), interpreter_won });
         engines.ended(key, false);
-        let _ = sender.send((game, Spelling::of_rules(&rules), started.elapsed()));
+        let _ = sender.send((game, Spelling::of_rules(&rules), interpreter_won, started.elapsed()));
+        if interpreter_won.is_some() {
+            return;
+        }
         natives.want(key, || match module_of(&ground) {
             Ok(module) => Some(Job { key, stem: "game".to_string(), module, rules: text }),
             Err(e) => {
@@ -222,7 +258,9 @@ fn ground_within(
         return None;
     }
     match receiver.recv_timeout(wait) {
-        Ok((game, spelling, took)) => Some(((game, spelling), format!("grounded in {:.3} s", took.as_secs_f64()))),
+        Ok((game, spelling, race, took)) => {
+            Some(((game, spelling, race), format!("grounded in {:.3} s", took.as_secs_f64())))
+        }
         Err(_) => {
             log::info(format_args!(
                 "game {key:016x}: not grounded within {:.1} s; the interpreter plays meanwhile",
@@ -231,6 +269,32 @@ fn ground_within(
             None
         }
     }
+}
+
+/// The longest each engine runs in a race.
+const RACE_TIME: Duration = Duration::from_millis(1500);
+
+/// The least time each engine runs in a race that a START waits for.
+const MIN_RACE_TIME: Duration = Duration::from_millis(200);
+
+/// Races `game`'s program engine and the interpreter of `description` when the program is
+/// worth racing, each for a third of the time left until `until` (at most [`RACE_TIME`]), so
+/// that the START waiting for it gets the winner. With less time left, grounding ended too late
+/// for that START, which plays through the interpreter meanwhile: the race then takes
+/// [`RACE_TIME`] each, and decides for the native code and later matches. `None` when the
+/// program is not worth racing or the interpreter cannot load the game.
+fn race_within(game: &ProgramGame, description: &Description, until: Instant, max_facts: usize) -> Option<Race> {
+    if !gdlc::engine::worth_racing(game) {
+        return None;
+    }
+    let each = match until.saturating_duration_since(Instant::now()) / 3 {
+        share if share >= MIN_RACE_TIME => share.min(RACE_TIME),
+        _ => RACE_TIME,
+    };
+    let limits = Limits { deadline: Some(Instant::now() + each), max_facts: Some(max_facts) };
+    let interpreter = Interpreter::with_limits(description, &limits).ok()?;
+    let bounded = Bounded::new(interpreter, each, max_facts);
+    Some(gdlc::engine::race(game, &bounded, each))
 }
 
 /// The ground program of a game.
