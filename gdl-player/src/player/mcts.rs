@@ -8,9 +8,11 @@
 //!
 //! When playouts are too slow to finish several times in a play clock (a large game, a slow
 //! engine), waiting for them would leave the search with nothing: a playout that runs past a
-//! quarter of the clock is cut, and from then on every playout is cut at a sixty-fourth of it
-//! and scored by the goals the game gives in the state reached ([`playout`]), so that the
-//! search still sees the ends of the game near the root.
+//! quarter of the clock is cut, and from then on no playout is played: the node an iteration
+//! adds is scored by the goals the game gives in its state, as a cut playout is
+//! ([`playout`]). The time goes to growing the tree instead, so that the search sees the ends
+//! of the game near the root (a mate in chess's next moves) rather than a few random steps of
+//! lines it cannot finish.
 //!
 //! In a puzzle (one role, no chance) the player also walks the graph of states with a
 //! [`Solver`], which keeps its work from move to move and takes three quarters of each clock
@@ -27,7 +29,7 @@ use super::solver::{Progress, Solver};
 use super::Player;
 use gdl_runtime::rng::Rng;
 use gdl_runtime::Game;
-use playout::{playout_until, rewards};
+use playout::{playout_until, rewards, unfinished_rewards, Playout};
 use std::any::Any;
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -44,9 +46,6 @@ const MAX_NODES: usize = 250_000;
 /// The share of the play clock past which a search stops waiting for a playout to finish: a
 /// playout that runs longer is cut, and the search turns to short playouts.
 const LONG_PLAYOUT_SHARE: u32 = 4;
-
-/// The share of the play clock that each playout of a search with short playouts gets.
-const SHORT_PLAYOUT_SHARE: u32 = 64;
 
 /// The Monte Carlo tree search player (see the module's documentation). It keeps no tree from
 /// one move to the next: every choice searches afresh from the state it is given.
@@ -77,8 +76,8 @@ impl MctsPlayer {
         }
     }
 
-    /// Iterates until the deadline, with playouts cut at a quarter of the clock, or at a
-    /// sixty-fourth of it once one playout has been cut.
+    /// Iterates until the deadline, with playouts cut at a quarter of the clock, and none at
+    /// all once one playout has been cut.
     fn search<G: Game>(&mut self, game: &G, nodes: &mut Vec<Node<G::State, G::Move>>, deadline: Instant) {
         let clock = deadline.saturating_duration_since(Instant::now());
         let mut playout_time = clock / LONG_PLAYOUT_SHARE;
@@ -87,7 +86,7 @@ impl MctsPlayer {
                 Iteration::Done { cut } => {
                     self.last_iterations += 1;
                     if cut {
-                        playout_time = clock / SHORT_PLAYOUT_SHARE;
+                        playout_time = Duration::ZERO;
                     }
                 }
                 Iteration::OutOfTime => break,
@@ -243,6 +242,9 @@ impl MctsPlayer {
             Leaf::End(end) => {
                 backpropagate(nodes, &path, &end);
                 return Iteration::Done { cut: false };
+            }
+            Leaf::Added(id) if playout_time.is_zero() => {
+                Some(Playout { rewards: unfinished_rewards(game, &nodes[id].state), cut: false })
             }
             Leaf::Added(id) => {
                 let node = &nodes[id];

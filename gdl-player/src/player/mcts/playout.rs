@@ -29,7 +29,7 @@ pub(super) fn rewards<G: Game>(game: &G, state: &G::State) -> Vec<f64> {
 /// Every role's reward in `state`, where a playout stopped before the game ended: its goal
 /// where the game defines one in unfinished states (a score kept as the game goes, or a
 /// penalty already incurred), else [`UNKNOWN_REWARD`].
-fn unfinished_rewards<G: Game>(game: &G, state: &G::State) -> Vec<f64> {
+pub(super) fn unfinished_rewards<G: Game>(game: &G, state: &G::State) -> Vec<f64> {
     game.goals(state).iter().map(|g| g.map_or(UNKNOWN_REWARD, reward)).collect()
 }
 
