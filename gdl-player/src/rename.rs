@@ -1,6 +1,12 @@
 //! Symbol spelling between a game's own code and a match: recognizing a known game in the rules
 //! of a START message up to a renaming of its symbols (game managers scramble names), and
 //! translating moves both ways so that a player answers in the exact spelling START used.
+//!
+//! Names are told apart by their exact spelling, keywords read in any case, as ggp-base reads
+//! them (and `gdlc serve` with it): `nextFile` and `nextfile` are two symbols. A term spelled
+//! in another case than any symbol (a manager that upper-cases its messages, a game's code
+//! read in any case, whose names are in lower case) still finds the one symbol it matches in
+//! any case, when only one does.
 
 use gdl_runtime::kif::Sx;
 use std::collections::HashMap;
@@ -64,13 +70,13 @@ fn abstract_names(
         Sx::List(items) => Sx::List(items.iter().map(|i| abstract_names(i, ids, symbols, variables)).collect()),
         Sx::Atom(a) if a.starts_with('?') => {
             let next = variables.len();
-            let id = *variables.entry(a.to_lowercase()).or_insert(next);
+            let id = *variables.entry(a.clone()).or_insert(next);
             Sx::Atom(format!("?{id}"))
         }
         Sx::Atom(a) if is_keyword(a) => Sx::Atom(a.to_lowercase()),
         Sx::Atom(a) => {
             let next = ids.len();
-            let id = *ids.entry(a.to_lowercase()).or_insert_with(|| {
+            let id = *ids.entry(a.clone()).or_insert_with(|| {
                 symbols.push(a.clone());
                 next
             });
@@ -79,20 +85,51 @@ fn abstract_names(
     }
 }
 
-/// A one-to-one map between the symbols of a game's own code (lower case, as its
-/// `move_string` prints them) and their spelling in a match.
+/// A one-to-one map between the symbols of a game's own code (as its `move_string` prints
+/// them) and their spelling in a match.
 #[derive(Clone, Debug, Default)]
 pub struct Spelling {
-    to_match: HashMap<String, String>,
-    to_game: HashMap<String, String>,
+    to_match: Folded,
+    to_game: Folded,
+}
+
+/// A map from symbols to symbols, by exact spelling, and by spelling in lower case for the
+/// symbols that are alone in folding to it.
+#[derive(Clone, Debug, Default)]
+struct Folded {
+    exact: HashMap<String, String>,
+    /// `None` for a spelling in lower case that two symbols fold to.
+    folded: HashMap<String, Option<String>>,
+}
+
+impl Folded {
+    fn insert(&mut self, from: &str, to: &str) {
+        self.exact.insert(from.to_string(), to.to_string());
+        self.folded
+            .entry(from.to_lowercase())
+            .and_modify(|kept| {
+                if kept.as_deref() != Some(to) {
+                    *kept = None;
+                }
+            })
+            .or_insert_with(|| Some(to.to_string()));
+    }
+
+    /// The symbol `from` maps to: by its exact spelling, or else by its only match in any case.
+    fn get(&self, from: &str) -> Option<String> {
+        match self.exact.get(from) {
+            Some(to) => Some(to.clone()),
+            None => self.folded.get(&from.to_lowercase()).cloned().flatten(),
+        }
+    }
 }
 
 impl Spelling {
-    /// The spelling of a game played under its own names: each symbol as it first appears in
-    /// `rules` (`cellHolds` for a game's `cellholds`).
+    /// The spelling of a game played under its own names: each symbol as `rules` spell it (and
+    /// `cellHolds` for a game's code that reads names in any case, as `cellholds`).
     pub fn of_rules(rules: &[Sx]) -> Spelling {
         let shape = Shape::of(rules);
-        let pairs = shape.symbols.iter().map(|s| (s.to_lowercase(), s.clone()));
+        let pairs = shape.symbols.iter().map(|s| (s.clone(), s.clone()));
         Spelling::from_pairs(pairs)
     }
 
@@ -103,28 +140,29 @@ impl Spelling {
         if known.form != sent.form {
             return None;
         }
-        let pairs = known.symbols.iter().zip(&sent.symbols).map(|(k, s)| (k.to_lowercase(), s.clone()));
+        let pairs = known.symbols.iter().zip(&sent.symbols).map(|(k, s)| (k.clone(), s.clone()));
         Some(Spelling::from_pairs(pairs))
     }
 
     fn from_pairs(pairs: impl Iterator<Item = (String, String)>) -> Spelling {
         let mut spelling = Spelling::default();
         for (game, matched) in pairs {
-            spelling.to_game.insert(matched.to_lowercase(), game.clone());
-            spelling.to_match.insert(game, matched);
+            spelling.to_game.insert(&matched, &game);
+            spelling.to_match.insert(&game, &matched);
         }
         spelling
     }
 
-    /// A term of the game's code (any case) in the match's spelling; symbols the rules never
-    /// mention are kept as they are.
+    /// A term of the game's code in the match's spelling; symbols the rules never mention are
+    /// kept as they are.
     pub fn to_match(&self, game_term: &Sx) -> Sx {
-        map_atoms(game_term, &|a| self.to_match.get(&a.to_lowercase()).cloned())
+        map_atoms(game_term, &|a| self.to_match.get(a))
     }
 
-    /// A term of the match (any case) in the game's code's lower-case symbols.
+    /// A term of the match in the game's code's symbols; symbols the rules never mention are
+    /// kept as they are.
     pub fn to_game(&self, match_term: &Sx) -> Sx {
-        map_atoms(match_term, &|a| Some(self.to_game.get(&a.to_lowercase()).cloned().unwrap_or(a.to_lowercase())))
+        map_atoms(match_term, &|a| self.to_game.get(a))
     }
 }
 
@@ -213,10 +251,29 @@ mod tests {
     fn the_spelling_of_rules_restores_their_letter_case() {
         let rules = parse_all("(role xPlayer) (init (cellHolds 1 1 B)) (<= (legal ?p NoOp) (role ?p))").unwrap();
         let spelling = Spelling::of_rules(&rules);
-        let term = gdl_runtime::kif::parse_one("(cellholds 1 1 b)").unwrap();
-        assert_eq!(spelling.to_match(&term).to_string(), "(cellHolds 1 1 B)");
+        let spelled = gdl_runtime::kif::parse_one("(cellHolds 1 1 B)").unwrap();
+        // A game's code that read the names in any case has them in lower case.
+        let folded = gdl_runtime::kif::parse_one("(cellholds 1 1 b)").unwrap();
+        assert_eq!(spelling.to_match(&folded), spelled);
+        assert_eq!(spelling.to_match(&spelled), spelled);
         assert_eq!(spelling.to_match(&Sx::Atom("noop".into())).to_string(), "NoOp");
         assert_eq!(spelling.to_match(&Sx::Atom("unknown".into())).to_string(), "unknown");
-        assert_eq!(spelling.to_game(&gdl_runtime::kif::parse_one("(CELLHOLDS 1 1 b)").unwrap()), term);
+        // A manager that upper-cases its messages still names the game's symbols.
+        assert_eq!(spelling.to_game(&gdl_runtime::kif::parse_one("(CELLHOLDS 1 1 b)").unwrap()), spelled);
+    }
+
+    #[test]
+    fn symbols_that_differ_only_in_letter_case_stay_apart() {
+        // alexChess's `castleQueenside` and a `castlequeenside` of its own: two symbols, as
+        // ggp-base reads them; neither is found by a spelling that matches both in any case.
+        let rules = parse_all("(role w) (<= (legal w castleQueenside) (true castlequeenside))").unwrap();
+        let spelling = Spelling::of_rules(&rules);
+        for name in ["castleQueenside", "castlequeenside"] {
+            assert_eq!(spelling.to_game(&Sx::Atom(name.into())).to_string(), name);
+            assert_eq!(spelling.to_match(&Sx::Atom(name.into())).to_string(), name);
+        }
+        assert_eq!(spelling.to_game(&Sx::Atom("CASTLEQUEENSIDE".into())).to_string(), "CASTLEQUEENSIDE");
+        let shape = Shape::of(&rules);
+        assert_eq!(shape.symbols, ["w", "castleQueenside", "castlequeenside"]);
     }
 }

@@ -288,8 +288,7 @@ impl Game for ProgramGame {
     }
 
     fn parse_move(&self, role: usize, text: &str) -> Option<Move> {
-        let canonical = crate::kif::canonical(text).ok()?;
-        let index = self.names.moves.binary_search(&canonical).ok()? as u32;
+        let index = crate::kif::find_term(text, &self.names.moves)? as u32;
         self.names.role_moves.get(role)?.binary_search(&index).ok().map(|_| Move(index))
     }
 

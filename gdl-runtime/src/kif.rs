@@ -99,6 +99,25 @@ pub fn canonical(text: &str) -> Result<String, String> {
     Ok(parse_one(text)?.to_lowercase().to_string())
 }
 
+/// The index in `terms` (terms printed in KIF with single spaces, sorted by bytes) of the term
+/// `text` reads as: the one spelled the same way, or else the only one that differs from it in
+/// letter case alone. A game read in any case has its terms in lower case, and a manager that
+/// upper-cases every message still finds them; a game read with names kept apart by case
+/// (`nextFile` and `nextfile` two names) finds the exact spelling first. `None` when `text` is
+/// not one term, or matches none or several.
+pub fn find_term<S: AsRef<str>>(text: &str, terms: &[S]) -> Option<usize> {
+    let spelled = parse_one(text).ok()?.to_string();
+    if let Ok(index) = terms.binary_search_by(|t| t.as_ref().cmp(spelled.as_str())) {
+        return Some(index);
+    }
+    let lower = spelled.to_lowercase();
+    let mut matches = terms.iter().enumerate().filter(|(_, t)| t.as_ref().to_lowercase() == lower);
+    match (matches.next(), matches.next()) {
+        (Some((index, _)), None) => Some(index),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,6 +126,22 @@ mod tests {
     fn canonicalizes_case_and_spacing() {
         assert_eq!(canonical("( MARK  1\n1 )").unwrap(), "(mark 1 1)");
         assert_eq!(canonical(" noop ").unwrap(), "noop");
+    }
+
+    #[test]
+    fn finds_a_term_by_its_spelling_then_in_any_case() {
+        let folded = ["(mark 1 1)", "noop"];
+        assert_eq!(find_term("( MARK  1\n1 )", &folded), Some(0));
+        assert_eq!(find_term("NOOP", &folded), Some(1));
+        assert_eq!(find_term("(mark 1 2)", &folded), None);
+        // Names kept apart by case: the exact spelling wins, and a spelling that matches two
+        // terms in any case but neither exactly is no move.
+        let kept = ["(move B)", "(move b)", "(step A)"];
+        assert_eq!(find_term("(move b)", &kept), Some(1));
+        assert_eq!(find_term("(move B)", &kept), Some(0));
+        assert_eq!(find_term("(MOVE b)", &kept), None);
+        assert_eq!(find_term("(STEP a)", &kept), Some(2));
+        assert_eq!(find_term("(a", &kept), None);
     }
 
     #[test]

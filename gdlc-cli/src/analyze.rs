@@ -7,7 +7,7 @@ use gdl_player::trace;
 use gdl_runtime::analysis::{self, Declared, Entry, Proof, Refutation, Report, Undecided, Verdict, Witness};
 use gdl_runtime::Game;
 use gdlc::interp::{Interpreter, Limits};
-use gdlc::load::{load_valid, Loaded};
+use gdlc::load::{load_valid_in, Loaded};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -41,7 +41,7 @@ const MAX_FACTS: usize = 4_000_000;
 
 /// `gdlc analyze`: prints the report of `game`.
 pub fn analyze(game: &Path, settings: &Settings) -> Result<(), String> {
-    let loaded = load_valid(game)?;
+    let loaded = load_valid_in(game, settings.ground.case)?;
     if gdlc::realtime::is_realtime(&loaded.description) {
         return Err(format!("{}: error: gdlc analyze does not take real-time (rtGDL) games", loaded.file));
     }

@@ -6,7 +6,8 @@ use gdl_runtime::Game as _;
 use gdlc::graph::Dependencies;
 use gdlc::interp::realtime::RealTimeInterpreter;
 use gdlc::interp::{Error as InterpError, Exceeded, Interpreter, Limits};
-use gdlc::load::load;
+use gdlc::load::load_in;
+use gdlc::parse::Case;
 use std::path::Path;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -28,14 +29,14 @@ pub struct Budget {
 
 /// `gdlc check GAME`, within `budget`: a watchdog ends the check a second after the timeout
 /// should a pass that does not keep the budget itself run on.
-pub fn check(path: &Path, budget: Budget) -> Result<(), String> {
+pub fn check(path: &Path, budget: Budget, case: Case) -> Result<(), String> {
     let (sender, receiver) = mpsc::channel();
     let owned = path.to_path_buf();
     // The evaluation recurses once per literal of a rule body: a body of thousands of literals
     // needs more than a thread's default stack (the main thread's 8 MB took 30,000).
     let spawned = std::thread::Builder::new().stack_size(CHECK_STACK).spawn(move || {
         // The receiver is gone only when the watchdog has already given up.
-        let _ = sender.send(check_within(&owned, budget));
+        let _ = sender.send(check_within(&owned, budget, case));
     });
     spawned.map_err(|e| format!("error: cannot start the check: {e}"))?;
     match receiver.recv_timeout(budget.timeout + Duration::from_secs(1)) {
@@ -52,10 +53,10 @@ fn seconds(duration: Duration) -> String {
     format!("{} s", duration.as_secs_f64())
 }
 
-fn check_within(path: &Path, budget: Budget) -> Result<(), String> {
+fn check_within(path: &Path, budget: Budget, case: Case) -> Result<(), String> {
     let deadline = Instant::now().checked_add(budget.timeout);
     let limits = Limits { deadline, max_facts: Some(budget.max_facts) };
-    let loaded = load(path)?;
+    let loaded = load_in(path, case)?;
     let warnings = loaded.diagnostics.iter().filter(|d| !d.is_error()).count();
     if loaded.has_errors() {
         let errors = loaded.diagnostics.len() - warnings;

@@ -6,14 +6,15 @@ use crate::compiled::{compile_text, compiled_binary};
 use gdl_runtime::engine::ProgramGame;
 use gdlc::interp::realtime::RealTimeInterpreter;
 use gdlc::interp::Interpreter;
-use gdlc::load::{load, load_valid};
+use gdlc::load::{load_in, load_valid_in};
+use gdlc::parse::Case;
 use gdlc::parse::Syntax;
 use std::io::Write as _;
 use std::path::Path;
 
 /// `gdlc fmt GAME --to kif|infix`.
-pub fn fmt(path: &Path, syntax: Syntax) -> Result<(), String> {
-    let loaded = load(path)?;
+pub fn fmt(path: &Path, syntax: Syntax, case: Case) -> Result<(), String> {
+    let loaded = load_in(path, case)?;
     let parse_errors = loaded.diagnostics.iter().any(|d| d.is_error() && d.span.end <= loaded.source.len());
     if parse_errors && loaded.description.rules.is_empty() {
         return Err(loaded.render().trim_end().to_string());
@@ -24,8 +25,8 @@ pub fn fmt(path: &Path, syntax: Syntax) -> Result<(), String> {
 
 /// The engines that run in this process rather than as a game's built binary.
 pub enum InProcess {
-    /// The reference interpreter.
-    Interpreter,
+    /// The reference interpreter, of the game's names read in this case.
+    Interpreter(Case),
     /// The ground program evaluated as data ([`gdlc::compile::load_engine`]), grounded with
     /// these options.
     Program(gdlc::ground::Options),
@@ -37,7 +38,7 @@ pub fn replay(game: &Path, trace_path: &Path, engine: &InProcess, check: bool) -
     let text = std::fs::read_to_string(trace_path)
         .map_err(|e| format!("{}: error: cannot read the trace: {e}", trace_path.display()))?;
     let replayed = match engine {
-        InProcess::Interpreter => gdl_player::driver::replay_text(&interpreter(game)?, &text, check),
+        InProcess::Interpreter(case) => gdl_player::driver::replay_text(&interpreter(game, *case)?, &text, check),
         InProcess::Program(options) => gdl_player::driver::replay_text(&program_game(game, options)?, &text, check),
     };
     let replayed = replayed.map_err(|e| format!("{}: error: {e}", trace_path.display()))?;
@@ -48,22 +49,22 @@ pub fn replay(game: &Path, trace_path: &Path, engine: &InProcess, check: bool) -
 /// an engine of this process.
 pub fn perft(game: &Path, depth: usize, engine: &InProcess) -> Result<(), String> {
     let text = match engine {
-        InProcess::Interpreter => gdl_player::driver::perft_text(&interpreter(game)?, depth),
+        InProcess::Interpreter(case) => gdl_player::driver::perft_text(&interpreter(game, *case)?, depth),
         InProcess::Program(options) => gdl_player::driver::perft_text(&program_game(game, options)?, depth),
     };
     print!("{text}");
     Ok(())
 }
 
-/// The interpreter for a valid game file.
-fn interpreter(game: &Path) -> Result<Interpreter, String> {
-    let loaded = load_valid(game)?;
+/// The interpreter for a valid game file, its names read in `case`.
+fn interpreter(game: &Path, case: Case) -> Result<Interpreter, String> {
+    let loaded = load_valid_in(game, case)?;
     Interpreter::new(&loaded.description).map_err(|e| format!("{}: error: {e}", loaded.file))
 }
 
 /// The engine over the ground program of a valid game file, grounded with `options`.
 pub fn program_game(game: &Path, options: &gdlc::ground::Options) -> Result<ProgramGame, String> {
-    let loaded = load_valid(game)?;
+    let loaded = load_valid_in(game, options.case)?;
     gdlc::compile::load_engine(&loaded.source, options).map_err(|error| match &error {
         gdlc::Error::Diagnostics(_) | gdlc::Error::Ground(_) => {
             gdlc::diag::render_all_with_source(&error.diagnostics(), &loaded.file, &loaded.source)
@@ -99,14 +100,18 @@ fn bench_report(game: &Path, seconds: f64, threads: usize, engine: &InProcess) -
         let label = format!("gdlc {version} (ground program)");
         return gdl_player::driver::bench_report(&program, &label, seconds, threads);
     }
-    let loaded = load_valid(game)?;
+    let case = match engine {
+        InProcess::Interpreter(case) => *case,
+        InProcess::Program(options) => options.case,
+    };
+    let loaded = load_valid_in(game, case)?;
     if gdlc::realtime::is_realtime(&loaded.description) {
         let interp =
             RealTimeInterpreter::new(&loaded.description).map_err(|e| format!("{}: error: {e}", loaded.file))?;
         let label = format!("gdlc {version} (interpreter, real-time)");
         return gdl_player::realtime::driver::bench_report(&interp, &label, seconds, threads);
     }
-    let interp = interpreter(game)?;
+    let interp = interpreter(game, case)?;
     let label = format!("gdlc {version} (interpreter)");
     gdl_player::driver::bench_report(&interp, &label, seconds, threads)
 }

@@ -3,7 +3,7 @@
 //! interpreter.
 
 use crate::phase::Phase;
-use gdlc::load::{load_valid, rules_of};
+use gdlc::load::{load_valid_in, rules_of};
 use std::path::Path;
 
 /// Why a game file was not compiled: the pipeline refused the game (kept as its error, so that
@@ -63,7 +63,7 @@ pub struct Compiled {
 /// in the module's `@generated` header.
 pub fn compile_text(game: &Path, command: &str, options: &gdlc::codegen::Options) -> Result<Compiled, CompileError> {
     let start = std::time::Instant::now();
-    let loaded = load_valid(game)?;
+    let loaded = load_valid_in(game, options.ground.case)?;
     let refused = |error: gdlc::Error, rendered: String| CompileError::Pipeline { error, rendered };
     let name = game.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let compiled = gdlc::compile::compile_commented(&loaded.source, &name, options).map_err(|error| {

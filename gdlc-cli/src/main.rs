@@ -2,7 +2,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use gdl_player::player::Kind;
-use gdlc::parse::Syntax;
+use gdlc::parse::{Case, Syntax};
 use gdlc_cli::commands::InProcess;
 use gdlc_cli::{commands, compiled, play, serve, view};
 use std::io::IsTerminal;
@@ -15,6 +15,11 @@ use std::time::Duration;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Keep names that differ only in letter case apart (`nextFile` and `nextfile` are two
+    /// names), as ggp-base does; keywords are read in any case. Without it, names are read in
+    /// any case, as the specification says. `serve` always keeps them apart.
+    #[arg(long, global = true)]
+    case_sensitive: bool,
 }
 
 #[derive(Subcommand)]
@@ -204,14 +209,14 @@ struct Grounding {
 }
 
 impl Grounding {
-    fn options(&self) -> gdlc::codegen::Options {
+    fn options(&self, case: Case) -> gdlc::codegen::Options {
         let form = match self.form {
             FormArg::Auto => gdlc::codegen::Form::Auto,
             FormArg::Straight => gdlc::codegen::Form::Straight,
             FormArg::Tables => gdlc::codegen::Form::Tables,
         };
         gdlc::codegen::Options {
-            ground: gdlc::ground::Options { max_instances: self.max_instances, ..Default::default() },
+            ground: gdlc::ground::Options { max_instances: self.max_instances, case, ..Default::default() },
             form,
         }
     }
@@ -272,17 +277,18 @@ enum Engine {
 fn run(
     engine: Option<Engine>,
     game: &std::path::Path,
-    grounding: &Grounding,
+    (grounding, case): (&Grounding, Case),
     args: &[std::ffi::OsString],
     in_process: impl FnOnce(&InProcess) -> Result<(), String>,
 ) -> Result<(), String> {
+    let options = grounding.options(case);
     match engine {
-        Some(Engine::Interp) => in_process(&InProcess::Interpreter),
-        Some(Engine::Program) => in_process(&InProcess::Program(grounding.options().ground)),
-        Some(Engine::Compiled) => compiled::run_compiled(game, &grounding.options(), args),
-        None => compiled::run_compiled_or_interpreted(game, &grounding.options(), args, || {
-            in_process(&InProcess::Interpreter)
-        }),
+        Some(Engine::Interp) => in_process(&InProcess::Interpreter(case)),
+        Some(Engine::Program) => in_process(&InProcess::Program(options.ground)),
+        Some(Engine::Compiled) => compiled::run_compiled(game, &options, args),
+        None => {
+            compiled::run_compiled_or_interpreted(game, &options, args, || in_process(&InProcess::Interpreter(case)))
+        }
     }
 }
 
@@ -315,7 +321,7 @@ struct AnalyzeArgs {
 
 impl AnalyzeArgs {
     /// Runs `gdlc analyze`, through the ground program unless `--engine interp` is given.
-    fn run(&self) -> Result<(), String> {
+    fn run(&self, case: Case) -> Result<(), String> {
         use gdlc_cli::analyze::{Engine as On, Settings};
         let engine = match self.engine {
             Some(Engine::Interp) => On::Interpreter,
@@ -325,7 +331,7 @@ impl AnalyzeArgs {
             }
         };
         let options = gdlc_cli::analyze::options(self.max_states, self.seconds, self.threads)?;
-        let ground = self.grounding.options().ground;
+        let ground = self.grounding.options(case).ground;
         let settings = Settings { options, engine, ground, json: self.json, witnesses: self.witnesses.clone() };
         gdlc_cli::analyze::analyze(&self.game, &settings)
     }
@@ -338,9 +344,10 @@ fn main() -> ExitCode {
     let no_colour = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let terminal = std::io::stderr().is_terminal() && std::io::stdout().is_terminal();
     gdlc::diag::use_colour(terminal && !no_colour);
+    let case = if cli.case_sensitive { Case::Sensitive } else { Case::Insensitive };
     let result = match cli.command {
         Command::Check { game, timeout, max_facts } => match Duration::try_from_secs_f64(timeout) {
-            Ok(timeout) => gdlc_cli::check::check(&game, gdlc_cli::check::Budget { timeout, max_facts }),
+            Ok(timeout) => gdlc_cli::check::check(&game, gdlc_cli::check::Budget { timeout, max_facts }, case),
             Err(_) => Err(format!("error: --timeout {timeout} is not a number of seconds")),
         },
         Command::Fmt { game, to } => {
@@ -348,14 +355,14 @@ fn main() -> ExitCode {
                 SyntaxArg::Kif => Syntax::Kif,
                 SyntaxArg::Infix => Syntax::Infix,
             };
-            commands::fmt(&game, syntax)
+            commands::fmt(&game, syntax, case)
         }
         Command::Replay { game, trace, check, engine, grounding } => {
             let mut args = vec!["replay".into(), trace.clone().into()];
             if check {
                 args.push("--check".into());
             }
-            run(engine, &game, &grounding, &args, |engine| commands::replay(&game, &trace, engine, check))
+            run(engine, &game, (&grounding, case), &args, |engine| commands::replay(&game, &trace, engine, check))
         }
         Command::Bench { game, seconds, threads, engine, grounding } => {
             let args = [
@@ -365,35 +372,39 @@ fn main() -> ExitCode {
                 "--threads".into(),
                 threads.to_string().into(),
             ];
-            run(engine, &game, &grounding, &args, |engine| commands::bench(&game, seconds, threads, engine))
+            run(engine, &game, (&grounding, case), &args, |engine| commands::bench(&game, seconds, threads, engine))
         }
         Command::Perft { game, depth, engine, grounding } => {
             let args = ["perft".into(), depth.to_string().into()];
-            run(engine, &game, &grounding, &args, |engine| commands::perft(&game, depth, engine))
+            run(engine, &game, (&grounding, case), &args, |engine| commands::perft(&game, depth, engine))
         }
         Command::Compile { game, output, check, grounding } => {
-            commands::compile(&game, output.as_deref(), check, &grounding.options())
+            commands::compile(&game, output.as_deref(), check, &grounding.options(case))
         }
-        Command::Build { game, output, grounding } => commands::build(&game, &output, &grounding.options()),
+        Command::Build { game, output, grounding } => commands::build(&game, &output, &grounding.options(case)),
         Command::Serve { games, port, player, host, no_native, max_facts, quiet, verbose } => {
             gdl_player::log::set_level(gdl_player::log::level_of_flags(quiet, verbose));
             let options = serve::Options { games, host, port, player: player.kind(), native: !no_native, max_facts };
             serve::serve(&options)
         }
-        Command::Analyze(args) => args.run(),
+        Command::Analyze(args) => args.run(case),
         Command::Match { game, players, startclock, playclock, record } => {
-            play::run_match(&game, &players, startclock, playclock, record.as_deref())
+            play::run_match(&game, &players, (startclock, playclock), record.as_deref(), case)
         }
         Command::View { input, trace, index, game, output } => {
             let (source, game) = match &trace {
                 Some(trace) => (view::Source::Trace { trace, index }, Some(input.as_path())),
                 None => (view::Source::Record(&input), game.as_deref()),
             };
-            view::write_page(source, game, &output).map(|line| println!("{line}")).map_err(|e| e.to_string())
+            view::write_page(source, game.map(|g| (g, case)), &output)
+                .map(|line| println!("{line}"))
+                .map_err(|e| e.to_string())
         }
         Command::PerfTest { game, outfile, seconds, engine, grounding } => {
             let args = ["perf-test".into(), outfile.clone().into(), seconds.to_string().into()];
-            run(engine, &game, &grounding, &args, |engine| commands::perf_test(&game, &outfile, seconds, engine))
+            run(engine, &game, (&grounding, case), &args, |engine| {
+                commands::perf_test(&game, &outfile, seconds, engine)
+            })
         }
     };
     match result {

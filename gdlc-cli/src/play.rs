@@ -11,7 +11,8 @@ use gdl_player::session::{new_session, next_seed, GameFactory, MatchSession, Sta
 use gdl_runtime::kif::Sx;
 use gdlc::interp::realtime::RealTimeInterpreter;
 use gdlc::interp::Interpreter;
-use gdlc::load::{load_valid, rules_of};
+use gdlc::load::{load_valid_in, rules_of};
+use gdlc::parse::Case;
 use std::path::Path;
 use std::time::Duration;
 
@@ -29,7 +30,7 @@ pub fn interpreter_of(rules: &[Sx]) -> Result<Interpreter, String> {
 /// The checked description of a rule set sent in a START.
 pub(crate) fn description_of(rules: &[Sx]) -> Result<gdlc::ast::Description, String> {
     let text: String = rules.iter().map(|r| format!("{r}\n")).collect();
-    let parsed = gdlc::check::parse_and_check(&text);
+    let parsed = gdlc::check::parse_and_check_in(&text, crate::serve::READING);
     if parsed.has_errors() {
         let error = parsed.diagnostics.iter().filter(|d| d.is_error()).min_by_key(|d| d.span.start);
         let rendered = error.map(|d| d.render("START", &text)).unwrap_or_default();
@@ -77,11 +78,11 @@ fn clock(seconds: f64, what: &str) -> Result<Duration, String> {
 pub fn run_match(
     game: &Path,
     players: &[String],
-    start_clock: f64,
-    play_clock: f64,
+    (start_clock, play_clock): (f64, f64),
     record: Option<&Path>,
+    case: Case,
 ) -> Result<(), String> {
-    let loaded = load_valid(game)?;
+    let loaded = load_valid_in(game, case)?;
     let rules = rules_of(&loaded)?;
     for url in players {
         http::address_of(url).map_err(|e| format!("error: {e}"))?;

@@ -280,3 +280,32 @@ fn check_warns_of_names_that_differ_only_in_letter_case() {
     );
     assert!(text.contains("`nextrank` differs only in letter case from `nextRank`"), "{text}");
 }
+
+/// With `--case-sensitive`, alexChess's `nextfile` is not its `nextFile`, as ggp-base reads it:
+/// its rooks, bishops and queens never move, so fewer lines reach depth 3, and the interpreter,
+/// the ground program and the compiled game count the same. `check` then finds `nextfile`
+/// never defined.
+#[test]
+fn case_sensitive_reading_keeps_alex_chess_names_apart() {
+    let game = shared("games/alexChess.kif");
+    let depth_three = |extra: &[&str]| {
+        let mut args = vec!["perft", game.as_str(), "3"];
+        args.extend_from_slice(extra);
+        let out = gdlc(&args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        stdout(&out).lines().find(|l| l.starts_with("depth 3:")).map(str::to_string).unwrap_or_default()
+    };
+    assert_eq!(depth_three(&["--engine", "interp"]), "depth 3: 890 paths, 4 terminal");
+    for engine in ["interp", "program", "compiled"] {
+        assert_eq!(
+            depth_three(&["--engine", engine, "--case-sensitive"]),
+            "depth 3: 780 paths, 0 terminal",
+            "{engine}"
+        );
+    }
+    let out = gdlc(&["check", &game, "--case-sensitive"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(text.contains("relation `nextrank` is never defined"), "{text}");
+    assert!(text.contains("with --case-sensitive gdlc reads two names, as ggp-base does"), "{text}");
+}

@@ -267,7 +267,7 @@ fn every_bundled_game_is_drawn() {
         let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("view-trace.jsonl");
         std::fs::write(&path, gdl_player::trace::write(&trace)).unwrap();
         let source = gdlc_cli::view::Source::Trace { trace: &path, index: 0 };
-        let view = gdlc_cli::view::view(source, Some(file)).unwrap();
+        let view = gdlc_cli::view::view(source, Some((file.as_path(), gdlc::parse::Case::Insensitive))).unwrap();
         assert_eq!(view.steps.len(), trace.steps.len());
         let page = gdlc_cli::view::html::page(&view);
         assert!(page.contains("id=\"match-data\""));

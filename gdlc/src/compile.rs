@@ -34,7 +34,7 @@ pub fn compile_commented(source: &str, file: &str, options: &Options) -> Result<
 
 /// The pipeline, with the notes that become comments when given.
 fn compile_noted(source: &str, options: &Options, notes: Option<&Notes>) -> Result<Compiled, Error> {
-    let (description, realtime) = front_end(source)?;
+    let (description, realtime) = front_end(source, options.ground.case)?;
     let ground = ground_checked(&description, realtime, &options.ground)?;
     let tokens = codegen::generate_noted_module(&ground, options.form, realtime, notes)?;
     Ok(Compiled { ground, tokens, realtime })
@@ -47,7 +47,7 @@ pub fn generate(source: &str, options: &Options) -> Result<TokenStream, Error> {
 
 /// The ground program of the game in `source`, as [`compile`] generates it from.
 pub fn ground_source(source: &str, options: &Options) -> Result<Ground, Error> {
-    let (description, realtime) = front_end(source)?;
+    let (description, realtime) = front_end(source, options.ground.case)?;
     ground_checked(&description, realtime, &options.ground)
 }
 
@@ -55,7 +55,7 @@ pub fn ground_source(source: &str, options: &Options) -> Result<Ground, Error> {
 /// and grounding of [`compile`] with `options` (`Default::default()` for compile's defaults),
 /// and no code generated. An rtGDL game is refused with [`engine::Error::RealTime`].
 pub fn load_engine(source: &str, options: &ground::Options) -> Result<ProgramGame, Error> {
-    let (description, realtime) = front_end(source)?;
+    let (description, realtime) = front_end(source, options.case)?;
     if realtime {
         return Err(Error::Engine(engine::Error::RealTime));
     }
@@ -63,11 +63,11 @@ pub fn load_engine(source: &str, options: &ground::Options) -> Result<ProgramGam
     engine::program_game(&ground).map_err(Error::Engine)
 }
 
-/// Reading and the specification's checks ([`crate::parse`], [`crate::check`]): the checked
-/// description, and whether it is an rtGDL game. Errors come back as diagnostics with their
+/// Reading in `case` and the specification's checks ([`crate::parse`], [`crate::check`]): the
+/// checked description, and whether it is an rtGDL game. Errors come back as diagnostics with their
 /// spans; warnings are dropped.
-fn front_end(source: &str) -> Result<(Description, bool), Error> {
-    let parsed = check::parse_and_check(source);
+fn front_end(source: &str, case: crate::parse::Case) -> Result<(Description, bool), Error> {
+    let parsed = check::parse_and_check_in(source, case);
     if parsed.has_errors() {
         return Err(Error::Diagnostics(parsed.diagnostics.into_iter().filter(Diagnostic::is_error).collect()));
     }

@@ -13,6 +13,8 @@ pub struct Loaded {
     pub source: String,
     pub description: crate::ast::Description,
     pub diagnostics: Vec<Diagnostic>,
+    /// How its names were read.
+    pub case: parse::Case,
 }
 
 impl Loaded {
@@ -25,24 +27,36 @@ impl Loaded {
     }
 }
 
-/// Reads, parses and checks a game file. I/O failures are errors; GDL problems are diagnostics.
+/// Reads, parses and checks a game file, its names read in any case. I/O failures are errors;
+/// GDL problems are diagnostics.
 pub fn load(path: &Path) -> Result<Loaded, String> {
+    load_in(path, parse::Case::Insensitive)
+}
+
+/// [`load`] with names read in `case`.
+pub fn load_in(path: &Path, case: parse::Case) -> Result<Loaded, String> {
     let file = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| format!("{file}: error: cannot read the file: {e}"))?;
     let source = match parse::decode(&bytes) {
         Ok(s) => s.to_string(),
         Err(d) => {
             let shown = String::from_utf8_lossy(&bytes).into_owned();
-            return Ok(Loaded { file, source: shown, description: Default::default(), diagnostics: vec![d] });
+            return Ok(Loaded { file, source: shown, description: Default::default(), diagnostics: vec![d], case });
         }
     };
-    let parsed = check::parse_and_check(&source);
-    Ok(Loaded { file, source, description: parsed.description, diagnostics: parsed.diagnostics })
+    let parsed = check::parse_and_check_in(&source, case);
+    Ok(Loaded { file, source, description: parsed.description, diagnostics: parsed.diagnostics, case })
 }
 
-/// Loads a game that must be valid, returning the rendered diagnostics otherwise.
+/// Loads a game that must be valid, its names read in any case, returning the rendered
+/// diagnostics otherwise.
 pub fn load_valid(path: &Path) -> Result<Loaded, String> {
-    let loaded = load(path)?;
+    load_valid_in(path, parse::Case::Insensitive)
+}
+
+/// [`load_valid`] with names read in `case`.
+pub fn load_valid_in(path: &Path, case: parse::Case) -> Result<Loaded, String> {
+    let loaded = load_in(path, case)?;
     if loaded.has_errors() {
         return Err(loaded.render().trim_end().to_string());
     }

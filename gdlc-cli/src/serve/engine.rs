@@ -299,7 +299,7 @@ fn race_within(game: &ProgramGame, description: &Description, until: Instant, ma
 
 /// The ground program of a game.
 fn ground(text: &str) -> Result<gdlc::ground::Ground, gdlc::Error> {
-    gdlc::compile::ground_source(text, &gdlc::codegen::Options::default())
+    gdlc::compile::ground_source(text, &super::compile_options())
 }
 
 /// The text of a grounded game's native module, for the builder.

@@ -20,7 +20,7 @@ use gdl_player::protocol::Message;
 use gdl_player::rename::Shape;
 use gdl_player::server::{think_time, Config, Server};
 use gdl_player::session::{GameFactory, MatchSession, Start};
-use gdlc::load::{load_valid, rules_of};
+use gdlc::load::{load_valid_in, rules_of};
 use hybrid::HybridSession;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -64,10 +64,22 @@ pub fn serve(options: &Options) -> Result<(), String> {
     server.serve(&ServeFactory { natives, engines, player: options.player, realtime, max_facts })
 }
 
+/// How the player reads games: names that differ in letter case kept apart, keywords in any
+/// case, as ggp-base (whose `GameServer` runs most matches) reads them, and as agrees with a
+/// manager that upper-cases every message. Under the specification's reading a game that
+/// spells one name two ways (alexChess) has moves that such a server calls illegal.
+pub(crate) const READING: gdlc::parse::Case = gdlc::parse::Case::Sensitive;
+
+/// The compile options of the player's games: the defaults, read as [`READING`] says.
+pub(crate) fn compile_options() -> gdlc::codegen::Options {
+    let ground = gdlc::ground::Options { case: READING, ..Default::default() };
+    gdlc::codegen::Options { ground, ..Default::default() }
+}
+
 /// Builds a game given on the command line and starts its backend; a game past the grounding
 /// limit is left to the interpreter, with a note.
 fn prebuild(game: &std::path::Path, natives: &Natives, engines: &Engines) -> Result<(), String> {
-    let loaded = load_valid(game)?;
+    let loaded = load_valid_in(game, READING)?;
     if gdlc::realtime::is_realtime(&loaded.description) {
         return Err(format!(
             "{}: error: rtGDL games are played through the interpreter, which plays any game sent in START; \
@@ -77,7 +89,7 @@ fn prebuild(game: &std::path::Path, natives: &Natives, engines: &Engines) -> Res
     }
     let rules = rules_of(&loaded)?;
     let key = Shape::of(&rules).key();
-    match compiled_binary(game, &gdlc::codegen::Options::default(), true) {
+    match compiled_binary(game, &compile_options(), true) {
         Ok(binary) => natives.add_built(key, binary)?,
         Err(e) if e.is_too_large_to_ground() => {
             eprintln!("{e}\nnote: {} is played through the interpreter", game.display());
@@ -86,7 +98,7 @@ fn prebuild(game: &std::path::Path, natives: &Natives, engines: &Engines) -> Res
         Err(e) => return Err(e.into()),
     }
     let text: String = rules.iter().map(|r| format!("{r}\n")).collect();
-    if let Ok(ground) = gdlc::compile::ground_source(&text, &gdlc::codegen::Options::default()) {
+    if let Ok(ground) = gdlc::compile::ground_source(&text, &compile_options()) {
         if let Ok(program) = gdlc::engine::program_game(&ground) {
             engines.keep_game(key, rules, program);
         }

@@ -12,6 +12,7 @@ use gdl_player::manager::Record;
 use gdl_player::realtime::manager::RealTimeRecord;
 use gdl_runtime::Game;
 use gdlc::interp::Interpreter;
+use gdlc::parse::Case;
 use model::View;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -73,8 +74,8 @@ fn read(path: &Path) -> Result<String, Error> {
 
 /// The view of `source`; `game`, when given, supplies the board coordinates its layout finds
 /// and the states of a record that holds none.
-pub fn view(source: Source<'_>, game: Option<&Path>) -> Result<View, Error> {
-    let loaded = game.map(|g| gdlc::load::load_valid(g).map_err(Error::Game)).transpose()?;
+pub fn view(source: Source<'_>, game: Option<(&Path, Case)>) -> Result<View, Error> {
+    let loaded = game.map(|(g, case)| gdlc::load::load_valid_in(g, case).map_err(Error::Game)).transpose()?;
     let mut view = match source {
         Source::Record(path) => of_record_file(path, loaded.as_ref())?,
         Source::Trace { trace, index } => {
@@ -147,7 +148,7 @@ pub fn fill_states<G: Game>(game: &G, record: &mut Record) -> Result<(), Error> 
 }
 
 /// `gdlc view`: writes the page of `source` to `output` and says what it drew.
-pub fn write_page(source: Source<'_>, game: Option<&Path>, output: &Path) -> Result<String, Error> {
+pub fn write_page(source: Source<'_>, game: Option<(&Path, Case)>, output: &Path) -> Result<String, Error> {
     let view = view(source, game)?;
     let page = html::page(&view);
     std::fs::write(output, &page).map_err(|error| Error::Write { path: output.to_path_buf(), error })?;

@@ -2,23 +2,28 @@
 //! specification), and gdlc stores them in lower case, so `nextFile` and `nextfile` are one
 //! name here; ggp-base, whose `GameServer` runs most matches, keeps them apart, and a game that
 //! spells one name two ways plays differently there (alexChess's rooks never move under
-//! ggp-base). This check warns where a name is spelled a second way, naming both spellings and
+//! ggp-base), as it does in gdlc with `--case-sensitive`. This check warns where a name is spelled a second way, naming both spellings and
 //! where the first stands. Only prefix KIF is read: in infix, letter case tells variables from
 //! constants. The keywords are left out, since every engine reads them in any case.
 
 use crate::ast::Span;
 use crate::diag::{line_col, Diagnostic};
+use crate::parse::{Case, KEYWORDS};
 use std::collections::BTreeMap;
 
-/// The keywords and operators, read in any case by every engine.
-const KEYWORDS: [&str; 17] = [
-    "role", "init", "true", "does", "next", "legal", "goal", "terminal", "distinct", "not", "or", "and", "base",
-    "input", "sees", "random", "<=",
-];
-
 /// A warning at each place where a name of `source` (prefix KIF) is spelled another way than
-/// where it first stands.
-pub(crate) fn letter_case(source: &str) -> Vec<Diagnostic> {
+/// where it first stands; its hint says how gdlc reads the two under `case`.
+pub(crate) fn letter_case(source: &str, case: Case) -> Vec<Diagnostic> {
+    let hint = match case {
+        Case::Insensitive => {
+            "gdlc reads both as one name, but ggp-base and other engines that keep letter case read two \
+             (as gdlc does with --case-sensitive); spell the name one way everywhere"
+        }
+        Case::Sensitive => {
+            "with --case-sensitive gdlc reads two names, as ggp-base does, but the specification reads \
+             one; spell the name one way everywhere"
+        }
+    };
     // For every name in lower case, its first spelling and where that stands.
     let mut first: BTreeMap<String, (&str, usize)> = BTreeMap::new();
     let mut warned: BTreeMap<(String, &str), ()> = BTreeMap::new();
@@ -38,8 +43,7 @@ pub(crate) fn letter_case(source: &str) -> Vec<Diagnostic> {
                     out.push(Diagnostic::warning(
                         Span::new(at, at + token.len()),
                         format!("`{token}` differs only in letter case from `{spelled}` (at {line}:{col})"),
-                        "gdlc reads both as one name, but ggp-base and other engines that keep letter case \
-                         read two; spell the name one way everywhere",
+                        hint,
                     ));
                 }
             }
@@ -97,7 +101,7 @@ mod tests {
         let src = "(role white)\n(<= (nextFile ?x ?y) (succ ?x ?y))\n; nextfile in a comment\n\
                    (<= (legal white (go ?x)) (nextfile ?x ?y))\n(<= (legal white (go ?y)) (NEXTFILE ?x ?y))\n\
                    (<= (legal white stay) (nextfile a b))\n(ROLE black) (TRUE x)";
-        let warnings = letter_case(src);
+        let warnings = letter_case(src, Case::Insensitive);
         let messages: Vec<&str> = warnings.iter().map(|d| d.message.as_str()).collect();
         assert_eq!(
             messages,
@@ -107,6 +111,6 @@ mod tests {
             ]
         );
         assert_eq!(&src[warnings[0].span.start..warnings[0].span.end], "nextfile");
-        assert!(letter_case("(role x) (init (cell a)) (<= (legal x go) (true (cell a)))").is_empty());
+        assert!(letter_case("(role x) (init (cell a)) (<= (legal x go) (true (cell a)))", Case::Insensitive).is_empty());
     }
 }

@@ -26,14 +26,19 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt;
 
 /// Parses `source` in whichever syntax it is written in and, when it parses, checks it: the
-/// description and every diagnostic of both passes.
+/// description and every diagnostic of both passes. Names are read in any case.
 pub fn parse_and_check(source: &str) -> crate::parse::Parsed {
-    let mut parsed = crate::parse::parse_auto(source);
+    parse_and_check_in(source, crate::parse::Case::Insensitive)
+}
+
+/// [`parse_and_check`] with names read in `case`.
+pub fn parse_and_check_in(source: &str, case: crate::parse::Case) -> crate::parse::Parsed {
+    let mut parsed = crate::parse::parse_auto_in(source, case);
     if !parsed.has_errors() {
         let found = check(&parsed.description);
         parsed.diagnostics.extend(found);
         if crate::parse::detect_syntax(source) == crate::parse::Syntax::Kif {
-            parsed.diagnostics.extend(letter_case::letter_case(source));
+            parsed.diagnostics.extend(letter_case::letter_case(source, case));
         }
     }
     parsed

@@ -35,7 +35,7 @@ impl Builder<'_> {
         }
         let args = node.args.iter().map(|&a| self.check_term(a, symbols, patterns)).collect();
         let next = symbols.len() as u32;
-        let functor = *symbols.entry(self.symbols.name(node.sym).to_ascii_lowercase()).or_insert(next);
+        let functor = *symbols.entry(self.symbols.name(node.sym).to_string()).or_insert(next);
         patterns.push(Pattern { functor, args });
         FUNC | (patterns.len() - 1) as u32
     }
@@ -101,8 +101,8 @@ impl Builder<'_> {
                         }
                         let (state, name, args): (bool, String, Vec<&Term>) = if atom.name == "true" {
                             match &atom.args[0] {
-                                Term::Func(f, args, _) => (true, f.to_ascii_lowercase(), args.iter().collect()),
-                                Term::Const(c, _) => (true, c.to_ascii_lowercase(), Vec::new()),
+                                Term::Func(f, args, _) => (true, f.clone(), args.iter().collect()),
+                                Term::Const(c, _) => (true, c.clone(), Vec::new()),
                                 Term::Var(..) => return Err(Undeferrable::WholeFact),
                             }
                         } else if dynamic.contains(&atom.name) {
@@ -200,7 +200,7 @@ fn rule_arg(
 ) -> u32 {
     let symbol = |name: &str, symbols: &mut BTreeMap<String, u32>| {
         let next = symbols.len() as u32;
-        *symbols.entry(name.to_ascii_lowercase()).or_insert(next)
+        *symbols.entry(name.to_string()).or_insert(next)
     };
     match term {
         Term::Var(v, _) => VAR | var_ids.get(v.as_str()).copied().unwrap_or(0),

@@ -41,11 +41,19 @@ pub struct Options {
     /// Read a fluent that only ever copies itself as the static relation of its initial facts
     /// (see [`constant_fluents`]). Off for rtGDL games, whose facts also end by expiring.
     pub fold_constant_fluents: bool,
+    /// How the front end reads the game's names, for the pipelines that start from its text
+    /// ([`crate::compile`]).
+    pub case: crate::parse::Case,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_instances: DEFAULT_MAX_INSTANCES, defer_relations: false, fold_constant_fluents: true }
+        Options {
+            max_instances: DEFAULT_MAX_INSTANCES,
+            defer_relations: false,
+            fold_constant_fluents: true,
+            case: crate::parse::Case::Insensitive,
+        }
     }
 }
 

@@ -89,10 +89,16 @@ impl Game for Interpreter {
         *out = self.percepts_of(&self.evaluate(Query::Sees, state, &moves, Unlimited));
     }
 
+    /// The move spelled as `text` is, or else as `text` in lower case: a game whose names were
+    /// kept apart by case finds its own spellings, and one read in any case (every name in
+    /// lower case) finds the moves of a manager that upper-cases its messages.
     fn parse_move(&self, _role: usize, text: &str) -> Option<Move> {
-        let sx = kif::parse_one(text).ok()?.to_lowercase();
+        let sx = kif::parse_one(text).ok()?;
         let mut flat = Vec::new();
-        self.flat_of(&sx, &mut flat)?;
+        if self.flat_of(&sx, &mut flat).is_none() {
+            flat.clear();
+            self.flat_of(&sx.to_lowercase(), &mut flat)?;
+        }
         Some(Move(flat.into_boxed_slice()))
     }
 }

@@ -98,18 +98,18 @@ fn term(pair: Pair<'_, Rule>) -> SExpr {
         Rule::variable => {
             let text = pair.as_str();
             let text = text.strip_prefix('?').unwrap_or(text);
-            SExpr::Var(text.to_lowercase(), span_of(&pair))
+            SExpr::Var(text.to_string(), span_of(&pair))
         }
         Rule::compound => compound(pair),
         other => unreachable!("the infix grammar yields no {other:?} as a term"),
     }
 }
 
-/// The symbol a name stands for: quoted names lose their quotes, and all are lower-cased.
+/// The symbol a name stands for, spelled as written: quoted names lose their quotes.
 fn name(text: &str) -> String {
     match text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')) {
-        Some(quoted) => quoted.replace("''", "'").to_lowercase(),
-        None => text.to_lowercase(),
+        Some(quoted) => quoted.replace("''", "'"),
+        None => text.to_string(),
     }
 }
 
@@ -167,9 +167,11 @@ fn check_nesting(source: &str) -> Result<(), Diagnostic> {
 mod tests {
     use super::*;
 
+    /// The one rule of `src`, its names read in any case.
     fn read_one(src: &str) -> String {
-        let e = read(src).unwrap();
+        let mut e = read(src).unwrap();
         assert_eq!(e.len(), 1, "{e:?}");
+        super::super::sexpr::fold_case(&mut e[0], super::super::Case::Insensitive);
         e[0].to_string()
     }
 

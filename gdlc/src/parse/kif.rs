@@ -26,8 +26,8 @@ fn convert(pair: Pair<'_, Rule>) -> SExpr {
     let span = Span::new(pair.as_span().start(), pair.as_span().end());
     match pair.as_rule() {
         Rule::list => SExpr::List(pair.into_inner().map(convert).collect(), span),
-        Rule::variable => SExpr::Var(pair.as_str()[1..].to_lowercase(), span),
-        Rule::symbol => SExpr::Sym(pair.as_str().to_lowercase(), span),
+        Rule::variable => SExpr::Var(pair.as_str()[1..].to_string(), span),
+        Rule::symbol => SExpr::Sym(pair.as_str().to_string(), span),
         other => unreachable!("the KIF grammar yields no {other:?} inside a file"),
     }
 }
@@ -77,10 +77,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_lists_symbols_and_variables_in_lower_case() {
+    fn reads_lists_symbols_and_variables_as_written() {
         let e = read("(Cell ?X b) ; comment\nterminal").unwrap();
         assert_eq!(e.len(), 2);
-        assert_eq!(e[0].to_string(), "(cell ?x b)");
+        assert_eq!(e[0].to_string(), "(Cell ?X b)");
         assert_eq!(e[1].to_string(), "terminal");
     }
 

@@ -23,6 +23,25 @@ pub enum Syntax {
     Infix,
 }
 
+/// How names are read. The specification reads names in any letter case, and so does gdlc by
+/// default; ggp-base, whose `GameServer` runs most matches, keeps names that differ in case
+/// apart (reading keywords in any case). A game that spells one name two ways (alexChess's
+/// `nextFile` and `nextfile`) is a different game under each reading.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Case {
+    /// Every name in lower case: `nextFile` and `nextfile` are one name.
+    #[default]
+    Insensitive,
+    /// Names kept as written, keywords read in any case: `nextFile` and `nextfile` are two.
+    Sensitive,
+}
+
+/// The words of GDL, GDL-II and the rules' connectives, which are read in any letter case.
+pub const KEYWORDS: [&str; 17] = [
+    "role", "init", "true", "does", "next", "legal", "goal", "terminal", "distinct", "not", "or", "and", "base",
+    "input", "sees", "random", "<=",
+];
+
 /// The result of parsing: the description read so far and every diagnostic found on the way.
 /// The description is complete only when no diagnostic is an error.
 #[derive(Debug, Default)]
@@ -63,21 +82,34 @@ pub fn detect_syntax(source: &str) -> Syntax {
     }
 }
 
-/// Parses a description written in `syntax`.
+/// Parses a description written in `syntax`, its names read in any case.
 pub fn parse(source: &str, syntax: Syntax) -> Parsed {
+    parse_in(source, syntax, Case::Insensitive)
+}
+
+/// Parses a description written in `syntax`, its names read in `case`.
+pub fn parse_in(source: &str, syntax: Syntax, case: Case) -> Parsed {
     let exprs = match syntax {
         Syntax::Kif => kif::read(source),
         Syntax::Infix => infix::read(source),
     };
     match exprs {
-        Ok(exprs) => sexpr::to_description(&exprs),
+        Ok(mut exprs) => {
+            exprs.iter_mut().for_each(|e| sexpr::fold_case(e, case));
+            sexpr::to_description(&exprs)
+        }
         Err(d) => Parsed { description: Description::default(), diagnostics: vec![d] },
     }
 }
 
-/// Parses a description in whichever syntax it is written in.
+/// Parses a description in whichever syntax it is written in, its names read in any case.
 pub fn parse_auto(source: &str) -> Parsed {
     parse(source, detect_syntax(source))
+}
+
+/// Parses a description in whichever syntax it is written in, its names read in `case`.
+pub fn parse_auto_in(source: &str, case: Case) -> Parsed {
+    parse_in(source, detect_syntax(source), case)
 }
 
 /// Refuses a parse tree deeper than `limit` pairs, measured without recursion, before the
@@ -126,6 +158,24 @@ mod tests {
         assert_eq!(detect_syntax("; c\n (role x)"), Syntax::Kif);
         assert_eq!(detect_syntax("% c\nrole(x)"), Syntax::Infix);
         assert_eq!(detect_syntax(""), Syntax::Kif);
+    }
+
+    #[test]
+    fn names_are_folded_or_kept_and_keywords_read_in_any_case() {
+        let kif = "(ROLE White) (<= (LEGAL White (Move ?X)) (TRUE (cell ?X)) (NOT (Blocked ?x)))";
+        let infix = "role(white) legal(white, move(X)) :- true(cellAt(X)) & ~blocked(X)";
+        let printed = |source: &str, case: Case| {
+            let parsed = parse_auto_in(source, case);
+            assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
+            crate::print::print(&parsed.description, Syntax::Kif)
+        };
+        let folded = printed(kif, Case::Insensitive);
+        assert!(folded.contains("(legal white (move ?x))") && folded.contains("(not (blocked ?x))"), "{folded}");
+        let kept = printed(kif, Case::Sensitive);
+        assert!(kept.contains("(role White)"), "{kept}");
+        assert!(kept.contains("(legal White (Move ?X))") && kept.contains("(not (Blocked ?x))"), "{kept}");
+        assert!(printed(infix, Case::Sensitive).contains("(true (cellAt ?X))"));
+        assert!(printed(infix, Case::Insensitive).contains("(true (cellat ?x))"));
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! S-expressions, the common output of both readers, and their interpretation as GDL sentences.
 
-use super::Parsed;
+use super::{Case, Parsed, KEYWORDS};
 use crate::ast::{Atom, Description, Literal, Rule, Span, Term};
 use crate::diag::Diagnostic;
 use std::fmt;
 
-/// A symbol, a variable (its name without `?`) or a parenthesized list, all in lower case.
+/// A symbol, a variable (its name without `?`) or a parenthesized list. The readers keep names
+/// as written; [`fold_case`] then reads them in the [`Case`] asked for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SExpr {
     Sym(String, Span),
@@ -37,6 +38,17 @@ impl fmt::Display for SExpr {
                 f.write_str(")")
             }
         }
+    }
+}
+
+/// Reads the names of `expr` in `case`: with [`Case::Insensitive`] every name in lower case,
+/// with [`Case::Sensitive`] only the keywords ([`KEYWORDS`]), which are read in any case.
+pub(super) fn fold_case(expr: &mut SExpr, case: Case) {
+    match expr {
+        SExpr::Sym(name, _) | SExpr::Var(name, _) if case == Case::Insensitive => *name = name.to_lowercase(),
+        SExpr::Sym(name, _) if KEYWORDS.iter().any(|k| k.eq_ignore_ascii_case(name)) => *name = name.to_lowercase(),
+        SExpr::Sym(..) | SExpr::Var(..) => {}
+        SExpr::List(items, _) => items.iter_mut().for_each(|item| fold_case(item, case)),
     }
 }
 

@@ -603,8 +603,7 @@ impl ::gdl_runtime::Game for Game {
         MOVES[mv.0 as usize].to_string()
     }
     fn parse_move(&self, role: usize, text: &str) -> Option<Move> {
-        let canonical = ::gdl_runtime::kif::canonical(text).ok()?;
-        let index = MOVES.binary_search(&canonical.as_str()).ok()? as u32;
+        let index = ::gdl_runtime::kif::find_term(text, &MOVES)? as u32;
         ROLE_MOVES.get(role)?.binary_search(&index).ok().map(|_| Move(index))
     }
 }
