@@ -321,7 +321,10 @@ impl<G: Game, R: Deref<Target = G> + Send> BeliefSession<G, R> {
         let mut percepts: Vec<String> = Vec::with_capacity(seen.percepts.len());
         for p in &seen.percepts {
             let text = self.spelling.to_game(p).to_string();
-            percepts.push(kif::canonical(&text).map_err(|e| format!("the percept `{p}` is malformed: {e}"))?);
+            // The game's spelling with single spaces: a game whose names keep their letter case
+            // (as the player reads every game) perceives `(ROLLED 3)`, not `(rolled 3)`.
+            let term = kif::parse_one(&text).map_err(|e| format!("the percept `{p}` is malformed: {e}"))?;
+            percepts.push(term.to_string());
         }
         percepts.sort();
         percepts.dedup();
