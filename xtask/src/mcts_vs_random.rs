@@ -1,6 +1,7 @@
 //! `cargo xtask mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS]
 //! [--start-ms MS] [--per-role] [--seed N]`: plays MCTS against random players in process, with
-//! no HTTP, and prints a table of how MCTS fared in every game.
+//! no HTTP, and prints a table of how MCTS fared in every game (`iter/mv` is the median of the
+//! iterations of MCTS's searches).
 //!
 //! In each match MCTS plays one role and random players all the others; MCTS moves through the
 //! roles match by match, so that over the matches every role is played by MCTS and by random
@@ -116,9 +117,8 @@ fn game_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 /// One match's result.
 struct Outcome {
     goals: Vec<u32>,
-    /// The MCTS player's searches (moves with a choice) and their iterations in all.
-    searches: u64,
-    iterations: u64,
+    /// The iterations of each of the MCTS player's searches (moves with a choice).
+    iterations: Vec<u64>,
     /// Whether the match reached [`MAX_STEPS`] before a terminal state.
     cut: bool,
 }
@@ -139,8 +139,8 @@ struct Tally {
     matches: usize,
     /// Matches in which MCTS scored more than every other player role (or, alone, 100).
     wins: usize,
-    searches: u64,
-    iterations: u64,
+    /// The iterations of every search of MCTS.
+    iterations: Vec<u64>,
     cut: usize,
 }
 
@@ -167,8 +167,7 @@ impl Tally {
         let mine = outcome.goals[mcts];
         let others = players.iter().filter(|&&r| r != mcts).map(|&r| outcome.goals[r]).max();
         self.wins += usize::from(others.map_or(mine == 100, |best| mine > best));
-        self.searches += outcome.searches;
-        self.iterations += outcome.iterations;
+        self.iterations.extend_from_slice(&outcome.iterations);
         self.cut += usize::from(outcome.cut);
     }
 
@@ -208,7 +207,7 @@ fn role_rngs<G: Game>(game: &G, seed: u64) -> Vec<Rng> {
 fn play_match<G: Game>(game: &G, mcts: Option<usize>, seed: u64, clocks: Clocks) -> Result<Outcome, String> {
     let mut player = MctsPlayer::new(seed);
     let mut rngs = role_rngs(game, seed);
-    let mut outcome = Outcome { goals: Vec::new(), searches: 0, iterations: 0, cut: false };
+    let mut outcome = Outcome { goals: Vec::new(), iterations: Vec::new(), cut: false };
     let (mut state, mut legal, mut joint) = (game.initial_state(), Vec::new(), Vec::new());
     if let Some(role) = mcts {
         player.prepare(game, &state, role, Instant::now() + clocks.start);
@@ -235,8 +234,7 @@ fn play_match<G: Game>(game: &G, mcts: Option<usize>, seed: u64, clocks: Clocks)
             let chosen = player.choose(game, &state, role, Instant::now() + clock);
             let chosen = chosen.filter(|m| moves.contains(m)).ok_or("MCTS chose no legal move")?;
             if moves.len() > 1 {
-                (outcome.searches, outcome.iterations) =
-                    (outcome.searches + 1, outcome.iterations + player.last_iterations);
+                outcome.iterations.push(player.last_iterations);
             }
             joint.push(chosen);
         }
@@ -255,7 +253,7 @@ fn play_gdl2_match<G: Game>(game: &G, mcts: Option<usize>, seed: u64, clocks: Cl
     let mut belief = mcts.map(|role| Belief::new(game, role, seed.rotate_left(17)));
     let mut rngs = role_rngs(game, seed);
     let clock = clocks.play;
-    let mut outcome = Outcome { goals: Vec::new(), searches: 0, iterations: 0, cut: false };
+    let mut outcome = Outcome { goals: Vec::new(), iterations: Vec::new(), cut: false };
     let (mut state, mut legal, mut joint) = (game.initial_state(), Vec::new(), Vec::new());
     let mut seen: Option<(G::Move, Vec<String>)> = None;
     for step in 0.. {
@@ -284,8 +282,7 @@ fn play_gdl2_match<G: Game>(game: &G, mcts: Option<usize>, seed: u64, clocks: Cl
             let chosen = player.choose(game, belief, role, deadline);
             let chosen = chosen.filter(|m| moves.contains(m)).ok_or("the sampling player chose no legal move")?;
             if moves.len() > 1 {
-                (outcome.searches, outcome.iterations) =
-                    (outcome.searches + 1, outcome.iterations + player.last_iterations);
+                outcome.iterations.push(player.last_iterations);
             }
             joint.push(chosen);
         }
@@ -419,7 +416,11 @@ pub(crate) fn run(options: &Options) -> Result<(), String> {
 
 fn print_row(name: &str, engine: &str, tally: &Tally, took: Duration) {
     let (mcts, random) = tally.means();
-    let iterations = tally.iterations / tally.searches.max(1);
+    // The median: a search near the end of a game, where every line ends at once, can run a
+    // million iterations and would make a mean say nothing of the rest.
+    let mut sorted = tally.iterations.clone();
+    sorted.sort_unstable();
+    let iterations = sorted.get(sorted.len() / 2).copied().unwrap_or(0);
     let verdict = if mcts > random { "yes" } else { "NO" };
     let cut = if tally.cut > 0 { format!(", {} cut at {MAX_STEPS} steps", tally.cut) } else { String::new() };
     println!(
@@ -480,7 +481,7 @@ mod tests {
             roles: vec![("a".into(), RoleTally::default()), ("b".into(), RoleTally::default())],
             ..Tally::default()
         };
-        let outcome = |goals: Vec<u32>| Outcome { goals, searches: 0, iterations: 0, cut: false };
+        let outcome = |goals: Vec<u32>| Outcome { goals, iterations: Vec::new(), cut: false };
         tally.add(&outcome(vec![90, 10]), Some(0), &[0, 1]);
         tally.add(&outcome(vec![90, 10]), Some(1), &[0, 1]);
         assert_eq!(tally.means(), (50.0, 50.0));
