@@ -237,6 +237,7 @@ fn ground_within(
         let interpreter_won = race_within(&game, &description, until, max_facts).filter(Race::interpreter_wins);
         if let Some(race) = &interpreter_won {
             log::info(format_args!("game {key:016x}: {}: the interpreter plays it", won(race)));
+            natives.decline(key);
         }
         engines.keep(Grounded { key, rules: rules.clone(), game: Arc::clone(&game), interpreter_won });
         engines.ended(key, false);
