@@ -14,6 +14,7 @@ pub mod analysis;
 pub mod bench;
 pub mod bits;
 pub mod engine;
+mod joints;
 pub mod kif;
 pub mod pair;
 pub mod perft;

@@ -92,22 +92,11 @@ impl<G: Game> Walk<'_, G> {
         }
         let mut moves = std::mem::take(&mut self.legal[depth]);
         self.game.all_legal_moves(state, &mut moves);
-        if !moves.iter().any(Vec::is_empty) {
-            let mut choice = vec![0usize; moves.len()];
-            let mut joint: Vec<G::Move> = moves.iter().map(|m| m[0].clone()).collect();
-            loop {
-                let next = self.game.next_state(state, &joint);
-                self.visit(&next, depth + 1);
-                // The next joint move, the last role's move changing fastest.
-                let Some(role) = (0..moves.len()).rev().find(|&r| choice[r] + 1 < moves[r].len()) else { break };
-                choice[role] += 1;
-                joint[role] = moves[role][choice[role]].clone();
-                for later in role + 1..moves.len() {
-                    choice[later] = 0;
-                    joint[later] = moves[later][0].clone();
-                }
-            }
-        }
+        crate::joints::for_each_joint(&moves, |_, joint| {
+            let next = self.game.next_state(state, joint);
+            self.visit(&next, depth + 1);
+            true
+        });
         self.legal[depth] = moves;
     }
 }

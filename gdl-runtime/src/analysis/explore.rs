@@ -4,8 +4,9 @@
 //! batches are merged in order on one thread, so the numbering and the findings do not depend
 //! on the threads. The first finding of each property is the one nearest the initial state.
 
-use super::observe::{choice_of, for_each_joint, Observer};
+use super::observe::Observer;
 use super::{Declared, Found, Options, Shows, Stop};
+use crate::joints::{choice_of, for_each_joint};
 use crate::Game;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};

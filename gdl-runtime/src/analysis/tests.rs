@@ -126,15 +126,15 @@ fn joint_move_numbers_decode_to_each_role_s_choice() {
     let legal = vec![vec!['a', 'b'], vec!['x', 'y', 'z'], vec!['0', '1']];
     let counts = [2, 3, 2];
     let mut seen = 0;
-    observe::for_each_joint(&legal, |number, joint| {
+    crate::joints::for_each_joint(&legal, |number, joint| {
         for (role, mv) in joint.iter().enumerate() {
-            assert_eq!(legal[role][observe::choice_of(&counts, number, role)], *mv);
+            assert_eq!(legal[role][crate::joints::choice_of(&counts, number, role)], *mv);
         }
         seen += 1;
         true
     });
     assert_eq!(seen, 12);
-    observe::for_each_joint(&[vec![1], vec![]], |_, _| panic!("a role without a move has no joint move"));
+    crate::joints::for_each_joint(&[vec![1], vec![]], |_, _| panic!("a role without a move has no joint move"));
 }
 
 #[test]

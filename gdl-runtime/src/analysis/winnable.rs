@@ -7,8 +7,8 @@
 //! they are found, so a strategy's line always goes to earlier-won states and ends.
 
 use super::explore::{Graph, NONE};
-use super::observe::choice_of;
 use super::{Declared, Entry, Found, Proof, Property, Refutation, Shows, Stop, Undecided, Verdict, Witness};
+use crate::joints::choice_of;
 use crate::Game;
 
 /// What the retrograde analysis says of one role's strategies.
