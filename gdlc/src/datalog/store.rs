@@ -41,6 +41,20 @@ impl Symbols {
         self.ids.get(name).copied()
     }
 
+    /// The symbol spelled `name`, or else the only one spelled like it in another letter case
+    /// (`None` when there are several): how a move sent by a manager names a game's symbol.
+    pub(crate) fn find_in_any_case(&self, name: &str) -> Option<Sym> {
+        if let Some(sym) = self.get(name) {
+            return Some(sym);
+        }
+        let lower = name.to_lowercase();
+        let mut found = self.names.iter().enumerate().filter(|(_, n)| n.to_lowercase() == lower);
+        match (found.next(), found.next()) {
+            (Some((index, _)), None) => Some(index as Sym),
+            _ => None,
+        }
+    }
+
     pub(crate) fn name(&self, sym: Sym) -> &str {
         &self.names[sym as usize]
     }

@@ -89,16 +89,14 @@ impl Game for Interpreter {
         *out = self.percepts_of(&self.evaluate(Query::Sees, state, &moves, Unlimited));
     }
 
-    /// The move spelled as `text` is, or else as `text` in lower case: a game whose names were
-    /// kept apart by case finds its own spellings, and one read in any case (every name in
+    /// The move `text` spells, each symbol found by its spelling or else in any letter case
+    /// when only one matches: a game whose names were kept apart by case finds its own
+    /// spellings and the lower-case ones of a trace, and one read in any case (every name in
     /// lower case) finds the moves of a manager that upper-cases its messages.
     fn parse_move(&self, _role: usize, text: &str) -> Option<Move> {
         let sx = kif::parse_one(text).ok()?;
         let mut flat = Vec::new();
-        if self.flat_of(&sx, &mut flat).is_none() {
-            flat.clear();
-            self.flat_of(&sx.to_lowercase(), &mut flat)?;
-        }
+        self.flat_of(&sx, &mut flat)?;
         Some(Move(flat.into_boxed_slice()))
     }
 }

@@ -289,15 +289,16 @@ impl Interpreter {
         flat.into_boxed_slice()
     }
 
-    /// The flat encoding of an s-expression over this game's symbols, if it has them all.
+    /// The flat encoding of an s-expression over this game's symbols, if it has them all: each
+    /// atom is the symbol spelled so, or else the only one spelled so in another letter case.
     fn flat_of(&self, sx: &Sx, out: &mut Vec<u32>) -> Option<()> {
         match sx {
             Sx::Atom(a) => {
-                out.extend([self.symbols.get(a)?, 0]);
+                out.extend([self.symbols.find_in_any_case(a)?, 0]);
             }
             Sx::List(items) => {
                 let (Sx::Atom(f), args) = items.split_first()? else { return None };
-                out.extend([self.symbols.get(f)?, args.len() as u32]);
+                out.extend([self.symbols.find_in_any_case(f)?, args.len() as u32]);
                 for a in args {
                     self.flat_of(a, out)?;
                 }
