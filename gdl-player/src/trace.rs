@@ -176,23 +176,30 @@ pub fn observe<G: Game>(game: &G, state: &G::State, step: usize) -> Step {
     let terminal = game.is_terminal(state);
     let mut legal_moves = Vec::new();
     game.all_legal_moves(state, &mut legal_moves);
-    let legal = legal_moves
-        .iter()
-        .map(|moves| {
-            let mut names: Vec<String> = moves.iter().map(|m| game.move_string(m)).collect();
-            names.sort();
-            names.dedup();
-            names
-        })
-        .collect();
+    let legal = legal_moves.iter().map(|moves| canonical_set(moves.iter().map(|m| game.move_string(m)))).collect();
     let goals = terminal.then(|| game.goals(state).into_iter().map(|g| g.map(i64::from)).collect());
-    Step { step, state: game.state_facts(state), terminal, legal, goals, joint: None }
+    Step { step, state: canonical_set(game.state_facts(state)), terminal, legal, goals, joint: None }
+}
+
+/// A term of a game in the format's canonical form: every symbol in lower case, single spaces.
+/// A game read with names kept apart by case (`--case-sensitive`) spells them as its rules do;
+/// the format, as recorded from ggp-base's prover, writes them in lower case.
+fn canonical(term: String) -> String {
+    gdl_runtime::kif::canonical(&term).unwrap_or(term)
+}
+
+/// Terms in canonical form, sorted, each once.
+fn canonical_set(terms: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut set: Vec<String> = terms.into_iter().map(canonical).collect();
+    set.sort();
+    set.dedup();
+    set
 }
 
 /// Applies the joint moves of `reference` from the initial state of `game`, recording what
 /// `game` says of every state.
 pub fn replay<G: Game>(game: &G, reference: &Match) -> Result<Match, String> {
-    let roles: Vec<String> = (0..game.num_roles()).map(|r| game.role_name(r).to_string()).collect();
+    let roles: Vec<String> = (0..game.num_roles()).map(|r| canonical(game.role_name(r).to_string())).collect();
     if roles != reference.header.roles {
         return Err(format!("the trace's roles {:?} are not the game's roles {:?}", reference.header.roles, roles));
     }
@@ -212,7 +219,7 @@ pub fn replay<G: Game>(game: &G, reference: &Match) -> Result<Match, String> {
                         .ok_or_else(|| format!("step {i}: `{text}` is not a move of role {}", roles[r]))
                 })
                 .collect::<Result<Vec<_>, _>>()?;
-            step.joint = Some(moves.iter().map(|m| game.move_string(m)).collect());
+            step.joint = Some(moves.iter().map(|m| canonical(game.move_string(m))).collect());
             state = game.next_state(&state, &moves);
         }
         steps.push(step);

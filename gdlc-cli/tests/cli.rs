@@ -309,3 +309,19 @@ fn case_sensitive_reading_keeps_alex_chess_names_apart() {
     assert!(text.contains("relation `nextrank` is never defined"), "{text}");
     assert!(text.contains("with --case-sensitive gdlc reads two names, as ggp-base does"), "{text}");
 }
+
+/// The reference traces spell every name in lower case, as the format says. Read with
+/// `--case-sensitive`, breakthrough's `cellHolds` and chess_200's `castleKingside` keep their
+/// spelling in the game, and a replay still writes and compares the canonical form, and finds
+/// the trace's moves in any case.
+#[test]
+fn traces_replay_under_the_case_sensitive_reading() {
+    for name in ["breakthrough", "chess_200"] {
+        let game = shared(&format!("conformance/traces/{name}.kif"));
+        let trace = shared(&format!("conformance/traces/{name}.jsonl"));
+        for engine in ["interp", "program"] {
+            let out = gdlc(&["replay", &game, &trace, "--check", "--engine", engine, "--case-sensitive"]);
+            assert!(out.status.success(), "{name} {engine}: {}", stderr(&out));
+        }
+    }
+}
