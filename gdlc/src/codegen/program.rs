@@ -8,8 +8,12 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use rustc_hash::FxHashMap;
 
-/// The program of a grounded game in the runtime's table form.
+/// The program of a grounded game in the runtime's table form, its shared literals factored
+/// out first ([`crate::ground::factor`]) for the incremental evaluation.
 pub fn program(ground: &Ground) -> Program {
+    let mut factored = ground.clone();
+    crate::ground::factor::factor(&mut factored);
+    let ground = &factored;
     let mut encoder = Encoder { program: Program::default(), does: FxHashMap::default() };
     let p = &mut encoder;
     p.program.node_rules.push(0);

@@ -7,7 +7,8 @@
 //! grounder's [`budget`]) and instantiating every rule over it ([`builder`], with the relations
 //! deferred to run time in [`deferred`]); [`simplify`] folds constants, forwards aliases, merges
 //! equal propositions and removes what no output needs; [`order`] finds the evaluation order
-//! and the recursive groups with petgraph. Failures are [`Error`]s.
+//! and the recursive groups with petgraph. For the table form, [`factor`] then takes literals
+//! that many rules of a proposition share out of them. Failures are [`Error`]s.
 
 mod budget;
 mod builder;
@@ -18,6 +19,7 @@ pub mod deferrable;
 mod deferred;
 pub mod demand;
 mod error;
+pub mod factor;
 pub mod inline;
 mod instantiate;
 pub mod layout;

@@ -225,7 +225,7 @@ fn compose(positive: bool, value: Value) -> Value {
 
 /// Drops the nodes no output needs and numbers the rest in evaluation order, recording the
 /// recursive groups.
-fn keep_needed_in_order(ground: &mut Ground) {
+pub(super) fn keep_needed_in_order(ground: &mut Ground) {
     let n = ground.nodes.len();
     let mut needed = vec![false; n];
     let mut stack: Vec<u32> = Vec::new();
