@@ -8,7 +8,8 @@
 //!
 //! When playouts are too slow to finish several times in a play clock (a large game, a slow
 //! engine), waiting for them would leave the search with nothing: a playout that runs past a
-//! quarter of the clock is cut, and from then on no playout is played: the node an iteration
+//! quarter of the clock is cut, and from then on (or once any iteration has taken an eighth of
+//! the clock) no playout is played: the node an iteration
 //! adds is scored by the goals the game gives in its state, as a cut playout is
 //! ([`playout`]). The time goes to growing the tree instead, so that the search sees the ends
 //! of the game near the root (a mate in chess's next moves) rather than a few random steps of
@@ -44,8 +45,15 @@ const EXPLORATION: f64 = 1.4;
 const MAX_NODES: usize = 250_000;
 
 /// The share of the play clock past which a search stops waiting for a playout to finish: a
-/// playout that runs longer is cut, and the search turns to short playouts.
+/// playout that runs longer is cut, and the search turns to scoring nodes by their goals.
 const LONG_PLAYOUT_SHARE: u32 = 4;
+
+/// The share of the play clock past which an iteration, its playout finished or not, turns the
+/// search to scoring nodes by their goals: a search that would play fewer playouts than this in
+/// a clock learns more from growing its tree. In chess, random playouts from some middle-game
+/// positions end the game in just under a quarter of the clock: they were never cut, and the
+/// search made four iterations a move.
+const SLOW_ITERATION_SHARE: u32 = 8;
 
 /// The Monte Carlo tree search player (see the module's documentation). It keeps no tree from
 /// one move to the next: every choice searches afresh from the state it is given.
@@ -77,15 +85,16 @@ impl MctsPlayer {
     }
 
     /// Iterates until the deadline, with playouts cut at a quarter of the clock, and none at
-    /// all once one playout has been cut.
+    /// all once one playout has been cut or an iteration has taken an eighth of the clock.
     fn search<G: Game>(&mut self, game: &G, nodes: &mut Vec<Node<G::State, G::Move>>, deadline: Instant) {
         let clock = deadline.saturating_duration_since(Instant::now());
         let mut playout_time = clock / LONG_PLAYOUT_SHARE;
         while Instant::now() < deadline && !self.cancelled() {
+            let started = Instant::now();
             match self.iterate(game, nodes, deadline, playout_time) {
                 Iteration::Done { cut } => {
                     self.last_iterations += 1;
-                    if cut {
+                    if cut || started.elapsed() > clock / SLOW_ITERATION_SHARE {
                         playout_time = Duration::ZERO;
                     }
                 }

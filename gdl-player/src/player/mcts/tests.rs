@@ -230,9 +230,14 @@ fn line(states: &mut Vec<Entry>, length: usize, goals: &[u32]) -> usize {
 /// of a thousand steps after the first move. Role `mover` picks one of `lines` (given by the
 /// goals along them), or with the last move ends the game at once with `now`.
 fn slow_game(mover: usize, lines: &[&[u32]], now: &[u32]) -> Table {
+    slow_game_of(1000, mover, lines, now)
+}
+
+/// [`slow_game`] with lines of `length` steps.
+fn slow_game_of(length: usize, mover: usize, lines: &[&[u32]], now: &[u32]) -> Table {
     let mut states = vec![inner(mover, &[])];
     for goals in lines {
-        let first = line(&mut states, 1000, goals);
+        let first = line(&mut states, length, goals);
         states[0].children.push(first);
     }
     let end = states.len();
@@ -250,6 +255,20 @@ fn sees_an_immediate_win_when_playouts_are_too_slow_to_finish() {
         let mut player = MctsPlayer::new(seed);
         let mv = player.choose(&game, &0, 2, Instant::now() + Duration::from_millis(200));
         assert_eq!(mv, Some(3), "seed {seed}: {} iterations", player.last_iterations);
+    }
+}
+
+#[test]
+fn sees_an_immediate_win_when_playouts_end_but_few_fit_in_the_clock() {
+    // As above, with twelve long lines whose playouts end in 70 ms, under the quarter of the
+    // 400 ms clock at which a playout is cut: five of them fill the clock, too few to try
+    // every move once, unless the search turns to scoring nodes by their goals.
+    let lines = vec![&[100, 100, 0][..]; 12];
+    let game = slow_game_of(70, 2, &lines, &[0, 0, 100]);
+    for seed in 0..3 {
+        let mut player = MctsPlayer::new(seed);
+        let mv = player.choose(&game, &0, 2, Instant::now() + Duration::from_millis(400));
+        assert_eq!(mv, Some(12), "seed {seed}: {} iterations", player.last_iterations);
     }
 }
 
