@@ -99,14 +99,15 @@ impl Encoder {
 
 /// `legal`, `next`, `terminal` and `goals` over the program's tables.
 pub fn generate_program_functions(ground: &Ground, notes: Option<&super::Notes>) -> TokenStream {
-    let text = words_to_text(&program(ground).encode());
+    let program = program(ground);
+    let text = words_to_text(&program.encode());
     let note = super::notes::note(notes, |_| {
-        let rules: usize = ground.nodes.iter().map(|n| n.rules.len()).sum();
-        let literals: usize = ground.nodes.iter().map(|n| n.rules.iter().map(Vec::len).sum::<usize>()).sum();
         format!(
-            "The table form: {} derived atoms by {rules} ground rules of {literals} literals, for the legal moves \
-             of {} {}, {} next facts, terminal and {} goal values.",
-            ground.nodes.len(),
+            "The table form: {} derived atoms by {} ground rules of {} literals (shared literals factored), for \
+             the legal moves of {} {}, {} next facts, terminal and {} goal values.",
+            program.node_rules.len() - 1,
+            program.rule_literals.len() - 1,
+            program.literals.len(),
             ground.legal.len(),
             if ground.legal.len() == 1 { "role" } else { "roles" },
             ground.next.len(),
