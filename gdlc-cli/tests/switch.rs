@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{check_clean, game, rand_suffix, run_match_with, serve, Player};
+use common::{check_clean, game, rand_suffix, run_match_with, serve, serve_logging, Player};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -75,6 +75,29 @@ fn an_unknown_game_is_played_from_start_and_switches_to_native_code_within_the_m
     // Moves came from the program engine before the switch, and from native code after it.
     assert!(lines[..switch].iter().any(|l| l.contains("(program engine")), "{text}");
     assert!(lines[switch..].iter().any(|l| l.contains("(native code")), "{text}");
+    drop(player);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_match_begun_by_the_interpreter_moves_to_the_program_engine_once_its_game_is_grounded() {
+    let dir = std::env::temp_dir().join(format!("gdlc-upgrade-{}-{}", std::process::id(), rand_suffix()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("player.log");
+    let player = serve_logging(&["--player", "mcts", "--no-native"], Stdio::from(std::fs::File::create(&log).unwrap()));
+    let opponent = serve(&["--player", "random"]);
+    // checkers takes 6 s to ground on the 2-core machine, more than the 1.9 s that a start
+    // clock of 3 s leaves for it.
+    let (goals, record) = run_match_with(&game("checkers.kif"), &[&player, &opponent], "3", "1");
+    check_clean(&record, &goals, 1000);
+    let text = std::fs::read_to_string(&log).unwrap();
+    let id = record["match_id"].as_str().unwrap().to_string();
+    let lines: Vec<&str> = text.lines().filter(|l| l.contains(&format!("match {id}:"))).collect();
+    let switch = lines.iter().position(|l| l.contains("switched to the program engine at step"));
+    let switch = switch.unwrap_or_else(|| panic!("no switch to the program engine in the log:\n{text}"));
+    assert!(lines[..switch].iter().any(|l| l.contains("(interpreter")), "{text}");
+    assert!(lines[switch..].iter().any(|l| l.contains("(program engine")), "{text}");
+    assert!(!lines[switch..].iter().any(|l| l.contains("(interpreter")), "{text}");
     drop(player);
     let _ = std::fs::remove_dir_all(&dir);
 }

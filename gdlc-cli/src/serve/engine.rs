@@ -193,6 +193,22 @@ pub(super) fn local_session(
     Ok(Local { session, engine: "interpreter", made })
 }
 
+/// The program engine's session of a match that the interpreter has played so far, once the
+/// game of `key` is grounded and its program engine did not lose the race to the interpreter;
+/// `None` until then, or for a GDL-II game (whose belief the interpreter keeps).
+pub(super) fn program_session(
+    engines: &Engines,
+    key: u64,
+    start: &Start,
+    player: Kind,
+) -> Option<Result<Box<dyn MatchSession>, String>> {
+    let (game, spelling, race) = engines.find(key, start.rules)?;
+    if race.is_some() || gdl_runtime::Game::is_gdl_ii(&*game) {
+        return None;
+    }
+    Some(new_session(game, start, spelling, player))
+}
+
 /// What the log says of a race the interpreter won.
 fn won(race: &Race) -> String {
     format!(

@@ -8,7 +8,7 @@ use super::backend::Natives;
 use gdl_player::http;
 use gdl_player::log;
 use gdl_player::protocol::{Message, Seen};
-use gdl_player::session::MatchSession;
+use gdl_player::session::{MatchSession, Start};
 use gdl_runtime::kif::Sx;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -32,9 +32,18 @@ enum Remote {
     Native { url: String },
 }
 
+/// Makes the program engine's session of a match that the interpreter plays, once its game is
+/// grounded ([`super::engine::program_session`]); `None` until then.
+pub(super) type Upgrade = Box<dyn FnMut(&Start) -> Option<Result<Box<dyn MatchSession>, String>> + Send>;
+
 /// One match: the local session, the backend's state, and the match's messages so far.
 pub(super) struct HybridSession {
     local: Box<dyn MatchSession>,
+    /// For a match the interpreter plays because its game was not grounded within START: how
+    /// it moves to the program engine once the game is.
+    upgrade: Option<Upgrade>,
+    /// The flag that cancels the local session's search, for a session that replaces it.
+    cancel: Option<Arc<AtomicBool>>,
     /// What the local session plays with, for the log.
     local_engine: &'static str,
     /// How the local session's engine was made, for the log of START.
@@ -55,7 +64,7 @@ impl HybridSession {
     /// The session of a match that `start` (the START message) begins, played locally by
     /// `local` until the backend of the game of `key` serves.
     pub(super) fn new(
-        local: Box<dyn MatchSession>,
+        (local, upgrade): (Box<dyn MatchSession>, Option<Upgrade>),
         (local_engine, made): (&'static str, String),
         natives: Arc<Natives>,
         key: u64,
@@ -67,6 +76,8 @@ impl HybridSession {
         };
         HybridSession {
             local,
+            upgrade,
+            cancel: None,
             local_engine,
             made,
             natives,
@@ -77,6 +88,43 @@ impl HybridSession {
             remote: Remote::Local { attempts: 0 },
             last_engine: String::new(),
             last_work: String::new(),
+        }
+    }
+
+    /// Moves the match from the interpreter to the program engine once its game is grounded: a
+    /// session of the program engine takes in the match's PLAYs so far, each answered at once,
+    /// and plays from then on.
+    fn upgrade_local(&mut self) {
+        let Some(upgrade) = self.upgrade.as_mut() else { return };
+        let Message::Start { id, role, rules, start_clock, play_clock } = &self.start else { return };
+        let start = Start { id, role, rules, start_clock: *start_clock, play_clock: *play_clock };
+        let Some(made) = upgrade(&start) else { return };
+        self.upgrade = None;
+        let started = Instant::now();
+        let caught_up = made.and_then(|mut session| {
+            for message in &self.history {
+                let Message::Play { moves, .. } = message else {
+                    return Err("only a match of PLAYs with joint moves can be followed".to_string());
+                };
+                session.play(moves.as_deref(), Instant::now())?;
+            }
+            Ok(session)
+        });
+        match caught_up {
+            Ok(mut session) => {
+                if let Some(flag) = &self.cancel {
+                    session.set_cancel(Arc::clone(flag));
+                }
+                log::info(format_args!(
+                    "match {}: switched to the program engine at step {}, its game grounded (caught up in {} ms)",
+                    self.id,
+                    self.history.len() + 1,
+                    started.elapsed().as_millis()
+                ));
+                self.local = session;
+                self.local_engine = "program engine";
+            }
+            Err(e) => log::error(format_args!("match {}: cannot move to the program engine: {e}", self.id)),
         }
     }
 
@@ -182,8 +230,11 @@ fn post_later(url: &str, message: Message) {
 
 impl MatchSession for HybridSession {
     fn play(&mut self, moves: Option<&[Sx]>, deadline: Instant) -> Result<String, String> {
+        self.upgrade_local();
         let quick = self.local.play(moves, Instant::now())?;
         if self.local.settled() {
+            // The history stops here, so no other session can catch up with the match.
+            self.upgrade = None;
             // The local player's move is a solved puzzle's plan, which no search betters: the
             // match stays local, and a backend that follows it is told to let it go.
             self.end_remote(Message::Abort { id: self.id.clone() });
@@ -230,6 +281,7 @@ impl MatchSession for HybridSession {
     }
 
     fn set_cancel(&mut self, flag: Arc<AtomicBool>) {
+        self.cancel = Some(Arc::clone(&flag));
         self.local.set_cancel(flag);
     }
 

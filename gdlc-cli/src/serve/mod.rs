@@ -14,14 +14,14 @@ mod memory;
 use crate::compiled::compiled_binary;
 use crate::play::{description_of, InterpreterFactory};
 use backend::Natives;
-use engine::{local_session, Budget, Engines};
+use engine::{local_session, program_session, Budget, Engines};
 use gdl_player::player::Kind;
 use gdl_player::protocol::Message;
 use gdl_player::rename::Shape;
 use gdl_player::server::{think_time, Config, Server};
 use gdl_player::session::{GameFactory, MatchSession, Start};
 use gdlc::load::{load_valid_in, rules_of};
-use hybrid::HybridSession;
+use hybrid::{HybridSession, Upgrade};
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -139,8 +139,17 @@ impl GameFactory for ServeFactory {
             start_clock: start.start_clock,
             play_clock: start.play_clock,
         };
-        let session =
-            HybridSession::new(local.session, (local.engine, local.made), Arc::clone(&self.natives), key, message);
+        let upgrade = (local.engine == "interpreter").then(|| {
+            let (engines, player) = (Arc::clone(&self.engines), self.player);
+            Box::new(move |start: &Start| program_session(&engines, key, start, player)) as Upgrade
+        });
+        let session = HybridSession::new(
+            (local.session, upgrade),
+            (local.engine, local.made),
+            Arc::clone(&self.natives),
+            key,
+            message,
+        );
         Ok(Box::new(session))
     }
 }
