@@ -110,6 +110,11 @@ impl Engines {
         self.grounded.notify_all();
     }
 
+    /// Whether the game of `key` is being grounded.
+    fn grounding(&self, key: u64) -> bool {
+        lock(&self.work).grounding.contains(&key)
+    }
+
     /// Waits `wait` at most for the grounding of the game of `key` under way to end.
     fn wait_for(&self, key: u64, wait: Duration) {
         let until = Instant::now() + wait;
@@ -189,8 +194,40 @@ pub(super) fn local_session(
         Some(((_, _, Some(race)), how)) => made = format!("{how}; {}", won(&race)),
         None => {}
     }
-    let session = interpreter_session(description, start, player, budget.deadline, budget.max_facts)?;
-    Ok(Local { session, engine: "interpreter", made })
+    match interpreter_session(description, start, player, budget.deadline, budget.max_facts) {
+        Ok(session) => Ok(Local { session, engine: "interpreter", made }),
+        // Grounding goes on: the match is taken, and played once the game is grounded.
+        Err(e) if engines.grounding(key) => {
+            log::info(format_args!(
+                "match {}: no engine within START ({e}); it plays once the game is grounded",
+                start.id
+            ));
+            let session = Box::new(Pending { reason: e });
+            Ok(Local { session, engine: NO_ENGINE_YET, made })
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// What the log calls the engine of a [`Pending`] match.
+pub(super) const NO_ENGINE_YET: &str = "no engine yet";
+
+/// The session of a match whose game neither grounding nor the interpreter could prepare
+/// within START, while its grounding goes on: it has no move to give (the manager plays one
+/// for it), and the match moves to the program engine once the game is grounded
+/// ([`program_session`], called by the match's [`super::hybrid::HybridSession`]).
+struct Pending {
+    reason: String,
+}
+
+impl MatchSession for Pending {
+    fn play(&mut self, _moves: Option<&[Sx]>, _deadline: Instant) -> Result<String, String> {
+        Err(format!("no move yet, the game is being grounded: {}", self.reason))
+    }
+
+    fn stop(&mut self, _moves: Option<&[Sx]>) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// The program engine's session of a match that the interpreter has played so far, once the

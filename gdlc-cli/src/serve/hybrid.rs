@@ -5,6 +5,7 @@
 //! the best move it found in the time left, or at least a legal move chosen at once.
 
 use super::backend::Natives;
+use super::engine::NO_ENGINE_YET;
 use gdl_player::http;
 use gdl_player::log;
 use gdl_player::protocol::{Message, Seen};
@@ -20,6 +21,9 @@ const TRANSIT: Duration = Duration::from_millis(30);
 /// The least time left to the deadline for which a match is handed to its backend in a PLAY:
 /// replaying the match's moves to the backend takes a few milliseconds each.
 const HANDOVER_TIME: Duration = Duration::from_millis(250);
+
+/// How often a match with no engine yet looks whether its game is grounded.
+const GROUNDING_POLL: Duration = Duration::from_millis(20);
 
 /// How many times a match tries to hand itself to its backend before it stays local.
 const MAX_HANDOVERS: u32 = 3;
@@ -231,7 +235,22 @@ fn post_later(url: &str, message: Message) {
 impl MatchSession for HybridSession {
     fn play(&mut self, moves: Option<&[Sx]>, deadline: Instant) -> Result<String, String> {
         self.upgrade_local();
-        let quick = self.local.play(moves, Instant::now())?;
+        // A match with no engine yet waits for its game's grounding while the clock allows,
+        // rather than let the manager play every move for it at once.
+        while self.local_engine == NO_ENGINE_YET && self.upgrade.is_some() && Instant::now() + HANDOVER_TIME < deadline
+        {
+            std::thread::sleep(GROUNDING_POLL);
+            self.upgrade_local();
+        }
+        let quick = match self.local.play(moves, Instant::now()) {
+            Ok(quick) => quick,
+            Err(e) => {
+                // A session that has no move yet still follows the match, for the one that
+                // replaces it.
+                self.history.push(Message::Play { id: self.id.clone(), moves: moves.map(<[Sx]>::to_vec) });
+                return Err(e);
+            }
+        };
         if self.local.settled() {
             // The history stops here, so no other session can catch up with the match.
             self.upgrade = None;

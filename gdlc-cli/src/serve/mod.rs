@@ -139,7 +139,7 @@ impl GameFactory for ServeFactory {
             start_clock: start.start_clock,
             play_clock: start.play_clock,
         };
-        let upgrade = (local.engine == "interpreter").then(|| {
+        let upgrade = (local.engine != "program engine").then(|| {
             let (engines, player) = (Arc::clone(&self.engines), self.player);
             Box::new(move |start: &Start| program_session(&engines, key, start, player)) as Upgrade
         });
