@@ -22,6 +22,24 @@ use std::time::{Duration, Instant};
 /// How many slices of a play clock's thinking time one query of the search may take.
 const SEARCH_SLICES: u32 = 4;
 
+/// Why the interpreter cannot play a match.
+#[derive(Debug)]
+pub(super) enum Unplayable {
+    /// It could not load the game within the start clock and the cap on facts.
+    NotLoaded(String),
+    /// It loaded the game but cannot play it: its initial state goes past the limits, or the
+    /// role is not the game's.
+    Refused(String),
+}
+
+impl std::fmt::Display for Unplayable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unplayable::NotLoaded(why) | Unplayable::Refused(why) => f.write_str(why),
+        }
+    }
+}
+
 /// The session of a match played through the interpreter, loaded by `deadline` with at most
 /// `max_facts` facts per evaluation; an error says which limit the game went past.
 pub(super) fn interpreter_session(
@@ -30,26 +48,28 @@ pub(super) fn interpreter_session(
     player: Kind,
     deadline: Instant,
     max_facts: usize,
-) -> Result<Box<dyn MatchSession>, String> {
+) -> Result<Box<dyn MatchSession>, Unplayable> {
     let limits = Limits { deadline: Some(deadline), max_facts: Some(max_facts) };
     let interpreter = Interpreter::with_limits(description, &limits).map_err(|e| {
-        format!("the interpreter cannot load this game within the start clock and --max-facts {max_facts}: {e}")
+        Unplayable::NotLoaded(format!(
+            "the interpreter cannot load this game within the start clock and --max-facts {max_facts}: {e}"
+        ))
     })?;
     let initial = interpreter.initial_state();
     let checked =
         interpreter.try_is_terminal(&initial, &limits).and_then(|_| interpreter.try_legal_moves(&initial, &limits));
     if let Err(e) = checked {
-        return Err(format!(
+        return Err(Unplayable::Refused(format!(
             "the initial state cannot be evaluated within the start clock (--max-facts {max_facts}): {e}"
-        ));
+        )));
     }
     let per_query = (think_time(start.play_clock) / SEARCH_SLICES).max(Duration::from_millis(10));
     let game = Arc::new(Bounded::new(interpreter, per_query, max_facts));
     let spelling = Spelling::of_rules(start.rules);
     if game.is_gdl_ii() {
-        return new_session(game, start, spelling, player);
+        return new_session(game, start, spelling, player).map_err(Unplayable::Refused);
     }
-    let role = role_index(&*game, start.role, &spelling)?;
+    let role = role_index(&*game, start.role, &spelling).map_err(Unplayable::Refused)?;
     let state = game.initial_state();
     let player = player.make::<Bounded>(next_seed());
     // Half of the thinking time, so that an evaluation stopped at its limit has time to be

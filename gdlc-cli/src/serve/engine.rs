@@ -9,7 +9,7 @@
 //! such a game is the program engine's tables, built).
 
 use super::backend::{Job, Natives};
-use super::bounded::interpreter_session;
+use super::bounded::{interpreter_session, Unplayable};
 use gdl_player::log;
 use gdl_player::player::Kind;
 use gdl_player::rename::Spelling;
@@ -197,7 +197,7 @@ pub(super) fn local_session(
     match interpreter_session(description, start, player, budget.deadline, budget.max_facts) {
         Ok(session) => Ok(Local { session, engine: "interpreter", made }),
         // Grounding goes on: the match is taken, and played once the game is grounded.
-        Err(e) if engines.grounding(key) => {
+        Err(Unplayable::NotLoaded(e)) if engines.grounding(key) => {
             log::info(format_args!(
                 "match {}: no engine within START ({e}); it plays once the game is grounded",
                 start.id
@@ -205,7 +205,7 @@ pub(super) fn local_session(
             let session = Box::new(Pending { reason: e });
             Ok(Local { session, engine: NO_ENGINE_YET, made })
         }
-        Err(e) => Err(e),
+        Err(e) => Err(e.to_string()),
     }
 }
 
