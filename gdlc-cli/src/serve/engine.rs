@@ -146,10 +146,32 @@ impl Engines {
     }
 }
 
-/// What plays a match locally, what it is called in the log, and how it was made.
+/// The engine that plays a match locally.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum LocalEngine {
+    /// The ground program evaluated as data.
+    Program,
+    /// The reference interpreter, within limits.
+    Interpreter,
+    /// None yet: the game is being grounded, and its pending session has no move to give.
+    NoneYet,
+}
+
+impl LocalEngine {
+    /// What the log calls it.
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            LocalEngine::Program => "program engine",
+            LocalEngine::Interpreter => "interpreter",
+            LocalEngine::NoneYet => "no engine yet",
+        }
+    }
+}
+
+/// What plays a match locally, with which engine, and how it was made.
 pub(super) struct Local {
     pub(super) session: Box<dyn MatchSession>,
-    pub(super) engine: &'static str,
+    pub(super) engine: LocalEngine,
     pub(super) made: String,
 }
 
@@ -189,13 +211,13 @@ pub(super) fn local_session(
     match grounded {
         Some(((game, spelling, None), how)) => {
             let session = new_session(game, start, spelling, player)?;
-            return Ok(Local { session, engine: "program engine", made: how });
+            return Ok(Local { session, engine: LocalEngine::Program, made: how });
         }
         Some(((_, _, Some(race)), how)) => made = format!("{how}; {}", won(&race)),
         None => {}
     }
     match interpreter_session(description, start, player, budget.deadline, budget.max_facts) {
-        Ok(session) => Ok(Local { session, engine: "interpreter", made }),
+        Ok(session) => Ok(Local { session, engine: LocalEngine::Interpreter, made }),
         // Grounding goes on: the match is taken, and played once the game is grounded.
         Err(Unplayable::NotLoaded(e)) if engines.grounding(key) => {
             log::info(format_args!(
@@ -203,14 +225,11 @@ pub(super) fn local_session(
                 start.id
             ));
             let session = Box::new(Pending { reason: e });
-            Ok(Local { session, engine: NO_ENGINE_YET, made })
+            Ok(Local { session, engine: LocalEngine::NoneYet, made })
         }
         Err(e) => Err(e.to_string()),
     }
 }
-
-/// What the log calls the engine of a [`Pending`] match.
-pub(super) const NO_ENGINE_YET: &str = "no engine yet";
 
 /// The session of a match whose game neither grounding nor the interpreter could prepare
 /// within START, while its grounding goes on: it has no move to give (the manager plays one

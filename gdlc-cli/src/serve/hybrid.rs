@@ -5,7 +5,7 @@
 //! the best move it found in the time left, or at least a legal move chosen at once.
 
 use super::backend::Natives;
-use super::engine::NO_ENGINE_YET;
+use super::engine::LocalEngine;
 use gdl_player::http;
 use gdl_player::log;
 use gdl_player::protocol::{Message, Seen};
@@ -49,7 +49,7 @@ pub(super) struct HybridSession {
     /// The flag that cancels the local session's search, for a session that replaces it.
     cancel: Option<Arc<AtomicBool>>,
     /// What the local session plays with, for the log.
-    local_engine: &'static str,
+    local_engine: LocalEngine,
     /// How the local session's engine was made, for the log of START.
     made: String,
     natives: Arc<Natives>,
@@ -69,7 +69,7 @@ impl HybridSession {
     /// `local` until the backend of the game of `key` serves.
     pub(super) fn new(
         (local, upgrade): (Box<dyn MatchSession>, Option<Upgrade>),
-        (local_engine, made): (&'static str, String),
+        (local_engine, made): (LocalEngine, String),
         natives: Arc<Natives>,
         key: u64,
         start: Message,
@@ -126,7 +126,7 @@ impl HybridSession {
                     started.elapsed().as_millis()
                 ));
                 self.local = session;
-                self.local_engine = "program engine";
+                self.local_engine = LocalEngine::Program;
             }
             Err(e) => log::error(format_args!("match {}: cannot move to the program engine: {e}", self.id)),
         }
@@ -145,7 +145,7 @@ impl HybridSession {
                 }
             }
         }
-        self.last_engine = self.local_engine.to_string();
+        self.last_engine = self.local_engine.name().to_string();
         if Instant::now() + TRANSIT >= deadline {
             self.last_work = "no time to search".to_string();
             return quick;
@@ -237,7 +237,9 @@ impl MatchSession for HybridSession {
         self.upgrade_local();
         // A match with no engine yet waits for its game's grounding while the clock allows,
         // rather than let the manager play every move for it at once.
-        while self.local_engine == NO_ENGINE_YET && self.upgrade.is_some() && Instant::now() + HANDOVER_TIME < deadline
+        while self.local_engine == LocalEngine::NoneYet
+            && self.upgrade.is_some()
+            && Instant::now() + HANDOVER_TIME < deadline
         {
             std::thread::sleep(GROUNDING_POLL);
             self.upgrade_local();
@@ -257,7 +259,7 @@ impl MatchSession for HybridSession {
             // The local player's move is a solved puzzle's plan, which no search betters: the
             // match stays local, and a backend that follows it is told to let it go.
             self.end_remote(Message::Abort { id: self.id.clone() });
-            (self.last_engine, self.last_work) = (self.local_engine.to_string(), self.local.work());
+            (self.last_engine, self.last_work) = (self.local_engine.name().to_string(), self.local.work());
             return Ok(quick);
         }
         let message = Message::Play { id: self.id.clone(), moves: moves.map(<[Sx]>::to_vec) };
@@ -275,7 +277,7 @@ impl MatchSession for HybridSession {
         if !native {
             // The local belief gets the whole time: it follows the percepts, then searches.
             self.history.push(message);
-            self.last_engine = self.local_engine.to_string();
+            self.last_engine = self.local_engine.name().to_string();
             let reply = self.local.play_seen(seen, deadline);
             self.last_work = self.local.work();
             return reply;
@@ -309,7 +311,7 @@ impl MatchSession for HybridSession {
             return self.last_engine.clone();
         }
         let made = if self.made.is_empty() { String::new() } else { format!(" {}", self.made) };
-        format!("{}{made}, {}", self.local_engine, self.natives.status(self.key))
+        format!("{}{made}, {}", self.local_engine.name(), self.natives.status(self.key))
     }
 
     fn work(&self) -> String {

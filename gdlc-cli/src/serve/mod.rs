@@ -14,7 +14,7 @@ mod memory;
 use crate::compiled::compiled_binary;
 use crate::play::{description_of, InterpreterFactory};
 use backend::Natives;
-use engine::{local_session, program_session, Budget, Engines};
+use engine::{local_session, program_session, Budget, Engines, LocalEngine};
 use gdl_player::player::Kind;
 use gdl_player::protocol::Message;
 use gdl_player::rename::Shape;
@@ -139,7 +139,7 @@ impl GameFactory for ServeFactory {
             start_clock: start.start_clock,
             play_clock: start.play_clock,
         };
-        let upgrade = (local.engine != "program engine").then(|| {
+        let upgrade = (local.engine != LocalEngine::Program).then(|| {
             let (engines, player) = (Arc::clone(&self.engines), self.player);
             Box::new(move |start: &Start| program_session(&engines, key, start, player)) as Upgrade
         });
