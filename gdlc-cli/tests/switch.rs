@@ -79,18 +79,28 @@ fn an_unknown_game_is_played_from_start_and_switches_to_native_code_within_the_m
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn a_match_begun_by_the_interpreter_moves_to_the_program_engine_once_its_game_is_grounded() {
-    let dir = std::env::temp_dir().join(format!("gdlc-upgrade-{}-{}", std::process::id(), rand_suffix()));
+/// A match of checkers, whose start clock of 1 s leaves 0.64 s for grounding (it takes 1.8 s
+/// on the idle 2-core machine, 6 s loaded), between an MCTS player started with `args`,
+/// logging to a file, and a random player: the match's record and the MCTS player's log.
+fn checkers_at_a_one_second_start(name: &str, args: &[&str]) -> (serde_json::Value, String) {
+    let dir = std::env::temp_dir().join(format!("gdlc-{name}-{}-{}", std::process::id(), rand_suffix()));
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("player.log");
-    let player = serve_logging(&["--player", "mcts", "--no-native"], Stdio::from(std::fs::File::create(&log).unwrap()));
+    let args = [&["--player", "mcts", "--no-native"], args].concat();
+    let player = serve_logging(&args, Stdio::from(std::fs::File::create(&log).unwrap()));
     let opponent = serve(&["--player", "random"]);
-    // checkers takes 1.8 s to ground on the idle 2-core machine (6 s loaded), more than the
-    // 0.64 s that a start clock of 1 s leaves for it; the interpreter loads within START or,
-    // when the machine is loaded, not (see the next test).
     let (_, record) = run_match_with(&game("checkers.kif"), &[&player, &opponent], "1", "1");
+    drop(player);
     let text = std::fs::read_to_string(&log).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    (record, text)
+}
+
+#[test]
+fn a_match_begun_by_the_interpreter_moves_to_the_program_engine_once_its_game_is_grounded() {
+    // The interpreter loads checkers within START or, when the machine is loaded, not (see the
+    // next test).
+    let (record, text) = checkers_at_a_one_second_start("upgrade", &[]);
     let id = record["match_id"].as_str().unwrap().to_string();
     let lines: Vec<&str> = text.lines().filter(|l| l.contains(&format!("match {id}:"))).collect();
     let switch = lines.iter().position(|l| l.contains("switched to the program engine at step"));
@@ -99,23 +109,14 @@ fn a_match_begun_by_the_interpreter_moves_to_the_program_engine_once_its_game_is
     assert!(before.iter().any(|l| l.contains("(interpreter") || l.contains("no engine within START")), "{text}");
     assert!(lines[switch..].iter().any(|l| l.contains("(program engine")), "{text}");
     assert!(!lines[switch..].iter().any(|l| l.contains("(interpreter")), "{text}");
-    drop(player);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_match_with_no_engine_at_start_is_played_once_its_game_is_grounded() {
-    let dir = std::env::temp_dir().join(format!("gdlc-pending-{}-{}", std::process::id(), rand_suffix()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let log = dir.join("player.log");
     // Ten facts are too few for the interpreter to load checkers, and grounding it takes
     // longer than the start clock leaves: START has no engine to play with.
-    let args = ["--player", "mcts", "--no-native", "--max-facts", "10"];
-    let player = serve_logging(&args, Stdio::from(std::fs::File::create(&log).unwrap()));
-    let opponent = serve(&["--player", "random"]);
-    let (_, record) = run_match_with(&game("checkers.kif"), &[&player, &opponent], "1", "1");
+    let (record, text) = checkers_at_a_one_second_start("pending", &["--max-facts", "10"]);
     assert!(record["start_replies"].as_array().unwrap().iter().all(|r| r == "ready"), "{record}");
-    let text = std::fs::read_to_string(&log).unwrap();
     assert!(text.contains("no engine within START"), "{text}");
     let switched = text.lines().find_map(|l| l.split("switched to the program engine at step ").nth(1));
     let switched = switched.unwrap_or_else(|| panic!("no switch to the program engine in the log:\n{text}"));
@@ -126,6 +127,4 @@ fn a_match_with_no_engine_at_start_is_played_once_its_game_is_grounded() {
         let substituted = played["substitutions"].as_array().unwrap().iter().any(|s| s["role"] == "white");
         assert!(!substituted, "white's move was substituted after the switch: {played}");
     }
-    drop(player);
-    let _ = std::fs::remove_dir_all(&dir);
 }
