@@ -44,6 +44,7 @@ fn wait_for_line(log: &Path, wanted: &str, seconds: u64) -> String {
 }
 
 #[test]
+#[ignore = "long real-time matches; run by `cargo xtask test-long`"]
 fn an_unknown_game_is_played_from_start_and_switches_to_native_code_within_the_match() {
     let dir = std::env::temp_dir().join(format!("gdlc-switch-{}-{}", std::process::id(), rand_suffix()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -97,6 +98,7 @@ fn checkers_at_a_one_second_start(name: &str, args: &[&str]) -> (serde_json::Val
 }
 
 #[test]
+#[ignore = "long real-time matches; run by `cargo xtask test-long`"]
 fn a_match_begun_by_the_interpreter_moves_to_the_program_engine_once_its_game_is_grounded() {
     // The interpreter loads checkers within START or, when the machine is loaded, not (see the
     // next test).
@@ -112,6 +114,7 @@ fn a_match_begun_by_the_interpreter_moves_to_the_program_engine_once_its_game_is
 }
 
 #[test]
+#[ignore = "long real-time matches; run by `cargo xtask test-long`"]
 fn a_match_with_no_engine_at_start_is_played_once_its_game_is_grounded() {
     // Ten facts are too few for the interpreter to load checkers, and grounding it takes
     // longer than the start clock leaves: START has no engine to play with.

@@ -28,6 +28,7 @@ fn games() -> Vec<(String, String)> {
 }
 
 #[test]
+#[ignore = "corpus-wide; run by `cargo xtask test-long`"]
 fn printing_and_reparsing_gives_the_same_ast_in_both_syntaxes() {
     for (name, source) in games() {
         let mut original = parse_auto(&source);
@@ -44,6 +45,7 @@ fn printing_and_reparsing_gives_the_same_ast_in_both_syntaxes() {
 }
 
 #[test]
+#[ignore = "corpus-wide; run by `cargo xtask test-long`"]
 fn every_valid_game_plays_random_moves_in_the_interpreter() {
     let mut failures = Vec::new();
     let mut played = 0;

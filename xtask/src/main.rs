@@ -25,6 +25,10 @@
 //!
 //! `tidy` checks the house rules that no linter checks (see [`tidy`]).
 //!
+//! `test-long` runs the tests that `cargo test --workspace` skips for their length (marked
+//! `#[ignore]`: the corpus-wide checks and the real-time matches of the engine switch), as CI
+//! does after the README's test command. Further arguments go to `cargo test`.
+//!
 //! `conformance [DIR] [--engine interp|compiled|program]` replays every `GAME.jsonl` trace of
 //! DIR (default: `../shared/conformance/traces`) through the interpreter (or the compiled game,
 //! or the engine over the ground program) on its `GAME.kif` and prints a table of agreement;
@@ -104,10 +108,11 @@ fn main() -> ExitCode {
             exit_code(result)
         }
         Some("tidy") => tidy(),
+        Some("test-long") => test_long(&args[1..]),
         Some("mcts-vs-random") => mcts_vs_random(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask tidy | cargo xtask conformance [TRACE_DIR] [--engine interp|compiled|program] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo xtask bench-table [--seconds N] [--all] | cargo xtask bench-table --peers [DIR] [--seconds N] [--rounds R] [GAME...] | cargo xtask mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS] [--start-ms MS] | cargo xtask prover-compare | cargo xtask soak | cargo codegen [--check]"
+                "usage: cargo xtask tidy | cargo xtask test-long | cargo xtask conformance [TRACE_DIR] [--engine interp|compiled|program] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo xtask bench-table [--seconds N] [--all] | cargo xtask bench-table --peers [DIR] [--seconds N] [--rounds R] [GAME...] | cargo xtask mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS] [--start-ms MS] | cargo xtask prover-compare | cargo xtask soak | cargo codegen [--check]"
             );
             ExitCode::FAILURE
         }
@@ -125,23 +130,35 @@ fn exit_code(result: Result<(), String>) -> ExitCode {
     }
 }
 
+/// Runs the long tests: those of the workspace marked `#[ignore]`, with the rest of the
+/// arguments given to `cargo test`.
+fn test_long(args: &[String]) -> ExitCode {
+    let args = ["test", "--workspace"].iter().map(|a| a.to_string()).chain(args.iter().cloned());
+    run_cargo(args.chain(["--".to_string(), "--ignored".to_string()]))
+}
+
+/// Runs cargo with `args` in the workspace's root, and passes its outcome on.
+fn run_cargo(args: impl IntoIterator<Item = String>) -> ExitCode {
+    let status = std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .args(args)
+        .current_dir(codegen::root())
+        .status();
+    match status {
+        Ok(s) if s.success() => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("error: cannot run cargo: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// Plays MCTS against random players. Searches are timed, so a build without optimizations
 /// would handicap MCTS: such a build runs the command again in the release profile.
 fn mcts_vs_random(args: &[String]) -> ExitCode {
     if cfg!(debug_assertions) {
-        let status = std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-            .args(["run", "--release", "--quiet", "--package", "xtask", "--", "mcts-vs-random"])
-            .args(args)
-            .current_dir(codegen::root())
-            .status();
-        return match status {
-            Ok(s) if s.success() => ExitCode::SUCCESS,
-            Ok(_) => ExitCode::FAILURE,
-            Err(e) => {
-                eprintln!("error: cannot run cargo: {e}");
-                ExitCode::FAILURE
-            }
-        };
+        let run = ["run", "--release", "--quiet", "--package", "xtask", "--", "mcts-vs-random"];
+        return run_cargo(run.iter().map(|a| a.to_string()).chain(args.iter().cloned()));
     }
     let result = mcts_vs_random::Options::parse(args, &codegen::root()).and_then(|o| mcts_vs_random::run(&o));
     exit_code(result)
