@@ -77,10 +77,15 @@ impl Diagnostic {
     }
 
     /// [`Diagnostic::render`] for a compiler that says `error:` itself (`gdl!`'s
-    /// `compile_error!`s): an error reads `FILE:LINE:COL: message`, without a second `error:`.
+    /// `compile_error!`s): an error reads `FILE:LINE:COL: message`, without a second `error:`,
+    /// followed by the source line with carets under what it is about, since a procedural
+    /// macro on stable Rust can point only at the whole string literal the game is in.
     pub fn render_unlabelled(&self, file: &str, source: &str) -> String {
         let labelled = self.severity != Severity::Error;
-        self.render_with(file, line_col(source, self.span.start), "", Palette::PLAIN, labelled)
+        let lines = LineIndex::new(source);
+        let at = lines.line_col(source, self.span.start);
+        let snippet = snippet(source, &lines, self.span, at, Palette::PLAIN);
+        self.render_with(file, at, &snippet, Palette::PLAIN, labelled)
     }
 
     fn render_at(&self, file: &str, (line, col): (usize, usize)) -> String {

@@ -9,7 +9,8 @@ use std::path::Path;
 
 /// Compiles the game in `source` into a module's items, or returns every error, each rendered
 /// on its own (`FILE:LINE:COL: message`, with `file` naming the source, and no `error:`, which
-/// rustc writes before it), so that the macro reports each as a `compile_error!` of its own.
+/// rustc writes before it, then the source line with carets), so that the macro reports each
+/// as a `compile_error!` of its own.
 pub fn embed_source(source: &str, file: &str) -> Result<TokenStream, Vec<String>> {
     crate::generate(source, &crate::codegen::Options::default()).map_err(|error| {
         error.diagnostics().iter().map(|d| d.render_unlabelled(file, source).trim_end().to_string()).collect()
@@ -47,5 +48,7 @@ mod tests {
                 .unwrap_err();
         assert_eq!(err.len(), 1, "{err:?}");
         assert!(err[0].starts_with("g.kif:2:") && !err[0].contains("error:"), "{err:?}");
+        // The message shows the offending part of the text, which the macro's span cannot.
+        assert!(err[0].contains("2 | (<= (legal r ?m) (true p))\n") && err[0].contains("|              ^^"), "{err:?}");
     }
 }
