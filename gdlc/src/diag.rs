@@ -274,8 +274,13 @@ mod tests {
     fn renders_file_line_col_and_hint() {
         let d = Diagnostic::error(Span::new(3, 4), "bad thing", "do the good thing");
         assert_eq!(d.render("g.kif", "ab\ncd"), "g.kif:2:1: error: bad thing\n  hint: do the good thing");
-        assert_eq!(d.render_unlabelled("g.kif", "ab\ncd"), "g.kif:2:1: bad thing\n  hint: do the good thing");
+        // `gdl!`'s form: no `error:` (rustc writes it), and the source line with a caret.
+        let snippet = "\n  |\n2 | cd\n  | ^";
+        assert_eq!(
+            d.render_unlabelled("g.kif", "ab\ncd"),
+            format!("g.kif:2:1: bad thing{snippet}\n  hint: do the good thing")
+        );
         let w = Diagnostic::warning(Span::new(3, 4), "odd thing", "");
-        assert_eq!(w.render_unlabelled("g.kif", "ab\ncd"), "g.kif:2:1: warning: odd thing");
+        assert_eq!(w.render_unlabelled("g.kif", "ab\ncd"), format!("g.kif:2:1: warning: odd thing{snippet}"));
     }
 }
