@@ -11,7 +11,8 @@
 //! and writes `docs/bench.svg`.
 //!
 //! `bench-table --peers [DIR] [--seconds N] [--rounds R] [--setup-limit S] [GAME...]` measures
-//! gdlc beside Sancho on the large games, side by side (see [`peers_table`]).
+//! gdlc beside Sancho on the large games, side by side, rates and setup times (see
+//! [`peers_table`]).
 //!
 //! `prover-compare [--seconds S] [--peers DIR] [GAME_DIR...]` measures the player's engine
 //! beside ggp-base's prover on every game (see [`prover_compare`]).

@@ -7,6 +7,13 @@
 //! alternate the two engines game by game and each figure is the median of its rounds. Prints
 //! a Markdown table with the ratio, the load before each game and the commit and machine.
 //! Without Sancho's harness it prints gdlc's figures and says why Sancho's are missing.
+//!
+//! The table also gives each engine's setup: Sancho's as it reports it (`setupSeconds`, its
+//! propnet built and optimised), gdlc's as the time `gdlc perf-test` takes before its measured
+//! seconds on a copy of the game with a comment of its own, so that its binary is not in
+//! gdlc's cache: checking, grounding, generating and building the game's crate, the runtime's
+//! crates being built already, as they are once gdlc has built any game. Each such build stays
+//! in gdlc's cache.
 
 use crate::prover_compare::{key, run_for};
 use std::path::{Path, PathBuf};
@@ -86,7 +93,12 @@ impl Options {
 /// One engine's figures on one game, or why there are none.
 #[derive(Clone, Debug, PartialEq)]
 enum Figure {
-    Rate { rollouts: f64, changes: f64 },
+    /// Rollouts and state changes per second, and the seconds taken to set the game up.
+    Rate {
+        rollouts: f64,
+        changes: f64,
+        setup: Option<f64>,
+    },
     Missing(String),
 }
 
@@ -124,8 +136,8 @@ pub(crate) fn run(root: &Path, options: &Options) -> Result<(), String> {
         let form = form_of(&gdlc, &file);
         let mut ours = Vec::new();
         let mut theirs = Vec::new();
-        for _ in 0..options.rounds {
-            ours.push(gdlc_rate(&gdlc, &file, options.seconds));
+        for round in 0..options.rounds {
+            ours.push(gdlc_rate(&gdlc, &file, options.seconds, round));
             theirs.push(match &sancho_missing {
                 Some(why) => Figure::Missing(why.clone()),
                 None => sancho_rate(&harness, &file, options),
@@ -153,18 +165,44 @@ fn form_of(gdlc: &Path, game: &Path) -> String {
     }
 }
 
-/// gdlc's rate through `gdlc perf-test`, which compiles and builds the game first (cached).
-fn gdlc_rate(gdlc: &Path, game: &Path, seconds: u32) -> Figure {
+/// gdlc's rate through `gdlc perf-test` on a copy of the game that no build has seen (see the
+/// module's comment), with the time it took before its measured seconds as its setup.
+fn gdlc_rate(gdlc: &Path, game: &Path, seconds: u32, round: usize) -> Figure {
+    let Some(copy) = fresh_copy(game, round) else {
+        return Figure::Missing(format!("cannot copy {} to a temporary directory", game.display()));
+    };
     let out = std::env::temp_dir().join(format!("gdlc-peers-{}.txt", std::process::id()));
     let mut command = Command::new(gdlc);
-    command.arg("perf-test").arg(game).arg(&out).arg(seconds.to_string());
+    command.arg("perf-test").arg(&copy).arg(&out).arg(seconds.to_string());
+    let started = std::time::Instant::now();
     let ran = run_for(&mut command, Duration::from_secs(u64::from(seconds) + 900));
+    let wall = started.elapsed().as_secs_f64();
     let report = std::fs::read_to_string(&out).unwrap_or_default();
     let _ = std::fs::remove_file(&out);
-    match ran {
-        Some(_) => rate(&report).unwrap_or_else(|| Figure::Missing("no figures in the report".to_string())),
-        None => Figure::Missing("gdlc perf-test failed or took past its limit".to_string()),
+    if let Some(dir) = copy.parent() {
+        let _ = std::fs::remove_dir_all(dir);
     }
+    match (ran, rate(&report)) {
+        (Some(_), Some(Figure::Rate { rollouts, changes, .. })) => {
+            let measured = key(&report, "millisecondsTaken").unwrap_or(0.0) / 1000.0;
+            Figure::Rate { rollouts, changes, setup: Some((wall - measured).max(0.0)) }
+        }
+        (Some(_), _) => Figure::Missing("no figures in the report".to_string()),
+        (None, _) => Figure::Missing("gdlc perf-test failed or took past its limit".to_string()),
+    }
+}
+
+/// A copy of `game` under its own name in a directory of its own, with a comment that no other
+/// copy has, so that gdlc builds its binary anew.
+fn fresh_copy(game: &Path, round: usize) -> Option<PathBuf> {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos();
+    let stamp = format!("{}-{round}-{nanos}", std::process::id());
+    let dir = std::env::temp_dir().join(format!("gdlc-peers-{stamp}"));
+    std::fs::create_dir_all(&dir).ok()?;
+    let copy = dir.join(game.file_name()?);
+    let text = std::fs::read_to_string(game).ok()?;
+    std::fs::write(&copy, format!("{text}\n; a copy for cargo xtask bench-table --peers, {stamp}\n")).ok()?;
+    Some(copy)
 }
 
 /// Sancho's rate through the peers' `SanchoPerf`, its setup bounded by `--setup-limit`.
@@ -185,25 +223,34 @@ fn rate(report: &str) -> Option<Figure> {
         Some(changes) => changes,
         None => key(report, "numStateChanges")? * 1000.0 / key(report, "millisecondsTaken")?.max(1.0),
     };
-    Some(Figure::Rate { rollouts, changes })
+    Some(Figure::Rate { rollouts, changes, setup: key(report, "setupSeconds") })
 }
 
-/// The median of the rounds that gave figures (by rollouts), or the first reason none did.
+/// The median of the rounds that gave figures (rates by rollouts, setups on their own), or the
+/// first reason none did.
 fn median(mut figures: Vec<Figure>) -> Figure {
     let first_missing = figures.iter().find(|f| matches!(f, Figure::Missing(_))).cloned();
     figures.retain(|f| matches!(f, Figure::Rate { .. }));
     let rollouts = |f: &Figure| if let Figure::Rate { rollouts, .. } = f { *rollouts } else { 0.0 };
+    let mut setups: Vec<f64> =
+        figures.iter().filter_map(|f| if let Figure::Rate { setup, .. } = f { *setup } else { None }).collect();
+    setups.sort_by(f64::total_cmp);
     figures.sort_by(|a, b| rollouts(a).total_cmp(&rollouts(b)));
     let middle = figures.len() / 2;
-    figures.into_iter().nth(middle).or(first_missing).unwrap_or_else(|| Figure::Missing("no round ran".to_string()))
+    match figures.into_iter().nth(middle) {
+        Some(Figure::Rate { rollouts, changes, .. }) => {
+            Figure::Rate { rollouts, changes, setup: setups.get(setups.len() / 2).copied() }
+        }
+        _ => first_missing.unwrap_or_else(|| Figure::Missing("no round ran".to_string())),
+    }
 }
 
 /// The Markdown table of the rows.
 fn table(rows: &[Row], options: &Options) -> String {
     let mut out = format!(
         "gdlc beside Sancho 1.61c: random rollouts for {} s, median of {} round(s), engines alternating.\n\n\
-         | game | gdlc form | gdlc rollouts/s | gdlc state changes/s | Sancho rollouts/s | gdlc / Sancho | load |\n\
-         |---|---|---:|---:|---:|---:|---:|\n",
+         | game | gdlc form | gdlc rollouts/s | gdlc state changes/s | Sancho rollouts/s | gdlc / Sancho | gdlc setup s | Sancho setup s | load |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|\n",
         options.seconds, options.rounds
     );
     for row in rows {
@@ -221,12 +268,18 @@ fn table(rows: &[Row], options: &Options) -> String {
             }
             _ => "-".to_string(),
         };
+        let setup = |f: &Figure| match f {
+            Figure::Rate { setup: Some(seconds), .. } => format!("{seconds:.1}"),
+            _ => "-".to_string(),
+        };
         out += &format!(
-            "| {} | {} | {} | {changes} | {} | {ratio} | {} |\n",
+            "| {} | {} | {} | {changes} | {} | {ratio} | {} | {} | {} |\n",
             row.game,
             row.form,
             shown(&row.gdlc),
             shown(&row.sancho),
+            setup(&row.gdlc),
+            setup(&row.sancho),
             row.load
         );
     }
@@ -254,11 +307,16 @@ mod tests {
     #[test]
     fn reads_both_reports_and_takes_the_median() {
         let gdlc = "numStateChanges=2000\nmillisecondsTaken=1000\nrolloutsPerSec=10.5\n";
-        assert_eq!(rate(gdlc), Some(Figure::Rate { rollouts: 10.5, changes: 2000.0 }));
+        assert_eq!(rate(gdlc), Some(Figure::Rate { rollouts: 10.5, changes: 2000.0, setup: None }));
         let sancho = "setupSeconds=1.0\nrolloutsPerSec=459\nstateChangesPerSec=91800\n";
-        assert_eq!(rate(sancho), Some(Figure::Rate { rollouts: 459.0, changes: 91800.0 }));
-        let figures = [3.0, 1.0, 2.0].map(|r| Figure::Rate { rollouts: r, changes: 0.0 });
-        assert_eq!(median(figures.to_vec()), Figure::Rate { rollouts: 2.0, changes: 0.0 });
+        assert_eq!(rate(sancho), Some(Figure::Rate { rollouts: 459.0, changes: 91800.0, setup: Some(1.0) }));
+        // The rate of the median round by rollouts, and the median of the setups on their own.
+        let figures = [(3.0, 9.0), (1.0, 5.0), (2.0, 1.0)].map(|(r, s)| Figure::Rate {
+            rollouts: r,
+            changes: 0.0,
+            setup: Some(s),
+        });
+        assert_eq!(median(figures.to_vec()), Figure::Rate { rollouts: 2.0, changes: 0.0, setup: Some(5.0) });
         let missing = Figure::Missing("setup".to_string());
         assert_eq!(median(vec![missing.clone()]), missing);
     }
