@@ -30,6 +30,15 @@ fn renamed_connect_four(path: &Path) {
     std::fs::write(path, text).unwrap();
 }
 
+/// The tests of this file run one at a time: each is timed against a real clock, and two at
+/// once on a 2-core machine starve each other's grounding (a 1 s start clock then refuses the
+/// match, and the test fails for the machine's sake, not the player's).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// Waits for a line that contains `wanted` in a log file, for `seconds` at most.
 fn wait_for_line(log: &Path, wanted: &str, seconds: u64) -> String {
     let until = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
@@ -46,6 +55,7 @@ fn wait_for_line(log: &Path, wanted: &str, seconds: u64) -> String {
 #[test]
 #[ignore = "long real-time matches; run by `cargo xtask test-long`"]
 fn an_unknown_game_is_played_from_start_and_switches_to_native_code_within_the_match() {
+    let _turn = one_at_a_time();
     let dir = std::env::temp_dir().join(format!("gdlc-switch-{}-{}", std::process::id(), rand_suffix()));
     std::fs::create_dir_all(&dir).unwrap();
     let renamed = dir.join("renamed.kif");
@@ -100,6 +110,7 @@ fn checkers_at_a_one_second_start(name: &str, args: &[&str]) -> (serde_json::Val
 #[test]
 #[ignore = "long real-time matches; run by `cargo xtask test-long`"]
 fn a_match_begun_by_the_interpreter_moves_to_the_program_engine_once_its_game_is_grounded() {
+    let _turn = one_at_a_time();
     // The interpreter loads checkers within START or, when the machine is loaded, not (see the
     // next test).
     let (record, text) = checkers_at_a_one_second_start("upgrade", &[]);
@@ -116,6 +127,7 @@ fn a_match_begun_by_the_interpreter_moves_to_the_program_engine_once_its_game_is
 #[test]
 #[ignore = "long real-time matches; run by `cargo xtask test-long`"]
 fn a_match_with_no_engine_at_start_is_played_once_its_game_is_grounded() {
+    let _turn = one_at_a_time();
     // Ten facts are too few for the interpreter to load checkers, and grounding it takes
     // longer than the start clock leaves: START has no engine to play with.
     let (record, text) = checkers_at_a_one_second_start("pending", &["--max-facts", "10"]);
