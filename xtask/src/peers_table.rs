@@ -10,10 +10,11 @@
 //!
 //! The table also gives each engine's setup: Sancho's as it reports it (`setupSeconds`, its
 //! propnet built and optimised), gdlc's as the time `gdlc perf-test` takes before its measured
-//! seconds on a copy of the game with a comment of its own, so that its binary is not in
-//! gdlc's cache: checking, grounding, generating and building the game's crate, the runtime's
-//! crates being built already, as they are once gdlc has built any game. Each such build stays
-//! in gdlc's cache.
+//! seconds on a copy of the game with a fact of its own (of a relation no rule reads), so that
+//! its binary is not in gdlc's cache, whose key is the parsed rules (a comment would not do):
+//! checking, grounding, generating and building the game's crate, the runtime's crates being
+//! built already, as they are once gdlc has built any game. Each such build stays in gdlc's
+//! cache.
 
 use crate::prover_compare::{key, run_for};
 use std::path::{Path, PathBuf};
@@ -192,16 +193,16 @@ fn gdlc_rate(gdlc: &Path, game: &Path, seconds: u32, round: usize) -> Figure {
     }
 }
 
-/// A copy of `game` under its own name in a directory of its own, with a comment that no other
-/// copy has, so that gdlc builds its binary anew.
+/// A copy of `game` under its own name in a directory of its own, with a fact that no other
+/// copy has and no rule reads, so that gdlc builds its binary anew.
 fn fresh_copy(game: &Path, round: usize) -> Option<PathBuf> {
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos();
-    let stamp = format!("{}-{round}-{nanos}", std::process::id());
+    let stamp = format!("copy_{}_{round}_{nanos}", std::process::id());
     let dir = std::env::temp_dir().join(format!("gdlc-peers-{stamp}"));
     std::fs::create_dir_all(&dir).ok()?;
     let copy = dir.join(game.file_name()?);
     let text = std::fs::read_to_string(game).ok()?;
-    std::fs::write(&copy, format!("{text}\n; a copy for cargo xtask bench-table --peers, {stamp}\n")).ok()?;
+    std::fs::write(&copy, format!("{text}\n(gdlc_bench_table_copy {stamp})\n")).ok()?;
     Some(copy)
 }
 
