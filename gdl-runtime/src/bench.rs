@@ -214,12 +214,20 @@ impl Clock {
         Clock { deadline, stride: 1, countdown: 1, last: Instant::now() }
     }
 
-    /// Whether the deadline has passed, as of the last reading of the clock.
+    /// Whether the deadline has passed, as of the last reading of the clock. Inlined into the
+    /// playout loop of the game's crate, which calls it after every step.
+    #[inline]
     fn passed(&mut self) -> bool {
         self.countdown -= 1;
         if self.countdown > 0 {
             return false;
         }
+        self.read()
+    }
+
+    /// Reads the clock: whether the deadline has passed, and the stride to the next reading.
+    #[cold]
+    fn read(&mut self) -> bool {
         let now = Instant::now();
         if now >= self.deadline {
             self.countdown = 1;

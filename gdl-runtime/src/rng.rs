@@ -45,6 +45,7 @@ impl Rng {
     }
 
     /// The next 64 uniformly random bits.
+    #[inline]
     pub fn next_u64(&mut self) -> u64 {
         let s = &mut self.s;
         let result = s[0].wrapping_add(s[3]).rotate_left(23).wrapping_add(s[0]);
@@ -61,6 +62,7 @@ impl Rng {
     /// A uniform number in `0..n` (`n > 0`), by Lemire's multiply-shift of the top 32 bits of
     /// one [`Rng::next_u64`] (bias below 2^-32 for the move counts of games). It draws one
     /// number whatever `n` is; `n` of 0 gives 0.
+    #[inline]
     pub fn below(&mut self, n: usize) -> usize {
         ((self.next_u64() >> 32).wrapping_mul(n as u64) >> 32) as usize
     }

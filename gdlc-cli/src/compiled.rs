@@ -132,8 +132,8 @@ pub fn compiled_binary(
         eprintln!("{}", compiled.summary);
     }
     let stem = game.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "game".to_string());
-    let profile = crate::native::Profile::Release;
-    Ok(crate::native::build_binary(&stem, &compiled.text, &compiled.rules, verbose, profile)?)
+    let priority = crate::native::Priority::Foreground;
+    Ok(crate::native::build_binary(&stem, &compiled.text, &compiled.rules, verbose, priority)?)
 }
 
 /// Runs `args` through the game's compiled binary, or, when the game goes past the grounding

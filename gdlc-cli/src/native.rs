@@ -1,6 +1,6 @@
 //! Native per-game binaries: a generated module and the game's rules wrapped in a small cargo
 //! project whose `main` is gdl-player's generic driver (`bench`, `replay`, `perf-test`, `info`,
-//! `serve`), built with `cargo build --release` in a cache keyed by the generated code, so that
+//! `serve`), built with `cargo build --release` (one [`PROFILE`]) in a cache keyed by the generated code, so that
 //! a game is compiled once and reused by `gdlc build`, `gdlc replay` and `gdlc bench`.
 
 use std::hash::{Hash, Hasher};
@@ -51,36 +51,28 @@ fn crate_dir(name: &str, variable: &str) -> Result<PathBuf, String> {
     })
 }
 
-/// How a per-game binary is built.
+/// The cargo profile of every per-game binary: optimized, in one code unit, without
+/// whole-program (fat) link-time optimization. The generated code and the generic driver it
+/// instantiates are one crate, so LTO has little left to inline: measured side by side, it made
+/// a small game's build 9 s instead of 1.7 s for 0-5% more speed (docs/performance.md). One
+/// profile for every build means that a binary `gdlc bench` built serves a player's matches.
+const PROFILE: &str = "[profile.release]\nopt-level = 3\nlto = false\ncodegen-units = 1\npanic = \"abort\"\n\
+                       debug = false\nincremental = false\n";
+
+/// At what priority a per-game binary is built; the binary is the same either way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Profile {
-    /// For speed: the profile of the hand-written reasoners that the generated code is measured
-    /// against (whole-program optimization, one code unit, no unwinding). `gdlc build`, `bench`.
-    Release,
-    /// For build time, as a player builds a game it met in START: optimized, but without
-    /// whole-program optimization and in parallel code units.
-    Quick,
+pub enum Priority {
+    /// What the user waits for: `gdlc build`, `bench`, `replay`.
+    Foreground,
+    /// Beside a player's matches, as `gdlc serve` builds a game it met in START: the build
+    /// leaves them a core and yields to them (`nice`, where there is one).
+    Background,
 }
 
-impl Profile {
-    /// The profile's section of the project's manifest.
-    fn manifest(self) -> &'static str {
-        match self {
-            Profile::Release => {
-                "[profile.release]\nopt-level = 3\nlto = \"fat\"\ncodegen-units = 1\npanic = \"abort\"\n\
-                 debug = \"line-tables-only\"\n"
-            }
-            Profile::Quick => {
-                "[profile.quick]\ninherits = \"release\"\nopt-level = 3\nlto = false\ncodegen-units = 16\n\
-                 panic = \"abort\"\ndebug = false\nincremental = false\n"
-            }
-        }
-    }
-
-    /// The command that runs cargo for this profile. A quick build runs beside a player's
-    /// matches, so it leaves them a core and yields to them (`nice`, where there is one).
+impl Priority {
+    /// The command that runs cargo at this priority.
     fn command(self, cargo: &std::ffi::OsStr) -> Command {
-        if self == Profile::Release {
+        if self == Priority::Foreground {
             return Command::new(cargo);
         }
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
@@ -93,14 +85,6 @@ impl Profile {
         };
         command.env("CARGO_BUILD_JOBS", cores.saturating_sub(1).max(1).to_string());
         command
-    }
-
-    /// The profile's name, for cargo's `--profile` and its output directory.
-    fn name(self) -> &'static str {
-        match self {
-            Profile::Release => "release",
-            Profile::Quick => "quick",
-        }
     }
 }
 
@@ -119,20 +103,20 @@ pub fn build_binary(
     module_text: &str,
     rules: &str,
     verbose: bool,
-    profile: Profile,
+    priority: Priority,
 ) -> Result<PathBuf, String> {
     let crates = Crates::find()?;
-    let project = project_for(stem, module_text, rules, &crates, profile);
+    let project = project_for(stem, module_text, rules, &crates);
     let binary = project.dir.join(format!("{}{}", project.package, std::env::consts::EXE_SUFFIX));
     if binary.is_file() && is_genuine(&binary, &project.package) {
         return Ok(binary);
     }
-    write_project(&project, module_text, rules, &crates, stem, profile)?;
+    write_project(&project, module_text, rules, &crates, stem)?;
     let target = cache_dir().join("target");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = profile.command(&cargo);
+    let mut command = priority.command(&cargo);
     command
-        .args(["build", "--profile", profile.name(), "--manifest-path"])
+        .args(["build", "--release", "--manifest-path"])
         .arg(project.dir.join("Cargo.toml"))
         .arg("--target-dir")
         .arg(&target)
@@ -143,8 +127,7 @@ pub fn build_binary(
     if !verbose {
         command.arg("--quiet");
     }
-    let phase =
-        crate::phase::Phase::start(format!("building the game's binary (cargo build --profile {})", profile.name()));
+    let phase = crate::phase::Phase::start("building the game's binary (cargo build --release)".to_string());
     let output = if verbose {
         command.status().map(|status| (status, String::new()))
     } else {
@@ -158,26 +141,25 @@ pub fn build_binary(
         output.map_err(|e| format!("error: cannot run `{}`: {e}", PathBuf::from(&cargo).display()))?;
     if !status.success() {
         return Err(format!(
-            "{stderr}error: `cargo build --profile {}` of the generated game failed in {}",
-            profile.name(),
+            "{stderr}error: `cargo build --release` of the generated game failed in {}",
             project.dir.display()
         ));
     }
-    let built = target.join(profile.name()).join(format!("{}{}", project.package, std::env::consts::EXE_SUFFIX));
+    let built = target.join("release").join(format!("{}{}", project.package, std::env::consts::EXE_SUFFIX));
     copy_atomically(&built, &binary)?;
     Ok(binary)
 }
 
 /// The project of a game: its package name carries a hash of everything the binary is built
 /// from, so that a changed game, compiler, runtime or player gets a new binary.
-fn project_for(stem: &str, module_text: &str, rules: &str, crates: &Crates, profile: Profile) -> Project {
+fn project_for(stem: &str, module_text: &str, rules: &str, crates: &Crates) -> Project {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     module_text.hash(&mut hasher);
     rules.hash(&mut hasher);
     crates.runtime.hash(&mut hasher);
     crates.player.hash(&mut hasher);
     env!("CARGO_PKG_VERSION").hash(&mut hasher);
-    profile.manifest().hash(&mut hasher);
+    PROFILE.hash(&mut hasher);
     source_fingerprint(&crates.runtime).hash(&mut hasher);
     source_fingerprint(&crates.player).hash(&mut hasher);
     let hash = hasher.finish();
@@ -215,14 +197,7 @@ fn source_fingerprint(dir: &Path) -> Vec<(String, u64, u128)> {
 const REALTIME_IMPL: &str = "impl ::gdl_runtime::realtime::RealTimeGame for Game";
 
 /// Writes the project's manifest, lock file and sources.
-fn write_project(
-    project: &Project,
-    module_text: &str,
-    rules: &str,
-    crates: &Crates,
-    stem: &str,
-    profile: Profile,
-) -> Result<(), String> {
+fn write_project(project: &Project, module_text: &str, rules: &str, crates: &Crates, stem: &str) -> Result<(), String> {
     let src = project.dir.join("src");
     std::fs::create_dir_all(&src).map_err(|e| format!("error: cannot create {}: {e}", src.display()))?;
     let runtime = crates.runtime.display().to_string().replace('\\', "/");
@@ -230,10 +205,9 @@ fn write_project(
     let manifest = format!(
         "[package]\nname = \"{package}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
          [dependencies]\ngdl-runtime = {{ path = \"{runtime}\" }}\ngdl-player = {{ path = \"{player}\" }}\n\n\
-         {profile}\n\
+         {PROFILE}\n\
          # Not a member of any enclosing workspace.\n[workspace]\n",
         package = project.package,
-        profile = profile.manifest()
     );
     write_atomically(&project.dir.join("Cargo.toml"), &manifest)?;
     // The workspace's lock file pins the player's dependencies to versions already fetched.
@@ -330,14 +304,12 @@ mod tests {
     #[test]
     fn projects_differ_by_generated_code_and_share_nothing_else() {
         let crates = nowhere();
-        let a = project_for("connectFour", "code a", "rules", &crates, Profile::Release);
-        let b = project_for("connectFour", "code b", "rules", &crates, Profile::Release);
-        let c = project_for("connectFour", "code a", "other rules", &crates, Profile::Release);
-        let quick = project_for("connectFour", "code a", "rules", &crates, Profile::Quick);
-        let again = project_for("connectFour", "code a", "rules", &crates, Profile::Release);
+        let a = project_for("connectFour", "code a", "rules", &crates);
+        let b = project_for("connectFour", "code b", "rules", &crates);
+        let c = project_for("connectFour", "code a", "other rules", &crates);
+        let again = project_for("connectFour", "code a", "rules", &crates);
         assert_ne!(a.package, b.package);
         assert_ne!(a.package, c.package);
-        assert_ne!(a.package, quick.package);
         assert_eq!(a.package, again.package);
         assert!(a.package.starts_with("gdl_game_connectfour_"), "{}", a.package);
     }
@@ -369,7 +341,7 @@ mod tests {
 
     #[test]
     fn a_stem_with_odd_characters_makes_a_valid_package_name() {
-        let p = project_for("3p Connect-Four", "x", "", &nowhere(), Profile::Quick);
+        let p = project_for("3p Connect-Four", "x", "", &nowhere());
         assert!(p.package.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'), "{}", p.package);
     }
 }

@@ -3,7 +3,7 @@
 //! game's shape or built in the background by one builder thread, supervised (a backend that
 //! dies is restarted, a few times, and bypassed meanwhile), and stopped with the server.
 
-use crate::native::{self, Profile};
+use crate::native::{self, Priority};
 use gdl_player::log;
 use gdl_player::player::Kind;
 use std::collections::HashMap;
@@ -184,7 +184,7 @@ impl Natives {
     fn build_all(&self, jobs: Receiver<Job>) {
         for job in jobs {
             let start = Instant::now();
-            let built = native::build_binary(&job.stem, &job.module, &job.rules, false, Profile::Quick);
+            let built = native::build_binary(&job.stem, &job.module, &job.rules, false, Priority::Background);
             if job.key == WARM_UP_KEY {
                 // The warm-up game has no rules to serve by, and no match waits for it.
                 match built {
