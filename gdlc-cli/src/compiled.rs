@@ -76,7 +76,7 @@ pub fn compile_text(game: &Path, command: &str, options: &gdlc::codegen::Options
         };
         refused(error, rendered)
     })?;
-    let gdlc::compile::Compiled { ground, tokens, .. } = compiled;
+    let gdlc::compile::Compiled { ground, tokens, tables, .. } = compiled;
     let text = gdlc::codegen::render_file(&tokens, command)?;
     let summary = format!(
         "{}: {} roles, {} base propositions, {} state words, {} moves, {} derived propositions, {} literals, {}, {} \
@@ -88,7 +88,7 @@ pub fn compile_text(game: &Path, command: &str, options: &gdlc::codegen::Options
         ground.moves.len(),
         ground.nodes.len(),
         ground.size(),
-        if gdlc::codegen::uses_tables(&ground, options.form) { "table form" } else { "straight-line form" },
+        if tables { "table form" } else { "straight-line form" },
         text.lines().count(),
         start.elapsed().as_secs_f64()
     );

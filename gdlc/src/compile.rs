@@ -18,6 +18,9 @@ pub struct Compiled {
     pub tokens: TokenStream,
     /// Whether the game is rtGDL, whose module implements `RealTimeGame`.
     pub realtime: bool,
+    /// Whether the game functions are tables of the ground program rather than straight-line
+    /// code.
+    pub tables: bool,
 }
 
 /// Compiles the game in `source` (prefix KIF or infix GDL).
@@ -36,8 +39,8 @@ pub fn compile_commented(source: &str, file: &str, options: &Options) -> Result<
 fn compile_noted(source: &str, options: &Options, notes: Option<&Notes>) -> Result<Compiled, Error> {
     let (description, realtime) = front_end(source, options.ground.case)?;
     let ground = ground_checked(&description, realtime, &options.ground)?;
-    let tokens = codegen::generate_noted_module(&ground, options.form, realtime, notes)?;
-    Ok(Compiled { ground, tokens, realtime })
+    let module = codegen::generate_noted_module(&ground, options.form, realtime, notes)?;
+    Ok(Compiled { ground, tokens: module.tokens, realtime, tables: module.tables })
 }
 
 /// [`compile`]'s tokens alone: what `gdl!` expands to and `cargo codegen` writes.

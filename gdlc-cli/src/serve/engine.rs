@@ -377,7 +377,6 @@ fn ground(text: &str) -> Result<gdlc::ground::Ground, gdlc::Error> {
 
 /// The text of a grounded game's native module, for the builder.
 fn module_of(ground: &gdlc::ground::Ground) -> Result<String, String> {
-    let tokens = gdlc::codegen::generate_noted_module(ground, gdlc::codegen::Form::Auto, false, None)
-        .map_err(|e| e.to_string())?;
+    let tokens = gdlc::codegen::generate_module(ground, gdlc::codegen::Form::Auto, false).map_err(|e| e.to_string())?;
     gdlc::codegen::render_file(&tokens, "gdlc serve")
 }

@@ -63,7 +63,8 @@ pub struct Options {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Form {
     /// Straight-line code, unless the ground program, or the straight-line functions, would
-    /// have more than [`TABLE_FORM_LITERALS`] literals.
+    /// have more than [`TABLE_FORM_LITERALS`] literals, or the functions written more than
+    /// [`STRAIGHT_FORM_TOKENS`] tokens.
     #[default]
     Auto,
     /// Straight-line Rust over the state's words: the fastest code, but its build time grows
@@ -77,10 +78,17 @@ pub enum Form {
 /// The size of a ground program (in literals) above which [`Form::Auto`] chooses tables.
 pub const TABLE_FORM_LITERALS: usize = 100_000;
 
+/// The most tokens of straight-line game functions that [`Form::Auto`] writes; past them it
+/// writes tables. rustc's time grows faster than the code: on the 2-core development machine
+/// 330k tokens (reversi) built in 9 s, 740k-850k (checkers, amazons_8x8) in 32-50 s, and 1.7M
+/// (amazons_10x10, checkers-cylinder-mustjump) in 125 s and 3.8-4.2 GB, where their tables
+/// build in seconds and play as fast or faster (docs/performance.md).
+pub const STRAIGHT_FORM_TOKENS: usize = 1_000_000;
+
 /// The module of a grounded game: a turn-based one, or a real-time one for an rtGDL game
 /// (grounded from its erased form); an error says why an rtGDL game cannot be compiled.
 pub fn generate_module(ground: &Ground, form: Form, realtime: bool) -> Result<TokenStream, Error> {
-    generate_noted_module(ground, form, realtime, None)
+    generate_noted_module(ground, form, realtime, None).map(|module| module.tokens)
 }
 
 /// [`generate_module`], with comment markers from `notes` (when given) that [`render_file`]
@@ -91,37 +99,56 @@ pub fn generate_noted_module(
     form: Form,
     realtime: bool,
     notes: Option<&Notes>,
-) -> Result<TokenStream, Error> {
+) -> Result<Module, Error> {
     if !ground.deferred.atoms.is_empty() && (realtime || form == Form::Straight) {
         return Err(Error::DeferredNeedTables { relations: ground.deferred.relations.len() });
     }
     if realtime {
-        realtime::generate_realtime(ground, form, notes).map_err(Error::RealTime)
+        let tokens = realtime::generate_realtime(ground, form, notes).map_err(Error::RealTime)?;
+        Ok(Module { tokens, tables: false })
     } else {
         Ok(generate_noted_ground(ground, form, notes))
     }
 }
 
+/// A generated module.
+pub struct Module {
+    /// The items of the module: `State`, `Move`, the game functions and `impl Game`.
+    pub tokens: TokenStream,
+    /// Whether the game functions are tables of the ground program rather than straight-line
+    /// code.
+    pub tables: bool,
+}
+
 /// The module for a grounded game.
 pub fn generate_ground(ground: &Ground, form: Form) -> TokenStream {
-    generate_noted_ground(ground, form, None)
+    generate_noted_ground(ground, form, None).tokens
 }
 
 /// [`generate_ground`], with comment markers from `notes` (see [`generate_noted_module`]).
-fn generate_noted_ground(ground: &Ground, form: Form, notes: Option<&Notes>) -> TokenStream {
+fn generate_noted_ground(ground: &Ground, form: Form, notes: Option<&Notes>) -> Module {
+    generate_ground_within(ground, form, notes, STRAIGHT_FORM_TOKENS)
+}
+
+/// [`generate_noted_ground`], where [`Form::Auto`] writes straight-line functions of at most
+/// `max_tokens` tokens.
+fn generate_ground_within(ground: &Ground, form: Form, notes: Option<&Notes>, max_tokens: usize) -> Module {
     let tables = tables::generate_tables(ground);
-    // The table form has no fused step; playouts go through the general interface.
-    let (functions, fused_step) = if uses_tables(ground, form) {
-        (program::generate_program_functions(ground, notes), false)
-    } else {
-        emit::generate_functions(ground, notes)
+    let straight = (!uses_tables(ground, form)).then(|| emit::generate_functions(ground, notes));
+    let (functions, fused_step, tables_form) = match straight {
+        Some((functions, fused_step)) if form == Form::Straight || token_count(&functions) <= max_tokens => {
+            (functions, fused_step, false)
+        }
+        // The table form has no fused step; playouts go through the general interface.
+        _ => (program::generate_program_functions(ground, notes), false, true),
     };
     let game_impl = generate_game_impl(fused_step, ground.gdl_ii);
-    quote! {
+    let tokens = quote! {
         #tables
         #functions
         #game_impl
-    }
+    };
+    Module { tokens, tables: tables_form }
 }
 
 /// Whether the game functions of `ground` are generated as tables under `form`.
@@ -261,3 +288,15 @@ fn generate_game_impl(fused_step: bool, gdl_ii: bool) -> TokenStream {
 
 #[cfg(test)]
 mod tests;
+
+/// The tokens of `tokens`, those inside groups included: a measure of the code rustc compiles.
+fn token_count(tokens: &TokenStream) -> usize {
+    tokens
+        .clone()
+        .into_iter()
+        .map(|tree| match tree {
+            proc_macro2::TokenTree::Group(group) => 1 + token_count(&group.stream()),
+            _ => 1,
+        })
+        .sum()
+}

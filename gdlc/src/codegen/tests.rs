@@ -57,3 +57,15 @@ fn pentago_rotates_by_tables_and_tests_both_colours_at_once() {
     // The lines of both colours, in each of four directions, are one pair each.
     assert_eq!(step.matches("Pair::new(s.0[0], s.0[1])").count(), 4, "{step}");
 }
+
+#[test]
+fn auto_writes_tables_when_the_straight_line_functions_are_too_large() {
+    let ground = crate::compile::ground_source(TIC_TAC_TOE, &Options::default()).expect("grounds");
+    let straight = generate_ground_within(&ground, Form::Auto, None, usize::MAX);
+    let too_large = generate_ground_within(&ground, Form::Auto, None, 100);
+    let asked_for = generate_ground_within(&ground, Form::Straight, None, 100);
+    assert!(!straight.tables && too_large.tables && !asked_for.tables);
+    let reads_program = |module: &Module| module.tokens.to_string().contains("gdl_runtime :: program");
+    assert!(!reads_program(&straight) && reads_program(&too_large) && !reads_program(&asked_for));
+    assert!(token_count(&straight.tokens) > 100);
+}
