@@ -79,11 +79,13 @@ pub enum Form {
 pub const TABLE_FORM_LITERALS: usize = 100_000;
 
 /// The most tokens of straight-line game functions that [`Form::Auto`] writes; past them it
-/// writes tables. rustc's time grows faster than the code: on the 2-core development machine
-/// 330k tokens (reversi) built in 9 s, 740k-850k (checkers, amazons_8x8) in 32-50 s, and 1.7M
-/// (amazons_10x10, checkers-cylinder-mustjump) in 125 s and 3.8-4.2 GB, where their tables
-/// build in seconds and play as fast or faster (docs/performance.md).
-pub const STRAIGHT_FORM_TOKENS: usize = 1_000_000;
+/// writes tables. rustc's time grows faster than the code, and unevenly: on the 2-core
+/// development machine 330k tokens (reversi) built in 9 s, 568k (snake_2009_big) in 53 s, 738k
+/// (checkers) in 43 s, 872k (queens31lg) in 131 s and 1.7M (amazons_10x10) in 125 s and 3.8 GB.
+/// Past 750k tokens the tables played faster on four games of five measured (queens31lg 3.1x,
+/// speedChess 1.7x, gt_attrition 1.2x, amazons_8x8 1.05x; checkers-mustjump 0.79x), and build in
+/// seconds (docs/performance.md).
+pub const STRAIGHT_FORM_TOKENS: usize = 750_000;
 
 /// The module of a grounded game: a turn-based one, or a real-time one for an rtGDL game
 /// (grounded from its erased form); an error says why an rtGDL game cannot be compiled.
