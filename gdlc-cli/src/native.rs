@@ -1,7 +1,8 @@
 //! Native per-game binaries: a generated module and the game's rules wrapped in a small cargo
 //! project whose `main` is gdl-player's generic driver (`bench`, `replay`, `perf-test`, `info`,
-//! `serve`), built with `cargo build --release` (one [`PROFILE`]) in a cache keyed by the generated code, so that
-//! a game is compiled once and reused by `gdlc build`, `gdlc replay` and `gdlc bench`.
+//! `serve`), built with `cargo build --release` (one [`PROFILE`]) in a cache keyed by the
+//! generated code, so that a game is compiled once and reused by `gdlc build`, `gdlc replay`,
+//! `gdlc bench` and `gdlc serve`.
 
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -54,7 +55,7 @@ fn crate_dir(name: &str, variable: &str) -> Result<PathBuf, String> {
 /// The cargo profile of every per-game binary: optimized, in one code unit, without
 /// whole-program (fat) link-time optimization. The generated code and the generic driver it
 /// instantiates are one crate, so LTO has little left to inline: measured side by side, it made
-/// a small game's build 9 s instead of 1.7 s for 0-5% more speed (docs/performance.md). One
+/// a small game's build 9 s instead of 1.8 s for 0-7% more speed (docs/performance.md). One
 /// profile for every build means that a binary `gdlc bench` built serves a player's matches.
 const PROFILE: &str = "[profile.release]\nopt-level = 3\nlto = false\ncodegen-units = 1\npanic = \"abort\"\n\
                        debug = false\nincremental = false\n";
