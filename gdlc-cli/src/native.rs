@@ -55,8 +55,9 @@ fn crate_dir(name: &str, variable: &str) -> Result<PathBuf, String> {
 /// The cargo profile of every per-game binary: optimized, in one code unit, without
 /// whole-program (fat) link-time optimization. The generated code and the generic driver it
 /// instantiates are one crate, so LTO has little left to inline: measured side by side, it made
-/// a small game's build 9 s instead of 1.8 s for 0-7% more speed (docs/performance.md). One
-/// profile for every build means that a binary `gdlc bench` built serves a player's matches.
+/// a small game's build 9 s instead of 1.8 s for 0-7% more speed (docs/performance.md). The
+/// player's background builds use it too, so that they share the runtime's build with `gdlc
+/// bench` and `build`.
 const PROFILE: &str = "[profile.release]\nopt-level = 3\nlto = false\ncodegen-units = 1\npanic = \"abort\"\n\
                        debug = false\nincremental = false\n";
 

@@ -153,6 +153,25 @@ fn generate_ground_within(ground: &Ground, form: Form, notes: Option<&Notes>, ma
     Module { tokens, tables: tables_form }
 }
 
+/// The tokens of `tokens`, those inside groups included: a measure of the code rustc compiles.
+/// Comment markers (`gdlc_note!("...");`) are not counted, so that a module with comments and
+/// one without get the same form.
+fn token_count(tokens: &TokenStream) -> usize {
+    let mut count = 0;
+    let mut trees = tokens.clone().into_iter();
+    while let Some(tree) = trees.next() {
+        match tree {
+            proc_macro2::TokenTree::Ident(ident) if ident == notes::MACRO => {
+                // The `!`, the parenthesized text and the `;` of the marker.
+                trees.nth(2);
+            }
+            proc_macro2::TokenTree::Group(group) => count += 1 + token_count(&group.stream()),
+            _ => count += 1,
+        }
+    }
+    count
+}
+
 /// Whether the game functions of `ground` are generated as tables under `form`.
 pub fn uses_tables(ground: &Ground, form: Form) -> bool {
     match form {
@@ -290,15 +309,3 @@ fn generate_game_impl(fused_step: bool, gdl_ii: bool) -> TokenStream {
 
 #[cfg(test)]
 mod tests;
-
-/// The tokens of `tokens`, those inside groups included: a measure of the code rustc compiles.
-fn token_count(tokens: &TokenStream) -> usize {
-    tokens
-        .clone()
-        .into_iter()
-        .map(|tree| match tree {
-            proc_macro2::TokenTree::Group(group) => 1 + token_count(&group.stream()),
-            _ => 1,
-        })
-        .sum()
-}

@@ -13,6 +13,9 @@ use std::collections::BTreeMap;
 /// The name of the marker macro, which only [`rewrite`] reads.
 const MARKER: &str = "gdlc_note!(";
 
+/// The name of the macro of a comment marker.
+pub(crate) const MACRO: &str = "gdlc_note";
+
 /// The most line numbers a comment lists for one relation.
 const MAX_LINES: usize = 8;
 

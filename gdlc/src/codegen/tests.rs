@@ -69,3 +69,13 @@ fn auto_writes_tables_when_the_straight_line_functions_are_too_large() {
     assert!(!reads_program(&straight) && reads_program(&too_large) && !reads_program(&asked_for));
     assert!(token_count(&straight.tokens) > 100);
 }
+
+#[test]
+fn comment_markers_do_not_count_as_code() {
+    let ground = crate::compile::ground_source(TIC_TAC_TOE, &Options::default()).expect("grounds");
+    let notes = Notes::new("ticTacToe.kif", TIC_TAC_TOE);
+    let plain = generate_ground_within(&ground, Form::Straight, None, usize::MAX);
+    let noted = generate_ground_within(&ground, Form::Straight, Some(&notes), usize::MAX);
+    assert!(noted.tokens.to_string().contains(notes::MACRO));
+    assert_eq!(token_count(&plain.tokens), token_count(&noted.tokens));
+}
