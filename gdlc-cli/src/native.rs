@@ -1,8 +1,8 @@
 //! Native per-game binaries: a generated module and the game's rules wrapped in a small cargo
 //! project whose `main` is gdl-player's generic driver (`bench`, `replay`, `perf-test`, `info`,
 //! `serve`), built with `cargo build --release` (one [`PROFILE`]) in a cache keyed by the
-//! generated code, so that a game is compiled once and reused by `gdlc build`, `gdlc replay`,
-//! `gdlc bench` and `gdlc serve`.
+//! generated code, so that a game is compiled once and reused by `gdlc build`, `gdlc replay`
+//! and `gdlc bench`.
 
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};

@@ -172,8 +172,10 @@ fn token_count(tokens: &TokenStream) -> usize {
     count
 }
 
-/// Whether the game functions of `ground` are generated as tables under `form`.
-pub fn uses_tables(ground: &Ground, form: Form) -> bool {
+/// Whether the ground program alone sends `form` to tables, before any code is written. Past
+/// it, [`Form::Auto`] may still write tables when the straight-line functions pass
+/// [`STRAIGHT_FORM_TOKENS`]; [`Module::tables`] says which form a module has.
+pub(crate) fn uses_tables(ground: &Ground, form: Form) -> bool {
     match form {
         Form::Auto if !ground.deferred.atoms.is_empty() => true,
         Form::Auto => ground.size() > TABLE_FORM_LITERALS || straight_line_literals(ground) > TABLE_FORM_LITERALS,

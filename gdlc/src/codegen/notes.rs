@@ -10,11 +10,12 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use std::collections::BTreeMap;
 
-/// The name of the marker macro, which only [`rewrite`] reads.
-const MARKER: &str = "gdlc_note!(";
-
-/// The name of the macro of a comment marker.
+/// The name of the marker macro: [`note`] writes it, and the token count of `--form auto`
+/// skips it.
 pub(crate) const MACRO: &str = "gdlc_note";
+
+/// The start of a marker as the formatted text spells it, which only [`rewrite`] reads.
+const MARKER: &str = "gdlc_note!(";
 
 /// The most line numbers a comment lists for one relation.
 const MAX_LINES: usize = 8;
@@ -66,7 +67,8 @@ pub(crate) fn note(notes: Option<&Notes>, text: impl FnOnce(&Notes) -> String) -
         Some(notes) => {
             let text = text(notes);
             let text = text.replace('\n', " ");
-            quote!(gdlc_note!(#text);)
+            let name = quote::format_ident!("{MACRO}");
+            quote!(#name!(#text);)
         }
         None => TokenStream::new(),
     }
