@@ -17319,7 +17319,8 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-    let mut n = [false; 2536];
+    let mut n = [false; 2512];
+    let mut g = [0u64; 1];
     // n[4]: ((aux 46) b 3 black)
     n[4] = (s.0[4] & 0x80000000 == 0x80000000) | (s.0[4] & 0x100000000 == 0x100000000);
     // n[5]: ((aux 46) b 3 white)
@@ -32424,14 +32425,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 let m = joint[1].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    // n[2511]: (next (piece_count white 11)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2511] = ((s.0[3] & 0x200000000 == 0x200000000) & (n[2502]))
-        | ((s.0[3] & 0x200000000 == 0x200000000) & (n[2504]))
-        | ((s.0[3] & 0x200000000 == 0x200000000) & (n[2505]))
-        | ((s.0[3] & 0x200000000 == 0x200000000) & (n[2506]))
-        | ((s.0[3] & 0x400000000 == 0x400000000) & (n[2510]));
-    // n[2512]: (aux 28)
-    n[2512]
+    // n[2511]: (aux 28)
+    n[2511]
         |= (n[5])
             & ({
                 // SET: 6 moves of white, from (move wk a 2 c 4), by bit of move index.
@@ -32442,7 +32437,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[1871])
             & ({
                 // SET: 6 moves of white, from (move wk a 4 c 6), by bit of move index.
@@ -32453,7 +32448,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[1583])
             & ({
                 // SET: 6 moves of white, from (move wk a 6 c 8), by bit of move index.
@@ -32464,7 +32459,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[899])
             & ({
                 // SET: 6 moves of white, from (move wk b 1 d 3), by bit of move index.
@@ -32475,7 +32470,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[1186])
             & ({
                 // SET: 6 moves of white, from (move wk b 3 d 5), by bit of move index.
@@ -32486,7 +32481,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[603])
             & ({
                 // SET: 6 moves of white, from (move wk b 5 d 7), by bit of move index.
@@ -32497,7 +32492,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[316])
             & ({
                 // SET: 6 moves of white, from (move wk c 2 e 4), by bit of move index.
@@ -32508,7 +32503,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[1982])
             & ({
                 // SET: 6 moves of white, from (move wk c 4 e 6), by bit of move index.
@@ -32520,7 +32515,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[1671])
             & ({
                 // SET: 6 moves of white, from (move wk c 6 e 8), by bit of move index.
@@ -32531,7 +32526,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[988])
             & ({
                 // SET: 6 moves of white, from (move wk d 1 f 3), by bit of move index.
@@ -32542,7 +32537,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[1298])
             & ({
                 // SET: 6 moves of white, from (move wk d 3 f 5), by bit of move index.
@@ -32553,7 +32548,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[693])
             & ({
                 // SET: 6 moves of white, from (move wk d 5 f 7), by bit of move index.
@@ -32564,7 +32559,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[473])
             & ({
                 // SET: 6 moves of white, from (move wk e 2 g 4), by bit of move index.
@@ -32575,7 +32570,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[2154])
             & ({
                 // SET: 6 moves of white, from (move wk e 4 g 6), by bit of move index.
@@ -32586,7 +32581,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[1788])
             & ({
                 // SET: 6 moves of white, from (move wk e 6 g 8), by bit of move index.
@@ -32597,7 +32592,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[1104])
             & ({
                 // SET: 6 moves of white, from (move wk f 1 h 3), by bit of move index.
@@ -32608,7 +32603,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[1470])
             & ({
                 // SET: 6 moves of white, from (move wk f 3 h 5), by bit of move index.
@@ -32620,7 +32615,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[810])
             & ({
                 // SET: 6 moves of white, from (move wk f 5 h 7), by bit of move index.
@@ -32632,186 +32627,21 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    // n[2513]: (next (piece_count black 11)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2513] = ((s.0[3] & 0x100000 == 0x100000) & (n[2503]))
-        | ((s.0[3] & 0x100000 == 0x100000) & (n[2507]))
-        | ((s.0[3] & 0x100000 == 0x100000) & (n[2508]))
-        | ((s.0[3] & 0x100000 == 0x100000) & (n[2509]))
-        | ((s.0[3] & 0x200000 == 0x200000) & (n[2512]));
-    // n[2514]: (next (piece_count white 10)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2514] = ((s.0[3] & 0x100000000 == 0x100000000) & (n[2502]))
-        | ((s.0[3] & 0x100000000 == 0x100000000) & (n[2504]))
-        | ((s.0[3] & 0x100000000 == 0x100000000) & (n[2505]))
-        | ((s.0[3] & 0x100000000 == 0x100000000) & (n[2506]))
-        | ((s.0[3] & 0x200000000 == 0x200000000) & (n[2510]))
-        | ((s.0[3] & 0x400000000 == 0x400000000) & (n[2507]));
-    // n[2515]: (next (piece_count white 9)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2515] = ((s.0[3] & 0x100000000 == 0x100000000) & (n[2510]))
-        | ((s.0[3] & 0x200000000 == 0x200000000) & (n[2507]))
-        | ((s.0[3] & 0x400000000 == 0x400000000) & (n[2508]))
-        | ((s.0[3] & 0x80000000 == 0x80000000) & (n[2502]))
-        | ((s.0[3] & 0x80000000 == 0x80000000) & (n[2504]))
-        | ((s.0[3] & 0x80000000 == 0x80000000) & (n[2505]))
-        | ((s.0[3] & 0x80000000 == 0x80000000) & (n[2506]));
-    // n[2516]: (next (piece_count black 10)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2516] = ((s.0[3] & 0x80000 == 0x80000) & (n[2503]))
-        | ((s.0[3] & 0x80000 == 0x80000) & (n[2507]))
-        | ((s.0[3] & 0x80000 == 0x80000) & (n[2508]))
-        | ((s.0[3] & 0x80000 == 0x80000) & (n[2509]))
-        | ((s.0[3] & 0x100000 == 0x100000) & (n[2512]))
-        | ((s.0[3] & 0x200000 == 0x200000) & (n[2504]));
-    // n[2517]: (next (piece_count white 8)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2517] = ((s.0[3] & 0x100000000 == 0x100000000) & (n[2507]))
-        | ((s.0[3] & 0x200000000 == 0x200000000) & (n[2508]))
-        | ((s.0[3] & 0x40000000 == 0x40000000) & (n[2502]))
-        | ((s.0[3] & 0x40000000 == 0x40000000) & (n[2504]))
-        | ((s.0[3] & 0x40000000 == 0x40000000) & (n[2505]))
-        | ((s.0[3] & 0x40000000 == 0x40000000) & (n[2506]))
-        | ((s.0[3] & 0x80000000 == 0x80000000) & (n[2510]));
-    // n[2518]: (next (piece_count black 9)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2518] = ((s.0[3] & 0x80000 == 0x80000) & (n[2512]))
-        | ((s.0[3] & 0x100000 == 0x100000) & (n[2504]))
-        | ((s.0[3] & 0x200000 == 0x200000) & (n[2505]))
-        | ((s.0[3] & 0x40000 == 0x40000) & (n[2503]))
-        | ((s.0[3] & 0x40000 == 0x40000) & (n[2507]))
-        | ((s.0[3] & 0x40000 == 0x40000) & (n[2508]))
-        | ((s.0[3] & 0x40000 == 0x40000) & (n[2509]));
-    // n[2519]: (next (piece_count white 7)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2519] = ((s.0[3] & 0x100000000 == 0x100000000) & (n[2508]))
-        | ((s.0[3] & 0x20000000 == 0x20000000) & (n[2502]))
-        | ((s.0[3] & 0x20000000 == 0x20000000) & (n[2504]))
-        | ((s.0[3] & 0x20000000 == 0x20000000) & (n[2505]))
-        | ((s.0[3] & 0x20000000 == 0x20000000) & (n[2506]))
-        | ((s.0[3] & 0x40000000 == 0x40000000) & (n[2510]))
-        | ((s.0[3] & 0x80000000 == 0x80000000) & (n[2507]));
-    // n[2520]: (next (piece_count white 6)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2520] = ((s.0[3] & 0x10000000 == 0x10000000) & (n[2502]))
-        | ((s.0[3] & 0x10000000 == 0x10000000) & (n[2504]))
-        | ((s.0[3] & 0x10000000 == 0x10000000) & (n[2505]))
-        | ((s.0[3] & 0x10000000 == 0x10000000) & (n[2506]))
-        | ((s.0[3] & 0x20000000 == 0x20000000) & (n[2510]))
-        | ((s.0[3] & 0x40000000 == 0x40000000) & (n[2507]))
-        | ((s.0[3] & 0x80000000 == 0x80000000) & (n[2508]));
-    // n[2521]: (next (piece_count black 8)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2521] = ((s.0[3] & 0x80000 == 0x80000) & (n[2504]))
-        | ((s.0[3] & 0x100000 == 0x100000) & (n[2505]))
-        | ((s.0[3] & 0x20000 == 0x20000) & (n[2503]))
-        | ((s.0[3] & 0x20000 == 0x20000) & (n[2507]))
-        | ((s.0[3] & 0x20000 == 0x20000) & (n[2508]))
-        | ((s.0[3] & 0x20000 == 0x20000) & (n[2509]))
-        | ((s.0[3] & 0x40000 == 0x40000) & (n[2512]));
-    // n[2522]: (next (piece_count black 7)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2522] = ((s.0[3] & 0x80000 == 0x80000) & (n[2505]))
-        | ((s.0[3] & 0x10000 == 0x10000) & (n[2503]))
-        | ((s.0[3] & 0x10000 == 0x10000) & (n[2507]))
-        | ((s.0[3] & 0x10000 == 0x10000) & (n[2508]))
-        | ((s.0[3] & 0x10000 == 0x10000) & (n[2509]))
-        | ((s.0[3] & 0x20000 == 0x20000) & (n[2512]))
-        | ((s.0[3] & 0x40000 == 0x40000) & (n[2504]));
-    // n[2523]: (next (piece_count white 5)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2523] = ((s.0[3] & 0x8000000 == 0x8000000) & (n[2502]))
-        | ((s.0[3] & 0x8000000 == 0x8000000) & (n[2504]))
-        | ((s.0[3] & 0x8000000 == 0x8000000) & (n[2505]))
-        | ((s.0[3] & 0x8000000 == 0x8000000) & (n[2506]))
-        | ((s.0[3] & 0x10000000 == 0x10000000) & (n[2510]))
-        | ((s.0[3] & 0x20000000 == 0x20000000) & (n[2507]))
-        | ((s.0[3] & 0x40000000 == 0x40000000) & (n[2508]));
-    // n[2524]: (next (piece_count black 6)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2524] = ((s.0[3] & 0x8000 == 0x8000) & (n[2503]))
-        | ((s.0[3] & 0x8000 == 0x8000) & (n[2507]))
-        | ((s.0[3] & 0x8000 == 0x8000) & (n[2508]))
-        | ((s.0[3] & 0x8000 == 0x8000) & (n[2509]))
-        | ((s.0[3] & 0x10000 == 0x10000) & (n[2512]))
-        | ((s.0[3] & 0x20000 == 0x20000) & (n[2504]))
-        | ((s.0[3] & 0x40000 == 0x40000) & (n[2505]));
-    // n[2525]: (next (piece_count white 4)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2525] = ((s.0[3] & 0x4000000 == 0x4000000) & (n[2502]))
-        | ((s.0[3] & 0x4000000 == 0x4000000) & (n[2504]))
-        | ((s.0[3] & 0x4000000 == 0x4000000) & (n[2505]))
-        | ((s.0[3] & 0x4000000 == 0x4000000) & (n[2506]))
-        | ((s.0[3] & 0x8000000 == 0x8000000) & (n[2510]))
-        | ((s.0[3] & 0x10000000 == 0x10000000) & (n[2507]))
-        | ((s.0[3] & 0x20000000 == 0x20000000) & (n[2508]));
-    // n[2526]: (next (piece_count white 3)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2526] = ((s.0[3] & 0x2000000 == 0x2000000) & (n[2502]))
-        | ((s.0[3] & 0x2000000 == 0x2000000) & (n[2504]))
-        | ((s.0[3] & 0x2000000 == 0x2000000) & (n[2505]))
-        | ((s.0[3] & 0x2000000 == 0x2000000) & (n[2506]))
-        | ((s.0[3] & 0x4000000 == 0x4000000) & (n[2510]))
-        | ((s.0[3] & 0x8000000 == 0x8000000) & (n[2507]))
-        | ((s.0[3] & 0x10000000 == 0x10000000) & (n[2508]));
-    // n[2527]: (next (piece_count black 5)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2527] = ((s.0[3] & 0x4000 == 0x4000) & (n[2503]))
-        | ((s.0[3] & 0x4000 == 0x4000) & (n[2507]))
-        | ((s.0[3] & 0x4000 == 0x4000) & (n[2508]))
-        | ((s.0[3] & 0x4000 == 0x4000) & (n[2509]))
-        | ((s.0[3] & 0x8000 == 0x8000) & (n[2512]))
-        | ((s.0[3] & 0x10000 == 0x10000) & (n[2504]))
-        | ((s.0[3] & 0x20000 == 0x20000) & (n[2505]));
-    // n[2528]: (next (piece_count black 4)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2528] = ((s.0[3] & 0x2000 == 0x2000) & (n[2503]))
-        | ((s.0[3] & 0x2000 == 0x2000) & (n[2507]))
-        | ((s.0[3] & 0x2000 == 0x2000) & (n[2508]))
-        | ((s.0[3] & 0x2000 == 0x2000) & (n[2509]))
-        | ((s.0[3] & 0x4000 == 0x4000) & (n[2512]))
-        | ((s.0[3] & 0x8000 == 0x8000) & (n[2504]))
-        | ((s.0[3] & 0x10000 == 0x10000) & (n[2505]));
-    // n[2529]: (next (piece_count white 2)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2529] = ((s.0[3] & 0x1000000 == 0x1000000) & (n[2502]))
-        | ((s.0[3] & 0x1000000 == 0x1000000) & (n[2504]))
-        | ((s.0[3] & 0x1000000 == 0x1000000) & (n[2505]))
-        | ((s.0[3] & 0x1000000 == 0x1000000) & (n[2506]))
-        | ((s.0[3] & 0x2000000 == 0x2000000) & (n[2510]))
-        | ((s.0[3] & 0x4000000 == 0x4000000) & (n[2507]))
-        | ((s.0[3] & 0x8000000 == 0x8000000) & (n[2508]));
-    // n[2530]: (next (piece_count black 3)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2530] = ((s.0[3] & 0x1000 == 0x1000) & (n[2503]))
-        | ((s.0[3] & 0x1000 == 0x1000) & (n[2507]))
-        | ((s.0[3] & 0x1000 == 0x1000) & (n[2508]))
-        | ((s.0[3] & 0x1000 == 0x1000) & (n[2509]))
-        | ((s.0[3] & 0x2000 == 0x2000) & (n[2512]))
-        | ((s.0[3] & 0x4000 == 0x4000) & (n[2504]))
-        | ((s.0[3] & 0x8000 == 0x8000) & (n[2505]));
-    // n[2531]: (next (piece_count white 1)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2531] = ((s.0[3] & 0x800000 == 0x800000) & (n[2502]))
-        | ((s.0[3] & 0x800000 == 0x800000) & (n[2504]))
-        | ((s.0[3] & 0x800000 == 0x800000) & (n[2505]))
-        | ((s.0[3] & 0x800000 == 0x800000) & (n[2506]))
-        | ((s.0[3] & 0x1000000 == 0x1000000) & (n[2510]))
-        | ((s.0[3] & 0x2000000 == 0x2000000) & (n[2507]))
-        | ((s.0[3] & 0x4000000 == 0x4000000) & (n[2508]));
-    // n[2532]: (next (piece_count white 0)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2532] = ((s.0[3] & 0x400000 == 0x400000) & (n[2502]))
-        | ((s.0[3] & 0x400000 == 0x400000) & (n[2504]))
-        | ((s.0[3] & 0x400000 == 0x400000) & (n[2505]))
-        | ((s.0[3] & 0x400000 == 0x400000) & (n[2506]))
-        | ((s.0[3] & 0x800000 == 0x800000) & (n[2510]))
-        | ((s.0[3] & 0x1000000 == 0x1000000) & (n[2507]))
-        | ((s.0[3] & 0x2000000 == 0x2000000) & (n[2508]));
-    // n[2533]: (next (piece_count black 2)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2533] = ((s.0[3] & 0x800 == 0x800) & (n[2503]))
-        | ((s.0[3] & 0x800 == 0x800) & (n[2507]))
-        | ((s.0[3] & 0x800 == 0x800) & (n[2508]))
-        | ((s.0[3] & 0x800 == 0x800) & (n[2509]))
-        | ((s.0[3] & 0x1000 == 0x1000) & (n[2512]))
-        | ((s.0[3] & 0x2000 == 0x2000) & (n[2504]))
-        | ((s.0[3] & 0x4000 == 0x4000) & (n[2505]));
-    // n[2534]: (next (piece_count black 1)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2534] = ((s.0[3] & 0x400 == 0x400) & (n[2503]))
-        | ((s.0[3] & 0x400 == 0x400) & (n[2507]))
-        | ((s.0[3] & 0x400 == 0x400) & (n[2508]))
-        | ((s.0[3] & 0x400 == 0x400) & (n[2509]))
-        | ((s.0[3] & 0x800 == 0x800) & (n[2512]))
-        | ((s.0[3] & 0x1000 == 0x1000) & (n[2504]))
-        | ((s.0[3] & 0x2000 == 0x2000) & (n[2505]));
-    // n[2535]: (next (piece_count black 0)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2535] = ((s.0[3] & 0x200 == 0x200) & (n[2503]))
-        | ((s.0[3] & 0x200 == 0x200) & (n[2507]))
-        | ((s.0[3] & 0x200 == 0x200) & (n[2508]))
-        | ((s.0[3] & 0x200 == 0x200) & (n[2509]))
-        | ((s.0[3] & 0x400 == 0x400) & (n[2512]))
-        | ((s.0[3] & 0x800 == 0x800) & (n[2504]))
-        | ((s.0[3] & 0x1000 == 0x1000) & (n[2505]));
+    // g[0]: 26 node words, bit 34 (next (piece_count white 12)), bit 21 (next (piece_count black 12)), bit 33 (next (piece_count white 11)), bit 20 (next (piece_count black 11)), and 22 more; rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
+    g[0] = ((0x7ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2502]) as u64)))
+        | ((0x3ffe00 & s.0[3] & 0u64.wrapping_sub((n[2503]) as u64)))
+        | ((0x7ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2504]) as u64)))
+        | ((0x7ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2505]) as u64)))
+        | ((0x7ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2506]) as u64)))
+        | ((0x3ffe00 & s.0[3] & 0u64.wrapping_sub((n[2507]) as u64)))
+        | ((0x3ffe00 & s.0[3] & 0u64.wrapping_sub((n[2508]) as u64)))
+        | ((0x3ffe00 & s.0[3] & 0u64.wrapping_sub((n[2509]) as u64)))
+        | ((0x3ffc00000 & (s.0[3] >> 1u32) & 0u64.wrapping_sub((n[2510]) as u64)))
+        | ((0x1ffe00 & (s.0[3] >> 1u32) & 0u64.wrapping_sub((n[2511]) as u64)))
+        | ((0xffe00 & (s.0[3] >> 2u32) & 0u64.wrapping_sub((n[2504]) as u64)))
+        | ((0x1ffc00000 & (s.0[3] >> 2u32) & 0u64.wrapping_sub((n[2507]) as u64)))
+        | ((0x7fe00 & (s.0[3] >> 3u32) & 0u64.wrapping_sub((n[2505]) as u64)))
+        | ((0xffc00000 & (s.0[3] >> 3u32) & 0u64.wrapping_sub((n[2508]) as u64)));
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
     let mut keep: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
     let mut set: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
@@ -33224,54 +33054,6 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[3] |= u64::from(s.0[3] & 0x40 != 0) << 7;
     // BASE[200]: (next (step 99)), rules at checkers.kif:182
     w[3] |= u64::from(s.0[3] & 0x80 != 0) << 8;
-    // BASE[201]: (next (piece_count black 0)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2535]) << 9;
-    // BASE[202]: (next (piece_count black 1)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2534]) << 10;
-    // BASE[203]: (next (piece_count black 2)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2533]) << 11;
-    // BASE[204]: (next (piece_count black 3)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2530]) << 12;
-    // BASE[205]: (next (piece_count black 4)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2528]) << 13;
-    // BASE[206]: (next (piece_count black 5)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2527]) << 14;
-    // BASE[207]: (next (piece_count black 6)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2524]) << 15;
-    // BASE[208]: (next (piece_count black 7)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2522]) << 16;
-    // BASE[209]: (next (piece_count black 8)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2521]) << 17;
-    // BASE[210]: (next (piece_count black 9)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2518]) << 18;
-    // BASE[211]: (next (piece_count black 10)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2516]) << 19;
-    // BASE[212]: (next (piece_count black 11)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2513]) << 20;
-    // BASE[214]: (next (piece_count white 0)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2532]) << 22;
-    // BASE[215]: (next (piece_count white 1)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2531]) << 23;
-    // BASE[216]: (next (piece_count white 2)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2529]) << 24;
-    // BASE[217]: (next (piece_count white 3)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2526]) << 25;
-    // BASE[218]: (next (piece_count white 4)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2525]) << 26;
-    // BASE[219]: (next (piece_count white 5)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2523]) << 27;
-    // BASE[220]: (next (piece_count white 6)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2520]) << 28;
-    // BASE[221]: (next (piece_count white 7)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2519]) << 29;
-    // BASE[222]: (next (piece_count white 8)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2517]) << 30;
-    // BASE[223]: (next (piece_count white 9)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2515]) << 31;
-    // BASE[224]: (next (piece_count white 10)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2514]) << 32;
-    // BASE[225]: (next (piece_count white 11)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2511]) << 33;
     // BASE[227]: (next (control black)), rules at checkers.kif:176, 178
     w[3] |= u64::from(s.0[3] & 0x1000000000 != 0) << 35;
     // BASE[228]: (next (control white)), rules at checkers.kif:176, 178
@@ -33456,6 +33238,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[6] |= u64::from(n[2373]) << 26;
     // BASE[411]: (next (cell g 6 wp)), rules at checkers.kif:102, 105, 108, 113, 118, 123, 133, 140, and 10 more
     w[6] |= u64::from(n[2492]) << 27;
+    w[3] |= g[0] & 0x3ffdffe00;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -39519,7 +39302,8 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 3829];
+    let mut n = [false; 3805];
+    let mut g = [0u64; 1];
     // n[4]: ((aux 46) b 3 black)
     n[4] = (s.0[4] & 0x80000000 == 0x80000000) | (s.0[4] & 0x100000000 == 0x100000000);
     // n[5]: ((aux 46) b 3 white)
@@ -39610,6398 +39394,6398 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         | (s.0[6] & 0x1 == 0x1);
     // n[2155]: ((aux 46) f 5 black)
     n[2155] = (s.0[6] & 0x2 == 0x2) | (s.0[6] & 0x4 == 0x4);
-    // n[2536]: (legal white (move wp b 1 c 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2536] = (s.0[4] & 0x800004000000 == 0x800004000000)
+    // n[2512]: (legal white (move wp b 1 c 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2512] = (s.0[4] & 0x800004000000 == 0x800004000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2537]: (legal white (move wp d 1 e 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2537] = (s.0[5] & 0x20000100 == 0x20000100)
+    // n[2513]: (legal white (move wp d 1 e 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2513] = (s.0[5] & 0x20000100 == 0x20000100)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2538]: (legal white (move wp f 1 g 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2538] = (s.0[5] & 0x40000000000000 == 0x40000000000000) & (s.0[6] & 0x800 == 0x800)
+    // n[2514]: (legal white (move wp f 1 g 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2514] = (s.0[5] & 0x40000000000000 == 0x40000000000000) & (s.0[6] & 0x800 == 0x800)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2539]: (legal white (move wp a 2 b 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2539] = (s.0[4] & 0x10000020 == 0x10000020)
+    // n[2515]: (legal white (move wp a 2 b 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2515] = (s.0[4] & 0x10000020 == 0x10000020)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2540]: (legal white (move wp c 2 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2540] = (s.0[4] & 0x8000000000000 == 0x8000000000000) & (s.0[5] & 0x400 == 0x400)
+    // n[2516]: (legal white (move wp c 2 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2516] = (s.0[4] & 0x8000000000000 == 0x8000000000000) & (s.0[5] & 0x400 == 0x400)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2541]: (legal white (move wp e 2 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2541] = (s.0[5] & 0x100000200000000 == 0x100000200000000)
+    // n[2517]: (legal white (move wp e 2 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2517] = (s.0[5] & 0x100000200000000 == 0x100000200000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2542]: (legal white (move wp g 2 h 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2542] = (s.0[6] & 0x4000008000 == 0x4000008000)
+    // n[2518]: (legal white (move wp g 2 h 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2518] = (s.0[6] & 0x4000008000 == 0x4000008000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2543]: (legal white (move wp b 3 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2543] = (s.0[4] & 0x20000100000000 == 0x20000100000000)
+    // n[2519]: (legal white (move wp b 3 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2519] = (s.0[4] & 0x20000100000000 == 0x20000100000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2544]: (legal white (move wp d 3 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2544] = (s.0[5] & 0x800004000 == 0x800004000)
+    // n[2520]: (legal white (move wp d 3 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2520] = (s.0[5] & 0x800004000 == 0x800004000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2545]: (legal white (move wp f 3 g 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2545] = (s.0[5] & 0x1000000000000000 == 0x1000000000000000)
+    // n[2521]: (legal white (move wp f 3 g 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2521] = (s.0[5] & 0x1000000000000000 == 0x1000000000000000)
         & (s.0[6] & 0x20000 == 0x20000) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2546]: (legal white (move wp a 4 b 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2546] = (s.0[4] & 0x400000800 == 0x400000800)
+    // n[2522]: (legal white (move wp a 4 b 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2522] = (s.0[4] & 0x400000800 == 0x400000800)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2547]: (legal white (move wp c 4 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2547] = (s.0[4] & 0x200000000000000 == 0x200000000000000)
+    // n[2523]: (legal white (move wp c 4 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2523] = (s.0[4] & 0x200000000000000 == 0x200000000000000)
         & (s.0[5] & 0x10000 == 0x10000) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2548]: (legal white (move wp e 4 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2548] = (s.0[5] & 0x4000008000000000 == 0x4000008000000000)
+    // n[2524]: (legal white (move wp e 4 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2524] = (s.0[5] & 0x4000008000000000 == 0x4000008000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2549]: (legal white (move wp g 4 h 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2549] = (s.0[6] & 0x100000200000 == 0x100000200000)
+    // n[2525]: (legal white (move wp g 4 h 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2525] = (s.0[6] & 0x100000200000 == 0x100000200000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2550]: (legal white (move wp b 5 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2550] = (s.0[4] & 0x800004000000000 == 0x800004000000000)
+    // n[2526]: (legal white (move wp b 5 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2526] = (s.0[4] & 0x800004000000000 == 0x800004000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2551]: (legal white (move wp d 5 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2551] = (s.0[5] & 0x20000100000 == 0x20000100000)
+    // n[2527]: (legal white (move wp d 5 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2527] = (s.0[5] & 0x20000100000 == 0x20000100000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2552]: (legal white (move wp f 5 g 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2552] = (s.0[6] & 0x800004 == 0x800004) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2553]: (legal white (move wp a 6 b 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2553] = (s.0[4] & 0x10000020000 == 0x10000020000)
+    // n[2528]: (legal white (move wp f 5 g 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2528] = (s.0[6] & 0x800004 == 0x800004) & (s.0[3] & 0x1000000000 == 0x1000000000);
+    // n[2529]: (legal white (move wp a 6 b 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2529] = (s.0[4] & 0x10000020000 == 0x10000020000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2554]: (legal white (move wp c 6 d 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2554] = (s.0[4] & 0x8000000000000000 == 0x8000000000000000)
+    // n[2530]: (legal white (move wp c 6 d 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2530] = (s.0[4] & 0x8000000000000000 == 0x8000000000000000)
         & (s.0[5] & 0x400000 == 0x400000) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2555]: (legal white (move wp e 6 f 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2555] = (s.0[5] & 0x200000000000 == 0x200000000000) & (s.0[6] & 0x10 == 0x10)
+    // n[2531]: (legal white (move wp e 6 f 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2531] = (s.0[5] & 0x200000000000 == 0x200000000000) & (s.0[6] & 0x10 == 0x10)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2556]: (legal white (move wp g 6 h 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2556] = (s.0[6] & 0x4000008000000 == 0x4000008000000)
+    // n[2532]: (legal white (move wp g 6 h 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2532] = (s.0[6] & 0x4000008000000 == 0x4000008000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2557]: (legal white (move wp b 7 c 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2557] = (s.0[4] & 0x100000000000 == 0x100000000000) & (s.0[5] & 0x2 == 0x2)
+    // n[2533]: (legal white (move wp b 7 c 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2533] = (s.0[4] & 0x100000000000 == 0x100000000000) & (s.0[5] & 0x2 == 0x2)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2558]: (legal white (move wp d 7 e 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2558] = (s.0[5] & 0x800004000000 == 0x800004000000)
+    // n[2534]: (legal white (move wp d 7 e 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2534] = (s.0[5] & 0x800004000000 == 0x800004000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2559]: (legal white (move wp f 7 g 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2559] = (s.0[6] & 0x20000100 == 0x20000100)
+    // n[2535]: (legal white (move wp f 7 g 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2535] = (s.0[6] & 0x20000100 == 0x20000100)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2560]: (legal white (move wp b 1 a 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2560] = (s.0[4] & 0x4000002 == 0x4000002)
+    // n[2536]: (legal white (move wp b 1 a 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2536] = (s.0[4] & 0x4000002 == 0x4000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2561]: (legal white (move wp d 1 c 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2561] = (s.0[4] & 0x800000000000 == 0x800000000000) & (s.0[5] & 0x100 == 0x100)
+    // n[2537]: (legal white (move wp d 1 c 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2537] = (s.0[4] & 0x800000000000 == 0x800000000000) & (s.0[5] & 0x100 == 0x100)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2562]: (legal white (move wp f 1 e 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2562] = (s.0[5] & 0x40000020000000 == 0x40000020000000)
+    // n[2538]: (legal white (move wp f 1 e 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2538] = (s.0[5] & 0x40000020000000 == 0x40000020000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2563]: (legal white (move wp h 1 g 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2563] = (s.0[6] & 0x1000000800 == 0x1000000800)
+    // n[2539]: (legal white (move wp h 1 g 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2539] = (s.0[6] & 0x1000000800 == 0x1000000800)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2564]: (legal white (move wp c 2 b 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2564] = (s.0[4] & 0x8000010000000 == 0x8000010000000)
+    // n[2540]: (legal white (move wp c 2 b 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2540] = (s.0[4] & 0x8000010000000 == 0x8000010000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2565]: (legal white (move wp e 2 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2565] = (s.0[5] & 0x200000400 == 0x200000400)
+    // n[2541]: (legal white (move wp e 2 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2541] = (s.0[5] & 0x200000400 == 0x200000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2566]: (legal white (move wp g 2 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2566] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[2542]: (legal white (move wp g 2 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2542] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x8000 == 0x8000) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2567]: (legal white (move wp b 3 a 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2567] = (s.0[4] & 0x100000080 == 0x100000080)
+    // n[2543]: (legal white (move wp b 3 a 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2543] = (s.0[4] & 0x100000080 == 0x100000080)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2568]: (legal white (move wp d 3 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2568] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[2544]: (legal white (move wp d 3 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2544] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x4000 == 0x4000) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2569]: (legal white (move wp f 3 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2569] = (s.0[5] & 0x1000000800000000 == 0x1000000800000000)
+    // n[2545]: (legal white (move wp f 3 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2545] = (s.0[5] & 0x1000000800000000 == 0x1000000800000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2570]: (legal white (move wp h 3 g 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2570] = (s.0[6] & 0x40000020000 == 0x40000020000)
+    // n[2546]: (legal white (move wp h 3 g 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2546] = (s.0[6] & 0x40000020000 == 0x40000020000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2571]: (legal white (move wp c 4 b 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2571] = (s.0[4] & 0x200000400000000 == 0x200000400000000)
+    // n[2547]: (legal white (move wp c 4 b 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2547] = (s.0[4] & 0x200000400000000 == 0x200000400000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2572]: (legal white (move wp e 4 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2572] = (s.0[5] & 0x8000010000 == 0x8000010000)
+    // n[2548]: (legal white (move wp e 4 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2548] = (s.0[5] & 0x8000010000 == 0x8000010000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2573]: (legal white (move wp g 4 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2573] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
+    // n[2549]: (legal white (move wp g 4 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2549] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[6] & 0x200000 == 0x200000) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2574]: (legal white (move wp b 5 a 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2574] = (s.0[4] & 0x4000002000 == 0x4000002000)
+    // n[2550]: (legal white (move wp b 5 a 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2550] = (s.0[4] & 0x4000002000 == 0x4000002000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2575]: (legal white (move wp d 5 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2575] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[2551]: (legal white (move wp d 5 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2551] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x100000 == 0x100000) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2576]: (legal white (move wp f 5 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2576] = (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x4 == 0x4)
+    // n[2552]: (legal white (move wp f 5 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2552] = (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x4 == 0x4)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2577]: (legal white (move wp h 5 g 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2577] = (s.0[6] & 0x1000000800000 == 0x1000000800000)
+    // n[2553]: (legal white (move wp h 5 g 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2553] = (s.0[6] & 0x1000000800000 == 0x1000000800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2578]: (legal white (move wp c 6 b 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2578] = (s.0[4] & 0x8000010000000000 == 0x8000010000000000)
+    // n[2554]: (legal white (move wp c 6 b 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2554] = (s.0[4] & 0x8000010000000000 == 0x8000010000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2579]: (legal white (move wp e 6 d 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2579] = (s.0[5] & 0x200000400000 == 0x200000400000)
+    // n[2555]: (legal white (move wp e 6 d 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2555] = (s.0[5] & 0x200000400000 == 0x200000400000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2580]: (legal white (move wp g 6 f 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2580] = (s.0[6] & 0x8000010 == 0x8000010)
+    // n[2556]: (legal white (move wp g 6 f 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2556] = (s.0[6] & 0x8000010 == 0x8000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2581]: (legal white (move wp b 7 a 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2581] = (s.0[4] & 0x100000080000 == 0x100000080000)
+    // n[2557]: (legal white (move wp b 7 a 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2557] = (s.0[4] & 0x100000080000 == 0x100000080000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2582]: (legal white (move wp d 7 c 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2582] = (s.0[5] & 0x4000002 == 0x4000002)
+    // n[2558]: (legal white (move wp d 7 c 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2558] = (s.0[5] & 0x4000002 == 0x4000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2583]: (legal white (move wp f 7 e 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2583] = (s.0[5] & 0x800000000000 == 0x800000000000) & (s.0[6] & 0x100 == 0x100)
+    // n[2559]: (legal white (move wp f 7 e 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2559] = (s.0[5] & 0x800000000000 == 0x800000000000) & (s.0[6] & 0x100 == 0x100)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2584]: (legal white (move wp h 7 g 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2584] = (s.0[6] & 0x40000020000000 == 0x40000020000000)
+    // n[2560]: (legal white (move wp h 7 g 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2560] = (s.0[6] & 0x40000020000000 == 0x40000020000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2585]: (legal black (move bp a 2 b 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2585] = (s.0[4] & 0x800008 == 0x800008) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2586]: (legal black (move bp c 2 d 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2586] = (s.0[4] & 0x2000000000000 == 0x2000000000000) & (s.0[5] & 0x20 == 0x20)
+    // n[2561]: (legal black (move bp a 2 b 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2561] = (s.0[4] & 0x800008 == 0x800008) & (s.0[3] & 0x800000000 == 0x800000000);
+    // n[2562]: (legal black (move bp c 2 d 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2562] = (s.0[4] & 0x2000000000000 == 0x2000000000000) & (s.0[5] & 0x20 == 0x20)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2587]: (legal black (move bp e 2 f 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2587] = (s.0[5] & 0x8000080000000 == 0x8000080000000)
+    // n[2563]: (legal black (move bp e 2 f 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2563] = (s.0[5] & 0x8000080000000 == 0x8000080000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2588]: (legal black (move bp g 2 h 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2588] = (s.0[6] & 0x200002000 == 0x200002000)
+    // n[2564]: (legal black (move bp g 2 h 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2564] = (s.0[6] & 0x200002000 == 0x200002000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2589]: (legal black (move bp b 3 c 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2589] = (s.0[4] & 0x800040000000 == 0x800040000000)
+    // n[2565]: (legal black (move bp b 3 c 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2565] = (s.0[4] & 0x800040000000 == 0x800040000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2590]: (legal black (move bp d 3 e 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2590] = (s.0[5] & 0x20001000 == 0x20001000)
+    // n[2566]: (legal black (move bp d 3 e 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2566] = (s.0[5] & 0x20001000 == 0x20001000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2591]: (legal black (move bp f 3 g 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2591] = (s.0[5] & 0x400000000000000 == 0x400000000000000)
+    // n[2567]: (legal black (move bp f 3 g 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2567] = (s.0[5] & 0x400000000000000 == 0x400000000000000)
         & (s.0[6] & 0x800 == 0x800) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2592]: (legal black (move bp a 4 b 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2592] = (s.0[4] & 0x10000200 == 0x10000200)
+    // n[2568]: (legal black (move bp a 4 b 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2568] = (s.0[4] & 0x10000200 == 0x10000200)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2593]: (legal black (move bp c 4 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2593] = (s.0[4] & 0x80000000000000 == 0x80000000000000) & (s.0[5] & 0x400 == 0x400)
+    // n[2569]: (legal black (move bp c 4 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2569] = (s.0[4] & 0x80000000000000 == 0x80000000000000) & (s.0[5] & 0x400 == 0x400)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2594]: (legal black (move bp e 4 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2594] = (s.0[5] & 0x100002000000000 == 0x100002000000000)
+    // n[2570]: (legal black (move bp e 4 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2570] = (s.0[5] & 0x100002000000000 == 0x100002000000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2595]: (legal black (move bp g 4 h 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2595] = (s.0[6] & 0x4000080000 == 0x4000080000)
+    // n[2571]: (legal black (move bp g 4 h 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2571] = (s.0[6] & 0x4000080000 == 0x4000080000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2596]: (legal black (move bp b 5 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2596] = (s.0[4] & 0x20001000000000 == 0x20001000000000)
+    // n[2572]: (legal black (move bp b 5 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2572] = (s.0[4] & 0x20001000000000 == 0x20001000000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2597]: (legal black (move bp d 5 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2597] = (s.0[5] & 0x800040000 == 0x800040000)
+    // n[2573]: (legal black (move bp d 5 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2573] = (s.0[5] & 0x800040000 == 0x800040000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2598]: (legal black (move bp f 5 g 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2598] = (s.0[6] & 0x20001 == 0x20001) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2599]: (legal black (move bp a 6 b 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2599] = (s.0[4] & 0x400008000 == 0x400008000)
+    // n[2574]: (legal black (move bp f 5 g 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2574] = (s.0[6] & 0x20001 == 0x20001) & (s.0[3] & 0x800000000 == 0x800000000);
+    // n[2575]: (legal black (move bp a 6 b 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2575] = (s.0[4] & 0x400008000 == 0x400008000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2600]: (legal black (move bp c 6 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2600] = (s.0[4] & 0x2000000000000000 == 0x2000000000000000)
+    // n[2576]: (legal black (move bp c 6 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2576] = (s.0[4] & 0x2000000000000000 == 0x2000000000000000)
         & (s.0[5] & 0x10000 == 0x10000) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2601]: (legal black (move bp e 6 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2601] = (s.0[5] & 0x4000080000000000 == 0x4000080000000000)
+    // n[2577]: (legal black (move bp e 6 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2577] = (s.0[5] & 0x4000080000000000 == 0x4000080000000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2602]: (legal black (move bp g 6 h 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2602] = (s.0[6] & 0x100002000000 == 0x100002000000)
+    // n[2578]: (legal black (move bp g 6 h 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2578] = (s.0[6] & 0x100002000000 == 0x100002000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2603]: (legal black (move bp b 7 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2603] = (s.0[4] & 0x800040000000000 == 0x800040000000000)
+    // n[2579]: (legal black (move bp b 7 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2579] = (s.0[4] & 0x800040000000000 == 0x800040000000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2604]: (legal black (move bp d 7 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2604] = (s.0[5] & 0x20001000000 == 0x20001000000)
+    // n[2580]: (legal black (move bp d 7 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2580] = (s.0[5] & 0x20001000000 == 0x20001000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2605]: (legal black (move bp f 7 g 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2605] = (s.0[6] & 0x800040 == 0x800040) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2606]: (legal black (move bp a 8 b 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2606] = (s.0[4] & 0x10000200000 == 0x10000200000)
+    // n[2581]: (legal black (move bp f 7 g 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2581] = (s.0[6] & 0x800040 == 0x800040) & (s.0[3] & 0x800000000 == 0x800000000);
+    // n[2582]: (legal black (move bp a 8 b 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2582] = (s.0[4] & 0x10000200000 == 0x10000200000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2607]: (legal black (move bp c 8 d 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2607] = (s.0[5] & 0x400008 == 0x400008) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2608]: (legal black (move bp e 8 f 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2608] = (s.0[5] & 0x2000000000000 == 0x2000000000000) & (s.0[6] & 0x10 == 0x10)
+    // n[2583]: (legal black (move bp c 8 d 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2583] = (s.0[5] & 0x400008 == 0x400008) & (s.0[3] & 0x800000000 == 0x800000000);
+    // n[2584]: (legal black (move bp e 8 f 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2584] = (s.0[5] & 0x2000000000000 == 0x2000000000000) & (s.0[6] & 0x10 == 0x10)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2609]: (legal black (move bp g 8 h 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2609] = (s.0[6] & 0x4000080000000 == 0x4000080000000)
+    // n[2585]: (legal black (move bp g 8 h 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2585] = (s.0[6] & 0x4000080000000 == 0x4000080000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2610]: (legal black (move bp c 2 b 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2610] = (s.0[4] & 0x2000000800000 == 0x2000000800000)
+    // n[2586]: (legal black (move bp c 2 b 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2586] = (s.0[4] & 0x2000000800000 == 0x2000000800000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2611]: (legal black (move bp e 2 d 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2611] = (s.0[5] & 0x80000020 == 0x80000020)
+    // n[2587]: (legal black (move bp e 2 d 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2587] = (s.0[5] & 0x80000020 == 0x80000020)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2612]: (legal black (move bp g 2 f 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2612] = (s.0[5] & 0x8000000000000 == 0x8000000000000) & (s.0[6] & 0x2000 == 0x2000)
+    // n[2588]: (legal black (move bp g 2 f 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2588] = (s.0[5] & 0x8000000000000 == 0x8000000000000) & (s.0[6] & 0x2000 == 0x2000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2613]: (legal black (move bp b 3 a 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2613] = (s.0[4] & 0x40000002 == 0x40000002)
+    // n[2589]: (legal black (move bp b 3 a 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2589] = (s.0[4] & 0x40000002 == 0x40000002)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2614]: (legal black (move bp d 3 c 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2614] = (s.0[4] & 0x800000000000 == 0x800000000000) & (s.0[5] & 0x1000 == 0x1000)
+    // n[2590]: (legal black (move bp d 3 c 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2590] = (s.0[4] & 0x800000000000 == 0x800000000000) & (s.0[5] & 0x1000 == 0x1000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2615]: (legal black (move bp f 3 e 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2615] = (s.0[5] & 0x400000020000000 == 0x400000020000000)
+    // n[2591]: (legal black (move bp f 3 e 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2591] = (s.0[5] & 0x400000020000000 == 0x400000020000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2616]: (legal black (move bp h 3 g 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2616] = (s.0[6] & 0x10000000800 == 0x10000000800)
+    // n[2592]: (legal black (move bp h 3 g 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2592] = (s.0[6] & 0x10000000800 == 0x10000000800)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2617]: (legal black (move bp c 4 b 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2617] = (s.0[4] & 0x80000010000000 == 0x80000010000000)
+    // n[2593]: (legal black (move bp c 4 b 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2593] = (s.0[4] & 0x80000010000000 == 0x80000010000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2618]: (legal black (move bp e 4 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2618] = (s.0[5] & 0x2000000400 == 0x2000000400)
+    // n[2594]: (legal black (move bp e 4 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2594] = (s.0[5] & 0x2000000400 == 0x2000000400)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2619]: (legal black (move bp g 4 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2619] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[2595]: (legal black (move bp g 4 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2595] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x80000 == 0x80000) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2620]: (legal black (move bp b 5 a 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2620] = (s.0[4] & 0x1000000080 == 0x1000000080)
+    // n[2596]: (legal black (move bp b 5 a 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2596] = (s.0[4] & 0x1000000080 == 0x1000000080)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2621]: (legal black (move bp d 5 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2621] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[2597]: (legal black (move bp d 5 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2597] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x40000 == 0x40000) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2622]: (legal black (move bp f 5 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2622] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x1 == 0x1)
+    // n[2598]: (legal black (move bp f 5 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2598] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x1 == 0x1)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2623]: (legal black (move bp h 5 g 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2623] = (s.0[6] & 0x400000020000 == 0x400000020000)
+    // n[2599]: (legal black (move bp h 5 g 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2599] = (s.0[6] & 0x400000020000 == 0x400000020000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2624]: (legal black (move bp c 6 b 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2624] = (s.0[4] & 0x2000000400000000 == 0x2000000400000000)
+    // n[2600]: (legal black (move bp c 6 b 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2600] = (s.0[4] & 0x2000000400000000 == 0x2000000400000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2625]: (legal black (move bp e 6 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2625] = (s.0[5] & 0x80000010000 == 0x80000010000)
+    // n[2601]: (legal black (move bp e 6 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2601] = (s.0[5] & 0x80000010000 == 0x80000010000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2626]: (legal black (move bp g 6 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2626] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
+    // n[2602]: (legal black (move bp g 6 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2602] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[6] & 0x2000000 == 0x2000000) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2627]: (legal black (move bp b 7 a 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2627] = (s.0[4] & 0x40000002000 == 0x40000002000)
+    // n[2603]: (legal black (move bp b 7 a 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2603] = (s.0[4] & 0x40000002000 == 0x40000002000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2628]: (legal black (move bp d 7 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2628] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[2604]: (legal black (move bp d 7 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2604] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x1000000 == 0x1000000) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2629]: (legal black (move bp f 7 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2629] = (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x40 == 0x40)
+    // n[2605]: (legal black (move bp f 7 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2605] = (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x40 == 0x40)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2630]: (legal black (move bp h 7 g 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2630] = (s.0[6] & 0x10000000800000 == 0x10000000800000)
+    // n[2606]: (legal black (move bp h 7 g 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2606] = (s.0[6] & 0x10000000800000 == 0x10000000800000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2631]: (legal black (move bp c 8 b 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2631] = (s.0[4] & 0x10000000000 == 0x10000000000) & (s.0[5] & 0x8 == 0x8)
+    // n[2607]: (legal black (move bp c 8 b 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2607] = (s.0[4] & 0x10000000000 == 0x10000000000) & (s.0[5] & 0x8 == 0x8)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2632]: (legal black (move bp e 8 d 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2632] = (s.0[5] & 0x2000000400000 == 0x2000000400000)
+    // n[2608]: (legal black (move bp e 8 d 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2608] = (s.0[5] & 0x2000000400000 == 0x2000000400000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2633]: (legal black (move bp g 8 f 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2633] = (s.0[6] & 0x80000010 == 0x80000010)
+    // n[2609]: (legal black (move bp g 8 f 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2609] = (s.0[6] & 0x80000010 == 0x80000010)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2634]: (legal white (move wk b 1 c 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2634] = (s.0[4] & 0x800002000000 == 0x800002000000)
+    // n[2610]: (legal white (move wk b 1 c 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2610] = (s.0[4] & 0x800002000000 == 0x800002000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2635]: (legal white (move wk d 1 e 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2635] = (s.0[5] & 0x20000080 == 0x20000080)
+    // n[2611]: (legal white (move wk d 1 e 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2611] = (s.0[5] & 0x20000080 == 0x20000080)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2636]: (legal white (move wk f 1 g 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2636] = (s.0[5] & 0x20000000000000 == 0x20000000000000) & (s.0[6] & 0x800 == 0x800)
+    // n[2612]: (legal white (move wk f 1 g 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2612] = (s.0[5] & 0x20000000000000 == 0x20000000000000) & (s.0[6] & 0x800 == 0x800)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2637]: (legal white (move wk a 2 b 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2637] = (s.0[4] & 0x10000010 == 0x10000010)
+    // n[2613]: (legal white (move wk a 2 b 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2613] = (s.0[4] & 0x10000010 == 0x10000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2638]: (legal white (move wk c 2 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2638] = (s.0[4] & 0x4000000000000 == 0x4000000000000) & (s.0[5] & 0x400 == 0x400)
+    // n[2614]: (legal white (move wk c 2 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2614] = (s.0[4] & 0x4000000000000 == 0x4000000000000) & (s.0[5] & 0x400 == 0x400)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2639]: (legal white (move wk e 2 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2639] = (s.0[5] & 0x100000100000000 == 0x100000100000000)
+    // n[2615]: (legal white (move wk e 2 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2615] = (s.0[5] & 0x100000100000000 == 0x100000100000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2640]: (legal white (move wk g 2 h 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2640] = (s.0[6] & 0x4000004000 == 0x4000004000)
+    // n[2616]: (legal white (move wk g 2 h 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2616] = (s.0[6] & 0x4000004000 == 0x4000004000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2641]: (legal white (move wk b 3 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2641] = (s.0[4] & 0x20000080000000 == 0x20000080000000)
+    // n[2617]: (legal white (move wk b 3 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2617] = (s.0[4] & 0x20000080000000 == 0x20000080000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2642]: (legal white (move wk d 3 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2642] = (s.0[5] & 0x800002000 == 0x800002000)
+    // n[2618]: (legal white (move wk d 3 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2618] = (s.0[5] & 0x800002000 == 0x800002000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2643]: (legal white (move wk f 3 g 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2643] = (s.0[5] & 0x800000000000000 == 0x800000000000000)
+    // n[2619]: (legal white (move wk f 3 g 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2619] = (s.0[5] & 0x800000000000000 == 0x800000000000000)
         & (s.0[6] & 0x20000 == 0x20000) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2644]: (legal white (move wk a 4 b 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2644] = (s.0[4] & 0x400000400 == 0x400000400)
+    // n[2620]: (legal white (move wk a 4 b 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2620] = (s.0[4] & 0x400000400 == 0x400000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2645]: (legal white (move wk c 4 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2645] = (s.0[4] & 0x100000000000000 == 0x100000000000000)
+    // n[2621]: (legal white (move wk c 4 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2621] = (s.0[4] & 0x100000000000000 == 0x100000000000000)
         & (s.0[5] & 0x10000 == 0x10000) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2646]: (legal white (move wk e 4 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2646] = (s.0[5] & 0x4000004000000000 == 0x4000004000000000)
+    // n[2622]: (legal white (move wk e 4 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2622] = (s.0[5] & 0x4000004000000000 == 0x4000004000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2647]: (legal white (move wk g 4 h 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2647] = (s.0[6] & 0x100000100000 == 0x100000100000)
+    // n[2623]: (legal white (move wk g 4 h 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2623] = (s.0[6] & 0x100000100000 == 0x100000100000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2648]: (legal white (move wk b 5 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2648] = (s.0[4] & 0x800002000000000 == 0x800002000000000)
+    // n[2624]: (legal white (move wk b 5 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2624] = (s.0[4] & 0x800002000000000 == 0x800002000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2649]: (legal white (move wk d 5 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2649] = (s.0[5] & 0x20000080000 == 0x20000080000)
+    // n[2625]: (legal white (move wk d 5 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2625] = (s.0[5] & 0x20000080000 == 0x20000080000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2650]: (legal white (move wk f 5 g 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2650] = (s.0[6] & 0x800002 == 0x800002) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2651]: (legal white (move wk a 6 b 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2651] = (s.0[4] & 0x10000010000 == 0x10000010000)
+    // n[2626]: (legal white (move wk f 5 g 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2626] = (s.0[6] & 0x800002 == 0x800002) & (s.0[3] & 0x1000000000 == 0x1000000000);
+    // n[2627]: (legal white (move wk a 6 b 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2627] = (s.0[4] & 0x10000010000 == 0x10000010000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2652]: (legal white (move wk c 6 d 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2652] = (s.0[4] & 0x4000000000000000 == 0x4000000000000000)
+    // n[2628]: (legal white (move wk c 6 d 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2628] = (s.0[4] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[5] & 0x400000 == 0x400000) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2653]: (legal white (move wk e 6 f 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2653] = (s.0[5] & 0x100000000000 == 0x100000000000) & (s.0[6] & 0x10 == 0x10)
+    // n[2629]: (legal white (move wk e 6 f 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2629] = (s.0[5] & 0x100000000000 == 0x100000000000) & (s.0[6] & 0x10 == 0x10)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2654]: (legal white (move wk g 6 h 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2654] = (s.0[6] & 0x4000004000000 == 0x4000004000000)
+    // n[2630]: (legal white (move wk g 6 h 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2630] = (s.0[6] & 0x4000004000000 == 0x4000004000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2655]: (legal white (move wk b 7 c 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2655] = (s.0[4] & 0x80000000000 == 0x80000000000) & (s.0[5] & 0x2 == 0x2)
+    // n[2631]: (legal white (move wk b 7 c 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2631] = (s.0[4] & 0x80000000000 == 0x80000000000) & (s.0[5] & 0x2 == 0x2)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2656]: (legal white (move wk d 7 e 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2656] = (s.0[5] & 0x800002000000 == 0x800002000000)
+    // n[2632]: (legal white (move wk d 7 e 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2632] = (s.0[5] & 0x800002000000 == 0x800002000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2657]: (legal white (move wk f 7 g 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2657] = (s.0[6] & 0x20000080 == 0x20000080)
+    // n[2633]: (legal white (move wk f 7 g 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2633] = (s.0[6] & 0x20000080 == 0x20000080)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2658]: (legal white (move wk b 1 a 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2658] = (s.0[4] & 0x2000002 == 0x2000002)
+    // n[2634]: (legal white (move wk b 1 a 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2634] = (s.0[4] & 0x2000002 == 0x2000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2659]: (legal white (move wk d 1 c 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2659] = (s.0[4] & 0x800000000000 == 0x800000000000) & (s.0[5] & 0x80 == 0x80)
+    // n[2635]: (legal white (move wk d 1 c 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2635] = (s.0[4] & 0x800000000000 == 0x800000000000) & (s.0[5] & 0x80 == 0x80)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2660]: (legal white (move wk f 1 e 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2660] = (s.0[5] & 0x20000020000000 == 0x20000020000000)
+    // n[2636]: (legal white (move wk f 1 e 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2636] = (s.0[5] & 0x20000020000000 == 0x20000020000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2661]: (legal white (move wk h 1 g 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2661] = (s.0[6] & 0x800000800 == 0x800000800)
+    // n[2637]: (legal white (move wk h 1 g 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2637] = (s.0[6] & 0x800000800 == 0x800000800)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2662]: (legal white (move wk c 2 b 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2662] = (s.0[4] & 0x4000010000000 == 0x4000010000000)
+    // n[2638]: (legal white (move wk c 2 b 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2638] = (s.0[4] & 0x4000010000000 == 0x4000010000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2663]: (legal white (move wk e 2 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2663] = (s.0[5] & 0x100000400 == 0x100000400)
+    // n[2639]: (legal white (move wk e 2 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2639] = (s.0[5] & 0x100000400 == 0x100000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2664]: (legal white (move wk g 2 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2664] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[2640]: (legal white (move wk g 2 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2640] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x4000 == 0x4000) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2665]: (legal white (move wk b 3 a 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2665] = (s.0[4] & 0x80000080 == 0x80000080)
+    // n[2641]: (legal white (move wk b 3 a 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2641] = (s.0[4] & 0x80000080 == 0x80000080)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2666]: (legal white (move wk d 3 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2666] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[2642]: (legal white (move wk d 3 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2642] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x2000 == 0x2000) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2667]: (legal white (move wk f 3 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2667] = (s.0[5] & 0x800000800000000 == 0x800000800000000)
+    // n[2643]: (legal white (move wk f 3 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2643] = (s.0[5] & 0x800000800000000 == 0x800000800000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2668]: (legal white (move wk h 3 g 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2668] = (s.0[6] & 0x20000020000 == 0x20000020000)
+    // n[2644]: (legal white (move wk h 3 g 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2644] = (s.0[6] & 0x20000020000 == 0x20000020000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2669]: (legal white (move wk c 4 b 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2669] = (s.0[4] & 0x100000400000000 == 0x100000400000000)
+    // n[2645]: (legal white (move wk c 4 b 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2645] = (s.0[4] & 0x100000400000000 == 0x100000400000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2670]: (legal white (move wk e 4 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2670] = (s.0[5] & 0x4000010000 == 0x4000010000)
+    // n[2646]: (legal white (move wk e 4 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2646] = (s.0[5] & 0x4000010000 == 0x4000010000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2671]: (legal white (move wk g 4 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2671] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
+    // n[2647]: (legal white (move wk g 4 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2647] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[6] & 0x100000 == 0x100000) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2672]: (legal white (move wk b 5 a 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2672] = (s.0[4] & 0x2000002000 == 0x2000002000)
+    // n[2648]: (legal white (move wk b 5 a 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2648] = (s.0[4] & 0x2000002000 == 0x2000002000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2673]: (legal white (move wk d 5 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2673] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[2649]: (legal white (move wk d 5 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2649] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x80000 == 0x80000) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2674]: (legal white (move wk f 5 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2674] = (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x2 == 0x2)
+    // n[2650]: (legal white (move wk f 5 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2650] = (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x2 == 0x2)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2675]: (legal white (move wk h 5 g 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2675] = (s.0[6] & 0x800000800000 == 0x800000800000)
+    // n[2651]: (legal white (move wk h 5 g 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2651] = (s.0[6] & 0x800000800000 == 0x800000800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2676]: (legal white (move wk c 6 b 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2676] = (s.0[4] & 0x4000010000000000 == 0x4000010000000000)
+    // n[2652]: (legal white (move wk c 6 b 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2652] = (s.0[4] & 0x4000010000000000 == 0x4000010000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2677]: (legal white (move wk e 6 d 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2677] = (s.0[5] & 0x100000400000 == 0x100000400000)
+    // n[2653]: (legal white (move wk e 6 d 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2653] = (s.0[5] & 0x100000400000 == 0x100000400000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2678]: (legal white (move wk g 6 f 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2678] = (s.0[6] & 0x4000010 == 0x4000010)
+    // n[2654]: (legal white (move wk g 6 f 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2654] = (s.0[6] & 0x4000010 == 0x4000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2679]: (legal white (move wk b 7 a 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2679] = (s.0[4] & 0x80000080000 == 0x80000080000)
+    // n[2655]: (legal white (move wk b 7 a 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2655] = (s.0[4] & 0x80000080000 == 0x80000080000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2680]: (legal white (move wk d 7 c 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2680] = (s.0[5] & 0x2000002 == 0x2000002)
+    // n[2656]: (legal white (move wk d 7 c 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2656] = (s.0[5] & 0x2000002 == 0x2000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2681]: (legal white (move wk f 7 e 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2681] = (s.0[5] & 0x800000000000 == 0x800000000000) & (s.0[6] & 0x80 == 0x80)
+    // n[2657]: (legal white (move wk f 7 e 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2657] = (s.0[5] & 0x800000000000 == 0x800000000000) & (s.0[6] & 0x80 == 0x80)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2682]: (legal white (move wk h 7 g 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2682] = (s.0[6] & 0x20000020000000 == 0x20000020000000)
+    // n[2658]: (legal white (move wk h 7 g 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2658] = (s.0[6] & 0x20000020000000 == 0x20000020000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2683]: (legal white (move wk a 2 b 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2683] = (s.0[4] & 0x800010 == 0x800010) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2684]: (legal white (move wk c 2 d 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2684] = (s.0[4] & 0x4000000000000 == 0x4000000000000) & (s.0[5] & 0x20 == 0x20)
+    // n[2659]: (legal white (move wk a 2 b 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2659] = (s.0[4] & 0x800010 == 0x800010) & (s.0[3] & 0x1000000000 == 0x1000000000);
+    // n[2660]: (legal white (move wk c 2 d 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2660] = (s.0[4] & 0x4000000000000 == 0x4000000000000) & (s.0[5] & 0x20 == 0x20)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2685]: (legal white (move wk e 2 f 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2685] = (s.0[5] & 0x8000100000000 == 0x8000100000000)
+    // n[2661]: (legal white (move wk e 2 f 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2661] = (s.0[5] & 0x8000100000000 == 0x8000100000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2686]: (legal white (move wk g 2 h 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2686] = (s.0[6] & 0x200004000 == 0x200004000)
+    // n[2662]: (legal white (move wk g 2 h 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2662] = (s.0[6] & 0x200004000 == 0x200004000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2687]: (legal white (move wk b 3 c 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2687] = (s.0[4] & 0x800080000000 == 0x800080000000)
+    // n[2663]: (legal white (move wk b 3 c 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2663] = (s.0[4] & 0x800080000000 == 0x800080000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2688]: (legal white (move wk d 3 e 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2688] = (s.0[5] & 0x20002000 == 0x20002000)
+    // n[2664]: (legal white (move wk d 3 e 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2664] = (s.0[5] & 0x20002000 == 0x20002000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2689]: (legal white (move wk f 3 g 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2689] = (s.0[5] & 0x800000000000000 == 0x800000000000000)
+    // n[2665]: (legal white (move wk f 3 g 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2665] = (s.0[5] & 0x800000000000000 == 0x800000000000000)
         & (s.0[6] & 0x800 == 0x800) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2690]: (legal white (move wk a 4 b 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2690] = (s.0[4] & 0x10000400 == 0x10000400)
+    // n[2666]: (legal white (move wk a 4 b 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2666] = (s.0[4] & 0x10000400 == 0x10000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2691]: (legal white (move wk c 4 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2691] = (s.0[4] & 0x100000000000000 == 0x100000000000000)
+    // n[2667]: (legal white (move wk c 4 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2667] = (s.0[4] & 0x100000000000000 == 0x100000000000000)
         & (s.0[5] & 0x400 == 0x400) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2692]: (legal white (move wk e 4 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2692] = (s.0[5] & 0x100004000000000 == 0x100004000000000)
+    // n[2668]: (legal white (move wk e 4 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2668] = (s.0[5] & 0x100004000000000 == 0x100004000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2693]: (legal white (move wk g 4 h 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2693] = (s.0[6] & 0x4000100000 == 0x4000100000)
+    // n[2669]: (legal white (move wk g 4 h 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2669] = (s.0[6] & 0x4000100000 == 0x4000100000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2694]: (legal white (move wk b 5 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2694] = (s.0[4] & 0x20002000000000 == 0x20002000000000)
+    // n[2670]: (legal white (move wk b 5 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2670] = (s.0[4] & 0x20002000000000 == 0x20002000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2695]: (legal white (move wk d 5 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2695] = (s.0[5] & 0x800080000 == 0x800080000)
+    // n[2671]: (legal white (move wk d 5 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2671] = (s.0[5] & 0x800080000 == 0x800080000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2696]: (legal white (move wk f 5 g 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2696] = (s.0[6] & 0x20002 == 0x20002) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2697]: (legal white (move wk a 6 b 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2697] = (s.0[4] & 0x400010000 == 0x400010000)
+    // n[2672]: (legal white (move wk f 5 g 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2672] = (s.0[6] & 0x20002 == 0x20002) & (s.0[3] & 0x1000000000 == 0x1000000000);
+    // n[2673]: (legal white (move wk a 6 b 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2673] = (s.0[4] & 0x400010000 == 0x400010000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2698]: (legal white (move wk c 6 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2698] = (s.0[4] & 0x4000000000000000 == 0x4000000000000000)
+    // n[2674]: (legal white (move wk c 6 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2674] = (s.0[4] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[5] & 0x10000 == 0x10000) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2699]: (legal white (move wk e 6 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2699] = (s.0[5] & 0x4000100000000000 == 0x4000100000000000)
+    // n[2675]: (legal white (move wk e 6 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2675] = (s.0[5] & 0x4000100000000000 == 0x4000100000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2700]: (legal white (move wk g 6 h 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2700] = (s.0[6] & 0x100004000000 == 0x100004000000)
+    // n[2676]: (legal white (move wk g 6 h 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2676] = (s.0[6] & 0x100004000000 == 0x100004000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2701]: (legal white (move wk b 7 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2701] = (s.0[4] & 0x800080000000000 == 0x800080000000000)
+    // n[2677]: (legal white (move wk b 7 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2677] = (s.0[4] & 0x800080000000000 == 0x800080000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2702]: (legal white (move wk d 7 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2702] = (s.0[5] & 0x20002000000 == 0x20002000000)
+    // n[2678]: (legal white (move wk d 7 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2678] = (s.0[5] & 0x20002000000 == 0x20002000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2703]: (legal white (move wk f 7 g 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2703] = (s.0[6] & 0x800080 == 0x800080) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2704]: (legal white (move wk a 8 b 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2704] = (s.0[4] & 0x10000400000 == 0x10000400000)
+    // n[2679]: (legal white (move wk f 7 g 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2679] = (s.0[6] & 0x800080 == 0x800080) & (s.0[3] & 0x1000000000 == 0x1000000000);
+    // n[2680]: (legal white (move wk a 8 b 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2680] = (s.0[4] & 0x10000400000 == 0x10000400000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2705]: (legal white (move wk c 8 d 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2705] = (s.0[5] & 0x400010 == 0x400010) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2706]: (legal white (move wk e 8 f 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2706] = (s.0[5] & 0x4000000000000 == 0x4000000000000) & (s.0[6] & 0x10 == 0x10)
+    // n[2681]: (legal white (move wk c 8 d 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2681] = (s.0[5] & 0x400010 == 0x400010) & (s.0[3] & 0x1000000000 == 0x1000000000);
+    // n[2682]: (legal white (move wk e 8 f 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2682] = (s.0[5] & 0x4000000000000 == 0x4000000000000) & (s.0[6] & 0x10 == 0x10)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2707]: (legal white (move wk g 8 h 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2707] = (s.0[6] & 0x4000100000000 == 0x4000100000000)
+    // n[2683]: (legal white (move wk g 8 h 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2683] = (s.0[6] & 0x4000100000000 == 0x4000100000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2708]: (legal white (move wk c 2 b 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2708] = (s.0[4] & 0x4000000800000 == 0x4000000800000)
+    // n[2684]: (legal white (move wk c 2 b 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2684] = (s.0[4] & 0x4000000800000 == 0x4000000800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2709]: (legal white (move wk e 2 d 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2709] = (s.0[5] & 0x100000020 == 0x100000020)
+    // n[2685]: (legal white (move wk e 2 d 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2685] = (s.0[5] & 0x100000020 == 0x100000020)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2710]: (legal white (move wk g 2 f 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2710] = (s.0[5] & 0x8000000000000 == 0x8000000000000) & (s.0[6] & 0x4000 == 0x4000)
+    // n[2686]: (legal white (move wk g 2 f 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2686] = (s.0[5] & 0x8000000000000 == 0x8000000000000) & (s.0[6] & 0x4000 == 0x4000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2711]: (legal white (move wk b 3 a 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2711] = (s.0[4] & 0x80000002 == 0x80000002)
+    // n[2687]: (legal white (move wk b 3 a 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2687] = (s.0[4] & 0x80000002 == 0x80000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2712]: (legal white (move wk d 3 c 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2712] = (s.0[4] & 0x800000000000 == 0x800000000000) & (s.0[5] & 0x2000 == 0x2000)
+    // n[2688]: (legal white (move wk d 3 c 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2688] = (s.0[4] & 0x800000000000 == 0x800000000000) & (s.0[5] & 0x2000 == 0x2000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2713]: (legal white (move wk f 3 e 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2713] = (s.0[5] & 0x800000020000000 == 0x800000020000000)
+    // n[2689]: (legal white (move wk f 3 e 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2689] = (s.0[5] & 0x800000020000000 == 0x800000020000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2714]: (legal white (move wk h 3 g 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2714] = (s.0[6] & 0x20000000800 == 0x20000000800)
+    // n[2690]: (legal white (move wk h 3 g 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2690] = (s.0[6] & 0x20000000800 == 0x20000000800)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2715]: (legal white (move wk c 4 b 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2715] = (s.0[4] & 0x100000010000000 == 0x100000010000000)
+    // n[2691]: (legal white (move wk c 4 b 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2691] = (s.0[4] & 0x100000010000000 == 0x100000010000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2716]: (legal white (move wk e 4 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2716] = (s.0[5] & 0x4000000400 == 0x4000000400)
+    // n[2692]: (legal white (move wk e 4 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2692] = (s.0[5] & 0x4000000400 == 0x4000000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2717]: (legal white (move wk g 4 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2717] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[2693]: (legal white (move wk g 4 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2693] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x100000 == 0x100000) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2718]: (legal white (move wk b 5 a 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2718] = (s.0[4] & 0x2000000080 == 0x2000000080)
+    // n[2694]: (legal white (move wk b 5 a 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2694] = (s.0[4] & 0x2000000080 == 0x2000000080)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2719]: (legal white (move wk d 5 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2719] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[2695]: (legal white (move wk d 5 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2695] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x80000 == 0x80000) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2720]: (legal white (move wk f 5 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2720] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x2 == 0x2)
+    // n[2696]: (legal white (move wk f 5 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2696] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x2 == 0x2)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2721]: (legal white (move wk h 5 g 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2721] = (s.0[6] & 0x800000020000 == 0x800000020000)
+    // n[2697]: (legal white (move wk h 5 g 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2697] = (s.0[6] & 0x800000020000 == 0x800000020000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2722]: (legal white (move wk c 6 b 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2722] = (s.0[4] & 0x4000000400000000 == 0x4000000400000000)
+    // n[2698]: (legal white (move wk c 6 b 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2698] = (s.0[4] & 0x4000000400000000 == 0x4000000400000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2723]: (legal white (move wk e 6 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2723] = (s.0[5] & 0x100000010000 == 0x100000010000)
+    // n[2699]: (legal white (move wk e 6 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2699] = (s.0[5] & 0x100000010000 == 0x100000010000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2724]: (legal white (move wk g 6 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2724] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
+    // n[2700]: (legal white (move wk g 6 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2700] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[6] & 0x4000000 == 0x4000000) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2725]: (legal white (move wk b 7 a 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2725] = (s.0[4] & 0x80000002000 == 0x80000002000)
+    // n[2701]: (legal white (move wk b 7 a 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2701] = (s.0[4] & 0x80000002000 == 0x80000002000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2726]: (legal white (move wk d 7 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2726] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[2702]: (legal white (move wk d 7 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2702] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x2000000 == 0x2000000) & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2727]: (legal white (move wk f 7 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2727] = (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x80 == 0x80)
+    // n[2703]: (legal white (move wk f 7 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2703] = (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x80 == 0x80)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2728]: (legal white (move wk h 7 g 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2728] = (s.0[6] & 0x20000000800000 == 0x20000000800000)
+    // n[2704]: (legal white (move wk h 7 g 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2704] = (s.0[6] & 0x20000000800000 == 0x20000000800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2729]: (legal white (move wk c 8 b 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2729] = (s.0[4] & 0x10000000000 == 0x10000000000) & (s.0[5] & 0x10 == 0x10)
+    // n[2705]: (legal white (move wk c 8 b 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2705] = (s.0[4] & 0x10000000000 == 0x10000000000) & (s.0[5] & 0x10 == 0x10)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2730]: (legal white (move wk e 8 d 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2730] = (s.0[5] & 0x4000000400000 == 0x4000000400000)
+    // n[2706]: (legal white (move wk e 8 d 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2706] = (s.0[5] & 0x4000000400000 == 0x4000000400000)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2731]: (legal white (move wk g 8 f 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2731] = (s.0[6] & 0x100000010 == 0x100000010)
+    // n[2707]: (legal white (move wk g 8 f 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2707] = (s.0[6] & 0x100000010 == 0x100000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000);
-    // n[2732]: (legal black (move bk b 1 c 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2732] = (s.0[4] & 0x800001000000 == 0x800001000000)
+    // n[2708]: (legal black (move bk b 1 c 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2708] = (s.0[4] & 0x800001000000 == 0x800001000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2733]: (legal black (move bk d 1 e 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2733] = (s.0[5] & 0x20000040 == 0x20000040)
+    // n[2709]: (legal black (move bk d 1 e 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2709] = (s.0[5] & 0x20000040 == 0x20000040)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2734]: (legal black (move bk f 1 g 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2734] = (s.0[5] & 0x10000000000000 == 0x10000000000000) & (s.0[6] & 0x800 == 0x800)
+    // n[2710]: (legal black (move bk f 1 g 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2710] = (s.0[5] & 0x10000000000000 == 0x10000000000000) & (s.0[6] & 0x800 == 0x800)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2735]: (legal black (move bk a 2 b 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2735] = (s.0[4] & 0x10000004 == 0x10000004)
+    // n[2711]: (legal black (move bk a 2 b 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2711] = (s.0[4] & 0x10000004 == 0x10000004)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2736]: (legal black (move bk c 2 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2736] = (s.0[4] & 0x1000000000000 == 0x1000000000000) & (s.0[5] & 0x400 == 0x400)
+    // n[2712]: (legal black (move bk c 2 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2712] = (s.0[4] & 0x1000000000000 == 0x1000000000000) & (s.0[5] & 0x400 == 0x400)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2737]: (legal black (move bk e 2 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2737] = (s.0[5] & 0x100000040000000 == 0x100000040000000)
+    // n[2713]: (legal black (move bk e 2 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2713] = (s.0[5] & 0x100000040000000 == 0x100000040000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2738]: (legal black (move bk g 2 h 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2738] = (s.0[6] & 0x4000001000 == 0x4000001000)
+    // n[2714]: (legal black (move bk g 2 h 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2714] = (s.0[6] & 0x4000001000 == 0x4000001000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2739]: (legal black (move bk b 3 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2739] = (s.0[4] & 0x20000020000000 == 0x20000020000000)
+    // n[2715]: (legal black (move bk b 3 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2715] = (s.0[4] & 0x20000020000000 == 0x20000020000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2740]: (legal black (move bk d 3 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2740] = (s.0[5] & 0x800000800 == 0x800000800)
+    // n[2716]: (legal black (move bk d 3 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2716] = (s.0[5] & 0x800000800 == 0x800000800)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2741]: (legal black (move bk f 3 g 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2741] = (s.0[5] & 0x200000000000000 == 0x200000000000000)
+    // n[2717]: (legal black (move bk f 3 g 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2717] = (s.0[5] & 0x200000000000000 == 0x200000000000000)
         & (s.0[6] & 0x20000 == 0x20000) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2742]: (legal black (move bk a 4 b 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2742] = (s.0[4] & 0x400000100 == 0x400000100)
+    // n[2718]: (legal black (move bk a 4 b 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2718] = (s.0[4] & 0x400000100 == 0x400000100)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2743]: (legal black (move bk c 4 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2743] = (s.0[4] & 0x40000000000000 == 0x40000000000000)
+    // n[2719]: (legal black (move bk c 4 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2719] = (s.0[4] & 0x40000000000000 == 0x40000000000000)
         & (s.0[5] & 0x10000 == 0x10000) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2744]: (legal black (move bk e 4 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2744] = (s.0[5] & 0x4000001000000000 == 0x4000001000000000)
+    // n[2720]: (legal black (move bk e 4 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2720] = (s.0[5] & 0x4000001000000000 == 0x4000001000000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2745]: (legal black (move bk g 4 h 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2745] = (s.0[6] & 0x100000040000 == 0x100000040000)
+    // n[2721]: (legal black (move bk g 4 h 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2721] = (s.0[6] & 0x100000040000 == 0x100000040000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2746]: (legal black (move bk b 5 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2746] = (s.0[4] & 0x800000800000000 == 0x800000800000000)
+    // n[2722]: (legal black (move bk b 5 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2722] = (s.0[4] & 0x800000800000000 == 0x800000800000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2747]: (legal black (move bk d 5 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2747] = (s.0[5] & 0x20000020000 == 0x20000020000)
+    // n[2723]: (legal black (move bk d 5 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2723] = (s.0[5] & 0x20000020000 == 0x20000020000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2748]: (legal black (move bk f 5 g 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2748] = (s.0[5] & 0x8000000000000000 == 0x8000000000000000)
+    // n[2724]: (legal black (move bk f 5 g 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2724] = (s.0[5] & 0x8000000000000000 == 0x8000000000000000)
         & (s.0[6] & 0x800000 == 0x800000) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2749]: (legal black (move bk a 6 b 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2749] = (s.0[4] & 0x10000004000 == 0x10000004000)
+    // n[2725]: (legal black (move bk a 6 b 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2725] = (s.0[4] & 0x10000004000 == 0x10000004000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2750]: (legal black (move bk c 6 d 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2750] = (s.0[4] & 0x1000000000000000 == 0x1000000000000000)
+    // n[2726]: (legal black (move bk c 6 d 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2726] = (s.0[4] & 0x1000000000000000 == 0x1000000000000000)
         & (s.0[5] & 0x400000 == 0x400000) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2751]: (legal black (move bk e 6 f 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2751] = (s.0[5] & 0x40000000000 == 0x40000000000) & (s.0[6] & 0x10 == 0x10)
+    // n[2727]: (legal black (move bk e 6 f 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2727] = (s.0[5] & 0x40000000000 == 0x40000000000) & (s.0[6] & 0x10 == 0x10)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2752]: (legal black (move bk g 6 h 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2752] = (s.0[6] & 0x4000001000000 == 0x4000001000000)
+    // n[2728]: (legal black (move bk g 6 h 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2728] = (s.0[6] & 0x4000001000000 == 0x4000001000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2753]: (legal black (move bk b 7 c 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2753] = (s.0[4] & 0x20000000000 == 0x20000000000) & (s.0[5] & 0x2 == 0x2)
+    // n[2729]: (legal black (move bk b 7 c 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2729] = (s.0[4] & 0x20000000000 == 0x20000000000) & (s.0[5] & 0x2 == 0x2)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2754]: (legal black (move bk d 7 e 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2754] = (s.0[5] & 0x800000800000 == 0x800000800000)
+    // n[2730]: (legal black (move bk d 7 e 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2730] = (s.0[5] & 0x800000800000 == 0x800000800000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2755]: (legal black (move bk f 7 g 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2755] = (s.0[6] & 0x20000020 == 0x20000020)
+    // n[2731]: (legal black (move bk f 7 g 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2731] = (s.0[6] & 0x20000020 == 0x20000020)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2756]: (legal black (move bk b 1 a 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2756] = (s.0[4] & 0x1000002 == 0x1000002) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2757]: (legal black (move bk d 1 c 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2757] = (s.0[4] & 0x800000000000 == 0x800000000000) & (s.0[5] & 0x40 == 0x40)
+    // n[2732]: (legal black (move bk b 1 a 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2732] = (s.0[4] & 0x1000002 == 0x1000002) & (s.0[3] & 0x800000000 == 0x800000000);
+    // n[2733]: (legal black (move bk d 1 c 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2733] = (s.0[4] & 0x800000000000 == 0x800000000000) & (s.0[5] & 0x40 == 0x40)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2758]: (legal black (move bk f 1 e 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2758] = (s.0[5] & 0x10000020000000 == 0x10000020000000)
+    // n[2734]: (legal black (move bk f 1 e 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2734] = (s.0[5] & 0x10000020000000 == 0x10000020000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2759]: (legal black (move bk h 1 g 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2759] = (s.0[6] & 0x400000800 == 0x400000800)
+    // n[2735]: (legal black (move bk h 1 g 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2735] = (s.0[6] & 0x400000800 == 0x400000800)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2760]: (legal black (move bk c 2 b 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2760] = (s.0[4] & 0x1000010000000 == 0x1000010000000)
+    // n[2736]: (legal black (move bk c 2 b 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2736] = (s.0[4] & 0x1000010000000 == 0x1000010000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2761]: (legal black (move bk e 2 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2761] = (s.0[5] & 0x40000400 == 0x40000400)
+    // n[2737]: (legal black (move bk e 2 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2737] = (s.0[5] & 0x40000400 == 0x40000400)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2762]: (legal black (move bk g 2 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2762] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[2738]: (legal black (move bk g 2 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2738] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x1000 == 0x1000) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2763]: (legal black (move bk b 3 a 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2763] = (s.0[4] & 0x20000080 == 0x20000080)
+    // n[2739]: (legal black (move bk b 3 a 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2739] = (s.0[4] & 0x20000080 == 0x20000080)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2764]: (legal black (move bk d 3 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2764] = (s.0[4] & 0x20000000000000 == 0x20000000000000) & (s.0[5] & 0x800 == 0x800)
+    // n[2740]: (legal black (move bk d 3 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2740] = (s.0[4] & 0x20000000000000 == 0x20000000000000) & (s.0[5] & 0x800 == 0x800)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2765]: (legal black (move bk f 3 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2765] = (s.0[5] & 0x200000800000000 == 0x200000800000000)
+    // n[2741]: (legal black (move bk f 3 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2741] = (s.0[5] & 0x200000800000000 == 0x200000800000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2766]: (legal black (move bk h 3 g 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2766] = (s.0[6] & 0x8000020000 == 0x8000020000)
+    // n[2742]: (legal black (move bk h 3 g 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2742] = (s.0[6] & 0x8000020000 == 0x8000020000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2767]: (legal black (move bk c 4 b 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2767] = (s.0[4] & 0x40000400000000 == 0x40000400000000)
+    // n[2743]: (legal black (move bk c 4 b 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2743] = (s.0[4] & 0x40000400000000 == 0x40000400000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2768]: (legal black (move bk e 4 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2768] = (s.0[5] & 0x1000010000 == 0x1000010000)
+    // n[2744]: (legal black (move bk e 4 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2744] = (s.0[5] & 0x1000010000 == 0x1000010000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2769]: (legal black (move bk g 4 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2769] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
+    // n[2745]: (legal black (move bk g 4 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2745] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[6] & 0x40000 == 0x40000) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2770]: (legal black (move bk b 5 a 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2770] = (s.0[4] & 0x800002000 == 0x800002000)
+    // n[2746]: (legal black (move bk b 5 a 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2746] = (s.0[4] & 0x800002000 == 0x800002000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2771]: (legal black (move bk d 5 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2771] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[2747]: (legal black (move bk d 5 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2747] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x20000 == 0x20000) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2772]: (legal black (move bk f 5 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2772] = (s.0[5] & 0x8000020000000000 == 0x8000020000000000)
+    // n[2748]: (legal black (move bk f 5 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2748] = (s.0[5] & 0x8000020000000000 == 0x8000020000000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2773]: (legal black (move bk h 5 g 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2773] = (s.0[6] & 0x200000800000 == 0x200000800000)
+    // n[2749]: (legal black (move bk h 5 g 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2749] = (s.0[6] & 0x200000800000 == 0x200000800000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2774]: (legal black (move bk c 6 b 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2774] = (s.0[4] & 0x1000010000000000 == 0x1000010000000000)
+    // n[2750]: (legal black (move bk c 6 b 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2750] = (s.0[4] & 0x1000010000000000 == 0x1000010000000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2775]: (legal black (move bk e 6 d 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2775] = (s.0[5] & 0x40000400000 == 0x40000400000)
+    // n[2751]: (legal black (move bk e 6 d 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2751] = (s.0[5] & 0x40000400000 == 0x40000400000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2776]: (legal black (move bk g 6 f 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2776] = (s.0[6] & 0x1000010 == 0x1000010) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2777]: (legal black (move bk b 7 a 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2777] = (s.0[4] & 0x20000080000 == 0x20000080000)
+    // n[2752]: (legal black (move bk g 6 f 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2752] = (s.0[6] & 0x1000010 == 0x1000010) & (s.0[3] & 0x800000000 == 0x800000000);
+    // n[2753]: (legal black (move bk b 7 a 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2753] = (s.0[4] & 0x20000080000 == 0x20000080000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2778]: (legal black (move bk d 7 c 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2778] = (s.0[5] & 0x800002 == 0x800002) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2779]: (legal black (move bk f 7 e 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2779] = (s.0[5] & 0x800000000000 == 0x800000000000) & (s.0[6] & 0x20 == 0x20)
+    // n[2754]: (legal black (move bk d 7 c 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2754] = (s.0[5] & 0x800002 == 0x800002) & (s.0[3] & 0x800000000 == 0x800000000);
+    // n[2755]: (legal black (move bk f 7 e 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2755] = (s.0[5] & 0x800000000000 == 0x800000000000) & (s.0[6] & 0x20 == 0x20)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2780]: (legal black (move bk h 7 g 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2780] = (s.0[6] & 0x8000020000000 == 0x8000020000000)
+    // n[2756]: (legal black (move bk h 7 g 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2756] = (s.0[6] & 0x8000020000000 == 0x8000020000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2781]: (legal black (move bk a 2 b 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2781] = (s.0[4] & 0x800004 == 0x800004) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2782]: (legal black (move bk c 2 d 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2782] = (s.0[4] & 0x1000000000000 == 0x1000000000000) & (s.0[5] & 0x20 == 0x20)
+    // n[2757]: (legal black (move bk a 2 b 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2757] = (s.0[4] & 0x800004 == 0x800004) & (s.0[3] & 0x800000000 == 0x800000000);
+    // n[2758]: (legal black (move bk c 2 d 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2758] = (s.0[4] & 0x1000000000000 == 0x1000000000000) & (s.0[5] & 0x20 == 0x20)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2783]: (legal black (move bk e 2 f 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2783] = (s.0[5] & 0x8000040000000 == 0x8000040000000)
+    // n[2759]: (legal black (move bk e 2 f 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2759] = (s.0[5] & 0x8000040000000 == 0x8000040000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2784]: (legal black (move bk g 2 h 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2784] = (s.0[6] & 0x200001000 == 0x200001000)
+    // n[2760]: (legal black (move bk g 2 h 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2760] = (s.0[6] & 0x200001000 == 0x200001000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2785]: (legal black (move bk b 3 c 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2785] = (s.0[4] & 0x800020000000 == 0x800020000000)
+    // n[2761]: (legal black (move bk b 3 c 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2761] = (s.0[4] & 0x800020000000 == 0x800020000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2786]: (legal black (move bk d 3 e 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2786] = (s.0[5] & 0x20000800 == 0x20000800)
+    // n[2762]: (legal black (move bk d 3 e 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2762] = (s.0[5] & 0x20000800 == 0x20000800)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2787]: (legal black (move bk f 3 g 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2787] = (s.0[5] & 0x200000000000000 == 0x200000000000000)
+    // n[2763]: (legal black (move bk f 3 g 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2763] = (s.0[5] & 0x200000000000000 == 0x200000000000000)
         & (s.0[6] & 0x800 == 0x800) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2788]: (legal black (move bk a 4 b 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2788] = (s.0[4] & 0x10000100 == 0x10000100)
+    // n[2764]: (legal black (move bk a 4 b 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2764] = (s.0[4] & 0x10000100 == 0x10000100)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2789]: (legal black (move bk c 4 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2789] = (s.0[4] & 0x40000000000000 == 0x40000000000000) & (s.0[5] & 0x400 == 0x400)
+    // n[2765]: (legal black (move bk c 4 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2765] = (s.0[4] & 0x40000000000000 == 0x40000000000000) & (s.0[5] & 0x400 == 0x400)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2790]: (legal black (move bk e 4 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2790] = (s.0[5] & 0x100001000000000 == 0x100001000000000)
+    // n[2766]: (legal black (move bk e 4 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2766] = (s.0[5] & 0x100001000000000 == 0x100001000000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2791]: (legal black (move bk g 4 h 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2791] = (s.0[6] & 0x4000040000 == 0x4000040000)
+    // n[2767]: (legal black (move bk g 4 h 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2767] = (s.0[6] & 0x4000040000 == 0x4000040000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2792]: (legal black (move bk b 5 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2792] = (s.0[4] & 0x20000800000000 == 0x20000800000000)
+    // n[2768]: (legal black (move bk b 5 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2768] = (s.0[4] & 0x20000800000000 == 0x20000800000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2793]: (legal black (move bk d 5 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2793] = (s.0[5] & 0x800020000 == 0x800020000)
+    // n[2769]: (legal black (move bk d 5 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2769] = (s.0[5] & 0x800020000 == 0x800020000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2794]: (legal black (move bk f 5 g 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2794] = (s.0[5] & 0x8000000000000000 == 0x8000000000000000)
+    // n[2770]: (legal black (move bk f 5 g 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2770] = (s.0[5] & 0x8000000000000000 == 0x8000000000000000)
         & (s.0[6] & 0x20000 == 0x20000) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2795]: (legal black (move bk a 6 b 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2795] = (s.0[4] & 0x400004000 == 0x400004000)
+    // n[2771]: (legal black (move bk a 6 b 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2771] = (s.0[4] & 0x400004000 == 0x400004000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2796]: (legal black (move bk c 6 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2796] = (s.0[4] & 0x1000000000000000 == 0x1000000000000000)
+    // n[2772]: (legal black (move bk c 6 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2772] = (s.0[4] & 0x1000000000000000 == 0x1000000000000000)
         & (s.0[5] & 0x10000 == 0x10000) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2797]: (legal black (move bk e 6 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2797] = (s.0[5] & 0x4000040000000000 == 0x4000040000000000)
+    // n[2773]: (legal black (move bk e 6 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2773] = (s.0[5] & 0x4000040000000000 == 0x4000040000000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2798]: (legal black (move bk g 6 h 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2798] = (s.0[6] & 0x100001000000 == 0x100001000000)
+    // n[2774]: (legal black (move bk g 6 h 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2774] = (s.0[6] & 0x100001000000 == 0x100001000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2799]: (legal black (move bk b 7 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2799] = (s.0[4] & 0x800020000000000 == 0x800020000000000)
+    // n[2775]: (legal black (move bk b 7 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2775] = (s.0[4] & 0x800020000000000 == 0x800020000000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2800]: (legal black (move bk d 7 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2800] = (s.0[5] & 0x20000800000 == 0x20000800000)
+    // n[2776]: (legal black (move bk d 7 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2776] = (s.0[5] & 0x20000800000 == 0x20000800000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2801]: (legal black (move bk f 7 g 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2801] = (s.0[6] & 0x800020 == 0x800020) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2802]: (legal black (move bk a 8 b 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2802] = (s.0[4] & 0x10000100000 == 0x10000100000)
+    // n[2777]: (legal black (move bk f 7 g 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2777] = (s.0[6] & 0x800020 == 0x800020) & (s.0[3] & 0x800000000 == 0x800000000);
+    // n[2778]: (legal black (move bk a 8 b 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2778] = (s.0[4] & 0x10000100000 == 0x10000100000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2803]: (legal black (move bk c 8 d 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2803] = (s.0[5] & 0x400004 == 0x400004) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2804]: (legal black (move bk e 8 f 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2804] = (s.0[5] & 0x1000000000000 == 0x1000000000000) & (s.0[6] & 0x10 == 0x10)
+    // n[2779]: (legal black (move bk c 8 d 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2779] = (s.0[5] & 0x400004 == 0x400004) & (s.0[3] & 0x800000000 == 0x800000000);
+    // n[2780]: (legal black (move bk e 8 f 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2780] = (s.0[5] & 0x1000000000000 == 0x1000000000000) & (s.0[6] & 0x10 == 0x10)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2805]: (legal black (move bk g 8 h 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2805] = (s.0[6] & 0x4000040000000 == 0x4000040000000)
+    // n[2781]: (legal black (move bk g 8 h 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2781] = (s.0[6] & 0x4000040000000 == 0x4000040000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2806]: (legal black (move bk c 2 b 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2806] = (s.0[4] & 0x1000000800000 == 0x1000000800000)
+    // n[2782]: (legal black (move bk c 2 b 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2782] = (s.0[4] & 0x1000000800000 == 0x1000000800000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2807]: (legal black (move bk e 2 d 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2807] = (s.0[5] & 0x40000020 == 0x40000020)
+    // n[2783]: (legal black (move bk e 2 d 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2783] = (s.0[5] & 0x40000020 == 0x40000020)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2808]: (legal black (move bk g 2 f 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2808] = (s.0[5] & 0x8000000000000 == 0x8000000000000) & (s.0[6] & 0x1000 == 0x1000)
+    // n[2784]: (legal black (move bk g 2 f 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2784] = (s.0[5] & 0x8000000000000 == 0x8000000000000) & (s.0[6] & 0x1000 == 0x1000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2809]: (legal black (move bk b 3 a 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2809] = (s.0[4] & 0x20000002 == 0x20000002)
+    // n[2785]: (legal black (move bk b 3 a 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2785] = (s.0[4] & 0x20000002 == 0x20000002)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2810]: (legal black (move bk d 3 c 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2810] = (s.0[4] & 0x800000000000 == 0x800000000000) & (s.0[5] & 0x800 == 0x800)
+    // n[2786]: (legal black (move bk d 3 c 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2786] = (s.0[4] & 0x800000000000 == 0x800000000000) & (s.0[5] & 0x800 == 0x800)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2811]: (legal black (move bk f 3 e 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2811] = (s.0[5] & 0x200000020000000 == 0x200000020000000)
+    // n[2787]: (legal black (move bk f 3 e 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2787] = (s.0[5] & 0x200000020000000 == 0x200000020000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2812]: (legal black (move bk h 3 g 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2812] = (s.0[6] & 0x8000000800 == 0x8000000800)
+    // n[2788]: (legal black (move bk h 3 g 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2788] = (s.0[6] & 0x8000000800 == 0x8000000800)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2813]: (legal black (move bk c 4 b 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2813] = (s.0[4] & 0x40000010000000 == 0x40000010000000)
+    // n[2789]: (legal black (move bk c 4 b 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2789] = (s.0[4] & 0x40000010000000 == 0x40000010000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2814]: (legal black (move bk e 4 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2814] = (s.0[5] & 0x1000000400 == 0x1000000400)
+    // n[2790]: (legal black (move bk e 4 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2790] = (s.0[5] & 0x1000000400 == 0x1000000400)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2815]: (legal black (move bk g 4 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2815] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[2791]: (legal black (move bk g 4 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2791] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x40000 == 0x40000) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2816]: (legal black (move bk b 5 a 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2816] = (s.0[4] & 0x800000080 == 0x800000080)
+    // n[2792]: (legal black (move bk b 5 a 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2792] = (s.0[4] & 0x800000080 == 0x800000080)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2817]: (legal black (move bk d 5 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2817] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[2793]: (legal black (move bk d 5 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2793] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20000 == 0x20000) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2818]: (legal black (move bk f 5 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2818] = (s.0[5] & 0x8000000800000000 == 0x8000000800000000)
+    // n[2794]: (legal black (move bk f 5 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2794] = (s.0[5] & 0x8000000800000000 == 0x8000000800000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2819]: (legal black (move bk h 5 g 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2819] = (s.0[6] & 0x200000020000 == 0x200000020000)
+    // n[2795]: (legal black (move bk h 5 g 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2795] = (s.0[6] & 0x200000020000 == 0x200000020000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2820]: (legal black (move bk c 6 b 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2820] = (s.0[4] & 0x1000000400000000 == 0x1000000400000000)
+    // n[2796]: (legal black (move bk c 6 b 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2796] = (s.0[4] & 0x1000000400000000 == 0x1000000400000000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2821]: (legal black (move bk e 6 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2821] = (s.0[5] & 0x40000010000 == 0x40000010000)
+    // n[2797]: (legal black (move bk e 6 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2797] = (s.0[5] & 0x40000010000 == 0x40000010000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2822]: (legal black (move bk g 6 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2822] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
+    // n[2798]: (legal black (move bk g 6 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2798] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[6] & 0x1000000 == 0x1000000) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2823]: (legal black (move bk b 7 a 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2823] = (s.0[4] & 0x20000002000 == 0x20000002000)
+    // n[2799]: (legal black (move bk b 7 a 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2799] = (s.0[4] & 0x20000002000 == 0x20000002000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2824]: (legal black (move bk d 7 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2824] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[2800]: (legal black (move bk d 7 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2800] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x800000 == 0x800000) & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2825]: (legal black (move bk f 7 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2825] = (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x20 == 0x20)
+    // n[2801]: (legal black (move bk f 7 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2801] = (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x20 == 0x20)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2826]: (legal black (move bk h 7 g 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2826] = (s.0[6] & 0x8000000800000 == 0x8000000800000)
+    // n[2802]: (legal black (move bk h 7 g 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2802] = (s.0[6] & 0x8000000800000 == 0x8000000800000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2827]: (legal black (move bk c 8 b 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2827] = (s.0[4] & 0x10000000000 == 0x10000000000) & (s.0[5] & 0x4 == 0x4)
+    // n[2803]: (legal black (move bk c 8 b 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2803] = (s.0[4] & 0x10000000000 == 0x10000000000) & (s.0[5] & 0x4 == 0x4)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2828]: (legal black (move bk e 8 d 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2828] = (s.0[5] & 0x1000000400000 == 0x1000000400000)
+    // n[2804]: (legal black (move bk e 8 d 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2804] = (s.0[5] & 0x1000000400000 == 0x1000000400000)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2829]: (legal black (move bk g 8 f 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2829] = (s.0[6] & 0x40000010 == 0x40000010)
+    // n[2805]: (legal black (move bk g 8 f 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2805] = (s.0[6] & 0x40000010 == 0x40000010)
         & (s.0[3] & 0x800000000 == 0x800000000);
-    // n[2830]: (legal white (move wp b 1 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2830] = (s.0[4] & 0x4000000 == 0x4000000) & (s.0[5] & 0x400 == 0x400)
+    // n[2806]: (legal white (move wp b 1 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2806] = (s.0[4] & 0x4000000 == 0x4000000) & (s.0[5] & 0x400 == 0x400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[899]);
-    // n[2831]: (legal white (move wp d 1 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2831] = (s.0[5] & 0x100000000000100 == 0x100000000000100)
+    // n[2807]: (legal white (move wp d 1 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2807] = (s.0[5] & 0x100000000000100 == 0x100000000000100)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[988]);
-    // n[2832]: (legal white (move wp f 1 h 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2832] = (s.0[5] & 0x40000000000000 == 0x40000000000000)
+    // n[2808]: (legal white (move wp f 1 h 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2808] = (s.0[5] & 0x40000000000000 == 0x40000000000000)
         & (s.0[6] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1104]);
-    // n[2833]: (legal white (move wp a 2 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2833] = (s.0[4] & 0x20000000000020 == 0x20000000000020)
+    // n[2809]: (legal white (move wp a 2 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2809] = (s.0[4] & 0x20000000000020 == 0x20000000000020)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[5]);
-    // n[2834]: (legal white (move wp c 2 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2834] = (s.0[4] & 0x8000000000000 == 0x8000000000000)
+    // n[2810]: (legal white (move wp c 2 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2810] = (s.0[4] & 0x8000000000000 == 0x8000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[316]);
-    // n[2835]: (legal white (move wp e 2 g 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2835] = (s.0[5] & 0x200000000 == 0x200000000) & (s.0[6] & 0x20000 == 0x20000)
+    // n[2811]: (legal white (move wp e 2 g 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2811] = (s.0[5] & 0x200000000 == 0x200000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[473]);
-    // n[2836]: (legal white (move wp b 3 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2836] = (s.0[4] & 0x100000000 == 0x100000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[2812]: (legal white (move wp b 3 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2812] = (s.0[4] & 0x100000000 == 0x100000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]);
-    // n[2837]: (legal white (move wp d 3 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2837] = (s.0[5] & 0x4000000000004000 == 0x4000000000004000)
+    // n[2813]: (legal white (move wp d 3 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2813] = (s.0[5] & 0x4000000000004000 == 0x4000000000004000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]);
-    // n[2838]: (legal white (move wp f 3 h 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2838] = (s.0[5] & 0x1000000000000000 == 0x1000000000000000)
+    // n[2814]: (legal white (move wp f 3 h 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2814] = (s.0[5] & 0x1000000000000000 == 0x1000000000000000)
         & (s.0[6] & 0x100000000000 == 0x100000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1470]);
-    // n[2839]: (legal white (move wp a 4 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2839] = (s.0[4] & 0x800000000000800 == 0x800000000000800)
+    // n[2815]: (legal white (move wp a 4 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2815] = (s.0[4] & 0x800000000000800 == 0x800000000000800)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]);
-    // n[2840]: (legal white (move wp c 4 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2840] = (s.0[4] & 0x200000000000000 == 0x200000000000000)
+    // n[2816]: (legal white (move wp c 4 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2816] = (s.0[4] & 0x200000000000000 == 0x200000000000000)
         & (s.0[5] & 0x20000000000 == 0x20000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]);
-    // n[2841]: (legal white (move wp e 4 g 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2841] = (s.0[5] & 0x8000000000 == 0x8000000000) & (s.0[6] & 0x800000 == 0x800000)
+    // n[2817]: (legal white (move wp e 4 g 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2817] = (s.0[5] & 0x8000000000 == 0x8000000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[2154]);
-    // n[2842]: (legal white (move wp b 5 d 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2842] = (s.0[4] & 0x4000000000 == 0x4000000000) & (s.0[5] & 0x400000 == 0x400000)
+    // n[2818]: (legal white (move wp b 5 d 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2818] = (s.0[4] & 0x4000000000 == 0x4000000000) & (s.0[5] & 0x400000 == 0x400000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]);
-    // n[2843]: (legal white (move wp d 5 f 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2843] = (s.0[5] & 0x100000 == 0x100000) & (s.0[6] & 0x10 == 0x10)
+    // n[2819]: (legal white (move wp d 5 f 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2819] = (s.0[5] & 0x100000 == 0x100000) & (s.0[6] & 0x10 == 0x10)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]);
-    // n[2844]: (legal white (move wp f 5 h 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2844] = (s.0[6] & 0x4000000000004 == 0x4000000000004)
+    // n[2820]: (legal white (move wp f 5 h 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2820] = (s.0[6] & 0x4000000000004 == 0x4000000000004)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]);
-    // n[2845]: (legal white (move wp a 6 c 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2845] = (s.0[4] & 0x20000 == 0x20000) & (s.0[5] & 0x2 == 0x2)
+    // n[2821]: (legal white (move wp a 6 c 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2821] = (s.0[4] & 0x20000 == 0x20000) & (s.0[5] & 0x2 == 0x2)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]);
-    // n[2846]: (legal white (move wp c 6 e 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2846] = (s.0[4] & 0x8000000000000000 == 0x8000000000000000)
+    // n[2822]: (legal white (move wp c 6 e 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2822] = (s.0[4] & 0x8000000000000000 == 0x8000000000000000)
         & (s.0[5] & 0x800000000000 == 0x800000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]);
-    // n[2847]: (legal white (move wp e 6 g 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2847] = (s.0[5] & 0x200000000000 == 0x200000000000)
+    // n[2823]: (legal white (move wp e 6 g 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2823] = (s.0[5] & 0x200000000000 == 0x200000000000)
         & (s.0[6] & 0x20000000 == 0x20000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]);
-    // n[2848]: (legal white (move wp d 1 b 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2848] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x100 == 0x100)
+    // n[2824]: (legal white (move wp d 1 b 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2824] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x100 == 0x100)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[899]);
-    // n[2849]: (legal white (move wp f 1 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2849] = (s.0[5] & 0x40000000000400 == 0x40000000000400)
+    // n[2825]: (legal white (move wp f 1 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2825] = (s.0[5] & 0x40000000000400 == 0x40000000000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[988]);
-    // n[2850]: (legal white (move wp h 1 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2850] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[2826]: (legal white (move wp h 1 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2826] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x1000000000 == 0x1000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1104]);
-    // n[2851]: (legal white (move wp c 2 a 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2851] = (s.0[4] & 0x8000000000080 == 0x8000000000080)
+    // n[2827]: (legal white (move wp c 2 a 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2827] = (s.0[4] & 0x8000000000080 == 0x8000000000080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[5]);
-    // n[2852]: (legal white (move wp e 2 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2852] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[2828]: (legal white (move wp e 2 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2828] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x200000000 == 0x200000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[316]);
-    // n[2853]: (legal white (move wp g 2 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2853] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x8000 == 0x8000)
+    // n[2829]: (legal white (move wp g 2 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2829] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x8000 == 0x8000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[473]);
-    // n[2854]: (legal white (move wp d 3 b 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2854] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x4000 == 0x4000)
+    // n[2830]: (legal white (move wp d 3 b 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2830] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x4000 == 0x4000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]);
-    // n[2855]: (legal white (move wp f 3 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2855] = (s.0[5] & 0x1000000000010000 == 0x1000000000010000)
+    // n[2831]: (legal white (move wp f 3 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2831] = (s.0[5] & 0x1000000000010000 == 0x1000000000010000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]);
-    // n[2856]: (legal white (move wp h 3 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2856] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
+    // n[2832]: (legal white (move wp h 3 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2832] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[6] & 0x40000000000 == 0x40000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1470]);
-    // n[2857]: (legal white (move wp c 4 a 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2857] = (s.0[4] & 0x200000000002000 == 0x200000000002000)
+    // n[2833]: (legal white (move wp c 4 a 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2833] = (s.0[4] & 0x200000000002000 == 0x200000000002000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]);
-    // n[2858]: (legal white (move wp e 4 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2858] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[2834]: (legal white (move wp e 4 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2834] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x8000000000 == 0x8000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]);
-    // n[2859]: (legal white (move wp g 4 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2859] = (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x200000 == 0x200000)
+    // n[2835]: (legal white (move wp g 4 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2835] = (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x200000 == 0x200000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[2154]);
-    // n[2860]: (legal white (move wp d 5 b 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2860] = (s.0[4] & 0x10000000000 == 0x10000000000) & (s.0[5] & 0x100000 == 0x100000)
+    // n[2836]: (legal white (move wp d 5 b 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2836] = (s.0[4] & 0x10000000000 == 0x10000000000) & (s.0[5] & 0x100000 == 0x100000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]);
-    // n[2861]: (legal white (move wp f 5 d 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2861] = (s.0[5] & 0x400000 == 0x400000) & (s.0[6] & 0x4 == 0x4)
+    // n[2837]: (legal white (move wp f 5 d 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2837] = (s.0[5] & 0x400000 == 0x400000) & (s.0[6] & 0x4 == 0x4)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]);
-    // n[2862]: (legal white (move wp h 5 f 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2862] = (s.0[6] & 0x1000000000010 == 0x1000000000010)
+    // n[2838]: (legal white (move wp h 5 f 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2838] = (s.0[6] & 0x1000000000010 == 0x1000000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]);
-    // n[2863]: (legal white (move wp c 6 a 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2863] = (s.0[4] & 0x8000000000080000 == 0x8000000000080000)
+    // n[2839]: (legal white (move wp c 6 a 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2839] = (s.0[4] & 0x8000000000080000 == 0x8000000000080000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]);
-    // n[2864]: (legal white (move wp e 6 c 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2864] = (s.0[5] & 0x200000000002 == 0x200000000002)
+    // n[2840]: (legal white (move wp e 6 c 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2840] = (s.0[5] & 0x200000000002 == 0x200000000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]);
-    // n[2865]: (legal white (move wp g 6 e 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2865] = (s.0[5] & 0x800000000000 == 0x800000000000)
+    // n[2841]: (legal white (move wp g 6 e 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2841] = (s.0[5] & 0x800000000000 == 0x800000000000)
         & (s.0[6] & 0x8000000 == 0x8000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]);
-    // n[2866]: (legal black (move bp b 3 d 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2866] = (s.0[4] & 0x40000000 == 0x40000000) & (s.0[5] & 0x20 == 0x20)
+    // n[2842]: (legal black (move bp b 3 d 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2842] = (s.0[4] & 0x40000000 == 0x40000000) & (s.0[5] & 0x20 == 0x20)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]);
-    // n[2867]: (legal black (move bp d 3 f 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2867] = (s.0[5] & 0x8000000001000 == 0x8000000001000)
+    // n[2843]: (legal black (move bp d 3 f 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2843] = (s.0[5] & 0x8000000001000 == 0x8000000001000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]);
-    // n[2868]: (legal black (move bp f 3 h 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2868] = (s.0[5] & 0x400000000000000 == 0x400000000000000)
+    // n[2844]: (legal black (move bp f 3 h 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2844] = (s.0[5] & 0x400000000000000 == 0x400000000000000)
         & (s.0[6] & 0x200000000 == 0x200000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]);
-    // n[2869]: (legal black (move bp a 4 c 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2869] = (s.0[4] & 0x800000000200 == 0x800000000200)
+    // n[2845]: (legal black (move bp a 4 c 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2845] = (s.0[4] & 0x800000000200 == 0x800000000200)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]);
-    // n[2870]: (legal black (move bp c 4 e 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2870] = (s.0[4] & 0x80000000000000 == 0x80000000000000)
+    // n[2846]: (legal black (move bp c 4 e 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2846] = (s.0[4] & 0x80000000000000 == 0x80000000000000)
         & (s.0[5] & 0x20000000 == 0x20000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[315]);
-    // n[2871]: (legal black (move bp e 4 g 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2871] = (s.0[5] & 0x2000000000 == 0x2000000000) & (s.0[6] & 0x800 == 0x800)
+    // n[2847]: (legal black (move bp e 4 g 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2847] = (s.0[5] & 0x2000000000 == 0x2000000000) & (s.0[6] & 0x800 == 0x800)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]);
-    // n[2872]: (legal black (move bp b 5 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2872] = (s.0[4] & 0x1000000000 == 0x1000000000) & (s.0[5] & 0x400 == 0x400)
+    // n[2848]: (legal black (move bp b 5 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2848] = (s.0[4] & 0x1000000000 == 0x1000000000) & (s.0[5] & 0x400 == 0x400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]);
-    // n[2873]: (legal black (move bp d 5 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2873] = (s.0[5] & 0x100000000040000 == 0x100000000040000)
+    // n[2849]: (legal black (move bp d 5 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2849] = (s.0[5] & 0x100000000040000 == 0x100000000040000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]);
-    // n[2874]: (legal black (move bp f 5 h 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2874] = (s.0[6] & 0x4000000001 == 0x4000000001)
+    // n[2850]: (legal black (move bp f 5 h 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2850] = (s.0[6] & 0x4000000001 == 0x4000000001)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1469]);
-    // n[2875]: (legal black (move bp a 6 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2875] = (s.0[4] & 0x20000000008000 == 0x20000000008000)
+    // n[2851]: (legal black (move bp a 6 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2851] = (s.0[4] & 0x20000000008000 == 0x20000000008000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1872]);
-    // n[2876]: (legal black (move bp c 6 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2876] = (s.0[4] & 0x2000000000000000 == 0x2000000000000000)
+    // n[2852]: (legal black (move bp c 6 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2852] = (s.0[4] & 0x2000000000000000 == 0x2000000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1983]);
-    // n[2877]: (legal black (move bp e 6 g 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2877] = (s.0[5] & 0x80000000000 == 0x80000000000) & (s.0[6] & 0x20000 == 0x20000)
+    // n[2853]: (legal black (move bp e 6 g 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2853] = (s.0[5] & 0x80000000000 == 0x80000000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[2155]);
-    // n[2878]: (legal black (move bp b 7 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2878] = (s.0[4] & 0x40000000000 == 0x40000000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[2854]: (legal black (move bp b 7 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2854] = (s.0[4] & 0x40000000000 == 0x40000000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[604]);
-    // n[2879]: (legal black (move bp d 7 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2879] = (s.0[5] & 0x4000000001000000 == 0x4000000001000000)
+    // n[2855]: (legal black (move bp d 7 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2855] = (s.0[5] & 0x4000000001000000 == 0x4000000001000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[694]);
-    // n[2880]: (legal black (move bp f 7 h 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2880] = (s.0[6] & 0x100000000040 == 0x100000000040)
+    // n[2856]: (legal black (move bp f 7 h 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2856] = (s.0[6] & 0x100000000040 == 0x100000000040)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[811]);
-    // n[2881]: (legal black (move bp a 8 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2881] = (s.0[4] & 0x800000000200000 == 0x800000000200000)
+    // n[2857]: (legal black (move bp a 8 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2857] = (s.0[4] & 0x800000000200000 == 0x800000000200000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1584]);
-    // n[2882]: (legal black (move bp c 8 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2882] = (s.0[5] & 0x20000000008 == 0x20000000008)
+    // n[2858]: (legal black (move bp c 8 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2858] = (s.0[5] & 0x20000000008 == 0x20000000008)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1672]);
-    // n[2883]: (legal black (move bp e 8 g 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2883] = (s.0[5] & 0x2000000000000 == 0x2000000000000)
+    // n[2859]: (legal black (move bp e 8 g 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2859] = (s.0[5] & 0x2000000000000 == 0x2000000000000)
         & (s.0[6] & 0x800000 == 0x800000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1789]);
-    // n[2884]: (legal black (move bp d 3 b 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2884] = (s.0[4] & 0x800000 == 0x800000) & (s.0[5] & 0x1000 == 0x1000)
+    // n[2860]: (legal black (move bp d 3 b 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2860] = (s.0[4] & 0x800000 == 0x800000) & (s.0[5] & 0x1000 == 0x1000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]);
-    // n[2885]: (legal black (move bp f 3 d 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2885] = (s.0[5] & 0x400000000000020 == 0x400000000000020)
+    // n[2861]: (legal black (move bp f 3 d 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2861] = (s.0[5] & 0x400000000000020 == 0x400000000000020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]);
-    // n[2886]: (legal black (move bp h 3 f 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2886] = (s.0[5] & 0x8000000000000 == 0x8000000000000)
+    // n[2862]: (legal black (move bp h 3 f 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2862] = (s.0[5] & 0x8000000000000 == 0x8000000000000)
         & (s.0[6] & 0x10000000000 == 0x10000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1103]);
-    // n[2887]: (legal black (move bp c 4 a 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2887] = (s.0[4] & 0x80000000000002 == 0x80000000000002)
+    // n[2863]: (legal black (move bp c 4 a 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2863] = (s.0[4] & 0x80000000000002 == 0x80000000000002)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]);
-    // n[2888]: (legal black (move bp e 4 c 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2888] = (s.0[4] & 0x800000000000 == 0x800000000000)
+    // n[2864]: (legal black (move bp e 4 c 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2864] = (s.0[4] & 0x800000000000 == 0x800000000000)
         & (s.0[5] & 0x2000000000 == 0x2000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[315]);
-    // n[2889]: (legal black (move bp g 4 e 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2889] = (s.0[5] & 0x20000000 == 0x20000000) & (s.0[6] & 0x80000 == 0x80000)
+    // n[2865]: (legal black (move bp g 4 e 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2865] = (s.0[5] & 0x20000000 == 0x20000000) & (s.0[6] & 0x80000 == 0x80000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]);
-    // n[2890]: (legal black (move bp d 5 b 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2890] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x40000 == 0x40000)
+    // n[2866]: (legal black (move bp d 5 b 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2866] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x40000 == 0x40000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]);
-    // n[2891]: (legal black (move bp f 5 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2891] = (s.0[5] & 0x400 == 0x400) & (s.0[6] & 0x1 == 0x1)
+    // n[2867]: (legal black (move bp f 5 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2867] = (s.0[5] & 0x400 == 0x400) & (s.0[6] & 0x1 == 0x1)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]);
-    // n[2892]: (legal black (move bp h 5 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2892] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[2868]: (legal black (move bp h 5 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2868] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x400000000000 == 0x400000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1469]);
-    // n[2893]: (legal black (move bp c 6 a 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2893] = (s.0[4] & 0x2000000000000080 == 0x2000000000000080)
+    // n[2869]: (legal black (move bp c 6 a 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2869] = (s.0[4] & 0x2000000000000080 == 0x2000000000000080)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1872]);
-    // n[2894]: (legal black (move bp e 6 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2894] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[2870]: (legal black (move bp e 6 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2870] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x80000000000 == 0x80000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]);
-    // n[2895]: (legal black (move bp g 6 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2895] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x2000000 == 0x2000000)
+    // n[2871]: (legal black (move bp g 6 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2871] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x2000000 == 0x2000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[2155]);
-    // n[2896]: (legal black (move bp d 7 b 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2896] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x1000000 == 0x1000000)
+    // n[2872]: (legal black (move bp d 7 b 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2872] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x1000000 == 0x1000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[604]);
-    // n[2897]: (legal black (move bp f 7 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2897] = (s.0[5] & 0x10000 == 0x10000) & (s.0[6] & 0x40 == 0x40)
+    // n[2873]: (legal black (move bp f 7 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2873] = (s.0[5] & 0x10000 == 0x10000) & (s.0[6] & 0x40 == 0x40)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[694]);
-    // n[2898]: (legal black (move bp h 7 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2898] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
+    // n[2874]: (legal black (move bp h 7 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2874] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[6] & 0x10000000000000 == 0x10000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[811]);
-    // n[2899]: (legal black (move bp c 8 a 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2899] = (s.0[4] & 0x2000 == 0x2000) & (s.0[5] & 0x8 == 0x8)
+    // n[2875]: (legal black (move bp c 8 a 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2875] = (s.0[4] & 0x2000 == 0x2000) & (s.0[5] & 0x8 == 0x8)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1584]);
-    // n[2900]: (legal black (move bp e 8 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2900] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[2876]: (legal black (move bp e 8 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2876] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x2000000000000 == 0x2000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1672]);
-    // n[2901]: (legal black (move bp g 8 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2901] = (s.0[5] & 0x20000000000 == 0x20000000000)
+    // n[2877]: (legal black (move bp g 8 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2877] = (s.0[5] & 0x20000000000 == 0x20000000000)
         & (s.0[6] & 0x80000000 == 0x80000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1789]);
-    // n[2902]: (legal white (move wk b 1 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2902] = (s.0[4] & 0x2000000 == 0x2000000) & (s.0[5] & 0x400 == 0x400)
+    // n[2878]: (legal white (move wk b 1 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2878] = (s.0[4] & 0x2000000 == 0x2000000) & (s.0[5] & 0x400 == 0x400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[899]);
-    // n[2903]: (legal white (move wk d 1 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2903] = (s.0[5] & 0x100000000000080 == 0x100000000000080)
+    // n[2879]: (legal white (move wk d 1 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2879] = (s.0[5] & 0x100000000000080 == 0x100000000000080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[988]);
-    // n[2904]: (legal white (move wk f 1 h 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2904] = (s.0[5] & 0x20000000000000 == 0x20000000000000)
+    // n[2880]: (legal white (move wk f 1 h 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2880] = (s.0[5] & 0x20000000000000 == 0x20000000000000)
         & (s.0[6] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1104]);
-    // n[2905]: (legal white (move wk a 2 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2905] = (s.0[4] & 0x20000000000010 == 0x20000000000010)
+    // n[2881]: (legal white (move wk a 2 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2881] = (s.0[4] & 0x20000000000010 == 0x20000000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[5]);
-    // n[2906]: (legal white (move wk c 2 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2906] = (s.0[4] & 0x4000000000000 == 0x4000000000000)
+    // n[2882]: (legal white (move wk c 2 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2882] = (s.0[4] & 0x4000000000000 == 0x4000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[316]);
-    // n[2907]: (legal white (move wk e 2 g 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2907] = (s.0[5] & 0x100000000 == 0x100000000) & (s.0[6] & 0x20000 == 0x20000)
+    // n[2883]: (legal white (move wk e 2 g 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2883] = (s.0[5] & 0x100000000 == 0x100000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[473]);
-    // n[2908]: (legal white (move wk b 3 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2908] = (s.0[4] & 0x80000000 == 0x80000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[2884]: (legal white (move wk b 3 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2884] = (s.0[4] & 0x80000000 == 0x80000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]);
-    // n[2909]: (legal white (move wk d 3 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2909] = (s.0[5] & 0x4000000000002000 == 0x4000000000002000)
+    // n[2885]: (legal white (move wk d 3 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2885] = (s.0[5] & 0x4000000000002000 == 0x4000000000002000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]);
-    // n[2910]: (legal white (move wk f 3 h 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2910] = (s.0[5] & 0x800000000000000 == 0x800000000000000)
+    // n[2886]: (legal white (move wk f 3 h 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2886] = (s.0[5] & 0x800000000000000 == 0x800000000000000)
         & (s.0[6] & 0x100000000000 == 0x100000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1470]);
-    // n[2911]: (legal white (move wk a 4 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2911] = (s.0[4] & 0x800000000000400 == 0x800000000000400)
+    // n[2887]: (legal white (move wk a 4 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2887] = (s.0[4] & 0x800000000000400 == 0x800000000000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]);
-    // n[2912]: (legal white (move wk c 4 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2912] = (s.0[4] & 0x100000000000000 == 0x100000000000000)
+    // n[2888]: (legal white (move wk c 4 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2888] = (s.0[4] & 0x100000000000000 == 0x100000000000000)
         & (s.0[5] & 0x20000000000 == 0x20000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]);
-    // n[2913]: (legal white (move wk e 4 g 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2913] = (s.0[5] & 0x4000000000 == 0x4000000000) & (s.0[6] & 0x800000 == 0x800000)
+    // n[2889]: (legal white (move wk e 4 g 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2889] = (s.0[5] & 0x4000000000 == 0x4000000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[2154]);
-    // n[2914]: (legal white (move wk b 5 d 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2914] = (s.0[4] & 0x2000000000 == 0x2000000000) & (s.0[5] & 0x400000 == 0x400000)
+    // n[2890]: (legal white (move wk b 5 d 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2890] = (s.0[4] & 0x2000000000 == 0x2000000000) & (s.0[5] & 0x400000 == 0x400000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]);
-    // n[2915]: (legal white (move wk d 5 f 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2915] = (s.0[5] & 0x80000 == 0x80000) & (s.0[6] & 0x10 == 0x10)
+    // n[2891]: (legal white (move wk d 5 f 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2891] = (s.0[5] & 0x80000 == 0x80000) & (s.0[6] & 0x10 == 0x10)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]);
-    // n[2916]: (legal white (move wk f 5 h 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2916] = (s.0[6] & 0x4000000000002 == 0x4000000000002)
+    // n[2892]: (legal white (move wk f 5 h 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2892] = (s.0[6] & 0x4000000000002 == 0x4000000000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]);
-    // n[2917]: (legal white (move wk a 6 c 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2917] = (s.0[4] & 0x10000 == 0x10000) & (s.0[5] & 0x2 == 0x2)
+    // n[2893]: (legal white (move wk a 6 c 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2893] = (s.0[4] & 0x10000 == 0x10000) & (s.0[5] & 0x2 == 0x2)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]);
-    // n[2918]: (legal white (move wk c 6 e 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2918] = (s.0[4] & 0x4000000000000000 == 0x4000000000000000)
+    // n[2894]: (legal white (move wk c 6 e 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2894] = (s.0[4] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[5] & 0x800000000000 == 0x800000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]);
-    // n[2919]: (legal white (move wk e 6 g 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2919] = (s.0[5] & 0x100000000000 == 0x100000000000)
+    // n[2895]: (legal white (move wk e 6 g 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2895] = (s.0[5] & 0x100000000000 == 0x100000000000)
         & (s.0[6] & 0x20000000 == 0x20000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]);
-    // n[2920]: (legal white (move wk d 1 b 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2920] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x80 == 0x80)
+    // n[2896]: (legal white (move wk d 1 b 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2896] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x80 == 0x80)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[899]);
-    // n[2921]: (legal white (move wk f 1 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2921] = (s.0[5] & 0x20000000000400 == 0x20000000000400)
+    // n[2897]: (legal white (move wk f 1 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2897] = (s.0[5] & 0x20000000000400 == 0x20000000000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[988]);
-    // n[2922]: (legal white (move wk h 1 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2922] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[2898]: (legal white (move wk h 1 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2898] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1104]);
-    // n[2923]: (legal white (move wk c 2 a 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2923] = (s.0[4] & 0x4000000000080 == 0x4000000000080)
+    // n[2899]: (legal white (move wk c 2 a 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2899] = (s.0[4] & 0x4000000000080 == 0x4000000000080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[5]);
-    // n[2924]: (legal white (move wk e 2 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2924] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[2900]: (legal white (move wk e 2 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2900] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x100000000 == 0x100000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[316]);
-    // n[2925]: (legal white (move wk g 2 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2925] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x4000 == 0x4000)
+    // n[2901]: (legal white (move wk g 2 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2901] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x4000 == 0x4000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[473]);
-    // n[2926]: (legal white (move wk d 3 b 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2926] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x2000 == 0x2000)
+    // n[2902]: (legal white (move wk d 3 b 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2902] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x2000 == 0x2000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]);
-    // n[2927]: (legal white (move wk f 3 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2927] = (s.0[5] & 0x800000000010000 == 0x800000000010000)
+    // n[2903]: (legal white (move wk f 3 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2903] = (s.0[5] & 0x800000000010000 == 0x800000000010000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]);
-    // n[2928]: (legal white (move wk h 3 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2928] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
+    // n[2904]: (legal white (move wk h 3 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2904] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[6] & 0x20000000000 == 0x20000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1470]);
-    // n[2929]: (legal white (move wk c 4 a 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2929] = (s.0[4] & 0x100000000002000 == 0x100000000002000)
+    // n[2905]: (legal white (move wk c 4 a 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2905] = (s.0[4] & 0x100000000002000 == 0x100000000002000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]);
-    // n[2930]: (legal white (move wk e 4 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2930] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[2906]: (legal white (move wk e 4 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2906] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]);
-    // n[2931]: (legal white (move wk g 4 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2931] = (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x100000 == 0x100000)
+    // n[2907]: (legal white (move wk g 4 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2907] = (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x100000 == 0x100000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[2154]);
-    // n[2932]: (legal white (move wk d 5 b 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2932] = (s.0[4] & 0x10000000000 == 0x10000000000) & (s.0[5] & 0x80000 == 0x80000)
+    // n[2908]: (legal white (move wk d 5 b 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2908] = (s.0[4] & 0x10000000000 == 0x10000000000) & (s.0[5] & 0x80000 == 0x80000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]);
-    // n[2933]: (legal white (move wk f 5 d 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2933] = (s.0[5] & 0x400000 == 0x400000) & (s.0[6] & 0x2 == 0x2)
+    // n[2909]: (legal white (move wk f 5 d 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2909] = (s.0[5] & 0x400000 == 0x400000) & (s.0[6] & 0x2 == 0x2)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]);
-    // n[2934]: (legal white (move wk h 5 f 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2934] = (s.0[6] & 0x800000000010 == 0x800000000010)
+    // n[2910]: (legal white (move wk h 5 f 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2910] = (s.0[6] & 0x800000000010 == 0x800000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]);
-    // n[2935]: (legal white (move wk c 6 a 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2935] = (s.0[4] & 0x4000000000080000 == 0x4000000000080000)
+    // n[2911]: (legal white (move wk c 6 a 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2911] = (s.0[4] & 0x4000000000080000 == 0x4000000000080000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]);
-    // n[2936]: (legal white (move wk e 6 c 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2936] = (s.0[5] & 0x100000000002 == 0x100000000002)
+    // n[2912]: (legal white (move wk e 6 c 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2912] = (s.0[5] & 0x100000000002 == 0x100000000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]);
-    // n[2937]: (legal white (move wk g 6 e 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2937] = (s.0[5] & 0x800000000000 == 0x800000000000)
+    // n[2913]: (legal white (move wk g 6 e 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2913] = (s.0[5] & 0x800000000000 == 0x800000000000)
         & (s.0[6] & 0x4000000 == 0x4000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]);
-    // n[2938]: (legal white (move wk b 3 d 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2938] = (s.0[4] & 0x80000000 == 0x80000000) & (s.0[5] & 0x20 == 0x20)
+    // n[2914]: (legal white (move wk b 3 d 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2914] = (s.0[4] & 0x80000000 == 0x80000000) & (s.0[5] & 0x20 == 0x20)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[899]);
-    // n[2939]: (legal white (move wk d 3 f 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2939] = (s.0[5] & 0x8000000002000 == 0x8000000002000)
+    // n[2915]: (legal white (move wk d 3 f 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2915] = (s.0[5] & 0x8000000002000 == 0x8000000002000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[988]);
-    // n[2940]: (legal white (move wk f 3 h 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2940] = (s.0[5] & 0x800000000000000 == 0x800000000000000)
+    // n[2916]: (legal white (move wk f 3 h 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2916] = (s.0[5] & 0x800000000000000 == 0x800000000000000)
         & (s.0[6] & 0x200000000 == 0x200000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1104]);
-    // n[2941]: (legal white (move wk a 4 c 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2941] = (s.0[4] & 0x800000000400 == 0x800000000400)
+    // n[2917]: (legal white (move wk a 4 c 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2917] = (s.0[4] & 0x800000000400 == 0x800000000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[5]);
-    // n[2942]: (legal white (move wk c 4 e 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2942] = (s.0[4] & 0x100000000000000 == 0x100000000000000)
+    // n[2918]: (legal white (move wk c 4 e 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2918] = (s.0[4] & 0x100000000000000 == 0x100000000000000)
         & (s.0[5] & 0x20000000 == 0x20000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[316]);
-    // n[2943]: (legal white (move wk e 4 g 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2943] = (s.0[5] & 0x4000000000 == 0x4000000000) & (s.0[6] & 0x800 == 0x800)
+    // n[2919]: (legal white (move wk e 4 g 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2919] = (s.0[5] & 0x4000000000 == 0x4000000000) & (s.0[6] & 0x800 == 0x800)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[473]);
-    // n[2944]: (legal white (move wk b 5 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2944] = (s.0[4] & 0x2000000000 == 0x2000000000) & (s.0[5] & 0x400 == 0x400)
+    // n[2920]: (legal white (move wk b 5 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2920] = (s.0[4] & 0x2000000000 == 0x2000000000) & (s.0[5] & 0x400 == 0x400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]);
-    // n[2945]: (legal white (move wk d 5 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2945] = (s.0[5] & 0x100000000080000 == 0x100000000080000)
+    // n[2921]: (legal white (move wk d 5 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2921] = (s.0[5] & 0x100000000080000 == 0x100000000080000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]);
-    // n[2946]: (legal white (move wk f 5 h 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2946] = (s.0[6] & 0x4000000002 == 0x4000000002)
+    // n[2922]: (legal white (move wk f 5 h 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2922] = (s.0[6] & 0x4000000002 == 0x4000000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1470]);
-    // n[2947]: (legal white (move wk a 6 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2947] = (s.0[4] & 0x20000000010000 == 0x20000000010000)
+    // n[2923]: (legal white (move wk a 6 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2923] = (s.0[4] & 0x20000000010000 == 0x20000000010000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]);
-    // n[2948]: (legal white (move wk c 6 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2948] = (s.0[4] & 0x4000000000000000 == 0x4000000000000000)
+    // n[2924]: (legal white (move wk c 6 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2924] = (s.0[4] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1982]);
-    // n[2949]: (legal white (move wk e 6 g 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2949] = (s.0[5] & 0x100000000000 == 0x100000000000) & (s.0[6] & 0x20000 == 0x20000)
+    // n[2925]: (legal white (move wk e 6 g 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2925] = (s.0[5] & 0x100000000000 == 0x100000000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[2154]);
-    // n[2950]: (legal white (move wk b 7 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2950] = (s.0[4] & 0x80000000000 == 0x80000000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[2926]: (legal white (move wk b 7 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2926] = (s.0[4] & 0x80000000000 == 0x80000000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]);
-    // n[2951]: (legal white (move wk d 7 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2951] = (s.0[5] & 0x4000000002000000 == 0x4000000002000000)
+    // n[2927]: (legal white (move wk d 7 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2927] = (s.0[5] & 0x4000000002000000 == 0x4000000002000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]);
-    // n[2952]: (legal white (move wk f 7 h 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2952] = (s.0[6] & 0x100000000080 == 0x100000000080)
+    // n[2928]: (legal white (move wk f 7 h 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2928] = (s.0[6] & 0x100000000080 == 0x100000000080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]);
-    // n[2953]: (legal white (move wk a 8 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2953] = (s.0[4] & 0x800000000400000 == 0x800000000400000)
+    // n[2929]: (legal white (move wk a 8 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2929] = (s.0[4] & 0x800000000400000 == 0x800000000400000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]);
-    // n[2954]: (legal white (move wk c 8 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2954] = (s.0[5] & 0x20000000010 == 0x20000000010)
+    // n[2930]: (legal white (move wk c 8 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2930] = (s.0[5] & 0x20000000010 == 0x20000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]);
-    // n[2955]: (legal white (move wk e 8 g 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2955] = (s.0[5] & 0x4000000000000 == 0x4000000000000)
+    // n[2931]: (legal white (move wk e 8 g 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2931] = (s.0[5] & 0x4000000000000 == 0x4000000000000)
         & (s.0[6] & 0x800000 == 0x800000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]);
-    // n[2956]: (legal white (move wk d 3 b 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2956] = (s.0[4] & 0x800000 == 0x800000) & (s.0[5] & 0x2000 == 0x2000)
+    // n[2932]: (legal white (move wk d 3 b 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2932] = (s.0[4] & 0x800000 == 0x800000) & (s.0[5] & 0x2000 == 0x2000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[899]);
-    // n[2957]: (legal white (move wk f 3 d 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2957] = (s.0[5] & 0x800000000000020 == 0x800000000000020)
+    // n[2933]: (legal white (move wk f 3 d 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2933] = (s.0[5] & 0x800000000000020 == 0x800000000000020)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[988]);
-    // n[2958]: (legal white (move wk h 3 f 1)), rules at checkers.kif:262, 270, 278, 287
-    n[2958] = (s.0[5] & 0x8000000000000 == 0x8000000000000)
+    // n[2934]: (legal white (move wk h 3 f 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2934] = (s.0[5] & 0x8000000000000 == 0x8000000000000)
         & (s.0[6] & 0x20000000000 == 0x20000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1104]);
-    // n[2959]: (legal white (move wk c 4 a 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2959] = (s.0[4] & 0x100000000000002 == 0x100000000000002)
+    // n[2935]: (legal white (move wk c 4 a 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2935] = (s.0[4] & 0x100000000000002 == 0x100000000000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[5]);
-    // n[2960]: (legal white (move wk e 4 c 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2960] = (s.0[4] & 0x800000000000 == 0x800000000000)
+    // n[2936]: (legal white (move wk e 4 c 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2936] = (s.0[4] & 0x800000000000 == 0x800000000000)
         & (s.0[5] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[316]);
-    // n[2961]: (legal white (move wk g 4 e 2)), rules at checkers.kif:262, 270, 278, 287
-    n[2961] = (s.0[5] & 0x20000000 == 0x20000000) & (s.0[6] & 0x100000 == 0x100000)
+    // n[2937]: (legal white (move wk g 4 e 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2937] = (s.0[5] & 0x20000000 == 0x20000000) & (s.0[6] & 0x100000 == 0x100000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[473]);
-    // n[2962]: (legal white (move wk d 5 b 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2962] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x80000 == 0x80000)
+    // n[2938]: (legal white (move wk d 5 b 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2938] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x80000 == 0x80000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]);
-    // n[2963]: (legal white (move wk f 5 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2963] = (s.0[5] & 0x400 == 0x400) & (s.0[6] & 0x2 == 0x2)
+    // n[2939]: (legal white (move wk f 5 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2939] = (s.0[5] & 0x400 == 0x400) & (s.0[6] & 0x2 == 0x2)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]);
-    // n[2964]: (legal white (move wk h 5 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2964] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[2940]: (legal white (move wk h 5 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2940] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x800000000000 == 0x800000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1470]);
-    // n[2965]: (legal white (move wk c 6 a 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2965] = (s.0[4] & 0x4000000000000080 == 0x4000000000000080)
+    // n[2941]: (legal white (move wk c 6 a 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2941] = (s.0[4] & 0x4000000000000080 == 0x4000000000000080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]);
-    // n[2966]: (legal white (move wk e 6 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2966] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[2942]: (legal white (move wk e 6 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2942] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x100000000000 == 0x100000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]);
-    // n[2967]: (legal white (move wk g 6 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2967] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x4000000 == 0x4000000)
+    // n[2943]: (legal white (move wk g 6 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2943] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x4000000 == 0x4000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[2154]);
-    // n[2968]: (legal white (move wk d 7 b 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2968] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x2000000 == 0x2000000)
+    // n[2944]: (legal white (move wk d 7 b 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2944] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x2000000 == 0x2000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]);
-    // n[2969]: (legal white (move wk f 7 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2969] = (s.0[5] & 0x10000 == 0x10000) & (s.0[6] & 0x80 == 0x80)
+    // n[2945]: (legal white (move wk f 7 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2945] = (s.0[5] & 0x10000 == 0x10000) & (s.0[6] & 0x80 == 0x80)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]);
-    // n[2970]: (legal white (move wk h 7 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2970] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
+    // n[2946]: (legal white (move wk h 7 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2946] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[6] & 0x20000000000000 == 0x20000000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]);
-    // n[2971]: (legal white (move wk c 8 a 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2971] = (s.0[4] & 0x2000 == 0x2000) & (s.0[5] & 0x10 == 0x10)
+    // n[2947]: (legal white (move wk c 8 a 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2947] = (s.0[4] & 0x2000 == 0x2000) & (s.0[5] & 0x10 == 0x10)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]);
-    // n[2972]: (legal white (move wk e 8 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2972] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[2948]: (legal white (move wk e 8 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2948] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x4000000000000 == 0x4000000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]);
-    // n[2973]: (legal white (move wk g 8 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2973] = (s.0[5] & 0x20000000000 == 0x20000000000)
+    // n[2949]: (legal white (move wk g 8 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2949] = (s.0[5] & 0x20000000000 == 0x20000000000)
         & (s.0[6] & 0x100000000 == 0x100000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]);
-    // n[2974]: (legal black (move bk b 1 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2974] = (s.0[4] & 0x1000000 == 0x1000000) & (s.0[5] & 0x400 == 0x400)
+    // n[2950]: (legal black (move bk b 1 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2950] = (s.0[4] & 0x1000000 == 0x1000000) & (s.0[5] & 0x400 == 0x400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]);
-    // n[2975]: (legal black (move bk d 1 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2975] = (s.0[5] & 0x100000000000040 == 0x100000000000040)
+    // n[2951]: (legal black (move bk d 1 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2951] = (s.0[5] & 0x100000000000040 == 0x100000000000040)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]);
-    // n[2976]: (legal black (move bk f 1 h 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2976] = (s.0[5] & 0x10000000000000 == 0x10000000000000)
+    // n[2952]: (legal black (move bk f 1 h 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2952] = (s.0[5] & 0x10000000000000 == 0x10000000000000)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]);
-    // n[2977]: (legal black (move bk a 2 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2977] = (s.0[4] & 0x20000000000004 == 0x20000000000004)
+    // n[2953]: (legal black (move bk a 2 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2953] = (s.0[4] & 0x20000000000004 == 0x20000000000004)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]);
-    // n[2978]: (legal black (move bk c 2 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2978] = (s.0[4] & 0x1000000000000 == 0x1000000000000)
+    // n[2954]: (legal black (move bk c 2 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2954] = (s.0[4] & 0x1000000000000 == 0x1000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[315]);
-    // n[2979]: (legal black (move bk e 2 g 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2979] = (s.0[5] & 0x40000000 == 0x40000000) & (s.0[6] & 0x20000 == 0x20000)
+    // n[2955]: (legal black (move bk e 2 g 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2955] = (s.0[5] & 0x40000000 == 0x40000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]);
-    // n[2980]: (legal black (move bk b 3 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2980] = (s.0[4] & 0x20000000 == 0x20000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[2956]: (legal black (move bk b 3 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2956] = (s.0[4] & 0x20000000 == 0x20000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]);
-    // n[2981]: (legal black (move bk d 3 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2981] = (s.0[5] & 0x4000000000000800 == 0x4000000000000800)
+    // n[2957]: (legal black (move bk d 3 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2957] = (s.0[5] & 0x4000000000000800 == 0x4000000000000800)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]);
-    // n[2982]: (legal black (move bk f 3 h 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2982] = (s.0[5] & 0x200000000000000 == 0x200000000000000)
+    // n[2958]: (legal black (move bk f 3 h 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2958] = (s.0[5] & 0x200000000000000 == 0x200000000000000)
         & (s.0[6] & 0x100000000000 == 0x100000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1469]);
-    // n[2983]: (legal black (move bk a 4 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2983] = (s.0[4] & 0x800000000000100 == 0x800000000000100)
+    // n[2959]: (legal black (move bk a 4 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2959] = (s.0[4] & 0x800000000000100 == 0x800000000000100)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1872]);
-    // n[2984]: (legal black (move bk c 4 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2984] = (s.0[4] & 0x40000000000000 == 0x40000000000000)
+    // n[2960]: (legal black (move bk c 4 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2960] = (s.0[4] & 0x40000000000000 == 0x40000000000000)
         & (s.0[5] & 0x20000000000 == 0x20000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]);
-    // n[2985]: (legal black (move bk e 4 g 6)), rules at checkers.kif:262, 270, 278, 287
-    n[2985] = (s.0[5] & 0x1000000000 == 0x1000000000) & (s.0[6] & 0x800000 == 0x800000)
+    // n[2961]: (legal black (move bk e 4 g 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2961] = (s.0[5] & 0x1000000000 == 0x1000000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[2155]);
-    // n[2986]: (legal black (move bk b 5 d 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2986] = (s.0[4] & 0x800000000 == 0x800000000) & (s.0[5] & 0x400000 == 0x400000)
+    // n[2962]: (legal black (move bk b 5 d 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2962] = (s.0[4] & 0x800000000 == 0x800000000) & (s.0[5] & 0x400000 == 0x400000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[604]);
-    // n[2987]: (legal black (move bk d 5 f 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2987] = (s.0[5] & 0x20000 == 0x20000) & (s.0[6] & 0x10 == 0x10)
+    // n[2963]: (legal black (move bk d 5 f 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2963] = (s.0[5] & 0x20000 == 0x20000) & (s.0[6] & 0x10 == 0x10)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[694]);
-    // n[2988]: (legal black (move bk f 5 h 7)), rules at checkers.kif:262, 270, 278, 287
-    n[2988] = (s.0[5] & 0x8000000000000000 == 0x8000000000000000)
+    // n[2964]: (legal black (move bk f 5 h 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2964] = (s.0[5] & 0x8000000000000000 == 0x8000000000000000)
         & (s.0[6] & 0x4000000000000 == 0x4000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[811]);
-    // n[2989]: (legal black (move bk a 6 c 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2989] = (s.0[4] & 0x4000 == 0x4000) & (s.0[5] & 0x2 == 0x2)
+    // n[2965]: (legal black (move bk a 6 c 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2965] = (s.0[4] & 0x4000 == 0x4000) & (s.0[5] & 0x2 == 0x2)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1584]);
-    // n[2990]: (legal black (move bk c 6 e 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2990] = (s.0[4] & 0x1000000000000000 == 0x1000000000000000)
+    // n[2966]: (legal black (move bk c 6 e 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2966] = (s.0[4] & 0x1000000000000000 == 0x1000000000000000)
         & (s.0[5] & 0x800000000000 == 0x800000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1672]);
-    // n[2991]: (legal black (move bk e 6 g 8)), rules at checkers.kif:262, 270, 278, 287
-    n[2991] = (s.0[5] & 0x40000000000 == 0x40000000000)
+    // n[2967]: (legal black (move bk e 6 g 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2967] = (s.0[5] & 0x40000000000 == 0x40000000000)
         & (s.0[6] & 0x20000000 == 0x20000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1789]);
-    // n[2992]: (legal black (move bk d 1 b 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2992] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x40 == 0x40)
+    // n[2968]: (legal black (move bk d 1 b 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2968] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x40 == 0x40)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]);
-    // n[2993]: (legal black (move bk f 1 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2993] = (s.0[5] & 0x10000000000400 == 0x10000000000400)
+    // n[2969]: (legal black (move bk f 1 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2969] = (s.0[5] & 0x10000000000400 == 0x10000000000400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]);
-    // n[2994]: (legal black (move bk h 1 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[2994] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[2970]: (legal black (move bk h 1 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2970] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x400000000 == 0x400000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]);
-    // n[2995]: (legal black (move bk c 2 a 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2995] = (s.0[4] & 0x1000000000080 == 0x1000000000080)
+    // n[2971]: (legal black (move bk c 2 a 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2971] = (s.0[4] & 0x1000000000080 == 0x1000000000080)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]);
-    // n[2996]: (legal black (move bk e 2 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2996] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[2972]: (legal black (move bk e 2 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2972] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x40000000 == 0x40000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[315]);
-    // n[2997]: (legal black (move bk g 2 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[2997] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x1000 == 0x1000)
+    // n[2973]: (legal black (move bk g 2 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2973] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x1000 == 0x1000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]);
-    // n[2998]: (legal black (move bk d 3 b 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2998] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x800 == 0x800)
+    // n[2974]: (legal black (move bk d 3 b 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2974] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x800 == 0x800)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]);
-    // n[2999]: (legal black (move bk f 3 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[2999] = (s.0[5] & 0x200000000010000 == 0x200000000010000)
+    // n[2975]: (legal black (move bk f 3 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2975] = (s.0[5] & 0x200000000010000 == 0x200000000010000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]);
-    // n[3000]: (legal black (move bk h 3 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[3000] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
+    // n[2976]: (legal black (move bk h 3 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2976] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[6] & 0x8000000000 == 0x8000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1469]);
-    // n[3001]: (legal black (move bk c 4 a 6)), rules at checkers.kif:262, 270, 278, 287
-    n[3001] = (s.0[4] & 0x40000000002000 == 0x40000000002000)
+    // n[2977]: (legal black (move bk c 4 a 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2977] = (s.0[4] & 0x40000000002000 == 0x40000000002000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1872]);
-    // n[3002]: (legal black (move bk e 4 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[3002] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[2978]: (legal black (move bk e 4 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2978] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x1000000000 == 0x1000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1983]);
-    // n[3003]: (legal black (move bk g 4 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[3003] = (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x40000 == 0x40000)
+    // n[2979]: (legal black (move bk g 4 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[2979] = (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x40000 == 0x40000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[2155]);
-    // n[3004]: (legal black (move bk d 5 b 7)), rules at checkers.kif:262, 270, 278, 287
-    n[3004] = (s.0[4] & 0x10000000000 == 0x10000000000) & (s.0[5] & 0x20000 == 0x20000)
+    // n[2980]: (legal black (move bk d 5 b 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2980] = (s.0[4] & 0x10000000000 == 0x10000000000) & (s.0[5] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[604]);
-    // n[3005]: (legal black (move bk f 5 d 7)), rules at checkers.kif:262, 270, 278, 287
-    n[3005] = (s.0[5] & 0x8000000000400000 == 0x8000000000400000)
+    // n[2981]: (legal black (move bk f 5 d 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2981] = (s.0[5] & 0x8000000000400000 == 0x8000000000400000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[694]);
-    // n[3006]: (legal black (move bk h 5 f 7)), rules at checkers.kif:262, 270, 278, 287
-    n[3006] = (s.0[6] & 0x200000000010 == 0x200000000010)
+    // n[2982]: (legal black (move bk h 5 f 7)), rules at checkers.kif:262, 270, 278, 287
+    n[2982] = (s.0[6] & 0x200000000010 == 0x200000000010)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[811]);
-    // n[3007]: (legal black (move bk c 6 a 8)), rules at checkers.kif:262, 270, 278, 287
-    n[3007] = (s.0[4] & 0x1000000000080000 == 0x1000000000080000)
+    // n[2983]: (legal black (move bk c 6 a 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2983] = (s.0[4] & 0x1000000000080000 == 0x1000000000080000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1584]);
-    // n[3008]: (legal black (move bk e 6 c 8)), rules at checkers.kif:262, 270, 278, 287
-    n[3008] = (s.0[5] & 0x40000000002 == 0x40000000002)
+    // n[2984]: (legal black (move bk e 6 c 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2984] = (s.0[5] & 0x40000000002 == 0x40000000002)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1672]);
-    // n[3009]: (legal black (move bk g 6 e 8)), rules at checkers.kif:262, 270, 278, 287
-    n[3009] = (s.0[5] & 0x800000000000 == 0x800000000000)
+    // n[2985]: (legal black (move bk g 6 e 8)), rules at checkers.kif:262, 270, 278, 287
+    n[2985] = (s.0[5] & 0x800000000000 == 0x800000000000)
         & (s.0[6] & 0x1000000 == 0x1000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1789]);
-    // n[3010]: (legal black (move bk b 3 d 1)), rules at checkers.kif:262, 270, 278, 287
-    n[3010] = (s.0[4] & 0x20000000 == 0x20000000) & (s.0[5] & 0x20 == 0x20)
+    // n[2986]: (legal black (move bk b 3 d 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2986] = (s.0[4] & 0x20000000 == 0x20000000) & (s.0[5] & 0x20 == 0x20)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]);
-    // n[3011]: (legal black (move bk d 3 f 1)), rules at checkers.kif:262, 270, 278, 287
-    n[3011] = (s.0[5] & 0x8000000000800 == 0x8000000000800)
+    // n[2987]: (legal black (move bk d 3 f 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2987] = (s.0[5] & 0x8000000000800 == 0x8000000000800)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]);
-    // n[3012]: (legal black (move bk f 3 h 1)), rules at checkers.kif:262, 270, 278, 287
-    n[3012] = (s.0[5] & 0x200000000000000 == 0x200000000000000)
+    // n[2988]: (legal black (move bk f 3 h 1)), rules at checkers.kif:262, 270, 278, 287
+    n[2988] = (s.0[5] & 0x200000000000000 == 0x200000000000000)
         & (s.0[6] & 0x200000000 == 0x200000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]);
-    // n[3013]: (legal black (move bk a 4 c 2)), rules at checkers.kif:262, 270, 278, 287
-    n[3013] = (s.0[4] & 0x800000000100 == 0x800000000100)
+    // n[2989]: (legal black (move bk a 4 c 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2989] = (s.0[4] & 0x800000000100 == 0x800000000100)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]);
-    // n[3014]: (legal black (move bk c 4 e 2)), rules at checkers.kif:262, 270, 278, 287
-    n[3014] = (s.0[4] & 0x40000000000000 == 0x40000000000000)
+    // n[2990]: (legal black (move bk c 4 e 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2990] = (s.0[4] & 0x40000000000000 == 0x40000000000000)
         & (s.0[5] & 0x20000000 == 0x20000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[315]);
-    // n[3015]: (legal black (move bk e 4 g 2)), rules at checkers.kif:262, 270, 278, 287
-    n[3015] = (s.0[5] & 0x1000000000 == 0x1000000000) & (s.0[6] & 0x800 == 0x800)
+    // n[2991]: (legal black (move bk e 4 g 2)), rules at checkers.kif:262, 270, 278, 287
+    n[2991] = (s.0[5] & 0x1000000000 == 0x1000000000) & (s.0[6] & 0x800 == 0x800)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]);
-    // n[3016]: (legal black (move bk b 5 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[3016] = (s.0[4] & 0x800000000 == 0x800000000) & (s.0[5] & 0x400 == 0x400)
+    // n[2992]: (legal black (move bk b 5 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2992] = (s.0[4] & 0x800000000 == 0x800000000) & (s.0[5] & 0x400 == 0x400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]);
-    // n[3017]: (legal black (move bk d 5 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[3017] = (s.0[5] & 0x100000000020000 == 0x100000000020000)
+    // n[2993]: (legal black (move bk d 5 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2993] = (s.0[5] & 0x100000000020000 == 0x100000000020000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]);
-    // n[3018]: (legal black (move bk f 5 h 3)), rules at checkers.kif:262, 270, 278, 287
-    n[3018] = (s.0[5] & 0x8000000000000000 == 0x8000000000000000)
+    // n[2994]: (legal black (move bk f 5 h 3)), rules at checkers.kif:262, 270, 278, 287
+    n[2994] = (s.0[5] & 0x8000000000000000 == 0x8000000000000000)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1469]);
-    // n[3019]: (legal black (move bk a 6 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[3019] = (s.0[4] & 0x20000000004000 == 0x20000000004000)
+    // n[2995]: (legal black (move bk a 6 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2995] = (s.0[4] & 0x20000000004000 == 0x20000000004000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1872]);
-    // n[3020]: (legal black (move bk c 6 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[3020] = (s.0[4] & 0x1000000000000000 == 0x1000000000000000)
+    // n[2996]: (legal black (move bk c 6 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2996] = (s.0[4] & 0x1000000000000000 == 0x1000000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1983]);
-    // n[3021]: (legal black (move bk e 6 g 4)), rules at checkers.kif:262, 270, 278, 287
-    n[3021] = (s.0[5] & 0x40000000000 == 0x40000000000) & (s.0[6] & 0x20000 == 0x20000)
+    // n[2997]: (legal black (move bk e 6 g 4)), rules at checkers.kif:262, 270, 278, 287
+    n[2997] = (s.0[5] & 0x40000000000 == 0x40000000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[2155]);
-    // n[3022]: (legal black (move bk b 7 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[3022] = (s.0[4] & 0x20000000000 == 0x20000000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[2998]: (legal black (move bk b 7 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2998] = (s.0[4] & 0x20000000000 == 0x20000000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[604]);
-    // n[3023]: (legal black (move bk d 7 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[3023] = (s.0[5] & 0x4000000000800000 == 0x4000000000800000)
+    // n[2999]: (legal black (move bk d 7 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[2999] = (s.0[5] & 0x4000000000800000 == 0x4000000000800000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[694]);
-    // n[3024]: (legal black (move bk f 7 h 5)), rules at checkers.kif:262, 270, 278, 287
-    n[3024] = (s.0[6] & 0x100000000020 == 0x100000000020)
+    // n[3000]: (legal black (move bk f 7 h 5)), rules at checkers.kif:262, 270, 278, 287
+    n[3000] = (s.0[6] & 0x100000000020 == 0x100000000020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[811]);
-    // n[3025]: (legal black (move bk a 8 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[3025] = (s.0[4] & 0x800000000100000 == 0x800000000100000)
+    // n[3001]: (legal black (move bk a 8 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[3001] = (s.0[4] & 0x800000000100000 == 0x800000000100000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1584]);
-    // n[3026]: (legal black (move bk c 8 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[3026] = (s.0[5] & 0x20000000004 == 0x20000000004)
+    // n[3002]: (legal black (move bk c 8 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[3002] = (s.0[5] & 0x20000000004 == 0x20000000004)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1672]);
-    // n[3027]: (legal black (move bk e 8 g 6)), rules at checkers.kif:262, 270, 278, 287
-    n[3027] = (s.0[5] & 0x1000000000000 == 0x1000000000000)
+    // n[3003]: (legal black (move bk e 8 g 6)), rules at checkers.kif:262, 270, 278, 287
+    n[3003] = (s.0[5] & 0x1000000000000 == 0x1000000000000)
         & (s.0[6] & 0x800000 == 0x800000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1789]);
-    // n[3028]: (legal black (move bk d 3 b 1)), rules at checkers.kif:262, 270, 278, 287
-    n[3028] = (s.0[4] & 0x800000 == 0x800000) & (s.0[5] & 0x800 == 0x800)
+    // n[3004]: (legal black (move bk d 3 b 1)), rules at checkers.kif:262, 270, 278, 287
+    n[3004] = (s.0[4] & 0x800000 == 0x800000) & (s.0[5] & 0x800 == 0x800)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]);
-    // n[3029]: (legal black (move bk f 3 d 1)), rules at checkers.kif:262, 270, 278, 287
-    n[3029] = (s.0[5] & 0x200000000000020 == 0x200000000000020)
+    // n[3005]: (legal black (move bk f 3 d 1)), rules at checkers.kif:262, 270, 278, 287
+    n[3005] = (s.0[5] & 0x200000000000020 == 0x200000000000020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]);
-    // n[3030]: (legal black (move bk h 3 f 1)), rules at checkers.kif:262, 270, 278, 287
-    n[3030] = (s.0[5] & 0x8000000000000 == 0x8000000000000)
+    // n[3006]: (legal black (move bk h 3 f 1)), rules at checkers.kif:262, 270, 278, 287
+    n[3006] = (s.0[5] & 0x8000000000000 == 0x8000000000000)
         & (s.0[6] & 0x8000000000 == 0x8000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]);
-    // n[3031]: (legal black (move bk c 4 a 2)), rules at checkers.kif:262, 270, 278, 287
-    n[3031] = (s.0[4] & 0x40000000000002 == 0x40000000000002)
+    // n[3007]: (legal black (move bk c 4 a 2)), rules at checkers.kif:262, 270, 278, 287
+    n[3007] = (s.0[4] & 0x40000000000002 == 0x40000000000002)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]);
-    // n[3032]: (legal black (move bk e 4 c 2)), rules at checkers.kif:262, 270, 278, 287
-    n[3032] = (s.0[4] & 0x800000000000 == 0x800000000000)
+    // n[3008]: (legal black (move bk e 4 c 2)), rules at checkers.kif:262, 270, 278, 287
+    n[3008] = (s.0[4] & 0x800000000000 == 0x800000000000)
         & (s.0[5] & 0x1000000000 == 0x1000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[315]);
-    // n[3033]: (legal black (move bk g 4 e 2)), rules at checkers.kif:262, 270, 278, 287
-    n[3033] = (s.0[5] & 0x20000000 == 0x20000000) & (s.0[6] & 0x40000 == 0x40000)
+    // n[3009]: (legal black (move bk g 4 e 2)), rules at checkers.kif:262, 270, 278, 287
+    n[3009] = (s.0[5] & 0x20000000 == 0x20000000) & (s.0[6] & 0x40000 == 0x40000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]);
-    // n[3034]: (legal black (move bk d 5 b 3)), rules at checkers.kif:262, 270, 278, 287
-    n[3034] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x20000 == 0x20000)
+    // n[3010]: (legal black (move bk d 5 b 3)), rules at checkers.kif:262, 270, 278, 287
+    n[3010] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]);
-    // n[3035]: (legal black (move bk f 5 d 3)), rules at checkers.kif:262, 270, 278, 287
-    n[3035] = (s.0[5] & 0x8000000000000400 == 0x8000000000000400)
+    // n[3011]: (legal black (move bk f 5 d 3)), rules at checkers.kif:262, 270, 278, 287
+    n[3011] = (s.0[5] & 0x8000000000000400 == 0x8000000000000400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]);
-    // n[3036]: (legal black (move bk h 5 f 3)), rules at checkers.kif:262, 270, 278, 287
-    n[3036] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[3012]: (legal black (move bk h 5 f 3)), rules at checkers.kif:262, 270, 278, 287
+    n[3012] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x200000000000 == 0x200000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1469]);
-    // n[3037]: (legal black (move bk c 6 a 4)), rules at checkers.kif:262, 270, 278, 287
-    n[3037] = (s.0[4] & 0x1000000000000080 == 0x1000000000000080)
+    // n[3013]: (legal black (move bk c 6 a 4)), rules at checkers.kif:262, 270, 278, 287
+    n[3013] = (s.0[4] & 0x1000000000000080 == 0x1000000000000080)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1872]);
-    // n[3038]: (legal black (move bk e 6 c 4)), rules at checkers.kif:262, 270, 278, 287
-    n[3038] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3014]: (legal black (move bk e 6 c 4)), rules at checkers.kif:262, 270, 278, 287
+    n[3014] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x40000000000 == 0x40000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]);
-    // n[3039]: (legal black (move bk g 6 e 4)), rules at checkers.kif:262, 270, 278, 287
-    n[3039] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x1000000 == 0x1000000)
+    // n[3015]: (legal black (move bk g 6 e 4)), rules at checkers.kif:262, 270, 278, 287
+    n[3015] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x1000000 == 0x1000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[2155]);
-    // n[3040]: (legal black (move bk d 7 b 5)), rules at checkers.kif:262, 270, 278, 287
-    n[3040] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x800000 == 0x800000)
+    // n[3016]: (legal black (move bk d 7 b 5)), rules at checkers.kif:262, 270, 278, 287
+    n[3016] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x800000 == 0x800000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[604]);
-    // n[3041]: (legal black (move bk f 7 d 5)), rules at checkers.kif:262, 270, 278, 287
-    n[3041] = (s.0[5] & 0x10000 == 0x10000) & (s.0[6] & 0x20 == 0x20)
+    // n[3017]: (legal black (move bk f 7 d 5)), rules at checkers.kif:262, 270, 278, 287
+    n[3017] = (s.0[5] & 0x10000 == 0x10000) & (s.0[6] & 0x20 == 0x20)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[694]);
-    // n[3042]: (legal black (move bk h 7 f 5)), rules at checkers.kif:262, 270, 278, 287
-    n[3042] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
+    // n[3018]: (legal black (move bk h 7 f 5)), rules at checkers.kif:262, 270, 278, 287
+    n[3018] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[6] & 0x8000000000000 == 0x8000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[811]);
-    // n[3043]: (legal black (move bk c 8 a 6)), rules at checkers.kif:262, 270, 278, 287
-    n[3043] = (s.0[4] & 0x2000 == 0x2000) & (s.0[5] & 0x4 == 0x4)
+    // n[3019]: (legal black (move bk c 8 a 6)), rules at checkers.kif:262, 270, 278, 287
+    n[3019] = (s.0[4] & 0x2000 == 0x2000) & (s.0[5] & 0x4 == 0x4)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1584]);
-    // n[3044]: (legal black (move bk e 8 c 6)), rules at checkers.kif:262, 270, 278, 287
-    n[3044] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3020]: (legal black (move bk e 8 c 6)), rules at checkers.kif:262, 270, 278, 287
+    n[3020] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x1000000000000 == 0x1000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1672]);
-    // n[3045]: (legal black (move bk g 8 e 6)), rules at checkers.kif:262, 270, 278, 287
-    n[3045] = (s.0[5] & 0x20000000000 == 0x20000000000)
+    // n[3021]: (legal black (move bk g 8 e 6)), rules at checkers.kif:262, 270, 278, 287
+    n[3021] = (s.0[5] & 0x20000000000 == 0x20000000000)
         & (s.0[6] & 0x40000000 == 0x40000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1789]);
-    // n[3046]: (legal white (doublejump wp b 1 d 3 f 5)), rules at checkers.kif:296, 309
-    n[3046] = (s.0[4] & 0x4000000 == 0x4000000)
+    // n[3022]: (legal white (doublejump wp b 1 d 3 f 5)), rules at checkers.kif:296, 309
+    n[3022] = (s.0[4] & 0x4000000 == 0x4000000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[899]);
-    // n[3047]: (legal white (doublejump wp b 1 d 3 b 5)), rules at checkers.kif:296, 309
-    n[3047] = (s.0[4] & 0x404000000 == 0x404000000) & (s.0[5] & 0x400 == 0x400)
+    // n[3023]: (legal white (doublejump wp b 1 d 3 b 5)), rules at checkers.kif:296, 309
+    n[3023] = (s.0[4] & 0x404000000 == 0x404000000) & (s.0[5] & 0x400 == 0x400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[899]);
-    // n[3048]: (legal white (doublejump wp d 1 f 3 h 5)), rules at checkers.kif:296, 309
-    n[3048] = (s.0[5] & 0x100000000000100 == 0x100000000000100)
+    // n[3024]: (legal white (doublejump wp d 1 f 3 h 5)), rules at checkers.kif:296, 309
+    n[3024] = (s.0[5] & 0x100000000000100 == 0x100000000000100)
         & (s.0[6] & 0x100000000000 == 0x100000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1470]) & (n[988]);
-    // n[3049]: (legal white (doublejump wp d 1 f 3 d 5)), rules at checkers.kif:296, 309
-    n[3049] = (s.0[5] & 0x100000000010100 == 0x100000000010100)
+    // n[3025]: (legal white (doublejump wp d 1 f 3 d 5)), rules at checkers.kif:296, 309
+    n[3025] = (s.0[5] & 0x100000000010100 == 0x100000000010100)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[988]);
-    // n[3050]: (legal white (doublejump wp f 1 h 3 f 5)), rules at checkers.kif:296, 309
-    n[3050] = (s.0[5] & 0x4040000000000000 == 0x4040000000000000)
+    // n[3026]: (legal white (doublejump wp f 1 h 3 f 5)), rules at checkers.kif:296, 309
+    n[3026] = (s.0[5] & 0x4040000000000000 == 0x4040000000000000)
         & (s.0[6] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1470]) & (n[1104]);
-    // n[3051]: (legal white (doublejump wp a 2 c 4 e 6)), rules at checkers.kif:296, 309
-    n[3051] = (s.0[4] & 0x20000000000020 == 0x20000000000020)
+    // n[3027]: (legal white (doublejump wp a 2 c 4 e 6)), rules at checkers.kif:296, 309
+    n[3027] = (s.0[4] & 0x20000000000020 == 0x20000000000020)
         & (s.0[5] & 0x20000000000 == 0x20000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]) & (n[5]);
-    // n[3052]: (legal white (doublejump wp a 2 c 4 a 6)), rules at checkers.kif:296, 309
-    n[3052] = (s.0[4] & 0x20000000002020 == 0x20000000002020)
+    // n[3028]: (legal white (doublejump wp a 2 c 4 a 6)), rules at checkers.kif:296, 309
+    n[3028] = (s.0[4] & 0x20000000002020 == 0x20000000002020)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]) & (n[5]);
-    // n[3053]: (legal white (doublejump wp c 2 e 4 g 6)), rules at checkers.kif:296, 309
-    n[3053] = (s.0[4] & 0x8000000000000 == 0x8000000000000)
+    // n[3029]: (legal white (doublejump wp c 2 e 4 g 6)), rules at checkers.kif:296, 309
+    n[3029] = (s.0[4] & 0x8000000000000 == 0x8000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[2154]) & (n[316]);
-    // n[3054]: (legal white (doublejump wp c 2 e 4 c 6)), rules at checkers.kif:296, 309
-    n[3054] = (s.0[4] & 0x808000000000000 == 0x808000000000000)
+    // n[3030]: (legal white (doublejump wp c 2 e 4 c 6)), rules at checkers.kif:296, 309
+    n[3030] = (s.0[4] & 0x808000000000000 == 0x808000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1982]) & (n[316]);
-    // n[3055]: (legal white (doublejump wp e 2 g 4 e 6)), rules at checkers.kif:296, 309
-    n[3055] = (s.0[5] & 0x20200000000 == 0x20200000000) & (s.0[6] & 0x20000 == 0x20000)
+    // n[3031]: (legal white (doublejump wp e 2 g 4 e 6)), rules at checkers.kif:296, 309
+    n[3031] = (s.0[5] & 0x20200000000 == 0x20200000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[2154]) & (n[473]);
-    // n[3056]: (legal white (doublejump wp b 3 d 5 f 7)), rules at checkers.kif:296, 309
-    n[3056] = (s.0[4] & 0x100000000 == 0x100000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3032]: (legal white (doublejump wp b 3 d 5 f 7)), rules at checkers.kif:296, 309
+    n[3032] = (s.0[4] & 0x100000000 == 0x100000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[6] & 0x10 == 0x10) & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693])
         & (n[1186]);
-    // n[3057]: (legal white (doublejump wp b 3 d 5 b 7)), rules at checkers.kif:296, 309
-    n[3057] = (s.0[4] & 0x10100000000 == 0x10100000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3033]: (legal white (doublejump wp b 3 d 5 b 7)), rules at checkers.kif:296, 309
+    n[3033] = (s.0[4] & 0x10100000000 == 0x10100000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1186]);
-    // n[3058]: (legal white (doublejump wp d 3 f 5 h 7)), rules at checkers.kif:296, 309
-    n[3058] = (s.0[5] & 0x4000000000004000 == 0x4000000000004000)
+    // n[3034]: (legal white (doublejump wp d 3 f 5 h 7)), rules at checkers.kif:296, 309
+    n[3034] = (s.0[5] & 0x4000000000004000 == 0x4000000000004000)
         & (s.0[6] & 0x4000000000000 == 0x4000000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1298]);
-    // n[3059]: (legal white (doublejump wp d 3 f 5 d 7)), rules at checkers.kif:296, 309
-    n[3059] = (s.0[5] & 0x4000000000404000 == 0x4000000000404000)
+    // n[3035]: (legal white (doublejump wp d 3 f 5 d 7)), rules at checkers.kif:296, 309
+    n[3035] = (s.0[5] & 0x4000000000404000 == 0x4000000000404000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1298]);
-    // n[3060]: (legal white (doublejump wp f 3 h 5 f 7)), rules at checkers.kif:296, 309
-    n[3060] = (s.0[5] & 0x1000000000000000 == 0x1000000000000000)
+    // n[3036]: (legal white (doublejump wp f 3 h 5 f 7)), rules at checkers.kif:296, 309
+    n[3036] = (s.0[5] & 0x1000000000000000 == 0x1000000000000000)
         & (s.0[6] & 0x100000000010 == 0x100000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1470]);
-    // n[3061]: (legal white (doublejump wp a 4 c 6 e 8)), rules at checkers.kif:296, 309
-    n[3061] = (s.0[4] & 0x800000000000800 == 0x800000000000800)
+    // n[3037]: (legal white (doublejump wp a 4 c 6 e 8)), rules at checkers.kif:296, 309
+    n[3037] = (s.0[4] & 0x800000000000800 == 0x800000000000800)
         & (s.0[5] & 0x800000000000 == 0x800000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1871]);
-    // n[3062]: (legal white (doublejump wp a 4 c 6 a 8)), rules at checkers.kif:296, 309
-    n[3062] = (s.0[4] & 0x800000000080800 == 0x800000000080800)
+    // n[3038]: (legal white (doublejump wp a 4 c 6 a 8)), rules at checkers.kif:296, 309
+    n[3038] = (s.0[4] & 0x800000000080800 == 0x800000000080800)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]) & (n[1871]);
-    // n[3063]: (legal white (doublejump wp c 4 e 6 g 8)), rules at checkers.kif:296, 309
-    n[3063] = (s.0[4] & 0x200000000000000 == 0x200000000000000)
+    // n[3039]: (legal white (doublejump wp c 4 e 6 g 8)), rules at checkers.kif:296, 309
+    n[3039] = (s.0[4] & 0x200000000000000 == 0x200000000000000)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x20000000 == 0x20000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[1982]);
-    // n[3064]: (legal white (doublejump wp c 4 e 6 c 8)), rules at checkers.kif:296, 309
-    n[3064] = (s.0[4] & 0x200000000000000 == 0x200000000000000)
+    // n[3040]: (legal white (doublejump wp c 4 e 6 c 8)), rules at checkers.kif:296, 309
+    n[3040] = (s.0[4] & 0x200000000000000 == 0x200000000000000)
         & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1982]);
-    // n[3065]: (legal white (doublejump wp e 4 g 6 e 8)), rules at checkers.kif:296, 309
-    n[3065] = (s.0[5] & 0x808000000000 == 0x808000000000)
+    // n[3041]: (legal white (doublejump wp e 4 g 6 e 8)), rules at checkers.kif:296, 309
+    n[3041] = (s.0[5] & 0x808000000000 == 0x808000000000)
         & (s.0[6] & 0x800000 == 0x800000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]) & (n[2154]);
-    // n[3066]: (legal white (doublejump wp d 1 b 3 d 5)), rules at checkers.kif:296, 309
-    n[3066] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10100 == 0x10100)
+    // n[3042]: (legal white (doublejump wp d 1 b 3 d 5)), rules at checkers.kif:296, 309
+    n[3042] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10100 == 0x10100)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[899]);
-    // n[3067]: (legal white (doublejump wp f 1 d 3 f 5)), rules at checkers.kif:296, 309
-    n[3067] = (s.0[5] & 0x4040000000000400 == 0x4040000000000400)
+    // n[3043]: (legal white (doublejump wp f 1 d 3 f 5)), rules at checkers.kif:296, 309
+    n[3043] = (s.0[5] & 0x4040000000000400 == 0x4040000000000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[988]);
-    // n[3068]: (legal white (doublejump wp f 1 d 3 b 5)), rules at checkers.kif:296, 309
-    n[3068] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3044]: (legal white (doublejump wp f 1 d 3 b 5)), rules at checkers.kif:296, 309
+    n[3044] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x40000000000400 == 0x40000000000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[988]);
-    // n[3069]: (legal white (doublejump wp h 1 f 3 h 5)), rules at checkers.kif:296, 309
-    n[3069] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[3045]: (legal white (doublejump wp h 1 f 3 h 5)), rules at checkers.kif:296, 309
+    n[3045] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x101000000000 == 0x101000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1470]) & (n[1104]);
-    // n[3070]: (legal white (doublejump wp h 1 f 3 d 5)), rules at checkers.kif:296, 309
-    n[3070] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
+    // n[3046]: (legal white (doublejump wp h 1 f 3 d 5)), rules at checkers.kif:296, 309
+    n[3046] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x1000000000 == 0x1000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[1104]);
-    // n[3071]: (legal white (doublejump wp c 2 a 4 c 6)), rules at checkers.kif:296, 309
-    n[3071] = (s.0[4] & 0x808000000000080 == 0x808000000000080)
+    // n[3047]: (legal white (doublejump wp c 2 a 4 c 6)), rules at checkers.kif:296, 309
+    n[3047] = (s.0[4] & 0x808000000000080 == 0x808000000000080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]) & (n[5]);
-    // n[3072]: (legal white (doublejump wp e 2 c 4 e 6)), rules at checkers.kif:296, 309
-    n[3072] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3048]: (legal white (doublejump wp e 2 c 4 e 6)), rules at checkers.kif:296, 309
+    n[3048] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20200000000 == 0x20200000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]) & (n[316]);
-    // n[3073]: (legal white (doublejump wp e 2 c 4 a 6)), rules at checkers.kif:296, 309
-    n[3073] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3049]: (legal white (doublejump wp e 2 c 4 a 6)), rules at checkers.kif:296, 309
+    n[3049] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x200000000 == 0x200000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1871]) & (n[316]);
-    // n[3074]: (legal white (doublejump wp g 2 e 4 g 6)), rules at checkers.kif:296, 309
-    n[3074] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x808000 == 0x808000)
+    // n[3050]: (legal white (doublejump wp g 2 e 4 g 6)), rules at checkers.kif:296, 309
+    n[3050] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x808000 == 0x808000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[2154]) & (n[473]);
-    // n[3075]: (legal white (doublejump wp g 2 e 4 c 6)), rules at checkers.kif:296, 309
-    n[3075] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3051]: (legal white (doublejump wp g 2 e 4 c 6)), rules at checkers.kif:296, 309
+    n[3051] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x8000 == 0x8000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]) & (n[473]);
-    // n[3076]: (legal white (doublejump wp d 3 b 5 d 7)), rules at checkers.kif:296, 309
-    n[3076] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x404000 == 0x404000)
+    // n[3052]: (legal white (doublejump wp d 3 b 5 d 7)), rules at checkers.kif:296, 309
+    n[3052] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x404000 == 0x404000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1186]);
-    // n[3077]: (legal white (doublejump wp f 3 d 5 f 7)), rules at checkers.kif:296, 309
-    n[3077] = (s.0[5] & 0x1000000000010000 == 0x1000000000010000)
+    // n[3053]: (legal white (doublejump wp f 3 d 5 f 7)), rules at checkers.kif:296, 309
+    n[3053] = (s.0[5] & 0x1000000000010000 == 0x1000000000010000)
         & (s.0[6] & 0x10 == 0x10) & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693])
         & (n[1298]);
-    // n[3078]: (legal white (doublejump wp f 3 d 5 b 7)), rules at checkers.kif:296, 309
-    n[3078] = (s.0[4] & 0x10000000000 == 0x10000000000)
+    // n[3054]: (legal white (doublejump wp f 3 d 5 b 7)), rules at checkers.kif:296, 309
+    n[3054] = (s.0[4] & 0x10000000000 == 0x10000000000)
         & (s.0[5] & 0x1000000000010000 == 0x1000000000010000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1298]);
-    // n[3079]: (legal white (doublejump wp h 3 f 5 h 7)), rules at checkers.kif:296, 309
-    n[3079] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
+    // n[3055]: (legal white (doublejump wp h 3 f 5 h 7)), rules at checkers.kif:296, 309
+    n[3055] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[6] & 0x4040000000000 == 0x4040000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1470]);
-    // n[3080]: (legal white (doublejump wp h 3 f 5 d 7)), rules at checkers.kif:296, 309
-    n[3080] = (s.0[5] & 0x4000000000400000 == 0x4000000000400000)
+    // n[3056]: (legal white (doublejump wp h 3 f 5 d 7)), rules at checkers.kif:296, 309
+    n[3056] = (s.0[5] & 0x4000000000400000 == 0x4000000000400000)
         & (s.0[6] & 0x40000000000 == 0x40000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1470]);
-    // n[3081]: (legal white (doublejump wp c 4 a 6 c 8)), rules at checkers.kif:296, 309
-    n[3081] = (s.0[4] & 0x200000000002000 == 0x200000000002000) & (s.0[5] & 0x2 == 0x2)
+    // n[3057]: (legal white (doublejump wp c 4 a 6 c 8)), rules at checkers.kif:296, 309
+    n[3057] = (s.0[4] & 0x200000000002000 == 0x200000000002000) & (s.0[5] & 0x2 == 0x2)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]) & (n[1871]);
-    // n[3082]: (legal white (doublejump wp e 4 c 6 e 8)), rules at checkers.kif:296, 309
-    n[3082] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3058]: (legal white (doublejump wp e 4 c 6 e 8)), rules at checkers.kif:296, 309
+    n[3058] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x808000000000 == 0x808000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1982]);
-    // n[3083]: (legal white (doublejump wp e 4 c 6 a 8)), rules at checkers.kif:296, 309
-    n[3083] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
+    // n[3059]: (legal white (doublejump wp e 4 c 6 a 8)), rules at checkers.kif:296, 309
+    n[3059] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
         & (s.0[5] & 0x8000000000 == 0x8000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]) & (n[1982]);
-    // n[3084]: (legal white (doublejump wp g 4 e 6 g 8)), rules at checkers.kif:296, 309
-    n[3084] = (s.0[5] & 0x20000000000 == 0x20000000000)
+    // n[3060]: (legal white (doublejump wp g 4 e 6 g 8)), rules at checkers.kif:296, 309
+    n[3060] = (s.0[5] & 0x20000000000 == 0x20000000000)
         & (s.0[6] & 0x20200000 == 0x20200000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]) & (n[2154]);
-    // n[3085]: (legal white (doublejump wp g 4 e 6 c 8)), rules at checkers.kif:296, 309
-    n[3085] = (s.0[5] & 0x20000000002 == 0x20000000002) & (s.0[6] & 0x200000 == 0x200000)
+    // n[3061]: (legal white (doublejump wp g 4 e 6 c 8)), rules at checkers.kif:296, 309
+    n[3061] = (s.0[5] & 0x20000000002 == 0x20000000002) & (s.0[6] & 0x200000 == 0x200000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[2154]);
-    // n[3086]: (legal black (doublejump bp b 5 d 3 f 1)), rules at checkers.kif:296, 309
-    n[3086] = (s.0[4] & 0x1000000000 == 0x1000000000)
+    // n[3062]: (legal black (doublejump bp b 5 d 3 f 1)), rules at checkers.kif:296, 309
+    n[3062] = (s.0[4] & 0x1000000000 == 0x1000000000)
         & (s.0[5] & 0x8000000000400 == 0x8000000000400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1185]);
-    // n[3087]: (legal black (doublejump bp b 5 d 3 b 1)), rules at checkers.kif:296, 309
-    n[3087] = (s.0[4] & 0x1000800000 == 0x1000800000) & (s.0[5] & 0x400 == 0x400)
+    // n[3063]: (legal black (doublejump bp b 5 d 3 b 1)), rules at checkers.kif:296, 309
+    n[3063] = (s.0[4] & 0x1000800000 == 0x1000800000) & (s.0[5] & 0x400 == 0x400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1185]);
-    // n[3088]: (legal black (doublejump bp d 5 f 3 h 1)), rules at checkers.kif:296, 309
-    n[3088] = (s.0[5] & 0x100000000040000 == 0x100000000040000)
+    // n[3064]: (legal black (doublejump bp d 5 f 3 h 1)), rules at checkers.kif:296, 309
+    n[3064] = (s.0[5] & 0x100000000040000 == 0x100000000040000)
         & (s.0[6] & 0x200000000 == 0x200000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]) & (n[1297]);
-    // n[3089]: (legal black (doublejump bp d 5 f 3 d 1)), rules at checkers.kif:296, 309
-    n[3089] = (s.0[5] & 0x100000000040020 == 0x100000000040020)
+    // n[3065]: (legal black (doublejump bp d 5 f 3 d 1)), rules at checkers.kif:296, 309
+    n[3065] = (s.0[5] & 0x100000000040020 == 0x100000000040020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1297]);
-    // n[3090]: (legal black (doublejump bp f 5 h 3 f 1)), rules at checkers.kif:296, 309
-    n[3090] = (s.0[5] & 0x8000000000000 == 0x8000000000000)
+    // n[3066]: (legal black (doublejump bp f 5 h 3 f 1)), rules at checkers.kif:296, 309
+    n[3066] = (s.0[5] & 0x8000000000000 == 0x8000000000000)
         & (s.0[6] & 0x4000000001 == 0x4000000001) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]) & (n[1469]);
-    // n[3091]: (legal black (doublejump bp a 6 c 4 e 2)), rules at checkers.kif:296, 309
-    n[3091] = (s.0[4] & 0x20000000008000 == 0x20000000008000)
+    // n[3067]: (legal black (doublejump bp a 6 c 4 e 2)), rules at checkers.kif:296, 309
+    n[3067] = (s.0[4] & 0x20000000008000 == 0x20000000008000)
         & (s.0[5] & 0x20000000 == 0x20000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[315]) & (n[1872]);
-    // n[3092]: (legal black (doublejump bp a 6 c 4 a 2)), rules at checkers.kif:296, 309
-    n[3092] = (s.0[4] & 0x20000000008002 == 0x20000000008002)
+    // n[3068]: (legal black (doublejump bp a 6 c 4 a 2)), rules at checkers.kif:296, 309
+    n[3068] = (s.0[4] & 0x20000000008002 == 0x20000000008002)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1872]);
-    // n[3093]: (legal black (doublejump bp c 6 e 4 g 2)), rules at checkers.kif:296, 309
-    n[3093] = (s.0[4] & 0x2000000000000000 == 0x2000000000000000)
+    // n[3069]: (legal black (doublejump bp c 6 e 4 g 2)), rules at checkers.kif:296, 309
+    n[3069] = (s.0[4] & 0x2000000000000000 == 0x2000000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800 == 0x800)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[1983]);
-    // n[3094]: (legal black (doublejump bp c 6 e 4 c 2)), rules at checkers.kif:296, 309
-    n[3094] = (s.0[4] & 0x2000800000000000 == 0x2000800000000000)
+    // n[3070]: (legal black (doublejump bp c 6 e 4 c 2)), rules at checkers.kif:296, 309
+    n[3070] = (s.0[4] & 0x2000800000000000 == 0x2000800000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[315]) & (n[1983]);
-    // n[3095]: (legal black (doublejump bp e 6 g 4 e 2)), rules at checkers.kif:296, 309
-    n[3095] = (s.0[5] & 0x80020000000 == 0x80020000000) & (s.0[6] & 0x20000 == 0x20000)
+    // n[3071]: (legal black (doublejump bp e 6 g 4 e 2)), rules at checkers.kif:296, 309
+    n[3071] = (s.0[5] & 0x80020000000 == 0x80020000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[2155]);
-    // n[3096]: (legal black (doublejump bp b 7 d 5 f 3)), rules at checkers.kif:296, 309
-    n[3096] = (s.0[4] & 0x40000000000 == 0x40000000000)
+    // n[3072]: (legal black (doublejump bp b 7 d 5 f 3)), rules at checkers.kif:296, 309
+    n[3072] = (s.0[4] & 0x40000000000 == 0x40000000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[604]);
-    // n[3097]: (legal black (doublejump bp b 7 d 5 b 3)), rules at checkers.kif:296, 309
-    n[3097] = (s.0[4] & 0x40010000000 == 0x40010000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3073]: (legal black (doublejump bp b 7 d 5 b 3)), rules at checkers.kif:296, 309
+    n[3073] = (s.0[4] & 0x40010000000 == 0x40010000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[604]);
-    // n[3098]: (legal black (doublejump bp d 7 f 5 h 3)), rules at checkers.kif:296, 309
-    n[3098] = (s.0[5] & 0x4000000001000000 == 0x4000000001000000)
+    // n[3074]: (legal black (doublejump bp d 7 f 5 h 3)), rules at checkers.kif:296, 309
+    n[3074] = (s.0[5] & 0x4000000001000000 == 0x4000000001000000)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1469]) & (n[694]);
-    // n[3099]: (legal black (doublejump bp d 7 f 5 d 3)), rules at checkers.kif:296, 309
-    n[3099] = (s.0[5] & 0x4000000001000400 == 0x4000000001000400)
+    // n[3075]: (legal black (doublejump bp d 7 f 5 d 3)), rules at checkers.kif:296, 309
+    n[3075] = (s.0[5] & 0x4000000001000400 == 0x4000000001000400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[694]);
-    // n[3100]: (legal black (doublejump bp f 7 h 5 f 3)), rules at checkers.kif:296, 309
-    n[3100] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[3076]: (legal black (doublejump bp f 7 h 5 f 3)), rules at checkers.kif:296, 309
+    n[3076] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x100000000040 == 0x100000000040)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1469]) & (n[811]);
-    // n[3101]: (legal black (doublejump bp a 8 c 6 e 4)), rules at checkers.kif:296, 309
-    n[3101] = (s.0[4] & 0x800000000200000 == 0x800000000200000)
+    // n[3077]: (legal black (doublejump bp a 8 c 6 e 4)), rules at checkers.kif:296, 309
+    n[3077] = (s.0[4] & 0x800000000200000 == 0x800000000200000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1983]) & (n[1584]);
-    // n[3102]: (legal black (doublejump bp a 8 c 6 a 4)), rules at checkers.kif:296, 309
-    n[3102] = (s.0[4] & 0x800000000200080 == 0x800000000200080)
+    // n[3078]: (legal black (doublejump bp a 8 c 6 a 4)), rules at checkers.kif:296, 309
+    n[3078] = (s.0[4] & 0x800000000200080 == 0x800000000200080)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1872]) & (n[1584]);
-    // n[3103]: (legal black (doublejump bp c 8 e 6 g 4)), rules at checkers.kif:296, 309
-    n[3103] = (s.0[5] & 0x20000000008 == 0x20000000008) & (s.0[6] & 0x20000 == 0x20000)
+    // n[3079]: (legal black (doublejump bp c 8 e 6 g 4)), rules at checkers.kif:296, 309
+    n[3079] = (s.0[5] & 0x20000000008 == 0x20000000008) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[2155]) & (n[1672]);
-    // n[3104]: (legal black (doublejump bp c 8 e 6 c 4)), rules at checkers.kif:296, 309
-    n[3104] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3080]: (legal black (doublejump bp c 8 e 6 c 4)), rules at checkers.kif:296, 309
+    n[3080] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20000000008 == 0x20000000008)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1672]);
-    // n[3105]: (legal black (doublejump bp e 8 g 6 e 4)), rules at checkers.kif:296, 309
-    n[3105] = (s.0[5] & 0x2000800000000 == 0x2000800000000)
+    // n[3081]: (legal black (doublejump bp e 8 g 6 e 4)), rules at checkers.kif:296, 309
+    n[3081] = (s.0[5] & 0x2000800000000 == 0x2000800000000)
         & (s.0[6] & 0x800000 == 0x800000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[2155]) & (n[1789]);
-    // n[3106]: (legal black (doublejump bp d 5 b 3 d 1)), rules at checkers.kif:296, 309
-    n[3106] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x40020 == 0x40020)
+    // n[3082]: (legal black (doublejump bp d 5 b 3 d 1)), rules at checkers.kif:296, 309
+    n[3082] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x40020 == 0x40020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1185]);
-    // n[3107]: (legal black (doublejump bp f 5 d 3 f 1)), rules at checkers.kif:296, 309
-    n[3107] = (s.0[5] & 0x8000000000400 == 0x8000000000400) & (s.0[6] & 0x1 == 0x1)
+    // n[3083]: (legal black (doublejump bp f 5 d 3 f 1)), rules at checkers.kif:296, 309
+    n[3083] = (s.0[5] & 0x8000000000400 == 0x8000000000400) & (s.0[6] & 0x1 == 0x1)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1297]);
-    // n[3108]: (legal black (doublejump bp f 5 d 3 b 1)), rules at checkers.kif:296, 309
-    n[3108] = (s.0[4] & 0x800000 == 0x800000) & (s.0[5] & 0x400 == 0x400)
+    // n[3084]: (legal black (doublejump bp f 5 d 3 b 1)), rules at checkers.kif:296, 309
+    n[3084] = (s.0[4] & 0x800000 == 0x800000) & (s.0[5] & 0x400 == 0x400)
         & (s.0[6] & 0x1 == 0x1) & (s.0[3] & 0x800000000 == 0x800000000) & (n[898])
         & (n[1297]);
-    // n[3109]: (legal black (doublejump bp h 5 f 3 h 1)), rules at checkers.kif:296, 309
-    n[3109] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[3085]: (legal black (doublejump bp h 5 f 3 h 1)), rules at checkers.kif:296, 309
+    n[3085] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x400200000000 == 0x400200000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1103]) & (n[1469]);
-    // n[3110]: (legal black (doublejump bp h 5 f 3 d 1)), rules at checkers.kif:296, 309
-    n[3110] = (s.0[5] & 0x100000000000020 == 0x100000000000020)
+    // n[3086]: (legal black (doublejump bp h 5 f 3 d 1)), rules at checkers.kif:296, 309
+    n[3086] = (s.0[5] & 0x100000000000020 == 0x100000000000020)
         & (s.0[6] & 0x400000000000 == 0x400000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1469]);
-    // n[3111]: (legal black (doublejump bp c 6 a 4 c 2)), rules at checkers.kif:296, 309
-    n[3111] = (s.0[4] & 0x2000800000000080 == 0x2000800000000080)
+    // n[3087]: (legal black (doublejump bp c 6 a 4 c 2)), rules at checkers.kif:296, 309
+    n[3087] = (s.0[4] & 0x2000800000000080 == 0x2000800000000080)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1872]);
-    // n[3112]: (legal black (doublejump bp e 6 c 4 e 2)), rules at checkers.kif:296, 309
-    n[3112] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3088]: (legal black (doublejump bp e 6 c 4 e 2)), rules at checkers.kif:296, 309
+    n[3088] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x80020000000 == 0x80020000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[1983]);
-    // n[3113]: (legal black (doublejump bp e 6 c 4 a 2)), rules at checkers.kif:296, 309
-    n[3113] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
+    // n[3089]: (legal black (doublejump bp e 6 c 4 a 2)), rules at checkers.kif:296, 309
+    n[3089] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
         & (s.0[5] & 0x80000000000 == 0x80000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1983]);
-    // n[3114]: (legal black (doublejump bp g 6 e 4 g 2)), rules at checkers.kif:296, 309
-    n[3114] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x2000800 == 0x2000800)
+    // n[3090]: (legal black (doublejump bp g 6 e 4 g 2)), rules at checkers.kif:296, 309
+    n[3090] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x2000800 == 0x2000800)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[2155]);
-    // n[3115]: (legal black (doublejump bp g 6 e 4 c 2)), rules at checkers.kif:296, 309
-    n[3115] = (s.0[4] & 0x800000000000 == 0x800000000000)
+    // n[3091]: (legal black (doublejump bp g 6 e 4 c 2)), rules at checkers.kif:296, 309
+    n[3091] = (s.0[4] & 0x800000000000 == 0x800000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x2000000 == 0x2000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[2155]);
-    // n[3116]: (legal black (doublejump bp d 7 b 5 d 3)), rules at checkers.kif:296, 309
-    n[3116] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x1000400 == 0x1000400)
+    // n[3092]: (legal black (doublejump bp d 7 b 5 d 3)), rules at checkers.kif:296, 309
+    n[3092] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x1000400 == 0x1000400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[604]);
-    // n[3117]: (legal black (doublejump bp f 7 d 5 f 3)), rules at checkers.kif:296, 309
-    n[3117] = (s.0[5] & 0x100000000010000 == 0x100000000010000) & (s.0[6] & 0x40 == 0x40)
+    // n[3093]: (legal black (doublejump bp f 7 d 5 f 3)), rules at checkers.kif:296, 309
+    n[3093] = (s.0[5] & 0x100000000010000 == 0x100000000010000) & (s.0[6] & 0x40 == 0x40)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[694]);
-    // n[3118]: (legal black (doublejump bp f 7 d 5 b 3)), rules at checkers.kif:296, 309
-    n[3118] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3094]: (legal black (doublejump bp f 7 d 5 b 3)), rules at checkers.kif:296, 309
+    n[3094] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[6] & 0x40 == 0x40) & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185])
         & (n[694]);
-    // n[3119]: (legal black (doublejump bp h 7 f 5 h 3)), rules at checkers.kif:296, 309
-    n[3119] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
+    // n[3095]: (legal black (doublejump bp h 7 f 5 h 3)), rules at checkers.kif:296, 309
+    n[3095] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[6] & 0x10004000000000 == 0x10004000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1469]) & (n[811]);
-    // n[3120]: (legal black (doublejump bp h 7 f 5 d 3)), rules at checkers.kif:296, 309
-    n[3120] = (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
+    // n[3096]: (legal black (doublejump bp h 7 f 5 d 3)), rules at checkers.kif:296, 309
+    n[3096] = (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x10000000000000 == 0x10000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[811]);
-    // n[3121]: (legal black (doublejump bp c 8 a 6 c 4)), rules at checkers.kif:296, 309
-    n[3121] = (s.0[4] & 0x20000000002000 == 0x20000000002000) & (s.0[5] & 0x8 == 0x8)
+    // n[3097]: (legal black (doublejump bp c 8 a 6 c 4)), rules at checkers.kif:296, 309
+    n[3097] = (s.0[4] & 0x20000000002000 == 0x20000000002000) & (s.0[5] & 0x8 == 0x8)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1872]) & (n[1584]);
-    // n[3122]: (legal black (doublejump bp e 8 c 6 e 4)), rules at checkers.kif:296, 309
-    n[3122] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3098]: (legal black (doublejump bp e 8 c 6 e 4)), rules at checkers.kif:296, 309
+    n[3098] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x2000800000000 == 0x2000800000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1672]);
-    // n[3123]: (legal black (doublejump bp e 8 c 6 a 4)), rules at checkers.kif:296, 309
-    n[3123] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
+    // n[3099]: (legal black (doublejump bp e 8 c 6 a 4)), rules at checkers.kif:296, 309
+    n[3099] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
         & (s.0[5] & 0x2000000000000 == 0x2000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1872]) & (n[1672]);
-    // n[3124]: (legal black (doublejump bp g 8 e 6 g 4)), rules at checkers.kif:296, 309
-    n[3124] = (s.0[5] & 0x20000000000 == 0x20000000000)
+    // n[3100]: (legal black (doublejump bp g 8 e 6 g 4)), rules at checkers.kif:296, 309
+    n[3100] = (s.0[5] & 0x20000000000 == 0x20000000000)
         & (s.0[6] & 0x80020000 == 0x80020000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[2155]) & (n[1789]);
-    // n[3125]: (legal black (doublejump bp g 8 e 6 c 4)), rules at checkers.kif:296, 309
-    n[3125] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3101]: (legal black (doublejump bp g 8 e 6 c 4)), rules at checkers.kif:296, 309
+    n[3101] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x80000000 == 0x80000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1789]);
-    // n[3126]: (legal white (doublejump wk b 1 d 3 f 5)), rules at checkers.kif:296, 309
-    n[3126] = (s.0[4] & 0x2000000 == 0x2000000)
+    // n[3102]: (legal white (doublejump wk b 1 d 3 f 5)), rules at checkers.kif:296, 309
+    n[3102] = (s.0[4] & 0x2000000 == 0x2000000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[899]);
-    // n[3127]: (legal white (doublejump wk b 1 d 3 b 5)), rules at checkers.kif:296, 309
-    n[3127] = (s.0[4] & 0x402000000 == 0x402000000) & (s.0[5] & 0x400 == 0x400)
+    // n[3103]: (legal white (doublejump wk b 1 d 3 b 5)), rules at checkers.kif:296, 309
+    n[3103] = (s.0[4] & 0x402000000 == 0x402000000) & (s.0[5] & 0x400 == 0x400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[899]);
-    // n[3128]: (legal white (doublejump wk b 1 d 3 f 1)), rules at checkers.kif:296, 309
-    n[3128] = (s.0[4] & 0x2000000 == 0x2000000)
+    // n[3104]: (legal white (doublejump wk b 1 d 3 f 1)), rules at checkers.kif:296, 309
+    n[3104] = (s.0[4] & 0x2000000 == 0x2000000)
         & (s.0[5] & 0x8000000000400 == 0x8000000000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[988]) & (n[899]);
-    // n[3129]: (legal white (doublejump wk d 1 f 3 h 5)), rules at checkers.kif:296, 309
-    n[3129] = (s.0[5] & 0x100000000000080 == 0x100000000000080)
+    // n[3105]: (legal white (doublejump wk d 1 f 3 h 5)), rules at checkers.kif:296, 309
+    n[3105] = (s.0[5] & 0x100000000000080 == 0x100000000000080)
         & (s.0[6] & 0x100000000000 == 0x100000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1470]) & (n[988]);
-    // n[3130]: (legal white (doublejump wk d 1 f 3 d 5)), rules at checkers.kif:296, 309
-    n[3130] = (s.0[5] & 0x100000000010080 == 0x100000000010080)
+    // n[3106]: (legal white (doublejump wk d 1 f 3 d 5)), rules at checkers.kif:296, 309
+    n[3106] = (s.0[5] & 0x100000000010080 == 0x100000000010080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[988]);
-    // n[3131]: (legal white (doublejump wk d 1 f 3 h 1)), rules at checkers.kif:296, 309
-    n[3131] = (s.0[5] & 0x100000000000080 == 0x100000000000080)
+    // n[3107]: (legal white (doublejump wk d 1 f 3 h 1)), rules at checkers.kif:296, 309
+    n[3107] = (s.0[5] & 0x100000000000080 == 0x100000000000080)
         & (s.0[6] & 0x200000000 == 0x200000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[988]) & (n[1104]);
-    // n[3132]: (legal white (doublejump wk f 1 h 3 f 5)), rules at checkers.kif:296, 309
-    n[3132] = (s.0[5] & 0x4020000000000000 == 0x4020000000000000)
+    // n[3108]: (legal white (doublejump wk f 1 h 3 f 5)), rules at checkers.kif:296, 309
+    n[3108] = (s.0[5] & 0x4020000000000000 == 0x4020000000000000)
         & (s.0[6] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1470]) & (n[1104]);
-    // n[3133]: (legal white (doublejump wk a 2 c 4 e 6)), rules at checkers.kif:296, 309
-    n[3133] = (s.0[4] & 0x20000000000010 == 0x20000000000010)
+    // n[3109]: (legal white (doublejump wk a 2 c 4 e 6)), rules at checkers.kif:296, 309
+    n[3109] = (s.0[4] & 0x20000000000010 == 0x20000000000010)
         & (s.0[5] & 0x20000000000 == 0x20000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]) & (n[5]);
-    // n[3134]: (legal white (doublejump wk a 2 c 4 a 6)), rules at checkers.kif:296, 309
-    n[3134] = (s.0[4] & 0x20000000002010 == 0x20000000002010)
+    // n[3110]: (legal white (doublejump wk a 2 c 4 a 6)), rules at checkers.kif:296, 309
+    n[3110] = (s.0[4] & 0x20000000002010 == 0x20000000002010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]) & (n[5]);
-    // n[3135]: (legal white (doublejump wk a 2 c 4 e 2)), rules at checkers.kif:296, 309
-    n[3135] = (s.0[4] & 0x20000000000010 == 0x20000000000010)
+    // n[3111]: (legal white (doublejump wk a 2 c 4 e 2)), rules at checkers.kif:296, 309
+    n[3111] = (s.0[4] & 0x20000000000010 == 0x20000000000010)
         & (s.0[5] & 0x20000000 == 0x20000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[316]) & (n[5]);
-    // n[3136]: (legal white (doublejump wk c 2 e 4 g 6)), rules at checkers.kif:296, 309
-    n[3136] = (s.0[4] & 0x4000000000000 == 0x4000000000000)
+    // n[3112]: (legal white (doublejump wk c 2 e 4 g 6)), rules at checkers.kif:296, 309
+    n[3112] = (s.0[4] & 0x4000000000000 == 0x4000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[2154]) & (n[316]);
-    // n[3137]: (legal white (doublejump wk c 2 e 4 c 6)), rules at checkers.kif:296, 309
-    n[3137] = (s.0[4] & 0x804000000000000 == 0x804000000000000)
+    // n[3113]: (legal white (doublejump wk c 2 e 4 c 6)), rules at checkers.kif:296, 309
+    n[3113] = (s.0[4] & 0x804000000000000 == 0x804000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1982]) & (n[316]);
-    // n[3138]: (legal white (doublejump wk c 2 e 4 g 2)), rules at checkers.kif:296, 309
-    n[3138] = (s.0[4] & 0x4000000000000 == 0x4000000000000)
+    // n[3114]: (legal white (doublejump wk c 2 e 4 g 2)), rules at checkers.kif:296, 309
+    n[3114] = (s.0[4] & 0x4000000000000 == 0x4000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800 == 0x800)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[316]) & (n[473]);
-    // n[3139]: (legal white (doublejump wk e 2 g 4 e 6)), rules at checkers.kif:296, 309
-    n[3139] = (s.0[5] & 0x20100000000 == 0x20100000000) & (s.0[6] & 0x20000 == 0x20000)
+    // n[3115]: (legal white (doublejump wk e 2 g 4 e 6)), rules at checkers.kif:296, 309
+    n[3115] = (s.0[5] & 0x20100000000 == 0x20100000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[2154]) & (n[473]);
-    // n[3140]: (legal white (doublejump wk b 3 d 5 f 7)), rules at checkers.kif:296, 309
-    n[3140] = (s.0[4] & 0x80000000 == 0x80000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3116]: (legal white (doublejump wk b 3 d 5 f 7)), rules at checkers.kif:296, 309
+    n[3116] = (s.0[4] & 0x80000000 == 0x80000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[6] & 0x10 == 0x10) & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693])
         & (n[1186]);
-    // n[3141]: (legal white (doublejump wk b 3 d 5 b 7)), rules at checkers.kif:296, 309
-    n[3141] = (s.0[4] & 0x10080000000 == 0x10080000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3117]: (legal white (doublejump wk b 3 d 5 b 7)), rules at checkers.kif:296, 309
+    n[3117] = (s.0[4] & 0x10080000000 == 0x10080000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1186]);
-    // n[3142]: (legal white (doublejump wk b 3 d 5 f 3)), rules at checkers.kif:296, 309
-    n[3142] = (s.0[4] & 0x80000000 == 0x80000000)
+    // n[3118]: (legal white (doublejump wk b 3 d 5 f 3)), rules at checkers.kif:296, 309
+    n[3118] = (s.0[4] & 0x80000000 == 0x80000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[1298]);
-    // n[3143]: (legal white (doublejump wk d 3 f 5 h 7)), rules at checkers.kif:296, 309
-    n[3143] = (s.0[5] & 0x4000000000002000 == 0x4000000000002000)
+    // n[3119]: (legal white (doublejump wk d 3 f 5 h 7)), rules at checkers.kif:296, 309
+    n[3119] = (s.0[5] & 0x4000000000002000 == 0x4000000000002000)
         & (s.0[6] & 0x4000000000000 == 0x4000000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1298]);
-    // n[3144]: (legal white (doublejump wk d 3 f 5 d 7)), rules at checkers.kif:296, 309
-    n[3144] = (s.0[5] & 0x4000000000402000 == 0x4000000000402000)
+    // n[3120]: (legal white (doublejump wk d 3 f 5 d 7)), rules at checkers.kif:296, 309
+    n[3120] = (s.0[5] & 0x4000000000402000 == 0x4000000000402000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1298]);
-    // n[3145]: (legal white (doublejump wk d 3 f 5 h 3)), rules at checkers.kif:296, 309
-    n[3145] = (s.0[5] & 0x4000000000002000 == 0x4000000000002000)
+    // n[3121]: (legal white (doublejump wk d 3 f 5 h 3)), rules at checkers.kif:296, 309
+    n[3121] = (s.0[5] & 0x4000000000002000 == 0x4000000000002000)
         & (s.0[6] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[1470]);
-    // n[3146]: (legal white (doublejump wk f 3 h 5 f 7)), rules at checkers.kif:296, 309
-    n[3146] = (s.0[5] & 0x800000000000000 == 0x800000000000000)
+    // n[3122]: (legal white (doublejump wk f 3 h 5 f 7)), rules at checkers.kif:296, 309
+    n[3122] = (s.0[5] & 0x800000000000000 == 0x800000000000000)
         & (s.0[6] & 0x100000000010 == 0x100000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1470]);
-    // n[3147]: (legal white (doublejump wk a 4 c 6 e 8)), rules at checkers.kif:296, 309
-    n[3147] = (s.0[4] & 0x800000000000400 == 0x800000000000400)
+    // n[3123]: (legal white (doublejump wk a 4 c 6 e 8)), rules at checkers.kif:296, 309
+    n[3123] = (s.0[4] & 0x800000000000400 == 0x800000000000400)
         & (s.0[5] & 0x800000000000 == 0x800000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1871]);
-    // n[3148]: (legal white (doublejump wk a 4 c 6 a 8)), rules at checkers.kif:296, 309
-    n[3148] = (s.0[4] & 0x800000000080400 == 0x800000000080400)
+    // n[3124]: (legal white (doublejump wk a 4 c 6 a 8)), rules at checkers.kif:296, 309
+    n[3124] = (s.0[4] & 0x800000000080400 == 0x800000000080400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]) & (n[1871]);
-    // n[3149]: (legal white (doublejump wk a 4 c 6 e 4)), rules at checkers.kif:296, 309
-    n[3149] = (s.0[4] & 0x800000000000400 == 0x800000000000400)
+    // n[3125]: (legal white (doublejump wk a 4 c 6 e 4)), rules at checkers.kif:296, 309
+    n[3125] = (s.0[4] & 0x800000000000400 == 0x800000000000400)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1871]) & (n[1982]);
-    // n[3150]: (legal white (doublejump wk c 4 e 6 g 8)), rules at checkers.kif:296, 309
-    n[3150] = (s.0[4] & 0x100000000000000 == 0x100000000000000)
+    // n[3126]: (legal white (doublejump wk c 4 e 6 g 8)), rules at checkers.kif:296, 309
+    n[3126] = (s.0[4] & 0x100000000000000 == 0x100000000000000)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x20000000 == 0x20000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[1982]);
-    // n[3151]: (legal white (doublejump wk c 4 e 6 c 8)), rules at checkers.kif:296, 309
-    n[3151] = (s.0[4] & 0x100000000000000 == 0x100000000000000)
+    // n[3127]: (legal white (doublejump wk c 4 e 6 c 8)), rules at checkers.kif:296, 309
+    n[3127] = (s.0[4] & 0x100000000000000 == 0x100000000000000)
         & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1982]);
-    // n[3152]: (legal white (doublejump wk c 4 e 6 g 4)), rules at checkers.kif:296, 309
-    n[3152] = (s.0[4] & 0x100000000000000 == 0x100000000000000)
+    // n[3128]: (legal white (doublejump wk c 4 e 6 g 4)), rules at checkers.kif:296, 309
+    n[3128] = (s.0[4] & 0x100000000000000 == 0x100000000000000)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]) & (n[2154]);
-    // n[3153]: (legal white (doublejump wk e 4 g 6 e 8)), rules at checkers.kif:296, 309
-    n[3153] = (s.0[5] & 0x804000000000 == 0x804000000000)
+    // n[3129]: (legal white (doublejump wk e 4 g 6 e 8)), rules at checkers.kif:296, 309
+    n[3129] = (s.0[5] & 0x804000000000 == 0x804000000000)
         & (s.0[6] & 0x800000 == 0x800000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]) & (n[2154]);
-    // n[3154]: (legal white (doublejump wk b 5 d 7 f 5)), rules at checkers.kif:296, 309
-    n[3154] = (s.0[4] & 0x2000000000 == 0x2000000000)
+    // n[3130]: (legal white (doublejump wk b 5 d 7 f 5)), rules at checkers.kif:296, 309
+    n[3130] = (s.0[4] & 0x2000000000 == 0x2000000000)
         & (s.0[5] & 0x4000000000400000 == 0x4000000000400000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[693]);
-    // n[3155]: (legal white (doublejump wk d 5 f 7 h 5)), rules at checkers.kif:296, 309
-    n[3155] = (s.0[5] & 0x80000 == 0x80000) & (s.0[6] & 0x100000000010 == 0x100000000010)
+    // n[3131]: (legal white (doublejump wk d 5 f 7 h 5)), rules at checkers.kif:296, 309
+    n[3131] = (s.0[5] & 0x80000 == 0x80000) & (s.0[6] & 0x100000000010 == 0x100000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[810]);
-    // n[3156]: (legal white (doublejump wk a 6 c 8 e 6)), rules at checkers.kif:296, 309
-    n[3156] = (s.0[4] & 0x10000 == 0x10000) & (s.0[5] & 0x20000000002 == 0x20000000002)
+    // n[3132]: (legal white (doublejump wk a 6 c 8 e 6)), rules at checkers.kif:296, 309
+    n[3132] = (s.0[4] & 0x10000 == 0x10000) & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1583]);
-    // n[3157]: (legal white (doublejump wk c 6 e 8 g 6)), rules at checkers.kif:296, 309
-    n[3157] = (s.0[4] & 0x4000000000000000 == 0x4000000000000000)
+    // n[3133]: (legal white (doublejump wk c 6 e 8 g 6)), rules at checkers.kif:296, 309
+    n[3133] = (s.0[4] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[5] & 0x800000000000 == 0x800000000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[1671]);
-    // n[3158]: (legal white (doublejump wk d 1 b 3 d 5)), rules at checkers.kif:296, 309
-    n[3158] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10080 == 0x10080)
+    // n[3134]: (legal white (doublejump wk d 1 b 3 d 5)), rules at checkers.kif:296, 309
+    n[3134] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10080 == 0x10080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[899]);
-    // n[3159]: (legal white (doublejump wk f 1 d 3 f 5)), rules at checkers.kif:296, 309
-    n[3159] = (s.0[5] & 0x4020000000000400 == 0x4020000000000400)
+    // n[3135]: (legal white (doublejump wk f 1 d 3 f 5)), rules at checkers.kif:296, 309
+    n[3135] = (s.0[5] & 0x4020000000000400 == 0x4020000000000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[988]);
-    // n[3160]: (legal white (doublejump wk f 1 d 3 b 5)), rules at checkers.kif:296, 309
-    n[3160] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3136]: (legal white (doublejump wk f 1 d 3 b 5)), rules at checkers.kif:296, 309
+    n[3136] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x20000000000400 == 0x20000000000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[988]);
-    // n[3161]: (legal white (doublejump wk f 1 d 3 b 1)), rules at checkers.kif:296, 309
-    n[3161] = (s.0[4] & 0x800000 == 0x800000)
+    // n[3137]: (legal white (doublejump wk f 1 d 3 b 1)), rules at checkers.kif:296, 309
+    n[3137] = (s.0[4] & 0x800000 == 0x800000)
         & (s.0[5] & 0x20000000000400 == 0x20000000000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[988]) & (n[899]);
-    // n[3162]: (legal white (doublejump wk h 1 f 3 h 5)), rules at checkers.kif:296, 309
-    n[3162] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[3138]: (legal white (doublejump wk h 1 f 3 h 5)), rules at checkers.kif:296, 309
+    n[3138] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x100800000000 == 0x100800000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1470]) & (n[1104]);
-    // n[3163]: (legal white (doublejump wk h 1 f 3 d 5)), rules at checkers.kif:296, 309
-    n[3163] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
+    // n[3139]: (legal white (doublejump wk h 1 f 3 d 5)), rules at checkers.kif:296, 309
+    n[3139] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1298]) & (n[1104]);
-    // n[3164]: (legal white (doublejump wk h 1 f 3 d 1)), rules at checkers.kif:296, 309
-    n[3164] = (s.0[5] & 0x100000000000020 == 0x100000000000020)
+    // n[3140]: (legal white (doublejump wk h 1 f 3 d 1)), rules at checkers.kif:296, 309
+    n[3140] = (s.0[5] & 0x100000000000020 == 0x100000000000020)
         & (s.0[6] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[988]) & (n[1104]);
-    // n[3165]: (legal white (doublejump wk c 2 a 4 c 6)), rules at checkers.kif:296, 309
-    n[3165] = (s.0[4] & 0x804000000000080 == 0x804000000000080)
+    // n[3141]: (legal white (doublejump wk c 2 a 4 c 6)), rules at checkers.kif:296, 309
+    n[3141] = (s.0[4] & 0x804000000000080 == 0x804000000000080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]) & (n[5]);
-    // n[3166]: (legal white (doublejump wk e 2 c 4 e 6)), rules at checkers.kif:296, 309
-    n[3166] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3142]: (legal white (doublejump wk e 2 c 4 e 6)), rules at checkers.kif:296, 309
+    n[3142] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20100000000 == 0x20100000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]) & (n[316]);
-    // n[3167]: (legal white (doublejump wk e 2 c 4 a 6)), rules at checkers.kif:296, 309
-    n[3167] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3143]: (legal white (doublejump wk e 2 c 4 a 6)), rules at checkers.kif:296, 309
+    n[3143] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x100000000 == 0x100000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1871]) & (n[316]);
-    // n[3168]: (legal white (doublejump wk e 2 c 4 a 2)), rules at checkers.kif:296, 309
-    n[3168] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
+    // n[3144]: (legal white (doublejump wk e 2 c 4 a 2)), rules at checkers.kif:296, 309
+    n[3144] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
         & (s.0[5] & 0x100000000 == 0x100000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[316]) & (n[5]);
-    // n[3169]: (legal white (doublejump wk g 2 e 4 g 6)), rules at checkers.kif:296, 309
-    n[3169] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x804000 == 0x804000)
+    // n[3145]: (legal white (doublejump wk g 2 e 4 g 6)), rules at checkers.kif:296, 309
+    n[3145] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x804000 == 0x804000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[2154]) & (n[473]);
-    // n[3170]: (legal white (doublejump wk g 2 e 4 c 6)), rules at checkers.kif:296, 309
-    n[3170] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3146]: (legal white (doublejump wk g 2 e 4 c 6)), rules at checkers.kif:296, 309
+    n[3146] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x4000 == 0x4000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]) & (n[473]);
-    // n[3171]: (legal white (doublejump wk g 2 e 4 c 2)), rules at checkers.kif:296, 309
-    n[3171] = (s.0[4] & 0x800000000000 == 0x800000000000)
+    // n[3147]: (legal white (doublejump wk g 2 e 4 c 2)), rules at checkers.kif:296, 309
+    n[3147] = (s.0[4] & 0x800000000000 == 0x800000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x4000 == 0x4000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[316]) & (n[473]);
-    // n[3172]: (legal white (doublejump wk d 3 b 5 d 7)), rules at checkers.kif:296, 309
-    n[3172] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x402000 == 0x402000)
+    // n[3148]: (legal white (doublejump wk d 3 b 5 d 7)), rules at checkers.kif:296, 309
+    n[3148] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x402000 == 0x402000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1186]);
-    // n[3173]: (legal white (doublejump wk f 3 d 5 f 7)), rules at checkers.kif:296, 309
-    n[3173] = (s.0[5] & 0x800000000010000 == 0x800000000010000) & (s.0[6] & 0x10 == 0x10)
+    // n[3149]: (legal white (doublejump wk f 3 d 5 f 7)), rules at checkers.kif:296, 309
+    n[3149] = (s.0[5] & 0x800000000010000 == 0x800000000010000) & (s.0[6] & 0x10 == 0x10)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1298]);
-    // n[3174]: (legal white (doublejump wk f 3 d 5 b 7)), rules at checkers.kif:296, 309
-    n[3174] = (s.0[4] & 0x10000000000 == 0x10000000000)
+    // n[3150]: (legal white (doublejump wk f 3 d 5 b 7)), rules at checkers.kif:296, 309
+    n[3150] = (s.0[4] & 0x10000000000 == 0x10000000000)
         & (s.0[5] & 0x800000000010000 == 0x800000000010000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1298]);
-    // n[3175]: (legal white (doublejump wk f 3 d 5 b 3)), rules at checkers.kif:296, 309
-    n[3175] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3151]: (legal white (doublejump wk f 3 d 5 b 3)), rules at checkers.kif:296, 309
+    n[3151] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x800000000010000 == 0x800000000010000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[1298]);
-    // n[3176]: (legal white (doublejump wk h 3 f 5 h 7)), rules at checkers.kif:296, 309
-    n[3176] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
+    // n[3152]: (legal white (doublejump wk h 3 f 5 h 7)), rules at checkers.kif:296, 309
+    n[3152] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[6] & 0x4020000000000 == 0x4020000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1470]);
-    // n[3177]: (legal white (doublejump wk h 3 f 5 d 7)), rules at checkers.kif:296, 309
-    n[3177] = (s.0[5] & 0x4000000000400000 == 0x4000000000400000)
+    // n[3153]: (legal white (doublejump wk h 3 f 5 d 7)), rules at checkers.kif:296, 309
+    n[3153] = (s.0[5] & 0x4000000000400000 == 0x4000000000400000)
         & (s.0[6] & 0x20000000000 == 0x20000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1470]);
-    // n[3178]: (legal white (doublejump wk h 3 f 5 d 3)), rules at checkers.kif:296, 309
-    n[3178] = (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
+    // n[3154]: (legal white (doublejump wk h 3 f 5 d 3)), rules at checkers.kif:296, 309
+    n[3154] = (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x20000000000 == 0x20000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[1470]);
-    // n[3179]: (legal white (doublejump wk c 4 a 6 c 8)), rules at checkers.kif:296, 309
-    n[3179] = (s.0[4] & 0x100000000002000 == 0x100000000002000) & (s.0[5] & 0x2 == 0x2)
+    // n[3155]: (legal white (doublejump wk c 4 a 6 c 8)), rules at checkers.kif:296, 309
+    n[3155] = (s.0[4] & 0x100000000002000 == 0x100000000002000) & (s.0[5] & 0x2 == 0x2)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]) & (n[1871]);
-    // n[3180]: (legal white (doublejump wk e 4 c 6 e 8)), rules at checkers.kif:296, 309
-    n[3180] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3156]: (legal white (doublejump wk e 4 c 6 e 8)), rules at checkers.kif:296, 309
+    n[3156] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x804000000000 == 0x804000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1982]);
-    // n[3181]: (legal white (doublejump wk e 4 c 6 a 8)), rules at checkers.kif:296, 309
-    n[3181] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
+    // n[3157]: (legal white (doublejump wk e 4 c 6 a 8)), rules at checkers.kif:296, 309
+    n[3157] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
         & (s.0[5] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]) & (n[1982]);
-    // n[3182]: (legal white (doublejump wk e 4 c 6 a 4)), rules at checkers.kif:296, 309
-    n[3182] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
+    // n[3158]: (legal white (doublejump wk e 4 c 6 a 4)), rules at checkers.kif:296, 309
+    n[3158] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
         & (s.0[5] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]) & (n[1982]);
-    // n[3183]: (legal white (doublejump wk g 4 e 6 g 8)), rules at checkers.kif:296, 309
-    n[3183] = (s.0[5] & 0x20000000000 == 0x20000000000)
+    // n[3159]: (legal white (doublejump wk g 4 e 6 g 8)), rules at checkers.kif:296, 309
+    n[3159] = (s.0[5] & 0x20000000000 == 0x20000000000)
         & (s.0[6] & 0x20100000 == 0x20100000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]) & (n[2154]);
-    // n[3184]: (legal white (doublejump wk g 4 e 6 c 8)), rules at checkers.kif:296, 309
-    n[3184] = (s.0[5] & 0x20000000002 == 0x20000000002) & (s.0[6] & 0x100000 == 0x100000)
+    // n[3160]: (legal white (doublejump wk g 4 e 6 c 8)), rules at checkers.kif:296, 309
+    n[3160] = (s.0[5] & 0x20000000002 == 0x20000000002) & (s.0[6] & 0x100000 == 0x100000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[2154]);
-    // n[3185]: (legal white (doublejump wk g 4 e 6 c 4)), rules at checkers.kif:296, 309
-    n[3185] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3161]: (legal white (doublejump wk g 4 e 6 c 4)), rules at checkers.kif:296, 309
+    n[3161] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x100000 == 0x100000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]) & (n[2154]);
-    // n[3186]: (legal white (doublejump wk f 5 d 7 b 5)), rules at checkers.kif:296, 309
-    n[3186] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x400000 == 0x400000)
+    // n[3162]: (legal white (doublejump wk f 5 d 7 b 5)), rules at checkers.kif:296, 309
+    n[3162] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x400000 == 0x400000)
         & (s.0[6] & 0x2 == 0x2) & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603])
         & (n[693]);
-    // n[3187]: (legal white (doublejump wk h 5 f 7 d 5)), rules at checkers.kif:296, 309
-    n[3187] = (s.0[5] & 0x10000 == 0x10000) & (s.0[6] & 0x800000000010 == 0x800000000010)
+    // n[3163]: (legal white (doublejump wk h 5 f 7 d 5)), rules at checkers.kif:296, 309
+    n[3163] = (s.0[5] & 0x10000 == 0x10000) & (s.0[6] & 0x800000000010 == 0x800000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[810]);
-    // n[3188]: (legal white (doublejump wk e 6 c 8 a 6)), rules at checkers.kif:296, 309
-    n[3188] = (s.0[4] & 0x2000 == 0x2000) & (s.0[5] & 0x100000000002 == 0x100000000002)
+    // n[3164]: (legal white (doublejump wk e 6 c 8 a 6)), rules at checkers.kif:296, 309
+    n[3164] = (s.0[4] & 0x2000 == 0x2000) & (s.0[5] & 0x100000000002 == 0x100000000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1583]);
-    // n[3189]: (legal white (doublejump wk g 6 e 8 c 6)), rules at checkers.kif:296, 309
-    n[3189] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3165]: (legal white (doublejump wk g 6 e 8 c 6)), rules at checkers.kif:296, 309
+    n[3165] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x800000000000 == 0x800000000000) & (s.0[6] & 0x4000000 == 0x4000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[1671]);
-    // n[3190]: (legal white (doublejump wk b 3 d 1 f 3)), rules at checkers.kif:296, 309
-    n[3190] = (s.0[4] & 0x80000000 == 0x80000000)
+    // n[3166]: (legal white (doublejump wk b 3 d 1 f 3)), rules at checkers.kif:296, 309
+    n[3166] = (s.0[4] & 0x80000000 == 0x80000000)
         & (s.0[5] & 0x100000000000020 == 0x100000000000020)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[988]) & (n[899]);
-    // n[3191]: (legal white (doublejump wk d 3 f 1 h 3)), rules at checkers.kif:296, 309
-    n[3191] = (s.0[5] & 0x8000000002000 == 0x8000000002000)
+    // n[3167]: (legal white (doublejump wk d 3 f 1 h 3)), rules at checkers.kif:296, 309
+    n[3167] = (s.0[5] & 0x8000000002000 == 0x8000000002000)
         & (s.0[6] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[988]) & (n[1104]);
-    // n[3192]: (legal white (doublejump wk a 4 c 2 e 4)), rules at checkers.kif:296, 309
-    n[3192] = (s.0[4] & 0x800000000400 == 0x800000000400)
+    // n[3168]: (legal white (doublejump wk a 4 c 2 e 4)), rules at checkers.kif:296, 309
+    n[3168] = (s.0[4] & 0x800000000400 == 0x800000000400)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[316]) & (n[5]);
-    // n[3193]: (legal white (doublejump wk c 4 e 2 g 4)), rules at checkers.kif:296, 309
-    n[3193] = (s.0[4] & 0x100000000000000 == 0x100000000000000)
+    // n[3169]: (legal white (doublejump wk c 4 e 2 g 4)), rules at checkers.kif:296, 309
+    n[3169] = (s.0[4] & 0x100000000000000 == 0x100000000000000)
         & (s.0[5] & 0x20000000 == 0x20000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[316]) & (n[473]);
-    // n[3194]: (legal white (doublejump wk b 5 d 3 f 5)), rules at checkers.kif:296, 309
-    n[3194] = (s.0[4] & 0x2000000000 == 0x2000000000)
+    // n[3170]: (legal white (doublejump wk b 5 d 3 f 5)), rules at checkers.kif:296, 309
+    n[3170] = (s.0[4] & 0x2000000000 == 0x2000000000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[1298]);
-    // n[3195]: (legal white (doublejump wk b 5 d 3 f 1)), rules at checkers.kif:296, 309
-    n[3195] = (s.0[4] & 0x2000000000 == 0x2000000000)
+    // n[3171]: (legal white (doublejump wk b 5 d 3 f 1)), rules at checkers.kif:296, 309
+    n[3171] = (s.0[4] & 0x2000000000 == 0x2000000000)
         & (s.0[5] & 0x8000000000400 == 0x8000000000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[988]);
-    // n[3196]: (legal white (doublejump wk b 5 d 3 b 1)), rules at checkers.kif:296, 309
-    n[3196] = (s.0[4] & 0x2000800000 == 0x2000800000) & (s.0[5] & 0x400 == 0x400)
+    // n[3172]: (legal white (doublejump wk b 5 d 3 b 1)), rules at checkers.kif:296, 309
+    n[3172] = (s.0[4] & 0x2000800000 == 0x2000800000) & (s.0[5] & 0x400 == 0x400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[899]);
-    // n[3197]: (legal white (doublejump wk d 5 f 3 h 5)), rules at checkers.kif:296, 309
-    n[3197] = (s.0[5] & 0x100000000080000 == 0x100000000080000)
+    // n[3173]: (legal white (doublejump wk d 5 f 3 h 5)), rules at checkers.kif:296, 309
+    n[3173] = (s.0[5] & 0x100000000080000 == 0x100000000080000)
         & (s.0[6] & 0x100000000000 == 0x100000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[1470]);
-    // n[3198]: (legal white (doublejump wk d 5 f 3 h 1)), rules at checkers.kif:296, 309
-    n[3198] = (s.0[5] & 0x100000000080000 == 0x100000000080000)
+    // n[3174]: (legal white (doublejump wk d 5 f 3 h 1)), rules at checkers.kif:296, 309
+    n[3174] = (s.0[5] & 0x100000000080000 == 0x100000000080000)
         & (s.0[6] & 0x200000000 == 0x200000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1298]) & (n[1104]);
-    // n[3199]: (legal white (doublejump wk d 5 f 3 d 1)), rules at checkers.kif:296, 309
-    n[3199] = (s.0[5] & 0x100000000080020 == 0x100000000080020)
+    // n[3175]: (legal white (doublejump wk d 5 f 3 d 1)), rules at checkers.kif:296, 309
+    n[3175] = (s.0[5] & 0x100000000080020 == 0x100000000080020)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[988]);
-    // n[3200]: (legal white (doublejump wk f 5 h 3 f 1)), rules at checkers.kif:296, 309
-    n[3200] = (s.0[5] & 0x8000000000000 == 0x8000000000000)
+    // n[3176]: (legal white (doublejump wk f 5 h 3 f 1)), rules at checkers.kif:296, 309
+    n[3176] = (s.0[5] & 0x8000000000000 == 0x8000000000000)
         & (s.0[6] & 0x4000000002 == 0x4000000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1470]) & (n[1104]);
-    // n[3201]: (legal white (doublejump wk a 6 c 4 e 6)), rules at checkers.kif:296, 309
-    n[3201] = (s.0[4] & 0x20000000010000 == 0x20000000010000)
+    // n[3177]: (legal white (doublejump wk a 6 c 4 e 6)), rules at checkers.kif:296, 309
+    n[3177] = (s.0[4] & 0x20000000010000 == 0x20000000010000)
         & (s.0[5] & 0x20000000000 == 0x20000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]) & (n[1982]);
-    // n[3202]: (legal white (doublejump wk a 6 c 4 e 2)), rules at checkers.kif:296, 309
-    n[3202] = (s.0[4] & 0x20000000010000 == 0x20000000010000)
+    // n[3178]: (legal white (doublejump wk a 6 c 4 e 2)), rules at checkers.kif:296, 309
+    n[3178] = (s.0[4] & 0x20000000010000 == 0x20000000010000)
         & (s.0[5] & 0x20000000 == 0x20000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1871]) & (n[316]);
-    // n[3203]: (legal white (doublejump wk a 6 c 4 a 2)), rules at checkers.kif:296, 309
-    n[3203] = (s.0[4] & 0x20000000010002 == 0x20000000010002)
+    // n[3179]: (legal white (doublejump wk a 6 c 4 a 2)), rules at checkers.kif:296, 309
+    n[3179] = (s.0[4] & 0x20000000010002 == 0x20000000010002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]) & (n[5]);
-    // n[3204]: (legal white (doublejump wk c 6 e 4 g 6)), rules at checkers.kif:296, 309
-    n[3204] = (s.0[4] & 0x4000000000000000 == 0x4000000000000000)
+    // n[3180]: (legal white (doublejump wk c 6 e 4 g 6)), rules at checkers.kif:296, 309
+    n[3180] = (s.0[4] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]) & (n[2154]);
-    // n[3205]: (legal white (doublejump wk c 6 e 4 g 2)), rules at checkers.kif:296, 309
-    n[3205] = (s.0[4] & 0x4000000000000000 == 0x4000000000000000)
+    // n[3181]: (legal white (doublejump wk c 6 e 4 g 2)), rules at checkers.kif:296, 309
+    n[3181] = (s.0[4] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800 == 0x800)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]) & (n[473]);
-    // n[3206]: (legal white (doublejump wk c 6 e 4 c 2)), rules at checkers.kif:296, 309
-    n[3206] = (s.0[4] & 0x4000800000000000 == 0x4000800000000000)
+    // n[3182]: (legal white (doublejump wk c 6 e 4 c 2)), rules at checkers.kif:296, 309
+    n[3182] = (s.0[4] & 0x4000800000000000 == 0x4000800000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1982]) & (n[316]);
-    // n[3207]: (legal white (doublejump wk e 6 g 4 e 2)), rules at checkers.kif:296, 309
-    n[3207] = (s.0[5] & 0x100020000000 == 0x100020000000) & (s.0[6] & 0x20000 == 0x20000)
+    // n[3183]: (legal white (doublejump wk e 6 g 4 e 2)), rules at checkers.kif:296, 309
+    n[3183] = (s.0[5] & 0x100020000000 == 0x100020000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[2154]) & (n[473]);
-    // n[3208]: (legal white (doublejump wk b 7 d 5 f 7)), rules at checkers.kif:296, 309
-    n[3208] = (s.0[4] & 0x80000000000 == 0x80000000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3184]: (legal white (doublejump wk b 7 d 5 f 7)), rules at checkers.kif:296, 309
+    n[3184] = (s.0[4] & 0x80000000000 == 0x80000000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[6] & 0x10 == 0x10) & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603])
         & (n[693]);
-    // n[3209]: (legal white (doublejump wk b 7 d 5 f 3)), rules at checkers.kif:296, 309
-    n[3209] = (s.0[4] & 0x80000000000 == 0x80000000000)
+    // n[3185]: (legal white (doublejump wk b 7 d 5 f 3)), rules at checkers.kif:296, 309
+    n[3185] = (s.0[4] & 0x80000000000 == 0x80000000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1298]);
-    // n[3210]: (legal white (doublejump wk b 7 d 5 b 3)), rules at checkers.kif:296, 309
-    n[3210] = (s.0[4] & 0x80010000000 == 0x80010000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3186]: (legal white (doublejump wk b 7 d 5 b 3)), rules at checkers.kif:296, 309
+    n[3186] = (s.0[4] & 0x80010000000 == 0x80010000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1186]);
-    // n[3211]: (legal white (doublejump wk d 7 f 5 h 7)), rules at checkers.kif:296, 309
-    n[3211] = (s.0[5] & 0x4000000002000000 == 0x4000000002000000)
+    // n[3187]: (legal white (doublejump wk d 7 f 5 h 7)), rules at checkers.kif:296, 309
+    n[3187] = (s.0[5] & 0x4000000002000000 == 0x4000000002000000)
         & (s.0[6] & 0x4000000000000 == 0x4000000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[810]);
-    // n[3212]: (legal white (doublejump wk d 7 f 5 h 3)), rules at checkers.kif:296, 309
-    n[3212] = (s.0[5] & 0x4000000002000000 == 0x4000000002000000)
+    // n[3188]: (legal white (doublejump wk d 7 f 5 h 3)), rules at checkers.kif:296, 309
+    n[3188] = (s.0[5] & 0x4000000002000000 == 0x4000000002000000)
         & (s.0[6] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1470]);
-    // n[3213]: (legal white (doublejump wk d 7 f 5 d 3)), rules at checkers.kif:296, 309
-    n[3213] = (s.0[5] & 0x4000000002000400 == 0x4000000002000400)
+    // n[3189]: (legal white (doublejump wk d 7 f 5 d 3)), rules at checkers.kif:296, 309
+    n[3189] = (s.0[5] & 0x4000000002000400 == 0x4000000002000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1298]);
-    // n[3214]: (legal white (doublejump wk f 7 h 5 f 3)), rules at checkers.kif:296, 309
-    n[3214] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[3190]: (legal white (doublejump wk f 7 h 5 f 3)), rules at checkers.kif:296, 309
+    n[3190] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x100000000080 == 0x100000000080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1470]);
-    // n[3215]: (legal white (doublejump wk a 8 c 6 e 8)), rules at checkers.kif:296, 309
-    n[3215] = (s.0[4] & 0x800000000400000 == 0x800000000400000)
+    // n[3191]: (legal white (doublejump wk a 8 c 6 e 8)), rules at checkers.kif:296, 309
+    n[3191] = (s.0[4] & 0x800000000400000 == 0x800000000400000)
         & (s.0[5] & 0x800000000000 == 0x800000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1583]);
-    // n[3216]: (legal white (doublejump wk a 8 c 6 e 4)), rules at checkers.kif:296, 309
-    n[3216] = (s.0[4] & 0x800000000400000 == 0x800000000400000)
+    // n[3192]: (legal white (doublejump wk a 8 c 6 e 4)), rules at checkers.kif:296, 309
+    n[3192] = (s.0[4] & 0x800000000400000 == 0x800000000400000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1583]) & (n[1982]);
-    // n[3217]: (legal white (doublejump wk a 8 c 6 a 4)), rules at checkers.kif:296, 309
-    n[3217] = (s.0[4] & 0x800000000400080 == 0x800000000400080)
+    // n[3193]: (legal white (doublejump wk a 8 c 6 a 4)), rules at checkers.kif:296, 309
+    n[3193] = (s.0[4] & 0x800000000400080 == 0x800000000400080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]) & (n[1871]);
-    // n[3218]: (legal white (doublejump wk c 8 e 6 g 8)), rules at checkers.kif:296, 309
-    n[3218] = (s.0[5] & 0x20000000010 == 0x20000000010)
+    // n[3194]: (legal white (doublejump wk c 8 e 6 g 8)), rules at checkers.kif:296, 309
+    n[3194] = (s.0[5] & 0x20000000010 == 0x20000000010)
         & (s.0[6] & 0x20000000 == 0x20000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]) & (n[1671]);
-    // n[3219]: (legal white (doublejump wk c 8 e 6 g 4)), rules at checkers.kif:296, 309
-    n[3219] = (s.0[5] & 0x20000000010 == 0x20000000010) & (s.0[6] & 0x20000 == 0x20000)
+    // n[3195]: (legal white (doublejump wk c 8 e 6 g 4)), rules at checkers.kif:296, 309
+    n[3195] = (s.0[5] & 0x20000000010 == 0x20000000010) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[2154]);
-    // n[3220]: (legal white (doublejump wk c 8 e 6 c 4)), rules at checkers.kif:296, 309
-    n[3220] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3196]: (legal white (doublejump wk c 8 e 6 c 4)), rules at checkers.kif:296, 309
+    n[3196] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20000000010 == 0x20000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1982]);
-    // n[3221]: (legal white (doublejump wk e 8 g 6 e 4)), rules at checkers.kif:296, 309
-    n[3221] = (s.0[5] & 0x4000800000000 == 0x4000800000000)
+    // n[3197]: (legal white (doublejump wk e 8 g 6 e 4)), rules at checkers.kif:296, 309
+    n[3197] = (s.0[5] & 0x4000800000000 == 0x4000800000000)
         & (s.0[6] & 0x800000 == 0x800000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]) & (n[2154]);
-    // n[3222]: (legal white (doublejump wk f 3 d 1 b 3)), rules at checkers.kif:296, 309
-    n[3222] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3198]: (legal white (doublejump wk f 3 d 1 b 3)), rules at checkers.kif:296, 309
+    n[3198] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x800000000000020 == 0x800000000000020)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[988]) & (n[899]);
-    // n[3223]: (legal white (doublejump wk h 3 f 1 d 3)), rules at checkers.kif:296, 309
-    n[3223] = (s.0[5] & 0x8000000000400 == 0x8000000000400)
+    // n[3199]: (legal white (doublejump wk h 3 f 1 d 3)), rules at checkers.kif:296, 309
+    n[3199] = (s.0[5] & 0x8000000000400 == 0x8000000000400)
         & (s.0[6] & 0x20000000000 == 0x20000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[988]) & (n[1104]);
-    // n[3224]: (legal white (doublejump wk e 4 c 2 a 4)), rules at checkers.kif:296, 309
-    n[3224] = (s.0[4] & 0x800000000080 == 0x800000000080)
+    // n[3200]: (legal white (doublejump wk e 4 c 2 a 4)), rules at checkers.kif:296, 309
+    n[3200] = (s.0[4] & 0x800000000080 == 0x800000000080)
         & (s.0[5] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[316]) & (n[5]);
-    // n[3225]: (legal white (doublejump wk g 4 e 2 c 4)), rules at checkers.kif:296, 309
-    n[3225] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3201]: (legal white (doublejump wk g 4 e 2 c 4)), rules at checkers.kif:296, 309
+    n[3201] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20000000 == 0x20000000) & (s.0[6] & 0x100000 == 0x100000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[316]) & (n[473]);
-    // n[3226]: (legal white (doublejump wk d 5 b 3 d 1)), rules at checkers.kif:296, 309
-    n[3226] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x80020 == 0x80020)
+    // n[3202]: (legal white (doublejump wk d 5 b 3 d 1)), rules at checkers.kif:296, 309
+    n[3202] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x80020 == 0x80020)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[899]);
-    // n[3227]: (legal white (doublejump wk f 5 d 3 b 5)), rules at checkers.kif:296, 309
-    n[3227] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x400 == 0x400)
+    // n[3203]: (legal white (doublejump wk f 5 d 3 b 5)), rules at checkers.kif:296, 309
+    n[3203] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x400 == 0x400)
         & (s.0[6] & 0x2 == 0x2) & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186])
         & (n[1298]);
-    // n[3228]: (legal white (doublejump wk f 5 d 3 f 1)), rules at checkers.kif:296, 309
-    n[3228] = (s.0[5] & 0x8000000000400 == 0x8000000000400) & (s.0[6] & 0x2 == 0x2)
+    // n[3204]: (legal white (doublejump wk f 5 d 3 f 1)), rules at checkers.kif:296, 309
+    n[3204] = (s.0[5] & 0x8000000000400 == 0x8000000000400) & (s.0[6] & 0x2 == 0x2)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[988]);
-    // n[3229]: (legal white (doublejump wk f 5 d 3 b 1)), rules at checkers.kif:296, 309
-    n[3229] = (s.0[4] & 0x800000 == 0x800000) & (s.0[5] & 0x400 == 0x400)
+    // n[3205]: (legal white (doublejump wk f 5 d 3 b 1)), rules at checkers.kif:296, 309
+    n[3205] = (s.0[4] & 0x800000 == 0x800000) & (s.0[5] & 0x400 == 0x400)
         & (s.0[6] & 0x2 == 0x2) & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298])
         & (n[899]);
-    // n[3230]: (legal white (doublejump wk h 5 f 3 d 5)), rules at checkers.kif:296, 309
-    n[3230] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
+    // n[3206]: (legal white (doublejump wk h 5 f 3 d 5)), rules at checkers.kif:296, 309
+    n[3206] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x800000000000 == 0x800000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[1470]);
-    // n[3231]: (legal white (doublejump wk h 5 f 3 h 1)), rules at checkers.kif:296, 309
-    n[3231] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[3207]: (legal white (doublejump wk h 5 f 3 h 1)), rules at checkers.kif:296, 309
+    n[3207] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x800200000000 == 0x800200000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1470]) & (n[1104]);
-    // n[3232]: (legal white (doublejump wk h 5 f 3 d 1)), rules at checkers.kif:296, 309
-    n[3232] = (s.0[5] & 0x100000000000020 == 0x100000000000020)
+    // n[3208]: (legal white (doublejump wk h 5 f 3 d 1)), rules at checkers.kif:296, 309
+    n[3208] = (s.0[5] & 0x100000000000020 == 0x100000000000020)
         & (s.0[6] & 0x800000000000 == 0x800000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1470]) & (n[988]);
-    // n[3233]: (legal white (doublejump wk c 6 a 4 c 2)), rules at checkers.kif:296, 309
-    n[3233] = (s.0[4] & 0x4000800000000080 == 0x4000800000000080)
+    // n[3209]: (legal white (doublejump wk c 6 a 4 c 2)), rules at checkers.kif:296, 309
+    n[3209] = (s.0[4] & 0x4000800000000080 == 0x4000800000000080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]) & (n[5]);
-    // n[3234]: (legal white (doublejump wk e 6 c 4 a 6)), rules at checkers.kif:296, 309
-    n[3234] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3210]: (legal white (doublejump wk e 6 c 4 a 6)), rules at checkers.kif:296, 309
+    n[3210] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x100000000000 == 0x100000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]) & (n[1982]);
-    // n[3235]: (legal white (doublejump wk e 6 c 4 e 2)), rules at checkers.kif:296, 309
-    n[3235] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3211]: (legal white (doublejump wk e 6 c 4 e 2)), rules at checkers.kif:296, 309
+    n[3211] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x100020000000 == 0x100020000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]) & (n[316]);
-    // n[3236]: (legal white (doublejump wk e 6 c 4 a 2)), rules at checkers.kif:296, 309
-    n[3236] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
+    // n[3212]: (legal white (doublejump wk e 6 c 4 a 2)), rules at checkers.kif:296, 309
+    n[3212] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
         & (s.0[5] & 0x100000000000 == 0x100000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]) & (n[5]);
-    // n[3237]: (legal white (doublejump wk g 6 e 4 c 6)), rules at checkers.kif:296, 309
-    n[3237] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3213]: (legal white (doublejump wk g 6 e 4 c 6)), rules at checkers.kif:296, 309
+    n[3213] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x4000000 == 0x4000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]) & (n[2154]);
-    // n[3238]: (legal white (doublejump wk g 6 e 4 g 2)), rules at checkers.kif:296, 309
-    n[3238] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x4000800 == 0x4000800)
+    // n[3214]: (legal white (doublejump wk g 6 e 4 g 2)), rules at checkers.kif:296, 309
+    n[3214] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x4000800 == 0x4000800)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[2154]) & (n[473]);
-    // n[3239]: (legal white (doublejump wk g 6 e 4 c 2)), rules at checkers.kif:296, 309
-    n[3239] = (s.0[4] & 0x800000000000 == 0x800000000000)
+    // n[3215]: (legal white (doublejump wk g 6 e 4 c 2)), rules at checkers.kif:296, 309
+    n[3215] = (s.0[4] & 0x800000000000 == 0x800000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x4000000 == 0x4000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[2154]) & (n[316]);
-    // n[3240]: (legal white (doublejump wk d 7 b 5 d 3)), rules at checkers.kif:296, 309
-    n[3240] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x2000400 == 0x2000400)
+    // n[3216]: (legal white (doublejump wk d 7 b 5 d 3)), rules at checkers.kif:296, 309
+    n[3216] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x2000400 == 0x2000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1186]);
-    // n[3241]: (legal white (doublejump wk f 7 d 5 b 7)), rules at checkers.kif:296, 309
-    n[3241] = (s.0[4] & 0x10000000000 == 0x10000000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3217]: (legal white (doublejump wk f 7 d 5 b 7)), rules at checkers.kif:296, 309
+    n[3217] = (s.0[4] & 0x10000000000 == 0x10000000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[6] & 0x80 == 0x80) & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603])
         & (n[693]);
-    // n[3242]: (legal white (doublejump wk f 7 d 5 f 3)), rules at checkers.kif:296, 309
-    n[3242] = (s.0[5] & 0x100000000010000 == 0x100000000010000) & (s.0[6] & 0x80 == 0x80)
+    // n[3218]: (legal white (doublejump wk f 7 d 5 f 3)), rules at checkers.kif:296, 309
+    n[3218] = (s.0[5] & 0x100000000010000 == 0x100000000010000) & (s.0[6] & 0x80 == 0x80)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1298]);
-    // n[3243]: (legal white (doublejump wk f 7 d 5 b 3)), rules at checkers.kif:296, 309
-    n[3243] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3219]: (legal white (doublejump wk f 7 d 5 b 3)), rules at checkers.kif:296, 309
+    n[3219] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[6] & 0x80 == 0x80) & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693])
         & (n[1186]);
-    // n[3244]: (legal white (doublejump wk h 7 f 5 d 7)), rules at checkers.kif:296, 309
-    n[3244] = (s.0[5] & 0x4000000000400000 == 0x4000000000400000)
+    // n[3220]: (legal white (doublejump wk h 7 f 5 d 7)), rules at checkers.kif:296, 309
+    n[3220] = (s.0[5] & 0x4000000000400000 == 0x4000000000400000)
         & (s.0[6] & 0x20000000000000 == 0x20000000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[810]);
-    // n[3245]: (legal white (doublejump wk h 7 f 5 h 3)), rules at checkers.kif:296, 309
-    n[3245] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
+    // n[3221]: (legal white (doublejump wk h 7 f 5 h 3)), rules at checkers.kif:296, 309
+    n[3221] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[6] & 0x20004000000000 == 0x20004000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1470]);
-    // n[3246]: (legal white (doublejump wk h 7 f 5 d 3)), rules at checkers.kif:296, 309
-    n[3246] = (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
+    // n[3222]: (legal white (doublejump wk h 7 f 5 d 3)), rules at checkers.kif:296, 309
+    n[3222] = (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x20000000000000 == 0x20000000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1298]);
-    // n[3247]: (legal white (doublejump wk c 8 a 6 c 4)), rules at checkers.kif:296, 309
-    n[3247] = (s.0[4] & 0x20000000002000 == 0x20000000002000) & (s.0[5] & 0x10 == 0x10)
+    // n[3223]: (legal white (doublejump wk c 8 a 6 c 4)), rules at checkers.kif:296, 309
+    n[3223] = (s.0[4] & 0x20000000002000 == 0x20000000002000) & (s.0[5] & 0x10 == 0x10)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]) & (n[1871]);
-    // n[3248]: (legal white (doublejump wk e 8 c 6 a 8)), rules at checkers.kif:296, 309
-    n[3248] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
+    // n[3224]: (legal white (doublejump wk e 8 c 6 a 8)), rules at checkers.kif:296, 309
+    n[3224] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
         & (s.0[5] & 0x4000000000000 == 0x4000000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1583]);
-    // n[3249]: (legal white (doublejump wk e 8 c 6 e 4)), rules at checkers.kif:296, 309
-    n[3249] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3225]: (legal white (doublejump wk e 8 c 6 e 4)), rules at checkers.kif:296, 309
+    n[3225] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x4000800000000 == 0x4000800000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1982]);
-    // n[3250]: (legal white (doublejump wk e 8 c 6 a 4)), rules at checkers.kif:296, 309
-    n[3250] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
+    // n[3226]: (legal white (doublejump wk e 8 c 6 a 4)), rules at checkers.kif:296, 309
+    n[3226] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
         & (s.0[5] & 0x4000000000000 == 0x4000000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1871]);
-    // n[3251]: (legal white (doublejump wk g 8 e 6 c 8)), rules at checkers.kif:296, 309
-    n[3251] = (s.0[5] & 0x20000000002 == 0x20000000002)
+    // n[3227]: (legal white (doublejump wk g 8 e 6 c 8)), rules at checkers.kif:296, 309
+    n[3227] = (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[6] & 0x100000000 == 0x100000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]) & (n[1671]);
-    // n[3252]: (legal white (doublejump wk g 8 e 6 g 4)), rules at checkers.kif:296, 309
-    n[3252] = (s.0[5] & 0x20000000000 == 0x20000000000)
+    // n[3228]: (legal white (doublejump wk g 8 e 6 g 4)), rules at checkers.kif:296, 309
+    n[3228] = (s.0[5] & 0x20000000000 == 0x20000000000)
         & (s.0[6] & 0x100020000 == 0x100020000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]) & (n[2154]);
-    // n[3253]: (legal white (doublejump wk g 8 e 6 c 4)), rules at checkers.kif:296, 309
-    n[3253] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3229]: (legal white (doublejump wk g 8 e 6 c 4)), rules at checkers.kif:296, 309
+    n[3229] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20000000000 == 0x20000000000)
         & (s.0[6] & 0x100000000 == 0x100000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]) & (n[1982]);
-    // n[3254]: (legal black (doublejump bk b 1 d 3 f 5)), rules at checkers.kif:296, 309
-    n[3254] = (s.0[4] & 0x1000000 == 0x1000000)
+    // n[3230]: (legal black (doublejump bk b 1 d 3 f 5)), rules at checkers.kif:296, 309
+    n[3230] = (s.0[4] & 0x1000000 == 0x1000000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1297]);
-    // n[3255]: (legal black (doublejump bk b 1 d 3 b 5)), rules at checkers.kif:296, 309
-    n[3255] = (s.0[4] & 0x401000000 == 0x401000000) & (s.0[5] & 0x400 == 0x400)
+    // n[3231]: (legal black (doublejump bk b 1 d 3 b 5)), rules at checkers.kif:296, 309
+    n[3231] = (s.0[4] & 0x401000000 == 0x401000000) & (s.0[5] & 0x400 == 0x400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1185]);
-    // n[3256]: (legal black (doublejump bk b 1 d 3 f 1)), rules at checkers.kif:296, 309
-    n[3256] = (s.0[4] & 0x1000000 == 0x1000000)
+    // n[3232]: (legal black (doublejump bk b 1 d 3 f 1)), rules at checkers.kif:296, 309
+    n[3232] = (s.0[4] & 0x1000000 == 0x1000000)
         & (s.0[5] & 0x8000000000400 == 0x8000000000400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[987]);
-    // n[3257]: (legal black (doublejump bk d 1 f 3 h 5)), rules at checkers.kif:296, 309
-    n[3257] = (s.0[5] & 0x100000000000040 == 0x100000000000040)
+    // n[3233]: (legal black (doublejump bk d 1 f 3 h 5)), rules at checkers.kif:296, 309
+    n[3233] = (s.0[5] & 0x100000000000040 == 0x100000000000040)
         & (s.0[6] & 0x100000000000 == 0x100000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1469]);
-    // n[3258]: (legal black (doublejump bk d 1 f 3 d 5)), rules at checkers.kif:296, 309
-    n[3258] = (s.0[5] & 0x100000000010040 == 0x100000000010040)
+    // n[3234]: (legal black (doublejump bk d 1 f 3 d 5)), rules at checkers.kif:296, 309
+    n[3234] = (s.0[5] & 0x100000000010040 == 0x100000000010040)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1297]);
-    // n[3259]: (legal black (doublejump bk d 1 f 3 h 1)), rules at checkers.kif:296, 309
-    n[3259] = (s.0[5] & 0x100000000000040 == 0x100000000000040)
+    // n[3235]: (legal black (doublejump bk d 1 f 3 h 1)), rules at checkers.kif:296, 309
+    n[3235] = (s.0[5] & 0x100000000000040 == 0x100000000000040)
         & (s.0[6] & 0x200000000 == 0x200000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[987]) & (n[1103]);
-    // n[3260]: (legal black (doublejump bk f 1 h 3 f 5)), rules at checkers.kif:296, 309
-    n[3260] = (s.0[5] & 0x4010000000000000 == 0x4010000000000000)
+    // n[3236]: (legal black (doublejump bk f 1 h 3 f 5)), rules at checkers.kif:296, 309
+    n[3236] = (s.0[5] & 0x4010000000000000 == 0x4010000000000000)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]) & (n[1469]);
-    // n[3261]: (legal black (doublejump bk a 2 c 4 e 6)), rules at checkers.kif:296, 309
-    n[3261] = (s.0[4] & 0x20000000000004 == 0x20000000000004)
+    // n[3237]: (legal black (doublejump bk a 2 c 4 e 6)), rules at checkers.kif:296, 309
+    n[3237] = (s.0[4] & 0x20000000000004 == 0x20000000000004)
         & (s.0[5] & 0x20000000000 == 0x20000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1983]);
-    // n[3262]: (legal black (doublejump bk a 2 c 4 a 6)), rules at checkers.kif:296, 309
-    n[3262] = (s.0[4] & 0x20000000002004 == 0x20000000002004)
+    // n[3238]: (legal black (doublejump bk a 2 c 4 a 6)), rules at checkers.kif:296, 309
+    n[3238] = (s.0[4] & 0x20000000002004 == 0x20000000002004)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1872]);
-    // n[3263]: (legal black (doublejump bk a 2 c 4 e 2)), rules at checkers.kif:296, 309
-    n[3263] = (s.0[4] & 0x20000000000004 == 0x20000000000004)
+    // n[3239]: (legal black (doublejump bk a 2 c 4 e 2)), rules at checkers.kif:296, 309
+    n[3239] = (s.0[4] & 0x20000000000004 == 0x20000000000004)
         & (s.0[5] & 0x20000000 == 0x20000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[4]) & (n[315]);
-    // n[3264]: (legal black (doublejump bk c 2 e 4 g 6)), rules at checkers.kif:296, 309
-    n[3264] = (s.0[4] & 0x1000000000000 == 0x1000000000000)
+    // n[3240]: (legal black (doublejump bk c 2 e 4 g 6)), rules at checkers.kif:296, 309
+    n[3240] = (s.0[4] & 0x1000000000000 == 0x1000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[2155]);
-    // n[3265]: (legal black (doublejump bk c 2 e 4 c 6)), rules at checkers.kif:296, 309
-    n[3265] = (s.0[4] & 0x801000000000000 == 0x801000000000000)
+    // n[3241]: (legal black (doublejump bk c 2 e 4 c 6)), rules at checkers.kif:296, 309
+    n[3241] = (s.0[4] & 0x801000000000000 == 0x801000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[315]) & (n[1983]);
-    // n[3266]: (legal black (doublejump bk c 2 e 4 g 2)), rules at checkers.kif:296, 309
-    n[3266] = (s.0[4] & 0x1000000000000 == 0x1000000000000)
+    // n[3242]: (legal black (doublejump bk c 2 e 4 g 2)), rules at checkers.kif:296, 309
+    n[3242] = (s.0[4] & 0x1000000000000 == 0x1000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800 == 0x800)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[472]);
-    // n[3267]: (legal black (doublejump bk e 2 g 4 e 6)), rules at checkers.kif:296, 309
-    n[3267] = (s.0[5] & 0x20040000000 == 0x20040000000) & (s.0[6] & 0x20000 == 0x20000)
+    // n[3243]: (legal black (doublejump bk e 2 g 4 e 6)), rules at checkers.kif:296, 309
+    n[3243] = (s.0[5] & 0x20040000000 == 0x20040000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[2155]);
-    // n[3268]: (legal black (doublejump bk b 3 d 5 f 7)), rules at checkers.kif:296, 309
-    n[3268] = (s.0[4] & 0x20000000 == 0x20000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3244]: (legal black (doublejump bk b 3 d 5 f 7)), rules at checkers.kif:296, 309
+    n[3244] = (s.0[4] & 0x20000000 == 0x20000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[6] & 0x10 == 0x10) & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185])
         & (n[694]);
-    // n[3269]: (legal black (doublejump bk b 3 d 5 b 7)), rules at checkers.kif:296, 309
-    n[3269] = (s.0[4] & 0x10020000000 == 0x10020000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3245]: (legal black (doublejump bk b 3 d 5 b 7)), rules at checkers.kif:296, 309
+    n[3245] = (s.0[4] & 0x10020000000 == 0x10020000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[604]);
-    // n[3270]: (legal black (doublejump bk b 3 d 5 f 3)), rules at checkers.kif:296, 309
-    n[3270] = (s.0[4] & 0x20000000 == 0x20000000)
+    // n[3246]: (legal black (doublejump bk b 3 d 5 f 3)), rules at checkers.kif:296, 309
+    n[3246] = (s.0[4] & 0x20000000 == 0x20000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[1297]);
-    // n[3271]: (legal black (doublejump bk d 3 f 5 h 7)), rules at checkers.kif:296, 309
-    n[3271] = (s.0[5] & 0x4000000000000800 == 0x4000000000000800)
+    // n[3247]: (legal black (doublejump bk d 3 f 5 h 7)), rules at checkers.kif:296, 309
+    n[3247] = (s.0[5] & 0x4000000000000800 == 0x4000000000000800)
         & (s.0[6] & 0x4000000000000 == 0x4000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[811]);
-    // n[3272]: (legal black (doublejump bk d 3 f 5 d 7)), rules at checkers.kif:296, 309
-    n[3272] = (s.0[5] & 0x4000000000400800 == 0x4000000000400800)
+    // n[3248]: (legal black (doublejump bk d 3 f 5 d 7)), rules at checkers.kif:296, 309
+    n[3248] = (s.0[5] & 0x4000000000400800 == 0x4000000000400800)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[694]);
-    // n[3273]: (legal black (doublejump bk d 3 f 5 h 3)), rules at checkers.kif:296, 309
-    n[3273] = (s.0[5] & 0x4000000000000800 == 0x4000000000000800)
+    // n[3249]: (legal black (doublejump bk d 3 f 5 h 3)), rules at checkers.kif:296, 309
+    n[3249] = (s.0[5] & 0x4000000000000800 == 0x4000000000000800)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1297]) & (n[1469]);
-    // n[3274]: (legal black (doublejump bk f 3 h 5 f 7)), rules at checkers.kif:296, 309
-    n[3274] = (s.0[5] & 0x200000000000000 == 0x200000000000000)
+    // n[3250]: (legal black (doublejump bk f 3 h 5 f 7)), rules at checkers.kif:296, 309
+    n[3250] = (s.0[5] & 0x200000000000000 == 0x200000000000000)
         & (s.0[6] & 0x100000000010 == 0x100000000010)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1469]) & (n[811]);
-    // n[3275]: (legal black (doublejump bk a 4 c 6 e 8)), rules at checkers.kif:296, 309
-    n[3275] = (s.0[4] & 0x800000000000100 == 0x800000000000100)
+    // n[3251]: (legal black (doublejump bk a 4 c 6 e 8)), rules at checkers.kif:296, 309
+    n[3251] = (s.0[4] & 0x800000000000100 == 0x800000000000100)
         & (s.0[5] & 0x800000000000 == 0x800000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1872]) & (n[1672]);
-    // n[3276]: (legal black (doublejump bk a 4 c 6 a 8)), rules at checkers.kif:296, 309
-    n[3276] = (s.0[4] & 0x800000000080100 == 0x800000000080100)
+    // n[3252]: (legal black (doublejump bk a 4 c 6 a 8)), rules at checkers.kif:296, 309
+    n[3252] = (s.0[4] & 0x800000000080100 == 0x800000000080100)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1872]) & (n[1584]);
-    // n[3277]: (legal black (doublejump bk a 4 c 6 e 4)), rules at checkers.kif:296, 309
-    n[3277] = (s.0[4] & 0x800000000000100 == 0x800000000000100)
+    // n[3253]: (legal black (doublejump bk a 4 c 6 e 4)), rules at checkers.kif:296, 309
+    n[3253] = (s.0[4] & 0x800000000000100 == 0x800000000000100)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1983]) & (n[1872]);
-    // n[3278]: (legal black (doublejump bk c 4 e 6 g 8)), rules at checkers.kif:296, 309
-    n[3278] = (s.0[4] & 0x40000000000000 == 0x40000000000000)
+    // n[3254]: (legal black (doublejump bk c 4 e 6 g 8)), rules at checkers.kif:296, 309
+    n[3254] = (s.0[4] & 0x40000000000000 == 0x40000000000000)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x20000000 == 0x20000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1789]);
-    // n[3279]: (legal black (doublejump bk c 4 e 6 c 8)), rules at checkers.kif:296, 309
-    n[3279] = (s.0[4] & 0x40000000000000 == 0x40000000000000)
+    // n[3255]: (legal black (doublejump bk c 4 e 6 c 8)), rules at checkers.kif:296, 309
+    n[3255] = (s.0[4] & 0x40000000000000 == 0x40000000000000)
         & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1672]);
-    // n[3280]: (legal black (doublejump bk c 4 e 6 g 4)), rules at checkers.kif:296, 309
-    n[3280] = (s.0[4] & 0x40000000000000 == 0x40000000000000)
+    // n[3256]: (legal black (doublejump bk c 4 e 6 g 4)), rules at checkers.kif:296, 309
+    n[3256] = (s.0[4] & 0x40000000000000 == 0x40000000000000)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[2155]);
-    // n[3281]: (legal black (doublejump bk e 4 g 6 e 8)), rules at checkers.kif:296, 309
-    n[3281] = (s.0[5] & 0x801000000000 == 0x801000000000)
+    // n[3257]: (legal black (doublejump bk e 4 g 6 e 8)), rules at checkers.kif:296, 309
+    n[3257] = (s.0[5] & 0x801000000000 == 0x801000000000)
         & (s.0[6] & 0x800000 == 0x800000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[2155]) & (n[1789]);
-    // n[3282]: (legal black (doublejump bk b 5 d 7 f 5)), rules at checkers.kif:296, 309
-    n[3282] = (s.0[4] & 0x800000000 == 0x800000000)
+    // n[3258]: (legal black (doublejump bk b 5 d 7 f 5)), rules at checkers.kif:296, 309
+    n[3258] = (s.0[4] & 0x800000000 == 0x800000000)
         & (s.0[5] & 0x4000000000400000 == 0x4000000000400000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[694]) & (n[604]);
-    // n[3283]: (legal black (doublejump bk d 5 f 7 h 5)), rules at checkers.kif:296, 309
-    n[3283] = (s.0[5] & 0x20000 == 0x20000) & (s.0[6] & 0x100000000010 == 0x100000000010)
+    // n[3259]: (legal black (doublejump bk d 5 f 7 h 5)), rules at checkers.kif:296, 309
+    n[3259] = (s.0[5] & 0x20000 == 0x20000) & (s.0[6] & 0x100000000010 == 0x100000000010)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[694]) & (n[811]);
-    // n[3284]: (legal black (doublejump bk a 6 c 8 e 6)), rules at checkers.kif:296, 309
-    n[3284] = (s.0[4] & 0x4000 == 0x4000) & (s.0[5] & 0x20000000002 == 0x20000000002)
+    // n[3260]: (legal black (doublejump bk a 6 c 8 e 6)), rules at checkers.kif:296, 309
+    n[3260] = (s.0[4] & 0x4000 == 0x4000) & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1584]) & (n[1672]);
-    // n[3285]: (legal black (doublejump bk c 6 e 8 g 6)), rules at checkers.kif:296, 309
-    n[3285] = (s.0[4] & 0x1000000000000000 == 0x1000000000000000)
+    // n[3261]: (legal black (doublejump bk c 6 e 8 g 6)), rules at checkers.kif:296, 309
+    n[3261] = (s.0[4] & 0x1000000000000000 == 0x1000000000000000)
         & (s.0[5] & 0x800000000000 == 0x800000000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1789]) & (n[1672]);
-    // n[3286]: (legal black (doublejump bk d 1 b 3 d 5)), rules at checkers.kif:296, 309
-    n[3286] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10040 == 0x10040)
+    // n[3262]: (legal black (doublejump bk d 1 b 3 d 5)), rules at checkers.kif:296, 309
+    n[3262] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10040 == 0x10040)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1185]);
-    // n[3287]: (legal black (doublejump bk f 1 d 3 f 5)), rules at checkers.kif:296, 309
-    n[3287] = (s.0[5] & 0x4010000000000400 == 0x4010000000000400)
+    // n[3263]: (legal black (doublejump bk f 1 d 3 f 5)), rules at checkers.kif:296, 309
+    n[3263] = (s.0[5] & 0x4010000000000400 == 0x4010000000000400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1297]);
-    // n[3288]: (legal black (doublejump bk f 1 d 3 b 5)), rules at checkers.kif:296, 309
-    n[3288] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3264]: (legal black (doublejump bk f 1 d 3 b 5)), rules at checkers.kif:296, 309
+    n[3264] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x10000000000400 == 0x10000000000400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1185]);
-    // n[3289]: (legal black (doublejump bk f 1 d 3 b 1)), rules at checkers.kif:296, 309
-    n[3289] = (s.0[4] & 0x800000 == 0x800000)
+    // n[3265]: (legal black (doublejump bk f 1 d 3 b 1)), rules at checkers.kif:296, 309
+    n[3265] = (s.0[4] & 0x800000 == 0x800000)
         & (s.0[5] & 0x10000000000400 == 0x10000000000400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[987]);
-    // n[3290]: (legal black (doublejump bk h 1 f 3 h 5)), rules at checkers.kif:296, 309
-    n[3290] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[3266]: (legal black (doublejump bk h 1 f 3 h 5)), rules at checkers.kif:296, 309
+    n[3266] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x100400000000 == 0x100400000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1103]) & (n[1469]);
-    // n[3291]: (legal black (doublejump bk h 1 f 3 d 5)), rules at checkers.kif:296, 309
-    n[3291] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
+    // n[3267]: (legal black (doublejump bk h 1 f 3 d 5)), rules at checkers.kif:296, 309
+    n[3267] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x400000000 == 0x400000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]) & (n[1297]);
-    // n[3292]: (legal black (doublejump bk h 1 f 3 d 1)), rules at checkers.kif:296, 309
-    n[3292] = (s.0[5] & 0x100000000000020 == 0x100000000000020)
+    // n[3268]: (legal black (doublejump bk h 1 f 3 d 1)), rules at checkers.kif:296, 309
+    n[3268] = (s.0[5] & 0x100000000000020 == 0x100000000000020)
         & (s.0[6] & 0x400000000 == 0x400000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[987]) & (n[1103]);
-    // n[3293]: (legal black (doublejump bk c 2 a 4 c 6)), rules at checkers.kif:296, 309
-    n[3293] = (s.0[4] & 0x801000000000080 == 0x801000000000080)
+    // n[3269]: (legal black (doublejump bk c 2 a 4 c 6)), rules at checkers.kif:296, 309
+    n[3269] = (s.0[4] & 0x801000000000080 == 0x801000000000080)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1872]);
-    // n[3294]: (legal black (doublejump bk e 2 c 4 e 6)), rules at checkers.kif:296, 309
-    n[3294] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3270]: (legal black (doublejump bk e 2 c 4 e 6)), rules at checkers.kif:296, 309
+    n[3270] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20040000000 == 0x20040000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[1983]);
-    // n[3295]: (legal black (doublejump bk e 2 c 4 a 6)), rules at checkers.kif:296, 309
-    n[3295] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3271]: (legal black (doublejump bk e 2 c 4 a 6)), rules at checkers.kif:296, 309
+    n[3271] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x40000000 == 0x40000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[315]) & (n[1872]);
-    // n[3296]: (legal black (doublejump bk e 2 c 4 a 2)), rules at checkers.kif:296, 309
-    n[3296] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
+    // n[3272]: (legal black (doublejump bk e 2 c 4 a 2)), rules at checkers.kif:296, 309
+    n[3272] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
         & (s.0[5] & 0x40000000 == 0x40000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[4]) & (n[315]);
-    // n[3297]: (legal black (doublejump bk g 2 e 4 g 6)), rules at checkers.kif:296, 309
-    n[3297] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x801000 == 0x801000)
+    // n[3273]: (legal black (doublejump bk g 2 e 4 g 6)), rules at checkers.kif:296, 309
+    n[3273] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x801000 == 0x801000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[2155]);
-    // n[3298]: (legal black (doublejump bk g 2 e 4 c 6)), rules at checkers.kif:296, 309
-    n[3298] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3274]: (legal black (doublejump bk g 2 e 4 c 6)), rules at checkers.kif:296, 309
+    n[3274] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x1000 == 0x1000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[1983]);
-    // n[3299]: (legal black (doublejump bk g 2 e 4 c 2)), rules at checkers.kif:296, 309
-    n[3299] = (s.0[4] & 0x800000000000 == 0x800000000000)
+    // n[3275]: (legal black (doublejump bk g 2 e 4 c 2)), rules at checkers.kif:296, 309
+    n[3275] = (s.0[4] & 0x800000000000 == 0x800000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x1000 == 0x1000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[472]);
-    // n[3300]: (legal black (doublejump bk d 3 b 5 d 7)), rules at checkers.kif:296, 309
-    n[3300] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x400800 == 0x400800)
+    // n[3276]: (legal black (doublejump bk d 3 b 5 d 7)), rules at checkers.kif:296, 309
+    n[3276] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x400800 == 0x400800)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[604]);
-    // n[3301]: (legal black (doublejump bk f 3 d 5 f 7)), rules at checkers.kif:296, 309
-    n[3301] = (s.0[5] & 0x200000000010000 == 0x200000000010000) & (s.0[6] & 0x10 == 0x10)
+    // n[3277]: (legal black (doublejump bk f 3 d 5 f 7)), rules at checkers.kif:296, 309
+    n[3277] = (s.0[5] & 0x200000000010000 == 0x200000000010000) & (s.0[6] & 0x10 == 0x10)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[694]);
-    // n[3302]: (legal black (doublejump bk f 3 d 5 b 7)), rules at checkers.kif:296, 309
-    n[3302] = (s.0[4] & 0x10000000000 == 0x10000000000)
+    // n[3278]: (legal black (doublejump bk f 3 d 5 b 7)), rules at checkers.kif:296, 309
+    n[3278] = (s.0[4] & 0x10000000000 == 0x10000000000)
         & (s.0[5] & 0x200000000010000 == 0x200000000010000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[604]);
-    // n[3303]: (legal black (doublejump bk f 3 d 5 b 3)), rules at checkers.kif:296, 309
-    n[3303] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3279]: (legal black (doublejump bk f 3 d 5 b 3)), rules at checkers.kif:296, 309
+    n[3279] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x200000000010000 == 0x200000000010000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[1297]);
-    // n[3304]: (legal black (doublejump bk h 3 f 5 h 7)), rules at checkers.kif:296, 309
-    n[3304] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
+    // n[3280]: (legal black (doublejump bk h 3 f 5 h 7)), rules at checkers.kif:296, 309
+    n[3280] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[6] & 0x4008000000000 == 0x4008000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1469]) & (n[811]);
-    // n[3305]: (legal black (doublejump bk h 3 f 5 d 7)), rules at checkers.kif:296, 309
-    n[3305] = (s.0[5] & 0x4000000000400000 == 0x4000000000400000)
+    // n[3281]: (legal black (doublejump bk h 3 f 5 d 7)), rules at checkers.kif:296, 309
+    n[3281] = (s.0[5] & 0x4000000000400000 == 0x4000000000400000)
         & (s.0[6] & 0x8000000000 == 0x8000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1469]) & (n[694]);
-    // n[3306]: (legal black (doublejump bk h 3 f 5 d 3)), rules at checkers.kif:296, 309
-    n[3306] = (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
+    // n[3282]: (legal black (doublejump bk h 3 f 5 d 3)), rules at checkers.kif:296, 309
+    n[3282] = (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x8000000000 == 0x8000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1297]) & (n[1469]);
-    // n[3307]: (legal black (doublejump bk c 4 a 6 c 8)), rules at checkers.kif:296, 309
-    n[3307] = (s.0[4] & 0x40000000002000 == 0x40000000002000) & (s.0[5] & 0x2 == 0x2)
+    // n[3283]: (legal black (doublejump bk c 4 a 6 c 8)), rules at checkers.kif:296, 309
+    n[3283] = (s.0[4] & 0x40000000002000 == 0x40000000002000) & (s.0[5] & 0x2 == 0x2)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1872]) & (n[1584]);
-    // n[3308]: (legal black (doublejump bk e 4 c 6 e 8)), rules at checkers.kif:296, 309
-    n[3308] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3284]: (legal black (doublejump bk e 4 c 6 e 8)), rules at checkers.kif:296, 309
+    n[3284] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x801000000000 == 0x801000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1672]);
-    // n[3309]: (legal black (doublejump bk e 4 c 6 a 8)), rules at checkers.kif:296, 309
-    n[3309] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
+    // n[3285]: (legal black (doublejump bk e 4 c 6 a 8)), rules at checkers.kif:296, 309
+    n[3285] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
         & (s.0[5] & 0x1000000000 == 0x1000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1983]) & (n[1584]);
-    // n[3310]: (legal black (doublejump bk e 4 c 6 a 4)), rules at checkers.kif:296, 309
-    n[3310] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
+    // n[3286]: (legal black (doublejump bk e 4 c 6 a 4)), rules at checkers.kif:296, 309
+    n[3286] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
         & (s.0[5] & 0x1000000000 == 0x1000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1983]) & (n[1872]);
-    // n[3311]: (legal black (doublejump bk g 4 e 6 g 8)), rules at checkers.kif:296, 309
-    n[3311] = (s.0[5] & 0x20000000000 == 0x20000000000)
+    // n[3287]: (legal black (doublejump bk g 4 e 6 g 8)), rules at checkers.kif:296, 309
+    n[3287] = (s.0[5] & 0x20000000000 == 0x20000000000)
         & (s.0[6] & 0x20040000 == 0x20040000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[2155]) & (n[1789]);
-    // n[3312]: (legal black (doublejump bk g 4 e 6 c 8)), rules at checkers.kif:296, 309
-    n[3312] = (s.0[5] & 0x20000000002 == 0x20000000002) & (s.0[6] & 0x40000 == 0x40000)
+    // n[3288]: (legal black (doublejump bk g 4 e 6 c 8)), rules at checkers.kif:296, 309
+    n[3288] = (s.0[5] & 0x20000000002 == 0x20000000002) & (s.0[6] & 0x40000 == 0x40000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[2155]) & (n[1672]);
-    // n[3313]: (legal black (doublejump bk g 4 e 6 c 4)), rules at checkers.kif:296, 309
-    n[3313] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3289]: (legal black (doublejump bk g 4 e 6 c 4)), rules at checkers.kif:296, 309
+    n[3289] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x40000 == 0x40000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[2155]);
-    // n[3314]: (legal black (doublejump bk f 5 d 7 b 5)), rules at checkers.kif:296, 309
-    n[3314] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3290]: (legal black (doublejump bk f 5 d 7 b 5)), rules at checkers.kif:296, 309
+    n[3290] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x8000000000400000 == 0x8000000000400000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[694]) & (n[604]);
-    // n[3315]: (legal black (doublejump bk h 5 f 7 d 5)), rules at checkers.kif:296, 309
-    n[3315] = (s.0[5] & 0x10000 == 0x10000) & (s.0[6] & 0x200000000010 == 0x200000000010)
+    // n[3291]: (legal black (doublejump bk h 5 f 7 d 5)), rules at checkers.kif:296, 309
+    n[3291] = (s.0[5] & 0x10000 == 0x10000) & (s.0[6] & 0x200000000010 == 0x200000000010)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[694]) & (n[811]);
-    // n[3316]: (legal black (doublejump bk e 6 c 8 a 6)), rules at checkers.kif:296, 309
-    n[3316] = (s.0[4] & 0x2000 == 0x2000) & (s.0[5] & 0x40000000002 == 0x40000000002)
+    // n[3292]: (legal black (doublejump bk e 6 c 8 a 6)), rules at checkers.kif:296, 309
+    n[3292] = (s.0[4] & 0x2000 == 0x2000) & (s.0[5] & 0x40000000002 == 0x40000000002)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1584]) & (n[1672]);
-    // n[3317]: (legal black (doublejump bk g 6 e 8 c 6)), rules at checkers.kif:296, 309
-    n[3317] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3293]: (legal black (doublejump bk g 6 e 8 c 6)), rules at checkers.kif:296, 309
+    n[3293] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x800000000000 == 0x800000000000) & (s.0[6] & 0x1000000 == 0x1000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1789]) & (n[1672]);
-    // n[3318]: (legal black (doublejump bk b 3 d 1 f 3)), rules at checkers.kif:296, 309
-    n[3318] = (s.0[4] & 0x20000000 == 0x20000000)
+    // n[3294]: (legal black (doublejump bk b 3 d 1 f 3)), rules at checkers.kif:296, 309
+    n[3294] = (s.0[4] & 0x20000000 == 0x20000000)
         & (s.0[5] & 0x100000000000020 == 0x100000000000020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[987]);
-    // n[3319]: (legal black (doublejump bk d 3 f 1 h 3)), rules at checkers.kif:296, 309
-    n[3319] = (s.0[5] & 0x8000000000800 == 0x8000000000800)
+    // n[3295]: (legal black (doublejump bk d 3 f 1 h 3)), rules at checkers.kif:296, 309
+    n[3295] = (s.0[5] & 0x8000000000800 == 0x8000000000800)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[987]) & (n[1103]);
-    // n[3320]: (legal black (doublejump bk a 4 c 2 e 4)), rules at checkers.kif:296, 309
-    n[3320] = (s.0[4] & 0x800000000100 == 0x800000000100)
+    // n[3296]: (legal black (doublejump bk a 4 c 2 e 4)), rules at checkers.kif:296, 309
+    n[3296] = (s.0[4] & 0x800000000100 == 0x800000000100)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[4]) & (n[315]);
-    // n[3321]: (legal black (doublejump bk c 4 e 2 g 4)), rules at checkers.kif:296, 309
-    n[3321] = (s.0[4] & 0x40000000000000 == 0x40000000000000)
+    // n[3297]: (legal black (doublejump bk c 4 e 2 g 4)), rules at checkers.kif:296, 309
+    n[3297] = (s.0[4] & 0x40000000000000 == 0x40000000000000)
         & (s.0[5] & 0x20000000 == 0x20000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[472]);
-    // n[3322]: (legal black (doublejump bk b 5 d 3 f 5)), rules at checkers.kif:296, 309
-    n[3322] = (s.0[4] & 0x800000000 == 0x800000000)
+    // n[3298]: (legal black (doublejump bk b 5 d 3 f 5)), rules at checkers.kif:296, 309
+    n[3298] = (s.0[4] & 0x800000000 == 0x800000000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[1297]);
-    // n[3323]: (legal black (doublejump bk b 5 d 3 f 1)), rules at checkers.kif:296, 309
-    n[3323] = (s.0[4] & 0x800000000 == 0x800000000)
+    // n[3299]: (legal black (doublejump bk b 5 d 3 f 1)), rules at checkers.kif:296, 309
+    n[3299] = (s.0[4] & 0x800000000 == 0x800000000)
         & (s.0[5] & 0x8000000000400 == 0x8000000000400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1185]);
-    // n[3324]: (legal black (doublejump bk b 5 d 3 b 1)), rules at checkers.kif:296, 309
-    n[3324] = (s.0[4] & 0x800800000 == 0x800800000) & (s.0[5] & 0x400 == 0x400)
+    // n[3300]: (legal black (doublejump bk b 5 d 3 b 1)), rules at checkers.kif:296, 309
+    n[3300] = (s.0[4] & 0x800800000 == 0x800800000) & (s.0[5] & 0x400 == 0x400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1185]);
-    // n[3325]: (legal black (doublejump bk d 5 f 3 h 5)), rules at checkers.kif:296, 309
-    n[3325] = (s.0[5] & 0x100000000020000 == 0x100000000020000)
+    // n[3301]: (legal black (doublejump bk d 5 f 3 h 5)), rules at checkers.kif:296, 309
+    n[3301] = (s.0[5] & 0x100000000020000 == 0x100000000020000)
         & (s.0[6] & 0x100000000000 == 0x100000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[1469]);
-    // n[3326]: (legal black (doublejump bk d 5 f 3 h 1)), rules at checkers.kif:296, 309
-    n[3326] = (s.0[5] & 0x100000000020000 == 0x100000000020000)
+    // n[3302]: (legal black (doublejump bk d 5 f 3 h 1)), rules at checkers.kif:296, 309
+    n[3302] = (s.0[5] & 0x100000000020000 == 0x100000000020000)
         & (s.0[6] & 0x200000000 == 0x200000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]) & (n[1297]);
-    // n[3327]: (legal black (doublejump bk d 5 f 3 d 1)), rules at checkers.kif:296, 309
-    n[3327] = (s.0[5] & 0x100000000020020 == 0x100000000020020)
+    // n[3303]: (legal black (doublejump bk d 5 f 3 d 1)), rules at checkers.kif:296, 309
+    n[3303] = (s.0[5] & 0x100000000020020 == 0x100000000020020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1297]);
-    // n[3328]: (legal black (doublejump bk f 5 h 3 f 1)), rules at checkers.kif:296, 309
-    n[3328] = (s.0[5] & 0x8008000000000000 == 0x8008000000000000)
+    // n[3304]: (legal black (doublejump bk f 5 h 3 f 1)), rules at checkers.kif:296, 309
+    n[3304] = (s.0[5] & 0x8008000000000000 == 0x8008000000000000)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]) & (n[1469]);
-    // n[3329]: (legal black (doublejump bk a 6 c 4 e 6)), rules at checkers.kif:296, 309
-    n[3329] = (s.0[4] & 0x20000000004000 == 0x20000000004000)
+    // n[3305]: (legal black (doublejump bk a 6 c 4 e 6)), rules at checkers.kif:296, 309
+    n[3305] = (s.0[4] & 0x20000000004000 == 0x20000000004000)
         & (s.0[5] & 0x20000000000 == 0x20000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1872]);
-    // n[3330]: (legal black (doublejump bk a 6 c 4 e 2)), rules at checkers.kif:296, 309
-    n[3330] = (s.0[4] & 0x20000000004000 == 0x20000000004000)
+    // n[3306]: (legal black (doublejump bk a 6 c 4 e 2)), rules at checkers.kif:296, 309
+    n[3306] = (s.0[4] & 0x20000000004000 == 0x20000000004000)
         & (s.0[5] & 0x20000000 == 0x20000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[315]) & (n[1872]);
-    // n[3331]: (legal black (doublejump bk a 6 c 4 a 2)), rules at checkers.kif:296, 309
-    n[3331] = (s.0[4] & 0x20000000004002 == 0x20000000004002)
+    // n[3307]: (legal black (doublejump bk a 6 c 4 a 2)), rules at checkers.kif:296, 309
+    n[3307] = (s.0[4] & 0x20000000004002 == 0x20000000004002)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1872]);
-    // n[3332]: (legal black (doublejump bk c 6 e 4 g 6)), rules at checkers.kif:296, 309
-    n[3332] = (s.0[4] & 0x1000000000000000 == 0x1000000000000000)
+    // n[3308]: (legal black (doublejump bk c 6 e 4 g 6)), rules at checkers.kif:296, 309
+    n[3308] = (s.0[4] & 0x1000000000000000 == 0x1000000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[2155]);
-    // n[3333]: (legal black (doublejump bk c 6 e 4 g 2)), rules at checkers.kif:296, 309
-    n[3333] = (s.0[4] & 0x1000000000000000 == 0x1000000000000000)
+    // n[3309]: (legal black (doublejump bk c 6 e 4 g 2)), rules at checkers.kif:296, 309
+    n[3309] = (s.0[4] & 0x1000000000000000 == 0x1000000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800 == 0x800)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[1983]);
-    // n[3334]: (legal black (doublejump bk c 6 e 4 c 2)), rules at checkers.kif:296, 309
-    n[3334] = (s.0[4] & 0x1000800000000000 == 0x1000800000000000)
+    // n[3310]: (legal black (doublejump bk c 6 e 4 c 2)), rules at checkers.kif:296, 309
+    n[3310] = (s.0[4] & 0x1000800000000000 == 0x1000800000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[315]) & (n[1983]);
-    // n[3335]: (legal black (doublejump bk e 6 g 4 e 2)), rules at checkers.kif:296, 309
-    n[3335] = (s.0[5] & 0x40020000000 == 0x40020000000) & (s.0[6] & 0x20000 == 0x20000)
+    // n[3311]: (legal black (doublejump bk e 6 g 4 e 2)), rules at checkers.kif:296, 309
+    n[3311] = (s.0[5] & 0x40020000000 == 0x40020000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[2155]);
-    // n[3336]: (legal black (doublejump bk b 7 d 5 f 7)), rules at checkers.kif:296, 309
-    n[3336] = (s.0[4] & 0x20000000000 == 0x20000000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3312]: (legal black (doublejump bk b 7 d 5 f 7)), rules at checkers.kif:296, 309
+    n[3312] = (s.0[4] & 0x20000000000 == 0x20000000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[6] & 0x10 == 0x10) & (s.0[3] & 0x800000000 == 0x800000000) & (n[694])
         & (n[604]);
-    // n[3337]: (legal black (doublejump bk b 7 d 5 f 3)), rules at checkers.kif:296, 309
-    n[3337] = (s.0[4] & 0x20000000000 == 0x20000000000)
+    // n[3313]: (legal black (doublejump bk b 7 d 5 f 3)), rules at checkers.kif:296, 309
+    n[3313] = (s.0[4] & 0x20000000000 == 0x20000000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[604]);
-    // n[3338]: (legal black (doublejump bk b 7 d 5 b 3)), rules at checkers.kif:296, 309
-    n[3338] = (s.0[4] & 0x20010000000 == 0x20010000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3314]: (legal black (doublejump bk b 7 d 5 b 3)), rules at checkers.kif:296, 309
+    n[3314] = (s.0[4] & 0x20010000000 == 0x20010000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[604]);
-    // n[3339]: (legal black (doublejump bk d 7 f 5 h 7)), rules at checkers.kif:296, 309
-    n[3339] = (s.0[5] & 0x4000000000800000 == 0x4000000000800000)
+    // n[3315]: (legal black (doublejump bk d 7 f 5 h 7)), rules at checkers.kif:296, 309
+    n[3315] = (s.0[5] & 0x4000000000800000 == 0x4000000000800000)
         & (s.0[6] & 0x4000000000000 == 0x4000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[694]) & (n[811]);
-    // n[3340]: (legal black (doublejump bk d 7 f 5 h 3)), rules at checkers.kif:296, 309
-    n[3340] = (s.0[5] & 0x4000000000800000 == 0x4000000000800000)
+    // n[3316]: (legal black (doublejump bk d 7 f 5 h 3)), rules at checkers.kif:296, 309
+    n[3316] = (s.0[5] & 0x4000000000800000 == 0x4000000000800000)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1469]) & (n[694]);
-    // n[3341]: (legal black (doublejump bk d 7 f 5 d 3)), rules at checkers.kif:296, 309
-    n[3341] = (s.0[5] & 0x4000000000800400 == 0x4000000000800400)
+    // n[3317]: (legal black (doublejump bk d 7 f 5 d 3)), rules at checkers.kif:296, 309
+    n[3317] = (s.0[5] & 0x4000000000800400 == 0x4000000000800400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[694]);
-    // n[3342]: (legal black (doublejump bk f 7 h 5 f 3)), rules at checkers.kif:296, 309
-    n[3342] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[3318]: (legal black (doublejump bk f 7 h 5 f 3)), rules at checkers.kif:296, 309
+    n[3318] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x100000000020 == 0x100000000020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1469]) & (n[811]);
-    // n[3343]: (legal black (doublejump bk a 8 c 6 e 8)), rules at checkers.kif:296, 309
-    n[3343] = (s.0[4] & 0x800000000100000 == 0x800000000100000)
+    // n[3319]: (legal black (doublejump bk a 8 c 6 e 8)), rules at checkers.kif:296, 309
+    n[3319] = (s.0[4] & 0x800000000100000 == 0x800000000100000)
         & (s.0[5] & 0x800000000000 == 0x800000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1584]) & (n[1672]);
-    // n[3344]: (legal black (doublejump bk a 8 c 6 e 4)), rules at checkers.kif:296, 309
-    n[3344] = (s.0[4] & 0x800000000100000 == 0x800000000100000)
+    // n[3320]: (legal black (doublejump bk a 8 c 6 e 4)), rules at checkers.kif:296, 309
+    n[3320] = (s.0[4] & 0x800000000100000 == 0x800000000100000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1983]) & (n[1584]);
-    // n[3345]: (legal black (doublejump bk a 8 c 6 a 4)), rules at checkers.kif:296, 309
-    n[3345] = (s.0[4] & 0x800000000100080 == 0x800000000100080)
+    // n[3321]: (legal black (doublejump bk a 8 c 6 a 4)), rules at checkers.kif:296, 309
+    n[3321] = (s.0[4] & 0x800000000100080 == 0x800000000100080)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1872]) & (n[1584]);
-    // n[3346]: (legal black (doublejump bk c 8 e 6 g 8)), rules at checkers.kif:296, 309
-    n[3346] = (s.0[5] & 0x20000000004 == 0x20000000004)
+    // n[3322]: (legal black (doublejump bk c 8 e 6 g 8)), rules at checkers.kif:296, 309
+    n[3322] = (s.0[5] & 0x20000000004 == 0x20000000004)
         & (s.0[6] & 0x20000000 == 0x20000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1789]) & (n[1672]);
-    // n[3347]: (legal black (doublejump bk c 8 e 6 g 4)), rules at checkers.kif:296, 309
-    n[3347] = (s.0[5] & 0x20000000004 == 0x20000000004) & (s.0[6] & 0x20000 == 0x20000)
+    // n[3323]: (legal black (doublejump bk c 8 e 6 g 4)), rules at checkers.kif:296, 309
+    n[3323] = (s.0[5] & 0x20000000004 == 0x20000000004) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[2155]) & (n[1672]);
-    // n[3348]: (legal black (doublejump bk c 8 e 6 c 4)), rules at checkers.kif:296, 309
-    n[3348] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3324]: (legal black (doublejump bk c 8 e 6 c 4)), rules at checkers.kif:296, 309
+    n[3324] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20000000004 == 0x20000000004)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1672]);
-    // n[3349]: (legal black (doublejump bk e 8 g 6 e 4)), rules at checkers.kif:296, 309
-    n[3349] = (s.0[5] & 0x1000800000000 == 0x1000800000000)
+    // n[3325]: (legal black (doublejump bk e 8 g 6 e 4)), rules at checkers.kif:296, 309
+    n[3325] = (s.0[5] & 0x1000800000000 == 0x1000800000000)
         & (s.0[6] & 0x800000 == 0x800000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[2155]) & (n[1789]);
-    // n[3350]: (legal black (doublejump bk f 3 d 1 b 3)), rules at checkers.kif:296, 309
-    n[3350] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3326]: (legal black (doublejump bk f 3 d 1 b 3)), rules at checkers.kif:296, 309
+    n[3326] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x200000000000020 == 0x200000000000020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[987]);
-    // n[3351]: (legal black (doublejump bk h 3 f 1 d 3)), rules at checkers.kif:296, 309
-    n[3351] = (s.0[5] & 0x8000000000400 == 0x8000000000400)
+    // n[3327]: (legal black (doublejump bk h 3 f 1 d 3)), rules at checkers.kif:296, 309
+    n[3327] = (s.0[5] & 0x8000000000400 == 0x8000000000400)
         & (s.0[6] & 0x8000000000 == 0x8000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[987]) & (n[1103]);
-    // n[3352]: (legal black (doublejump bk e 4 c 2 a 4)), rules at checkers.kif:296, 309
-    n[3352] = (s.0[4] & 0x800000000080 == 0x800000000080)
+    // n[3328]: (legal black (doublejump bk e 4 c 2 a 4)), rules at checkers.kif:296, 309
+    n[3328] = (s.0[4] & 0x800000000080 == 0x800000000080)
         & (s.0[5] & 0x1000000000 == 0x1000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[4]) & (n[315]);
-    // n[3353]: (legal black (doublejump bk g 4 e 2 c 4)), rules at checkers.kif:296, 309
-    n[3353] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3329]: (legal black (doublejump bk g 4 e 2 c 4)), rules at checkers.kif:296, 309
+    n[3329] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20000000 == 0x20000000) & (s.0[6] & 0x40000 == 0x40000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[472]);
-    // n[3354]: (legal black (doublejump bk d 5 b 3 d 1)), rules at checkers.kif:296, 309
-    n[3354] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x20020 == 0x20020)
+    // n[3330]: (legal black (doublejump bk d 5 b 3 d 1)), rules at checkers.kif:296, 309
+    n[3330] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x20020 == 0x20020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1185]);
-    // n[3355]: (legal black (doublejump bk f 5 d 3 b 5)), rules at checkers.kif:296, 309
-    n[3355] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3331]: (legal black (doublejump bk f 5 d 3 b 5)), rules at checkers.kif:296, 309
+    n[3331] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x8000000000000400 == 0x8000000000000400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[1297]);
-    // n[3356]: (legal black (doublejump bk f 5 d 3 f 1)), rules at checkers.kif:296, 309
-    n[3356] = (s.0[5] & 0x8008000000000400 == 0x8008000000000400)
+    // n[3332]: (legal black (doublejump bk f 5 d 3 f 1)), rules at checkers.kif:296, 309
+    n[3332] = (s.0[5] & 0x8008000000000400 == 0x8008000000000400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1297]);
-    // n[3357]: (legal black (doublejump bk f 5 d 3 b 1)), rules at checkers.kif:296, 309
-    n[3357] = (s.0[4] & 0x800000 == 0x800000)
+    // n[3333]: (legal black (doublejump bk f 5 d 3 b 1)), rules at checkers.kif:296, 309
+    n[3333] = (s.0[4] & 0x800000 == 0x800000)
         & (s.0[5] & 0x8000000000000400 == 0x8000000000000400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1297]);
-    // n[3358]: (legal black (doublejump bk h 5 f 3 d 5)), rules at checkers.kif:296, 309
-    n[3358] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
+    // n[3334]: (legal black (doublejump bk h 5 f 3 d 5)), rules at checkers.kif:296, 309
+    n[3334] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x200000000000 == 0x200000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[1469]);
-    // n[3359]: (legal black (doublejump bk h 5 f 3 h 1)), rules at checkers.kif:296, 309
-    n[3359] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[3335]: (legal black (doublejump bk h 5 f 3 h 1)), rules at checkers.kif:296, 309
+    n[3335] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x200200000000 == 0x200200000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1103]) & (n[1469]);
-    // n[3360]: (legal black (doublejump bk h 5 f 3 d 1)), rules at checkers.kif:296, 309
-    n[3360] = (s.0[5] & 0x100000000000020 == 0x100000000000020)
+    // n[3336]: (legal black (doublejump bk h 5 f 3 d 1)), rules at checkers.kif:296, 309
+    n[3336] = (s.0[5] & 0x100000000000020 == 0x100000000000020)
         & (s.0[6] & 0x200000000000 == 0x200000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1469]);
-    // n[3361]: (legal black (doublejump bk c 6 a 4 c 2)), rules at checkers.kif:296, 309
-    n[3361] = (s.0[4] & 0x1000800000000080 == 0x1000800000000080)
+    // n[3337]: (legal black (doublejump bk c 6 a 4 c 2)), rules at checkers.kif:296, 309
+    n[3337] = (s.0[4] & 0x1000800000000080 == 0x1000800000000080)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1872]);
-    // n[3362]: (legal black (doublejump bk e 6 c 4 a 6)), rules at checkers.kif:296, 309
-    n[3362] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3338]: (legal black (doublejump bk e 6 c 4 a 6)), rules at checkers.kif:296, 309
+    n[3338] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x40000000000 == 0x40000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1872]);
-    // n[3363]: (legal black (doublejump bk e 6 c 4 e 2)), rules at checkers.kif:296, 309
-    n[3363] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3339]: (legal black (doublejump bk e 6 c 4 e 2)), rules at checkers.kif:296, 309
+    n[3339] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x40020000000 == 0x40020000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[1983]);
-    // n[3364]: (legal black (doublejump bk e 6 c 4 a 2)), rules at checkers.kif:296, 309
-    n[3364] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
+    // n[3340]: (legal black (doublejump bk e 6 c 4 a 2)), rules at checkers.kif:296, 309
+    n[3340] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
         & (s.0[5] & 0x40000000000 == 0x40000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1983]);
-    // n[3365]: (legal black (doublejump bk g 6 e 4 c 6)), rules at checkers.kif:296, 309
-    n[3365] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3341]: (legal black (doublejump bk g 6 e 4 c 6)), rules at checkers.kif:296, 309
+    n[3341] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x1000000 == 0x1000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[2155]);
-    // n[3366]: (legal black (doublejump bk g 6 e 4 g 2)), rules at checkers.kif:296, 309
-    n[3366] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x1000800 == 0x1000800)
+    // n[3342]: (legal black (doublejump bk g 6 e 4 g 2)), rules at checkers.kif:296, 309
+    n[3342] = (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x1000800 == 0x1000800)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[2155]);
-    // n[3367]: (legal black (doublejump bk g 6 e 4 c 2)), rules at checkers.kif:296, 309
-    n[3367] = (s.0[4] & 0x800000000000 == 0x800000000000)
+    // n[3343]: (legal black (doublejump bk g 6 e 4 c 2)), rules at checkers.kif:296, 309
+    n[3343] = (s.0[4] & 0x800000000000 == 0x800000000000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x1000000 == 0x1000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[2155]);
-    // n[3368]: (legal black (doublejump bk d 7 b 5 d 3)), rules at checkers.kif:296, 309
-    n[3368] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x800400 == 0x800400)
+    // n[3344]: (legal black (doublejump bk d 7 b 5 d 3)), rules at checkers.kif:296, 309
+    n[3344] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x800400 == 0x800400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[604]);
-    // n[3369]: (legal black (doublejump bk f 7 d 5 b 7)), rules at checkers.kif:296, 309
-    n[3369] = (s.0[4] & 0x10000000000 == 0x10000000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3345]: (legal black (doublejump bk f 7 d 5 b 7)), rules at checkers.kif:296, 309
+    n[3345] = (s.0[4] & 0x10000000000 == 0x10000000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[6] & 0x20 == 0x20) & (s.0[3] & 0x800000000 == 0x800000000) & (n[694])
         & (n[604]);
-    // n[3370]: (legal black (doublejump bk f 7 d 5 f 3)), rules at checkers.kif:296, 309
-    n[3370] = (s.0[5] & 0x100000000010000 == 0x100000000010000) & (s.0[6] & 0x20 == 0x20)
+    // n[3346]: (legal black (doublejump bk f 7 d 5 f 3)), rules at checkers.kif:296, 309
+    n[3346] = (s.0[5] & 0x100000000010000 == 0x100000000010000) & (s.0[6] & 0x20 == 0x20)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[694]);
-    // n[3371]: (legal black (doublejump bk f 7 d 5 b 3)), rules at checkers.kif:296, 309
-    n[3371] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3347]: (legal black (doublejump bk f 7 d 5 b 3)), rules at checkers.kif:296, 309
+    n[3347] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[6] & 0x20 == 0x20) & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185])
         & (n[694]);
-    // n[3372]: (legal black (doublejump bk h 7 f 5 d 7)), rules at checkers.kif:296, 309
-    n[3372] = (s.0[5] & 0x4000000000400000 == 0x4000000000400000)
+    // n[3348]: (legal black (doublejump bk h 7 f 5 d 7)), rules at checkers.kif:296, 309
+    n[3348] = (s.0[5] & 0x4000000000400000 == 0x4000000000400000)
         & (s.0[6] & 0x8000000000000 == 0x8000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[694]) & (n[811]);
-    // n[3373]: (legal black (doublejump bk h 7 f 5 h 3)), rules at checkers.kif:296, 309
-    n[3373] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
+    // n[3349]: (legal black (doublejump bk h 7 f 5 h 3)), rules at checkers.kif:296, 309
+    n[3349] = (s.0[5] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[6] & 0x8004000000000 == 0x8004000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1469]) & (n[811]);
-    // n[3374]: (legal black (doublejump bk h 7 f 5 d 3)), rules at checkers.kif:296, 309
-    n[3374] = (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
+    // n[3350]: (legal black (doublejump bk h 7 f 5 d 3)), rules at checkers.kif:296, 309
+    n[3350] = (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x8000000000000 == 0x8000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[811]);
-    // n[3375]: (legal black (doublejump bk c 8 a 6 c 4)), rules at checkers.kif:296, 309
-    n[3375] = (s.0[4] & 0x20000000002000 == 0x20000000002000) & (s.0[5] & 0x4 == 0x4)
+    // n[3351]: (legal black (doublejump bk c 8 a 6 c 4)), rules at checkers.kif:296, 309
+    n[3351] = (s.0[4] & 0x20000000002000 == 0x20000000002000) & (s.0[5] & 0x4 == 0x4)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1872]) & (n[1584]);
-    // n[3376]: (legal black (doublejump bk e 8 c 6 a 8)), rules at checkers.kif:296, 309
-    n[3376] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
+    // n[3352]: (legal black (doublejump bk e 8 c 6 a 8)), rules at checkers.kif:296, 309
+    n[3352] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
         & (s.0[5] & 0x1000000000000 == 0x1000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1584]) & (n[1672]);
-    // n[3377]: (legal black (doublejump bk e 8 c 6 e 4)), rules at checkers.kif:296, 309
-    n[3377] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3353]: (legal black (doublejump bk e 8 c 6 e 4)), rules at checkers.kif:296, 309
+    n[3353] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x1000800000000 == 0x1000800000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1672]);
-    // n[3378]: (legal black (doublejump bk e 8 c 6 a 4)), rules at checkers.kif:296, 309
-    n[3378] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
+    // n[3354]: (legal black (doublejump bk e 8 c 6 a 4)), rules at checkers.kif:296, 309
+    n[3354] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
         & (s.0[5] & 0x1000000000000 == 0x1000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1872]) & (n[1672]);
-    // n[3379]: (legal black (doublejump bk g 8 e 6 c 8)), rules at checkers.kif:296, 309
-    n[3379] = (s.0[5] & 0x20000000002 == 0x20000000002)
+    // n[3355]: (legal black (doublejump bk g 8 e 6 c 8)), rules at checkers.kif:296, 309
+    n[3355] = (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[6] & 0x40000000 == 0x40000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1789]) & (n[1672]);
-    // n[3380]: (legal black (doublejump bk g 8 e 6 g 4)), rules at checkers.kif:296, 309
-    n[3380] = (s.0[5] & 0x20000000000 == 0x20000000000)
+    // n[3356]: (legal black (doublejump bk g 8 e 6 g 4)), rules at checkers.kif:296, 309
+    n[3356] = (s.0[5] & 0x20000000000 == 0x20000000000)
         & (s.0[6] & 0x40020000 == 0x40020000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[2155]) & (n[1789]);
-    // n[3381]: (legal black (doublejump bk g 8 e 6 c 4)), rules at checkers.kif:296, 309
-    n[3381] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3357]: (legal black (doublejump bk g 8 e 6 c 4)), rules at checkers.kif:296, 309
+    n[3357] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x40000000 == 0x40000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1789]);
-    // n[3382]: (legal white (triplejump wp b 1 d 3 f 5 h 7)), rules at checkers.kif:322, 339
-    n[3382] = (s.0[4] & 0x4000000 == 0x4000000)
+    // n[3358]: (legal white (triplejump wp b 1 d 3 f 5 h 7)), rules at checkers.kif:322, 339
+    n[3358] = (s.0[4] & 0x4000000 == 0x4000000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x4000000000000 == 0x4000000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1298]) & (n[899]);
-    // n[3383]: (legal white (triplejump wp b 1 d 3 f 5 d 7)), rules at checkers.kif:322, 339
-    n[3383] = (s.0[4] & 0x4000000 == 0x4000000)
+    // n[3359]: (legal white (triplejump wp b 1 d 3 f 5 d 7)), rules at checkers.kif:322, 339
+    n[3359] = (s.0[4] & 0x4000000 == 0x4000000)
         & (s.0[5] & 0x4000000000400400 == 0x4000000000400400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1298]) & (n[899]);
-    // n[3384]: (legal white (triplejump wp b 1 d 3 b 5 d 7)), rules at checkers.kif:322, 339
-    n[3384] = (s.0[4] & 0x404000000 == 0x404000000) & (s.0[5] & 0x400400 == 0x400400)
+    // n[3360]: (legal white (triplejump wp b 1 d 3 b 5 d 7)), rules at checkers.kif:322, 339
+    n[3360] = (s.0[4] & 0x404000000 == 0x404000000) & (s.0[5] & 0x400400 == 0x400400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1186]) & (n[899]);
-    // n[3385]: (legal white (triplejump wp d 1 f 3 h 5 f 7)), rules at checkers.kif:322, 339
-    n[3385] = (s.0[5] & 0x100000000000100 == 0x100000000000100)
+    // n[3361]: (legal white (triplejump wp d 1 f 3 h 5 f 7)), rules at checkers.kif:322, 339
+    n[3361] = (s.0[5] & 0x100000000000100 == 0x100000000000100)
         & (s.0[6] & 0x100000000010 == 0x100000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1470]) & (n[988]);
-    // n[3386]: (legal white (triplejump wp d 1 f 3 d 5 f 7)), rules at checkers.kif:322, 339
-    n[3386] = (s.0[5] & 0x100000000010100 == 0x100000000010100) & (s.0[6] & 0x10 == 0x10)
+    // n[3362]: (legal white (triplejump wp d 1 f 3 d 5 f 7)), rules at checkers.kif:322, 339
+    n[3362] = (s.0[5] & 0x100000000010100 == 0x100000000010100) & (s.0[6] & 0x10 == 0x10)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1298]) & (n[988]);
-    // n[3387]: (legal white (triplejump wp d 1 f 3 d 5 b 7)), rules at checkers.kif:322, 339
-    n[3387] = (s.0[4] & 0x10000000000 == 0x10000000000)
+    // n[3363]: (legal white (triplejump wp d 1 f 3 d 5 b 7)), rules at checkers.kif:322, 339
+    n[3363] = (s.0[4] & 0x10000000000 == 0x10000000000)
         & (s.0[5] & 0x100000000010100 == 0x100000000010100)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1298]) & (n[988]);
-    // n[3388]: (legal white (triplejump wp f 1 h 3 f 5 h 7)), rules at checkers.kif:322, 339
-    n[3388] = (s.0[5] & 0x4040000000000000 == 0x4040000000000000)
+    // n[3364]: (legal white (triplejump wp f 1 h 3 f 5 h 7)), rules at checkers.kif:322, 339
+    n[3364] = (s.0[5] & 0x4040000000000000 == 0x4040000000000000)
         & (s.0[6] & 0x4004000000000 == 0x4004000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1470]) & (n[1104]);
-    // n[3389]: (legal white (triplejump wp f 1 h 3 f 5 d 7)), rules at checkers.kif:322, 339
-    n[3389] = (s.0[5] & 0x4040000000400000 == 0x4040000000400000)
+    // n[3365]: (legal white (triplejump wp f 1 h 3 f 5 d 7)), rules at checkers.kif:322, 339
+    n[3365] = (s.0[5] & 0x4040000000400000 == 0x4040000000400000)
         & (s.0[6] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1470]) & (n[1104]);
-    // n[3390]: (legal white (triplejump wp a 2 c 4 e 6 g 8)), rules at checkers.kif:322, 339
-    n[3390] = (s.0[4] & 0x20000000000020 == 0x20000000000020)
+    // n[3366]: (legal white (triplejump wp a 2 c 4 e 6 g 8)), rules at checkers.kif:322, 339
+    n[3366] = (s.0[4] & 0x20000000000020 == 0x20000000000020)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x20000000 == 0x20000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[1982]) & (n[5]);
-    // n[3391]: (legal white (triplejump wp a 2 c 4 e 6 c 8)), rules at checkers.kif:322, 339
-    n[3391] = (s.0[4] & 0x20000000000020 == 0x20000000000020)
+    // n[3367]: (legal white (triplejump wp a 2 c 4 e 6 c 8)), rules at checkers.kif:322, 339
+    n[3367] = (s.0[4] & 0x20000000000020 == 0x20000000000020)
         & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1982]) & (n[5]);
-    // n[3392]: (legal white (triplejump wp a 2 c 4 a 6 c 8)), rules at checkers.kif:322, 339
-    n[3392] = (s.0[4] & 0x20000000002020 == 0x20000000002020) & (s.0[5] & 0x2 == 0x2)
+    // n[3368]: (legal white (triplejump wp a 2 c 4 a 6 c 8)), rules at checkers.kif:322, 339
+    n[3368] = (s.0[4] & 0x20000000002020 == 0x20000000002020) & (s.0[5] & 0x2 == 0x2)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]) & (n[1871]) & (n[5]);
-    // n[3393]: (legal white (triplejump wp c 2 e 4 g 6 e 8)), rules at checkers.kif:322, 339
-    n[3393] = (s.0[4] & 0x8000000000000 == 0x8000000000000)
+    // n[3369]: (legal white (triplejump wp c 2 e 4 g 6 e 8)), rules at checkers.kif:322, 339
+    n[3369] = (s.0[4] & 0x8000000000000 == 0x8000000000000)
         & (s.0[5] & 0x800800000000 == 0x800800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[2154]) & (n[316]);
-    // n[3394]: (legal white (triplejump wp c 2 e 4 c 6 e 8)), rules at checkers.kif:322, 339
-    n[3394] = (s.0[4] & 0x808000000000000 == 0x808000000000000)
+    // n[3370]: (legal white (triplejump wp c 2 e 4 c 6 e 8)), rules at checkers.kif:322, 339
+    n[3370] = (s.0[4] & 0x808000000000000 == 0x808000000000000)
         & (s.0[5] & 0x800800000000 == 0x800800000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1982]) & (n[316]);
-    // n[3395]: (legal white (triplejump wp c 2 e 4 c 6 a 8)), rules at checkers.kif:322, 339
-    n[3395] = (s.0[4] & 0x808000000080000 == 0x808000000080000)
+    // n[3371]: (legal white (triplejump wp c 2 e 4 c 6 a 8)), rules at checkers.kif:322, 339
+    n[3371] = (s.0[4] & 0x808000000080000 == 0x808000000080000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1583]) & (n[1982]) & (n[316]);
-    // n[3396]: (legal white (triplejump wp e 2 g 4 e 6 g 8)), rules at checkers.kif:322, 339
-    n[3396] = (s.0[5] & 0x20200000000 == 0x20200000000)
+    // n[3372]: (legal white (triplejump wp e 2 g 4 e 6 g 8)), rules at checkers.kif:322, 339
+    n[3372] = (s.0[5] & 0x20200000000 == 0x20200000000)
         & (s.0[6] & 0x20020000 == 0x20020000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]) & (n[2154]) & (n[473]);
-    // n[3397]: (legal white (triplejump wp e 2 g 4 e 6 c 8)), rules at checkers.kif:322, 339
-    n[3397] = (s.0[5] & 0x20200000002 == 0x20200000002) & (s.0[6] & 0x20000 == 0x20000)
+    // n[3373]: (legal white (triplejump wp e 2 g 4 e 6 c 8)), rules at checkers.kif:322, 339
+    n[3373] = (s.0[5] & 0x20200000002 == 0x20200000002) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[2154]) & (n[473]);
-    // n[3398]: (legal white (triplejump wp d 1 b 3 d 5 f 7)), rules at checkers.kif:322, 339
-    n[3398] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10100 == 0x10100)
+    // n[3374]: (legal white (triplejump wp d 1 b 3 d 5 f 7)), rules at checkers.kif:322, 339
+    n[3374] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10100 == 0x10100)
         & (s.0[6] & 0x10 == 0x10) & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693])
         & (n[1186]) & (n[899]);
-    // n[3399]: (legal white (triplejump wp d 1 b 3 d 5 b 7)), rules at checkers.kif:322, 339
-    n[3399] = (s.0[4] & 0x10010000000 == 0x10010000000) & (s.0[5] & 0x10100 == 0x10100)
+    // n[3375]: (legal white (triplejump wp d 1 b 3 d 5 b 7)), rules at checkers.kif:322, 339
+    n[3375] = (s.0[4] & 0x10010000000 == 0x10010000000) & (s.0[5] & 0x10100 == 0x10100)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1186]) & (n[899]);
-    // n[3400]: (legal white (triplejump wp f 1 d 3 f 5 h 7)), rules at checkers.kif:322, 339
-    n[3400] = (s.0[5] & 0x4040000000000400 == 0x4040000000000400)
+    // n[3376]: (legal white (triplejump wp f 1 d 3 f 5 h 7)), rules at checkers.kif:322, 339
+    n[3376] = (s.0[5] & 0x4040000000000400 == 0x4040000000000400)
         & (s.0[6] & 0x4000000000000 == 0x4000000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1298]) & (n[988]);
-    // n[3401]: (legal white (triplejump wp f 1 d 3 f 5 d 7)), rules at checkers.kif:322, 339
-    n[3401] = (s.0[5] & 0x4040000000400400 == 0x4040000000400400)
+    // n[3377]: (legal white (triplejump wp f 1 d 3 f 5 d 7)), rules at checkers.kif:322, 339
+    n[3377] = (s.0[5] & 0x4040000000400400 == 0x4040000000400400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1298]) & (n[988]);
-    // n[3402]: (legal white (triplejump wp f 1 d 3 b 5 d 7)), rules at checkers.kif:322, 339
-    n[3402] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3378]: (legal white (triplejump wp f 1 d 3 b 5 d 7)), rules at checkers.kif:322, 339
+    n[3378] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x40000000400400 == 0x40000000400400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1186]) & (n[988]);
-    // n[3403]: (legal white (triplejump wp h 1 f 3 h 5 f 7)), rules at checkers.kif:322, 339
-    n[3403] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[3379]: (legal white (triplejump wp h 1 f 3 h 5 f 7)), rules at checkers.kif:322, 339
+    n[3379] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x101000000010 == 0x101000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1470]) & (n[1104]);
-    // n[3404]: (legal white (triplejump wp h 1 f 3 d 5 f 7)), rules at checkers.kif:322, 339
-    n[3404] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
+    // n[3380]: (legal white (triplejump wp h 1 f 3 d 5 f 7)), rules at checkers.kif:322, 339
+    n[3380] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x1000000010 == 0x1000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1298]) & (n[1104]);
-    // n[3405]: (legal white (triplejump wp h 1 f 3 d 5 b 7)), rules at checkers.kif:322, 339
-    n[3405] = (s.0[4] & 0x10000000000 == 0x10000000000)
+    // n[3381]: (legal white (triplejump wp h 1 f 3 d 5 b 7)), rules at checkers.kif:322, 339
+    n[3381] = (s.0[4] & 0x10000000000 == 0x10000000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x1000000000 == 0x1000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1298]) & (n[1104]);
-    // n[3406]: (legal white (triplejump wp c 2 a 4 c 6 e 8)), rules at checkers.kif:322, 339
-    n[3406] = (s.0[4] & 0x808000000000080 == 0x808000000000080)
+    // n[3382]: (legal white (triplejump wp c 2 a 4 c 6 e 8)), rules at checkers.kif:322, 339
+    n[3382] = (s.0[4] & 0x808000000000080 == 0x808000000000080)
         & (s.0[5] & 0x800000000000 == 0x800000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1871]) & (n[5]);
-    // n[3407]: (legal white (triplejump wp c 2 a 4 c 6 a 8)), rules at checkers.kif:322, 339
-    n[3407] = (s.0[4] & 0x808000000080080 == 0x808000000080080)
+    // n[3383]: (legal white (triplejump wp c 2 a 4 c 6 a 8)), rules at checkers.kif:322, 339
+    n[3383] = (s.0[4] & 0x808000000080080 == 0x808000000080080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]) & (n[1871]) & (n[5]);
-    // n[3408]: (legal white (triplejump wp e 2 c 4 e 6 g 8)), rules at checkers.kif:322, 339
-    n[3408] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3384]: (legal white (triplejump wp e 2 c 4 e 6 g 8)), rules at checkers.kif:322, 339
+    n[3384] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20200000000 == 0x20200000000) & (s.0[6] & 0x20000000 == 0x20000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[1982]) & (n[316]);
-    // n[3409]: (legal white (triplejump wp e 2 c 4 e 6 c 8)), rules at checkers.kif:322, 339
-    n[3409] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3385]: (legal white (triplejump wp e 2 c 4 e 6 c 8)), rules at checkers.kif:322, 339
+    n[3385] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20200000002 == 0x20200000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1982]) & (n[316]);
-    // n[3410]: (legal white (triplejump wp e 2 c 4 a 6 c 8)), rules at checkers.kif:322, 339
-    n[3410] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3386]: (legal white (triplejump wp e 2 c 4 a 6 c 8)), rules at checkers.kif:322, 339
+    n[3386] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x200000002 == 0x200000002) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1583]) & (n[1871]) & (n[316]);
-    // n[3411]: (legal white (triplejump wp g 2 e 4 g 6 e 8)), rules at checkers.kif:322, 339
-    n[3411] = (s.0[5] & 0x800800000000 == 0x800800000000)
+    // n[3387]: (legal white (triplejump wp g 2 e 4 g 6 e 8)), rules at checkers.kif:322, 339
+    n[3387] = (s.0[5] & 0x800800000000 == 0x800800000000)
         & (s.0[6] & 0x808000 == 0x808000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]) & (n[2154]) & (n[473]);
-    // n[3412]: (legal white (triplejump wp g 2 e 4 c 6 e 8)), rules at checkers.kif:322, 339
-    n[3412] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3388]: (legal white (triplejump wp g 2 e 4 c 6 e 8)), rules at checkers.kif:322, 339
+    n[3388] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x800800000000 == 0x800800000000) & (s.0[6] & 0x8000 == 0x8000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1982]) & (n[473]);
-    // n[3413]: (legal white (triplejump wp g 2 e 4 c 6 a 8)), rules at checkers.kif:322, 339
-    n[3413] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
+    // n[3389]: (legal white (triplejump wp g 2 e 4 c 6 a 8)), rules at checkers.kif:322, 339
+    n[3389] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x8000 == 0x8000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]) & (n[1982]) & (n[473]);
-    // n[3414]: (legal black (triplejump bp b 7 d 5 f 3 h 1)), rules at checkers.kif:322, 339
-    n[3414] = (s.0[4] & 0x40000000000 == 0x40000000000)
+    // n[3390]: (legal black (triplejump bp b 7 d 5 f 3 h 1)), rules at checkers.kif:322, 339
+    n[3390] = (s.0[4] & 0x40000000000 == 0x40000000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x200000000 == 0x200000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]) & (n[1297]) & (n[604]);
-    // n[3415]: (legal black (triplejump bp b 7 d 5 f 3 d 1)), rules at checkers.kif:322, 339
-    n[3415] = (s.0[4] & 0x40000000000 == 0x40000000000)
+    // n[3391]: (legal black (triplejump bp b 7 d 5 f 3 d 1)), rules at checkers.kif:322, 339
+    n[3391] = (s.0[4] & 0x40000000000 == 0x40000000000)
         & (s.0[5] & 0x100000000010020 == 0x100000000010020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1297]) & (n[604]);
-    // n[3416]: (legal black (triplejump bp b 7 d 5 b 3 d 1)), rules at checkers.kif:322, 339
-    n[3416] = (s.0[4] & 0x40010000000 == 0x40010000000) & (s.0[5] & 0x10020 == 0x10020)
+    // n[3392]: (legal black (triplejump bp b 7 d 5 b 3 d 1)), rules at checkers.kif:322, 339
+    n[3392] = (s.0[4] & 0x40010000000 == 0x40010000000) & (s.0[5] & 0x10020 == 0x10020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1185]) & (n[604]);
-    // n[3417]: (legal black (triplejump bp d 7 f 5 h 3 f 1)), rules at checkers.kif:322, 339
-    n[3417] = (s.0[5] & 0x4008000001000000 == 0x4008000001000000)
+    // n[3393]: (legal black (triplejump bp d 7 f 5 h 3 f 1)), rules at checkers.kif:322, 339
+    n[3393] = (s.0[5] & 0x4008000001000000 == 0x4008000001000000)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]) & (n[1469]) & (n[694]);
-    // n[3418]: (legal black (triplejump bp d 7 f 5 d 3 f 1)), rules at checkers.kif:322, 339
-    n[3418] = (s.0[5] & 0x4008000001000400 == 0x4008000001000400)
+    // n[3394]: (legal black (triplejump bp d 7 f 5 d 3 f 1)), rules at checkers.kif:322, 339
+    n[3394] = (s.0[5] & 0x4008000001000400 == 0x4008000001000400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1297]) & (n[694]);
-    // n[3419]: (legal black (triplejump bp d 7 f 5 d 3 b 1)), rules at checkers.kif:322, 339
-    n[3419] = (s.0[4] & 0x800000 == 0x800000)
+    // n[3395]: (legal black (triplejump bp d 7 f 5 d 3 b 1)), rules at checkers.kif:322, 339
+    n[3395] = (s.0[4] & 0x800000 == 0x800000)
         & (s.0[5] & 0x4000000001000400 == 0x4000000001000400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1297]) & (n[694]);
-    // n[3420]: (legal black (triplejump bp f 7 h 5 f 3 h 1)), rules at checkers.kif:322, 339
-    n[3420] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[3396]: (legal black (triplejump bp f 7 h 5 f 3 h 1)), rules at checkers.kif:322, 339
+    n[3396] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x100200000040 == 0x100200000040)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1103]) & (n[1469]) & (n[811]);
-    // n[3421]: (legal black (triplejump bp f 7 h 5 f 3 d 1)), rules at checkers.kif:322, 339
-    n[3421] = (s.0[5] & 0x100000000000020 == 0x100000000000020)
+    // n[3397]: (legal black (triplejump bp f 7 h 5 f 3 d 1)), rules at checkers.kif:322, 339
+    n[3397] = (s.0[5] & 0x100000000000020 == 0x100000000000020)
         & (s.0[6] & 0x100000000040 == 0x100000000040)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1469]) & (n[811]);
-    // n[3422]: (legal black (triplejump bp a 8 c 6 e 4 g 2)), rules at checkers.kif:322, 339
-    n[3422] = (s.0[4] & 0x800000000200000 == 0x800000000200000)
+    // n[3398]: (legal black (triplejump bp a 8 c 6 e 4 g 2)), rules at checkers.kif:322, 339
+    n[3398] = (s.0[4] & 0x800000000200000 == 0x800000000200000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800 == 0x800)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[1983]) & (n[1584]);
-    // n[3423]: (legal black (triplejump bp a 8 c 6 e 4 c 2)), rules at checkers.kif:322, 339
-    n[3423] = (s.0[4] & 0x800800000200000 == 0x800800000200000)
+    // n[3399]: (legal black (triplejump bp a 8 c 6 e 4 c 2)), rules at checkers.kif:322, 339
+    n[3399] = (s.0[4] & 0x800800000200000 == 0x800800000200000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[315]) & (n[1983]) & (n[1584]);
-    // n[3424]: (legal black (triplejump bp a 8 c 6 a 4 c 2)), rules at checkers.kif:322, 339
-    n[3424] = (s.0[4] & 0x800800000200080 == 0x800800000200080)
+    // n[3400]: (legal black (triplejump bp a 8 c 6 a 4 c 2)), rules at checkers.kif:322, 339
+    n[3400] = (s.0[4] & 0x800800000200080 == 0x800800000200080)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1872]) & (n[1584]);
-    // n[3425]: (legal black (triplejump bp c 8 e 6 g 4 e 2)), rules at checkers.kif:322, 339
-    n[3425] = (s.0[5] & 0x20020000008 == 0x20020000008) & (s.0[6] & 0x20000 == 0x20000)
+    // n[3401]: (legal black (triplejump bp c 8 e 6 g 4 e 2)), rules at checkers.kif:322, 339
+    n[3401] = (s.0[5] & 0x20020000008 == 0x20020000008) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[2155]) & (n[1672]);
-    // n[3426]: (legal black (triplejump bp c 8 e 6 c 4 e 2)), rules at checkers.kif:322, 339
-    n[3426] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3402]: (legal black (triplejump bp c 8 e 6 c 4 e 2)), rules at checkers.kif:322, 339
+    n[3402] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20020000008 == 0x20020000008)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[1983]) & (n[1672]);
-    // n[3427]: (legal black (triplejump bp c 8 e 6 c 4 a 2)), rules at checkers.kif:322, 339
-    n[3427] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
+    // n[3403]: (legal black (triplejump bp c 8 e 6 c 4 a 2)), rules at checkers.kif:322, 339
+    n[3403] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
         & (s.0[5] & 0x20000000008 == 0x20000000008)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1983]) & (n[1672]);
-    // n[3428]: (legal black (triplejump bp e 8 g 6 e 4 g 2)), rules at checkers.kif:322, 339
-    n[3428] = (s.0[5] & 0x2000800000000 == 0x2000800000000)
+    // n[3404]: (legal black (triplejump bp e 8 g 6 e 4 g 2)), rules at checkers.kif:322, 339
+    n[3404] = (s.0[5] & 0x2000800000000 == 0x2000800000000)
         & (s.0[6] & 0x800800 == 0x800800) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[472]) & (n[2155]) & (n[1789]);
-    // n[3429]: (legal black (triplejump bp e 8 g 6 e 4 c 2)), rules at checkers.kif:322, 339
-    n[3429] = (s.0[4] & 0x800000000000 == 0x800000000000)
+    // n[3405]: (legal black (triplejump bp e 8 g 6 e 4 c 2)), rules at checkers.kif:322, 339
+    n[3405] = (s.0[4] & 0x800000000000 == 0x800000000000)
         & (s.0[5] & 0x2000800000000 == 0x2000800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[2155]) & (n[1789]);
-    // n[3430]: (legal black (triplejump bp d 7 b 5 d 3 f 1)), rules at checkers.kif:322, 339
-    n[3430] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3406]: (legal black (triplejump bp d 7 b 5 d 3 f 1)), rules at checkers.kif:322, 339
+    n[3406] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x8000001000400 == 0x8000001000400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1185]) & (n[604]);
-    // n[3431]: (legal black (triplejump bp d 7 b 5 d 3 b 1)), rules at checkers.kif:322, 339
-    n[3431] = (s.0[4] & 0x400800000 == 0x400800000) & (s.0[5] & 0x1000400 == 0x1000400)
+    // n[3407]: (legal black (triplejump bp d 7 b 5 d 3 b 1)), rules at checkers.kif:322, 339
+    n[3407] = (s.0[4] & 0x400800000 == 0x400800000) & (s.0[5] & 0x1000400 == 0x1000400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1185]) & (n[604]);
-    // n[3432]: (legal black (triplejump bp f 7 d 5 f 3 h 1)), rules at checkers.kif:322, 339
-    n[3432] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
+    // n[3408]: (legal black (triplejump bp f 7 d 5 f 3 h 1)), rules at checkers.kif:322, 339
+    n[3408] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x200000040 == 0x200000040) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]) & (n[1297]) & (n[694]);
-    // n[3433]: (legal black (triplejump bp f 7 d 5 f 3 d 1)), rules at checkers.kif:322, 339
-    n[3433] = (s.0[5] & 0x100000000010020 == 0x100000000010020) & (s.0[6] & 0x40 == 0x40)
+    // n[3409]: (legal black (triplejump bp f 7 d 5 f 3 d 1)), rules at checkers.kif:322, 339
+    n[3409] = (s.0[5] & 0x100000000010020 == 0x100000000010020) & (s.0[6] & 0x40 == 0x40)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1297]) & (n[694]);
-    // n[3434]: (legal black (triplejump bp f 7 d 5 b 3 d 1)), rules at checkers.kif:322, 339
-    n[3434] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10020 == 0x10020)
+    // n[3410]: (legal black (triplejump bp f 7 d 5 b 3 d 1)), rules at checkers.kif:322, 339
+    n[3410] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10020 == 0x10020)
         & (s.0[6] & 0x40 == 0x40) & (s.0[3] & 0x800000000 == 0x800000000) & (n[898])
         & (n[1185]) & (n[694]);
-    // n[3435]: (legal black (triplejump bp h 7 f 5 h 3 f 1)), rules at checkers.kif:322, 339
-    n[3435] = (s.0[5] & 0x4008000000000000 == 0x4008000000000000)
+    // n[3411]: (legal black (triplejump bp h 7 f 5 h 3 f 1)), rules at checkers.kif:322, 339
+    n[3411] = (s.0[5] & 0x4008000000000000 == 0x4008000000000000)
         & (s.0[6] & 0x10004000000000 == 0x10004000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1103]) & (n[1469]) & (n[811]);
-    // n[3436]: (legal black (triplejump bp h 7 f 5 d 3 f 1)), rules at checkers.kif:322, 339
-    n[3436] = (s.0[5] & 0x4008000000000400 == 0x4008000000000400)
+    // n[3412]: (legal black (triplejump bp h 7 f 5 d 3 f 1)), rules at checkers.kif:322, 339
+    n[3412] = (s.0[5] & 0x4008000000000400 == 0x4008000000000400)
         & (s.0[6] & 0x10000000000000 == 0x10000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1297]) & (n[811]);
-    // n[3437]: (legal black (triplejump bp h 7 f 5 d 3 b 1)), rules at checkers.kif:322, 339
-    n[3437] = (s.0[4] & 0x800000 == 0x800000)
+    // n[3413]: (legal black (triplejump bp h 7 f 5 d 3 b 1)), rules at checkers.kif:322, 339
+    n[3413] = (s.0[4] & 0x800000 == 0x800000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x10000000000000 == 0x10000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1297]) & (n[811]);
-    // n[3438]: (legal black (triplejump bp c 8 a 6 c 4 e 2)), rules at checkers.kif:322, 339
-    n[3438] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3414]: (legal black (triplejump bp c 8 a 6 c 4 e 2)), rules at checkers.kif:322, 339
+    n[3414] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x20000008 == 0x20000008) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[315]) & (n[1872]) & (n[1584]);
-    // n[3439]: (legal black (triplejump bp c 8 a 6 c 4 a 2)), rules at checkers.kif:322, 339
-    n[3439] = (s.0[4] & 0x20000000002002 == 0x20000000002002) & (s.0[5] & 0x8 == 0x8)
+    // n[3415]: (legal black (triplejump bp c 8 a 6 c 4 a 2)), rules at checkers.kif:322, 339
+    n[3415] = (s.0[4] & 0x20000000002002 == 0x20000000002002) & (s.0[5] & 0x8 == 0x8)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1872]) & (n[1584]);
-    // n[3440]: (legal black (triplejump bp e 8 c 6 e 4 g 2)), rules at checkers.kif:322, 339
-    n[3440] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3416]: (legal black (triplejump bp e 8 c 6 e 4 g 2)), rules at checkers.kif:322, 339
+    n[3416] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x2000800000000 == 0x2000800000000) & (s.0[6] & 0x800 == 0x800)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[1983]) & (n[1672]);
-    // n[3441]: (legal black (triplejump bp e 8 c 6 e 4 c 2)), rules at checkers.kif:322, 339
-    n[3441] = (s.0[4] & 0x800800000000000 == 0x800800000000000)
+    // n[3417]: (legal black (triplejump bp e 8 c 6 e 4 c 2)), rules at checkers.kif:322, 339
+    n[3417] = (s.0[4] & 0x800800000000000 == 0x800800000000000)
         & (s.0[5] & 0x2000800000000 == 0x2000800000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[1983]) & (n[1672]);
-    // n[3442]: (legal black (triplejump bp e 8 c 6 a 4 c 2)), rules at checkers.kif:322, 339
-    n[3442] = (s.0[4] & 0x800800000000080 == 0x800800000000080)
+    // n[3418]: (legal black (triplejump bp e 8 c 6 a 4 c 2)), rules at checkers.kif:322, 339
+    n[3418] = (s.0[4] & 0x800800000000080 == 0x800800000000080)
         & (s.0[5] & 0x2000000000000 == 0x2000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1872]) & (n[1672]);
-    // n[3443]: (legal black (triplejump bp g 8 e 6 g 4 e 2)), rules at checkers.kif:322, 339
-    n[3443] = (s.0[5] & 0x20020000000 == 0x20020000000)
+    // n[3419]: (legal black (triplejump bp g 8 e 6 g 4 e 2)), rules at checkers.kif:322, 339
+    n[3419] = (s.0[5] & 0x20020000000 == 0x20020000000)
         & (s.0[6] & 0x80020000 == 0x80020000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[472]) & (n[2155]) & (n[1789]);
-    // n[3444]: (legal black (triplejump bp g 8 e 6 c 4 e 2)), rules at checkers.kif:322, 339
-    n[3444] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3420]: (legal black (triplejump bp g 8 e 6 c 4 e 2)), rules at checkers.kif:322, 339
+    n[3420] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20020000000 == 0x20020000000) & (s.0[6] & 0x80000000 == 0x80000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[1983]) & (n[1789]);
-    // n[3445]: (legal black (triplejump bp g 8 e 6 c 4 a 2)), rules at checkers.kif:322, 339
-    n[3445] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
+    // n[3421]: (legal black (triplejump bp g 8 e 6 c 4 a 2)), rules at checkers.kif:322, 339
+    n[3421] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x80000000 == 0x80000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1983]) & (n[1789]);
-    // n[3446]: (legal white (triplejump wk b 1 d 3 f 5 h 7)), rules at checkers.kif:322, 339
-    n[3446] = (s.0[4] & 0x2000000 == 0x2000000)
+    // n[3422]: (legal white (triplejump wk b 1 d 3 f 5 h 7)), rules at checkers.kif:322, 339
+    n[3422] = (s.0[4] & 0x2000000 == 0x2000000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x4000000000000 == 0x4000000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1298]) & (n[899]);
-    // n[3447]: (legal white (triplejump wk b 1 d 3 f 5 d 7)), rules at checkers.kif:322, 339
-    n[3447] = (s.0[4] & 0x2000000 == 0x2000000)
+    // n[3423]: (legal white (triplejump wk b 1 d 3 f 5 d 7)), rules at checkers.kif:322, 339
+    n[3423] = (s.0[4] & 0x2000000 == 0x2000000)
         & (s.0[5] & 0x4000000000400400 == 0x4000000000400400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1298]) & (n[899]);
-    // n[3448]: (legal white (triplejump wk b 1 d 3 f 5 h 3)), rules at checkers.kif:322, 339
-    n[3448] = (s.0[4] & 0x2000000 == 0x2000000)
+    // n[3424]: (legal white (triplejump wk b 1 d 3 f 5 h 3)), rules at checkers.kif:322, 339
+    n[3424] = (s.0[4] & 0x2000000 == 0x2000000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[1470]) & (n[899]);
-    // n[3449]: (legal white (triplejump wk b 1 d 3 b 5 d 7)), rules at checkers.kif:322, 339
-    n[3449] = (s.0[4] & 0x402000000 == 0x402000000) & (s.0[5] & 0x400400 == 0x400400)
+    // n[3425]: (legal white (triplejump wk b 1 d 3 b 5 d 7)), rules at checkers.kif:322, 339
+    n[3425] = (s.0[4] & 0x402000000 == 0x402000000) & (s.0[5] & 0x400400 == 0x400400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1186]) & (n[899]);
-    // n[3450]: (legal white (triplejump wk b 1 d 3 f 1 h 3)), rules at checkers.kif:322, 339
-    n[3450] = (s.0[4] & 0x2000000 == 0x2000000)
+    // n[3426]: (legal white (triplejump wk b 1 d 3 f 1 h 3)), rules at checkers.kif:322, 339
+    n[3426] = (s.0[4] & 0x2000000 == 0x2000000)
         & (s.0[5] & 0x8000000000400 == 0x8000000000400)
         & (s.0[6] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[988]) & (n[899]) & (n[1104]);
-    // n[3451]: (legal white (triplejump wk d 1 f 3 h 5 f 7)), rules at checkers.kif:322, 339
-    n[3451] = (s.0[5] & 0x100000000000080 == 0x100000000000080)
+    // n[3427]: (legal white (triplejump wk d 1 f 3 h 5 f 7)), rules at checkers.kif:322, 339
+    n[3427] = (s.0[5] & 0x100000000000080 == 0x100000000000080)
         & (s.0[6] & 0x100000000010 == 0x100000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1470]) & (n[988]);
-    // n[3452]: (legal white (triplejump wk d 1 f 3 d 5 f 7)), rules at checkers.kif:322, 339
-    n[3452] = (s.0[5] & 0x100000000010080 == 0x100000000010080) & (s.0[6] & 0x10 == 0x10)
+    // n[3428]: (legal white (triplejump wk d 1 f 3 d 5 f 7)), rules at checkers.kif:322, 339
+    n[3428] = (s.0[5] & 0x100000000010080 == 0x100000000010080) & (s.0[6] & 0x10 == 0x10)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1298]) & (n[988]);
-    // n[3453]: (legal white (triplejump wk d 1 f 3 d 5 b 7)), rules at checkers.kif:322, 339
-    n[3453] = (s.0[4] & 0x10000000000 == 0x10000000000)
+    // n[3429]: (legal white (triplejump wk d 1 f 3 d 5 b 7)), rules at checkers.kif:322, 339
+    n[3429] = (s.0[4] & 0x10000000000 == 0x10000000000)
         & (s.0[5] & 0x100000000010080 == 0x100000000010080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1298]) & (n[988]);
-    // n[3454]: (legal white (triplejump wk d 1 f 3 d 5 b 3)), rules at checkers.kif:322, 339
-    n[3454] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3430]: (legal white (triplejump wk d 1 f 3 d 5 b 3)), rules at checkers.kif:322, 339
+    n[3430] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x100000000010080 == 0x100000000010080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[1298]) & (n[988]);
-    // n[3455]: (legal white (triplejump wk f 1 h 3 f 5 h 7)), rules at checkers.kif:322, 339
-    n[3455] = (s.0[5] & 0x4020000000000000 == 0x4020000000000000)
+    // n[3431]: (legal white (triplejump wk f 1 h 3 f 5 h 7)), rules at checkers.kif:322, 339
+    n[3431] = (s.0[5] & 0x4020000000000000 == 0x4020000000000000)
         & (s.0[6] & 0x4004000000000 == 0x4004000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1470]) & (n[1104]);
-    // n[3456]: (legal white (triplejump wk f 1 h 3 f 5 d 7)), rules at checkers.kif:322, 339
-    n[3456] = (s.0[5] & 0x4020000000400000 == 0x4020000000400000)
+    // n[3432]: (legal white (triplejump wk f 1 h 3 f 5 d 7)), rules at checkers.kif:322, 339
+    n[3432] = (s.0[5] & 0x4020000000400000 == 0x4020000000400000)
         & (s.0[6] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1470]) & (n[1104]);
-    // n[3457]: (legal white (triplejump wk f 1 h 3 f 5 d 3)), rules at checkers.kif:322, 339
-    n[3457] = (s.0[5] & 0x4020000000000400 == 0x4020000000000400)
+    // n[3433]: (legal white (triplejump wk f 1 h 3 f 5 d 3)), rules at checkers.kif:322, 339
+    n[3433] = (s.0[5] & 0x4020000000000400 == 0x4020000000000400)
         & (s.0[6] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[1470]) & (n[1104]);
-    // n[3458]: (legal white (triplejump wk a 2 c 4 e 6 g 8)), rules at checkers.kif:322, 339
-    n[3458] = (s.0[4] & 0x20000000000010 == 0x20000000000010)
+    // n[3434]: (legal white (triplejump wk a 2 c 4 e 6 g 8)), rules at checkers.kif:322, 339
+    n[3434] = (s.0[4] & 0x20000000000010 == 0x20000000000010)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x20000000 == 0x20000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[1982]) & (n[5]);
-    // n[3459]: (legal white (triplejump wk a 2 c 4 e 6 c 8)), rules at checkers.kif:322, 339
-    n[3459] = (s.0[4] & 0x20000000000010 == 0x20000000000010)
+    // n[3435]: (legal white (triplejump wk a 2 c 4 e 6 c 8)), rules at checkers.kif:322, 339
+    n[3435] = (s.0[4] & 0x20000000000010 == 0x20000000000010)
         & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1982]) & (n[5]);
-    // n[3460]: (legal white (triplejump wk a 2 c 4 e 6 g 4)), rules at checkers.kif:322, 339
-    n[3460] = (s.0[4] & 0x20000000000010 == 0x20000000000010)
+    // n[3436]: (legal white (triplejump wk a 2 c 4 e 6 g 4)), rules at checkers.kif:322, 339
+    n[3436] = (s.0[4] & 0x20000000000010 == 0x20000000000010)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]) & (n[2154]) & (n[5]);
-    // n[3461]: (legal white (triplejump wk a 2 c 4 a 6 c 8)), rules at checkers.kif:322, 339
-    n[3461] = (s.0[4] & 0x20000000002010 == 0x20000000002010) & (s.0[5] & 0x2 == 0x2)
+    // n[3437]: (legal white (triplejump wk a 2 c 4 a 6 c 8)), rules at checkers.kif:322, 339
+    n[3437] = (s.0[4] & 0x20000000002010 == 0x20000000002010) & (s.0[5] & 0x2 == 0x2)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]) & (n[1871]) & (n[5]);
-    // n[3462]: (legal white (triplejump wk a 2 c 4 e 2 g 4)), rules at checkers.kif:322, 339
-    n[3462] = (s.0[4] & 0x20000000000010 == 0x20000000000010)
+    // n[3438]: (legal white (triplejump wk a 2 c 4 e 2 g 4)), rules at checkers.kif:322, 339
+    n[3438] = (s.0[4] & 0x20000000000010 == 0x20000000000010)
         & (s.0[5] & 0x20000000 == 0x20000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[316]) & (n[5]) & (n[473]);
-    // n[3463]: (legal white (triplejump wk c 2 e 4 g 6 e 8)), rules at checkers.kif:322, 339
-    n[3463] = (s.0[4] & 0x4000000000000 == 0x4000000000000)
+    // n[3439]: (legal white (triplejump wk c 2 e 4 g 6 e 8)), rules at checkers.kif:322, 339
+    n[3439] = (s.0[4] & 0x4000000000000 == 0x4000000000000)
         & (s.0[5] & 0x800800000000 == 0x800800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[2154]) & (n[316]);
-    // n[3464]: (legal white (triplejump wk c 2 e 4 c 6 e 8)), rules at checkers.kif:322, 339
-    n[3464] = (s.0[4] & 0x804000000000000 == 0x804000000000000)
+    // n[3440]: (legal white (triplejump wk c 2 e 4 c 6 e 8)), rules at checkers.kif:322, 339
+    n[3440] = (s.0[4] & 0x804000000000000 == 0x804000000000000)
         & (s.0[5] & 0x800800000000 == 0x800800000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1982]) & (n[316]);
-    // n[3465]: (legal white (triplejump wk c 2 e 4 c 6 a 8)), rules at checkers.kif:322, 339
-    n[3465] = (s.0[4] & 0x804000000080000 == 0x804000000080000)
+    // n[3441]: (legal white (triplejump wk c 2 e 4 c 6 a 8)), rules at checkers.kif:322, 339
+    n[3441] = (s.0[4] & 0x804000000080000 == 0x804000000080000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1583]) & (n[1982]) & (n[316]);
-    // n[3466]: (legal white (triplejump wk c 2 e 4 c 6 a 4)), rules at checkers.kif:322, 339
-    n[3466] = (s.0[4] & 0x804000000000080 == 0x804000000000080)
+    // n[3442]: (legal white (triplejump wk c 2 e 4 c 6 a 4)), rules at checkers.kif:322, 339
+    n[3442] = (s.0[4] & 0x804000000000080 == 0x804000000000080)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1871]) & (n[1982]) & (n[316]);
-    // n[3467]: (legal white (triplejump wk e 2 g 4 e 6 g 8)), rules at checkers.kif:322, 339
-    n[3467] = (s.0[5] & 0x20100000000 == 0x20100000000)
+    // n[3443]: (legal white (triplejump wk e 2 g 4 e 6 g 8)), rules at checkers.kif:322, 339
+    n[3443] = (s.0[5] & 0x20100000000 == 0x20100000000)
         & (s.0[6] & 0x20020000 == 0x20020000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]) & (n[2154]) & (n[473]);
-    // n[3468]: (legal white (triplejump wk e 2 g 4 e 6 c 8)), rules at checkers.kif:322, 339
-    n[3468] = (s.0[5] & 0x20100000002 == 0x20100000002) & (s.0[6] & 0x20000 == 0x20000)
+    // n[3444]: (legal white (triplejump wk e 2 g 4 e 6 c 8)), rules at checkers.kif:322, 339
+    n[3444] = (s.0[5] & 0x20100000002 == 0x20100000002) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[2154]) & (n[473]);
-    // n[3469]: (legal white (triplejump wk e 2 g 4 e 6 c 4)), rules at checkers.kif:322, 339
-    n[3469] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3445]: (legal white (triplejump wk e 2 g 4 e 6 c 4)), rules at checkers.kif:322, 339
+    n[3445] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20100000000 == 0x20100000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]) & (n[2154]) & (n[473]);
-    // n[3470]: (legal white (triplejump wk b 3 d 5 f 7 h 5)), rules at checkers.kif:322, 339
-    n[3470] = (s.0[4] & 0x80000000 == 0x80000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3446]: (legal white (triplejump wk b 3 d 5 f 7 h 5)), rules at checkers.kif:322, 339
+    n[3446] = (s.0[4] & 0x80000000 == 0x80000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[6] & 0x100000000010 == 0x100000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[810]) & (n[1186]);
-    // n[3471]: (legal white (triplejump wk b 3 d 5 f 3 h 5)), rules at checkers.kif:322, 339
-    n[3471] = (s.0[4] & 0x80000000 == 0x80000000)
+    // n[3447]: (legal white (triplejump wk b 3 d 5 f 3 h 5)), rules at checkers.kif:322, 339
+    n[3447] = (s.0[4] & 0x80000000 == 0x80000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x100000000000 == 0x100000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[1298]) & (n[1470]);
-    // n[3472]: (legal white (triplejump wk b 3 d 5 f 3 h 1)), rules at checkers.kif:322, 339
-    n[3472] = (s.0[4] & 0x80000000 == 0x80000000)
+    // n[3448]: (legal white (triplejump wk b 3 d 5 f 3 h 1)), rules at checkers.kif:322, 339
+    n[3448] = (s.0[4] & 0x80000000 == 0x80000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x200000000 == 0x200000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1186]) & (n[1298]) & (n[1104]);
-    // n[3473]: (legal white (triplejump wk b 3 d 5 f 3 d 1)), rules at checkers.kif:322, 339
-    n[3473] = (s.0[4] & 0x80000000 == 0x80000000)
+    // n[3449]: (legal white (triplejump wk b 3 d 5 f 3 d 1)), rules at checkers.kif:322, 339
+    n[3449] = (s.0[4] & 0x80000000 == 0x80000000)
         & (s.0[5] & 0x100000000010020 == 0x100000000010020)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[1298]) & (n[988]);
-    // n[3474]: (legal white (triplejump wk d 3 f 5 d 7 b 5)), rules at checkers.kif:322, 339
-    n[3474] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3450]: (legal white (triplejump wk d 3 f 5 d 7 b 5)), rules at checkers.kif:322, 339
+    n[3450] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x4000000000402000 == 0x4000000000402000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[693]) & (n[1298]);
-    // n[3475]: (legal white (triplejump wk d 3 f 5 h 3 f 1)), rules at checkers.kif:322, 339
-    n[3475] = (s.0[5] & 0x4008000000002000 == 0x4008000000002000)
+    // n[3451]: (legal white (triplejump wk d 3 f 5 h 3 f 1)), rules at checkers.kif:322, 339
+    n[3451] = (s.0[5] & 0x4008000000002000 == 0x4008000000002000)
         & (s.0[6] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[1470]) & (n[1104]);
-    // n[3476]: (legal white (triplejump wk f 3 h 5 f 7 d 5)), rules at checkers.kif:322, 339
-    n[3476] = (s.0[5] & 0x800000000010000 == 0x800000000010000)
+    // n[3452]: (legal white (triplejump wk f 3 h 5 f 7 d 5)), rules at checkers.kif:322, 339
+    n[3452] = (s.0[5] & 0x800000000010000 == 0x800000000010000)
         & (s.0[6] & 0x100000000010 == 0x100000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[810]) & (n[1470]);
-    // n[3477]: (legal white (triplejump wk a 4 c 6 e 8 g 6)), rules at checkers.kif:322, 339
-    n[3477] = (s.0[4] & 0x800000000000400 == 0x800000000000400)
+    // n[3453]: (legal white (triplejump wk a 4 c 6 e 8 g 6)), rules at checkers.kif:322, 339
+    n[3453] = (s.0[4] & 0x800000000000400 == 0x800000000000400)
         & (s.0[5] & 0x800000000000 == 0x800000000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[1671]) & (n[1871]);
-    // n[3478]: (legal white (triplejump wk a 4 c 6 e 4 g 6)), rules at checkers.kif:322, 339
-    n[3478] = (s.0[4] & 0x800000000000400 == 0x800000000000400)
+    // n[3454]: (legal white (triplejump wk a 4 c 6 e 4 g 6)), rules at checkers.kif:322, 339
+    n[3454] = (s.0[4] & 0x800000000000400 == 0x800000000000400)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]) & (n[1982]) & (n[2154]);
-    // n[3479]: (legal white (triplejump wk a 4 c 6 e 4 g 2)), rules at checkers.kif:322, 339
-    n[3479] = (s.0[4] & 0x800000000000400 == 0x800000000000400)
+    // n[3455]: (legal white (triplejump wk a 4 c 6 e 4 g 2)), rules at checkers.kif:322, 339
+    n[3455] = (s.0[4] & 0x800000000000400 == 0x800000000000400)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800 == 0x800)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]) & (n[1982]) & (n[473]);
-    // n[3480]: (legal white (triplejump wk a 4 c 6 e 4 c 2)), rules at checkers.kif:322, 339
-    n[3480] = (s.0[4] & 0x800800000000400 == 0x800800000000400)
+    // n[3456]: (legal white (triplejump wk a 4 c 6 e 4 c 2)), rules at checkers.kif:322, 339
+    n[3456] = (s.0[4] & 0x800800000000400 == 0x800800000000400)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1871]) & (n[1982]) & (n[316]);
-    // n[3481]: (legal white (triplejump wk c 4 e 6 c 8 a 6)), rules at checkers.kif:322, 339
-    n[3481] = (s.0[4] & 0x100000000002000 == 0x100000000002000)
+    // n[3457]: (legal white (triplejump wk c 4 e 6 c 8 a 6)), rules at checkers.kif:322, 339
+    n[3457] = (s.0[4] & 0x100000000002000 == 0x100000000002000)
         & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1583]) & (n[1982]);
-    // n[3482]: (legal white (triplejump wk c 4 e 6 g 4 e 2)), rules at checkers.kif:322, 339
-    n[3482] = (s.0[4] & 0x100000000000000 == 0x100000000000000)
+    // n[3458]: (legal white (triplejump wk c 4 e 6 g 4 e 2)), rules at checkers.kif:322, 339
+    n[3458] = (s.0[4] & 0x100000000000000 == 0x100000000000000)
         & (s.0[5] & 0x20020000000 == 0x20020000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]) & (n[2154]) & (n[473]);
-    // n[3483]: (legal white (triplejump wk e 4 g 6 e 8 c 6)), rules at checkers.kif:322, 339
-    n[3483] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3459]: (legal white (triplejump wk e 4 g 6 e 8 c 6)), rules at checkers.kif:322, 339
+    n[3459] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x804000000000 == 0x804000000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[1671]) & (n[2154]);
-    // n[3484]: (legal white (triplejump wk b 5 d 7 f 5 h 7)), rules at checkers.kif:322, 339
-    n[3484] = (s.0[4] & 0x2000000000 == 0x2000000000)
+    // n[3460]: (legal white (triplejump wk b 5 d 7 f 5 h 7)), rules at checkers.kif:322, 339
+    n[3460] = (s.0[4] & 0x2000000000 == 0x2000000000)
         & (s.0[5] & 0x4000000000400000 == 0x4000000000400000)
         & (s.0[6] & 0x4000000000000 == 0x4000000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[693]) & (n[810]);
-    // n[3485]: (legal white (triplejump wk b 5 d 7 f 5 h 3)), rules at checkers.kif:322, 339
-    n[3485] = (s.0[4] & 0x2000000000 == 0x2000000000)
+    // n[3461]: (legal white (triplejump wk b 5 d 7 f 5 h 3)), rules at checkers.kif:322, 339
+    n[3461] = (s.0[4] & 0x2000000000 == 0x2000000000)
         & (s.0[5] & 0x4000000000400000 == 0x4000000000400000)
         & (s.0[6] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[693]) & (n[1470]);
-    // n[3486]: (legal white (triplejump wk b 5 d 7 f 5 d 3)), rules at checkers.kif:322, 339
-    n[3486] = (s.0[4] & 0x2000000000 == 0x2000000000)
+    // n[3462]: (legal white (triplejump wk b 5 d 7 f 5 d 3)), rules at checkers.kif:322, 339
+    n[3462] = (s.0[4] & 0x2000000000 == 0x2000000000)
         & (s.0[5] & 0x4000000000400400 == 0x4000000000400400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[693]) & (n[1298]);
-    // n[3487]: (legal white (triplejump wk d 5 f 7 h 5 f 3)), rules at checkers.kif:322, 339
-    n[3487] = (s.0[5] & 0x100000000080000 == 0x100000000080000)
+    // n[3463]: (legal white (triplejump wk d 5 f 7 h 5 f 3)), rules at checkers.kif:322, 339
+    n[3463] = (s.0[5] & 0x100000000080000 == 0x100000000080000)
         & (s.0[6] & 0x100000000010 == 0x100000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[810]) & (n[1470]);
-    // n[3488]: (legal white (triplejump wk a 6 c 8 e 6 g 8)), rules at checkers.kif:322, 339
-    n[3488] = (s.0[4] & 0x10000 == 0x10000) & (s.0[5] & 0x20000000002 == 0x20000000002)
+    // n[3464]: (legal white (triplejump wk a 6 c 8 e 6 g 8)), rules at checkers.kif:322, 339
+    n[3464] = (s.0[4] & 0x10000 == 0x10000) & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[6] & 0x20000000 == 0x20000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]) & (n[1671]) & (n[1583]);
-    // n[3489]: (legal white (triplejump wk a 6 c 8 e 6 g 4)), rules at checkers.kif:322, 339
-    n[3489] = (s.0[4] & 0x10000 == 0x10000) & (s.0[5] & 0x20000000002 == 0x20000000002)
+    // n[3465]: (legal white (triplejump wk a 6 c 8 e 6 g 4)), rules at checkers.kif:322, 339
+    n[3465] = (s.0[4] & 0x10000 == 0x10000) & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[6] & 0x20000 == 0x20000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1671]) & (n[1583]) & (n[2154]);
-    // n[3490]: (legal white (triplejump wk a 6 c 8 e 6 c 4)), rules at checkers.kif:322, 339
-    n[3490] = (s.0[4] & 0x20000000010000 == 0x20000000010000)
+    // n[3466]: (legal white (triplejump wk a 6 c 8 e 6 c 4)), rules at checkers.kif:322, 339
+    n[3466] = (s.0[4] & 0x20000000010000 == 0x20000000010000)
         & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1583]) & (n[1982]);
-    // n[3491]: (legal white (triplejump wk c 6 e 8 g 6 e 4)), rules at checkers.kif:322, 339
-    n[3491] = (s.0[4] & 0x4000000000000000 == 0x4000000000000000)
+    // n[3467]: (legal white (triplejump wk c 6 e 8 g 6 e 4)), rules at checkers.kif:322, 339
+    n[3467] = (s.0[4] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[5] & 0x800800000000 == 0x800800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[1671]) & (n[2154]);
-    // n[3492]: (legal white (triplejump wk d 1 b 3 d 5 f 7)), rules at checkers.kif:322, 339
-    n[3492] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10080 == 0x10080)
+    // n[3468]: (legal white (triplejump wk d 1 b 3 d 5 f 7)), rules at checkers.kif:322, 339
+    n[3468] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10080 == 0x10080)
         & (s.0[6] & 0x10 == 0x10) & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693])
         & (n[1186]) & (n[899]);
-    // n[3493]: (legal white (triplejump wk d 1 b 3 d 5 b 7)), rules at checkers.kif:322, 339
-    n[3493] = (s.0[4] & 0x10010000000 == 0x10010000000) & (s.0[5] & 0x10080 == 0x10080)
+    // n[3469]: (legal white (triplejump wk d 1 b 3 d 5 b 7)), rules at checkers.kif:322, 339
+    n[3469] = (s.0[4] & 0x10010000000 == 0x10010000000) & (s.0[5] & 0x10080 == 0x10080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1186]) & (n[899]);
-    // n[3494]: (legal white (triplejump wk d 1 b 3 d 5 f 3)), rules at checkers.kif:322, 339
-    n[3494] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3470]: (legal white (triplejump wk d 1 b 3 d 5 f 3)), rules at checkers.kif:322, 339
+    n[3470] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x100000000010080 == 0x100000000010080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[1298]) & (n[899]);
-    // n[3495]: (legal white (triplejump wk f 1 d 3 f 5 h 7)), rules at checkers.kif:322, 339
-    n[3495] = (s.0[5] & 0x4020000000000400 == 0x4020000000000400)
+    // n[3471]: (legal white (triplejump wk f 1 d 3 f 5 h 7)), rules at checkers.kif:322, 339
+    n[3471] = (s.0[5] & 0x4020000000000400 == 0x4020000000000400)
         & (s.0[6] & 0x4000000000000 == 0x4000000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1298]) & (n[988]);
-    // n[3496]: (legal white (triplejump wk f 1 d 3 f 5 d 7)), rules at checkers.kif:322, 339
-    n[3496] = (s.0[5] & 0x4020000000400400 == 0x4020000000400400)
+    // n[3472]: (legal white (triplejump wk f 1 d 3 f 5 d 7)), rules at checkers.kif:322, 339
+    n[3472] = (s.0[5] & 0x4020000000400400 == 0x4020000000400400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1298]) & (n[988]);
-    // n[3497]: (legal white (triplejump wk f 1 d 3 f 5 h 3)), rules at checkers.kif:322, 339
-    n[3497] = (s.0[5] & 0x4020000000000400 == 0x4020000000000400)
+    // n[3473]: (legal white (triplejump wk f 1 d 3 f 5 h 3)), rules at checkers.kif:322, 339
+    n[3473] = (s.0[5] & 0x4020000000000400 == 0x4020000000000400)
         & (s.0[6] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[1470]) & (n[988]);
-    // n[3498]: (legal white (triplejump wk f 1 d 3 b 5 d 7)), rules at checkers.kif:322, 339
-    n[3498] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3474]: (legal white (triplejump wk f 1 d 3 b 5 d 7)), rules at checkers.kif:322, 339
+    n[3474] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x20000000400400 == 0x20000000400400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1186]) & (n[988]);
-    // n[3499]: (legal white (triplejump wk h 1 f 3 h 5 f 7)), rules at checkers.kif:322, 339
-    n[3499] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[3475]: (legal white (triplejump wk h 1 f 3 h 5 f 7)), rules at checkers.kif:322, 339
+    n[3475] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x100800000010 == 0x100800000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1470]) & (n[1104]);
-    // n[3500]: (legal white (triplejump wk h 1 f 3 d 5 f 7)), rules at checkers.kif:322, 339
-    n[3500] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
+    // n[3476]: (legal white (triplejump wk h 1 f 3 d 5 f 7)), rules at checkers.kif:322, 339
+    n[3476] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x800000010 == 0x800000010) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[693]) & (n[1298]) & (n[1104]);
-    // n[3501]: (legal white (triplejump wk h 1 f 3 d 5 b 7)), rules at checkers.kif:322, 339
-    n[3501] = (s.0[4] & 0x10000000000 == 0x10000000000)
+    // n[3477]: (legal white (triplejump wk h 1 f 3 d 5 b 7)), rules at checkers.kif:322, 339
+    n[3477] = (s.0[4] & 0x10000000000 == 0x10000000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[603]) & (n[1298]) & (n[1104]);
-    // n[3502]: (legal white (triplejump wk h 1 f 3 d 5 b 3)), rules at checkers.kif:322, 339
-    n[3502] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3478]: (legal white (triplejump wk h 1 f 3 d 5 b 3)), rules at checkers.kif:322, 339
+    n[3478] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1186]) & (n[1298]) & (n[1104]);
-    // n[3503]: (legal white (triplejump wk h 1 f 3 d 1 b 3)), rules at checkers.kif:322, 339
-    n[3503] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3479]: (legal white (triplejump wk h 1 f 3 d 1 b 3)), rules at checkers.kif:322, 339
+    n[3479] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x100000000000020 == 0x100000000000020)
         & (s.0[6] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[988]) & (n[899]) & (n[1104]);
-    // n[3504]: (legal white (triplejump wk c 2 a 4 c 6 e 8)), rules at checkers.kif:322, 339
-    n[3504] = (s.0[4] & 0x804000000000080 == 0x804000000000080)
+    // n[3480]: (legal white (triplejump wk c 2 a 4 c 6 e 8)), rules at checkers.kif:322, 339
+    n[3480] = (s.0[4] & 0x804000000000080 == 0x804000000000080)
         & (s.0[5] & 0x800000000000 == 0x800000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1871]) & (n[5]);
-    // n[3505]: (legal white (triplejump wk c 2 a 4 c 6 a 8)), rules at checkers.kif:322, 339
-    n[3505] = (s.0[4] & 0x804000000080080 == 0x804000000080080)
+    // n[3481]: (legal white (triplejump wk c 2 a 4 c 6 a 8)), rules at checkers.kif:322, 339
+    n[3481] = (s.0[4] & 0x804000000080080 == 0x804000000080080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]) & (n[1871]) & (n[5]);
-    // n[3506]: (legal white (triplejump wk c 2 a 4 c 6 e 4)), rules at checkers.kif:322, 339
-    n[3506] = (s.0[4] & 0x804000000000080 == 0x804000000000080)
+    // n[3482]: (legal white (triplejump wk c 2 a 4 c 6 e 4)), rules at checkers.kif:322, 339
+    n[3482] = (s.0[4] & 0x804000000000080 == 0x804000000000080)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1871]) & (n[1982]) & (n[5]);
-    // n[3507]: (legal white (triplejump wk e 2 c 4 e 6 g 8)), rules at checkers.kif:322, 339
-    n[3507] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3483]: (legal white (triplejump wk e 2 c 4 e 6 g 8)), rules at checkers.kif:322, 339
+    n[3483] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20100000000 == 0x20100000000) & (s.0[6] & 0x20000000 == 0x20000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[1982]) & (n[316]);
-    // n[3508]: (legal white (triplejump wk e 2 c 4 e 6 c 8)), rules at checkers.kif:322, 339
-    n[3508] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3484]: (legal white (triplejump wk e 2 c 4 e 6 c 8)), rules at checkers.kif:322, 339
+    n[3484] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20100000002 == 0x20100000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1982]) & (n[316]);
-    // n[3509]: (legal white (triplejump wk e 2 c 4 e 6 g 4)), rules at checkers.kif:322, 339
-    n[3509] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3485]: (legal white (triplejump wk e 2 c 4 e 6 g 4)), rules at checkers.kif:322, 339
+    n[3485] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20100000000 == 0x20100000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]) & (n[2154]) & (n[316]);
-    // n[3510]: (legal white (triplejump wk e 2 c 4 a 6 c 8)), rules at checkers.kif:322, 339
-    n[3510] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3486]: (legal white (triplejump wk e 2 c 4 a 6 c 8)), rules at checkers.kif:322, 339
+    n[3486] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x100000002 == 0x100000002) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1583]) & (n[1871]) & (n[316]);
-    // n[3511]: (legal white (triplejump wk g 2 e 4 g 6 e 8)), rules at checkers.kif:322, 339
-    n[3511] = (s.0[5] & 0x800800000000 == 0x800800000000)
+    // n[3487]: (legal white (triplejump wk g 2 e 4 g 6 e 8)), rules at checkers.kif:322, 339
+    n[3487] = (s.0[5] & 0x800800000000 == 0x800800000000)
         & (s.0[6] & 0x804000 == 0x804000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]) & (n[2154]) & (n[473]);
-    // n[3512]: (legal white (triplejump wk g 2 e 4 c 6 e 8)), rules at checkers.kif:322, 339
-    n[3512] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3488]: (legal white (triplejump wk g 2 e 4 c 6 e 8)), rules at checkers.kif:322, 339
+    n[3488] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x800800000000 == 0x800800000000) & (s.0[6] & 0x4000 == 0x4000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1982]) & (n[473]);
-    // n[3513]: (legal white (triplejump wk g 2 e 4 c 6 a 8)), rules at checkers.kif:322, 339
-    n[3513] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
+    // n[3489]: (legal white (triplejump wk g 2 e 4 c 6 a 8)), rules at checkers.kif:322, 339
+    n[3489] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x4000 == 0x4000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]) & (n[1982]) & (n[473]);
-    // n[3514]: (legal white (triplejump wk g 2 e 4 c 6 a 4)), rules at checkers.kif:322, 339
-    n[3514] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
+    // n[3490]: (legal white (triplejump wk g 2 e 4 c 6 a 4)), rules at checkers.kif:322, 339
+    n[3490] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x4000 == 0x4000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]) & (n[1982]) & (n[473]);
-    // n[3515]: (legal white (triplejump wk g 2 e 4 c 2 a 4)), rules at checkers.kif:322, 339
-    n[3515] = (s.0[4] & 0x800000000080 == 0x800000000080)
+    // n[3491]: (legal white (triplejump wk g 2 e 4 c 2 a 4)), rules at checkers.kif:322, 339
+    n[3491] = (s.0[4] & 0x800000000080 == 0x800000000080)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x4000 == 0x4000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[316]) & (n[5]) & (n[473]);
-    // n[3516]: (legal white (triplejump wk d 3 b 5 d 7 f 5)), rules at checkers.kif:322, 339
-    n[3516] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3492]: (legal white (triplejump wk d 3 b 5 d 7 f 5)), rules at checkers.kif:322, 339
+    n[3492] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x4000000000402000 == 0x4000000000402000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[693]) & (n[1186]);
-    // n[3517]: (legal white (triplejump wk f 3 d 5 f 7 h 5)), rules at checkers.kif:322, 339
-    n[3517] = (s.0[5] & 0x800000000010000 == 0x800000000010000)
+    // n[3493]: (legal white (triplejump wk f 3 d 5 f 7 h 5)), rules at checkers.kif:322, 339
+    n[3493] = (s.0[5] & 0x800000000010000 == 0x800000000010000)
         & (s.0[6] & 0x100000000010 == 0x100000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[810]) & (n[1298]);
-    // n[3518]: (legal white (triplejump wk f 3 d 5 b 3 d 1)), rules at checkers.kif:322, 339
-    n[3518] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3494]: (legal white (triplejump wk f 3 d 5 b 3 d 1)), rules at checkers.kif:322, 339
+    n[3494] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x800000000010020 == 0x800000000010020)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[1298]) & (n[899]);
-    // n[3519]: (legal white (triplejump wk h 3 f 5 d 7 b 5)), rules at checkers.kif:322, 339
-    n[3519] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3495]: (legal white (triplejump wk h 3 f 5 d 7 b 5)), rules at checkers.kif:322, 339
+    n[3495] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x4000000000400000 == 0x4000000000400000)
         & (s.0[6] & 0x20000000000 == 0x20000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[693]) & (n[1470]);
-    // n[3520]: (legal white (triplejump wk h 3 f 5 d 3 b 5)), rules at checkers.kif:322, 339
-    n[3520] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3496]: (legal white (triplejump wk h 3 f 5 d 3 b 5)), rules at checkers.kif:322, 339
+    n[3496] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x20000000000 == 0x20000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[1298]) & (n[1470]);
-    // n[3521]: (legal white (triplejump wk h 3 f 5 d 3 f 1)), rules at checkers.kif:322, 339
-    n[3521] = (s.0[5] & 0x4008000000000400 == 0x4008000000000400)
+    // n[3497]: (legal white (triplejump wk h 3 f 5 d 3 f 1)), rules at checkers.kif:322, 339
+    n[3497] = (s.0[5] & 0x4008000000000400 == 0x4008000000000400)
         & (s.0[6] & 0x20000000000 == 0x20000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[1470]) & (n[988]);
-    // n[3522]: (legal white (triplejump wk h 3 f 5 d 3 b 1)), rules at checkers.kif:322, 339
-    n[3522] = (s.0[4] & 0x800000 == 0x800000)
+    // n[3498]: (legal white (triplejump wk h 3 f 5 d 3 b 1)), rules at checkers.kif:322, 339
+    n[3498] = (s.0[4] & 0x800000 == 0x800000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x20000000000 == 0x20000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[1470]) & (n[899]);
-    // n[3523]: (legal white (triplejump wk c 4 a 6 c 8 e 6)), rules at checkers.kif:322, 339
-    n[3523] = (s.0[4] & 0x100000000002000 == 0x100000000002000)
+    // n[3499]: (legal white (triplejump wk c 4 a 6 c 8 e 6)), rules at checkers.kif:322, 339
+    n[3499] = (s.0[4] & 0x100000000002000 == 0x100000000002000)
         & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1583]) & (n[1871]);
-    // n[3524]: (legal white (triplejump wk e 4 c 6 e 8 g 6)), rules at checkers.kif:322, 339
-    n[3524] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3500]: (legal white (triplejump wk e 4 c 6 e 8 g 6)), rules at checkers.kif:322, 339
+    n[3500] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x804000000000 == 0x804000000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[1671]) & (n[1982]);
-    // n[3525]: (legal white (triplejump wk e 4 c 6 a 4 c 2)), rules at checkers.kif:322, 339
-    n[3525] = (s.0[4] & 0x800800000000080 == 0x800800000000080)
+    // n[3501]: (legal white (triplejump wk e 4 c 6 a 4 c 2)), rules at checkers.kif:322, 339
+    n[3501] = (s.0[4] & 0x800800000000080 == 0x800800000000080)
         & (s.0[5] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]) & (n[1982]) & (n[5]);
-    // n[3526]: (legal white (triplejump wk g 4 e 6 c 8 a 6)), rules at checkers.kif:322, 339
-    n[3526] = (s.0[4] & 0x2000 == 0x2000) & (s.0[5] & 0x20000000002 == 0x20000000002)
+    // n[3502]: (legal white (triplejump wk g 4 e 6 c 8 a 6)), rules at checkers.kif:322, 339
+    n[3502] = (s.0[4] & 0x2000 == 0x2000) & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[6] & 0x100000 == 0x100000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1671]) & (n[1583]) & (n[2154]);
-    // n[3527]: (legal white (triplejump wk g 4 e 6 c 4 a 6)), rules at checkers.kif:322, 339
-    n[3527] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3503]: (legal white (triplejump wk g 4 e 6 c 4 a 6)), rules at checkers.kif:322, 339
+    n[3503] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x100000 == 0x100000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]) & (n[1982]) & (n[2154]);
-    // n[3528]: (legal white (triplejump wk g 4 e 6 c 4 e 2)), rules at checkers.kif:322, 339
-    n[3528] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3504]: (legal white (triplejump wk g 4 e 6 c 4 e 2)), rules at checkers.kif:322, 339
+    n[3504] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20020000000 == 0x20020000000) & (s.0[6] & 0x100000 == 0x100000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]) & (n[2154]) & (n[316]);
-    // n[3529]: (legal white (triplejump wk g 4 e 6 c 4 a 2)), rules at checkers.kif:322, 339
-    n[3529] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
+    // n[3505]: (legal white (triplejump wk g 4 e 6 c 4 a 2)), rules at checkers.kif:322, 339
+    n[3505] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x100000 == 0x100000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]) & (n[2154]) & (n[5]);
-    // n[3530]: (legal white (triplejump wk f 5 d 7 b 5 d 3)), rules at checkers.kif:322, 339
-    n[3530] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x400400 == 0x400400)
+    // n[3506]: (legal white (triplejump wk f 5 d 7 b 5 d 3)), rules at checkers.kif:322, 339
+    n[3506] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x400400 == 0x400400)
         & (s.0[6] & 0x2 == 0x2) & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603])
         & (n[693]) & (n[1186]);
-    // n[3531]: (legal white (triplejump wk h 5 f 7 d 5 b 7)), rules at checkers.kif:322, 339
-    n[3531] = (s.0[4] & 0x10000000000 == 0x10000000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3507]: (legal white (triplejump wk h 5 f 7 d 5 b 7)), rules at checkers.kif:322, 339
+    n[3507] = (s.0[4] & 0x10000000000 == 0x10000000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[6] & 0x800000000010 == 0x800000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[693]) & (n[810]);
-    // n[3532]: (legal white (triplejump wk h 5 f 7 d 5 f 3)), rules at checkers.kif:322, 339
-    n[3532] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
+    // n[3508]: (legal white (triplejump wk h 5 f 7 d 5 f 3)), rules at checkers.kif:322, 339
+    n[3508] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x800000000010 == 0x800000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[810]) & (n[1298]);
-    // n[3533]: (legal white (triplejump wk h 5 f 7 d 5 b 3)), rules at checkers.kif:322, 339
-    n[3533] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3509]: (legal white (triplejump wk h 5 f 7 d 5 b 3)), rules at checkers.kif:322, 339
+    n[3509] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[6] & 0x800000000010 == 0x800000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[810]) & (n[1186]);
-    // n[3534]: (legal white (triplejump wk e 6 c 8 a 6 c 4)), rules at checkers.kif:322, 339
-    n[3534] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3510]: (legal white (triplejump wk e 6 c 8 a 6 c 4)), rules at checkers.kif:322, 339
+    n[3510] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x100000000002 == 0x100000000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1583]) & (n[1871]);
-    // n[3535]: (legal white (triplejump wk g 6 e 8 c 6 a 8)), rules at checkers.kif:322, 339
-    n[3535] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
+    // n[3511]: (legal white (triplejump wk g 6 e 8 c 6 a 8)), rules at checkers.kif:322, 339
+    n[3511] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
         & (s.0[5] & 0x800000000000 == 0x800000000000) & (s.0[6] & 0x4000000 == 0x4000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[1671]) & (n[1583]);
-    // n[3536]: (legal white (triplejump wk g 6 e 8 c 6 e 4)), rules at checkers.kif:322, 339
-    n[3536] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3512]: (legal white (triplejump wk g 6 e 8 c 6 e 4)), rules at checkers.kif:322, 339
+    n[3512] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x800800000000 == 0x800800000000) & (s.0[6] & 0x4000000 == 0x4000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[1671]) & (n[1982]);
-    // n[3537]: (legal white (triplejump wk g 6 e 8 c 6 a 4)), rules at checkers.kif:322, 339
-    n[3537] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
+    // n[3513]: (legal white (triplejump wk g 6 e 8 c 6 a 4)), rules at checkers.kif:322, 339
+    n[3513] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
         & (s.0[5] & 0x800000000000 == 0x800000000000) & (s.0[6] & 0x4000000 == 0x4000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[1671]) & (n[1871]);
-    // n[3538]: (legal white (triplejump wk b 3 d 1 f 3 h 5)), rules at checkers.kif:322, 339
-    n[3538] = (s.0[4] & 0x80000000 == 0x80000000)
+    // n[3514]: (legal white (triplejump wk b 3 d 1 f 3 h 5)), rules at checkers.kif:322, 339
+    n[3514] = (s.0[4] & 0x80000000 == 0x80000000)
         & (s.0[5] & 0x100000000000020 == 0x100000000000020)
         & (s.0[6] & 0x100000000000 == 0x100000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1470]) & (n[988]) & (n[899]);
-    // n[3539]: (legal white (triplejump wk b 3 d 1 f 3 d 5)), rules at checkers.kif:322, 339
-    n[3539] = (s.0[4] & 0x80000000 == 0x80000000)
+    // n[3515]: (legal white (triplejump wk b 3 d 1 f 3 d 5)), rules at checkers.kif:322, 339
+    n[3515] = (s.0[4] & 0x80000000 == 0x80000000)
         & (s.0[5] & 0x100000000010020 == 0x100000000010020)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[988]) & (n[899]);
-    // n[3540]: (legal white (triplejump wk b 3 d 1 f 3 h 1)), rules at checkers.kif:322, 339
-    n[3540] = (s.0[4] & 0x80000000 == 0x80000000)
+    // n[3516]: (legal white (triplejump wk b 3 d 1 f 3 h 1)), rules at checkers.kif:322, 339
+    n[3516] = (s.0[4] & 0x80000000 == 0x80000000)
         & (s.0[5] & 0x100000000000020 == 0x100000000000020)
         & (s.0[6] & 0x200000000 == 0x200000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[988]) & (n[899]) & (n[1104]);
-    // n[3541]: (legal white (triplejump wk d 3 f 1 h 3 f 5)), rules at checkers.kif:322, 339
-    n[3541] = (s.0[5] & 0x4008000000002000 == 0x4008000000002000)
+    // n[3517]: (legal white (triplejump wk d 3 f 1 h 3 f 5)), rules at checkers.kif:322, 339
+    n[3517] = (s.0[5] & 0x4008000000002000 == 0x4008000000002000)
         & (s.0[6] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1470]) & (n[988]) & (n[1104]);
-    // n[3542]: (legal white (triplejump wk a 4 c 2 e 4 g 6)), rules at checkers.kif:322, 339
-    n[3542] = (s.0[4] & 0x800000000400 == 0x800000000400)
+    // n[3518]: (legal white (triplejump wk a 4 c 2 e 4 g 6)), rules at checkers.kif:322, 339
+    n[3518] = (s.0[4] & 0x800000000400 == 0x800000000400)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[2154]) & (n[316]) & (n[5]);
-    // n[3543]: (legal white (triplejump wk a 4 c 2 e 4 c 6)), rules at checkers.kif:322, 339
-    n[3543] = (s.0[4] & 0x800800000000400 == 0x800800000000400)
+    // n[3519]: (legal white (triplejump wk a 4 c 2 e 4 c 6)), rules at checkers.kif:322, 339
+    n[3519] = (s.0[4] & 0x800800000000400 == 0x800800000000400)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1982]) & (n[316]) & (n[5]);
-    // n[3544]: (legal white (triplejump wk a 4 c 2 e 4 g 2)), rules at checkers.kif:322, 339
-    n[3544] = (s.0[4] & 0x800000000400 == 0x800000000400)
+    // n[3520]: (legal white (triplejump wk a 4 c 2 e 4 g 2)), rules at checkers.kif:322, 339
+    n[3520] = (s.0[4] & 0x800000000400 == 0x800000000400)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800 == 0x800)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[316]) & (n[5]) & (n[473]);
-    // n[3545]: (legal white (triplejump wk c 4 e 2 g 4 e 6)), rules at checkers.kif:322, 339
-    n[3545] = (s.0[4] & 0x100000000000000 == 0x100000000000000)
+    // n[3521]: (legal white (triplejump wk c 4 e 2 g 4 e 6)), rules at checkers.kif:322, 339
+    n[3521] = (s.0[4] & 0x100000000000000 == 0x100000000000000)
         & (s.0[5] & 0x20020000000 == 0x20020000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[2154]) & (n[316]) & (n[473]);
-    // n[3546]: (legal white (triplejump wk b 5 d 3 f 5 h 7)), rules at checkers.kif:322, 339
-    n[3546] = (s.0[4] & 0x2000000000 == 0x2000000000)
+    // n[3522]: (legal white (triplejump wk b 5 d 3 f 5 h 7)), rules at checkers.kif:322, 339
+    n[3522] = (s.0[4] & 0x2000000000 == 0x2000000000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x4000000000000 == 0x4000000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1186]) & (n[1298]);
-    // n[3547]: (legal white (triplejump wk b 5 d 3 f 5 d 7)), rules at checkers.kif:322, 339
-    n[3547] = (s.0[4] & 0x2000000000 == 0x2000000000)
+    // n[3523]: (legal white (triplejump wk b 5 d 3 f 5 d 7)), rules at checkers.kif:322, 339
+    n[3523] = (s.0[4] & 0x2000000000 == 0x2000000000)
         & (s.0[5] & 0x4000000000400400 == 0x4000000000400400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1186]) & (n[1298]);
-    // n[3548]: (legal white (triplejump wk b 5 d 3 f 5 h 3)), rules at checkers.kif:322, 339
-    n[3548] = (s.0[4] & 0x2000000000 == 0x2000000000)
+    // n[3524]: (legal white (triplejump wk b 5 d 3 f 5 h 3)), rules at checkers.kif:322, 339
+    n[3524] = (s.0[4] & 0x2000000000 == 0x2000000000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[1298]) & (n[1470]);
-    // n[3549]: (legal white (triplejump wk b 5 d 3 f 1 h 3)), rules at checkers.kif:322, 339
-    n[3549] = (s.0[4] & 0x2000000000 == 0x2000000000)
+    // n[3525]: (legal white (triplejump wk b 5 d 3 f 1 h 3)), rules at checkers.kif:322, 339
+    n[3525] = (s.0[4] & 0x2000000000 == 0x2000000000)
         & (s.0[5] & 0x8000000000400 == 0x8000000000400)
         & (s.0[6] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[988]) & (n[1104]);
-    // n[3550]: (legal white (triplejump wk d 5 f 3 h 5 f 7)), rules at checkers.kif:322, 339
-    n[3550] = (s.0[5] & 0x100000000080000 == 0x100000000080000)
+    // n[3526]: (legal white (triplejump wk d 5 f 3 h 5 f 7)), rules at checkers.kif:322, 339
+    n[3526] = (s.0[5] & 0x100000000080000 == 0x100000000080000)
         & (s.0[6] & 0x100000000010 == 0x100000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1298]) & (n[1470]);
-    // n[3551]: (legal white (triplejump wk d 5 f 3 d 1 b 3)), rules at checkers.kif:322, 339
-    n[3551] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3527]: (legal white (triplejump wk d 5 f 3 d 1 b 3)), rules at checkers.kif:322, 339
+    n[3527] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x100000000080020 == 0x100000000080020)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[988]) & (n[899]);
-    // n[3552]: (legal white (triplejump wk f 5 h 3 f 1 d 3)), rules at checkers.kif:322, 339
-    n[3552] = (s.0[5] & 0x8000000000400 == 0x8000000000400)
+    // n[3528]: (legal white (triplejump wk f 5 h 3 f 1 d 3)), rules at checkers.kif:322, 339
+    n[3528] = (s.0[5] & 0x8000000000400 == 0x8000000000400)
         & (s.0[6] & 0x4000000002 == 0x4000000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1470]) & (n[988]) & (n[1104]);
-    // n[3553]: (legal white (triplejump wk a 6 c 4 e 6 g 8)), rules at checkers.kif:322, 339
-    n[3553] = (s.0[4] & 0x20000000010000 == 0x20000000010000)
+    // n[3529]: (legal white (triplejump wk a 6 c 4 e 6 g 8)), rules at checkers.kif:322, 339
+    n[3529] = (s.0[4] & 0x20000000010000 == 0x20000000010000)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x20000000 == 0x20000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[1871]) & (n[1982]);
-    // n[3554]: (legal white (triplejump wk a 6 c 4 e 6 c 8)), rules at checkers.kif:322, 339
-    n[3554] = (s.0[4] & 0x20000000010000 == 0x20000000010000)
+    // n[3530]: (legal white (triplejump wk a 6 c 4 e 6 c 8)), rules at checkers.kif:322, 339
+    n[3530] = (s.0[4] & 0x20000000010000 == 0x20000000010000)
         & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1871]) & (n[1982]);
-    // n[3555]: (legal white (triplejump wk a 6 c 4 e 6 g 4)), rules at checkers.kif:322, 339
-    n[3555] = (s.0[4] & 0x20000000010000 == 0x20000000010000)
+    // n[3531]: (legal white (triplejump wk a 6 c 4 e 6 g 4)), rules at checkers.kif:322, 339
+    n[3531] = (s.0[4] & 0x20000000010000 == 0x20000000010000)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]) & (n[1982]) & (n[2154]);
-    // n[3556]: (legal white (triplejump wk a 6 c 4 e 2 g 4)), rules at checkers.kif:322, 339
-    n[3556] = (s.0[4] & 0x20000000010000 == 0x20000000010000)
+    // n[3532]: (legal white (triplejump wk a 6 c 4 e 2 g 4)), rules at checkers.kif:322, 339
+    n[3532] = (s.0[4] & 0x20000000010000 == 0x20000000010000)
         & (s.0[5] & 0x20000000 == 0x20000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]) & (n[316]) & (n[473]);
-    // n[3557]: (legal white (triplejump wk c 6 e 4 g 6 e 8)), rules at checkers.kif:322, 339
-    n[3557] = (s.0[4] & 0x4000000000000000 == 0x4000000000000000)
+    // n[3533]: (legal white (triplejump wk c 6 e 4 g 6 e 8)), rules at checkers.kif:322, 339
+    n[3533] = (s.0[4] & 0x4000000000000000 == 0x4000000000000000)
         & (s.0[5] & 0x800800000000 == 0x800800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[1982]) & (n[2154]);
-    // n[3558]: (legal white (triplejump wk c 6 e 4 c 2 a 4)), rules at checkers.kif:322, 339
-    n[3558] = (s.0[4] & 0x4000800000000080 == 0x4000800000000080)
+    // n[3534]: (legal white (triplejump wk c 6 e 4 c 2 a 4)), rules at checkers.kif:322, 339
+    n[3534] = (s.0[4] & 0x4000800000000080 == 0x4000800000000080)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1982]) & (n[316]) & (n[5]);
-    // n[3559]: (legal white (triplejump wk e 6 g 4 e 2 c 4)), rules at checkers.kif:322, 339
-    n[3559] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3535]: (legal white (triplejump wk e 6 g 4 e 2 c 4)), rules at checkers.kif:322, 339
+    n[3535] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x100020000000 == 0x100020000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[2154]) & (n[316]) & (n[473]);
-    // n[3560]: (legal white (triplejump wk b 7 d 5 f 7 h 5)), rules at checkers.kif:322, 339
-    n[3560] = (s.0[4] & 0x80000000000 == 0x80000000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3536]: (legal white (triplejump wk b 7 d 5 f 7 h 5)), rules at checkers.kif:322, 339
+    n[3536] = (s.0[4] & 0x80000000000 == 0x80000000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[6] & 0x100000000010 == 0x100000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[693]) & (n[810]);
-    // n[3561]: (legal white (triplejump wk b 7 d 5 f 3 h 5)), rules at checkers.kif:322, 339
-    n[3561] = (s.0[4] & 0x80000000000 == 0x80000000000)
+    // n[3537]: (legal white (triplejump wk b 7 d 5 f 3 h 5)), rules at checkers.kif:322, 339
+    n[3537] = (s.0[4] & 0x80000000000 == 0x80000000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x100000000000 == 0x100000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1298]) & (n[1470]);
-    // n[3562]: (legal white (triplejump wk b 7 d 5 f 3 h 1)), rules at checkers.kif:322, 339
-    n[3562] = (s.0[4] & 0x80000000000 == 0x80000000000)
+    // n[3538]: (legal white (triplejump wk b 7 d 5 f 3 h 1)), rules at checkers.kif:322, 339
+    n[3538] = (s.0[4] & 0x80000000000 == 0x80000000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x200000000 == 0x200000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[603]) & (n[1298]) & (n[1104]);
-    // n[3563]: (legal white (triplejump wk b 7 d 5 f 3 d 1)), rules at checkers.kif:322, 339
-    n[3563] = (s.0[4] & 0x80000000000 == 0x80000000000)
+    // n[3539]: (legal white (triplejump wk b 7 d 5 f 3 d 1)), rules at checkers.kif:322, 339
+    n[3539] = (s.0[4] & 0x80000000000 == 0x80000000000)
         & (s.0[5] & 0x100000000010020 == 0x100000000010020)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1298]) & (n[988]);
-    // n[3564]: (legal white (triplejump wk b 7 d 5 b 3 d 1)), rules at checkers.kif:322, 339
-    n[3564] = (s.0[4] & 0x80010000000 == 0x80010000000) & (s.0[5] & 0x10020 == 0x10020)
+    // n[3540]: (legal white (triplejump wk b 7 d 5 b 3 d 1)), rules at checkers.kif:322, 339
+    n[3540] = (s.0[4] & 0x80010000000 == 0x80010000000) & (s.0[5] & 0x10020 == 0x10020)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1186]) & (n[899]);
-    // n[3565]: (legal white (triplejump wk d 7 f 5 h 3 f 1)), rules at checkers.kif:322, 339
-    n[3565] = (s.0[5] & 0x4008000002000000 == 0x4008000002000000)
+    // n[3541]: (legal white (triplejump wk d 7 f 5 h 3 f 1)), rules at checkers.kif:322, 339
+    n[3541] = (s.0[5] & 0x4008000002000000 == 0x4008000002000000)
         & (s.0[6] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1470]) & (n[1104]);
-    // n[3566]: (legal white (triplejump wk d 7 f 5 d 3 b 5)), rules at checkers.kif:322, 339
-    n[3566] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3542]: (legal white (triplejump wk d 7 f 5 d 3 b 5)), rules at checkers.kif:322, 339
+    n[3542] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x4000000002000400 == 0x4000000002000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1186]) & (n[1298]);
-    // n[3567]: (legal white (triplejump wk d 7 f 5 d 3 f 1)), rules at checkers.kif:322, 339
-    n[3567] = (s.0[5] & 0x4008000002000400 == 0x4008000002000400)
+    // n[3543]: (legal white (triplejump wk d 7 f 5 d 3 f 1)), rules at checkers.kif:322, 339
+    n[3543] = (s.0[5] & 0x4008000002000400 == 0x4008000002000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1298]) & (n[988]);
-    // n[3568]: (legal white (triplejump wk d 7 f 5 d 3 b 1)), rules at checkers.kif:322, 339
-    n[3568] = (s.0[4] & 0x800000 == 0x800000)
+    // n[3544]: (legal white (triplejump wk d 7 f 5 d 3 b 1)), rules at checkers.kif:322, 339
+    n[3544] = (s.0[4] & 0x800000 == 0x800000)
         & (s.0[5] & 0x4000000002000400 == 0x4000000002000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1298]) & (n[899]);
-    // n[3569]: (legal white (triplejump wk f 7 h 5 f 3 d 5)), rules at checkers.kif:322, 339
-    n[3569] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
+    // n[3545]: (legal white (triplejump wk f 7 h 5 f 3 d 5)), rules at checkers.kif:322, 339
+    n[3545] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x100000000080 == 0x100000000080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1298]) & (n[1470]);
-    // n[3570]: (legal white (triplejump wk f 7 h 5 f 3 h 1)), rules at checkers.kif:322, 339
-    n[3570] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[3546]: (legal white (triplejump wk f 7 h 5 f 3 h 1)), rules at checkers.kif:322, 339
+    n[3546] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x100200000080 == 0x100200000080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1470]) & (n[1104]);
-    // n[3571]: (legal white (triplejump wk f 7 h 5 f 3 d 1)), rules at checkers.kif:322, 339
-    n[3571] = (s.0[5] & 0x100000000000020 == 0x100000000000020)
+    // n[3547]: (legal white (triplejump wk f 7 h 5 f 3 d 1)), rules at checkers.kif:322, 339
+    n[3547] = (s.0[5] & 0x100000000000020 == 0x100000000000020)
         & (s.0[6] & 0x100000000080 == 0x100000000080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1470]) & (n[988]);
-    // n[3572]: (legal white (triplejump wk a 8 c 6 e 8 g 6)), rules at checkers.kif:322, 339
-    n[3572] = (s.0[4] & 0x800000000400000 == 0x800000000400000)
+    // n[3548]: (legal white (triplejump wk a 8 c 6 e 8 g 6)), rules at checkers.kif:322, 339
+    n[3548] = (s.0[4] & 0x800000000400000 == 0x800000000400000)
         & (s.0[5] & 0x800000000000 == 0x800000000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[1671]) & (n[1583]);
-    // n[3573]: (legal white (triplejump wk a 8 c 6 e 4 g 6)), rules at checkers.kif:322, 339
-    n[3573] = (s.0[4] & 0x800000000400000 == 0x800000000400000)
+    // n[3549]: (legal white (triplejump wk a 8 c 6 e 4 g 6)), rules at checkers.kif:322, 339
+    n[3549] = (s.0[4] & 0x800000000400000 == 0x800000000400000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]) & (n[1982]) & (n[2154]);
-    // n[3574]: (legal white (triplejump wk a 8 c 6 e 4 g 2)), rules at checkers.kif:322, 339
-    n[3574] = (s.0[4] & 0x800000000400000 == 0x800000000400000)
+    // n[3550]: (legal white (triplejump wk a 8 c 6 e 4 g 2)), rules at checkers.kif:322, 339
+    n[3550] = (s.0[4] & 0x800000000400000 == 0x800000000400000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800 == 0x800)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]) & (n[1982]) & (n[473]);
-    // n[3575]: (legal white (triplejump wk a 8 c 6 e 4 c 2)), rules at checkers.kif:322, 339
-    n[3575] = (s.0[4] & 0x800800000400000 == 0x800800000400000)
+    // n[3551]: (legal white (triplejump wk a 8 c 6 e 4 c 2)), rules at checkers.kif:322, 339
+    n[3551] = (s.0[4] & 0x800800000400000 == 0x800800000400000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1583]) & (n[1982]) & (n[316]);
-    // n[3576]: (legal white (triplejump wk a 8 c 6 a 4 c 2)), rules at checkers.kif:322, 339
-    n[3576] = (s.0[4] & 0x800800000400080 == 0x800800000400080)
+    // n[3552]: (legal white (triplejump wk a 8 c 6 a 4 c 2)), rules at checkers.kif:322, 339
+    n[3552] = (s.0[4] & 0x800800000400080 == 0x800800000400080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]) & (n[1871]) & (n[5]);
-    // n[3577]: (legal white (triplejump wk c 8 e 6 g 4 e 2)), rules at checkers.kif:322, 339
-    n[3577] = (s.0[5] & 0x20020000010 == 0x20020000010) & (s.0[6] & 0x20000 == 0x20000)
+    // n[3553]: (legal white (triplejump wk c 8 e 6 g 4 e 2)), rules at checkers.kif:322, 339
+    n[3553] = (s.0[5] & 0x20020000010 == 0x20020000010) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[2154]) & (n[473]);
-    // n[3578]: (legal white (triplejump wk c 8 e 6 c 4 a 6)), rules at checkers.kif:322, 339
-    n[3578] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3554]: (legal white (triplejump wk c 8 e 6 c 4 a 6)), rules at checkers.kif:322, 339
+    n[3554] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x20000000010 == 0x20000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1871]) & (n[1982]);
-    // n[3579]: (legal white (triplejump wk c 8 e 6 c 4 e 2)), rules at checkers.kif:322, 339
-    n[3579] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3555]: (legal white (triplejump wk c 8 e 6 c 4 e 2)), rules at checkers.kif:322, 339
+    n[3555] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20020000010 == 0x20020000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1982]) & (n[316]);
-    // n[3580]: (legal white (triplejump wk c 8 e 6 c 4 a 2)), rules at checkers.kif:322, 339
-    n[3580] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
+    // n[3556]: (legal white (triplejump wk c 8 e 6 c 4 a 2)), rules at checkers.kif:322, 339
+    n[3556] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
         & (s.0[5] & 0x20000000010 == 0x20000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1982]) & (n[5]);
-    // n[3581]: (legal white (triplejump wk e 8 g 6 e 4 c 6)), rules at checkers.kif:322, 339
-    n[3581] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3557]: (legal white (triplejump wk e 8 g 6 e 4 c 6)), rules at checkers.kif:322, 339
+    n[3557] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x4000800000000 == 0x4000800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[1982]) & (n[2154]);
-    // n[3582]: (legal white (triplejump wk e 8 g 6 e 4 g 2)), rules at checkers.kif:322, 339
-    n[3582] = (s.0[5] & 0x4000800000000 == 0x4000800000000)
+    // n[3558]: (legal white (triplejump wk e 8 g 6 e 4 g 2)), rules at checkers.kif:322, 339
+    n[3558] = (s.0[5] & 0x4000800000000 == 0x4000800000000)
         & (s.0[6] & 0x800800 == 0x800800) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]) & (n[2154]) & (n[473]);
-    // n[3583]: (legal white (triplejump wk e 8 g 6 e 4 c 2)), rules at checkers.kif:322, 339
-    n[3583] = (s.0[4] & 0x800000000000 == 0x800000000000)
+    // n[3559]: (legal white (triplejump wk e 8 g 6 e 4 c 2)), rules at checkers.kif:322, 339
+    n[3559] = (s.0[4] & 0x800000000000 == 0x800000000000)
         & (s.0[5] & 0x4000800000000 == 0x4000800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1788]) & (n[2154]) & (n[316]);
-    // n[3584]: (legal white (triplejump wk f 3 d 1 b 3 d 5)), rules at checkers.kif:322, 339
-    n[3584] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3560]: (legal white (triplejump wk f 3 d 1 b 3 d 5)), rules at checkers.kif:322, 339
+    n[3560] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x800000000010020 == 0x800000000010020)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[988]) & (n[899]);
-    // n[3585]: (legal white (triplejump wk h 3 f 1 d 3 f 5)), rules at checkers.kif:322, 339
-    n[3585] = (s.0[5] & 0x4008000000000400 == 0x4008000000000400)
+    // n[3561]: (legal white (triplejump wk h 3 f 1 d 3 f 5)), rules at checkers.kif:322, 339
+    n[3561] = (s.0[5] & 0x4008000000000400 == 0x4008000000000400)
         & (s.0[6] & 0x20000000000 == 0x20000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[988]) & (n[1104]);
-    // n[3586]: (legal white (triplejump wk h 3 f 1 d 3 b 5)), rules at checkers.kif:322, 339
-    n[3586] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3562]: (legal white (triplejump wk h 3 f 1 d 3 b 5)), rules at checkers.kif:322, 339
+    n[3562] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x8000000000400 == 0x8000000000400)
         & (s.0[6] & 0x20000000000 == 0x20000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[988]) & (n[1104]);
-    // n[3587]: (legal white (triplejump wk h 3 f 1 d 3 b 1)), rules at checkers.kif:322, 339
-    n[3587] = (s.0[4] & 0x800000 == 0x800000)
+    // n[3563]: (legal white (triplejump wk h 3 f 1 d 3 b 1)), rules at checkers.kif:322, 339
+    n[3563] = (s.0[4] & 0x800000 == 0x800000)
         & (s.0[5] & 0x8000000000400 == 0x8000000000400)
         & (s.0[6] & 0x20000000000 == 0x20000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[988]) & (n[899]) & (n[1104]);
-    // n[3588]: (legal white (triplejump wk e 4 c 2 a 4 c 6)), rules at checkers.kif:322, 339
-    n[3588] = (s.0[4] & 0x800800000000080 == 0x800800000000080)
+    // n[3564]: (legal white (triplejump wk e 4 c 2 a 4 c 6)), rules at checkers.kif:322, 339
+    n[3564] = (s.0[4] & 0x800800000000080 == 0x800800000000080)
         & (s.0[5] & 0x4000000000 == 0x4000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]) & (n[316]) & (n[5]);
-    // n[3589]: (legal white (triplejump wk g 4 e 2 c 4 e 6)), rules at checkers.kif:322, 339
-    n[3589] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3565]: (legal white (triplejump wk g 4 e 2 c 4 e 6)), rules at checkers.kif:322, 339
+    n[3565] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20020000000 == 0x20020000000) & (s.0[6] & 0x100000 == 0x100000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]) & (n[316]) & (n[473]);
-    // n[3590]: (legal white (triplejump wk g 4 e 2 c 4 a 6)), rules at checkers.kif:322, 339
-    n[3590] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3566]: (legal white (triplejump wk g 4 e 2 c 4 a 6)), rules at checkers.kif:322, 339
+    n[3566] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x20000000 == 0x20000000) & (s.0[6] & 0x100000 == 0x100000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]) & (n[316]) & (n[473]);
-    // n[3591]: (legal white (triplejump wk g 4 e 2 c 4 a 2)), rules at checkers.kif:322, 339
-    n[3591] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
+    // n[3567]: (legal white (triplejump wk g 4 e 2 c 4 a 2)), rules at checkers.kif:322, 339
+    n[3567] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
         & (s.0[5] & 0x20000000 == 0x20000000) & (s.0[6] & 0x100000 == 0x100000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[316]) & (n[5]) & (n[473]);
-    // n[3592]: (legal white (triplejump wk d 5 b 3 d 1 f 3)), rules at checkers.kif:322, 339
-    n[3592] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3568]: (legal white (triplejump wk d 5 b 3 d 1 f 3)), rules at checkers.kif:322, 339
+    n[3568] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x100000000080020 == 0x100000000080020)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[988]) & (n[899]);
-    // n[3593]: (legal white (triplejump wk f 5 d 3 b 5 d 7)), rules at checkers.kif:322, 339
-    n[3593] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x400400 == 0x400400)
+    // n[3569]: (legal white (triplejump wk f 5 d 3 b 5 d 7)), rules at checkers.kif:322, 339
+    n[3569] = (s.0[4] & 0x400000000 == 0x400000000) & (s.0[5] & 0x400400 == 0x400400)
         & (s.0[6] & 0x2 == 0x2) & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603])
         & (n[1186]) & (n[1298]);
-    // n[3594]: (legal white (triplejump wk f 5 d 3 f 1 h 3)), rules at checkers.kif:322, 339
-    n[3594] = (s.0[5] & 0x8000000000400 == 0x8000000000400)
+    // n[3570]: (legal white (triplejump wk f 5 d 3 f 1 h 3)), rules at checkers.kif:322, 339
+    n[3570] = (s.0[5] & 0x8000000000400 == 0x8000000000400)
         & (s.0[6] & 0x4000000002 == 0x4000000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1298]) & (n[988]) & (n[1104]);
-    // n[3595]: (legal white (triplejump wk h 5 f 3 d 5 f 7)), rules at checkers.kif:322, 339
-    n[3595] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
+    // n[3571]: (legal white (triplejump wk h 5 f 3 d 5 f 7)), rules at checkers.kif:322, 339
+    n[3571] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x800000000010 == 0x800000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1298]) & (n[1470]);
-    // n[3596]: (legal white (triplejump wk h 5 f 3 d 5 b 7)), rules at checkers.kif:322, 339
-    n[3596] = (s.0[4] & 0x10000000000 == 0x10000000000)
+    // n[3572]: (legal white (triplejump wk h 5 f 3 d 5 b 7)), rules at checkers.kif:322, 339
+    n[3572] = (s.0[4] & 0x10000000000 == 0x10000000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x800000000000 == 0x800000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1298]) & (n[1470]);
-    // n[3597]: (legal white (triplejump wk h 5 f 3 d 5 b 3)), rules at checkers.kif:322, 339
-    n[3597] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3573]: (legal white (triplejump wk h 5 f 3 d 5 b 3)), rules at checkers.kif:322, 339
+    n[3573] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x800000000000 == 0x800000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1186]) & (n[1298]) & (n[1470]);
-    // n[3598]: (legal white (triplejump wk h 5 f 3 d 1 b 3)), rules at checkers.kif:322, 339
-    n[3598] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3574]: (legal white (triplejump wk h 5 f 3 d 1 b 3)), rules at checkers.kif:322, 339
+    n[3574] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x100000000000020 == 0x100000000000020)
         & (s.0[6] & 0x800000000000 == 0x800000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1470]) & (n[988]) & (n[899]);
-    // n[3599]: (legal white (triplejump wk c 6 a 4 c 2 e 4)), rules at checkers.kif:322, 339
-    n[3599] = (s.0[4] & 0x4000800000000080 == 0x4000800000000080)
+    // n[3575]: (legal white (triplejump wk c 6 a 4 c 2 e 4)), rules at checkers.kif:322, 339
+    n[3575] = (s.0[4] & 0x4000800000000080 == 0x4000800000000080)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1871]) & (n[316]) & (n[5]);
-    // n[3600]: (legal white (triplejump wk e 6 c 4 a 6 c 8)), rules at checkers.kif:322, 339
-    n[3600] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3576]: (legal white (triplejump wk e 6 c 4 a 6 c 8)), rules at checkers.kif:322, 339
+    n[3576] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x100000000002 == 0x100000000002)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]) & (n[1871]) & (n[1982]);
-    // n[3601]: (legal white (triplejump wk e 6 c 4 e 2 g 4)), rules at checkers.kif:322, 339
-    n[3601] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3577]: (legal white (triplejump wk e 6 c 4 e 2 g 4)), rules at checkers.kif:322, 339
+    n[3577] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x100020000000 == 0x100020000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1982]) & (n[316]) & (n[473]);
-    // n[3602]: (legal white (triplejump wk g 6 e 4 c 6 e 8)), rules at checkers.kif:322, 339
-    n[3602] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3578]: (legal white (triplejump wk g 6 e 4 c 6 e 8)), rules at checkers.kif:322, 339
+    n[3578] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x800800000000 == 0x800800000000) & (s.0[6] & 0x4000000 == 0x4000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1982]) & (n[2154]);
-    // n[3603]: (legal white (triplejump wk g 6 e 4 c 6 a 8)), rules at checkers.kif:322, 339
-    n[3603] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
+    // n[3579]: (legal white (triplejump wk g 6 e 4 c 6 a 8)), rules at checkers.kif:322, 339
+    n[3579] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x4000000 == 0x4000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]) & (n[1982]) & (n[2154]);
-    // n[3604]: (legal white (triplejump wk g 6 e 4 c 6 a 4)), rules at checkers.kif:322, 339
-    n[3604] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
+    // n[3580]: (legal white (triplejump wk g 6 e 4 c 6 a 4)), rules at checkers.kif:322, 339
+    n[3580] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x4000000 == 0x4000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1871]) & (n[1982]) & (n[2154]);
-    // n[3605]: (legal white (triplejump wk g 6 e 4 c 2 a 4)), rules at checkers.kif:322, 339
-    n[3605] = (s.0[4] & 0x800000000080 == 0x800000000080)
+    // n[3581]: (legal white (triplejump wk g 6 e 4 c 2 a 4)), rules at checkers.kif:322, 339
+    n[3581] = (s.0[4] & 0x800000000080 == 0x800000000080)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x4000000 == 0x4000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[2154]) & (n[316]) & (n[5]);
-    // n[3606]: (legal white (triplejump wk d 7 b 5 d 3 f 5)), rules at checkers.kif:322, 339
-    n[3606] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3582]: (legal white (triplejump wk d 7 b 5 d 3 f 5)), rules at checkers.kif:322, 339
+    n[3582] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x4000000002000400 == 0x4000000002000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1186]) & (n[1298]);
-    // n[3607]: (legal white (triplejump wk d 7 b 5 d 3 f 1)), rules at checkers.kif:322, 339
-    n[3607] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3583]: (legal white (triplejump wk d 7 b 5 d 3 f 1)), rules at checkers.kif:322, 339
+    n[3583] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x8000002000400 == 0x8000002000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1186]) & (n[988]);
-    // n[3608]: (legal white (triplejump wk d 7 b 5 d 3 b 1)), rules at checkers.kif:322, 339
-    n[3608] = (s.0[4] & 0x400800000 == 0x400800000) & (s.0[5] & 0x2000400 == 0x2000400)
+    // n[3584]: (legal white (triplejump wk d 7 b 5 d 3 b 1)), rules at checkers.kif:322, 339
+    n[3584] = (s.0[4] & 0x400800000 == 0x400800000) & (s.0[5] & 0x2000400 == 0x2000400)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[1186]) & (n[899]);
-    // n[3609]: (legal white (triplejump wk f 7 d 5 f 3 h 5)), rules at checkers.kif:322, 339
-    n[3609] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
+    // n[3585]: (legal white (triplejump wk f 7 d 5 f 3 h 5)), rules at checkers.kif:322, 339
+    n[3585] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x100000000080 == 0x100000000080)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1298]) & (n[1470]);
-    // n[3610]: (legal white (triplejump wk f 7 d 5 f 3 h 1)), rules at checkers.kif:322, 339
-    n[3610] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
+    // n[3586]: (legal white (triplejump wk f 7 d 5 f 3 h 1)), rules at checkers.kif:322, 339
+    n[3586] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x200000080 == 0x200000080) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[693]) & (n[1298]) & (n[1104]);
-    // n[3611]: (legal white (triplejump wk f 7 d 5 f 3 d 1)), rules at checkers.kif:322, 339
-    n[3611] = (s.0[5] & 0x100000000010020 == 0x100000000010020) & (s.0[6] & 0x80 == 0x80)
+    // n[3587]: (legal white (triplejump wk f 7 d 5 f 3 d 1)), rules at checkers.kif:322, 339
+    n[3587] = (s.0[5] & 0x100000000010020 == 0x100000000010020) & (s.0[6] & 0x80 == 0x80)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693]) & (n[1298]) & (n[988]);
-    // n[3612]: (legal white (triplejump wk f 7 d 5 b 3 d 1)), rules at checkers.kif:322, 339
-    n[3612] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10020 == 0x10020)
+    // n[3588]: (legal white (triplejump wk f 7 d 5 b 3 d 1)), rules at checkers.kif:322, 339
+    n[3588] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10020 == 0x10020)
         & (s.0[6] & 0x80 == 0x80) & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[693])
         & (n[1186]) & (n[899]);
-    // n[3613]: (legal white (triplejump wk h 7 f 5 d 7 b 5)), rules at checkers.kif:322, 339
-    n[3613] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3589]: (legal white (triplejump wk h 7 f 5 d 7 b 5)), rules at checkers.kif:322, 339
+    n[3589] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x4000000000400000 == 0x4000000000400000)
         & (s.0[6] & 0x20000000000000 == 0x20000000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[603]) & (n[693]) & (n[810]);
-    // n[3614]: (legal white (triplejump wk h 7 f 5 h 3 f 1)), rules at checkers.kif:322, 339
-    n[3614] = (s.0[5] & 0x4008000000000000 == 0x4008000000000000)
+    // n[3590]: (legal white (triplejump wk h 7 f 5 h 3 f 1)), rules at checkers.kif:322, 339
+    n[3590] = (s.0[5] & 0x4008000000000000 == 0x4008000000000000)
         & (s.0[6] & 0x20004000000000 == 0x20004000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1470]) & (n[1104]);
-    // n[3615]: (legal white (triplejump wk h 7 f 5 d 3 b 5)), rules at checkers.kif:322, 339
-    n[3615] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3591]: (legal white (triplejump wk h 7 f 5 d 3 b 5)), rules at checkers.kif:322, 339
+    n[3591] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x20000000000000 == 0x20000000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1186]) & (n[1298]);
-    // n[3616]: (legal white (triplejump wk h 7 f 5 d 3 f 1)), rules at checkers.kif:322, 339
-    n[3616] = (s.0[5] & 0x4008000000000400 == 0x4008000000000400)
+    // n[3592]: (legal white (triplejump wk h 7 f 5 d 3 f 1)), rules at checkers.kif:322, 339
+    n[3592] = (s.0[5] & 0x4008000000000400 == 0x4008000000000400)
         & (s.0[6] & 0x20000000000000 == 0x20000000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1298]) & (n[988]);
-    // n[3617]: (legal white (triplejump wk h 7 f 5 d 3 b 1)), rules at checkers.kif:322, 339
-    n[3617] = (s.0[4] & 0x800000 == 0x800000)
+    // n[3593]: (legal white (triplejump wk h 7 f 5 d 3 b 1)), rules at checkers.kif:322, 339
+    n[3593] = (s.0[4] & 0x800000 == 0x800000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x20000000000000 == 0x20000000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[810]) & (n[1298]) & (n[899]);
-    // n[3618]: (legal white (triplejump wk c 8 a 6 c 4 e 6)), rules at checkers.kif:322, 339
-    n[3618] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3594]: (legal white (triplejump wk c 8 a 6 c 4 e 6)), rules at checkers.kif:322, 339
+    n[3594] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x20000000010 == 0x20000000010)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]) & (n[1871]) & (n[1982]);
-    // n[3619]: (legal white (triplejump wk c 8 a 6 c 4 e 2)), rules at checkers.kif:322, 339
-    n[3619] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3595]: (legal white (triplejump wk c 8 a 6 c 4 e 2)), rules at checkers.kif:322, 339
+    n[3595] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x20000010 == 0x20000010) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1583]) & (n[1871]) & (n[316]);
-    // n[3620]: (legal white (triplejump wk c 8 a 6 c 4 a 2)), rules at checkers.kif:322, 339
-    n[3620] = (s.0[4] & 0x20000000002002 == 0x20000000002002) & (s.0[5] & 0x10 == 0x10)
+    // n[3596]: (legal white (triplejump wk c 8 a 6 c 4 a 2)), rules at checkers.kif:322, 339
+    n[3596] = (s.0[4] & 0x20000000002002 == 0x20000000002002) & (s.0[5] & 0x10 == 0x10)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1583]) & (n[1871]) & (n[5]);
-    // n[3621]: (legal white (triplejump wk e 8 c 6 e 4 g 6)), rules at checkers.kif:322, 339
-    n[3621] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3597]: (legal white (triplejump wk e 8 c 6 e 4 g 6)), rules at checkers.kif:322, 339
+    n[3597] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x4000800000000 == 0x4000800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1982]) & (n[2154]);
-    // n[3622]: (legal white (triplejump wk e 8 c 6 e 4 g 2)), rules at checkers.kif:322, 339
-    n[3622] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3598]: (legal white (triplejump wk e 8 c 6 e 4 g 2)), rules at checkers.kif:322, 339
+    n[3598] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x4000800000000 == 0x4000800000000) & (s.0[6] & 0x800 == 0x800)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1982]) & (n[473]);
-    // n[3623]: (legal white (triplejump wk e 8 c 6 e 4 c 2)), rules at checkers.kif:322, 339
-    n[3623] = (s.0[4] & 0x800800000000000 == 0x800800000000000)
+    // n[3599]: (legal white (triplejump wk e 8 c 6 e 4 c 2)), rules at checkers.kif:322, 339
+    n[3599] = (s.0[4] & 0x800800000000000 == 0x800800000000000)
         & (s.0[5] & 0x4000800000000 == 0x4000800000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1982]) & (n[316]);
-    // n[3624]: (legal white (triplejump wk e 8 c 6 a 4 c 2)), rules at checkers.kif:322, 339
-    n[3624] = (s.0[4] & 0x800800000000080 == 0x800800000000080)
+    // n[3600]: (legal white (triplejump wk e 8 c 6 a 4 c 2)), rules at checkers.kif:322, 339
+    n[3600] = (s.0[4] & 0x800800000000080 == 0x800800000000080)
         & (s.0[5] & 0x4000000000000 == 0x4000000000000)
         & (s.0[3] & 0x1000000000 == 0x1000000000) & (n[1671]) & (n[1871]) & (n[5]);
-    // n[3625]: (legal white (triplejump wk g 8 e 6 c 8 a 6)), rules at checkers.kif:322, 339
-    n[3625] = (s.0[4] & 0x2000 == 0x2000) & (s.0[5] & 0x20000000002 == 0x20000000002)
+    // n[3601]: (legal white (triplejump wk g 8 e 6 c 8 a 6)), rules at checkers.kif:322, 339
+    n[3601] = (s.0[4] & 0x2000 == 0x2000) & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[6] & 0x100000000 == 0x100000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]) & (n[1671]) & (n[1583]);
-    // n[3626]: (legal white (triplejump wk g 8 e 6 g 4 e 2)), rules at checkers.kif:322, 339
-    n[3626] = (s.0[5] & 0x20020000000 == 0x20020000000)
+    // n[3602]: (legal white (triplejump wk g 8 e 6 g 4 e 2)), rules at checkers.kif:322, 339
+    n[3602] = (s.0[5] & 0x20020000000 == 0x20020000000)
         & (s.0[6] & 0x100020000 == 0x100020000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]) & (n[2154]) & (n[473]);
-    // n[3627]: (legal white (triplejump wk g 8 e 6 c 4 a 6)), rules at checkers.kif:322, 339
-    n[3627] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3603]: (legal white (triplejump wk g 8 e 6 c 4 a 6)), rules at checkers.kif:322, 339
+    n[3603] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x20000000000 == 0x20000000000)
         & (s.0[6] & 0x100000000 == 0x100000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]) & (n[1871]) & (n[1982]);
-    // n[3628]: (legal white (triplejump wk g 8 e 6 c 4 e 2)), rules at checkers.kif:322, 339
-    n[3628] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3604]: (legal white (triplejump wk g 8 e 6 c 4 e 2)), rules at checkers.kif:322, 339
+    n[3604] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20020000000 == 0x20020000000)
         & (s.0[6] & 0x100000000 == 0x100000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]) & (n[1982]) & (n[316]);
-    // n[3629]: (legal white (triplejump wk g 8 e 6 c 4 a 2)), rules at checkers.kif:322, 339
-    n[3629] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
+    // n[3605]: (legal white (triplejump wk g 8 e 6 c 4 a 2)), rules at checkers.kif:322, 339
+    n[3605] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
         & (s.0[5] & 0x20000000000 == 0x20000000000)
         & (s.0[6] & 0x100000000 == 0x100000000) & (s.0[3] & 0x1000000000 == 0x1000000000)
         & (n[1788]) & (n[1982]) & (n[5]);
-    // n[3630]: (legal black (triplejump bk b 1 d 3 f 5 h 7)), rules at checkers.kif:322, 339
-    n[3630] = (s.0[4] & 0x1000000 == 0x1000000)
+    // n[3606]: (legal black (triplejump bk b 1 d 3 f 5 h 7)), rules at checkers.kif:322, 339
+    n[3606] = (s.0[4] & 0x1000000 == 0x1000000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x4000000000000 == 0x4000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1297]) & (n[811]);
-    // n[3631]: (legal black (triplejump bk b 1 d 3 f 5 d 7)), rules at checkers.kif:322, 339
-    n[3631] = (s.0[4] & 0x1000000 == 0x1000000)
+    // n[3607]: (legal black (triplejump bk b 1 d 3 f 5 d 7)), rules at checkers.kif:322, 339
+    n[3607] = (s.0[4] & 0x1000000 == 0x1000000)
         & (s.0[5] & 0x4000000000400400 == 0x4000000000400400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1297]) & (n[694]);
-    // n[3632]: (legal black (triplejump bk b 1 d 3 f 5 h 3)), rules at checkers.kif:322, 339
-    n[3632] = (s.0[4] & 0x1000000 == 0x1000000)
+    // n[3608]: (legal black (triplejump bk b 1 d 3 f 5 h 3)), rules at checkers.kif:322, 339
+    n[3608] = (s.0[4] & 0x1000000 == 0x1000000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[898]) & (n[1297]) & (n[1469]);
-    // n[3633]: (legal black (triplejump bk b 1 d 3 b 5 d 7)), rules at checkers.kif:322, 339
-    n[3633] = (s.0[4] & 0x401000000 == 0x401000000) & (s.0[5] & 0x400400 == 0x400400)
+    // n[3609]: (legal black (triplejump bk b 1 d 3 b 5 d 7)), rules at checkers.kif:322, 339
+    n[3609] = (s.0[4] & 0x401000000 == 0x401000000) & (s.0[5] & 0x400400 == 0x400400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1185]) & (n[604]);
-    // n[3634]: (legal black (triplejump bk b 1 d 3 f 1 h 3)), rules at checkers.kif:322, 339
-    n[3634] = (s.0[4] & 0x1000000 == 0x1000000)
+    // n[3610]: (legal black (triplejump bk b 1 d 3 f 1 h 3)), rules at checkers.kif:322, 339
+    n[3610] = (s.0[4] & 0x1000000 == 0x1000000)
         & (s.0[5] & 0x8000000000400 == 0x8000000000400)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[898]) & (n[987]) & (n[1103]);
-    // n[3635]: (legal black (triplejump bk d 1 f 3 h 5 f 7)), rules at checkers.kif:322, 339
-    n[3635] = (s.0[5] & 0x100000000000040 == 0x100000000000040)
+    // n[3611]: (legal black (triplejump bk d 1 f 3 h 5 f 7)), rules at checkers.kif:322, 339
+    n[3611] = (s.0[5] & 0x100000000000040 == 0x100000000000040)
         & (s.0[6] & 0x100000000010 == 0x100000000010)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1469]) & (n[811]);
-    // n[3636]: (legal black (triplejump bk d 1 f 3 d 5 f 7)), rules at checkers.kif:322, 339
-    n[3636] = (s.0[5] & 0x100000000010040 == 0x100000000010040) & (s.0[6] & 0x10 == 0x10)
+    // n[3612]: (legal black (triplejump bk d 1 f 3 d 5 f 7)), rules at checkers.kif:322, 339
+    n[3612] = (s.0[5] & 0x100000000010040 == 0x100000000010040) & (s.0[6] & 0x10 == 0x10)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1297]) & (n[694]);
-    // n[3637]: (legal black (triplejump bk d 1 f 3 d 5 b 7)), rules at checkers.kif:322, 339
-    n[3637] = (s.0[4] & 0x10000000000 == 0x10000000000)
+    // n[3613]: (legal black (triplejump bk d 1 f 3 d 5 b 7)), rules at checkers.kif:322, 339
+    n[3613] = (s.0[4] & 0x10000000000 == 0x10000000000)
         & (s.0[5] & 0x100000000010040 == 0x100000000010040)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1297]) & (n[604]);
-    // n[3638]: (legal black (triplejump bk d 1 f 3 d 5 b 3)), rules at checkers.kif:322, 339
-    n[3638] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3614]: (legal black (triplejump bk d 1 f 3 d 5 b 3)), rules at checkers.kif:322, 339
+    n[3614] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x100000000010040 == 0x100000000010040)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1185]) & (n[1297]);
-    // n[3639]: (legal black (triplejump bk f 1 h 3 f 5 h 7)), rules at checkers.kif:322, 339
-    n[3639] = (s.0[5] & 0x4010000000000000 == 0x4010000000000000)
+    // n[3615]: (legal black (triplejump bk f 1 h 3 f 5 h 7)), rules at checkers.kif:322, 339
+    n[3615] = (s.0[5] & 0x4010000000000000 == 0x4010000000000000)
         & (s.0[6] & 0x4004000000000 == 0x4004000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1103]) & (n[1469]) & (n[811]);
-    // n[3640]: (legal black (triplejump bk f 1 h 3 f 5 d 7)), rules at checkers.kif:322, 339
-    n[3640] = (s.0[5] & 0x4010000000400000 == 0x4010000000400000)
+    // n[3616]: (legal black (triplejump bk f 1 h 3 f 5 d 7)), rules at checkers.kif:322, 339
+    n[3616] = (s.0[5] & 0x4010000000400000 == 0x4010000000400000)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]) & (n[1469]) & (n[694]);
-    // n[3641]: (legal black (triplejump bk f 1 h 3 f 5 d 3)), rules at checkers.kif:322, 339
-    n[3641] = (s.0[5] & 0x4010000000000400 == 0x4010000000000400)
+    // n[3617]: (legal black (triplejump bk f 1 h 3 f 5 d 3)), rules at checkers.kif:322, 339
+    n[3617] = (s.0[5] & 0x4010000000000400 == 0x4010000000000400)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]) & (n[1297]) & (n[1469]);
-    // n[3642]: (legal black (triplejump bk a 2 c 4 e 6 g 8)), rules at checkers.kif:322, 339
-    n[3642] = (s.0[4] & 0x20000000000004 == 0x20000000000004)
+    // n[3618]: (legal black (triplejump bk a 2 c 4 e 6 g 8)), rules at checkers.kif:322, 339
+    n[3618] = (s.0[4] & 0x20000000000004 == 0x20000000000004)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x20000000 == 0x20000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1983]) & (n[1789]);
-    // n[3643]: (legal black (triplejump bk a 2 c 4 e 6 c 8)), rules at checkers.kif:322, 339
-    n[3643] = (s.0[4] & 0x20000000000004 == 0x20000000000004)
+    // n[3619]: (legal black (triplejump bk a 2 c 4 e 6 c 8)), rules at checkers.kif:322, 339
+    n[3619] = (s.0[4] & 0x20000000000004 == 0x20000000000004)
         & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1983]) & (n[1672]);
-    // n[3644]: (legal black (triplejump bk a 2 c 4 e 6 g 4)), rules at checkers.kif:322, 339
-    n[3644] = (s.0[4] & 0x20000000000004 == 0x20000000000004)
+    // n[3620]: (legal black (triplejump bk a 2 c 4 e 6 g 4)), rules at checkers.kif:322, 339
+    n[3620] = (s.0[4] & 0x20000000000004 == 0x20000000000004)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1983]) & (n[2155]);
-    // n[3645]: (legal black (triplejump bk a 2 c 4 a 6 c 8)), rules at checkers.kif:322, 339
-    n[3645] = (s.0[4] & 0x20000000002004 == 0x20000000002004) & (s.0[5] & 0x2 == 0x2)
+    // n[3621]: (legal black (triplejump bk a 2 c 4 a 6 c 8)), rules at checkers.kif:322, 339
+    n[3621] = (s.0[4] & 0x20000000002004 == 0x20000000002004) & (s.0[5] & 0x2 == 0x2)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1872]) & (n[1584]);
-    // n[3646]: (legal black (triplejump bk a 2 c 4 e 2 g 4)), rules at checkers.kif:322, 339
-    n[3646] = (s.0[4] & 0x20000000000004 == 0x20000000000004)
+    // n[3622]: (legal black (triplejump bk a 2 c 4 e 2 g 4)), rules at checkers.kif:322, 339
+    n[3622] = (s.0[4] & 0x20000000000004 == 0x20000000000004)
         & (s.0[5] & 0x20000000 == 0x20000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[315]) & (n[472]);
-    // n[3647]: (legal black (triplejump bk c 2 e 4 g 6 e 8)), rules at checkers.kif:322, 339
-    n[3647] = (s.0[4] & 0x1000000000000 == 0x1000000000000)
+    // n[3623]: (legal black (triplejump bk c 2 e 4 g 6 e 8)), rules at checkers.kif:322, 339
+    n[3623] = (s.0[4] & 0x1000000000000 == 0x1000000000000)
         & (s.0[5] & 0x800800000000 == 0x800800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[2155]) & (n[1789]);
-    // n[3648]: (legal black (triplejump bk c 2 e 4 c 6 e 8)), rules at checkers.kif:322, 339
-    n[3648] = (s.0[4] & 0x801000000000000 == 0x801000000000000)
+    // n[3624]: (legal black (triplejump bk c 2 e 4 c 6 e 8)), rules at checkers.kif:322, 339
+    n[3624] = (s.0[4] & 0x801000000000000 == 0x801000000000000)
         & (s.0[5] & 0x800800000000 == 0x800800000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[1983]) & (n[1672]);
-    // n[3649]: (legal black (triplejump bk c 2 e 4 c 6 a 8)), rules at checkers.kif:322, 339
-    n[3649] = (s.0[4] & 0x801000000080000 == 0x801000000080000)
+    // n[3625]: (legal black (triplejump bk c 2 e 4 c 6 a 8)), rules at checkers.kif:322, 339
+    n[3625] = (s.0[4] & 0x801000000080000 == 0x801000000080000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[315]) & (n[1983]) & (n[1584]);
-    // n[3650]: (legal black (triplejump bk c 2 e 4 c 6 a 4)), rules at checkers.kif:322, 339
-    n[3650] = (s.0[4] & 0x801000000000080 == 0x801000000000080)
+    // n[3626]: (legal black (triplejump bk c 2 e 4 c 6 a 4)), rules at checkers.kif:322, 339
+    n[3626] = (s.0[4] & 0x801000000000080 == 0x801000000000080)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[315]) & (n[1983]) & (n[1872]);
-    // n[3651]: (legal black (triplejump bk e 2 g 4 e 6 g 8)), rules at checkers.kif:322, 339
-    n[3651] = (s.0[5] & 0x20040000000 == 0x20040000000)
+    // n[3627]: (legal black (triplejump bk e 2 g 4 e 6 g 8)), rules at checkers.kif:322, 339
+    n[3627] = (s.0[5] & 0x20040000000 == 0x20040000000)
         & (s.0[6] & 0x20020000 == 0x20020000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[472]) & (n[2155]) & (n[1789]);
-    // n[3652]: (legal black (triplejump bk e 2 g 4 e 6 c 8)), rules at checkers.kif:322, 339
-    n[3652] = (s.0[5] & 0x20040000002 == 0x20040000002) & (s.0[6] & 0x20000 == 0x20000)
+    // n[3628]: (legal black (triplejump bk e 2 g 4 e 6 c 8)), rules at checkers.kif:322, 339
+    n[3628] = (s.0[5] & 0x20040000002 == 0x20040000002) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[2155]) & (n[1672]);
-    // n[3653]: (legal black (triplejump bk e 2 g 4 e 6 c 4)), rules at checkers.kif:322, 339
-    n[3653] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3629]: (legal black (triplejump bk e 2 g 4 e 6 c 4)), rules at checkers.kif:322, 339
+    n[3629] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20040000000 == 0x20040000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[1983]) & (n[2155]);
-    // n[3654]: (legal black (triplejump bk b 3 d 5 f 7 h 5)), rules at checkers.kif:322, 339
-    n[3654] = (s.0[4] & 0x20000000 == 0x20000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3630]: (legal black (triplejump bk b 3 d 5 f 7 h 5)), rules at checkers.kif:322, 339
+    n[3630] = (s.0[4] & 0x20000000 == 0x20000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[6] & 0x100000000010 == 0x100000000010)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[694]) & (n[811]);
-    // n[3655]: (legal black (triplejump bk b 3 d 5 f 3 h 5)), rules at checkers.kif:322, 339
-    n[3655] = (s.0[4] & 0x20000000 == 0x20000000)
+    // n[3631]: (legal black (triplejump bk b 3 d 5 f 3 h 5)), rules at checkers.kif:322, 339
+    n[3631] = (s.0[4] & 0x20000000 == 0x20000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x100000000000 == 0x100000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[1297]) & (n[1469]);
-    // n[3656]: (legal black (triplejump bk b 3 d 5 f 3 h 1)), rules at checkers.kif:322, 339
-    n[3656] = (s.0[4] & 0x20000000 == 0x20000000)
+    // n[3632]: (legal black (triplejump bk b 3 d 5 f 3 h 1)), rules at checkers.kif:322, 339
+    n[3632] = (s.0[4] & 0x20000000 == 0x20000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x200000000 == 0x200000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]) & (n[1185]) & (n[1297]);
-    // n[3657]: (legal black (triplejump bk b 3 d 5 f 3 d 1)), rules at checkers.kif:322, 339
-    n[3657] = (s.0[4] & 0x20000000 == 0x20000000)
+    // n[3633]: (legal black (triplejump bk b 3 d 5 f 3 d 1)), rules at checkers.kif:322, 339
+    n[3633] = (s.0[4] & 0x20000000 == 0x20000000)
         & (s.0[5] & 0x100000000010020 == 0x100000000010020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1185]) & (n[1297]);
-    // n[3658]: (legal black (triplejump bk d 3 f 5 d 7 b 5)), rules at checkers.kif:322, 339
-    n[3658] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3634]: (legal black (triplejump bk d 3 f 5 d 7 b 5)), rules at checkers.kif:322, 339
+    n[3634] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x4000000000400800 == 0x4000000000400800)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[694]) & (n[604]);
-    // n[3659]: (legal black (triplejump bk d 3 f 5 h 3 f 1)), rules at checkers.kif:322, 339
-    n[3659] = (s.0[5] & 0x4008000000000800 == 0x4008000000000800)
+    // n[3635]: (legal black (triplejump bk d 3 f 5 h 3 f 1)), rules at checkers.kif:322, 339
+    n[3635] = (s.0[5] & 0x4008000000000800 == 0x4008000000000800)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]) & (n[1297]) & (n[1469]);
-    // n[3660]: (legal black (triplejump bk f 3 h 5 f 7 d 5)), rules at checkers.kif:322, 339
-    n[3660] = (s.0[5] & 0x200000000010000 == 0x200000000010000)
+    // n[3636]: (legal black (triplejump bk f 3 h 5 f 7 d 5)), rules at checkers.kif:322, 339
+    n[3636] = (s.0[5] & 0x200000000010000 == 0x200000000010000)
         & (s.0[6] & 0x100000000010 == 0x100000000010)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1469]) & (n[694]) & (n[811]);
-    // n[3661]: (legal black (triplejump bk a 4 c 6 e 8 g 6)), rules at checkers.kif:322, 339
-    n[3661] = (s.0[4] & 0x800000000000100 == 0x800000000000100)
+    // n[3637]: (legal black (triplejump bk a 4 c 6 e 8 g 6)), rules at checkers.kif:322, 339
+    n[3637] = (s.0[4] & 0x800000000000100 == 0x800000000000100)
         & (s.0[5] & 0x800000000000 == 0x800000000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1872]) & (n[1789]) & (n[1672]);
-    // n[3662]: (legal black (triplejump bk a 4 c 6 e 4 g 6)), rules at checkers.kif:322, 339
-    n[3662] = (s.0[4] & 0x800000000000100 == 0x800000000000100)
+    // n[3638]: (legal black (triplejump bk a 4 c 6 e 4 g 6)), rules at checkers.kif:322, 339
+    n[3638] = (s.0[4] & 0x800000000000100 == 0x800000000000100)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1872]) & (n[2155]);
-    // n[3663]: (legal black (triplejump bk a 4 c 6 e 4 g 2)), rules at checkers.kif:322, 339
-    n[3663] = (s.0[4] & 0x800000000000100 == 0x800000000000100)
+    // n[3639]: (legal black (triplejump bk a 4 c 6 e 4 g 2)), rules at checkers.kif:322, 339
+    n[3639] = (s.0[4] & 0x800000000000100 == 0x800000000000100)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800 == 0x800)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[1983]) & (n[1872]);
-    // n[3664]: (legal black (triplejump bk a 4 c 6 e 4 c 2)), rules at checkers.kif:322, 339
-    n[3664] = (s.0[4] & 0x800800000000100 == 0x800800000000100)
+    // n[3640]: (legal black (triplejump bk a 4 c 6 e 4 c 2)), rules at checkers.kif:322, 339
+    n[3640] = (s.0[4] & 0x800800000000100 == 0x800800000000100)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[315]) & (n[1983]) & (n[1872]);
-    // n[3665]: (legal black (triplejump bk c 4 e 6 c 8 a 6)), rules at checkers.kif:322, 339
-    n[3665] = (s.0[4] & 0x40000000002000 == 0x40000000002000)
+    // n[3641]: (legal black (triplejump bk c 4 e 6 c 8 a 6)), rules at checkers.kif:322, 339
+    n[3641] = (s.0[4] & 0x40000000002000 == 0x40000000002000)
         & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1584]) & (n[1672]);
-    // n[3666]: (legal black (triplejump bk c 4 e 6 g 4 e 2)), rules at checkers.kif:322, 339
-    n[3666] = (s.0[4] & 0x40000000000000 == 0x40000000000000)
+    // n[3642]: (legal black (triplejump bk c 4 e 6 g 4 e 2)), rules at checkers.kif:322, 339
+    n[3642] = (s.0[4] & 0x40000000000000 == 0x40000000000000)
         & (s.0[5] & 0x20020000000 == 0x20020000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[1983]) & (n[2155]);
-    // n[3667]: (legal black (triplejump bk e 4 g 6 e 8 c 6)), rules at checkers.kif:322, 339
-    n[3667] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3643]: (legal black (triplejump bk e 4 g 6 e 8 c 6)), rules at checkers.kif:322, 339
+    n[3643] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x801000000000 == 0x801000000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[2155]) & (n[1789]) & (n[1672]);
-    // n[3668]: (legal black (triplejump bk b 5 d 7 f 5 h 7)), rules at checkers.kif:322, 339
-    n[3668] = (s.0[4] & 0x800000000 == 0x800000000)
+    // n[3644]: (legal black (triplejump bk b 5 d 7 f 5 h 7)), rules at checkers.kif:322, 339
+    n[3644] = (s.0[4] & 0x800000000 == 0x800000000)
         & (s.0[5] & 0x4000000000400000 == 0x4000000000400000)
         & (s.0[6] & 0x4000000000000 == 0x4000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[694]) & (n[604]) & (n[811]);
-    // n[3669]: (legal black (triplejump bk b 5 d 7 f 5 h 3)), rules at checkers.kif:322, 339
-    n[3669] = (s.0[4] & 0x800000000 == 0x800000000)
+    // n[3645]: (legal black (triplejump bk b 5 d 7 f 5 h 3)), rules at checkers.kif:322, 339
+    n[3645] = (s.0[4] & 0x800000000 == 0x800000000)
         & (s.0[5] & 0x4000000000400000 == 0x4000000000400000)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1469]) & (n[694]) & (n[604]);
-    // n[3670]: (legal black (triplejump bk b 5 d 7 f 5 d 3)), rules at checkers.kif:322, 339
-    n[3670] = (s.0[4] & 0x800000000 == 0x800000000)
+    // n[3646]: (legal black (triplejump bk b 5 d 7 f 5 d 3)), rules at checkers.kif:322, 339
+    n[3646] = (s.0[4] & 0x800000000 == 0x800000000)
         & (s.0[5] & 0x4000000000400400 == 0x4000000000400400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[694]) & (n[604]);
-    // n[3671]: (legal black (triplejump bk d 5 f 7 h 5 f 3)), rules at checkers.kif:322, 339
-    n[3671] = (s.0[5] & 0x100000000020000 == 0x100000000020000)
+    // n[3647]: (legal black (triplejump bk d 5 f 7 h 5 f 3)), rules at checkers.kif:322, 339
+    n[3647] = (s.0[5] & 0x100000000020000 == 0x100000000020000)
         & (s.0[6] & 0x100000000010 == 0x100000000010)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1469]) & (n[694]) & (n[811]);
-    // n[3672]: (legal black (triplejump bk a 6 c 8 e 6 g 8)), rules at checkers.kif:322, 339
-    n[3672] = (s.0[4] & 0x4000 == 0x4000) & (s.0[5] & 0x20000000002 == 0x20000000002)
+    // n[3648]: (legal black (triplejump bk a 6 c 8 e 6 g 8)), rules at checkers.kif:322, 339
+    n[3648] = (s.0[4] & 0x4000 == 0x4000) & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[6] & 0x20000000 == 0x20000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1789]) & (n[1584]) & (n[1672]);
-    // n[3673]: (legal black (triplejump bk a 6 c 8 e 6 g 4)), rules at checkers.kif:322, 339
-    n[3673] = (s.0[4] & 0x4000 == 0x4000) & (s.0[5] & 0x20000000002 == 0x20000000002)
+    // n[3649]: (legal black (triplejump bk a 6 c 8 e 6 g 4)), rules at checkers.kif:322, 339
+    n[3649] = (s.0[4] & 0x4000 == 0x4000) & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[6] & 0x20000 == 0x20000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[2155]) & (n[1584]) & (n[1672]);
-    // n[3674]: (legal black (triplejump bk a 6 c 8 e 6 c 4)), rules at checkers.kif:322, 339
-    n[3674] = (s.0[4] & 0x20000000004000 == 0x20000000004000)
+    // n[3650]: (legal black (triplejump bk a 6 c 8 e 6 c 4)), rules at checkers.kif:322, 339
+    n[3650] = (s.0[4] & 0x20000000004000 == 0x20000000004000)
         & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1584]) & (n[1672]);
-    // n[3675]: (legal black (triplejump bk c 6 e 8 g 6 e 4)), rules at checkers.kif:322, 339
-    n[3675] = (s.0[4] & 0x1000000000000000 == 0x1000000000000000)
+    // n[3651]: (legal black (triplejump bk c 6 e 8 g 6 e 4)), rules at checkers.kif:322, 339
+    n[3651] = (s.0[4] & 0x1000000000000000 == 0x1000000000000000)
         & (s.0[5] & 0x800800000000 == 0x800800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[2155]) & (n[1789]) & (n[1672]);
-    // n[3676]: (legal black (triplejump bk d 1 b 3 d 5 f 7)), rules at checkers.kif:322, 339
-    n[3676] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10040 == 0x10040)
+    // n[3652]: (legal black (triplejump bk d 1 b 3 d 5 f 7)), rules at checkers.kif:322, 339
+    n[3652] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10040 == 0x10040)
         & (s.0[6] & 0x10 == 0x10) & (s.0[3] & 0x800000000 == 0x800000000) & (n[898])
         & (n[1185]) & (n[694]);
-    // n[3677]: (legal black (triplejump bk d 1 b 3 d 5 b 7)), rules at checkers.kif:322, 339
-    n[3677] = (s.0[4] & 0x10010000000 == 0x10010000000) & (s.0[5] & 0x10040 == 0x10040)
+    // n[3653]: (legal black (triplejump bk d 1 b 3 d 5 b 7)), rules at checkers.kif:322, 339
+    n[3653] = (s.0[4] & 0x10010000000 == 0x10010000000) & (s.0[5] & 0x10040 == 0x10040)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1185]) & (n[604]);
-    // n[3678]: (legal black (triplejump bk d 1 b 3 d 5 f 3)), rules at checkers.kif:322, 339
-    n[3678] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3654]: (legal black (triplejump bk d 1 b 3 d 5 f 3)), rules at checkers.kif:322, 339
+    n[3654] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x100000000010040 == 0x100000000010040)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1185]) & (n[1297]);
-    // n[3679]: (legal black (triplejump bk f 1 d 3 f 5 h 7)), rules at checkers.kif:322, 339
-    n[3679] = (s.0[5] & 0x4010000000000400 == 0x4010000000000400)
+    // n[3655]: (legal black (triplejump bk f 1 d 3 f 5 h 7)), rules at checkers.kif:322, 339
+    n[3655] = (s.0[5] & 0x4010000000000400 == 0x4010000000000400)
         & (s.0[6] & 0x4000000000000 == 0x4000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1297]) & (n[811]);
-    // n[3680]: (legal black (triplejump bk f 1 d 3 f 5 d 7)), rules at checkers.kif:322, 339
-    n[3680] = (s.0[5] & 0x4010000000400400 == 0x4010000000400400)
+    // n[3656]: (legal black (triplejump bk f 1 d 3 f 5 d 7)), rules at checkers.kif:322, 339
+    n[3656] = (s.0[5] & 0x4010000000400400 == 0x4010000000400400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1297]) & (n[694]);
-    // n[3681]: (legal black (triplejump bk f 1 d 3 f 5 h 3)), rules at checkers.kif:322, 339
-    n[3681] = (s.0[5] & 0x4010000000000400 == 0x4010000000000400)
+    // n[3657]: (legal black (triplejump bk f 1 d 3 f 5 h 3)), rules at checkers.kif:322, 339
+    n[3657] = (s.0[5] & 0x4010000000000400 == 0x4010000000000400)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[987]) & (n[1297]) & (n[1469]);
-    // n[3682]: (legal black (triplejump bk f 1 d 3 b 5 d 7)), rules at checkers.kif:322, 339
-    n[3682] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3658]: (legal black (triplejump bk f 1 d 3 b 5 d 7)), rules at checkers.kif:322, 339
+    n[3658] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x10000000400400 == 0x10000000400400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1185]) & (n[604]);
-    // n[3683]: (legal black (triplejump bk h 1 f 3 h 5 f 7)), rules at checkers.kif:322, 339
-    n[3683] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[3659]: (legal black (triplejump bk h 1 f 3 h 5 f 7)), rules at checkers.kif:322, 339
+    n[3659] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x100400000010 == 0x100400000010)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1103]) & (n[1469]) & (n[811]);
-    // n[3684]: (legal black (triplejump bk h 1 f 3 d 5 f 7)), rules at checkers.kif:322, 339
-    n[3684] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
+    // n[3660]: (legal black (triplejump bk h 1 f 3 d 5 f 7)), rules at checkers.kif:322, 339
+    n[3660] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x400000010 == 0x400000010) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]) & (n[1297]) & (n[694]);
-    // n[3685]: (legal black (triplejump bk h 1 f 3 d 5 b 7)), rules at checkers.kif:322, 339
-    n[3685] = (s.0[4] & 0x10000000000 == 0x10000000000)
+    // n[3661]: (legal black (triplejump bk h 1 f 3 d 5 b 7)), rules at checkers.kif:322, 339
+    n[3661] = (s.0[4] & 0x10000000000 == 0x10000000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x400000000 == 0x400000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]) & (n[1297]) & (n[604]);
-    // n[3686]: (legal black (triplejump bk h 1 f 3 d 5 b 3)), rules at checkers.kif:322, 339
-    n[3686] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3662]: (legal black (triplejump bk h 1 f 3 d 5 b 3)), rules at checkers.kif:322, 339
+    n[3662] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x400000000 == 0x400000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]) & (n[1185]) & (n[1297]);
-    // n[3687]: (legal black (triplejump bk h 1 f 3 d 1 b 3)), rules at checkers.kif:322, 339
-    n[3687] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3663]: (legal black (triplejump bk h 1 f 3 d 1 b 3)), rules at checkers.kif:322, 339
+    n[3663] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x100000000000020 == 0x100000000000020)
         & (s.0[6] & 0x400000000 == 0x400000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[898]) & (n[987]) & (n[1103]);
-    // n[3688]: (legal black (triplejump bk c 2 a 4 c 6 e 8)), rules at checkers.kif:322, 339
-    n[3688] = (s.0[4] & 0x801000000000080 == 0x801000000000080)
+    // n[3664]: (legal black (triplejump bk c 2 a 4 c 6 e 8)), rules at checkers.kif:322, 339
+    n[3664] = (s.0[4] & 0x801000000000080 == 0x801000000000080)
         & (s.0[5] & 0x800000000000 == 0x800000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1872]) & (n[1672]);
-    // n[3689]: (legal black (triplejump bk c 2 a 4 c 6 a 8)), rules at checkers.kif:322, 339
-    n[3689] = (s.0[4] & 0x801000000080080 == 0x801000000080080)
+    // n[3665]: (legal black (triplejump bk c 2 a 4 c 6 a 8)), rules at checkers.kif:322, 339
+    n[3665] = (s.0[4] & 0x801000000080080 == 0x801000000080080)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1872]) & (n[1584]);
-    // n[3690]: (legal black (triplejump bk c 2 a 4 c 6 e 4)), rules at checkers.kif:322, 339
-    n[3690] = (s.0[4] & 0x801000000000080 == 0x801000000000080)
+    // n[3666]: (legal black (triplejump bk c 2 a 4 c 6 e 4)), rules at checkers.kif:322, 339
+    n[3666] = (s.0[4] & 0x801000000000080 == 0x801000000000080)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[4]) & (n[1983]) & (n[1872]);
-    // n[3691]: (legal black (triplejump bk e 2 c 4 e 6 g 8)), rules at checkers.kif:322, 339
-    n[3691] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3667]: (legal black (triplejump bk e 2 c 4 e 6 g 8)), rules at checkers.kif:322, 339
+    n[3667] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20040000000 == 0x20040000000) & (s.0[6] & 0x20000000 == 0x20000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[1983]) & (n[1789]);
-    // n[3692]: (legal black (triplejump bk e 2 c 4 e 6 c 8)), rules at checkers.kif:322, 339
-    n[3692] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3668]: (legal black (triplejump bk e 2 c 4 e 6 c 8)), rules at checkers.kif:322, 339
+    n[3668] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20040000002 == 0x20040000002)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[1983]) & (n[1672]);
-    // n[3693]: (legal black (triplejump bk e 2 c 4 e 6 g 4)), rules at checkers.kif:322, 339
-    n[3693] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3669]: (legal black (triplejump bk e 2 c 4 e 6 g 4)), rules at checkers.kif:322, 339
+    n[3669] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20040000000 == 0x20040000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[1983]) & (n[2155]);
-    // n[3694]: (legal black (triplejump bk e 2 c 4 a 6 c 8)), rules at checkers.kif:322, 339
-    n[3694] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3670]: (legal black (triplejump bk e 2 c 4 a 6 c 8)), rules at checkers.kif:322, 339
+    n[3670] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x40000002 == 0x40000002) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[315]) & (n[1872]) & (n[1584]);
-    // n[3695]: (legal black (triplejump bk g 2 e 4 g 6 e 8)), rules at checkers.kif:322, 339
-    n[3695] = (s.0[5] & 0x800800000000 == 0x800800000000)
+    // n[3671]: (legal black (triplejump bk g 2 e 4 g 6 e 8)), rules at checkers.kif:322, 339
+    n[3671] = (s.0[5] & 0x800800000000 == 0x800800000000)
         & (s.0[6] & 0x801000 == 0x801000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[472]) & (n[2155]) & (n[1789]);
-    // n[3696]: (legal black (triplejump bk g 2 e 4 c 6 e 8)), rules at checkers.kif:322, 339
-    n[3696] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3672]: (legal black (triplejump bk g 2 e 4 c 6 e 8)), rules at checkers.kif:322, 339
+    n[3672] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x800800000000 == 0x800800000000) & (s.0[6] & 0x1000 == 0x1000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[1983]) & (n[1672]);
-    // n[3697]: (legal black (triplejump bk g 2 e 4 c 6 a 8)), rules at checkers.kif:322, 339
-    n[3697] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
+    // n[3673]: (legal black (triplejump bk g 2 e 4 c 6 a 8)), rules at checkers.kif:322, 339
+    n[3673] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x1000 == 0x1000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[1983]) & (n[1584]);
-    // n[3698]: (legal black (triplejump bk g 2 e 4 c 6 a 4)), rules at checkers.kif:322, 339
-    n[3698] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
+    // n[3674]: (legal black (triplejump bk g 2 e 4 c 6 a 4)), rules at checkers.kif:322, 339
+    n[3674] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x1000 == 0x1000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[1983]) & (n[1872]);
-    // n[3699]: (legal black (triplejump bk g 2 e 4 c 2 a 4)), rules at checkers.kif:322, 339
-    n[3699] = (s.0[4] & 0x800000000080 == 0x800000000080)
+    // n[3675]: (legal black (triplejump bk g 2 e 4 c 2 a 4)), rules at checkers.kif:322, 339
+    n[3675] = (s.0[4] & 0x800000000080 == 0x800000000080)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x1000 == 0x1000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[315]) & (n[472]);
-    // n[3700]: (legal black (triplejump bk d 3 b 5 d 7 f 5)), rules at checkers.kif:322, 339
-    n[3700] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3676]: (legal black (triplejump bk d 3 b 5 d 7 f 5)), rules at checkers.kif:322, 339
+    n[3676] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x4000000000400800 == 0x4000000000400800)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[694]) & (n[604]);
-    // n[3701]: (legal black (triplejump bk f 3 d 5 f 7 h 5)), rules at checkers.kif:322, 339
-    n[3701] = (s.0[5] & 0x200000000010000 == 0x200000000010000)
+    // n[3677]: (legal black (triplejump bk f 3 d 5 f 7 h 5)), rules at checkers.kif:322, 339
+    n[3677] = (s.0[5] & 0x200000000010000 == 0x200000000010000)
         & (s.0[6] & 0x100000000010 == 0x100000000010)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[694]) & (n[811]);
-    // n[3702]: (legal black (triplejump bk f 3 d 5 b 3 d 1)), rules at checkers.kif:322, 339
-    n[3702] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3678]: (legal black (triplejump bk f 3 d 5 b 3 d 1)), rules at checkers.kif:322, 339
+    n[3678] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x200000000010020 == 0x200000000010020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1185]) & (n[1297]);
-    // n[3703]: (legal black (triplejump bk h 3 f 5 d 7 b 5)), rules at checkers.kif:322, 339
-    n[3703] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3679]: (legal black (triplejump bk h 3 f 5 d 7 b 5)), rules at checkers.kif:322, 339
+    n[3679] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x4000000000400000 == 0x4000000000400000)
         & (s.0[6] & 0x8000000000 == 0x8000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1469]) & (n[694]) & (n[604]);
-    // n[3704]: (legal black (triplejump bk h 3 f 5 d 3 b 5)), rules at checkers.kif:322, 339
-    n[3704] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3680]: (legal black (triplejump bk h 3 f 5 d 3 b 5)), rules at checkers.kif:322, 339
+    n[3680] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x8000000000 == 0x8000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1185]) & (n[1297]) & (n[1469]);
-    // n[3705]: (legal black (triplejump bk h 3 f 5 d 3 f 1)), rules at checkers.kif:322, 339
-    n[3705] = (s.0[5] & 0x4008000000000400 == 0x4008000000000400)
+    // n[3681]: (legal black (triplejump bk h 3 f 5 d 3 f 1)), rules at checkers.kif:322, 339
+    n[3681] = (s.0[5] & 0x4008000000000400 == 0x4008000000000400)
         & (s.0[6] & 0x8000000000 == 0x8000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[987]) & (n[1297]) & (n[1469]);
-    // n[3706]: (legal black (triplejump bk h 3 f 5 d 3 b 1)), rules at checkers.kif:322, 339
-    n[3706] = (s.0[4] & 0x800000 == 0x800000)
+    // n[3682]: (legal black (triplejump bk h 3 f 5 d 3 b 1)), rules at checkers.kif:322, 339
+    n[3682] = (s.0[4] & 0x800000 == 0x800000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x8000000000 == 0x8000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[898]) & (n[1297]) & (n[1469]);
-    // n[3707]: (legal black (triplejump bk c 4 a 6 c 8 e 6)), rules at checkers.kif:322, 339
-    n[3707] = (s.0[4] & 0x40000000002000 == 0x40000000002000)
+    // n[3683]: (legal black (triplejump bk c 4 a 6 c 8 e 6)), rules at checkers.kif:322, 339
+    n[3683] = (s.0[4] & 0x40000000002000 == 0x40000000002000)
         & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1872]) & (n[1584]) & (n[1672]);
-    // n[3708]: (legal black (triplejump bk e 4 c 6 e 8 g 6)), rules at checkers.kif:322, 339
-    n[3708] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3684]: (legal black (triplejump bk e 4 c 6 e 8 g 6)), rules at checkers.kif:322, 339
+    n[3684] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x801000000000 == 0x801000000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1789]) & (n[1672]);
-    // n[3709]: (legal black (triplejump bk e 4 c 6 a 4 c 2)), rules at checkers.kif:322, 339
-    n[3709] = (s.0[4] & 0x800800000000080 == 0x800800000000080)
+    // n[3685]: (legal black (triplejump bk e 4 c 6 a 4 c 2)), rules at checkers.kif:322, 339
+    n[3685] = (s.0[4] & 0x800800000000080 == 0x800800000000080)
         & (s.0[5] & 0x1000000000 == 0x1000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[4]) & (n[1983]) & (n[1872]);
-    // n[3710]: (legal black (triplejump bk g 4 e 6 c 8 a 6)), rules at checkers.kif:322, 339
-    n[3710] = (s.0[4] & 0x2000 == 0x2000) & (s.0[5] & 0x20000000002 == 0x20000000002)
+    // n[3686]: (legal black (triplejump bk g 4 e 6 c 8 a 6)), rules at checkers.kif:322, 339
+    n[3686] = (s.0[4] & 0x2000 == 0x2000) & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[6] & 0x40000 == 0x40000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[2155]) & (n[1584]) & (n[1672]);
-    // n[3711]: (legal black (triplejump bk g 4 e 6 c 4 a 6)), rules at checkers.kif:322, 339
-    n[3711] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3687]: (legal black (triplejump bk g 4 e 6 c 4 a 6)), rules at checkers.kif:322, 339
+    n[3687] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x40000 == 0x40000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1872]) & (n[2155]);
-    // n[3712]: (legal black (triplejump bk g 4 e 6 c 4 e 2)), rules at checkers.kif:322, 339
-    n[3712] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3688]: (legal black (triplejump bk g 4 e 6 c 4 e 2)), rules at checkers.kif:322, 339
+    n[3688] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20020000000 == 0x20020000000) & (s.0[6] & 0x40000 == 0x40000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[1983]) & (n[2155]);
-    // n[3713]: (legal black (triplejump bk g 4 e 6 c 4 a 2)), rules at checkers.kif:322, 339
-    n[3713] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
+    // n[3689]: (legal black (triplejump bk g 4 e 6 c 4 a 2)), rules at checkers.kif:322, 339
+    n[3689] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x40000 == 0x40000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1983]) & (n[2155]);
-    // n[3714]: (legal black (triplejump bk f 5 d 7 b 5 d 3)), rules at checkers.kif:322, 339
-    n[3714] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3690]: (legal black (triplejump bk f 5 d 7 b 5 d 3)), rules at checkers.kif:322, 339
+    n[3690] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x8000000000400400 == 0x8000000000400400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[694]) & (n[604]);
-    // n[3715]: (legal black (triplejump bk h 5 f 7 d 5 b 7)), rules at checkers.kif:322, 339
-    n[3715] = (s.0[4] & 0x10000000000 == 0x10000000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3691]: (legal black (triplejump bk h 5 f 7 d 5 b 7)), rules at checkers.kif:322, 339
+    n[3691] = (s.0[4] & 0x10000000000 == 0x10000000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[6] & 0x200000000010 == 0x200000000010)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[694]) & (n[604]) & (n[811]);
-    // n[3716]: (legal black (triplejump bk h 5 f 7 d 5 f 3)), rules at checkers.kif:322, 339
-    n[3716] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
+    // n[3692]: (legal black (triplejump bk h 5 f 7 d 5 f 3)), rules at checkers.kif:322, 339
+    n[3692] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x200000000010 == 0x200000000010)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[694]) & (n[811]);
-    // n[3717]: (legal black (triplejump bk h 5 f 7 d 5 b 3)), rules at checkers.kif:322, 339
-    n[3717] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3693]: (legal black (triplejump bk h 5 f 7 d 5 b 3)), rules at checkers.kif:322, 339
+    n[3693] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[6] & 0x200000000010 == 0x200000000010)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[694]) & (n[811]);
-    // n[3718]: (legal black (triplejump bk e 6 c 8 a 6 c 4)), rules at checkers.kif:322, 339
-    n[3718] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3694]: (legal black (triplejump bk e 6 c 8 a 6 c 4)), rules at checkers.kif:322, 339
+    n[3694] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x40000000002 == 0x40000000002)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1872]) & (n[1584]) & (n[1672]);
-    // n[3719]: (legal black (triplejump bk g 6 e 8 c 6 a 8)), rules at checkers.kif:322, 339
-    n[3719] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
+    // n[3695]: (legal black (triplejump bk g 6 e 8 c 6 a 8)), rules at checkers.kif:322, 339
+    n[3695] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
         & (s.0[5] & 0x800000000000 == 0x800000000000) & (s.0[6] & 0x1000000 == 0x1000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1789]) & (n[1584]) & (n[1672]);
-    // n[3720]: (legal black (triplejump bk g 6 e 8 c 6 e 4)), rules at checkers.kif:322, 339
-    n[3720] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3696]: (legal black (triplejump bk g 6 e 8 c 6 e 4)), rules at checkers.kif:322, 339
+    n[3696] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x800800000000 == 0x800800000000) & (s.0[6] & 0x1000000 == 0x1000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1789]) & (n[1672]);
-    // n[3721]: (legal black (triplejump bk g 6 e 8 c 6 a 4)), rules at checkers.kif:322, 339
-    n[3721] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
+    // n[3697]: (legal black (triplejump bk g 6 e 8 c 6 a 4)), rules at checkers.kif:322, 339
+    n[3697] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
         & (s.0[5] & 0x800000000000 == 0x800000000000) & (s.0[6] & 0x1000000 == 0x1000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1872]) & (n[1789]) & (n[1672]);
-    // n[3722]: (legal black (triplejump bk b 3 d 1 f 3 h 5)), rules at checkers.kif:322, 339
-    n[3722] = (s.0[4] & 0x20000000 == 0x20000000)
+    // n[3698]: (legal black (triplejump bk b 3 d 1 f 3 h 5)), rules at checkers.kif:322, 339
+    n[3698] = (s.0[4] & 0x20000000 == 0x20000000)
         & (s.0[5] & 0x100000000000020 == 0x100000000000020)
         & (s.0[6] & 0x100000000000 == 0x100000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[987]) & (n[1469]);
-    // n[3723]: (legal black (triplejump bk b 3 d 1 f 3 d 5)), rules at checkers.kif:322, 339
-    n[3723] = (s.0[4] & 0x20000000 == 0x20000000)
+    // n[3699]: (legal black (triplejump bk b 3 d 1 f 3 d 5)), rules at checkers.kif:322, 339
+    n[3699] = (s.0[4] & 0x20000000 == 0x20000000)
         & (s.0[5] & 0x100000000010020 == 0x100000000010020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[987]) & (n[1297]);
-    // n[3724]: (legal black (triplejump bk b 3 d 1 f 3 h 1)), rules at checkers.kif:322, 339
-    n[3724] = (s.0[4] & 0x20000000 == 0x20000000)
+    // n[3700]: (legal black (triplejump bk b 3 d 1 f 3 h 1)), rules at checkers.kif:322, 339
+    n[3700] = (s.0[4] & 0x20000000 == 0x20000000)
         & (s.0[5] & 0x100000000000020 == 0x100000000000020)
         & (s.0[6] & 0x200000000 == 0x200000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[898]) & (n[987]) & (n[1103]);
-    // n[3725]: (legal black (triplejump bk d 3 f 1 h 3 f 5)), rules at checkers.kif:322, 339
-    n[3725] = (s.0[5] & 0x4008000000000800 == 0x4008000000000800)
+    // n[3701]: (legal black (triplejump bk d 3 f 1 h 3 f 5)), rules at checkers.kif:322, 339
+    n[3701] = (s.0[5] & 0x4008000000000800 == 0x4008000000000800)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[987]) & (n[1103]) & (n[1469]);
-    // n[3726]: (legal black (triplejump bk a 4 c 2 e 4 g 6)), rules at checkers.kif:322, 339
-    n[3726] = (s.0[4] & 0x800000000100 == 0x800000000100)
+    // n[3702]: (legal black (triplejump bk a 4 c 2 e 4 g 6)), rules at checkers.kif:322, 339
+    n[3702] = (s.0[4] & 0x800000000100 == 0x800000000100)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[315]) & (n[2155]);
-    // n[3727]: (legal black (triplejump bk a 4 c 2 e 4 c 6)), rules at checkers.kif:322, 339
-    n[3727] = (s.0[4] & 0x800800000000100 == 0x800800000000100)
+    // n[3703]: (legal black (triplejump bk a 4 c 2 e 4 c 6)), rules at checkers.kif:322, 339
+    n[3703] = (s.0[4] & 0x800800000000100 == 0x800800000000100)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[4]) & (n[315]) & (n[1983]);
-    // n[3728]: (legal black (triplejump bk a 4 c 2 e 4 g 2)), rules at checkers.kif:322, 339
-    n[3728] = (s.0[4] & 0x800000000100 == 0x800000000100)
+    // n[3704]: (legal black (triplejump bk a 4 c 2 e 4 g 2)), rules at checkers.kif:322, 339
+    n[3704] = (s.0[4] & 0x800000000100 == 0x800000000100)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800 == 0x800)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[315]) & (n[472]);
-    // n[3729]: (legal black (triplejump bk c 4 e 2 g 4 e 6)), rules at checkers.kif:322, 339
-    n[3729] = (s.0[4] & 0x40000000000000 == 0x40000000000000)
+    // n[3705]: (legal black (triplejump bk c 4 e 2 g 4 e 6)), rules at checkers.kif:322, 339
+    n[3705] = (s.0[4] & 0x40000000000000 == 0x40000000000000)
         & (s.0[5] & 0x20020000000 == 0x20020000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[472]) & (n[2155]);
-    // n[3730]: (legal black (triplejump bk b 5 d 3 f 5 h 7)), rules at checkers.kif:322, 339
-    n[3730] = (s.0[4] & 0x800000000 == 0x800000000)
+    // n[3706]: (legal black (triplejump bk b 5 d 3 f 5 h 7)), rules at checkers.kif:322, 339
+    n[3706] = (s.0[4] & 0x800000000 == 0x800000000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x4000000000000 == 0x4000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[1297]) & (n[811]);
-    // n[3731]: (legal black (triplejump bk b 5 d 3 f 5 d 7)), rules at checkers.kif:322, 339
-    n[3731] = (s.0[4] & 0x800000000 == 0x800000000)
+    // n[3707]: (legal black (triplejump bk b 5 d 3 f 5 d 7)), rules at checkers.kif:322, 339
+    n[3707] = (s.0[4] & 0x800000000 == 0x800000000)
         & (s.0[5] & 0x4000000000400400 == 0x4000000000400400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[1297]) & (n[694]);
-    // n[3732]: (legal black (triplejump bk b 5 d 3 f 5 h 3)), rules at checkers.kif:322, 339
-    n[3732] = (s.0[4] & 0x800000000 == 0x800000000)
+    // n[3708]: (legal black (triplejump bk b 5 d 3 f 5 h 3)), rules at checkers.kif:322, 339
+    n[3708] = (s.0[4] & 0x800000000 == 0x800000000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1185]) & (n[1297]) & (n[1469]);
-    // n[3733]: (legal black (triplejump bk b 5 d 3 f 1 h 3)), rules at checkers.kif:322, 339
-    n[3733] = (s.0[4] & 0x800000000 == 0x800000000)
+    // n[3709]: (legal black (triplejump bk b 5 d 3 f 1 h 3)), rules at checkers.kif:322, 339
+    n[3709] = (s.0[4] & 0x800000000 == 0x800000000)
         & (s.0[5] & 0x8000000000400 == 0x8000000000400)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[987]) & (n[1103]) & (n[1185]);
-    // n[3734]: (legal black (triplejump bk d 5 f 3 h 5 f 7)), rules at checkers.kif:322, 339
-    n[3734] = (s.0[5] & 0x100000000020000 == 0x100000000020000)
+    // n[3710]: (legal black (triplejump bk d 5 f 3 h 5 f 7)), rules at checkers.kif:322, 339
+    n[3710] = (s.0[5] & 0x100000000020000 == 0x100000000020000)
         & (s.0[6] & 0x100000000010 == 0x100000000010)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[1469]) & (n[811]);
-    // n[3735]: (legal black (triplejump bk d 5 f 3 d 1 b 3)), rules at checkers.kif:322, 339
-    n[3735] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3711]: (legal black (triplejump bk d 5 f 3 d 1 b 3)), rules at checkers.kif:322, 339
+    n[3711] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x100000000020020 == 0x100000000020020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[987]) & (n[1297]);
-    // n[3736]: (legal black (triplejump bk f 5 h 3 f 1 d 3)), rules at checkers.kif:322, 339
-    n[3736] = (s.0[5] & 0x8008000000000400 == 0x8008000000000400)
+    // n[3712]: (legal black (triplejump bk f 5 h 3 f 1 d 3)), rules at checkers.kif:322, 339
+    n[3712] = (s.0[5] & 0x8008000000000400 == 0x8008000000000400)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[987]) & (n[1103]) & (n[1469]);
-    // n[3737]: (legal black (triplejump bk a 6 c 4 e 6 g 8)), rules at checkers.kif:322, 339
-    n[3737] = (s.0[4] & 0x20000000004000 == 0x20000000004000)
+    // n[3713]: (legal black (triplejump bk a 6 c 4 e 6 g 8)), rules at checkers.kif:322, 339
+    n[3713] = (s.0[4] & 0x20000000004000 == 0x20000000004000)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x20000000 == 0x20000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1872]) & (n[1789]);
-    // n[3738]: (legal black (triplejump bk a 6 c 4 e 6 c 8)), rules at checkers.kif:322, 339
-    n[3738] = (s.0[4] & 0x20000000004000 == 0x20000000004000)
+    // n[3714]: (legal black (triplejump bk a 6 c 4 e 6 c 8)), rules at checkers.kif:322, 339
+    n[3714] = (s.0[4] & 0x20000000004000 == 0x20000000004000)
         & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1872]) & (n[1672]);
-    // n[3739]: (legal black (triplejump bk a 6 c 4 e 6 g 4)), rules at checkers.kif:322, 339
-    n[3739] = (s.0[4] & 0x20000000004000 == 0x20000000004000)
+    // n[3715]: (legal black (triplejump bk a 6 c 4 e 6 g 4)), rules at checkers.kif:322, 339
+    n[3715] = (s.0[4] & 0x20000000004000 == 0x20000000004000)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1872]) & (n[2155]);
-    // n[3740]: (legal black (triplejump bk a 6 c 4 e 2 g 4)), rules at checkers.kif:322, 339
-    n[3740] = (s.0[4] & 0x20000000004000 == 0x20000000004000)
+    // n[3716]: (legal black (triplejump bk a 6 c 4 e 2 g 4)), rules at checkers.kif:322, 339
+    n[3716] = (s.0[4] & 0x20000000004000 == 0x20000000004000)
         & (s.0[5] & 0x20000000 == 0x20000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[472]) & (n[1872]);
-    // n[3741]: (legal black (triplejump bk c 6 e 4 g 6 e 8)), rules at checkers.kif:322, 339
-    n[3741] = (s.0[4] & 0x1000000000000000 == 0x1000000000000000)
+    // n[3717]: (legal black (triplejump bk c 6 e 4 g 6 e 8)), rules at checkers.kif:322, 339
+    n[3717] = (s.0[4] & 0x1000000000000000 == 0x1000000000000000)
         & (s.0[5] & 0x800800000000 == 0x800800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[2155]) & (n[1789]);
-    // n[3742]: (legal black (triplejump bk c 6 e 4 c 2 a 4)), rules at checkers.kif:322, 339
-    n[3742] = (s.0[4] & 0x1000800000000080 == 0x1000800000000080)
+    // n[3718]: (legal black (triplejump bk c 6 e 4 c 2 a 4)), rules at checkers.kif:322, 339
+    n[3718] = (s.0[4] & 0x1000800000000080 == 0x1000800000000080)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[4]) & (n[315]) & (n[1983]);
-    // n[3743]: (legal black (triplejump bk e 6 g 4 e 2 c 4)), rules at checkers.kif:322, 339
-    n[3743] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3719]: (legal black (triplejump bk e 6 g 4 e 2 c 4)), rules at checkers.kif:322, 339
+    n[3719] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x40020000000 == 0x40020000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[472]) & (n[2155]);
-    // n[3744]: (legal black (triplejump bk b 7 d 5 f 7 h 5)), rules at checkers.kif:322, 339
-    n[3744] = (s.0[4] & 0x20000000000 == 0x20000000000) & (s.0[5] & 0x10000 == 0x10000)
+    // n[3720]: (legal black (triplejump bk b 7 d 5 f 7 h 5)), rules at checkers.kif:322, 339
+    n[3720] = (s.0[4] & 0x20000000000 == 0x20000000000) & (s.0[5] & 0x10000 == 0x10000)
         & (s.0[6] & 0x100000000010 == 0x100000000010)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[694]) & (n[604]) & (n[811]);
-    // n[3745]: (legal black (triplejump bk b 7 d 5 f 3 h 5)), rules at checkers.kif:322, 339
-    n[3745] = (s.0[4] & 0x20000000000 == 0x20000000000)
+    // n[3721]: (legal black (triplejump bk b 7 d 5 f 3 h 5)), rules at checkers.kif:322, 339
+    n[3721] = (s.0[4] & 0x20000000000 == 0x20000000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x100000000000 == 0x100000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[1469]) & (n[604]);
-    // n[3746]: (legal black (triplejump bk b 7 d 5 f 3 h 1)), rules at checkers.kif:322, 339
-    n[3746] = (s.0[4] & 0x20000000000 == 0x20000000000)
+    // n[3722]: (legal black (triplejump bk b 7 d 5 f 3 h 1)), rules at checkers.kif:322, 339
+    n[3722] = (s.0[4] & 0x20000000000 == 0x20000000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x200000000 == 0x200000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]) & (n[1297]) & (n[604]);
-    // n[3747]: (legal black (triplejump bk b 7 d 5 f 3 d 1)), rules at checkers.kif:322, 339
-    n[3747] = (s.0[4] & 0x20000000000 == 0x20000000000)
+    // n[3723]: (legal black (triplejump bk b 7 d 5 f 3 d 1)), rules at checkers.kif:322, 339
+    n[3723] = (s.0[4] & 0x20000000000 == 0x20000000000)
         & (s.0[5] & 0x100000000010020 == 0x100000000010020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1297]) & (n[604]);
-    // n[3748]: (legal black (triplejump bk b 7 d 5 b 3 d 1)), rules at checkers.kif:322, 339
-    n[3748] = (s.0[4] & 0x20010000000 == 0x20010000000) & (s.0[5] & 0x10020 == 0x10020)
+    // n[3724]: (legal black (triplejump bk b 7 d 5 b 3 d 1)), rules at checkers.kif:322, 339
+    n[3724] = (s.0[4] & 0x20010000000 == 0x20010000000) & (s.0[5] & 0x10020 == 0x10020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1185]) & (n[604]);
-    // n[3749]: (legal black (triplejump bk d 7 f 5 h 3 f 1)), rules at checkers.kif:322, 339
-    n[3749] = (s.0[5] & 0x4008000000800000 == 0x4008000000800000)
+    // n[3725]: (legal black (triplejump bk d 7 f 5 h 3 f 1)), rules at checkers.kif:322, 339
+    n[3725] = (s.0[5] & 0x4008000000800000 == 0x4008000000800000)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]) & (n[1469]) & (n[694]);
-    // n[3750]: (legal black (triplejump bk d 7 f 5 d 3 b 5)), rules at checkers.kif:322, 339
-    n[3750] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3726]: (legal black (triplejump bk d 7 f 5 d 3 b 5)), rules at checkers.kif:322, 339
+    n[3726] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x4000000000800400 == 0x4000000000800400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[1297]) & (n[694]);
-    // n[3751]: (legal black (triplejump bk d 7 f 5 d 3 f 1)), rules at checkers.kif:322, 339
-    n[3751] = (s.0[5] & 0x4008000000800400 == 0x4008000000800400)
+    // n[3727]: (legal black (triplejump bk d 7 f 5 d 3 f 1)), rules at checkers.kif:322, 339
+    n[3727] = (s.0[5] & 0x4008000000800400 == 0x4008000000800400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1297]) & (n[694]);
-    // n[3752]: (legal black (triplejump bk d 7 f 5 d 3 b 1)), rules at checkers.kif:322, 339
-    n[3752] = (s.0[4] & 0x800000 == 0x800000)
+    // n[3728]: (legal black (triplejump bk d 7 f 5 d 3 b 1)), rules at checkers.kif:322, 339
+    n[3728] = (s.0[4] & 0x800000 == 0x800000)
         & (s.0[5] & 0x4000000000800400 == 0x4000000000800400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1297]) & (n[694]);
-    // n[3753]: (legal black (triplejump bk f 7 h 5 f 3 d 5)), rules at checkers.kif:322, 339
-    n[3753] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
+    // n[3729]: (legal black (triplejump bk f 7 h 5 f 3 d 5)), rules at checkers.kif:322, 339
+    n[3729] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x100000000020 == 0x100000000020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[1469]) & (n[811]);
-    // n[3754]: (legal black (triplejump bk f 7 h 5 f 3 h 1)), rules at checkers.kif:322, 339
-    n[3754] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
+    // n[3730]: (legal black (triplejump bk f 7 h 5 f 3 h 1)), rules at checkers.kif:322, 339
+    n[3730] = (s.0[5] & 0x100000000000000 == 0x100000000000000)
         & (s.0[6] & 0x100200000020 == 0x100200000020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1103]) & (n[1469]) & (n[811]);
-    // n[3755]: (legal black (triplejump bk f 7 h 5 f 3 d 1)), rules at checkers.kif:322, 339
-    n[3755] = (s.0[5] & 0x100000000000020 == 0x100000000000020)
+    // n[3731]: (legal black (triplejump bk f 7 h 5 f 3 d 1)), rules at checkers.kif:322, 339
+    n[3731] = (s.0[5] & 0x100000000000020 == 0x100000000000020)
         & (s.0[6] & 0x100000000020 == 0x100000000020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1469]) & (n[811]);
-    // n[3756]: (legal black (triplejump bk a 8 c 6 e 8 g 6)), rules at checkers.kif:322, 339
-    n[3756] = (s.0[4] & 0x800000000100000 == 0x800000000100000)
+    // n[3732]: (legal black (triplejump bk a 8 c 6 e 8 g 6)), rules at checkers.kif:322, 339
+    n[3732] = (s.0[4] & 0x800000000100000 == 0x800000000100000)
         & (s.0[5] & 0x800000000000 == 0x800000000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1789]) & (n[1584]) & (n[1672]);
-    // n[3757]: (legal black (triplejump bk a 8 c 6 e 4 g 6)), rules at checkers.kif:322, 339
-    n[3757] = (s.0[4] & 0x800000000100000 == 0x800000000100000)
+    // n[3733]: (legal black (triplejump bk a 8 c 6 e 4 g 6)), rules at checkers.kif:322, 339
+    n[3733] = (s.0[4] & 0x800000000100000 == 0x800000000100000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[2155]) & (n[1584]);
-    // n[3758]: (legal black (triplejump bk a 8 c 6 e 4 g 2)), rules at checkers.kif:322, 339
-    n[3758] = (s.0[4] & 0x800000000100000 == 0x800000000100000)
+    // n[3734]: (legal black (triplejump bk a 8 c 6 e 4 g 2)), rules at checkers.kif:322, 339
+    n[3734] = (s.0[4] & 0x800000000100000 == 0x800000000100000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x800 == 0x800)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[1983]) & (n[1584]);
-    // n[3759]: (legal black (triplejump bk a 8 c 6 e 4 c 2)), rules at checkers.kif:322, 339
-    n[3759] = (s.0[4] & 0x800800000100000 == 0x800800000100000)
+    // n[3735]: (legal black (triplejump bk a 8 c 6 e 4 c 2)), rules at checkers.kif:322, 339
+    n[3735] = (s.0[4] & 0x800800000100000 == 0x800800000100000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[315]) & (n[1983]) & (n[1584]);
-    // n[3760]: (legal black (triplejump bk a 8 c 6 a 4 c 2)), rules at checkers.kif:322, 339
-    n[3760] = (s.0[4] & 0x800800000100080 == 0x800800000100080)
+    // n[3736]: (legal black (triplejump bk a 8 c 6 a 4 c 2)), rules at checkers.kif:322, 339
+    n[3736] = (s.0[4] & 0x800800000100080 == 0x800800000100080)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1872]) & (n[1584]);
-    // n[3761]: (legal black (triplejump bk c 8 e 6 g 4 e 2)), rules at checkers.kif:322, 339
-    n[3761] = (s.0[5] & 0x20020000004 == 0x20020000004) & (s.0[6] & 0x20000 == 0x20000)
+    // n[3737]: (legal black (triplejump bk c 8 e 6 g 4 e 2)), rules at checkers.kif:322, 339
+    n[3737] = (s.0[5] & 0x20020000004 == 0x20020000004) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[2155]) & (n[1672]);
-    // n[3762]: (legal black (triplejump bk c 8 e 6 c 4 a 6)), rules at checkers.kif:322, 339
-    n[3762] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3738]: (legal black (triplejump bk c 8 e 6 c 4 a 6)), rules at checkers.kif:322, 339
+    n[3738] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x20000000004 == 0x20000000004)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1872]) & (n[1672]);
-    // n[3763]: (legal black (triplejump bk c 8 e 6 c 4 e 2)), rules at checkers.kif:322, 339
-    n[3763] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3739]: (legal black (triplejump bk c 8 e 6 c 4 e 2)), rules at checkers.kif:322, 339
+    n[3739] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20020000004 == 0x20020000004)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[1983]) & (n[1672]);
-    // n[3764]: (legal black (triplejump bk c 8 e 6 c 4 a 2)), rules at checkers.kif:322, 339
-    n[3764] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
+    // n[3740]: (legal black (triplejump bk c 8 e 6 c 4 a 2)), rules at checkers.kif:322, 339
+    n[3740] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
         & (s.0[5] & 0x20000000004 == 0x20000000004)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1983]) & (n[1672]);
-    // n[3765]: (legal black (triplejump bk e 8 g 6 e 4 c 6)), rules at checkers.kif:322, 339
-    n[3765] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3741]: (legal black (triplejump bk e 8 g 6 e 4 c 6)), rules at checkers.kif:322, 339
+    n[3741] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x1000800000000 == 0x1000800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[2155]) & (n[1789]);
-    // n[3766]: (legal black (triplejump bk e 8 g 6 e 4 g 2)), rules at checkers.kif:322, 339
-    n[3766] = (s.0[5] & 0x1000800000000 == 0x1000800000000)
+    // n[3742]: (legal black (triplejump bk e 8 g 6 e 4 g 2)), rules at checkers.kif:322, 339
+    n[3742] = (s.0[5] & 0x1000800000000 == 0x1000800000000)
         & (s.0[6] & 0x800800 == 0x800800) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[472]) & (n[2155]) & (n[1789]);
-    // n[3767]: (legal black (triplejump bk e 8 g 6 e 4 c 2)), rules at checkers.kif:322, 339
-    n[3767] = (s.0[4] & 0x800000000000 == 0x800000000000)
+    // n[3743]: (legal black (triplejump bk e 8 g 6 e 4 c 2)), rules at checkers.kif:322, 339
+    n[3743] = (s.0[4] & 0x800000000000 == 0x800000000000)
         & (s.0[5] & 0x1000800000000 == 0x1000800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[2155]) & (n[1789]);
-    // n[3768]: (legal black (triplejump bk f 3 d 1 b 3 d 5)), rules at checkers.kif:322, 339
-    n[3768] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3744]: (legal black (triplejump bk f 3 d 1 b 3 d 5)), rules at checkers.kif:322, 339
+    n[3744] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x200000000010020 == 0x200000000010020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[987]) & (n[1185]);
-    // n[3769]: (legal black (triplejump bk h 3 f 1 d 3 f 5)), rules at checkers.kif:322, 339
-    n[3769] = (s.0[5] & 0x4008000000000400 == 0x4008000000000400)
+    // n[3745]: (legal black (triplejump bk h 3 f 1 d 3 f 5)), rules at checkers.kif:322, 339
+    n[3745] = (s.0[5] & 0x4008000000000400 == 0x4008000000000400)
         & (s.0[6] & 0x8000000000 == 0x8000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[987]) & (n[1103]) & (n[1297]);
-    // n[3770]: (legal black (triplejump bk h 3 f 1 d 3 b 5)), rules at checkers.kif:322, 339
-    n[3770] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3746]: (legal black (triplejump bk h 3 f 1 d 3 b 5)), rules at checkers.kif:322, 339
+    n[3746] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x8000000000400 == 0x8000000000400)
         & (s.0[6] & 0x8000000000 == 0x8000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[987]) & (n[1103]) & (n[1185]);
-    // n[3771]: (legal black (triplejump bk h 3 f 1 d 3 b 1)), rules at checkers.kif:322, 339
-    n[3771] = (s.0[4] & 0x800000 == 0x800000)
+    // n[3747]: (legal black (triplejump bk h 3 f 1 d 3 b 1)), rules at checkers.kif:322, 339
+    n[3747] = (s.0[4] & 0x800000 == 0x800000)
         & (s.0[5] & 0x8000000000400 == 0x8000000000400)
         & (s.0[6] & 0x8000000000 == 0x8000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[898]) & (n[987]) & (n[1103]);
-    // n[3772]: (legal black (triplejump bk e 4 c 2 a 4 c 6)), rules at checkers.kif:322, 339
-    n[3772] = (s.0[4] & 0x800800000000080 == 0x800800000000080)
+    // n[3748]: (legal black (triplejump bk e 4 c 2 a 4 c 6)), rules at checkers.kif:322, 339
+    n[3748] = (s.0[4] & 0x800800000000080 == 0x800800000000080)
         & (s.0[5] & 0x1000000000 == 0x1000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[4]) & (n[315]) & (n[1872]);
-    // n[3773]: (legal black (triplejump bk g 4 e 2 c 4 e 6)), rules at checkers.kif:322, 339
-    n[3773] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3749]: (legal black (triplejump bk g 4 e 2 c 4 e 6)), rules at checkers.kif:322, 339
+    n[3749] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20020000000 == 0x20020000000) & (s.0[6] & 0x40000 == 0x40000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[472]) & (n[1983]);
-    // n[3774]: (legal black (triplejump bk g 4 e 2 c 4 a 6)), rules at checkers.kif:322, 339
-    n[3774] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3750]: (legal black (triplejump bk g 4 e 2 c 4 a 6)), rules at checkers.kif:322, 339
+    n[3750] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x20000000 == 0x20000000) & (s.0[6] & 0x40000 == 0x40000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[472]) & (n[1872]);
-    // n[3775]: (legal black (triplejump bk g 4 e 2 c 4 a 2)), rules at checkers.kif:322, 339
-    n[3775] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
+    // n[3751]: (legal black (triplejump bk g 4 e 2 c 4 a 2)), rules at checkers.kif:322, 339
+    n[3751] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
         & (s.0[5] & 0x20000000 == 0x20000000) & (s.0[6] & 0x40000 == 0x40000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[315]) & (n[472]);
-    // n[3776]: (legal black (triplejump bk d 5 b 3 d 1 f 3)), rules at checkers.kif:322, 339
-    n[3776] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3752]: (legal black (triplejump bk d 5 b 3 d 1 f 3)), rules at checkers.kif:322, 339
+    n[3752] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x100000000020020 == 0x100000000020020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[987]) & (n[1185]);
-    // n[3777]: (legal black (triplejump bk f 5 d 3 b 5 d 7)), rules at checkers.kif:322, 339
-    n[3777] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3753]: (legal black (triplejump bk f 5 d 3 b 5 d 7)), rules at checkers.kif:322, 339
+    n[3753] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x8000000000400400 == 0x8000000000400400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[1297]) & (n[604]);
-    // n[3778]: (legal black (triplejump bk f 5 d 3 f 1 h 3)), rules at checkers.kif:322, 339
-    n[3778] = (s.0[5] & 0x8008000000000400 == 0x8008000000000400)
+    // n[3754]: (legal black (triplejump bk f 5 d 3 f 1 h 3)), rules at checkers.kif:322, 339
+    n[3754] = (s.0[5] & 0x8008000000000400 == 0x8008000000000400)
         & (s.0[6] & 0x4000000000 == 0x4000000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[987]) & (n[1103]) & (n[1297]);
-    // n[3779]: (legal black (triplejump bk h 5 f 3 d 5 f 7)), rules at checkers.kif:322, 339
-    n[3779] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
+    // n[3755]: (legal black (triplejump bk h 5 f 3 d 5 f 7)), rules at checkers.kif:322, 339
+    n[3755] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x200000000010 == 0x200000000010)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[1469]) & (n[694]);
-    // n[3780]: (legal black (triplejump bk h 5 f 3 d 5 b 7)), rules at checkers.kif:322, 339
-    n[3780] = (s.0[4] & 0x10000000000 == 0x10000000000)
+    // n[3756]: (legal black (triplejump bk h 5 f 3 d 5 b 7)), rules at checkers.kif:322, 339
+    n[3756] = (s.0[4] & 0x10000000000 == 0x10000000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x200000000000 == 0x200000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[1469]) & (n[604]);
-    // n[3781]: (legal black (triplejump bk h 5 f 3 d 5 b 3)), rules at checkers.kif:322, 339
-    n[3781] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3757]: (legal black (triplejump bk h 5 f 3 d 5 b 3)), rules at checkers.kif:322, 339
+    n[3757] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x200000000000 == 0x200000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[1297]) & (n[1469]);
-    // n[3782]: (legal black (triplejump bk h 5 f 3 d 1 b 3)), rules at checkers.kif:322, 339
-    n[3782] = (s.0[4] & 0x10000000 == 0x10000000)
+    // n[3758]: (legal black (triplejump bk h 5 f 3 d 1 b 3)), rules at checkers.kif:322, 339
+    n[3758] = (s.0[4] & 0x10000000 == 0x10000000)
         & (s.0[5] & 0x100000000000020 == 0x100000000000020)
         & (s.0[6] & 0x200000000000 == 0x200000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[987]) & (n[1469]);
-    // n[3783]: (legal black (triplejump bk c 6 a 4 c 2 e 4)), rules at checkers.kif:322, 339
-    n[3783] = (s.0[4] & 0x1000800000000080 == 0x1000800000000080)
+    // n[3759]: (legal black (triplejump bk c 6 a 4 c 2 e 4)), rules at checkers.kif:322, 339
+    n[3759] = (s.0[4] & 0x1000800000000080 == 0x1000800000000080)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[4]) & (n[315]) & (n[1872]);
-    // n[3784]: (legal black (triplejump bk e 6 c 4 a 6 c 8)), rules at checkers.kif:322, 339
-    n[3784] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3760]: (legal black (triplejump bk e 6 c 4 a 6 c 8)), rules at checkers.kif:322, 339
+    n[3760] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x40000000002 == 0x40000000002)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1872]) & (n[1584]);
-    // n[3785]: (legal black (triplejump bk e 6 c 4 e 2 g 4)), rules at checkers.kif:322, 339
-    n[3785] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3761]: (legal black (triplejump bk e 6 c 4 e 2 g 4)), rules at checkers.kif:322, 339
+    n[3761] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x40020000000 == 0x40020000000) & (s.0[6] & 0x20000 == 0x20000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[472]) & (n[1983]);
-    // n[3786]: (legal black (triplejump bk g 6 e 4 c 6 e 8)), rules at checkers.kif:322, 339
-    n[3786] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3762]: (legal black (triplejump bk g 6 e 4 c 6 e 8)), rules at checkers.kif:322, 339
+    n[3762] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x800800000000 == 0x800800000000) & (s.0[6] & 0x1000000 == 0x1000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[2155]) & (n[1672]);
-    // n[3787]: (legal black (triplejump bk g 6 e 4 c 6 a 8)), rules at checkers.kif:322, 339
-    n[3787] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
+    // n[3763]: (legal black (triplejump bk g 6 e 4 c 6 a 8)), rules at checkers.kif:322, 339
+    n[3763] = (s.0[4] & 0x800000000080000 == 0x800000000080000)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x1000000 == 0x1000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[2155]) & (n[1584]);
-    // n[3788]: (legal black (triplejump bk g 6 e 4 c 6 a 4)), rules at checkers.kif:322, 339
-    n[3788] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
+    // n[3764]: (legal black (triplejump bk g 6 e 4 c 6 a 4)), rules at checkers.kif:322, 339
+    n[3764] = (s.0[4] & 0x800000000000080 == 0x800000000000080)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x1000000 == 0x1000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1872]) & (n[2155]);
-    // n[3789]: (legal black (triplejump bk g 6 e 4 c 2 a 4)), rules at checkers.kif:322, 339
-    n[3789] = (s.0[4] & 0x800000000080 == 0x800000000080)
+    // n[3765]: (legal black (triplejump bk g 6 e 4 c 2 a 4)), rules at checkers.kif:322, 339
+    n[3765] = (s.0[4] & 0x800000000080 == 0x800000000080)
         & (s.0[5] & 0x800000000 == 0x800000000) & (s.0[6] & 0x1000000 == 0x1000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[315]) & (n[2155]);
-    // n[3790]: (legal black (triplejump bk d 7 b 5 d 3 f 5)), rules at checkers.kif:322, 339
-    n[3790] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3766]: (legal black (triplejump bk d 7 b 5 d 3 f 5)), rules at checkers.kif:322, 339
+    n[3766] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x4000000000800400 == 0x4000000000800400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[1297]) & (n[604]);
-    // n[3791]: (legal black (triplejump bk d 7 b 5 d 3 f 1)), rules at checkers.kif:322, 339
-    n[3791] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3767]: (legal black (triplejump bk d 7 b 5 d 3 f 1)), rules at checkers.kif:322, 339
+    n[3767] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x8000000800400 == 0x8000000800400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1185]) & (n[604]);
-    // n[3792]: (legal black (triplejump bk d 7 b 5 d 3 b 1)), rules at checkers.kif:322, 339
-    n[3792] = (s.0[4] & 0x400800000 == 0x400800000) & (s.0[5] & 0x800400 == 0x800400)
+    // n[3768]: (legal black (triplejump bk d 7 b 5 d 3 b 1)), rules at checkers.kif:322, 339
+    n[3768] = (s.0[4] & 0x400800000 == 0x400800000) & (s.0[5] & 0x800400 == 0x800400)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1185]) & (n[604]);
-    // n[3793]: (legal black (triplejump bk f 7 d 5 f 3 h 5)), rules at checkers.kif:322, 339
-    n[3793] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
+    // n[3769]: (legal black (triplejump bk f 7 d 5 f 3 h 5)), rules at checkers.kif:322, 339
+    n[3769] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x100000000020 == 0x100000000020)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1297]) & (n[1469]) & (n[694]);
-    // n[3794]: (legal black (triplejump bk f 7 d 5 f 3 h 1)), rules at checkers.kif:322, 339
-    n[3794] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
+    // n[3770]: (legal black (triplejump bk f 7 d 5 f 3 h 1)), rules at checkers.kif:322, 339
+    n[3770] = (s.0[5] & 0x100000000010000 == 0x100000000010000)
         & (s.0[6] & 0x200000020 == 0x200000020) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1103]) & (n[1297]) & (n[694]);
-    // n[3795]: (legal black (triplejump bk f 7 d 5 f 3 d 1)), rules at checkers.kif:322, 339
-    n[3795] = (s.0[5] & 0x100000000010020 == 0x100000000010020) & (s.0[6] & 0x20 == 0x20)
+    // n[3771]: (legal black (triplejump bk f 7 d 5 f 3 d 1)), rules at checkers.kif:322, 339
+    n[3771] = (s.0[5] & 0x100000000010020 == 0x100000000010020) & (s.0[6] & 0x20 == 0x20)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1297]) & (n[694]);
-    // n[3796]: (legal black (triplejump bk f 7 d 5 b 3 d 1)), rules at checkers.kif:322, 339
-    n[3796] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10020 == 0x10020)
+    // n[3772]: (legal black (triplejump bk f 7 d 5 b 3 d 1)), rules at checkers.kif:322, 339
+    n[3772] = (s.0[4] & 0x10000000 == 0x10000000) & (s.0[5] & 0x10020 == 0x10020)
         & (s.0[6] & 0x20 == 0x20) & (s.0[3] & 0x800000000 == 0x800000000) & (n[898])
         & (n[1185]) & (n[694]);
-    // n[3797]: (legal black (triplejump bk h 7 f 5 d 7 b 5)), rules at checkers.kif:322, 339
-    n[3797] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3773]: (legal black (triplejump bk h 7 f 5 d 7 b 5)), rules at checkers.kif:322, 339
+    n[3773] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x4000000000400000 == 0x4000000000400000)
         & (s.0[6] & 0x8000000000000 == 0x8000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[694]) & (n[604]) & (n[811]);
-    // n[3798]: (legal black (triplejump bk h 7 f 5 h 3 f 1)), rules at checkers.kif:322, 339
-    n[3798] = (s.0[5] & 0x4008000000000000 == 0x4008000000000000)
+    // n[3774]: (legal black (triplejump bk h 7 f 5 h 3 f 1)), rules at checkers.kif:322, 339
+    n[3774] = (s.0[5] & 0x4008000000000000 == 0x4008000000000000)
         & (s.0[6] & 0x8004000000000 == 0x8004000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1103]) & (n[1469]) & (n[811]);
-    // n[3799]: (legal black (triplejump bk h 7 f 5 d 3 b 5)), rules at checkers.kif:322, 339
-    n[3799] = (s.0[4] & 0x400000000 == 0x400000000)
+    // n[3775]: (legal black (triplejump bk h 7 f 5 d 3 b 5)), rules at checkers.kif:322, 339
+    n[3775] = (s.0[4] & 0x400000000 == 0x400000000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x8000000000000 == 0x8000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1185]) & (n[1297]) & (n[811]);
-    // n[3800]: (legal black (triplejump bk h 7 f 5 d 3 f 1)), rules at checkers.kif:322, 339
-    n[3800] = (s.0[5] & 0x4008000000000400 == 0x4008000000000400)
+    // n[3776]: (legal black (triplejump bk h 7 f 5 d 3 f 1)), rules at checkers.kif:322, 339
+    n[3776] = (s.0[5] & 0x4008000000000400 == 0x4008000000000400)
         & (s.0[6] & 0x8000000000000 == 0x8000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[987]) & (n[1297]) & (n[811]);
-    // n[3801]: (legal black (triplejump bk h 7 f 5 d 3 b 1)), rules at checkers.kif:322, 339
-    n[3801] = (s.0[4] & 0x800000 == 0x800000)
+    // n[3777]: (legal black (triplejump bk h 7 f 5 d 3 b 1)), rules at checkers.kif:322, 339
+    n[3777] = (s.0[4] & 0x800000 == 0x800000)
         & (s.0[5] & 0x4000000000000400 == 0x4000000000000400)
         & (s.0[6] & 0x8000000000000 == 0x8000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[898]) & (n[1297]) & (n[811]);
-    // n[3802]: (legal black (triplejump bk c 8 a 6 c 4 e 6)), rules at checkers.kif:322, 339
-    n[3802] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3778]: (legal black (triplejump bk c 8 a 6 c 4 e 6)), rules at checkers.kif:322, 339
+    n[3778] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x20000000004 == 0x20000000004)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1872]) & (n[1584]);
-    // n[3803]: (legal black (triplejump bk c 8 a 6 c 4 e 2)), rules at checkers.kif:322, 339
-    n[3803] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3779]: (legal black (triplejump bk c 8 a 6 c 4 e 2)), rules at checkers.kif:322, 339
+    n[3779] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x20000004 == 0x20000004) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[315]) & (n[1872]) & (n[1584]);
-    // n[3804]: (legal black (triplejump bk c 8 a 6 c 4 a 2)), rules at checkers.kif:322, 339
-    n[3804] = (s.0[4] & 0x20000000002002 == 0x20000000002002) & (s.0[5] & 0x4 == 0x4)
+    // n[3780]: (legal black (triplejump bk c 8 a 6 c 4 a 2)), rules at checkers.kif:322, 339
+    n[3780] = (s.0[4] & 0x20000000002002 == 0x20000000002002) & (s.0[5] & 0x4 == 0x4)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1872]) & (n[1584]);
-    // n[3805]: (legal black (triplejump bk e 8 c 6 e 4 g 6)), rules at checkers.kif:322, 339
-    n[3805] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3781]: (legal black (triplejump bk e 8 c 6 e 4 g 6)), rules at checkers.kif:322, 339
+    n[3781] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x1000800000000 == 0x1000800000000) & (s.0[6] & 0x800000 == 0x800000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[2155]) & (n[1672]);
-    // n[3806]: (legal black (triplejump bk e 8 c 6 e 4 g 2)), rules at checkers.kif:322, 339
-    n[3806] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    // n[3782]: (legal black (triplejump bk e 8 c 6 e 4 g 2)), rules at checkers.kif:322, 339
+    n[3782] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
         & (s.0[5] & 0x1000800000000 == 0x1000800000000) & (s.0[6] & 0x800 == 0x800)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[472]) & (n[1983]) & (n[1672]);
-    // n[3807]: (legal black (triplejump bk e 8 c 6 e 4 c 2)), rules at checkers.kif:322, 339
-    n[3807] = (s.0[4] & 0x800800000000000 == 0x800800000000000)
+    // n[3783]: (legal black (triplejump bk e 8 c 6 e 4 c 2)), rules at checkers.kif:322, 339
+    n[3783] = (s.0[4] & 0x800800000000000 == 0x800800000000000)
         & (s.0[5] & 0x1000800000000 == 0x1000800000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[1983]) & (n[1672]);
-    // n[3808]: (legal black (triplejump bk e 8 c 6 a 4 c 2)), rules at checkers.kif:322, 339
-    n[3808] = (s.0[4] & 0x800800000000080 == 0x800800000000080)
+    // n[3784]: (legal black (triplejump bk e 8 c 6 a 4 c 2)), rules at checkers.kif:322, 339
+    n[3784] = (s.0[4] & 0x800800000000080 == 0x800800000000080)
         & (s.0[5] & 0x1000000000000 == 0x1000000000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1872]) & (n[1672]);
-    // n[3809]: (legal black (triplejump bk g 8 e 6 c 8 a 6)), rules at checkers.kif:322, 339
-    n[3809] = (s.0[4] & 0x2000 == 0x2000) & (s.0[5] & 0x20000000002 == 0x20000000002)
+    // n[3785]: (legal black (triplejump bk g 8 e 6 c 8 a 6)), rules at checkers.kif:322, 339
+    n[3785] = (s.0[4] & 0x2000 == 0x2000) & (s.0[5] & 0x20000000002 == 0x20000000002)
         & (s.0[6] & 0x40000000 == 0x40000000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[1789]) & (n[1584]) & (n[1672]);
-    // n[3810]: (legal black (triplejump bk g 8 e 6 g 4 e 2)), rules at checkers.kif:322, 339
-    n[3810] = (s.0[5] & 0x20020000000 == 0x20020000000)
+    // n[3786]: (legal black (triplejump bk g 8 e 6 g 4 e 2)), rules at checkers.kif:322, 339
+    n[3786] = (s.0[5] & 0x20020000000 == 0x20020000000)
         & (s.0[6] & 0x40020000 == 0x40020000) & (s.0[3] & 0x800000000 == 0x800000000)
         & (n[472]) & (n[2155]) & (n[1789]);
-    // n[3811]: (legal black (triplejump bk g 8 e 6 c 4 a 6)), rules at checkers.kif:322, 339
-    n[3811] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
+    // n[3787]: (legal black (triplejump bk g 8 e 6 c 4 a 6)), rules at checkers.kif:322, 339
+    n[3787] = (s.0[4] & 0x20000000002000 == 0x20000000002000)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x40000000 == 0x40000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[1983]) & (n[1872]) & (n[1789]);
-    // n[3812]: (legal black (triplejump bk g 8 e 6 c 4 e 2)), rules at checkers.kif:322, 339
-    n[3812] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
+    // n[3788]: (legal black (triplejump bk g 8 e 6 c 4 e 2)), rules at checkers.kif:322, 339
+    n[3788] = (s.0[4] & 0x20000000000000 == 0x20000000000000)
         & (s.0[5] & 0x20020000000 == 0x20020000000) & (s.0[6] & 0x40000000 == 0x40000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[315]) & (n[1983]) & (n[1789]);
-    // n[3813]: (legal black (triplejump bk g 8 e 6 c 4 a 2)), rules at checkers.kif:322, 339
-    n[3813] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
+    // n[3789]: (legal black (triplejump bk g 8 e 6 c 4 a 2)), rules at checkers.kif:322, 339
+    n[3789] = (s.0[4] & 0x20000000000002 == 0x20000000000002)
         & (s.0[5] & 0x20000000000 == 0x20000000000) & (s.0[6] & 0x40000000 == 0x40000000)
         & (s.0[3] & 0x800000000 == 0x800000000) & (n[4]) & (n[1983]) & (n[1789]);
-    // n[3814]: ((aux 48) wp white)
-    n[3814] |= n[2536];
-    n[3814] |= n[2537];
-    n[3814] |= n[2538];
-    n[3814] |= n[2539];
-    n[3814] |= n[2540];
-    n[3814] |= n[2541];
-    n[3814] |= n[2542];
-    n[3814] |= n[2543];
-    n[3814] |= n[2544];
-    n[3814] |= n[2545];
-    n[3814] |= n[2546];
-    n[3814] |= n[2547];
-    n[3814] |= n[2548];
-    n[3814] |= n[2549];
-    n[3814] |= n[2550];
-    n[3814] |= n[2551];
-    n[3814] |= n[2552];
-    n[3814] |= n[2553];
-    n[3814] |= n[2554];
-    n[3814] |= n[2555];
-    n[3814] |= n[2556];
-    n[3814] |= n[2557];
-    n[3814] |= n[2558];
-    n[3814] |= n[2559];
-    n[3814] |= n[2560];
-    n[3814] |= n[2561];
-    n[3814] |= n[2562];
-    n[3814] |= n[2563];
-    n[3814] |= n[2564];
-    n[3814] |= n[2565];
-    n[3814] |= n[2566];
-    n[3814] |= n[2567];
-    n[3814] |= n[2568];
-    n[3814] |= n[2569];
-    n[3814] |= n[2570];
-    n[3814] |= n[2571];
-    n[3814] |= n[2572];
-    n[3814] |= n[2573];
-    n[3814] |= n[2574];
-    n[3814] |= n[2575];
-    n[3814] |= n[2576];
-    n[3814] |= n[2577];
-    n[3814] |= n[2578];
-    n[3814] |= n[2579];
-    n[3814] |= n[2580];
-    n[3814] |= n[2581];
-    n[3814] |= n[2582];
-    n[3814] |= n[2583];
-    n[3814] |= n[2584];
-    n[3814] |= n[2830];
-    n[3814] |= n[2831];
-    n[3814] |= n[2832];
-    n[3814] |= n[2833];
-    n[3814] |= n[2834];
-    n[3814] |= n[2835];
-    n[3814] |= n[2836];
-    n[3814] |= n[2837];
-    n[3814] |= n[2838];
-    n[3814] |= n[2839];
-    n[3814] |= n[2840];
-    n[3814] |= n[2841];
-    n[3814] |= n[2842];
-    n[3814] |= n[2843];
-    n[3814] |= n[2844];
-    n[3814] |= n[2845];
-    n[3814] |= n[2846];
-    n[3814] |= n[2847];
-    n[3814] |= n[2848];
-    n[3814] |= n[2849];
-    n[3814] |= n[2850];
-    n[3814] |= n[2851];
-    n[3814] |= n[2852];
-    n[3814] |= n[2853];
-    n[3814] |= n[2854];
-    n[3814] |= n[2855];
-    n[3814] |= n[2856];
-    n[3814] |= n[2857];
-    n[3814] |= n[2858];
-    n[3814] |= n[2859];
-    n[3814] |= n[2860];
-    n[3814] |= n[2861];
-    n[3814] |= n[2862];
-    n[3814] |= n[2863];
-    n[3814] |= n[2864];
-    n[3814] |= n[2865];
-    // n[3815]: ((aux 48) bp black)
-    n[3815] |= n[2585];
-    n[3815] |= n[2586];
-    n[3815] |= n[2587];
-    n[3815] |= n[2588];
-    n[3815] |= n[2589];
-    n[3815] |= n[2590];
-    n[3815] |= n[2591];
-    n[3815] |= n[2592];
-    n[3815] |= n[2593];
-    n[3815] |= n[2594];
-    n[3815] |= n[2595];
-    n[3815] |= n[2596];
-    n[3815] |= n[2597];
-    n[3815] |= n[2598];
-    n[3815] |= n[2599];
-    n[3815] |= n[2600];
-    n[3815] |= n[2601];
-    n[3815] |= n[2602];
-    n[3815] |= n[2603];
-    n[3815] |= n[2604];
-    n[3815] |= n[2605];
-    n[3815] |= n[2606];
-    n[3815] |= n[2607];
-    n[3815] |= n[2608];
-    n[3815] |= n[2609];
-    n[3815] |= n[2610];
-    n[3815] |= n[2611];
-    n[3815] |= n[2612];
-    n[3815] |= n[2613];
-    n[3815] |= n[2614];
-    n[3815] |= n[2615];
-    n[3815] |= n[2616];
-    n[3815] |= n[2617];
-    n[3815] |= n[2618];
-    n[3815] |= n[2619];
-    n[3815] |= n[2620];
-    n[3815] |= n[2621];
-    n[3815] |= n[2622];
-    n[3815] |= n[2623];
-    n[3815] |= n[2624];
-    n[3815] |= n[2625];
-    n[3815] |= n[2626];
-    n[3815] |= n[2627];
-    n[3815] |= n[2628];
-    n[3815] |= n[2629];
-    n[3815] |= n[2630];
-    n[3815] |= n[2631];
-    n[3815] |= n[2632];
-    n[3815] |= n[2633];
-    n[3815] |= n[2866];
-    n[3815] |= n[2867];
-    n[3815] |= n[2868];
-    n[3815] |= n[2869];
-    n[3815] |= n[2870];
-    n[3815] |= n[2871];
-    n[3815] |= n[2872];
-    n[3815] |= n[2873];
-    n[3815] |= n[2874];
-    n[3815] |= n[2875];
-    n[3815] |= n[2876];
-    n[3815] |= n[2877];
-    n[3815] |= n[2878];
-    n[3815] |= n[2879];
-    n[3815] |= n[2880];
-    n[3815] |= n[2881];
-    n[3815] |= n[2882];
-    n[3815] |= n[2883];
-    n[3815] |= n[2884];
-    n[3815] |= n[2885];
-    n[3815] |= n[2886];
-    n[3815] |= n[2887];
-    n[3815] |= n[2888];
-    n[3815] |= n[2889];
-    n[3815] |= n[2890];
-    n[3815] |= n[2891];
-    n[3815] |= n[2892];
-    n[3815] |= n[2893];
-    n[3815] |= n[2894];
-    n[3815] |= n[2895];
-    n[3815] |= n[2896];
-    n[3815] |= n[2897];
-    n[3815] |= n[2898];
-    n[3815] |= n[2899];
-    n[3815] |= n[2900];
-    n[3815] |= n[2901];
-    // n[3816]: ((aux 48) bk black)
-    n[3816] |= n[2732];
-    n[3816] |= n[2733];
-    n[3816] |= n[2734];
-    n[3816] |= n[2735];
-    n[3816] |= n[2736];
-    n[3816] |= n[2737];
-    n[3816] |= n[2738];
-    n[3816] |= n[2739];
-    n[3816] |= n[2740];
-    n[3816] |= n[2741];
-    n[3816] |= n[2742];
-    n[3816] |= n[2743];
-    n[3816] |= n[2744];
-    n[3816] |= n[2745];
-    n[3816] |= n[2746];
-    n[3816] |= n[2747];
-    n[3816] |= n[2748];
-    n[3816] |= n[2749];
-    n[3816] |= n[2750];
-    n[3816] |= n[2751];
-    n[3816] |= n[2752];
-    n[3816] |= n[2753];
-    n[3816] |= n[2754];
-    n[3816] |= n[2755];
-    n[3816] |= n[2756];
-    n[3816] |= n[2757];
-    n[3816] |= n[2758];
-    n[3816] |= n[2759];
-    n[3816] |= n[2760];
-    n[3816] |= n[2761];
-    n[3816] |= n[2762];
-    n[3816] |= n[2763];
-    n[3816] |= n[2764];
-    n[3816] |= n[2765];
-    n[3816] |= n[2766];
-    n[3816] |= n[2767];
-    n[3816] |= n[2768];
-    n[3816] |= n[2769];
-    n[3816] |= n[2770];
-    n[3816] |= n[2771];
-    n[3816] |= n[2772];
-    n[3816] |= n[2773];
-    n[3816] |= n[2774];
-    n[3816] |= n[2775];
-    n[3816] |= n[2776];
-    n[3816] |= n[2777];
-    n[3816] |= n[2778];
-    n[3816] |= n[2779];
-    n[3816] |= n[2780];
-    n[3816] |= n[2781];
-    n[3816] |= n[2782];
-    n[3816] |= n[2783];
-    n[3816] |= n[2784];
-    n[3816] |= n[2785];
-    n[3816] |= n[2786];
-    n[3816] |= n[2787];
-    n[3816] |= n[2788];
-    n[3816] |= n[2789];
-    n[3816] |= n[2790];
-    n[3816] |= n[2791];
-    n[3816] |= n[2792];
-    n[3816] |= n[2793];
-    n[3816] |= n[2794];
-    n[3816] |= n[2795];
-    n[3816] |= n[2796];
-    n[3816] |= n[2797];
-    n[3816] |= n[2798];
-    n[3816] |= n[2799];
-    n[3816] |= n[2800];
-    n[3816] |= n[2801];
-    n[3816] |= n[2802];
-    n[3816] |= n[2803];
-    n[3816] |= n[2804];
-    n[3816] |= n[2805];
-    n[3816] |= n[2806];
-    n[3816] |= n[2807];
-    n[3816] |= n[2808];
-    n[3816] |= n[2809];
-    n[3816] |= n[2810];
-    n[3816] |= n[2811];
-    n[3816] |= n[2812];
-    n[3816] |= n[2813];
-    n[3816] |= n[2814];
-    n[3816] |= n[2815];
-    n[3816] |= n[2816];
-    n[3816] |= n[2817];
-    n[3816] |= n[2818];
-    n[3816] |= n[2819];
-    n[3816] |= n[2820];
-    n[3816] |= n[2821];
-    n[3816] |= n[2822];
-    n[3816] |= n[2823];
-    n[3816] |= n[2824];
-    n[3816] |= n[2825];
-    n[3816] |= n[2826];
-    n[3816] |= n[2827];
-    n[3816] |= n[2828];
-    n[3816] |= n[2829];
-    n[3816] |= n[2974];
-    n[3816] |= n[2975];
-    n[3816] |= n[2976];
-    n[3816] |= n[2977];
-    n[3816] |= n[2978];
-    n[3816] |= n[2979];
-    n[3816] |= n[2980];
-    n[3816] |= n[2981];
-    n[3816] |= n[2982];
-    n[3816] |= n[2983];
-    n[3816] |= n[2984];
-    n[3816] |= n[2985];
-    n[3816] |= n[2986];
-    n[3816] |= n[2987];
-    n[3816] |= n[2988];
-    n[3816] |= n[2989];
-    n[3816] |= n[2990];
-    n[3816] |= n[2991];
-    n[3816] |= n[2992];
-    n[3816] |= n[2993];
-    n[3816] |= n[2994];
-    n[3816] |= n[2995];
-    n[3816] |= n[2996];
-    n[3816] |= n[2997];
-    n[3816] |= n[2998];
-    n[3816] |= n[2999];
-    n[3816] |= n[3000];
-    n[3816] |= n[3001];
-    n[3816] |= n[3002];
-    n[3816] |= n[3003];
-    n[3816] |= n[3004];
-    n[3816] |= n[3005];
-    n[3816] |= n[3006];
-    n[3816] |= n[3007];
-    n[3816] |= n[3008];
-    n[3816] |= n[3009];
-    n[3816] |= n[3010];
-    n[3816] |= n[3011];
-    n[3816] |= n[3012];
-    n[3816] |= n[3013];
-    n[3816] |= n[3014];
-    n[3816] |= n[3015];
-    n[3816] |= n[3016];
-    n[3816] |= n[3017];
-    n[3816] |= n[3018];
-    n[3816] |= n[3019];
-    n[3816] |= n[3020];
-    n[3816] |= n[3021];
-    n[3816] |= n[3022];
-    n[3816] |= n[3023];
-    n[3816] |= n[3024];
-    n[3816] |= n[3025];
-    n[3816] |= n[3026];
-    n[3816] |= n[3027];
-    n[3816] |= n[3028];
-    n[3816] |= n[3029];
-    n[3816] |= n[3030];
-    n[3816] |= n[3031];
-    n[3816] |= n[3032];
-    n[3816] |= n[3033];
-    n[3816] |= n[3034];
-    n[3816] |= n[3035];
-    n[3816] |= n[3036];
-    n[3816] |= n[3037];
-    n[3816] |= n[3038];
-    n[3816] |= n[3039];
-    n[3816] |= n[3040];
-    n[3816] |= n[3041];
-    n[3816] |= n[3042];
-    n[3816] |= n[3043];
-    n[3816] |= n[3044];
-    n[3816] |= n[3045];
-    // n[3817]: ((aux 48) wk white)
-    n[3817] |= n[2634];
-    n[3817] |= n[2635];
-    n[3817] |= n[2636];
-    n[3817] |= n[2637];
-    n[3817] |= n[2638];
-    n[3817] |= n[2639];
-    n[3817] |= n[2640];
-    n[3817] |= n[2641];
-    n[3817] |= n[2642];
-    n[3817] |= n[2643];
-    n[3817] |= n[2644];
-    n[3817] |= n[2645];
-    n[3817] |= n[2646];
-    n[3817] |= n[2647];
-    n[3817] |= n[2648];
-    n[3817] |= n[2649];
-    n[3817] |= n[2650];
-    n[3817] |= n[2651];
-    n[3817] |= n[2652];
-    n[3817] |= n[2653];
-    n[3817] |= n[2654];
-    n[3817] |= n[2655];
-    n[3817] |= n[2656];
-    n[3817] |= n[2657];
-    n[3817] |= n[2658];
-    n[3817] |= n[2659];
-    n[3817] |= n[2660];
-    n[3817] |= n[2661];
-    n[3817] |= n[2662];
-    n[3817] |= n[2663];
-    n[3817] |= n[2664];
-    n[3817] |= n[2665];
-    n[3817] |= n[2666];
-    n[3817] |= n[2667];
-    n[3817] |= n[2668];
-    n[3817] |= n[2669];
-    n[3817] |= n[2670];
-    n[3817] |= n[2671];
-    n[3817] |= n[2672];
-    n[3817] |= n[2673];
-    n[3817] |= n[2674];
-    n[3817] |= n[2675];
-    n[3817] |= n[2676];
-    n[3817] |= n[2677];
-    n[3817] |= n[2678];
-    n[3817] |= n[2679];
-    n[3817] |= n[2680];
-    n[3817] |= n[2681];
-    n[3817] |= n[2682];
-    n[3817] |= n[2683];
-    n[3817] |= n[2684];
-    n[3817] |= n[2685];
-    n[3817] |= n[2686];
-    n[3817] |= n[2687];
-    n[3817] |= n[2688];
-    n[3817] |= n[2689];
-    n[3817] |= n[2690];
-    n[3817] |= n[2691];
-    n[3817] |= n[2692];
-    n[3817] |= n[2693];
-    n[3817] |= n[2694];
-    n[3817] |= n[2695];
-    n[3817] |= n[2696];
-    n[3817] |= n[2697];
-    n[3817] |= n[2698];
-    n[3817] |= n[2699];
-    n[3817] |= n[2700];
-    n[3817] |= n[2701];
-    n[3817] |= n[2702];
-    n[3817] |= n[2703];
-    n[3817] |= n[2704];
-    n[3817] |= n[2705];
-    n[3817] |= n[2706];
-    n[3817] |= n[2707];
-    n[3817] |= n[2708];
-    n[3817] |= n[2709];
-    n[3817] |= n[2710];
-    n[3817] |= n[2711];
-    n[3817] |= n[2712];
-    n[3817] |= n[2713];
-    n[3817] |= n[2714];
-    n[3817] |= n[2715];
-    n[3817] |= n[2716];
-    n[3817] |= n[2717];
-    n[3817] |= n[2718];
-    n[3817] |= n[2719];
-    n[3817] |= n[2720];
-    n[3817] |= n[2721];
-    n[3817] |= n[2722];
-    n[3817] |= n[2723];
-    n[3817] |= n[2724];
-    n[3817] |= n[2725];
-    n[3817] |= n[2726];
-    n[3817] |= n[2727];
-    n[3817] |= n[2728];
-    n[3817] |= n[2729];
-    n[3817] |= n[2730];
-    n[3817] |= n[2731];
-    n[3817] |= n[2902];
-    n[3817] |= n[2903];
-    n[3817] |= n[2904];
-    n[3817] |= n[2905];
-    n[3817] |= n[2906];
-    n[3817] |= n[2907];
-    n[3817] |= n[2908];
-    n[3817] |= n[2909];
-    n[3817] |= n[2910];
-    n[3817] |= n[2911];
-    n[3817] |= n[2912];
-    n[3817] |= n[2913];
-    n[3817] |= n[2914];
-    n[3817] |= n[2915];
-    n[3817] |= n[2916];
-    n[3817] |= n[2917];
-    n[3817] |= n[2918];
-    n[3817] |= n[2919];
-    n[3817] |= n[2920];
-    n[3817] |= n[2921];
-    n[3817] |= n[2922];
-    n[3817] |= n[2923];
-    n[3817] |= n[2924];
-    n[3817] |= n[2925];
-    n[3817] |= n[2926];
-    n[3817] |= n[2927];
-    n[3817] |= n[2928];
-    n[3817] |= n[2929];
-    n[3817] |= n[2930];
-    n[3817] |= n[2931];
-    n[3817] |= n[2932];
-    n[3817] |= n[2933];
-    n[3817] |= n[2934];
-    n[3817] |= n[2935];
-    n[3817] |= n[2936];
-    n[3817] |= n[2937];
-    n[3817] |= n[2938];
-    n[3817] |= n[2939];
-    n[3817] |= n[2940];
-    n[3817] |= n[2941];
-    n[3817] |= n[2942];
-    n[3817] |= n[2943];
-    n[3817] |= n[2944];
-    n[3817] |= n[2945];
-    n[3817] |= n[2946];
-    n[3817] |= n[2947];
-    n[3817] |= n[2948];
-    n[3817] |= n[2949];
-    n[3817] |= n[2950];
-    n[3817] |= n[2951];
-    n[3817] |= n[2952];
-    n[3817] |= n[2953];
-    n[3817] |= n[2954];
-    n[3817] |= n[2955];
-    n[3817] |= n[2956];
-    n[3817] |= n[2957];
-    n[3817] |= n[2958];
-    n[3817] |= n[2959];
-    n[3817] |= n[2960];
-    n[3817] |= n[2961];
-    n[3817] |= n[2962];
-    n[3817] |= n[2963];
-    n[3817] |= n[2964];
-    n[3817] |= n[2965];
-    n[3817] |= n[2966];
-    n[3817] |= n[2967];
-    n[3817] |= n[2968];
-    n[3817] |= n[2969];
-    n[3817] |= n[2970];
-    n[3817] |= n[2971];
-    n[3817] |= n[2972];
-    n[3817] |= n[2973];
-    // n[3818]: ((aux 49) wp white)
-    n[3818] |= n[3046];
-    n[3818] |= n[3047];
-    n[3818] |= n[3048];
-    n[3818] |= n[3049];
-    n[3818] |= n[3050];
-    n[3818] |= n[3051];
-    n[3818] |= n[3052];
-    n[3818] |= n[3053];
-    n[3818] |= n[3054];
-    n[3818] |= n[3055];
-    n[3818] |= n[3056];
-    n[3818] |= n[3057];
-    n[3818] |= n[3058];
-    n[3818] |= n[3059];
-    n[3818] |= n[3060];
-    n[3818] |= n[3061];
-    n[3818] |= n[3062];
-    n[3818] |= n[3063];
-    n[3818] |= n[3064];
-    n[3818] |= n[3065];
-    n[3818] |= n[3066];
-    n[3818] |= n[3067];
-    n[3818] |= n[3068];
-    n[3818] |= n[3069];
-    n[3818] |= n[3070];
-    n[3818] |= n[3071];
-    n[3818] |= n[3072];
-    n[3818] |= n[3073];
-    n[3818] |= n[3074];
-    n[3818] |= n[3075];
-    n[3818] |= n[3076];
-    n[3818] |= n[3077];
-    n[3818] |= n[3078];
-    n[3818] |= n[3079];
-    n[3818] |= n[3080];
-    n[3818] |= n[3081];
-    n[3818] |= n[3082];
-    n[3818] |= n[3083];
-    n[3818] |= n[3084];
-    n[3818] |= n[3085];
-    // n[3819]: ((aux 49) wk white)
-    n[3819] |= n[3126];
-    n[3819] |= n[3127];
-    n[3819] |= n[3128];
-    n[3819] |= n[3129];
-    n[3819] |= n[3130];
-    n[3819] |= n[3131];
-    n[3819] |= n[3132];
-    n[3819] |= n[3133];
-    n[3819] |= n[3134];
-    n[3819] |= n[3135];
-    n[3819] |= n[3136];
-    n[3819] |= n[3137];
-    n[3819] |= n[3138];
-    n[3819] |= n[3139];
-    n[3819] |= n[3140];
-    n[3819] |= n[3141];
-    n[3819] |= n[3142];
-    n[3819] |= n[3143];
-    n[3819] |= n[3144];
-    n[3819] |= n[3145];
-    n[3819] |= n[3146];
-    n[3819] |= n[3147];
-    n[3819] |= n[3148];
-    n[3819] |= n[3149];
-    n[3819] |= n[3150];
-    n[3819] |= n[3151];
-    n[3819] |= n[3152];
-    n[3819] |= n[3153];
-    n[3819] |= n[3154];
-    n[3819] |= n[3155];
-    n[3819] |= n[3156];
-    n[3819] |= n[3157];
-    n[3819] |= n[3158];
-    n[3819] |= n[3159];
-    n[3819] |= n[3160];
-    n[3819] |= n[3161];
-    n[3819] |= n[3162];
-    n[3819] |= n[3163];
-    n[3819] |= n[3164];
-    n[3819] |= n[3165];
-    n[3819] |= n[3166];
-    n[3819] |= n[3167];
-    n[3819] |= n[3168];
-    n[3819] |= n[3169];
-    n[3819] |= n[3170];
-    n[3819] |= n[3171];
-    n[3819] |= n[3172];
-    n[3819] |= n[3173];
-    n[3819] |= n[3174];
-    n[3819] |= n[3175];
-    n[3819] |= n[3176];
-    n[3819] |= n[3177];
-    n[3819] |= n[3178];
-    n[3819] |= n[3179];
-    n[3819] |= n[3180];
-    n[3819] |= n[3181];
-    n[3819] |= n[3182];
-    n[3819] |= n[3183];
-    n[3819] |= n[3184];
-    n[3819] |= n[3185];
-    n[3819] |= n[3186];
-    n[3819] |= n[3187];
-    n[3819] |= n[3188];
-    n[3819] |= n[3189];
-    n[3819] |= n[3190];
-    n[3819] |= n[3191];
-    n[3819] |= n[3192];
-    n[3819] |= n[3193];
-    n[3819] |= n[3194];
-    n[3819] |= n[3195];
-    n[3819] |= n[3196];
-    n[3819] |= n[3197];
-    n[3819] |= n[3198];
-    n[3819] |= n[3199];
-    n[3819] |= n[3200];
-    n[3819] |= n[3201];
-    n[3819] |= n[3202];
-    n[3819] |= n[3203];
-    n[3819] |= n[3204];
-    n[3819] |= n[3205];
-    n[3819] |= n[3206];
-    n[3819] |= n[3207];
-    n[3819] |= n[3208];
-    n[3819] |= n[3209];
-    n[3819] |= n[3210];
-    n[3819] |= n[3211];
-    n[3819] |= n[3212];
-    n[3819] |= n[3213];
-    n[3819] |= n[3214];
-    n[3819] |= n[3215];
-    n[3819] |= n[3216];
-    n[3819] |= n[3217];
-    n[3819] |= n[3218];
-    n[3819] |= n[3219];
-    n[3819] |= n[3220];
-    n[3819] |= n[3221];
-    n[3819] |= n[3222];
-    n[3819] |= n[3223];
-    n[3819] |= n[3224];
-    n[3819] |= n[3225];
-    n[3819] |= n[3226];
-    n[3819] |= n[3227];
-    n[3819] |= n[3228];
-    n[3819] |= n[3229];
-    n[3819] |= n[3230];
-    n[3819] |= n[3231];
-    n[3819] |= n[3232];
-    n[3819] |= n[3233];
-    n[3819] |= n[3234];
-    n[3819] |= n[3235];
-    n[3819] |= n[3236];
-    n[3819] |= n[3237];
-    n[3819] |= n[3238];
-    n[3819] |= n[3239];
-    n[3819] |= n[3240];
-    n[3819] |= n[3241];
-    n[3819] |= n[3242];
-    n[3819] |= n[3243];
-    n[3819] |= n[3244];
-    n[3819] |= n[3245];
-    n[3819] |= n[3246];
-    n[3819] |= n[3247];
-    n[3819] |= n[3248];
-    n[3819] |= n[3249];
-    n[3819] |= n[3250];
-    n[3819] |= n[3251];
-    n[3819] |= n[3252];
-    n[3819] |= n[3253];
-    // n[3820]: ((aux 50) wp white)
-    n[3820] |= n[3382];
-    n[3820] |= n[3383];
-    n[3820] |= n[3384];
-    n[3820] |= n[3385];
-    n[3820] |= n[3386];
-    n[3820] |= n[3387];
-    n[3820] |= n[3388];
-    n[3820] |= n[3389];
-    n[3820] |= n[3390];
-    n[3820] |= n[3391];
-    n[3820] |= n[3392];
-    n[3820] |= n[3393];
-    n[3820] |= n[3394];
-    n[3820] |= n[3395];
-    n[3820] |= n[3396];
-    n[3820] |= n[3397];
-    n[3820] |= n[3398];
-    n[3820] |= n[3399];
-    n[3820] |= n[3400];
-    n[3820] |= n[3401];
-    n[3820] |= n[3402];
-    n[3820] |= n[3403];
-    n[3820] |= n[3404];
-    n[3820] |= n[3405];
-    n[3820] |= n[3406];
-    n[3820] |= n[3407];
-    n[3820] |= n[3408];
-    n[3820] |= n[3409];
-    n[3820] |= n[3410];
-    n[3820] |= n[3411];
-    n[3820] |= n[3412];
-    n[3820] |= n[3413];
-    // n[3821]: ((aux 50) wk white)
-    n[3821] |= n[3446];
-    n[3821] |= n[3447];
-    n[3821] |= n[3448];
-    n[3821] |= n[3449];
-    n[3821] |= n[3450];
-    n[3821] |= n[3451];
-    n[3821] |= n[3452];
-    n[3821] |= n[3453];
-    n[3821] |= n[3454];
-    n[3821] |= n[3455];
-    n[3821] |= n[3456];
-    n[3821] |= n[3457];
-    n[3821] |= n[3458];
-    n[3821] |= n[3459];
-    n[3821] |= n[3460];
-    n[3821] |= n[3461];
-    n[3821] |= n[3462];
-    n[3821] |= n[3463];
-    n[3821] |= n[3464];
-    n[3821] |= n[3465];
-    n[3821] |= n[3466];
-    n[3821] |= n[3467];
-    n[3821] |= n[3468];
-    n[3821] |= n[3469];
-    n[3821] |= n[3470];
-    n[3821] |= n[3471];
-    n[3821] |= n[3472];
-    n[3821] |= n[3473];
-    n[3821] |= n[3474];
-    n[3821] |= n[3475];
-    n[3821] |= n[3476];
-    n[3821] |= n[3477];
-    n[3821] |= n[3478];
-    n[3821] |= n[3479];
-    n[3821] |= n[3480];
-    n[3821] |= n[3481];
-    n[3821] |= n[3482];
-    n[3821] |= n[3483];
-    n[3821] |= n[3484];
-    n[3821] |= n[3485];
-    n[3821] |= n[3486];
-    n[3821] |= n[3487];
-    n[3821] |= n[3488];
-    n[3821] |= n[3489];
-    n[3821] |= n[3490];
-    n[3821] |= n[3491];
-    n[3821] |= n[3492];
-    n[3821] |= n[3493];
-    n[3821] |= n[3494];
-    n[3821] |= n[3495];
-    n[3821] |= n[3496];
-    n[3821] |= n[3497];
-    n[3821] |= n[3498];
-    n[3821] |= n[3499];
-    n[3821] |= n[3500];
-    n[3821] |= n[3501];
-    n[3821] |= n[3502];
-    n[3821] |= n[3503];
-    n[3821] |= n[3504];
-    n[3821] |= n[3505];
-    n[3821] |= n[3506];
-    n[3821] |= n[3507];
-    n[3821] |= n[3508];
-    n[3821] |= n[3509];
-    n[3821] |= n[3510];
-    n[3821] |= n[3511];
-    n[3821] |= n[3512];
-    n[3821] |= n[3513];
-    n[3821] |= n[3514];
-    n[3821] |= n[3515];
-    n[3821] |= n[3516];
-    n[3821] |= n[3517];
-    n[3821] |= n[3518];
-    n[3821] |= n[3519];
-    n[3821] |= n[3520];
-    n[3821] |= n[3521];
-    n[3821] |= n[3522];
-    n[3821] |= n[3523];
-    n[3821] |= n[3524];
-    n[3821] |= n[3525];
-    n[3821] |= n[3526];
-    n[3821] |= n[3527];
-    n[3821] |= n[3528];
-    n[3821] |= n[3529];
-    n[3821] |= n[3530];
-    n[3821] |= n[3531];
-    n[3821] |= n[3532];
-    n[3821] |= n[3533];
-    n[3821] |= n[3534];
-    n[3821] |= n[3535];
-    n[3821] |= n[3536];
-    n[3821] |= n[3537];
-    n[3821] |= n[3538];
-    n[3821] |= n[3539];
-    n[3821] |= n[3540];
-    n[3821] |= n[3541];
-    n[3821] |= n[3542];
-    n[3821] |= n[3543];
-    n[3821] |= n[3544];
-    n[3821] |= n[3545];
-    n[3821] |= n[3546];
-    n[3821] |= n[3547];
-    n[3821] |= n[3548];
-    n[3821] |= n[3549];
-    n[3821] |= n[3550];
-    n[3821] |= n[3551];
-    n[3821] |= n[3552];
-    n[3821] |= n[3553];
-    n[3821] |= n[3554];
-    n[3821] |= n[3555];
-    n[3821] |= n[3556];
-    n[3821] |= n[3557];
-    n[3821] |= n[3558];
-    n[3821] |= n[3559];
-    n[3821] |= n[3560];
-    n[3821] |= n[3561];
-    n[3821] |= n[3562];
-    n[3821] |= n[3563];
-    n[3821] |= n[3564];
-    n[3821] |= n[3565];
-    n[3821] |= n[3566];
-    n[3821] |= n[3567];
-    n[3821] |= n[3568];
-    n[3821] |= n[3569];
-    n[3821] |= n[3570];
-    n[3821] |= n[3571];
-    n[3821] |= n[3572];
-    n[3821] |= n[3573];
-    n[3821] |= n[3574];
-    n[3821] |= n[3575];
-    n[3821] |= n[3576];
-    n[3821] |= n[3577];
-    n[3821] |= n[3578];
-    n[3821] |= n[3579];
-    n[3821] |= n[3580];
-    n[3821] |= n[3581];
-    n[3821] |= n[3582];
-    n[3821] |= n[3583];
-    n[3821] |= n[3584];
-    n[3821] |= n[3585];
-    n[3821] |= n[3586];
-    n[3821] |= n[3587];
-    n[3821] |= n[3588];
-    n[3821] |= n[3589];
-    n[3821] |= n[3590];
-    n[3821] |= n[3591];
-    n[3821] |= n[3592];
-    n[3821] |= n[3593];
-    n[3821] |= n[3594];
-    n[3821] |= n[3595];
-    n[3821] |= n[3596];
-    n[3821] |= n[3597];
-    n[3821] |= n[3598];
-    n[3821] |= n[3599];
-    n[3821] |= n[3600];
-    n[3821] |= n[3601];
-    n[3821] |= n[3602];
-    n[3821] |= n[3603];
-    n[3821] |= n[3604];
-    n[3821] |= n[3605];
-    n[3821] |= n[3606];
-    n[3821] |= n[3607];
-    n[3821] |= n[3608];
-    n[3821] |= n[3609];
-    n[3821] |= n[3610];
-    n[3821] |= n[3611];
-    n[3821] |= n[3612];
-    n[3821] |= n[3613];
-    n[3821] |= n[3614];
-    n[3821] |= n[3615];
-    n[3821] |= n[3616];
-    n[3821] |= n[3617];
-    n[3821] |= n[3618];
-    n[3821] |= n[3619];
-    n[3821] |= n[3620];
-    n[3821] |= n[3621];
-    n[3821] |= n[3622];
-    n[3821] |= n[3623];
-    n[3821] |= n[3624];
-    n[3821] |= n[3625];
-    n[3821] |= n[3626];
-    n[3821] |= n[3627];
-    n[3821] |= n[3628];
-    n[3821] |= n[3629];
-    // n[3822]: (has_legal_move white), rules at checkers.kif:423
-    n[3822] = (n[3814]) | (n[3817]) | (n[3818]) | (n[3819]) | (n[3820]) | (n[3821]);
-    // n[3823]: ((aux 49) bp black)
-    n[3823] |= n[3086];
-    n[3823] |= n[3087];
-    n[3823] |= n[3088];
-    n[3823] |= n[3089];
-    n[3823] |= n[3090];
-    n[3823] |= n[3091];
-    n[3823] |= n[3092];
-    n[3823] |= n[3093];
-    n[3823] |= n[3094];
-    n[3823] |= n[3095];
-    n[3823] |= n[3096];
-    n[3823] |= n[3097];
-    n[3823] |= n[3098];
-    n[3823] |= n[3099];
-    n[3823] |= n[3100];
-    n[3823] |= n[3101];
-    n[3823] |= n[3102];
-    n[3823] |= n[3103];
-    n[3823] |= n[3104];
-    n[3823] |= n[3105];
-    n[3823] |= n[3106];
-    n[3823] |= n[3107];
-    n[3823] |= n[3108];
-    n[3823] |= n[3109];
-    n[3823] |= n[3110];
-    n[3823] |= n[3111];
-    n[3823] |= n[3112];
-    n[3823] |= n[3113];
-    n[3823] |= n[3114];
-    n[3823] |= n[3115];
-    n[3823] |= n[3116];
-    n[3823] |= n[3117];
-    n[3823] |= n[3118];
-    n[3823] |= n[3119];
-    n[3823] |= n[3120];
-    n[3823] |= n[3121];
-    n[3823] |= n[3122];
-    n[3823] |= n[3123];
-    n[3823] |= n[3124];
-    n[3823] |= n[3125];
-    // n[3824]: ((aux 49) bk black)
-    n[3824] |= n[3254];
-    n[3824] |= n[3255];
-    n[3824] |= n[3256];
-    n[3824] |= n[3257];
-    n[3824] |= n[3258];
-    n[3824] |= n[3259];
-    n[3824] |= n[3260];
-    n[3824] |= n[3261];
-    n[3824] |= n[3262];
-    n[3824] |= n[3263];
-    n[3824] |= n[3264];
-    n[3824] |= n[3265];
-    n[3824] |= n[3266];
-    n[3824] |= n[3267];
-    n[3824] |= n[3268];
-    n[3824] |= n[3269];
-    n[3824] |= n[3270];
-    n[3824] |= n[3271];
-    n[3824] |= n[3272];
-    n[3824] |= n[3273];
-    n[3824] |= n[3274];
-    n[3824] |= n[3275];
-    n[3824] |= n[3276];
-    n[3824] |= n[3277];
-    n[3824] |= n[3278];
-    n[3824] |= n[3279];
-    n[3824] |= n[3280];
-    n[3824] |= n[3281];
-    n[3824] |= n[3282];
-    n[3824] |= n[3283];
-    n[3824] |= n[3284];
-    n[3824] |= n[3285];
-    n[3824] |= n[3286];
-    n[3824] |= n[3287];
-    n[3824] |= n[3288];
-    n[3824] |= n[3289];
-    n[3824] |= n[3290];
-    n[3824] |= n[3291];
-    n[3824] |= n[3292];
-    n[3824] |= n[3293];
-    n[3824] |= n[3294];
-    n[3824] |= n[3295];
-    n[3824] |= n[3296];
-    n[3824] |= n[3297];
-    n[3824] |= n[3298];
-    n[3824] |= n[3299];
-    n[3824] |= n[3300];
-    n[3824] |= n[3301];
-    n[3824] |= n[3302];
-    n[3824] |= n[3303];
-    n[3824] |= n[3304];
-    n[3824] |= n[3305];
-    n[3824] |= n[3306];
-    n[3824] |= n[3307];
-    n[3824] |= n[3308];
-    n[3824] |= n[3309];
-    n[3824] |= n[3310];
-    n[3824] |= n[3311];
-    n[3824] |= n[3312];
-    n[3824] |= n[3313];
-    n[3824] |= n[3314];
-    n[3824] |= n[3315];
-    n[3824] |= n[3316];
-    n[3824] |= n[3317];
-    n[3824] |= n[3318];
-    n[3824] |= n[3319];
-    n[3824] |= n[3320];
-    n[3824] |= n[3321];
-    n[3824] |= n[3322];
-    n[3824] |= n[3323];
-    n[3824] |= n[3324];
-    n[3824] |= n[3325];
-    n[3824] |= n[3326];
-    n[3824] |= n[3327];
-    n[3824] |= n[3328];
-    n[3824] |= n[3329];
-    n[3824] |= n[3330];
-    n[3824] |= n[3331];
-    n[3824] |= n[3332];
-    n[3824] |= n[3333];
-    n[3824] |= n[3334];
-    n[3824] |= n[3335];
-    n[3824] |= n[3336];
-    n[3824] |= n[3337];
-    n[3824] |= n[3338];
-    n[3824] |= n[3339];
-    n[3824] |= n[3340];
-    n[3824] |= n[3341];
-    n[3824] |= n[3342];
-    n[3824] |= n[3343];
-    n[3824] |= n[3344];
-    n[3824] |= n[3345];
-    n[3824] |= n[3346];
-    n[3824] |= n[3347];
-    n[3824] |= n[3348];
-    n[3824] |= n[3349];
-    n[3824] |= n[3350];
-    n[3824] |= n[3351];
-    n[3824] |= n[3352];
-    n[3824] |= n[3353];
-    n[3824] |= n[3354];
-    n[3824] |= n[3355];
-    n[3824] |= n[3356];
-    n[3824] |= n[3357];
-    n[3824] |= n[3358];
-    n[3824] |= n[3359];
-    n[3824] |= n[3360];
-    n[3824] |= n[3361];
-    n[3824] |= n[3362];
-    n[3824] |= n[3363];
-    n[3824] |= n[3364];
-    n[3824] |= n[3365];
-    n[3824] |= n[3366];
-    n[3824] |= n[3367];
-    n[3824] |= n[3368];
-    n[3824] |= n[3369];
-    n[3824] |= n[3370];
-    n[3824] |= n[3371];
-    n[3824] |= n[3372];
-    n[3824] |= n[3373];
-    n[3824] |= n[3374];
-    n[3824] |= n[3375];
-    n[3824] |= n[3376];
-    n[3824] |= n[3377];
-    n[3824] |= n[3378];
-    n[3824] |= n[3379];
-    n[3824] |= n[3380];
-    n[3824] |= n[3381];
-    // n[3825]: ((aux 50) bk black)
-    n[3825] |= n[3630];
-    n[3825] |= n[3631];
-    n[3825] |= n[3632];
-    n[3825] |= n[3633];
-    n[3825] |= n[3634];
-    n[3825] |= n[3635];
-    n[3825] |= n[3636];
-    n[3825] |= n[3637];
-    n[3825] |= n[3638];
-    n[3825] |= n[3639];
-    n[3825] |= n[3640];
-    n[3825] |= n[3641];
-    n[3825] |= n[3642];
-    n[3825] |= n[3643];
-    n[3825] |= n[3644];
-    n[3825] |= n[3645];
-    n[3825] |= n[3646];
-    n[3825] |= n[3647];
-    n[3825] |= n[3648];
-    n[3825] |= n[3649];
-    n[3825] |= n[3650];
-    n[3825] |= n[3651];
-    n[3825] |= n[3652];
-    n[3825] |= n[3653];
-    n[3825] |= n[3654];
-    n[3825] |= n[3655];
-    n[3825] |= n[3656];
-    n[3825] |= n[3657];
-    n[3825] |= n[3658];
-    n[3825] |= n[3659];
-    n[3825] |= n[3660];
-    n[3825] |= n[3661];
-    n[3825] |= n[3662];
-    n[3825] |= n[3663];
-    n[3825] |= n[3664];
-    n[3825] |= n[3665];
-    n[3825] |= n[3666];
-    n[3825] |= n[3667];
-    n[3825] |= n[3668];
-    n[3825] |= n[3669];
-    n[3825] |= n[3670];
-    n[3825] |= n[3671];
-    n[3825] |= n[3672];
-    n[3825] |= n[3673];
-    n[3825] |= n[3674];
-    n[3825] |= n[3675];
-    n[3825] |= n[3676];
-    n[3825] |= n[3677];
-    n[3825] |= n[3678];
-    n[3825] |= n[3679];
-    n[3825] |= n[3680];
-    n[3825] |= n[3681];
-    n[3825] |= n[3682];
-    n[3825] |= n[3683];
-    n[3825] |= n[3684];
-    n[3825] |= n[3685];
-    n[3825] |= n[3686];
-    n[3825] |= n[3687];
-    n[3825] |= n[3688];
-    n[3825] |= n[3689];
-    n[3825] |= n[3690];
-    n[3825] |= n[3691];
-    n[3825] |= n[3692];
-    n[3825] |= n[3693];
-    n[3825] |= n[3694];
-    n[3825] |= n[3695];
-    n[3825] |= n[3696];
-    n[3825] |= n[3697];
-    n[3825] |= n[3698];
-    n[3825] |= n[3699];
-    n[3825] |= n[3700];
-    n[3825] |= n[3701];
-    n[3825] |= n[3702];
-    n[3825] |= n[3703];
-    n[3825] |= n[3704];
-    n[3825] |= n[3705];
-    n[3825] |= n[3706];
-    n[3825] |= n[3707];
-    n[3825] |= n[3708];
-    n[3825] |= n[3709];
-    n[3825] |= n[3710];
-    n[3825] |= n[3711];
-    n[3825] |= n[3712];
-    n[3825] |= n[3713];
-    n[3825] |= n[3714];
-    n[3825] |= n[3715];
-    n[3825] |= n[3716];
-    n[3825] |= n[3717];
-    n[3825] |= n[3718];
-    n[3825] |= n[3719];
-    n[3825] |= n[3720];
-    n[3825] |= n[3721];
-    n[3825] |= n[3722];
-    n[3825] |= n[3723];
-    n[3825] |= n[3724];
-    n[3825] |= n[3725];
-    n[3825] |= n[3726];
-    n[3825] |= n[3727];
-    n[3825] |= n[3728];
-    n[3825] |= n[3729];
-    n[3825] |= n[3730];
-    n[3825] |= n[3731];
-    n[3825] |= n[3732];
-    n[3825] |= n[3733];
-    n[3825] |= n[3734];
-    n[3825] |= n[3735];
-    n[3825] |= n[3736];
-    n[3825] |= n[3737];
-    n[3825] |= n[3738];
-    n[3825] |= n[3739];
-    n[3825] |= n[3740];
-    n[3825] |= n[3741];
-    n[3825] |= n[3742];
-    n[3825] |= n[3743];
-    n[3825] |= n[3744];
-    n[3825] |= n[3745];
-    n[3825] |= n[3746];
-    n[3825] |= n[3747];
-    n[3825] |= n[3748];
-    n[3825] |= n[3749];
-    n[3825] |= n[3750];
-    n[3825] |= n[3751];
-    n[3825] |= n[3752];
-    n[3825] |= n[3753];
-    n[3825] |= n[3754];
-    n[3825] |= n[3755];
-    n[3825] |= n[3756];
-    n[3825] |= n[3757];
-    n[3825] |= n[3758];
-    n[3825] |= n[3759];
-    n[3825] |= n[3760];
-    n[3825] |= n[3761];
-    n[3825] |= n[3762];
-    n[3825] |= n[3763];
-    n[3825] |= n[3764];
-    n[3825] |= n[3765];
-    n[3825] |= n[3766];
-    n[3825] |= n[3767];
-    n[3825] |= n[3768];
-    n[3825] |= n[3769];
-    n[3825] |= n[3770];
-    n[3825] |= n[3771];
-    n[3825] |= n[3772];
-    n[3825] |= n[3773];
-    n[3825] |= n[3774];
-    n[3825] |= n[3775];
-    n[3825] |= n[3776];
-    n[3825] |= n[3777];
-    n[3825] |= n[3778];
-    n[3825] |= n[3779];
-    n[3825] |= n[3780];
-    n[3825] |= n[3781];
-    n[3825] |= n[3782];
-    n[3825] |= n[3783];
-    n[3825] |= n[3784];
-    n[3825] |= n[3785];
-    n[3825] |= n[3786];
-    n[3825] |= n[3787];
-    n[3825] |= n[3788];
-    n[3825] |= n[3789];
-    n[3825] |= n[3790];
-    n[3825] |= n[3791];
-    n[3825] |= n[3792];
-    n[3825] |= n[3793];
-    n[3825] |= n[3794];
-    n[3825] |= n[3795];
-    n[3825] |= n[3796];
-    n[3825] |= n[3797];
-    n[3825] |= n[3798];
-    n[3825] |= n[3799];
-    n[3825] |= n[3800];
-    n[3825] |= n[3801];
-    n[3825] |= n[3802];
-    n[3825] |= n[3803];
-    n[3825] |= n[3804];
-    n[3825] |= n[3805];
-    n[3825] |= n[3806];
-    n[3825] |= n[3807];
-    n[3825] |= n[3808];
-    n[3825] |= n[3809];
-    n[3825] |= n[3810];
-    n[3825] |= n[3811];
-    n[3825] |= n[3812];
-    n[3825] |= n[3813];
-    // n[3826]: ((aux 50) bp black)
-    n[3826] |= n[3414];
-    n[3826] |= n[3415];
-    n[3826] |= n[3416];
-    n[3826] |= n[3417];
-    n[3826] |= n[3418];
-    n[3826] |= n[3419];
-    n[3826] |= n[3420];
-    n[3826] |= n[3421];
-    n[3826] |= n[3422];
-    n[3826] |= n[3423];
-    n[3826] |= n[3424];
-    n[3826] |= n[3425];
-    n[3826] |= n[3426];
-    n[3826] |= n[3427];
-    n[3826] |= n[3428];
-    n[3826] |= n[3429];
-    n[3826] |= n[3430];
-    n[3826] |= n[3431];
-    n[3826] |= n[3432];
-    n[3826] |= n[3433];
-    n[3826] |= n[3434];
-    n[3826] |= n[3435];
-    n[3826] |= n[3436];
-    n[3826] |= n[3437];
-    n[3826] |= n[3438];
-    n[3826] |= n[3439];
-    n[3826] |= n[3440];
-    n[3826] |= n[3441];
-    n[3826] |= n[3442];
-    n[3826] |= n[3443];
-    n[3826] |= n[3444];
-    n[3826] |= n[3445];
-    // n[3827]: (has_legal_move black), rules at checkers.kif:423
-    n[3827] = (n[3815]) | (n[3816]) | (n[3823]) | (n[3824]) | (n[3825]) | (n[3826]);
-    // n[3828]: terminal, rules at checkers.kif:433, 437, 440
-    n[3828] = ((s.0[3] & 0x800000000 == 0x800000000) & (!n[3827]))
-        | ((s.0[3] & 0x1000000000 == 0x1000000000) & (!n[3822]))
+    // n[3790]: ((aux 48) wp white)
+    n[3790] |= n[2512];
+    n[3790] |= n[2513];
+    n[3790] |= n[2514];
+    n[3790] |= n[2515];
+    n[3790] |= n[2516];
+    n[3790] |= n[2517];
+    n[3790] |= n[2518];
+    n[3790] |= n[2519];
+    n[3790] |= n[2520];
+    n[3790] |= n[2521];
+    n[3790] |= n[2522];
+    n[3790] |= n[2523];
+    n[3790] |= n[2524];
+    n[3790] |= n[2525];
+    n[3790] |= n[2526];
+    n[3790] |= n[2527];
+    n[3790] |= n[2528];
+    n[3790] |= n[2529];
+    n[3790] |= n[2530];
+    n[3790] |= n[2531];
+    n[3790] |= n[2532];
+    n[3790] |= n[2533];
+    n[3790] |= n[2534];
+    n[3790] |= n[2535];
+    n[3790] |= n[2536];
+    n[3790] |= n[2537];
+    n[3790] |= n[2538];
+    n[3790] |= n[2539];
+    n[3790] |= n[2540];
+    n[3790] |= n[2541];
+    n[3790] |= n[2542];
+    n[3790] |= n[2543];
+    n[3790] |= n[2544];
+    n[3790] |= n[2545];
+    n[3790] |= n[2546];
+    n[3790] |= n[2547];
+    n[3790] |= n[2548];
+    n[3790] |= n[2549];
+    n[3790] |= n[2550];
+    n[3790] |= n[2551];
+    n[3790] |= n[2552];
+    n[3790] |= n[2553];
+    n[3790] |= n[2554];
+    n[3790] |= n[2555];
+    n[3790] |= n[2556];
+    n[3790] |= n[2557];
+    n[3790] |= n[2558];
+    n[3790] |= n[2559];
+    n[3790] |= n[2560];
+    n[3790] |= n[2806];
+    n[3790] |= n[2807];
+    n[3790] |= n[2808];
+    n[3790] |= n[2809];
+    n[3790] |= n[2810];
+    n[3790] |= n[2811];
+    n[3790] |= n[2812];
+    n[3790] |= n[2813];
+    n[3790] |= n[2814];
+    n[3790] |= n[2815];
+    n[3790] |= n[2816];
+    n[3790] |= n[2817];
+    n[3790] |= n[2818];
+    n[3790] |= n[2819];
+    n[3790] |= n[2820];
+    n[3790] |= n[2821];
+    n[3790] |= n[2822];
+    n[3790] |= n[2823];
+    n[3790] |= n[2824];
+    n[3790] |= n[2825];
+    n[3790] |= n[2826];
+    n[3790] |= n[2827];
+    n[3790] |= n[2828];
+    n[3790] |= n[2829];
+    n[3790] |= n[2830];
+    n[3790] |= n[2831];
+    n[3790] |= n[2832];
+    n[3790] |= n[2833];
+    n[3790] |= n[2834];
+    n[3790] |= n[2835];
+    n[3790] |= n[2836];
+    n[3790] |= n[2837];
+    n[3790] |= n[2838];
+    n[3790] |= n[2839];
+    n[3790] |= n[2840];
+    n[3790] |= n[2841];
+    // n[3791]: ((aux 48) bp black)
+    n[3791] |= n[2561];
+    n[3791] |= n[2562];
+    n[3791] |= n[2563];
+    n[3791] |= n[2564];
+    n[3791] |= n[2565];
+    n[3791] |= n[2566];
+    n[3791] |= n[2567];
+    n[3791] |= n[2568];
+    n[3791] |= n[2569];
+    n[3791] |= n[2570];
+    n[3791] |= n[2571];
+    n[3791] |= n[2572];
+    n[3791] |= n[2573];
+    n[3791] |= n[2574];
+    n[3791] |= n[2575];
+    n[3791] |= n[2576];
+    n[3791] |= n[2577];
+    n[3791] |= n[2578];
+    n[3791] |= n[2579];
+    n[3791] |= n[2580];
+    n[3791] |= n[2581];
+    n[3791] |= n[2582];
+    n[3791] |= n[2583];
+    n[3791] |= n[2584];
+    n[3791] |= n[2585];
+    n[3791] |= n[2586];
+    n[3791] |= n[2587];
+    n[3791] |= n[2588];
+    n[3791] |= n[2589];
+    n[3791] |= n[2590];
+    n[3791] |= n[2591];
+    n[3791] |= n[2592];
+    n[3791] |= n[2593];
+    n[3791] |= n[2594];
+    n[3791] |= n[2595];
+    n[3791] |= n[2596];
+    n[3791] |= n[2597];
+    n[3791] |= n[2598];
+    n[3791] |= n[2599];
+    n[3791] |= n[2600];
+    n[3791] |= n[2601];
+    n[3791] |= n[2602];
+    n[3791] |= n[2603];
+    n[3791] |= n[2604];
+    n[3791] |= n[2605];
+    n[3791] |= n[2606];
+    n[3791] |= n[2607];
+    n[3791] |= n[2608];
+    n[3791] |= n[2609];
+    n[3791] |= n[2842];
+    n[3791] |= n[2843];
+    n[3791] |= n[2844];
+    n[3791] |= n[2845];
+    n[3791] |= n[2846];
+    n[3791] |= n[2847];
+    n[3791] |= n[2848];
+    n[3791] |= n[2849];
+    n[3791] |= n[2850];
+    n[3791] |= n[2851];
+    n[3791] |= n[2852];
+    n[3791] |= n[2853];
+    n[3791] |= n[2854];
+    n[3791] |= n[2855];
+    n[3791] |= n[2856];
+    n[3791] |= n[2857];
+    n[3791] |= n[2858];
+    n[3791] |= n[2859];
+    n[3791] |= n[2860];
+    n[3791] |= n[2861];
+    n[3791] |= n[2862];
+    n[3791] |= n[2863];
+    n[3791] |= n[2864];
+    n[3791] |= n[2865];
+    n[3791] |= n[2866];
+    n[3791] |= n[2867];
+    n[3791] |= n[2868];
+    n[3791] |= n[2869];
+    n[3791] |= n[2870];
+    n[3791] |= n[2871];
+    n[3791] |= n[2872];
+    n[3791] |= n[2873];
+    n[3791] |= n[2874];
+    n[3791] |= n[2875];
+    n[3791] |= n[2876];
+    n[3791] |= n[2877];
+    // n[3792]: ((aux 48) bk black)
+    n[3792] |= n[2708];
+    n[3792] |= n[2709];
+    n[3792] |= n[2710];
+    n[3792] |= n[2711];
+    n[3792] |= n[2712];
+    n[3792] |= n[2713];
+    n[3792] |= n[2714];
+    n[3792] |= n[2715];
+    n[3792] |= n[2716];
+    n[3792] |= n[2717];
+    n[3792] |= n[2718];
+    n[3792] |= n[2719];
+    n[3792] |= n[2720];
+    n[3792] |= n[2721];
+    n[3792] |= n[2722];
+    n[3792] |= n[2723];
+    n[3792] |= n[2724];
+    n[3792] |= n[2725];
+    n[3792] |= n[2726];
+    n[3792] |= n[2727];
+    n[3792] |= n[2728];
+    n[3792] |= n[2729];
+    n[3792] |= n[2730];
+    n[3792] |= n[2731];
+    n[3792] |= n[2732];
+    n[3792] |= n[2733];
+    n[3792] |= n[2734];
+    n[3792] |= n[2735];
+    n[3792] |= n[2736];
+    n[3792] |= n[2737];
+    n[3792] |= n[2738];
+    n[3792] |= n[2739];
+    n[3792] |= n[2740];
+    n[3792] |= n[2741];
+    n[3792] |= n[2742];
+    n[3792] |= n[2743];
+    n[3792] |= n[2744];
+    n[3792] |= n[2745];
+    n[3792] |= n[2746];
+    n[3792] |= n[2747];
+    n[3792] |= n[2748];
+    n[3792] |= n[2749];
+    n[3792] |= n[2750];
+    n[3792] |= n[2751];
+    n[3792] |= n[2752];
+    n[3792] |= n[2753];
+    n[3792] |= n[2754];
+    n[3792] |= n[2755];
+    n[3792] |= n[2756];
+    n[3792] |= n[2757];
+    n[3792] |= n[2758];
+    n[3792] |= n[2759];
+    n[3792] |= n[2760];
+    n[3792] |= n[2761];
+    n[3792] |= n[2762];
+    n[3792] |= n[2763];
+    n[3792] |= n[2764];
+    n[3792] |= n[2765];
+    n[3792] |= n[2766];
+    n[3792] |= n[2767];
+    n[3792] |= n[2768];
+    n[3792] |= n[2769];
+    n[3792] |= n[2770];
+    n[3792] |= n[2771];
+    n[3792] |= n[2772];
+    n[3792] |= n[2773];
+    n[3792] |= n[2774];
+    n[3792] |= n[2775];
+    n[3792] |= n[2776];
+    n[3792] |= n[2777];
+    n[3792] |= n[2778];
+    n[3792] |= n[2779];
+    n[3792] |= n[2780];
+    n[3792] |= n[2781];
+    n[3792] |= n[2782];
+    n[3792] |= n[2783];
+    n[3792] |= n[2784];
+    n[3792] |= n[2785];
+    n[3792] |= n[2786];
+    n[3792] |= n[2787];
+    n[3792] |= n[2788];
+    n[3792] |= n[2789];
+    n[3792] |= n[2790];
+    n[3792] |= n[2791];
+    n[3792] |= n[2792];
+    n[3792] |= n[2793];
+    n[3792] |= n[2794];
+    n[3792] |= n[2795];
+    n[3792] |= n[2796];
+    n[3792] |= n[2797];
+    n[3792] |= n[2798];
+    n[3792] |= n[2799];
+    n[3792] |= n[2800];
+    n[3792] |= n[2801];
+    n[3792] |= n[2802];
+    n[3792] |= n[2803];
+    n[3792] |= n[2804];
+    n[3792] |= n[2805];
+    n[3792] |= n[2950];
+    n[3792] |= n[2951];
+    n[3792] |= n[2952];
+    n[3792] |= n[2953];
+    n[3792] |= n[2954];
+    n[3792] |= n[2955];
+    n[3792] |= n[2956];
+    n[3792] |= n[2957];
+    n[3792] |= n[2958];
+    n[3792] |= n[2959];
+    n[3792] |= n[2960];
+    n[3792] |= n[2961];
+    n[3792] |= n[2962];
+    n[3792] |= n[2963];
+    n[3792] |= n[2964];
+    n[3792] |= n[2965];
+    n[3792] |= n[2966];
+    n[3792] |= n[2967];
+    n[3792] |= n[2968];
+    n[3792] |= n[2969];
+    n[3792] |= n[2970];
+    n[3792] |= n[2971];
+    n[3792] |= n[2972];
+    n[3792] |= n[2973];
+    n[3792] |= n[2974];
+    n[3792] |= n[2975];
+    n[3792] |= n[2976];
+    n[3792] |= n[2977];
+    n[3792] |= n[2978];
+    n[3792] |= n[2979];
+    n[3792] |= n[2980];
+    n[3792] |= n[2981];
+    n[3792] |= n[2982];
+    n[3792] |= n[2983];
+    n[3792] |= n[2984];
+    n[3792] |= n[2985];
+    n[3792] |= n[2986];
+    n[3792] |= n[2987];
+    n[3792] |= n[2988];
+    n[3792] |= n[2989];
+    n[3792] |= n[2990];
+    n[3792] |= n[2991];
+    n[3792] |= n[2992];
+    n[3792] |= n[2993];
+    n[3792] |= n[2994];
+    n[3792] |= n[2995];
+    n[3792] |= n[2996];
+    n[3792] |= n[2997];
+    n[3792] |= n[2998];
+    n[3792] |= n[2999];
+    n[3792] |= n[3000];
+    n[3792] |= n[3001];
+    n[3792] |= n[3002];
+    n[3792] |= n[3003];
+    n[3792] |= n[3004];
+    n[3792] |= n[3005];
+    n[3792] |= n[3006];
+    n[3792] |= n[3007];
+    n[3792] |= n[3008];
+    n[3792] |= n[3009];
+    n[3792] |= n[3010];
+    n[3792] |= n[3011];
+    n[3792] |= n[3012];
+    n[3792] |= n[3013];
+    n[3792] |= n[3014];
+    n[3792] |= n[3015];
+    n[3792] |= n[3016];
+    n[3792] |= n[3017];
+    n[3792] |= n[3018];
+    n[3792] |= n[3019];
+    n[3792] |= n[3020];
+    n[3792] |= n[3021];
+    // n[3793]: ((aux 48) wk white)
+    n[3793] |= n[2610];
+    n[3793] |= n[2611];
+    n[3793] |= n[2612];
+    n[3793] |= n[2613];
+    n[3793] |= n[2614];
+    n[3793] |= n[2615];
+    n[3793] |= n[2616];
+    n[3793] |= n[2617];
+    n[3793] |= n[2618];
+    n[3793] |= n[2619];
+    n[3793] |= n[2620];
+    n[3793] |= n[2621];
+    n[3793] |= n[2622];
+    n[3793] |= n[2623];
+    n[3793] |= n[2624];
+    n[3793] |= n[2625];
+    n[3793] |= n[2626];
+    n[3793] |= n[2627];
+    n[3793] |= n[2628];
+    n[3793] |= n[2629];
+    n[3793] |= n[2630];
+    n[3793] |= n[2631];
+    n[3793] |= n[2632];
+    n[3793] |= n[2633];
+    n[3793] |= n[2634];
+    n[3793] |= n[2635];
+    n[3793] |= n[2636];
+    n[3793] |= n[2637];
+    n[3793] |= n[2638];
+    n[3793] |= n[2639];
+    n[3793] |= n[2640];
+    n[3793] |= n[2641];
+    n[3793] |= n[2642];
+    n[3793] |= n[2643];
+    n[3793] |= n[2644];
+    n[3793] |= n[2645];
+    n[3793] |= n[2646];
+    n[3793] |= n[2647];
+    n[3793] |= n[2648];
+    n[3793] |= n[2649];
+    n[3793] |= n[2650];
+    n[3793] |= n[2651];
+    n[3793] |= n[2652];
+    n[3793] |= n[2653];
+    n[3793] |= n[2654];
+    n[3793] |= n[2655];
+    n[3793] |= n[2656];
+    n[3793] |= n[2657];
+    n[3793] |= n[2658];
+    n[3793] |= n[2659];
+    n[3793] |= n[2660];
+    n[3793] |= n[2661];
+    n[3793] |= n[2662];
+    n[3793] |= n[2663];
+    n[3793] |= n[2664];
+    n[3793] |= n[2665];
+    n[3793] |= n[2666];
+    n[3793] |= n[2667];
+    n[3793] |= n[2668];
+    n[3793] |= n[2669];
+    n[3793] |= n[2670];
+    n[3793] |= n[2671];
+    n[3793] |= n[2672];
+    n[3793] |= n[2673];
+    n[3793] |= n[2674];
+    n[3793] |= n[2675];
+    n[3793] |= n[2676];
+    n[3793] |= n[2677];
+    n[3793] |= n[2678];
+    n[3793] |= n[2679];
+    n[3793] |= n[2680];
+    n[3793] |= n[2681];
+    n[3793] |= n[2682];
+    n[3793] |= n[2683];
+    n[3793] |= n[2684];
+    n[3793] |= n[2685];
+    n[3793] |= n[2686];
+    n[3793] |= n[2687];
+    n[3793] |= n[2688];
+    n[3793] |= n[2689];
+    n[3793] |= n[2690];
+    n[3793] |= n[2691];
+    n[3793] |= n[2692];
+    n[3793] |= n[2693];
+    n[3793] |= n[2694];
+    n[3793] |= n[2695];
+    n[3793] |= n[2696];
+    n[3793] |= n[2697];
+    n[3793] |= n[2698];
+    n[3793] |= n[2699];
+    n[3793] |= n[2700];
+    n[3793] |= n[2701];
+    n[3793] |= n[2702];
+    n[3793] |= n[2703];
+    n[3793] |= n[2704];
+    n[3793] |= n[2705];
+    n[3793] |= n[2706];
+    n[3793] |= n[2707];
+    n[3793] |= n[2878];
+    n[3793] |= n[2879];
+    n[3793] |= n[2880];
+    n[3793] |= n[2881];
+    n[3793] |= n[2882];
+    n[3793] |= n[2883];
+    n[3793] |= n[2884];
+    n[3793] |= n[2885];
+    n[3793] |= n[2886];
+    n[3793] |= n[2887];
+    n[3793] |= n[2888];
+    n[3793] |= n[2889];
+    n[3793] |= n[2890];
+    n[3793] |= n[2891];
+    n[3793] |= n[2892];
+    n[3793] |= n[2893];
+    n[3793] |= n[2894];
+    n[3793] |= n[2895];
+    n[3793] |= n[2896];
+    n[3793] |= n[2897];
+    n[3793] |= n[2898];
+    n[3793] |= n[2899];
+    n[3793] |= n[2900];
+    n[3793] |= n[2901];
+    n[3793] |= n[2902];
+    n[3793] |= n[2903];
+    n[3793] |= n[2904];
+    n[3793] |= n[2905];
+    n[3793] |= n[2906];
+    n[3793] |= n[2907];
+    n[3793] |= n[2908];
+    n[3793] |= n[2909];
+    n[3793] |= n[2910];
+    n[3793] |= n[2911];
+    n[3793] |= n[2912];
+    n[3793] |= n[2913];
+    n[3793] |= n[2914];
+    n[3793] |= n[2915];
+    n[3793] |= n[2916];
+    n[3793] |= n[2917];
+    n[3793] |= n[2918];
+    n[3793] |= n[2919];
+    n[3793] |= n[2920];
+    n[3793] |= n[2921];
+    n[3793] |= n[2922];
+    n[3793] |= n[2923];
+    n[3793] |= n[2924];
+    n[3793] |= n[2925];
+    n[3793] |= n[2926];
+    n[3793] |= n[2927];
+    n[3793] |= n[2928];
+    n[3793] |= n[2929];
+    n[3793] |= n[2930];
+    n[3793] |= n[2931];
+    n[3793] |= n[2932];
+    n[3793] |= n[2933];
+    n[3793] |= n[2934];
+    n[3793] |= n[2935];
+    n[3793] |= n[2936];
+    n[3793] |= n[2937];
+    n[3793] |= n[2938];
+    n[3793] |= n[2939];
+    n[3793] |= n[2940];
+    n[3793] |= n[2941];
+    n[3793] |= n[2942];
+    n[3793] |= n[2943];
+    n[3793] |= n[2944];
+    n[3793] |= n[2945];
+    n[3793] |= n[2946];
+    n[3793] |= n[2947];
+    n[3793] |= n[2948];
+    n[3793] |= n[2949];
+    // n[3794]: ((aux 49) wp white)
+    n[3794] |= n[3022];
+    n[3794] |= n[3023];
+    n[3794] |= n[3024];
+    n[3794] |= n[3025];
+    n[3794] |= n[3026];
+    n[3794] |= n[3027];
+    n[3794] |= n[3028];
+    n[3794] |= n[3029];
+    n[3794] |= n[3030];
+    n[3794] |= n[3031];
+    n[3794] |= n[3032];
+    n[3794] |= n[3033];
+    n[3794] |= n[3034];
+    n[3794] |= n[3035];
+    n[3794] |= n[3036];
+    n[3794] |= n[3037];
+    n[3794] |= n[3038];
+    n[3794] |= n[3039];
+    n[3794] |= n[3040];
+    n[3794] |= n[3041];
+    n[3794] |= n[3042];
+    n[3794] |= n[3043];
+    n[3794] |= n[3044];
+    n[3794] |= n[3045];
+    n[3794] |= n[3046];
+    n[3794] |= n[3047];
+    n[3794] |= n[3048];
+    n[3794] |= n[3049];
+    n[3794] |= n[3050];
+    n[3794] |= n[3051];
+    n[3794] |= n[3052];
+    n[3794] |= n[3053];
+    n[3794] |= n[3054];
+    n[3794] |= n[3055];
+    n[3794] |= n[3056];
+    n[3794] |= n[3057];
+    n[3794] |= n[3058];
+    n[3794] |= n[3059];
+    n[3794] |= n[3060];
+    n[3794] |= n[3061];
+    // n[3795]: ((aux 49) wk white)
+    n[3795] |= n[3102];
+    n[3795] |= n[3103];
+    n[3795] |= n[3104];
+    n[3795] |= n[3105];
+    n[3795] |= n[3106];
+    n[3795] |= n[3107];
+    n[3795] |= n[3108];
+    n[3795] |= n[3109];
+    n[3795] |= n[3110];
+    n[3795] |= n[3111];
+    n[3795] |= n[3112];
+    n[3795] |= n[3113];
+    n[3795] |= n[3114];
+    n[3795] |= n[3115];
+    n[3795] |= n[3116];
+    n[3795] |= n[3117];
+    n[3795] |= n[3118];
+    n[3795] |= n[3119];
+    n[3795] |= n[3120];
+    n[3795] |= n[3121];
+    n[3795] |= n[3122];
+    n[3795] |= n[3123];
+    n[3795] |= n[3124];
+    n[3795] |= n[3125];
+    n[3795] |= n[3126];
+    n[3795] |= n[3127];
+    n[3795] |= n[3128];
+    n[3795] |= n[3129];
+    n[3795] |= n[3130];
+    n[3795] |= n[3131];
+    n[3795] |= n[3132];
+    n[3795] |= n[3133];
+    n[3795] |= n[3134];
+    n[3795] |= n[3135];
+    n[3795] |= n[3136];
+    n[3795] |= n[3137];
+    n[3795] |= n[3138];
+    n[3795] |= n[3139];
+    n[3795] |= n[3140];
+    n[3795] |= n[3141];
+    n[3795] |= n[3142];
+    n[3795] |= n[3143];
+    n[3795] |= n[3144];
+    n[3795] |= n[3145];
+    n[3795] |= n[3146];
+    n[3795] |= n[3147];
+    n[3795] |= n[3148];
+    n[3795] |= n[3149];
+    n[3795] |= n[3150];
+    n[3795] |= n[3151];
+    n[3795] |= n[3152];
+    n[3795] |= n[3153];
+    n[3795] |= n[3154];
+    n[3795] |= n[3155];
+    n[3795] |= n[3156];
+    n[3795] |= n[3157];
+    n[3795] |= n[3158];
+    n[3795] |= n[3159];
+    n[3795] |= n[3160];
+    n[3795] |= n[3161];
+    n[3795] |= n[3162];
+    n[3795] |= n[3163];
+    n[3795] |= n[3164];
+    n[3795] |= n[3165];
+    n[3795] |= n[3166];
+    n[3795] |= n[3167];
+    n[3795] |= n[3168];
+    n[3795] |= n[3169];
+    n[3795] |= n[3170];
+    n[3795] |= n[3171];
+    n[3795] |= n[3172];
+    n[3795] |= n[3173];
+    n[3795] |= n[3174];
+    n[3795] |= n[3175];
+    n[3795] |= n[3176];
+    n[3795] |= n[3177];
+    n[3795] |= n[3178];
+    n[3795] |= n[3179];
+    n[3795] |= n[3180];
+    n[3795] |= n[3181];
+    n[3795] |= n[3182];
+    n[3795] |= n[3183];
+    n[3795] |= n[3184];
+    n[3795] |= n[3185];
+    n[3795] |= n[3186];
+    n[3795] |= n[3187];
+    n[3795] |= n[3188];
+    n[3795] |= n[3189];
+    n[3795] |= n[3190];
+    n[3795] |= n[3191];
+    n[3795] |= n[3192];
+    n[3795] |= n[3193];
+    n[3795] |= n[3194];
+    n[3795] |= n[3195];
+    n[3795] |= n[3196];
+    n[3795] |= n[3197];
+    n[3795] |= n[3198];
+    n[3795] |= n[3199];
+    n[3795] |= n[3200];
+    n[3795] |= n[3201];
+    n[3795] |= n[3202];
+    n[3795] |= n[3203];
+    n[3795] |= n[3204];
+    n[3795] |= n[3205];
+    n[3795] |= n[3206];
+    n[3795] |= n[3207];
+    n[3795] |= n[3208];
+    n[3795] |= n[3209];
+    n[3795] |= n[3210];
+    n[3795] |= n[3211];
+    n[3795] |= n[3212];
+    n[3795] |= n[3213];
+    n[3795] |= n[3214];
+    n[3795] |= n[3215];
+    n[3795] |= n[3216];
+    n[3795] |= n[3217];
+    n[3795] |= n[3218];
+    n[3795] |= n[3219];
+    n[3795] |= n[3220];
+    n[3795] |= n[3221];
+    n[3795] |= n[3222];
+    n[3795] |= n[3223];
+    n[3795] |= n[3224];
+    n[3795] |= n[3225];
+    n[3795] |= n[3226];
+    n[3795] |= n[3227];
+    n[3795] |= n[3228];
+    n[3795] |= n[3229];
+    // n[3796]: ((aux 50) wp white)
+    n[3796] |= n[3358];
+    n[3796] |= n[3359];
+    n[3796] |= n[3360];
+    n[3796] |= n[3361];
+    n[3796] |= n[3362];
+    n[3796] |= n[3363];
+    n[3796] |= n[3364];
+    n[3796] |= n[3365];
+    n[3796] |= n[3366];
+    n[3796] |= n[3367];
+    n[3796] |= n[3368];
+    n[3796] |= n[3369];
+    n[3796] |= n[3370];
+    n[3796] |= n[3371];
+    n[3796] |= n[3372];
+    n[3796] |= n[3373];
+    n[3796] |= n[3374];
+    n[3796] |= n[3375];
+    n[3796] |= n[3376];
+    n[3796] |= n[3377];
+    n[3796] |= n[3378];
+    n[3796] |= n[3379];
+    n[3796] |= n[3380];
+    n[3796] |= n[3381];
+    n[3796] |= n[3382];
+    n[3796] |= n[3383];
+    n[3796] |= n[3384];
+    n[3796] |= n[3385];
+    n[3796] |= n[3386];
+    n[3796] |= n[3387];
+    n[3796] |= n[3388];
+    n[3796] |= n[3389];
+    // n[3797]: ((aux 50) wk white)
+    n[3797] |= n[3422];
+    n[3797] |= n[3423];
+    n[3797] |= n[3424];
+    n[3797] |= n[3425];
+    n[3797] |= n[3426];
+    n[3797] |= n[3427];
+    n[3797] |= n[3428];
+    n[3797] |= n[3429];
+    n[3797] |= n[3430];
+    n[3797] |= n[3431];
+    n[3797] |= n[3432];
+    n[3797] |= n[3433];
+    n[3797] |= n[3434];
+    n[3797] |= n[3435];
+    n[3797] |= n[3436];
+    n[3797] |= n[3437];
+    n[3797] |= n[3438];
+    n[3797] |= n[3439];
+    n[3797] |= n[3440];
+    n[3797] |= n[3441];
+    n[3797] |= n[3442];
+    n[3797] |= n[3443];
+    n[3797] |= n[3444];
+    n[3797] |= n[3445];
+    n[3797] |= n[3446];
+    n[3797] |= n[3447];
+    n[3797] |= n[3448];
+    n[3797] |= n[3449];
+    n[3797] |= n[3450];
+    n[3797] |= n[3451];
+    n[3797] |= n[3452];
+    n[3797] |= n[3453];
+    n[3797] |= n[3454];
+    n[3797] |= n[3455];
+    n[3797] |= n[3456];
+    n[3797] |= n[3457];
+    n[3797] |= n[3458];
+    n[3797] |= n[3459];
+    n[3797] |= n[3460];
+    n[3797] |= n[3461];
+    n[3797] |= n[3462];
+    n[3797] |= n[3463];
+    n[3797] |= n[3464];
+    n[3797] |= n[3465];
+    n[3797] |= n[3466];
+    n[3797] |= n[3467];
+    n[3797] |= n[3468];
+    n[3797] |= n[3469];
+    n[3797] |= n[3470];
+    n[3797] |= n[3471];
+    n[3797] |= n[3472];
+    n[3797] |= n[3473];
+    n[3797] |= n[3474];
+    n[3797] |= n[3475];
+    n[3797] |= n[3476];
+    n[3797] |= n[3477];
+    n[3797] |= n[3478];
+    n[3797] |= n[3479];
+    n[3797] |= n[3480];
+    n[3797] |= n[3481];
+    n[3797] |= n[3482];
+    n[3797] |= n[3483];
+    n[3797] |= n[3484];
+    n[3797] |= n[3485];
+    n[3797] |= n[3486];
+    n[3797] |= n[3487];
+    n[3797] |= n[3488];
+    n[3797] |= n[3489];
+    n[3797] |= n[3490];
+    n[3797] |= n[3491];
+    n[3797] |= n[3492];
+    n[3797] |= n[3493];
+    n[3797] |= n[3494];
+    n[3797] |= n[3495];
+    n[3797] |= n[3496];
+    n[3797] |= n[3497];
+    n[3797] |= n[3498];
+    n[3797] |= n[3499];
+    n[3797] |= n[3500];
+    n[3797] |= n[3501];
+    n[3797] |= n[3502];
+    n[3797] |= n[3503];
+    n[3797] |= n[3504];
+    n[3797] |= n[3505];
+    n[3797] |= n[3506];
+    n[3797] |= n[3507];
+    n[3797] |= n[3508];
+    n[3797] |= n[3509];
+    n[3797] |= n[3510];
+    n[3797] |= n[3511];
+    n[3797] |= n[3512];
+    n[3797] |= n[3513];
+    n[3797] |= n[3514];
+    n[3797] |= n[3515];
+    n[3797] |= n[3516];
+    n[3797] |= n[3517];
+    n[3797] |= n[3518];
+    n[3797] |= n[3519];
+    n[3797] |= n[3520];
+    n[3797] |= n[3521];
+    n[3797] |= n[3522];
+    n[3797] |= n[3523];
+    n[3797] |= n[3524];
+    n[3797] |= n[3525];
+    n[3797] |= n[3526];
+    n[3797] |= n[3527];
+    n[3797] |= n[3528];
+    n[3797] |= n[3529];
+    n[3797] |= n[3530];
+    n[3797] |= n[3531];
+    n[3797] |= n[3532];
+    n[3797] |= n[3533];
+    n[3797] |= n[3534];
+    n[3797] |= n[3535];
+    n[3797] |= n[3536];
+    n[3797] |= n[3537];
+    n[3797] |= n[3538];
+    n[3797] |= n[3539];
+    n[3797] |= n[3540];
+    n[3797] |= n[3541];
+    n[3797] |= n[3542];
+    n[3797] |= n[3543];
+    n[3797] |= n[3544];
+    n[3797] |= n[3545];
+    n[3797] |= n[3546];
+    n[3797] |= n[3547];
+    n[3797] |= n[3548];
+    n[3797] |= n[3549];
+    n[3797] |= n[3550];
+    n[3797] |= n[3551];
+    n[3797] |= n[3552];
+    n[3797] |= n[3553];
+    n[3797] |= n[3554];
+    n[3797] |= n[3555];
+    n[3797] |= n[3556];
+    n[3797] |= n[3557];
+    n[3797] |= n[3558];
+    n[3797] |= n[3559];
+    n[3797] |= n[3560];
+    n[3797] |= n[3561];
+    n[3797] |= n[3562];
+    n[3797] |= n[3563];
+    n[3797] |= n[3564];
+    n[3797] |= n[3565];
+    n[3797] |= n[3566];
+    n[3797] |= n[3567];
+    n[3797] |= n[3568];
+    n[3797] |= n[3569];
+    n[3797] |= n[3570];
+    n[3797] |= n[3571];
+    n[3797] |= n[3572];
+    n[3797] |= n[3573];
+    n[3797] |= n[3574];
+    n[3797] |= n[3575];
+    n[3797] |= n[3576];
+    n[3797] |= n[3577];
+    n[3797] |= n[3578];
+    n[3797] |= n[3579];
+    n[3797] |= n[3580];
+    n[3797] |= n[3581];
+    n[3797] |= n[3582];
+    n[3797] |= n[3583];
+    n[3797] |= n[3584];
+    n[3797] |= n[3585];
+    n[3797] |= n[3586];
+    n[3797] |= n[3587];
+    n[3797] |= n[3588];
+    n[3797] |= n[3589];
+    n[3797] |= n[3590];
+    n[3797] |= n[3591];
+    n[3797] |= n[3592];
+    n[3797] |= n[3593];
+    n[3797] |= n[3594];
+    n[3797] |= n[3595];
+    n[3797] |= n[3596];
+    n[3797] |= n[3597];
+    n[3797] |= n[3598];
+    n[3797] |= n[3599];
+    n[3797] |= n[3600];
+    n[3797] |= n[3601];
+    n[3797] |= n[3602];
+    n[3797] |= n[3603];
+    n[3797] |= n[3604];
+    n[3797] |= n[3605];
+    // n[3798]: (has_legal_move white), rules at checkers.kif:423
+    n[3798] = (n[3790]) | (n[3793]) | (n[3794]) | (n[3795]) | (n[3796]) | (n[3797]);
+    // n[3799]: ((aux 49) bp black)
+    n[3799] |= n[3062];
+    n[3799] |= n[3063];
+    n[3799] |= n[3064];
+    n[3799] |= n[3065];
+    n[3799] |= n[3066];
+    n[3799] |= n[3067];
+    n[3799] |= n[3068];
+    n[3799] |= n[3069];
+    n[3799] |= n[3070];
+    n[3799] |= n[3071];
+    n[3799] |= n[3072];
+    n[3799] |= n[3073];
+    n[3799] |= n[3074];
+    n[3799] |= n[3075];
+    n[3799] |= n[3076];
+    n[3799] |= n[3077];
+    n[3799] |= n[3078];
+    n[3799] |= n[3079];
+    n[3799] |= n[3080];
+    n[3799] |= n[3081];
+    n[3799] |= n[3082];
+    n[3799] |= n[3083];
+    n[3799] |= n[3084];
+    n[3799] |= n[3085];
+    n[3799] |= n[3086];
+    n[3799] |= n[3087];
+    n[3799] |= n[3088];
+    n[3799] |= n[3089];
+    n[3799] |= n[3090];
+    n[3799] |= n[3091];
+    n[3799] |= n[3092];
+    n[3799] |= n[3093];
+    n[3799] |= n[3094];
+    n[3799] |= n[3095];
+    n[3799] |= n[3096];
+    n[3799] |= n[3097];
+    n[3799] |= n[3098];
+    n[3799] |= n[3099];
+    n[3799] |= n[3100];
+    n[3799] |= n[3101];
+    // n[3800]: ((aux 49) bk black)
+    n[3800] |= n[3230];
+    n[3800] |= n[3231];
+    n[3800] |= n[3232];
+    n[3800] |= n[3233];
+    n[3800] |= n[3234];
+    n[3800] |= n[3235];
+    n[3800] |= n[3236];
+    n[3800] |= n[3237];
+    n[3800] |= n[3238];
+    n[3800] |= n[3239];
+    n[3800] |= n[3240];
+    n[3800] |= n[3241];
+    n[3800] |= n[3242];
+    n[3800] |= n[3243];
+    n[3800] |= n[3244];
+    n[3800] |= n[3245];
+    n[3800] |= n[3246];
+    n[3800] |= n[3247];
+    n[3800] |= n[3248];
+    n[3800] |= n[3249];
+    n[3800] |= n[3250];
+    n[3800] |= n[3251];
+    n[3800] |= n[3252];
+    n[3800] |= n[3253];
+    n[3800] |= n[3254];
+    n[3800] |= n[3255];
+    n[3800] |= n[3256];
+    n[3800] |= n[3257];
+    n[3800] |= n[3258];
+    n[3800] |= n[3259];
+    n[3800] |= n[3260];
+    n[3800] |= n[3261];
+    n[3800] |= n[3262];
+    n[3800] |= n[3263];
+    n[3800] |= n[3264];
+    n[3800] |= n[3265];
+    n[3800] |= n[3266];
+    n[3800] |= n[3267];
+    n[3800] |= n[3268];
+    n[3800] |= n[3269];
+    n[3800] |= n[3270];
+    n[3800] |= n[3271];
+    n[3800] |= n[3272];
+    n[3800] |= n[3273];
+    n[3800] |= n[3274];
+    n[3800] |= n[3275];
+    n[3800] |= n[3276];
+    n[3800] |= n[3277];
+    n[3800] |= n[3278];
+    n[3800] |= n[3279];
+    n[3800] |= n[3280];
+    n[3800] |= n[3281];
+    n[3800] |= n[3282];
+    n[3800] |= n[3283];
+    n[3800] |= n[3284];
+    n[3800] |= n[3285];
+    n[3800] |= n[3286];
+    n[3800] |= n[3287];
+    n[3800] |= n[3288];
+    n[3800] |= n[3289];
+    n[3800] |= n[3290];
+    n[3800] |= n[3291];
+    n[3800] |= n[3292];
+    n[3800] |= n[3293];
+    n[3800] |= n[3294];
+    n[3800] |= n[3295];
+    n[3800] |= n[3296];
+    n[3800] |= n[3297];
+    n[3800] |= n[3298];
+    n[3800] |= n[3299];
+    n[3800] |= n[3300];
+    n[3800] |= n[3301];
+    n[3800] |= n[3302];
+    n[3800] |= n[3303];
+    n[3800] |= n[3304];
+    n[3800] |= n[3305];
+    n[3800] |= n[3306];
+    n[3800] |= n[3307];
+    n[3800] |= n[3308];
+    n[3800] |= n[3309];
+    n[3800] |= n[3310];
+    n[3800] |= n[3311];
+    n[3800] |= n[3312];
+    n[3800] |= n[3313];
+    n[3800] |= n[3314];
+    n[3800] |= n[3315];
+    n[3800] |= n[3316];
+    n[3800] |= n[3317];
+    n[3800] |= n[3318];
+    n[3800] |= n[3319];
+    n[3800] |= n[3320];
+    n[3800] |= n[3321];
+    n[3800] |= n[3322];
+    n[3800] |= n[3323];
+    n[3800] |= n[3324];
+    n[3800] |= n[3325];
+    n[3800] |= n[3326];
+    n[3800] |= n[3327];
+    n[3800] |= n[3328];
+    n[3800] |= n[3329];
+    n[3800] |= n[3330];
+    n[3800] |= n[3331];
+    n[3800] |= n[3332];
+    n[3800] |= n[3333];
+    n[3800] |= n[3334];
+    n[3800] |= n[3335];
+    n[3800] |= n[3336];
+    n[3800] |= n[3337];
+    n[3800] |= n[3338];
+    n[3800] |= n[3339];
+    n[3800] |= n[3340];
+    n[3800] |= n[3341];
+    n[3800] |= n[3342];
+    n[3800] |= n[3343];
+    n[3800] |= n[3344];
+    n[3800] |= n[3345];
+    n[3800] |= n[3346];
+    n[3800] |= n[3347];
+    n[3800] |= n[3348];
+    n[3800] |= n[3349];
+    n[3800] |= n[3350];
+    n[3800] |= n[3351];
+    n[3800] |= n[3352];
+    n[3800] |= n[3353];
+    n[3800] |= n[3354];
+    n[3800] |= n[3355];
+    n[3800] |= n[3356];
+    n[3800] |= n[3357];
+    // n[3801]: ((aux 50) bk black)
+    n[3801] |= n[3606];
+    n[3801] |= n[3607];
+    n[3801] |= n[3608];
+    n[3801] |= n[3609];
+    n[3801] |= n[3610];
+    n[3801] |= n[3611];
+    n[3801] |= n[3612];
+    n[3801] |= n[3613];
+    n[3801] |= n[3614];
+    n[3801] |= n[3615];
+    n[3801] |= n[3616];
+    n[3801] |= n[3617];
+    n[3801] |= n[3618];
+    n[3801] |= n[3619];
+    n[3801] |= n[3620];
+    n[3801] |= n[3621];
+    n[3801] |= n[3622];
+    n[3801] |= n[3623];
+    n[3801] |= n[3624];
+    n[3801] |= n[3625];
+    n[3801] |= n[3626];
+    n[3801] |= n[3627];
+    n[3801] |= n[3628];
+    n[3801] |= n[3629];
+    n[3801] |= n[3630];
+    n[3801] |= n[3631];
+    n[3801] |= n[3632];
+    n[3801] |= n[3633];
+    n[3801] |= n[3634];
+    n[3801] |= n[3635];
+    n[3801] |= n[3636];
+    n[3801] |= n[3637];
+    n[3801] |= n[3638];
+    n[3801] |= n[3639];
+    n[3801] |= n[3640];
+    n[3801] |= n[3641];
+    n[3801] |= n[3642];
+    n[3801] |= n[3643];
+    n[3801] |= n[3644];
+    n[3801] |= n[3645];
+    n[3801] |= n[3646];
+    n[3801] |= n[3647];
+    n[3801] |= n[3648];
+    n[3801] |= n[3649];
+    n[3801] |= n[3650];
+    n[3801] |= n[3651];
+    n[3801] |= n[3652];
+    n[3801] |= n[3653];
+    n[3801] |= n[3654];
+    n[3801] |= n[3655];
+    n[3801] |= n[3656];
+    n[3801] |= n[3657];
+    n[3801] |= n[3658];
+    n[3801] |= n[3659];
+    n[3801] |= n[3660];
+    n[3801] |= n[3661];
+    n[3801] |= n[3662];
+    n[3801] |= n[3663];
+    n[3801] |= n[3664];
+    n[3801] |= n[3665];
+    n[3801] |= n[3666];
+    n[3801] |= n[3667];
+    n[3801] |= n[3668];
+    n[3801] |= n[3669];
+    n[3801] |= n[3670];
+    n[3801] |= n[3671];
+    n[3801] |= n[3672];
+    n[3801] |= n[3673];
+    n[3801] |= n[3674];
+    n[3801] |= n[3675];
+    n[3801] |= n[3676];
+    n[3801] |= n[3677];
+    n[3801] |= n[3678];
+    n[3801] |= n[3679];
+    n[3801] |= n[3680];
+    n[3801] |= n[3681];
+    n[3801] |= n[3682];
+    n[3801] |= n[3683];
+    n[3801] |= n[3684];
+    n[3801] |= n[3685];
+    n[3801] |= n[3686];
+    n[3801] |= n[3687];
+    n[3801] |= n[3688];
+    n[3801] |= n[3689];
+    n[3801] |= n[3690];
+    n[3801] |= n[3691];
+    n[3801] |= n[3692];
+    n[3801] |= n[3693];
+    n[3801] |= n[3694];
+    n[3801] |= n[3695];
+    n[3801] |= n[3696];
+    n[3801] |= n[3697];
+    n[3801] |= n[3698];
+    n[3801] |= n[3699];
+    n[3801] |= n[3700];
+    n[3801] |= n[3701];
+    n[3801] |= n[3702];
+    n[3801] |= n[3703];
+    n[3801] |= n[3704];
+    n[3801] |= n[3705];
+    n[3801] |= n[3706];
+    n[3801] |= n[3707];
+    n[3801] |= n[3708];
+    n[3801] |= n[3709];
+    n[3801] |= n[3710];
+    n[3801] |= n[3711];
+    n[3801] |= n[3712];
+    n[3801] |= n[3713];
+    n[3801] |= n[3714];
+    n[3801] |= n[3715];
+    n[3801] |= n[3716];
+    n[3801] |= n[3717];
+    n[3801] |= n[3718];
+    n[3801] |= n[3719];
+    n[3801] |= n[3720];
+    n[3801] |= n[3721];
+    n[3801] |= n[3722];
+    n[3801] |= n[3723];
+    n[3801] |= n[3724];
+    n[3801] |= n[3725];
+    n[3801] |= n[3726];
+    n[3801] |= n[3727];
+    n[3801] |= n[3728];
+    n[3801] |= n[3729];
+    n[3801] |= n[3730];
+    n[3801] |= n[3731];
+    n[3801] |= n[3732];
+    n[3801] |= n[3733];
+    n[3801] |= n[3734];
+    n[3801] |= n[3735];
+    n[3801] |= n[3736];
+    n[3801] |= n[3737];
+    n[3801] |= n[3738];
+    n[3801] |= n[3739];
+    n[3801] |= n[3740];
+    n[3801] |= n[3741];
+    n[3801] |= n[3742];
+    n[3801] |= n[3743];
+    n[3801] |= n[3744];
+    n[3801] |= n[3745];
+    n[3801] |= n[3746];
+    n[3801] |= n[3747];
+    n[3801] |= n[3748];
+    n[3801] |= n[3749];
+    n[3801] |= n[3750];
+    n[3801] |= n[3751];
+    n[3801] |= n[3752];
+    n[3801] |= n[3753];
+    n[3801] |= n[3754];
+    n[3801] |= n[3755];
+    n[3801] |= n[3756];
+    n[3801] |= n[3757];
+    n[3801] |= n[3758];
+    n[3801] |= n[3759];
+    n[3801] |= n[3760];
+    n[3801] |= n[3761];
+    n[3801] |= n[3762];
+    n[3801] |= n[3763];
+    n[3801] |= n[3764];
+    n[3801] |= n[3765];
+    n[3801] |= n[3766];
+    n[3801] |= n[3767];
+    n[3801] |= n[3768];
+    n[3801] |= n[3769];
+    n[3801] |= n[3770];
+    n[3801] |= n[3771];
+    n[3801] |= n[3772];
+    n[3801] |= n[3773];
+    n[3801] |= n[3774];
+    n[3801] |= n[3775];
+    n[3801] |= n[3776];
+    n[3801] |= n[3777];
+    n[3801] |= n[3778];
+    n[3801] |= n[3779];
+    n[3801] |= n[3780];
+    n[3801] |= n[3781];
+    n[3801] |= n[3782];
+    n[3801] |= n[3783];
+    n[3801] |= n[3784];
+    n[3801] |= n[3785];
+    n[3801] |= n[3786];
+    n[3801] |= n[3787];
+    n[3801] |= n[3788];
+    n[3801] |= n[3789];
+    // n[3802]: ((aux 50) bp black)
+    n[3802] |= n[3390];
+    n[3802] |= n[3391];
+    n[3802] |= n[3392];
+    n[3802] |= n[3393];
+    n[3802] |= n[3394];
+    n[3802] |= n[3395];
+    n[3802] |= n[3396];
+    n[3802] |= n[3397];
+    n[3802] |= n[3398];
+    n[3802] |= n[3399];
+    n[3802] |= n[3400];
+    n[3802] |= n[3401];
+    n[3802] |= n[3402];
+    n[3802] |= n[3403];
+    n[3802] |= n[3404];
+    n[3802] |= n[3405];
+    n[3802] |= n[3406];
+    n[3802] |= n[3407];
+    n[3802] |= n[3408];
+    n[3802] |= n[3409];
+    n[3802] |= n[3410];
+    n[3802] |= n[3411];
+    n[3802] |= n[3412];
+    n[3802] |= n[3413];
+    n[3802] |= n[3414];
+    n[3802] |= n[3415];
+    n[3802] |= n[3416];
+    n[3802] |= n[3417];
+    n[3802] |= n[3418];
+    n[3802] |= n[3419];
+    n[3802] |= n[3420];
+    n[3802] |= n[3421];
+    // n[3803]: (has_legal_move black), rules at checkers.kif:423
+    n[3803] = (n[3791]) | (n[3792]) | (n[3799]) | (n[3800]) | (n[3801]) | (n[3802]);
+    // n[3804]: terminal, rules at checkers.kif:433, 437, 440
+    n[3804] = ((s.0[3] & 0x800000000 == 0x800000000) & (!n[3803]))
+        | ((s.0[3] & 0x1000000000 == 0x1000000000) & (!n[3798]))
         | (s.0[3] & 0x200 == 0x200) | (s.0[3] & 0x400000 == 0x400000)
         | (s.0[0] & 0x10 == 0x10);
-    if n[3828] {
+    if n[3804] {
         return None;
     }
     let mut joint = [Move(0); 2];
     let mut parts = [0u64; 10];
     if s.0[3] & 0x1000000000 != 0 {
-        parts[0] |= u64::from(n[3134]);
-        parts[0] |= u64::from(n[3135]) << 3;
-        parts[0] |= u64::from(n[3133]) << 5;
-        parts[0] |= u64::from(n[3192]) << 6;
-        parts[0] |= u64::from(n[3148]) << 9;
-        parts[0] |= u64::from(n[3149]) << 12;
-        parts[0] |= u64::from(n[3147]) << 15;
-        parts[0] |= u64::from(n[3203]) << 18;
-        parts[0] |= u64::from(n[3202]) << 21;
-        parts[0] |= u64::from(n[3201]) << 22;
-        parts[0] |= u64::from(n[3156]) << 24;
-        parts[0] |= u64::from(n[3217]) << 27;
-        parts[0] |= u64::from(n[3216]) << 30;
-        parts[0] |= u64::from(n[3215]) << 32;
-        parts[0] |= u64::from(n[3127]) << 33;
-        parts[0] |= u64::from(n[3128]) << 35;
-        parts[0] |= u64::from(n[3126]) << 36;
-        parts[0] |= u64::from(n[3190]) << 38;
-        parts[0] |= u64::from(n[3141]) << 39;
-        parts[0] |= u64::from(n[3142]) << 41;
-        parts[0] |= u64::from(n[3140]) << 42;
-        parts[0] |= u64::from(n[3196]) << 44;
-        parts[0] |= u64::from(n[3195]) << 45;
-        parts[0] |= u64::from(n[3194]) << 46;
-        parts[0] |= u64::from(n[3154]) << 48;
-        parts[0] |= u64::from(n[3210]) << 49;
-        parts[0] |= u64::from(n[3209]) << 51;
-        parts[0] |= u64::from(n[3208]) << 52;
-        parts[0] |= u64::from(n[3165]) << 54;
-        parts[0] |= u64::from(n[3137]) << 55;
-        parts[0] |= u64::from(n[3138]) << 57;
-        parts[0] |= u64::from(n[3136]) << 58;
-        parts[0] |= u64::from(n[3179]) << 60;
-        parts[0] |= u64::from(n[3193]) << 61;
-        parts[0] |= u64::from(n[3151]) << 63;
-        parts[1] |= u64::from(n[3152]);
-        parts[1] |= u64::from(n[3150]) << 2;
-        parts[1] |= u64::from(n[3233]) << 3;
-        parts[1] |= u64::from(n[3206]) << 6;
-        parts[1] |= u64::from(n[3205]) << 9;
-        parts[1] |= u64::from(n[3204]) << 12;
-        parts[1] |= u64::from(n[3157]) << 18;
-        parts[1] |= u64::from(n[3247]) << 23;
-        parts[1] |= u64::from(n[3220]) << 24;
-        parts[1] |= u64::from(n[3219]) << 30;
-        parts[1] |= u64::from(n[3218]) << 33;
-        parts[1] |= u64::from(n[3158]) << 36;
-        parts[1] |= u64::from(n[3130]) << 39;
-        parts[1] |= u64::from(n[3131]) << 42;
-        parts[1] |= u64::from(n[3129]) << 45;
-        parts[1] |= u64::from(n[3172]) << 46;
-        parts[1] |= u64::from(n[3191]) << 48;
-        parts[1] |= u64::from(n[3144]) << 49;
-        parts[1] |= u64::from(n[3145]) << 50;
-        parts[1] |= u64::from(n[3143]) << 52;
-        parts[1] |= u64::from(n[3226]) << 55;
-        parts[1] |= u64::from(n[3199]) << 58;
-        parts[1] |= u64::from(n[3198]) << 61;
-        parts[2] |= u64::from(n[3197]);
-        parts[2] |= u64::from(n[3155]) << 2;
-        parts[2] |= u64::from(n[3240]) << 3;
-        parts[2] |= u64::from(n[3213]) << 5;
-        parts[2] |= u64::from(n[3212]) << 6;
-        parts[2] |= u64::from(n[3211]) << 8;
-        parts[2] |= u64::from(n[3168]) << 9;
-        parts[2] |= u64::from(n[3167]) << 12;
-        parts[2] |= u64::from(n[3166]) << 14;
-        parts[2] |= u64::from(n[3139]) << 15;
-        parts[2] |= u64::from(n[3224]) << 18;
-        parts[2] |= u64::from(n[3182]) << 21;
-        parts[2] |= u64::from(n[3181]) << 24;
-        parts[2] |= u64::from(n[3180]) << 27;
-        parts[2] |= u64::from(n[3153]) << 28;
-        parts[2] |= u64::from(n[3236]) << 30;
-        parts[2] |= u64::from(n[3234]) << 31;
-        parts[2] |= u64::from(n[3235]) << 34;
-        parts[2] |= u64::from(n[3188]) << 35;
-        parts[2] |= u64::from(n[3207]) << 36;
-        parts[2] |= u64::from(n[3250]) << 37;
-        parts[2] |= u64::from(n[3248]) << 38;
-        parts[2] |= u64::from(n[3249]) << 40;
-        parts[2] |= u64::from(n[3221]) << 41;
-        parts[2] |= u64::from(n[3161]) << 42;
-        parts[2] |= u64::from(n[3160]) << 43;
-        parts[2] |= u64::from(n[3159]) << 44;
-        parts[2] |= u64::from(n[3132]) << 46;
-        parts[2] |= u64::from(n[3222]) << 47;
-        parts[2] |= u64::from(n[3175]) << 48;
-        parts[2] |= u64::from(n[3174]) << 49;
-        parts[2] |= u64::from(n[3173]) << 50;
-        parts[2] |= u64::from(n[3146]) << 51;
-        parts[2] |= u64::from(n[3229]) << 52;
-        parts[2] |= u64::from(n[3227]) << 53;
-        parts[2] |= u64::from(n[3228]) << 54;
-        parts[2] |= u64::from(n[3186]) << 55;
-        parts[2] |= u64::from(n[3200]) << 57;
-        parts[2] |= u64::from(n[3243]) << 58;
-        parts[2] |= u64::from(n[3241]) << 60;
-        parts[2] |= u64::from(n[3242]) << 61;
-        parts[2] |= u64::from(n[3214]) << 63;
-        parts[3] |= u64::from(n[3171]);
-        parts[3] |= u64::from(n[3170]) << 2;
-        parts[3] |= u64::from(n[3169]) << 3;
-        parts[3] |= u64::from(n[3225]) << 5;
-        parts[3] |= u64::from(n[3185]) << 6;
-        parts[3] |= u64::from(n[3184]) << 8;
-        parts[3] |= u64::from(n[3183]) << 9;
-        parts[3] |= u64::from(n[3239]) << 12;
-        parts[3] |= u64::from(n[3237]) << 14;
-        parts[3] |= u64::from(n[3238]) << 15;
-        parts[3] |= u64::from(n[3189]) << 18;
-        parts[3] |= u64::from(n[3253]) << 20;
-        parts[3] |= u64::from(n[3251]) << 21;
-        parts[3] |= u64::from(n[3252]) << 24;
-        parts[3] |= u64::from(n[3164]) << 25;
-        parts[3] |= u64::from(n[3163]) << 26;
-        parts[3] |= u64::from(n[3162]) << 27;
-        parts[3] |= u64::from(n[3223]) << 28;
-        parts[3] |= u64::from(n[3178]) << 30;
-        parts[3] |= u64::from(n[3177]) << 31;
-        parts[3] |= u64::from(n[3176]) << 32;
-        parts[3] |= u64::from(n[3232]) << 33;
-        parts[3] |= u64::from(n[3230]) << 34;
-        parts[3] |= u64::from(n[3231]) << 36;
-        parts[3] |= u64::from(n[3187]) << 37;
-        parts[3] |= u64::from(n[3246]) << 39;
-        parts[3] |= u64::from(n[3244]) << 40;
-        parts[3] |= u64::from(n[3245]) << 42;
-        parts[3] |= u64::from(n[3052]) << 43;
-        parts[3] |= u64::from(n[3051]) << 45;
-        parts[3] |= u64::from(n[3062]) << 46;
-        parts[3] |= u64::from(n[3061]) << 48;
-        parts[3] |= u64::from(n[3047]) << 49;
-        parts[3] |= u64::from(n[3046]) << 51;
-        parts[3] |= u64::from(n[3057]) << 52;
-        parts[3] |= u64::from(n[3056]) << 54;
-        parts[3] |= u64::from(n[3071]) << 55;
-        parts[3] |= u64::from(n[3054]) << 57;
-        parts[3] |= u64::from(n[3053]) << 58;
-        parts[3] |= u64::from(n[3081]) << 60;
-        parts[3] |= u64::from(n[3064]) << 61;
-        parts[3] |= u64::from(n[3063]) << 63;
-        parts[4] |= u64::from(n[3066]);
-        parts[4] |= u64::from(n[3049]) << 2;
-        parts[4] |= u64::from(n[3048]) << 3;
-        parts[4] |= u64::from(n[3076]) << 4;
-        parts[4] |= u64::from(n[3059]) << 5;
-        parts[4] |= u64::from(n[3058]) << 6;
-        parts[4] |= u64::from(n[3073]) << 7;
-        parts[4] |= u64::from(n[3072]) << 8;
-        parts[4] |= u64::from(n[3055]) << 9;
-        parts[4] |= u64::from(n[3083]) << 10;
-        parts[4] |= u64::from(n[3082]) << 11;
-        parts[4] |= u64::from(n[3065]) << 12;
-        parts[4] |= u64::from(n[3068]) << 13;
-        parts[4] |= u64::from(n[3067]) << 14;
-        parts[4] |= u64::from(n[3050]) << 15;
-        parts[4] |= u64::from(n[3078]) << 16;
-        parts[4] |= u64::from(n[3077]) << 17;
-        parts[4] |= u64::from(n[3060]) << 18;
-        parts[4] |= u64::from(n[3075]) << 19;
-        parts[4] |= u64::from(n[3074]) << 20;
-        parts[4] |= u64::from(n[3085]) << 21;
-        parts[4] |= u64::from(n[3084]) << 22;
-        parts[4] |= u64::from(n[3070]) << 23;
-        parts[4] |= u64::from(n[3069]) << 24;
-        parts[4] |= u64::from(n[3080]) << 25;
-        parts[4] |= u64::from(n[3079]) << 27;
-        parts[4] |= u64::from(n[2683]) << 28;
-        parts[4] |= u64::from(n[2905]) << 30;
-        parts[4] |= u64::from(n[2941]) << 31;
-        parts[4] |= u64::from(n[2911]) << 33;
-        parts[4] |= u64::from(n[2947]) << 34;
-        parts[4] |= u64::from(n[2917]) << 36;
-        parts[4] |= u64::from(n[2953]) << 37;
-        parts[4] |= u64::from(n[2902]) << 39;
-        parts[4] |= u64::from(n[2938]) << 40;
-        parts[4] |= u64::from(n[2908]) << 42;
-        parts[4] |= u64::from(n[2944]) << 43;
-        parts[4] |= u64::from(n[2914]) << 45;
-        parts[4] |= u64::from(n[2950]) << 46;
-        parts[4] |= u64::from(n[2923]) << 48;
-        parts[4] |= u64::from(n[2708]) << 49;
-        parts[4] |= u64::from(n[2684]) << 50;
-        parts[4] |= u64::from(n[2906]) << 51;
-        parts[4] |= u64::from(n[2959]) << 52;
-        parts[4] |= u64::from(n[2929]) << 53;
-        parts[4] |= u64::from(n[2715]) << 54;
-        parts[4] |= u64::from(n[2942]) << 55;
-        parts[4] |= u64::from(n[2912]) << 56;
-        parts[4] |= u64::from(n[2965]) << 57;
-        parts[4] |= u64::from(n[2935]) << 58;
-        parts[4] |= u64::from(n[2722]) << 59;
-        parts[4] |= u64::from(n[2948]) << 60;
-        parts[4] |= u64::from(n[2918]) << 61;
-        parts[4] |= u64::from(n[2971]) << 62;
-        parts[4] |= u64::from(n[2729]) << 63;
-        parts[5] |= u64::from(n[2954]);
-        parts[5] |= u64::from(n[2920]) << 2;
-        parts[5] |= u64::from(n[2903]) << 3;
-        parts[5] |= u64::from(n[2956]) << 4;
-        parts[5] |= u64::from(n[2926]) << 5;
-        parts[5] |= u64::from(n[2939]) << 6;
-        parts[5] |= u64::from(n[2909]) << 8;
-        parts[5] |= u64::from(n[2962]) << 9;
-        parts[5] |= u64::from(n[2932]) << 10;
-        parts[5] |= u64::from(n[2945]) << 11;
-        parts[5] |= u64::from(n[2915]) << 12;
-        parts[5] |= u64::from(n[2968]) << 14;
-        parts[5] |= u64::from(n[2951]) << 15;
-        parts[5] |= u64::from(n[2924]) << 16;
-        parts[5] |= u64::from(n[2709]) << 17;
-        parts[5] |= u64::from(n[2685]) << 18;
-        parts[5] |= u64::from(n[2907]) << 19;
-        parts[5] |= u64::from(n[2960]) << 20;
-        parts[5] |= u64::from(n[2930]) << 21;
-        parts[5] |= u64::from(n[2716]) << 22;
-        parts[5] |= u64::from(n[2943]) << 23;
-        parts[5] |= u64::from(n[2913]) << 24;
-        parts[5] |= u64::from(n[2966]) << 25;
-        parts[5] |= u64::from(n[2936]) << 26;
-        parts[5] |= u64::from(n[2723]) << 27;
-        parts[5] |= u64::from(n[2949]) << 28;
-        parts[5] |= u64::from(n[2919]) << 29;
-        parts[5] |= u64::from(n[2972]) << 30;
-        parts[5] |= u64::from(n[2730]) << 31;
-        parts[5] |= u64::from(n[2955]) << 32;
-        parts[5] |= u64::from(n[2921]) << 33;
-        parts[5] |= u64::from(n[2904]) << 34;
-        parts[5] |= u64::from(n[2957]) << 35;
-        parts[5] |= u64::from(n[2927]) << 36;
-        parts[5] |= u64::from(n[2940]) << 37;
-        parts[5] |= u64::from(n[2910]) << 38;
-        parts[5] |= u64::from(n[2963]) << 39;
-        parts[5] |= u64::from(n[2933]) << 40;
-        parts[5] |= u64::from(n[2946]) << 41;
-        parts[5] |= u64::from(n[2916]) << 42;
-        parts[5] |= u64::from(n[2969]) << 43;
-        parts[5] |= u64::from(n[2952]) << 44;
-        parts[5] |= u64::from(n[2925]) << 45;
-        parts[5] |= u64::from(n[2710]) << 46;
-        parts[5] |= u64::from(n[2686]) << 48;
-        parts[5] |= u64::from(n[2961]) << 49;
-        parts[5] |= u64::from(n[2931]) << 50;
-        parts[5] |= u64::from(n[2717]) << 51;
-        parts[5] |= u64::from(n[2967]) << 52;
-        parts[5] |= u64::from(n[2937]) << 54;
-        parts[5] |= u64::from(n[2724]) << 55;
-        parts[5] |= u64::from(n[2973]) << 56;
-        parts[5] |= u64::from(n[2731]) << 57;
-        parts[5] |= u64::from(n[2922]) << 58;
-        parts[5] |= u64::from(n[2958]) << 60;
-        parts[5] |= u64::from(n[2928]) << 61;
-        parts[5] |= u64::from(n[2964]) << 62;
-        parts[5] |= u64::from(n[2934]) << 63;
-        parts[6] |= u64::from(n[2970]);
-        parts[6] |= u64::from(n[2833]) << 2;
-        parts[6] |= u64::from(n[2839]) << 3;
-        parts[6] |= u64::from(n[2845]) << 4;
-        parts[6] |= u64::from(n[2830]) << 5;
-        parts[6] |= u64::from(n[2836]) << 6;
-        parts[6] |= u64::from(n[2842]) << 8;
-        parts[6] |= u64::from(n[2851]) << 9;
-        parts[6] |= u64::from(n[2834]) << 10;
-        parts[6] |= u64::from(n[2857]) << 11;
-        parts[6] |= u64::from(n[2840]) << 12;
-        parts[6] |= u64::from(n[2863]) << 13;
-        parts[6] |= u64::from(n[2846]) << 14;
-        parts[6] |= u64::from(n[2848]) << 15;
-        parts[6] |= u64::from(n[2831]) << 16;
-        parts[6] |= u64::from(n[2854]) << 17;
-        parts[6] |= u64::from(n[2837]) << 18;
-        parts[6] |= u64::from(n[2860]) << 19;
-        parts[6] |= u64::from(n[2843]) << 20;
-        parts[6] |= u64::from(n[2852]) << 21;
-        parts[6] |= u64::from(n[2835]) << 22;
-        parts[6] |= u64::from(n[2858]) << 23;
-        parts[6] |= u64::from(n[2841]) << 24;
-        parts[6] |= u64::from(n[2864]) << 25;
-        parts[6] |= u64::from(n[2847]) << 26;
-        parts[6] |= u64::from(n[2849]) << 27;
-        parts[6] |= u64::from(n[2832]) << 28;
-        parts[6] |= u64::from(n[2855]) << 29;
-        parts[6] |= u64::from(n[2838]) << 30;
-        parts[6] |= u64::from(n[2861]) << 31;
-        parts[6] |= u64::from(n[2844]) << 32;
-        parts[6] |= u64::from(n[2853]) << 33;
-        parts[6] |= u64::from(n[2859]) << 34;
-        parts[6] |= u64::from(n[2865]) << 35;
-        parts[6] |= u64::from(n[2850]) << 36;
-        parts[6] |= u64::from(n[2856]) << 37;
-        parts[6] |= u64::from(n[2862]) << 38;
-        parts[6] |= u64::from(n[3461]) << 39;
-        parts[6] |= u64::from(n[3462]) << 40;
-        parts[6] |= u64::from(n[3459]) << 41;
-        parts[6] |= u64::from(n[3460]) << 42;
-        parts[6] |= u64::from(n[3458]) << 43;
-        parts[6] |= u64::from(n[3543]) << 44;
-        parts[6] |= u64::from(n[3544]) << 45;
-        parts[6] |= u64::from(n[3542]) << 46;
-        parts[6] |= u64::from(n[3480]) << 47;
-        parts[6] |= u64::from(n[3479]) << 48;
-        parts[6] |= u64::from(n[3478]) << 49;
-        parts[6] |= u64::from(n[3477]) << 50;
-        parts[6] |= u64::from(n[3556]) << 51;
-        parts[6] |= u64::from(n[3554]) << 52;
-        parts[6] |= u64::from(n[3555]) << 53;
-        parts[6] |= u64::from(n[3553]) << 54;
-        parts[6] |= u64::from(n[3490]) << 55;
-        parts[6] |= u64::from(n[3489]) << 56;
-        parts[6] |= u64::from(n[3488]) << 57;
-        parts[6] |= u64::from(n[3576]) << 58;
-        parts[6] |= u64::from(n[3575]) << 59;
-        parts[6] |= u64::from(n[3574]) << 60;
-        parts[6] |= u64::from(n[3573]) << 61;
-        parts[6] |= u64::from(n[3572]) << 62;
-        parts[6] |= u64::from(n[3449]) << 63;
-        parts[7] |= u64::from(n[3450]);
-        parts[7] |= u64::from(n[3447]) << 1;
-        parts[7] |= u64::from(n[3448]) << 2;
-        parts[7] |= u64::from(n[3446]) << 3;
-        parts[7] |= u64::from(n[3539]) << 4;
-        parts[7] |= u64::from(n[3540]) << 5;
-        parts[7] |= u64::from(n[3538]) << 6;
-        parts[7] |= u64::from(n[3473]) << 7;
-        parts[7] |= u64::from(n[3472]) << 8;
-        parts[7] |= u64::from(n[3471]) << 9;
-        parts[7] |= u64::from(n[3470]) << 10;
-        parts[7] |= u64::from(n[3549]) << 11;
-        parts[7] |= u64::from(n[3547]) << 12;
-        parts[7] |= u64::from(n[3548]) << 13;
-        parts[7] |= u64::from(n[3546]) << 14;
-        parts[7] |= u64::from(n[3486]) << 15;
-        parts[7] |= u64::from(n[3485]) << 16;
-        parts[7] |= u64::from(n[3484]) << 17;
-        parts[7] |= u64::from(n[3564]) << 18;
-        parts[7] |= u64::from(n[3563]) << 19;
-        parts[7] |= u64::from(n[3562]) << 20;
-        parts[7] |= u64::from(n[3561]) << 21;
-        parts[7] |= u64::from(n[3560]) << 22;
-        parts[7] |= u64::from(n[3505]) << 23;
-        parts[7] |= u64::from(n[3506]) << 24;
-        parts[7] |= u64::from(n[3504]) << 25;
-        parts[7] |= u64::from(n[3466]) << 26;
-        parts[7] |= u64::from(n[3465]) << 27;
-        parts[7] |= u64::from(n[3464]) << 28;
-        parts[7] |= u64::from(n[3463]) << 29;
-        parts[7] |= u64::from(n[3523]) << 30;
-        parts[7] |= u64::from(n[3545]) << 31;
-        parts[7] |= u64::from(n[3481]) << 32;
-        parts[7] |= u64::from(n[3482]) << 33;
-        parts[7] |= u64::from(n[3599]) << 34;
-        parts[7] |= u64::from(n[3558]) << 35;
-        parts[7] |= u64::from(n[3557]) << 36;
-        parts[7] |= u64::from(n[3491]) << 37;
-        parts[7] |= u64::from(n[3620]) << 38;
-        parts[7] |= u64::from(n[3619]) << 39;
-        parts[7] |= u64::from(n[3618]) << 40;
-        parts[7] |= u64::from(n[3580]) << 41;
-        parts[7] |= u64::from(n[3578]) << 42;
-        parts[7] |= u64::from(n[3579]) << 43;
-        parts[7] |= u64::from(n[3577]) << 44;
-        parts[7] |= u64::from(n[3493]) << 45;
-        parts[7] |= u64::from(n[3494]) << 46;
-        parts[7] |= u64::from(n[3492]) << 47;
-        parts[7] |= u64::from(n[3454]) << 48;
-        parts[7] |= u64::from(n[3453]) << 49;
-        parts[7] |= u64::from(n[3452]) << 50;
-        parts[7] |= u64::from(n[3451]) << 51;
-        parts[7] |= u64::from(n[3516]) << 52;
-        parts[7] |= u64::from(n[3541]) << 53;
-        parts[7] |= u64::from(n[3474]) << 54;
-        parts[7] |= u64::from(n[3475]) << 55;
-        parts[7] |= u64::from(n[3592]) << 56;
-        parts[7] |= u64::from(n[3551]) << 57;
-        parts[7] |= u64::from(n[3550]) << 58;
-        parts[7] |= u64::from(n[3487]) << 59;
-        parts[7] |= u64::from(n[3608]) << 60;
-        parts[7] |= u64::from(n[3607]) << 61;
-        parts[7] |= u64::from(n[3606]) << 62;
-        parts[7] |= u64::from(n[3568]) << 63;
-        parts[8] |= u64::from(n[3566]);
-        parts[8] |= u64::from(n[3567]) << 1;
-        parts[8] |= u64::from(n[3565]) << 2;
-        parts[8] |= u64::from(n[3510]) << 3;
-        parts[8] |= u64::from(n[3508]) << 4;
-        parts[8] |= u64::from(n[3509]) << 5;
-        parts[8] |= u64::from(n[3507]) << 6;
-        parts[8] |= u64::from(n[3469]) << 7;
-        parts[8] |= u64::from(n[3468]) << 8;
-        parts[8] |= u64::from(n[3467]) << 9;
-        parts[8] |= u64::from(n[3588]) << 10;
-        parts[8] |= u64::from(n[3525]) << 11;
-        parts[8] |= u64::from(n[3524]) << 12;
-        parts[8] |= u64::from(n[3483]) << 13;
-        parts[8] |= u64::from(n[3600]) << 14;
-        parts[8] |= u64::from(n[3601]) << 15;
-        parts[8] |= u64::from(n[3534]) << 16;
-        parts[8] |= u64::from(n[3559]) << 17;
-        parts[8] |= u64::from(n[3624]) << 18;
-        parts[8] |= u64::from(n[3623]) << 19;
-        parts[8] |= u64::from(n[3622]) << 20;
-        parts[8] |= u64::from(n[3621]) << 21;
-        parts[8] |= u64::from(n[3583]) << 22;
-        parts[8] |= u64::from(n[3581]) << 23;
-        parts[8] |= u64::from(n[3582]) << 24;
-        parts[8] |= u64::from(n[3498]) << 25;
-        parts[8] |= u64::from(n[3496]) << 26;
-        parts[8] |= u64::from(n[3497]) << 27;
-        parts[8] |= u64::from(n[3495]) << 28;
-        parts[8] |= u64::from(n[3457]) << 29;
-        parts[8] |= u64::from(n[3456]) << 30;
-        parts[8] |= u64::from(n[3455]) << 31;
-        parts[8] |= u64::from(n[3584]) << 32;
-        parts[8] |= u64::from(n[3518]) << 33;
-        parts[8] |= u64::from(n[3517]) << 34;
-        parts[8] |= u64::from(n[3476]) << 35;
-        parts[8] |= u64::from(n[3593]) << 36;
-        parts[8] |= u64::from(n[3594]) << 37;
-        parts[8] |= u64::from(n[3530]) << 38;
-        parts[8] |= u64::from(n[3552]) << 39;
-        parts[8] |= u64::from(n[3612]) << 40;
-        parts[8] |= u64::from(n[3611]) << 41;
-        parts[8] |= u64::from(n[3610]) << 42;
-        parts[8] |= u64::from(n[3609]) << 43;
-        parts[8] |= u64::from(n[3571]) << 44;
-        parts[8] |= u64::from(n[3569]) << 45;
-        parts[8] |= u64::from(n[3570]) << 46;
-        parts[8] |= u64::from(n[3515]) << 47;
-        parts[8] |= u64::from(n[3514]) << 48;
-        parts[8] |= u64::from(n[3513]) << 49;
-        parts[8] |= u64::from(n[3512]) << 50;
-        parts[8] |= u64::from(n[3511]) << 51;
-        parts[8] |= u64::from(n[3591]) << 52;
-        parts[8] |= u64::from(n[3590]) << 53;
-        parts[8] |= u64::from(n[3589]) << 54;
-        parts[8] |= u64::from(n[3529]) << 55;
-        parts[8] |= u64::from(n[3527]) << 56;
-        parts[8] |= u64::from(n[3528]) << 57;
-        parts[8] |= u64::from(n[3526]) << 58;
-        parts[8] |= u64::from(n[3605]) << 59;
-        parts[8] |= u64::from(n[3604]) << 60;
-        parts[8] |= u64::from(n[3603]) << 61;
-        parts[8] |= u64::from(n[3602]) << 62;
-        parts[8] |= u64::from(n[3537]) << 63;
-        parts[9] |= u64::from(n[3535]);
-        parts[9] |= u64::from(n[3536]) << 1;
-        parts[9] |= u64::from(n[3629]) << 2;
-        parts[9] |= u64::from(n[3627]) << 3;
-        parts[9] |= u64::from(n[3628]) << 4;
-        parts[9] |= u64::from(n[3625]) << 5;
-        parts[9] |= u64::from(n[3626]) << 6;
-        parts[9] |= u64::from(n[3503]) << 7;
-        parts[9] |= u64::from(n[3502]) << 8;
-        parts[9] |= u64::from(n[3501]) << 9;
-        parts[9] |= u64::from(n[3500]) << 10;
-        parts[9] |= u64::from(n[3499]) << 11;
-        parts[9] |= u64::from(n[3587]) << 12;
-        parts[9] |= u64::from(n[3586]) << 13;
-        parts[9] |= u64::from(n[3585]) << 14;
-        parts[9] |= u64::from(n[3522]) << 15;
-        parts[9] |= u64::from(n[3520]) << 16;
-        parts[9] |= u64::from(n[3521]) << 17;
-        parts[9] |= u64::from(n[3519]) << 18;
-        parts[9] |= u64::from(n[3598]) << 19;
-        parts[9] |= u64::from(n[3597]) << 20;
-        parts[9] |= u64::from(n[3596]) << 21;
-        parts[9] |= u64::from(n[3595]) << 22;
-        parts[9] |= u64::from(n[3533]) << 23;
-        parts[9] |= u64::from(n[3531]) << 24;
-        parts[9] |= u64::from(n[3532]) << 25;
-        parts[9] |= u64::from(n[3617]) << 26;
-        parts[9] |= u64::from(n[3615]) << 27;
-        parts[9] |= u64::from(n[3616]) << 28;
-        parts[9] |= u64::from(n[3613]) << 29;
-        parts[9] |= u64::from(n[3614]) << 30;
-        parts[9] |= u64::from(n[3392]) << 31;
-        parts[9] |= u64::from(n[3391]) << 32;
-        parts[9] |= u64::from(n[3390]) << 33;
-        parts[9] |= u64::from(n[3384]) << 34;
-        parts[9] |= u64::from(n[3383]) << 35;
-        parts[9] |= u64::from(n[3382]) << 36;
-        parts[9] |= u64::from(n[3407]) << 37;
-        parts[9] |= u64::from(n[3406]) << 38;
-        parts[9] |= u64::from(n[3395]) << 39;
-        parts[9] |= u64::from(n[3394]) << 40;
-        parts[9] |= u64::from(n[3393]) << 41;
-        parts[9] |= u64::from(n[3399]) << 42;
-        parts[9] |= u64::from(n[3398]) << 43;
-        parts[9] |= u64::from(n[3387]) << 44;
-        parts[9] |= u64::from(n[3386]) << 45;
-        parts[9] |= u64::from(n[3385]) << 46;
-        parts[9] |= u64::from(n[3410]) << 47;
-        parts[9] |= u64::from(n[3409]) << 48;
-        parts[9] |= u64::from(n[3408]) << 49;
-        parts[9] |= u64::from(n[3397]) << 50;
-        parts[9] |= u64::from(n[3396]) << 51;
-        parts[9] |= u64::from(n[3402]) << 52;
-        parts[9] |= u64::from(n[3401]) << 53;
-        parts[9] |= u64::from(n[3400]) << 54;
-        parts[9] |= u64::from(n[3389]) << 55;
-        parts[9] |= u64::from(n[3388]) << 56;
-        parts[9] |= u64::from(n[3413]) << 57;
-        parts[9] |= u64::from(n[3412]) << 58;
-        parts[9] |= u64::from(n[3411]) << 59;
-        parts[9] |= u64::from(n[3405]) << 60;
-        parts[9] |= u64::from(n[3404]) << 61;
-        parts[9] |= u64::from(n[3403]) << 62;
+        parts[0] |= u64::from(n[3110]);
+        parts[0] |= u64::from(n[3111]) << 3;
+        parts[0] |= u64::from(n[3109]) << 5;
+        parts[0] |= u64::from(n[3168]) << 6;
+        parts[0] |= u64::from(n[3124]) << 9;
+        parts[0] |= u64::from(n[3125]) << 12;
+        parts[0] |= u64::from(n[3123]) << 15;
+        parts[0] |= u64::from(n[3179]) << 18;
+        parts[0] |= u64::from(n[3178]) << 21;
+        parts[0] |= u64::from(n[3177]) << 22;
+        parts[0] |= u64::from(n[3132]) << 24;
+        parts[0] |= u64::from(n[3193]) << 27;
+        parts[0] |= u64::from(n[3192]) << 30;
+        parts[0] |= u64::from(n[3191]) << 32;
+        parts[0] |= u64::from(n[3103]) << 33;
+        parts[0] |= u64::from(n[3104]) << 35;
+        parts[0] |= u64::from(n[3102]) << 36;
+        parts[0] |= u64::from(n[3166]) << 38;
+        parts[0] |= u64::from(n[3117]) << 39;
+        parts[0] |= u64::from(n[3118]) << 41;
+        parts[0] |= u64::from(n[3116]) << 42;
+        parts[0] |= u64::from(n[3172]) << 44;
+        parts[0] |= u64::from(n[3171]) << 45;
+        parts[0] |= u64::from(n[3170]) << 46;
+        parts[0] |= u64::from(n[3130]) << 48;
+        parts[0] |= u64::from(n[3186]) << 49;
+        parts[0] |= u64::from(n[3185]) << 51;
+        parts[0] |= u64::from(n[3184]) << 52;
+        parts[0] |= u64::from(n[3141]) << 54;
+        parts[0] |= u64::from(n[3113]) << 55;
+        parts[0] |= u64::from(n[3114]) << 57;
+        parts[0] |= u64::from(n[3112]) << 58;
+        parts[0] |= u64::from(n[3155]) << 60;
+        parts[0] |= u64::from(n[3169]) << 61;
+        parts[0] |= u64::from(n[3127]) << 63;
+        parts[1] |= u64::from(n[3128]);
+        parts[1] |= u64::from(n[3126]) << 2;
+        parts[1] |= u64::from(n[3209]) << 3;
+        parts[1] |= u64::from(n[3182]) << 6;
+        parts[1] |= u64::from(n[3181]) << 9;
+        parts[1] |= u64::from(n[3180]) << 12;
+        parts[1] |= u64::from(n[3133]) << 18;
+        parts[1] |= u64::from(n[3223]) << 23;
+        parts[1] |= u64::from(n[3196]) << 24;
+        parts[1] |= u64::from(n[3195]) << 30;
+        parts[1] |= u64::from(n[3194]) << 33;
+        parts[1] |= u64::from(n[3134]) << 36;
+        parts[1] |= u64::from(n[3106]) << 39;
+        parts[1] |= u64::from(n[3107]) << 42;
+        parts[1] |= u64::from(n[3105]) << 45;
+        parts[1] |= u64::from(n[3148]) << 46;
+        parts[1] |= u64::from(n[3167]) << 48;
+        parts[1] |= u64::from(n[3120]) << 49;
+        parts[1] |= u64::from(n[3121]) << 50;
+        parts[1] |= u64::from(n[3119]) << 52;
+        parts[1] |= u64::from(n[3202]) << 55;
+        parts[1] |= u64::from(n[3175]) << 58;
+        parts[1] |= u64::from(n[3174]) << 61;
+        parts[2] |= u64::from(n[3173]);
+        parts[2] |= u64::from(n[3131]) << 2;
+        parts[2] |= u64::from(n[3216]) << 3;
+        parts[2] |= u64::from(n[3189]) << 5;
+        parts[2] |= u64::from(n[3188]) << 6;
+        parts[2] |= u64::from(n[3187]) << 8;
+        parts[2] |= u64::from(n[3144]) << 9;
+        parts[2] |= u64::from(n[3143]) << 12;
+        parts[2] |= u64::from(n[3142]) << 14;
+        parts[2] |= u64::from(n[3115]) << 15;
+        parts[2] |= u64::from(n[3200]) << 18;
+        parts[2] |= u64::from(n[3158]) << 21;
+        parts[2] |= u64::from(n[3157]) << 24;
+        parts[2] |= u64::from(n[3156]) << 27;
+        parts[2] |= u64::from(n[3129]) << 28;
+        parts[2] |= u64::from(n[3212]) << 30;
+        parts[2] |= u64::from(n[3210]) << 31;
+        parts[2] |= u64::from(n[3211]) << 34;
+        parts[2] |= u64::from(n[3164]) << 35;
+        parts[2] |= u64::from(n[3183]) << 36;
+        parts[2] |= u64::from(n[3226]) << 37;
+        parts[2] |= u64::from(n[3224]) << 38;
+        parts[2] |= u64::from(n[3225]) << 40;
+        parts[2] |= u64::from(n[3197]) << 41;
+        parts[2] |= u64::from(n[3137]) << 42;
+        parts[2] |= u64::from(n[3136]) << 43;
+        parts[2] |= u64::from(n[3135]) << 44;
+        parts[2] |= u64::from(n[3108]) << 46;
+        parts[2] |= u64::from(n[3198]) << 47;
+        parts[2] |= u64::from(n[3151]) << 48;
+        parts[2] |= u64::from(n[3150]) << 49;
+        parts[2] |= u64::from(n[3149]) << 50;
+        parts[2] |= u64::from(n[3122]) << 51;
+        parts[2] |= u64::from(n[3205]) << 52;
+        parts[2] |= u64::from(n[3203]) << 53;
+        parts[2] |= u64::from(n[3204]) << 54;
+        parts[2] |= u64::from(n[3162]) << 55;
+        parts[2] |= u64::from(n[3176]) << 57;
+        parts[2] |= u64::from(n[3219]) << 58;
+        parts[2] |= u64::from(n[3217]) << 60;
+        parts[2] |= u64::from(n[3218]) << 61;
+        parts[2] |= u64::from(n[3190]) << 63;
+        parts[3] |= u64::from(n[3147]);
+        parts[3] |= u64::from(n[3146]) << 2;
+        parts[3] |= u64::from(n[3145]) << 3;
+        parts[3] |= u64::from(n[3201]) << 5;
+        parts[3] |= u64::from(n[3161]) << 6;
+        parts[3] |= u64::from(n[3160]) << 8;
+        parts[3] |= u64::from(n[3159]) << 9;
+        parts[3] |= u64::from(n[3215]) << 12;
+        parts[3] |= u64::from(n[3213]) << 14;
+        parts[3] |= u64::from(n[3214]) << 15;
+        parts[3] |= u64::from(n[3165]) << 18;
+        parts[3] |= u64::from(n[3229]) << 20;
+        parts[3] |= u64::from(n[3227]) << 21;
+        parts[3] |= u64::from(n[3228]) << 24;
+        parts[3] |= u64::from(n[3140]) << 25;
+        parts[3] |= u64::from(n[3139]) << 26;
+        parts[3] |= u64::from(n[3138]) << 27;
+        parts[3] |= u64::from(n[3199]) << 28;
+        parts[3] |= u64::from(n[3154]) << 30;
+        parts[3] |= u64::from(n[3153]) << 31;
+        parts[3] |= u64::from(n[3152]) << 32;
+        parts[3] |= u64::from(n[3208]) << 33;
+        parts[3] |= u64::from(n[3206]) << 34;
+        parts[3] |= u64::from(n[3207]) << 36;
+        parts[3] |= u64::from(n[3163]) << 37;
+        parts[3] |= u64::from(n[3222]) << 39;
+        parts[3] |= u64::from(n[3220]) << 40;
+        parts[3] |= u64::from(n[3221]) << 42;
+        parts[3] |= u64::from(n[3028]) << 43;
+        parts[3] |= u64::from(n[3027]) << 45;
+        parts[3] |= u64::from(n[3038]) << 46;
+        parts[3] |= u64::from(n[3037]) << 48;
+        parts[3] |= u64::from(n[3023]) << 49;
+        parts[3] |= u64::from(n[3022]) << 51;
+        parts[3] |= u64::from(n[3033]) << 52;
+        parts[3] |= u64::from(n[3032]) << 54;
+        parts[3] |= u64::from(n[3047]) << 55;
+        parts[3] |= u64::from(n[3030]) << 57;
+        parts[3] |= u64::from(n[3029]) << 58;
+        parts[3] |= u64::from(n[3057]) << 60;
+        parts[3] |= u64::from(n[3040]) << 61;
+        parts[3] |= u64::from(n[3039]) << 63;
+        parts[4] |= u64::from(n[3042]);
+        parts[4] |= u64::from(n[3025]) << 2;
+        parts[4] |= u64::from(n[3024]) << 3;
+        parts[4] |= u64::from(n[3052]) << 4;
+        parts[4] |= u64::from(n[3035]) << 5;
+        parts[4] |= u64::from(n[3034]) << 6;
+        parts[4] |= u64::from(n[3049]) << 7;
+        parts[4] |= u64::from(n[3048]) << 8;
+        parts[4] |= u64::from(n[3031]) << 9;
+        parts[4] |= u64::from(n[3059]) << 10;
+        parts[4] |= u64::from(n[3058]) << 11;
+        parts[4] |= u64::from(n[3041]) << 12;
+        parts[4] |= u64::from(n[3044]) << 13;
+        parts[4] |= u64::from(n[3043]) << 14;
+        parts[4] |= u64::from(n[3026]) << 15;
+        parts[4] |= u64::from(n[3054]) << 16;
+        parts[4] |= u64::from(n[3053]) << 17;
+        parts[4] |= u64::from(n[3036]) << 18;
+        parts[4] |= u64::from(n[3051]) << 19;
+        parts[4] |= u64::from(n[3050]) << 20;
+        parts[4] |= u64::from(n[3061]) << 21;
+        parts[4] |= u64::from(n[3060]) << 22;
+        parts[4] |= u64::from(n[3046]) << 23;
+        parts[4] |= u64::from(n[3045]) << 24;
+        parts[4] |= u64::from(n[3056]) << 25;
+        parts[4] |= u64::from(n[3055]) << 27;
+        parts[4] |= u64::from(n[2659]) << 28;
+        parts[4] |= u64::from(n[2881]) << 30;
+        parts[4] |= u64::from(n[2917]) << 31;
+        parts[4] |= u64::from(n[2887]) << 33;
+        parts[4] |= u64::from(n[2923]) << 34;
+        parts[4] |= u64::from(n[2893]) << 36;
+        parts[4] |= u64::from(n[2929]) << 37;
+        parts[4] |= u64::from(n[2878]) << 39;
+        parts[4] |= u64::from(n[2914]) << 40;
+        parts[4] |= u64::from(n[2884]) << 42;
+        parts[4] |= u64::from(n[2920]) << 43;
+        parts[4] |= u64::from(n[2890]) << 45;
+        parts[4] |= u64::from(n[2926]) << 46;
+        parts[4] |= u64::from(n[2899]) << 48;
+        parts[4] |= u64::from(n[2684]) << 49;
+        parts[4] |= u64::from(n[2660]) << 50;
+        parts[4] |= u64::from(n[2882]) << 51;
+        parts[4] |= u64::from(n[2935]) << 52;
+        parts[4] |= u64::from(n[2905]) << 53;
+        parts[4] |= u64::from(n[2691]) << 54;
+        parts[4] |= u64::from(n[2918]) << 55;
+        parts[4] |= u64::from(n[2888]) << 56;
+        parts[4] |= u64::from(n[2941]) << 57;
+        parts[4] |= u64::from(n[2911]) << 58;
+        parts[4] |= u64::from(n[2698]) << 59;
+        parts[4] |= u64::from(n[2924]) << 60;
+        parts[4] |= u64::from(n[2894]) << 61;
+        parts[4] |= u64::from(n[2947]) << 62;
+        parts[4] |= u64::from(n[2705]) << 63;
+        parts[5] |= u64::from(n[2930]);
+        parts[5] |= u64::from(n[2896]) << 2;
+        parts[5] |= u64::from(n[2879]) << 3;
+        parts[5] |= u64::from(n[2932]) << 4;
+        parts[5] |= u64::from(n[2902]) << 5;
+        parts[5] |= u64::from(n[2915]) << 6;
+        parts[5] |= u64::from(n[2885]) << 8;
+        parts[5] |= u64::from(n[2938]) << 9;
+        parts[5] |= u64::from(n[2908]) << 10;
+        parts[5] |= u64::from(n[2921]) << 11;
+        parts[5] |= u64::from(n[2891]) << 12;
+        parts[5] |= u64::from(n[2944]) << 14;
+        parts[5] |= u64::from(n[2927]) << 15;
+        parts[5] |= u64::from(n[2900]) << 16;
+        parts[5] |= u64::from(n[2685]) << 17;
+        parts[5] |= u64::from(n[2661]) << 18;
+        parts[5] |= u64::from(n[2883]) << 19;
+        parts[5] |= u64::from(n[2936]) << 20;
+        parts[5] |= u64::from(n[2906]) << 21;
+        parts[5] |= u64::from(n[2692]) << 22;
+        parts[5] |= u64::from(n[2919]) << 23;
+        parts[5] |= u64::from(n[2889]) << 24;
+        parts[5] |= u64::from(n[2942]) << 25;
+        parts[5] |= u64::from(n[2912]) << 26;
+        parts[5] |= u64::from(n[2699]) << 27;
+        parts[5] |= u64::from(n[2925]) << 28;
+        parts[5] |= u64::from(n[2895]) << 29;
+        parts[5] |= u64::from(n[2948]) << 30;
+        parts[5] |= u64::from(n[2706]) << 31;
+        parts[5] |= u64::from(n[2931]) << 32;
+        parts[5] |= u64::from(n[2897]) << 33;
+        parts[5] |= u64::from(n[2880]) << 34;
+        parts[5] |= u64::from(n[2933]) << 35;
+        parts[5] |= u64::from(n[2903]) << 36;
+        parts[5] |= u64::from(n[2916]) << 37;
+        parts[5] |= u64::from(n[2886]) << 38;
+        parts[5] |= u64::from(n[2939]) << 39;
+        parts[5] |= u64::from(n[2909]) << 40;
+        parts[5] |= u64::from(n[2922]) << 41;
+        parts[5] |= u64::from(n[2892]) << 42;
+        parts[5] |= u64::from(n[2945]) << 43;
+        parts[5] |= u64::from(n[2928]) << 44;
+        parts[5] |= u64::from(n[2901]) << 45;
+        parts[5] |= u64::from(n[2686]) << 46;
+        parts[5] |= u64::from(n[2662]) << 48;
+        parts[5] |= u64::from(n[2937]) << 49;
+        parts[5] |= u64::from(n[2907]) << 50;
+        parts[5] |= u64::from(n[2693]) << 51;
+        parts[5] |= u64::from(n[2943]) << 52;
+        parts[5] |= u64::from(n[2913]) << 54;
+        parts[5] |= u64::from(n[2700]) << 55;
+        parts[5] |= u64::from(n[2949]) << 56;
+        parts[5] |= u64::from(n[2707]) << 57;
+        parts[5] |= u64::from(n[2898]) << 58;
+        parts[5] |= u64::from(n[2934]) << 60;
+        parts[5] |= u64::from(n[2904]) << 61;
+        parts[5] |= u64::from(n[2940]) << 62;
+        parts[5] |= u64::from(n[2910]) << 63;
+        parts[6] |= u64::from(n[2946]);
+        parts[6] |= u64::from(n[2809]) << 2;
+        parts[6] |= u64::from(n[2815]) << 3;
+        parts[6] |= u64::from(n[2821]) << 4;
+        parts[6] |= u64::from(n[2806]) << 5;
+        parts[6] |= u64::from(n[2812]) << 6;
+        parts[6] |= u64::from(n[2818]) << 8;
+        parts[6] |= u64::from(n[2827]) << 9;
+        parts[6] |= u64::from(n[2810]) << 10;
+        parts[6] |= u64::from(n[2833]) << 11;
+        parts[6] |= u64::from(n[2816]) << 12;
+        parts[6] |= u64::from(n[2839]) << 13;
+        parts[6] |= u64::from(n[2822]) << 14;
+        parts[6] |= u64::from(n[2824]) << 15;
+        parts[6] |= u64::from(n[2807]) << 16;
+        parts[6] |= u64::from(n[2830]) << 17;
+        parts[6] |= u64::from(n[2813]) << 18;
+        parts[6] |= u64::from(n[2836]) << 19;
+        parts[6] |= u64::from(n[2819]) << 20;
+        parts[6] |= u64::from(n[2828]) << 21;
+        parts[6] |= u64::from(n[2811]) << 22;
+        parts[6] |= u64::from(n[2834]) << 23;
+        parts[6] |= u64::from(n[2817]) << 24;
+        parts[6] |= u64::from(n[2840]) << 25;
+        parts[6] |= u64::from(n[2823]) << 26;
+        parts[6] |= u64::from(n[2825]) << 27;
+        parts[6] |= u64::from(n[2808]) << 28;
+        parts[6] |= u64::from(n[2831]) << 29;
+        parts[6] |= u64::from(n[2814]) << 30;
+        parts[6] |= u64::from(n[2837]) << 31;
+        parts[6] |= u64::from(n[2820]) << 32;
+        parts[6] |= u64::from(n[2829]) << 33;
+        parts[6] |= u64::from(n[2835]) << 34;
+        parts[6] |= u64::from(n[2841]) << 35;
+        parts[6] |= u64::from(n[2826]) << 36;
+        parts[6] |= u64::from(n[2832]) << 37;
+        parts[6] |= u64::from(n[2838]) << 38;
+        parts[6] |= u64::from(n[3437]) << 39;
+        parts[6] |= u64::from(n[3438]) << 40;
+        parts[6] |= u64::from(n[3435]) << 41;
+        parts[6] |= u64::from(n[3436]) << 42;
+        parts[6] |= u64::from(n[3434]) << 43;
+        parts[6] |= u64::from(n[3519]) << 44;
+        parts[6] |= u64::from(n[3520]) << 45;
+        parts[6] |= u64::from(n[3518]) << 46;
+        parts[6] |= u64::from(n[3456]) << 47;
+        parts[6] |= u64::from(n[3455]) << 48;
+        parts[6] |= u64::from(n[3454]) << 49;
+        parts[6] |= u64::from(n[3453]) << 50;
+        parts[6] |= u64::from(n[3532]) << 51;
+        parts[6] |= u64::from(n[3530]) << 52;
+        parts[6] |= u64::from(n[3531]) << 53;
+        parts[6] |= u64::from(n[3529]) << 54;
+        parts[6] |= u64::from(n[3466]) << 55;
+        parts[6] |= u64::from(n[3465]) << 56;
+        parts[6] |= u64::from(n[3464]) << 57;
+        parts[6] |= u64::from(n[3552]) << 58;
+        parts[6] |= u64::from(n[3551]) << 59;
+        parts[6] |= u64::from(n[3550]) << 60;
+        parts[6] |= u64::from(n[3549]) << 61;
+        parts[6] |= u64::from(n[3548]) << 62;
+        parts[6] |= u64::from(n[3425]) << 63;
+        parts[7] |= u64::from(n[3426]);
+        parts[7] |= u64::from(n[3423]) << 1;
+        parts[7] |= u64::from(n[3424]) << 2;
+        parts[7] |= u64::from(n[3422]) << 3;
+        parts[7] |= u64::from(n[3515]) << 4;
+        parts[7] |= u64::from(n[3516]) << 5;
+        parts[7] |= u64::from(n[3514]) << 6;
+        parts[7] |= u64::from(n[3449]) << 7;
+        parts[7] |= u64::from(n[3448]) << 8;
+        parts[7] |= u64::from(n[3447]) << 9;
+        parts[7] |= u64::from(n[3446]) << 10;
+        parts[7] |= u64::from(n[3525]) << 11;
+        parts[7] |= u64::from(n[3523]) << 12;
+        parts[7] |= u64::from(n[3524]) << 13;
+        parts[7] |= u64::from(n[3522]) << 14;
+        parts[7] |= u64::from(n[3462]) << 15;
+        parts[7] |= u64::from(n[3461]) << 16;
+        parts[7] |= u64::from(n[3460]) << 17;
+        parts[7] |= u64::from(n[3540]) << 18;
+        parts[7] |= u64::from(n[3539]) << 19;
+        parts[7] |= u64::from(n[3538]) << 20;
+        parts[7] |= u64::from(n[3537]) << 21;
+        parts[7] |= u64::from(n[3536]) << 22;
+        parts[7] |= u64::from(n[3481]) << 23;
+        parts[7] |= u64::from(n[3482]) << 24;
+        parts[7] |= u64::from(n[3480]) << 25;
+        parts[7] |= u64::from(n[3442]) << 26;
+        parts[7] |= u64::from(n[3441]) << 27;
+        parts[7] |= u64::from(n[3440]) << 28;
+        parts[7] |= u64::from(n[3439]) << 29;
+        parts[7] |= u64::from(n[3499]) << 30;
+        parts[7] |= u64::from(n[3521]) << 31;
+        parts[7] |= u64::from(n[3457]) << 32;
+        parts[7] |= u64::from(n[3458]) << 33;
+        parts[7] |= u64::from(n[3575]) << 34;
+        parts[7] |= u64::from(n[3534]) << 35;
+        parts[7] |= u64::from(n[3533]) << 36;
+        parts[7] |= u64::from(n[3467]) << 37;
+        parts[7] |= u64::from(n[3596]) << 38;
+        parts[7] |= u64::from(n[3595]) << 39;
+        parts[7] |= u64::from(n[3594]) << 40;
+        parts[7] |= u64::from(n[3556]) << 41;
+        parts[7] |= u64::from(n[3554]) << 42;
+        parts[7] |= u64::from(n[3555]) << 43;
+        parts[7] |= u64::from(n[3553]) << 44;
+        parts[7] |= u64::from(n[3469]) << 45;
+        parts[7] |= u64::from(n[3470]) << 46;
+        parts[7] |= u64::from(n[3468]) << 47;
+        parts[7] |= u64::from(n[3430]) << 48;
+        parts[7] |= u64::from(n[3429]) << 49;
+        parts[7] |= u64::from(n[3428]) << 50;
+        parts[7] |= u64::from(n[3427]) << 51;
+        parts[7] |= u64::from(n[3492]) << 52;
+        parts[7] |= u64::from(n[3517]) << 53;
+        parts[7] |= u64::from(n[3450]) << 54;
+        parts[7] |= u64::from(n[3451]) << 55;
+        parts[7] |= u64::from(n[3568]) << 56;
+        parts[7] |= u64::from(n[3527]) << 57;
+        parts[7] |= u64::from(n[3526]) << 58;
+        parts[7] |= u64::from(n[3463]) << 59;
+        parts[7] |= u64::from(n[3584]) << 60;
+        parts[7] |= u64::from(n[3583]) << 61;
+        parts[7] |= u64::from(n[3582]) << 62;
+        parts[7] |= u64::from(n[3544]) << 63;
+        parts[8] |= u64::from(n[3542]);
+        parts[8] |= u64::from(n[3543]) << 1;
+        parts[8] |= u64::from(n[3541]) << 2;
+        parts[8] |= u64::from(n[3486]) << 3;
+        parts[8] |= u64::from(n[3484]) << 4;
+        parts[8] |= u64::from(n[3485]) << 5;
+        parts[8] |= u64::from(n[3483]) << 6;
+        parts[8] |= u64::from(n[3445]) << 7;
+        parts[8] |= u64::from(n[3444]) << 8;
+        parts[8] |= u64::from(n[3443]) << 9;
+        parts[8] |= u64::from(n[3564]) << 10;
+        parts[8] |= u64::from(n[3501]) << 11;
+        parts[8] |= u64::from(n[3500]) << 12;
+        parts[8] |= u64::from(n[3459]) << 13;
+        parts[8] |= u64::from(n[3576]) << 14;
+        parts[8] |= u64::from(n[3577]) << 15;
+        parts[8] |= u64::from(n[3510]) << 16;
+        parts[8] |= u64::from(n[3535]) << 17;
+        parts[8] |= u64::from(n[3600]) << 18;
+        parts[8] |= u64::from(n[3599]) << 19;
+        parts[8] |= u64::from(n[3598]) << 20;
+        parts[8] |= u64::from(n[3597]) << 21;
+        parts[8] |= u64::from(n[3559]) << 22;
+        parts[8] |= u64::from(n[3557]) << 23;
+        parts[8] |= u64::from(n[3558]) << 24;
+        parts[8] |= u64::from(n[3474]) << 25;
+        parts[8] |= u64::from(n[3472]) << 26;
+        parts[8] |= u64::from(n[3473]) << 27;
+        parts[8] |= u64::from(n[3471]) << 28;
+        parts[8] |= u64::from(n[3433]) << 29;
+        parts[8] |= u64::from(n[3432]) << 30;
+        parts[8] |= u64::from(n[3431]) << 31;
+        parts[8] |= u64::from(n[3560]) << 32;
+        parts[8] |= u64::from(n[3494]) << 33;
+        parts[8] |= u64::from(n[3493]) << 34;
+        parts[8] |= u64::from(n[3452]) << 35;
+        parts[8] |= u64::from(n[3569]) << 36;
+        parts[8] |= u64::from(n[3570]) << 37;
+        parts[8] |= u64::from(n[3506]) << 38;
+        parts[8] |= u64::from(n[3528]) << 39;
+        parts[8] |= u64::from(n[3588]) << 40;
+        parts[8] |= u64::from(n[3587]) << 41;
+        parts[8] |= u64::from(n[3586]) << 42;
+        parts[8] |= u64::from(n[3585]) << 43;
+        parts[8] |= u64::from(n[3547]) << 44;
+        parts[8] |= u64::from(n[3545]) << 45;
+        parts[8] |= u64::from(n[3546]) << 46;
+        parts[8] |= u64::from(n[3491]) << 47;
+        parts[8] |= u64::from(n[3490]) << 48;
+        parts[8] |= u64::from(n[3489]) << 49;
+        parts[8] |= u64::from(n[3488]) << 50;
+        parts[8] |= u64::from(n[3487]) << 51;
+        parts[8] |= u64::from(n[3567]) << 52;
+        parts[8] |= u64::from(n[3566]) << 53;
+        parts[8] |= u64::from(n[3565]) << 54;
+        parts[8] |= u64::from(n[3505]) << 55;
+        parts[8] |= u64::from(n[3503]) << 56;
+        parts[8] |= u64::from(n[3504]) << 57;
+        parts[8] |= u64::from(n[3502]) << 58;
+        parts[8] |= u64::from(n[3581]) << 59;
+        parts[8] |= u64::from(n[3580]) << 60;
+        parts[8] |= u64::from(n[3579]) << 61;
+        parts[8] |= u64::from(n[3578]) << 62;
+        parts[8] |= u64::from(n[3513]) << 63;
+        parts[9] |= u64::from(n[3511]);
+        parts[9] |= u64::from(n[3512]) << 1;
+        parts[9] |= u64::from(n[3605]) << 2;
+        parts[9] |= u64::from(n[3603]) << 3;
+        parts[9] |= u64::from(n[3604]) << 4;
+        parts[9] |= u64::from(n[3601]) << 5;
+        parts[9] |= u64::from(n[3602]) << 6;
+        parts[9] |= u64::from(n[3479]) << 7;
+        parts[9] |= u64::from(n[3478]) << 8;
+        parts[9] |= u64::from(n[3477]) << 9;
+        parts[9] |= u64::from(n[3476]) << 10;
+        parts[9] |= u64::from(n[3475]) << 11;
+        parts[9] |= u64::from(n[3563]) << 12;
+        parts[9] |= u64::from(n[3562]) << 13;
+        parts[9] |= u64::from(n[3561]) << 14;
+        parts[9] |= u64::from(n[3498]) << 15;
+        parts[9] |= u64::from(n[3496]) << 16;
+        parts[9] |= u64::from(n[3497]) << 17;
+        parts[9] |= u64::from(n[3495]) << 18;
+        parts[9] |= u64::from(n[3574]) << 19;
+        parts[9] |= u64::from(n[3573]) << 20;
+        parts[9] |= u64::from(n[3572]) << 21;
+        parts[9] |= u64::from(n[3571]) << 22;
+        parts[9] |= u64::from(n[3509]) << 23;
+        parts[9] |= u64::from(n[3507]) << 24;
+        parts[9] |= u64::from(n[3508]) << 25;
+        parts[9] |= u64::from(n[3593]) << 26;
+        parts[9] |= u64::from(n[3591]) << 27;
+        parts[9] |= u64::from(n[3592]) << 28;
+        parts[9] |= u64::from(n[3589]) << 29;
+        parts[9] |= u64::from(n[3590]) << 30;
+        parts[9] |= u64::from(n[3368]) << 31;
+        parts[9] |= u64::from(n[3367]) << 32;
+        parts[9] |= u64::from(n[3366]) << 33;
+        parts[9] |= u64::from(n[3360]) << 34;
+        parts[9] |= u64::from(n[3359]) << 35;
+        parts[9] |= u64::from(n[3358]) << 36;
+        parts[9] |= u64::from(n[3383]) << 37;
+        parts[9] |= u64::from(n[3382]) << 38;
+        parts[9] |= u64::from(n[3371]) << 39;
+        parts[9] |= u64::from(n[3370]) << 40;
+        parts[9] |= u64::from(n[3369]) << 41;
+        parts[9] |= u64::from(n[3375]) << 42;
+        parts[9] |= u64::from(n[3374]) << 43;
+        parts[9] |= u64::from(n[3363]) << 44;
+        parts[9] |= u64::from(n[3362]) << 45;
+        parts[9] |= u64::from(n[3361]) << 46;
+        parts[9] |= u64::from(n[3386]) << 47;
+        parts[9] |= u64::from(n[3385]) << 48;
+        parts[9] |= u64::from(n[3384]) << 49;
+        parts[9] |= u64::from(n[3373]) << 50;
+        parts[9] |= u64::from(n[3372]) << 51;
+        parts[9] |= u64::from(n[3378]) << 52;
+        parts[9] |= u64::from(n[3377]) << 53;
+        parts[9] |= u64::from(n[3376]) << 54;
+        parts[9] |= u64::from(n[3365]) << 55;
+        parts[9] |= u64::from(n[3364]) << 56;
+        parts[9] |= u64::from(n[3389]) << 57;
+        parts[9] |= u64::from(n[3388]) << 58;
+        parts[9] |= u64::from(n[3387]) << 59;
+        parts[9] |= u64::from(n[3381]) << 60;
+        parts[9] |= u64::from(n[3380]) << 61;
+        parts[9] |= u64::from(n[3379]) << 62;
         parts[0]
             |= (s.0[4]) & (((s.0[4] >> 24) | (s.0[5] << 40))) & (0x4924800000092492);
         parts[1] |= (s.0[5]) & (((s.0[5] >> 24) | (s.0[6] << 40))) & (0x924920000002);
@@ -46041,530 +45825,530 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
     let mut parts = [0u64; 10];
     if s.0[3] & 0x800000000 != 0 {
-        parts[0] |= u64::from(n[3262]) << 7;
-        parts[0] |= u64::from(n[3263]) << 11;
-        parts[0] |= u64::from(n[3261]) << 12;
-        parts[0] |= u64::from(n[3320]) << 19;
-        parts[0] |= u64::from(n[3276]) << 25;
-        parts[0] |= u64::from(n[3277]) << 26;
-        parts[0] |= u64::from(n[3275]) << 27;
-        parts[0] |= u64::from(n[3331]) << 32;
-        parts[0] |= u64::from(n[3330]) << 33;
-        parts[0] |= u64::from(n[3329]) << 37;
-        parts[0] |= u64::from(n[3284]) << 38;
-        parts[0] |= u64::from(n[3345]) << 39;
-        parts[0] |= u64::from(n[3344]) << 43;
-        parts[0] |= u64::from(n[3343]) << 44;
-        parts[0] |= u64::from(n[3255]) << 45;
-        parts[0] |= u64::from(n[3256]) << 46;
-        parts[0] |= u64::from(n[3254]) << 50;
-        parts[0] |= u64::from(n[3318]) << 51;
-        parts[0] |= u64::from(n[3269]) << 52;
-        parts[0] |= u64::from(n[3270]) << 53;
-        parts[0] |= u64::from(n[3268]) << 57;
-        parts[0] |= u64::from(n[3324]) << 58;
-        parts[0] |= u64::from(n[3323]) << 59;
-        parts[0] |= u64::from(n[3322]) << 63;
-        parts[1] |= u64::from(n[3282]);
-        parts[1] |= u64::from(n[3338]) << 6;
-        parts[1] |= u64::from(n[3337]) << 9;
-        parts[1] |= u64::from(n[3336]) << 11;
-        parts[1] |= u64::from(n[3293]) << 15;
-        parts[1] |= u64::from(n[3265]) << 17;
-        parts[1] |= u64::from(n[3266]) << 20;
-        parts[1] |= u64::from(n[3264]) << 21;
-        parts[1] |= u64::from(n[3307]) << 26;
-        parts[1] |= u64::from(n[3321]) << 27;
-        parts[1] |= u64::from(n[3279]) << 32;
-        parts[1] |= u64::from(n[3280]) << 33;
-        parts[1] |= u64::from(n[3278]) << 38;
-        parts[1] |= u64::from(n[3361]) << 39;
-        parts[1] |= u64::from(n[3334]) << 44;
-        parts[1] |= u64::from(n[3333]) << 45;
-        parts[1] |= u64::from(n[3332]) << 46;
-        parts[1] |= u64::from(n[3285]) << 50;
-        parts[1] |= u64::from(n[3375]) << 52;
-        parts[1] |= u64::from(n[3348]) << 55;
-        parts[1] |= u64::from(n[3347]) << 57;
-        parts[1] |= u64::from(n[3346]) << 58;
-        parts[1] |= u64::from(n[3286]) << 61;
-        parts[1] |= u64::from(n[3258]) << 63;
-        parts[2] |= u64::from(n[3259]);
-        parts[2] |= u64::from(n[3257]) << 1;
-        parts[2] |= u64::from(n[3300]) << 2;
-        parts[2] |= u64::from(n[3319]) << 3;
-        parts[2] |= u64::from(n[3272]) << 4;
-        parts[2] |= u64::from(n[3273]) << 5;
-        parts[2] |= u64::from(n[3271]) << 6;
-        parts[2] |= u64::from(n[3354]) << 8;
-        parts[2] |= u64::from(n[3327]) << 9;
-        parts[2] |= u64::from(n[3326]) << 10;
-        parts[2] |= u64::from(n[3325]) << 14;
-        parts[2] |= u64::from(n[3283]) << 15;
-        parts[2] |= u64::from(n[3368]) << 16;
-        parts[2] |= u64::from(n[3341]) << 20;
-        parts[2] |= u64::from(n[3340]) << 21;
-        parts[2] |= u64::from(n[3339]) << 22;
-        parts[2] |= u64::from(n[3296]) << 25;
-        parts[2] |= u64::from(n[3295]) << 26;
-        parts[2] |= u64::from(n[3294]) << 27;
-        parts[2] |= u64::from(n[3267]) << 28;
-        parts[2] |= u64::from(n[3352]) << 31;
-        parts[2] |= u64::from(n[3310]) << 32;
-        parts[2] |= u64::from(n[3309]) << 33;
-        parts[2] |= u64::from(n[3308]) << 34;
-        parts[2] |= u64::from(n[3281]) << 37;
-        parts[2] |= u64::from(n[3364]) << 38;
-        parts[2] |= u64::from(n[3362]) << 39;
-        parts[2] |= u64::from(n[3363]) << 40;
-        parts[2] |= u64::from(n[3316]) << 43;
-        parts[2] |= u64::from(n[3335]) << 44;
-        parts[2] |= u64::from(n[3378]) << 45;
-        parts[2] |= u64::from(n[3376]) << 46;
-        parts[2] |= u64::from(n[3377]) << 47;
-        parts[2] |= u64::from(n[3349]) << 48;
-        parts[2] |= u64::from(n[3289]) << 49;
-        parts[2] |= u64::from(n[3288]) << 50;
-        parts[2] |= u64::from(n[3287]) << 51;
-        parts[2] |= u64::from(n[3260]) << 52;
-        parts[2] |= u64::from(n[3350]) << 54;
-        parts[2] |= u64::from(n[3303]) << 55;
-        parts[2] |= u64::from(n[3302]) << 56;
-        parts[2] |= u64::from(n[3301]) << 57;
-        parts[2] |= u64::from(n[3274]) << 60;
-        parts[2] |= u64::from(n[3357]) << 61;
-        parts[2] |= u64::from(n[3355]) << 62;
-        parts[2] |= u64::from(n[3356]) << 63;
-        parts[3] |= u64::from(n[3314]);
-        parts[3] |= u64::from(n[3328]) << 2;
-        parts[3] |= u64::from(n[3371]) << 3;
-        parts[3] |= u64::from(n[3369]) << 4;
-        parts[3] |= u64::from(n[3370]) << 5;
-        parts[3] |= u64::from(n[3342]) << 6;
-        parts[3] |= u64::from(n[3299]) << 8;
-        parts[3] |= u64::from(n[3298]) << 9;
-        parts[3] |= u64::from(n[3297]) << 10;
-        parts[3] |= u64::from(n[3353]) << 12;
-        parts[3] |= u64::from(n[3313]) << 14;
-        parts[3] |= u64::from(n[3312]) << 15;
-        parts[3] |= u64::from(n[3311]) << 16;
-        parts[3] |= u64::from(n[3367]) << 18;
-        parts[3] |= u64::from(n[3365]) << 19;
-        parts[3] |= u64::from(n[3366]) << 20;
-        parts[3] |= u64::from(n[3317]) << 21;
-        parts[3] |= u64::from(n[3381]) << 22;
-        parts[3] |= u64::from(n[3379]) << 24;
-        parts[3] |= u64::from(n[3380]) << 25;
-        parts[3] |= u64::from(n[3292]) << 26;
-        parts[3] |= u64::from(n[3291]) << 27;
-        parts[3] |= u64::from(n[3290]) << 28;
-        parts[3] |= u64::from(n[3351]) << 30;
-        parts[3] |= u64::from(n[3306]) << 31;
-        parts[3] |= u64::from(n[3305]) << 32;
-        parts[3] |= u64::from(n[3304]) << 33;
-        parts[3] |= u64::from(n[3360]) << 34;
-        parts[3] |= u64::from(n[3358]) << 36;
-        parts[3] |= u64::from(n[3359]) << 37;
-        parts[3] |= u64::from(n[3315]) << 38;
-        parts[3] |= u64::from(n[3374]) << 39;
-        parts[3] |= u64::from(n[3372]) << 40;
-        parts[3] |= u64::from(n[3373]) << 42;
-        parts[3] |= u64::from(n[3092]) << 43;
-        parts[3] |= u64::from(n[3091]) << 44;
-        parts[3] |= u64::from(n[3102]) << 45;
-        parts[3] |= u64::from(n[3101]) << 46;
-        parts[3] |= u64::from(n[3087]) << 48;
-        parts[3] |= u64::from(n[3086]) << 49;
-        parts[3] |= u64::from(n[3097]) << 50;
-        parts[3] |= u64::from(n[3096]) << 51;
-        parts[3] |= u64::from(n[3111]) << 52;
-        parts[3] |= u64::from(n[3094]) << 54;
-        parts[3] |= u64::from(n[3093]) << 55;
-        parts[3] |= u64::from(n[3121]) << 56;
-        parts[3] |= u64::from(n[3104]) << 57;
-        parts[3] |= u64::from(n[3103]) << 58;
-        parts[3] |= u64::from(n[3106]) << 60;
-        parts[3] |= u64::from(n[3089]) << 61;
-        parts[3] |= u64::from(n[3088]) << 62;
-        parts[3] |= u64::from(n[3116]) << 63;
-        parts[4] |= u64::from(n[3099]);
-        parts[4] |= u64::from(n[3098]) << 1;
-        parts[4] |= u64::from(n[3113]) << 2;
-        parts[4] |= u64::from(n[3112]) << 3;
-        parts[4] |= u64::from(n[3095]) << 4;
-        parts[4] |= u64::from(n[3123]) << 5;
-        parts[4] |= u64::from(n[3122]) << 6;
-        parts[4] |= u64::from(n[3105]) << 7;
-        parts[4] |= u64::from(n[3108]) << 8;
-        parts[4] |= u64::from(n[3107]) << 9;
-        parts[4] |= u64::from(n[3090]) << 10;
-        parts[4] |= u64::from(n[3118]) << 12;
-        parts[4] |= u64::from(n[3117]) << 13;
-        parts[4] |= u64::from(n[3100]) << 14;
-        parts[4] |= u64::from(n[3115]) << 15;
-        parts[4] |= u64::from(n[3114]) << 16;
-        parts[4] |= u64::from(n[3125]) << 18;
-        parts[4] |= u64::from(n[3124]) << 19;
-        parts[4] |= u64::from(n[3110]) << 20;
-        parts[4] |= u64::from(n[3109]) << 21;
-        parts[4] |= u64::from(n[3120]) << 22;
-        parts[4] |= u64::from(n[3119]) << 24;
-        parts[4] |= u64::from(n[2781]) << 25;
-        parts[4] |= u64::from(n[2977]) << 26;
-        parts[4] |= u64::from(n[3013]) << 27;
-        parts[4] |= u64::from(n[2983]) << 28;
-        parts[4] |= u64::from(n[3019]) << 29;
-        parts[4] |= u64::from(n[2989]) << 30;
-        parts[4] |= u64::from(n[3025]) << 31;
-        parts[4] |= u64::from(n[2756]) << 32;
-        parts[4] |= u64::from(n[2732]) << 33;
-        parts[4] |= u64::from(n[2974]) << 34;
-        parts[4] |= u64::from(n[2739]) << 35;
-        parts[4] |= u64::from(n[3010]) << 36;
-        parts[4] |= u64::from(n[2980]) << 37;
-        parts[4] |= u64::from(n[2746]) << 38;
-        parts[4] |= u64::from(n[3016]) << 39;
-        parts[4] |= u64::from(n[2986]) << 40;
-        parts[4] |= u64::from(n[2753]) << 41;
-        parts[4] |= u64::from(n[3022]) << 42;
-        parts[4] |= u64::from(n[2995]) << 43;
-        parts[4] |= u64::from(n[2806]) << 44;
-        parts[4] |= u64::from(n[2782]) << 45;
-        parts[4] |= u64::from(n[2978]) << 46;
-        parts[4] |= u64::from(n[3031]) << 47;
-        parts[4] |= u64::from(n[3001]) << 48;
-        parts[4] |= u64::from(n[3014]) << 49;
-        parts[4] |= u64::from(n[2984]) << 50;
-        parts[4] |= u64::from(n[3037]) << 51;
-        parts[4] |= u64::from(n[3007]) << 52;
-        parts[4] |= u64::from(n[3020]) << 53;
-        parts[4] |= u64::from(n[2990]) << 54;
-        parts[4] |= u64::from(n[3043]) << 55;
-        parts[4] |= u64::from(n[3026]) << 56;
-        parts[4] |= u64::from(n[2992]) << 58;
-        parts[4] |= u64::from(n[2757]) << 59;
-        parts[4] |= u64::from(n[2733]) << 60;
-        parts[4] |= u64::from(n[2975]) << 61;
-        parts[4] |= u64::from(n[3028]) << 62;
-        parts[5] |= u64::from(n[2998]);
-        parts[5] |= u64::from(n[2740]) << 1;
-        parts[5] |= u64::from(n[3011]) << 2;
-        parts[5] |= u64::from(n[2981]) << 3;
-        parts[5] |= u64::from(n[3034]) << 4;
-        parts[5] |= u64::from(n[3004]) << 5;
-        parts[5] |= u64::from(n[2747]) << 6;
-        parts[5] |= u64::from(n[3017]) << 7;
-        parts[5] |= u64::from(n[2987]) << 8;
-        parts[5] |= u64::from(n[3040]) << 9;
-        parts[5] |= u64::from(n[2754]) << 10;
-        parts[5] |= u64::from(n[3023]) << 11;
-        parts[5] |= u64::from(n[2996]) << 12;
-        parts[5] |= u64::from(n[2807]) << 13;
-        parts[5] |= u64::from(n[2783]) << 14;
-        parts[5] |= u64::from(n[2979]) << 15;
-        parts[5] |= u64::from(n[3032]) << 16;
-        parts[5] |= u64::from(n[3002]) << 17;
-        parts[5] |= u64::from(n[3015]) << 18;
-        parts[5] |= u64::from(n[2985]) << 19;
-        parts[5] |= u64::from(n[3038]) << 20;
-        parts[5] |= u64::from(n[3008]) << 21;
-        parts[5] |= u64::from(n[3021]) << 22;
-        parts[5] |= u64::from(n[2991]) << 23;
-        parts[5] |= u64::from(n[3044]) << 24;
-        parts[5] |= u64::from(n[3027]) << 25;
-        parts[5] |= u64::from(n[2993]) << 26;
-        parts[5] |= u64::from(n[2758]) << 27;
-        parts[5] |= u64::from(n[2734]) << 28;
-        parts[5] |= u64::from(n[2976]) << 29;
-        parts[5] |= u64::from(n[3029]) << 30;
-        parts[5] |= u64::from(n[2999]) << 31;
-        parts[5] |= u64::from(n[2741]) << 32;
-        parts[5] |= u64::from(n[3012]) << 33;
-        parts[5] |= u64::from(n[2982]) << 34;
-        parts[5] |= u64::from(n[3035]) << 35;
-        parts[5] |= u64::from(n[3005]) << 36;
-        parts[5] |= u64::from(n[2748]) << 37;
-        parts[5] |= u64::from(n[3018]) << 38;
-        parts[5] |= u64::from(n[2988]) << 39;
-        parts[5] |= u64::from(n[3041]) << 40;
-        parts[5] |= u64::from(n[2755]) << 41;
-        parts[5] |= u64::from(n[3024]) << 42;
-        parts[5] |= u64::from(n[2997]) << 43;
-        parts[5] |= u64::from(n[2808]) << 44;
-        parts[5] |= u64::from(n[2784]) << 45;
-        parts[5] |= u64::from(n[3033]) << 46;
-        parts[5] |= u64::from(n[3003]) << 47;
-        parts[5] |= u64::from(n[3039]) << 48;
-        parts[5] |= u64::from(n[3009]) << 49;
-        parts[5] |= u64::from(n[3045]) << 50;
-        parts[5] |= u64::from(n[2994]) << 51;
-        parts[5] |= u64::from(n[2759]) << 52;
-        parts[5] |= u64::from(n[3030]) << 53;
-        parts[5] |= u64::from(n[3000]) << 54;
-        parts[5] |= u64::from(n[3036]) << 55;
-        parts[5] |= u64::from(n[3006]) << 56;
-        parts[5] |= u64::from(n[3042]) << 57;
-        parts[5] |= u64::from(n[2869]) << 58;
-        parts[5] |= u64::from(n[2875]) << 59;
-        parts[5] |= u64::from(n[2881]) << 60;
-        parts[5] |= u64::from(n[2866]) << 61;
-        parts[5] |= u64::from(n[2872]) << 62;
-        parts[5] |= u64::from(n[2878]) << 63;
-        parts[6] |= u64::from(n[2887]);
-        parts[6] |= u64::from(n[2617]) << 1;
-        parts[6] |= u64::from(n[2870]) << 2;
-        parts[6] |= u64::from(n[2893]) << 3;
-        parts[6] |= u64::from(n[2624]) << 4;
-        parts[6] |= u64::from(n[2876]) << 5;
-        parts[6] |= u64::from(n[2899]) << 6;
-        parts[6] |= u64::from(n[2631]) << 7;
-        parts[6] |= u64::from(n[2882]) << 8;
-        parts[6] |= u64::from(n[2884]) << 9;
-        parts[6] |= u64::from(n[2867]) << 10;
-        parts[6] |= u64::from(n[2890]) << 11;
-        parts[6] |= u64::from(n[2873]) << 12;
-        parts[6] |= u64::from(n[2896]) << 13;
-        parts[6] |= u64::from(n[2879]) << 14;
-        parts[6] |= u64::from(n[2888]) << 15;
-        parts[6] |= u64::from(n[2618]) << 16;
-        parts[6] |= u64::from(n[2871]) << 17;
-        parts[6] |= u64::from(n[2894]) << 18;
-        parts[6] |= u64::from(n[2625]) << 19;
-        parts[6] |= u64::from(n[2877]) << 20;
-        parts[6] |= u64::from(n[2900]) << 21;
-        parts[6] |= u64::from(n[2632]) << 22;
-        parts[6] |= u64::from(n[2883]) << 23;
-        parts[6] |= u64::from(n[2885]) << 24;
-        parts[6] |= u64::from(n[2868]) << 25;
-        parts[6] |= u64::from(n[2891]) << 26;
-        parts[6] |= u64::from(n[2874]) << 27;
-        parts[6] |= u64::from(n[2897]) << 28;
-        parts[6] |= u64::from(n[2880]) << 29;
-        parts[6] |= u64::from(n[2889]) << 30;
-        parts[6] |= u64::from(n[2619]) << 31;
-        parts[6] |= u64::from(n[2895]) << 32;
-        parts[6] |= u64::from(n[2626]) << 33;
-        parts[6] |= u64::from(n[2901]) << 34;
-        parts[6] |= u64::from(n[2633]) << 35;
-        parts[6] |= u64::from(n[2886]) << 36;
-        parts[6] |= u64::from(n[2892]) << 37;
-        parts[6] |= u64::from(n[2898]) << 38;
-        parts[6] |= u64::from(n[3645]) << 39;
-        parts[6] |= u64::from(n[3646]) << 40;
-        parts[6] |= u64::from(n[3643]) << 41;
-        parts[6] |= u64::from(n[3644]) << 42;
-        parts[6] |= u64::from(n[3642]) << 43;
-        parts[6] |= u64::from(n[3727]) << 44;
-        parts[6] |= u64::from(n[3728]) << 45;
-        parts[6] |= u64::from(n[3726]) << 46;
-        parts[6] |= u64::from(n[3664]) << 47;
-        parts[6] |= u64::from(n[3663]) << 48;
-        parts[6] |= u64::from(n[3662]) << 49;
-        parts[6] |= u64::from(n[3661]) << 50;
-        parts[6] |= u64::from(n[3740]) << 51;
-        parts[6] |= u64::from(n[3738]) << 52;
-        parts[6] |= u64::from(n[3739]) << 53;
-        parts[6] |= u64::from(n[3737]) << 54;
-        parts[6] |= u64::from(n[3674]) << 55;
-        parts[6] |= u64::from(n[3673]) << 56;
-        parts[6] |= u64::from(n[3672]) << 57;
-        parts[6] |= u64::from(n[3760]) << 58;
-        parts[6] |= u64::from(n[3759]) << 59;
-        parts[6] |= u64::from(n[3758]) << 60;
-        parts[6] |= u64::from(n[3757]) << 61;
-        parts[6] |= u64::from(n[3756]) << 62;
-        parts[6] |= u64::from(n[3633]) << 63;
-        parts[7] |= u64::from(n[3634]);
-        parts[7] |= u64::from(n[3631]) << 1;
-        parts[7] |= u64::from(n[3632]) << 2;
-        parts[7] |= u64::from(n[3630]) << 3;
-        parts[7] |= u64::from(n[3723]) << 4;
-        parts[7] |= u64::from(n[3724]) << 5;
-        parts[7] |= u64::from(n[3722]) << 6;
-        parts[7] |= u64::from(n[3657]) << 7;
-        parts[7] |= u64::from(n[3656]) << 8;
-        parts[7] |= u64::from(n[3655]) << 9;
-        parts[7] |= u64::from(n[3654]) << 10;
-        parts[7] |= u64::from(n[3733]) << 11;
-        parts[7] |= u64::from(n[3731]) << 12;
-        parts[7] |= u64::from(n[3732]) << 13;
-        parts[7] |= u64::from(n[3730]) << 14;
-        parts[7] |= u64::from(n[3670]) << 15;
-        parts[7] |= u64::from(n[3669]) << 16;
-        parts[7] |= u64::from(n[3668]) << 17;
-        parts[7] |= u64::from(n[3748]) << 18;
-        parts[7] |= u64::from(n[3747]) << 19;
-        parts[7] |= u64::from(n[3746]) << 20;
-        parts[7] |= u64::from(n[3745]) << 21;
-        parts[7] |= u64::from(n[3744]) << 22;
-        parts[7] |= u64::from(n[3689]) << 23;
-        parts[7] |= u64::from(n[3690]) << 24;
-        parts[7] |= u64::from(n[3688]) << 25;
-        parts[7] |= u64::from(n[3650]) << 26;
-        parts[7] |= u64::from(n[3649]) << 27;
-        parts[7] |= u64::from(n[3648]) << 28;
-        parts[7] |= u64::from(n[3647]) << 29;
-        parts[7] |= u64::from(n[3707]) << 30;
-        parts[7] |= u64::from(n[3729]) << 31;
-        parts[7] |= u64::from(n[3665]) << 32;
-        parts[7] |= u64::from(n[3666]) << 33;
-        parts[7] |= u64::from(n[3783]) << 34;
-        parts[7] |= u64::from(n[3742]) << 35;
-        parts[7] |= u64::from(n[3741]) << 36;
-        parts[7] |= u64::from(n[3675]) << 37;
-        parts[7] |= u64::from(n[3804]) << 38;
-        parts[7] |= u64::from(n[3803]) << 39;
-        parts[7] |= u64::from(n[3802]) << 40;
-        parts[7] |= u64::from(n[3764]) << 41;
-        parts[7] |= u64::from(n[3762]) << 42;
-        parts[7] |= u64::from(n[3763]) << 43;
-        parts[7] |= u64::from(n[3761]) << 44;
-        parts[7] |= u64::from(n[3677]) << 45;
-        parts[7] |= u64::from(n[3678]) << 46;
-        parts[7] |= u64::from(n[3676]) << 47;
-        parts[7] |= u64::from(n[3638]) << 48;
-        parts[7] |= u64::from(n[3637]) << 49;
-        parts[7] |= u64::from(n[3636]) << 50;
-        parts[7] |= u64::from(n[3635]) << 51;
-        parts[7] |= u64::from(n[3700]) << 52;
-        parts[7] |= u64::from(n[3725]) << 53;
-        parts[7] |= u64::from(n[3658]) << 54;
-        parts[7] |= u64::from(n[3659]) << 55;
-        parts[7] |= u64::from(n[3776]) << 56;
-        parts[7] |= u64::from(n[3735]) << 57;
-        parts[7] |= u64::from(n[3734]) << 58;
-        parts[7] |= u64::from(n[3671]) << 59;
-        parts[7] |= u64::from(n[3792]) << 60;
-        parts[7] |= u64::from(n[3791]) << 61;
-        parts[7] |= u64::from(n[3790]) << 62;
-        parts[7] |= u64::from(n[3752]) << 63;
-        parts[8] |= u64::from(n[3750]);
-        parts[8] |= u64::from(n[3751]) << 1;
-        parts[8] |= u64::from(n[3749]) << 2;
-        parts[8] |= u64::from(n[3694]) << 3;
-        parts[8] |= u64::from(n[3692]) << 4;
-        parts[8] |= u64::from(n[3693]) << 5;
-        parts[8] |= u64::from(n[3691]) << 6;
-        parts[8] |= u64::from(n[3653]) << 7;
-        parts[8] |= u64::from(n[3652]) << 8;
-        parts[8] |= u64::from(n[3651]) << 9;
-        parts[8] |= u64::from(n[3772]) << 10;
-        parts[8] |= u64::from(n[3709]) << 11;
-        parts[8] |= u64::from(n[3708]) << 12;
-        parts[8] |= u64::from(n[3667]) << 13;
-        parts[8] |= u64::from(n[3784]) << 14;
-        parts[8] |= u64::from(n[3785]) << 15;
-        parts[8] |= u64::from(n[3718]) << 16;
-        parts[8] |= u64::from(n[3743]) << 17;
-        parts[8] |= u64::from(n[3808]) << 18;
-        parts[8] |= u64::from(n[3807]) << 19;
-        parts[8] |= u64::from(n[3806]) << 20;
-        parts[8] |= u64::from(n[3805]) << 21;
-        parts[8] |= u64::from(n[3767]) << 22;
-        parts[8] |= u64::from(n[3765]) << 23;
-        parts[8] |= u64::from(n[3766]) << 24;
-        parts[8] |= u64::from(n[3682]) << 25;
-        parts[8] |= u64::from(n[3680]) << 26;
-        parts[8] |= u64::from(n[3681]) << 27;
-        parts[8] |= u64::from(n[3679]) << 28;
-        parts[8] |= u64::from(n[3641]) << 29;
-        parts[8] |= u64::from(n[3640]) << 30;
-        parts[8] |= u64::from(n[3639]) << 31;
-        parts[8] |= u64::from(n[3768]) << 32;
-        parts[8] |= u64::from(n[3702]) << 33;
-        parts[8] |= u64::from(n[3701]) << 34;
-        parts[8] |= u64::from(n[3660]) << 35;
-        parts[8] |= u64::from(n[3777]) << 36;
-        parts[8] |= u64::from(n[3778]) << 37;
-        parts[8] |= u64::from(n[3714]) << 38;
-        parts[8] |= u64::from(n[3736]) << 39;
-        parts[8] |= u64::from(n[3796]) << 40;
-        parts[8] |= u64::from(n[3795]) << 41;
-        parts[8] |= u64::from(n[3794]) << 42;
-        parts[8] |= u64::from(n[3793]) << 43;
-        parts[8] |= u64::from(n[3755]) << 44;
-        parts[8] |= u64::from(n[3753]) << 45;
-        parts[8] |= u64::from(n[3754]) << 46;
-        parts[8] |= u64::from(n[3699]) << 47;
-        parts[8] |= u64::from(n[3698]) << 48;
-        parts[8] |= u64::from(n[3697]) << 49;
-        parts[8] |= u64::from(n[3696]) << 50;
-        parts[8] |= u64::from(n[3695]) << 51;
-        parts[8] |= u64::from(n[3775]) << 52;
-        parts[8] |= u64::from(n[3774]) << 53;
-        parts[8] |= u64::from(n[3773]) << 54;
-        parts[8] |= u64::from(n[3713]) << 55;
-        parts[8] |= u64::from(n[3711]) << 56;
-        parts[8] |= u64::from(n[3712]) << 57;
-        parts[8] |= u64::from(n[3710]) << 58;
-        parts[8] |= u64::from(n[3789]) << 59;
-        parts[8] |= u64::from(n[3788]) << 60;
-        parts[8] |= u64::from(n[3787]) << 61;
-        parts[8] |= u64::from(n[3786]) << 62;
-        parts[8] |= u64::from(n[3721]) << 63;
-        parts[9] |= u64::from(n[3719]);
-        parts[9] |= u64::from(n[3720]) << 1;
-        parts[9] |= u64::from(n[3813]) << 2;
-        parts[9] |= u64::from(n[3811]) << 3;
-        parts[9] |= u64::from(n[3812]) << 4;
-        parts[9] |= u64::from(n[3809]) << 5;
-        parts[9] |= u64::from(n[3810]) << 6;
-        parts[9] |= u64::from(n[3687]) << 7;
-        parts[9] |= u64::from(n[3686]) << 8;
-        parts[9] |= u64::from(n[3685]) << 9;
-        parts[9] |= u64::from(n[3684]) << 10;
-        parts[9] |= u64::from(n[3683]) << 11;
-        parts[9] |= u64::from(n[3771]) << 12;
-        parts[9] |= u64::from(n[3770]) << 13;
-        parts[9] |= u64::from(n[3769]) << 14;
-        parts[9] |= u64::from(n[3706]) << 15;
-        parts[9] |= u64::from(n[3704]) << 16;
-        parts[9] |= u64::from(n[3705]) << 17;
-        parts[9] |= u64::from(n[3703]) << 18;
-        parts[9] |= u64::from(n[3782]) << 19;
-        parts[9] |= u64::from(n[3781]) << 20;
-        parts[9] |= u64::from(n[3780]) << 21;
-        parts[9] |= u64::from(n[3779]) << 22;
-        parts[9] |= u64::from(n[3717]) << 23;
-        parts[9] |= u64::from(n[3715]) << 24;
-        parts[9] |= u64::from(n[3716]) << 25;
-        parts[9] |= u64::from(n[3801]) << 26;
-        parts[9] |= u64::from(n[3799]) << 27;
-        parts[9] |= u64::from(n[3800]) << 28;
-        parts[9] |= u64::from(n[3797]) << 29;
-        parts[9] |= u64::from(n[3798]) << 30;
-        parts[9] |= u64::from(n[3424]) << 31;
-        parts[9] |= u64::from(n[3423]) << 32;
-        parts[9] |= u64::from(n[3422]) << 33;
-        parts[9] |= u64::from(n[3416]) << 34;
-        parts[9] |= u64::from(n[3415]) << 35;
-        parts[9] |= u64::from(n[3414]) << 36;
-        parts[9] |= u64::from(n[3439]) << 37;
-        parts[9] |= u64::from(n[3438]) << 38;
-        parts[9] |= u64::from(n[3427]) << 39;
-        parts[9] |= u64::from(n[3426]) << 40;
-        parts[9] |= u64::from(n[3425]) << 41;
-        parts[9] |= u64::from(n[3431]) << 42;
-        parts[9] |= u64::from(n[3430]) << 43;
-        parts[9] |= u64::from(n[3419]) << 44;
-        parts[9] |= u64::from(n[3418]) << 45;
-        parts[9] |= u64::from(n[3417]) << 46;
-        parts[9] |= u64::from(n[3442]) << 47;
-        parts[9] |= u64::from(n[3441]) << 48;
-        parts[9] |= u64::from(n[3440]) << 49;
-        parts[9] |= u64::from(n[3429]) << 50;
-        parts[9] |= u64::from(n[3428]) << 51;
-        parts[9] |= u64::from(n[3434]) << 52;
-        parts[9] |= u64::from(n[3433]) << 53;
-        parts[9] |= u64::from(n[3432]) << 54;
-        parts[9] |= u64::from(n[3421]) << 55;
-        parts[9] |= u64::from(n[3420]) << 56;
-        parts[9] |= u64::from(n[3445]) << 57;
-        parts[9] |= u64::from(n[3444]) << 58;
-        parts[9] |= u64::from(n[3443]) << 59;
-        parts[9] |= u64::from(n[3437]) << 60;
-        parts[9] |= u64::from(n[3436]) << 61;
-        parts[9] |= u64::from(n[3435]) << 62;
+        parts[0] |= u64::from(n[3238]) << 7;
+        parts[0] |= u64::from(n[3239]) << 11;
+        parts[0] |= u64::from(n[3237]) << 12;
+        parts[0] |= u64::from(n[3296]) << 19;
+        parts[0] |= u64::from(n[3252]) << 25;
+        parts[0] |= u64::from(n[3253]) << 26;
+        parts[0] |= u64::from(n[3251]) << 27;
+        parts[0] |= u64::from(n[3307]) << 32;
+        parts[0] |= u64::from(n[3306]) << 33;
+        parts[0] |= u64::from(n[3305]) << 37;
+        parts[0] |= u64::from(n[3260]) << 38;
+        parts[0] |= u64::from(n[3321]) << 39;
+        parts[0] |= u64::from(n[3320]) << 43;
+        parts[0] |= u64::from(n[3319]) << 44;
+        parts[0] |= u64::from(n[3231]) << 45;
+        parts[0] |= u64::from(n[3232]) << 46;
+        parts[0] |= u64::from(n[3230]) << 50;
+        parts[0] |= u64::from(n[3294]) << 51;
+        parts[0] |= u64::from(n[3245]) << 52;
+        parts[0] |= u64::from(n[3246]) << 53;
+        parts[0] |= u64::from(n[3244]) << 57;
+        parts[0] |= u64::from(n[3300]) << 58;
+        parts[0] |= u64::from(n[3299]) << 59;
+        parts[0] |= u64::from(n[3298]) << 63;
+        parts[1] |= u64::from(n[3258]);
+        parts[1] |= u64::from(n[3314]) << 6;
+        parts[1] |= u64::from(n[3313]) << 9;
+        parts[1] |= u64::from(n[3312]) << 11;
+        parts[1] |= u64::from(n[3269]) << 15;
+        parts[1] |= u64::from(n[3241]) << 17;
+        parts[1] |= u64::from(n[3242]) << 20;
+        parts[1] |= u64::from(n[3240]) << 21;
+        parts[1] |= u64::from(n[3283]) << 26;
+        parts[1] |= u64::from(n[3297]) << 27;
+        parts[1] |= u64::from(n[3255]) << 32;
+        parts[1] |= u64::from(n[3256]) << 33;
+        parts[1] |= u64::from(n[3254]) << 38;
+        parts[1] |= u64::from(n[3337]) << 39;
+        parts[1] |= u64::from(n[3310]) << 44;
+        parts[1] |= u64::from(n[3309]) << 45;
+        parts[1] |= u64::from(n[3308]) << 46;
+        parts[1] |= u64::from(n[3261]) << 50;
+        parts[1] |= u64::from(n[3351]) << 52;
+        parts[1] |= u64::from(n[3324]) << 55;
+        parts[1] |= u64::from(n[3323]) << 57;
+        parts[1] |= u64::from(n[3322]) << 58;
+        parts[1] |= u64::from(n[3262]) << 61;
+        parts[1] |= u64::from(n[3234]) << 63;
+        parts[2] |= u64::from(n[3235]);
+        parts[2] |= u64::from(n[3233]) << 1;
+        parts[2] |= u64::from(n[3276]) << 2;
+        parts[2] |= u64::from(n[3295]) << 3;
+        parts[2] |= u64::from(n[3248]) << 4;
+        parts[2] |= u64::from(n[3249]) << 5;
+        parts[2] |= u64::from(n[3247]) << 6;
+        parts[2] |= u64::from(n[3330]) << 8;
+        parts[2] |= u64::from(n[3303]) << 9;
+        parts[2] |= u64::from(n[3302]) << 10;
+        parts[2] |= u64::from(n[3301]) << 14;
+        parts[2] |= u64::from(n[3259]) << 15;
+        parts[2] |= u64::from(n[3344]) << 16;
+        parts[2] |= u64::from(n[3317]) << 20;
+        parts[2] |= u64::from(n[3316]) << 21;
+        parts[2] |= u64::from(n[3315]) << 22;
+        parts[2] |= u64::from(n[3272]) << 25;
+        parts[2] |= u64::from(n[3271]) << 26;
+        parts[2] |= u64::from(n[3270]) << 27;
+        parts[2] |= u64::from(n[3243]) << 28;
+        parts[2] |= u64::from(n[3328]) << 31;
+        parts[2] |= u64::from(n[3286]) << 32;
+        parts[2] |= u64::from(n[3285]) << 33;
+        parts[2] |= u64::from(n[3284]) << 34;
+        parts[2] |= u64::from(n[3257]) << 37;
+        parts[2] |= u64::from(n[3340]) << 38;
+        parts[2] |= u64::from(n[3338]) << 39;
+        parts[2] |= u64::from(n[3339]) << 40;
+        parts[2] |= u64::from(n[3292]) << 43;
+        parts[2] |= u64::from(n[3311]) << 44;
+        parts[2] |= u64::from(n[3354]) << 45;
+        parts[2] |= u64::from(n[3352]) << 46;
+        parts[2] |= u64::from(n[3353]) << 47;
+        parts[2] |= u64::from(n[3325]) << 48;
+        parts[2] |= u64::from(n[3265]) << 49;
+        parts[2] |= u64::from(n[3264]) << 50;
+        parts[2] |= u64::from(n[3263]) << 51;
+        parts[2] |= u64::from(n[3236]) << 52;
+        parts[2] |= u64::from(n[3326]) << 54;
+        parts[2] |= u64::from(n[3279]) << 55;
+        parts[2] |= u64::from(n[3278]) << 56;
+        parts[2] |= u64::from(n[3277]) << 57;
+        parts[2] |= u64::from(n[3250]) << 60;
+        parts[2] |= u64::from(n[3333]) << 61;
+        parts[2] |= u64::from(n[3331]) << 62;
+        parts[2] |= u64::from(n[3332]) << 63;
+        parts[3] |= u64::from(n[3290]);
+        parts[3] |= u64::from(n[3304]) << 2;
+        parts[3] |= u64::from(n[3347]) << 3;
+        parts[3] |= u64::from(n[3345]) << 4;
+        parts[3] |= u64::from(n[3346]) << 5;
+        parts[3] |= u64::from(n[3318]) << 6;
+        parts[3] |= u64::from(n[3275]) << 8;
+        parts[3] |= u64::from(n[3274]) << 9;
+        parts[3] |= u64::from(n[3273]) << 10;
+        parts[3] |= u64::from(n[3329]) << 12;
+        parts[3] |= u64::from(n[3289]) << 14;
+        parts[3] |= u64::from(n[3288]) << 15;
+        parts[3] |= u64::from(n[3287]) << 16;
+        parts[3] |= u64::from(n[3343]) << 18;
+        parts[3] |= u64::from(n[3341]) << 19;
+        parts[3] |= u64::from(n[3342]) << 20;
+        parts[3] |= u64::from(n[3293]) << 21;
+        parts[3] |= u64::from(n[3357]) << 22;
+        parts[3] |= u64::from(n[3355]) << 24;
+        parts[3] |= u64::from(n[3356]) << 25;
+        parts[3] |= u64::from(n[3268]) << 26;
+        parts[3] |= u64::from(n[3267]) << 27;
+        parts[3] |= u64::from(n[3266]) << 28;
+        parts[3] |= u64::from(n[3327]) << 30;
+        parts[3] |= u64::from(n[3282]) << 31;
+        parts[3] |= u64::from(n[3281]) << 32;
+        parts[3] |= u64::from(n[3280]) << 33;
+        parts[3] |= u64::from(n[3336]) << 34;
+        parts[3] |= u64::from(n[3334]) << 36;
+        parts[3] |= u64::from(n[3335]) << 37;
+        parts[3] |= u64::from(n[3291]) << 38;
+        parts[3] |= u64::from(n[3350]) << 39;
+        parts[3] |= u64::from(n[3348]) << 40;
+        parts[3] |= u64::from(n[3349]) << 42;
+        parts[3] |= u64::from(n[3068]) << 43;
+        parts[3] |= u64::from(n[3067]) << 44;
+        parts[3] |= u64::from(n[3078]) << 45;
+        parts[3] |= u64::from(n[3077]) << 46;
+        parts[3] |= u64::from(n[3063]) << 48;
+        parts[3] |= u64::from(n[3062]) << 49;
+        parts[3] |= u64::from(n[3073]) << 50;
+        parts[3] |= u64::from(n[3072]) << 51;
+        parts[3] |= u64::from(n[3087]) << 52;
+        parts[3] |= u64::from(n[3070]) << 54;
+        parts[3] |= u64::from(n[3069]) << 55;
+        parts[3] |= u64::from(n[3097]) << 56;
+        parts[3] |= u64::from(n[3080]) << 57;
+        parts[3] |= u64::from(n[3079]) << 58;
+        parts[3] |= u64::from(n[3082]) << 60;
+        parts[3] |= u64::from(n[3065]) << 61;
+        parts[3] |= u64::from(n[3064]) << 62;
+        parts[3] |= u64::from(n[3092]) << 63;
+        parts[4] |= u64::from(n[3075]);
+        parts[4] |= u64::from(n[3074]) << 1;
+        parts[4] |= u64::from(n[3089]) << 2;
+        parts[4] |= u64::from(n[3088]) << 3;
+        parts[4] |= u64::from(n[3071]) << 4;
+        parts[4] |= u64::from(n[3099]) << 5;
+        parts[4] |= u64::from(n[3098]) << 6;
+        parts[4] |= u64::from(n[3081]) << 7;
+        parts[4] |= u64::from(n[3084]) << 8;
+        parts[4] |= u64::from(n[3083]) << 9;
+        parts[4] |= u64::from(n[3066]) << 10;
+        parts[4] |= u64::from(n[3094]) << 12;
+        parts[4] |= u64::from(n[3093]) << 13;
+        parts[4] |= u64::from(n[3076]) << 14;
+        parts[4] |= u64::from(n[3091]) << 15;
+        parts[4] |= u64::from(n[3090]) << 16;
+        parts[4] |= u64::from(n[3101]) << 18;
+        parts[4] |= u64::from(n[3100]) << 19;
+        parts[4] |= u64::from(n[3086]) << 20;
+        parts[4] |= u64::from(n[3085]) << 21;
+        parts[4] |= u64::from(n[3096]) << 22;
+        parts[4] |= u64::from(n[3095]) << 24;
+        parts[4] |= u64::from(n[2757]) << 25;
+        parts[4] |= u64::from(n[2953]) << 26;
+        parts[4] |= u64::from(n[2989]) << 27;
+        parts[4] |= u64::from(n[2959]) << 28;
+        parts[4] |= u64::from(n[2995]) << 29;
+        parts[4] |= u64::from(n[2965]) << 30;
+        parts[4] |= u64::from(n[3001]) << 31;
+        parts[4] |= u64::from(n[2732]) << 32;
+        parts[4] |= u64::from(n[2708]) << 33;
+        parts[4] |= u64::from(n[2950]) << 34;
+        parts[4] |= u64::from(n[2715]) << 35;
+        parts[4] |= u64::from(n[2986]) << 36;
+        parts[4] |= u64::from(n[2956]) << 37;
+        parts[4] |= u64::from(n[2722]) << 38;
+        parts[4] |= u64::from(n[2992]) << 39;
+        parts[4] |= u64::from(n[2962]) << 40;
+        parts[4] |= u64::from(n[2729]) << 41;
+        parts[4] |= u64::from(n[2998]) << 42;
+        parts[4] |= u64::from(n[2971]) << 43;
+        parts[4] |= u64::from(n[2782]) << 44;
+        parts[4] |= u64::from(n[2758]) << 45;
+        parts[4] |= u64::from(n[2954]) << 46;
+        parts[4] |= u64::from(n[3007]) << 47;
+        parts[4] |= u64::from(n[2977]) << 48;
+        parts[4] |= u64::from(n[2990]) << 49;
+        parts[4] |= u64::from(n[2960]) << 50;
+        parts[4] |= u64::from(n[3013]) << 51;
+        parts[4] |= u64::from(n[2983]) << 52;
+        parts[4] |= u64::from(n[2996]) << 53;
+        parts[4] |= u64::from(n[2966]) << 54;
+        parts[4] |= u64::from(n[3019]) << 55;
+        parts[4] |= u64::from(n[3002]) << 56;
+        parts[4] |= u64::from(n[2968]) << 58;
+        parts[4] |= u64::from(n[2733]) << 59;
+        parts[4] |= u64::from(n[2709]) << 60;
+        parts[4] |= u64::from(n[2951]) << 61;
+        parts[4] |= u64::from(n[3004]) << 62;
+        parts[5] |= u64::from(n[2974]);
+        parts[5] |= u64::from(n[2716]) << 1;
+        parts[5] |= u64::from(n[2987]) << 2;
+        parts[5] |= u64::from(n[2957]) << 3;
+        parts[5] |= u64::from(n[3010]) << 4;
+        parts[5] |= u64::from(n[2980]) << 5;
+        parts[5] |= u64::from(n[2723]) << 6;
+        parts[5] |= u64::from(n[2993]) << 7;
+        parts[5] |= u64::from(n[2963]) << 8;
+        parts[5] |= u64::from(n[3016]) << 9;
+        parts[5] |= u64::from(n[2730]) << 10;
+        parts[5] |= u64::from(n[2999]) << 11;
+        parts[5] |= u64::from(n[2972]) << 12;
+        parts[5] |= u64::from(n[2783]) << 13;
+        parts[5] |= u64::from(n[2759]) << 14;
+        parts[5] |= u64::from(n[2955]) << 15;
+        parts[5] |= u64::from(n[3008]) << 16;
+        parts[5] |= u64::from(n[2978]) << 17;
+        parts[5] |= u64::from(n[2991]) << 18;
+        parts[5] |= u64::from(n[2961]) << 19;
+        parts[5] |= u64::from(n[3014]) << 20;
+        parts[5] |= u64::from(n[2984]) << 21;
+        parts[5] |= u64::from(n[2997]) << 22;
+        parts[5] |= u64::from(n[2967]) << 23;
+        parts[5] |= u64::from(n[3020]) << 24;
+        parts[5] |= u64::from(n[3003]) << 25;
+        parts[5] |= u64::from(n[2969]) << 26;
+        parts[5] |= u64::from(n[2734]) << 27;
+        parts[5] |= u64::from(n[2710]) << 28;
+        parts[5] |= u64::from(n[2952]) << 29;
+        parts[5] |= u64::from(n[3005]) << 30;
+        parts[5] |= u64::from(n[2975]) << 31;
+        parts[5] |= u64::from(n[2717]) << 32;
+        parts[5] |= u64::from(n[2988]) << 33;
+        parts[5] |= u64::from(n[2958]) << 34;
+        parts[5] |= u64::from(n[3011]) << 35;
+        parts[5] |= u64::from(n[2981]) << 36;
+        parts[5] |= u64::from(n[2724]) << 37;
+        parts[5] |= u64::from(n[2994]) << 38;
+        parts[5] |= u64::from(n[2964]) << 39;
+        parts[5] |= u64::from(n[3017]) << 40;
+        parts[5] |= u64::from(n[2731]) << 41;
+        parts[5] |= u64::from(n[3000]) << 42;
+        parts[5] |= u64::from(n[2973]) << 43;
+        parts[5] |= u64::from(n[2784]) << 44;
+        parts[5] |= u64::from(n[2760]) << 45;
+        parts[5] |= u64::from(n[3009]) << 46;
+        parts[5] |= u64::from(n[2979]) << 47;
+        parts[5] |= u64::from(n[3015]) << 48;
+        parts[5] |= u64::from(n[2985]) << 49;
+        parts[5] |= u64::from(n[3021]) << 50;
+        parts[5] |= u64::from(n[2970]) << 51;
+        parts[5] |= u64::from(n[2735]) << 52;
+        parts[5] |= u64::from(n[3006]) << 53;
+        parts[5] |= u64::from(n[2976]) << 54;
+        parts[5] |= u64::from(n[3012]) << 55;
+        parts[5] |= u64::from(n[2982]) << 56;
+        parts[5] |= u64::from(n[3018]) << 57;
+        parts[5] |= u64::from(n[2845]) << 58;
+        parts[5] |= u64::from(n[2851]) << 59;
+        parts[5] |= u64::from(n[2857]) << 60;
+        parts[5] |= u64::from(n[2842]) << 61;
+        parts[5] |= u64::from(n[2848]) << 62;
+        parts[5] |= u64::from(n[2854]) << 63;
+        parts[6] |= u64::from(n[2863]);
+        parts[6] |= u64::from(n[2593]) << 1;
+        parts[6] |= u64::from(n[2846]) << 2;
+        parts[6] |= u64::from(n[2869]) << 3;
+        parts[6] |= u64::from(n[2600]) << 4;
+        parts[6] |= u64::from(n[2852]) << 5;
+        parts[6] |= u64::from(n[2875]) << 6;
+        parts[6] |= u64::from(n[2607]) << 7;
+        parts[6] |= u64::from(n[2858]) << 8;
+        parts[6] |= u64::from(n[2860]) << 9;
+        parts[6] |= u64::from(n[2843]) << 10;
+        parts[6] |= u64::from(n[2866]) << 11;
+        parts[6] |= u64::from(n[2849]) << 12;
+        parts[6] |= u64::from(n[2872]) << 13;
+        parts[6] |= u64::from(n[2855]) << 14;
+        parts[6] |= u64::from(n[2864]) << 15;
+        parts[6] |= u64::from(n[2594]) << 16;
+        parts[6] |= u64::from(n[2847]) << 17;
+        parts[6] |= u64::from(n[2870]) << 18;
+        parts[6] |= u64::from(n[2601]) << 19;
+        parts[6] |= u64::from(n[2853]) << 20;
+        parts[6] |= u64::from(n[2876]) << 21;
+        parts[6] |= u64::from(n[2608]) << 22;
+        parts[6] |= u64::from(n[2859]) << 23;
+        parts[6] |= u64::from(n[2861]) << 24;
+        parts[6] |= u64::from(n[2844]) << 25;
+        parts[6] |= u64::from(n[2867]) << 26;
+        parts[6] |= u64::from(n[2850]) << 27;
+        parts[6] |= u64::from(n[2873]) << 28;
+        parts[6] |= u64::from(n[2856]) << 29;
+        parts[6] |= u64::from(n[2865]) << 30;
+        parts[6] |= u64::from(n[2595]) << 31;
+        parts[6] |= u64::from(n[2871]) << 32;
+        parts[6] |= u64::from(n[2602]) << 33;
+        parts[6] |= u64::from(n[2877]) << 34;
+        parts[6] |= u64::from(n[2609]) << 35;
+        parts[6] |= u64::from(n[2862]) << 36;
+        parts[6] |= u64::from(n[2868]) << 37;
+        parts[6] |= u64::from(n[2874]) << 38;
+        parts[6] |= u64::from(n[3621]) << 39;
+        parts[6] |= u64::from(n[3622]) << 40;
+        parts[6] |= u64::from(n[3619]) << 41;
+        parts[6] |= u64::from(n[3620]) << 42;
+        parts[6] |= u64::from(n[3618]) << 43;
+        parts[6] |= u64::from(n[3703]) << 44;
+        parts[6] |= u64::from(n[3704]) << 45;
+        parts[6] |= u64::from(n[3702]) << 46;
+        parts[6] |= u64::from(n[3640]) << 47;
+        parts[6] |= u64::from(n[3639]) << 48;
+        parts[6] |= u64::from(n[3638]) << 49;
+        parts[6] |= u64::from(n[3637]) << 50;
+        parts[6] |= u64::from(n[3716]) << 51;
+        parts[6] |= u64::from(n[3714]) << 52;
+        parts[6] |= u64::from(n[3715]) << 53;
+        parts[6] |= u64::from(n[3713]) << 54;
+        parts[6] |= u64::from(n[3650]) << 55;
+        parts[6] |= u64::from(n[3649]) << 56;
+        parts[6] |= u64::from(n[3648]) << 57;
+        parts[6] |= u64::from(n[3736]) << 58;
+        parts[6] |= u64::from(n[3735]) << 59;
+        parts[6] |= u64::from(n[3734]) << 60;
+        parts[6] |= u64::from(n[3733]) << 61;
+        parts[6] |= u64::from(n[3732]) << 62;
+        parts[6] |= u64::from(n[3609]) << 63;
+        parts[7] |= u64::from(n[3610]);
+        parts[7] |= u64::from(n[3607]) << 1;
+        parts[7] |= u64::from(n[3608]) << 2;
+        parts[7] |= u64::from(n[3606]) << 3;
+        parts[7] |= u64::from(n[3699]) << 4;
+        parts[7] |= u64::from(n[3700]) << 5;
+        parts[7] |= u64::from(n[3698]) << 6;
+        parts[7] |= u64::from(n[3633]) << 7;
+        parts[7] |= u64::from(n[3632]) << 8;
+        parts[7] |= u64::from(n[3631]) << 9;
+        parts[7] |= u64::from(n[3630]) << 10;
+        parts[7] |= u64::from(n[3709]) << 11;
+        parts[7] |= u64::from(n[3707]) << 12;
+        parts[7] |= u64::from(n[3708]) << 13;
+        parts[7] |= u64::from(n[3706]) << 14;
+        parts[7] |= u64::from(n[3646]) << 15;
+        parts[7] |= u64::from(n[3645]) << 16;
+        parts[7] |= u64::from(n[3644]) << 17;
+        parts[7] |= u64::from(n[3724]) << 18;
+        parts[7] |= u64::from(n[3723]) << 19;
+        parts[7] |= u64::from(n[3722]) << 20;
+        parts[7] |= u64::from(n[3721]) << 21;
+        parts[7] |= u64::from(n[3720]) << 22;
+        parts[7] |= u64::from(n[3665]) << 23;
+        parts[7] |= u64::from(n[3666]) << 24;
+        parts[7] |= u64::from(n[3664]) << 25;
+        parts[7] |= u64::from(n[3626]) << 26;
+        parts[7] |= u64::from(n[3625]) << 27;
+        parts[7] |= u64::from(n[3624]) << 28;
+        parts[7] |= u64::from(n[3623]) << 29;
+        parts[7] |= u64::from(n[3683]) << 30;
+        parts[7] |= u64::from(n[3705]) << 31;
+        parts[7] |= u64::from(n[3641]) << 32;
+        parts[7] |= u64::from(n[3642]) << 33;
+        parts[7] |= u64::from(n[3759]) << 34;
+        parts[7] |= u64::from(n[3718]) << 35;
+        parts[7] |= u64::from(n[3717]) << 36;
+        parts[7] |= u64::from(n[3651]) << 37;
+        parts[7] |= u64::from(n[3780]) << 38;
+        parts[7] |= u64::from(n[3779]) << 39;
+        parts[7] |= u64::from(n[3778]) << 40;
+        parts[7] |= u64::from(n[3740]) << 41;
+        parts[7] |= u64::from(n[3738]) << 42;
+        parts[7] |= u64::from(n[3739]) << 43;
+        parts[7] |= u64::from(n[3737]) << 44;
+        parts[7] |= u64::from(n[3653]) << 45;
+        parts[7] |= u64::from(n[3654]) << 46;
+        parts[7] |= u64::from(n[3652]) << 47;
+        parts[7] |= u64::from(n[3614]) << 48;
+        parts[7] |= u64::from(n[3613]) << 49;
+        parts[7] |= u64::from(n[3612]) << 50;
+        parts[7] |= u64::from(n[3611]) << 51;
+        parts[7] |= u64::from(n[3676]) << 52;
+        parts[7] |= u64::from(n[3701]) << 53;
+        parts[7] |= u64::from(n[3634]) << 54;
+        parts[7] |= u64::from(n[3635]) << 55;
+        parts[7] |= u64::from(n[3752]) << 56;
+        parts[7] |= u64::from(n[3711]) << 57;
+        parts[7] |= u64::from(n[3710]) << 58;
+        parts[7] |= u64::from(n[3647]) << 59;
+        parts[7] |= u64::from(n[3768]) << 60;
+        parts[7] |= u64::from(n[3767]) << 61;
+        parts[7] |= u64::from(n[3766]) << 62;
+        parts[7] |= u64::from(n[3728]) << 63;
+        parts[8] |= u64::from(n[3726]);
+        parts[8] |= u64::from(n[3727]) << 1;
+        parts[8] |= u64::from(n[3725]) << 2;
+        parts[8] |= u64::from(n[3670]) << 3;
+        parts[8] |= u64::from(n[3668]) << 4;
+        parts[8] |= u64::from(n[3669]) << 5;
+        parts[8] |= u64::from(n[3667]) << 6;
+        parts[8] |= u64::from(n[3629]) << 7;
+        parts[8] |= u64::from(n[3628]) << 8;
+        parts[8] |= u64::from(n[3627]) << 9;
+        parts[8] |= u64::from(n[3748]) << 10;
+        parts[8] |= u64::from(n[3685]) << 11;
+        parts[8] |= u64::from(n[3684]) << 12;
+        parts[8] |= u64::from(n[3643]) << 13;
+        parts[8] |= u64::from(n[3760]) << 14;
+        parts[8] |= u64::from(n[3761]) << 15;
+        parts[8] |= u64::from(n[3694]) << 16;
+        parts[8] |= u64::from(n[3719]) << 17;
+        parts[8] |= u64::from(n[3784]) << 18;
+        parts[8] |= u64::from(n[3783]) << 19;
+        parts[8] |= u64::from(n[3782]) << 20;
+        parts[8] |= u64::from(n[3781]) << 21;
+        parts[8] |= u64::from(n[3743]) << 22;
+        parts[8] |= u64::from(n[3741]) << 23;
+        parts[8] |= u64::from(n[3742]) << 24;
+        parts[8] |= u64::from(n[3658]) << 25;
+        parts[8] |= u64::from(n[3656]) << 26;
+        parts[8] |= u64::from(n[3657]) << 27;
+        parts[8] |= u64::from(n[3655]) << 28;
+        parts[8] |= u64::from(n[3617]) << 29;
+        parts[8] |= u64::from(n[3616]) << 30;
+        parts[8] |= u64::from(n[3615]) << 31;
+        parts[8] |= u64::from(n[3744]) << 32;
+        parts[8] |= u64::from(n[3678]) << 33;
+        parts[8] |= u64::from(n[3677]) << 34;
+        parts[8] |= u64::from(n[3636]) << 35;
+        parts[8] |= u64::from(n[3753]) << 36;
+        parts[8] |= u64::from(n[3754]) << 37;
+        parts[8] |= u64::from(n[3690]) << 38;
+        parts[8] |= u64::from(n[3712]) << 39;
+        parts[8] |= u64::from(n[3772]) << 40;
+        parts[8] |= u64::from(n[3771]) << 41;
+        parts[8] |= u64::from(n[3770]) << 42;
+        parts[8] |= u64::from(n[3769]) << 43;
+        parts[8] |= u64::from(n[3731]) << 44;
+        parts[8] |= u64::from(n[3729]) << 45;
+        parts[8] |= u64::from(n[3730]) << 46;
+        parts[8] |= u64::from(n[3675]) << 47;
+        parts[8] |= u64::from(n[3674]) << 48;
+        parts[8] |= u64::from(n[3673]) << 49;
+        parts[8] |= u64::from(n[3672]) << 50;
+        parts[8] |= u64::from(n[3671]) << 51;
+        parts[8] |= u64::from(n[3751]) << 52;
+        parts[8] |= u64::from(n[3750]) << 53;
+        parts[8] |= u64::from(n[3749]) << 54;
+        parts[8] |= u64::from(n[3689]) << 55;
+        parts[8] |= u64::from(n[3687]) << 56;
+        parts[8] |= u64::from(n[3688]) << 57;
+        parts[8] |= u64::from(n[3686]) << 58;
+        parts[8] |= u64::from(n[3765]) << 59;
+        parts[8] |= u64::from(n[3764]) << 60;
+        parts[8] |= u64::from(n[3763]) << 61;
+        parts[8] |= u64::from(n[3762]) << 62;
+        parts[8] |= u64::from(n[3697]) << 63;
+        parts[9] |= u64::from(n[3695]);
+        parts[9] |= u64::from(n[3696]) << 1;
+        parts[9] |= u64::from(n[3789]) << 2;
+        parts[9] |= u64::from(n[3787]) << 3;
+        parts[9] |= u64::from(n[3788]) << 4;
+        parts[9] |= u64::from(n[3785]) << 5;
+        parts[9] |= u64::from(n[3786]) << 6;
+        parts[9] |= u64::from(n[3663]) << 7;
+        parts[9] |= u64::from(n[3662]) << 8;
+        parts[9] |= u64::from(n[3661]) << 9;
+        parts[9] |= u64::from(n[3660]) << 10;
+        parts[9] |= u64::from(n[3659]) << 11;
+        parts[9] |= u64::from(n[3747]) << 12;
+        parts[9] |= u64::from(n[3746]) << 13;
+        parts[9] |= u64::from(n[3745]) << 14;
+        parts[9] |= u64::from(n[3682]) << 15;
+        parts[9] |= u64::from(n[3680]) << 16;
+        parts[9] |= u64::from(n[3681]) << 17;
+        parts[9] |= u64::from(n[3679]) << 18;
+        parts[9] |= u64::from(n[3758]) << 19;
+        parts[9] |= u64::from(n[3757]) << 20;
+        parts[9] |= u64::from(n[3756]) << 21;
+        parts[9] |= u64::from(n[3755]) << 22;
+        parts[9] |= u64::from(n[3693]) << 23;
+        parts[9] |= u64::from(n[3691]) << 24;
+        parts[9] |= u64::from(n[3692]) << 25;
+        parts[9] |= u64::from(n[3777]) << 26;
+        parts[9] |= u64::from(n[3775]) << 27;
+        parts[9] |= u64::from(n[3776]) << 28;
+        parts[9] |= u64::from(n[3773]) << 29;
+        parts[9] |= u64::from(n[3774]) << 30;
+        parts[9] |= u64::from(n[3400]) << 31;
+        parts[9] |= u64::from(n[3399]) << 32;
+        parts[9] |= u64::from(n[3398]) << 33;
+        parts[9] |= u64::from(n[3392]) << 34;
+        parts[9] |= u64::from(n[3391]) << 35;
+        parts[9] |= u64::from(n[3390]) << 36;
+        parts[9] |= u64::from(n[3415]) << 37;
+        parts[9] |= u64::from(n[3414]) << 38;
+        parts[9] |= u64::from(n[3403]) << 39;
+        parts[9] |= u64::from(n[3402]) << 40;
+        parts[9] |= u64::from(n[3401]) << 41;
+        parts[9] |= u64::from(n[3407]) << 42;
+        parts[9] |= u64::from(n[3406]) << 43;
+        parts[9] |= u64::from(n[3395]) << 44;
+        parts[9] |= u64::from(n[3394]) << 45;
+        parts[9] |= u64::from(n[3393]) << 46;
+        parts[9] |= u64::from(n[3418]) << 47;
+        parts[9] |= u64::from(n[3417]) << 48;
+        parts[9] |= u64::from(n[3416]) << 49;
+        parts[9] |= u64::from(n[3405]) << 50;
+        parts[9] |= u64::from(n[3404]) << 51;
+        parts[9] |= u64::from(n[3410]) << 52;
+        parts[9] |= u64::from(n[3409]) << 53;
+        parts[9] |= u64::from(n[3408]) << 54;
+        parts[9] |= u64::from(n[3397]) << 55;
+        parts[9] |= u64::from(n[3396]) << 56;
+        parts[9] |= u64::from(n[3421]) << 57;
+        parts[9] |= u64::from(n[3420]) << 58;
+        parts[9] |= u64::from(n[3419]) << 59;
+        parts[9] |= u64::from(n[3413]) << 60;
+        parts[9] |= u64::from(n[3412]) << 61;
+        parts[9] |= u64::from(n[3411]) << 62;
         parts[0]
             |= (s.0[4]) & (((s.0[4] >> 20) | (s.0[5] << 44))) & (0x1042010410104108);
         parts[0]
@@ -61617,14 +61401,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 let m = joint[1].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    // n[2511]: (next (piece_count white 11)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2511] = ((s.0[3] & 0x200000000 == 0x200000000) & (n[2502]))
-        | ((s.0[3] & 0x200000000 == 0x200000000) & (n[2504]))
-        | ((s.0[3] & 0x200000000 == 0x200000000) & (n[2505]))
-        | ((s.0[3] & 0x200000000 == 0x200000000) & (n[2506]))
-        | ((s.0[3] & 0x400000000 == 0x400000000) & (n[2510]));
-    // n[2512]: (aux 28)
-    n[2512]
+    // n[2511]: (aux 28)
+    n[2511]
         |= (n[5])
             & ({
                 // SET: 6 moves of white, from (move wk a 2 c 4), by bit of move index.
@@ -61635,7 +61413,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[1871])
             & ({
                 // SET: 6 moves of white, from (move wk a 4 c 6), by bit of move index.
@@ -61646,7 +61424,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[1583])
             & ({
                 // SET: 6 moves of white, from (move wk a 6 c 8), by bit of move index.
@@ -61657,7 +61435,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[899])
             & ({
                 // SET: 6 moves of white, from (move wk b 1 d 3), by bit of move index.
@@ -61668,7 +61446,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[1186])
             & ({
                 // SET: 6 moves of white, from (move wk b 3 d 5), by bit of move index.
@@ -61679,7 +61457,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[603])
             & ({
                 // SET: 6 moves of white, from (move wk b 5 d 7), by bit of move index.
@@ -61690,7 +61468,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[316])
             & ({
                 // SET: 6 moves of white, from (move wk c 2 e 4), by bit of move index.
@@ -61701,7 +61479,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[1982])
             & ({
                 // SET: 6 moves of white, from (move wk c 4 e 6), by bit of move index.
@@ -61713,7 +61491,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[1671])
             & ({
                 // SET: 6 moves of white, from (move wk c 6 e 8), by bit of move index.
@@ -61724,7 +61502,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[988])
             & ({
                 // SET: 6 moves of white, from (move wk d 1 f 3), by bit of move index.
@@ -61735,7 +61513,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[1298])
             & ({
                 // SET: 6 moves of white, from (move wk d 3 f 5), by bit of move index.
@@ -61746,7 +61524,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[693])
             & ({
                 // SET: 6 moves of white, from (move wk d 5 f 7), by bit of move index.
@@ -61757,7 +61535,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[473])
             & ({
                 // SET: 6 moves of white, from (move wk e 2 g 4), by bit of move index.
@@ -61768,7 +61546,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[2154])
             & ({
                 // SET: 6 moves of white, from (move wk e 4 g 6), by bit of move index.
@@ -61779,7 +61557,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[1788])
             & ({
                 // SET: 6 moves of white, from (move wk e 6 g 8), by bit of move index.
@@ -61790,7 +61568,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[1104])
             & ({
                 // SET: 6 moves of white, from (move wk f 1 h 3), by bit of move index.
@@ -61801,7 +61579,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[1470])
             & ({
                 // SET: 6 moves of white, from (move wk f 3 h 5), by bit of move index.
@@ -61813,7 +61591,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    n[2512]
+    n[2511]
         |= (n[810])
             & ({
                 // SET: 6 moves of white, from (move wk f 5 h 7), by bit of move index.
@@ -61825,186 +61603,21 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    // n[2513]: (next (piece_count black 11)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2513] = ((s.0[3] & 0x100000 == 0x100000) & (n[2503]))
-        | ((s.0[3] & 0x100000 == 0x100000) & (n[2507]))
-        | ((s.0[3] & 0x100000 == 0x100000) & (n[2508]))
-        | ((s.0[3] & 0x100000 == 0x100000) & (n[2509]))
-        | ((s.0[3] & 0x200000 == 0x200000) & (n[2512]));
-    // n[2514]: (next (piece_count white 10)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2514] = ((s.0[3] & 0x100000000 == 0x100000000) & (n[2502]))
-        | ((s.0[3] & 0x100000000 == 0x100000000) & (n[2504]))
-        | ((s.0[3] & 0x100000000 == 0x100000000) & (n[2505]))
-        | ((s.0[3] & 0x100000000 == 0x100000000) & (n[2506]))
-        | ((s.0[3] & 0x200000000 == 0x200000000) & (n[2510]))
-        | ((s.0[3] & 0x400000000 == 0x400000000) & (n[2507]));
-    // n[2515]: (next (piece_count white 9)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2515] = ((s.0[3] & 0x100000000 == 0x100000000) & (n[2510]))
-        | ((s.0[3] & 0x200000000 == 0x200000000) & (n[2507]))
-        | ((s.0[3] & 0x400000000 == 0x400000000) & (n[2508]))
-        | ((s.0[3] & 0x80000000 == 0x80000000) & (n[2502]))
-        | ((s.0[3] & 0x80000000 == 0x80000000) & (n[2504]))
-        | ((s.0[3] & 0x80000000 == 0x80000000) & (n[2505]))
-        | ((s.0[3] & 0x80000000 == 0x80000000) & (n[2506]));
-    // n[2516]: (next (piece_count black 10)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2516] = ((s.0[3] & 0x80000 == 0x80000) & (n[2503]))
-        | ((s.0[3] & 0x80000 == 0x80000) & (n[2507]))
-        | ((s.0[3] & 0x80000 == 0x80000) & (n[2508]))
-        | ((s.0[3] & 0x80000 == 0x80000) & (n[2509]))
-        | ((s.0[3] & 0x100000 == 0x100000) & (n[2512]))
-        | ((s.0[3] & 0x200000 == 0x200000) & (n[2504]));
-    // n[2517]: (next (piece_count white 8)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2517] = ((s.0[3] & 0x100000000 == 0x100000000) & (n[2507]))
-        | ((s.0[3] & 0x200000000 == 0x200000000) & (n[2508]))
-        | ((s.0[3] & 0x40000000 == 0x40000000) & (n[2502]))
-        | ((s.0[3] & 0x40000000 == 0x40000000) & (n[2504]))
-        | ((s.0[3] & 0x40000000 == 0x40000000) & (n[2505]))
-        | ((s.0[3] & 0x40000000 == 0x40000000) & (n[2506]))
-        | ((s.0[3] & 0x80000000 == 0x80000000) & (n[2510]));
-    // n[2518]: (next (piece_count black 9)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2518] = ((s.0[3] & 0x80000 == 0x80000) & (n[2512]))
-        | ((s.0[3] & 0x100000 == 0x100000) & (n[2504]))
-        | ((s.0[3] & 0x200000 == 0x200000) & (n[2505]))
-        | ((s.0[3] & 0x40000 == 0x40000) & (n[2503]))
-        | ((s.0[3] & 0x40000 == 0x40000) & (n[2507]))
-        | ((s.0[3] & 0x40000 == 0x40000) & (n[2508]))
-        | ((s.0[3] & 0x40000 == 0x40000) & (n[2509]));
-    // n[2519]: (next (piece_count white 7)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2519] = ((s.0[3] & 0x100000000 == 0x100000000) & (n[2508]))
-        | ((s.0[3] & 0x20000000 == 0x20000000) & (n[2502]))
-        | ((s.0[3] & 0x20000000 == 0x20000000) & (n[2504]))
-        | ((s.0[3] & 0x20000000 == 0x20000000) & (n[2505]))
-        | ((s.0[3] & 0x20000000 == 0x20000000) & (n[2506]))
-        | ((s.0[3] & 0x40000000 == 0x40000000) & (n[2510]))
-        | ((s.0[3] & 0x80000000 == 0x80000000) & (n[2507]));
-    // n[2520]: (next (piece_count white 6)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2520] = ((s.0[3] & 0x10000000 == 0x10000000) & (n[2502]))
-        | ((s.0[3] & 0x10000000 == 0x10000000) & (n[2504]))
-        | ((s.0[3] & 0x10000000 == 0x10000000) & (n[2505]))
-        | ((s.0[3] & 0x10000000 == 0x10000000) & (n[2506]))
-        | ((s.0[3] & 0x20000000 == 0x20000000) & (n[2510]))
-        | ((s.0[3] & 0x40000000 == 0x40000000) & (n[2507]))
-        | ((s.0[3] & 0x80000000 == 0x80000000) & (n[2508]));
-    // n[2521]: (next (piece_count black 8)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2521] = ((s.0[3] & 0x80000 == 0x80000) & (n[2504]))
-        | ((s.0[3] & 0x100000 == 0x100000) & (n[2505]))
-        | ((s.0[3] & 0x20000 == 0x20000) & (n[2503]))
-        | ((s.0[3] & 0x20000 == 0x20000) & (n[2507]))
-        | ((s.0[3] & 0x20000 == 0x20000) & (n[2508]))
-        | ((s.0[3] & 0x20000 == 0x20000) & (n[2509]))
-        | ((s.0[3] & 0x40000 == 0x40000) & (n[2512]));
-    // n[2522]: (next (piece_count black 7)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2522] = ((s.0[3] & 0x80000 == 0x80000) & (n[2505]))
-        | ((s.0[3] & 0x10000 == 0x10000) & (n[2503]))
-        | ((s.0[3] & 0x10000 == 0x10000) & (n[2507]))
-        | ((s.0[3] & 0x10000 == 0x10000) & (n[2508]))
-        | ((s.0[3] & 0x10000 == 0x10000) & (n[2509]))
-        | ((s.0[3] & 0x20000 == 0x20000) & (n[2512]))
-        | ((s.0[3] & 0x40000 == 0x40000) & (n[2504]));
-    // n[2523]: (next (piece_count white 5)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2523] = ((s.0[3] & 0x8000000 == 0x8000000) & (n[2502]))
-        | ((s.0[3] & 0x8000000 == 0x8000000) & (n[2504]))
-        | ((s.0[3] & 0x8000000 == 0x8000000) & (n[2505]))
-        | ((s.0[3] & 0x8000000 == 0x8000000) & (n[2506]))
-        | ((s.0[3] & 0x10000000 == 0x10000000) & (n[2510]))
-        | ((s.0[3] & 0x20000000 == 0x20000000) & (n[2507]))
-        | ((s.0[3] & 0x40000000 == 0x40000000) & (n[2508]));
-    // n[2524]: (next (piece_count black 6)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2524] = ((s.0[3] & 0x8000 == 0x8000) & (n[2503]))
-        | ((s.0[3] & 0x8000 == 0x8000) & (n[2507]))
-        | ((s.0[3] & 0x8000 == 0x8000) & (n[2508]))
-        | ((s.0[3] & 0x8000 == 0x8000) & (n[2509]))
-        | ((s.0[3] & 0x10000 == 0x10000) & (n[2512]))
-        | ((s.0[3] & 0x20000 == 0x20000) & (n[2504]))
-        | ((s.0[3] & 0x40000 == 0x40000) & (n[2505]));
-    // n[2525]: (next (piece_count white 4)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2525] = ((s.0[3] & 0x4000000 == 0x4000000) & (n[2502]))
-        | ((s.0[3] & 0x4000000 == 0x4000000) & (n[2504]))
-        | ((s.0[3] & 0x4000000 == 0x4000000) & (n[2505]))
-        | ((s.0[3] & 0x4000000 == 0x4000000) & (n[2506]))
-        | ((s.0[3] & 0x8000000 == 0x8000000) & (n[2510]))
-        | ((s.0[3] & 0x10000000 == 0x10000000) & (n[2507]))
-        | ((s.0[3] & 0x20000000 == 0x20000000) & (n[2508]));
-    // n[2526]: (next (piece_count white 3)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2526] = ((s.0[3] & 0x2000000 == 0x2000000) & (n[2502]))
-        | ((s.0[3] & 0x2000000 == 0x2000000) & (n[2504]))
-        | ((s.0[3] & 0x2000000 == 0x2000000) & (n[2505]))
-        | ((s.0[3] & 0x2000000 == 0x2000000) & (n[2506]))
-        | ((s.0[3] & 0x4000000 == 0x4000000) & (n[2510]))
-        | ((s.0[3] & 0x8000000 == 0x8000000) & (n[2507]))
-        | ((s.0[3] & 0x10000000 == 0x10000000) & (n[2508]));
-    // n[2527]: (next (piece_count black 5)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2527] = ((s.0[3] & 0x4000 == 0x4000) & (n[2503]))
-        | ((s.0[3] & 0x4000 == 0x4000) & (n[2507]))
-        | ((s.0[3] & 0x4000 == 0x4000) & (n[2508]))
-        | ((s.0[3] & 0x4000 == 0x4000) & (n[2509]))
-        | ((s.0[3] & 0x8000 == 0x8000) & (n[2512]))
-        | ((s.0[3] & 0x10000 == 0x10000) & (n[2504]))
-        | ((s.0[3] & 0x20000 == 0x20000) & (n[2505]));
-    // n[2528]: (next (piece_count black 4)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2528] = ((s.0[3] & 0x2000 == 0x2000) & (n[2503]))
-        | ((s.0[3] & 0x2000 == 0x2000) & (n[2507]))
-        | ((s.0[3] & 0x2000 == 0x2000) & (n[2508]))
-        | ((s.0[3] & 0x2000 == 0x2000) & (n[2509]))
-        | ((s.0[3] & 0x4000 == 0x4000) & (n[2512]))
-        | ((s.0[3] & 0x8000 == 0x8000) & (n[2504]))
-        | ((s.0[3] & 0x10000 == 0x10000) & (n[2505]));
-    // n[2529]: (next (piece_count white 2)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2529] = ((s.0[3] & 0x1000000 == 0x1000000) & (n[2502]))
-        | ((s.0[3] & 0x1000000 == 0x1000000) & (n[2504]))
-        | ((s.0[3] & 0x1000000 == 0x1000000) & (n[2505]))
-        | ((s.0[3] & 0x1000000 == 0x1000000) & (n[2506]))
-        | ((s.0[3] & 0x2000000 == 0x2000000) & (n[2510]))
-        | ((s.0[3] & 0x4000000 == 0x4000000) & (n[2507]))
-        | ((s.0[3] & 0x8000000 == 0x8000000) & (n[2508]));
-    // n[2530]: (next (piece_count black 3)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2530] = ((s.0[3] & 0x1000 == 0x1000) & (n[2503]))
-        | ((s.0[3] & 0x1000 == 0x1000) & (n[2507]))
-        | ((s.0[3] & 0x1000 == 0x1000) & (n[2508]))
-        | ((s.0[3] & 0x1000 == 0x1000) & (n[2509]))
-        | ((s.0[3] & 0x2000 == 0x2000) & (n[2512]))
-        | ((s.0[3] & 0x4000 == 0x4000) & (n[2504]))
-        | ((s.0[3] & 0x8000 == 0x8000) & (n[2505]));
-    // n[2531]: (next (piece_count white 1)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2531] = ((s.0[3] & 0x800000 == 0x800000) & (n[2502]))
-        | ((s.0[3] & 0x800000 == 0x800000) & (n[2504]))
-        | ((s.0[3] & 0x800000 == 0x800000) & (n[2505]))
-        | ((s.0[3] & 0x800000 == 0x800000) & (n[2506]))
-        | ((s.0[3] & 0x1000000 == 0x1000000) & (n[2510]))
-        | ((s.0[3] & 0x2000000 == 0x2000000) & (n[2507]))
-        | ((s.0[3] & 0x4000000 == 0x4000000) & (n[2508]));
-    // n[2532]: (next (piece_count white 0)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2532] = ((s.0[3] & 0x400000 == 0x400000) & (n[2502]))
-        | ((s.0[3] & 0x400000 == 0x400000) & (n[2504]))
-        | ((s.0[3] & 0x400000 == 0x400000) & (n[2505]))
-        | ((s.0[3] & 0x400000 == 0x400000) & (n[2506]))
-        | ((s.0[3] & 0x800000 == 0x800000) & (n[2510]))
-        | ((s.0[3] & 0x1000000 == 0x1000000) & (n[2507]))
-        | ((s.0[3] & 0x2000000 == 0x2000000) & (n[2508]));
-    // n[2533]: (next (piece_count black 2)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2533] = ((s.0[3] & 0x800 == 0x800) & (n[2503]))
-        | ((s.0[3] & 0x800 == 0x800) & (n[2507]))
-        | ((s.0[3] & 0x800 == 0x800) & (n[2508]))
-        | ((s.0[3] & 0x800 == 0x800) & (n[2509]))
-        | ((s.0[3] & 0x1000 == 0x1000) & (n[2512]))
-        | ((s.0[3] & 0x2000 == 0x2000) & (n[2504]))
-        | ((s.0[3] & 0x4000 == 0x4000) & (n[2505]));
-    // n[2534]: (next (piece_count black 1)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2534] = ((s.0[3] & 0x400 == 0x400) & (n[2503]))
-        | ((s.0[3] & 0x400 == 0x400) & (n[2507]))
-        | ((s.0[3] & 0x400 == 0x400) & (n[2508]))
-        | ((s.0[3] & 0x400 == 0x400) & (n[2509]))
-        | ((s.0[3] & 0x800 == 0x800) & (n[2512]))
-        | ((s.0[3] & 0x1000 == 0x1000) & (n[2504]))
-        | ((s.0[3] & 0x2000 == 0x2000) & (n[2505]));
-    // n[2535]: (next (piece_count black 0)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    n[2535] = ((s.0[3] & 0x200 == 0x200) & (n[2503]))
-        | ((s.0[3] & 0x200 == 0x200) & (n[2507]))
-        | ((s.0[3] & 0x200 == 0x200) & (n[2508]))
-        | ((s.0[3] & 0x200 == 0x200) & (n[2509]))
-        | ((s.0[3] & 0x400 == 0x400) & (n[2512]))
-        | ((s.0[3] & 0x800 == 0x800) & (n[2504]))
-        | ((s.0[3] & 0x1000 == 0x1000) & (n[2505]));
+    // g[0]: 26 node words, bit 34 (next (piece_count white 12)), bit 21 (next (piece_count black 12)), bit 33 (next (piece_count white 11)), bit 20 (next (piece_count black 11)), and 22 more; rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
+    g[0] = ((0x7ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2502]) as u64)))
+        | ((0x3ffe00 & s.0[3] & 0u64.wrapping_sub((n[2503]) as u64)))
+        | ((0x7ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2504]) as u64)))
+        | ((0x7ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2505]) as u64)))
+        | ((0x7ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2506]) as u64)))
+        | ((0x3ffe00 & s.0[3] & 0u64.wrapping_sub((n[2507]) as u64)))
+        | ((0x3ffe00 & s.0[3] & 0u64.wrapping_sub((n[2508]) as u64)))
+        | ((0x3ffe00 & s.0[3] & 0u64.wrapping_sub((n[2509]) as u64)))
+        | ((0x3ffc00000 & (s.0[3] >> 1u32) & 0u64.wrapping_sub((n[2510]) as u64)))
+        | ((0x1ffe00 & (s.0[3] >> 1u32) & 0u64.wrapping_sub((n[2511]) as u64)))
+        | ((0xffe00 & (s.0[3] >> 2u32) & 0u64.wrapping_sub((n[2504]) as u64)))
+        | ((0x1ffc00000 & (s.0[3] >> 2u32) & 0u64.wrapping_sub((n[2507]) as u64)))
+        | ((0x7fe00 & (s.0[3] >> 3u32) & 0u64.wrapping_sub((n[2505]) as u64)))
+        | ((0xffc00000 & (s.0[3] >> 3u32) & 0u64.wrapping_sub((n[2508]) as u64)));
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
     let mut keep: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
     let mut set: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
@@ -62417,54 +62030,6 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     w[3] |= u64::from(s.0[3] & 0x40 != 0) << 7;
     // BASE[200]: (next (step 99)), rules at checkers.kif:182
     w[3] |= u64::from(s.0[3] & 0x80 != 0) << 8;
-    // BASE[201]: (next (piece_count black 0)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2535]) << 9;
-    // BASE[202]: (next (piece_count black 1)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2534]) << 10;
-    // BASE[203]: (next (piece_count black 2)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2533]) << 11;
-    // BASE[204]: (next (piece_count black 3)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2530]) << 12;
-    // BASE[205]: (next (piece_count black 4)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2528]) << 13;
-    // BASE[206]: (next (piece_count black 5)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2527]) << 14;
-    // BASE[207]: (next (piece_count black 6)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2524]) << 15;
-    // BASE[208]: (next (piece_count black 7)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2522]) << 16;
-    // BASE[209]: (next (piece_count black 8)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2521]) << 17;
-    // BASE[210]: (next (piece_count black 9)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2518]) << 18;
-    // BASE[211]: (next (piece_count black 10)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2516]) << 19;
-    // BASE[212]: (next (piece_count black 11)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2513]) << 20;
-    // BASE[214]: (next (piece_count white 0)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2532]) << 22;
-    // BASE[215]: (next (piece_count white 1)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2531]) << 23;
-    // BASE[216]: (next (piece_count white 2)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2529]) << 24;
-    // BASE[217]: (next (piece_count white 3)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2526]) << 25;
-    // BASE[218]: (next (piece_count white 4)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2525]) << 26;
-    // BASE[219]: (next (piece_count white 5)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2523]) << 27;
-    // BASE[220]: (next (piece_count white 6)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2520]) << 28;
-    // BASE[221]: (next (piece_count white 7)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2519]) << 29;
-    // BASE[222]: (next (piece_count white 8)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2517]) << 30;
-    // BASE[223]: (next (piece_count white 9)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2515]) << 31;
-    // BASE[224]: (next (piece_count white 10)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2514]) << 32;
-    // BASE[225]: (next (piece_count white 11)), rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    w[3] |= u64::from(n[2511]) << 33;
     // BASE[227]: (next (control black)), rules at checkers.kif:176, 178
     w[3] |= u64::from(s.0[3] & 0x1000000000 != 0) << 35;
     // BASE[228]: (next (control white)), rules at checkers.kif:176, 178
@@ -62649,6 +62214,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     w[6] |= u64::from(n[2373]) << 26;
     // BASE[411]: (next (cell g 6 wp)), rules at checkers.kif:102, 105, 108, 113, 118, 123, 133, 140, and 10 more
     w[6] |= u64::from(n[2492]) << 27;
+    w[3] |= g[0] & 0x3ffdffe00;
     Some(State(w))
 }
 impl ::gdl_runtime::Game for Game {

@@ -6006,7 +6006,8 @@ fn legal_3(s: &State, out: &mut Vec<Move>) {
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-    let mut n = [false; 149];
+    let mut n = [false; 105];
+    let mut g = [0u64; 2];
     let mut mt = [0u64; 1];
     for (r, m) in joint.iter().enumerate() {
         for (t, x) in mt.iter_mut().zip(&MOVE_NODES[r][m.0 as usize]) {
@@ -7170,140 +7171,26 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[100] |= (s.0[1] & 0x4000000000 == 0x4000000000) & (mt[0] & 0x8000 != 0);
     // n[101]: (captured red), rules at 4pffa.kif:128
     n[101] = (s.0[3] & 0x4 == 0x4) & (n[100]);
-    // n[102]: (next (capture red 0)), rules at 4pffa.kif:48, 51
-    n[102] = (s.0[2] & 0x20000000000 == 0x20000000000) & (!n[101]);
-    // n[103]: (captured yellow), rules at 4pffa.kif:128
-    n[103] = (s.0[3] & 0x8 == 0x8) & (n[100]);
-    // n[104]: (next (capture yellow 0)), rules at 4pffa.kif:48, 51
-    n[104] = (s.0[2] & 0x10000000000000 == 0x10000000000000) & (!n[103]);
-    // n[105]: (captured blue), rules at 4pffa.kif:128
-    n[105] = (s.0[3] & 0x1 == 0x1) & (n[100]);
-    // n[106]: (next (capture blue 0)), rules at 4pffa.kif:48, 51
-    n[106] = (s.0[1] & 0x10000000000 == 0x10000000000) & (!n[105]);
-    // n[107]: (captured green), rules at 4pffa.kif:128
-    n[107] = (s.0[3] & 0x2 == 0x2) & (n[100]);
-    // n[108]: (next (capture green 0)), rules at 4pffa.kif:48, 51
-    n[108] = (s.0[1] & 0x8000000000000 == 0x8000000000000) & (!n[107]);
-    // n[109]: (next (capture red 1)), rules at 4pffa.kif:48, 51
-    n[109] = ((s.0[2] & 0x20000000000 == 0x20000000000) & (n[101]))
-        | ((s.0[2] & 0x40000000000 == 0x40000000000) & (!n[101]));
-    // n[110]: (next (capture yellow 1)), rules at 4pffa.kif:48, 51
-    n[110] = ((s.0[2] & 0x10000000000000 == 0x10000000000000) & (n[103]))
-        | ((s.0[2] & 0x20000000000000 == 0x20000000000000) & (!n[103]));
-    // n[111]: (next (capture blue 1)), rules at 4pffa.kif:48, 51
-    n[111] = ((s.0[1] & 0x10000000000 == 0x10000000000) & (n[105]))
-        | ((s.0[1] & 0x20000000000 == 0x20000000000) & (!n[105]));
-    // n[112]: (next (capture green 1)), rules at 4pffa.kif:48, 51
-    n[112] = ((s.0[1] & 0x8000000000000 == 0x8000000000000) & (n[107]))
-        | ((s.0[1] & 0x10000000000000 == 0x10000000000000) & (!n[107]));
-    // n[113]: (next (capture red 2)), rules at 4pffa.kif:48, 51
-    n[113] = ((s.0[2] & 0x40000000000 == 0x40000000000) & (n[101]))
-        | ((s.0[2] & 0x80000000000 == 0x80000000000) & (!n[101]));
-    // n[114]: (next (capture yellow 2)), rules at 4pffa.kif:48, 51
-    n[114] = ((s.0[2] & 0x20000000000000 == 0x20000000000000) & (n[103]))
-        | ((s.0[2] & 0x40000000000000 == 0x40000000000000) & (!n[103]));
-    // n[115]: (next (capture blue 2)), rules at 4pffa.kif:48, 51
-    n[115] = ((s.0[1] & 0x20000000000 == 0x20000000000) & (n[105]))
-        | ((s.0[1] & 0x40000000000 == 0x40000000000) & (!n[105]));
-    // n[116]: (next (capture green 2)), rules at 4pffa.kif:48, 51
-    n[116] = ((s.0[1] & 0x10000000000000 == 0x10000000000000) & (n[107]))
-        | ((s.0[1] & 0x20000000000000 == 0x20000000000000) & (!n[107]));
-    // n[117]: (next (capture red 3)), rules at 4pffa.kif:48, 51
-    n[117] = ((s.0[2] & 0x80000000000 == 0x80000000000) & (n[101]))
-        | ((s.0[2] & 0x100000000000 == 0x100000000000) & (!n[101]));
-    // n[118]: (next (capture yellow 3)), rules at 4pffa.kif:48, 51
-    n[118] = ((s.0[2] & 0x40000000000000 == 0x40000000000000) & (n[103]))
-        | ((s.0[2] & 0x80000000000000 == 0x80000000000000) & (!n[103]));
-    // n[119]: (next (capture blue 3)), rules at 4pffa.kif:48, 51
-    n[119] = ((s.0[1] & 0x40000000000 == 0x40000000000) & (n[105]))
-        | ((s.0[1] & 0x80000000000 == 0x80000000000) & (!n[105]));
-    // n[120]: (next (capture green 3)), rules at 4pffa.kif:48, 51
-    n[120] = ((s.0[1] & 0x20000000000000 == 0x20000000000000) & (n[107]))
-        | ((s.0[1] & 0x40000000000000 == 0x40000000000000) & (!n[107]));
-    // n[121]: (next (capture red 4)), rules at 4pffa.kif:48, 51
-    n[121] = ((s.0[2] & 0x100000000000 == 0x100000000000) & (n[101]))
-        | ((s.0[2] & 0x200000000000 == 0x200000000000) & (!n[101]));
-    // n[122]: (next (capture yellow 4)), rules at 4pffa.kif:48, 51
-    n[122] = ((s.0[2] & 0x80000000000000 == 0x80000000000000) & (n[103]))
-        | ((s.0[2] & 0x100000000000000 == 0x100000000000000) & (!n[103]));
-    // n[123]: (next (capture blue 4)), rules at 4pffa.kif:48, 51
-    n[123] = ((s.0[1] & 0x80000000000 == 0x80000000000) & (n[105]))
-        | ((s.0[1] & 0x100000000000 == 0x100000000000) & (!n[105]));
-    // n[124]: (next (capture green 4)), rules at 4pffa.kif:48, 51
-    n[124] = ((s.0[1] & 0x40000000000000 == 0x40000000000000) & (n[107]))
-        | ((s.0[1] & 0x80000000000000 == 0x80000000000000) & (!n[107]));
-    // n[125]: (next (capture red 5)), rules at 4pffa.kif:48, 51
-    n[125] = ((s.0[2] & 0x200000000000 == 0x200000000000) & (n[101]))
-        | ((s.0[2] & 0x400000000000 == 0x400000000000) & (!n[101]));
-    // n[126]: (next (capture yellow 5)), rules at 4pffa.kif:48, 51
-    n[126] = ((s.0[2] & 0x100000000000000 == 0x100000000000000) & (n[103]))
-        | ((s.0[2] & 0x200000000000000 == 0x200000000000000) & (!n[103]));
-    // n[127]: (next (capture blue 5)), rules at 4pffa.kif:48, 51
-    n[127] = ((s.0[1] & 0x100000000000 == 0x100000000000) & (n[105]))
-        | ((s.0[1] & 0x200000000000 == 0x200000000000) & (!n[105]));
-    // n[128]: (next (capture green 5)), rules at 4pffa.kif:48, 51
-    n[128] = ((s.0[1] & 0x80000000000000 == 0x80000000000000) & (n[107]))
-        | ((s.0[1] & 0x100000000000000 == 0x100000000000000) & (!n[107]));
-    // n[129]: (next (capture red 6)), rules at 4pffa.kif:48, 51
-    n[129] = ((s.0[2] & 0x400000000000 == 0x400000000000) & (n[101]))
-        | ((s.0[2] & 0x800000000000 == 0x800000000000) & (!n[101]));
-    // n[130]: (next (capture yellow 6)), rules at 4pffa.kif:48, 51
-    n[130] = ((s.0[2] & 0x200000000000000 == 0x200000000000000) & (n[103]))
-        | ((s.0[2] & 0x400000000000000 == 0x400000000000000) & (!n[103]));
-    // n[131]: (next (capture blue 6)), rules at 4pffa.kif:48, 51
-    n[131] = ((s.0[1] & 0x200000000000 == 0x200000000000) & (n[105]))
-        | ((s.0[1] & 0x400000000000 == 0x400000000000) & (!n[105]));
-    // n[132]: (next (capture green 6)), rules at 4pffa.kif:48, 51
-    n[132] = ((s.0[1] & 0x100000000000000 == 0x100000000000000) & (n[107]))
-        | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (!n[107]));
-    // n[133]: (next (capture red 7)), rules at 4pffa.kif:48, 51
-    n[133] = ((s.0[2] & 0x800000000000 == 0x800000000000) & (n[101]))
-        | ((s.0[2] & 0x1000000000000 == 0x1000000000000) & (!n[101]));
-    // n[134]: (next (capture yellow 7)), rules at 4pffa.kif:48, 51
-    n[134] = ((s.0[2] & 0x400000000000000 == 0x400000000000000) & (n[103]))
-        | ((s.0[2] & 0x800000000000000 == 0x800000000000000) & (!n[103]));
-    // n[135]: (next (capture blue 7)), rules at 4pffa.kif:48, 51
-    n[135] = ((s.0[1] & 0x400000000000 == 0x400000000000) & (n[105]))
-        | ((s.0[1] & 0x800000000000 == 0x800000000000) & (!n[105]));
-    // n[136]: (next (capture green 7)), rules at 4pffa.kif:48, 51
-    n[136] = ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (n[107]))
-        | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (!n[107]));
-    // n[137]: (next (capture red 8)), rules at 4pffa.kif:48, 51
-    n[137] = ((s.0[2] & 0x1000000000000 == 0x1000000000000) & (n[101]))
-        | ((s.0[2] & 0x2000000000000 == 0x2000000000000) & (!n[101]));
-    // n[138]: (next (capture yellow 8)), rules at 4pffa.kif:48, 51
-    n[138] = ((s.0[2] & 0x800000000000000 == 0x800000000000000) & (n[103]))
-        | ((s.0[2] & 0x1000000000000000 == 0x1000000000000000) & (!n[103]));
-    // n[139]: (next (capture blue 8)), rules at 4pffa.kif:48, 51
-    n[139] = ((s.0[1] & 0x800000000000 == 0x800000000000) & (n[105]))
-        | ((s.0[1] & 0x1000000000000 == 0x1000000000000) & (!n[105]));
-    // n[140]: (next (capture green 8)), rules at 4pffa.kif:48, 51
-    n[140] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (n[107]))
-        | ((s.0[1] & 0x800000000000000 == 0x800000000000000) & (!n[107]));
-    // n[141]: (next (capture red 9)), rules at 4pffa.kif:48, 51
-    n[141] = ((s.0[2] & 0x2000000000000 == 0x2000000000000) & (n[101]))
-        | ((s.0[2] & 0x4000000000000 == 0x4000000000000) & (!n[101]));
-    // n[142]: (next (capture yellow 9)), rules at 4pffa.kif:48, 51
-    n[142] = ((s.0[2] & 0x1000000000000000 == 0x1000000000000000) & (n[103]))
-        | ((s.0[2] & 0x2000000000000000 == 0x2000000000000000) & (!n[103]));
-    // n[143]: (next (capture blue 9)), rules at 4pffa.kif:48, 51
-    n[143] = ((s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[105]))
-        | ((s.0[1] & 0x2000000000000 == 0x2000000000000) & (!n[105]));
-    // n[144]: (next (capture green 9)), rules at 4pffa.kif:48, 51
-    n[144] = ((s.0[1] & 0x800000000000000 == 0x800000000000000) & (n[107]))
-        | ((s.0[1] & 0x1000000000000000 == 0x1000000000000000) & (!n[107]));
-    // n[145]: (next (capture red 10)), rules at 4pffa.kif:48, 51
-    n[145] = ((s.0[2] & 0x8000000000000 == 0x8000000000000) & (!n[101]))
-        | ((s.0[2] & 0x4000000000000 == 0x4000000000000) & (n[101]));
-    // n[146]: (next (capture yellow 10)), rules at 4pffa.kif:48, 51
-    n[146] = ((s.0[2] & 0x4000000000000000 == 0x4000000000000000) & (!n[103]))
-        | ((s.0[2] & 0x2000000000000000 == 0x2000000000000000) & (n[103]));
-    // n[147]: (next (capture blue 10)), rules at 4pffa.kif:48, 51
-    n[147] = ((s.0[1] & 0x4000000000000 == 0x4000000000000) & (!n[105]))
-        | ((s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[105]));
-    // n[148]: (next (capture green 10)), rules at 4pffa.kif:48, 51
-    n[148] = ((s.0[1] & 0x2000000000000000 == 0x2000000000000000) & (!n[107]))
-        | ((s.0[1] & 0x1000000000000000 == 0x1000000000000000) & (n[107]));
+    // n[102]: (captured yellow), rules at 4pffa.kif:128
+    n[102] = (s.0[3] & 0x8 == 0x8) & (n[100]);
+    // n[103]: (captured blue), rules at 4pffa.kif:128
+    n[103] = (s.0[3] & 0x1 == 0x1) & (n[100]);
+    // n[104]: (captured green), rules at 4pffa.kif:128
+    n[104] = (s.0[3] & 0x2 == 0x2) & (n[100]);
+    // g[0]: 23 node words, bit 41 (next (capture red 0)), bit 52 (next (capture yellow 0)), bit 40 (next (capture blue 0)), bit 51 (next (capture green 0)), and 19 more; rules at 4pffa.kif:48, 51
+    g[0] = ((0x10000000000 & s.0[1] & 0u64.wrapping_sub((!n[103]) as u64)))
+        | ((0x8000000000000 & s.0[1] & 0u64.wrapping_sub((!n[104]) as u64)))
+        | ((0x7fc0000000000 & (s.0[2] << 1u32) & 0u64.wrapping_sub((n[101]) as u64)))
+        | ((0x7fe0000000000000 & (s.0[2] << 1u32) & 0u64.wrapping_sub((n[102]) as u64)))
+        | ((0x7fe0000000000 & s.0[2] & 0u64.wrapping_sub((!n[101]) as u64)))
+        | ((0x7ff0000000000000 & s.0[2] & 0u64.wrapping_sub((!n[102]) as u64)));
+    // g[1]: 21 node words, bit 41 (next (capture blue 1)), bit 52 (next (capture green 1)), bit 42 (next (capture blue 2)), bit 53 (next (capture green 2)), and 17 more; rules at 4pffa.kif:48, 51
+    g[1] = ((0x7fe0000000000 & (s.0[1] << 1u32) & 0u64.wrapping_sub((n[103]) as u64)))
+        | ((0x3ff0000000000000 & (s.0[1] << 1u32) & 0u64.wrapping_sub((n[104]) as u64)))
+        | ((0x7fe0000000000 & s.0[1] & 0u64.wrapping_sub((!n[103]) as u64)))
+        | ((0x3ff0000000000000 & s.0[1] & 0u64.wrapping_sub((!n[104]) as u64)))
+        | ((0x8000000000000 & (s.0[2] << 1u32) & 0u64.wrapping_sub((n[101]) as u64)))
+        | ((0x8000000000000 & s.0[2] & 0u64.wrapping_sub((!n[101]) as u64)));
     let mut w: [u64; WORDS] = [0x4000020000000001, 0x8000000000, 0x0, 0x0];
     // BASE[1]: (next (cell 2 2 blue)), rules at 4pffa.kif:40, 42, 46
     w[0] |= u64::from(n[84]) << 1;
@@ -7505,50 +7392,6 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[1] |= u64::from(n[37]) << 37;
     // BASE[102]: (next (cell 6 6 yellow)), rules at 4pffa.kif:40, 42, 46
     w[1] |= u64::from(n[60]) << 38;
-    // BASE[104]: (next (capture blue 0)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[106]) << 40;
-    // BASE[105]: (next (capture blue 1)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[111]) << 41;
-    // BASE[106]: (next (capture blue 2)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[115]) << 42;
-    // BASE[107]: (next (capture blue 3)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[119]) << 43;
-    // BASE[108]: (next (capture blue 4)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[123]) << 44;
-    // BASE[109]: (next (capture blue 5)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[127]) << 45;
-    // BASE[110]: (next (capture blue 6)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[131]) << 46;
-    // BASE[111]: (next (capture blue 7)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[135]) << 47;
-    // BASE[112]: (next (capture blue 8)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[139]) << 48;
-    // BASE[113]: (next (capture blue 9)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[143]) << 49;
-    // BASE[114]: (next (capture blue 10)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[147]) << 50;
-    // BASE[115]: (next (capture green 0)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[108]) << 51;
-    // BASE[116]: (next (capture green 1)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[112]) << 52;
-    // BASE[117]: (next (capture green 2)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[116]) << 53;
-    // BASE[118]: (next (capture green 3)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[120]) << 54;
-    // BASE[119]: (next (capture green 4)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[124]) << 55;
-    // BASE[120]: (next (capture green 5)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[128]) << 56;
-    // BASE[121]: (next (capture green 6)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[132]) << 57;
-    // BASE[122]: (next (capture green 7)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[136]) << 58;
-    // BASE[123]: (next (capture green 8)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[140]) << 59;
-    // BASE[124]: (next (capture green 9)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[144]) << 60;
-    // BASE[125]: (next (capture green 10)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[148]) << 61;
     // BASE[129]: (next (step 10)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x10000000000 != 0) << 1;
     // BASE[130]: (next (step 11)), rules at 4pffa.kif:55
@@ -7629,50 +7472,6 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[2] |= u64::from(s.0[2] & 0x4000000000 != 0) << 39;
     // BASE[168]: (next (step 9)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x8000000000 != 0) << 40;
-    // BASE[169]: (next (capture red 0)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[102]) << 41;
-    // BASE[170]: (next (capture red 1)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[109]) << 42;
-    // BASE[171]: (next (capture red 2)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[113]) << 43;
-    // BASE[172]: (next (capture red 3)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[117]) << 44;
-    // BASE[173]: (next (capture red 4)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[121]) << 45;
-    // BASE[174]: (next (capture red 5)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[125]) << 46;
-    // BASE[175]: (next (capture red 6)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[129]) << 47;
-    // BASE[176]: (next (capture red 7)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[133]) << 48;
-    // BASE[177]: (next (capture red 8)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[137]) << 49;
-    // BASE[178]: (next (capture red 9)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[141]) << 50;
-    // BASE[179]: (next (capture red 10)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[145]) << 51;
-    // BASE[180]: (next (capture yellow 0)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[104]) << 52;
-    // BASE[181]: (next (capture yellow 1)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[110]) << 53;
-    // BASE[182]: (next (capture yellow 2)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[114]) << 54;
-    // BASE[183]: (next (capture yellow 3)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[118]) << 55;
-    // BASE[184]: (next (capture yellow 4)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[122]) << 56;
-    // BASE[185]: (next (capture yellow 5)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[126]) << 57;
-    // BASE[186]: (next (capture yellow 6)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[130]) << 58;
-    // BASE[187]: (next (capture yellow 7)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[134]) << 59;
-    // BASE[188]: (next (capture yellow 8)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[138]) << 60;
-    // BASE[189]: (next (capture yellow 9)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[142]) << 61;
-    // BASE[190]: (next (capture yellow 10)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[146]) << 62;
     // BASE[192]: (next (control blue)), rules at 4pffa.kif:37
     w[3] |= u64::from(s.0[3] & 0x8 != 0) << 0;
     // BASE[193]: (next (control green)), rules at 4pffa.kif:37
@@ -7681,6 +7480,10 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[3] |= u64::from(s.0[3] & 0x2 != 0) << 2;
     // BASE[195]: (next (control yellow)), rules at 4pffa.kif:37
     w[3] |= u64::from(s.0[3] & 0x4 != 0) << 3;
+    w[1] |= g[0] & 0x8010000000000;
+    w[1] |= g[1] & 0x3ff7fe0000000000;
+    w[2] |= g[0] & 0x7ff7fe0000000000;
+    w[2] |= g[1] & 0x8000000000000;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -7877,7 +7680,8 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 929];
+    let mut n = [false; 885];
+    let mut g = [0u64; 2];
     // n[588]: (opencell 3 5), rules at 4pffa.kif:111
     n[588] = s.0[0] & 0x1e00000000 == 0;
     // n[590]: (opencell 3 3), rules at 4pffa.kif:111
@@ -13259,140 +13063,26 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[880] |= (s.0[1] & 0x4000000000 == 0x4000000000) & (mt[0] & 0x8000 != 0);
     // n[881]: (captured red), rules at 4pffa.kif:128
     n[881] = (s.0[3] & 0x4 == 0x4) & (n[880]);
-    // n[882]: (next (capture red 0)), rules at 4pffa.kif:48, 51
-    n[882] = (s.0[2] & 0x20000000000 == 0x20000000000) & (!n[881]);
-    // n[883]: (captured yellow), rules at 4pffa.kif:128
-    n[883] = (s.0[3] & 0x8 == 0x8) & (n[880]);
-    // n[884]: (next (capture yellow 0)), rules at 4pffa.kif:48, 51
-    n[884] = (s.0[2] & 0x10000000000000 == 0x10000000000000) & (!n[883]);
-    // n[885]: (captured blue), rules at 4pffa.kif:128
-    n[885] = (s.0[3] & 0x1 == 0x1) & (n[880]);
-    // n[886]: (next (capture blue 0)), rules at 4pffa.kif:48, 51
-    n[886] = (s.0[1] & 0x10000000000 == 0x10000000000) & (!n[885]);
-    // n[887]: (captured green), rules at 4pffa.kif:128
-    n[887] = (s.0[3] & 0x2 == 0x2) & (n[880]);
-    // n[888]: (next (capture green 0)), rules at 4pffa.kif:48, 51
-    n[888] = (s.0[1] & 0x8000000000000 == 0x8000000000000) & (!n[887]);
-    // n[889]: (next (capture red 1)), rules at 4pffa.kif:48, 51
-    n[889] = ((s.0[2] & 0x20000000000 == 0x20000000000) & (n[881]))
-        | ((s.0[2] & 0x40000000000 == 0x40000000000) & (!n[881]));
-    // n[890]: (next (capture yellow 1)), rules at 4pffa.kif:48, 51
-    n[890] = ((s.0[2] & 0x10000000000000 == 0x10000000000000) & (n[883]))
-        | ((s.0[2] & 0x20000000000000 == 0x20000000000000) & (!n[883]));
-    // n[891]: (next (capture blue 1)), rules at 4pffa.kif:48, 51
-    n[891] = ((s.0[1] & 0x10000000000 == 0x10000000000) & (n[885]))
-        | ((s.0[1] & 0x20000000000 == 0x20000000000) & (!n[885]));
-    // n[892]: (next (capture green 1)), rules at 4pffa.kif:48, 51
-    n[892] = ((s.0[1] & 0x8000000000000 == 0x8000000000000) & (n[887]))
-        | ((s.0[1] & 0x10000000000000 == 0x10000000000000) & (!n[887]));
-    // n[893]: (next (capture red 2)), rules at 4pffa.kif:48, 51
-    n[893] = ((s.0[2] & 0x40000000000 == 0x40000000000) & (n[881]))
-        | ((s.0[2] & 0x80000000000 == 0x80000000000) & (!n[881]));
-    // n[894]: (next (capture yellow 2)), rules at 4pffa.kif:48, 51
-    n[894] = ((s.0[2] & 0x20000000000000 == 0x20000000000000) & (n[883]))
-        | ((s.0[2] & 0x40000000000000 == 0x40000000000000) & (!n[883]));
-    // n[895]: (next (capture blue 2)), rules at 4pffa.kif:48, 51
-    n[895] = ((s.0[1] & 0x20000000000 == 0x20000000000) & (n[885]))
-        | ((s.0[1] & 0x40000000000 == 0x40000000000) & (!n[885]));
-    // n[896]: (next (capture green 2)), rules at 4pffa.kif:48, 51
-    n[896] = ((s.0[1] & 0x10000000000000 == 0x10000000000000) & (n[887]))
-        | ((s.0[1] & 0x20000000000000 == 0x20000000000000) & (!n[887]));
-    // n[897]: (next (capture red 3)), rules at 4pffa.kif:48, 51
-    n[897] = ((s.0[2] & 0x80000000000 == 0x80000000000) & (n[881]))
-        | ((s.0[2] & 0x100000000000 == 0x100000000000) & (!n[881]));
-    // n[898]: (next (capture yellow 3)), rules at 4pffa.kif:48, 51
-    n[898] = ((s.0[2] & 0x40000000000000 == 0x40000000000000) & (n[883]))
-        | ((s.0[2] & 0x80000000000000 == 0x80000000000000) & (!n[883]));
-    // n[899]: (next (capture blue 3)), rules at 4pffa.kif:48, 51
-    n[899] = ((s.0[1] & 0x40000000000 == 0x40000000000) & (n[885]))
-        | ((s.0[1] & 0x80000000000 == 0x80000000000) & (!n[885]));
-    // n[900]: (next (capture green 3)), rules at 4pffa.kif:48, 51
-    n[900] = ((s.0[1] & 0x20000000000000 == 0x20000000000000) & (n[887]))
-        | ((s.0[1] & 0x40000000000000 == 0x40000000000000) & (!n[887]));
-    // n[901]: (next (capture red 4)), rules at 4pffa.kif:48, 51
-    n[901] = ((s.0[2] & 0x100000000000 == 0x100000000000) & (n[881]))
-        | ((s.0[2] & 0x200000000000 == 0x200000000000) & (!n[881]));
-    // n[902]: (next (capture yellow 4)), rules at 4pffa.kif:48, 51
-    n[902] = ((s.0[2] & 0x80000000000000 == 0x80000000000000) & (n[883]))
-        | ((s.0[2] & 0x100000000000000 == 0x100000000000000) & (!n[883]));
-    // n[903]: (next (capture blue 4)), rules at 4pffa.kif:48, 51
-    n[903] = ((s.0[1] & 0x80000000000 == 0x80000000000) & (n[885]))
-        | ((s.0[1] & 0x100000000000 == 0x100000000000) & (!n[885]));
-    // n[904]: (next (capture green 4)), rules at 4pffa.kif:48, 51
-    n[904] = ((s.0[1] & 0x40000000000000 == 0x40000000000000) & (n[887]))
-        | ((s.0[1] & 0x80000000000000 == 0x80000000000000) & (!n[887]));
-    // n[905]: (next (capture red 5)), rules at 4pffa.kif:48, 51
-    n[905] = ((s.0[2] & 0x200000000000 == 0x200000000000) & (n[881]))
-        | ((s.0[2] & 0x400000000000 == 0x400000000000) & (!n[881]));
-    // n[906]: (next (capture yellow 5)), rules at 4pffa.kif:48, 51
-    n[906] = ((s.0[2] & 0x100000000000000 == 0x100000000000000) & (n[883]))
-        | ((s.0[2] & 0x200000000000000 == 0x200000000000000) & (!n[883]));
-    // n[907]: (next (capture blue 5)), rules at 4pffa.kif:48, 51
-    n[907] = ((s.0[1] & 0x100000000000 == 0x100000000000) & (n[885]))
-        | ((s.0[1] & 0x200000000000 == 0x200000000000) & (!n[885]));
-    // n[908]: (next (capture green 5)), rules at 4pffa.kif:48, 51
-    n[908] = ((s.0[1] & 0x80000000000000 == 0x80000000000000) & (n[887]))
-        | ((s.0[1] & 0x100000000000000 == 0x100000000000000) & (!n[887]));
-    // n[909]: (next (capture red 6)), rules at 4pffa.kif:48, 51
-    n[909] = ((s.0[2] & 0x400000000000 == 0x400000000000) & (n[881]))
-        | ((s.0[2] & 0x800000000000 == 0x800000000000) & (!n[881]));
-    // n[910]: (next (capture yellow 6)), rules at 4pffa.kif:48, 51
-    n[910] = ((s.0[2] & 0x200000000000000 == 0x200000000000000) & (n[883]))
-        | ((s.0[2] & 0x400000000000000 == 0x400000000000000) & (!n[883]));
-    // n[911]: (next (capture blue 6)), rules at 4pffa.kif:48, 51
-    n[911] = ((s.0[1] & 0x200000000000 == 0x200000000000) & (n[885]))
-        | ((s.0[1] & 0x400000000000 == 0x400000000000) & (!n[885]));
-    // n[912]: (next (capture green 6)), rules at 4pffa.kif:48, 51
-    n[912] = ((s.0[1] & 0x100000000000000 == 0x100000000000000) & (n[887]))
-        | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (!n[887]));
-    // n[913]: (next (capture red 7)), rules at 4pffa.kif:48, 51
-    n[913] = ((s.0[2] & 0x800000000000 == 0x800000000000) & (n[881]))
-        | ((s.0[2] & 0x1000000000000 == 0x1000000000000) & (!n[881]));
-    // n[914]: (next (capture yellow 7)), rules at 4pffa.kif:48, 51
-    n[914] = ((s.0[2] & 0x400000000000000 == 0x400000000000000) & (n[883]))
-        | ((s.0[2] & 0x800000000000000 == 0x800000000000000) & (!n[883]));
-    // n[915]: (next (capture blue 7)), rules at 4pffa.kif:48, 51
-    n[915] = ((s.0[1] & 0x400000000000 == 0x400000000000) & (n[885]))
-        | ((s.0[1] & 0x800000000000 == 0x800000000000) & (!n[885]));
-    // n[916]: (next (capture green 7)), rules at 4pffa.kif:48, 51
-    n[916] = ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (n[887]))
-        | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (!n[887]));
-    // n[917]: (next (capture red 8)), rules at 4pffa.kif:48, 51
-    n[917] = ((s.0[2] & 0x1000000000000 == 0x1000000000000) & (n[881]))
-        | ((s.0[2] & 0x2000000000000 == 0x2000000000000) & (!n[881]));
-    // n[918]: (next (capture yellow 8)), rules at 4pffa.kif:48, 51
-    n[918] = ((s.0[2] & 0x800000000000000 == 0x800000000000000) & (n[883]))
-        | ((s.0[2] & 0x1000000000000000 == 0x1000000000000000) & (!n[883]));
-    // n[919]: (next (capture blue 8)), rules at 4pffa.kif:48, 51
-    n[919] = ((s.0[1] & 0x800000000000 == 0x800000000000) & (n[885]))
-        | ((s.0[1] & 0x1000000000000 == 0x1000000000000) & (!n[885]));
-    // n[920]: (next (capture green 8)), rules at 4pffa.kif:48, 51
-    n[920] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (n[887]))
-        | ((s.0[1] & 0x800000000000000 == 0x800000000000000) & (!n[887]));
-    // n[921]: (next (capture red 9)), rules at 4pffa.kif:48, 51
-    n[921] = ((s.0[2] & 0x2000000000000 == 0x2000000000000) & (n[881]))
-        | ((s.0[2] & 0x4000000000000 == 0x4000000000000) & (!n[881]));
-    // n[922]: (next (capture yellow 9)), rules at 4pffa.kif:48, 51
-    n[922] = ((s.0[2] & 0x1000000000000000 == 0x1000000000000000) & (n[883]))
-        | ((s.0[2] & 0x2000000000000000 == 0x2000000000000000) & (!n[883]));
-    // n[923]: (next (capture blue 9)), rules at 4pffa.kif:48, 51
-    n[923] = ((s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[885]))
-        | ((s.0[1] & 0x2000000000000 == 0x2000000000000) & (!n[885]));
-    // n[924]: (next (capture green 9)), rules at 4pffa.kif:48, 51
-    n[924] = ((s.0[1] & 0x800000000000000 == 0x800000000000000) & (n[887]))
-        | ((s.0[1] & 0x1000000000000000 == 0x1000000000000000) & (!n[887]));
-    // n[925]: (next (capture red 10)), rules at 4pffa.kif:48, 51
-    n[925] = ((s.0[2] & 0x8000000000000 == 0x8000000000000) & (!n[881]))
-        | ((s.0[2] & 0x4000000000000 == 0x4000000000000) & (n[881]));
-    // n[926]: (next (capture yellow 10)), rules at 4pffa.kif:48, 51
-    n[926] = ((s.0[2] & 0x4000000000000000 == 0x4000000000000000) & (!n[883]))
-        | ((s.0[2] & 0x2000000000000000 == 0x2000000000000000) & (n[883]));
-    // n[927]: (next (capture blue 10)), rules at 4pffa.kif:48, 51
-    n[927] = ((s.0[1] & 0x4000000000000 == 0x4000000000000) & (!n[885]))
-        | ((s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[885]));
-    // n[928]: (next (capture green 10)), rules at 4pffa.kif:48, 51
-    n[928] = ((s.0[1] & 0x2000000000000000 == 0x2000000000000000) & (!n[887]))
-        | ((s.0[1] & 0x1000000000000000 == 0x1000000000000000) & (n[887]));
+    // n[882]: (captured yellow), rules at 4pffa.kif:128
+    n[882] = (s.0[3] & 0x8 == 0x8) & (n[880]);
+    // n[883]: (captured blue), rules at 4pffa.kif:128
+    n[883] = (s.0[3] & 0x1 == 0x1) & (n[880]);
+    // n[884]: (captured green), rules at 4pffa.kif:128
+    n[884] = (s.0[3] & 0x2 == 0x2) & (n[880]);
+    // g[0]: 23 node words, bit 41 (next (capture red 0)), bit 52 (next (capture yellow 0)), bit 40 (next (capture blue 0)), bit 51 (next (capture green 0)), and 19 more; rules at 4pffa.kif:48, 51
+    g[0] = ((0x10000000000 & s.0[1] & 0u64.wrapping_sub((!n[883]) as u64)))
+        | ((0x8000000000000 & s.0[1] & 0u64.wrapping_sub((!n[884]) as u64)))
+        | ((0x7fc0000000000 & (s.0[2] << 1u32) & 0u64.wrapping_sub((n[881]) as u64)))
+        | ((0x7fe0000000000000 & (s.0[2] << 1u32) & 0u64.wrapping_sub((n[882]) as u64)))
+        | ((0x7fe0000000000 & s.0[2] & 0u64.wrapping_sub((!n[881]) as u64)))
+        | ((0x7ff0000000000000 & s.0[2] & 0u64.wrapping_sub((!n[882]) as u64)));
+    // g[1]: 21 node words, bit 41 (next (capture blue 1)), bit 52 (next (capture green 1)), bit 42 (next (capture blue 2)), bit 53 (next (capture green 2)), and 17 more; rules at 4pffa.kif:48, 51
+    g[1] = ((0x7fe0000000000 & (s.0[1] << 1u32) & 0u64.wrapping_sub((n[883]) as u64)))
+        | ((0x3ff0000000000000 & (s.0[1] << 1u32) & 0u64.wrapping_sub((n[884]) as u64)))
+        | ((0x7fe0000000000 & s.0[1] & 0u64.wrapping_sub((!n[883]) as u64)))
+        | ((0x3ff0000000000000 & s.0[1] & 0u64.wrapping_sub((!n[884]) as u64)))
+        | ((0x8000000000000 & (s.0[2] << 1u32) & 0u64.wrapping_sub((n[881]) as u64)))
+        | ((0x8000000000000 & s.0[2] & 0u64.wrapping_sub((!n[881]) as u64)));
     let mut w: [u64; WORDS] = [0x4000020000000001, 0x8000000000, 0x0, 0x0];
     // BASE[1]: (next (cell 2 2 blue)), rules at 4pffa.kif:40, 42, 46
     w[0] |= u64::from(n[864]) << 1;
@@ -13594,50 +13284,6 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     w[1] |= u64::from(n[817]) << 37;
     // BASE[102]: (next (cell 6 6 yellow)), rules at 4pffa.kif:40, 42, 46
     w[1] |= u64::from(n[840]) << 38;
-    // BASE[104]: (next (capture blue 0)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[886]) << 40;
-    // BASE[105]: (next (capture blue 1)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[891]) << 41;
-    // BASE[106]: (next (capture blue 2)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[895]) << 42;
-    // BASE[107]: (next (capture blue 3)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[899]) << 43;
-    // BASE[108]: (next (capture blue 4)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[903]) << 44;
-    // BASE[109]: (next (capture blue 5)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[907]) << 45;
-    // BASE[110]: (next (capture blue 6)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[911]) << 46;
-    // BASE[111]: (next (capture blue 7)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[915]) << 47;
-    // BASE[112]: (next (capture blue 8)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[919]) << 48;
-    // BASE[113]: (next (capture blue 9)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[923]) << 49;
-    // BASE[114]: (next (capture blue 10)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[927]) << 50;
-    // BASE[115]: (next (capture green 0)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[888]) << 51;
-    // BASE[116]: (next (capture green 1)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[892]) << 52;
-    // BASE[117]: (next (capture green 2)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[896]) << 53;
-    // BASE[118]: (next (capture green 3)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[900]) << 54;
-    // BASE[119]: (next (capture green 4)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[904]) << 55;
-    // BASE[120]: (next (capture green 5)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[908]) << 56;
-    // BASE[121]: (next (capture green 6)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[912]) << 57;
-    // BASE[122]: (next (capture green 7)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[916]) << 58;
-    // BASE[123]: (next (capture green 8)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[920]) << 59;
-    // BASE[124]: (next (capture green 9)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[924]) << 60;
-    // BASE[125]: (next (capture green 10)), rules at 4pffa.kif:48, 51
-    w[1] |= u64::from(n[928]) << 61;
     // BASE[129]: (next (step 10)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x10000000000 != 0) << 1;
     // BASE[130]: (next (step 11)), rules at 4pffa.kif:55
@@ -13718,50 +13364,6 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     w[2] |= u64::from(s.0[2] & 0x4000000000 != 0) << 39;
     // BASE[168]: (next (step 9)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x8000000000 != 0) << 40;
-    // BASE[169]: (next (capture red 0)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[882]) << 41;
-    // BASE[170]: (next (capture red 1)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[889]) << 42;
-    // BASE[171]: (next (capture red 2)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[893]) << 43;
-    // BASE[172]: (next (capture red 3)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[897]) << 44;
-    // BASE[173]: (next (capture red 4)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[901]) << 45;
-    // BASE[174]: (next (capture red 5)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[905]) << 46;
-    // BASE[175]: (next (capture red 6)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[909]) << 47;
-    // BASE[176]: (next (capture red 7)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[913]) << 48;
-    // BASE[177]: (next (capture red 8)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[917]) << 49;
-    // BASE[178]: (next (capture red 9)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[921]) << 50;
-    // BASE[179]: (next (capture red 10)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[925]) << 51;
-    // BASE[180]: (next (capture yellow 0)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[884]) << 52;
-    // BASE[181]: (next (capture yellow 1)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[890]) << 53;
-    // BASE[182]: (next (capture yellow 2)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[894]) << 54;
-    // BASE[183]: (next (capture yellow 3)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[898]) << 55;
-    // BASE[184]: (next (capture yellow 4)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[902]) << 56;
-    // BASE[185]: (next (capture yellow 5)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[906]) << 57;
-    // BASE[186]: (next (capture yellow 6)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[910]) << 58;
-    // BASE[187]: (next (capture yellow 7)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[914]) << 59;
-    // BASE[188]: (next (capture yellow 8)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[918]) << 60;
-    // BASE[189]: (next (capture yellow 9)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[922]) << 61;
-    // BASE[190]: (next (capture yellow 10)), rules at 4pffa.kif:48, 51
-    w[2] |= u64::from(n[926]) << 62;
     // BASE[192]: (next (control blue)), rules at 4pffa.kif:37
     w[3] |= u64::from(s.0[3] & 0x8 != 0) << 0;
     // BASE[193]: (next (control green)), rules at 4pffa.kif:37
@@ -13770,6 +13372,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     w[3] |= u64::from(s.0[3] & 0x2 != 0) << 2;
     // BASE[195]: (next (control yellow)), rules at 4pffa.kif:37
     w[3] |= u64::from(s.0[3] & 0x4 != 0) << 3;
+    w[1] |= g[0] & 0x8010000000000;
+    w[1] |= g[1] & 0x3ff7fe0000000000;
+    w[2] |= g[0] & 0x7ff7fe0000000000;
+    w[2] |= g[1] & 0x8000000000000;
     Some(State(w))
 }
 impl ::gdl_runtime::Game for Game {

@@ -12,6 +12,11 @@
 //! changing: its members are not recursive, so the rules have one model and iteration reaches
 //! it, after at most as many rounds as the longest chain of members plus one.
 //!
+//! A node that is the next value of a base fact may also sit at that fact's own bit, off any
+//! board: the next values of a counter (`(next (box_count xplayer 3))`, which reads
+//! `(box_count xplayer 2)`) are then one word whose templates shift the counter's facts, and
+//! the next state copies the word in one operation instead of setting each bit.
+//!
 //! The analysis is here: [`find`] chooses the groups and their templates; `places.rs` finds
 //! the board and every node's place; `emit.rs` writes the groups' words and the reads of their
 //! members.
@@ -21,7 +26,7 @@ mod places;
 #[cfg(test)]
 mod tests;
 
-use crate::ground::{Ground, Lit, Prop};
+use crate::ground::{Ground, Lit, Prop, Value};
 use places::{board, first_rule_shape, head_of, move_places, places};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -115,6 +120,46 @@ struct Board {
     /// The place of every base fact, when it is on the board.
     base: Vec<Option<u32>>,
     moves: MovePlaces,
+    /// For every node that is the next value of a base fact (named `(next FACT)`), that fact.
+    own: Vec<Option<u32>>,
+    /// The relation of every base fact, numbered.
+    relation: Vec<u32>,
+}
+
+impl Board {
+    /// The place of base fact `b` in the rules of node `i`: its place on the board, or its own
+    /// bit when `i` is the next value of a fact of the same relation, so that a counter's
+    /// `(next (count 4))` reads `(count 3)` one bit below its own.
+    fn base_place(&self, i: usize, b: u32) -> Option<u32> {
+        self.base[b as usize].or_else(|| {
+            let own = self.own[i]?;
+            (self.relation[own as usize] == self.relation[b as usize]).then_some(b % 64)
+        })
+    }
+}
+
+/// For every node that is the next value of a base fact and named after it, that fact.
+fn own_facts(ground: &Ground) -> Vec<Option<u32>> {
+    let mut own = vec![None; ground.nodes.len()];
+    for (b, value) in ground.next.iter().enumerate() {
+        if let Value::Lit(Lit { prop: Prop::Node(n), positive: true }) = *value {
+            if own[n as usize].is_none() && ground.nodes[n as usize].name == format!("(next {})", ground.base[b]) {
+                own[n as usize] = Some(b as u32);
+            }
+        }
+    }
+    own
+}
+
+/// Every base fact's relation, numbered in order of first appearance.
+fn relations(base: &[String]) -> Vec<u32> {
+    let mut numbers: BTreeMap<String, u32> = BTreeMap::new();
+    base.iter()
+        .map(|name| {
+            let next = numbers.len() as u32;
+            *numbers.entry(head_of(name)).or_insert(next)
+        })
+        .collect()
 }
 
 /// The groups of `ground`'s nodes. No node of `never` is in one (nodes that are recursive or
@@ -123,12 +168,23 @@ struct Board {
 pub(super) fn find(ground: &Ground, never: &[bool], gathered_only: &[bool]) -> NodeWords {
     let n = ground.nodes.len();
     let (base_place, coordinates) = board(&ground.base);
-    if coordinates.is_empty() {
+    let own = own_facts(ground);
+    if coordinates.is_empty() && own.iter().all(Option::is_none) {
         return NodeWords::none(n);
     }
     let (moves, move_kinds) = move_places(ground, &coordinates);
-    let board = Board { base: base_place, moves };
-    let heads: Vec<String> = ground.nodes.iter().map(|node| head_of(&node.name)).collect();
+    // The nodes of next facts are told apart by the facts' relation, so that each relation's
+    // are placed in the way that suits them.
+    let heads: Vec<String> = ground
+        .nodes
+        .iter()
+        .zip(&own)
+        .map(|(node, own)| match own {
+            Some(b) => format!("next {}", head_of(&ground.base[*b as usize])),
+            None => head_of(&node.name),
+        })
+        .collect();
+    let board = Board { base: base_place, moves, own, relation: relations(&ground.base) };
     let (place, rest) = places(ground, never, &heads, &board, &coordinates);
     let templated = |i: usize| !gathered_only[i];
     let mut candidates: Vec<(Vec<u32>, bool)> = template_candidates(ground, &heads, &place, &rest, &board, &templated)
@@ -299,7 +355,7 @@ fn group(ground: &Ground, g: u32, members: &[u32], member: &[Option<(u32, u32)>]
             let mut literals: Vec<WordLit> = rule
                 .iter()
                 .map(|&lit| match lit.prop {
-                    Prop::Base(b) if board.base[b as usize].is_some() => {
+                    Prop::Base(b) if board.base_place(m as usize, b).is_some() => {
                         WordLit::Base { word: b / 64, shift: (b % 64) as i32 - p, positive: lit.positive }
                     }
                     Prop::Does(r, m) => match board.moves.get(&(r, m)) {

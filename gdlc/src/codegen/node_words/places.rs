@@ -112,6 +112,8 @@ enum PlaceBy {
     Name(Vec<usize>),
     /// From the first literal of the first rule: a base fact's place, or a node's.
     FirstLiteral,
+    /// The bit of the base fact whose next value the node is.
+    OwnBit,
 }
 
 /// Every node's place, when it has one. The nodes of each relation (in the order the ground
@@ -159,6 +161,9 @@ pub(super) fn places(
             }
         }
         options.insert(PlaceBy::FirstLiteral);
+        if nodes.iter().all(|&i| board.own[i].is_some()) {
+            options.insert(PlaceBy::OwnBit);
+        }
         // The best way yet: its score (nodes in groups, less a group's fewest members for each
         // group), and the places it gives.
         type Placing = (i64, PlaceBy, Vec<Option<u32>>);
@@ -171,6 +176,7 @@ pub(super) fn places(
                         let key: Option<Vec<String>> = at.iter().map(|&j| atoms[k].get(j).cloned()).collect();
                         key.and_then(|key| coordinates.get(&key).copied())
                     }
+                    PlaceBy::OwnBit => board.own[i].map(|b| b % 64),
                     PlaceBy::FirstLiteral => ground.nodes[i].rules[0].first().and_then(|lit| match lit.prop {
                         Prop::Base(b) => board.base[b as usize],
                         Prop::Does(r, m) => board.moves.get(&(r, m)).map(|&(_, q)| q),
@@ -193,6 +199,9 @@ pub(super) fn places(
                 let shape = match &option {
                     PlaceBy::Name(used) => rest_of(&atoms[k], used),
                     PlaceBy::FirstLiteral => first_rule_shape(ground, i, p, &lookup, &name, board),
+                    // The next values of one relation share a word, whatever their rules: each
+                    // shape of rule among them is a template.
+                    PlaceBy::OwnBit => Vec::new(),
                 };
                 *shapes.entry(shape).or_default().entry(p).or_default() += 1;
             }
@@ -213,8 +222,10 @@ pub(super) fn places(
         if let Some((_, option, at)) = best {
             for (k, (&i, p)) in nodes.iter().zip(at).enumerate() {
                 place[i] = p;
-                if let PlaceBy::Name(used) = &option {
-                    rest[i] = Some(rest_of(&atoms[k], used));
+                match &option {
+                    PlaceBy::Name(used) => rest[i] = Some(rest_of(&atoms[k], used)),
+                    PlaceBy::OwnBit => rest[i] = Some(Vec::new()),
+                    PlaceBy::FirstLiteral => {}
                 }
             }
         }
@@ -242,7 +253,7 @@ pub(super) fn first_rule_shape(
     let mut shape: Vec<String> = ground.nodes[i].rules[0]
         .iter()
         .map(|lit| match lit.prop {
-            Prop::Base(b) if board.base[b as usize].is_some() => {
+            Prop::Base(b) if board.base_place(i, b).is_some() => {
                 format!("b{} {} {}", b / 64, shift(b % 64), lit.positive)
             }
             Prop::Does(r, m) => match board.moves.get(&(r, m)) {

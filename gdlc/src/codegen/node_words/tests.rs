@@ -106,7 +106,8 @@ fn as_words(words: &NodeWords, state: &[bool], joint: &[u32], value: &[bool]) ->
                             let holds = match lit.prop {
                                 Prop::Base(b) => state[b as usize],
                                 Prop::Node(m) => value[m as usize],
-                                _ => false,
+                                Prop::Does(r, m) => joint[r as usize] == m,
+                                Prop::Deferred(_) => false,
                             } == lit.positive;
                             if holds {
                                 u64::MAX
@@ -182,7 +183,57 @@ fn words_agree_with_the_nodes_one_by_one() {
     // The next state's marks read the move played as a word.
     let literals = words.groups.iter().flat_map(|g| &g.templates).flat_map(|t| &t.literals);
     assert!(literals.into_iter().any(|l| matches!(l, WordLit::Does { .. })));
-    // States from a fixed pseudo-random sequence: each cell blank or marked.
+    assert_words_agree(&ground, &words);
+}
+
+/// Two counters on no board: `(count r n)` of each role goes up by one when the role plays
+/// `up`, by two on `twice`, and stays on `stay`; the other role's count stays.
+const COUNTERS: &str = "
+        (role a) (role b)
+        (init (count a 0)) (init (count b 0))
+        (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
+        (succ 6 7) (succ 7 8) (succ 8 9) (succ 9 10) (succ 10 11) (succ 11 12)
+        (<= (legal ?r up) (role ?r))
+        (<= (legal ?r twice) (role ?r))
+        (<= (legal ?r stay) (role ?r))
+        (<= (next (count ?r ?m)) (true (count ?r ?n)) (does ?r up) (succ ?n ?m))
+        (<= (next (count ?r ?m)) (true (count ?r ?n)) (does ?r twice) (succ ?n ?k) (succ ?k ?m))
+        (<= (next (count ?r ?n)) (true (count ?r ?n)) (does ?r stay))
+        (<= terminal (true (count ?r 12)))
+        (<= (goal ?r 100) (true (count ?r 12)))
+        (<= (goal ?r 0) (role ?r) (not (true (count ?r 12))))";
+
+#[test]
+fn next_values_of_a_counter_are_one_word_at_their_own_bits() {
+    let ground = crate::compile::ground_source(COUNTERS, &Default::default()).expect("grounds");
+    let words = find(&ground, &vec![false; ground.nodes.len()], &vec![false; ground.nodes.len()]);
+    let next: Vec<usize> =
+        (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(next (count")).collect();
+    assert!(next.len() >= 24, "{} next nodes", next.len());
+    let (g, _) = words.member[next[0]].expect("the next values of the counters are in a group");
+    for &n in &next {
+        // Each sits at the bit of the fact it is the next value of.
+        let fact = &ground.nodes[n].name["(next ".len()..ground.nodes[n].name.len() - 1];
+        let b = ground.base.iter().position(|f| f == fact).expect("a base fact");
+        assert_eq!(words.member[n], Some((g, b as u32 % 64)), "{}", ground.nodes[n].name);
+    }
+    // Going up by one and by two read the count one and two bits below.
+    let shifts: BTreeSet<i32> = words.groups[g as usize]
+        .templates
+        .iter()
+        .flat_map(|t| &t.literals)
+        .filter_map(|l| match l {
+            WordLit::Base { shift, positive: true, .. } => Some(*shift),
+            _ => None,
+        })
+        .collect();
+    assert!(shifts.contains(&-1) && shifts.contains(&-2), "{shifts:?}");
+    assert_words_agree(&ground, &words);
+}
+
+/// Checks every group's word against its members evaluated one by one, in states and joint
+/// moves from a fixed pseudo-random sequence.
+fn assert_words_agree(ground: &Ground, words: &NodeWords) {
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     for _ in 0..200 {
         let state: Vec<bool> = (0..ground.base.len())
@@ -193,10 +244,14 @@ fn words_agree_with_the_nodes_one_by_one() {
                 !seed.is_multiple_of(3)
             })
             .collect();
-        let inputs = &ground.inputs[0];
-        let joint = [inputs[seed as usize % inputs.len()]];
-        let value = one_by_one(&ground, &state, &joint);
-        let group_words = as_words(&words, &state, &joint, &value);
+        let joint: Vec<u32> = ground
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(r, inputs)| inputs[(seed >> (8 * r)) as usize % inputs.len()])
+            .collect();
+        let value = one_by_one(ground, &state, &joint);
+        let group_words = as_words(words, &state, &joint, &value);
         for (n, member) in words.member.iter().enumerate() {
             if let Some((g, p)) = member {
                 assert_eq!(group_words[*g as usize] >> p & 1 != 0, value[n], "{}", ground.nodes[n].name);
