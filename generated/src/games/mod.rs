@@ -26,6 +26,9 @@ pub mod checkers;
 /// `games/chineseCheckers3.kif`, compiled.
 #[rustfmt::skip]
 pub mod chinese_checkers3;
+/// `games/chomp.kif`, compiled.
+#[rustfmt::skip]
+pub mod chomp;
 /// `games/connectFour.kif`, compiled.
 #[rustfmt::skip]
 pub mod connect_four;
@@ -93,6 +96,7 @@ macro_rules! for_each_game {
         $callback!(buttons, "games/buttons.kif");
         $callback!(checkers, "games/checkers.kif");
         $callback!(chinese_checkers3, "games/chineseCheckers3.kif");
+        $callback!(chomp, "games/chomp.kif");
         $callback!(connect_four, "games/connectFour.kif");
         $callback!(connect_four_tables, "games/connectFour.kif");
         $callback!(connect_four_simultaneous, "games/connectFourSimultaneous.kif");

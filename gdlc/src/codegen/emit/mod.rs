@@ -27,7 +27,7 @@ use super::legal_parts::RoleLegal;
 use super::move_tables::MoveTables;
 use super::node_words::NodeWords;
 use super::notes::Notes;
-use crate::ground::{Ground, Lit};
+use crate::ground::{Ground, Lit, Prop};
 use nodes::Slots;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -181,6 +181,33 @@ impl<'g> Emitter<'g> {
         let guards = super::move_guards::find(self.ground, &after, &plain, &in_cycle);
         let gathered_only: Vec<bool> = guards.iter().map(Option::is_some).collect();
         super::node_words::find(self.ground, &never, &gathered_only)
+    }
+
+    /// The nodes that depend on the joint move ([`super::cones::reads_moves`]), widened so
+    /// that a group of node words is computed at once, after the moves are known when any of
+    /// its members reads them, and so is every node that reads a member of such a group.
+    pub(crate) fn move_dependent(&self) -> Vec<bool> {
+        let mut dependent = super::cones::reads_moves(self.ground);
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for group in &self.words.groups {
+                if group.members.iter().any(|&m| dependent[m as usize]) {
+                    for &m in &group.members {
+                        changed |= !std::mem::replace(&mut dependent[m as usize], true);
+                    }
+                }
+            }
+            for (n, node) in self.ground.nodes.iter().enumerate() {
+                if !dependent[n]
+                    && node.rules.iter().flatten().any(|lit| matches!(lit.prop, Prop::Node(m) if dependent[m as usize]))
+                {
+                    dependent[n] = true;
+                    changed = true;
+                }
+            }
+        }
+        dependent
     }
 
     /// How every role's legal moves are found (see [`super::legal_parts`]), which `legal` and

@@ -17,7 +17,7 @@ impl Emitter<'_> {
         let body = Body::new(self, &slots, Phase::Move);
         let row = self.move_table_row();
         let local = self.arm_only_nodes(&self.unframed_next());
-        let dependent = crate::codegen::cones::reads_moves(self.ground);
+        let dependent = self.move_dependent();
         let (after, before): (Vec<u32>, Vec<u32>) =
             needed.iter().copied().filter(|&n| !local[n as usize]).partition(|&n| dependent[n as usize]);
         let before = body.emit_nodes(&before);

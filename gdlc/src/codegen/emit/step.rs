@@ -45,7 +45,7 @@ impl Emitter<'_> {
     pub(crate) fn generate_random_step_fn(&self, plans: &[RoleLegal]) -> Option<(TokenStream, TokenStream)> {
         let values = self.step_values(plans);
         let needed = self.runtime_cone(&values.values);
-        let dependent = crate::codegen::cones::reads_moves(self.ground);
+        let dependent = self.move_dependent();
         let depends = |v: &Value| {
             matches!(v, Value::Lit(Lit { prop: Prop::Node(n), .. }) if dependent[*n as usize])
                 || matches!(v, Value::Lit(Lit { prop: Prop::Does(..), .. }))
