@@ -248,7 +248,7 @@ fn assert_words_agree(ground: &Ground, words: &NodeWords) {
             .inputs
             .iter()
             .enumerate()
-            .map(|(r, inputs)| inputs[(seed >> (8 * r)) as usize % inputs.len()])
+            .map(|(r, inputs)| inputs[seed.rotate_right(8 * r as u32) as usize % inputs.len()])
             .collect();
         let value = one_by_one(ground, &state, &joint);
         let group_words = as_words(words, &state, &joint, &value);
