@@ -53,28 +53,32 @@ pub(super) fn in_cycle(ground: &Ground) -> Vec<bool> {
     in_cycle
 }
 
-/// For every node, whether its value can depend on the joint move.
+/// For every node, whether its value can depend on the joint move: it reads a move, or a node
+/// that does. A checked relation reads the state alone.
 pub(super) fn reads_moves(ground: &Ground) -> Vec<bool> {
-    let mut reads = vec![false; ground.nodes.len()];
+    let mut reads: Vec<bool> = ground
+        .nodes
+        .iter()
+        .map(|node| node.rules.iter().flatten().any(|lit| matches!(lit.prop, Prop::Does(..))))
+        .collect();
+    mark_readers(ground, &mut reads);
+    reads
+}
+
+/// Marks every node that reads a marked node, until nothing changes.
+pub(super) fn mark_readers(ground: &Ground, marked: &mut [bool]) {
     // Nodes come in evaluation order, so one pass settles all but recursive groups, whose
     // members may come before what they depend on; repeat until nothing changes.
-    loop {
-        let mut changed = false;
+    let mut changed = true;
+    while changed {
+        changed = false;
         for (n, node) in ground.nodes.iter().enumerate() {
-            if !reads[n]
-                && node.rules.iter().flatten().any(|lit| match lit.prop {
-                    Prop::Does(..) => true,
-                    Prop::Node(m) => reads[m as usize],
-                    // A checked relation reads the state alone.
-                    Prop::Base(_) | Prop::Deferred(_) => false,
-                })
+            if !marked[n]
+                && node.rules.iter().flatten().any(|lit| matches!(lit.prop, Prop::Node(m) if marked[m as usize]))
             {
-                reads[n] = true;
+                marked[n] = true;
                 changed = true;
             }
-        }
-        if !changed {
-            return reads;
         }
     }
 }

@@ -27,7 +27,7 @@ use super::legal_parts::RoleLegal;
 use super::move_tables::MoveTables;
 use super::node_words::NodeWords;
 use super::notes::Notes;
-use crate::ground::{Ground, Lit, Prop};
+use crate::ground::{Ground, Lit};
 use nodes::Slots;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -188,26 +188,20 @@ impl<'g> Emitter<'g> {
     /// its members reads them, and so is every node that reads a member of such a group.
     pub(crate) fn move_dependent(&self) -> Vec<bool> {
         let mut dependent = super::cones::reads_moves(self.ground);
-        let mut changed = true;
-        while changed {
-            changed = false;
+        loop {
+            let mut widened = false;
             for group in &self.words.groups {
                 if group.members.iter().any(|&m| dependent[m as usize]) {
                     for &m in &group.members {
-                        changed |= !std::mem::replace(&mut dependent[m as usize], true);
+                        widened |= !std::mem::replace(&mut dependent[m as usize], true);
                     }
                 }
             }
-            for (n, node) in self.ground.nodes.iter().enumerate() {
-                if !dependent[n]
-                    && node.rules.iter().flatten().any(|lit| matches!(lit.prop, Prop::Node(m) if dependent[m as usize]))
-                {
-                    dependent[n] = true;
-                    changed = true;
-                }
+            if !widened {
+                return dependent;
             }
+            super::cones::mark_readers(self.ground, &mut dependent);
         }
-        dependent
     }
 
     /// How every role's legal moves are found (see [`super::legal_parts`]), which `legal` and
