@@ -10,12 +10,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use std::collections::BTreeMap;
 
-/// The name of the marker macro: [`note`] writes it, and the token count of `--form auto`
-/// skips it.
+/// The name of the marker macro: [`note`] writes it, [`rewrite`] turns it into comments, and
+/// the token count of `--form auto` skips it.
 pub(crate) const MACRO: &str = "gdlc_note";
-
-/// The start of a marker as the formatted text spells it, which only [`rewrite`] reads.
-const MARKER: &str = "gdlc_note!(";
 
 /// The most line numbers a comment lists for one relation.
 const MAX_LINES: usize = 8;
@@ -81,7 +78,7 @@ pub(crate) fn rewrite(text: &str) -> String {
     let mut lines = text.lines();
     while let Some(line) = lines.next() {
         let trimmed = line.trim_start();
-        if !trimmed.starts_with(MARKER) {
+        if !trimmed.strip_prefix(MACRO).is_some_and(|call| call.starts_with("!(")) {
             out.push_str(line);
             out.push('\n');
             continue;
