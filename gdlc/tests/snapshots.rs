@@ -37,6 +37,9 @@ snapshot!(families_and_runs, "runs", Form::Straight, ["let run = "]);
 snapshot!(truth_tables, "truth_table", Form::Straight, ["const TABLE:", "The truth table of the node"]);
 // `move_tables/`: the lights a press toggles, by move: the rows of the frame rules.
 snapshot!(move_tables, "move_tables", Form::Straight, ["static FRAMES:", "&FRAMES[0][joint[0].0 as usize]"]);
+// `emit/expr.rs`: a cell's frame rules, one per pair of cells a move leaves alone, merged
+// into one mask test of the move table's row.
+snapshot!(move_table_sets, "move_table_sets", Form::Straight, ["& (mt[0] & 0x7feee0 != 0)"]);
 // `arm_families/`: drops, one conditional frame rule moved up a column.
 snapshot!(arm_families, "arm_families", Form::Straight, ["static ARM_FAMILY_OF_"]);
 // `arm_families/copy_groups.rs`: a ring turned either way, marks copied by table.

@@ -55,7 +55,9 @@ impl Body<'_> {
     /// expression when it is short, else one expression per rule (a long chain of `||` would
     /// nest too deeply for rustc). Rules that differ only by the move they need (frame rules
     /// ground to one rule per move that leaves a fact alone) are merged into one conjunction
-    /// with a test of the joint move against a set of moves.
+    /// with a test of the joint move against a set of moves, or of the move table's row
+    /// against a mask when what they differ by is a node of the move table (chineseCheckers6's
+    /// "some role moves from b to e").
     pub(crate) fn node_expr(&self, n: u32) -> Expr {
         let emitter = self.emitter;
         let rules = &emitter.ground.nodes[n as usize].rules;
@@ -76,7 +78,11 @@ impl Body<'_> {
     ///
     /// [`node_expr`]: Self::node_expr
     pub(crate) fn rules_expr(&self, rules: &[Vec<Lit>], mut disjuncts: Vec<TokenStream>) -> Expr {
-        disjuncts.extend(merge_move_rules(rules).into_iter().map(|(rest, moves)| {
+        let table_bit = |node: u32| match self.phase {
+            Phase::Move => self.emitter.table_bit(node),
+            Phase::State => None,
+        };
+        disjuncts.extend(merge_move_rules(rules, table_bit).into_iter().map(|(rest, moves)| {
             let mut conjuncts = self.conjuncts(&rest);
             if !moves.is_empty() {
                 conjuncts.push(self.emitter.moves_test(&moves));
@@ -214,10 +220,31 @@ impl Emitter<'_> {
         self.families.get(n as usize).is_none_or(|f| f.families.is_empty()) && self.truth_table(n).is_none()
     }
 
-    /// Whether some role plays one of its moves in `moves` (pairs of role and move, sorted): a
-    /// comparison for a role with few moves, else a lookup in a constant bit set.
-    fn moves_test(&self, moves: &[(u32, u32)]) -> TokenStream {
+    /// Whether the joint move is one of `moves` (sorted): for each role, a comparison when it
+    /// has few of them, else a lookup in a constant bit set; for the nodes of the move table,
+    /// one mask test of each word of `mt` they sit in.
+    fn moves_test(&self, moves: &[MoveLit]) -> TokenStream {
         let mut tests = Vec::new();
+        let mut words: Vec<(u32, u64)> = Vec::new();
+        for &m in moves {
+            if let MoveLit::TableBit(bit) = m {
+                match words.last_mut() {
+                    Some((w, mask)) if *w == bit / 64 => *mask |= 1 << (bit % 64),
+                    _ => words.push((bit / 64, 1 << (bit % 64))),
+                }
+            }
+        }
+        tests.extend(words.into_iter().map(|(w, mask)| {
+            let (w, mask) = (Literal::usize_unsuffixed(w as usize), hex(mask));
+            quote!(mt[#w] & #mask != 0)
+        }));
+        let moves: Vec<(u32, u32)> = moves
+            .iter()
+            .filter_map(|&m| match m {
+                MoveLit::Does(r, m) => Some((r, m)),
+                MoveLit::TableBit(_) => None,
+            })
+            .collect();
         for role in 0..self.ground.roles.len() as u32 {
             let of_role: Vec<usize> = moves.iter().filter(|&&(r, _)| r == role).map(|&(_, m)| m as usize).collect();
             let r = Literal::usize_unsuffixed(role as usize);
@@ -254,35 +281,50 @@ impl Emitter<'_> {
     }
 }
 
-/// A rule's literals other than its move, and the moves (role, move) that complete it.
-type MergedRule = (Vec<Lit>, Vec<(u32, u32)>);
+/// A positive literal that reads only the joint move: the move (role, move) of a `does`, or
+/// the bit of a node of the move table in the joint move's row `mt`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum MoveLit {
+    Does(u32, u32),
+    TableBit(u32),
+}
+
+/// A rule's literals other than its move literal, and the move literals that complete it.
+type MergedRule = (Vec<Lit>, Vec<MoveLit>);
 
 /// The rules of a node with every group of rules that are the same but for one positive move
-/// literal merged: pairs of the other literals and the moves (role, move) that complete them,
-/// sorted; a rule without exactly one positive move literal stays as it is, with no moves.
-/// Groups keep the order of their first rule.
-fn merge_move_rules(rules: &[Vec<Lit>]) -> Vec<MergedRule> {
+/// literal merged: pairs of the other literals and the move literals that complete them,
+/// sorted. A move literal is a `does`, or a node of the move table (whose bit `table_bit`
+/// gives where the row `mt` is read). A rule without exactly one positive move literal stays
+/// as it is, with no move literals. Groups keep the order of their first rule.
+fn merge_move_rules(rules: &[Vec<Lit>], table_bit: impl Fn(u32) -> Option<u32>) -> Vec<MergedRule> {
+    let move_lit = |l: &Lit| match l.prop {
+        Prop::Does(r, m) if l.positive => Some(MoveLit::Does(r, m)),
+        Prop::Node(n) if l.positive => table_bit(n).map(MoveLit::TableBit),
+        _ => None,
+    };
     let mut merged: Vec<MergedRule> = Vec::new();
     let mut group_of: BTreeMap<Vec<Lit>, usize> = BTreeMap::new();
     for rule in rules {
-        let moves: Vec<(u32, u32)> = rule
-            .iter()
-            .filter_map(|l| match l.prop {
-                Prop::Does(r, m) if l.positive => Some((r, m)),
-                _ => None,
-            })
-            .collect();
-        let [mv] = moves.as_slice() else {
+        // One `does` is merged on, else one node of the move table.
+        let moves: Vec<(usize, MoveLit)> =
+            rule.iter().enumerate().filter_map(|(i, l)| move_lit(l).map(|m| (i, m))).collect();
+        let does: Vec<(usize, MoveLit)> =
+            moves.iter().copied().filter(|(_, m)| matches!(m, MoveLit::Does(..))).collect();
+        let chosen = match (does.as_slice(), moves.as_slice()) {
+            ([one], _) | ([], [one]) => Some(*one),
+            _ => None,
+        };
+        let Some((at, mv)) = chosen else {
             merged.push((rule.clone(), Vec::new()));
             continue;
         };
-        let rest: Vec<Lit> =
-            rule.iter().copied().filter(|l| !(l.positive && l.prop == Prop::Does(mv.0, mv.1))).collect();
+        let rest: Vec<Lit> = rule.iter().enumerate().filter(|&(i, _)| i != at).map(|(_, l)| *l).collect();
         match group_of.get(&rest) {
-            Some(&g) => merged[g].1.push(*mv),
+            Some(&g) => merged[g].1.push(mv),
             None => {
                 group_of.insert(rest.clone(), merged.len());
-                merged.push((rest, vec![*mv]));
+                merged.push((rest, vec![mv]));
             }
         }
     }
