@@ -224,7 +224,7 @@ impl Grounding {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum FormArg {
-    /// Straight-line code, or tables when the ground program has over 100,000 literals or its straight-line functions over 750,000 tokens (rustc would take over a minute).
+    /// Straight-line code, or tables when the ground program has over 150,000 literals or its straight-line functions over 750,000 tokens (rustc would take over a minute).
     Auto,
     /// Straight-line Rust: the fastest, but slow to build for large games.
     Straight,

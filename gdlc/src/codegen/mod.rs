@@ -75,8 +75,14 @@ pub enum Form {
     Tables,
 }
 
-/// The size of a ground program (in literals) above which [`Form::Auto`] chooses tables.
-pub const TABLE_FORM_LITERALS: usize = 100_000;
+/// The size of a ground program (in literals) above which [`Form::Auto`] chooses tables
+/// without writing the straight-line functions to count their tokens. Below it the count
+/// decides: the straight-line functions of the corpus's games from 100,000 to 150,000 literals
+/// took 0.6-4.1 s and at most 830 MB to write, and chineseCheckers6's (142,301 literals) fit in
+/// 34k lines since rules that differ only in a node of the move table are merged; past it
+/// writing them costs more (alexChess: 2.1M literals, 57 s and 7 GB) and no game of the corpus
+/// had them under [`STRAIGHT_FORM_TOKENS`].
+pub const TABLE_FORM_LITERALS: usize = 150_000;
 
 /// The most tokens of straight-line game functions that [`Form::Auto`] writes; past them it
 /// writes tables. rustc's time grows faster than the code, and unevenly: on the 2-core

@@ -42,7 +42,11 @@ pub(super) fn generate_realtime(
         return Err(format!(
             "rtGDL games are compiled to straight-line code only, and this one would need the table form ({}); \
              use --form straight",
-            if form == Form::Tables { "--form tables" } else { "its program passes 100,000 literals" }
+            if form == Form::Tables {
+                "--form tables".to_string()
+            } else {
+                format!("its program passes {} literals", super::TABLE_FORM_LITERALS)
+            }
         ));
     }
     let bits: Vec<Bit> = ground.base.iter().map(|b| classify(b)).collect::<Result<_, _>>()?;
