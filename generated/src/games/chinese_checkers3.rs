@@ -548,6 +548,860 @@ pub const INITIAL: State = State([0x444451111544456a, 0x4568446a11118, 0x1]);
 /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Game;
+/// For every role and move, two words per state word, `keep` and `set`: a
+/// next-state bit that the table gives holds when it holds now and one of the
+/// joint move's `keep` rows has it, or one of its `set` rows has it.
+static FRAMES: [[[[u64; WORDS]; 2]; 268]; 3] = [
+    [
+        [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+        [[0xffffffffffffffcc, 0xffffffffffff, 0x0], [0x21, 0x0, 0x0]],
+        [[0xffffffffffffc3fc, 0xffffffffffff, 0x0], [0x2001, 0x0, 0x0]],
+        [[0xffffffffffc3fffc, 0xffffffffffff, 0x0], [0x200001, 0x0, 0x0]],
+        [[0xfffc3ffffffffffc, 0xffffffffffff, 0x0], [0x2000000000001, 0x0, 0x0]],
+        [[0xfc3ffffffffffffc, 0xffffffffffff, 0x0], [0x200000000000001, 0x0, 0x0]],
+        [[0x3ffffffffffffffc, 0xfffffffffffc, 0x0], [0x1, 0x2, 0x0]],
+        [[0xffffffffffffc3f3, 0xffffffffffff, 0x0], [0x2004, 0x0, 0x0]],
+        [[0xfffffffffffc3ff3, 0xffffffffffff, 0x0], [0x20004, 0x0, 0x0]],
+        [[0xffffffff0ffffff3, 0xffffffffffff, 0x0], [0x80000004, 0x0, 0x0]],
+        [[0xffffff0ffffffff3, 0xffffffffffff, 0x0], [0x8000000004, 0x0, 0x0]],
+        [[0xfffffffffffffff3, 0xfffffffff0ff, 0x0], [0x4, 0x800, 0x0]],
+        [[0xfffffffffffffff3, 0xfffffff0ffff, 0x0], [0x4, 0x80000, 0x0]],
+        [[0xfffffffffffc3fcf, 0xffffffffffff, 0x0], [0x20010, 0x0, 0x0]],
+        [[0xffffffffffc3ffcf, 0xffffffffffff, 0x0], [0x200010, 0x0, 0x0]],
+        [[0xfffffff0ffffffcf, 0xffffffffffff, 0x0], [0x800000010, 0x0, 0x0]],
+        [[0xfffff0ffffffffcf, 0xffffffffffff, 0x0], [0x80000000010, 0x0, 0x0]],
+        [[0xffffffffffffffcf, 0xffffffffff0f, 0x0], [0x10, 0x80, 0x0]],
+        [[0xffffffffffffffcf, 0xffffffff0fff, 0x0], [0x10, 0x8000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffff0fffc3ff, 0xffffffffffff, 0x0], [0x80000400, 0x0, 0x0]],
+        [[0xfffffff0ffffc3ff, 0xffffffffffff, 0x0], [0x800000400, 0x0, 0x0]],
+        [[0xfffc3fffffffc3ff, 0xffffffffffff, 0x0], [0x2000000000400, 0x0, 0x0]],
+        [[0xfc3fffffffffc3ff, 0xffffffffffff, 0x0], [0x200000000000400, 0x0, 0x0]],
+        [[0xffffffffffffc3ff, 0xffffc3ffffff, 0x0], [0x400, 0x20000000, 0x0]],
+        [[0xffffffffffffc3ff, 0xffc3ffffffff, 0x0], [0x400, 0x2000000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffffff0fffc3fff, 0xffffffffffff, 0x0], [0x800004000, 0x0, 0x0]],
+        [[0xffffff0ffffc3fff, 0xffffffffffff, 0x0], [0x8000004000, 0x0, 0x0]],
+        [[0xffc3fffffffc3fff, 0xffffffffffff, 0x0], [0x20000000004000, 0x0, 0x0]],
+        [[0xc3fffffffffc3fff, 0xffffffffffff, 0x0], [0x2000000000004000, 0x0, 0x0]],
+        [[0xfffffffffffc3fff, 0xfffc3fffffff, 0x0], [0x4000, 0x200000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffff0fffc3ffff, 0xffffffffffff, 0x0], [0x8000040000, 0x0, 0x0]],
+        [[0xfffff0ffffc3ffff, 0xffffffffffff, 0x0], [0x80000040000, 0x0, 0x0]],
+        [[0xfc3fffffffc3ffff, 0xffffffffffff, 0x0], [0x200000000040000, 0x0, 0x0]],
+        [[0x3fffffffffc3ffff, 0xfffffffffffc, 0x0], [0x40000, 0x2, 0x0]],
+        [[0xffffffffffc3ffff, 0xffffc3ffffff, 0x0], [0x40000, 0x20000000, 0x0]],
+        [[0xffffffffffc3ffff, 0xffc3ffffffff, 0x0], [0x40000, 0x2000000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffc3fff0fffffff, 0xffffffffffff, 0x0], [0x2000010000000, 0x0, 0x0]],
+        [[0xffc3ffff0fffffff, 0xffffffffffff, 0x0], [0x20000010000000, 0x0, 0x0]],
+        [[0xffffffff0fffffff, 0xfffffffff0ff, 0x0], [0x10000000, 0x800, 0x0]],
+        [[0xffffffff0fffffff, 0xcfffffffffff, 0x0], [0x10000000, 0x200000000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffc3fff0ffffffff, 0xffffffffffff, 0x0], [0x20000100000000, 0x0, 0x0]],
+        [[0xfc3ffff0ffffffff, 0xffffffffffff, 0x0], [0x200000100000000, 0x0, 0x0]],
+        [[0xfffffff0ffffffff, 0xffffffffff0f, 0x0], [0x100000000, 0x80, 0x0]],
+        [[0xfffffff0ffffffff, 0xffffffff0fff, 0x0], [0x100000000, 0x8000, 0x0]],
+        [[0xfffffff0ffffffff, 0xf3ffffffffff, 0x0], [0x100000000, 0x80000000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfc3fff0fffffffff, 0xffffffffffff, 0x0], [0x200001000000000, 0x0, 0x0]],
+        [[0xc3ffff0fffffffff, 0xffffffffffff, 0x0], [0x2000001000000000, 0x0, 0x0]],
+        [[0xffffff0fffffffff, 0xfffffffff0ff, 0x0], [0x1000000000, 0x800, 0x0]],
+        [[0xffffff0fffffffff, 0xfffffff0ffff, 0x0], [0x1000000000, 0x80000, 0x0]],
+        [[0xffffff0fffffffff, 0xcfffffffffff, 0x0], [0x1000000000, 0x200000000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xc3fff0ffffffffff, 0xffffffffffff, 0x0], [0x2000010000000000, 0x0, 0x0]],
+        [[0x3ffff0ffffffffff, 0xfffffffffffc, 0x0], [0x10000000000, 0x2, 0x0]],
+        [[0xfffff0ffffffffff, 0xffffffff0fff, 0x0], [0x10000000000, 0x8000, 0x0]],
+        [[0xfffff0ffffffffff, 0xf3ffffffffff, 0x0], [0x10000000000, 0x80000000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffc3fffffffffff, 0xffffffffff0f, 0x0], [0x400000000000, 0x80, 0x0]],
+        [[0xfffc3fffffffffff, 0xffffc3ffffff, 0x0], [0x400000000000, 0x20000000, 0x0]],
+        [
+            [0xfffc3fffffffffff, 0x3fffffffffff, 0x0],
+            [0x400000000000, 0x800000000000, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffc3ffffffffffff, 0xffffffffff0f, 0x0], [0x4000000000000, 0x80, 0x0]],
+        [[0xffc3ffffffffffff, 0xfffffffff0ff, 0x0], [0x4000000000000, 0x800, 0x0]],
+        [[0xffc3ffffffffffff, 0xfffc3fffffff, 0x0], [0x4000000000000, 0x200000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfc3fffffffffffff, 0xfffffffff0ff, 0x0], [0x40000000000000, 0x800, 0x0]],
+        [[0xfc3fffffffffffff, 0xffffffff0fff, 0x0], [0x40000000000000, 0x8000, 0x0]],
+        [[0xfc3fffffffffffff, 0xffffc3ffffff, 0x0], [0x40000000000000, 0x20000000, 0x0]],
+        [
+            [0xfc3fffffffffffff, 0xffc3ffffffff, 0x0],
+            [0x40000000000000, 0x2000000000, 0x0],
+        ],
+        [
+            [0xfc3fffffffffffff, 0x3fffffffffff, 0x0],
+            [0x40000000000000, 0x800000000000, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xc3ffffffffffffff, 0xffffffff0fff, 0x0], [0x400000000000000, 0x8000, 0x0]],
+        [[0xc3ffffffffffffff, 0xfffffff0ffff, 0x0], [0x400000000000000, 0x80000, 0x0]],
+        [
+            [0xc3ffffffffffffff, 0xfffc3fffffff, 0x0],
+            [0x400000000000000, 0x200000000, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x3fffffffffffffff, 0xfffffff0fffc, 0x0], [0x4000000000000000, 0x80000, 0x0]],
+        [
+            [0x3fffffffffffffff, 0xffc3fffffffc, 0x0],
+            [0x4000000000000000, 0x2000000000, 0x0],
+        ],
+        [
+            [0x3fffffffffffffff, 0x3ffffffffffc, 0x0],
+            [0x4000000000000000, 0x800000000000, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xffffc3ffff0f, 0x0], [0x0, 0x20000010, 0x0]],
+        [[0xffffffffffffffff, 0xf3ffffffff0f, 0x0], [0x0, 0x80000000010, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xffffc3fff0ff, 0x0], [0x0, 0x20000100, 0x0]],
+        [[0xffffffffffffffff, 0xfffc3ffff0ff, 0x0], [0x0, 0x200000100, 0x0]],
+        [[0xffffffffffffffff, 0xcffffffff0ff, 0x0], [0x0, 0x200000000100, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xfffc3fff0fff, 0x0], [0x0, 0x200001000, 0x0]],
+        [[0xffffffffffffffff, 0xffc3ffff0fff, 0x0], [0x0, 0x2000001000, 0x0]],
+        [[0xffffffffffffffff, 0xf3ffffff0fff, 0x0], [0x0, 0x80000001000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xffc3fff0ffff, 0x0], [0x0, 0x2000010000, 0x0]],
+        [[0xffffffffffffffff, 0xcffffff0ffff, 0x0], [0x0, 0x200000010000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xf3ffc3ffffff, 0x0], [0x0, 0x80004000000, 0x0]],
+        [[0xffffffffffffffff, 0x3fffc3ffffff, 0x0], [0x0, 0x800004000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xf3fc3fffffff, 0x0], [0x0, 0x80040000000, 0x0]],
+        [[0xffffffffffffffff, 0xcffc3fffffff, 0x0], [0x0, 0x200040000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xcfc3ffffffff, 0x0], [0x0, 0x200400000000, 0x0]],
+        [[0xffffffffffffffff, 0x3fc3ffffffff, 0x0], [0x0, 0x800400000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0x33ffffffffff, 0x0], [0x0, 0x840000000000, 0x0]],
+        [[0xffffffffffffffff, 0xfffffffffff, 0x0], [0x0, 0x900000000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    ],
+    [
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffffffffffffc3f, 0xffffffffffff, 0x0], [0x180, 0x0, 0x0]],
+        [[0xffffffffffffc33f, 0xffffffffffff, 0x0], [0x480, 0x0, 0x0]],
+        [[0xffffffffffffc0ff, 0xffffffffffff, 0x0], [0x600, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffffffffffc3cff, 0xffffffffffff, 0x0], [0x4200, 0x0, 0x0]],
+        [[0xfffffffffffc03ff, 0xffffffffffff, 0x0], [0x5000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffc3ff3f, 0xffffffffffff, 0x0], [0x40080, 0x0, 0x0]],
+        [[0xffffffffffc3c3ff, 0xffffffffffff, 0x0], [0x41000, 0x0, 0x0]],
+        [[0xffffffffffc03fff, 0xffffffffffff, 0x0], [0x50000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffffffff3ffff3f, 0xffffffffffff, 0x0], [0x4000080, 0x0, 0x0]],
+        [[0xffffffff0ffffcff, 0xffffffffffff, 0x0], [0x10000200, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffff03ffffff, 0xffffffffffff, 0x0], [0x18000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffffff0ffffc3ff, 0xffffffffffff, 0x0], [0x100001000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffffff0f3ffffff, 0xffffffffffff, 0x0], [0x108000000, 0x0, 0x0]],
+        [[0xfffffff00fffffff, 0xffffffffffff, 0x0], [0x140000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffff0ffffc3fff, 0xffffffffffff, 0x0], [0x1000010000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffff0f0fffffff, 0xffffffffffff, 0x0], [0x1040000000, 0x0, 0x0]],
+        [[0xffffff00ffffffff, 0xffffffffffff, 0x0], [0x1400000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffff0ffffc3ffff, 0xffffffffffff, 0x0], [0x10000100000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffff0fff3ffffff, 0xffffffffffff, 0x0], [0x10008000000, 0x0, 0x0]],
+        [[0xfffff0f0ffffffff, 0xffffffffffff, 0x0], [0x10400000000, 0x0, 0x0]],
+        [[0xfffff00fffffffff, 0xffffffffffff, 0x0], [0x14000000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffc3fffffffff3f, 0xffffffffffff, 0x0], [0x400000000080, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffc3ffff3ffffff, 0xffffffffffff, 0x0], [0x400008000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffc3fffffffffcff, 0xffffffffffff, 0x0], [0x4000000000200, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffc3ffff0fffffff, 0xffffffffffff, 0x0], [0x4000040000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffc03fffffffffff, 0xffffffffffff, 0x0], [0x5000000000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfc3fffffffffff3f, 0xffffffffffff, 0x0], [0x40000000000080, 0x0, 0x0]],
+        [[0xfc3fffffffffc3ff, 0xffffffffffff, 0x0], [0x40000000001000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfc3ffff0ffffffff, 0xffffffffffff, 0x0], [0x40000400000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfc3c3fffffffffff, 0xffffffffffff, 0x0], [0x41000000000000, 0x0, 0x0]],
+        [[0xfc03ffffffffffff, 0xffffffffffff, 0x0], [0x50000000000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xc3fffffffffffcff, 0xffffffffffff, 0x0], [0x400000000000200, 0x0, 0x0]],
+        [[0xc3fffffffffc3fff, 0xffffffffffff, 0x0], [0x400000000010000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xc3ffff0fffffffff, 0xffffffffffff, 0x0], [0x400004000000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xc3c3ffffffffffff, 0xffffffffffff, 0x0], [0x410000000000000, 0x0, 0x0]],
+        [[0xc03fffffffffffff, 0xffffffffffff, 0x0], [0x500000000000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x3fffffffffffc3ff, 0xfffffffffffc, 0x0], [0x4000000000001000, 0x0, 0x0]],
+        [[0x3fffffffffc3ffff, 0xfffffffffffc, 0x0], [0x4000000000100000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x3ffff0ffffffffff, 0xfffffffffffc, 0x0], [0x4000040000000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x3ffc3fffffffffff, 0xfffffffffffc, 0x0], [0x4001000000000000, 0x0, 0x0]],
+        [[0x3c3fffffffffffff, 0xfffffffffffc, 0x0], [0x4100000000000000, 0x0, 0x0]],
+        [[0x3ffffffffffffff, 0xfffffffffffc, 0x0], [0x5000000000000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffffffff3ffffff, 0xffffffffff0f, 0x0], [0x8000000, 0x10, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffc3fffffffffff, 0xffffffffff0f, 0x0], [0x1000000000000, 0x10, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffff0fffffff, 0xfffffffff0ff, 0x0], [0x40000000, 0x100, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffc3ffffffffffff, 0xfffffffff0ff, 0x0], [0x10000000000000, 0x100, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xfffffffff00f, 0x0], [0x0, 0x140, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffffffff3ffffff, 0xffffffff0fff, 0x0], [0x8000000, 0x1000, 0x0]],
+        [[0xfffffff0ffffffff, 0xffffffff0fff, 0x0], [0x400000000, 0x1000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfc3fffffffffffff, 0xffffffff0fff, 0x0], [0x100000000000000, 0x1000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xffffffff0f0f, 0x0], [0x0, 0x1040, 0x0]],
+        [[0xffffffffffffffff, 0xffffffff00ff, 0x0], [0x0, 0x1400, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffff0fffffff, 0xfffffff0ffff, 0x0], [0x40000000, 0x10000, 0x0]],
+        [[0xffffff0fffffffff, 0xfffffff0ffff, 0x0], [0x4000000000, 0x10000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xc3ffffffffffffff, 0xfffffff0ffff, 0x0], [0x1000000000000000, 0x10000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xfffffff0f0ff, 0x0], [0x0, 0x10400, 0x0]],
+        [[0xffffffffffffffff, 0xfffffff00fff, 0x0], [0x0, 0x14000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffffff0ffffffff, 0xffffffcfffff, 0x0], [0x400000000, 0x100000, 0x0]],
+        [[0xfffff0ffffffffff, 0xffffffcfffff, 0x0], [0x40000000000, 0x100000, 0x0]],
+        [[0x3fffffffffffffff, 0xffffffcffffc, 0x0], [0x0, 0x100001, 0x0]],
+        [[0xffffffffffffffff, 0xffffffcfff0f, 0x0], [0x0, 0x100040, 0x0]],
+        [[0xffffffffffffffff, 0xffffffcf0fff, 0x0], [0x0, 0x104000, 0x0]],
+        [[0xffffffffffffffff, 0xffffffc0ffff, 0x0], [0x0, 0x140000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffff3f, 0xffffc3ffffff, 0x0], [0x80, 0x4000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffc3fffffffffff, 0xffffc3ffffff, 0x0], [0x1000000000000, 0x4000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xffffc3ffff0f, 0x0], [0x0, 0x4000040, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffffffffffffcff, 0xfffc3fffffff, 0x0], [0x200, 0x40000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffc3ffffffffffff, 0xfffc3fffffff, 0x0], [0x10000000000000, 0x40000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xfffc3ffff0ff, 0x0], [0x0, 0x40000400, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xfffc03ffffff, 0x0], [0x0, 0x50000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffc3ff, 0xffc3ffffffff, 0x0], [0x1000, 0x400000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffc3fffffffffff, 0xffc3ffffffff, 0x0], [0x1000000000000, 0x400000000, 0x0]],
+        [
+            [0xfc3fffffffffffff, 0xffc3ffffffff, 0x0],
+            [0x100000000000000, 0x400000000, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xffc3ffff0fff, 0x0], [0x0, 0x400004000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xffc3c3ffffff, 0x0], [0x0, 0x410000000, 0x0]],
+        [[0xffffffffffffffff, 0xffc03fffffff, 0x0], [0x0, 0x500000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffffffffffc3fff, 0xff3fffffffff, 0x0], [0x10000, 0x4000000000, 0x0]],
+        [
+            [0xffc3ffffffffffff, 0xff3fffffffff, 0x0],
+            [0x10000000000000, 0x4000000000, 0x0],
+        ],
+        [
+            [0xc3ffffffffffffff, 0xff3fffffffff, 0x0],
+            [0x1000000000000000, 0x4000000000, 0x0],
+        ],
+        [[0xffffffffffffffff, 0xff3ffff0ffff, 0x0], [0x0, 0x4000040000, 0x0]],
+        [[0xffffffffffffffff, 0xff3c3fffffff, 0x0], [0x0, 0x4100000000, 0x0]],
+        [[0xffffffffffffffff, 0xff03ffffffff, 0x0], [0x0, 0x5000000000, 0x0]],
+        [[0xffffffffffc3ffff, 0xfcffffffffff, 0x0], [0x100000, 0x10000000000, 0x0]],
+        [
+            [0xfc3fffffffffffff, 0xfcffffffffff, 0x0],
+            [0x100000000000000, 0x10000000000, 0x0],
+        ],
+        [[0x3fffffffffffffff, 0xfcfffffffffc, 0x0], [0x0, 0x10000000001, 0x0]],
+        [[0xffffffffffffffff, 0xfcffffcfffff, 0x0], [0x0, 0x10000200000, 0x0]],
+        [[0xffffffffffffffff, 0xfcffc3ffffff, 0x0], [0x0, 0x10010000000, 0x0]],
+        [[0xffffffffffffffff, 0xfcc3ffffffff, 0x0], [0x0, 0x11000000000, 0x0]],
+        [[0xffffffffffffffff, 0xfc3fffffffff, 0x0], [0x0, 0x18000000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    ],
+    [
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffffffffffc03ff, 0xffffffffffff, 0x0], [0x8400, 0x0, 0x0]],
+        [[0xffffffffffc3c3ff, 0xffffffffffff, 0x0], [0x80400, 0x0, 0x0]],
+        [[0xfffffffffcffc3ff, 0xffffffffffff, 0x0], [0x2000400, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffc03fff, 0xffffffffffff, 0x0], [0x84000, 0x0, 0x0]],
+        [[0xffffffffff3c3fff, 0xffffffffffff, 0x0], [0x804000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffff03ffff, 0xffffffffffff, 0x0], [0x840000, 0x0, 0x0]],
+        [[0xfffffffffcc3ffff, 0xffffffffffff, 0x0], [0x2040000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffffffffc3fffff, 0xffffffffffff, 0x0], [0x2400000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffff0fffc3ff, 0xffffffffffff, 0x0], [0x10000800, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffffff00fffffff, 0xffffffffffff, 0x0], [0x210000000, 0x0, 0x0]],
+        [[0xffffff0f0fffffff, 0xffffffffffff, 0x0], [0x2010000000, 0x0, 0x0]],
+        [[0xffffcfff0fffffff, 0xffffffffffff, 0x0], [0x200010000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffffff0fffc3fff, 0xffffffffffff, 0x0], [0x100008000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffff00ffffffff, 0xffffffffffff, 0x0], [0x2100000000, 0x0, 0x0]],
+        [[0xfffff0f0ffffffff, 0xffffffffffff, 0x0], [0x20100000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffff0fffc3ffff, 0xffffffffffff, 0x0], [0x1000080000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffff00fffffffff, 0xffffffffffff, 0x0], [0x21000000000, 0x0, 0x0]],
+        [[0xffffcf0fffffffff, 0xffffffffffff, 0x0], [0x201000000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffff0ffff3fffff, 0xffffffffffff, 0x0], [0x10000800000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffc0ffffffffff, 0xffffffffffff, 0x0], [0x210000000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffcffffcffffff, 0xffffffffffff, 0x0], [0x100002000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffc3fffffffc3ff, 0xffffffffffff, 0x0], [0x400000000800, 0x0, 0x0]],
+        [[0xfffc3fffffc3ffff, 0xffffffffffff, 0x0], [0x400000080000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffc3fff0fffffff, 0xffffffffffff, 0x0], [0x400020000000, 0x0, 0x0]],
+        [[0xffc03fffffffffff, 0xffffffffffff, 0x0], [0x8400000000000, 0x0, 0x0]],
+        [[0xfc3c3fffffffffff, 0xffffffffffff, 0x0], [0x80400000000000, 0x0, 0x0]],
+        [[0x3ffc3fffffffffff, 0xfffffffffffc, 0x0], [0x8000400000000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffc3fffffffc3fff, 0xffffffffffff, 0x0], [0x4000000008000, 0x0, 0x0]],
+        [[0xffc3ffffff3fffff, 0xffffffffffff, 0x0], [0x4000000800000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffc3fff0ffffffff, 0xffffffffffff, 0x0], [0x4000200000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfc03ffffffffffff, 0xffffffffffff, 0x0], [0x84000000000000, 0x0, 0x0]],
+        [[0xc3c3ffffffffffff, 0xffffffffffff, 0x0], [0x804000000000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfc3fffffffc3ffff, 0xffffffffffff, 0x0], [0x40000000080000, 0x0, 0x0]],
+        [[0xfc3ffffffcffffff, 0xffffffffffff, 0x0], [0x40000002000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfc3fff0fffffffff, 0xffffffffffff, 0x0], [0x40002000000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xc03fffffffffffff, 0xffffffffffff, 0x0], [0x840000000000000, 0x0, 0x0]],
+        [[0x3c3fffffffffffff, 0xfffffffffffc, 0x0], [0x8040000000000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xc3ffffffff3fffff, 0xffffffffffff, 0x0], [0x400000000800000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xc3fff0ffffffffff, 0xffffffffffff, 0x0], [0x400020000000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x3ffffffffffffff, 0xfffffffffffc, 0x0], [0x8400000000000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x3ffffffffcffffff, 0xfffffffffffc, 0x0], [0x4000000002000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x3fffcfffffffffff, 0xfffffffffffc, 0x0], [0x4000200000000000, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffff0fffffff, 0xfffffffffff3, 0x0], [0x20000000, 0x4, 0x0]],
+        [[0xffffff0fffffffff, 0xfffffffffff3, 0x0], [0x2000000000, 0x4, 0x0]],
+        [[0xfffc3fffffffffff, 0xfffffffffff3, 0x0], [0x800000000000, 0x4, 0x0]],
+        [[0xffffffffffffffff, 0xffffffffff03, 0x0], [0x0, 0x24, 0x0]],
+        [[0xffffffffffffffff, 0xfffffffff0f3, 0x0], [0x0, 0x204, 0x0]],
+        [[0xffffffffffffffff, 0xfffffff0fff3, 0x0], [0x0, 0x20004, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffffff0ffffffff, 0xffffffffff0f, 0x0], [0x200000000, 0x10, 0x0]],
+        [[0xfffff0ffffffffff, 0xffffffffff0f, 0x0], [0x20000000000, 0x10, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffc3ffffffffffff, 0xffffffffff0f, 0x0], [0x8000000000000, 0x10, 0x0]],
+        [[0xffffffffffffffff, 0xfffffffff00f, 0x0], [0x0, 0x210, 0x0]],
+        [[0xffffffffffffffff, 0xffffffff0f0f, 0x0], [0x0, 0x2010, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffff0fffffffff, 0xfffffffff0ff, 0x0], [0x2000000000, 0x100, 0x0]],
+        [[0xffffcfffffffffff, 0xfffffffff0ff, 0x0], [0x200000000000, 0x100, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfc3fffffffffffff, 0xfffffffff0ff, 0x0], [0x80000000000000, 0x100, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xffffffff00ff, 0x0], [0x0, 0x2100, 0x0]],
+        [[0xffffffffffffffff, 0xfffffff0f0ff, 0x0], [0x0, 0x20100, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffff0ffffffffff, 0xffffffff0fff, 0x0], [0x20000000000, 0x1000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xc3ffffffffffffff, 0xffffffff0fff, 0x0], [0x800000000000000, 0x1000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xfffffff00fff, 0x0], [0x0, 0x21000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffcfffffffffff, 0xfffffff0ffff, 0x0], [0x200000000000, 0x10000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x3fffffffffffffff, 0xfffffff0fffc, 0x0], [0x8000000000000000, 0x10000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffc3ff, 0xffffff3fffff, 0x0], [0x800, 0x400000, 0x0]],
+        [[0xfffc3fffffffffff, 0xffffff3fffff, 0x0], [0x800000000000, 0x400000, 0x0]],
+        [[0xfc3fffffffffffff, 0xffffff3fffff, 0x0], [0x80000000000000, 0x400000, 0x0]],
+        [[0xffffffffffffffff, 0xffffff3ffff3, 0x0], [0x0, 0x400008, 0x0]],
+        [[0xffffffffffffffff, 0xfffffc3fffff, 0x0], [0x0, 0x2400000, 0x0]],
+        [[0xffffffffffffffff, 0xffffc33fffff, 0x0], [0x0, 0x8400000, 0x0]],
+        [[0xffffffffffffffff, 0xffc3ff3fffff, 0x0], [0x0, 0x800400000, 0x0]],
+        [[0xfffffffffffc3fff, 0xfffffcffffff, 0x0], [0x8000, 0x1000000, 0x0]],
+        [[0xffc3ffffffffffff, 0xfffffcffffff, 0x0], [0x8000000000000, 0x1000000, 0x0]],
+        [[0xc3ffffffffffffff, 0xfffffcffffff, 0x0], [0x800000000000000, 0x1000000, 0x0]],
+        [[0xffffffffffffffff, 0xfffffcffff0f, 0x0], [0x0, 0x1000020, 0x0]],
+        [[0xffffffffffffffff, 0xffffc0ffffff, 0x0], [0x0, 0x9000000, 0x0]],
+        [[0xffffffffffffffff, 0xfffc3cffffff, 0x0], [0x0, 0x81000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffc3ffff, 0xffffc3ffffff, 0x0], [0x80000, 0x4000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfc3fffffffffffff, 0xffffc3ffffff, 0x0], [0x80000000000000, 0x4000000, 0x0]],
+        [
+            [0x3fffffffffffffff, 0xffffc3fffffc, 0x0],
+            [0x8000000000000000, 0x4000000, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xffffc3fff0ff, 0x0], [0x0, 0x4000200, 0x0]],
+        [[0xffffffffffffffff, 0xfffc03ffffff, 0x0], [0x0, 0x84000000, 0x0]],
+        [[0xffffffffffffffff, 0xffc3c3ffffff, 0x0], [0x0, 0x804000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffff3fffff, 0xfffc3fffffff, 0x0], [0x800000, 0x40000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xc3ffffffffffffff, 0xfffc3fffffff, 0x0],
+            [0x800000000000000, 0x40000000, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xfffc3fff0fff, 0x0], [0x0, 0x40002000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xffc03fffffff, 0x0], [0x0, 0x840000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffffffffcffffff, 0xffc3ffffffff, 0x0], [0x2000000, 0x400000000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0x3fffffffffffffff, 0xffc3fffffffc, 0x0],
+            [0x8000000000000000, 0x400000000, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffffff, 0xffc3fff0ffff, 0x0], [0x0, 0x400020000, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    ],
+];
 ///The move of every bit of the words in which role 0's legal moves are found.
 static LEGAL_MOVE_OF_0: [[u32; 64]; 2] = [
     [
@@ -590,6 +1444,402 @@ static LEGAL_MOVE_OF_2: [[u32; 64]; 2] = [
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
         0,
     ],
+];
+///The `FRAMES` row of role 0's move of every bit that `random_step` may draw.
+static FRAMES_AT_0: [[[u64; WORDS]; 2]; 128] = [
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0x3fffffffffffffff, 0xfffffff0fffc, 0x0], [0x4000000000000000, 0x80000, 0x0]],
+    [[0xffffffffffffffcc, 0xffffffffffff, 0x0], [0x21, 0x0, 0x0]],
+    [[0xffffffffffffc3fc, 0xffffffffffff, 0x0], [0x2001, 0x0, 0x0]],
+    [[0xffffffffffc3fffc, 0xffffffffffff, 0x0], [0x200001, 0x0, 0x0]],
+    [[0xfffc3ffffffffffc, 0xffffffffffff, 0x0], [0x2000000000001, 0x0, 0x0]],
+    [[0xfc3ffffffffffffc, 0xffffffffffff, 0x0], [0x200000000000001, 0x0, 0x0]],
+    [[0x3ffffffffffffffc, 0xfffffffffffc, 0x0], [0x1, 0x2, 0x0]],
+    [[0xffffffffffffc3f3, 0xffffffffffff, 0x0], [0x2004, 0x0, 0x0]],
+    [[0xfffffffffffc3ff3, 0xffffffffffff, 0x0], [0x20004, 0x0, 0x0]],
+    [[0xffffffff0ffffff3, 0xffffffffffff, 0x0], [0x80000004, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffffc3fff0ff, 0x0], [0x0, 0x20000100, 0x0]],
+    [[0xffffff0ffffffff3, 0xffffffffffff, 0x0], [0x8000000004, 0x0, 0x0]],
+    [[0xffffffff0fffc3ff, 0xffffffffffff, 0x0], [0x80000400, 0x0, 0x0]],
+    [[0xfffffffffffffff3, 0xfffffffff0ff, 0x0], [0x4, 0x800, 0x0]],
+    [[0xffffffffffffffff, 0xfffc3fff0fff, 0x0], [0x0, 0x200001000, 0x0]],
+    [[0xfffffffffffffff3, 0xfffffff0ffff, 0x0], [0x4, 0x80000, 0x0]],
+    [[0xfffffff0fffc3fff, 0xffffffffffff, 0x0], [0x800004000, 0x0, 0x0]],
+    [[0xfffffffffffc3fcf, 0xffffffffffff, 0x0], [0x20010, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffc3fff0ffff, 0x0], [0x0, 0x2000010000, 0x0]],
+    [[0xffffffffffc3ffcf, 0xffffffffffff, 0x0], [0x200010, 0x0, 0x0]],
+    [[0xffffff0fffc3ffff, 0xffffffffffff, 0x0], [0x8000040000, 0x0, 0x0]],
+    [[0xfffffff0ffffffcf, 0xffffffffffff, 0x0], [0x800000010, 0x0, 0x0]],
+    [[0xfffff0ffffffffcf, 0xffffffffffff, 0x0], [0x80000000010, 0x0, 0x0]],
+    [[0xffffffffffffffcf, 0xffffffffff0f, 0x0], [0x10, 0x80, 0x0]],
+    [[0xffffffffffffffcf, 0xffffffff0fff, 0x0], [0x10, 0x8000, 0x0]],
+    [[0xfffc3fffffffc3ff, 0xffffffffffff, 0x0], [0x2000000000400, 0x0, 0x0]],
+    [[0xfc3fffffffffc3ff, 0xffffffffffff, 0x0], [0x200000000000400, 0x0, 0x0]],
+    [[0xffffffffffffc3ff, 0xffffc3ffffff, 0x0], [0x400, 0x20000000, 0x0]],
+    [[0xffffffffffffc3ff, 0xffc3ffffffff, 0x0], [0x400, 0x2000000000, 0x0]],
+    [[0xffc3fffffffc3fff, 0xffffffffffff, 0x0], [0x20000000004000, 0x0, 0x0]],
+    [[0xfffc3fff0fffffff, 0xffffffffffff, 0x0], [0x2000010000000, 0x0, 0x0]],
+    [[0xc3fffffffffc3fff, 0xffffffffffff, 0x0], [0x2000000000004000, 0x0, 0x0]],
+    [[0xfffffffffffc3fff, 0xfffc3fffffff, 0x0], [0x4000, 0x200000000, 0x0]],
+    [[0xfc3fffffffc3ffff, 0xffffffffffff, 0x0], [0x200000000040000, 0x0, 0x0]],
+    [[0xffc3fff0ffffffff, 0xffffffffffff, 0x0], [0x20000100000000, 0x0, 0x0]],
+    [[0x3fffffffffc3ffff, 0xfffffffffffc, 0x0], [0x40000, 0x2, 0x0]],
+    [[0xffffffffffc3ffff, 0xffffc3ffffff, 0x0], [0x40000, 0x20000000, 0x0]],
+    [[0xffffffffffc3ffff, 0xffc3ffffffff, 0x0], [0x40000, 0x2000000000, 0x0]],
+    [[0xfc3fff0fffffffff, 0xffffffffffff, 0x0], [0x200001000000000, 0x0, 0x0]],
+    [[0xffffffff0fffffff, 0xfffffffff0ff, 0x0], [0x10000000, 0x800, 0x0]],
+    [[0xffffffff0fffffff, 0xcfffffffffff, 0x0], [0x10000000, 0x200000000000, 0x0]],
+    [[0xfffffff0ffffffff, 0xffffffffff0f, 0x0], [0x100000000, 0x80, 0x0]],
+    [[0xc3fff0ffffffffff, 0xffffffffffff, 0x0], [0x2000010000000000, 0x0, 0x0]],
+    [[0xfffffff0ffffffff, 0xffffffff0fff, 0x0], [0x100000000, 0x8000, 0x0]],
+    [[0xfffffff0ffffffff, 0xf3ffffffffff, 0x0], [0x100000000, 0x80000000000, 0x0]],
+    [[0xffffff0fffffffff, 0xfffffffff0ff, 0x0], [0x1000000000, 0x800, 0x0]],
+    [[0xffffff0fffffffff, 0xfffffff0ffff, 0x0], [0x1000000000, 0x80000, 0x0]],
+    [[0xffffff0fffffffff, 0xcfffffffffff, 0x0], [0x1000000000, 0x200000000000, 0x0]],
+    [[0xfffff0ffffffffff, 0xffffffff0fff, 0x0], [0x10000000000, 0x8000, 0x0]],
+    [[0xfffff0ffffffffff, 0xf3ffffffffff, 0x0], [0x10000000000, 0x80000000000, 0x0]],
+    [[0xfffc3fffffffffff, 0xffffc3ffffff, 0x0], [0x400000000000, 0x20000000, 0x0]],
+    [[0xfffc3fffffffffff, 0x3fffffffffff, 0x0], [0x400000000000, 0x800000000000, 0x0]],
+    [[0xffc3ffffffffffff, 0xffffffffff0f, 0x0], [0x4000000000000, 0x80, 0x0]],
+    [[0xffc3ffffffffffff, 0xfffc3fffffff, 0x0], [0x4000000000000, 0x200000000, 0x0]],
+    [[0xfc3fffffffffffff, 0xffffc3ffffff, 0x0], [0x40000000000000, 0x20000000, 0x0]],
+    [[0xfc3fffffffffffff, 0xffc3ffffffff, 0x0], [0x40000000000000, 0x2000000000, 0x0]],
+    [[0xfc3fffffffffffff, 0xfffffffff0ff, 0x0], [0x40000000000000, 0x800, 0x0]],
+    [[0xfc3fffffffffffff, 0x3fffffffffff, 0x0], [0x40000000000000, 0x800000000000, 0x0]],
+    [[0xc3ffffffffffffff, 0xfffc3fffffff, 0x0], [0x400000000000000, 0x200000000, 0x0]],
+    [[0x3fffffffffffffff, 0xffc3fffffffc, 0x0], [0x4000000000000000, 0x2000000000, 0x0]],
+    [[0xc3ffffffffffffff, 0xffffffff0fff, 0x0], [0x400000000000000, 0x8000, 0x0]],
+    [
+        [0x3fffffffffffffff, 0x3ffffffffffc, 0x0],
+        [0x4000000000000000, 0x800000000000, 0x0],
+    ],
+    [[0xffffffffffffffff, 0xf3ffffffff0f, 0x0], [0x0, 0x80000000010, 0x0]],
+    [[0xffffffffffffffff, 0xcffffffff0ff, 0x0], [0x0, 0x200000000100, 0x0]],
+    [[0xffffffffffffffff, 0xf3ffffff0fff, 0x0], [0x0, 0x80000001000, 0x0]],
+    [[0xffffffffffffffff, 0xcffffff0ffff, 0x0], [0x0, 0x200000010000, 0x0]],
+    [[0xffffffffffffffff, 0xf3ffc3ffffff, 0x0], [0x0, 0x80004000000, 0x0]],
+    [[0xffffffffffffffff, 0x3fffc3ffffff, 0x0], [0x0, 0x800004000000, 0x0]],
+    [[0xffffffffffffffff, 0xf3fc3fffffff, 0x0], [0x0, 0x80040000000, 0x0]],
+    [[0xffffffffffffffff, 0xcffc3fffffff, 0x0], [0x0, 0x200040000000, 0x0]],
+    [[0xffffffffffffffff, 0xffffc3ffff0f, 0x0], [0x0, 0x20000010, 0x0]],
+    [[0xffffffffffffffff, 0xcfc3ffffffff, 0x0], [0x0, 0x200400000000, 0x0]],
+    [[0xffffffffffffffff, 0x3fc3ffffffff, 0x0], [0x0, 0x800400000000, 0x0]],
+    [[0xffffffffffffffff, 0x33ffffffffff, 0x0], [0x0, 0x840000000000, 0x0]],
+    [[0xffffffffffffffff, 0xfffc3ffff0ff, 0x0], [0x0, 0x200000100, 0x0]],
+    [[0xffffffffffffffff, 0xfffffffffff, 0x0], [0x0, 0x900000000000, 0x0]],
+    [[0xfffffff0ffffc3ff, 0xffffffffffff, 0x0], [0x800000400, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffc3ffff0fff, 0x0], [0x0, 0x2000001000, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xffffff0ffffc3fff, 0xffffffffffff, 0x0], [0x8000004000, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffff0ffffc3ffff, 0xffffffffffff, 0x0], [0x80000040000, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xffc3ffff0fffffff, 0xffffffffffff, 0x0], [0x20000010000000, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfc3ffff0ffffffff, 0xffffffffffff, 0x0], [0x200000100000000, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xc3ffff0fffffffff, 0xffffffffffff, 0x0], [0x2000001000000000, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0x3ffff0ffffffffff, 0xfffffffffffc, 0x0], [0x10000000000, 0x2, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffc3fffffffffff, 0xffffffffff0f, 0x0], [0x400000000000, 0x80, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xffc3ffffffffffff, 0xfffffffff0ff, 0x0], [0x4000000000000, 0x800, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfc3fffffffffffff, 0xffffffff0fff, 0x0], [0x40000000000000, 0x8000, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xc3ffffffffffffff, 0xfffffff0ffff, 0x0], [0x400000000000000, 0x80000, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+    [[0xfffffffffffffff0, 0xffffffffffff, 0x0], [0x9, 0x0, 0x0]],
+];
+///The `FRAMES` row of role 1's move of every bit that `random_step` may draw.
+static FRAMES_AT_1: [[[u64; WORDS]; 2]; 128] = [
+    [[0xfffffffffffffc3f, 0xffffffffffff, 0x0], [0x180, 0x0, 0x0]],
+    [[0xffffffffffffc33f, 0xffffffffffff, 0x0], [0x480, 0x0, 0x0]],
+    [[0xffffffffffffc0ff, 0xffffffffffff, 0x0], [0x600, 0x0, 0x0]],
+    [[0xfffffffffffc3cff, 0xffffffffffff, 0x0], [0x4200, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffffffff00f, 0x0], [0x0, 0x140, 0x0]],
+    [[0xffffffffffc3ff3f, 0xffffffffffff, 0x0], [0x40080, 0x0, 0x0]],
+    [[0xffffffffffc3c3ff, 0xffffffffffff, 0x0], [0x41000, 0x0, 0x0]],
+    [[0xfffffffff3ffff3f, 0xffffffffffff, 0x0], [0x4000080, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffffffff00ff, 0x0], [0x0, 0x1400, 0x0]],
+    [[0xffffffff0ffffcff, 0xffffffffffff, 0x0], [0x10000200, 0x0, 0x0]],
+    [[0xfffffffffffc03ff, 0xffffffffffff, 0x0], [0x5000, 0x0, 0x0]],
+    [[0xffffffff03ffffff, 0xffffffffffff, 0x0], [0x18000000, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffffff00fff, 0x0], [0x0, 0x14000, 0x0]],
+    [[0xfffffff0f3ffffff, 0xffffffffffff, 0x0], [0x108000000, 0x0, 0x0]],
+    [[0xffffffffffc03fff, 0xffffffffffff, 0x0], [0x50000, 0x0, 0x0]],
+    [[0xffffff0f0fffffff, 0xffffffffffff, 0x0], [0x1040000000, 0x0, 0x0]],
+    [[0xfffff0fff3ffffff, 0xffffffffffff, 0x0], [0x10008000000, 0x0, 0x0]],
+    [[0xfffff0f0ffffffff, 0xffffffffffff, 0x0], [0x10400000000, 0x0, 0x0]],
+    [[0xfffc3fffffffff3f, 0xffffffffffff, 0x0], [0x400000000080, 0x0, 0x0]],
+    [[0xfffc3ffff3ffffff, 0xffffffffffff, 0x0], [0x400008000000, 0x0, 0x0]],
+    [[0xffc3fffffffffcff, 0xffffffffffff, 0x0], [0x4000000000200, 0x0, 0x0]],
+    [[0xfc3fffffffffff3f, 0xffffffffffff, 0x0], [0x40000000000080, 0x0, 0x0]],
+    [[0xfc3fffffffffc3ff, 0xffffffffffff, 0x0], [0x40000000001000, 0x0, 0x0]],
+    [[0xfc3c3fffffffffff, 0xffffffffffff, 0x0], [0x41000000000000, 0x0, 0x0]],
+    [[0xc3fffffffffffcff, 0xffffffffffff, 0x0], [0x400000000000200, 0x0, 0x0]],
+    [[0xc3fffffffffc3fff, 0xffffffffffff, 0x0], [0x400000000010000, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffc03ffffff, 0x0], [0x0, 0x50000000, 0x0]],
+    [[0xc3c3ffffffffffff, 0xffffffffffff, 0x0], [0x410000000000000, 0x0, 0x0]],
+    [[0xfffffff00fffffff, 0xffffffffffff, 0x0], [0x140000000, 0x0, 0x0]],
+    [[0x3fffffffffffc3ff, 0xfffffffffffc, 0x0], [0x4000000000001000, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffc03fffffff, 0x0], [0x0, 0x500000000, 0x0]],
+    [[0x3fffffffffc3ffff, 0xfffffffffffc, 0x0], [0x4000000000100000, 0x0, 0x0]],
+    [[0xffffff00ffffffff, 0xffffffffffff, 0x0], [0x1400000000, 0x0, 0x0]],
+    [[0x3ffc3fffffffffff, 0xfffffffffffc, 0x0], [0x4001000000000000, 0x0, 0x0]],
+    [[0x3c3fffffffffffff, 0xfffffffffffc, 0x0], [0x4100000000000000, 0x0, 0x0]],
+    [[0xfffffffff3ffffff, 0xffffffffff0f, 0x0], [0x8000000, 0x10, 0x0]],
+    [[0xfffff00fffffffff, 0xffffffffffff, 0x0], [0x14000000000, 0x0, 0x0]],
+    [[0xffffffff0fffffff, 0xfffffffff0ff, 0x0], [0x40000000, 0x100, 0x0]],
+    [[0xfffffffff3ffffff, 0xffffffff0fff, 0x0], [0x8000000, 0x1000, 0x0]],
+    [[0xfffffff0ffffffff, 0xffffffff0fff, 0x0], [0x400000000, 0x1000, 0x0]],
+    [[0xffffffffffffffff, 0xffffffff0f0f, 0x0], [0x0, 0x1040, 0x0]],
+    [[0xffffffff0fffffff, 0xfffffff0ffff, 0x0], [0x40000000, 0x10000, 0x0]],
+    [[0xffffff0fffffffff, 0xfffffff0ffff, 0x0], [0x4000000000, 0x10000, 0x0]],
+    [[0xffffffffffffffff, 0xfffffff0f0ff, 0x0], [0x0, 0x10400, 0x0]],
+    [[0xfffffff0ffffffff, 0xffffffcfffff, 0x0], [0x400000000, 0x100000, 0x0]],
+    [[0xfffff0ffffffffff, 0xffffffcfffff, 0x0], [0x40000000000, 0x100000, 0x0]],
+    [[0xffc03fffffffffff, 0xffffffffffff, 0x0], [0x5000000000000, 0x0, 0x0]],
+    [[0x3fffffffffffffff, 0xffffffcffffc, 0x0], [0x0, 0x100001, 0x0]],
+    [[0xffffffffffffffff, 0xffffffcfff0f, 0x0], [0x0, 0x100040, 0x0]],
+    [[0xffffffffffffffff, 0xffffffcf0fff, 0x0], [0x0, 0x104000, 0x0]],
+    [[0xfc03ffffffffffff, 0xffffffffffff, 0x0], [0x50000000000000, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffffffc0ffff, 0x0], [0x0, 0x140000, 0x0]],
+    [[0xffffffffffffff3f, 0xffffc3ffffff, 0x0], [0x80, 0x4000000, 0x0]],
+    [[0xfffc3fffffffffff, 0xffffc3ffffff, 0x0], [0x1000000000000, 0x4000000, 0x0]],
+    [[0xc03fffffffffffff, 0xffffffffffff, 0x0], [0x500000000000000, 0x0, 0x0]],
+    [[0xfffffffffffffcff, 0xfffc3fffffff, 0x0], [0x200, 0x40000000, 0x0]],
+    [[0xffc3ffffffffffff, 0xfffc3fffffff, 0x0], [0x10000000000000, 0x40000000, 0x0]],
+    [[0xffffffffffffc3ff, 0xffc3ffffffff, 0x0], [0x1000, 0x400000000, 0x0]],
+    [[0x3ffffffffffffff, 0xfffffffffffc, 0x0], [0x5000000000000000, 0x0, 0x0]],
+    [[0xfffc3fffffffffff, 0xffc3ffffffff, 0x0], [0x1000000000000, 0x400000000, 0x0]],
+    [[0xfc3fffffffffffff, 0xffc3ffffffff, 0x0], [0x100000000000000, 0x400000000, 0x0]],
+    [[0xffffffffffffffff, 0xffc3c3ffffff, 0x0], [0x0, 0x410000000, 0x0]],
+    [[0xfffffffffffc3fff, 0xff3fffffffff, 0x0], [0x10000, 0x4000000000, 0x0]],
+    [[0xffc3ffffffffffff, 0xff3fffffffff, 0x0], [0x10000000000000, 0x4000000000, 0x0]],
+    [[0xc3ffffffffffffff, 0xff3fffffffff, 0x0], [0x1000000000000000, 0x4000000000, 0x0]],
+    [[0xffffffffffffffff, 0xff3ffff0ffff, 0x0], [0x0, 0x4000040000, 0x0]],
+    [[0xffffffffffffffff, 0xff3c3fffffff, 0x0], [0x0, 0x4100000000, 0x0]],
+    [[0xffffffffffffffff, 0xff03ffffffff, 0x0], [0x0, 0x5000000000, 0x0]],
+    [[0xffffffffffffffff, 0xffffc3ffff0f, 0x0], [0x0, 0x4000040, 0x0]],
+    [[0xffffffffffc3ffff, 0xfcffffffffff, 0x0], [0x100000, 0x10000000000, 0x0]],
+    [[0xfc3fffffffffffff, 0xfcffffffffff, 0x0], [0x100000000000000, 0x10000000000, 0x0]],
+    [[0x3fffffffffffffff, 0xfcfffffffffc, 0x0], [0x0, 0x10000000001, 0x0]],
+    [[0xffffffffffffffff, 0xfffc3ffff0ff, 0x0], [0x0, 0x40000400, 0x0]],
+    [[0xffffffffffffffff, 0xfcffffcfffff, 0x0], [0x0, 0x10000200000, 0x0]],
+    [[0xfffffff0ffffc3ff, 0xffffffffffff, 0x0], [0x100001000, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfcffc3ffffff, 0x0], [0x0, 0x10010000000, 0x0]],
+    [[0xffffffffffffffff, 0xffc3ffff0fff, 0x0], [0x0, 0x400004000, 0x0]],
+    [[0xffffffffffffffff, 0xfcc3ffffffff, 0x0], [0x0, 0x11000000000, 0x0]],
+    [[0xffffff0ffffc3fff, 0xffffffffffff, 0x0], [0x1000010000, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfc3fffffffff, 0x0], [0x0, 0x18000000000, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0xfffff0ffffc3ffff, 0xffffffffffff, 0x0], [0x10000100000, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0xffc3ffff0fffffff, 0xffffffffffff, 0x0], [0x4000040000000, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0xfc3ffff0ffffffff, 0xffffffffffff, 0x0], [0x40000400000000, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0xc3ffff0fffffffff, 0xffffffffffff, 0x0], [0x400004000000000, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x3ffff0ffffffffff, 0xfffffffffffc, 0x0], [0x4000040000000000, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0xfffc3fffffffffff, 0xffffffffff0f, 0x0], [0x1000000000000, 0x10, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0xffc3ffffffffffff, 0xfffffffff0ff, 0x0], [0x10000000000000, 0x100, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0xfc3fffffffffffff, 0xffffffff0fff, 0x0], [0x100000000000000, 0x1000, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0xc3ffffffffffffff, 0xfffffff0ffff, 0x0], [0x1000000000000000, 0x10000, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+];
+///The `FRAMES` row of role 2's move of every bit that `random_step` may draw.
+static FRAMES_AT_2: [[[u64; WORDS]; 2]; 128] = [
+    [[0xffffffffffc3c3ff, 0xffffffffffff, 0x0], [0x80400, 0x0, 0x0]],
+    [[0xfffffffffcffc3ff, 0xffffffffffff, 0x0], [0x2000400, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffffff3ffff3, 0x0], [0x0, 0x400008, 0x0]],
+    [[0xffffffffff3c3fff, 0xffffffffffff, 0x0], [0x804000, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffffcffff0f, 0x0], [0x0, 0x1000020, 0x0]],
+    [[0xffffffffffffffff, 0xfffffffff00f, 0x0], [0x0, 0x210, 0x0]],
+    [[0xfffffffffcc3ffff, 0xffffffffffff, 0x0], [0x2040000, 0x0, 0x0]],
+    [[0xffffff0f0fffffff, 0xffffffffffff, 0x0], [0x2010000000, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffffc3fff0ff, 0x0], [0x0, 0x4000200, 0x0]],
+    [[0xffffffffffffffff, 0xffffffff00ff, 0x0], [0x0, 0x2100, 0x0]],
+    [[0xffffffff0fffc3ff, 0xffffffffffff, 0x0], [0x10000800, 0x0, 0x0]],
+    [[0xfffffffffffc03ff, 0xffffffffffff, 0x0], [0x8400, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffc3fff0fff, 0x0], [0x0, 0x40002000, 0x0]],
+    [[0xffffffffffffffff, 0xfffffff00fff, 0x0], [0x0, 0x21000, 0x0]],
+    [[0xfffffff0fffc3fff, 0xffffffffffff, 0x0], [0x100008000, 0x0, 0x0]],
+    [[0xffffffffffc03fff, 0xffffffffffff, 0x0], [0x84000, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffc3fff0ffff, 0x0], [0x0, 0x400020000, 0x0]],
+    [[0xffffcfff0fffffff, 0xffffffffffff, 0x0], [0x200010000000, 0x0, 0x0]],
+    [[0xffffff0fffc3ffff, 0xffffffffffff, 0x0], [0x1000080000, 0x0, 0x0]],
+    [[0xffffffffff03ffff, 0xffffffffffff, 0x0], [0x840000, 0x0, 0x0]],
+    [[0xfffff0f0ffffffff, 0xffffffffffff, 0x0], [0x20100000000, 0x0, 0x0]],
+    [[0xffffcf0fffffffff, 0xffffffffffff, 0x0], [0x201000000000, 0x0, 0x0]],
+    [[0xfffff0ffff3fffff, 0xffffffffffff, 0x0], [0x10000800000, 0x0, 0x0]],
+    [[0xfffffffffc3fffff, 0xffffffffffff, 0x0], [0x2400000, 0x0, 0x0]],
+    [[0xffffcffffcffffff, 0xffffffffffff, 0x0], [0x100002000000, 0x0, 0x0]],
+    [[0xfffc3fffffffc3ff, 0xffffffffffff, 0x0], [0x400000000800, 0x0, 0x0]],
+    [[0xfffc3fffffc3ffff, 0xffffffffffff, 0x0], [0x400000080000, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffc03ffffff, 0x0], [0x0, 0x84000000, 0x0]],
+    [[0xfffc3fff0fffffff, 0xffffffffffff, 0x0], [0x400020000000, 0x0, 0x0]],
+    [[0xfffffff00fffffff, 0xffffffffffff, 0x0], [0x210000000, 0x0, 0x0]],
+    [[0xfc3c3fffffffffff, 0xffffffffffff, 0x0], [0x80400000000000, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffc03fffffff, 0x0], [0x0, 0x840000000, 0x0]],
+    [[0xffc3fff0ffffffff, 0xffffffffffff, 0x0], [0x4000200000000, 0x0, 0x0]],
+    [[0xffffff00ffffffff, 0xffffffffffff, 0x0], [0x2100000000, 0x0, 0x0]],
+    [[0x3ffc3fffffffffff, 0xfffffffffffc, 0x0], [0x8000400000000000, 0x0, 0x0]],
+    [[0xffc3fffffffc3fff, 0xffffffffffff, 0x0], [0x4000000008000, 0x0, 0x0]],
+    [[0xfc3fff0fffffffff, 0xffffffffffff, 0x0], [0x40002000000000, 0x0, 0x0]],
+    [[0xfffff00fffffffff, 0xffffffffffff, 0x0], [0x21000000000, 0x0, 0x0]],
+    [[0xffc3ffffff3fffff, 0xffffffffffff, 0x0], [0x4000000800000, 0x0, 0x0]],
+    [[0xc3c3ffffffffffff, 0xffffffffffff, 0x0], [0x804000000000000, 0x0, 0x0]],
+    [[0xc3fff0ffffffffff, 0xffffffffffff, 0x0], [0x400020000000000, 0x0, 0x0]],
+    [[0xffffc0ffffffffff, 0xffffffffffff, 0x0], [0x210000000000, 0x0, 0x0]],
+    [[0xfc3fffffffc3ffff, 0xffffffffffff, 0x0], [0x40000000080000, 0x0, 0x0]],
+    [[0xfc3ffffffcffffff, 0xffffffffffff, 0x0], [0x40000002000000, 0x0, 0x0]],
+    [[0x3fffcfffffffffff, 0xfffffffffffc, 0x0], [0x4000200000000000, 0x0, 0x0]],
+    [[0x3c3fffffffffffff, 0xfffffffffffc, 0x0], [0x8040000000000000, 0x0, 0x0]],
+    [[0xfffc3fffffffffff, 0xfffffffffff3, 0x0], [0x800000000000, 0x4, 0x0]],
+    [[0xffc03fffffffffff, 0xffffffffffff, 0x0], [0x8400000000000, 0x0, 0x0]],
+    [[0xc3ffffffff3fffff, 0xffffffffffff, 0x0], [0x400000000800000, 0x0, 0x0]],
+    [[0x3ffffffffcffffff, 0xfffffffffffc, 0x0], [0x4000000002000000, 0x0, 0x0]],
+    [[0xffc3ffffffffffff, 0xffffffffff0f, 0x0], [0x8000000000000, 0x10, 0x0]],
+    [[0xfc03ffffffffffff, 0xffffffffffff, 0x0], [0x84000000000000, 0x0, 0x0]],
+    [[0xffffffff0fffffff, 0xfffffffffff3, 0x0], [0x20000000, 0x4, 0x0]],
+    [[0xffffff0fffffffff, 0xfffffffffff3, 0x0], [0x2000000000, 0x4, 0x0]],
+    [[0xfc3fffffffffffff, 0xfffffffff0ff, 0x0], [0x80000000000000, 0x100, 0x0]],
+    [[0xc03fffffffffffff, 0xffffffffffff, 0x0], [0x840000000000000, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xfffffffff0f3, 0x0], [0x0, 0x204, 0x0]],
+    [[0xffffffffffffffff, 0xfffffff0fff3, 0x0], [0x0, 0x20004, 0x0]],
+    [[0xc3ffffffffffffff, 0xffffffff0fff, 0x0], [0x800000000000000, 0x1000, 0x0]],
+    [[0x3ffffffffffffff, 0xfffffffffffc, 0x0], [0x8400000000000000, 0x0, 0x0]],
+    [[0xfffffff0ffffffff, 0xffffffffff0f, 0x0], [0x200000000, 0x10, 0x0]],
+    [[0xfffff0ffffffffff, 0xffffffffff0f, 0x0], [0x20000000000, 0x10, 0x0]],
+    [[0x3fffffffffffffff, 0xfffffff0fffc, 0x0], [0x8000000000000000, 0x10000, 0x0]],
+    [[0xffffffffffffffff, 0xffffffff0f0f, 0x0], [0x0, 0x2010, 0x0]],
+    [[0xffffff0fffffffff, 0xfffffffff0ff, 0x0], [0x2000000000, 0x100, 0x0]],
+    [[0xffffcfffffffffff, 0xfffffffff0ff, 0x0], [0x200000000000, 0x100, 0x0]],
+    [[0xffffffffffffffff, 0xfffffff0f0ff, 0x0], [0x0, 0x20100, 0x0]],
+    [[0xffffffffffffffff, 0xffffffffff03, 0x0], [0x0, 0x24, 0x0]],
+    [[0xfffff0ffffffffff, 0xffffffff0fff, 0x0], [0x20000000000, 0x1000, 0x0]],
+    [[0xffffcfffffffffff, 0xfffffff0ffff, 0x0], [0x200000000000, 0x10000, 0x0]],
+    [[0xffffffffffffc3ff, 0xffffff3fffff, 0x0], [0x800, 0x400000, 0x0]],
+    [[0xfffc3fffffffffff, 0xffffff3fffff, 0x0], [0x800000000000, 0x400000, 0x0]],
+    [[0xfc3fffffffffffff, 0xffffff3fffff, 0x0], [0x80000000000000, 0x400000, 0x0]],
+    [[0xffffffffffffffff, 0xffffc33fffff, 0x0], [0x0, 0x8400000, 0x0]],
+    [[0xffffffffffffffff, 0xffc3ff3fffff, 0x0], [0x0, 0x800400000, 0x0]],
+    [[0xfffffffffffc3fff, 0xfffffcffffff, 0x0], [0x8000, 0x1000000, 0x0]],
+    [[0xffc3ffffffffffff, 0xfffffcffffff, 0x0], [0x8000000000000, 0x1000000, 0x0]],
+    [[0xc3ffffffffffffff, 0xfffffcffffff, 0x0], [0x800000000000000, 0x1000000, 0x0]],
+    [[0xffffffffffffffff, 0xfffc3cffffff, 0x0], [0x0, 0x81000000, 0x0]],
+    [[0xffffffffffc3ffff, 0xffffc3ffffff, 0x0], [0x80000, 0x4000000, 0x0]],
+    [[0xfc3fffffffffffff, 0xffffc3ffffff, 0x0], [0x80000000000000, 0x4000000, 0x0]],
+    [[0x3fffffffffffffff, 0xffffc3fffffc, 0x0], [0x8000000000000000, 0x4000000, 0x0]],
+    [[0xffffffffffffffff, 0xffc3c3ffffff, 0x0], [0x0, 0x804000000, 0x0]],
+    [[0xffffffffff3fffff, 0xfffc3fffffff, 0x0], [0x800000, 0x40000000, 0x0]],
+    [[0xc3ffffffffffffff, 0xfffc3fffffff, 0x0], [0x800000000000000, 0x40000000, 0x0]],
+    [[0xfffffffffcffffff, 0xffc3ffffffff, 0x0], [0x2000000, 0x400000000, 0x0]],
+    [[0x3fffffffffffffff, 0xffc3fffffffc, 0x0], [0x8000000000000000, 0x400000000, 0x0]],
+    [[0xffffffffffffffff, 0xfffffc3fffff, 0x0], [0x0, 0x2400000, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0xffffffffffffffff, 0xffffc0ffffff, 0x0], [0x0, 0x9000000, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
 ];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
 /// without families of moves (one rule over different places on the board), else in
@@ -1706,4487 +2956,27 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-    let mut n = [false; 112];
-    // n[0]: (next (cell c3 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[0]
-        |= (s.0[0] & 0x2000 == 0x2000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f80007ff7b, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0xb0050080080000, 0x3441480903a03406, 0xd60a41200ea0d60,
-                        0xf3582a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c4 c5), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x708180600000000, 0xcb06b0f48440c819, 0x128358edf8141280,
-                        0xa4551dafff0014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[0]
-        |= (s.0[0] & 0x2000 == 0x2000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[0] |= (joint[0].0 == 2) | (joint[0].0 == 7);
-    // n[1]: (next (cell c4 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[1]
-        |= (s.0[0] & 0x20000 == 0x20000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0007e07deff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0030000380000, 0x34c1480903a03006, 0xd60a41200eb0d20,
-                        0xe35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c5), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180001800000, 0xcb06a0f68440c818, 0x128358edf8141280,
-                        0xa4551dafbf8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[1]
-        |= (s.0[0] & 0x20000 == 0x20000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[1] |= (joint[0].0 == 8) | (joint[0].0 == 13);
-    // n[2]: (next (cell c5 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[2]
-        |= (s.0[0] & 0x200000 == 0x200000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x780000f87e07bff7, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0000180380000, 0x34c1480903803406, 0xd60a41200e90d60,
-                        0xf35a2a8250007e6b, 0x1fb,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748000401400000, 0xca06b0f28440c019, 0x128358edf8141280,
-                        0xa4551d8fff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[2]
-        |= (s.0[0] & 0x200000 == 0x200000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[2] |= (joint[0].0 == 3) | (joint[0].0 == 14);
-    // n[3]: (next (cell e5 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[3]
-        |= (s.0[1] & 0x1 == 0x1)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7806e0f87e07ffbf, 0x380700681f03e0, 0xe01c03000000e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200000d60,
-                        0xf35a2a825000766b, 0x1ef,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x4b06b0768440c819, 0x128358edf8000280,
-                        0x84551cafff8004, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[3]
-        |= (s.0[1] & 0x1 == 0x1) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[3] |= (joint[1].0 == 203) | (joint[1].0 == 260);
-    // n[4]: (next (cell g5 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[4]
-        |= (s.0[1] & 0x1000000000 == 0x1000000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7803e0f83e07ffff, 0x380700781f03e0, 0xa01c03000500e017,
-                    0x1806000000100, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf0002a8250007e6b, 0x17d,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0x150dafdf8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[4]
-        |= (s.0[1] & 0x1000000000 == 0x1000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[4] |= (joint[1].0 == 257) | (joint[1].0 == 263);
-    // n[5]: (next (cell f5 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[5]
-        |= (s.0[1] & 0x40000 == 0x40000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07efff, 0x380700781703e0, 0xe01c03000600a01f,
-                    0xc01806000000000, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0x735a2a8250003e00, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x28158ecf8141280,
-                        0x24551dafff8000, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[5]
-        |= (s.0[1] & 0x40000 == 0x40000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[5] |= (joint[1].0 == 206) | (joint[1].0 == 255);
-    // n[6]: (next (cell g3 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[6]
-        |= (s.0[1] & 0x8000000 == 0x8000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7805e0f85e07ffff, 0x380500781f03e0, 0xe01802000700e01b,
-                    0xc01800000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf25a0a8000007e6b, 0x1bf,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa455000bef8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[6]
-        |= (s.0[1] & 0x8000000 == 0x8000000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[6] |= (joint[2].0 == 212) | (joint[2].0 == 218);
-    // n[7]: (next (cell e1 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[7]
-        |= (s.0[0] & 0x800000000000 == 0x800000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7007e0f87607ffef, 0x380000781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x24c0480003a03406, 0xd60a40200cb0d60,
-                        0xf3522a8210007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0008440c819, 0x128358edd8141280,
-                        0xa4551daffe8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[7]
-        |= (s.0[0] & 0x800000000000 == 0x800000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[7] |= (joint[2].0 == 157) | (joint[2].0 == 208);
-    // n[8]: (next (cell f2 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[8]
-        |= (s.0[1] & 0x20 == 0x20)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e05ffff, 0x300600781f0360, 0xe01c00000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0x960240000eb0d60,
-                        0xf35a2a8050006e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x12835801b8141280,
-                        0xa4551dadff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[8]
-        |= (s.0[1] & 0x20 == 0x20) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[8] |= (joint[2].0 == 158) | (joint[2].0 == 217);
-    // n[9]: (next (cell d2 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[9]
-        |= (s.0[0] & 0x80000000 == 0x80000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7e0f87c07fdff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8010070180380000, 0x34c1080903a02402, 0xd60a01200eb0d60,
-                        0xf35a2a8250007e6a, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8180601c00000, 0xcb06b0e68440c819, 0x128358edf0141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[9]
-        |= (s.0[0] & 0x80000000 == 0x80000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[9] |= (joint[0].0 == 9) | (joint[0].0 == 25);
-    // n[10]: (next (cell d3 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[10]
-        |= (s.0[0] & 0x800000000 == 0x800000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f07a077fff, 0x380700781f0000, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0xb0070180380000, 0x30c1480902a01400, 0xd20a41200eb0d60,
-                        0xf35a2a8250007c6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x648180601c00000, 0xcb0630f68440c800, 0x128358e9f8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[10]
-        |= (s.0[0] & 0x800000000 == 0x800000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[10] |= (joint[0].0 == 15) | (joint[0].0 == 26) | (joint[0].0 == 35);
-    // n[11]: (next (cell d4 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[11]
-        |= (s.0[0] & 0x8000000000 == 0x8000000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807c0e87e07fbff, 0x380700780003e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480901a00006, 0xd60a41200eb0c60,
-                        0xf35a2a8250007e69, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x548180601c00000, 0xc306b0f684400011, 0x128350ede8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[11]
-        |= (s.0[0] & 0x8000000000 == 0x8000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[11] |= (joint[0].0 == 10) | (joint[0].0 == 36) | (joint[0].0 == 45);
-    // n[12]: (next (cell b1 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[12]
-        |= (s.0[0] & 0x8 == 0x8)
-            & (({
-                // SET: 82 moves of red, from (move a1 b2), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07e07e, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[12]
-        |= (s.0[0] & 0x8 == 0x8) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[12] |= joint[0].0 == 0;
-    // n[13]: (next (cell d5 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[13]
-        |= (s.0[0] & 0x80000000000 == 0x80000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807a0f87e06ffff, 0x380700001f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480900003406, 0xd60a41200e30d60,
-                        0xf35a2a8250007a6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f680008809, 0x120358e5f8141080,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[13]
-        |= (s.0[0] & 0x80000000000 == 0x80000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[13] |= (joint[0].0 == 16) | (joint[0].0 == 46);
-    // n[14]: (next (cell b2 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[14]
-        |= (s.0[0] & 0x20 == 0x20)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e001ffd, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[14]
-        |= (s.0[0] & 0x20 == 0x20) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[14] |= joint[0].0 == 1;
-    // n[15]: (next (cell d5 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[15]
-        |= (s.0[0] & 0x40000000000 == 0x40000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807a0f87e06ffff, 0x380700001f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480900003406, 0xd60a41200e30d60,
-                        0xf35a2a8250007a6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f680008809, 0x120358e5f8141080,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[15]
-        |= (s.0[0] & 0x40000000000 == 0x40000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[15] |= (joint[1].0 == 147) | (joint[1].0 == 202);
-    // n[16]: (next (cell f4 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[16]
-        |= (s.0[1] & 0x4000 == 0x4000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e03ffff, 0x380700581f02e0, 0x1c03000700c01d,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xa41200eb0d60,
-                        0xf31a2a8250005e2b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x2586df8141280,
-                        0xa4451dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[16]
-        |= (s.0[1] & 0x4000 == 0x4000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[16] |= (joint[1].0 == 198) | (joint[1].0 == 205) | (joint[1].0 == 246);
-    // n[17]: (next (cell e4 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[17]
-        |= (s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0b87e07ffff, 0x380700701d03e0, 0xe01c03000700001f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a412006b0000,
-                        0xb35a2a8250007e63, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x8b02b0f68440c819, 0x108358edf8140000,
-                        0xa4511daeff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[17]
-        |= (s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[17] |= (joint[1].0 == 151) | (joint[1].0 == 195) | (joint[1].0 == 254);
-    // n[18]: (next (cell f6 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[18]
-        |= (s.0[1] & 0x200000 == 0x200000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a825000006b, 0x1df,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[18]
-        |= (s.0[1] & 0x200000 == 0x200000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[18] |= joint[1].0 == 261;
-    // n[19]: (next (cell g4 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[19]
-        |= (s.0[1] & 0x100000000 == 0x100000000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0787e07ffff, 0x180700781f03e0, 0xc01403000700601f,
-                    0xc00006000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf15a000250007e6b, 0x1fe,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa40015a7ff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[19]
-        |= (s.0[1] & 0x100000000 == 0x100000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[19] |= (joint[1].0 == 249) | (joint[1].0 == 256);
-    // n[20]: (next (cell g6 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[20]
-        |= (s.0[1] & 0x8000000000 == 0x8000000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0x35a2a8250007e6b, 0xfc,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[20]
-        |= (s.0[1] & 0x8000000000 == 0x8000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[20] |= joint[1].0 == 264;
-    // n[21]: (next (cell g4 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[21]
-        |= (s.0[1] & 0x80000000 == 0x80000000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0787e07ffff, 0x180700781f03e0, 0xc01403000700601f,
-                    0xc00006000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf15a000250007e6b, 0x1fe,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa40015a7ff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[21]
-        |= (s.0[1] & 0x80000000 == 0x80000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[21] |= (joint[2].0 == 219) | (joint[2].0 == 227);
-    // n[22]: (next (cell e2 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[22]
-        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x6807e0d87e07ffff, 0x700781f03c0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x14c0000903a03406, 0xd60841200eb0960,
-                        0xd35a288250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb0000d68440c819, 0x128358cdf8141280,
-                        0xa4551daf7f8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[22]
-        |= (s.0[0] & 0x8000000000000 == 0x8000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[22] |= (joint[2].0 == 101) | (joint[2].0 == 165) | (joint[2].0 == 215);
-    // n[23]: (next (cell f3 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[23]
-        |= (s.0[1] & 0x200 == 0x200)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x5807e0f87e07f7ff, 0x280700781b03e0, 0xe00003000700e01e,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0x560001200eb0d60,
-                        0xf35a228250007e4b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128000ad78141280,
-                        0xa45519afff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[23]
-        |= (s.0[1] & 0x200 == 0x200) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[23] |= (joint[2].0 == 159) | (joint[2].0 == 166) | (joint[2].0 == 226);
-    // n[24]: (next (cell e1 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[24]
-        |= (s.0[0] & 0x2000000000000 == 0x2000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7007e0f87607ffef, 0x380000781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x24c0480003a03406, 0xd60a40200cb0d60,
-                        0xf3522a8210007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0008440c819, 0x128358edd8141280,
-                        0xa4551daffe8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[24]
-        |= (s.0[0] & 0x2000000000000 == 0x2000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[24] |= (joint[0].0 == 4) | (joint[0].0 == 27) | (joint[0].0 == 59);
-    // n[25]: (next (cell e2 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[25]
-        |= (s.0[0] & 0x20000000000000 == 0x20000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x6807e0d87e07ffff, 0x700781f03c0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x14c0000903a03406, 0xd60841200eb0960,
-                        0xd35a288250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb0000d68440c819, 0x128358cdf8141280,
-                        0xa4551daf7f8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[25]
-        |= (s.0[0] & 0x20000000000000 == 0x20000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[25] |= (joint[0].0 == 37) | (joint[0].0 == 60) | (joint[0].0 == 69);
-    // n[26]: (next (cell e3 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[26]
-        |= (s.0[0] & 0x200000000000000 == 0x200000000000000)
-            & (({
-                // SET: 79 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x780760f86e07ffdf, 0x380700781e03a0, 0xe01c03000700e000,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 79 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x1480903a03406, 0xc60a41200ab0560,
-                        0xf34a2a8250007e6b, 0x1f7,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 79 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x4b0b68440c819, 0x128318edf8141280,
-                        0xa4551d2ffd8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[26]
-        |= (s.0[0] & 0x200000000000000 == 0x200000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[26]
-        |= {
-            // SET: 5 moves of red, from (move a1 e3), by bit of move index.
-            const SET: [u64; 5] = [0x800010000020, 0x10040, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[27]: (next (cell e4 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[27]
-        |= (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0b87e07ffff, 0x380700701d03e0, 0xe01c03000700001f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a412006b0000,
-                        0xb35a2a8250007e63, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x8b02b0f68440c819, 0x108358edf8140000,
-                        0xa4511daeff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[27]
-        |= (s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[27] |= (joint[0].0 == 38) | (joint[0].0 == 81) | (joint[0].0 == 91);
-    // n[28]: (next (cell g2 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[28]
-        |= (s.0[1] & 0x2000000 == 0x2000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551da0378014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[28]
-        |= (s.0[1] & 0x2000000 == 0x2000000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[28] |= joint[2].0 == 211;
-    // n[29]: (next (cell d2 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[29]
-        |= (s.0[0] & 0x20000000 == 0x20000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7e0f87c07fdff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8010070180380000, 0x34c1080903a02402, 0xd60a01200eb0d60,
-                        0xf35a2a8250007e6a, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8180601c00000, 0xcb06b0e68440c819, 0x128358edf0141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[29]
-        |= (s.0[0] & 0x20000000 == 0x20000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[29] |= (joint[2].0 == 100) | (joint[2].0 == 155);
-    // n[30]: (next (cell e5 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[30]
-        |= (s.0[1] & 0x2 == 0x2)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7806e0f87e07ffbf, 0x380700681f03e0, 0xe01c03000000e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200000d60,
-                        0xf35a2a825000766b, 0x1ef,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x4b06b0768440c819, 0x128358edf8000280,
-                        0x84551cafff8004, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[30]
-        |= (s.0[1] & 0x2 == 0x2) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[30] |= (joint[0].0 == 6) | (joint[0].0 == 48) | (joint[0].0 == 92);
-    // n[31]: (next (cell f1 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[31]
-        |= (s.0[1] & 0x8 == 0x8)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358ec00141280,
-                        0xa4551daffb8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[31]
-        |= (s.0[1] & 0x8 == 0x8) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[31] |= joint[2].0 == 210;
-    // n[32]: (next (cell c4 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[32]
-        |= (s.0[0] & 0x10000 == 0x10000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0007e07deff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0030000380000, 0x34c1480903a03006, 0xd60a41200eb0d20,
-                        0xe35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c5), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180001800000, 0xcb06a0f68440c818, 0x128358edf8141280,
-                        0xa4551dafbf8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[32]
-        |= (s.0[0] & 0x10000 == 0x10000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[32]
-        |= {
-            // SET: 4 moves of green, from (move c5 c4), by bit of move index.
-            const SET: [u64; 5] = [0x40000000000, 0x400, 0x40, 0x1000000000000000, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[33]: (next (cell c5 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[33]
-        |= (s.0[0] & 0x100000 == 0x100000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x780000f87e07bff7, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0000180380000, 0x34c1480903803406, 0xd60a41200e90d60,
-                        0xf35a2a8250007e6b, 0x1fb,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748000401400000, 0xca06b0f28440c019, 0x128358edf8141280,
-                        0xa4551d8fff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[33]
-        |= (s.0[0] & 0x100000 == 0x100000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[33] |= (joint[1].0 == 85) | (joint[1].0 == 145) | (joint[1].0 == 258);
-    // n[34]: (next (cell d3 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[34]
-        |= (s.0[0] & 0x400000000 == 0x400000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f07a077fff, 0x380700781f0000, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0xb0070180380000, 0x30c1480902a01400, 0xd20a41200eb0d60,
-                        0xf35a2a8250007c6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x648180601c00000, 0xcb0630f68440c800, 0x128358e9f8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[34]
-        |= (s.0[0] & 0x400000000 == 0x400000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[34]
-        |= {
-            // SET: 5 moves of green, from (move d4 d3), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x400000001002000, 0x40000000000000, 0x200, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[35]: (next (cell c3 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[35]
-        |= (s.0[0] & 0x800 == 0x800)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f80007ff7b, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0xb0050080080000, 0x3441480903a03406, 0xd60a41200ea0d60,
-                        0xf3582a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c4 c5), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x708180600000000, 0xcb06b0f48440c819, 0x128358edf8141280,
-                        0xa4551dafff0014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[35]
-        |= (s.0[0] & 0x800 == 0x800) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[35] |= (joint[2].0 == 54) | (joint[2].0 == 97) | (joint[2].0 == 207);
-    // n[36]: (next (cell e3 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[36]
-        |= (s.0[0] & 0x100000000000000 == 0x100000000000000)
-            & (({
-                // SET: 79 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x780760f86e07ffdf, 0x380700781e03a0, 0xe01c03000700e000,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 79 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x1480903a03406, 0xc60a41200ab0560,
-                        0xf34a2a8250007e6b, 0x1f7,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 79 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x4b0b68440c819, 0x128318edf8141280,
-                        0xa4551d2ffd8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[36]
-        |= (s.0[0] & 0x100000000000000 == 0x100000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[36]
-        |= {
-            // SET: 5 moves of green, from (move e4 e3), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x0, 0x100000000400800, 0x10000000000000, 0x8];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[37]: (next (cell d4 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[37]
-        |= (s.0[0] & 0x4000000000 == 0x4000000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807c0e87e07fbff, 0x380700780003e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480901a00006, 0xd60a41200eb0c60,
-                        0xf35a2a8250007e69, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x548180601c00000, 0xc306b0f684400011, 0x128350ede8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[37]
-        |= (s.0[0] & 0x4000000000 == 0x4000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[37] |= (joint[1].0 == 89) | (joint[1].0 == 136) | (joint[1].0 == 193);
-    // n[38]: (next (cell f3 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[38]
-        |= (s.0[1] & 0x400 == 0x400)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x5807e0f87e07f7ff, 0x280700781b03e0, 0xe00003000700e01e,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0x560001200eb0d60,
-                        0xf35a228250007e4b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128000ad78141280,
-                        0xa45519afff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[38]
-        |= (s.0[1] & 0x400 == 0x400) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[38] |= (joint[1].0 == 187) | (joint[1].0 == 197) | (joint[1].0 == 235);
-    // n[39]: (next (cell g3 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[39]
-        |= (s.0[1] & 0x10000000 == 0x10000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7805e0f85e07ffff, 0x380500781f03e0, 0xe01802000700e01b,
-                    0xc01800000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf25a0a8000007e6b, 0x1bf,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa455000bef8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[39]
-        |= (s.0[1] & 0x10000000 == 0x10000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[39] |= (joint[1].0 == 237) | (joint[1].0 == 248) | (joint[1].0 == 262);
-    // n[40]: (next (cell g3 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[40]
-        |= (s.0[1] & 0x20000000 == 0x20000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7805e0f85e07ffff, 0x380500781f03e0, 0xe01802000700e01b,
-                    0xc01800000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf25a0a8000007e6b, 0x1bf,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa455000bef8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[40]
-        |= (s.0[1] & 0x20000000 == 0x20000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[40]
-        |= {
-            // SET: 6 moves of red, from (move c3 g3), by bit of move index.
-            const SET: [u64; 5] = [
-                0x2000020000000, 0x20000000000, 0x4010000000004, 0x0, 0x0,
-            ];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[41]: (next (cell c2 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[41]
-        |= (s.0[0] & 0x200 == 0x200)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c3 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8090070100100000, 0x34c1400903a03406, 0xd60a41200eb0d40,
-                        0xf35a2a0250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[41]
-        |= (s.0[0] & 0x200 == 0x200) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[41]
-        |= {
-            // SET: 6 moves of green, from (move c3 c2), by bit of move index.
-            const SET: [u64; 5] = [
-                0x20000080200000, 0x80000000000, 0x20, 0x8000000000, 0x0,
-            ];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[42]: (next (cell c3 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[42]
-        |= (s.0[0] & 0x1000 == 0x1000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f80007ff7b, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0xb0050080080000, 0x3441480903a03406, 0xd60a41200ea0d60,
-                        0xf3582a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c4 c5), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x708180600000000, 0xcb06b0f48440c819, 0x128358edf8141280,
-                        0xa4551dafff0014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[42]
-        |= (s.0[0] & 0x1000 == 0x1000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[42]
-        |= {
-            // SET: 6 moves of green, from (move c4 c3), by bit of move index.
-            const SET: [u64; 5] = [
-                0x8000020100000000, 0x80000000000000, 0x10000, 0x2000000000000, 0x0,
-            ];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[43]: (next (cell d4 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[43]
-        |= (s.0[0] & 0x2000000000 == 0x2000000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807c0e87e07fbff, 0x380700780003e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480901a00006, 0xd60a41200eb0c60,
-                        0xf35a2a8250007e69, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x548180601c00000, 0xc306b0f684400011, 0x128350ede8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[43]
-        |= (s.0[0] & 0x2000000000 == 0x2000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[43]
-        |= {
-            // SET: 5 moves of blue, from (move d2 d4), by bit of move index.
-            const SET: [u64; 5] = [
-                0x200000000000000, 0x800000000000008, 0x80010000000, 0x0, 0x0,
-            ];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[44]: (next (cell c5 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[44]
-        |= (s.0[0] & 0x80000 == 0x80000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x780000f87e07bff7, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0000180380000, 0x34c1480903803406, 0xd60a41200e90d60,
-                        0xf35a2a8250007e6b, 0x1fb,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748000401400000, 0xca06b0f28440c019, 0x128358edf8141280,
-                        0xa4551d8fff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[44]
-        |= (s.0[0] & 0x80000 == 0x80000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[44]
-        |= {
-            // SET: 6 moves of blue, from (move c3 c5), by bit of move index.
-            const SET: [u64; 5] = [0x200800000, 0x100000400000800, 0x0, 0x20000000, 0x0];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[45]: (next (cell g5 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[45]
-        |= (s.0[1] & 0x2000000000 == 0x2000000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7803e0f83e07ffff, 0x380700781f03e0, 0xa01c03000500e017,
-                    0x1806000000100, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf0002a8250007e6b, 0x17d,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0x150dafdf8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[45]
-        |= (s.0[1] & 0x2000000000 == 0x2000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[45]
-        |= {
-            // SET: 6 moves of red, from (move c3 g5), by bit of move index.
-            const SET: [u64; 5] = [0x4000040000000, 0x0, 0x4000000002000008, 0x80, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[46]: (next (cell c4 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[46]
-        |= (s.0[0] & 0x8000 == 0x8000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0007e07deff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0030000380000, 0x34c1480903a03006, 0xd60a41200eb0d20,
-                        0xe35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c5), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180001800000, 0xcb06a0f68440c818, 0x128358edf8141280,
-                        0xa4551dafbf8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[46]
-        |= (s.0[0] & 0x8000 == 0x8000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[46]
-        |= {
-            // SET: 4 moves of blue, from (move c3 c4), by bit of move index.
-            const SET: [u64; 5] = [0x400000, 0x100000000001, 0x0, 0x400000, 0x0];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[47]: (next (cell d1 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[47]
-        |= (s.0[0] & 0x8000000 == 0x8000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8020070180380000, 0x34c1480103203404, 0xd40a41000eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[47]
-        |= (s.0[0] & 0x8000000 == 0x8000000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[47]
-        |= {
-            // SET: 6 moves of green, from (move d2 d1), by bit of move index.
-            const SET: [u64; 5] = [
-                0x80000000000000, 0x800800002, 0x20000200000000, 0x0, 0x0,
-            ];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[48]: (next (cell d6 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[48]
-        |= (s.0[0] & 0x200000000000 == 0x200000000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x348180601c00000, 0xcb06b0f600404819, 0x128348edf8041280,
-                        0xa4551dafff8010, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[48]
-        |= (s.0[0] & 0x200000000000 == 0x200000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[48]
-        |= {
-            // SET: 6 moves of blue, from (move d2 d6), by bit of move index.
-            const SET: [u64; 5] = [
-                0x400000000000000, 0x4008000, 0x100000100000, 0x4, 0x0,
-            ];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[49]: (next (cell c6 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[49]
-        |= (s.0[0] & 0x800000 == 0x800000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x740100201c00000, 0xcb0690f68400c819, 0x128358edf8141200,
-                        0xa4541dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[49]
-        |= (s.0[0] & 0x800000 == 0x800000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[49]
-        |= {
-            // SET: 6 moves of blue, from (move c4 c6), by bit of move index.
-            const SET: [u64; 5] = [
-                0x80400000000, 0x200000400000, 0x80, 0x10000000000, 0x0,
-            ];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[50]: (next (cell f5 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[50]
-        |= (s.0[1] & 0x20000 == 0x20000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07efff, 0x380700781703e0, 0xe01c03000600a01f,
-                    0xc01806000000000, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0x735a2a8250003e00, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x28158ecf8141280,
-                        0x24551dafff8000, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[50]
-        |= (s.0[1] & 0x20000 == 0x20000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[50]
-        |= {
-            // SET: 4 moves of blue, from (move f1 f5), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x0, 0x1002000100000000, 0x80000000000000, 0x0];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[51]: (next (cell g4 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[51]
-        |= (s.0[1] & 0x200000000 == 0x200000000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0787e07ffff, 0x180700781f03e0, 0xc01403000700601f,
-                    0xc00006000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf15a000250007e6b, 0x1fe,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa40015a7ff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[51]
-        |= (s.0[1] & 0x200000000 == 0x200000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[51]
-        |= {
-            // SET: 5 moves of red, from (move c4 g4), by bit of move index.
-            const SET: [u64; 5] = [
-                0x8000000000, 0x20000000000000, 0x2008000000008000, 0x0, 0x0,
-            ];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[52]: (next (cell f4 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[52]
-        |= (s.0[1] & 0x8000 == 0x8000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e03ffff, 0x380700581f02e0, 0x1c03000700c01d,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xa41200eb0d60,
-                        0xf31a2a8250005e2b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x2586df8141280,
-                        0xa4451dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[52]
-        |= (s.0[1] & 0x8000 == 0x8000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[52]
-        |= {
-            // SET: 5 moves of red, from (move b2 f4), by bit of move index.
-            const SET: [u64; 5] = [0x40000, 0x20000100, 0x2002, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[53]: (next (cell g5 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[53]
-        |= (s.0[1] & 0x800000000 == 0x800000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7803e0f83e07ffff, 0x380700781f03e0, 0xa01c03000500e017,
-                    0x1806000000100, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf0002a8250007e6b, 0x17d,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0x150dafdf8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[53]
-        |= (s.0[1] & 0x800000000 == 0x800000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[53] |= (joint[2].0 == 213) | (joint[2].0 == 228) | (joint[2].0 == 238);
-    // n[54]: (next (cell e4 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[54]
-        |= (s.0[0] & 0x800000000000000 == 0x800000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0b87e07ffff, 0x380700701d03e0, 0xe01c03000700001f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a412006b0000,
-                        0xb35a2a8250007e63, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x8b02b0f68440c819, 0x108358edf8140000,
-                        0xa4511daeff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[54]
-        |= (s.0[0] & 0x800000000000000 == 0x800000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[54]
-        |= {
-            // SET: 5 moves of blue, from (move e2 e4), by bit of move index.
-            const SET: [u64; 5] = [
-                0x0, 0x4004000000000000, 0x200000000000000, 0x40001000000, 0x0,
-            ];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[55]: (next (cell f5 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[55]
-        |= (s.0[1] & 0x80000 == 0x80000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07efff, 0x380700781703e0, 0xe01c03000600a01f,
-                    0xc01806000000000, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0x735a2a8250003e00, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x28158ecf8141280,
-                        0x24551dafff8000, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[55]
-        |= (s.0[1] & 0x80000 == 0x80000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[55]
-        |= {
-            // SET: 4 moves of red, from (move b1 f5), by bit of move index.
-            const SET: [u64; 5] = [0x1000, 0x80000, 0x1004000, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[56]: (next (cell e3 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[56]
-        |= (s.0[0] & 0x80000000000000 == 0x80000000000000)
-            & (({
-                // SET: 79 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x780760f86e07ffdf, 0x380700781e03a0, 0xe01c03000700e000,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 79 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x1480903a03406, 0xc60a41200ab0560,
-                        0xf34a2a8250007e6b, 0x1f7,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 79 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x4b0b68440c819, 0x128318edf8141280,
-                        0xa4551d2ffd8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[56]
-        |= (s.0[0] & 0x80000000000000 == 0x80000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[56]
-        |= {
-            // SET: 5 moves of blue, from (move e1 e3), by bit of move index.
-            const SET: [u64; 5] = [
-                0x0, 0x2004000000000, 0x400000000000, 0x80020000, 0x0,
-            ];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[57]: (next (cell f4 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[57]
-        |= (s.0[1] & 0x2000 == 0x2000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e03ffff, 0x380700581f02e0, 0x1c03000700c01d,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xa41200eb0d60,
-                        0xf31a2a8250005e2b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x2586df8141280,
-                        0xa4451dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[57]
-        |= (s.0[1] & 0x2000 == 0x2000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[57] |= (joint[2].0 == 167) | (joint[2].0 == 176) | (joint[2].0 == 236);
-    // n[58]: (next (cell f2 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[58]
-        |= (s.0[1] & 0x80 == 0x80)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e05ffff, 0x300600781f0360, 0xe01c00000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0x960240000eb0d60,
-                        0xf35a2a8050006e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x12835801b8141280,
-                        0xa4551dadff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[58]
-        |= (s.0[1] & 0x80 == 0x80) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[58]
-        |= {
-            // SET: 4 moves of red, from (move b2 f2), by bit of move index.
-            const SET: [u64; 5] = [0x20000, 0x8010000000080, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[59]: (next (cell f3 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[59]
-        |= (s.0[1] & 0x800 == 0x800)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x5807e0f87e07f7ff, 0x280700781b03e0, 0xe00003000700e01e,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0x560001200eb0d60,
-                        0xf35a228250007e4b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128000ad78141280,
-                        0xa45519afff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[59]
-        |= (s.0[1] & 0x800 == 0x800) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[59]
-        |= {
-            // SET: 5 moves of red, from (move b1 f3), by bit of move index.
-            const SET: [u64; 5] = [0x2000000000000800, 0x10000000040000, 0x1, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[60]: (next (cell d3 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[60]
-        |= (s.0[0] & 0x200000000 == 0x200000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f07a077fff, 0x380700781f0000, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0xb0070180380000, 0x30c1480902a01400, 0xd20a41200eb0d60,
-                        0xf35a2a8250007c6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x648180601c00000, 0xcb0630f68440c800, 0x128358e9f8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[60]
-        |= (s.0[0] & 0x200000000 == 0x200000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[60] |= (joint[2].0 == 56) | (joint[2].0 == 111) | (joint[2].0 == 162);
-    // n[61]: (next (cell h1 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[61]
-        |= (s.0[1] & 0x80000000000 == 0x80000000000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700381f01e0, 0x601c01000700e01f,
-                    0xc01004000000180, 0x400,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[61]
-        |= (s.0[1] & 0x80000000000 == 0x80000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[61]
-        |= {
-            // SET: 6 moves of red, from (move d3 h1), by bit of move index.
-            const SET: [u64; 5] = [
-                0x0, 0x40000200, 0x8000020000000000, 0x802000000000, 0x0,
-            ];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[62]: (next (cell d2 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[62]
-        |= (s.0[0] & 0x40000000 == 0x40000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7e0f87c07fdff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8010070180380000, 0x34c1080903a02402, 0xd60a01200eb0d60,
-                        0xf35a2a8250007e6a, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8180601c00000, 0xcb06b0e68440c819, 0x128358edf0141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[62]
-        |= (s.0[0] & 0x40000000 == 0x40000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[62]
-        |= {
-            // SET: 5 moves of green, from (move d3 d2), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x400000001004, 0x40000000000, 0x1, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[63]: (next (cell e5 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[63]
-        |= (s.0[0] & 0x8000000000000000 == 0x8000000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7806e0f87e07ffbf, 0x380700681f03e0, 0xe01c03000000e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200000d60,
-                        0xf35a2a825000766b, 0x1ef,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x4b06b0768440c819, 0x128358edf8000280,
-                        0x84551cafff8004, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[63]
-        |= (s.0[0] & 0x8000000000000000 == 0x8000000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[63]
-        |= {
-            // SET: 6 moves of blue, from (move e1 e5), by bit of move index.
-            const SET: [u64; 5] = [
-                0x0, 0x8000008000000000, 0x1000, 0x20000100000010, 0x0,
-            ];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[64]: (next (cell h2 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[64]
-        |= (s.0[1] & 0x200000000000 == 0x200000000000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x3807e0f87e07ffff, 0x380700780f03e0, 0xe00c03000700e01f,
-                    0x800806000000080, 0x200,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[64]
-        |= (s.0[1] & 0x200000000000 == 0x200000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[64]
-        |= {
-            // SET: 6 moves of red, from (move d2 h2), by bit of move index.
-            const SET: [u64; 5] = [
-                0x4000000000000000, 0x100000, 0x10000000000000, 0x401000000000100, 0x0,
-            ];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[65]: (next (cell e1 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[65]
-        |= (s.0[0] & 0x1000000000000 == 0x1000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7007e0f87607ffef, 0x380000781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x24c0480003a03406, 0xd60a40200cb0d60,
-                        0xf3522a8210007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0008440c819, 0x128358edd8141280,
-                        0xa4551daffe8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[65]
-        |= (s.0[0] & 0x1000000000000 == 0x1000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[65]
-        |= {
-            // SET: 6 moves of green, from (move e2 e1), by bit of move index.
-            const SET: [u64; 5] = [
-                0x0, 0x1001000000000000, 0x1000200000, 0x8000040000000, 0x0,
-            ];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[66]: (next (cell e2 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[66]
-        |= (s.0[0] & 0x10000000000000 == 0x10000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x6807e0d87e07ffff, 0x700781f03c0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x14c0000903a03406, 0xd60841200eb0960,
-                        0xd35a288250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb0000d68440c819, 0x128358cdf8141280,
-                        0xa4551daf7f8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[66]
-        |= (s.0[0] & 0x10000000000000 == 0x10000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[66]
-        |= {
-            // SET: 5 moves of green, from (move e3 e2), by bit of move index.
-            const SET: [u64; 5] = [
-                0x0, 0x2000000000000000, 0x200000000400, 0x2000020000000000, 0x0,
-            ];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[67]: (next (cell f2 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[67]
-        |= (s.0[1] & 0x40 == 0x40)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e05ffff, 0x300600781f0360, 0xe01c00000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0x960240000eb0d60,
-                        0xf35a2a8050006e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x12835801b8141280,
-                        0xa4551dadff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[67]
-        |= (s.0[1] & 0x40 == 0x40) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[67]
-        |= {
-            // SET: 4 moves of green, from (move f3 f2), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x0, 0x400800000000000, 0x200001000, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[68]: (next (cell d5 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[68]
-        |= (s.0[0] & 0x20000000000 == 0x20000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807a0f87e06ffff, 0x380700001f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480900003406, 0xd60a41200e30d60,
-                        0xf35a2a8250007a6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f680008809, 0x120358e5f8141080,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[68]
-        |= (s.0[0] & 0x20000000000 == 0x20000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[68]
-        |= {
-            // SET: 5 moves of blue, from (move d3 d5), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x4010, 0x80000800000200, 0x0, 0x0];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[69]: (next (cell c1 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[69]
-        |= (s.0[0] & 0x80 == 0x80)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c3 c2), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80a0060180200000, 0x3481480803a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8240007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[69]
-        |= (s.0[0] & 0x80 == 0x80) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[69]
-        |= {
-            // SET: 7 moves of green, from (move c2 c1), by bit of move index.
-            const SET: [u64; 5] = [
-                0x10010000180000, 0x40000100000000, 0x0, 0x10000000, 0x0,
-            ];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[70]: (next (cell c7 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[70]
-        |= (s.0[0] & 0x2000000 == 0x2000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x740080600c00000, 0xc906b0f60440c819, 0x128358edf8101280,
-                        0xa0551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[70]
-        |= (s.0[0] & 0x2000000 == 0x2000000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[70]
-        |= {
-            // SET: 7 moves of blue, from (move c3 c7), by bit of move index.
-            const SET: [u64; 5] = [
-                0x8100001000000, 0x200000080000000, 0x40000, 0x4000000000000, 0x0,
-            ];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[71]: (next (cell i1 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[71]
-        |= (s.0[1] & 0x800000000000 == 0x800000000000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380300781f03e0, 0xe01c03000300e00f,
-                    0x401802000000180, 0x0,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[71]
-        |= (s.0[1] & 0x800000000000 == 0x800000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[71]
-        |= {
-            // SET: 7 moves of red, from (move e1 i1), by bit of move index.
-            const SET: [u64; 5] = [
-                0x0, 0x40000000000, 0x4000010, 0x800004000000000, 0x600,
-            ];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[72]: (next (cell b1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[72]
-        |= (s.0[0] & 0x4 == 0x4)
-            & (({
-                // SET: 82 moves of red, from (move a1 b2), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07e07e, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[72]
-        |= (s.0[0] & 0x4 == 0x4) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[72]
-        |= {
-            // SET: 6 moves of red, from (move b1 c3), by bit of move index.
-            const SET: [u64; 5] = [0x1f80, 0x0, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[73]: (next (cell b2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[73]
-        |= (s.0[0] & 0x10 == 0x10)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e001ffd, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[73]
-        |= (s.0[0] & 0x10 == 0x10) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[73]
-        |= {
-            // SET: 6 moves of red, from (move b2 c4), by bit of move index.
-            const SET: [u64; 5] = [0x7e000, 0x0, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[74]: (next (cell g7 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[74]
-        |= (s.0[1] & 0x10000000000 == 0x10000000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x3,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[74]
-        |= (s.0[1] & 0x10000000000 == 0x10000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[74]
-        |= {
-            // SET: 7 moves of green, from (move g7 c5), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x0, 0x0, 0x0, 0x1fc];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[75]: (next (cell a1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[75]
-        |= (s.0[0] & 0x1 == 0x1)
-            & (({
-                // SET: 82 moves of red, from (move b1 c3), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ff80, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[75]
-        |= (s.0[0] & 0x1 == 0x1) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[75]
-        |= {
-            // SET: 7 moves of red, from (move a1 b1), by bit of move index.
-            const SET: [u64; 5] = [0x7f, 0x0, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[76]: (next (cell g6 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[76]
-        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0x35a2a8250007e6b, 0xfc,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[76]
-        |= (s.0[1] & 0x4000000000 == 0x4000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[76]
-        |= {
-            // SET: 6 moves of green, from (move g6 c4), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x0, 0x0, 0xf000000000000000, 0x3];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[77]: (next (cell f6 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[77]
-        |= (s.0[1] & 0x100000 == 0x100000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a825000006b, 0x1df,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[77]
-        |= (s.0[1] & 0x100000 == 0x100000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[77]
-        |= {
-            // SET: 6 moves of green, from (move f6 d3), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x0, 0x0, 0x7e00, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[78]: (next (cell g1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[78]
-        |= (s.0[1] & 0x400000 == 0x400000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafc00014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[78]
-        |= (s.0[1] & 0x400000 == 0x400000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[78]
-        |= {
-            // SET: 7 moves of blue, from (move g1 c3), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x0, 0x0, 0x3f8000, 0x0];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[79]: (next (cell f1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[79]
-        |= (s.0[1] & 0x4 == 0x4)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358ec00141280,
-                        0xa4551daffb8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[79]
-        |= (s.0[1] & 0x4 == 0x4) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[79]
-        |= {
-            // SET: 6 moves of blue, from (move f1 d2), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x0, 0x1f8000000, 0x0, 0x0];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[80]: (next (cell g2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[80]
-        |= (s.0[1] & 0x1000000 == 0x1000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551da0378014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[80]
-        |= (s.0[1] & 0x1000000 == 0x1000000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[80]
-        |= {
-            // SET: 6 moves of blue, from (move g2 c4), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x0, 0x0, 0xfc00000, 0x0];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[81]: (next (cell c3 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[81]
-        |= (s.0[0] & 0x400 == 0x400)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f80007ff7b, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0xb0050080080000, 0x3441480903a03406, 0xd60a41200ea0d60,
-                        0xf3582a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c4 c5), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x708180600000000, 0xcb06b0f48440c819, 0x128358edf8141280,
-                        0xa4551dafff0014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[81]
-        |= (s.0[0] & 0x400 == 0x400) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[81]
-        |= ({
-            // SET: 6 moves of red, from (move c3 d2), by bit of move index.
-            const SET: [u64; 5] = [0x7e000000, 0x0, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        }) | (joint[1].0 == 20) | (joint[1].0 == 21) | (joint[2].0 == 22)
-            | (joint[2].0 == 23) | (joint[2].0 == 24);
-    // n[82]: (next (cell c4 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[82]
-        |= (s.0[0] & 0x4000 == 0x4000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0007e07deff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0030000380000, 0x34c1480903a03006, 0xd60a41200eb0d20,
-                        0xe35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c5), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180001800000, 0xcb06a0f68440c818, 0x128358edf8141280,
-                        0xa4551dafbf8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[82]
-        |= (s.0[0] & 0x4000 == 0x4000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[82]
-        |= ({
-            // SET: 5 moves of red, from (move c4 d3), by bit of move index.
-            const SET: [u64; 5] = [0xf800000000, 0x0, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        }) | (joint[1].0 == 31) | (joint[1].0 == 32) | (joint[2].0 == 33)
-            | (joint[2].0 == 34);
-    // n[83]: (next (cell c5 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[83]
-        |= (s.0[0] & 0x40000 == 0x40000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x780000f87e07bff7, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0000180380000, 0x34c1480903803406, 0xd60a41200e90d60,
-                        0xf35a2a8250007e6b, 0x1fb,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748000401400000, 0xca06b0f28440c019, 0x128358edf8141280,
-                        0xa4551d8fff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[83]
-        |= (s.0[0] & 0x40000 == 0x40000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[83]
-        |= ({
-            // SET: 6 moves of red, from (move c5 d4), by bit of move index.
-            const SET: [u64; 5] = [0x7e00000000000, 0x0, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        }) | (joint[1].0 == 40) | (joint[1].0 == 41) | (joint[1].0 == 42)
-            | (joint[2].0 == 43) | (joint[2].0 == 44);
-    // n[84]: (next (cell e5 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[84]
-        |= (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7806e0f87e07ffbf, 0x380700681f03e0, 0xe01c03000000e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200000d60,
-                        0xf35a2a825000766b, 0x1ef,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x4b06b0768440c819, 0x128358edf8000280,
-                        0x84551cafff8004, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[84]
-        |= (s.0[0] & 0x4000000000000000 == 0x4000000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[84]
-        |= (joint[0].0 == 152) | (joint[0].0 == 153) | (joint[0].0 == 154)
-            | ({
-                // SET: 6 moves of green, from (move e5 c3), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x0, 0xeb0000, 0x0, 0x0];
-                let m = joint[1].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            }) | (joint[2].0 == 146) | (joint[2].0 == 148);
-    // n[85]: (next (cell g5 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[85]
-        |= (s.0[1] & 0x400000000 == 0x400000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7803e0f83e07ffff, 0x380700781f03e0, 0xa01c03000500e017,
-                    0x1806000000100, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf0002a8250007e6b, 0x17d,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0x150dafdf8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[85]
-        |= (s.0[1] & 0x400000000 == 0x400000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[85]
-        |= (joint[0].0 == 250) | (joint[0].0 == 251)
-            | ({
-                // SET: 6 moves of green, from (move g5 c3), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x0, 0x0, 0x35a000000000000, 0x0];
-                let m = joint[1].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            }) | (joint[2].0 == 242) | (joint[2].0 == 245) | (joint[2].0 == 247);
-    // n[86]: (next (cell f5 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[86]
-        |= (s.0[1] & 0x10000 == 0x10000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07efff, 0x380700781703e0, 0xe01c03000600a01f,
-                    0xc01806000000000, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0x735a2a8250003e00, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x28158ecf8141280,
-                        0x24551dafff8000, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[86]
-        |= (s.0[1] & 0x10000 == 0x10000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[86]
-        |= (joint[0].0 == 199) | (joint[0].0 == 200)
-            | ({
-                // SET: 5 moves of green, from (move f5 d2), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x0, 0x0, 0x6b, 0x0];
-                let m = joint[1].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            }) | (joint[2].0 == 194) | (joint[2].0 == 196);
-    // n[87]: (next (cell g3 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[87]
-        |= (s.0[1] & 0x4000000 == 0x4000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7805e0f85e07ffff, 0x380500781f03e0, 0xe01802000700e01b,
-                    0xc01800000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf25a0a8000007e6b, 0x1bf,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa455000bef8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[87]
-        |= (s.0[1] & 0x4000000 == 0x4000000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[87]
-        |= (joint[0].0 == 229) | (joint[0].0 == 230) | (joint[1].0 == 220)
-            | (joint[1].0 == 222) | (joint[1].0 == 225)
-            | ({
-                // SET: 6 moves of blue, from (move g3 c5), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x0, 0x0, 0x1da0000000, 0x0];
-                let m = joint[2].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            });
-    // n[88]: (next (cell e1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[88]
-        |= (s.0[0] & 0x400000000000 == 0x400000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7007e0f87607ffef, 0x380000781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x24c0480003a03406, 0xd60a40200cb0d60,
-                        0xf3522a8210007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0008440c819, 0x128358edd8141280,
-                        0xa4551daffe8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[88]
-        |= (s.0[0] & 0x400000000000 == 0x400000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[88]
-        |= (joint[0].0 == 104) | (joint[0].0 == 105) | (joint[0].0 == 106)
-            | (joint[1].0 == 96) | (joint[1].0 == 99)
-            | ({
-                // SET: 6 moves of blue, from (move e1 c3), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0xf600000000, 0x0, 0x0, 0x0];
-                let m = joint[2].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            });
-    // n[89]: (next (cell f2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[89]
-        |= (s.0[1] & 0x10 == 0x10)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e05ffff, 0x300600781f0360, 0xe01c00000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0x960240000eb0d60,
-                        0xf35a2a8050006e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x12835801b8141280,
-                        0xa4551dadff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[89]
-        |= (s.0[1] & 0x10 == 0x10) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[89]
-        |= (joint[0].0 == 168) | (joint[0].0 == 169) | (joint[1].0 == 161)
-            | (joint[1].0 == 164)
-            | ({
-                // SET: 5 moves of blue, from (move f2 d3), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x0, 0xec00000000, 0x0, 0x0];
-                let m = joint[2].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            });
-    // n[90]: (next (cell d2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[90]
-        |= (s.0[0] & 0x10000000 == 0x10000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7e0f87c07fdff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8010070180380000, 0x34c1080903a02402, 0xd60a01200eb0d60,
-                        0xf35a2a8250007e6a, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8180601c00000, 0xcb06b0e68440c819, 0x128358edf0141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[90]
-        |= (s.0[0] & 0x10000000 == 0x10000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[90]
-        |= ({
-            // SET: 4 moves of red, from (move d2 e1), by bit of move index.
-            const SET: [u64; 5] = [0x7800000000000000, 0x0, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        }) | (joint[1].0 == 53) | (joint[1].0 == 55)
-            | ({
-                // SET: 4 moves of blue, from (move d2 c3), by bit of move index.
-                const SET: [u64; 5] = [0x740000000000000, 0x0, 0x0, 0x0, 0x0];
-                let m = joint[2].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            });
-    // n[91]: (next (cell d3 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[91]
-        |= (s.0[0] & 0x100000000 == 0x100000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f07a077fff, 0x380700781f0000, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0xb0070180380000, 0x30c1480902a01400, 0xd20a41200eb0d60,
-                        0xf35a2a8250007c6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x648180601c00000, 0xcb0630f68440c800, 0x128358e9f8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[91]
-        |= (s.0[0] & 0x100000000 == 0x100000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[91]
-        |= ({
-            // SET: 5 moves of red, from (move d3 e2), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x3e0, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        }) | (joint[1].0 == 63) | (joint[1].0 == 65) | (joint[1].0 == 66)
-            | (joint[2].0 == 64) | (joint[2].0 == 67) | (joint[2].0 == 68);
-    // n[92]: (next (cell d4 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[92]
-        |= (s.0[0] & 0x1000000000 == 0x1000000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807c0e87e07fbff, 0x380700780003e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480901a00006, 0xd60a41200eb0c60,
-                        0xf35a2a8250007e69, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x548180601c00000, 0xc306b0f684400011, 0x128350ede8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[92]
-        |= (s.0[0] & 0x1000000000 == 0x1000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[92]
-        |= ({
-            // SET: 5 moves of red, from (move d4 e3), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x1f0000, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        }) | (joint[1].0 == 74) | (joint[1].0 == 76) | (joint[1].0 == 77)
-            | (joint[2].0 == 75) | (joint[2].0 == 78) | (joint[2].0 == 79);
-    // n[93]: (next (cell d5 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[93]
-        |= (s.0[0] & 0x10000000000 == 0x10000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807a0f87e06ffff, 0x380700001f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480900003406, 0xd60a41200e30d60,
-                        0xf35a2a8250007a6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f680008809, 0x120358e5f8141080,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[93]
-        |= (s.0[0] & 0x10000000000 == 0x10000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[93]
-        |= ({
-            // SET: 4 moves of red, from (move d5 e4), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x78000000, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        })
-            | ({
-                // SET: 4 moves of green, from (move d5 c5), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x3a00000, 0x0, 0x0, 0x0];
-                let m = joint[1].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            }) | (joint[2].0 == 86) | (joint[2].0 == 90);
-    // n[94]: (next (cell e4 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[94]
-        |= (s.0[0] & 0x400000000000000 == 0x400000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0b87e07ffff, 0x380700701d03e0, 0xe01c03000700001f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a412006b0000,
-                        0xb35a2a8250007e63, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x8b02b0f68440c819, 0x108358edf8140000,
-                        0xa4511daeff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[94]
-        |= (s.0[0] & 0x400000000000000 == 0x400000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[94]
-        |= (joint[0].0 == 141) | (joint[0].0 == 142) | (joint[0].0 == 143)
-            | ({
-                // SET: 5 moves of green, from (move e4 c2), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x0, 0xd60, 0x0, 0x0];
-                let m = joint[1].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            }) | (joint[2].0 == 135) | (joint[2].0 == 137) | (joint[2].0 == 140);
-    // n[95]: (next (cell f4 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[95]
-        |= (s.0[1] & 0x1000 == 0x1000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e03ffff, 0x380700581f02e0, 0x1c03000700c01d,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xa41200eb0d60,
-                        0xf31a2a8250005e2b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x2586df8141280,
-                        0xa4451dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[95]
-        |= (s.0[1] & 0x1000 == 0x1000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[95]
-        |= (joint[0].0 == 189) | (joint[0].0 == 190) | (joint[0].0 == 191)
-            | ({
-                // SET: 5 moves of green, from (move f4 d1), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x0, 0xd60000000000000, 0x0, 0x0];
-                let m = joint[1].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            }) | (joint[2].0 == 183) | (joint[2].0 == 185) | (joint[2].0 == 188);
-    // n[96]: (next (cell g4 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[96]
-        |= (s.0[1] & 0x40000000 == 0x40000000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0787e07ffff, 0x180700781f03e0, 0xc01403000700601f,
-                    0xc00006000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf15a000250007e6b, 0x1fe,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa40015a7ff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[96]
-        |= (s.0[1] & 0x40000000 == 0x40000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[96]
-        |= (joint[0].0 == 239) | (joint[0].0 == 240)
-            | ({
-                // SET: 4 moves of green, from (move g4 c2), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x0, 0x0, 0x2a8000000000, 0x0];
-                let m = joint[1].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-            | ({
-                // SET: 4 moves of blue, from (move g4 c6), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x0, 0x0, 0x550000000000, 0x0];
-                let m = joint[2].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            });
-    // n[97]: (next (cell e2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[97]
-        |= (s.0[0] & 0x4000000000000 == 0x4000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x6807e0d87e07ffff, 0x700781f03c0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x14c0000903a03406, 0xd60841200eb0960,
-                        0xd35a288250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb0000d68440c819, 0x128358cdf8141280,
-                        0xa4551daf7f8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[97]
-        |= (s.0[0] & 0x4000000000000 == 0x4000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[97]
-        |= (joint[0].0 == 115) | (joint[0].0 == 116) | (joint[0].0 == 117)
-            | (joint[1].0 == 107) | (joint[1].0 == 110) | (joint[1].0 == 112)
-            | ({
-                // SET: 5 moves of blue, from (move e2 c4), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x6b00000000000, 0x0, 0x0, 0x0];
-                let m = joint[2].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            });
-    // n[98]: (next (cell f3 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[98]
-        |= (s.0[1] & 0x100 == 0x100)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x5807e0f87e07f7ff, 0x280700781b03e0, 0xe00003000700e01e,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0x560001200eb0d60,
-                        0xf35a228250007e4b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128000ad78141280,
-                        0xa45519afff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[98]
-        |= (s.0[1] & 0x100 == 0x100) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[98]
-        |= (joint[0].0 == 178) | (joint[0].0 == 179) | (joint[0].0 == 180)
-            | (joint[1].0 == 170) | (joint[1].0 == 173) | (joint[1].0 == 175)
-            | ({
-                // SET: 5 moves of blue, from (move f3 d4), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x0, 0x3580000000000, 0x0, 0x0];
-                let m = joint[2].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            });
-    // n[99]: (next (cell e3 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[99]
-        |= (s.0[0] & 0x40000000000000 == 0x40000000000000)
-            & (({
-                // SET: 79 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x780760f86e07ffdf, 0x380700781e03a0, 0xe01c03000700e000,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 79 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x1480903a03406, 0xc60a41200ab0560,
-                        0xf34a2a8250007e6b, 0x1f7,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 79 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x4b0b68440c819, 0x128318edf8141280,
-                        0xa4551d2ffd8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[99]
-        |= (s.0[0] & 0x40000000000000 == 0x40000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[99]
-        |= ({
-            // SET: 5 moves of red, from (move e3 f3), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x0, 0x1f, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        })
-            | ({
-                // SET: 5 moves of green, from (move e3 c1), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x34c0000000000000, 0x0, 0x0, 0x0];
-                let m = joint[1].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-            | ({
-                // SET: 5 moves of blue, from (move e3 c5), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0xcb00000000000000, 0x0, 0x0, 0x0];
-                let m = joint[2].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            });
-    // n[100]: (next (cell d1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[100]
-        |= (s.0[0] & 0x4000000 == 0x4000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8020070180380000, 0x34c1480103203404, 0xd40a41000eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[100]
-        |= (s.0[0] & 0x4000000 == 0x4000000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[100] |= joint[1].0 == 52;
-    // n[101]: (next (cell c2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[101]
-        |= (s.0[0] & 0x100 == 0x100)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c3 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8090070100100000, 0x34c1400903a03406, 0xd60a41200eb0d40,
-                        0xf35a2a0250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[101]
-        |= (s.0[0] & 0x100 == 0x100) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[101] |= joint[1].0 == 19;
-    // n[102]: (next (cell c6 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[102]
-        |= (s.0[0] & 0x400000 == 0x400000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x740100201c00000, 0xcb0690f68400c819, 0x128358edf8141200,
-                        0xa4541dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[102]
-        |= (s.0[0] & 0x400000 == 0x400000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[102] |= joint[2].0 == 51;
-    // n[103]: (next (cell d6 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[103]
-        |= (s.0[0] & 0x100000000000 == 0x100000000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x348180601c00000, 0xcb06b0f600404819, 0x128348edf8041280,
-                        0xa4551dafff8010, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[103]
-        |= (s.0[0] & 0x100000000000 == 0x100000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[103] |= joint[2].0 == 95;
-    // n[104]: (next (cell h2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[104]
-        |= (s.0[1] & 0x100000000000 == 0x100000000000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x3807e0f87e07ffff, 0x380700780f03e0, 0xe00c03000700e01f,
-                    0x800806000000080, 0x200,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[104]
-        |= (s.0[1] & 0x100000000000 == 0x100000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[104] |= joint[0].0 == 266;
-    // n[105]: (next (cell h1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[105]
-        |= (s.0[1] & 0x40000000000 == 0x40000000000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700381f01e0, 0x601c01000700e01f,
-                    0xc01004000000180, 0x400,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[105]
-        |= (s.0[1] & 0x40000000000 == 0x40000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[105] |= joint[0].0 == 265;
-    // n[106]: (next (cell a1 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[106]
-        |= (s.0[0] & 0x2 == 0x2)
-            & (({
-                // SET: 82 moves of red, from (move b1 c3), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ff80, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[106]
-        |= (s.0[0] & 0x2 == 0x2) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    // n[107]: (next (cell c1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[107]
-        |= (s.0[0] & 0x40 == 0x40)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c3 c2), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80a0060180200000, 0x3481480803a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8240007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[107]
-        |= (s.0[0] & 0x40 == 0x40) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    // n[108]: (next (cell c7 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[108]
-        |= (s.0[0] & 0x1000000 == 0x1000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x740080600c00000, 0xc906b0f60440c819, 0x128358edf8101280,
-                        0xa0551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[108]
-        |= (s.0[0] & 0x1000000 == 0x1000000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    // n[109]: (next (cell g1 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[109]
-        |= (s.0[1] & 0x800000 == 0x800000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafc00014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[109]
-        |= (s.0[1] & 0x800000 == 0x800000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    // n[110]: (next (cell g7 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[110]
-        |= (s.0[1] & 0x20000000000 == 0x20000000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x3,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[110]
-        |= (s.0[1] & 0x20000000000 == 0x20000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    // n[111]: (next (cell i1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[111]
-        |= (s.0[1] & 0x400000000000 == 0x400000000000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380300781f03e0, 0xe01c03000300e00f,
-                    0x401802000000180, 0x0,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[111]
-        |= (s.0[1] & 0x400000000000 == 0x400000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
-    // BASE[0]: (next (cell a1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[75]) << 0;
-    // BASE[1]: (next (cell a1 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[106]) << 1;
-    // BASE[2]: (next (cell b1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[72]) << 2;
-    // BASE[3]: (next (cell b1 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[12]) << 3;
-    // BASE[4]: (next (cell b2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[73]) << 4;
-    // BASE[5]: (next (cell b2 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[14]) << 5;
-    // BASE[6]: (next (cell c1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[107]) << 6;
-    // BASE[7]: (next (cell c1 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[69]) << 7;
-    // BASE[8]: (next (cell c2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[101]) << 8;
-    // BASE[9]: (next (cell c2 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[41]) << 9;
-    // BASE[10]: (next (cell c3 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[81]) << 10;
-    // BASE[11]: (next (cell c3 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[35]) << 11;
-    // BASE[12]: (next (cell c3 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[42]) << 12;
-    // BASE[13]: (next (cell c3 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[0]) << 13;
-    // BASE[14]: (next (cell c4 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[82]) << 14;
-    // BASE[15]: (next (cell c4 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[46]) << 15;
-    // BASE[16]: (next (cell c4 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[32]) << 16;
-    // BASE[17]: (next (cell c4 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[1]) << 17;
-    // BASE[18]: (next (cell c5 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[83]) << 18;
-    // BASE[19]: (next (cell c5 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[44]) << 19;
-    // BASE[20]: (next (cell c5 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[33]) << 20;
-    // BASE[21]: (next (cell c5 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[2]) << 21;
-    // BASE[22]: (next (cell c6 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[102]) << 22;
-    // BASE[23]: (next (cell c6 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[49]) << 23;
-    // BASE[24]: (next (cell c7 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[108]) << 24;
-    // BASE[25]: (next (cell c7 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[70]) << 25;
-    // BASE[26]: (next (cell d1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[100]) << 26;
-    // BASE[27]: (next (cell d1 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[47]) << 27;
-    // BASE[28]: (next (cell d2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[90]) << 28;
-    // BASE[29]: (next (cell d2 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[29]) << 29;
-    // BASE[30]: (next (cell d2 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[62]) << 30;
-    // BASE[31]: (next (cell d2 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[9]) << 31;
-    // BASE[32]: (next (cell d3 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[91]) << 32;
-    // BASE[33]: (next (cell d3 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[60]) << 33;
-    // BASE[34]: (next (cell d3 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[34]) << 34;
-    // BASE[35]: (next (cell d3 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[10]) << 35;
-    // BASE[36]: (next (cell d4 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[92]) << 36;
-    // BASE[37]: (next (cell d4 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[43]) << 37;
-    // BASE[38]: (next (cell d4 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[37]) << 38;
-    // BASE[39]: (next (cell d4 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[11]) << 39;
-    // BASE[40]: (next (cell d5 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[93]) << 40;
-    // BASE[41]: (next (cell d5 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[68]) << 41;
-    // BASE[42]: (next (cell d5 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[15]) << 42;
-    // BASE[43]: (next (cell d5 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[13]) << 43;
-    // BASE[44]: (next (cell d6 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[103]) << 44;
-    // BASE[45]: (next (cell d6 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[48]) << 45;
-    // BASE[46]: (next (cell e1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[88]) << 46;
-    // BASE[47]: (next (cell e1 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[7]) << 47;
-    // BASE[48]: (next (cell e1 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[65]) << 48;
-    // BASE[49]: (next (cell e1 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[24]) << 49;
-    // BASE[50]: (next (cell e2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[97]) << 50;
-    // BASE[51]: (next (cell e2 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[22]) << 51;
-    // BASE[52]: (next (cell e2 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[66]) << 52;
-    // BASE[53]: (next (cell e2 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[25]) << 53;
-    // BASE[54]: (next (cell e3 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[99]) << 54;
-    // BASE[55]: (next (cell e3 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[56]) << 55;
-    // BASE[56]: (next (cell e3 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[36]) << 56;
-    // BASE[57]: (next (cell e3 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[26]) << 57;
-    // BASE[58]: (next (cell e4 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[94]) << 58;
-    // BASE[59]: (next (cell e4 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[54]) << 59;
-    // BASE[60]: (next (cell e4 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[17]) << 60;
-    // BASE[61]: (next (cell e4 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[27]) << 61;
-    // BASE[62]: (next (cell e5 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[84]) << 62;
-    // BASE[63]: (next (cell e5 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[63]) << 63;
-    // BASE[64]: (next (cell e5 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[3]) << 0;
-    // BASE[65]: (next (cell e5 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[30]) << 1;
-    // BASE[66]: (next (cell f1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[79]) << 2;
-    // BASE[67]: (next (cell f1 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[31]) << 3;
-    // BASE[68]: (next (cell f2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[89]) << 4;
-    // BASE[69]: (next (cell f2 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[8]) << 5;
-    // BASE[70]: (next (cell f2 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[67]) << 6;
-    // BASE[71]: (next (cell f2 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[58]) << 7;
-    // BASE[72]: (next (cell f3 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[98]) << 8;
-    // BASE[73]: (next (cell f3 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[23]) << 9;
-    // BASE[74]: (next (cell f3 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[38]) << 10;
-    // BASE[75]: (next (cell f3 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[59]) << 11;
-    // BASE[76]: (next (cell f4 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[95]) << 12;
-    // BASE[77]: (next (cell f4 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[57]) << 13;
-    // BASE[78]: (next (cell f4 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[16]) << 14;
-    // BASE[79]: (next (cell f4 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[52]) << 15;
-    // BASE[80]: (next (cell f5 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[86]) << 16;
-    // BASE[81]: (next (cell f5 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[50]) << 17;
-    // BASE[82]: (next (cell f5 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[5]) << 18;
-    // BASE[83]: (next (cell f5 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[55]) << 19;
-    // BASE[84]: (next (cell f6 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[77]) << 20;
-    // BASE[85]: (next (cell f6 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[18]) << 21;
-    // BASE[86]: (next (cell g1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[78]) << 22;
-    // BASE[87]: (next (cell g1 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[109]) << 23;
-    // BASE[88]: (next (cell g2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[80]) << 24;
-    // BASE[89]: (next (cell g2 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[28]) << 25;
-    // BASE[90]: (next (cell g3 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[87]) << 26;
-    // BASE[91]: (next (cell g3 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[6]) << 27;
-    // BASE[92]: (next (cell g3 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[39]) << 28;
-    // BASE[93]: (next (cell g3 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[40]) << 29;
-    // BASE[94]: (next (cell g4 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[96]) << 30;
-    // BASE[95]: (next (cell g4 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[21]) << 31;
-    // BASE[96]: (next (cell g4 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[19]) << 32;
-    // BASE[97]: (next (cell g4 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[51]) << 33;
-    // BASE[98]: (next (cell g5 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[85]) << 34;
-    // BASE[99]: (next (cell g5 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[53]) << 35;
-    // BASE[100]: (next (cell g5 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[4]) << 36;
-    // BASE[101]: (next (cell g5 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[45]) << 37;
-    // BASE[102]: (next (cell g6 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[76]) << 38;
-    // BASE[103]: (next (cell g6 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[20]) << 39;
-    // BASE[104]: (next (cell g7 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[74]) << 40;
-    // BASE[105]: (next (cell g7 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[110]) << 41;
-    // BASE[106]: (next (cell h1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[105]) << 42;
-    // BASE[107]: (next (cell h1 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[61]) << 43;
-    // BASE[108]: (next (cell h2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[104]) << 44;
-    // BASE[109]: (next (cell h2 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[64]) << 45;
-    // BASE[110]: (next (cell i1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[111]) << 46;
-    // BASE[111]: (next (cell i1 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[71]) << 47;
+    let mut keep: [u64; WORDS] = [0x0, 0x0, 0x0];
+    let mut set: [u64; WORDS] = [0x0, 0x0, 0x0];
+    for [k, x] in [
+        &FRAMES[0][joint[0].0 as usize],
+        &FRAMES[1][joint[1].0 as usize],
+        &FRAMES[2][joint[2].0 as usize],
+    ] {
+        for i in 0..WORDS {
+            keep[i] |= k[i];
+            set[i] |= x[i];
+        }
+    }
+    // The bits kept when red plays noop and green plays noop and blue plays noop.
+    if (joint[0].0 == 267) & (joint[1].0 == 267) & (joint[2].0 == 267) {
+        keep[0] |= 0xffffffffffffffff;
+        keep[1] |= 0xffffffffffff;
+    }
+    for i in 0..WORDS {
+        w[i] |= (s.0[i] & keep[i]) | set[i];
+    }
     // BASE[112]: (next (control blue)), rules at chineseCheckers3.kif:95, 98, 101
     w[1] |= u64::from(s.0[1] & 0x2000000000000 != 0) << 48;
     // BASE[113]: (next (control green)), rules at chineseCheckers3.kif:95, 98, 101
@@ -6417,390 +3207,389 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 387];
-    // n[112]: ((aux 1) c3)
-    n[112] = (s.0[0] & 0x800 == 0x800) | (s.0[0] & 0x1000 == 0x1000)
+    let mut n = [false; 275];
+    // n[0]: ((aux 1) c3)
+    n[0] = (s.0[0] & 0x800 == 0x800) | (s.0[0] & 0x1000 == 0x1000)
         | (s.0[0] & 0x2000 == 0x2000);
-    // n[113]: ((aux 1) c4)
-    n[113] = (s.0[0] & 0x8000 == 0x8000) | (s.0[0] & 0x10000 == 0x10000)
+    // n[1]: ((aux 1) c4)
+    n[1] = (s.0[0] & 0x8000 == 0x8000) | (s.0[0] & 0x10000 == 0x10000)
         | (s.0[0] & 0x20000 == 0x20000);
-    // n[114]: ((aux 1) c5)
-    n[114] = (s.0[0] & 0x80000 == 0x80000) | (s.0[0] & 0x100000 == 0x100000)
+    // n[2]: ((aux 1) c5)
+    n[2] = (s.0[0] & 0x80000 == 0x80000) | (s.0[0] & 0x100000 == 0x100000)
         | (s.0[0] & 0x200000 == 0x200000);
-    // n[115]: ((aux 1) e5)
-    n[115] = (s.0[0] & 0x8000000000000000 == 0x8000000000000000) | (s.0[1] & 0x1 == 0x1)
+    // n[3]: ((aux 1) e5)
+    n[3] = (s.0[0] & 0x8000000000000000 == 0x8000000000000000) | (s.0[1] & 0x1 == 0x1)
         | (s.0[1] & 0x2 == 0x2);
-    // n[116]: ((aux 1) g5)
-    n[116] = (s.0[1] & 0x800000000 == 0x800000000)
+    // n[4]: ((aux 1) g5)
+    n[4] = (s.0[1] & 0x800000000 == 0x800000000)
         | (s.0[1] & 0x1000000000 == 0x1000000000)
         | (s.0[1] & 0x2000000000 == 0x2000000000);
-    // n[117]: ((aux 1) f5)
-    n[117] = (s.0[1] & 0x20000 == 0x20000) | (s.0[1] & 0x40000 == 0x40000)
+    // n[5]: ((aux 1) f5)
+    n[5] = (s.0[1] & 0x20000 == 0x20000) | (s.0[1] & 0x40000 == 0x40000)
         | (s.0[1] & 0x80000 == 0x80000);
-    // n[118]: ((aux 1) g3)
-    n[118] = (s.0[1] & 0x8000000 == 0x8000000) | (s.0[1] & 0x10000000 == 0x10000000)
+    // n[6]: ((aux 1) g3)
+    n[6] = (s.0[1] & 0x8000000 == 0x8000000) | (s.0[1] & 0x10000000 == 0x10000000)
         | (s.0[1] & 0x20000000 == 0x20000000);
-    // n[119]: ((aux 1) e1)
-    n[119] = (s.0[0] & 0x800000000000 == 0x800000000000)
+    // n[7]: ((aux 1) e1)
+    n[7] = (s.0[0] & 0x800000000000 == 0x800000000000)
         | (s.0[0] & 0x1000000000000 == 0x1000000000000)
         | (s.0[0] & 0x2000000000000 == 0x2000000000000);
-    // n[120]: ((aux 1) f2)
-    n[120] = (s.0[1] & 0x20 == 0x20) | (s.0[1] & 0x40 == 0x40) | (s.0[1] & 0x80 == 0x80);
-    // n[121]: ((aux 1) d2)
-    n[121] = (s.0[0] & 0x20000000 == 0x20000000) | (s.0[0] & 0x40000000 == 0x40000000)
+    // n[8]: ((aux 1) f2)
+    n[8] = (s.0[1] & 0x20 == 0x20) | (s.0[1] & 0x40 == 0x40) | (s.0[1] & 0x80 == 0x80);
+    // n[9]: ((aux 1) d2)
+    n[9] = (s.0[0] & 0x20000000 == 0x20000000) | (s.0[0] & 0x40000000 == 0x40000000)
         | (s.0[0] & 0x80000000 == 0x80000000);
-    // n[122]: ((aux 1) d3)
-    n[122] = (s.0[0] & 0x200000000 == 0x200000000)
-        | (s.0[0] & 0x400000000 == 0x400000000) | (s.0[0] & 0x800000000 == 0x800000000);
-    // n[123]: ((aux 1) d4)
-    n[123] = (s.0[0] & 0x2000000000 == 0x2000000000)
+    // n[10]: ((aux 1) d3)
+    n[10] = (s.0[0] & 0x200000000 == 0x200000000) | (s.0[0] & 0x400000000 == 0x400000000)
+        | (s.0[0] & 0x800000000 == 0x800000000);
+    // n[11]: ((aux 1) d4)
+    n[11] = (s.0[0] & 0x2000000000 == 0x2000000000)
         | (s.0[0] & 0x4000000000 == 0x4000000000)
         | (s.0[0] & 0x8000000000 == 0x8000000000);
-    // n[124]: ((aux 1) d5)
-    n[124] = (s.0[0] & 0x20000000000 == 0x20000000000)
+    // n[12]: ((aux 1) d5)
+    n[12] = (s.0[0] & 0x20000000000 == 0x20000000000)
         | (s.0[0] & 0x40000000000 == 0x40000000000)
         | (s.0[0] & 0x80000000000 == 0x80000000000);
-    // n[125]: ((aux 1) f4)
-    n[125] = (s.0[1] & 0x2000 == 0x2000) | (s.0[1] & 0x4000 == 0x4000)
+    // n[13]: ((aux 1) f4)
+    n[13] = (s.0[1] & 0x2000 == 0x2000) | (s.0[1] & 0x4000 == 0x4000)
         | (s.0[1] & 0x8000 == 0x8000);
-    // n[126]: ((aux 1) e4)
-    n[126] = (s.0[0] & 0x800000000000000 == 0x800000000000000)
+    // n[14]: ((aux 1) e4)
+    n[14] = (s.0[0] & 0x800000000000000 == 0x800000000000000)
         | (s.0[0] & 0x1000000000000000 == 0x1000000000000000)
         | (s.0[0] & 0x2000000000000000 == 0x2000000000000000);
-    // n[127]: ((aux 1) g4)
-    n[127] = (s.0[1] & 0x80000000 == 0x80000000) | (s.0[1] & 0x100000000 == 0x100000000)
+    // n[15]: ((aux 1) g4)
+    n[15] = (s.0[1] & 0x80000000 == 0x80000000) | (s.0[1] & 0x100000000 == 0x100000000)
         | (s.0[1] & 0x200000000 == 0x200000000);
-    // n[128]: ((aux 1) e2)
-    n[128] = (s.0[0] & 0x8000000000000 == 0x8000000000000)
+    // n[16]: ((aux 1) e2)
+    n[16] = (s.0[0] & 0x8000000000000 == 0x8000000000000)
         | (s.0[0] & 0x10000000000000 == 0x10000000000000)
         | (s.0[0] & 0x20000000000000 == 0x20000000000000);
-    // n[129]: ((aux 1) f3)
-    n[129] = (s.0[1] & 0x200 == 0x200) | (s.0[1] & 0x400 == 0x400)
+    // n[17]: ((aux 1) f3)
+    n[17] = (s.0[1] & 0x200 == 0x200) | (s.0[1] & 0x400 == 0x400)
         | (s.0[1] & 0x800 == 0x800);
-    // n[130]: ((aux 1) e3)
-    n[130] = (s.0[0] & 0x80000000000000 == 0x80000000000000)
+    // n[18]: ((aux 1) e3)
+    n[18] = (s.0[0] & 0x80000000000000 == 0x80000000000000)
         | (s.0[0] & 0x100000000000000 == 0x100000000000000)
         | (s.0[0] & 0x200000000000000 == 0x200000000000000);
-    // n[137]: ((aux 4) c5 g3 red)
-    n[137] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[123]) & (n[129]);
-    // n[138]: ((aux 4) g5 c3 green)
-    n[138] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[122]) & (n[125]);
-    // n[139]: ((aux 4) e1 e5 blue)
-    n[139] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[126]) & (n[128]);
-    // n[383]: (goal red 100), rules at chineseCheckers3.kif:406, 409, 412
-    n[383] = s.0[1] & 0xa80000000000 == 0xa80000000000;
-    // n[384]: (goal green 100), rules at chineseCheckers3.kif:406, 409, 412
-    n[384] = s.0[0] & 0x8000280 == 0x8000280;
-    // n[385]: (goal blue 100), rules at chineseCheckers3.kif:406, 409, 412
-    n[385] = s.0[0] & 0x200002800000 == 0x200002800000;
-    // n[386]: terminal, rules at chineseCheckers3.kif:461, 464
-    n[386] = (s.0[2] & 0x100000000000000 == 0x100000000000000) | (n[383]) | (n[384])
-        | (n[385]);
-    if n[386] {
+    // n[25]: ((aux 4) c5 g3 red)
+    n[25] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[11]) & (n[17]);
+    // n[26]: ((aux 4) g5 c3 green)
+    n[26] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[10]) & (n[13]);
+    // n[27]: ((aux 4) e1 e5 blue)
+    n[27] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[14]) & (n[16]);
+    // n[271]: (goal red 100), rules at chineseCheckers3.kif:406, 409, 412
+    n[271] = s.0[1] & 0xa80000000000 == 0xa80000000000;
+    // n[272]: (goal green 100), rules at chineseCheckers3.kif:406, 409, 412
+    n[272] = s.0[0] & 0x8000280 == 0x8000280;
+    // n[273]: (goal blue 100), rules at chineseCheckers3.kif:406, 409, 412
+    n[273] = s.0[0] & 0x200002800000 == 0x200002800000;
+    // n[274]: terminal, rules at chineseCheckers3.kif:461, 464
+    n[274] = (s.0[2] & 0x100000000000000 == 0x100000000000000) | (n[271]) | (n[272])
+        | (n[273]);
+    if n[274] {
         return None;
     }
     let mut joint = [Move(0); 3];
     let mut parts = [0u64; 2];
     if s.0[1] & 0x4000000000000 != 0 {
-        // n[131]: ((aux 4) a1 e1 red)
-        n[131] = (s.0[0] & 0x408 == 0x408) & (n[121]);
-        // n[133]: ((aux 4) b2 f2 red)
-        n[133] = (s.0[0] & 0x100000000 == 0x100000000) & (n[113]) & (n[128]);
-        // n[143]: ((aux 4) d5 h1 red)
-        n[143] = (s.0[1] & 0x1000 == 0x1000) & (n[126]) & (n[127]);
-        // n[145]: ((aux 4) e5 i1 red)
-        n[145] = (s.0[1] & 0x200400000000 == 0x200400000000) & (n[117]);
-        // n[146]: (legal red (move a1 e1)), rules at chineseCheckers3.kif:171
-        n[146] = (s.0[0] & 0x400000000002 == 0x400000000002)
-            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[131]);
-        // n[147]: (legal red (move d5 h1)), rules at chineseCheckers3.kif:171
-        n[147] = (s.0[0] & 0x80000000000 == 0x80000000000)
-            & (s.0[1] & 0x4040000000000 == 0x4040000000000) & (n[143]);
-        // n[148]: (legal red (move b2 f2)), rules at chineseCheckers3.kif:171
-        n[148] = (s.0[0] & 0x20 == 0x20) & (s.0[1] & 0x4000000000010 == 0x4000000000010)
-            & (n[133]);
-        // n[149]: (legal red (move c5 g3)), rules at chineseCheckers3.kif:171
-        n[149] = (s.0[0] & 0x200000 == 0x200000)
-            & (s.0[1] & 0x4000004000000 == 0x4000004000000) & (n[137]);
-        // n[150]: (legal red (move e5 i1)), rules at chineseCheckers3.kif:171
-        n[150] = (s.0[1] & 0x4400000000002 == 0x4400000000002) & (n[145]);
-        // n[161]: ((aux 6) a1 e3 red)
-        n[161] = (s.0[0] & 0x408 == 0x408) & (n[122]);
-        // n[165]: ((aux 6) b1 f3 red)
-        n[165] = (s.0[0] & 0x10000000 == 0x10000000) & (n[112]) & (n[128]);
-        // n[166]: ((aux 6) b2 f4 red)
-        n[166] = (s.0[0] & 0x100000000 == 0x100000000) & (n[113]) & (n[130]);
-        // n[170]: ((aux 6) c3 g3 red)
-        n[170] = (s.0[0] & 0x400000000000 == 0x400000000000) & (n[120]) & (n[121]);
-        // n[171]: ((aux 6) c4 g4 red)
-        n[171] = (s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[122]) & (n[129]);
-        // n[172]: ((aux 6) c5 g5 red)
-        n[172] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[123]) & (n[125]);
-        // n[179]: ((aux 6) d3 h1 red)
-        n[179] = (s.0[1] & 0x10 == 0x10) & (n[118]) & (n[128]);
-        // n[181]: ((aux 6) d4 h2 red)
-        n[181] = (s.0[1] & 0x100 == 0x100) & (n[127]) & (n[130]);
-        // n[185]: ((aux 6) e3 i1 red)
-        n[185] = (s.0[1] & 0x80004000000 == 0x80004000000) & (n[129]);
-        // n[188]: ((aux 8) c3 g3 red)
-        n[188] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[122]) & (n[129]);
-        // n[189]: (legal red (move c3 g3)), rules at chineseCheckers3.kif:171
-        n[189] = ((s.0[0] & 0x2000 == 0x2000)
-            & (s.0[1] & 0x4000004000000 == 0x4000004000000) & (n[170]))
+        // n[19]: ((aux 4) a1 e1 red)
+        n[19] = (s.0[0] & 0x408 == 0x408) & (n[9]);
+        // n[21]: ((aux 4) b2 f2 red)
+        n[21] = (s.0[0] & 0x100000000 == 0x100000000) & (n[1]) & (n[16]);
+        // n[31]: ((aux 4) d5 h1 red)
+        n[31] = (s.0[1] & 0x1000 == 0x1000) & (n[14]) & (n[15]);
+        // n[33]: ((aux 4) e5 i1 red)
+        n[33] = (s.0[1] & 0x200400000000 == 0x200400000000) & (n[5]);
+        // n[34]: (legal red (move a1 e1)), rules at chineseCheckers3.kif:171
+        n[34] = (s.0[0] & 0x400000000002 == 0x400000000002)
+            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[19]);
+        // n[35]: (legal red (move d5 h1)), rules at chineseCheckers3.kif:171
+        n[35] = (s.0[0] & 0x80000000000 == 0x80000000000)
+            & (s.0[1] & 0x4040000000000 == 0x4040000000000) & (n[31]);
+        // n[36]: (legal red (move b2 f2)), rules at chineseCheckers3.kif:171
+        n[36] = (s.0[0] & 0x20 == 0x20) & (s.0[1] & 0x4000000000010 == 0x4000000000010)
+            & (n[21]);
+        // n[37]: (legal red (move c5 g3)), rules at chineseCheckers3.kif:171
+        n[37] = (s.0[0] & 0x200000 == 0x200000)
+            & (s.0[1] & 0x4000004000000 == 0x4000004000000) & (n[25]);
+        // n[38]: (legal red (move e5 i1)), rules at chineseCheckers3.kif:171
+        n[38] = (s.0[1] & 0x4400000000002 == 0x4400000000002) & (n[33]);
+        // n[49]: ((aux 6) a1 e3 red)
+        n[49] = (s.0[0] & 0x408 == 0x408) & (n[10]);
+        // n[53]: ((aux 6) b1 f3 red)
+        n[53] = (s.0[0] & 0x10000000 == 0x10000000) & (n[0]) & (n[16]);
+        // n[54]: ((aux 6) b2 f4 red)
+        n[54] = (s.0[0] & 0x100000000 == 0x100000000) & (n[1]) & (n[18]);
+        // n[58]: ((aux 6) c3 g3 red)
+        n[58] = (s.0[0] & 0x400000000000 == 0x400000000000) & (n[8]) & (n[9]);
+        // n[59]: ((aux 6) c4 g4 red)
+        n[59] = (s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[10]) & (n[17]);
+        // n[60]: ((aux 6) c5 g5 red)
+        n[60] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[11]) & (n[13]);
+        // n[67]: ((aux 6) d3 h1 red)
+        n[67] = (s.0[1] & 0x10 == 0x10) & (n[6]) & (n[16]);
+        // n[69]: ((aux 6) d4 h2 red)
+        n[69] = (s.0[1] & 0x100 == 0x100) & (n[15]) & (n[18]);
+        // n[73]: ((aux 6) e3 i1 red)
+        n[73] = (s.0[1] & 0x80004000000 == 0x80004000000) & (n[17]);
+        // n[76]: ((aux 8) c3 g3 red)
+        n[76] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[10]) & (n[17]);
+        // n[77]: (legal red (move c3 g3)), rules at chineseCheckers3.kif:171
+        n[77] = ((s.0[0] & 0x2000 == 0x2000)
+            & (s.0[1] & 0x4000004000000 == 0x4000004000000) & (n[58]))
             | ((s.0[0] & 0x2000 == 0x2000)
-                & (s.0[1] & 0x4000004000000 == 0x4000004000000) & (n[188]));
-        // n[190]: ((aux 8) a1 e3 red)
-        n[190] = (s.0[0] & 0x40020 == 0x40020) & (n[123]);
-        // n[191]: (legal red (move a1 e3)), rules at chineseCheckers3.kif:171
-        n[191] = ((s.0[0] & 0x40000000000002 == 0x40000000000002)
-            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[161]))
+                & (s.0[1] & 0x4000004000000 == 0x4000004000000) & (n[76]));
+        // n[78]: ((aux 8) a1 e3 red)
+        n[78] = (s.0[0] & 0x40020 == 0x40020) & (n[11]);
+        // n[79]: (legal red (move a1 e3)), rules at chineseCheckers3.kif:171
+        n[79] = ((s.0[0] & 0x40000000000002 == 0x40000000000002)
+            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[49]))
             | ((s.0[0] & 0x40000000000002 == 0x40000000000002)
-                & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[190]));
-        // n[192]: ((aux 8) c5 g5 red)
-        n[192] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000) & (n[117])
-            & (n[124]);
-        // n[193]: (legal red (move c5 g5)), rules at chineseCheckers3.kif:171
-        n[193] = ((s.0[0] & 0x200000 == 0x200000)
-            & (s.0[1] & 0x4000400000000 == 0x4000400000000) & (n[172]))
+                & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[78]));
+        // n[80]: ((aux 8) c5 g5 red)
+        n[80] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000) & (n[5]) & (n[12]);
+        // n[81]: (legal red (move c5 g5)), rules at chineseCheckers3.kif:171
+        n[81] = ((s.0[0] & 0x200000 == 0x200000)
+            & (s.0[1] & 0x4000400000000 == 0x4000400000000) & (n[60]))
             | ((s.0[0] & 0x200000 == 0x200000)
-                & (s.0[1] & 0x4000400000000 == 0x4000400000000) & (n[192]));
-        // n[194]: ((aux 8) d3 h1 red)
-        n[194] = (s.0[1] & 0x1000 == 0x1000) & (n[127]) & (n[130]);
-        // n[195]: (legal red (move d3 h1)), rules at chineseCheckers3.kif:171
-        n[195] = ((s.0[0] & 0x800000000 == 0x800000000)
-            & (s.0[1] & 0x4040000000000 == 0x4040000000000) & (n[179]))
+                & (s.0[1] & 0x4000400000000 == 0x4000400000000) & (n[80]));
+        // n[82]: ((aux 8) d3 h1 red)
+        n[82] = (s.0[1] & 0x1000 == 0x1000) & (n[15]) & (n[18]);
+        // n[83]: (legal red (move d3 h1)), rules at chineseCheckers3.kif:171
+        n[83] = ((s.0[0] & 0x800000000 == 0x800000000)
+            & (s.0[1] & 0x4040000000000 == 0x4040000000000) & (n[67]))
             | ((s.0[0] & 0x800000000 == 0x800000000)
-                & (s.0[1] & 0x4040000000000 == 0x4040000000000) & (n[194]));
-        // n[196]: ((aux 8) d4 h2 red)
-        n[196] = (s.0[1] & 0x10000 == 0x10000) & (n[116]) & (n[126]);
-        // n[197]: (legal red (move d4 h2)), rules at chineseCheckers3.kif:171
-        n[197] = ((s.0[0] & 0x8000000000 == 0x8000000000)
-            & (s.0[1] & 0x4100000000000 == 0x4100000000000) & (n[181]))
+                & (s.0[1] & 0x4040000000000 == 0x4040000000000) & (n[82]));
+        // n[84]: ((aux 8) d4 h2 red)
+        n[84] = (s.0[1] & 0x10000 == 0x10000) & (n[4]) & (n[14]);
+        // n[85]: (legal red (move d4 h2)), rules at chineseCheckers3.kif:171
+        n[85] = ((s.0[0] & 0x8000000000 == 0x8000000000)
+            & (s.0[1] & 0x4100000000000 == 0x4100000000000) & (n[69]))
             | ((s.0[0] & 0x8000000000 == 0x8000000000)
-                & (s.0[1] & 0x4100000000000 == 0x4100000000000) & (n[196]));
-        // n[198]: ((aux 8) b1 f3 red)
-        n[198] = (s.0[0] & 0x1000000000 == 0x1000000000) & (n[113]) & (n[130]);
-        // n[199]: (legal red (move b1 f3)), rules at chineseCheckers3.kif:171
-        n[199] = ((s.0[0] & 0x8 == 0x8) & (s.0[1] & 0x4000000000100 == 0x4000000000100)
-            & (n[165]))
+                & (s.0[1] & 0x4100000000000 == 0x4100000000000) & (n[84]));
+        // n[86]: ((aux 8) b1 f3 red)
+        n[86] = (s.0[0] & 0x1000000000 == 0x1000000000) & (n[1]) & (n[18]);
+        // n[87]: (legal red (move b1 f3)), rules at chineseCheckers3.kif:171
+        n[87] = ((s.0[0] & 0x8 == 0x8) & (s.0[1] & 0x4000000000100 == 0x4000000000100)
+            & (n[53]))
             | ((s.0[0] & 0x8 == 0x8) & (s.0[1] & 0x4000000000100 == 0x4000000000100)
-                & (n[198]));
-        // n[200]: ((aux 8) c4 g4 red)
-        n[200] = (s.0[0] & 0x400000000000000 == 0x400000000000000) & (n[123]) & (n[125]);
-        // n[201]: (legal red (move c4 g4)), rules at chineseCheckers3.kif:171
-        n[201] = ((s.0[0] & 0x20000 == 0x20000)
-            & (s.0[1] & 0x4000040000000 == 0x4000040000000) & (n[171]))
+                & (n[86]));
+        // n[88]: ((aux 8) c4 g4 red)
+        n[88] = (s.0[0] & 0x400000000000000 == 0x400000000000000) & (n[11]) & (n[13]);
+        // n[89]: (legal red (move c4 g4)), rules at chineseCheckers3.kif:171
+        n[89] = ((s.0[0] & 0x20000 == 0x20000)
+            & (s.0[1] & 0x4000040000000 == 0x4000040000000) & (n[59]))
             | ((s.0[0] & 0x20000 == 0x20000)
-                & (s.0[1] & 0x4000040000000 == 0x4000040000000) & (n[200]));
-        // n[202]: ((aux 8) b2 f4 red)
-        n[202] = (s.0[0] & 0x10000000000 == 0x10000000000) & (n[114]) & (n[126]);
-        // n[203]: (legal red (move b2 f4)), rules at chineseCheckers3.kif:171
-        n[203] = ((s.0[0] & 0x20 == 0x20) & (s.0[1] & 0x4000000001000 == 0x4000000001000)
-            & (n[166]))
+                & (s.0[1] & 0x4000040000000 == 0x4000040000000) & (n[88]));
+        // n[90]: ((aux 8) b2 f4 red)
+        n[90] = (s.0[0] & 0x10000000000 == 0x10000000000) & (n[2]) & (n[14]);
+        // n[91]: (legal red (move b2 f4)), rules at chineseCheckers3.kif:171
+        n[91] = ((s.0[0] & 0x20 == 0x20) & (s.0[1] & 0x4000000001000 == 0x4000000001000)
+            & (n[54]))
             | ((s.0[0] & 0x20 == 0x20) & (s.0[1] & 0x4000000001000 == 0x4000000001000)
-                & (n[202]));
-        // n[204]: ((aux 8) e3 i1 red)
-        n[204] = (s.0[1] & 0x200400000000 == 0x200400000000) & (n[125]);
-        // n[205]: (legal red (move e3 i1)), rules at chineseCheckers3.kif:171
-        n[205] = ((s.0[0] & 0x200000000000000 == 0x200000000000000)
-            & (s.0[1] & 0x4400000000000 == 0x4400000000000) & (n[185]))
+                & (n[90]));
+        // n[92]: ((aux 8) e3 i1 red)
+        n[92] = (s.0[1] & 0x200400000000 == 0x200400000000) & (n[13]);
+        // n[93]: (legal red (move e3 i1)), rules at chineseCheckers3.kif:171
+        n[93] = ((s.0[0] & 0x200000000000000 == 0x200000000000000)
+            & (s.0[1] & 0x4400000000000 == 0x4400000000000) & (n[73]))
             | ((s.0[0] & 0x200000000000000 == 0x200000000000000)
-                & (s.0[1] & 0x4400000000000 == 0x4400000000000) & (n[204]));
-        // n[243]: ((aux 9) a1 e5 red)
-        n[243] = (s.0[0] & 0x40020 == 0x40020) & (n[124]);
-        // n[245]: ((aux 9) b1 f5 red)
-        n[245] = (s.0[0] & 0x1000000000 == 0x1000000000) & (n[113]) & (n[126]);
-        // n[250]: ((aux 9) d2 h2 red)
-        n[250] = (s.0[1] & 0x100 == 0x100) & (n[127]) & (n[128]);
-        // n[252]: ((aux 9) e1 i1 red)
-        n[252] = (s.0[1] & 0x80004000000 == 0x80004000000) & (n[120]);
-        // n[254]: (legal red (move a1 e5)), rules at chineseCheckers3.kif:171
-        n[254] = (s.0[0] & 0x4000000000000002 == 0x4000000000000002)
-            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[243]);
-        // n[255]: (legal red (move c3 g5)), rules at chineseCheckers3.kif:171
-        n[255] = (s.0[0] & 0x2000 == 0x2000)
-            & (s.0[1] & 0x4000400000000 == 0x4000400000000) & (n[138]);
-        // n[256]: (legal red (move b1 f5)), rules at chineseCheckers3.kif:171
-        n[256] = (s.0[0] & 0x8 == 0x8) & (s.0[1] & 0x4000000010000 == 0x4000000010000)
-            & (n[245]);
-        // n[257]: (legal red (move d2 h2)), rules at chineseCheckers3.kif:171
-        n[257] = (s.0[0] & 0x80000000 == 0x80000000)
-            & (s.0[1] & 0x4100000000000 == 0x4100000000000) & (n[250]);
-        // n[258]: (legal red (move e1 i1)), rules at chineseCheckers3.kif:171
-        n[258] = (s.0[0] & 0x2000000000000 == 0x2000000000000)
-            & (s.0[1] & 0x4400000000000 == 0x4400000000000) & (n[252]);
-        // n[269]: (legal red (move a1 c3)), rules at chineseCheckers3.kif:171
-        n[269] = (s.0[0] & 0x40a == 0x40a)
+                & (s.0[1] & 0x4400000000000 == 0x4400000000000) & (n[92]));
+        // n[131]: ((aux 9) a1 e5 red)
+        n[131] = (s.0[0] & 0x40020 == 0x40020) & (n[12]);
+        // n[133]: ((aux 9) b1 f5 red)
+        n[133] = (s.0[0] & 0x1000000000 == 0x1000000000) & (n[1]) & (n[14]);
+        // n[138]: ((aux 9) d2 h2 red)
+        n[138] = (s.0[1] & 0x100 == 0x100) & (n[15]) & (n[16]);
+        // n[140]: ((aux 9) e1 i1 red)
+        n[140] = (s.0[1] & 0x80004000000 == 0x80004000000) & (n[8]);
+        // n[142]: (legal red (move a1 e5)), rules at chineseCheckers3.kif:171
+        n[142] = (s.0[0] & 0x4000000000000002 == 0x4000000000000002)
+            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[131]);
+        // n[143]: (legal red (move c3 g5)), rules at chineseCheckers3.kif:171
+        n[143] = (s.0[0] & 0x2000 == 0x2000)
+            & (s.0[1] & 0x4000400000000 == 0x4000400000000) & (n[26]);
+        // n[144]: (legal red (move b1 f5)), rules at chineseCheckers3.kif:171
+        n[144] = (s.0[0] & 0x8 == 0x8) & (s.0[1] & 0x4000000010000 == 0x4000000010000)
+            & (n[133]);
+        // n[145]: (legal red (move d2 h2)), rules at chineseCheckers3.kif:171
+        n[145] = (s.0[0] & 0x80000000 == 0x80000000)
+            & (s.0[1] & 0x4100000000000 == 0x4100000000000) & (n[138]);
+        // n[146]: (legal red (move e1 i1)), rules at chineseCheckers3.kif:171
+        n[146] = (s.0[0] & 0x2000000000000 == 0x2000000000000)
+            & (s.0[1] & 0x4400000000000 == 0x4400000000000) & (n[140]);
+        // n[157]: (legal red (move a1 c3)), rules at chineseCheckers3.kif:171
+        n[157] = (s.0[0] & 0x40a == 0x40a)
             & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-        // n[270]: (legal red (move b1 d2)), rules at chineseCheckers3.kif:171
-        n[270] = (s.0[0] & 0x10000008 == 0x10000008)
-            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[112]);
-        // n[271]: (legal red (move b2 d3)), rules at chineseCheckers3.kif:171
-        n[271] = (s.0[0] & 0x100000020 == 0x100000020)
-            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[113]);
-        // n[272]: (legal red (move f5 h2)), rules at chineseCheckers3.kif:171
-        n[272] = (s.0[1] & 0x4100000080000 == 0x4100000080000) & (n[116]);
-        // n[273]: (legal red (move e5 g5)), rules at chineseCheckers3.kif:171
-        n[273] = (s.0[1] & 0x4000400000002 == 0x4000400000002) & (n[117]);
-        // n[274]: (legal red (move c3 e1)), rules at chineseCheckers3.kif:171
-        n[274] = (s.0[0] & 0x400000002000 == 0x400000002000)
-            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[121]);
-        // n[275]: (legal red (move c4 e2)), rules at chineseCheckers3.kif:171
-        n[275] = (s.0[0] & 0x4000000020000 == 0x4000000020000)
-            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[122]);
-        // n[276]: (legal red (move c5 e3)), rules at chineseCheckers3.kif:171
-        n[276] = (s.0[0] & 0x40000000200000 == 0x40000000200000)
-            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[123]);
-        // n[277]: (legal red (move e4 g4)), rules at chineseCheckers3.kif:171
-        n[277] = (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (s.0[1] & 0x4000040000000 == 0x4000040000000) & (n[125]);
-        // n[278]: (legal red (move d5 f4)), rules at chineseCheckers3.kif:171
-        n[278] = (s.0[0] & 0x80000000000 == 0x80000000000)
-            & (s.0[1] & 0x4000000001000 == 0x4000000001000) & (n[126]);
-        // n[279]: (legal red (move f4 h1)), rules at chineseCheckers3.kif:171
-        n[279] = (s.0[1] & 0x4040000008000 == 0x4040000008000) & (n[127]);
-        // n[280]: (legal red (move d3 f2)), rules at chineseCheckers3.kif:171
-        n[280] = (s.0[0] & 0x800000000 == 0x800000000)
-            & (s.0[1] & 0x4000000000010 == 0x4000000000010) & (n[128]);
-        // n[281]: (legal red (move e3 g3)), rules at chineseCheckers3.kif:171
-        n[281] = (s.0[0] & 0x200000000000000 == 0x200000000000000)
-            & (s.0[1] & 0x4000004000000 == 0x4000004000000) & (n[129]);
-        // n[282]: (legal red (move d4 f3)), rules at chineseCheckers3.kif:171
-        n[282] = (s.0[0] & 0x8000000000 == 0x8000000000)
-            & (s.0[1] & 0x4000000000100 == 0x4000000000100) & (n[130]);
-        // n[283]: (legal red (move g5 i1)), rules at chineseCheckers3.kif:171
-        n[283] = s.0[1] & 0x4602000000000 == 0x4602000000000;
-        // n[314]: (legal red (move a1 c5)), rules at chineseCheckers3.kif:171
-        n[314] = (s.0[0] & 0x40022 == 0x40022)
+        // n[158]: (legal red (move b1 d2)), rules at chineseCheckers3.kif:171
+        n[158] = (s.0[0] & 0x10000008 == 0x10000008)
+            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[0]);
+        // n[159]: (legal red (move b2 d3)), rules at chineseCheckers3.kif:171
+        n[159] = (s.0[0] & 0x100000020 == 0x100000020)
+            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[1]);
+        // n[160]: (legal red (move f5 h2)), rules at chineseCheckers3.kif:171
+        n[160] = (s.0[1] & 0x4100000080000 == 0x4100000080000) & (n[4]);
+        // n[161]: (legal red (move e5 g5)), rules at chineseCheckers3.kif:171
+        n[161] = (s.0[1] & 0x4000400000002 == 0x4000400000002) & (n[5]);
+        // n[162]: (legal red (move c3 e1)), rules at chineseCheckers3.kif:171
+        n[162] = (s.0[0] & 0x400000002000 == 0x400000002000)
+            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[9]);
+        // n[163]: (legal red (move c4 e2)), rules at chineseCheckers3.kif:171
+        n[163] = (s.0[0] & 0x4000000020000 == 0x4000000020000)
+            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[10]);
+        // n[164]: (legal red (move c5 e3)), rules at chineseCheckers3.kif:171
+        n[164] = (s.0[0] & 0x40000000200000 == 0x40000000200000)
+            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[11]);
+        // n[165]: (legal red (move e4 g4)), rules at chineseCheckers3.kif:171
+        n[165] = (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
+            & (s.0[1] & 0x4000040000000 == 0x4000040000000) & (n[13]);
+        // n[166]: (legal red (move d5 f4)), rules at chineseCheckers3.kif:171
+        n[166] = (s.0[0] & 0x80000000000 == 0x80000000000)
+            & (s.0[1] & 0x4000000001000 == 0x4000000001000) & (n[14]);
+        // n[167]: (legal red (move f4 h1)), rules at chineseCheckers3.kif:171
+        n[167] = (s.0[1] & 0x4040000008000 == 0x4040000008000) & (n[15]);
+        // n[168]: (legal red (move d3 f2)), rules at chineseCheckers3.kif:171
+        n[168] = (s.0[0] & 0x800000000 == 0x800000000)
+            & (s.0[1] & 0x4000000000010 == 0x4000000000010) & (n[16]);
+        // n[169]: (legal red (move e3 g3)), rules at chineseCheckers3.kif:171
+        n[169] = (s.0[0] & 0x200000000000000 == 0x200000000000000)
+            & (s.0[1] & 0x4000004000000 == 0x4000004000000) & (n[17]);
+        // n[170]: (legal red (move d4 f3)), rules at chineseCheckers3.kif:171
+        n[170] = (s.0[0] & 0x8000000000 == 0x8000000000)
+            & (s.0[1] & 0x4000000000100 == 0x4000000000100) & (n[18]);
+        // n[171]: (legal red (move g5 i1)), rules at chineseCheckers3.kif:171
+        n[171] = s.0[1] & 0x4602000000000 == 0x4602000000000;
+        // n[202]: (legal red (move a1 c5)), rules at chineseCheckers3.kif:171
+        n[202] = (s.0[0] & 0x40022 == 0x40022)
             & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-        // n[315]: (legal red (move b1 d4)), rules at chineseCheckers3.kif:171
-        n[315] = (s.0[0] & 0x1000000008 == 0x1000000008)
-            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[113]);
-        // n[316]: (legal red (move b2 d5)), rules at chineseCheckers3.kif:171
-        n[316] = (s.0[0] & 0x10000000020 == 0x10000000020)
-            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[114]);
-        // n[317]: (legal red (move f2 h1)), rules at chineseCheckers3.kif:171
-        n[317] = (s.0[1] & 0x4040000000080 == 0x4040000000080) & (n[118]);
-        // n[318]: (legal red (move e1 g3)), rules at chineseCheckers3.kif:171
-        n[318] = (s.0[0] & 0x2000000000000 == 0x2000000000000)
-            & (s.0[1] & 0x4000004000000 == 0x4000004000000) & (n[120]);
-        // n[319]: (legal red (move c3 e3)), rules at chineseCheckers3.kif:171
-        n[319] = (s.0[0] & 0x40000000002000 == 0x40000000002000)
-            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[122]);
-        // n[320]: (legal red (move c4 e4)), rules at chineseCheckers3.kif:171
-        n[320] = (s.0[0] & 0x400000000020000 == 0x400000000020000)
-            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[123]);
-        // n[321]: (legal red (move c5 e5)), rules at chineseCheckers3.kif:171
-        n[321] = (s.0[0] & 0x4000000000200000 == 0x4000000000200000)
-            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[124]);
-        // n[322]: (legal red (move e3 g5)), rules at chineseCheckers3.kif:171
-        n[322] = (s.0[0] & 0x200000000000000 == 0x200000000000000)
-            & (s.0[1] & 0x4000400000000 == 0x4000400000000) & (n[125]);
-        // n[323]: (legal red (move d4 f5)), rules at chineseCheckers3.kif:171
-        n[323] = (s.0[0] & 0x8000000000 == 0x8000000000)
-            & (s.0[1] & 0x4000000010000 == 0x4000000010000) & (n[126]);
-        // n[324]: (legal red (move f3 h2)), rules at chineseCheckers3.kif:171
-        n[324] = (s.0[1] & 0x4100000000800 == 0x4100000000800) & (n[127]);
-        // n[325]: (legal red (move d2 f3)), rules at chineseCheckers3.kif:171
-        n[325] = (s.0[0] & 0x80000000 == 0x80000000)
-            & (s.0[1] & 0x4000000000100 == 0x4000000000100) & (n[128]);
-        // n[326]: (legal red (move e2 g4)), rules at chineseCheckers3.kif:171
-        n[326] = (s.0[0] & 0x20000000000000 == 0x20000000000000)
-            & (s.0[1] & 0x4000040000000 == 0x4000040000000) & (n[129]);
-        // n[327]: (legal red (move d3 f4)), rules at chineseCheckers3.kif:171
-        n[327] = (s.0[0] & 0x800000000 == 0x800000000)
-            & (s.0[1] & 0x4000000001000 == 0x4000000001000) & (n[130]);
-        // n[328]: (legal red (move g3 i1)), rules at chineseCheckers3.kif:171
-        n[328] = s.0[1] & 0x4480020000000 == 0x4480020000000;
-        // n[359]: (legal red (move a1 b1)), rules at chineseCheckers3.kif:171
-        n[359] = (s.0[0] & 0x6 == 0x6) & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-        // n[360]: (legal red (move b1 c3)), rules at chineseCheckers3.kif:171
-        n[360] = (s.0[0] & 0x408 == 0x408)
+        // n[203]: (legal red (move b1 d4)), rules at chineseCheckers3.kif:171
+        n[203] = (s.0[0] & 0x1000000008 == 0x1000000008)
+            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[1]);
+        // n[204]: (legal red (move b2 d5)), rules at chineseCheckers3.kif:171
+        n[204] = (s.0[0] & 0x10000000020 == 0x10000000020)
+            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[2]);
+        // n[205]: (legal red (move f2 h1)), rules at chineseCheckers3.kif:171
+        n[205] = (s.0[1] & 0x4040000000080 == 0x4040000000080) & (n[6]);
+        // n[206]: (legal red (move e1 g3)), rules at chineseCheckers3.kif:171
+        n[206] = (s.0[0] & 0x2000000000000 == 0x2000000000000)
+            & (s.0[1] & 0x4000004000000 == 0x4000004000000) & (n[8]);
+        // n[207]: (legal red (move c3 e3)), rules at chineseCheckers3.kif:171
+        n[207] = (s.0[0] & 0x40000000002000 == 0x40000000002000)
+            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[10]);
+        // n[208]: (legal red (move c4 e4)), rules at chineseCheckers3.kif:171
+        n[208] = (s.0[0] & 0x400000000020000 == 0x400000000020000)
+            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[11]);
+        // n[209]: (legal red (move c5 e5)), rules at chineseCheckers3.kif:171
+        n[209] = (s.0[0] & 0x4000000000200000 == 0x4000000000200000)
+            & (s.0[1] & 0x4000000000000 == 0x4000000000000) & (n[12]);
+        // n[210]: (legal red (move e3 g5)), rules at chineseCheckers3.kif:171
+        n[210] = (s.0[0] & 0x200000000000000 == 0x200000000000000)
+            & (s.0[1] & 0x4000400000000 == 0x4000400000000) & (n[13]);
+        // n[211]: (legal red (move d4 f5)), rules at chineseCheckers3.kif:171
+        n[211] = (s.0[0] & 0x8000000000 == 0x8000000000)
+            & (s.0[1] & 0x4000000010000 == 0x4000000010000) & (n[14]);
+        // n[212]: (legal red (move f3 h2)), rules at chineseCheckers3.kif:171
+        n[212] = (s.0[1] & 0x4100000000800 == 0x4100000000800) & (n[15]);
+        // n[213]: (legal red (move d2 f3)), rules at chineseCheckers3.kif:171
+        n[213] = (s.0[0] & 0x80000000 == 0x80000000)
+            & (s.0[1] & 0x4000000000100 == 0x4000000000100) & (n[16]);
+        // n[214]: (legal red (move e2 g4)), rules at chineseCheckers3.kif:171
+        n[214] = (s.0[0] & 0x20000000000000 == 0x20000000000000)
+            & (s.0[1] & 0x4000040000000 == 0x4000040000000) & (n[17]);
+        // n[215]: (legal red (move d3 f4)), rules at chineseCheckers3.kif:171
+        n[215] = (s.0[0] & 0x800000000 == 0x800000000)
+            & (s.0[1] & 0x4000000001000 == 0x4000000001000) & (n[18]);
+        // n[216]: (legal red (move g3 i1)), rules at chineseCheckers3.kif:171
+        n[216] = s.0[1] & 0x4480020000000 == 0x4480020000000;
+        // n[247]: (legal red (move a1 b1)), rules at chineseCheckers3.kif:171
+        n[247] = (s.0[0] & 0x6 == 0x6) & (s.0[1] & 0x4000000000000 == 0x4000000000000);
+        // n[248]: (legal red (move b1 c3)), rules at chineseCheckers3.kif:171
+        n[248] = (s.0[0] & 0x408 == 0x408)
             & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-        // n[361]: (legal red (move b2 c4)), rules at chineseCheckers3.kif:171
-        n[361] = (s.0[0] & 0x4020 == 0x4020)
+        // n[249]: (legal red (move b2 c4)), rules at chineseCheckers3.kif:171
+        n[249] = (s.0[0] & 0x4020 == 0x4020)
             & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-        // n[362]: (legal red (move g4 h1)), rules at chineseCheckers3.kif:171
-        n[362] = s.0[1] & 0x4040200000000 == 0x4040200000000;
-        // n[363]: (legal red (move g5 h2)), rules at chineseCheckers3.kif:171
-        n[363] = s.0[1] & 0x4102000000000 == 0x4102000000000;
-        // n[364]: (legal red (move h2 i1)), rules at chineseCheckers3.kif:171
-        n[364] = s.0[1] & 0x4600000000000 == 0x4600000000000;
-        // n[371]: (legal red (move a1 b2)), rules at chineseCheckers3.kif:171
-        n[371] = (s.0[0] & 0x12 == 0x12) & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-        // n[372]: (legal red (move b1 c4)), rules at chineseCheckers3.kif:171
-        n[372] = (s.0[0] & 0x4008 == 0x4008)
+        // n[250]: (legal red (move g4 h1)), rules at chineseCheckers3.kif:171
+        n[250] = s.0[1] & 0x4040200000000 == 0x4040200000000;
+        // n[251]: (legal red (move g5 h2)), rules at chineseCheckers3.kif:171
+        n[251] = s.0[1] & 0x4102000000000 == 0x4102000000000;
+        // n[252]: (legal red (move h2 i1)), rules at chineseCheckers3.kif:171
+        n[252] = s.0[1] & 0x4600000000000 == 0x4600000000000;
+        // n[259]: (legal red (move a1 b2)), rules at chineseCheckers3.kif:171
+        n[259] = (s.0[0] & 0x12 == 0x12) & (s.0[1] & 0x4000000000000 == 0x4000000000000);
+        // n[260]: (legal red (move b1 c4)), rules at chineseCheckers3.kif:171
+        n[260] = (s.0[0] & 0x4008 == 0x4008)
             & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-        // n[373]: (legal red (move b2 c5)), rules at chineseCheckers3.kif:171
-        n[373] = (s.0[0] & 0x40020 == 0x40020)
+        // n[261]: (legal red (move b2 c5)), rules at chineseCheckers3.kif:171
+        n[261] = (s.0[0] & 0x40020 == 0x40020)
             & (s.0[1] & 0x4000000000000 == 0x4000000000000);
-        // n[374]: (legal red (move g3 h1)), rules at chineseCheckers3.kif:171
-        n[374] = s.0[1] & 0x4040020000000 == 0x4040020000000;
-        // n[375]: (legal red (move g4 h2)), rules at chineseCheckers3.kif:171
-        n[375] = s.0[1] & 0x4100200000000 == 0x4100200000000;
-        // n[376]: (legal red (move h1 i1)), rules at chineseCheckers3.kif:171
-        n[376] = s.0[1] & 0x4480000000000 == 0x4480000000000;
-        parts[0] |= u64::from(n[359]);
-        parts[0] |= u64::from(n[371]) << 2;
-        parts[0] |= u64::from(n[269]) << 3;
-        parts[0] |= u64::from(n[314]) << 4;
-        parts[0] |= u64::from(n[146]) << 5;
-        parts[0] |= u64::from(n[191]) << 6;
-        parts[0] |= u64::from(n[254]) << 7;
-        parts[0] |= u64::from(n[360]) << 8;
-        parts[0] |= u64::from(n[372]) << 9;
-        parts[0] |= u64::from(n[270]) << 10;
-        parts[0] |= u64::from(n[315]) << 12;
-        parts[0] |= u64::from(n[199]) << 14;
-        parts[0] |= u64::from(n[256]) << 16;
-        parts[0] |= u64::from(n[361]) << 18;
-        parts[0] |= u64::from(n[373]) << 20;
-        parts[0] |= u64::from(n[271]) << 22;
-        parts[0] |= u64::from(n[316]) << 23;
-        parts[0] |= u64::from(n[148]) << 24;
-        parts[0] |= u64::from(n[203]) << 25;
-        parts[0] |= u64::from(n[274]) << 26;
-        parts[0] |= u64::from(n[319]) << 27;
-        parts[0] |= u64::from(n[189]) << 28;
-        parts[0] |= u64::from(n[255]) << 29;
-        parts[0] |= u64::from(n[275]) << 30;
-        parts[0] |= u64::from(n[320]) << 32;
-        parts[0] |= u64::from(n[201]) << 33;
-        parts[0] |= u64::from(n[276]) << 34;
-        parts[0] |= u64::from(n[321]) << 36;
-        parts[0] |= u64::from(n[149]) << 37;
-        parts[0] |= u64::from(n[193]) << 38;
-        parts[0] |= u64::from(n[325]) << 40;
-        parts[0] |= u64::from(n[257]) << 41;
-        parts[0] |= u64::from(n[280]) << 42;
-        parts[0] |= u64::from(n[327]) << 44;
-        parts[0] |= u64::from(n[195]) << 45;
-        parts[0] |= u64::from(n[282]) << 46;
-        parts[0] |= u64::from(n[323]) << 47;
-        parts[0] |= u64::from(n[197]) << 48;
-        parts[0] |= u64::from(n[278]) << 49;
-        parts[0] |= u64::from(n[147]) << 50;
-        parts[0] |= u64::from(n[318]) << 51;
-        parts[0] |= u64::from(n[258]) << 52;
-        parts[0] |= u64::from(n[326]) << 54;
-        parts[0] |= u64::from(n[281]) << 55;
-        parts[0] |= u64::from(n[322]) << 56;
-        parts[0] |= u64::from(n[205]) << 58;
-        parts[0] |= u64::from(n[277]) << 59;
-        parts[0] |= u64::from(n[273]) << 60;
-        parts[0] |= u64::from(n[150]) << 62;
-        parts[0] |= u64::from(n[317]) << 63;
-        parts[1] |= u64::from(n[324]);
-        parts[1] |= u64::from(n[279]) << 1;
-        parts[1] |= u64::from(n[272]) << 2;
-        parts[1] |= u64::from(n[374]) << 3;
-        parts[1] |= u64::from(n[328]) << 4;
-        parts[1] |= u64::from(n[362]) << 5;
-        parts[1] |= u64::from(n[375]) << 6;
-        parts[1] |= u64::from(n[363]) << 8;
-        parts[1] |= u64::from(n[283]) << 9;
-        parts[1] |= u64::from(n[376]) << 10;
-        parts[1] |= u64::from(n[364]) << 12;
+        // n[262]: (legal red (move g3 h1)), rules at chineseCheckers3.kif:171
+        n[262] = s.0[1] & 0x4040020000000 == 0x4040020000000;
+        // n[263]: (legal red (move g4 h2)), rules at chineseCheckers3.kif:171
+        n[263] = s.0[1] & 0x4100200000000 == 0x4100200000000;
+        // n[264]: (legal red (move h1 i1)), rules at chineseCheckers3.kif:171
+        n[264] = s.0[1] & 0x4480000000000 == 0x4480000000000;
+        parts[0] |= u64::from(n[247]);
+        parts[0] |= u64::from(n[259]) << 2;
+        parts[0] |= u64::from(n[157]) << 3;
+        parts[0] |= u64::from(n[202]) << 4;
+        parts[0] |= u64::from(n[34]) << 5;
+        parts[0] |= u64::from(n[79]) << 6;
+        parts[0] |= u64::from(n[142]) << 7;
+        parts[0] |= u64::from(n[248]) << 8;
+        parts[0] |= u64::from(n[260]) << 9;
+        parts[0] |= u64::from(n[158]) << 10;
+        parts[0] |= u64::from(n[203]) << 12;
+        parts[0] |= u64::from(n[87]) << 14;
+        parts[0] |= u64::from(n[144]) << 16;
+        parts[0] |= u64::from(n[249]) << 18;
+        parts[0] |= u64::from(n[261]) << 20;
+        parts[0] |= u64::from(n[159]) << 22;
+        parts[0] |= u64::from(n[204]) << 23;
+        parts[0] |= u64::from(n[36]) << 24;
+        parts[0] |= u64::from(n[91]) << 25;
+        parts[0] |= u64::from(n[162]) << 26;
+        parts[0] |= u64::from(n[207]) << 27;
+        parts[0] |= u64::from(n[77]) << 28;
+        parts[0] |= u64::from(n[143]) << 29;
+        parts[0] |= u64::from(n[163]) << 30;
+        parts[0] |= u64::from(n[208]) << 32;
+        parts[0] |= u64::from(n[89]) << 33;
+        parts[0] |= u64::from(n[164]) << 34;
+        parts[0] |= u64::from(n[209]) << 36;
+        parts[0] |= u64::from(n[37]) << 37;
+        parts[0] |= u64::from(n[81]) << 38;
+        parts[0] |= u64::from(n[213]) << 40;
+        parts[0] |= u64::from(n[145]) << 41;
+        parts[0] |= u64::from(n[168]) << 42;
+        parts[0] |= u64::from(n[215]) << 44;
+        parts[0] |= u64::from(n[83]) << 45;
+        parts[0] |= u64::from(n[170]) << 46;
+        parts[0] |= u64::from(n[211]) << 47;
+        parts[0] |= u64::from(n[85]) << 48;
+        parts[0] |= u64::from(n[166]) << 49;
+        parts[0] |= u64::from(n[35]) << 50;
+        parts[0] |= u64::from(n[206]) << 51;
+        parts[0] |= u64::from(n[146]) << 52;
+        parts[0] |= u64::from(n[214]) << 54;
+        parts[0] |= u64::from(n[169]) << 55;
+        parts[0] |= u64::from(n[210]) << 56;
+        parts[0] |= u64::from(n[93]) << 58;
+        parts[0] |= u64::from(n[165]) << 59;
+        parts[0] |= u64::from(n[161]) << 60;
+        parts[0] |= u64::from(n[38]) << 62;
+        parts[0] |= u64::from(n[205]) << 63;
+        parts[1] |= u64::from(n[212]);
+        parts[1] |= u64::from(n[167]) << 1;
+        parts[1] |= u64::from(n[160]) << 2;
+        parts[1] |= u64::from(n[262]) << 3;
+        parts[1] |= u64::from(n[216]) << 4;
+        parts[1] |= u64::from(n[250]) << 5;
+        parts[1] |= u64::from(n[263]) << 6;
+        parts[1] |= u64::from(n[251]) << 8;
+        parts[1] |= u64::from(n[171]) << 9;
+        parts[1] |= u64::from(n[264]) << 10;
+        parts[1] |= u64::from(n[252]) << 12;
         parts[0]
             |= (s.0[0]) & (((s.0[0] >> 15) | (s.0[1] << 49))) & (0x2220088880222000);
         parts[0] |= (s.0[1]) & ((s.0[1] >> 15)) & (0x88802);
@@ -6817,309 +3606,309 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
     let mut parts = [0u64; 2];
     if s.0[1] & 0x2000000000000 != 0 {
-        // n[135]: ((aux 4) g3 c1 green)
-        n[135] = (s.0[0] & 0x400008000000 == 0x400008000000) & (n[120]);
-        // n[136]: ((aux 4) g4 c2 green)
-        n[136] = (s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[121]) & (n[129]);
-        // n[140]: ((aux 4) g6 c4 green)
-        n[140] = (s.0[0] & 0x400000000000000 == 0x400000000000000) & (n[117]) & (n[123]);
-        // n[141]: ((aux 4) g7 c5 green)
-        n[141] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
-            & (s.0[1] & 0x200000 == 0x200000) & (n[124]);
-        // n[151]: (legal green (move g6 c4)), rules at chineseCheckers3.kif:171
-        n[151] = (s.0[0] & 0x4000 == 0x4000)
-            & (s.0[1] & 0x2008000000000 == 0x2008000000000) & (n[140]);
-        // n[152]: (legal green (move g7 c5)), rules at chineseCheckers3.kif:171
-        n[152] = (s.0[0] & 0x40000 == 0x40000)
-            & (s.0[1] & 0x2020000000000 == 0x2020000000000) & (n[141]);
-        // n[153]: (legal green (move g5 c3)), rules at chineseCheckers3.kif:171
-        n[153] = (s.0[0] & 0x400 == 0x400)
-            & (s.0[1] & 0x2001000000000 == 0x2001000000000) & (n[138]);
-        // n[154]: (legal green (move g4 c2)), rules at chineseCheckers3.kif:171
-        n[154] = (s.0[0] & 0x100 == 0x100)
-            & (s.0[1] & 0x2000100000000 == 0x2000100000000) & (n[136]);
-        // n[155]: (legal green (move g3 c1)), rules at chineseCheckers3.kif:171
-        n[155] = (s.0[0] & 0x40 == 0x40) & (s.0[1] & 0x2000010000000 == 0x2000010000000)
-            & (n[135]);
-        // n[162]: ((aux 6) e3 c1 green)
-        n[162] = (s.0[0] & 0x600 == 0x600) & (n[122]);
-        // n[163]: ((aux 6) e4 c2 green)
-        n[163] = (s.0[0] & 0x4000 == 0x4000) & (n[112]) & (n[123]);
-        // n[164]: ((aux 6) e5 c3 green)
-        n[164] = (s.0[0] & 0x40000 == 0x40000) & (n[113]) & (n[124]);
-        // n[167]: ((aux 6) f4 d1 green)
-        n[167] = (s.0[0] & 0x100000000 == 0x100000000) & (n[121]) & (n[130]);
-        // n[168]: ((aux 6) f5 d2 green)
-        n[168] = (s.0[0] & 0x1000000000 == 0x1000000000) & (n[122]) & (n[126]);
-        // n[169]: ((aux 6) f6 d3 green)
-        n[169] = (s.0[0] & 0x10000000000 == 0x10000000000) & (n[115]) & (n[123]);
-        // n[173]: ((aux 6) g5 e1 green)
-        n[173] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[125]) & (n[128]);
-        // n[175]: ((aux 6) g6 e2 green)
-        n[175] = (s.0[0] & 0x400000000000000 == 0x400000000000000) & (n[117]) & (n[130]);
-        // n[177]: ((aux 6) g7 e3 green)
-        n[177] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
-            & (s.0[1] & 0x200000 == 0x200000) & (n[126]);
-        // n[206]: ((aux 8) e4 c2 green)
-        n[206] = (s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[121]) & (n[130]);
-        // n[207]: (legal green (move e4 c2)), rules at chineseCheckers3.kif:171
-        n[207] = ((s.0[0] & 0x1000000000000100 == 0x1000000000000100)
-            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[163]))
+        // n[23]: ((aux 4) g3 c1 green)
+        n[23] = (s.0[0] & 0x400008000000 == 0x400008000000) & (n[8]);
+        // n[24]: ((aux 4) g4 c2 green)
+        n[24] = (s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[9]) & (n[17]);
+        // n[28]: ((aux 4) g6 c4 green)
+        n[28] = (s.0[0] & 0x400000000000000 == 0x400000000000000) & (n[5]) & (n[11]);
+        // n[29]: ((aux 4) g7 c5 green)
+        n[29] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
+            & (s.0[1] & 0x200000 == 0x200000) & (n[12]);
+        // n[39]: (legal green (move g6 c4)), rules at chineseCheckers3.kif:171
+        n[39] = (s.0[0] & 0x4000 == 0x4000)
+            & (s.0[1] & 0x2008000000000 == 0x2008000000000) & (n[28]);
+        // n[40]: (legal green (move g7 c5)), rules at chineseCheckers3.kif:171
+        n[40] = (s.0[0] & 0x40000 == 0x40000)
+            & (s.0[1] & 0x2020000000000 == 0x2020000000000) & (n[29]);
+        // n[41]: (legal green (move g5 c3)), rules at chineseCheckers3.kif:171
+        n[41] = (s.0[0] & 0x400 == 0x400) & (s.0[1] & 0x2001000000000 == 0x2001000000000)
+            & (n[26]);
+        // n[42]: (legal green (move g4 c2)), rules at chineseCheckers3.kif:171
+        n[42] = (s.0[0] & 0x100 == 0x100) & (s.0[1] & 0x2000100000000 == 0x2000100000000)
+            & (n[24]);
+        // n[43]: (legal green (move g3 c1)), rules at chineseCheckers3.kif:171
+        n[43] = (s.0[0] & 0x40 == 0x40) & (s.0[1] & 0x2000010000000 == 0x2000010000000)
+            & (n[23]);
+        // n[50]: ((aux 6) e3 c1 green)
+        n[50] = (s.0[0] & 0x600 == 0x600) & (n[10]);
+        // n[51]: ((aux 6) e4 c2 green)
+        n[51] = (s.0[0] & 0x4000 == 0x4000) & (n[0]) & (n[11]);
+        // n[52]: ((aux 6) e5 c3 green)
+        n[52] = (s.0[0] & 0x40000 == 0x40000) & (n[1]) & (n[12]);
+        // n[55]: ((aux 6) f4 d1 green)
+        n[55] = (s.0[0] & 0x100000000 == 0x100000000) & (n[9]) & (n[18]);
+        // n[56]: ((aux 6) f5 d2 green)
+        n[56] = (s.0[0] & 0x1000000000 == 0x1000000000) & (n[10]) & (n[14]);
+        // n[57]: ((aux 6) f6 d3 green)
+        n[57] = (s.0[0] & 0x10000000000 == 0x10000000000) & (n[3]) & (n[11]);
+        // n[61]: ((aux 6) g5 e1 green)
+        n[61] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[13]) & (n[16]);
+        // n[63]: ((aux 6) g6 e2 green)
+        n[63] = (s.0[0] & 0x400000000000000 == 0x400000000000000) & (n[5]) & (n[18]);
+        // n[65]: ((aux 6) g7 e3 green)
+        n[65] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
+            & (s.0[1] & 0x200000 == 0x200000) & (n[14]);
+        // n[94]: ((aux 8) e4 c2 green)
+        n[94] = (s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[9]) & (n[18]);
+        // n[95]: (legal green (move e4 c2)), rules at chineseCheckers3.kif:171
+        n[95] = ((s.0[0] & 0x1000000000000100 == 0x1000000000000100)
+            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[51]))
             | ((s.0[0] & 0x1000000000000100 == 0x1000000000000100)
-                & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[206]));
-        // n[208]: ((aux 8) e5 c3 green)
-        n[208] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[122]) & (n[126]);
-        // n[209]: (legal green (move e5 c3)), rules at chineseCheckers3.kif:171
-        n[209] = ((s.0[0] & 0x400 == 0x400)
-            & (s.0[1] & 0x2000000000001 == 0x2000000000001) & (n[164]))
+                & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[94]));
+        // n[96]: ((aux 8) e5 c3 green)
+        n[96] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[10]) & (n[14]);
+        // n[97]: (legal green (move e5 c3)), rules at chineseCheckers3.kif:171
+        n[97] = ((s.0[0] & 0x400 == 0x400)
+            & (s.0[1] & 0x2000000000001 == 0x2000000000001) & (n[52]))
             | ((s.0[0] & 0x400 == 0x400) & (s.0[1] & 0x2000000000001 == 0x2000000000001)
-                & (n[208]));
-        // n[210]: ((aux 8) f6 d3 green)
-        n[210] = (s.0[1] & 0x1000 == 0x1000) & (n[117]) & (n[130]);
-        // n[211]: (legal green (move f6 d3)), rules at chineseCheckers3.kif:171
-        n[211] = ((s.0[0] & 0x100000000 == 0x100000000)
-            & (s.0[1] & 0x2000000200000 == 0x2000000200000) & (n[169]))
+                & (n[96]));
+        // n[98]: ((aux 8) f6 d3 green)
+        n[98] = (s.0[1] & 0x1000 == 0x1000) & (n[5]) & (n[18]);
+        // n[99]: (legal green (move f6 d3)), rules at chineseCheckers3.kif:171
+        n[99] = ((s.0[0] & 0x100000000 == 0x100000000)
+            & (s.0[1] & 0x2000000200000 == 0x2000000200000) & (n[57]))
             | ((s.0[0] & 0x100000000 == 0x100000000)
-                & (s.0[1] & 0x2000000200000 == 0x2000000200000) & (n[210]));
-        // n[212]: ((aux 8) f5 d2 green)
-        n[212] = (s.0[1] & 0x100 == 0x100) & (n[125]) & (n[128]);
-        // n[213]: (legal green (move f5 d2)), rules at chineseCheckers3.kif:171
-        n[213] = ((s.0[0] & 0x10000000 == 0x10000000)
-            & (s.0[1] & 0x2000000040000 == 0x2000000040000) & (n[168]))
+                & (s.0[1] & 0x2000000200000 == 0x2000000200000) & (n[98]));
+        // n[100]: ((aux 8) f5 d2 green)
+        n[100] = (s.0[1] & 0x100 == 0x100) & (n[13]) & (n[16]);
+        // n[101]: (legal green (move f5 d2)), rules at chineseCheckers3.kif:171
+        n[101] = ((s.0[0] & 0x10000000 == 0x10000000)
+            & (s.0[1] & 0x2000000040000 == 0x2000000040000) & (n[56]))
             | ((s.0[0] & 0x10000000 == 0x10000000)
-                & (s.0[1] & 0x2000000040000 == 0x2000000040000) & (n[212]));
-        // n[214]: ((aux 8) g7 e3 green)
-        n[214] = (s.0[1] & 0x8400000000 == 0x8400000000) & (n[125]);
-        // n[215]: (legal green (move g7 e3)), rules at chineseCheckers3.kif:171
-        n[215] = ((s.0[0] & 0x40000000000000 == 0x40000000000000)
-            & (s.0[1] & 0x2020000000000 == 0x2020000000000) & (n[177]))
+                & (s.0[1] & 0x2000000040000 == 0x2000000040000) & (n[100]));
+        // n[102]: ((aux 8) g7 e3 green)
+        n[102] = (s.0[1] & 0x8400000000 == 0x8400000000) & (n[13]);
+        // n[103]: (legal green (move g7 e3)), rules at chineseCheckers3.kif:171
+        n[103] = ((s.0[0] & 0x40000000000000 == 0x40000000000000)
+            & (s.0[1] & 0x2020000000000 == 0x2020000000000) & (n[65]))
             | ((s.0[0] & 0x40000000000000 == 0x40000000000000)
-                & (s.0[1] & 0x2020000000000 == 0x2020000000000) & (n[214]));
-        // n[216]: ((aux 8) f4 d1 green)
-        n[216] = (s.0[1] & 0x10 == 0x10) & (n[119]) & (n[129]);
-        // n[217]: (legal green (move f4 d1)), rules at chineseCheckers3.kif:171
-        n[217] = ((s.0[0] & 0x4000000 == 0x4000000)
-            & (s.0[1] & 0x2000000004000 == 0x2000000004000) & (n[167]))
+                & (s.0[1] & 0x2020000000000 == 0x2020000000000) & (n[102]));
+        // n[104]: ((aux 8) f4 d1 green)
+        n[104] = (s.0[1] & 0x10 == 0x10) & (n[7]) & (n[17]);
+        // n[105]: (legal green (move f4 d1)), rules at chineseCheckers3.kif:171
+        n[105] = ((s.0[0] & 0x4000000 == 0x4000000)
+            & (s.0[1] & 0x2000000004000 == 0x2000000004000) & (n[55]))
             | ((s.0[0] & 0x4000000 == 0x4000000)
-                & (s.0[1] & 0x2000000004000 == 0x2000000004000) & (n[216]));
-        // n[218]: ((aux 8) g5 e1 green)
-        n[218] = (s.0[1] & 0x4000000 == 0x4000000) & (n[120]) & (n[127]);
-        // n[219]: (legal green (move g5 e1)), rules at chineseCheckers3.kif:171
-        n[219] = ((s.0[0] & 0x400000000000 == 0x400000000000)
-            & (s.0[1] & 0x2001000000000 == 0x2001000000000) & (n[173]))
+                & (s.0[1] & 0x2000000004000 == 0x2000000004000) & (n[104]));
+        // n[106]: ((aux 8) g5 e1 green)
+        n[106] = (s.0[1] & 0x4000000 == 0x4000000) & (n[8]) & (n[15]);
+        // n[107]: (legal green (move g5 e1)), rules at chineseCheckers3.kif:171
+        n[107] = ((s.0[0] & 0x400000000000 == 0x400000000000)
+            & (s.0[1] & 0x2001000000000 == 0x2001000000000) & (n[61]))
             | ((s.0[0] & 0x400000000000 == 0x400000000000)
-                & (s.0[1] & 0x2001000000000 == 0x2001000000000) & (n[218]));
-        // n[220]: ((aux 8) g6 e2 green)
-        n[220] = (s.0[1] & 0x40000000 == 0x40000000) & (n[116]) & (n[129]);
-        // n[221]: (legal green (move g6 e2)), rules at chineseCheckers3.kif:171
-        n[221] = ((s.0[0] & 0x4000000000000 == 0x4000000000000)
-            & (s.0[1] & 0x2008000000000 == 0x2008000000000) & (n[175]))
+                & (s.0[1] & 0x2001000000000 == 0x2001000000000) & (n[106]));
+        // n[108]: ((aux 8) g6 e2 green)
+        n[108] = (s.0[1] & 0x40000000 == 0x40000000) & (n[4]) & (n[17]);
+        // n[109]: (legal green (move g6 e2)), rules at chineseCheckers3.kif:171
+        n[109] = ((s.0[0] & 0x4000000000000 == 0x4000000000000)
+            & (s.0[1] & 0x2008000000000 == 0x2008000000000) & (n[63]))
             | ((s.0[0] & 0x4000000000000 == 0x4000000000000)
-                & (s.0[1] & 0x2008000000000 == 0x2008000000000) & (n[220]));
-        // n[222]: ((aux 8) e3 c1 green)
-        n[222] = (s.0[0] & 0x400008000000 == 0x400008000000) & (n[128]);
-        // n[223]: (legal green (move e3 c1)), rules at chineseCheckers3.kif:171
-        n[223] = ((s.0[0] & 0x100000000000040 == 0x100000000000040)
-            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[162]))
+                & (s.0[1] & 0x2008000000000 == 0x2008000000000) & (n[108]));
+        // n[110]: ((aux 8) e3 c1 green)
+        n[110] = (s.0[0] & 0x400008000000 == 0x400008000000) & (n[16]);
+        // n[111]: (legal green (move e3 c1)), rules at chineseCheckers3.kif:171
+        n[111] = ((s.0[0] & 0x100000000000040 == 0x100000000000040)
+            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[50]))
             | ((s.0[0] & 0x100000000000040 == 0x100000000000040)
-                & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[222]));
-        // n[242]: ((aux 9) c5 c1 green)
-        n[242] = (s.0[0] & 0x600 == 0x600) & (n[113]);
-        // n[244]: ((aux 9) d5 d1 green)
-        n[244] = (s.0[0] & 0x100000000 == 0x100000000) & (n[121]) & (n[123]);
-        // n[251]: ((aux 9) f6 f2 green)
-        n[251] = (s.0[1] & 0x1000 == 0x1000) & (n[117]) & (n[129]);
-        // n[253]: ((aux 9) g7 g3 green)
-        n[253] = (s.0[1] & 0x8400000000 == 0x8400000000) & (n[127]);
-        // n[259]: (legal green (move d5 d1)), rules at chineseCheckers3.kif:171
-        n[259] = (s.0[0] & 0x40004000000 == 0x40004000000)
-            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[244]);
-        // n[260]: (legal green (move g7 g3)), rules at chineseCheckers3.kif:171
-        n[260] = (s.0[1] & 0x2020004000000 == 0x2020004000000) & (n[253]);
-        // n[261]: (legal green (move e5 e1)), rules at chineseCheckers3.kif:171
-        n[261] = (s.0[0] & 0x400000000000 == 0x400000000000)
-            & (s.0[1] & 0x2000000000001 == 0x2000000000001) & (n[139]);
-        // n[262]: (legal green (move f6 f2)), rules at chineseCheckers3.kif:171
-        n[262] = (s.0[1] & 0x2000000200010 == 0x2000000200010) & (n[251]);
-        // n[263]: (legal green (move c5 c1)), rules at chineseCheckers3.kif:171
-        n[263] = (s.0[0] & 0x100040 == 0x100040)
-            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[242]);
-        // n[284]: (legal green (move g7 e5)), rules at chineseCheckers3.kif:171
-        n[284] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
-            & (s.0[1] & 0x2020000200000 == 0x2020000200000);
-        // n[285]: (legal green (move f6 d5)), rules at chineseCheckers3.kif:171
-        n[285] = (s.0[0] & 0x10000000000 == 0x10000000000)
-            & (s.0[1] & 0x2000000200000 == 0x2000000200000) & (n[115]);
-        // n[286]: (legal green (move g6 e4)), rules at chineseCheckers3.kif:171
-        n[286] = (s.0[0] & 0x400000000000000 == 0x400000000000000)
-            & (s.0[1] & 0x2008000000000 == 0x2008000000000) & (n[117]);
-        // n[287]: (legal green (move f2 d1)), rules at chineseCheckers3.kif:171
-        n[287] = (s.0[0] & 0x4000000 == 0x4000000)
-            & (s.0[1] & 0x2000000000040 == 0x2000000000040) & (n[119]);
-        // n[288]: (legal green (move g3 e1)), rules at chineseCheckers3.kif:171
-        n[288] = (s.0[0] & 0x400000000000 == 0x400000000000)
-            & (s.0[1] & 0x2000010000000 == 0x2000010000000) & (n[120]);
-        // n[289]: (legal green (move e2 c2)), rules at chineseCheckers3.kif:171
-        n[289] = (s.0[0] & 0x10000000000100 == 0x10000000000100)
-            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[121]);
-        // n[290]: (legal green (move e3 c3)), rules at chineseCheckers3.kif:171
-        n[290] = (s.0[0] & 0x100000000000400 == 0x100000000000400)
-            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[122]);
-        // n[291]: (legal green (move e4 c4)), rules at chineseCheckers3.kif:171
-        n[291] = (s.0[0] & 0x1000000000004000 == 0x1000000000004000)
-            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[123]);
-        // n[292]: (legal green (move e5 c5)), rules at chineseCheckers3.kif:171
-        n[292] = (s.0[0] & 0x40000 == 0x40000)
-            & (s.0[1] & 0x2000000000001 == 0x2000000000001) & (n[124]);
-        // n[293]: (legal green (move g5 e3)), rules at chineseCheckers3.kif:171
-        n[293] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
-            & (s.0[1] & 0x2001000000000 == 0x2001000000000) & (n[125]);
-        // n[294]: (legal green (move f5 d4)), rules at chineseCheckers3.kif:171
-        n[294] = (s.0[0] & 0x1000000000 == 0x1000000000)
-            & (s.0[1] & 0x2000000040000 == 0x2000000040000) & (n[126]);
-        // n[295]: (legal green (move f3 d2)), rules at chineseCheckers3.kif:171
-        n[295] = (s.0[0] & 0x10000000 == 0x10000000)
-            & (s.0[1] & 0x2000000000400 == 0x2000000000400) & (n[128]);
-        // n[296]: (legal green (move g4 e2)), rules at chineseCheckers3.kif:171
-        n[296] = (s.0[0] & 0x4000000000000 == 0x4000000000000)
-            & (s.0[1] & 0x2000100000000 == 0x2000100000000) & (n[129]);
-        // n[297]: (legal green (move f4 d3)), rules at chineseCheckers3.kif:171
-        n[297] = (s.0[0] & 0x100000000 == 0x100000000)
-            & (s.0[1] & 0x2000000004000 == 0x2000000004000) & (n[130]);
-        // n[298]: (legal green (move e1 c1)), rules at chineseCheckers3.kif:171
-        n[298] = (s.0[0] & 0x1000008000040 == 0x1000008000040)
-            & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-        // n[329]: (legal green (move g7 g5)), rules at chineseCheckers3.kif:171
-        n[329] = s.0[1] & 0x2028400000000 == 0x2028400000000;
-        // n[330]: (legal green (move c4 c2)), rules at chineseCheckers3.kif:171
-        n[330] = (s.0[0] & 0x10100 == 0x10100)
-            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[112]);
-        // n[331]: (legal green (move c5 c3)), rules at chineseCheckers3.kif:171
-        n[331] = (s.0[0] & 0x100400 == 0x100400)
-            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[113]);
-        // n[332]: (legal green (move g6 g4)), rules at chineseCheckers3.kif:171
-        n[332] = (s.0[1] & 0x2008040000000 == 0x2008040000000) & (n[116]);
-        // n[333]: (legal green (move f6 f4)), rules at chineseCheckers3.kif:171
-        n[333] = (s.0[1] & 0x2000000201000 == 0x2000000201000) & (n[117]);
-        // n[334]: (legal green (move d3 d1)), rules at chineseCheckers3.kif:171
-        n[334] = (s.0[0] & 0x404000000 == 0x404000000)
-            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[121]);
-        // n[335]: (legal green (move d4 d2)), rules at chineseCheckers3.kif:171
-        n[335] = (s.0[0] & 0x4010000000 == 0x4010000000)
-            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[122]);
-        // n[336]: (legal green (move d5 d3)), rules at chineseCheckers3.kif:171
-        n[336] = (s.0[0] & 0x40100000000 == 0x40100000000)
-            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[123]);
-        // n[337]: (legal green (move f5 f3)), rules at chineseCheckers3.kif:171
-        n[337] = (s.0[1] & 0x2000000040100 == 0x2000000040100) & (n[125]);
-        // n[338]: (legal green (move e5 e3)), rules at chineseCheckers3.kif:171
-        n[338] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
-            & (s.0[1] & 0x2000000000001 == 0x2000000000001) & (n[126]);
-        // n[339]: (legal green (move g5 g3)), rules at chineseCheckers3.kif:171
-        n[339] = (s.0[1] & 0x2001004000000 == 0x2001004000000) & (n[127]);
-        // n[340]: (legal green (move e3 e1)), rules at chineseCheckers3.kif:171
-        n[340] = (s.0[0] & 0x100400000000000 == 0x100400000000000)
-            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[128]);
-        // n[341]: (legal green (move f4 f2)), rules at chineseCheckers3.kif:171
-        n[341] = (s.0[1] & 0x2000000004010 == 0x2000000004010) & (n[129]);
-        // n[342]: (legal green (move e4 e2)), rules at chineseCheckers3.kif:171
-        n[342] = (s.0[0] & 0x1004000000000000 == 0x1004000000000000)
+                & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[110]));
+        // n[130]: ((aux 9) c5 c1 green)
+        n[130] = (s.0[0] & 0x600 == 0x600) & (n[1]);
+        // n[132]: ((aux 9) d5 d1 green)
+        n[132] = (s.0[0] & 0x100000000 == 0x100000000) & (n[9]) & (n[11]);
+        // n[139]: ((aux 9) f6 f2 green)
+        n[139] = (s.0[1] & 0x1000 == 0x1000) & (n[5]) & (n[17]);
+        // n[141]: ((aux 9) g7 g3 green)
+        n[141] = (s.0[1] & 0x8400000000 == 0x8400000000) & (n[15]);
+        // n[147]: (legal green (move d5 d1)), rules at chineseCheckers3.kif:171
+        n[147] = (s.0[0] & 0x40004000000 == 0x40004000000)
+            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[132]);
+        // n[148]: (legal green (move g7 g3)), rules at chineseCheckers3.kif:171
+        n[148] = (s.0[1] & 0x2020004000000 == 0x2020004000000) & (n[141]);
+        // n[149]: (legal green (move e5 e1)), rules at chineseCheckers3.kif:171
+        n[149] = (s.0[0] & 0x400000000000 == 0x400000000000)
+            & (s.0[1] & 0x2000000000001 == 0x2000000000001) & (n[27]);
+        // n[150]: (legal green (move f6 f2)), rules at chineseCheckers3.kif:171
+        n[150] = (s.0[1] & 0x2000000200010 == 0x2000000200010) & (n[139]);
+        // n[151]: (legal green (move c5 c1)), rules at chineseCheckers3.kif:171
+        n[151] = (s.0[0] & 0x100040 == 0x100040)
             & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[130]);
-        // n[343]: (legal green (move c3 c1)), rules at chineseCheckers3.kif:171
-        n[343] = (s.0[0] & 0x1240 == 0x1240)
+        // n[172]: (legal green (move g7 e5)), rules at chineseCheckers3.kif:171
+        n[172] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
+            & (s.0[1] & 0x2020000200000 == 0x2020000200000);
+        // n[173]: (legal green (move f6 d5)), rules at chineseCheckers3.kif:171
+        n[173] = (s.0[0] & 0x10000000000 == 0x10000000000)
+            & (s.0[1] & 0x2000000200000 == 0x2000000200000) & (n[3]);
+        // n[174]: (legal green (move g6 e4)), rules at chineseCheckers3.kif:171
+        n[174] = (s.0[0] & 0x400000000000000 == 0x400000000000000)
+            & (s.0[1] & 0x2008000000000 == 0x2008000000000) & (n[5]);
+        // n[175]: (legal green (move f2 d1)), rules at chineseCheckers3.kif:171
+        n[175] = (s.0[0] & 0x4000000 == 0x4000000)
+            & (s.0[1] & 0x2000000000040 == 0x2000000000040) & (n[7]);
+        // n[176]: (legal green (move g3 e1)), rules at chineseCheckers3.kif:171
+        n[176] = (s.0[0] & 0x400000000000 == 0x400000000000)
+            & (s.0[1] & 0x2000010000000 == 0x2000010000000) & (n[8]);
+        // n[177]: (legal green (move e2 c2)), rules at chineseCheckers3.kif:171
+        n[177] = (s.0[0] & 0x10000000000100 == 0x10000000000100)
+            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[9]);
+        // n[178]: (legal green (move e3 c3)), rules at chineseCheckers3.kif:171
+        n[178] = (s.0[0] & 0x100000000000400 == 0x100000000000400)
+            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[10]);
+        // n[179]: (legal green (move e4 c4)), rules at chineseCheckers3.kif:171
+        n[179] = (s.0[0] & 0x1000000000004000 == 0x1000000000004000)
+            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[11]);
+        // n[180]: (legal green (move e5 c5)), rules at chineseCheckers3.kif:171
+        n[180] = (s.0[0] & 0x40000 == 0x40000)
+            & (s.0[1] & 0x2000000000001 == 0x2000000000001) & (n[12]);
+        // n[181]: (legal green (move g5 e3)), rules at chineseCheckers3.kif:171
+        n[181] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
+            & (s.0[1] & 0x2001000000000 == 0x2001000000000) & (n[13]);
+        // n[182]: (legal green (move f5 d4)), rules at chineseCheckers3.kif:171
+        n[182] = (s.0[0] & 0x1000000000 == 0x1000000000)
+            & (s.0[1] & 0x2000000040000 == 0x2000000040000) & (n[14]);
+        // n[183]: (legal green (move f3 d2)), rules at chineseCheckers3.kif:171
+        n[183] = (s.0[0] & 0x10000000 == 0x10000000)
+            & (s.0[1] & 0x2000000000400 == 0x2000000000400) & (n[16]);
+        // n[184]: (legal green (move g4 e2)), rules at chineseCheckers3.kif:171
+        n[184] = (s.0[0] & 0x4000000000000 == 0x4000000000000)
+            & (s.0[1] & 0x2000100000000 == 0x2000100000000) & (n[17]);
+        // n[185]: (legal green (move f4 d3)), rules at chineseCheckers3.kif:171
+        n[185] = (s.0[0] & 0x100000000 == 0x100000000)
+            & (s.0[1] & 0x2000000004000 == 0x2000000004000) & (n[18]);
+        // n[186]: (legal green (move e1 c1)), rules at chineseCheckers3.kif:171
+        n[186] = (s.0[0] & 0x1000008000040 == 0x1000008000040)
             & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-        // n[365]: (legal green (move d1 c1)), rules at chineseCheckers3.kif:171
-        n[365] = (s.0[0] & 0x8000040 == 0x8000040)
+        // n[217]: (legal green (move g7 g5)), rules at chineseCheckers3.kif:171
+        n[217] = s.0[1] & 0x2028400000000 == 0x2028400000000;
+        // n[218]: (legal green (move c4 c2)), rules at chineseCheckers3.kif:171
+        n[218] = (s.0[0] & 0x10100 == 0x10100)
+            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[0]);
+        // n[219]: (legal green (move c5 c3)), rules at chineseCheckers3.kif:171
+        n[219] = (s.0[0] & 0x100400 == 0x100400)
+            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[1]);
+        // n[220]: (legal green (move g6 g4)), rules at chineseCheckers3.kif:171
+        n[220] = (s.0[1] & 0x2008040000000 == 0x2008040000000) & (n[4]);
+        // n[221]: (legal green (move f6 f4)), rules at chineseCheckers3.kif:171
+        n[221] = (s.0[1] & 0x2000000201000 == 0x2000000201000) & (n[5]);
+        // n[222]: (legal green (move d3 d1)), rules at chineseCheckers3.kif:171
+        n[222] = (s.0[0] & 0x404000000 == 0x404000000)
+            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[9]);
+        // n[223]: (legal green (move d4 d2)), rules at chineseCheckers3.kif:171
+        n[223] = (s.0[0] & 0x4010000000 == 0x4010000000)
+            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[10]);
+        // n[224]: (legal green (move d5 d3)), rules at chineseCheckers3.kif:171
+        n[224] = (s.0[0] & 0x40100000000 == 0x40100000000)
+            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[11]);
+        // n[225]: (legal green (move f5 f3)), rules at chineseCheckers3.kif:171
+        n[225] = (s.0[1] & 0x2000000040100 == 0x2000000040100) & (n[13]);
+        // n[226]: (legal green (move e5 e3)), rules at chineseCheckers3.kif:171
+        n[226] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
+            & (s.0[1] & 0x2000000000001 == 0x2000000000001) & (n[14]);
+        // n[227]: (legal green (move g5 g3)), rules at chineseCheckers3.kif:171
+        n[227] = (s.0[1] & 0x2001004000000 == 0x2001004000000) & (n[15]);
+        // n[228]: (legal green (move e3 e1)), rules at chineseCheckers3.kif:171
+        n[228] = (s.0[0] & 0x100400000000000 == 0x100400000000000)
+            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[16]);
+        // n[229]: (legal green (move f4 f2)), rules at chineseCheckers3.kif:171
+        n[229] = (s.0[1] & 0x2000000004010 == 0x2000000004010) & (n[17]);
+        // n[230]: (legal green (move e4 e2)), rules at chineseCheckers3.kif:171
+        n[230] = (s.0[0] & 0x1004000000000000 == 0x1004000000000000)
+            & (s.0[1] & 0x2000000000000 == 0x2000000000000) & (n[18]);
+        // n[231]: (legal green (move c3 c1)), rules at chineseCheckers3.kif:171
+        n[231] = (s.0[0] & 0x1240 == 0x1240)
             & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-        // n[366]: (legal green (move e1 d1)), rules at chineseCheckers3.kif:171
-        n[366] = (s.0[0] & 0x1000004000000 == 0x1000004000000)
+        // n[253]: (legal green (move d1 c1)), rules at chineseCheckers3.kif:171
+        n[253] = (s.0[0] & 0x8000040 == 0x8000040)
             & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-        // n[367]: (legal green (move d2 c2)), rules at chineseCheckers3.kif:171
-        n[367] = (s.0[0] & 0x40000100 == 0x40000100)
+        // n[254]: (legal green (move e1 d1)), rules at chineseCheckers3.kif:171
+        n[254] = (s.0[0] & 0x1000004000000 == 0x1000004000000)
             & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-        // n[368]: (legal green (move g6 f5)), rules at chineseCheckers3.kif:171
-        n[368] = s.0[1] & 0x2008000010000 == 0x2008000010000;
-        // n[369]: (legal green (move f6 e5)), rules at chineseCheckers3.kif:171
-        n[369] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
+        // n[255]: (legal green (move d2 c2)), rules at chineseCheckers3.kif:171
+        n[255] = (s.0[0] & 0x40000100 == 0x40000100)
+            & (s.0[1] & 0x2000000000000 == 0x2000000000000);
+        // n[256]: (legal green (move g6 f5)), rules at chineseCheckers3.kif:171
+        n[256] = s.0[1] & 0x2008000010000 == 0x2008000010000;
+        // n[257]: (legal green (move f6 e5)), rules at chineseCheckers3.kif:171
+        n[257] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
             & (s.0[1] & 0x2000000200000 == 0x2000000200000);
-        // n[370]: (legal green (move g7 f6)), rules at chineseCheckers3.kif:171
-        n[370] = s.0[1] & 0x2020000100000 == 0x2020000100000;
-        // n[377]: (legal green (move c2 c1)), rules at chineseCheckers3.kif:171
-        n[377] = (s.0[0] & 0x240 == 0x240)
+        // n[258]: (legal green (move g7 f6)), rules at chineseCheckers3.kif:171
+        n[258] = s.0[1] & 0x2020000100000 == 0x2020000100000;
+        // n[265]: (legal green (move c2 c1)), rules at chineseCheckers3.kif:171
+        n[265] = (s.0[0] & 0x240 == 0x240)
             & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-        // n[378]: (legal green (move d2 d1)), rules at chineseCheckers3.kif:171
-        n[378] = (s.0[0] & 0x44000000 == 0x44000000)
+        // n[266]: (legal green (move d2 d1)), rules at chineseCheckers3.kif:171
+        n[266] = (s.0[0] & 0x44000000 == 0x44000000)
             & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-        // n[379]: (legal green (move c3 c2)), rules at chineseCheckers3.kif:171
-        n[379] = (s.0[0] & 0x1100 == 0x1100)
+        // n[267]: (legal green (move c3 c2)), rules at chineseCheckers3.kif:171
+        n[267] = (s.0[0] & 0x1100 == 0x1100)
             & (s.0[1] & 0x2000000000000 == 0x2000000000000);
-        // n[380]: (legal green (move g6 g5)), rules at chineseCheckers3.kif:171
-        n[380] = s.0[1] & 0x2008400000000 == 0x2008400000000;
-        // n[381]: (legal green (move f6 f5)), rules at chineseCheckers3.kif:171
-        n[381] = s.0[1] & 0x2000000210000 == 0x2000000210000;
-        // n[382]: (legal green (move g7 g6)), rules at chineseCheckers3.kif:171
-        n[382] = s.0[1] & 0x2024000000000 == 0x2024000000000;
-        parts[0] |= u64::from(n[377]);
-        parts[0] |= u64::from(n[343]) << 1;
-        parts[0] |= u64::from(n[379]) << 2;
-        parts[0] |= u64::from(n[330]) << 3;
-        parts[0] |= u64::from(n[263]) << 5;
-        parts[0] |= u64::from(n[331]) << 6;
-        parts[0] |= u64::from(n[365]) << 7;
-        parts[0] |= u64::from(n[367]) << 9;
-        parts[0] |= u64::from(n[378]) << 11;
-        parts[0] |= u64::from(n[334]) << 13;
-        parts[0] |= u64::from(n[335]) << 15;
-        parts[0] |= u64::from(n[259]) << 16;
-        parts[0] |= u64::from(n[336]) << 17;
-        parts[0] |= u64::from(n[298]) << 18;
-        parts[0] |= u64::from(n[366]) << 19;
-        parts[0] |= u64::from(n[289]) << 20;
-        parts[0] |= u64::from(n[223]) << 21;
-        parts[0] |= u64::from(n[290]) << 22;
-        parts[0] |= u64::from(n[340]) << 23;
-        parts[0] |= u64::from(n[207]) << 24;
-        parts[0] |= u64::from(n[291]) << 25;
-        parts[0] |= u64::from(n[342]) << 27;
-        parts[0] |= u64::from(n[209]) << 29;
-        parts[0] |= u64::from(n[292]) << 31;
-        parts[0] |= u64::from(n[261]) << 33;
-        parts[0] |= u64::from(n[338]) << 34;
-        parts[0] |= u64::from(n[287]) << 35;
-        parts[0] |= u64::from(n[295]) << 37;
-        parts[0] |= u64::from(n[217]) << 38;
-        parts[0] |= u64::from(n[297]) << 39;
-        parts[0] |= u64::from(n[341]) << 40;
-        parts[0] |= u64::from(n[213]) << 41;
-        parts[0] |= u64::from(n[294]) << 42;
-        parts[0] |= u64::from(n[337]) << 43;
-        parts[0] |= u64::from(n[211]) << 44;
-        parts[0] |= u64::from(n[285]) << 45;
-        parts[0] |= u64::from(n[369]) << 47;
-        parts[0] |= u64::from(n[262]) << 48;
-        parts[0] |= u64::from(n[333]) << 49;
-        parts[0] |= u64::from(n[381]) << 51;
-        parts[0] |= u64::from(n[155]) << 52;
-        parts[0] |= u64::from(n[288]) << 53;
-        parts[0] |= u64::from(n[154]) << 55;
-        parts[0] |= u64::from(n[296]) << 56;
-        parts[0] |= u64::from(n[153]) << 57;
-        parts[0] |= u64::from(n[219]) << 59;
-        parts[0] |= u64::from(n[293]) << 60;
-        parts[0] |= u64::from(n[339]) << 61;
-        parts[0] |= u64::from(n[151]) << 62;
-        parts[0] |= u64::from(n[221]) << 63;
-        parts[1] |= u64::from(n[286]);
-        parts[1] |= u64::from(n[368]) << 1;
-        parts[1] |= u64::from(n[332]) << 2;
-        parts[1] |= u64::from(n[380]) << 3;
-        parts[1] |= u64::from(n[152]) << 5;
-        parts[1] |= u64::from(n[215]) << 6;
-        parts[1] |= u64::from(n[284]) << 7;
-        parts[1] |= u64::from(n[370]) << 9;
-        parts[1] |= u64::from(n[260]) << 11;
-        parts[1] |= u64::from(n[329]) << 13;
-        parts[1] |= u64::from(n[382]) << 15;
+        // n[268]: (legal green (move g6 g5)), rules at chineseCheckers3.kif:171
+        n[268] = s.0[1] & 0x2008400000000 == 0x2008400000000;
+        // n[269]: (legal green (move f6 f5)), rules at chineseCheckers3.kif:171
+        n[269] = s.0[1] & 0x2000000210000 == 0x2000000210000;
+        // n[270]: (legal green (move g7 g6)), rules at chineseCheckers3.kif:171
+        n[270] = s.0[1] & 0x2024000000000 == 0x2024000000000;
+        parts[0] |= u64::from(n[265]);
+        parts[0] |= u64::from(n[231]) << 1;
+        parts[0] |= u64::from(n[267]) << 2;
+        parts[0] |= u64::from(n[218]) << 3;
+        parts[0] |= u64::from(n[151]) << 5;
+        parts[0] |= u64::from(n[219]) << 6;
+        parts[0] |= u64::from(n[253]) << 7;
+        parts[0] |= u64::from(n[255]) << 9;
+        parts[0] |= u64::from(n[266]) << 11;
+        parts[0] |= u64::from(n[222]) << 13;
+        parts[0] |= u64::from(n[223]) << 15;
+        parts[0] |= u64::from(n[147]) << 16;
+        parts[0] |= u64::from(n[224]) << 17;
+        parts[0] |= u64::from(n[186]) << 18;
+        parts[0] |= u64::from(n[254]) << 19;
+        parts[0] |= u64::from(n[177]) << 20;
+        parts[0] |= u64::from(n[111]) << 21;
+        parts[0] |= u64::from(n[178]) << 22;
+        parts[0] |= u64::from(n[228]) << 23;
+        parts[0] |= u64::from(n[95]) << 24;
+        parts[0] |= u64::from(n[179]) << 25;
+        parts[0] |= u64::from(n[230]) << 27;
+        parts[0] |= u64::from(n[97]) << 29;
+        parts[0] |= u64::from(n[180]) << 31;
+        parts[0] |= u64::from(n[149]) << 33;
+        parts[0] |= u64::from(n[226]) << 34;
+        parts[0] |= u64::from(n[175]) << 35;
+        parts[0] |= u64::from(n[183]) << 37;
+        parts[0] |= u64::from(n[105]) << 38;
+        parts[0] |= u64::from(n[185]) << 39;
+        parts[0] |= u64::from(n[229]) << 40;
+        parts[0] |= u64::from(n[101]) << 41;
+        parts[0] |= u64::from(n[182]) << 42;
+        parts[0] |= u64::from(n[225]) << 43;
+        parts[0] |= u64::from(n[99]) << 44;
+        parts[0] |= u64::from(n[173]) << 45;
+        parts[0] |= u64::from(n[257]) << 47;
+        parts[0] |= u64::from(n[150]) << 48;
+        parts[0] |= u64::from(n[221]) << 49;
+        parts[0] |= u64::from(n[269]) << 51;
+        parts[0] |= u64::from(n[43]) << 52;
+        parts[0] |= u64::from(n[176]) << 53;
+        parts[0] |= u64::from(n[42]) << 55;
+        parts[0] |= u64::from(n[184]) << 56;
+        parts[0] |= u64::from(n[41]) << 57;
+        parts[0] |= u64::from(n[107]) << 59;
+        parts[0] |= u64::from(n[181]) << 60;
+        parts[0] |= u64::from(n[227]) << 61;
+        parts[0] |= u64::from(n[39]) << 62;
+        parts[0] |= u64::from(n[109]) << 63;
+        parts[1] |= u64::from(n[174]);
+        parts[1] |= u64::from(n[256]) << 1;
+        parts[1] |= u64::from(n[220]) << 2;
+        parts[1] |= u64::from(n[268]) << 3;
+        parts[1] |= u64::from(n[40]) << 5;
+        parts[1] |= u64::from(n[103]) << 6;
+        parts[1] |= u64::from(n[172]) << 7;
+        parts[1] |= u64::from(n[258]) << 9;
+        parts[1] |= u64::from(n[148]) << 11;
+        parts[1] |= u64::from(n[217]) << 13;
+        parts[1] |= u64::from(n[270]) << 15;
         parts[0] |= (s.0[0]) & (((s.0[0] >> 6) | (s.0[1] << 58))) & (0x444401110004400);
         parts[0] |= (s.0[1]) & ((s.0[1] >> 6)) & (0x44001110);
         parts[1] |= (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40))) & (0x444411110044400);
@@ -7134,266 +3923,266 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
     let mut parts = [0u64; 2];
     if s.0[1] & 0x1000000000000 != 0 {
-        // n[132]: ((aux 4) c3 c7 blue)
-        n[132] = (s.0[0] & 0x840000 == 0x840000) & (n[113]);
-        // n[134]: ((aux 4) d2 d6 blue)
-        n[134] = (s.0[0] & 0x1000000000 == 0x1000000000) & (n[122]) & (n[124]);
-        // n[142]: ((aux 4) f1 f5 blue)
-        n[142] = (s.0[1] & 0x100 == 0x100) & (n[120]) & (n[125]);
-        // n[144]: ((aux 4) g1 g5 blue)
-        n[144] = (s.0[1] & 0x6000000 == 0x6000000) & (n[127]);
-        // n[156]: (legal blue (move d2 d6)), rules at chineseCheckers3.kif:171
-        n[156] = (s.0[0] & 0x100020000000 == 0x100020000000)
-            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[134]);
-        // n[157]: (legal blue (move f1 f5)), rules at chineseCheckers3.kif:171
-        n[157] = (s.0[1] & 0x1000000010008 == 0x1000000010008) & (n[142]);
-        // n[158]: (legal blue (move g1 g5)), rules at chineseCheckers3.kif:171
-        n[158] = (s.0[1] & 0x1000400800000 == 0x1000400800000) & (n[144]);
-        // n[159]: (legal blue (move e1 e5)), rules at chineseCheckers3.kif:171
-        n[159] = (s.0[0] & 0x4000800000000000 == 0x4000800000000000)
-            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[139]);
-        // n[160]: (legal blue (move c3 c7)), rules at chineseCheckers3.kif:171
-        n[160] = (s.0[0] & 0x1000800 == 0x1000800)
-            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[132]);
-        // n[174]: ((aux 6) e1 c5 blue)
-        n[174] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[123]) & (n[128]);
-        // n[176]: ((aux 6) e2 c6 blue)
-        n[176] = (s.0[0] & 0x400000000000000 == 0x400000000000000) & (n[124]) & (n[130]);
-        // n[178]: ((aux 6) e3 c7 blue)
-        n[178] = (s.0[0] & 0x4000200000000000 == 0x4000200000000000) & (n[126]);
-        // n[180]: ((aux 6) f1 d4 blue)
-        n[180] = (s.0[1] & 0x100 == 0x100) & (n[120]) & (n[130]);
-        // n[182]: ((aux 6) f2 d5 blue)
-        n[182] = (s.0[1] & 0x1000 == 0x1000) & (n[126]) & (n[129]);
-        // n[183]: ((aux 6) f3 d6 blue)
-        n[183] = (s.0[1] & 0x10000 == 0x10000) & (n[115]) & (n[125]);
-        // n[184]: ((aux 6) g1 e3 blue)
-        n[184] = (s.0[1] & 0x6000000 == 0x6000000) & (n[129]);
-        // n[186]: ((aux 6) g2 e4 blue)
-        n[186] = (s.0[1] & 0x40000000 == 0x40000000) & (n[118]) & (n[125]);
-        // n[187]: ((aux 6) g3 e5 blue)
-        n[187] = (s.0[1] & 0x400000000 == 0x400000000) & (n[117]) & (n[127]);
-        // n[224]: ((aux 8) f3 d6 blue)
-        n[224] = (s.0[0] & 0x1000000000 == 0x1000000000) & (n[124]) & (n[130]);
-        // n[225]: (legal blue (move f3 d6)), rules at chineseCheckers3.kif:171
-        n[225] = ((s.0[0] & 0x100000000000 == 0x100000000000)
-            & (s.0[1] & 0x1000000000200 == 0x1000000000200) & (n[183]))
+        // n[20]: ((aux 4) c3 c7 blue)
+        n[20] = (s.0[0] & 0x840000 == 0x840000) & (n[1]);
+        // n[22]: ((aux 4) d2 d6 blue)
+        n[22] = (s.0[0] & 0x1000000000 == 0x1000000000) & (n[10]) & (n[12]);
+        // n[30]: ((aux 4) f1 f5 blue)
+        n[30] = (s.0[1] & 0x100 == 0x100) & (n[8]) & (n[13]);
+        // n[32]: ((aux 4) g1 g5 blue)
+        n[32] = (s.0[1] & 0x6000000 == 0x6000000) & (n[15]);
+        // n[44]: (legal blue (move d2 d6)), rules at chineseCheckers3.kif:171
+        n[44] = (s.0[0] & 0x100020000000 == 0x100020000000)
+            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[22]);
+        // n[45]: (legal blue (move f1 f5)), rules at chineseCheckers3.kif:171
+        n[45] = (s.0[1] & 0x1000000010008 == 0x1000000010008) & (n[30]);
+        // n[46]: (legal blue (move g1 g5)), rules at chineseCheckers3.kif:171
+        n[46] = (s.0[1] & 0x1000400800000 == 0x1000400800000) & (n[32]);
+        // n[47]: (legal blue (move e1 e5)), rules at chineseCheckers3.kif:171
+        n[47] = (s.0[0] & 0x4000800000000000 == 0x4000800000000000)
+            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[27]);
+        // n[48]: (legal blue (move c3 c7)), rules at chineseCheckers3.kif:171
+        n[48] = (s.0[0] & 0x1000800 == 0x1000800)
+            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[20]);
+        // n[62]: ((aux 6) e1 c5 blue)
+        n[62] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[11]) & (n[16]);
+        // n[64]: ((aux 6) e2 c6 blue)
+        n[64] = (s.0[0] & 0x400000000000000 == 0x400000000000000) & (n[12]) & (n[18]);
+        // n[66]: ((aux 6) e3 c7 blue)
+        n[66] = (s.0[0] & 0x4000200000000000 == 0x4000200000000000) & (n[14]);
+        // n[68]: ((aux 6) f1 d4 blue)
+        n[68] = (s.0[1] & 0x100 == 0x100) & (n[8]) & (n[18]);
+        // n[70]: ((aux 6) f2 d5 blue)
+        n[70] = (s.0[1] & 0x1000 == 0x1000) & (n[14]) & (n[17]);
+        // n[71]: ((aux 6) f3 d6 blue)
+        n[71] = (s.0[1] & 0x10000 == 0x10000) & (n[3]) & (n[13]);
+        // n[72]: ((aux 6) g1 e3 blue)
+        n[72] = (s.0[1] & 0x6000000 == 0x6000000) & (n[17]);
+        // n[74]: ((aux 6) g2 e4 blue)
+        n[74] = (s.0[1] & 0x40000000 == 0x40000000) & (n[6]) & (n[13]);
+        // n[75]: ((aux 6) g3 e5 blue)
+        n[75] = (s.0[1] & 0x400000000 == 0x400000000) & (n[5]) & (n[15]);
+        // n[112]: ((aux 8) f3 d6 blue)
+        n[112] = (s.0[0] & 0x1000000000 == 0x1000000000) & (n[12]) & (n[18]);
+        // n[113]: (legal blue (move f3 d6)), rules at chineseCheckers3.kif:171
+        n[113] = ((s.0[0] & 0x100000000000 == 0x100000000000)
+            & (s.0[1] & 0x1000000000200 == 0x1000000000200) & (n[71]))
             | ((s.0[0] & 0x100000000000 == 0x100000000000)
-                & (s.0[1] & 0x1000000000200 == 0x1000000000200) & (n[224]));
-        // n[226]: ((aux 8) g3 e5 blue)
-        n[226] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[126]) & (n[129]);
-        // n[227]: (legal blue (move g3 e5)), rules at chineseCheckers3.kif:171
-        n[227] = ((s.0[0] & 0x4000000000000000 == 0x4000000000000000)
-            & (s.0[1] & 0x1000008000000 == 0x1000008000000) & (n[187]))
+                & (s.0[1] & 0x1000000000200 == 0x1000000000200) & (n[112]));
+        // n[114]: ((aux 8) g3 e5 blue)
+        n[114] = (s.0[0] & 0x40000000000000 == 0x40000000000000) & (n[14]) & (n[17]);
+        // n[115]: (legal blue (move g3 e5)), rules at chineseCheckers3.kif:171
+        n[115] = ((s.0[0] & 0x4000000000000000 == 0x4000000000000000)
+            & (s.0[1] & 0x1000008000000 == 0x1000008000000) & (n[75]))
             | ((s.0[0] & 0x4000000000000000 == 0x4000000000000000)
-                & (s.0[1] & 0x1000008000000 == 0x1000008000000) & (n[226]));
-        // n[228]: ((aux 8) g2 e4 blue)
-        n[228] = (s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[120]) & (n[130]);
-        // n[229]: (legal blue (move g2 e4)), rules at chineseCheckers3.kif:171
-        n[229] = ((s.0[0] & 0x400000000000000 == 0x400000000000000)
-            & (s.0[1] & 0x1000002000000 == 0x1000002000000) & (n[186]))
+                & (s.0[1] & 0x1000008000000 == 0x1000008000000) & (n[114]));
+        // n[116]: ((aux 8) g2 e4 blue)
+        n[116] = (s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[8]) & (n[18]);
+        // n[117]: (legal blue (move g2 e4)), rules at chineseCheckers3.kif:171
+        n[117] = ((s.0[0] & 0x400000000000000 == 0x400000000000000)
+            & (s.0[1] & 0x1000002000000 == 0x1000002000000) & (n[74]))
             | ((s.0[0] & 0x400000000000000 == 0x400000000000000)
-                & (s.0[1] & 0x1000002000000 == 0x1000002000000) & (n[228]));
-        // n[230]: ((aux 8) e1 c5 blue)
-        n[230] = (s.0[0] & 0x400 == 0x400) & (n[113]) & (n[121]);
-        // n[231]: (legal blue (move e1 c5)), rules at chineseCheckers3.kif:171
-        n[231] = ((s.0[0] & 0x800000040000 == 0x800000040000)
-            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[174]))
+                & (s.0[1] & 0x1000002000000 == 0x1000002000000) & (n[116]));
+        // n[118]: ((aux 8) e1 c5 blue)
+        n[118] = (s.0[0] & 0x400 == 0x400) & (n[1]) & (n[9]);
+        // n[119]: (legal blue (move e1 c5)), rules at chineseCheckers3.kif:171
+        n[119] = ((s.0[0] & 0x800000040000 == 0x800000040000)
+            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[62]))
             | ((s.0[0] & 0x800000040000 == 0x800000040000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[230]));
-        // n[232]: ((aux 8) f2 d5 blue)
-        n[232] = (s.0[0] & 0x100000000 == 0x100000000) & (n[123]) & (n[128]);
-        // n[233]: (legal blue (move f2 d5)), rules at chineseCheckers3.kif:171
-        n[233] = ((s.0[0] & 0x10000000000 == 0x10000000000)
-            & (s.0[1] & 0x1000000000020 == 0x1000000000020) & (n[182]))
+                & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[118]));
+        // n[120]: ((aux 8) f2 d5 blue)
+        n[120] = (s.0[0] & 0x100000000 == 0x100000000) & (n[11]) & (n[16]);
+        // n[121]: (legal blue (move f2 d5)), rules at chineseCheckers3.kif:171
+        n[121] = ((s.0[0] & 0x10000000000 == 0x10000000000)
+            & (s.0[1] & 0x1000000000020 == 0x1000000000020) & (n[70]))
             | ((s.0[0] & 0x10000000000 == 0x10000000000)
-                & (s.0[1] & 0x1000000000020 == 0x1000000000020) & (n[232]));
-        // n[234]: ((aux 8) e2 c6 blue)
-        n[234] = (s.0[0] & 0x4000 == 0x4000) & (n[114]) & (n[122]);
-        // n[235]: (legal blue (move e2 c6)), rules at chineseCheckers3.kif:171
-        n[235] = ((s.0[0] & 0x8000000400000 == 0x8000000400000)
-            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[176]))
+                & (s.0[1] & 0x1000000000020 == 0x1000000000020) & (n[120]));
+        // n[122]: ((aux 8) e2 c6 blue)
+        n[122] = (s.0[0] & 0x4000 == 0x4000) & (n[2]) & (n[10]);
+        // n[123]: (legal blue (move e2 c6)), rules at chineseCheckers3.kif:171
+        n[123] = ((s.0[0] & 0x8000000400000 == 0x8000000400000)
+            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[64]))
             | ((s.0[0] & 0x8000000400000 == 0x8000000400000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[234]));
-        // n[236]: ((aux 8) g1 e3 blue)
-        n[236] = (s.0[0] & 0x400000000000 == 0x400000000000) & (s.0[1] & 0x8 == 0x8)
-            & (n[128]);
-        // n[237]: (legal blue (move g1 e3)), rules at chineseCheckers3.kif:171
-        n[237] = ((s.0[0] & 0x40000000000000 == 0x40000000000000)
-            & (s.0[1] & 0x1000000800000 == 0x1000000800000) & (n[184]))
+                & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[122]));
+        // n[124]: ((aux 8) g1 e3 blue)
+        n[124] = (s.0[0] & 0x400000000000 == 0x400000000000) & (s.0[1] & 0x8 == 0x8)
+            & (n[16]);
+        // n[125]: (legal blue (move g1 e3)), rules at chineseCheckers3.kif:171
+        n[125] = ((s.0[0] & 0x40000000000000 == 0x40000000000000)
+            & (s.0[1] & 0x1000000800000 == 0x1000000800000) & (n[72]))
             | ((s.0[0] & 0x40000000000000 == 0x40000000000000)
-                & (s.0[1] & 0x1000000800000 == 0x1000000800000) & (n[236]));
-        // n[238]: ((aux 8) f1 d4 blue)
-        n[238] = (s.0[0] & 0x10000000 == 0x10000000) & (n[119]) & (n[122]);
-        // n[239]: (legal blue (move f1 d4)), rules at chineseCheckers3.kif:171
-        n[239] = ((s.0[0] & 0x1000000000 == 0x1000000000)
-            & (s.0[1] & 0x1000000000008 == 0x1000000000008) & (n[180]))
+                & (s.0[1] & 0x1000000800000 == 0x1000000800000) & (n[124]));
+        // n[126]: ((aux 8) f1 d4 blue)
+        n[126] = (s.0[0] & 0x10000000 == 0x10000000) & (n[7]) & (n[10]);
+        // n[127]: (legal blue (move f1 d4)), rules at chineseCheckers3.kif:171
+        n[127] = ((s.0[0] & 0x1000000000 == 0x1000000000)
+            & (s.0[1] & 0x1000000000008 == 0x1000000000008) & (n[68]))
             | ((s.0[0] & 0x1000000000 == 0x1000000000)
-                & (s.0[1] & 0x1000000000008 == 0x1000000000008) & (n[238]));
-        // n[240]: ((aux 8) e3 c7 blue)
-        n[240] = (s.0[0] & 0x840000 == 0x840000) & (n[123]);
-        // n[241]: (legal blue (move e3 c7)), rules at chineseCheckers3.kif:171
-        n[241] = ((s.0[0] & 0x80000001000000 == 0x80000001000000)
-            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[178]))
+                & (s.0[1] & 0x1000000000008 == 0x1000000000008) & (n[126]));
+        // n[128]: ((aux 8) e3 c7 blue)
+        n[128] = (s.0[0] & 0x840000 == 0x840000) & (n[11]);
+        // n[129]: (legal blue (move e3 c7)), rules at chineseCheckers3.kif:171
+        n[129] = ((s.0[0] & 0x80000001000000 == 0x80000001000000)
+            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[66]))
             | ((s.0[0] & 0x80000001000000 == 0x80000001000000)
-                & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[240]));
-        // n[246]: ((aux 9) g1 c3 blue)
-        n[246] = (s.0[0] & 0x400000000000 == 0x400000000000) & (s.0[1] & 0x8 == 0x8)
-            & (n[121]);
-        // n[247]: ((aux 9) g2 c4 blue)
-        n[247] = (s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[120]) & (n[122]);
-        // n[248]: ((aux 9) g4 c6 blue)
-        n[248] = (s.0[0] & 0x400000000000000 == 0x400000000000000) & (n[124]) & (n[125]);
-        // n[249]: ((aux 9) g5 c7 blue)
-        n[249] = (s.0[0] & 0x4000200000000000 == 0x4000200000000000) & (n[117]);
-        // n[264]: (legal blue (move g2 c4)), rules at chineseCheckers3.kif:171
-        n[264] = (s.0[0] & 0x4000 == 0x4000)
-            & (s.0[1] & 0x1000002000000 == 0x1000002000000) & (n[247]);
-        // n[265]: (legal blue (move g1 c3)), rules at chineseCheckers3.kif:171
-        n[265] = (s.0[0] & 0x400 == 0x400)
-            & (s.0[1] & 0x1000000800000 == 0x1000000800000) & (n[246]);
-        // n[266]: (legal blue (move g4 c6)), rules at chineseCheckers3.kif:171
-        n[266] = (s.0[0] & 0x400000 == 0x400000)
-            & (s.0[1] & 0x1000080000000 == 0x1000080000000) & (n[248]);
-        // n[267]: (legal blue (move g3 c5)), rules at chineseCheckers3.kif:171
-        n[267] = (s.0[0] & 0x40000 == 0x40000)
-            & (s.0[1] & 0x1000008000000 == 0x1000008000000) & (n[137]);
-        // n[268]: (legal blue (move g5 c7)), rules at chineseCheckers3.kif:171
-        n[268] = (s.0[0] & 0x1000000 == 0x1000000)
-            & (s.0[1] & 0x1000800000000 == 0x1000800000000) & (n[249]);
-        // n[299]: (legal blue (move g1 g3)), rules at chineseCheckers3.kif:171
-        n[299] = s.0[1] & 0x1000006800000 == 0x1000006800000;
-        // n[300]: (legal blue (move c3 c5)), rules at chineseCheckers3.kif:171
-        n[300] = (s.0[0] & 0x40800 == 0x40800)
-            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[113]);
-        // n[301]: (legal blue (move c4 c6)), rules at chineseCheckers3.kif:171
-        n[301] = (s.0[0] & 0x408000 == 0x408000)
-            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[114]);
-        // n[302]: (legal blue (move g2 g4)), rules at chineseCheckers3.kif:171
-        n[302] = (s.0[1] & 0x1000042000000 == 0x1000042000000) & (n[118]);
-        // n[303]: (legal blue (move f1 f3)), rules at chineseCheckers3.kif:171
-        n[303] = (s.0[1] & 0x1000000000108 == 0x1000000000108) & (n[120]);
-        // n[304]: (legal blue (move d2 d4)), rules at chineseCheckers3.kif:171
-        n[304] = (s.0[0] & 0x1020000000 == 0x1020000000)
-            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[122]);
-        // n[305]: (legal blue (move d3 d5)), rules at chineseCheckers3.kif:171
-        n[305] = (s.0[0] & 0x10200000000 == 0x10200000000)
-            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[123]);
-        // n[306]: (legal blue (move d4 d6)), rules at chineseCheckers3.kif:171
-        n[306] = (s.0[0] & 0x102000000000 == 0x102000000000)
-            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[124]);
-        // n[307]: (legal blue (move f3 f5)), rules at chineseCheckers3.kif:171
-        n[307] = (s.0[1] & 0x1000000010200 == 0x1000000010200) & (n[125]);
-        // n[308]: (legal blue (move e3 e5)), rules at chineseCheckers3.kif:171
-        n[308] = (s.0[0] & 0x4080000000000000 == 0x4080000000000000)
-            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[126]);
-        // n[309]: (legal blue (move g3 g5)), rules at chineseCheckers3.kif:171
-        n[309] = (s.0[1] & 0x1000408000000 == 0x1000408000000) & (n[127]);
-        // n[310]: (legal blue (move e1 e3)), rules at chineseCheckers3.kif:171
-        n[310] = (s.0[0] & 0x40800000000000 == 0x40800000000000)
-            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[128]);
-        // n[311]: (legal blue (move f2 f4)), rules at chineseCheckers3.kif:171
-        n[311] = (s.0[1] & 0x1000000001020 == 0x1000000001020) & (n[129]);
-        // n[312]: (legal blue (move e2 e4)), rules at chineseCheckers3.kif:171
-        n[312] = (s.0[0] & 0x408000000000000 == 0x408000000000000)
-            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[130]);
-        // n[313]: (legal blue (move c5 c7)), rules at chineseCheckers3.kif:171
-        n[313] = (s.0[0] & 0x1880000 == 0x1880000)
+                & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[128]));
+        // n[134]: ((aux 9) g1 c3 blue)
+        n[134] = (s.0[0] & 0x400000000000 == 0x400000000000) & (s.0[1] & 0x8 == 0x8)
+            & (n[9]);
+        // n[135]: ((aux 9) g2 c4 blue)
+        n[135] = (s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[8]) & (n[10]);
+        // n[136]: ((aux 9) g4 c6 blue)
+        n[136] = (s.0[0] & 0x400000000000000 == 0x400000000000000) & (n[12]) & (n[13]);
+        // n[137]: ((aux 9) g5 c7 blue)
+        n[137] = (s.0[0] & 0x4000200000000000 == 0x4000200000000000) & (n[5]);
+        // n[152]: (legal blue (move g2 c4)), rules at chineseCheckers3.kif:171
+        n[152] = (s.0[0] & 0x4000 == 0x4000)
+            & (s.0[1] & 0x1000002000000 == 0x1000002000000) & (n[135]);
+        // n[153]: (legal blue (move g1 c3)), rules at chineseCheckers3.kif:171
+        n[153] = (s.0[0] & 0x400 == 0x400)
+            & (s.0[1] & 0x1000000800000 == 0x1000000800000) & (n[134]);
+        // n[154]: (legal blue (move g4 c6)), rules at chineseCheckers3.kif:171
+        n[154] = (s.0[0] & 0x400000 == 0x400000)
+            & (s.0[1] & 0x1000080000000 == 0x1000080000000) & (n[136]);
+        // n[155]: (legal blue (move g3 c5)), rules at chineseCheckers3.kif:171
+        n[155] = (s.0[0] & 0x40000 == 0x40000)
+            & (s.0[1] & 0x1000008000000 == 0x1000008000000) & (n[25]);
+        // n[156]: (legal blue (move g5 c7)), rules at chineseCheckers3.kif:171
+        n[156] = (s.0[0] & 0x1000000 == 0x1000000)
+            & (s.0[1] & 0x1000800000000 == 0x1000800000000) & (n[137]);
+        // n[187]: (legal blue (move g1 g3)), rules at chineseCheckers3.kif:171
+        n[187] = s.0[1] & 0x1000006800000 == 0x1000006800000;
+        // n[188]: (legal blue (move c3 c5)), rules at chineseCheckers3.kif:171
+        n[188] = (s.0[0] & 0x40800 == 0x40800)
+            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[1]);
+        // n[189]: (legal blue (move c4 c6)), rules at chineseCheckers3.kif:171
+        n[189] = (s.0[0] & 0x408000 == 0x408000)
+            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[2]);
+        // n[190]: (legal blue (move g2 g4)), rules at chineseCheckers3.kif:171
+        n[190] = (s.0[1] & 0x1000042000000 == 0x1000042000000) & (n[6]);
+        // n[191]: (legal blue (move f1 f3)), rules at chineseCheckers3.kif:171
+        n[191] = (s.0[1] & 0x1000000000108 == 0x1000000000108) & (n[8]);
+        // n[192]: (legal blue (move d2 d4)), rules at chineseCheckers3.kif:171
+        n[192] = (s.0[0] & 0x1020000000 == 0x1020000000)
+            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[10]);
+        // n[193]: (legal blue (move d3 d5)), rules at chineseCheckers3.kif:171
+        n[193] = (s.0[0] & 0x10200000000 == 0x10200000000)
+            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[11]);
+        // n[194]: (legal blue (move d4 d6)), rules at chineseCheckers3.kif:171
+        n[194] = (s.0[0] & 0x102000000000 == 0x102000000000)
+            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[12]);
+        // n[195]: (legal blue (move f3 f5)), rules at chineseCheckers3.kif:171
+        n[195] = (s.0[1] & 0x1000000010200 == 0x1000000010200) & (n[13]);
+        // n[196]: (legal blue (move e3 e5)), rules at chineseCheckers3.kif:171
+        n[196] = (s.0[0] & 0x4080000000000000 == 0x4080000000000000)
+            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[14]);
+        // n[197]: (legal blue (move g3 g5)), rules at chineseCheckers3.kif:171
+        n[197] = (s.0[1] & 0x1000408000000 == 0x1000408000000) & (n[15]);
+        // n[198]: (legal blue (move e1 e3)), rules at chineseCheckers3.kif:171
+        n[198] = (s.0[0] & 0x40800000000000 == 0x40800000000000)
+            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[16]);
+        // n[199]: (legal blue (move f2 f4)), rules at chineseCheckers3.kif:171
+        n[199] = (s.0[1] & 0x1000000001020 == 0x1000000001020) & (n[17]);
+        // n[200]: (legal blue (move e2 e4)), rules at chineseCheckers3.kif:171
+        n[200] = (s.0[0] & 0x408000000000000 == 0x408000000000000)
+            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[18]);
+        // n[201]: (legal blue (move c5 c7)), rules at chineseCheckers3.kif:171
+        n[201] = (s.0[0] & 0x1880000 == 0x1880000)
             & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-        // n[344]: (legal blue (move g1 e1)), rules at chineseCheckers3.kif:171
-        n[344] = (s.0[0] & 0x400000000000 == 0x400000000000)
+        // n[232]: (legal blue (move g1 e1)), rules at chineseCheckers3.kif:171
+        n[232] = (s.0[0] & 0x400000000000 == 0x400000000000)
             & (s.0[1] & 0x1000000800008 == 0x1000000800008);
-        // n[345]: (legal blue (move f5 d6)), rules at chineseCheckers3.kif:171
-        n[345] = (s.0[0] & 0x100000000000 == 0x100000000000)
-            & (s.0[1] & 0x1000000020000 == 0x1000000020000) & (n[115]);
-        // n[346]: (legal blue (move g5 e5)), rules at chineseCheckers3.kif:171
-        n[346] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
-            & (s.0[1] & 0x1000800000000 == 0x1000800000000) & (n[117]);
-        // n[347]: (legal blue (move f1 d2)), rules at chineseCheckers3.kif:171
-        n[347] = (s.0[0] & 0x10000000 == 0x10000000)
-            & (s.0[1] & 0x1000000000008 == 0x1000000000008) & (n[119]);
-        // n[348]: (legal blue (move g2 e2)), rules at chineseCheckers3.kif:171
-        n[348] = (s.0[0] & 0x4000000000000 == 0x4000000000000)
-            & (s.0[1] & 0x1000002000000 == 0x1000002000000) & (n[120]);
-        // n[349]: (legal blue (move e1 c3)), rules at chineseCheckers3.kif:171
-        n[349] = (s.0[0] & 0x800000000400 == 0x800000000400)
-            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[121]);
-        // n[350]: (legal blue (move e2 c4)), rules at chineseCheckers3.kif:171
-        n[350] = (s.0[0] & 0x8000000004000 == 0x8000000004000)
-            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[122]);
-        // n[351]: (legal blue (move e3 c5)), rules at chineseCheckers3.kif:171
-        n[351] = (s.0[0] & 0x80000000040000 == 0x80000000040000)
-            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[123]);
-        // n[352]: (legal blue (move e4 c6)), rules at chineseCheckers3.kif:171
-        n[352] = (s.0[0] & 0x800000000400000 == 0x800000000400000)
-            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[124]);
-        // n[353]: (legal blue (move g4 e4)), rules at chineseCheckers3.kif:171
-        n[353] = (s.0[0] & 0x400000000000000 == 0x400000000000000)
-            & (s.0[1] & 0x1000080000000 == 0x1000080000000) & (n[125]);
-        // n[354]: (legal blue (move f4 d5)), rules at chineseCheckers3.kif:171
-        n[354] = (s.0[0] & 0x10000000000 == 0x10000000000)
-            & (s.0[1] & 0x1000000002000 == 0x1000000002000) & (n[126]);
-        // n[355]: (legal blue (move f2 d3)), rules at chineseCheckers3.kif:171
-        n[355] = (s.0[0] & 0x100000000 == 0x100000000)
-            & (s.0[1] & 0x1000000000020 == 0x1000000000020) & (n[128]);
-        // n[356]: (legal blue (move g3 e3)), rules at chineseCheckers3.kif:171
-        n[356] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
-            & (s.0[1] & 0x1000008000000 == 0x1000008000000) & (n[129]);
-        // n[357]: (legal blue (move f3 d4)), rules at chineseCheckers3.kif:171
-        n[357] = (s.0[0] & 0x1000000000 == 0x1000000000)
-            & (s.0[1] & 0x1000000000200 == 0x1000000000200) & (n[130]);
-        // n[358]: (legal blue (move e5 c7)), rules at chineseCheckers3.kif:171
-        n[358] = (s.0[0] & 0x8000200001000000 == 0x8000200001000000)
+        // n[233]: (legal blue (move f5 d6)), rules at chineseCheckers3.kif:171
+        n[233] = (s.0[0] & 0x100000000000 == 0x100000000000)
+            & (s.0[1] & 0x1000000020000 == 0x1000000020000) & (n[3]);
+        // n[234]: (legal blue (move g5 e5)), rules at chineseCheckers3.kif:171
+        n[234] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
+            & (s.0[1] & 0x1000800000000 == 0x1000800000000) & (n[5]);
+        // n[235]: (legal blue (move f1 d2)), rules at chineseCheckers3.kif:171
+        n[235] = (s.0[0] & 0x10000000 == 0x10000000)
+            & (s.0[1] & 0x1000000000008 == 0x1000000000008) & (n[7]);
+        // n[236]: (legal blue (move g2 e2)), rules at chineseCheckers3.kif:171
+        n[236] = (s.0[0] & 0x4000000000000 == 0x4000000000000)
+            & (s.0[1] & 0x1000002000000 == 0x1000002000000) & (n[8]);
+        // n[237]: (legal blue (move e1 c3)), rules at chineseCheckers3.kif:171
+        n[237] = (s.0[0] & 0x800000000400 == 0x800000000400)
+            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[9]);
+        // n[238]: (legal blue (move e2 c4)), rules at chineseCheckers3.kif:171
+        n[238] = (s.0[0] & 0x8000000004000 == 0x8000000004000)
+            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[10]);
+        // n[239]: (legal blue (move e3 c5)), rules at chineseCheckers3.kif:171
+        n[239] = (s.0[0] & 0x80000000040000 == 0x80000000040000)
+            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[11]);
+        // n[240]: (legal blue (move e4 c6)), rules at chineseCheckers3.kif:171
+        n[240] = (s.0[0] & 0x800000000400000 == 0x800000000400000)
+            & (s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[12]);
+        // n[241]: (legal blue (move g4 e4)), rules at chineseCheckers3.kif:171
+        n[241] = (s.0[0] & 0x400000000000000 == 0x400000000000000)
+            & (s.0[1] & 0x1000080000000 == 0x1000080000000) & (n[13]);
+        // n[242]: (legal blue (move f4 d5)), rules at chineseCheckers3.kif:171
+        n[242] = (s.0[0] & 0x10000000000 == 0x10000000000)
+            & (s.0[1] & 0x1000000002000 == 0x1000000002000) & (n[14]);
+        // n[243]: (legal blue (move f2 d3)), rules at chineseCheckers3.kif:171
+        n[243] = (s.0[0] & 0x100000000 == 0x100000000)
+            & (s.0[1] & 0x1000000000020 == 0x1000000000020) & (n[16]);
+        // n[244]: (legal blue (move g3 e3)), rules at chineseCheckers3.kif:171
+        n[244] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
+            & (s.0[1] & 0x1000008000000 == 0x1000008000000) & (n[17]);
+        // n[245]: (legal blue (move f3 d4)), rules at chineseCheckers3.kif:171
+        n[245] = (s.0[0] & 0x1000000000 == 0x1000000000)
+            & (s.0[1] & 0x1000000000200 == 0x1000000000200) & (n[18]);
+        // n[246]: (legal blue (move e5 c7)), rules at chineseCheckers3.kif:171
+        n[246] = (s.0[0] & 0x8000200001000000 == 0x8000200001000000)
             & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-        parts[0] |= u64::from(n[300]);
-        parts[0] |= u64::from(n[160]) << 1;
-        parts[0] |= u64::from(n[301]) << 3;
-        parts[0] |= u64::from(n[313]) << 6;
-        parts[0] |= u64::from(n[304]) << 7;
-        parts[0] |= u64::from(n[156]) << 17;
-        parts[0] |= u64::from(n[305]) << 20;
-        parts[0] |= u64::from(n[306]) << 21;
-        parts[0] |= u64::from(n[349]) << 25;
-        parts[0] |= u64::from(n[231]) << 26;
-        parts[0] |= u64::from(n[310]) << 30;
-        parts[0] |= u64::from(n[159]) << 34;
-        parts[0] |= u64::from(n[350]) << 35;
-        parts[0] |= u64::from(n[235]) << 38;
-        parts[0] |= u64::from(n[312]) << 39;
-        parts[0] |= u64::from(n[351]) << 42;
-        parts[0] |= u64::from(n[241]) << 43;
-        parts[0] |= u64::from(n[308]) << 45;
-        parts[0] |= u64::from(n[352]) << 48;
-        parts[0] |= u64::from(n[358]) << 49;
-        parts[0] |= u64::from(n[347]) << 52;
-        parts[0] |= u64::from(n[239]) << 53;
-        parts[0] |= u64::from(n[303]) << 56;
-        parts[0] |= u64::from(n[157]) << 57;
-        parts[0] |= u64::from(n[355]) << 60;
-        parts[0] |= u64::from(n[233]) << 61;
-        parts[0] |= u64::from(n[311]) << 63;
-        parts[1] |= u64::from(n[357]);
-        parts[1] |= u64::from(n[225]) << 1;
-        parts[1] |= u64::from(n[307]) << 2;
-        parts[1] |= u64::from(n[354]) << 4;
-        parts[1] |= u64::from(n[345]) << 5;
-        parts[1] |= u64::from(n[265]) << 6;
-        parts[1] |= u64::from(n[344]) << 7;
-        parts[1] |= u64::from(n[237]) << 8;
-        parts[1] |= u64::from(n[299]) << 9;
-        parts[1] |= u64::from(n[158]) << 10;
-        parts[1] |= u64::from(n[264]) << 11;
-        parts[1] |= u64::from(n[348]) << 12;
-        parts[1] |= u64::from(n[229]) << 13;
-        parts[1] |= u64::from(n[302]) << 14;
-        parts[1] |= u64::from(n[267]) << 15;
-        parts[1] |= u64::from(n[356]) << 16;
-        parts[1] |= u64::from(n[227]) << 17;
-        parts[1] |= u64::from(n[309]) << 18;
-        parts[1] |= u64::from(n[266]) << 19;
-        parts[1] |= u64::from(n[353]) << 20;
-        parts[1] |= u64::from(n[268]) << 21;
-        parts[1] |= u64::from(n[346]) << 22;
+        parts[0] |= u64::from(n[188]);
+        parts[0] |= u64::from(n[48]) << 1;
+        parts[0] |= u64::from(n[189]) << 3;
+        parts[0] |= u64::from(n[201]) << 6;
+        parts[0] |= u64::from(n[192]) << 7;
+        parts[0] |= u64::from(n[44]) << 17;
+        parts[0] |= u64::from(n[193]) << 20;
+        parts[0] |= u64::from(n[194]) << 21;
+        parts[0] |= u64::from(n[237]) << 25;
+        parts[0] |= u64::from(n[119]) << 26;
+        parts[0] |= u64::from(n[198]) << 30;
+        parts[0] |= u64::from(n[47]) << 34;
+        parts[0] |= u64::from(n[238]) << 35;
+        parts[0] |= u64::from(n[123]) << 38;
+        parts[0] |= u64::from(n[200]) << 39;
+        parts[0] |= u64::from(n[239]) << 42;
+        parts[0] |= u64::from(n[129]) << 43;
+        parts[0] |= u64::from(n[196]) << 45;
+        parts[0] |= u64::from(n[240]) << 48;
+        parts[0] |= u64::from(n[246]) << 49;
+        parts[0] |= u64::from(n[235]) << 52;
+        parts[0] |= u64::from(n[127]) << 53;
+        parts[0] |= u64::from(n[191]) << 56;
+        parts[0] |= u64::from(n[45]) << 57;
+        parts[0] |= u64::from(n[243]) << 60;
+        parts[0] |= u64::from(n[121]) << 61;
+        parts[0] |= u64::from(n[199]) << 63;
+        parts[1] |= u64::from(n[245]);
+        parts[1] |= u64::from(n[113]) << 1;
+        parts[1] |= u64::from(n[195]) << 2;
+        parts[1] |= u64::from(n[242]) << 4;
+        parts[1] |= u64::from(n[233]) << 5;
+        parts[1] |= u64::from(n[153]) << 6;
+        parts[1] |= u64::from(n[232]) << 7;
+        parts[1] |= u64::from(n[125]) << 8;
+        parts[1] |= u64::from(n[187]) << 9;
+        parts[1] |= u64::from(n[46]) << 10;
+        parts[1] |= u64::from(n[152]) << 11;
+        parts[1] |= u64::from(n[236]) << 12;
+        parts[1] |= u64::from(n[117]) << 13;
+        parts[1] |= u64::from(n[190]) << 14;
+        parts[1] |= u64::from(n[155]) << 15;
+        parts[1] |= u64::from(n[244]) << 16;
+        parts[1] |= u64::from(n[115]) << 17;
+        parts[1] |= u64::from(n[197]) << 18;
+        parts[1] |= u64::from(n[154]) << 19;
+        parts[1] |= u64::from(n[241]) << 20;
+        parts[1] |= u64::from(n[156]) << 21;
+        parts[1] |= u64::from(n[234]) << 22;
         parts[0] |= (s.0[0]) & ((s.0[0] >> 3)) & (0x888822220088800);
         parts[0] |= (s.0[1]) & ((s.0[1] >> 3)) & (0x88002220);
         parts[0]
@@ -7412,4486 +4201,23 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let drawn_2 = drawn_2 & 127;
     joint[2] = Move(LEGAL_MOVE_OF_2[drawn_2 / 64][drawn_2 % 64]);
     let joint = &joint;
-    // n[0]: (next (cell c3 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[0]
-        |= (s.0[0] & 0x2000 == 0x2000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f80007ff7b, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0xb0050080080000, 0x3441480903a03406, 0xd60a41200ea0d60,
-                        0xf3582a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c4 c5), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x708180600000000, 0xcb06b0f48440c819, 0x128358edf8141280,
-                        0xa4551dafff0014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[0]
-        |= (s.0[0] & 0x2000 == 0x2000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[0] |= (joint[0].0 == 2) | (joint[0].0 == 7);
-    // n[1]: (next (cell c4 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[1]
-        |= (s.0[0] & 0x20000 == 0x20000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0007e07deff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0030000380000, 0x34c1480903a03006, 0xd60a41200eb0d20,
-                        0xe35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c5), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180001800000, 0xcb06a0f68440c818, 0x128358edf8141280,
-                        0xa4551dafbf8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[1]
-        |= (s.0[0] & 0x20000 == 0x20000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[1] |= (joint[0].0 == 8) | (joint[0].0 == 13);
-    // n[2]: (next (cell c5 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[2]
-        |= (s.0[0] & 0x200000 == 0x200000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x780000f87e07bff7, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0000180380000, 0x34c1480903803406, 0xd60a41200e90d60,
-                        0xf35a2a8250007e6b, 0x1fb,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748000401400000, 0xca06b0f28440c019, 0x128358edf8141280,
-                        0xa4551d8fff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[2]
-        |= (s.0[0] & 0x200000 == 0x200000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[2] |= (joint[0].0 == 3) | (joint[0].0 == 14);
-    // n[3]: (next (cell e5 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[3]
-        |= (s.0[1] & 0x1 == 0x1)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7806e0f87e07ffbf, 0x380700681f03e0, 0xe01c03000000e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200000d60,
-                        0xf35a2a825000766b, 0x1ef,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x4b06b0768440c819, 0x128358edf8000280,
-                        0x84551cafff8004, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[3]
-        |= (s.0[1] & 0x1 == 0x1) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[3] |= (joint[1].0 == 203) | (joint[1].0 == 260);
-    // n[4]: (next (cell g5 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[4]
-        |= (s.0[1] & 0x1000000000 == 0x1000000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7803e0f83e07ffff, 0x380700781f03e0, 0xa01c03000500e017,
-                    0x1806000000100, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf0002a8250007e6b, 0x17d,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0x150dafdf8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[4]
-        |= (s.0[1] & 0x1000000000 == 0x1000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[4] |= (joint[1].0 == 257) | (joint[1].0 == 263);
-    // n[5]: (next (cell f5 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[5]
-        |= (s.0[1] & 0x40000 == 0x40000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07efff, 0x380700781703e0, 0xe01c03000600a01f,
-                    0xc01806000000000, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0x735a2a8250003e00, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x28158ecf8141280,
-                        0x24551dafff8000, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[5]
-        |= (s.0[1] & 0x40000 == 0x40000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[5] |= (joint[1].0 == 206) | (joint[1].0 == 255);
-    // n[6]: (next (cell g3 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[6]
-        |= (s.0[1] & 0x8000000 == 0x8000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7805e0f85e07ffff, 0x380500781f03e0, 0xe01802000700e01b,
-                    0xc01800000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf25a0a8000007e6b, 0x1bf,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa455000bef8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[6]
-        |= (s.0[1] & 0x8000000 == 0x8000000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[6] |= (joint[2].0 == 212) | (joint[2].0 == 218);
-    // n[7]: (next (cell e1 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[7]
-        |= (s.0[0] & 0x800000000000 == 0x800000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7007e0f87607ffef, 0x380000781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x24c0480003a03406, 0xd60a40200cb0d60,
-                        0xf3522a8210007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0008440c819, 0x128358edd8141280,
-                        0xa4551daffe8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[7]
-        |= (s.0[0] & 0x800000000000 == 0x800000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[7] |= (joint[2].0 == 157) | (joint[2].0 == 208);
-    // n[8]: (next (cell f2 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[8]
-        |= (s.0[1] & 0x20 == 0x20)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e05ffff, 0x300600781f0360, 0xe01c00000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0x960240000eb0d60,
-                        0xf35a2a8050006e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x12835801b8141280,
-                        0xa4551dadff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[8]
-        |= (s.0[1] & 0x20 == 0x20) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[8] |= (joint[2].0 == 158) | (joint[2].0 == 217);
-    // n[9]: (next (cell d2 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[9]
-        |= (s.0[0] & 0x80000000 == 0x80000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7e0f87c07fdff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8010070180380000, 0x34c1080903a02402, 0xd60a01200eb0d60,
-                        0xf35a2a8250007e6a, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8180601c00000, 0xcb06b0e68440c819, 0x128358edf0141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[9]
-        |= (s.0[0] & 0x80000000 == 0x80000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[9] |= (joint[0].0 == 9) | (joint[0].0 == 25);
-    // n[10]: (next (cell d3 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[10]
-        |= (s.0[0] & 0x800000000 == 0x800000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f07a077fff, 0x380700781f0000, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0xb0070180380000, 0x30c1480902a01400, 0xd20a41200eb0d60,
-                        0xf35a2a8250007c6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x648180601c00000, 0xcb0630f68440c800, 0x128358e9f8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[10]
-        |= (s.0[0] & 0x800000000 == 0x800000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[10] |= (joint[0].0 == 15) | (joint[0].0 == 26) | (joint[0].0 == 35);
-    // n[11]: (next (cell d4 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[11]
-        |= (s.0[0] & 0x8000000000 == 0x8000000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807c0e87e07fbff, 0x380700780003e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480901a00006, 0xd60a41200eb0c60,
-                        0xf35a2a8250007e69, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x548180601c00000, 0xc306b0f684400011, 0x128350ede8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[11]
-        |= (s.0[0] & 0x8000000000 == 0x8000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[11] |= (joint[0].0 == 10) | (joint[0].0 == 36) | (joint[0].0 == 45);
-    // n[12]: (next (cell b1 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[12]
-        |= (s.0[0] & 0x8 == 0x8)
-            & (({
-                // SET: 82 moves of red, from (move a1 b2), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07e07e, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[12]
-        |= (s.0[0] & 0x8 == 0x8) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[12] |= joint[0].0 == 0;
-    // n[13]: (next (cell d5 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[13]
-        |= (s.0[0] & 0x80000000000 == 0x80000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807a0f87e06ffff, 0x380700001f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480900003406, 0xd60a41200e30d60,
-                        0xf35a2a8250007a6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f680008809, 0x120358e5f8141080,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[13]
-        |= (s.0[0] & 0x80000000000 == 0x80000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[13] |= (joint[0].0 == 16) | (joint[0].0 == 46);
-    // n[14]: (next (cell b2 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[14]
-        |= (s.0[0] & 0x20 == 0x20)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e001ffd, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[14]
-        |= (s.0[0] & 0x20 == 0x20) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[14] |= joint[0].0 == 1;
-    // n[15]: (next (cell d5 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[15]
-        |= (s.0[0] & 0x40000000000 == 0x40000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807a0f87e06ffff, 0x380700001f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480900003406, 0xd60a41200e30d60,
-                        0xf35a2a8250007a6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f680008809, 0x120358e5f8141080,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[15]
-        |= (s.0[0] & 0x40000000000 == 0x40000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[15] |= (joint[1].0 == 147) | (joint[1].0 == 202);
-    // n[16]: (next (cell f4 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[16]
-        |= (s.0[1] & 0x4000 == 0x4000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e03ffff, 0x380700581f02e0, 0x1c03000700c01d,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xa41200eb0d60,
-                        0xf31a2a8250005e2b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x2586df8141280,
-                        0xa4451dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[16]
-        |= (s.0[1] & 0x4000 == 0x4000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[16] |= (joint[1].0 == 198) | (joint[1].0 == 205) | (joint[1].0 == 246);
-    // n[17]: (next (cell e4 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[17]
-        |= (s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0b87e07ffff, 0x380700701d03e0, 0xe01c03000700001f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a412006b0000,
-                        0xb35a2a8250007e63, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x8b02b0f68440c819, 0x108358edf8140000,
-                        0xa4511daeff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[17]
-        |= (s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[17] |= (joint[1].0 == 151) | (joint[1].0 == 195) | (joint[1].0 == 254);
-    // n[18]: (next (cell f6 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[18]
-        |= (s.0[1] & 0x200000 == 0x200000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a825000006b, 0x1df,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[18]
-        |= (s.0[1] & 0x200000 == 0x200000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[18] |= joint[1].0 == 261;
-    // n[19]: (next (cell g4 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[19]
-        |= (s.0[1] & 0x100000000 == 0x100000000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0787e07ffff, 0x180700781f03e0, 0xc01403000700601f,
-                    0xc00006000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf15a000250007e6b, 0x1fe,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa40015a7ff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[19]
-        |= (s.0[1] & 0x100000000 == 0x100000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[19] |= (joint[1].0 == 249) | (joint[1].0 == 256);
-    // n[20]: (next (cell g6 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[20]
-        |= (s.0[1] & 0x8000000000 == 0x8000000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0x35a2a8250007e6b, 0xfc,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[20]
-        |= (s.0[1] & 0x8000000000 == 0x8000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[20] |= joint[1].0 == 264;
-    // n[21]: (next (cell g4 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[21]
-        |= (s.0[1] & 0x80000000 == 0x80000000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0787e07ffff, 0x180700781f03e0, 0xc01403000700601f,
-                    0xc00006000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf15a000250007e6b, 0x1fe,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa40015a7ff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[21]
-        |= (s.0[1] & 0x80000000 == 0x80000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[21] |= (joint[2].0 == 219) | (joint[2].0 == 227);
-    // n[22]: (next (cell e2 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[22]
-        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x6807e0d87e07ffff, 0x700781f03c0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x14c0000903a03406, 0xd60841200eb0960,
-                        0xd35a288250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb0000d68440c819, 0x128358cdf8141280,
-                        0xa4551daf7f8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[22]
-        |= (s.0[0] & 0x8000000000000 == 0x8000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[22] |= (joint[2].0 == 101) | (joint[2].0 == 165) | (joint[2].0 == 215);
-    // n[23]: (next (cell f3 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[23]
-        |= (s.0[1] & 0x200 == 0x200)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x5807e0f87e07f7ff, 0x280700781b03e0, 0xe00003000700e01e,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0x560001200eb0d60,
-                        0xf35a228250007e4b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128000ad78141280,
-                        0xa45519afff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[23]
-        |= (s.0[1] & 0x200 == 0x200) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[23] |= (joint[2].0 == 159) | (joint[2].0 == 166) | (joint[2].0 == 226);
-    // n[24]: (next (cell e1 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[24]
-        |= (s.0[0] & 0x2000000000000 == 0x2000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7007e0f87607ffef, 0x380000781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x24c0480003a03406, 0xd60a40200cb0d60,
-                        0xf3522a8210007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0008440c819, 0x128358edd8141280,
-                        0xa4551daffe8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[24]
-        |= (s.0[0] & 0x2000000000000 == 0x2000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[24] |= (joint[0].0 == 4) | (joint[0].0 == 27) | (joint[0].0 == 59);
-    // n[25]: (next (cell e2 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[25]
-        |= (s.0[0] & 0x20000000000000 == 0x20000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x6807e0d87e07ffff, 0x700781f03c0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x14c0000903a03406, 0xd60841200eb0960,
-                        0xd35a288250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb0000d68440c819, 0x128358cdf8141280,
-                        0xa4551daf7f8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[25]
-        |= (s.0[0] & 0x20000000000000 == 0x20000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[25] |= (joint[0].0 == 37) | (joint[0].0 == 60) | (joint[0].0 == 69);
-    // n[26]: (next (cell e3 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[26]
-        |= (s.0[0] & 0x200000000000000 == 0x200000000000000)
-            & (({
-                // SET: 79 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x780760f86e07ffdf, 0x380700781e03a0, 0xe01c03000700e000,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 79 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x1480903a03406, 0xc60a41200ab0560,
-                        0xf34a2a8250007e6b, 0x1f7,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 79 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x4b0b68440c819, 0x128318edf8141280,
-                        0xa4551d2ffd8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[26]
-        |= (s.0[0] & 0x200000000000000 == 0x200000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[26]
-        |= {
-            // SET: 5 moves of red, from (move a1 e3), by bit of move index.
-            const SET: [u64; 5] = [0x800010000020, 0x10040, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[27]: (next (cell e4 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[27]
-        |= (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0b87e07ffff, 0x380700701d03e0, 0xe01c03000700001f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a412006b0000,
-                        0xb35a2a8250007e63, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x8b02b0f68440c819, 0x108358edf8140000,
-                        0xa4511daeff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[27]
-        |= (s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[27] |= (joint[0].0 == 38) | (joint[0].0 == 81) | (joint[0].0 == 91);
-    // n[28]: (next (cell g2 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[28]
-        |= (s.0[1] & 0x2000000 == 0x2000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551da0378014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[28]
-        |= (s.0[1] & 0x2000000 == 0x2000000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[28] |= joint[2].0 == 211;
-    // n[29]: (next (cell d2 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[29]
-        |= (s.0[0] & 0x20000000 == 0x20000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7e0f87c07fdff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8010070180380000, 0x34c1080903a02402, 0xd60a01200eb0d60,
-                        0xf35a2a8250007e6a, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8180601c00000, 0xcb06b0e68440c819, 0x128358edf0141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[29]
-        |= (s.0[0] & 0x20000000 == 0x20000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[29] |= (joint[2].0 == 100) | (joint[2].0 == 155);
-    // n[30]: (next (cell e5 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[30]
-        |= (s.0[1] & 0x2 == 0x2)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7806e0f87e07ffbf, 0x380700681f03e0, 0xe01c03000000e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200000d60,
-                        0xf35a2a825000766b, 0x1ef,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x4b06b0768440c819, 0x128358edf8000280,
-                        0x84551cafff8004, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[30]
-        |= (s.0[1] & 0x2 == 0x2) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[30] |= (joint[0].0 == 6) | (joint[0].0 == 48) | (joint[0].0 == 92);
-    // n[31]: (next (cell f1 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[31]
-        |= (s.0[1] & 0x8 == 0x8)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358ec00141280,
-                        0xa4551daffb8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[31]
-        |= (s.0[1] & 0x8 == 0x8) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[31] |= joint[2].0 == 210;
-    // n[32]: (next (cell c4 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[32]
-        |= (s.0[0] & 0x10000 == 0x10000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0007e07deff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0030000380000, 0x34c1480903a03006, 0xd60a41200eb0d20,
-                        0xe35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c5), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180001800000, 0xcb06a0f68440c818, 0x128358edf8141280,
-                        0xa4551dafbf8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[32]
-        |= (s.0[0] & 0x10000 == 0x10000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[32]
-        |= {
-            // SET: 4 moves of green, from (move c5 c4), by bit of move index.
-            const SET: [u64; 5] = [0x40000000000, 0x400, 0x40, 0x1000000000000000, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[33]: (next (cell c5 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[33]
-        |= (s.0[0] & 0x100000 == 0x100000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x780000f87e07bff7, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0000180380000, 0x34c1480903803406, 0xd60a41200e90d60,
-                        0xf35a2a8250007e6b, 0x1fb,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748000401400000, 0xca06b0f28440c019, 0x128358edf8141280,
-                        0xa4551d8fff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[33]
-        |= (s.0[0] & 0x100000 == 0x100000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[33] |= (joint[1].0 == 85) | (joint[1].0 == 145) | (joint[1].0 == 258);
-    // n[34]: (next (cell d3 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[34]
-        |= (s.0[0] & 0x400000000 == 0x400000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f07a077fff, 0x380700781f0000, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0xb0070180380000, 0x30c1480902a01400, 0xd20a41200eb0d60,
-                        0xf35a2a8250007c6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x648180601c00000, 0xcb0630f68440c800, 0x128358e9f8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[34]
-        |= (s.0[0] & 0x400000000 == 0x400000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[34]
-        |= {
-            // SET: 5 moves of green, from (move d4 d3), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x400000001002000, 0x40000000000000, 0x200, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[35]: (next (cell c3 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[35]
-        |= (s.0[0] & 0x800 == 0x800)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f80007ff7b, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0xb0050080080000, 0x3441480903a03406, 0xd60a41200ea0d60,
-                        0xf3582a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c4 c5), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x708180600000000, 0xcb06b0f48440c819, 0x128358edf8141280,
-                        0xa4551dafff0014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[35]
-        |= (s.0[0] & 0x800 == 0x800) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[35] |= (joint[2].0 == 54) | (joint[2].0 == 97) | (joint[2].0 == 207);
-    // n[36]: (next (cell e3 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[36]
-        |= (s.0[0] & 0x100000000000000 == 0x100000000000000)
-            & (({
-                // SET: 79 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x780760f86e07ffdf, 0x380700781e03a0, 0xe01c03000700e000,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 79 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x1480903a03406, 0xc60a41200ab0560,
-                        0xf34a2a8250007e6b, 0x1f7,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 79 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x4b0b68440c819, 0x128318edf8141280,
-                        0xa4551d2ffd8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[36]
-        |= (s.0[0] & 0x100000000000000 == 0x100000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[36]
-        |= {
-            // SET: 5 moves of green, from (move e4 e3), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x0, 0x100000000400800, 0x10000000000000, 0x8];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[37]: (next (cell d4 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[37]
-        |= (s.0[0] & 0x4000000000 == 0x4000000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807c0e87e07fbff, 0x380700780003e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480901a00006, 0xd60a41200eb0c60,
-                        0xf35a2a8250007e69, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x548180601c00000, 0xc306b0f684400011, 0x128350ede8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[37]
-        |= (s.0[0] & 0x4000000000 == 0x4000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[37] |= (joint[1].0 == 89) | (joint[1].0 == 136) | (joint[1].0 == 193);
-    // n[38]: (next (cell f3 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[38]
-        |= (s.0[1] & 0x400 == 0x400)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x5807e0f87e07f7ff, 0x280700781b03e0, 0xe00003000700e01e,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0x560001200eb0d60,
-                        0xf35a228250007e4b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128000ad78141280,
-                        0xa45519afff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[38]
-        |= (s.0[1] & 0x400 == 0x400) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[38] |= (joint[1].0 == 187) | (joint[1].0 == 197) | (joint[1].0 == 235);
-    // n[39]: (next (cell g3 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[39]
-        |= (s.0[1] & 0x10000000 == 0x10000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7805e0f85e07ffff, 0x380500781f03e0, 0xe01802000700e01b,
-                    0xc01800000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf25a0a8000007e6b, 0x1bf,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa455000bef8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[39]
-        |= (s.0[1] & 0x10000000 == 0x10000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[39] |= (joint[1].0 == 237) | (joint[1].0 == 248) | (joint[1].0 == 262);
-    // n[40]: (next (cell g3 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[40]
-        |= (s.0[1] & 0x20000000 == 0x20000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7805e0f85e07ffff, 0x380500781f03e0, 0xe01802000700e01b,
-                    0xc01800000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf25a0a8000007e6b, 0x1bf,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa455000bef8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[40]
-        |= (s.0[1] & 0x20000000 == 0x20000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[40]
-        |= {
-            // SET: 6 moves of red, from (move c3 g3), by bit of move index.
-            const SET: [u64; 5] = [
-                0x2000020000000, 0x20000000000, 0x4010000000004, 0x0, 0x0,
-            ];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[41]: (next (cell c2 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[41]
-        |= (s.0[0] & 0x200 == 0x200)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c3 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8090070100100000, 0x34c1400903a03406, 0xd60a41200eb0d40,
-                        0xf35a2a0250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[41]
-        |= (s.0[0] & 0x200 == 0x200) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[41]
-        |= {
-            // SET: 6 moves of green, from (move c3 c2), by bit of move index.
-            const SET: [u64; 5] = [
-                0x20000080200000, 0x80000000000, 0x20, 0x8000000000, 0x0,
-            ];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[42]: (next (cell c3 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[42]
-        |= (s.0[0] & 0x1000 == 0x1000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f80007ff7b, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0xb0050080080000, 0x3441480903a03406, 0xd60a41200ea0d60,
-                        0xf3582a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c4 c5), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x708180600000000, 0xcb06b0f48440c819, 0x128358edf8141280,
-                        0xa4551dafff0014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[42]
-        |= (s.0[0] & 0x1000 == 0x1000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[42]
-        |= {
-            // SET: 6 moves of green, from (move c4 c3), by bit of move index.
-            const SET: [u64; 5] = [
-                0x8000020100000000, 0x80000000000000, 0x10000, 0x2000000000000, 0x0,
-            ];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[43]: (next (cell d4 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[43]
-        |= (s.0[0] & 0x2000000000 == 0x2000000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807c0e87e07fbff, 0x380700780003e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480901a00006, 0xd60a41200eb0c60,
-                        0xf35a2a8250007e69, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x548180601c00000, 0xc306b0f684400011, 0x128350ede8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[43]
-        |= (s.0[0] & 0x2000000000 == 0x2000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[43]
-        |= {
-            // SET: 5 moves of blue, from (move d2 d4), by bit of move index.
-            const SET: [u64; 5] = [
-                0x200000000000000, 0x800000000000008, 0x80010000000, 0x0, 0x0,
-            ];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[44]: (next (cell c5 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[44]
-        |= (s.0[0] & 0x80000 == 0x80000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x780000f87e07bff7, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0000180380000, 0x34c1480903803406, 0xd60a41200e90d60,
-                        0xf35a2a8250007e6b, 0x1fb,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748000401400000, 0xca06b0f28440c019, 0x128358edf8141280,
-                        0xa4551d8fff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[44]
-        |= (s.0[0] & 0x80000 == 0x80000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[44]
-        |= {
-            // SET: 6 moves of blue, from (move c3 c5), by bit of move index.
-            const SET: [u64; 5] = [0x200800000, 0x100000400000800, 0x0, 0x20000000, 0x0];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[45]: (next (cell g5 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[45]
-        |= (s.0[1] & 0x2000000000 == 0x2000000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7803e0f83e07ffff, 0x380700781f03e0, 0xa01c03000500e017,
-                    0x1806000000100, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf0002a8250007e6b, 0x17d,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0x150dafdf8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[45]
-        |= (s.0[1] & 0x2000000000 == 0x2000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[45]
-        |= {
-            // SET: 6 moves of red, from (move c3 g5), by bit of move index.
-            const SET: [u64; 5] = [0x4000040000000, 0x0, 0x4000000002000008, 0x80, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[46]: (next (cell c4 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[46]
-        |= (s.0[0] & 0x8000 == 0x8000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0007e07deff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0030000380000, 0x34c1480903a03006, 0xd60a41200eb0d20,
-                        0xe35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c5), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180001800000, 0xcb06a0f68440c818, 0x128358edf8141280,
-                        0xa4551dafbf8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[46]
-        |= (s.0[0] & 0x8000 == 0x8000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[46]
-        |= {
-            // SET: 4 moves of blue, from (move c3 c4), by bit of move index.
-            const SET: [u64; 5] = [0x400000, 0x100000000001, 0x0, 0x400000, 0x0];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[47]: (next (cell d1 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[47]
-        |= (s.0[0] & 0x8000000 == 0x8000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8020070180380000, 0x34c1480103203404, 0xd40a41000eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[47]
-        |= (s.0[0] & 0x8000000 == 0x8000000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[47]
-        |= {
-            // SET: 6 moves of green, from (move d2 d1), by bit of move index.
-            const SET: [u64; 5] = [
-                0x80000000000000, 0x800800002, 0x20000200000000, 0x0, 0x0,
-            ];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[48]: (next (cell d6 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[48]
-        |= (s.0[0] & 0x200000000000 == 0x200000000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x348180601c00000, 0xcb06b0f600404819, 0x128348edf8041280,
-                        0xa4551dafff8010, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[48]
-        |= (s.0[0] & 0x200000000000 == 0x200000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[48]
-        |= {
-            // SET: 6 moves of blue, from (move d2 d6), by bit of move index.
-            const SET: [u64; 5] = [
-                0x400000000000000, 0x4008000, 0x100000100000, 0x4, 0x0,
-            ];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[49]: (next (cell c6 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[49]
-        |= (s.0[0] & 0x800000 == 0x800000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x740100201c00000, 0xcb0690f68400c819, 0x128358edf8141200,
-                        0xa4541dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[49]
-        |= (s.0[0] & 0x800000 == 0x800000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[49]
-        |= {
-            // SET: 6 moves of blue, from (move c4 c6), by bit of move index.
-            const SET: [u64; 5] = [
-                0x80400000000, 0x200000400000, 0x80, 0x10000000000, 0x0,
-            ];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[50]: (next (cell f5 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[50]
-        |= (s.0[1] & 0x20000 == 0x20000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07efff, 0x380700781703e0, 0xe01c03000600a01f,
-                    0xc01806000000000, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0x735a2a8250003e00, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x28158ecf8141280,
-                        0x24551dafff8000, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[50]
-        |= (s.0[1] & 0x20000 == 0x20000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[50]
-        |= {
-            // SET: 4 moves of blue, from (move f1 f5), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x0, 0x1002000100000000, 0x80000000000000, 0x0];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[51]: (next (cell g4 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[51]
-        |= (s.0[1] & 0x200000000 == 0x200000000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0787e07ffff, 0x180700781f03e0, 0xc01403000700601f,
-                    0xc00006000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf15a000250007e6b, 0x1fe,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa40015a7ff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[51]
-        |= (s.0[1] & 0x200000000 == 0x200000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[51]
-        |= {
-            // SET: 5 moves of red, from (move c4 g4), by bit of move index.
-            const SET: [u64; 5] = [
-                0x8000000000, 0x20000000000000, 0x2008000000008000, 0x0, 0x0,
-            ];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[52]: (next (cell f4 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[52]
-        |= (s.0[1] & 0x8000 == 0x8000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e03ffff, 0x380700581f02e0, 0x1c03000700c01d,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xa41200eb0d60,
-                        0xf31a2a8250005e2b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x2586df8141280,
-                        0xa4451dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[52]
-        |= (s.0[1] & 0x8000 == 0x8000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[52]
-        |= {
-            // SET: 5 moves of red, from (move b2 f4), by bit of move index.
-            const SET: [u64; 5] = [0x40000, 0x20000100, 0x2002, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[53]: (next (cell g5 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[53]
-        |= (s.0[1] & 0x800000000 == 0x800000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7803e0f83e07ffff, 0x380700781f03e0, 0xa01c03000500e017,
-                    0x1806000000100, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf0002a8250007e6b, 0x17d,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0x150dafdf8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[53]
-        |= (s.0[1] & 0x800000000 == 0x800000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[53] |= (joint[2].0 == 213) | (joint[2].0 == 228) | (joint[2].0 == 238);
-    // n[54]: (next (cell e4 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[54]
-        |= (s.0[0] & 0x800000000000000 == 0x800000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0b87e07ffff, 0x380700701d03e0, 0xe01c03000700001f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a412006b0000,
-                        0xb35a2a8250007e63, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x8b02b0f68440c819, 0x108358edf8140000,
-                        0xa4511daeff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[54]
-        |= (s.0[0] & 0x800000000000000 == 0x800000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[54]
-        |= {
-            // SET: 5 moves of blue, from (move e2 e4), by bit of move index.
-            const SET: [u64; 5] = [
-                0x0, 0x4004000000000000, 0x200000000000000, 0x40001000000, 0x0,
-            ];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[55]: (next (cell f5 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[55]
-        |= (s.0[1] & 0x80000 == 0x80000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07efff, 0x380700781703e0, 0xe01c03000600a01f,
-                    0xc01806000000000, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0x735a2a8250003e00, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x28158ecf8141280,
-                        0x24551dafff8000, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[55]
-        |= (s.0[1] & 0x80000 == 0x80000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[55]
-        |= {
-            // SET: 4 moves of red, from (move b1 f5), by bit of move index.
-            const SET: [u64; 5] = [0x1000, 0x80000, 0x1004000, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[56]: (next (cell e3 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[56]
-        |= (s.0[0] & 0x80000000000000 == 0x80000000000000)
-            & (({
-                // SET: 79 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x780760f86e07ffdf, 0x380700781e03a0, 0xe01c03000700e000,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 79 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x1480903a03406, 0xc60a41200ab0560,
-                        0xf34a2a8250007e6b, 0x1f7,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 79 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x4b0b68440c819, 0x128318edf8141280,
-                        0xa4551d2ffd8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[56]
-        |= (s.0[0] & 0x80000000000000 == 0x80000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[56]
-        |= {
-            // SET: 5 moves of blue, from (move e1 e3), by bit of move index.
-            const SET: [u64; 5] = [
-                0x0, 0x2004000000000, 0x400000000000, 0x80020000, 0x0,
-            ];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[57]: (next (cell f4 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[57]
-        |= (s.0[1] & 0x2000 == 0x2000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e03ffff, 0x380700581f02e0, 0x1c03000700c01d,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xa41200eb0d60,
-                        0xf31a2a8250005e2b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x2586df8141280,
-                        0xa4451dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[57]
-        |= (s.0[1] & 0x2000 == 0x2000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[57] |= (joint[2].0 == 167) | (joint[2].0 == 176) | (joint[2].0 == 236);
-    // n[58]: (next (cell f2 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[58]
-        |= (s.0[1] & 0x80 == 0x80)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e05ffff, 0x300600781f0360, 0xe01c00000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0x960240000eb0d60,
-                        0xf35a2a8050006e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x12835801b8141280,
-                        0xa4551dadff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[58]
-        |= (s.0[1] & 0x80 == 0x80) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[58]
-        |= {
-            // SET: 4 moves of red, from (move b2 f2), by bit of move index.
-            const SET: [u64; 5] = [0x20000, 0x8010000000080, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[59]: (next (cell f3 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[59]
-        |= (s.0[1] & 0x800 == 0x800)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x5807e0f87e07f7ff, 0x280700781b03e0, 0xe00003000700e01e,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0x560001200eb0d60,
-                        0xf35a228250007e4b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128000ad78141280,
-                        0xa45519afff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[59]
-        |= (s.0[1] & 0x800 == 0x800) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[59]
-        |= {
-            // SET: 5 moves of red, from (move b1 f3), by bit of move index.
-            const SET: [u64; 5] = [0x2000000000000800, 0x10000000040000, 0x1, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[60]: (next (cell d3 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[60]
-        |= (s.0[0] & 0x200000000 == 0x200000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f07a077fff, 0x380700781f0000, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0xb0070180380000, 0x30c1480902a01400, 0xd20a41200eb0d60,
-                        0xf35a2a8250007c6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x648180601c00000, 0xcb0630f68440c800, 0x128358e9f8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[60]
-        |= (s.0[0] & 0x200000000 == 0x200000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[60] |= (joint[2].0 == 56) | (joint[2].0 == 111) | (joint[2].0 == 162);
-    // n[61]: (next (cell h1 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[61]
-        |= (s.0[1] & 0x80000000000 == 0x80000000000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700381f01e0, 0x601c01000700e01f,
-                    0xc01004000000180, 0x400,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[61]
-        |= (s.0[1] & 0x80000000000 == 0x80000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[61]
-        |= {
-            // SET: 6 moves of red, from (move d3 h1), by bit of move index.
-            const SET: [u64; 5] = [
-                0x0, 0x40000200, 0x8000020000000000, 0x802000000000, 0x0,
-            ];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[62]: (next (cell d2 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[62]
-        |= (s.0[0] & 0x40000000 == 0x40000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7e0f87c07fdff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8010070180380000, 0x34c1080903a02402, 0xd60a01200eb0d60,
-                        0xf35a2a8250007e6a, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8180601c00000, 0xcb06b0e68440c819, 0x128358edf0141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[62]
-        |= (s.0[0] & 0x40000000 == 0x40000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[62]
-        |= {
-            // SET: 5 moves of green, from (move d3 d2), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x400000001004, 0x40000000000, 0x1, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[63]: (next (cell e5 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[63]
-        |= (s.0[0] & 0x8000000000000000 == 0x8000000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7806e0f87e07ffbf, 0x380700681f03e0, 0xe01c03000000e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200000d60,
-                        0xf35a2a825000766b, 0x1ef,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x4b06b0768440c819, 0x128358edf8000280,
-                        0x84551cafff8004, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[63]
-        |= (s.0[0] & 0x8000000000000000 == 0x8000000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[63]
-        |= {
-            // SET: 6 moves of blue, from (move e1 e5), by bit of move index.
-            const SET: [u64; 5] = [
-                0x0, 0x8000008000000000, 0x1000, 0x20000100000010, 0x0,
-            ];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[64]: (next (cell h2 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[64]
-        |= (s.0[1] & 0x200000000000 == 0x200000000000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x3807e0f87e07ffff, 0x380700780f03e0, 0xe00c03000700e01f,
-                    0x800806000000080, 0x200,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[64]
-        |= (s.0[1] & 0x200000000000 == 0x200000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[64]
-        |= {
-            // SET: 6 moves of red, from (move d2 h2), by bit of move index.
-            const SET: [u64; 5] = [
-                0x4000000000000000, 0x100000, 0x10000000000000, 0x401000000000100, 0x0,
-            ];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[65]: (next (cell e1 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[65]
-        |= (s.0[0] & 0x1000000000000 == 0x1000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7007e0f87607ffef, 0x380000781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x24c0480003a03406, 0xd60a40200cb0d60,
-                        0xf3522a8210007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0008440c819, 0x128358edd8141280,
-                        0xa4551daffe8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[65]
-        |= (s.0[0] & 0x1000000000000 == 0x1000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[65]
-        |= {
-            // SET: 6 moves of green, from (move e2 e1), by bit of move index.
-            const SET: [u64; 5] = [
-                0x0, 0x1001000000000000, 0x1000200000, 0x8000040000000, 0x0,
-            ];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[66]: (next (cell e2 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[66]
-        |= (s.0[0] & 0x10000000000000 == 0x10000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x6807e0d87e07ffff, 0x700781f03c0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x14c0000903a03406, 0xd60841200eb0960,
-                        0xd35a288250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb0000d68440c819, 0x128358cdf8141280,
-                        0xa4551daf7f8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[66]
-        |= (s.0[0] & 0x10000000000000 == 0x10000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[66]
-        |= {
-            // SET: 5 moves of green, from (move e3 e2), by bit of move index.
-            const SET: [u64; 5] = [
-                0x0, 0x2000000000000000, 0x200000000400, 0x2000020000000000, 0x0,
-            ];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[67]: (next (cell f2 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[67]
-        |= (s.0[1] & 0x40 == 0x40)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e05ffff, 0x300600781f0360, 0xe01c00000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0x960240000eb0d60,
-                        0xf35a2a8050006e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x12835801b8141280,
-                        0xa4551dadff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[67]
-        |= (s.0[1] & 0x40 == 0x40) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[67]
-        |= {
-            // SET: 4 moves of green, from (move f3 f2), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x0, 0x400800000000000, 0x200001000, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[68]: (next (cell d5 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[68]
-        |= (s.0[0] & 0x20000000000 == 0x20000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807a0f87e06ffff, 0x380700001f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480900003406, 0xd60a41200e30d60,
-                        0xf35a2a8250007a6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f680008809, 0x120358e5f8141080,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[68]
-        |= (s.0[0] & 0x20000000000 == 0x20000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[68]
-        |= {
-            // SET: 5 moves of blue, from (move d3 d5), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x4010, 0x80000800000200, 0x0, 0x0];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[69]: (next (cell c1 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[69]
-        |= (s.0[0] & 0x80 == 0x80)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c3 c2), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80a0060180200000, 0x3481480803a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8240007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[69]
-        |= (s.0[0] & 0x80 == 0x80) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[69]
-        |= {
-            // SET: 7 moves of green, from (move c2 c1), by bit of move index.
-            const SET: [u64; 5] = [
-                0x10010000180000, 0x40000100000000, 0x0, 0x10000000, 0x0,
-            ];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[70]: (next (cell c7 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[70]
-        |= (s.0[0] & 0x2000000 == 0x2000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x740080600c00000, 0xc906b0f60440c819, 0x128358edf8101280,
-                        0xa0551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[70]
-        |= (s.0[0] & 0x2000000 == 0x2000000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[70]
-        |= {
-            // SET: 7 moves of blue, from (move c3 c7), by bit of move index.
-            const SET: [u64; 5] = [
-                0x8100001000000, 0x200000080000000, 0x40000, 0x4000000000000, 0x0,
-            ];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[71]: (next (cell i1 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[71]
-        |= (s.0[1] & 0x800000000000 == 0x800000000000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380300781f03e0, 0xe01c03000300e00f,
-                    0x401802000000180, 0x0,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[71]
-        |= (s.0[1] & 0x800000000000 == 0x800000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[71]
-        |= {
-            // SET: 7 moves of red, from (move e1 i1), by bit of move index.
-            const SET: [u64; 5] = [
-                0x0, 0x40000000000, 0x4000010, 0x800004000000000, 0x600,
-            ];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[72]: (next (cell b1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[72]
-        |= (s.0[0] & 0x4 == 0x4)
-            & (({
-                // SET: 82 moves of red, from (move a1 b2), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07e07e, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[72]
-        |= (s.0[0] & 0x4 == 0x4) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[72]
-        |= {
-            // SET: 6 moves of red, from (move b1 c3), by bit of move index.
-            const SET: [u64; 5] = [0x1f80, 0x0, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[73]: (next (cell b2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[73]
-        |= (s.0[0] & 0x10 == 0x10)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e001ffd, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[73]
-        |= (s.0[0] & 0x10 == 0x10) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[73]
-        |= {
-            // SET: 6 moves of red, from (move b2 c4), by bit of move index.
-            const SET: [u64; 5] = [0x7e000, 0x0, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[74]: (next (cell g7 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[74]
-        |= (s.0[1] & 0x10000000000 == 0x10000000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x3,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[74]
-        |= (s.0[1] & 0x10000000000 == 0x10000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[74]
-        |= {
-            // SET: 7 moves of green, from (move g7 c5), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x0, 0x0, 0x0, 0x1fc];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[75]: (next (cell a1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[75]
-        |= (s.0[0] & 0x1 == 0x1)
-            & (({
-                // SET: 82 moves of red, from (move b1 c3), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ff80, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[75]
-        |= (s.0[0] & 0x1 == 0x1) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[75]
-        |= {
-            // SET: 7 moves of red, from (move a1 b1), by bit of move index.
-            const SET: [u64; 5] = [0x7f, 0x0, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[76]: (next (cell g6 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[76]
-        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0x35a2a8250007e6b, 0xfc,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[76]
-        |= (s.0[1] & 0x4000000000 == 0x4000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[76]
-        |= {
-            // SET: 6 moves of green, from (move g6 c4), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x0, 0x0, 0xf000000000000000, 0x3];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[77]: (next (cell f6 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[77]
-        |= (s.0[1] & 0x100000 == 0x100000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a825000006b, 0x1df,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[77]
-        |= (s.0[1] & 0x100000 == 0x100000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[77]
-        |= {
-            // SET: 6 moves of green, from (move f6 d3), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x0, 0x0, 0x7e00, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[78]: (next (cell g1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[78]
-        |= (s.0[1] & 0x400000 == 0x400000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafc00014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[78]
-        |= (s.0[1] & 0x400000 == 0x400000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[78]
-        |= {
-            // SET: 7 moves of blue, from (move g1 c3), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x0, 0x0, 0x3f8000, 0x0];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[79]: (next (cell f1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[79]
-        |= (s.0[1] & 0x4 == 0x4)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358ec00141280,
-                        0xa4551daffb8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[79]
-        |= (s.0[1] & 0x4 == 0x4) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[79]
-        |= {
-            // SET: 6 moves of blue, from (move f1 d2), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x0, 0x1f8000000, 0x0, 0x0];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[80]: (next (cell g2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[80]
-        |= (s.0[1] & 0x1000000 == 0x1000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551da0378014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[80]
-        |= (s.0[1] & 0x1000000 == 0x1000000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[80]
-        |= {
-            // SET: 6 moves of blue, from (move g2 c4), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x0, 0x0, 0xfc00000, 0x0];
-            let m = joint[2].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        };
-    // n[81]: (next (cell c3 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[81]
-        |= (s.0[0] & 0x400 == 0x400)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f80007ff7b, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0xb0050080080000, 0x3441480903a03406, 0xd60a41200ea0d60,
-                        0xf3582a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c4 c5), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x708180600000000, 0xcb06b0f48440c819, 0x128358edf8141280,
-                        0xa4551dafff0014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[81]
-        |= (s.0[0] & 0x400 == 0x400) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[81]
-        |= ({
-            // SET: 6 moves of red, from (move c3 d2), by bit of move index.
-            const SET: [u64; 5] = [0x7e000000, 0x0, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        }) | (joint[1].0 == 20) | (joint[1].0 == 21) | (joint[2].0 == 22)
-            | (joint[2].0 == 23) | (joint[2].0 == 24);
-    // n[82]: (next (cell c4 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[82]
-        |= (s.0[0] & 0x4000 == 0x4000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0007e07deff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0030000380000, 0x34c1480903a03006, 0xd60a41200eb0d20,
-                        0xe35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c5), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180001800000, 0xcb06a0f68440c818, 0x128358edf8141280,
-                        0xa4551dafbf8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[82]
-        |= (s.0[0] & 0x4000 == 0x4000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[82]
-        |= ({
-            // SET: 5 moves of red, from (move c4 d3), by bit of move index.
-            const SET: [u64; 5] = [0xf800000000, 0x0, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        }) | (joint[1].0 == 31) | (joint[1].0 == 32) | (joint[2].0 == 33)
-            | (joint[2].0 == 34);
-    // n[83]: (next (cell c5 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[83]
-        |= (s.0[0] & 0x40000 == 0x40000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x780000f87e07bff7, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0000180380000, 0x34c1480903803406, 0xd60a41200e90d60,
-                        0xf35a2a8250007e6b, 0x1fb,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748000401400000, 0xca06b0f28440c019, 0x128358edf8141280,
-                        0xa4551d8fff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[83]
-        |= (s.0[0] & 0x40000 == 0x40000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[83]
-        |= ({
-            // SET: 6 moves of red, from (move c5 d4), by bit of move index.
-            const SET: [u64; 5] = [0x7e00000000000, 0x0, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        }) | (joint[1].0 == 40) | (joint[1].0 == 41) | (joint[1].0 == 42)
-            | (joint[2].0 == 43) | (joint[2].0 == 44);
-    // n[84]: (next (cell e5 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[84]
-        |= (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7806e0f87e07ffbf, 0x380700681f03e0, 0xe01c03000000e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200000d60,
-                        0xf35a2a825000766b, 0x1ef,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x4b06b0768440c819, 0x128358edf8000280,
-                        0x84551cafff8004, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[84]
-        |= (s.0[0] & 0x4000000000000000 == 0x4000000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[84]
-        |= (joint[0].0 == 152) | (joint[0].0 == 153) | (joint[0].0 == 154)
-            | ({
-                // SET: 6 moves of green, from (move e5 c3), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x0, 0xeb0000, 0x0, 0x0];
-                let m = joint[1].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            }) | (joint[2].0 == 146) | (joint[2].0 == 148);
-    // n[85]: (next (cell g5 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[85]
-        |= (s.0[1] & 0x400000000 == 0x400000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7803e0f83e07ffff, 0x380700781f03e0, 0xa01c03000500e017,
-                    0x1806000000100, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf0002a8250007e6b, 0x17d,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0x150dafdf8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[85]
-        |= (s.0[1] & 0x400000000 == 0x400000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[85]
-        |= (joint[0].0 == 250) | (joint[0].0 == 251)
-            | ({
-                // SET: 6 moves of green, from (move g5 c3), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x0, 0x0, 0x35a000000000000, 0x0];
-                let m = joint[1].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            }) | (joint[2].0 == 242) | (joint[2].0 == 245) | (joint[2].0 == 247);
-    // n[86]: (next (cell f5 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[86]
-        |= (s.0[1] & 0x10000 == 0x10000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07efff, 0x380700781703e0, 0xe01c03000600a01f,
-                    0xc01806000000000, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0x735a2a8250003e00, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x28158ecf8141280,
-                        0x24551dafff8000, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[86]
-        |= (s.0[1] & 0x10000 == 0x10000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[86]
-        |= (joint[0].0 == 199) | (joint[0].0 == 200)
-            | ({
-                // SET: 5 moves of green, from (move f5 d2), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x0, 0x0, 0x6b, 0x0];
-                let m = joint[1].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            }) | (joint[2].0 == 194) | (joint[2].0 == 196);
-    // n[87]: (next (cell g3 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[87]
-        |= (s.0[1] & 0x4000000 == 0x4000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7805e0f85e07ffff, 0x380500781f03e0, 0xe01802000700e01b,
-                    0xc01800000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf25a0a8000007e6b, 0x1bf,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa455000bef8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[87]
-        |= (s.0[1] & 0x4000000 == 0x4000000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[87]
-        |= (joint[0].0 == 229) | (joint[0].0 == 230) | (joint[1].0 == 220)
-            | (joint[1].0 == 222) | (joint[1].0 == 225)
-            | ({
-                // SET: 6 moves of blue, from (move g3 c5), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x0, 0x0, 0x1da0000000, 0x0];
-                let m = joint[2].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            });
-    // n[88]: (next (cell e1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[88]
-        |= (s.0[0] & 0x400000000000 == 0x400000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7007e0f87607ffef, 0x380000781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x24c0480003a03406, 0xd60a40200cb0d60,
-                        0xf3522a8210007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0008440c819, 0x128358edd8141280,
-                        0xa4551daffe8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[88]
-        |= (s.0[0] & 0x400000000000 == 0x400000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[88]
-        |= (joint[0].0 == 104) | (joint[0].0 == 105) | (joint[0].0 == 106)
-            | (joint[1].0 == 96) | (joint[1].0 == 99)
-            | ({
-                // SET: 6 moves of blue, from (move e1 c3), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0xf600000000, 0x0, 0x0, 0x0];
-                let m = joint[2].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            });
-    // n[89]: (next (cell f2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[89]
-        |= (s.0[1] & 0x10 == 0x10)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e05ffff, 0x300600781f0360, 0xe01c00000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0x960240000eb0d60,
-                        0xf35a2a8050006e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x12835801b8141280,
-                        0xa4551dadff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[89]
-        |= (s.0[1] & 0x10 == 0x10) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[89]
-        |= (joint[0].0 == 168) | (joint[0].0 == 169) | (joint[1].0 == 161)
-            | (joint[1].0 == 164)
-            | ({
-                // SET: 5 moves of blue, from (move f2 d3), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x0, 0xec00000000, 0x0, 0x0];
-                let m = joint[2].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            });
-    // n[90]: (next (cell d2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[90]
-        |= (s.0[0] & 0x10000000 == 0x10000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7e0f87c07fdff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8010070180380000, 0x34c1080903a02402, 0xd60a01200eb0d60,
-                        0xf35a2a8250007e6a, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8180601c00000, 0xcb06b0e68440c819, 0x128358edf0141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[90]
-        |= (s.0[0] & 0x10000000 == 0x10000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[90]
-        |= ({
-            // SET: 4 moves of red, from (move d2 e1), by bit of move index.
-            const SET: [u64; 5] = [0x7800000000000000, 0x0, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        }) | (joint[1].0 == 53) | (joint[1].0 == 55)
-            | ({
-                // SET: 4 moves of blue, from (move d2 c3), by bit of move index.
-                const SET: [u64; 5] = [0x740000000000000, 0x0, 0x0, 0x0, 0x0];
-                let m = joint[2].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            });
-    // n[91]: (next (cell d3 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[91]
-        |= (s.0[0] & 0x100000000 == 0x100000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f07a077fff, 0x380700781f0000, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0xb0070180380000, 0x30c1480902a01400, 0xd20a41200eb0d60,
-                        0xf35a2a8250007c6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x648180601c00000, 0xcb0630f68440c800, 0x128358e9f8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[91]
-        |= (s.0[0] & 0x100000000 == 0x100000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[91]
-        |= ({
-            // SET: 5 moves of red, from (move d3 e2), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x3e0, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        }) | (joint[1].0 == 63) | (joint[1].0 == 65) | (joint[1].0 == 66)
-            | (joint[2].0 == 64) | (joint[2].0 == 67) | (joint[2].0 == 68);
-    // n[92]: (next (cell d4 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[92]
-        |= (s.0[0] & 0x1000000000 == 0x1000000000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807c0e87e07fbff, 0x380700780003e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480901a00006, 0xd60a41200eb0c60,
-                        0xf35a2a8250007e69, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x548180601c00000, 0xc306b0f684400011, 0x128350ede8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[92]
-        |= (s.0[0] & 0x1000000000 == 0x1000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[92]
-        |= ({
-            // SET: 5 moves of red, from (move d4 e3), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x1f0000, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        }) | (joint[1].0 == 74) | (joint[1].0 == 76) | (joint[1].0 == 77)
-            | (joint[2].0 == 75) | (joint[2].0 == 78) | (joint[2].0 == 79);
-    // n[93]: (next (cell d5 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[93]
-        |= (s.0[0] & 0x10000000000 == 0x10000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807a0f87e06ffff, 0x380700001f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480900003406, 0xd60a41200e30d60,
-                        0xf35a2a8250007a6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f680008809, 0x120358e5f8141080,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[93]
-        |= (s.0[0] & 0x10000000000 == 0x10000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[93]
-        |= ({
-            // SET: 4 moves of red, from (move d5 e4), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x78000000, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        })
-            | ({
-                // SET: 4 moves of green, from (move d5 c5), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x3a00000, 0x0, 0x0, 0x0];
-                let m = joint[1].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            }) | (joint[2].0 == 86) | (joint[2].0 == 90);
-    // n[94]: (next (cell e4 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[94]
-        |= (s.0[0] & 0x400000000000000 == 0x400000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0b87e07ffff, 0x380700701d03e0, 0xe01c03000700001f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a412006b0000,
-                        0xb35a2a8250007e63, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x8b02b0f68440c819, 0x108358edf8140000,
-                        0xa4511daeff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[94]
-        |= (s.0[0] & 0x400000000000000 == 0x400000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[94]
-        |= (joint[0].0 == 141) | (joint[0].0 == 142) | (joint[0].0 == 143)
-            | ({
-                // SET: 5 moves of green, from (move e4 c2), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x0, 0xd60, 0x0, 0x0];
-                let m = joint[1].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            }) | (joint[2].0 == 135) | (joint[2].0 == 137) | (joint[2].0 == 140);
-    // n[95]: (next (cell f4 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[95]
-        |= (s.0[1] & 0x1000 == 0x1000)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e03ffff, 0x380700581f02e0, 0x1c03000700c01d,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xa41200eb0d60,
-                        0xf31a2a8250005e2b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x2586df8141280,
-                        0xa4451dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[95]
-        |= (s.0[1] & 0x1000 == 0x1000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[95]
-        |= (joint[0].0 == 189) | (joint[0].0 == 190) | (joint[0].0 == 191)
-            | ({
-                // SET: 5 moves of green, from (move f4 d1), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x0, 0xd60000000000000, 0x0, 0x0];
-                let m = joint[1].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            }) | (joint[2].0 == 183) | (joint[2].0 == 185) | (joint[2].0 == 188);
-    // n[96]: (next (cell g4 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[96]
-        |= (s.0[1] & 0x40000000 == 0x40000000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0787e07ffff, 0x180700781f03e0, 0xc01403000700601f,
-                    0xc00006000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf15a000250007e6b, 0x1fe,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 83 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa40015a7ff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[96]
-        |= (s.0[1] & 0x40000000 == 0x40000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[96]
-        |= (joint[0].0 == 239) | (joint[0].0 == 240)
-            | ({
-                // SET: 4 moves of green, from (move g4 c2), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x0, 0x0, 0x2a8000000000, 0x0];
-                let m = joint[1].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-            | ({
-                // SET: 4 moves of blue, from (move g4 c6), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x0, 0x0, 0x550000000000, 0x0];
-                let m = joint[2].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            });
-    // n[97]: (next (cell e2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[97]
-        |= (s.0[0] & 0x4000000000000 == 0x4000000000000)
-            & (({
-                // SET: 83 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x6807e0d87e07ffff, 0x700781f03c0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 81 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x14c0000903a03406, 0xd60841200eb0960,
-                        0xd35a288250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb0000d68440c819, 0x128358cdf8141280,
-                        0xa4551daf7f8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[97]
-        |= (s.0[0] & 0x4000000000000 == 0x4000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[97]
-        |= (joint[0].0 == 115) | (joint[0].0 == 116) | (joint[0].0 == 117)
-            | (joint[1].0 == 107) | (joint[1].0 == 110) | (joint[1].0 == 112)
-            | ({
-                // SET: 5 moves of blue, from (move e2 c4), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x6b00000000000, 0x0, 0x0, 0x0];
-                let m = joint[2].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            });
-    // n[98]: (next (cell f3 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[98]
-        |= (s.0[1] & 0x100 == 0x100)
-            & (({
-                // SET: 81 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x5807e0f87e07f7ff, 0x280700781b03e0, 0xe00003000700e01e,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 83 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0x560001200eb0d60,
-                        0xf35a228250007e4b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 81 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128000ad78141280,
-                        0xa45519afff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[98]
-        |= (s.0[1] & 0x100 == 0x100) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[98]
-        |= (joint[0].0 == 178) | (joint[0].0 == 179) | (joint[0].0 == 180)
-            | (joint[1].0 == 170) | (joint[1].0 == 173) | (joint[1].0 == 175)
-            | ({
-                // SET: 5 moves of blue, from (move f3 d4), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x0, 0x3580000000000, 0x0, 0x0];
-                let m = joint[2].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            });
-    // n[99]: (next (cell e3 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[99]
-        |= (s.0[0] & 0x40000000000000 == 0x40000000000000)
-            & (({
-                // SET: 79 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x780760f86e07ffdf, 0x380700781e03a0, 0xe01c03000700e000,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 79 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x1480903a03406, 0xc60a41200ab0560,
-                        0xf34a2a8250007e6b, 0x1f7,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 79 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0x4b0b68440c819, 0x128318edf8141280,
-                        0xa4551d2ffd8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[99]
-        |= (s.0[0] & 0x40000000000000 == 0x40000000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[99]
-        |= ({
-            // SET: 5 moves of red, from (move e3 f3), by bit of move index.
-            const SET: [u64; 5] = [0x0, 0x0, 0x1f, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        })
-            | ({
-                // SET: 5 moves of green, from (move e3 c1), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0x34c0000000000000, 0x0, 0x0, 0x0];
-                let m = joint[1].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-            | ({
-                // SET: 5 moves of blue, from (move e3 c5), by bit of move index.
-                const SET: [u64; 5] = [0x0, 0xcb00000000000000, 0x0, 0x0, 0x0];
-                let m = joint[2].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            });
-    // n[100]: (next (cell d1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[100]
-        |= (s.0[0] & 0x4000000 == 0x4000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8020070180380000, 0x34c1480103203404, 0xd40a41000eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[100]
-        |= (s.0[0] & 0x4000000 == 0x4000000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[100] |= joint[1].0 == 52;
-    // n[101]: (next (cell c2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[101]
-        |= (s.0[0] & 0x100 == 0x100)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c3 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x8090070100100000, 0x34c1400903a03406, 0xd60a41200eb0d40,
-                        0xf35a2a0250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[101]
-        |= (s.0[0] & 0x100 == 0x100) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[101] |= joint[1].0 == 19;
-    // n[102]: (next (cell c6 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[102]
-        |= (s.0[0] & 0x400000 == 0x400000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x740100201c00000, 0xcb0690f68400c819, 0x128358edf8141200,
-                        0xa4541dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[102]
-        |= (s.0[0] & 0x400000 == 0x400000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    n[102] |= joint[2].0 == 51;
-    // n[103]: (next (cell d6 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[103]
-        |= (s.0[0] & 0x100000000000 == 0x100000000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x348180601c00000, 0xcb06b0f600404819, 0x128348edf8041280,
-                        0xa4551dafff8010, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[103]
-        |= (s.0[0] & 0x100000000000 == 0x100000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[103] |= joint[2].0 == 95;
-    // n[104]: (next (cell h2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[104]
-        |= (s.0[1] & 0x100000000000 == 0x100000000000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x3807e0f87e07ffff, 0x380700780f03e0, 0xe00c03000700e01f,
-                    0x800806000000080, 0x200,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[104]
-        |= (s.0[1] & 0x100000000000 == 0x100000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[104] |= joint[0].0 == 266;
-    // n[105]: (next (cell h1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[105]
-        |= (s.0[1] & 0x40000000000 == 0x40000000000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700381f01e0, 0x601c01000700e01f,
-                    0xc01004000000180, 0x400,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[105]
-        |= (s.0[1] & 0x40000000000 == 0x40000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    n[105] |= joint[0].0 == 265;
-    // n[106]: (next (cell a1 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[106]
-        |= (s.0[0] & 0x2 == 0x2)
-            & (({
-                // SET: 82 moves of red, from (move b1 c3), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ff80, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[106]
-        |= (s.0[0] & 0x2 == 0x2) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    // n[107]: (next (cell c1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[107]
-        |= (s.0[0] & 0x40 == 0x40)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c3 c2), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80a0060180200000, 0x3481480803a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8240007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[107]
-        |= (s.0[0] & 0x40 == 0x40) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    // n[108]: (next (cell c7 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[108]
-        |= (s.0[0] & 0x1000000 == 0x1000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x740080600c00000, 0xc906b0f60440c819, 0x128358edf8101280,
-                        0xa0551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[108]
-        |= (s.0[0] & 0x1000000 == 0x1000000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    // n[109]: (next (cell g1 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[109]
-        |= (s.0[1] & 0x800000 == 0x800000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 82 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafc00014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[109]
-        |= (s.0[1] & 0x800000 == 0x800000) & (joint[0].0 == 267) & (joint[1].0 == 267)
-            & (joint[2].0 == 267);
-    // n[110]: (next (cell g7 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[110]
-        |= (s.0[1] & 0x20000000000 == 0x20000000000)
-            & (({
-                // SET: 89 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380700781f03e0, 0xe01c03000700e01f,
-                    0xc01806000000180, 0x600,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 82 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x3,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[110]
-        |= (s.0[1] & 0x20000000000 == 0x20000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
-    // n[111]: (next (cell i1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    n[111]
-        |= (s.0[1] & 0x400000000000 == 0x400000000000)
-            & (({
-                // SET: 82 moves of red, from (move a1 b1), by bit of move index.
-                const SET: [u64; 5] = [
-                    0x7807e0f87e07ffff, 0x380300781f03e0, 0xe01c03000300e00f,
-                    0x401802000000180, 0x0,
-                ];
-                let m = joint[0].0 as usize;
-                SET[m / 64] >> (m % 64) & 1 != 0
-            })
-                | ({
-                    // SET: 89 moves of green, from (move c2 c1), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x80b0070180380000, 0x34c1480903a03406, 0xd60a41200eb0d60,
-                        0xf35a2a8250007e6b, 0x1ff,
-                    ];
-                    let m = joint[1].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                })
-                | ({
-                    // SET: 89 moves of blue, from (move c3 c4), by bit of move index.
-                    const SET: [u64; 5] = [
-                        0x748180601c00000, 0xcb06b0f68440c819, 0x128358edf8141280,
-                        0xa4551dafff8014, 0x0,
-                    ];
-                    let m = joint[2].0 as usize;
-                    SET[m / 64] >> (m % 64) & 1 != 0
-                }));
-    n[111]
-        |= (s.0[1] & 0x400000000000 == 0x400000000000) & (joint[0].0 == 267)
-            & (joint[1].0 == 267) & (joint[2].0 == 267);
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
-    // BASE[0]: (next (cell a1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[75]) << 0;
-    // BASE[1]: (next (cell a1 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[106]) << 1;
-    // BASE[2]: (next (cell b1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[72]) << 2;
-    // BASE[3]: (next (cell b1 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[12]) << 3;
-    // BASE[4]: (next (cell b2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[73]) << 4;
-    // BASE[5]: (next (cell b2 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[14]) << 5;
-    // BASE[6]: (next (cell c1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[107]) << 6;
-    // BASE[7]: (next (cell c1 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[69]) << 7;
-    // BASE[8]: (next (cell c2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[101]) << 8;
-    // BASE[9]: (next (cell c2 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[41]) << 9;
-    // BASE[10]: (next (cell c3 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[81]) << 10;
-    // BASE[11]: (next (cell c3 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[35]) << 11;
-    // BASE[12]: (next (cell c3 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[42]) << 12;
-    // BASE[13]: (next (cell c3 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[0]) << 13;
-    // BASE[14]: (next (cell c4 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[82]) << 14;
-    // BASE[15]: (next (cell c4 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[46]) << 15;
-    // BASE[16]: (next (cell c4 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[32]) << 16;
-    // BASE[17]: (next (cell c4 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[1]) << 17;
-    // BASE[18]: (next (cell c5 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[83]) << 18;
-    // BASE[19]: (next (cell c5 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[44]) << 19;
-    // BASE[20]: (next (cell c5 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[33]) << 20;
-    // BASE[21]: (next (cell c5 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[2]) << 21;
-    // BASE[22]: (next (cell c6 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[102]) << 22;
-    // BASE[23]: (next (cell c6 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[49]) << 23;
-    // BASE[24]: (next (cell c7 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[108]) << 24;
-    // BASE[25]: (next (cell c7 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[70]) << 25;
-    // BASE[26]: (next (cell d1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[100]) << 26;
-    // BASE[27]: (next (cell d1 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[47]) << 27;
-    // BASE[28]: (next (cell d2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[90]) << 28;
-    // BASE[29]: (next (cell d2 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[29]) << 29;
-    // BASE[30]: (next (cell d2 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[62]) << 30;
-    // BASE[31]: (next (cell d2 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[9]) << 31;
-    // BASE[32]: (next (cell d3 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[91]) << 32;
-    // BASE[33]: (next (cell d3 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[60]) << 33;
-    // BASE[34]: (next (cell d3 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[34]) << 34;
-    // BASE[35]: (next (cell d3 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[10]) << 35;
-    // BASE[36]: (next (cell d4 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[92]) << 36;
-    // BASE[37]: (next (cell d4 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[43]) << 37;
-    // BASE[38]: (next (cell d4 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[37]) << 38;
-    // BASE[39]: (next (cell d4 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[11]) << 39;
-    // BASE[40]: (next (cell d5 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[93]) << 40;
-    // BASE[41]: (next (cell d5 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[68]) << 41;
-    // BASE[42]: (next (cell d5 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[15]) << 42;
-    // BASE[43]: (next (cell d5 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[13]) << 43;
-    // BASE[44]: (next (cell d6 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[103]) << 44;
-    // BASE[45]: (next (cell d6 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[48]) << 45;
-    // BASE[46]: (next (cell e1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[88]) << 46;
-    // BASE[47]: (next (cell e1 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[7]) << 47;
-    // BASE[48]: (next (cell e1 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[65]) << 48;
-    // BASE[49]: (next (cell e1 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[24]) << 49;
-    // BASE[50]: (next (cell e2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[97]) << 50;
-    // BASE[51]: (next (cell e2 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[22]) << 51;
-    // BASE[52]: (next (cell e2 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[66]) << 52;
-    // BASE[53]: (next (cell e2 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[25]) << 53;
-    // BASE[54]: (next (cell e3 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[99]) << 54;
-    // BASE[55]: (next (cell e3 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[56]) << 55;
-    // BASE[56]: (next (cell e3 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[36]) << 56;
-    // BASE[57]: (next (cell e3 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[26]) << 57;
-    // BASE[58]: (next (cell e4 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[94]) << 58;
-    // BASE[59]: (next (cell e4 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[54]) << 59;
-    // BASE[60]: (next (cell e4 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[17]) << 60;
-    // BASE[61]: (next (cell e4 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[27]) << 61;
-    // BASE[62]: (next (cell e5 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[84]) << 62;
-    // BASE[63]: (next (cell e5 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[0] |= u64::from(n[63]) << 63;
-    // BASE[64]: (next (cell e5 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[3]) << 0;
-    // BASE[65]: (next (cell e5 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[30]) << 1;
-    // BASE[66]: (next (cell f1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[79]) << 2;
-    // BASE[67]: (next (cell f1 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[31]) << 3;
-    // BASE[68]: (next (cell f2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[89]) << 4;
-    // BASE[69]: (next (cell f2 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[8]) << 5;
-    // BASE[70]: (next (cell f2 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[67]) << 6;
-    // BASE[71]: (next (cell f2 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[58]) << 7;
-    // BASE[72]: (next (cell f3 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[98]) << 8;
-    // BASE[73]: (next (cell f3 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[23]) << 9;
-    // BASE[74]: (next (cell f3 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[38]) << 10;
-    // BASE[75]: (next (cell f3 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[59]) << 11;
-    // BASE[76]: (next (cell f4 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[95]) << 12;
-    // BASE[77]: (next (cell f4 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[57]) << 13;
-    // BASE[78]: (next (cell f4 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[16]) << 14;
-    // BASE[79]: (next (cell f4 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[52]) << 15;
-    // BASE[80]: (next (cell f5 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[86]) << 16;
-    // BASE[81]: (next (cell f5 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[50]) << 17;
-    // BASE[82]: (next (cell f5 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[5]) << 18;
-    // BASE[83]: (next (cell f5 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[55]) << 19;
-    // BASE[84]: (next (cell f6 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[77]) << 20;
-    // BASE[85]: (next (cell f6 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[18]) << 21;
-    // BASE[86]: (next (cell g1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[78]) << 22;
-    // BASE[87]: (next (cell g1 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[109]) << 23;
-    // BASE[88]: (next (cell g2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[80]) << 24;
-    // BASE[89]: (next (cell g2 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[28]) << 25;
-    // BASE[90]: (next (cell g3 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[87]) << 26;
-    // BASE[91]: (next (cell g3 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[6]) << 27;
-    // BASE[92]: (next (cell g3 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[39]) << 28;
-    // BASE[93]: (next (cell g3 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[40]) << 29;
-    // BASE[94]: (next (cell g4 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[96]) << 30;
-    // BASE[95]: (next (cell g4 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[21]) << 31;
-    // BASE[96]: (next (cell g4 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[19]) << 32;
-    // BASE[97]: (next (cell g4 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[51]) << 33;
-    // BASE[98]: (next (cell g5 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[85]) << 34;
-    // BASE[99]: (next (cell g5 blue)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[53]) << 35;
-    // BASE[100]: (next (cell g5 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[4]) << 36;
-    // BASE[101]: (next (cell g5 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[45]) << 37;
-    // BASE[102]: (next (cell g6 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[76]) << 38;
-    // BASE[103]: (next (cell g6 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[20]) << 39;
-    // BASE[104]: (next (cell g7 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[74]) << 40;
-    // BASE[105]: (next (cell g7 green)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[110]) << 41;
-    // BASE[106]: (next (cell h1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[105]) << 42;
-    // BASE[107]: (next (cell h1 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[61]) << 43;
-    // BASE[108]: (next (cell h2 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[104]) << 44;
-    // BASE[109]: (next (cell h2 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[64]) << 45;
-    // BASE[110]: (next (cell i1 blank)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[111]) << 46;
-    // BASE[111]: (next (cell i1 red)), rules at chineseCheckers3.kif:77, 80, 83, 89
-    w[1] |= u64::from(n[71]) << 47;
+    let mut keep: [u64; WORDS] = [0x0, 0x0, 0x0];
+    let mut set: [u64; WORDS] = [0x0, 0x0, 0x0];
+    for [k, x] in [&FRAMES_AT_0[drawn_0], &FRAMES_AT_1[drawn_1], &FRAMES_AT_2[drawn_2]] {
+        for i in 0..WORDS {
+            keep[i] |= k[i];
+            set[i] |= x[i];
+        }
+    }
+    // The bits kept when red plays noop and green plays noop and blue plays noop.
+    if (joint[0].0 == 267) & (joint[1].0 == 267) & (joint[2].0 == 267) {
+        keep[0] |= 0xffffffffffffffff;
+        keep[1] |= 0xffffffffffff;
+    }
+    for i in 0..WORDS {
+        w[i] |= (s.0[i] & keep[i]) | set[i];
+    }
     // BASE[112]: (next (control blue)), rules at chineseCheckers3.kif:95, 98, 101
     w[1] |= u64::from(s.0[1] & 0x2000000000000 != 0) << 48;
     // BASE[113]: (next (control green)), rules at chineseCheckers3.kif:95, 98, 101

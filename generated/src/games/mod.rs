@@ -68,6 +68,9 @@ pub mod monty_hall;
 /// `games/montyHall.kif`, compiled in table form.
 #[rustfmt::skip]
 pub mod monty_hall_tables;
+/// `games/passingRow.kif`, compiled.
+#[rustfmt::skip]
+pub mod passing_row;
 /// `games/pentago.kif`, compiled.
 #[rustfmt::skip]
 pub mod pentago;
@@ -110,6 +113,7 @@ macro_rules! for_each_game {
         $callback!(maze, "games/maze.kif");
         $callback!(monty_hall, "games/montyHall.kif");
         $callback!(monty_hall_tables, "games/montyHall.kif");
+        $callback!(passing_row, "games/passingRow.kif");
         $callback!(pentago, "games/pentago.kif");
         $callback!(reversi, "games/reversi.kif");
         $callback!(sheep_and_wolf, "games/sheepAndWolf.kif");

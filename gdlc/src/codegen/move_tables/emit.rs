@@ -7,7 +7,7 @@ use crate::codegen::arm_families::RoleArms;
 use crate::codegen::emit::{join, Body, Emitter};
 use crate::codegen::legal_parts::LegalParts;
 use crate::codegen::tables::{hex, words};
-use crate::ground::Value;
+use crate::ground::{Prop, Value};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -106,6 +106,7 @@ impl Emitter<'_> {
             }
         }
         let (keep, set) = (keep.into_iter().map(hex), set.into_iter().map(hex));
+        let products = self.product_rows();
         let looked_up = (!rows.is_empty()).then(|| {
             quote! {
                 for [k, x] in [#(#rows),*] {
@@ -120,10 +121,53 @@ impl Emitter<'_> {
             let mut keep: [u64; WORDS] = [#(#keep),*];
             let mut set: [u64; WORDS] = [#(#set),*];
             #looked_up
+            #products
             for i in 0..WORDS {
                 w[i] |= (s.0[i] & keep[i]) | set[i];
             }
         })
+    }
+
+    /// Statements that or into `keep` the bits that each conjunction of several roles' moves
+    /// keeps, when the joint move is one of them.
+    fn product_rows(&self) -> TokenStream {
+        let Some(tables) = &self.tables else { return TokenStream::new() };
+        let products = tables.products.iter().map(|(lits, mask)| {
+            let tests: Vec<TokenStream> = lits
+                .iter()
+                .filter_map(|l| match l.prop {
+                    Prop::Does(r, m) => {
+                        let (r, m) = (Literal::usize_unsuffixed(r as usize), Literal::u32_unsuffixed(m));
+                        Some(quote!(joint[#r].0 == #m))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let test = join(&tests, quote!(&));
+            let note = self.note(|_| {
+                let moves: Vec<String> = lits
+                    .iter()
+                    .filter_map(|l| match l.prop {
+                        Prop::Does(r, m) => {
+                            Some(format!("{} plays {}", self.ground.roles[r as usize], self.ground.moves[m as usize]))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                format!("The bits kept when {}.", moves.join(" and "))
+            });
+            let ors = mask.iter().enumerate().filter(|&(_, &m)| m != 0).map(|(w, &m)| {
+                let (w, m) = (Literal::usize_unsuffixed(w), hex(m));
+                quote!(keep[#w] |= #m;)
+            });
+            quote! {
+                #note
+                if #test {
+                    #(#ors)*
+                }
+            }
+        });
+        quote!(#(#products)*)
     }
 
     /// Whether `random_step` looks up a role's frame and arm-family rows by the bit it draws
