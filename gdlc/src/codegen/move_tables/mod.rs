@@ -2,8 +2,9 @@
 //! only the moves, and is a disjunction of parts that each read one role's move, becomes a
 //! bit of a constant table indexed by each role's move; a next-state bit whose rules are
 //! `(true p) ∧ A` or `B` for such functions becomes `(s & keep) | set` on whole words, with
-//! `keep` and `set` looked up the same way. `next` and `random_step` then evaluate only what
-//! reads the state.
+//! `keep` and `set` looked up the same way; one rule `(true p) ∧ P` whose `P` is a conjunction
+//! of several roles' moves (every role passing) is tested against the joint move at run time,
+//! its bits or-ed into `keep`. `next` and `random_step` then evaluate only what reads the state.
 //!
 //! The analysis is here: [`MoveTables::new`] tabulates what it can; `emit.rs` writes the
 //! tables and the code that reads them.
