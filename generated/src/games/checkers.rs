@@ -32627,15 +32627,15 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    // g[0]: 26 node words, bit 34 (next (piece_count white 12)), bit 21 (next (piece_count black 12)), bit 33 (next (piece_count white 11)), bit 20 (next (piece_count black 11)), and 22 more; rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    g[0] = ((0x7ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2502]) as u64)))
-        | ((0x3ffe00 & s.0[3] & 0u64.wrapping_sub((n[2503]) as u64)))
-        | ((0x7ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2504]) as u64)))
-        | ((0x7ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2505]) as u64)))
-        | ((0x7ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2506]) as u64)))
-        | ((0x3ffe00 & s.0[3] & 0u64.wrapping_sub((n[2507]) as u64)))
-        | ((0x3ffe00 & s.0[3] & 0u64.wrapping_sub((n[2508]) as u64)))
-        | ((0x3ffe00 & s.0[3] & 0u64.wrapping_sub((n[2509]) as u64)))
+    // g[0]: 24 node words, bit 33 (next (piece_count white 11)), bit 20 (next (piece_count black 11)), bit 32 (next (piece_count white 10)), bit 31 (next (piece_count white 9)), and 20 more; rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
+    g[0] = ((0x3ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2502]) as u64)))
+        | ((0x1ffe00 & s.0[3] & 0u64.wrapping_sub((n[2503]) as u64)))
+        | ((0x3ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2504]) as u64)))
+        | ((0x3ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2505]) as u64)))
+        | ((0x3ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2506]) as u64)))
+        | ((0x1ffe00 & s.0[3] & 0u64.wrapping_sub((n[2507]) as u64)))
+        | ((0x1ffe00 & s.0[3] & 0u64.wrapping_sub((n[2508]) as u64)))
+        | ((0x1ffe00 & s.0[3] & 0u64.wrapping_sub((n[2509]) as u64)))
         | ((0x3ffc00000 & (s.0[3] >> 1u32) & 0u64.wrapping_sub((n[2510]) as u64)))
         | ((0x1ffe00 & (s.0[3] >> 1u32) & 0u64.wrapping_sub((n[2511]) as u64)))
         | ((0xffe00 & (s.0[3] >> 2u32) & 0u64.wrapping_sub((n[2504]) as u64)))
@@ -61603,15 +61603,15 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 let m = joint[0].0 as usize;
                 SET[m / 64] >> (m % 64) & 1 != 0
             });
-    // g[0]: 26 node words, bit 34 (next (piece_count white 12)), bit 21 (next (piece_count black 12)), bit 33 (next (piece_count white 11)), bit 20 (next (piece_count black 11)), and 22 more; rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    g[0] = ((0x7ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2502]) as u64)))
-        | ((0x3ffe00 & s.0[3] & 0u64.wrapping_sub((n[2503]) as u64)))
-        | ((0x7ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2504]) as u64)))
-        | ((0x7ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2505]) as u64)))
-        | ((0x7ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2506]) as u64)))
-        | ((0x3ffe00 & s.0[3] & 0u64.wrapping_sub((n[2507]) as u64)))
-        | ((0x3ffe00 & s.0[3] & 0u64.wrapping_sub((n[2508]) as u64)))
-        | ((0x3ffe00 & s.0[3] & 0u64.wrapping_sub((n[2509]) as u64)))
+    // g[0]: 24 node words, bit 33 (next (piece_count white 11)), bit 20 (next (piece_count black 11)), bit 32 (next (piece_count white 10)), bit 31 (next (piece_count white 9)), and 20 more; rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
+    g[0] = ((0x3ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2502]) as u64)))
+        | ((0x1ffe00 & s.0[3] & 0u64.wrapping_sub((n[2503]) as u64)))
+        | ((0x3ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2504]) as u64)))
+        | ((0x3ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2505]) as u64)))
+        | ((0x3ffc00000 & s.0[3] & 0u64.wrapping_sub((n[2506]) as u64)))
+        | ((0x1ffe00 & s.0[3] & 0u64.wrapping_sub((n[2507]) as u64)))
+        | ((0x1ffe00 & s.0[3] & 0u64.wrapping_sub((n[2508]) as u64)))
+        | ((0x1ffe00 & s.0[3] & 0u64.wrapping_sub((n[2509]) as u64)))
         | ((0x3ffc00000 & (s.0[3] >> 1u32) & 0u64.wrapping_sub((n[2510]) as u64)))
         | ((0x1ffe00 & (s.0[3] >> 1u32) & 0u64.wrapping_sub((n[2511]) as u64)))
         | ((0xffe00 & (s.0[3] >> 2u32) & 0u64.wrapping_sub((n[2504]) as u64)))

@@ -11244,14 +11244,14 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
         _ => {}
     }
-    // g[24]: 64 node words, bit 27 (next (cell 4 4 black)), bit 36 (next (cell 5 5 black)), bit 29 (next (cell 4 6 black)), bit 20 (next (cell 3 5 black)), and 60 more; rules at reversi.kif:88, 91, 93
-    g[24] = ((0x8100000000000081 & s.0[0])) | ((0x7effffffffffff7e & s.0[0] & !g[23]))
+    // g[24]: 60 node words, bit 27 (next (cell 4 4 black)), bit 36 (next (cell 5 5 black)), bit 29 (next (cell 4 6 black)), bit 20 (next (cell 3 5 black)), and 56 more; rules at reversi.kif:88, 91, 93
+    g[24] = ((0x7effffffffffff7e & s.0[0] & !g[23]))
         | ((0x7effffffffffff7e & g[23] & 0u64.wrapping_sub((mt[0] & 0x1 != 0) as u64)))
-        | ((0xffffffffffffffff & MOVE_PLACES_0[joint[0].0 as usize]));
-    // g[25]: 64 node words, bit 28 (next (cell 4 5 red)), bit 35 (next (cell 5 4 red)), bit 26 (next (cell 4 3 red)), bit 19 (next (cell 3 4 red)), and 60 more; rules at reversi.kif:88, 91, 93
-    g[25] = ((0x8100000000000081 & s.0[1])) | ((0x7effffffffffff7e & s.0[1] & !g[23]))
+        | ((0x7effffffffffff7e & MOVE_PLACES_0[joint[0].0 as usize]));
+    // g[25]: 60 node words, bit 28 (next (cell 4 5 red)), bit 35 (next (cell 5 4 red)), bit 26 (next (cell 4 3 red)), bit 19 (next (cell 3 4 red)), and 56 more; rules at reversi.kif:88, 91, 93
+    g[25] = ((0x7effffffffffff7e & s.0[1] & !g[23]))
         | ((0x7effffffffffff7e & g[23] & 0u64.wrapping_sub((mt[0] & 0x2 != 0) as u64)))
-        | ((0xffffffffffffffff & MOVE_PLACES_1[joint[1].0 as usize]));
+        | ((0x7effffffffffff7e & MOVE_PLACES_1[joint[1].0 as usize]));
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
     let mut keep: [u64; WORDS] = [0x0, 0x0, 0x0];
     let mut set: [u64; WORDS] = [0x0, 0x0, 0x0];
@@ -28161,14 +28161,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         }
         _ => {}
     }
-    // g[24]: 64 node words, bit 27 (next (cell 4 4 black)), bit 36 (next (cell 5 5 black)), bit 29 (next (cell 4 6 black)), bit 20 (next (cell 3 5 black)), and 60 more; rules at reversi.kif:88, 91, 93
-    g[24] = ((0x8100000000000081 & s.0[0])) | ((0x7effffffffffff7e & s.0[0] & !g[23]))
+    // g[24]: 60 node words, bit 27 (next (cell 4 4 black)), bit 36 (next (cell 5 5 black)), bit 29 (next (cell 4 6 black)), bit 20 (next (cell 3 5 black)), and 56 more; rules at reversi.kif:88, 91, 93
+    g[24] = ((0x7effffffffffff7e & s.0[0] & !g[23]))
         | ((0x7effffffffffff7e & g[23] & 0u64.wrapping_sub((mt[0] & 0x1 != 0) as u64)))
-        | ((0xffffffffffffffff & MOVE_PLACES_0[joint[0].0 as usize]));
-    // g[25]: 64 node words, bit 28 (next (cell 4 5 red)), bit 35 (next (cell 5 4 red)), bit 26 (next (cell 4 3 red)), bit 19 (next (cell 3 4 red)), and 60 more; rules at reversi.kif:88, 91, 93
-    g[25] = ((0x8100000000000081 & s.0[1])) | ((0x7effffffffffff7e & s.0[1] & !g[23]))
+        | ((0x7effffffffffff7e & MOVE_PLACES_0[joint[0].0 as usize]));
+    // g[25]: 60 node words, bit 28 (next (cell 4 5 red)), bit 35 (next (cell 5 4 red)), bit 26 (next (cell 4 3 red)), bit 19 (next (cell 3 4 red)), and 56 more; rules at reversi.kif:88, 91, 93
+    g[25] = ((0x7effffffffffff7e & s.0[1] & !g[23]))
         | ((0x7effffffffffff7e & g[23] & 0u64.wrapping_sub((mt[0] & 0x2 != 0) as u64)))
-        | ((0xffffffffffffffff & MOVE_PLACES_1[joint[1].0 as usize]));
+        | ((0x7effffffffffff7e & MOVE_PLACES_1[joint[1].0 as usize]));
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
     let mut keep: [u64; WORDS] = [0x0, 0x0, 0x0];
     let mut set: [u64; WORDS] = [0x0, 0x0, 0x0];

@@ -27,7 +27,7 @@ use super::legal_parts::RoleLegal;
 use super::move_tables::MoveTables;
 use super::node_words::NodeWords;
 use super::notes::Notes;
-use crate::ground::{Ground, Lit};
+use crate::ground::{Ground, Lit, Prop, Value};
 use nodes::Slots;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -158,8 +158,8 @@ impl<'g> Emitter<'g> {
     }
 
     /// The groups of nodes evaluated as words: among the nodes that are not recursive, have no
-    /// rule families, are not given by the move table, and that no frame arm reads (those are
-    /// evaluated in the arms). Nodes that the moves guard (see [`super::move_guards`]) are only
+    /// rule families, are not given by the move table, are not the next value of a framed
+    /// fact, and that no frame arm reads (those are evaluated in the arms). Nodes that the moves guard (see [`super::move_guards`]) are only
     /// gathered, bit by bit in their arms.
     fn plan_node_words(&self) -> NodeWords {
         let in_cycle = super::cones::in_cycle(self.ground);
@@ -173,6 +173,15 @@ impl<'g> Emitter<'g> {
         if let Some(tables) = &self.tables {
             for n in tables.runtime_cone(self.ground, &tables.arm_values()) {
                 never[n as usize] = true;
+            }
+        }
+        // A framed fact's next value comes from the frame tables: a word would compute it for
+        // nothing.
+        for (i, value) in self.ground.next.iter().enumerate() {
+            if let Value::Lit(Lit { prop: Prop::Node(n), positive: true }) = *value {
+                if self.framed(i) {
+                    never[n as usize] = true;
+                }
             }
         }
         let dependent = super::cones::reads_moves(self.ground);
