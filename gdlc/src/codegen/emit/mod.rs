@@ -159,8 +159,8 @@ impl<'g> Emitter<'g> {
 
     /// The groups of nodes evaluated as words: among the nodes that are not recursive, have no
     /// rule families, are not given by the move table, are not the next value of a framed
-    /// fact, and that no frame arm reads (those are evaluated in the arms). Nodes that the moves guard (see [`super::move_guards`]) are only
-    /// gathered, bit by bit in their arms.
+    /// fact, and that no frame arm reads (those are evaluated in the arms). Nodes that the
+    /// moves guard (see [`super::move_guards`]) are only gathered, bit by bit in their arms.
     fn plan_node_words(&self) -> NodeWords {
         let in_cycle = super::cones::in_cycle(self.ground);
         let mut never: Vec<bool> = (0..self.ground.nodes.len())

@@ -7,7 +7,7 @@ use crate::codegen::arm_families::RoleArms;
 use crate::codegen::emit::{join, Body, Emitter};
 use crate::codegen::legal_parts::LegalParts;
 use crate::codegen::tables::{hex, words};
-use crate::ground::{Prop, Value};
+use crate::ground::Value;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -132,27 +132,19 @@ impl Emitter<'_> {
     /// keeps, when the joint move is one of them.
     fn product_rows(&self) -> TokenStream {
         let Some(tables) = &self.tables else { return TokenStream::new() };
-        let products = tables.products.iter().map(|(lits, mask)| {
-            let tests: Vec<TokenStream> = lits
+        let products = tables.products.iter().map(|(plays, mask)| {
+            let tests: Vec<TokenStream> = plays
                 .iter()
-                .filter_map(|l| match l.prop {
-                    Prop::Does(r, m) => {
-                        let (r, m) = (Literal::usize_unsuffixed(r as usize), Literal::u32_unsuffixed(m));
-                        Some(quote!(joint[#r].0 == #m))
-                    }
-                    _ => None,
+                .map(|&(r, m)| {
+                    let (r, m) = (Literal::usize_unsuffixed(r as usize), Literal::u32_unsuffixed(m));
+                    quote!(joint[#r].0 == #m)
                 })
                 .collect();
             let test = join(&tests, quote!(&));
             let note = self.note(|_| {
-                let moves: Vec<String> = lits
+                let moves: Vec<String> = plays
                     .iter()
-                    .filter_map(|l| match l.prop {
-                        Prop::Does(r, m) => {
-                            Some(format!("{} plays {}", self.ground.roles[r as usize], self.ground.moves[m as usize]))
-                        }
-                        _ => None,
-                    })
+                    .map(|&(r, m)| format!("{} plays {}", self.ground.roles[r as usize], self.ground.moves[m as usize]))
                     .collect();
                 format!("The bits kept when {}.", moves.join(" and "))
             });

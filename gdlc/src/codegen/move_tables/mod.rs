@@ -33,6 +33,9 @@ enum Kind {
 /// A base fact that a move sets when the literals (of the state) hold.
 pub(super) type ConditionalSet = (u32, Vec<Lit>);
 
+/// Moves of several roles played together, as sorted pairs (role, move).
+type Product = Vec<(u32, u32)>;
+
 /// A conjunction of literals that reads only the moves, with its kind (never `State`).
 type Conjunction = (Vec<Lit>, Kind);
 
@@ -59,9 +62,10 @@ pub(super) struct MoveTables {
     /// fact and the literals of `C`.
     pub arms: Vec<Vec<Vec<ConditionalSet>>>,
     /// The conjunctions of several roles' moves that keep framed bits (`(true p) ∧ (does r1
-    /// m1) ∧ (does r2 m2) ...`), each with the bits it keeps (`state_words` words), in the
-    /// order of the conjunctions: the joint move is tested against them at run time.
-    pub products: Vec<(Vec<Lit>, Vec<u64>)>,
+    /// m1) ∧ (does r2 m2) ...`), as sorted pairs (role, move), each with the bits it keeps
+    /// (`state_words` words), in the order of the conjunctions: the joint move is tested
+    /// against them at run time.
+    pub products: Vec<(Product, Vec<u64>)>,
 }
 
 /// A framed next-state bit: its rules as `(true p) ∧ A`, `B`, and `M ∧ C`, where `A`, `B`
@@ -72,7 +76,8 @@ struct Frame {
     keep: Vec<Conjunction>,
     set: Vec<Conjunction>,
     conditional: Vec<(Conjunction, Vec<Lit>)>,
-    products: Vec<Vec<Lit>>,
+    /// The conjunctions `P`.
+    products: Vec<Product>,
 }
 
 impl MoveTables {
@@ -279,12 +284,19 @@ fn frame(ground: &Ground, kinds: &[Kind], reads_moves: &[bool], i: u32, value: V
         if kind == Kind::State {
             // Moves of several roles that keep the bit, tested at run time: no table by one
             // role's move can hold them.
-            let plays = |l: &Lit| l.positive && matches!(l.prop, Prop::Does(..));
-            if state.as_slice() == [own] && !moves.is_empty() && moves.iter().all(plays) {
-                frame.products.push(moves);
-                continue;
+            let plays = |l: &Lit| match l.prop {
+                Prop::Does(role, mv) if l.positive => Some((role, mv)),
+                _ => None,
+            };
+            let product: Option<Product> = moves.iter().map(plays).collect();
+            match product {
+                Some(mut product) if state.as_slice() == [own] && !product.is_empty() => {
+                    product.sort_unstable();
+                    frame.products.push(product);
+                    continue;
+                }
+                _ => return None,
             }
-            return None;
         }
         match state.as_slice() {
             [] => frame.set.push((moves, kind)),
@@ -305,8 +317,7 @@ const MAX_PRODUCTS: usize = 1;
 /// Leaves unframed every bit kept by a conjunction of several roles' moves when there are more
 /// than [`MAX_PRODUCTS`] of them.
 fn drop_many_products(frames: &mut [Option<Frame>]) {
-    let mut distinct: Vec<Vec<Lit>> =
-        frames.iter().flatten().flat_map(|f| f.products.iter().map(|p| sorted(p))).collect();
+    let mut distinct: Vec<&Product> = frames.iter().flatten().flat_map(|f| &f.products).collect();
     distinct.sort_unstable();
     distinct.dedup();
     if distinct.len() > MAX_PRODUCTS {
@@ -318,19 +329,12 @@ fn drop_many_products(frames: &mut [Option<Frame>]) {
     }
 }
 
-/// `lits` sorted, to compare conjunctions.
-fn sorted(lits: &[Lit]) -> Vec<Lit> {
-    let mut out = lits.to_vec();
-    out.sort_unstable();
-    out
-}
-
 /// The conjunctions of several roles' moves that keep framed bits, with the bits each keeps.
-fn products(frames: &[Option<Frame>], state_words: usize) -> Vec<(Vec<Lit>, Vec<u64>)> {
-    let mut masks: BTreeMap<Vec<Lit>, Vec<u64>> = BTreeMap::new();
+fn products(frames: &[Option<Frame>], state_words: usize) -> Vec<(Product, Vec<u64>)> {
+    let mut masks: BTreeMap<Product, Vec<u64>> = BTreeMap::new();
     for (i, frame) in frames.iter().enumerate() {
-        for lits in frame.iter().flat_map(|f| &f.products) {
-            masks.entry(sorted(lits)).or_insert_with(|| vec![0; state_words])[i / 64] |= 1 << (i % 64);
+        for product in frame.iter().flat_map(|f| &f.products) {
+            masks.entry(product.clone()).or_insert_with(|| vec![0; state_words])[i / 64] |= 1 << (i % 64);
         }
     }
     masks.into_iter().collect()
