@@ -42,6 +42,8 @@ snapshot!(move_tables, "move_tables", Form::Straight, ["static FRAMES:", "&FRAME
 snapshot!(move_table_sets, "move_table_sets", Form::Straight, ["& (mt[0] & 0x7feee0 != 0)"]);
 // `move_tables/`: every cell kept when both players pass, a test of the joint move.
 snapshot!(frame_products, "frame_products", Form::Straight, ["The bits kept when a plays noop and b plays noop."]);
+// `ground/thresholds.rs`: a pass when two of a player's pieces are stuck, counted.
+snapshot!(thresholds, "thresholds", Form::Straight, ["(at_least 2 9 0 (legal white noop))"]);
 // `arm_families/`: drops, one conditional frame rule moved up a column.
 snapshot!(arm_families, "arm_families", Form::Straight, ["static ARM_FAMILY_OF_"]);
 // `arm_families/copy_groups.rs`: a ring turned either way, marks copied by table.

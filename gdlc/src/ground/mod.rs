@@ -6,7 +6,8 @@
 //! [`decompose`], [`demand`]), computing what can ever hold ([`relaxed`], a fixpoint under the
 //! grounder's [`budget`]) and instantiating every rule over it ([`builder`], with the relations
 //! deferred to run time in [`deferred`]); [`simplify`] folds constants, forwards aliases, merges
-//! equal propositions and removes what no output needs; [`order`] finds the evaluation order
+//! equal propositions and removes what no output needs; [`thresholds`] turns rules that choose
+//! k of n conditions into a chain of counts; [`order`] finds the evaluation order
 //! and the recursive groups with petgraph. For the table form, [`factor`] then takes literals
 //! that many rules of a proposition share out of them. Failures are [`Error`]s.
 
@@ -27,6 +28,7 @@ pub mod order;
 mod relaxed;
 pub mod simplify;
 mod strategy;
+mod thresholds;
 
 pub use error::{Error, Limit, Part, Undeferrable};
 
@@ -169,6 +171,9 @@ impl Ground {
 pub fn ground(description: &Description, options: &Options) -> Result<Ground, Error> {
     let mut ground = strategy::instantiate(description, options)?;
     simplify::simplify(&mut ground);
+    if thresholds::count_thresholds(&mut ground) {
+        simplify::simplify(&mut ground);
+    }
     Ok(ground)
 }
 

@@ -80,6 +80,9 @@ pub mod reversi;
 /// `games/sheepAndWolf.kif`, compiled.
 #[rustfmt::skip]
 pub mod sheep_and_wolf;
+/// `games/stuckPieces.kif`, compiled.
+#[rustfmt::skip]
+pub mod stuck_pieces;
 /// `games/ticTacToe.kif`, compiled.
 #[rustfmt::skip]
 pub mod tic_tac_toe;
@@ -117,6 +120,7 @@ macro_rules! for_each_game {
         $callback!(pentago, "games/pentago.kif");
         $callback!(reversi, "games/reversi.kif");
         $callback!(sheep_and_wolf, "games/sheepAndWolf.kif");
+        $callback!(stuck_pieces, "games/stuckPieces.kif");
         $callback!(tic_tac_toe, "games/ticTacToe.kif");
         $callback!(tic_tac_toe_tables, "games/ticTacToe.kif");
     };
