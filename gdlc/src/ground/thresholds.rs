@@ -126,8 +126,15 @@ fn binomial(n: usize, k: usize) -> Option<usize> {
     Some(result)
 }
 
-/// Whether the chain of counts has at most half the literals of the rules it replaces.
+/// Whether the chain of counts has at most half the literals of the rules it replaces, and its
+/// items are not all facts of the state. Pairs of facts of the state (guess's "two values are
+/// still possible") are tested a word at a time by the straight-line form's word families,
+/// which measured faster than the chain (guess ran at 0.88x with it).
 fn pays(family: &Family) -> bool {
+    let facts = |item: &Vec<Lit>| matches!(item[..], [Lit { prop: Prop::Base(_), positive: true }]);
+    if family.items.iter().all(facts) {
+        return false;
+    }
     let before = family.rules.len() * family.length;
     let item_literals: usize = family.items.iter().map(Vec::len).sum();
     let after = family.common.len() + 1 + family.k * (item_literals + 2 * family.items.len());
@@ -281,6 +288,17 @@ mod tests {
         for facts in (0u32..1 << 20).step_by(7) {
             assert_eq!(holds(&ground.nodes, 0, facts), holds(&before, 0, facts), "state {facts:#b}");
         }
+    }
+
+    /// Items that are each one fact of the state (two of these values still possible) are left
+    /// to the straight-line form's word families.
+    #[test]
+    fn items_of_one_fact_each_are_left_alone() {
+        let items: Vec<Vec<Lit>> = (0..20).map(|i| vec![base(i)]).collect();
+        let rules = choices(&[], &items, 2);
+        let mut ground = one_node_ground(rules.clone());
+        assert!(!count_thresholds(&mut ground));
+        assert_eq!(ground.nodes[0].rules, rules);
     }
 
     #[test]
