@@ -13,6 +13,7 @@
 
 mod expr;
 mod goals;
+mod guards;
 mod legal;
 mod next;
 mod nodes;
@@ -115,6 +116,8 @@ pub(crate) struct Emitter<'g> {
     pub(crate) move_kinds_read: RefCell<BTreeSet<u32>>,
     /// What the comments of the rendered module say, when it has comments.
     pub(crate) notes: Option<&'g Notes>,
+    /// For every node, the facts of the state without which it cannot hold (`guards.rs`).
+    pub(crate) guard_facts: Vec<Vec<Lit>>,
 }
 
 impl<'g> Emitter<'g> {
@@ -126,9 +129,11 @@ impl<'g> Emitter<'g> {
                 *slot = Some(c);
             }
         }
+        let guard_facts = guards::implied_facts(ground, &cycle_of);
         Emitter {
             ground,
             room_for_no_move: false,
+            guard_facts,
             cycle_of,
             tables: None,
             arm_families: Vec::new(),

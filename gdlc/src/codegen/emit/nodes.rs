@@ -2,7 +2,7 @@
 //! `n`, and the statements that compute the nodes into their slots in evaluation order, each
 //! recursive group looping to its fixpoint.
 
-use super::{Body, Emitter, Phase};
+use super::{guards, Body, Emitter, Phase};
 use crate::codegen::cones::Cones;
 use crate::ground::Value;
 use proc_macro2::{Literal, TokenStream};
@@ -84,12 +84,19 @@ impl Body<'_> {
         let mut out = Vec::new();
         // The groups of node words whose word is computed.
         let mut words = BTreeSet::new();
+        let by_itself = |n: u32| twins.contains_key(&n) || emitter.words.member[n as usize].is_some();
+        let alone = |n: u32| !by_itself(n) && emitter.cycle_of[n as usize].is_none();
         let mut i = 0;
         while i < nodes.len() {
             let n = nodes[i];
-            let by_itself = twins.contains_key(&n) || emitter.words.member[n as usize].is_some();
+            if alone(n) {
+                let stretch: Vec<u32> = nodes[i..].iter().copied().take_while(|&m| alone(m)).collect();
+                i += stretch.len();
+                out.push(self.guarded_stretch(&stretch));
+                continue;
+            }
             match emitter.cycle_of[n as usize] {
-                Some(c) if !by_itself => {
+                Some(c) if !by_itself(n) => {
                     let group: Vec<u32> =
                         nodes[i..].iter().copied().take_while(|&m| emitter.cycle_of[m as usize] == Some(c)).collect();
                     i += group.len();
@@ -130,12 +137,33 @@ impl Body<'_> {
                 let word = self.group_word(g);
                 quote!(#note #word)
             }),
-            None => {
-                let note = emitter.note_node(|| format!("n[{}]", self.slots.of(n)), n);
-                let store = self.node_expr(n).store(&self.slots.of(n));
-                Some(quote!(#note #store))
-            }
+            None => Some(self.node_alone(n)),
         }
+    }
+
+    /// The statements computing node `n`, evaluated by itself, into its slot.
+    fn node_alone(&self, n: u32) -> TokenStream {
+        let note = self.emitter.note_node(|| format!("n[{}]", self.slots.of(n)), n);
+        let store = self.node_expr(n).store(&self.slots.of(n));
+        quote!(#note #store)
+    }
+
+    /// Statements computing `stretch`, nodes each evaluated by itself (in order, none in a
+    /// recursive group), reordered so that nodes that hold only when one fact does come
+    /// together, and each run of them inside a test of that fact (`guards.rs`).
+    fn guarded_stretch(&self, stretch: &[u32]) -> TokenStream {
+        let runs = guards::runs(self.emitter.ground, &self.emitter.guard_facts, stretch);
+        let out = runs.into_iter().map(|(guard, run)| {
+            let statements = run.iter().map(|&m| self.node_alone(m));
+            match guard {
+                Some(fact) => {
+                    let test = self.lit(fact);
+                    quote!(if #test { #(#statements)* })
+                }
+                None => quote!(#(#statements)*),
+            }
+        });
+        quote!(#(#out)*)
     }
 
     /// A comment naming the atoms of the group of node words `g`, by bit.
