@@ -14,10 +14,12 @@ mod emit;
 use crate::ground::{Ground, Lit, Prop, Value};
 use std::collections::BTreeMap;
 
-/// The most words (`u64`s) the tables of a game may take, over all roles and moves (512 KB of
+/// The most words (`u64`s) the tables of a game may take, over all roles and moves (1 MB of
 /// data, and at most about as many literals in the generated source). Past it the tables keep
-/// only the next-state words, and past it again there are none.
-const MAX_TABLE_WORDS: usize = 1 << 16;
+/// only the next-state words, and past it again there are none. checkers' tables of its 1,066
+/// functions of the move take 634 KB: looked up rather than evaluated, they made its playouts
+/// 1.25x faster and its build twice as quick.
+const MAX_TABLE_WORDS: usize = 1 << 17;
 
 /// What a node, literal or conjunction is as a function of the state and the joint move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
