@@ -44,6 +44,8 @@ snapshot!(move_table_sets, "move_table_sets", Form::Straight, ["& (mt[0] & 0x7fe
 snapshot!(frame_products, "frame_products", Form::Straight, ["The bits kept when a plays noop and b plays noop."]);
 // `ground/thresholds.rs`: a pass when two of a player's pieces are stuck, counted.
 snapshot!(thresholds, "thresholds", Form::Straight, ["(at_least 2 9 0 (legal white noop))"]);
+// `emit/guards.rs`: each player's legal moves, and whether it has one, inside a test of its turn.
+snapshot!(guards, "guards", Form::Straight, ["!= 0 {\n        // n[20]: (legal red (claim 1 2))"]);
 // `arm_families/`: drops, one conditional frame rule moved up a column.
 snapshot!(arm_families, "arm_families", Form::Straight, ["static ARM_FAMILY_OF_"]);
 // `arm_families/copy_groups.rs`: a ring turned either way, marks copied by table.
