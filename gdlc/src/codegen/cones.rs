@@ -44,15 +44,6 @@ impl<'g> Cones<'g> {
     }
 }
 
-/// For every node, whether it is in a recursive group.
-pub(super) fn in_cycle(ground: &Ground) -> Vec<bool> {
-    let mut in_cycle = vec![false; ground.nodes.len()];
-    for &(start, end) in &ground.cycles {
-        in_cycle[start as usize..end as usize].iter_mut().for_each(|c| *c = true);
-    }
-    in_cycle
-}
-
 /// For every node, whether its value can depend on the joint move: it reads a move, or a node
 /// that does. A checked relation reads the state alone.
 pub(super) fn reads_moves(ground: &Ground) -> Vec<bool> {

@@ -58,7 +58,7 @@ pub fn factor(ground: &mut Ground) {
 
 /// Whether a proposition has enough rules to share a literal, and none proved at run time.
 fn worth_factoring(node: &Node) -> bool {
-    node.rules.len() >= MIN_SHARED && node.rules.iter().flatten().all(|lit| !matches!(lit.prop, Prop::Deferred(_)))
+    node.rules.len() >= MIN_SHARED && !node.reads_deferred()
 }
 
 /// The propositions being factored, the ones made so far by their rules, and those left to do.

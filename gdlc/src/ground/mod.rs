@@ -109,6 +109,13 @@ pub struct Node {
     pub rules: Vec<Vec<Lit>>,
 }
 
+impl Node {
+    /// Whether a rule reads an atom proved at run time.
+    pub fn reads_deferred(&self) -> bool {
+        self.rules.iter().flatten().any(|lit| matches!(lit.prop, Prop::Deferred(_)))
+    }
+}
+
 /// A game as a propositional program.
 #[derive(Clone, Debug)]
 pub struct Ground {
@@ -159,6 +166,15 @@ impl Ground {
             .chain(std::iter::once(&mut self.terminal))
             .chain(self.goals.iter_mut().flat_map(|g| g.iter_mut().map(|(_, v)| v)))
             .chain(self.sees.iter_mut().flat_map(|s| s.iter_mut().map(|(_, v)| v)))
+    }
+
+    /// For every node, whether it is in a recursive group.
+    pub fn in_cycle(&self) -> Vec<bool> {
+        let mut in_cycle = vec![false; self.nodes.len()];
+        for &(start, end) in &self.cycles {
+            in_cycle[start as usize..end as usize].iter_mut().for_each(|c| *c = true);
+        }
+        in_cycle
     }
 
     /// The number of literals in all rules: the size of the program.

@@ -35,14 +35,10 @@ struct Family {
 /// propositions outside recursive groups and without atoms proved at run time. Returns whether
 /// anything changed; the new propositions are appended, and the caller orders them.
 pub(super) fn count_thresholds(ground: &mut Ground) -> bool {
-    let mut recursive = vec![false; ground.nodes.len()];
-    for &(start, end) in &ground.cycles {
-        recursive[start as usize..end as usize].iter_mut().for_each(|r| *r = true);
-    }
     let mut changed = false;
-    for (v, recursive) in recursive.into_iter().enumerate() {
+    for (v, recursive) in ground.in_cycle().into_iter().enumerate() {
         let node = &ground.nodes[v];
-        if recursive || node.rules.len() < MIN_RULES || reads_deferred(node) {
+        if recursive || node.rules.len() < MIN_RULES || node.reads_deferred() {
             continue;
         }
         let families = families(&node.rules);
@@ -63,11 +59,6 @@ pub(super) fn count_thresholds(ground: &mut Ground) -> bool {
         changed = true;
     }
     changed
-}
-
-/// Whether a proposition reads an atom proved at run time.
-fn reads_deferred(node: &Node) -> bool {
-    node.rules.iter().flatten().any(|lit| matches!(lit.prop, Prop::Deferred(_)))
 }
 
 /// The families among `rules` worth rewriting: rules of one length, all of them a family.

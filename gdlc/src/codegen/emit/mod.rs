@@ -167,7 +167,7 @@ impl<'g> Emitter<'g> {
     /// fact, and that no frame arm reads (those are evaluated in the arms). Nodes that the
     /// moves guard (see [`super::move_guards`]) are only gathered, bit by bit in their arms.
     fn plan_node_words(&self) -> NodeWords {
-        let in_cycle = super::cones::in_cycle(self.ground);
+        let in_cycle = self.ground.in_cycle();
         let mut never: Vec<bool> = (0..self.ground.nodes.len())
             .map(|n| {
                 in_cycle[n]

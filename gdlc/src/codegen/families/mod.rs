@@ -63,7 +63,7 @@ pub(super) struct Families {
 /// three, ...) is one conjunction of five facts again, of the same shape as the other lines.
 pub(super) fn vectorize(ground: &mut Ground) -> Vec<Families> {
     let words = super::words(ground.base.len());
-    let in_cycle = super::cones::in_cycle(ground);
+    let in_cycle = ground.in_cycle();
     let dnf = dnf_nodes(ground);
     let original: Vec<Vec<Vec<Lit>>> = ground.nodes.iter().map(|node| node.rules.clone()).collect();
     let mut families = vec![Families::default(); ground.nodes.len()];
@@ -171,7 +171,7 @@ fn plain_cost(n: usize, rules: &[Vec<Vec<Lit>>], dnf: &[Option<Vec<Vec<Lit>>>]) 
 /// hold; `None` for a node that reads anything else, is recursive, whose form has more than
 /// [`DNF_MAX_LITERALS`] literals, or is a truth table.
 pub(super) fn dnf_nodes(ground: &Ground) -> Vec<Option<Vec<Vec<Lit>>>> {
-    let in_cycle = super::cones::in_cycle(ground);
+    let in_cycle = ground.in_cycle();
     // Nodes come in evaluation order, so one pass settles them.
     let mut dnf: Vec<Option<Vec<Vec<Lit>>>> = vec![None; ground.nodes.len()];
     for (n, node) in ground.nodes.iter().enumerate() {
@@ -238,7 +238,7 @@ pub(super) fn expand(rule: &[Lit], dnf: &[Option<Vec<Vec<Lit>>>]) -> Option<Vec<
 /// The base literals each node stands for, when it is one conjunction of them (through other
 /// such nodes), sorted.
 pub(super) fn flat_nodes(ground: &Ground) -> Vec<Option<Vec<Lit>>> {
-    let in_cycle = super::cones::in_cycle(ground);
+    let in_cycle = ground.in_cycle();
     // Nodes come in evaluation order, so one pass settles them.
     let mut flat: Vec<Option<Vec<Lit>>> = vec![None; ground.nodes.len()];
     for (n, node) in ground.nodes.iter().enumerate() {

@@ -21,7 +21,7 @@ impl Body<'_> {
         for &n in after {
             plain[n as usize] = self.emitter.rule_by_rule(n) && !self.emitter.in_template_group(n);
         }
-        let in_cycle = crate::codegen::cones::in_cycle(ground);
+        let in_cycle = ground.in_cycle();
         let guards = super::find(ground, after, &plain, &in_cycle);
         let mut arms = Arms::new();
         let mut rest = Vec::new();

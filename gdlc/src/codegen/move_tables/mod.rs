@@ -205,7 +205,7 @@ impl MoveTables {
 /// The kind of every node. Nodes come in evaluation order, so one pass settles them.
 fn kinds(ground: &Ground) -> Vec<Kind> {
     let mut kinds = vec![Kind::State; ground.nodes.len()];
-    let in_cycle = super::cones::in_cycle(ground);
+    let in_cycle = ground.in_cycle();
     for (n, node) in ground.nodes.iter().enumerate() {
         if in_cycle[n] {
             continue;
