@@ -1,21 +1,61 @@
 //! The order of evaluation around node words (petgraph): each group of
 //! [`super::node_words`] is evaluated whole, so it is one unit beside the recursive groups and
 //! the single nodes, and the units must be ordered so that each comes after every unit it reads.
+//! Groups that hold the nodes of one recursive group between them are evaluated together, in
+//! one loop to their least fixpoint, so they are one unit.
 
 use crate::ground::{Ground, Prop};
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
 
-/// The unit every node is evaluated in: its group, its recursive group, or itself.
+/// For every group, the first of the groups it is evaluated with: groups that hold nodes of one
+/// recursive group of the ground program are evaluated together.
+pub(super) fn joined(ground: &Ground, member: &[Option<(u32, u32)>], groups: usize) -> Vec<usize> {
+    let mut first: Vec<usize> = (0..groups).collect();
+    loop {
+        let mut changed = false;
+        for &(start, end) in &ground.cycles {
+            let held: BTreeSet<usize> =
+                member[start as usize..end as usize].iter().flatten().map(|&(g, _)| first[g as usize]).collect();
+            let Some(&lowest) = held.first() else { continue };
+            for f in first.iter_mut() {
+                if held.contains(f) && *f != lowest {
+                    *f = lowest;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return first;
+        }
+    }
+}
+
+/// The groups that hold some nodes of a recursive group of the ground program whose other
+/// nodes are in no group: the loop of the groups cannot evaluate those.
+pub(super) fn partial_cycles(ground: &Ground, member: &[Option<(u32, u32)>]) -> BTreeSet<usize> {
+    let mut partial = BTreeSet::new();
+    for &(start, end) in &ground.cycles {
+        let held = &member[start as usize..end as usize];
+        if held.iter().any(Option::is_none) {
+            partial.extend(held.iter().flatten().map(|&(g, _)| g as usize));
+        }
+    }
+    partial
+}
+
+/// The unit every node is evaluated in: its group (the first of the groups it is evaluated
+/// with), its recursive group, or itself.
 fn units(ground: &Ground, member: &[Option<(u32, u32)>], groups: usize) -> Vec<usize> {
     let mut unit: Vec<usize> = (0..ground.nodes.len()).map(|i| groups + ground.cycles.len() + i).collect();
     for (c, &(start, end)) in ground.cycles.iter().enumerate() {
         unit[start as usize..end as usize].iter_mut().for_each(|u| *u = groups + c);
     }
+    let first = joined(ground, member, groups);
     for (i, m) in member.iter().enumerate() {
         if let Some((g, _)) = m {
-            unit[i] = *g as usize;
+            unit[i] = first[*g as usize];
         }
     }
     unit
@@ -40,6 +80,7 @@ fn unit_edges(ground: &Ground, unit: &[usize]) -> BTreeSet<(usize, usize)> {
 /// that no order evaluates them whole.
 pub(super) fn entangled(ground: &Ground, member: &[Option<(u32, u32)>], groups: usize) -> BTreeSet<usize> {
     let unit = units(ground, member, groups);
+    let first = joined(ground, member, groups);
     let count = groups + ground.cycles.len() + ground.nodes.len();
     let mut graph: DiGraph<(), ()> = DiGraph::with_capacity(count, 0);
     for _ in 0..count {
@@ -54,6 +95,7 @@ pub(super) fn entangled(ground: &Ground, member: &[Option<(u32, u32)>], groups: 
         .flatten()
         .map(NodeIndex::index)
         .filter(|&u| u < groups)
+        .flat_map(|u| first.iter().enumerate().filter(move |&(_, &f)| f == u).map(|(g, _)| g))
         .collect()
 }
 
@@ -147,5 +189,25 @@ mod tests {
         let ground = ground_of(&[&[], &[0], &[1], &[2]]);
         assert_eq!(entangled(&ground, &grouped(4, &[1, 3]), 1), BTreeSet::from([0]));
         assert!(entangled(&ground, &grouped(4, &[1, 2]), 1).is_empty());
+    }
+
+    #[test]
+    fn groups_that_share_a_recursive_group_are_one_unit() {
+        // 1 and 2 read each other (a recursive group); 3 reads 1; 0 is read by 1.
+        let mut ground = ground_of(&[&[], &[0, 2], &[1], &[1]]);
+        ground.cycles = vec![(1, 3)];
+        // Group 0 holds node 1, group 1 node 2: one unit, after 0 and before 3.
+        let mut member = vec![None; 4];
+        member[1] = Some((0, 0));
+        member[2] = Some((1, 0));
+        assert_eq!(joined(&ground, &member, 2), vec![0, 0]);
+        assert!(partial_cycles(&ground, &member).is_empty());
+        assert!(entangled(&ground, &member, 2).is_empty());
+        let rank = rank(&ground, &member, 2);
+        assert_eq!(rank[1].abs_diff(rank[2]), 1, "{rank:?}");
+        assert!(rank[0] < rank[1] && rank[3] > rank[2], "{rank:?}");
+        // With node 2 in no group, group 0 holds part of the recursive group.
+        member[2] = None;
+        assert_eq!(partial_cycles(&ground, &member), BTreeSet::from([0]));
     }
 }

@@ -50,6 +50,9 @@ pub mod dots_and_boxes;
 /// `games/eightPuzzle.kif`, compiled.
 #[rustfmt::skip]
 pub mod eight_puzzle;
+/// `games/gather.kif`, compiled.
+#[rustfmt::skip]
+pub mod gather;
 /// `games/hanoi.kif`, compiled.
 #[rustfmt::skip]
 pub mod hanoi;
@@ -110,6 +113,7 @@ macro_rules! for_each_game {
         $callback!(dice_duel_tables, "games/diceDuel.kif");
         $callback!(dots_and_boxes, "games/dotsAndBoxes.kif");
         $callback!(eight_puzzle, "games/eightPuzzle.kif");
+        $callback!(gather, "games/gather.kif");
         $callback!(hanoi, "games/hanoi.kif");
         $callback!(hex, "games/hex.kif");
         $callback!(kuhn_poker, "games/kuhnPoker.kif");

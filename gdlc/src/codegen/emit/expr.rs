@@ -68,7 +68,7 @@ impl Body<'_> {
             Some(f) if !f.families.is_empty() => (&rules[f.rules..], f.families.iter().map(family_expr).collect()),
             _ => (&rules[..], Vec::<TokenStream>::new()),
         };
-        let (by_words, rest) = emitter.word_families(rules);
+        let (by_words, rest) = self.word_families(rules);
         disjuncts.extend(by_words);
         self.rules_expr(&rest, disjuncts)
     }

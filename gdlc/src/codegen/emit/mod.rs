@@ -162,15 +162,21 @@ impl<'g> Emitter<'g> {
         emitter
     }
 
-    /// The groups of nodes evaluated as words: among the nodes that are not recursive, have no
-    /// rule families, are not given by the move table, are not the next value of a framed
-    /// fact, and that no frame arm reads (those are evaluated in the arms). Nodes that the
-    /// moves guard (see [`super::move_guards`]) are only gathered, bit by bit in their arms.
+    /// The groups of nodes evaluated as words: among the nodes that have no rule families, are
+    /// not given by the move table, are not the next value of a framed fact, and that no frame
+    /// arm reads (those are evaluated in the arms). Nodes that the moves guard (see
+    /// [`super::move_guards`]) are only gathered, bit by bit in their arms, unless they are
+    /// recursive.
     fn plan_node_words(&self) -> NodeWords {
         let in_cycle = self.ground.in_cycle();
+        let dependent = super::cones::reads_moves(self.ground);
+        let after: Vec<u32> = (0..self.ground.nodes.len() as u32).filter(|&n| dependent[n as usize]).collect();
+        let plain: Vec<bool> = (0..self.ground.nodes.len() as u32).map(|n| self.rule_by_rule(n)).collect();
+        let guards = super::move_guards::find(self.ground, &after, &plain, &in_cycle);
+        let gathered_only: Vec<bool> = guards.iter().map(Option::is_some).collect();
         let mut never: Vec<bool> = (0..self.ground.nodes.len())
             .map(|n| {
-                in_cycle[n]
+                (in_cycle[n] && gathered_only[n])
                     || self.families.get(n).is_some_and(|f| !f.families.is_empty())
                     || self.table_bit(n as u32).is_some()
             })
@@ -189,11 +195,6 @@ impl<'g> Emitter<'g> {
                 }
             }
         }
-        let dependent = super::cones::reads_moves(self.ground);
-        let after: Vec<u32> = (0..self.ground.nodes.len() as u32).filter(|&n| dependent[n as usize]).collect();
-        let plain: Vec<bool> = (0..self.ground.nodes.len() as u32).map(|n| self.rule_by_rule(n)).collect();
-        let guards = super::move_guards::find(self.ground, &after, &plain, &in_cycle);
-        let gathered_only: Vec<bool> = guards.iter().map(Option::is_some).collect();
         super::node_words::find(self.ground, &never, &gathered_only)
     }
 

@@ -132,11 +132,22 @@ impl Body<'_> {
                 let store = self.store_node(n, self.node_expr(n));
                 Some(quote!(#note #store))
             }
-            Some((g, _)) => words.insert(g).then(|| {
-                let note = self.group_note(g);
-                let word = self.group_word(g);
-                quote!(#note #word)
-            }),
+            Some((g, _)) => match emitter.words.loop_of[g as usize] {
+                Some(l) => {
+                    let groups = &emitter.words.loops[l as usize];
+                    let first = groups.iter().fold(false, |first, &h| words.insert(h) | first);
+                    first.then(|| {
+                        let notes = groups.iter().map(|&h| self.group_note(h));
+                        let words = self.loop_words(l);
+                        quote!(#(#notes)* #words)
+                    })
+                }
+                None => words.insert(g).then(|| {
+                    let note = self.group_note(g);
+                    let word = self.group_word(g);
+                    quote!(#note #word)
+                }),
+            },
             None => Some(self.node_alone(n)),
         }
     }

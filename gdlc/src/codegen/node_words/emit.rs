@@ -11,9 +11,30 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Rules by shape (group, distance from the first literal's place, sign): the places of the
-/// first literals, and the rules.
-type WordShapes = BTreeMap<Vec<(u32, i32, bool)>, (u64, Vec<usize>)>;
+/// Rules by shape (their literals as words relative to their anchors): the anchors, and the
+/// rules.
+type WordShapes = BTreeMap<Vec<WordLit>, (u64, Vec<usize>)>;
+
+/// The fewest rules of a shape that reads more than group members for the shape to be tested
+/// at once.
+const WORD_FAMILY_MIN: usize = 4;
+
+/// `shape` (relative to `anchor`) with the base facts away from the anchor as literals of
+/// their own.
+fn fixed_away(shape: &[WordLit], anchor: u32) -> Vec<WordLit> {
+    let mut fixed: Vec<WordLit> = shape
+        .iter()
+        .map(|&lit| match lit {
+            WordLit::Base { word, shift, positive } if shift != 0 => {
+                let bit = (anchor as i32 + shift) as u32;
+                WordLit::Fixed(Lit { prop: Prop::Base(64 * word + bit), positive })
+            }
+            lit => lit,
+        })
+        .collect();
+    fixed.sort();
+    fixed
+}
 
 impl Emitter<'_> {
     /// `cone` (sorted) with every member of the groups of [`super::NodeWords`] it reaches, and
@@ -68,62 +89,69 @@ impl Emitter<'_> {
     pub(crate) fn in_template_group(&self, n: u32) -> bool {
         self.words.member[n as usize].is_some_and(|(g, _)| !self.words.groups[g as usize].gathered)
     }
+}
 
-    /// The rules among `rules` that read only members of groups of [`super::NodeWords`] and are
-    /// one shape moved to different places (reversi's "an empty cell where a move is legal", in
-    /// every cell of a column), each shape tested at once: the `&` of the words it reads,
-    /// shifted onto the places of its first literal, masked by those places, against zero.
-    /// Returns those tests, and the other rules.
+impl Body<'_> {
+    /// The rules among `rules` that read members of groups of [`super::NodeWords`], beside base
+    /// facts and other nodes, and are one shape moved to different places, each shape tested at
+    /// once (reversi's "an empty cell where a move is legal", in every cell of a column; lines
+    /// of action's "two pieces of a colour that are not connected", for every second piece): the
+    /// `&` of the words it reads, shifted onto the places of its first group literal, masked by
+    /// those places, against zero, after the literals that are the same in every rule of the
+    /// shape. Returns those tests, and the other rules.
     pub(crate) fn word_families(&self, rules: &[Vec<Lit>]) -> (Vec<TokenStream>, Vec<Vec<Lit>>) {
-        if self.words.groups.is_empty() {
+        if self.emitter.words.groups.is_empty() {
             return (Vec::new(), rules.to_vec());
         }
-        let shapes = self.word_shapes(rules);
         let mut taken = vec![false; rules.len()];
         let mut tests = Vec::new();
-        for (shape, (anchors, members)) in shapes {
-            if members.len() < 2 {
+        for (shape, (anchors, members)) in self.word_shapes(rules) {
+            let reads_only_groups = shape.iter().all(|lit| matches!(lit, WordLit::Group { .. }));
+            let fewest = if reads_only_groups { 2 } else { WORD_FAMILY_MIN };
+            if members.len() < fewest {
                 continue;
             }
             members.iter().for_each(|&i| taken[i] = true);
-            let words = shape.iter().map(|&(g, distance, positive)| {
-                let k = Literal::u32_unsuffixed(g);
-                let word = shifted(quote!(g[#k]), distance);
-                if positive {
-                    word
-                } else {
-                    quote!(!#word)
-                }
-            });
+            let (fixed, words): (Vec<WordLit>, Vec<WordLit>) =
+                shape.iter().partition(|lit| matches!(lit, WordLit::Fixed(_)));
+            let fixed: Vec<TokenStream> = fixed
+                .into_iter()
+                .filter_map(|lit| match lit {
+                    WordLit::Fixed(lit) => Some(self.lit(lit)),
+                    _ => None,
+                })
+                .collect();
+            let words = words.into_iter().map(|lit| self.word_lit(lit));
             let anchors = hex(anchors);
-            tests.push(quote!(#anchors #(& #words)* != 0));
+            tests.push(match fixed.is_empty() {
+                true => quote!(#anchors #(& #words)* != 0),
+                false => quote!(#((#fixed) &)* (#anchors #(& #words)* != 0)),
+            });
         }
         let rest = rules.iter().zip(&taken).filter(|(_, &t)| !t).map(|(rule, _)| rule.clone()).collect();
         (tests, rest)
     }
 
-    /// The rules among `rules` that read only members of groups of node words, by shape: the
-    /// groups they read, with the distances from the first literal's place and the signs. For
-    /// every shape, the places of its rules' first literals, and those rules (one per place).
+    /// The rules among `rules` that read members of groups of node words, and otherwise only
+    /// base facts and nodes, by shape: each literal as a word relative to the place of the
+    /// rule's first group literal (its anchor). A rule whose shape no other rule has is shaped
+    /// again with the base facts away from its anchor as literals of their own (the same for
+    /// every rule), so that "this piece, and a piece there not connected to it" over every
+    /// second piece is one shape. For every shape, the anchors of its rules, and those rules
+    /// (one per anchor).
     fn word_shapes(&self, rules: &[Vec<Lit>]) -> WordShapes {
+        let relative: Vec<Option<(u32, Vec<WordLit>)>> = rules.iter().map(|rule| self.relative_shape(rule)).collect();
+        let mut count: BTreeMap<&[WordLit], usize> = BTreeMap::new();
+        for (_, shape) in relative.iter().flatten() {
+            *count.entry(shape).or_default() += 1;
+        }
         let mut shapes = WordShapes::new();
-        for (i, rule) in rules.iter().enumerate() {
-            let mut at: Vec<(u32, u32, bool)> = Vec::new();
-            for lit in rule {
-                match lit.prop {
-                    Prop::Node(m) => match self.words.member[m as usize] {
-                        Some((g, place)) => at.push((g, place, lit.positive)),
-                        None => break,
-                    },
-                    _ => break,
-                }
-            }
-            if rule.is_empty() || at.len() < rule.len() {
-                continue;
-            }
-            at.sort_by_key(|&(g, place, positive)| (g, positive, place));
-            let anchor = at[0].1;
-            let shape = at.iter().map(|&(g, place, positive)| (g, place as i32 - anchor as i32, positive)).collect();
+        for (i, shaped) in relative.iter().enumerate() {
+            let Some((anchor, shape)) = shaped else { continue };
+            let shape = match count[shape.as_slice()] {
+                1 => fixed_away(shape, *anchor),
+                _ => shape.clone(),
+            };
             let (anchors, members) = shapes.entry(shape).or_default();
             if *anchors >> anchor & 1 == 0 {
                 *anchors |= 1 << anchor;
@@ -132,9 +160,35 @@ impl Emitter<'_> {
         }
         shapes
     }
-}
 
-impl Body<'_> {
+    /// A rule's anchor (the place of its first group literal, by group, sign and place) and its
+    /// literals relative to it, sorted; `None` when it reads no group member, or reads a move.
+    fn relative_shape(&self, rule: &[Lit]) -> Option<(u32, Vec<WordLit>)> {
+        let member = &self.emitter.words.member;
+        let anchor = rule
+            .iter()
+            .filter_map(|lit| match lit.prop {
+                Prop::Node(m) => member[m as usize].map(|(g, place)| (g, lit.positive, place)),
+                _ => None,
+            })
+            .min()?
+            .2;
+        let mut shape = Vec::with_capacity(rule.len());
+        for &lit in rule {
+            let positive = lit.positive;
+            shape.push(match lit.prop {
+                Prop::Node(m) => match member[m as usize] {
+                    Some((group, place)) => WordLit::Group { group, shift: place as i32 - anchor as i32, positive },
+                    None => WordLit::Fixed(lit),
+                },
+                Prop::Base(b) => WordLit::Base { word: b / 64, shift: (b % 64) as i32 - anchor as i32, positive },
+                Prop::Does(..) | Prop::Deferred(_) => return None,
+            });
+        }
+        shape.sort();
+        Some((anchor, shape))
+    }
+
     /// Statements that store `expr`, node `n`'s value, in its slot; or, for a member of a
     /// gathered group, set its bit of the group's word (which starts clear) when it holds.
     pub(crate) fn store_node(&self, n: u32, expr: Expr) -> TokenStream {
@@ -181,6 +235,33 @@ impl Body<'_> {
             }
         } else {
             quote!(g[#k] = #word;)
+        }
+    }
+
+    /// Statements computing the words of the groups of loop `l` (see
+    /// [`super::NodeWords::loops`]): every word starts empty and the templates are applied
+    /// until no word changes, which reaches the least fixpoint of their recursive members.
+    pub(crate) fn loop_words(&self, l: u32) -> TokenStream {
+        let groups = &self.emitter.words.loops[l as usize];
+        let ks: Vec<Literal> = groups.iter().map(|&g| Literal::u32_unsuffixed(g)).collect();
+        let updates = groups.iter().zip(&ks).map(|(&g, k)| {
+            let group = &self.emitter.words.groups[g as usize];
+            let word = self.templates_or(&group.templates.iter().collect::<Vec<_>>());
+            quote! {
+                let word = #word;
+                changed |= word != g[#k];
+                g[#k] = word;
+            }
+        });
+        quote! {
+            #(g[#ks] = 0;)*
+            loop {
+                let mut changed = false;
+                #(#updates)*
+                if !changed {
+                    break;
+                }
+            }
         }
     }
 

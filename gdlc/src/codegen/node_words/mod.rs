@@ -9,8 +9,11 @@
 //! distinct shape among its members' rules is a template: the `&` of the state words and group
 //! words it reads, shifted onto the places, masked by the members that have that rule. A group
 //! that reads itself (a ray of cells, each reading the next) is iterated until its word stops
-//! changing: its members are not recursive, so the rules have one model and iteration reaches
-//! it, after at most as many rounds as the longest chain of members plus one.
+//! changing: when its members are not recursive the rules have one model and iteration reaches
+//! it, after at most as many rounds as the longest chain of members plus one. Groups that hold
+//! a recursive group of the ground program between them (which cells a piece is connected to:
+//! a flood fill) are iterated together from empty words: their members read one another only
+//! positively, so iteration reaches the least fixpoint, which is the rules' meaning.
 //!
 //! A node that is the next value of a base fact may also sit at that fact's own bit, off any
 //! board: the next values of a counter (`(next (box_count xplayer 3))`, which reads
@@ -98,6 +101,11 @@ pub(super) struct NodeWords {
     pub rank: Vec<u32>,
     /// The kinds of moves that templates read.
     pub move_kinds: Vec<MoveKind>,
+    /// Sets of groups evaluated together in one loop from empty words, because they hold
+    /// recursive groups of the ground program between them.
+    pub loops: Vec<Vec<u32>>,
+    /// For every group, the loop it is evaluated in, when its members are recursive.
+    pub loop_of: Vec<Option<u32>>,
 }
 
 impl NodeWords {
@@ -108,6 +116,8 @@ impl NodeWords {
             member: vec![None; nodes],
             rank: (0..nodes as u32).collect(),
             move_kinds: Vec::new(),
+            loops: Vec::new(),
+            loop_of: Vec::new(),
         }
     }
 }
@@ -162,9 +172,8 @@ fn relations(base: &[String]) -> Vec<u32> {
         .collect()
 }
 
-/// The groups of `ground`'s nodes. No node of `never` is in one (nodes that are recursive or
-/// evaluated in other ways); nodes of `gathered_only` (those the moves guard) are only in
-/// gathered groups.
+/// The groups of `ground`'s nodes. No node of `never` is in one (nodes evaluated in other
+/// ways); nodes of `gathered_only` (those the moves guard) are only in gathered groups.
 pub(super) fn find(ground: &Ground, never: &[bool], gathered_only: &[bool]) -> NodeWords {
     let n = ground.nodes.len();
     let (base_place, coordinates) = board(&ground.base);
@@ -196,8 +205,10 @@ pub(super) fn find(ground: &Ground, never: &[bool], gathered_only: &[bool]) -> N
     candidates
         .extend(gathered_candidates(&heads, &place, &rest, &gathering).into_iter().map(|members| (members, true)));
     candidates.sort();
-    // Drop the candidates that do not pay, gathered ones that no group reads, and those that
-    // the order of evaluation cannot put together, until those left all do.
+    let in_cycle = ground.in_cycle();
+    // Drop the candidates that do not pay, gathered ones that no group reads, those that hold
+    // part of a recursive group, and those that the order of evaluation cannot put together,
+    // until those left all do.
     loop {
         let mut member = vec![None; n];
         for (g, (members, _)) in candidates.iter().enumerate() {
@@ -225,16 +236,20 @@ pub(super) fn find(ground: &Ground, never: &[bool], gathered_only: &[bool]) -> N
         let keep: Vec<bool> = groups
             .iter()
             .enumerate()
-            .map(|(g, group)| if group.gathered { read[g] } else { pays(ground, group) })
+            .map(|(g, group)| if group.gathered { read[g] } else { pays(ground, group, &in_cycle) })
             .collect();
         if keep.iter().all(|&k| k) {
-            let entangled = super::word_order::entangled(ground, &member, groups.len());
-            if entangled.is_empty() {
+            let mut dropped = super::word_order::partial_cycles(ground, &member);
+            if dropped.is_empty() {
+                dropped = super::word_order::entangled(ground, &member, groups.len());
+            }
+            if dropped.is_empty() {
                 let rank = super::word_order::rank(ground, &member, groups.len());
-                return NodeWords { groups, member, rank, move_kinds };
+                let (loops, loop_of) = loops(ground, &member, &groups, &in_cycle);
+                return NodeWords { groups, member, rank, move_kinds, loops, loop_of };
             }
             candidates =
-                candidates.into_iter().enumerate().filter(|(g, _)| !entangled.contains(g)).map(|(_, c)| c).collect();
+                candidates.into_iter().enumerate().filter(|(g, _)| !dropped.contains(g)).map(|(_, c)| c).collect();
             continue;
         }
         candidates = candidates.into_iter().zip(keep).filter(|(_, k)| *k).map(|(c, _)| c).collect();
@@ -395,11 +410,36 @@ fn group(ground: &Ground, g: u32, members: &[u32], member: &[Option<(u32, u32)>]
     }
 }
 
+/// The loops of groups whose members are recursive (see [`NodeWords::loops`]), and every
+/// group's loop.
+fn loops(
+    ground: &Ground,
+    member: &[Option<(u32, u32)>],
+    groups: &[WordGroup],
+    in_cycle: &[bool],
+) -> (Vec<Vec<u32>>, Vec<Option<u32>>) {
+    let first = super::word_order::joined(ground, member, groups.len());
+    let mut by_first: BTreeMap<usize, Vec<u32>> = BTreeMap::new();
+    for (g, group) in groups.iter().enumerate() {
+        if group.members.iter().any(|&m| in_cycle[m as usize]) {
+            by_first.entry(first[g]).or_default().push(g as u32);
+        }
+    }
+    let mut loop_of = vec![None; groups.len()];
+    let loops: Vec<Vec<u32>> = by_first.into_values().collect();
+    for (l, members) in loops.iter().enumerate() {
+        members.iter().for_each(|&g| loop_of[g as usize] = Some(l as u32));
+    }
+    (loops, loop_of)
+}
+
 /// Whether evaluating `group` as a word costs at most half of evaluating its members one by one.
-fn pays(ground: &Ground, group: &WordGroup) -> bool {
+/// A group of recursive members is iterated either way, so its rounds are not counted.
+fn pays(ground: &Ground, group: &WordGroup, in_cycle: &[bool]) -> bool {
     let one_by_one: usize =
         group.members.iter().flat_map(|&m| &ground.nodes[m as usize].rules).map(|r| r.len() + 1).sum();
-    let rounds = if group.reads_itself { ASSUMED_ROUNDS } else { 1 };
+    let recursive = group.members.iter().any(|&m| in_cycle[m as usize]);
+    let rounds = if group.reads_itself && !recursive { ASSUMED_ROUNDS } else { 1 };
     let as_word: usize = group.templates.iter().map(|t| t.literals.len() + 1).sum::<usize>() * rounds;
     group.templates.len() <= MAX_TEMPLATES && 2 * as_word <= one_by_one
 }

@@ -143,6 +143,10 @@ pub(super) fn places(
     }
     let mut place: Vec<Option<u32>> = vec![None; ground.nodes.len()];
     let mut rest: Vec<Option<Vec<String>>> = vec![None; ground.nodes.len()];
+    let mut cycle_of: Vec<Option<usize>> = vec![None; ground.nodes.len()];
+    for (c, &(start, end)) in ground.cycles.iter().enumerate() {
+        cycle_of[start as usize..end as usize].iter_mut().for_each(|slot| *slot = Some(c));
+    }
     for head in head_order {
         let nodes = &of_head[head];
         if nodes.len() < GROUP_MIN {
@@ -165,8 +169,9 @@ pub(super) fn places(
             options.insert(PlaceBy::OwnBit);
         }
         // The best way yet: its score (nodes in groups, less a group's fewest members for each
-        // group), and the places it gives.
-        type Placing = (i64, PlaceBy, Vec<Option<u32>>);
+        // group; then the fewer recursive groups of the ground program its groups cut across,
+        // counted negative), and the places it gives.
+        type Placing = ((i64, i64), PlaceBy, Vec<Option<u32>>);
         let mut best: Option<Placing> = None;
         for option in options {
             let mut local: BTreeMap<usize, u32> = BTreeMap::new();
@@ -194,6 +199,7 @@ pub(super) fn places(
             // By shape, how many nodes are at each place. Nodes placed by their names are
             // grouped by the rest of their names (see `template_candidates`).
             let mut shapes: BTreeMap<Vec<String>, BTreeMap<u32, usize>> = BTreeMap::new();
+            let mut cycles_of_shape: BTreeMap<Vec<String>, BTreeSet<usize>> = BTreeMap::new();
             for (k, &i) in nodes.iter().enumerate() {
                 let Some(&p) = local.get(&i) else { continue };
                 let shape = match &option {
@@ -203,8 +209,13 @@ pub(super) fn places(
                     // shape of rule among them is a template.
                     PlaceBy::OwnBit => Vec::new(),
                 };
+                if let Some(c) = cycle_of[i] {
+                    cycles_of_shape.entry(shape.clone()).or_default().insert(c);
+                }
                 *shapes.entry(shape).or_default().entry(p).or_default() += 1;
             }
+            // A group that holds parts of many recursive groups joins them all in one loop.
+            let cut: usize = cycles_of_shape.values().map(|cycles| cycles.len() - 1).sum();
             // The most nodes in groups, in the fewest groups: a shape makes as many groups as
             // it has nodes at one place, and each group is weighed as the fewest members a
             // group may have.
@@ -215,6 +226,7 @@ pub(super) fn places(
                     score += count as i64 - (GROUP_MIN * parts) as i64;
                 }
             }
+            let score = (score, -(cut as i64));
             if best.as_ref().is_none_or(|(best, _, _)| score > *best) {
                 best = Some((score, option, nodes.iter().map(|&i| local.get(&i).copied()).collect()));
             }

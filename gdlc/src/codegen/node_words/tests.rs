@@ -36,11 +36,11 @@ fn runs() -> Ground {
 }
 
 /// Every node's value in `state` (bits by base fact) after the moves `joint` (by role), one
-/// by one in the ground order.
+/// by one in the ground order, each recursive group from false until nothing changes.
 fn one_by_one(ground: &Ground, state: &[bool], joint: &[u32]) -> Vec<bool> {
     let mut value = vec![false; ground.nodes.len()];
-    for (n, node) in ground.nodes.iter().enumerate() {
-        value[n] = node.rules.iter().any(|rule| {
+    let holds = |rules: &[Vec<Lit>], value: &[bool]| {
+        rules.iter().any(|rule| {
             rule.iter().all(|lit| {
                 let holds = match lit.prop {
                     Prop::Base(b) => state[b as usize],
@@ -50,18 +50,76 @@ fn one_by_one(ground: &Ground, state: &[bool], joint: &[u32]) -> Vec<bool> {
                 };
                 holds == lit.positive
             })
-        });
+        })
+    };
+    let mut n = 0;
+    while n < ground.nodes.len() {
+        let end = ground.cycles.iter().find(|&&(start, _)| start as usize == n).map_or(n + 1, |&(_, end)| end as usize);
+        loop {
+            let mut changed = false;
+            for m in n..end {
+                let now = holds(&ground.nodes[m].rules, &value);
+                changed |= now != value[m];
+                value[m] = now;
+            }
+            if !changed || end == n + 1 {
+                break;
+            }
+        }
+        n = end;
     }
     value
 }
 
-/// Every group's word in `state` after `joint`, by its templates (a gathered group's from
-/// its members' values), groups in the order of their ranks.
-fn as_words(words: &NodeWords, state: &[bool], joint: &[u32], value: &[bool]) -> Vec<u64> {
+/// Group `g`'s word from its templates, given the words of the groups before it.
+fn template_word(
+    words: &NodeWords,
+    g: usize,
+    state: &[bool],
+    joint: &[u32],
+    value: &[bool],
+    group_words: &[u64],
+) -> u64 {
     let state_words: Vec<u64> = (0..state.len().div_ceil(64))
         .map(|w| (0..64).filter(|&b| state.get(64 * w + b) == Some(&true)).fold(0, |word, b| word | 1 << b))
         .collect();
     let shifted = |word: u64, shift: i32| if shift >= 0 { word >> shift } else { word << -shift };
+    let signed = |word: u64, positive: bool| if positive { word } else { !word };
+    words.groups[g].templates.iter().fold(0, |word, template| {
+        word | template.literals.iter().fold(template.mask, |acc, &lit| {
+            acc & match lit {
+                WordLit::Base { word, shift, positive } => signed(shifted(state_words[word as usize], shift), positive),
+                WordLit::Group { group, shift, positive } => {
+                    signed(shifted(group_words[group as usize], shift), positive)
+                }
+                WordLit::Does { kind, shift, positive } => {
+                    let kind = &words.move_kinds[kind as usize];
+                    let played = joint[kind.role as usize];
+                    let at = kind.places.iter().find(|&&(m, _)| m == played);
+                    signed(shifted(at.map_or(0, |&(_, p)| 1 << p), shift), positive)
+                }
+                WordLit::Fixed(lit) => {
+                    let holds = match lit.prop {
+                        Prop::Base(b) => state[b as usize],
+                        Prop::Node(m) => value[m as usize],
+                        Prop::Does(r, m) => joint[r as usize] == m,
+                        Prop::Deferred(_) => false,
+                    } == lit.positive;
+                    if holds {
+                        u64::MAX
+                    } else {
+                        0
+                    }
+                }
+            }
+        })
+    })
+}
+
+/// Every group's word in `state` after `joint`, by its templates (a gathered group's from
+/// its members' values), groups in the order of their ranks, the groups of a loop together
+/// from empty words.
+fn as_words(words: &NodeWords, state: &[bool], joint: &[u32], value: &[bool]) -> Vec<u64> {
     let mut order: Vec<usize> = (0..words.groups.len()).collect();
     order.sort_by_key(|&g| words.rank[words.groups[g].members[0] as usize]);
     let mut group_words = vec![0u64; words.groups.len()];
@@ -71,57 +129,20 @@ fn as_words(words: &NodeWords, state: &[bool], joint: &[u32], value: &[bool]) ->
             group_words[g] = members.fold(0, |word, &m| word | 1 << words.member[m as usize].map_or(0, |(_, p)| p));
             continue;
         }
+        let together: Vec<usize> = match words.loop_of[g] {
+            Some(l) => words.loops[l as usize].iter().map(|&h| h as usize).collect(),
+            None => vec![g],
+        };
         loop {
-            let word = words.groups[g].templates.iter().fold(0, |word, template| {
-                word | template.literals.iter().fold(template.mask, |acc, &lit| {
-                    acc & match lit {
-                        WordLit::Base { word, shift, positive } => {
-                            let w = shifted(state_words[word as usize], shift);
-                            if positive {
-                                w
-                            } else {
-                                !w
-                            }
-                        }
-                        WordLit::Group { group, shift, positive } => {
-                            let w = shifted(group_words[group as usize], shift);
-                            if positive {
-                                w
-                            } else {
-                                !w
-                            }
-                        }
-                        WordLit::Does { kind, shift, positive } => {
-                            let kind = &words.move_kinds[kind as usize];
-                            let played = joint[kind.role as usize];
-                            let at = kind.places.iter().find(|&&(m, _)| m == played);
-                            let w = shifted(at.map_or(0, |&(_, p)| 1 << p), shift);
-                            if positive {
-                                w
-                            } else {
-                                !w
-                            }
-                        }
-                        WordLit::Fixed(lit) => {
-                            let holds = match lit.prop {
-                                Prop::Base(b) => state[b as usize],
-                                Prop::Node(m) => value[m as usize],
-                                Prop::Does(r, m) => joint[r as usize] == m,
-                                Prop::Deferred(_) => false,
-                            } == lit.positive;
-                            if holds {
-                                u64::MAX
-                            } else {
-                                0
-                            }
-                        }
-                    }
-                })
-            });
-            if word == group_words[g] {
+            let mut changed = false;
+            for &h in &together {
+                let word = template_word(words, h, state, joint, value, &group_words);
+                changed |= word != group_words[h];
+                group_words[h] = word;
+            }
+            if !changed {
                 break;
             }
-            group_words[g] = word;
         }
     }
     group_words
@@ -276,4 +297,42 @@ fn coordinates_name_the_places_of_a_board() {
     let (place, coordinates) = board(&padded);
     assert_eq!(place[64], Some(0));
     assert_eq!(coordinates.get(&vec!["1".to_string(), "2".to_string()]), Some(&1));
+}
+
+/// `(linked x1 y1 x2 y2)` on `BOARD`: a path of marked cells, each beside the next along a row
+/// or a column, joins cell `(x1, y1)` to cell `(x2, y2)`. Recursive: a flood fill from every cell.
+const LINKED: &str = "
+        (<= (beside ?x ?y ?x ?z) (index ?x) (succ ?y ?z))
+        (<= (beside ?x ?y ?x ?z) (index ?x) (succ ?z ?y))
+        (<= (beside ?x ?y ?z ?y) (index ?y) (succ ?x ?z))
+        (<= (beside ?x ?y ?z ?y) (index ?y) (succ ?z ?x))
+        (<= (linked ?x1 ?y1 ?x2 ?y2) (true (cell ?x1 ?y1 x)) (beside ?x1 ?y1 ?x2 ?y2) (true (cell ?x2 ?y2 x)))
+        (<= (linked ?x1 ?y1 ?x3 ?y3)
+            (linked ?x1 ?y1 ?x2 ?y2) (beside ?x2 ?y2 ?x3 ?y3) (true (cell ?x3 ?y3 x)))
+        (<= (apart ?x1 ?y1) (true (cell ?x1 ?y1 x)) (true (cell ?x2 ?y2 x)) (distinct ?x1 ?x2)
+            (not (linked ?x1 ?y1 ?x2 ?y2)))
+        (<= terminal (linked 1 1 6 6))
+        (<= (goal p 100) (apart ?x ?y))
+        (<= (goal p 0) (not terminal))";
+
+#[test]
+fn a_flood_fill_is_a_loop_of_words_that_reaches_the_least_fixpoint() {
+    let ground = ground_of(LINKED);
+    assert!(!ground.cycles.is_empty(), "linked is recursive");
+    let words = find(&ground, &vec![false; ground.nodes.len()], &vec![false; ground.nodes.len()]);
+    let linked: Vec<usize> = (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(linked")).collect();
+    assert!(linked.len() >= 36 * 30, "{} linked nodes", linked.len());
+    // Every recursive node is in a group that a loop evaluates, and the nodes of one cell's
+    // flood fill (linked from 2 3) are one group's, placed by the cell they reach.
+    for &(start, end) in &ground.cycles {
+        for n in start..end {
+            let (g, _) = words.member[n as usize].expect("a recursive node is in a group");
+            assert!(words.loop_of[g as usize].is_some(), "{}", ground.nodes[n as usize].name);
+        }
+    }
+    let from = |n: &usize| ground.nodes[*n].name.starts_with("(linked 2 3 ");
+    let groups: BTreeSet<u32> =
+        linked.iter().filter(|n| from(n)).map(|&n| words.member[n].map_or(u32::MAX, |(g, _)| g)).collect();
+    assert_eq!(groups.len(), 1, "{groups:?}");
+    assert_words_agree(&ground, &words);
 }
