@@ -155,6 +155,16 @@ static ARM_FAMILY_OF_1: [(u8, u8); 16] = [
     (1u8, 30u8),
     (1u8, 31u8),
 ];
+///The bit of the place of each of role 0's moves of one kind, by move.
+static MOVE_PLACES_0: [u64; 16] = [
+    0x1, 0x2, 0x4, 0x8, 0x10, 0x20, 0x40, 0x80, 0x100, 0x200, 0x400, 0x800, 0x1000,
+    0x2000, 0x4000, 0x8000,
+];
+///The bit of the place of each of role 1's moves of one kind, by move.
+static MOVE_PLACES_1: [u64; 16] = [
+    0x1, 0x2, 0x4, 0x8, 0x10, 0x20, 0x40, 0x80, 0x100, 0x200, 0x400, 0x800, 0x1000,
+    0x2000, 0x4000, 0x8000,
+];
 ///The move of every bit of the words in which role 0's legal moves are found.
 static LEGAL_MOVE_OF_0: [[u32; 64]; 1] = [
     [
@@ -277,87 +287,13 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-    let mut n = [false; 32];
-    // n[0]: (next (cell 1 1 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[0] = ((s.0[0] & 0x1 == 0x1) & (joint[1].0 != 0) & (joint[0].0 == 0))
-        | (s.0[0] & 0x100000000 == 0x100000000);
-    // n[1]: (next (cell 1 2 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[1] = ((s.0[0] & 0x2 == 0x2) & (joint[1].0 != 1) & (joint[0].0 == 1))
-        | (s.0[0] & 0x200000000 == 0x200000000);
-    // n[2]: (next (cell 1 3 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[2] = ((s.0[0] & 0x4 == 0x4) & (joint[1].0 != 2) & (joint[0].0 == 2))
-        | (s.0[0] & 0x400000000 == 0x400000000);
-    // n[3]: (next (cell 1 4 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[3] = ((s.0[0] & 0x8 == 0x8) & (joint[1].0 != 3) & (joint[0].0 == 3))
-        | (s.0[0] & 0x800000000 == 0x800000000);
-    // n[4]: (next (cell 2 1 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[4] = ((s.0[0] & 0x10 == 0x10) & (joint[1].0 != 4) & (joint[0].0 == 4))
-        | (s.0[0] & 0x1000000000 == 0x1000000000);
-    // n[5]: (next (cell 2 2 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[5] = ((s.0[0] & 0x20 == 0x20) & (joint[1].0 != 5) & (joint[0].0 == 5))
-        | (s.0[0] & 0x2000000000 == 0x2000000000);
-    // n[6]: (next (cell 2 3 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[6] = ((s.0[0] & 0x40 == 0x40) & (joint[1].0 != 6) & (joint[0].0 == 6))
-        | (s.0[0] & 0x4000000000 == 0x4000000000);
-    // n[7]: (next (cell 2 4 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[7] = ((s.0[0] & 0x80 == 0x80) & (joint[1].0 != 7) & (joint[0].0 == 7))
-        | (s.0[0] & 0x8000000000 == 0x8000000000);
-    // n[8]: (next (cell 3 1 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[8] = ((s.0[0] & 0x100 == 0x100) & (joint[1].0 != 8) & (joint[0].0 == 8))
-        | (s.0[0] & 0x10000000000 == 0x10000000000);
-    // n[9]: (next (cell 3 2 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[9] = ((s.0[0] & 0x200 == 0x200) & (joint[1].0 != 9) & (joint[0].0 == 9))
-        | (s.0[0] & 0x20000000000 == 0x20000000000);
-    // n[10]: (next (cell 3 3 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[10] = ((s.0[0] & 0x400 == 0x400) & (joint[1].0 != 10) & (joint[0].0 == 10))
-        | (s.0[0] & 0x40000000000 == 0x40000000000);
-    // n[11]: (next (cell 3 4 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[11] = ((s.0[0] & 0x800 == 0x800) & (joint[1].0 != 11) & (joint[0].0 == 11))
-        | (s.0[0] & 0x80000000000 == 0x80000000000);
-    // n[12]: (next (cell 4 1 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[12] = ((s.0[0] & 0x1000 == 0x1000) & (joint[1].0 != 12) & (joint[0].0 == 12))
-        | (s.0[0] & 0x100000000000 == 0x100000000000);
-    // n[13]: (next (cell 4 2 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[13] = ((s.0[0] & 0x2000 == 0x2000) & (joint[1].0 != 13) & (joint[0].0 == 13))
-        | (s.0[0] & 0x200000000000 == 0x200000000000);
-    // n[14]: (next (cell 4 3 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[14] = ((s.0[0] & 0x4000 == 0x4000) & (joint[1].0 != 14) & (joint[0].0 == 14))
-        | (s.0[0] & 0x400000000000 == 0x400000000000);
-    // n[15]: (next (cell 4 4 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[15] = ((s.0[0] & 0x8000 == 0x8000) & (joint[1].0 != 15) & (joint[0].0 == 15))
-        | (s.0[0] & 0x800000000000 == 0x800000000000);
-    // n[16]: (next (cell 1 1 b)), rules at blocker.kif:13, 17, 22, 26
-    n[16] = (s.0[0] & 0x1 == 0x1) & (joint[0].0 != 0) & (joint[1].0 != 0);
-    // n[17]: (next (cell 1 2 b)), rules at blocker.kif:13, 17, 22, 26
-    n[17] = (s.0[0] & 0x2 == 0x2) & (joint[0].0 != 1) & (joint[1].0 != 1);
-    // n[18]: (next (cell 1 3 b)), rules at blocker.kif:13, 17, 22, 26
-    n[18] = (s.0[0] & 0x4 == 0x4) & (joint[0].0 != 2) & (joint[1].0 != 2);
-    // n[19]: (next (cell 1 4 b)), rules at blocker.kif:13, 17, 22, 26
-    n[19] = (s.0[0] & 0x8 == 0x8) & (joint[0].0 != 3) & (joint[1].0 != 3);
-    // n[20]: (next (cell 2 1 b)), rules at blocker.kif:13, 17, 22, 26
-    n[20] = (s.0[0] & 0x10 == 0x10) & (joint[0].0 != 4) & (joint[1].0 != 4);
-    // n[21]: (next (cell 2 2 b)), rules at blocker.kif:13, 17, 22, 26
-    n[21] = (s.0[0] & 0x20 == 0x20) & (joint[0].0 != 5) & (joint[1].0 != 5);
-    // n[22]: (next (cell 2 3 b)), rules at blocker.kif:13, 17, 22, 26
-    n[22] = (s.0[0] & 0x40 == 0x40) & (joint[0].0 != 6) & (joint[1].0 != 6);
-    // n[23]: (next (cell 2 4 b)), rules at blocker.kif:13, 17, 22, 26
-    n[23] = (s.0[0] & 0x80 == 0x80) & (joint[0].0 != 7) & (joint[1].0 != 7);
-    // n[24]: (next (cell 3 1 b)), rules at blocker.kif:13, 17, 22, 26
-    n[24] = (s.0[0] & 0x100 == 0x100) & (joint[0].0 != 8) & (joint[1].0 != 8);
-    // n[25]: (next (cell 3 2 b)), rules at blocker.kif:13, 17, 22, 26
-    n[25] = (s.0[0] & 0x200 == 0x200) & (joint[0].0 != 9) & (joint[1].0 != 9);
-    // n[26]: (next (cell 3 3 b)), rules at blocker.kif:13, 17, 22, 26
-    n[26] = (s.0[0] & 0x400 == 0x400) & (joint[0].0 != 10) & (joint[1].0 != 10);
-    // n[27]: (next (cell 3 4 b)), rules at blocker.kif:13, 17, 22, 26
-    n[27] = (s.0[0] & 0x800 == 0x800) & (joint[0].0 != 11) & (joint[1].0 != 11);
-    // n[28]: (next (cell 4 1 b)), rules at blocker.kif:13, 17, 22, 26
-    n[28] = (s.0[0] & 0x1000 == 0x1000) & (joint[0].0 != 12) & (joint[1].0 != 12);
-    // n[29]: (next (cell 4 2 b)), rules at blocker.kif:13, 17, 22, 26
-    n[29] = (s.0[0] & 0x2000 == 0x2000) & (joint[0].0 != 13) & (joint[1].0 != 13);
-    // n[30]: (next (cell 4 3 b)), rules at blocker.kif:13, 17, 22, 26
-    n[30] = (s.0[0] & 0x4000 == 0x4000) & (joint[0].0 != 14) & (joint[1].0 != 14);
-    // n[31]: (next (cell 4 4 b)), rules at blocker.kif:13, 17, 22, 26
-    n[31] = (s.0[0] & 0x8000 == 0x8000) & (joint[0].0 != 15) & (joint[1].0 != 15);
+    let mut g = [0u64; 1];
+    // g[0]: 32 node words, bit 32 (next (cell 1 1 crosser)), bit 33 (next (cell 1 2 crosser)), bit 34 (next (cell 1 3 crosser)), bit 35 (next (cell 1 4 crosser)), and 28 more; rules at blocker.kif:13, 17, 22, 26
+    g[0] = ((0xffff00000000 & (s.0[0] << 32u32)
+        & (MOVE_PLACES_0[joint[0].0 as usize] << 32u32)
+        & !(MOVE_PLACES_1[joint[1].0 as usize] << 32u32))) | ((0xffff00000000 & s.0[0]))
+        | ((0xffff & s.0[0] & !MOVE_PLACES_0[joint[0].0 as usize]
+            & !MOVE_PLACES_1[joint[1].0 as usize]));
     let mut w: [u64; WORDS] = [0x0];
     let mut keep: [u64; WORDS] = [0xffff0000];
     let mut set: [u64; WORDS] = [0x0];
@@ -374,70 +310,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             _ => {}
         }
     }
-    // BASE[0]: (next (cell 1 1 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[16]) << 0;
-    // BASE[1]: (next (cell 1 2 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[17]) << 1;
-    // BASE[2]: (next (cell 1 3 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[18]) << 2;
-    // BASE[3]: (next (cell 1 4 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[19]) << 3;
-    // BASE[4]: (next (cell 2 1 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[20]) << 4;
-    // BASE[5]: (next (cell 2 2 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[21]) << 5;
-    // BASE[6]: (next (cell 2 3 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[22]) << 6;
-    // BASE[7]: (next (cell 2 4 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[23]) << 7;
-    // BASE[8]: (next (cell 3 1 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[24]) << 8;
-    // BASE[9]: (next (cell 3 2 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[25]) << 9;
-    // BASE[10]: (next (cell 3 3 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[26]) << 10;
-    // BASE[11]: (next (cell 3 4 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[27]) << 11;
-    // BASE[12]: (next (cell 4 1 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[28]) << 12;
-    // BASE[13]: (next (cell 4 2 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[29]) << 13;
-    // BASE[14]: (next (cell 4 3 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[30]) << 14;
-    // BASE[15]: (next (cell 4 4 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[31]) << 15;
-    // BASE[32]: (next (cell 1 1 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[0]) << 32;
-    // BASE[33]: (next (cell 1 2 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[1]) << 33;
-    // BASE[34]: (next (cell 1 3 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[2]) << 34;
-    // BASE[35]: (next (cell 1 4 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[3]) << 35;
-    // BASE[36]: (next (cell 2 1 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[4]) << 36;
-    // BASE[37]: (next (cell 2 2 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[5]) << 37;
-    // BASE[38]: (next (cell 2 3 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[6]) << 38;
-    // BASE[39]: (next (cell 2 4 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[7]) << 39;
-    // BASE[40]: (next (cell 3 1 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[8]) << 40;
-    // BASE[41]: (next (cell 3 2 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[9]) << 41;
-    // BASE[42]: (next (cell 3 3 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[10]) << 42;
-    // BASE[43]: (next (cell 3 4 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[11]) << 43;
-    // BASE[44]: (next (cell 4 1 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[12]) << 44;
-    // BASE[45]: (next (cell 4 2 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[13]) << 45;
-    // BASE[46]: (next (cell 4 3 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[14]) << 46;
-    // BASE[47]: (next (cell 4 4 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[15]) << 47;
+    w[0] |= g[0] & 0xffff0000ffff;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -567,57 +440,56 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 47];
-    // n[32]: ((aux 0) 1)
-    n[32] = (s.0[0] & 0x100000000 == 0x100000000)
-        | (s.0[0] & 0x200000000 == 0x200000000);
-    // n[33]: ((aux 0) 2)
-    n[33] = (s.0[0] & 0x100000000 == 0x100000000) | (s.0[0] & 0x200000000 == 0x200000000)
+    let mut n = [false; 15];
+    let mut g = [0u64; 1];
+    // n[0]: ((aux 0) 1)
+    n[0] = (s.0[0] & 0x100000000 == 0x100000000) | (s.0[0] & 0x200000000 == 0x200000000);
+    // n[1]: ((aux 0) 2)
+    n[1] = (s.0[0] & 0x100000000 == 0x100000000) | (s.0[0] & 0x200000000 == 0x200000000)
         | (s.0[0] & 0x400000000 == 0x400000000);
-    // n[34]: ((aux 0) 3)
-    n[34] = (s.0[0] & 0x200000000 == 0x200000000) | (s.0[0] & 0x400000000 == 0x400000000)
+    // n[2]: ((aux 0) 3)
+    n[2] = (s.0[0] & 0x200000000 == 0x200000000) | (s.0[0] & 0x400000000 == 0x400000000)
         | (s.0[0] & 0x800000000 == 0x800000000);
-    // n[35]: ((aux 0) 4)
-    n[35] = (s.0[0] & 0x400000000 == 0x400000000)
-        | (s.0[0] & 0x800000000 == 0x800000000);
-    // n[36]: ((aux 1) 1)
-    n[36] = (s.0[0] & 0x100000000000 == 0x100000000000)
+    // n[3]: ((aux 0) 4)
+    n[3] = (s.0[0] & 0x400000000 == 0x400000000) | (s.0[0] & 0x800000000 == 0x800000000);
+    // n[4]: ((aux 1) 1)
+    n[4] = (s.0[0] & 0x100000000000 == 0x100000000000)
         | (s.0[0] & 0x200000000000 == 0x200000000000);
-    // n[37]: ((aux 1) 2)
-    n[37] = (s.0[0] & 0x100000000000 == 0x100000000000)
+    // n[5]: ((aux 1) 2)
+    n[5] = (s.0[0] & 0x100000000000 == 0x100000000000)
         | (s.0[0] & 0x200000000000 == 0x200000000000)
         | (s.0[0] & 0x400000000000 == 0x400000000000);
-    // n[38]: ((aux 1) 3)
-    n[38] = (s.0[0] & 0x200000000000 == 0x200000000000)
+    // n[6]: ((aux 1) 3)
+    n[6] = (s.0[0] & 0x200000000000 == 0x200000000000)
         | (s.0[0] & 0x400000000000 == 0x400000000000)
         | (s.0[0] & 0x800000000000 == 0x800000000000);
-    // n[39]: ((aux 1) 4)
-    n[39] = (s.0[0] & 0x400000000000 == 0x400000000000)
+    // n[7]: ((aux 1) 4)
+    n[7] = (s.0[0] & 0x400000000000 == 0x400000000000)
         | (s.0[0] & 0x800000000000 == 0x800000000000);
-    // n[40]: ((aux 2) 1)
-    n[40] = ((s.0[0] & 0x1000000000 == 0x1000000000) & (n[32]))
-        | ((s.0[0] & 0x2000000000 == 0x2000000000) & (n[33]));
-    // n[41]: ((aux 2) 2)
-    n[41] = ((s.0[0] & 0x1000000000 == 0x1000000000) & (n[32]))
-        | ((s.0[0] & 0x2000000000 == 0x2000000000) & (n[33]))
-        | ((s.0[0] & 0x4000000000 == 0x4000000000) & (n[34]));
-    // n[42]: ((aux 2) 3)
-    n[42] = ((s.0[0] & 0x2000000000 == 0x2000000000) & (n[33]))
-        | ((s.0[0] & 0x4000000000 == 0x4000000000) & (n[34]))
-        | ((s.0[0] & 0x8000000000 == 0x8000000000) & (n[35]));
-    // n[43]: ((aux 2) 4)
-    n[43] = ((s.0[0] & 0x4000000000 == 0x4000000000) & (n[34]))
-        | ((s.0[0] & 0x8000000000 == 0x8000000000) & (n[35]));
-    // n[44]: bridge, rules at blocker.kif:43
-    n[44] = ((s.0[0] & 0x10000000000 == 0x10000000000) & (n[36]) & (n[40]))
-        | ((s.0[0] & 0x20000000000 == 0x20000000000) & (n[37]) & (n[41]))
-        | ((s.0[0] & 0x40000000000 == 0x40000000000) & (n[38]) & (n[42]))
-        | ((s.0[0] & 0x80000000000 == 0x80000000000) & (n[39]) & (n[43]));
-    // n[45]: open, rules at blocker.kif:52
-    n[45] = (s.0[0]) & (0xffff) != 0;
-    // n[46]: terminal, rules at blocker.kif:75, 78
-    n[46] = (n[44]) | (!n[45]);
-    if n[46] {
+    // n[8]: ((aux 2) 1)
+    n[8] = ((s.0[0] & 0x1000000000 == 0x1000000000) & (n[0]))
+        | ((s.0[0] & 0x2000000000 == 0x2000000000) & (n[1]));
+    // n[9]: ((aux 2) 2)
+    n[9] = ((s.0[0] & 0x1000000000 == 0x1000000000) & (n[0]))
+        | ((s.0[0] & 0x2000000000 == 0x2000000000) & (n[1]))
+        | ((s.0[0] & 0x4000000000 == 0x4000000000) & (n[2]));
+    // n[10]: ((aux 2) 3)
+    n[10] = ((s.0[0] & 0x2000000000 == 0x2000000000) & (n[1]))
+        | ((s.0[0] & 0x4000000000 == 0x4000000000) & (n[2]))
+        | ((s.0[0] & 0x8000000000 == 0x8000000000) & (n[3]));
+    // n[11]: ((aux 2) 4)
+    n[11] = ((s.0[0] & 0x4000000000 == 0x4000000000) & (n[2]))
+        | ((s.0[0] & 0x8000000000 == 0x8000000000) & (n[3]));
+    // n[12]: bridge, rules at blocker.kif:43
+    n[12] = ((s.0[0] & 0x10000000000 == 0x10000000000) & (n[4]) & (n[8]))
+        | ((s.0[0] & 0x20000000000 == 0x20000000000) & (n[5]) & (n[9]))
+        | ((s.0[0] & 0x40000000000 == 0x40000000000) & (n[6]) & (n[10]))
+        | ((s.0[0] & 0x80000000000 == 0x80000000000) & (n[7]) & (n[11]));
+    // n[13]: open, rules at blocker.kif:52
+    n[13] = (s.0[0]) & (0xffff) != 0;
+    // n[14]: terminal, rules at blocker.kif:75, 78
+    n[14] = (n[12]) | (!n[13]);
+    if n[14] {
         return None;
     }
     let mut joint = [Move(0); 2];
@@ -638,86 +510,12 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let drawn_1 = drawn_1 & 63;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
     let joint = &joint;
-    // n[0]: (next (cell 1 1 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[0] = ((s.0[0] & 0x1 == 0x1) & (joint[1].0 != 0) & (joint[0].0 == 0))
-        | (s.0[0] & 0x100000000 == 0x100000000);
-    // n[1]: (next (cell 1 2 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[1] = ((s.0[0] & 0x2 == 0x2) & (joint[1].0 != 1) & (joint[0].0 == 1))
-        | (s.0[0] & 0x200000000 == 0x200000000);
-    // n[2]: (next (cell 1 3 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[2] = ((s.0[0] & 0x4 == 0x4) & (joint[1].0 != 2) & (joint[0].0 == 2))
-        | (s.0[0] & 0x400000000 == 0x400000000);
-    // n[3]: (next (cell 1 4 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[3] = ((s.0[0] & 0x8 == 0x8) & (joint[1].0 != 3) & (joint[0].0 == 3))
-        | (s.0[0] & 0x800000000 == 0x800000000);
-    // n[4]: (next (cell 2 1 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[4] = ((s.0[0] & 0x10 == 0x10) & (joint[1].0 != 4) & (joint[0].0 == 4))
-        | (s.0[0] & 0x1000000000 == 0x1000000000);
-    // n[5]: (next (cell 2 2 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[5] = ((s.0[0] & 0x20 == 0x20) & (joint[1].0 != 5) & (joint[0].0 == 5))
-        | (s.0[0] & 0x2000000000 == 0x2000000000);
-    // n[6]: (next (cell 2 3 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[6] = ((s.0[0] & 0x40 == 0x40) & (joint[1].0 != 6) & (joint[0].0 == 6))
-        | (s.0[0] & 0x4000000000 == 0x4000000000);
-    // n[7]: (next (cell 2 4 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[7] = ((s.0[0] & 0x80 == 0x80) & (joint[1].0 != 7) & (joint[0].0 == 7))
-        | (s.0[0] & 0x8000000000 == 0x8000000000);
-    // n[8]: (next (cell 3 1 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[8] = ((s.0[0] & 0x100 == 0x100) & (joint[1].0 != 8) & (joint[0].0 == 8))
-        | (s.0[0] & 0x10000000000 == 0x10000000000);
-    // n[9]: (next (cell 3 2 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[9] = ((s.0[0] & 0x200 == 0x200) & (joint[1].0 != 9) & (joint[0].0 == 9))
-        | (s.0[0] & 0x20000000000 == 0x20000000000);
-    // n[10]: (next (cell 3 3 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[10] = ((s.0[0] & 0x400 == 0x400) & (joint[1].0 != 10) & (joint[0].0 == 10))
-        | (s.0[0] & 0x40000000000 == 0x40000000000);
-    // n[11]: (next (cell 3 4 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[11] = ((s.0[0] & 0x800 == 0x800) & (joint[1].0 != 11) & (joint[0].0 == 11))
-        | (s.0[0] & 0x80000000000 == 0x80000000000);
-    // n[12]: (next (cell 4 1 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[12] = ((s.0[0] & 0x1000 == 0x1000) & (joint[1].0 != 12) & (joint[0].0 == 12))
-        | (s.0[0] & 0x100000000000 == 0x100000000000);
-    // n[13]: (next (cell 4 2 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[13] = ((s.0[0] & 0x2000 == 0x2000) & (joint[1].0 != 13) & (joint[0].0 == 13))
-        | (s.0[0] & 0x200000000000 == 0x200000000000);
-    // n[14]: (next (cell 4 3 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[14] = ((s.0[0] & 0x4000 == 0x4000) & (joint[1].0 != 14) & (joint[0].0 == 14))
-        | (s.0[0] & 0x400000000000 == 0x400000000000);
-    // n[15]: (next (cell 4 4 crosser)), rules at blocker.kif:13, 17, 22, 26
-    n[15] = ((s.0[0] & 0x8000 == 0x8000) & (joint[1].0 != 15) & (joint[0].0 == 15))
-        | (s.0[0] & 0x800000000000 == 0x800000000000);
-    // n[16]: (next (cell 1 1 b)), rules at blocker.kif:13, 17, 22, 26
-    n[16] = (s.0[0] & 0x1 == 0x1) & (joint[0].0 != 0) & (joint[1].0 != 0);
-    // n[17]: (next (cell 1 2 b)), rules at blocker.kif:13, 17, 22, 26
-    n[17] = (s.0[0] & 0x2 == 0x2) & (joint[0].0 != 1) & (joint[1].0 != 1);
-    // n[18]: (next (cell 1 3 b)), rules at blocker.kif:13, 17, 22, 26
-    n[18] = (s.0[0] & 0x4 == 0x4) & (joint[0].0 != 2) & (joint[1].0 != 2);
-    // n[19]: (next (cell 1 4 b)), rules at blocker.kif:13, 17, 22, 26
-    n[19] = (s.0[0] & 0x8 == 0x8) & (joint[0].0 != 3) & (joint[1].0 != 3);
-    // n[20]: (next (cell 2 1 b)), rules at blocker.kif:13, 17, 22, 26
-    n[20] = (s.0[0] & 0x10 == 0x10) & (joint[0].0 != 4) & (joint[1].0 != 4);
-    // n[21]: (next (cell 2 2 b)), rules at blocker.kif:13, 17, 22, 26
-    n[21] = (s.0[0] & 0x20 == 0x20) & (joint[0].0 != 5) & (joint[1].0 != 5);
-    // n[22]: (next (cell 2 3 b)), rules at blocker.kif:13, 17, 22, 26
-    n[22] = (s.0[0] & 0x40 == 0x40) & (joint[0].0 != 6) & (joint[1].0 != 6);
-    // n[23]: (next (cell 2 4 b)), rules at blocker.kif:13, 17, 22, 26
-    n[23] = (s.0[0] & 0x80 == 0x80) & (joint[0].0 != 7) & (joint[1].0 != 7);
-    // n[24]: (next (cell 3 1 b)), rules at blocker.kif:13, 17, 22, 26
-    n[24] = (s.0[0] & 0x100 == 0x100) & (joint[0].0 != 8) & (joint[1].0 != 8);
-    // n[25]: (next (cell 3 2 b)), rules at blocker.kif:13, 17, 22, 26
-    n[25] = (s.0[0] & 0x200 == 0x200) & (joint[0].0 != 9) & (joint[1].0 != 9);
-    // n[26]: (next (cell 3 3 b)), rules at blocker.kif:13, 17, 22, 26
-    n[26] = (s.0[0] & 0x400 == 0x400) & (joint[0].0 != 10) & (joint[1].0 != 10);
-    // n[27]: (next (cell 3 4 b)), rules at blocker.kif:13, 17, 22, 26
-    n[27] = (s.0[0] & 0x800 == 0x800) & (joint[0].0 != 11) & (joint[1].0 != 11);
-    // n[28]: (next (cell 4 1 b)), rules at blocker.kif:13, 17, 22, 26
-    n[28] = (s.0[0] & 0x1000 == 0x1000) & (joint[0].0 != 12) & (joint[1].0 != 12);
-    // n[29]: (next (cell 4 2 b)), rules at blocker.kif:13, 17, 22, 26
-    n[29] = (s.0[0] & 0x2000 == 0x2000) & (joint[0].0 != 13) & (joint[1].0 != 13);
-    // n[30]: (next (cell 4 3 b)), rules at blocker.kif:13, 17, 22, 26
-    n[30] = (s.0[0] & 0x4000 == 0x4000) & (joint[0].0 != 14) & (joint[1].0 != 14);
-    // n[31]: (next (cell 4 4 b)), rules at blocker.kif:13, 17, 22, 26
-    n[31] = (s.0[0] & 0x8000 == 0x8000) & (joint[0].0 != 15) & (joint[1].0 != 15);
+    // g[0]: 32 node words, bit 32 (next (cell 1 1 crosser)), bit 33 (next (cell 1 2 crosser)), bit 34 (next (cell 1 3 crosser)), bit 35 (next (cell 1 4 crosser)), and 28 more; rules at blocker.kif:13, 17, 22, 26
+    g[0] = ((0xffff00000000 & (s.0[0] << 32u32)
+        & (MOVE_PLACES_0[joint[0].0 as usize] << 32u32)
+        & !(MOVE_PLACES_1[joint[1].0 as usize] << 32u32))) | ((0xffff00000000 & s.0[0]))
+        | ((0xffff & s.0[0] & !MOVE_PLACES_0[joint[0].0 as usize]
+            & !MOVE_PLACES_1[joint[1].0 as usize]));
     let mut w: [u64; WORDS] = [0x0];
     let mut keep: [u64; WORDS] = [0xffff0000];
     let mut set: [u64; WORDS] = [0x0];
@@ -734,70 +532,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             _ => {}
         }
     }
-    // BASE[0]: (next (cell 1 1 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[16]) << 0;
-    // BASE[1]: (next (cell 1 2 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[17]) << 1;
-    // BASE[2]: (next (cell 1 3 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[18]) << 2;
-    // BASE[3]: (next (cell 1 4 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[19]) << 3;
-    // BASE[4]: (next (cell 2 1 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[20]) << 4;
-    // BASE[5]: (next (cell 2 2 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[21]) << 5;
-    // BASE[6]: (next (cell 2 3 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[22]) << 6;
-    // BASE[7]: (next (cell 2 4 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[23]) << 7;
-    // BASE[8]: (next (cell 3 1 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[24]) << 8;
-    // BASE[9]: (next (cell 3 2 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[25]) << 9;
-    // BASE[10]: (next (cell 3 3 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[26]) << 10;
-    // BASE[11]: (next (cell 3 4 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[27]) << 11;
-    // BASE[12]: (next (cell 4 1 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[28]) << 12;
-    // BASE[13]: (next (cell 4 2 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[29]) << 13;
-    // BASE[14]: (next (cell 4 3 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[30]) << 14;
-    // BASE[15]: (next (cell 4 4 b)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[31]) << 15;
-    // BASE[32]: (next (cell 1 1 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[0]) << 32;
-    // BASE[33]: (next (cell 1 2 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[1]) << 33;
-    // BASE[34]: (next (cell 1 3 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[2]) << 34;
-    // BASE[35]: (next (cell 1 4 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[3]) << 35;
-    // BASE[36]: (next (cell 2 1 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[4]) << 36;
-    // BASE[37]: (next (cell 2 2 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[5]) << 37;
-    // BASE[38]: (next (cell 2 3 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[6]) << 38;
-    // BASE[39]: (next (cell 2 4 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[7]) << 39;
-    // BASE[40]: (next (cell 3 1 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[8]) << 40;
-    // BASE[41]: (next (cell 3 2 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[9]) << 41;
-    // BASE[42]: (next (cell 3 3 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[10]) << 42;
-    // BASE[43]: (next (cell 3 4 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[11]) << 43;
-    // BASE[44]: (next (cell 4 1 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[12]) << 44;
-    // BASE[45]: (next (cell 4 2 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[13]) << 45;
-    // BASE[46]: (next (cell 4 3 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[14]) << 46;
-    // BASE[47]: (next (cell 4 4 crosser)), rules at blocker.kif:13, 17, 22, 26
-    w[0] |= u64::from(n[15]) << 47;
+    w[0] |= g[0] & 0xffff0000ffff;
     Some(State(w))
 }
 impl ::gdl_runtime::Game for Game {

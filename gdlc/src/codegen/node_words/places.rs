@@ -53,8 +53,12 @@ pub(super) fn move_places(ground: &Ground, coordinates: &BTreeMap<Vec<String>, u
 
 /// The place of every base fact on a board, when it has one, and the coordinates that name
 /// each place. A relation's facts are on a board when leaving out one argument (the colour, the
-/// mark) leaves coordinates of at least two atoms that name one bit within a word, the same
-/// for every value of the argument left out and for every such relation.
+/// mark) leaves coordinates of at least two atoms that name one bit within a word for each
+/// value of the argument left out, every value's board the same cells at the same distances
+/// (two colours of a small board may share a word, one after the other). A place is the bit of
+/// the coordinates in the board of the value that comes first; a template reads another
+/// value's board shifted by the distance between the two. Coordinates must name one place for
+/// every such relation.
 pub(super) fn board(base: &[String]) -> (Vec<Option<u32>>, BTreeMap<Vec<String>, u32>) {
     let mut relations: BTreeMap<String, Vec<(usize, Vec<String>)>> = BTreeMap::new();
     for (i, name) in base.iter().enumerate() {
@@ -69,26 +73,21 @@ pub(super) fn board(base: &[String]) -> (Vec<Option<u32>>, BTreeMap<Vec<String>,
         if arity < 3 || facts.iter().any(|(_, atoms)| atoms.len() != arity) {
             continue;
         }
-        // The argument left out: of those that leave one place per coordinates, the one with
-        // the fewest values.
-        let mut best: Option<(usize, usize)> = None;
+        // The argument left out: of those that leave every value the same board, the one with
+        // the fewest values; with the place of every coordinates.
+        let mut best: Option<(usize, usize, BTreeMap<Vec<String>, u32>)> = None;
         for j in 0..arity {
-            let mut at: BTreeMap<Vec<String>, BTreeSet<u32>> = BTreeMap::new();
-            let mut values = BTreeSet::new();
-            for (i, atoms) in facts {
-                let mut key = atoms.clone();
-                values.insert(key.remove(j));
-                at.entry(key).or_default().insert(*i as u32 % 64);
-            }
-            if values.len() > 1 && at.values().all(|p| p.len() == 1) && best.is_none_or(|(_, v)| values.len() < v) {
-                best = Some((j, values.len()));
+            let Some(at) = boards_by(facts, j) else { continue };
+            let values: BTreeSet<&String> = facts.iter().map(|(_, atoms)| &atoms[j]).collect();
+            if best.as_ref().is_none_or(|(v, _, _)| values.len() < *v) {
+                best = Some((values.len(), j, at));
             }
         }
-        let Some((j, _)) = best else { continue };
+        let Some((_, j, at)) = best else { continue };
         for (i, atoms) in facts {
             let mut key = atoms.clone();
             key.remove(j);
-            places.entry(key.clone()).or_default().insert(*i as u32 % 64);
+            places.entry(key.clone()).or_default().insert(at[&key]);
             facts_at.entry(key).or_default().push(*i);
         }
     }
@@ -103,6 +102,55 @@ pub(super) fn board(base: &[String]) -> (Vec<Option<u32>>, BTreeMap<Vec<String>,
         }
     }
     (base_place, coordinates)
+}
+
+/// The boards of `facts` with argument `j` left out: for every coordinates (the other
+/// arguments), its bit, when there are two values or more and the coordinates name one bit
+/// in every value's board; or else its bit in the first value's board, when every value has
+/// the same coordinates, each value's bits are the first value's moved by one distance, no
+/// two values' bits interleave, and the first value's bits are distinct.
+fn boards_by(facts: &[(usize, Vec<String>)], j: usize) -> Option<BTreeMap<Vec<String>, u32>> {
+    let mut by_value: BTreeMap<&String, BTreeMap<Vec<String>, u32>> = BTreeMap::new();
+    let mut aligned: BTreeMap<Vec<String>, BTreeSet<u32>> = BTreeMap::new();
+    for (i, atoms) in facts {
+        let mut key = atoms.clone();
+        key.remove(j);
+        aligned.entry(key.clone()).or_default().insert(*i as u32 % 64);
+        by_value.entry(&atoms[j]).or_default().insert(key, *i as u32 % 64);
+    }
+    if by_value.len() < 2 {
+        return None;
+    }
+    if aligned.values().all(|bits| bits.len() == 1) {
+        return Some(aligned.into_iter().filter_map(|(key, bits)| Some((key, bits.first().copied()?))).collect());
+    }
+    // The first value: the one whose board starts at the lowest bit.
+    let first = by_value.values().min_by_key(|board| board.values().min().copied())?;
+    let distinct: BTreeSet<u32> = first.values().copied().collect();
+    if distinct.len() != first.len() {
+        return None;
+    }
+    // Each value's board is a run of bits apart from the others' (the layout's block of a
+    // colour), not a row of the board that other rows interleave.
+    let mut spans: Vec<(u32, u32)> =
+        by_value.values().filter_map(|board| Some((*board.values().min()?, *board.values().max()?))).collect();
+    spans.sort_unstable();
+    if spans.windows(2).any(|pair| pair[0].1 >= pair[1].0) {
+        return None;
+    }
+    for board in by_value.values() {
+        if board.len() != first.len() {
+            return None;
+        }
+        let mut distance = None;
+        for (key, &bit) in board {
+            let d = i64::from(bit) - i64::from(*first.get(key)?);
+            if *distance.get_or_insert(d) != d {
+                return None;
+            }
+        }
+    }
+    Some(first.clone())
 }
 
 /// How the nodes of a relation get their places.

@@ -287,8 +287,15 @@ fn coordinates_name_the_places_of_a_board() {
         .iter()
         .map(ToString::to_string)
         .collect();
-    // The same coordinates at different bits of one word name no place.
+    // Two colours one after the other in one word: the first colour's bits are the places,
+    // the second colour's facts at the same places.
     let (place, coordinates) = board(&base);
+    assert_eq!(place[..4], [Some(0), Some(1), Some(0), Some(1)]);
+    assert_eq!(coordinates.get(&vec!["1".to_string(), "1".to_string()]), Some(&0));
+    // A second colour whose cells are not the first's moved by one distance names no place.
+    let mut crossed = base.clone();
+    crossed.swap(2, 3);
+    let (place, coordinates) = board(&crossed);
     assert!(place.iter().all(Option::is_none));
     assert!(coordinates.is_empty());
     // A colour a word further on: the same bit of each word.
