@@ -165,8 +165,8 @@ impl<'g> Emitter<'g> {
     /// The groups of nodes evaluated as words: among the nodes that have no rule families, are
     /// not given by the move table, are not the next value of a framed fact, and that no frame
     /// arm reads (those are evaluated in the arms). Nodes that the moves guard (see
-    /// [`super::move_guards`]) are only gathered, bit by bit in their arms, unless they are
-    /// recursive.
+    /// [`super::move_guards`]) are only gathered, bit by bit in their arms; the recursive ones
+    /// among them are in no group (a loop of words computes a recursive group whole).
     fn plan_node_words(&self) -> NodeWords {
         let in_cycle = self.ground.in_cycle();
         let dependent = super::cones::reads_moves(self.ground);
