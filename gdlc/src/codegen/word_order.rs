@@ -46,13 +46,13 @@ pub(super) fn partial_cycles(ground: &Ground, member: &[Option<(u32, u32)>]) -> 
 }
 
 /// The unit every node is evaluated in: its group (the first of the groups it is evaluated
-/// with), its recursive group, or itself.
-fn units(ground: &Ground, member: &[Option<(u32, u32)>], groups: usize) -> Vec<usize> {
+/// with, as [`joined`] gives it), its recursive group, or itself.
+fn units(ground: &Ground, member: &[Option<(u32, u32)>], first: &[usize]) -> Vec<usize> {
+    let groups = first.len();
     let mut unit: Vec<usize> = (0..ground.nodes.len()).map(|i| groups + ground.cycles.len() + i).collect();
     for (c, &(start, end)) in ground.cycles.iter().enumerate() {
         unit[start as usize..end as usize].iter_mut().for_each(|u| *u = groups + c);
     }
-    let first = joined(ground, member, groups);
     for (i, m) in member.iter().enumerate() {
         if let Some((g, _)) = m {
             unit[i] = first[*g as usize];
@@ -79,8 +79,8 @@ fn unit_edges(ground: &Ground, unit: &[usize]) -> BTreeSet<(usize, usize)> {
 /// The groups that some other unit both reads and is read by (through a chain of nodes), so
 /// that no order evaluates them whole.
 pub(super) fn entangled(ground: &Ground, member: &[Option<(u32, u32)>], groups: usize) -> BTreeSet<usize> {
-    let unit = units(ground, member, groups);
     let first = joined(ground, member, groups);
+    let unit = units(ground, member, &first);
     let count = groups + ground.cycles.len() + ground.nodes.len();
     let mut graph: DiGraph<(), ()> = DiGraph::with_capacity(count, 0);
     for _ in 0..count {
@@ -103,7 +103,7 @@ pub(super) fn entangled(ground: &Ground, member: &[Option<(u32, u32)>], groups: 
 /// units ready the one with the first node, so that the order stays close to the ground
 /// program's.
 pub(super) fn rank(ground: &Ground, member: &[Option<(u32, u32)>], groups: usize) -> Vec<u32> {
-    let unit = units(ground, member, groups);
+    let unit = units(ground, member, &joined(ground, member, groups));
     let count = groups + ground.cycles.len() + ground.nodes.len();
     let mut nodes_of: Vec<Vec<u32>> = vec![Vec::new(); count];
     for (i, &u) in unit.iter().enumerate() {

@@ -168,13 +168,18 @@ impl Ground {
             .chain(self.sees.iter_mut().flat_map(|s| s.iter_mut().map(|(_, v)| v)))
     }
 
+    /// For every node, the recursive group it is in, as an index into `cycles`.
+    pub fn cycle_of(&self) -> Vec<Option<usize>> {
+        let mut cycle_of = vec![None; self.nodes.len()];
+        for (c, &(start, end)) in self.cycles.iter().enumerate() {
+            cycle_of[start as usize..end as usize].iter_mut().for_each(|slot| *slot = Some(c));
+        }
+        cycle_of
+    }
+
     /// For every node, whether it is in a recursive group.
     pub fn in_cycle(&self) -> Vec<bool> {
-        let mut in_cycle = vec![false; self.nodes.len()];
-        for &(start, end) in &self.cycles {
-            in_cycle[start as usize..end as usize].iter_mut().for_each(|c| *c = true);
-        }
-        in_cycle
+        self.cycle_of().iter().map(Option::is_some).collect()
     }
 
     /// The number of literals in all rules: the size of the program.

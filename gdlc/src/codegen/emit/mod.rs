@@ -123,12 +123,7 @@ pub(crate) struct Emitter<'g> {
 impl<'g> Emitter<'g> {
     /// An emitter with no optimization planned: every node evaluated by itself.
     fn new(ground: &'g Ground) -> Self {
-        let mut cycle_of = vec![None; ground.nodes.len()];
-        for (c, &(start, end)) in ground.cycles.iter().enumerate() {
-            for slot in &mut cycle_of[start as usize..end as usize] {
-                *slot = Some(c);
-            }
-        }
+        let cycle_of = ground.cycle_of();
         let guard_facts = guards::implied_facts(ground, &cycle_of);
         Emitter {
             ground,

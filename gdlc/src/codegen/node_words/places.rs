@@ -191,10 +191,7 @@ pub(super) fn places(
     }
     let mut place: Vec<Option<u32>> = vec![None; ground.nodes.len()];
     let mut rest: Vec<Option<Vec<String>>> = vec![None; ground.nodes.len()];
-    let mut cycle_of: Vec<Option<usize>> = vec![None; ground.nodes.len()];
-    for (c, &(start, end)) in ground.cycles.iter().enumerate() {
-        cycle_of[start as usize..end as usize].iter_mut().for_each(|slot| *slot = Some(c));
-    }
+    let cycle_of = ground.cycle_of();
     for head in head_order {
         let nodes = &of_head[head];
         if nodes.len() < GROUP_MIN {

@@ -71,18 +71,22 @@ fn one_by_one(ground: &Ground, state: &[bool], joint: &[u32]) -> Vec<bool> {
     value
 }
 
+/// The state's words, bit `b` of word `w` the value of base fact `64 * w + b`.
+fn state_words(state: &[bool]) -> Vec<u64> {
+    (0..state.len().div_ceil(64))
+        .map(|w| (0..64).filter(|&b| state.get(64 * w + b) == Some(&true)).fold(0, |word, b| word | 1 << b))
+        .collect()
+}
+
 /// Group `g`'s word from its templates, given the words of the groups before it.
 fn template_word(
     words: &NodeWords,
     g: usize,
-    state: &[bool],
+    (state, state_words): (&[bool], &[u64]),
     joint: &[u32],
     value: &[bool],
     group_words: &[u64],
 ) -> u64 {
-    let state_words: Vec<u64> = (0..state.len().div_ceil(64))
-        .map(|w| (0..64).filter(|&b| state.get(64 * w + b) == Some(&true)).fold(0, |word, b| word | 1 << b))
-        .collect();
     let shifted = |word: u64, shift: i32| if shift >= 0 { word >> shift } else { word << -shift };
     let signed = |word: u64, positive: bool| if positive { word } else { !word };
     words.groups[g].templates.iter().fold(0, |word, template| {
@@ -123,6 +127,7 @@ fn as_words(words: &NodeWords, state: &[bool], joint: &[u32], value: &[bool]) ->
     let mut order: Vec<usize> = (0..words.groups.len()).collect();
     order.sort_by_key(|&g| words.rank[words.groups[g].members[0] as usize]);
     let mut group_words = vec![0u64; words.groups.len()];
+    let state_words = state_words(state);
     for g in order {
         if words.groups[g].gathered {
             let members = words.groups[g].members.iter().filter(|&&m| value[m as usize]);
@@ -136,7 +141,7 @@ fn as_words(words: &NodeWords, state: &[bool], joint: &[u32], value: &[bool]) ->
         loop {
             let mut changed = false;
             for &h in &together {
-                let word = template_word(words, h, state, joint, value, &group_words);
+                let word = template_word(words, h, (state, &state_words), joint, value, &group_words);
                 changed |= word != group_words[h];
                 group_words[h] = word;
             }
