@@ -85,7 +85,11 @@ pub enum Form {
 pub const TABLE_FORM_LITERALS: usize = 150_000;
 
 /// The most tokens of straight-line game functions that [`Form::Auto`] writes; past them it
-/// writes tables. rustc's time grows faster than the code, and unevenly: on the 2-core
+/// writes tables. The functions that the fused step serves on large games (`legal`,
+/// `terminal`, `goals`) are counted as if written apart, as they were when this was measured:
+/// with them shared, games past the limit build in less time but still play faster in tables
+/// or build in over a minute (queens31lg 0.37x the tables' speed, speedChess 0.58x, merrills
+/// 2.1x but 71 s). rustc's time grows faster than the code, and unevenly: on the 2-core
 /// development machine 330k tokens (reversi) built in 9 s, 568k (snake_2009_big) in 53 s, 738k
 /// (checkers) in 43 s, 872k (queens31lg) in 131 s and 1.7M (amazons_10x10) in 125 s and 3.8 GB.
 /// Past 750k tokens the tables played faster on four games of five measured (queens31lg 3.1x,
@@ -144,8 +148,8 @@ fn generate_ground_within(ground: &Ground, form: Form, notes: Option<&Notes>, ma
     let tables = tables::generate_tables(ground);
     let straight = (!uses_tables(ground, form)).then(|| emit::generate_functions(ground, notes));
     let (functions, fused_step, tables_form) = match straight {
-        Some((functions, fused_step)) if form == Form::Straight || token_count(&functions) <= max_tokens => {
-            (functions, fused_step, false)
+        Some(functions) if form == Form::Straight || functions.budget_tokens <= max_tokens => {
+            (functions.tokens, functions.fused, false)
         }
         // The table form has no fused step; playouts go through the general interface.
         _ => (program::generate_program_functions(ground, notes), false, true),

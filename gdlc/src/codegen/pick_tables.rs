@@ -92,11 +92,11 @@ fn table_name(role: usize) -> Ident {
     format_ident!("PICK_{}", role)
 }
 
-/// The statement that draws role `role`'s move into `drawn`, the index of a set bit of `parts`,
+/// The expression that draws role `role`'s move with `rng`, the index of a set bit of `parts`,
 /// whose words have the bits `used` in use (`None` returned when no bit is set), and the static
 /// table it reads: by [`PickHash`] when `parts` is one word whose sets hash to a table, else by
 /// counting bits.
-pub(super) fn draw(role: usize, used: &[u64], drawn: &Ident) -> (TokenStream, Option<TokenStream>) {
+pub(super) fn draw(role: usize, used: &[u64]) -> (TokenStream, Option<TokenStream>) {
     let hash = match used {
         [used] => PickHash::find(*used),
         _ => None,
@@ -106,19 +106,19 @@ pub(super) fn draw(role: usize, used: &[u64], drawn: &Ident) -> (TokenStream, Op
             let table = table_name(role);
             let row = hash.row(&table, quote!(parts[0]));
             let draw = quote! {
-                let #drawn = match ::gdl_runtime::bits::pick_listed(#row, rng) {
+                match ::gdl_runtime::bits::pick_listed(#row, rng) {
                     Some(b) => b as usize,
                     None => return None,
-                };
+                }
             };
             (draw, Some(hash.table(&table)))
         }
         None => {
             let draw = quote! {
-                let #drawn = match ::gdl_runtime::bits::pick(&parts, rng) {
+                match ::gdl_runtime::bits::pick(&parts, rng) {
                     Some((p, b)) => 64 * p + b as usize,
                     None => return None,
-                };
+                }
             };
             (draw, None)
         }

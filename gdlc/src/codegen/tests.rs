@@ -79,3 +79,27 @@ fn comment_markers_do_not_count_as_code() {
     assert!(noted.tokens.to_string().contains(notes::MACRO));
     assert_eq!(token_count(&plain.tokens), token_count(&noted.tokens));
 }
+
+#[test]
+fn a_large_game_answers_terminal_and_goals_from_the_steps_code() {
+    let module = module_of(include_str!("../../../games/gather.kif"));
+    assert!(module.contains("fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State>"));
+    assert!(function(&module, "terminal").contains("evaluate(s, Ask::Terminal(&mut terminal));"));
+    assert!(function(&module, "goals").contains("evaluate(s, Ask::Goals(out));"));
+    assert!(function(&module, "random_step").contains("evaluate(s, Ask::Step(rng))"));
+    // Its legal moves read few of the step's nodes: `legal` keeps functions of its own.
+    assert!(module.contains("fn legal_0(s: &State, out: &mut Vec<Move>)"));
+    let small = module_of(TIC_TAC_TOE);
+    assert!(!small.contains("fn evaluate(") && small.contains("fn legal_0("), "{small}");
+}
+
+#[test]
+fn functions_the_step_serves_count_toward_the_budget_as_if_written_apart() {
+    let ground =
+        crate::compile::ground_source(include_str!("../../../games/gather.kif"), &Options::default()).expect("grounds");
+    let functions = emit::generate_functions(&ground, None);
+    let written = token_count(&functions.tokens);
+    assert!(functions.budget_tokens > written + 1000, "{} against {written}", functions.budget_tokens);
+    assert!(generate_ground_within(&ground, Form::Auto, None, written).tables);
+    assert!(!generate_ground_within(&ground, Form::Auto, None, functions.budget_tokens).tables);
+}

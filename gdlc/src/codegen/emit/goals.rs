@@ -47,7 +47,7 @@ impl Emitter<'_> {
 impl Body<'_> {
     /// Statements that set `out[role]` to role `role`'s goal value, given by `goals`, pairs of
     /// a value and its condition.
-    fn role_goal(&self, role: usize, goals: &[(u32, Value)]) -> TokenStream {
+    pub(super) fn role_goal(&self, role: usize, goals: &[(u32, Value)]) -> TokenStream {
         let r = Literal::usize_unsuffixed(role);
         // Smallest value first, so that the largest value the relation gives is the last
         // written and counts. Flat statements rather than an `else if` chain, which would

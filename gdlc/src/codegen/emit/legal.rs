@@ -4,7 +4,7 @@
 use super::{Body, Emitter, Phase};
 use crate::codegen::legal_parts::RoleLegal;
 use crate::ground::Value;
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
 impl Emitter<'_> {
@@ -81,17 +81,26 @@ impl Emitter<'_> {
         let (nodes, slots) = self.evaluate(&values);
         let fill = Body::new(self, &slots, Phase::State).fill_legal_parts(moves, plan, TokenStream::new());
         let (declare, move_of) = plan.parts.declare(role);
+        let listed = listed_parts(&move_of);
         quote! {
             #nodes
             #declare
             #fill
-            for (p, &word) in parts.iter().enumerate() {
-                let mut word = word;
-                while word != 0 {
-                    let b = word.trailing_zeros();
-                    out.push(Move(#move_of[p][b as usize]));
-                    word &= word - 1;
-                }
+            #listed
+        }
+    }
+}
+
+/// The statement that appends to `out` the moves of the set bits of `parts`, by the table
+/// `move_of` of the move of every bit, from the lowest bit of the first word.
+pub(super) fn listed_parts(move_of: &Ident) -> TokenStream {
+    quote! {
+        for (p, &word) in parts.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                let b = word.trailing_zeros();
+                out.push(Move(#move_of[p][b as usize]));
+                word &= word - 1;
             }
         }
     }

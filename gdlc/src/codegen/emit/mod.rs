@@ -35,25 +35,37 @@ use quote::quote;
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 
-/// The game's functions, and whether they include the fused `random_step`.
-pub(super) fn generate_functions(ground: &Ground, notes: Option<&Notes>) -> (TokenStream, bool) {
+/// The straight-line game functions of a game.
+pub(super) struct Functions {
+    pub(super) tokens: TokenStream,
+    /// Whether they include the fused `random_step`.
+    pub(super) fused: bool,
+    /// Their tokens, with those of the functions the fused step serves counted as if they
+    /// were written apart, as [`super::STRAIGHT_FORM_TOKENS`] was measured.
+    pub(super) budget_tokens: usize,
+}
+
+/// The game's straight-line functions.
+pub(super) fn generate_functions(ground: &Ground, notes: Option<&Notes>) -> Functions {
     let mut vectorized = ground.clone();
     let families = super::families::vectorize(&mut vectorized);
     let mut emitter = Emitter::straight_line(&vectorized, families);
     emitter.notes = notes;
     let legal_plans = emitter.legal_plans();
     let statics = emitter.generate_move_tables();
-    let legal = emitter.generate_legal_fns(&legal_plans);
-    let next = emitter.generate_next_fn();
-    let terminal = emitter.generate_terminal_fn();
-    let goals = emitter.generate_goals_fn();
     let step = emitter.generate_random_step_fn(&legal_plans);
+    // The functions the fused step's code serves are not written again.
+    let shared = step.as_ref().map(|step| step.shared).unwrap_or_default();
+    let legal = (!shared.legal).then(|| emitter.generate_legal_fns(&legal_plans));
+    let next = emitter.generate_next_fn();
+    let terminal = (!shared.terminal).then(|| emitter.generate_terminal_fn());
+    let goals = (!shared.goals).then(|| emitter.generate_goals_fn());
     let sees = ground.gdl_ii.then(|| emitter.generate_sees_fns());
     // After every function: the tables of the kinds of moves they read.
     let move_places = emitter.move_place_tables();
     let fused = step.is_some();
     let legal_tables = legal::legal_move_tables(&legal_plans, fused);
-    let (random_step, step_tables) = step.unzip();
+    let (random_step, step_tables) = step.map(|step| (step.code, step.tables)).unzip();
     let tokens = quote! {
         #statics
         #move_places
@@ -66,7 +78,13 @@ pub(super) fn generate_functions(ground: &Ground, notes: Option<&Notes>) -> (Tok
         #random_step
         #sees
     };
-    (tokens, fused)
+    let apart = [
+        shared.legal.then(|| emitter.generate_legal_fns(&legal_plans)),
+        shared.terminal.then(|| emitter.generate_terminal_fn()),
+        shared.goals.then(|| emitter.generate_goals_fn()),
+    ];
+    let budget_tokens = super::token_count(&tokens) + apart.iter().flatten().map(super::token_count).sum::<usize>();
+    Functions { tokens, fused, budget_tokens }
 }
 
 /// The functions of an rtGDL game's erased form: `legal`, `next`, `terminal` and `goals`, with

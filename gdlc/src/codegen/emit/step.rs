@@ -1,13 +1,16 @@
 //! `random_step(state, rng)`, the fused step of a random playout: `terminal`, every role's
 //! legal moves and draw, and `next`, with every derived proposition they share computed once.
+//! On a large game the same code also answers `legal`, `terminal` or `goals` (`evaluate`).
 
 use super::{Body, Emitter, Phase};
+use crate::codegen::cones::Cones;
 use crate::codegen::legal_parts::{guards_move, RoleLegal};
 use crate::codegen::move_tables::MoveTables;
 use crate::codegen::pick_tables;
 use crate::ground::{Lit, Prop, Value};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
+use std::collections::BTreeSet;
 
 /// The values `random_step` evaluates, in order: `terminal`, every role's legal moves (less
 /// those its families find, which read no node), the next values the frame tables do not give
@@ -35,14 +38,45 @@ impl StepValues {
     }
 }
 
+/// The fewest nodes of its state part that the fused step must share with `legal`, `terminal`
+/// or `goals` for the step's code to serve that function too, rather than a copy of its own:
+/// on large games (chess, where `terminal` and `goals` look for a legal move as `legal` does)
+/// the copies were most of the module and of its build time; on small ones a function of its
+/// own computes less.
+const SHARED_MIN_NODES: usize = 1_000;
+
+/// Which functions of the state the fused step's code also serves, through `evaluate`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Shared {
+    pub(crate) legal: bool,
+    pub(crate) terminal: bool,
+    pub(crate) goals: bool,
+}
+
+impl Shared {
+    fn any(self) -> bool {
+        self.legal || self.terminal || self.goals
+    }
+}
+
+/// The fused step: its functions, the static tables they read, and which functions of the
+/// state it serves.
+pub(crate) struct FusedStep {
+    pub(crate) code: TokenStream,
+    pub(crate) tables: TokenStream,
+    pub(crate) shared: Shared,
+}
+
 impl Emitter<'_> {
     /// `random_step(state, rng)`: one step of a uniformly random playout, with every derived
     /// proposition that terminal, legal and next share computed once, and the static tables
     /// it reads. It draws the same random numbers and picks the same moves as `gdl_runtime`'s
     /// default `Game::random_step` over `legal` and `next`, whose legal moves `plans` find.
+    /// When the step shares most of its nodes with `legal`, `terminal` or `goals` (see
+    /// [`SHARED_MIN_NODES`]), its code is a function `evaluate` that serves them too.
     /// `None` when the game has a terminal or legal proposition that depends on the joint move
     /// (which valid GDL rules out), so that the default is used.
-    pub(crate) fn generate_random_step_fn(&self, plans: &[RoleLegal]) -> Option<(TokenStream, TokenStream)> {
+    pub(crate) fn generate_random_step_fn(&self, plans: &[RoleLegal]) -> Option<FusedStep> {
         let values = self.step_values(plans);
         let needed = self.runtime_cone(&values.values);
         let dependent = self.move_dependent();
@@ -53,9 +87,6 @@ impl Emitter<'_> {
         if values.of_state().iter().any(depends) || self.ground.legal.iter().flatten().any(|(_, v)| depends(v)) {
             return None;
         }
-        let (declare, slots) = self.assign_slots(&needed);
-        let state = Body::new(self, &slots, Phase::State);
-        let after_draw = state.in_phase(Phase::Move);
         // The nodes only a role's guarded moves read are computed only when its guard holds.
         let guarded_only = self.guarded_only_nodes(&values, plans);
         let local = self.arm_only_nodes(&values.values[..values.state + self.ground.next.len()]);
@@ -63,10 +94,21 @@ impl Emitter<'_> {
             .iter()
             .filter(|&&n| guarded_only[n as usize].is_none() && !local[n as usize])
             .partition(|&&n| dependent[n as usize]);
+        let state_part: Vec<u32> =
+            needed.iter().copied().filter(|&n| !local[n as usize] && !dependent[n as usize]).collect();
+        let shared = self.shared(&state_part, &values);
+        let goal_values: Vec<Value> = self.ground.goals.iter().flatten().map(|&(_, v)| v).collect();
+        let goal_only = match shared.goals {
+            true => self.nodes_beyond(&goal_values, &before),
+            false => Vec::new(),
+        };
+        let all: Vec<u32> = needed.iter().chain(&goal_only).copied().collect::<BTreeSet<u32>>().into_iter().collect();
+        let (declare, slots) = self.assign_slots(&all);
+        let state = Body::new(self, &slots, Phase::State);
+        let after_draw = state.in_phase(Phase::Move);
         let state_nodes = state.emit_nodes(&before);
         let row = self.move_table_row();
         let move_nodes = after_draw.emit_move_nodes(&after);
-        let terminal = state.value(self.ground.terminal);
         // The frame and arm-family rows of a role whose draw is in few words are looked up by
         // the drawn bit: a load fewer on the path from one state to the next than by move.
         let by_draw: Vec<bool> = plans.iter().map(|plan| self.rows_by_draw(&plan.parts)).collect();
@@ -74,34 +116,101 @@ impl Emitter<'_> {
         for (role, (moves, plan)) in self.ground.legal.iter().zip(plans).enumerate() {
             let exclusive: Vec<u32> =
                 needed.iter().copied().filter(|&n| guarded_only[n as usize] == Some(role)).collect();
-            let (choice, role_tables) = state.choice(role, moves, plan, &exclusive, by_draw[role]);
+            let (choice, role_tables) = state.choice(role, moves, plan, &exclusive, by_draw[role], shared);
             choices.push(choice);
             tables.extend(role_tables);
         }
         let next_words = after_draw.next_words(&local, &by_draw);
         let roles = Literal::usize_unsuffixed(self.ground.roles.len());
-        let code = quote! {
-            /// One step of a uniformly random playout from `s`: `None` when `s` is terminal or a
-            /// role has no legal move, else the state after every role plays a move drawn
-            /// uniformly among its legal ones (one draw per role with several moves, in role
-            /// order).
+        let terminal = state.value(self.ground.terminal);
+        let after_choices = quote! {
+            let joint = &joint;
+            #row
+            #move_nodes
+            #next_words
+            Some(State(w))
+        };
+        let code = match shared.any() {
+            false => quote! {
+                /// One step of a uniformly random playout from `s`: `None` when `s` is terminal or a
+                /// role has no legal move, else the state after every role plays a move drawn
+                /// uniformly among its legal ones (one draw per role with several moves, in role
+                /// order).
 
-            pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-                #declare
-                #state_nodes
-                if #terminal {
-                    return None;
+                pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+                    #declare
+                    #state_nodes
+                    if #terminal {
+                        return None;
+                    }
+                    let mut joint = [Move(0); #roles];
+                    #(#choices)*
+                    #after_choices
                 }
-                let mut joint = [Move(0); #roles];
-                #(#choices)*
-                let joint = &joint;
-                #row
-                #move_nodes
-                #next_words
-                Some(State(w))
+            },
+            true => {
+                let asked = state.asked(shared, &terminal, &goal_only);
+                let served = served_fns(shared);
+                let asks = ask_variants(shared);
+                let listed = shared.legal.then(|| {
+                    quote!(if !matches!(ask, Ask::Step(_)) {
+                        return None;
+                    })
+                });
+                quote! {
+                    #served
+
+                    /// What `evaluate` is asked for.
+                    enum Ask<'a> {
+                        Step(&'a mut ::gdl_runtime::rng::Rng),
+                        #asks
+                    }
+
+                    /// The state's derived propositions, computed once for what `ask` asks: a step
+                    /// of a random playout (see `random_step`), or one of the functions of the
+                    /// state this code serves, whose answer goes where `ask` says.
+
+                    fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
+                        #declare
+                        #state_nodes
+                        #asked
+                        let mut joint = [Move(0); #roles];
+                        #(#choices)*
+                        #listed
+                        #after_choices
+                    }
+                }
             }
         };
-        Some((code, tables))
+        Some(FusedStep { code, tables, shared })
+    }
+
+    /// Which of `legal`, `terminal` and `goals` the step's code serves: each that reads at
+    /// least [`SHARED_MIN_NODES`] of `state_part`, the nodes the step computes before the move
+    /// is known (those behind a role's guard among them). `goals`, which a playout calls once
+    /// at its end, must also read at least half of them, so that a playout does not compute
+    /// much more for it than its own function did.
+    fn shared(&self, state_part: &[u32], values: &StepValues) -> Shared {
+        let mut in_part = vec![false; self.ground.nodes.len()];
+        state_part.iter().for_each(|&n| in_part[n as usize] = true);
+        let cones = Cones::new(self.ground);
+        let overlap =
+            |values: &[Value]| self.whole_groups(cones.cone(values)).iter().filter(|&&n| in_part[n as usize]).count();
+        let legal: Vec<Value> = values.legal.iter().flatten().copied().collect();
+        let goals: Vec<Value> = self.ground.goals.iter().flatten().map(|&(_, v)| v).collect();
+        let goal_overlap = overlap(&goals);
+        Shared {
+            legal: overlap(&legal) >= SHARED_MIN_NODES,
+            terminal: overlap(values.terminal()) >= SHARED_MIN_NODES,
+            goals: goal_overlap >= SHARED_MIN_NODES && 2 * goal_overlap >= state_part.len(),
+        }
+    }
+
+    /// The nodes that `values` need beyond `computed`, sorted, in whole groups of node words.
+    fn nodes_beyond(&self, values: &[Value], computed: &[u32]) -> Vec<u32> {
+        let computed: BTreeSet<u32> = computed.iter().copied().collect();
+        let cone = Cones::new(self.ground).cone(values);
+        self.whole_groups(cone.into_iter().filter(|n| !computed.contains(n)).collect())
     }
 
     /// The values `random_step` evaluates, with every role's legal moves found as `plans` say.
@@ -148,7 +257,99 @@ impl Emitter<'_> {
     }
 }
 
+/// The functions the step's code serves, each a call of `evaluate`.
+fn served_fns(shared: Shared) -> TokenStream {
+    let legal = shared.legal.then(|| {
+        quote! {
+            /// Appends `role`'s legal moves in `s` to `out`, in the order `random_step` draws
+            /// from.
+            pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
+                evaluate(s, Ask::Legal(role, out));
+            }
+        }
+    });
+    let terminal = shared.terminal.then(|| {
+        quote! {
+            /// Whether `s` is terminal.
+            pub fn terminal(s: &State) -> bool {
+                let mut terminal = false;
+                evaluate(s, Ask::Terminal(&mut terminal));
+                terminal
+            }
+        }
+    });
+    let goals = shared.goals.then(|| {
+        quote! {
+            /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
+            /// gives, `None` when it gives none).
+            pub fn goals(s: &State, out: &mut [Option<u32>]) {
+                evaluate(s, Ask::Goals(out));
+            }
+        }
+    });
+    quote! {
+        /// One step of a uniformly random playout from `s`: `None` when `s` is terminal or a
+        /// role has no legal move, else the state after every role plays a move drawn
+        /// uniformly among its legal ones (one draw per role with several moves, in role
+        /// order).
+        pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+            evaluate(s, Ask::Step(rng))
+        }
+        #legal
+        #terminal
+        #goals
+    }
+}
+
+/// The variants of `Ask` beside `Step`: one for each function the step's code serves.
+fn ask_variants(shared: Shared) -> TokenStream {
+    let legal = shared.legal.then(|| quote!(Legal(usize, &'a mut Vec<Move>),));
+    let terminal = shared.terminal.then(|| quote!(Terminal(&'a mut bool),));
+    let goals = shared.goals.then(|| quote!(Goals(&'a mut [Option<u32>]),));
+    quote!(#legal #terminal #goals)
+}
+
 impl Body<'_> {
+    /// What `evaluate` does once the nodes of the state part are computed, by what it is
+    /// asked: a step stops at a terminal state; `terminal` and `goals`, when it serves them,
+    /// answer (`goals` after `goal_only`, the nodes only they read) and stop; `legal` goes on
+    /// to the roles' choices.
+    fn asked(&self, shared: Shared, terminal: &TokenStream, goal_only: &[u32]) -> TokenStream {
+        let terminal_arm = shared.terminal.then(|| {
+            quote! {
+                Ask::Terminal(out) => {
+                    **out = #terminal;
+                    return None;
+                }
+            }
+        });
+        let goals_arm = shared.goals.then(|| {
+            let nodes = self.emit_nodes(goal_only);
+            let roles = self.emitter.ground.goals.iter().enumerate().map(|(role, goals)| self.role_goal(role, goals));
+            quote! {
+                Ask::Goals(out) => {
+                    #nodes
+                    let out: &mut [Option<u32>] = out;
+                    #(#roles)*
+                    return None;
+                }
+            }
+        });
+        let legal_arm = shared.legal.then(|| quote!(Ask::Legal(..) => {}));
+        quote! {
+            match &mut ask {
+                Ask::Step(_) => {
+                    if #terminal {
+                        return None;
+                    }
+                }
+                #terminal_arm
+                #goals_arm
+                #legal_arm
+            }
+        }
+    }
+
     /// Role `role`'s choice in `random_step`, and the tables it reads: its legal moves `moves`
     /// found as `plan` says (after `exclusive`, the nodes only its guarded moves read, when its
     /// guard holds), and one drawn among them into `joint[role]` as bit `drawn_role`. The draw
@@ -162,13 +363,37 @@ impl Body<'_> {
         plan: &RoleLegal,
         exclusive: &[u32],
         by_draw: bool,
+        shared: Shared,
     ) -> (TokenStream, TokenStream) {
         let r = Literal::usize_unsuffixed(role);
         let fill = self.fill_legal_parts(moves, plan, self.emit_nodes(exclusive));
         let (declare, move_of) = plan.parts.declare(role);
         let drawn = format_ident!("drawn_{}", role);
         let used: Vec<u64> = plan.parts.words.iter().map(|&(used, _)| used).collect();
-        let (draw, pick_table) = pick_tables::draw(role, &used, &drawn);
+        let (draw, pick_table) = pick_tables::draw(role, &used);
+        let listed = super::legal::listed_parts(&move_of);
+        let draw = match (shared.any(), shared.legal) {
+            (false, _) => quote!(let #drawn = #draw;),
+            (true, false) => quote! {
+                let #drawn = match &mut ask {
+                    Ask::Step(rng) => #draw,
+                    _ => return None,
+                };
+            },
+            (true, true) => quote! {
+                let #drawn = match &mut ask {
+                    Ask::Step(rng) => #draw,
+                    Ask::Legal(asked, out) => {
+                        if *asked == #r {
+                            #listed
+                            return None;
+                        }
+                        0
+                    }
+                    _ => return None,
+                };
+            },
+        };
         // The drawn bit is below `64 * words`; saying so with a mask (free when that is a
         // power of two) lets the compiler drop the bounds checks of the tables it indexes,
         // and with them the move's lookup when nothing reads the move.
