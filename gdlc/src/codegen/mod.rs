@@ -146,9 +146,9 @@ fn generate_noted_ground(ground: &Ground, form: Form, notes: Option<&Notes>) -> 
 /// `max_tokens` tokens.
 fn generate_ground_within(ground: &Ground, form: Form, notes: Option<&Notes>, max_tokens: usize) -> Module {
     let tables = tables::generate_tables(ground);
-    let straight = (!uses_tables(ground, form)).then(|| emit::generate_functions(ground, notes));
+    let straight = (!uses_tables(ground, form)).then(|| emit::generate_functions(ground, notes, form == Form::Auto));
     let (functions, fused_step, tables_form) = match straight {
-        Some(functions) if form == Form::Straight || functions.budget_tokens <= max_tokens => {
+        Some(functions) if functions.budget_tokens.is_none_or(|tokens| tokens <= max_tokens) => {
             (functions.tokens, functions.fused, false)
         }
         // The table form has no fused step; playouts go through the general interface.

@@ -97,9 +97,11 @@ fn a_large_game_answers_terminal_and_goals_from_the_steps_code() {
 fn functions_the_step_serves_count_toward_the_budget_as_if_written_apart() {
     let ground =
         crate::compile::ground_source(include_str!("../../../games/gather.kif"), &Options::default()).expect("grounds");
-    let functions = emit::generate_functions(&ground, None);
+    let functions = emit::generate_functions(&ground, None, true);
     let written = token_count(&functions.tokens);
-    assert!(functions.budget_tokens > written + 1000, "{} against {written}", functions.budget_tokens);
+    let budget = functions.budget_tokens.expect("asked for");
+    assert!(budget > written + 1000, "{budget} against {written}");
     assert!(generate_ground_within(&ground, Form::Auto, None, written).tables);
-    assert!(!generate_ground_within(&ground, Form::Auto, None, functions.budget_tokens).tables);
+    assert!(!generate_ground_within(&ground, Form::Auto, None, budget).tables);
+    assert_eq!(emit::generate_functions(&ground, None, false).budget_tokens, None);
 }

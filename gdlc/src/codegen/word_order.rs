@@ -49,10 +49,12 @@ pub(super) fn partial_cycles(ground: &Ground, member: &[Option<(u32, u32)>]) -> 
 /// with, as [`joined`] gives it), its recursive group, or itself.
 fn units(ground: &Ground, member: &[Option<(u32, u32)>], first: &[usize]) -> Vec<usize> {
     let groups = first.len();
-    let mut unit: Vec<usize> = (0..ground.nodes.len()).map(|i| groups + ground.cycles.len() + i).collect();
-    for (c, &(start, end)) in ground.cycles.iter().enumerate() {
-        unit[start as usize..end as usize].iter_mut().for_each(|u| *u = groups + c);
-    }
+    let mut unit: Vec<usize> = (ground.cycle_of().into_iter().enumerate())
+        .map(|(i, cycle)| match cycle {
+            Some(c) => groups + c,
+            None => groups + ground.cycles.len() + i,
+        })
+        .collect();
     for (i, m) in member.iter().enumerate() {
         if let Some((g, _)) = m {
             unit[i] = first[*g as usize];

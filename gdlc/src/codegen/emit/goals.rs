@@ -15,9 +15,9 @@ impl Emitter<'_> {
         // A node's own comment already names the atom.
         let note = (!matches!(value, Value::Lit(Lit { prop: Prop::Node(_), .. })))
             .then(|| self.note(|notes| notes.atom("terminal")));
+        let doc = terminal_doc();
         quote! {
-            /// Whether `s` is terminal.
-
+            #doc
             pub fn terminal(s: &State) -> bool {
                 #nodes
                 #note
@@ -32,15 +32,29 @@ impl Emitter<'_> {
         let (nodes, slots) = self.evaluate(&values);
         let body = Body::new(self, &slots, Phase::State);
         let roles = self.ground.goals.iter().enumerate().map(|(role, goals)| body.role_goal(role, goals));
+        let doc = goals_doc();
         quote! {
-            /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
-            /// gives, `None` when it gives none).
-
+            #doc
             pub fn goals(s: &State, out: &mut [Option<u32>]) {
                 #nodes
                 #(#roles)*
             }
         }
+    }
+}
+
+/// The documentation of `terminal`, written by itself or served by the fused step.
+pub(super) fn terminal_doc() -> TokenStream {
+    quote! {
+        /// Whether `s` is terminal.
+    }
+}
+
+/// The documentation of `goals`, written by itself or served by the fused step.
+pub(super) fn goals_doc() -> TokenStream {
+    quote! {
+        /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
+        /// gives, `None` when it gives none).
     }
 }
 

@@ -41,12 +41,14 @@ pub(super) struct Functions {
     /// Whether they include the fused `random_step`.
     pub(super) fused: bool,
     /// Their tokens, with those of the functions the fused step serves counted as if they
-    /// were written apart, as [`super::STRAIGHT_FORM_TOKENS`] was measured.
-    pub(super) budget_tokens: usize,
+    /// were written apart, as [`super::STRAIGHT_FORM_TOKENS`] was measured; `None` unless
+    /// asked for.
+    pub(super) budget_tokens: Option<usize>,
 }
 
-/// The game's straight-line functions.
-pub(super) fn generate_functions(ground: &Ground, notes: Option<&Notes>) -> Functions {
+/// The game's straight-line functions, with their budget tokens when `budget` (only
+/// [`super::Form::Auto`] reads them, and counting them writes the served functions apart).
+pub(super) fn generate_functions(ground: &Ground, notes: Option<&Notes>, budget: bool) -> Functions {
     let mut vectorized = ground.clone();
     let families = super::families::vectorize(&mut vectorized);
     let mut emitter = Emitter::straight_line(&vectorized, families);
@@ -78,12 +80,14 @@ pub(super) fn generate_functions(ground: &Ground, notes: Option<&Notes>) -> Func
         #random_step
         #sees
     };
-    let apart = [
-        shared.legal.then(|| emitter.generate_legal_fns(&legal_plans)),
-        shared.terminal.then(|| emitter.generate_terminal_fn()),
-        shared.goals.then(|| emitter.generate_goals_fn()),
-    ];
-    let budget_tokens = super::token_count(&tokens) + apart.iter().flatten().map(super::token_count).sum::<usize>();
+    let budget_tokens = budget.then(|| {
+        let apart = [
+            shared.legal.then(|| emitter.generate_legal_fns(&legal_plans)),
+            shared.terminal.then(|| emitter.generate_terminal_fn()),
+            shared.goals.then(|| emitter.generate_goals_fn()),
+        ];
+        super::token_count(&tokens) + apart.iter().flatten().map(super::token_count).sum::<usize>()
+    });
     Functions { tokens, fused, budget_tokens }
 }
 

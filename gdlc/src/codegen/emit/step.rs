@@ -96,10 +96,12 @@ impl Emitter<'_> {
             .partition(|&&n| dependent[n as usize]);
         let state_part: Vec<u32> =
             needed.iter().copied().filter(|&n| !local[n as usize] && !dependent[n as usize]).collect();
-        let shared = self.shared(&state_part, &values);
+        let cones = Cones::new(self.ground);
         let goal_values: Vec<Value> = self.ground.goals.iter().flatten().map(|&(_, v)| v).collect();
+        let goal_cone = cones.cone(&goal_values);
+        let shared = self.shared(&state_part, &values, &cones, &goal_cone);
         let goal_only = match shared.goals {
-            true => self.nodes_beyond(&goal_values, &before),
+            true => self.nodes_beyond(&goal_cone, &before),
             false => Vec::new(),
         };
         let all: Vec<u32> = needed.iter().chain(&goal_only).copied().collect::<BTreeSet<u32>>().into_iter().collect();
@@ -130,13 +132,10 @@ impl Emitter<'_> {
             #next_words
             Some(State(w))
         };
+        let random_step_doc = random_step_doc();
         let code = match shared.any() {
             false => quote! {
-                /// One step of a uniformly random playout from `s`: `None` when `s` is terminal or a
-                /// role has no legal move, else the state after every role plays a move drawn
-                /// uniformly among its legal ones (one draw per role with several moves, in role
-                /// order).
-
+                #random_step_doc
                 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
                     #declare
                     #state_nodes
@@ -189,28 +188,24 @@ impl Emitter<'_> {
     /// least [`SHARED_MIN_NODES`] of `state_part`, the nodes the step computes before the move
     /// is known (those behind a role's guard among them). `goals`, which a playout calls once
     /// at its end, must also read at least half of them, so that a playout does not compute
-    /// much more for it than its own function did.
-    fn shared(&self, state_part: &[u32], values: &StepValues) -> Shared {
+    /// much more for it than its own function did. `goal_cone` is the cone of the goal values.
+    fn shared(&self, state_part: &[u32], values: &StepValues, cones: &Cones, goal_cone: &[u32]) -> Shared {
         let mut in_part = vec![false; self.ground.nodes.len()];
         state_part.iter().for_each(|&n| in_part[n as usize] = true);
-        let cones = Cones::new(self.ground);
-        let overlap =
-            |values: &[Value]| self.whole_groups(cones.cone(values)).iter().filter(|&&n| in_part[n as usize]).count();
+        let overlap = |cone: Vec<u32>| self.whole_groups(cone).iter().filter(|&&n| in_part[n as usize]).count();
         let legal: Vec<Value> = values.legal.iter().flatten().copied().collect();
-        let goals: Vec<Value> = self.ground.goals.iter().flatten().map(|&(_, v)| v).collect();
-        let goal_overlap = overlap(&goals);
+        let goal_overlap = overlap(goal_cone.to_vec());
         Shared {
-            legal: overlap(&legal) >= SHARED_MIN_NODES,
-            terminal: overlap(values.terminal()) >= SHARED_MIN_NODES,
+            legal: overlap(cones.cone(&legal)) >= SHARED_MIN_NODES,
+            terminal: overlap(cones.cone(values.terminal())) >= SHARED_MIN_NODES,
             goals: goal_overlap >= SHARED_MIN_NODES && 2 * goal_overlap >= state_part.len(),
         }
     }
 
-    /// The nodes that `values` need beyond `computed`, sorted, in whole groups of node words.
-    fn nodes_beyond(&self, values: &[Value], computed: &[u32]) -> Vec<u32> {
+    /// The nodes of `cone` beyond `computed`, sorted, in whole groups of node words.
+    fn nodes_beyond(&self, cone: &[u32], computed: &[u32]) -> Vec<u32> {
         let computed: BTreeSet<u32> = computed.iter().copied().collect();
-        let cone = Cones::new(self.ground).cone(values);
-        self.whole_groups(cone.into_iter().filter(|n| !computed.contains(n)).collect())
+        self.whole_groups(cone.iter().copied().filter(|n| !computed.contains(n)).collect())
     }
 
     /// The values `random_step` evaluates, with every role's legal moves found as `plans` say.
@@ -257,6 +252,16 @@ impl Emitter<'_> {
     }
 }
 
+/// The documentation of `random_step`.
+fn random_step_doc() -> TokenStream {
+    quote! {
+        /// One step of a uniformly random playout from `s`: `None` when `s` is terminal or a
+        /// role has no legal move, else the state after every role plays a move drawn
+        /// uniformly among its legal ones (one draw per role with several moves, in role
+        /// order).
+    }
+}
+
 /// The functions the step's code serves, each a call of `evaluate`.
 fn served_fns(shared: Shared) -> TokenStream {
     let legal = shared.legal.then(|| {
@@ -269,8 +274,9 @@ fn served_fns(shared: Shared) -> TokenStream {
         }
     });
     let terminal = shared.terminal.then(|| {
+        let doc = super::goals::terminal_doc();
         quote! {
-            /// Whether `s` is terminal.
+            #doc
             pub fn terminal(s: &State) -> bool {
                 let mut terminal = false;
                 evaluate(s, Ask::Terminal(&mut terminal));
@@ -279,19 +285,17 @@ fn served_fns(shared: Shared) -> TokenStream {
         }
     });
     let goals = shared.goals.then(|| {
+        let doc = super::goals::goals_doc();
         quote! {
-            /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
-            /// gives, `None` when it gives none).
+            #doc
             pub fn goals(s: &State, out: &mut [Option<u32>]) {
                 evaluate(s, Ask::Goals(out));
             }
         }
     });
+    let doc = random_step_doc();
     quote! {
-        /// One step of a uniformly random playout from `s`: `None` when `s` is terminal or a
-        /// role has no legal move, else the state after every role plays a move drawn
-        /// uniformly among its legal ones (one draw per role with several moves, in role
-        /// order).
+        #doc
         pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
             evaluate(s, Ask::Step(rng))
         }
@@ -372,25 +376,27 @@ impl Body<'_> {
         let used: Vec<u64> = plan.parts.words.iter().map(|&(used, _)| used).collect();
         let (draw, pick_table) = pick_tables::draw(role, &used);
         let listed = super::legal::listed_parts(&move_of);
-        let draw = match (shared.any(), shared.legal) {
-            (false, _) => quote!(let #drawn = #draw;),
-            (true, false) => quote! {
-                let #drawn = match &mut ask {
-                    Ask::Step(rng) => #draw,
-                    _ => return None,
-                };
-            },
-            (true, true) => quote! {
-                let #drawn = match &mut ask {
-                    Ask::Step(rng) => #draw,
-                    Ask::Legal(asked, out) => {
-                        if *asked == #r {
-                            #listed
-                            return None;
-                        }
-                        0
+        // Asked for `legal`, the asked role's moves are listed and the others' not drawn;
+        // asked for `terminal` or `goals`, `evaluate` has answered before the choices.
+        let legal_arm = shared.legal.then(|| {
+            quote! {
+                Ask::Legal(asked, out) => {
+                    if *asked == #r {
+                        #listed
+                        return None;
                     }
-                    _ => return None,
+                    0
+                }
+            }
+        });
+        let answered_arm = (shared.terminal || shared.goals).then(|| quote!(_ => return None,));
+        let draw = match shared.any() {
+            false => quote!(let #drawn = #draw;),
+            true => quote! {
+                let #drawn = match &mut ask {
+                    Ask::Step(rng) => #draw,
+                    #legal_arm
+                    #answered_arm
                 };
             },
         };
