@@ -15,11 +15,11 @@ use super::coordinates::Coordinates;
 use super::{Ground, Lit, Prop, Value};
 use gdl_runtime::kif::{self, Sx};
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 const WORD: usize = 64;
 
-/// Renumbers the base facts of `ground` by [`layout`], unless the layout would need more words.
+/// Renumbers the base facts of `ground` by [`layout`], unless it would need more words.
 /// The facts of a relation that the rules of `description` read through a one-to-one static
 /// map onto numbers are ordered by those numbers (see [`super::coordinates`]).
 pub fn lay_out(ground: &mut Ground, description: &crate::ast::Description) {
@@ -29,9 +29,10 @@ pub fn lay_out(ground: &mut Ground, description: &crate::ast::Description) {
 }
 
 /// The bit of every base fact under the block layout, or `None` when it needs more words than
-/// the facts in byte order (or changes nothing).
+/// the facts in byte order (or, when a relation is led by the board of another, than its blocks
+/// wider than a word from a word each) or changes nothing.
 pub fn layout(base: &[String], coordinates: &[Coordinates]) -> Option<Vec<u32>> {
-    let blocks = blocks(base, coordinates);
+    let (blocks, led_by_shared_board) = blocks(base, coordinates);
     // Blocks wider than a word start at a word boundary and take whole words; the others go,
     // widest first, into the first word with room.
     let mut order: Vec<usize> = (0..blocks.len()).collect();
@@ -64,14 +65,24 @@ pub fn layout(base: &[String], coordinates: &[Coordinates]) -> Option<Vec<u32>> 
     }
     let dense_words = base.len().div_ceil(WORD).max(1);
     let identity = bit_of.iter().enumerate().all(|(i, &b)| b as usize == i);
-    (fill.len() <= dense_words && !identity).then_some(bit_of)
+    // A relation led by the board of another, wider than a word, starts each of its blocks at a
+    // word, so that rules reading the two at one cell shift a word onto a word: allowed the
+    // words that blocks wider than a word take whole, beside the others' facts packed densely.
+    let narrow: usize = blocks.iter().filter(|b| b.len() <= WORD).map(Vec::len).sum();
+    let padded: usize =
+        blocks.iter().filter(|b| b.len() > WORD).map(|b| b.len().div_ceil(WORD)).sum::<usize>() + narrow.div_ceil(WORD);
+    let allowed = if led_by_shared_board { dense_words.max(padded) } else { dense_words };
+    (fill.len() <= allowed && !identity).then_some(bit_of)
 }
 
 /// The base facts grouped into blocks: the facts of one relation (by name and arity) with the
-/// same value of its argument with the fewest values, each block in the order of the other
-/// arguments, when every value has the same board (see [`uniform`]); else the relation's facts
-/// in byte order, as one block. Blocks are in the order of their relation and that value.
-fn blocks(base: &[String], coordinates: &[Coordinates]) -> Vec<Vec<usize>> {
+/// same value of its leading argument, each block in the order of the other arguments, when
+/// every value has the same board (see [`uniform`]); else the relation's facts in byte order,
+/// as one block. Blocks are in the order of their relation and that value. The leading argument
+/// is the one with the fewest values, unless that leaves blocks wider than a word and another
+/// argument leaves the board of another relation ([`shared_board`]). With whether a relation is
+/// led so.
+fn blocks(base: &[String], coordinates: &[Coordinates]) -> (Vec<Vec<usize>>, bool) {
     // A relation with coordinates is grouped under its own arity, then read by them.
     let mut parsed: Vec<(String, Vec<String>)> = base.iter().map(|fact| split(fact)).collect();
     let mut relations: BTreeMap<(String, usize), Vec<usize>> = BTreeMap::new();
@@ -86,14 +97,16 @@ fn blocks(base: &[String], coordinates: &[Coordinates]) -> Vec<Vec<usize>> {
         }
     }
     let parsed = parsed;
+    let fewest: Vec<Option<usize>> = relations.values().map(|facts| fewest_values(facts, &parsed)).collect();
+    let boards: BTreeSet<Vec<Vec<&str>>> =
+        (relations.values().zip(&fewest)).filter_map(|(facts, &outer)| board_of(facts, &parsed, outer?)).collect();
+    let leading: Vec<Option<usize>> = (relations.values().zip(&fewest))
+        .map(|(facts, &fewest)| shared_board(facts, &parsed, fewest, &boards).or(fewest))
+        .collect();
+    let shared = leading != fewest;
     let mut blocks = Vec::new();
-    for facts in relations.into_values() {
+    for (facts, outer) in relations.into_values().zip(leading) {
         let arity = facts.first().map_or(0, |&f| parsed[f].1.len());
-        // The argument with the fewest values leads; of equal counts, the last argument.
-        let outer = (0..arity).min_by_key(|&a| {
-            let values: std::collections::BTreeSet<&str> = facts.iter().map(|&f| parsed[f].1[a].as_str()).collect();
-            (values.len(), std::cmp::Reverse(a))
-        });
         let key = |f: usize| -> Vec<&str> {
             let args = &parsed[f].1;
             outer
@@ -114,7 +127,65 @@ fn blocks(base: &[String], coordinates: &[Coordinates]) -> Vec<Vec<usize>> {
         };
         blocks.extend(facts.chunk_by(|&a, &b| parsed[a].1[outer] == parsed[b].1[outer]).map(<[usize]>::to_vec));
     }
-    blocks
+    (blocks, shared)
+}
+
+/// The argument of a relation's facts with the fewest values; of equal counts, the last one.
+fn fewest_values(facts: &[usize], parsed: &[(String, Vec<String>)]) -> Option<usize> {
+    let arity = facts.first().map_or(0, |&f| parsed[f].1.len());
+    (0..arity).min_by_key(|&a| {
+        let values: BTreeSet<&str> = facts.iter().map(|&f| parsed[f].1[a].as_str()).collect();
+        (values.len(), std::cmp::Reverse(a))
+    })
+}
+
+/// The board of a relation's facts led by argument `outer`: the other arguments of the facts of
+/// one value, in order, when every value has the same (see [`uniform`]) and there are two
+/// values or more.
+fn board_of<'a>(facts: &[usize], parsed: &'a [(String, Vec<String>)], outer: usize) -> Option<Vec<Vec<&'a str>>> {
+    let arity = facts.first().map_or(0, |&f| parsed[f].1.len());
+    if arity < 2 {
+        return None;
+    }
+    let mut sorted = facts.to_vec();
+    sorted.sort_by(|&a, &b| {
+        let key = |f: usize| -> Vec<&str> {
+            let args = &parsed[f].1;
+            std::iter::once(outer).chain((0..arity).filter(|&a| a != outer)).map(|a| args[a].as_str()).collect()
+        };
+        compare_keys(&key(a), &key(b))
+    });
+    if !uniform(&sorted, parsed, outer) {
+        return None;
+    }
+    let first = &parsed[sorted[0]].1[outer];
+    let board: Vec<Vec<&str>> = (sorted.iter().take_while(|&&f| &parsed[f].1[outer] == first))
+        .map(|&f| (0..arity).filter(|&a| a != outer).map(|a| parsed[f].1[a].as_str()).collect())
+        .collect();
+    (board.len() < sorted.len()).then_some(board)
+}
+
+/// When the argument with the fewest values leaves blocks wider than a word, the argument that
+/// instead leaves the board of another relation (hex's `(connected ?group ?row ?column)` led by
+/// the group, so that each group is a board of cells like `(cell ?row ?column ?colour)`'s).
+/// Each such block then starts at a word, and rules that read the two relations at one cell
+/// shift one board onto the other.
+fn shared_board(
+    facts: &[usize],
+    parsed: &[(String, Vec<String>)],
+    fewest: Option<usize>,
+    boards: &BTreeSet<Vec<Vec<&str>>>,
+) -> Option<usize> {
+    let fewest = fewest?;
+    let wide = board_of(facts, parsed, fewest).is_some_and(|board| board.len() > WORD);
+    if !wide {
+        return None;
+    }
+    let arity = facts.first().map_or(0, |&f| parsed[f].1.len());
+    (0..arity).filter(|&a| a != fewest).find_map(|a| {
+        let board = board_of(facts, parsed, a)?;
+        (board.len() > 1 && boards.contains(&board)).then_some(a)
+    })
 }
 
 /// Whether `facts` (one relation's, sorted by the leading argument `outer` first) have, for every
@@ -249,6 +320,36 @@ mod tests {
         sorted.sort_unstable();
         sorted.dedup();
         assert_eq!(sorted.len(), base.len(), "every fact has its own bit");
+    }
+
+    #[test]
+    fn a_relation_wider_than_a_word_takes_the_board_of_another() {
+        // Hex's groups: (connected k m n) for 3 groups on a 9x9 board beside (cell m n colour).
+        // Led by its fewest values (a column), each block would hold 27 facts of 3 groups;
+        // led by the group, each group is a board of 81 cells like each colour's, from a word.
+        let mut base = Vec::new();
+        let rows = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
+        for m in rows {
+            for n in 1..=9 {
+                for colour in ["blue", "red"] {
+                    base.push(format!("(cell {m} {n} {colour})"));
+                }
+                for k in 1..=12 {
+                    base.push(format!("(connected {k} {m} {n})"));
+                }
+            }
+        }
+        base.sort();
+        let bit_of = layout(&base, &[]).expect("a new layout");
+        let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+        for k in 1..=12 {
+            let first = bit(&format!("(connected {k} a 1)"));
+            assert_eq!(first % 64, 0, "group {k} starts a word");
+            assert_eq!(bit(&format!("(connected {k} b 1)")), first + 9);
+            assert_eq!(bit(&format!("(connected {k} i 9)")), first + 80);
+        }
+        assert_eq!(bit("(cell a 1 red)") % 64, 0);
+        assert_eq!(bit("(cell i 9 red)"), bit("(cell a 1 red)") + 80);
     }
 
     #[test]

@@ -1813,7 +1813,7 @@ enum Ask<'a> {
 /// state this code serves, whose answer goes where `ask` says.
 fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     let mut n = [false; 82];
-    let mut g = [0u64; 160];
+    let mut g = [0u64; 162];
     // n[0]: (canmove black), rules at gather.kif:32
     n[0] = ((!s.0[0]) & ((s.0[0] >> 1)) & (!s.0[1]) & (0x7df7df7df) != 0)
         | ((!s.0[0]) & ((s.0[0] >> 5)) & (!s.0[1]) & (0x3efbefbe) != 0)
@@ -1838,10 +1838,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     // n[3]: (legal white noop), rules at gather.kif:25, 28
     n[3] = (s.0[0] & 0x4000000000000000 == 0)
         | ((s.0[0] & 0x4000000000000000 == 0x4000000000000000) & (!n[2]));
-    // g[16]: 36 node words, bit 8 (connected black b 2 b 3), bit 6 (connected black b 2 b 1), bit 13 (connected black b 2 c 2), bit 1 (connected black b 2 a 2), and 32 more; rules at gather.kif:59, 63
-    // g[17]: 36 node words, bit 1 ((aux 2) black b a 2 2), bit 7 ((aux 2) black b b 2 2), bit 13 ((aux 2) black b c 2 2), bit 19 ((aux 2) black b d 2 2), and 32 more
-    g[16] = 0;
-    g[17] = 0;
+    // g[18]: 36 node words, bit 8 (connected black b 2 b 3), bit 6 (connected black b 2 b 1), bit 13 (connected black b 2 c 2), bit 1 (connected black b 2 a 2), and 32 more; rules at gather.kif:59, 63
+    // g[19]: 36 node words, bit 1 ((aux 2) black b a 2 2), bit 7 ((aux 2) black b b 2 2), bit 13 ((aux 2) black b c 2 2), bit 19 ((aux 2) black b d 2 2), and 32 more
+    g[18] = 0;
+    g[19] = 0;
     loop {
         let mut changed = false;
         let word = ((0x4000 & (s.0[0] << 7u32) & s.0[0]))
@@ -1850,32 +1850,6 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             | ((0x100 & (s.0[0] << 1u32) & s.0[0]))
             | ((0x40 & s.0[0] & (s.0[0] >> 1u32))) | ((0x4 & s.0[0] & (s.0[0] >> 5u32)))
             | ((0x2 & s.0[0] & (s.0[0] >> 6u32))) | ((0x1 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[17]));
-        changed |= word != g[16];
-        g[16] = word;
-        let word = ((0xfbefbef80 & (g[16] << 7u32))) | ((0xfffffffc0 & (g[16] << 6u32)))
-            | ((0x7df7df7c0 & (g[16] << 5u32))) | ((0xfbefbefbe & (g[16] << 1u32)))
-            | ((0x7df7df7df & (g[16] >> 1u32))) | ((0x3efbefbe & (g[16] >> 5u32)))
-            | ((0x3fffffff & (g[16] >> 6u32))) | ((0x1f7df7df & (g[16] >> 7u32)));
-        changed |= word != g[17];
-        g[17] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[18]: 36 node words, bit 14 (connected black c 2 c 3), bit 12 (connected black c 2 c 1), bit 19 (connected black c 2 d 2), bit 7 (connected black c 2 b 2), and 32 more; rules at gather.kif:59, 63
-    // g[19]: 36 node words, bit 1 ((aux 2) black c a 2 2), bit 7 ((aux 2) black c b 2 2), bit 13 ((aux 2) black c c 2 2), bit 19 ((aux 2) black c d 2 2), and 32 more
-    g[18] = 0;
-    g[19] = 0;
-    loop {
-        let mut changed = false;
-        let word = ((0x100000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x80000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x40000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x4000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x1000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x100 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x80 & s.0[0] & (s.0[0] >> 6u32))) | ((0x40 & s.0[0] & (s.0[0] >> 7u32)))
             | ((0xfffffffff & s.0[0] & g[19]));
         changed |= word != g[18];
         g[18] = word;
@@ -1889,20 +1863,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[20]: 36 node words, bit 26 (connected black e 2 e 3), bit 24 (connected black e 2 e 1), bit 31 (connected black e 2 f 2), bit 19 (connected black e 2 d 2), and 32 more; rules at gather.kif:59, 63
-    // g[21]: 36 node words, bit 1 ((aux 2) black e a 2 2), bit 7 ((aux 2) black e b 2 2), bit 13 ((aux 2) black e c 2 2), bit 19 ((aux 2) black e d 2 2), and 32 more
+    // g[20]: 36 node words, bit 14 (connected black c 2 c 3), bit 12 (connected black c 2 c 1), bit 19 (connected black c 2 d 2), bit 7 (connected black c 2 b 2), and 32 more; rules at gather.kif:59, 63
+    // g[21]: 36 node words, bit 1 ((aux 2) black c a 2 2), bit 7 ((aux 2) black c b 2 2), bit 13 ((aux 2) black c c 2 2), bit 19 ((aux 2) black c d 2 2), and 32 more
     g[20] = 0;
     g[21] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x80000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x40000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x4000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x1000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x100000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x80000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x40000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[21]));
+        let word = ((0x100000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x80000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x40000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x4000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x1000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x100 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x80 & s.0[0] & (s.0[0] >> 6u32))) | ((0x40 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[21]));
         changed |= word != g[20];
         g[20] = word;
         let word = ((0xfbefbef80 & (g[20] << 7u32))) | ((0xfffffffc0 & (g[20] << 6u32)))
@@ -1915,18 +1889,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[22]: 36 node words, bit 32 (connected black f 2 f 3), bit 30 (connected black f 2 f 1), bit 25 (connected black f 2 e 2), bit 26 (connected black f 2 e 3), and 32 more; rules at gather.kif:59, 63
-    // g[23]: 36 node words, bit 1 ((aux 2) black f a 2 2), bit 7 ((aux 2) black f b 2 2), bit 13 ((aux 2) black f c 2 2), bit 19 ((aux 2) black f d 2 2), and 32 more
+    // g[22]: 36 node words, bit 26 (connected black e 2 e 3), bit 24 (connected black e 2 e 1), bit 31 (connected black e 2 f 2), bit 19 (connected black e 2 d 2), and 32 more; rules at gather.kif:59, 63
+    // g[23]: 36 node words, bit 1 ((aux 2) black e a 2 2), bit 7 ((aux 2) black e b 2 2), bit 13 ((aux 2) black e c 2 2), bit 19 ((aux 2) black e d 2 2), and 32 more
     g[22] = 0;
     g[23] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x40000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x4000000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x2000000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x1000000 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[23]));
+        let word = ((0x100000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x80000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x40000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x4000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x1000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x100000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x80000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x40000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[23]));
         changed |= word != g[22];
         g[22] = word;
         let word = ((0xfbefbef80 & (g[22] << 7u32))) | ((0xfffffffc0 & (g[22] << 6u32)))
@@ -1939,19 +1915,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[24]: 36 node words, bit 11 (connected white b 5 b 6), bit 9 (connected white b 5 b 4), bit 16 (connected white b 5 c 5), bit 4 (connected white b 5 a 5), and 32 more; rules at gather.kif:59, 63
-    // g[25]: 36 node words, bit 1 ((aux 2) white b a 5 2), bit 7 ((aux 2) white b b 5 2), bit 13 ((aux 2) white b c 5 2), bit 19 ((aux 2) white b d 5 2), and 32 more
+    // g[24]: 36 node words, bit 32 (connected black f 2 f 3), bit 30 (connected black f 2 f 1), bit 25 (connected black f 2 e 2), bit 26 (connected black f 2 e 3), and 32 more; rules at gather.kif:59, 63
+    // g[25]: 36 node words, bit 1 ((aux 2) black f a 2 2), bit 7 ((aux 2) black f b 2 2), bit 13 ((aux 2) black f c 2 2), bit 19 ((aux 2) black f d 2 2), and 32 more
     g[24] = 0;
     g[25] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x10000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x8000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x800 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x200 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x20 & s.0[1] & (s.0[1] >> 5u32))) | ((0x10 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x8 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[25]));
+        let word = ((0x100000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x40000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x4000000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x2000000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x1000000 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[25]));
         changed |= word != g[24];
         g[24] = word;
         let word = ((0xfbefbef80 & (g[24] << 7u32))) | ((0xfffffffc0 & (g[24] << 6u32)))
@@ -1964,20 +1939,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[26]: 36 node words, bit 17 (connected white c 5 c 6), bit 15 (connected white c 5 c 4), bit 22 (connected white c 5 d 5), bit 10 (connected white c 5 b 5), and 32 more; rules at gather.kif:59, 63
-    // g[27]: 36 node words, bit 1 ((aux 2) white c a 5 2), bit 7 ((aux 2) white c b 5 2), bit 13 ((aux 2) white c c 5 2), bit 19 ((aux 2) white c d 5 2), and 32 more
+    // g[26]: 36 node words, bit 11 (connected white b 5 b 6), bit 9 (connected white b 5 b 4), bit 16 (connected white b 5 c 5), bit 4 (connected white b 5 a 5), and 32 more; rules at gather.kif:59, 63
+    // g[27]: 36 node words, bit 1 ((aux 2) white b a 5 2), bit 7 ((aux 2) white b b 5 2), bit 13 ((aux 2) white b c 5 2), bit 19 ((aux 2) white b d 5 2), and 32 more
     g[26] = 0;
     g[27] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x400000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x200000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x20000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x8000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x800 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x400 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x200 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[27]));
+        let word = ((0x20000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x10000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x8000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x800 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x200 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x20 & s.0[1] & (s.0[1] >> 5u32))) | ((0x10 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x8 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[27]));
         changed |= word != g[26];
         g[26] = word;
         let word = ((0xfbefbef80 & (g[26] << 7u32))) | ((0xfffffffc0 & (g[26] << 6u32)))
@@ -1990,21 +1964,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[28]: 36 node words, bit 29 (connected white e 5 e 6), bit 27 (connected white e 5 e 4), bit 34 (connected white e 5 f 5), bit 22 (connected white e 5 d 5), and 32 more; rules at gather.kif:59, 63
-    // g[29]: 36 node words, bit 1 ((aux 2) white e a 5 2), bit 7 ((aux 2) white e b 5 2), bit 13 ((aux 2) white e c 5 2), bit 19 ((aux 2) white e d 5 2), and 32 more
+    // g[28]: 36 node words, bit 17 (connected white c 5 c 6), bit 15 (connected white c 5 c 4), bit 22 (connected white c 5 d 5), bit 10 (connected white c 5 b 5), and 32 more; rules at gather.kif:59, 63
+    // g[29]: 36 node words, bit 1 ((aux 2) white c a 5 2), bit 7 ((aux 2) white c b 5 2), bit 13 ((aux 2) white c c 5 2), bit 19 ((aux 2) white c d 5 2), and 32 more
     g[28] = 0;
     g[29] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x400000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x200000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x20000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x8000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x800000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x400000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x200000 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[29]));
+        let word = ((0x800000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x400000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x200000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x20000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x8000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x800 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x400 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x200 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[29]));
         changed |= word != g[28];
         g[28] = word;
         let word = ((0xfbefbef80 & (g[28] << 7u32))) | ((0xfffffffc0 & (g[28] << 6u32)))
@@ -2017,17 +1990,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[30]: 36 node words, bit 35 (connected white f 5 f 6), bit 33 (connected white f 5 f 4), bit 28 (connected white f 5 e 5), bit 29 (connected white f 5 e 6), and 32 more; rules at gather.kif:59, 63
-    // g[31]: 36 node words, bit 1 ((aux 2) white f a 5 2), bit 7 ((aux 2) white f b 5 2), bit 13 ((aux 2) white f c 5 2), bit 19 ((aux 2) white f d 5 2), and 32 more
+    // g[30]: 36 node words, bit 29 (connected white e 5 e 6), bit 27 (connected white e 5 e 4), bit 34 (connected white e 5 f 5), bit 22 (connected white e 5 d 5), and 32 more; rules at gather.kif:59, 63
+    // g[31]: 36 node words, bit 1 ((aux 2) white e a 5 2), bit 7 ((aux 2) white e b 5 2), bit 13 ((aux 2) white e c 5 2), bit 19 ((aux 2) white e d 5 2), and 32 more
     g[30] = 0;
     g[31] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x200000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x20000000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x10000000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x8000000 & s.0[1] & (s.0[1] >> 7u32)))
+        let word = ((0x800000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x400000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x200000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x20000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x8000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x800000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x400000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x200000 & s.0[1] & (s.0[1] >> 7u32)))
             | ((0xfffffffff & s.0[1] & g[31]));
         changed |= word != g[30];
         g[30] = word;
@@ -2041,19 +2017,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[32]: 36 node words, bit 9 (connected black b 3 b 4), bit 7 (connected black b 3 b 2), bit 14 (connected black b 3 c 3), bit 2 (connected black b 3 a 3), and 32 more; rules at gather.kif:59, 63
-    // g[33]: 36 node words, bit 1 ((aux 2) black b a 3 2), bit 7 ((aux 2) black b b 3 2), bit 13 ((aux 2) black b c 3 2), bit 19 ((aux 2) black b d 3 2), and 32 more
+    // g[32]: 36 node words, bit 35 (connected white f 5 f 6), bit 33 (connected white f 5 f 4), bit 28 (connected white f 5 e 5), bit 29 (connected white f 5 e 6), and 32 more; rules at gather.kif:59, 63
+    // g[33]: 36 node words, bit 1 ((aux 2) white f a 5 2), bit 7 ((aux 2) white f b 5 2), bit 13 ((aux 2) white f c 5 2), bit 19 ((aux 2) white f d 5 2), and 32 more
     g[32] = 0;
     g[33] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x8000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x4000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x2000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x200 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x80 & s.0[0] & (s.0[0] >> 1u32))) | ((0x8 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x4 & s.0[0] & (s.0[0] >> 6u32))) | ((0x2 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[33]));
+        let word = ((0x800000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x200000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x20000000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x10000000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x8000000 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[33]));
         changed |= word != g[32];
         g[32] = word;
         let word = ((0xfbefbef80 & (g[32] << 7u32))) | ((0xfffffffc0 & (g[32] << 6u32)))
@@ -2066,16 +2041,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[34]: 36 node words, bit 7 (connected black b 1 b 2), bit 12 (connected black b 1 c 1), bit 0 (connected black b 1 a 1), bit 13 (connected black b 1 c 2), and 32 more; rules at gather.kif:59, 63
-    // g[35]: 36 node words, bit 1 ((aux 2) black b a 1 2), bit 7 ((aux 2) black b b 1 2), bit 13 ((aux 2) black b c 1 2), bit 19 ((aux 2) black b d 1 2), and 32 more
+    // g[34]: 36 node words, bit 9 (connected black b 3 b 4), bit 7 (connected black b 3 b 2), bit 14 (connected black b 3 c 3), bit 2 (connected black b 3 a 3), and 32 more; rules at gather.kif:59, 63
+    // g[35]: 36 node words, bit 1 ((aux 2) black b a 3 2), bit 7 ((aux 2) black b b 3 2), bit 13 ((aux 2) black b c 3 2), bit 19 ((aux 2) black b d 3 2), and 32 more
     g[34] = 0;
     g[35] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x2000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x1000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x80 & (s.0[0] << 1u32) & s.0[0])) | ((0x2 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x1 & s.0[0] & (s.0[0] >> 6u32))) | ((0xfffffffff & s.0[0] & g[35]));
+        let word = ((0x8000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x4000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x2000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x200 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x80 & s.0[0] & (s.0[0] >> 1u32))) | ((0x8 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x4 & s.0[0] & (s.0[0] >> 6u32))) | ((0x2 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[35]));
         changed |= word != g[34];
         g[34] = word;
         let word = ((0xfbefbef80 & (g[34] << 7u32))) | ((0xfffffffc0 & (g[34] << 6u32)))
@@ -2088,16 +2066,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[36]: 36 node words, bit 2 (connected black a 2 a 3), bit 0 (connected black a 2 a 1), bit 7 (connected black a 2 b 2), bit 8 (connected black a 2 b 3), and 32 more; rules at gather.kif:59, 63
-    // g[37]: 36 node words, bit 1 ((aux 2) black a a 2 2), bit 7 ((aux 2) black a b 2 2), bit 13 ((aux 2) black a c 2 2), bit 19 ((aux 2) black a d 2 2), and 32 more
+    // g[36]: 36 node words, bit 7 (connected black b 1 b 2), bit 12 (connected black b 1 c 1), bit 0 (connected black b 1 a 1), bit 13 (connected black b 1 c 2), and 32 more; rules at gather.kif:59, 63
+    // g[37]: 36 node words, bit 1 ((aux 2) black b a 1 2), bit 7 ((aux 2) black b b 1 2), bit 13 ((aux 2) black b c 1 2), bit 19 ((aux 2) black b d 1 2), and 32 more
     g[36] = 0;
     g[37] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x80 & (s.0[0] << 6u32) & s.0[0])) | ((0x40 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x4 & (s.0[0] << 1u32) & s.0[0])) | ((0x1 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0xfffffffff & s.0[0] & g[37]));
+        let word = ((0x2000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x1000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x80 & (s.0[0] << 1u32) & s.0[0])) | ((0x2 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x1 & s.0[0] & (s.0[0] >> 6u32))) | ((0xfffffffff & s.0[0] & g[37]));
         changed |= word != g[36];
         g[36] = word;
         let word = ((0xfbefbef80 & (g[36] << 7u32))) | ((0xfffffffc0 & (g[36] << 6u32)))
@@ -2110,20 +2088,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[38]: 36 node words, bit 15 (connected black c 3 c 4), bit 13 (connected black c 3 c 2), bit 20 (connected black c 3 d 3), bit 8 (connected black c 3 b 3), and 32 more; rules at gather.kif:59, 63
-    // g[39]: 36 node words, bit 1 ((aux 2) black c a 3 2), bit 7 ((aux 2) black c b 3 2), bit 13 ((aux 2) black c c 3 2), bit 19 ((aux 2) black c d 3 2), and 32 more
+    // g[38]: 36 node words, bit 2 (connected black a 2 a 3), bit 0 (connected black a 2 a 1), bit 7 (connected black a 2 b 2), bit 8 (connected black a 2 b 3), and 32 more; rules at gather.kif:59, 63
+    // g[39]: 36 node words, bit 1 ((aux 2) black a a 2 2), bit 7 ((aux 2) black a b 2 2), bit 13 ((aux 2) black a c 2 2), bit 19 ((aux 2) black a d 2 2), and 32 more
     g[38] = 0;
     g[39] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x100000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x80000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x8000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x2000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x200 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x100 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x80 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[39]));
+        let word = ((0x100 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x80 & (s.0[0] << 6u32) & s.0[0])) | ((0x40 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x4 & (s.0[0] << 1u32) & s.0[0])) | ((0x1 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0xfffffffff & s.0[0] & g[39]));
         changed |= word != g[38];
         g[38] = word;
         let word = ((0xfbefbef80 & (g[38] << 7u32))) | ((0xfffffffc0 & (g[38] << 6u32)))
@@ -2136,17 +2110,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[40]: 36 node words, bit 13 (connected black c 1 c 2), bit 18 (connected black c 1 d 1), bit 6 (connected black c 1 b 1), bit 19 (connected black c 1 d 2), and 32 more; rules at gather.kif:59, 63
-    // g[41]: 36 node words, bit 1 ((aux 2) black c a 1 2), bit 7 ((aux 2) black c b 1 2), bit 13 ((aux 2) black c c 1 2), bit 19 ((aux 2) black c d 1 2), and 32 more
+    // g[40]: 36 node words, bit 15 (connected black c 3 c 4), bit 13 (connected black c 3 c 2), bit 20 (connected black c 3 d 3), bit 8 (connected black c 3 b 3), and 32 more; rules at gather.kif:59, 63
+    // g[41]: 36 node words, bit 1 ((aux 2) black c a 3 2), bit 7 ((aux 2) black c b 3 2), bit 13 ((aux 2) black c c 3 2), bit 19 ((aux 2) black c d 3 2), and 32 more
     g[40] = 0;
     g[41] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x80000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x40000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x2000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x80 & s.0[0] & (s.0[0] >> 5u32))) | ((0x40 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0xfffffffff & s.0[0] & g[41]));
+        let word = ((0x200000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x100000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x80000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x8000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x2000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x200 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x100 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x80 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[41]));
         changed |= word != g[40];
         g[40] = word;
         let word = ((0xfbefbef80 & (g[40] << 7u32))) | ((0xfffffffc0 & (g[40] << 6u32)))
@@ -2159,16 +2136,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[42]: 36 node words, bit 3 (connected black a 3 a 4), bit 1 (connected black a 3 a 2), bit 8 (connected black a 3 b 3), bit 9 (connected black a 3 b 4), and 32 more; rules at gather.kif:59, 63
-    // g[43]: 36 node words, bit 1 ((aux 2) black a a 3 2), bit 7 ((aux 2) black a b 3 2), bit 13 ((aux 2) black a c 3 2), bit 19 ((aux 2) black a d 3 2), and 32 more
+    // g[42]: 36 node words, bit 13 (connected black c 1 c 2), bit 18 (connected black c 1 d 1), bit 6 (connected black c 1 b 1), bit 19 (connected black c 1 d 2), and 32 more; rules at gather.kif:59, 63
+    // g[43]: 36 node words, bit 1 ((aux 2) black c a 1 2), bit 7 ((aux 2) black c b 1 2), bit 13 ((aux 2) black c c 1 2), bit 19 ((aux 2) black c d 1 2), and 32 more
     g[42] = 0;
     g[43] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x100 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x80 & (s.0[0] << 5u32) & s.0[0])) | ((0x8 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x2 & s.0[0] & (s.0[0] >> 1u32))) | ((0xfffffffff & s.0[0] & g[43]));
+        let word = ((0x80000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x40000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x2000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x80 & s.0[0] & (s.0[0] >> 5u32))) | ((0x40 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0xfffffffff & s.0[0] & g[43]));
         changed |= word != g[42];
         g[42] = word;
         let word = ((0xfbefbef80 & (g[42] << 7u32))) | ((0xfffffffc0 & (g[42] << 6u32)))
@@ -2181,15 +2159,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[44]: 36 node words, bit 1 (connected black a 1 a 2), bit 6 (connected black a 1 b 1), bit 7 (connected black a 1 b 2), bit 0 (connected black a 1 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[45]: 36 node words, bit 1 ((aux 2) black a a 1 2), bit 7 ((aux 2) black a b 1 2), bit 13 ((aux 2) black a c 1 2), bit 19 ((aux 2) black a d 1 2), and 32 more
+    // g[44]: 36 node words, bit 3 (connected black a 3 a 4), bit 1 (connected black a 3 a 2), bit 8 (connected black a 3 b 3), bit 9 (connected black a 3 b 4), and 32 more; rules at gather.kif:59, 63
+    // g[45]: 36 node words, bit 1 ((aux 2) black a a 3 2), bit 7 ((aux 2) black a b 3 2), bit 13 ((aux 2) black a c 3 2), bit 19 ((aux 2) black a d 3 2), and 32 more
     g[44] = 0;
     g[45] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x80 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x40 & (s.0[0] << 6u32) & s.0[0])) | ((0x2 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0xfffffffff & s.0[0] & g[45]));
+        let word = ((0x200 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x100 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x80 & (s.0[0] << 5u32) & s.0[0])) | ((0x8 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x2 & s.0[0] & (s.0[0] >> 1u32))) | ((0xfffffffff & s.0[0] & g[45]));
         changed |= word != g[44];
         g[44] = word;
         let word = ((0xfbefbef80 & (g[44] << 7u32))) | ((0xfffffffc0 & (g[44] << 6u32)))
@@ -2202,20 +2181,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[46]: 36 node words, bit 20 (connected black d 2 d 3), bit 18 (connected black d 2 d 1), bit 25 (connected black d 2 e 2), bit 13 (connected black d 2 c 2), and 32 more; rules at gather.kif:59, 63
-    // g[47]: 36 node words, bit 1 ((aux 2) black d a 2 2), bit 7 ((aux 2) black d b 2 2), bit 13 ((aux 2) black d c 2 2), bit 19 ((aux 2) black d d 2 2), and 32 more
+    // g[46]: 36 node words, bit 1 (connected black a 1 a 2), bit 6 (connected black a 1 b 1), bit 7 (connected black a 1 b 2), bit 0 (connected black a 1 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[47]: 36 node words, bit 1 ((aux 2) black a a 1 2), bit 7 ((aux 2) black a b 1 2), bit 13 ((aux 2) black a c 1 2), bit 19 ((aux 2) black a d 1 2), and 32 more
     g[46] = 0;
     g[47] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x4000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x2000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x1000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x100000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x40000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x4000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x2000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x1000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[47]));
+        let word = ((0x80 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x40 & (s.0[0] << 6u32) & s.0[0])) | ((0x2 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0xfffffffff & s.0[0] & g[47]));
         changed |= word != g[46];
         g[46] = word;
         let word = ((0xfbefbef80 & (g[46] << 7u32))) | ((0xfffffffc0 & (g[46] << 6u32)))
@@ -2228,20 +2202,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[48]: 36 node words, bit 21 (connected black d 3 d 4), bit 19 (connected black d 3 d 2), bit 26 (connected black d 3 e 3), bit 14 (connected black d 3 c 3), and 32 more; rules at gather.kif:59, 63
-    // g[49]: 36 node words, bit 1 ((aux 2) black d a 3 2), bit 7 ((aux 2) black d b 3 2), bit 13 ((aux 2) black d c 3 2), bit 19 ((aux 2) black d d 3 2), and 32 more
+    // g[48]: 36 node words, bit 20 (connected black d 2 d 3), bit 18 (connected black d 2 d 1), bit 25 (connected black d 2 e 2), bit 13 (connected black d 2 c 2), and 32 more; rules at gather.kif:59, 63
+    // g[49]: 36 node words, bit 1 ((aux 2) black d a 2 2), bit 7 ((aux 2) black d b 2 2), bit 13 ((aux 2) black d c 2 2), bit 19 ((aux 2) black d d 2 2), and 32 more
     g[48] = 0;
     g[49] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x8000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x4000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x2000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x200000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x80000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x8000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x4000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x2000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[49]));
+        let word = ((0x4000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x2000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x1000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x100000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x40000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x4000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x2000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x1000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[49]));
         changed |= word != g[48];
         g[48] = word;
         let word = ((0xfbefbef80 & (g[48] << 7u32))) | ((0xfffffffc0 & (g[48] << 6u32)))
@@ -2254,17 +2228,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[50]: 36 node words, bit 19 (connected black d 1 d 2), bit 24 (connected black d 1 e 1), bit 12 (connected black d 1 c 1), bit 25 (connected black d 1 e 2), and 32 more; rules at gather.kif:59, 63
-    // g[51]: 36 node words, bit 1 ((aux 2) black d a 1 2), bit 7 ((aux 2) black d b 1 2), bit 13 ((aux 2) black d c 1 2), bit 19 ((aux 2) black d d 1 2), and 32 more
+    // g[50]: 36 node words, bit 21 (connected black d 3 d 4), bit 19 (connected black d 3 d 2), bit 26 (connected black d 3 e 3), bit 14 (connected black d 3 c 3), and 32 more; rules at gather.kif:59, 63
+    // g[51]: 36 node words, bit 1 ((aux 2) black d a 3 2), bit 7 ((aux 2) black d b 3 2), bit 13 ((aux 2) black d c 3 2), bit 19 ((aux 2) black d d 3 2), and 32 more
     g[50] = 0;
     g[51] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x2000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x1000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x80000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x2000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x1000 & s.0[0] & (s.0[0] >> 6u32))) | ((0xfffffffff & s.0[0] & g[51]));
+        let word = ((0x8000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x4000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x2000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x200000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x80000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x8000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x4000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x2000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[51]));
         changed |= word != g[50];
         g[50] = word;
         let word = ((0xfbefbef80 & (g[50] << 7u32))) | ((0xfffffffc0 & (g[50] << 6u32)))
@@ -2277,20 +2254,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[52]: 36 node words, bit 27 (connected black e 3 e 4), bit 25 (connected black e 3 e 2), bit 32 (connected black e 3 f 3), bit 20 (connected black e 3 d 3), and 32 more; rules at gather.kif:59, 63
-    // g[53]: 36 node words, bit 1 ((aux 2) black e a 3 2), bit 7 ((aux 2) black e b 3 2), bit 13 ((aux 2) black e c 3 2), bit 19 ((aux 2) black e d 3 2), and 32 more
+    // g[52]: 36 node words, bit 19 (connected black d 1 d 2), bit 24 (connected black d 1 e 1), bit 12 (connected black d 1 c 1), bit 25 (connected black d 1 e 2), and 32 more; rules at gather.kif:59, 63
+    // g[53]: 36 node words, bit 1 ((aux 2) black d a 1 2), bit 7 ((aux 2) black d b 1 2), bit 13 ((aux 2) black d c 1 2), bit 19 ((aux 2) black d d 1 2), and 32 more
     g[52] = 0;
     g[53] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x100000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x80000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x8000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x2000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x200000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x100000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x80000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[53]));
+        let word = ((0x2000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x1000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x80000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x2000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x1000 & s.0[0] & (s.0[0] >> 6u32))) | ((0xfffffffff & s.0[0] & g[53]));
         changed |= word != g[52];
         g[52] = word;
         let word = ((0xfbefbef80 & (g[52] << 7u32))) | ((0xfffffffc0 & (g[52] << 6u32)))
@@ -2303,17 +2277,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[54]: 36 node words, bit 25 (connected black e 1 e 2), bit 30 (connected black e 1 f 1), bit 18 (connected black e 1 d 1), bit 31 (connected black e 1 f 2), and 32 more; rules at gather.kif:59, 63
-    // g[55]: 36 node words, bit 1 ((aux 2) black e a 1 2), bit 7 ((aux 2) black e b 1 2), bit 13 ((aux 2) black e c 1 2), bit 19 ((aux 2) black e d 1 2), and 32 more
+    // g[54]: 36 node words, bit 27 (connected black e 3 e 4), bit 25 (connected black e 3 e 2), bit 32 (connected black e 3 f 3), bit 20 (connected black e 3 d 3), and 32 more; rules at gather.kif:59, 63
+    // g[55]: 36 node words, bit 1 ((aux 2) black e a 3 2), bit 7 ((aux 2) black e b 3 2), bit 13 ((aux 2) black e c 3 2), bit 19 ((aux 2) black e d 3 2), and 32 more
     g[54] = 0;
     g[55] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x80000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x40000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x2000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x80000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x40000 & s.0[0] & (s.0[0] >> 6u32))) | ((0xfffffffff & s.0[0] & g[55]));
+        let word = ((0x200000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x100000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x80000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x8000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x2000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x200000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x100000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x80000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[55]));
         changed |= word != g[54];
         g[54] = word;
         let word = ((0xfbefbef80 & (g[54] << 7u32))) | ((0xfffffffc0 & (g[54] << 6u32)))
@@ -2326,18 +2303,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[56]: 36 node words, bit 33 (connected black f 3 f 4), bit 31 (connected black f 3 f 2), bit 26 (connected black f 3 e 3), bit 27 (connected black f 3 e 4), and 32 more; rules at gather.kif:59, 63
-    // g[57]: 36 node words, bit 1 ((aux 2) black f a 3 2), bit 7 ((aux 2) black f b 3 2), bit 13 ((aux 2) black f c 3 2), bit 19 ((aux 2) black f d 3 2), and 32 more
+    // g[56]: 36 node words, bit 25 (connected black e 1 e 2), bit 30 (connected black e 1 f 1), bit 18 (connected black e 1 d 1), bit 31 (connected black e 1 f 2), and 32 more; rules at gather.kif:59, 63
+    // g[57]: 36 node words, bit 1 ((aux 2) black e a 1 2), bit 7 ((aux 2) black e b 1 2), bit 13 ((aux 2) black e c 1 2), bit 19 ((aux 2) black e d 1 2), and 32 more
     g[56] = 0;
     g[57] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x80000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x8000000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x4000000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x2000000 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[57]));
+        let word = ((0x80000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x40000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x2000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x80000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x40000 & s.0[0] & (s.0[0] >> 6u32))) | ((0xfffffffff & s.0[0] & g[57]));
         changed |= word != g[56];
         g[56] = word;
         let word = ((0xfbefbef80 & (g[56] << 7u32))) | ((0xfffffffc0 & (g[56] << 6u32)))
@@ -2350,15 +2326,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[58]: 36 node words, bit 31 (connected black f 1 f 2), bit 24 (connected black f 1 e 1), bit 25 (connected black f 1 e 2), bit 0 (connected black f 1 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[59]: 36 node words, bit 1 ((aux 2) black f a 1 2), bit 7 ((aux 2) black f b 1 2), bit 13 ((aux 2) black f c 1 2), bit 19 ((aux 2) black f d 1 2), and 32 more
+    // g[58]: 36 node words, bit 33 (connected black f 3 f 4), bit 31 (connected black f 3 f 2), bit 26 (connected black f 3 e 3), bit 27 (connected black f 3 e 4), and 32 more; rules at gather.kif:59, 63
+    // g[59]: 36 node words, bit 1 ((aux 2) black f a 3 2), bit 7 ((aux 2) black f b 3 2), bit 13 ((aux 2) black f c 3 2), bit 19 ((aux 2) black f d 3 2), and 32 more
     g[58] = 0;
     g[59] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x80000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x2000000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x1000000 & s.0[0] & (s.0[0] >> 6u32)))
+        let word = ((0x200000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x80000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x8000000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x4000000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x2000000 & s.0[0] & (s.0[0] >> 7u32)))
             | ((0xfffffffff & s.0[0] & g[59]));
         changed |= word != g[58];
         g[58] = word;
@@ -2372,17 +2350,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[60]: 36 node words, bit 10 (connected white b 6 b 5), bit 17 (connected white b 6 c 6), bit 5 (connected white b 6 a 6), bit 16 (connected white b 6 c 5), and 32 more; rules at gather.kif:59, 63
-    // g[61]: 36 node words, bit 1 ((aux 2) white b a 6 2), bit 7 ((aux 2) white b b 6 2), bit 13 ((aux 2) white b c 6 2), bit 19 ((aux 2) white b d 6 2), and 32 more
+    // g[60]: 36 node words, bit 31 (connected black f 1 f 2), bit 24 (connected black f 1 e 1), bit 25 (connected black f 1 e 2), bit 0 (connected black f 1 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[61]: 36 node words, bit 1 ((aux 2) black f a 1 2), bit 7 ((aux 2) black f b 1 2), bit 13 ((aux 2) black f c 1 2), bit 19 ((aux 2) black f d 1 2), and 32 more
     g[60] = 0;
     g[61] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x10000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x400 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x20 & s.0[1] & (s.0[1] >> 6u32))) | ((0x10 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[61]));
+        let word = ((0x80000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x2000000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x1000000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0xfffffffff & s.0[0] & g[61]));
         changed |= word != g[60];
         g[60] = word;
         let word = ((0xfbefbef80 & (g[60] << 7u32))) | ((0xfffffffc0 & (g[60] << 6u32)))
@@ -2395,19 +2372,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[62]: 36 node words, bit 10 (connected white b 4 b 5), bit 8 (connected white b 4 b 3), bit 15 (connected white b 4 c 4), bit 3 (connected white b 4 a 4), and 32 more; rules at gather.kif:59, 63
-    // g[63]: 36 node words, bit 1 ((aux 2) white b a 4 2), bit 7 ((aux 2) white b b 4 2), bit 13 ((aux 2) white b c 4 2), bit 19 ((aux 2) white b d 4 2), and 32 more
+    // g[62]: 36 node words, bit 10 (connected white b 6 b 5), bit 17 (connected white b 6 c 6), bit 5 (connected white b 6 a 6), bit 16 (connected white b 6 c 5), and 32 more; rules at gather.kif:59, 63
+    // g[63]: 36 node words, bit 1 ((aux 2) white b a 6 2), bit 7 ((aux 2) white b b 6 2), bit 13 ((aux 2) white b c 6 2), bit 19 ((aux 2) white b d 6 2), and 32 more
     g[62] = 0;
     g[63] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x10000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x8000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x4000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x400 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x100 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x10 & s.0[1] & (s.0[1] >> 5u32))) | ((0x8 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x4 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[63]));
+        let word = ((0x20000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x10000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x400 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x20 & s.0[1] & (s.0[1] >> 6u32))) | ((0x10 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[63]));
         changed |= word != g[62];
         g[62] = word;
         let word = ((0xfbefbef80 & (g[62] << 7u32))) | ((0xfffffffc0 & (g[62] << 6u32)))
@@ -2420,17 +2395,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[64]: 36 node words, bit 5 (connected white a 5 a 6), bit 3 (connected white a 5 a 4), bit 10 (connected white a 5 b 5), bit 11 (connected white a 5 b 6), and 32 more; rules at gather.kif:59, 63
-    // g[65]: 36 node words, bit 1 ((aux 2) white a a 5 2), bit 7 ((aux 2) white a b 5 2), bit 13 ((aux 2) white a c 5 2), bit 19 ((aux 2) white a d 5 2), and 32 more
+    // g[64]: 36 node words, bit 10 (connected white b 4 b 5), bit 8 (connected white b 4 b 3), bit 15 (connected white b 4 c 4), bit 3 (connected white b 4 a 4), and 32 more; rules at gather.kif:59, 63
+    // g[65]: 36 node words, bit 1 ((aux 2) white b a 4 2), bit 7 ((aux 2) white b b 4 2), bit 13 ((aux 2) white b c 4 2), bit 19 ((aux 2) white b d 4 2), and 32 more
     g[64] = 0;
     g[65] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x400 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x200 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x20 & (s.0[1] << 1u32) & s.0[1])) | ((0x8 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0xfffffffff & s.0[1] & g[65]));
+        let word = ((0x10000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x8000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x4000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x400 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x100 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x10 & s.0[1] & (s.0[1] >> 5u32))) | ((0x8 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x4 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[65]));
         changed |= word != g[64];
         g[64] = word;
         let word = ((0xfbefbef80 & (g[64] << 7u32))) | ((0xfffffffc0 & (g[64] << 6u32)))
@@ -2443,17 +2420,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[66]: 36 node words, bit 16 (connected white c 6 c 5), bit 23 (connected white c 6 d 6), bit 11 (connected white c 6 b 6), bit 22 (connected white c 6 d 5), and 32 more; rules at gather.kif:59, 63
-    // g[67]: 36 node words, bit 1 ((aux 2) white c a 6 2), bit 7 ((aux 2) white c b 6 2), bit 13 ((aux 2) white c c 6 2), bit 19 ((aux 2) white c d 6 2), and 32 more
+    // g[66]: 36 node words, bit 5 (connected white a 5 a 6), bit 3 (connected white a 5 a 4), bit 10 (connected white a 5 b 5), bit 11 (connected white a 5 b 6), and 32 more; rules at gather.kif:59, 63
+    // g[67]: 36 node words, bit 1 ((aux 2) white a a 5 2), bit 7 ((aux 2) white a b 5 2), bit 13 ((aux 2) white a c 5 2), bit 19 ((aux 2) white a d 5 2), and 32 more
     g[66] = 0;
     g[67] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x400000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x10000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x800 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x400 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[67]));
+        let word = ((0x800 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x400 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x200 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x20 & (s.0[1] << 1u32) & s.0[1])) | ((0x8 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0xfffffffff & s.0[1] & g[67]));
         changed |= word != g[66];
         g[66] = word;
         let word = ((0xfbefbef80 & (g[66] << 7u32))) | ((0xfffffffc0 & (g[66] << 6u32)))
@@ -2466,20 +2443,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[68]: 36 node words, bit 16 (connected white c 4 c 5), bit 14 (connected white c 4 c 3), bit 21 (connected white c 4 d 4), bit 9 (connected white c 4 b 4), and 32 more; rules at gather.kif:59, 63
-    // g[69]: 36 node words, bit 1 ((aux 2) white c a 4 2), bit 7 ((aux 2) white c b 4 2), bit 13 ((aux 2) white c c 4 2), bit 19 ((aux 2) white c d 4 2), and 32 more
+    // g[68]: 36 node words, bit 16 (connected white c 6 c 5), bit 23 (connected white c 6 d 6), bit 11 (connected white c 6 b 6), bit 22 (connected white c 6 d 5), and 32 more; rules at gather.kif:59, 63
+    // g[69]: 36 node words, bit 1 ((aux 2) white c a 6 2), bit 7 ((aux 2) white c b 6 2), bit 13 ((aux 2) white c c 6 2), bit 19 ((aux 2) white c d 6 2), and 32 more
     g[68] = 0;
     g[69] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x200000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x100000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x10000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x4000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x400 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x200 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x100 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[69]));
+        let word = ((0x800000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x400000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x10000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x800 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x400 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[69]));
         changed |= word != g[68];
         g[68] = word;
         let word = ((0xfbefbef80 & (g[68] << 7u32))) | ((0xfffffffc0 & (g[68] << 6u32)))
@@ -2492,15 +2466,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[70]: 36 node words, bit 4 (connected white a 6 a 5), bit 11 (connected white a 6 b 6), bit 10 (connected white a 6 b 5), bit 0 (connected white a 6 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[71]: 36 node words, bit 1 ((aux 2) white a a 6 2), bit 7 ((aux 2) white a b 6 2), bit 13 ((aux 2) white a c 6 2), bit 19 ((aux 2) white a d 6 2), and 32 more
+    // g[70]: 36 node words, bit 16 (connected white c 4 c 5), bit 14 (connected white c 4 c 3), bit 21 (connected white c 4 d 4), bit 9 (connected white c 4 b 4), and 32 more; rules at gather.kif:59, 63
+    // g[71]: 36 node words, bit 1 ((aux 2) white c a 4 2), bit 7 ((aux 2) white c b 4 2), bit 13 ((aux 2) white c c 4 2), bit 19 ((aux 2) white c d 4 2), and 32 more
     g[70] = 0;
     g[71] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x400 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x10 & s.0[1] & (s.0[1] >> 1u32))) | ((0xfffffffff & s.0[1] & g[71]));
+        let word = ((0x400000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x200000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x100000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x10000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x4000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x400 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x200 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x100 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[71]));
         changed |= word != g[70];
         g[70] = word;
         let word = ((0xfbefbef80 & (g[70] << 7u32))) | ((0xfffffffc0 & (g[70] << 6u32)))
@@ -2513,17 +2492,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[72]: 36 node words, bit 4 (connected white a 4 a 5), bit 2 (connected white a 4 a 3), bit 9 (connected white a 4 b 4), bit 10 (connected white a 4 b 5), and 32 more; rules at gather.kif:59, 63
-    // g[73]: 36 node words, bit 1 ((aux 2) white a a 4 2), bit 7 ((aux 2) white a b 4 2), bit 13 ((aux 2) white a c 4 2), bit 19 ((aux 2) white a d 4 2), and 32 more
+    // g[72]: 36 node words, bit 4 (connected white a 6 a 5), bit 11 (connected white a 6 b 6), bit 10 (connected white a 6 b 5), bit 0 (connected white a 6 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[73]: 36 node words, bit 1 ((aux 2) white a a 6 2), bit 7 ((aux 2) white a b 6 2), bit 13 ((aux 2) white a c 6 2), bit 19 ((aux 2) white a d 6 2), and 32 more
     g[72] = 0;
     g[73] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x200 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x100 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x10 & (s.0[1] << 1u32) & s.0[1])) | ((0x4 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0xfffffffff & s.0[1] & g[73]));
+        let word = ((0x800 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x400 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x10 & s.0[1] & (s.0[1] >> 1u32))) | ((0xfffffffff & s.0[1] & g[73]));
         changed |= word != g[72];
         g[72] = word;
         let word = ((0xfbefbef80 & (g[72] << 7u32))) | ((0xfffffffc0 & (g[72] << 6u32)))
@@ -2536,20 +2513,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[74]: 36 node words, bit 23 (connected white d 5 d 6), bit 21 (connected white d 5 d 4), bit 28 (connected white d 5 e 5), bit 16 (connected white d 5 c 5), and 32 more; rules at gather.kif:59, 63
-    // g[75]: 36 node words, bit 1 ((aux 2) white d a 5 2), bit 7 ((aux 2) white d b 5 2), bit 13 ((aux 2) white d c 5 2), bit 19 ((aux 2) white d d 5 2), and 32 more
+    // g[74]: 36 node words, bit 4 (connected white a 4 a 5), bit 2 (connected white a 4 a 3), bit 9 (connected white a 4 b 4), bit 10 (connected white a 4 b 5), and 32 more; rules at gather.kif:59, 63
+    // g[75]: 36 node words, bit 1 ((aux 2) white a a 4 2), bit 7 ((aux 2) white a b 4 2), bit 13 ((aux 2) white a c 4 2), bit 19 ((aux 2) white a d 4 2), and 32 more
     g[74] = 0;
     g[75] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x10000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x8000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x800000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x200000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x20000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x10000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x8000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[75]));
+        let word = ((0x400 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x200 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x100 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x10 & (s.0[1] << 1u32) & s.0[1])) | ((0x4 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0xfffffffff & s.0[1] & g[75]));
         changed |= word != g[74];
         g[74] = word;
         let word = ((0xfbefbef80 & (g[74] << 7u32))) | ((0xfffffffc0 & (g[74] << 6u32)))
@@ -2562,17 +2536,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[76]: 36 node words, bit 22 (connected white d 6 d 5), bit 29 (connected white d 6 e 6), bit 17 (connected white d 6 c 6), bit 28 (connected white d 6 e 5), and 32 more; rules at gather.kif:59, 63
-    // g[77]: 36 node words, bit 1 ((aux 2) white d a 6 2), bit 7 ((aux 2) white d b 6 2), bit 13 ((aux 2) white d c 6 2), bit 19 ((aux 2) white d d 6 2), and 32 more
+    // g[76]: 36 node words, bit 23 (connected white d 5 d 6), bit 21 (connected white d 5 d 4), bit 28 (connected white d 5 e 5), bit 16 (connected white d 5 c 5), and 32 more; rules at gather.kif:59, 63
+    // g[77]: 36 node words, bit 1 ((aux 2) white d a 5 2), bit 7 ((aux 2) white d b 5 2), bit 13 ((aux 2) white d c 5 2), bit 19 ((aux 2) white d d 5 2), and 32 more
     g[76] = 0;
     g[77] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x10000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x400000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x20000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x10000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[77]));
+        let word = ((0x20000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x10000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x8000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x800000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x200000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x20000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x10000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x8000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[77]));
         changed |= word != g[76];
         g[76] = word;
         let word = ((0xfbefbef80 & (g[76] << 7u32))) | ((0xfffffffc0 & (g[76] << 6u32)))
@@ -2585,20 +2562,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[78]: 36 node words, bit 22 (connected white d 4 d 5), bit 20 (connected white d 4 d 3), bit 27 (connected white d 4 e 4), bit 15 (connected white d 4 c 4), and 32 more; rules at gather.kif:59, 63
-    // g[79]: 36 node words, bit 1 ((aux 2) white d a 4 2), bit 7 ((aux 2) white d b 4 2), bit 13 ((aux 2) white d c 4 2), bit 19 ((aux 2) white d d 4 2), and 32 more
+    // g[78]: 36 node words, bit 22 (connected white d 6 d 5), bit 29 (connected white d 6 e 6), bit 17 (connected white d 6 c 6), bit 28 (connected white d 6 e 5), and 32 more; rules at gather.kif:59, 63
+    // g[79]: 36 node words, bit 1 ((aux 2) white d a 6 2), bit 7 ((aux 2) white d b 6 2), bit 13 ((aux 2) white d c 6 2), bit 19 ((aux 2) white d d 6 2), and 32 more
     g[78] = 0;
     g[79] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x10000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x8000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x4000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x400000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x100000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x10000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x8000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x4000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[79]));
+        let word = ((0x20000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x10000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x400000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x20000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x10000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[79]));
         changed |= word != g[78];
         g[78] = word;
         let word = ((0xfbefbef80 & (g[78] << 7u32))) | ((0xfffffffc0 & (g[78] << 6u32)))
@@ -2611,18 +2585,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[80]: 36 node words, bit 28 (connected white e 6 e 5), bit 35 (connected white e 6 f 6), bit 23 (connected white e 6 d 6), bit 34 (connected white e 6 f 5), and 32 more; rules at gather.kif:59, 63
-    // g[81]: 36 node words, bit 1 ((aux 2) white e a 6 2), bit 7 ((aux 2) white e b 6 2), bit 13 ((aux 2) white e c 6 2), bit 19 ((aux 2) white e d 6 2), and 32 more
+    // g[80]: 36 node words, bit 22 (connected white d 4 d 5), bit 20 (connected white d 4 d 3), bit 27 (connected white d 4 e 4), bit 15 (connected white d 4 c 4), and 32 more; rules at gather.kif:59, 63
+    // g[81]: 36 node words, bit 1 ((aux 2) white d a 4 2), bit 7 ((aux 2) white d b 4 2), bit 13 ((aux 2) white d c 4 2), bit 19 ((aux 2) white d d 4 2), and 32 more
     g[80] = 0;
     g[81] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x400000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x10000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x800000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x400000 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[81]));
+        let word = ((0x10000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x8000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x4000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x400000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x100000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x10000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x8000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x4000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[81]));
         changed |= word != g[80];
         g[80] = word;
         let word = ((0xfbefbef80 & (g[80] << 7u32))) | ((0xfffffffc0 & (g[80] << 6u32)))
@@ -2635,20 +2611,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[82]: 36 node words, bit 28 (connected white e 4 e 5), bit 26 (connected white e 4 e 3), bit 33 (connected white e 4 f 4), bit 21 (connected white e 4 d 4), and 32 more; rules at gather.kif:59, 63
-    // g[83]: 36 node words, bit 1 ((aux 2) white e a 4 2), bit 7 ((aux 2) white e b 4 2), bit 13 ((aux 2) white e c 4 2), bit 19 ((aux 2) white e d 4 2), and 32 more
+    // g[82]: 36 node words, bit 28 (connected white e 6 e 5), bit 35 (connected white e 6 f 6), bit 23 (connected white e 6 d 6), bit 34 (connected white e 6 f 5), and 32 more; rules at gather.kif:59, 63
+    // g[83]: 36 node words, bit 1 ((aux 2) white e a 6 2), bit 7 ((aux 2) white e b 6 2), bit 13 ((aux 2) white e c 6 2), bit 19 ((aux 2) white e d 6 2), and 32 more
     g[82] = 0;
     g[83] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x200000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x100000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x10000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x4000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x400000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x200000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x100000 & s.0[1] & (s.0[1] >> 7u32)))
+        let word = ((0x800000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x400000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x10000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x800000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x400000 & s.0[1] & (s.0[1] >> 7u32)))
             | ((0xfffffffff & s.0[1] & g[83]));
         changed |= word != g[82];
         g[82] = word;
@@ -2662,15 +2635,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[84]: 36 node words, bit 34 (connected white f 6 f 5), bit 29 (connected white f 6 e 6), bit 28 (connected white f 6 e 5), bit 0 (connected white f 6 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[85]: 36 node words, bit 1 ((aux 2) white f a 6 2), bit 7 ((aux 2) white f b 6 2), bit 13 ((aux 2) white f c 6 2), bit 19 ((aux 2) white f d 6 2), and 32 more
+    // g[84]: 36 node words, bit 28 (connected white e 4 e 5), bit 26 (connected white e 4 e 3), bit 33 (connected white e 4 f 4), bit 21 (connected white e 4 d 4), and 32 more; rules at gather.kif:59, 63
+    // g[85]: 36 node words, bit 1 ((aux 2) white e a 4 2), bit 7 ((aux 2) white e b 4 2), bit 13 ((aux 2) white e c 4 2), bit 19 ((aux 2) white e d 4 2), and 32 more
     g[84] = 0;
     g[85] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x20000000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x10000000 & s.0[1] & (s.0[1] >> 7u32)))
+        let word = ((0x400000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x200000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x100000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x10000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x4000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x400000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x200000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x100000 & s.0[1] & (s.0[1] >> 7u32)))
             | ((0xfffffffff & s.0[1] & g[85]));
         changed |= word != g[84];
         g[84] = word;
@@ -2684,17 +2662,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[86]: 36 node words, bit 34 (connected white f 4 f 5), bit 32 (connected white f 4 f 3), bit 27 (connected white f 4 e 4), bit 28 (connected white f 4 e 5), and 32 more; rules at gather.kif:59, 63
-    // g[87]: 36 node words, bit 1 ((aux 2) white f a 4 2), bit 7 ((aux 2) white f b 4 2), bit 13 ((aux 2) white f c 4 2), bit 19 ((aux 2) white f d 4 2), and 32 more
+    // g[86]: 36 node words, bit 34 (connected white f 6 f 5), bit 29 (connected white f 6 e 6), bit 28 (connected white f 6 e 5), bit 0 (connected white f 6 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[87]: 36 node words, bit 1 ((aux 2) white f a 6 2), bit 7 ((aux 2) white f b 6 2), bit 13 ((aux 2) white f c 6 2), bit 19 ((aux 2) white f d 6 2), and 32 more
     g[86] = 0;
     g[87] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x100000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x10000000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x8000000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x4000000 & s.0[1] & (s.0[1] >> 7u32)))
+        let word = ((0x400000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x20000000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x10000000 & s.0[1] & (s.0[1] >> 7u32)))
             | ((0xfffffffff & s.0[1] & g[87]));
         changed |= word != g[86];
         g[86] = word;
@@ -2708,19 +2684,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[88]: 36 node words, bit 10 (connected black b 4 b 5), bit 8 (connected black b 4 b 3), bit 15 (connected black b 4 c 4), bit 3 (connected black b 4 a 4), and 32 more; rules at gather.kif:59, 63
-    // g[89]: 36 node words, bit 1 ((aux 2) black b a 4 2), bit 7 ((aux 2) black b b 4 2), bit 13 ((aux 2) black b c 4 2), bit 19 ((aux 2) black b d 4 2), and 32 more
+    // g[88]: 36 node words, bit 34 (connected white f 4 f 5), bit 32 (connected white f 4 f 3), bit 27 (connected white f 4 e 4), bit 28 (connected white f 4 e 5), and 32 more; rules at gather.kif:59, 63
+    // g[89]: 36 node words, bit 1 ((aux 2) white f a 4 2), bit 7 ((aux 2) white f b 4 2), bit 13 ((aux 2) white f c 4 2), bit 19 ((aux 2) white f d 4 2), and 32 more
     g[88] = 0;
     g[89] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x10000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x8000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x4000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x400 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x100 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x10 & s.0[0] & (s.0[0] >> 5u32))) | ((0x8 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x4 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[89]));
+        let word = ((0x400000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x100000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x10000000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x8000000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x4000000 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[89]));
         changed |= word != g[88];
         g[88] = word;
         let word = ((0xfbefbef80 & (g[88] << 7u32))) | ((0xfffffffc0 & (g[88] << 6u32)))
@@ -2733,20 +2708,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[90]: 36 node words, bit 16 (connected black c 4 c 5), bit 14 (connected black c 4 c 3), bit 21 (connected black c 4 d 4), bit 9 (connected black c 4 b 4), and 32 more; rules at gather.kif:59, 63
-    // g[91]: 36 node words, bit 1 ((aux 2) black c a 4 2), bit 7 ((aux 2) black c b 4 2), bit 13 ((aux 2) black c c 4 2), bit 19 ((aux 2) black c d 4 2), and 32 more
+    // g[90]: 36 node words, bit 10 (connected black b 4 b 5), bit 8 (connected black b 4 b 3), bit 15 (connected black b 4 c 4), bit 3 (connected black b 4 a 4), and 32 more; rules at gather.kif:59, 63
+    // g[91]: 36 node words, bit 1 ((aux 2) black b a 4 2), bit 7 ((aux 2) black b b 4 2), bit 13 ((aux 2) black b c 4 2), bit 19 ((aux 2) black b d 4 2), and 32 more
     g[90] = 0;
     g[91] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x200000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x100000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x10000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x4000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x400 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x200 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x100 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[91]));
+        let word = ((0x10000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x8000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x4000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x400 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x100 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x10 & s.0[0] & (s.0[0] >> 5u32))) | ((0x8 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x4 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[91]));
         changed |= word != g[90];
         g[90] = word;
         let word = ((0xfbefbef80 & (g[90] << 7u32))) | ((0xfffffffc0 & (g[90] << 6u32)))
@@ -2759,17 +2733,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[92]: 36 node words, bit 4 (connected black a 4 a 5), bit 2 (connected black a 4 a 3), bit 9 (connected black a 4 b 4), bit 10 (connected black a 4 b 5), and 32 more; rules at gather.kif:59, 63
-    // g[93]: 36 node words, bit 1 ((aux 2) black a a 4 2), bit 7 ((aux 2) black a b 4 2), bit 13 ((aux 2) black a c 4 2), bit 19 ((aux 2) black a d 4 2), and 32 more
+    // g[92]: 36 node words, bit 16 (connected black c 4 c 5), bit 14 (connected black c 4 c 3), bit 21 (connected black c 4 d 4), bit 9 (connected black c 4 b 4), and 32 more; rules at gather.kif:59, 63
+    // g[93]: 36 node words, bit 1 ((aux 2) black c a 4 2), bit 7 ((aux 2) black c b 4 2), bit 13 ((aux 2) black c c 4 2), bit 19 ((aux 2) black c d 4 2), and 32 more
     g[92] = 0;
     g[93] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x200 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x100 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x10 & (s.0[0] << 1u32) & s.0[0])) | ((0x4 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0xfffffffff & s.0[0] & g[93]));
+        let word = ((0x400000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x200000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x100000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x10000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x4000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x400 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x200 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x100 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[93]));
         changed |= word != g[92];
         g[92] = word;
         let word = ((0xfbefbef80 & (g[92] << 7u32))) | ((0xfffffffc0 & (g[92] << 6u32)))
@@ -2782,20 +2759,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[94]: 36 node words, bit 22 (connected black d 4 d 5), bit 20 (connected black d 4 d 3), bit 27 (connected black d 4 e 4), bit 15 (connected black d 4 c 4), and 32 more; rules at gather.kif:59, 63
-    // g[95]: 36 node words, bit 1 ((aux 2) black d a 4 2), bit 7 ((aux 2) black d b 4 2), bit 13 ((aux 2) black d c 4 2), bit 19 ((aux 2) black d d 4 2), and 32 more
+    // g[94]: 36 node words, bit 4 (connected black a 4 a 5), bit 2 (connected black a 4 a 3), bit 9 (connected black a 4 b 4), bit 10 (connected black a 4 b 5), and 32 more; rules at gather.kif:59, 63
+    // g[95]: 36 node words, bit 1 ((aux 2) black a a 4 2), bit 7 ((aux 2) black a b 4 2), bit 13 ((aux 2) black a c 4 2), bit 19 ((aux 2) black a d 4 2), and 32 more
     g[94] = 0;
     g[95] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x10000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x8000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x4000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x400000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x100000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x10000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x8000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x4000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[95]));
+        let word = ((0x400 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x200 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x100 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x10 & (s.0[0] << 1u32) & s.0[0])) | ((0x4 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0xfffffffff & s.0[0] & g[95]));
         changed |= word != g[94];
         g[94] = word;
         let word = ((0xfbefbef80 & (g[94] << 7u32))) | ((0xfffffffc0 & (g[94] << 6u32)))
@@ -2808,21 +2782,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[96]: 36 node words, bit 28 (connected black e 4 e 5), bit 26 (connected black e 4 e 3), bit 33 (connected black e 4 f 4), bit 21 (connected black e 4 d 4), and 32 more; rules at gather.kif:59, 63
-    // g[97]: 36 node words, bit 1 ((aux 2) black e a 4 2), bit 7 ((aux 2) black e b 4 2), bit 13 ((aux 2) black e c 4 2), bit 19 ((aux 2) black e d 4 2), and 32 more
+    // g[96]: 36 node words, bit 22 (connected black d 4 d 5), bit 20 (connected black d 4 d 3), bit 27 (connected black d 4 e 4), bit 15 (connected black d 4 c 4), and 32 more; rules at gather.kif:59, 63
+    // g[97]: 36 node words, bit 1 ((aux 2) black d a 4 2), bit 7 ((aux 2) black d b 4 2), bit 13 ((aux 2) black d c 4 2), bit 19 ((aux 2) black d d 4 2), and 32 more
     g[96] = 0;
     g[97] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x200000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x100000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x10000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x4000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x400000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x200000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x100000 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[97]));
+        let word = ((0x10000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x8000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x4000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x400000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x100000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x10000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x8000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x4000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[97]));
         changed |= word != g[96];
         g[96] = word;
         let word = ((0xfbefbef80 & (g[96] << 7u32))) | ((0xfffffffc0 & (g[96] << 6u32)))
@@ -2835,17 +2808,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[98]: 36 node words, bit 34 (connected black f 4 f 5), bit 32 (connected black f 4 f 3), bit 27 (connected black f 4 e 4), bit 28 (connected black f 4 e 5), and 32 more; rules at gather.kif:59, 63
-    // g[99]: 36 node words, bit 1 ((aux 2) black f a 4 2), bit 7 ((aux 2) black f b 4 2), bit 13 ((aux 2) black f c 4 2), bit 19 ((aux 2) black f d 4 2), and 32 more
+    // g[98]: 36 node words, bit 28 (connected black e 4 e 5), bit 26 (connected black e 4 e 3), bit 33 (connected black e 4 f 4), bit 21 (connected black e 4 d 4), and 32 more; rules at gather.kif:59, 63
+    // g[99]: 36 node words, bit 1 ((aux 2) black e a 4 2), bit 7 ((aux 2) black e b 4 2), bit 13 ((aux 2) black e c 4 2), bit 19 ((aux 2) black e d 4 2), and 32 more
     g[98] = 0;
     g[99] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x100000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x10000000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x8000000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x4000000 & s.0[0] & (s.0[0] >> 7u32)))
+        let word = ((0x400000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x200000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x100000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x10000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x4000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x400000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x200000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x100000 & s.0[0] & (s.0[0] >> 7u32)))
             | ((0xfffffffff & s.0[0] & g[99]));
         changed |= word != g[98];
         g[98] = word;
@@ -2859,19 +2835,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[100]: 36 node words, bit 9 (connected white b 3 b 4), bit 7 (connected white b 3 b 2), bit 14 (connected white b 3 c 3), bit 2 (connected white b 3 a 3), and 32 more; rules at gather.kif:59, 63
-    // g[101]: 36 node words, bit 1 ((aux 2) white b a 3 2), bit 7 ((aux 2) white b b 3 2), bit 13 ((aux 2) white b c 3 2), bit 19 ((aux 2) white b d 3 2), and 32 more
+    // g[100]: 36 node words, bit 34 (connected black f 4 f 5), bit 32 (connected black f 4 f 3), bit 27 (connected black f 4 e 4), bit 28 (connected black f 4 e 5), and 32 more; rules at gather.kif:59, 63
+    // g[101]: 36 node words, bit 1 ((aux 2) black f a 4 2), bit 7 ((aux 2) black f b 4 2), bit 13 ((aux 2) black f c 4 2), bit 19 ((aux 2) black f d 4 2), and 32 more
     g[100] = 0;
     g[101] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x8000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x4000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x2000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x200 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x80 & s.0[1] & (s.0[1] >> 1u32))) | ((0x8 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x4 & s.0[1] & (s.0[1] >> 6u32))) | ((0x2 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[101]));
+        let word = ((0x400000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x100000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x10000000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x8000000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x4000000 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[101]));
         changed |= word != g[100];
         g[100] = word;
         let word = ((0xfbefbef80 & (g[100] << 7u32)))
@@ -2885,20 +2860,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[102]: 36 node words, bit 15 (connected white c 3 c 4), bit 13 (connected white c 3 c 2), bit 20 (connected white c 3 d 3), bit 8 (connected white c 3 b 3), and 32 more; rules at gather.kif:59, 63
-    // g[103]: 36 node words, bit 1 ((aux 2) white c a 3 2), bit 7 ((aux 2) white c b 3 2), bit 13 ((aux 2) white c c 3 2), bit 19 ((aux 2) white c d 3 2), and 32 more
+    // g[102]: 36 node words, bit 9 (connected white b 3 b 4), bit 7 (connected white b 3 b 2), bit 14 (connected white b 3 c 3), bit 2 (connected white b 3 a 3), and 32 more; rules at gather.kif:59, 63
+    // g[103]: 36 node words, bit 1 ((aux 2) white b a 3 2), bit 7 ((aux 2) white b b 3 2), bit 13 ((aux 2) white b c 3 2), bit 19 ((aux 2) white b d 3 2), and 32 more
     g[102] = 0;
     g[103] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x100000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x80000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x8000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x2000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x200 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x100 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x80 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[103]));
+        let word = ((0x8000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x4000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x2000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x200 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x80 & s.0[1] & (s.0[1] >> 1u32))) | ((0x8 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x4 & s.0[1] & (s.0[1] >> 6u32))) | ((0x2 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[103]));
         changed |= word != g[102];
         g[102] = word;
         let word = ((0xfbefbef80 & (g[102] << 7u32)))
@@ -2912,16 +2886,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[104]: 36 node words, bit 3 (connected white a 3 a 4), bit 1 (connected white a 3 a 2), bit 8 (connected white a 3 b 3), bit 9 (connected white a 3 b 4), and 32 more; rules at gather.kif:59, 63
-    // g[105]: 36 node words, bit 1 ((aux 2) white a a 3 2), bit 7 ((aux 2) white a b 3 2), bit 13 ((aux 2) white a c 3 2), bit 19 ((aux 2) white a d 3 2), and 32 more
+    // g[104]: 36 node words, bit 15 (connected white c 3 c 4), bit 13 (connected white c 3 c 2), bit 20 (connected white c 3 d 3), bit 8 (connected white c 3 b 3), and 32 more; rules at gather.kif:59, 63
+    // g[105]: 36 node words, bit 1 ((aux 2) white c a 3 2), bit 7 ((aux 2) white c b 3 2), bit 13 ((aux 2) white c c 3 2), bit 19 ((aux 2) white c d 3 2), and 32 more
     g[104] = 0;
     g[105] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x100 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x80 & (s.0[1] << 5u32) & s.0[1])) | ((0x8 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x2 & s.0[1] & (s.0[1] >> 1u32))) | ((0xfffffffff & s.0[1] & g[105]));
+        let word = ((0x200000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x100000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x80000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x8000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x2000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x200 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x100 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x80 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[105]));
         changed |= word != g[104];
         g[104] = word;
         let word = ((0xfbefbef80 & (g[104] << 7u32)))
@@ -2935,20 +2913,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[106]: 36 node words, bit 21 (connected white d 3 d 4), bit 19 (connected white d 3 d 2), bit 26 (connected white d 3 e 3), bit 14 (connected white d 3 c 3), and 32 more; rules at gather.kif:59, 63
-    // g[107]: 36 node words, bit 1 ((aux 2) white d a 3 2), bit 7 ((aux 2) white d b 3 2), bit 13 ((aux 2) white d c 3 2), bit 19 ((aux 2) white d d 3 2), and 32 more
+    // g[106]: 36 node words, bit 3 (connected white a 3 a 4), bit 1 (connected white a 3 a 2), bit 8 (connected white a 3 b 3), bit 9 (connected white a 3 b 4), and 32 more; rules at gather.kif:59, 63
+    // g[107]: 36 node words, bit 1 ((aux 2) white a a 3 2), bit 7 ((aux 2) white a b 3 2), bit 13 ((aux 2) white a c 3 2), bit 19 ((aux 2) white a d 3 2), and 32 more
     g[106] = 0;
     g[107] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x8000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x4000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x2000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x200000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x80000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x8000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x4000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x2000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[107]));
+        let word = ((0x200 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x100 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x80 & (s.0[1] << 5u32) & s.0[1])) | ((0x8 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x2 & s.0[1] & (s.0[1] >> 1u32))) | ((0xfffffffff & s.0[1] & g[107]));
         changed |= word != g[106];
         g[106] = word;
         let word = ((0xfbefbef80 & (g[106] << 7u32)))
@@ -2962,21 +2936,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[108]: 36 node words, bit 27 (connected white e 3 e 4), bit 25 (connected white e 3 e 2), bit 32 (connected white e 3 f 3), bit 20 (connected white e 3 d 3), and 32 more; rules at gather.kif:59, 63
-    // g[109]: 36 node words, bit 1 ((aux 2) white e a 3 2), bit 7 ((aux 2) white e b 3 2), bit 13 ((aux 2) white e c 3 2), bit 19 ((aux 2) white e d 3 2), and 32 more
+    // g[108]: 36 node words, bit 21 (connected white d 3 d 4), bit 19 (connected white d 3 d 2), bit 26 (connected white d 3 e 3), bit 14 (connected white d 3 c 3), and 32 more; rules at gather.kif:59, 63
+    // g[109]: 36 node words, bit 1 ((aux 2) white d a 3 2), bit 7 ((aux 2) white d b 3 2), bit 13 ((aux 2) white d c 3 2), bit 19 ((aux 2) white d d 3 2), and 32 more
     g[108] = 0;
     g[109] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x100000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x80000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x8000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x2000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x200000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x100000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x80000 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[109]));
+        let word = ((0x8000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x4000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x2000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x200000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x80000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x8000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x4000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x2000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[109]));
         changed |= word != g[108];
         g[108] = word;
         let word = ((0xfbefbef80 & (g[108] << 7u32)))
@@ -2990,17 +2963,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[110]: 36 node words, bit 33 (connected white f 3 f 4), bit 31 (connected white f 3 f 2), bit 26 (connected white f 3 e 3), bit 27 (connected white f 3 e 4), and 32 more; rules at gather.kif:59, 63
-    // g[111]: 36 node words, bit 1 ((aux 2) white f a 3 2), bit 7 ((aux 2) white f b 3 2), bit 13 ((aux 2) white f c 3 2), bit 19 ((aux 2) white f d 3 2), and 32 more
+    // g[110]: 36 node words, bit 27 (connected white e 3 e 4), bit 25 (connected white e 3 e 2), bit 32 (connected white e 3 f 3), bit 20 (connected white e 3 d 3), and 32 more; rules at gather.kif:59, 63
+    // g[111]: 36 node words, bit 1 ((aux 2) white e a 3 2), bit 7 ((aux 2) white e b 3 2), bit 13 ((aux 2) white e c 3 2), bit 19 ((aux 2) white e d 3 2), and 32 more
     g[110] = 0;
     g[111] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x80000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x8000000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x4000000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x2000000 & s.0[1] & (s.0[1] >> 7u32)))
+        let word = ((0x200000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x100000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x80000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x8000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x2000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x200000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x100000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x80000 & s.0[1] & (s.0[1] >> 7u32)))
             | ((0xfffffffff & s.0[1] & g[111]));
         changed |= word != g[110];
         g[110] = word;
@@ -3015,19 +2991,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[112]: 36 node words, bit 11 (connected black b 5 b 6), bit 9 (connected black b 5 b 4), bit 16 (connected black b 5 c 5), bit 4 (connected black b 5 a 5), and 32 more; rules at gather.kif:59, 63
-    // g[113]: 36 node words, bit 1 ((aux 2) black b a 5 2), bit 7 ((aux 2) black b b 5 2), bit 13 ((aux 2) black b c 5 2), bit 19 ((aux 2) black b d 5 2), and 32 more
+    // g[112]: 36 node words, bit 33 (connected white f 3 f 4), bit 31 (connected white f 3 f 2), bit 26 (connected white f 3 e 3), bit 27 (connected white f 3 e 4), and 32 more; rules at gather.kif:59, 63
+    // g[113]: 36 node words, bit 1 ((aux 2) white f a 3 2), bit 7 ((aux 2) white f b 3 2), bit 13 ((aux 2) white f c 3 2), bit 19 ((aux 2) white f d 3 2), and 32 more
     g[112] = 0;
     g[113] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x10000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x8000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x800 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x200 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x20 & s.0[0] & (s.0[0] >> 5u32))) | ((0x10 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x8 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[113]));
+        let word = ((0x200000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x80000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x8000000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x4000000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x2000000 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[113]));
         changed |= word != g[112];
         g[112] = word;
         let word = ((0xfbefbef80 & (g[112] << 7u32)))
@@ -3041,20 +3016,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[114]: 36 node words, bit 17 (connected black c 5 c 6), bit 15 (connected black c 5 c 4), bit 22 (connected black c 5 d 5), bit 10 (connected black c 5 b 5), and 32 more; rules at gather.kif:59, 63
-    // g[115]: 36 node words, bit 1 ((aux 2) black c a 5 2), bit 7 ((aux 2) black c b 5 2), bit 13 ((aux 2) black c c 5 2), bit 19 ((aux 2) black c d 5 2), and 32 more
+    // g[114]: 36 node words, bit 11 (connected black b 5 b 6), bit 9 (connected black b 5 b 4), bit 16 (connected black b 5 c 5), bit 4 (connected black b 5 a 5), and 32 more; rules at gather.kif:59, 63
+    // g[115]: 36 node words, bit 1 ((aux 2) black b a 5 2), bit 7 ((aux 2) black b b 5 2), bit 13 ((aux 2) black b c 5 2), bit 19 ((aux 2) black b d 5 2), and 32 more
     g[114] = 0;
     g[115] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x400000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x200000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x20000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x8000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x800 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x400 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x200 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[115]));
+        let word = ((0x20000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x10000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x8000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x800 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x200 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x20 & s.0[0] & (s.0[0] >> 5u32))) | ((0x10 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x8 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[115]));
         changed |= word != g[114];
         g[114] = word;
         let word = ((0xfbefbef80 & (g[114] << 7u32)))
@@ -3068,17 +3042,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[116]: 36 node words, bit 5 (connected black a 5 a 6), bit 3 (connected black a 5 a 4), bit 10 (connected black a 5 b 5), bit 11 (connected black a 5 b 6), and 32 more; rules at gather.kif:59, 63
-    // g[117]: 36 node words, bit 1 ((aux 2) black a a 5 2), bit 7 ((aux 2) black a b 5 2), bit 13 ((aux 2) black a c 5 2), bit 19 ((aux 2) black a d 5 2), and 32 more
+    // g[116]: 36 node words, bit 17 (connected black c 5 c 6), bit 15 (connected black c 5 c 4), bit 22 (connected black c 5 d 5), bit 10 (connected black c 5 b 5), and 32 more; rules at gather.kif:59, 63
+    // g[117]: 36 node words, bit 1 ((aux 2) black c a 5 2), bit 7 ((aux 2) black c b 5 2), bit 13 ((aux 2) black c c 5 2), bit 19 ((aux 2) black c d 5 2), and 32 more
     g[116] = 0;
     g[117] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x400 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x200 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x20 & (s.0[0] << 1u32) & s.0[0])) | ((0x8 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0xfffffffff & s.0[0] & g[117]));
+        let word = ((0x800000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x400000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x200000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x20000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x8000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x800 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x400 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x200 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[117]));
         changed |= word != g[116];
         g[116] = word;
         let word = ((0xfbefbef80 & (g[116] << 7u32)))
@@ -3092,20 +3069,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[118]: 36 node words, bit 23 (connected black d 5 d 6), bit 21 (connected black d 5 d 4), bit 28 (connected black d 5 e 5), bit 16 (connected black d 5 c 5), and 32 more; rules at gather.kif:59, 63
-    // g[119]: 36 node words, bit 1 ((aux 2) black d a 5 2), bit 7 ((aux 2) black d b 5 2), bit 13 ((aux 2) black d c 5 2), bit 19 ((aux 2) black d d 5 2), and 32 more
+    // g[118]: 36 node words, bit 5 (connected black a 5 a 6), bit 3 (connected black a 5 a 4), bit 10 (connected black a 5 b 5), bit 11 (connected black a 5 b 6), and 32 more; rules at gather.kif:59, 63
+    // g[119]: 36 node words, bit 1 ((aux 2) black a a 5 2), bit 7 ((aux 2) black a b 5 2), bit 13 ((aux 2) black a c 5 2), bit 19 ((aux 2) black a d 5 2), and 32 more
     g[118] = 0;
     g[119] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x10000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x8000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x800000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x200000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x20000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x10000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x8000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[119]));
+        let word = ((0x800 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x400 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x200 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x20 & (s.0[0] << 1u32) & s.0[0])) | ((0x8 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0xfffffffff & s.0[0] & g[119]));
         changed |= word != g[118];
         g[118] = word;
         let word = ((0xfbefbef80 & (g[118] << 7u32)))
@@ -3119,21 +3093,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[120]: 36 node words, bit 29 (connected black e 5 e 6), bit 27 (connected black e 5 e 4), bit 34 (connected black e 5 f 5), bit 22 (connected black e 5 d 5), and 32 more; rules at gather.kif:59, 63
-    // g[121]: 36 node words, bit 1 ((aux 2) black e a 5 2), bit 7 ((aux 2) black e b 5 2), bit 13 ((aux 2) black e c 5 2), bit 19 ((aux 2) black e d 5 2), and 32 more
+    // g[120]: 36 node words, bit 23 (connected black d 5 d 6), bit 21 (connected black d 5 d 4), bit 28 (connected black d 5 e 5), bit 16 (connected black d 5 c 5), and 32 more; rules at gather.kif:59, 63
+    // g[121]: 36 node words, bit 1 ((aux 2) black d a 5 2), bit 7 ((aux 2) black d b 5 2), bit 13 ((aux 2) black d c 5 2), bit 19 ((aux 2) black d d 5 2), and 32 more
     g[120] = 0;
     g[121] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x400000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x200000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x20000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x8000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x800000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x400000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x200000 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[121]));
+        let word = ((0x20000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x10000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x8000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x800000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x200000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x20000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x10000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x8000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[121]));
         changed |= word != g[120];
         g[120] = word;
         let word = ((0xfbefbef80 & (g[120] << 7u32)))
@@ -3147,17 +3120,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[122]: 36 node words, bit 35 (connected black f 5 f 6), bit 33 (connected black f 5 f 4), bit 28 (connected black f 5 e 5), bit 29 (connected black f 5 e 6), and 32 more; rules at gather.kif:59, 63
-    // g[123]: 36 node words, bit 1 ((aux 2) black f a 5 2), bit 7 ((aux 2) black f b 5 2), bit 13 ((aux 2) black f c 5 2), bit 19 ((aux 2) black f d 5 2), and 32 more
+    // g[122]: 36 node words, bit 29 (connected black e 5 e 6), bit 27 (connected black e 5 e 4), bit 34 (connected black e 5 f 5), bit 22 (connected black e 5 d 5), and 32 more; rules at gather.kif:59, 63
+    // g[123]: 36 node words, bit 1 ((aux 2) black e a 5 2), bit 7 ((aux 2) black e b 5 2), bit 13 ((aux 2) black e c 5 2), bit 19 ((aux 2) black e d 5 2), and 32 more
     g[122] = 0;
     g[123] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x200000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x20000000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x10000000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x8000000 & s.0[0] & (s.0[0] >> 7u32)))
+        let word = ((0x800000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x400000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x200000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x20000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x8000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x800000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x400000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x200000 & s.0[0] & (s.0[0] >> 7u32)))
             | ((0xfffffffff & s.0[0] & g[123]));
         changed |= word != g[122];
         g[122] = word;
@@ -3172,19 +3148,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[124]: 36 node words, bit 8 (connected white b 2 b 3), bit 6 (connected white b 2 b 1), bit 13 (connected white b 2 c 2), bit 1 (connected white b 2 a 2), and 32 more; rules at gather.kif:59, 63
-    // g[125]: 36 node words, bit 1 ((aux 2) white b a 2 2), bit 7 ((aux 2) white b b 2 2), bit 13 ((aux 2) white b c 2 2), bit 19 ((aux 2) white b d 2 2), and 32 more
+    // g[124]: 36 node words, bit 35 (connected black f 5 f 6), bit 33 (connected black f 5 f 4), bit 28 (connected black f 5 e 5), bit 29 (connected black f 5 e 6), and 32 more; rules at gather.kif:59, 63
+    // g[125]: 36 node words, bit 1 ((aux 2) black f a 5 2), bit 7 ((aux 2) black f b 5 2), bit 13 ((aux 2) black f c 5 2), bit 19 ((aux 2) black f d 5 2), and 32 more
     g[124] = 0;
     g[125] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x4000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x2000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x1000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x100 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x40 & s.0[1] & (s.0[1] >> 1u32))) | ((0x4 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x2 & s.0[1] & (s.0[1] >> 6u32))) | ((0x1 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[125]));
+        let word = ((0x800000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x200000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x20000000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x10000000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x8000000 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[125]));
         changed |= word != g[124];
         g[124] = word;
         let word = ((0xfbefbef80 & (g[124] << 7u32)))
@@ -3198,19 +3173,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[126]: 36 node words, bit 14 (connected white c 2 c 3), bit 12 (connected white c 2 c 1), bit 19 (connected white c 2 d 2), bit 7 (connected white c 2 b 2), and 32 more; rules at gather.kif:59, 63
-    // g[127]: 36 node words, bit 1 ((aux 2) white c a 2 2), bit 7 ((aux 2) white c b 2 2), bit 13 ((aux 2) white c c 2 2), bit 19 ((aux 2) white c d 2 2), and 32 more
+    // g[126]: 36 node words, bit 8 (connected white b 2 b 3), bit 6 (connected white b 2 b 1), bit 13 (connected white b 2 c 2), bit 1 (connected white b 2 a 2), and 32 more; rules at gather.kif:59, 63
+    // g[127]: 36 node words, bit 1 ((aux 2) white b a 2 2), bit 7 ((aux 2) white b b 2 2), bit 13 ((aux 2) white b c 2 2), bit 19 ((aux 2) white b d 2 2), and 32 more
     g[126] = 0;
     g[127] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x80000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x40000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x4000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x1000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x100 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x80 & s.0[1] & (s.0[1] >> 6u32))) | ((0x40 & s.0[1] & (s.0[1] >> 7u32)))
+        let word = ((0x4000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x2000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x1000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x100 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x40 & s.0[1] & (s.0[1] >> 1u32))) | ((0x4 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x2 & s.0[1] & (s.0[1] >> 6u32))) | ((0x1 & s.0[1] & (s.0[1] >> 7u32)))
             | ((0xfffffffff & s.0[1] & g[127]));
         changed |= word != g[126];
         g[126] = word;
@@ -3225,15 +3199,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[128]: 36 node words, bit 2 (connected white a 2 a 3), bit 0 (connected white a 2 a 1), bit 7 (connected white a 2 b 2), bit 8 (connected white a 2 b 3), and 32 more; rules at gather.kif:59, 63
-    // g[129]: 36 node words, bit 1 ((aux 2) white a a 2 2), bit 7 ((aux 2) white a b 2 2), bit 13 ((aux 2) white a c 2 2), bit 19 ((aux 2) white a d 2 2), and 32 more
+    // g[128]: 36 node words, bit 14 (connected white c 2 c 3), bit 12 (connected white c 2 c 1), bit 19 (connected white c 2 d 2), bit 7 (connected white c 2 b 2), and 32 more; rules at gather.kif:59, 63
+    // g[129]: 36 node words, bit 1 ((aux 2) white c a 2 2), bit 7 ((aux 2) white c b 2 2), bit 13 ((aux 2) white c c 2 2), bit 19 ((aux 2) white c d 2 2), and 32 more
     g[128] = 0;
     g[129] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x80 & (s.0[1] << 6u32) & s.0[1])) | ((0x40 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x4 & (s.0[1] << 1u32) & s.0[1])) | ((0x1 & s.0[1] & (s.0[1] >> 1u32)))
+        let word = ((0x100000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x80000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x40000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x4000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x1000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x100 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x80 & s.0[1] & (s.0[1] >> 6u32))) | ((0x40 & s.0[1] & (s.0[1] >> 7u32)))
             | ((0xfffffffff & s.0[1] & g[129]));
         changed |= word != g[128];
         g[128] = word;
@@ -3248,20 +3226,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[130]: 36 node words, bit 20 (connected white d 2 d 3), bit 18 (connected white d 2 d 1), bit 25 (connected white d 2 e 2), bit 13 (connected white d 2 c 2), and 32 more; rules at gather.kif:59, 63
-    // g[131]: 36 node words, bit 1 ((aux 2) white d a 2 2), bit 7 ((aux 2) white d b 2 2), bit 13 ((aux 2) white d c 2 2), bit 19 ((aux 2) white d d 2 2), and 32 more
+    // g[130]: 36 node words, bit 2 (connected white a 2 a 3), bit 0 (connected white a 2 a 1), bit 7 (connected white a 2 b 2), bit 8 (connected white a 2 b 3), and 32 more; rules at gather.kif:59, 63
+    // g[131]: 36 node words, bit 1 ((aux 2) white a a 2 2), bit 7 ((aux 2) white a b 2 2), bit 13 ((aux 2) white a c 2 2), bit 19 ((aux 2) white a d 2 2), and 32 more
     g[130] = 0;
     g[131] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x4000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x2000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x1000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x100000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x40000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x4000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x2000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x1000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[131]));
+        let word = ((0x100 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x80 & (s.0[1] << 6u32) & s.0[1])) | ((0x40 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x4 & (s.0[1] << 1u32) & s.0[1])) | ((0x1 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0xfffffffff & s.0[1] & g[131]));
         changed |= word != g[130];
         g[130] = word;
         let word = ((0xfbefbef80 & (g[130] << 7u32)))
@@ -3275,21 +3249,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[132]: 36 node words, bit 26 (connected white e 2 e 3), bit 24 (connected white e 2 e 1), bit 31 (connected white e 2 f 2), bit 19 (connected white e 2 d 2), and 32 more; rules at gather.kif:59, 63
-    // g[133]: 36 node words, bit 1 ((aux 2) white e a 2 2), bit 7 ((aux 2) white e b 2 2), bit 13 ((aux 2) white e c 2 2), bit 19 ((aux 2) white e d 2 2), and 32 more
+    // g[132]: 36 node words, bit 20 (connected white d 2 d 3), bit 18 (connected white d 2 d 1), bit 25 (connected white d 2 e 2), bit 13 (connected white d 2 c 2), and 32 more; rules at gather.kif:59, 63
+    // g[133]: 36 node words, bit 1 ((aux 2) white d a 2 2), bit 7 ((aux 2) white d b 2 2), bit 13 ((aux 2) white d c 2 2), bit 19 ((aux 2) white d d 2 2), and 32 more
     g[132] = 0;
     g[133] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x80000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x40000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x4000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x1000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x100000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x80000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x40000 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[133]));
+        let word = ((0x4000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x2000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x1000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x100000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x40000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x4000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x2000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x1000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[133]));
         changed |= word != g[132];
         g[132] = word;
         let word = ((0xfbefbef80 & (g[132] << 7u32)))
@@ -3303,17 +3276,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[134]: 36 node words, bit 32 (connected white f 2 f 3), bit 30 (connected white f 2 f 1), bit 25 (connected white f 2 e 2), bit 26 (connected white f 2 e 3), and 32 more; rules at gather.kif:59, 63
-    // g[135]: 36 node words, bit 1 ((aux 2) white f a 2 2), bit 7 ((aux 2) white f b 2 2), bit 13 ((aux 2) white f c 2 2), bit 19 ((aux 2) white f d 2 2), and 32 more
+    // g[134]: 36 node words, bit 26 (connected white e 2 e 3), bit 24 (connected white e 2 e 1), bit 31 (connected white e 2 f 2), bit 19 (connected white e 2 d 2), and 32 more; rules at gather.kif:59, 63
+    // g[135]: 36 node words, bit 1 ((aux 2) white e a 2 2), bit 7 ((aux 2) white e b 2 2), bit 13 ((aux 2) white e c 2 2), bit 19 ((aux 2) white e d 2 2), and 32 more
     g[134] = 0;
     g[135] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x40000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x4000000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x2000000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x1000000 & s.0[1] & (s.0[1] >> 7u32)))
+        let word = ((0x100000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x80000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x40000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x4000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x1000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x100000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x80000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x40000 & s.0[1] & (s.0[1] >> 7u32)))
             | ((0xfffffffff & s.0[1] & g[135]));
         changed |= word != g[134];
         g[134] = word;
@@ -3328,17 +3304,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[136]: 36 node words, bit 10 (connected black b 6 b 5), bit 17 (connected black b 6 c 6), bit 5 (connected black b 6 a 6), bit 16 (connected black b 6 c 5), and 32 more; rules at gather.kif:59, 63
-    // g[137]: 36 node words, bit 1 ((aux 2) black b a 6 2), bit 7 ((aux 2) black b b 6 2), bit 13 ((aux 2) black b c 6 2), bit 19 ((aux 2) black b d 6 2), and 32 more
+    // g[136]: 36 node words, bit 32 (connected white f 2 f 3), bit 30 (connected white f 2 f 1), bit 25 (connected white f 2 e 2), bit 26 (connected white f 2 e 3), and 32 more; rules at gather.kif:59, 63
+    // g[137]: 36 node words, bit 1 ((aux 2) white f a 2 2), bit 7 ((aux 2) white f b 2 2), bit 13 ((aux 2) white f c 2 2), bit 19 ((aux 2) white f d 2 2), and 32 more
     g[136] = 0;
     g[137] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x10000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x400 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x20 & s.0[0] & (s.0[0] >> 6u32))) | ((0x10 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[137]));
+        let word = ((0x100000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x40000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x4000000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x2000000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x1000000 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[137]));
         changed |= word != g[136];
         g[136] = word;
         let word = ((0xfbefbef80 & (g[136] << 7u32)))
@@ -3352,17 +3329,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[138]: 36 node words, bit 16 (connected black c 6 c 5), bit 23 (connected black c 6 d 6), bit 11 (connected black c 6 b 6), bit 22 (connected black c 6 d 5), and 32 more; rules at gather.kif:59, 63
-    // g[139]: 36 node words, bit 1 ((aux 2) black c a 6 2), bit 7 ((aux 2) black c b 6 2), bit 13 ((aux 2) black c c 6 2), bit 19 ((aux 2) black c d 6 2), and 32 more
+    // g[138]: 36 node words, bit 10 (connected black b 6 b 5), bit 17 (connected black b 6 c 6), bit 5 (connected black b 6 a 6), bit 16 (connected black b 6 c 5), and 32 more; rules at gather.kif:59, 63
+    // g[139]: 36 node words, bit 1 ((aux 2) black b a 6 2), bit 7 ((aux 2) black b b 6 2), bit 13 ((aux 2) black b c 6 2), bit 19 ((aux 2) black b d 6 2), and 32 more
     g[138] = 0;
     g[139] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x400000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x10000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x800 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x400 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[139]));
+        let word = ((0x20000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x10000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x400 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x20 & s.0[0] & (s.0[0] >> 6u32))) | ((0x10 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[139]));
         changed |= word != g[138];
         g[138] = word;
         let word = ((0xfbefbef80 & (g[138] << 7u32)))
@@ -3376,15 +3353,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[140]: 36 node words, bit 4 (connected black a 6 a 5), bit 11 (connected black a 6 b 6), bit 10 (connected black a 6 b 5), bit 0 (connected black a 6 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[141]: 36 node words, bit 1 ((aux 2) black a a 6 2), bit 7 ((aux 2) black a b 6 2), bit 13 ((aux 2) black a c 6 2), bit 19 ((aux 2) black a d 6 2), and 32 more
+    // g[140]: 36 node words, bit 16 (connected black c 6 c 5), bit 23 (connected black c 6 d 6), bit 11 (connected black c 6 b 6), bit 22 (connected black c 6 d 5), and 32 more; rules at gather.kif:59, 63
+    // g[141]: 36 node words, bit 1 ((aux 2) black c a 6 2), bit 7 ((aux 2) black c b 6 2), bit 13 ((aux 2) black c c 6 2), bit 19 ((aux 2) black c d 6 2), and 32 more
     g[140] = 0;
     g[141] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x400 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x10 & s.0[0] & (s.0[0] >> 1u32))) | ((0xfffffffff & s.0[0] & g[141]));
+        let word = ((0x800000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x400000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x10000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x800 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x400 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[141]));
         changed |= word != g[140];
         g[140] = word;
         let word = ((0xfbefbef80 & (g[140] << 7u32)))
@@ -3398,18 +3377,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[142]: 36 node words, bit 22 (connected black d 6 d 5), bit 29 (connected black d 6 e 6), bit 17 (connected black d 6 c 6), bit 28 (connected black d 6 e 5), and 32 more; rules at gather.kif:59, 63
-    // g[143]: 36 node words, bit 1 ((aux 2) black d a 6 2), bit 7 ((aux 2) black d b 6 2), bit 13 ((aux 2) black d c 6 2), bit 19 ((aux 2) black d d 6 2), and 32 more
+    // g[142]: 36 node words, bit 4 (connected black a 6 a 5), bit 11 (connected black a 6 b 6), bit 10 (connected black a 6 b 5), bit 0 (connected black a 6 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[143]: 36 node words, bit 1 ((aux 2) black a a 6 2), bit 7 ((aux 2) black a b 6 2), bit 13 ((aux 2) black a c 6 2), bit 19 ((aux 2) black a d 6 2), and 32 more
     g[142] = 0;
     g[143] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x10000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x400000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x20000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x10000 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[143]));
+        let word = ((0x800 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x400 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x10 & s.0[0] & (s.0[0] >> 1u32))) | ((0xfffffffff & s.0[0] & g[143]));
         changed |= word != g[142];
         g[142] = word;
         let word = ((0xfbefbef80 & (g[142] << 7u32)))
@@ -3423,17 +3399,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[144]: 36 node words, bit 28 (connected black e 6 e 5), bit 35 (connected black e 6 f 6), bit 23 (connected black e 6 d 6), bit 34 (connected black e 6 f 5), and 32 more; rules at gather.kif:59, 63
-    // g[145]: 36 node words, bit 1 ((aux 2) black e a 6 2), bit 7 ((aux 2) black e b 6 2), bit 13 ((aux 2) black e c 6 2), bit 19 ((aux 2) black e d 6 2), and 32 more
+    // g[144]: 36 node words, bit 22 (connected black d 6 d 5), bit 29 (connected black d 6 e 6), bit 17 (connected black d 6 c 6), bit 28 (connected black d 6 e 5), and 32 more; rules at gather.kif:59, 63
+    // g[145]: 36 node words, bit 1 ((aux 2) black d a 6 2), bit 7 ((aux 2) black d b 6 2), bit 13 ((aux 2) black d c 6 2), bit 19 ((aux 2) black d d 6 2), and 32 more
     g[144] = 0;
     g[145] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x400000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x10000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x800000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x400000 & s.0[0] & (s.0[0] >> 7u32)))
+        let word = ((0x20000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x10000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x400000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x20000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x10000 & s.0[0] & (s.0[0] >> 7u32)))
             | ((0xfffffffff & s.0[0] & g[145]));
         changed |= word != g[144];
         g[144] = word;
@@ -3448,15 +3424,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[146]: 36 node words, bit 34 (connected black f 6 f 5), bit 29 (connected black f 6 e 6), bit 28 (connected black f 6 e 5), bit 0 (connected black f 6 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[147]: 36 node words, bit 1 ((aux 2) black f a 6 2), bit 7 ((aux 2) black f b 6 2), bit 13 ((aux 2) black f c 6 2), bit 19 ((aux 2) black f d 6 2), and 32 more
+    // g[146]: 36 node words, bit 28 (connected black e 6 e 5), bit 35 (connected black e 6 f 6), bit 23 (connected black e 6 d 6), bit 34 (connected black e 6 f 5), and 32 more; rules at gather.kif:59, 63
+    // g[147]: 36 node words, bit 1 ((aux 2) black e a 6 2), bit 7 ((aux 2) black e b 6 2), bit 13 ((aux 2) black e c 6 2), bit 19 ((aux 2) black e d 6 2), and 32 more
     g[146] = 0;
     g[147] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x20000000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x10000000 & s.0[0] & (s.0[0] >> 7u32)))
+        let word = ((0x800000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x400000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x10000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x800000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x400000 & s.0[0] & (s.0[0] >> 7u32)))
             | ((0xfffffffff & s.0[0] & g[147]));
         changed |= word != g[146];
         g[146] = word;
@@ -3471,16 +3449,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[148]: 36 node words, bit 7 (connected white b 1 b 2), bit 12 (connected white b 1 c 1), bit 0 (connected white b 1 a 1), bit 13 (connected white b 1 c 2), and 32 more; rules at gather.kif:59, 63
-    // g[149]: 36 node words, bit 1 ((aux 2) white b a 1 2), bit 7 ((aux 2) white b b 1 2), bit 13 ((aux 2) white b c 1 2), bit 19 ((aux 2) white b d 1 2), and 32 more
+    // g[148]: 36 node words, bit 34 (connected black f 6 f 5), bit 29 (connected black f 6 e 6), bit 28 (connected black f 6 e 5), bit 0 (connected black f 6 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[149]: 36 node words, bit 1 ((aux 2) black f a 6 2), bit 7 ((aux 2) black f b 6 2), bit 13 ((aux 2) black f c 6 2), bit 19 ((aux 2) black f d 6 2), and 32 more
     g[148] = 0;
     g[149] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x2000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x1000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x80 & (s.0[1] << 1u32) & s.0[1])) | ((0x2 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x1 & s.0[1] & (s.0[1] >> 6u32))) | ((0xfffffffff & s.0[1] & g[149]));
+        let word = ((0x400000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x20000000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x10000000 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[149]));
         changed |= word != g[148];
         g[148] = word;
         let word = ((0xfbefbef80 & (g[148] << 7u32)))
@@ -3494,17 +3472,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[150]: 36 node words, bit 13 (connected white c 1 c 2), bit 18 (connected white c 1 d 1), bit 6 (connected white c 1 b 1), bit 19 (connected white c 1 d 2), and 32 more; rules at gather.kif:59, 63
-    // g[151]: 36 node words, bit 1 ((aux 2) white c a 1 2), bit 7 ((aux 2) white c b 1 2), bit 13 ((aux 2) white c c 1 2), bit 19 ((aux 2) white c d 1 2), and 32 more
+    // g[150]: 36 node words, bit 7 (connected white b 1 b 2), bit 12 (connected white b 1 c 1), bit 0 (connected white b 1 a 1), bit 13 (connected white b 1 c 2), and 32 more; rules at gather.kif:59, 63
+    // g[151]: 36 node words, bit 1 ((aux 2) white b a 1 2), bit 7 ((aux 2) white b b 1 2), bit 13 ((aux 2) white b c 1 2), bit 19 ((aux 2) white b d 1 2), and 32 more
     g[150] = 0;
     g[151] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x80000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x40000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x2000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x80 & s.0[1] & (s.0[1] >> 5u32))) | ((0x40 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0xfffffffff & s.0[1] & g[151]));
+        let word = ((0x2000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x1000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x80 & (s.0[1] << 1u32) & s.0[1])) | ((0x2 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x1 & s.0[1] & (s.0[1] >> 6u32))) | ((0xfffffffff & s.0[1] & g[151]));
         changed |= word != g[150];
         g[150] = word;
         let word = ((0xfbefbef80 & (g[150] << 7u32)))
@@ -3518,14 +3495,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[152]: 36 node words, bit 1 (connected white a 1 a 2), bit 6 (connected white a 1 b 1), bit 7 (connected white a 1 b 2), bit 0 (connected white a 1 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[153]: 36 node words, bit 1 ((aux 2) white a a 1 2), bit 7 ((aux 2) white a b 1 2), bit 13 ((aux 2) white a c 1 2), bit 19 ((aux 2) white a d 1 2), and 32 more
+    // g[152]: 36 node words, bit 13 (connected white c 1 c 2), bit 18 (connected white c 1 d 1), bit 6 (connected white c 1 b 1), bit 19 (connected white c 1 d 2), and 32 more; rules at gather.kif:59, 63
+    // g[153]: 36 node words, bit 1 ((aux 2) white c a 1 2), bit 7 ((aux 2) white c b 1 2), bit 13 ((aux 2) white c c 1 2), bit 19 ((aux 2) white c d 1 2), and 32 more
     g[152] = 0;
     g[153] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x80 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x40 & (s.0[1] << 6u32) & s.0[1])) | ((0x2 & (s.0[1] << 1u32) & s.0[1]))
+        let word = ((0x80000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x40000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x2000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x80 & s.0[1] & (s.0[1] >> 5u32))) | ((0x40 & s.0[1] & (s.0[1] >> 6u32)))
             | ((0xfffffffff & s.0[1] & g[153]));
         changed |= word != g[152];
         g[152] = word;
@@ -3540,17 +3519,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[154]: 36 node words, bit 19 (connected white d 1 d 2), bit 24 (connected white d 1 e 1), bit 12 (connected white d 1 c 1), bit 25 (connected white d 1 e 2), and 32 more; rules at gather.kif:59, 63
-    // g[155]: 36 node words, bit 1 ((aux 2) white d a 1 2), bit 7 ((aux 2) white d b 1 2), bit 13 ((aux 2) white d c 1 2), bit 19 ((aux 2) white d d 1 2), and 32 more
+    // g[154]: 36 node words, bit 1 (connected white a 1 a 2), bit 6 (connected white a 1 b 1), bit 7 (connected white a 1 b 2), bit 0 (connected white a 1 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[155]: 36 node words, bit 1 ((aux 2) white a a 1 2), bit 7 ((aux 2) white a b 1 2), bit 13 ((aux 2) white a c 1 2), bit 19 ((aux 2) white a d 1 2), and 32 more
     g[154] = 0;
     g[155] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x2000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x1000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x80000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x2000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x1000 & s.0[1] & (s.0[1] >> 6u32))) | ((0xfffffffff & s.0[1] & g[155]));
+        let word = ((0x80 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x40 & (s.0[1] << 6u32) & s.0[1])) | ((0x2 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0xfffffffff & s.0[1] & g[155]));
         changed |= word != g[154];
         g[154] = word;
         let word = ((0xfbefbef80 & (g[154] << 7u32)))
@@ -3564,18 +3541,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[156]: 36 node words, bit 25 (connected white e 1 e 2), bit 30 (connected white e 1 f 1), bit 18 (connected white e 1 d 1), bit 31 (connected white e 1 f 2), and 32 more; rules at gather.kif:59, 63
-    // g[157]: 36 node words, bit 1 ((aux 2) white e a 1 2), bit 7 ((aux 2) white e b 1 2), bit 13 ((aux 2) white e c 1 2), bit 19 ((aux 2) white e d 1 2), and 32 more
+    // g[156]: 36 node words, bit 19 (connected white d 1 d 2), bit 24 (connected white d 1 e 1), bit 12 (connected white d 1 c 1), bit 25 (connected white d 1 e 2), and 32 more; rules at gather.kif:59, 63
+    // g[157]: 36 node words, bit 1 ((aux 2) white d a 1 2), bit 7 ((aux 2) white d b 1 2), bit 13 ((aux 2) white d c 1 2), bit 19 ((aux 2) white d d 1 2), and 32 more
     g[156] = 0;
     g[157] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x80000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x40000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x2000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x80000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x40000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0xfffffffff & s.0[1] & g[157]));
+        let word = ((0x2000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x1000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x80000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x2000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x1000 & s.0[1] & (s.0[1] >> 6u32))) | ((0xfffffffff & s.0[1] & g[157]));
         changed |= word != g[156];
         g[156] = word;
         let word = ((0xfbefbef80 & (g[156] << 7u32)))
@@ -3589,15 +3565,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[158]: 36 node words, bit 31 (connected white f 1 f 2), bit 24 (connected white f 1 e 1), bit 25 (connected white f 1 e 2), bit 0 (connected white f 1 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[159]: 36 node words, bit 1 ((aux 2) white f a 1 2), bit 7 ((aux 2) white f b 1 2), bit 13 ((aux 2) white f c 1 2), bit 19 ((aux 2) white f d 1 2), and 32 more
+    // g[158]: 36 node words, bit 25 (connected white e 1 e 2), bit 30 (connected white e 1 f 1), bit 18 (connected white e 1 d 1), bit 31 (connected white e 1 f 2), and 32 more; rules at gather.kif:59, 63
+    // g[159]: 36 node words, bit 1 ((aux 2) white e a 1 2), bit 7 ((aux 2) white e b 1 2), bit 13 ((aux 2) white e c 1 2), bit 19 ((aux 2) white e d 1 2), and 32 more
     g[158] = 0;
     g[159] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x80000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x2000000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x1000000 & s.0[1] & (s.0[1] >> 6u32)))
+        let word = ((0x80000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x40000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x2000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x80000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x40000 & s.0[1] & (s.0[1] >> 6u32)))
             | ((0xfffffffff & s.0[1] & g[159]));
         changed |= word != g[158];
         g[158] = word;
@@ -3612,80 +3590,103 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
+    // g[160]: 36 node words, bit 31 (connected white f 1 f 2), bit 24 (connected white f 1 e 1), bit 25 (connected white f 1 e 2), bit 0 (connected white f 1 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[161]: 36 node words, bit 1 ((aux 2) white f a 1 2), bit 7 ((aux 2) white f b 1 2), bit 13 ((aux 2) white f c 1 2), bit 19 ((aux 2) white f d 1 2), and 32 more
+    g[160] = 0;
+    g[161] = 0;
+    loop {
+        let mut changed = false;
+        let word = ((0x80000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x2000000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x1000000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0xfffffffff & s.0[1] & g[161]));
+        changed |= word != g[160];
+        g[160] = word;
+        let word = ((0xfbefbef80 & (g[160] << 7u32)))
+            | ((0xfffffffc0 & (g[160] << 6u32))) | ((0x7df7df7c0 & (g[160] << 5u32)))
+            | ((0xfbefbefbe & (g[160] << 1u32))) | ((0x7df7df7df & (g[160] >> 1u32)))
+            | ((0x3efbefbe & (g[160] >> 5u32))) | ((0x3fffffff & (g[160] >> 6u32)))
+            | ((0x1f7df7df & (g[160] >> 7u32)));
+        changed |= word != g[161];
+        g[161] = word;
+        if !changed {
+            break;
+        }
+    }
     // n[76]: (notallconnected black), rules at gather.kif:67
-    n[76] |= (s.0[0] & 0x80 != 0) & (0xfffffff7f & s.0[0] & !g[16] != 0);
-    n[76] |= (s.0[0] & 0x2000 != 0) & (0xfffffdfff & s.0[0] & !g[18] != 0);
-    n[76] |= (s.0[0] & 0x2000000 != 0) & (0xffdffffff & s.0[0] & !g[20] != 0);
-    n[76] |= (s.0[0] & 0x80000000 != 0) & (0xf7fffffff & s.0[0] & !g[22] != 0);
-    n[76] |= (s.0[0] & 0x100 != 0) & (0xffffffeff & s.0[0] & !g[32] != 0);
-    n[76] |= (s.0[0] & 0x40 != 0) & (0xfffffffbf & s.0[0] & !g[34] != 0);
-    n[76] |= (s.0[0] & 0x2 != 0) & (0xffffffffd & s.0[0] & !g[36] != 0);
-    n[76] |= (s.0[0] & 0x4000 != 0) & (0xfffffbfff & s.0[0] & !g[38] != 0);
-    n[76] |= (s.0[0] & 0x1000 != 0) & (0xfffffefff & s.0[0] & !g[40] != 0);
-    n[76] |= (s.0[0] & 0x4 != 0) & (0xffffffffb & s.0[0] & !g[42] != 0);
-    n[76] |= (s.0[0] & 0x1 != 0) & (0xffffffffe & s.0[0] & !g[44] != 0);
-    n[76] |= (s.0[0] & 0x80000 != 0) & (0xffff7ffff & s.0[0] & !g[46] != 0);
-    n[76] |= (s.0[0] & 0x100000 != 0) & (0xfffefffff & s.0[0] & !g[48] != 0);
-    n[76] |= (s.0[0] & 0x40000 != 0) & (0xffffbffff & s.0[0] & !g[50] != 0);
-    n[76] |= (s.0[0] & 0x4000000 != 0) & (0xffbffffff & s.0[0] & !g[52] != 0);
-    n[76] |= (s.0[0] & 0x1000000 != 0) & (0xffeffffff & s.0[0] & !g[54] != 0);
-    n[76] |= (s.0[0] & 0x100000000 != 0) & (0xeffffffff & s.0[0] & !g[56] != 0);
-    n[76] |= (s.0[0] & 0x40000000 != 0) & (0xfbfffffff & s.0[0] & !g[58] != 0);
-    n[76] |= (s.0[0] & 0x200 != 0) & (0xffffffdff & s.0[0] & !g[88] != 0);
-    n[76] |= (s.0[0] & 0x8000 != 0) & (0xfffff7fff & s.0[0] & !g[90] != 0);
-    n[76] |= (s.0[0] & 0x8 != 0) & (0xffffffff7 & s.0[0] & !g[92] != 0);
-    n[76] |= (s.0[0] & 0x200000 != 0) & (0xfffdfffff & s.0[0] & !g[94] != 0);
-    n[76] |= (s.0[0] & 0x8000000 != 0) & (0xff7ffffff & s.0[0] & !g[96] != 0);
-    n[76] |= (s.0[0] & 0x200000000 != 0) & (0xdffffffff & s.0[0] & !g[98] != 0);
-    n[76] |= (s.0[0] & 0x400 != 0) & (0xffffffbff & s.0[0] & !g[112] != 0);
-    n[76] |= (s.0[0] & 0x10000 != 0) & (0xffffeffff & s.0[0] & !g[114] != 0);
-    n[76] |= (s.0[0] & 0x10 != 0) & (0xfffffffef & s.0[0] & !g[116] != 0);
-    n[76] |= (s.0[0] & 0x400000 != 0) & (0xfffbfffff & s.0[0] & !g[118] != 0);
-    n[76] |= (s.0[0] & 0x10000000 != 0) & (0xfefffffff & s.0[0] & !g[120] != 0);
-    n[76] |= (s.0[0] & 0x400000000 != 0) & (0xbffffffff & s.0[0] & !g[122] != 0);
-    n[76] |= (s.0[0] & 0x800 != 0) & (0xffffff7ff & s.0[0] & !g[136] != 0);
-    n[76] |= (s.0[0] & 0x20000 != 0) & (0xffffdffff & s.0[0] & !g[138] != 0);
-    n[76] |= (s.0[0] & 0x20 != 0) & (0xfffffffdf & s.0[0] & !g[140] != 0);
-    n[76] |= (s.0[0] & 0x800000 != 0) & (0xfff7fffff & s.0[0] & !g[142] != 0);
-    n[76] |= (s.0[0] & 0x20000000 != 0) & (0xfdfffffff & s.0[0] & !g[144] != 0);
-    n[76] |= (s.0[0] & 0x800000000 != 0) & (0x7ffffffff & s.0[0] & !g[146] != 0);
+    n[76] |= (s.0[0] & 0x80 != 0) & (0xfffffff7f & s.0[0] & !g[18] != 0);
+    n[76] |= (s.0[0] & 0x2000 != 0) & (0xfffffdfff & s.0[0] & !g[20] != 0);
+    n[76] |= (s.0[0] & 0x2000000 != 0) & (0xffdffffff & s.0[0] & !g[22] != 0);
+    n[76] |= (s.0[0] & 0x80000000 != 0) & (0xf7fffffff & s.0[0] & !g[24] != 0);
+    n[76] |= (s.0[0] & 0x100 != 0) & (0xffffffeff & s.0[0] & !g[34] != 0);
+    n[76] |= (s.0[0] & 0x40 != 0) & (0xfffffffbf & s.0[0] & !g[36] != 0);
+    n[76] |= (s.0[0] & 0x2 != 0) & (0xffffffffd & s.0[0] & !g[38] != 0);
+    n[76] |= (s.0[0] & 0x4000 != 0) & (0xfffffbfff & s.0[0] & !g[40] != 0);
+    n[76] |= (s.0[0] & 0x1000 != 0) & (0xfffffefff & s.0[0] & !g[42] != 0);
+    n[76] |= (s.0[0] & 0x4 != 0) & (0xffffffffb & s.0[0] & !g[44] != 0);
+    n[76] |= (s.0[0] & 0x1 != 0) & (0xffffffffe & s.0[0] & !g[46] != 0);
+    n[76] |= (s.0[0] & 0x80000 != 0) & (0xffff7ffff & s.0[0] & !g[48] != 0);
+    n[76] |= (s.0[0] & 0x100000 != 0) & (0xfffefffff & s.0[0] & !g[50] != 0);
+    n[76] |= (s.0[0] & 0x40000 != 0) & (0xffffbffff & s.0[0] & !g[52] != 0);
+    n[76] |= (s.0[0] & 0x4000000 != 0) & (0xffbffffff & s.0[0] & !g[54] != 0);
+    n[76] |= (s.0[0] & 0x1000000 != 0) & (0xffeffffff & s.0[0] & !g[56] != 0);
+    n[76] |= (s.0[0] & 0x100000000 != 0) & (0xeffffffff & s.0[0] & !g[58] != 0);
+    n[76] |= (s.0[0] & 0x40000000 != 0) & (0xfbfffffff & s.0[0] & !g[60] != 0);
+    n[76] |= (s.0[0] & 0x200 != 0) & (0xffffffdff & s.0[0] & !g[90] != 0);
+    n[76] |= (s.0[0] & 0x8000 != 0) & (0xfffff7fff & s.0[0] & !g[92] != 0);
+    n[76] |= (s.0[0] & 0x8 != 0) & (0xffffffff7 & s.0[0] & !g[94] != 0);
+    n[76] |= (s.0[0] & 0x200000 != 0) & (0xfffdfffff & s.0[0] & !g[96] != 0);
+    n[76] |= (s.0[0] & 0x8000000 != 0) & (0xff7ffffff & s.0[0] & !g[98] != 0);
+    n[76] |= (s.0[0] & 0x200000000 != 0) & (0xdffffffff & s.0[0] & !g[100] != 0);
+    n[76] |= (s.0[0] & 0x400 != 0) & (0xffffffbff & s.0[0] & !g[114] != 0);
+    n[76] |= (s.0[0] & 0x10000 != 0) & (0xffffeffff & s.0[0] & !g[116] != 0);
+    n[76] |= (s.0[0] & 0x10 != 0) & (0xfffffffef & s.0[0] & !g[118] != 0);
+    n[76] |= (s.0[0] & 0x400000 != 0) & (0xfffbfffff & s.0[0] & !g[120] != 0);
+    n[76] |= (s.0[0] & 0x10000000 != 0) & (0xfefffffff & s.0[0] & !g[122] != 0);
+    n[76] |= (s.0[0] & 0x400000000 != 0) & (0xbffffffff & s.0[0] & !g[124] != 0);
+    n[76] |= (s.0[0] & 0x800 != 0) & (0xffffff7ff & s.0[0] & !g[138] != 0);
+    n[76] |= (s.0[0] & 0x20000 != 0) & (0xffffdffff & s.0[0] & !g[140] != 0);
+    n[76] |= (s.0[0] & 0x20 != 0) & (0xfffffffdf & s.0[0] & !g[142] != 0);
+    n[76] |= (s.0[0] & 0x800000 != 0) & (0xfff7fffff & s.0[0] & !g[144] != 0);
+    n[76] |= (s.0[0] & 0x20000000 != 0) & (0xfdfffffff & s.0[0] & !g[146] != 0);
+    n[76] |= (s.0[0] & 0x800000000 != 0) & (0x7ffffffff & s.0[0] & !g[148] != 0);
     // n[77]: (notallconnected white), rules at gather.kif:67
-    n[77] |= (s.0[1] & 0x400 != 0) & (0xffffffbff & s.0[1] & !g[24] != 0);
-    n[77] |= (s.0[1] & 0x10000 != 0) & (0xffffeffff & s.0[1] & !g[26] != 0);
-    n[77] |= (s.0[1] & 0x10000000 != 0) & (0xfefffffff & s.0[1] & !g[28] != 0);
-    n[77] |= (s.0[1] & 0x400000000 != 0) & (0xbffffffff & s.0[1] & !g[30] != 0);
-    n[77] |= (s.0[1] & 0x800 != 0) & (0xffffff7ff & s.0[1] & !g[60] != 0);
-    n[77] |= (s.0[1] & 0x200 != 0) & (0xffffffdff & s.0[1] & !g[62] != 0);
-    n[77] |= (s.0[1] & 0x10 != 0) & (0xfffffffef & s.0[1] & !g[64] != 0);
-    n[77] |= (s.0[1] & 0x20000 != 0) & (0xffffdffff & s.0[1] & !g[66] != 0);
-    n[77] |= (s.0[1] & 0x8000 != 0) & (0xfffff7fff & s.0[1] & !g[68] != 0);
-    n[77] |= (s.0[1] & 0x20 != 0) & (0xfffffffdf & s.0[1] & !g[70] != 0);
-    n[77] |= (s.0[1] & 0x8 != 0) & (0xffffffff7 & s.0[1] & !g[72] != 0);
-    n[77] |= (s.0[1] & 0x400000 != 0) & (0xfffbfffff & s.0[1] & !g[74] != 0);
-    n[77] |= (s.0[1] & 0x800000 != 0) & (0xfff7fffff & s.0[1] & !g[76] != 0);
-    n[77] |= (s.0[1] & 0x200000 != 0) & (0xfffdfffff & s.0[1] & !g[78] != 0);
-    n[77] |= (s.0[1] & 0x20000000 != 0) & (0xfdfffffff & s.0[1] & !g[80] != 0);
-    n[77] |= (s.0[1] & 0x8000000 != 0) & (0xff7ffffff & s.0[1] & !g[82] != 0);
-    n[77] |= (s.0[1] & 0x800000000 != 0) & (0x7ffffffff & s.0[1] & !g[84] != 0);
-    n[77] |= (s.0[1] & 0x200000000 != 0) & (0xdffffffff & s.0[1] & !g[86] != 0);
-    n[77] |= (s.0[1] & 0x100 != 0) & (0xffffffeff & s.0[1] & !g[100] != 0);
-    n[77] |= (s.0[1] & 0x4000 != 0) & (0xfffffbfff & s.0[1] & !g[102] != 0);
-    n[77] |= (s.0[1] & 0x4 != 0) & (0xffffffffb & s.0[1] & !g[104] != 0);
-    n[77] |= (s.0[1] & 0x100000 != 0) & (0xfffefffff & s.0[1] & !g[106] != 0);
-    n[77] |= (s.0[1] & 0x4000000 != 0) & (0xffbffffff & s.0[1] & !g[108] != 0);
-    n[77] |= (s.0[1] & 0x100000000 != 0) & (0xeffffffff & s.0[1] & !g[110] != 0);
-    n[77] |= (s.0[1] & 0x80 != 0) & (0xfffffff7f & s.0[1] & !g[124] != 0);
-    n[77] |= (s.0[1] & 0x2000 != 0) & (0xfffffdfff & s.0[1] & !g[126] != 0);
-    n[77] |= (s.0[1] & 0x2 != 0) & (0xffffffffd & s.0[1] & !g[128] != 0);
-    n[77] |= (s.0[1] & 0x80000 != 0) & (0xffff7ffff & s.0[1] & !g[130] != 0);
-    n[77] |= (s.0[1] & 0x2000000 != 0) & (0xffdffffff & s.0[1] & !g[132] != 0);
-    n[77] |= (s.0[1] & 0x80000000 != 0) & (0xf7fffffff & s.0[1] & !g[134] != 0);
-    n[77] |= (s.0[1] & 0x40 != 0) & (0xfffffffbf & s.0[1] & !g[148] != 0);
-    n[77] |= (s.0[1] & 0x1000 != 0) & (0xfffffefff & s.0[1] & !g[150] != 0);
-    n[77] |= (s.0[1] & 0x1 != 0) & (0xffffffffe & s.0[1] & !g[152] != 0);
-    n[77] |= (s.0[1] & 0x40000 != 0) & (0xffffbffff & s.0[1] & !g[154] != 0);
-    n[77] |= (s.0[1] & 0x1000000 != 0) & (0xffeffffff & s.0[1] & !g[156] != 0);
-    n[77] |= (s.0[1] & 0x40000000 != 0) & (0xfbfffffff & s.0[1] & !g[158] != 0);
+    n[77] |= (s.0[1] & 0x400 != 0) & (0xffffffbff & s.0[1] & !g[26] != 0);
+    n[77] |= (s.0[1] & 0x10000 != 0) & (0xffffeffff & s.0[1] & !g[28] != 0);
+    n[77] |= (s.0[1] & 0x10000000 != 0) & (0xfefffffff & s.0[1] & !g[30] != 0);
+    n[77] |= (s.0[1] & 0x400000000 != 0) & (0xbffffffff & s.0[1] & !g[32] != 0);
+    n[77] |= (s.0[1] & 0x800 != 0) & (0xffffff7ff & s.0[1] & !g[62] != 0);
+    n[77] |= (s.0[1] & 0x200 != 0) & (0xffffffdff & s.0[1] & !g[64] != 0);
+    n[77] |= (s.0[1] & 0x10 != 0) & (0xfffffffef & s.0[1] & !g[66] != 0);
+    n[77] |= (s.0[1] & 0x20000 != 0) & (0xffffdffff & s.0[1] & !g[68] != 0);
+    n[77] |= (s.0[1] & 0x8000 != 0) & (0xfffff7fff & s.0[1] & !g[70] != 0);
+    n[77] |= (s.0[1] & 0x20 != 0) & (0xfffffffdf & s.0[1] & !g[72] != 0);
+    n[77] |= (s.0[1] & 0x8 != 0) & (0xffffffff7 & s.0[1] & !g[74] != 0);
+    n[77] |= (s.0[1] & 0x400000 != 0) & (0xfffbfffff & s.0[1] & !g[76] != 0);
+    n[77] |= (s.0[1] & 0x800000 != 0) & (0xfff7fffff & s.0[1] & !g[78] != 0);
+    n[77] |= (s.0[1] & 0x200000 != 0) & (0xfffdfffff & s.0[1] & !g[80] != 0);
+    n[77] |= (s.0[1] & 0x20000000 != 0) & (0xfdfffffff & s.0[1] & !g[82] != 0);
+    n[77] |= (s.0[1] & 0x8000000 != 0) & (0xff7ffffff & s.0[1] & !g[84] != 0);
+    n[77] |= (s.0[1] & 0x800000000 != 0) & (0x7ffffffff & s.0[1] & !g[86] != 0);
+    n[77] |= (s.0[1] & 0x200000000 != 0) & (0xdffffffff & s.0[1] & !g[88] != 0);
+    n[77] |= (s.0[1] & 0x100 != 0) & (0xffffffeff & s.0[1] & !g[102] != 0);
+    n[77] |= (s.0[1] & 0x4000 != 0) & (0xfffffbfff & s.0[1] & !g[104] != 0);
+    n[77] |= (s.0[1] & 0x4 != 0) & (0xffffffffb & s.0[1] & !g[106] != 0);
+    n[77] |= (s.0[1] & 0x100000 != 0) & (0xfffefffff & s.0[1] & !g[108] != 0);
+    n[77] |= (s.0[1] & 0x4000000 != 0) & (0xffbffffff & s.0[1] & !g[110] != 0);
+    n[77] |= (s.0[1] & 0x100000000 != 0) & (0xeffffffff & s.0[1] & !g[112] != 0);
+    n[77] |= (s.0[1] & 0x80 != 0) & (0xfffffff7f & s.0[1] & !g[126] != 0);
+    n[77] |= (s.0[1] & 0x2000 != 0) & (0xfffffdfff & s.0[1] & !g[128] != 0);
+    n[77] |= (s.0[1] & 0x2 != 0) & (0xffffffffd & s.0[1] & !g[130] != 0);
+    n[77] |= (s.0[1] & 0x80000 != 0) & (0xffff7ffff & s.0[1] & !g[132] != 0);
+    n[77] |= (s.0[1] & 0x2000000 != 0) & (0xffdffffff & s.0[1] & !g[134] != 0);
+    n[77] |= (s.0[1] & 0x80000000 != 0) & (0xf7fffffff & s.0[1] & !g[136] != 0);
+    n[77] |= (s.0[1] & 0x40 != 0) & (0xfffffffbf & s.0[1] & !g[150] != 0);
+    n[77] |= (s.0[1] & 0x1000 != 0) & (0xfffffefff & s.0[1] & !g[152] != 0);
+    n[77] |= (s.0[1] & 0x1 != 0) & (0xffffffffe & s.0[1] & !g[154] != 0);
+    n[77] |= (s.0[1] & 0x40000 != 0) & (0xffffbffff & s.0[1] & !g[156] != 0);
+    n[77] |= (s.0[1] & 0x1000000 != 0) & (0xffeffffff & s.0[1] & !g[158] != 0);
+    n[77] |= (s.0[1] & 0x40000000 != 0) & (0xfbfffffff & s.0[1] & !g[160] != 0);
     // n[78]: terminal, rules at gather.kif:76, 78
     n[78] = (s.0[0] & 0x20000000000000 == 0x20000000000000) | (!n[76]) | (!n[77]);
     match &mut ask {

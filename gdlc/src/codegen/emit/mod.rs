@@ -26,7 +26,7 @@ use super::arm_families::RoleArms;
 use super::families::Families;
 use super::legal_parts::RoleLegal;
 use super::move_tables::MoveTables;
-use super::node_words::NodeWords;
+use super::node_words::{NodeWords, SparseAtoms};
 use super::notes::Notes;
 use crate::ground::{Ground, Lit, Prop, Value};
 use nodes::Slots;
@@ -140,6 +140,8 @@ pub(crate) struct Emitter<'g> {
     pub(crate) notes: Option<&'g Notes>,
     /// For every node, the facts of the state without which it cannot hold (`guards.rs`).
     pub(crate) guard_facts: Vec<Vec<Lit>>,
+    /// The state words and facts that are empty or false most of the time.
+    pub(crate) sparse: SparseAtoms,
 }
 
 impl<'g> Emitter<'g> {
@@ -159,6 +161,7 @@ impl<'g> Emitter<'g> {
             words: NodeWords::none(ground.nodes.len()),
             move_kinds_read: RefCell::new(BTreeSet::new()),
             notes: None,
+            sparse: SparseAtoms::new(&ground.base),
         }
     }
 
@@ -179,9 +182,9 @@ impl<'g> Emitter<'g> {
         emitter
     }
 
-    /// The groups of nodes evaluated as words: among the nodes that have no rule families, are
-    /// not given by the move table, are not the next value of a framed fact, and that no frame
-    /// arm reads (those are evaluated in the arms). Nodes that the moves guard (see
+    /// The groups of nodes evaluated as words: among the nodes that are not given by the move
+    /// table, are not the next value of a framed fact, and that no frame arm reads (those are
+    /// evaluated in the arms). Nodes that the moves guard (see
     /// [`super::move_guards`]) are only gathered, bit by bit in their arms; the recursive ones
     /// among them are in no group (a loop of words computes a recursive group whole).
     fn plan_node_words(&self) -> NodeWords {
@@ -192,11 +195,7 @@ impl<'g> Emitter<'g> {
         let guards = super::move_guards::find(self.ground, &after, &plain, &in_cycle);
         let gathered_only: Vec<bool> = guards.iter().map(Option::is_some).collect();
         let mut never: Vec<bool> = (0..self.ground.nodes.len())
-            .map(|n| {
-                (in_cycle[n] && gathered_only[n])
-                    || self.families.get(n).is_some_and(|f| !f.families.is_empty())
-                    || self.table_bit(n as u32).is_some()
-            })
+            .map(|n| (in_cycle[n] && gathered_only[n]) || self.table_bit(n as u32).is_some())
             .collect();
         if let Some(tables) = &self.tables {
             for n in tables.runtime_cone(self.ground, &tables.arm_values()) {
@@ -212,7 +211,19 @@ impl<'g> Emitter<'g> {
                 }
             }
         }
-        super::node_words::find(self.ground, &never, &gathered_only)
+        let table_bit: Vec<Option<u32>> = (0..self.ground.nodes.len() as u32).map(|n| self.table_bit(n)).collect();
+        let family_cost: Vec<Option<usize>> = (0..self.ground.nodes.len()).map(|n| self.family_cost(n)).collect();
+        super::node_words::find(self.ground, &never, &gathered_only, &table_bit, &family_cost)
+    }
+
+    /// About the operations that evaluate node `n` by itself when it has rule families: its
+    /// families', and its other rules'.
+    fn family_cost(&self, n: usize) -> Option<usize> {
+        let families = self.families.get(n).filter(|f| !f.families.is_empty())?;
+        let rest = &self.ground.nodes[n].rules[families.rules..];
+        Some(
+            families.families.iter().map(|f| f.cost()).sum::<usize>() + rest.iter().map(|r| r.len() + 1).sum::<usize>(),
+        )
     }
 
     /// The nodes that depend on the joint move ([`super::cones::reads_moves`]), widened so

@@ -19,6 +19,65 @@ type WordShapes = BTreeMap<Vec<WordLit>, (u64, Vec<usize>)>;
 /// at once.
 const WORD_FAMILY_MIN: usize = 4;
 
+/// The fewest templates of a group whose word is computed only when one of a few state words
+/// it reads is not empty, or a fact holds (see [`Body::zero_guard`]).
+const GUARD_TEMPLATES: usize = 3;
+
+/// The most state words and facts such a test reads.
+const GUARD_ATOMS: usize = 2;
+
+/// The fewest words a relation's facts span for its words to be tested before a group's
+/// templates, and the fewest facts of a relation of one argument for its facts to be: one of
+/// many groups' boards (hex's `connected`), one of many values of a counter (its `step`), which
+/// most of the time are empty or false.
+const SPARSE_MIN: usize = 8;
+
+/// The state words and facts that a group's word is tested against before its templates are
+/// computed: those of relations with many boards or many values (see [`SPARSE_MIN`]). A test
+/// of a word that is rarely empty would only cost a branch.
+pub(crate) struct SparseAtoms {
+    words: Vec<bool>,
+    facts: Vec<bool>,
+}
+
+impl SparseAtoms {
+    /// The sparse words and facts of a state whose base facts are `base` (bit by bit).
+    pub(crate) fn new(base: &[String]) -> SparseAtoms {
+        let relation: Vec<Option<(String, usize)>> = (base.iter())
+            .map(|name| {
+                let (head, args) = crate::ground::layout::split(name);
+                (!name.is_empty()).then_some((head, args.len()))
+            })
+            .collect();
+        let mut spans: BTreeMap<&(String, usize), (BTreeSet<usize>, usize)> = BTreeMap::new();
+        for (b, r) in relation.iter().enumerate() {
+            if let Some(r) = r {
+                let (words, facts) = spans.entry(r).or_default();
+                words.insert(b / 64);
+                *facts += 1;
+            }
+        }
+        let words = (0..base.len().div_ceil(64))
+            .map(|w| {
+                let mut held = relation[64 * w..base.len().min(64 * w + 64)].iter().flatten();
+                let first = held.next();
+                first.is_some_and(|r| held.all(|other| other == r) && spans[r].0.len() >= SPARSE_MIN)
+            })
+            .collect();
+        let facts =
+            (relation.iter()).map(|r| r.as_ref().is_some_and(|r| r.1 == 1 && spans[r].1 >= SPARSE_MIN)).collect();
+        SparseAtoms { words, facts }
+    }
+}
+
+/// What a group's templates are tested against before they are computed: a state word, or a
+/// fact the same for every member.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum GuardAtom {
+    Word(u32),
+    Fact(Lit),
+}
+
 /// `shape` (relative to `anchor`) with the base facts away from the anchor as literals of
 /// their own.
 fn fixed_away(shape: &[WordLit], anchor: u32) -> Vec<WordLit> {
@@ -162,7 +221,8 @@ impl Body<'_> {
     }
 
     /// A rule's anchor (the place of its first group literal, by group, sign and place) and its
-    /// literals relative to it, sorted; `None` when it reads no group member, or reads a move.
+    /// literals relative to it, sorted; `None` when it reads no group member, or reads a move
+    /// that has no place.
     fn relative_shape(&self, rule: &[Lit]) -> Option<(u32, Vec<WordLit>)> {
         let member = &self.emitter.words.member;
         let anchor = rule
@@ -182,7 +242,11 @@ impl Body<'_> {
                     None => WordLit::Fixed(lit),
                 },
                 Prop::Base(b) => WordLit::Base { word: b / 64, shift: (b % 64) as i32 - anchor as i32, positive },
-                Prop::Does(..) | Prop::Deferred(_) => return None,
+                Prop::Does(role, m) => match self.emitter.words.move_place(role, m) {
+                    Some((kind, place)) => WordLit::Does { kind, shift: place as i32 - anchor as i32, positive },
+                    None => return None,
+                },
+                Prop::Deferred(_) => return None,
             });
         }
         shape.sort();
@@ -234,8 +298,65 @@ impl Body<'_> {
                 }
             }
         } else {
-            quote!(g[#k] = #word;)
+            match self.zero_guard(&group.templates) {
+                Some(guard) => quote!(g[#k] = if #guard { #word } else { 0 };),
+                None => quote!(g[#k] = #word;),
+            }
         }
+    }
+
+    /// A test that the templates' word is zero when it fails: at most [`GUARD_ATOMS`] sparse
+    /// state words or facts the same for every member ([`SparseAtoms`]), of which each template
+    /// reads one positively (it is empty when they are, or false), when there are
+    /// [`GUARD_TEMPLATES`] templates or more. Hex's "a stone of group k beside the cell" reads only group k's board,
+    /// empty for most groups at any time.
+    fn zero_guard(&self, templates: &[Template]) -> Option<TokenStream> {
+        if templates.len() < GUARD_TEMPLATES {
+            return None;
+        }
+        let sparse = &self.emitter.sparse;
+        let read = |t: &Template| -> BTreeSet<GuardAtom> {
+            (t.literals.iter())
+                .filter_map(|lit| match *lit {
+                    WordLit::Base { word, positive: true, .. } if sparse.words[word as usize] => {
+                        Some(GuardAtom::Word(word))
+                    }
+                    WordLit::Fixed(lit @ Lit { prop: Prop::Base(b), positive: true }) if sparse.facts[b as usize] => {
+                        Some(GuardAtom::Fact(lit))
+                    }
+                    _ => None,
+                })
+                .collect()
+        };
+        let mut left: Vec<BTreeSet<GuardAtom>> = templates.iter().map(read).collect();
+        let mut guard: Vec<GuardAtom> = Vec::new();
+        while !left.is_empty() {
+            if left.iter().any(BTreeSet::is_empty) || guard.len() == GUARD_ATOMS {
+                return None;
+            }
+            // The atom that the most templates left read.
+            let mut count: BTreeMap<GuardAtom, usize> = BTreeMap::new();
+            left.iter().flatten().for_each(|&atom| *count.entry(atom).or_default() += 1);
+            let (&atom, _) = count.iter().max_by_key(|&(&atom, &c)| (c, std::cmp::Reverse(atom)))?;
+            guard.push(atom);
+            left.retain(|atoms| !atoms.contains(&atom));
+        }
+        guard.sort_unstable();
+        let words: Vec<TokenStream> = (guard.iter())
+            .filter_map(|atom| match atom {
+                GuardAtom::Word(w) => {
+                    let w = Literal::u32_unsuffixed(*w);
+                    Some(quote!(s.0[#w]))
+                }
+                GuardAtom::Fact(_) => None,
+            })
+            .collect();
+        let facts = guard.iter().filter_map(|atom| match atom {
+            GuardAtom::Fact(lit) => Some(self.lit(*lit)),
+            GuardAtom::Word(_) => None,
+        });
+        let words = (!words.is_empty()).then(|| quote!((#(#words)|*) != 0));
+        Some(join(&words.into_iter().chain(facts).collect::<Vec<_>>(), quote!(||)))
     }
 
     /// Statements computing the words of the groups of loop `l` (see
@@ -336,6 +457,10 @@ impl Body<'_> {
                 let role = Literal::u32_unsuffixed(self.emitter.words.move_kinds[kind as usize].role);
                 let table = format_ident!("MOVE_PLACES_{}", kind);
                 (shifted(quote!(#table[joint[#role].0 as usize]), shift), positive)
+            }
+            WordLit::Table { word, shift, positive } => {
+                let w = Literal::u32_unsuffixed(word);
+                (shifted(quote!(mt[#w]), shift), positive)
             }
             WordLit::Fixed(lit) => {
                 let lit = self.lit(lit);

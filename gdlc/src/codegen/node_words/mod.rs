@@ -25,6 +25,7 @@
 //! members.
 
 mod emit;
+pub(super) use emit::SparseAtoms;
 mod places;
 #[cfg(test)]
 mod tests;
@@ -41,7 +42,7 @@ const GROUP_MIN: usize = 8;
 const ASSUMED_ROUNDS: usize = 6;
 
 /// The most templates of a group: each is a term of its word's expression.
-const MAX_TEMPLATES: usize = 64;
+const MAX_TEMPLATES: usize = 128;
 
 /// A literal of a template, as a word whose bit `p` is the literal's value for the member at
 /// place `p`.
@@ -54,6 +55,10 @@ pub(super) enum WordLit {
     /// Whether a role played a move of kind `kind` (see [`NodeWords::move_kinds`]) at the
     /// place `shift` past the member's: the kind's word of the move played, shifted.
     Does { kind: u32, shift: i32, positive: bool },
+    /// A node that the move table gives (see [`super::move_tables`]): the joint move's row of
+    /// the node table, word `word`, shifted right by `shift` (left when negative). Read only
+    /// after the move, where the row is known.
+    Table { word: u32, shift: i32, positive: bool },
     /// The same literal for every member: all ones when it holds, else zero.
     Fixed(Lit),
 }
@@ -109,6 +114,13 @@ pub(super) struct NodeWords {
 }
 
 impl NodeWords {
+    /// The kind and place of role `role`'s move `m`, when it names a place.
+    pub(super) fn move_place(&self, role: u32, m: u32) -> Option<(u32, u32)> {
+        self.move_kinds.iter().enumerate().filter(|(_, kind)| kind.role == role).find_map(|(k, kind)| {
+            kind.places.iter().find(|&&(played, _)| played == m).map(|&(_, place)| (k as u32, place))
+        })
+    }
+
     /// No groups: every node evaluated by itself, in the ground program's order.
     pub(super) fn none(nodes: usize) -> NodeWords {
         NodeWords {
@@ -174,7 +186,13 @@ fn relations(base: &[String]) -> Vec<u32> {
 
 /// The groups of `ground`'s nodes. No node of `never` is in one (nodes evaluated in other
 /// ways); nodes of `gathered_only` (those the moves guard) are only in gathered groups.
-pub(super) fn find(ground: &Ground, never: &[bool], gathered_only: &[bool]) -> NodeWords {
+pub(super) fn find(
+    ground: &Ground,
+    never: &[bool],
+    gathered_only: &[bool],
+    table_bit: &[Option<u32>],
+    family_cost: &[Option<usize>],
+) -> NodeWords {
     let n = ground.nodes.len();
     let (base_place, coordinates) = board(&ground.base);
     let own = own_facts(ground);
@@ -206,6 +224,7 @@ pub(super) fn find(ground: &Ground, never: &[bool], gathered_only: &[bool]) -> N
         .extend(gathered_candidates(&heads, &place, &rest, &gathering).into_iter().map(|members| (members, true)));
     candidates.sort();
     let in_cycle = ground.in_cycle();
+    let no_table = vec![None; n];
     // Drop the candidates that do not pay, gathered ones that no group reads, those that hold
     // part of a recursive group, and those that the order of evaluation cannot put together,
     // until those left all do.
@@ -220,7 +239,17 @@ pub(super) fn find(ground: &Ground, never: &[bool], gathered_only: &[bool]) -> N
             .iter()
             .enumerate()
             .map(|(g, (members, gathered))| match gathered {
-                false => group(ground, g as u32, members, &member, &board),
+                false => {
+                    // Nodes of the move table read as its row's words when that makes fewer
+                    // templates (their bits follow the places), else one by one.
+                    let by_row = group(ground, g as u32, members, &member, &board, table_bit);
+                    let one_by_one = group(ground, g as u32, members, &member, &board, &no_table);
+                    if by_row.templates.len() < one_by_one.templates.len() {
+                        by_row
+                    } else {
+                        one_by_one
+                    }
+                }
                 true => {
                     let members = members.clone();
                     WordGroup { members, templates: Vec::new(), reads_itself: false, gathered: true, chain: 0 }
@@ -236,7 +265,15 @@ pub(super) fn find(ground: &Ground, never: &[bool], gathered_only: &[bool]) -> N
         let keep: Vec<bool> = groups
             .iter()
             .enumerate()
-            .map(|(g, group)| if group.gathered { read[g] } else { pays(ground, group, &in_cycle) })
+            .map(
+                |(g, group)| {
+                    if group.gathered {
+                        read[g]
+                    } else {
+                        pays(ground, group, &in_cycle, family_cost, table_bit)
+                    }
+                },
+            )
             .collect();
         if keep.iter().all(|&k| k) {
             let mut dropped = super::word_order::partial_cycles(ground, &member);
@@ -362,7 +399,14 @@ fn gathered_candidates(
 }
 
 /// The group of `members` (group `g`): the templates of their rules.
-fn group(ground: &Ground, g: u32, members: &[u32], member: &[Option<(u32, u32)>], board: &Board) -> WordGroup {
+fn group(
+    ground: &Ground,
+    g: u32,
+    members: &[u32],
+    member: &[Option<(u32, u32)>],
+    board: &Board,
+    table_bit: &[Option<u32>],
+) -> WordGroup {
     let mut templates: BTreeMap<Vec<WordLit>, u64> = BTreeMap::new();
     for &m in members {
         let p = member[m as usize].map_or(0, |(_, p)| p) as i32;
@@ -377,9 +421,12 @@ fn group(ground: &Ground, g: u32, members: &[u32], member: &[Option<(u32, u32)>]
                         Some(&(kind, q)) => WordLit::Does { kind, shift: q as i32 - p, positive: lit.positive },
                         None => WordLit::Fixed(lit),
                     },
-                    Prop::Node(k) => match member[k as usize] {
-                        Some((h, q)) => WordLit::Group { group: h, shift: q as i32 - p, positive: lit.positive },
-                        None => WordLit::Fixed(lit),
+                    Prop::Node(k) => match (member[k as usize], table_bit[k as usize]) {
+                        (Some((h, q)), _) => WordLit::Group { group: h, shift: q as i32 - p, positive: lit.positive },
+                        (None, Some(t)) => {
+                            WordLit::Table { word: t / 64, shift: (t % 64) as i32 - p, positive: lit.positive }
+                        }
+                        (None, None) => WordLit::Fixed(lit),
                     },
                     _ => WordLit::Fixed(lit),
                 })
@@ -433,11 +480,25 @@ fn loops(
     (loops, loop_of)
 }
 
-/// Whether evaluating `group` as a word costs at most half of evaluating its members one by one.
+/// Whether evaluating `group` as a word costs at most half of evaluating its members one by one:
+/// by their rule families, for those that have some, else rule by rule, the rules that differ
+/// only in nodes of the move table counted once (they are one mask test of its row).
 /// A group of recursive members is iterated either way, so its rounds are not counted.
-fn pays(ground: &Ground, group: &WordGroup, in_cycle: &[bool]) -> bool {
-    let one_by_one: usize =
-        group.members.iter().flat_map(|&m| &ground.nodes[m as usize].rules).map(|r| r.len() + 1).sum();
+fn pays(
+    ground: &Ground,
+    group: &WordGroup,
+    in_cycle: &[bool],
+    family_cost: &[Option<usize>],
+    table_bit: &[Option<u32>],
+) -> bool {
+    let in_table = |lit: &Lit| matches!(lit.prop, Prop::Node(k) if table_bit[k as usize].is_some());
+    let by_rules = |m: u32| -> usize {
+        let shapes: BTreeMap<Vec<Lit>, usize> = (ground.nodes[m as usize].rules.iter())
+            .map(|rule| (rule.iter().filter(|lit| !in_table(lit)).copied().collect(), rule.len()))
+            .collect();
+        shapes.values().map(|len| len + 1).sum()
+    };
+    let one_by_one: usize = group.members.iter().map(|&m| family_cost[m as usize].unwrap_or_else(|| by_rules(m))).sum();
     let recursive = group.members.iter().any(|&m| in_cycle[m as usize]);
     let rounds = if group.reads_itself && !recursive { ASSUMED_ROUNDS } else { 1 };
     let as_word: usize = group.templates.iter().map(|t| t.literals.len() + 1).sum::<usize>() * rounds;

@@ -11,10 +11,11 @@ use std::collections::{BTreeMap, BTreeSet};
 const MAX_NAME_ATOMS: usize = 8;
 
 /// The place of every move of each role that names one (the first coordinates among the
-/// atoms of its name, longest first), and its kind: the role, and the rest of the name.
-pub(super) fn move_places(ground: &Ground, coordinates: &BTreeMap<Vec<String>, u32>) -> (MovePlaces, Vec<MoveKind>) {
+/// atoms of its name, longest first), and its kind: the role, the rest of the name, and the
+/// word of a board wider than a word that the place is in.
+pub(super) fn move_places(ground: &Ground, coordinates: &Coordinates) -> (MovePlaces, Vec<MoveKind>) {
     let lengths: BTreeSet<usize> = coordinates.keys().map(Vec::len).collect();
-    let mut kinds: BTreeMap<(u32, String, Vec<String>), u32> = BTreeMap::new();
+    let mut kinds: BTreeMap<(u32, String, Vec<String>, u32), u32> = BTreeMap::new();
     let mut move_kinds: Vec<MoveKind> = Vec::new();
     let mut places = BTreeMap::new();
     for (role, moves) in ground.inputs.iter().enumerate() {
@@ -24,23 +25,23 @@ pub(super) fn move_places(ground: &Ground, coordinates: &BTreeMap<Vec<String>, u
             if atoms.len() > MAX_NAME_ATOMS {
                 continue;
             }
-            let mut found: Option<(Vec<usize>, u32)> = None;
+            let mut found: Option<(Vec<usize>, (u32, u32))> = None;
             for &len in lengths.iter().rev() {
                 subsequences(atoms.len(), len, &mut Vec::new(), 0, &mut |at| {
                     if found.is_none() {
                         let key: Vec<String> = at.iter().map(|&k| atoms[k].clone()).collect();
-                        found = coordinates.get(&key).map(|&q| (at.to_vec(), q));
+                        found = coordinates.get(&key).map(|&place| (at.to_vec(), place));
                     }
                 });
                 if found.is_some() {
                     break;
                 }
             }
-            let Some((at, q)) = found else { continue };
+            let Some((at, (q, word))) = found else { continue };
             let rest: Vec<String> =
                 atoms.iter().enumerate().filter(|(j, _)| !at.contains(j)).map(|(_, a)| a.clone()).collect();
             let next = kinds.len() as u32;
-            let kind = *kinds.entry((role as u32, head_of(name), rest)).or_insert(next);
+            let kind = *kinds.entry((role as u32, head_of(name), rest, word)).or_insert(next);
             if kind as usize == move_kinds.len() {
                 move_kinds.push(MoveKind { role: role as u32, places: Vec::new() });
             }
@@ -58,15 +59,17 @@ pub(super) fn move_places(ground: &Ground, coordinates: &BTreeMap<Vec<String>, u
 /// (two colours of a small board may share a word, one after the other). A place is the bit of
 /// the coordinates in the board of the value that comes first; a template reads another
 /// value's board shifted by the distance between the two. Coordinates must name one place for
-/// every such relation.
-pub(super) fn board(base: &[String]) -> (Vec<Option<u32>>, BTreeMap<Vec<String>, u32>) {
+/// every such relation. A board wider than a word (hex's 81 cells) takes whole words from a
+/// word's start: its places repeat from one word to the next, and coordinates also name the
+/// word of the board they are in, which tells apart moves at the same place.
+pub(super) fn board(base: &[String]) -> (Vec<Option<u32>>, Coordinates) {
     let mut relations: BTreeMap<String, Vec<(usize, Vec<String>)>> = BTreeMap::new();
     for (i, name) in base.iter().enumerate() {
         if !name.is_empty() {
             relations.entry(head_of(name)).or_default().push((i, atoms_of(name)));
         }
     }
-    let mut places: BTreeMap<Vec<String>, BTreeSet<u32>> = BTreeMap::new();
+    let mut places: BTreeMap<Vec<String>, BTreeSet<(u32, u32)>> = BTreeMap::new();
     let mut facts_at: BTreeMap<Vec<String>, Vec<usize>> = BTreeMap::new();
     for facts in relations.values() {
         let arity = facts[0].1.len();
@@ -84,22 +87,34 @@ pub(super) fn board(base: &[String]) -> (Vec<Option<u32>>, BTreeMap<Vec<String>,
             }
         }
         let Some((_, j, at)) = best else { continue };
+        // A board wider than a word goes on in the words after its first.
+        let mut first_word: BTreeMap<&String, usize> = BTreeMap::new();
+        for (i, atoms) in facts {
+            let word = first_word.entry(&atoms[j]).or_insert(i / 64);
+            *word = (*word).min(i / 64);
+        }
         for (i, atoms) in facts {
             let mut key = atoms.clone();
             key.remove(j);
-            places.entry(key.clone()).or_default().insert(at[&key]);
+            let word = (i / 64 - first_word[&atoms[j]]) as u32;
+            places.entry(key.clone()).or_default().insert((at[&key], word));
             facts_at.entry(key).or_default().push(*i);
         }
     }
     let mut base_place = vec![None; base.len()];
-    let mut coordinates = BTreeMap::new();
+    let mut coordinates = Coordinates::new();
     for (key, at) in places {
-        if let [p] = at.iter().copied().collect::<Vec<_>>()[..] {
+        if let [(p, word)] = at.iter().copied().collect::<Vec<_>>()[..] {
             for &i in &facts_at[&key] {
                 base_place[i] = Some(p);
             }
-            coordinates.insert(key, p);
+            coordinates.insert(key, (p, word));
         }
+    }
+    // The word matters only where two coordinates share a place.
+    let distinct: BTreeSet<u32> = coordinates.values().map(|&(p, _)| p).collect();
+    if distinct.len() == coordinates.len() {
+        coordinates.values_mut().for_each(|(_, word)| *word = 0);
     }
     (base_place, coordinates)
 }
@@ -153,6 +168,10 @@ fn boards_by(facts: &[(usize, Vec<String>)], j: usize) -> Option<BTreeMap<Vec<St
     Some(first.clone())
 }
 
+/// By the atoms that name a place, the place (a bit within a word) and the word of the board it
+/// is in (0 unless two coordinates share a place).
+pub(super) type Coordinates = BTreeMap<Vec<String>, (u32, u32)>;
+
 /// How the nodes of a relation get their places.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum PlaceBy {
@@ -174,7 +193,7 @@ pub(super) fn places(
     excluded: &[bool],
     heads: &[String],
     board: &Board,
-    coordinates: &BTreeMap<Vec<String>, u32>,
+    coordinates: &Coordinates,
 ) -> (Vec<Option<u32>>, Vec<Option<Vec<String>>>) {
     let lengths: BTreeSet<usize> = coordinates.keys().map(Vec::len).collect();
     let mut of_head: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
@@ -224,7 +243,7 @@ pub(super) fn places(
                 let at = match &option {
                     PlaceBy::Name(at) => {
                         let key: Option<Vec<String>> = at.iter().map(|&j| atoms[k].get(j).cloned()).collect();
-                        key.and_then(|key| coordinates.get(&key).copied())
+                        key.and_then(|key| coordinates.get(&key).map(|&(place, _)| place))
                     }
                     PlaceBy::OwnBit => board.own[i].map(|b| b % 64),
                     PlaceBy::FirstLiteral => ground.nodes[i].rules[0].first().and_then(|lit| match lit.prop {
@@ -248,7 +267,7 @@ pub(super) fn places(
             for (k, &i) in nodes.iter().enumerate() {
                 let Some(&p) = local.get(&i) else { continue };
                 let shape = match &option {
-                    PlaceBy::Name(used) => rest_of(&atoms[k], used),
+                    PlaceBy::Name(used) => rest_at(&atoms[k], used, coordinates),
                     PlaceBy::FirstLiteral => first_rule_shape(ground, i, p, &lookup, &name, board),
                     // The next values of one relation share a word, whatever their rules: each
                     // shape of rule among them is a template.
@@ -280,7 +299,7 @@ pub(super) fn places(
             for (k, (&i, p)) in nodes.iter().zip(at).enumerate() {
                 place[i] = p;
                 match &option {
-                    PlaceBy::Name(used) => rest[i] = Some(rest_of(&atoms[k], used)),
+                    PlaceBy::Name(used) => rest[i] = Some(rest_at(&atoms[k], used, coordinates)),
                     PlaceBy::OwnBit => rest[i] = Some(Vec::new()),
                     PlaceBy::FirstLiteral => {}
                 }
@@ -291,7 +310,22 @@ pub(super) fn places(
 }
 
 /// The atoms of a name that are not its coordinates (`n` of `(hasothercolorindir 3 4 n)`),
-/// given the positions `used` of its coordinates.
+/// given the positions `used` of its coordinates; then, when the coordinates are in a word of
+/// a board past its first, that word (as `#word 1`, which no atom is), so that the nodes of
+/// each word of the board are grouped apart.
+fn rest_at(atoms: &[String], used: &[usize], coordinates: &Coordinates) -> Vec<String> {
+    let mut rest = rest_of(atoms, used);
+    let key: Option<Vec<String>> = used.iter().map(|&j| atoms.get(j).cloned()).collect();
+    if let Some(&(_, word)) = key.and_then(|key| coordinates.get(&key)) {
+        if word > 0 {
+            rest.push(format!("#word {word}"));
+        }
+    }
+    rest
+}
+
+/// The atoms of a name that are not its coordinates, given the positions `used` of its
+/// coordinates.
 fn rest_of(atoms: &[String], used: &[usize]) -> Vec<String> {
     atoms.iter().enumerate().filter(|(j, _)| !used.contains(j)).map(|(_, a)| a.clone()).collect()
 }

@@ -16,6 +16,13 @@ const BOARD: &str = "
         (<= (next (cell ?x ?y ?c)) (true (cell ?x ?y ?c)) (does p (mark ?u ?v)) (distinct ?x ?u))
         (<= (next (cell ?x ?y ?c)) (true (cell ?x ?y ?c)) (does p (mark ?u ?v)) (distinct ?y ?v))";
 
+/// The groups of `ground` when every node may be in one, and no node is in a move table or has
+/// rule families.
+fn find_any(ground: &Ground) -> NodeWords {
+    let n = ground.nodes.len();
+    find(ground, &vec![false; n], &vec![false; n], &vec![None; n], &vec![None; n])
+}
+
 /// `BOARD` with `rules`, grounded.
 fn ground_of(rules: &str) -> Ground {
     crate::compile::ground_source(&format!("{BOARD}{rules}"), &Default::default()).expect("grounds")
@@ -102,6 +109,7 @@ fn template_word(
                     let at = kind.places.iter().find(|&&(m, _)| m == played);
                     signed(shifted(at.map_or(0, |&(_, p)| 1 << p), shift), positive)
                 }
+                WordLit::Table { .. } => panic!("these tests give no node a move table bit"),
                 WordLit::Fixed(lit) => {
                     let holds = match lit.prop {
                         Prop::Base(b) => state[b as usize],
@@ -156,7 +164,7 @@ fn as_words(words: &NodeWords, state: &[bool], joint: &[u32], value: &[bool]) ->
 #[test]
 fn a_row_of_runs_is_one_word_that_reads_itself() {
     let ground = runs();
-    let words = find(&ground, &vec![false; ground.nodes.len()], &vec![false; ground.nodes.len()]);
+    let words = find_any(&ground);
     let reach: Vec<usize> = (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(reach")).collect();
     assert!(reach.len() >= 24, "{} reach nodes", reach.len());
     let (g, _) = words.member[reach[0]].expect("reach nodes are in a group");
@@ -186,7 +194,7 @@ const NEAR: &str = "
 #[test]
 fn nodes_placed_by_their_names_form_one_group_whatever_their_first_rules() {
     let ground = ground_of(NEAR);
-    let words = find(&ground, &vec![false; ground.nodes.len()], &vec![false; ground.nodes.len()]);
+    let words = find_any(&ground);
     let near: Vec<usize> = (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(near")).collect();
     assert_eq!(near.len(), 36);
     // The first rules of the first and last cells of a column have different shapes.
@@ -204,7 +212,7 @@ fn nodes_placed_by_their_names_form_one_group_whatever_their_first_rules() {
 #[test]
 fn words_agree_with_the_nodes_one_by_one() {
     let ground = runs();
-    let words = find(&ground, &vec![false; ground.nodes.len()], &vec![false; ground.nodes.len()]);
+    let words = find_any(&ground);
     assert!(!words.groups.is_empty());
     // The next state's marks read the move played as a word.
     let literals = words.groups.iter().flat_map(|g| &g.templates).flat_map(|t| &t.literals);
@@ -232,7 +240,7 @@ const COUNTERS: &str = "
 #[test]
 fn next_values_of_a_counter_are_one_word_at_their_own_bits() {
     let ground = crate::compile::ground_source(COUNTERS, &Default::default()).expect("grounds");
-    let words = find(&ground, &vec![false; ground.nodes.len()], &vec![false; ground.nodes.len()]);
+    let words = find_any(&ground);
     let next: Vec<usize> =
         (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(next (count")).collect();
     assert!(next.len() >= 24, "{} next nodes", next.len());
@@ -296,7 +304,7 @@ fn coordinates_name_the_places_of_a_board() {
     // the second colour's facts at the same places.
     let (place, coordinates) = board(&base);
     assert_eq!(place[..4], [Some(0), Some(1), Some(0), Some(1)]);
-    assert_eq!(coordinates.get(&vec!["1".to_string(), "1".to_string()]), Some(&0));
+    assert_eq!(coordinates.get(&vec!["1".to_string(), "1".to_string()]), Some(&(0, 0)));
     // A second colour whose cells are not the first's moved by one distance names no place.
     let mut crossed = base.clone();
     crossed.swap(2, 3);
@@ -308,7 +316,7 @@ fn coordinates_name_the_places_of_a_board() {
     padded.splice(2..2, (0..62).map(|_| String::new()));
     let (place, coordinates) = board(&padded);
     assert_eq!(place[64], Some(0));
-    assert_eq!(coordinates.get(&vec!["1".to_string(), "2".to_string()]), Some(&1));
+    assert_eq!(coordinates.get(&vec!["1".to_string(), "2".to_string()]), Some(&(1, 0)));
 }
 
 /// `(linked x1 y1 x2 y2)` on `BOARD`: a path of marked cells, each beside the next along a row
@@ -331,7 +339,7 @@ const LINKED: &str = "
 fn a_flood_fill_is_a_loop_of_words_that_reaches_the_least_fixpoint() {
     let ground = ground_of(LINKED);
     assert!(!ground.cycles.is_empty(), "linked is recursive");
-    let words = find(&ground, &vec![false; ground.nodes.len()], &vec![false; ground.nodes.len()]);
+    let words = find_any(&ground);
     let linked: Vec<usize> = (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(linked")).collect();
     assert!(linked.len() >= 36 * 30, "{} linked nodes", linked.len());
     // Every recursive node is in a group that a loop evaluates, and the nodes of one cell's
@@ -346,5 +354,58 @@ fn a_flood_fill_is_a_loop_of_words_that_reaches_the_least_fixpoint() {
     let groups: BTreeSet<u32> =
         linked.iter().filter(|n| from(n)).map(|&n| words.member[n].map_or(u32::MAX, |(g, _)| g)).collect();
     assert_eq!(groups.len(), 1, "{groups:?}");
+    assert_words_agree(&ground, &words);
+}
+
+/// A 9x9 board, wider than a word, on which two roles place stones in turn, and `(near x y)`:
+/// a stone of red beside a blank cell along its row or its column; a move beside such a stone
+/// raises a flag.
+const WIDE: &str = "
+        (role red) (role blue)
+        (index 1) (index 2) (index 3) (index 4) (index 5) (index 6) (index 7) (index 8) (index 9)
+        (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6) (succ 6 7) (succ 7 8) (succ 8 9)
+        (init (control red))
+        (<= (base (cell ?x ?y ?r)) (index ?x) (index ?y) (role ?r))
+        (<= (legal ?r (place ?x ?y)) (true (control ?r)) (index ?x) (index ?y)
+            (not (true (cell ?x ?y red))) (not (true (cell ?x ?y blue))))
+        (<= (legal red noop) (true (control blue)))
+        (<= (legal blue noop) (true (control red)))
+        (<= (next (cell ?x ?y ?r)) (does ?r (place ?x ?y)))
+        (<= (next (cell ?x ?y ?r)) (true (cell ?x ?y ?r)))
+        (<= (next (control red)) (true (control blue)))
+        (<= (next (control blue)) (true (control red)))
+        (<= (blank ?x ?y) (index ?x) (index ?y) (not (true (cell ?x ?y red))) (not (true (cell ?x ?y blue))))
+        (<= (near ?x ?y) (true (cell ?x ?y red)) (succ ?y ?z) (blank ?x ?z))
+        (<= (near ?x ?y) (true (cell ?x ?y red)) (succ ?z ?y) (blank ?x ?z))
+        (<= (near ?x ?y) (true (cell ?x ?y red)) (succ ?x ?z) (blank ?z ?y))
+        (<= (near ?x ?y) (true (cell ?x ?y red)) (succ ?z ?x) (blank ?z ?y))
+        (<= (placed ?x ?y) (does ?r (place ?x ?y)) (near ?x ?y))
+        (<= (next (flag ?x ?y)) (placed ?x ?y))
+        (<= terminal (near 9 9) (true (flag 5 5)))
+        (<= (goal ?r 100) (role ?r) (near 1 1))
+        (<= (goal ?r 0) (role ?r) (not (near 1 1)))";
+
+#[test]
+fn a_board_wider_than_a_word_goes_on_in_the_next_word() {
+    let ground = crate::compile::ground_source(WIDE, &Default::default()).expect("grounds");
+    // The 81 cells of a colour start at a word: the places of the cells past the first 64
+    // start again from 0, and coordinates name the word too.
+    let (place, coordinates) = board(&ground.base);
+    let cell = |x: u32, y: u32| ground.base.iter().position(|f| *f == format!("(cell {x} {y} red)")).expect("a cell");
+    assert_eq!(cell(1, 1) % 64, 0);
+    assert_eq!(place[cell(8, 2)], Some(0));
+    let key = |x: u32, y: u32| vec![x.to_string(), y.to_string()];
+    assert_eq!(coordinates.get(&key(1, 1)), Some(&(0, 0)));
+    assert_eq!(coordinates.get(&key(8, 2)), Some(&(0, 1)));
+    let words = find_any(&ground);
+    // A role's placements are two kinds of move, one for each word of the board, so that a
+    // move's bit tells the two cells at one place apart.
+    let red = ground.roles.iter().position(|r| r == "red").expect("red") as u32;
+    assert_eq!(words.move_kinds.iter().filter(|k| k.role == red).count(), 2);
+    // The nodes of `near` in the second word are in groups too.
+    let near = |x: u32, y: u32| ground.nodes.iter().position(|n| n.name == format!("(near {x} {y})"));
+    let second = near(9, 9).expect("a near node");
+    assert!(words.member[second].is_some());
+    assert_ne!(words.member[second].map(|(g, _)| g), near(1, 1).and_then(|n| words.member[n]).map(|(g, _)| g));
     assert_words_agree(&ground, &words);
 }
