@@ -98,10 +98,15 @@ fn blocks(base: &[String], coordinates: &[Coordinates]) -> (Vec<Vec<usize>>, boo
     }
     let parsed = parsed;
     let fewest: Vec<Option<usize>> = relations.values().map(|facts| fewest_values(facts, &parsed)).collect();
-    let boards: BTreeSet<Vec<Vec<&str>>> =
-        (relations.values().zip(&fewest)).filter_map(|(facts, &outer)| board_of(facts, &parsed, outer?)).collect();
-    let leading: Vec<Option<usize>> = (relations.values().zip(&fewest))
-        .map(|(facts, &fewest)| shared_board(facts, &parsed, fewest, &boards).or(fewest))
+    let boards: Vec<Option<Vec<Vec<&str>>>> =
+        (relations.values().zip(&fewest)).map(|(facts, &outer)| board_of(facts, &parsed, outer?)).collect();
+    let leading: Vec<Option<usize>> = (relations.values().zip(&fewest).enumerate())
+        .map(|(r, (facts, &fewest))| {
+            // The boards of the other relations.
+            let others: BTreeSet<&Vec<Vec<&str>>> =
+                boards.iter().enumerate().filter(|&(o, _)| o != r).filter_map(|(_, b)| b.as_ref()).collect();
+            shared_board(facts, &parsed, fewest, &others).or(fewest)
+        })
         .collect();
     let shared = leading != fewest;
     let mut blocks = Vec::new();
@@ -166,7 +171,7 @@ fn board_of<'a>(facts: &[usize], parsed: &'a [(String, Vec<String>)], outer: usi
 }
 
 /// When the argument with the fewest values leaves blocks wider than a word, the argument that
-/// instead leaves the board of another relation (hex's `(connected ?group ?row ?column)` led by
+/// instead leaves the board of another relation, itself wider than a word (hex's `(connected ?group ?row ?column)` led by
 /// the group, so that each group is a board of cells like `(cell ?row ?column ?colour)`'s).
 /// Each such block then starts at a word, and rules that read the two relations at one cell
 /// shift one board onto the other.
@@ -174,7 +179,7 @@ fn shared_board(
     facts: &[usize],
     parsed: &[(String, Vec<String>)],
     fewest: Option<usize>,
-    boards: &BTreeSet<Vec<Vec<&str>>>,
+    boards: &BTreeSet<&Vec<Vec<&str>>>,
 ) -> Option<usize> {
     let fewest = fewest?;
     let wide = board_of(facts, parsed, fewest).is_some_and(|board| board.len() > WORD);
@@ -184,7 +189,7 @@ fn shared_board(
     let arity = facts.first().map_or(0, |&f| parsed[f].1.len());
     (0..arity).filter(|&a| a != fewest).find_map(|a| {
         let board = board_of(facts, parsed, a)?;
-        (board.len() > 1 && boards.contains(&board)).then_some(a)
+        (board.len() > WORD && boards.contains(&board)).then_some(a)
     })
 }
 
@@ -350,6 +355,24 @@ mod tests {
         }
         assert_eq!(bit("(cell a 1 red)") % 64, 0);
         assert_eq!(bit("(cell i 9 red)"), bit("(cell a 1 red)") + 80);
+    }
+
+    #[test]
+    fn a_relation_is_not_led_by_its_own_board() {
+        // Pieces on an 8x8 board, (location x y piece): led by a row, each block is 96 facts of
+        // (column, piece); led by a column, the same 96 names of (row, piece). That is the
+        // relation's own board, not another's: no new layout, as for any relation whose blocks
+        // need more words than its facts.
+        let mut base = Vec::new();
+        for x in 1..=8 {
+            for y in 1..=8 {
+                for piece in ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"] {
+                    base.push(format!("(location {x} {y} {piece})"));
+                }
+            }
+        }
+        base.sort();
+        assert_eq!(layout(&base, &[]), None);
     }
 
     #[test]

@@ -482,7 +482,7 @@ fn loops(
 
 /// Whether evaluating `group` as a word costs at most half of evaluating its members one by one:
 /// by their rule families, for those that have some, else rule by rule, the rules that differ
-/// only in nodes of the move table counted once (they are one mask test of its row).
+/// only in one node of the move table counted once (they are one mask test of its row).
 /// A group of recursive members is iterated either way, so its rounds are not counted.
 fn pays(
     ground: &Ground,
@@ -494,7 +494,10 @@ fn pays(
     let in_table = |lit: &Lit| matches!(lit.prop, Prop::Node(k) if table_bit[k as usize].is_some());
     let by_rules = |m: u32| -> usize {
         let shapes: BTreeMap<Vec<Lit>, usize> = (ground.nodes[m as usize].rules.iter())
-            .map(|rule| (rule.iter().filter(|lit| !in_table(lit)).copied().collect(), rule.len()))
+            .map(|rule| match rule.iter().filter(|lit| in_table(lit)).count() {
+                1 => (rule.iter().filter(|lit| !in_table(lit)).copied().collect(), rule.len()),
+                _ => (rule.clone(), rule.len()),
+            })
             .collect();
         shapes.values().map(|len| len + 1).sum()
     };
