@@ -308,8 +308,8 @@ impl Body<'_> {
     /// A test that the templates' word is zero when it fails: at most [`GUARD_ATOMS`] sparse
     /// state words or facts the same for every member ([`SparseAtoms`]), of which each template
     /// reads one positively (it is empty when they are, or false), when there are
-    /// [`GUARD_TEMPLATES`] templates or more. Hex's "a stone of group k beside the cell" reads only group k's board,
-    /// empty for most groups at any time.
+    /// [`GUARD_TEMPLATES`] templates or more. Hex's "a stone of group k beside the cell" reads
+    /// only group k's board, empty for most groups at any time.
     fn zero_guard(&self, templates: &[Template]) -> Option<TokenStream> {
         if templates.len() < GUARD_TEMPLATES {
             return None;
