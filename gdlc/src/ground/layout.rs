@@ -101,12 +101,7 @@ fn blocks(base: &[String], coordinates: &[Coordinates]) -> (Vec<Vec<usize>>, boo
     let boards: Vec<Option<Vec<Vec<&str>>>> =
         (relations.values().zip(&fewest)).map(|(facts, &outer)| board_of(facts, &parsed, outer?)).collect();
     let leading: Vec<Option<usize>> = (relations.values().zip(&fewest).enumerate())
-        .map(|(r, (facts, &fewest))| {
-            // The boards of the other relations.
-            let others: BTreeSet<&Vec<Vec<&str>>> =
-                boards.iter().enumerate().filter(|&(o, _)| o != r).filter_map(|(_, b)| b.as_ref()).collect();
-            shared_board(facts, &parsed, fewest, &others).or(fewest)
-        })
+        .map(|(r, (facts, &fewest))| shared_board(facts, &parsed, fewest, r, &boards).or(fewest))
         .collect();
     let shared = leading != fewest;
     let mut blocks = Vec::new();
@@ -170,8 +165,9 @@ fn board_of<'a>(facts: &[usize], parsed: &'a [(String, Vec<String>)], outer: usi
     (board.len() < sorted.len()).then_some(board)
 }
 
-/// When the argument with the fewest values leaves blocks wider than a word, the argument that
-/// instead leaves the board of another relation, itself wider than a word (hex's `(connected ?group ?row ?column)` led by
+/// When `fewest`, the argument with the fewest values, leaves blocks wider than a word (`boards`
+/// holds every relation's board so led; this is relation `relation`), the argument that instead leaves the board of
+/// another relation, itself wider than a word (hex's `(connected ?group ?row ?column)` led by
 /// the group, so that each group is a board of cells like `(cell ?row ?column ?colour)`'s).
 /// Each such block then starts at a word, and rules that read the two relations at one cell
 /// shift one board onto the other.
@@ -179,17 +175,17 @@ fn shared_board(
     facts: &[usize],
     parsed: &[(String, Vec<String>)],
     fewest: Option<usize>,
-    boards: &BTreeSet<&Vec<Vec<&str>>>,
+    relation: usize,
+    boards: &[Option<Vec<Vec<&str>>>],
 ) -> Option<usize> {
-    let fewest = fewest?;
-    let wide = board_of(facts, parsed, fewest).is_some_and(|board| board.len() > WORD);
-    if !wide {
+    if boards[relation].as_ref().is_none_or(|own| own.len() <= WORD) {
         return None;
     }
     let arity = facts.first().map_or(0, |&f| parsed[f].1.len());
-    (0..arity).filter(|&a| a != fewest).find_map(|a| {
-        let board = board_of(facts, parsed, a)?;
-        (board.len() > WORD && boards.contains(&board)).then_some(a)
+    (0..arity).filter(|&a| Some(a) != fewest).find_map(|a| {
+        let board = board_of(facts, parsed, a).filter(|board| board.len() > WORD)?;
+        let another = boards.iter().enumerate().any(|(r, b)| r != relation && b.as_ref() == Some(&board));
+        another.then_some(a)
     })
 }
 

@@ -211,19 +211,12 @@ impl<'g> Emitter<'g> {
                 }
             }
         }
-        let table_bit: Vec<Option<u32>> = (0..self.ground.nodes.len() as u32).map(|n| self.table_bit(n)).collect();
-        let family_cost: Vec<Option<usize>> = (0..self.ground.nodes.len()).map(|n| self.family_cost(n)).collect();
-        super::node_words::find(self.ground, &never, &gathered_only, &table_bit, &family_cost)
-    }
-
-    /// About the operations that evaluate node `n` by itself when it has rule families: its
-    /// families', and its other rules'.
-    fn family_cost(&self, n: usize) -> Option<usize> {
-        let families = self.families.get(n).filter(|f| !f.families.is_empty())?;
-        let rest = &self.ground.nodes[n].rules[families.rules..];
-        Some(
-            families.families.iter().map(|f| f.cost()).sum::<usize>() + rest.iter().map(|r| r.len() + 1).sum::<usize>(),
-        )
+        let no_table = vec![None; self.ground.nodes.len()];
+        let table_bit = self.tables.as_ref().map_or(&no_table, |tables| &tables.node_bit);
+        let family_cost: Vec<Option<usize>> = (self.ground.nodes.iter().enumerate())
+            .map(|(n, node)| self.families.get(n).filter(|f| !f.families.is_empty()).map(|f| f.cost(&node.rules)))
+            .collect();
+        super::node_words::find(self.ground, &never, &gathered_only, table_bit, &family_cost)
     }
 
     /// The nodes that depend on the joint move ([`super::cones::reads_moves`]), widened so

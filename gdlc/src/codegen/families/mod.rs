@@ -53,6 +53,15 @@ pub(super) struct Families {
     pub rules: usize,
 }
 
+impl Families {
+    /// About the operations that evaluate a node with these families by itself, given its
+    /// `rules` (the families' first): the families', and its other rules'.
+    pub(super) fn cost(&self, rules: &[Vec<Lit>]) -> usize {
+        let rest = &rules[self.rules..];
+        self.families.iter().map(Family::cost).sum::<usize>() + rest.iter().map(|rule| rule.len() + 1).sum::<usize>()
+    }
+}
+
 /// Rewrites the nodes of `ground` that have rule families so that the rules of their families
 /// come first and read only base facts (inlining the one-rule nodes that decomposition split
 /// them into, so that those are not evaluated for them), and returns every node's families

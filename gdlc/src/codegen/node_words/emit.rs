@@ -242,8 +242,8 @@ impl Body<'_> {
                     None => WordLit::Fixed(lit),
                 },
                 Prop::Base(b) => WordLit::Base { word: b / 64, shift: (b % 64) as i32 - anchor as i32, positive },
-                Prop::Does(role, m) => match self.emitter.words.move_place(role, m) {
-                    Some((kind, place)) => WordLit::Does { kind, shift: place as i32 - anchor as i32, positive },
+                Prop::Does(role, m) => match self.emitter.words.move_places.get(&(role, m)) {
+                    Some(&(kind, place)) => WordLit::Does { kind, shift: place as i32 - anchor as i32, positive },
                     None => return None,
                 },
                 Prop::Deferred(_) => return None,

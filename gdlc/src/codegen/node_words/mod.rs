@@ -106,6 +106,8 @@ pub(super) struct NodeWords {
     pub rank: Vec<u32>,
     /// The kinds of moves that templates read.
     pub move_kinds: Vec<MoveKind>,
+    /// By role and move, the kind and place of every move that names a place.
+    pub move_places: MovePlaces,
     /// Sets of groups evaluated together in one loop from empty words, because they hold
     /// recursive groups of the ground program between them.
     pub loops: Vec<Vec<u32>>,
@@ -114,13 +116,6 @@ pub(super) struct NodeWords {
 }
 
 impl NodeWords {
-    /// The kind and place of role `role`'s move `m`, when it names a place.
-    pub(super) fn move_place(&self, role: u32, m: u32) -> Option<(u32, u32)> {
-        self.move_kinds.iter().enumerate().filter(|(_, kind)| kind.role == role).find_map(|(k, kind)| {
-            kind.places.iter().find(|&&(played, _)| played == m).map(|&(_, place)| (k as u32, place))
-        })
-    }
-
     /// No groups: every node evaluated by itself, in the ground program's order.
     pub(super) fn none(nodes: usize) -> NodeWords {
         NodeWords {
@@ -128,6 +123,7 @@ impl NodeWords {
             member: vec![None; nodes],
             rank: (0..nodes as u32).collect(),
             move_kinds: Vec::new(),
+            move_places: MovePlaces::new(),
             loops: Vec::new(),
             loop_of: Vec::new(),
         }
@@ -135,7 +131,7 @@ impl NodeWords {
 }
 
 /// By role and move, the move's kind and place.
-type MovePlaces = BTreeMap<(u32, u32), (u32, u32)>;
+pub(super) type MovePlaces = BTreeMap<(u32, u32), (u32, u32)>;
 
 /// Where things are on the board: base facts, and the moves of each role.
 struct Board {
@@ -243,11 +239,17 @@ pub(super) fn find(
                     // Nodes of the move table read as its row's words when that makes fewer
                     // templates (their bits follow the places), else one by one.
                     let by_row = group(ground, g as u32, members, &member, &board, table_bit);
-                    let one_by_one = group(ground, g as u32, members, &member, &board, &no_table);
-                    if by_row.templates.len() < one_by_one.templates.len() {
+                    let reads_row = (by_row.templates.iter().flat_map(|t| &t.literals))
+                        .any(|lit| matches!(lit, WordLit::Table { .. }));
+                    if !reads_row {
                         by_row
                     } else {
-                        one_by_one
+                        let one_by_one = group(ground, g as u32, members, &member, &board, &no_table);
+                        if by_row.templates.len() < one_by_one.templates.len() {
+                            by_row
+                        } else {
+                            one_by_one
+                        }
                     }
                 }
                 true => {
@@ -283,7 +285,8 @@ pub(super) fn find(
             if dropped.is_empty() {
                 let rank = super::word_order::rank(ground, &member, groups.len());
                 let (loops, loop_of) = loops(ground, &member, &groups, &in_cycle);
-                return NodeWords { groups, member, rank, move_kinds, loops, loop_of };
+                let move_places = board.moves;
+                return NodeWords { groups, member, rank, move_kinds, move_places, loops, loop_of };
             }
             candidates =
                 candidates.into_iter().enumerate().filter(|(g, _)| !dropped.contains(g)).map(|(_, c)| c).collect();
