@@ -39,6 +39,11 @@ pub(crate) const NOT_YET_COMPILED: &[&str] = &["amazons", "chess"];
 /// tests check the table form against the interpreter as they check the straight-line form.
 pub(crate) const TABLE_FORM_TWINS: &[&str] = &["breakthrough", "connectFour", "diceDuel", "montyHall", "ticTacToe"];
 
+/// Games also compiled with every function's long runs of node statements in parts
+/// (`Form::Parts`), as the long functions of the corpus's largest games are written: the
+/// differential tests and replays check that code on a game small enough to bundle.
+pub(crate) const PARTS_TWINS: &[&str] = &["checkers"];
+
 /// A directory of games and the directory of their compiled modules.
 struct Collection {
     /// The games' directory, relative to the root.
@@ -98,6 +103,9 @@ fn collection_files(root: &Path, collection: &Collection) -> Result<BTreeMap<Pat
         if TABLE_FORM_TWINS.contains(&stem.as_str()) {
             forms.push((format!("{}_tables", module_name(&stem)), gdlc::codegen::Form::Tables));
         }
+        if PARTS_TWINS.contains(&stem.as_str()) {
+            forms.push((format!("{}_parts", module_name(&stem)), gdlc::codegen::Form::Parts));
+        }
         for (module, form) in forms {
             let options = gdlc::codegen::Options { form, ..Default::default() };
             let text = generate_commented(&source, &options, game)
@@ -114,7 +122,11 @@ fn collection_files(root: &Path, collection: &Collection) -> Result<BTreeMap<Pat
     );
     for (module, file) in &modules {
         // prettyplease formats the modules; rustfmt is kept off them.
-        let form = if module.ends_with("_tables") { " in table form" } else { "" };
+        let form = match module {
+            _ if module.ends_with("_tables") => " in table form",
+            _ if module.ends_with("_parts") => " with its functions in parts",
+            _ => "",
+        };
         index.push_str(&format!("/// `{file}`, compiled{form}.\n#[rustfmt::skip]\npub mod {module};\n"));
     }
     index.push_str(&format!(

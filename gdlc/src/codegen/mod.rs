@@ -73,10 +73,15 @@ pub enum Form {
     /// Tables of the ground program evaluated by `gdl_runtime::program`: builds in seconds at
     /// any size.
     Tables,
+    /// [`Form::Straight`] with every function's long runs of node statements in functions of
+    /// their own, as a large game's long functions are written, whatever its size: the code
+    /// of large games, on a game small enough to test it with.
+    Parts,
 }
 
-/// The size of a ground program (in literals) above which [`Form::Auto`] chooses tables
-/// without writing the straight-line functions to count their tokens. Below it the count
+/// The size of a ground program (in literals) above which [`Form::Auto`] chooses tables for a
+/// game with few node words, without writing the straight-line functions to count their
+/// tokens (a game mostly in node words goes on to [`WORDS_FORM_LITERALS`]). Below it the count
 /// decides: the straight-line functions of the corpus's games from 100,000 to 150,000 literals
 /// took 0.6-4.1 s and at most 830 MB to write, and chineseCheckers6's (142,301 literals) fit in
 /// 34k lines since rules that differ only in a node of the move table are merged; past it
@@ -97,6 +102,22 @@ pub const TABLE_FORM_LITERALS: usize = 150_000;
 /// seconds (docs/performance.md).
 pub const STRAIGHT_FORM_TOKENS: usize = 750_000;
 
+/// The size of a ground program (in literals) above which [`Form::Auto`] chooses tables even
+/// for a game mostly in node words, without writing anything: the largest such games of the
+/// corpus under it (othello-comp2007: 316,823 literals) are written in 5 s.
+pub const WORDS_FORM_LITERALS: usize = 400_000;
+
+/// The most tokens of straight-line functions (as written, the functions the fused step
+/// serves not counted again) that [`Form::Auto`] writes for a game where at least half of the
+/// derived propositions are node words, evaluated 64 to an operation. Such code plays several
+/// times faster than tables, and builds in under a minute, its long functions split into parts
+/// (measured side by side on the 2-core machine: othello-comp2007, 1.0M tokens, 56 s and 5.5x
+/// the tables' speed; othelloHoles, 870k, 48 s and 10x; hexPie, 820k, 27 s and 4.9x;
+/// linesOfAction, 490k, 38 s and 5.6x). Games with few node words are held to
+/// [`STRAIGHT_FORM_TOKENS`]: among them, tables play faster on some (queens31lg 3.1x, quarto
+/// 1.9x, speedChess 1.3x).
+pub const WORDS_FORM_TOKENS: usize = 1_100_000;
+
 /// The module of a grounded game: a turn-based one, or a real-time one for an rtGDL game
 /// (grounded from its erased form); an error says why an rtGDL game cannot be compiled.
 pub fn generate_module(ground: &Ground, form: Form, realtime: bool) -> Result<TokenStream, Error> {
@@ -112,7 +133,7 @@ pub fn generate_noted_module(
     realtime: bool,
     notes: Option<&Notes>,
 ) -> Result<Module, Error> {
-    if !ground.deferred.atoms.is_empty() && (realtime || form == Form::Straight) {
+    if !ground.deferred.atoms.is_empty() && (realtime || matches!(form, Form::Straight | Form::Parts)) {
         return Err(Error::DeferredNeedTables { relations: ground.deferred.relations.len() });
     }
     if realtime {
@@ -139,18 +160,34 @@ pub fn generate_ground(ground: &Ground, form: Form) -> TokenStream {
 
 /// [`generate_ground`], with comment markers from `notes` (see [`generate_noted_module`]).
 fn generate_noted_ground(ground: &Ground, form: Form, notes: Option<&Notes>) -> Module {
-    generate_ground_within(ground, form, notes, STRAIGHT_FORM_TOKENS)
+    generate_ground_within(ground, form, notes, Limits { budget: STRAIGHT_FORM_TOKENS, words: WORDS_FORM_TOKENS })
 }
 
-/// [`generate_noted_ground`], where [`Form::Auto`] writes straight-line functions of at most
-/// `max_tokens` tokens.
-fn generate_ground_within(ground: &Ground, form: Form, notes: Option<&Notes>, max_tokens: usize) -> Module {
+/// The most tokens of straight-line functions that [`Form::Auto`] writes: `budget` budget
+/// tokens, or `words` tokens as written for a game mostly in node words.
+#[derive(Clone, Copy, Debug)]
+struct Limits {
+    budget: usize,
+    words: usize,
+}
+
+/// [`generate_noted_ground`], where [`Form::Auto`] writes straight-line functions within
+/// `limits`.
+fn generate_ground_within(ground: &Ground, form: Form, notes: Option<&Notes>, limits: Limits) -> Module {
     let tables = tables::generate_tables(ground);
-    let straight = (!uses_tables(ground, form)).then(|| emit::generate_functions(ground, notes, form == Form::Auto));
+    let straight = match form {
+        Form::Tables => None,
+        Form::Straight => emit::generate_functions(ground, notes, false, false, false),
+        Form::Parts => emit::generate_functions(ground, notes, false, false, true),
+        Form::Auto if !ground.deferred.atoms.is_empty() || ground.size() > WORDS_FORM_LITERALS => None,
+        Form::Auto => emit::generate_functions(ground, notes, true, past_literals(ground), false),
+    };
+    let fits = |functions: &emit::Functions| {
+        functions.budget_tokens.is_none_or(|tokens| tokens <= limits.budget)
+            || (functions.mostly_words && token_count(&functions.tokens) <= limits.words)
+    };
     let (functions, fused_step, tables_form) = match straight {
-        Some(functions) if functions.budget_tokens.is_none_or(|tokens| tokens <= max_tokens) => {
-            (functions.tokens, functions.fused, false)
-        }
+        Some(functions) if fits(&functions) => (functions.tokens, functions.fused, false),
         // The table form has no fused step; playouts go through the general interface.
         _ => (program::generate_program_functions(ground, notes), false, true),
     };
@@ -166,7 +203,7 @@ fn generate_ground_within(ground: &Ground, form: Form, notes: Option<&Notes>, ma
 /// The tokens of `tokens`, those inside groups included: a measure of the code rustc compiles.
 /// Comment markers (`gdlc_note!("...");`) are not counted, so that a module with comments and
 /// one without get the same form.
-fn token_count(tokens: &TokenStream) -> usize {
+pub(crate) fn token_count(tokens: &TokenStream) -> usize {
     let mut count = 0;
     let mut trees = tokens.clone().into_iter();
     while let Some(tree) = trees.next() {
@@ -182,16 +219,21 @@ fn token_count(tokens: &TokenStream) -> usize {
     count
 }
 
-/// Whether the ground program alone sends `form` to tables, before any code is written. Past
-/// it, [`Form::Auto`] may still write tables when the straight-line functions pass
-/// [`STRAIGHT_FORM_TOKENS`]; [`Module::tables`] says which form a module has.
+/// Whether the ground program alone sends an rtGDL game in `form` to tables (rtGDL games are
+/// written without node words).
 pub(crate) fn uses_tables(ground: &Ground, form: Form) -> bool {
     match form {
-        Form::Auto if !ground.deferred.atoms.is_empty() => true,
-        Form::Auto => ground.size() > TABLE_FORM_LITERALS || straight_line_literals(ground) > TABLE_FORM_LITERALS,
-        Form::Straight => false,
+        Form::Auto => !ground.deferred.atoms.is_empty() || past_literals(ground),
+        Form::Straight | Form::Parts => false,
         Form::Tables => true,
     }
+}
+
+/// Whether the ground program, or the straight-line functions, would have more than
+/// [`TABLE_FORM_LITERALS`] literals: past them, [`Form::Auto`] writes straight-line code only
+/// for a game mostly in node words.
+fn past_literals(ground: &Ground) -> bool {
+    ground.size() > TABLE_FORM_LITERALS || straight_line_literals(ground) > TABLE_FORM_LITERALS
 }
 
 /// The literals that straight-line code would spell out: every function repeats the nodes it

@@ -58,12 +58,17 @@ fn pentago_rotates_by_tables_and_tests_both_colours_at_once() {
     assert_eq!(step.matches("Pair::new(s.0[0], s.0[1])").count(), 4, "{step}");
 }
 
+/// Limits of `tokens` both for games mostly in node words and for the others.
+fn within(tokens: usize) -> Limits {
+    Limits { budget: tokens, words: tokens }
+}
+
 #[test]
 fn auto_writes_tables_when_the_straight_line_functions_are_too_large() {
     let ground = crate::compile::ground_source(TIC_TAC_TOE, &Options::default()).expect("grounds");
-    let straight = generate_ground_within(&ground, Form::Auto, None, usize::MAX);
-    let too_large = generate_ground_within(&ground, Form::Auto, None, 100);
-    let asked_for = generate_ground_within(&ground, Form::Straight, None, 100);
+    let straight = generate_ground_within(&ground, Form::Auto, None, within(usize::MAX));
+    let too_large = generate_ground_within(&ground, Form::Auto, None, within(100));
+    let asked_for = generate_ground_within(&ground, Form::Straight, None, within(100));
     assert!(!straight.tables && too_large.tables && !asked_for.tables);
     let reads_program = |module: &Module| module.tokens.to_string().contains("gdl_runtime :: program");
     assert!(!reads_program(&straight) && reads_program(&too_large) && !reads_program(&asked_for));
@@ -74,8 +79,8 @@ fn auto_writes_tables_when_the_straight_line_functions_are_too_large() {
 fn comment_markers_do_not_count_as_code() {
     let ground = crate::compile::ground_source(TIC_TAC_TOE, &Options::default()).expect("grounds");
     let notes = Notes::new("ticTacToe.kif", TIC_TAC_TOE);
-    let plain = generate_ground_within(&ground, Form::Straight, None, usize::MAX);
-    let noted = generate_ground_within(&ground, Form::Straight, Some(&notes), usize::MAX);
+    let plain = generate_ground_within(&ground, Form::Straight, None, within(usize::MAX));
+    let noted = generate_ground_within(&ground, Form::Straight, Some(&notes), within(usize::MAX));
     assert!(noted.tokens.to_string().contains(notes::MACRO));
     assert_eq!(token_count(&plain.tokens), token_count(&noted.tokens));
 }
@@ -97,11 +102,35 @@ fn a_large_game_answers_terminal_and_goals_from_the_steps_code() {
 fn functions_the_step_serves_count_toward_the_budget_as_if_written_apart() {
     let ground =
         crate::compile::ground_source(include_str!("../../../games/gather.kif"), &Options::default()).expect("grounds");
-    let functions = emit::generate_functions(&ground, None, true);
+    let functions = emit::generate_functions(&ground, None, true, false, false).expect("written");
     let written = token_count(&functions.tokens);
     let budget = functions.budget_tokens.expect("asked for");
     assert!(budget > written + 1000, "{budget} against {written}");
-    assert!(generate_ground_within(&ground, Form::Auto, None, written).tables);
-    assert!(!generate_ground_within(&ground, Form::Auto, None, budget).tables);
-    assert_eq!(emit::generate_functions(&ground, None, false).budget_tokens, None);
+    assert!(generate_ground_within(&ground, Form::Auto, None, Limits { budget: written, words: 0 }).tables);
+    assert!(!generate_ground_within(&ground, Form::Auto, None, Limits { budget, words: 0 }).tables);
+    assert_eq!(emit::generate_functions(&ground, None, false, false, false).expect("written").budget_tokens, None);
+}
+
+#[test]
+fn a_game_mostly_in_node_words_may_pass_the_budget_up_to_the_tokens_it_is_written_in() {
+    let ground =
+        crate::compile::ground_source(include_str!("../../../games/gather.kif"), &Options::default()).expect("grounds");
+    let functions = emit::generate_functions(&ground, None, true, false, false).expect("written");
+    assert!(functions.mostly_words);
+    let written = token_count(&functions.tokens);
+    assert!(!generate_ground_within(&ground, Form::Auto, None, Limits { budget: 0, words: written }).tables);
+    assert!(generate_ground_within(&ground, Form::Auto, None, Limits { budget: 0, words: written - 1 }).tables);
+}
+
+#[test]
+fn past_the_literals_only_a_game_mostly_in_node_words_is_written() {
+    for source in [include_str!("../../../games/gather.kif"), include_str!("../../../games/eightPuzzle.kif")] {
+        let ground = crate::compile::ground_source(source, &Options::default()).expect("grounds");
+        let all = emit::generate_functions(&ground, None, true, false, false).expect("written");
+        assert_eq!(emit::generate_functions(&ground, None, true, true, false).is_some(), all.mostly_words);
+    }
+    let eight_puzzle =
+        crate::compile::ground_source(include_str!("../../../games/eightPuzzle.kif"), &Options::default())
+            .expect("grounds");
+    assert!(!emit::generate_functions(&eight_puzzle, None, true, false, false).expect("written").mostly_words);
 }

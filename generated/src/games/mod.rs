@@ -23,6 +23,9 @@ pub mod buttons;
 /// `games/checkers.kif`, compiled.
 #[rustfmt::skip]
 pub mod checkers;
+/// `games/checkers.kif`, compiled with its functions in parts.
+#[rustfmt::skip]
+pub mod checkers_parts;
 /// `games/chineseCheckers3.kif`, compiled.
 #[rustfmt::skip]
 pub mod chinese_checkers3;
@@ -104,6 +107,7 @@ macro_rules! for_each_game {
         $callback!(breakthrough_tables, "games/breakthrough.kif");
         $callback!(buttons, "games/buttons.kif");
         $callback!(checkers, "games/checkers.kif");
+        $callback!(checkers_parts, "games/checkers.kif");
         $callback!(chinese_checkers3, "games/chineseCheckers3.kif");
         $callback!(chomp, "games/chomp.kif");
         $callback!(connect_four, "games/connectFour.kif");

@@ -32,8 +32,9 @@ use crate::ground::{Ground, Lit, Prop, Value};
 use nodes::Slots;
 use proc_macro2::TokenStream;
 use quote::quote;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
+use step::FusedStep;
 
 /// The straight-line game functions of a game.
 pub(super) struct Functions {
@@ -44,25 +45,50 @@ pub(super) struct Functions {
     /// were written apart, as [`super::STRAIGHT_FORM_TOKENS`] was measured; `None` unless
     /// asked for.
     pub(super) budget_tokens: Option<usize>,
+    /// Whether at least half of the derived propositions are node words, evaluated 64 to an
+    /// operation.
+    pub(super) mostly_words: bool,
 }
 
 /// The game's straight-line functions, with their budget tokens when `budget` (only
-/// [`super::Form::Auto`] reads them, and counting them writes the served functions apart).
-pub(super) fn generate_functions(ground: &Ground, notes: Option<&Notes>, budget: bool) -> Functions {
+/// [`super::Form::Auto`] reads them, and counting them writes the served functions apart);
+/// `None`, with nothing written, when `words_needed` and fewer than half of the derived
+/// propositions are node words. With `all_parts`, every function is written in parts (see
+/// `nodes.rs`), whatever its length.
+pub(super) fn generate_functions(
+    ground: &Ground,
+    notes: Option<&Notes>,
+    budget: bool,
+    words_needed: bool,
+    all_parts: bool,
+) -> Option<Functions> {
     let mut vectorized = ground.clone();
     let families = super::families::vectorize(&mut vectorized);
     let mut emitter = Emitter::straight_line(&vectorized, families);
+    let in_words = emitter.words.member.iter().filter(|m| m.is_some()).count();
+    let mostly_words = 2 * in_words >= emitter.words.member.len().max(1);
+    if words_needed && !mostly_words {
+        return None;
+    }
     emitter.notes = notes;
+    if words_needed {
+        emitter.split_over = SPLIT_LARGE_FUNCTION_TOKENS;
+    }
+    if all_parts {
+        emitter.split_over = 0;
+    }
     let legal_plans = emitter.legal_plans();
     let statics = emitter.generate_move_tables();
-    let step = emitter.generate_random_step_fn(&legal_plans);
+    let step_size = |step: &Option<FusedStep>| step.as_ref().map_or(0, |step| super::token_count(&step.code));
+    let step = emitter.split_if_long(|| emitter.generate_random_step_fn(&legal_plans), step_size);
     // The functions the fused step's code serves are not written again.
     let shared = step.as_ref().map(|step| step.shared).unwrap_or_default();
-    let legal = (!shared.legal).then(|| emitter.generate_legal_fns(&legal_plans));
-    let next = emitter.generate_next_fn();
-    let terminal = (!shared.terminal).then(|| emitter.generate_terminal_fn());
-    let goals = (!shared.goals).then(|| emitter.generate_goals_fn());
-    let sees = ground.gdl_ii.then(|| emitter.generate_sees_fns());
+    let size = super::token_count;
+    let legal = (!shared.legal).then(|| emitter.split_if_long(|| emitter.generate_legal_fns(&legal_plans), size));
+    let next = emitter.split_if_long(|| emitter.generate_next_fn(), size);
+    let terminal = (!shared.terminal).then(|| emitter.split_if_long(|| emitter.generate_terminal_fn(), size));
+    let goals = (!shared.goals).then(|| emitter.split_if_long(|| emitter.generate_goals_fn(), size));
+    let sees = ground.gdl_ii.then(|| emitter.split_if_long(|| emitter.generate_sees_fns(), size));
     // After every function: the tables of the kinds of moves they read.
     let move_places = emitter.move_place_tables();
     let fused = step.is_some();
@@ -88,7 +114,7 @@ pub(super) fn generate_functions(ground: &Ground, notes: Option<&Notes>, budget:
         ];
         super::token_count(&tokens) + apart.iter().flatten().map(super::token_count).sum::<usize>()
     });
-    Functions { tokens, fused, budget_tokens }
+    Some(Functions { tokens, fused, budget_tokens, mostly_words })
 }
 
 /// The functions of an rtGDL game's erased form: `legal`, `next`, `terminal` and `goals`, with
@@ -112,6 +138,19 @@ pub(super) fn generate_realtime_functions(ground: &Ground, notes: Option<&Notes>
         #goals
     }
 }
+
+/// The most tokens of a function written whole; a longer one has its long runs of node
+/// statements split into functions of their own (see `nodes.rs`), since rustc's time grows
+/// faster than a function's length: linesOfAction's `evaluate` (460k tokens) built in 134 s
+/// whole, 38 s split. The largest functions under it (checkers' `evaluate`, 190k tokens) keep
+/// the code they had: split, checkers built in 22 s instead of 38 s, but played at 0.92x.
+const SPLIT_FUNCTION_TOKENS: usize = 250_000;
+
+/// [`SPLIT_FUNCTION_TOKENS`] for a game past [`super::TABLE_FORM_LITERALS`], written in
+/// straight-line code only because it is mostly in node words: such a module is large (up to
+/// [`super::WORDS_FORM_TOKENS`]), and every long function counts. othello-comp2007 built in
+/// 85 s with its `next` (170k tokens) whole, in 56 s with it split too.
+const SPLIT_LARGE_FUNCTION_TOKENS: usize = 100_000;
 
 /// What the analyses decided for a whole module, which every function's body reads.
 pub(crate) struct Emitter<'g> {
@@ -142,6 +181,16 @@ pub(crate) struct Emitter<'g> {
     pub(crate) guard_facts: Vec<Vec<Lit>>,
     /// The state words and facts that are empty or false most of the time.
     pub(crate) sparse: SparseAtoms,
+    /// Whether long sequences of node statements are split into functions of their own (see
+    /// `nodes.rs`), as they are while a function longer than `split_over` tokens is written
+    /// again.
+    pub(crate) split: Cell<bool>,
+    /// The most tokens of a function written whole: [`SPLIT_FUNCTION_TOKENS`], or
+    /// [`SPLIT_LARGE_FUNCTION_TOKENS`] for a game past the literals of the budget.
+    split_over: usize,
+    /// How many functions of node statements split from long functions are written so far,
+    /// which numbers the next one.
+    parts: Cell<u32>,
 }
 
 impl<'g> Emitter<'g> {
@@ -162,6 +211,9 @@ impl<'g> Emitter<'g> {
             move_kinds_read: RefCell::new(BTreeSet::new()),
             notes: None,
             sparse: SparseAtoms::new(&ground.base),
+            split: Cell::new(false),
+            split_over: SPLIT_FUNCTION_TOKENS,
+            parts: Cell::new(0),
         }
     }
 
@@ -255,6 +307,26 @@ impl<'g> Emitter<'g> {
     /// its relation's rules.
     pub(crate) fn note_node(&self, place: impl FnOnce() -> String, node: u32) -> TokenStream {
         self.note(|notes| format!("{}: {}", place(), notes.atom(&self.ground.nodes[node as usize].name)))
+    }
+
+    /// What `write` writes, written again with its node statements split into parts when it
+    /// has over `split_over` tokens (`size` counts them).
+    fn split_if_long<T>(&self, write: impl Fn() -> T, size: impl Fn(&T) -> usize) -> T {
+        let whole = write();
+        if size(&whole) <= self.split_over {
+            return whole;
+        }
+        self.split.set(true);
+        let parts = write();
+        self.split.set(false);
+        parts
+    }
+
+    /// The name of the next function of node statements split from a long function.
+    pub(crate) fn part_name(&self) -> proc_macro2::Ident {
+        let k = self.parts.get();
+        self.parts.set(k + 1);
+        quote::format_ident!("nodes_part_{}", k)
     }
 
     /// The bit of `node` in the move table, when the table gives it.

@@ -4,19 +4,37 @@
 
 use super::{guards, Body, Emitter, Phase};
 use crate::codegen::cones::Cones;
+use crate::codegen::token_count;
 use crate::ground::Value;
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Delimiter, Literal, TokenStream, TokenTree};
 use quote::quote;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The most atoms a comment on a word of node words names.
 const MAX_NAMED: usize = 4;
 
+/// The most tokens of node statements that a function written in parts has in one piece; past
+/// them they are split into parts (see [`Body::in_parts`]).
+const SPLIT_TOKENS: usize = 20_000;
+
+/// About how many tokens of node statements each part has.
+const PART_TOKENS: usize = 30_000;
+
 /// The slot of every node that a function computes in its local array `n` (`u32::MAX` for the
 /// others). One array rather than a `let` per node keeps functions of thousands of nodes within
 /// what rustc and LLVM handle well.
 pub(crate) struct Slots {
     slot: Vec<u32>,
+    /// The lengths of the arrays `n` and `g`, when the function declares them.
+    lengths: Lengths,
+}
+
+/// The lengths of a function's local arrays: `n` of nodes evaluated by themselves and `g` of
+/// node words, when it has them.
+#[derive(Clone, Copy)]
+struct Lengths {
+    nodes: Option<usize>,
+    words: Option<usize>,
 }
 
 impl Slots {
@@ -45,15 +63,19 @@ impl Emitter<'_> {
         for (i, &n) in alone.iter().enumerate() {
             slot[n as usize] = i as u32;
         }
-        let words = (!in_words.is_empty()).then(|| {
-            let len = Literal::usize_unsuffixed(self.words.groups.len());
+        let lengths = Lengths {
+            nodes: (!alone.is_empty()).then_some(alone.len()),
+            words: (!in_words.is_empty()).then_some(self.words.groups.len()),
+        };
+        let words = lengths.words.map(|len| {
+            let len = Literal::usize_unsuffixed(len);
             quote!(let mut g = [0u64; #len];)
         });
-        let nodes = (!alone.is_empty()).then(|| {
-            let len = Literal::usize_unsuffixed(alone.len());
+        let nodes = lengths.nodes.map(|len| {
+            let len = Literal::usize_unsuffixed(len);
             quote!(let mut n = [false; #len];)
         });
-        (quote!(#nodes #words), Slots { slot })
+        (quote!(#nodes #words), Slots { slot, lengths })
     }
 
     /// The nodes that `values` need evaluated at run time, sorted: their cone, less the nodes
@@ -108,7 +130,63 @@ impl Body<'_> {
                 }
             }
         }
-        quote!(#(#out)*)
+        self.in_parts(out)
+    }
+
+    /// The statements `statements`, written as they are when they are few or the function is
+    /// not written in parts ([`Emitter::split`]), else in parts of
+    /// about [`PART_TOKENS`] tokens, each a function of its own that the body calls: rustc's
+    /// time grows faster than a function's length (linesOfAction's 21,000 lines of state nodes
+    /// in one function built in 134 s, in parts of 2,000 lines in 29 s). A part is never
+    /// inlined, since inlined it would be one function again. Node statements read the state
+    /// `s` and the arrays `n` and `g`, and after the move is known the joint move `joint` and
+    /// the move table's row `mt`: a part takes them.
+    fn in_parts(&self, statements: Vec<TokenStream>) -> TokenStream {
+        if !self.emitter.split.get() {
+            return quote!(#(#statements)*);
+        }
+        let statements: Vec<TokenStream> = statements.iter().flat_map(one_by_one).collect();
+        if statements.iter().map(token_count).sum::<usize>() <= SPLIT_TOKENS {
+            return quote!(#(#statements)*);
+        }
+        let statements: Vec<TokenStream> = statements.iter().flat_map(split_if).collect();
+        let parts = pieces(statements).into_iter().map(|piece| self.part(piece));
+        quote!(#(#parts)*)
+    }
+
+    /// `statements` as a function of their own, and its call.
+    fn part(&self, statements: Vec<TokenStream>) -> TokenStream {
+        let name = self.emitter.part_name();
+        let Lengths { nodes, words } = self.slots.lengths;
+        let n_param = nodes.map(|len| {
+            let len = Literal::usize_unsuffixed(len);
+            quote!(n: &mut [bool; #len],)
+        });
+        let g_param = words.map(|len| {
+            let len = Literal::usize_unsuffixed(len);
+            quote!(g: &mut [u64; #len],)
+        });
+        let n_arg = nodes.map(|_| quote!(&mut n,));
+        let g_arg = words.map(|_| quote!(&mut g,));
+        // Statements that read the joint move (after it is known, or in `sees`) take it, and
+        // the move table's row when they read that.
+        let joint = statements.iter().any(|s| mentions(s, "joint")).then(|| {
+            let roles = Literal::usize_unsuffixed(self.emitter.ground.roles.len());
+            (quote!(joint: &[Move; #roles],), quote!(joint,))
+        });
+        let row = self.emitter.tables.as_ref().filter(|_| statements.iter().any(|s| mentions(s, "mt"))).map(|t| {
+            let width = Literal::usize_unsuffixed(t.node_words);
+            (quote!(mt: &[u64; #width],), quote!(&mt,))
+        });
+        let (joint_param, joint_arg) = joint.unzip();
+        let (row_param, row_arg) = row.unzip();
+        quote! {
+            #[inline(never)]
+            fn #name(s: &State, #joint_param #row_param #n_param #g_param) {
+                #(#statements)*
+            }
+            #name(s, #joint_arg #row_arg #n_arg #g_arg);
+        }
     }
 
     /// Statements computing node `n`, which is in no recursive group, given the `twins` among
@@ -223,5 +301,153 @@ impl Body<'_> {
                 }
             }
         }
+    }
+}
+
+/// The statements of `tokens` one by one: split after each `;` outside any group, and after
+/// the last block of an `if` or `loop` statement, so that a node computed rule by rule (one
+/// statement per rule) can be split too.
+fn one_by_one(tokens: &TokenStream) -> Vec<TokenStream> {
+    let mut statements = Vec::new();
+    let mut statement: Vec<TokenTree> = Vec::new();
+    let mut trees = tokens.clone().into_iter().peekable();
+    while let Some(tree) = trees.next() {
+        let block_statement = matches!(statement.first(), Some(TokenTree::Ident(i)) if i == "if" || i == "loop");
+        let end = match &tree {
+            TokenTree::Punct(p) => p.as_char() == ';',
+            TokenTree::Group(g) => {
+                block_statement
+                    && g.delimiter() == Delimiter::Brace
+                    && !matches!(trees.peek(), Some(TokenTree::Ident(i)) if i == "else")
+            }
+            _ => false,
+        };
+        statement.push(tree);
+        if end {
+            statements.push(std::mem::take(&mut statement).into_iter().collect());
+        }
+    }
+    if !statement.is_empty() {
+        statements.push(statement.into_iter().collect());
+    }
+    statements
+}
+
+/// Statement `statement` as statements of at most about [`PART_TOKENS`] tokens: an `if` without
+/// `else` longer than that as several, each testing the same condition around a piece of its
+/// block (a condition of the state, which reads nothing the block writes); any other statement
+/// as it is.
+fn split_if(statement: &TokenStream) -> Vec<TokenStream> {
+    let trees: Vec<TokenTree> = statement.clone().into_iter().collect();
+    let is_if = matches!(trees.first(), Some(TokenTree::Ident(i)) if i == "if");
+    let has_else = trees.iter().any(|t| matches!(t, TokenTree::Ident(i) if i == "else"));
+    match trees.last() {
+        Some(TokenTree::Group(block))
+            if is_if && !has_else && block.delimiter() == Delimiter::Brace && token_count(statement) > PART_TOKENS =>
+        {
+            let condition: TokenStream = trees[1..trees.len() - 1].iter().cloned().collect();
+            let inner: Vec<TokenStream> = one_by_one(&block.stream()).iter().flat_map(split_if).collect();
+            pieces(inner).into_iter().map(|piece| quote!(if #condition { #(#piece)* })).collect()
+        }
+        _ => vec![statement.clone()],
+    }
+}
+
+/// Consecutive `statements` in pieces of about [`PART_TOKENS`] tokens each.
+fn pieces(statements: Vec<TokenStream>) -> Vec<Vec<TokenStream>> {
+    let mut pieces = Vec::new();
+    let mut piece = Vec::new();
+    let mut size = 0;
+    for statement in statements {
+        size += token_count(&statement);
+        piece.push(statement);
+        if size >= PART_TOKENS {
+            pieces.push(std::mem::take(&mut piece));
+            size = 0;
+        }
+    }
+    if !piece.is_empty() {
+        pieces.push(piece);
+    }
+    pieces
+}
+
+/// Whether `tokens` name the identifier `name`, in any group.
+fn mentions(tokens: &TokenStream, name: &str) -> bool {
+    tokens.clone().into_iter().any(|tree| match tree {
+        TokenTree::Ident(ident) => ident == name,
+        TokenTree::Group(group) => mentions(&group.stream(), name),
+        _ => false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `count` statements that each compute a node from the one before.
+    fn chain(count: usize) -> Vec<TokenStream> {
+        (1..=count)
+            .map(|i| {
+                let (k, j) = (Literal::usize_unsuffixed(i), Literal::usize_unsuffixed(i - 1));
+                quote!(n[#k] = n[#j] & (g[3] & 0x4 != 0);)
+            })
+            .collect()
+    }
+
+    fn text(statements: &[TokenStream]) -> Vec<String> {
+        statements.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn statements_end_at_semicolons_and_at_the_last_block_of_if_and_loop() {
+        let tokens = quote! {
+            n[0] |= a; n[0] |= b;
+            if c { n[1] = true; } else { n[1] = false; }
+            loop { break; }
+            g[2] = if d { 1 } else { 0 };
+        };
+        let statements = text(&one_by_one(&tokens));
+        assert_eq!(statements.len(), 5, "{statements:?}");
+        assert!(statements[2].starts_with("if c") && statements[2].ends_with("}"), "{statements:?}");
+        assert!(statements[4].starts_with("g [2] = if d"), "{statements:?}");
+    }
+
+    #[test]
+    fn a_long_if_is_split_into_ifs_of_the_same_condition_around_pieces_of_its_block() {
+        let body = chain(6_000);
+        let statement = quote!(if s.0[1] & 0x2 != 0 { #(#body)* });
+        let split = split_if(&statement);
+        assert!(split.len() > 1, "{} statements", split.len());
+        let mut inner = Vec::new();
+        for piece in &split {
+            let trees: Vec<TokenTree> = piece.clone().into_iter().collect();
+            assert_eq!(
+                TokenStream::from_iter(trees[..trees.len() - 1].iter().cloned()).to_string(),
+                "if s . 0 [1] & 0x2 != 0"
+            );
+            assert!(token_count(piece) < PART_TOKENS + 100, "{}", token_count(piece));
+            let Some(TokenTree::Group(block)) = trees.last() else { panic!("{piece}") };
+            inner.extend(one_by_one(&block.stream()));
+        }
+        assert_eq!(text(&inner), text(&body));
+    }
+
+    #[test]
+    fn pieces_keep_every_statement_in_order() {
+        let statements = chain(10_000);
+        let split = pieces(statements.clone());
+        assert!(split.len() > 2, "{} pieces", split.len());
+        assert!(split.iter().all(|piece| token_count(&quote!(#(#piece)*)) < PART_TOKENS + 100));
+        assert_eq!(text(&split.concat()), text(&statements));
+    }
+
+    #[test]
+    fn only_the_names_a_part_reads_are_passed_to_it() {
+        let reads_move = quote!(if x {
+            n[0] = joint[1].0 == 3 & (mt[0] & 0x1 != 0);
+        });
+        assert!(mentions(&reads_move, "joint") && mentions(&reads_move, "mt"));
+        assert!(!mentions(&quote!(n[0] = g[1] & 0x2 != 0;), "joint"));
     }
 }
