@@ -49,6 +49,7 @@ pub use notes::Notes;
 pub use tables::words;
 
 use crate::ground::{self, Ground};
+use emit::Purpose;
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -111,9 +112,9 @@ pub const WORDS_FORM_LITERALS: usize = 400_000;
 /// serves not counted again) that [`Form::Auto`] writes for a game where at least half of the
 /// derived propositions are node words, evaluated 64 to an operation. Such code plays several
 /// times faster than tables, and builds in under a minute, its long functions split into parts
-/// (measured side by side on the 2-core machine: othello-comp2007, 1.0M tokens, 56 s and 5.5x
-/// the tables' speed; othelloHoles, 870k, 48 s and 10x; hexPie, 820k, 27 s and 4.9x;
-/// linesOfAction, 490k, 38 s and 5.6x). Games with few node words are held to
+/// (measured side by side on the 2-core machine: othello-comp2007, 1.0M tokens, 53 s and
+/// 6.6-8.2x the tables' speed; othelloHoles, 870k, 48 s and 10x; hexPie, 820k, 27 s and 4.9x;
+/// linesOfAction, 490k, 34-38 s and 5.1-5.6x). Games with few node words are held to
 /// [`STRAIGHT_FORM_TOKENS`]: among them, tables play faster on some (queens31lg 3.1x, quarto
 /// 1.9x, speedChess 1.3x).
 pub const WORDS_FORM_TOKENS: usize = 1_100_000;
@@ -177,10 +178,10 @@ fn generate_ground_within(ground: &Ground, form: Form, notes: Option<&Notes>, li
     let tables = tables::generate_tables(ground);
     let straight = match form {
         Form::Tables => None,
-        Form::Straight => emit::generate_functions(ground, notes, false, false, false),
-        Form::Parts => emit::generate_functions(ground, notes, false, false, true),
+        Form::Straight => emit::generate_functions(ground, notes, Purpose::Straight),
+        Form::Parts => emit::generate_functions(ground, notes, Purpose::Parts),
         Form::Auto if !ground.deferred.atoms.is_empty() || ground.size() > WORDS_FORM_LITERALS => None,
-        Form::Auto => emit::generate_functions(ground, notes, true, past_literals(ground), false),
+        Form::Auto => emit::generate_functions(ground, notes, Purpose::Auto { words_needed: past_literals(ground) }),
     };
     let fits = |functions: &emit::Functions| {
         functions.budget_tokens.is_none_or(|tokens| tokens <= limits.budget)

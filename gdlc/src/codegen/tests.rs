@@ -102,20 +102,20 @@ fn a_large_game_answers_terminal_and_goals_from_the_steps_code() {
 fn functions_the_step_serves_count_toward_the_budget_as_if_written_apart() {
     let ground =
         crate::compile::ground_source(include_str!("../../../games/gather.kif"), &Options::default()).expect("grounds");
-    let functions = emit::generate_functions(&ground, None, true, false, false).expect("written");
+    let functions = emit::generate_functions(&ground, None, Purpose::Auto { words_needed: false }).expect("written");
     let written = token_count(&functions.tokens);
     let budget = functions.budget_tokens.expect("asked for");
     assert!(budget > written + 1000, "{budget} against {written}");
     assert!(generate_ground_within(&ground, Form::Auto, None, Limits { budget: written, words: 0 }).tables);
     assert!(!generate_ground_within(&ground, Form::Auto, None, Limits { budget, words: 0 }).tables);
-    assert_eq!(emit::generate_functions(&ground, None, false, false, false).expect("written").budget_tokens, None);
+    assert_eq!(emit::generate_functions(&ground, None, Purpose::Straight).expect("written").budget_tokens, None);
 }
 
 #[test]
 fn a_game_mostly_in_node_words_may_pass_the_budget_up_to_the_tokens_it_is_written_in() {
     let ground =
         crate::compile::ground_source(include_str!("../../../games/gather.kif"), &Options::default()).expect("grounds");
-    let functions = emit::generate_functions(&ground, None, true, false, false).expect("written");
+    let functions = emit::generate_functions(&ground, None, Purpose::Auto { words_needed: false }).expect("written");
     assert!(functions.mostly_words);
     let written = token_count(&functions.tokens);
     assert!(!generate_ground_within(&ground, Form::Auto, None, Limits { budget: 0, words: written }).tables);
@@ -126,11 +126,18 @@ fn a_game_mostly_in_node_words_may_pass_the_budget_up_to_the_tokens_it_is_writte
 fn past_the_literals_only_a_game_mostly_in_node_words_is_written() {
     for source in [include_str!("../../../games/gather.kif"), include_str!("../../../games/eightPuzzle.kif")] {
         let ground = crate::compile::ground_source(source, &Options::default()).expect("grounds");
-        let all = emit::generate_functions(&ground, None, true, false, false).expect("written");
-        assert_eq!(emit::generate_functions(&ground, None, true, true, false).is_some(), all.mostly_words);
+        let all = emit::generate_functions(&ground, None, Purpose::Auto { words_needed: false }).expect("written");
+        assert_eq!(
+            emit::generate_functions(&ground, None, Purpose::Auto { words_needed: true }).is_some(),
+            all.mostly_words
+        );
     }
     let eight_puzzle =
         crate::compile::ground_source(include_str!("../../../games/eightPuzzle.kif"), &Options::default())
             .expect("grounds");
-    assert!(!emit::generate_functions(&eight_puzzle, None, true, false, false).expect("written").mostly_words);
+    assert!(
+        !emit::generate_functions(&eight_puzzle, None, Purpose::Auto { words_needed: false })
+            .expect("written")
+            .mostly_words
+    );
 }

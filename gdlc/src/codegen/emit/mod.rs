@@ -50,33 +50,33 @@ pub(super) struct Functions {
     pub(super) mostly_words: bool,
 }
 
-/// The game's straight-line functions, with their budget tokens when `budget` (only
-/// [`super::Form::Auto`] reads them, and counting them writes the served functions apart);
-/// `None`, with nothing written, when `words_needed` and fewer than half of the derived
-/// propositions are node words. With `all_parts`, every function is written in parts (see
-/// `nodes.rs`), whatever its length.
-pub(super) fn generate_functions(
-    ground: &Ground,
-    notes: Option<&Notes>,
-    budget: bool,
-    words_needed: bool,
-    all_parts: bool,
-) -> Option<Functions> {
+/// What straight-line functions are written for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Purpose {
+    /// [`super::Form::Straight`]: as they are.
+    Straight,
+    /// [`super::Form::Parts`]: every function in parts (see `nodes.rs`), whatever its length.
+    Parts,
+    /// [`super::Form::Auto`]: with their budget tokens (counting them writes the served
+    /// functions apart), and, with `words_needed`, only for a game mostly in node words.
+    Auto { words_needed: bool },
+}
+
+/// The game's straight-line functions, written for `purpose`: `None`, with nothing written,
+/// when it needs node words and fewer than half of the derived propositions are.
+pub(super) fn generate_functions(ground: &Ground, notes: Option<&Notes>, purpose: Purpose) -> Option<Functions> {
     let mut vectorized = ground.clone();
     let families = super::families::vectorize(&mut vectorized);
     let mut emitter = Emitter::straight_line(&vectorized, families);
     let in_words = emitter.words.member.iter().filter(|m| m.is_some()).count();
     let mostly_words = 2 * in_words >= emitter.words.member.len().max(1);
-    if words_needed && !mostly_words {
-        return None;
-    }
+    emitter.split_over = match purpose {
+        Purpose::Auto { words_needed: true } if !mostly_words => return None,
+        Purpose::Auto { words_needed: true } => SPLIT_LARGE_FUNCTION_TOKENS,
+        Purpose::Parts => 0,
+        Purpose::Straight | Purpose::Auto { words_needed: false } => SPLIT_FUNCTION_TOKENS,
+    };
     emitter.notes = notes;
-    if words_needed {
-        emitter.split_over = SPLIT_LARGE_FUNCTION_TOKENS;
-    }
-    if all_parts {
-        emitter.split_over = 0;
-    }
     let legal_plans = emitter.legal_plans();
     let statics = emitter.generate_move_tables();
     let step_size = |step: &Option<FusedStep>| step.as_ref().map_or(0, |step| super::token_count(&step.code));
@@ -106,7 +106,7 @@ pub(super) fn generate_functions(
         #random_step
         #sees
     };
-    let budget_tokens = budget.then(|| {
+    let budget_tokens = matches!(purpose, Purpose::Auto { .. }).then(|| {
         let apart = [
             shared.legal.then(|| emitter.generate_legal_fns(&legal_plans)),
             shared.terminal.then(|| emitter.generate_terminal_fn()),
