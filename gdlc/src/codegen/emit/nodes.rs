@@ -334,18 +334,23 @@ fn one_by_one(tokens: &TokenStream) -> Vec<TokenStream> {
 }
 
 /// Statement `statement` as statements of at most about [`PART_TOKENS`] tokens: an `if` without
-/// `else` longer than that as several, each testing the same condition around a piece of its
-/// block (a condition of the state, which reads nothing the block writes); any other statement
-/// as it is.
+/// `else` longer than that, whose condition reads no node (a fact of the state, which the block
+/// cannot change), as several, each testing the same condition around a piece of its block; any
+/// other statement as it is.
 fn split_if(statement: &TokenStream) -> Vec<TokenStream> {
     let trees: Vec<TokenTree> = statement.clone().into_iter().collect();
     let is_if = matches!(trees.first(), Some(TokenTree::Ident(i)) if i == "if");
     let has_else = trees.iter().any(|t| matches!(t, TokenTree::Ident(i) if i == "else"));
+    let condition: TokenStream = trees.iter().skip(1).take(trees.len().saturating_sub(2)).cloned().collect();
+    let reads_nodes = mentions(&condition, "n") || mentions(&condition, "g");
     match trees.last() {
         Some(TokenTree::Group(block))
-            if is_if && !has_else && block.delimiter() == Delimiter::Brace && token_count(statement) > PART_TOKENS =>
+            if is_if
+                && !has_else
+                && !reads_nodes
+                && block.delimiter() == Delimiter::Brace
+                && token_count(statement) > PART_TOKENS =>
         {
-            let condition: TokenStream = trees[1..trees.len() - 1].iter().cloned().collect();
             let inner: Vec<TokenStream> = one_by_one(&block.stream()).iter().flat_map(split_if).collect();
             pieces(inner).into_iter().map(|piece| quote!(if #condition { #(#piece)* })).collect()
         }
@@ -431,6 +436,13 @@ mod tests {
             inner.extend(one_by_one(&block.stream()));
         }
         assert_eq!(text(&inner), text(&body));
+    }
+
+    #[test]
+    fn an_if_on_a_node_is_not_split() {
+        let body = chain(6_000);
+        let statement = quote!(if n[0] { #(#body)* });
+        assert_eq!(split_if(&statement).len(), 1);
     }
 
     #[test]
