@@ -9,10 +9,14 @@ use crate::codegen::legal_parts::LegalParts;
 use crate::codegen::tables::{hex, words};
 use crate::ground::Value;
 use proc_macro2::{Ident, Literal, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 
 /// The most bytes of a role's table of frame rows by drawn bit.
 const MAX_BIT_TABLE_BYTES: usize = 32 * 1024;
+
+/// The most framed state words of a game that frames only some, for the framed bits of the
+/// next state to be written one statement a word rather than by a loop over their list.
+const MAX_UNROLLED_FRAME_WORDS: usize = 32;
 
 impl Emitter<'_> {
     /// The constant tables of the functions of the joint move: `MOVE_NODES[role][move]`, the
@@ -43,7 +47,8 @@ impl Emitter<'_> {
             });
         }
         if tables.has_frames() && (0..self.ground.roles.len()).any(|role| self.constant_frames(role).is_none()) {
-            let width = tables.state_words;
+            let width = tables.frame_words.len();
+            let row_type = self.frame_row_type();
             let per_role = tables.keep_table.iter().zip(&tables.set_table).map(|(keep, set)| {
                 let rows = (0..moves).map(|mv| {
                     let (keep, set) = (row(keep, mv, width), row(set, mv, width));
@@ -51,11 +56,21 @@ impl Emitter<'_> {
                 });
                 quote!([#(#rows),*])
             });
+            let doc = match width == words(self.ground.base.len()) {
+                true => quote! {
+                    /// For every role and move, two words per state word, `keep` and `set`: a
+                    /// next-state bit that the table gives holds when it holds now and one of the
+                    /// joint move's `keep` rows has it, or one of its `set` rows has it.
+                },
+                false => quote! {
+                    /// For every role and move, two words per state word with framed bits, `keep`
+                    /// and `set`: a next-state bit that the table gives holds when it holds now and
+                    /// one of the joint move's `keep` rows has it, or one of its `set` rows has it.
+                },
+            };
             out.extend(quote! {
-                /// For every role and move, two words per state word, `keep` and `set`: a
-                /// next-state bit that the table gives holds when it holds now and one of the
-                /// joint move's `keep` rows has it, or one of its `set` rows has it.
-                static FRAMES: [[[[u64; WORDS]; 2]; #moves_len]; #roles] = [#(#per_role),*];
+                #doc
+                static FRAMES: [[[#row_type; 2]; #moves_len]; #roles] = [#(#per_role),*];
             });
         }
         for (role, arms) in self.arm_families.iter().enumerate() {
@@ -87,10 +102,10 @@ impl Emitter<'_> {
     /// `keep` words of the joint move's rows, or-ed with their `set` words (nothing without
     /// frames). `by_draw[r]`: role `r`'s rows are looked up by its drawn bit (in `random_step`).
     pub(crate) fn frame_rows(&self, by_draw: &[bool]) -> Option<TokenStream> {
-        self.tables.as_ref().filter(|t| t.has_frames())?;
-        let words = words(self.ground.base.len());
+        let tables = self.tables.as_ref().filter(|t| t.has_frames())?;
+        let width = tables.frame_words.len();
         // The rows of roles whose every move has the same row are or-ed here, once.
-        let (mut keep, mut set) = (vec![0u64; words], vec![0u64; words]);
+        let (mut keep, mut set) = (vec![0u64; width], vec![0u64; width]);
         let mut rows = Vec::new();
         for (role, &drawn) in by_draw.iter().enumerate() {
             match self.constant_frames(role) {
@@ -106,26 +121,69 @@ impl Emitter<'_> {
             }
         }
         let (keep, set) = (keep.into_iter().map(hex), set.into_iter().map(hex));
+        let width = self.frame_width();
         let products = self.product_rows();
         let looked_up = (!rows.is_empty()).then(|| {
             quote! {
                 for [k, x] in [#(#rows),*] {
-                    for i in 0..WORDS {
+                    for i in 0..#width {
                         keep[i] |= k[i];
                         set[i] |= x[i];
                     }
                 }
             }
         });
+        let row_type = self.frame_row_type();
+        let apply = self.apply_frames(&tables.frame_words);
         Some(quote! {
-            let mut keep: [u64; WORDS] = [#(#keep),*];
-            let mut set: [u64; WORDS] = [#(#set),*];
+            let mut keep: #row_type = [#(#keep),*];
+            let mut set: #row_type = [#(#set),*];
             #looked_up
             #products
-            for i in 0..WORDS {
-                w[i] |= (s.0[i] & keep[i]) | set[i];
-            }
+            #apply
         })
+    }
+
+    /// The type of a row of `keep` or `set` words: `[u64; WORDS]` when every state word holds
+    /// framed bits, else one word for each that does.
+    fn frame_row_type(&self) -> TokenStream {
+        let width = self.frame_width();
+        quote!([u64; #width])
+    }
+
+    /// The words of a row of `keep` or `set`: `WORDS` when every state word holds framed bits.
+    fn frame_width(&self) -> TokenStream {
+        let width = self.tables.as_ref().map_or(0, |t| t.frame_words.len());
+        match width == words(self.ground.base.len()) {
+            true => quote!(WORDS),
+            false => Literal::usize_unsuffixed(width).into_token_stream(),
+        }
+    }
+
+    /// Statements that or into `w` the state's words `frame_words` masked by `keep`, with
+    /// `set`: a loop over every word when all are framed, one statement a word when few are,
+    /// else a loop over the list of words.
+    fn apply_frames(&self, frame_words: &[usize]) -> TokenStream {
+        if frame_words.len() == words(self.ground.base.len()) {
+            return quote! {
+                for i in 0..WORDS {
+                    w[i] |= (s.0[i] & keep[i]) | set[i];
+                }
+            };
+        }
+        if frame_words.len() <= MAX_UNROLLED_FRAME_WORDS {
+            let statements = frame_words.iter().enumerate().map(|(j, &i)| {
+                let (i, j) = (Literal::usize_unsuffixed(i), Literal::usize_unsuffixed(j));
+                quote!(w[#i] |= (s.0[#i] & keep[#j]) | set[#j];)
+            });
+            return quote!(#(#statements)*);
+        }
+        let list = frame_words.iter().map(|&i| Literal::usize_unsuffixed(i));
+        quote! {
+            for (j, i) in [#(#list),*].into_iter().enumerate() {
+                w[i] |= (s.0[i] & keep[j]) | set[j];
+            }
+        }
     }
 
     /// Statements that or into `keep` the bits that each conjunction of several roles' moves
@@ -166,7 +224,7 @@ impl Emitter<'_> {
     /// from `parts`: when there are rows to look up and the tables by bit stay small.
     pub(crate) fn rows_by_draw(&self, parts: &LegalParts) -> bool {
         let Some(tables) = self.tables.as_ref().filter(|t| t.has_frames()) else { return false };
-        let bytes = parts.words.len() * 64 * 2 * tables.state_words * 8;
+        let bytes = parts.words.len() * 64 * 2 * tables.frame_words.len() * 8;
         bytes <= MAX_BIT_TABLE_BYTES
     }
 
@@ -177,7 +235,8 @@ impl Emitter<'_> {
         let Some(tables) = &self.tables else { return TokenStream::new() };
         let moves_by_bit: Vec<u32> = parts.words.iter().flat_map(|(_, row)| row.iter().copied()).collect();
         let arms = self.arm_families.get(role).map(|arms| arms.table_at_bits(role, &moves_by_bit));
-        let frames = self.constant_frames(role).is_none().then(|| frames_at_bits(tables, role, &moves_by_bit));
+        let frames = (self.constant_frames(role).is_none())
+            .then(|| frames_at_bits(tables, role, &moves_by_bit, self.frame_row_type()));
         quote!(#arms #frames)
     }
 
@@ -186,7 +245,7 @@ impl Emitter<'_> {
     /// not rows looked up by the move.
     pub(crate) fn constant_frames(&self, role: usize) -> Option<(Vec<u64>, Vec<u64>)> {
         let tables = self.tables.as_ref()?;
-        let width = tables.state_words;
+        let width = tables.frame_words.len();
         let row = |m: u32| {
             let at = m as usize * width;
             (&tables.keep_table[role][at..at + width], &tables.set_table[role][at..at + width])
@@ -277,8 +336,8 @@ impl Body<'_> {
 }
 
 /// Role `role`'s table of `FRAMES` rows by drawn bit, for the moves `moves_by_bit`.
-fn frames_at_bits(tables: &MoveTables, role: usize, moves_by_bit: &[u32]) -> TokenStream {
-    let width = tables.state_words;
+fn frames_at_bits(tables: &MoveTables, role: usize, moves_by_bit: &[u32], row_type: TokenStream) -> TokenStream {
+    let width = tables.frame_words.len();
     let rows = moves_by_bit.iter().map(|&m| {
         let at = m as usize * width;
         let keep = tables.keep_table[role][at..at + width].iter().copied().map(hex);
@@ -290,7 +349,7 @@ fn frames_at_bits(tables: &MoveTables, role: usize, moves_by_bit: &[u32]) -> Tok
     let doc = format!("The `FRAMES` row of role {role}'s move of every bit that `random_step` may draw.");
     quote! {
         #[doc = #doc]
-        static #name: [[[u64; WORDS]; 2]; #size] = [#(#rows),*];
+        static #name: [[#row_type; 2]; #size] = [#(#rows),*];
     }
 }
 

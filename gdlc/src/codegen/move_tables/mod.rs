@@ -53,11 +53,13 @@ pub(super) struct MoveTables {
     /// For every base fact, whether its next value is computed from the `keep` and `set`
     /// tables.
     pub framed: Vec<bool>,
-    /// The words of the state.
-    pub state_words: usize,
-    /// For every role, `moves × state_words` words: the bits of `A` for that role's move.
+    /// The state words that hold framed bits, in order: a row of the `keep` and `set` tables
+    /// has one word for each (hex's 174 state words have 11, its groups' boards being
+    /// computed as node words).
+    pub frame_words: Vec<usize>,
+    /// For every role, `moves × frame_words.len()` words: the bits of `A` for that role's move.
     pub keep_table: Vec<Vec<u64>>,
-    /// For every role, `moves × state_words` words: the bits of `B` for that role's move.
+    /// For every role, `moves × frame_words.len()` words: the bits of `B` for that role's move.
     pub set_table: Vec<Vec<u64>>,
     /// For every role and move, the framed bits that the move sets when a condition on the
     /// state holds (rules `(does r m) ∧ C` with `C` reading only the state): pairs of the base
@@ -65,7 +67,7 @@ pub(super) struct MoveTables {
     pub arms: Vec<Vec<Vec<ConditionalSet>>>,
     /// The conjunctions of several roles' moves that keep framed bits (`(true p) ∧ (does r1
     /// m1) ∧ (does r2 m2) ...`), as sorted pairs (role, move), each with the bits it keeps
-    /// (`state_words` words), in the order of the conjunctions: the joint move is tested
+    /// (one word for each of `frame_words`), in the order of the conjunctions: the joint move is tested
     /// against them at run time.
     pub products: Vec<(Product, Vec<u64>)>,
 }
@@ -104,11 +106,17 @@ impl MoveTables {
         if roles * moves * (node_words + 2 * state_words) > MAX_TABLE_WORDS {
             node_words = 0;
         }
-        let frame_words = if any_framed { 2 * state_words } else { 0 };
-        if roles * moves * (node_words + frame_words) > MAX_TABLE_WORDS || (node_words == 0 && !any_framed) {
+        let frame_row_words = if any_framed { 2 * state_words } else { 0 };
+        if roles * moves * (node_words + frame_row_words) > MAX_TABLE_WORDS || (node_words == 0 && !any_framed) {
             return None;
         }
         let looked_up = if node_words == 0 { Vec::new() } else { looked_up };
+        let frame_words: Vec<usize> =
+            (0..state_words).filter(|&w| framed[64 * w..framed.len().min(64 * w + 64)].contains(&true)).collect();
+        let width = frame_words.len();
+        // The row word of every state word that holds framed bits.
+        let mut column = vec![0; state_words];
+        frame_words.iter().enumerate().for_each(|(j, &w)| column[w] = j);
         let mut node_bit = vec![None; ground.nodes.len()];
         for (bit, &n) in looked_up.iter().enumerate() {
             node_bit[n as usize] = Some(bit as u32);
@@ -131,11 +139,11 @@ impl MoveTables {
             node_words,
             node_table: vec![vec![0; moves * node_words]; roles],
             framed: if any_framed { framed } else { vec![false; ground.base.len()] },
-            state_words,
-            keep_table: vec![vec![0; if any_framed { moves * state_words } else { 0 }]; roles],
-            set_table: vec![vec![0; if any_framed { moves * state_words } else { 0 }]; roles],
+            keep_table: vec![vec![0; moves * width]; roles],
+            set_table: vec![vec![0; moves * width]; roles],
             arms: vec![vec![Vec::new(); if any_framed { moves } else { 0 }]; roles],
-            products: products(&frames, state_words),
+            products: products(&frames, &column, width),
+            frame_words,
         };
         let mut parts = vec![false; ground.nodes.len()];
         for role in 0..roles as u32 {
@@ -152,10 +160,10 @@ impl MoveTables {
                 if !any_framed {
                     continue;
                 }
-                let row = mv as usize * state_words;
+                let row = mv as usize * width;
                 for (i, frame) in frames.iter().enumerate() {
                     let Some(frame) = frame else { continue };
-                    let (word, bit) = (row + i / 64, 1u64 << (i % 64));
+                    let (word, bit) = (row + column[i / 64], 1u64 << (i % 64));
                     if frame.keep.iter().any(|c| conjunction_part(c, role, mv, &parts)) {
                         tables.keep_table[role as usize][word] |= bit;
                     }
@@ -332,11 +340,11 @@ fn drop_many_products(frames: &mut [Option<Frame>]) {
 }
 
 /// The conjunctions of several roles' moves that keep framed bits, with the bits each keeps.
-fn products(frames: &[Option<Frame>], state_words: usize) -> Vec<(Product, Vec<u64>)> {
+fn products(frames: &[Option<Frame>], column: &[usize], width: usize) -> Vec<(Product, Vec<u64>)> {
     let mut masks: BTreeMap<Product, Vec<u64>> = BTreeMap::new();
     for (i, frame) in frames.iter().enumerate() {
         for product in frame.iter().flat_map(|f| &f.products) {
-            masks.entry(product.clone()).or_insert_with(|| vec![0; state_words])[i / 64] |= 1 << (i % 64);
+            masks.entry(product.clone()).or_insert_with(|| vec![0; width])[column[i / 64]] |= 1 << (i % 64);
         }
     }
     masks.into_iter().collect()
@@ -528,8 +536,9 @@ mod tests {
         let base = |name: &str| ground.base.iter().position(|b| b == name).unwrap();
         let mv = |name: &str| ground.moves.iter().position(|m| m == name).unwrap();
         let (tick, wait) = (mv("tick"), mv("wait"));
-        let words = tables.state_words;
-        let has = |table: &[u64], m: usize, i: usize| table[m * words + i / 64] >> (i % 64) & 1 == 1;
+        let words = tables.frame_words.len();
+        let column = |i: usize| tables.frame_words.iter().position(|&w| w == i / 64).expect("a framed word");
+        let has = |table: &[u64], m: usize, i: usize| table[m * words + column(i)] >> (i % 64) & 1 == 1;
         for count in ["(count 0)", "(count 1)", "(count 2)", "(count 3)"] {
             let i = base(count);
             assert!(tables.framed[i], "{count} is framed");
