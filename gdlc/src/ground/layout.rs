@@ -120,8 +120,12 @@ fn blocks(base: &[String], coordinates: &[Coordinates]) -> (Vec<Vec<usize>>, boo
         // Colour-major only when every value of the leading argument has the same facts of the
         // others (a whole board per colour), so that a rule moved from one colour to another is
         // the same shift everywhere; otherwise the relation stays in byte order, as one block.
+        // A relation of one argument is one block in the order of its values, numbers by value,
+        // so that a counter's `(step 10)` follows `(step 9)` and its next value is a shift.
         let Some(outer) = outer.filter(|&o| arity > 1 && uniform(&facts, &parsed, o)) else {
-            facts.sort_unstable();
+            if arity != 1 {
+                facts.sort_unstable();
+            }
             blocks.push(facts);
             continue;
         };
@@ -294,6 +298,21 @@ mod tests {
         assert_eq!(bit("(cell 2 red)"), bit("(cell 1 red)") + 1);
         assert_eq!(bit("(cell 10 red)"), bit("(cell 1 red)") + 9);
         assert_eq!(bit("(cell 10 white)"), bit("(cell 1 white)") + 9);
+    }
+
+    #[test]
+    fn a_counter_is_laid_out_in_the_order_of_its_numbers() {
+        // Byte order puts (step 10) between (step 1) and (step 2); by value, each step is the
+        // bit after the one before, so that a word of next values is a shift of the counter.
+        let mut base: Vec<String> = (1..=12).map(|k| format!("(step {k})")).collect();
+        base.push("(control red)".to_string());
+        base.push("(control white)".to_string());
+        base.sort();
+        let bit_of = layout(&base, &[]).expect("a new layout");
+        let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+        for k in 1..12 {
+            assert_eq!(bit(&format!("(step {})", k + 1)), bit(&format!("(step {k})")) + 1, "step {k}");
+        }
     }
 
     #[test]

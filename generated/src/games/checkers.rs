@@ -9,120 +9,25 @@ pub const ROLES: [&str; 2] = ["white", "black"];
 /// fact uses, left so that a group of facts (one colour's board) stays within a word.
 pub const BASE: [&str; 440] = [
     "(step 1)",
-    "(step 10)",
-    "(step 100)",
-    "(step 101)",
-    "(step 102)",
-    "(step 103)",
-    "(step 104)",
-    "(step 105)",
-    "(step 106)",
-    "(step 107)",
-    "(step 108)",
-    "(step 109)",
-    "(step 11)",
-    "(step 110)",
-    "(step 111)",
-    "(step 112)",
-    "(step 113)",
-    "(step 114)",
-    "(step 115)",
-    "(step 116)",
-    "(step 117)",
-    "(step 118)",
-    "(step 119)",
-    "(step 12)",
-    "(step 120)",
-    "(step 121)",
-    "(step 122)",
-    "(step 123)",
-    "(step 124)",
-    "(step 125)",
-    "(step 126)",
-    "(step 127)",
-    "(step 128)",
-    "(step 129)",
-    "(step 13)",
-    "(step 130)",
-    "(step 131)",
-    "(step 132)",
-    "(step 133)",
-    "(step 134)",
-    "(step 135)",
-    "(step 136)",
-    "(step 137)",
-    "(step 138)",
-    "(step 139)",
-    "(step 14)",
-    "(step 140)",
-    "(step 141)",
-    "(step 142)",
-    "(step 143)",
-    "(step 144)",
-    "(step 145)",
-    "(step 146)",
-    "(step 147)",
-    "(step 148)",
-    "(step 149)",
-    "(step 15)",
-    "(step 150)",
-    "(step 151)",
-    "(step 152)",
-    "(step 153)",
-    "(step 154)",
-    "(step 155)",
-    "(step 156)",
-    "(step 157)",
-    "(step 158)",
-    "(step 159)",
-    "(step 16)",
-    "(step 160)",
-    "(step 161)",
-    "(step 162)",
-    "(step 163)",
-    "(step 164)",
-    "(step 165)",
-    "(step 166)",
-    "(step 167)",
-    "(step 168)",
-    "(step 169)",
-    "(step 17)",
-    "(step 170)",
-    "(step 171)",
-    "(step 172)",
-    "(step 173)",
-    "(step 174)",
-    "(step 175)",
-    "(step 176)",
-    "(step 177)",
-    "(step 178)",
-    "(step 179)",
-    "(step 18)",
-    "(step 180)",
-    "(step 181)",
-    "(step 182)",
-    "(step 183)",
-    "(step 184)",
-    "(step 185)",
-    "(step 186)",
-    "(step 187)",
-    "(step 188)",
-    "(step 189)",
-    "(step 19)",
-    "(step 190)",
-    "(step 191)",
-    "(step 192)",
-    "(step 193)",
-    "(step 194)",
-    "(step 195)",
-    "(step 196)",
-    "(step 197)",
-    "(step 198)",
-    "(step 199)",
     "(step 2)",
+    "(step 3)",
+    "(step 4)",
+    "(step 5)",
+    "(step 6)",
+    "(step 7)",
+    "(step 8)",
+    "(step 9)",
+    "(step 10)",
+    "(step 11)",
+    "(step 12)",
+    "(step 13)",
+    "(step 14)",
+    "(step 15)",
+    "(step 16)",
+    "(step 17)",
+    "(step 18)",
+    "(step 19)",
     "(step 20)",
-    "(step 200)",
-    "(step 201)",
     "(step 21)",
     "(step 22)",
     "(step 23)",
@@ -132,7 +37,6 @@ pub const BASE: [&str; 440] = [
     "(step 27)",
     "(step 28)",
     "(step 29)",
-    "(step 3)",
     "(step 30)",
     "(step 31)",
     "(step 32)",
@@ -143,7 +47,6 @@ pub const BASE: [&str; 440] = [
     "(step 37)",
     "(step 38)",
     "(step 39)",
-    "(step 4)",
     "(step 40)",
     "(step 41)",
     "(step 42)",
@@ -154,7 +57,6 @@ pub const BASE: [&str; 440] = [
     "(step 47)",
     "(step 48)",
     "(step 49)",
-    "(step 5)",
     "(step 50)",
     "(step 51)",
     "(step 52)",
@@ -165,7 +67,6 @@ pub const BASE: [&str; 440] = [
     "(step 57)",
     "(step 58)",
     "(step 59)",
-    "(step 6)",
     "(step 60)",
     "(step 61)",
     "(step 62)",
@@ -176,7 +77,6 @@ pub const BASE: [&str; 440] = [
     "(step 67)",
     "(step 68)",
     "(step 69)",
-    "(step 7)",
     "(step 70)",
     "(step 71)",
     "(step 72)",
@@ -187,7 +87,6 @@ pub const BASE: [&str; 440] = [
     "(step 77)",
     "(step 78)",
     "(step 79)",
-    "(step 8)",
     "(step 80)",
     "(step 81)",
     "(step 82)",
@@ -198,7 +97,6 @@ pub const BASE: [&str; 440] = [
     "(step 87)",
     "(step 88)",
     "(step 89)",
-    "(step 9)",
     "(step 90)",
     "(step 91)",
     "(step 92)",
@@ -209,6 +107,108 @@ pub const BASE: [&str; 440] = [
     "(step 97)",
     "(step 98)",
     "(step 99)",
+    "(step 100)",
+    "(step 101)",
+    "(step 102)",
+    "(step 103)",
+    "(step 104)",
+    "(step 105)",
+    "(step 106)",
+    "(step 107)",
+    "(step 108)",
+    "(step 109)",
+    "(step 110)",
+    "(step 111)",
+    "(step 112)",
+    "(step 113)",
+    "(step 114)",
+    "(step 115)",
+    "(step 116)",
+    "(step 117)",
+    "(step 118)",
+    "(step 119)",
+    "(step 120)",
+    "(step 121)",
+    "(step 122)",
+    "(step 123)",
+    "(step 124)",
+    "(step 125)",
+    "(step 126)",
+    "(step 127)",
+    "(step 128)",
+    "(step 129)",
+    "(step 130)",
+    "(step 131)",
+    "(step 132)",
+    "(step 133)",
+    "(step 134)",
+    "(step 135)",
+    "(step 136)",
+    "(step 137)",
+    "(step 138)",
+    "(step 139)",
+    "(step 140)",
+    "(step 141)",
+    "(step 142)",
+    "(step 143)",
+    "(step 144)",
+    "(step 145)",
+    "(step 146)",
+    "(step 147)",
+    "(step 148)",
+    "(step 149)",
+    "(step 150)",
+    "(step 151)",
+    "(step 152)",
+    "(step 153)",
+    "(step 154)",
+    "(step 155)",
+    "(step 156)",
+    "(step 157)",
+    "(step 158)",
+    "(step 159)",
+    "(step 160)",
+    "(step 161)",
+    "(step 162)",
+    "(step 163)",
+    "(step 164)",
+    "(step 165)",
+    "(step 166)",
+    "(step 167)",
+    "(step 168)",
+    "(step 169)",
+    "(step 170)",
+    "(step 171)",
+    "(step 172)",
+    "(step 173)",
+    "(step 174)",
+    "(step 175)",
+    "(step 176)",
+    "(step 177)",
+    "(step 178)",
+    "(step 179)",
+    "(step 180)",
+    "(step 181)",
+    "(step 182)",
+    "(step 183)",
+    "(step 184)",
+    "(step 185)",
+    "(step 186)",
+    "(step 187)",
+    "(step 188)",
+    "(step 189)",
+    "(step 190)",
+    "(step 191)",
+    "(step 192)",
+    "(step 193)",
+    "(step 194)",
+    "(step 195)",
+    "(step 196)",
+    "(step 197)",
+    "(step 198)",
+    "(step 199)",
+    "(step 200)",
+    "(step 201)",
     "(piece_count black 0)",
     "(piece_count black 1)",
     "(piece_count black 2)",
@@ -26229,405 +26229,405 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[4] |= (s.0[4] & keep[1]) | set[1];
     w[5] |= (s.0[5] & keep[2]) | set[2];
     w[6] |= (s.0[6] & keep[3]) | set[3];
-    // BASE[1]: (next (step 10)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[2] & 0x4000000000000000 != 0) << 1;
-    // BASE[2]: (next (step 100)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[3] & 0x100 != 0) << 2;
-    // BASE[3]: (next (step 101)), rules at checkers.kif:182
+    // BASE[1]: (next (step 2)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
+    // BASE[2]: (next (step 3)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
+    // BASE[3]: (next (step 4)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
-    // BASE[4]: (next (step 102)), rules at checkers.kif:182
+    // BASE[4]: (next (step 5)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step 103)), rules at checkers.kif:182
+    // BASE[5]: (next (step 6)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step 104)), rules at checkers.kif:182
+    // BASE[6]: (next (step 7)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
-    // BASE[7]: (next (step 105)), rules at checkers.kif:182
+    // BASE[7]: (next (step 8)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    // BASE[8]: (next (step 106)), rules at checkers.kif:182
+    // BASE[8]: (next (step 9)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (step 107)), rules at checkers.kif:182
+    // BASE[9]: (next (step 10)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
-    // BASE[10]: (next (step 108)), rules at checkers.kif:182
+    // BASE[10]: (next (step 11)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
-    // BASE[11]: (next (step 109)), rules at checkers.kif:182
+    // BASE[11]: (next (step 12)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
-    // BASE[12]: (next (step 11)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 12;
-    // BASE[13]: (next (step 110)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 13;
-    // BASE[14]: (next (step 111)), rules at checkers.kif:182
+    // BASE[12]: (next (step 13)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
+    // BASE[13]: (next (step 14)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x1000 != 0) << 13;
+    // BASE[14]: (next (step 15)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x2000 != 0) << 14;
-    // BASE[15]: (next (step 112)), rules at checkers.kif:182
+    // BASE[15]: (next (step 16)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
-    // BASE[16]: (next (step 113)), rules at checkers.kif:182
+    // BASE[16]: (next (step 17)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 16;
-    // BASE[17]: (next (step 114)), rules at checkers.kif:182
+    // BASE[17]: (next (step 18)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x10000 != 0) << 17;
-    // BASE[18]: (next (step 115)), rules at checkers.kif:182
+    // BASE[18]: (next (step 19)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x20000 != 0) << 18;
-    // BASE[19]: (next (step 116)), rules at checkers.kif:182
+    // BASE[19]: (next (step 20)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x40000 != 0) << 19;
-    // BASE[20]: (next (step 117)), rules at checkers.kif:182
+    // BASE[20]: (next (step 21)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x80000 != 0) << 20;
-    // BASE[21]: (next (step 118)), rules at checkers.kif:182
+    // BASE[21]: (next (step 22)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x100000 != 0) << 21;
-    // BASE[22]: (next (step 119)), rules at checkers.kif:182
+    // BASE[22]: (next (step 23)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x200000 != 0) << 22;
-    // BASE[23]: (next (step 12)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[0] & 0x1000 != 0) << 23;
-    // BASE[24]: (next (step 120)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[0] & 0x400000 != 0) << 24;
-    // BASE[25]: (next (step 121)), rules at checkers.kif:182
+    // BASE[23]: (next (step 24)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x400000 != 0) << 23;
+    // BASE[24]: (next (step 25)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x800000 != 0) << 24;
+    // BASE[25]: (next (step 26)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x1000000 != 0) << 25;
-    // BASE[26]: (next (step 122)), rules at checkers.kif:182
+    // BASE[26]: (next (step 27)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x2000000 != 0) << 26;
-    // BASE[27]: (next (step 123)), rules at checkers.kif:182
+    // BASE[27]: (next (step 28)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x4000000 != 0) << 27;
-    // BASE[28]: (next (step 124)), rules at checkers.kif:182
+    // BASE[28]: (next (step 29)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 28;
-    // BASE[29]: (next (step 125)), rules at checkers.kif:182
+    // BASE[29]: (next (step 30)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 29;
-    // BASE[30]: (next (step 126)), rules at checkers.kif:182
+    // BASE[30]: (next (step 31)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x20000000 != 0) << 30;
-    // BASE[31]: (next (step 127)), rules at checkers.kif:182
+    // BASE[31]: (next (step 32)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x40000000 != 0) << 31;
-    // BASE[32]: (next (step 128)), rules at checkers.kif:182
+    // BASE[32]: (next (step 33)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x80000000 != 0) << 32;
-    // BASE[33]: (next (step 129)), rules at checkers.kif:182
+    // BASE[33]: (next (step 34)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x100000000 != 0) << 33;
-    // BASE[34]: (next (step 13)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[0] & 0x800000 != 0) << 34;
-    // BASE[35]: (next (step 130)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[0] & 0x200000000 != 0) << 35;
-    // BASE[36]: (next (step 131)), rules at checkers.kif:182
+    // BASE[34]: (next (step 35)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x200000000 != 0) << 34;
+    // BASE[35]: (next (step 36)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x400000000 != 0) << 35;
+    // BASE[36]: (next (step 37)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x800000000 != 0) << 36;
-    // BASE[37]: (next (step 132)), rules at checkers.kif:182
+    // BASE[37]: (next (step 38)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x1000000000 != 0) << 37;
-    // BASE[38]: (next (step 133)), rules at checkers.kif:182
+    // BASE[38]: (next (step 39)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x2000000000 != 0) << 38;
-    // BASE[39]: (next (step 134)), rules at checkers.kif:182
+    // BASE[39]: (next (step 40)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 39;
-    // BASE[40]: (next (step 135)), rules at checkers.kif:182
+    // BASE[40]: (next (step 41)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 40;
-    // BASE[41]: (next (step 136)), rules at checkers.kif:182
+    // BASE[41]: (next (step 42)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x10000000000 != 0) << 41;
-    // BASE[42]: (next (step 137)), rules at checkers.kif:182
+    // BASE[42]: (next (step 43)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x20000000000 != 0) << 42;
-    // BASE[43]: (next (step 138)), rules at checkers.kif:182
+    // BASE[43]: (next (step 44)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x40000000000 != 0) << 43;
-    // BASE[44]: (next (step 139)), rules at checkers.kif:182
+    // BASE[44]: (next (step 45)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x80000000000 != 0) << 44;
-    // BASE[45]: (next (step 14)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[0] & 0x400000000 != 0) << 45;
-    // BASE[46]: (next (step 140)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[0] & 0x100000000000 != 0) << 46;
-    // BASE[47]: (next (step 141)), rules at checkers.kif:182
+    // BASE[45]: (next (step 46)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x100000000000 != 0) << 45;
+    // BASE[46]: (next (step 47)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x200000000000 != 0) << 46;
+    // BASE[47]: (next (step 48)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x400000000000 != 0) << 47;
-    // BASE[48]: (next (step 142)), rules at checkers.kif:182
+    // BASE[48]: (next (step 49)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x800000000000 != 0) << 48;
-    // BASE[49]: (next (step 143)), rules at checkers.kif:182
+    // BASE[49]: (next (step 50)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x1000000000000 != 0) << 49;
-    // BASE[50]: (next (step 144)), rules at checkers.kif:182
+    // BASE[50]: (next (step 51)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x2000000000000 != 0) << 50;
-    // BASE[51]: (next (step 145)), rules at checkers.kif:182
+    // BASE[51]: (next (step 52)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x4000000000000 != 0) << 51;
-    // BASE[52]: (next (step 146)), rules at checkers.kif:182
+    // BASE[52]: (next (step 53)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x8000000000000 != 0) << 52;
-    // BASE[53]: (next (step 147)), rules at checkers.kif:182
+    // BASE[53]: (next (step 54)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x10000000000000 != 0) << 53;
-    // BASE[54]: (next (step 148)), rules at checkers.kif:182
+    // BASE[54]: (next (step 55)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x20000000000000 != 0) << 54;
-    // BASE[55]: (next (step 149)), rules at checkers.kif:182
+    // BASE[55]: (next (step 56)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x40000000000000 != 0) << 55;
-    // BASE[56]: (next (step 15)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[0] & 0x200000000000 != 0) << 56;
-    // BASE[57]: (next (step 150)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[0] & 0x80000000000000 != 0) << 57;
-    // BASE[58]: (next (step 151)), rules at checkers.kif:182
+    // BASE[56]: (next (step 57)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x80000000000000 != 0) << 56;
+    // BASE[57]: (next (step 58)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x100000000000000 != 0) << 57;
+    // BASE[58]: (next (step 59)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x200000000000000 != 0) << 58;
-    // BASE[59]: (next (step 152)), rules at checkers.kif:182
+    // BASE[59]: (next (step 60)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x400000000000000 != 0) << 59;
-    // BASE[60]: (next (step 153)), rules at checkers.kif:182
+    // BASE[60]: (next (step 61)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x800000000000000 != 0) << 60;
-    // BASE[61]: (next (step 154)), rules at checkers.kif:182
+    // BASE[61]: (next (step 62)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x1000000000000000 != 0) << 61;
-    // BASE[62]: (next (step 155)), rules at checkers.kif:182
+    // BASE[62]: (next (step 63)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x2000000000000000 != 0) << 62;
-    // BASE[63]: (next (step 156)), rules at checkers.kif:182
+    // BASE[63]: (next (step 64)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x4000000000000000 != 0) << 63;
-    // BASE[64]: (next (step 157)), rules at checkers.kif:182
+    // BASE[64]: (next (step 65)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[0] & 0x8000000000000000 != 0) << 0;
-    // BASE[65]: (next (step 158)), rules at checkers.kif:182
+    // BASE[65]: (next (step 66)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x1 != 0) << 1;
-    // BASE[66]: (next (step 159)), rules at checkers.kif:182
+    // BASE[66]: (next (step 67)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x2 != 0) << 2;
-    // BASE[67]: (next (step 16)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[0] & 0x100000000000000 != 0) << 3;
-    // BASE[68]: (next (step 160)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x4 != 0) << 4;
-    // BASE[69]: (next (step 161)), rules at checkers.kif:182
+    // BASE[67]: (next (step 68)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x4 != 0) << 3;
+    // BASE[68]: (next (step 69)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x8 != 0) << 4;
+    // BASE[69]: (next (step 70)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x10 != 0) << 5;
-    // BASE[70]: (next (step 162)), rules at checkers.kif:182
+    // BASE[70]: (next (step 71)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x20 != 0) << 6;
-    // BASE[71]: (next (step 163)), rules at checkers.kif:182
+    // BASE[71]: (next (step 72)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x40 != 0) << 7;
-    // BASE[72]: (next (step 164)), rules at checkers.kif:182
+    // BASE[72]: (next (step 73)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x80 != 0) << 8;
-    // BASE[73]: (next (step 165)), rules at checkers.kif:182
+    // BASE[73]: (next (step 74)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x100 != 0) << 9;
-    // BASE[74]: (next (step 166)), rules at checkers.kif:182
+    // BASE[74]: (next (step 75)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x200 != 0) << 10;
-    // BASE[75]: (next (step 167)), rules at checkers.kif:182
+    // BASE[75]: (next (step 76)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x400 != 0) << 11;
-    // BASE[76]: (next (step 168)), rules at checkers.kif:182
+    // BASE[76]: (next (step 77)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x800 != 0) << 12;
-    // BASE[77]: (next (step 169)), rules at checkers.kif:182
+    // BASE[77]: (next (step 78)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x1000 != 0) << 13;
-    // BASE[78]: (next (step 17)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x8 != 0) << 14;
-    // BASE[79]: (next (step 170)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x2000 != 0) << 15;
-    // BASE[80]: (next (step 171)), rules at checkers.kif:182
+    // BASE[78]: (next (step 79)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x2000 != 0) << 14;
+    // BASE[79]: (next (step 80)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x4000 != 0) << 15;
+    // BASE[80]: (next (step 81)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x8000 != 0) << 16;
-    // BASE[81]: (next (step 172)), rules at checkers.kif:182
+    // BASE[81]: (next (step 82)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x10000 != 0) << 17;
-    // BASE[82]: (next (step 173)), rules at checkers.kif:182
+    // BASE[82]: (next (step 83)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x20000 != 0) << 18;
-    // BASE[83]: (next (step 174)), rules at checkers.kif:182
+    // BASE[83]: (next (step 84)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x40000 != 0) << 19;
-    // BASE[84]: (next (step 175)), rules at checkers.kif:182
+    // BASE[84]: (next (step 85)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x80000 != 0) << 20;
-    // BASE[85]: (next (step 176)), rules at checkers.kif:182
+    // BASE[85]: (next (step 86)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x100000 != 0) << 21;
-    // BASE[86]: (next (step 177)), rules at checkers.kif:182
+    // BASE[86]: (next (step 87)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x200000 != 0) << 22;
-    // BASE[87]: (next (step 178)), rules at checkers.kif:182
+    // BASE[87]: (next (step 88)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x400000 != 0) << 23;
-    // BASE[88]: (next (step 179)), rules at checkers.kif:182
+    // BASE[88]: (next (step 89)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x800000 != 0) << 24;
-    // BASE[89]: (next (step 18)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x4000 != 0) << 25;
-    // BASE[90]: (next (step 180)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x1000000 != 0) << 26;
-    // BASE[91]: (next (step 181)), rules at checkers.kif:182
+    // BASE[89]: (next (step 90)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x1000000 != 0) << 25;
+    // BASE[90]: (next (step 91)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x2000000 != 0) << 26;
+    // BASE[91]: (next (step 92)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x4000000 != 0) << 27;
-    // BASE[92]: (next (step 182)), rules at checkers.kif:182
+    // BASE[92]: (next (step 93)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x8000000 != 0) << 28;
-    // BASE[93]: (next (step 183)), rules at checkers.kif:182
+    // BASE[93]: (next (step 94)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x10000000 != 0) << 29;
-    // BASE[94]: (next (step 184)), rules at checkers.kif:182
+    // BASE[94]: (next (step 95)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x20000000 != 0) << 30;
-    // BASE[95]: (next (step 185)), rules at checkers.kif:182
+    // BASE[95]: (next (step 96)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x40000000 != 0) << 31;
-    // BASE[96]: (next (step 186)), rules at checkers.kif:182
+    // BASE[96]: (next (step 97)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x80000000 != 0) << 32;
-    // BASE[97]: (next (step 187)), rules at checkers.kif:182
+    // BASE[97]: (next (step 98)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x100000000 != 0) << 33;
-    // BASE[98]: (next (step 188)), rules at checkers.kif:182
+    // BASE[98]: (next (step 99)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x200000000 != 0) << 34;
-    // BASE[99]: (next (step 189)), rules at checkers.kif:182
+    // BASE[99]: (next (step 100)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x400000000 != 0) << 35;
-    // BASE[100]: (next (step 19)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x2000000 != 0) << 36;
-    // BASE[101]: (next (step 190)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x800000000 != 0) << 37;
-    // BASE[102]: (next (step 191)), rules at checkers.kif:182
+    // BASE[100]: (next (step 101)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x800000000 != 0) << 36;
+    // BASE[101]: (next (step 102)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x1000000000 != 0) << 37;
+    // BASE[102]: (next (step 103)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x2000000000 != 0) << 38;
-    // BASE[103]: (next (step 192)), rules at checkers.kif:182
+    // BASE[103]: (next (step 104)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x4000000000 != 0) << 39;
-    // BASE[104]: (next (step 193)), rules at checkers.kif:182
+    // BASE[104]: (next (step 105)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x8000000000 != 0) << 40;
-    // BASE[105]: (next (step 194)), rules at checkers.kif:182
+    // BASE[105]: (next (step 106)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x10000000000 != 0) << 41;
-    // BASE[106]: (next (step 195)), rules at checkers.kif:182
+    // BASE[106]: (next (step 107)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x20000000000 != 0) << 42;
-    // BASE[107]: (next (step 196)), rules at checkers.kif:182
+    // BASE[107]: (next (step 108)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x40000000000 != 0) << 43;
-    // BASE[108]: (next (step 197)), rules at checkers.kif:182
+    // BASE[108]: (next (step 109)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x80000000000 != 0) << 44;
-    // BASE[109]: (next (step 198)), rules at checkers.kif:182
+    // BASE[109]: (next (step 110)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x100000000000 != 0) << 45;
-    // BASE[110]: (next (step 199)), rules at checkers.kif:182
+    // BASE[110]: (next (step 111)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x200000000000 != 0) << 46;
-    // BASE[111]: (next (step 2)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[0] & 0x1 != 0) << 47;
-    // BASE[112]: (next (step 20)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x1000000000 != 0) << 48;
-    // BASE[113]: (next (step 200)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x400000000000 != 0) << 49;
-    // BASE[114]: (next (step 201)), rules at checkers.kif:182
+    // BASE[111]: (next (step 112)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x400000000000 != 0) << 47;
+    // BASE[112]: (next (step 113)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x800000000000 != 0) << 48;
+    // BASE[113]: (next (step 114)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x1000000000000 != 0) << 49;
+    // BASE[114]: (next (step 115)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x2000000000000 != 0) << 50;
-    // BASE[115]: (next (step 21)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x1000000000000 != 0) << 51;
-    // BASE[116]: (next (step 22)), rules at checkers.kif:182
+    // BASE[115]: (next (step 116)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x4000000000000 != 0) << 51;
+    // BASE[116]: (next (step 117)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x8000000000000 != 0) << 52;
-    // BASE[117]: (next (step 23)), rules at checkers.kif:182
+    // BASE[117]: (next (step 118)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x10000000000000 != 0) << 53;
-    // BASE[118]: (next (step 24)), rules at checkers.kif:182
+    // BASE[118]: (next (step 119)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x20000000000000 != 0) << 54;
-    // BASE[119]: (next (step 25)), rules at checkers.kif:182
+    // BASE[119]: (next (step 120)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x40000000000000 != 0) << 55;
-    // BASE[120]: (next (step 26)), rules at checkers.kif:182
+    // BASE[120]: (next (step 121)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x80000000000000 != 0) << 56;
-    // BASE[121]: (next (step 27)), rules at checkers.kif:182
+    // BASE[121]: (next (step 122)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x100000000000000 != 0) << 57;
-    // BASE[122]: (next (step 28)), rules at checkers.kif:182
+    // BASE[122]: (next (step 123)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x200000000000000 != 0) << 58;
-    // BASE[123]: (next (step 29)), rules at checkers.kif:182
+    // BASE[123]: (next (step 124)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x400000000000000 != 0) << 59;
-    // BASE[124]: (next (step 3)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x800000000000 != 0) << 60;
-    // BASE[125]: (next (step 30)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x800000000000000 != 0) << 61;
-    // BASE[126]: (next (step 31)), rules at checkers.kif:182
+    // BASE[124]: (next (step 125)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x800000000000000 != 0) << 60;
+    // BASE[125]: (next (step 126)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x1000000000000000 != 0) << 61;
+    // BASE[126]: (next (step 127)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x2000000000000000 != 0) << 62;
-    // BASE[127]: (next (step 32)), rules at checkers.kif:182
+    // BASE[127]: (next (step 128)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x4000000000000000 != 0) << 63;
-    // BASE[128]: (next (step 33)), rules at checkers.kif:182
+    // BASE[128]: (next (step 129)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[1] & 0x8000000000000000 != 0) << 0;
-    // BASE[129]: (next (step 34)), rules at checkers.kif:182
+    // BASE[129]: (next (step 130)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x1 != 0) << 1;
-    // BASE[130]: (next (step 35)), rules at checkers.kif:182
+    // BASE[130]: (next (step 131)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x2 != 0) << 2;
-    // BASE[131]: (next (step 36)), rules at checkers.kif:182
+    // BASE[131]: (next (step 132)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x4 != 0) << 3;
-    // BASE[132]: (next (step 37)), rules at checkers.kif:182
+    // BASE[132]: (next (step 133)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x8 != 0) << 4;
-    // BASE[133]: (next (step 38)), rules at checkers.kif:182
+    // BASE[133]: (next (step 134)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x10 != 0) << 5;
-    // BASE[134]: (next (step 39)), rules at checkers.kif:182
+    // BASE[134]: (next (step 135)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x20 != 0) << 6;
-    // BASE[135]: (next (step 4)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[1] & 0x1000000000000000 != 0) << 7;
-    // BASE[136]: (next (step 40)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x40 != 0) << 8;
-    // BASE[137]: (next (step 41)), rules at checkers.kif:182
+    // BASE[135]: (next (step 136)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x40 != 0) << 7;
+    // BASE[136]: (next (step 137)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x80 != 0) << 8;
+    // BASE[137]: (next (step 138)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x100 != 0) << 9;
-    // BASE[138]: (next (step 42)), rules at checkers.kif:182
+    // BASE[138]: (next (step 139)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x200 != 0) << 10;
-    // BASE[139]: (next (step 43)), rules at checkers.kif:182
+    // BASE[139]: (next (step 140)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x400 != 0) << 11;
-    // BASE[140]: (next (step 44)), rules at checkers.kif:182
+    // BASE[140]: (next (step 141)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x800 != 0) << 12;
-    // BASE[141]: (next (step 45)), rules at checkers.kif:182
+    // BASE[141]: (next (step 142)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x1000 != 0) << 13;
-    // BASE[142]: (next (step 46)), rules at checkers.kif:182
+    // BASE[142]: (next (step 143)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x2000 != 0) << 14;
-    // BASE[143]: (next (step 47)), rules at checkers.kif:182
+    // BASE[143]: (next (step 144)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x4000 != 0) << 15;
-    // BASE[144]: (next (step 48)), rules at checkers.kif:182
+    // BASE[144]: (next (step 145)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x8000 != 0) << 16;
-    // BASE[145]: (next (step 49)), rules at checkers.kif:182
+    // BASE[145]: (next (step 146)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x10000 != 0) << 17;
-    // BASE[146]: (next (step 5)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x80 != 0) << 18;
-    // BASE[147]: (next (step 50)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x20000 != 0) << 19;
-    // BASE[148]: (next (step 51)), rules at checkers.kif:182
+    // BASE[146]: (next (step 147)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x20000 != 0) << 18;
+    // BASE[147]: (next (step 148)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x40000 != 0) << 19;
+    // BASE[148]: (next (step 149)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x80000 != 0) << 20;
-    // BASE[149]: (next (step 52)), rules at checkers.kif:182
+    // BASE[149]: (next (step 150)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x100000 != 0) << 21;
-    // BASE[150]: (next (step 53)), rules at checkers.kif:182
+    // BASE[150]: (next (step 151)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x200000 != 0) << 22;
-    // BASE[151]: (next (step 54)), rules at checkers.kif:182
+    // BASE[151]: (next (step 152)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x400000 != 0) << 23;
-    // BASE[152]: (next (step 55)), rules at checkers.kif:182
+    // BASE[152]: (next (step 153)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x800000 != 0) << 24;
-    // BASE[153]: (next (step 56)), rules at checkers.kif:182
+    // BASE[153]: (next (step 154)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x1000000 != 0) << 25;
-    // BASE[154]: (next (step 57)), rules at checkers.kif:182
+    // BASE[154]: (next (step 155)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x2000000 != 0) << 26;
-    // BASE[155]: (next (step 58)), rules at checkers.kif:182
+    // BASE[155]: (next (step 156)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x4000000 != 0) << 27;
-    // BASE[156]: (next (step 59)), rules at checkers.kif:182
+    // BASE[156]: (next (step 157)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x8000000 != 0) << 28;
-    // BASE[157]: (next (step 6)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x40000 != 0) << 29;
-    // BASE[158]: (next (step 60)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x10000000 != 0) << 30;
-    // BASE[159]: (next (step 61)), rules at checkers.kif:182
+    // BASE[157]: (next (step 158)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x10000000 != 0) << 29;
+    // BASE[158]: (next (step 159)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x20000000 != 0) << 30;
+    // BASE[159]: (next (step 160)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x40000000 != 0) << 31;
-    // BASE[160]: (next (step 62)), rules at checkers.kif:182
+    // BASE[160]: (next (step 161)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x80000000 != 0) << 32;
-    // BASE[161]: (next (step 63)), rules at checkers.kif:182
+    // BASE[161]: (next (step 162)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x100000000 != 0) << 33;
-    // BASE[162]: (next (step 64)), rules at checkers.kif:182
+    // BASE[162]: (next (step 163)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x200000000 != 0) << 34;
-    // BASE[163]: (next (step 65)), rules at checkers.kif:182
+    // BASE[163]: (next (step 164)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x400000000 != 0) << 35;
-    // BASE[164]: (next (step 66)), rules at checkers.kif:182
+    // BASE[164]: (next (step 165)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x800000000 != 0) << 36;
-    // BASE[165]: (next (step 67)), rules at checkers.kif:182
+    // BASE[165]: (next (step 166)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x1000000000 != 0) << 37;
-    // BASE[166]: (next (step 68)), rules at checkers.kif:182
+    // BASE[166]: (next (step 167)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x2000000000 != 0) << 38;
-    // BASE[167]: (next (step 69)), rules at checkers.kif:182
+    // BASE[167]: (next (step 168)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x4000000000 != 0) << 39;
-    // BASE[168]: (next (step 7)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x20000000 != 0) << 40;
-    // BASE[169]: (next (step 70)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x8000000000 != 0) << 41;
-    // BASE[170]: (next (step 71)), rules at checkers.kif:182
+    // BASE[168]: (next (step 169)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x8000000000 != 0) << 40;
+    // BASE[169]: (next (step 170)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x10000000000 != 0) << 41;
+    // BASE[170]: (next (step 171)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x20000000000 != 0) << 42;
-    // BASE[171]: (next (step 72)), rules at checkers.kif:182
+    // BASE[171]: (next (step 172)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x40000000000 != 0) << 43;
-    // BASE[172]: (next (step 73)), rules at checkers.kif:182
+    // BASE[172]: (next (step 173)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x80000000000 != 0) << 44;
-    // BASE[173]: (next (step 74)), rules at checkers.kif:182
+    // BASE[173]: (next (step 174)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x100000000000 != 0) << 45;
-    // BASE[174]: (next (step 75)), rules at checkers.kif:182
+    // BASE[174]: (next (step 175)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x200000000000 != 0) << 46;
-    // BASE[175]: (next (step 76)), rules at checkers.kif:182
+    // BASE[175]: (next (step 176)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x400000000000 != 0) << 47;
-    // BASE[176]: (next (step 77)), rules at checkers.kif:182
+    // BASE[176]: (next (step 177)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x800000000000 != 0) << 48;
-    // BASE[177]: (next (step 78)), rules at checkers.kif:182
+    // BASE[177]: (next (step 178)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x1000000000000 != 0) << 49;
-    // BASE[178]: (next (step 79)), rules at checkers.kif:182
+    // BASE[178]: (next (step 179)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x2000000000000 != 0) << 50;
-    // BASE[179]: (next (step 8)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x10000000000 != 0) << 51;
-    // BASE[180]: (next (step 80)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x4000000000000 != 0) << 52;
-    // BASE[181]: (next (step 81)), rules at checkers.kif:182
+    // BASE[179]: (next (step 180)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x4000000000000 != 0) << 51;
+    // BASE[180]: (next (step 181)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x8000000000000 != 0) << 52;
+    // BASE[181]: (next (step 182)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x10000000000000 != 0) << 53;
-    // BASE[182]: (next (step 82)), rules at checkers.kif:182
+    // BASE[182]: (next (step 183)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x20000000000000 != 0) << 54;
-    // BASE[183]: (next (step 83)), rules at checkers.kif:182
+    // BASE[183]: (next (step 184)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x40000000000000 != 0) << 55;
-    // BASE[184]: (next (step 84)), rules at checkers.kif:182
+    // BASE[184]: (next (step 185)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x80000000000000 != 0) << 56;
-    // BASE[185]: (next (step 85)), rules at checkers.kif:182
+    // BASE[185]: (next (step 186)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x100000000000000 != 0) << 57;
-    // BASE[186]: (next (step 86)), rules at checkers.kif:182
+    // BASE[186]: (next (step 187)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x200000000000000 != 0) << 58;
-    // BASE[187]: (next (step 87)), rules at checkers.kif:182
+    // BASE[187]: (next (step 188)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x400000000000000 != 0) << 59;
-    // BASE[188]: (next (step 88)), rules at checkers.kif:182
+    // BASE[188]: (next (step 189)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x800000000000000 != 0) << 60;
-    // BASE[189]: (next (step 89)), rules at checkers.kif:182
+    // BASE[189]: (next (step 190)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x1000000000000000 != 0) << 61;
-    // BASE[190]: (next (step 9)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x8000000000000 != 0) << 62;
-    // BASE[191]: (next (step 90)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x2000000000000000 != 0) << 63;
-    // BASE[192]: (next (step 91)), rules at checkers.kif:182
+    // BASE[190]: (next (step 191)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x2000000000000000 != 0) << 62;
+    // BASE[191]: (next (step 192)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x4000000000000000 != 0) << 63;
+    // BASE[192]: (next (step 193)), rules at checkers.kif:182
     w[3] |= u64::from(s.0[2] & 0x8000000000000000 != 0) << 0;
-    // BASE[193]: (next (step 92)), rules at checkers.kif:182
+    // BASE[193]: (next (step 194)), rules at checkers.kif:182
     w[3] |= u64::from(s.0[3] & 0x1 != 0) << 1;
-    // BASE[194]: (next (step 93)), rules at checkers.kif:182
+    // BASE[194]: (next (step 195)), rules at checkers.kif:182
     w[3] |= u64::from(s.0[3] & 0x2 != 0) << 2;
-    // BASE[195]: (next (step 94)), rules at checkers.kif:182
+    // BASE[195]: (next (step 196)), rules at checkers.kif:182
     w[3] |= u64::from(s.0[3] & 0x4 != 0) << 3;
-    // BASE[196]: (next (step 95)), rules at checkers.kif:182
+    // BASE[196]: (next (step 197)), rules at checkers.kif:182
     w[3] |= u64::from(s.0[3] & 0x8 != 0) << 4;
-    // BASE[197]: (next (step 96)), rules at checkers.kif:182
+    // BASE[197]: (next (step 198)), rules at checkers.kif:182
     w[3] |= u64::from(s.0[3] & 0x10 != 0) << 5;
-    // BASE[198]: (next (step 97)), rules at checkers.kif:182
+    // BASE[198]: (next (step 199)), rules at checkers.kif:182
     w[3] |= u64::from(s.0[3] & 0x20 != 0) << 6;
-    // BASE[199]: (next (step 98)), rules at checkers.kif:182
+    // BASE[199]: (next (step 200)), rules at checkers.kif:182
     w[3] |= u64::from(s.0[3] & 0x40 != 0) << 7;
-    // BASE[200]: (next (step 99)), rules at checkers.kif:182
+    // BASE[200]: (next (step 201)), rules at checkers.kif:182
     w[3] |= u64::from(s.0[3] & 0x80 != 0) << 8;
     // BASE[227]: (next (control black)), rules at checkers.kif:176, 178
     w[3] |= u64::from(s.0[3] & 0x1000000000 != 0) << 35;
@@ -33078,7 +33078,7 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[2738] = ((s.0[3] & 0x800000000 == 0x800000000) & (!n[2737]))
         | ((s.0[3] & 0x1000000000 == 0x1000000000) & (!n[2732]))
         | (s.0[3] & 0x200 == 0x200) | (s.0[3] & 0x400000 == 0x400000)
-        | (s.0[0] & 0x10 == 0x10);
+        | (s.0[1] & 0x2000000000 == 0x2000000000);
     match &mut ask {
         Ask::Step(_) => {
             if n[2738] {
@@ -41654,405 +41654,405 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     w[4] |= (s.0[4] & keep[1]) | set[1];
     w[5] |= (s.0[5] & keep[2]) | set[2];
     w[6] |= (s.0[6] & keep[3]) | set[3];
-    // BASE[1]: (next (step 10)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[2] & 0x4000000000000000 != 0) << 1;
-    // BASE[2]: (next (step 100)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[3] & 0x100 != 0) << 2;
-    // BASE[3]: (next (step 101)), rules at checkers.kif:182
+    // BASE[1]: (next (step 2)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
+    // BASE[2]: (next (step 3)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
+    // BASE[3]: (next (step 4)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
-    // BASE[4]: (next (step 102)), rules at checkers.kif:182
+    // BASE[4]: (next (step 5)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step 103)), rules at checkers.kif:182
+    // BASE[5]: (next (step 6)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step 104)), rules at checkers.kif:182
+    // BASE[6]: (next (step 7)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
-    // BASE[7]: (next (step 105)), rules at checkers.kif:182
+    // BASE[7]: (next (step 8)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    // BASE[8]: (next (step 106)), rules at checkers.kif:182
+    // BASE[8]: (next (step 9)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (step 107)), rules at checkers.kif:182
+    // BASE[9]: (next (step 10)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
-    // BASE[10]: (next (step 108)), rules at checkers.kif:182
+    // BASE[10]: (next (step 11)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
-    // BASE[11]: (next (step 109)), rules at checkers.kif:182
+    // BASE[11]: (next (step 12)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
-    // BASE[12]: (next (step 11)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 12;
-    // BASE[13]: (next (step 110)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 13;
-    // BASE[14]: (next (step 111)), rules at checkers.kif:182
+    // BASE[12]: (next (step 13)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
+    // BASE[13]: (next (step 14)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x1000 != 0) << 13;
+    // BASE[14]: (next (step 15)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x2000 != 0) << 14;
-    // BASE[15]: (next (step 112)), rules at checkers.kif:182
+    // BASE[15]: (next (step 16)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
-    // BASE[16]: (next (step 113)), rules at checkers.kif:182
+    // BASE[16]: (next (step 17)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 16;
-    // BASE[17]: (next (step 114)), rules at checkers.kif:182
+    // BASE[17]: (next (step 18)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x10000 != 0) << 17;
-    // BASE[18]: (next (step 115)), rules at checkers.kif:182
+    // BASE[18]: (next (step 19)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x20000 != 0) << 18;
-    // BASE[19]: (next (step 116)), rules at checkers.kif:182
+    // BASE[19]: (next (step 20)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x40000 != 0) << 19;
-    // BASE[20]: (next (step 117)), rules at checkers.kif:182
+    // BASE[20]: (next (step 21)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x80000 != 0) << 20;
-    // BASE[21]: (next (step 118)), rules at checkers.kif:182
+    // BASE[21]: (next (step 22)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x100000 != 0) << 21;
-    // BASE[22]: (next (step 119)), rules at checkers.kif:182
+    // BASE[22]: (next (step 23)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x200000 != 0) << 22;
-    // BASE[23]: (next (step 12)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[0] & 0x1000 != 0) << 23;
-    // BASE[24]: (next (step 120)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[0] & 0x400000 != 0) << 24;
-    // BASE[25]: (next (step 121)), rules at checkers.kif:182
+    // BASE[23]: (next (step 24)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x400000 != 0) << 23;
+    // BASE[24]: (next (step 25)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x800000 != 0) << 24;
+    // BASE[25]: (next (step 26)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x1000000 != 0) << 25;
-    // BASE[26]: (next (step 122)), rules at checkers.kif:182
+    // BASE[26]: (next (step 27)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x2000000 != 0) << 26;
-    // BASE[27]: (next (step 123)), rules at checkers.kif:182
+    // BASE[27]: (next (step 28)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x4000000 != 0) << 27;
-    // BASE[28]: (next (step 124)), rules at checkers.kif:182
+    // BASE[28]: (next (step 29)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 28;
-    // BASE[29]: (next (step 125)), rules at checkers.kif:182
+    // BASE[29]: (next (step 30)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 29;
-    // BASE[30]: (next (step 126)), rules at checkers.kif:182
+    // BASE[30]: (next (step 31)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x20000000 != 0) << 30;
-    // BASE[31]: (next (step 127)), rules at checkers.kif:182
+    // BASE[31]: (next (step 32)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x40000000 != 0) << 31;
-    // BASE[32]: (next (step 128)), rules at checkers.kif:182
+    // BASE[32]: (next (step 33)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x80000000 != 0) << 32;
-    // BASE[33]: (next (step 129)), rules at checkers.kif:182
+    // BASE[33]: (next (step 34)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x100000000 != 0) << 33;
-    // BASE[34]: (next (step 13)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[0] & 0x800000 != 0) << 34;
-    // BASE[35]: (next (step 130)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[0] & 0x200000000 != 0) << 35;
-    // BASE[36]: (next (step 131)), rules at checkers.kif:182
+    // BASE[34]: (next (step 35)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x200000000 != 0) << 34;
+    // BASE[35]: (next (step 36)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x400000000 != 0) << 35;
+    // BASE[36]: (next (step 37)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x800000000 != 0) << 36;
-    // BASE[37]: (next (step 132)), rules at checkers.kif:182
+    // BASE[37]: (next (step 38)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x1000000000 != 0) << 37;
-    // BASE[38]: (next (step 133)), rules at checkers.kif:182
+    // BASE[38]: (next (step 39)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x2000000000 != 0) << 38;
-    // BASE[39]: (next (step 134)), rules at checkers.kif:182
+    // BASE[39]: (next (step 40)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 39;
-    // BASE[40]: (next (step 135)), rules at checkers.kif:182
+    // BASE[40]: (next (step 41)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 40;
-    // BASE[41]: (next (step 136)), rules at checkers.kif:182
+    // BASE[41]: (next (step 42)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x10000000000 != 0) << 41;
-    // BASE[42]: (next (step 137)), rules at checkers.kif:182
+    // BASE[42]: (next (step 43)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x20000000000 != 0) << 42;
-    // BASE[43]: (next (step 138)), rules at checkers.kif:182
+    // BASE[43]: (next (step 44)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x40000000000 != 0) << 43;
-    // BASE[44]: (next (step 139)), rules at checkers.kif:182
+    // BASE[44]: (next (step 45)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x80000000000 != 0) << 44;
-    // BASE[45]: (next (step 14)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[0] & 0x400000000 != 0) << 45;
-    // BASE[46]: (next (step 140)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[0] & 0x100000000000 != 0) << 46;
-    // BASE[47]: (next (step 141)), rules at checkers.kif:182
+    // BASE[45]: (next (step 46)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x100000000000 != 0) << 45;
+    // BASE[46]: (next (step 47)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x200000000000 != 0) << 46;
+    // BASE[47]: (next (step 48)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x400000000000 != 0) << 47;
-    // BASE[48]: (next (step 142)), rules at checkers.kif:182
+    // BASE[48]: (next (step 49)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x800000000000 != 0) << 48;
-    // BASE[49]: (next (step 143)), rules at checkers.kif:182
+    // BASE[49]: (next (step 50)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x1000000000000 != 0) << 49;
-    // BASE[50]: (next (step 144)), rules at checkers.kif:182
+    // BASE[50]: (next (step 51)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x2000000000000 != 0) << 50;
-    // BASE[51]: (next (step 145)), rules at checkers.kif:182
+    // BASE[51]: (next (step 52)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x4000000000000 != 0) << 51;
-    // BASE[52]: (next (step 146)), rules at checkers.kif:182
+    // BASE[52]: (next (step 53)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x8000000000000 != 0) << 52;
-    // BASE[53]: (next (step 147)), rules at checkers.kif:182
+    // BASE[53]: (next (step 54)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x10000000000000 != 0) << 53;
-    // BASE[54]: (next (step 148)), rules at checkers.kif:182
+    // BASE[54]: (next (step 55)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x20000000000000 != 0) << 54;
-    // BASE[55]: (next (step 149)), rules at checkers.kif:182
+    // BASE[55]: (next (step 56)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x40000000000000 != 0) << 55;
-    // BASE[56]: (next (step 15)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[0] & 0x200000000000 != 0) << 56;
-    // BASE[57]: (next (step 150)), rules at checkers.kif:182
-    w[0] |= u64::from(s.0[0] & 0x80000000000000 != 0) << 57;
-    // BASE[58]: (next (step 151)), rules at checkers.kif:182
+    // BASE[56]: (next (step 57)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x80000000000000 != 0) << 56;
+    // BASE[57]: (next (step 58)), rules at checkers.kif:182
+    w[0] |= u64::from(s.0[0] & 0x100000000000000 != 0) << 57;
+    // BASE[58]: (next (step 59)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x200000000000000 != 0) << 58;
-    // BASE[59]: (next (step 152)), rules at checkers.kif:182
+    // BASE[59]: (next (step 60)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x400000000000000 != 0) << 59;
-    // BASE[60]: (next (step 153)), rules at checkers.kif:182
+    // BASE[60]: (next (step 61)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x800000000000000 != 0) << 60;
-    // BASE[61]: (next (step 154)), rules at checkers.kif:182
+    // BASE[61]: (next (step 62)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x1000000000000000 != 0) << 61;
-    // BASE[62]: (next (step 155)), rules at checkers.kif:182
+    // BASE[62]: (next (step 63)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x2000000000000000 != 0) << 62;
-    // BASE[63]: (next (step 156)), rules at checkers.kif:182
+    // BASE[63]: (next (step 64)), rules at checkers.kif:182
     w[0] |= u64::from(s.0[0] & 0x4000000000000000 != 0) << 63;
-    // BASE[64]: (next (step 157)), rules at checkers.kif:182
+    // BASE[64]: (next (step 65)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[0] & 0x8000000000000000 != 0) << 0;
-    // BASE[65]: (next (step 158)), rules at checkers.kif:182
+    // BASE[65]: (next (step 66)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x1 != 0) << 1;
-    // BASE[66]: (next (step 159)), rules at checkers.kif:182
+    // BASE[66]: (next (step 67)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x2 != 0) << 2;
-    // BASE[67]: (next (step 16)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[0] & 0x100000000000000 != 0) << 3;
-    // BASE[68]: (next (step 160)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x4 != 0) << 4;
-    // BASE[69]: (next (step 161)), rules at checkers.kif:182
+    // BASE[67]: (next (step 68)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x4 != 0) << 3;
+    // BASE[68]: (next (step 69)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x8 != 0) << 4;
+    // BASE[69]: (next (step 70)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x10 != 0) << 5;
-    // BASE[70]: (next (step 162)), rules at checkers.kif:182
+    // BASE[70]: (next (step 71)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x20 != 0) << 6;
-    // BASE[71]: (next (step 163)), rules at checkers.kif:182
+    // BASE[71]: (next (step 72)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x40 != 0) << 7;
-    // BASE[72]: (next (step 164)), rules at checkers.kif:182
+    // BASE[72]: (next (step 73)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x80 != 0) << 8;
-    // BASE[73]: (next (step 165)), rules at checkers.kif:182
+    // BASE[73]: (next (step 74)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x100 != 0) << 9;
-    // BASE[74]: (next (step 166)), rules at checkers.kif:182
+    // BASE[74]: (next (step 75)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x200 != 0) << 10;
-    // BASE[75]: (next (step 167)), rules at checkers.kif:182
+    // BASE[75]: (next (step 76)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x400 != 0) << 11;
-    // BASE[76]: (next (step 168)), rules at checkers.kif:182
+    // BASE[76]: (next (step 77)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x800 != 0) << 12;
-    // BASE[77]: (next (step 169)), rules at checkers.kif:182
+    // BASE[77]: (next (step 78)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x1000 != 0) << 13;
-    // BASE[78]: (next (step 17)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x8 != 0) << 14;
-    // BASE[79]: (next (step 170)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x2000 != 0) << 15;
-    // BASE[80]: (next (step 171)), rules at checkers.kif:182
+    // BASE[78]: (next (step 79)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x2000 != 0) << 14;
+    // BASE[79]: (next (step 80)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x4000 != 0) << 15;
+    // BASE[80]: (next (step 81)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x8000 != 0) << 16;
-    // BASE[81]: (next (step 172)), rules at checkers.kif:182
+    // BASE[81]: (next (step 82)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x10000 != 0) << 17;
-    // BASE[82]: (next (step 173)), rules at checkers.kif:182
+    // BASE[82]: (next (step 83)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x20000 != 0) << 18;
-    // BASE[83]: (next (step 174)), rules at checkers.kif:182
+    // BASE[83]: (next (step 84)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x40000 != 0) << 19;
-    // BASE[84]: (next (step 175)), rules at checkers.kif:182
+    // BASE[84]: (next (step 85)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x80000 != 0) << 20;
-    // BASE[85]: (next (step 176)), rules at checkers.kif:182
+    // BASE[85]: (next (step 86)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x100000 != 0) << 21;
-    // BASE[86]: (next (step 177)), rules at checkers.kif:182
+    // BASE[86]: (next (step 87)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x200000 != 0) << 22;
-    // BASE[87]: (next (step 178)), rules at checkers.kif:182
+    // BASE[87]: (next (step 88)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x400000 != 0) << 23;
-    // BASE[88]: (next (step 179)), rules at checkers.kif:182
+    // BASE[88]: (next (step 89)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x800000 != 0) << 24;
-    // BASE[89]: (next (step 18)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x4000 != 0) << 25;
-    // BASE[90]: (next (step 180)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x1000000 != 0) << 26;
-    // BASE[91]: (next (step 181)), rules at checkers.kif:182
+    // BASE[89]: (next (step 90)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x1000000 != 0) << 25;
+    // BASE[90]: (next (step 91)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x2000000 != 0) << 26;
+    // BASE[91]: (next (step 92)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x4000000 != 0) << 27;
-    // BASE[92]: (next (step 182)), rules at checkers.kif:182
+    // BASE[92]: (next (step 93)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x8000000 != 0) << 28;
-    // BASE[93]: (next (step 183)), rules at checkers.kif:182
+    // BASE[93]: (next (step 94)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x10000000 != 0) << 29;
-    // BASE[94]: (next (step 184)), rules at checkers.kif:182
+    // BASE[94]: (next (step 95)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x20000000 != 0) << 30;
-    // BASE[95]: (next (step 185)), rules at checkers.kif:182
+    // BASE[95]: (next (step 96)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x40000000 != 0) << 31;
-    // BASE[96]: (next (step 186)), rules at checkers.kif:182
+    // BASE[96]: (next (step 97)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x80000000 != 0) << 32;
-    // BASE[97]: (next (step 187)), rules at checkers.kif:182
+    // BASE[97]: (next (step 98)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x100000000 != 0) << 33;
-    // BASE[98]: (next (step 188)), rules at checkers.kif:182
+    // BASE[98]: (next (step 99)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x200000000 != 0) << 34;
-    // BASE[99]: (next (step 189)), rules at checkers.kif:182
+    // BASE[99]: (next (step 100)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x400000000 != 0) << 35;
-    // BASE[100]: (next (step 19)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x2000000 != 0) << 36;
-    // BASE[101]: (next (step 190)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x800000000 != 0) << 37;
-    // BASE[102]: (next (step 191)), rules at checkers.kif:182
+    // BASE[100]: (next (step 101)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x800000000 != 0) << 36;
+    // BASE[101]: (next (step 102)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x1000000000 != 0) << 37;
+    // BASE[102]: (next (step 103)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x2000000000 != 0) << 38;
-    // BASE[103]: (next (step 192)), rules at checkers.kif:182
+    // BASE[103]: (next (step 104)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x4000000000 != 0) << 39;
-    // BASE[104]: (next (step 193)), rules at checkers.kif:182
+    // BASE[104]: (next (step 105)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x8000000000 != 0) << 40;
-    // BASE[105]: (next (step 194)), rules at checkers.kif:182
+    // BASE[105]: (next (step 106)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x10000000000 != 0) << 41;
-    // BASE[106]: (next (step 195)), rules at checkers.kif:182
+    // BASE[106]: (next (step 107)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x20000000000 != 0) << 42;
-    // BASE[107]: (next (step 196)), rules at checkers.kif:182
+    // BASE[107]: (next (step 108)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x40000000000 != 0) << 43;
-    // BASE[108]: (next (step 197)), rules at checkers.kif:182
+    // BASE[108]: (next (step 109)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x80000000000 != 0) << 44;
-    // BASE[109]: (next (step 198)), rules at checkers.kif:182
+    // BASE[109]: (next (step 110)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x100000000000 != 0) << 45;
-    // BASE[110]: (next (step 199)), rules at checkers.kif:182
+    // BASE[110]: (next (step 111)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x200000000000 != 0) << 46;
-    // BASE[111]: (next (step 2)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[0] & 0x1 != 0) << 47;
-    // BASE[112]: (next (step 20)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x1000000000 != 0) << 48;
-    // BASE[113]: (next (step 200)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x400000000000 != 0) << 49;
-    // BASE[114]: (next (step 201)), rules at checkers.kif:182
+    // BASE[111]: (next (step 112)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x400000000000 != 0) << 47;
+    // BASE[112]: (next (step 113)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x800000000000 != 0) << 48;
+    // BASE[113]: (next (step 114)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x1000000000000 != 0) << 49;
+    // BASE[114]: (next (step 115)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x2000000000000 != 0) << 50;
-    // BASE[115]: (next (step 21)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x1000000000000 != 0) << 51;
-    // BASE[116]: (next (step 22)), rules at checkers.kif:182
+    // BASE[115]: (next (step 116)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x4000000000000 != 0) << 51;
+    // BASE[116]: (next (step 117)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x8000000000000 != 0) << 52;
-    // BASE[117]: (next (step 23)), rules at checkers.kif:182
+    // BASE[117]: (next (step 118)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x10000000000000 != 0) << 53;
-    // BASE[118]: (next (step 24)), rules at checkers.kif:182
+    // BASE[118]: (next (step 119)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x20000000000000 != 0) << 54;
-    // BASE[119]: (next (step 25)), rules at checkers.kif:182
+    // BASE[119]: (next (step 120)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x40000000000000 != 0) << 55;
-    // BASE[120]: (next (step 26)), rules at checkers.kif:182
+    // BASE[120]: (next (step 121)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x80000000000000 != 0) << 56;
-    // BASE[121]: (next (step 27)), rules at checkers.kif:182
+    // BASE[121]: (next (step 122)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x100000000000000 != 0) << 57;
-    // BASE[122]: (next (step 28)), rules at checkers.kif:182
+    // BASE[122]: (next (step 123)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x200000000000000 != 0) << 58;
-    // BASE[123]: (next (step 29)), rules at checkers.kif:182
+    // BASE[123]: (next (step 124)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x400000000000000 != 0) << 59;
-    // BASE[124]: (next (step 3)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x800000000000 != 0) << 60;
-    // BASE[125]: (next (step 30)), rules at checkers.kif:182
-    w[1] |= u64::from(s.0[1] & 0x800000000000000 != 0) << 61;
-    // BASE[126]: (next (step 31)), rules at checkers.kif:182
+    // BASE[124]: (next (step 125)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x800000000000000 != 0) << 60;
+    // BASE[125]: (next (step 126)), rules at checkers.kif:182
+    w[1] |= u64::from(s.0[1] & 0x1000000000000000 != 0) << 61;
+    // BASE[126]: (next (step 127)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x2000000000000000 != 0) << 62;
-    // BASE[127]: (next (step 32)), rules at checkers.kif:182
+    // BASE[127]: (next (step 128)), rules at checkers.kif:182
     w[1] |= u64::from(s.0[1] & 0x4000000000000000 != 0) << 63;
-    // BASE[128]: (next (step 33)), rules at checkers.kif:182
+    // BASE[128]: (next (step 129)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[1] & 0x8000000000000000 != 0) << 0;
-    // BASE[129]: (next (step 34)), rules at checkers.kif:182
+    // BASE[129]: (next (step 130)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x1 != 0) << 1;
-    // BASE[130]: (next (step 35)), rules at checkers.kif:182
+    // BASE[130]: (next (step 131)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x2 != 0) << 2;
-    // BASE[131]: (next (step 36)), rules at checkers.kif:182
+    // BASE[131]: (next (step 132)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x4 != 0) << 3;
-    // BASE[132]: (next (step 37)), rules at checkers.kif:182
+    // BASE[132]: (next (step 133)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x8 != 0) << 4;
-    // BASE[133]: (next (step 38)), rules at checkers.kif:182
+    // BASE[133]: (next (step 134)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x10 != 0) << 5;
-    // BASE[134]: (next (step 39)), rules at checkers.kif:182
+    // BASE[134]: (next (step 135)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x20 != 0) << 6;
-    // BASE[135]: (next (step 4)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[1] & 0x1000000000000000 != 0) << 7;
-    // BASE[136]: (next (step 40)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x40 != 0) << 8;
-    // BASE[137]: (next (step 41)), rules at checkers.kif:182
+    // BASE[135]: (next (step 136)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x40 != 0) << 7;
+    // BASE[136]: (next (step 137)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x80 != 0) << 8;
+    // BASE[137]: (next (step 138)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x100 != 0) << 9;
-    // BASE[138]: (next (step 42)), rules at checkers.kif:182
+    // BASE[138]: (next (step 139)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x200 != 0) << 10;
-    // BASE[139]: (next (step 43)), rules at checkers.kif:182
+    // BASE[139]: (next (step 140)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x400 != 0) << 11;
-    // BASE[140]: (next (step 44)), rules at checkers.kif:182
+    // BASE[140]: (next (step 141)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x800 != 0) << 12;
-    // BASE[141]: (next (step 45)), rules at checkers.kif:182
+    // BASE[141]: (next (step 142)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x1000 != 0) << 13;
-    // BASE[142]: (next (step 46)), rules at checkers.kif:182
+    // BASE[142]: (next (step 143)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x2000 != 0) << 14;
-    // BASE[143]: (next (step 47)), rules at checkers.kif:182
+    // BASE[143]: (next (step 144)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x4000 != 0) << 15;
-    // BASE[144]: (next (step 48)), rules at checkers.kif:182
+    // BASE[144]: (next (step 145)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x8000 != 0) << 16;
-    // BASE[145]: (next (step 49)), rules at checkers.kif:182
+    // BASE[145]: (next (step 146)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x10000 != 0) << 17;
-    // BASE[146]: (next (step 5)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x80 != 0) << 18;
-    // BASE[147]: (next (step 50)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x20000 != 0) << 19;
-    // BASE[148]: (next (step 51)), rules at checkers.kif:182
+    // BASE[146]: (next (step 147)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x20000 != 0) << 18;
+    // BASE[147]: (next (step 148)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x40000 != 0) << 19;
+    // BASE[148]: (next (step 149)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x80000 != 0) << 20;
-    // BASE[149]: (next (step 52)), rules at checkers.kif:182
+    // BASE[149]: (next (step 150)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x100000 != 0) << 21;
-    // BASE[150]: (next (step 53)), rules at checkers.kif:182
+    // BASE[150]: (next (step 151)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x200000 != 0) << 22;
-    // BASE[151]: (next (step 54)), rules at checkers.kif:182
+    // BASE[151]: (next (step 152)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x400000 != 0) << 23;
-    // BASE[152]: (next (step 55)), rules at checkers.kif:182
+    // BASE[152]: (next (step 153)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x800000 != 0) << 24;
-    // BASE[153]: (next (step 56)), rules at checkers.kif:182
+    // BASE[153]: (next (step 154)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x1000000 != 0) << 25;
-    // BASE[154]: (next (step 57)), rules at checkers.kif:182
+    // BASE[154]: (next (step 155)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x2000000 != 0) << 26;
-    // BASE[155]: (next (step 58)), rules at checkers.kif:182
+    // BASE[155]: (next (step 156)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x4000000 != 0) << 27;
-    // BASE[156]: (next (step 59)), rules at checkers.kif:182
+    // BASE[156]: (next (step 157)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x8000000 != 0) << 28;
-    // BASE[157]: (next (step 6)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x40000 != 0) << 29;
-    // BASE[158]: (next (step 60)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x10000000 != 0) << 30;
-    // BASE[159]: (next (step 61)), rules at checkers.kif:182
+    // BASE[157]: (next (step 158)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x10000000 != 0) << 29;
+    // BASE[158]: (next (step 159)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x20000000 != 0) << 30;
+    // BASE[159]: (next (step 160)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x40000000 != 0) << 31;
-    // BASE[160]: (next (step 62)), rules at checkers.kif:182
+    // BASE[160]: (next (step 161)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x80000000 != 0) << 32;
-    // BASE[161]: (next (step 63)), rules at checkers.kif:182
+    // BASE[161]: (next (step 162)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x100000000 != 0) << 33;
-    // BASE[162]: (next (step 64)), rules at checkers.kif:182
+    // BASE[162]: (next (step 163)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x200000000 != 0) << 34;
-    // BASE[163]: (next (step 65)), rules at checkers.kif:182
+    // BASE[163]: (next (step 164)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x400000000 != 0) << 35;
-    // BASE[164]: (next (step 66)), rules at checkers.kif:182
+    // BASE[164]: (next (step 165)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x800000000 != 0) << 36;
-    // BASE[165]: (next (step 67)), rules at checkers.kif:182
+    // BASE[165]: (next (step 166)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x1000000000 != 0) << 37;
-    // BASE[166]: (next (step 68)), rules at checkers.kif:182
+    // BASE[166]: (next (step 167)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x2000000000 != 0) << 38;
-    // BASE[167]: (next (step 69)), rules at checkers.kif:182
+    // BASE[167]: (next (step 168)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x4000000000 != 0) << 39;
-    // BASE[168]: (next (step 7)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x20000000 != 0) << 40;
-    // BASE[169]: (next (step 70)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x8000000000 != 0) << 41;
-    // BASE[170]: (next (step 71)), rules at checkers.kif:182
+    // BASE[168]: (next (step 169)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x8000000000 != 0) << 40;
+    // BASE[169]: (next (step 170)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x10000000000 != 0) << 41;
+    // BASE[170]: (next (step 171)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x20000000000 != 0) << 42;
-    // BASE[171]: (next (step 72)), rules at checkers.kif:182
+    // BASE[171]: (next (step 172)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x40000000000 != 0) << 43;
-    // BASE[172]: (next (step 73)), rules at checkers.kif:182
+    // BASE[172]: (next (step 173)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x80000000000 != 0) << 44;
-    // BASE[173]: (next (step 74)), rules at checkers.kif:182
+    // BASE[173]: (next (step 174)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x100000000000 != 0) << 45;
-    // BASE[174]: (next (step 75)), rules at checkers.kif:182
+    // BASE[174]: (next (step 175)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x200000000000 != 0) << 46;
-    // BASE[175]: (next (step 76)), rules at checkers.kif:182
+    // BASE[175]: (next (step 176)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x400000000000 != 0) << 47;
-    // BASE[176]: (next (step 77)), rules at checkers.kif:182
+    // BASE[176]: (next (step 177)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x800000000000 != 0) << 48;
-    // BASE[177]: (next (step 78)), rules at checkers.kif:182
+    // BASE[177]: (next (step 178)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x1000000000000 != 0) << 49;
-    // BASE[178]: (next (step 79)), rules at checkers.kif:182
+    // BASE[178]: (next (step 179)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x2000000000000 != 0) << 50;
-    // BASE[179]: (next (step 8)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x10000000000 != 0) << 51;
-    // BASE[180]: (next (step 80)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x4000000000000 != 0) << 52;
-    // BASE[181]: (next (step 81)), rules at checkers.kif:182
+    // BASE[179]: (next (step 180)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x4000000000000 != 0) << 51;
+    // BASE[180]: (next (step 181)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x8000000000000 != 0) << 52;
+    // BASE[181]: (next (step 182)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x10000000000000 != 0) << 53;
-    // BASE[182]: (next (step 82)), rules at checkers.kif:182
+    // BASE[182]: (next (step 183)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x20000000000000 != 0) << 54;
-    // BASE[183]: (next (step 83)), rules at checkers.kif:182
+    // BASE[183]: (next (step 184)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x40000000000000 != 0) << 55;
-    // BASE[184]: (next (step 84)), rules at checkers.kif:182
+    // BASE[184]: (next (step 185)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x80000000000000 != 0) << 56;
-    // BASE[185]: (next (step 85)), rules at checkers.kif:182
+    // BASE[185]: (next (step 186)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x100000000000000 != 0) << 57;
-    // BASE[186]: (next (step 86)), rules at checkers.kif:182
+    // BASE[186]: (next (step 187)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x200000000000000 != 0) << 58;
-    // BASE[187]: (next (step 87)), rules at checkers.kif:182
+    // BASE[187]: (next (step 188)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x400000000000000 != 0) << 59;
-    // BASE[188]: (next (step 88)), rules at checkers.kif:182
+    // BASE[188]: (next (step 189)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x800000000000000 != 0) << 60;
-    // BASE[189]: (next (step 89)), rules at checkers.kif:182
+    // BASE[189]: (next (step 190)), rules at checkers.kif:182
     w[2] |= u64::from(s.0[2] & 0x1000000000000000 != 0) << 61;
-    // BASE[190]: (next (step 9)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x8000000000000 != 0) << 62;
-    // BASE[191]: (next (step 90)), rules at checkers.kif:182
-    w[2] |= u64::from(s.0[2] & 0x2000000000000000 != 0) << 63;
-    // BASE[192]: (next (step 91)), rules at checkers.kif:182
+    // BASE[190]: (next (step 191)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x2000000000000000 != 0) << 62;
+    // BASE[191]: (next (step 192)), rules at checkers.kif:182
+    w[2] |= u64::from(s.0[2] & 0x4000000000000000 != 0) << 63;
+    // BASE[192]: (next (step 193)), rules at checkers.kif:182
     w[3] |= u64::from(s.0[2] & 0x8000000000000000 != 0) << 0;
-    // BASE[193]: (next (step 92)), rules at checkers.kif:182
+    // BASE[193]: (next (step 194)), rules at checkers.kif:182
     w[3] |= u64::from(s.0[3] & 0x1 != 0) << 1;
-    // BASE[194]: (next (step 93)), rules at checkers.kif:182
+    // BASE[194]: (next (step 195)), rules at checkers.kif:182
     w[3] |= u64::from(s.0[3] & 0x2 != 0) << 2;
-    // BASE[195]: (next (step 94)), rules at checkers.kif:182
+    // BASE[195]: (next (step 196)), rules at checkers.kif:182
     w[3] |= u64::from(s.0[3] & 0x4 != 0) << 3;
-    // BASE[196]: (next (step 95)), rules at checkers.kif:182
+    // BASE[196]: (next (step 197)), rules at checkers.kif:182
     w[3] |= u64::from(s.0[3] & 0x8 != 0) << 4;
-    // BASE[197]: (next (step 96)), rules at checkers.kif:182
+    // BASE[197]: (next (step 198)), rules at checkers.kif:182
     w[3] |= u64::from(s.0[3] & 0x10 != 0) << 5;
-    // BASE[198]: (next (step 97)), rules at checkers.kif:182
+    // BASE[198]: (next (step 199)), rules at checkers.kif:182
     w[3] |= u64::from(s.0[3] & 0x20 != 0) << 6;
-    // BASE[199]: (next (step 98)), rules at checkers.kif:182
+    // BASE[199]: (next (step 200)), rules at checkers.kif:182
     w[3] |= u64::from(s.0[3] & 0x40 != 0) << 7;
-    // BASE[200]: (next (step 99)), rules at checkers.kif:182
+    // BASE[200]: (next (step 201)), rules at checkers.kif:182
     w[3] |= u64::from(s.0[3] & 0x80 != 0) << 8;
     // BASE[227]: (next (control black)), rules at checkers.kif:176, 178
     w[3] |= u64::from(s.0[3] & 0x1000000000 != 0) << 35;

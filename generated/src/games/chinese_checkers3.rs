@@ -137,6 +137,14 @@ pub const BASE: [&str; 188] = [
     "",
     "",
     "(step 1)",
+    "(step 2)",
+    "(step 3)",
+    "(step 4)",
+    "(step 5)",
+    "(step 6)",
+    "(step 7)",
+    "(step 8)",
+    "(step 9)",
     "(step 10)",
     "(step 11)",
     "(step 12)",
@@ -147,7 +155,6 @@ pub const BASE: [&str; 188] = [
     "(step 17)",
     "(step 18)",
     "(step 19)",
-    "(step 2)",
     "(step 20)",
     "(step 21)",
     "(step 22)",
@@ -158,7 +165,6 @@ pub const BASE: [&str; 188] = [
     "(step 27)",
     "(step 28)",
     "(step 29)",
-    "(step 3)",
     "(step 30)",
     "(step 31)",
     "(step 32)",
@@ -169,7 +175,6 @@ pub const BASE: [&str; 188] = [
     "(step 37)",
     "(step 38)",
     "(step 39)",
-    "(step 4)",
     "(step 40)",
     "(step 41)",
     "(step 42)",
@@ -180,7 +185,6 @@ pub const BASE: [&str; 188] = [
     "(step 47)",
     "(step 48)",
     "(step 49)",
-    "(step 5)",
     "(step 50)",
     "(step 51)",
     "(step 52)",
@@ -191,11 +195,7 @@ pub const BASE: [&str; 188] = [
     "(step 57)",
     "(step 58)",
     "(step 59)",
-    "(step 6)",
     "(step 60)",
-    "(step 7)",
-    "(step 8)",
-    "(step 9)",
 ];
 /// Every move term some role may play, in canonical KIF and byte order; [`Move`] indexes it.
 pub const MOVES: [&str; 268] = [
@@ -2940,123 +2940,123 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[1] |= u64::from(s.0[1] & 0x4000000000000 != 0) << 49;
     // BASE[114]: (next (control red)), rules at chineseCheckers3.kif:95, 98, 101
     w[1] |= u64::from(s.0[1] & 0x1000000000000 != 0) << 50;
-    // BASE[129]: (next (step 10)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x800000000000000 != 0) << 1;
-    // BASE[130]: (next (step 11)), rules at chineseCheckers3.kif:104
+    // BASE[129]: (next (step 2)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x1 != 0) << 1;
+    // BASE[130]: (next (step 3)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x2 != 0) << 2;
-    // BASE[131]: (next (step 12)), rules at chineseCheckers3.kif:104
+    // BASE[131]: (next (step 4)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x4 != 0) << 3;
-    // BASE[132]: (next (step 13)), rules at chineseCheckers3.kif:104
+    // BASE[132]: (next (step 5)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x8 != 0) << 4;
-    // BASE[133]: (next (step 14)), rules at chineseCheckers3.kif:104
+    // BASE[133]: (next (step 6)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x10 != 0) << 5;
-    // BASE[134]: (next (step 15)), rules at chineseCheckers3.kif:104
+    // BASE[134]: (next (step 7)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x20 != 0) << 6;
-    // BASE[135]: (next (step 16)), rules at chineseCheckers3.kif:104
+    // BASE[135]: (next (step 8)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x40 != 0) << 7;
-    // BASE[136]: (next (step 17)), rules at chineseCheckers3.kif:104
+    // BASE[136]: (next (step 9)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x80 != 0) << 8;
-    // BASE[137]: (next (step 18)), rules at chineseCheckers3.kif:104
+    // BASE[137]: (next (step 10)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x100 != 0) << 9;
-    // BASE[138]: (next (step 19)), rules at chineseCheckers3.kif:104
+    // BASE[138]: (next (step 11)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x200 != 0) << 10;
-    // BASE[139]: (next (step 2)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x1 != 0) << 11;
-    // BASE[140]: (next (step 20)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x400 != 0) << 12;
-    // BASE[141]: (next (step 21)), rules at chineseCheckers3.kif:104
+    // BASE[139]: (next (step 12)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x400 != 0) << 11;
+    // BASE[140]: (next (step 13)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x800 != 0) << 12;
+    // BASE[141]: (next (step 14)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x1000 != 0) << 13;
-    // BASE[142]: (next (step 22)), rules at chineseCheckers3.kif:104
+    // BASE[142]: (next (step 15)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x2000 != 0) << 14;
-    // BASE[143]: (next (step 23)), rules at chineseCheckers3.kif:104
+    // BASE[143]: (next (step 16)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x4000 != 0) << 15;
-    // BASE[144]: (next (step 24)), rules at chineseCheckers3.kif:104
+    // BASE[144]: (next (step 17)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x8000 != 0) << 16;
-    // BASE[145]: (next (step 25)), rules at chineseCheckers3.kif:104
+    // BASE[145]: (next (step 18)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x10000 != 0) << 17;
-    // BASE[146]: (next (step 26)), rules at chineseCheckers3.kif:104
+    // BASE[146]: (next (step 19)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x20000 != 0) << 18;
-    // BASE[147]: (next (step 27)), rules at chineseCheckers3.kif:104
+    // BASE[147]: (next (step 20)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x40000 != 0) << 19;
-    // BASE[148]: (next (step 28)), rules at chineseCheckers3.kif:104
+    // BASE[148]: (next (step 21)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x80000 != 0) << 20;
-    // BASE[149]: (next (step 29)), rules at chineseCheckers3.kif:104
+    // BASE[149]: (next (step 22)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x100000 != 0) << 21;
-    // BASE[150]: (next (step 3)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x800 != 0) << 22;
-    // BASE[151]: (next (step 30)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x200000 != 0) << 23;
-    // BASE[152]: (next (step 31)), rules at chineseCheckers3.kif:104
+    // BASE[150]: (next (step 23)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x200000 != 0) << 22;
+    // BASE[151]: (next (step 24)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x400000 != 0) << 23;
+    // BASE[152]: (next (step 25)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x800000 != 0) << 24;
-    // BASE[153]: (next (step 32)), rules at chineseCheckers3.kif:104
+    // BASE[153]: (next (step 26)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x1000000 != 0) << 25;
-    // BASE[154]: (next (step 33)), rules at chineseCheckers3.kif:104
+    // BASE[154]: (next (step 27)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x2000000 != 0) << 26;
-    // BASE[155]: (next (step 34)), rules at chineseCheckers3.kif:104
+    // BASE[155]: (next (step 28)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x4000000 != 0) << 27;
-    // BASE[156]: (next (step 35)), rules at chineseCheckers3.kif:104
+    // BASE[156]: (next (step 29)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x8000000 != 0) << 28;
-    // BASE[157]: (next (step 36)), rules at chineseCheckers3.kif:104
+    // BASE[157]: (next (step 30)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x10000000 != 0) << 29;
-    // BASE[158]: (next (step 37)), rules at chineseCheckers3.kif:104
+    // BASE[158]: (next (step 31)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x20000000 != 0) << 30;
-    // BASE[159]: (next (step 38)), rules at chineseCheckers3.kif:104
+    // BASE[159]: (next (step 32)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x40000000 != 0) << 31;
-    // BASE[160]: (next (step 39)), rules at chineseCheckers3.kif:104
+    // BASE[160]: (next (step 33)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x80000000 != 0) << 32;
-    // BASE[161]: (next (step 4)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x400000 != 0) << 33;
-    // BASE[162]: (next (step 40)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x100000000 != 0) << 34;
-    // BASE[163]: (next (step 41)), rules at chineseCheckers3.kif:104
+    // BASE[161]: (next (step 34)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x100000000 != 0) << 33;
+    // BASE[162]: (next (step 35)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x200000000 != 0) << 34;
+    // BASE[163]: (next (step 36)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x400000000 != 0) << 35;
-    // BASE[164]: (next (step 42)), rules at chineseCheckers3.kif:104
+    // BASE[164]: (next (step 37)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x800000000 != 0) << 36;
-    // BASE[165]: (next (step 43)), rules at chineseCheckers3.kif:104
+    // BASE[165]: (next (step 38)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x1000000000 != 0) << 37;
-    // BASE[166]: (next (step 44)), rules at chineseCheckers3.kif:104
+    // BASE[166]: (next (step 39)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x2000000000 != 0) << 38;
-    // BASE[167]: (next (step 45)), rules at chineseCheckers3.kif:104
+    // BASE[167]: (next (step 40)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x4000000000 != 0) << 39;
-    // BASE[168]: (next (step 46)), rules at chineseCheckers3.kif:104
+    // BASE[168]: (next (step 41)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x8000000000 != 0) << 40;
-    // BASE[169]: (next (step 47)), rules at chineseCheckers3.kif:104
+    // BASE[169]: (next (step 42)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x10000000000 != 0) << 41;
-    // BASE[170]: (next (step 48)), rules at chineseCheckers3.kif:104
+    // BASE[170]: (next (step 43)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x20000000000 != 0) << 42;
-    // BASE[171]: (next (step 49)), rules at chineseCheckers3.kif:104
+    // BASE[171]: (next (step 44)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x40000000000 != 0) << 43;
-    // BASE[172]: (next (step 5)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x200000000 != 0) << 44;
-    // BASE[173]: (next (step 50)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x80000000000 != 0) << 45;
-    // BASE[174]: (next (step 51)), rules at chineseCheckers3.kif:104
+    // BASE[172]: (next (step 45)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x80000000000 != 0) << 44;
+    // BASE[173]: (next (step 46)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x100000000000 != 0) << 45;
+    // BASE[174]: (next (step 47)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x200000000000 != 0) << 46;
-    // BASE[175]: (next (step 52)), rules at chineseCheckers3.kif:104
+    // BASE[175]: (next (step 48)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x400000000000 != 0) << 47;
-    // BASE[176]: (next (step 53)), rules at chineseCheckers3.kif:104
+    // BASE[176]: (next (step 49)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x800000000000 != 0) << 48;
-    // BASE[177]: (next (step 54)), rules at chineseCheckers3.kif:104
+    // BASE[177]: (next (step 50)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x1000000000000 != 0) << 49;
-    // BASE[178]: (next (step 55)), rules at chineseCheckers3.kif:104
+    // BASE[178]: (next (step 51)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x2000000000000 != 0) << 50;
-    // BASE[179]: (next (step 56)), rules at chineseCheckers3.kif:104
+    // BASE[179]: (next (step 52)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x4000000000000 != 0) << 51;
-    // BASE[180]: (next (step 57)), rules at chineseCheckers3.kif:104
+    // BASE[180]: (next (step 53)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x8000000000000 != 0) << 52;
-    // BASE[181]: (next (step 58)), rules at chineseCheckers3.kif:104
+    // BASE[181]: (next (step 54)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x10000000000000 != 0) << 53;
-    // BASE[182]: (next (step 59)), rules at chineseCheckers3.kif:104
+    // BASE[182]: (next (step 55)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x20000000000000 != 0) << 54;
-    // BASE[183]: (next (step 6)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x100000000000 != 0) << 55;
-    // BASE[184]: (next (step 60)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x40000000000000 != 0) << 56;
-    // BASE[185]: (next (step 7)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x80000000000000 != 0) << 57;
-    // BASE[186]: (next (step 8)), rules at chineseCheckers3.kif:104
+    // BASE[183]: (next (step 56)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x40000000000000 != 0) << 55;
+    // BASE[184]: (next (step 57)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x80000000000000 != 0) << 56;
+    // BASE[185]: (next (step 58)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x100000000000000 != 0) << 57;
+    // BASE[186]: (next (step 59)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x200000000000000 != 0) << 58;
-    // BASE[187]: (next (step 9)), rules at chineseCheckers3.kif:104
+    // BASE[187]: (next (step 60)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x400000000000000 != 0) << 59;
     State(w)
 }
@@ -3070,7 +3070,7 @@ pub fn terminal(s: &State) -> bool {
     // n[2]: (goal blue 100), rules at chineseCheckers3.kif:406, 409, 412
     n[2] = s.0[0] & 0x200002800000 == 0x200002800000;
     // n[3]: terminal, rules at chineseCheckers3.kif:461, 464
-    n[3] = (s.0[2] & 0x100000000000000 == 0x100000000000000) | (n[0]) | (n[1]) | (n[2]);
+    n[3] = (s.0[2] & 0x800000000000000 == 0x800000000000000) | (n[0]) | (n[1]) | (n[2]);
     n[3]
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
@@ -3241,7 +3241,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     // n[273]: (goal blue 100), rules at chineseCheckers3.kif:406, 409, 412
     n[273] = s.0[0] & 0x200002800000 == 0x200002800000;
     // n[274]: terminal, rules at chineseCheckers3.kif:461, 464
-    n[274] = (s.0[2] & 0x100000000000000 == 0x100000000000000) | (n[271]) | (n[272])
+    n[274] = (s.0[2] & 0x800000000000000 == 0x800000000000000) | (n[271]) | (n[272])
         | (n[273]);
     if n[274] {
         return None;
@@ -4180,123 +4180,123 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     w[1] |= u64::from(s.0[1] & 0x4000000000000 != 0) << 49;
     // BASE[114]: (next (control red)), rules at chineseCheckers3.kif:95, 98, 101
     w[1] |= u64::from(s.0[1] & 0x1000000000000 != 0) << 50;
-    // BASE[129]: (next (step 10)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x800000000000000 != 0) << 1;
-    // BASE[130]: (next (step 11)), rules at chineseCheckers3.kif:104
+    // BASE[129]: (next (step 2)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x1 != 0) << 1;
+    // BASE[130]: (next (step 3)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x2 != 0) << 2;
-    // BASE[131]: (next (step 12)), rules at chineseCheckers3.kif:104
+    // BASE[131]: (next (step 4)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x4 != 0) << 3;
-    // BASE[132]: (next (step 13)), rules at chineseCheckers3.kif:104
+    // BASE[132]: (next (step 5)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x8 != 0) << 4;
-    // BASE[133]: (next (step 14)), rules at chineseCheckers3.kif:104
+    // BASE[133]: (next (step 6)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x10 != 0) << 5;
-    // BASE[134]: (next (step 15)), rules at chineseCheckers3.kif:104
+    // BASE[134]: (next (step 7)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x20 != 0) << 6;
-    // BASE[135]: (next (step 16)), rules at chineseCheckers3.kif:104
+    // BASE[135]: (next (step 8)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x40 != 0) << 7;
-    // BASE[136]: (next (step 17)), rules at chineseCheckers3.kif:104
+    // BASE[136]: (next (step 9)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x80 != 0) << 8;
-    // BASE[137]: (next (step 18)), rules at chineseCheckers3.kif:104
+    // BASE[137]: (next (step 10)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x100 != 0) << 9;
-    // BASE[138]: (next (step 19)), rules at chineseCheckers3.kif:104
+    // BASE[138]: (next (step 11)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x200 != 0) << 10;
-    // BASE[139]: (next (step 2)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x1 != 0) << 11;
-    // BASE[140]: (next (step 20)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x400 != 0) << 12;
-    // BASE[141]: (next (step 21)), rules at chineseCheckers3.kif:104
+    // BASE[139]: (next (step 12)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x400 != 0) << 11;
+    // BASE[140]: (next (step 13)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x800 != 0) << 12;
+    // BASE[141]: (next (step 14)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x1000 != 0) << 13;
-    // BASE[142]: (next (step 22)), rules at chineseCheckers3.kif:104
+    // BASE[142]: (next (step 15)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x2000 != 0) << 14;
-    // BASE[143]: (next (step 23)), rules at chineseCheckers3.kif:104
+    // BASE[143]: (next (step 16)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x4000 != 0) << 15;
-    // BASE[144]: (next (step 24)), rules at chineseCheckers3.kif:104
+    // BASE[144]: (next (step 17)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x8000 != 0) << 16;
-    // BASE[145]: (next (step 25)), rules at chineseCheckers3.kif:104
+    // BASE[145]: (next (step 18)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x10000 != 0) << 17;
-    // BASE[146]: (next (step 26)), rules at chineseCheckers3.kif:104
+    // BASE[146]: (next (step 19)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x20000 != 0) << 18;
-    // BASE[147]: (next (step 27)), rules at chineseCheckers3.kif:104
+    // BASE[147]: (next (step 20)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x40000 != 0) << 19;
-    // BASE[148]: (next (step 28)), rules at chineseCheckers3.kif:104
+    // BASE[148]: (next (step 21)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x80000 != 0) << 20;
-    // BASE[149]: (next (step 29)), rules at chineseCheckers3.kif:104
+    // BASE[149]: (next (step 22)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x100000 != 0) << 21;
-    // BASE[150]: (next (step 3)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x800 != 0) << 22;
-    // BASE[151]: (next (step 30)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x200000 != 0) << 23;
-    // BASE[152]: (next (step 31)), rules at chineseCheckers3.kif:104
+    // BASE[150]: (next (step 23)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x200000 != 0) << 22;
+    // BASE[151]: (next (step 24)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x400000 != 0) << 23;
+    // BASE[152]: (next (step 25)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x800000 != 0) << 24;
-    // BASE[153]: (next (step 32)), rules at chineseCheckers3.kif:104
+    // BASE[153]: (next (step 26)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x1000000 != 0) << 25;
-    // BASE[154]: (next (step 33)), rules at chineseCheckers3.kif:104
+    // BASE[154]: (next (step 27)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x2000000 != 0) << 26;
-    // BASE[155]: (next (step 34)), rules at chineseCheckers3.kif:104
+    // BASE[155]: (next (step 28)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x4000000 != 0) << 27;
-    // BASE[156]: (next (step 35)), rules at chineseCheckers3.kif:104
+    // BASE[156]: (next (step 29)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x8000000 != 0) << 28;
-    // BASE[157]: (next (step 36)), rules at chineseCheckers3.kif:104
+    // BASE[157]: (next (step 30)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x10000000 != 0) << 29;
-    // BASE[158]: (next (step 37)), rules at chineseCheckers3.kif:104
+    // BASE[158]: (next (step 31)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x20000000 != 0) << 30;
-    // BASE[159]: (next (step 38)), rules at chineseCheckers3.kif:104
+    // BASE[159]: (next (step 32)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x40000000 != 0) << 31;
-    // BASE[160]: (next (step 39)), rules at chineseCheckers3.kif:104
+    // BASE[160]: (next (step 33)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x80000000 != 0) << 32;
-    // BASE[161]: (next (step 4)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x400000 != 0) << 33;
-    // BASE[162]: (next (step 40)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x100000000 != 0) << 34;
-    // BASE[163]: (next (step 41)), rules at chineseCheckers3.kif:104
+    // BASE[161]: (next (step 34)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x100000000 != 0) << 33;
+    // BASE[162]: (next (step 35)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x200000000 != 0) << 34;
+    // BASE[163]: (next (step 36)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x400000000 != 0) << 35;
-    // BASE[164]: (next (step 42)), rules at chineseCheckers3.kif:104
+    // BASE[164]: (next (step 37)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x800000000 != 0) << 36;
-    // BASE[165]: (next (step 43)), rules at chineseCheckers3.kif:104
+    // BASE[165]: (next (step 38)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x1000000000 != 0) << 37;
-    // BASE[166]: (next (step 44)), rules at chineseCheckers3.kif:104
+    // BASE[166]: (next (step 39)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x2000000000 != 0) << 38;
-    // BASE[167]: (next (step 45)), rules at chineseCheckers3.kif:104
+    // BASE[167]: (next (step 40)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x4000000000 != 0) << 39;
-    // BASE[168]: (next (step 46)), rules at chineseCheckers3.kif:104
+    // BASE[168]: (next (step 41)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x8000000000 != 0) << 40;
-    // BASE[169]: (next (step 47)), rules at chineseCheckers3.kif:104
+    // BASE[169]: (next (step 42)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x10000000000 != 0) << 41;
-    // BASE[170]: (next (step 48)), rules at chineseCheckers3.kif:104
+    // BASE[170]: (next (step 43)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x20000000000 != 0) << 42;
-    // BASE[171]: (next (step 49)), rules at chineseCheckers3.kif:104
+    // BASE[171]: (next (step 44)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x40000000000 != 0) << 43;
-    // BASE[172]: (next (step 5)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x200000000 != 0) << 44;
-    // BASE[173]: (next (step 50)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x80000000000 != 0) << 45;
-    // BASE[174]: (next (step 51)), rules at chineseCheckers3.kif:104
+    // BASE[172]: (next (step 45)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x80000000000 != 0) << 44;
+    // BASE[173]: (next (step 46)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x100000000000 != 0) << 45;
+    // BASE[174]: (next (step 47)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x200000000000 != 0) << 46;
-    // BASE[175]: (next (step 52)), rules at chineseCheckers3.kif:104
+    // BASE[175]: (next (step 48)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x400000000000 != 0) << 47;
-    // BASE[176]: (next (step 53)), rules at chineseCheckers3.kif:104
+    // BASE[176]: (next (step 49)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x800000000000 != 0) << 48;
-    // BASE[177]: (next (step 54)), rules at chineseCheckers3.kif:104
+    // BASE[177]: (next (step 50)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x1000000000000 != 0) << 49;
-    // BASE[178]: (next (step 55)), rules at chineseCheckers3.kif:104
+    // BASE[178]: (next (step 51)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x2000000000000 != 0) << 50;
-    // BASE[179]: (next (step 56)), rules at chineseCheckers3.kif:104
+    // BASE[179]: (next (step 52)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x4000000000000 != 0) << 51;
-    // BASE[180]: (next (step 57)), rules at chineseCheckers3.kif:104
+    // BASE[180]: (next (step 53)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x8000000000000 != 0) << 52;
-    // BASE[181]: (next (step 58)), rules at chineseCheckers3.kif:104
+    // BASE[181]: (next (step 54)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x10000000000000 != 0) << 53;
-    // BASE[182]: (next (step 59)), rules at chineseCheckers3.kif:104
+    // BASE[182]: (next (step 55)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x20000000000000 != 0) << 54;
-    // BASE[183]: (next (step 6)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x100000000000 != 0) << 55;
-    // BASE[184]: (next (step 60)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x40000000000000 != 0) << 56;
-    // BASE[185]: (next (step 7)), rules at chineseCheckers3.kif:104
-    w[2] |= u64::from(s.0[2] & 0x80000000000000 != 0) << 57;
-    // BASE[186]: (next (step 8)), rules at chineseCheckers3.kif:104
+    // BASE[183]: (next (step 56)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x40000000000000 != 0) << 55;
+    // BASE[184]: (next (step 57)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x80000000000000 != 0) << 56;
+    // BASE[185]: (next (step 58)), rules at chineseCheckers3.kif:104
+    w[2] |= u64::from(s.0[2] & 0x100000000000000 != 0) << 57;
+    // BASE[186]: (next (step 59)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x200000000000000 != 0) << 58;
-    // BASE[187]: (next (step 9)), rules at chineseCheckers3.kif:104
+    // BASE[187]: (next (step 60)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x400000000000000 != 0) << 59;
     Some(State(w))
 }

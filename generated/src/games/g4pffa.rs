@@ -137,6 +137,14 @@ pub const BASE: [&str; 196] = [
     "",
     "",
     "(step 1)",
+    "(step 2)",
+    "(step 3)",
+    "(step 4)",
+    "(step 5)",
+    "(step 6)",
+    "(step 7)",
+    "(step 8)",
+    "(step 9)",
     "(step 10)",
     "(step 11)",
     "(step 12)",
@@ -147,7 +155,6 @@ pub const BASE: [&str; 196] = [
     "(step 17)",
     "(step 18)",
     "(step 19)",
-    "(step 2)",
     "(step 20)",
     "(step 21)",
     "(step 22)",
@@ -158,7 +165,6 @@ pub const BASE: [&str; 196] = [
     "(step 27)",
     "(step 28)",
     "(step 29)",
-    "(step 3)",
     "(step 30)",
     "(step 31)",
     "(step 32)",
@@ -169,14 +175,8 @@ pub const BASE: [&str; 196] = [
     "(step 37)",
     "(step 38)",
     "(step 39)",
-    "(step 4)",
     "(step 40)",
     "(step 41)",
-    "(step 5)",
-    "(step 6)",
-    "(step 7)",
-    "(step 8)",
-    "(step 9)",
     "(capture red 0)",
     "(capture red 1)",
     "(capture red 2)",
@@ -7521,85 +7521,85 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[1] |= u64::from(n[37]) << 37;
     // BASE[102]: (next (cell 6 6 yellow)), rules at 4pffa.kif:40, 42, 46
     w[1] |= u64::from(n[60]) << 38;
-    // BASE[129]: (next (step 10)), rules at 4pffa.kif:55
-    w[2] |= u64::from(s.0[2] & 0x10000000000 != 0) << 1;
-    // BASE[130]: (next (step 11)), rules at 4pffa.kif:55
+    // BASE[129]: (next (step 2)), rules at 4pffa.kif:55
+    w[2] |= u64::from(s.0[2] & 0x1 != 0) << 1;
+    // BASE[130]: (next (step 3)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x2 != 0) << 2;
-    // BASE[131]: (next (step 12)), rules at 4pffa.kif:55
+    // BASE[131]: (next (step 4)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x4 != 0) << 3;
-    // BASE[132]: (next (step 13)), rules at 4pffa.kif:55
+    // BASE[132]: (next (step 5)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x8 != 0) << 4;
-    // BASE[133]: (next (step 14)), rules at 4pffa.kif:55
+    // BASE[133]: (next (step 6)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x10 != 0) << 5;
-    // BASE[134]: (next (step 15)), rules at 4pffa.kif:55
+    // BASE[134]: (next (step 7)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x20 != 0) << 6;
-    // BASE[135]: (next (step 16)), rules at 4pffa.kif:55
+    // BASE[135]: (next (step 8)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x40 != 0) << 7;
-    // BASE[136]: (next (step 17)), rules at 4pffa.kif:55
+    // BASE[136]: (next (step 9)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x80 != 0) << 8;
-    // BASE[137]: (next (step 18)), rules at 4pffa.kif:55
+    // BASE[137]: (next (step 10)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x100 != 0) << 9;
-    // BASE[138]: (next (step 19)), rules at 4pffa.kif:55
+    // BASE[138]: (next (step 11)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x200 != 0) << 10;
-    // BASE[139]: (next (step 2)), rules at 4pffa.kif:55
-    w[2] |= u64::from(s.0[2] & 0x1 != 0) << 11;
-    // BASE[140]: (next (step 20)), rules at 4pffa.kif:55
-    w[2] |= u64::from(s.0[2] & 0x400 != 0) << 12;
-    // BASE[141]: (next (step 21)), rules at 4pffa.kif:55
+    // BASE[139]: (next (step 12)), rules at 4pffa.kif:55
+    w[2] |= u64::from(s.0[2] & 0x400 != 0) << 11;
+    // BASE[140]: (next (step 13)), rules at 4pffa.kif:55
+    w[2] |= u64::from(s.0[2] & 0x800 != 0) << 12;
+    // BASE[141]: (next (step 14)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x1000 != 0) << 13;
-    // BASE[142]: (next (step 22)), rules at 4pffa.kif:55
+    // BASE[142]: (next (step 15)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x2000 != 0) << 14;
-    // BASE[143]: (next (step 23)), rules at 4pffa.kif:55
+    // BASE[143]: (next (step 16)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x4000 != 0) << 15;
-    // BASE[144]: (next (step 24)), rules at 4pffa.kif:55
+    // BASE[144]: (next (step 17)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x8000 != 0) << 16;
-    // BASE[145]: (next (step 25)), rules at 4pffa.kif:55
+    // BASE[145]: (next (step 18)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x10000 != 0) << 17;
-    // BASE[146]: (next (step 26)), rules at 4pffa.kif:55
+    // BASE[146]: (next (step 19)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x20000 != 0) << 18;
-    // BASE[147]: (next (step 27)), rules at 4pffa.kif:55
+    // BASE[147]: (next (step 20)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x40000 != 0) << 19;
-    // BASE[148]: (next (step 28)), rules at 4pffa.kif:55
+    // BASE[148]: (next (step 21)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x80000 != 0) << 20;
-    // BASE[149]: (next (step 29)), rules at 4pffa.kif:55
+    // BASE[149]: (next (step 22)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x100000 != 0) << 21;
-    // BASE[150]: (next (step 3)), rules at 4pffa.kif:55
-    w[2] |= u64::from(s.0[2] & 0x800 != 0) << 22;
-    // BASE[151]: (next (step 30)), rules at 4pffa.kif:55
-    w[2] |= u64::from(s.0[2] & 0x200000 != 0) << 23;
-    // BASE[152]: (next (step 31)), rules at 4pffa.kif:55
+    // BASE[150]: (next (step 23)), rules at 4pffa.kif:55
+    w[2] |= u64::from(s.0[2] & 0x200000 != 0) << 22;
+    // BASE[151]: (next (step 24)), rules at 4pffa.kif:55
+    w[2] |= u64::from(s.0[2] & 0x400000 != 0) << 23;
+    // BASE[152]: (next (step 25)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x800000 != 0) << 24;
-    // BASE[153]: (next (step 32)), rules at 4pffa.kif:55
+    // BASE[153]: (next (step 26)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x1000000 != 0) << 25;
-    // BASE[154]: (next (step 33)), rules at 4pffa.kif:55
+    // BASE[154]: (next (step 27)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x2000000 != 0) << 26;
-    // BASE[155]: (next (step 34)), rules at 4pffa.kif:55
+    // BASE[155]: (next (step 28)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x4000000 != 0) << 27;
-    // BASE[156]: (next (step 35)), rules at 4pffa.kif:55
+    // BASE[156]: (next (step 29)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x8000000 != 0) << 28;
-    // BASE[157]: (next (step 36)), rules at 4pffa.kif:55
+    // BASE[157]: (next (step 30)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x10000000 != 0) << 29;
-    // BASE[158]: (next (step 37)), rules at 4pffa.kif:55
+    // BASE[158]: (next (step 31)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x20000000 != 0) << 30;
-    // BASE[159]: (next (step 38)), rules at 4pffa.kif:55
+    // BASE[159]: (next (step 32)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x40000000 != 0) << 31;
-    // BASE[160]: (next (step 39)), rules at 4pffa.kif:55
+    // BASE[160]: (next (step 33)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x80000000 != 0) << 32;
-    // BASE[161]: (next (step 4)), rules at 4pffa.kif:55
-    w[2] |= u64::from(s.0[2] & 0x400000 != 0) << 33;
-    // BASE[162]: (next (step 40)), rules at 4pffa.kif:55
-    w[2] |= u64::from(s.0[2] & 0x100000000 != 0) << 34;
-    // BASE[163]: (next (step 41)), rules at 4pffa.kif:55
+    // BASE[161]: (next (step 34)), rules at 4pffa.kif:55
+    w[2] |= u64::from(s.0[2] & 0x100000000 != 0) << 33;
+    // BASE[162]: (next (step 35)), rules at 4pffa.kif:55
+    w[2] |= u64::from(s.0[2] & 0x200000000 != 0) << 34;
+    // BASE[163]: (next (step 36)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x400000000 != 0) << 35;
-    // BASE[164]: (next (step 5)), rules at 4pffa.kif:55
-    w[2] |= u64::from(s.0[2] & 0x200000000 != 0) << 36;
-    // BASE[165]: (next (step 6)), rules at 4pffa.kif:55
+    // BASE[164]: (next (step 37)), rules at 4pffa.kif:55
+    w[2] |= u64::from(s.0[2] & 0x800000000 != 0) << 36;
+    // BASE[165]: (next (step 38)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x1000000000 != 0) << 37;
-    // BASE[166]: (next (step 7)), rules at 4pffa.kif:55
+    // BASE[166]: (next (step 39)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x2000000000 != 0) << 38;
-    // BASE[167]: (next (step 8)), rules at 4pffa.kif:55
+    // BASE[167]: (next (step 40)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x4000000000 != 0) << 39;
-    // BASE[168]: (next (step 9)), rules at 4pffa.kif:55
+    // BASE[168]: (next (step 41)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x8000000000 != 0) << 40;
     // BASE[192]: (next (control blue)), rules at 4pffa.kif:37
     w[3] |= u64::from(s.0[3] & 0x8 != 0) << 0;
@@ -7618,7 +7618,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     // terminal, rules at 4pffa.kif:58
-    s.0[2] & 0x800000000 != 0
+    s.0[2] & 0x10000000000 != 0
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
 /// gives, `None` when it gives none).
@@ -7853,7 +7853,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[640] = s.0[0] & 0x1e00000 == 0;
     // n[642]: (opencell 6 5), rules at 4pffa.kif:111
     n[642] = s.0[1] & 0x780000000 == 0;
-    if s.0[2] & 0x800000000 != 0 {
+    if s.0[2] & 0x10000000000 != 0 {
         return None;
     }
     let mut joint = [Move(0); 4];
@@ -13629,85 +13629,85 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     w[1] |= u64::from(n[817]) << 37;
     // BASE[102]: (next (cell 6 6 yellow)), rules at 4pffa.kif:40, 42, 46
     w[1] |= u64::from(n[840]) << 38;
-    // BASE[129]: (next (step 10)), rules at 4pffa.kif:55
-    w[2] |= u64::from(s.0[2] & 0x10000000000 != 0) << 1;
-    // BASE[130]: (next (step 11)), rules at 4pffa.kif:55
+    // BASE[129]: (next (step 2)), rules at 4pffa.kif:55
+    w[2] |= u64::from(s.0[2] & 0x1 != 0) << 1;
+    // BASE[130]: (next (step 3)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x2 != 0) << 2;
-    // BASE[131]: (next (step 12)), rules at 4pffa.kif:55
+    // BASE[131]: (next (step 4)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x4 != 0) << 3;
-    // BASE[132]: (next (step 13)), rules at 4pffa.kif:55
+    // BASE[132]: (next (step 5)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x8 != 0) << 4;
-    // BASE[133]: (next (step 14)), rules at 4pffa.kif:55
+    // BASE[133]: (next (step 6)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x10 != 0) << 5;
-    // BASE[134]: (next (step 15)), rules at 4pffa.kif:55
+    // BASE[134]: (next (step 7)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x20 != 0) << 6;
-    // BASE[135]: (next (step 16)), rules at 4pffa.kif:55
+    // BASE[135]: (next (step 8)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x40 != 0) << 7;
-    // BASE[136]: (next (step 17)), rules at 4pffa.kif:55
+    // BASE[136]: (next (step 9)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x80 != 0) << 8;
-    // BASE[137]: (next (step 18)), rules at 4pffa.kif:55
+    // BASE[137]: (next (step 10)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x100 != 0) << 9;
-    // BASE[138]: (next (step 19)), rules at 4pffa.kif:55
+    // BASE[138]: (next (step 11)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x200 != 0) << 10;
-    // BASE[139]: (next (step 2)), rules at 4pffa.kif:55
-    w[2] |= u64::from(s.0[2] & 0x1 != 0) << 11;
-    // BASE[140]: (next (step 20)), rules at 4pffa.kif:55
-    w[2] |= u64::from(s.0[2] & 0x400 != 0) << 12;
-    // BASE[141]: (next (step 21)), rules at 4pffa.kif:55
+    // BASE[139]: (next (step 12)), rules at 4pffa.kif:55
+    w[2] |= u64::from(s.0[2] & 0x400 != 0) << 11;
+    // BASE[140]: (next (step 13)), rules at 4pffa.kif:55
+    w[2] |= u64::from(s.0[2] & 0x800 != 0) << 12;
+    // BASE[141]: (next (step 14)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x1000 != 0) << 13;
-    // BASE[142]: (next (step 22)), rules at 4pffa.kif:55
+    // BASE[142]: (next (step 15)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x2000 != 0) << 14;
-    // BASE[143]: (next (step 23)), rules at 4pffa.kif:55
+    // BASE[143]: (next (step 16)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x4000 != 0) << 15;
-    // BASE[144]: (next (step 24)), rules at 4pffa.kif:55
+    // BASE[144]: (next (step 17)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x8000 != 0) << 16;
-    // BASE[145]: (next (step 25)), rules at 4pffa.kif:55
+    // BASE[145]: (next (step 18)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x10000 != 0) << 17;
-    // BASE[146]: (next (step 26)), rules at 4pffa.kif:55
+    // BASE[146]: (next (step 19)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x20000 != 0) << 18;
-    // BASE[147]: (next (step 27)), rules at 4pffa.kif:55
+    // BASE[147]: (next (step 20)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x40000 != 0) << 19;
-    // BASE[148]: (next (step 28)), rules at 4pffa.kif:55
+    // BASE[148]: (next (step 21)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x80000 != 0) << 20;
-    // BASE[149]: (next (step 29)), rules at 4pffa.kif:55
+    // BASE[149]: (next (step 22)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x100000 != 0) << 21;
-    // BASE[150]: (next (step 3)), rules at 4pffa.kif:55
-    w[2] |= u64::from(s.0[2] & 0x800 != 0) << 22;
-    // BASE[151]: (next (step 30)), rules at 4pffa.kif:55
-    w[2] |= u64::from(s.0[2] & 0x200000 != 0) << 23;
-    // BASE[152]: (next (step 31)), rules at 4pffa.kif:55
+    // BASE[150]: (next (step 23)), rules at 4pffa.kif:55
+    w[2] |= u64::from(s.0[2] & 0x200000 != 0) << 22;
+    // BASE[151]: (next (step 24)), rules at 4pffa.kif:55
+    w[2] |= u64::from(s.0[2] & 0x400000 != 0) << 23;
+    // BASE[152]: (next (step 25)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x800000 != 0) << 24;
-    // BASE[153]: (next (step 32)), rules at 4pffa.kif:55
+    // BASE[153]: (next (step 26)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x1000000 != 0) << 25;
-    // BASE[154]: (next (step 33)), rules at 4pffa.kif:55
+    // BASE[154]: (next (step 27)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x2000000 != 0) << 26;
-    // BASE[155]: (next (step 34)), rules at 4pffa.kif:55
+    // BASE[155]: (next (step 28)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x4000000 != 0) << 27;
-    // BASE[156]: (next (step 35)), rules at 4pffa.kif:55
+    // BASE[156]: (next (step 29)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x8000000 != 0) << 28;
-    // BASE[157]: (next (step 36)), rules at 4pffa.kif:55
+    // BASE[157]: (next (step 30)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x10000000 != 0) << 29;
-    // BASE[158]: (next (step 37)), rules at 4pffa.kif:55
+    // BASE[158]: (next (step 31)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x20000000 != 0) << 30;
-    // BASE[159]: (next (step 38)), rules at 4pffa.kif:55
+    // BASE[159]: (next (step 32)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x40000000 != 0) << 31;
-    // BASE[160]: (next (step 39)), rules at 4pffa.kif:55
+    // BASE[160]: (next (step 33)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x80000000 != 0) << 32;
-    // BASE[161]: (next (step 4)), rules at 4pffa.kif:55
-    w[2] |= u64::from(s.0[2] & 0x400000 != 0) << 33;
-    // BASE[162]: (next (step 40)), rules at 4pffa.kif:55
-    w[2] |= u64::from(s.0[2] & 0x100000000 != 0) << 34;
-    // BASE[163]: (next (step 41)), rules at 4pffa.kif:55
+    // BASE[161]: (next (step 34)), rules at 4pffa.kif:55
+    w[2] |= u64::from(s.0[2] & 0x100000000 != 0) << 33;
+    // BASE[162]: (next (step 35)), rules at 4pffa.kif:55
+    w[2] |= u64::from(s.0[2] & 0x200000000 != 0) << 34;
+    // BASE[163]: (next (step 36)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x400000000 != 0) << 35;
-    // BASE[164]: (next (step 5)), rules at 4pffa.kif:55
-    w[2] |= u64::from(s.0[2] & 0x200000000 != 0) << 36;
-    // BASE[165]: (next (step 6)), rules at 4pffa.kif:55
+    // BASE[164]: (next (step 37)), rules at 4pffa.kif:55
+    w[2] |= u64::from(s.0[2] & 0x800000000 != 0) << 36;
+    // BASE[165]: (next (step 38)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x1000000000 != 0) << 37;
-    // BASE[166]: (next (step 7)), rules at 4pffa.kif:55
+    // BASE[166]: (next (step 39)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x2000000000 != 0) << 38;
-    // BASE[167]: (next (step 8)), rules at 4pffa.kif:55
+    // BASE[167]: (next (step 40)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x4000000000 != 0) << 39;
-    // BASE[168]: (next (step 9)), rules at 4pffa.kif:55
+    // BASE[168]: (next (step 41)), rules at 4pffa.kif:55
     w[2] |= u64::from(s.0[2] & 0x8000000000 != 0) << 40;
     // BASE[192]: (next (control blue)), rules at 4pffa.kif:37
     w[3] |= u64::from(s.0[3] & 0x8 != 0) << 0;

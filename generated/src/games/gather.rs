@@ -46,6 +46,14 @@ pub const BASE: [&str; 100] = [
     "(cell f 6 black)",
     "(step 0)",
     "(step 1)",
+    "(step 2)",
+    "(step 3)",
+    "(step 4)",
+    "(step 5)",
+    "(step 6)",
+    "(step 7)",
+    "(step 8)",
+    "(step 9)",
     "(step 10)",
     "(step 11)",
     "(step 12)",
@@ -56,19 +64,11 @@ pub const BASE: [&str; 100] = [
     "(step 17)",
     "(step 18)",
     "(step 19)",
-    "(step 2)",
     "(step 20)",
     "(step 21)",
     "(step 22)",
     "(step 23)",
     "(step 24)",
-    "(step 3)",
-    "(step 4)",
-    "(step 5)",
-    "(step 6)",
-    "(step 7)",
-    "(step 8)",
-    "(step 9)",
     "(control black)",
     "(control white)",
     "",
@@ -1660,51 +1660,51 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[0] |= u64::from(n[65]) << 35;
     // BASE[37]: (next (step 1)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x1000000000 != 0) << 37;
-    // BASE[38]: (next (step 10)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x1000000000000000 != 0) << 38;
-    // BASE[39]: (next (step 11)), rules at gather.kif:54
+    // BASE[38]: (next (step 2)), rules at gather.kif:54
+    w[0] |= u64::from(s.0[0] & 0x2000000000 != 0) << 38;
+    // BASE[39]: (next (step 3)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 39;
-    // BASE[40]: (next (step 12)), rules at gather.kif:54
+    // BASE[40]: (next (step 4)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 40;
-    // BASE[41]: (next (step 13)), rules at gather.kif:54
+    // BASE[41]: (next (step 5)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x10000000000 != 0) << 41;
-    // BASE[42]: (next (step 14)), rules at gather.kif:54
+    // BASE[42]: (next (step 6)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x20000000000 != 0) << 42;
-    // BASE[43]: (next (step 15)), rules at gather.kif:54
+    // BASE[43]: (next (step 7)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x40000000000 != 0) << 43;
-    // BASE[44]: (next (step 16)), rules at gather.kif:54
+    // BASE[44]: (next (step 8)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x80000000000 != 0) << 44;
-    // BASE[45]: (next (step 17)), rules at gather.kif:54
+    // BASE[45]: (next (step 9)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x100000000000 != 0) << 45;
-    // BASE[46]: (next (step 18)), rules at gather.kif:54
+    // BASE[46]: (next (step 10)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x200000000000 != 0) << 46;
-    // BASE[47]: (next (step 19)), rules at gather.kif:54
+    // BASE[47]: (next (step 11)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x400000000000 != 0) << 47;
-    // BASE[48]: (next (step 2)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x2000000000 != 0) << 48;
-    // BASE[49]: (next (step 20)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x800000000000 != 0) << 49;
-    // BASE[50]: (next (step 21)), rules at gather.kif:54
+    // BASE[48]: (next (step 12)), rules at gather.kif:54
+    w[0] |= u64::from(s.0[0] & 0x800000000000 != 0) << 48;
+    // BASE[49]: (next (step 13)), rules at gather.kif:54
+    w[0] |= u64::from(s.0[0] & 0x1000000000000 != 0) << 49;
+    // BASE[50]: (next (step 14)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x2000000000000 != 0) << 50;
-    // BASE[51]: (next (step 22)), rules at gather.kif:54
+    // BASE[51]: (next (step 15)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x4000000000000 != 0) << 51;
-    // BASE[52]: (next (step 23)), rules at gather.kif:54
+    // BASE[52]: (next (step 16)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x8000000000000 != 0) << 52;
-    // BASE[53]: (next (step 24)), rules at gather.kif:54
+    // BASE[53]: (next (step 17)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x10000000000000 != 0) << 53;
-    // BASE[54]: (next (step 3)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x1000000000000 != 0) << 54;
-    // BASE[55]: (next (step 4)), rules at gather.kif:54
+    // BASE[54]: (next (step 18)), rules at gather.kif:54
+    w[0] |= u64::from(s.0[0] & 0x20000000000000 != 0) << 54;
+    // BASE[55]: (next (step 19)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x40000000000000 != 0) << 55;
-    // BASE[56]: (next (step 5)), rules at gather.kif:54
+    // BASE[56]: (next (step 20)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x80000000000000 != 0) << 56;
-    // BASE[57]: (next (step 6)), rules at gather.kif:54
+    // BASE[57]: (next (step 21)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x100000000000000 != 0) << 57;
-    // BASE[58]: (next (step 7)), rules at gather.kif:54
+    // BASE[58]: (next (step 22)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x200000000000000 != 0) << 58;
-    // BASE[59]: (next (step 8)), rules at gather.kif:54
+    // BASE[59]: (next (step 23)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x400000000000000 != 0) << 59;
-    // BASE[60]: (next (step 9)), rules at gather.kif:54
+    // BASE[60]: (next (step 24)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x800000000000000 != 0) << 60;
     // BASE[61]: (next (control black)), rules at gather.kif:50, 52
     w[0] |= u64::from(s.0[0] & 0x4000000000000000 != 0) << 61;
@@ -3688,7 +3688,7 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[77] |= (s.0[1] & 0x1000000 != 0) & (0xffeffffff & s.0[1] & !g[158] != 0);
     n[77] |= (s.0[1] & 0x40000000 != 0) & (0xfbfffffff & s.0[1] & !g[160] != 0);
     // n[78]: terminal, rules at gather.kif:76, 78
-    n[78] = (s.0[0] & 0x20000000000000 == 0x20000000000000) | (!n[76]) | (!n[77]);
+    n[78] = (s.0[0] & 0x1000000000000000 == 0x1000000000000000) | (!n[76]) | (!n[77]);
     match &mut ask {
         Ask::Step(_) => {
             if n[78] {
@@ -4401,51 +4401,51 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     w[0] |= u64::from(n[69]) << 35;
     // BASE[37]: (next (step 1)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x1000000000 != 0) << 37;
-    // BASE[38]: (next (step 10)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x1000000000000000 != 0) << 38;
-    // BASE[39]: (next (step 11)), rules at gather.kif:54
+    // BASE[38]: (next (step 2)), rules at gather.kif:54
+    w[0] |= u64::from(s.0[0] & 0x2000000000 != 0) << 38;
+    // BASE[39]: (next (step 3)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 39;
-    // BASE[40]: (next (step 12)), rules at gather.kif:54
+    // BASE[40]: (next (step 4)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 40;
-    // BASE[41]: (next (step 13)), rules at gather.kif:54
+    // BASE[41]: (next (step 5)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x10000000000 != 0) << 41;
-    // BASE[42]: (next (step 14)), rules at gather.kif:54
+    // BASE[42]: (next (step 6)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x20000000000 != 0) << 42;
-    // BASE[43]: (next (step 15)), rules at gather.kif:54
+    // BASE[43]: (next (step 7)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x40000000000 != 0) << 43;
-    // BASE[44]: (next (step 16)), rules at gather.kif:54
+    // BASE[44]: (next (step 8)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x80000000000 != 0) << 44;
-    // BASE[45]: (next (step 17)), rules at gather.kif:54
+    // BASE[45]: (next (step 9)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x100000000000 != 0) << 45;
-    // BASE[46]: (next (step 18)), rules at gather.kif:54
+    // BASE[46]: (next (step 10)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x200000000000 != 0) << 46;
-    // BASE[47]: (next (step 19)), rules at gather.kif:54
+    // BASE[47]: (next (step 11)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x400000000000 != 0) << 47;
-    // BASE[48]: (next (step 2)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x2000000000 != 0) << 48;
-    // BASE[49]: (next (step 20)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x800000000000 != 0) << 49;
-    // BASE[50]: (next (step 21)), rules at gather.kif:54
+    // BASE[48]: (next (step 12)), rules at gather.kif:54
+    w[0] |= u64::from(s.0[0] & 0x800000000000 != 0) << 48;
+    // BASE[49]: (next (step 13)), rules at gather.kif:54
+    w[0] |= u64::from(s.0[0] & 0x1000000000000 != 0) << 49;
+    // BASE[50]: (next (step 14)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x2000000000000 != 0) << 50;
-    // BASE[51]: (next (step 22)), rules at gather.kif:54
+    // BASE[51]: (next (step 15)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x4000000000000 != 0) << 51;
-    // BASE[52]: (next (step 23)), rules at gather.kif:54
+    // BASE[52]: (next (step 16)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x8000000000000 != 0) << 52;
-    // BASE[53]: (next (step 24)), rules at gather.kif:54
+    // BASE[53]: (next (step 17)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x10000000000000 != 0) << 53;
-    // BASE[54]: (next (step 3)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x1000000000000 != 0) << 54;
-    // BASE[55]: (next (step 4)), rules at gather.kif:54
+    // BASE[54]: (next (step 18)), rules at gather.kif:54
+    w[0] |= u64::from(s.0[0] & 0x20000000000000 != 0) << 54;
+    // BASE[55]: (next (step 19)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x40000000000000 != 0) << 55;
-    // BASE[56]: (next (step 5)), rules at gather.kif:54
+    // BASE[56]: (next (step 20)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x80000000000000 != 0) << 56;
-    // BASE[57]: (next (step 6)), rules at gather.kif:54
+    // BASE[57]: (next (step 21)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x100000000000000 != 0) << 57;
-    // BASE[58]: (next (step 7)), rules at gather.kif:54
+    // BASE[58]: (next (step 22)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x200000000000000 != 0) << 58;
-    // BASE[59]: (next (step 8)), rules at gather.kif:54
+    // BASE[59]: (next (step 23)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x400000000000000 != 0) << 59;
-    // BASE[60]: (next (step 9)), rules at gather.kif:54
+    // BASE[60]: (next (step 24)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x800000000000000 != 0) << 60;
     // BASE[61]: (next (control black)), rules at gather.kif:50, 52
     w[0] |= u64::from(s.0[0] & 0x4000000000000000 != 0) << 61;

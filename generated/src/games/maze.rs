@@ -9,7 +9,6 @@ pub const ROLES: [&str; 1] = ["robot"];
 /// fact uses, left so that a group of facts (one colour's board) stays within a word.
 pub const BASE: [&str; 19] = [
     "(step 1)",
-    "(step 10)",
     "(step 2)",
     "(step 3)",
     "(step 4)",
@@ -18,6 +17,7 @@ pub const BASE: [&str; 19] = [
     "(step 7)",
     "(step 8)",
     "(step 9)",
+    "(step 10)",
     "(gold a)",
     "(gold b)",
     "(gold c)",
@@ -267,23 +267,23 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
         _ => {}
     }
-    // BASE[1]: (next (step 10)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 1;
-    // BASE[2]: (next (step 2)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 2;
-    // BASE[3]: (next (step 3)), rules at maze.kif:77
+    // BASE[1]: (next (step 2)), rules at maze.kif:77
+    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
+    // BASE[2]: (next (step 3)), rules at maze.kif:77
+    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
+    // BASE[3]: (next (step 4)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
-    // BASE[4]: (next (step 4)), rules at maze.kif:77
+    // BASE[4]: (next (step 5)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step 5)), rules at maze.kif:77
+    // BASE[5]: (next (step 6)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step 6)), rules at maze.kif:77
+    // BASE[6]: (next (step 7)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
-    // BASE[7]: (next (step 7)), rules at maze.kif:77
+    // BASE[7]: (next (step 8)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    // BASE[8]: (next (step 8)), rules at maze.kif:77
+    // BASE[8]: (next (step 9)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (step 9)), rules at maze.kif:77
+    // BASE[9]: (next (step 10)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
     State(w)
 }
@@ -291,7 +291,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 1];
     // n[0]: terminal, rules at maze.kif:120, 123
-    n[0] = (s.0[0] & 0x400 == 0x400) | (s.0[0] & 0x2 == 0x2);
+    n[0] = (s.0[0] & 0x400 == 0x400) | (s.0[0] & 0x200 == 0x200);
     n[0]
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
@@ -319,7 +319,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     // n[0]: (aux 1)
     n[0] = (s.0[0]) & ((s.0[0] >> 5)) & (0x3c00) != 0;
     // n[1]: terminal, rules at maze.kif:120, 123
-    n[1] = (s.0[0] & 0x400 == 0x400) | (s.0[0] & 0x2 == 0x2);
+    n[1] = (s.0[0] & 0x400 == 0x400) | (s.0[0] & 0x200 == 0x200);
     if n[1] {
         return None;
     }
@@ -400,23 +400,23 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         }
         _ => {}
     }
-    // BASE[1]: (next (step 10)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 1;
-    // BASE[2]: (next (step 2)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 2;
-    // BASE[3]: (next (step 3)), rules at maze.kif:77
+    // BASE[1]: (next (step 2)), rules at maze.kif:77
+    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
+    // BASE[2]: (next (step 3)), rules at maze.kif:77
+    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
+    // BASE[3]: (next (step 4)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
-    // BASE[4]: (next (step 4)), rules at maze.kif:77
+    // BASE[4]: (next (step 5)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step 5)), rules at maze.kif:77
+    // BASE[5]: (next (step 6)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step 6)), rules at maze.kif:77
+    // BASE[6]: (next (step 7)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
-    // BASE[7]: (next (step 7)), rules at maze.kif:77
+    // BASE[7]: (next (step 8)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    // BASE[8]: (next (step 8)), rules at maze.kif:77
+    // BASE[8]: (next (step 9)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (step 9)), rules at maze.kif:77
+    // BASE[9]: (next (step 10)), rules at maze.kif:77
     w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
     Some(State(w))
 }

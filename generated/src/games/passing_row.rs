@@ -10,7 +10,6 @@ pub const ROLES: [&str; 2] = ["white", "black"];
 pub const BASE: [&str; 25] = [
     "(step 0)",
     "(step 1)",
-    "(step 10)",
     "(step 2)",
     "(step 3)",
     "(step 4)",
@@ -19,6 +18,7 @@ pub const BASE: [&str; 25] = [
     "(step 7)",
     "(step 8)",
     "(step 9)",
+    "(step 10)",
     "(at 1 black)",
     "(at 2 black)",
     "(at 3 black)",
@@ -871,23 +871,23 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     }
     // BASE[1]: (next (step 1)), rules at passingRow.kif:50
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
-    // BASE[2]: (next (step 10)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x400 != 0) << 2;
-    // BASE[3]: (next (step 2)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 3;
-    // BASE[4]: (next (step 3)), rules at passingRow.kif:50
+    // BASE[2]: (next (step 2)), rules at passingRow.kif:50
+    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
+    // BASE[3]: (next (step 3)), rules at passingRow.kif:50
+    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
+    // BASE[4]: (next (step 4)), rules at passingRow.kif:50
     w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step 4)), rules at passingRow.kif:50
+    // BASE[5]: (next (step 5)), rules at passingRow.kif:50
     w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step 5)), rules at passingRow.kif:50
+    // BASE[6]: (next (step 6)), rules at passingRow.kif:50
     w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
-    // BASE[7]: (next (step 6)), rules at passingRow.kif:50
+    // BASE[7]: (next (step 7)), rules at passingRow.kif:50
     w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    // BASE[8]: (next (step 7)), rules at passingRow.kif:50
+    // BASE[8]: (next (step 8)), rules at passingRow.kif:50
     w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (step 8)), rules at passingRow.kif:50
+    // BASE[9]: (next (step 9)), rules at passingRow.kif:50
     w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
-    // BASE[10]: (next (step 9)), rules at passingRow.kif:50
+    // BASE[10]: (next (step 10)), rules at passingRow.kif:50
     w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
     // BASE[23]: (next (control black)), rules at passingRow.kif:49
     w[0] |= u64::from(s.0[0] & 0x1000000 != 0) << 23;
@@ -898,7 +898,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     // terminal, rules at passingRow.kif:52
-    s.0[0] & 0x4 != 0
+    s.0[0] & 0x400 != 0
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
 /// gives, `None` when it gives none).
@@ -963,7 +963,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[4] = (s.0[0] & 0x2000 == 0x2000) | (s.0[0] & 0x80000 == 0x80000);
     // n[5]: (occupied 4), rules at passingRow.kif:29
     n[5] = (s.0[0] & 0x4000 == 0x4000) | (s.0[0] & 0x100000 == 0x100000);
-    if s.0[0] & 0x4 != 0 {
+    if s.0[0] & 0x400 != 0 {
         return None;
     }
     let mut joint = [Move(0); 2];
@@ -1222,23 +1222,23 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     // BASE[1]: (next (step 1)), rules at passingRow.kif:50
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
-    // BASE[2]: (next (step 10)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x400 != 0) << 2;
-    // BASE[3]: (next (step 2)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 3;
-    // BASE[4]: (next (step 3)), rules at passingRow.kif:50
+    // BASE[2]: (next (step 2)), rules at passingRow.kif:50
+    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
+    // BASE[3]: (next (step 3)), rules at passingRow.kif:50
+    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
+    // BASE[4]: (next (step 4)), rules at passingRow.kif:50
     w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step 4)), rules at passingRow.kif:50
+    // BASE[5]: (next (step 5)), rules at passingRow.kif:50
     w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step 5)), rules at passingRow.kif:50
+    // BASE[6]: (next (step 6)), rules at passingRow.kif:50
     w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
-    // BASE[7]: (next (step 6)), rules at passingRow.kif:50
+    // BASE[7]: (next (step 7)), rules at passingRow.kif:50
     w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    // BASE[8]: (next (step 7)), rules at passingRow.kif:50
+    // BASE[8]: (next (step 8)), rules at passingRow.kif:50
     w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (step 8)), rules at passingRow.kif:50
+    // BASE[9]: (next (step 9)), rules at passingRow.kif:50
     w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
-    // BASE[10]: (next (step 9)), rules at passingRow.kif:50
+    // BASE[10]: (next (step 10)), rules at passingRow.kif:50
     w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
     // BASE[23]: (next (control black)), rules at passingRow.kif:49
     w[0] |= u64::from(s.0[0] & 0x1000000 != 0) << 23;

@@ -10,13 +10,6 @@ pub const ROLES: [&str; 2] = ["white", "black"];
 pub const BASE: [&str; 39] = [
     "(step 0)",
     "(step 1)",
-    "(step 10)",
-    "(step 11)",
-    "(step 12)",
-    "(step 13)",
-    "(step 14)",
-    "(step 15)",
-    "(step 16)",
     "(step 2)",
     "(step 3)",
     "(step 4)",
@@ -25,6 +18,13 @@ pub const BASE: [&str; 39] = [
     "(step 7)",
     "(step 8)",
     "(step 9)",
+    "(step 10)",
+    "(step 11)",
+    "(step 12)",
+    "(step 13)",
+    "(step 14)",
+    "(step 15)",
+    "(step 16)",
     "(at 1 black)",
     "(at 2 black)",
     "(at 3 black)",
@@ -655,35 +655,35 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     }
     // BASE[1]: (next (step 1)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
-    // BASE[2]: (next (step 10)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x10000 != 0) << 2;
-    // BASE[3]: (next (step 11)), rules at stuckPieces.kif:58
+    // BASE[2]: (next (step 2)), rules at stuckPieces.kif:58
+    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
+    // BASE[3]: (next (step 3)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
-    // BASE[4]: (next (step 12)), rules at stuckPieces.kif:58
+    // BASE[4]: (next (step 4)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step 13)), rules at stuckPieces.kif:58
+    // BASE[5]: (next (step 5)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step 14)), rules at stuckPieces.kif:58
+    // BASE[6]: (next (step 6)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
-    // BASE[7]: (next (step 15)), rules at stuckPieces.kif:58
+    // BASE[7]: (next (step 7)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    // BASE[8]: (next (step 16)), rules at stuckPieces.kif:58
+    // BASE[8]: (next (step 8)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (step 2)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 9;
-    // BASE[10]: (next (step 3)), rules at stuckPieces.kif:58
+    // BASE[9]: (next (step 9)), rules at stuckPieces.kif:58
+    w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
+    // BASE[10]: (next (step 10)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
-    // BASE[11]: (next (step 4)), rules at stuckPieces.kif:58
+    // BASE[11]: (next (step 11)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
-    // BASE[12]: (next (step 5)), rules at stuckPieces.kif:58
+    // BASE[12]: (next (step 12)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
-    // BASE[13]: (next (step 6)), rules at stuckPieces.kif:58
+    // BASE[13]: (next (step 13)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x1000 != 0) << 13;
-    // BASE[14]: (next (step 7)), rules at stuckPieces.kif:58
+    // BASE[14]: (next (step 14)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x2000 != 0) << 14;
-    // BASE[15]: (next (step 8)), rules at stuckPieces.kif:58
+    // BASE[15]: (next (step 15)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
-    // BASE[16]: (next (step 9)), rules at stuckPieces.kif:58
+    // BASE[16]: (next (step 16)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 16;
     // BASE[18]: (next (at 2 black)), rules at stuckPieces.kif:55, 56
     w[0] |= u64::from(n[15]) << 18;
@@ -726,7 +726,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     // terminal, rules at stuckPieces.kif:60
-    s.0[0] & 0x100 != 0
+    s.0[0] & 0x10000 != 0
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
 /// gives, `None` when it gives none).
@@ -897,7 +897,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[61] |= (s.0[0] & 0x2002020000 == 0x2002020000) & (n[3]);
     n[61] |= (s.0[0] & 0x2000000000 == 0x2000000000) & (n[60]);
     n[61] |= s.0[0] & 0x4000000000 == 0x4000000000;
-    if s.0[0] & 0x100 != 0 {
+    if s.0[0] & 0x10000 != 0 {
         return None;
     }
     let mut joint = [Move(0); 2];
@@ -1042,35 +1042,35 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     // BASE[1]: (next (step 1)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
-    // BASE[2]: (next (step 10)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x10000 != 0) << 2;
-    // BASE[3]: (next (step 11)), rules at stuckPieces.kif:58
+    // BASE[2]: (next (step 2)), rules at stuckPieces.kif:58
+    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
+    // BASE[3]: (next (step 3)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
-    // BASE[4]: (next (step 12)), rules at stuckPieces.kif:58
+    // BASE[4]: (next (step 4)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step 13)), rules at stuckPieces.kif:58
+    // BASE[5]: (next (step 5)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step 14)), rules at stuckPieces.kif:58
+    // BASE[6]: (next (step 6)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
-    // BASE[7]: (next (step 15)), rules at stuckPieces.kif:58
+    // BASE[7]: (next (step 7)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    // BASE[8]: (next (step 16)), rules at stuckPieces.kif:58
+    // BASE[8]: (next (step 8)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (step 2)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 9;
-    // BASE[10]: (next (step 3)), rules at stuckPieces.kif:58
+    // BASE[9]: (next (step 9)), rules at stuckPieces.kif:58
+    w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
+    // BASE[10]: (next (step 10)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
-    // BASE[11]: (next (step 4)), rules at stuckPieces.kif:58
+    // BASE[11]: (next (step 11)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
-    // BASE[12]: (next (step 5)), rules at stuckPieces.kif:58
+    // BASE[12]: (next (step 12)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
-    // BASE[13]: (next (step 6)), rules at stuckPieces.kif:58
+    // BASE[13]: (next (step 13)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x1000 != 0) << 13;
-    // BASE[14]: (next (step 7)), rules at stuckPieces.kif:58
+    // BASE[14]: (next (step 14)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x2000 != 0) << 14;
-    // BASE[15]: (next (step 8)), rules at stuckPieces.kif:58
+    // BASE[15]: (next (step 15)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
-    // BASE[16]: (next (step 9)), rules at stuckPieces.kif:58
+    // BASE[16]: (next (step 16)), rules at stuckPieces.kif:58
     w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 16;
     // BASE[18]: (next (at 2 black)), rules at stuckPieces.kif:55, 56
     w[0] |= u64::from(n[77]) << 18;

@@ -142,16 +142,23 @@ struct Board {
     own: Vec<Option<u32>>,
     /// The relation of every base fact, numbered.
     relation: Vec<u32>,
+    /// The number of base facts of every relation, by its number.
+    facts_of: Vec<usize>,
 }
 
 impl Board {
     /// The place of base fact `b` in the rules of node `i`: its place on the board, or its own
     /// bit when `i` is the next value of a fact of the same relation, so that a counter's
-    /// `(next (count 4))` reads `(count 3)` one bit below its own.
+    /// `(next (count 4))` reads `(count 3)` one bit below its own, or at the same bit of a
+    /// relation of many facts, so that hex's `(next (owner 7 red))` reads `(step 7)` where the
+    /// step counter's word has it. Other facts (whose turn it is, a step read by the next
+    /// values of a whole board) are read as the same fact for every member.
     fn base_place(&self, i: usize, b: u32) -> Option<u32> {
         self.base[b as usize].or_else(|| {
             let own = self.own[i]?;
-            (self.relation[own as usize] == self.relation[b as usize]).then_some(b % 64)
+            let relation = self.relation[b as usize];
+            let aligned = b % 64 == own % 64 && self.facts_of[relation as usize] >= GROUP_MIN;
+            (self.relation[own as usize] == relation || aligned).then_some(b % 64)
         })
     }
 }
@@ -207,7 +214,10 @@ pub(super) fn find(
             None => head_of(&node.name),
         })
         .collect();
-    let board = Board { base: base_place, moves, own, relation: relations(&ground.base) };
+    let relation = relations(&ground.base);
+    let mut facts_of = vec![0; relation.iter().max().map_or(0, |&r| r as usize + 1)];
+    relation.iter().for_each(|&r| facts_of[r as usize] += 1);
+    let board = Board { base: base_place, moves, own, relation, facts_of };
     let (place, rest) = places(ground, never, &heads, &board, &coordinates);
     let templated = |i: usize| !gathered_only[i];
     let mut candidates: Vec<(Vec<u32>, bool)> = template_candidates(ground, &heads, &place, &rest, &board, &templated)

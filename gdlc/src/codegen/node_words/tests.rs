@@ -265,6 +265,55 @@ fn next_values_of_a_counter_are_one_word_at_their_own_bits() {
     assert_words_agree(&ground, &words);
 }
 
+/// hex's owners: the group placed at step `k` belongs to whoever moved then, so that
+/// `(next (owner k r))` reads `(step k)`, a fact of another relation at the same bit of its own
+/// word (60 steps, so that each relation has words of its own), and whose turn it is, the same
+/// fact for every `k`.
+fn owners() -> String {
+    let succ: String = (1..60).map(|k| format!("(succ {k} {})", k + 1)).collect();
+    format!(
+        "(role a) (role b)
+        (init (step 1)) (init (control a))
+        {succ}
+        (<= (legal ?r go) (true (control ?r)))
+        (<= (legal ?r wait) (role ?r) (not (true (control ?r))))
+        (<= (next (step ?m)) (true (step ?k)) (succ ?k ?m))
+        (<= (next (control a)) (true (control b)))
+        (<= (next (control b)) (true (control a)))
+        (<= (next (owner ?k ?r)) (true (step ?k)) (true (control ?r)))
+        (<= (next (owner ?k ?r)) (true (owner ?k ?r)))
+        (<= terminal (true (step 60)))
+        (<= (goal ?r 100) (true (owner 11 ?r)))
+        (<= (goal ?r 0) (role ?r) (not (true (owner 11 ?r))))"
+    )
+}
+
+#[test]
+fn next_values_read_the_fact_of_another_relation_at_their_own_bit() {
+    let ground = crate::compile::ground_source(&owners(), &Default::default()).expect("grounds");
+    let words = find_any(&ground);
+    let owner = |k: u32, r: &str| {
+        let name = format!("(next (owner {k} {r}))");
+        (0..ground.nodes.len()).find(|&n| ground.nodes[n].name == name).expect("an owner node")
+    };
+    let (g, _) = words.member[owner(1, "a")].expect("the next owners of a are in a group");
+    for k in 2..=59 {
+        assert_eq!(words.member[owner(k, "a")].map(|(h, _)| h), Some(g), "owner {k} a");
+    }
+    // Two templates: the owner kept, and the step at the owner's bit while a is to move.
+    let templates = &words.groups[g as usize].templates;
+    assert_eq!(templates.len(), 2, "{templates:?}");
+    let step_word = ground.base.iter().position(|f| f == "(step 1)").expect("a step") as u32 / 64;
+    assert!(
+        templates
+            .iter()
+            .flat_map(|t| &t.literals)
+            .any(|l| *l == WordLit::Base { word: step_word, shift: 0, positive: true }),
+        "{templates:?}"
+    );
+    assert_words_agree(&ground, &words);
+}
+
 /// Checks every group's word against its members evaluated one by one, in states and joint
 /// moves from a fixed pseudo-random sequence.
 fn assert_words_agree(ground: &Ground, words: &NodeWords) {
