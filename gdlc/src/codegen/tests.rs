@@ -141,3 +141,15 @@ fn past_the_literals_only_a_game_mostly_in_node_words_is_written() {
             .mostly_words
     );
 }
+
+#[test]
+fn hex_tests_the_groups_beside_the_move_through_tables_of_the_moves() {
+    let module = module_of(include_str!("../../../games/hex.kif"));
+    // "A stone of group k beside the cell played" reads group k's two board words against a
+    // table of the moves each: two tables in all, and the six shifts of every group's board
+    // are gone.
+    assert_eq!(module.matches("static NEAR_PLACES_").count(), 2, "{}", &module[..2000]);
+    let step = function(&module, "random_step");
+    assert!(step.contains("(s.0[10] & NEAR_PLACES_0[joint[0].0 as usize])"), "{step}");
+    assert!(!step.contains("(s.0[10] << 9u32)"), "{step}");
+}

@@ -33,7 +33,7 @@ use nodes::Slots;
 use proc_macro2::TokenStream;
 use quote::quote;
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use step::FusedStep;
 
 /// The straight-line game functions of a game.
@@ -91,12 +91,14 @@ pub(super) fn generate_functions(ground: &Ground, notes: Option<&Notes>, purpose
     let sees = ground.gdl_ii.then(|| emitter.split_if_long(|| emitter.generate_sees_fns(), size));
     // After every function: the tables of the kinds of moves they read.
     let move_places = emitter.move_place_tables();
+    let near_places = emitter.near_place_tables();
     let fused = step.is_some();
     let legal_tables = legal::legal_move_tables(&legal_plans, fused);
     let (random_step, step_tables) = step.map(|step| (step.code, step.tables)).unzip();
     let tokens = quote! {
         #statics
         #move_places
+        #near_places
         #legal_tables
         #step_tables
         #legal
@@ -175,6 +177,12 @@ pub(crate) struct Emitter<'g> {
     /// the last function: a set that those writers add to through `&self`, rather than a value
     /// returned up through every expression.
     pub(crate) move_kinds_read: RefCell<BTreeSet<u32>>,
+    /// For every group of `words`, whether it is read only through the places of moves
+    /// (`node_words/transpose.rs`): its word is then never computed.
+    pub(crate) transposed: Vec<bool>,
+    /// The tables of moves that the readers of transposed groups look up, by content, each
+    /// with its number; written after the last function, as the move kinds' tables are.
+    pub(crate) near_tables: RefCell<BTreeMap<Vec<u64>, usize>>,
     /// What the comments of the rendered module say, when it has comments.
     pub(crate) notes: Option<&'g Notes>,
     /// For every node, the facts of the state without which it cannot hold (`guards.rs`).
@@ -209,6 +217,8 @@ impl<'g> Emitter<'g> {
             flat: super::families::flat_nodes(ground),
             words: NodeWords::none(ground.nodes.len()),
             move_kinds_read: RefCell::new(BTreeSet::new()),
+            transposed: Vec::new(),
+            near_tables: RefCell::new(BTreeMap::new()),
             notes: None,
             sparse: SparseAtoms::new(&ground.base),
             split: Cell::new(false),
@@ -231,6 +241,8 @@ impl<'g> Emitter<'g> {
             emitter.arm_families = arm_families;
         }
         emitter.words = emitter.plan_node_words();
+        let transposed = super::node_words::transposed(ground, &emitter.words, &|n| emitter.rule_by_rule(n));
+        emitter.transposed = transposed;
         emitter
     }
 

@@ -220,7 +220,8 @@ impl Body<'_> {
                         quote!(#(#notes)* #words)
                     })
                 }
-                None => words.insert(g).then(|| {
+                // A transposed group's readers read the state words it would be made of.
+                None => (words.insert(g) && !emitter.transposed[g as usize]).then(|| {
                     let note = self.group_note(g);
                     let word = self.group_word(g);
                     quote!(#note #word)

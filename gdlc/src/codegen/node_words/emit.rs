@@ -15,6 +15,9 @@ use std::collections::{BTreeMap, BTreeSet};
 /// rules.
 type WordShapes = BTreeMap<Vec<WordLit>, (u64, Vec<usize>)>;
 
+/// A state word and its table of the moves (see [`Body::transposed_tables`]).
+type NearTable = (u32, Vec<u64>);
+
 /// The fewest rules of a shape that reads more than group members for the shape to be tested
 /// at once.
 const WORD_FAMILY_MIN: usize = 4;
@@ -144,6 +147,34 @@ impl Emitter<'_> {
         quote!(#(#tables)*)
     }
 
+    /// The name of the table of moves with `words` (see [`Body::transposed_tables`]), one per
+    /// content.
+    fn near_table(&self, words: Vec<u64>) -> proc_macro2::Ident {
+        let mut tables = self.near_tables.borrow_mut();
+        let next = tables.len();
+        let number = *tables.entry(words).or_insert(next);
+        format_ident!("NEAR_PLACES_{}", number)
+    }
+
+    /// The tables of moves that the readers of transposed groups look up, in the order of
+    /// their numbers.
+    pub(crate) fn near_place_tables(&self) -> TokenStream {
+        let tables = self.near_tables.borrow();
+        let mut numbered: Vec<(&usize, &Vec<u64>)> = tables.iter().map(|(words, number)| (number, words)).collect();
+        numbered.sort();
+        let statics = numbered.into_iter().map(|(number, words)| {
+            let name = format_ident!("NEAR_PLACES_{}", number);
+            let len = Literal::usize_unsuffixed(words.len());
+            let words = words.iter().copied().map(hex);
+            quote! {
+                /// For every move, the cells of a board beside its place: a group of node
+                /// words is beside the move when its board has one of them.
+                static #name: [u64; #len] = [#(#words),*];
+            }
+        });
+        quote!(#(#statics)*)
+    }
+
     /// Whether node `n` is in a group computed by its templates.
     pub(crate) fn in_template_group(&self, n: u32) -> bool {
         self.words.member[n as usize].is_some_and(|(g, _)| !self.words.groups[g as usize].gathered)
@@ -164,6 +195,8 @@ impl Body<'_> {
         }
         let mut taken = vec![false; rules.len()];
         let mut tests = Vec::new();
+        // By role, the tables of the families of transposed groups, by state word.
+        let mut at_move: BTreeMap<u32, BTreeMap<u32, Vec<u64>>> = BTreeMap::new();
         for (shape, (anchors, members)) in self.word_shapes(rules) {
             let reads_only_groups = shape.iter().all(|lit| matches!(lit, WordLit::Group { .. }));
             let fewest = if reads_only_groups { 2 } else { WORD_FAMILY_MIN };
@@ -171,6 +204,15 @@ impl Body<'_> {
                 continue;
             }
             members.iter().for_each(|&i| taken[i] = true);
+            if let Some((role, tables)) = self.transposed_tables(&shape, anchors) {
+                // The families of one role are one test: their tables or-ed word by word.
+                let merged = at_move.entry(role).or_default();
+                for (w, table) in tables {
+                    let into = merged.entry(w).or_insert_with(|| vec![0; table.len()]);
+                    into.iter_mut().zip(table).for_each(|(a, b)| *a |= b);
+                }
+                continue;
+            }
             let (fixed, words): (Vec<WordLit>, Vec<WordLit>) =
                 shape.iter().partition(|lit| matches!(lit, WordLit::Fixed(_)));
             let fixed: Vec<TokenStream> = fixed
@@ -187,8 +229,43 @@ impl Body<'_> {
                 false => quote!(#((#fixed) &)* (#anchors #(& #words)* != 0)),
             });
         }
+        for (role, tables) in at_move {
+            let role = Literal::u32_unsuffixed(role);
+            let terms = tables.into_iter().map(|(w, table)| {
+                let table = self.emitter.near_table(table);
+                let w = Literal::u32_unsuffixed(w);
+                quote!((s.0[#w] & #table[joint[#role].0 as usize]))
+            });
+            tests.push(quote!(#(#terms)|* != 0));
+        }
         let rest = rules.iter().zip(&taken).filter(|(_, &t)| !t).map(|(rule, _)| rule.clone()).collect();
         (tests, rest)
+    }
+
+    /// For a family of rules of `shape`, a member of a transposed group and a move at its
+    /// place, over the places `anchors` (see `transpose.rs`): the role whose move it reads, and
+    /// for every state word the group would be made of, its table of the moves, whose word for
+    /// the move played has the bits of that state word that put a member beside the move.
+    fn transposed_tables(&self, shape: &[WordLit], anchors: u64) -> Option<(u32, Vec<NearTable>)> {
+        let emitter = self.emitter;
+        let [WordLit::Group { group, shift: 0, positive: true }, WordLit::Does { kind, shift: 0, positive: true }] =
+            *shape
+        else {
+            return None;
+        };
+        if !emitter.transposed.get(group as usize).copied().unwrap_or(false) {
+            return None;
+        }
+        let words = &emitter.words;
+        let kind_of = &words.move_kinds[kind as usize];
+        let mut move_place = vec![0u64; emitter.ground.moves.len()];
+        for &(m, place) in &kind_of.places {
+            move_place[m as usize] = 1 << place;
+        }
+        let tables = (super::transpose::source_words(words, group).into_iter())
+            .map(|w| (w, super::transpose::table(words, group, w, anchors, &move_place)))
+            .collect();
+        Some((kind_of.role, tables))
     }
 
     /// The rules among `rules` that read members of groups of node words, and otherwise only

@@ -29,6 +29,8 @@ pub(super) use emit::SparseAtoms;
 mod places;
 #[cfg(test)]
 mod tests;
+mod transpose;
+pub(super) use transpose::transposed;
 
 use crate::ground::{Ground, Lit, Prop, Value};
 use places::{board, first_rule_shape, head_of, move_places, places};

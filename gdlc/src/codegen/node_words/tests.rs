@@ -458,3 +458,58 @@ fn a_board_wider_than_a_word_goes_on_in_the_next_word() {
     assert_ne!(words.member[second].map(|(g, _)| g), near(1, 1).and_then(|n| words.member[n]).map(|(g, _)| g));
     assert_words_agree(&ground, &words);
 }
+
+/// A group of three templates over two state words (hex's "a stone of the group beside the
+/// cell", on a board of two words), and one move of a kind at each of the 64 places.
+fn beside_two_words() -> NodeWords {
+    let template = |word: u32, shift: i32, mask: u64| Template {
+        literals: vec![WordLit::Base { word, shift, positive: true }],
+        mask,
+    };
+    let mut words = NodeWords::none(0);
+    words.groups.push(WordGroup {
+        members: Vec::new(),
+        templates: vec![
+            template(3, 9, 0x7fff_ffff_ffff_ffff),
+            template(3, -1, 0xffff_ffff_ffff_fffe),
+            template(4, -55, 0xff80_0000_0000_0000),
+        ],
+        reads_itself: false,
+        gathered: false,
+        chain: 0,
+    });
+    words.move_kinds.push(MoveKind { role: 0, places: (0..64).map(|m| (m, m)).collect() });
+    words
+}
+
+#[test]
+fn tables_of_the_moves_test_a_group_at_the_move_without_its_word() {
+    let words = beside_two_words();
+    let move_place: Vec<u64> = (0..64).map(|m| 1u64 << m).collect();
+    let anchors = 0x00ff_ffff_0000_ffffu64;
+    let sources = super::transpose::source_words(&words, 0);
+    assert_eq!(sources, vec![3, 4]);
+    let tables: Vec<Vec<u64>> =
+        sources.iter().map(|&w| super::transpose::table(&words, 0, w, anchors, &move_place)).collect();
+    let shifted = |word: u64, shift: i32| if shift >= 0 { word >> shift } else { word << -shift };
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..500 {
+        let mut state = [0u64; 5];
+        for word in &mut state {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            *word = seed & seed.rotate_left(17);
+        }
+        // The group's word from its templates, as the generated code would compute it.
+        let group = words.groups[0].templates.iter().fold(0, |word, t| match t.literals[..] {
+            [WordLit::Base { word: w, shift, .. }] => word | (t.mask & shifted(state[w as usize], shift)),
+            _ => unreachable!("one state word a template"),
+        });
+        for m in 0..64 {
+            let at_move = group & anchors & move_place[m] != 0;
+            let by_tables = sources.iter().zip(&tables).any(|(&w, table)| state[w as usize] & table[m] != 0);
+            assert_eq!(by_tables, at_move, "move at place {m}");
+        }
+    }
+}
