@@ -9,6 +9,7 @@
 
 use super::{NodeWords, WordLit};
 use crate::ground::{Ground, Lit, Prop, Value};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The most moves of a game for its groups to be read through tables of the moves: each table
 /// has a word per move.
@@ -58,8 +59,10 @@ pub(crate) fn transposed(ground: &Ground, words: &NodeWords, rule_by_rule: &dyn 
             }
         }
     }
-    // Groups read by rules of any other shape, and by how many rules of each reader and kind.
-    let mut rules_by_kind: std::collections::BTreeMap<(u32, u32, u32), usize> = Default::default();
+    // Groups read by rules of any other shape; the places each reader reads a group at through
+    // each kind of move, each once (a second rule at a place would be left out of the family
+    // and read the group's word).
+    let mut places_by_kind: BTreeMap<(u32, u32, u32), BTreeSet<u32>> = BTreeMap::new();
     for (r, node) in ground.nodes.iter().enumerate() {
         for rule in &node.rules {
             for lit in rule {
@@ -67,15 +70,17 @@ pub(crate) fn transposed(ground: &Ground, words: &NodeWords, rule_by_rule: &dyn 
                 let Some((g, place)) = words.member[m as usize] else { continue };
                 match read_at_move(words, rule, place) {
                     Some(kind) if lit.positive && words.member[r].is_none() && rule_by_rule(r as u32) => {
-                        *rules_by_kind.entry((g, r as u32, kind)).or_default() += 1;
+                        if !places_by_kind.entry((g, r as u32, kind)).or_default().insert(place) {
+                            ok[g as usize] = false;
+                        }
                     }
                     _ => ok[g as usize] = false,
                 }
             }
         }
     }
-    for ((g, _, _), count) in rules_by_kind {
-        if count < FAMILY_MIN {
+    for ((g, _, _), places) in places_by_kind {
+        if places.len() < FAMILY_MIN {
             ok[g as usize] = false;
         }
     }
