@@ -56,7 +56,7 @@ impl Emitter<'_> {
                 });
                 quote!([#(#rows),*])
             });
-            let doc = match width == words(self.ground.base.len()) {
+            let doc = match self.frames_every_word() {
                 true => quote! {
                     /// For every role and move, two words per state word, `keep` and `set`: a
                     /// next-state bit that the table gives holds when it holds now and one of the
@@ -153,18 +153,26 @@ impl Emitter<'_> {
 
     /// The words of a row of `keep` or `set`: `WORDS` when every state word holds framed bits.
     fn frame_width(&self) -> TokenStream {
-        let width = self.tables.as_ref().map_or(0, |t| t.frame_words.len());
-        match width == words(self.ground.base.len()) {
+        match self.frames_every_word() {
             true => quote!(WORDS),
-            false => Literal::usize_unsuffixed(width).into_token_stream(),
+            false => {
+                let width = self.tables.as_ref().map_or(0, |t| t.frame_words.len());
+                Literal::usize_unsuffixed(width).into_token_stream()
+            }
         }
+    }
+
+    /// Whether every state word holds framed bits, so that frame rows are written as they were
+    /// before rows held the framed words only.
+    fn frames_every_word(&self) -> bool {
+        self.tables.as_ref().is_some_and(|t| t.frame_words.len() == words(self.ground.base.len()))
     }
 
     /// Statements that or into `w` the state's words `frame_words` masked by `keep`, with
     /// `set`: a loop over every word when all are framed, one statement a word when few are,
     /// else a loop over the list of words.
     fn apply_frames(&self, frame_words: &[usize]) -> TokenStream {
-        if frame_words.len() == words(self.ground.base.len()) {
+        if self.frames_every_word() {
             return quote! {
                 for i in 0..WORDS {
                     w[i] |= (s.0[i] & keep[i]) | set[i];

@@ -54,7 +54,7 @@ pub(super) struct MoveTables {
     /// tables.
     pub framed: Vec<bool>,
     /// The state words that hold framed bits, in order: a row of the `keep` and `set` tables
-    /// has one word for each (hex's 174 state words have 11, its groups' boards being
+    /// has one word for each (4 of hex's 174 state words, its groups' boards being
     /// computed as node words).
     pub frame_words: Vec<usize>,
     /// For every role, `moves × frame_words.len()` words: the bits of `A` for that role's move.

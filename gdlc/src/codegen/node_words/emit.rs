@@ -131,10 +131,7 @@ impl Emitter<'_> {
         let used = self.move_kinds_read.borrow();
         let tables =
             self.words.move_kinds.iter().enumerate().filter(|(k, _)| used.contains(&(*k as u32))).map(|(k, kind)| {
-                let mut words = vec![0u64; self.ground.moves.len()];
-                for &(m, place) in &kind.places {
-                    words[m as usize] = 1 << place;
-                }
+                let words = kind.place_words(self.ground.moves.len());
                 let name = format_ident!("MOVE_PLACES_{}", k);
                 let len = Literal::usize_unsuffixed(words.len());
                 let words = words.into_iter().map(hex);
@@ -258,10 +255,7 @@ impl Body<'_> {
         }
         let words = &emitter.words;
         let kind_of = &words.move_kinds[kind as usize];
-        let mut move_place = vec![0u64; emitter.ground.moves.len()];
-        for &(m, place) in &kind_of.places {
-            move_place[m as usize] = 1 << place;
-        }
+        let move_place = kind_of.place_words(emitter.ground.moves.len());
         let tables = (super::transpose::source_words(words, group).into_iter())
             .map(|w| (w, super::transpose::table(words, group, w, anchors, &move_place)))
             .collect();

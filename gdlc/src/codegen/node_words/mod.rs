@@ -74,6 +74,18 @@ pub(super) struct MoveKind {
     pub places: Vec<(u32, u32)>,
 }
 
+impl MoveKind {
+    /// For each of the game's `moves`, the word of its place: the place's bit for the kind's
+    /// moves, else none.
+    pub(super) fn place_words(&self, moves: usize) -> Vec<u64> {
+        let mut words = vec![0u64; moves];
+        for &(m, place) in &self.places {
+            words[m as usize] = 1 << place;
+        }
+        words
+    }
+}
+
 /// A shape of rule among a group's members.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Template {

@@ -485,7 +485,7 @@ fn beside_two_words() -> NodeWords {
 #[test]
 fn tables_of_the_moves_test_a_group_at_the_move_without_its_word() {
     let words = beside_two_words();
-    let move_place: Vec<u64> = (0..64).map(|m| 1u64 << m).collect();
+    let move_place = words.move_kinds[0].place_words(64);
     let anchors = 0x00ff_ffff_0000_ffffu64;
     let sources = super::transpose::source_words(&words, 0);
     assert_eq!(sources, vec![3, 4]);
