@@ -60,7 +60,9 @@ pub fn layout(base: &[String], coordinates: &[Coordinates]) -> Option<Vec<u32>> 
             }
         };
         for (k, &fact) in block.iter().enumerate() {
-            bit_of[fact] = (start + k) as u32;
+            if let Some(fact) = fact {
+                bit_of[fact] = (start + k) as u32;
+            }
         }
     }
     let dense_words = base.len().div_ceil(WORD).max(1);
@@ -82,7 +84,7 @@ pub fn layout(base: &[String], coordinates: &[Coordinates]) -> Option<Vec<u32>> 
 /// is the one with the fewest values, unless that leaves blocks wider than a word and another
 /// argument leaves the board of another relation ([`shared_board`]). With whether a relation is
 /// led so.
-fn blocks(base: &[String], coordinates: &[Coordinates]) -> (Vec<Vec<usize>>, bool) {
+fn blocks(base: &[String], coordinates: &[Coordinates]) -> (Vec<Block>, bool) {
     // A relation with coordinates is grouped under its own arity, then read by them.
     let mut parsed: Vec<(String, Vec<String>)> = base.iter().map(|fact| split(fact)).collect();
     let mut relations: BTreeMap<(String, usize), Vec<usize>> = BTreeMap::new();
@@ -100,12 +102,20 @@ fn blocks(base: &[String], coordinates: &[Coordinates]) -> (Vec<Vec<usize>>, boo
     let fewest: Vec<Option<usize>> = relations.values().map(|facts| fewest_values(facts, &parsed)).collect();
     let boards: Vec<Option<Vec<Vec<&str>>>> =
         (relations.values().zip(&fewest)).map(|(facts, &outer)| board_of(facts, &parsed, outer?)).collect();
-    let leading: Vec<Option<usize>> = (relations.values().zip(&fewest).enumerate())
-        .map(|(r, (facts, &fewest))| shared_board(facts, &parsed, fewest, r, &boards).or(fewest))
+    let other_boards: Vec<Option<usize>> = (relations.values().zip(&fewest).enumerate())
+        .map(|(r, (facts, &fewest))| shared_board(facts, &parsed, fewest, r, &boards))
         .collect();
-    let shared = leading != fewest;
-    let mut blocks = Vec::new();
-    for (facts, outer) in relations.into_values().zip(leading) {
+    let mut shared = other_boards.iter().any(Option::is_some);
+    let mut blocks: Vec<Block> = Vec::new();
+    for ((facts, other_board), fewest) in relations.into_values().zip(other_boards).zip(fewest) {
+        if let Some(pair) = other_board.is_none().then(|| pair_boards(&facts, &parsed, fewest)).flatten() {
+            blocks.extend(pair);
+            shared = true;
+            continue;
+        }
+        let by_word_board = other_board.is_none().then(|| word_board(&facts, &parsed, fewest)).flatten();
+        shared |= by_word_board.is_some();
+        let outer = other_board.or(by_word_board).or(fewest);
         let arity = facts.first().map_or(0, |&f| parsed[f].1.len());
         let key = |f: usize| -> Vec<&str> {
             let args = &parsed[f].1;
@@ -126,12 +136,73 @@ fn blocks(base: &[String], coordinates: &[Coordinates]) -> (Vec<Vec<usize>>, boo
             if arity != 1 {
                 facts.sort_unstable();
             }
-            blocks.push(facts);
+            blocks.push(facts.into_iter().map(Some).collect());
             continue;
         };
-        blocks.extend(facts.chunk_by(|&a, &b| parsed[a].1[outer] == parsed[b].1[outer]).map(<[usize]>::to_vec));
+        blocks.extend(
+            facts
+                .chunk_by(|&a, &b| parsed[a].1[outer] == parsed[b].1[outer])
+                .map(|c| c.iter().copied().map(Some).collect()),
+        );
     }
     (blocks, shared)
+}
+
+/// A block of facts laid out at consecutive bits, `None` for a bit no fact takes.
+type Block = Vec<Option<usize>>;
+
+/// When a relation of four arguments or more is not led by another relation's board, and its
+/// fewest values leave blocks wider than a word or unlike each other, the blocks led by a pair
+/// of arguments whose other arguments' values, over all the facts, are a
+/// board that fills more than half a word: chess's `(cell ?x ?y ?player ?piece)`, each player's
+/// piece a board of the 64 cells. A pair whose facts miss some cells (pawns never on the first
+/// and last rows) keeps those cells' bits empty, so that every board has each cell at the same
+/// bit.
+fn pair_boards(facts: &[usize], parsed: &[(String, Vec<String>)], fewest: Option<usize>) -> Option<Vec<Block>> {
+    let arity = facts.first().map_or(0, |&f| parsed[f].1.len());
+    if arity < 4 || fewest.is_some_and(|o| board_of(facts, parsed, o).is_some_and(|board| board.len() <= WORD)) {
+        return None;
+    }
+    let rest = |f: usize, pair: (usize, usize)| -> Vec<&str> {
+        (0..arity).filter(|&a| a != pair.0 && a != pair.1).map(|a| parsed[f].1[a].as_str()).collect()
+    };
+    let lead = |f: usize, pair: (usize, usize)| -> Vec<&str> {
+        vec![parsed[f].1[pair.0].as_str(), parsed[f].1[pair.1].as_str()]
+    };
+    let mut best: Option<(usize, (usize, usize))> = None;
+    for a in 0..arity {
+        for b in a + 1..arity {
+            let cells: BTreeSet<Vec<&str>> = facts.iter().map(|&f| rest(f, (a, b))).collect();
+            let leads: BTreeSet<Vec<&str>> = facts.iter().map(|&f| lead(f, (a, b))).collect();
+            let fits = cells.len() <= WORD && 2 * cells.len() > WORD && leads.len() >= 2;
+            if fits && best.is_none_or(|(len, _)| cells.len() > len) {
+                best = Some((cells.len(), (a, b)));
+            }
+        }
+    }
+    let (_, pair) = best?;
+    let mut cells: Vec<Vec<&str>> = facts.iter().map(|&f| rest(f, pair)).collect();
+    cells.sort_by(|x, y| compare_keys(x, y));
+    cells.dedup();
+    let mut by_lead: BTreeMap<Vec<&str>, Vec<usize>> = BTreeMap::new();
+    for &f in facts {
+        by_lead.entry(lead(f, pair)).or_default().push(f);
+    }
+    let mut leads: Vec<Vec<&str>> = by_lead.keys().cloned().collect();
+    leads.sort_by(|x, y| compare_keys(x, y));
+    let blocks = leads
+        .iter()
+        .map(|value| {
+            let mut block: Block = vec![None; cells.len()];
+            for &f in &by_lead[value] {
+                if let Ok(k) = cells.binary_search_by(|cell| compare_keys(cell, &rest(f, pair))) {
+                    block[k] = Some(f);
+                }
+            }
+            block
+        })
+        .collect();
+    Some(blocks)
 }
 
 /// The argument of a relation's facts with the fewest values; of equal counts, the last one.
@@ -191,6 +262,24 @@ fn shared_board(
         let another = boards.iter().enumerate().any(|(r, b)| r != relation && b.as_ref() == Some(&board));
         another.then_some(a)
     })
+}
+
+/// When `fewest`, the argument with the fewest values, leaves blocks wider than a word, the
+/// argument whose blocks are the widest boards that fit in a word and fill more than half of
+/// it: skirmish's `(location ?x ?y ?piece)` led by the piece, each piece's 64 cells one word,
+/// rather than by a row of 96 facts. (hex's `(cell ?row ?column ?colour)` stays led by the
+/// colour: its rows' blocks of 18 facts are no board.)
+fn word_board(facts: &[usize], parsed: &[(String, Vec<String>)], fewest: Option<usize>) -> Option<usize> {
+    if board_of(facts, parsed, fewest?).is_none_or(|own| own.len() <= WORD) {
+        return None;
+    }
+    let arity = facts.first().map_or(0, |&f| parsed[f].1.len());
+    (0..arity)
+        .filter(|&a| Some(a) != fewest)
+        .filter_map(|a| Some((board_of(facts, parsed, a)?.len(), a)))
+        .filter(|&(len, _)| len <= WORD && 2 * len > WORD)
+        .max_by_key(|&(len, a)| (len, std::cmp::Reverse(a)))
+        .map(|(_, a)| a)
 }
 
 /// Whether `facts` (one relation's, sorted by the leading argument `outer` first) have, for every
@@ -275,178 +364,4 @@ fn renumber(ground: &mut Ground, bit_of: &[u32]) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn facts(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn a_colour_board_is_one_block_in_board_order() {
-        // Two colours on a 10-cell row: the numbers order by value, and each colour's cells
-        // are contiguous.
-        let mut base = Vec::new();
-        for x in 1..=10 {
-            for c in ["red", "white"] {
-                base.push(format!("(cell {x} {c})"));
-            }
-        }
-        base.sort();
-        let bit_of = layout(&base, &[]).expect("a new layout");
-        let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
-        assert_eq!(bit("(cell 2 red)"), bit("(cell 1 red)") + 1);
-        assert_eq!(bit("(cell 10 red)"), bit("(cell 1 red)") + 9);
-        assert_eq!(bit("(cell 10 white)"), bit("(cell 1 white)") + 9);
-    }
-
-    #[test]
-    fn a_counter_is_laid_out_in_the_order_of_its_numbers() {
-        // Byte order puts (step 10) between (step 1) and (step 2); by value, each step is the
-        // bit after the one before, so that a word of next values is a shift of the counter.
-        let mut base: Vec<String> = (1..=12).map(|k| format!("(step {k})")).collect();
-        base.push("(control red)".to_string());
-        base.push("(control white)".to_string());
-        base.sort();
-        let bit_of = layout(&base, &[]).expect("a new layout");
-        let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
-        for k in 1..12 {
-            assert_eq!(bit(&format!("(step {})", k + 1)), bit(&format!("(step {k})")) + 1, "step {k}");
-        }
-    }
-
-    #[test]
-    fn a_block_that_fits_a_word_stays_within_one() {
-        // Two 42-fact boards and two single facts: each board within one word, in two words.
-        let mut base = facts(&["(control red)", "(control white)"]);
-        for x in 1..=7 {
-            for y in 1..=6 {
-                base.push(format!("(cell {x} {y} red)"));
-                base.push(format!("(cell {x} {y} white)"));
-            }
-        }
-        base.sort();
-        let bit_of = layout(&base, &[]).expect("a new layout");
-        for colour in ["red", "white"] {
-            let bits: Vec<u32> = (0..base.len())
-                .filter(|&i| base[i].ends_with(&format!(" {colour})")) && base[i].starts_with("(cell"))
-                .map(|i| bit_of[i])
-                .collect();
-            assert_eq!(bits.len(), 42);
-            assert!(bits.iter().all(|&b| b / 64 == bits[0] / 64), "{colour}: {bits:?}");
-        }
-        assert!(bit_of.iter().all(|&b| b < 128));
-        let mut sorted = bit_of.clone();
-        sorted.sort_unstable();
-        sorted.dedup();
-        assert_eq!(sorted.len(), base.len(), "every fact has its own bit");
-    }
-
-    #[test]
-    fn a_relation_wider_than_a_word_takes_the_board_of_another() {
-        // Hex's groups: (connected k m n) for 3 groups on a 9x9 board beside (cell m n colour).
-        // Led by its fewest values (a column), each block would hold 27 facts of 3 groups;
-        // led by the group, each group is a board of 81 cells like each colour's, from a word.
-        let mut base = Vec::new();
-        let rows = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
-        for m in rows {
-            for n in 1..=9 {
-                for colour in ["blue", "red"] {
-                    base.push(format!("(cell {m} {n} {colour})"));
-                }
-                for k in 1..=12 {
-                    base.push(format!("(connected {k} {m} {n})"));
-                }
-            }
-        }
-        base.sort();
-        let bit_of = layout(&base, &[]).expect("a new layout");
-        let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
-        for k in 1..=12 {
-            let first = bit(&format!("(connected {k} a 1)"));
-            assert_eq!(first % 64, 0, "group {k} starts a word");
-            assert_eq!(bit(&format!("(connected {k} b 1)")), first + 9);
-            assert_eq!(bit(&format!("(connected {k} i 9)")), first + 80);
-        }
-        assert_eq!(bit("(cell a 1 red)") % 64, 0);
-        assert_eq!(bit("(cell i 9 red)"), bit("(cell a 1 red)") + 80);
-    }
-
-    #[test]
-    fn a_relation_is_not_led_by_its_own_board() {
-        // Pieces on an 8x8 board, (location x y piece): led by a row, each block is 96 facts of
-        // (column, piece); led by a column, the same 96 names of (row, piece). That is the
-        // relation's own board, not another's: no new layout, as for any relation whose blocks
-        // need more words than its facts.
-        let mut base = Vec::new();
-        for x in 1..=8 {
-            for y in 1..=8 {
-                for piece in ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"] {
-                    base.push(format!("(location {x} {y} {piece})"));
-                }
-            }
-        }
-        base.sort();
-        assert_eq!(layout(&base, &[]), None);
-    }
-
-    #[test]
-    fn coordinates_order_a_board() {
-        // Two quadrants of two cells, (c q i colour), whose board columns are 1, 2 for
-        // quadrant 1 and 3, 4 for quadrant 2, listed in the other order: column 1 is quadrant
-        // 2's first cell. Each colour's board is then in column order.
-        let mut base = Vec::new();
-        for q in 1..=2 {
-            for i in 1..=2 {
-                for colour in ["o", "x"] {
-                    base.push(format!("(c {q} {i} {colour})"));
-                }
-            }
-        }
-        base.sort();
-        let key = |q: &str, i: &str| vec![q.to_string(), i.to_string()];
-        let column = |k: u32| vec![k.to_string()];
-        let map = [
-            (key("2", "1"), column(1)),
-            (key("2", "2"), column(2)),
-            (key("1", "1"), column(3)),
-            (key("1", "2"), column(4)),
-        ];
-        let coordinates =
-            Coordinates { relation: ("c".to_string(), 3), positions: vec![0, 1], map: map.into_iter().collect() };
-        let bit_of = layout(&base, &[coordinates]).expect("a new layout");
-        let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
-        for colour in ["o", "x"] {
-            let bits: Vec<u32> =
-                ["(c 2 1", "(c 2 2", "(c 1 1", "(c 1 2"].iter().map(|c| bit(&format!("{c} {colour})"))).collect();
-            assert!(bits.windows(2).all(|w| w[1] == w[0] + 1), "{colour}: {bits:?}");
-        }
-    }
-
-    #[test]
-    fn boards_of_different_cells_per_colour_stay_in_byte_order() {
-        // Blanks on every cell, pieces on half of them: not one board per value.
-        let mut base = Vec::new();
-        for x in 1..=4 {
-            base.push(format!("(cell {x} b)"));
-            if x % 2 == 0 {
-                base.push(format!("(cell {x} s)"));
-            }
-        }
-        base.sort();
-        assert_eq!(layout(&base, &[]), None);
-    }
-
-    #[test]
-    fn no_new_layout_when_it_needs_more_words() {
-        // Three blocks of 40 facts fit two words only when one of them is split.
-        let mut base = Vec::new();
-        for c in ["a", "b", "c"] {
-            for x in 1..=40 {
-                base.push(format!("(p {x} {c})"));
-            }
-        }
-        base.sort();
-        assert_eq!(layout(&base, &[]), None);
-    }
-}
+mod tests;

@@ -1,0 +1,239 @@
+//! Tests of the state layout: boards of a colour, of a piece, of another relation.
+
+use super::*;
+
+fn facts(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn a_colour_board_is_one_block_in_board_order() {
+    // Two colours on a 10-cell row: the numbers order by value, and each colour's cells
+    // are contiguous.
+    let mut base = Vec::new();
+    for x in 1..=10 {
+        for c in ["red", "white"] {
+            base.push(format!("(cell {x} {c})"));
+        }
+    }
+    base.sort();
+    let bit_of = layout(&base, &[]).expect("a new layout");
+    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    assert_eq!(bit("(cell 2 red)"), bit("(cell 1 red)") + 1);
+    assert_eq!(bit("(cell 10 red)"), bit("(cell 1 red)") + 9);
+    assert_eq!(bit("(cell 10 white)"), bit("(cell 1 white)") + 9);
+}
+
+#[test]
+fn a_counter_is_laid_out_in_the_order_of_its_numbers() {
+    // Byte order puts (step 10) between (step 1) and (step 2); by value, each step is the
+    // bit after the one before, so that a word of next values is a shift of the counter.
+    let mut base: Vec<String> = (1..=12).map(|k| format!("(step {k})")).collect();
+    base.push("(control red)".to_string());
+    base.push("(control white)".to_string());
+    base.sort();
+    let bit_of = layout(&base, &[]).expect("a new layout");
+    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    for k in 1..12 {
+        assert_eq!(bit(&format!("(step {})", k + 1)), bit(&format!("(step {k})")) + 1, "step {k}");
+    }
+}
+
+#[test]
+fn a_block_that_fits_a_word_stays_within_one() {
+    // Two 42-fact boards and two single facts: each board within one word, in two words.
+    let mut base = facts(&["(control red)", "(control white)"]);
+    for x in 1..=7 {
+        for y in 1..=6 {
+            base.push(format!("(cell {x} {y} red)"));
+            base.push(format!("(cell {x} {y} white)"));
+        }
+    }
+    base.sort();
+    let bit_of = layout(&base, &[]).expect("a new layout");
+    for colour in ["red", "white"] {
+        let bits: Vec<u32> = (0..base.len())
+            .filter(|&i| base[i].ends_with(&format!(" {colour})")) && base[i].starts_with("(cell"))
+            .map(|i| bit_of[i])
+            .collect();
+        assert_eq!(bits.len(), 42);
+        assert!(bits.iter().all(|&b| b / 64 == bits[0] / 64), "{colour}: {bits:?}");
+    }
+    assert!(bit_of.iter().all(|&b| b < 128));
+    let mut sorted = bit_of.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(sorted.len(), base.len(), "every fact has its own bit");
+}
+
+#[test]
+fn a_relation_wider_than_a_word_takes_the_board_of_another() {
+    // Hex's groups: (connected k m n) for 3 groups on a 9x9 board beside (cell m n colour).
+    // Led by its fewest values (a column), each block would hold 27 facts of 3 groups;
+    // led by the group, each group is a board of 81 cells like each colour's, from a word.
+    let mut base = Vec::new();
+    let rows = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
+    for m in rows {
+        for n in 1..=9 {
+            for colour in ["blue", "red"] {
+                base.push(format!("(cell {m} {n} {colour})"));
+            }
+            for k in 1..=12 {
+                base.push(format!("(connected {k} {m} {n})"));
+            }
+        }
+    }
+    base.sort();
+    let bit_of = layout(&base, &[]).expect("a new layout");
+    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    for k in 1..=12 {
+        let first = bit(&format!("(connected {k} a 1)"));
+        assert_eq!(first % 64, 0, "group {k} starts a word");
+        assert_eq!(bit(&format!("(connected {k} b 1)")), first + 9);
+        assert_eq!(bit(&format!("(connected {k} i 9)")), first + 80);
+    }
+    assert_eq!(bit("(cell a 1 red)") % 64, 0);
+    assert_eq!(bit("(cell i 9 red)"), bit("(cell a 1 red)") + 80);
+}
+
+#[test]
+fn pieces_on_a_board_of_a_word_are_led_by_the_piece() {
+    // Pieces on an 8x8 board, (location x y piece): led by a row (the fewest values), each
+    // block would be 96 facts of (column, piece); led by the piece, each piece's board is
+    // the 64 cells of one word, in the order of the cells.
+    let mut base = Vec::new();
+    let pieces = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"];
+    for x in 1..=8 {
+        for y in 1..=8 {
+            for piece in pieces {
+                base.push(format!("(location {x} {y} {piece})"));
+            }
+        }
+    }
+    base.sort();
+    let bit_of = layout(&base, &[]).expect("a new layout");
+    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    for piece in pieces {
+        let first = bit(&format!("(location 1 1 {piece})"));
+        assert_eq!(first % 64, 0, "{piece} starts a word");
+        assert_eq!(bit(&format!("(location 1 2 {piece})")), first + 1);
+        assert_eq!(bit(&format!("(location 2 1 {piece})")), first + 8);
+        assert_eq!(bit(&format!("(location 8 8 {piece})")), first + 63);
+    }
+}
+
+#[test]
+fn a_player_and_a_piece_lead_a_board_of_a_word_with_holes() {
+    // Chess's (cell x y player piece): led by the player (the fewest values), a block would
+    // be 184 facts. Led by the player and the piece, each is a board of the 64 cells from a
+    // word, the pawns' (never on the first or last row) with those rows' bits empty.
+    let mut base = Vec::new();
+    for x in ["a", "b", "c", "d", "e", "f", "g", "h"] {
+        for y in 1..=8 {
+            for player in ["black", "white"] {
+                for piece in ["king", "knight", "pawn"] {
+                    if piece != "pawn" || (2..=7).contains(&y) {
+                        base.push(format!("(cell {x} {y} {player} {piece})"));
+                    }
+                }
+            }
+        }
+    }
+    base.sort();
+    let bit_of = layout(&base, &[]).expect("a new layout");
+    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    for player in ["black", "white"] {
+        for piece in ["king", "knight", "pawn"] {
+            let first = match piece {
+                "pawn" => bit(&format!("(cell a 2 {player} {piece})")) - 1,
+                _ => bit(&format!("(cell a 1 {player} {piece})")),
+            };
+            assert_eq!(first % 64, 0, "{player} {piece} starts a word");
+            assert_eq!(bit(&format!("(cell a 7 {player} {piece})")), first + 6);
+            assert_eq!(bit(&format!("(cell b 2 {player} {piece})")), first + 9);
+            assert_eq!(bit(&format!("(cell h 7 {player} {piece})")), first + 62);
+        }
+    }
+    let mut bits = bit_of.clone();
+    bits.sort_unstable();
+    bits.dedup();
+    assert_eq!(bits.len(), base.len(), "every fact has its own bit");
+}
+
+#[test]
+fn a_relation_is_not_led_by_a_block_of_less_than_half_a_word() {
+    // Two colours on a 9x9 board: a colour's 81 cells are wider than a word, and a row's
+    // 18 facts of (column, colour) are no board. Led by the colour, the two boards would
+    // take four words where byte order takes three, so the facts keep byte order; led by
+    // the row, they would fit in three.
+    let mut base = Vec::new();
+    for m in ["a", "b", "c", "d", "e", "f", "g", "h", "i"] {
+        for n in 1..=9 {
+            for colour in ["blue", "red"] {
+                base.push(format!("(cell {m} {n} {colour})"));
+            }
+        }
+    }
+    base.sort();
+    assert_eq!(layout(&base, &[]), None);
+}
+
+#[test]
+fn coordinates_order_a_board() {
+    // Two quadrants of two cells, (c q i colour), whose board columns are 1, 2 for
+    // quadrant 1 and 3, 4 for quadrant 2, listed in the other order: column 1 is quadrant
+    // 2's first cell. Each colour's board is then in column order.
+    let mut base = Vec::new();
+    for q in 1..=2 {
+        for i in 1..=2 {
+            for colour in ["o", "x"] {
+                base.push(format!("(c {q} {i} {colour})"));
+            }
+        }
+    }
+    base.sort();
+    let key = |q: &str, i: &str| vec![q.to_string(), i.to_string()];
+    let column = |k: u32| vec![k.to_string()];
+    let map = [
+        (key("2", "1"), column(1)),
+        (key("2", "2"), column(2)),
+        (key("1", "1"), column(3)),
+        (key("1", "2"), column(4)),
+    ];
+    let coordinates =
+        Coordinates { relation: ("c".to_string(), 3), positions: vec![0, 1], map: map.into_iter().collect() };
+    let bit_of = layout(&base, &[coordinates]).expect("a new layout");
+    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    for colour in ["o", "x"] {
+        let bits: Vec<u32> =
+            ["(c 2 1", "(c 2 2", "(c 1 1", "(c 1 2"].iter().map(|c| bit(&format!("{c} {colour})"))).collect();
+        assert!(bits.windows(2).all(|w| w[1] == w[0] + 1), "{colour}: {bits:?}");
+    }
+}
+
+#[test]
+fn boards_of_different_cells_per_colour_stay_in_byte_order() {
+    // Blanks on every cell, pieces on half of them: not one board per value.
+    let mut base = Vec::new();
+    for x in 1..=4 {
+        base.push(format!("(cell {x} b)"));
+        if x % 2 == 0 {
+            base.push(format!("(cell {x} s)"));
+        }
+    }
+    base.sort();
+    assert_eq!(layout(&base, &[]), None);
+}
+
+#[test]
+fn no_new_layout_when_it_needs_more_words() {
+    // Three blocks of 40 facts fit two words only when one of them is split.
+    let mut base = Vec::new();
+    for c in ["a", "b", "c"] {
+        for x in 1..=40 {
+            base.push(format!("(p {x} {c})"));
+        }
+    }
+    base.sort();
+    assert_eq!(layout(&base, &[]), None);
+}
