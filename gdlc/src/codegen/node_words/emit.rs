@@ -125,23 +125,41 @@ impl Emitter<'_> {
         }
     }
 
-    /// For every kind of move that the generated templates read, the table of the word of every
-    /// move: the bit of its place for the kind's moves, else none.
+    /// For every role with a kind of move that the generated templates read, the table of every
+    /// move's kind and place (`kind * 64 + place`, `u32::MAX` for a move of no kind), and the
+    /// function that reads a kind's word from it. One small table a role, rather than one a kind:
+    /// a step reads one entry a role instead of a cache line of each kind's table.
     pub(crate) fn move_place_tables(&self) -> TokenStream {
         let used = self.move_kinds_read.borrow();
-        let tables =
-            self.words.move_kinds.iter().enumerate().filter(|(k, _)| used.contains(&(*k as u32))).map(|(k, kind)| {
-                let words = kind.place_words(self.ground.moves.len());
-                let name = format_ident!("MOVE_PLACES_{}", k);
-                let len = Literal::usize_unsuffixed(words.len());
-                let words = words.into_iter().map(hex);
-                let doc = format!("The bit of the place of each of role {}'s moves of one kind, by move.", kind.role);
-                quote! {
-                    #[doc = #doc]
-                    static #name: [u64; #len] = [#(#words),*];
+        let roles: BTreeSet<u32> = used.iter().map(|&k| self.words.move_kinds[k as usize].role).collect();
+        if roles.is_empty() {
+            return TokenStream::new();
+        }
+        let tables = roles.into_iter().map(|role| {
+            let mut entries = vec![u32::MAX; self.ground.moves.len()];
+            for (k, kind) in self.words.move_kinds.iter().enumerate().filter(|(_, kind)| kind.role == role) {
+                for &(m, place) in &kind.places {
+                    entries[m as usize] = k as u32 * 64 + place;
                 }
-            });
-        quote!(#(#tables)*)
+            }
+            let name = format_ident!("MOVE_KIND_PLACES_{}", role);
+            let len = Literal::usize_unsuffixed(entries.len());
+            let entries = entries.into_iter().map(Literal::u32_unsuffixed);
+            let doc = format!("The kind and place of each of role {role}'s moves, as `kind * 64 + place`, by move.");
+            quote! {
+                #[doc = #doc]
+                static #name: [u32; #len] = [#(#entries),*];
+            }
+        });
+        quote! {
+            #(#tables)*
+            /// The word of a move's place when the move (`kind_place`, its kind times 64 and its
+            /// place) is of kind `kind`, else no bit.
+            #[inline(always)]
+            fn kind_place(kind_place: u32, kind: u32) -> u64 {
+                0u64.wrapping_sub(u64::from(kind_place >> 6 == kind)) & (1u64 << (kind_place & 63))
+            }
+        }
     }
 
     /// The name of the table of moves with `words` (see [`Body::transposed_tables`]), one per
@@ -525,9 +543,10 @@ impl Body<'_> {
             }
             WordLit::Does { kind, shift, positive } => {
                 self.emitter.move_kinds_read.borrow_mut().insert(kind);
-                let role = Literal::u32_unsuffixed(self.emitter.words.move_kinds[kind as usize].role);
-                let table = format_ident!("MOVE_PLACES_{}", kind);
-                (shifted(quote!(#table[joint[#role].0 as usize]), shift), positive)
+                let role = self.emitter.words.move_kinds[kind as usize].role;
+                let table = format_ident!("MOVE_KIND_PLACES_{}", role);
+                let (role, kind) = (Literal::u32_unsuffixed(role), Literal::u32_unsuffixed(kind));
+                (shifted(quote!(kind_place(#table[joint[#role].0 as usize], #kind)), shift), positive)
             }
             WordLit::Table { word, shift, positive } => {
                 let w = Literal::u32_unsuffixed(word);

@@ -44,7 +44,7 @@ const GROUP_MIN: usize = 8;
 const ASSUMED_ROUNDS: usize = 6;
 
 /// The most templates of a group: each is a term of its word's expression.
-const MAX_TEMPLATES: usize = 128;
+const MAX_TEMPLATES: usize = 512;
 
 /// A literal of a template, as a word whose bit `p` is the literal's value for the member at
 /// place `p`.

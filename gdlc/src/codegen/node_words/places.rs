@@ -11,8 +11,9 @@ use std::collections::{BTreeMap, BTreeSet};
 const MAX_NAME_ATOMS: usize = 8;
 
 /// The place of every move of each role that names one (the first coordinates among the
-/// atoms of its name, longest first), and its kind: the role, the rest of the name, and the
-/// word of a board wider than a word that the place is in.
+/// atoms of its name, longest first), and its kind: the role, the rest of the name (a second
+/// place in it, where a piece goes, as its distance from the first), and the word of a board
+/// wider than a word that the place is in.
 pub(super) fn move_places(ground: &Ground, coordinates: &Coordinates) -> (MovePlaces, Vec<MoveKind>) {
     let lengths: BTreeSet<usize> = coordinates.keys().map(Vec::len).collect();
     let mut kinds: BTreeMap<(u32, String, Vec<String>, u32), u32> = BTreeMap::new();
@@ -38,8 +39,16 @@ pub(super) fn move_places(ground: &Ground, coordinates: &Coordinates) -> (MovePl
                 }
             }
             let Some((at, (q, word))) = found else { continue };
-            let rest: Vec<String> =
-                atoms.iter().enumerate().filter(|(j, _)| !at.contains(j)).map(|(_, a)| a.clone()).collect();
+            let rest = match second_place(&atoms, &at, coordinates) {
+                Some((to, (q2, word2))) => {
+                    let used: Vec<usize> = at.iter().chain(&to).copied().collect();
+                    let mut rest = rest_of(&atoms, &used);
+                    let distance = i64::from(word2) * 64 + i64::from(q2) - (i64::from(word) * 64 + i64::from(q));
+                    rest.push(format!("#distance {distance}"));
+                    rest
+                }
+                None => rest_of(&atoms, &at),
+            };
             let next = kinds.len() as u32;
             let kind = *kinds.entry((role as u32, head_of(name), rest, word)).or_insert(next);
             if kind as usize == move_kinds.len() {
@@ -52,9 +61,25 @@ pub(super) fn move_places(ground: &Ground, coordinates: &Coordinates) -> (MovePl
     (places, move_kinds)
 }
 
+/// The coordinates of a second place among the atoms of a move's name past those at `at` (the
+/// cell a piece goes to), with that place: such a move's kind is told by the distance between
+/// its two places, so that every move two cells up is one kind.
+fn second_place(atoms: &[String], at: &[usize], coordinates: &Coordinates) -> Option<(Vec<usize>, (u32, u32))> {
+    let others: Vec<usize> = (0..atoms.len()).filter(|j| !at.contains(j)).collect();
+    let mut found = None;
+    subsequences(others.len(), at.len(), &mut Vec::new(), 0, &mut |picked| {
+        if found.is_none() {
+            let to: Vec<usize> = picked.iter().map(|&k| others[k]).collect();
+            let key: Vec<String> = to.iter().map(|&k| atoms[k].clone()).collect();
+            found = coordinates.get(&key).map(|&place| (to, place));
+        }
+    });
+    found
+}
+
 /// The place of every base fact on a board, when it has one, and the coordinates that name
 /// each place. A relation's facts are on a board when leaving out one argument (the colour, the
-/// mark) leaves coordinates of at least two atoms that name one bit within a word for each
+/// mark), or two (a player and a piece), leaves coordinates of at least two atoms that name one bit within a word for each
 /// value of the argument left out, every value's board the same cells at the same distances
 /// (two colours of a small board may share a word, one after the other). A place is the bit of
 /// the coordinates in the board of the value that comes first; a template reads another
@@ -77,26 +102,43 @@ pub(super) fn board(base: &[String]) -> (Vec<Option<u32>>, Coordinates) {
             continue;
         }
         // The argument left out: of those that leave every value the same board, the one with
-        // the fewest values; with the place of every coordinates.
-        let mut best: Option<(usize, usize, BTreeMap<Vec<String>, u32>)> = None;
-        for j in 0..arity {
-            let Some(at) = boards_by(facts, j) else { continue };
-            let values: BTreeSet<&String> = facts.iter().map(|(_, atoms)| &atoms[j]).collect();
-            if best.as_ref().is_none_or(|(v, _, _)| values.len() < *v) {
-                best = Some((values.len(), j, at));
+        // the fewest values; else a pair of them (a player and a piece); with the place of every
+        // coordinates.
+        let best_of = |sets: &mut dyn Iterator<Item = Vec<usize>>| {
+            let mut best: Option<LeftOut> = None;
+            for left_out in sets {
+                let Some(at) = boards_by(facts, &left_out) else { continue };
+                let values: BTreeSet<Vec<&String>> =
+                    facts.iter().map(|(_, atoms)| left_out.iter().map(|&j| &atoms[j]).collect()).collect();
+                if best.as_ref().is_none_or(|(v, _, _)| values.len() < *v) {
+                    best = Some((values.len(), left_out, at));
+                }
             }
+            best
+        };
+        let mut best = best_of(&mut (0..arity).map(|j| vec![j]));
+        // Boards that span words by one argument left out may each be one word by two (a
+        // player's pieces: `(cell ?x ?y ?player ?piece)`), when two leave coordinates of two
+        // atoms or more.
+        if arity >= 4 && best.as_ref().is_none_or(|(_, left_out, _)| !in_one_word(facts, left_out)) {
+            let pairs = (0..arity).flat_map(|a| (a + 1..arity).map(move |b| vec![a, b]));
+            let pair = best_of(&mut pairs.filter(|left_out| in_one_word(facts, left_out)));
+            best = pair.or(best);
         }
-        let Some((_, j, at)) = best else { continue };
+        let Some((_, left_out, at)) = best else { continue };
+        let value_of = |atoms: &[String]| -> Vec<String> { left_out.iter().map(|&j| atoms[j].clone()).collect() };
+        let key_of = |atoms: &[String]| -> Vec<String> {
+            (0..atoms.len()).filter(|j| !left_out.contains(j)).map(|j| atoms[j].clone()).collect()
+        };
         // A board wider than a word goes on in the words after its first.
-        let mut first_word: BTreeMap<&String, usize> = BTreeMap::new();
+        let mut first_word: BTreeMap<Vec<String>, usize> = BTreeMap::new();
         for (i, atoms) in facts {
-            let word = first_word.entry(&atoms[j]).or_insert(i / 64);
+            let word = first_word.entry(value_of(atoms)).or_insert(i / 64);
             *word = (*word).min(i / 64);
         }
         for (i, atoms) in facts {
-            let mut key = atoms.clone();
-            key.remove(j);
-            let word = (i / 64 - first_word[&atoms[j]]) as u32;
+            let key = key_of(atoms);
+            let word = (i / 64 - first_word[&value_of(atoms)]) as u32;
             places.entry(key.clone()).or_default().insert((at[&key], word));
             facts_at.entry(key).or_default().push(*i);
         }
@@ -119,19 +161,32 @@ pub(super) fn board(base: &[String]) -> (Vec<Option<u32>>, Coordinates) {
     (base_place, coordinates)
 }
 
-/// The boards of `facts` with argument `j` left out: for every coordinates (the other
+/// Arguments left out of a relation's facts to leave coordinates: the number of their values,
+/// their positions, and the place of every coordinates.
+type LeftOut = (usize, Vec<usize>, BTreeMap<Vec<String>, u32>);
+
+/// Whether each value of the arguments `left_out` has its facts within one word.
+fn in_one_word(facts: &[(usize, Vec<String>)], left_out: &[usize]) -> bool {
+    let mut words: BTreeMap<Vec<&String>, BTreeSet<usize>> = BTreeMap::new();
+    for (i, atoms) in facts {
+        words.entry(left_out.iter().map(|&j| &atoms[j]).collect()).or_default().insert(i / 64);
+    }
+    words.values().all(|words| words.len() == 1)
+}
+
+/// The boards of `facts` with the arguments `left_out` left out: for every coordinates (the other
 /// arguments), its bit, when there are two values or more and the coordinates name one bit
 /// in every value's board; or else its bit in the first value's board, when every value has
 /// the same coordinates, each value's bits are the first value's moved by one distance, no
 /// two values' bits interleave, and the first value's bits are distinct.
-fn boards_by(facts: &[(usize, Vec<String>)], j: usize) -> Option<BTreeMap<Vec<String>, u32>> {
-    let mut by_value: BTreeMap<&String, BTreeMap<Vec<String>, u32>> = BTreeMap::new();
+fn boards_by(facts: &[(usize, Vec<String>)], left_out: &[usize]) -> Option<BTreeMap<Vec<String>, u32>> {
+    let mut by_value: BTreeMap<Vec<&String>, BTreeMap<Vec<String>, u32>> = BTreeMap::new();
     let mut aligned: BTreeMap<Vec<String>, BTreeSet<u32>> = BTreeMap::new();
     for (i, atoms) in facts {
-        let mut key = atoms.clone();
-        key.remove(j);
+        let key: Vec<String> = (0..atoms.len()).filter(|j| !left_out.contains(j)).map(|j| atoms[j].clone()).collect();
+        let value: Vec<&String> = left_out.iter().map(|&j| &atoms[j]).collect();
         aligned.entry(key.clone()).or_default().insert(*i as u32 % 64);
-        by_value.entry(&atoms[j]).or_default().insert(key, *i as u32 % 64);
+        by_value.entry(value).or_default().insert(key, *i as u32 % 64);
     }
     if by_value.len() < 2 {
         return None;
@@ -177,6 +232,10 @@ pub(super) type Coordinates = BTreeMap<Vec<String>, (u32, u32)>;
 enum PlaceBy {
     /// From the coordinates at these positions among the atoms of the name.
     Name(Vec<usize>),
+    /// From the coordinates at the first positions, with the coordinates at the second told
+    /// by their distance from the first: `(move 1 2 1 4)` at cell (1, 2), grouped with every
+    /// move two cells up.
+    Relative(Vec<usize>, Vec<usize>),
     /// From the first literal of the first rule: a base fact's place, or a node's.
     FirstLiteral,
     /// The bit of the base fact whose next value the node is.
@@ -187,7 +246,8 @@ enum PlaceBy {
 /// program first evaluates them) are placed in the way, among those their names and rules
 /// allow, that puts the most of them in groups: `((aux 1) 3 3 5 4)`, a part of a rule split by
 /// decomposition, is placed by the cell its first rule reads, not by the first pair of its
-/// arguments.
+/// arguments; `(legal white (move 1 2 1 4))` by its first cell, in a group with the moves of
+/// the same distance between their cells.
 pub(super) fn places(
     ground: &Ground,
     excluded: &[bool],
@@ -228,6 +288,13 @@ pub(super) fn places(
                 });
             }
         }
+        let named: Vec<Vec<usize>> =
+            options.iter().filter_map(|o| if let PlaceBy::Name(at) = o { Some(at.clone()) } else { None }).collect();
+        for from in &named {
+            for to in named.iter().filter(|to| to.len() == from.len() && to.iter().all(|j| !from.contains(j))) {
+                options.insert(PlaceBy::Relative(from.clone(), to.clone()));
+            }
+        }
         options.insert(PlaceBy::FirstLiteral);
         if nodes.iter().all(|&i| board.own[i].is_some()) {
             options.insert(PlaceBy::OwnBit);
@@ -241,7 +308,7 @@ pub(super) fn places(
             let mut local: BTreeMap<usize, u32> = BTreeMap::new();
             for (k, &i) in nodes.iter().enumerate() {
                 let at = match &option {
-                    PlaceBy::Name(at) => {
+                    PlaceBy::Name(at) | PlaceBy::Relative(at, _) => {
                         let key: Option<Vec<String>> = at.iter().map(|&j| atoms[k].get(j).cloned()).collect();
                         key.and_then(|key| coordinates.get(&key).map(|&(place, _)| place))
                     }
@@ -268,6 +335,7 @@ pub(super) fn places(
                 let Some(&p) = local.get(&i) else { continue };
                 let shape = match &option {
                     PlaceBy::Name(used) => rest_at(&atoms[k], used, coordinates),
+                    PlaceBy::Relative(from, to) => rest_relative(&atoms[k], from, to, coordinates),
                     PlaceBy::FirstLiteral => first_rule_shape(ground, i, p, &lookup, &name, board),
                     // The next values of one relation share a word, whatever their rules: each
                     // shape of rule among them is a template.
@@ -300,6 +368,7 @@ pub(super) fn places(
                 place[i] = p;
                 match &option {
                     PlaceBy::Name(used) => rest[i] = Some(rest_at(&atoms[k], used, coordinates)),
+                    PlaceBy::Relative(from, to) => rest[i] = Some(rest_relative(&atoms[k], from, to, coordinates)),
                     PlaceBy::OwnBit => rest[i] = Some(Vec::new()),
                     PlaceBy::FirstLiteral => {}
                 }
@@ -320,6 +389,24 @@ fn rest_at(atoms: &[String], used: &[usize], coordinates: &Coordinates) -> Vec<S
         if word > 0 {
             rest.push(format!("#word {word}"));
         }
+    }
+    rest
+}
+
+/// The rest of a name placed by the coordinates at `from` (see [`rest_at`]), with the
+/// coordinates at `to` replaced by their distance from the place, in bits of the board.
+fn rest_relative(atoms: &[String], from: &[usize], to: &[usize], coordinates: &Coordinates) -> Vec<String> {
+    let used: Vec<usize> = from.iter().chain(to).copied().collect();
+    let mut rest = rest_of(atoms, &used);
+    let bit = |at: &[usize]| -> Option<i64> {
+        let key: Vec<String> = at.iter().map(|&j| atoms.get(j).cloned()).collect::<Option<_>>()?;
+        coordinates.get(&key).map(|&(place, word)| i64::from(word) * 64 + i64::from(place))
+    };
+    if let (Some(from_bit), Some(to_bit)) = (bit(from), bit(to)) {
+        if from_bit >= 64 {
+            rest.push(format!("#word {}", from_bit / 64));
+        }
+        rest.push(format!("#distance {}", to_bit - from_bit));
     }
     rest
 }

@@ -513,3 +513,73 @@ fn tables_of_the_moves_test_a_group_at_the_move_without_its_word() {
         }
     }
 }
+
+/// Stones on a 6x6 board that slide one or two cells up their column onto blank cells, the
+/// move naming the cell left and the cell reached.
+const SLIDES: &str = "
+        (role p)
+        (index 1) (index 2) (index 3) (index 4) (index 5) (index 6)
+        (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
+        (<= (init (cell ?x 1 s)) (index ?x))
+        (<= (init (cell ?x ?y b)) (index ?x) (index ?y) (distinct ?y 1))
+        (<= (legal p (move ?x ?y ?x ?z)) (true (cell ?x ?y s)) (succ ?y ?z) (true (cell ?x ?z b)))
+        (<= (legal p (move ?x ?y ?x ?w))
+            (true (cell ?x ?y s)) (succ ?y ?z) (succ ?z ?w) (true (cell ?x ?z b)) (true (cell ?x ?w b)))
+        (<= (touched ?x ?y) (does p (move ?x ?y ?u ?v)))
+        (<= (touched ?x ?y) (does p (move ?u ?v ?x ?y)))
+        (<= (next (cell ?x ?y s)) (does p (move ?u ?v ?x ?y)))
+        (<= (next (cell ?x ?y b)) (does p (move ?x ?y ?u ?v)))
+        (<= (next (cell ?x ?y ?c)) (true (cell ?x ?y ?c)) (not (touched ?x ?y)))
+        (<= terminal (true (cell ?x 6 s)))
+        (<= (goal p 100) terminal)
+        (<= (goal p 0) (not terminal))";
+
+#[test]
+fn moves_between_two_cells_are_grouped_by_their_distance() {
+    let ground = crate::compile::ground_source(SLIDES, &Default::default()).expect("grounds");
+    let words = find_any(&ground);
+    // The moves of one distance are one kind, wherever they start: one step up, two steps up.
+    assert_eq!(words.move_kinds.len(), 2);
+    // The legal moves of one distance are one group whose place is the cell left.
+    let legal = |distance: u32| -> Vec<usize> {
+        (0..ground.nodes.len())
+            .filter(|&n| {
+                let name = &ground.nodes[n].name;
+                let atoms: Vec<u32> =
+                    name.split(|c: char| !c.is_ascii_digit()).filter_map(|a| a.parse().ok()).collect();
+                name.starts_with("(legal") && atoms.len() == 4 && atoms[3] == atoms[1] + distance
+            })
+            .collect()
+    };
+    for (distance, count) in [(1, 30), (2, 24)] {
+        let members = legal(distance);
+        assert_eq!(members.len(), count, "moves of distance {distance}");
+        let (g, _) = words.member[members[0]].expect("legal moves are in a group");
+        assert!(members.iter().all(|&n| words.member[n].map(|(h, _)| h) == Some(g)), "distance {distance}");
+        assert_eq!(words.groups[g as usize].members.len(), count);
+    }
+    assert_words_agree(&ground, &words);
+}
+
+#[test]
+fn a_player_and_a_piece_left_out_leave_the_cells_of_a_board() {
+    // (cell x y player piece) as the layout leads it: each player's piece a board of a word,
+    // its four cells at the same bits of every word, the pawns' first row empty.
+    let mut base = vec![String::new(); 4 * 64];
+    for (w, (player, piece)) in [("b", "king"), ("b", "pawn"), ("w", "king"), ("w", "pawn")].into_iter().enumerate() {
+        for (k, (x, y)) in [(1, 1), (1, 2), (2, 1), (2, 2)].into_iter().enumerate() {
+            if piece != "pawn" || y == 2 {
+                base[64 * w + k] = format!("(cell {x} {y} {player} {piece})");
+            }
+        }
+    }
+    let (place, coordinates) = board(&base);
+    let cell = |x: &str, y: &str| coordinates.get(&vec![x.to_string(), y.to_string()]).copied();
+    // The cells, not a player's pieces on a cell, are the coordinates.
+    assert_eq!(
+        (cell("1", "1"), cell("1", "2"), cell("2", "1"), cell("2", "2")),
+        (Some((0, 0)), Some((1, 0)), Some((2, 0)), Some((3, 0)))
+    );
+    assert_eq!(coordinates.len(), 4);
+    assert_eq!((place[1], place[64 + 1], place[3 * 64 + 3]), (Some(1), Some(1), Some(3)));
+}
