@@ -1,0 +1,135 @@
+//! Tests of the tables of the moves: kinds of nodes, their parts by role, frames and the table's room.
+
+use super::*;
+
+fn node(rules: Vec<Vec<Lit>>) -> crate::ground::Node {
+    crate::ground::Node { name: String::new(), rules }
+}
+
+fn ground_of(nodes: Vec<crate::ground::Node>) -> Ground {
+    Ground {
+        roles: vec!["a".into(), "b".into()],
+        base: vec!["p".into()],
+        moves: vec!["m0".into(), "m1".into(), "m2".into()],
+        inputs: vec![vec![0, 1, 2], vec![0, 1, 2]],
+        initial: Vec::new(),
+        nodes,
+        legal: vec![Vec::new(), Vec::new()],
+        next: vec![Value::Const(false)],
+        terminal: Value::Const(false),
+        goals: vec![Vec::new(), Vec::new()],
+        gdl_ii: false,
+        random_role: None,
+        percepts: Vec::new(),
+        sees: Vec::new(),
+        cycles: Vec::new(),
+        deferred: Default::default(),
+        deferred_atoms: Vec::new(),
+    }
+}
+
+fn pos(prop: Prop) -> Lit {
+    Lit { prop, positive: true }
+}
+
+fn neg(prop: Prop) -> Lit {
+    Lit { prop, positive: false }
+}
+
+#[test]
+fn kinds_follow_roles_through_negation_and_disjunction() {
+    let nodes = vec![
+        // 0: role 0 plays move 0 or 1.
+        node(vec![vec![pos(Prop::Does(0, 0))], vec![pos(Prop::Does(0, 1))]]),
+        // 1: role 1 does not play move 2.
+        node(vec![vec![neg(Prop::Does(1, 2))]]),
+        // 2: node 0 or node 1: split over the roles.
+        node(vec![vec![pos(Prop::Node(0))], vec![pos(Prop::Node(1))]]),
+        // 3: the negation of a split node reads both moves together.
+        node(vec![vec![neg(Prop::Node(2))]]),
+        // 4: a move of role 0 and one of role 1 together.
+        node(vec![vec![pos(Prop::Does(0, 0)), pos(Prop::Does(1, 2))]]),
+        // 5: reads the state.
+        node(vec![vec![pos(Prop::Base(0)), pos(Prop::Node(0))]]),
+    ];
+    let ground = ground_of(nodes);
+    assert_eq!(kinds(&ground), vec![Kind::Role(0), Kind::Role(1), Kind::Split, Kind::State, Kind::State, Kind::State]);
+}
+
+#[test]
+fn a_full_table_keeps_the_nodes_that_save_the_most_literals() {
+    // Node 0 is one move of role 0, one literal; node 1 a disjunction of twenty of its
+    // moves, twenty literals; node 2 one literal more than the floor, node 3 one less.
+    let moves: Vec<Vec<Lit>> = (0..3).map(|m| vec![pos(Prop::Does(0, m))]).collect();
+    let mut nodes = vec![node(vec![vec![pos(Prop::Does(0, 0))]])];
+    let wide: Vec<Vec<Lit>> = (0..20).map(|k| moves[k % 3].clone()).collect();
+    nodes.push(node(wide));
+    let long = |len: usize| node((0..len).map(|k| moves[k % 3].clone()).collect());
+    nodes.push(long(MIN_SAVED_LITERALS + 1));
+    nodes.push(long(MIN_SAVED_LITERALS - 1));
+    let ground = ground_of(nodes);
+    let kinds = kinds(&ground);
+    assert_eq!(worth_most(&ground, &kinds, vec![0, 1, 2, 3], 1), vec![1]);
+    assert_eq!(worth_most(&ground, &kinds, vec![0, 1, 2, 3], 2), vec![1, 2]);
+    assert_eq!(worth_most(&ground, &kinds, vec![0, 1, 2, 3], 4), vec![1, 2]);
+}
+
+#[test]
+fn parts_split_a_disjunction_by_role() {
+    let nodes = vec![
+        node(vec![vec![pos(Prop::Does(0, 0))], vec![pos(Prop::Does(0, 1))]]),
+        node(vec![vec![neg(Prop::Does(1, 2))]]),
+        node(vec![vec![pos(Prop::Node(0))], vec![pos(Prop::Node(1))]]),
+    ];
+    let ground = ground_of(nodes);
+    let kinds = kinds(&ground);
+    let part = |role, mv| {
+        let mut parts = vec![false; 3];
+        for n in 0..3 {
+            parts[n as usize] = node_part(&ground, &kinds, n, role, mv, &parts);
+        }
+        parts
+    };
+    assert_eq!(part(0, 1), vec![true, false, true]);
+    assert_eq!(part(0, 2), vec![false, false, false]);
+    assert_eq!(part(1, 2), vec![false, false, false]);
+    assert_eq!(part(1, 0), vec![false, true, true]);
+}
+
+/// A counter game: `tick` moves the count on (a rule that reads the state and one move),
+/// `wait` keeps it (a frame rule), and `flag` is set by either move of its role.
+const COUNTER: &str = "(role a) (init (count 0)) (succ 0 1) (succ 1 2) (succ 2 3)
+    (legal a tick) (legal a wait)
+    (<= (next (count ?y)) (true (count ?x)) (does a tick) (succ ?x ?y))
+    (<= (next (count ?x)) (true (count ?x)) (does a wait))
+    (<= (next flag) (does a tick))
+    (<= (next flag) (does a wait))
+    (<= terminal (true (count 3)))
+    (goal a 100)";
+
+#[test]
+fn next_bits_become_keep_set_and_conditional_rows() {
+    let description = crate::parse::parse(COUNTER, crate::parse::Syntax::Kif).description;
+    let ground = crate::ground::ground(&description, &Default::default()).expect("grounds");
+    let tables = MoveTables::new(&ground).expect("has tables");
+    let base = |name: &str| ground.base.iter().position(|b| b == name).unwrap();
+    let mv = |name: &str| ground.moves.iter().position(|m| m == name).unwrap();
+    let (tick, wait) = (mv("tick"), mv("wait"));
+    let words = tables.frame_words.len();
+    let column = |i: usize| tables.frame_words.iter().position(|&w| w == i / 64).expect("a framed word");
+    let has = |table: &[u64], m: usize, i: usize| table[m * words + column(i)] >> (i % 64) & 1 == 1;
+    for count in ["(count 0)", "(count 1)", "(count 2)", "(count 3)"] {
+        let i = base(count);
+        assert!(tables.framed[i], "{count} is framed");
+        assert!(has(&tables.keep_table[0], wait, i) && !has(&tables.keep_table[0], tick, i), "{count}");
+        assert!(!has(&tables.set_table[0], wait, i) && !has(&tables.set_table[0], tick, i), "{count}");
+    }
+    // `tick` moves the count: (count 1) when (count 0) holds, and so on; `wait` sets nothing.
+    let sets: Vec<(String, Vec<Lit>)> =
+        tables.arms[0][tick].iter().map(|(i, c)| (ground.base[*i as usize].clone(), c.clone())).collect();
+    assert_eq!(sets.len(), 3, "{sets:?}");
+    assert!(sets.contains(&("(count 1)".into(), vec![pos(Prop::Base(base("(count 0)") as u32))])), "{sets:?}");
+    assert!(tables.arms[0][wait].is_empty());
+    let flag = base("flag");
+    assert!(has(&tables.set_table[0], tick, flag) && has(&tables.set_table[0], wait, flag));
+}
