@@ -155,16 +155,20 @@ static ARM_FAMILY_OF_1: [(u8, u8); 16] = [
     (1u8, 30u8),
     (1u8, 31u8),
 ];
-///The bit of the place of each of role 0's moves of one kind, by move.
-static MOVE_PLACES_0: [u64; 16] = [
-    0x1, 0x2, 0x4, 0x8, 0x10, 0x20, 0x40, 0x80, 0x100, 0x200, 0x400, 0x800, 0x1000,
-    0x2000, 0x4000, 0x8000,
+///The kind and place of each of role 0's moves, as `kind * 64 + place`, by move.
+static MOVE_KIND_PLACES_0: [u32; 16] = [
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
 ];
-///The bit of the place of each of role 1's moves of one kind, by move.
-static MOVE_PLACES_1: [u64; 16] = [
-    0x1, 0x2, 0x4, 0x8, 0x10, 0x20, 0x40, 0x80, 0x100, 0x200, 0x400, 0x800, 0x1000,
-    0x2000, 0x4000, 0x8000,
+///The kind and place of each of role 1's moves, as `kind * 64 + place`, by move.
+static MOVE_KIND_PLACES_1: [u32; 16] = [
+    64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79,
 ];
+/// The word of a move's place when the move (`kind_place`, its kind times 64 and its
+/// place) is of kind `kind`, else no bit.
+#[inline(always)]
+fn kind_place(kind_place: u32, kind: u32) -> u64 {
+    0u64.wrapping_sub(u64::from(kind_place >> 6 == kind)) & (1u64 << (kind_place & 63))
+}
 ///The move of every bit of the words in which role 0's legal moves are found.
 static LEGAL_MOVE_OF_0: [[u32; 64]; 1] = [
     [
@@ -290,10 +294,11 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     let mut g = [0u64; 1];
     // g[0]: 32 node words, bit 32 (next (cell 1 1 crosser)), bit 33 (next (cell 1 2 crosser)), bit 34 (next (cell 1 3 crosser)), bit 35 (next (cell 1 4 crosser)), and 28 more; rules at blocker.kif:13, 17, 22, 26
     g[0] = ((0xffff00000000 & (s.0[0] << 32u32)
-        & (MOVE_PLACES_0[joint[0].0 as usize] << 32u32)
-        & !(MOVE_PLACES_1[joint[1].0 as usize] << 32u32))) | ((0xffff00000000 & s.0[0]))
-        | ((0xffff & s.0[0] & !MOVE_PLACES_0[joint[0].0 as usize]
-            & !MOVE_PLACES_1[joint[1].0 as usize]));
+        & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0) << 32u32)
+        & !(kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1) << 32u32)))
+        | ((0xffff00000000 & s.0[0]))
+        | ((0xffff & s.0[0] & !kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)
+            & !kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1)));
     let mut w: [u64; WORDS] = [0x0];
     let mut keep: [u64; WORDS] = [0xffff0000];
     let mut set: [u64; WORDS] = [0x0];
@@ -512,10 +517,11 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let joint = &joint;
     // g[0]: 32 node words, bit 32 (next (cell 1 1 crosser)), bit 33 (next (cell 1 2 crosser)), bit 34 (next (cell 1 3 crosser)), bit 35 (next (cell 1 4 crosser)), and 28 more; rules at blocker.kif:13, 17, 22, 26
     g[0] = ((0xffff00000000 & (s.0[0] << 32u32)
-        & (MOVE_PLACES_0[joint[0].0 as usize] << 32u32)
-        & !(MOVE_PLACES_1[joint[1].0 as usize] << 32u32))) | ((0xffff00000000 & s.0[0]))
-        | ((0xffff & s.0[0] & !MOVE_PLACES_0[joint[0].0 as usize]
-            & !MOVE_PLACES_1[joint[1].0 as usize]));
+        & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0) << 32u32)
+        & !(kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1) << 32u32)))
+        | ((0xffff00000000 & s.0[0]))
+        | ((0xffff & s.0[0] & !kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)
+            & !kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1)));
     let mut w: [u64; WORDS] = [0x0];
     let mut keep: [u64; WORDS] = [0xffff0000];
     let mut set: [u64; WORDS] = [0x0];

@@ -871,6 +871,45 @@ static MOVE_NODES: [[[u64; 1]; 221]; 2] = [
         [0x0],
     ],
 ];
+///The kind and place of each of role 0's moves, as `kind * 64 + place`, by move.
+static MOVE_KIND_PLACES_0: [u32; 221] = [
+    0, 64, 128, 193, 1, 257, 65, 129, 194, 2, 258, 66, 130, 195, 3, 259, 67, 131, 196, 4,
+    260, 68, 132, 197, 261, 69, 326, 390, 6, 70, 134, 455, 327, 391, 199, 7, 263, 71,
+    135, 456, 328, 392, 200, 8, 264, 72, 136, 457, 329, 393, 201, 9, 265, 73, 137, 458,
+    330, 394, 202, 10, 266, 74, 138, 459, 331, 203, 267, 75, 332, 396, 12, 76, 140, 461,
+    333, 397, 205, 13, 269, 77, 141, 462, 334, 398, 206, 14, 270, 78, 142, 463, 335, 399,
+    207, 15, 271, 79, 143, 464, 336, 400, 208, 16, 272, 80, 144, 465, 337, 209, 273, 81,
+    338, 402, 18, 82, 146, 467, 339, 403, 211, 19, 275, 83, 147, 468, 340, 404, 212, 20,
+    276, 84, 148, 469, 341, 405, 213, 21, 277, 85, 149, 470, 342, 406, 214, 22, 278, 86,
+    150, 471, 343, 215, 279, 87, 344, 408, 24, 88, 152, 473, 345, 409, 217, 25, 281, 89,
+    153, 474, 346, 410, 218, 26, 282, 90, 154, 475, 347, 411, 219, 27, 283, 91, 155, 476,
+    348, 412, 220, 28, 284, 92, 156, 477, 349, 221, 285, 93, 350, 414, 30, 479, 351, 415,
+    223, 31, 480, 352, 416, 224, 32, 481, 353, 417, 225, 33, 482, 354, 418, 226, 34, 483,
+    355, 227, 4294967295,
+];
+///The kind and place of each of role 1's moves, as `kind * 64 + place`, by move.
+static MOVE_KIND_PLACES_1: [u32; 221] = [
+    512, 576, 640, 705, 513, 769, 577, 641, 706, 514, 770, 578, 642, 707, 515, 771, 579,
+    643, 708, 516, 772, 580, 644, 709, 773, 581, 838, 902, 518, 582, 646, 967, 839, 903,
+    711, 519, 775, 583, 647, 968, 840, 904, 712, 520, 776, 584, 648, 969, 841, 905, 713,
+    521, 777, 585, 649, 970, 842, 906, 714, 522, 778, 586, 650, 971, 843, 715, 779, 587,
+    844, 908, 524, 588, 652, 973, 845, 909, 717, 525, 781, 589, 653, 974, 846, 910, 718,
+    526, 782, 590, 654, 975, 847, 911, 719, 527, 783, 591, 655, 976, 848, 912, 720, 528,
+    784, 592, 656, 977, 849, 721, 785, 593, 850, 914, 530, 594, 658, 979, 851, 915, 723,
+    531, 787, 595, 659, 980, 852, 916, 724, 532, 788, 596, 660, 981, 853, 917, 725, 533,
+    789, 597, 661, 982, 854, 918, 726, 534, 790, 598, 662, 983, 855, 727, 791, 599, 856,
+    920, 536, 600, 664, 985, 857, 921, 729, 537, 793, 601, 665, 986, 858, 922, 730, 538,
+    794, 602, 666, 987, 859, 923, 731, 539, 795, 603, 667, 988, 860, 924, 732, 540, 796,
+    604, 668, 989, 861, 733, 797, 605, 862, 926, 542, 991, 863, 927, 735, 543, 992, 864,
+    928, 736, 544, 993, 865, 929, 737, 545, 994, 866, 930, 738, 546, 995, 867, 739,
+    4294967295,
+];
+/// The word of a move's place when the move (`kind_place`, its kind times 64 and its
+/// place) is of kind `kind`, else no bit.
+#[inline(always)]
+fn kind_place(kind_place: u32, kind: u32) -> u64 {
+    0u64.wrapping_sub(u64::from(kind_place >> 6 == kind)) & (1u64 << (kind_place & 63))
+}
 ///The move of every bit of the words in which role 0's legal moves are found.
 static LEGAL_MOVE_OF_0: [[u32; 64]; 8] = [
     [
@@ -1042,622 +1081,78 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-    let mut n = [false; 72];
+    let mut g = [0u64; 164];
     let mut mt = [0u64; 1];
     for (r, m) in joint.iter().enumerate() {
         for (t, x) in mt.iter_mut().zip(&MOVE_NODES[r][m.0 as usize]) {
             *t |= *x;
         }
     }
-    // n[0]: (next (cell b 3 black)), rules at gather.kif:43, 45
-    n[0] = ((s.0[0] & 0x100 == 0x100) & (mt[0] & 0x1 == 0))
-        | ({
-            // SET: 8 moves of black, from (move a 2 b 3), by bit of move index.
-            const SET: [u64; 4] = [0x4000800008880, 0x2040800, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[1]: (next (cell b 1 black)), rules at gather.kif:43, 45
-    n[1] = ((s.0[0] & 0x40 == 0x40) & (mt[0] & 0x2 == 0))
-        | ({
-            // SET: 5 moves of black, from (move a 1 b 1), by bit of move index.
-            const SET: [u64; 4] = [0x400000022, 0x210, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[2]: (next (cell c 2 black)), rules at gather.kif:43, 45
-    n[2] = ((s.0[0] & 0x2000 == 0x2000) & (mt[0] & 0x4 == 0))
-        | ({
-            // SET: 8 moves of black, from (move b 1 c 2), by bit of move index.
-            const SET: [u64; 4] = [0x102040000000, 0x810800000100040, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[3]: (next (cell a 2 black)), rules at gather.kif:43, 45
-    n[3] = ((s.0[0] & 0x2 == 0x2) & (mt[0] & 0x8 == 0))
-        | ({
-            // SET: 5 moves of black, from (move a 1 a 2), by bit of move index.
-            const SET: [u64; 4] = [0x8108000101, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[4]: (next (cell c 3 black)), rules at gather.kif:43, 45
-    n[4] = ((s.0[0] & 0x4000 == 0x4000) & (mt[0] & 0x10 == 0))
-        | ({
-            // SET: 8 moves of black, from (move b 2 c 3), by bit of move index.
-            const SET: [u64; 4] = [0x10204000000000, 0x1020000010002000, 0x8, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[5]: (next (cell c 1 black)), rules at gather.kif:43, 45
-    n[5] = ((s.0[0] & 0x1000 == 0x1000) & (mt[0] & 0x20 == 0))
-        | ({
-            // SET: 5 moves of black, from (move b 1 c 1), by bit of move index.
-            const SET: [u64; 4] = [0x1020000000, 0x8400000001000, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[6]: (next (cell a 3 black)), rules at gather.kif:43, 45
-    n[6] = ((s.0[0] & 0x4 == 0x4) & (mt[0] & 0x40 == 0))
-        | ({
-            // SET: 5 moves of black, from (move a 2 a 3), by bit of move index.
-            const SET: [u64; 4] = [0x810200002010, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[7]: (next (cell a 1 black)), rules at gather.kif:43, 45
-    n[7] = ((s.0[0] & 0x1 == 0x1) & (mt[0] & 0x80 == 0))
-        | ((joint[0].0 == 3) | (joint[0].0 == 26) | (joint[0].0 == 31));
-    // n[8]: (next (cell d 2 black)), rules at gather.kif:43, 45
-    n[8] = ((s.0[0] & 0x80000 == 0x80000) & (mt[0] & 0x100 == 0))
-        | ({
-            // SET: 8 moves of black, from (move c 1 d 2), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x4001000000408100, 0x2042000000, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[9]: (next (cell b 2 black)), rules at gather.kif:43, 45
-    n[9] = ((s.0[0] & 0x80 == 0x80) & (mt[0] & 0x200 == 0))
-        | ({
-            // SET: 8 moves of black, from (move a 1 b 2), by bit of move index.
-            const SET: [u64; 4] = [0x40010000444, 0x20420, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[10]: (next (cell d 3 black)), rules at gather.kif:43, 45
-    n[10] = ((s.0[0] & 0x100000 == 0x100000) & (mt[0] & 0x400 == 0))
-        | ({
-            // SET: 8 moves of black, from (move c 2 d 3), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x80000040810000, 0x204080000040, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[11]: (next (cell d 1 black)), rules at gather.kif:43, 45
-    n[11] = ((s.0[0] & 0x40000 == 0x40000) & (mt[0] & 0x800 == 0))
-        | ({
-            // SET: 5 moves of black, from (move c 1 d 1), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x40000000004080, 0x21000000, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[12]: (next (cell e 3 black)), rules at gather.kif:43, 45
-    n[12] = ((s.0[0] & 0x4000000 == 0x4000000) & (mt[0] & 0x1000 == 0))
-        | ({
-            // SET: 8 moves of black, from (move d 2 e 3), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x400000000000000, 0x1000200000102, 0x8880];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[13]: (next (cell e 1 black)), rules at gather.kif:43, 45
-    n[13] = ((s.0[0] & 0x1000000 == 0x1000000) & (mt[0] & 0x2000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move d 1 e 1), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x102000000000000, 0x100000000, 0x24];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[14]: (next (cell f 2 black)), rules at gather.kif:43, 45
-    n[14] = ((s.0[0] & 0x80000000 == 0x80000000) & (mt[0] & 0x4000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move e 1 f 2), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x40810000000, 0x2010];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[15]: (next (cell f 3 black)), rules at gather.kif:43, 45
-    n[15] = ((s.0[0] & 0x100000000 == 0x100000000) & (mt[0] & 0x8000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move e 2 f 3), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x4081000000000, 0x40200];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[16]: (next (cell f 1 black)), rules at gather.kif:43, 45
-    n[16] = ((s.0[0] & 0x40000000 == 0x40000000) & (mt[0] & 0x10000 == 0))
-        | ((joint[0].0 == 155) | (joint[0].0 == 162) | (joint[0].0 == 200));
-    // n[17]: (next (cell e 2 black)), rules at gather.kif:43, 45
-    n[17] = ((s.0[0] & 0x2000000 == 0x2000000) & (mt[0] & 0x20000 == 0))
-        | ({
-            // SET: 8 moves of black, from (move d 1 e 2), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x204000000000000, 0x10004000001, 0x448];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[18]: (next (cell b 6 white)), rules at gather.kif:43, 45
-    n[18] = ((s.0[1] & 0x800 == 0x800) & (mt[0] & 0x40000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move a 5 b 6), by bit of move index.
-            const SET: [u64; 4] = [0x800000002400000, 0x40800000000, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[19]: (next (cell b 4 white)), rules at gather.kif:43, 45
-    n[19] = ((s.0[1] & 0x200 == 0x200) & (mt[0] & 0x80000 == 0))
-        | ({
-            // SET: 8 moves of white, from (move a 3 b 4), by bit of move index.
-            const SET: [u64; 4] = [0x400080000111000, 0x204080000, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[20]: (next (cell c 5 white)), rules at gather.kif:43, 45
-    n[20] = ((s.0[1] & 0x10000 == 0x10000) & (mt[0] & 0x100000 == 0))
-        | ({
-            // SET: 8 moves of white, from (move b 4 c 5), by bit of move index.
-            const SET: [u64; 4] = [0x2040000000000000, 0x80020000004, 0x81020, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[21]: (next (cell a 5 white)), rules at gather.kif:43, 45
-    n[21] = ((s.0[1] & 0x10 == 0x10) & (mt[0] & 0x200000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move a 4 a 5), by bit of move index.
-            const SET: [u64; 4] = [0x8102000000804000, 0x0, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[22]: (next (cell c 6 white)), rules at gather.kif:43, 45
-    n[22] = ((s.0[1] & 0x20000 == 0x20000) & (mt[0] & 0x400000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move b 5 c 6), by bit of move index.
-            const SET: [u64; 4] = [0x4000000000000000, 0x2000000008, 0x102000, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[23]: (next (cell c 4 white)), rules at gather.kif:43, 45
-    n[23] = ((s.0[1] & 0x8000 == 0x8000) & (mt[0] & 0x800000 == 0))
-        | ({
-            // SET: 8 moves of white, from (move b 3 c 4), by bit of move index.
-            const SET: [u64; 4] = [0x1020400000000000, 0x2000001000200000, 0x810, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[24]: (next (cell a 6 white)), rules at gather.kif:43, 45
-    n[24] = ((s.0[1] & 0x20 == 0x20) & (mt[0] & 0x1000000 == 0))
-        | ((joint[1].0 == 19) | (joint[1].0 == 57) | (joint[1].0 == 64));
-    // n[25]: (next (cell a 4 white)), rules at gather.kif:43, 45
-    n[25] = ((s.0[1] & 0x8 == 0x8) & (mt[0] & 0x2000000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move a 3 a 4), by bit of move index.
-            const SET: [u64; 4] = [0x81020000040200, 0x0, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[26]: (next (cell d 5 white)), rules at gather.kif:43, 45
-    n[26] = ((s.0[1] & 0x400000 == 0x400000) & (mt[0] & 0x4000000 == 0))
-        | ({
-            // SET: 8 moves of white, from (move c 4 d 5), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x108100000000, 0x2040800000200080, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[27]: (next (cell b 5 white)), rules at gather.kif:43, 45
-    n[27] = ((s.0[1] & 0x400 == 0x400) & (mt[0] & 0x8000000 == 0))
-        | ({
-            // SET: 8 moves of white, from (move a 4 b 5), by bit of move index.
-            const SET: [u64; 4] = [0x8000001220000, 0x20408000002, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[28]: (next (cell d 6 white)), rules at gather.kif:43, 45
-    n[28] = ((s.0[1] & 0x800000 == 0x800000) & (mt[0] & 0x10000000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move c 5 d 6), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x210000000000, 0x4080000000008000, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[29]: (next (cell d 4 white)), rules at gather.kif:43, 45
-    n[29] = ((s.0[1] & 0x200000 == 0x200000) & (mt[0] & 0x20000000 == 0))
-        | ({
-            // SET: 8 moves of white, from (move c 3 d 4), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x8000004081000000, 0x20408000004000, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[30]: (next (cell e 6 white)), rules at gather.kif:43, 45
-    n[30] = ((s.0[1] & 0x20000000 == 0x20000000) & (mt[0] & 0x40000000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move d 5 e 6), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x200000000840000, 0x4400000];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[31]: (next (cell e 4 white)), rules at gather.kif:43, 45
-    n[31] = ((s.0[1] & 0x8000000 == 0x8000000) & (mt[0] & 0x80000000 == 0))
-        | ({
-            // SET: 8 moves of white, from (move d 3 e 4), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x100020000010204, 0x111000];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[32]: (next (cell f 5 white)), rules at gather.kif:43, 45
-    n[32] = ((s.0[1] & 0x400000000 == 0x400000000) & (mt[0] & 0x100000000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move e 4 f 5), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x810000000000000, 0x8080001];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[33]: (next (cell f 6 white)), rules at gather.kif:43, 45
-    n[33] = ((s.0[1] & 0x800000000 == 0x800000000) & (mt[0] & 0x200000000 == 0))
-        | ((joint[1].0 == 188) | (joint[1].0 == 193) | (joint[1].0 == 216));
-    // n[34]: (next (cell f 4 white)), rules at gather.kif:43, 45
-    n[34] = ((s.0[1] & 0x200000000 == 0x200000000) & (mt[0] & 0x400000000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move e 3 f 4), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x408100000000000, 0x804000];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[35]: (next (cell e 5 white)), rules at gather.kif:43, 45
-    n[35] = ((s.0[1] & 0x10000000 == 0x10000000) & (mt[0] & 0x800000000 == 0))
-        | ({
-            // SET: 8 moves of white, from (move d 4 e 5), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x8002000000420400, 0x2220000];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[36]: (next (cell b 4 black)), rules at gather.kif:43, 45
-    n[36] = ((s.0[0] & 0x200 == 0x200) & (mt[0] & 0x80000 == 0))
-        | ({
-            // SET: 8 moves of black, from (move a 3 b 4), by bit of move index.
-            const SET: [u64; 4] = [0x400080000111000, 0x204080000, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[37]: (next (cell c 4 black)), rules at gather.kif:43, 45
-    n[37] = ((s.0[0] & 0x8000 == 0x8000) & (mt[0] & 0x800000 == 0))
-        | ({
-            // SET: 8 moves of black, from (move b 3 c 4), by bit of move index.
-            const SET: [u64; 4] = [0x1020400000000000, 0x2000001000200000, 0x810, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[38]: (next (cell a 4 black)), rules at gather.kif:43, 45
-    n[38] = ((s.0[0] & 0x8 == 0x8) & (mt[0] & 0x2000000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move a 3 a 4), by bit of move index.
-            const SET: [u64; 4] = [0x81020000040200, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[39]: (next (cell d 4 black)), rules at gather.kif:43, 45
-    n[39] = ((s.0[0] & 0x200000 == 0x200000) & (mt[0] & 0x20000000 == 0))
-        | ({
-            // SET: 8 moves of black, from (move c 3 d 4), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x8000004081000000, 0x20408000004000, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[40]: (next (cell e 4 black)), rules at gather.kif:43, 45
-    n[40] = ((s.0[0] & 0x8000000 == 0x8000000) & (mt[0] & 0x80000000 == 0))
-        | ({
-            // SET: 8 moves of black, from (move d 3 e 4), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x100020000010204, 0x111000];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[41]: (next (cell f 4 black)), rules at gather.kif:43, 45
-    n[41] = ((s.0[0] & 0x200000000 == 0x200000000) & (mt[0] & 0x400000000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move e 3 f 4), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x408100000000000, 0x804000];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[42]: (next (cell b 3 white)), rules at gather.kif:43, 45
-    n[42] = ((s.0[1] & 0x100 == 0x100) & (mt[0] & 0x1 == 0))
-        | ({
-            // SET: 8 moves of white, from (move a 2 b 3), by bit of move index.
-            const SET: [u64; 4] = [0x4000800008880, 0x2040800, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[43]: (next (cell c 3 white)), rules at gather.kif:43, 45
-    n[43] = ((s.0[1] & 0x4000 == 0x4000) & (mt[0] & 0x10 == 0))
-        | ({
-            // SET: 8 moves of white, from (move b 2 c 3), by bit of move index.
-            const SET: [u64; 4] = [0x10204000000000, 0x1020000010002000, 0x8, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[44]: (next (cell a 3 white)), rules at gather.kif:43, 45
-    n[44] = ((s.0[1] & 0x4 == 0x4) & (mt[0] & 0x40 == 0))
-        | ({
-            // SET: 5 moves of white, from (move a 2 a 3), by bit of move index.
-            const SET: [u64; 4] = [0x810200002010, 0x0, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[45]: (next (cell d 3 white)), rules at gather.kif:43, 45
-    n[45] = ((s.0[1] & 0x100000 == 0x100000) & (mt[0] & 0x400 == 0))
-        | ({
-            // SET: 8 moves of white, from (move c 2 d 3), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x80000040810000, 0x204080000040, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[46]: (next (cell e 3 white)), rules at gather.kif:43, 45
-    n[46] = ((s.0[1] & 0x4000000 == 0x4000000) & (mt[0] & 0x1000 == 0))
-        | ({
-            // SET: 8 moves of white, from (move d 2 e 3), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x400000000000000, 0x1000200000102, 0x8880];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[47]: (next (cell f 3 white)), rules at gather.kif:43, 45
-    n[47] = ((s.0[1] & 0x100000000 == 0x100000000) & (mt[0] & 0x8000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move e 2 f 3), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x4081000000000, 0x40200];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[48]: (next (cell b 5 black)), rules at gather.kif:43, 45
-    n[48] = ((s.0[0] & 0x400 == 0x400) & (mt[0] & 0x8000000 == 0))
-        | ({
-            // SET: 8 moves of black, from (move a 4 b 5), by bit of move index.
-            const SET: [u64; 4] = [0x8000001220000, 0x20408000002, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[49]: (next (cell c 5 black)), rules at gather.kif:43, 45
-    n[49] = ((s.0[0] & 0x10000 == 0x10000) & (mt[0] & 0x100000 == 0))
-        | ({
-            // SET: 8 moves of black, from (move b 4 c 5), by bit of move index.
-            const SET: [u64; 4] = [0x2040000000000000, 0x80020000004, 0x81020, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[50]: (next (cell a 5 black)), rules at gather.kif:43, 45
-    n[50] = ((s.0[0] & 0x10 == 0x10) & (mt[0] & 0x200000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move a 4 a 5), by bit of move index.
-            const SET: [u64; 4] = [0x8102000000804000, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[51]: (next (cell d 5 black)), rules at gather.kif:43, 45
-    n[51] = ((s.0[0] & 0x400000 == 0x400000) & (mt[0] & 0x4000000 == 0))
-        | ({
-            // SET: 8 moves of black, from (move c 4 d 5), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x108100000000, 0x2040800000200080, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[52]: (next (cell e 5 black)), rules at gather.kif:43, 45
-    n[52] = ((s.0[0] & 0x10000000 == 0x10000000) & (mt[0] & 0x800000000 == 0))
-        | ({
-            // SET: 8 moves of black, from (move d 4 e 5), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x8002000000420400, 0x2220000];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[53]: (next (cell f 5 black)), rules at gather.kif:43, 45
-    n[53] = ((s.0[0] & 0x400000000 == 0x400000000) & (mt[0] & 0x100000000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move e 4 f 5), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x810000000000000, 0x8080001];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[54]: (next (cell b 2 white)), rules at gather.kif:43, 45
-    n[54] = ((s.0[1] & 0x80 == 0x80) & (mt[0] & 0x200 == 0))
-        | ({
-            // SET: 8 moves of white, from (move a 1 b 2), by bit of move index.
-            const SET: [u64; 4] = [0x40010000444, 0x20420, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[55]: (next (cell c 2 white)), rules at gather.kif:43, 45
-    n[55] = ((s.0[1] & 0x2000 == 0x2000) & (mt[0] & 0x4 == 0))
-        | ({
-            // SET: 8 moves of white, from (move b 1 c 2), by bit of move index.
-            const SET: [u64; 4] = [0x102040000000, 0x810800000100040, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[56]: (next (cell a 2 white)), rules at gather.kif:43, 45
-    n[56] = ((s.0[1] & 0x2 == 0x2) & (mt[0] & 0x8 == 0))
-        | ({
-            // SET: 5 moves of white, from (move a 1 a 2), by bit of move index.
-            const SET: [u64; 4] = [0x8108000101, 0x0, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[57]: (next (cell d 2 white)), rules at gather.kif:43, 45
-    n[57] = ((s.0[1] & 0x80000 == 0x80000) & (mt[0] & 0x100 == 0))
-        | ({
-            // SET: 8 moves of white, from (move c 1 d 2), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x4001000000408100, 0x2042000000, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[58]: (next (cell e 2 white)), rules at gather.kif:43, 45
-    n[58] = ((s.0[1] & 0x2000000 == 0x2000000) & (mt[0] & 0x20000 == 0))
-        | ({
-            // SET: 8 moves of white, from (move d 1 e 2), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x204000000000000, 0x10004000001, 0x448];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[59]: (next (cell f 2 white)), rules at gather.kif:43, 45
-    n[59] = ((s.0[1] & 0x80000000 == 0x80000000) & (mt[0] & 0x4000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move e 1 f 2), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x40810000000, 0x2010];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[60]: (next (cell b 6 black)), rules at gather.kif:43, 45
-    n[60] = ((s.0[0] & 0x800 == 0x800) & (mt[0] & 0x40000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move a 5 b 6), by bit of move index.
-            const SET: [u64; 4] = [0x800000002400000, 0x40800000000, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[61]: (next (cell c 6 black)), rules at gather.kif:43, 45
-    n[61] = ((s.0[0] & 0x20000 == 0x20000) & (mt[0] & 0x400000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move b 5 c 6), by bit of move index.
-            const SET: [u64; 4] = [0x4000000000000000, 0x2000000008, 0x102000, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[62]: (next (cell a 6 black)), rules at gather.kif:43, 45
-    n[62] = ((s.0[0] & 0x20 == 0x20) & (mt[0] & 0x1000000 == 0))
-        | ((joint[0].0 == 19) | (joint[0].0 == 57) | (joint[0].0 == 64));
-    // n[63]: (next (cell d 6 black)), rules at gather.kif:43, 45
-    n[63] = ((s.0[0] & 0x800000 == 0x800000) & (mt[0] & 0x10000000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move c 5 d 6), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x210000000000, 0x4080000000008000, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[64]: (next (cell e 6 black)), rules at gather.kif:43, 45
-    n[64] = ((s.0[0] & 0x20000000 == 0x20000000) & (mt[0] & 0x40000000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move d 5 e 6), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x200000000840000, 0x4400000];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[65]: (next (cell f 6 black)), rules at gather.kif:43, 45
-    n[65] = ((s.0[0] & 0x800000000 == 0x800000000) & (mt[0] & 0x200000000 == 0))
-        | ((joint[0].0 == 188) | (joint[0].0 == 193) | (joint[0].0 == 216));
-    // n[66]: (next (cell b 1 white)), rules at gather.kif:43, 45
-    n[66] = ((s.0[1] & 0x40 == 0x40) & (mt[0] & 0x2 == 0))
-        | ({
-            // SET: 5 moves of white, from (move a 1 b 1), by bit of move index.
-            const SET: [u64; 4] = [0x400000022, 0x210, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[67]: (next (cell c 1 white)), rules at gather.kif:43, 45
-    n[67] = ((s.0[1] & 0x1000 == 0x1000) & (mt[0] & 0x20 == 0))
-        | ({
-            // SET: 5 moves of white, from (move b 1 c 1), by bit of move index.
-            const SET: [u64; 4] = [0x1020000000, 0x8400000001000, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[68]: (next (cell a 1 white)), rules at gather.kif:43, 45
-    n[68] = ((s.0[1] & 0x1 == 0x1) & (mt[0] & 0x80 == 0))
-        | ((joint[1].0 == 3) | (joint[1].0 == 26) | (joint[1].0 == 31));
-    // n[69]: (next (cell d 1 white)), rules at gather.kif:43, 45
-    n[69] = ((s.0[1] & 0x40000 == 0x40000) & (mt[0] & 0x800 == 0))
-        | ({
-            // SET: 5 moves of white, from (move c 1 d 1), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x40000000004080, 0x21000000, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[70]: (next (cell e 1 white)), rules at gather.kif:43, 45
-    n[70] = ((s.0[1] & 0x1000000 == 0x1000000) & (mt[0] & 0x2000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move d 1 e 1), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x102000000000000, 0x100000000, 0x24];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[71]: (next (cell f 1 white)), rules at gather.kif:43, 45
-    n[71] = ((s.0[1] & 0x40000000 == 0x40000000) & (mt[0] & 0x10000 == 0))
-        | ((joint[1].0 == 155) | (joint[1].0 == 162) | (joint[1].0 == 200));
+    // g[18]: 36 node words, bit 8 (next (cell b 3 black)), bit 6 (next (cell b 1 black)), bit 13 (next (cell c 2 black)), bit 1 (next (cell a 2 black)), and 32 more; rules at gather.kif:43, 45
+    g[18] = ((0x180000000 & s.0[0] & !(mt[0] << 17u32)))
+        | ((0x44000000 & s.0[0] & !(mt[0] << 14u32)))
+        | ((0x1082000 & s.0[0] & !(mt[0] << 11u32)))
+        | ((0x104000 & s.0[0] & !(mt[0] << 10u32)))
+        | ((0x2000100 & s.0[0] & !(mt[0] << 8u32)))
+        | ((0x41000 & s.0[0] & !(mt[0] << 7u32))) | ((0x40 & s.0[0] & !(mt[0] << 5u32)))
+        | ((0xc00000000 & s.0[0] & !(mt[0] << 2u32)))
+        | ((0x220000000 & s.0[0] & !(mt[0] >> 1u32)))
+        | ((0x82 & s.0[0] & !(mt[0] >> 2u32)))
+        | ((0x8410004 & s.0[0] & !(mt[0] >> 4u32)))
+        | ((0x820000 & s.0[0] & !(mt[0] >> 5u32)))
+        | ((0x10000801 & s.0[0] & !(mt[0] >> 7u32)))
+        | ((0x208000 & s.0[0] & !(mt[0] >> 8u32)))
+        | ((0x200 & s.0[0] & !(mt[0] >> 10u32))) | ((0x410 & s.0[0] & !(mt[0] >> 17u32)))
+        | ((0x20 & s.0[0] & !(mt[0] >> 19u32))) | ((0x8 & s.0[0] & !(mt[0] >> 22u32)))
+        | ((0xfbefbefbe
+            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0) << 1u32)))
+        | ((0xfffffffc0
+            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 1) << 6u32)))
+        | ((0xfbefbef80
+            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 2) << 7u32)))
+        | ((0x7df7df7df
+            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 3) >> 1u32)))
+        | ((0x7df7df7c0
+            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 4) << 5u32)))
+        | ((0x3fffffff
+            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 5) >> 6u32)))
+        | ((0x3efbefbe
+            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 6) >> 5u32)))
+        | ((0x1f7df7df
+            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 7) >> 7u32)));
+    // g[19]: 36 node words, bit 11 (next (cell b 6 white)), bit 9 (next (cell b 4 white)), bit 16 (next (cell c 5 white)), bit 4 (next (cell a 5 white)), and 32 more; rules at gather.kif:43, 45
+    g[19] = ((0x180000000 & s.0[1] & !(mt[0] << 17u32)))
+        | ((0x44000000 & s.0[1] & !(mt[0] << 14u32)))
+        | ((0x1082000 & s.0[1] & !(mt[0] << 11u32)))
+        | ((0x104000 & s.0[1] & !(mt[0] << 10u32)))
+        | ((0x2000100 & s.0[1] & !(mt[0] << 8u32)))
+        | ((0x41000 & s.0[1] & !(mt[0] << 7u32))) | ((0x40 & s.0[1] & !(mt[0] << 5u32)))
+        | ((0xc00000000 & s.0[1] & !(mt[0] << 2u32)))
+        | ((0x220000000 & s.0[1] & !(mt[0] >> 1u32)))
+        | ((0x82 & s.0[1] & !(mt[0] >> 2u32)))
+        | ((0x8410004 & s.0[1] & !(mt[0] >> 4u32)))
+        | ((0x820000 & s.0[1] & !(mt[0] >> 5u32)))
+        | ((0x10000801 & s.0[1] & !(mt[0] >> 7u32)))
+        | ((0x208000 & s.0[1] & !(mt[0] >> 8u32)))
+        | ((0x200 & s.0[1] & !(mt[0] >> 10u32))) | ((0x410 & s.0[1] & !(mt[0] >> 17u32)))
+        | ((0x20 & s.0[1] & !(mt[0] >> 19u32))) | ((0x8 & s.0[1] & !(mt[0] >> 22u32)))
+        | ((0xfbefbefbe
+            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 8) << 1u32)))
+        | ((0xfffffffc0
+            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 9) << 6u32)))
+        | ((0xfbefbef80
+            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 10) << 7u32)))
+        | ((0x7df7df7df
+            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 11) >> 1u32)))
+        | ((0x7df7df7c0
+            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 12) << 5u32)))
+        | ((0x3fffffff
+            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 13) >> 6u32)))
+        | ((0x3efbefbe
+            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 14) >> 5u32)))
+        | ((0x1f7df7df
+            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 15) >> 7u32)));
     let mut w: [u64; WORDS] = [0x0, 0x0];
-    // BASE[0]: (next (cell a 1 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[7]) << 0;
-    // BASE[1]: (next (cell a 2 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[3]) << 1;
-    // BASE[2]: (next (cell a 3 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[6]) << 2;
-    // BASE[3]: (next (cell a 4 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[38]) << 3;
-    // BASE[4]: (next (cell a 5 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[50]) << 4;
-    // BASE[5]: (next (cell a 6 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[62]) << 5;
-    // BASE[6]: (next (cell b 1 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[1]) << 6;
-    // BASE[7]: (next (cell b 2 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[9]) << 7;
-    // BASE[8]: (next (cell b 3 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[0]) << 8;
-    // BASE[9]: (next (cell b 4 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[36]) << 9;
-    // BASE[10]: (next (cell b 5 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[48]) << 10;
-    // BASE[11]: (next (cell b 6 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[60]) << 11;
-    // BASE[12]: (next (cell c 1 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[5]) << 12;
-    // BASE[13]: (next (cell c 2 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[2]) << 13;
-    // BASE[14]: (next (cell c 3 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[4]) << 14;
-    // BASE[15]: (next (cell c 4 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[37]) << 15;
-    // BASE[16]: (next (cell c 5 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[49]) << 16;
-    // BASE[17]: (next (cell c 6 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[61]) << 17;
-    // BASE[18]: (next (cell d 1 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[11]) << 18;
-    // BASE[19]: (next (cell d 2 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[8]) << 19;
-    // BASE[20]: (next (cell d 3 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[10]) << 20;
-    // BASE[21]: (next (cell d 4 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[39]) << 21;
-    // BASE[22]: (next (cell d 5 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[51]) << 22;
-    // BASE[23]: (next (cell d 6 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[63]) << 23;
-    // BASE[24]: (next (cell e 1 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[13]) << 24;
-    // BASE[25]: (next (cell e 2 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[17]) << 25;
-    // BASE[26]: (next (cell e 3 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[12]) << 26;
-    // BASE[27]: (next (cell e 4 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[40]) << 27;
-    // BASE[28]: (next (cell e 5 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[52]) << 28;
-    // BASE[29]: (next (cell e 6 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[64]) << 29;
-    // BASE[30]: (next (cell f 1 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[16]) << 30;
-    // BASE[31]: (next (cell f 2 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[14]) << 31;
-    // BASE[32]: (next (cell f 3 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[15]) << 32;
-    // BASE[33]: (next (cell f 4 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[41]) << 33;
-    // BASE[34]: (next (cell f 5 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[53]) << 34;
-    // BASE[35]: (next (cell f 6 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[65]) << 35;
     // BASE[37]: (next (step 1)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x1000000000 != 0) << 37;
     // BASE[38]: (next (step 2)), rules at gather.kif:54
@@ -1710,78 +1205,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[0] |= u64::from(s.0[0] & 0x4000000000000000 != 0) << 61;
     // BASE[62]: (next (control white)), rules at gather.kif:50, 52
     w[0] |= u64::from(s.0[0] & 0x2000000000000000 != 0) << 62;
-    // BASE[64]: (next (cell a 1 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[68]) << 0;
-    // BASE[65]: (next (cell a 2 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[56]) << 1;
-    // BASE[66]: (next (cell a 3 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[44]) << 2;
-    // BASE[67]: (next (cell a 4 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[25]) << 3;
-    // BASE[68]: (next (cell a 5 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[21]) << 4;
-    // BASE[69]: (next (cell a 6 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[24]) << 5;
-    // BASE[70]: (next (cell b 1 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[66]) << 6;
-    // BASE[71]: (next (cell b 2 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[54]) << 7;
-    // BASE[72]: (next (cell b 3 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[42]) << 8;
-    // BASE[73]: (next (cell b 4 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[19]) << 9;
-    // BASE[74]: (next (cell b 5 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[27]) << 10;
-    // BASE[75]: (next (cell b 6 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[18]) << 11;
-    // BASE[76]: (next (cell c 1 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[67]) << 12;
-    // BASE[77]: (next (cell c 2 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[55]) << 13;
-    // BASE[78]: (next (cell c 3 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[43]) << 14;
-    // BASE[79]: (next (cell c 4 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[23]) << 15;
-    // BASE[80]: (next (cell c 5 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[20]) << 16;
-    // BASE[81]: (next (cell c 6 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[22]) << 17;
-    // BASE[82]: (next (cell d 1 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[69]) << 18;
-    // BASE[83]: (next (cell d 2 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[57]) << 19;
-    // BASE[84]: (next (cell d 3 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[45]) << 20;
-    // BASE[85]: (next (cell d 4 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[29]) << 21;
-    // BASE[86]: (next (cell d 5 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[26]) << 22;
-    // BASE[87]: (next (cell d 6 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[28]) << 23;
-    // BASE[88]: (next (cell e 1 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[70]) << 24;
-    // BASE[89]: (next (cell e 2 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[58]) << 25;
-    // BASE[90]: (next (cell e 3 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[46]) << 26;
-    // BASE[91]: (next (cell e 4 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[31]) << 27;
-    // BASE[92]: (next (cell e 5 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[35]) << 28;
-    // BASE[93]: (next (cell e 6 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[30]) << 29;
-    // BASE[94]: (next (cell f 1 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[71]) << 30;
-    // BASE[95]: (next (cell f 2 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[59]) << 31;
-    // BASE[96]: (next (cell f 3 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[47]) << 32;
-    // BASE[97]: (next (cell f 4 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[34]) << 33;
-    // BASE[98]: (next (cell f 5 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[32]) << 34;
-    // BASE[99]: (next (cell f 6 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[33]) << 35;
+    w[0] |= g[18] & 0xfffffffff;
+    w[1] |= g[19] & 0xfffffffff;
     State(w)
 }
 /// One step of a uniformly random playout from `s`: `None` when `s` is terminal or a
@@ -1812,8 +1237,8 @@ enum Ask<'a> {
 /// of a random playout (see `random_step`), or one of the functions of the
 /// state this code serves, whose answer goes where `ask` says.
 fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
-    let mut n = [false; 82];
-    let mut g = [0u64; 162];
+    let mut n = [false; 10];
+    let mut g = [0u64; 164];
     // n[0]: (canmove black), rules at gather.kif:32
     n[0] = ((!s.0[0]) & ((s.0[0] >> 1)) & (!s.0[1]) & (0x7df7df7df) != 0)
         | ((!s.0[0]) & ((s.0[0] >> 5)) & (!s.0[1]) & (0x3efbefbe) != 0)
@@ -1838,10 +1263,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     // n[3]: (legal white noop), rules at gather.kif:25, 28
     n[3] = (s.0[0] & 0x4000000000000000 == 0)
         | ((s.0[0] & 0x4000000000000000 == 0x4000000000000000) & (!n[2]));
-    // g[18]: 36 node words, bit 8 (connected black b 2 b 3), bit 6 (connected black b 2 b 1), bit 13 (connected black b 2 c 2), bit 1 (connected black b 2 a 2), and 32 more; rules at gather.kif:59, 63
-    // g[19]: 36 node words, bit 1 ((aux 2) black b a 2 2), bit 7 ((aux 2) black b b 2 2), bit 13 ((aux 2) black b c 2 2), bit 19 ((aux 2) black b d 2 2), and 32 more
-    g[18] = 0;
-    g[19] = 0;
+    // g[20]: 36 node words, bit 8 (connected black b 2 b 3), bit 6 (connected black b 2 b 1), bit 13 (connected black b 2 c 2), bit 1 (connected black b 2 a 2), and 32 more; rules at gather.kif:59, 63
+    // g[21]: 36 node words, bit 1 ((aux 2) black b a 2 2), bit 7 ((aux 2) black b b 2 2), bit 13 ((aux 2) black b c 2 2), bit 19 ((aux 2) black b d 2 2), and 32 more
+    g[20] = 0;
+    g[21] = 0;
     loop {
         let mut changed = false;
         let word = ((0x4000 & (s.0[0] << 7u32) & s.0[0]))
@@ -1850,32 +1275,6 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             | ((0x100 & (s.0[0] << 1u32) & s.0[0]))
             | ((0x40 & s.0[0] & (s.0[0] >> 1u32))) | ((0x4 & s.0[0] & (s.0[0] >> 5u32)))
             | ((0x2 & s.0[0] & (s.0[0] >> 6u32))) | ((0x1 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[19]));
-        changed |= word != g[18];
-        g[18] = word;
-        let word = ((0xfbefbef80 & (g[18] << 7u32))) | ((0xfffffffc0 & (g[18] << 6u32)))
-            | ((0x7df7df7c0 & (g[18] << 5u32))) | ((0xfbefbefbe & (g[18] << 1u32)))
-            | ((0x7df7df7df & (g[18] >> 1u32))) | ((0x3efbefbe & (g[18] >> 5u32)))
-            | ((0x3fffffff & (g[18] >> 6u32))) | ((0x1f7df7df & (g[18] >> 7u32)));
-        changed |= word != g[19];
-        g[19] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[20]: 36 node words, bit 14 (connected black c 2 c 3), bit 12 (connected black c 2 c 1), bit 19 (connected black c 2 d 2), bit 7 (connected black c 2 b 2), and 32 more; rules at gather.kif:59, 63
-    // g[21]: 36 node words, bit 1 ((aux 2) black c a 2 2), bit 7 ((aux 2) black c b 2 2), bit 13 ((aux 2) black c c 2 2), bit 19 ((aux 2) black c d 2 2), and 32 more
-    g[20] = 0;
-    g[21] = 0;
-    loop {
-        let mut changed = false;
-        let word = ((0x100000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x80000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x40000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x4000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x1000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x100 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x80 & s.0[0] & (s.0[0] >> 6u32))) | ((0x40 & s.0[0] & (s.0[0] >> 7u32)))
             | ((0xfffffffff & s.0[0] & g[21]));
         changed |= word != g[20];
         g[20] = word;
@@ -1889,20 +1288,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[22]: 36 node words, bit 26 (connected black e 2 e 3), bit 24 (connected black e 2 e 1), bit 31 (connected black e 2 f 2), bit 19 (connected black e 2 d 2), and 32 more; rules at gather.kif:59, 63
-    // g[23]: 36 node words, bit 1 ((aux 2) black e a 2 2), bit 7 ((aux 2) black e b 2 2), bit 13 ((aux 2) black e c 2 2), bit 19 ((aux 2) black e d 2 2), and 32 more
+    // g[22]: 36 node words, bit 14 (connected black c 2 c 3), bit 12 (connected black c 2 c 1), bit 19 (connected black c 2 d 2), bit 7 (connected black c 2 b 2), and 32 more; rules at gather.kif:59, 63
+    // g[23]: 36 node words, bit 1 ((aux 2) black c a 2 2), bit 7 ((aux 2) black c b 2 2), bit 13 ((aux 2) black c c 2 2), bit 19 ((aux 2) black c d 2 2), and 32 more
     g[22] = 0;
     g[23] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x80000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x40000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x4000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x1000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x100000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x80000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x40000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[23]));
+        let word = ((0x100000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x80000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x40000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x4000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x1000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x100 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x80 & s.0[0] & (s.0[0] >> 6u32))) | ((0x40 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[23]));
         changed |= word != g[22];
         g[22] = word;
         let word = ((0xfbefbef80 & (g[22] << 7u32))) | ((0xfffffffc0 & (g[22] << 6u32)))
@@ -1915,18 +1314,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[24]: 36 node words, bit 32 (connected black f 2 f 3), bit 30 (connected black f 2 f 1), bit 25 (connected black f 2 e 2), bit 26 (connected black f 2 e 3), and 32 more; rules at gather.kif:59, 63
-    // g[25]: 36 node words, bit 1 ((aux 2) black f a 2 2), bit 7 ((aux 2) black f b 2 2), bit 13 ((aux 2) black f c 2 2), bit 19 ((aux 2) black f d 2 2), and 32 more
+    // g[24]: 36 node words, bit 26 (connected black e 2 e 3), bit 24 (connected black e 2 e 1), bit 31 (connected black e 2 f 2), bit 19 (connected black e 2 d 2), and 32 more; rules at gather.kif:59, 63
+    // g[25]: 36 node words, bit 1 ((aux 2) black e a 2 2), bit 7 ((aux 2) black e b 2 2), bit 13 ((aux 2) black e c 2 2), bit 19 ((aux 2) black e d 2 2), and 32 more
     g[24] = 0;
     g[25] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x40000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x4000000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x2000000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x1000000 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[25]));
+        let word = ((0x100000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x80000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x40000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x4000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x1000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x100000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x80000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x40000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[25]));
         changed |= word != g[24];
         g[24] = word;
         let word = ((0xfbefbef80 & (g[24] << 7u32))) | ((0xfffffffc0 & (g[24] << 6u32)))
@@ -1939,19 +1340,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[26]: 36 node words, bit 11 (connected white b 5 b 6), bit 9 (connected white b 5 b 4), bit 16 (connected white b 5 c 5), bit 4 (connected white b 5 a 5), and 32 more; rules at gather.kif:59, 63
-    // g[27]: 36 node words, bit 1 ((aux 2) white b a 5 2), bit 7 ((aux 2) white b b 5 2), bit 13 ((aux 2) white b c 5 2), bit 19 ((aux 2) white b d 5 2), and 32 more
+    // g[26]: 36 node words, bit 32 (connected black f 2 f 3), bit 30 (connected black f 2 f 1), bit 25 (connected black f 2 e 2), bit 26 (connected black f 2 e 3), and 32 more; rules at gather.kif:59, 63
+    // g[27]: 36 node words, bit 1 ((aux 2) black f a 2 2), bit 7 ((aux 2) black f b 2 2), bit 13 ((aux 2) black f c 2 2), bit 19 ((aux 2) black f d 2 2), and 32 more
     g[26] = 0;
     g[27] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x10000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x8000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x800 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x200 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x20 & s.0[1] & (s.0[1] >> 5u32))) | ((0x10 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x8 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[27]));
+        let word = ((0x100000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x40000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x4000000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x2000000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x1000000 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[27]));
         changed |= word != g[26];
         g[26] = word;
         let word = ((0xfbefbef80 & (g[26] << 7u32))) | ((0xfffffffc0 & (g[26] << 6u32)))
@@ -1964,20 +1364,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[28]: 36 node words, bit 17 (connected white c 5 c 6), bit 15 (connected white c 5 c 4), bit 22 (connected white c 5 d 5), bit 10 (connected white c 5 b 5), and 32 more; rules at gather.kif:59, 63
-    // g[29]: 36 node words, bit 1 ((aux 2) white c a 5 2), bit 7 ((aux 2) white c b 5 2), bit 13 ((aux 2) white c c 5 2), bit 19 ((aux 2) white c d 5 2), and 32 more
+    // g[28]: 36 node words, bit 11 (connected white b 5 b 6), bit 9 (connected white b 5 b 4), bit 16 (connected white b 5 c 5), bit 4 (connected white b 5 a 5), and 32 more; rules at gather.kif:59, 63
+    // g[29]: 36 node words, bit 1 ((aux 2) white b a 5 2), bit 7 ((aux 2) white b b 5 2), bit 13 ((aux 2) white b c 5 2), bit 19 ((aux 2) white b d 5 2), and 32 more
     g[28] = 0;
     g[29] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x400000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x200000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x20000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x8000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x800 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x400 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x200 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[29]));
+        let word = ((0x20000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x10000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x8000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x800 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x200 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x20 & s.0[1] & (s.0[1] >> 5u32))) | ((0x10 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x8 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[29]));
         changed |= word != g[28];
         g[28] = word;
         let word = ((0xfbefbef80 & (g[28] << 7u32))) | ((0xfffffffc0 & (g[28] << 6u32)))
@@ -1990,21 +1389,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[30]: 36 node words, bit 29 (connected white e 5 e 6), bit 27 (connected white e 5 e 4), bit 34 (connected white e 5 f 5), bit 22 (connected white e 5 d 5), and 32 more; rules at gather.kif:59, 63
-    // g[31]: 36 node words, bit 1 ((aux 2) white e a 5 2), bit 7 ((aux 2) white e b 5 2), bit 13 ((aux 2) white e c 5 2), bit 19 ((aux 2) white e d 5 2), and 32 more
+    // g[30]: 36 node words, bit 17 (connected white c 5 c 6), bit 15 (connected white c 5 c 4), bit 22 (connected white c 5 d 5), bit 10 (connected white c 5 b 5), and 32 more; rules at gather.kif:59, 63
+    // g[31]: 36 node words, bit 1 ((aux 2) white c a 5 2), bit 7 ((aux 2) white c b 5 2), bit 13 ((aux 2) white c c 5 2), bit 19 ((aux 2) white c d 5 2), and 32 more
     g[30] = 0;
     g[31] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x400000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x200000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x20000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x8000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x800000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x400000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x200000 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[31]));
+        let word = ((0x800000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x400000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x200000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x20000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x8000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x800 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x400 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x200 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[31]));
         changed |= word != g[30];
         g[30] = word;
         let word = ((0xfbefbef80 & (g[30] << 7u32))) | ((0xfffffffc0 & (g[30] << 6u32)))
@@ -2017,17 +1415,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[32]: 36 node words, bit 35 (connected white f 5 f 6), bit 33 (connected white f 5 f 4), bit 28 (connected white f 5 e 5), bit 29 (connected white f 5 e 6), and 32 more; rules at gather.kif:59, 63
-    // g[33]: 36 node words, bit 1 ((aux 2) white f a 5 2), bit 7 ((aux 2) white f b 5 2), bit 13 ((aux 2) white f c 5 2), bit 19 ((aux 2) white f d 5 2), and 32 more
+    // g[32]: 36 node words, bit 29 (connected white e 5 e 6), bit 27 (connected white e 5 e 4), bit 34 (connected white e 5 f 5), bit 22 (connected white e 5 d 5), and 32 more; rules at gather.kif:59, 63
+    // g[33]: 36 node words, bit 1 ((aux 2) white e a 5 2), bit 7 ((aux 2) white e b 5 2), bit 13 ((aux 2) white e c 5 2), bit 19 ((aux 2) white e d 5 2), and 32 more
     g[32] = 0;
     g[33] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x200000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x20000000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x10000000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x8000000 & s.0[1] & (s.0[1] >> 7u32)))
+        let word = ((0x800000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x400000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x200000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x20000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x8000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x800000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x400000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x200000 & s.0[1] & (s.0[1] >> 7u32)))
             | ((0xfffffffff & s.0[1] & g[33]));
         changed |= word != g[32];
         g[32] = word;
@@ -2041,19 +1442,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[34]: 36 node words, bit 9 (connected black b 3 b 4), bit 7 (connected black b 3 b 2), bit 14 (connected black b 3 c 3), bit 2 (connected black b 3 a 3), and 32 more; rules at gather.kif:59, 63
-    // g[35]: 36 node words, bit 1 ((aux 2) black b a 3 2), bit 7 ((aux 2) black b b 3 2), bit 13 ((aux 2) black b c 3 2), bit 19 ((aux 2) black b d 3 2), and 32 more
+    // g[34]: 36 node words, bit 35 (connected white f 5 f 6), bit 33 (connected white f 5 f 4), bit 28 (connected white f 5 e 5), bit 29 (connected white f 5 e 6), and 32 more; rules at gather.kif:59, 63
+    // g[35]: 36 node words, bit 1 ((aux 2) white f a 5 2), bit 7 ((aux 2) white f b 5 2), bit 13 ((aux 2) white f c 5 2), bit 19 ((aux 2) white f d 5 2), and 32 more
     g[34] = 0;
     g[35] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x8000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x4000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x2000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x200 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x80 & s.0[0] & (s.0[0] >> 1u32))) | ((0x8 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x4 & s.0[0] & (s.0[0] >> 6u32))) | ((0x2 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[35]));
+        let word = ((0x800000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x200000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x20000000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x10000000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x8000000 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[35]));
         changed |= word != g[34];
         g[34] = word;
         let word = ((0xfbefbef80 & (g[34] << 7u32))) | ((0xfffffffc0 & (g[34] << 6u32)))
@@ -2066,16 +1466,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[36]: 36 node words, bit 7 (connected black b 1 b 2), bit 12 (connected black b 1 c 1), bit 0 (connected black b 1 a 1), bit 13 (connected black b 1 c 2), and 32 more; rules at gather.kif:59, 63
-    // g[37]: 36 node words, bit 1 ((aux 2) black b a 1 2), bit 7 ((aux 2) black b b 1 2), bit 13 ((aux 2) black b c 1 2), bit 19 ((aux 2) black b d 1 2), and 32 more
+    // g[36]: 36 node words, bit 9 (connected black b 3 b 4), bit 7 (connected black b 3 b 2), bit 14 (connected black b 3 c 3), bit 2 (connected black b 3 a 3), and 32 more; rules at gather.kif:59, 63
+    // g[37]: 36 node words, bit 1 ((aux 2) black b a 3 2), bit 7 ((aux 2) black b b 3 2), bit 13 ((aux 2) black b c 3 2), bit 19 ((aux 2) black b d 3 2), and 32 more
     g[36] = 0;
     g[37] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x2000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x1000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x80 & (s.0[0] << 1u32) & s.0[0])) | ((0x2 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x1 & s.0[0] & (s.0[0] >> 6u32))) | ((0xfffffffff & s.0[0] & g[37]));
+        let word = ((0x8000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x4000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x2000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x200 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x80 & s.0[0] & (s.0[0] >> 1u32))) | ((0x8 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x4 & s.0[0] & (s.0[0] >> 6u32))) | ((0x2 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[37]));
         changed |= word != g[36];
         g[36] = word;
         let word = ((0xfbefbef80 & (g[36] << 7u32))) | ((0xfffffffc0 & (g[36] << 6u32)))
@@ -2088,16 +1491,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[38]: 36 node words, bit 2 (connected black a 2 a 3), bit 0 (connected black a 2 a 1), bit 7 (connected black a 2 b 2), bit 8 (connected black a 2 b 3), and 32 more; rules at gather.kif:59, 63
-    // g[39]: 36 node words, bit 1 ((aux 2) black a a 2 2), bit 7 ((aux 2) black a b 2 2), bit 13 ((aux 2) black a c 2 2), bit 19 ((aux 2) black a d 2 2), and 32 more
+    // g[38]: 36 node words, bit 7 (connected black b 1 b 2), bit 12 (connected black b 1 c 1), bit 0 (connected black b 1 a 1), bit 13 (connected black b 1 c 2), and 32 more; rules at gather.kif:59, 63
+    // g[39]: 36 node words, bit 1 ((aux 2) black b a 1 2), bit 7 ((aux 2) black b b 1 2), bit 13 ((aux 2) black b c 1 2), bit 19 ((aux 2) black b d 1 2), and 32 more
     g[38] = 0;
     g[39] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x80 & (s.0[0] << 6u32) & s.0[0])) | ((0x40 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x4 & (s.0[0] << 1u32) & s.0[0])) | ((0x1 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0xfffffffff & s.0[0] & g[39]));
+        let word = ((0x2000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x1000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x80 & (s.0[0] << 1u32) & s.0[0])) | ((0x2 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x1 & s.0[0] & (s.0[0] >> 6u32))) | ((0xfffffffff & s.0[0] & g[39]));
         changed |= word != g[38];
         g[38] = word;
         let word = ((0xfbefbef80 & (g[38] << 7u32))) | ((0xfffffffc0 & (g[38] << 6u32)))
@@ -2110,20 +1513,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[40]: 36 node words, bit 15 (connected black c 3 c 4), bit 13 (connected black c 3 c 2), bit 20 (connected black c 3 d 3), bit 8 (connected black c 3 b 3), and 32 more; rules at gather.kif:59, 63
-    // g[41]: 36 node words, bit 1 ((aux 2) black c a 3 2), bit 7 ((aux 2) black c b 3 2), bit 13 ((aux 2) black c c 3 2), bit 19 ((aux 2) black c d 3 2), and 32 more
+    // g[40]: 36 node words, bit 2 (connected black a 2 a 3), bit 0 (connected black a 2 a 1), bit 7 (connected black a 2 b 2), bit 8 (connected black a 2 b 3), and 32 more; rules at gather.kif:59, 63
+    // g[41]: 36 node words, bit 1 ((aux 2) black a a 2 2), bit 7 ((aux 2) black a b 2 2), bit 13 ((aux 2) black a c 2 2), bit 19 ((aux 2) black a d 2 2), and 32 more
     g[40] = 0;
     g[41] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x100000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x80000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x8000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x2000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x200 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x100 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x80 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[41]));
+        let word = ((0x100 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x80 & (s.0[0] << 6u32) & s.0[0])) | ((0x40 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x4 & (s.0[0] << 1u32) & s.0[0])) | ((0x1 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0xfffffffff & s.0[0] & g[41]));
         changed |= word != g[40];
         g[40] = word;
         let word = ((0xfbefbef80 & (g[40] << 7u32))) | ((0xfffffffc0 & (g[40] << 6u32)))
@@ -2136,17 +1535,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[42]: 36 node words, bit 13 (connected black c 1 c 2), bit 18 (connected black c 1 d 1), bit 6 (connected black c 1 b 1), bit 19 (connected black c 1 d 2), and 32 more; rules at gather.kif:59, 63
-    // g[43]: 36 node words, bit 1 ((aux 2) black c a 1 2), bit 7 ((aux 2) black c b 1 2), bit 13 ((aux 2) black c c 1 2), bit 19 ((aux 2) black c d 1 2), and 32 more
+    // g[42]: 36 node words, bit 15 (connected black c 3 c 4), bit 13 (connected black c 3 c 2), bit 20 (connected black c 3 d 3), bit 8 (connected black c 3 b 3), and 32 more; rules at gather.kif:59, 63
+    // g[43]: 36 node words, bit 1 ((aux 2) black c a 3 2), bit 7 ((aux 2) black c b 3 2), bit 13 ((aux 2) black c c 3 2), bit 19 ((aux 2) black c d 3 2), and 32 more
     g[42] = 0;
     g[43] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x80000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x40000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x2000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x80 & s.0[0] & (s.0[0] >> 5u32))) | ((0x40 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0xfffffffff & s.0[0] & g[43]));
+        let word = ((0x200000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x100000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x80000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x8000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x2000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x200 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x100 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x80 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[43]));
         changed |= word != g[42];
         g[42] = word;
         let word = ((0xfbefbef80 & (g[42] << 7u32))) | ((0xfffffffc0 & (g[42] << 6u32)))
@@ -2159,16 +1561,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[44]: 36 node words, bit 3 (connected black a 3 a 4), bit 1 (connected black a 3 a 2), bit 8 (connected black a 3 b 3), bit 9 (connected black a 3 b 4), and 32 more; rules at gather.kif:59, 63
-    // g[45]: 36 node words, bit 1 ((aux 2) black a a 3 2), bit 7 ((aux 2) black a b 3 2), bit 13 ((aux 2) black a c 3 2), bit 19 ((aux 2) black a d 3 2), and 32 more
+    // g[44]: 36 node words, bit 13 (connected black c 1 c 2), bit 18 (connected black c 1 d 1), bit 6 (connected black c 1 b 1), bit 19 (connected black c 1 d 2), and 32 more; rules at gather.kif:59, 63
+    // g[45]: 36 node words, bit 1 ((aux 2) black c a 1 2), bit 7 ((aux 2) black c b 1 2), bit 13 ((aux 2) black c c 1 2), bit 19 ((aux 2) black c d 1 2), and 32 more
     g[44] = 0;
     g[45] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x100 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x80 & (s.0[0] << 5u32) & s.0[0])) | ((0x8 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x2 & s.0[0] & (s.0[0] >> 1u32))) | ((0xfffffffff & s.0[0] & g[45]));
+        let word = ((0x80000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x40000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x2000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x80 & s.0[0] & (s.0[0] >> 5u32))) | ((0x40 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0xfffffffff & s.0[0] & g[45]));
         changed |= word != g[44];
         g[44] = word;
         let word = ((0xfbefbef80 & (g[44] << 7u32))) | ((0xfffffffc0 & (g[44] << 6u32)))
@@ -2181,15 +1584,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[46]: 36 node words, bit 1 (connected black a 1 a 2), bit 6 (connected black a 1 b 1), bit 7 (connected black a 1 b 2), bit 0 (connected black a 1 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[47]: 36 node words, bit 1 ((aux 2) black a a 1 2), bit 7 ((aux 2) black a b 1 2), bit 13 ((aux 2) black a c 1 2), bit 19 ((aux 2) black a d 1 2), and 32 more
+    // g[46]: 36 node words, bit 3 (connected black a 3 a 4), bit 1 (connected black a 3 a 2), bit 8 (connected black a 3 b 3), bit 9 (connected black a 3 b 4), and 32 more; rules at gather.kif:59, 63
+    // g[47]: 36 node words, bit 1 ((aux 2) black a a 3 2), bit 7 ((aux 2) black a b 3 2), bit 13 ((aux 2) black a c 3 2), bit 19 ((aux 2) black a d 3 2), and 32 more
     g[46] = 0;
     g[47] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x80 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x40 & (s.0[0] << 6u32) & s.0[0])) | ((0x2 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0xfffffffff & s.0[0] & g[47]));
+        let word = ((0x200 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x100 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x80 & (s.0[0] << 5u32) & s.0[0])) | ((0x8 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x2 & s.0[0] & (s.0[0] >> 1u32))) | ((0xfffffffff & s.0[0] & g[47]));
         changed |= word != g[46];
         g[46] = word;
         let word = ((0xfbefbef80 & (g[46] << 7u32))) | ((0xfffffffc0 & (g[46] << 6u32)))
@@ -2202,20 +1606,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[48]: 36 node words, bit 20 (connected black d 2 d 3), bit 18 (connected black d 2 d 1), bit 25 (connected black d 2 e 2), bit 13 (connected black d 2 c 2), and 32 more; rules at gather.kif:59, 63
-    // g[49]: 36 node words, bit 1 ((aux 2) black d a 2 2), bit 7 ((aux 2) black d b 2 2), bit 13 ((aux 2) black d c 2 2), bit 19 ((aux 2) black d d 2 2), and 32 more
+    // g[48]: 36 node words, bit 1 (connected black a 1 a 2), bit 6 (connected black a 1 b 1), bit 7 (connected black a 1 b 2), bit 0 (connected black a 1 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[49]: 36 node words, bit 1 ((aux 2) black a a 1 2), bit 7 ((aux 2) black a b 1 2), bit 13 ((aux 2) black a c 1 2), bit 19 ((aux 2) black a d 1 2), and 32 more
     g[48] = 0;
     g[49] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x4000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x2000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x1000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x100000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x40000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x4000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x2000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x1000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[49]));
+        let word = ((0x80 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x40 & (s.0[0] << 6u32) & s.0[0])) | ((0x2 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0xfffffffff & s.0[0] & g[49]));
         changed |= word != g[48];
         g[48] = word;
         let word = ((0xfbefbef80 & (g[48] << 7u32))) | ((0xfffffffc0 & (g[48] << 6u32)))
@@ -2228,20 +1627,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[50]: 36 node words, bit 21 (connected black d 3 d 4), bit 19 (connected black d 3 d 2), bit 26 (connected black d 3 e 3), bit 14 (connected black d 3 c 3), and 32 more; rules at gather.kif:59, 63
-    // g[51]: 36 node words, bit 1 ((aux 2) black d a 3 2), bit 7 ((aux 2) black d b 3 2), bit 13 ((aux 2) black d c 3 2), bit 19 ((aux 2) black d d 3 2), and 32 more
+    // g[50]: 36 node words, bit 20 (connected black d 2 d 3), bit 18 (connected black d 2 d 1), bit 25 (connected black d 2 e 2), bit 13 (connected black d 2 c 2), and 32 more; rules at gather.kif:59, 63
+    // g[51]: 36 node words, bit 1 ((aux 2) black d a 2 2), bit 7 ((aux 2) black d b 2 2), bit 13 ((aux 2) black d c 2 2), bit 19 ((aux 2) black d d 2 2), and 32 more
     g[50] = 0;
     g[51] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x8000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x4000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x2000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x200000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x80000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x8000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x4000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x2000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[51]));
+        let word = ((0x4000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x2000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x1000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x100000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x40000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x4000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x2000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x1000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[51]));
         changed |= word != g[50];
         g[50] = word;
         let word = ((0xfbefbef80 & (g[50] << 7u32))) | ((0xfffffffc0 & (g[50] << 6u32)))
@@ -2254,17 +1653,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[52]: 36 node words, bit 19 (connected black d 1 d 2), bit 24 (connected black d 1 e 1), bit 12 (connected black d 1 c 1), bit 25 (connected black d 1 e 2), and 32 more; rules at gather.kif:59, 63
-    // g[53]: 36 node words, bit 1 ((aux 2) black d a 1 2), bit 7 ((aux 2) black d b 1 2), bit 13 ((aux 2) black d c 1 2), bit 19 ((aux 2) black d d 1 2), and 32 more
+    // g[52]: 36 node words, bit 21 (connected black d 3 d 4), bit 19 (connected black d 3 d 2), bit 26 (connected black d 3 e 3), bit 14 (connected black d 3 c 3), and 32 more; rules at gather.kif:59, 63
+    // g[53]: 36 node words, bit 1 ((aux 2) black d a 3 2), bit 7 ((aux 2) black d b 3 2), bit 13 ((aux 2) black d c 3 2), bit 19 ((aux 2) black d d 3 2), and 32 more
     g[52] = 0;
     g[53] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x2000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x1000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x80000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x2000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x1000 & s.0[0] & (s.0[0] >> 6u32))) | ((0xfffffffff & s.0[0] & g[53]));
+        let word = ((0x8000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x4000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x2000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x200000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x80000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x8000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x4000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x2000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[53]));
         changed |= word != g[52];
         g[52] = word;
         let word = ((0xfbefbef80 & (g[52] << 7u32))) | ((0xfffffffc0 & (g[52] << 6u32)))
@@ -2277,20 +1679,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[54]: 36 node words, bit 27 (connected black e 3 e 4), bit 25 (connected black e 3 e 2), bit 32 (connected black e 3 f 3), bit 20 (connected black e 3 d 3), and 32 more; rules at gather.kif:59, 63
-    // g[55]: 36 node words, bit 1 ((aux 2) black e a 3 2), bit 7 ((aux 2) black e b 3 2), bit 13 ((aux 2) black e c 3 2), bit 19 ((aux 2) black e d 3 2), and 32 more
+    // g[54]: 36 node words, bit 19 (connected black d 1 d 2), bit 24 (connected black d 1 e 1), bit 12 (connected black d 1 c 1), bit 25 (connected black d 1 e 2), and 32 more; rules at gather.kif:59, 63
+    // g[55]: 36 node words, bit 1 ((aux 2) black d a 1 2), bit 7 ((aux 2) black d b 1 2), bit 13 ((aux 2) black d c 1 2), bit 19 ((aux 2) black d d 1 2), and 32 more
     g[54] = 0;
     g[55] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x100000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x80000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x8000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x2000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x200000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x100000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x80000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[55]));
+        let word = ((0x2000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x1000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x80000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x2000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x1000 & s.0[0] & (s.0[0] >> 6u32))) | ((0xfffffffff & s.0[0] & g[55]));
         changed |= word != g[54];
         g[54] = word;
         let word = ((0xfbefbef80 & (g[54] << 7u32))) | ((0xfffffffc0 & (g[54] << 6u32)))
@@ -2303,17 +1702,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[56]: 36 node words, bit 25 (connected black e 1 e 2), bit 30 (connected black e 1 f 1), bit 18 (connected black e 1 d 1), bit 31 (connected black e 1 f 2), and 32 more; rules at gather.kif:59, 63
-    // g[57]: 36 node words, bit 1 ((aux 2) black e a 1 2), bit 7 ((aux 2) black e b 1 2), bit 13 ((aux 2) black e c 1 2), bit 19 ((aux 2) black e d 1 2), and 32 more
+    // g[56]: 36 node words, bit 27 (connected black e 3 e 4), bit 25 (connected black e 3 e 2), bit 32 (connected black e 3 f 3), bit 20 (connected black e 3 d 3), and 32 more; rules at gather.kif:59, 63
+    // g[57]: 36 node words, bit 1 ((aux 2) black e a 3 2), bit 7 ((aux 2) black e b 3 2), bit 13 ((aux 2) black e c 3 2), bit 19 ((aux 2) black e d 3 2), and 32 more
     g[56] = 0;
     g[57] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x80000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x40000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x2000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x80000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x40000 & s.0[0] & (s.0[0] >> 6u32))) | ((0xfffffffff & s.0[0] & g[57]));
+        let word = ((0x200000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x100000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x80000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x8000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x2000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x200000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x100000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x80000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[57]));
         changed |= word != g[56];
         g[56] = word;
         let word = ((0xfbefbef80 & (g[56] << 7u32))) | ((0xfffffffc0 & (g[56] << 6u32)))
@@ -2326,18 +1728,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[58]: 36 node words, bit 33 (connected black f 3 f 4), bit 31 (connected black f 3 f 2), bit 26 (connected black f 3 e 3), bit 27 (connected black f 3 e 4), and 32 more; rules at gather.kif:59, 63
-    // g[59]: 36 node words, bit 1 ((aux 2) black f a 3 2), bit 7 ((aux 2) black f b 3 2), bit 13 ((aux 2) black f c 3 2), bit 19 ((aux 2) black f d 3 2), and 32 more
+    // g[58]: 36 node words, bit 25 (connected black e 1 e 2), bit 30 (connected black e 1 f 1), bit 18 (connected black e 1 d 1), bit 31 (connected black e 1 f 2), and 32 more; rules at gather.kif:59, 63
+    // g[59]: 36 node words, bit 1 ((aux 2) black e a 1 2), bit 7 ((aux 2) black e b 1 2), bit 13 ((aux 2) black e c 1 2), bit 19 ((aux 2) black e d 1 2), and 32 more
     g[58] = 0;
     g[59] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x80000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x8000000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x4000000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x2000000 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[59]));
+        let word = ((0x80000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x40000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x2000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x80000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x40000 & s.0[0] & (s.0[0] >> 6u32))) | ((0xfffffffff & s.0[0] & g[59]));
         changed |= word != g[58];
         g[58] = word;
         let word = ((0xfbefbef80 & (g[58] << 7u32))) | ((0xfffffffc0 & (g[58] << 6u32)))
@@ -2350,15 +1751,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[60]: 36 node words, bit 31 (connected black f 1 f 2), bit 24 (connected black f 1 e 1), bit 25 (connected black f 1 e 2), bit 0 (connected black f 1 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[61]: 36 node words, bit 1 ((aux 2) black f a 1 2), bit 7 ((aux 2) black f b 1 2), bit 13 ((aux 2) black f c 1 2), bit 19 ((aux 2) black f d 1 2), and 32 more
+    // g[60]: 36 node words, bit 33 (connected black f 3 f 4), bit 31 (connected black f 3 f 2), bit 26 (connected black f 3 e 3), bit 27 (connected black f 3 e 4), and 32 more; rules at gather.kif:59, 63
+    // g[61]: 36 node words, bit 1 ((aux 2) black f a 3 2), bit 7 ((aux 2) black f b 3 2), bit 13 ((aux 2) black f c 3 2), bit 19 ((aux 2) black f d 3 2), and 32 more
     g[60] = 0;
     g[61] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x80000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x2000000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x1000000 & s.0[0] & (s.0[0] >> 6u32)))
+        let word = ((0x200000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x80000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x8000000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x4000000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x2000000 & s.0[0] & (s.0[0] >> 7u32)))
             | ((0xfffffffff & s.0[0] & g[61]));
         changed |= word != g[60];
         g[60] = word;
@@ -2372,17 +1775,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[62]: 36 node words, bit 10 (connected white b 6 b 5), bit 17 (connected white b 6 c 6), bit 5 (connected white b 6 a 6), bit 16 (connected white b 6 c 5), and 32 more; rules at gather.kif:59, 63
-    // g[63]: 36 node words, bit 1 ((aux 2) white b a 6 2), bit 7 ((aux 2) white b b 6 2), bit 13 ((aux 2) white b c 6 2), bit 19 ((aux 2) white b d 6 2), and 32 more
+    // g[62]: 36 node words, bit 31 (connected black f 1 f 2), bit 24 (connected black f 1 e 1), bit 25 (connected black f 1 e 2), bit 0 (connected black f 1 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[63]: 36 node words, bit 1 ((aux 2) black f a 1 2), bit 7 ((aux 2) black f b 1 2), bit 13 ((aux 2) black f c 1 2), bit 19 ((aux 2) black f d 1 2), and 32 more
     g[62] = 0;
     g[63] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x10000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x400 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x20 & s.0[1] & (s.0[1] >> 6u32))) | ((0x10 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[63]));
+        let word = ((0x80000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x2000000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x1000000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0xfffffffff & s.0[0] & g[63]));
         changed |= word != g[62];
         g[62] = word;
         let word = ((0xfbefbef80 & (g[62] << 7u32))) | ((0xfffffffc0 & (g[62] << 6u32)))
@@ -2395,19 +1797,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[64]: 36 node words, bit 10 (connected white b 4 b 5), bit 8 (connected white b 4 b 3), bit 15 (connected white b 4 c 4), bit 3 (connected white b 4 a 4), and 32 more; rules at gather.kif:59, 63
-    // g[65]: 36 node words, bit 1 ((aux 2) white b a 4 2), bit 7 ((aux 2) white b b 4 2), bit 13 ((aux 2) white b c 4 2), bit 19 ((aux 2) white b d 4 2), and 32 more
+    // g[64]: 36 node words, bit 10 (connected white b 6 b 5), bit 17 (connected white b 6 c 6), bit 5 (connected white b 6 a 6), bit 16 (connected white b 6 c 5), and 32 more; rules at gather.kif:59, 63
+    // g[65]: 36 node words, bit 1 ((aux 2) white b a 6 2), bit 7 ((aux 2) white b b 6 2), bit 13 ((aux 2) white b c 6 2), bit 19 ((aux 2) white b d 6 2), and 32 more
     g[64] = 0;
     g[65] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x10000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x8000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x4000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x400 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x100 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x10 & s.0[1] & (s.0[1] >> 5u32))) | ((0x8 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x4 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[65]));
+        let word = ((0x20000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x10000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x400 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x20 & s.0[1] & (s.0[1] >> 6u32))) | ((0x10 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[65]));
         changed |= word != g[64];
         g[64] = word;
         let word = ((0xfbefbef80 & (g[64] << 7u32))) | ((0xfffffffc0 & (g[64] << 6u32)))
@@ -2420,17 +1820,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[66]: 36 node words, bit 5 (connected white a 5 a 6), bit 3 (connected white a 5 a 4), bit 10 (connected white a 5 b 5), bit 11 (connected white a 5 b 6), and 32 more; rules at gather.kif:59, 63
-    // g[67]: 36 node words, bit 1 ((aux 2) white a a 5 2), bit 7 ((aux 2) white a b 5 2), bit 13 ((aux 2) white a c 5 2), bit 19 ((aux 2) white a d 5 2), and 32 more
+    // g[66]: 36 node words, bit 10 (connected white b 4 b 5), bit 8 (connected white b 4 b 3), bit 15 (connected white b 4 c 4), bit 3 (connected white b 4 a 4), and 32 more; rules at gather.kif:59, 63
+    // g[67]: 36 node words, bit 1 ((aux 2) white b a 4 2), bit 7 ((aux 2) white b b 4 2), bit 13 ((aux 2) white b c 4 2), bit 19 ((aux 2) white b d 4 2), and 32 more
     g[66] = 0;
     g[67] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x400 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x200 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x20 & (s.0[1] << 1u32) & s.0[1])) | ((0x8 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0xfffffffff & s.0[1] & g[67]));
+        let word = ((0x10000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x8000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x4000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x400 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x100 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x10 & s.0[1] & (s.0[1] >> 5u32))) | ((0x8 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x4 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[67]));
         changed |= word != g[66];
         g[66] = word;
         let word = ((0xfbefbef80 & (g[66] << 7u32))) | ((0xfffffffc0 & (g[66] << 6u32)))
@@ -2443,17 +1845,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[68]: 36 node words, bit 16 (connected white c 6 c 5), bit 23 (connected white c 6 d 6), bit 11 (connected white c 6 b 6), bit 22 (connected white c 6 d 5), and 32 more; rules at gather.kif:59, 63
-    // g[69]: 36 node words, bit 1 ((aux 2) white c a 6 2), bit 7 ((aux 2) white c b 6 2), bit 13 ((aux 2) white c c 6 2), bit 19 ((aux 2) white c d 6 2), and 32 more
+    // g[68]: 36 node words, bit 5 (connected white a 5 a 6), bit 3 (connected white a 5 a 4), bit 10 (connected white a 5 b 5), bit 11 (connected white a 5 b 6), and 32 more; rules at gather.kif:59, 63
+    // g[69]: 36 node words, bit 1 ((aux 2) white a a 5 2), bit 7 ((aux 2) white a b 5 2), bit 13 ((aux 2) white a c 5 2), bit 19 ((aux 2) white a d 5 2), and 32 more
     g[68] = 0;
     g[69] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x400000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x10000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x800 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x400 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[69]));
+        let word = ((0x800 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x400 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x200 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x20 & (s.0[1] << 1u32) & s.0[1])) | ((0x8 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0xfffffffff & s.0[1] & g[69]));
         changed |= word != g[68];
         g[68] = word;
         let word = ((0xfbefbef80 & (g[68] << 7u32))) | ((0xfffffffc0 & (g[68] << 6u32)))
@@ -2466,20 +1868,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[70]: 36 node words, bit 16 (connected white c 4 c 5), bit 14 (connected white c 4 c 3), bit 21 (connected white c 4 d 4), bit 9 (connected white c 4 b 4), and 32 more; rules at gather.kif:59, 63
-    // g[71]: 36 node words, bit 1 ((aux 2) white c a 4 2), bit 7 ((aux 2) white c b 4 2), bit 13 ((aux 2) white c c 4 2), bit 19 ((aux 2) white c d 4 2), and 32 more
+    // g[70]: 36 node words, bit 16 (connected white c 6 c 5), bit 23 (connected white c 6 d 6), bit 11 (connected white c 6 b 6), bit 22 (connected white c 6 d 5), and 32 more; rules at gather.kif:59, 63
+    // g[71]: 36 node words, bit 1 ((aux 2) white c a 6 2), bit 7 ((aux 2) white c b 6 2), bit 13 ((aux 2) white c c 6 2), bit 19 ((aux 2) white c d 6 2), and 32 more
     g[70] = 0;
     g[71] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x200000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x100000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x10000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x4000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x400 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x200 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x100 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[71]));
+        let word = ((0x800000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x400000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x10000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x800 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x400 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[71]));
         changed |= word != g[70];
         g[70] = word;
         let word = ((0xfbefbef80 & (g[70] << 7u32))) | ((0xfffffffc0 & (g[70] << 6u32)))
@@ -2492,15 +1891,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[72]: 36 node words, bit 4 (connected white a 6 a 5), bit 11 (connected white a 6 b 6), bit 10 (connected white a 6 b 5), bit 0 (connected white a 6 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[73]: 36 node words, bit 1 ((aux 2) white a a 6 2), bit 7 ((aux 2) white a b 6 2), bit 13 ((aux 2) white a c 6 2), bit 19 ((aux 2) white a d 6 2), and 32 more
+    // g[72]: 36 node words, bit 16 (connected white c 4 c 5), bit 14 (connected white c 4 c 3), bit 21 (connected white c 4 d 4), bit 9 (connected white c 4 b 4), and 32 more; rules at gather.kif:59, 63
+    // g[73]: 36 node words, bit 1 ((aux 2) white c a 4 2), bit 7 ((aux 2) white c b 4 2), bit 13 ((aux 2) white c c 4 2), bit 19 ((aux 2) white c d 4 2), and 32 more
     g[72] = 0;
     g[73] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x400 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x10 & s.0[1] & (s.0[1] >> 1u32))) | ((0xfffffffff & s.0[1] & g[73]));
+        let word = ((0x400000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x200000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x100000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x10000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x4000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x400 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x200 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x100 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[73]));
         changed |= word != g[72];
         g[72] = word;
         let word = ((0xfbefbef80 & (g[72] << 7u32))) | ((0xfffffffc0 & (g[72] << 6u32)))
@@ -2513,17 +1917,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[74]: 36 node words, bit 4 (connected white a 4 a 5), bit 2 (connected white a 4 a 3), bit 9 (connected white a 4 b 4), bit 10 (connected white a 4 b 5), and 32 more; rules at gather.kif:59, 63
-    // g[75]: 36 node words, bit 1 ((aux 2) white a a 4 2), bit 7 ((aux 2) white a b 4 2), bit 13 ((aux 2) white a c 4 2), bit 19 ((aux 2) white a d 4 2), and 32 more
+    // g[74]: 36 node words, bit 4 (connected white a 6 a 5), bit 11 (connected white a 6 b 6), bit 10 (connected white a 6 b 5), bit 0 (connected white a 6 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[75]: 36 node words, bit 1 ((aux 2) white a a 6 2), bit 7 ((aux 2) white a b 6 2), bit 13 ((aux 2) white a c 6 2), bit 19 ((aux 2) white a d 6 2), and 32 more
     g[74] = 0;
     g[75] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x200 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x100 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x10 & (s.0[1] << 1u32) & s.0[1])) | ((0x4 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0xfffffffff & s.0[1] & g[75]));
+        let word = ((0x800 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x400 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x10 & s.0[1] & (s.0[1] >> 1u32))) | ((0xfffffffff & s.0[1] & g[75]));
         changed |= word != g[74];
         g[74] = word;
         let word = ((0xfbefbef80 & (g[74] << 7u32))) | ((0xfffffffc0 & (g[74] << 6u32)))
@@ -2536,20 +1938,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[76]: 36 node words, bit 23 (connected white d 5 d 6), bit 21 (connected white d 5 d 4), bit 28 (connected white d 5 e 5), bit 16 (connected white d 5 c 5), and 32 more; rules at gather.kif:59, 63
-    // g[77]: 36 node words, bit 1 ((aux 2) white d a 5 2), bit 7 ((aux 2) white d b 5 2), bit 13 ((aux 2) white d c 5 2), bit 19 ((aux 2) white d d 5 2), and 32 more
+    // g[76]: 36 node words, bit 4 (connected white a 4 a 5), bit 2 (connected white a 4 a 3), bit 9 (connected white a 4 b 4), bit 10 (connected white a 4 b 5), and 32 more; rules at gather.kif:59, 63
+    // g[77]: 36 node words, bit 1 ((aux 2) white a a 4 2), bit 7 ((aux 2) white a b 4 2), bit 13 ((aux 2) white a c 4 2), bit 19 ((aux 2) white a d 4 2), and 32 more
     g[76] = 0;
     g[77] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x10000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x8000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x800000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x200000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x20000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x10000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x8000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[77]));
+        let word = ((0x400 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x200 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x100 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x10 & (s.0[1] << 1u32) & s.0[1])) | ((0x4 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0xfffffffff & s.0[1] & g[77]));
         changed |= word != g[76];
         g[76] = word;
         let word = ((0xfbefbef80 & (g[76] << 7u32))) | ((0xfffffffc0 & (g[76] << 6u32)))
@@ -2562,17 +1961,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[78]: 36 node words, bit 22 (connected white d 6 d 5), bit 29 (connected white d 6 e 6), bit 17 (connected white d 6 c 6), bit 28 (connected white d 6 e 5), and 32 more; rules at gather.kif:59, 63
-    // g[79]: 36 node words, bit 1 ((aux 2) white d a 6 2), bit 7 ((aux 2) white d b 6 2), bit 13 ((aux 2) white d c 6 2), bit 19 ((aux 2) white d d 6 2), and 32 more
+    // g[78]: 36 node words, bit 23 (connected white d 5 d 6), bit 21 (connected white d 5 d 4), bit 28 (connected white d 5 e 5), bit 16 (connected white d 5 c 5), and 32 more; rules at gather.kif:59, 63
+    // g[79]: 36 node words, bit 1 ((aux 2) white d a 5 2), bit 7 ((aux 2) white d b 5 2), bit 13 ((aux 2) white d c 5 2), bit 19 ((aux 2) white d d 5 2), and 32 more
     g[78] = 0;
     g[79] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x10000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x400000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x20000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x10000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[79]));
+        let word = ((0x20000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x10000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x8000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x800000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x200000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x20000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x10000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x8000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[79]));
         changed |= word != g[78];
         g[78] = word;
         let word = ((0xfbefbef80 & (g[78] << 7u32))) | ((0xfffffffc0 & (g[78] << 6u32)))
@@ -2585,20 +1987,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[80]: 36 node words, bit 22 (connected white d 4 d 5), bit 20 (connected white d 4 d 3), bit 27 (connected white d 4 e 4), bit 15 (connected white d 4 c 4), and 32 more; rules at gather.kif:59, 63
-    // g[81]: 36 node words, bit 1 ((aux 2) white d a 4 2), bit 7 ((aux 2) white d b 4 2), bit 13 ((aux 2) white d c 4 2), bit 19 ((aux 2) white d d 4 2), and 32 more
+    // g[80]: 36 node words, bit 22 (connected white d 6 d 5), bit 29 (connected white d 6 e 6), bit 17 (connected white d 6 c 6), bit 28 (connected white d 6 e 5), and 32 more; rules at gather.kif:59, 63
+    // g[81]: 36 node words, bit 1 ((aux 2) white d a 6 2), bit 7 ((aux 2) white d b 6 2), bit 13 ((aux 2) white d c 6 2), bit 19 ((aux 2) white d d 6 2), and 32 more
     g[80] = 0;
     g[81] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x10000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x8000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x4000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x400000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x100000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x10000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x8000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x4000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[81]));
+        let word = ((0x20000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x10000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x400000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x20000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x10000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[81]));
         changed |= word != g[80];
         g[80] = word;
         let word = ((0xfbefbef80 & (g[80] << 7u32))) | ((0xfffffffc0 & (g[80] << 6u32)))
@@ -2611,18 +2010,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[82]: 36 node words, bit 28 (connected white e 6 e 5), bit 35 (connected white e 6 f 6), bit 23 (connected white e 6 d 6), bit 34 (connected white e 6 f 5), and 32 more; rules at gather.kif:59, 63
-    // g[83]: 36 node words, bit 1 ((aux 2) white e a 6 2), bit 7 ((aux 2) white e b 6 2), bit 13 ((aux 2) white e c 6 2), bit 19 ((aux 2) white e d 6 2), and 32 more
+    // g[82]: 36 node words, bit 22 (connected white d 4 d 5), bit 20 (connected white d 4 d 3), bit 27 (connected white d 4 e 4), bit 15 (connected white d 4 c 4), and 32 more; rules at gather.kif:59, 63
+    // g[83]: 36 node words, bit 1 ((aux 2) white d a 4 2), bit 7 ((aux 2) white d b 4 2), bit 13 ((aux 2) white d c 4 2), bit 19 ((aux 2) white d d 4 2), and 32 more
     g[82] = 0;
     g[83] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x400000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x10000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x800000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x400000 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[83]));
+        let word = ((0x10000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x8000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x4000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x400000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x100000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x10000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x8000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x4000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[83]));
         changed |= word != g[82];
         g[82] = word;
         let word = ((0xfbefbef80 & (g[82] << 7u32))) | ((0xfffffffc0 & (g[82] << 6u32)))
@@ -2635,20 +2036,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[84]: 36 node words, bit 28 (connected white e 4 e 5), bit 26 (connected white e 4 e 3), bit 33 (connected white e 4 f 4), bit 21 (connected white e 4 d 4), and 32 more; rules at gather.kif:59, 63
-    // g[85]: 36 node words, bit 1 ((aux 2) white e a 4 2), bit 7 ((aux 2) white e b 4 2), bit 13 ((aux 2) white e c 4 2), bit 19 ((aux 2) white e d 4 2), and 32 more
+    // g[84]: 36 node words, bit 28 (connected white e 6 e 5), bit 35 (connected white e 6 f 6), bit 23 (connected white e 6 d 6), bit 34 (connected white e 6 f 5), and 32 more; rules at gather.kif:59, 63
+    // g[85]: 36 node words, bit 1 ((aux 2) white e a 6 2), bit 7 ((aux 2) white e b 6 2), bit 13 ((aux 2) white e c 6 2), bit 19 ((aux 2) white e d 6 2), and 32 more
     g[84] = 0;
     g[85] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x200000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x100000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x10000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x4000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x400000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x200000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x100000 & s.0[1] & (s.0[1] >> 7u32)))
+        let word = ((0x800000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x400000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x10000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x800000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x400000 & s.0[1] & (s.0[1] >> 7u32)))
             | ((0xfffffffff & s.0[1] & g[85]));
         changed |= word != g[84];
         g[84] = word;
@@ -2662,15 +2060,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[86]: 36 node words, bit 34 (connected white f 6 f 5), bit 29 (connected white f 6 e 6), bit 28 (connected white f 6 e 5), bit 0 (connected white f 6 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[87]: 36 node words, bit 1 ((aux 2) white f a 6 2), bit 7 ((aux 2) white f b 6 2), bit 13 ((aux 2) white f c 6 2), bit 19 ((aux 2) white f d 6 2), and 32 more
+    // g[86]: 36 node words, bit 28 (connected white e 4 e 5), bit 26 (connected white e 4 e 3), bit 33 (connected white e 4 f 4), bit 21 (connected white e 4 d 4), and 32 more; rules at gather.kif:59, 63
+    // g[87]: 36 node words, bit 1 ((aux 2) white e a 4 2), bit 7 ((aux 2) white e b 4 2), bit 13 ((aux 2) white e c 4 2), bit 19 ((aux 2) white e d 4 2), and 32 more
     g[86] = 0;
     g[87] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x20000000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x10000000 & s.0[1] & (s.0[1] >> 7u32)))
+        let word = ((0x400000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x200000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x100000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x10000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x4000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x400000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x200000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x100000 & s.0[1] & (s.0[1] >> 7u32)))
             | ((0xfffffffff & s.0[1] & g[87]));
         changed |= word != g[86];
         g[86] = word;
@@ -2684,17 +2087,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[88]: 36 node words, bit 34 (connected white f 4 f 5), bit 32 (connected white f 4 f 3), bit 27 (connected white f 4 e 4), bit 28 (connected white f 4 e 5), and 32 more; rules at gather.kif:59, 63
-    // g[89]: 36 node words, bit 1 ((aux 2) white f a 4 2), bit 7 ((aux 2) white f b 4 2), bit 13 ((aux 2) white f c 4 2), bit 19 ((aux 2) white f d 4 2), and 32 more
+    // g[88]: 36 node words, bit 34 (connected white f 6 f 5), bit 29 (connected white f 6 e 6), bit 28 (connected white f 6 e 5), bit 0 (connected white f 6 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[89]: 36 node words, bit 1 ((aux 2) white f a 6 2), bit 7 ((aux 2) white f b 6 2), bit 13 ((aux 2) white f c 6 2), bit 19 ((aux 2) white f d 6 2), and 32 more
     g[88] = 0;
     g[89] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x100000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x10000000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x8000000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x4000000 & s.0[1] & (s.0[1] >> 7u32)))
+        let word = ((0x400000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x20000000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x10000000 & s.0[1] & (s.0[1] >> 7u32)))
             | ((0xfffffffff & s.0[1] & g[89]));
         changed |= word != g[88];
         g[88] = word;
@@ -2708,19 +2109,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[90]: 36 node words, bit 10 (connected black b 4 b 5), bit 8 (connected black b 4 b 3), bit 15 (connected black b 4 c 4), bit 3 (connected black b 4 a 4), and 32 more; rules at gather.kif:59, 63
-    // g[91]: 36 node words, bit 1 ((aux 2) black b a 4 2), bit 7 ((aux 2) black b b 4 2), bit 13 ((aux 2) black b c 4 2), bit 19 ((aux 2) black b d 4 2), and 32 more
+    // g[90]: 36 node words, bit 34 (connected white f 4 f 5), bit 32 (connected white f 4 f 3), bit 27 (connected white f 4 e 4), bit 28 (connected white f 4 e 5), and 32 more; rules at gather.kif:59, 63
+    // g[91]: 36 node words, bit 1 ((aux 2) white f a 4 2), bit 7 ((aux 2) white f b 4 2), bit 13 ((aux 2) white f c 4 2), bit 19 ((aux 2) white f d 4 2), and 32 more
     g[90] = 0;
     g[91] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x10000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x8000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x4000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x400 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x100 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x10 & s.0[0] & (s.0[0] >> 5u32))) | ((0x8 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x4 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[91]));
+        let word = ((0x400000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x100000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x10000000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x8000000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x4000000 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[91]));
         changed |= word != g[90];
         g[90] = word;
         let word = ((0xfbefbef80 & (g[90] << 7u32))) | ((0xfffffffc0 & (g[90] << 6u32)))
@@ -2733,20 +2133,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[92]: 36 node words, bit 16 (connected black c 4 c 5), bit 14 (connected black c 4 c 3), bit 21 (connected black c 4 d 4), bit 9 (connected black c 4 b 4), and 32 more; rules at gather.kif:59, 63
-    // g[93]: 36 node words, bit 1 ((aux 2) black c a 4 2), bit 7 ((aux 2) black c b 4 2), bit 13 ((aux 2) black c c 4 2), bit 19 ((aux 2) black c d 4 2), and 32 more
+    // g[92]: 36 node words, bit 10 (connected black b 4 b 5), bit 8 (connected black b 4 b 3), bit 15 (connected black b 4 c 4), bit 3 (connected black b 4 a 4), and 32 more; rules at gather.kif:59, 63
+    // g[93]: 36 node words, bit 1 ((aux 2) black b a 4 2), bit 7 ((aux 2) black b b 4 2), bit 13 ((aux 2) black b c 4 2), bit 19 ((aux 2) black b d 4 2), and 32 more
     g[92] = 0;
     g[93] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x200000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x100000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x10000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x4000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x400 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x200 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x100 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[93]));
+        let word = ((0x10000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x8000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x4000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x400 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x100 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x10 & s.0[0] & (s.0[0] >> 5u32))) | ((0x8 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x4 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[93]));
         changed |= word != g[92];
         g[92] = word;
         let word = ((0xfbefbef80 & (g[92] << 7u32))) | ((0xfffffffc0 & (g[92] << 6u32)))
@@ -2759,17 +2158,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[94]: 36 node words, bit 4 (connected black a 4 a 5), bit 2 (connected black a 4 a 3), bit 9 (connected black a 4 b 4), bit 10 (connected black a 4 b 5), and 32 more; rules at gather.kif:59, 63
-    // g[95]: 36 node words, bit 1 ((aux 2) black a a 4 2), bit 7 ((aux 2) black a b 4 2), bit 13 ((aux 2) black a c 4 2), bit 19 ((aux 2) black a d 4 2), and 32 more
+    // g[94]: 36 node words, bit 16 (connected black c 4 c 5), bit 14 (connected black c 4 c 3), bit 21 (connected black c 4 d 4), bit 9 (connected black c 4 b 4), and 32 more; rules at gather.kif:59, 63
+    // g[95]: 36 node words, bit 1 ((aux 2) black c a 4 2), bit 7 ((aux 2) black c b 4 2), bit 13 ((aux 2) black c c 4 2), bit 19 ((aux 2) black c d 4 2), and 32 more
     g[94] = 0;
     g[95] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x200 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x100 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x10 & (s.0[0] << 1u32) & s.0[0])) | ((0x4 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0xfffffffff & s.0[0] & g[95]));
+        let word = ((0x400000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x200000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x100000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x10000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x4000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x400 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x200 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x100 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[95]));
         changed |= word != g[94];
         g[94] = word;
         let word = ((0xfbefbef80 & (g[94] << 7u32))) | ((0xfffffffc0 & (g[94] << 6u32)))
@@ -2782,20 +2184,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[96]: 36 node words, bit 22 (connected black d 4 d 5), bit 20 (connected black d 4 d 3), bit 27 (connected black d 4 e 4), bit 15 (connected black d 4 c 4), and 32 more; rules at gather.kif:59, 63
-    // g[97]: 36 node words, bit 1 ((aux 2) black d a 4 2), bit 7 ((aux 2) black d b 4 2), bit 13 ((aux 2) black d c 4 2), bit 19 ((aux 2) black d d 4 2), and 32 more
+    // g[96]: 36 node words, bit 4 (connected black a 4 a 5), bit 2 (connected black a 4 a 3), bit 9 (connected black a 4 b 4), bit 10 (connected black a 4 b 5), and 32 more; rules at gather.kif:59, 63
+    // g[97]: 36 node words, bit 1 ((aux 2) black a a 4 2), bit 7 ((aux 2) black a b 4 2), bit 13 ((aux 2) black a c 4 2), bit 19 ((aux 2) black a d 4 2), and 32 more
     g[96] = 0;
     g[97] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x10000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x8000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x4000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x400000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x100000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x10000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x8000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x4000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[97]));
+        let word = ((0x400 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x200 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x100 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x10 & (s.0[0] << 1u32) & s.0[0])) | ((0x4 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0xfffffffff & s.0[0] & g[97]));
         changed |= word != g[96];
         g[96] = word;
         let word = ((0xfbefbef80 & (g[96] << 7u32))) | ((0xfffffffc0 & (g[96] << 6u32)))
@@ -2808,21 +2207,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[98]: 36 node words, bit 28 (connected black e 4 e 5), bit 26 (connected black e 4 e 3), bit 33 (connected black e 4 f 4), bit 21 (connected black e 4 d 4), and 32 more; rules at gather.kif:59, 63
-    // g[99]: 36 node words, bit 1 ((aux 2) black e a 4 2), bit 7 ((aux 2) black e b 4 2), bit 13 ((aux 2) black e c 4 2), bit 19 ((aux 2) black e d 4 2), and 32 more
+    // g[98]: 36 node words, bit 22 (connected black d 4 d 5), bit 20 (connected black d 4 d 3), bit 27 (connected black d 4 e 4), bit 15 (connected black d 4 c 4), and 32 more; rules at gather.kif:59, 63
+    // g[99]: 36 node words, bit 1 ((aux 2) black d a 4 2), bit 7 ((aux 2) black d b 4 2), bit 13 ((aux 2) black d c 4 2), bit 19 ((aux 2) black d d 4 2), and 32 more
     g[98] = 0;
     g[99] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x200000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x100000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x10000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x4000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x400000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x200000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x100000 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[99]));
+        let word = ((0x10000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x8000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x4000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x400000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x100000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x10000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x8000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x4000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[99]));
         changed |= word != g[98];
         g[98] = word;
         let word = ((0xfbefbef80 & (g[98] << 7u32))) | ((0xfffffffc0 & (g[98] << 6u32)))
@@ -2835,17 +2233,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[100]: 36 node words, bit 34 (connected black f 4 f 5), bit 32 (connected black f 4 f 3), bit 27 (connected black f 4 e 4), bit 28 (connected black f 4 e 5), and 32 more; rules at gather.kif:59, 63
-    // g[101]: 36 node words, bit 1 ((aux 2) black f a 4 2), bit 7 ((aux 2) black f b 4 2), bit 13 ((aux 2) black f c 4 2), bit 19 ((aux 2) black f d 4 2), and 32 more
+    // g[100]: 36 node words, bit 28 (connected black e 4 e 5), bit 26 (connected black e 4 e 3), bit 33 (connected black e 4 f 4), bit 21 (connected black e 4 d 4), and 32 more; rules at gather.kif:59, 63
+    // g[101]: 36 node words, bit 1 ((aux 2) black e a 4 2), bit 7 ((aux 2) black e b 4 2), bit 13 ((aux 2) black e c 4 2), bit 19 ((aux 2) black e d 4 2), and 32 more
     g[100] = 0;
     g[101] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x100000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x10000000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x8000000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x4000000 & s.0[0] & (s.0[0] >> 7u32)))
+        let word = ((0x400000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x200000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x100000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x10000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x4000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x400000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x200000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x100000 & s.0[0] & (s.0[0] >> 7u32)))
             | ((0xfffffffff & s.0[0] & g[101]));
         changed |= word != g[100];
         g[100] = word;
@@ -2860,19 +2261,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[102]: 36 node words, bit 9 (connected white b 3 b 4), bit 7 (connected white b 3 b 2), bit 14 (connected white b 3 c 3), bit 2 (connected white b 3 a 3), and 32 more; rules at gather.kif:59, 63
-    // g[103]: 36 node words, bit 1 ((aux 2) white b a 3 2), bit 7 ((aux 2) white b b 3 2), bit 13 ((aux 2) white b c 3 2), bit 19 ((aux 2) white b d 3 2), and 32 more
+    // g[102]: 36 node words, bit 34 (connected black f 4 f 5), bit 32 (connected black f 4 f 3), bit 27 (connected black f 4 e 4), bit 28 (connected black f 4 e 5), and 32 more; rules at gather.kif:59, 63
+    // g[103]: 36 node words, bit 1 ((aux 2) black f a 4 2), bit 7 ((aux 2) black f b 4 2), bit 13 ((aux 2) black f c 4 2), bit 19 ((aux 2) black f d 4 2), and 32 more
     g[102] = 0;
     g[103] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x8000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x4000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x2000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x200 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x80 & s.0[1] & (s.0[1] >> 1u32))) | ((0x8 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x4 & s.0[1] & (s.0[1] >> 6u32))) | ((0x2 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[103]));
+        let word = ((0x400000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x100000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x10000000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x8000000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x4000000 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[103]));
         changed |= word != g[102];
         g[102] = word;
         let word = ((0xfbefbef80 & (g[102] << 7u32)))
@@ -2886,20 +2286,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[104]: 36 node words, bit 15 (connected white c 3 c 4), bit 13 (connected white c 3 c 2), bit 20 (connected white c 3 d 3), bit 8 (connected white c 3 b 3), and 32 more; rules at gather.kif:59, 63
-    // g[105]: 36 node words, bit 1 ((aux 2) white c a 3 2), bit 7 ((aux 2) white c b 3 2), bit 13 ((aux 2) white c c 3 2), bit 19 ((aux 2) white c d 3 2), and 32 more
+    // g[104]: 36 node words, bit 9 (connected white b 3 b 4), bit 7 (connected white b 3 b 2), bit 14 (connected white b 3 c 3), bit 2 (connected white b 3 a 3), and 32 more; rules at gather.kif:59, 63
+    // g[105]: 36 node words, bit 1 ((aux 2) white b a 3 2), bit 7 ((aux 2) white b b 3 2), bit 13 ((aux 2) white b c 3 2), bit 19 ((aux 2) white b d 3 2), and 32 more
     g[104] = 0;
     g[105] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x100000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x80000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x8000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x2000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x200 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x100 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x80 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[105]));
+        let word = ((0x8000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x4000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x2000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x200 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x80 & s.0[1] & (s.0[1] >> 1u32))) | ((0x8 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x4 & s.0[1] & (s.0[1] >> 6u32))) | ((0x2 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[105]));
         changed |= word != g[104];
         g[104] = word;
         let word = ((0xfbefbef80 & (g[104] << 7u32)))
@@ -2913,16 +2312,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[106]: 36 node words, bit 3 (connected white a 3 a 4), bit 1 (connected white a 3 a 2), bit 8 (connected white a 3 b 3), bit 9 (connected white a 3 b 4), and 32 more; rules at gather.kif:59, 63
-    // g[107]: 36 node words, bit 1 ((aux 2) white a a 3 2), bit 7 ((aux 2) white a b 3 2), bit 13 ((aux 2) white a c 3 2), bit 19 ((aux 2) white a d 3 2), and 32 more
+    // g[106]: 36 node words, bit 15 (connected white c 3 c 4), bit 13 (connected white c 3 c 2), bit 20 (connected white c 3 d 3), bit 8 (connected white c 3 b 3), and 32 more; rules at gather.kif:59, 63
+    // g[107]: 36 node words, bit 1 ((aux 2) white c a 3 2), bit 7 ((aux 2) white c b 3 2), bit 13 ((aux 2) white c c 3 2), bit 19 ((aux 2) white c d 3 2), and 32 more
     g[106] = 0;
     g[107] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x100 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x80 & (s.0[1] << 5u32) & s.0[1])) | ((0x8 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x2 & s.0[1] & (s.0[1] >> 1u32))) | ((0xfffffffff & s.0[1] & g[107]));
+        let word = ((0x200000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x100000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x80000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x8000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x2000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x200 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x100 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x80 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[107]));
         changed |= word != g[106];
         g[106] = word;
         let word = ((0xfbefbef80 & (g[106] << 7u32)))
@@ -2936,20 +2339,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[108]: 36 node words, bit 21 (connected white d 3 d 4), bit 19 (connected white d 3 d 2), bit 26 (connected white d 3 e 3), bit 14 (connected white d 3 c 3), and 32 more; rules at gather.kif:59, 63
-    // g[109]: 36 node words, bit 1 ((aux 2) white d a 3 2), bit 7 ((aux 2) white d b 3 2), bit 13 ((aux 2) white d c 3 2), bit 19 ((aux 2) white d d 3 2), and 32 more
+    // g[108]: 36 node words, bit 3 (connected white a 3 a 4), bit 1 (connected white a 3 a 2), bit 8 (connected white a 3 b 3), bit 9 (connected white a 3 b 4), and 32 more; rules at gather.kif:59, 63
+    // g[109]: 36 node words, bit 1 ((aux 2) white a a 3 2), bit 7 ((aux 2) white a b 3 2), bit 13 ((aux 2) white a c 3 2), bit 19 ((aux 2) white a d 3 2), and 32 more
     g[108] = 0;
     g[109] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x8000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x4000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x2000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x200000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x80000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x8000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x4000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x2000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[109]));
+        let word = ((0x200 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x100 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x80 & (s.0[1] << 5u32) & s.0[1])) | ((0x8 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x2 & s.0[1] & (s.0[1] >> 1u32))) | ((0xfffffffff & s.0[1] & g[109]));
         changed |= word != g[108];
         g[108] = word;
         let word = ((0xfbefbef80 & (g[108] << 7u32)))
@@ -2963,21 +2362,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[110]: 36 node words, bit 27 (connected white e 3 e 4), bit 25 (connected white e 3 e 2), bit 32 (connected white e 3 f 3), bit 20 (connected white e 3 d 3), and 32 more; rules at gather.kif:59, 63
-    // g[111]: 36 node words, bit 1 ((aux 2) white e a 3 2), bit 7 ((aux 2) white e b 3 2), bit 13 ((aux 2) white e c 3 2), bit 19 ((aux 2) white e d 3 2), and 32 more
+    // g[110]: 36 node words, bit 21 (connected white d 3 d 4), bit 19 (connected white d 3 d 2), bit 26 (connected white d 3 e 3), bit 14 (connected white d 3 c 3), and 32 more; rules at gather.kif:59, 63
+    // g[111]: 36 node words, bit 1 ((aux 2) white d a 3 2), bit 7 ((aux 2) white d b 3 2), bit 13 ((aux 2) white d c 3 2), bit 19 ((aux 2) white d d 3 2), and 32 more
     g[110] = 0;
     g[111] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x100000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x80000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x8000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x2000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x200000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x100000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x80000 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[111]));
+        let word = ((0x8000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x4000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x2000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x200000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x80000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x8000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x4000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x2000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[111]));
         changed |= word != g[110];
         g[110] = word;
         let word = ((0xfbefbef80 & (g[110] << 7u32)))
@@ -2991,17 +2389,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[112]: 36 node words, bit 33 (connected white f 3 f 4), bit 31 (connected white f 3 f 2), bit 26 (connected white f 3 e 3), bit 27 (connected white f 3 e 4), and 32 more; rules at gather.kif:59, 63
-    // g[113]: 36 node words, bit 1 ((aux 2) white f a 3 2), bit 7 ((aux 2) white f b 3 2), bit 13 ((aux 2) white f c 3 2), bit 19 ((aux 2) white f d 3 2), and 32 more
+    // g[112]: 36 node words, bit 27 (connected white e 3 e 4), bit 25 (connected white e 3 e 2), bit 32 (connected white e 3 f 3), bit 20 (connected white e 3 d 3), and 32 more; rules at gather.kif:59, 63
+    // g[113]: 36 node words, bit 1 ((aux 2) white e a 3 2), bit 7 ((aux 2) white e b 3 2), bit 13 ((aux 2) white e c 3 2), bit 19 ((aux 2) white e d 3 2), and 32 more
     g[112] = 0;
     g[113] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x80000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x8000000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x4000000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x2000000 & s.0[1] & (s.0[1] >> 7u32)))
+        let word = ((0x200000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x100000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x80000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x8000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x2000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x200000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x100000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x80000 & s.0[1] & (s.0[1] >> 7u32)))
             | ((0xfffffffff & s.0[1] & g[113]));
         changed |= word != g[112];
         g[112] = word;
@@ -3016,19 +2417,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[114]: 36 node words, bit 11 (connected black b 5 b 6), bit 9 (connected black b 5 b 4), bit 16 (connected black b 5 c 5), bit 4 (connected black b 5 a 5), and 32 more; rules at gather.kif:59, 63
-    // g[115]: 36 node words, bit 1 ((aux 2) black b a 5 2), bit 7 ((aux 2) black b b 5 2), bit 13 ((aux 2) black b c 5 2), bit 19 ((aux 2) black b d 5 2), and 32 more
+    // g[114]: 36 node words, bit 33 (connected white f 3 f 4), bit 31 (connected white f 3 f 2), bit 26 (connected white f 3 e 3), bit 27 (connected white f 3 e 4), and 32 more; rules at gather.kif:59, 63
+    // g[115]: 36 node words, bit 1 ((aux 2) white f a 3 2), bit 7 ((aux 2) white f b 3 2), bit 13 ((aux 2) white f c 3 2), bit 19 ((aux 2) white f d 3 2), and 32 more
     g[114] = 0;
     g[115] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x10000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x8000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x800 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x200 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x20 & s.0[0] & (s.0[0] >> 5u32))) | ((0x10 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x8 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[115]));
+        let word = ((0x200000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x80000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x8000000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x4000000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x2000000 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[115]));
         changed |= word != g[114];
         g[114] = word;
         let word = ((0xfbefbef80 & (g[114] << 7u32)))
@@ -3042,20 +2442,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[116]: 36 node words, bit 17 (connected black c 5 c 6), bit 15 (connected black c 5 c 4), bit 22 (connected black c 5 d 5), bit 10 (connected black c 5 b 5), and 32 more; rules at gather.kif:59, 63
-    // g[117]: 36 node words, bit 1 ((aux 2) black c a 5 2), bit 7 ((aux 2) black c b 5 2), bit 13 ((aux 2) black c c 5 2), bit 19 ((aux 2) black c d 5 2), and 32 more
+    // g[116]: 36 node words, bit 11 (connected black b 5 b 6), bit 9 (connected black b 5 b 4), bit 16 (connected black b 5 c 5), bit 4 (connected black b 5 a 5), and 32 more; rules at gather.kif:59, 63
+    // g[117]: 36 node words, bit 1 ((aux 2) black b a 5 2), bit 7 ((aux 2) black b b 5 2), bit 13 ((aux 2) black b c 5 2), bit 19 ((aux 2) black b d 5 2), and 32 more
     g[116] = 0;
     g[117] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x400000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x200000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x20000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x8000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x800 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x400 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x200 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[117]));
+        let word = ((0x20000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x10000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x8000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x800 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x200 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x20 & s.0[0] & (s.0[0] >> 5u32))) | ((0x10 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x8 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[117]));
         changed |= word != g[116];
         g[116] = word;
         let word = ((0xfbefbef80 & (g[116] << 7u32)))
@@ -3069,17 +2468,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[118]: 36 node words, bit 5 (connected black a 5 a 6), bit 3 (connected black a 5 a 4), bit 10 (connected black a 5 b 5), bit 11 (connected black a 5 b 6), and 32 more; rules at gather.kif:59, 63
-    // g[119]: 36 node words, bit 1 ((aux 2) black a a 5 2), bit 7 ((aux 2) black a b 5 2), bit 13 ((aux 2) black a c 5 2), bit 19 ((aux 2) black a d 5 2), and 32 more
+    // g[118]: 36 node words, bit 17 (connected black c 5 c 6), bit 15 (connected black c 5 c 4), bit 22 (connected black c 5 d 5), bit 10 (connected black c 5 b 5), and 32 more; rules at gather.kif:59, 63
+    // g[119]: 36 node words, bit 1 ((aux 2) black c a 5 2), bit 7 ((aux 2) black c b 5 2), bit 13 ((aux 2) black c c 5 2), bit 19 ((aux 2) black c d 5 2), and 32 more
     g[118] = 0;
     g[119] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x400 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x200 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x20 & (s.0[0] << 1u32) & s.0[0])) | ((0x8 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0xfffffffff & s.0[0] & g[119]));
+        let word = ((0x800000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x400000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x200000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x20000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x8000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x800 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x400 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x200 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[119]));
         changed |= word != g[118];
         g[118] = word;
         let word = ((0xfbefbef80 & (g[118] << 7u32)))
@@ -3093,20 +2495,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[120]: 36 node words, bit 23 (connected black d 5 d 6), bit 21 (connected black d 5 d 4), bit 28 (connected black d 5 e 5), bit 16 (connected black d 5 c 5), and 32 more; rules at gather.kif:59, 63
-    // g[121]: 36 node words, bit 1 ((aux 2) black d a 5 2), bit 7 ((aux 2) black d b 5 2), bit 13 ((aux 2) black d c 5 2), bit 19 ((aux 2) black d d 5 2), and 32 more
+    // g[120]: 36 node words, bit 5 (connected black a 5 a 6), bit 3 (connected black a 5 a 4), bit 10 (connected black a 5 b 5), bit 11 (connected black a 5 b 6), and 32 more; rules at gather.kif:59, 63
+    // g[121]: 36 node words, bit 1 ((aux 2) black a a 5 2), bit 7 ((aux 2) black a b 5 2), bit 13 ((aux 2) black a c 5 2), bit 19 ((aux 2) black a d 5 2), and 32 more
     g[120] = 0;
     g[121] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x10000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x8000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x800000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x200000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x20000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x10000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x8000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[121]));
+        let word = ((0x800 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x400 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x200 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x20 & (s.0[0] << 1u32) & s.0[0])) | ((0x8 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0xfffffffff & s.0[0] & g[121]));
         changed |= word != g[120];
         g[120] = word;
         let word = ((0xfbefbef80 & (g[120] << 7u32)))
@@ -3120,21 +2519,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[122]: 36 node words, bit 29 (connected black e 5 e 6), bit 27 (connected black e 5 e 4), bit 34 (connected black e 5 f 5), bit 22 (connected black e 5 d 5), and 32 more; rules at gather.kif:59, 63
-    // g[123]: 36 node words, bit 1 ((aux 2) black e a 5 2), bit 7 ((aux 2) black e b 5 2), bit 13 ((aux 2) black e c 5 2), bit 19 ((aux 2) black e d 5 2), and 32 more
+    // g[122]: 36 node words, bit 23 (connected black d 5 d 6), bit 21 (connected black d 5 d 4), bit 28 (connected black d 5 e 5), bit 16 (connected black d 5 c 5), and 32 more; rules at gather.kif:59, 63
+    // g[123]: 36 node words, bit 1 ((aux 2) black d a 5 2), bit 7 ((aux 2) black d b 5 2), bit 13 ((aux 2) black d c 5 2), bit 19 ((aux 2) black d d 5 2), and 32 more
     g[122] = 0;
     g[123] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x400000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x200000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x20000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x8000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x800000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x400000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x200000 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[123]));
+        let word = ((0x20000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x10000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x8000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x800000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x200000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x20000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x10000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x8000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[123]));
         changed |= word != g[122];
         g[122] = word;
         let word = ((0xfbefbef80 & (g[122] << 7u32)))
@@ -3148,17 +2546,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[124]: 36 node words, bit 35 (connected black f 5 f 6), bit 33 (connected black f 5 f 4), bit 28 (connected black f 5 e 5), bit 29 (connected black f 5 e 6), and 32 more; rules at gather.kif:59, 63
-    // g[125]: 36 node words, bit 1 ((aux 2) black f a 5 2), bit 7 ((aux 2) black f b 5 2), bit 13 ((aux 2) black f c 5 2), bit 19 ((aux 2) black f d 5 2), and 32 more
+    // g[124]: 36 node words, bit 29 (connected black e 5 e 6), bit 27 (connected black e 5 e 4), bit 34 (connected black e 5 f 5), bit 22 (connected black e 5 d 5), and 32 more; rules at gather.kif:59, 63
+    // g[125]: 36 node words, bit 1 ((aux 2) black e a 5 2), bit 7 ((aux 2) black e b 5 2), bit 13 ((aux 2) black e c 5 2), bit 19 ((aux 2) black e d 5 2), and 32 more
     g[124] = 0;
     g[125] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x200000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x20000000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x10000000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x8000000 & s.0[0] & (s.0[0] >> 7u32)))
+        let word = ((0x800000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x400000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x200000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x20000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x8000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x800000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x400000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x200000 & s.0[0] & (s.0[0] >> 7u32)))
             | ((0xfffffffff & s.0[0] & g[125]));
         changed |= word != g[124];
         g[124] = word;
@@ -3173,19 +2574,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[126]: 36 node words, bit 8 (connected white b 2 b 3), bit 6 (connected white b 2 b 1), bit 13 (connected white b 2 c 2), bit 1 (connected white b 2 a 2), and 32 more; rules at gather.kif:59, 63
-    // g[127]: 36 node words, bit 1 ((aux 2) white b a 2 2), bit 7 ((aux 2) white b b 2 2), bit 13 ((aux 2) white b c 2 2), bit 19 ((aux 2) white b d 2 2), and 32 more
+    // g[126]: 36 node words, bit 35 (connected black f 5 f 6), bit 33 (connected black f 5 f 4), bit 28 (connected black f 5 e 5), bit 29 (connected black f 5 e 6), and 32 more; rules at gather.kif:59, 63
+    // g[127]: 36 node words, bit 1 ((aux 2) black f a 5 2), bit 7 ((aux 2) black f b 5 2), bit 13 ((aux 2) black f c 5 2), bit 19 ((aux 2) black f d 5 2), and 32 more
     g[126] = 0;
     g[127] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x4000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x2000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x1000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x100 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x40 & s.0[1] & (s.0[1] >> 1u32))) | ((0x4 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x2 & s.0[1] & (s.0[1] >> 6u32))) | ((0x1 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[127]));
+        let word = ((0x800000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x200000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x20000000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x10000000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x8000000 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[127]));
         changed |= word != g[126];
         g[126] = word;
         let word = ((0xfbefbef80 & (g[126] << 7u32)))
@@ -3199,19 +2599,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[128]: 36 node words, bit 14 (connected white c 2 c 3), bit 12 (connected white c 2 c 1), bit 19 (connected white c 2 d 2), bit 7 (connected white c 2 b 2), and 32 more; rules at gather.kif:59, 63
-    // g[129]: 36 node words, bit 1 ((aux 2) white c a 2 2), bit 7 ((aux 2) white c b 2 2), bit 13 ((aux 2) white c c 2 2), bit 19 ((aux 2) white c d 2 2), and 32 more
+    // g[128]: 36 node words, bit 8 (connected white b 2 b 3), bit 6 (connected white b 2 b 1), bit 13 (connected white b 2 c 2), bit 1 (connected white b 2 a 2), and 32 more; rules at gather.kif:59, 63
+    // g[129]: 36 node words, bit 1 ((aux 2) white b a 2 2), bit 7 ((aux 2) white b b 2 2), bit 13 ((aux 2) white b c 2 2), bit 19 ((aux 2) white b d 2 2), and 32 more
     g[128] = 0;
     g[129] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x80000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x40000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x4000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x1000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x100 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x80 & s.0[1] & (s.0[1] >> 6u32))) | ((0x40 & s.0[1] & (s.0[1] >> 7u32)))
+        let word = ((0x4000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x2000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x1000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x100 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x40 & s.0[1] & (s.0[1] >> 1u32))) | ((0x4 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x2 & s.0[1] & (s.0[1] >> 6u32))) | ((0x1 & s.0[1] & (s.0[1] >> 7u32)))
             | ((0xfffffffff & s.0[1] & g[129]));
         changed |= word != g[128];
         g[128] = word;
@@ -3226,15 +2625,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[130]: 36 node words, bit 2 (connected white a 2 a 3), bit 0 (connected white a 2 a 1), bit 7 (connected white a 2 b 2), bit 8 (connected white a 2 b 3), and 32 more; rules at gather.kif:59, 63
-    // g[131]: 36 node words, bit 1 ((aux 2) white a a 2 2), bit 7 ((aux 2) white a b 2 2), bit 13 ((aux 2) white a c 2 2), bit 19 ((aux 2) white a d 2 2), and 32 more
+    // g[130]: 36 node words, bit 14 (connected white c 2 c 3), bit 12 (connected white c 2 c 1), bit 19 (connected white c 2 d 2), bit 7 (connected white c 2 b 2), and 32 more; rules at gather.kif:59, 63
+    // g[131]: 36 node words, bit 1 ((aux 2) white c a 2 2), bit 7 ((aux 2) white c b 2 2), bit 13 ((aux 2) white c c 2 2), bit 19 ((aux 2) white c d 2 2), and 32 more
     g[130] = 0;
     g[131] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x80 & (s.0[1] << 6u32) & s.0[1])) | ((0x40 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x4 & (s.0[1] << 1u32) & s.0[1])) | ((0x1 & s.0[1] & (s.0[1] >> 1u32)))
+        let word = ((0x100000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x80000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x40000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x4000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x1000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x100 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x80 & s.0[1] & (s.0[1] >> 6u32))) | ((0x40 & s.0[1] & (s.0[1] >> 7u32)))
             | ((0xfffffffff & s.0[1] & g[131]));
         changed |= word != g[130];
         g[130] = word;
@@ -3249,20 +2652,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[132]: 36 node words, bit 20 (connected white d 2 d 3), bit 18 (connected white d 2 d 1), bit 25 (connected white d 2 e 2), bit 13 (connected white d 2 c 2), and 32 more; rules at gather.kif:59, 63
-    // g[133]: 36 node words, bit 1 ((aux 2) white d a 2 2), bit 7 ((aux 2) white d b 2 2), bit 13 ((aux 2) white d c 2 2), bit 19 ((aux 2) white d d 2 2), and 32 more
+    // g[132]: 36 node words, bit 2 (connected white a 2 a 3), bit 0 (connected white a 2 a 1), bit 7 (connected white a 2 b 2), bit 8 (connected white a 2 b 3), and 32 more; rules at gather.kif:59, 63
+    // g[133]: 36 node words, bit 1 ((aux 2) white a a 2 2), bit 7 ((aux 2) white a b 2 2), bit 13 ((aux 2) white a c 2 2), bit 19 ((aux 2) white a d 2 2), and 32 more
     g[132] = 0;
     g[133] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x4000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x2000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x1000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x100000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x40000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x4000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x2000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x1000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[133]));
+        let word = ((0x100 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x80 & (s.0[1] << 6u32) & s.0[1])) | ((0x40 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x4 & (s.0[1] << 1u32) & s.0[1])) | ((0x1 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0xfffffffff & s.0[1] & g[133]));
         changed |= word != g[132];
         g[132] = word;
         let word = ((0xfbefbef80 & (g[132] << 7u32)))
@@ -3276,21 +2675,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[134]: 36 node words, bit 26 (connected white e 2 e 3), bit 24 (connected white e 2 e 1), bit 31 (connected white e 2 f 2), bit 19 (connected white e 2 d 2), and 32 more; rules at gather.kif:59, 63
-    // g[135]: 36 node words, bit 1 ((aux 2) white e a 2 2), bit 7 ((aux 2) white e b 2 2), bit 13 ((aux 2) white e c 2 2), bit 19 ((aux 2) white e d 2 2), and 32 more
+    // g[134]: 36 node words, bit 20 (connected white d 2 d 3), bit 18 (connected white d 2 d 1), bit 25 (connected white d 2 e 2), bit 13 (connected white d 2 c 2), and 32 more; rules at gather.kif:59, 63
+    // g[135]: 36 node words, bit 1 ((aux 2) white d a 2 2), bit 7 ((aux 2) white d b 2 2), bit 13 ((aux 2) white d c 2 2), bit 19 ((aux 2) white d d 2 2), and 32 more
     g[134] = 0;
     g[135] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x80000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x40000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x4000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x1000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x100000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x80000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x40000 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[135]));
+        let word = ((0x4000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x2000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x1000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x100000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x40000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x4000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x2000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x1000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[135]));
         changed |= word != g[134];
         g[134] = word;
         let word = ((0xfbefbef80 & (g[134] << 7u32)))
@@ -3304,17 +2702,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[136]: 36 node words, bit 32 (connected white f 2 f 3), bit 30 (connected white f 2 f 1), bit 25 (connected white f 2 e 2), bit 26 (connected white f 2 e 3), and 32 more; rules at gather.kif:59, 63
-    // g[137]: 36 node words, bit 1 ((aux 2) white f a 2 2), bit 7 ((aux 2) white f b 2 2), bit 13 ((aux 2) white f c 2 2), bit 19 ((aux 2) white f d 2 2), and 32 more
+    // g[136]: 36 node words, bit 26 (connected white e 2 e 3), bit 24 (connected white e 2 e 1), bit 31 (connected white e 2 f 2), bit 19 (connected white e 2 d 2), and 32 more; rules at gather.kif:59, 63
+    // g[137]: 36 node words, bit 1 ((aux 2) white e a 2 2), bit 7 ((aux 2) white e b 2 2), bit 13 ((aux 2) white e c 2 2), bit 19 ((aux 2) white e d 2 2), and 32 more
     g[136] = 0;
     g[137] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x40000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x4000000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x2000000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x1000000 & s.0[1] & (s.0[1] >> 7u32)))
+        let word = ((0x100000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x80000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x40000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x4000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x1000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x100000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x80000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x40000 & s.0[1] & (s.0[1] >> 7u32)))
             | ((0xfffffffff & s.0[1] & g[137]));
         changed |= word != g[136];
         g[136] = word;
@@ -3329,17 +2730,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[138]: 36 node words, bit 10 (connected black b 6 b 5), bit 17 (connected black b 6 c 6), bit 5 (connected black b 6 a 6), bit 16 (connected black b 6 c 5), and 32 more; rules at gather.kif:59, 63
-    // g[139]: 36 node words, bit 1 ((aux 2) black b a 6 2), bit 7 ((aux 2) black b b 6 2), bit 13 ((aux 2) black b c 6 2), bit 19 ((aux 2) black b d 6 2), and 32 more
+    // g[138]: 36 node words, bit 32 (connected white f 2 f 3), bit 30 (connected white f 2 f 1), bit 25 (connected white f 2 e 2), bit 26 (connected white f 2 e 3), and 32 more; rules at gather.kif:59, 63
+    // g[139]: 36 node words, bit 1 ((aux 2) white f a 2 2), bit 7 ((aux 2) white f b 2 2), bit 13 ((aux 2) white f c 2 2), bit 19 ((aux 2) white f d 2 2), and 32 more
     g[138] = 0;
     g[139] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x10000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x400 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x20 & s.0[0] & (s.0[0] >> 6u32))) | ((0x10 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[139]));
+        let word = ((0x100000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x40000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x4000000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x2000000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x1000000 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[139]));
         changed |= word != g[138];
         g[138] = word;
         let word = ((0xfbefbef80 & (g[138] << 7u32)))
@@ -3353,17 +2755,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[140]: 36 node words, bit 16 (connected black c 6 c 5), bit 23 (connected black c 6 d 6), bit 11 (connected black c 6 b 6), bit 22 (connected black c 6 d 5), and 32 more; rules at gather.kif:59, 63
-    // g[141]: 36 node words, bit 1 ((aux 2) black c a 6 2), bit 7 ((aux 2) black c b 6 2), bit 13 ((aux 2) black c c 6 2), bit 19 ((aux 2) black c d 6 2), and 32 more
+    // g[140]: 36 node words, bit 10 (connected black b 6 b 5), bit 17 (connected black b 6 c 6), bit 5 (connected black b 6 a 6), bit 16 (connected black b 6 c 5), and 32 more; rules at gather.kif:59, 63
+    // g[141]: 36 node words, bit 1 ((aux 2) black b a 6 2), bit 7 ((aux 2) black b b 6 2), bit 13 ((aux 2) black b c 6 2), bit 19 ((aux 2) black b d 6 2), and 32 more
     g[140] = 0;
     g[141] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x400000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x10000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x800 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x400 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[141]));
+        let word = ((0x20000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x10000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x400 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x20 & s.0[0] & (s.0[0] >> 6u32))) | ((0x10 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[141]));
         changed |= word != g[140];
         g[140] = word;
         let word = ((0xfbefbef80 & (g[140] << 7u32)))
@@ -3377,15 +2779,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[142]: 36 node words, bit 4 (connected black a 6 a 5), bit 11 (connected black a 6 b 6), bit 10 (connected black a 6 b 5), bit 0 (connected black a 6 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[143]: 36 node words, bit 1 ((aux 2) black a a 6 2), bit 7 ((aux 2) black a b 6 2), bit 13 ((aux 2) black a c 6 2), bit 19 ((aux 2) black a d 6 2), and 32 more
+    // g[142]: 36 node words, bit 16 (connected black c 6 c 5), bit 23 (connected black c 6 d 6), bit 11 (connected black c 6 b 6), bit 22 (connected black c 6 d 5), and 32 more; rules at gather.kif:59, 63
+    // g[143]: 36 node words, bit 1 ((aux 2) black c a 6 2), bit 7 ((aux 2) black c b 6 2), bit 13 ((aux 2) black c c 6 2), bit 19 ((aux 2) black c d 6 2), and 32 more
     g[142] = 0;
     g[143] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x400 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x10 & s.0[0] & (s.0[0] >> 1u32))) | ((0xfffffffff & s.0[0] & g[143]));
+        let word = ((0x800000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x400000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x10000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x800 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x400 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[143]));
         changed |= word != g[142];
         g[142] = word;
         let word = ((0xfbefbef80 & (g[142] << 7u32)))
@@ -3399,18 +2803,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[144]: 36 node words, bit 22 (connected black d 6 d 5), bit 29 (connected black d 6 e 6), bit 17 (connected black d 6 c 6), bit 28 (connected black d 6 e 5), and 32 more; rules at gather.kif:59, 63
-    // g[145]: 36 node words, bit 1 ((aux 2) black d a 6 2), bit 7 ((aux 2) black d b 6 2), bit 13 ((aux 2) black d c 6 2), bit 19 ((aux 2) black d d 6 2), and 32 more
+    // g[144]: 36 node words, bit 4 (connected black a 6 a 5), bit 11 (connected black a 6 b 6), bit 10 (connected black a 6 b 5), bit 0 (connected black a 6 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[145]: 36 node words, bit 1 ((aux 2) black a a 6 2), bit 7 ((aux 2) black a b 6 2), bit 13 ((aux 2) black a c 6 2), bit 19 ((aux 2) black a d 6 2), and 32 more
     g[144] = 0;
     g[145] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x10000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x400000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x20000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x10000 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[145]));
+        let word = ((0x800 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x400 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x10 & s.0[0] & (s.0[0] >> 1u32))) | ((0xfffffffff & s.0[0] & g[145]));
         changed |= word != g[144];
         g[144] = word;
         let word = ((0xfbefbef80 & (g[144] << 7u32)))
@@ -3424,17 +2825,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[146]: 36 node words, bit 28 (connected black e 6 e 5), bit 35 (connected black e 6 f 6), bit 23 (connected black e 6 d 6), bit 34 (connected black e 6 f 5), and 32 more; rules at gather.kif:59, 63
-    // g[147]: 36 node words, bit 1 ((aux 2) black e a 6 2), bit 7 ((aux 2) black e b 6 2), bit 13 ((aux 2) black e c 6 2), bit 19 ((aux 2) black e d 6 2), and 32 more
+    // g[146]: 36 node words, bit 22 (connected black d 6 d 5), bit 29 (connected black d 6 e 6), bit 17 (connected black d 6 c 6), bit 28 (connected black d 6 e 5), and 32 more; rules at gather.kif:59, 63
+    // g[147]: 36 node words, bit 1 ((aux 2) black d a 6 2), bit 7 ((aux 2) black d b 6 2), bit 13 ((aux 2) black d c 6 2), bit 19 ((aux 2) black d d 6 2), and 32 more
     g[146] = 0;
     g[147] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x400000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x10000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x800000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x400000 & s.0[0] & (s.0[0] >> 7u32)))
+        let word = ((0x20000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x10000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x400000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x20000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x10000 & s.0[0] & (s.0[0] >> 7u32)))
             | ((0xfffffffff & s.0[0] & g[147]));
         changed |= word != g[146];
         g[146] = word;
@@ -3449,15 +2850,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[148]: 36 node words, bit 34 (connected black f 6 f 5), bit 29 (connected black f 6 e 6), bit 28 (connected black f 6 e 5), bit 0 (connected black f 6 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[149]: 36 node words, bit 1 ((aux 2) black f a 6 2), bit 7 ((aux 2) black f b 6 2), bit 13 ((aux 2) black f c 6 2), bit 19 ((aux 2) black f d 6 2), and 32 more
+    // g[148]: 36 node words, bit 28 (connected black e 6 e 5), bit 35 (connected black e 6 f 6), bit 23 (connected black e 6 d 6), bit 34 (connected black e 6 f 5), and 32 more; rules at gather.kif:59, 63
+    // g[149]: 36 node words, bit 1 ((aux 2) black e a 6 2), bit 7 ((aux 2) black e b 6 2), bit 13 ((aux 2) black e c 6 2), bit 19 ((aux 2) black e d 6 2), and 32 more
     g[148] = 0;
     g[149] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x20000000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x10000000 & s.0[0] & (s.0[0] >> 7u32)))
+        let word = ((0x800000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x400000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x10000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x800000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x400000 & s.0[0] & (s.0[0] >> 7u32)))
             | ((0xfffffffff & s.0[0] & g[149]));
         changed |= word != g[148];
         g[148] = word;
@@ -3472,16 +2875,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[150]: 36 node words, bit 7 (connected white b 1 b 2), bit 12 (connected white b 1 c 1), bit 0 (connected white b 1 a 1), bit 13 (connected white b 1 c 2), and 32 more; rules at gather.kif:59, 63
-    // g[151]: 36 node words, bit 1 ((aux 2) white b a 1 2), bit 7 ((aux 2) white b b 1 2), bit 13 ((aux 2) white b c 1 2), bit 19 ((aux 2) white b d 1 2), and 32 more
+    // g[150]: 36 node words, bit 34 (connected black f 6 f 5), bit 29 (connected black f 6 e 6), bit 28 (connected black f 6 e 5), bit 0 (connected black f 6 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[151]: 36 node words, bit 1 ((aux 2) black f a 6 2), bit 7 ((aux 2) black f b 6 2), bit 13 ((aux 2) black f c 6 2), bit 19 ((aux 2) black f d 6 2), and 32 more
     g[150] = 0;
     g[151] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x2000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x1000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x80 & (s.0[1] << 1u32) & s.0[1])) | ((0x2 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x1 & s.0[1] & (s.0[1] >> 6u32))) | ((0xfffffffff & s.0[1] & g[151]));
+        let word = ((0x400000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x20000000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x10000000 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[151]));
         changed |= word != g[150];
         g[150] = word;
         let word = ((0xfbefbef80 & (g[150] << 7u32)))
@@ -3495,17 +2898,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[152]: 36 node words, bit 13 (connected white c 1 c 2), bit 18 (connected white c 1 d 1), bit 6 (connected white c 1 b 1), bit 19 (connected white c 1 d 2), and 32 more; rules at gather.kif:59, 63
-    // g[153]: 36 node words, bit 1 ((aux 2) white c a 1 2), bit 7 ((aux 2) white c b 1 2), bit 13 ((aux 2) white c c 1 2), bit 19 ((aux 2) white c d 1 2), and 32 more
+    // g[152]: 36 node words, bit 7 (connected white b 1 b 2), bit 12 (connected white b 1 c 1), bit 0 (connected white b 1 a 1), bit 13 (connected white b 1 c 2), and 32 more; rules at gather.kif:59, 63
+    // g[153]: 36 node words, bit 1 ((aux 2) white b a 1 2), bit 7 ((aux 2) white b b 1 2), bit 13 ((aux 2) white b c 1 2), bit 19 ((aux 2) white b d 1 2), and 32 more
     g[152] = 0;
     g[153] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x80000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x40000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x2000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x80 & s.0[1] & (s.0[1] >> 5u32))) | ((0x40 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0xfffffffff & s.0[1] & g[153]));
+        let word = ((0x2000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x1000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x80 & (s.0[1] << 1u32) & s.0[1])) | ((0x2 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x1 & s.0[1] & (s.0[1] >> 6u32))) | ((0xfffffffff & s.0[1] & g[153]));
         changed |= word != g[152];
         g[152] = word;
         let word = ((0xfbefbef80 & (g[152] << 7u32)))
@@ -3519,14 +2921,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[154]: 36 node words, bit 1 (connected white a 1 a 2), bit 6 (connected white a 1 b 1), bit 7 (connected white a 1 b 2), bit 0 (connected white a 1 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[155]: 36 node words, bit 1 ((aux 2) white a a 1 2), bit 7 ((aux 2) white a b 1 2), bit 13 ((aux 2) white a c 1 2), bit 19 ((aux 2) white a d 1 2), and 32 more
+    // g[154]: 36 node words, bit 13 (connected white c 1 c 2), bit 18 (connected white c 1 d 1), bit 6 (connected white c 1 b 1), bit 19 (connected white c 1 d 2), and 32 more; rules at gather.kif:59, 63
+    // g[155]: 36 node words, bit 1 ((aux 2) white c a 1 2), bit 7 ((aux 2) white c b 1 2), bit 13 ((aux 2) white c c 1 2), bit 19 ((aux 2) white c d 1 2), and 32 more
     g[154] = 0;
     g[155] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x80 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x40 & (s.0[1] << 6u32) & s.0[1])) | ((0x2 & (s.0[1] << 1u32) & s.0[1]))
+        let word = ((0x80000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x40000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x2000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x80 & s.0[1] & (s.0[1] >> 5u32))) | ((0x40 & s.0[1] & (s.0[1] >> 6u32)))
             | ((0xfffffffff & s.0[1] & g[155]));
         changed |= word != g[154];
         g[154] = word;
@@ -3541,17 +2945,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[156]: 36 node words, bit 19 (connected white d 1 d 2), bit 24 (connected white d 1 e 1), bit 12 (connected white d 1 c 1), bit 25 (connected white d 1 e 2), and 32 more; rules at gather.kif:59, 63
-    // g[157]: 36 node words, bit 1 ((aux 2) white d a 1 2), bit 7 ((aux 2) white d b 1 2), bit 13 ((aux 2) white d c 1 2), bit 19 ((aux 2) white d d 1 2), and 32 more
+    // g[156]: 36 node words, bit 1 (connected white a 1 a 2), bit 6 (connected white a 1 b 1), bit 7 (connected white a 1 b 2), bit 0 (connected white a 1 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[157]: 36 node words, bit 1 ((aux 2) white a a 1 2), bit 7 ((aux 2) white a b 1 2), bit 13 ((aux 2) white a c 1 2), bit 19 ((aux 2) white a d 1 2), and 32 more
     g[156] = 0;
     g[157] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x2000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x1000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x80000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x2000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x1000 & s.0[1] & (s.0[1] >> 6u32))) | ((0xfffffffff & s.0[1] & g[157]));
+        let word = ((0x80 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x40 & (s.0[1] << 6u32) & s.0[1])) | ((0x2 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0xfffffffff & s.0[1] & g[157]));
         changed |= word != g[156];
         g[156] = word;
         let word = ((0xfbefbef80 & (g[156] << 7u32)))
@@ -3565,18 +2967,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[158]: 36 node words, bit 25 (connected white e 1 e 2), bit 30 (connected white e 1 f 1), bit 18 (connected white e 1 d 1), bit 31 (connected white e 1 f 2), and 32 more; rules at gather.kif:59, 63
-    // g[159]: 36 node words, bit 1 ((aux 2) white e a 1 2), bit 7 ((aux 2) white e b 1 2), bit 13 ((aux 2) white e c 1 2), bit 19 ((aux 2) white e d 1 2), and 32 more
+    // g[158]: 36 node words, bit 19 (connected white d 1 d 2), bit 24 (connected white d 1 e 1), bit 12 (connected white d 1 c 1), bit 25 (connected white d 1 e 2), and 32 more; rules at gather.kif:59, 63
+    // g[159]: 36 node words, bit 1 ((aux 2) white d a 1 2), bit 7 ((aux 2) white d b 1 2), bit 13 ((aux 2) white d c 1 2), bit 19 ((aux 2) white d d 1 2), and 32 more
     g[158] = 0;
     g[159] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x80000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x40000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x2000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x80000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x40000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0xfffffffff & s.0[1] & g[159]));
+        let word = ((0x2000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x1000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x80000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x2000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x1000 & s.0[1] & (s.0[1] >> 6u32))) | ((0xfffffffff & s.0[1] & g[159]));
         changed |= word != g[158];
         g[158] = word;
         let word = ((0xfbefbef80 & (g[158] << 7u32)))
@@ -3590,15 +2991,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[160]: 36 node words, bit 31 (connected white f 1 f 2), bit 24 (connected white f 1 e 1), bit 25 (connected white f 1 e 2), bit 0 (connected white f 1 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[161]: 36 node words, bit 1 ((aux 2) white f a 1 2), bit 7 ((aux 2) white f b 1 2), bit 13 ((aux 2) white f c 1 2), bit 19 ((aux 2) white f d 1 2), and 32 more
+    // g[160]: 36 node words, bit 25 (connected white e 1 e 2), bit 30 (connected white e 1 f 1), bit 18 (connected white e 1 d 1), bit 31 (connected white e 1 f 2), and 32 more; rules at gather.kif:59, 63
+    // g[161]: 36 node words, bit 1 ((aux 2) white e a 1 2), bit 7 ((aux 2) white e b 1 2), bit 13 ((aux 2) white e c 1 2), bit 19 ((aux 2) white e d 1 2), and 32 more
     g[160] = 0;
     g[161] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x80000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x2000000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x1000000 & s.0[1] & (s.0[1] >> 6u32)))
+        let word = ((0x80000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x40000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x2000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x80000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x40000 & s.0[1] & (s.0[1] >> 6u32)))
             | ((0xfffffffff & s.0[1] & g[161]));
         changed |= word != g[160];
         g[160] = word;
@@ -3613,124 +3016,147 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // n[76]: (notallconnected black), rules at gather.kif:67
-    n[76] |= (s.0[0] & 0x80 != 0) & (0xfffffff7f & s.0[0] & !g[18] != 0);
-    n[76] |= (s.0[0] & 0x2000 != 0) & (0xfffffdfff & s.0[0] & !g[20] != 0);
-    n[76] |= (s.0[0] & 0x2000000 != 0) & (0xffdffffff & s.0[0] & !g[22] != 0);
-    n[76] |= (s.0[0] & 0x80000000 != 0) & (0xf7fffffff & s.0[0] & !g[24] != 0);
-    n[76] |= (s.0[0] & 0x100 != 0) & (0xffffffeff & s.0[0] & !g[34] != 0);
-    n[76] |= (s.0[0] & 0x40 != 0) & (0xfffffffbf & s.0[0] & !g[36] != 0);
-    n[76] |= (s.0[0] & 0x2 != 0) & (0xffffffffd & s.0[0] & !g[38] != 0);
-    n[76] |= (s.0[0] & 0x4000 != 0) & (0xfffffbfff & s.0[0] & !g[40] != 0);
-    n[76] |= (s.0[0] & 0x1000 != 0) & (0xfffffefff & s.0[0] & !g[42] != 0);
-    n[76] |= (s.0[0] & 0x4 != 0) & (0xffffffffb & s.0[0] & !g[44] != 0);
-    n[76] |= (s.0[0] & 0x1 != 0) & (0xffffffffe & s.0[0] & !g[46] != 0);
-    n[76] |= (s.0[0] & 0x80000 != 0) & (0xffff7ffff & s.0[0] & !g[48] != 0);
-    n[76] |= (s.0[0] & 0x100000 != 0) & (0xfffefffff & s.0[0] & !g[50] != 0);
-    n[76] |= (s.0[0] & 0x40000 != 0) & (0xffffbffff & s.0[0] & !g[52] != 0);
-    n[76] |= (s.0[0] & 0x4000000 != 0) & (0xffbffffff & s.0[0] & !g[54] != 0);
-    n[76] |= (s.0[0] & 0x1000000 != 0) & (0xffeffffff & s.0[0] & !g[56] != 0);
-    n[76] |= (s.0[0] & 0x100000000 != 0) & (0xeffffffff & s.0[0] & !g[58] != 0);
-    n[76] |= (s.0[0] & 0x40000000 != 0) & (0xfbfffffff & s.0[0] & !g[60] != 0);
-    n[76] |= (s.0[0] & 0x200 != 0) & (0xffffffdff & s.0[0] & !g[90] != 0);
-    n[76] |= (s.0[0] & 0x8000 != 0) & (0xfffff7fff & s.0[0] & !g[92] != 0);
-    n[76] |= (s.0[0] & 0x8 != 0) & (0xffffffff7 & s.0[0] & !g[94] != 0);
-    n[76] |= (s.0[0] & 0x200000 != 0) & (0xfffdfffff & s.0[0] & !g[96] != 0);
-    n[76] |= (s.0[0] & 0x8000000 != 0) & (0xff7ffffff & s.0[0] & !g[98] != 0);
-    n[76] |= (s.0[0] & 0x200000000 != 0) & (0xdffffffff & s.0[0] & !g[100] != 0);
-    n[76] |= (s.0[0] & 0x400 != 0) & (0xffffffbff & s.0[0] & !g[114] != 0);
-    n[76] |= (s.0[0] & 0x10000 != 0) & (0xffffeffff & s.0[0] & !g[116] != 0);
-    n[76] |= (s.0[0] & 0x10 != 0) & (0xfffffffef & s.0[0] & !g[118] != 0);
-    n[76] |= (s.0[0] & 0x400000 != 0) & (0xfffbfffff & s.0[0] & !g[120] != 0);
-    n[76] |= (s.0[0] & 0x10000000 != 0) & (0xfefffffff & s.0[0] & !g[122] != 0);
-    n[76] |= (s.0[0] & 0x400000000 != 0) & (0xbffffffff & s.0[0] & !g[124] != 0);
-    n[76] |= (s.0[0] & 0x800 != 0) & (0xffffff7ff & s.0[0] & !g[138] != 0);
-    n[76] |= (s.0[0] & 0x20000 != 0) & (0xffffdffff & s.0[0] & !g[140] != 0);
-    n[76] |= (s.0[0] & 0x20 != 0) & (0xfffffffdf & s.0[0] & !g[142] != 0);
-    n[76] |= (s.0[0] & 0x800000 != 0) & (0xfff7fffff & s.0[0] & !g[144] != 0);
-    n[76] |= (s.0[0] & 0x20000000 != 0) & (0xfdfffffff & s.0[0] & !g[146] != 0);
-    n[76] |= (s.0[0] & 0x800000000 != 0) & (0x7ffffffff & s.0[0] & !g[148] != 0);
-    // n[77]: (notallconnected white), rules at gather.kif:67
-    n[77] |= (s.0[1] & 0x400 != 0) & (0xffffffbff & s.0[1] & !g[26] != 0);
-    n[77] |= (s.0[1] & 0x10000 != 0) & (0xffffeffff & s.0[1] & !g[28] != 0);
-    n[77] |= (s.0[1] & 0x10000000 != 0) & (0xfefffffff & s.0[1] & !g[30] != 0);
-    n[77] |= (s.0[1] & 0x400000000 != 0) & (0xbffffffff & s.0[1] & !g[32] != 0);
-    n[77] |= (s.0[1] & 0x800 != 0) & (0xffffff7ff & s.0[1] & !g[62] != 0);
-    n[77] |= (s.0[1] & 0x200 != 0) & (0xffffffdff & s.0[1] & !g[64] != 0);
-    n[77] |= (s.0[1] & 0x10 != 0) & (0xfffffffef & s.0[1] & !g[66] != 0);
-    n[77] |= (s.0[1] & 0x20000 != 0) & (0xffffdffff & s.0[1] & !g[68] != 0);
-    n[77] |= (s.0[1] & 0x8000 != 0) & (0xfffff7fff & s.0[1] & !g[70] != 0);
-    n[77] |= (s.0[1] & 0x20 != 0) & (0xfffffffdf & s.0[1] & !g[72] != 0);
-    n[77] |= (s.0[1] & 0x8 != 0) & (0xffffffff7 & s.0[1] & !g[74] != 0);
-    n[77] |= (s.0[1] & 0x400000 != 0) & (0xfffbfffff & s.0[1] & !g[76] != 0);
-    n[77] |= (s.0[1] & 0x800000 != 0) & (0xfff7fffff & s.0[1] & !g[78] != 0);
-    n[77] |= (s.0[1] & 0x200000 != 0) & (0xfffdfffff & s.0[1] & !g[80] != 0);
-    n[77] |= (s.0[1] & 0x20000000 != 0) & (0xfdfffffff & s.0[1] & !g[82] != 0);
-    n[77] |= (s.0[1] & 0x8000000 != 0) & (0xff7ffffff & s.0[1] & !g[84] != 0);
-    n[77] |= (s.0[1] & 0x800000000 != 0) & (0x7ffffffff & s.0[1] & !g[86] != 0);
-    n[77] |= (s.0[1] & 0x200000000 != 0) & (0xdffffffff & s.0[1] & !g[88] != 0);
-    n[77] |= (s.0[1] & 0x100 != 0) & (0xffffffeff & s.0[1] & !g[102] != 0);
-    n[77] |= (s.0[1] & 0x4000 != 0) & (0xfffffbfff & s.0[1] & !g[104] != 0);
-    n[77] |= (s.0[1] & 0x4 != 0) & (0xffffffffb & s.0[1] & !g[106] != 0);
-    n[77] |= (s.0[1] & 0x100000 != 0) & (0xfffefffff & s.0[1] & !g[108] != 0);
-    n[77] |= (s.0[1] & 0x4000000 != 0) & (0xffbffffff & s.0[1] & !g[110] != 0);
-    n[77] |= (s.0[1] & 0x100000000 != 0) & (0xeffffffff & s.0[1] & !g[112] != 0);
-    n[77] |= (s.0[1] & 0x80 != 0) & (0xfffffff7f & s.0[1] & !g[126] != 0);
-    n[77] |= (s.0[1] & 0x2000 != 0) & (0xfffffdfff & s.0[1] & !g[128] != 0);
-    n[77] |= (s.0[1] & 0x2 != 0) & (0xffffffffd & s.0[1] & !g[130] != 0);
-    n[77] |= (s.0[1] & 0x80000 != 0) & (0xffff7ffff & s.0[1] & !g[132] != 0);
-    n[77] |= (s.0[1] & 0x2000000 != 0) & (0xffdffffff & s.0[1] & !g[134] != 0);
-    n[77] |= (s.0[1] & 0x80000000 != 0) & (0xf7fffffff & s.0[1] & !g[136] != 0);
-    n[77] |= (s.0[1] & 0x40 != 0) & (0xfffffffbf & s.0[1] & !g[150] != 0);
-    n[77] |= (s.0[1] & 0x1000 != 0) & (0xfffffefff & s.0[1] & !g[152] != 0);
-    n[77] |= (s.0[1] & 0x1 != 0) & (0xffffffffe & s.0[1] & !g[154] != 0);
-    n[77] |= (s.0[1] & 0x40000 != 0) & (0xffffbffff & s.0[1] & !g[156] != 0);
-    n[77] |= (s.0[1] & 0x1000000 != 0) & (0xffeffffff & s.0[1] & !g[158] != 0);
-    n[77] |= (s.0[1] & 0x40000000 != 0) & (0xfbfffffff & s.0[1] & !g[160] != 0);
-    // n[78]: terminal, rules at gather.kif:76, 78
-    n[78] = (s.0[0] & 0x1000000000000000 == 0x1000000000000000) | (!n[76]) | (!n[77]);
+    // g[162]: 36 node words, bit 31 (connected white f 1 f 2), bit 24 (connected white f 1 e 1), bit 25 (connected white f 1 e 2), bit 0 (connected white f 1 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[163]: 36 node words, bit 1 ((aux 2) white f a 1 2), bit 7 ((aux 2) white f b 1 2), bit 13 ((aux 2) white f c 1 2), bit 19 ((aux 2) white f d 1 2), and 32 more
+    g[162] = 0;
+    g[163] = 0;
+    loop {
+        let mut changed = false;
+        let word = ((0x80000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x2000000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x1000000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0xfffffffff & s.0[1] & g[163]));
+        changed |= word != g[162];
+        g[162] = word;
+        let word = ((0xfbefbef80 & (g[162] << 7u32)))
+            | ((0xfffffffc0 & (g[162] << 6u32))) | ((0x7df7df7c0 & (g[162] << 5u32)))
+            | ((0xfbefbefbe & (g[162] << 1u32))) | ((0x7df7df7df & (g[162] >> 1u32)))
+            | ((0x3efbefbe & (g[162] >> 5u32))) | ((0x3fffffff & (g[162] >> 6u32)))
+            | ((0x1f7df7df & (g[162] >> 7u32)));
+        changed |= word != g[163];
+        g[163] = word;
+        if !changed {
+            break;
+        }
+    }
+    // n[4]: (notallconnected black), rules at gather.kif:67
+    n[4] |= (s.0[0] & 0x80 != 0) & (0xfffffff7f & s.0[0] & !g[20] != 0);
+    n[4] |= (s.0[0] & 0x2000 != 0) & (0xfffffdfff & s.0[0] & !g[22] != 0);
+    n[4] |= (s.0[0] & 0x2000000 != 0) & (0xffdffffff & s.0[0] & !g[24] != 0);
+    n[4] |= (s.0[0] & 0x80000000 != 0) & (0xf7fffffff & s.0[0] & !g[26] != 0);
+    n[4] |= (s.0[0] & 0x100 != 0) & (0xffffffeff & s.0[0] & !g[36] != 0);
+    n[4] |= (s.0[0] & 0x40 != 0) & (0xfffffffbf & s.0[0] & !g[38] != 0);
+    n[4] |= (s.0[0] & 0x2 != 0) & (0xffffffffd & s.0[0] & !g[40] != 0);
+    n[4] |= (s.0[0] & 0x4000 != 0) & (0xfffffbfff & s.0[0] & !g[42] != 0);
+    n[4] |= (s.0[0] & 0x1000 != 0) & (0xfffffefff & s.0[0] & !g[44] != 0);
+    n[4] |= (s.0[0] & 0x4 != 0) & (0xffffffffb & s.0[0] & !g[46] != 0);
+    n[4] |= (s.0[0] & 0x1 != 0) & (0xffffffffe & s.0[0] & !g[48] != 0);
+    n[4] |= (s.0[0] & 0x80000 != 0) & (0xffff7ffff & s.0[0] & !g[50] != 0);
+    n[4] |= (s.0[0] & 0x100000 != 0) & (0xfffefffff & s.0[0] & !g[52] != 0);
+    n[4] |= (s.0[0] & 0x40000 != 0) & (0xffffbffff & s.0[0] & !g[54] != 0);
+    n[4] |= (s.0[0] & 0x4000000 != 0) & (0xffbffffff & s.0[0] & !g[56] != 0);
+    n[4] |= (s.0[0] & 0x1000000 != 0) & (0xffeffffff & s.0[0] & !g[58] != 0);
+    n[4] |= (s.0[0] & 0x100000000 != 0) & (0xeffffffff & s.0[0] & !g[60] != 0);
+    n[4] |= (s.0[0] & 0x40000000 != 0) & (0xfbfffffff & s.0[0] & !g[62] != 0);
+    n[4] |= (s.0[0] & 0x200 != 0) & (0xffffffdff & s.0[0] & !g[92] != 0);
+    n[4] |= (s.0[0] & 0x8000 != 0) & (0xfffff7fff & s.0[0] & !g[94] != 0);
+    n[4] |= (s.0[0] & 0x8 != 0) & (0xffffffff7 & s.0[0] & !g[96] != 0);
+    n[4] |= (s.0[0] & 0x200000 != 0) & (0xfffdfffff & s.0[0] & !g[98] != 0);
+    n[4] |= (s.0[0] & 0x8000000 != 0) & (0xff7ffffff & s.0[0] & !g[100] != 0);
+    n[4] |= (s.0[0] & 0x200000000 != 0) & (0xdffffffff & s.0[0] & !g[102] != 0);
+    n[4] |= (s.0[0] & 0x400 != 0) & (0xffffffbff & s.0[0] & !g[116] != 0);
+    n[4] |= (s.0[0] & 0x10000 != 0) & (0xffffeffff & s.0[0] & !g[118] != 0);
+    n[4] |= (s.0[0] & 0x10 != 0) & (0xfffffffef & s.0[0] & !g[120] != 0);
+    n[4] |= (s.0[0] & 0x400000 != 0) & (0xfffbfffff & s.0[0] & !g[122] != 0);
+    n[4] |= (s.0[0] & 0x10000000 != 0) & (0xfefffffff & s.0[0] & !g[124] != 0);
+    n[4] |= (s.0[0] & 0x400000000 != 0) & (0xbffffffff & s.0[0] & !g[126] != 0);
+    n[4] |= (s.0[0] & 0x800 != 0) & (0xffffff7ff & s.0[0] & !g[140] != 0);
+    n[4] |= (s.0[0] & 0x20000 != 0) & (0xffffdffff & s.0[0] & !g[142] != 0);
+    n[4] |= (s.0[0] & 0x20 != 0) & (0xfffffffdf & s.0[0] & !g[144] != 0);
+    n[4] |= (s.0[0] & 0x800000 != 0) & (0xfff7fffff & s.0[0] & !g[146] != 0);
+    n[4] |= (s.0[0] & 0x20000000 != 0) & (0xfdfffffff & s.0[0] & !g[148] != 0);
+    n[4] |= (s.0[0] & 0x800000000 != 0) & (0x7ffffffff & s.0[0] & !g[150] != 0);
+    // n[5]: (notallconnected white), rules at gather.kif:67
+    n[5] |= (s.0[1] & 0x400 != 0) & (0xffffffbff & s.0[1] & !g[28] != 0);
+    n[5] |= (s.0[1] & 0x10000 != 0) & (0xffffeffff & s.0[1] & !g[30] != 0);
+    n[5] |= (s.0[1] & 0x10000000 != 0) & (0xfefffffff & s.0[1] & !g[32] != 0);
+    n[5] |= (s.0[1] & 0x400000000 != 0) & (0xbffffffff & s.0[1] & !g[34] != 0);
+    n[5] |= (s.0[1] & 0x800 != 0) & (0xffffff7ff & s.0[1] & !g[64] != 0);
+    n[5] |= (s.0[1] & 0x200 != 0) & (0xffffffdff & s.0[1] & !g[66] != 0);
+    n[5] |= (s.0[1] & 0x10 != 0) & (0xfffffffef & s.0[1] & !g[68] != 0);
+    n[5] |= (s.0[1] & 0x20000 != 0) & (0xffffdffff & s.0[1] & !g[70] != 0);
+    n[5] |= (s.0[1] & 0x8000 != 0) & (0xfffff7fff & s.0[1] & !g[72] != 0);
+    n[5] |= (s.0[1] & 0x20 != 0) & (0xfffffffdf & s.0[1] & !g[74] != 0);
+    n[5] |= (s.0[1] & 0x8 != 0) & (0xffffffff7 & s.0[1] & !g[76] != 0);
+    n[5] |= (s.0[1] & 0x400000 != 0) & (0xfffbfffff & s.0[1] & !g[78] != 0);
+    n[5] |= (s.0[1] & 0x800000 != 0) & (0xfff7fffff & s.0[1] & !g[80] != 0);
+    n[5] |= (s.0[1] & 0x200000 != 0) & (0xfffdfffff & s.0[1] & !g[82] != 0);
+    n[5] |= (s.0[1] & 0x20000000 != 0) & (0xfdfffffff & s.0[1] & !g[84] != 0);
+    n[5] |= (s.0[1] & 0x8000000 != 0) & (0xff7ffffff & s.0[1] & !g[86] != 0);
+    n[5] |= (s.0[1] & 0x800000000 != 0) & (0x7ffffffff & s.0[1] & !g[88] != 0);
+    n[5] |= (s.0[1] & 0x200000000 != 0) & (0xdffffffff & s.0[1] & !g[90] != 0);
+    n[5] |= (s.0[1] & 0x100 != 0) & (0xffffffeff & s.0[1] & !g[104] != 0);
+    n[5] |= (s.0[1] & 0x4000 != 0) & (0xfffffbfff & s.0[1] & !g[106] != 0);
+    n[5] |= (s.0[1] & 0x4 != 0) & (0xffffffffb & s.0[1] & !g[108] != 0);
+    n[5] |= (s.0[1] & 0x100000 != 0) & (0xfffefffff & s.0[1] & !g[110] != 0);
+    n[5] |= (s.0[1] & 0x4000000 != 0) & (0xffbffffff & s.0[1] & !g[112] != 0);
+    n[5] |= (s.0[1] & 0x100000000 != 0) & (0xeffffffff & s.0[1] & !g[114] != 0);
+    n[5] |= (s.0[1] & 0x80 != 0) & (0xfffffff7f & s.0[1] & !g[128] != 0);
+    n[5] |= (s.0[1] & 0x2000 != 0) & (0xfffffdfff & s.0[1] & !g[130] != 0);
+    n[5] |= (s.0[1] & 0x2 != 0) & (0xffffffffd & s.0[1] & !g[132] != 0);
+    n[5] |= (s.0[1] & 0x80000 != 0) & (0xffff7ffff & s.0[1] & !g[134] != 0);
+    n[5] |= (s.0[1] & 0x2000000 != 0) & (0xffdffffff & s.0[1] & !g[136] != 0);
+    n[5] |= (s.0[1] & 0x80000000 != 0) & (0xf7fffffff & s.0[1] & !g[138] != 0);
+    n[5] |= (s.0[1] & 0x40 != 0) & (0xfffffffbf & s.0[1] & !g[152] != 0);
+    n[5] |= (s.0[1] & 0x1000 != 0) & (0xfffffefff & s.0[1] & !g[154] != 0);
+    n[5] |= (s.0[1] & 0x1 != 0) & (0xffffffffe & s.0[1] & !g[156] != 0);
+    n[5] |= (s.0[1] & 0x40000 != 0) & (0xffffbffff & s.0[1] & !g[158] != 0);
+    n[5] |= (s.0[1] & 0x1000000 != 0) & (0xffeffffff & s.0[1] & !g[160] != 0);
+    n[5] |= (s.0[1] & 0x40000000 != 0) & (0xfbfffffff & s.0[1] & !g[162] != 0);
+    // n[6]: terminal, rules at gather.kif:76, 78
+    n[6] = (s.0[0] & 0x1000000000000000 == 0x1000000000000000) | (!n[4]) | (!n[5]);
     match &mut ask {
         Ask::Step(_) => {
-            if n[78] {
+            if n[6] {
                 return None;
             }
         }
         Ask::Terminal(out) => {
-            **out = n[78];
+            **out = n[6];
             return None;
         }
         Ask::Goals(out) => {
-            // n[79]: (goal black 100), rules at gather.kif:81, 85, 89, 93
-            n[79] = (!n[76]) & (n[77]);
-            // n[80]: (goal white 100), rules at gather.kif:81, 85, 89, 93
-            n[80] = (n[76]) & (!n[77]);
-            // n[81]: (goal black 50), rules at gather.kif:81, 85, 89, 93
-            n[81] = ((!n[76]) & (!n[77])) | ((n[76]) & (n[77]));
+            // n[7]: (goal black 100), rules at gather.kif:81, 85, 89, 93
+            n[7] = (!n[4]) & (n[5]);
+            // n[8]: (goal white 100), rules at gather.kif:81, 85, 89, 93
+            n[8] = (n[4]) & (!n[5]);
+            // n[9]: (goal black 50), rules at gather.kif:81, 85, 89, 93
+            n[9] = ((!n[4]) & (!n[5])) | ((n[4]) & (n[5]));
             let out: &mut [Option<u32>] = out;
             out[0] = None;
             // (goal black 0), rules at gather.kif:81, 85, 89, 93
-            if n[80] {
+            if n[8] {
                 out[0] = Some(0);
             }
             // (goal black 50), rules at gather.kif:81, 85, 89, 93
-            if n[81] {
+            if n[9] {
                 out[0] = Some(50);
             }
             // (goal black 100), rules at gather.kif:81, 85, 89, 93
-            if n[79] {
+            if n[7] {
                 out[0] = Some(100);
             }
             out[1] = None;
             // (goal white 0), rules at gather.kif:81, 85, 89, 93
-            if n[79] {
+            if n[7] {
                 out[1] = Some(0);
             }
             // (goal white 50), rules at gather.kif:81, 85, 89, 93
-            if n[81] {
+            if n[9] {
                 out[1] = Some(50);
             }
             // (goal white 100), rules at gather.kif:81, 85, 89, 93
-            if n[80] {
+            if n[8] {
                 out[1] = Some(100);
             }
             return None;
@@ -3790,615 +3216,71 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             *t |= *x;
         }
     }
-    // n[4]: (next (cell b 3 black)), rules at gather.kif:43, 45
-    n[4] = ((s.0[0] & 0x100 == 0x100) & (mt[0] & 0x1 == 0))
-        | ({
-            // SET: 8 moves of black, from (move a 2 b 3), by bit of move index.
-            const SET: [u64; 4] = [0x4000800008880, 0x2040800, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[5]: (next (cell b 1 black)), rules at gather.kif:43, 45
-    n[5] = ((s.0[0] & 0x40 == 0x40) & (mt[0] & 0x2 == 0))
-        | ({
-            // SET: 5 moves of black, from (move a 1 b 1), by bit of move index.
-            const SET: [u64; 4] = [0x400000022, 0x210, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[6]: (next (cell c 2 black)), rules at gather.kif:43, 45
-    n[6] = ((s.0[0] & 0x2000 == 0x2000) & (mt[0] & 0x4 == 0))
-        | ({
-            // SET: 8 moves of black, from (move b 1 c 2), by bit of move index.
-            const SET: [u64; 4] = [0x102040000000, 0x810800000100040, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[7]: (next (cell a 2 black)), rules at gather.kif:43, 45
-    n[7] = ((s.0[0] & 0x2 == 0x2) & (mt[0] & 0x8 == 0))
-        | ({
-            // SET: 5 moves of black, from (move a 1 a 2), by bit of move index.
-            const SET: [u64; 4] = [0x8108000101, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[8]: (next (cell c 3 black)), rules at gather.kif:43, 45
-    n[8] = ((s.0[0] & 0x4000 == 0x4000) & (mt[0] & 0x10 == 0))
-        | ({
-            // SET: 8 moves of black, from (move b 2 c 3), by bit of move index.
-            const SET: [u64; 4] = [0x10204000000000, 0x1020000010002000, 0x8, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[9]: (next (cell c 1 black)), rules at gather.kif:43, 45
-    n[9] = ((s.0[0] & 0x1000 == 0x1000) & (mt[0] & 0x20 == 0))
-        | ({
-            // SET: 5 moves of black, from (move b 1 c 1), by bit of move index.
-            const SET: [u64; 4] = [0x1020000000, 0x8400000001000, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[10]: (next (cell a 3 black)), rules at gather.kif:43, 45
-    n[10] = ((s.0[0] & 0x4 == 0x4) & (mt[0] & 0x40 == 0))
-        | ({
-            // SET: 5 moves of black, from (move a 2 a 3), by bit of move index.
-            const SET: [u64; 4] = [0x810200002010, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[11]: (next (cell a 1 black)), rules at gather.kif:43, 45
-    n[11] = ((s.0[0] & 0x1 == 0x1) & (mt[0] & 0x80 == 0))
-        | ((joint[0].0 == 3) | (joint[0].0 == 26) | (joint[0].0 == 31));
-    // n[12]: (next (cell d 2 black)), rules at gather.kif:43, 45
-    n[12] = ((s.0[0] & 0x80000 == 0x80000) & (mt[0] & 0x100 == 0))
-        | ({
-            // SET: 8 moves of black, from (move c 1 d 2), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x4001000000408100, 0x2042000000, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[13]: (next (cell b 2 black)), rules at gather.kif:43, 45
-    n[13] = ((s.0[0] & 0x80 == 0x80) & (mt[0] & 0x200 == 0))
-        | ({
-            // SET: 8 moves of black, from (move a 1 b 2), by bit of move index.
-            const SET: [u64; 4] = [0x40010000444, 0x20420, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[14]: (next (cell d 3 black)), rules at gather.kif:43, 45
-    n[14] = ((s.0[0] & 0x100000 == 0x100000) & (mt[0] & 0x400 == 0))
-        | ({
-            // SET: 8 moves of black, from (move c 2 d 3), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x80000040810000, 0x204080000040, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[15]: (next (cell d 1 black)), rules at gather.kif:43, 45
-    n[15] = ((s.0[0] & 0x40000 == 0x40000) & (mt[0] & 0x800 == 0))
-        | ({
-            // SET: 5 moves of black, from (move c 1 d 1), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x40000000004080, 0x21000000, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[16]: (next (cell e 3 black)), rules at gather.kif:43, 45
-    n[16] = ((s.0[0] & 0x4000000 == 0x4000000) & (mt[0] & 0x1000 == 0))
-        | ({
-            // SET: 8 moves of black, from (move d 2 e 3), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x400000000000000, 0x1000200000102, 0x8880];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[17]: (next (cell e 1 black)), rules at gather.kif:43, 45
-    n[17] = ((s.0[0] & 0x1000000 == 0x1000000) & (mt[0] & 0x2000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move d 1 e 1), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x102000000000000, 0x100000000, 0x24];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[18]: (next (cell f 2 black)), rules at gather.kif:43, 45
-    n[18] = ((s.0[0] & 0x80000000 == 0x80000000) & (mt[0] & 0x4000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move e 1 f 2), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x40810000000, 0x2010];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[19]: (next (cell f 3 black)), rules at gather.kif:43, 45
-    n[19] = ((s.0[0] & 0x100000000 == 0x100000000) & (mt[0] & 0x8000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move e 2 f 3), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x4081000000000, 0x40200];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[20]: (next (cell f 1 black)), rules at gather.kif:43, 45
-    n[20] = ((s.0[0] & 0x40000000 == 0x40000000) & (mt[0] & 0x10000 == 0))
-        | ((joint[0].0 == 155) | (joint[0].0 == 162) | (joint[0].0 == 200));
-    // n[21]: (next (cell e 2 black)), rules at gather.kif:43, 45
-    n[21] = ((s.0[0] & 0x2000000 == 0x2000000) & (mt[0] & 0x20000 == 0))
-        | ({
-            // SET: 8 moves of black, from (move d 1 e 2), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x204000000000000, 0x10004000001, 0x448];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[22]: (next (cell b 6 white)), rules at gather.kif:43, 45
-    n[22] = ((s.0[1] & 0x800 == 0x800) & (mt[0] & 0x40000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move a 5 b 6), by bit of move index.
-            const SET: [u64; 4] = [0x800000002400000, 0x40800000000, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[23]: (next (cell b 4 white)), rules at gather.kif:43, 45
-    n[23] = ((s.0[1] & 0x200 == 0x200) & (mt[0] & 0x80000 == 0))
-        | ({
-            // SET: 8 moves of white, from (move a 3 b 4), by bit of move index.
-            const SET: [u64; 4] = [0x400080000111000, 0x204080000, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[24]: (next (cell c 5 white)), rules at gather.kif:43, 45
-    n[24] = ((s.0[1] & 0x10000 == 0x10000) & (mt[0] & 0x100000 == 0))
-        | ({
-            // SET: 8 moves of white, from (move b 4 c 5), by bit of move index.
-            const SET: [u64; 4] = [0x2040000000000000, 0x80020000004, 0x81020, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[25]: (next (cell a 5 white)), rules at gather.kif:43, 45
-    n[25] = ((s.0[1] & 0x10 == 0x10) & (mt[0] & 0x200000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move a 4 a 5), by bit of move index.
-            const SET: [u64; 4] = [0x8102000000804000, 0x0, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[26]: (next (cell c 6 white)), rules at gather.kif:43, 45
-    n[26] = ((s.0[1] & 0x20000 == 0x20000) & (mt[0] & 0x400000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move b 5 c 6), by bit of move index.
-            const SET: [u64; 4] = [0x4000000000000000, 0x2000000008, 0x102000, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[27]: (next (cell c 4 white)), rules at gather.kif:43, 45
-    n[27] = ((s.0[1] & 0x8000 == 0x8000) & (mt[0] & 0x800000 == 0))
-        | ({
-            // SET: 8 moves of white, from (move b 3 c 4), by bit of move index.
-            const SET: [u64; 4] = [0x1020400000000000, 0x2000001000200000, 0x810, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[28]: (next (cell a 6 white)), rules at gather.kif:43, 45
-    n[28] = ((s.0[1] & 0x20 == 0x20) & (mt[0] & 0x1000000 == 0))
-        | ((joint[1].0 == 19) | (joint[1].0 == 57) | (joint[1].0 == 64));
-    // n[29]: (next (cell a 4 white)), rules at gather.kif:43, 45
-    n[29] = ((s.0[1] & 0x8 == 0x8) & (mt[0] & 0x2000000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move a 3 a 4), by bit of move index.
-            const SET: [u64; 4] = [0x81020000040200, 0x0, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[30]: (next (cell d 5 white)), rules at gather.kif:43, 45
-    n[30] = ((s.0[1] & 0x400000 == 0x400000) & (mt[0] & 0x4000000 == 0))
-        | ({
-            // SET: 8 moves of white, from (move c 4 d 5), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x108100000000, 0x2040800000200080, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[31]: (next (cell b 5 white)), rules at gather.kif:43, 45
-    n[31] = ((s.0[1] & 0x400 == 0x400) & (mt[0] & 0x8000000 == 0))
-        | ({
-            // SET: 8 moves of white, from (move a 4 b 5), by bit of move index.
-            const SET: [u64; 4] = [0x8000001220000, 0x20408000002, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[32]: (next (cell d 6 white)), rules at gather.kif:43, 45
-    n[32] = ((s.0[1] & 0x800000 == 0x800000) & (mt[0] & 0x10000000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move c 5 d 6), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x210000000000, 0x4080000000008000, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[33]: (next (cell d 4 white)), rules at gather.kif:43, 45
-    n[33] = ((s.0[1] & 0x200000 == 0x200000) & (mt[0] & 0x20000000 == 0))
-        | ({
-            // SET: 8 moves of white, from (move c 3 d 4), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x8000004081000000, 0x20408000004000, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[34]: (next (cell e 6 white)), rules at gather.kif:43, 45
-    n[34] = ((s.0[1] & 0x20000000 == 0x20000000) & (mt[0] & 0x40000000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move d 5 e 6), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x200000000840000, 0x4400000];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[35]: (next (cell e 4 white)), rules at gather.kif:43, 45
-    n[35] = ((s.0[1] & 0x8000000 == 0x8000000) & (mt[0] & 0x80000000 == 0))
-        | ({
-            // SET: 8 moves of white, from (move d 3 e 4), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x100020000010204, 0x111000];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[36]: (next (cell f 5 white)), rules at gather.kif:43, 45
-    n[36] = ((s.0[1] & 0x400000000 == 0x400000000) & (mt[0] & 0x100000000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move e 4 f 5), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x810000000000000, 0x8080001];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[37]: (next (cell f 6 white)), rules at gather.kif:43, 45
-    n[37] = ((s.0[1] & 0x800000000 == 0x800000000) & (mt[0] & 0x200000000 == 0))
-        | ((joint[1].0 == 188) | (joint[1].0 == 193) | (joint[1].0 == 216));
-    // n[38]: (next (cell f 4 white)), rules at gather.kif:43, 45
-    n[38] = ((s.0[1] & 0x200000000 == 0x200000000) & (mt[0] & 0x400000000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move e 3 f 4), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x408100000000000, 0x804000];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[39]: (next (cell e 5 white)), rules at gather.kif:43, 45
-    n[39] = ((s.0[1] & 0x10000000 == 0x10000000) & (mt[0] & 0x800000000 == 0))
-        | ({
-            // SET: 8 moves of white, from (move d 4 e 5), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x8002000000420400, 0x2220000];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[40]: (next (cell b 4 black)), rules at gather.kif:43, 45
-    n[40] = ((s.0[0] & 0x200 == 0x200) & (mt[0] & 0x80000 == 0))
-        | ({
-            // SET: 8 moves of black, from (move a 3 b 4), by bit of move index.
-            const SET: [u64; 4] = [0x400080000111000, 0x204080000, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[41]: (next (cell c 4 black)), rules at gather.kif:43, 45
-    n[41] = ((s.0[0] & 0x8000 == 0x8000) & (mt[0] & 0x800000 == 0))
-        | ({
-            // SET: 8 moves of black, from (move b 3 c 4), by bit of move index.
-            const SET: [u64; 4] = [0x1020400000000000, 0x2000001000200000, 0x810, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[42]: (next (cell a 4 black)), rules at gather.kif:43, 45
-    n[42] = ((s.0[0] & 0x8 == 0x8) & (mt[0] & 0x2000000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move a 3 a 4), by bit of move index.
-            const SET: [u64; 4] = [0x81020000040200, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[43]: (next (cell d 4 black)), rules at gather.kif:43, 45
-    n[43] = ((s.0[0] & 0x200000 == 0x200000) & (mt[0] & 0x20000000 == 0))
-        | ({
-            // SET: 8 moves of black, from (move c 3 d 4), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x8000004081000000, 0x20408000004000, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[44]: (next (cell e 4 black)), rules at gather.kif:43, 45
-    n[44] = ((s.0[0] & 0x8000000 == 0x8000000) & (mt[0] & 0x80000000 == 0))
-        | ({
-            // SET: 8 moves of black, from (move d 3 e 4), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x100020000010204, 0x111000];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[45]: (next (cell f 4 black)), rules at gather.kif:43, 45
-    n[45] = ((s.0[0] & 0x200000000 == 0x200000000) & (mt[0] & 0x400000000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move e 3 f 4), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x408100000000000, 0x804000];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[46]: (next (cell b 3 white)), rules at gather.kif:43, 45
-    n[46] = ((s.0[1] & 0x100 == 0x100) & (mt[0] & 0x1 == 0))
-        | ({
-            // SET: 8 moves of white, from (move a 2 b 3), by bit of move index.
-            const SET: [u64; 4] = [0x4000800008880, 0x2040800, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[47]: (next (cell c 3 white)), rules at gather.kif:43, 45
-    n[47] = ((s.0[1] & 0x4000 == 0x4000) & (mt[0] & 0x10 == 0))
-        | ({
-            // SET: 8 moves of white, from (move b 2 c 3), by bit of move index.
-            const SET: [u64; 4] = [0x10204000000000, 0x1020000010002000, 0x8, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[48]: (next (cell a 3 white)), rules at gather.kif:43, 45
-    n[48] = ((s.0[1] & 0x4 == 0x4) & (mt[0] & 0x40 == 0))
-        | ({
-            // SET: 5 moves of white, from (move a 2 a 3), by bit of move index.
-            const SET: [u64; 4] = [0x810200002010, 0x0, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[49]: (next (cell d 3 white)), rules at gather.kif:43, 45
-    n[49] = ((s.0[1] & 0x100000 == 0x100000) & (mt[0] & 0x400 == 0))
-        | ({
-            // SET: 8 moves of white, from (move c 2 d 3), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x80000040810000, 0x204080000040, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[50]: (next (cell e 3 white)), rules at gather.kif:43, 45
-    n[50] = ((s.0[1] & 0x4000000 == 0x4000000) & (mt[0] & 0x1000 == 0))
-        | ({
-            // SET: 8 moves of white, from (move d 2 e 3), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x400000000000000, 0x1000200000102, 0x8880];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[51]: (next (cell f 3 white)), rules at gather.kif:43, 45
-    n[51] = ((s.0[1] & 0x100000000 == 0x100000000) & (mt[0] & 0x8000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move e 2 f 3), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x4081000000000, 0x40200];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[52]: (next (cell b 5 black)), rules at gather.kif:43, 45
-    n[52] = ((s.0[0] & 0x400 == 0x400) & (mt[0] & 0x8000000 == 0))
-        | ({
-            // SET: 8 moves of black, from (move a 4 b 5), by bit of move index.
-            const SET: [u64; 4] = [0x8000001220000, 0x20408000002, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[53]: (next (cell c 5 black)), rules at gather.kif:43, 45
-    n[53] = ((s.0[0] & 0x10000 == 0x10000) & (mt[0] & 0x100000 == 0))
-        | ({
-            // SET: 8 moves of black, from (move b 4 c 5), by bit of move index.
-            const SET: [u64; 4] = [0x2040000000000000, 0x80020000004, 0x81020, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[54]: (next (cell a 5 black)), rules at gather.kif:43, 45
-    n[54] = ((s.0[0] & 0x10 == 0x10) & (mt[0] & 0x200000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move a 4 a 5), by bit of move index.
-            const SET: [u64; 4] = [0x8102000000804000, 0x0, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[55]: (next (cell d 5 black)), rules at gather.kif:43, 45
-    n[55] = ((s.0[0] & 0x400000 == 0x400000) & (mt[0] & 0x4000000 == 0))
-        | ({
-            // SET: 8 moves of black, from (move c 4 d 5), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x108100000000, 0x2040800000200080, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[56]: (next (cell e 5 black)), rules at gather.kif:43, 45
-    n[56] = ((s.0[0] & 0x10000000 == 0x10000000) & (mt[0] & 0x800000000 == 0))
-        | ({
-            // SET: 8 moves of black, from (move d 4 e 5), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x8002000000420400, 0x2220000];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[57]: (next (cell f 5 black)), rules at gather.kif:43, 45
-    n[57] = ((s.0[0] & 0x400000000 == 0x400000000) & (mt[0] & 0x100000000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move e 4 f 5), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x810000000000000, 0x8080001];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[58]: (next (cell b 2 white)), rules at gather.kif:43, 45
-    n[58] = ((s.0[1] & 0x80 == 0x80) & (mt[0] & 0x200 == 0))
-        | ({
-            // SET: 8 moves of white, from (move a 1 b 2), by bit of move index.
-            const SET: [u64; 4] = [0x40010000444, 0x20420, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[59]: (next (cell c 2 white)), rules at gather.kif:43, 45
-    n[59] = ((s.0[1] & 0x2000 == 0x2000) & (mt[0] & 0x4 == 0))
-        | ({
-            // SET: 8 moves of white, from (move b 1 c 2), by bit of move index.
-            const SET: [u64; 4] = [0x102040000000, 0x810800000100040, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[60]: (next (cell a 2 white)), rules at gather.kif:43, 45
-    n[60] = ((s.0[1] & 0x2 == 0x2) & (mt[0] & 0x8 == 0))
-        | ({
-            // SET: 5 moves of white, from (move a 1 a 2), by bit of move index.
-            const SET: [u64; 4] = [0x8108000101, 0x0, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[61]: (next (cell d 2 white)), rules at gather.kif:43, 45
-    n[61] = ((s.0[1] & 0x80000 == 0x80000) & (mt[0] & 0x100 == 0))
-        | ({
-            // SET: 8 moves of white, from (move c 1 d 2), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x4001000000408100, 0x2042000000, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[62]: (next (cell e 2 white)), rules at gather.kif:43, 45
-    n[62] = ((s.0[1] & 0x2000000 == 0x2000000) & (mt[0] & 0x20000 == 0))
-        | ({
-            // SET: 8 moves of white, from (move d 1 e 2), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x204000000000000, 0x10004000001, 0x448];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[63]: (next (cell f 2 white)), rules at gather.kif:43, 45
-    n[63] = ((s.0[1] & 0x80000000 == 0x80000000) & (mt[0] & 0x4000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move e 1 f 2), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x40810000000, 0x2010];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[64]: (next (cell b 6 black)), rules at gather.kif:43, 45
-    n[64] = ((s.0[0] & 0x800 == 0x800) & (mt[0] & 0x40000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move a 5 b 6), by bit of move index.
-            const SET: [u64; 4] = [0x800000002400000, 0x40800000000, 0x0, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[65]: (next (cell c 6 black)), rules at gather.kif:43, 45
-    n[65] = ((s.0[0] & 0x20000 == 0x20000) & (mt[0] & 0x400000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move b 5 c 6), by bit of move index.
-            const SET: [u64; 4] = [0x4000000000000000, 0x2000000008, 0x102000, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[66]: (next (cell a 6 black)), rules at gather.kif:43, 45
-    n[66] = ((s.0[0] & 0x20 == 0x20) & (mt[0] & 0x1000000 == 0))
-        | ((joint[0].0 == 19) | (joint[0].0 == 57) | (joint[0].0 == 64));
-    // n[67]: (next (cell d 6 black)), rules at gather.kif:43, 45
-    n[67] = ((s.0[0] & 0x800000 == 0x800000) & (mt[0] & 0x10000000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move c 5 d 6), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x210000000000, 0x4080000000008000, 0x0];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[68]: (next (cell e 6 black)), rules at gather.kif:43, 45
-    n[68] = ((s.0[0] & 0x20000000 == 0x20000000) & (mt[0] & 0x40000000 == 0))
-        | ({
-            // SET: 5 moves of black, from (move d 5 e 6), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x0, 0x200000000840000, 0x4400000];
-            let m = joint[0].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[69]: (next (cell f 6 black)), rules at gather.kif:43, 45
-    n[69] = ((s.0[0] & 0x800000000 == 0x800000000) & (mt[0] & 0x200000000 == 0))
-        | ((joint[0].0 == 188) | (joint[0].0 == 193) | (joint[0].0 == 216));
-    // n[70]: (next (cell b 1 white)), rules at gather.kif:43, 45
-    n[70] = ((s.0[1] & 0x40 == 0x40) & (mt[0] & 0x2 == 0))
-        | ({
-            // SET: 5 moves of white, from (move a 1 b 1), by bit of move index.
-            const SET: [u64; 4] = [0x400000022, 0x210, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[71]: (next (cell c 1 white)), rules at gather.kif:43, 45
-    n[71] = ((s.0[1] & 0x1000 == 0x1000) & (mt[0] & 0x20 == 0))
-        | ({
-            // SET: 5 moves of white, from (move b 1 c 1), by bit of move index.
-            const SET: [u64; 4] = [0x1020000000, 0x8400000001000, 0x0, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[72]: (next (cell a 1 white)), rules at gather.kif:43, 45
-    n[72] = ((s.0[1] & 0x1 == 0x1) & (mt[0] & 0x80 == 0))
-        | ((joint[1].0 == 3) | (joint[1].0 == 26) | (joint[1].0 == 31));
-    // n[73]: (next (cell d 1 white)), rules at gather.kif:43, 45
-    n[73] = ((s.0[1] & 0x40000 == 0x40000) & (mt[0] & 0x800 == 0))
-        | ({
-            // SET: 5 moves of white, from (move c 1 d 1), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x40000000004080, 0x21000000, 0x0];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[74]: (next (cell e 1 white)), rules at gather.kif:43, 45
-    n[74] = ((s.0[1] & 0x1000000 == 0x1000000) & (mt[0] & 0x2000 == 0))
-        | ({
-            // SET: 5 moves of white, from (move d 1 e 1), by bit of move index.
-            const SET: [u64; 4] = [0x0, 0x102000000000000, 0x100000000, 0x24];
-            let m = joint[1].0 as usize;
-            SET[m / 64] >> (m % 64) & 1 != 0
-        });
-    // n[75]: (next (cell f 1 white)), rules at gather.kif:43, 45
-    n[75] = ((s.0[1] & 0x40000000 == 0x40000000) & (mt[0] & 0x10000 == 0))
-        | ((joint[1].0 == 155) | (joint[1].0 == 162) | (joint[1].0 == 200));
+    // g[18]: 36 node words, bit 8 (next (cell b 3 black)), bit 6 (next (cell b 1 black)), bit 13 (next (cell c 2 black)), bit 1 (next (cell a 2 black)), and 32 more; rules at gather.kif:43, 45
+    g[18] = ((0x180000000 & s.0[0] & !(mt[0] << 17u32)))
+        | ((0x44000000 & s.0[0] & !(mt[0] << 14u32)))
+        | ((0x1082000 & s.0[0] & !(mt[0] << 11u32)))
+        | ((0x104000 & s.0[0] & !(mt[0] << 10u32)))
+        | ((0x2000100 & s.0[0] & !(mt[0] << 8u32)))
+        | ((0x41000 & s.0[0] & !(mt[0] << 7u32))) | ((0x40 & s.0[0] & !(mt[0] << 5u32)))
+        | ((0xc00000000 & s.0[0] & !(mt[0] << 2u32)))
+        | ((0x220000000 & s.0[0] & !(mt[0] >> 1u32)))
+        | ((0x82 & s.0[0] & !(mt[0] >> 2u32)))
+        | ((0x8410004 & s.0[0] & !(mt[0] >> 4u32)))
+        | ((0x820000 & s.0[0] & !(mt[0] >> 5u32)))
+        | ((0x10000801 & s.0[0] & !(mt[0] >> 7u32)))
+        | ((0x208000 & s.0[0] & !(mt[0] >> 8u32)))
+        | ((0x200 & s.0[0] & !(mt[0] >> 10u32))) | ((0x410 & s.0[0] & !(mt[0] >> 17u32)))
+        | ((0x20 & s.0[0] & !(mt[0] >> 19u32))) | ((0x8 & s.0[0] & !(mt[0] >> 22u32)))
+        | ((0xfbefbefbe
+            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0) << 1u32)))
+        | ((0xfffffffc0
+            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 1) << 6u32)))
+        | ((0xfbefbef80
+            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 2) << 7u32)))
+        | ((0x7df7df7df
+            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 3) >> 1u32)))
+        | ((0x7df7df7c0
+            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 4) << 5u32)))
+        | ((0x3fffffff
+            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 5) >> 6u32)))
+        | ((0x3efbefbe
+            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 6) >> 5u32)))
+        | ((0x1f7df7df
+            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 7) >> 7u32)));
+    // g[19]: 36 node words, bit 11 (next (cell b 6 white)), bit 9 (next (cell b 4 white)), bit 16 (next (cell c 5 white)), bit 4 (next (cell a 5 white)), and 32 more; rules at gather.kif:43, 45
+    g[19] = ((0x180000000 & s.0[1] & !(mt[0] << 17u32)))
+        | ((0x44000000 & s.0[1] & !(mt[0] << 14u32)))
+        | ((0x1082000 & s.0[1] & !(mt[0] << 11u32)))
+        | ((0x104000 & s.0[1] & !(mt[0] << 10u32)))
+        | ((0x2000100 & s.0[1] & !(mt[0] << 8u32)))
+        | ((0x41000 & s.0[1] & !(mt[0] << 7u32))) | ((0x40 & s.0[1] & !(mt[0] << 5u32)))
+        | ((0xc00000000 & s.0[1] & !(mt[0] << 2u32)))
+        | ((0x220000000 & s.0[1] & !(mt[0] >> 1u32)))
+        | ((0x82 & s.0[1] & !(mt[0] >> 2u32)))
+        | ((0x8410004 & s.0[1] & !(mt[0] >> 4u32)))
+        | ((0x820000 & s.0[1] & !(mt[0] >> 5u32)))
+        | ((0x10000801 & s.0[1] & !(mt[0] >> 7u32)))
+        | ((0x208000 & s.0[1] & !(mt[0] >> 8u32)))
+        | ((0x200 & s.0[1] & !(mt[0] >> 10u32))) | ((0x410 & s.0[1] & !(mt[0] >> 17u32)))
+        | ((0x20 & s.0[1] & !(mt[0] >> 19u32))) | ((0x8 & s.0[1] & !(mt[0] >> 22u32)))
+        | ((0xfbefbefbe
+            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 8) << 1u32)))
+        | ((0xfffffffc0
+            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 9) << 6u32)))
+        | ((0xfbefbef80
+            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 10) << 7u32)))
+        | ((0x7df7df7df
+            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 11) >> 1u32)))
+        | ((0x7df7df7c0
+            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 12) << 5u32)))
+        | ((0x3fffffff
+            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 13) >> 6u32)))
+        | ((0x3efbefbe
+            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 14) >> 5u32)))
+        | ((0x1f7df7df
+            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 15) >> 7u32)));
     let mut w: [u64; WORDS] = [0x0, 0x0];
-    // BASE[0]: (next (cell a 1 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[11]) << 0;
-    // BASE[1]: (next (cell a 2 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[7]) << 1;
-    // BASE[2]: (next (cell a 3 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[10]) << 2;
-    // BASE[3]: (next (cell a 4 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[42]) << 3;
-    // BASE[4]: (next (cell a 5 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[54]) << 4;
-    // BASE[5]: (next (cell a 6 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[66]) << 5;
-    // BASE[6]: (next (cell b 1 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[5]) << 6;
-    // BASE[7]: (next (cell b 2 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[13]) << 7;
-    // BASE[8]: (next (cell b 3 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[4]) << 8;
-    // BASE[9]: (next (cell b 4 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[40]) << 9;
-    // BASE[10]: (next (cell b 5 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[52]) << 10;
-    // BASE[11]: (next (cell b 6 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[64]) << 11;
-    // BASE[12]: (next (cell c 1 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[9]) << 12;
-    // BASE[13]: (next (cell c 2 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[6]) << 13;
-    // BASE[14]: (next (cell c 3 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[8]) << 14;
-    // BASE[15]: (next (cell c 4 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[41]) << 15;
-    // BASE[16]: (next (cell c 5 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[53]) << 16;
-    // BASE[17]: (next (cell c 6 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[65]) << 17;
-    // BASE[18]: (next (cell d 1 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[15]) << 18;
-    // BASE[19]: (next (cell d 2 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[12]) << 19;
-    // BASE[20]: (next (cell d 3 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[14]) << 20;
-    // BASE[21]: (next (cell d 4 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[43]) << 21;
-    // BASE[22]: (next (cell d 5 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[55]) << 22;
-    // BASE[23]: (next (cell d 6 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[67]) << 23;
-    // BASE[24]: (next (cell e 1 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[17]) << 24;
-    // BASE[25]: (next (cell e 2 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[21]) << 25;
-    // BASE[26]: (next (cell e 3 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[16]) << 26;
-    // BASE[27]: (next (cell e 4 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[44]) << 27;
-    // BASE[28]: (next (cell e 5 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[56]) << 28;
-    // BASE[29]: (next (cell e 6 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[68]) << 29;
-    // BASE[30]: (next (cell f 1 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[20]) << 30;
-    // BASE[31]: (next (cell f 2 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[18]) << 31;
-    // BASE[32]: (next (cell f 3 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[19]) << 32;
-    // BASE[33]: (next (cell f 4 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[45]) << 33;
-    // BASE[34]: (next (cell f 5 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[57]) << 34;
-    // BASE[35]: (next (cell f 6 black)), rules at gather.kif:43, 45
-    w[0] |= u64::from(n[69]) << 35;
     // BASE[37]: (next (step 1)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x1000000000 != 0) << 37;
     // BASE[38]: (next (step 2)), rules at gather.kif:54
@@ -4451,78 +3333,8 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     w[0] |= u64::from(s.0[0] & 0x4000000000000000 != 0) << 61;
     // BASE[62]: (next (control white)), rules at gather.kif:50, 52
     w[0] |= u64::from(s.0[0] & 0x2000000000000000 != 0) << 62;
-    // BASE[64]: (next (cell a 1 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[72]) << 0;
-    // BASE[65]: (next (cell a 2 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[60]) << 1;
-    // BASE[66]: (next (cell a 3 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[48]) << 2;
-    // BASE[67]: (next (cell a 4 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[29]) << 3;
-    // BASE[68]: (next (cell a 5 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[25]) << 4;
-    // BASE[69]: (next (cell a 6 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[28]) << 5;
-    // BASE[70]: (next (cell b 1 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[70]) << 6;
-    // BASE[71]: (next (cell b 2 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[58]) << 7;
-    // BASE[72]: (next (cell b 3 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[46]) << 8;
-    // BASE[73]: (next (cell b 4 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[23]) << 9;
-    // BASE[74]: (next (cell b 5 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[31]) << 10;
-    // BASE[75]: (next (cell b 6 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[22]) << 11;
-    // BASE[76]: (next (cell c 1 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[71]) << 12;
-    // BASE[77]: (next (cell c 2 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[59]) << 13;
-    // BASE[78]: (next (cell c 3 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[47]) << 14;
-    // BASE[79]: (next (cell c 4 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[27]) << 15;
-    // BASE[80]: (next (cell c 5 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[24]) << 16;
-    // BASE[81]: (next (cell c 6 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[26]) << 17;
-    // BASE[82]: (next (cell d 1 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[73]) << 18;
-    // BASE[83]: (next (cell d 2 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[61]) << 19;
-    // BASE[84]: (next (cell d 3 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[49]) << 20;
-    // BASE[85]: (next (cell d 4 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[33]) << 21;
-    // BASE[86]: (next (cell d 5 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[30]) << 22;
-    // BASE[87]: (next (cell d 6 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[32]) << 23;
-    // BASE[88]: (next (cell e 1 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[74]) << 24;
-    // BASE[89]: (next (cell e 2 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[62]) << 25;
-    // BASE[90]: (next (cell e 3 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[50]) << 26;
-    // BASE[91]: (next (cell e 4 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[35]) << 27;
-    // BASE[92]: (next (cell e 5 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[39]) << 28;
-    // BASE[93]: (next (cell e 6 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[34]) << 29;
-    // BASE[94]: (next (cell f 1 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[75]) << 30;
-    // BASE[95]: (next (cell f 2 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[63]) << 31;
-    // BASE[96]: (next (cell f 3 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[51]) << 32;
-    // BASE[97]: (next (cell f 4 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[38]) << 33;
-    // BASE[98]: (next (cell f 5 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[36]) << 34;
-    // BASE[99]: (next (cell f 6 white)), rules at gather.kif:43, 45
-    w[1] |= u64::from(n[37]) << 35;
+    w[0] |= g[18] & 0xfffffffff;
+    w[1] |= g[19] & 0xfffffffff;
     Some(State(w))
 }
 impl ::gdl_runtime::Game for Game {

@@ -554,34 +554,26 @@ static FRAMES: [[[[u64; 2]; 2]; 65]; 2] = [
         [[0x0, 0x0], [0x0, 0x0]],
     ],
 ];
-///The bit of the place of each of role 0's moves of one kind, by move.
-static MOVE_PLACES_0: [u64; 65] = [
-    0x1, 0x2, 0x4, 0x8, 0x10, 0x20, 0x40, 0x80, 0x100, 0x200, 0x400, 0x800, 0x1000,
-    0x2000, 0x4000, 0x8000, 0x10000, 0x20000, 0x40000, 0x80000, 0x100000, 0x200000,
-    0x400000, 0x800000, 0x1000000, 0x2000000, 0x4000000, 0x8000000, 0x10000000,
-    0x20000000, 0x40000000, 0x80000000, 0x100000000, 0x200000000, 0x400000000,
-    0x800000000, 0x1000000000, 0x2000000000, 0x4000000000, 0x8000000000, 0x10000000000,
-    0x20000000000, 0x40000000000, 0x80000000000, 0x100000000000, 0x200000000000,
-    0x400000000000, 0x800000000000, 0x1000000000000, 0x2000000000000, 0x4000000000000,
-    0x8000000000000, 0x10000000000000, 0x20000000000000, 0x40000000000000,
-    0x80000000000000, 0x100000000000000, 0x200000000000000, 0x400000000000000,
-    0x800000000000000, 0x1000000000000000, 0x2000000000000000, 0x4000000000000000,
-    0x8000000000000000, 0x0,
+///The kind and place of each of role 0's moves, as `kind * 64 + place`, by move.
+static MOVE_KIND_PLACES_0: [u32; 65] = [
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+    24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44,
+    45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63,
+    4294967295,
 ];
-///The bit of the place of each of role 1's moves of one kind, by move.
-static MOVE_PLACES_1: [u64; 65] = [
-    0x1, 0x2, 0x4, 0x8, 0x10, 0x20, 0x40, 0x80, 0x100, 0x200, 0x400, 0x800, 0x1000,
-    0x2000, 0x4000, 0x8000, 0x10000, 0x20000, 0x40000, 0x80000, 0x100000, 0x200000,
-    0x400000, 0x800000, 0x1000000, 0x2000000, 0x4000000, 0x8000000, 0x10000000,
-    0x20000000, 0x40000000, 0x80000000, 0x100000000, 0x200000000, 0x400000000,
-    0x800000000, 0x1000000000, 0x2000000000, 0x4000000000, 0x8000000000, 0x10000000000,
-    0x20000000000, 0x40000000000, 0x80000000000, 0x100000000000, 0x200000000000,
-    0x400000000000, 0x800000000000, 0x1000000000000, 0x2000000000000, 0x4000000000000,
-    0x8000000000000, 0x10000000000000, 0x20000000000000, 0x40000000000000,
-    0x80000000000000, 0x100000000000000, 0x200000000000000, 0x400000000000000,
-    0x800000000000000, 0x1000000000000000, 0x2000000000000000, 0x4000000000000000,
-    0x8000000000000000, 0x0,
+///The kind and place of each of role 1's moves, as `kind * 64 + place`, by move.
+static MOVE_KIND_PLACES_1: [u32; 65] = [
+    64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84,
+    85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103, 104,
+    105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121,
+    122, 123, 124, 125, 126, 127, 4294967295,
 ];
+/// The word of a move's place when the move (`kind_place`, its kind times 64 and its
+/// place) is of kind `kind`, else no bit.
+#[inline(always)]
+fn kind_place(kind_place: u32, kind: u32) -> u64 {
+    0u64.wrapping_sub(u64::from(kind_place >> 6 == kind)) & (1u64 << (kind_place & 63))
+}
 ///The move of every bit of the words in which role 0's legal moves are found.
 static LEGAL_MOVE_OF_0: [[u32; 64]; 2] = [
     [
@@ -11247,11 +11239,13 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     // g[24]: 60 node words, bit 27 (next (cell 4 4 black)), bit 36 (next (cell 5 5 black)), bit 29 (next (cell 4 6 black)), bit 20 (next (cell 3 5 black)), and 56 more; rules at reversi.kif:88, 91, 93
     g[24] = ((0x7effffffffffff7e & s.0[0] & !g[23]))
         | ((0x7effffffffffff7e & g[23] & 0u64.wrapping_sub((mt[0] & 0x1 != 0) as u64)))
-        | ((0x7effffffffffff7e & MOVE_PLACES_0[joint[0].0 as usize]));
+        | ((0x7effffffffffff7e
+            & kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)));
     // g[25]: 60 node words, bit 28 (next (cell 4 5 red)), bit 35 (next (cell 5 4 red)), bit 26 (next (cell 4 3 red)), bit 19 (next (cell 3 4 red)), and 56 more; rules at reversi.kif:88, 91, 93
     g[25] = ((0x7effffffffffff7e & s.0[1] & !g[23]))
         | ((0x7effffffffffff7e & g[23] & 0u64.wrapping_sub((mt[0] & 0x2 != 0) as u64)))
-        | ((0x7effffffffffff7e & MOVE_PLACES_1[joint[1].0 as usize]));
+        | ((0x7effffffffffff7e
+            & kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1)));
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
     let mut keep: [u64; 2] = [0x0, 0x0];
     let mut set: [u64; 2] = [0x0, 0x0];
@@ -28163,11 +28157,13 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     // g[24]: 60 node words, bit 27 (next (cell 4 4 black)), bit 36 (next (cell 5 5 black)), bit 29 (next (cell 4 6 black)), bit 20 (next (cell 3 5 black)), and 56 more; rules at reversi.kif:88, 91, 93
     g[24] = ((0x7effffffffffff7e & s.0[0] & !g[23]))
         | ((0x7effffffffffff7e & g[23] & 0u64.wrapping_sub((mt[0] & 0x1 != 0) as u64)))
-        | ((0x7effffffffffff7e & MOVE_PLACES_0[joint[0].0 as usize]));
+        | ((0x7effffffffffff7e
+            & kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)));
     // g[25]: 60 node words, bit 28 (next (cell 4 5 red)), bit 35 (next (cell 5 4 red)), bit 26 (next (cell 4 3 red)), bit 19 (next (cell 3 4 red)), and 56 more; rules at reversi.kif:88, 91, 93
     g[25] = ((0x7effffffffffff7e & s.0[1] & !g[23]))
         | ((0x7effffffffffff7e & g[23] & 0u64.wrapping_sub((mt[0] & 0x2 != 0) as u64)))
-        | ((0x7effffffffffff7e & MOVE_PLACES_1[joint[1].0 as usize]));
+        | ((0x7effffffffffff7e
+            & kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1)));
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
     let mut keep: [u64; 2] = [0x0, 0x0];
     let mut set: [u64; 2] = [0x0, 0x0];
