@@ -257,7 +257,11 @@ impl LegalParts {
                 }
             }
         }
-        for ((g, guarded), at) in by_group {
+        for ((g, guarded), mut at) in by_group {
+            // Moves whose legality is one node (four promotions of one pawn) share its place:
+            // the first takes the group's bit, the others bits of their own.
+            at.sort_by_key(|&(place, _)| place);
+            at.dedup_by_key(|&mut (place, _)| place);
             if at.len() >= 2 {
                 parts.place_group(g, guarded, at);
             }

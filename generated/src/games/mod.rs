@@ -80,6 +80,9 @@ pub mod passing_row;
 /// `games/pentago.kif`, compiled.
 #[rustfmt::skip]
 pub mod pentago;
+/// `games/promotions.kif`, compiled.
+#[rustfmt::skip]
+pub mod promotions;
 /// `games/reversi.kif`, compiled.
 #[rustfmt::skip]
 pub mod reversi;
@@ -126,6 +129,7 @@ macro_rules! for_each_game {
         $callback!(monty_hall_tables, "games/montyHall.kif");
         $callback!(passing_row, "games/passingRow.kif");
         $callback!(pentago, "games/pentago.kif");
+        $callback!(promotions, "games/promotions.kif");
         $callback!(reversi, "games/reversi.kif");
         $callback!(sheep_and_wolf, "games/sheepAndWolf.kif");
         $callback!(stuck_pieces, "games/stuckPieces.kif");
