@@ -7,111 +7,7 @@ pub const ROLES: [&str; 2] = ["xplayer", "oplayer"];
 /// Every fact that can be true in a reachable state, in canonical KIF, by its bit: fact
 /// `BASE[i]` is bit `i % 64` of word `i / 64` of a [`State`]. An empty string is a bit no
 /// fact uses, left so that a group of facts (one colour's board) stays within a word.
-pub const BASE: [&str; 164] = [
-    "(box 1 1 o)",
-    "(box 1 1 x)",
-    "(box 1 2 o)",
-    "(box 1 2 x)",
-    "(box 1 3 o)",
-    "(box 1 3 x)",
-    "(box 1 4 o)",
-    "(box 1 4 x)",
-    "(box 1 5 o)",
-    "(box 1 5 x)",
-    "(box 2 1 o)",
-    "(box 2 1 x)",
-    "(box 2 2 o)",
-    "(box 2 2 x)",
-    "(box 2 3 o)",
-    "(box 2 3 x)",
-    "(box 2 4 o)",
-    "(box 2 4 x)",
-    "(box 2 5 o)",
-    "(box 2 5 x)",
-    "(box 3 1 o)",
-    "(box 3 1 x)",
-    "(box 3 2 o)",
-    "(box 3 2 x)",
-    "(box 3 3 o)",
-    "(box 3 3 x)",
-    "(box 3 4 o)",
-    "(box 3 4 x)",
-    "(box 3 5 o)",
-    "(box 3 5 x)",
-    "(box 4 1 o)",
-    "(box 4 1 x)",
-    "(box 4 2 o)",
-    "(box 4 2 x)",
-    "(box 4 3 o)",
-    "(box 4 3 x)",
-    "(box 4 4 o)",
-    "(box 4 4 x)",
-    "(box 4 5 o)",
-    "(box 4 5 x)",
-    "(box 5 1 o)",
-    "(box 5 1 x)",
-    "(box 5 2 o)",
-    "(box 5 2 x)",
-    "(box 5 3 o)",
-    "(box 5 3 x)",
-    "(box 5 4 o)",
-    "(box 5 4 x)",
-    "(box 5 5 o)",
-    "(box 5 5 x)",
-    "(box_count oplayer 0)",
-    "(box_count oplayer 1)",
-    "(box_count oplayer 10)",
-    "(box_count oplayer 11)",
-    "(box_count oplayer 12)",
-    "(box_count oplayer 13)",
-    "(box_count oplayer 14)",
-    "(box_count oplayer 15)",
-    "(box_count oplayer 16)",
-    "(box_count oplayer 17)",
-    "(box_count oplayer 18)",
-    "(box_count oplayer 19)",
-    "(box_count oplayer 2)",
-    "(box_count oplayer 20)",
-    "(box_count oplayer 21)",
-    "(box_count oplayer 22)",
-    "(box_count oplayer 23)",
-    "(box_count oplayer 24)",
-    "(box_count oplayer 25)",
-    "(box_count oplayer 3)",
-    "(box_count oplayer 4)",
-    "(box_count oplayer 5)",
-    "(box_count oplayer 6)",
-    "(box_count oplayer 7)",
-    "(box_count oplayer 8)",
-    "(box_count oplayer 9)",
-    "(box_count xplayer 0)",
-    "(box_count xplayer 1)",
-    "(box_count xplayer 10)",
-    "(box_count xplayer 11)",
-    "(box_count xplayer 12)",
-    "(box_count xplayer 13)",
-    "(box_count xplayer 14)",
-    "(box_count xplayer 15)",
-    "(box_count xplayer 16)",
-    "(box_count xplayer 17)",
-    "(box_count xplayer 18)",
-    "(box_count xplayer 19)",
-    "(box_count xplayer 2)",
-    "(box_count xplayer 20)",
-    "(box_count xplayer 21)",
-    "(box_count xplayer 22)",
-    "(box_count xplayer 23)",
-    "(box_count xplayer 24)",
-    "(box_count xplayer 25)",
-    "(box_count xplayer 3)",
-    "(box_count xplayer 4)",
-    "(box_count xplayer 5)",
-    "(box_count xplayer 6)",
-    "(box_count xplayer 7)",
-    "(box_count xplayer 8)",
-    "(box_count xplayer 9)",
-    "(control oplayer)",
-    "(control xplayer)",
+pub const BASE: [&str; 178] = [
     "(line 1 1 1 2)",
     "(line 1 1 2 1)",
     "(line 1 2 1 3)",
@@ -172,6 +68,124 @@ pub const BASE: [&str; 164] = [
     "(line 6 3 6 4)",
     "(line 6 4 6 5)",
     "(line 6 5 6 6)",
+    "(control oplayer)",
+    "(control xplayer)",
+    "",
+    "",
+    "(box_count oplayer 0)",
+    "(box_count oplayer 1)",
+    "(box_count oplayer 2)",
+    "(box_count oplayer 3)",
+    "(box_count oplayer 4)",
+    "(box_count oplayer 5)",
+    "(box_count oplayer 6)",
+    "(box_count oplayer 7)",
+    "(box_count oplayer 8)",
+    "(box_count oplayer 9)",
+    "(box_count oplayer 10)",
+    "(box_count oplayer 11)",
+    "(box_count oplayer 12)",
+    "(box_count oplayer 13)",
+    "(box_count oplayer 14)",
+    "(box_count oplayer 15)",
+    "(box_count oplayer 16)",
+    "(box_count oplayer 17)",
+    "(box_count oplayer 18)",
+    "(box_count oplayer 19)",
+    "(box_count oplayer 20)",
+    "(box_count oplayer 21)",
+    "(box_count oplayer 22)",
+    "(box_count oplayer 23)",
+    "(box_count oplayer 24)",
+    "(box_count oplayer 25)",
+    "(box_count xplayer 0)",
+    "(box_count xplayer 1)",
+    "(box_count xplayer 2)",
+    "(box_count xplayer 3)",
+    "(box_count xplayer 4)",
+    "(box_count xplayer 5)",
+    "(box_count xplayer 6)",
+    "(box_count xplayer 7)",
+    "(box_count xplayer 8)",
+    "(box_count xplayer 9)",
+    "(box_count xplayer 10)",
+    "(box_count xplayer 11)",
+    "(box_count xplayer 12)",
+    "(box_count xplayer 13)",
+    "(box_count xplayer 14)",
+    "(box_count xplayer 15)",
+    "(box_count xplayer 16)",
+    "(box_count xplayer 17)",
+    "(box_count xplayer 18)",
+    "(box_count xplayer 19)",
+    "(box_count xplayer 20)",
+    "(box_count xplayer 21)",
+    "(box_count xplayer 22)",
+    "(box_count xplayer 23)",
+    "(box_count xplayer 24)",
+    "(box_count xplayer 25)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "(box 1 1 o)",
+    "(box 1 2 o)",
+    "(box 1 3 o)",
+    "(box 1 4 o)",
+    "(box 1 5 o)",
+    "(box 2 1 o)",
+    "(box 2 2 o)",
+    "(box 2 3 o)",
+    "(box 2 4 o)",
+    "(box 2 5 o)",
+    "(box 3 1 o)",
+    "(box 3 2 o)",
+    "(box 3 3 o)",
+    "(box 3 4 o)",
+    "(box 3 5 o)",
+    "(box 4 1 o)",
+    "(box 4 2 o)",
+    "(box 4 3 o)",
+    "(box 4 4 o)",
+    "(box 4 5 o)",
+    "(box 5 1 o)",
+    "(box 5 2 o)",
+    "(box 5 3 o)",
+    "(box 5 4 o)",
+    "(box 5 5 o)",
+    "(box 1 1 x)",
+    "(box 1 2 x)",
+    "(box 1 3 x)",
+    "(box 1 4 x)",
+    "(box 1 5 x)",
+    "(box 2 1 x)",
+    "(box 2 2 x)",
+    "(box 2 3 x)",
+    "(box 2 4 x)",
+    "(box 2 5 x)",
+    "(box 3 1 x)",
+    "(box 3 2 x)",
+    "(box 3 3 x)",
+    "(box 3 4 x)",
+    "(box 3 5 x)",
+    "(box 4 1 x)",
+    "(box 4 2 x)",
+    "(box 4 3 x)",
+    "(box 4 4 x)",
+    "(box 4 5 x)",
+    "(box 5 1 x)",
+    "(box 5 2 x)",
+    "(box 5 3 x)",
+    "(box 5 4 x)",
+    "(box 5 5 x)",
 ];
 /// Every move term some role may play, in canonical KIF and byte order; [`Move`] indexes it.
 pub const MOVES: [&str; 61] = [
@@ -300,7 +314,7 @@ impl ::core::fmt::Debug for Move {
     }
 }
 /// The initial state.
-pub const INITIAL: State = State([0x4000000000000, 0x8000001000, 0x0]);
+pub const INITIAL: State = State([0x2000000000000000, 0x4000001, 0x0]);
 /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Game;
@@ -438,283 +452,283 @@ static MOVE_NODES: [[[u64; 1]; 61]; 2] = [
 /// For every role and move, two words per state word with framed bits, `keep`
 /// and `set`: a next-state bit that the table gives holds when it holds now and
 /// one of the joint move's `keep` rows has it, or one of its `set` rows has it.
-static FRAMES: [[[[u64; 2]; 2]; 61]; 2] = [
+static FRAMES: [[[[u64; 1]; 2]; 61]; 2] = [
     [
-        [[0xffffff0000000000, 0xfffffffff], [0x10000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x20000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x40000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x80000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x100000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x200000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x400000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x800000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x1000000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x2000000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x4000000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x8000000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x10000000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x20000000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x40000000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x80000000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x100000000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x200000000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x400000000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x800000000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x1000000000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x2000000000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x4000000000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x8000000000000000, 0x0]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x1]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x2]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x4]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x8]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x10]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x20]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x40]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x80]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x100]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x200]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x400]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x800]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x1000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x2000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x4000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x8000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x10000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x20000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x40000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x80000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x100000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x200000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x400000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x800000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x1000000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x2000000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x4000000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x8000000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x10000000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x20000000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x40000000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x80000000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x100000000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x200000000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x400000000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x800000000]],
-        [[0xffffff0000000000, 0xfffffffff], [0x0, 0x0]],
+        [[0xfffffffffffffff], [0x1]],
+        [[0xfffffffffffffff], [0x2]],
+        [[0xfffffffffffffff], [0x4]],
+        [[0xfffffffffffffff], [0x8]],
+        [[0xfffffffffffffff], [0x10]],
+        [[0xfffffffffffffff], [0x20]],
+        [[0xfffffffffffffff], [0x40]],
+        [[0xfffffffffffffff], [0x80]],
+        [[0xfffffffffffffff], [0x100]],
+        [[0xfffffffffffffff], [0x200]],
+        [[0xfffffffffffffff], [0x400]],
+        [[0xfffffffffffffff], [0x800]],
+        [[0xfffffffffffffff], [0x1000]],
+        [[0xfffffffffffffff], [0x2000]],
+        [[0xfffffffffffffff], [0x4000]],
+        [[0xfffffffffffffff], [0x8000]],
+        [[0xfffffffffffffff], [0x10000]],
+        [[0xfffffffffffffff], [0x20000]],
+        [[0xfffffffffffffff], [0x40000]],
+        [[0xfffffffffffffff], [0x80000]],
+        [[0xfffffffffffffff], [0x100000]],
+        [[0xfffffffffffffff], [0x200000]],
+        [[0xfffffffffffffff], [0x400000]],
+        [[0xfffffffffffffff], [0x800000]],
+        [[0xfffffffffffffff], [0x1000000]],
+        [[0xfffffffffffffff], [0x2000000]],
+        [[0xfffffffffffffff], [0x4000000]],
+        [[0xfffffffffffffff], [0x8000000]],
+        [[0xfffffffffffffff], [0x10000000]],
+        [[0xfffffffffffffff], [0x20000000]],
+        [[0xfffffffffffffff], [0x40000000]],
+        [[0xfffffffffffffff], [0x80000000]],
+        [[0xfffffffffffffff], [0x100000000]],
+        [[0xfffffffffffffff], [0x200000000]],
+        [[0xfffffffffffffff], [0x400000000]],
+        [[0xfffffffffffffff], [0x800000000]],
+        [[0xfffffffffffffff], [0x1000000000]],
+        [[0xfffffffffffffff], [0x2000000000]],
+        [[0xfffffffffffffff], [0x4000000000]],
+        [[0xfffffffffffffff], [0x8000000000]],
+        [[0xfffffffffffffff], [0x10000000000]],
+        [[0xfffffffffffffff], [0x20000000000]],
+        [[0xfffffffffffffff], [0x40000000000]],
+        [[0xfffffffffffffff], [0x80000000000]],
+        [[0xfffffffffffffff], [0x100000000000]],
+        [[0xfffffffffffffff], [0x200000000000]],
+        [[0xfffffffffffffff], [0x400000000000]],
+        [[0xfffffffffffffff], [0x800000000000]],
+        [[0xfffffffffffffff], [0x1000000000000]],
+        [[0xfffffffffffffff], [0x2000000000000]],
+        [[0xfffffffffffffff], [0x4000000000000]],
+        [[0xfffffffffffffff], [0x8000000000000]],
+        [[0xfffffffffffffff], [0x10000000000000]],
+        [[0xfffffffffffffff], [0x20000000000000]],
+        [[0xfffffffffffffff], [0x40000000000000]],
+        [[0xfffffffffffffff], [0x80000000000000]],
+        [[0xfffffffffffffff], [0x100000000000000]],
+        [[0xfffffffffffffff], [0x200000000000000]],
+        [[0xfffffffffffffff], [0x400000000000000]],
+        [[0xfffffffffffffff], [0x800000000000000]],
+        [[0xfffffffffffffff], [0x0]],
     ],
     [
-        [[0x0, 0x0], [0x10000000000, 0x0]],
-        [[0x0, 0x0], [0x20000000000, 0x0]],
-        [[0x0, 0x0], [0x40000000000, 0x0]],
-        [[0x0, 0x0], [0x80000000000, 0x0]],
-        [[0x0, 0x0], [0x100000000000, 0x0]],
-        [[0x0, 0x0], [0x200000000000, 0x0]],
-        [[0x0, 0x0], [0x400000000000, 0x0]],
-        [[0x0, 0x0], [0x800000000000, 0x0]],
-        [[0x0, 0x0], [0x1000000000000, 0x0]],
-        [[0x0, 0x0], [0x2000000000000, 0x0]],
-        [[0x0, 0x0], [0x4000000000000, 0x0]],
-        [[0x0, 0x0], [0x8000000000000, 0x0]],
-        [[0x0, 0x0], [0x10000000000000, 0x0]],
-        [[0x0, 0x0], [0x20000000000000, 0x0]],
-        [[0x0, 0x0], [0x40000000000000, 0x0]],
-        [[0x0, 0x0], [0x80000000000000, 0x0]],
-        [[0x0, 0x0], [0x100000000000000, 0x0]],
-        [[0x0, 0x0], [0x200000000000000, 0x0]],
-        [[0x0, 0x0], [0x400000000000000, 0x0]],
-        [[0x0, 0x0], [0x800000000000000, 0x0]],
-        [[0x0, 0x0], [0x1000000000000000, 0x0]],
-        [[0x0, 0x0], [0x2000000000000000, 0x0]],
-        [[0x0, 0x0], [0x4000000000000000, 0x0]],
-        [[0x0, 0x0], [0x8000000000000000, 0x0]],
-        [[0x0, 0x0], [0x0, 0x1]],
-        [[0x0, 0x0], [0x0, 0x2]],
-        [[0x0, 0x0], [0x0, 0x4]],
-        [[0x0, 0x0], [0x0, 0x8]],
-        [[0x0, 0x0], [0x0, 0x10]],
-        [[0x0, 0x0], [0x0, 0x20]],
-        [[0x0, 0x0], [0x0, 0x40]],
-        [[0x0, 0x0], [0x0, 0x80]],
-        [[0x0, 0x0], [0x0, 0x100]],
-        [[0x0, 0x0], [0x0, 0x200]],
-        [[0x0, 0x0], [0x0, 0x400]],
-        [[0x0, 0x0], [0x0, 0x800]],
-        [[0x0, 0x0], [0x0, 0x1000]],
-        [[0x0, 0x0], [0x0, 0x2000]],
-        [[0x0, 0x0], [0x0, 0x4000]],
-        [[0x0, 0x0], [0x0, 0x8000]],
-        [[0x0, 0x0], [0x0, 0x10000]],
-        [[0x0, 0x0], [0x0, 0x20000]],
-        [[0x0, 0x0], [0x0, 0x40000]],
-        [[0x0, 0x0], [0x0, 0x80000]],
-        [[0x0, 0x0], [0x0, 0x100000]],
-        [[0x0, 0x0], [0x0, 0x200000]],
-        [[0x0, 0x0], [0x0, 0x400000]],
-        [[0x0, 0x0], [0x0, 0x800000]],
-        [[0x0, 0x0], [0x0, 0x1000000]],
-        [[0x0, 0x0], [0x0, 0x2000000]],
-        [[0x0, 0x0], [0x0, 0x4000000]],
-        [[0x0, 0x0], [0x0, 0x8000000]],
-        [[0x0, 0x0], [0x0, 0x10000000]],
-        [[0x0, 0x0], [0x0, 0x20000000]],
-        [[0x0, 0x0], [0x0, 0x40000000]],
-        [[0x0, 0x0], [0x0, 0x80000000]],
-        [[0x0, 0x0], [0x0, 0x100000000]],
-        [[0x0, 0x0], [0x0, 0x200000000]],
-        [[0x0, 0x0], [0x0, 0x400000000]],
-        [[0x0, 0x0], [0x0, 0x800000000]],
-        [[0x0, 0x0], [0x0, 0x0]],
+        [[0x0], [0x1]],
+        [[0x0], [0x2]],
+        [[0x0], [0x4]],
+        [[0x0], [0x8]],
+        [[0x0], [0x10]],
+        [[0x0], [0x20]],
+        [[0x0], [0x40]],
+        [[0x0], [0x80]],
+        [[0x0], [0x100]],
+        [[0x0], [0x200]],
+        [[0x0], [0x400]],
+        [[0x0], [0x800]],
+        [[0x0], [0x1000]],
+        [[0x0], [0x2000]],
+        [[0x0], [0x4000]],
+        [[0x0], [0x8000]],
+        [[0x0], [0x10000]],
+        [[0x0], [0x20000]],
+        [[0x0], [0x40000]],
+        [[0x0], [0x80000]],
+        [[0x0], [0x100000]],
+        [[0x0], [0x200000]],
+        [[0x0], [0x400000]],
+        [[0x0], [0x800000]],
+        [[0x0], [0x1000000]],
+        [[0x0], [0x2000000]],
+        [[0x0], [0x4000000]],
+        [[0x0], [0x8000000]],
+        [[0x0], [0x10000000]],
+        [[0x0], [0x20000000]],
+        [[0x0], [0x40000000]],
+        [[0x0], [0x80000000]],
+        [[0x0], [0x100000000]],
+        [[0x0], [0x200000000]],
+        [[0x0], [0x400000000]],
+        [[0x0], [0x800000000]],
+        [[0x0], [0x1000000000]],
+        [[0x0], [0x2000000000]],
+        [[0x0], [0x4000000000]],
+        [[0x0], [0x8000000000]],
+        [[0x0], [0x10000000000]],
+        [[0x0], [0x20000000000]],
+        [[0x0], [0x40000000000]],
+        [[0x0], [0x80000000000]],
+        [[0x0], [0x100000000000]],
+        [[0x0], [0x200000000000]],
+        [[0x0], [0x400000000000]],
+        [[0x0], [0x800000000000]],
+        [[0x0], [0x1000000000000]],
+        [[0x0], [0x2000000000000]],
+        [[0x0], [0x4000000000000]],
+        [[0x0], [0x8000000000000]],
+        [[0x0], [0x10000000000000]],
+        [[0x0], [0x20000000000000]],
+        [[0x0], [0x40000000000000]],
+        [[0x0], [0x80000000000000]],
+        [[0x0], [0x100000000000000]],
+        [[0x0], [0x200000000000000]],
+        [[0x0], [0x400000000000000]],
+        [[0x0], [0x800000000000000]],
+        [[0x0], [0x0]],
     ],
 ];
 ///The move of every bit of the words in which role 0's legal moves are found.
 static LEGAL_MOVE_OF_0: [[u32; 64]; 1] = [
     [
-        24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
-        44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 0, 0, 0, 0,
-        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
+        23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42,
+        43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 0, 0, 0,
     ],
 ];
 ///The move of every bit of the words in which role 1's legal moves are found.
 static LEGAL_MOVE_OF_1: [[u32; 64]; 1] = [
     [
-        24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
-        44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 0, 0, 0, 0,
-        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
+        23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42,
+        43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 0, 0, 0,
     ],
 ];
 ///The `FRAMES` row of role 0's move of every bit that `random_step` may draw.
-static FRAMES_AT_0: [[[u64; 2]; 2]; 64] = [
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x1]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x2]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x4]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x8]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x10]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x20]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x40]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x80]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x100]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x200]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x400]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x800]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x1000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x2000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x4000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x8000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x10000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x20000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x40000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x80000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x100000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x200000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x400000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x800000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x1000000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x2000000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x4000000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x8000000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x10000000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x20000000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x40000000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x80000000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x100000000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x200000000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x400000000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x800000000]],
-    [[0xffffff0000000000, 0xfffffffff], [0x0, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x10000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x10000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x10000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x10000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x20000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x40000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x80000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x100000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x200000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x400000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x800000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x1000000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x2000000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x4000000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x8000000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x10000000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x20000000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x40000000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x80000000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x100000000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x200000000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x400000000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x800000000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x1000000000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x2000000000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x4000000000000000, 0x0]],
-    [[0xffffff0000000000, 0xfffffffff], [0x8000000000000000, 0x0]],
+static FRAMES_AT_0: [[[u64; 1]; 2]; 64] = [
+    [[0xfffffffffffffff], [0x1]],
+    [[0xfffffffffffffff], [0x2]],
+    [[0xfffffffffffffff], [0x4]],
+    [[0xfffffffffffffff], [0x8]],
+    [[0xfffffffffffffff], [0x10]],
+    [[0xfffffffffffffff], [0x20]],
+    [[0xfffffffffffffff], [0x40]],
+    [[0xfffffffffffffff], [0x80]],
+    [[0xfffffffffffffff], [0x100]],
+    [[0xfffffffffffffff], [0x200]],
+    [[0xfffffffffffffff], [0x400]],
+    [[0xfffffffffffffff], [0x800]],
+    [[0xfffffffffffffff], [0x1000]],
+    [[0xfffffffffffffff], [0x2000]],
+    [[0xfffffffffffffff], [0x4000]],
+    [[0xfffffffffffffff], [0x8000]],
+    [[0xfffffffffffffff], [0x10000]],
+    [[0xfffffffffffffff], [0x20000]],
+    [[0xfffffffffffffff], [0x40000]],
+    [[0xfffffffffffffff], [0x80000]],
+    [[0xfffffffffffffff], [0x100000]],
+    [[0xfffffffffffffff], [0x200000]],
+    [[0xfffffffffffffff], [0x400000]],
+    [[0xfffffffffffffff], [0x800000]],
+    [[0xfffffffffffffff], [0x1000000]],
+    [[0xfffffffffffffff], [0x2000000]],
+    [[0xfffffffffffffff], [0x4000000]],
+    [[0xfffffffffffffff], [0x8000000]],
+    [[0xfffffffffffffff], [0x10000000]],
+    [[0xfffffffffffffff], [0x20000000]],
+    [[0xfffffffffffffff], [0x40000000]],
+    [[0xfffffffffffffff], [0x80000000]],
+    [[0xfffffffffffffff], [0x100000000]],
+    [[0xfffffffffffffff], [0x200000000]],
+    [[0xfffffffffffffff], [0x400000000]],
+    [[0xfffffffffffffff], [0x800000000]],
+    [[0xfffffffffffffff], [0x1000000000]],
+    [[0xfffffffffffffff], [0x2000000000]],
+    [[0xfffffffffffffff], [0x4000000000]],
+    [[0xfffffffffffffff], [0x8000000000]],
+    [[0xfffffffffffffff], [0x10000000000]],
+    [[0xfffffffffffffff], [0x20000000000]],
+    [[0xfffffffffffffff], [0x40000000000]],
+    [[0xfffffffffffffff], [0x80000000000]],
+    [[0xfffffffffffffff], [0x100000000000]],
+    [[0xfffffffffffffff], [0x200000000000]],
+    [[0xfffffffffffffff], [0x400000000000]],
+    [[0xfffffffffffffff], [0x800000000000]],
+    [[0xfffffffffffffff], [0x1000000000000]],
+    [[0xfffffffffffffff], [0x2000000000000]],
+    [[0xfffffffffffffff], [0x4000000000000]],
+    [[0xfffffffffffffff], [0x8000000000000]],
+    [[0xfffffffffffffff], [0x10000000000000]],
+    [[0xfffffffffffffff], [0x20000000000000]],
+    [[0xfffffffffffffff], [0x40000000000000]],
+    [[0xfffffffffffffff], [0x80000000000000]],
+    [[0xfffffffffffffff], [0x100000000000000]],
+    [[0xfffffffffffffff], [0x200000000000000]],
+    [[0xfffffffffffffff], [0x400000000000000]],
+    [[0xfffffffffffffff], [0x800000000000000]],
+    [[0xfffffffffffffff], [0x0]],
+    [[0xfffffffffffffff], [0x1]],
+    [[0xfffffffffffffff], [0x1]],
+    [[0xfffffffffffffff], [0x1]],
 ];
 ///The `FRAMES` row of role 1's move of every bit that `random_step` may draw.
-static FRAMES_AT_1: [[[u64; 2]; 2]; 64] = [
-    [[0x0, 0x0], [0x0, 0x1]],
-    [[0x0, 0x0], [0x0, 0x2]],
-    [[0x0, 0x0], [0x0, 0x4]],
-    [[0x0, 0x0], [0x0, 0x8]],
-    [[0x0, 0x0], [0x0, 0x10]],
-    [[0x0, 0x0], [0x0, 0x20]],
-    [[0x0, 0x0], [0x0, 0x40]],
-    [[0x0, 0x0], [0x0, 0x80]],
-    [[0x0, 0x0], [0x0, 0x100]],
-    [[0x0, 0x0], [0x0, 0x200]],
-    [[0x0, 0x0], [0x0, 0x400]],
-    [[0x0, 0x0], [0x0, 0x800]],
-    [[0x0, 0x0], [0x0, 0x1000]],
-    [[0x0, 0x0], [0x0, 0x2000]],
-    [[0x0, 0x0], [0x0, 0x4000]],
-    [[0x0, 0x0], [0x0, 0x8000]],
-    [[0x0, 0x0], [0x0, 0x10000]],
-    [[0x0, 0x0], [0x0, 0x20000]],
-    [[0x0, 0x0], [0x0, 0x40000]],
-    [[0x0, 0x0], [0x0, 0x80000]],
-    [[0x0, 0x0], [0x0, 0x100000]],
-    [[0x0, 0x0], [0x0, 0x200000]],
-    [[0x0, 0x0], [0x0, 0x400000]],
-    [[0x0, 0x0], [0x0, 0x800000]],
-    [[0x0, 0x0], [0x0, 0x1000000]],
-    [[0x0, 0x0], [0x0, 0x2000000]],
-    [[0x0, 0x0], [0x0, 0x4000000]],
-    [[0x0, 0x0], [0x0, 0x8000000]],
-    [[0x0, 0x0], [0x0, 0x10000000]],
-    [[0x0, 0x0], [0x0, 0x20000000]],
-    [[0x0, 0x0], [0x0, 0x40000000]],
-    [[0x0, 0x0], [0x0, 0x80000000]],
-    [[0x0, 0x0], [0x0, 0x100000000]],
-    [[0x0, 0x0], [0x0, 0x200000000]],
-    [[0x0, 0x0], [0x0, 0x400000000]],
-    [[0x0, 0x0], [0x0, 0x800000000]],
-    [[0x0, 0x0], [0x0, 0x0]],
-    [[0x0, 0x0], [0x10000000000, 0x0]],
-    [[0x0, 0x0], [0x10000000000, 0x0]],
-    [[0x0, 0x0], [0x10000000000, 0x0]],
-    [[0x0, 0x0], [0x10000000000, 0x0]],
-    [[0x0, 0x0], [0x20000000000, 0x0]],
-    [[0x0, 0x0], [0x40000000000, 0x0]],
-    [[0x0, 0x0], [0x80000000000, 0x0]],
-    [[0x0, 0x0], [0x100000000000, 0x0]],
-    [[0x0, 0x0], [0x200000000000, 0x0]],
-    [[0x0, 0x0], [0x400000000000, 0x0]],
-    [[0x0, 0x0], [0x800000000000, 0x0]],
-    [[0x0, 0x0], [0x1000000000000, 0x0]],
-    [[0x0, 0x0], [0x2000000000000, 0x0]],
-    [[0x0, 0x0], [0x4000000000000, 0x0]],
-    [[0x0, 0x0], [0x8000000000000, 0x0]],
-    [[0x0, 0x0], [0x10000000000000, 0x0]],
-    [[0x0, 0x0], [0x20000000000000, 0x0]],
-    [[0x0, 0x0], [0x40000000000000, 0x0]],
-    [[0x0, 0x0], [0x80000000000000, 0x0]],
-    [[0x0, 0x0], [0x100000000000000, 0x0]],
-    [[0x0, 0x0], [0x200000000000000, 0x0]],
-    [[0x0, 0x0], [0x400000000000000, 0x0]],
-    [[0x0, 0x0], [0x800000000000000, 0x0]],
-    [[0x0, 0x0], [0x1000000000000000, 0x0]],
-    [[0x0, 0x0], [0x2000000000000000, 0x0]],
-    [[0x0, 0x0], [0x4000000000000000, 0x0]],
-    [[0x0, 0x0], [0x8000000000000000, 0x0]],
+static FRAMES_AT_1: [[[u64; 1]; 2]; 64] = [
+    [[0x0], [0x1]],
+    [[0x0], [0x2]],
+    [[0x0], [0x4]],
+    [[0x0], [0x8]],
+    [[0x0], [0x10]],
+    [[0x0], [0x20]],
+    [[0x0], [0x40]],
+    [[0x0], [0x80]],
+    [[0x0], [0x100]],
+    [[0x0], [0x200]],
+    [[0x0], [0x400]],
+    [[0x0], [0x800]],
+    [[0x0], [0x1000]],
+    [[0x0], [0x2000]],
+    [[0x0], [0x4000]],
+    [[0x0], [0x8000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x20000]],
+    [[0x0], [0x40000]],
+    [[0x0], [0x80000]],
+    [[0x0], [0x100000]],
+    [[0x0], [0x200000]],
+    [[0x0], [0x400000]],
+    [[0x0], [0x800000]],
+    [[0x0], [0x1000000]],
+    [[0x0], [0x2000000]],
+    [[0x0], [0x4000000]],
+    [[0x0], [0x8000000]],
+    [[0x0], [0x10000000]],
+    [[0x0], [0x20000000]],
+    [[0x0], [0x40000000]],
+    [[0x0], [0x80000000]],
+    [[0x0], [0x100000000]],
+    [[0x0], [0x200000000]],
+    [[0x0], [0x400000000]],
+    [[0x0], [0x800000000]],
+    [[0x0], [0x1000000000]],
+    [[0x0], [0x2000000000]],
+    [[0x0], [0x4000000000]],
+    [[0x0], [0x8000000000]],
+    [[0x0], [0x10000000000]],
+    [[0x0], [0x20000000000]],
+    [[0x0], [0x40000000000]],
+    [[0x0], [0x80000000000]],
+    [[0x0], [0x100000000000]],
+    [[0x0], [0x200000000000]],
+    [[0x0], [0x400000000000]],
+    [[0x0], [0x800000000000]],
+    [[0x0], [0x1000000000000]],
+    [[0x0], [0x2000000000000]],
+    [[0x0], [0x4000000000000]],
+    [[0x0], [0x8000000000000]],
+    [[0x0], [0x10000000000000]],
+    [[0x0], [0x20000000000000]],
+    [[0x0], [0x40000000000000]],
+    [[0x0], [0x80000000000000]],
+    [[0x0], [0x100000000000000]],
+    [[0x0], [0x200000000000000]],
+    [[0x0], [0x400000000000000]],
+    [[0x0], [0x800000000000000]],
+    [[0x0], [0x0]],
+    [[0x0], [0x1]],
+    [[0x0], [0x1]],
+    [[0x0], [0x1]],
 ];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
 /// without families of moves (one rule over different places on the board), else in
@@ -729,11 +743,10 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `xplayer` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut parts = [0u64; 1];
-    if s.0[1] & 0x8000000000 != 0 {
-        parts[0] |= (!s.0[1]) & (0xffffff0000000000);
-        parts[0] |= (!s.0[2]) & (0xfffffffff);
+    if s.0[0] & 0x2000000000000000 != 0 {
+        parts[0] |= (!s.0[0]) & (0xfffffffffffffff);
     }
-    parts[0] |= u64::from(s.0[1] & 0x8000000000 == 0) << 36;
+    parts[0] |= u64::from(s.0[0] & 0x2000000000000000 == 0) << 60;
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -746,11 +759,10 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 ///Appends the legal moves of `oplayer` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
     let mut parts = [0u64; 1];
-    if s.0[1] & 0x4000000000 != 0 {
-        parts[0] |= (!s.0[1]) & (0xffffff0000000000);
-        parts[0] |= (!s.0[2]) & (0xfffffffff);
+    if s.0[0] & 0x1000000000000000 != 0 {
+        parts[0] |= (!s.0[0]) & (0xfffffffffffffff);
     }
-    parts[0] |= u64::from(s.0[1] & 0x4000000000 == 0) << 36;
+    parts[0] |= u64::from(s.0[0] & 0x1000000000000000 == 0) << 60;
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -763,1067 +775,793 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-    let mut n = [false; 189];
-    let mut g = [0u64; 11];
+    let mut n = [false; 172];
+    let mut g = [0u64; 2];
     let mut mt = [0u64; 1];
     for (r, m) in joint.iter().enumerate() {
         for (t, x) in mt.iter_mut().zip(&MOVE_NODES[r][m.0 as usize]) {
             *t |= *x;
         }
     }
-    // n[0]: ((aux 2) 1 1 2)
-    n[0] = s.0[1] & 0x80a0000000000 == 0x80a0000000000;
-    // n[1]: ((aux 2) 1 2 3)
-    n[1] = s.0[1] & 0x20280000000000 == 0x20280000000000;
-    // n[2]: ((aux 2) 1 3 4)
-    n[2] = s.0[1] & 0x80a00000000000 == 0x80a00000000000;
-    // n[3]: ((aux 2) 1 4 5)
-    n[3] = s.0[1] & 0x202800000000000 == 0x202800000000000;
-    // n[4]: ((aux 2) 1 5 6)
-    n[4] = s.0[1] & 0x806000000000000 == 0x806000000000000;
-    // n[5]: ((aux 2) 2 1 2)
-    n[5] = s.0[1] & 0x4050000000000000 == 0x4050000000000000;
-    // n[6]: ((aux 2) 2 2 3)
-    n[6] = (s.0[1] & 0x140000000000000 == 0x140000000000000) & (s.0[2] & 0x1 == 0x1);
-    // n[7]: ((aux 2) 2 3 4)
-    n[7] = (s.0[1] & 0x500000000000000 == 0x500000000000000) & (s.0[2] & 0x4 == 0x4);
-    // n[8]: ((aux 2) 2 4 5)
-    n[8] = (s.0[1] & 0x1400000000000000 == 0x1400000000000000) & (s.0[2] & 0x10 == 0x10);
-    // n[9]: ((aux 2) 2 5 6)
-    n[9] = (s.0[1] & 0x3000000000000000 == 0x3000000000000000) & (s.0[2] & 0x40 == 0x40);
-    // n[10]: ((aux 2) 3 1 2)
-    n[10] = (s.0[1] & 0x8000000000000000 == 0x8000000000000000)
-        & (s.0[2] & 0x202 == 0x202);
-    // n[11]: ((aux 2) 3 2 3)
-    n[11] = s.0[2] & 0x80a == 0x80a;
-    // n[12]: ((aux 2) 3 3 4)
-    n[12] = s.0[2] & 0x2028 == 0x2028;
-    // n[13]: ((aux 2) 3 4 5)
-    n[13] = s.0[2] & 0x80a0 == 0x80a0;
-    // n[14]: ((aux 2) 3 5 6)
-    n[14] = s.0[2] & 0x20180 == 0x20180;
-    // n[15]: ((aux 2) 4 1 2)
-    n[15] = s.0[2] & 0x101400 == 0x101400;
-    // n[16]: ((aux 2) 4 2 3)
-    n[16] = s.0[2] & 0x405000 == 0x405000;
-    // n[17]: ((aux 2) 4 3 4)
-    n[17] = s.0[2] & 0x1014000 == 0x1014000;
-    // n[18]: ((aux 2) 4 4 5)
-    n[18] = s.0[2] & 0x4050000 == 0x4050000;
-    // n[19]: ((aux 2) 4 5 6)
-    n[19] = s.0[2] & 0x100c0000 == 0x100c0000;
-    // n[20]: ((aux 2) 5 1 2)
-    n[20] = s.0[2] & 0x80a00000 == 0x80a00000;
-    // n[21]: ((aux 2) 5 2 3)
-    n[21] = s.0[2] & 0x102800000 == 0x102800000;
-    // n[22]: ((aux 2) 5 3 4)
-    n[22] = s.0[2] & 0x20a000000 == 0x20a000000;
-    // n[23]: ((aux 2) 5 4 5)
-    n[23] = s.0[2] & 0x428000000 == 0x428000000;
-    // n[24]: ((aux 2) 5 5 6)
-    n[24] = s.0[2] & 0x860000000 == 0x860000000;
-    // n[25]: ((aux 3) 1 1 2)
-    n[25] = (s.0[1] & 0xa0000000000 == 0xa0000000000) & (mt[0] & 0x2 != 0);
-    // n[26]: ((aux 4) 1 1 2)
-    n[26] = (s.0[1] & 0x8080000000000 == 0x8080000000000) & (mt[0] & 0x40000000 != 0);
-    // n[27]: ((aux 5) 1 1 2)
-    n[27] = (s.0[1] & 0x8020000000000 == 0x8020000000000) & (mt[0] & 0x80000000 != 0);
-    // n[28]: (box_formed 1 1), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[28] = ((s.0[1] & 0x10000000000 == 0x10000000000) & (n[25]))
-        | ((s.0[1] & 0x10000000000 == 0x10000000000) & (n[26]))
-        | ((s.0[1] & 0x10000000000 == 0x10000000000) & (n[27]))
-        | ((n[0]) & (mt[0] & 0x1 != 0));
-    // n[29]: ((aux 3) 2 1 2)
-    n[29] = (s.0[1] & 0x50000000000000 == 0x50000000000000) & (mt[0] & 0x4 != 0);
-    // n[30]: ((aux 4) 2 1 2)
-    n[30] = (s.0[1] & 0x4040000000000000 == 0x4040000000000000)
-        & (mt[0] & 0x1000000000 != 0);
-    // n[31]: ((aux 5) 2 1 2)
-    n[31] = (s.0[1] & 0x4010000000000000 == 0x4010000000000000)
-        & (mt[0] & 0x2000000000 != 0);
-    // n[32]: (box_formed 2 1), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[32] = ((s.0[1] & 0x8000000000000 == 0x8000000000000) & (n[29]))
-        | ((s.0[1] & 0x8000000000000 == 0x8000000000000) & (n[30]))
-        | ((s.0[1] & 0x8000000000000 == 0x8000000000000) & (n[31]))
-        | ((n[5]) & (mt[0] & 0x2 != 0));
-    // n[33]: ((aux 3) 3 1 2)
-    n[33] = (s.0[1] & 0x8000000000000000 == 0x8000000000000000) & (s.0[2] & 0x2 == 0x2)
-        & (mt[0] & 0x8 != 0);
-    // n[34]: ((aux 4) 3 1 2)
-    n[34] = (s.0[2] & 0x202 == 0x202) & (mt[0] & 0x40000000000 != 0);
-    // n[35]: ((aux 5) 3 1 2)
-    n[35] = (s.0[1] & 0x8000000000000000 == 0x8000000000000000)
-        & (s.0[2] & 0x200 == 0x200) & (mt[0] & 0x80000000000 != 0);
-    // n[36]: (box_formed 3 1), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[36] = ((s.0[1] & 0x4000000000000000 == 0x4000000000000000) & (n[33]))
-        | ((s.0[1] & 0x4000000000000000 == 0x4000000000000000) & (n[34]))
-        | ((s.0[1] & 0x4000000000000000 == 0x4000000000000000) & (n[35]))
-        | ((n[10]) & (mt[0] & 0x4 != 0));
-    // n[37]: ((aux 3) 4 1 2)
-    n[37] = (s.0[2] & 0x1400 == 0x1400) & (mt[0] & 0x10 != 0);
-    // n[38]: ((aux 4) 4 1 2)
-    n[38] = (s.0[2] & 0x101000 == 0x101000) & (mt[0] & 0x1000000000000 != 0);
-    // n[39]: ((aux 5) 4 1 2)
-    n[39] = (s.0[2] & 0x100400 == 0x100400) & (mt[0] & 0x2000000000000 != 0);
-    // n[40]: (box_formed 4 1), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[40] = ((s.0[2] & 0x200 == 0x200) & (n[37])) | ((s.0[2] & 0x200 == 0x200) & (n[38]))
-        | ((s.0[2] & 0x200 == 0x200) & (n[39])) | ((n[15]) & (mt[0] & 0x8 != 0));
-    // n[41]: ((aux 3) 5 1 2)
-    n[41] = (s.0[2] & 0xa00000 == 0xa00000) & (mt[0] & 0x20 != 0);
-    // n[42]: ((aux 4) 5 1 2)
-    n[42] = (s.0[2] & 0x80800000 == 0x80800000) & (mt[0] & 0x40000000000000 != 0);
-    // n[43]: ((aux 5) 5 1 2)
-    n[43] = (s.0[2] & 0x80200000 == 0x80200000) & (mt[0] & 0x80000000000000 != 0);
-    // n[44]: (box_formed 5 1), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[44] = ((s.0[2] & 0x100000 == 0x100000) & (n[41]))
-        | ((s.0[2] & 0x100000 == 0x100000) & (n[42]))
-        | ((s.0[2] & 0x100000 == 0x100000) & (n[43])) | ((n[20]) & (mt[0] & 0x10 != 0));
-    // n[45]: ((aux 3) 1 2 3)
-    n[45] = (s.0[1] & 0x280000000000 == 0x280000000000) & (mt[0] & 0x80 != 0);
-    // n[46]: ((aux 4) 1 2 3)
-    n[46] = (s.0[1] & 0x20200000000000 == 0x20200000000000) & (mt[0] & 0x80000000 != 0);
-    // n[47]: ((aux 5) 1 2 3)
-    n[47] = (s.0[1] & 0x20080000000000 == 0x20080000000000) & (mt[0] & 0x100000000 != 0);
-    // n[48]: (box_formed 1 2), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[48] = ((s.0[1] & 0x40000000000 == 0x40000000000) & (n[45]))
-        | ((s.0[1] & 0x40000000000 == 0x40000000000) & (n[46]))
-        | ((s.0[1] & 0x40000000000 == 0x40000000000) & (n[47]))
-        | ((n[1]) & (mt[0] & 0x40 != 0));
-    // n[49]: ((aux 3) 2 2 3)
-    n[49] = (s.0[1] & 0x140000000000000 == 0x140000000000000) & (mt[0] & 0x100 != 0);
-    // n[50]: ((aux 4) 2 2 3)
-    n[50] = (s.0[1] & 0x100000000000000 == 0x100000000000000) & (s.0[2] & 0x1 == 0x1)
-        & (mt[0] & 0x2000000000 != 0);
-    // n[51]: ((aux 5) 2 2 3)
-    n[51] = (s.0[1] & 0x40000000000000 == 0x40000000000000) & (s.0[2] & 0x1 == 0x1)
-        & (mt[0] & 0x4000000000 != 0);
-    // n[52]: (box_formed 2 2), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[52] = ((s.0[1] & 0x20000000000000 == 0x20000000000000) & (n[49]))
-        | ((s.0[1] & 0x20000000000000 == 0x20000000000000) & (n[50]))
-        | ((s.0[1] & 0x20000000000000 == 0x20000000000000) & (n[51]))
-        | ((n[6]) & (mt[0] & 0x80 != 0));
-    // n[53]: ((aux 3) 3 2 3)
-    n[53] = (s.0[2] & 0xa == 0xa) & (mt[0] & 0x200 != 0);
-    // n[54]: ((aux 4) 3 2 3)
-    n[54] = (s.0[2] & 0x808 == 0x808) & (mt[0] & 0x80000000000 != 0);
-    // n[55]: ((aux 5) 3 2 3)
-    n[55] = (s.0[2] & 0x802 == 0x802) & (mt[0] & 0x100000000000 != 0);
-    // n[56]: (box_formed 3 2), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[56] = ((s.0[2] & 0x1 == 0x1) & (n[53])) | ((s.0[2] & 0x1 == 0x1) & (n[54]))
-        | ((s.0[2] & 0x1 == 0x1) & (n[55])) | ((n[11]) & (mt[0] & 0x100 != 0));
-    // n[57]: ((aux 3) 4 2 3)
-    n[57] = (s.0[2] & 0x5000 == 0x5000) & (mt[0] & 0x400 != 0);
-    // n[58]: ((aux 4) 4 2 3)
-    n[58] = (s.0[2] & 0x404000 == 0x404000) & (mt[0] & 0x2000000000000 != 0);
-    // n[59]: ((aux 5) 4 2 3)
-    n[59] = (s.0[2] & 0x401000 == 0x401000) & (mt[0] & 0x4000000000000 != 0);
-    // n[60]: (box_formed 4 2), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[60] = ((s.0[2] & 0x800 == 0x800) & (n[57])) | ((s.0[2] & 0x800 == 0x800) & (n[58]))
-        | ((s.0[2] & 0x800 == 0x800) & (n[59])) | ((n[16]) & (mt[0] & 0x200 != 0));
-    // n[61]: ((aux 3) 5 2 3)
-    n[61] = (s.0[2] & 0x2800000 == 0x2800000) & (mt[0] & 0x800 != 0);
-    // n[62]: ((aux 4) 5 2 3)
-    n[62] = (s.0[2] & 0x102000000 == 0x102000000) & (mt[0] & 0x80000000000000 != 0);
-    // n[63]: ((aux 5) 5 2 3)
-    n[63] = (s.0[2] & 0x100800000 == 0x100800000) & (mt[0] & 0x100000000000000 != 0);
-    // n[64]: (box_formed 5 2), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[64] = ((s.0[2] & 0x400000 == 0x400000) & (n[61]))
-        | ((s.0[2] & 0x400000 == 0x400000) & (n[62]))
-        | ((s.0[2] & 0x400000 == 0x400000) & (n[63])) | ((n[21]) & (mt[0] & 0x400 != 0));
-    // n[65]: ((aux 3) 1 3 4)
-    n[65] = (s.0[1] & 0xa00000000000 == 0xa00000000000) & (mt[0] & 0x2000 != 0);
-    // n[66]: ((aux 4) 1 3 4)
-    n[66] = (s.0[1] & 0x80800000000000 == 0x80800000000000) & (mt[0] & 0x100000000 != 0);
-    // n[67]: ((aux 5) 1 3 4)
-    n[67] = (s.0[1] & 0x80200000000000 == 0x80200000000000) & (mt[0] & 0x200000000 != 0);
-    // n[68]: (box_formed 1 3), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[68] = ((s.0[1] & 0x100000000000 == 0x100000000000) & (n[65]))
-        | ((s.0[1] & 0x100000000000 == 0x100000000000) & (n[66]))
-        | ((s.0[1] & 0x100000000000 == 0x100000000000) & (n[67]))
-        | ((n[2]) & (mt[0] & 0x1000 != 0));
-    // n[69]: ((aux 3) 2 3 4)
-    n[69] = (s.0[1] & 0x500000000000000 == 0x500000000000000) & (mt[0] & 0x4000 != 0);
-    // n[70]: ((aux 4) 2 3 4)
-    n[70] = (s.0[1] & 0x400000000000000 == 0x400000000000000) & (s.0[2] & 0x4 == 0x4)
-        & (mt[0] & 0x4000000000 != 0);
-    // n[71]: ((aux 5) 2 3 4)
-    n[71] = (s.0[1] & 0x100000000000000 == 0x100000000000000) & (s.0[2] & 0x4 == 0x4)
-        & (mt[0] & 0x8000000000 != 0);
-    // n[72]: (box_formed 2 3), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[72] = ((s.0[1] & 0x80000000000000 == 0x80000000000000) & (n[69]))
-        | ((s.0[1] & 0x80000000000000 == 0x80000000000000) & (n[70]))
-        | ((s.0[1] & 0x80000000000000 == 0x80000000000000) & (n[71]))
-        | ((n[7]) & (mt[0] & 0x2000 != 0));
-    // n[73]: ((aux 3) 3 3 4)
-    n[73] = (s.0[2] & 0x28 == 0x28) & (mt[0] & 0x8000 != 0);
-    // n[74]: ((aux 4) 3 3 4)
-    n[74] = (s.0[2] & 0x2020 == 0x2020) & (mt[0] & 0x100000000000 != 0);
-    // n[75]: ((aux 5) 3 3 4)
-    n[75] = (s.0[2] & 0x2008 == 0x2008) & (mt[0] & 0x200000000000 != 0);
-    // n[76]: (box_formed 3 3), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[76] = ((s.0[2] & 0x4 == 0x4) & (n[73])) | ((s.0[2] & 0x4 == 0x4) & (n[74]))
-        | ((s.0[2] & 0x4 == 0x4) & (n[75])) | ((n[12]) & (mt[0] & 0x4000 != 0));
-    // n[77]: ((aux 3) 4 3 4)
-    n[77] = (s.0[2] & 0x14000 == 0x14000) & (mt[0] & 0x10000 != 0);
-    // n[78]: ((aux 4) 4 3 4)
-    n[78] = (s.0[2] & 0x1010000 == 0x1010000) & (mt[0] & 0x4000000000000 != 0);
-    // n[79]: ((aux 5) 4 3 4)
-    n[79] = (s.0[2] & 0x1004000 == 0x1004000) & (mt[0] & 0x8000000000000 != 0);
-    // n[80]: (box_formed 4 3), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[80] = ((s.0[2] & 0x2000 == 0x2000) & (n[77]))
-        | ((s.0[2] & 0x2000 == 0x2000) & (n[78]))
-        | ((s.0[2] & 0x2000 == 0x2000) & (n[79])) | ((n[17]) & (mt[0] & 0x8000 != 0));
-    // n[81]: ((aux 3) 5 3 4)
-    n[81] = (s.0[2] & 0xa000000 == 0xa000000) & (mt[0] & 0x20000 != 0);
-    // n[82]: ((aux 4) 5 3 4)
-    n[82] = (s.0[2] & 0x208000000 == 0x208000000) & (mt[0] & 0x100000000000000 != 0);
-    // n[83]: ((aux 5) 5 3 4)
-    n[83] = (s.0[2] & 0x202000000 == 0x202000000) & (mt[0] & 0x200000000000000 != 0);
-    // n[84]: (box_formed 5 3), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[84] = ((s.0[2] & 0x1000000 == 0x1000000) & (n[81]))
-        | ((s.0[2] & 0x1000000 == 0x1000000) & (n[82]))
-        | ((s.0[2] & 0x1000000 == 0x1000000) & (n[83]))
-        | ((n[22]) & (mt[0] & 0x10000 != 0));
-    // n[85]: ((aux 3) 1 4 5)
-    n[85] = (s.0[1] & 0x2800000000000 == 0x2800000000000) & (mt[0] & 0x80000 != 0);
-    // n[86]: ((aux 4) 1 4 5)
-    n[86] = (s.0[1] & 0x202000000000000 == 0x202000000000000)
-        & (mt[0] & 0x200000000 != 0);
-    // n[87]: ((aux 5) 1 4 5)
-    n[87] = (s.0[1] & 0x200800000000000 == 0x200800000000000)
-        & (mt[0] & 0x400000000 != 0);
-    // n[88]: (box_formed 1 4), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[88] = ((s.0[1] & 0x400000000000 == 0x400000000000) & (n[85]))
-        | ((s.0[1] & 0x400000000000 == 0x400000000000) & (n[86]))
-        | ((s.0[1] & 0x400000000000 == 0x400000000000) & (n[87]))
-        | ((n[3]) & (mt[0] & 0x40000 != 0));
-    // n[89]: ((aux 3) 2 4 5)
-    n[89] = (s.0[1] & 0x1400000000000000 == 0x1400000000000000)
-        & (mt[0] & 0x100000 != 0);
-    // n[90]: ((aux 4) 2 4 5)
-    n[90] = (s.0[1] & 0x1000000000000000 == 0x1000000000000000) & (s.0[2] & 0x10 == 0x10)
-        & (mt[0] & 0x8000000000 != 0);
-    // n[91]: ((aux 5) 2 4 5)
-    n[91] = (s.0[1] & 0x400000000000000 == 0x400000000000000) & (s.0[2] & 0x10 == 0x10)
-        & (mt[0] & 0x10000000000 != 0);
-    // n[92]: (box_formed 2 4), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[92] = ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (n[89]))
-        | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (n[90]))
-        | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (n[91]))
-        | ((n[8]) & (mt[0] & 0x80000 != 0));
-    // n[93]: ((aux 3) 3 4 5)
-    n[93] = (s.0[2] & 0xa0 == 0xa0) & (mt[0] & 0x200000 != 0);
-    // n[94]: ((aux 4) 3 4 5)
-    n[94] = (s.0[2] & 0x8080 == 0x8080) & (mt[0] & 0x200000000000 != 0);
-    // n[95]: ((aux 5) 3 4 5)
-    n[95] = (s.0[2] & 0x8020 == 0x8020) & (mt[0] & 0x400000000000 != 0);
-    // n[96]: (box_formed 3 4), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[96] = ((s.0[2] & 0x10 == 0x10) & (n[93])) | ((s.0[2] & 0x10 == 0x10) & (n[94]))
-        | ((s.0[2] & 0x10 == 0x10) & (n[95])) | ((n[13]) & (mt[0] & 0x100000 != 0));
-    // n[97]: ((aux 3) 4 4 5)
-    n[97] = (s.0[2] & 0x50000 == 0x50000) & (mt[0] & 0x400000 != 0);
-    // n[98]: ((aux 4) 4 4 5)
-    n[98] = (s.0[2] & 0x4040000 == 0x4040000) & (mt[0] & 0x8000000000000 != 0);
-    // n[99]: ((aux 5) 4 4 5)
-    n[99] = (s.0[2] & 0x4010000 == 0x4010000) & (mt[0] & 0x10000000000000 != 0);
-    // n[100]: (box_formed 4 4), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[100] = ((s.0[2] & 0x8000 == 0x8000) & (n[97]))
-        | ((s.0[2] & 0x8000 == 0x8000) & (n[98]))
-        | ((s.0[2] & 0x8000 == 0x8000) & (n[99])) | ((n[18]) & (mt[0] & 0x200000 != 0));
-    // n[101]: ((aux 3) 5 4 5)
-    n[101] = (s.0[2] & 0x28000000 == 0x28000000) & (mt[0] & 0x800000 != 0);
-    // n[102]: ((aux 4) 5 4 5)
-    n[102] = (s.0[2] & 0x420000000 == 0x420000000) & (mt[0] & 0x200000000000000 != 0);
-    // n[103]: ((aux 5) 5 4 5)
-    n[103] = (s.0[2] & 0x408000000 == 0x408000000) & (mt[0] & 0x400000000000000 != 0);
-    // n[104]: (box_formed 5 4), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[104] = ((s.0[2] & 0x4000000 == 0x4000000) & (n[101]))
-        | ((s.0[2] & 0x4000000 == 0x4000000) & (n[102]))
-        | ((s.0[2] & 0x4000000 == 0x4000000) & (n[103]))
-        | ((n[23]) & (mt[0] & 0x400000 != 0));
-    // n[105]: ((aux 3) 1 5 6)
-    n[105] = (s.0[1] & 0x6000000000000 == 0x6000000000000) & (mt[0] & 0x2000000 != 0);
-    // n[106]: ((aux 4) 1 5 6)
-    n[106] = (s.0[1] & 0x804000000000000 == 0x804000000000000)
-        & (mt[0] & 0x400000000 != 0);
-    // n[107]: ((aux 5) 1 5 6)
-    n[107] = (s.0[1] & 0x802000000000000 == 0x802000000000000)
-        & (mt[0] & 0x800000000 != 0);
-    // n[108]: (box_formed 1 5), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[108] = ((s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[105]))
-        | ((s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[106]))
-        | ((s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[107]))
-        | ((n[4]) & (mt[0] & 0x1000000 != 0));
-    // n[109]: ((aux 3) 2 5 6)
-    n[109] = (s.0[1] & 0x3000000000000000 == 0x3000000000000000)
-        & (mt[0] & 0x4000000 != 0);
-    // n[110]: ((aux 4) 2 5 6)
-    n[110] = (s.0[1] & 0x2000000000000000 == 0x2000000000000000)
-        & (s.0[2] & 0x40 == 0x40) & (mt[0] & 0x10000000000 != 0);
-    // n[111]: ((aux 5) 2 5 6)
-    n[111] = (s.0[1] & 0x1000000000000000 == 0x1000000000000000)
-        & (s.0[2] & 0x40 == 0x40) & (mt[0] & 0x20000000000 != 0);
-    // n[112]: (box_formed 2 5), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[112] = ((s.0[1] & 0x800000000000000 == 0x800000000000000) & (n[109]))
-        | ((s.0[1] & 0x800000000000000 == 0x800000000000000) & (n[110]))
-        | ((s.0[1] & 0x800000000000000 == 0x800000000000000) & (n[111]))
-        | ((n[9]) & (mt[0] & 0x2000000 != 0));
-    // n[113]: ((aux 3) 3 5 6)
-    n[113] = (s.0[2] & 0x180 == 0x180) & (mt[0] & 0x8000000 != 0);
-    // n[114]: ((aux 4) 3 5 6)
-    n[114] = (s.0[2] & 0x20100 == 0x20100) & (mt[0] & 0x400000000000 != 0);
-    // n[115]: ((aux 5) 3 5 6)
-    n[115] = (s.0[2] & 0x20080 == 0x20080) & (mt[0] & 0x800000000000 != 0);
-    // n[116]: (box_formed 3 5), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[116] = ((s.0[2] & 0x40 == 0x40) & (n[113])) | ((s.0[2] & 0x40 == 0x40) & (n[114]))
-        | ((s.0[2] & 0x40 == 0x40) & (n[115])) | ((n[14]) & (mt[0] & 0x4000000 != 0));
-    // n[117]: ((aux 3) 4 5 6)
-    n[117] = (s.0[2] & 0xc0000 == 0xc0000) & (mt[0] & 0x10000000 != 0);
-    // n[118]: ((aux 4) 4 5 6)
-    n[118] = (s.0[2] & 0x10080000 == 0x10080000) & (mt[0] & 0x10000000000000 != 0);
-    // n[119]: ((aux 5) 4 5 6)
-    n[119] = (s.0[2] & 0x10040000 == 0x10040000) & (mt[0] & 0x20000000000000 != 0);
-    // n[120]: (box_formed 4 5), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[120] = ((s.0[2] & 0x20000 == 0x20000) & (n[117]))
-        | ((s.0[2] & 0x20000 == 0x20000) & (n[118]))
-        | ((s.0[2] & 0x20000 == 0x20000) & (n[119]))
-        | ((n[19]) & (mt[0] & 0x8000000 != 0));
-    // n[121]: ((aux 3) 5 5 6)
-    n[121] = (s.0[2] & 0x60000000 == 0x60000000) & (mt[0] & 0x20000000 != 0);
-    // n[122]: ((aux 4) 5 5 6)
-    n[122] = (s.0[2] & 0x840000000 == 0x840000000) & (mt[0] & 0x400000000000000 != 0);
-    // n[123]: ((aux 5) 5 5 6)
-    n[123] = (s.0[2] & 0x820000000 == 0x820000000) & (mt[0] & 0x800000000000000 != 0);
-    // n[124]: (box_formed 5 5), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[124] = ((s.0[2] & 0x10000000 == 0x10000000) & (n[121]))
-        | ((s.0[2] & 0x10000000 == 0x10000000) & (n[122]))
-        | ((s.0[2] & 0x10000000 == 0x10000000) & (n[123]))
-        | ((n[24]) & (mt[0] & 0x10000000 != 0));
-    // n[125]: any_box_formed, rules at dotsAndBoxes.kif:80
-    n[125] |= n[28];
-    n[125] |= n[32];
-    n[125] |= n[36];
-    n[125] |= n[40];
-    n[125] |= n[44];
-    n[125] |= n[48];
-    n[125] |= n[52];
-    n[125] |= n[56];
-    n[125] |= n[60];
-    n[125] |= n[64];
-    n[125] |= n[68];
-    n[125] |= n[72];
-    n[125] |= n[76];
-    n[125] |= n[80];
-    n[125] |= n[84];
-    n[125] |= n[88];
-    n[125] |= n[92];
-    n[125] |= n[96];
-    n[125] |= n[100];
-    n[125] |= n[104];
-    n[125] |= n[108];
-    n[125] |= n[112];
-    n[125] |= n[116];
-    n[125] |= n[120];
-    n[125] |= n[124];
-    // n[126]: ((aux 6) 1)
-    n[126] = (n[28]) | (n[48]) | (n[68]) | (n[88]) | (n[108]);
-    // n[127]: ((aux 6) 2)
-    n[127] = (n[32]) | (n[52]) | (n[72]) | (n[92]) | (n[112]);
-    // n[128]: ((aux 6) 3)
-    n[128] = (n[36]) | (n[56]) | (n[76]) | (n[96]) | (n[116]);
-    // n[129]: ((aux 6) 4)
-    n[129] = (n[40]) | (n[60]) | (n[80]) | (n[100]) | (n[120]);
-    // n[130]: ((aux 6) 5)
-    n[130] = (n[44]) | (n[64]) | (n[84]) | (n[104]) | (n[124]);
-    // n[131]: ((aux 7) 1)
-    n[131] = (n[28]) | (n[32]) | (n[36]) | (n[40]) | (n[44]);
-    // n[132]: ((aux 7) 2)
-    n[132] = (n[48]) | (n[52]) | (n[56]) | (n[60]) | (n[64]);
-    // n[133]: ((aux 7) 3)
-    n[133] = (n[68]) | (n[72]) | (n[76]) | (n[80]) | (n[84]);
-    // n[134]: ((aux 7) 4)
-    n[134] = (n[88]) | (n[92]) | (n[96]) | (n[100]) | (n[104]);
-    // n[135]: ((aux 7) 5)
-    n[135] = (n[108]) | (n[112]) | (n[116]) | (n[120]) | (n[124]);
-    // n[136]: two_boxes_formed, rules at dotsAndBoxes.kif:82
-    n[136] |= (n[126]) & (n[127]);
-    n[136] |= (n[126]) & (n[128]);
-    n[136] |= (n[126]) & (n[129]);
-    n[136] |= (n[126]) & (n[130]);
-    n[136] |= (n[127]) & (n[128]);
-    n[136] |= (n[127]) & (n[129]);
-    n[136] |= (n[127]) & (n[130]);
-    n[136] |= (n[128]) & (n[129]);
-    n[136] |= (n[128]) & (n[130]);
-    n[136] |= (n[129]) & (n[130]);
-    n[136] |= (n[131]) & (n[132]);
-    n[136] |= (n[131]) & (n[133]);
-    n[136] |= (n[131]) & (n[134]);
-    n[136] |= (n[131]) & (n[135]);
-    n[136] |= (n[132]) & (n[133]);
-    n[136] |= (n[132]) & (n[134]);
-    n[136] |= (n[132]) & (n[135]);
-    n[136] |= (n[133]) & (n[134]);
-    n[136] |= (n[133]) & (n[135]);
-    n[136] |= (n[134]) & (n[135]);
-    // g[10]: 52 node words, bit 12 (next (box_count xplayer 0)), bit 50 (next (box_count oplayer 0)), bit 13 (next (box_count xplayer 1)), bit 51 (next (box_count oplayer 1)), and 48 more; rules at dotsAndBoxes.kif:89, 92, 96, 102
-    g[10] = ((0x4000000000000000 & (s.0[0] << 12u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-        & 0u64.wrapping_sub((n[136]) as u64)))
-        | ((0x4000000000000000 & (s.0[0] << 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[125]) as u64) & 0u64.wrapping_sub((!n[136]) as u64)))
-        | ((0x8000000000000000 & (s.0[0] << 3u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[136]) as u64)))
-        | ((0x8000000000000000 & (s.0[0] << 2u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[125]) as u64) & 0u64.wrapping_sub((!n[136]) as u64)))
-        | ((0x3fc0000000000000 & (s.0[0] << 2u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[136]) as u64)))
-        | ((0x3fe8000000000000 & (s.0[0] << 1u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[125]) as u64) & 0u64.wrapping_sub((!n[136]) as u64)))
-        | ((0xfffc000000000000 & s.0[0]
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 == 0) as u64)))
-        | ((0xfffc000000000000 & s.0[0]
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((!n[125]) as u64)))
-        | ((0x20 & (s.0[0] >> 46u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[136]) as u64)))
-        | ((0x40 & (s.0[0] >> 56u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[136]) as u64)))
-        | ((0x20 & (s.0[0] >> 57u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[125]) as u64) & 0u64.wrapping_sub((!n[136]) as u64)))
-        | ((0x1 & (s.0[0] >> 61u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[136]) as u64)))
-        | ((0x2 & (s.0[0] >> 62u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[136]) as u64)))
-        | ((0x1 & (s.0[0] >> 63u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[125]) as u64) & 0u64.wrapping_sub((!n[136]) as u64)))
-        | ((0x30000000000000 & (s.0[1] << 42u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[136]) as u64)))
-        | ((0x10000000000000 & (s.0[1] << 41u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[125]) as u64) & 0u64.wrapping_sub((!n[136]) as u64)))
-        | ((0x80000000 & (s.0[1] << 18u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[136]) as u64)))
-        | ((0x1000000 & (s.0[1] << 12u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[136]) as u64)))
-        | ((0x1000000 & (s.0[1] << 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[125]) as u64) & 0u64.wrapping_sub((!n[136]) as u64)))
-        | ((0x100000000 & (s.0[1] << 8u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[136]) as u64)))
-        | ((0x80000000 & (s.0[1] << 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[125]) as u64) & 0u64.wrapping_sub((!n[136]) as u64)))
-        | ((0x6000000 & (s.0[1] << 3u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[136]) as u64)))
-        | ((0xf9c & (s.0[1] << 2u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[136]) as u64)))
-        | ((0x2000000 & (s.0[1] << 2u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[125]) as u64) & 0u64.wrapping_sub((!n[136]) as u64)))
-        | ((0x3e78ff0000 & (s.0[1] << 2u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[136]) as u64)))
-        | ((0xfde & (s.0[1] << 1u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[125]) as u64) & 0u64.wrapping_sub((!n[136]) as u64)))
-        | ((0x3f7cffa000 & (s.0[1] << 1u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[125]) as u64) & 0u64.wrapping_sub((!n[136]) as u64)))
-        | ((0xfff & s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 == 0) as u64)))
-        | ((0xfff & s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((!n[125]) as u64)))
-        | ((0x3ffffff000 & s.0[1]
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 == 0) as u64)))
-        | ((0x3ffffff000 & s.0[1]
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((!n[125]) as u64)))
-        | ((0xc000 & (s.0[1] >> 22u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[136]) as u64)))
-        | ((0x4000 & (s.0[1] >> 23u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[125]) as u64) & 0u64.wrapping_sub((!n[136]) as u64)));
-    // n[137]: (next (control xplayer)), rules at dotsAndBoxes.kif:110, 113, 116
-    n[137] = ((s.0[1] & 0x4000000000 == 0x4000000000) & (!n[125]))
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[125]));
-    // n[138]: (next (control oplayer)), rules at dotsAndBoxes.kif:110, 113, 116
-    n[138] = ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[125]))
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (!n[125]));
-    // n[139]: (next (box 1 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[139] = (s.0[0] & 0x2 == 0x2) | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[28]));
-    // n[140]: (next (box 1 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[140] = (s.0[0] & 0x8 == 0x8) | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[48]));
-    // n[141]: (next (box 1 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[141] = (s.0[0] & 0x20 == 0x20)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[68]));
-    // n[142]: (next (box 1 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[142] = (s.0[0] & 0x80 == 0x80)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[88]));
-    // n[143]: (next (box 1 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[143] = (s.0[0] & 0x200 == 0x200)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[108]));
-    // n[144]: (next (box 2 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[144] = (s.0[0] & 0x800 == 0x800)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[32]));
-    // n[145]: (next (box 2 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[145] = (s.0[0] & 0x2000 == 0x2000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[52]));
-    // n[146]: (next (box 2 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[146] = (s.0[0] & 0x8000 == 0x8000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[72]));
-    // n[147]: (next (box 2 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[147] = (s.0[0] & 0x20000 == 0x20000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[92]));
-    // n[148]: (next (box 2 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[148] = (s.0[0] & 0x80000 == 0x80000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[112]));
-    // n[149]: (next (box 3 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[149] = (s.0[0] & 0x200000 == 0x200000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[36]));
-    // n[150]: (next (box 3 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[150] = (s.0[0] & 0x800000 == 0x800000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[56]));
-    // n[151]: (next (box 3 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[151] = (s.0[0] & 0x2000000 == 0x2000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[76]));
-    // n[152]: (next (box 3 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[152] = (s.0[0] & 0x8000000 == 0x8000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[96]));
-    // n[153]: (next (box 3 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[153] = (s.0[0] & 0x20000000 == 0x20000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[116]));
-    // n[154]: (next (box 4 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[154] = (s.0[0] & 0x80000000 == 0x80000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[40]));
-    // n[155]: (next (box 4 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[155] = (s.0[0] & 0x200000000 == 0x200000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[60]));
-    // n[156]: (next (box 4 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[156] = (s.0[0] & 0x800000000 == 0x800000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[80]));
-    // n[157]: (next (box 4 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[157] = (s.0[0] & 0x2000000000 == 0x2000000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[100]));
-    // n[158]: (next (box 4 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[158] = (s.0[0] & 0x8000000000 == 0x8000000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[120]));
-    // n[159]: (next (box 5 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[159] = (s.0[0] & 0x20000000000 == 0x20000000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[44]));
-    // n[160]: (next (box 5 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[160] = (s.0[0] & 0x80000000000 == 0x80000000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[64]));
-    // n[161]: (next (box 5 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[161] = (s.0[0] & 0x200000000000 == 0x200000000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[84]));
-    // n[162]: (next (box 5 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[162] = (s.0[0] & 0x800000000000 == 0x800000000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[104]));
-    // n[163]: (next (box 5 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[163] = (s.0[0] & 0x2000000000000 == 0x2000000000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[124]));
-    // n[164]: (next (box 1 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[164] = (s.0[0] & 0x1 == 0x1) | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[28]));
-    // n[165]: (next (box 1 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[165] = (s.0[0] & 0x4 == 0x4) | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[48]));
-    // n[166]: (next (box 1 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[166] = (s.0[0] & 0x10 == 0x10)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[68]));
-    // n[167]: (next (box 1 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[167] = (s.0[0] & 0x40 == 0x40)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[88]));
-    // n[168]: (next (box 1 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[168] = (s.0[0] & 0x100 == 0x100)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[108]));
-    // n[169]: (next (box 2 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[169] = (s.0[0] & 0x400 == 0x400)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[32]));
-    // n[170]: (next (box 2 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[170] = (s.0[0] & 0x1000 == 0x1000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[52]));
-    // n[171]: (next (box 2 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[171] = (s.0[0] & 0x4000 == 0x4000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[72]));
-    // n[172]: (next (box 2 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[172] = (s.0[0] & 0x10000 == 0x10000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[92]));
-    // n[173]: (next (box 2 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[173] = (s.0[0] & 0x40000 == 0x40000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[112]));
-    // n[174]: (next (box 3 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[174] = (s.0[0] & 0x100000 == 0x100000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[36]));
-    // n[175]: (next (box 3 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[175] = (s.0[0] & 0x400000 == 0x400000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[56]));
-    // n[176]: (next (box 3 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[176] = (s.0[0] & 0x1000000 == 0x1000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[76]));
-    // n[177]: (next (box 3 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[177] = (s.0[0] & 0x4000000 == 0x4000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[96]));
-    // n[178]: (next (box 3 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[178] = (s.0[0] & 0x10000000 == 0x10000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[116]));
-    // n[179]: (next (box 4 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[179] = (s.0[0] & 0x40000000 == 0x40000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[40]));
-    // n[180]: (next (box 4 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[180] = (s.0[0] & 0x100000000 == 0x100000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[60]));
-    // n[181]: (next (box 4 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[181] = (s.0[0] & 0x400000000 == 0x400000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[80]));
-    // n[182]: (next (box 4 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[182] = (s.0[0] & 0x1000000000 == 0x1000000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[100]));
-    // n[183]: (next (box 4 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[183] = (s.0[0] & 0x4000000000 == 0x4000000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[120]));
-    // n[184]: (next (box 5 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[184] = (s.0[0] & 0x10000000000 == 0x10000000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[44]));
-    // n[185]: (next (box 5 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[185] = (s.0[0] & 0x40000000000 == 0x40000000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[64]));
-    // n[186]: (next (box 5 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[186] = (s.0[0] & 0x100000000000 == 0x100000000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[84]));
-    // n[187]: (next (box 5 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[187] = (s.0[0] & 0x400000000000 == 0x400000000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[104]));
-    // n[188]: (next (box 5 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[188] = (s.0[0] & 0x1000000000000 == 0x1000000000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[124]));
+    // g[0]: 17 node words, bit 1 ((aux 2) 1 1 2), bit 3 ((aux 2) 1 2 3), bit 5 ((aux 2) 1 3 4), bit 7 ((aux 2) 1 4 5), and 13 more
+    g[0] = 0x21542a8550aa & s.0[0] & (s.0[0] >> 2u32) & (s.0[0] >> 10u32);
+    // n[0]: ((aux 2) 1 5 6)
+    n[0] = s.0[0] & 0x80600 == 0x80600;
+    // n[1]: ((aux 2) 2 5 6)
+    n[1] = s.0[0] & 0x40300000 == 0x40300000;
+    // n[2]: ((aux 2) 3 5 6)
+    n[2] = s.0[0] & 0x20180000000 == 0x20180000000;
+    // n[3]: ((aux 2) 4 5 6)
+    n[3] = s.0[0] & 0x100c0000000000 == 0x100c0000000000;
+    // n[4]: ((aux 2) 5 2 3)
+    n[4] = s.0[0] & 0x102800000000000 == 0x102800000000000;
+    // n[5]: ((aux 2) 5 3 4)
+    n[5] = s.0[0] & 0x20a000000000000 == 0x20a000000000000;
+    // n[6]: ((aux 2) 5 4 5)
+    n[6] = s.0[0] & 0x428000000000000 == 0x428000000000000;
+    // n[7]: ((aux 2) 5 5 6)
+    n[7] = s.0[0] & 0x860000000000000 == 0x860000000000000;
+    // n[8]: ((aux 3) 1 1 2)
+    n[8] = (s.0[0] & 0xa == 0xa) & (mt[0] & 0x2 != 0);
+    // n[9]: ((aux 4) 1 1 2)
+    n[9] = (s.0[0] & 0x808 == 0x808) & (mt[0] & 0x40000000 != 0);
+    // n[10]: ((aux 5) 1 1 2)
+    n[10] = (s.0[0] & 0x802 == 0x802) & (mt[0] & 0x80000000 != 0);
+    // n[11]: (box_formed 1 1), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[11] = ((s.0[0] & 0x1 == 0x1) & (n[8])) | ((s.0[0] & 0x1 == 0x1) & (n[9]))
+        | ((s.0[0] & 0x1 == 0x1) & (n[10])) | ((g[0] & 0x2 != 0) & (mt[0] & 0x1 != 0));
+    // n[12]: ((aux 3) 2 1 2)
+    n[12] = (s.0[0] & 0x5000 == 0x5000) & (mt[0] & 0x4 != 0);
+    // n[13]: ((aux 4) 2 1 2)
+    n[13] = (s.0[0] & 0x404000 == 0x404000) & (mt[0] & 0x1000000000 != 0);
+    // n[14]: ((aux 5) 2 1 2)
+    n[14] = (s.0[0] & 0x401000 == 0x401000) & (mt[0] & 0x2000000000 != 0);
+    // n[15]: (box_formed 2 1), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[15] = ((s.0[0] & 0x800 == 0x800) & (n[12])) | ((s.0[0] & 0x800 == 0x800) & (n[13]))
+        | ((s.0[0] & 0x800 == 0x800) & (n[14]))
+        | ((g[0] & 0x1000 != 0) & (mt[0] & 0x2 != 0));
+    // n[16]: ((aux 3) 3 1 2)
+    n[16] = (s.0[0] & 0x2800000 == 0x2800000) & (mt[0] & 0x8 != 0);
+    // n[17]: ((aux 4) 3 1 2)
+    n[17] = (s.0[0] & 0x202000000 == 0x202000000) & (mt[0] & 0x40000000000 != 0);
+    // n[18]: ((aux 5) 3 1 2)
+    n[18] = (s.0[0] & 0x200800000 == 0x200800000) & (mt[0] & 0x80000000000 != 0);
+    // n[19]: (box_formed 3 1), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[19] = ((s.0[0] & 0x400000 == 0x400000) & (n[16]))
+        | ((s.0[0] & 0x400000 == 0x400000) & (n[17]))
+        | ((s.0[0] & 0x400000 == 0x400000) & (n[18]))
+        | ((g[0] & 0x800000 != 0) & (mt[0] & 0x4 != 0));
+    // n[20]: ((aux 3) 4 1 2)
+    n[20] = (s.0[0] & 0x1400000000 == 0x1400000000) & (mt[0] & 0x10 != 0);
+    // n[21]: ((aux 4) 4 1 2)
+    n[21] = (s.0[0] & 0x101000000000 == 0x101000000000) & (mt[0] & 0x1000000000000 != 0);
+    // n[22]: ((aux 5) 4 1 2)
+    n[22] = (s.0[0] & 0x100400000000 == 0x100400000000) & (mt[0] & 0x2000000000000 != 0);
+    // n[23]: (box_formed 4 1), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[23] = ((s.0[0] & 0x200000000 == 0x200000000) & (n[20]))
+        | ((s.0[0] & 0x200000000 == 0x200000000) & (n[21]))
+        | ((s.0[0] & 0x200000000 == 0x200000000) & (n[22]))
+        | ((g[0] & 0x400000000 != 0) & (mt[0] & 0x8 != 0));
+    // n[24]: ((aux 3) 5 1 2)
+    n[24] = (s.0[0] & 0xa00000000000 == 0xa00000000000) & (mt[0] & 0x20 != 0);
+    // n[25]: ((aux 4) 5 1 2)
+    n[25] = (s.0[0] & 0x80800000000000 == 0x80800000000000)
+        & (mt[0] & 0x40000000000000 != 0);
+    // n[26]: ((aux 5) 5 1 2)
+    n[26] = (s.0[0] & 0x80200000000000 == 0x80200000000000)
+        & (mt[0] & 0x80000000000000 != 0);
+    // n[27]: (box_formed 5 1), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[27] = ((s.0[0] & 0x100000000000 == 0x100000000000) & (n[24]))
+        | ((s.0[0] & 0x100000000000 == 0x100000000000) & (n[25]))
+        | ((s.0[0] & 0x100000000000 == 0x100000000000) & (n[26]))
+        | ((g[0] & 0x200000000000 != 0) & (mt[0] & 0x10 != 0));
+    // n[28]: ((aux 3) 1 2 3)
+    n[28] = (s.0[0] & 0x28 == 0x28) & (mt[0] & 0x80 != 0);
+    // n[29]: ((aux 4) 1 2 3)
+    n[29] = (s.0[0] & 0x2020 == 0x2020) & (mt[0] & 0x80000000 != 0);
+    // n[30]: ((aux 5) 1 2 3)
+    n[30] = (s.0[0] & 0x2008 == 0x2008) & (mt[0] & 0x100000000 != 0);
+    // n[31]: (box_formed 1 2), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[31] = ((s.0[0] & 0x4 == 0x4) & (n[28])) | ((s.0[0] & 0x4 == 0x4) & (n[29]))
+        | ((s.0[0] & 0x4 == 0x4) & (n[30])) | ((g[0] & 0x8 != 0) & (mt[0] & 0x40 != 0));
+    // n[32]: ((aux 3) 2 2 3)
+    n[32] = (s.0[0] & 0x14000 == 0x14000) & (mt[0] & 0x100 != 0);
+    // n[33]: ((aux 4) 2 2 3)
+    n[33] = (s.0[0] & 0x1010000 == 0x1010000) & (mt[0] & 0x2000000000 != 0);
+    // n[34]: ((aux 5) 2 2 3)
+    n[34] = (s.0[0] & 0x1004000 == 0x1004000) & (mt[0] & 0x4000000000 != 0);
+    // n[35]: (box_formed 2 2), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[35] = ((s.0[0] & 0x2000 == 0x2000) & (n[32]))
+        | ((s.0[0] & 0x2000 == 0x2000) & (n[33]))
+        | ((s.0[0] & 0x2000 == 0x2000) & (n[34]))
+        | ((g[0] & 0x4000 != 0) & (mt[0] & 0x80 != 0));
+    // n[36]: ((aux 3) 3 2 3)
+    n[36] = (s.0[0] & 0xa000000 == 0xa000000) & (mt[0] & 0x200 != 0);
+    // n[37]: ((aux 4) 3 2 3)
+    n[37] = (s.0[0] & 0x808000000 == 0x808000000) & (mt[0] & 0x80000000000 != 0);
+    // n[38]: ((aux 5) 3 2 3)
+    n[38] = (s.0[0] & 0x802000000 == 0x802000000) & (mt[0] & 0x100000000000 != 0);
+    // n[39]: (box_formed 3 2), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[39] = ((s.0[0] & 0x1000000 == 0x1000000) & (n[36]))
+        | ((s.0[0] & 0x1000000 == 0x1000000) & (n[37]))
+        | ((s.0[0] & 0x1000000 == 0x1000000) & (n[38]))
+        | ((g[0] & 0x2000000 != 0) & (mt[0] & 0x100 != 0));
+    // n[40]: ((aux 3) 4 2 3)
+    n[40] = (s.0[0] & 0x5000000000 == 0x5000000000) & (mt[0] & 0x400 != 0);
+    // n[41]: ((aux 4) 4 2 3)
+    n[41] = (s.0[0] & 0x404000000000 == 0x404000000000) & (mt[0] & 0x2000000000000 != 0);
+    // n[42]: ((aux 5) 4 2 3)
+    n[42] = (s.0[0] & 0x401000000000 == 0x401000000000) & (mt[0] & 0x4000000000000 != 0);
+    // n[43]: (box_formed 4 2), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[43] = ((s.0[0] & 0x800000000 == 0x800000000) & (n[40]))
+        | ((s.0[0] & 0x800000000 == 0x800000000) & (n[41]))
+        | ((s.0[0] & 0x800000000 == 0x800000000) & (n[42]))
+        | ((g[0] & 0x1000000000 != 0) & (mt[0] & 0x200 != 0));
+    // n[44]: ((aux 3) 5 2 3)
+    n[44] = (s.0[0] & 0x2800000000000 == 0x2800000000000) & (mt[0] & 0x800 != 0);
+    // n[45]: ((aux 4) 5 2 3)
+    n[45] = (s.0[0] & 0x102000000000000 == 0x102000000000000)
+        & (mt[0] & 0x80000000000000 != 0);
+    // n[46]: ((aux 5) 5 2 3)
+    n[46] = (s.0[0] & 0x100800000000000 == 0x100800000000000)
+        & (mt[0] & 0x100000000000000 != 0);
+    // n[47]: (box_formed 5 2), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[47] = ((s.0[0] & 0x400000000000 == 0x400000000000) & (n[44]))
+        | ((s.0[0] & 0x400000000000 == 0x400000000000) & (n[45]))
+        | ((s.0[0] & 0x400000000000 == 0x400000000000) & (n[46]))
+        | ((n[4]) & (mt[0] & 0x400 != 0));
+    // n[48]: ((aux 3) 1 3 4)
+    n[48] = (s.0[0] & 0xa0 == 0xa0) & (mt[0] & 0x2000 != 0);
+    // n[49]: ((aux 4) 1 3 4)
+    n[49] = (s.0[0] & 0x8080 == 0x8080) & (mt[0] & 0x100000000 != 0);
+    // n[50]: ((aux 5) 1 3 4)
+    n[50] = (s.0[0] & 0x8020 == 0x8020) & (mt[0] & 0x200000000 != 0);
+    // n[51]: (box_formed 1 3), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[51] = ((s.0[0] & 0x10 == 0x10) & (n[48])) | ((s.0[0] & 0x10 == 0x10) & (n[49]))
+        | ((s.0[0] & 0x10 == 0x10) & (n[50]))
+        | ((g[0] & 0x20 != 0) & (mt[0] & 0x1000 != 0));
+    // n[52]: ((aux 3) 2 3 4)
+    n[52] = (s.0[0] & 0x50000 == 0x50000) & (mt[0] & 0x4000 != 0);
+    // n[53]: ((aux 4) 2 3 4)
+    n[53] = (s.0[0] & 0x4040000 == 0x4040000) & (mt[0] & 0x4000000000 != 0);
+    // n[54]: ((aux 5) 2 3 4)
+    n[54] = (s.0[0] & 0x4010000 == 0x4010000) & (mt[0] & 0x8000000000 != 0);
+    // n[55]: (box_formed 2 3), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[55] = ((s.0[0] & 0x8000 == 0x8000) & (n[52]))
+        | ((s.0[0] & 0x8000 == 0x8000) & (n[53]))
+        | ((s.0[0] & 0x8000 == 0x8000) & (n[54]))
+        | ((g[0] & 0x10000 != 0) & (mt[0] & 0x2000 != 0));
+    // n[56]: ((aux 3) 3 3 4)
+    n[56] = (s.0[0] & 0x28000000 == 0x28000000) & (mt[0] & 0x8000 != 0);
+    // n[57]: ((aux 4) 3 3 4)
+    n[57] = (s.0[0] & 0x2020000000 == 0x2020000000) & (mt[0] & 0x100000000000 != 0);
+    // n[58]: ((aux 5) 3 3 4)
+    n[58] = (s.0[0] & 0x2008000000 == 0x2008000000) & (mt[0] & 0x200000000000 != 0);
+    // n[59]: (box_formed 3 3), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[59] = ((s.0[0] & 0x4000000 == 0x4000000) & (n[56]))
+        | ((s.0[0] & 0x4000000 == 0x4000000) & (n[57]))
+        | ((s.0[0] & 0x4000000 == 0x4000000) & (n[58]))
+        | ((g[0] & 0x8000000 != 0) & (mt[0] & 0x4000 != 0));
+    // n[60]: ((aux 3) 4 3 4)
+    n[60] = (s.0[0] & 0x14000000000 == 0x14000000000) & (mt[0] & 0x10000 != 0);
+    // n[61]: ((aux 4) 4 3 4)
+    n[61] = (s.0[0] & 0x1010000000000 == 0x1010000000000)
+        & (mt[0] & 0x4000000000000 != 0);
+    // n[62]: ((aux 5) 4 3 4)
+    n[62] = (s.0[0] & 0x1004000000000 == 0x1004000000000)
+        & (mt[0] & 0x8000000000000 != 0);
+    // n[63]: (box_formed 4 3), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[63] = ((s.0[0] & 0x2000000000 == 0x2000000000) & (n[60]))
+        | ((s.0[0] & 0x2000000000 == 0x2000000000) & (n[61]))
+        | ((s.0[0] & 0x2000000000 == 0x2000000000) & (n[62]))
+        | ((g[0] & 0x4000000000 != 0) & (mt[0] & 0x8000 != 0));
+    // n[64]: ((aux 3) 5 3 4)
+    n[64] = (s.0[0] & 0xa000000000000 == 0xa000000000000) & (mt[0] & 0x20000 != 0);
+    // n[65]: ((aux 4) 5 3 4)
+    n[65] = (s.0[0] & 0x208000000000000 == 0x208000000000000)
+        & (mt[0] & 0x100000000000000 != 0);
+    // n[66]: ((aux 5) 5 3 4)
+    n[66] = (s.0[0] & 0x202000000000000 == 0x202000000000000)
+        & (mt[0] & 0x200000000000000 != 0);
+    // n[67]: (box_formed 5 3), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[67] = ((s.0[0] & 0x1000000000000 == 0x1000000000000) & (n[64]))
+        | ((s.0[0] & 0x1000000000000 == 0x1000000000000) & (n[65]))
+        | ((s.0[0] & 0x1000000000000 == 0x1000000000000) & (n[66]))
+        | ((n[5]) & (mt[0] & 0x10000 != 0));
+    // n[68]: ((aux 3) 1 4 5)
+    n[68] = (s.0[0] & 0x280 == 0x280) & (mt[0] & 0x80000 != 0);
+    // n[69]: ((aux 4) 1 4 5)
+    n[69] = (s.0[0] & 0x20200 == 0x20200) & (mt[0] & 0x200000000 != 0);
+    // n[70]: ((aux 5) 1 4 5)
+    n[70] = (s.0[0] & 0x20080 == 0x20080) & (mt[0] & 0x400000000 != 0);
+    // n[71]: (box_formed 1 4), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[71] = ((s.0[0] & 0x40 == 0x40) & (n[68])) | ((s.0[0] & 0x40 == 0x40) & (n[69]))
+        | ((s.0[0] & 0x40 == 0x40) & (n[70]))
+        | ((g[0] & 0x80 != 0) & (mt[0] & 0x40000 != 0));
+    // n[72]: ((aux 3) 2 4 5)
+    n[72] = (s.0[0] & 0x140000 == 0x140000) & (mt[0] & 0x100000 != 0);
+    // n[73]: ((aux 4) 2 4 5)
+    n[73] = (s.0[0] & 0x10100000 == 0x10100000) & (mt[0] & 0x8000000000 != 0);
+    // n[74]: ((aux 5) 2 4 5)
+    n[74] = (s.0[0] & 0x10040000 == 0x10040000) & (mt[0] & 0x10000000000 != 0);
+    // n[75]: (box_formed 2 4), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[75] = ((s.0[0] & 0x20000 == 0x20000) & (n[72]))
+        | ((s.0[0] & 0x20000 == 0x20000) & (n[73]))
+        | ((s.0[0] & 0x20000 == 0x20000) & (n[74]))
+        | ((g[0] & 0x40000 != 0) & (mt[0] & 0x80000 != 0));
+    // n[76]: ((aux 3) 3 4 5)
+    n[76] = (s.0[0] & 0xa0000000 == 0xa0000000) & (mt[0] & 0x200000 != 0);
+    // n[77]: ((aux 4) 3 4 5)
+    n[77] = (s.0[0] & 0x8080000000 == 0x8080000000) & (mt[0] & 0x200000000000 != 0);
+    // n[78]: ((aux 5) 3 4 5)
+    n[78] = (s.0[0] & 0x8020000000 == 0x8020000000) & (mt[0] & 0x400000000000 != 0);
+    // n[79]: (box_formed 3 4), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[79] = ((s.0[0] & 0x10000000 == 0x10000000) & (n[76]))
+        | ((s.0[0] & 0x10000000 == 0x10000000) & (n[77]))
+        | ((s.0[0] & 0x10000000 == 0x10000000) & (n[78]))
+        | ((g[0] & 0x20000000 != 0) & (mt[0] & 0x100000 != 0));
+    // n[80]: ((aux 3) 4 4 5)
+    n[80] = (s.0[0] & 0x50000000000 == 0x50000000000) & (mt[0] & 0x400000 != 0);
+    // n[81]: ((aux 4) 4 4 5)
+    n[81] = (s.0[0] & 0x4040000000000 == 0x4040000000000)
+        & (mt[0] & 0x8000000000000 != 0);
+    // n[82]: ((aux 5) 4 4 5)
+    n[82] = (s.0[0] & 0x4010000000000 == 0x4010000000000)
+        & (mt[0] & 0x10000000000000 != 0);
+    // n[83]: (box_formed 4 4), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[83] = ((s.0[0] & 0x8000000000 == 0x8000000000) & (n[80]))
+        | ((s.0[0] & 0x8000000000 == 0x8000000000) & (n[81]))
+        | ((s.0[0] & 0x8000000000 == 0x8000000000) & (n[82]))
+        | ((g[0] & 0x10000000000 != 0) & (mt[0] & 0x200000 != 0));
+    // n[84]: ((aux 3) 5 4 5)
+    n[84] = (s.0[0] & 0x28000000000000 == 0x28000000000000) & (mt[0] & 0x800000 != 0);
+    // n[85]: ((aux 4) 5 4 5)
+    n[85] = (s.0[0] & 0x420000000000000 == 0x420000000000000)
+        & (mt[0] & 0x200000000000000 != 0);
+    // n[86]: ((aux 5) 5 4 5)
+    n[86] = (s.0[0] & 0x408000000000000 == 0x408000000000000)
+        & (mt[0] & 0x400000000000000 != 0);
+    // n[87]: (box_formed 5 4), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[87] = ((s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[84]))
+        | ((s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[85]))
+        | ((s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[86]))
+        | ((n[6]) & (mt[0] & 0x400000 != 0));
+    // n[88]: ((aux 3) 1 5 6)
+    n[88] = (s.0[0] & 0x600 == 0x600) & (mt[0] & 0x2000000 != 0);
+    // n[89]: ((aux 4) 1 5 6)
+    n[89] = (s.0[0] & 0x80400 == 0x80400) & (mt[0] & 0x400000000 != 0);
+    // n[90]: ((aux 5) 1 5 6)
+    n[90] = (s.0[0] & 0x80200 == 0x80200) & (mt[0] & 0x800000000 != 0);
+    // n[91]: (box_formed 1 5), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[91] = ((s.0[0] & 0x100 == 0x100) & (n[88])) | ((s.0[0] & 0x100 == 0x100) & (n[89]))
+        | ((s.0[0] & 0x100 == 0x100) & (n[90])) | ((n[0]) & (mt[0] & 0x1000000 != 0));
+    // n[92]: ((aux 3) 2 5 6)
+    n[92] = (s.0[0] & 0x300000 == 0x300000) & (mt[0] & 0x4000000 != 0);
+    // n[93]: ((aux 4) 2 5 6)
+    n[93] = (s.0[0] & 0x40200000 == 0x40200000) & (mt[0] & 0x10000000000 != 0);
+    // n[94]: ((aux 5) 2 5 6)
+    n[94] = (s.0[0] & 0x40100000 == 0x40100000) & (mt[0] & 0x20000000000 != 0);
+    // n[95]: (box_formed 2 5), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[95] = ((s.0[0] & 0x80000 == 0x80000) & (n[92]))
+        | ((s.0[0] & 0x80000 == 0x80000) & (n[93]))
+        | ((s.0[0] & 0x80000 == 0x80000) & (n[94]))
+        | ((n[1]) & (mt[0] & 0x2000000 != 0));
+    // n[96]: ((aux 3) 3 5 6)
+    n[96] = (s.0[0] & 0x180000000 == 0x180000000) & (mt[0] & 0x8000000 != 0);
+    // n[97]: ((aux 4) 3 5 6)
+    n[97] = (s.0[0] & 0x20100000000 == 0x20100000000) & (mt[0] & 0x400000000000 != 0);
+    // n[98]: ((aux 5) 3 5 6)
+    n[98] = (s.0[0] & 0x20080000000 == 0x20080000000) & (mt[0] & 0x800000000000 != 0);
+    // n[99]: (box_formed 3 5), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[99] = ((s.0[0] & 0x40000000 == 0x40000000) & (n[96]))
+        | ((s.0[0] & 0x40000000 == 0x40000000) & (n[97]))
+        | ((s.0[0] & 0x40000000 == 0x40000000) & (n[98]))
+        | ((n[2]) & (mt[0] & 0x4000000 != 0));
+    // n[100]: ((aux 3) 4 5 6)
+    n[100] = (s.0[0] & 0xc0000000000 == 0xc0000000000) & (mt[0] & 0x10000000 != 0);
+    // n[101]: ((aux 4) 4 5 6)
+    n[101] = (s.0[0] & 0x10080000000000 == 0x10080000000000)
+        & (mt[0] & 0x10000000000000 != 0);
+    // n[102]: ((aux 5) 4 5 6)
+    n[102] = (s.0[0] & 0x10040000000000 == 0x10040000000000)
+        & (mt[0] & 0x20000000000000 != 0);
+    // n[103]: (box_formed 4 5), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[103] = ((s.0[0] & 0x20000000000 == 0x20000000000) & (n[100]))
+        | ((s.0[0] & 0x20000000000 == 0x20000000000) & (n[101]))
+        | ((s.0[0] & 0x20000000000 == 0x20000000000) & (n[102]))
+        | ((n[3]) & (mt[0] & 0x8000000 != 0));
+    // n[104]: ((aux 3) 5 5 6)
+    n[104] = (s.0[0] & 0x60000000000000 == 0x60000000000000) & (mt[0] & 0x20000000 != 0);
+    // n[105]: ((aux 4) 5 5 6)
+    n[105] = (s.0[0] & 0x840000000000000 == 0x840000000000000)
+        & (mt[0] & 0x400000000000000 != 0);
+    // n[106]: ((aux 5) 5 5 6)
+    n[106] = (s.0[0] & 0x820000000000000 == 0x820000000000000)
+        & (mt[0] & 0x800000000000000 != 0);
+    // n[107]: (box_formed 5 5), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[107] = ((s.0[0] & 0x10000000000000 == 0x10000000000000) & (n[104]))
+        | ((s.0[0] & 0x10000000000000 == 0x10000000000000) & (n[105]))
+        | ((s.0[0] & 0x10000000000000 == 0x10000000000000) & (n[106]))
+        | ((n[7]) & (mt[0] & 0x10000000 != 0));
+    // n[108]: any_box_formed, rules at dotsAndBoxes.kif:80
+    n[108] |= n[11];
+    n[108] |= n[15];
+    n[108] |= n[19];
+    n[108] |= n[23];
+    n[108] |= n[27];
+    n[108] |= n[31];
+    n[108] |= n[35];
+    n[108] |= n[39];
+    n[108] |= n[43];
+    n[108] |= n[47];
+    n[108] |= n[51];
+    n[108] |= n[55];
+    n[108] |= n[59];
+    n[108] |= n[63];
+    n[108] |= n[67];
+    n[108] |= n[71];
+    n[108] |= n[75];
+    n[108] |= n[79];
+    n[108] |= n[83];
+    n[108] |= n[87];
+    n[108] |= n[91];
+    n[108] |= n[95];
+    n[108] |= n[99];
+    n[108] |= n[103];
+    n[108] |= n[107];
+    // n[109]: ((aux 6) 1)
+    n[109] = (n[11]) | (n[31]) | (n[51]) | (n[71]) | (n[91]);
+    // n[110]: ((aux 6) 2)
+    n[110] = (n[15]) | (n[35]) | (n[55]) | (n[75]) | (n[95]);
+    // n[111]: ((aux 6) 3)
+    n[111] = (n[19]) | (n[39]) | (n[59]) | (n[79]) | (n[99]);
+    // n[112]: ((aux 6) 4)
+    n[112] = (n[23]) | (n[43]) | (n[63]) | (n[83]) | (n[103]);
+    // n[113]: ((aux 6) 5)
+    n[113] = (n[27]) | (n[47]) | (n[67]) | (n[87]) | (n[107]);
+    // n[114]: ((aux 7) 1)
+    n[114] = (n[11]) | (n[15]) | (n[19]) | (n[23]) | (n[27]);
+    // n[115]: ((aux 7) 2)
+    n[115] = (n[31]) | (n[35]) | (n[39]) | (n[43]) | (n[47]);
+    // n[116]: ((aux 7) 3)
+    n[116] = (n[51]) | (n[55]) | (n[59]) | (n[63]) | (n[67]);
+    // n[117]: ((aux 7) 4)
+    n[117] = (n[71]) | (n[75]) | (n[79]) | (n[83]) | (n[87]);
+    // n[118]: ((aux 7) 5)
+    n[118] = (n[91]) | (n[95]) | (n[99]) | (n[103]) | (n[107]);
+    // n[119]: two_boxes_formed, rules at dotsAndBoxes.kif:82
+    n[119] |= (n[109]) & (n[110]);
+    n[119] |= (n[109]) & (n[111]);
+    n[119] |= (n[109]) & (n[112]);
+    n[119] |= (n[109]) & (n[113]);
+    n[119] |= (n[110]) & (n[111]);
+    n[119] |= (n[110]) & (n[112]);
+    n[119] |= (n[110]) & (n[113]);
+    n[119] |= (n[111]) & (n[112]);
+    n[119] |= (n[111]) & (n[113]);
+    n[119] |= (n[112]) & (n[113]);
+    n[119] |= (n[114]) & (n[115]);
+    n[119] |= (n[114]) & (n[116]);
+    n[119] |= (n[114]) & (n[117]);
+    n[119] |= (n[114]) & (n[118]);
+    n[119] |= (n[115]) & (n[116]);
+    n[119] |= (n[115]) & (n[117]);
+    n[119] |= (n[115]) & (n[118]);
+    n[119] |= (n[116]) & (n[117]);
+    n[119] |= (n[116]) & (n[118]);
+    n[119] |= (n[117]) & (n[118]);
+    // g[1]: 52 node words, bit 26 (next (box_count xplayer 0)), bit 0 (next (box_count oplayer 0)), bit 27 (next (box_count xplayer 1)), bit 1 (next (box_count oplayer 1)), and 48 more; rules at dotsAndBoxes.kif:89, 92, 96, 102
+    g[1] = ((0x3fffffc & (s.0[1] << 2u32)
+        & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+        & 0u64.wrapping_sub((n[119]) as u64)))
+        | ((0xffffff0000000 & (s.0[1] << 2u32)
+            & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[119]) as u64)))
+        | ((0x3fffffe & (s.0[1] << 1u32)
+            & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[108]) as u64) & 0u64.wrapping_sub((!n[119]) as u64)))
+        | ((0xffffff8000000 & (s.0[1] << 1u32)
+            & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[108]) as u64) & 0u64.wrapping_sub((!n[119]) as u64)))
+        | ((0x3ffffff & s.0[1]
+            & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 == 0) as u64)))
+        | ((0x3ffffff & s.0[1]
+            & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((!n[108]) as u64)))
+        | ((0xffffffc000000 & s.0[1]
+            & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 == 0) as u64)))
+        | ((0xffffffc000000 & s.0[1]
+            & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((!n[108]) as u64)));
+    // n[120]: (next (control xplayer)), rules at dotsAndBoxes.kif:110, 113, 116
+    n[120] = ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (!n[108]))
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[108]));
+    // n[121]: (next (control oplayer)), rules at dotsAndBoxes.kif:110, 113, 116
+    n[121] = ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[108]))
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (!n[108]));
+    // n[122]: (next (box 1 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[122] = (s.0[2] & 0x2000000 == 0x2000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[11]));
+    // n[123]: (next (box 1 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[123] = (s.0[2] & 0x4000000 == 0x4000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[31]));
+    // n[124]: (next (box 1 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[124] = (s.0[2] & 0x8000000 == 0x8000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[51]));
+    // n[125]: (next (box 1 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[125] = (s.0[2] & 0x10000000 == 0x10000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[71]));
+    // n[126]: (next (box 1 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[126] = (s.0[2] & 0x20000000 == 0x20000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[91]));
+    // n[127]: (next (box 2 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[127] = (s.0[2] & 0x40000000 == 0x40000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[15]));
+    // n[128]: (next (box 2 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[128] = (s.0[2] & 0x80000000 == 0x80000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[35]));
+    // n[129]: (next (box 2 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[129] = (s.0[2] & 0x100000000 == 0x100000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[55]));
+    // n[130]: (next (box 2 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[130] = (s.0[2] & 0x200000000 == 0x200000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[75]));
+    // n[131]: (next (box 2 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[131] = (s.0[2] & 0x400000000 == 0x400000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[95]));
+    // n[132]: (next (box 3 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[132] = (s.0[2] & 0x800000000 == 0x800000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[19]));
+    // n[133]: (next (box 3 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[133] = (s.0[2] & 0x1000000000 == 0x1000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[39]));
+    // n[134]: (next (box 3 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[134] = (s.0[2] & 0x2000000000 == 0x2000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[59]));
+    // n[135]: (next (box 3 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[135] = (s.0[2] & 0x4000000000 == 0x4000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[79]));
+    // n[136]: (next (box 3 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[136] = (s.0[2] & 0x8000000000 == 0x8000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[99]));
+    // n[137]: (next (box 4 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[137] = (s.0[2] & 0x10000000000 == 0x10000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[23]));
+    // n[138]: (next (box 4 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[138] = (s.0[2] & 0x20000000000 == 0x20000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[43]));
+    // n[139]: (next (box 4 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[139] = (s.0[2] & 0x40000000000 == 0x40000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[63]));
+    // n[140]: (next (box 4 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[140] = (s.0[2] & 0x80000000000 == 0x80000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[83]));
+    // n[141]: (next (box 4 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[141] = (s.0[2] & 0x100000000000 == 0x100000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[103]));
+    // n[142]: (next (box 5 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[142] = (s.0[2] & 0x200000000000 == 0x200000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[27]));
+    // n[143]: (next (box 5 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[143] = (s.0[2] & 0x400000000000 == 0x400000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[47]));
+    // n[144]: (next (box 5 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[144] = (s.0[2] & 0x800000000000 == 0x800000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[67]));
+    // n[145]: (next (box 5 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[145] = (s.0[2] & 0x1000000000000 == 0x1000000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[87]));
+    // n[146]: (next (box 5 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[146] = (s.0[2] & 0x2000000000000 == 0x2000000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[107]));
+    // n[147]: (next (box 1 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[147] = (s.0[2] & 0x1 == 0x1)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[11]));
+    // n[148]: (next (box 1 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[148] = (s.0[2] & 0x2 == 0x2)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[31]));
+    // n[149]: (next (box 1 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[149] = (s.0[2] & 0x4 == 0x4)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[51]));
+    // n[150]: (next (box 1 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[150] = (s.0[2] & 0x8 == 0x8)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[71]));
+    // n[151]: (next (box 1 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[151] = (s.0[2] & 0x10 == 0x10)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[91]));
+    // n[152]: (next (box 2 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[152] = (s.0[2] & 0x20 == 0x20)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[15]));
+    // n[153]: (next (box 2 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[153] = (s.0[2] & 0x40 == 0x40)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[35]));
+    // n[154]: (next (box 2 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[154] = (s.0[2] & 0x80 == 0x80)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[55]));
+    // n[155]: (next (box 2 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[155] = (s.0[2] & 0x100 == 0x100)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[75]));
+    // n[156]: (next (box 2 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[156] = (s.0[2] & 0x200 == 0x200)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[95]));
+    // n[157]: (next (box 3 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[157] = (s.0[2] & 0x400 == 0x400)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[19]));
+    // n[158]: (next (box 3 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[158] = (s.0[2] & 0x800 == 0x800)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[39]));
+    // n[159]: (next (box 3 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[159] = (s.0[2] & 0x1000 == 0x1000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[59]));
+    // n[160]: (next (box 3 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[160] = (s.0[2] & 0x2000 == 0x2000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[79]));
+    // n[161]: (next (box 3 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[161] = (s.0[2] & 0x4000 == 0x4000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[99]));
+    // n[162]: (next (box 4 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[162] = (s.0[2] & 0x8000 == 0x8000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[23]));
+    // n[163]: (next (box 4 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[163] = (s.0[2] & 0x10000 == 0x10000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[43]));
+    // n[164]: (next (box 4 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[164] = (s.0[2] & 0x20000 == 0x20000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[63]));
+    // n[165]: (next (box 4 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[165] = (s.0[2] & 0x40000 == 0x40000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[83]));
+    // n[166]: (next (box 4 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[166] = (s.0[2] & 0x80000 == 0x80000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[103]));
+    // n[167]: (next (box 5 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[167] = (s.0[2] & 0x100000 == 0x100000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[27]));
+    // n[168]: (next (box 5 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[168] = (s.0[2] & 0x200000 == 0x200000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[47]));
+    // n[169]: (next (box 5 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[169] = (s.0[2] & 0x400000 == 0x400000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[67]));
+    // n[170]: (next (box 5 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[170] = (s.0[2] & 0x800000 == 0x800000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[87]));
+    // n[171]: (next (box 5 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[171] = (s.0[2] & 0x1000000 == 0x1000000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[107]));
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
-    let mut keep: [u64; 2] = [0x0, 0x0];
-    let mut set: [u64; 2] = [0x0, 0x0];
+    let mut keep: [u64; 1] = [0x0];
+    let mut set: [u64; 1] = [0x0];
     for [k, x] in [&FRAMES[0][joint[0].0 as usize], &FRAMES[1][joint[1].0 as usize]] {
-        for i in 0..2 {
+        for i in 0..1 {
             keep[i] |= k[i];
             set[i] |= x[i];
         }
     }
-    w[1] |= (s.0[1] & keep[0]) | set[0];
-    w[2] |= (s.0[2] & keep[1]) | set[1];
-    // BASE[0]: (next (box 1 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[164]) << 0;
-    // BASE[1]: (next (box 1 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[139]) << 1;
-    // BASE[2]: (next (box 1 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[165]) << 2;
-    // BASE[3]: (next (box 1 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[140]) << 3;
-    // BASE[4]: (next (box 1 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[166]) << 4;
-    // BASE[5]: (next (box 1 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[141]) << 5;
-    // BASE[6]: (next (box 1 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[167]) << 6;
-    // BASE[7]: (next (box 1 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[142]) << 7;
-    // BASE[8]: (next (box 1 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[168]) << 8;
-    // BASE[9]: (next (box 1 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[143]) << 9;
-    // BASE[10]: (next (box 2 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[169]) << 10;
-    // BASE[11]: (next (box 2 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[144]) << 11;
-    // BASE[12]: (next (box 2 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[170]) << 12;
-    // BASE[13]: (next (box 2 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[145]) << 13;
-    // BASE[14]: (next (box 2 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[171]) << 14;
-    // BASE[15]: (next (box 2 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[146]) << 15;
-    // BASE[16]: (next (box 2 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[172]) << 16;
-    // BASE[17]: (next (box 2 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[147]) << 17;
-    // BASE[18]: (next (box 2 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[173]) << 18;
-    // BASE[19]: (next (box 2 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[148]) << 19;
-    // BASE[20]: (next (box 3 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[174]) << 20;
-    // BASE[21]: (next (box 3 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[149]) << 21;
-    // BASE[22]: (next (box 3 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[175]) << 22;
-    // BASE[23]: (next (box 3 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[150]) << 23;
-    // BASE[24]: (next (box 3 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[176]) << 24;
-    // BASE[25]: (next (box 3 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[151]) << 25;
-    // BASE[26]: (next (box 3 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[177]) << 26;
-    // BASE[27]: (next (box 3 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[152]) << 27;
-    // BASE[28]: (next (box 3 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[178]) << 28;
-    // BASE[29]: (next (box 3 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[153]) << 29;
-    // BASE[30]: (next (box 4 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[179]) << 30;
-    // BASE[31]: (next (box 4 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[154]) << 31;
-    // BASE[32]: (next (box 4 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[180]) << 32;
-    // BASE[33]: (next (box 4 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[155]) << 33;
-    // BASE[34]: (next (box 4 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[181]) << 34;
-    // BASE[35]: (next (box 4 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[156]) << 35;
-    // BASE[36]: (next (box 4 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[182]) << 36;
-    // BASE[37]: (next (box 4 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[157]) << 37;
-    // BASE[38]: (next (box 4 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[183]) << 38;
-    // BASE[39]: (next (box 4 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[158]) << 39;
-    // BASE[40]: (next (box 5 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[184]) << 40;
-    // BASE[41]: (next (box 5 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[159]) << 41;
-    // BASE[42]: (next (box 5 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[185]) << 42;
-    // BASE[43]: (next (box 5 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[160]) << 43;
-    // BASE[44]: (next (box 5 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[186]) << 44;
-    // BASE[45]: (next (box 5 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[161]) << 45;
-    // BASE[46]: (next (box 5 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[187]) << 46;
-    // BASE[47]: (next (box 5 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[162]) << 47;
-    // BASE[48]: (next (box 5 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[188]) << 48;
-    // BASE[49]: (next (box 5 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[163]) << 49;
-    // BASE[102]: (next (control oplayer)), rules at dotsAndBoxes.kif:110, 113, 116
-    w[1] |= u64::from(n[138]) << 38;
-    // BASE[103]: (next (control xplayer)), rules at dotsAndBoxes.kif:110, 113, 116
-    w[1] |= u64::from(n[137]) << 39;
-    w[0] |= g[10] & 0xfffc000000000000;
-    w[1] |= g[10] & 0x3fffffffff;
+    w[0] |= (s.0[0] & keep[0]) | set[0];
+    // BASE[60]: (next (control oplayer)), rules at dotsAndBoxes.kif:110, 113, 116
+    w[0] |= u64::from(n[121]) << 60;
+    // BASE[61]: (next (control xplayer)), rules at dotsAndBoxes.kif:110, 113, 116
+    w[0] |= u64::from(n[120]) << 61;
+    // BASE[128]: (next (box 1 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[147]) << 0;
+    // BASE[129]: (next (box 1 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[148]) << 1;
+    // BASE[130]: (next (box 1 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[149]) << 2;
+    // BASE[131]: (next (box 1 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[150]) << 3;
+    // BASE[132]: (next (box 1 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[151]) << 4;
+    // BASE[133]: (next (box 2 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[152]) << 5;
+    // BASE[134]: (next (box 2 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[153]) << 6;
+    // BASE[135]: (next (box 2 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[154]) << 7;
+    // BASE[136]: (next (box 2 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[155]) << 8;
+    // BASE[137]: (next (box 2 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[156]) << 9;
+    // BASE[138]: (next (box 3 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[157]) << 10;
+    // BASE[139]: (next (box 3 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[158]) << 11;
+    // BASE[140]: (next (box 3 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[159]) << 12;
+    // BASE[141]: (next (box 3 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[160]) << 13;
+    // BASE[142]: (next (box 3 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[161]) << 14;
+    // BASE[143]: (next (box 4 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[162]) << 15;
+    // BASE[144]: (next (box 4 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[163]) << 16;
+    // BASE[145]: (next (box 4 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[164]) << 17;
+    // BASE[146]: (next (box 4 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[165]) << 18;
+    // BASE[147]: (next (box 4 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[166]) << 19;
+    // BASE[148]: (next (box 5 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[167]) << 20;
+    // BASE[149]: (next (box 5 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[168]) << 21;
+    // BASE[150]: (next (box 5 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[169]) << 22;
+    // BASE[151]: (next (box 5 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[170]) << 23;
+    // BASE[152]: (next (box 5 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[171]) << 24;
+    // BASE[153]: (next (box 1 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[122]) << 25;
+    // BASE[154]: (next (box 1 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[123]) << 26;
+    // BASE[155]: (next (box 1 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[124]) << 27;
+    // BASE[156]: (next (box 1 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[125]) << 28;
+    // BASE[157]: (next (box 1 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[126]) << 29;
+    // BASE[158]: (next (box 2 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[127]) << 30;
+    // BASE[159]: (next (box 2 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[128]) << 31;
+    // BASE[160]: (next (box 2 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[129]) << 32;
+    // BASE[161]: (next (box 2 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[130]) << 33;
+    // BASE[162]: (next (box 2 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[131]) << 34;
+    // BASE[163]: (next (box 3 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[132]) << 35;
+    // BASE[164]: (next (box 3 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[133]) << 36;
+    // BASE[165]: (next (box 3 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[134]) << 37;
+    // BASE[166]: (next (box 3 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[135]) << 38;
+    // BASE[167]: (next (box 3 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[136]) << 39;
+    // BASE[168]: (next (box 4 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[137]) << 40;
+    // BASE[169]: (next (box 4 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[138]) << 41;
+    // BASE[170]: (next (box 4 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[139]) << 42;
+    // BASE[171]: (next (box 4 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[140]) << 43;
+    // BASE[172]: (next (box 4 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[141]) << 44;
+    // BASE[173]: (next (box 5 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[142]) << 45;
+    // BASE[174]: (next (box 5 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[143]) << 46;
+    // BASE[175]: (next (box 5 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[144]) << 47;
+    // BASE[176]: (next (box 5 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[145]) << 48;
+    // BASE[177]: (next (box 5 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[146]) << 49;
+    w[1] |= g[1] & 0xfffffffffffff;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 1];
     // n[0]: any_undrawn, rules at dotsAndBoxes.kif:36
-    n[0] = ((!s.0[1]) & (0xffffff0000000000)) | ((!s.0[2]) & (0xfffffffff)) != 0;
+    n[0] = (!s.0[0]) & (0xfffffffffffffff) != 0;
     !n[0]
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
-    let mut n = [false; 2];
-    // n[0]: x_wins, rules at dotsAndBoxes.kif:135
-    n[0] |= (s.0[1]) & ((s.0[1] >> 6)) & (0xf00) != 0;
-    n[0] |= (s.0[1]) & ((s.0[1] >> 7)) & (0xf80) != 0;
-    n[0] |= (s.0[1]) & ((s.0[1] >> 8)) & (0xfc0) != 0;
-    n[0] |= (s.0[1]) & ((s.0[1] >> 9)) & (0xfe0) != 0;
-    n[0] |= (s.0[1]) & ((s.0[1] >> 10)) & (0xfe0) != 0;
-    n[0] |= (s.0[1]) & ((s.0[1] >> 11)) & (0xfe0) != 0;
-    n[0] |= (s.0[1]) & ((s.0[1] >> 12)) & (0xfe0) != 0;
-    n[0] |= (s.0[1]) & ((s.0[1] >> 13)) & (0x7e0) != 0;
-    n[0] |= (s.0[1]) & ((s.0[1] >> 14)) & (0xbe0) != 0;
-    n[0] |= (s.0[1]) & ((s.0[1] >> 15)) & (0xde0) != 0;
-    n[0]
-        |= ((s.0[0]) & ((s.0[1] << 48)) & (0x4000000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 16)) & (0xee0)) != 0;
-    n[0]
-        |= ((s.0[0]) & ((s.0[1] << 47)) & (0x4000000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 17)) & (0xf60)) != 0;
-    n[0]
-        |= ((s.0[0]) & ((s.0[1] << 46)) & (0x4000000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 18)) & (0xfa0)) != 0;
-    n[0]
-        |= ((s.0[0]) & ((s.0[1] << 45)) & (0x4000000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 19)) & (0xfc0)) != 0;
-    n[0]
-        |= ((s.0[0]) & ((s.0[1] << 44)) & (0x4000000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 20)) & (0x7e0)) != 0;
-    n[0]
-        |= ((s.0[0]) & ((s.0[1] << 43)) & (0x4000000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 21)) & (0x3e0)) != 0;
-    n[0]
-        |= ((s.0[0]) & ((s.0[1] << 42)) & (0x4000000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 22)) & (0x1e0)) != 0;
-    n[0]
-        |= ((s.0[0]) & ((s.0[1] << 41)) & (0x4000000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 23)) & (0xe0)) != 0;
-    n[0]
-        |= ((s.0[0]) & ((s.0[1] << 37)) & (0xdffc000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 27)) & (0x7ef)) != 0;
-    n[0]
-        |= ((s.0[0]) & ((s.0[1] << 36)) & (0xeffc000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 28)) & (0x3e7)) != 0;
-    n[0]
-        |= ((s.0[0]) & ((s.0[1] << 35)) & (0xf7fc000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 29)) & (0x1e3)) != 0;
-    n[0]
-        |= ((s.0[0]) & ((s.0[1] << 34)) & (0xfbfc000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 30)) & (0xe1)) != 0;
-    n[0]
-        |= ((s.0[0]) & ((s.0[1] << 33)) & (0xfdfc000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 31)) & (0x60)) != 0;
-    n[0]
-        |= ((s.0[0]) & ((s.0[1] << 32)) & (0x7efc000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 32)) & (0x20)) != 0;
-    n[0] |= (s.0[0]) & ((s.0[1] << 31)) & (0x7f7c000000000000) != 0;
-    n[0] |= (s.0[0]) & ((s.0[1] << 30)) & (0x5fbc000000000000) != 0;
-    n[0] |= (s.0[0]) & ((s.0[1] << 29)) & (0x4fdc000000000000) != 0;
-    n[0] |= (s.0[0]) & ((s.0[1] << 28)) & (0x47ec000000000000) != 0;
-    n[0] |= (s.0[0]) & ((s.0[1] << 27)) & (0x43fc000000000000) != 0;
-    n[0] |= (s.0[0]) & ((s.0[1] << 26)) & (0x41fc000000000000) != 0;
-    n[0] |= (s.0[0]) & ((s.0[1] << 25)) & (0x40fc000000000000) != 0;
-    n[0] |= (s.0[0]) & ((s.0[1] << 24)) & (0x7c000000000000) != 0;
-    n[0] |= (s.0[0]) & ((s.0[1] << 23)) & (0x3c000000000000) != 0;
-    n[0] |= s.0[1] & 0x4800 == 0x4800;
-    n[0] |= s.0[1] & 0x4400 == 0x4400;
-    n[0] |= s.0[1] & 0x4200 == 0x4200;
-    n[0] |= s.0[1] & 0x8800 == 0x8800;
-    n[0] |= s.0[1] & 0x8400 == 0x8400;
-    n[0] |= s.0[1] & 0x10800 == 0x10800;
-    n[0]
-        |= (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
-            & (s.0[1] & 0x400000 == 0x400000);
-    n[0]
-        |= (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
-            & (s.0[1] & 0x800000 == 0x800000);
-    n[0]
-        |= (s.0[0] & 0x4000000000000 == 0x4000000000000)
-            & (s.0[1] & 0x10000000 == 0x10000000);
-    n[0] |= s.0[1] & 0x20000020 == 0x20000020;
-    n[0]
-        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-            & (s.0[1] & 0x20000000 == 0x20000000);
-    n[0]
-        |= (s.0[0] & 0x4000000000000 == 0x4000000000000)
-            & (s.0[1] & 0x20000000 == 0x20000000);
-    n[0] |= s.0[1] & 0x40000040 == 0x40000040;
-    n[0] |= s.0[1] & 0x40000020 == 0x40000020;
-    n[0]
-        |= (s.0[0] & 0x10000000000000 == 0x10000000000000)
-            & (s.0[1] & 0x40000000 == 0x40000000);
-    n[0]
-        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-            & (s.0[1] & 0x40000000 == 0x40000000);
-    n[0]
-        |= (s.0[0] & 0x4000000000000 == 0x4000000000000)
-            & (s.0[1] & 0x40000000 == 0x40000000);
-    n[0]
-        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-            & (s.0[1] & 0x80000000 == 0x80000000);
-    n[0]
-        |= (s.0[0] & 0x4000000000000 == 0x4000000000000)
-            & (s.0[1] & 0x80000000 == 0x80000000);
-    n[0]
-        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-            & (s.0[1] & 0x100000000 == 0x100000000);
-    n[0]
-        |= (s.0[0] & 0x4000000000000 == 0x4000000000000)
-            & (s.0[1] & 0x100000000 == 0x100000000);
-    n[0]
-        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-            & (s.0[1] & 0x200000000 == 0x200000000);
-    n[0]
-        |= (s.0[0] & 0x4000000000000 == 0x4000000000000)
-            & (s.0[1] & 0x200000000 == 0x200000000);
-    n[0]
-        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-            & (s.0[1] & 0x400000000 == 0x400000000);
-    n[0]
-        |= (s.0[0] & 0x4000000000000 == 0x4000000000000)
-            & (s.0[1] & 0x400000000 == 0x400000000);
-    n[0]
-        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-            & (s.0[1] & 0x800000000 == 0x800000000);
-    n[0]
-        |= (s.0[0] & 0x4000000000000 == 0x4000000000000)
-            & (s.0[1] & 0x800000000 == 0x800000000);
-    n[0]
-        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-            & (s.0[1] & 0x1000000000 == 0x1000000000);
-    n[0]
-        |= (s.0[0] & 0x4000000000000 == 0x4000000000000)
-            & (s.0[1] & 0x1000000000 == 0x1000000000);
-    n[0]
-        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-            & (s.0[1] & 0x2000000000 == 0x2000000000);
-    n[0]
-        |= (s.0[0] & 0x4000000000000 == 0x4000000000000)
-            & (s.0[1] & 0x2000000000 == 0x2000000000);
-    // n[1]: o_wins, rules at dotsAndBoxes.kif:139, 145
-    n[1] |= (s.0[1]) & ((s.0[1] >> 11)) & (0x1e) != 0;
-    n[1] |= (s.0[1]) & ((s.0[1] >> 12)) & (0x1f) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 51)) & (0x8000000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 13)) & (0x81f)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 50)) & (0xc000000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 14)) & (0x41f)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 49)) & (0xe000000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 15)) & (0x21f)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 48)) & (0xb000000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 16)) & (0x11f)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 47)) & (0xb800000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 17)) & (0x9f)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 46)) & (0xbc00000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 18)) & (0x5f)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 45)) & (0xbe00000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 19)) & (0x3f)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 44)) & (0xbf00000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 20)) & (0x81f)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 43)) & (0xbf80000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 21)) & (0xc1f)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 42)) & (0xbfc0000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 22)) & (0xe1f)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 41)) & (0xbfe0000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 23)) & (0xf1f)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 40)) & (0xbff0000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 24)) & (0xf9f)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 39)) & (0xbff8000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 25)) & (0xfdf)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 38)) & (0xfffc000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 26)) & (0xfff)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 35)) & (0x800000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 29)) & (0x1c)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 34)) & (0x400000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 30)) & (0x1e)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 33)) & (0x200000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 31)) & (0x1f)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 32)) & (0x8100000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 32)) & (0x1f)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 31)) & (0x8080000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 33)) & (0x1f)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 30)) & (0xa040000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 34)) & (0xf)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 29)) & (0xb020000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 35)) & (0x7)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 28)) & (0xb810000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 36)) & (0x3)) != 0;
-    n[1]
-        |= ((s.0[0]) & ((s.0[1] << 27)) & (0xbc00000000000000))
-            | ((s.0[1]) & ((s.0[1] >> 37)) & (0x1)) != 0;
-    n[1] |= (s.0[0]) & ((s.0[1] << 26)) & (0xbe00000000000000) != 0;
-    n[1] |= (s.0[0]) & ((s.0[1] << 25)) & (0x3f00000000000000) != 0;
-    n[1] |= (s.0[0]) & ((s.0[1] << 24)) & (0x3f80000000000000) != 0;
-    n[1] |= (s.0[0]) & ((s.0[1] << 23)) & (0x1fc0000000000000) != 0;
-    n[1] |= (s.0[0]) & ((s.0[1] << 22)) & (0xfe0000000000000) != 0;
-    n[1] |= (s.0[0]) & ((s.0[1] << 21)) & (0x7f0000000000000) != 0;
-    n[1] |= (s.0[0]) & ((s.0[1] << 20)) & (0x3f0000000000000) != 0;
-    n[1] |= (s.0[0]) & ((s.0[1] << 19)) & (0x1f0000000000000) != 0;
-    n[1] |= (s.0[0]) & ((s.0[1] << 18)) & (0xf0000000000000) != 0;
-    n[1] |= s.0[1] & 0x1800 == 0x1800;
-    n[1] |= s.0[1] & 0x1400 == 0x1400;
-    n[1] |= s.0[1] & 0x1200 == 0x1200;
-    n[1] |= s.0[1] & 0x1100 == 0x1100;
-    n[1] |= s.0[1] & 0x1080 == 0x1080;
-    n[1] |= s.0[1] & 0x1040 == 0x1040;
-    n[1] |= s.0[1] & 0x1020 == 0x1020;
-    n[1] |= s.0[1] & 0x1010 == 0x1010;
-    n[1] |= s.0[1] & 0x1008 == 0x1008;
-    n[1] |= s.0[1] & 0x1004 == 0x1004;
-    n[1] |= s.0[1] & 0x2800 == 0x2800;
-    n[1] |= s.0[1] & 0x2400 == 0x2400;
-    n[1] |= s.0[1] & 0x2200 == 0x2200;
-    n[1] |= s.0[1] & 0x2100 == 0x2100;
-    n[1] |= s.0[1] & 0x2080 == 0x2080;
-    n[1] |= s.0[1] & 0x2040 == 0x2040;
-    n[1] |= s.0[1] & 0x2020 == 0x2020;
-    n[1] |= s.0[1] & 0x2010 == 0x2010;
-    n[1] |= s.0[1] & 0x2008 == 0x2008;
-    n[1] |= s.0[1] & 0x4010 == 0x4010;
-    n[1]
-        |= (s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (s.0[1] & 0x1000000 == 0x1000000);
-    n[1]
-        |= (s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (s.0[1] & 0x1000000 == 0x1000000);
-    n[1] |= s.0[1] & 0x80000010 == 0x80000010;
-    n[1] |= s.0[1] & 0x80000008 == 0x80000008;
-    n[1] |= s.0[1] & 0x100000010 == 0x100000010;
-    n[1]
-        |= (s.0[0] & 0x10000000000000 == 0x10000000000000)
-            & (s.0[1] & 0x800000000 == 0x800000000);
-    n[1]
-        |= (s.0[0] & 0x20000000000000 == 0x20000000000000)
-            & (s.0[1] & 0x1000000000 == 0x1000000000);
-    n[1]
-        |= (s.0[0] & 0x10000000000000 == 0x10000000000000)
-            & (s.0[1] & 0x1000000000 == 0x1000000000);
-    n[1]
-        |= (s.0[0] & 0x40000000000000 == 0x40000000000000)
-            & (s.0[1] & 0x2000000000 == 0x2000000000);
-    n[1]
-        |= (s.0[0] & 0x20000000000000 == 0x20000000000000)
-            & (s.0[1] & 0x2000000000 == 0x2000000000);
-    n[1]
-        |= (s.0[0] & 0x10000000000000 == 0x10000000000000)
-            & (s.0[1] & 0x2000000000 == 0x2000000000);
+    let mut n = [false; 12];
+    // n[0]: ((aux 10) 6)
+    n[0] = (s.0[1]) & (0x3f) != 0;
+    // n[1]: ((aux 10) 7)
+    n[1] = (s.0[1]) & (0x7f) != 0;
+    // n[2]: ((aux 10) 8)
+    n[2] = (s.0[1]) & (0xff) != 0;
+    // n[3]: ((aux 10) 9)
+    n[3] = (s.0[1]) & (0x1ff) != 0;
+    // n[4]: ((aux 10) 10)
+    n[4] = (s.0[1]) & (0x3ff) != 0;
+    // n[5]: x_wins, rules at dotsAndBoxes.kif:135
+    n[5] |= (s.0[1]) & ((s.0[1] >> 27)) & (0x1fffc1f) != 0;
+    n[5] |= (s.0[1]) & ((s.0[1] >> 28)) & (0xfffe0f) != 0;
+    n[5] |= (s.0[1]) & ((s.0[1] >> 29)) & (0x7fff07) != 0;
+    n[5] |= (s.0[1]) & ((s.0[1] >> 30)) & (0x3fff83) != 0;
+    n[5] |= (s.0[1]) & ((s.0[1] >> 31)) & (0x1fffc1) != 0;
+    n[5] |= (s.0[1]) & ((s.0[1] >> 32)) & (0xfffe0) != 0;
+    n[5] |= (s.0[1]) & ((s.0[1] >> 33)) & (0x7fff0) != 0;
+    n[5] |= (s.0[1]) & ((s.0[1] >> 34)) & (0x3fff8) != 0;
+    n[5] |= (s.0[1]) & ((s.0[1] >> 35)) & (0x1fffc) != 0;
+    n[5] |= (s.0[1]) & ((s.0[1] >> 36)) & (0xfffe) != 0;
+    n[5] |= (s.0[1]) & ((s.0[1] >> 37)) & (0x7fff) != 0;
+    n[5] |= (s.0[1]) & ((s.0[1] >> 38)) & (0x3fff) != 0;
+    n[5] |= (s.0[1]) & ((s.0[1] >> 39)) & (0x1fff) != 0;
+    n[5] |= (s.0[1]) & ((s.0[1] >> 40)) & (0xfff) != 0;
+    n[5] |= (s.0[1]) & ((s.0[1] >> 41)) & (0x7ff) != 0;
+    n[5] |= (s.0[1]) & ((s.0[1] >> 42)) & (0x3ff) != 0;
+    n[5] |= (s.0[1]) & ((s.0[1] >> 43)) & (0x1ff) != 0;
+    n[5] |= (s.0[1]) & ((s.0[1] >> 44)) & (0xff) != 0;
+    n[5] |= (s.0[1]) & ((s.0[1] >> 45)) & (0x7f) != 0;
+    n[5] |= (s.0[1]) & ((s.0[1] >> 46)) & (0x3f) != 0;
+    n[5] |= (s.0[1]) & ((s.0[1] >> 47)) & (0x1f) != 0;
+    n[5] |= (s.0[1]) & ((s.0[1] >> 48)) & (0xf) != 0;
+    n[5] |= (s.0[1] & 0x1000000000 == 0x1000000000) & (n[4]);
+    n[5] |= (s.0[1] & 0x100000000 == 0x100000000) & (n[0]);
+    n[5] |= (s.0[1] & 0x200000000 == 0x200000000) & (n[1]);
+    n[5] |= (s.0[1] & 0x400000000 == 0x400000000) & (n[2]);
+    n[5] |= (s.0[1] & 0x800000000 == 0x800000000) & (n[3]);
+    n[5] |= s.0[1] & 0x2000000000001 == 0x2000000000001;
+    n[5] |= s.0[1] & 0x4000000000002 == 0x4000000000002;
+    n[5] |= s.0[1] & 0x4000000000001 == 0x4000000000001;
+    n[5] |= s.0[1] & 0x8000000000004 == 0x8000000000004;
+    n[5] |= s.0[1] & 0x8000000000002 == 0x8000000000002;
+    n[5] |= s.0[1] & 0x8000000000001 == 0x8000000000001;
+    // n[6]: ((aux 11) 15)
+    n[6] = (s.0[1]) & (0x3ff0000) != 0;
+    // n[7]: ((aux 11) 16)
+    n[7] = (s.0[1]) & (0x3fe0000) != 0;
+    // n[8]: ((aux 11) 17)
+    n[8] = (s.0[1]) & (0x3fc0000) != 0;
+    // n[9]: ((aux 11) 18)
+    n[9] = (s.0[1]) & (0x3f80000) != 0;
+    // n[10]: ((aux 11) 19)
+    n[10] = (s.0[1]) & (0x3f00000) != 0;
+    // n[11]: o_wins, rules at dotsAndBoxes.kif:139, 145
+    n[11] |= (s.0[1]) & ((s.0[1] >> 4)) & (0x3c00000) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 5)) & (0x3e00000) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 6)) & (0x3f00000) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 7)) & (0x3f80000) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 8)) & (0x3fc0000) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 9)) & (0x3fe0000) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 10)) & (0x3ff0000) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 11)) & (0x3ff8000) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 12)) & (0x3ffc000) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 13)) & (0x3ffe000) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 14)) & (0x3fff000) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 15)) & (0x3fff800) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 16)) & (0x1fffc00) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 17)) & (0xfffe00) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 18)) & (0x7fff00) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 19)) & (0x3fff80) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 20)) & (0x1fffc0) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 21)) & (0x20fffe0) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 22)) & (0x307fff0) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 23)) & (0x383fff8) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 24)) & (0x3c1fffc) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 25)) & (0x3e0fffe) != 0;
+    n[11] |= (s.0[1]) & ((s.0[1] >> 26)) & (0x3ffffff) != 0;
+    n[11] |= (s.0[1] & 0x20000000000 == 0x20000000000) & (n[6]);
+    n[11] |= (s.0[1] & 0x40000000000 == 0x40000000000) & (n[7]);
+    n[11] |= (s.0[1] & 0x80000000000 == 0x80000000000) & (n[8]);
+    n[11] |= (s.0[1] & 0x100000000000 == 0x100000000000) & (n[9]);
+    n[11] |= (s.0[1] & 0x200000000000 == 0x200000000000) & (n[10]);
+    n[11] |= s.0[1] & 0x6000000 == 0x6000000;
+    n[11] |= s.0[1] & 0x5000000 == 0x5000000;
+    n[11] |= s.0[1] & 0x4800000 == 0x4800000;
+    n[11] |= s.0[1] & 0xa000000 == 0xa000000;
+    n[11] |= s.0[1] & 0x9000000 == 0x9000000;
+    n[11] |= s.0[1] & 0x12000000 == 0x12000000;
     out[0] = None;
     // (goal xplayer 0), rules at dotsAndBoxes.kif:148, 150, 152, 154
-    if !n[0] {
+    if !n[5] {
         out[0] = Some(0);
     }
     // (goal xplayer 100), rules at dotsAndBoxes.kif:148, 150, 152, 154
-    if n[0] {
+    if n[5] {
         out[0] = Some(100);
     }
     out[1] = None;
     // (goal oplayer 0), rules at dotsAndBoxes.kif:148, 150, 152, 154
-    if !n[1] {
+    if !n[11] {
         out[1] = Some(0);
     }
     // (goal oplayer 100), rules at dotsAndBoxes.kif:148, 150, 152, 154
-    if n[1] {
+    if n[11] {
         out[1] = Some(100);
     }
 }
@@ -1832,72 +1570,37 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 190];
-    let mut g = [0u64; 11];
+    let mut n = [false; 173];
+    let mut g = [0u64; 2];
     // n[0]: any_undrawn, rules at dotsAndBoxes.kif:36
-    n[0] = ((!s.0[1]) & (0xffffff0000000000)) | ((!s.0[2]) & (0xfffffffff)) != 0;
-    // n[1]: ((aux 2) 1 1 2)
-    n[1] = s.0[1] & 0x80a0000000000 == 0x80a0000000000;
-    // n[2]: ((aux 2) 1 2 3)
-    n[2] = s.0[1] & 0x20280000000000 == 0x20280000000000;
-    // n[3]: ((aux 2) 1 3 4)
-    n[3] = s.0[1] & 0x80a00000000000 == 0x80a00000000000;
-    // n[4]: ((aux 2) 1 4 5)
-    n[4] = s.0[1] & 0x202800000000000 == 0x202800000000000;
-    // n[5]: ((aux 2) 1 5 6)
-    n[5] = s.0[1] & 0x806000000000000 == 0x806000000000000;
-    // n[6]: ((aux 2) 2 1 2)
-    n[6] = s.0[1] & 0x4050000000000000 == 0x4050000000000000;
-    // n[7]: ((aux 2) 2 2 3)
-    n[7] = (s.0[1] & 0x140000000000000 == 0x140000000000000) & (s.0[2] & 0x1 == 0x1);
-    // n[8]: ((aux 2) 2 3 4)
-    n[8] = (s.0[1] & 0x500000000000000 == 0x500000000000000) & (s.0[2] & 0x4 == 0x4);
-    // n[9]: ((aux 2) 2 4 5)
-    n[9] = (s.0[1] & 0x1400000000000000 == 0x1400000000000000) & (s.0[2] & 0x10 == 0x10);
-    // n[10]: ((aux 2) 2 5 6)
-    n[10] = (s.0[1] & 0x3000000000000000 == 0x3000000000000000)
-        & (s.0[2] & 0x40 == 0x40);
-    // n[11]: ((aux 2) 3 1 2)
-    n[11] = (s.0[1] & 0x8000000000000000 == 0x8000000000000000)
-        & (s.0[2] & 0x202 == 0x202);
-    // n[12]: ((aux 2) 3 2 3)
-    n[12] = s.0[2] & 0x80a == 0x80a;
-    // n[13]: ((aux 2) 3 3 4)
-    n[13] = s.0[2] & 0x2028 == 0x2028;
-    // n[14]: ((aux 2) 3 4 5)
-    n[14] = s.0[2] & 0x80a0 == 0x80a0;
-    // n[15]: ((aux 2) 3 5 6)
-    n[15] = s.0[2] & 0x20180 == 0x20180;
-    // n[16]: ((aux 2) 4 1 2)
-    n[16] = s.0[2] & 0x101400 == 0x101400;
-    // n[17]: ((aux 2) 4 2 3)
-    n[17] = s.0[2] & 0x405000 == 0x405000;
-    // n[18]: ((aux 2) 4 3 4)
-    n[18] = s.0[2] & 0x1014000 == 0x1014000;
-    // n[19]: ((aux 2) 4 4 5)
-    n[19] = s.0[2] & 0x4050000 == 0x4050000;
-    // n[20]: ((aux 2) 4 5 6)
-    n[20] = s.0[2] & 0x100c0000 == 0x100c0000;
-    // n[21]: ((aux 2) 5 1 2)
-    n[21] = s.0[2] & 0x80a00000 == 0x80a00000;
-    // n[22]: ((aux 2) 5 2 3)
-    n[22] = s.0[2] & 0x102800000 == 0x102800000;
-    // n[23]: ((aux 2) 5 3 4)
-    n[23] = s.0[2] & 0x20a000000 == 0x20a000000;
-    // n[24]: ((aux 2) 5 4 5)
-    n[24] = s.0[2] & 0x428000000 == 0x428000000;
-    // n[25]: ((aux 2) 5 5 6)
-    n[25] = s.0[2] & 0x860000000 == 0x860000000;
+    n[0] = (!s.0[0]) & (0xfffffffffffffff) != 0;
+    // g[0]: 17 node words, bit 1 ((aux 2) 1 1 2), bit 3 ((aux 2) 1 2 3), bit 5 ((aux 2) 1 3 4), bit 7 ((aux 2) 1 4 5), and 13 more
+    g[0] = 0x21542a8550aa & s.0[0] & (s.0[0] >> 2u32) & (s.0[0] >> 10u32);
+    // n[1]: ((aux 2) 1 5 6)
+    n[1] = s.0[0] & 0x80600 == 0x80600;
+    // n[2]: ((aux 2) 2 5 6)
+    n[2] = s.0[0] & 0x40300000 == 0x40300000;
+    // n[3]: ((aux 2) 3 5 6)
+    n[3] = s.0[0] & 0x20180000000 == 0x20180000000;
+    // n[4]: ((aux 2) 4 5 6)
+    n[4] = s.0[0] & 0x100c0000000000 == 0x100c0000000000;
+    // n[5]: ((aux 2) 5 2 3)
+    n[5] = s.0[0] & 0x102800000000000 == 0x102800000000000;
+    // n[6]: ((aux 2) 5 3 4)
+    n[6] = s.0[0] & 0x20a000000000000 == 0x20a000000000000;
+    // n[7]: ((aux 2) 5 4 5)
+    n[7] = s.0[0] & 0x428000000000000 == 0x428000000000000;
+    // n[8]: ((aux 2) 5 5 6)
+    n[8] = s.0[0] & 0x860000000000000 == 0x860000000000000;
     if !n[0] {
         return None;
     }
     let mut joint = [Move(0); 2];
     let mut parts = [0u64; 1];
-    if s.0[1] & 0x8000000000 != 0 {
-        parts[0] |= (!s.0[1]) & (0xffffff0000000000);
-        parts[0] |= (!s.0[2]) & (0xfffffffff);
+    if s.0[0] & 0x2000000000000000 != 0 {
+        parts[0] |= (!s.0[0]) & (0xfffffffffffffff);
     }
-    parts[0] |= u64::from(s.0[1] & 0x8000000000 == 0) << 36;
+    parts[0] |= u64::from(s.0[0] & 0x2000000000000000 == 0) << 60;
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
         None => return None,
@@ -1905,11 +1608,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
     let mut parts = [0u64; 1];
-    if s.0[1] & 0x4000000000 != 0 {
-        parts[0] |= (!s.0[1]) & (0xffffff0000000000);
-        parts[0] |= (!s.0[2]) & (0xfffffffff);
+    if s.0[0] & 0x1000000000000000 != 0 {
+        parts[0] |= (!s.0[0]) & (0xfffffffffffffff);
     }
-    parts[0] |= u64::from(s.0[1] & 0x4000000000 == 0) << 36;
+    parts[0] |= u64::from(s.0[0] & 0x1000000000000000 == 0) << 60;
     let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
         None => return None,
@@ -1923,714 +1625,649 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             *t |= *x;
         }
     }
-    // n[26]: ((aux 3) 1 1 2)
-    n[26] = (s.0[1] & 0xa0000000000 == 0xa0000000000) & (mt[0] & 0x2 != 0);
-    // n[27]: ((aux 4) 1 1 2)
-    n[27] = (s.0[1] & 0x8080000000000 == 0x8080000000000) & (mt[0] & 0x40000000 != 0);
-    // n[28]: ((aux 5) 1 1 2)
-    n[28] = (s.0[1] & 0x8020000000000 == 0x8020000000000) & (mt[0] & 0x80000000 != 0);
-    // n[29]: (box_formed 1 1), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[29] = ((s.0[1] & 0x10000000000 == 0x10000000000) & (n[26]))
-        | ((s.0[1] & 0x10000000000 == 0x10000000000) & (n[27]))
-        | ((s.0[1] & 0x10000000000 == 0x10000000000) & (n[28]))
-        | ((n[1]) & (mt[0] & 0x1 != 0));
-    // n[30]: ((aux 3) 2 1 2)
-    n[30] = (s.0[1] & 0x50000000000000 == 0x50000000000000) & (mt[0] & 0x4 != 0);
-    // n[31]: ((aux 4) 2 1 2)
-    n[31] = (s.0[1] & 0x4040000000000000 == 0x4040000000000000)
-        & (mt[0] & 0x1000000000 != 0);
-    // n[32]: ((aux 5) 2 1 2)
-    n[32] = (s.0[1] & 0x4010000000000000 == 0x4010000000000000)
-        & (mt[0] & 0x2000000000 != 0);
-    // n[33]: (box_formed 2 1), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[33] = ((s.0[1] & 0x8000000000000 == 0x8000000000000) & (n[30]))
-        | ((s.0[1] & 0x8000000000000 == 0x8000000000000) & (n[31]))
-        | ((s.0[1] & 0x8000000000000 == 0x8000000000000) & (n[32]))
-        | ((n[6]) & (mt[0] & 0x2 != 0));
-    // n[34]: ((aux 3) 3 1 2)
-    n[34] = (s.0[1] & 0x8000000000000000 == 0x8000000000000000) & (s.0[2] & 0x2 == 0x2)
-        & (mt[0] & 0x8 != 0);
-    // n[35]: ((aux 4) 3 1 2)
-    n[35] = (s.0[2] & 0x202 == 0x202) & (mt[0] & 0x40000000000 != 0);
-    // n[36]: ((aux 5) 3 1 2)
-    n[36] = (s.0[1] & 0x8000000000000000 == 0x8000000000000000)
-        & (s.0[2] & 0x200 == 0x200) & (mt[0] & 0x80000000000 != 0);
-    // n[37]: (box_formed 3 1), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[37] = ((s.0[1] & 0x4000000000000000 == 0x4000000000000000) & (n[34]))
-        | ((s.0[1] & 0x4000000000000000 == 0x4000000000000000) & (n[35]))
-        | ((s.0[1] & 0x4000000000000000 == 0x4000000000000000) & (n[36]))
-        | ((n[11]) & (mt[0] & 0x4 != 0));
-    // n[38]: ((aux 3) 4 1 2)
-    n[38] = (s.0[2] & 0x1400 == 0x1400) & (mt[0] & 0x10 != 0);
-    // n[39]: ((aux 4) 4 1 2)
-    n[39] = (s.0[2] & 0x101000 == 0x101000) & (mt[0] & 0x1000000000000 != 0);
-    // n[40]: ((aux 5) 4 1 2)
-    n[40] = (s.0[2] & 0x100400 == 0x100400) & (mt[0] & 0x2000000000000 != 0);
-    // n[41]: (box_formed 4 1), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[41] = ((s.0[2] & 0x200 == 0x200) & (n[38])) | ((s.0[2] & 0x200 == 0x200) & (n[39]))
-        | ((s.0[2] & 0x200 == 0x200) & (n[40])) | ((n[16]) & (mt[0] & 0x8 != 0));
-    // n[42]: ((aux 3) 5 1 2)
-    n[42] = (s.0[2] & 0xa00000 == 0xa00000) & (mt[0] & 0x20 != 0);
-    // n[43]: ((aux 4) 5 1 2)
-    n[43] = (s.0[2] & 0x80800000 == 0x80800000) & (mt[0] & 0x40000000000000 != 0);
-    // n[44]: ((aux 5) 5 1 2)
-    n[44] = (s.0[2] & 0x80200000 == 0x80200000) & (mt[0] & 0x80000000000000 != 0);
-    // n[45]: (box_formed 5 1), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[45] = ((s.0[2] & 0x100000 == 0x100000) & (n[42]))
-        | ((s.0[2] & 0x100000 == 0x100000) & (n[43]))
-        | ((s.0[2] & 0x100000 == 0x100000) & (n[44])) | ((n[21]) & (mt[0] & 0x10 != 0));
-    // n[46]: ((aux 3) 1 2 3)
-    n[46] = (s.0[1] & 0x280000000000 == 0x280000000000) & (mt[0] & 0x80 != 0);
-    // n[47]: ((aux 4) 1 2 3)
-    n[47] = (s.0[1] & 0x20200000000000 == 0x20200000000000) & (mt[0] & 0x80000000 != 0);
-    // n[48]: ((aux 5) 1 2 3)
-    n[48] = (s.0[1] & 0x20080000000000 == 0x20080000000000) & (mt[0] & 0x100000000 != 0);
-    // n[49]: (box_formed 1 2), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[49] = ((s.0[1] & 0x40000000000 == 0x40000000000) & (n[46]))
-        | ((s.0[1] & 0x40000000000 == 0x40000000000) & (n[47]))
-        | ((s.0[1] & 0x40000000000 == 0x40000000000) & (n[48]))
-        | ((n[2]) & (mt[0] & 0x40 != 0));
-    // n[50]: ((aux 3) 2 2 3)
-    n[50] = (s.0[1] & 0x140000000000000 == 0x140000000000000) & (mt[0] & 0x100 != 0);
-    // n[51]: ((aux 4) 2 2 3)
-    n[51] = (s.0[1] & 0x100000000000000 == 0x100000000000000) & (s.0[2] & 0x1 == 0x1)
-        & (mt[0] & 0x2000000000 != 0);
-    // n[52]: ((aux 5) 2 2 3)
-    n[52] = (s.0[1] & 0x40000000000000 == 0x40000000000000) & (s.0[2] & 0x1 == 0x1)
-        & (mt[0] & 0x4000000000 != 0);
-    // n[53]: (box_formed 2 2), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[53] = ((s.0[1] & 0x20000000000000 == 0x20000000000000) & (n[50]))
-        | ((s.0[1] & 0x20000000000000 == 0x20000000000000) & (n[51]))
-        | ((s.0[1] & 0x20000000000000 == 0x20000000000000) & (n[52]))
-        | ((n[7]) & (mt[0] & 0x80 != 0));
-    // n[54]: ((aux 3) 3 2 3)
-    n[54] = (s.0[2] & 0xa == 0xa) & (mt[0] & 0x200 != 0);
-    // n[55]: ((aux 4) 3 2 3)
-    n[55] = (s.0[2] & 0x808 == 0x808) & (mt[0] & 0x80000000000 != 0);
-    // n[56]: ((aux 5) 3 2 3)
-    n[56] = (s.0[2] & 0x802 == 0x802) & (mt[0] & 0x100000000000 != 0);
-    // n[57]: (box_formed 3 2), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[57] = ((s.0[2] & 0x1 == 0x1) & (n[54])) | ((s.0[2] & 0x1 == 0x1) & (n[55]))
-        | ((s.0[2] & 0x1 == 0x1) & (n[56])) | ((n[12]) & (mt[0] & 0x100 != 0));
-    // n[58]: ((aux 3) 4 2 3)
-    n[58] = (s.0[2] & 0x5000 == 0x5000) & (mt[0] & 0x400 != 0);
-    // n[59]: ((aux 4) 4 2 3)
-    n[59] = (s.0[2] & 0x404000 == 0x404000) & (mt[0] & 0x2000000000000 != 0);
-    // n[60]: ((aux 5) 4 2 3)
-    n[60] = (s.0[2] & 0x401000 == 0x401000) & (mt[0] & 0x4000000000000 != 0);
-    // n[61]: (box_formed 4 2), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[61] = ((s.0[2] & 0x800 == 0x800) & (n[58])) | ((s.0[2] & 0x800 == 0x800) & (n[59]))
-        | ((s.0[2] & 0x800 == 0x800) & (n[60])) | ((n[17]) & (mt[0] & 0x200 != 0));
-    // n[62]: ((aux 3) 5 2 3)
-    n[62] = (s.0[2] & 0x2800000 == 0x2800000) & (mt[0] & 0x800 != 0);
-    // n[63]: ((aux 4) 5 2 3)
-    n[63] = (s.0[2] & 0x102000000 == 0x102000000) & (mt[0] & 0x80000000000000 != 0);
-    // n[64]: ((aux 5) 5 2 3)
-    n[64] = (s.0[2] & 0x100800000 == 0x100800000) & (mt[0] & 0x100000000000000 != 0);
-    // n[65]: (box_formed 5 2), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[65] = ((s.0[2] & 0x400000 == 0x400000) & (n[62]))
-        | ((s.0[2] & 0x400000 == 0x400000) & (n[63]))
-        | ((s.0[2] & 0x400000 == 0x400000) & (n[64])) | ((n[22]) & (mt[0] & 0x400 != 0));
-    // n[66]: ((aux 3) 1 3 4)
-    n[66] = (s.0[1] & 0xa00000000000 == 0xa00000000000) & (mt[0] & 0x2000 != 0);
-    // n[67]: ((aux 4) 1 3 4)
-    n[67] = (s.0[1] & 0x80800000000000 == 0x80800000000000) & (mt[0] & 0x100000000 != 0);
-    // n[68]: ((aux 5) 1 3 4)
-    n[68] = (s.0[1] & 0x80200000000000 == 0x80200000000000) & (mt[0] & 0x200000000 != 0);
-    // n[69]: (box_formed 1 3), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[69] = ((s.0[1] & 0x100000000000 == 0x100000000000) & (n[66]))
-        | ((s.0[1] & 0x100000000000 == 0x100000000000) & (n[67]))
-        | ((s.0[1] & 0x100000000000 == 0x100000000000) & (n[68]))
-        | ((n[3]) & (mt[0] & 0x1000 != 0));
-    // n[70]: ((aux 3) 2 3 4)
-    n[70] = (s.0[1] & 0x500000000000000 == 0x500000000000000) & (mt[0] & 0x4000 != 0);
-    // n[71]: ((aux 4) 2 3 4)
-    n[71] = (s.0[1] & 0x400000000000000 == 0x400000000000000) & (s.0[2] & 0x4 == 0x4)
-        & (mt[0] & 0x4000000000 != 0);
-    // n[72]: ((aux 5) 2 3 4)
-    n[72] = (s.0[1] & 0x100000000000000 == 0x100000000000000) & (s.0[2] & 0x4 == 0x4)
-        & (mt[0] & 0x8000000000 != 0);
-    // n[73]: (box_formed 2 3), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[73] = ((s.0[1] & 0x80000000000000 == 0x80000000000000) & (n[70]))
-        | ((s.0[1] & 0x80000000000000 == 0x80000000000000) & (n[71]))
-        | ((s.0[1] & 0x80000000000000 == 0x80000000000000) & (n[72]))
-        | ((n[8]) & (mt[0] & 0x2000 != 0));
-    // n[74]: ((aux 3) 3 3 4)
-    n[74] = (s.0[2] & 0x28 == 0x28) & (mt[0] & 0x8000 != 0);
-    // n[75]: ((aux 4) 3 3 4)
-    n[75] = (s.0[2] & 0x2020 == 0x2020) & (mt[0] & 0x100000000000 != 0);
-    // n[76]: ((aux 5) 3 3 4)
-    n[76] = (s.0[2] & 0x2008 == 0x2008) & (mt[0] & 0x200000000000 != 0);
-    // n[77]: (box_formed 3 3), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[77] = ((s.0[2] & 0x4 == 0x4) & (n[74])) | ((s.0[2] & 0x4 == 0x4) & (n[75]))
-        | ((s.0[2] & 0x4 == 0x4) & (n[76])) | ((n[13]) & (mt[0] & 0x4000 != 0));
-    // n[78]: ((aux 3) 4 3 4)
-    n[78] = (s.0[2] & 0x14000 == 0x14000) & (mt[0] & 0x10000 != 0);
-    // n[79]: ((aux 4) 4 3 4)
-    n[79] = (s.0[2] & 0x1010000 == 0x1010000) & (mt[0] & 0x4000000000000 != 0);
-    // n[80]: ((aux 5) 4 3 4)
-    n[80] = (s.0[2] & 0x1004000 == 0x1004000) & (mt[0] & 0x8000000000000 != 0);
-    // n[81]: (box_formed 4 3), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[81] = ((s.0[2] & 0x2000 == 0x2000) & (n[78]))
-        | ((s.0[2] & 0x2000 == 0x2000) & (n[79]))
-        | ((s.0[2] & 0x2000 == 0x2000) & (n[80])) | ((n[18]) & (mt[0] & 0x8000 != 0));
-    // n[82]: ((aux 3) 5 3 4)
-    n[82] = (s.0[2] & 0xa000000 == 0xa000000) & (mt[0] & 0x20000 != 0);
-    // n[83]: ((aux 4) 5 3 4)
-    n[83] = (s.0[2] & 0x208000000 == 0x208000000) & (mt[0] & 0x100000000000000 != 0);
-    // n[84]: ((aux 5) 5 3 4)
-    n[84] = (s.0[2] & 0x202000000 == 0x202000000) & (mt[0] & 0x200000000000000 != 0);
-    // n[85]: (box_formed 5 3), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[85] = ((s.0[2] & 0x1000000 == 0x1000000) & (n[82]))
-        | ((s.0[2] & 0x1000000 == 0x1000000) & (n[83]))
-        | ((s.0[2] & 0x1000000 == 0x1000000) & (n[84]))
-        | ((n[23]) & (mt[0] & 0x10000 != 0));
-    // n[86]: ((aux 3) 1 4 5)
-    n[86] = (s.0[1] & 0x2800000000000 == 0x2800000000000) & (mt[0] & 0x80000 != 0);
-    // n[87]: ((aux 4) 1 4 5)
-    n[87] = (s.0[1] & 0x202000000000000 == 0x202000000000000)
-        & (mt[0] & 0x200000000 != 0);
-    // n[88]: ((aux 5) 1 4 5)
-    n[88] = (s.0[1] & 0x200800000000000 == 0x200800000000000)
-        & (mt[0] & 0x400000000 != 0);
-    // n[89]: (box_formed 1 4), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[89] = ((s.0[1] & 0x400000000000 == 0x400000000000) & (n[86]))
-        | ((s.0[1] & 0x400000000000 == 0x400000000000) & (n[87]))
-        | ((s.0[1] & 0x400000000000 == 0x400000000000) & (n[88]))
-        | ((n[4]) & (mt[0] & 0x40000 != 0));
-    // n[90]: ((aux 3) 2 4 5)
-    n[90] = (s.0[1] & 0x1400000000000000 == 0x1400000000000000)
-        & (mt[0] & 0x100000 != 0);
-    // n[91]: ((aux 4) 2 4 5)
-    n[91] = (s.0[1] & 0x1000000000000000 == 0x1000000000000000) & (s.0[2] & 0x10 == 0x10)
-        & (mt[0] & 0x8000000000 != 0);
-    // n[92]: ((aux 5) 2 4 5)
-    n[92] = (s.0[1] & 0x400000000000000 == 0x400000000000000) & (s.0[2] & 0x10 == 0x10)
-        & (mt[0] & 0x10000000000 != 0);
-    // n[93]: (box_formed 2 4), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[93] = ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (n[90]))
-        | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (n[91]))
-        | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (n[92]))
-        | ((n[9]) & (mt[0] & 0x80000 != 0));
-    // n[94]: ((aux 3) 3 4 5)
-    n[94] = (s.0[2] & 0xa0 == 0xa0) & (mt[0] & 0x200000 != 0);
-    // n[95]: ((aux 4) 3 4 5)
-    n[95] = (s.0[2] & 0x8080 == 0x8080) & (mt[0] & 0x200000000000 != 0);
-    // n[96]: ((aux 5) 3 4 5)
-    n[96] = (s.0[2] & 0x8020 == 0x8020) & (mt[0] & 0x400000000000 != 0);
-    // n[97]: (box_formed 3 4), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[97] = ((s.0[2] & 0x10 == 0x10) & (n[94])) | ((s.0[2] & 0x10 == 0x10) & (n[95]))
-        | ((s.0[2] & 0x10 == 0x10) & (n[96])) | ((n[14]) & (mt[0] & 0x100000 != 0));
-    // n[98]: ((aux 3) 4 4 5)
-    n[98] = (s.0[2] & 0x50000 == 0x50000) & (mt[0] & 0x400000 != 0);
-    // n[99]: ((aux 4) 4 4 5)
-    n[99] = (s.0[2] & 0x4040000 == 0x4040000) & (mt[0] & 0x8000000000000 != 0);
-    // n[100]: ((aux 5) 4 4 5)
-    n[100] = (s.0[2] & 0x4010000 == 0x4010000) & (mt[0] & 0x10000000000000 != 0);
-    // n[101]: (box_formed 4 4), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[101] = ((s.0[2] & 0x8000 == 0x8000) & (n[98]))
-        | ((s.0[2] & 0x8000 == 0x8000) & (n[99]))
-        | ((s.0[2] & 0x8000 == 0x8000) & (n[100])) | ((n[19]) & (mt[0] & 0x200000 != 0));
-    // n[102]: ((aux 3) 5 4 5)
-    n[102] = (s.0[2] & 0x28000000 == 0x28000000) & (mt[0] & 0x800000 != 0);
-    // n[103]: ((aux 4) 5 4 5)
-    n[103] = (s.0[2] & 0x420000000 == 0x420000000) & (mt[0] & 0x200000000000000 != 0);
-    // n[104]: ((aux 5) 5 4 5)
-    n[104] = (s.0[2] & 0x408000000 == 0x408000000) & (mt[0] & 0x400000000000000 != 0);
-    // n[105]: (box_formed 5 4), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[105] = ((s.0[2] & 0x4000000 == 0x4000000) & (n[102]))
-        | ((s.0[2] & 0x4000000 == 0x4000000) & (n[103]))
-        | ((s.0[2] & 0x4000000 == 0x4000000) & (n[104]))
-        | ((n[24]) & (mt[0] & 0x400000 != 0));
-    // n[106]: ((aux 3) 1 5 6)
-    n[106] = (s.0[1] & 0x6000000000000 == 0x6000000000000) & (mt[0] & 0x2000000 != 0);
-    // n[107]: ((aux 4) 1 5 6)
-    n[107] = (s.0[1] & 0x804000000000000 == 0x804000000000000)
-        & (mt[0] & 0x400000000 != 0);
-    // n[108]: ((aux 5) 1 5 6)
-    n[108] = (s.0[1] & 0x802000000000000 == 0x802000000000000)
-        & (mt[0] & 0x800000000 != 0);
-    // n[109]: (box_formed 1 5), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[109] = ((s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[106]))
-        | ((s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[107]))
-        | ((s.0[1] & 0x1000000000000 == 0x1000000000000) & (n[108]))
-        | ((n[5]) & (mt[0] & 0x1000000 != 0));
-    // n[110]: ((aux 3) 2 5 6)
-    n[110] = (s.0[1] & 0x3000000000000000 == 0x3000000000000000)
-        & (mt[0] & 0x4000000 != 0);
-    // n[111]: ((aux 4) 2 5 6)
-    n[111] = (s.0[1] & 0x2000000000000000 == 0x2000000000000000)
-        & (s.0[2] & 0x40 == 0x40) & (mt[0] & 0x10000000000 != 0);
-    // n[112]: ((aux 5) 2 5 6)
-    n[112] = (s.0[1] & 0x1000000000000000 == 0x1000000000000000)
-        & (s.0[2] & 0x40 == 0x40) & (mt[0] & 0x20000000000 != 0);
-    // n[113]: (box_formed 2 5), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[113] = ((s.0[1] & 0x800000000000000 == 0x800000000000000) & (n[110]))
-        | ((s.0[1] & 0x800000000000000 == 0x800000000000000) & (n[111]))
-        | ((s.0[1] & 0x800000000000000 == 0x800000000000000) & (n[112]))
-        | ((n[10]) & (mt[0] & 0x2000000 != 0));
-    // n[114]: ((aux 3) 3 5 6)
-    n[114] = (s.0[2] & 0x180 == 0x180) & (mt[0] & 0x8000000 != 0);
-    // n[115]: ((aux 4) 3 5 6)
-    n[115] = (s.0[2] & 0x20100 == 0x20100) & (mt[0] & 0x400000000000 != 0);
-    // n[116]: ((aux 5) 3 5 6)
-    n[116] = (s.0[2] & 0x20080 == 0x20080) & (mt[0] & 0x800000000000 != 0);
-    // n[117]: (box_formed 3 5), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[117] = ((s.0[2] & 0x40 == 0x40) & (n[114])) | ((s.0[2] & 0x40 == 0x40) & (n[115]))
-        | ((s.0[2] & 0x40 == 0x40) & (n[116])) | ((n[15]) & (mt[0] & 0x4000000 != 0));
-    // n[118]: ((aux 3) 4 5 6)
-    n[118] = (s.0[2] & 0xc0000 == 0xc0000) & (mt[0] & 0x10000000 != 0);
-    // n[119]: ((aux 4) 4 5 6)
-    n[119] = (s.0[2] & 0x10080000 == 0x10080000) & (mt[0] & 0x10000000000000 != 0);
-    // n[120]: ((aux 5) 4 5 6)
-    n[120] = (s.0[2] & 0x10040000 == 0x10040000) & (mt[0] & 0x20000000000000 != 0);
-    // n[121]: (box_formed 4 5), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[121] = ((s.0[2] & 0x20000 == 0x20000) & (n[118]))
-        | ((s.0[2] & 0x20000 == 0x20000) & (n[119]))
-        | ((s.0[2] & 0x20000 == 0x20000) & (n[120]))
-        | ((n[20]) & (mt[0] & 0x8000000 != 0));
-    // n[122]: ((aux 3) 5 5 6)
-    n[122] = (s.0[2] & 0x60000000 == 0x60000000) & (mt[0] & 0x20000000 != 0);
-    // n[123]: ((aux 4) 5 5 6)
-    n[123] = (s.0[2] & 0x840000000 == 0x840000000) & (mt[0] & 0x400000000000000 != 0);
-    // n[124]: ((aux 5) 5 5 6)
-    n[124] = (s.0[2] & 0x820000000 == 0x820000000) & (mt[0] & 0x800000000000000 != 0);
-    // n[125]: (box_formed 5 5), rules at dotsAndBoxes.kif:60, 65, 70, 75
-    n[125] = ((s.0[2] & 0x10000000 == 0x10000000) & (n[122]))
-        | ((s.0[2] & 0x10000000 == 0x10000000) & (n[123]))
-        | ((s.0[2] & 0x10000000 == 0x10000000) & (n[124]))
-        | ((n[25]) & (mt[0] & 0x10000000 != 0));
-    // n[126]: any_box_formed, rules at dotsAndBoxes.kif:80
-    n[126] |= n[29];
-    n[126] |= n[33];
-    n[126] |= n[37];
-    n[126] |= n[41];
-    n[126] |= n[45];
-    n[126] |= n[49];
-    n[126] |= n[53];
-    n[126] |= n[57];
-    n[126] |= n[61];
-    n[126] |= n[65];
-    n[126] |= n[69];
-    n[126] |= n[73];
-    n[126] |= n[77];
-    n[126] |= n[81];
-    n[126] |= n[85];
-    n[126] |= n[89];
-    n[126] |= n[93];
-    n[126] |= n[97];
-    n[126] |= n[101];
-    n[126] |= n[105];
-    n[126] |= n[109];
-    n[126] |= n[113];
-    n[126] |= n[117];
-    n[126] |= n[121];
-    n[126] |= n[125];
-    // n[127]: ((aux 6) 1)
-    n[127] = (n[29]) | (n[49]) | (n[69]) | (n[89]) | (n[109]);
-    // n[128]: ((aux 6) 2)
-    n[128] = (n[33]) | (n[53]) | (n[73]) | (n[93]) | (n[113]);
-    // n[129]: ((aux 6) 3)
-    n[129] = (n[37]) | (n[57]) | (n[77]) | (n[97]) | (n[117]);
-    // n[130]: ((aux 6) 4)
-    n[130] = (n[41]) | (n[61]) | (n[81]) | (n[101]) | (n[121]);
-    // n[131]: ((aux 6) 5)
-    n[131] = (n[45]) | (n[65]) | (n[85]) | (n[105]) | (n[125]);
-    // n[132]: ((aux 7) 1)
-    n[132] = (n[29]) | (n[33]) | (n[37]) | (n[41]) | (n[45]);
-    // n[133]: ((aux 7) 2)
-    n[133] = (n[49]) | (n[53]) | (n[57]) | (n[61]) | (n[65]);
-    // n[134]: ((aux 7) 3)
-    n[134] = (n[69]) | (n[73]) | (n[77]) | (n[81]) | (n[85]);
-    // n[135]: ((aux 7) 4)
-    n[135] = (n[89]) | (n[93]) | (n[97]) | (n[101]) | (n[105]);
-    // n[136]: ((aux 7) 5)
-    n[136] = (n[109]) | (n[113]) | (n[117]) | (n[121]) | (n[125]);
-    // n[137]: two_boxes_formed, rules at dotsAndBoxes.kif:82
-    n[137] |= (n[127]) & (n[128]);
-    n[137] |= (n[127]) & (n[129]);
-    n[137] |= (n[127]) & (n[130]);
-    n[137] |= (n[127]) & (n[131]);
-    n[137] |= (n[128]) & (n[129]);
-    n[137] |= (n[128]) & (n[130]);
-    n[137] |= (n[128]) & (n[131]);
-    n[137] |= (n[129]) & (n[130]);
-    n[137] |= (n[129]) & (n[131]);
-    n[137] |= (n[130]) & (n[131]);
-    n[137] |= (n[132]) & (n[133]);
-    n[137] |= (n[132]) & (n[134]);
-    n[137] |= (n[132]) & (n[135]);
-    n[137] |= (n[132]) & (n[136]);
-    n[137] |= (n[133]) & (n[134]);
-    n[137] |= (n[133]) & (n[135]);
-    n[137] |= (n[133]) & (n[136]);
-    n[137] |= (n[134]) & (n[135]);
-    n[137] |= (n[134]) & (n[136]);
-    n[137] |= (n[135]) & (n[136]);
-    // g[10]: 52 node words, bit 12 (next (box_count xplayer 0)), bit 50 (next (box_count oplayer 0)), bit 13 (next (box_count xplayer 1)), bit 51 (next (box_count oplayer 1)), and 48 more; rules at dotsAndBoxes.kif:89, 92, 96, 102
-    g[10] = ((0x4000000000000000 & (s.0[0] << 12u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-        & 0u64.wrapping_sub((n[137]) as u64)))
-        | ((0x4000000000000000 & (s.0[0] << 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[126]) as u64) & 0u64.wrapping_sub((!n[137]) as u64)))
-        | ((0x8000000000000000 & (s.0[0] << 3u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[137]) as u64)))
-        | ((0x8000000000000000 & (s.0[0] << 2u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[126]) as u64) & 0u64.wrapping_sub((!n[137]) as u64)))
-        | ((0x3fc0000000000000 & (s.0[0] << 2u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[137]) as u64)))
-        | ((0x3fe8000000000000 & (s.0[0] << 1u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[126]) as u64) & 0u64.wrapping_sub((!n[137]) as u64)))
-        | ((0xfffc000000000000 & s.0[0]
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 == 0) as u64)))
-        | ((0xfffc000000000000 & s.0[0]
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((!n[126]) as u64)))
-        | ((0x20 & (s.0[0] >> 46u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[137]) as u64)))
-        | ((0x40 & (s.0[0] >> 56u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[137]) as u64)))
-        | ((0x20 & (s.0[0] >> 57u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[126]) as u64) & 0u64.wrapping_sub((!n[137]) as u64)))
-        | ((0x1 & (s.0[0] >> 61u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[137]) as u64)))
-        | ((0x2 & (s.0[0] >> 62u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[137]) as u64)))
-        | ((0x1 & (s.0[0] >> 63u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[126]) as u64) & 0u64.wrapping_sub((!n[137]) as u64)))
-        | ((0x30000000000000 & (s.0[1] << 42u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[137]) as u64)))
-        | ((0x10000000000000 & (s.0[1] << 41u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[126]) as u64) & 0u64.wrapping_sub((!n[137]) as u64)))
-        | ((0x80000000 & (s.0[1] << 18u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[137]) as u64)))
-        | ((0x1000000 & (s.0[1] << 12u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[137]) as u64)))
-        | ((0x1000000 & (s.0[1] << 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[126]) as u64) & 0u64.wrapping_sub((!n[137]) as u64)))
-        | ((0x100000000 & (s.0[1] << 8u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[137]) as u64)))
-        | ((0x80000000 & (s.0[1] << 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[126]) as u64) & 0u64.wrapping_sub((!n[137]) as u64)))
-        | ((0x6000000 & (s.0[1] << 3u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[137]) as u64)))
-        | ((0xf9c & (s.0[1] << 2u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[137]) as u64)))
-        | ((0x2000000 & (s.0[1] << 2u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[126]) as u64) & 0u64.wrapping_sub((!n[137]) as u64)))
-        | ((0x3e78ff0000 & (s.0[1] << 2u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[137]) as u64)))
-        | ((0xfde & (s.0[1] << 1u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[126]) as u64) & 0u64.wrapping_sub((!n[137]) as u64)))
-        | ((0x3f7cffa000 & (s.0[1] << 1u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[126]) as u64) & 0u64.wrapping_sub((!n[137]) as u64)))
-        | ((0xfff & s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 == 0) as u64)))
-        | ((0xfff & s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)
-            & 0u64.wrapping_sub((!n[126]) as u64)))
-        | ((0x3ffffff000 & s.0[1]
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 == 0) as u64)))
-        | ((0x3ffffff000 & s.0[1]
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((!n[126]) as u64)))
-        | ((0xc000 & (s.0[1] >> 22u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[137]) as u64)))
-        | ((0x4000 & (s.0[1] >> 23u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x8000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[126]) as u64) & 0u64.wrapping_sub((!n[137]) as u64)));
-    // n[138]: (next (control xplayer)), rules at dotsAndBoxes.kif:110, 113, 116
-    n[138] = ((s.0[1] & 0x4000000000 == 0x4000000000) & (!n[126]))
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[126]));
-    // n[139]: (next (control oplayer)), rules at dotsAndBoxes.kif:110, 113, 116
-    n[139] = ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[126]))
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (!n[126]));
-    // n[140]: (next (box 1 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[140] = (s.0[0] & 0x2 == 0x2) | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[29]));
-    // n[141]: (next (box 1 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[141] = (s.0[0] & 0x8 == 0x8) | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[49]));
-    // n[142]: (next (box 1 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[142] = (s.0[0] & 0x20 == 0x20)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[69]));
-    // n[143]: (next (box 1 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[143] = (s.0[0] & 0x80 == 0x80)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[89]));
-    // n[144]: (next (box 1 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[144] = (s.0[0] & 0x200 == 0x200)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[109]));
-    // n[145]: (next (box 2 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[145] = (s.0[0] & 0x800 == 0x800)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[33]));
-    // n[146]: (next (box 2 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[146] = (s.0[0] & 0x2000 == 0x2000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[53]));
-    // n[147]: (next (box 2 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[147] = (s.0[0] & 0x8000 == 0x8000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[73]));
-    // n[148]: (next (box 2 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[148] = (s.0[0] & 0x20000 == 0x20000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[93]));
-    // n[149]: (next (box 2 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[149] = (s.0[0] & 0x80000 == 0x80000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[113]));
-    // n[150]: (next (box 3 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[150] = (s.0[0] & 0x200000 == 0x200000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[37]));
-    // n[151]: (next (box 3 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[151] = (s.0[0] & 0x800000 == 0x800000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[57]));
-    // n[152]: (next (box 3 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[152] = (s.0[0] & 0x2000000 == 0x2000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[77]));
-    // n[153]: (next (box 3 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[153] = (s.0[0] & 0x8000000 == 0x8000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[97]));
-    // n[154]: (next (box 3 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[154] = (s.0[0] & 0x20000000 == 0x20000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[117]));
-    // n[155]: (next (box 4 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[155] = (s.0[0] & 0x80000000 == 0x80000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[41]));
-    // n[156]: (next (box 4 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[156] = (s.0[0] & 0x200000000 == 0x200000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[61]));
-    // n[157]: (next (box 4 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[157] = (s.0[0] & 0x800000000 == 0x800000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[81]));
-    // n[158]: (next (box 4 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[158] = (s.0[0] & 0x2000000000 == 0x2000000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[101]));
-    // n[159]: (next (box 4 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[159] = (s.0[0] & 0x8000000000 == 0x8000000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[121]));
-    // n[160]: (next (box 5 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[160] = (s.0[0] & 0x20000000000 == 0x20000000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[45]));
-    // n[161]: (next (box 5 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[161] = (s.0[0] & 0x80000000000 == 0x80000000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[65]));
-    // n[162]: (next (box 5 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[162] = (s.0[0] & 0x200000000000 == 0x200000000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[85]));
-    // n[163]: (next (box 5 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[163] = (s.0[0] & 0x800000000000 == 0x800000000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[105]));
-    // n[164]: (next (box 5 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[164] = (s.0[0] & 0x2000000000000 == 0x2000000000000)
-        | ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[125]));
-    // n[165]: (next (box 1 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[165] = (s.0[0] & 0x1 == 0x1) | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[29]));
-    // n[166]: (next (box 1 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[166] = (s.0[0] & 0x4 == 0x4) | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[49]));
-    // n[167]: (next (box 1 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[167] = (s.0[0] & 0x10 == 0x10)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[69]));
-    // n[168]: (next (box 1 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[168] = (s.0[0] & 0x40 == 0x40)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[89]));
-    // n[169]: (next (box 1 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[169] = (s.0[0] & 0x100 == 0x100)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[109]));
-    // n[170]: (next (box 2 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[170] = (s.0[0] & 0x400 == 0x400)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[33]));
-    // n[171]: (next (box 2 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[171] = (s.0[0] & 0x1000 == 0x1000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[53]));
-    // n[172]: (next (box 2 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[172] = (s.0[0] & 0x4000 == 0x4000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[73]));
-    // n[173]: (next (box 2 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[173] = (s.0[0] & 0x10000 == 0x10000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[93]));
-    // n[174]: (next (box 2 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[174] = (s.0[0] & 0x40000 == 0x40000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[113]));
-    // n[175]: (next (box 3 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[175] = (s.0[0] & 0x100000 == 0x100000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[37]));
-    // n[176]: (next (box 3 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[176] = (s.0[0] & 0x400000 == 0x400000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[57]));
-    // n[177]: (next (box 3 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[177] = (s.0[0] & 0x1000000 == 0x1000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[77]));
-    // n[178]: (next (box 3 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[178] = (s.0[0] & 0x4000000 == 0x4000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[97]));
-    // n[179]: (next (box 3 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[179] = (s.0[0] & 0x10000000 == 0x10000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[117]));
-    // n[180]: (next (box 4 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[180] = (s.0[0] & 0x40000000 == 0x40000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[41]));
-    // n[181]: (next (box 4 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[181] = (s.0[0] & 0x100000000 == 0x100000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[61]));
-    // n[182]: (next (box 4 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[182] = (s.0[0] & 0x400000000 == 0x400000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[81]));
-    // n[183]: (next (box 4 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[183] = (s.0[0] & 0x1000000000 == 0x1000000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[101]));
-    // n[184]: (next (box 4 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[184] = (s.0[0] & 0x4000000000 == 0x4000000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[121]));
-    // n[185]: (next (box 5 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[185] = (s.0[0] & 0x10000000000 == 0x10000000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[45]));
-    // n[186]: (next (box 5 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[186] = (s.0[0] & 0x40000000000 == 0x40000000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[65]));
-    // n[187]: (next (box 5 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[187] = (s.0[0] & 0x100000000000 == 0x100000000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[85]));
-    // n[188]: (next (box 5 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[188] = (s.0[0] & 0x400000000000 == 0x400000000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[105]));
-    // n[189]: (next (box 5 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[189] = (s.0[0] & 0x1000000000000 == 0x1000000000000)
-        | ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[125]));
+    // n[9]: ((aux 3) 1 1 2)
+    n[9] = (s.0[0] & 0xa == 0xa) & (mt[0] & 0x2 != 0);
+    // n[10]: ((aux 4) 1 1 2)
+    n[10] = (s.0[0] & 0x808 == 0x808) & (mt[0] & 0x40000000 != 0);
+    // n[11]: ((aux 5) 1 1 2)
+    n[11] = (s.0[0] & 0x802 == 0x802) & (mt[0] & 0x80000000 != 0);
+    // n[12]: (box_formed 1 1), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[12] = ((s.0[0] & 0x1 == 0x1) & (n[9])) | ((s.0[0] & 0x1 == 0x1) & (n[10]))
+        | ((s.0[0] & 0x1 == 0x1) & (n[11])) | ((g[0] & 0x2 != 0) & (mt[0] & 0x1 != 0));
+    // n[13]: ((aux 3) 2 1 2)
+    n[13] = (s.0[0] & 0x5000 == 0x5000) & (mt[0] & 0x4 != 0);
+    // n[14]: ((aux 4) 2 1 2)
+    n[14] = (s.0[0] & 0x404000 == 0x404000) & (mt[0] & 0x1000000000 != 0);
+    // n[15]: ((aux 5) 2 1 2)
+    n[15] = (s.0[0] & 0x401000 == 0x401000) & (mt[0] & 0x2000000000 != 0);
+    // n[16]: (box_formed 2 1), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[16] = ((s.0[0] & 0x800 == 0x800) & (n[13])) | ((s.0[0] & 0x800 == 0x800) & (n[14]))
+        | ((s.0[0] & 0x800 == 0x800) & (n[15]))
+        | ((g[0] & 0x1000 != 0) & (mt[0] & 0x2 != 0));
+    // n[17]: ((aux 3) 3 1 2)
+    n[17] = (s.0[0] & 0x2800000 == 0x2800000) & (mt[0] & 0x8 != 0);
+    // n[18]: ((aux 4) 3 1 2)
+    n[18] = (s.0[0] & 0x202000000 == 0x202000000) & (mt[0] & 0x40000000000 != 0);
+    // n[19]: ((aux 5) 3 1 2)
+    n[19] = (s.0[0] & 0x200800000 == 0x200800000) & (mt[0] & 0x80000000000 != 0);
+    // n[20]: (box_formed 3 1), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[20] = ((s.0[0] & 0x400000 == 0x400000) & (n[17]))
+        | ((s.0[0] & 0x400000 == 0x400000) & (n[18]))
+        | ((s.0[0] & 0x400000 == 0x400000) & (n[19]))
+        | ((g[0] & 0x800000 != 0) & (mt[0] & 0x4 != 0));
+    // n[21]: ((aux 3) 4 1 2)
+    n[21] = (s.0[0] & 0x1400000000 == 0x1400000000) & (mt[0] & 0x10 != 0);
+    // n[22]: ((aux 4) 4 1 2)
+    n[22] = (s.0[0] & 0x101000000000 == 0x101000000000) & (mt[0] & 0x1000000000000 != 0);
+    // n[23]: ((aux 5) 4 1 2)
+    n[23] = (s.0[0] & 0x100400000000 == 0x100400000000) & (mt[0] & 0x2000000000000 != 0);
+    // n[24]: (box_formed 4 1), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[24] = ((s.0[0] & 0x200000000 == 0x200000000) & (n[21]))
+        | ((s.0[0] & 0x200000000 == 0x200000000) & (n[22]))
+        | ((s.0[0] & 0x200000000 == 0x200000000) & (n[23]))
+        | ((g[0] & 0x400000000 != 0) & (mt[0] & 0x8 != 0));
+    // n[25]: ((aux 3) 5 1 2)
+    n[25] = (s.0[0] & 0xa00000000000 == 0xa00000000000) & (mt[0] & 0x20 != 0);
+    // n[26]: ((aux 4) 5 1 2)
+    n[26] = (s.0[0] & 0x80800000000000 == 0x80800000000000)
+        & (mt[0] & 0x40000000000000 != 0);
+    // n[27]: ((aux 5) 5 1 2)
+    n[27] = (s.0[0] & 0x80200000000000 == 0x80200000000000)
+        & (mt[0] & 0x80000000000000 != 0);
+    // n[28]: (box_formed 5 1), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[28] = ((s.0[0] & 0x100000000000 == 0x100000000000) & (n[25]))
+        | ((s.0[0] & 0x100000000000 == 0x100000000000) & (n[26]))
+        | ((s.0[0] & 0x100000000000 == 0x100000000000) & (n[27]))
+        | ((g[0] & 0x200000000000 != 0) & (mt[0] & 0x10 != 0));
+    // n[29]: ((aux 3) 1 2 3)
+    n[29] = (s.0[0] & 0x28 == 0x28) & (mt[0] & 0x80 != 0);
+    // n[30]: ((aux 4) 1 2 3)
+    n[30] = (s.0[0] & 0x2020 == 0x2020) & (mt[0] & 0x80000000 != 0);
+    // n[31]: ((aux 5) 1 2 3)
+    n[31] = (s.0[0] & 0x2008 == 0x2008) & (mt[0] & 0x100000000 != 0);
+    // n[32]: (box_formed 1 2), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[32] = ((s.0[0] & 0x4 == 0x4) & (n[29])) | ((s.0[0] & 0x4 == 0x4) & (n[30]))
+        | ((s.0[0] & 0x4 == 0x4) & (n[31])) | ((g[0] & 0x8 != 0) & (mt[0] & 0x40 != 0));
+    // n[33]: ((aux 3) 2 2 3)
+    n[33] = (s.0[0] & 0x14000 == 0x14000) & (mt[0] & 0x100 != 0);
+    // n[34]: ((aux 4) 2 2 3)
+    n[34] = (s.0[0] & 0x1010000 == 0x1010000) & (mt[0] & 0x2000000000 != 0);
+    // n[35]: ((aux 5) 2 2 3)
+    n[35] = (s.0[0] & 0x1004000 == 0x1004000) & (mt[0] & 0x4000000000 != 0);
+    // n[36]: (box_formed 2 2), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[36] = ((s.0[0] & 0x2000 == 0x2000) & (n[33]))
+        | ((s.0[0] & 0x2000 == 0x2000) & (n[34]))
+        | ((s.0[0] & 0x2000 == 0x2000) & (n[35]))
+        | ((g[0] & 0x4000 != 0) & (mt[0] & 0x80 != 0));
+    // n[37]: ((aux 3) 3 2 3)
+    n[37] = (s.0[0] & 0xa000000 == 0xa000000) & (mt[0] & 0x200 != 0);
+    // n[38]: ((aux 4) 3 2 3)
+    n[38] = (s.0[0] & 0x808000000 == 0x808000000) & (mt[0] & 0x80000000000 != 0);
+    // n[39]: ((aux 5) 3 2 3)
+    n[39] = (s.0[0] & 0x802000000 == 0x802000000) & (mt[0] & 0x100000000000 != 0);
+    // n[40]: (box_formed 3 2), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[40] = ((s.0[0] & 0x1000000 == 0x1000000) & (n[37]))
+        | ((s.0[0] & 0x1000000 == 0x1000000) & (n[38]))
+        | ((s.0[0] & 0x1000000 == 0x1000000) & (n[39]))
+        | ((g[0] & 0x2000000 != 0) & (mt[0] & 0x100 != 0));
+    // n[41]: ((aux 3) 4 2 3)
+    n[41] = (s.0[0] & 0x5000000000 == 0x5000000000) & (mt[0] & 0x400 != 0);
+    // n[42]: ((aux 4) 4 2 3)
+    n[42] = (s.0[0] & 0x404000000000 == 0x404000000000) & (mt[0] & 0x2000000000000 != 0);
+    // n[43]: ((aux 5) 4 2 3)
+    n[43] = (s.0[0] & 0x401000000000 == 0x401000000000) & (mt[0] & 0x4000000000000 != 0);
+    // n[44]: (box_formed 4 2), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[44] = ((s.0[0] & 0x800000000 == 0x800000000) & (n[41]))
+        | ((s.0[0] & 0x800000000 == 0x800000000) & (n[42]))
+        | ((s.0[0] & 0x800000000 == 0x800000000) & (n[43]))
+        | ((g[0] & 0x1000000000 != 0) & (mt[0] & 0x200 != 0));
+    // n[45]: ((aux 3) 5 2 3)
+    n[45] = (s.0[0] & 0x2800000000000 == 0x2800000000000) & (mt[0] & 0x800 != 0);
+    // n[46]: ((aux 4) 5 2 3)
+    n[46] = (s.0[0] & 0x102000000000000 == 0x102000000000000)
+        & (mt[0] & 0x80000000000000 != 0);
+    // n[47]: ((aux 5) 5 2 3)
+    n[47] = (s.0[0] & 0x100800000000000 == 0x100800000000000)
+        & (mt[0] & 0x100000000000000 != 0);
+    // n[48]: (box_formed 5 2), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[48] = ((s.0[0] & 0x400000000000 == 0x400000000000) & (n[45]))
+        | ((s.0[0] & 0x400000000000 == 0x400000000000) & (n[46]))
+        | ((s.0[0] & 0x400000000000 == 0x400000000000) & (n[47]))
+        | ((n[5]) & (mt[0] & 0x400 != 0));
+    // n[49]: ((aux 3) 1 3 4)
+    n[49] = (s.0[0] & 0xa0 == 0xa0) & (mt[0] & 0x2000 != 0);
+    // n[50]: ((aux 4) 1 3 4)
+    n[50] = (s.0[0] & 0x8080 == 0x8080) & (mt[0] & 0x100000000 != 0);
+    // n[51]: ((aux 5) 1 3 4)
+    n[51] = (s.0[0] & 0x8020 == 0x8020) & (mt[0] & 0x200000000 != 0);
+    // n[52]: (box_formed 1 3), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[52] = ((s.0[0] & 0x10 == 0x10) & (n[49])) | ((s.0[0] & 0x10 == 0x10) & (n[50]))
+        | ((s.0[0] & 0x10 == 0x10) & (n[51]))
+        | ((g[0] & 0x20 != 0) & (mt[0] & 0x1000 != 0));
+    // n[53]: ((aux 3) 2 3 4)
+    n[53] = (s.0[0] & 0x50000 == 0x50000) & (mt[0] & 0x4000 != 0);
+    // n[54]: ((aux 4) 2 3 4)
+    n[54] = (s.0[0] & 0x4040000 == 0x4040000) & (mt[0] & 0x4000000000 != 0);
+    // n[55]: ((aux 5) 2 3 4)
+    n[55] = (s.0[0] & 0x4010000 == 0x4010000) & (mt[0] & 0x8000000000 != 0);
+    // n[56]: (box_formed 2 3), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[56] = ((s.0[0] & 0x8000 == 0x8000) & (n[53]))
+        | ((s.0[0] & 0x8000 == 0x8000) & (n[54]))
+        | ((s.0[0] & 0x8000 == 0x8000) & (n[55]))
+        | ((g[0] & 0x10000 != 0) & (mt[0] & 0x2000 != 0));
+    // n[57]: ((aux 3) 3 3 4)
+    n[57] = (s.0[0] & 0x28000000 == 0x28000000) & (mt[0] & 0x8000 != 0);
+    // n[58]: ((aux 4) 3 3 4)
+    n[58] = (s.0[0] & 0x2020000000 == 0x2020000000) & (mt[0] & 0x100000000000 != 0);
+    // n[59]: ((aux 5) 3 3 4)
+    n[59] = (s.0[0] & 0x2008000000 == 0x2008000000) & (mt[0] & 0x200000000000 != 0);
+    // n[60]: (box_formed 3 3), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[60] = ((s.0[0] & 0x4000000 == 0x4000000) & (n[57]))
+        | ((s.0[0] & 0x4000000 == 0x4000000) & (n[58]))
+        | ((s.0[0] & 0x4000000 == 0x4000000) & (n[59]))
+        | ((g[0] & 0x8000000 != 0) & (mt[0] & 0x4000 != 0));
+    // n[61]: ((aux 3) 4 3 4)
+    n[61] = (s.0[0] & 0x14000000000 == 0x14000000000) & (mt[0] & 0x10000 != 0);
+    // n[62]: ((aux 4) 4 3 4)
+    n[62] = (s.0[0] & 0x1010000000000 == 0x1010000000000)
+        & (mt[0] & 0x4000000000000 != 0);
+    // n[63]: ((aux 5) 4 3 4)
+    n[63] = (s.0[0] & 0x1004000000000 == 0x1004000000000)
+        & (mt[0] & 0x8000000000000 != 0);
+    // n[64]: (box_formed 4 3), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[64] = ((s.0[0] & 0x2000000000 == 0x2000000000) & (n[61]))
+        | ((s.0[0] & 0x2000000000 == 0x2000000000) & (n[62]))
+        | ((s.0[0] & 0x2000000000 == 0x2000000000) & (n[63]))
+        | ((g[0] & 0x4000000000 != 0) & (mt[0] & 0x8000 != 0));
+    // n[65]: ((aux 3) 5 3 4)
+    n[65] = (s.0[0] & 0xa000000000000 == 0xa000000000000) & (mt[0] & 0x20000 != 0);
+    // n[66]: ((aux 4) 5 3 4)
+    n[66] = (s.0[0] & 0x208000000000000 == 0x208000000000000)
+        & (mt[0] & 0x100000000000000 != 0);
+    // n[67]: ((aux 5) 5 3 4)
+    n[67] = (s.0[0] & 0x202000000000000 == 0x202000000000000)
+        & (mt[0] & 0x200000000000000 != 0);
+    // n[68]: (box_formed 5 3), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[68] = ((s.0[0] & 0x1000000000000 == 0x1000000000000) & (n[65]))
+        | ((s.0[0] & 0x1000000000000 == 0x1000000000000) & (n[66]))
+        | ((s.0[0] & 0x1000000000000 == 0x1000000000000) & (n[67]))
+        | ((n[6]) & (mt[0] & 0x10000 != 0));
+    // n[69]: ((aux 3) 1 4 5)
+    n[69] = (s.0[0] & 0x280 == 0x280) & (mt[0] & 0x80000 != 0);
+    // n[70]: ((aux 4) 1 4 5)
+    n[70] = (s.0[0] & 0x20200 == 0x20200) & (mt[0] & 0x200000000 != 0);
+    // n[71]: ((aux 5) 1 4 5)
+    n[71] = (s.0[0] & 0x20080 == 0x20080) & (mt[0] & 0x400000000 != 0);
+    // n[72]: (box_formed 1 4), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[72] = ((s.0[0] & 0x40 == 0x40) & (n[69])) | ((s.0[0] & 0x40 == 0x40) & (n[70]))
+        | ((s.0[0] & 0x40 == 0x40) & (n[71]))
+        | ((g[0] & 0x80 != 0) & (mt[0] & 0x40000 != 0));
+    // n[73]: ((aux 3) 2 4 5)
+    n[73] = (s.0[0] & 0x140000 == 0x140000) & (mt[0] & 0x100000 != 0);
+    // n[74]: ((aux 4) 2 4 5)
+    n[74] = (s.0[0] & 0x10100000 == 0x10100000) & (mt[0] & 0x8000000000 != 0);
+    // n[75]: ((aux 5) 2 4 5)
+    n[75] = (s.0[0] & 0x10040000 == 0x10040000) & (mt[0] & 0x10000000000 != 0);
+    // n[76]: (box_formed 2 4), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[76] = ((s.0[0] & 0x20000 == 0x20000) & (n[73]))
+        | ((s.0[0] & 0x20000 == 0x20000) & (n[74]))
+        | ((s.0[0] & 0x20000 == 0x20000) & (n[75]))
+        | ((g[0] & 0x40000 != 0) & (mt[0] & 0x80000 != 0));
+    // n[77]: ((aux 3) 3 4 5)
+    n[77] = (s.0[0] & 0xa0000000 == 0xa0000000) & (mt[0] & 0x200000 != 0);
+    // n[78]: ((aux 4) 3 4 5)
+    n[78] = (s.0[0] & 0x8080000000 == 0x8080000000) & (mt[0] & 0x200000000000 != 0);
+    // n[79]: ((aux 5) 3 4 5)
+    n[79] = (s.0[0] & 0x8020000000 == 0x8020000000) & (mt[0] & 0x400000000000 != 0);
+    // n[80]: (box_formed 3 4), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[80] = ((s.0[0] & 0x10000000 == 0x10000000) & (n[77]))
+        | ((s.0[0] & 0x10000000 == 0x10000000) & (n[78]))
+        | ((s.0[0] & 0x10000000 == 0x10000000) & (n[79]))
+        | ((g[0] & 0x20000000 != 0) & (mt[0] & 0x100000 != 0));
+    // n[81]: ((aux 3) 4 4 5)
+    n[81] = (s.0[0] & 0x50000000000 == 0x50000000000) & (mt[0] & 0x400000 != 0);
+    // n[82]: ((aux 4) 4 4 5)
+    n[82] = (s.0[0] & 0x4040000000000 == 0x4040000000000)
+        & (mt[0] & 0x8000000000000 != 0);
+    // n[83]: ((aux 5) 4 4 5)
+    n[83] = (s.0[0] & 0x4010000000000 == 0x4010000000000)
+        & (mt[0] & 0x10000000000000 != 0);
+    // n[84]: (box_formed 4 4), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[84] = ((s.0[0] & 0x8000000000 == 0x8000000000) & (n[81]))
+        | ((s.0[0] & 0x8000000000 == 0x8000000000) & (n[82]))
+        | ((s.0[0] & 0x8000000000 == 0x8000000000) & (n[83]))
+        | ((g[0] & 0x10000000000 != 0) & (mt[0] & 0x200000 != 0));
+    // n[85]: ((aux 3) 5 4 5)
+    n[85] = (s.0[0] & 0x28000000000000 == 0x28000000000000) & (mt[0] & 0x800000 != 0);
+    // n[86]: ((aux 4) 5 4 5)
+    n[86] = (s.0[0] & 0x420000000000000 == 0x420000000000000)
+        & (mt[0] & 0x200000000000000 != 0);
+    // n[87]: ((aux 5) 5 4 5)
+    n[87] = (s.0[0] & 0x408000000000000 == 0x408000000000000)
+        & (mt[0] & 0x400000000000000 != 0);
+    // n[88]: (box_formed 5 4), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[88] = ((s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[85]))
+        | ((s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[86]))
+        | ((s.0[0] & 0x4000000000000 == 0x4000000000000) & (n[87]))
+        | ((n[7]) & (mt[0] & 0x400000 != 0));
+    // n[89]: ((aux 3) 1 5 6)
+    n[89] = (s.0[0] & 0x600 == 0x600) & (mt[0] & 0x2000000 != 0);
+    // n[90]: ((aux 4) 1 5 6)
+    n[90] = (s.0[0] & 0x80400 == 0x80400) & (mt[0] & 0x400000000 != 0);
+    // n[91]: ((aux 5) 1 5 6)
+    n[91] = (s.0[0] & 0x80200 == 0x80200) & (mt[0] & 0x800000000 != 0);
+    // n[92]: (box_formed 1 5), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[92] = ((s.0[0] & 0x100 == 0x100) & (n[89])) | ((s.0[0] & 0x100 == 0x100) & (n[90]))
+        | ((s.0[0] & 0x100 == 0x100) & (n[91])) | ((n[1]) & (mt[0] & 0x1000000 != 0));
+    // n[93]: ((aux 3) 2 5 6)
+    n[93] = (s.0[0] & 0x300000 == 0x300000) & (mt[0] & 0x4000000 != 0);
+    // n[94]: ((aux 4) 2 5 6)
+    n[94] = (s.0[0] & 0x40200000 == 0x40200000) & (mt[0] & 0x10000000000 != 0);
+    // n[95]: ((aux 5) 2 5 6)
+    n[95] = (s.0[0] & 0x40100000 == 0x40100000) & (mt[0] & 0x20000000000 != 0);
+    // n[96]: (box_formed 2 5), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[96] = ((s.0[0] & 0x80000 == 0x80000) & (n[93]))
+        | ((s.0[0] & 0x80000 == 0x80000) & (n[94]))
+        | ((s.0[0] & 0x80000 == 0x80000) & (n[95]))
+        | ((n[2]) & (mt[0] & 0x2000000 != 0));
+    // n[97]: ((aux 3) 3 5 6)
+    n[97] = (s.0[0] & 0x180000000 == 0x180000000) & (mt[0] & 0x8000000 != 0);
+    // n[98]: ((aux 4) 3 5 6)
+    n[98] = (s.0[0] & 0x20100000000 == 0x20100000000) & (mt[0] & 0x400000000000 != 0);
+    // n[99]: ((aux 5) 3 5 6)
+    n[99] = (s.0[0] & 0x20080000000 == 0x20080000000) & (mt[0] & 0x800000000000 != 0);
+    // n[100]: (box_formed 3 5), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[100] = ((s.0[0] & 0x40000000 == 0x40000000) & (n[97]))
+        | ((s.0[0] & 0x40000000 == 0x40000000) & (n[98]))
+        | ((s.0[0] & 0x40000000 == 0x40000000) & (n[99]))
+        | ((n[3]) & (mt[0] & 0x4000000 != 0));
+    // n[101]: ((aux 3) 4 5 6)
+    n[101] = (s.0[0] & 0xc0000000000 == 0xc0000000000) & (mt[0] & 0x10000000 != 0);
+    // n[102]: ((aux 4) 4 5 6)
+    n[102] = (s.0[0] & 0x10080000000000 == 0x10080000000000)
+        & (mt[0] & 0x10000000000000 != 0);
+    // n[103]: ((aux 5) 4 5 6)
+    n[103] = (s.0[0] & 0x10040000000000 == 0x10040000000000)
+        & (mt[0] & 0x20000000000000 != 0);
+    // n[104]: (box_formed 4 5), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[104] = ((s.0[0] & 0x20000000000 == 0x20000000000) & (n[101]))
+        | ((s.0[0] & 0x20000000000 == 0x20000000000) & (n[102]))
+        | ((s.0[0] & 0x20000000000 == 0x20000000000) & (n[103]))
+        | ((n[4]) & (mt[0] & 0x8000000 != 0));
+    // n[105]: ((aux 3) 5 5 6)
+    n[105] = (s.0[0] & 0x60000000000000 == 0x60000000000000) & (mt[0] & 0x20000000 != 0);
+    // n[106]: ((aux 4) 5 5 6)
+    n[106] = (s.0[0] & 0x840000000000000 == 0x840000000000000)
+        & (mt[0] & 0x400000000000000 != 0);
+    // n[107]: ((aux 5) 5 5 6)
+    n[107] = (s.0[0] & 0x820000000000000 == 0x820000000000000)
+        & (mt[0] & 0x800000000000000 != 0);
+    // n[108]: (box_formed 5 5), rules at dotsAndBoxes.kif:60, 65, 70, 75
+    n[108] = ((s.0[0] & 0x10000000000000 == 0x10000000000000) & (n[105]))
+        | ((s.0[0] & 0x10000000000000 == 0x10000000000000) & (n[106]))
+        | ((s.0[0] & 0x10000000000000 == 0x10000000000000) & (n[107]))
+        | ((n[8]) & (mt[0] & 0x10000000 != 0));
+    // n[109]: any_box_formed, rules at dotsAndBoxes.kif:80
+    n[109] |= n[12];
+    n[109] |= n[16];
+    n[109] |= n[20];
+    n[109] |= n[24];
+    n[109] |= n[28];
+    n[109] |= n[32];
+    n[109] |= n[36];
+    n[109] |= n[40];
+    n[109] |= n[44];
+    n[109] |= n[48];
+    n[109] |= n[52];
+    n[109] |= n[56];
+    n[109] |= n[60];
+    n[109] |= n[64];
+    n[109] |= n[68];
+    n[109] |= n[72];
+    n[109] |= n[76];
+    n[109] |= n[80];
+    n[109] |= n[84];
+    n[109] |= n[88];
+    n[109] |= n[92];
+    n[109] |= n[96];
+    n[109] |= n[100];
+    n[109] |= n[104];
+    n[109] |= n[108];
+    // n[110]: ((aux 6) 1)
+    n[110] = (n[12]) | (n[32]) | (n[52]) | (n[72]) | (n[92]);
+    // n[111]: ((aux 6) 2)
+    n[111] = (n[16]) | (n[36]) | (n[56]) | (n[76]) | (n[96]);
+    // n[112]: ((aux 6) 3)
+    n[112] = (n[20]) | (n[40]) | (n[60]) | (n[80]) | (n[100]);
+    // n[113]: ((aux 6) 4)
+    n[113] = (n[24]) | (n[44]) | (n[64]) | (n[84]) | (n[104]);
+    // n[114]: ((aux 6) 5)
+    n[114] = (n[28]) | (n[48]) | (n[68]) | (n[88]) | (n[108]);
+    // n[115]: ((aux 7) 1)
+    n[115] = (n[12]) | (n[16]) | (n[20]) | (n[24]) | (n[28]);
+    // n[116]: ((aux 7) 2)
+    n[116] = (n[32]) | (n[36]) | (n[40]) | (n[44]) | (n[48]);
+    // n[117]: ((aux 7) 3)
+    n[117] = (n[52]) | (n[56]) | (n[60]) | (n[64]) | (n[68]);
+    // n[118]: ((aux 7) 4)
+    n[118] = (n[72]) | (n[76]) | (n[80]) | (n[84]) | (n[88]);
+    // n[119]: ((aux 7) 5)
+    n[119] = (n[92]) | (n[96]) | (n[100]) | (n[104]) | (n[108]);
+    // n[120]: two_boxes_formed, rules at dotsAndBoxes.kif:82
+    n[120] |= (n[110]) & (n[111]);
+    n[120] |= (n[110]) & (n[112]);
+    n[120] |= (n[110]) & (n[113]);
+    n[120] |= (n[110]) & (n[114]);
+    n[120] |= (n[111]) & (n[112]);
+    n[120] |= (n[111]) & (n[113]);
+    n[120] |= (n[111]) & (n[114]);
+    n[120] |= (n[112]) & (n[113]);
+    n[120] |= (n[112]) & (n[114]);
+    n[120] |= (n[113]) & (n[114]);
+    n[120] |= (n[115]) & (n[116]);
+    n[120] |= (n[115]) & (n[117]);
+    n[120] |= (n[115]) & (n[118]);
+    n[120] |= (n[115]) & (n[119]);
+    n[120] |= (n[116]) & (n[117]);
+    n[120] |= (n[116]) & (n[118]);
+    n[120] |= (n[116]) & (n[119]);
+    n[120] |= (n[117]) & (n[118]);
+    n[120] |= (n[117]) & (n[119]);
+    n[120] |= (n[118]) & (n[119]);
+    // g[1]: 52 node words, bit 26 (next (box_count xplayer 0)), bit 0 (next (box_count oplayer 0)), bit 27 (next (box_count xplayer 1)), bit 1 (next (box_count oplayer 1)), and 48 more; rules at dotsAndBoxes.kif:89, 92, 96, 102
+    g[1] = ((0x3fffffc & (s.0[1] << 2u32)
+        & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+        & 0u64.wrapping_sub((n[120]) as u64)))
+        | ((0xffffff0000000 & (s.0[1] << 2u32)
+            & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[120]) as u64)))
+        | ((0x3fffffe & (s.0[1] << 1u32)
+            & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[109]) as u64) & 0u64.wrapping_sub((!n[120]) as u64)))
+        | ((0xffffff8000000 & (s.0[1] << 1u32)
+            & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[109]) as u64) & 0u64.wrapping_sub((!n[120]) as u64)))
+        | ((0x3ffffff & s.0[1]
+            & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 == 0) as u64)))
+        | ((0x3ffffff & s.0[1]
+            & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((!n[109]) as u64)))
+        | ((0xffffffc000000 & s.0[1]
+            & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 == 0) as u64)))
+        | ((0xffffffc000000 & s.0[1]
+            & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((!n[109]) as u64)));
+    // n[121]: (next (control xplayer)), rules at dotsAndBoxes.kif:110, 113, 116
+    n[121] = ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (!n[109]))
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[109]));
+    // n[122]: (next (control oplayer)), rules at dotsAndBoxes.kif:110, 113, 116
+    n[122] = ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[109]))
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (!n[109]));
+    // n[123]: (next (box 1 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[123] = (s.0[2] & 0x2000000 == 0x2000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[12]));
+    // n[124]: (next (box 1 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[124] = (s.0[2] & 0x4000000 == 0x4000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[32]));
+    // n[125]: (next (box 1 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[125] = (s.0[2] & 0x8000000 == 0x8000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[52]));
+    // n[126]: (next (box 1 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[126] = (s.0[2] & 0x10000000 == 0x10000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[72]));
+    // n[127]: (next (box 1 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[127] = (s.0[2] & 0x20000000 == 0x20000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[92]));
+    // n[128]: (next (box 2 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[128] = (s.0[2] & 0x40000000 == 0x40000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[16]));
+    // n[129]: (next (box 2 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[129] = (s.0[2] & 0x80000000 == 0x80000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[36]));
+    // n[130]: (next (box 2 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[130] = (s.0[2] & 0x100000000 == 0x100000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[56]));
+    // n[131]: (next (box 2 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[131] = (s.0[2] & 0x200000000 == 0x200000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[76]));
+    // n[132]: (next (box 2 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[132] = (s.0[2] & 0x400000000 == 0x400000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[96]));
+    // n[133]: (next (box 3 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[133] = (s.0[2] & 0x800000000 == 0x800000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[20]));
+    // n[134]: (next (box 3 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[134] = (s.0[2] & 0x1000000000 == 0x1000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[40]));
+    // n[135]: (next (box 3 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[135] = (s.0[2] & 0x2000000000 == 0x2000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[60]));
+    // n[136]: (next (box 3 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[136] = (s.0[2] & 0x4000000000 == 0x4000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[80]));
+    // n[137]: (next (box 3 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[137] = (s.0[2] & 0x8000000000 == 0x8000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[100]));
+    // n[138]: (next (box 4 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[138] = (s.0[2] & 0x10000000000 == 0x10000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[24]));
+    // n[139]: (next (box 4 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[139] = (s.0[2] & 0x20000000000 == 0x20000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[44]));
+    // n[140]: (next (box 4 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[140] = (s.0[2] & 0x40000000000 == 0x40000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[64]));
+    // n[141]: (next (box 4 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[141] = (s.0[2] & 0x80000000000 == 0x80000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[84]));
+    // n[142]: (next (box 4 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[142] = (s.0[2] & 0x100000000000 == 0x100000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[104]));
+    // n[143]: (next (box 5 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[143] = (s.0[2] & 0x200000000000 == 0x200000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[28]));
+    // n[144]: (next (box 5 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[144] = (s.0[2] & 0x400000000000 == 0x400000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[48]));
+    // n[145]: (next (box 5 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[145] = (s.0[2] & 0x800000000000 == 0x800000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[68]));
+    // n[146]: (next (box 5 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[146] = (s.0[2] & 0x1000000000000 == 0x1000000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[88]));
+    // n[147]: (next (box 5 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[147] = (s.0[2] & 0x2000000000000 == 0x2000000000000)
+        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[108]));
+    // n[148]: (next (box 1 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[148] = (s.0[2] & 0x1 == 0x1)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[12]));
+    // n[149]: (next (box 1 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[149] = (s.0[2] & 0x2 == 0x2)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[32]));
+    // n[150]: (next (box 1 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[150] = (s.0[2] & 0x4 == 0x4)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[52]));
+    // n[151]: (next (box 1 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[151] = (s.0[2] & 0x8 == 0x8)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[72]));
+    // n[152]: (next (box 1 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[152] = (s.0[2] & 0x10 == 0x10)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[92]));
+    // n[153]: (next (box 2 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[153] = (s.0[2] & 0x20 == 0x20)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[16]));
+    // n[154]: (next (box 2 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[154] = (s.0[2] & 0x40 == 0x40)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[36]));
+    // n[155]: (next (box 2 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[155] = (s.0[2] & 0x80 == 0x80)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[56]));
+    // n[156]: (next (box 2 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[156] = (s.0[2] & 0x100 == 0x100)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[76]));
+    // n[157]: (next (box 2 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[157] = (s.0[2] & 0x200 == 0x200)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[96]));
+    // n[158]: (next (box 3 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[158] = (s.0[2] & 0x400 == 0x400)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[20]));
+    // n[159]: (next (box 3 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[159] = (s.0[2] & 0x800 == 0x800)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[40]));
+    // n[160]: (next (box 3 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[160] = (s.0[2] & 0x1000 == 0x1000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[60]));
+    // n[161]: (next (box 3 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[161] = (s.0[2] & 0x2000 == 0x2000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[80]));
+    // n[162]: (next (box 3 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[162] = (s.0[2] & 0x4000 == 0x4000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[100]));
+    // n[163]: (next (box 4 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[163] = (s.0[2] & 0x8000 == 0x8000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[24]));
+    // n[164]: (next (box 4 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[164] = (s.0[2] & 0x10000 == 0x10000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[44]));
+    // n[165]: (next (box 4 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[165] = (s.0[2] & 0x20000 == 0x20000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[64]));
+    // n[166]: (next (box 4 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[166] = (s.0[2] & 0x40000 == 0x40000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[84]));
+    // n[167]: (next (box 4 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[167] = (s.0[2] & 0x80000 == 0x80000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[104]));
+    // n[168]: (next (box 5 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[168] = (s.0[2] & 0x100000 == 0x100000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[28]));
+    // n[169]: (next (box 5 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[169] = (s.0[2] & 0x200000 == 0x200000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[48]));
+    // n[170]: (next (box 5 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[170] = (s.0[2] & 0x400000 == 0x400000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[68]));
+    // n[171]: (next (box 5 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[171] = (s.0[2] & 0x800000 == 0x800000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[88]));
+    // n[172]: (next (box 5 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    n[172] = (s.0[2] & 0x1000000 == 0x1000000)
+        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[108]));
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
-    let mut keep: [u64; 2] = [0x0, 0x0];
-    let mut set: [u64; 2] = [0x0, 0x0];
+    let mut keep: [u64; 1] = [0x0];
+    let mut set: [u64; 1] = [0x0];
     for [k, x] in [&FRAMES_AT_0[drawn_0], &FRAMES_AT_1[drawn_1]] {
-        for i in 0..2 {
+        for i in 0..1 {
             keep[i] |= k[i];
             set[i] |= x[i];
         }
     }
-    w[1] |= (s.0[1] & keep[0]) | set[0];
-    w[2] |= (s.0[2] & keep[1]) | set[1];
-    // BASE[0]: (next (box 1 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[165]) << 0;
-    // BASE[1]: (next (box 1 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[140]) << 1;
-    // BASE[2]: (next (box 1 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[166]) << 2;
-    // BASE[3]: (next (box 1 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[141]) << 3;
-    // BASE[4]: (next (box 1 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[167]) << 4;
-    // BASE[5]: (next (box 1 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[142]) << 5;
-    // BASE[6]: (next (box 1 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[168]) << 6;
-    // BASE[7]: (next (box 1 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[143]) << 7;
-    // BASE[8]: (next (box 1 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[169]) << 8;
-    // BASE[9]: (next (box 1 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[144]) << 9;
-    // BASE[10]: (next (box 2 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[170]) << 10;
-    // BASE[11]: (next (box 2 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[145]) << 11;
-    // BASE[12]: (next (box 2 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[171]) << 12;
-    // BASE[13]: (next (box 2 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[146]) << 13;
-    // BASE[14]: (next (box 2 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[172]) << 14;
-    // BASE[15]: (next (box 2 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[147]) << 15;
-    // BASE[16]: (next (box 2 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[173]) << 16;
-    // BASE[17]: (next (box 2 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[148]) << 17;
-    // BASE[18]: (next (box 2 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[174]) << 18;
-    // BASE[19]: (next (box 2 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[149]) << 19;
-    // BASE[20]: (next (box 3 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[175]) << 20;
-    // BASE[21]: (next (box 3 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[150]) << 21;
-    // BASE[22]: (next (box 3 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[176]) << 22;
-    // BASE[23]: (next (box 3 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[151]) << 23;
-    // BASE[24]: (next (box 3 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[177]) << 24;
-    // BASE[25]: (next (box 3 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[152]) << 25;
-    // BASE[26]: (next (box 3 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[178]) << 26;
-    // BASE[27]: (next (box 3 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[153]) << 27;
-    // BASE[28]: (next (box 3 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[179]) << 28;
-    // BASE[29]: (next (box 3 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[154]) << 29;
-    // BASE[30]: (next (box 4 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[180]) << 30;
-    // BASE[31]: (next (box 4 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[155]) << 31;
-    // BASE[32]: (next (box 4 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[181]) << 32;
-    // BASE[33]: (next (box 4 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[156]) << 33;
-    // BASE[34]: (next (box 4 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[182]) << 34;
-    // BASE[35]: (next (box 4 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[157]) << 35;
-    // BASE[36]: (next (box 4 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[183]) << 36;
-    // BASE[37]: (next (box 4 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[158]) << 37;
-    // BASE[38]: (next (box 4 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[184]) << 38;
-    // BASE[39]: (next (box 4 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[159]) << 39;
-    // BASE[40]: (next (box 5 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[185]) << 40;
-    // BASE[41]: (next (box 5 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[160]) << 41;
-    // BASE[42]: (next (box 5 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[186]) << 42;
-    // BASE[43]: (next (box 5 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[161]) << 43;
-    // BASE[44]: (next (box 5 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[187]) << 44;
-    // BASE[45]: (next (box 5 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[162]) << 45;
-    // BASE[46]: (next (box 5 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[188]) << 46;
-    // BASE[47]: (next (box 5 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[163]) << 47;
-    // BASE[48]: (next (box 5 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[189]) << 48;
-    // BASE[49]: (next (box 5 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[0] |= u64::from(n[164]) << 49;
-    // BASE[102]: (next (control oplayer)), rules at dotsAndBoxes.kif:110, 113, 116
-    w[1] |= u64::from(n[139]) << 38;
-    // BASE[103]: (next (control xplayer)), rules at dotsAndBoxes.kif:110, 113, 116
-    w[1] |= u64::from(n[138]) << 39;
-    w[0] |= g[10] & 0xfffc000000000000;
-    w[1] |= g[10] & 0x3fffffffff;
+    w[0] |= (s.0[0] & keep[0]) | set[0];
+    // BASE[60]: (next (control oplayer)), rules at dotsAndBoxes.kif:110, 113, 116
+    w[0] |= u64::from(n[122]) << 60;
+    // BASE[61]: (next (control xplayer)), rules at dotsAndBoxes.kif:110, 113, 116
+    w[0] |= u64::from(n[121]) << 61;
+    // BASE[128]: (next (box 1 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[148]) << 0;
+    // BASE[129]: (next (box 1 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[149]) << 1;
+    // BASE[130]: (next (box 1 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[150]) << 2;
+    // BASE[131]: (next (box 1 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[151]) << 3;
+    // BASE[132]: (next (box 1 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[152]) << 4;
+    // BASE[133]: (next (box 2 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[153]) << 5;
+    // BASE[134]: (next (box 2 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[154]) << 6;
+    // BASE[135]: (next (box 2 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[155]) << 7;
+    // BASE[136]: (next (box 2 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[156]) << 8;
+    // BASE[137]: (next (box 2 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[157]) << 9;
+    // BASE[138]: (next (box 3 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[158]) << 10;
+    // BASE[139]: (next (box 3 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[159]) << 11;
+    // BASE[140]: (next (box 3 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[160]) << 12;
+    // BASE[141]: (next (box 3 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[161]) << 13;
+    // BASE[142]: (next (box 3 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[162]) << 14;
+    // BASE[143]: (next (box 4 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[163]) << 15;
+    // BASE[144]: (next (box 4 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[164]) << 16;
+    // BASE[145]: (next (box 4 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[165]) << 17;
+    // BASE[146]: (next (box 4 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[166]) << 18;
+    // BASE[147]: (next (box 4 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[167]) << 19;
+    // BASE[148]: (next (box 5 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[168]) << 20;
+    // BASE[149]: (next (box 5 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[169]) << 21;
+    // BASE[150]: (next (box 5 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[170]) << 22;
+    // BASE[151]: (next (box 5 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[171]) << 23;
+    // BASE[152]: (next (box 5 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[172]) << 24;
+    // BASE[153]: (next (box 1 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[123]) << 25;
+    // BASE[154]: (next (box 1 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[124]) << 26;
+    // BASE[155]: (next (box 1 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[125]) << 27;
+    // BASE[156]: (next (box 1 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[126]) << 28;
+    // BASE[157]: (next (box 1 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[127]) << 29;
+    // BASE[158]: (next (box 2 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[128]) << 30;
+    // BASE[159]: (next (box 2 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[129]) << 31;
+    // BASE[160]: (next (box 2 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[130]) << 32;
+    // BASE[161]: (next (box 2 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[131]) << 33;
+    // BASE[162]: (next (box 2 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[132]) << 34;
+    // BASE[163]: (next (box 3 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[133]) << 35;
+    // BASE[164]: (next (box 3 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[134]) << 36;
+    // BASE[165]: (next (box 3 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[135]) << 37;
+    // BASE[166]: (next (box 3 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[136]) << 38;
+    // BASE[167]: (next (box 3 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[137]) << 39;
+    // BASE[168]: (next (box 4 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[138]) << 40;
+    // BASE[169]: (next (box 4 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[139]) << 41;
+    // BASE[170]: (next (box 4 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[140]) << 42;
+    // BASE[171]: (next (box 4 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[141]) << 43;
+    // BASE[172]: (next (box 4 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[142]) << 44;
+    // BASE[173]: (next (box 5 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[143]) << 45;
+    // BASE[174]: (next (box 5 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[144]) << 46;
+    // BASE[175]: (next (box 5 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[145]) << 47;
+    // BASE[176]: (next (box 5 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[146]) << 48;
+    // BASE[177]: (next (box 5 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
+    w[2] |= u64::from(n[147]) << 49;
+    w[1] |= g[1] & 0xfffffffffffff;
     Some(State(w))
 }
 impl ::gdl_runtime::Game for Game {

@@ -174,7 +174,11 @@ fn pair_boards(facts: &[usize], parsed: &[(String, Vec<String>)], fewest: Option
         for b in a + 1..arity {
             let cells: BTreeSet<Vec<&str>> = facts.iter().map(|&f| rest(f, (a, b))).collect();
             let leads: BTreeSet<Vec<&str>> = facts.iter().map(|&f| lead(f, (a, b))).collect();
-            let fits = cells.len() <= WORD && 2 * cells.len() > WORD && leads.len() >= 2;
+            // The pair names what stands on a cell, not a cell: none of its values is a
+            // coordinate (dotsAndBoxes' `(line ?x1 ?y1 ?x2 ?y2)` joins two points).
+            let coordinates: BTreeSet<&str> = cells.iter().flatten().copied().collect();
+            let apart = leads.iter().flatten().all(|value| !coordinates.contains(value));
+            let fits = cells.len() <= WORD && 2 * cells.len() > WORD && leads.len() >= 2 && apart;
             if fits && best.is_none_or(|(len, _)| cells.len() > len) {
                 best = Some((cells.len(), (a, b)));
             }

@@ -161,6 +161,28 @@ fn a_player_and_a_piece_lead_a_board_of_a_word_with_holes() {
 }
 
 #[test]
+fn a_pair_of_coordinates_leads_no_board() {
+    // dotsAndBoxes' lines between points of a 6x6 grid, (line x1 y1 x2 y2): led by the first
+    // point, each would be a board of the 35 second points, nearly empty. The pair names a
+    // point, not what stands on one: no pair leads.
+    let mut base = Vec::new();
+    for x in 1..=6 {
+        for y in 1..=6 {
+            if x < 6 {
+                base.push(format!("(line {x} {y} {} {y})", x + 1));
+            }
+            if y < 6 {
+                base.push(format!("(line {x} {y} {x} {})", y + 1));
+            }
+        }
+    }
+    base.sort();
+    let parsed: Vec<(String, Vec<String>)> = base.iter().map(|fact| split(fact)).collect();
+    let facts: Vec<usize> = (0..base.len()).collect();
+    assert_eq!(pair_boards(&facts, &parsed, fewest_values(&facts, &parsed)), None);
+}
+
+#[test]
 fn a_relation_is_not_led_by_a_block_of_less_than_half_a_word() {
     // Two colours on a 9x9 board: a colour's 81 cells are wider than a word, and a row's
     // 18 facts of (column, colour) are no board. Led by the colour, the two boards would
