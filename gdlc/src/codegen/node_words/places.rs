@@ -39,14 +39,9 @@ pub(super) fn move_places(ground: &Ground, coordinates: &Coordinates) -> (MovePl
                 }
             }
             let Some((at, (q, word))) = found else { continue };
+            // The kind is keyed by `word` too, so the word `rest_relative` may add changes nothing.
             let rest = match second_place(&atoms, &at, coordinates) {
-                Some((to, (q2, word2))) => {
-                    let used: Vec<usize> = at.iter().chain(&to).copied().collect();
-                    let mut rest = rest_of(&atoms, &used);
-                    let distance = i64::from(word2) * 64 + i64::from(q2) - (i64::from(word) * 64 + i64::from(q));
-                    rest.push(format!("#distance {distance}"));
-                    rest
-                }
+                Some(to) => rest_relative(&atoms, &at, &to, coordinates),
                 None => rest_of(&atoms, &at),
             };
             let next = kinds.len() as u32;
@@ -61,17 +56,17 @@ pub(super) fn move_places(ground: &Ground, coordinates: &Coordinates) -> (MovePl
     (places, move_kinds)
 }
 
-/// The coordinates of a second place among the atoms of a move's name past those at `at` (the
-/// cell a piece goes to), with that place: such a move's kind is told by the distance between
+/// The positions of a second place among the atoms of a move's name past those at `at` (the
+/// cell a piece goes to): such a move's kind is told by the distance between
 /// its two places, so that every move two cells up is one kind.
-fn second_place(atoms: &[String], at: &[usize], coordinates: &Coordinates) -> Option<(Vec<usize>, (u32, u32))> {
+fn second_place(atoms: &[String], at: &[usize], coordinates: &Coordinates) -> Option<Vec<usize>> {
     let others: Vec<usize> = (0..atoms.len()).filter(|j| !at.contains(j)).collect();
     let mut found = None;
     subsequences(others.len(), at.len(), &mut Vec::new(), 0, &mut |picked| {
         if found.is_none() {
             let to: Vec<usize> = picked.iter().map(|&k| others[k]).collect();
             let key: Vec<String> = to.iter().map(|&k| atoms[k].clone()).collect();
-            found = coordinates.get(&key).map(|&place| (to, place));
+            found = coordinates.contains_key(&key).then_some(to);
         }
     });
     found
