@@ -163,11 +163,11 @@ static MOVE_KIND_PLACES_0: [u32; 16] = [
 static MOVE_KIND_PLACES_1: [u32; 16] = [
     64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79,
 ];
-/// The word of a move's place when the move (`kind_place`, its kind times 64 and its
+/// The word of a move's place when the move (`entry`, its kind times 64 and its
 /// place) is of kind `kind`, else no bit.
 #[inline(always)]
-fn kind_place(kind_place: u32, kind: u32) -> u64 {
-    0u64.wrapping_sub(u64::from(kind_place >> 6 == kind)) & (1u64 << (kind_place & 63))
+fn kind_place(entry: u32, kind: u32) -> u64 {
+    0u64.wrapping_sub(u64::from(entry >> 6 == kind)) & (1u64 << (entry & 63))
 }
 ///The move of every bit of the words in which role 0's legal moves are found.
 static LEGAL_MOVE_OF_0: [[u32; 64]; 1] = [

@@ -72,13 +72,8 @@ pub const BASE: [&str; 79] = [
     "(cell 8 7 white pawn)",
     "(cell 8 8 white knight)",
     "(cell 8 8 white queen)",
-    "(control black)",
-    "(control white)",
     "(step 0)",
     "(step 1)",
-    "(step 10)",
-    "(step 11)",
-    "(step 12)",
     "(step 2)",
     "(step 3)",
     "(step 4)",
@@ -87,6 +82,11 @@ pub const BASE: [&str; 79] = [
     "(step 7)",
     "(step 8)",
     "(step 9)",
+    "(step 10)",
+    "(step 11)",
+    "(step 12)",
+    "(control black)",
+    "(control white)",
 ];
 /// Every move term some role may play, in canonical KIF and byte order; [`Move`] indexes it.
 pub const MOVES: [&str; 50] = [
@@ -202,7 +202,7 @@ impl ::core::fmt::Debug for Move {
     }
 }
 /// The initial state.
-pub const INITIAL: State = State([0x1818181818181818, 0x6]);
+pub const INITIAL: State = State([0x1818181818181818, 0x4001]);
 /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Game;
@@ -551,9 +551,9 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     g[0] = ((0x4141414141414141 & s.0[0])) | ((0x4141414141414141 & (s.0[0] >> 1u32)));
     // g[2]: 8 node words, bit 5 (legal white (move queen 1 7 1 8)), bit 13 (legal white (move queen 2 7 2 8)), bit 21 (legal white (move queen 3 7 3 8)), bit 29 (legal white (move queen 4 7 4 8)), and 4 more; rules at promotions.kif:19, 22, 24, 27
     g[2] = 0x2020202020202020 & s.0[0] & !(g[0] >> 1u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2 != 0) as u64);
+        & 0u64.wrapping_sub((s.0[1] & 0x4000 != 0) as u64);
     let mut parts = [0u64; 1];
-    if s.0[1] & 0x2 != 0 {
+    if s.0[1] & 0x4000 != 0 {
         parts[0] |= g[2] & 0x2020202020202020;
         parts[0] |= u64::from(g[2] & 0x20 != 0);
         parts[0] |= u64::from(g[2] & 0x2000 != 0) << 1;
@@ -563,10 +563,10 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
         parts[0] |= u64::from(g[2] & 0x200000000000 != 0) << 7;
         parts[0] |= u64::from(g[2] & 0x20000000000000 != 0) << 8;
         parts[0] |= u64::from(g[2] & 0x2000000000000000 != 0) << 9;
-        parts[0] |= u64::from(s.0[1] & 0x2 != 0) << 11;
+        parts[0] |= u64::from(s.0[1] & 0x4000 != 0) << 11;
         parts[0] |= (s.0[0]) & (!(s.0[0] >> 1)) & (0x1010101010101010);
     }
-    parts[0] |= u64::from(s.0[1] & 0x2 == 0) << 10;
+    parts[0] |= u64::from(s.0[1] & 0x4000 == 0) << 10;
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -583,9 +583,9 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     g[0] = ((0x4141414141414141 & s.0[0])) | ((0x4141414141414141 & (s.0[0] >> 1u32)));
     // g[4]: 8 node words, bit 2 (legal black (move queen 1 2 1 1)), bit 10 (legal black (move queen 2 2 2 1)), bit 18 (legal black (move queen 3 2 3 1)), bit 26 (legal black (move queen 4 2 4 1)), and 4 more; rules at promotions.kif:19, 22, 24, 27
     g[4] = 0x404040404040404 & s.0[0] & !(g[0] << 2u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x1 != 0) as u64);
+        & 0u64.wrapping_sub((s.0[1] & 0x2000 != 0) as u64);
     let mut parts = [0u64; 2];
-    if s.0[1] & 0x1 != 0 {
+    if s.0[1] & 0x2000 != 0 {
         parts[1] |= g[4] & 0x404040404040404;
         parts[0] |= u64::from(g[4] & 0x4 != 0);
         parts[0] |= u64::from(g[4] & 0x400 != 0) << 1;
@@ -595,10 +595,10 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
         parts[0] |= u64::from(g[4] & 0x40000000000 != 0) << 6;
         parts[0] |= u64::from(g[4] & 0x4000000000000 != 0) << 7;
         parts[0] |= u64::from(g[4] & 0x400000000000000 != 0) << 8;
-        parts[0] |= u64::from(s.0[1] & 0x1 != 0) << 11;
+        parts[0] |= u64::from(s.0[1] & 0x2000 != 0) << 11;
         parts[0] |= (!s.0[0]) & ((s.0[0] >> 1)) & (0x404040404040404);
     }
-    parts[0] |= u64::from(s.0[1] & 0x1 == 0) << 9;
+    parts[0] |= u64::from(s.0[1] & 0x2000 == 0) << 9;
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -621,33 +621,33 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
     }
     w[0] |= (s.0[0] & keep[0]) | set[0];
-    // BASE[64]: (next (control black)), rules at promotions.kif:32, 33
-    w[1] |= u64::from(s.0[1] & 0x2 != 0) << 0;
-    // BASE[65]: (next (control white)), rules at promotions.kif:32, 33
+    // BASE[65]: (next (step 1)), rules at promotions.kif:34
     w[1] |= u64::from(s.0[1] & 0x1 != 0) << 1;
-    // BASE[67]: (next (step 1)), rules at promotions.kif:34
+    // BASE[66]: (next (step 2)), rules at promotions.kif:34
+    w[1] |= u64::from(s.0[1] & 0x2 != 0) << 2;
+    // BASE[67]: (next (step 3)), rules at promotions.kif:34
     w[1] |= u64::from(s.0[1] & 0x4 != 0) << 3;
-    // BASE[68]: (next (step 10)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x4000 != 0) << 4;
-    // BASE[69]: (next (step 11)), rules at promotions.kif:34
+    // BASE[68]: (next (step 4)), rules at promotions.kif:34
+    w[1] |= u64::from(s.0[1] & 0x8 != 0) << 4;
+    // BASE[69]: (next (step 5)), rules at promotions.kif:34
     w[1] |= u64::from(s.0[1] & 0x10 != 0) << 5;
-    // BASE[70]: (next (step 12)), rules at promotions.kif:34
+    // BASE[70]: (next (step 6)), rules at promotions.kif:34
     w[1] |= u64::from(s.0[1] & 0x20 != 0) << 6;
-    // BASE[71]: (next (step 2)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x8 != 0) << 7;
-    // BASE[72]: (next (step 3)), rules at promotions.kif:34
+    // BASE[71]: (next (step 7)), rules at promotions.kif:34
+    w[1] |= u64::from(s.0[1] & 0x40 != 0) << 7;
+    // BASE[72]: (next (step 8)), rules at promotions.kif:34
     w[1] |= u64::from(s.0[1] & 0x80 != 0) << 8;
-    // BASE[73]: (next (step 4)), rules at promotions.kif:34
+    // BASE[73]: (next (step 9)), rules at promotions.kif:34
     w[1] |= u64::from(s.0[1] & 0x100 != 0) << 9;
-    // BASE[74]: (next (step 5)), rules at promotions.kif:34
+    // BASE[74]: (next (step 10)), rules at promotions.kif:34
     w[1] |= u64::from(s.0[1] & 0x200 != 0) << 10;
-    // BASE[75]: (next (step 6)), rules at promotions.kif:34
+    // BASE[75]: (next (step 11)), rules at promotions.kif:34
     w[1] |= u64::from(s.0[1] & 0x400 != 0) << 11;
-    // BASE[76]: (next (step 7)), rules at promotions.kif:34
+    // BASE[76]: (next (step 12)), rules at promotions.kif:34
     w[1] |= u64::from(s.0[1] & 0x800 != 0) << 12;
-    // BASE[77]: (next (step 8)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x1000 != 0) << 13;
-    // BASE[78]: (next (step 9)), rules at promotions.kif:34
+    // BASE[77]: (next (control black)), rules at promotions.kif:32, 33
+    w[1] |= u64::from(s.0[1] & 0x4000 != 0) << 13;
+    // BASE[78]: (next (control white)), rules at promotions.kif:32, 33
     w[1] |= u64::from(s.0[1] & 0x2000 != 0) << 14;
     State(w)
 }
@@ -655,7 +655,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 1];
     // n[0]: terminal, rules at promotions.kif:37, 38
-    n[0] = ((s.0[0]) & (0xc3c3c3c3c3c3c3c3)) | ((s.0[1]) & (0x40)) != 0;
+    n[0] = ((s.0[0]) & (0xc3c3c3c3c3c3c3c3)) | ((s.0[1]) & (0x1000)) != 0;
     n[0]
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
@@ -695,16 +695,16 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     // g[0]: 16 node words, bit 6 (occupied 1 8), bit 14 (occupied 2 8), bit 22 (occupied 3 8), bit 30 (occupied 4 8), and 12 more; rules at promotions.kif:16
     g[0] = ((0x4141414141414141 & s.0[0])) | ((0x4141414141414141 & (s.0[0] >> 1u32)));
     // n[0]: terminal, rules at promotions.kif:37, 38
-    n[0] = ((s.0[0]) & (0xc3c3c3c3c3c3c3c3)) | ((s.0[1]) & (0x40)) != 0;
+    n[0] = ((s.0[0]) & (0xc3c3c3c3c3c3c3c3)) | ((s.0[1]) & (0x1000)) != 0;
     if n[0] {
         return None;
     }
     let mut joint = [Move(0); 2];
     let mut parts = [0u64; 1];
-    if s.0[1] & 0x2 != 0 {
+    if s.0[1] & 0x4000 != 0 {
         // g[2]: 8 node words, bit 5 (legal white (move queen 1 7 1 8)), bit 13 (legal white (move queen 2 7 2 8)), bit 21 (legal white (move queen 3 7 3 8)), bit 29 (legal white (move queen 4 7 4 8)), and 4 more; rules at promotions.kif:19, 22, 24, 27
         g[2] = 0x2020202020202020 & s.0[0] & !(g[0] >> 1u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2 != 0) as u64);
+            & 0u64.wrapping_sub((s.0[1] & 0x4000 != 0) as u64);
         parts[0] |= g[2] & 0x2020202020202020;
         parts[0] |= u64::from(g[2] & 0x20 != 0);
         parts[0] |= u64::from(g[2] & 0x2000 != 0) << 1;
@@ -714,10 +714,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         parts[0] |= u64::from(g[2] & 0x200000000000 != 0) << 7;
         parts[0] |= u64::from(g[2] & 0x20000000000000 != 0) << 8;
         parts[0] |= u64::from(g[2] & 0x2000000000000000 != 0) << 9;
-        parts[0] |= u64::from(s.0[1] & 0x2 != 0) << 11;
+        parts[0] |= u64::from(s.0[1] & 0x4000 != 0) << 11;
         parts[0] |= (s.0[0]) & (!(s.0[0] >> 1)) & (0x1010101010101010);
     }
-    parts[0] |= u64::from(s.0[1] & 0x2 == 0) << 10;
+    parts[0] |= u64::from(s.0[1] & 0x4000 == 0) << 10;
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
         None => return None,
@@ -725,10 +725,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
     let mut parts = [0u64; 2];
-    if s.0[1] & 0x1 != 0 {
+    if s.0[1] & 0x2000 != 0 {
         // g[4]: 8 node words, bit 2 (legal black (move queen 1 2 1 1)), bit 10 (legal black (move queen 2 2 2 1)), bit 18 (legal black (move queen 3 2 3 1)), bit 26 (legal black (move queen 4 2 4 1)), and 4 more; rules at promotions.kif:19, 22, 24, 27
         g[4] = 0x404040404040404 & s.0[0] & !(g[0] << 2u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1 != 0) as u64);
+            & 0u64.wrapping_sub((s.0[1] & 0x2000 != 0) as u64);
         parts[1] |= g[4] & 0x404040404040404;
         parts[0] |= u64::from(g[4] & 0x4 != 0);
         parts[0] |= u64::from(g[4] & 0x400 != 0) << 1;
@@ -738,10 +738,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         parts[0] |= u64::from(g[4] & 0x40000000000 != 0) << 6;
         parts[0] |= u64::from(g[4] & 0x4000000000000 != 0) << 7;
         parts[0] |= u64::from(g[4] & 0x400000000000000 != 0) << 8;
-        parts[0] |= u64::from(s.0[1] & 0x1 != 0) << 11;
+        parts[0] |= u64::from(s.0[1] & 0x2000 != 0) << 11;
         parts[0] |= (!s.0[0]) & ((s.0[0] >> 1)) & (0x404040404040404);
     }
-    parts[0] |= u64::from(s.0[1] & 0x1 == 0) << 9;
+    parts[0] |= u64::from(s.0[1] & 0x2000 == 0) << 9;
     let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
         None => return None,
@@ -759,33 +759,33 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         }
     }
     w[0] |= (s.0[0] & keep[0]) | set[0];
-    // BASE[64]: (next (control black)), rules at promotions.kif:32, 33
-    w[1] |= u64::from(s.0[1] & 0x2 != 0) << 0;
-    // BASE[65]: (next (control white)), rules at promotions.kif:32, 33
+    // BASE[65]: (next (step 1)), rules at promotions.kif:34
     w[1] |= u64::from(s.0[1] & 0x1 != 0) << 1;
-    // BASE[67]: (next (step 1)), rules at promotions.kif:34
+    // BASE[66]: (next (step 2)), rules at promotions.kif:34
+    w[1] |= u64::from(s.0[1] & 0x2 != 0) << 2;
+    // BASE[67]: (next (step 3)), rules at promotions.kif:34
     w[1] |= u64::from(s.0[1] & 0x4 != 0) << 3;
-    // BASE[68]: (next (step 10)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x4000 != 0) << 4;
-    // BASE[69]: (next (step 11)), rules at promotions.kif:34
+    // BASE[68]: (next (step 4)), rules at promotions.kif:34
+    w[1] |= u64::from(s.0[1] & 0x8 != 0) << 4;
+    // BASE[69]: (next (step 5)), rules at promotions.kif:34
     w[1] |= u64::from(s.0[1] & 0x10 != 0) << 5;
-    // BASE[70]: (next (step 12)), rules at promotions.kif:34
+    // BASE[70]: (next (step 6)), rules at promotions.kif:34
     w[1] |= u64::from(s.0[1] & 0x20 != 0) << 6;
-    // BASE[71]: (next (step 2)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x8 != 0) << 7;
-    // BASE[72]: (next (step 3)), rules at promotions.kif:34
+    // BASE[71]: (next (step 7)), rules at promotions.kif:34
+    w[1] |= u64::from(s.0[1] & 0x40 != 0) << 7;
+    // BASE[72]: (next (step 8)), rules at promotions.kif:34
     w[1] |= u64::from(s.0[1] & 0x80 != 0) << 8;
-    // BASE[73]: (next (step 4)), rules at promotions.kif:34
+    // BASE[73]: (next (step 9)), rules at promotions.kif:34
     w[1] |= u64::from(s.0[1] & 0x100 != 0) << 9;
-    // BASE[74]: (next (step 5)), rules at promotions.kif:34
+    // BASE[74]: (next (step 10)), rules at promotions.kif:34
     w[1] |= u64::from(s.0[1] & 0x200 != 0) << 10;
-    // BASE[75]: (next (step 6)), rules at promotions.kif:34
+    // BASE[75]: (next (step 11)), rules at promotions.kif:34
     w[1] |= u64::from(s.0[1] & 0x400 != 0) << 11;
-    // BASE[76]: (next (step 7)), rules at promotions.kif:34
+    // BASE[76]: (next (step 12)), rules at promotions.kif:34
     w[1] |= u64::from(s.0[1] & 0x800 != 0) << 12;
-    // BASE[77]: (next (step 8)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x1000 != 0) << 13;
-    // BASE[78]: (next (step 9)), rules at promotions.kif:34
+    // BASE[77]: (next (control black)), rules at promotions.kif:32, 33
+    w[1] |= u64::from(s.0[1] & 0x4000 != 0) << 13;
+    // BASE[78]: (next (control white)), rules at promotions.kif:32, 33
     w[1] |= u64::from(s.0[1] & 0x2000 != 0) << 14;
     Some(State(w))
 }

@@ -568,11 +568,11 @@ static MOVE_KIND_PLACES_1: [u32; 65] = [
     105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121,
     122, 123, 124, 125, 126, 127, 4294967295,
 ];
-/// The word of a move's place when the move (`kind_place`, its kind times 64 and its
+/// The word of a move's place when the move (`entry`, its kind times 64 and its
 /// place) is of kind `kind`, else no bit.
 #[inline(always)]
-fn kind_place(kind_place: u32, kind: u32) -> u64 {
-    0u64.wrapping_sub(u64::from(kind_place >> 6 == kind)) & (1u64 << (kind_place & 63))
+fn kind_place(entry: u32, kind: u32) -> u64 {
+    0u64.wrapping_sub(u64::from(entry >> 6 == kind)) & (1u64 << (entry & 63))
 }
 ///The move of every bit of the words in which role 0's legal moves are found.
 static LEGAL_MOVE_OF_0: [[u32; 64]; 2] = [

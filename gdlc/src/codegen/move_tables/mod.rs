@@ -103,7 +103,9 @@ impl MoveTables {
         let roles = ground.roles.len();
         let any_framed = framed.iter().any(|&f| f);
         // Past the tables' room, the looked-up nodes that save the most evaluation fill it, and
-        // the others are evaluated from the moves at run time.
+        // the others are evaluated from the moves at run time. The room is what a row of every
+        // state word's keep and set words leaves, framed or not: a row of only the framed words
+        // leaves more, and the nodes it takes sent skirmish to the table form (a corpus scan).
         let room = (MAX_TABLE_WORDS / (roles * moves).max(1)).saturating_sub(2 * state_words);
         let looked_up = if looked_up.len().div_ceil(64) <= room {
             looked_up
@@ -411,17 +413,32 @@ const MIN_SAVED_LITERALS: usize = 16;
 /// move touches this cell" read 1,800 nodes of the moves between them; the 1,792 "some role
 /// makes this move" beside them read two literals each.
 fn worth_most(ground: &Ground, kinds: &[Kind], looked_up: Vec<u32>, capacity: usize) -> Vec<u32> {
-    let cones = super::cones::Cones::new(ground);
-    let mut by_saved: Vec<(usize, u32)> = looked_up
-        .into_iter()
-        .map(|n| {
-            let cone = cones.cone_through(&[Value::Lit(Lit::pos(Prop::Node(n)))], |m| kinds[m as usize] != Kind::State);
-            let literals =
-                cone.iter().map(|&m| ground.nodes[m as usize].rules.iter().map(Vec::len).sum::<usize>()).sum();
-            (literals, n)
-        })
-        .filter(|&(literals, _)| literals >= MIN_SAVED_LITERALS)
-        .collect();
+    // One walk a node, the nodes it reaches stamped with its index: no set allocated or
+    // scanned a node, so the cost is the sum of the cones' sizes.
+    let mut stamp = vec![usize::MAX; ground.nodes.len()];
+    let mut stack: Vec<u32> = Vec::new();
+    let mut by_saved: Vec<(usize, u32)> = Vec::new();
+    for (walk, &n) in looked_up.iter().enumerate() {
+        let mut literals = 0;
+        stack.push(n);
+        while let Some(m) = stack.pop() {
+            if std::mem::replace(&mut stamp[m as usize], walk) == walk {
+                continue;
+            }
+            let rules = &ground.nodes[m as usize].rules;
+            literals += rules.iter().map(Vec::len).sum::<usize>();
+            if kinds[m as usize] == Kind::State {
+                continue;
+            }
+            stack.extend(rules.iter().flatten().filter_map(|lit| match lit.prop {
+                Prop::Node(read) => Some(read),
+                _ => None,
+            }));
+        }
+        if literals >= MIN_SAVED_LITERALS {
+            by_saved.push((literals, n));
+        }
+    }
     by_saved.sort_by_key(|&(literals, n)| (std::cmp::Reverse(literals), n));
     let mut chosen: Vec<u32> = by_saved.into_iter().take(capacity).map(|(_, n)| n).collect();
     chosen.sort_unstable();

@@ -153,11 +153,11 @@ impl Emitter<'_> {
         });
         quote! {
             #(#tables)*
-            /// The word of a move's place when the move (`kind_place`, its kind times 64 and its
+            /// The word of a move's place when the move (`entry`, its kind times 64 and its
             /// place) is of kind `kind`, else no bit.
             #[inline(always)]
-            fn kind_place(kind_place: u32, kind: u32) -> u64 {
-                0u64.wrapping_sub(u64::from(kind_place >> 6 == kind)) & (1u64 << (kind_place & 63))
+            fn kind_place(entry: u32, kind: u32) -> u64 {
+                0u64.wrapping_sub(u64::from(entry >> 6 == kind)) & (1u64 << (entry & 63))
             }
         }
     }

@@ -10,6 +10,10 @@ use std::collections::{BTreeMap, BTreeSet};
 /// The most atoms of a node's name searched for coordinates.
 const MAX_NAME_ATOMS: usize = 8;
 
+/// The most kinds of move: a move's kind and place are one `u32`, `kind * 64 + place`, and
+/// `u32::MAX` is a move of no kind.
+const MAX_MOVE_KINDS: usize = (u32::MAX >> 6) as usize;
+
 /// The place of every move of each role that names one (the first coordinates among the
 /// atoms of its name, longest first), and its kind: the role, the rest of the name (a second
 /// place in it, where a piece goes, as its distance from the first), and the word of a board
@@ -44,8 +48,12 @@ pub(super) fn move_places(ground: &Ground, coordinates: &Coordinates) -> (MovePl
                 Some(to) => rest_relative(&atoms, &at, &to, coordinates),
                 None => rest_of(&atoms, &at),
             };
+            let key = (role as u32, head_of(name), rest, word);
+            if kinds.len() == MAX_MOVE_KINDS && !kinds.contains_key(&key) {
+                continue;
+            }
             let next = kinds.len() as u32;
-            let kind = *kinds.entry((role as u32, head_of(name), rest, word)).or_insert(next);
+            let kind = *kinds.entry(key).or_insert(next);
             if kind as usize == move_kinds.len() {
                 move_kinds.push(MoveKind { role: role as u32, places: Vec::new() });
             }
@@ -285,6 +293,8 @@ pub(super) fn places(
         }
         let named: Vec<Vec<usize>> =
             options.iter().filter_map(|o| if let PlaceBy::Name(at) = o { Some(at.clone()) } else { None }).collect();
+        // Either place may come first in the name: othello's `((aux 11) black 4 4 2 3)` is
+        // grouped by its second cell, the disc placed, and the distance to its first.
         for from in &named {
             for to in named.iter().filter(|to| to.len() == from.len() && to.iter().all(|j| !from.contains(j))) {
                 options.insert(PlaceBy::Relative(from.clone(), to.clone()));
@@ -391,18 +401,20 @@ fn rest_at(atoms: &[String], used: &[usize], coordinates: &Coordinates) -> Vec<S
 /// The rest of a name placed by the coordinates at `from` (see [`rest_at`]), with the
 /// coordinates at `to` replaced by their distance from the place, in bits of the board.
 fn rest_relative(atoms: &[String], from: &[usize], to: &[usize], coordinates: &Coordinates) -> Vec<String> {
-    let used: Vec<usize> = from.iter().chain(to).copied().collect();
-    let mut rest = rest_of(atoms, &used);
     let bit = |at: &[usize]| -> Option<i64> {
         let key: Vec<String> = at.iter().map(|&j| atoms.get(j).cloned()).collect::<Option<_>>()?;
         coordinates.get(&key).map(|&(place, word)| i64::from(word) * 64 + i64::from(place))
     };
-    if let (Some(from_bit), Some(to_bit)) = (bit(from), bit(to)) {
-        if from_bit >= 64 {
-            rest.push(format!("#word {}", from_bit / 64));
-        }
-        rest.push(format!("#distance {}", to_bit - from_bit));
+    let (Some(from_bit), Some(to_bit)) = (bit(from), bit(to)) else {
+        // Atoms at `to` that name no place stay in the rest, as for a name placed by `from`.
+        return rest_at(atoms, from, coordinates);
+    };
+    let used: Vec<usize> = from.iter().chain(to).copied().collect();
+    let mut rest = rest_of(atoms, &used);
+    if from_bit >= 64 {
+        rest.push(format!("#word {}", from_bit / 64));
     }
+    rest.push(format!("#distance {}", to_bit - from_bit));
     rest
 }
 

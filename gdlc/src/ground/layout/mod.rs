@@ -70,7 +70,8 @@ pub fn layout(base: &[String], coordinates: &[Coordinates]) -> Option<Vec<u32>> 
     // A relation led by the board of another, wider than a word, starts each of its blocks at a
     // word, so that rules reading the two at one cell shift a word onto a word: allowed the
     // words that blocks wider than a word take whole, beside the others' facts packed densely.
-    let narrow: usize = blocks.iter().filter(|b| b.len() <= WORD).map(Vec::len).sum();
+    // Only facts count: a board with holes is allowed no more than its facts need.
+    let narrow: usize = blocks.iter().filter(|b| b.len() <= WORD).map(|b| b.iter().flatten().count()).sum();
     let padded: usize =
         blocks.iter().filter(|b| b.len() > WORD).map(|b| b.len().div_ceil(WORD)).sum::<usize>() + narrow.div_ceil(WORD);
     let allowed = if led_by_shared_board { dense_words.max(padded) } else { dense_words };
@@ -178,7 +179,9 @@ fn pair_boards(facts: &[usize], parsed: &[(String, Vec<String>)], fewest: Option
             // coordinate (dotsAndBoxes' `(line ?x1 ?y1 ?x2 ?y2)` joins two points).
             let coordinates: BTreeSet<&str> = cells.iter().flatten().copied().collect();
             let apart = leads.iter().flatten().all(|value| !coordinates.contains(value));
-            let fits = cells.len() <= WORD && 2 * cells.len() > WORD && leads.len() >= 2 && apart;
+            // Each board fills more than half a word, and the boards more than half their bits.
+            let dense = 2 * facts.len() > leads.len() * cells.len();
+            let fits = cells.len() <= WORD && 2 * cells.len() > WORD && leads.len() >= 2 && apart && dense;
             if fits && best.is_none_or(|(len, _)| cells.len() > len) {
                 best = Some((cells.len(), (a, b)));
             }
@@ -188,6 +191,7 @@ fn pair_boards(facts: &[usize], parsed: &[(String, Vec<String>)], fewest: Option
     let mut cells: Vec<Vec<&str>> = facts.iter().map(|&f| rest(f, pair)).collect();
     cells.sort_by(|x, y| compare_keys(x, y));
     cells.dedup();
+    let cell_bit: BTreeMap<&[&str], usize> = cells.iter().enumerate().map(|(k, cell)| (cell.as_slice(), k)).collect();
     let mut by_lead: BTreeMap<Vec<&str>, Vec<usize>> = BTreeMap::new();
     for &f in facts {
         by_lead.entry(lead(f, pair)).or_default().push(f);
@@ -199,13 +203,12 @@ fn pair_boards(facts: &[usize], parsed: &[(String, Vec<String>)], fewest: Option
         .map(|value| {
             let mut block: Block = vec![None; cells.len()];
             for &f in &by_lead[value] {
-                if let Ok(k) = cells.binary_search_by(|cell| compare_keys(cell, &rest(f, pair))) {
-                    block[k] = Some(f);
-                }
+                let k = *cell_bit.get(rest(f, pair).as_slice())?;
+                block[k] = Some(f);
             }
-            block
+            Some(block)
         })
-        .collect();
+        .collect::<Option<Vec<Block>>>()?;
     Some(blocks)
 }
 
@@ -313,11 +316,13 @@ pub(crate) fn split(fact: &str) -> (String, Vec<String>) {
     }
 }
 
-/// Argument lists compared value by value: numbers by value, before other symbols in byte order.
+/// Argument lists compared value by value: numbers by value, before other symbols in byte order;
+/// a total order that equates only equal symbols.
 fn compare_keys(a: &[&str], b: &[&str]) -> Ordering {
     for (x, y) in a.iter().zip(b) {
         let order = match (x.parse::<u64>(), y.parse::<u64>()) {
-            (Ok(x), Ok(y)) => x.cmp(&y),
+            // `1`, `01` and `+1` are one number but three symbols: byte order parts them.
+            (Ok(n), Ok(m)) => n.cmp(&m).then_with(|| x.cmp(y)),
             (Ok(_), Err(_)) => Ordering::Less,
             (Err(_), Ok(_)) => Ordering::Greater,
             (Err(_), Err(_)) => x.cmp(y),

@@ -259,3 +259,42 @@ fn no_new_layout_when_it_needs_more_words() {
     base.sort();
     assert_eq!(layout(&base, &[]), None);
 }
+
+#[test]
+fn numbers_spelt_two_ways_keep_their_own_bits() {
+    // `1` and `01` are one number but two symbols, so two cells of a player's piece's board.
+    let mut base = Vec::new();
+    for x in ["1", "01", "2", "3", "4", "5", "6", "7"] {
+        for y in 1..=8 {
+            for player in ["black", "white"] {
+                for piece in ["king", "knight", "pawn"] {
+                    base.push(format!("(cell {x} {y} {player} {piece})"));
+                }
+            }
+        }
+    }
+    base.sort();
+    let bit_of = layout(&base, &[]).expect("a new layout");
+    let mut bits = bit_of.clone();
+    bits.sort_unstable();
+    bits.dedup();
+    assert_eq!(bits.len(), base.len(), "every fact has its own bit");
+}
+
+#[test]
+fn a_sparse_relation_is_not_spread_over_a_word_a_pair() {
+    // Each of twelve (player, piece) pairs stands on 5 cells of its own out of 60: boards of a
+    // word would be twelve words for 60 facts, which byte order packs into one.
+    let mut base = Vec::new();
+    for (k, (player, piece)) in
+        ["black", "white"].iter().flat_map(|p| ["a", "b", "c", "d", "e", "f"].map(|q| (p, q))).enumerate()
+    {
+        for cell in 5 * k..5 * k + 5 {
+            base.push(format!("(cell {} {} {player} {piece})", cell / 8, cell % 8));
+        }
+    }
+    base.sort();
+    if let Some(bit_of) = layout(&base, &[]) {
+        assert!(bit_of.iter().all(|&b| b < 64), "{bit_of:?}");
+    }
+}
