@@ -6,7 +6,7 @@
 //! keep their places too; every other move takes a free bit. `random_step` draws among the set
 //! bits word by word, from the lowest bit, and `legal` lists them in that order.
 
-use super::emit::Body;
+use super::emit::{Body, Slots};
 use super::families::{self, family_word, Family};
 use super::node_words::NodeWords;
 use super::tables::{hex, words};
@@ -170,7 +170,8 @@ impl Body<'_> {
     ) -> TokenStream {
         let RoleLegal { guard, families, parts } = plan;
         let guarded = |i: usize| guards_move(guard, i);
-        let (mut open, mut behind_guard) = (parts.group_word_sets(false), parts.group_word_sets(true));
+        let (mut open, mut behind_guard) =
+            (parts.group_word_sets(false, self.slots), parts.group_word_sets(true, self.slots));
         for (i, m, v) in families.singles(moves) {
             if parts.in_group_word(m) {
                 continue;
@@ -319,12 +320,12 @@ impl LegalParts {
 
     /// The statements that set the bits of the moves of group words that the guard guards
     /// (`guarded`) or not.
-    fn group_word_sets(&self, guarded: bool) -> Vec<TokenStream> {
+    fn group_word_sets(&self, guarded: bool, slots: &Slots) -> Vec<TokenStream> {
         self.group_words
             .iter()
             .filter(|&&(_, _, _, g)| g == guarded)
             .map(|&(g, j, mask, _)| {
-                let (g, j, mask) = (Literal::u32_unsuffixed(g), Literal::usize_unsuffixed(j), hex(mask));
+                let (g, j, mask) = (slots.word(g), Literal::usize_unsuffixed(j), hex(mask));
                 quote!(parts[#j] |= g[#g] & #mask;)
             })
             .collect()

@@ -153,3 +153,21 @@ fn hex_tests_the_groups_beside_the_move_through_tables_of_the_moves() {
     assert!(step.contains("(s.0[10] & NEAR_PLACES_0[joint[0].0 as usize])"), "{step}");
     assert!(!step.contains("(s.0[10] << 9u32)"), "{step}");
 }
+
+#[test]
+fn a_function_zeroes_only_the_nodes_it_computes() {
+    let module = module_of(include_str!("../../../games/gather.kif"));
+    let length = |text: &str, array: &str| -> usize {
+        let start = text.find(array).unwrap_or_else(|| panic!("no {array}")) + array.len();
+        text[start..].split(']').next().and_then(|n| n.trim().parse().ok()).expect("a length")
+    };
+    // `next` reads two of the game's 146 groups of node words: its array holds those two.
+    let next = function(&module, "next");
+    let step = &module[module.find("fn evaluate(").expect("an evaluate")..];
+    assert!(length(next, "let mut g = [0u64;") < length(step, "let mut g = [0u64;"), "{next}");
+    // The goals' own nodes are in arrays that only the goals' branch makes, from the step's.
+    let goals = &step[step.find("Ask::Goals(out) => {").expect("a goals branch")..];
+    let (steps, all) = (length(step, "let mut n = [false;"), length(goals, "let mut all = [false;"));
+    assert!(steps < all, "{steps} against {all}");
+    assert!(goals.contains(&format!("all[..{steps}].copy_from_slice(&n);")), "{goals}");
+}

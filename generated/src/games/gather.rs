@@ -1081,15 +1081,15 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-    let mut g = [0u64; 164];
+    let mut g = [0u64; 2];
     let mut mt = [0u64; 1];
     for (r, m) in joint.iter().enumerate() {
         for (t, x) in mt.iter_mut().zip(&MOVE_NODES[r][m.0 as usize]) {
             *t |= *x;
         }
     }
-    // g[18]: 36 node words, bit 8 (next (cell b 3 black)), bit 6 (next (cell b 1 black)), bit 13 (next (cell c 2 black)), bit 1 (next (cell a 2 black)), and 32 more; rules at gather.kif:43, 45
-    g[18] = ((0x180000000 & s.0[0] & !(mt[0] << 17u32)))
+    // g[0]: 36 node words, bit 8 (next (cell b 3 black)), bit 6 (next (cell b 1 black)), bit 13 (next (cell c 2 black)), bit 1 (next (cell a 2 black)), and 32 more; rules at gather.kif:43, 45
+    g[0] = ((0x180000000 & s.0[0] & !(mt[0] << 17u32)))
         | ((0x44000000 & s.0[0] & !(mt[0] << 14u32)))
         | ((0x1082000 & s.0[0] & !(mt[0] << 11u32)))
         | ((0x104000 & s.0[0] & !(mt[0] << 10u32)))
@@ -1120,8 +1120,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 6) >> 5u32)))
         | ((0x1f7df7df
             & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 7) >> 7u32)));
-    // g[19]: 36 node words, bit 11 (next (cell b 6 white)), bit 9 (next (cell b 4 white)), bit 16 (next (cell c 5 white)), bit 4 (next (cell a 5 white)), and 32 more; rules at gather.kif:43, 45
-    g[19] = ((0x180000000 & s.0[1] & !(mt[0] << 17u32)))
+    // g[1]: 36 node words, bit 11 (next (cell b 6 white)), bit 9 (next (cell b 4 white)), bit 16 (next (cell c 5 white)), bit 4 (next (cell a 5 white)), and 32 more; rules at gather.kif:43, 45
+    g[1] = ((0x180000000 & s.0[1] & !(mt[0] << 17u32)))
         | ((0x44000000 & s.0[1] & !(mt[0] << 14u32)))
         | ((0x1082000 & s.0[1] & !(mt[0] << 11u32)))
         | ((0x104000 & s.0[1] & !(mt[0] << 10u32)))
@@ -1205,8 +1205,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[0] |= u64::from(s.0[0] & 0x4000000000000000 != 0) << 61;
     // BASE[62]: (next (control white)), rules at gather.kif:50, 52
     w[0] |= u64::from(s.0[0] & 0x2000000000000000 != 0) << 62;
-    w[0] |= g[18] & 0xfffffffff;
-    w[1] |= g[19] & 0xfffffffff;
+    w[0] |= g[0] & 0xfffffffff;
+    w[1] |= g[1] & 0xfffffffff;
     State(w)
 }
 /// One step of a uniformly random playout from `s`: `None` when `s` is terminal or a
@@ -1237,8 +1237,8 @@ enum Ask<'a> {
 /// of a random playout (see `random_step`), or one of the functions of the
 /// state this code serves, whose answer goes where `ask` says.
 fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
-    let mut n = [false; 10];
-    let mut g = [0u64; 164];
+    let mut n = [false; 7];
+    let mut g = [0u64; 146];
     // n[0]: (canmove black), rules at gather.kif:32
     n[0] = ((!s.0[0]) & ((s.0[0] >> 1)) & (!s.0[1]) & (0x7df7df7df) != 0)
         | ((!s.0[0]) & ((s.0[0] >> 5)) & (!s.0[1]) & (0x3efbefbe) != 0)
@@ -1263,10 +1263,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     // n[3]: (legal white noop), rules at gather.kif:25, 28
     n[3] = (s.0[0] & 0x4000000000000000 == 0)
         | ((s.0[0] & 0x4000000000000000 == 0x4000000000000000) & (!n[2]));
-    // g[20]: 36 node words, bit 8 (connected black b 2 b 3), bit 6 (connected black b 2 b 1), bit 13 (connected black b 2 c 2), bit 1 (connected black b 2 a 2), and 32 more; rules at gather.kif:59, 63
-    // g[21]: 36 node words, bit 1 ((aux 2) black b a 2 2), bit 7 ((aux 2) black b b 2 2), bit 13 ((aux 2) black b c 2 2), bit 19 ((aux 2) black b d 2 2), and 32 more
-    g[20] = 0;
-    g[21] = 0;
+    // g[2]: 36 node words, bit 8 (connected black b 2 b 3), bit 6 (connected black b 2 b 1), bit 13 (connected black b 2 c 2), bit 1 (connected black b 2 a 2), and 32 more; rules at gather.kif:59, 63
+    // g[3]: 36 node words, bit 1 ((aux 2) black b a 2 2), bit 7 ((aux 2) black b b 2 2), bit 13 ((aux 2) black b c 2 2), bit 19 ((aux 2) black b d 2 2), and 32 more
+    g[2] = 0;
+    g[3] = 0;
     loop {
         let mut changed = false;
         let word = ((0x4000 & (s.0[0] << 7u32) & s.0[0]))
@@ -1275,7 +1275,232 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             | ((0x100 & (s.0[0] << 1u32) & s.0[0]))
             | ((0x40 & s.0[0] & (s.0[0] >> 1u32))) | ((0x4 & s.0[0] & (s.0[0] >> 5u32)))
             | ((0x2 & s.0[0] & (s.0[0] >> 6u32))) | ((0x1 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[21]));
+            | ((0xfffffffff & s.0[0] & g[3]));
+        changed |= word != g[2];
+        g[2] = word;
+        let word = ((0xfbefbef80 & (g[2] << 7u32))) | ((0xfffffffc0 & (g[2] << 6u32)))
+            | ((0x7df7df7c0 & (g[2] << 5u32))) | ((0xfbefbefbe & (g[2] << 1u32)))
+            | ((0x7df7df7df & (g[2] >> 1u32))) | ((0x3efbefbe & (g[2] >> 5u32)))
+            | ((0x3fffffff & (g[2] >> 6u32))) | ((0x1f7df7df & (g[2] >> 7u32)));
+        changed |= word != g[3];
+        g[3] = word;
+        if !changed {
+            break;
+        }
+    }
+    // g[4]: 36 node words, bit 14 (connected black c 2 c 3), bit 12 (connected black c 2 c 1), bit 19 (connected black c 2 d 2), bit 7 (connected black c 2 b 2), and 32 more; rules at gather.kif:59, 63
+    // g[5]: 36 node words, bit 1 ((aux 2) black c a 2 2), bit 7 ((aux 2) black c b 2 2), bit 13 ((aux 2) black c c 2 2), bit 19 ((aux 2) black c d 2 2), and 32 more
+    g[4] = 0;
+    g[5] = 0;
+    loop {
+        let mut changed = false;
+        let word = ((0x100000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x80000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x40000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x4000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x1000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x100 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x80 & s.0[0] & (s.0[0] >> 6u32))) | ((0x40 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[5]));
+        changed |= word != g[4];
+        g[4] = word;
+        let word = ((0xfbefbef80 & (g[4] << 7u32))) | ((0xfffffffc0 & (g[4] << 6u32)))
+            | ((0x7df7df7c0 & (g[4] << 5u32))) | ((0xfbefbefbe & (g[4] << 1u32)))
+            | ((0x7df7df7df & (g[4] >> 1u32))) | ((0x3efbefbe & (g[4] >> 5u32)))
+            | ((0x3fffffff & (g[4] >> 6u32))) | ((0x1f7df7df & (g[4] >> 7u32)));
+        changed |= word != g[5];
+        g[5] = word;
+        if !changed {
+            break;
+        }
+    }
+    // g[6]: 36 node words, bit 26 (connected black e 2 e 3), bit 24 (connected black e 2 e 1), bit 31 (connected black e 2 f 2), bit 19 (connected black e 2 d 2), and 32 more; rules at gather.kif:59, 63
+    // g[7]: 36 node words, bit 1 ((aux 2) black e a 2 2), bit 7 ((aux 2) black e b 2 2), bit 13 ((aux 2) black e c 2 2), bit 19 ((aux 2) black e d 2 2), and 32 more
+    g[6] = 0;
+    g[7] = 0;
+    loop {
+        let mut changed = false;
+        let word = ((0x100000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x80000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x40000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x4000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x1000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x100000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x80000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x40000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[7]));
+        changed |= word != g[6];
+        g[6] = word;
+        let word = ((0xfbefbef80 & (g[6] << 7u32))) | ((0xfffffffc0 & (g[6] << 6u32)))
+            | ((0x7df7df7c0 & (g[6] << 5u32))) | ((0xfbefbefbe & (g[6] << 1u32)))
+            | ((0x7df7df7df & (g[6] >> 1u32))) | ((0x3efbefbe & (g[6] >> 5u32)))
+            | ((0x3fffffff & (g[6] >> 6u32))) | ((0x1f7df7df & (g[6] >> 7u32)));
+        changed |= word != g[7];
+        g[7] = word;
+        if !changed {
+            break;
+        }
+    }
+    // g[8]: 36 node words, bit 32 (connected black f 2 f 3), bit 30 (connected black f 2 f 1), bit 25 (connected black f 2 e 2), bit 26 (connected black f 2 e 3), and 32 more; rules at gather.kif:59, 63
+    // g[9]: 36 node words, bit 1 ((aux 2) black f a 2 2), bit 7 ((aux 2) black f b 2 2), bit 13 ((aux 2) black f c 2 2), bit 19 ((aux 2) black f d 2 2), and 32 more
+    g[8] = 0;
+    g[9] = 0;
+    loop {
+        let mut changed = false;
+        let word = ((0x100000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x40000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x4000000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x2000000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x1000000 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[9]));
+        changed |= word != g[8];
+        g[8] = word;
+        let word = ((0xfbefbef80 & (g[8] << 7u32))) | ((0xfffffffc0 & (g[8] << 6u32)))
+            | ((0x7df7df7c0 & (g[8] << 5u32))) | ((0xfbefbefbe & (g[8] << 1u32)))
+            | ((0x7df7df7df & (g[8] >> 1u32))) | ((0x3efbefbe & (g[8] >> 5u32)))
+            | ((0x3fffffff & (g[8] >> 6u32))) | ((0x1f7df7df & (g[8] >> 7u32)));
+        changed |= word != g[9];
+        g[9] = word;
+        if !changed {
+            break;
+        }
+    }
+    // g[10]: 36 node words, bit 11 (connected white b 5 b 6), bit 9 (connected white b 5 b 4), bit 16 (connected white b 5 c 5), bit 4 (connected white b 5 a 5), and 32 more; rules at gather.kif:59, 63
+    // g[11]: 36 node words, bit 1 ((aux 2) white b a 5 2), bit 7 ((aux 2) white b b 5 2), bit 13 ((aux 2) white b c 5 2), bit 19 ((aux 2) white b d 5 2), and 32 more
+    g[10] = 0;
+    g[11] = 0;
+    loop {
+        let mut changed = false;
+        let word = ((0x20000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x10000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x8000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x800 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x200 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x20 & s.0[1] & (s.0[1] >> 5u32))) | ((0x10 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x8 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[11]));
+        changed |= word != g[10];
+        g[10] = word;
+        let word = ((0xfbefbef80 & (g[10] << 7u32))) | ((0xfffffffc0 & (g[10] << 6u32)))
+            | ((0x7df7df7c0 & (g[10] << 5u32))) | ((0xfbefbefbe & (g[10] << 1u32)))
+            | ((0x7df7df7df & (g[10] >> 1u32))) | ((0x3efbefbe & (g[10] >> 5u32)))
+            | ((0x3fffffff & (g[10] >> 6u32))) | ((0x1f7df7df & (g[10] >> 7u32)));
+        changed |= word != g[11];
+        g[11] = word;
+        if !changed {
+            break;
+        }
+    }
+    // g[12]: 36 node words, bit 17 (connected white c 5 c 6), bit 15 (connected white c 5 c 4), bit 22 (connected white c 5 d 5), bit 10 (connected white c 5 b 5), and 32 more; rules at gather.kif:59, 63
+    // g[13]: 36 node words, bit 1 ((aux 2) white c a 5 2), bit 7 ((aux 2) white c b 5 2), bit 13 ((aux 2) white c c 5 2), bit 19 ((aux 2) white c d 5 2), and 32 more
+    g[12] = 0;
+    g[13] = 0;
+    loop {
+        let mut changed = false;
+        let word = ((0x800000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x400000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x200000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x20000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x8000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x800 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x400 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x200 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[13]));
+        changed |= word != g[12];
+        g[12] = word;
+        let word = ((0xfbefbef80 & (g[12] << 7u32))) | ((0xfffffffc0 & (g[12] << 6u32)))
+            | ((0x7df7df7c0 & (g[12] << 5u32))) | ((0xfbefbefbe & (g[12] << 1u32)))
+            | ((0x7df7df7df & (g[12] >> 1u32))) | ((0x3efbefbe & (g[12] >> 5u32)))
+            | ((0x3fffffff & (g[12] >> 6u32))) | ((0x1f7df7df & (g[12] >> 7u32)));
+        changed |= word != g[13];
+        g[13] = word;
+        if !changed {
+            break;
+        }
+    }
+    // g[14]: 36 node words, bit 29 (connected white e 5 e 6), bit 27 (connected white e 5 e 4), bit 34 (connected white e 5 f 5), bit 22 (connected white e 5 d 5), and 32 more; rules at gather.kif:59, 63
+    // g[15]: 36 node words, bit 1 ((aux 2) white e a 5 2), bit 7 ((aux 2) white e b 5 2), bit 13 ((aux 2) white e c 5 2), bit 19 ((aux 2) white e d 5 2), and 32 more
+    g[14] = 0;
+    g[15] = 0;
+    loop {
+        let mut changed = false;
+        let word = ((0x800000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x400000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x200000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x20000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x8000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x800000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x400000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x200000 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[15]));
+        changed |= word != g[14];
+        g[14] = word;
+        let word = ((0xfbefbef80 & (g[14] << 7u32))) | ((0xfffffffc0 & (g[14] << 6u32)))
+            | ((0x7df7df7c0 & (g[14] << 5u32))) | ((0xfbefbefbe & (g[14] << 1u32)))
+            | ((0x7df7df7df & (g[14] >> 1u32))) | ((0x3efbefbe & (g[14] >> 5u32)))
+            | ((0x3fffffff & (g[14] >> 6u32))) | ((0x1f7df7df & (g[14] >> 7u32)));
+        changed |= word != g[15];
+        g[15] = word;
+        if !changed {
+            break;
+        }
+    }
+    // g[16]: 36 node words, bit 35 (connected white f 5 f 6), bit 33 (connected white f 5 f 4), bit 28 (connected white f 5 e 5), bit 29 (connected white f 5 e 6), and 32 more; rules at gather.kif:59, 63
+    // g[17]: 36 node words, bit 1 ((aux 2) white f a 5 2), bit 7 ((aux 2) white f b 5 2), bit 13 ((aux 2) white f c 5 2), bit 19 ((aux 2) white f d 5 2), and 32 more
+    g[16] = 0;
+    g[17] = 0;
+    loop {
+        let mut changed = false;
+        let word = ((0x800000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x200000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x20000000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x10000000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x8000000 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[17]));
+        changed |= word != g[16];
+        g[16] = word;
+        let word = ((0xfbefbef80 & (g[16] << 7u32))) | ((0xfffffffc0 & (g[16] << 6u32)))
+            | ((0x7df7df7c0 & (g[16] << 5u32))) | ((0xfbefbefbe & (g[16] << 1u32)))
+            | ((0x7df7df7df & (g[16] >> 1u32))) | ((0x3efbefbe & (g[16] >> 5u32)))
+            | ((0x3fffffff & (g[16] >> 6u32))) | ((0x1f7df7df & (g[16] >> 7u32)));
+        changed |= word != g[17];
+        g[17] = word;
+        if !changed {
+            break;
+        }
+    }
+    // g[18]: 36 node words, bit 9 (connected black b 3 b 4), bit 7 (connected black b 3 b 2), bit 14 (connected black b 3 c 3), bit 2 (connected black b 3 a 3), and 32 more; rules at gather.kif:59, 63
+    // g[19]: 36 node words, bit 1 ((aux 2) black b a 3 2), bit 7 ((aux 2) black b b 3 2), bit 13 ((aux 2) black b c 3 2), bit 19 ((aux 2) black b d 3 2), and 32 more
+    g[18] = 0;
+    g[19] = 0;
+    loop {
+        let mut changed = false;
+        let word = ((0x8000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x4000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x2000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x200 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x80 & s.0[0] & (s.0[0] >> 1u32))) | ((0x8 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x4 & s.0[0] & (s.0[0] >> 6u32))) | ((0x2 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[19]));
+        changed |= word != g[18];
+        g[18] = word;
+        let word = ((0xfbefbef80 & (g[18] << 7u32))) | ((0xfffffffc0 & (g[18] << 6u32)))
+            | ((0x7df7df7c0 & (g[18] << 5u32))) | ((0xfbefbefbe & (g[18] << 1u32)))
+            | ((0x7df7df7df & (g[18] >> 1u32))) | ((0x3efbefbe & (g[18] >> 5u32)))
+            | ((0x3fffffff & (g[18] >> 6u32))) | ((0x1f7df7df & (g[18] >> 7u32)));
+        changed |= word != g[19];
+        g[19] = word;
+        if !changed {
+            break;
+        }
+    }
+    // g[20]: 36 node words, bit 7 (connected black b 1 b 2), bit 12 (connected black b 1 c 1), bit 0 (connected black b 1 a 1), bit 13 (connected black b 1 c 2), and 32 more; rules at gather.kif:59, 63
+    // g[21]: 36 node words, bit 1 ((aux 2) black b a 1 2), bit 7 ((aux 2) black b b 1 2), bit 13 ((aux 2) black b c 1 2), bit 19 ((aux 2) black b d 1 2), and 32 more
+    g[20] = 0;
+    g[21] = 0;
+    loop {
+        let mut changed = false;
+        let word = ((0x2000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x1000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x80 & (s.0[0] << 1u32) & s.0[0])) | ((0x2 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x1 & s.0[0] & (s.0[0] >> 6u32))) | ((0xfffffffff & s.0[0] & g[21]));
         changed |= word != g[20];
         g[20] = word;
         let word = ((0xfbefbef80 & (g[20] << 7u32))) | ((0xfffffffc0 & (g[20] << 6u32)))
@@ -1288,19 +1513,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[22]: 36 node words, bit 14 (connected black c 2 c 3), bit 12 (connected black c 2 c 1), bit 19 (connected black c 2 d 2), bit 7 (connected black c 2 b 2), and 32 more; rules at gather.kif:59, 63
-    // g[23]: 36 node words, bit 1 ((aux 2) black c a 2 2), bit 7 ((aux 2) black c b 2 2), bit 13 ((aux 2) black c c 2 2), bit 19 ((aux 2) black c d 2 2), and 32 more
+    // g[22]: 36 node words, bit 2 (connected black a 2 a 3), bit 0 (connected black a 2 a 1), bit 7 (connected black a 2 b 2), bit 8 (connected black a 2 b 3), and 32 more; rules at gather.kif:59, 63
+    // g[23]: 36 node words, bit 1 ((aux 2) black a a 2 2), bit 7 ((aux 2) black a b 2 2), bit 13 ((aux 2) black a c 2 2), bit 19 ((aux 2) black a d 2 2), and 32 more
     g[22] = 0;
     g[23] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x80000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x40000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x4000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x1000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x100 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x80 & s.0[0] & (s.0[0] >> 6u32))) | ((0x40 & s.0[0] & (s.0[0] >> 7u32)))
+        let word = ((0x100 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x80 & (s.0[0] << 6u32) & s.0[0])) | ((0x40 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x4 & (s.0[0] << 1u32) & s.0[0])) | ((0x1 & s.0[0] & (s.0[0] >> 1u32)))
             | ((0xfffffffff & s.0[0] & g[23]));
         changed |= word != g[22];
         g[22] = word;
@@ -1314,20 +1535,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[24]: 36 node words, bit 26 (connected black e 2 e 3), bit 24 (connected black e 2 e 1), bit 31 (connected black e 2 f 2), bit 19 (connected black e 2 d 2), and 32 more; rules at gather.kif:59, 63
-    // g[25]: 36 node words, bit 1 ((aux 2) black e a 2 2), bit 7 ((aux 2) black e b 2 2), bit 13 ((aux 2) black e c 2 2), bit 19 ((aux 2) black e d 2 2), and 32 more
+    // g[24]: 36 node words, bit 15 (connected black c 3 c 4), bit 13 (connected black c 3 c 2), bit 20 (connected black c 3 d 3), bit 8 (connected black c 3 b 3), and 32 more; rules at gather.kif:59, 63
+    // g[25]: 36 node words, bit 1 ((aux 2) black c a 3 2), bit 7 ((aux 2) black c b 3 2), bit 13 ((aux 2) black c c 3 2), bit 19 ((aux 2) black c d 3 2), and 32 more
     g[24] = 0;
     g[25] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x80000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x40000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x4000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x1000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x100000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x80000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x40000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[25]));
+        let word = ((0x200000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x100000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x80000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x8000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x2000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x200 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x100 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x80 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[25]));
         changed |= word != g[24];
         g[24] = word;
         let word = ((0xfbefbef80 & (g[24] << 7u32))) | ((0xfffffffc0 & (g[24] << 6u32)))
@@ -1340,17 +1561,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[26]: 36 node words, bit 32 (connected black f 2 f 3), bit 30 (connected black f 2 f 1), bit 25 (connected black f 2 e 2), bit 26 (connected black f 2 e 3), and 32 more; rules at gather.kif:59, 63
-    // g[27]: 36 node words, bit 1 ((aux 2) black f a 2 2), bit 7 ((aux 2) black f b 2 2), bit 13 ((aux 2) black f c 2 2), bit 19 ((aux 2) black f d 2 2), and 32 more
+    // g[26]: 36 node words, bit 13 (connected black c 1 c 2), bit 18 (connected black c 1 d 1), bit 6 (connected black c 1 b 1), bit 19 (connected black c 1 d 2), and 32 more; rules at gather.kif:59, 63
+    // g[27]: 36 node words, bit 1 ((aux 2) black c a 1 2), bit 7 ((aux 2) black c b 1 2), bit 13 ((aux 2) black c c 1 2), bit 19 ((aux 2) black c d 1 2), and 32 more
     g[26] = 0;
     g[27] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x40000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x4000000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x2000000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x1000000 & s.0[0] & (s.0[0] >> 7u32)))
+        let word = ((0x80000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x40000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x2000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x80 & s.0[0] & (s.0[0] >> 5u32))) | ((0x40 & s.0[0] & (s.0[0] >> 6u32)))
             | ((0xfffffffff & s.0[0] & g[27]));
         changed |= word != g[26];
         g[26] = word;
@@ -1364,19 +1584,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[28]: 36 node words, bit 11 (connected white b 5 b 6), bit 9 (connected white b 5 b 4), bit 16 (connected white b 5 c 5), bit 4 (connected white b 5 a 5), and 32 more; rules at gather.kif:59, 63
-    // g[29]: 36 node words, bit 1 ((aux 2) white b a 5 2), bit 7 ((aux 2) white b b 5 2), bit 13 ((aux 2) white b c 5 2), bit 19 ((aux 2) white b d 5 2), and 32 more
+    // g[28]: 36 node words, bit 3 (connected black a 3 a 4), bit 1 (connected black a 3 a 2), bit 8 (connected black a 3 b 3), bit 9 (connected black a 3 b 4), and 32 more; rules at gather.kif:59, 63
+    // g[29]: 36 node words, bit 1 ((aux 2) black a a 3 2), bit 7 ((aux 2) black a b 3 2), bit 13 ((aux 2) black a c 3 2), bit 19 ((aux 2) black a d 3 2), and 32 more
     g[28] = 0;
     g[29] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x10000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x8000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x800 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x200 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x20 & s.0[1] & (s.0[1] >> 5u32))) | ((0x10 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x8 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[29]));
+        let word = ((0x200 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x100 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x80 & (s.0[0] << 5u32) & s.0[0])) | ((0x8 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x2 & s.0[0] & (s.0[0] >> 1u32))) | ((0xfffffffff & s.0[0] & g[29]));
         changed |= word != g[28];
         g[28] = word;
         let word = ((0xfbefbef80 & (g[28] << 7u32))) | ((0xfffffffc0 & (g[28] << 6u32)))
@@ -1389,20 +1606,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[30]: 36 node words, bit 17 (connected white c 5 c 6), bit 15 (connected white c 5 c 4), bit 22 (connected white c 5 d 5), bit 10 (connected white c 5 b 5), and 32 more; rules at gather.kif:59, 63
-    // g[31]: 36 node words, bit 1 ((aux 2) white c a 5 2), bit 7 ((aux 2) white c b 5 2), bit 13 ((aux 2) white c c 5 2), bit 19 ((aux 2) white c d 5 2), and 32 more
+    // g[30]: 36 node words, bit 1 (connected black a 1 a 2), bit 6 (connected black a 1 b 1), bit 7 (connected black a 1 b 2), bit 0 (connected black a 1 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[31]: 36 node words, bit 1 ((aux 2) black a a 1 2), bit 7 ((aux 2) black a b 1 2), bit 13 ((aux 2) black a c 1 2), bit 19 ((aux 2) black a d 1 2), and 32 more
     g[30] = 0;
     g[31] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x400000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x200000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x20000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x8000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x800 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x400 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x200 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[31]));
+        let word = ((0x80 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x40 & (s.0[0] << 6u32) & s.0[0])) | ((0x2 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0xfffffffff & s.0[0] & g[31]));
         changed |= word != g[30];
         g[30] = word;
         let word = ((0xfbefbef80 & (g[30] << 7u32))) | ((0xfffffffc0 & (g[30] << 6u32)))
@@ -1415,21 +1627,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[32]: 36 node words, bit 29 (connected white e 5 e 6), bit 27 (connected white e 5 e 4), bit 34 (connected white e 5 f 5), bit 22 (connected white e 5 d 5), and 32 more; rules at gather.kif:59, 63
-    // g[33]: 36 node words, bit 1 ((aux 2) white e a 5 2), bit 7 ((aux 2) white e b 5 2), bit 13 ((aux 2) white e c 5 2), bit 19 ((aux 2) white e d 5 2), and 32 more
+    // g[32]: 36 node words, bit 20 (connected black d 2 d 3), bit 18 (connected black d 2 d 1), bit 25 (connected black d 2 e 2), bit 13 (connected black d 2 c 2), and 32 more; rules at gather.kif:59, 63
+    // g[33]: 36 node words, bit 1 ((aux 2) black d a 2 2), bit 7 ((aux 2) black d b 2 2), bit 13 ((aux 2) black d c 2 2), bit 19 ((aux 2) black d d 2 2), and 32 more
     g[32] = 0;
     g[33] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x400000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x200000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x20000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x8000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x800000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x400000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x200000 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[33]));
+        let word = ((0x4000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x2000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x1000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x100000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x40000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x4000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x2000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x1000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[33]));
         changed |= word != g[32];
         g[32] = word;
         let word = ((0xfbefbef80 & (g[32] << 7u32))) | ((0xfffffffc0 & (g[32] << 6u32)))
@@ -1442,18 +1653,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[34]: 36 node words, bit 35 (connected white f 5 f 6), bit 33 (connected white f 5 f 4), bit 28 (connected white f 5 e 5), bit 29 (connected white f 5 e 6), and 32 more; rules at gather.kif:59, 63
-    // g[35]: 36 node words, bit 1 ((aux 2) white f a 5 2), bit 7 ((aux 2) white f b 5 2), bit 13 ((aux 2) white f c 5 2), bit 19 ((aux 2) white f d 5 2), and 32 more
+    // g[34]: 36 node words, bit 21 (connected black d 3 d 4), bit 19 (connected black d 3 d 2), bit 26 (connected black d 3 e 3), bit 14 (connected black d 3 c 3), and 32 more; rules at gather.kif:59, 63
+    // g[35]: 36 node words, bit 1 ((aux 2) black d a 3 2), bit 7 ((aux 2) black d b 3 2), bit 13 ((aux 2) black d c 3 2), bit 19 ((aux 2) black d d 3 2), and 32 more
     g[34] = 0;
     g[35] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x200000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x20000000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x10000000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x8000000 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[35]));
+        let word = ((0x8000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x4000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x2000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x200000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x80000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x8000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x4000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x2000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[35]));
         changed |= word != g[34];
         g[34] = word;
         let word = ((0xfbefbef80 & (g[34] << 7u32))) | ((0xfffffffc0 & (g[34] << 6u32)))
@@ -1466,19 +1679,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[36]: 36 node words, bit 9 (connected black b 3 b 4), bit 7 (connected black b 3 b 2), bit 14 (connected black b 3 c 3), bit 2 (connected black b 3 a 3), and 32 more; rules at gather.kif:59, 63
-    // g[37]: 36 node words, bit 1 ((aux 2) black b a 3 2), bit 7 ((aux 2) black b b 3 2), bit 13 ((aux 2) black b c 3 2), bit 19 ((aux 2) black b d 3 2), and 32 more
+    // g[36]: 36 node words, bit 19 (connected black d 1 d 2), bit 24 (connected black d 1 e 1), bit 12 (connected black d 1 c 1), bit 25 (connected black d 1 e 2), and 32 more; rules at gather.kif:59, 63
+    // g[37]: 36 node words, bit 1 ((aux 2) black d a 1 2), bit 7 ((aux 2) black d b 1 2), bit 13 ((aux 2) black d c 1 2), bit 19 ((aux 2) black d d 1 2), and 32 more
     g[36] = 0;
     g[37] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x8000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x4000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x2000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x200 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x80 & s.0[0] & (s.0[0] >> 1u32))) | ((0x8 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x4 & s.0[0] & (s.0[0] >> 6u32))) | ((0x2 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[37]));
+        let word = ((0x2000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x1000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x80000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x2000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x1000 & s.0[0] & (s.0[0] >> 6u32))) | ((0xfffffffff & s.0[0] & g[37]));
         changed |= word != g[36];
         g[36] = word;
         let word = ((0xfbefbef80 & (g[36] << 7u32))) | ((0xfffffffc0 & (g[36] << 6u32)))
@@ -1491,16 +1702,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[38]: 36 node words, bit 7 (connected black b 1 b 2), bit 12 (connected black b 1 c 1), bit 0 (connected black b 1 a 1), bit 13 (connected black b 1 c 2), and 32 more; rules at gather.kif:59, 63
-    // g[39]: 36 node words, bit 1 ((aux 2) black b a 1 2), bit 7 ((aux 2) black b b 1 2), bit 13 ((aux 2) black b c 1 2), bit 19 ((aux 2) black b d 1 2), and 32 more
+    // g[38]: 36 node words, bit 27 (connected black e 3 e 4), bit 25 (connected black e 3 e 2), bit 32 (connected black e 3 f 3), bit 20 (connected black e 3 d 3), and 32 more; rules at gather.kif:59, 63
+    // g[39]: 36 node words, bit 1 ((aux 2) black e a 3 2), bit 7 ((aux 2) black e b 3 2), bit 13 ((aux 2) black e c 3 2), bit 19 ((aux 2) black e d 3 2), and 32 more
     g[38] = 0;
     g[39] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x2000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x1000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x80 & (s.0[0] << 1u32) & s.0[0])) | ((0x2 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x1 & s.0[0] & (s.0[0] >> 6u32))) | ((0xfffffffff & s.0[0] & g[39]));
+        let word = ((0x200000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x100000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x80000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x8000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x2000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x200000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x100000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x80000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[39]));
         changed |= word != g[38];
         g[38] = word;
         let word = ((0xfbefbef80 & (g[38] << 7u32))) | ((0xfffffffc0 & (g[38] << 6u32)))
@@ -1513,16 +1728,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[40]: 36 node words, bit 2 (connected black a 2 a 3), bit 0 (connected black a 2 a 1), bit 7 (connected black a 2 b 2), bit 8 (connected black a 2 b 3), and 32 more; rules at gather.kif:59, 63
-    // g[41]: 36 node words, bit 1 ((aux 2) black a a 2 2), bit 7 ((aux 2) black a b 2 2), bit 13 ((aux 2) black a c 2 2), bit 19 ((aux 2) black a d 2 2), and 32 more
+    // g[40]: 36 node words, bit 25 (connected black e 1 e 2), bit 30 (connected black e 1 f 1), bit 18 (connected black e 1 d 1), bit 31 (connected black e 1 f 2), and 32 more; rules at gather.kif:59, 63
+    // g[41]: 36 node words, bit 1 ((aux 2) black e a 1 2), bit 7 ((aux 2) black e b 1 2), bit 13 ((aux 2) black e c 1 2), bit 19 ((aux 2) black e d 1 2), and 32 more
     g[40] = 0;
     g[41] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x80 & (s.0[0] << 6u32) & s.0[0])) | ((0x40 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x4 & (s.0[0] << 1u32) & s.0[0])) | ((0x1 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0xfffffffff & s.0[0] & g[41]));
+        let word = ((0x80000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x40000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x2000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x80000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x40000 & s.0[0] & (s.0[0] >> 6u32))) | ((0xfffffffff & s.0[0] & g[41]));
         changed |= word != g[40];
         g[40] = word;
         let word = ((0xfbefbef80 & (g[40] << 7u32))) | ((0xfffffffc0 & (g[40] << 6u32)))
@@ -1535,20 +1751,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[42]: 36 node words, bit 15 (connected black c 3 c 4), bit 13 (connected black c 3 c 2), bit 20 (connected black c 3 d 3), bit 8 (connected black c 3 b 3), and 32 more; rules at gather.kif:59, 63
-    // g[43]: 36 node words, bit 1 ((aux 2) black c a 3 2), bit 7 ((aux 2) black c b 3 2), bit 13 ((aux 2) black c c 3 2), bit 19 ((aux 2) black c d 3 2), and 32 more
+    // g[42]: 36 node words, bit 33 (connected black f 3 f 4), bit 31 (connected black f 3 f 2), bit 26 (connected black f 3 e 3), bit 27 (connected black f 3 e 4), and 32 more; rules at gather.kif:59, 63
+    // g[43]: 36 node words, bit 1 ((aux 2) black f a 3 2), bit 7 ((aux 2) black f b 3 2), bit 13 ((aux 2) black f c 3 2), bit 19 ((aux 2) black f d 3 2), and 32 more
     g[42] = 0;
     g[43] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x100000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x80000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x8000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x2000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x200 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x100 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x80 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[43]));
+        let word = ((0x200000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x80000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x8000000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x4000000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x2000000 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[43]));
         changed |= word != g[42];
         g[42] = word;
         let word = ((0xfbefbef80 & (g[42] << 7u32))) | ((0xfffffffc0 & (g[42] << 6u32)))
@@ -1561,16 +1775,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[44]: 36 node words, bit 13 (connected black c 1 c 2), bit 18 (connected black c 1 d 1), bit 6 (connected black c 1 b 1), bit 19 (connected black c 1 d 2), and 32 more; rules at gather.kif:59, 63
-    // g[45]: 36 node words, bit 1 ((aux 2) black c a 1 2), bit 7 ((aux 2) black c b 1 2), bit 13 ((aux 2) black c c 1 2), bit 19 ((aux 2) black c d 1 2), and 32 more
+    // g[44]: 36 node words, bit 31 (connected black f 1 f 2), bit 24 (connected black f 1 e 1), bit 25 (connected black f 1 e 2), bit 0 (connected black f 1 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[45]: 36 node words, bit 1 ((aux 2) black f a 1 2), bit 7 ((aux 2) black f b 1 2), bit 13 ((aux 2) black f c 1 2), bit 19 ((aux 2) black f d 1 2), and 32 more
     g[44] = 0;
     g[45] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x80000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x40000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x2000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x80 & s.0[0] & (s.0[0] >> 5u32))) | ((0x40 & s.0[0] & (s.0[0] >> 6u32)))
+        let word = ((0x80000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x2000000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x1000000 & s.0[0] & (s.0[0] >> 6u32)))
             | ((0xfffffffff & s.0[0] & g[45]));
         changed |= word != g[44];
         g[44] = word;
@@ -1584,16 +1797,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[46]: 36 node words, bit 3 (connected black a 3 a 4), bit 1 (connected black a 3 a 2), bit 8 (connected black a 3 b 3), bit 9 (connected black a 3 b 4), and 32 more; rules at gather.kif:59, 63
-    // g[47]: 36 node words, bit 1 ((aux 2) black a a 3 2), bit 7 ((aux 2) black a b 3 2), bit 13 ((aux 2) black a c 3 2), bit 19 ((aux 2) black a d 3 2), and 32 more
+    // g[46]: 36 node words, bit 10 (connected white b 6 b 5), bit 17 (connected white b 6 c 6), bit 5 (connected white b 6 a 6), bit 16 (connected white b 6 c 5), and 32 more; rules at gather.kif:59, 63
+    // g[47]: 36 node words, bit 1 ((aux 2) white b a 6 2), bit 7 ((aux 2) white b b 6 2), bit 13 ((aux 2) white b c 6 2), bit 19 ((aux 2) white b d 6 2), and 32 more
     g[46] = 0;
     g[47] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x100 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x80 & (s.0[0] << 5u32) & s.0[0])) | ((0x8 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x2 & s.0[0] & (s.0[0] >> 1u32))) | ((0xfffffffff & s.0[0] & g[47]));
+        let word = ((0x20000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x10000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x400 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x20 & s.0[1] & (s.0[1] >> 6u32))) | ((0x10 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[47]));
         changed |= word != g[46];
         g[46] = word;
         let word = ((0xfbefbef80 & (g[46] << 7u32))) | ((0xfffffffc0 & (g[46] << 6u32)))
@@ -1606,15 +1820,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[48]: 36 node words, bit 1 (connected black a 1 a 2), bit 6 (connected black a 1 b 1), bit 7 (connected black a 1 b 2), bit 0 (connected black a 1 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[49]: 36 node words, bit 1 ((aux 2) black a a 1 2), bit 7 ((aux 2) black a b 1 2), bit 13 ((aux 2) black a c 1 2), bit 19 ((aux 2) black a d 1 2), and 32 more
+    // g[48]: 36 node words, bit 10 (connected white b 4 b 5), bit 8 (connected white b 4 b 3), bit 15 (connected white b 4 c 4), bit 3 (connected white b 4 a 4), and 32 more; rules at gather.kif:59, 63
+    // g[49]: 36 node words, bit 1 ((aux 2) white b a 4 2), bit 7 ((aux 2) white b b 4 2), bit 13 ((aux 2) white b c 4 2), bit 19 ((aux 2) white b d 4 2), and 32 more
     g[48] = 0;
     g[49] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x80 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x40 & (s.0[0] << 6u32) & s.0[0])) | ((0x2 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0xfffffffff & s.0[0] & g[49]));
+        let word = ((0x10000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x8000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x4000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x400 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x100 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x10 & s.0[1] & (s.0[1] >> 5u32))) | ((0x8 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x4 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[49]));
         changed |= word != g[48];
         g[48] = word;
         let word = ((0xfbefbef80 & (g[48] << 7u32))) | ((0xfffffffc0 & (g[48] << 6u32)))
@@ -1627,20 +1845,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[50]: 36 node words, bit 20 (connected black d 2 d 3), bit 18 (connected black d 2 d 1), bit 25 (connected black d 2 e 2), bit 13 (connected black d 2 c 2), and 32 more; rules at gather.kif:59, 63
-    // g[51]: 36 node words, bit 1 ((aux 2) black d a 2 2), bit 7 ((aux 2) black d b 2 2), bit 13 ((aux 2) black d c 2 2), bit 19 ((aux 2) black d d 2 2), and 32 more
+    // g[50]: 36 node words, bit 5 (connected white a 5 a 6), bit 3 (connected white a 5 a 4), bit 10 (connected white a 5 b 5), bit 11 (connected white a 5 b 6), and 32 more; rules at gather.kif:59, 63
+    // g[51]: 36 node words, bit 1 ((aux 2) white a a 5 2), bit 7 ((aux 2) white a b 5 2), bit 13 ((aux 2) white a c 5 2), bit 19 ((aux 2) white a d 5 2), and 32 more
     g[50] = 0;
     g[51] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x4000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x2000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x1000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x100000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x40000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x4000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x2000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x1000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[51]));
+        let word = ((0x800 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x400 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x200 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x20 & (s.0[1] << 1u32) & s.0[1])) | ((0x8 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0xfffffffff & s.0[1] & g[51]));
         changed |= word != g[50];
         g[50] = word;
         let word = ((0xfbefbef80 & (g[50] << 7u32))) | ((0xfffffffc0 & (g[50] << 6u32)))
@@ -1653,20 +1868,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[52]: 36 node words, bit 21 (connected black d 3 d 4), bit 19 (connected black d 3 d 2), bit 26 (connected black d 3 e 3), bit 14 (connected black d 3 c 3), and 32 more; rules at gather.kif:59, 63
-    // g[53]: 36 node words, bit 1 ((aux 2) black d a 3 2), bit 7 ((aux 2) black d b 3 2), bit 13 ((aux 2) black d c 3 2), bit 19 ((aux 2) black d d 3 2), and 32 more
+    // g[52]: 36 node words, bit 16 (connected white c 6 c 5), bit 23 (connected white c 6 d 6), bit 11 (connected white c 6 b 6), bit 22 (connected white c 6 d 5), and 32 more; rules at gather.kif:59, 63
+    // g[53]: 36 node words, bit 1 ((aux 2) white c a 6 2), bit 7 ((aux 2) white c b 6 2), bit 13 ((aux 2) white c c 6 2), bit 19 ((aux 2) white c d 6 2), and 32 more
     g[52] = 0;
     g[53] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x8000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x4000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x2000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x200000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x80000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x8000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x4000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x2000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[53]));
+        let word = ((0x800000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x400000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x10000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x800 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x400 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[53]));
         changed |= word != g[52];
         g[52] = word;
         let word = ((0xfbefbef80 & (g[52] << 7u32))) | ((0xfffffffc0 & (g[52] << 6u32)))
@@ -1679,17 +1891,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[54]: 36 node words, bit 19 (connected black d 1 d 2), bit 24 (connected black d 1 e 1), bit 12 (connected black d 1 c 1), bit 25 (connected black d 1 e 2), and 32 more; rules at gather.kif:59, 63
-    // g[55]: 36 node words, bit 1 ((aux 2) black d a 1 2), bit 7 ((aux 2) black d b 1 2), bit 13 ((aux 2) black d c 1 2), bit 19 ((aux 2) black d d 1 2), and 32 more
+    // g[54]: 36 node words, bit 16 (connected white c 4 c 5), bit 14 (connected white c 4 c 3), bit 21 (connected white c 4 d 4), bit 9 (connected white c 4 b 4), and 32 more; rules at gather.kif:59, 63
+    // g[55]: 36 node words, bit 1 ((aux 2) white c a 4 2), bit 7 ((aux 2) white c b 4 2), bit 13 ((aux 2) white c c 4 2), bit 19 ((aux 2) white c d 4 2), and 32 more
     g[54] = 0;
     g[55] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x2000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x1000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x80000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x2000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x1000 & s.0[0] & (s.0[0] >> 6u32))) | ((0xfffffffff & s.0[0] & g[55]));
+        let word = ((0x400000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x200000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x100000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x10000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x4000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x400 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x200 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x100 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[55]));
         changed |= word != g[54];
         g[54] = word;
         let word = ((0xfbefbef80 & (g[54] << 7u32))) | ((0xfffffffc0 & (g[54] << 6u32)))
@@ -1702,20 +1917,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[56]: 36 node words, bit 27 (connected black e 3 e 4), bit 25 (connected black e 3 e 2), bit 32 (connected black e 3 f 3), bit 20 (connected black e 3 d 3), and 32 more; rules at gather.kif:59, 63
-    // g[57]: 36 node words, bit 1 ((aux 2) black e a 3 2), bit 7 ((aux 2) black e b 3 2), bit 13 ((aux 2) black e c 3 2), bit 19 ((aux 2) black e d 3 2), and 32 more
+    // g[56]: 36 node words, bit 4 (connected white a 6 a 5), bit 11 (connected white a 6 b 6), bit 10 (connected white a 6 b 5), bit 0 (connected white a 6 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[57]: 36 node words, bit 1 ((aux 2) white a a 6 2), bit 7 ((aux 2) white a b 6 2), bit 13 ((aux 2) white a c 6 2), bit 19 ((aux 2) white a d 6 2), and 32 more
     g[56] = 0;
     g[57] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x100000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x80000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x8000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x2000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x200000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x100000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x80000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[57]));
+        let word = ((0x800 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x400 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x10 & s.0[1] & (s.0[1] >> 1u32))) | ((0xfffffffff & s.0[1] & g[57]));
         changed |= word != g[56];
         g[56] = word;
         let word = ((0xfbefbef80 & (g[56] << 7u32))) | ((0xfffffffc0 & (g[56] << 6u32)))
@@ -1728,17 +1938,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[58]: 36 node words, bit 25 (connected black e 1 e 2), bit 30 (connected black e 1 f 1), bit 18 (connected black e 1 d 1), bit 31 (connected black e 1 f 2), and 32 more; rules at gather.kif:59, 63
-    // g[59]: 36 node words, bit 1 ((aux 2) black e a 1 2), bit 7 ((aux 2) black e b 1 2), bit 13 ((aux 2) black e c 1 2), bit 19 ((aux 2) black e d 1 2), and 32 more
+    // g[58]: 36 node words, bit 4 (connected white a 4 a 5), bit 2 (connected white a 4 a 3), bit 9 (connected white a 4 b 4), bit 10 (connected white a 4 b 5), and 32 more; rules at gather.kif:59, 63
+    // g[59]: 36 node words, bit 1 ((aux 2) white a a 4 2), bit 7 ((aux 2) white a b 4 2), bit 13 ((aux 2) white a c 4 2), bit 19 ((aux 2) white a d 4 2), and 32 more
     g[58] = 0;
     g[59] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x80000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x40000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x2000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x80000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x40000 & s.0[0] & (s.0[0] >> 6u32))) | ((0xfffffffff & s.0[0] & g[59]));
+        let word = ((0x400 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x200 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x100 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x10 & (s.0[1] << 1u32) & s.0[1])) | ((0x4 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0xfffffffff & s.0[1] & g[59]));
         changed |= word != g[58];
         g[58] = word;
         let word = ((0xfbefbef80 & (g[58] << 7u32))) | ((0xfffffffc0 & (g[58] << 6u32)))
@@ -1751,18 +1961,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[60]: 36 node words, bit 33 (connected black f 3 f 4), bit 31 (connected black f 3 f 2), bit 26 (connected black f 3 e 3), bit 27 (connected black f 3 e 4), and 32 more; rules at gather.kif:59, 63
-    // g[61]: 36 node words, bit 1 ((aux 2) black f a 3 2), bit 7 ((aux 2) black f b 3 2), bit 13 ((aux 2) black f c 3 2), bit 19 ((aux 2) black f d 3 2), and 32 more
+    // g[60]: 36 node words, bit 23 (connected white d 5 d 6), bit 21 (connected white d 5 d 4), bit 28 (connected white d 5 e 5), bit 16 (connected white d 5 c 5), and 32 more; rules at gather.kif:59, 63
+    // g[61]: 36 node words, bit 1 ((aux 2) white d a 5 2), bit 7 ((aux 2) white d b 5 2), bit 13 ((aux 2) white d c 5 2), bit 19 ((aux 2) white d d 5 2), and 32 more
     g[60] = 0;
     g[61] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x80000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x8000000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x4000000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x2000000 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[61]));
+        let word = ((0x20000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x10000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x8000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x800000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x200000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x20000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x10000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x8000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[61]));
         changed |= word != g[60];
         g[60] = word;
         let word = ((0xfbefbef80 & (g[60] << 7u32))) | ((0xfffffffc0 & (g[60] << 6u32)))
@@ -1775,16 +1987,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[62]: 36 node words, bit 31 (connected black f 1 f 2), bit 24 (connected black f 1 e 1), bit 25 (connected black f 1 e 2), bit 0 (connected black f 1 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[63]: 36 node words, bit 1 ((aux 2) black f a 1 2), bit 7 ((aux 2) black f b 1 2), bit 13 ((aux 2) black f c 1 2), bit 19 ((aux 2) black f d 1 2), and 32 more
+    // g[62]: 36 node words, bit 22 (connected white d 6 d 5), bit 29 (connected white d 6 e 6), bit 17 (connected white d 6 c 6), bit 28 (connected white d 6 e 5), and 32 more; rules at gather.kif:59, 63
+    // g[63]: 36 node words, bit 1 ((aux 2) white d a 6 2), bit 7 ((aux 2) white d b 6 2), bit 13 ((aux 2) white d c 6 2), bit 19 ((aux 2) white d d 6 2), and 32 more
     g[62] = 0;
     g[63] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x80000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x2000000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x1000000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0xfffffffff & s.0[0] & g[63]));
+        let word = ((0x20000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x10000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x400000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x20000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x10000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[63]));
         changed |= word != g[62];
         g[62] = word;
         let word = ((0xfbefbef80 & (g[62] << 7u32))) | ((0xfffffffc0 & (g[62] << 6u32)))
@@ -1797,17 +2010,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[64]: 36 node words, bit 10 (connected white b 6 b 5), bit 17 (connected white b 6 c 6), bit 5 (connected white b 6 a 6), bit 16 (connected white b 6 c 5), and 32 more; rules at gather.kif:59, 63
-    // g[65]: 36 node words, bit 1 ((aux 2) white b a 6 2), bit 7 ((aux 2) white b b 6 2), bit 13 ((aux 2) white b c 6 2), bit 19 ((aux 2) white b d 6 2), and 32 more
+    // g[64]: 36 node words, bit 22 (connected white d 4 d 5), bit 20 (connected white d 4 d 3), bit 27 (connected white d 4 e 4), bit 15 (connected white d 4 c 4), and 32 more; rules at gather.kif:59, 63
+    // g[65]: 36 node words, bit 1 ((aux 2) white d a 4 2), bit 7 ((aux 2) white d b 4 2), bit 13 ((aux 2) white d c 4 2), bit 19 ((aux 2) white d d 4 2), and 32 more
     g[64] = 0;
     g[65] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x10000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x400 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x20 & s.0[1] & (s.0[1] >> 6u32))) | ((0x10 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[65]));
+        let word = ((0x10000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x8000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x4000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x400000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x100000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x10000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x8000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x4000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[65]));
         changed |= word != g[64];
         g[64] = word;
         let word = ((0xfbefbef80 & (g[64] << 7u32))) | ((0xfffffffc0 & (g[64] << 6u32)))
@@ -1820,19 +2036,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[66]: 36 node words, bit 10 (connected white b 4 b 5), bit 8 (connected white b 4 b 3), bit 15 (connected white b 4 c 4), bit 3 (connected white b 4 a 4), and 32 more; rules at gather.kif:59, 63
-    // g[67]: 36 node words, bit 1 ((aux 2) white b a 4 2), bit 7 ((aux 2) white b b 4 2), bit 13 ((aux 2) white b c 4 2), bit 19 ((aux 2) white b d 4 2), and 32 more
+    // g[66]: 36 node words, bit 28 (connected white e 6 e 5), bit 35 (connected white e 6 f 6), bit 23 (connected white e 6 d 6), bit 34 (connected white e 6 f 5), and 32 more; rules at gather.kif:59, 63
+    // g[67]: 36 node words, bit 1 ((aux 2) white e a 6 2), bit 7 ((aux 2) white e b 6 2), bit 13 ((aux 2) white e c 6 2), bit 19 ((aux 2) white e d 6 2), and 32 more
     g[66] = 0;
     g[67] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x10000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x8000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x4000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x400 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x100 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x10 & s.0[1] & (s.0[1] >> 5u32))) | ((0x8 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x4 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[67]));
+        let word = ((0x800000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x400000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x10000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x800000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x400000 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[67]));
         changed |= word != g[66];
         g[66] = word;
         let word = ((0xfbefbef80 & (g[66] << 7u32))) | ((0xfffffffc0 & (g[66] << 6u32)))
@@ -1845,16 +2060,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[68]: 36 node words, bit 5 (connected white a 5 a 6), bit 3 (connected white a 5 a 4), bit 10 (connected white a 5 b 5), bit 11 (connected white a 5 b 6), and 32 more; rules at gather.kif:59, 63
-    // g[69]: 36 node words, bit 1 ((aux 2) white a a 5 2), bit 7 ((aux 2) white a b 5 2), bit 13 ((aux 2) white a c 5 2), bit 19 ((aux 2) white a d 5 2), and 32 more
+    // g[68]: 36 node words, bit 28 (connected white e 4 e 5), bit 26 (connected white e 4 e 3), bit 33 (connected white e 4 f 4), bit 21 (connected white e 4 d 4), and 32 more; rules at gather.kif:59, 63
+    // g[69]: 36 node words, bit 1 ((aux 2) white e a 4 2), bit 7 ((aux 2) white e b 4 2), bit 13 ((aux 2) white e c 4 2), bit 19 ((aux 2) white e d 4 2), and 32 more
     g[68] = 0;
     g[69] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x400 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x200 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x20 & (s.0[1] << 1u32) & s.0[1])) | ((0x8 & s.0[1] & (s.0[1] >> 1u32)))
+        let word = ((0x400000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x200000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x100000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x10000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x4000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x400000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x200000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x100000 & s.0[1] & (s.0[1] >> 7u32)))
             | ((0xfffffffff & s.0[1] & g[69]));
         changed |= word != g[68];
         g[68] = word;
@@ -1868,17 +2087,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[70]: 36 node words, bit 16 (connected white c 6 c 5), bit 23 (connected white c 6 d 6), bit 11 (connected white c 6 b 6), bit 22 (connected white c 6 d 5), and 32 more; rules at gather.kif:59, 63
-    // g[71]: 36 node words, bit 1 ((aux 2) white c a 6 2), bit 7 ((aux 2) white c b 6 2), bit 13 ((aux 2) white c c 6 2), bit 19 ((aux 2) white c d 6 2), and 32 more
+    // g[70]: 36 node words, bit 34 (connected white f 6 f 5), bit 29 (connected white f 6 e 6), bit 28 (connected white f 6 e 5), bit 0 (connected white f 6 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[71]: 36 node words, bit 1 ((aux 2) white f a 6 2), bit 7 ((aux 2) white f b 6 2), bit 13 ((aux 2) white f c 6 2), bit 19 ((aux 2) white f d 6 2), and 32 more
     g[70] = 0;
     g[71] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x400000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x10000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x800 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x400 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[71]));
+        let word = ((0x400000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x20000000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x10000000 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[71]));
         changed |= word != g[70];
         g[70] = word;
         let word = ((0xfbefbef80 & (g[70] << 7u32))) | ((0xfffffffc0 & (g[70] << 6u32)))
@@ -1891,20 +2109,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[72]: 36 node words, bit 16 (connected white c 4 c 5), bit 14 (connected white c 4 c 3), bit 21 (connected white c 4 d 4), bit 9 (connected white c 4 b 4), and 32 more; rules at gather.kif:59, 63
-    // g[73]: 36 node words, bit 1 ((aux 2) white c a 4 2), bit 7 ((aux 2) white c b 4 2), bit 13 ((aux 2) white c c 4 2), bit 19 ((aux 2) white c d 4 2), and 32 more
+    // g[72]: 36 node words, bit 34 (connected white f 4 f 5), bit 32 (connected white f 4 f 3), bit 27 (connected white f 4 e 4), bit 28 (connected white f 4 e 5), and 32 more; rules at gather.kif:59, 63
+    // g[73]: 36 node words, bit 1 ((aux 2) white f a 4 2), bit 7 ((aux 2) white f b 4 2), bit 13 ((aux 2) white f c 4 2), bit 19 ((aux 2) white f d 4 2), and 32 more
     g[72] = 0;
     g[73] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x200000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x100000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x10000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x4000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x400 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x200 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x100 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[73]));
+        let word = ((0x400000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x100000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x10000000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x8000000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x4000000 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[73]));
         changed |= word != g[72];
         g[72] = word;
         let word = ((0xfbefbef80 & (g[72] << 7u32))) | ((0xfffffffc0 & (g[72] << 6u32)))
@@ -1917,15 +2133,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[74]: 36 node words, bit 4 (connected white a 6 a 5), bit 11 (connected white a 6 b 6), bit 10 (connected white a 6 b 5), bit 0 (connected white a 6 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[75]: 36 node words, bit 1 ((aux 2) white a a 6 2), bit 7 ((aux 2) white a b 6 2), bit 13 ((aux 2) white a c 6 2), bit 19 ((aux 2) white a d 6 2), and 32 more
+    // g[74]: 36 node words, bit 10 (connected black b 4 b 5), bit 8 (connected black b 4 b 3), bit 15 (connected black b 4 c 4), bit 3 (connected black b 4 a 4), and 32 more; rules at gather.kif:59, 63
+    // g[75]: 36 node words, bit 1 ((aux 2) black b a 4 2), bit 7 ((aux 2) black b b 4 2), bit 13 ((aux 2) black b c 4 2), bit 19 ((aux 2) black b d 4 2), and 32 more
     g[74] = 0;
     g[75] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x400 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x10 & s.0[1] & (s.0[1] >> 1u32))) | ((0xfffffffff & s.0[1] & g[75]));
+        let word = ((0x10000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x8000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x4000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x400 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x100 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x10 & s.0[0] & (s.0[0] >> 5u32))) | ((0x8 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x4 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[75]));
         changed |= word != g[74];
         g[74] = word;
         let word = ((0xfbefbef80 & (g[74] << 7u32))) | ((0xfffffffc0 & (g[74] << 6u32)))
@@ -1938,17 +2158,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[76]: 36 node words, bit 4 (connected white a 4 a 5), bit 2 (connected white a 4 a 3), bit 9 (connected white a 4 b 4), bit 10 (connected white a 4 b 5), and 32 more; rules at gather.kif:59, 63
-    // g[77]: 36 node words, bit 1 ((aux 2) white a a 4 2), bit 7 ((aux 2) white a b 4 2), bit 13 ((aux 2) white a c 4 2), bit 19 ((aux 2) white a d 4 2), and 32 more
+    // g[76]: 36 node words, bit 16 (connected black c 4 c 5), bit 14 (connected black c 4 c 3), bit 21 (connected black c 4 d 4), bit 9 (connected black c 4 b 4), and 32 more; rules at gather.kif:59, 63
+    // g[77]: 36 node words, bit 1 ((aux 2) black c a 4 2), bit 7 ((aux 2) black c b 4 2), bit 13 ((aux 2) black c c 4 2), bit 19 ((aux 2) black c d 4 2), and 32 more
     g[76] = 0;
     g[77] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x200 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x100 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x10 & (s.0[1] << 1u32) & s.0[1])) | ((0x4 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0xfffffffff & s.0[1] & g[77]));
+        let word = ((0x400000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x200000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x100000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x10000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x4000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x400 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x200 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x100 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[77]));
         changed |= word != g[76];
         g[76] = word;
         let word = ((0xfbefbef80 & (g[76] << 7u32))) | ((0xfffffffc0 & (g[76] << 6u32)))
@@ -1961,20 +2184,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[78]: 36 node words, bit 23 (connected white d 5 d 6), bit 21 (connected white d 5 d 4), bit 28 (connected white d 5 e 5), bit 16 (connected white d 5 c 5), and 32 more; rules at gather.kif:59, 63
-    // g[79]: 36 node words, bit 1 ((aux 2) white d a 5 2), bit 7 ((aux 2) white d b 5 2), bit 13 ((aux 2) white d c 5 2), bit 19 ((aux 2) white d d 5 2), and 32 more
+    // g[78]: 36 node words, bit 4 (connected black a 4 a 5), bit 2 (connected black a 4 a 3), bit 9 (connected black a 4 b 4), bit 10 (connected black a 4 b 5), and 32 more; rules at gather.kif:59, 63
+    // g[79]: 36 node words, bit 1 ((aux 2) black a a 4 2), bit 7 ((aux 2) black a b 4 2), bit 13 ((aux 2) black a c 4 2), bit 19 ((aux 2) black a d 4 2), and 32 more
     g[78] = 0;
     g[79] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x10000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x8000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x800000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x200000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x20000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x10000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x8000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[79]));
+        let word = ((0x400 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x200 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x100 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x10 & (s.0[0] << 1u32) & s.0[0])) | ((0x4 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0xfffffffff & s.0[0] & g[79]));
         changed |= word != g[78];
         g[78] = word;
         let word = ((0xfbefbef80 & (g[78] << 7u32))) | ((0xfffffffc0 & (g[78] << 6u32)))
@@ -1987,17 +2207,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[80]: 36 node words, bit 22 (connected white d 6 d 5), bit 29 (connected white d 6 e 6), bit 17 (connected white d 6 c 6), bit 28 (connected white d 6 e 5), and 32 more; rules at gather.kif:59, 63
-    // g[81]: 36 node words, bit 1 ((aux 2) white d a 6 2), bit 7 ((aux 2) white d b 6 2), bit 13 ((aux 2) white d c 6 2), bit 19 ((aux 2) white d d 6 2), and 32 more
+    // g[80]: 36 node words, bit 22 (connected black d 4 d 5), bit 20 (connected black d 4 d 3), bit 27 (connected black d 4 e 4), bit 15 (connected black d 4 c 4), and 32 more; rules at gather.kif:59, 63
+    // g[81]: 36 node words, bit 1 ((aux 2) black d a 4 2), bit 7 ((aux 2) black d b 4 2), bit 13 ((aux 2) black d c 4 2), bit 19 ((aux 2) black d d 4 2), and 32 more
     g[80] = 0;
     g[81] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x10000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x400000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x20000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x10000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[81]));
+        let word = ((0x10000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x8000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x4000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x400000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x100000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x10000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x8000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x4000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[81]));
         changed |= word != g[80];
         g[80] = word;
         let word = ((0xfbefbef80 & (g[80] << 7u32))) | ((0xfffffffc0 & (g[80] << 6u32)))
@@ -2010,20 +2233,21 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[82]: 36 node words, bit 22 (connected white d 4 d 5), bit 20 (connected white d 4 d 3), bit 27 (connected white d 4 e 4), bit 15 (connected white d 4 c 4), and 32 more; rules at gather.kif:59, 63
-    // g[83]: 36 node words, bit 1 ((aux 2) white d a 4 2), bit 7 ((aux 2) white d b 4 2), bit 13 ((aux 2) white d c 4 2), bit 19 ((aux 2) white d d 4 2), and 32 more
+    // g[82]: 36 node words, bit 28 (connected black e 4 e 5), bit 26 (connected black e 4 e 3), bit 33 (connected black e 4 f 4), bit 21 (connected black e 4 d 4), and 32 more; rules at gather.kif:59, 63
+    // g[83]: 36 node words, bit 1 ((aux 2) black e a 4 2), bit 7 ((aux 2) black e b 4 2), bit 13 ((aux 2) black e c 4 2), bit 19 ((aux 2) black e d 4 2), and 32 more
     g[82] = 0;
     g[83] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x10000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x8000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x4000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x400000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x100000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x10000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x8000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x4000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[83]));
+        let word = ((0x400000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x200000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x100000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x10000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x4000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x400000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x200000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x100000 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[83]));
         changed |= word != g[82];
         g[82] = word;
         let word = ((0xfbefbef80 & (g[82] << 7u32))) | ((0xfffffffc0 & (g[82] << 6u32)))
@@ -2036,18 +2260,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[84]: 36 node words, bit 28 (connected white e 6 e 5), bit 35 (connected white e 6 f 6), bit 23 (connected white e 6 d 6), bit 34 (connected white e 6 f 5), and 32 more; rules at gather.kif:59, 63
-    // g[85]: 36 node words, bit 1 ((aux 2) white e a 6 2), bit 7 ((aux 2) white e b 6 2), bit 13 ((aux 2) white e c 6 2), bit 19 ((aux 2) white e d 6 2), and 32 more
+    // g[84]: 36 node words, bit 34 (connected black f 4 f 5), bit 32 (connected black f 4 f 3), bit 27 (connected black f 4 e 4), bit 28 (connected black f 4 e 5), and 32 more; rules at gather.kif:59, 63
+    // g[85]: 36 node words, bit 1 ((aux 2) black f a 4 2), bit 7 ((aux 2) black f b 4 2), bit 13 ((aux 2) black f c 4 2), bit 19 ((aux 2) black f d 4 2), and 32 more
     g[84] = 0;
     g[85] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x400000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x10000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x800000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x400000 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[85]));
+        let word = ((0x400000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x100000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x10000000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x8000000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x4000000 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[85]));
         changed |= word != g[84];
         g[84] = word;
         let word = ((0xfbefbef80 & (g[84] << 7u32))) | ((0xfffffffc0 & (g[84] << 6u32)))
@@ -2060,20 +2284,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[86]: 36 node words, bit 28 (connected white e 4 e 5), bit 26 (connected white e 4 e 3), bit 33 (connected white e 4 f 4), bit 21 (connected white e 4 d 4), and 32 more; rules at gather.kif:59, 63
-    // g[87]: 36 node words, bit 1 ((aux 2) white e a 4 2), bit 7 ((aux 2) white e b 4 2), bit 13 ((aux 2) white e c 4 2), bit 19 ((aux 2) white e d 4 2), and 32 more
+    // g[86]: 36 node words, bit 9 (connected white b 3 b 4), bit 7 (connected white b 3 b 2), bit 14 (connected white b 3 c 3), bit 2 (connected white b 3 a 3), and 32 more; rules at gather.kif:59, 63
+    // g[87]: 36 node words, bit 1 ((aux 2) white b a 3 2), bit 7 ((aux 2) white b b 3 2), bit 13 ((aux 2) white b c 3 2), bit 19 ((aux 2) white b d 3 2), and 32 more
     g[86] = 0;
     g[87] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x200000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x100000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x10000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x4000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x400000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x200000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x100000 & s.0[1] & (s.0[1] >> 7u32)))
+        let word = ((0x8000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x4000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x2000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x200 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x80 & s.0[1] & (s.0[1] >> 1u32))) | ((0x8 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x4 & s.0[1] & (s.0[1] >> 6u32))) | ((0x2 & s.0[1] & (s.0[1] >> 7u32)))
             | ((0xfffffffff & s.0[1] & g[87]));
         changed |= word != g[86];
         g[86] = word;
@@ -2087,16 +2309,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[88]: 36 node words, bit 34 (connected white f 6 f 5), bit 29 (connected white f 6 e 6), bit 28 (connected white f 6 e 5), bit 0 (connected white f 6 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[89]: 36 node words, bit 1 ((aux 2) white f a 6 2), bit 7 ((aux 2) white f b 6 2), bit 13 ((aux 2) white f c 6 2), bit 19 ((aux 2) white f d 6 2), and 32 more
+    // g[88]: 36 node words, bit 15 (connected white c 3 c 4), bit 13 (connected white c 3 c 2), bit 20 (connected white c 3 d 3), bit 8 (connected white c 3 b 3), and 32 more; rules at gather.kif:59, 63
+    // g[89]: 36 node words, bit 1 ((aux 2) white c a 3 2), bit 7 ((aux 2) white c b 3 2), bit 13 ((aux 2) white c c 3 2), bit 19 ((aux 2) white c d 3 2), and 32 more
     g[88] = 0;
     g[89] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x20000000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x10000000 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[89]));
+        let word = ((0x200000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x100000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x80000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x8000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x2000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x200 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x100 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x80 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[89]));
         changed |= word != g[88];
         g[88] = word;
         let word = ((0xfbefbef80 & (g[88] << 7u32))) | ((0xfffffffc0 & (g[88] << 6u32)))
@@ -2109,18 +2335,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[90]: 36 node words, bit 34 (connected white f 4 f 5), bit 32 (connected white f 4 f 3), bit 27 (connected white f 4 e 4), bit 28 (connected white f 4 e 5), and 32 more; rules at gather.kif:59, 63
-    // g[91]: 36 node words, bit 1 ((aux 2) white f a 4 2), bit 7 ((aux 2) white f b 4 2), bit 13 ((aux 2) white f c 4 2), bit 19 ((aux 2) white f d 4 2), and 32 more
+    // g[90]: 36 node words, bit 3 (connected white a 3 a 4), bit 1 (connected white a 3 a 2), bit 8 (connected white a 3 b 3), bit 9 (connected white a 3 b 4), and 32 more; rules at gather.kif:59, 63
+    // g[91]: 36 node words, bit 1 ((aux 2) white a a 3 2), bit 7 ((aux 2) white a b 3 2), bit 13 ((aux 2) white a c 3 2), bit 19 ((aux 2) white a d 3 2), and 32 more
     g[90] = 0;
     g[91] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x100000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x10000000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x8000000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x4000000 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[91]));
+        let word = ((0x200 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x100 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x80 & (s.0[1] << 5u32) & s.0[1])) | ((0x8 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x2 & s.0[1] & (s.0[1] >> 1u32))) | ((0xfffffffff & s.0[1] & g[91]));
         changed |= word != g[90];
         g[90] = word;
         let word = ((0xfbefbef80 & (g[90] << 7u32))) | ((0xfffffffc0 & (g[90] << 6u32)))
@@ -2133,19 +2357,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[92]: 36 node words, bit 10 (connected black b 4 b 5), bit 8 (connected black b 4 b 3), bit 15 (connected black b 4 c 4), bit 3 (connected black b 4 a 4), and 32 more; rules at gather.kif:59, 63
-    // g[93]: 36 node words, bit 1 ((aux 2) black b a 4 2), bit 7 ((aux 2) black b b 4 2), bit 13 ((aux 2) black b c 4 2), bit 19 ((aux 2) black b d 4 2), and 32 more
+    // g[92]: 36 node words, bit 21 (connected white d 3 d 4), bit 19 (connected white d 3 d 2), bit 26 (connected white d 3 e 3), bit 14 (connected white d 3 c 3), and 32 more; rules at gather.kif:59, 63
+    // g[93]: 36 node words, bit 1 ((aux 2) white d a 3 2), bit 7 ((aux 2) white d b 3 2), bit 13 ((aux 2) white d c 3 2), bit 19 ((aux 2) white d d 3 2), and 32 more
     g[92] = 0;
     g[93] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x10000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x8000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x4000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x400 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x100 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x10 & s.0[0] & (s.0[0] >> 5u32))) | ((0x8 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x4 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[93]));
+        let word = ((0x8000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x4000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x2000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x200000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x80000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x8000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x4000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x2000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[93]));
         changed |= word != g[92];
         g[92] = word;
         let word = ((0xfbefbef80 & (g[92] << 7u32))) | ((0xfffffffc0 & (g[92] << 6u32)))
@@ -2158,20 +2383,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[94]: 36 node words, bit 16 (connected black c 4 c 5), bit 14 (connected black c 4 c 3), bit 21 (connected black c 4 d 4), bit 9 (connected black c 4 b 4), and 32 more; rules at gather.kif:59, 63
-    // g[95]: 36 node words, bit 1 ((aux 2) black c a 4 2), bit 7 ((aux 2) black c b 4 2), bit 13 ((aux 2) black c c 4 2), bit 19 ((aux 2) black c d 4 2), and 32 more
+    // g[94]: 36 node words, bit 27 (connected white e 3 e 4), bit 25 (connected white e 3 e 2), bit 32 (connected white e 3 f 3), bit 20 (connected white e 3 d 3), and 32 more; rules at gather.kif:59, 63
+    // g[95]: 36 node words, bit 1 ((aux 2) white e a 3 2), bit 7 ((aux 2) white e b 3 2), bit 13 ((aux 2) white e c 3 2), bit 19 ((aux 2) white e d 3 2), and 32 more
     g[94] = 0;
     g[95] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x200000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x100000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x10000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x4000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x400 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x200 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x100 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[95]));
+        let word = ((0x200000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x100000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x80000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x8000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x2000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x200000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x100000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x80000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[95]));
         changed |= word != g[94];
         g[94] = word;
         let word = ((0xfbefbef80 & (g[94] << 7u32))) | ((0xfffffffc0 & (g[94] << 6u32)))
@@ -2184,17 +2409,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[96]: 36 node words, bit 4 (connected black a 4 a 5), bit 2 (connected black a 4 a 3), bit 9 (connected black a 4 b 4), bit 10 (connected black a 4 b 5), and 32 more; rules at gather.kif:59, 63
-    // g[97]: 36 node words, bit 1 ((aux 2) black a a 4 2), bit 7 ((aux 2) black a b 4 2), bit 13 ((aux 2) black a c 4 2), bit 19 ((aux 2) black a d 4 2), and 32 more
+    // g[96]: 36 node words, bit 33 (connected white f 3 f 4), bit 31 (connected white f 3 f 2), bit 26 (connected white f 3 e 3), bit 27 (connected white f 3 e 4), and 32 more; rules at gather.kif:59, 63
+    // g[97]: 36 node words, bit 1 ((aux 2) white f a 3 2), bit 7 ((aux 2) white f b 3 2), bit 13 ((aux 2) white f c 3 2), bit 19 ((aux 2) white f d 3 2), and 32 more
     g[96] = 0;
     g[97] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x200 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x100 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x10 & (s.0[0] << 1u32) & s.0[0])) | ((0x4 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0xfffffffff & s.0[0] & g[97]));
+        let word = ((0x200000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x80000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x8000000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x4000000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x2000000 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[97]));
         changed |= word != g[96];
         g[96] = word;
         let word = ((0xfbefbef80 & (g[96] << 7u32))) | ((0xfffffffc0 & (g[96] << 6u32)))
@@ -2207,20 +2433,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[98]: 36 node words, bit 22 (connected black d 4 d 5), bit 20 (connected black d 4 d 3), bit 27 (connected black d 4 e 4), bit 15 (connected black d 4 c 4), and 32 more; rules at gather.kif:59, 63
-    // g[99]: 36 node words, bit 1 ((aux 2) black d a 4 2), bit 7 ((aux 2) black d b 4 2), bit 13 ((aux 2) black d c 4 2), bit 19 ((aux 2) black d d 4 2), and 32 more
+    // g[98]: 36 node words, bit 11 (connected black b 5 b 6), bit 9 (connected black b 5 b 4), bit 16 (connected black b 5 c 5), bit 4 (connected black b 5 a 5), and 32 more; rules at gather.kif:59, 63
+    // g[99]: 36 node words, bit 1 ((aux 2) black b a 5 2), bit 7 ((aux 2) black b b 5 2), bit 13 ((aux 2) black b c 5 2), bit 19 ((aux 2) black b d 5 2), and 32 more
     g[98] = 0;
     g[99] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x10000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x8000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x4000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x400000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x100000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x10000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x8000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x4000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[99]));
+        let word = ((0x20000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x10000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x8000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x800 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x200 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x20 & s.0[0] & (s.0[0] >> 5u32))) | ((0x10 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x8 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[99]));
         changed |= word != g[98];
         g[98] = word;
         let word = ((0xfbefbef80 & (g[98] << 7u32))) | ((0xfffffffc0 & (g[98] << 6u32)))
@@ -2233,21 +2458,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[100]: 36 node words, bit 28 (connected black e 4 e 5), bit 26 (connected black e 4 e 3), bit 33 (connected black e 4 f 4), bit 21 (connected black e 4 d 4), and 32 more; rules at gather.kif:59, 63
-    // g[101]: 36 node words, bit 1 ((aux 2) black e a 4 2), bit 7 ((aux 2) black e b 4 2), bit 13 ((aux 2) black e c 4 2), bit 19 ((aux 2) black e d 4 2), and 32 more
+    // g[100]: 36 node words, bit 17 (connected black c 5 c 6), bit 15 (connected black c 5 c 4), bit 22 (connected black c 5 d 5), bit 10 (connected black c 5 b 5), and 32 more; rules at gather.kif:59, 63
+    // g[101]: 36 node words, bit 1 ((aux 2) black c a 5 2), bit 7 ((aux 2) black c b 5 2), bit 13 ((aux 2) black c c 5 2), bit 19 ((aux 2) black c d 5 2), and 32 more
     g[100] = 0;
     g[101] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x200000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x100000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x10000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x4000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x400000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x200000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x100000 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[101]));
+        let word = ((0x800000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x400000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x200000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x20000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x8000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x800 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x400 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x200 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[101]));
         changed |= word != g[100];
         g[100] = word;
         let word = ((0xfbefbef80 & (g[100] << 7u32)))
@@ -2261,17 +2485,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[102]: 36 node words, bit 34 (connected black f 4 f 5), bit 32 (connected black f 4 f 3), bit 27 (connected black f 4 e 4), bit 28 (connected black f 4 e 5), and 32 more; rules at gather.kif:59, 63
-    // g[103]: 36 node words, bit 1 ((aux 2) black f a 4 2), bit 7 ((aux 2) black f b 4 2), bit 13 ((aux 2) black f c 4 2), bit 19 ((aux 2) black f d 4 2), and 32 more
+    // g[102]: 36 node words, bit 5 (connected black a 5 a 6), bit 3 (connected black a 5 a 4), bit 10 (connected black a 5 b 5), bit 11 (connected black a 5 b 6), and 32 more; rules at gather.kif:59, 63
+    // g[103]: 36 node words, bit 1 ((aux 2) black a a 5 2), bit 7 ((aux 2) black a b 5 2), bit 13 ((aux 2) black a c 5 2), bit 19 ((aux 2) black a d 5 2), and 32 more
     g[102] = 0;
     g[103] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x400000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x100000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x10000000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x8000000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x4000000 & s.0[0] & (s.0[0] >> 7u32)))
+        let word = ((0x800 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x400 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x200 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x20 & (s.0[0] << 1u32) & s.0[0])) | ((0x8 & s.0[0] & (s.0[0] >> 1u32)))
             | ((0xfffffffff & s.0[0] & g[103]));
         changed |= word != g[102];
         g[102] = word;
@@ -2286,19 +2509,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[104]: 36 node words, bit 9 (connected white b 3 b 4), bit 7 (connected white b 3 b 2), bit 14 (connected white b 3 c 3), bit 2 (connected white b 3 a 3), and 32 more; rules at gather.kif:59, 63
-    // g[105]: 36 node words, bit 1 ((aux 2) white b a 3 2), bit 7 ((aux 2) white b b 3 2), bit 13 ((aux 2) white b c 3 2), bit 19 ((aux 2) white b d 3 2), and 32 more
+    // g[104]: 36 node words, bit 23 (connected black d 5 d 6), bit 21 (connected black d 5 d 4), bit 28 (connected black d 5 e 5), bit 16 (connected black d 5 c 5), and 32 more; rules at gather.kif:59, 63
+    // g[105]: 36 node words, bit 1 ((aux 2) black d a 5 2), bit 7 ((aux 2) black d b 5 2), bit 13 ((aux 2) black d c 5 2), bit 19 ((aux 2) black d d 5 2), and 32 more
     g[104] = 0;
     g[105] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x8000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x4000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x2000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x200 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x80 & s.0[1] & (s.0[1] >> 1u32))) | ((0x8 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x4 & s.0[1] & (s.0[1] >> 6u32))) | ((0x2 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[105]));
+        let word = ((0x20000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x10000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x8000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x800000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x200000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x20000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x10000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x8000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[105]));
         changed |= word != g[104];
         g[104] = word;
         let word = ((0xfbefbef80 & (g[104] << 7u32)))
@@ -2312,20 +2536,21 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[106]: 36 node words, bit 15 (connected white c 3 c 4), bit 13 (connected white c 3 c 2), bit 20 (connected white c 3 d 3), bit 8 (connected white c 3 b 3), and 32 more; rules at gather.kif:59, 63
-    // g[107]: 36 node words, bit 1 ((aux 2) white c a 3 2), bit 7 ((aux 2) white c b 3 2), bit 13 ((aux 2) white c c 3 2), bit 19 ((aux 2) white c d 3 2), and 32 more
+    // g[106]: 36 node words, bit 29 (connected black e 5 e 6), bit 27 (connected black e 5 e 4), bit 34 (connected black e 5 f 5), bit 22 (connected black e 5 d 5), and 32 more; rules at gather.kif:59, 63
+    // g[107]: 36 node words, bit 1 ((aux 2) black e a 5 2), bit 7 ((aux 2) black e b 5 2), bit 13 ((aux 2) black e c 5 2), bit 19 ((aux 2) black e d 5 2), and 32 more
     g[106] = 0;
     g[107] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x100000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x80000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x8000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x2000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x200 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x100 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x80 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[107]));
+        let word = ((0x800000000 & (s.0[0] << 7u32) & s.0[0]))
+            | ((0x400000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x200000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x20000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x8000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x800000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x400000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x200000 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[107]));
         changed |= word != g[106];
         g[106] = word;
         let word = ((0xfbefbef80 & (g[106] << 7u32)))
@@ -2339,16 +2564,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[108]: 36 node words, bit 3 (connected white a 3 a 4), bit 1 (connected white a 3 a 2), bit 8 (connected white a 3 b 3), bit 9 (connected white a 3 b 4), and 32 more; rules at gather.kif:59, 63
-    // g[109]: 36 node words, bit 1 ((aux 2) white a a 3 2), bit 7 ((aux 2) white a b 3 2), bit 13 ((aux 2) white a c 3 2), bit 19 ((aux 2) white a d 3 2), and 32 more
+    // g[108]: 36 node words, bit 35 (connected black f 5 f 6), bit 33 (connected black f 5 f 4), bit 28 (connected black f 5 e 5), bit 29 (connected black f 5 e 6), and 32 more; rules at gather.kif:59, 63
+    // g[109]: 36 node words, bit 1 ((aux 2) black f a 5 2), bit 7 ((aux 2) black f b 5 2), bit 13 ((aux 2) black f c 5 2), bit 19 ((aux 2) black f d 5 2), and 32 more
     g[108] = 0;
     g[109] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x100 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x80 & (s.0[1] << 5u32) & s.0[1])) | ((0x8 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x2 & s.0[1] & (s.0[1] >> 1u32))) | ((0xfffffffff & s.0[1] & g[109]));
+        let word = ((0x800000000 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0x200000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x20000000 & s.0[0] & (s.0[0] >> 5u32)))
+            | ((0x10000000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x8000000 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[109]));
         changed |= word != g[108];
         g[108] = word;
         let word = ((0xfbefbef80 & (g[108] << 7u32)))
@@ -2362,20 +2589,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[110]: 36 node words, bit 21 (connected white d 3 d 4), bit 19 (connected white d 3 d 2), bit 26 (connected white d 3 e 3), bit 14 (connected white d 3 c 3), and 32 more; rules at gather.kif:59, 63
-    // g[111]: 36 node words, bit 1 ((aux 2) white d a 3 2), bit 7 ((aux 2) white d b 3 2), bit 13 ((aux 2) white d c 3 2), bit 19 ((aux 2) white d d 3 2), and 32 more
+    // g[110]: 36 node words, bit 8 (connected white b 2 b 3), bit 6 (connected white b 2 b 1), bit 13 (connected white b 2 c 2), bit 1 (connected white b 2 a 2), and 32 more; rules at gather.kif:59, 63
+    // g[111]: 36 node words, bit 1 ((aux 2) white b a 2 2), bit 7 ((aux 2) white b b 2 2), bit 13 ((aux 2) white b c 2 2), bit 19 ((aux 2) white b d 2 2), and 32 more
     g[110] = 0;
     g[111] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x8000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x4000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x2000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x200000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x80000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x8000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x4000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x2000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[111]));
+        let word = ((0x4000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x2000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x1000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x100 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x40 & s.0[1] & (s.0[1] >> 1u32))) | ((0x4 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x2 & s.0[1] & (s.0[1] >> 6u32))) | ((0x1 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[111]));
         changed |= word != g[110];
         g[110] = word;
         let word = ((0xfbefbef80 & (g[110] << 7u32)))
@@ -2389,20 +2615,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[112]: 36 node words, bit 27 (connected white e 3 e 4), bit 25 (connected white e 3 e 2), bit 32 (connected white e 3 f 3), bit 20 (connected white e 3 d 3), and 32 more; rules at gather.kif:59, 63
-    // g[113]: 36 node words, bit 1 ((aux 2) white e a 3 2), bit 7 ((aux 2) white e b 3 2), bit 13 ((aux 2) white e c 3 2), bit 19 ((aux 2) white e d 3 2), and 32 more
+    // g[112]: 36 node words, bit 14 (connected white c 2 c 3), bit 12 (connected white c 2 c 1), bit 19 (connected white c 2 d 2), bit 7 (connected white c 2 b 2), and 32 more; rules at gather.kif:59, 63
+    // g[113]: 36 node words, bit 1 ((aux 2) white c a 2 2), bit 7 ((aux 2) white c b 2 2), bit 13 ((aux 2) white c c 2 2), bit 19 ((aux 2) white c d 2 2), and 32 more
     g[112] = 0;
     g[113] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x100000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x80000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x8000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x2000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x200000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x100000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x80000 & s.0[1] & (s.0[1] >> 7u32)))
+        let word = ((0x100000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x80000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x40000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x4000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x1000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x100 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x80 & s.0[1] & (s.0[1] >> 6u32))) | ((0x40 & s.0[1] & (s.0[1] >> 7u32)))
             | ((0xfffffffff & s.0[1] & g[113]));
         changed |= word != g[112];
         g[112] = word;
@@ -2417,17 +2642,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[114]: 36 node words, bit 33 (connected white f 3 f 4), bit 31 (connected white f 3 f 2), bit 26 (connected white f 3 e 3), bit 27 (connected white f 3 e 4), and 32 more; rules at gather.kif:59, 63
-    // g[115]: 36 node words, bit 1 ((aux 2) white f a 3 2), bit 7 ((aux 2) white f b 3 2), bit 13 ((aux 2) white f c 3 2), bit 19 ((aux 2) white f d 3 2), and 32 more
+    // g[114]: 36 node words, bit 2 (connected white a 2 a 3), bit 0 (connected white a 2 a 1), bit 7 (connected white a 2 b 2), bit 8 (connected white a 2 b 3), and 32 more; rules at gather.kif:59, 63
+    // g[115]: 36 node words, bit 1 ((aux 2) white a a 2 2), bit 7 ((aux 2) white a b 2 2), bit 13 ((aux 2) white a c 2 2), bit 19 ((aux 2) white a d 2 2), and 32 more
     g[114] = 0;
     g[115] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x200000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x80000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x8000000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x4000000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x2000000 & s.0[1] & (s.0[1] >> 7u32)))
+        let word = ((0x100 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x80 & (s.0[1] << 6u32) & s.0[1])) | ((0x40 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x4 & (s.0[1] << 1u32) & s.0[1])) | ((0x1 & s.0[1] & (s.0[1] >> 1u32)))
             | ((0xfffffffff & s.0[1] & g[115]));
         changed |= word != g[114];
         g[114] = word;
@@ -2442,19 +2665,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[116]: 36 node words, bit 11 (connected black b 5 b 6), bit 9 (connected black b 5 b 4), bit 16 (connected black b 5 c 5), bit 4 (connected black b 5 a 5), and 32 more; rules at gather.kif:59, 63
-    // g[117]: 36 node words, bit 1 ((aux 2) black b a 5 2), bit 7 ((aux 2) black b b 5 2), bit 13 ((aux 2) black b c 5 2), bit 19 ((aux 2) black b d 5 2), and 32 more
+    // g[116]: 36 node words, bit 20 (connected white d 2 d 3), bit 18 (connected white d 2 d 1), bit 25 (connected white d 2 e 2), bit 13 (connected white d 2 c 2), and 32 more; rules at gather.kif:59, 63
+    // g[117]: 36 node words, bit 1 ((aux 2) white d a 2 2), bit 7 ((aux 2) white d b 2 2), bit 13 ((aux 2) white d c 2 2), bit 19 ((aux 2) white d d 2 2), and 32 more
     g[116] = 0;
     g[117] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x10000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x8000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x800 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x200 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x20 & s.0[0] & (s.0[0] >> 5u32))) | ((0x10 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x8 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[117]));
+        let word = ((0x4000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x2000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x1000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x100000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x40000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x4000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x2000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x1000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[117]));
         changed |= word != g[116];
         g[116] = word;
         let word = ((0xfbefbef80 & (g[116] << 7u32)))
@@ -2468,20 +2692,21 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[118]: 36 node words, bit 17 (connected black c 5 c 6), bit 15 (connected black c 5 c 4), bit 22 (connected black c 5 d 5), bit 10 (connected black c 5 b 5), and 32 more; rules at gather.kif:59, 63
-    // g[119]: 36 node words, bit 1 ((aux 2) black c a 5 2), bit 7 ((aux 2) black c b 5 2), bit 13 ((aux 2) black c c 5 2), bit 19 ((aux 2) black c d 5 2), and 32 more
+    // g[118]: 36 node words, bit 26 (connected white e 2 e 3), bit 24 (connected white e 2 e 1), bit 31 (connected white e 2 f 2), bit 19 (connected white e 2 d 2), and 32 more; rules at gather.kif:59, 63
+    // g[119]: 36 node words, bit 1 ((aux 2) white e a 2 2), bit 7 ((aux 2) white e b 2 2), bit 13 ((aux 2) white e c 2 2), bit 19 ((aux 2) white e d 2 2), and 32 more
     g[118] = 0;
     g[119] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x400000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x200000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x20000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x8000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x800 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x400 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x200 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[119]));
+        let word = ((0x100000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x80000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x40000000 & (s.0[1] << 5u32) & s.0[1]))
+            | ((0x4000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x1000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x100000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x80000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x40000 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[119]));
         changed |= word != g[118];
         g[118] = word;
         let word = ((0xfbefbef80 & (g[118] << 7u32)))
@@ -2495,17 +2720,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[120]: 36 node words, bit 5 (connected black a 5 a 6), bit 3 (connected black a 5 a 4), bit 10 (connected black a 5 b 5), bit 11 (connected black a 5 b 6), and 32 more; rules at gather.kif:59, 63
-    // g[121]: 36 node words, bit 1 ((aux 2) black a a 5 2), bit 7 ((aux 2) black a b 5 2), bit 13 ((aux 2) black a c 5 2), bit 19 ((aux 2) black a d 5 2), and 32 more
+    // g[120]: 36 node words, bit 32 (connected white f 2 f 3), bit 30 (connected white f 2 f 1), bit 25 (connected white f 2 e 2), bit 26 (connected white f 2 e 3), and 32 more; rules at gather.kif:59, 63
+    // g[121]: 36 node words, bit 1 ((aux 2) white f a 2 2), bit 7 ((aux 2) white f b 2 2), bit 13 ((aux 2) white f c 2 2), bit 19 ((aux 2) white f d 2 2), and 32 more
     g[120] = 0;
     g[121] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x400 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x200 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x20 & (s.0[0] << 1u32) & s.0[0])) | ((0x8 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0xfffffffff & s.0[0] & g[121]));
+        let word = ((0x100000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x40000000 & s.0[1] & (s.0[1] >> 1u32)))
+            | ((0x4000000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x2000000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0x1000000 & s.0[1] & (s.0[1] >> 7u32)))
+            | ((0xfffffffff & s.0[1] & g[121]));
         changed |= word != g[120];
         g[120] = word;
         let word = ((0xfbefbef80 & (g[120] << 7u32)))
@@ -2519,20 +2745,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[122]: 36 node words, bit 23 (connected black d 5 d 6), bit 21 (connected black d 5 d 4), bit 28 (connected black d 5 e 5), bit 16 (connected black d 5 c 5), and 32 more; rules at gather.kif:59, 63
-    // g[123]: 36 node words, bit 1 ((aux 2) black d a 5 2), bit 7 ((aux 2) black d b 5 2), bit 13 ((aux 2) black d c 5 2), bit 19 ((aux 2) black d d 5 2), and 32 more
+    // g[122]: 36 node words, bit 10 (connected black b 6 b 5), bit 17 (connected black b 6 c 6), bit 5 (connected black b 6 a 6), bit 16 (connected black b 6 c 5), and 32 more; rules at gather.kif:59, 63
+    // g[123]: 36 node words, bit 1 ((aux 2) black b a 6 2), bit 7 ((aux 2) black b b 6 2), bit 13 ((aux 2) black b c 6 2), bit 19 ((aux 2) black b d 6 2), and 32 more
     g[122] = 0;
     g[123] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x10000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x8000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x800000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x200000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x20000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x10000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x8000 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[123]));
+        let word = ((0x20000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x10000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x400 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x20 & s.0[0] & (s.0[0] >> 6u32))) | ((0x10 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[123]));
         changed |= word != g[122];
         g[122] = word;
         let word = ((0xfbefbef80 & (g[122] << 7u32)))
@@ -2546,21 +2769,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[124]: 36 node words, bit 29 (connected black e 5 e 6), bit 27 (connected black e 5 e 4), bit 34 (connected black e 5 f 5), bit 22 (connected black e 5 d 5), and 32 more; rules at gather.kif:59, 63
-    // g[125]: 36 node words, bit 1 ((aux 2) black e a 5 2), bit 7 ((aux 2) black e b 5 2), bit 13 ((aux 2) black e c 5 2), bit 19 ((aux 2) black e d 5 2), and 32 more
+    // g[124]: 36 node words, bit 16 (connected black c 6 c 5), bit 23 (connected black c 6 d 6), bit 11 (connected black c 6 b 6), bit 22 (connected black c 6 d 5), and 32 more; rules at gather.kif:59, 63
+    // g[125]: 36 node words, bit 1 ((aux 2) black c a 6 2), bit 7 ((aux 2) black c b 6 2), bit 13 ((aux 2) black c c 6 2), bit 19 ((aux 2) black c d 6 2), and 32 more
     g[124] = 0;
     g[125] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000000 & (s.0[0] << 7u32) & s.0[0]))
-            | ((0x400000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x200000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x20000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x8000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x800000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x400000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x200000 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[125]));
+        let word = ((0x800000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x400000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x10000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x800 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x400 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[125]));
         changed |= word != g[124];
         g[124] = word;
         let word = ((0xfbefbef80 & (g[124] << 7u32)))
@@ -2574,18 +2793,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[126]: 36 node words, bit 35 (connected black f 5 f 6), bit 33 (connected black f 5 f 4), bit 28 (connected black f 5 e 5), bit 29 (connected black f 5 e 6), and 32 more; rules at gather.kif:59, 63
-    // g[127]: 36 node words, bit 1 ((aux 2) black f a 5 2), bit 7 ((aux 2) black f b 5 2), bit 13 ((aux 2) black f c 5 2), bit 19 ((aux 2) black f d 5 2), and 32 more
+    // g[126]: 36 node words, bit 4 (connected black a 6 a 5), bit 11 (connected black a 6 b 6), bit 10 (connected black a 6 b 5), bit 0 (connected black a 6 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[127]: 36 node words, bit 1 ((aux 2) black a a 6 2), bit 7 ((aux 2) black a b 6 2), bit 13 ((aux 2) black a c 6 2), bit 19 ((aux 2) black a d 6 2), and 32 more
     g[126] = 0;
     g[127] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000000 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0x200000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x20000000 & s.0[0] & (s.0[0] >> 5u32)))
-            | ((0x10000000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x8000000 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[127]));
+        let word = ((0x800 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x400 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x10 & s.0[0] & (s.0[0] >> 1u32))) | ((0xfffffffff & s.0[0] & g[127]));
         changed |= word != g[126];
         g[126] = word;
         let word = ((0xfbefbef80 & (g[126] << 7u32)))
@@ -2599,19 +2815,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[128]: 36 node words, bit 8 (connected white b 2 b 3), bit 6 (connected white b 2 b 1), bit 13 (connected white b 2 c 2), bit 1 (connected white b 2 a 2), and 32 more; rules at gather.kif:59, 63
-    // g[129]: 36 node words, bit 1 ((aux 2) white b a 2 2), bit 7 ((aux 2) white b b 2 2), bit 13 ((aux 2) white b c 2 2), bit 19 ((aux 2) white b d 2 2), and 32 more
+    // g[128]: 36 node words, bit 22 (connected black d 6 d 5), bit 29 (connected black d 6 e 6), bit 17 (connected black d 6 c 6), bit 28 (connected black d 6 e 5), and 32 more; rules at gather.kif:59, 63
+    // g[129]: 36 node words, bit 1 ((aux 2) black d a 6 2), bit 7 ((aux 2) black d b 6 2), bit 13 ((aux 2) black d c 6 2), bit 19 ((aux 2) black d d 6 2), and 32 more
     g[128] = 0;
     g[129] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x4000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x2000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x1000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x100 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x40 & s.0[1] & (s.0[1] >> 1u32))) | ((0x4 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x2 & s.0[1] & (s.0[1] >> 6u32))) | ((0x1 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[129]));
+        let word = ((0x20000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x10000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x400000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x20000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x10000 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[129]));
         changed |= word != g[128];
         g[128] = word;
         let word = ((0xfbefbef80 & (g[128] << 7u32)))
@@ -2625,20 +2840,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[130]: 36 node words, bit 14 (connected white c 2 c 3), bit 12 (connected white c 2 c 1), bit 19 (connected white c 2 d 2), bit 7 (connected white c 2 b 2), and 32 more; rules at gather.kif:59, 63
-    // g[131]: 36 node words, bit 1 ((aux 2) white c a 2 2), bit 7 ((aux 2) white c b 2 2), bit 13 ((aux 2) white c c 2 2), bit 19 ((aux 2) white c d 2 2), and 32 more
+    // g[130]: 36 node words, bit 28 (connected black e 6 e 5), bit 35 (connected black e 6 f 6), bit 23 (connected black e 6 d 6), bit 34 (connected black e 6 f 5), and 32 more; rules at gather.kif:59, 63
+    // g[131]: 36 node words, bit 1 ((aux 2) black e a 6 2), bit 7 ((aux 2) black e b 6 2), bit 13 ((aux 2) black e c 6 2), bit 19 ((aux 2) black e d 6 2), and 32 more
     g[130] = 0;
     g[131] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x80000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x40000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x4000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x1000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x100 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x80 & s.0[1] & (s.0[1] >> 6u32))) | ((0x40 & s.0[1] & (s.0[1] >> 7u32)))
-            | ((0xfffffffff & s.0[1] & g[131]));
+        let word = ((0x800000000 & (s.0[0] << 6u32) & s.0[0]))
+            | ((0x400000000 & (s.0[0] << 5u32) & s.0[0]))
+            | ((0x10000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x800000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x400000 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[131]));
         changed |= word != g[130];
         g[130] = word;
         let word = ((0xfbefbef80 & (g[130] << 7u32)))
@@ -2652,16 +2865,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[132]: 36 node words, bit 2 (connected white a 2 a 3), bit 0 (connected white a 2 a 1), bit 7 (connected white a 2 b 2), bit 8 (connected white a 2 b 3), and 32 more; rules at gather.kif:59, 63
-    // g[133]: 36 node words, bit 1 ((aux 2) white a a 2 2), bit 7 ((aux 2) white a b 2 2), bit 13 ((aux 2) white a c 2 2), bit 19 ((aux 2) white a d 2 2), and 32 more
+    // g[132]: 36 node words, bit 34 (connected black f 6 f 5), bit 29 (connected black f 6 e 6), bit 28 (connected black f 6 e 5), bit 0 (connected black f 6 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[133]: 36 node words, bit 1 ((aux 2) black f a 6 2), bit 7 ((aux 2) black f b 6 2), bit 13 ((aux 2) black f c 6 2), bit 19 ((aux 2) black f d 6 2), and 32 more
     g[132] = 0;
     g[133] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x80 & (s.0[1] << 6u32) & s.0[1])) | ((0x40 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x4 & (s.0[1] << 1u32) & s.0[1])) | ((0x1 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0xfffffffff & s.0[1] & g[133]));
+        let word = ((0x400000000 & s.0[0] & (s.0[0] >> 1u32)))
+            | ((0x20000000 & s.0[0] & (s.0[0] >> 6u32)))
+            | ((0x10000000 & s.0[0] & (s.0[0] >> 7u32)))
+            | ((0xfffffffff & s.0[0] & g[133]));
         changed |= word != g[132];
         g[132] = word;
         let word = ((0xfbefbef80 & (g[132] << 7u32)))
@@ -2675,20 +2888,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[134]: 36 node words, bit 20 (connected white d 2 d 3), bit 18 (connected white d 2 d 1), bit 25 (connected white d 2 e 2), bit 13 (connected white d 2 c 2), and 32 more; rules at gather.kif:59, 63
-    // g[135]: 36 node words, bit 1 ((aux 2) white d a 2 2), bit 7 ((aux 2) white d b 2 2), bit 13 ((aux 2) white d c 2 2), bit 19 ((aux 2) white d d 2 2), and 32 more
+    // g[134]: 36 node words, bit 7 (connected white b 1 b 2), bit 12 (connected white b 1 c 1), bit 0 (connected white b 1 a 1), bit 13 (connected white b 1 c 2), and 32 more; rules at gather.kif:59, 63
+    // g[135]: 36 node words, bit 1 ((aux 2) white b a 1 2), bit 7 ((aux 2) white b b 1 2), bit 13 ((aux 2) white b c 1 2), bit 19 ((aux 2) white b d 1 2), and 32 more
     g[134] = 0;
     g[135] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x4000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x2000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x1000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x100000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x40000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x4000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x2000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x1000 & s.0[1] & (s.0[1] >> 7u32))) | ((0xfffffffff & s.0[1] & g[135]));
+        let word = ((0x2000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x1000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x80 & (s.0[1] << 1u32) & s.0[1])) | ((0x2 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x1 & s.0[1] & (s.0[1] >> 6u32))) | ((0xfffffffff & s.0[1] & g[135]));
         changed |= word != g[134];
         g[134] = word;
         let word = ((0xfbefbef80 & (g[134] << 7u32)))
@@ -2702,20 +2911,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[136]: 36 node words, bit 26 (connected white e 2 e 3), bit 24 (connected white e 2 e 1), bit 31 (connected white e 2 f 2), bit 19 (connected white e 2 d 2), and 32 more; rules at gather.kif:59, 63
-    // g[137]: 36 node words, bit 1 ((aux 2) white e a 2 2), bit 7 ((aux 2) white e b 2 2), bit 13 ((aux 2) white e c 2 2), bit 19 ((aux 2) white e d 2 2), and 32 more
+    // g[136]: 36 node words, bit 13 (connected white c 1 c 2), bit 18 (connected white c 1 d 1), bit 6 (connected white c 1 b 1), bit 19 (connected white c 1 d 2), and 32 more; rules at gather.kif:59, 63
+    // g[137]: 36 node words, bit 1 ((aux 2) white c a 1 2), bit 7 ((aux 2) white c b 1 2), bit 13 ((aux 2) white c c 1 2), bit 19 ((aux 2) white c d 1 2), and 32 more
     g[136] = 0;
     g[137] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x80000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x40000000 & (s.0[1] << 5u32) & s.0[1]))
-            | ((0x4000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x1000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x100000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x80000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x40000 & s.0[1] & (s.0[1] >> 7u32)))
+        let word = ((0x80000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x40000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x2000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x80 & s.0[1] & (s.0[1] >> 5u32))) | ((0x40 & s.0[1] & (s.0[1] >> 6u32)))
             | ((0xfffffffff & s.0[1] & g[137]));
         changed |= word != g[136];
         g[136] = word;
@@ -2730,17 +2935,14 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[138]: 36 node words, bit 32 (connected white f 2 f 3), bit 30 (connected white f 2 f 1), bit 25 (connected white f 2 e 2), bit 26 (connected white f 2 e 3), and 32 more; rules at gather.kif:59, 63
-    // g[139]: 36 node words, bit 1 ((aux 2) white f a 2 2), bit 7 ((aux 2) white f b 2 2), bit 13 ((aux 2) white f c 2 2), bit 19 ((aux 2) white f d 2 2), and 32 more
+    // g[138]: 36 node words, bit 1 (connected white a 1 a 2), bit 6 (connected white a 1 b 1), bit 7 (connected white a 1 b 2), bit 0 (connected white a 1 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[139]: 36 node words, bit 1 ((aux 2) white a a 1 2), bit 7 ((aux 2) white a b 1 2), bit 13 ((aux 2) white a c 1 2), bit 19 ((aux 2) white a d 1 2), and 32 more
     g[138] = 0;
     g[139] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x100000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x40000000 & s.0[1] & (s.0[1] >> 1u32)))
-            | ((0x4000000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x2000000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0x1000000 & s.0[1] & (s.0[1] >> 7u32)))
+        let word = ((0x80 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x40 & (s.0[1] << 6u32) & s.0[1])) | ((0x2 & (s.0[1] << 1u32) & s.0[1]))
             | ((0xfffffffff & s.0[1] & g[139]));
         changed |= word != g[138];
         g[138] = word;
@@ -2755,17 +2957,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[140]: 36 node words, bit 10 (connected black b 6 b 5), bit 17 (connected black b 6 c 6), bit 5 (connected black b 6 a 6), bit 16 (connected black b 6 c 5), and 32 more; rules at gather.kif:59, 63
-    // g[141]: 36 node words, bit 1 ((aux 2) black b a 6 2), bit 7 ((aux 2) black b b 6 2), bit 13 ((aux 2) black b c 6 2), bit 19 ((aux 2) black b d 6 2), and 32 more
+    // g[140]: 36 node words, bit 19 (connected white d 1 d 2), bit 24 (connected white d 1 e 1), bit 12 (connected white d 1 c 1), bit 25 (connected white d 1 e 2), and 32 more; rules at gather.kif:59, 63
+    // g[141]: 36 node words, bit 1 ((aux 2) white d a 1 2), bit 7 ((aux 2) white d b 1 2), bit 13 ((aux 2) white d c 1 2), bit 19 ((aux 2) white d d 1 2), and 32 more
     g[140] = 0;
     g[141] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x20000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x10000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x400 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x20 & s.0[0] & (s.0[0] >> 6u32))) | ((0x10 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[141]));
+        let word = ((0x2000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x1000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x80000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x2000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x1000 & s.0[1] & (s.0[1] >> 6u32))) | ((0xfffffffff & s.0[1] & g[141]));
         changed |= word != g[140];
         g[140] = word;
         let word = ((0xfbefbef80 & (g[140] << 7u32)))
@@ -2779,17 +2981,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[142]: 36 node words, bit 16 (connected black c 6 c 5), bit 23 (connected black c 6 d 6), bit 11 (connected black c 6 b 6), bit 22 (connected black c 6 d 5), and 32 more; rules at gather.kif:59, 63
-    // g[143]: 36 node words, bit 1 ((aux 2) black c a 6 2), bit 7 ((aux 2) black c b 6 2), bit 13 ((aux 2) black c c 6 2), bit 19 ((aux 2) black c d 6 2), and 32 more
+    // g[142]: 36 node words, bit 25 (connected white e 1 e 2), bit 30 (connected white e 1 f 1), bit 18 (connected white e 1 d 1), bit 31 (connected white e 1 f 2), and 32 more; rules at gather.kif:59, 63
+    // g[143]: 36 node words, bit 1 ((aux 2) white e a 1 2), bit 7 ((aux 2) white e b 1 2), bit 13 ((aux 2) white e c 1 2), bit 19 ((aux 2) white e d 1 2), and 32 more
     g[142] = 0;
     g[143] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x400000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x10000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x800 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x400 & s.0[0] & (s.0[0] >> 7u32))) | ((0xfffffffff & s.0[0] & g[143]));
+        let word = ((0x80000000 & (s.0[1] << 7u32) & s.0[1]))
+            | ((0x40000000 & (s.0[1] << 6u32) & s.0[1]))
+            | ((0x2000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x80000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x40000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0xfffffffff & s.0[1] & g[143]));
         changed |= word != g[142];
         g[142] = word;
         let word = ((0xfbefbef80 & (g[142] << 7u32)))
@@ -2803,15 +3006,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[144]: 36 node words, bit 4 (connected black a 6 a 5), bit 11 (connected black a 6 b 6), bit 10 (connected black a 6 b 5), bit 0 (connected black a 6 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[145]: 36 node words, bit 1 ((aux 2) black a a 6 2), bit 7 ((aux 2) black a b 6 2), bit 13 ((aux 2) black a c 6 2), bit 19 ((aux 2) black a d 6 2), and 32 more
+    // g[144]: 36 node words, bit 31 (connected white f 1 f 2), bit 24 (connected white f 1 e 1), bit 25 (connected white f 1 e 2), bit 0 (connected white f 1 a 1), and 32 more; rules at gather.kif:59, 63
+    // g[145]: 36 node words, bit 1 ((aux 2) white f a 1 2), bit 7 ((aux 2) white f b 1 2), bit 13 ((aux 2) white f c 1 2), bit 19 ((aux 2) white f d 1 2), and 32 more
     g[144] = 0;
     g[145] = 0;
     loop {
         let mut changed = false;
-        let word = ((0x800 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x400 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x10 & s.0[0] & (s.0[0] >> 1u32))) | ((0xfffffffff & s.0[0] & g[145]));
+        let word = ((0x80000000 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0x2000000 & s.0[1] & (s.0[1] >> 5u32)))
+            | ((0x1000000 & s.0[1] & (s.0[1] >> 6u32)))
+            | ((0xfffffffff & s.0[1] & g[145]));
         changed |= word != g[144];
         g[144] = word;
         let word = ((0xfbefbef80 & (g[144] << 7u32)))
@@ -2825,294 +3029,80 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             break;
         }
     }
-    // g[146]: 36 node words, bit 22 (connected black d 6 d 5), bit 29 (connected black d 6 e 6), bit 17 (connected black d 6 c 6), bit 28 (connected black d 6 e 5), and 32 more; rules at gather.kif:59, 63
-    // g[147]: 36 node words, bit 1 ((aux 2) black d a 6 2), bit 7 ((aux 2) black d b 6 2), bit 13 ((aux 2) black d c 6 2), bit 19 ((aux 2) black d d 6 2), and 32 more
-    g[146] = 0;
-    g[147] = 0;
-    loop {
-        let mut changed = false;
-        let word = ((0x20000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x10000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x400000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x20000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x10000 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[147]));
-        changed |= word != g[146];
-        g[146] = word;
-        let word = ((0xfbefbef80 & (g[146] << 7u32)))
-            | ((0xfffffffc0 & (g[146] << 6u32))) | ((0x7df7df7c0 & (g[146] << 5u32)))
-            | ((0xfbefbefbe & (g[146] << 1u32))) | ((0x7df7df7df & (g[146] >> 1u32)))
-            | ((0x3efbefbe & (g[146] >> 5u32))) | ((0x3fffffff & (g[146] >> 6u32)))
-            | ((0x1f7df7df & (g[146] >> 7u32)));
-        changed |= word != g[147];
-        g[147] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[148]: 36 node words, bit 28 (connected black e 6 e 5), bit 35 (connected black e 6 f 6), bit 23 (connected black e 6 d 6), bit 34 (connected black e 6 f 5), and 32 more; rules at gather.kif:59, 63
-    // g[149]: 36 node words, bit 1 ((aux 2) black e a 6 2), bit 7 ((aux 2) black e b 6 2), bit 13 ((aux 2) black e c 6 2), bit 19 ((aux 2) black e d 6 2), and 32 more
-    g[148] = 0;
-    g[149] = 0;
-    loop {
-        let mut changed = false;
-        let word = ((0x800000000 & (s.0[0] << 6u32) & s.0[0]))
-            | ((0x400000000 & (s.0[0] << 5u32) & s.0[0]))
-            | ((0x10000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x800000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x400000 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[149]));
-        changed |= word != g[148];
-        g[148] = word;
-        let word = ((0xfbefbef80 & (g[148] << 7u32)))
-            | ((0xfffffffc0 & (g[148] << 6u32))) | ((0x7df7df7c0 & (g[148] << 5u32)))
-            | ((0xfbefbefbe & (g[148] << 1u32))) | ((0x7df7df7df & (g[148] >> 1u32)))
-            | ((0x3efbefbe & (g[148] >> 5u32))) | ((0x3fffffff & (g[148] >> 6u32)))
-            | ((0x1f7df7df & (g[148] >> 7u32)));
-        changed |= word != g[149];
-        g[149] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[150]: 36 node words, bit 34 (connected black f 6 f 5), bit 29 (connected black f 6 e 6), bit 28 (connected black f 6 e 5), bit 0 (connected black f 6 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[151]: 36 node words, bit 1 ((aux 2) black f a 6 2), bit 7 ((aux 2) black f b 6 2), bit 13 ((aux 2) black f c 6 2), bit 19 ((aux 2) black f d 6 2), and 32 more
-    g[150] = 0;
-    g[151] = 0;
-    loop {
-        let mut changed = false;
-        let word = ((0x400000000 & s.0[0] & (s.0[0] >> 1u32)))
-            | ((0x20000000 & s.0[0] & (s.0[0] >> 6u32)))
-            | ((0x10000000 & s.0[0] & (s.0[0] >> 7u32)))
-            | ((0xfffffffff & s.0[0] & g[151]));
-        changed |= word != g[150];
-        g[150] = word;
-        let word = ((0xfbefbef80 & (g[150] << 7u32)))
-            | ((0xfffffffc0 & (g[150] << 6u32))) | ((0x7df7df7c0 & (g[150] << 5u32)))
-            | ((0xfbefbefbe & (g[150] << 1u32))) | ((0x7df7df7df & (g[150] >> 1u32)))
-            | ((0x3efbefbe & (g[150] >> 5u32))) | ((0x3fffffff & (g[150] >> 6u32)))
-            | ((0x1f7df7df & (g[150] >> 7u32)));
-        changed |= word != g[151];
-        g[151] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[152]: 36 node words, bit 7 (connected white b 1 b 2), bit 12 (connected white b 1 c 1), bit 0 (connected white b 1 a 1), bit 13 (connected white b 1 c 2), and 32 more; rules at gather.kif:59, 63
-    // g[153]: 36 node words, bit 1 ((aux 2) white b a 1 2), bit 7 ((aux 2) white b b 1 2), bit 13 ((aux 2) white b c 1 2), bit 19 ((aux 2) white b d 1 2), and 32 more
-    g[152] = 0;
-    g[153] = 0;
-    loop {
-        let mut changed = false;
-        let word = ((0x2000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x1000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x80 & (s.0[1] << 1u32) & s.0[1])) | ((0x2 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x1 & s.0[1] & (s.0[1] >> 6u32))) | ((0xfffffffff & s.0[1] & g[153]));
-        changed |= word != g[152];
-        g[152] = word;
-        let word = ((0xfbefbef80 & (g[152] << 7u32)))
-            | ((0xfffffffc0 & (g[152] << 6u32))) | ((0x7df7df7c0 & (g[152] << 5u32)))
-            | ((0xfbefbefbe & (g[152] << 1u32))) | ((0x7df7df7df & (g[152] >> 1u32)))
-            | ((0x3efbefbe & (g[152] >> 5u32))) | ((0x3fffffff & (g[152] >> 6u32)))
-            | ((0x1f7df7df & (g[152] >> 7u32)));
-        changed |= word != g[153];
-        g[153] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[154]: 36 node words, bit 13 (connected white c 1 c 2), bit 18 (connected white c 1 d 1), bit 6 (connected white c 1 b 1), bit 19 (connected white c 1 d 2), and 32 more; rules at gather.kif:59, 63
-    // g[155]: 36 node words, bit 1 ((aux 2) white c a 1 2), bit 7 ((aux 2) white c b 1 2), bit 13 ((aux 2) white c c 1 2), bit 19 ((aux 2) white c d 1 2), and 32 more
-    g[154] = 0;
-    g[155] = 0;
-    loop {
-        let mut changed = false;
-        let word = ((0x80000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x40000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x2000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x80 & s.0[1] & (s.0[1] >> 5u32))) | ((0x40 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0xfffffffff & s.0[1] & g[155]));
-        changed |= word != g[154];
-        g[154] = word;
-        let word = ((0xfbefbef80 & (g[154] << 7u32)))
-            | ((0xfffffffc0 & (g[154] << 6u32))) | ((0x7df7df7c0 & (g[154] << 5u32)))
-            | ((0xfbefbefbe & (g[154] << 1u32))) | ((0x7df7df7df & (g[154] >> 1u32)))
-            | ((0x3efbefbe & (g[154] >> 5u32))) | ((0x3fffffff & (g[154] >> 6u32)))
-            | ((0x1f7df7df & (g[154] >> 7u32)));
-        changed |= word != g[155];
-        g[155] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[156]: 36 node words, bit 1 (connected white a 1 a 2), bit 6 (connected white a 1 b 1), bit 7 (connected white a 1 b 2), bit 0 (connected white a 1 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[157]: 36 node words, bit 1 ((aux 2) white a a 1 2), bit 7 ((aux 2) white a b 1 2), bit 13 ((aux 2) white a c 1 2), bit 19 ((aux 2) white a d 1 2), and 32 more
-    g[156] = 0;
-    g[157] = 0;
-    loop {
-        let mut changed = false;
-        let word = ((0x80 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x40 & (s.0[1] << 6u32) & s.0[1])) | ((0x2 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0xfffffffff & s.0[1] & g[157]));
-        changed |= word != g[156];
-        g[156] = word;
-        let word = ((0xfbefbef80 & (g[156] << 7u32)))
-            | ((0xfffffffc0 & (g[156] << 6u32))) | ((0x7df7df7c0 & (g[156] << 5u32)))
-            | ((0xfbefbefbe & (g[156] << 1u32))) | ((0x7df7df7df & (g[156] >> 1u32)))
-            | ((0x3efbefbe & (g[156] >> 5u32))) | ((0x3fffffff & (g[156] >> 6u32)))
-            | ((0x1f7df7df & (g[156] >> 7u32)));
-        changed |= word != g[157];
-        g[157] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[158]: 36 node words, bit 19 (connected white d 1 d 2), bit 24 (connected white d 1 e 1), bit 12 (connected white d 1 c 1), bit 25 (connected white d 1 e 2), and 32 more; rules at gather.kif:59, 63
-    // g[159]: 36 node words, bit 1 ((aux 2) white d a 1 2), bit 7 ((aux 2) white d b 1 2), bit 13 ((aux 2) white d c 1 2), bit 19 ((aux 2) white d d 1 2), and 32 more
-    g[158] = 0;
-    g[159] = 0;
-    loop {
-        let mut changed = false;
-        let word = ((0x2000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x1000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x80000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x2000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x1000 & s.0[1] & (s.0[1] >> 6u32))) | ((0xfffffffff & s.0[1] & g[159]));
-        changed |= word != g[158];
-        g[158] = word;
-        let word = ((0xfbefbef80 & (g[158] << 7u32)))
-            | ((0xfffffffc0 & (g[158] << 6u32))) | ((0x7df7df7c0 & (g[158] << 5u32)))
-            | ((0xfbefbefbe & (g[158] << 1u32))) | ((0x7df7df7df & (g[158] >> 1u32)))
-            | ((0x3efbefbe & (g[158] >> 5u32))) | ((0x3fffffff & (g[158] >> 6u32)))
-            | ((0x1f7df7df & (g[158] >> 7u32)));
-        changed |= word != g[159];
-        g[159] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[160]: 36 node words, bit 25 (connected white e 1 e 2), bit 30 (connected white e 1 f 1), bit 18 (connected white e 1 d 1), bit 31 (connected white e 1 f 2), and 32 more; rules at gather.kif:59, 63
-    // g[161]: 36 node words, bit 1 ((aux 2) white e a 1 2), bit 7 ((aux 2) white e b 1 2), bit 13 ((aux 2) white e c 1 2), bit 19 ((aux 2) white e d 1 2), and 32 more
-    g[160] = 0;
-    g[161] = 0;
-    loop {
-        let mut changed = false;
-        let word = ((0x80000000 & (s.0[1] << 7u32) & s.0[1]))
-            | ((0x40000000 & (s.0[1] << 6u32) & s.0[1]))
-            | ((0x2000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x80000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x40000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0xfffffffff & s.0[1] & g[161]));
-        changed |= word != g[160];
-        g[160] = word;
-        let word = ((0xfbefbef80 & (g[160] << 7u32)))
-            | ((0xfffffffc0 & (g[160] << 6u32))) | ((0x7df7df7c0 & (g[160] << 5u32)))
-            | ((0xfbefbefbe & (g[160] << 1u32))) | ((0x7df7df7df & (g[160] >> 1u32)))
-            | ((0x3efbefbe & (g[160] >> 5u32))) | ((0x3fffffff & (g[160] >> 6u32)))
-            | ((0x1f7df7df & (g[160] >> 7u32)));
-        changed |= word != g[161];
-        g[161] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[162]: 36 node words, bit 31 (connected white f 1 f 2), bit 24 (connected white f 1 e 1), bit 25 (connected white f 1 e 2), bit 0 (connected white f 1 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[163]: 36 node words, bit 1 ((aux 2) white f a 1 2), bit 7 ((aux 2) white f b 1 2), bit 13 ((aux 2) white f c 1 2), bit 19 ((aux 2) white f d 1 2), and 32 more
-    g[162] = 0;
-    g[163] = 0;
-    loop {
-        let mut changed = false;
-        let word = ((0x80000000 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0x2000000 & s.0[1] & (s.0[1] >> 5u32)))
-            | ((0x1000000 & s.0[1] & (s.0[1] >> 6u32)))
-            | ((0xfffffffff & s.0[1] & g[163]));
-        changed |= word != g[162];
-        g[162] = word;
-        let word = ((0xfbefbef80 & (g[162] << 7u32)))
-            | ((0xfffffffc0 & (g[162] << 6u32))) | ((0x7df7df7c0 & (g[162] << 5u32)))
-            | ((0xfbefbefbe & (g[162] << 1u32))) | ((0x7df7df7df & (g[162] >> 1u32)))
-            | ((0x3efbefbe & (g[162] >> 5u32))) | ((0x3fffffff & (g[162] >> 6u32)))
-            | ((0x1f7df7df & (g[162] >> 7u32)));
-        changed |= word != g[163];
-        g[163] = word;
-        if !changed {
-            break;
-        }
-    }
     // n[4]: (notallconnected black), rules at gather.kif:67
-    n[4] |= (s.0[0] & 0x80 != 0) & (0xfffffff7f & s.0[0] & !g[20] != 0);
-    n[4] |= (s.0[0] & 0x2000 != 0) & (0xfffffdfff & s.0[0] & !g[22] != 0);
-    n[4] |= (s.0[0] & 0x2000000 != 0) & (0xffdffffff & s.0[0] & !g[24] != 0);
-    n[4] |= (s.0[0] & 0x80000000 != 0) & (0xf7fffffff & s.0[0] & !g[26] != 0);
-    n[4] |= (s.0[0] & 0x100 != 0) & (0xffffffeff & s.0[0] & !g[36] != 0);
-    n[4] |= (s.0[0] & 0x40 != 0) & (0xfffffffbf & s.0[0] & !g[38] != 0);
-    n[4] |= (s.0[0] & 0x2 != 0) & (0xffffffffd & s.0[0] & !g[40] != 0);
-    n[4] |= (s.0[0] & 0x4000 != 0) & (0xfffffbfff & s.0[0] & !g[42] != 0);
-    n[4] |= (s.0[0] & 0x1000 != 0) & (0xfffffefff & s.0[0] & !g[44] != 0);
-    n[4] |= (s.0[0] & 0x4 != 0) & (0xffffffffb & s.0[0] & !g[46] != 0);
-    n[4] |= (s.0[0] & 0x1 != 0) & (0xffffffffe & s.0[0] & !g[48] != 0);
-    n[4] |= (s.0[0] & 0x80000 != 0) & (0xffff7ffff & s.0[0] & !g[50] != 0);
-    n[4] |= (s.0[0] & 0x100000 != 0) & (0xfffefffff & s.0[0] & !g[52] != 0);
-    n[4] |= (s.0[0] & 0x40000 != 0) & (0xffffbffff & s.0[0] & !g[54] != 0);
-    n[4] |= (s.0[0] & 0x4000000 != 0) & (0xffbffffff & s.0[0] & !g[56] != 0);
-    n[4] |= (s.0[0] & 0x1000000 != 0) & (0xffeffffff & s.0[0] & !g[58] != 0);
-    n[4] |= (s.0[0] & 0x100000000 != 0) & (0xeffffffff & s.0[0] & !g[60] != 0);
-    n[4] |= (s.0[0] & 0x40000000 != 0) & (0xfbfffffff & s.0[0] & !g[62] != 0);
-    n[4] |= (s.0[0] & 0x200 != 0) & (0xffffffdff & s.0[0] & !g[92] != 0);
-    n[4] |= (s.0[0] & 0x8000 != 0) & (0xfffff7fff & s.0[0] & !g[94] != 0);
-    n[4] |= (s.0[0] & 0x8 != 0) & (0xffffffff7 & s.0[0] & !g[96] != 0);
-    n[4] |= (s.0[0] & 0x200000 != 0) & (0xfffdfffff & s.0[0] & !g[98] != 0);
-    n[4] |= (s.0[0] & 0x8000000 != 0) & (0xff7ffffff & s.0[0] & !g[100] != 0);
-    n[4] |= (s.0[0] & 0x200000000 != 0) & (0xdffffffff & s.0[0] & !g[102] != 0);
-    n[4] |= (s.0[0] & 0x400 != 0) & (0xffffffbff & s.0[0] & !g[116] != 0);
-    n[4] |= (s.0[0] & 0x10000 != 0) & (0xffffeffff & s.0[0] & !g[118] != 0);
-    n[4] |= (s.0[0] & 0x10 != 0) & (0xfffffffef & s.0[0] & !g[120] != 0);
-    n[4] |= (s.0[0] & 0x400000 != 0) & (0xfffbfffff & s.0[0] & !g[122] != 0);
-    n[4] |= (s.0[0] & 0x10000000 != 0) & (0xfefffffff & s.0[0] & !g[124] != 0);
-    n[4] |= (s.0[0] & 0x400000000 != 0) & (0xbffffffff & s.0[0] & !g[126] != 0);
-    n[4] |= (s.0[0] & 0x800 != 0) & (0xffffff7ff & s.0[0] & !g[140] != 0);
-    n[4] |= (s.0[0] & 0x20000 != 0) & (0xffffdffff & s.0[0] & !g[142] != 0);
-    n[4] |= (s.0[0] & 0x20 != 0) & (0xfffffffdf & s.0[0] & !g[144] != 0);
-    n[4] |= (s.0[0] & 0x800000 != 0) & (0xfff7fffff & s.0[0] & !g[146] != 0);
-    n[4] |= (s.0[0] & 0x20000000 != 0) & (0xfdfffffff & s.0[0] & !g[148] != 0);
-    n[4] |= (s.0[0] & 0x800000000 != 0) & (0x7ffffffff & s.0[0] & !g[150] != 0);
+    n[4] |= (s.0[0] & 0x80 != 0) & (0xfffffff7f & s.0[0] & !g[2] != 0);
+    n[4] |= (s.0[0] & 0x2000 != 0) & (0xfffffdfff & s.0[0] & !g[4] != 0);
+    n[4] |= (s.0[0] & 0x2000000 != 0) & (0xffdffffff & s.0[0] & !g[6] != 0);
+    n[4] |= (s.0[0] & 0x80000000 != 0) & (0xf7fffffff & s.0[0] & !g[8] != 0);
+    n[4] |= (s.0[0] & 0x100 != 0) & (0xffffffeff & s.0[0] & !g[18] != 0);
+    n[4] |= (s.0[0] & 0x40 != 0) & (0xfffffffbf & s.0[0] & !g[20] != 0);
+    n[4] |= (s.0[0] & 0x2 != 0) & (0xffffffffd & s.0[0] & !g[22] != 0);
+    n[4] |= (s.0[0] & 0x4000 != 0) & (0xfffffbfff & s.0[0] & !g[24] != 0);
+    n[4] |= (s.0[0] & 0x1000 != 0) & (0xfffffefff & s.0[0] & !g[26] != 0);
+    n[4] |= (s.0[0] & 0x4 != 0) & (0xffffffffb & s.0[0] & !g[28] != 0);
+    n[4] |= (s.0[0] & 0x1 != 0) & (0xffffffffe & s.0[0] & !g[30] != 0);
+    n[4] |= (s.0[0] & 0x80000 != 0) & (0xffff7ffff & s.0[0] & !g[32] != 0);
+    n[4] |= (s.0[0] & 0x100000 != 0) & (0xfffefffff & s.0[0] & !g[34] != 0);
+    n[4] |= (s.0[0] & 0x40000 != 0) & (0xffffbffff & s.0[0] & !g[36] != 0);
+    n[4] |= (s.0[0] & 0x4000000 != 0) & (0xffbffffff & s.0[0] & !g[38] != 0);
+    n[4] |= (s.0[0] & 0x1000000 != 0) & (0xffeffffff & s.0[0] & !g[40] != 0);
+    n[4] |= (s.0[0] & 0x100000000 != 0) & (0xeffffffff & s.0[0] & !g[42] != 0);
+    n[4] |= (s.0[0] & 0x40000000 != 0) & (0xfbfffffff & s.0[0] & !g[44] != 0);
+    n[4] |= (s.0[0] & 0x200 != 0) & (0xffffffdff & s.0[0] & !g[74] != 0);
+    n[4] |= (s.0[0] & 0x8000 != 0) & (0xfffff7fff & s.0[0] & !g[76] != 0);
+    n[4] |= (s.0[0] & 0x8 != 0) & (0xffffffff7 & s.0[0] & !g[78] != 0);
+    n[4] |= (s.0[0] & 0x200000 != 0) & (0xfffdfffff & s.0[0] & !g[80] != 0);
+    n[4] |= (s.0[0] & 0x8000000 != 0) & (0xff7ffffff & s.0[0] & !g[82] != 0);
+    n[4] |= (s.0[0] & 0x200000000 != 0) & (0xdffffffff & s.0[0] & !g[84] != 0);
+    n[4] |= (s.0[0] & 0x400 != 0) & (0xffffffbff & s.0[0] & !g[98] != 0);
+    n[4] |= (s.0[0] & 0x10000 != 0) & (0xffffeffff & s.0[0] & !g[100] != 0);
+    n[4] |= (s.0[0] & 0x10 != 0) & (0xfffffffef & s.0[0] & !g[102] != 0);
+    n[4] |= (s.0[0] & 0x400000 != 0) & (0xfffbfffff & s.0[0] & !g[104] != 0);
+    n[4] |= (s.0[0] & 0x10000000 != 0) & (0xfefffffff & s.0[0] & !g[106] != 0);
+    n[4] |= (s.0[0] & 0x400000000 != 0) & (0xbffffffff & s.0[0] & !g[108] != 0);
+    n[4] |= (s.0[0] & 0x800 != 0) & (0xffffff7ff & s.0[0] & !g[122] != 0);
+    n[4] |= (s.0[0] & 0x20000 != 0) & (0xffffdffff & s.0[0] & !g[124] != 0);
+    n[4] |= (s.0[0] & 0x20 != 0) & (0xfffffffdf & s.0[0] & !g[126] != 0);
+    n[4] |= (s.0[0] & 0x800000 != 0) & (0xfff7fffff & s.0[0] & !g[128] != 0);
+    n[4] |= (s.0[0] & 0x20000000 != 0) & (0xfdfffffff & s.0[0] & !g[130] != 0);
+    n[4] |= (s.0[0] & 0x800000000 != 0) & (0x7ffffffff & s.0[0] & !g[132] != 0);
     // n[5]: (notallconnected white), rules at gather.kif:67
-    n[5] |= (s.0[1] & 0x400 != 0) & (0xffffffbff & s.0[1] & !g[28] != 0);
-    n[5] |= (s.0[1] & 0x10000 != 0) & (0xffffeffff & s.0[1] & !g[30] != 0);
-    n[5] |= (s.0[1] & 0x10000000 != 0) & (0xfefffffff & s.0[1] & !g[32] != 0);
-    n[5] |= (s.0[1] & 0x400000000 != 0) & (0xbffffffff & s.0[1] & !g[34] != 0);
-    n[5] |= (s.0[1] & 0x800 != 0) & (0xffffff7ff & s.0[1] & !g[64] != 0);
-    n[5] |= (s.0[1] & 0x200 != 0) & (0xffffffdff & s.0[1] & !g[66] != 0);
-    n[5] |= (s.0[1] & 0x10 != 0) & (0xfffffffef & s.0[1] & !g[68] != 0);
-    n[5] |= (s.0[1] & 0x20000 != 0) & (0xffffdffff & s.0[1] & !g[70] != 0);
-    n[5] |= (s.0[1] & 0x8000 != 0) & (0xfffff7fff & s.0[1] & !g[72] != 0);
-    n[5] |= (s.0[1] & 0x20 != 0) & (0xfffffffdf & s.0[1] & !g[74] != 0);
-    n[5] |= (s.0[1] & 0x8 != 0) & (0xffffffff7 & s.0[1] & !g[76] != 0);
-    n[5] |= (s.0[1] & 0x400000 != 0) & (0xfffbfffff & s.0[1] & !g[78] != 0);
-    n[5] |= (s.0[1] & 0x800000 != 0) & (0xfff7fffff & s.0[1] & !g[80] != 0);
-    n[5] |= (s.0[1] & 0x200000 != 0) & (0xfffdfffff & s.0[1] & !g[82] != 0);
-    n[5] |= (s.0[1] & 0x20000000 != 0) & (0xfdfffffff & s.0[1] & !g[84] != 0);
-    n[5] |= (s.0[1] & 0x8000000 != 0) & (0xff7ffffff & s.0[1] & !g[86] != 0);
-    n[5] |= (s.0[1] & 0x800000000 != 0) & (0x7ffffffff & s.0[1] & !g[88] != 0);
-    n[5] |= (s.0[1] & 0x200000000 != 0) & (0xdffffffff & s.0[1] & !g[90] != 0);
-    n[5] |= (s.0[1] & 0x100 != 0) & (0xffffffeff & s.0[1] & !g[104] != 0);
-    n[5] |= (s.0[1] & 0x4000 != 0) & (0xfffffbfff & s.0[1] & !g[106] != 0);
-    n[5] |= (s.0[1] & 0x4 != 0) & (0xffffffffb & s.0[1] & !g[108] != 0);
-    n[5] |= (s.0[1] & 0x100000 != 0) & (0xfffefffff & s.0[1] & !g[110] != 0);
-    n[5] |= (s.0[1] & 0x4000000 != 0) & (0xffbffffff & s.0[1] & !g[112] != 0);
-    n[5] |= (s.0[1] & 0x100000000 != 0) & (0xeffffffff & s.0[1] & !g[114] != 0);
-    n[5] |= (s.0[1] & 0x80 != 0) & (0xfffffff7f & s.0[1] & !g[128] != 0);
-    n[5] |= (s.0[1] & 0x2000 != 0) & (0xfffffdfff & s.0[1] & !g[130] != 0);
-    n[5] |= (s.0[1] & 0x2 != 0) & (0xffffffffd & s.0[1] & !g[132] != 0);
-    n[5] |= (s.0[1] & 0x80000 != 0) & (0xffff7ffff & s.0[1] & !g[134] != 0);
-    n[5] |= (s.0[1] & 0x2000000 != 0) & (0xffdffffff & s.0[1] & !g[136] != 0);
-    n[5] |= (s.0[1] & 0x80000000 != 0) & (0xf7fffffff & s.0[1] & !g[138] != 0);
-    n[5] |= (s.0[1] & 0x40 != 0) & (0xfffffffbf & s.0[1] & !g[152] != 0);
-    n[5] |= (s.0[1] & 0x1000 != 0) & (0xfffffefff & s.0[1] & !g[154] != 0);
-    n[5] |= (s.0[1] & 0x1 != 0) & (0xffffffffe & s.0[1] & !g[156] != 0);
-    n[5] |= (s.0[1] & 0x40000 != 0) & (0xffffbffff & s.0[1] & !g[158] != 0);
-    n[5] |= (s.0[1] & 0x1000000 != 0) & (0xffeffffff & s.0[1] & !g[160] != 0);
-    n[5] |= (s.0[1] & 0x40000000 != 0) & (0xfbfffffff & s.0[1] & !g[162] != 0);
+    n[5] |= (s.0[1] & 0x400 != 0) & (0xffffffbff & s.0[1] & !g[10] != 0);
+    n[5] |= (s.0[1] & 0x10000 != 0) & (0xffffeffff & s.0[1] & !g[12] != 0);
+    n[5] |= (s.0[1] & 0x10000000 != 0) & (0xfefffffff & s.0[1] & !g[14] != 0);
+    n[5] |= (s.0[1] & 0x400000000 != 0) & (0xbffffffff & s.0[1] & !g[16] != 0);
+    n[5] |= (s.0[1] & 0x800 != 0) & (0xffffff7ff & s.0[1] & !g[46] != 0);
+    n[5] |= (s.0[1] & 0x200 != 0) & (0xffffffdff & s.0[1] & !g[48] != 0);
+    n[5] |= (s.0[1] & 0x10 != 0) & (0xfffffffef & s.0[1] & !g[50] != 0);
+    n[5] |= (s.0[1] & 0x20000 != 0) & (0xffffdffff & s.0[1] & !g[52] != 0);
+    n[5] |= (s.0[1] & 0x8000 != 0) & (0xfffff7fff & s.0[1] & !g[54] != 0);
+    n[5] |= (s.0[1] & 0x20 != 0) & (0xfffffffdf & s.0[1] & !g[56] != 0);
+    n[5] |= (s.0[1] & 0x8 != 0) & (0xffffffff7 & s.0[1] & !g[58] != 0);
+    n[5] |= (s.0[1] & 0x400000 != 0) & (0xfffbfffff & s.0[1] & !g[60] != 0);
+    n[5] |= (s.0[1] & 0x800000 != 0) & (0xfff7fffff & s.0[1] & !g[62] != 0);
+    n[5] |= (s.0[1] & 0x200000 != 0) & (0xfffdfffff & s.0[1] & !g[64] != 0);
+    n[5] |= (s.0[1] & 0x20000000 != 0) & (0xfdfffffff & s.0[1] & !g[66] != 0);
+    n[5] |= (s.0[1] & 0x8000000 != 0) & (0xff7ffffff & s.0[1] & !g[68] != 0);
+    n[5] |= (s.0[1] & 0x800000000 != 0) & (0x7ffffffff & s.0[1] & !g[70] != 0);
+    n[5] |= (s.0[1] & 0x200000000 != 0) & (0xdffffffff & s.0[1] & !g[72] != 0);
+    n[5] |= (s.0[1] & 0x100 != 0) & (0xffffffeff & s.0[1] & !g[86] != 0);
+    n[5] |= (s.0[1] & 0x4000 != 0) & (0xfffffbfff & s.0[1] & !g[88] != 0);
+    n[5] |= (s.0[1] & 0x4 != 0) & (0xffffffffb & s.0[1] & !g[90] != 0);
+    n[5] |= (s.0[1] & 0x100000 != 0) & (0xfffefffff & s.0[1] & !g[92] != 0);
+    n[5] |= (s.0[1] & 0x4000000 != 0) & (0xffbffffff & s.0[1] & !g[94] != 0);
+    n[5] |= (s.0[1] & 0x100000000 != 0) & (0xeffffffff & s.0[1] & !g[96] != 0);
+    n[5] |= (s.0[1] & 0x80 != 0) & (0xfffffff7f & s.0[1] & !g[110] != 0);
+    n[5] |= (s.0[1] & 0x2000 != 0) & (0xfffffdfff & s.0[1] & !g[112] != 0);
+    n[5] |= (s.0[1] & 0x2 != 0) & (0xffffffffd & s.0[1] & !g[114] != 0);
+    n[5] |= (s.0[1] & 0x80000 != 0) & (0xffff7ffff & s.0[1] & !g[116] != 0);
+    n[5] |= (s.0[1] & 0x2000000 != 0) & (0xffdffffff & s.0[1] & !g[118] != 0);
+    n[5] |= (s.0[1] & 0x80000000 != 0) & (0xf7fffffff & s.0[1] & !g[120] != 0);
+    n[5] |= (s.0[1] & 0x40 != 0) & (0xfffffffbf & s.0[1] & !g[134] != 0);
+    n[5] |= (s.0[1] & 0x1000 != 0) & (0xfffffefff & s.0[1] & !g[136] != 0);
+    n[5] |= (s.0[1] & 0x1 != 0) & (0xffffffffe & s.0[1] & !g[138] != 0);
+    n[5] |= (s.0[1] & 0x40000 != 0) & (0xffffbffff & s.0[1] & !g[140] != 0);
+    n[5] |= (s.0[1] & 0x1000000 != 0) & (0xffeffffff & s.0[1] & !g[142] != 0);
+    n[5] |= (s.0[1] & 0x40000000 != 0) & (0xfbfffffff & s.0[1] & !g[144] != 0);
     // n[6]: terminal, rules at gather.kif:76, 78
     n[6] = (s.0[0] & 0x1000000000000000 == 0x1000000000000000) | (!n[4]) | (!n[5]);
     match &mut ask {
@@ -3126,6 +3116,11 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             return None;
         }
         Ask::Goals(out) => {
+            let mut n = {
+                let mut all = [false; 10];
+                all[..7].copy_from_slice(&n);
+                all
+            };
             // n[7]: (goal black 100), rules at gather.kif:81, 85, 89, 93
             n[7] = (!n[4]) & (n[5]);
             // n[8]: (goal white 100), rules at gather.kif:81, 85, 89, 93
@@ -3216,8 +3211,8 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             *t |= *x;
         }
     }
-    // g[18]: 36 node words, bit 8 (next (cell b 3 black)), bit 6 (next (cell b 1 black)), bit 13 (next (cell c 2 black)), bit 1 (next (cell a 2 black)), and 32 more; rules at gather.kif:43, 45
-    g[18] = ((0x180000000 & s.0[0] & !(mt[0] << 17u32)))
+    // g[0]: 36 node words, bit 8 (next (cell b 3 black)), bit 6 (next (cell b 1 black)), bit 13 (next (cell c 2 black)), bit 1 (next (cell a 2 black)), and 32 more; rules at gather.kif:43, 45
+    g[0] = ((0x180000000 & s.0[0] & !(mt[0] << 17u32)))
         | ((0x44000000 & s.0[0] & !(mt[0] << 14u32)))
         | ((0x1082000 & s.0[0] & !(mt[0] << 11u32)))
         | ((0x104000 & s.0[0] & !(mt[0] << 10u32)))
@@ -3248,8 +3243,8 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 6) >> 5u32)))
         | ((0x1f7df7df
             & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 7) >> 7u32)));
-    // g[19]: 36 node words, bit 11 (next (cell b 6 white)), bit 9 (next (cell b 4 white)), bit 16 (next (cell c 5 white)), bit 4 (next (cell a 5 white)), and 32 more; rules at gather.kif:43, 45
-    g[19] = ((0x180000000 & s.0[1] & !(mt[0] << 17u32)))
+    // g[1]: 36 node words, bit 11 (next (cell b 6 white)), bit 9 (next (cell b 4 white)), bit 16 (next (cell c 5 white)), bit 4 (next (cell a 5 white)), and 32 more; rules at gather.kif:43, 45
+    g[1] = ((0x180000000 & s.0[1] & !(mt[0] << 17u32)))
         | ((0x44000000 & s.0[1] & !(mt[0] << 14u32)))
         | ((0x1082000 & s.0[1] & !(mt[0] << 11u32)))
         | ((0x104000 & s.0[1] & !(mt[0] << 10u32)))
@@ -3333,8 +3328,8 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     w[0] |= u64::from(s.0[0] & 0x4000000000000000 != 0) << 61;
     // BASE[62]: (next (control white)), rules at gather.kif:50, 52
     w[0] |= u64::from(s.0[0] & 0x2000000000000000 != 0) << 62;
-    w[0] |= g[18] & 0xfffffffff;
-    w[1] |= g[19] & 0xfffffffff;
+    w[0] |= g[0] & 0xfffffffff;
+    w[1] |= g[1] & 0xfffffffff;
     Some(State(w))
 }
 impl ::gdl_runtime::Game for Game {

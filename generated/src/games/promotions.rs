@@ -546,23 +546,23 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `white` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
-    let mut g = [0u64; 5];
+    let mut g = [0u64; 2];
     // g[0]: 16 node words, bit 6 (occupied 1 8), bit 14 (occupied 2 8), bit 22 (occupied 3 8), bit 30 (occupied 4 8), and 12 more; rules at promotions.kif:16
     g[0] = ((0x4141414141414141 & s.0[0])) | ((0x4141414141414141 & (s.0[0] >> 1u32)));
-    // g[2]: 8 node words, bit 5 (legal white (move queen 1 7 1 8)), bit 13 (legal white (move queen 2 7 2 8)), bit 21 (legal white (move queen 3 7 3 8)), bit 29 (legal white (move queen 4 7 4 8)), and 4 more; rules at promotions.kif:19, 22, 24, 27
-    g[2] = 0x2020202020202020 & s.0[0] & !(g[0] >> 1u32)
+    // g[1]: 8 node words, bit 5 (legal white (move queen 1 7 1 8)), bit 13 (legal white (move queen 2 7 2 8)), bit 21 (legal white (move queen 3 7 3 8)), bit 29 (legal white (move queen 4 7 4 8)), and 4 more; rules at promotions.kif:19, 22, 24, 27
+    g[1] = 0x2020202020202020 & s.0[0] & !(g[0] >> 1u32)
         & 0u64.wrapping_sub((s.0[1] & 0x4000 != 0) as u64);
     let mut parts = [0u64; 1];
     if s.0[1] & 0x4000 != 0 {
-        parts[0] |= g[2] & 0x2020202020202020;
-        parts[0] |= u64::from(g[2] & 0x20 != 0);
-        parts[0] |= u64::from(g[2] & 0x2000 != 0) << 1;
-        parts[0] |= u64::from(g[2] & 0x200000 != 0) << 2;
-        parts[0] |= u64::from(g[2] & 0x20000000 != 0) << 3;
-        parts[0] |= u64::from(g[2] & 0x2000000000 != 0) << 6;
-        parts[0] |= u64::from(g[2] & 0x200000000000 != 0) << 7;
-        parts[0] |= u64::from(g[2] & 0x20000000000000 != 0) << 8;
-        parts[0] |= u64::from(g[2] & 0x2000000000000000 != 0) << 9;
+        parts[0] |= g[1] & 0x2020202020202020;
+        parts[0] |= u64::from(g[1] & 0x20 != 0);
+        parts[0] |= u64::from(g[1] & 0x2000 != 0) << 1;
+        parts[0] |= u64::from(g[1] & 0x200000 != 0) << 2;
+        parts[0] |= u64::from(g[1] & 0x20000000 != 0) << 3;
+        parts[0] |= u64::from(g[1] & 0x2000000000 != 0) << 6;
+        parts[0] |= u64::from(g[1] & 0x200000000000 != 0) << 7;
+        parts[0] |= u64::from(g[1] & 0x20000000000000 != 0) << 8;
+        parts[0] |= u64::from(g[1] & 0x2000000000000000 != 0) << 9;
         parts[0] |= u64::from(s.0[1] & 0x4000 != 0) << 11;
         parts[0] |= (s.0[0]) & (!(s.0[0] >> 1)) & (0x1010101010101010);
     }
@@ -578,23 +578,23 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `black` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
-    let mut g = [0u64; 5];
+    let mut g = [0u64; 2];
     // g[0]: 16 node words, bit 6 (occupied 1 8), bit 14 (occupied 2 8), bit 22 (occupied 3 8), bit 30 (occupied 4 8), and 12 more; rules at promotions.kif:16
     g[0] = ((0x4141414141414141 & s.0[0])) | ((0x4141414141414141 & (s.0[0] >> 1u32)));
-    // g[4]: 8 node words, bit 2 (legal black (move queen 1 2 1 1)), bit 10 (legal black (move queen 2 2 2 1)), bit 18 (legal black (move queen 3 2 3 1)), bit 26 (legal black (move queen 4 2 4 1)), and 4 more; rules at promotions.kif:19, 22, 24, 27
-    g[4] = 0x404040404040404 & s.0[0] & !(g[0] << 2u32)
+    // g[1]: 8 node words, bit 2 (legal black (move queen 1 2 1 1)), bit 10 (legal black (move queen 2 2 2 1)), bit 18 (legal black (move queen 3 2 3 1)), bit 26 (legal black (move queen 4 2 4 1)), and 4 more; rules at promotions.kif:19, 22, 24, 27
+    g[1] = 0x404040404040404 & s.0[0] & !(g[0] << 2u32)
         & 0u64.wrapping_sub((s.0[1] & 0x2000 != 0) as u64);
     let mut parts = [0u64; 2];
     if s.0[1] & 0x2000 != 0 {
-        parts[1] |= g[4] & 0x404040404040404;
-        parts[0] |= u64::from(g[4] & 0x4 != 0);
-        parts[0] |= u64::from(g[4] & 0x400 != 0) << 1;
-        parts[0] |= u64::from(g[4] & 0x40000 != 0) << 3;
-        parts[0] |= u64::from(g[4] & 0x4000000 != 0) << 4;
-        parts[0] |= u64::from(g[4] & 0x400000000 != 0) << 5;
-        parts[0] |= u64::from(g[4] & 0x40000000000 != 0) << 6;
-        parts[0] |= u64::from(g[4] & 0x4000000000000 != 0) << 7;
-        parts[0] |= u64::from(g[4] & 0x400000000000000 != 0) << 8;
+        parts[1] |= g[1] & 0x404040404040404;
+        parts[0] |= u64::from(g[1] & 0x4 != 0);
+        parts[0] |= u64::from(g[1] & 0x400 != 0) << 1;
+        parts[0] |= u64::from(g[1] & 0x40000 != 0) << 3;
+        parts[0] |= u64::from(g[1] & 0x4000000 != 0) << 4;
+        parts[0] |= u64::from(g[1] & 0x400000000 != 0) << 5;
+        parts[0] |= u64::from(g[1] & 0x40000000000 != 0) << 6;
+        parts[0] |= u64::from(g[1] & 0x4000000000000 != 0) << 7;
+        parts[0] |= u64::from(g[1] & 0x400000000000000 != 0) << 8;
         parts[0] |= u64::from(s.0[1] & 0x2000 != 0) << 11;
         parts[0] |= (!s.0[0]) & ((s.0[0] >> 1)) & (0x404040404040404);
     }
@@ -691,7 +691,7 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 1];
-    let mut g = [0u64; 5];
+    let mut g = [0u64; 3];
     // g[0]: 16 node words, bit 6 (occupied 1 8), bit 14 (occupied 2 8), bit 22 (occupied 3 8), bit 30 (occupied 4 8), and 12 more; rules at promotions.kif:16
     g[0] = ((0x4141414141414141 & s.0[0])) | ((0x4141414141414141 & (s.0[0] >> 1u32)));
     // n[0]: terminal, rules at promotions.kif:37, 38
@@ -702,18 +702,18 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let mut joint = [Move(0); 2];
     let mut parts = [0u64; 1];
     if s.0[1] & 0x4000 != 0 {
-        // g[2]: 8 node words, bit 5 (legal white (move queen 1 7 1 8)), bit 13 (legal white (move queen 2 7 2 8)), bit 21 (legal white (move queen 3 7 3 8)), bit 29 (legal white (move queen 4 7 4 8)), and 4 more; rules at promotions.kif:19, 22, 24, 27
-        g[2] = 0x2020202020202020 & s.0[0] & !(g[0] >> 1u32)
+        // g[1]: 8 node words, bit 5 (legal white (move queen 1 7 1 8)), bit 13 (legal white (move queen 2 7 2 8)), bit 21 (legal white (move queen 3 7 3 8)), bit 29 (legal white (move queen 4 7 4 8)), and 4 more; rules at promotions.kif:19, 22, 24, 27
+        g[1] = 0x2020202020202020 & s.0[0] & !(g[0] >> 1u32)
             & 0u64.wrapping_sub((s.0[1] & 0x4000 != 0) as u64);
-        parts[0] |= g[2] & 0x2020202020202020;
-        parts[0] |= u64::from(g[2] & 0x20 != 0);
-        parts[0] |= u64::from(g[2] & 0x2000 != 0) << 1;
-        parts[0] |= u64::from(g[2] & 0x200000 != 0) << 2;
-        parts[0] |= u64::from(g[2] & 0x20000000 != 0) << 3;
-        parts[0] |= u64::from(g[2] & 0x2000000000 != 0) << 6;
-        parts[0] |= u64::from(g[2] & 0x200000000000 != 0) << 7;
-        parts[0] |= u64::from(g[2] & 0x20000000000000 != 0) << 8;
-        parts[0] |= u64::from(g[2] & 0x2000000000000000 != 0) << 9;
+        parts[0] |= g[1] & 0x2020202020202020;
+        parts[0] |= u64::from(g[1] & 0x20 != 0);
+        parts[0] |= u64::from(g[1] & 0x2000 != 0) << 1;
+        parts[0] |= u64::from(g[1] & 0x200000 != 0) << 2;
+        parts[0] |= u64::from(g[1] & 0x20000000 != 0) << 3;
+        parts[0] |= u64::from(g[1] & 0x2000000000 != 0) << 6;
+        parts[0] |= u64::from(g[1] & 0x200000000000 != 0) << 7;
+        parts[0] |= u64::from(g[1] & 0x20000000000000 != 0) << 8;
+        parts[0] |= u64::from(g[1] & 0x2000000000000000 != 0) << 9;
         parts[0] |= u64::from(s.0[1] & 0x4000 != 0) << 11;
         parts[0] |= (s.0[0]) & (!(s.0[0] >> 1)) & (0x1010101010101010);
     }
@@ -726,18 +726,18 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
     let mut parts = [0u64; 2];
     if s.0[1] & 0x2000 != 0 {
-        // g[4]: 8 node words, bit 2 (legal black (move queen 1 2 1 1)), bit 10 (legal black (move queen 2 2 2 1)), bit 18 (legal black (move queen 3 2 3 1)), bit 26 (legal black (move queen 4 2 4 1)), and 4 more; rules at promotions.kif:19, 22, 24, 27
-        g[4] = 0x404040404040404 & s.0[0] & !(g[0] << 2u32)
+        // g[2]: 8 node words, bit 2 (legal black (move queen 1 2 1 1)), bit 10 (legal black (move queen 2 2 2 1)), bit 18 (legal black (move queen 3 2 3 1)), bit 26 (legal black (move queen 4 2 4 1)), and 4 more; rules at promotions.kif:19, 22, 24, 27
+        g[2] = 0x404040404040404 & s.0[0] & !(g[0] << 2u32)
             & 0u64.wrapping_sub((s.0[1] & 0x2000 != 0) as u64);
-        parts[1] |= g[4] & 0x404040404040404;
-        parts[0] |= u64::from(g[4] & 0x4 != 0);
-        parts[0] |= u64::from(g[4] & 0x400 != 0) << 1;
-        parts[0] |= u64::from(g[4] & 0x40000 != 0) << 3;
-        parts[0] |= u64::from(g[4] & 0x4000000 != 0) << 4;
-        parts[0] |= u64::from(g[4] & 0x400000000 != 0) << 5;
-        parts[0] |= u64::from(g[4] & 0x40000000000 != 0) << 6;
-        parts[0] |= u64::from(g[4] & 0x4000000000000 != 0) << 7;
-        parts[0] |= u64::from(g[4] & 0x400000000000000 != 0) << 8;
+        parts[1] |= g[2] & 0x404040404040404;
+        parts[0] |= u64::from(g[2] & 0x4 != 0);
+        parts[0] |= u64::from(g[2] & 0x400 != 0) << 1;
+        parts[0] |= u64::from(g[2] & 0x40000 != 0) << 3;
+        parts[0] |= u64::from(g[2] & 0x4000000 != 0) << 4;
+        parts[0] |= u64::from(g[2] & 0x400000000 != 0) << 5;
+        parts[0] |= u64::from(g[2] & 0x40000000000 != 0) << 6;
+        parts[0] |= u64::from(g[2] & 0x4000000000000 != 0) << 7;
+        parts[0] |= u64::from(g[2] & 0x400000000000000 != 0) << 8;
         parts[0] |= u64::from(s.0[1] & 0x2000 != 0) << 11;
         parts[0] |= (!s.0[0]) & ((s.0[0] >> 1)) & (0x404040404040404);
     }

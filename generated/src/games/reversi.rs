@@ -877,7 +877,7 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `black` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 2];
-    let mut g = [0u64; 132];
+    let mut g = [0u64; 20];
     // g[0]: 56 node words, bit 27 ((aux 1) 4 4 5 4), bit 26 ((aux 1) 4 4 3 4), bit 28 ((aux 1) 4 4 6 5), bit 35 ((aux 1) 5 5 5 4), and 52 more
     g[0] = ((0x7f7f7f7f7f7f7f7f & s.0[0] & (s.0[1] >> 1u32)))
         | ((0x7f7f7f7f7f7f7f7f & (s.0[0] >> 1u32) & s.0[1]));
@@ -1017,8 +1017,8 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
         | ((0xffffffffff & (s.0[1] >> 8u32) & (g[7] >> 8u32)))
         | ((0x3f2020202020 & (s.0[1] >> 9u32) & (g[2] >> 9u32)))
         | ((0x1f1f1f1f1f & (s.0[1] >> 9u32) & (g[15] >> 9u32)));
-    // g[19]: 8 node words, bit 24 ((aux 5) 1 black), bit 25 ((aux 5) 2 black), bit 26 ((aux 5) 3 black), bit 27 ((aux 5) 4 black), and 4 more
-    g[19] = ((0xff000000 & !(g[16] << 24u32) & (g[17] << 24u32)))
+    // g[18]: 8 node words, bit 24 ((aux 5) 1 black), bit 25 ((aux 5) 2 black), bit 26 ((aux 5) 3 black), bit 27 ((aux 5) 4 black), and 4 more
+    g[18] = ((0xff000000 & !(g[16] << 24u32) & (g[17] << 24u32)))
         | ((0xff000000 & !(g[16] << 16u32) & (g[17] << 16u32)))
         | ((0xff000000 & !(g[16] << 8u32) & (g[17] << 8u32)))
         | ((0xff000000 & !g[16] & g[17]))
@@ -1027,15 +1027,15 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
         | ((0xff000000 & !(g[16] >> 24u32) & (g[17] >> 24u32)))
         | ((0xff000000 & !(g[16] >> 32u32) & (g[17] >> 32u32)));
     // n[0]: (playercanmove black), rules at reversi.kif:55
-    n[0] = 0xff000000 & g[19] != 0;
+    n[0] = 0xff000000 & g[18] != 0;
     // n[1]: (legal black noop), rules at reversi.kif:58, 61
     n[1] = (s.0[2] & 0x2 == 0x2) | (!n[0]);
-    // g[22]: 64 node words, bit 4 (legal black (move 1 5)), bit 5 (legal black (move 1 6)), bit 3 (legal black (move 1 4)), bit 6 (legal black (move 1 7)), and 60 more; rules at reversi.kif:64
-    g[22] = 0xffffffffffffffff & !g[16] & g[17]
+    // g[19]: 64 node words, bit 4 (legal black (move 1 5)), bit 5 (legal black (move 1 6)), bit 3 (legal black (move 1 4)), bit 6 (legal black (move 1 7)), and 60 more; rules at reversi.kif:64
+    g[19] = 0xffffffffffffffff & !g[16] & g[17]
         & 0u64.wrapping_sub((s.0[2] & 0x1 != 0) as u64);
     let mut parts = [0u64; 2];
     if s.0[2] & 0x1 != 0 {
-        parts[0] |= g[22] & 0xffffffffffffffff;
+        parts[0] |= g[19] & 0xffffffffffffffff;
     }
     parts[1] |= u64::from(n[1]);
     for (p, &word) in parts.iter().enumerate() {
@@ -1050,7 +1050,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 ///Appends the legal moves of `red` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 2];
-    let mut g = [0u64; 132];
+    let mut g = [0u64; 20];
     // g[0]: 56 node words, bit 27 ((aux 1) 4 4 5 4), bit 26 ((aux 1) 4 4 3 4), bit 28 ((aux 1) 4 4 6 5), bit 35 ((aux 1) 5 5 5 4), and 52 more
     g[0] = ((0x7f7f7f7f7f7f7f7f & s.0[0] & (s.0[1] >> 1u32)))
         | ((0x7f7f7f7f7f7f7f7f & (s.0[0] >> 1u32) & s.0[1]));
@@ -1173,8 +1173,8 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     }
     // g[16]: 64 node words, bit 27 ((aux 2) 4 4 4 4), bit 28 ((aux 2) 4 4 5 5), bit 35 ((aux 2) 5 5 4 4), bit 36 ((aux 2) 5 5 5 5), and 60 more
     g[16] = ((0xffffffffffffffff & s.0[0])) | ((0xffffffffffffffff & s.0[1]));
-    // g[18]: 64 node words, bit 0 ((aux 4) 1 1 red), bit 1 ((aux 4) 1 2 red), bit 2 ((aux 4) 1 3 red), bit 3 ((aux 4) 1 4 red), and 60 more
-    g[18] = ((0x404040404fc0000 & (s.0[0] << 9u32) & (g[2] << 18u32)))
+    // g[17]: 64 node words, bit 0 ((aux 4) 1 1 red), bit 1 ((aux 4) 1 2 red), bit 2 ((aux 4) 1 3 red), bit 3 ((aux 4) 1 4 red), and 60 more
+    g[17] = ((0x404040404fc0000 & (s.0[0] << 9u32) & (g[2] << 18u32)))
         | ((0xf8f8f8f8f8000000 & (s.0[0] << 9u32) & (g[11] << 9u32)))
         | ((0xff0000 & (s.0[0] << 8u32) & (g[1] << 16u32)))
         | ((0xffffffffff000000 & (s.0[0] << 8u32) & (g[9] << 8u32)))
@@ -1190,25 +1190,25 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
         | ((0xffffffffff & (s.0[0] >> 8u32) & (g[7] >> 8u32)))
         | ((0x3f2020202020 & (s.0[0] >> 9u32) & (g[2] >> 9u32)))
         | ((0x1f1f1f1f1f & (s.0[0] >> 9u32) & (g[15] >> 9u32)));
-    // g[20]: 8 node words, bit 24 ((aux 5) 1 red), bit 25 ((aux 5) 2 red), bit 26 ((aux 5) 3 red), bit 27 ((aux 5) 4 red), and 4 more
-    g[20] = ((0xff000000 & !(g[16] << 24u32) & (g[18] << 24u32)))
-        | ((0xff000000 & !(g[16] << 16u32) & (g[18] << 16u32)))
-        | ((0xff000000 & !(g[16] << 8u32) & (g[18] << 8u32)))
-        | ((0xff000000 & !g[16] & g[18]))
-        | ((0xff000000 & !(g[16] >> 8u32) & (g[18] >> 8u32)))
-        | ((0xff000000 & !(g[16] >> 16u32) & (g[18] >> 16u32)))
-        | ((0xff000000 & !(g[16] >> 24u32) & (g[18] >> 24u32)))
-        | ((0xff000000 & !(g[16] >> 32u32) & (g[18] >> 32u32)));
+    // g[18]: 8 node words, bit 24 ((aux 5) 1 red), bit 25 ((aux 5) 2 red), bit 26 ((aux 5) 3 red), bit 27 ((aux 5) 4 red), and 4 more
+    g[18] = ((0xff000000 & !(g[16] << 24u32) & (g[17] << 24u32)))
+        | ((0xff000000 & !(g[16] << 16u32) & (g[17] << 16u32)))
+        | ((0xff000000 & !(g[16] << 8u32) & (g[17] << 8u32)))
+        | ((0xff000000 & !g[16] & g[17]))
+        | ((0xff000000 & !(g[16] >> 8u32) & (g[17] >> 8u32)))
+        | ((0xff000000 & !(g[16] >> 16u32) & (g[17] >> 16u32)))
+        | ((0xff000000 & !(g[16] >> 24u32) & (g[17] >> 24u32)))
+        | ((0xff000000 & !(g[16] >> 32u32) & (g[17] >> 32u32)));
     // n[0]: (playercanmove red), rules at reversi.kif:55
-    n[0] = 0xff000000 & g[20] != 0;
+    n[0] = 0xff000000 & g[18] != 0;
     // n[1]: (legal red noop), rules at reversi.kif:58, 61
     n[1] = (s.0[2] & 0x1 == 0x1) | (!n[0]);
-    // g[21]: 64 node words, bit 3 (legal red (move 1 4)), bit 2 (legal red (move 1 3)), bit 4 (legal red (move 1 5)), bit 1 (legal red (move 1 2)), and 60 more; rules at reversi.kif:64
-    g[21] = 0xffffffffffffffff & !g[16] & g[18]
+    // g[19]: 64 node words, bit 3 (legal red (move 1 4)), bit 2 (legal red (move 1 3)), bit 4 (legal red (move 1 5)), bit 1 (legal red (move 1 2)), and 60 more; rules at reversi.kif:64
+    g[19] = 0xffffffffffffffff & !g[16] & g[17]
         & 0u64.wrapping_sub((s.0[2] & 0x2 != 0) as u64);
     let mut parts = [0u64; 2];
     if s.0[2] & 0x2 != 0 {
-        parts[0] |= g[21] & 0xffffffffffffffff;
+        parts[0] |= g[19] & 0xffffffffffffffff;
     }
     parts[1] |= u64::from(n[1]);
     for (p, &word) in parts.iter().enumerate() {
@@ -1224,7 +1224,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
     let mut n = [false; 672];
-    let mut g = [0u64; 132];
+    let mut g = [0u64; 19];
     let mut mt = [0u64; 1];
     for (r, m) in joint.iter().enumerate() {
         for (t, x) in mt.iter_mut().zip(&MOVE_NODES[r][m.0 as usize]) {
@@ -1398,42 +1398,42 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[667]: (affected 7 1 e red), rules at reversi.kif:73, 79
             n[667] = (s.0[1] & 0x1000000000000 == 0x1000000000000)
                 & (g[1] & 0x1000000000000 != 0) & (n[666]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[212]) << 27u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[239]) << 36u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[211]) << 18u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[396]) << 45u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[210]) << 9u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[491]) << 54u32;
-            // g[23] bit 24: (affectedcell 4 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[562]) << 24u32;
-            // g[23] bit 3: (affectedcell 1 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[569]) << 3u32;
-            // g[23] bit 4: (affectedcell 1 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[647]) << 4u32;
-            // g[23] bit 32: (affectedcell 5 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[646]) << 32u32;
-            // g[23] bit 16: (affectedcell 3 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[561]) << 16u32;
-            // g[23] bit 2: (affectedcell 1 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[568]) << 2u32;
-            // g[23] bit 5: (affectedcell 1 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[662]) << 5u32;
-            // g[23] bit 40: (affectedcell 6 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[666]) << 40u32;
-            // g[23] bit 8: (affectedcell 2 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[560]) << 8u32;
-            // g[23] bit 1: (affectedcell 1 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[567]) << 1u32;
-            // g[23] bit 6: (affectedcell 1 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[663]) << 6u32;
-            // g[23] bit 48: (affectedcell 7 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[667]) << 48u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[212]) << 27u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[239]) << 36u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[211]) << 18u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[396]) << 45u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[210]) << 9u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[491]) << 54u32;
+            // g[16] bit 24: (affectedcell 4 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[562]) << 24u32;
+            // g[16] bit 3: (affectedcell 1 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[569]) << 3u32;
+            // g[16] bit 4: (affectedcell 1 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[647]) << 4u32;
+            // g[16] bit 32: (affectedcell 5 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[646]) << 32u32;
+            // g[16] bit 16: (affectedcell 3 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[561]) << 16u32;
+            // g[16] bit 2: (affectedcell 1 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[568]) << 2u32;
+            // g[16] bit 5: (affectedcell 1 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[662]) << 5u32;
+            // g[16] bit 40: (affectedcell 6 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[666]) << 40u32;
+            // g[16] bit 8: (affectedcell 2 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[560]) << 8u32;
+            // g[16] bit 1: (affectedcell 1 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[567]) << 1u32;
+            // g[16] bit 6: (affectedcell 1 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[663]) << 6u32;
+            // g[16] bit 48: (affectedcell 7 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[667]) << 48u32;
         }
         1 => {
             // black plays (move 1 2), which guards:
@@ -1476,38 +1476,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[662] = (s.0[1] & 0x20 == 0x20) & (g[5] & 0x20 != 0) & (n[647]);
             // n[663]: (affected 1 7 n red), rules at reversi.kif:73, 79
             n[663] = (s.0[1] & 0x40 == 0x40) & (g[0] & 0x40 != 0) & (n[662]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[43]) << 28u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[42]) << 19u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[198]) << 37u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[325]) << 17u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[41]) << 10u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[413]) << 41u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[554]) << 46u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[326]) << 25u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[327]) << 33u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[619]) << 49u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[324]) << 9u32;
-            // g[23] bit 3: (affectedcell 1 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[569]) << 3u32;
-            // g[23] bit 4: (affectedcell 1 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[647]) << 4u32;
-            // g[23] bit 2: (affectedcell 1 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[568]) << 2u32;
-            // g[23] bit 5: (affectedcell 1 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[662]) << 5u32;
-            // g[23] bit 6: (affectedcell 1 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[663]) << 6u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[43]) << 28u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[42]) << 19u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[198]) << 37u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[325]) << 17u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[41]) << 10u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[413]) << 41u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[554]) << 46u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[326]) << 25u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[327]) << 33u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[619]) << 49u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[324]) << 9u32;
+            // g[16] bit 3: (affectedcell 1 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[569]) << 3u32;
+            // g[16] bit 4: (affectedcell 1 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[647]) << 4u32;
+            // g[16] bit 2: (affectedcell 1 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[568]) << 2u32;
+            // g[16] bit 5: (affectedcell 1 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[662]) << 5u32;
+            // g[16] bit 6: (affectedcell 1 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[663]) << 6u32;
         }
         2 => {
             // black plays (move 1 3), which guards:
@@ -1550,38 +1550,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[662] = (s.0[1] & 0x20 == 0x20) & (g[5] & 0x20 != 0) & (n[647]);
             // n[663]: (affected 1 7 n red), rules at reversi.kif:73, 79
             n[663] = (s.0[1] & 0x40 == 0x40) & (g[0] & 0x40 != 0) & (n[662]);
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[104]) << 26u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[374]) << 29u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[373]) << 20u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[318]) << 34u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[319]) << 42u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[103]) << 18u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[102]) << 10u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[461]) << 50u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[372]) << 11u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[550]) << 38u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[472]) << 9u32;
-            // g[23] bit 3: (affectedcell 1 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[569]) << 3u32;
-            // g[23] bit 4: (affectedcell 1 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[647]) << 4u32;
-            // g[23] bit 5: (affectedcell 1 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[662]) << 5u32;
-            // g[23] bit 1: (affectedcell 1 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[650]) << 1u32;
-            // g[23] bit 6: (affectedcell 1 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[663]) << 6u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[104]) << 26u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[374]) << 29u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[373]) << 20u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[318]) << 34u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[319]) << 42u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[103]) << 18u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[102]) << 10u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[461]) << 50u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[372]) << 11u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[550]) << 38u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[472]) << 9u32;
+            // g[16] bit 3: (affectedcell 1 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[569]) << 3u32;
+            // g[16] bit 4: (affectedcell 1 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[647]) << 4u32;
+            // g[16] bit 5: (affectedcell 1 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[662]) << 5u32;
+            // g[16] bit 1: (affectedcell 1 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[650]) << 1u32;
+            // g[16] bit 6: (affectedcell 1 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[663]) << 6u32;
         }
         3 => {
             // black plays (move 1 4), which guards:
@@ -1623,38 +1623,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[662] = (s.0[1] & 0x20 == 0x20) & (g[5] & 0x20 != 0) & (n[647]);
             // n[663]: (affected 1 7 n red), rules at reversi.kif:73, 79
             n[663] = (s.0[1] & 0x40 == 0x40) & (g[0] & 0x40 != 0) & (n[662]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[62]) << 27u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[63]) << 35u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[61]) << 19u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[302]) << 43u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[279]) << 21u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[506]) << 17u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[505]) << 10u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[60]) << 11u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[280]) << 30u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[278]) << 12u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[303]) << 51u32;
-            // g[23] bit 4: (affectedcell 1 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[647]) << 4u32;
-            // g[23] bit 2: (affectedcell 1 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[635]) << 2u32;
-            // g[23] bit 5: (affectedcell 1 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[662]) << 5u32;
-            // g[23] bit 1: (affectedcell 1 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[650]) << 1u32;
-            // g[23] bit 6: (affectedcell 1 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[663]) << 6u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[62]) << 27u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[63]) << 35u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[61]) << 19u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[302]) << 43u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[279]) << 21u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[506]) << 17u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[505]) << 10u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[60]) << 11u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[280]) << 30u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[278]) << 12u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[303]) << 51u32;
+            // g[16] bit 4: (affectedcell 1 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[647]) << 4u32;
+            // g[16] bit 2: (affectedcell 1 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[635]) << 2u32;
+            // g[16] bit 5: (affectedcell 1 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[662]) << 5u32;
+            // g[16] bit 1: (affectedcell 1 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[650]) << 1u32;
+            // g[16] bit 6: (affectedcell 1 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[663]) << 6u32;
         }
         4 => {
             // black plays (move 1 5), which guards:
@@ -1695,38 +1695,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[662] = (s.0[1] & 0x20 == 0x20) & (g[5] & 0x20 != 0);
             // n[663]: (affected 1 7 n red), rules at reversi.kif:73, 79
             n[663] = (s.0[1] & 0x40 == 0x40) & (g[0] & 0x40 != 0) & (n[662]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[32]) << 28u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[178]) << 36u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[31]) << 20u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[179]) << 44u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[453]) << 18u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[459]) << 22u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[408]) << 13u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[501]) << 25u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[452]) << 11u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[30]) << 12u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[544]) << 52u32;
-            // g[23] bit 3: (affectedcell 1 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[566]) << 3u32;
-            // g[23] bit 2: (affectedcell 1 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[635]) << 2u32;
-            // g[23] bit 5: (affectedcell 1 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[662]) << 5u32;
-            // g[23] bit 1: (affectedcell 1 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[650]) << 1u32;
-            // g[23] bit 6: (affectedcell 1 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[663]) << 6u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[32]) << 28u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[178]) << 36u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[31]) << 20u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[179]) << 44u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[453]) << 18u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[459]) << 22u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[408]) << 13u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[501]) << 25u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[452]) << 11u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[30]) << 12u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[544]) << 52u32;
+            // g[16] bit 3: (affectedcell 1 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[566]) << 3u32;
+            // g[16] bit 2: (affectedcell 1 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[635]) << 2u32;
+            // g[16] bit 5: (affectedcell 1 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[662]) << 5u32;
+            // g[16] bit 1: (affectedcell 1 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[650]) << 1u32;
+            // g[16] bit 6: (affectedcell 1 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[663]) << 6u32;
         }
         5 => {
             // black plays (move 1 6), which guards:
@@ -1768,38 +1768,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[650] = (s.0[1] & 0x2 == 0x2) & (g[0] & 0x1 != 0) & (n[635]);
             // n[663]: (affected 1 7 n red), rules at reversi.kif:73, 79
             n[663] = (s.0[1] & 0x40 == 0x40) & (g[0] & 0x40 != 0);
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[107]) << 26u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[106]) << 19u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[191]) << 29u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[192]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[190]) << 21u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[402]) << 45u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[189]) << 13u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[545]) << 53u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[105]) << 12u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[328]) << 33u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[625]) << 14u32;
-            // g[23] bit 3: (affectedcell 1 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[566]) << 3u32;
-            // g[23] bit 4: (affectedcell 1 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[565]) << 4u32;
-            // g[23] bit 2: (affectedcell 1 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[635]) << 2u32;
-            // g[23] bit 1: (affectedcell 1 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[650]) << 1u32;
-            // g[23] bit 6: (affectedcell 1 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[663]) << 6u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[107]) << 26u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[106]) << 19u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[191]) << 29u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[192]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[190]) << 21u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[402]) << 45u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[189]) << 13u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[545]) << 53u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[105]) << 12u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[328]) << 33u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[625]) << 14u32;
+            // g[16] bit 3: (affectedcell 1 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[566]) << 3u32;
+            // g[16] bit 4: (affectedcell 1 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[565]) << 4u32;
+            // g[16] bit 2: (affectedcell 1 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[635]) << 2u32;
+            // g[16] bit 1: (affectedcell 1 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[650]) << 1u32;
+            // g[16] bit 6: (affectedcell 1 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[663]) << 6u32;
         }
         6 => {
             // black plays (move 1 7), which guards:
@@ -1843,38 +1843,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[635] = (s.0[1] & 0x4 == 0x4) & (g[8] & 0x4 != 0) & (n[566]);
             // n[650]: (affected 1 2 s red), rules at reversi.kif:73, 79
             n[650] = (s.0[1] & 0x2 == 0x2) & (g[0] & 0x1 != 0) & (n[635]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[202]) << 27u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[201]) << 20u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[387]) << 34u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[282]) << 22u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[200]) << 13u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[409]) << 41u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[493]) << 46u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[283]) << 30u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[492]) << 38u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[281]) << 14u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[494]) << 54u32;
-            // g[23] bit 3: (affectedcell 1 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[566]) << 3u32;
-            // g[23] bit 4: (affectedcell 1 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[565]) << 4u32;
-            // g[23] bit 2: (affectedcell 1 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[635]) << 2u32;
-            // g[23] bit 5: (affectedcell 1 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[564]) << 5u32;
-            // g[23] bit 1: (affectedcell 1 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[650]) << 1u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[202]) << 27u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[201]) << 20u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[387]) << 34u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[282]) << 22u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[200]) << 13u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[409]) << 41u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[493]) << 46u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[283]) << 30u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[492]) << 38u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[281]) << 14u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[494]) << 54u32;
+            // g[16] bit 3: (affectedcell 1 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[566]) << 3u32;
+            // g[16] bit 4: (affectedcell 1 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[565]) << 4u32;
+            // g[16] bit 2: (affectedcell 1 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[635]) << 2u32;
+            // g[16] bit 5: (affectedcell 1 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[564]) << 5u32;
+            // g[16] bit 1: (affectedcell 1 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[650]) << 1u32;
         }
         7 => {
             // black plays (move 1 8), which guards:
@@ -1922,42 +1922,42 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[651]: (affected 7 8 e red), rules at reversi.kif:73, 79
             n[651] = (s.0[1] & 0x80000000000000 == 0x80000000000000)
                 & (g[1] & 0x80000000000000 != 0) & (n[634]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[53]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[71]) << 35u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[52]) << 21u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[320]) << 42u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[51]) << 14u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[617]) << 49u32;
-            // g[23] bit 3: (affectedcell 1 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[566]) << 3u32;
-            // g[23] bit 31: (affectedcell 4 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[607]) << 31u32;
-            // g[23] bit 4: (affectedcell 1 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[565]) << 4u32;
-            // g[23] bit 39: (affectedcell 5 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[608]) << 39u32;
-            // g[23] bit 2: (affectedcell 1 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[635]) << 2u32;
-            // g[23] bit 23: (affectedcell 3 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[606]) << 23u32;
-            // g[23] bit 5: (affectedcell 1 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[564]) << 5u32;
-            // g[23] bit 47: (affectedcell 6 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[634]) << 47u32;
-            // g[23] bit 1: (affectedcell 1 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[650]) << 1u32;
-            // g[23] bit 15: (affectedcell 2 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[605]) << 15u32;
-            // g[23] bit 6: (affectedcell 1 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[563]) << 6u32;
-            // g[23] bit 55: (affectedcell 7 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[651]) << 55u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[53]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[71]) << 35u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[52]) << 21u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[320]) << 42u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[51]) << 14u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[617]) << 49u32;
+            // g[16] bit 3: (affectedcell 1 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[566]) << 3u32;
+            // g[16] bit 31: (affectedcell 4 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[607]) << 31u32;
+            // g[16] bit 4: (affectedcell 1 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[565]) << 4u32;
+            // g[16] bit 39: (affectedcell 5 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[608]) << 39u32;
+            // g[16] bit 2: (affectedcell 1 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[635]) << 2u32;
+            // g[16] bit 23: (affectedcell 3 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[606]) << 23u32;
+            // g[16] bit 5: (affectedcell 1 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[564]) << 5u32;
+            // g[16] bit 47: (affectedcell 6 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[634]) << 47u32;
+            // g[16] bit 1: (affectedcell 1 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[650]) << 1u32;
+            // g[16] bit 15: (affectedcell 2 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[605]) << 15u32;
+            // g[16] bit 6: (affectedcell 1 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[563]) << 6u32;
+            // g[16] bit 55: (affectedcell 7 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[651]) << 55u32;
         }
         8 => {
             // black plays (move 2 1), which guards:
@@ -2001,38 +2001,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[667]: (affected 7 1 e red), rules at reversi.kif:73, 79
             n[667] = (s.0[1] & 0x1000000000000 == 0x1000000000000)
                 & (g[1] & 0x1000000000000 != 0) & (n[666]);
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[70]) << 35u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[69]) << 26u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[183]) << 44u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[68]) << 17u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[294]) << 10u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[407]) << 13u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[546]) << 53u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[295]) << 11u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[296]) << 12u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[624]) << 14u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[293]) << 9u32;
-            // g[23] bit 24: (affectedcell 4 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[562]) << 24u32;
-            // g[23] bit 32: (affectedcell 5 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[646]) << 32u32;
-            // g[23] bit 16: (affectedcell 3 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[561]) << 16u32;
-            // g[23] bit 40: (affectedcell 6 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[666]) << 40u32;
-            // g[23] bit 48: (affectedcell 7 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[667]) << 48u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[70]) << 35u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[69]) << 26u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[183]) << 44u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[68]) << 17u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[294]) << 10u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[407]) << 13u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[546]) << 53u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[295]) << 11u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[296]) << 12u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[624]) << 14u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[293]) << 9u32;
+            // g[16] bit 24: (affectedcell 4 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[562]) << 24u32;
+            // g[16] bit 32: (affectedcell 5 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[646]) << 32u32;
+            // g[16] bit 16: (affectedcell 3 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[561]) << 16u32;
+            // g[16] bit 40: (affectedcell 6 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[666]) << 40u32;
+            // g[16] bit 48: (affectedcell 7 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[667]) << 48u32;
         }
         9 => {
             // black plays (move 2 2), which guards:
@@ -2074,36 +2074,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[1] & 0x2000000000000 != 0) & (n[413]);
             // n[624]: (affected 2 7 n red), rules at reversi.kif:73, 79
             n[624] = (s.0[1] & 0x4000 == 0x4000) & (g[0] & 0x4000 != 0) & (n[407]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[212]) << 27u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[239]) << 36u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[211]) << 18u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[396]) << 45u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[325]) << 17u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[294]) << 10u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[407]) << 13u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[413]) << 41u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[326]) << 25u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[295]) << 11u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[296]) << 12u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[327]) << 33u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[624]) << 14u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[619]) << 49u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[491]) << 54u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[212]) << 27u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[239]) << 36u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[211]) << 18u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[396]) << 45u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[325]) << 17u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[294]) << 10u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[407]) << 13u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[413]) << 41u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[326]) << 25u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[295]) << 11u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[296]) << 12u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[327]) << 33u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[624]) << 14u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[619]) << 49u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[491]) << 54u32;
         }
         10 => {
             // black plays (move 2 3), which guards:
@@ -2144,36 +2144,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[2] & 0x400000000000 != 0) & (n[198]);
             // n[624]: (affected 2 7 n red), rules at reversi.kif:73, 79
             n[624] = (s.0[1] & 0x4000 == 0x4000) & (g[0] & 0x4000 != 0) & (n[407]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[43]) << 28u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[104]) << 26u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[42]) << 19u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[318]) << 34u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[198]) << 37u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[319]) << 42u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[103]) << 18u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[506]) << 17u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[407]) << 13u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[461]) << 50u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[554]) << 46u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[295]) << 11u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[296]) << 12u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[624]) << 14u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[467]) << 9u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[43]) << 28u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[104]) << 26u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[42]) << 19u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[318]) << 34u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[198]) << 37u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[319]) << 42u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[103]) << 18u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[506]) << 17u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[407]) << 13u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[461]) << 50u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[554]) << 46u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[295]) << 11u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[296]) << 12u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[624]) << 14u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[467]) << 9u32;
         }
         11 => {
             // black plays (move 2 4), which guards:
@@ -2214,36 +2214,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (n[374]);
             // n[624]: (affected 2 7 n red), rules at reversi.kif:73, 79
             n[624] = (s.0[1] & 0x4000 == 0x4000) & (g[0] & 0x4000 != 0) & (n[407]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[62]) << 27u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[63]) << 35u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[61]) << 19u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[374]) << 29u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[373]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[302]) << 43u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[453]) << 18u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[466]) << 10u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[407]) << 13u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[501]) << 25u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[296]) << 12u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[303]) << 51u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[550]) << 38u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[624]) << 14u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[467]) << 9u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[62]) << 27u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[63]) << 35u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[61]) << 19u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[374]) << 29u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[373]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[302]) << 43u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[453]) << 18u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[466]) << 10u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[407]) << 13u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[501]) << 25u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[296]) << 12u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[303]) << 51u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[550]) << 38u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[624]) << 14u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[467]) << 9u32;
         }
         12 => {
             // black plays (move 2 5), which guards:
@@ -2284,36 +2284,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[1] & 0x10000000000000 != 0) & (n[179]);
             // n[624]: (affected 2 7 n red), rules at reversi.kif:73, 79
             n[624] = (s.0[1] & 0x4000 == 0x4000) & (g[0] & 0x4000 != 0) & (n[407]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[32]) << 28u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[178]) << 36u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[107]) << 26u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[106]) << 19u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[31]) << 20u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[179]) << 44u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[279]) << 21u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[466]) << 10u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[407]) << 13u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[465]) << 11u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[280]) << 30u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[328]) << 33u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[544]) << 52u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[624]) << 14u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[467]) << 9u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[32]) << 28u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[178]) << 36u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[107]) << 26u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[106]) << 19u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[31]) << 20u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[179]) << 44u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[279]) << 21u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[466]) << 10u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[407]) << 13u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[465]) << 11u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[280]) << 30u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[328]) << 33u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[544]) << 52u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[624]) << 14u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[467]) << 9u32;
         }
         13 => {
             // black plays (move 2 6), which guards:
@@ -2354,36 +2354,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[1] & 0x20000000000000 != 0) & (n[402]);
             // n[624]: (affected 2 7 n red), rules at reversi.kif:73, 79
             n[624] = (s.0[1] & 0x4000 == 0x4000) & (g[0] & 0x4000 != 0);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[202]) << 27u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[191]) << 29u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[201]) << 20u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[387]) << 34u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[192]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[190]) << 21u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[402]) << 45u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[466]) << 10u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[459]) << 22u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[409]) << 41u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[545]) << 53u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[465]) << 11u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[301]) << 12u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[624]) << 14u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[467]) << 9u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[202]) << 27u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[191]) << 29u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[201]) << 20u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[387]) << 34u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[192]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[190]) << 21u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[402]) << 45u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[466]) << 10u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[459]) << 22u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[409]) << 41u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[545]) << 53u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[465]) << 11u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[301]) << 12u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[624]) << 14u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[467]) << 9u32;
         }
         14 => {
             // black plays (move 2 7), which guards:
@@ -2425,36 +2425,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[617]: (affected 7 2 se red), rules at reversi.kif:73, 79
             n[617] = (s.0[1] & 0x2000000000000 == 0x2000000000000)
                 & (g[3] & 0x2000000000000 != 0) & (n[320]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[53]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[71]) << 35u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[52]) << 21u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[320]) << 42u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[466]) << 10u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[282]) << 22u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[300]) << 13u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[493]) << 46u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[465]) << 11u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[283]) << 30u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[301]) << 12u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[492]) << 38u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[617]) << 49u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[467]) << 9u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[494]) << 54u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[53]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[71]) << 35u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[52]) << 21u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[320]) << 42u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[466]) << 10u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[282]) << 22u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[300]) << 13u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[493]) << 46u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[465]) << 11u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[283]) << 30u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[301]) << 12u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[492]) << 38u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[617]) << 49u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[467]) << 9u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[494]) << 54u32;
         }
         15 => {
             // black plays (move 2 8), which guards:
@@ -2498,38 +2498,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[651]: (affected 7 8 e red), rules at reversi.kif:73, 79
             n[651] = (s.0[1] & 0x80000000000000 == 0x80000000000000)
                 & (g[1] & 0x80000000000000 != 0) & (n[634]);
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[235]) << 36u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[234]) << 29u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[383]) << 43u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[466]) << 10u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[233]) << 22u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[300]) << 13u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[460]) << 50u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[465]) << 11u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[301]) << 12u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[299]) << 14u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[467]) << 9u32;
-            // g[23] bit 31: (affectedcell 4 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[607]) << 31u32;
-            // g[23] bit 39: (affectedcell 5 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[608]) << 39u32;
-            // g[23] bit 23: (affectedcell 3 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[606]) << 23u32;
-            // g[23] bit 47: (affectedcell 6 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[634]) << 47u32;
-            // g[23] bit 55: (affectedcell 7 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[651]) << 55u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[235]) << 36u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[234]) << 29u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[383]) << 43u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[466]) << 10u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[233]) << 22u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[300]) << 13u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[460]) << 50u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[465]) << 11u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[301]) << 12u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[299]) << 14u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[467]) << 9u32;
+            // g[16] bit 31: (affectedcell 4 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[607]) << 31u32;
+            // g[16] bit 39: (affectedcell 5 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[608]) << 39u32;
+            // g[16] bit 23: (affectedcell 3 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[606]) << 23u32;
+            // g[16] bit 47: (affectedcell 6 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[634]) << 47u32;
+            // g[16] bit 55: (affectedcell 7 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[651]) << 55u32;
         }
         16 => {
             // black plays (move 3 1), which guards:
@@ -2571,38 +2571,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[667]: (affected 7 1 e red), rules at reversi.kif:73, 79
             n[667] = (s.0[1] & 0x1000000000000 == 0x1000000000000)
                 & (g[1] & 0x1000000000000 != 0) & (n[666]);
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[119]) << 19u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[287]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[382]) << 43u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[381]) << 34u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[288]) << 21u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[118]) << 18u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[117]) << 17u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[457]) << 22u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[380]) << 25u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[542]) << 52u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[471]) << 9u32;
-            // g[23] bit 24: (affectedcell 4 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[562]) << 24u32;
-            // g[23] bit 32: (affectedcell 5 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[646]) << 32u32;
-            // g[23] bit 40: (affectedcell 6 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[666]) << 40u32;
-            // g[23] bit 8: (affectedcell 2 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[652]) << 8u32;
-            // g[23] bit 48: (affectedcell 7 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[667]) << 48u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[119]) << 19u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[287]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[382]) << 43u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[381]) << 34u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[288]) << 21u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[118]) << 18u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[117]) << 17u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[457]) << 22u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[380]) << 25u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[542]) << 52u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[471]) << 9u32;
+            // g[16] bit 24: (affectedcell 4 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[562]) << 24u32;
+            // g[16] bit 32: (affectedcell 5 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[646]) << 32u32;
+            // g[16] bit 40: (affectedcell 6 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[666]) << 40u32;
+            // g[16] bit 8: (affectedcell 2 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[652]) << 8u32;
+            // g[16] bit 48: (affectedcell 7 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[667]) << 48u32;
         }
         17 => {
             // black plays (move 3 2), which guards:
@@ -2642,36 +2642,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[619]: (affected 7 2 e red), rules at reversi.kif:73, 79
             n[619] = (s.0[1] & 0x2000000000000 == 0x2000000000000)
                 & (g[1] & 0x2000000000000 != 0) & (n[413]);
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[70]) << 35u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[69]) << 26u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[119]) << 19u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[287]) << 20u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[183]) << 44u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[288]) << 21u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[118]) << 18u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[513]) << 10u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[457]) << 22u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[413]) << 41u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[546]) << 53u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[326]) << 25u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[327]) << 33u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[619]) << 49u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[470]) << 9u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[70]) << 35u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[69]) << 26u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[119]) << 19u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[287]) << 20u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[183]) << 44u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[288]) << 21u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[118]) << 18u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[513]) << 10u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[457]) << 22u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[413]) << 41u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[546]) << 53u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[326]) << 25u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[327]) << 33u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[619]) << 49u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[470]) << 9u32;
         }
         18 => {
             // black plays (move 3 3), which guards:
@@ -2715,40 +2715,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[509] = (s.0[1] & 0x800 == 0x800) & (g[3] & 0x10 != 0);
             // n[511]: (affected 2 3 w red), rules at reversi.kif:73, 79
             n[511] = (s.0[1] & 0x400 == 0x400) & (g[1] & 0x4 != 0);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[212]) << 27u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[239]) << 36u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[104]) << 26u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[119]) << 19u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[287]) << 20u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[318]) << 34u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[288]) << 21u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[319]) << 42u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[396]) << 45u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[503]) << 17u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[511]) << 10u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[457]) << 22u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[461]) << 50u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[501]) << 25u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[509]) << 11u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[464]) << 9u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[491]) << 54u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[212]) << 27u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[239]) << 36u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[104]) << 26u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[119]) << 19u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[287]) << 20u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[318]) << 34u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[288]) << 21u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[319]) << 42u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[396]) << 45u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[503]) << 17u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[511]) << 10u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[457]) << 22u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[461]) << 50u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[501]) << 25u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[509]) << 11u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[464]) << 9u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[491]) << 54u32;
         }
         19 => {
             // black plays (move 3 4), which guards:
@@ -2792,40 +2792,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[554]: (affected 6 7 ne red), rules at reversi.kif:73, 79
             n[554] = (s.0[1] & 0x400000000000 == 0x400000000000)
                 & (g[2] & 0x400000000000 != 0) & (n[198]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[62]) << 27u32;
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[43]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[63]) << 35u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[107]) << 26u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[287]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[302]) << 43u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[198]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[288]) << 21u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[455]) << 18u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[503]) << 17u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[512]) << 10u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[457]) << 22u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[554]) << 46u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[510]) << 11u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[297]) << 12u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[303]) << 51u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[328]) << 33u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[62]) << 27u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[43]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[63]) << 35u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[107]) << 26u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[287]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[302]) << 43u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[198]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[288]) << 21u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[455]) << 18u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[503]) << 17u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[512]) << 10u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[457]) << 22u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[554]) << 46u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[510]) << 11u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[297]) << 12u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[303]) << 51u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[328]) << 33u32;
         }
         20 => {
             // black plays (move 3 5), which guards:
@@ -2869,40 +2869,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[550]: (affected 5 7 ne red), rules at reversi.kif:73, 79
             n[550] = (s.0[1] & 0x4000000000 == 0x4000000000) & (g[2] & 0x4000000000 != 0)
                 & (n[374]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[202]) << 27u32;
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[32]) << 28u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[178]) << 36u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[114]) << 19u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[374]) << 29u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[387]) << 34u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[179]) << 44u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[288]) << 21u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[455]) << 18u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[503]) << 17u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[457]) << 22u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[403]) << 13u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[409]) << 41u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[508]) << 11u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[292]) << 12u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[544]) << 52u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[550]) << 38u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[202]) << 27u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[32]) << 28u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[178]) << 36u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[114]) << 19u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[374]) << 29u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[387]) << 34u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[179]) << 44u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[288]) << 21u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[455]) << 18u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[503]) << 17u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[457]) << 22u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[403]) << 13u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[409]) << 41u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[508]) << 11u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[292]) << 12u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[544]) << 52u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[550]) << 38u32;
         }
         21 => {
             // black plays (move 3 6), which guards:
@@ -2946,40 +2946,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[3] & 0x2000000000000 != 0) & (n[320]);
             // n[622]: (affected 2 7 nw red), rules at reversi.kif:73, 79
             n[622] = (s.0[1] & 0x4000 == 0x4000) & (g[3] & 0x80 != 0);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[53]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[71]) << 35u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[114]) << 19u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[191]) << 29u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[113]) << 20u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[192]) << 37u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[320]) << 42u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[455]) << 18u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[402]) << 45u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[503]) << 17u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[457]) << 22u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[404]) << 13u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[545]) << 53u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[280]) << 30u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[298]) << 12u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[622]) << 14u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[617]) << 49u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[53]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[71]) << 35u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[114]) << 19u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[191]) << 29u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[113]) << 20u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[192]) << 37u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[320]) << 42u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[455]) << 18u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[402]) << 45u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[503]) << 17u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[457]) << 22u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[404]) << 13u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[545]) << 53u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[280]) << 30u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[298]) << 12u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[622]) << 14u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[617]) << 49u32;
         }
         22 => {
             // black plays (move 3 7), which guards:
@@ -3019,36 +3019,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[503] = (s.0[1] & 0x20000 == 0x20000) & (g[0] & 0x10000 != 0) & (n[455]);
             // n[623]: (affected 2 7 w red), rules at reversi.kif:73, 79
             n[623] = (s.0[1] & 0x4000 == 0x4000) & (g[1] & 0x40 != 0);
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[235]) << 36u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[114]) << 19u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[234]) << 29u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[113]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[383]) << 43u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[112]) << 21u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[455]) << 18u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[503]) << 17u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[406]) << 13u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[460]) << 50u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[493]) << 46u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[283]) << 30u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[492]) << 38u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[623]) << 14u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[494]) << 54u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[235]) << 36u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[114]) << 19u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[234]) << 29u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[113]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[383]) << 43u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[112]) << 21u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[455]) << 18u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[503]) << 17u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[406]) << 13u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[460]) << 50u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[493]) << 46u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[283]) << 30u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[492]) << 38u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[623]) << 14u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[494]) << 54u32;
         }
         23 => {
             // black plays (move 3 8), which guards:
@@ -3090,38 +3090,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[1] & 0x80000000000000 != 0) & (n[634]);
             // n[661]: (affected 2 8 w red), rules at reversi.kif:73, 79
             n[661] = (s.0[1] & 0x8000 == 0x8000) & (g[1] & 0x80 != 0);
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[114]) << 19u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[113]) << 20u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[186]) << 44u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[185]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[112]) << 21u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[455]) << 18u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[503]) << 17u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[111]) << 22u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[184]) << 30u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[308]) << 51u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[626]) << 14u32;
-            // g[23] bit 31: (affectedcell 4 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[607]) << 31u32;
-            // g[23] bit 39: (affectedcell 5 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[608]) << 39u32;
-            // g[23] bit 47: (affectedcell 6 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[634]) << 47u32;
-            // g[23] bit 15: (affectedcell 2 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[661]) << 15u32;
-            // g[23] bit 55: (affectedcell 7 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[651]) << 55u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[114]) << 19u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[113]) << 20u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[186]) << 44u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[185]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[112]) << 21u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[455]) << 18u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[503]) << 17u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[111]) << 22u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[184]) << 30u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[308]) << 51u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[626]) << 14u32;
+            // g[16] bit 31: (affectedcell 4 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[607]) << 31u32;
+            // g[16] bit 39: (affectedcell 5 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[608]) << 39u32;
+            // g[16] bit 47: (affectedcell 6 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[634]) << 47u32;
+            // g[16] bit 15: (affectedcell 2 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[661]) << 15u32;
+            // g[16] bit 55: (affectedcell 7 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[651]) << 55u32;
         }
         24 => {
             // black plays (move 4 1), which guards:
@@ -3166,38 +3166,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[667]: (affected 7 1 e red), rules at reversi.kif:73, 79
             n[667] = (s.0[1] & 0x1000000000000 == 0x1000000000000)
                 & (g[1] & 0x1000000000000 != 0) & (n[666]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[35]) << 27u32;
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[36]) << 28u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[34]) << 26u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[271]) << 29u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[310]) << 42u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[507]) << 17u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[513]) << 10u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[33]) << 25u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[272]) << 30u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[311]) << 51u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[309]) << 33u32;
-            // g[23] bit 32: (affectedcell 5 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[646]) << 32u32;
-            // g[23] bit 16: (affectedcell 3 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[637]) << 16u32;
-            // g[23] bit 40: (affectedcell 6 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[666]) << 40u32;
-            // g[23] bit 8: (affectedcell 2 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[652]) << 8u32;
-            // g[23] bit 48: (affectedcell 7 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[667]) << 48u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[35]) << 27u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[36]) << 28u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[34]) << 26u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[271]) << 29u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[310]) << 42u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[507]) << 17u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[513]) << 10u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[33]) << 25u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[272]) << 30u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[311]) << 51u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[309]) << 33u32;
+            // g[16] bit 32: (affectedcell 5 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[646]) << 32u32;
+            // g[16] bit 16: (affectedcell 3 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[637]) << 16u32;
+            // g[16] bit 40: (affectedcell 6 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[666]) << 40u32;
+            // g[16] bit 8: (affectedcell 2 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[652]) << 8u32;
+            // g[16] bit 48: (affectedcell 7 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[667]) << 48u32;
         }
         25 => {
             // black plays (move 4 2), which guards:
@@ -3239,36 +3239,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[619]: (affected 7 2 e red), rules at reversi.kif:73, 79
             n[619] = (s.0[1] & 0x2000000000000 == 0x2000000000000)
                 & (g[1] & 0x2000000000000 != 0) & (n[413]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[35]) << 27u32;
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[36]) << 28u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[34]) << 26u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[271]) << 29u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[382]) << 43u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[381]) << 34u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[451]) << 18u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[469]) << 17u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[413]) << 41u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[509]) << 11u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[272]) << 30u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[327]) << 33u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[542]) << 52u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[619]) << 49u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[470]) << 9u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[35]) << 27u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[36]) << 28u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[34]) << 26u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[271]) << 29u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[382]) << 43u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[381]) << 34u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[451]) << 18u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[469]) << 17u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[413]) << 41u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[509]) << 11u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[272]) << 30u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[327]) << 33u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[542]) << 52u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[619]) << 49u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[470]) << 9u32;
         }
         26 => {
             // black plays (move 4 3), which guards:
@@ -3313,40 +3313,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[546]: (affected 7 6 ne red), rules at reversi.kif:73, 79
             n[546] = (s.0[1] & 0x20000000000000 == 0x20000000000000)
                 & (g[2] & 0x20000000000000 != 0) & (n[183]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[35]) << 27u32;
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[36]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[70]) << 35u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[120]) << 19u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[271]) << 29u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[318]) << 34u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[183]) << 44u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[319]) << 42u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[454]) << 18u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[504]) << 17u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[511]) << 10u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[461]) << 50u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[546]) << 53u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[502]) << 25u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[272]) << 30u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[297]) << 12u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[328]) << 33u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[35]) << 27u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[36]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[70]) << 35u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[120]) << 19u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[271]) << 29u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[318]) << 34u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[183]) << 44u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[319]) << 42u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[454]) << 18u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[504]) << 17u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[511]) << 10u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[461]) << 50u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[546]) << 53u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[502]) << 25u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[272]) << 30u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[297]) << 12u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[328]) << 33u32;
         }
         27 => {
             // black plays (move 4 4), which guards:
@@ -3397,44 +3397,44 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (n[101]);
             // n[510]: (affected 2 4 w red), rules at reversi.kif:73, 79
             n[510] = (s.0[1] & 0x800 == 0x800) & (g[1] & 0x8 != 0) & (n[116]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[36]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[63]) << 35u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[239]) << 36u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[101]) << 26u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[116]) << 19u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[271]) << 29u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[379]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[302]) << 43u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[387]) << 34u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[449]) << 18u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[396]) << 45u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[403]) << 13u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[409]) << 41u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[502]) << 25u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[510]) << 11u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[272]) << 30u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[303]) << 51u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[464]) << 9u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[491]) << 54u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[36]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[63]) << 35u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[239]) << 36u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[101]) << 26u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[116]) << 19u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[271]) << 29u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[379]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[302]) << 43u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[387]) << 34u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[449]) << 18u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[396]) << 45u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[403]) << 13u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[409]) << 41u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[502]) << 25u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[510]) << 11u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[272]) << 30u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[303]) << 51u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[464]) << 9u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[491]) << 54u32;
         }
         28 => {
             // black plays (move 4 5), which guards:
@@ -3486,44 +3486,44 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[3] & 0x2000000000000 != 0) & (n[320]);
             // n[622]: (affected 2 7 nw red), rules at reversi.kif:73, 79
             n[622] = (s.0[1] & 0x4000 == 0x4000) & (g[3] & 0x80 != 0) & (n[289]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[100]) << 27u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[71]) << 35u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[178]) << 36u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[101]) << 26u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[121]) << 19u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[271]) << 29u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[291]) << 20u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[179]) << 44u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[198]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[289]) << 21u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[320]) << 42u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[512]) << 10u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[554]) << 46u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[502]) << 25u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[272]) << 30u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[292]) << 12u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[544]) << 52u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[622]) << 14u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[617]) << 49u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[100]) << 27u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[71]) << 35u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[178]) << 36u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[101]) << 26u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[121]) << 19u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[271]) << 29u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[291]) << 20u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[179]) << 44u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[198]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[289]) << 21u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[320]) << 42u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[512]) << 10u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[554]) << 46u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[502]) << 25u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[272]) << 30u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[292]) << 12u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[544]) << 52u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[622]) << 14u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[617]) << 49u32;
         }
         29 => {
             // black plays (move 4 6), which guards:
@@ -3571,40 +3571,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[550]: (affected 5 7 ne red), rules at reversi.kif:73, 79
             n[550] = (s.0[1] & 0x4000000000 == 0x4000000000)
                 & (g[2] & 0x4000000000 != 0);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[100]) << 27u32;
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[29]) << 28u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[235]) << 36u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[101]) << 26u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[378]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[383]) << 43u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[192]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[286]) << 21u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[402]) << 45u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[456]) << 22u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[404]) << 13u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[460]) << 50u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[545]) << 53u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[502]) << 25u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[508]) << 11u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[272]) << 30u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[550]) << 38u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[100]) << 27u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[29]) << 28u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[235]) << 36u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[101]) << 26u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[378]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[383]) << 43u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[192]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[286]) << 21u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[402]) << 45u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[456]) << 22u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[404]) << 13u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[460]) << 50u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[545]) << 53u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[502]) << 25u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[508]) << 11u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[272]) << 30u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[550]) << 38u32;
         }
         30 => {
             // black plays (move 4 7), which guards:
@@ -3648,36 +3648,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (n[101]);
             // n[623]: (affected 2 7 w red), rules at reversi.kif:73, 79
             n[623] = (s.0[1] & 0x4000 == 0x4000) & (g[1] & 0x40 != 0) & (n[458]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[100]) << 27u32;
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[29]) << 28u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[101]) << 26u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[28]) << 29u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[186]) << 44u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[185]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[290]) << 21u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[458]) << 22u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[493]) << 46u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[502]) << 25u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[298]) << 12u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[308]) << 51u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[492]) << 38u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[623]) << 14u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[494]) << 54u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[100]) << 27u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[29]) << 28u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[101]) << 26u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[28]) << 29u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[186]) << 44u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[185]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[290]) << 21u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[458]) << 22u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[493]) << 46u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[502]) << 25u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[298]) << 12u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[308]) << 51u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[492]) << 38u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[623]) << 14u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[494]) << 54u32;
         }
         31 => {
             // black plays (move 4 8), which guards:
@@ -3724,38 +3724,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[660] = (s.0[1] & 0x800000 == 0x800000) & (g[9] & 0x800000 != 0);
             // n[661]: (affected 2 8 w red), rules at reversi.kif:73, 79
             n[661] = (s.0[1] & 0x8000 == 0x8000) & (g[1] & 0x80 != 0) & (n[660]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[100]) << 27u32;
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[29]) << 28u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[101]) << 26u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[28]) << 29u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[400]) << 45u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[405]) << 22u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[406]) << 13u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[502]) << 25u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[27]) << 30u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[543]) << 52u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[399]) << 38u32;
-            // g[23] bit 39: (affectedcell 5 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[608]) << 39u32;
-            // g[23] bit 23: (affectedcell 3 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[660]) << 23u32;
-            // g[23] bit 47: (affectedcell 6 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[634]) << 47u32;
-            // g[23] bit 15: (affectedcell 2 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[661]) << 15u32;
-            // g[23] bit 55: (affectedcell 7 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[651]) << 55u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[100]) << 27u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[29]) << 28u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[101]) << 26u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[28]) << 29u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[400]) << 45u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[405]) << 22u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[406]) << 13u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[502]) << 25u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[27]) << 30u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[543]) << 52u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[399]) << 38u32;
+            // g[16] bit 39: (affectedcell 5 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[608]) << 39u32;
+            // g[16] bit 23: (affectedcell 3 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[660]) << 23u32;
+            // g[16] bit 47: (affectedcell 6 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[634]) << 47u32;
+            // g[16] bit 15: (affectedcell 2 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[661]) << 15u32;
+            // g[16] bit 55: (affectedcell 7 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[651]) << 55u32;
         }
         32 => {
             // black plays (move 5 1), which guards:
@@ -3800,38 +3800,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[667]: (affected 7 1 e red), rules at reversi.kif:73, 79
             n[667] = (s.0[1] & 0x1000000000000 == 0x1000000000000)
                 & (g[1] & 0x1000000000000 != 0) & (n[666]);
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[59]) << 35u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[193]) << 36u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[58]) << 34u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[194]) << 37u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[451]) << 18u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[463]) << 50u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[414]) << 41u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[450]) << 25u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[509]) << 11u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[57]) << 33u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[552]) << 38u32;
-            // g[23] bit 24: (affectedcell 4 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[559]) << 24u32;
-            // g[23] bit 16: (affectedcell 3 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[637]) << 16u32;
-            // g[23] bit 40: (affectedcell 6 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[666]) << 40u32;
-            // g[23] bit 8: (affectedcell 2 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[652]) << 8u32;
-            // g[23] bit 48: (affectedcell 7 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[667]) << 48u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[59]) << 35u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[193]) << 36u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[58]) << 34u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[194]) << 37u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[451]) << 18u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[463]) << 50u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[414]) << 41u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[450]) << 25u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[509]) << 11u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[57]) << 33u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[552]) << 38u32;
+            // g[16] bit 24: (affectedcell 4 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[559]) << 24u32;
+            // g[16] bit 16: (affectedcell 3 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[637]) << 16u32;
+            // g[16] bit 40: (affectedcell 6 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[666]) << 40u32;
+            // g[16] bit 8: (affectedcell 2 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[652]) << 8u32;
+            // g[16] bit 48: (affectedcell 7 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[667]) << 48u32;
         }
         33 => {
             // black plays (move 5 2), which guards:
@@ -3873,36 +3873,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[619]: (affected 7 2 e red), rules at reversi.kif:73, 79
             n[619] = (s.0[1] & 0x2000000000000 == 0x2000000000000)
                 & (g[1] & 0x2000000000000 != 0) & (n[413]);
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[59]) << 35u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[193]) << 36u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[110]) << 26u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[120]) << 19u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[58]) << 34u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[194]) << 37u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[310]) << 42u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[469]) << 17u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[413]) << 41u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[468]) << 25u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[297]) << 12u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[311]) << 51u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[552]) << 38u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[619]) << 49u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[470]) << 9u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[59]) << 35u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[193]) << 36u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[110]) << 26u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[120]) << 19u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[58]) << 34u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[194]) << 37u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[310]) << 42u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[469]) << 17u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[413]) << 41u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[468]) << 25u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[297]) << 12u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[311]) << 51u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[552]) << 38u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[619]) << 49u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[470]) << 9u32;
         }
         34 => {
             // black plays (move 5 3), which guards:
@@ -3949,40 +3949,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[552]: (affected 5 7 n red), rules at reversi.kif:73, 79
             n[552] = (s.0[1] & 0x4000000000 == 0x4000000000) & (g[0] & 0x4000000000 != 0)
                 & (n[194]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[205]) << 27u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[59]) << 35u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[193]) << 36u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[99]) << 26u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[379]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[382]) << 43u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[194]) << 37u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[319]) << 42u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[454]) << 18u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[511]) << 10u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[403]) << 13u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[461]) << 50u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[409]) << 41u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[500]) << 25u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[323]) << 33u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[542]) << 52u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[552]) << 38u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[205]) << 27u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[59]) << 35u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[193]) << 36u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[99]) << 26u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[379]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[382]) << 43u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[194]) << 37u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[319]) << 42u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[454]) << 18u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[511]) << 10u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[403]) << 13u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[461]) << 50u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[409]) << 41u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[500]) << 25u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[323]) << 33u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[542]) << 52u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[552]) << 38u32;
         }
         35 => {
             // black plays (move 5 4), which guards:
@@ -4034,44 +4034,44 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[3] & 0x2000000000000 != 0) & (n[320]);
             // n[622]: (affected 2 7 nw red), rules at reversi.kif:73, 79
             n[622] = (s.0[1] & 0x4000 == 0x4000) & (g[3] & 0x80 != 0) & (n[289]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[115]) << 27u32;
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[47]) << 28u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[193]) << 36u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[108]) << 26u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[116]) << 19u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[302]) << 43u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[322]) << 34u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[183]) << 44u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[194]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[289]) << 21u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[320]) << 42u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[504]) << 17u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[546]) << 53u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[510]) << 11u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[303]) << 51u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[323]) << 33u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[552]) << 38u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[622]) << 14u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[617]) << 49u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[115]) << 27u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[47]) << 28u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[193]) << 36u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[108]) << 26u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[116]) << 19u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[302]) << 43u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[322]) << 34u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[183]) << 44u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[194]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[289]) << 21u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[320]) << 42u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[504]) << 17u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[546]) << 53u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[510]) << 11u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[303]) << 51u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[323]) << 33u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[552]) << 38u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[622]) << 14u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[617]) << 49u32;
         }
         36 => {
             // black plays (move 5 5), which guards:
@@ -4123,44 +4123,44 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[552]: (affected 5 7 n red), rules at reversi.kif:73, 79
             n[552] = (s.0[1] & 0x4000000000 == 0x4000000000) & (g[0] & 0x4000000000 != 0)
                 & (n[194]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[209]) << 27u32;
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[40]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[67]) << 35u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[375]) << 29u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[291]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[383]) << 43u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[322]) << 34u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[179]) << 44u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[194]) << 37u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[449]) << 18u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[396]) << 45u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[456]) << 22u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[460]) << 50u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[292]) << 12u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[323]) << 33u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[544]) << 52u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[552]) << 38u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[464]) << 9u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[491]) << 54u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[209]) << 27u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[40]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[67]) << 35u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[375]) << 29u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[291]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[383]) << 43u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[322]) << 34u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[179]) << 44u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[194]) << 37u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[449]) << 18u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[396]) << 45u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[456]) << 22u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[460]) << 50u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[292]) << 12u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[323]) << 33u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[544]) << 52u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[552]) << 38u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[464]) << 9u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[491]) << 54u32;
         }
         37 => {
             // black plays (move 5 6), which guards:
@@ -4207,40 +4207,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[554]: (affected 6 7 ne red), rules at reversi.kif:73, 79
             n[554] = (s.0[1] & 0x400000000000 == 0x400000000000)
                 & (g[2] & 0x400000000000 != 0);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[50]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[67]) << 35u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[66]) << 36u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[121]) << 19u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[285]) << 29u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[322]) << 34u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[186]) << 44u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[286]) << 21u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[402]) << 45u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[512]) << 10u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[404]) << 13u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[545]) << 53u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[554]) << 46u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[277]) << 30u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[308]) << 51u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[323]) << 33u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[552]) << 38u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[50]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[67]) << 35u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[66]) << 36u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[121]) << 19u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[285]) << 29u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[322]) << 34u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[186]) << 44u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[286]) << 21u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[402]) << 45u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[512]) << 10u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[404]) << 13u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[545]) << 53u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[554]) << 46u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[277]) << 30u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[308]) << 51u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[323]) << 33u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[552]) << 38u32;
         }
         38 => {
             // black plays (move 5 7), which guards:
@@ -4283,36 +4283,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[3] & 0x10000000000000 != 0) & (n[400]);
             // n[623]: (affected 2 7 w red), rules at reversi.kif:73, 79
             n[623] = (s.0[1] & 0x4000 == 0x4000) & (g[1] & 0x40 != 0) & (n[458]);
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[67]) << 35u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[66]) << 36u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[377]) << 29u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[378]) << 20u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[322]) << 34u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[65]) << 37u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[400]) << 45u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[458]) << 22u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[493]) << 46u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[508]) << 11u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[276]) << 30u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[323]) << 33u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[543]) << 52u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[623]) << 14u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[494]) << 54u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[67]) << 35u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[66]) << 36u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[377]) << 29u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[378]) << 20u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[322]) << 34u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[65]) << 37u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[400]) << 45u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[458]) << 22u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[493]) << 46u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[508]) << 11u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[276]) << 30u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[323]) << 33u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[543]) << 52u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[623]) << 14u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[494]) << 54u32;
         }
         39 => {
             // black plays (move 5 8), which guards:
@@ -4358,38 +4358,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[660] = (s.0[1] & 0x800000 == 0x800000) & (g[9] & 0x800000 != 0) & (n[641]);
             // n[661]: (affected 2 8 w red), rules at reversi.kif:73, 79
             n[661] = (s.0[1] & 0x8000 == 0x8000) & (g[1] & 0x80 != 0) & (n[660]);
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[67]) << 35u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[66]) << 36u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[322]) << 34u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[65]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[290]) << 21u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[548]) << 53u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[547]) << 46u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[284]) << 30u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[298]) << 12u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[323]) << 33u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[64]) << 38u32;
-            // g[23] bit 31: (affectedcell 4 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[641]) << 31u32;
-            // g[23] bit 23: (affectedcell 3 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[660]) << 23u32;
-            // g[23] bit 47: (affectedcell 6 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[634]) << 47u32;
-            // g[23] bit 15: (affectedcell 2 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[661]) << 15u32;
-            // g[23] bit 55: (affectedcell 7 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[651]) << 55u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[67]) << 35u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[66]) << 36u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[322]) << 34u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[65]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[290]) << 21u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[548]) << 53u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[547]) << 46u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[284]) << 30u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[298]) << 12u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[323]) << 33u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[64]) << 38u32;
+            // g[16] bit 31: (affectedcell 4 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[641]) << 31u32;
+            // g[16] bit 23: (affectedcell 3 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[660]) << 23u32;
+            // g[16] bit 47: (affectedcell 6 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[634]) << 47u32;
+            // g[16] bit 15: (affectedcell 2 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[661]) << 15u32;
+            // g[16] bit 55: (affectedcell 7 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[651]) << 55u32;
         }
         40 => {
             // black plays (move 6 1), which guards:
@@ -4435,38 +4435,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[667]: (affected 7 1 e red), rules at reversi.kif:73, 79
             n[667] = (s.0[1] & 0x1000000000000 == 0x1000000000000)
                 & (g[1] & 0x1000000000000 != 0);
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[110]) << 26u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[120]) << 19u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[176]) << 43u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[177]) << 44u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[175]) << 42u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[401]) << 45u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[174]) << 41u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[553]) << 46u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[297]) << 12u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[109]) << 33u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[620]) << 49u32;
-            // g[23] bit 24: (affectedcell 4 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[559]) << 24u32;
-            // g[23] bit 32: (affectedcell 5 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[558]) << 32u32;
-            // g[23] bit 16: (affectedcell 3 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[637]) << 16u32;
-            // g[23] bit 8: (affectedcell 2 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[652]) << 8u32;
-            // g[23] bit 48: (affectedcell 7 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[667]) << 48u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[110]) << 26u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[120]) << 19u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[176]) << 43u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[177]) << 44u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[175]) << 42u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[401]) << 45u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[174]) << 41u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[553]) << 46u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[297]) << 12u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[109]) << 33u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[620]) << 49u32;
+            // g[16] bit 24: (affectedcell 4 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[559]) << 24u32;
+            // g[16] bit 32: (affectedcell 5 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[558]) << 32u32;
+            // g[16] bit 16: (affectedcell 3 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[637]) << 16u32;
+            // g[16] bit 8: (affectedcell 2 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[652]) << 8u32;
+            // g[16] bit 48: (affectedcell 7 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[667]) << 48u32;
         }
         41 => {
             // black plays (move 6 2), which guards:
@@ -4510,36 +4510,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[619]: (affected 7 2 e red), rules at reversi.kif:73, 79
             n[619] = (s.0[1] & 0x2000000000000 == 0x2000000000000)
                 & (g[1] & 0x2000000000000 != 0);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[205]) << 27u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[379]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[176]) << 43u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[204]) << 34u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[177]) << 44u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[175]) << 42u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[401]) << 45u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[469]) << 17u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[403]) << 13u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[463]) << 50u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[553]) << 46u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[468]) << 25u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[332]) << 33u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[619]) << 49u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[470]) << 9u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[205]) << 27u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[379]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[176]) << 43u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[204]) << 34u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[177]) << 44u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[175]) << 42u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[401]) << 45u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[469]) << 17u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[403]) << 13u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[463]) << 50u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[553]) << 46u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[468]) << 25u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[332]) << 33u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[619]) << 49u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[470]) << 9u32;
         }
         42 => {
             // black plays (move 6 3), which guards:
@@ -4587,40 +4587,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[3] & 0x2000000000000 != 0);
             // n[622]: (affected 2 7 nw red), rules at reversi.kif:73, 79
             n[622] = (s.0[1] & 0x4000 == 0x4000) & (g[3] & 0x80 != 0) & (n[289]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[47]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[46]) << 35u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[99]) << 26u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[176]) << 43u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[98]) << 34u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[177]) << 44u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[289]) << 21u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[454]) << 18u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[401]) << 45u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[511]) << 10u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[461]) << 50u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[410]) << 41u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[553]) << 46u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[311]) << 51u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[329]) << 33u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[622]) << 14u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[617]) << 49u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[47]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[46]) << 35u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[99]) << 26u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[176]) << 43u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[98]) << 34u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[177]) << 44u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[289]) << 21u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[454]) << 18u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[401]) << 45u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[511]) << 10u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[461]) << 50u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[410]) << 41u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[553]) << 46u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[311]) << 51u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[329]) << 33u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[622]) << 14u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[617]) << 49u32;
         }
         43 => {
             // black plays (move 6 4), which guards:
@@ -4670,40 +4670,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[553]: (affected 6 7 n red), rules at reversi.kif:73, 79
             n[553] = (s.0[1] & 0x400000000000 == 0x400000000000)
                 & (g[0] & 0x400000000000 != 0) & (n[401]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[115]) << 27u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[56]) << 35u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[238]) << 36u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[116]) << 19u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[375]) << 29u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[386]) << 34u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[177]) << 44u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[317]) << 42u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[401]) << 45u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[456]) << 22u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[460]) << 50u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[410]) << 41u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[553]) << 46u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[500]) << 25u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[510]) << 11u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[303]) << 51u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[542]) << 52u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[115]) << 27u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[56]) << 35u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[238]) << 36u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[116]) << 19u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[375]) << 29u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[386]) << 34u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[177]) << 44u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[317]) << 42u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[401]) << 45u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[456]) << 22u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[460]) << 50u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[410]) << 41u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[553]) << 46u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[500]) << 25u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[510]) << 11u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[303]) << 51u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[542]) << 52u32;
         }
         44 => {
             // black plays (move 6 5), which guards:
@@ -4753,40 +4753,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[553]: (affected 6 7 n red), rules at reversi.kif:73, 79
             n[553] = (s.0[1] & 0x400000000000 == 0x400000000000)
                 & (g[0] & 0x400000000000 != 0) & (n[401]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[40]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[74]) << 35u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[39]) << 36u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[108]) << 26u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[291]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[316]) << 43u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[199]) << 37u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[317]) << 42u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[401]) << 45u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[504]) << 17u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[410]) << 41u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[546]) << 53u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[553]) << 46u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[277]) << 30u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[292]) << 12u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[308]) << 51u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[544]) << 52u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[40]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[74]) << 35u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[39]) << 36u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[108]) << 26u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[291]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[316]) << 43u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[199]) << 37u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[317]) << 42u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[401]) << 45u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[504]) << 17u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[410]) << 41u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[546]) << 53u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[553]) << 46u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[277]) << 30u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[292]) << 12u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[308]) << 51u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[544]) << 52u32;
         }
         45 => {
             // black plays (move 6 6), which guards:
@@ -4836,40 +4836,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[553]: (affected 6 7 n red), rules at reversi.kif:73, 79
             n[553] = (s.0[1] & 0x400000000000 == 0x400000000000)
                 & (g[0] & 0x400000000000 != 0);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[209]) << 27u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[208]) << 36u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[285]) << 29u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[316]) << 43u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[182]) << 44u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[197]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[286]) << 21u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[317]) << 42u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[449]) << 18u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[404]) << 13u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[410]) << 41u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[545]) << 53u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[553]) << 46u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[543]) << 52u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[551]) << 38u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[464]) << 9u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[491]) << 54u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[209]) << 27u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[208]) << 36u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[285]) << 29u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[316]) << 43u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[182]) << 44u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[197]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[286]) << 21u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[317]) << 42u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[449]) << 18u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[404]) << 13u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[410]) << 41u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[545]) << 53u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[553]) << 46u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[543]) << 52u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[551]) << 38u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[464]) << 9u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[491]) << 54u32;
         }
         46 => {
             // black plays (move 6 7), which guards:
@@ -4914,36 +4914,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[3] & 0x20000000000000 != 0);
             // n[623]: (affected 2 7 w red), rules at reversi.kif:73, 79
             n[623] = (s.0[1] & 0x4000 == 0x4000) & (g[1] & 0x40 != 0) & (n[458]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[50]) << 28u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[121]) << 19u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[316]) << 43u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[182]) << 44u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[49]) << 37u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[317]) << 42u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[181]) << 45u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[512]) << 10u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[458]) << 22u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[410]) << 41u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[548]) << 53u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[276]) << 30u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[275]) << 38u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[623]) << 14u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[494]) << 54u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[50]) << 28u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[121]) << 19u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[316]) << 43u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[182]) << 44u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[49]) << 37u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[317]) << 42u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[181]) << 45u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[512]) << 10u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[458]) << 22u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[410]) << 41u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[548]) << 53u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[276]) << 30u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[275]) << 38u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[623]) << 14u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[494]) << 54u32;
         }
         47 => {
             // black plays (move 6 8), which guards:
@@ -4992,38 +4992,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[660] = (s.0[1] & 0x800000 == 0x800000) & (g[9] & 0x800000 != 0) & (n[641]);
             // n[661]: (affected 2 8 w red), rules at reversi.kif:73, 79
             n[661] = (s.0[1] & 0x8000 == 0x8000) & (g[1] & 0x80 != 0) & (n[660]);
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[377]) << 29u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[378]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[316]) << 43u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[182]) << 44u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[317]) << 42u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[181]) << 45u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[410]) << 41u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[180]) << 46u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[508]) << 11u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[376]) << 38u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[499]) << 54u32;
-            // g[23] bit 31: (affectedcell 4 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[641]) << 31u32;
-            // g[23] bit 39: (affectedcell 5 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[611]) << 39u32;
-            // g[23] bit 23: (affectedcell 3 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[660]) << 23u32;
-            // g[23] bit 15: (affectedcell 2 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[661]) << 15u32;
-            // g[23] bit 55: (affectedcell 7 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[651]) << 55u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[377]) << 29u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[378]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[316]) << 43u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[182]) << 44u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[317]) << 42u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[181]) << 45u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[410]) << 41u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[180]) << 46u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[508]) << 11u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[376]) << 38u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[499]) << 54u32;
+            // g[16] bit 31: (affectedcell 4 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[641]) << 31u32;
+            // g[16] bit 39: (affectedcell 5 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[611]) << 39u32;
+            // g[16] bit 23: (affectedcell 3 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[660]) << 23u32;
+            // g[16] bit 15: (affectedcell 2 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[661]) << 15u32;
+            // g[16] bit 55: (affectedcell 7 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[651]) << 55u32;
         }
         48 => {
             // black plays (move 7 1), which guards:
@@ -5072,38 +5072,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[637] = (s.0[1] & 0x10000 == 0x10000) & (g[9] & 0x10000 != 0) & (n[559]);
             // n[652]: (affected 2 1 w red), rules at reversi.kif:73, 79
             n[652] = (s.0[1] & 0x100 == 0x100) & (g[1] & 0x1 != 0) & (n[637]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[205]) << 27u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[379]) << 20u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[204]) << 34u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[403]) << 13u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[313]) << 50u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[203]) << 41u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[496]) << 53u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[314]) << 51u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[495]) << 52u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[312]) << 49u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[497]) << 54u32;
-            // g[23] bit 24: (affectedcell 4 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[559]) << 24u32;
-            // g[23] bit 32: (affectedcell 5 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[558]) << 32u32;
-            // g[23] bit 16: (affectedcell 3 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[637]) << 16u32;
-            // g[23] bit 40: (affectedcell 6 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[557]) << 40u32;
-            // g[23] bit 8: (affectedcell 2 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[652]) << 8u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[205]) << 27u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[379]) << 20u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[204]) << 34u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[403]) << 13u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[313]) << 50u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[203]) << 41u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[496]) << 53u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[314]) << 51u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[495]) << 52u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[312]) << 49u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[497]) << 54u32;
+            // g[16] bit 24: (affectedcell 4 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[559]) << 24u32;
+            // g[16] bit 32: (affectedcell 5 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[558]) << 32u32;
+            // g[16] bit 16: (affectedcell 3 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[637]) << 16u32;
+            // g[16] bit 40: (affectedcell 6 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[557]) << 40u32;
+            // g[16] bit 8: (affectedcell 2 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[652]) << 8u32;
         }
         49 => {
             // black plays (move 7 2), which guards:
@@ -5148,36 +5148,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[0] & 0x40000000000000 != 0) & (n[496]);
             // n[622]: (affected 2 7 nw red), rules at reversi.kif:73, 79
             n[622] = (s.0[1] & 0x4000 == 0x4000) & (g[3] & 0x80 != 0) & (n[289]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[47]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[46]) << 35u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[289]) << 21u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[45]) << 42u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[469]) << 17u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[313]) << 50u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[331]) << 41u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[496]) << 53u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[468]) << 25u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[314]) << 51u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[332]) << 33u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[495]) << 52u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[622]) << 14u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[470]) << 9u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[497]) << 54u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[47]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[46]) << 35u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[289]) << 21u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[45]) << 42u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[469]) << 17u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[313]) << 50u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[331]) << 41u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[496]) << 53u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[468]) << 25u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[314]) << 51u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[332]) << 33u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[495]) << 52u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[622]) << 14u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[470]) << 9u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[497]) << 54u32;
         }
         50 => {
             // black plays (move 7 3), which guards:
@@ -5223,36 +5223,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[618]: (affected 7 2 s red), rules at reversi.kif:73, 79
             n[618] = (s.0[1] & 0x2000000000000 == 0x2000000000000)
                 & (g[0] & 0x1000000000000 != 0);
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[238]) << 36u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[99]) << 26u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[375]) << 29u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[237]) << 43u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[98]) << 34u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[97]) << 42u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[454]) << 18u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[511]) << 10u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[456]) << 22u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[412]) << 41u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[496]) << 53u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[314]) << 51u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[495]) << 52u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[618]) << 49u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[497]) << 54u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[238]) << 36u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[99]) << 26u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[375]) << 29u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[237]) << 43u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[98]) << 34u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[97]) << 42u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[454]) << 18u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[511]) << 10u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[456]) << 22u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[412]) << 41u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[496]) << 53u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[314]) << 51u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[495]) << 52u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[618]) << 49u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[497]) << 54u32;
         }
         51 => {
             // black plays (move 7 4), which guards:
@@ -5299,36 +5299,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[618]: (affected 7 2 s red), rules at reversi.kif:73, 79
             n[618] = (s.0[1] & 0x2000000000000 == 0x2000000000000)
                 & (g[0] & 0x1000000000000 != 0) & (n[462]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[115]) << 27u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[56]) << 35u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[116]) << 19u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[55]) << 43u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[188]) << 44u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[199]) << 37u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[321]) << 42u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[462]) << 50u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[496]) << 53u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[510]) << 11u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[277]) << 30u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[329]) << 33u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[495]) << 52u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[618]) << 49u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[497]) << 54u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[115]) << 27u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[56]) << 35u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[116]) << 19u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[55]) << 43u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[188]) << 44u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[199]) << 37u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[321]) << 42u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[462]) << 50u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[496]) << 53u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[510]) << 11u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[277]) << 30u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[329]) << 33u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[495]) << 52u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[618]) << 49u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[497]) << 54u32;
         }
         52 => {
             // black plays (move 7 5), which guards:
@@ -5375,36 +5375,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[618]: (affected 7 2 s red), rules at reversi.kif:73, 79
             n[618] = (s.0[1] & 0x2000000000000 == 0x2000000000000)
                 & (g[0] & 0x1000000000000 != 0) & (n[462]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[40]) << 28u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[39]) << 36u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[291]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[385]) << 43u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[386]) << 34u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[38]) << 44u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[398]) << 45u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[462]) << 50u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[496]) << 53u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[500]) << 25u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[292]) << 12u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[307]) << 51u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[551]) << 38u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[618]) << 49u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[497]) << 54u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[40]) << 28u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[39]) << 36u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[291]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[385]) << 43u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[386]) << 34u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[38]) << 44u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[398]) << 45u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[462]) << 50u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[496]) << 53u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[500]) << 25u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[292]) << 12u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[307]) << 51u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[551]) << 38u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[618]) << 49u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[497]) << 54u32;
         }
         53 => {
             // black plays (move 7 6), which guards:
@@ -5450,36 +5450,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[618]: (affected 7 2 s red), rules at reversi.kif:73, 79
             n[618] = (s.0[1] & 0x2000000000000 == 0x2000000000000)
                 & (g[0] & 0x1000000000000 != 0) & (n[462]);
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[74]) << 35u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[108]) << 26u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[285]) << 29u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[73]) << 44u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[197]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[286]) << 21u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[196]) << 45u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[504]) << 17u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[404]) << 13u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[462]) << 50u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[555]) << 46u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[307]) << 51u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[306]) << 52u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[618]) << 49u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[497]) << 54u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[74]) << 35u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[108]) << 26u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[285]) << 29u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[73]) << 44u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[197]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[286]) << 21u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[196]) << 45u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[504]) << 17u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[404]) << 13u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[462]) << 50u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[555]) << 46u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[307]) << 51u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[306]) << 52u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[618]) << 49u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[497]) << 54u32;
         }
         54 => {
             // black plays (move 7 7), which guards:
@@ -5524,36 +5524,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[0] & 0x1000000000000 != 0) & (n[462]);
             // n[623]: (affected 2 7 w red), rules at reversi.kif:73, 79
             n[623] = (s.0[1] & 0x4000 == 0x4000) & (g[1] & 0x40 != 0) & (n[458]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[209]) << 27u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[208]) << 36u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[449]) << 18u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[207]) << 45u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[458]) << 22u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[462]) << 50u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[305]) << 53u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[274]) << 46u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[276]) << 30u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[307]) << 51u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[306]) << 52u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[275]) << 38u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[623]) << 14u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[618]) << 49u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[464]) << 9u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[209]) << 27u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[208]) << 36u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[449]) << 18u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[207]) << 45u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[458]) << 22u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[462]) << 50u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[305]) << 53u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[274]) << 46u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[276]) << 30u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[307]) << 51u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[306]) << 52u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[275]) << 38u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[623]) << 14u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[618]) << 49u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[464]) << 9u32;
         }
         55 => {
             // black plays (move 7 8), which guards:
@@ -5601,38 +5601,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[660] = (s.0[1] & 0x800000 == 0x800000) & (g[9] & 0x800000 != 0) & (n[641]);
             // n[661]: (affected 2 8 w red), rules at reversi.kif:73, 79
             n[661] = (s.0[1] & 0x8000 == 0x8000) & (g[1] & 0x80 != 0) & (n[660]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[50]) << 28u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[121]) << 19u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[49]) << 37u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[512]) << 10u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[462]) << 50u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[305]) << 53u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[48]) << 46u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[307]) << 51u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[306]) << 52u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[618]) << 49u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[304]) << 54u32;
-            // g[23] bit 31: (affectedcell 4 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[641]) << 31u32;
-            // g[23] bit 39: (affectedcell 5 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[611]) << 39u32;
-            // g[23] bit 23: (affectedcell 3 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[660]) << 23u32;
-            // g[23] bit 47: (affectedcell 6 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[610]) << 47u32;
-            // g[23] bit 15: (affectedcell 2 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[661]) << 15u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[50]) << 28u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[121]) << 19u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[49]) << 37u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[512]) << 10u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[462]) << 50u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[305]) << 53u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[48]) << 46u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[307]) << 51u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[306]) << 52u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[618]) << 49u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[304]) << 54u32;
+            // g[16] bit 31: (affectedcell 4 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[641]) << 31u32;
+            // g[16] bit 39: (affectedcell 5 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[611]) << 39u32;
+            // g[16] bit 23: (affectedcell 3 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[660]) << 23u32;
+            // g[16] bit 47: (affectedcell 6 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[610]) << 47u32;
+            // g[16] bit 15: (affectedcell 2 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[661]) << 15u32;
         }
         56 => {
             // black plays (move 8 1), which guards:
@@ -5686,42 +5686,42 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[653]: (affected 8 7 n red), rules at reversi.kif:73, 79
             n[653] = (s.0[1] & 0x4000000000000000 == 0x4000000000000000)
                 & (g[0] & 0x4000000000000000 != 0) & (n[636]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[47]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[46]) << 35u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[289]) << 21u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[45]) << 42u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[622]) << 14u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[44]) << 49u32;
-            // g[23] bit 24: (affectedcell 4 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[559]) << 24u32;
-            // g[23] bit 59: (affectedcell 8 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[600]) << 59u32;
-            // g[23] bit 32: (affectedcell 5 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[558]) << 32u32;
-            // g[23] bit 60: (affectedcell 8 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[601]) << 60u32;
-            // g[23] bit 16: (affectedcell 3 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[637]) << 16u32;
-            // g[23] bit 58: (affectedcell 8 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[599]) << 58u32;
-            // g[23] bit 40: (affectedcell 6 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[557]) << 40u32;
-            // g[23] bit 61: (affectedcell 8 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[636]) << 61u32;
-            // g[23] bit 8: (affectedcell 2 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[652]) << 8u32;
-            // g[23] bit 57: (affectedcell 8 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[598]) << 57u32;
-            // g[23] bit 48: (affectedcell 7 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[556]) << 48u32;
-            // g[23] bit 62: (affectedcell 8 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[653]) << 62u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[47]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[46]) << 35u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[289]) << 21u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[45]) << 42u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[622]) << 14u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[44]) << 49u32;
+            // g[16] bit 24: (affectedcell 4 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[559]) << 24u32;
+            // g[16] bit 59: (affectedcell 8 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[600]) << 59u32;
+            // g[16] bit 32: (affectedcell 5 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[558]) << 32u32;
+            // g[16] bit 60: (affectedcell 8 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[601]) << 60u32;
+            // g[16] bit 16: (affectedcell 3 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[637]) << 16u32;
+            // g[16] bit 58: (affectedcell 8 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[599]) << 58u32;
+            // g[16] bit 40: (affectedcell 6 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[557]) << 40u32;
+            // g[16] bit 61: (affectedcell 8 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[636]) << 61u32;
+            // g[16] bit 8: (affectedcell 2 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[652]) << 8u32;
+            // g[16] bit 57: (affectedcell 8 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[598]) << 57u32;
+            // g[16] bit 48: (affectedcell 7 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[556]) << 48u32;
+            // g[16] bit 62: (affectedcell 8 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[653]) << 62u32;
         }
         57 => {
             // black plays (move 8 2), which guards:
@@ -5770,38 +5770,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[653]: (affected 8 7 n red), rules at reversi.kif:73, 79
             n[653] = (s.0[1] & 0x4000000000000000 == 0x4000000000000000)
                 & (g[0] & 0x4000000000000000 != 0) & (n[636]);
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[238]) << 36u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[375]) << 29u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[237]) << 43u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[469]) << 17u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[456]) << 22u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[236]) << 50u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[331]) << 41u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[468]) << 25u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[332]) << 33u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[330]) << 49u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[470]) << 9u32;
-            // g[23] bit 59: (affectedcell 8 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[600]) << 59u32;
-            // g[23] bit 60: (affectedcell 8 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[601]) << 60u32;
-            // g[23] bit 58: (affectedcell 8 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[599]) << 58u32;
-            // g[23] bit 61: (affectedcell 8 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[636]) << 61u32;
-            // g[23] bit 62: (affectedcell 8 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[653]) << 62u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[238]) << 36u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[375]) << 29u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[237]) << 43u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[469]) << 17u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[456]) << 22u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[236]) << 50u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[331]) << 41u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[468]) << 25u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[332]) << 33u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[330]) << 49u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[470]) << 9u32;
+            // g[16] bit 59: (affectedcell 8 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[600]) << 59u32;
+            // g[16] bit 60: (affectedcell 8 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[601]) << 60u32;
+            // g[16] bit 58: (affectedcell 8 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[599]) << 58u32;
+            // g[16] bit 61: (affectedcell 8 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[636]) << 61u32;
+            // g[16] bit 62: (affectedcell 8 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[653]) << 62u32;
         }
         58 => {
             // black plays (move 8 3), which guards:
@@ -5851,38 +5851,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[665]: (affected 8 2 s red), rules at reversi.kif:73, 79
             n[665] = (s.0[1] & 0x200000000000000 == 0x200000000000000)
                 & (g[0] & 0x100000000000000 != 0);
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[99]) << 26u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[98]) << 34u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[188]) << 44u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[199]) << 37u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[97]) << 42u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[454]) << 18u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[511]) << 10u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[96]) << 50u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[277]) << 30u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[187]) << 51u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[621]) << 49u32;
-            // g[23] bit 59: (affectedcell 8 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[600]) << 59u32;
-            // g[23] bit 60: (affectedcell 8 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[601]) << 60u32;
-            // g[23] bit 61: (affectedcell 8 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[636]) << 61u32;
-            // g[23] bit 57: (affectedcell 8 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[665]) << 57u32;
-            // g[23] bit 62: (affectedcell 8 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[653]) << 62u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[99]) << 26u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[98]) << 34u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[188]) << 44u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[199]) << 37u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[97]) << 42u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[454]) << 18u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[511]) << 10u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[96]) << 50u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[277]) << 30u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[187]) << 51u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[621]) << 49u32;
+            // g[16] bit 59: (affectedcell 8 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[600]) << 59u32;
+            // g[16] bit 60: (affectedcell 8 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[601]) << 60u32;
+            // g[16] bit 61: (affectedcell 8 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[636]) << 61u32;
+            // g[16] bit 57: (affectedcell 8 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[665]) << 57u32;
+            // g[16] bit 62: (affectedcell 8 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[653]) << 62u32;
         }
         59 => {
             // black plays (move 8 4), which guards:
@@ -5932,38 +5932,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[665]: (affected 8 2 s red), rules at reversi.kif:73, 79
             n[665] = (s.0[1] & 0x200000000000000 == 0x200000000000000)
                 & (g[0] & 0x100000000000000 != 0) & (n[664]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[115]) << 27u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[56]) << 35u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[116]) << 19u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[55]) << 43u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[398]) << 45u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[411]) << 50u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[412]) << 41u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[510]) << 11u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[54]) << 51u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[397]) << 52u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[551]) << 38u32;
-            // g[23] bit 60: (affectedcell 8 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[601]) << 60u32;
-            // g[23] bit 58: (affectedcell 8 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[664]) << 58u32;
-            // g[23] bit 61: (affectedcell 8 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[636]) << 61u32;
-            // g[23] bit 57: (affectedcell 8 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[665]) << 57u32;
-            // g[23] bit 62: (affectedcell 8 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[653]) << 62u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[115]) << 27u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[56]) << 35u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[116]) << 19u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[55]) << 43u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[398]) << 45u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[411]) << 50u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[412]) << 41u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[510]) << 11u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[54]) << 51u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[397]) << 52u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[551]) << 38u32;
+            // g[16] bit 60: (affectedcell 8 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[601]) << 60u32;
+            // g[16] bit 58: (affectedcell 8 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[664]) << 58u32;
+            // g[16] bit 61: (affectedcell 8 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[636]) << 61u32;
+            // g[16] bit 57: (affectedcell 8 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[665]) << 57u32;
+            // g[16] bit 62: (affectedcell 8 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[653]) << 62u32;
         }
         60 => {
             // black plays (move 8 5), which guards:
@@ -6013,38 +6013,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[665]: (affected 8 2 s red), rules at reversi.kif:73, 79
             n[665] = (s.0[1] & 0x200000000000000 == 0x200000000000000)
                 & (g[0] & 0x100000000000000 != 0) & (n[664]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[40]) << 28u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[39]) << 36u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[291]) << 20u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[38]) << 44u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[321]) << 42u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[549]) << 53u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[555]) << 46u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[292]) << 12u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[315]) << 51u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[329]) << 33u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[37]) << 52u32;
-            // g[23] bit 59: (affectedcell 8 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[640]) << 59u32;
-            // g[23] bit 58: (affectedcell 8 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[664]) << 58u32;
-            // g[23] bit 61: (affectedcell 8 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[636]) << 61u32;
-            // g[23] bit 57: (affectedcell 8 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[665]) << 57u32;
-            // g[23] bit 62: (affectedcell 8 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[653]) << 62u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[40]) << 28u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[39]) << 36u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[291]) << 20u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[38]) << 44u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[321]) << 42u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[549]) << 53u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[555]) << 46u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[292]) << 12u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[315]) << 51u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[329]) << 33u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[37]) << 52u32;
+            // g[16] bit 59: (affectedcell 8 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[640]) << 59u32;
+            // g[16] bit 58: (affectedcell 8 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[664]) << 58u32;
+            // g[16] bit 61: (affectedcell 8 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[636]) << 61u32;
+            // g[16] bit 57: (affectedcell 8 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[665]) << 57u32;
+            // g[16] bit 62: (affectedcell 8 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[653]) << 62u32;
         }
         61 => {
             // black plays (move 8 6), which guards:
@@ -6094,38 +6094,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[665]: (affected 8 2 s red), rules at reversi.kif:73, 79
             n[665] = (s.0[1] & 0x200000000000000 == 0x200000000000000)
                 & (g[0] & 0x100000000000000 != 0) & (n[664]);
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[285]) << 29u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[385]) << 43u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[386]) << 34u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[197]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[286]) << 21u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[196]) << 45u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[404]) << 13u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[195]) << 53u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[500]) << 25u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[384]) << 52u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[498]) << 54u32;
-            // g[23] bit 59: (affectedcell 8 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[640]) << 59u32;
-            // g[23] bit 60: (affectedcell 8 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[604]) << 60u32;
-            // g[23] bit 58: (affectedcell 8 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[664]) << 58u32;
-            // g[23] bit 57: (affectedcell 8 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[665]) << 57u32;
-            // g[23] bit 62: (affectedcell 8 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[653]) << 62u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[285]) << 29u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[385]) << 43u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[386]) << 34u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[197]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[286]) << 21u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[196]) << 45u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[404]) << 13u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[195]) << 53u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[500]) << 25u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[384]) << 52u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[498]) << 54u32;
+            // g[16] bit 59: (affectedcell 8 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[640]) << 59u32;
+            // g[16] bit 60: (affectedcell 8 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[604]) << 60u32;
+            // g[16] bit 58: (affectedcell 8 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[664]) << 58u32;
+            // g[16] bit 57: (affectedcell 8 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[665]) << 57u32;
+            // g[16] bit 62: (affectedcell 8 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[653]) << 62u32;
         }
         62 => {
             // black plays (move 8 7), which guards:
@@ -6174,38 +6174,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[665]: (affected 8 2 s red), rules at reversi.kif:73, 79
             n[665] = (s.0[1] & 0x200000000000000 == 0x200000000000000)
                 & (g[0] & 0x100000000000000 != 0) & (n[664]);
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[74]) << 35u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[108]) << 26u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[73]) << 44u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[504]) << 17u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[458]) << 22u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[72]) << 53u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[274]) << 46u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[276]) << 30u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[275]) << 38u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[623]) << 14u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[273]) << 54u32;
-            // g[23] bit 59: (affectedcell 8 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[640]) << 59u32;
-            // g[23] bit 60: (affectedcell 8 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[604]) << 60u32;
-            // g[23] bit 58: (affectedcell 8 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[664]) << 58u32;
-            // g[23] bit 61: (affectedcell 8 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[603]) << 61u32;
-            // g[23] bit 57: (affectedcell 8 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[665]) << 57u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[74]) << 35u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[108]) << 26u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[73]) << 44u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[504]) << 17u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[458]) << 22u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[72]) << 53u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[274]) << 46u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[276]) << 30u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[275]) << 38u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[623]) << 14u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[273]) << 54u32;
+            // g[16] bit 59: (affectedcell 8 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[640]) << 59u32;
+            // g[16] bit 60: (affectedcell 8 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[604]) << 60u32;
+            // g[16] bit 58: (affectedcell 8 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[664]) << 58u32;
+            // g[16] bit 61: (affectedcell 8 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[603]) << 61u32;
+            // g[16] bit 57: (affectedcell 8 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[665]) << 57u32;
         }
         63 => {
             // black plays (move 8 8), which guards:
@@ -6259,42 +6259,42 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[665]: (affected 8 2 s red), rules at reversi.kif:73, 79
             n[665] = (s.0[1] & 0x200000000000000 == 0x200000000000000)
                 & (g[0] & 0x100000000000000 != 0) & (n[664]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[209]) << 27u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[208]) << 36u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[449]) << 18u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[207]) << 45u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[464]) << 9u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[206]) << 54u32;
-            // g[23] bit 31: (affectedcell 4 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[641]) << 31u32;
-            // g[23] bit 59: (affectedcell 8 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[640]) << 59u32;
-            // g[23] bit 60: (affectedcell 8 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[604]) << 60u32;
-            // g[23] bit 39: (affectedcell 5 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[611]) << 39u32;
-            // g[23] bit 23: (affectedcell 3 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[660]) << 23u32;
-            // g[23] bit 58: (affectedcell 8 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[664]) << 58u32;
-            // g[23] bit 61: (affectedcell 8 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[603]) << 61u32;
-            // g[23] bit 47: (affectedcell 6 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[610]) << 47u32;
-            // g[23] bit 15: (affectedcell 2 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[661]) << 15u32;
-            // g[23] bit 57: (affectedcell 8 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[665]) << 57u32;
-            // g[23] bit 62: (affectedcell 8 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[602]) << 62u32;
-            // g[23] bit 55: (affectedcell 7 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[609]) << 55u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[209]) << 27u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[208]) << 36u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[449]) << 18u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[207]) << 45u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[464]) << 9u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[206]) << 54u32;
+            // g[16] bit 31: (affectedcell 4 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[641]) << 31u32;
+            // g[16] bit 59: (affectedcell 8 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[640]) << 59u32;
+            // g[16] bit 60: (affectedcell 8 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[604]) << 60u32;
+            // g[16] bit 39: (affectedcell 5 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[611]) << 39u32;
+            // g[16] bit 23: (affectedcell 3 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[660]) << 23u32;
+            // g[16] bit 58: (affectedcell 8 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[664]) << 58u32;
+            // g[16] bit 61: (affectedcell 8 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[603]) << 61u32;
+            // g[16] bit 47: (affectedcell 6 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[610]) << 47u32;
+            // g[16] bit 15: (affectedcell 2 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[661]) << 15u32;
+            // g[16] bit 57: (affectedcell 8 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[665]) << 57u32;
+            // g[16] bit 62: (affectedcell 8 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[602]) << 62u32;
+            // g[16] bit 55: (affectedcell 7 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[609]) << 55u32;
         }
         _ => {}
     }
@@ -6345,42 +6345,42 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[649]: (affected 7 1 e black), rules at reversi.kif:73, 79
             n[649] = (s.0[0] & 0x1000000000000 == 0x1000000000000)
                 & (g[1] & 0x1000000000000 != 0) & (n[632]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[26]) << 27u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[92]) << 36u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[25]) << 18u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[351]) << 45u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[24]) << 9u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[612]) << 54u32;
-            // g[23] bit 24: (affectedcell 4 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[593]) << 24u32;
-            // g[23] bit 3: (affectedcell 1 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[579]) << 3u32;
-            // g[23] bit 4: (affectedcell 1 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[580]) << 4u32;
-            // g[23] bit 32: (affectedcell 5 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[594]) << 32u32;
-            // g[23] bit 16: (affectedcell 3 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[592]) << 16u32;
-            // g[23] bit 2: (affectedcell 1 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[578]) << 2u32;
-            // g[23] bit 5: (affectedcell 1 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[633]) << 5u32;
-            // g[23] bit 40: (affectedcell 6 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[632]) << 40u32;
-            // g[23] bit 8: (affectedcell 2 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[591]) << 8u32;
-            // g[23] bit 1: (affectedcell 1 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[577]) << 1u32;
-            // g[23] bit 6: (affectedcell 1 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[648]) << 6u32;
-            // g[23] bit 48: (affectedcell 7 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[649]) << 48u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[26]) << 27u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[92]) << 36u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[25]) << 18u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[351]) << 45u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[24]) << 9u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[612]) << 54u32;
+            // g[16] bit 24: (affectedcell 4 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[593]) << 24u32;
+            // g[16] bit 3: (affectedcell 1 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[579]) << 3u32;
+            // g[16] bit 4: (affectedcell 1 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[580]) << 4u32;
+            // g[16] bit 32: (affectedcell 5 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[594]) << 32u32;
+            // g[16] bit 16: (affectedcell 3 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[592]) << 16u32;
+            // g[16] bit 2: (affectedcell 1 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[578]) << 2u32;
+            // g[16] bit 5: (affectedcell 1 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[633]) << 5u32;
+            // g[16] bit 40: (affectedcell 6 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[632]) << 40u32;
+            // g[16] bit 8: (affectedcell 2 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[591]) << 8u32;
+            // g[16] bit 1: (affectedcell 1 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[577]) << 1u32;
+            // g[16] bit 6: (affectedcell 1 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[648]) << 6u32;
+            // g[16] bit 48: (affectedcell 7 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[649]) << 48u32;
         }
         1 => {
             // red plays (move 1 2), which guards:
@@ -6423,38 +6423,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[633] = (s.0[0] & 0x20 == 0x20) & (g[5] & 0x20 != 0) & (n[580]);
             // n[648]: (affected 1 7 n black), rules at reversi.kif:73, 79
             n[648] = (s.0[0] & 0x40 == 0x40) & (g[0] & 0x40 != 0) & (n[633]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[215]) << 28u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[214]) << 19u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[395]) << 37u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[251]) << 17u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[213]) << 10u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[484]) << 41u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[428]) << 46u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[252]) << 25u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[483]) << 33u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[485]) << 49u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[250]) << 9u32;
-            // g[23] bit 3: (affectedcell 1 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[579]) << 3u32;
-            // g[23] bit 4: (affectedcell 1 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[580]) << 4u32;
-            // g[23] bit 2: (affectedcell 1 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[578]) << 2u32;
-            // g[23] bit 5: (affectedcell 1 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[633]) << 5u32;
-            // g[23] bit 6: (affectedcell 1 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[648]) << 6u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[215]) << 28u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[214]) << 19u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[395]) << 37u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[251]) << 17u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[213]) << 10u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[484]) << 41u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[428]) << 46u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[252]) << 25u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[483]) << 33u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[485]) << 49u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[250]) << 9u32;
+            // g[16] bit 3: (affectedcell 1 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[579]) << 3u32;
+            // g[16] bit 4: (affectedcell 1 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[580]) << 4u32;
+            // g[16] bit 2: (affectedcell 1 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[578]) << 2u32;
+            // g[16] bit 5: (affectedcell 1 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[633]) << 5u32;
+            // g[16] bit 6: (affectedcell 1 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[648]) << 6u32;
         }
         2 => {
             // red plays (move 1 3), which guards:
@@ -6497,38 +6497,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[648] = (s.0[0] & 0x40 == 0x40) & (g[0] & 0x40 != 0) & (n[633]);
             // n[659]: (affected 1 2 s black), rules at reversi.kif:73, 79
             n[659] = (s.0[0] & 0x2 == 0x2) & (g[0] & 0x1 != 0);
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[165]) << 26u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[133]) << 29u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[132]) << 20u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[166]) << 34u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[421]) << 42u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[164]) << 18u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[163]) << 10u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[531]) << 50u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[131]) << 11u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[359]) << 38u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[630]) << 9u32;
-            // g[23] bit 3: (affectedcell 1 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[579]) << 3u32;
-            // g[23] bit 4: (affectedcell 1 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[580]) << 4u32;
-            // g[23] bit 5: (affectedcell 1 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[633]) << 5u32;
-            // g[23] bit 1: (affectedcell 1 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[659]) << 1u32;
-            // g[23] bit 6: (affectedcell 1 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[648]) << 6u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[165]) << 26u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[133]) << 29u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[132]) << 20u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[166]) << 34u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[421]) << 42u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[164]) << 18u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[163]) << 10u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[531]) << 50u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[131]) << 11u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[359]) << 38u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[630]) << 9u32;
+            // g[16] bit 3: (affectedcell 1 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[579]) << 3u32;
+            // g[16] bit 4: (affectedcell 1 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[580]) << 4u32;
+            // g[16] bit 5: (affectedcell 1 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[633]) << 5u32;
+            // g[16] bit 1: (affectedcell 1 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[659]) << 1u32;
+            // g[16] bit 6: (affectedcell 1 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[648]) << 6u32;
         }
         3 => {
             // red plays (move 1 4), which guards:
@@ -6569,38 +6569,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[658] = (s.0[0] & 0x4 == 0x4) & (g[8] & 0x4 != 0);
             // n[659]: (affected 1 2 s black), rules at reversi.kif:73, 79
             n[659] = (s.0[0] & 0x2 == 0x2) & (g[0] & 0x1 != 0) & (n[658]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[5]) << 27u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[152]) << 35u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[4]) << 19u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[153]) << 43u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[438]) << 21u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[444]) << 17u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[427]) << 10u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[3]) << 11u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[515]) << 30u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[437]) << 12u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[530]) << 51u32;
-            // g[23] bit 4: (affectedcell 1 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[580]) << 4u32;
-            // g[23] bit 2: (affectedcell 1 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[658]) << 2u32;
-            // g[23] bit 5: (affectedcell 1 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[633]) << 5u32;
-            // g[23] bit 1: (affectedcell 1 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[659]) << 1u32;
-            // g[23] bit 6: (affectedcell 1 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[648]) << 6u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[5]) << 27u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[152]) << 35u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[4]) << 19u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[153]) << 43u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[438]) << 21u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[444]) << 17u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[427]) << 10u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[3]) << 11u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[515]) << 30u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[437]) << 12u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[530]) << 51u32;
+            // g[16] bit 4: (affectedcell 1 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[580]) << 4u32;
+            // g[16] bit 2: (affectedcell 1 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[658]) << 2u32;
+            // g[16] bit 5: (affectedcell 1 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[633]) << 5u32;
+            // g[16] bit 1: (affectedcell 1 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[659]) << 1u32;
+            // g[16] bit 6: (affectedcell 1 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[648]) << 6u32;
         }
         4 => {
             // red plays (move 1 5), which guards:
@@ -6641,38 +6641,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[658] = (s.0[0] & 0x4 == 0x4) & (g[8] & 0x4 != 0) & (n[645]);
             // n[659]: (affected 1 2 s black), rules at reversi.kif:73, 79
             n[659] = (s.0[0] & 0x2 == 0x2) & (g[0] & 0x1 != 0) & (n[658]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[83]) << 28u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[84]) << 36u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[82]) << 20u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[333]) << 44u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[248]) << 18u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[520]) << 22u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[519]) << 13u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[249]) << 25u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[247]) << 11u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[81]) << 12u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[334]) << 52u32;
-            // g[23] bit 3: (affectedcell 1 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[645]) << 3u32;
-            // g[23] bit 2: (affectedcell 1 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[658]) << 2u32;
-            // g[23] bit 5: (affectedcell 1 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[633]) << 5u32;
-            // g[23] bit 1: (affectedcell 1 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[659]) << 1u32;
-            // g[23] bit 6: (affectedcell 1 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[648]) << 6u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[83]) << 28u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[84]) << 36u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[82]) << 20u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[333]) << 44u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[248]) << 18u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[520]) << 22u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[519]) << 13u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[249]) << 25u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[247]) << 11u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[81]) << 12u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[334]) << 52u32;
+            // g[16] bit 3: (affectedcell 1 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[645]) << 3u32;
+            // g[16] bit 2: (affectedcell 1 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[658]) << 2u32;
+            // g[16] bit 5: (affectedcell 1 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[633]) << 5u32;
+            // g[16] bit 1: (affectedcell 1 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[659]) << 1u32;
+            // g[16] bit 6: (affectedcell 1 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[648]) << 6u32;
         }
         5 => {
             // red plays (move 1 6), which guards:
@@ -6714,38 +6714,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[658] = (s.0[0] & 0x4 == 0x4) & (g[8] & 0x4 != 0) & (n[645]);
             // n[659]: (affected 1 2 s black), rules at reversi.kif:73, 79
             n[659] = (s.0[0] & 0x2 == 0x2) & (g[0] & 0x1 != 0) & (n[658]);
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[366]) << 26u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[365]) << 19u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[130]) << 29u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[349]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[129]) << 21u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[350]) << 45u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[128]) << 13u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[446]) << 53u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[364]) << 12u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[536]) << 33u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[481]) << 14u32;
-            // g[23] bit 3: (affectedcell 1 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[645]) << 3u32;
-            // g[23] bit 4: (affectedcell 1 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[583]) << 4u32;
-            // g[23] bit 2: (affectedcell 1 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[658]) << 2u32;
-            // g[23] bit 1: (affectedcell 1 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[659]) << 1u32;
-            // g[23] bit 6: (affectedcell 1 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[648]) << 6u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[366]) << 26u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[365]) << 19u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[130]) << 29u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[349]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[129]) << 21u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[350]) << 45u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[128]) << 13u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[446]) << 53u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[364]) << 12u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[536]) << 33u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[481]) << 14u32;
+            // g[16] bit 3: (affectedcell 1 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[645]) << 3u32;
+            // g[16] bit 4: (affectedcell 1 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[583]) << 4u32;
+            // g[16] bit 2: (affectedcell 1 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[658]) << 2u32;
+            // g[16] bit 1: (affectedcell 1 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[659]) << 1u32;
+            // g[16] bit 6: (affectedcell 1 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[648]) << 6u32;
         }
         6 => {
             // red plays (move 1 7), which guards:
@@ -6788,38 +6788,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[658] = (s.0[0] & 0x4 == 0x4) & (g[8] & 0x4 != 0) & (n[645]);
             // n[659]: (affected 1 2 s black), rules at reversi.kif:73, 79
             n[659] = (s.0[0] & 0x2 == 0x2) & (g[0] & 0x1 != 0) & (n[658]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[16]) << 27u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[15]) << 20u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[172]) << 34u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[356]) << 22u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[14]) << 13u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[540]) << 41u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[432]) << 46u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[357]) << 30u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[358]) << 38u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[355]) << 14u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[614]) << 54u32;
-            // g[23] bit 3: (affectedcell 1 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[645]) << 3u32;
-            // g[23] bit 4: (affectedcell 1 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[583]) << 4u32;
-            // g[23] bit 2: (affectedcell 1 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[658]) << 2u32;
-            // g[23] bit 5: (affectedcell 1 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[582]) << 5u32;
-            // g[23] bit 1: (affectedcell 1 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[659]) << 1u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[16]) << 27u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[15]) << 20u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[172]) << 34u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[356]) << 22u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[14]) << 13u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[540]) << 41u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[432]) << 46u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[357]) << 30u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[358]) << 38u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[355]) << 14u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[614]) << 54u32;
+            // g[16] bit 3: (affectedcell 1 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[645]) << 3u32;
+            // g[16] bit 4: (affectedcell 1 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[583]) << 4u32;
+            // g[16] bit 2: (affectedcell 1 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[658]) << 2u32;
+            // g[16] bit 5: (affectedcell 1 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[582]) << 5u32;
+            // g[16] bit 1: (affectedcell 1 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[659]) << 1u32;
         }
         7 => {
             // red plays (move 1 8), which guards:
@@ -6868,42 +6868,42 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[671]: (affected 7 8 e black), rules at reversi.kif:73, 79
             n[671] = (s.0[0] & 0x80000000000000 == 0x80000000000000)
                 & (g[1] & 0x80000000000000 != 0) & (n[670]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[225]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[232]) << 35u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[224]) << 21u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[415]) << 42u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[223]) << 14u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[482]) << 49u32;
-            // g[23] bit 3: (affectedcell 1 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[645]) << 3u32;
-            // g[23] bit 31: (affectedcell 4 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[576]) << 31u32;
-            // g[23] bit 4: (affectedcell 1 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[583]) << 4u32;
-            // g[23] bit 39: (affectedcell 5 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[644]) << 39u32;
-            // g[23] bit 2: (affectedcell 1 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[658]) << 2u32;
-            // g[23] bit 23: (affectedcell 3 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[575]) << 23u32;
-            // g[23] bit 5: (affectedcell 1 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[582]) << 5u32;
-            // g[23] bit 47: (affectedcell 6 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[670]) << 47u32;
-            // g[23] bit 1: (affectedcell 1 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[659]) << 1u32;
-            // g[23] bit 15: (affectedcell 2 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[574]) << 15u32;
-            // g[23] bit 6: (affectedcell 1 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[581]) << 6u32;
-            // g[23] bit 55: (affectedcell 7 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[671]) << 55u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[225]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[232]) << 35u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[224]) << 21u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[415]) << 42u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[223]) << 14u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[482]) << 49u32;
+            // g[16] bit 3: (affectedcell 1 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[645]) << 3u32;
+            // g[16] bit 31: (affectedcell 4 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[576]) << 31u32;
+            // g[16] bit 4: (affectedcell 1 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[583]) << 4u32;
+            // g[16] bit 39: (affectedcell 5 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[644]) << 39u32;
+            // g[16] bit 2: (affectedcell 1 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[658]) << 2u32;
+            // g[16] bit 23: (affectedcell 3 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[575]) << 23u32;
+            // g[16] bit 5: (affectedcell 1 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[582]) << 5u32;
+            // g[16] bit 47: (affectedcell 6 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[670]) << 47u32;
+            // g[16] bit 1: (affectedcell 1 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[659]) << 1u32;
+            // g[16] bit 15: (affectedcell 2 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[574]) << 15u32;
+            // g[16] bit 6: (affectedcell 1 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[581]) << 6u32;
+            // g[16] bit 55: (affectedcell 7 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[671]) << 55u32;
         }
         8 => {
             // red plays (move 2 1), which guards:
@@ -6947,38 +6947,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[649]: (affected 7 1 e black), rules at reversi.kif:73, 79
             n[649] = (s.0[0] & 0x1000000000000 == 0x1000000000000)
                 & (g[1] & 0x1000000000000 != 0) & (n[632]);
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[228]) << 35u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[227]) << 26u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[391]) << 44u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[226]) << 17u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[269]) << 10u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[475]) << 13u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[445]) << 53u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[270]) << 11u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[474]) << 12u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[476]) << 14u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[268]) << 9u32;
-            // g[23] bit 24: (affectedcell 4 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[593]) << 24u32;
-            // g[23] bit 32: (affectedcell 5 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[594]) << 32u32;
-            // g[23] bit 16: (affectedcell 3 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[592]) << 16u32;
-            // g[23] bit 40: (affectedcell 6 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[632]) << 40u32;
-            // g[23] bit 48: (affectedcell 7 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[649]) << 48u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[228]) << 35u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[227]) << 26u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[391]) << 44u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[226]) << 17u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[269]) << 10u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[475]) << 13u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[445]) << 53u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[270]) << 11u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[474]) << 12u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[476]) << 14u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[268]) << 9u32;
+            // g[16] bit 24: (affectedcell 4 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[593]) << 24u32;
+            // g[16] bit 32: (affectedcell 5 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[594]) << 32u32;
+            // g[16] bit 16: (affectedcell 3 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[592]) << 16u32;
+            // g[16] bit 40: (affectedcell 6 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[632]) << 40u32;
+            // g[16] bit 48: (affectedcell 7 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[649]) << 48u32;
         }
         9 => {
             // red plays (move 2 2), which guards:
@@ -7020,36 +7020,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[612]: (affected 7 7 ne black), rules at reversi.kif:73, 79
             n[612] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
                 & (g[2] & 0x40000000000000 != 0) & (n[351]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[26]) << 27u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[92]) << 36u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[25]) << 18u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[351]) << 45u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[251]) << 17u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[269]) << 10u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[475]) << 13u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[484]) << 41u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[252]) << 25u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[270]) << 11u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[474]) << 12u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[483]) << 33u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[476]) << 14u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[485]) << 49u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[612]) << 54u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[26]) << 27u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[92]) << 36u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[25]) << 18u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[351]) << 45u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[251]) << 17u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[269]) << 10u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[475]) << 13u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[484]) << 41u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[252]) << 25u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[270]) << 11u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[474]) << 12u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[483]) << 33u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[476]) << 14u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[485]) << 49u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[612]) << 54u32;
         }
         10 => {
             // red plays (move 2 3), which guards:
@@ -7090,36 +7090,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[1] & 0x4000000000000 != 0) & (n[421]);
             // n[629]: (affected 2 2 s black), rules at reversi.kif:73, 79
             n[629] = (s.0[0] & 0x200 == 0x200) & (g[0] & 0x100 != 0);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[215]) << 28u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[165]) << 26u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[214]) << 19u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[166]) << 34u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[395]) << 37u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[421]) << 42u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[164]) << 18u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[444]) << 17u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[475]) << 13u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[531]) << 50u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[428]) << 46u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[270]) << 11u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[474]) << 12u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[476]) << 14u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[629]) << 9u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[215]) << 28u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[165]) << 26u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[214]) << 19u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[166]) << 34u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[395]) << 37u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[421]) << 42u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[164]) << 18u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[444]) << 17u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[475]) << 13u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[531]) << 50u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[428]) << 46u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[270]) << 11u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[474]) << 12u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[476]) << 14u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[629]) << 9u32;
         }
         11 => {
             // red plays (move 2 4), which guards:
@@ -7159,36 +7159,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[1] & 0x8000000000000 != 0) & (n[153]);
             // n[629]: (affected 2 2 s black), rules at reversi.kif:73, 79
             n[629] = (s.0[0] & 0x200 == 0x200) & (g[0] & 0x100 != 0) & (n[426]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[5]) << 27u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[152]) << 35u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[4]) << 19u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[133]) << 29u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[132]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[153]) << 43u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[248]) << 18u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[426]) << 10u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[475]) << 13u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[249]) << 25u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[474]) << 12u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[530]) << 51u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[359]) << 38u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[476]) << 14u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[629]) << 9u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[5]) << 27u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[152]) << 35u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[4]) << 19u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[133]) << 29u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[132]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[153]) << 43u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[248]) << 18u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[426]) << 10u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[475]) << 13u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[249]) << 25u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[474]) << 12u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[530]) << 51u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[359]) << 38u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[476]) << 14u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[629]) << 9u32;
         }
         12 => {
             // red plays (move 2 5), which guards:
@@ -7229,36 +7229,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (n[366]);
             // n[629]: (affected 2 2 s black), rules at reversi.kif:73, 79
             n[629] = (s.0[0] & 0x200 == 0x200) & (g[0] & 0x100 != 0) & (n[426]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[83]) << 28u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[84]) << 36u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[366]) << 26u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[365]) << 19u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[82]) << 20u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[333]) << 44u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[438]) << 21u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[426]) << 10u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[475]) << 13u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[265]) << 11u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[515]) << 30u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[536]) << 33u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[334]) << 52u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[476]) << 14u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[629]) << 9u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[83]) << 28u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[84]) << 36u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[366]) << 26u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[365]) << 19u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[82]) << 20u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[333]) << 44u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[438]) << 21u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[426]) << 10u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[475]) << 13u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[265]) << 11u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[515]) << 30u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[536]) << 33u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[334]) << 52u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[476]) << 14u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[629]) << 9u32;
         }
         13 => {
             // red plays (move 2 6), which guards:
@@ -7299,36 +7299,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[3] & 0x20000000000 != 0) & (n[172]);
             // n[629]: (affected 2 2 s black), rules at reversi.kif:73, 79
             n[629] = (s.0[0] & 0x200 == 0x200) & (g[0] & 0x100 != 0) & (n[426]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[16]) << 27u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[130]) << 29u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[15]) << 20u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[172]) << 34u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[349]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[129]) << 21u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[350]) << 45u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[426]) << 10u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[520]) << 22u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[540]) << 41u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[446]) << 53u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[265]) << 11u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[264]) << 12u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[476]) << 14u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[629]) << 9u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[16]) << 27u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[130]) << 29u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[15]) << 20u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[172]) << 34u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[349]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[129]) << 21u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[350]) << 45u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[426]) << 10u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[520]) << 22u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[540]) << 41u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[446]) << 53u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[265]) << 11u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[264]) << 12u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[476]) << 14u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[629]) << 9u32;
         }
         14 => {
             // red plays (move 2 7), which guards:
@@ -7370,36 +7370,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[1] & 0x40000000000000 != 0) & (n[432]);
             // n[629]: (affected 2 2 s black), rules at reversi.kif:73, 79
             n[629] = (s.0[0] & 0x200 == 0x200) & (g[0] & 0x100 != 0) & (n[426]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[225]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[232]) << 35u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[224]) << 21u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[415]) << 42u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[426]) << 10u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[356]) << 22u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[263]) << 13u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[432]) << 46u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[265]) << 11u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[357]) << 30u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[264]) << 12u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[358]) << 38u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[482]) << 49u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[629]) << 9u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[614]) << 54u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[225]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[232]) << 35u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[224]) << 21u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[415]) << 42u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[426]) << 10u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[356]) << 22u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[263]) << 13u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[432]) << 46u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[265]) << 11u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[357]) << 30u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[264]) << 12u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[358]) << 38u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[482]) << 49u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[629]) << 9u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[614]) << 54u32;
         }
         15 => {
             // red plays (move 2 8), which guards:
@@ -7443,38 +7443,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[671]: (affected 7 8 e black), rules at reversi.kif:73, 79
             n[671] = (s.0[0] & 0x80000000000000 == 0x80000000000000)
                 & (g[1] & 0x80000000000000 != 0) & (n[670]);
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[91]) << 36u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[90]) << 29u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[157]) << 43u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[426]) << 10u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[89]) << 22u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[263]) << 13u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[532]) << 50u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[265]) << 11u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[264]) << 12u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[262]) << 14u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[629]) << 9u32;
-            // g[23] bit 31: (affectedcell 4 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[576]) << 31u32;
-            // g[23] bit 39: (affectedcell 5 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[644]) << 39u32;
-            // g[23] bit 23: (affectedcell 3 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[575]) << 23u32;
-            // g[23] bit 47: (affectedcell 6 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[670]) << 47u32;
-            // g[23] bit 55: (affectedcell 7 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[671]) << 55u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[91]) << 36u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[90]) << 29u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[157]) << 43u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[426]) << 10u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[89]) << 22u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[263]) << 13u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[532]) << 50u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[265]) << 11u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[264]) << 12u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[262]) << 14u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[629]) << 9u32;
+            // g[16] bit 31: (affectedcell 4 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[576]) << 31u32;
+            // g[16] bit 39: (affectedcell 5 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[644]) << 39u32;
+            // g[16] bit 23: (affectedcell 3 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[575]) << 23u32;
+            // g[16] bit 47: (affectedcell 6 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[670]) << 47u32;
+            // g[16] bit 55: (affectedcell 7 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[671]) << 55u32;
         }
         16 => {
             // red plays (move 3 1), which guards:
@@ -7516,38 +7516,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[1] & 0x1000000000000 != 0) & (n[632]);
             // n[657]: (affected 2 1 w black), rules at reversi.kif:73, 79
             n[657] = (s.0[0] & 0x100 == 0x100) & (g[1] & 0x1 != 0);
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[139]) << 19u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[140]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[160]) << 43u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[159]) << 34u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[440]) << 21u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[138]) << 18u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[137]) << 17u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[517]) << 22u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[158]) << 25u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[339]) << 52u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[631]) << 9u32;
-            // g[23] bit 24: (affectedcell 4 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[593]) << 24u32;
-            // g[23] bit 32: (affectedcell 5 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[594]) << 32u32;
-            // g[23] bit 40: (affectedcell 6 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[632]) << 40u32;
-            // g[23] bit 8: (affectedcell 2 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[657]) << 8u32;
-            // g[23] bit 48: (affectedcell 7 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[649]) << 48u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[139]) << 19u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[140]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[160]) << 43u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[159]) << 34u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[440]) << 21u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[138]) << 18u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[137]) << 17u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[517]) << 22u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[158]) << 25u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[339]) << 52u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[631]) << 9u32;
+            // g[16] bit 24: (affectedcell 4 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[593]) << 24u32;
+            // g[16] bit 32: (affectedcell 5 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[594]) << 32u32;
+            // g[16] bit 40: (affectedcell 6 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[632]) << 40u32;
+            // g[16] bit 8: (affectedcell 2 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[657]) << 8u32;
+            // g[16] bit 48: (affectedcell 7 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[649]) << 48u32;
         }
         17 => {
             // red plays (move 3 2), which guards:
@@ -7587,36 +7587,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[517] = (s.0[0] & 0x400000 == 0x400000) & (g[0] & 0x400000 != 0) & (n[440]);
             // n[628]: (affected 2 2 w black), rules at reversi.kif:73, 79
             n[628] = (s.0[0] & 0x200 == 0x200) & (g[1] & 0x2 != 0);
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[228]) << 35u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[227]) << 26u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[139]) << 19u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[140]) << 20u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[391]) << 44u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[440]) << 21u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[138]) << 18u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[425]) << 10u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[517]) << 22u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[484]) << 41u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[445]) << 53u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[252]) << 25u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[483]) << 33u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[485]) << 49u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[628]) << 9u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[228]) << 35u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[227]) << 26u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[139]) << 19u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[140]) << 20u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[391]) << 44u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[440]) << 21u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[138]) << 18u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[425]) << 10u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[517]) << 22u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[484]) << 41u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[445]) << 53u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[252]) << 25u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[483]) << 33u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[485]) << 49u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[628]) << 9u32;
         }
         18 => {
             // red plays (move 3 3), which guards:
@@ -7660,40 +7660,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[2] & 0x40000000000000 != 0) & (n[351]);
             // n[627]: (affected 2 2 sw black), rules at reversi.kif:73, 79
             n[627] = (s.0[0] & 0x200 == 0x200) & (g[2] & 0x1 != 0);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[26]) << 27u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[92]) << 36u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[165]) << 26u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[139]) << 19u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[140]) << 20u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[166]) << 34u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[440]) << 21u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[421]) << 42u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[351]) << 45u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[442]) << 17u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[423]) << 10u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[517]) << 22u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[531]) << 50u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[249]) << 25u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[267]) << 11u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[627]) << 9u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[612]) << 54u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[26]) << 27u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[92]) << 36u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[165]) << 26u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[139]) << 19u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[140]) << 20u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[166]) << 34u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[440]) << 21u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[421]) << 42u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[351]) << 45u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[442]) << 17u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[423]) << 10u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[517]) << 22u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[531]) << 50u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[249]) << 25u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[267]) << 11u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[627]) << 9u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[612]) << 54u32;
         }
         19 => {
             // red plays (move 3 4), which guards:
@@ -7737,40 +7737,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[536]: (affected 5 2 se black), rules at reversi.kif:73, 79
             n[536] = (s.0[0] & 0x200000000 == 0x200000000) & (g[3] & 0x200000000 != 0)
                 & (n[366]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[5]) << 27u32;
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[215]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[152]) << 35u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[366]) << 26u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[140]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[153]) << 43u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[395]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[440]) << 21u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[257]) << 18u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[442]) << 17u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[422]) << 10u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[517]) << 22u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[428]) << 46u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[261]) << 11u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[522]) << 12u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[530]) << 51u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[536]) << 33u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[5]) << 27u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[215]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[152]) << 35u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[366]) << 26u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[140]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[153]) << 43u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[395]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[440]) << 21u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[257]) << 18u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[442]) << 17u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[422]) << 10u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[517]) << 22u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[428]) << 46u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[261]) << 11u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[522]) << 12u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[530]) << 51u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[536]) << 33u32;
         }
         20 => {
             // red plays (move 3 5), which guards:
@@ -7814,40 +7814,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[540]: (affected 6 2 se black), rules at reversi.kif:73, 79
             n[540] = (s.0[0] & 0x20000000000 == 0x20000000000)
                 & (g[3] & 0x20000000000 != 0) & (n[172]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[16]) << 27u32;
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[83]) << 28u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[84]) << 36u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[256]) << 19u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[133]) << 29u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[172]) << 34u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[333]) << 44u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[440]) << 21u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[257]) << 18u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[442]) << 17u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[517]) << 22u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[526]) << 13u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[540]) << 41u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[266]) << 11u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[524]) << 12u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[334]) << 52u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[359]) << 38u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[16]) << 27u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[83]) << 28u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[84]) << 36u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[256]) << 19u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[133]) << 29u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[172]) << 34u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[333]) << 44u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[440]) << 21u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[257]) << 18u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[442]) << 17u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[517]) << 22u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[526]) << 13u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[540]) << 41u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[266]) << 11u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[524]) << 12u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[334]) << 52u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[359]) << 38u32;
         }
         21 => {
             // red plays (move 3 6), which guards:
@@ -7891,40 +7891,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[523] = (s.0[0] & 0x1000 == 0x1000) & (g[2] & 0x8 != 0);
             // n[525]: (affected 2 6 w black), rules at reversi.kif:73, 79
             n[525] = (s.0[0] & 0x2000 == 0x2000) & (g[1] & 0x20 != 0);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[225]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[232]) << 35u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[256]) << 19u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[130]) << 29u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[145]) << 20u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[349]) << 37u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[415]) << 42u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[257]) << 18u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[350]) << 45u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[442]) << 17u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[517]) << 22u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[525]) << 13u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[446]) << 53u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[515]) << 30u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[523]) << 12u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[473]) << 14u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[482]) << 49u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[225]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[232]) << 35u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[256]) << 19u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[130]) << 29u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[145]) << 20u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[349]) << 37u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[415]) << 42u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[257]) << 18u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[350]) << 45u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[442]) << 17u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[517]) << 22u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[525]) << 13u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[446]) << 53u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[515]) << 30u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[523]) << 12u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[473]) << 14u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[482]) << 49u32;
         }
         22 => {
             // red plays (move 3 7), which guards:
@@ -7964,36 +7964,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[614]: (affected 7 7 e black), rules at reversi.kif:73, 79
             n[614] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
                 & (g[1] & 0x40000000000000 != 0) & (n[432]);
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[91]) << 36u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[256]) << 19u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[90]) << 29u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[145]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[157]) << 43u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[144]) << 21u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[257]) << 18u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[442]) << 17u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[527]) << 13u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[532]) << 50u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[432]) << 46u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[357]) << 30u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[358]) << 38u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[479]) << 14u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[614]) << 54u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[91]) << 36u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[256]) << 19u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[90]) << 29u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[145]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[157]) << 43u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[144]) << 21u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[257]) << 18u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[442]) << 17u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[527]) << 13u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[532]) << 50u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[432]) << 46u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[357]) << 30u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[358]) << 38u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[479]) << 14u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[614]) << 54u32;
         }
         23 => {
             // red plays (move 3 8), which guards:
@@ -8035,38 +8035,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[671]: (affected 7 8 e black), rules at reversi.kif:73, 79
             n[671] = (s.0[0] & 0x80000000000000 == 0x80000000000000)
                 & (g[1] & 0x80000000000000 != 0) & (n[670]);
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[256]) << 19u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[145]) << 20u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[390]) << 44u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[389]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[144]) << 21u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[257]) << 18u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[442]) << 17u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[143]) << 22u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[388]) << 30u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[528]) << 51u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[480]) << 14u32;
-            // g[23] bit 31: (affectedcell 4 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[576]) << 31u32;
-            // g[23] bit 39: (affectedcell 5 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[644]) << 39u32;
-            // g[23] bit 47: (affectedcell 6 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[670]) << 47u32;
-            // g[23] bit 15: (affectedcell 2 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[654]) << 15u32;
-            // g[23] bit 55: (affectedcell 7 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[671]) << 55u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[256]) << 19u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[145]) << 20u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[390]) << 44u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[389]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[144]) << 21u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[257]) << 18u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[442]) << 17u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[143]) << 22u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[388]) << 30u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[528]) << 51u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[480]) << 14u32;
+            // g[16] bit 31: (affectedcell 4 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[576]) << 31u32;
+            // g[16] bit 39: (affectedcell 5 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[644]) << 39u32;
+            // g[16] bit 47: (affectedcell 6 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[670]) << 47u32;
+            // g[16] bit 15: (affectedcell 2 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[654]) << 15u32;
+            // g[16] bit 55: (affectedcell 7 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[671]) << 55u32;
         }
         24 => {
             // red plays (move 4 1), which guards:
@@ -8109,38 +8109,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[656] = (s.0[0] & 0x10000 == 0x10000) & (g[9] & 0x10000 != 0);
             // n[657]: (affected 2 1 w black), rules at reversi.kif:73, 79
             n[657] = (s.0[0] & 0x100 == 0x100) & (g[1] & 0x1 != 0) & (n[656]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[2]) << 27u32;
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[126]) << 28u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[1]) << 26u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[127]) << 29u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[419]) << 42u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[424]) << 17u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[425]) << 10u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[0]) << 25u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[516]) << 30u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[529]) << 51u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[418]) << 33u32;
-            // g[23] bit 32: (affectedcell 5 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[594]) << 32u32;
-            // g[23] bit 16: (affectedcell 3 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[656]) << 16u32;
-            // g[23] bit 40: (affectedcell 6 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[632]) << 40u32;
-            // g[23] bit 8: (affectedcell 2 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[657]) << 8u32;
-            // g[23] bit 48: (affectedcell 7 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[649]) << 48u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[2]) << 27u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[126]) << 28u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[1]) << 26u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[127]) << 29u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[419]) << 42u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[424]) << 17u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[425]) << 10u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[0]) << 25u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[516]) << 30u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[529]) << 51u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[418]) << 33u32;
+            // g[16] bit 32: (affectedcell 5 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[594]) << 32u32;
+            // g[16] bit 16: (affectedcell 3 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[656]) << 16u32;
+            // g[16] bit 40: (affectedcell 6 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[632]) << 40u32;
+            // g[16] bit 8: (affectedcell 2 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[657]) << 8u32;
+            // g[16] bit 48: (affectedcell 7 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[649]) << 48u32;
         }
         25 => {
             // red plays (move 4 2), which guards:
@@ -8181,36 +8181,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (n[127]);
             // n[628]: (affected 2 2 w black), rules at reversi.kif:73, 79
             n[628] = (s.0[0] & 0x200 == 0x200) & (g[1] & 0x2 != 0) & (n[443]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[2]) << 27u32;
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[126]) << 28u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[1]) << 26u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[127]) << 29u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[160]) << 43u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[159]) << 34u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[259]) << 18u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[443]) << 17u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[484]) << 41u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[267]) << 11u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[516]) << 30u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[483]) << 33u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[339]) << 52u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[485]) << 49u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[628]) << 9u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[2]) << 27u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[126]) << 28u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[1]) << 26u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[127]) << 29u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[160]) << 43u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[159]) << 34u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[259]) << 18u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[443]) << 17u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[484]) << 41u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[267]) << 11u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[516]) << 30u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[483]) << 33u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[339]) << 52u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[485]) << 49u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[628]) << 9u32;
         }
         26 => {
             // red plays (move 4 3), which guards:
@@ -8255,40 +8255,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[1] & 0x4000000000000 != 0) & (n[421]);
             // n[536]: (affected 5 2 se black), rules at reversi.kif:73, 79
             n[536] = (s.0[0] & 0x200000000 == 0x200000000) & (g[3] & 0x200000000 != 0);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[2]) << 27u32;
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[126]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[228]) << 35u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[370]) << 19u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[127]) << 29u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[166]) << 34u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[391]) << 44u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[421]) << 42u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[255]) << 18u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[441]) << 17u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[423]) << 10u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[531]) << 50u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[445]) << 53u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[241]) << 25u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[516]) << 30u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[522]) << 12u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[536]) << 33u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[2]) << 27u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[126]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[228]) << 35u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[370]) << 19u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[127]) << 29u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[166]) << 34u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[391]) << 44u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[421]) << 42u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[255]) << 18u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[441]) << 17u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[423]) << 10u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[531]) << 50u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[445]) << 53u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[241]) << 25u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[516]) << 30u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[522]) << 12u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[536]) << 33u32;
         }
         27 => {
             // red plays (move 4 4), which guards:
@@ -8339,44 +8339,44 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[2] & 0x40000000000000 != 0) & (n[351]);
             // n[627]: (affected 2 2 sw black), rules at reversi.kif:73, 79
             n[627] = (s.0[0] & 0x200 == 0x200) & (g[2] & 0x1 != 0) & (n[258]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[126]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[152]) << 35u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[92]) << 36u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[240]) << 26u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[260]) << 19u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[127]) << 29u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[147]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[153]) << 43u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[172]) << 34u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[258]) << 18u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[351]) << 45u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[526]) << 13u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[540]) << 41u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[241]) << 25u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[261]) << 11u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[516]) << 30u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[530]) << 51u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[627]) << 9u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[612]) << 54u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[126]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[152]) << 35u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[92]) << 36u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[240]) << 26u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[260]) << 19u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[127]) << 29u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[147]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[153]) << 43u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[172]) << 34u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[258]) << 18u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[351]) << 45u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[526]) << 13u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[540]) << 41u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[241]) << 25u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[261]) << 11u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[516]) << 30u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[530]) << 51u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[627]) << 9u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[612]) << 54u32;
         }
         28 => {
             // red plays (move 4 5), which guards:
@@ -8427,44 +8427,44 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (n[127]);
             // n[524]: (affected 2 5 w black), rules at reversi.kif:73, 79
             n[524] = (s.0[0] & 0x1000 == 0x1000) & (g[1] & 0x10 != 0) & (n[142]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[9]) << 27u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[232]) << 35u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[84]) << 36u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[240]) << 26u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[371]) << 19u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[127]) << 29u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[142]) << 20u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[333]) << 44u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[395]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[434]) << 21u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[415]) << 42u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[422]) << 10u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[428]) << 46u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[241]) << 25u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[516]) << 30u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[524]) << 12u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[334]) << 52u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[473]) << 14u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[482]) << 49u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[9]) << 27u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[232]) << 35u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[84]) << 36u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[240]) << 26u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[371]) << 19u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[127]) << 29u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[142]) << 20u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[333]) << 44u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[395]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[434]) << 21u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[415]) << 42u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[422]) << 10u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[428]) << 46u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[241]) << 25u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[516]) << 30u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[524]) << 12u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[334]) << 52u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[473]) << 14u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[482]) << 49u32;
         }
         29 => {
             // red plays (move 4 6), which guards:
@@ -8511,40 +8511,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[532]: (affected 7 3 se black), rules at reversi.kif:73, 79
             n[532] = (s.0[0] & 0x4000000000000 == 0x4000000000000)
                 & (g[3] & 0x4000000000000 != 0) & (n[157]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[9]) << 27u32;
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[8]) << 28u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[91]) << 36u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[240]) << 26u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[146]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[157]) << 43u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[349]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[439]) << 21u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[350]) << 45u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[518]) << 22u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[525]) << 13u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[532]) << 50u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[446]) << 53u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[241]) << 25u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[266]) << 11u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[516]) << 30u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[359]) << 38u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[9]) << 27u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[8]) << 28u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[91]) << 36u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[240]) << 26u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[146]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[157]) << 43u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[349]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[439]) << 21u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[350]) << 45u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[518]) << 22u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[525]) << 13u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[532]) << 50u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[446]) << 53u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[241]) << 25u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[266]) << 11u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[516]) << 30u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[359]) << 38u32;
         }
         30 => {
             // red plays (move 4 7), which guards:
@@ -8587,36 +8587,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[614]: (affected 7 7 e black), rules at reversi.kif:73, 79
             n[614] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
                 & (g[1] & 0x40000000000000 != 0) & (n[432]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[9]) << 27u32;
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[8]) << 28u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[240]) << 26u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[7]) << 29u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[390]) << 44u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[389]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[436]) << 21u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[478]) << 22u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[432]) << 46u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[241]) << 25u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[523]) << 12u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[528]) << 51u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[358]) << 38u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[479]) << 14u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[614]) << 54u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[9]) << 27u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[8]) << 28u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[240]) << 26u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[7]) << 29u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[390]) << 44u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[389]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[436]) << 21u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[478]) << 22u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[432]) << 46u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[241]) << 25u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[523]) << 12u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[528]) << 51u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[358]) << 38u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[479]) << 14u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[614]) << 54u32;
         }
         31 => {
             // red plays (move 4 8), which guards:
@@ -8662,38 +8662,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[671]: (affected 7 8 e black), rules at reversi.kif:73, 79
             n[671] = (s.0[0] & 0x80000000000000 == 0x80000000000000)
                 & (g[1] & 0x80000000000000 != 0) & (n[670]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[9]) << 27u32;
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[8]) << 28u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[240]) << 26u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[7]) << 29u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[341]) << 45u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[521]) << 22u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[527]) << 13u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[241]) << 25u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[6]) << 30u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[342]) << 52u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[340]) << 38u32;
-            // g[23] bit 39: (affectedcell 5 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[644]) << 39u32;
-            // g[23] bit 23: (affectedcell 3 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[639]) << 23u32;
-            // g[23] bit 47: (affectedcell 6 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[670]) << 47u32;
-            // g[23] bit 15: (affectedcell 2 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[654]) << 15u32;
-            // g[23] bit 55: (affectedcell 7 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[671]) << 55u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[9]) << 27u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[8]) << 28u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[240]) << 26u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[7]) << 29u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[341]) << 45u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[521]) << 22u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[527]) << 13u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[241]) << 25u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[6]) << 30u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[342]) << 52u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[340]) << 38u32;
+            // g[16] bit 39: (affectedcell 5 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[644]) << 39u32;
+            // g[16] bit 23: (affectedcell 3 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[639]) << 23u32;
+            // g[16] bit 47: (affectedcell 6 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[670]) << 47u32;
+            // g[16] bit 15: (affectedcell 2 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[654]) << 15u32;
+            // g[16] bit 55: (affectedcell 7 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[671]) << 55u32;
         }
         32 => {
             // red plays (move 5 1), which guards:
@@ -8738,38 +8738,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[656] = (s.0[0] & 0x10000 == 0x10000) & (g[9] & 0x10000 != 0) & (n[643]);
             // n[657]: (affected 2 1 w black), rules at reversi.kif:73, 79
             n[657] = (s.0[0] & 0x100 == 0x100) & (g[1] & 0x1 != 0) & (n[656]);
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[87]) << 35u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[88]) << 36u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[86]) << 34u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[353]) << 37u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[259]) << 18u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[534]) << 50u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[533]) << 41u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[253]) << 25u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[267]) << 11u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[85]) << 33u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[354]) << 38u32;
-            // g[23] bit 24: (affectedcell 4 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[643]) << 24u32;
-            // g[23] bit 16: (affectedcell 3 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[656]) << 16u32;
-            // g[23] bit 40: (affectedcell 6 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[632]) << 40u32;
-            // g[23] bit 8: (affectedcell 2 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[657]) << 8u32;
-            // g[23] bit 48: (affectedcell 7 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[649]) << 48u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[87]) << 35u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[88]) << 36u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[86]) << 34u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[353]) << 37u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[259]) << 18u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[534]) << 50u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[533]) << 41u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[253]) << 25u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[267]) << 11u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[85]) << 33u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[354]) << 38u32;
+            // g[16] bit 24: (affectedcell 4 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[643]) << 24u32;
+            // g[16] bit 16: (affectedcell 3 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[656]) << 16u32;
+            // g[16] bit 40: (affectedcell 6 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[632]) << 40u32;
+            // g[16] bit 8: (affectedcell 2 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[657]) << 8u32;
+            // g[16] bit 48: (affectedcell 7 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[649]) << 48u32;
         }
         33 => {
             // red plays (move 5 2), which guards:
@@ -8811,36 +8811,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[2] & 0x8000000000000 != 0) & (n[419]);
             // n[628]: (affected 2 2 w black), rules at reversi.kif:73, 79
             n[628] = (s.0[0] & 0x200 == 0x200) & (g[1] & 0x2 != 0) & (n[443]);
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[87]) << 35u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[88]) << 36u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[369]) << 26u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[370]) << 19u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[86]) << 34u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[353]) << 37u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[419]) << 42u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[443]) << 17u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[484]) << 41u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[245]) << 25u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[522]) << 12u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[529]) << 51u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[354]) << 38u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[485]) << 49u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[628]) << 9u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[87]) << 35u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[88]) << 36u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[369]) << 26u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[370]) << 19u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[86]) << 34u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[353]) << 37u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[419]) << 42u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[443]) << 17u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[484]) << 41u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[245]) << 25u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[522]) << 12u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[529]) << 51u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[354]) << 38u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[485]) << 49u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[628]) << 9u32;
         }
         34 => {
             // red plays (move 5 3), which guards:
@@ -8886,40 +8886,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[540]: (affected 6 2 se black), rules at reversi.kif:73, 79
             n[540] = (s.0[0] & 0x20000000000 == 0x20000000000)
                 & (g[3] & 0x20000000000 != 0);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[23]) << 27u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[87]) << 35u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[88]) << 36u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[254]) << 26u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[147]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[160]) << 43u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[353]) << 37u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[421]) << 42u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[255]) << 18u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[423]) << 10u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[526]) << 13u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[531]) << 50u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[540]) << 41u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[246]) << 25u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[538]) << 33u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[339]) << 52u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[354]) << 38u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[23]) << 27u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[87]) << 35u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[88]) << 36u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[254]) << 26u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[147]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[160]) << 43u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[353]) << 37u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[421]) << 42u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[255]) << 18u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[423]) << 10u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[526]) << 13u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[531]) << 50u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[540]) << 41u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[246]) << 25u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[538]) << 33u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[339]) << 52u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[354]) << 38u32;
         }
         35 => {
             // red plays (move 5 4), which guards:
@@ -8971,44 +8971,44 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[538]: (affected 5 2 s black), rules at reversi.kif:73, 79
             n[538] = (s.0[0] & 0x200000000 == 0x200000000) & (g[0] & 0x100000000 != 0)
                 & (n[168]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[13]) << 27u32;
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[222]) << 28u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[88]) << 36u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[367]) << 26u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[260]) << 19u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[153]) << 43u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[168]) << 34u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[391]) << 44u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[353]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[434]) << 21u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[415]) << 42u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[441]) << 17u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[445]) << 53u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[261]) << 11u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[530]) << 51u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[538]) << 33u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[354]) << 38u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[473]) << 14u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[482]) << 49u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[13]) << 27u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[222]) << 28u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[88]) << 36u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[367]) << 26u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[260]) << 19u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[153]) << 43u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[168]) << 34u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[391]) << 44u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[353]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[434]) << 21u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[415]) << 42u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[441]) << 17u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[445]) << 53u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[261]) << 11u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[530]) << 51u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[538]) << 33u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[354]) << 38u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[473]) << 14u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[482]) << 49u32;
         }
         36 => {
             // red plays (move 5 5), which guards:
@@ -9060,44 +9060,44 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[2] & 0x40000000000000 != 0) & (n[351]);
             // n[627]: (affected 2 2 sw black), rules at reversi.kif:73, 79
             n[627] = (s.0[0] & 0x200 == 0x200) & (g[2] & 0x1 != 0) & (n[258]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[20]) << 27u32;
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[141]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[167]) << 35u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[134]) << 29u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[142]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[157]) << 43u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[168]) << 34u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[333]) << 44u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[353]) << 37u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[258]) << 18u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[351]) << 45u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[518]) << 22u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[532]) << 50u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[524]) << 12u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[538]) << 33u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[334]) << 52u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[354]) << 38u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[627]) << 9u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[612]) << 54u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[20]) << 27u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[141]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[167]) << 35u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[134]) << 29u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[142]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[157]) << 43u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[168]) << 34u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[333]) << 44u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[353]) << 37u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[258]) << 18u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[351]) << 45u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[518]) << 22u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[532]) << 50u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[524]) << 12u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[538]) << 33u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[334]) << 52u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[354]) << 38u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[627]) << 9u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[612]) << 54u32;
         }
         37 => {
             // red plays (move 5 6), which guards:
@@ -9144,40 +9144,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[538]: (affected 5 2 s black), rules at reversi.kif:73, 79
             n[538] = (s.0[0] & 0x200000000 == 0x200000000) & (g[0] & 0x100000000 != 0)
                 & (n[168]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[218]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[167]) << 35u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[80]) << 36u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[371]) << 19u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[125]) << 29u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[168]) << 34u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[390]) << 44u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[439]) << 21u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[350]) << 45u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[422]) << 10u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[525]) << 13u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[446]) << 53u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[428]) << 46u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[514]) << 30u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[528]) << 51u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[538]) << 33u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[354]) << 38u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[218]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[167]) << 35u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[80]) << 36u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[371]) << 19u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[125]) << 29u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[168]) << 34u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[390]) << 44u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[439]) << 21u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[350]) << 45u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[422]) << 10u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[525]) << 13u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[446]) << 53u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[428]) << 46u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[514]) << 30u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[528]) << 51u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[538]) << 33u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[354]) << 38u32;
         }
         38 => {
             // red plays (move 5 7), which guards:
@@ -9220,36 +9220,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[614]: (affected 7 7 e black), rules at reversi.kif:73, 79
             n[614] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
                 & (g[1] & 0x40000000000000 != 0) & (n[432]);
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[167]) << 35u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[80]) << 36u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[136]) << 29u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[146]) << 20u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[168]) << 34u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[79]) << 37u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[341]) << 45u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[478]) << 22u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[432]) << 46u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[266]) << 11u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[477]) << 30u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[538]) << 33u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[342]) << 52u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[479]) << 14u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[614]) << 54u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[167]) << 35u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[80]) << 36u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[136]) << 29u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[146]) << 20u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[168]) << 34u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[79]) << 37u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[341]) << 45u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[478]) << 22u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[432]) << 46u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[266]) << 11u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[477]) << 30u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[538]) << 33u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[342]) << 52u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[479]) << 14u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[614]) << 54u32;
         }
         39 => {
             // red plays (move 5 8), which guards:
@@ -9295,38 +9295,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[671]: (affected 7 8 e black), rules at reversi.kif:73, 79
             n[671] = (s.0[0] & 0x80000000000000 == 0x80000000000000)
                 & (g[1] & 0x80000000000000 != 0) & (n[670]);
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[167]) << 35u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[80]) << 36u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[168]) << 34u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[79]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[436]) << 21u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[448]) << 53u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[433]) << 46u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[435]) << 30u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[523]) << 12u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[538]) << 33u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[78]) << 38u32;
-            // g[23] bit 31: (affectedcell 4 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[573]) << 31u32;
-            // g[23] bit 23: (affectedcell 3 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[639]) << 23u32;
-            // g[23] bit 47: (affectedcell 6 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[670]) << 47u32;
-            // g[23] bit 15: (affectedcell 2 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[654]) << 15u32;
-            // g[23] bit 55: (affectedcell 7 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[671]) << 55u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[167]) << 35u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[80]) << 36u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[168]) << 34u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[79]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[436]) << 21u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[448]) << 53u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[433]) << 46u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[435]) << 30u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[523]) << 12u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[538]) << 33u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[78]) << 38u32;
+            // g[16] bit 31: (affectedcell 4 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[573]) << 31u32;
+            // g[16] bit 23: (affectedcell 3 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[639]) << 23u32;
+            // g[16] bit 47: (affectedcell 6 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[670]) << 47u32;
+            // g[16] bit 15: (affectedcell 2 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[654]) << 15u32;
+            // g[16] bit 55: (affectedcell 7 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[671]) << 55u32;
         }
         40 => {
             // red plays (move 6 1), which guards:
@@ -9372,38 +9372,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[656] = (s.0[0] & 0x10000 == 0x10000) & (g[9] & 0x10000 != 0) & (n[643]);
             // n[657]: (affected 2 1 w black), rules at reversi.kif:73, 79
             n[657] = (s.0[0] & 0x100 == 0x100) & (g[1] & 0x1 != 0) & (n[656]);
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[369]) << 26u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[370]) << 19u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[156]) << 43u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[347]) << 44u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[155]) << 42u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[348]) << 45u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[154]) << 41u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[429]) << 46u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[522]) << 12u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[368]) << 33u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[490]) << 49u32;
-            // g[23] bit 24: (affectedcell 4 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[643]) << 24u32;
-            // g[23] bit 32: (affectedcell 5 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[597]) << 32u32;
-            // g[23] bit 16: (affectedcell 3 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[656]) << 16u32;
-            // g[23] bit 8: (affectedcell 2 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[657]) << 8u32;
-            // g[23] bit 48: (affectedcell 7 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[649]) << 48u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[369]) << 26u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[370]) << 19u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[156]) << 43u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[347]) << 44u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[155]) << 42u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[348]) << 45u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[154]) << 41u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[429]) << 46u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[522]) << 12u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[368]) << 33u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[490]) << 49u32;
+            // g[16] bit 24: (affectedcell 4 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[643]) << 24u32;
+            // g[16] bit 32: (affectedcell 5 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[597]) << 32u32;
+            // g[16] bit 16: (affectedcell 3 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[656]) << 16u32;
+            // g[16] bit 8: (affectedcell 2 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[657]) << 8u32;
+            // g[16] bit 48: (affectedcell 7 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[649]) << 48u32;
         }
         41 => {
             // red plays (move 6 2), which guards:
@@ -9446,36 +9446,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[2] & 0x4000000000000 != 0);
             // n[628]: (affected 2 2 w black), rules at reversi.kif:73, 79
             n[628] = (s.0[0] & 0x200 == 0x200) & (g[1] & 0x2 != 0) & (n[443]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[23]) << 27u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[147]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[156]) << 43u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[22]) << 34u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[347]) << 44u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[155]) << 42u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[348]) << 45u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[443]) << 17u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[526]) << 13u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[534]) << 50u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[429]) << 46u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[245]) << 25u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[244]) << 33u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[485]) << 49u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[628]) << 9u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[23]) << 27u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[147]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[156]) << 43u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[22]) << 34u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[347]) << 44u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[155]) << 42u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[348]) << 45u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[443]) << 17u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[526]) << 13u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[534]) << 50u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[429]) << 46u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[245]) << 25u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[244]) << 33u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[485]) << 49u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[628]) << 9u32;
         }
         42 => {
             // red plays (move 6 3), which guards:
@@ -9524,40 +9524,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[539]: (affected 6 2 s black), rules at reversi.kif:73, 79
             n[539] = (s.0[0] & 0x20000000000 == 0x20000000000)
                 & (g[0] & 0x10000000000 != 0);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[222]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[221]) << 35u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[254]) << 26u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[156]) << 43u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[171]) << 34u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[347]) << 44u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[434]) << 21u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[255]) << 18u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[348]) << 45u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[423]) << 10u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[531]) << 50u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[539]) << 41u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[429]) << 46u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[529]) << 51u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[537]) << 33u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[473]) << 14u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[482]) << 49u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[222]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[221]) << 35u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[254]) << 26u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[156]) << 43u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[171]) << 34u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[347]) << 44u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[434]) << 21u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[255]) << 18u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[348]) << 45u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[423]) << 10u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[531]) << 50u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[539]) << 41u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[429]) << 46u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[529]) << 51u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[537]) << 33u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[473]) << 14u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[482]) << 49u32;
         }
         43 => {
             // red plays (move 6 4), which guards:
@@ -9607,40 +9607,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[539]: (affected 6 2 s black), rules at reversi.kif:73, 79
             n[539] = (s.0[0] & 0x20000000000 == 0x20000000000)
                 & (g[0] & 0x10000000000 != 0) & (n[420]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[13]) << 27u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[12]) << 35u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[95]) << 36u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[260]) << 19u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[134]) << 29u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[173]) << 34u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[347]) << 44u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[420]) << 42u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[348]) << 45u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[518]) << 22u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[532]) << 50u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[539]) << 41u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[429]) << 46u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[246]) << 25u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[261]) << 11u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[530]) << 51u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[339]) << 52u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[13]) << 27u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[12]) << 35u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[95]) << 36u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[260]) << 19u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[134]) << 29u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[173]) << 34u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[347]) << 44u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[420]) << 42u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[348]) << 45u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[518]) << 22u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[532]) << 50u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[539]) << 41u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[429]) << 46u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[246]) << 25u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[261]) << 11u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[530]) << 51u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[339]) << 52u32;
         }
         44 => {
             // red plays (move 6 5), which guards:
@@ -9690,40 +9690,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[539]: (affected 6 2 s black), rules at reversi.kif:73, 79
             n[539] = (s.0[0] & 0x20000000000 == 0x20000000000)
                 & (g[0] & 0x10000000000 != 0) & (n[420]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[141]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[231]) << 35u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[77]) << 36u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[367]) << 26u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[142]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[151]) << 43u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[394]) << 37u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[420]) << 42u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[348]) << 45u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[441]) << 17u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[539]) << 41u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[445]) << 53u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[429]) << 46u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[514]) << 30u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[524]) << 12u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[528]) << 51u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[334]) << 52u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[141]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[231]) << 35u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[77]) << 36u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[367]) << 26u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[142]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[151]) << 43u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[394]) << 37u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[420]) << 42u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[348]) << 45u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[441]) << 17u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[539]) << 41u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[445]) << 53u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[429]) << 46u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[514]) << 30u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[524]) << 12u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[528]) << 51u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[334]) << 52u32;
         }
         45 => {
             // red plays (move 6 6), which guards:
@@ -9773,40 +9773,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[2] & 0x40000000000000 != 0);
             // n[627]: (affected 2 2 sw black), rules at reversi.kif:73, 79
             n[627] = (s.0[0] & 0x200 == 0x200) & (g[2] & 0x1 != 0) & (n[258]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[20]) << 27u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[19]) << 36u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[125]) << 29u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[151]) << 43u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[150]) << 44u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[124]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[439]) << 21u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[420]) << 42u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[258]) << 18u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[525]) << 13u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[539]) << 41u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[446]) << 53u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[429]) << 46u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[342]) << 52u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[360]) << 38u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[627]) << 9u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[612]) << 54u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[20]) << 27u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[19]) << 36u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[125]) << 29u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[151]) << 43u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[150]) << 44u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[124]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[439]) << 21u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[420]) << 42u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[258]) << 18u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[525]) << 13u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[539]) << 41u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[446]) << 53u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[429]) << 46u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[342]) << 52u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[360]) << 38u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[627]) << 9u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[612]) << 54u32;
         }
         46 => {
             // red plays (move 6 7), which guards:
@@ -9851,36 +9851,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[614]: (affected 7 7 e black), rules at reversi.kif:73, 79
             n[614] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
                 & (g[1] & 0x40000000000000 != 0);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[218]) << 28u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[371]) << 19u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[151]) << 43u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[150]) << 44u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[217]) << 37u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[420]) << 42u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[149]) << 45u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[422]) << 10u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[478]) << 22u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[539]) << 41u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[448]) << 53u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[477]) << 30u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[363]) << 38u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[479]) << 14u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[614]) << 54u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[218]) << 28u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[371]) << 19u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[151]) << 43u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[150]) << 44u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[217]) << 37u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[420]) << 42u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[149]) << 45u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[422]) << 10u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[478]) << 22u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[539]) << 41u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[448]) << 53u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[477]) << 30u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[363]) << 38u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[479]) << 14u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[614]) << 54u32;
         }
         47 => {
             // red plays (move 6 8), which guards:
@@ -9929,38 +9929,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[671]: (affected 7 8 e black), rules at reversi.kif:73, 79
             n[671] = (s.0[0] & 0x80000000000000 == 0x80000000000000)
                 & (g[1] & 0x80000000000000 != 0);
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[136]) << 29u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[146]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[151]) << 43u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[150]) << 44u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[420]) << 42u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[149]) << 45u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[539]) << 41u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[148]) << 46u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[266]) << 11u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[135]) << 38u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[615]) << 54u32;
-            // g[23] bit 31: (affectedcell 4 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[573]) << 31u32;
-            // g[23] bit 39: (affectedcell 5 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[572]) << 39u32;
-            // g[23] bit 23: (affectedcell 3 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[639]) << 23u32;
-            // g[23] bit 15: (affectedcell 2 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[654]) << 15u32;
-            // g[23] bit 55: (affectedcell 7 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[671]) << 55u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[136]) << 29u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[146]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[151]) << 43u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[150]) << 44u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[420]) << 42u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[149]) << 45u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[539]) << 41u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[148]) << 46u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[266]) << 11u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[135]) << 38u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[615]) << 54u32;
+            // g[16] bit 31: (affectedcell 4 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[573]) << 31u32;
+            // g[16] bit 39: (affectedcell 5 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[572]) << 39u32;
+            // g[16] bit 23: (affectedcell 3 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[639]) << 23u32;
+            // g[16] bit 15: (affectedcell 2 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[654]) << 15u32;
+            // g[16] bit 55: (affectedcell 7 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[671]) << 55u32;
         }
         48 => {
             // red plays (move 7 1), which guards:
@@ -10008,38 +10008,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[656] = (s.0[0] & 0x10000 == 0x10000) & (g[9] & 0x10000 != 0) & (n[643]);
             // n[657]: (affected 2 1 w black), rules at reversi.kif:73, 79
             n[657] = (s.0[0] & 0x100 == 0x100) & (g[1] & 0x1 != 0) & (n[656]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[23]) << 27u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[147]) << 20u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[22]) << 34u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[526]) << 13u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[336]) << 50u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[21]) << 41u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[447]) << 53u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[337]) << 51u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[338]) << 52u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[335]) << 49u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[613]) << 54u32;
-            // g[23] bit 24: (affectedcell 4 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[643]) << 24u32;
-            // g[23] bit 32: (affectedcell 5 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[597]) << 32u32;
-            // g[23] bit 16: (affectedcell 3 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[656]) << 16u32;
-            // g[23] bit 40: (affectedcell 6 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[596]) << 40u32;
-            // g[23] bit 8: (affectedcell 2 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[657]) << 8u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[23]) << 27u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[147]) << 20u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[22]) << 34u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[526]) << 13u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[336]) << 50u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[21]) << 41u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[447]) << 53u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[337]) << 51u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[338]) << 52u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[335]) << 49u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[613]) << 54u32;
+            // g[16] bit 24: (affectedcell 4 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[643]) << 24u32;
+            // g[16] bit 32: (affectedcell 5 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[597]) << 32u32;
+            // g[16] bit 16: (affectedcell 3 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[656]) << 16u32;
+            // g[16] bit 40: (affectedcell 6 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[596]) << 40u32;
+            // g[16] bit 8: (affectedcell 2 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[657]) << 8u32;
         }
         49 => {
             // red plays (move 7 2), which guards:
@@ -10085,36 +10085,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[0] & 0x40000000000000 != 0) & (n[447]);
             // n[628]: (affected 2 2 w black), rules at reversi.kif:73, 79
             n[628] = (s.0[0] & 0x200 == 0x200) & (g[1] & 0x2 != 0) & (n[443]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[222]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[221]) << 35u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[434]) << 21u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[220]) << 42u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[443]) << 17u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[336]) << 50u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[243]) << 41u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[447]) << 53u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[245]) << 25u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[337]) << 51u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[244]) << 33u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[338]) << 52u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[473]) << 14u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[628]) << 9u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[613]) << 54u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[222]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[221]) << 35u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[434]) << 21u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[220]) << 42u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[443]) << 17u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[336]) << 50u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[243]) << 41u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[447]) << 53u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[245]) << 25u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[337]) << 51u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[244]) << 33u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[338]) << 52u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[473]) << 14u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[628]) << 9u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[613]) << 54u32;
         }
         50 => {
             // red plays (move 7 3), which guards:
@@ -10160,36 +10160,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[613]: (affected 7 7 n black), rules at reversi.kif:73, 79
             n[613] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
                 & (g[0] & 0x40000000000000 != 0) & (n[447]);
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[95]) << 36u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[254]) << 26u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[134]) << 29u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[94]) << 43u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[171]) << 34u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[170]) << 42u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[255]) << 18u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[423]) << 10u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[518]) << 22u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[541]) << 41u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[447]) << 53u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[337]) << 51u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[338]) << 52u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[488]) << 49u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[613]) << 54u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[95]) << 36u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[254]) << 26u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[134]) << 29u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[94]) << 43u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[171]) << 34u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[170]) << 42u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[255]) << 18u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[423]) << 10u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[518]) << 22u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[541]) << 41u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[447]) << 53u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[337]) << 51u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[338]) << 52u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[488]) << 49u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[613]) << 54u32;
         }
         51 => {
             // red plays (move 7 4), which guards:
@@ -10236,36 +10236,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[613]: (affected 7 7 n black), rules at reversi.kif:73, 79
             n[613] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
                 & (g[0] & 0x40000000000000 != 0) & (n[447]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[13]) << 27u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[12]) << 35u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[260]) << 19u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[11]) << 43u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[393]) << 44u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[394]) << 37u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[417]) << 42u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[487]) << 50u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[447]) << 53u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[261]) << 11u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[514]) << 30u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[537]) << 33u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[338]) << 52u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[488]) << 49u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[613]) << 54u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[13]) << 27u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[12]) << 35u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[260]) << 19u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[11]) << 43u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[393]) << 44u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[394]) << 37u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[417]) << 42u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[487]) << 50u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[447]) << 53u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[261]) << 11u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[514]) << 30u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[537]) << 33u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[338]) << 52u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[488]) << 49u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[613]) << 54u32;
         }
         52 => {
             // red plays (move 7 5), which guards:
@@ -10312,36 +10312,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[613]: (affected 7 7 n black), rules at reversi.kif:73, 79
             n[613] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
                 & (g[0] & 0x40000000000000 != 0) & (n[447]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[141]) << 28u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[77]) << 36u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[142]) << 20u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[162]) << 43u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[173]) << 34u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[76]) << 44u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[352]) << 45u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[487]) << 50u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[447]) << 53u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[246]) << 25u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[524]) << 12u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[486]) << 51u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[360]) << 38u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[488]) << 49u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[613]) << 54u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[141]) << 28u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[77]) << 36u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[142]) << 20u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[162]) << 43u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[173]) << 34u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[76]) << 44u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[352]) << 45u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[487]) << 50u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[447]) << 53u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[246]) << 25u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[524]) << 12u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[486]) << 51u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[360]) << 38u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[488]) << 49u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[613]) << 54u32;
         }
         53 => {
             // red plays (move 7 6), which guards:
@@ -10387,36 +10387,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[613]: (affected 7 7 n black), rules at reversi.kif:73, 79
             n[613] = (s.0[0] & 0x40000000000000 == 0x40000000000000)
                 & (g[0] & 0x40000000000000 != 0);
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[231]) << 35u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[367]) << 26u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[125]) << 29u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[230]) << 44u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[124]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[439]) << 21u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[123]) << 45u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[441]) << 17u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[525]) << 13u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[487]) << 50u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[431]) << 46u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[486]) << 51u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[345]) << 52u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[488]) << 49u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[613]) << 54u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[231]) << 35u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[367]) << 26u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[125]) << 29u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[230]) << 44u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[124]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[439]) << 21u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[123]) << 45u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[441]) << 17u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[525]) << 13u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[487]) << 50u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[431]) << 46u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[486]) << 51u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[345]) << 52u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[488]) << 49u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[613]) << 54u32;
         }
         54 => {
             // red plays (move 7 7), which guards:
@@ -10461,36 +10461,36 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 & (g[0] & 0x1000000000000 != 0) & (n[487]);
             // n[627]: (affected 2 2 sw black), rules at reversi.kif:73, 79
             n[627] = (s.0[0] & 0x200 == 0x200) & (g[2] & 0x1 != 0) & (n[258]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[20]) << 27u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[19]) << 36u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[258]) << 18u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[18]) << 45u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[478]) << 22u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[487]) << 50u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[344]) << 53u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[362]) << 46u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[477]) << 30u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[486]) << 51u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[345]) << 52u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[363]) << 38u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[479]) << 14u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[488]) << 49u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[627]) << 9u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[20]) << 27u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[19]) << 36u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[258]) << 18u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[18]) << 45u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[478]) << 22u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[487]) << 50u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[344]) << 53u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[362]) << 46u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[477]) << 30u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[486]) << 51u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[345]) << 52u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[363]) << 38u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[479]) << 14u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[488]) << 49u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[627]) << 9u32;
         }
         55 => {
             // red plays (move 7 8), which guards:
@@ -10538,38 +10538,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             n[639] = (s.0[0] & 0x800000 == 0x800000) & (g[9] & 0x800000 != 0) & (n[573]);
             // n[654]: (affected 2 8 w black), rules at reversi.kif:73, 79
             n[654] = (s.0[0] & 0x8000 == 0x8000) & (g[1] & 0x80 != 0) & (n[639]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[218]) << 28u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[371]) << 19u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[217]) << 37u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[422]) << 10u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[487]) << 50u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[344]) << 53u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[216]) << 46u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[486]) << 51u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[345]) << 52u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[488]) << 49u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[343]) << 54u32;
-            // g[23] bit 31: (affectedcell 4 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[573]) << 31u32;
-            // g[23] bit 39: (affectedcell 5 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[572]) << 39u32;
-            // g[23] bit 23: (affectedcell 3 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[639]) << 23u32;
-            // g[23] bit 47: (affectedcell 6 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[571]) << 47u32;
-            // g[23] bit 15: (affectedcell 2 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[654]) << 15u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[218]) << 28u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[371]) << 19u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[217]) << 37u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[422]) << 10u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[487]) << 50u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[344]) << 53u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[216]) << 46u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[486]) << 51u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[345]) << 52u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[488]) << 49u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[343]) << 54u32;
+            // g[16] bit 31: (affectedcell 4 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[573]) << 31u32;
+            // g[16] bit 39: (affectedcell 5 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[572]) << 39u32;
+            // g[16] bit 23: (affectedcell 3 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[639]) << 23u32;
+            // g[16] bit 47: (affectedcell 6 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[571]) << 47u32;
+            // g[16] bit 15: (affectedcell 2 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[654]) << 15u32;
         }
         56 => {
             // red plays (move 8 1), which guards:
@@ -10624,42 +10624,42 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[669]: (affected 8 7 n black), rules at reversi.kif:73, 79
             n[669] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
                 & (g[0] & 0x4000000000000000 != 0) & (n[668]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[222]) << 28u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[221]) << 35u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[434]) << 21u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[220]) << 42u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[473]) << 14u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[219]) << 49u32;
-            // g[23] bit 24: (affectedcell 4 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[643]) << 24u32;
-            // g[23] bit 59: (affectedcell 8 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[590]) << 59u32;
-            // g[23] bit 32: (affectedcell 5 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[597]) << 32u32;
-            // g[23] bit 60: (affectedcell 8 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[642]) << 60u32;
-            // g[23] bit 16: (affectedcell 3 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[656]) << 16u32;
-            // g[23] bit 58: (affectedcell 8 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[589]) << 58u32;
-            // g[23] bit 40: (affectedcell 6 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[596]) << 40u32;
-            // g[23] bit 61: (affectedcell 8 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[668]) << 61u32;
-            // g[23] bit 8: (affectedcell 2 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[657]) << 8u32;
-            // g[23] bit 57: (affectedcell 8 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[588]) << 57u32;
-            // g[23] bit 48: (affectedcell 7 1), rules at reversi.kif:85
-            g[23] |= u64::from(n[595]) << 48u32;
-            // g[23] bit 62: (affectedcell 8 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[669]) << 62u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[222]) << 28u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[221]) << 35u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[434]) << 21u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[220]) << 42u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[473]) << 14u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[219]) << 49u32;
+            // g[16] bit 24: (affectedcell 4 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[643]) << 24u32;
+            // g[16] bit 59: (affectedcell 8 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[590]) << 59u32;
+            // g[16] bit 32: (affectedcell 5 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[597]) << 32u32;
+            // g[16] bit 60: (affectedcell 8 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[642]) << 60u32;
+            // g[16] bit 16: (affectedcell 3 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[656]) << 16u32;
+            // g[16] bit 58: (affectedcell 8 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[589]) << 58u32;
+            // g[16] bit 40: (affectedcell 6 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[596]) << 40u32;
+            // g[16] bit 61: (affectedcell 8 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[668]) << 61u32;
+            // g[16] bit 8: (affectedcell 2 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[657]) << 8u32;
+            // g[16] bit 57: (affectedcell 8 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[588]) << 57u32;
+            // g[16] bit 48: (affectedcell 7 1), rules at reversi.kif:85
+            g[16] |= u64::from(n[595]) << 48u32;
+            // g[16] bit 62: (affectedcell 8 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[669]) << 62u32;
         }
         57 => {
             // red plays (move 8 2), which guards:
@@ -10708,38 +10708,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[669]: (affected 8 7 n black), rules at reversi.kif:73, 79
             n[669] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
                 & (g[0] & 0x4000000000000000 != 0) & (n[668]);
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[95]) << 36u32;
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[134]) << 29u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[94]) << 43u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[443]) << 17u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[518]) << 22u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[93]) << 50u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[243]) << 41u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[245]) << 25u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[244]) << 33u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[242]) << 49u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[628]) << 9u32;
-            // g[23] bit 59: (affectedcell 8 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[590]) << 59u32;
-            // g[23] bit 60: (affectedcell 8 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[642]) << 60u32;
-            // g[23] bit 58: (affectedcell 8 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[589]) << 58u32;
-            // g[23] bit 61: (affectedcell 8 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[668]) << 61u32;
-            // g[23] bit 62: (affectedcell 8 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[669]) << 62u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[95]) << 36u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[134]) << 29u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[94]) << 43u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[443]) << 17u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[518]) << 22u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[93]) << 50u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[243]) << 41u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[245]) << 25u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[244]) << 33u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[242]) << 49u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[628]) << 9u32;
+            // g[16] bit 59: (affectedcell 8 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[590]) << 59u32;
+            // g[16] bit 60: (affectedcell 8 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[642]) << 60u32;
+            // g[16] bit 58: (affectedcell 8 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[589]) << 58u32;
+            // g[16] bit 61: (affectedcell 8 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[668]) << 61u32;
+            // g[16] bit 62: (affectedcell 8 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[669]) << 62u32;
         }
         58 => {
             // red plays (move 8 3), which guards:
@@ -10789,38 +10789,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[669]: (affected 8 7 n black), rules at reversi.kif:73, 79
             n[669] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
                 & (g[0] & 0x4000000000000000 != 0) & (n[668]);
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[254]) << 26u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[171]) << 34u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[393]) << 44u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[394]) << 37u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[170]) << 42u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[255]) << 18u32;
-            // g[23] bit 10: (affectedcell 2 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[423]) << 10u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[169]) << 50u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[514]) << 30u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[392]) << 51u32;
-            // g[23] bit 49: (affectedcell 7 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[489]) << 49u32;
-            // g[23] bit 59: (affectedcell 8 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[590]) << 59u32;
-            // g[23] bit 60: (affectedcell 8 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[642]) << 60u32;
-            // g[23] bit 61: (affectedcell 8 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[668]) << 61u32;
-            // g[23] bit 57: (affectedcell 8 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[655]) << 57u32;
-            // g[23] bit 62: (affectedcell 8 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[669]) << 62u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[254]) << 26u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[171]) << 34u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[393]) << 44u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[394]) << 37u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[170]) << 42u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[255]) << 18u32;
+            // g[16] bit 10: (affectedcell 2 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[423]) << 10u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[169]) << 50u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[514]) << 30u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[392]) << 51u32;
+            // g[16] bit 49: (affectedcell 7 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[489]) << 49u32;
+            // g[16] bit 59: (affectedcell 8 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[590]) << 59u32;
+            // g[16] bit 60: (affectedcell 8 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[642]) << 60u32;
+            // g[16] bit 61: (affectedcell 8 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[668]) << 61u32;
+            // g[16] bit 57: (affectedcell 8 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[655]) << 57u32;
+            // g[16] bit 62: (affectedcell 8 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[669]) << 62u32;
         }
         59 => {
             // red plays (move 8 4), which guards:
@@ -10870,38 +10870,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[669]: (affected 8 7 n black), rules at reversi.kif:73, 79
             n[669] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
                 & (g[0] & 0x4000000000000000 != 0) & (n[668]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[13]) << 27u32;
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[12]) << 35u32;
-            // g[23] bit 19: (affectedcell 3 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[260]) << 19u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[11]) << 43u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[352]) << 45u32;
-            // g[23] bit 50: (affectedcell 7 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[535]) << 50u32;
-            // g[23] bit 41: (affectedcell 6 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[541]) << 41u32;
-            // g[23] bit 11: (affectedcell 2 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[261]) << 11u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[10]) << 51u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[346]) << 52u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[360]) << 38u32;
-            // g[23] bit 60: (affectedcell 8 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[642]) << 60u32;
-            // g[23] bit 58: (affectedcell 8 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[638]) << 58u32;
-            // g[23] bit 61: (affectedcell 8 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[668]) << 61u32;
-            // g[23] bit 57: (affectedcell 8 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[655]) << 57u32;
-            // g[23] bit 62: (affectedcell 8 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[669]) << 62u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[13]) << 27u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[12]) << 35u32;
+            // g[16] bit 19: (affectedcell 3 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[260]) << 19u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[11]) << 43u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[352]) << 45u32;
+            // g[16] bit 50: (affectedcell 7 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[535]) << 50u32;
+            // g[16] bit 41: (affectedcell 6 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[541]) << 41u32;
+            // g[16] bit 11: (affectedcell 2 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[261]) << 11u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[10]) << 51u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[346]) << 52u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[360]) << 38u32;
+            // g[16] bit 60: (affectedcell 8 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[642]) << 60u32;
+            // g[16] bit 58: (affectedcell 8 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[638]) << 58u32;
+            // g[16] bit 61: (affectedcell 8 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[668]) << 61u32;
+            // g[16] bit 57: (affectedcell 8 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[655]) << 57u32;
+            // g[16] bit 62: (affectedcell 8 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[669]) << 62u32;
         }
         60 => {
             // red plays (move 8 5), which guards:
@@ -10951,38 +10951,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[669]: (affected 8 7 n black), rules at reversi.kif:73, 79
             n[669] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
                 & (g[0] & 0x4000000000000000 != 0) & (n[668]);
-            // g[23] bit 28: (affectedcell 4 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[141]) << 28u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[77]) << 36u32;
-            // g[23] bit 20: (affectedcell 3 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[142]) << 20u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[76]) << 44u32;
-            // g[23] bit 42: (affectedcell 6 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[417]) << 42u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[430]) << 53u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[431]) << 46u32;
-            // g[23] bit 12: (affectedcell 2 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[524]) << 12u32;
-            // g[23] bit 51: (affectedcell 7 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[416]) << 51u32;
-            // g[23] bit 33: (affectedcell 5 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[537]) << 33u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[75]) << 52u32;
-            // g[23] bit 59: (affectedcell 8 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[587]) << 59u32;
-            // g[23] bit 58: (affectedcell 8 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[638]) << 58u32;
-            // g[23] bit 61: (affectedcell 8 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[668]) << 61u32;
-            // g[23] bit 57: (affectedcell 8 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[655]) << 57u32;
-            // g[23] bit 62: (affectedcell 8 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[669]) << 62u32;
+            // g[16] bit 28: (affectedcell 4 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[141]) << 28u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[77]) << 36u32;
+            // g[16] bit 20: (affectedcell 3 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[142]) << 20u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[76]) << 44u32;
+            // g[16] bit 42: (affectedcell 6 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[417]) << 42u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[430]) << 53u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[431]) << 46u32;
+            // g[16] bit 12: (affectedcell 2 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[524]) << 12u32;
+            // g[16] bit 51: (affectedcell 7 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[416]) << 51u32;
+            // g[16] bit 33: (affectedcell 5 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[537]) << 33u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[75]) << 52u32;
+            // g[16] bit 59: (affectedcell 8 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[587]) << 59u32;
+            // g[16] bit 58: (affectedcell 8 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[638]) << 58u32;
+            // g[16] bit 61: (affectedcell 8 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[668]) << 61u32;
+            // g[16] bit 57: (affectedcell 8 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[655]) << 57u32;
+            // g[16] bit 62: (affectedcell 8 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[669]) << 62u32;
         }
         61 => {
             // red plays (move 8 6), which guards:
@@ -11032,38 +11032,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[669]: (affected 8 7 n black), rules at reversi.kif:73, 79
             n[669] = (s.0[0] & 0x4000000000000000 == 0x4000000000000000)
                 & (g[0] & 0x4000000000000000 != 0);
-            // g[23] bit 29: (affectedcell 4 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[125]) << 29u32;
-            // g[23] bit 43: (affectedcell 6 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[162]) << 43u32;
-            // g[23] bit 34: (affectedcell 5 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[173]) << 34u32;
-            // g[23] bit 37: (affectedcell 5 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[124]) << 37u32;
-            // g[23] bit 21: (affectedcell 3 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[439]) << 21u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[123]) << 45u32;
-            // g[23] bit 13: (affectedcell 2 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[525]) << 13u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[122]) << 53u32;
-            // g[23] bit 25: (affectedcell 4 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[246]) << 25u32;
-            // g[23] bit 52: (affectedcell 7 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[161]) << 52u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[616]) << 54u32;
-            // g[23] bit 59: (affectedcell 8 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[587]) << 59u32;
-            // g[23] bit 60: (affectedcell 8 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[586]) << 60u32;
-            // g[23] bit 58: (affectedcell 8 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[638]) << 58u32;
-            // g[23] bit 57: (affectedcell 8 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[655]) << 57u32;
-            // g[23] bit 62: (affectedcell 8 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[669]) << 62u32;
+            // g[16] bit 29: (affectedcell 4 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[125]) << 29u32;
+            // g[16] bit 43: (affectedcell 6 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[162]) << 43u32;
+            // g[16] bit 34: (affectedcell 5 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[173]) << 34u32;
+            // g[16] bit 37: (affectedcell 5 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[124]) << 37u32;
+            // g[16] bit 21: (affectedcell 3 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[439]) << 21u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[123]) << 45u32;
+            // g[16] bit 13: (affectedcell 2 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[525]) << 13u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[122]) << 53u32;
+            // g[16] bit 25: (affectedcell 4 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[246]) << 25u32;
+            // g[16] bit 52: (affectedcell 7 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[161]) << 52u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[616]) << 54u32;
+            // g[16] bit 59: (affectedcell 8 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[587]) << 59u32;
+            // g[16] bit 60: (affectedcell 8 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[586]) << 60u32;
+            // g[16] bit 58: (affectedcell 8 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[638]) << 58u32;
+            // g[16] bit 57: (affectedcell 8 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[655]) << 57u32;
+            // g[16] bit 62: (affectedcell 8 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[669]) << 62u32;
         }
         62 => {
             // red plays (move 8 7), which guards:
@@ -11112,38 +11112,38 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[655]: (affected 8 2 s black), rules at reversi.kif:73, 79
             n[655] = (s.0[0] & 0x200000000000000 == 0x200000000000000)
                 & (g[0] & 0x100000000000000 != 0) & (n[638]);
-            // g[23] bit 35: (affectedcell 5 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[231]) << 35u32;
-            // g[23] bit 26: (affectedcell 4 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[367]) << 26u32;
-            // g[23] bit 44: (affectedcell 6 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[230]) << 44u32;
-            // g[23] bit 17: (affectedcell 3 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[441]) << 17u32;
-            // g[23] bit 22: (affectedcell 3 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[478]) << 22u32;
-            // g[23] bit 53: (affectedcell 7 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[229]) << 53u32;
-            // g[23] bit 46: (affectedcell 6 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[362]) << 46u32;
-            // g[23] bit 30: (affectedcell 4 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[477]) << 30u32;
-            // g[23] bit 38: (affectedcell 5 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[363]) << 38u32;
-            // g[23] bit 14: (affectedcell 2 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[479]) << 14u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[361]) << 54u32;
-            // g[23] bit 59: (affectedcell 8 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[587]) << 59u32;
-            // g[23] bit 60: (affectedcell 8 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[586]) << 60u32;
-            // g[23] bit 58: (affectedcell 8 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[638]) << 58u32;
-            // g[23] bit 61: (affectedcell 8 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[585]) << 61u32;
-            // g[23] bit 57: (affectedcell 8 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[655]) << 57u32;
+            // g[16] bit 35: (affectedcell 5 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[231]) << 35u32;
+            // g[16] bit 26: (affectedcell 4 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[367]) << 26u32;
+            // g[16] bit 44: (affectedcell 6 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[230]) << 44u32;
+            // g[16] bit 17: (affectedcell 3 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[441]) << 17u32;
+            // g[16] bit 22: (affectedcell 3 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[478]) << 22u32;
+            // g[16] bit 53: (affectedcell 7 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[229]) << 53u32;
+            // g[16] bit 46: (affectedcell 6 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[362]) << 46u32;
+            // g[16] bit 30: (affectedcell 4 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[477]) << 30u32;
+            // g[16] bit 38: (affectedcell 5 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[363]) << 38u32;
+            // g[16] bit 14: (affectedcell 2 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[479]) << 14u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[361]) << 54u32;
+            // g[16] bit 59: (affectedcell 8 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[587]) << 59u32;
+            // g[16] bit 60: (affectedcell 8 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[586]) << 60u32;
+            // g[16] bit 58: (affectedcell 8 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[638]) << 58u32;
+            // g[16] bit 61: (affectedcell 8 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[585]) << 61u32;
+            // g[16] bit 57: (affectedcell 8 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[655]) << 57u32;
         }
         63 => {
             // red plays (move 8 8), which guards:
@@ -11197,53 +11197,53 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[655]: (affected 8 2 s black), rules at reversi.kif:73, 79
             n[655] = (s.0[0] & 0x200000000000000 == 0x200000000000000)
                 & (g[0] & 0x100000000000000 != 0) & (n[638]);
-            // g[23] bit 27: (affectedcell 4 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[20]) << 27u32;
-            // g[23] bit 36: (affectedcell 5 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[19]) << 36u32;
-            // g[23] bit 18: (affectedcell 3 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[258]) << 18u32;
-            // g[23] bit 45: (affectedcell 6 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[18]) << 45u32;
-            // g[23] bit 9: (affectedcell 2 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[627]) << 9u32;
-            // g[23] bit 54: (affectedcell 7 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[17]) << 54u32;
-            // g[23] bit 31: (affectedcell 4 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[573]) << 31u32;
-            // g[23] bit 59: (affectedcell 8 4), rules at reversi.kif:85
-            g[23] |= u64::from(n[587]) << 59u32;
-            // g[23] bit 60: (affectedcell 8 5), rules at reversi.kif:85
-            g[23] |= u64::from(n[586]) << 60u32;
-            // g[23] bit 39: (affectedcell 5 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[572]) << 39u32;
-            // g[23] bit 23: (affectedcell 3 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[639]) << 23u32;
-            // g[23] bit 58: (affectedcell 8 3), rules at reversi.kif:85
-            g[23] |= u64::from(n[638]) << 58u32;
-            // g[23] bit 61: (affectedcell 8 6), rules at reversi.kif:85
-            g[23] |= u64::from(n[585]) << 61u32;
-            // g[23] bit 47: (affectedcell 6 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[571]) << 47u32;
-            // g[23] bit 15: (affectedcell 2 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[654]) << 15u32;
-            // g[23] bit 57: (affectedcell 8 2), rules at reversi.kif:85
-            g[23] |= u64::from(n[655]) << 57u32;
-            // g[23] bit 62: (affectedcell 8 7), rules at reversi.kif:85
-            g[23] |= u64::from(n[584]) << 62u32;
-            // g[23] bit 55: (affectedcell 7 8), rules at reversi.kif:85
-            g[23] |= u64::from(n[570]) << 55u32;
+            // g[16] bit 27: (affectedcell 4 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[20]) << 27u32;
+            // g[16] bit 36: (affectedcell 5 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[19]) << 36u32;
+            // g[16] bit 18: (affectedcell 3 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[258]) << 18u32;
+            // g[16] bit 45: (affectedcell 6 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[18]) << 45u32;
+            // g[16] bit 9: (affectedcell 2 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[627]) << 9u32;
+            // g[16] bit 54: (affectedcell 7 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[17]) << 54u32;
+            // g[16] bit 31: (affectedcell 4 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[573]) << 31u32;
+            // g[16] bit 59: (affectedcell 8 4), rules at reversi.kif:85
+            g[16] |= u64::from(n[587]) << 59u32;
+            // g[16] bit 60: (affectedcell 8 5), rules at reversi.kif:85
+            g[16] |= u64::from(n[586]) << 60u32;
+            // g[16] bit 39: (affectedcell 5 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[572]) << 39u32;
+            // g[16] bit 23: (affectedcell 3 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[639]) << 23u32;
+            // g[16] bit 58: (affectedcell 8 3), rules at reversi.kif:85
+            g[16] |= u64::from(n[638]) << 58u32;
+            // g[16] bit 61: (affectedcell 8 6), rules at reversi.kif:85
+            g[16] |= u64::from(n[585]) << 61u32;
+            // g[16] bit 47: (affectedcell 6 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[571]) << 47u32;
+            // g[16] bit 15: (affectedcell 2 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[654]) << 15u32;
+            // g[16] bit 57: (affectedcell 8 2), rules at reversi.kif:85
+            g[16] |= u64::from(n[655]) << 57u32;
+            // g[16] bit 62: (affectedcell 8 7), rules at reversi.kif:85
+            g[16] |= u64::from(n[584]) << 62u32;
+            // g[16] bit 55: (affectedcell 7 8), rules at reversi.kif:85
+            g[16] |= u64::from(n[570]) << 55u32;
         }
         _ => {}
     }
-    // g[24]: 60 node words, bit 27 (next (cell 4 4 black)), bit 36 (next (cell 5 5 black)), bit 29 (next (cell 4 6 black)), bit 20 (next (cell 3 5 black)), and 56 more; rules at reversi.kif:88, 91, 93
-    g[24] = ((0x7effffffffffff7e & s.0[0] & !g[23]))
-        | ((0x7effffffffffff7e & g[23] & 0u64.wrapping_sub((mt[0] & 0x1 != 0) as u64)))
+    // g[17]: 60 node words, bit 27 (next (cell 4 4 black)), bit 36 (next (cell 5 5 black)), bit 29 (next (cell 4 6 black)), bit 20 (next (cell 3 5 black)), and 56 more; rules at reversi.kif:88, 91, 93
+    g[17] = ((0x7effffffffffff7e & s.0[0] & !g[16]))
+        | ((0x7effffffffffff7e & g[16] & 0u64.wrapping_sub((mt[0] & 0x1 != 0) as u64)))
         | ((0x7effffffffffff7e
             & kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)));
-    // g[25]: 60 node words, bit 28 (next (cell 4 5 red)), bit 35 (next (cell 5 4 red)), bit 26 (next (cell 4 3 red)), bit 19 (next (cell 3 4 red)), and 56 more; rules at reversi.kif:88, 91, 93
-    g[25] = ((0x7effffffffffff7e & s.0[1] & !g[23]))
-        | ((0x7effffffffffff7e & g[23] & 0u64.wrapping_sub((mt[0] & 0x2 != 0) as u64)))
+    // g[18]: 60 node words, bit 28 (next (cell 4 5 red)), bit 35 (next (cell 5 4 red)), bit 26 (next (cell 4 3 red)), bit 19 (next (cell 3 4 red)), and 56 more; rules at reversi.kif:88, 91, 93
+    g[18] = ((0x7effffffffffff7e & s.0[1] & !g[16]))
+        | ((0x7effffffffffff7e & g[16] & 0u64.wrapping_sub((mt[0] & 0x2 != 0) as u64)))
         | ((0x7effffffffffff7e
             & kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1)));
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
@@ -11261,14 +11261,14 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[2] |= u64::from(s.0[2] & 0x2 != 0) << 0;
     // BASE[129]: (next (control red)), rules at reversi.kif:69
     w[2] |= u64::from(s.0[2] & 0x1 != 0) << 1;
-    w[0] |= g[24] & 0x7effffffffffff7e;
-    w[1] |= g[25] & 0x7effffffffffff7e;
+    w[0] |= g[17] & 0x7effffffffffff7e;
+    w[1] |= g[18] & 0x7effffffffffff7e;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 3];
-    let mut g = [0u64; 132];
+    let mut g = [0u64; 21];
     // g[0]: 56 node words, bit 27 ((aux 1) 4 4 5 4), bit 26 ((aux 1) 4 4 3 4), bit 28 ((aux 1) 4 4 6 5), bit 35 ((aux 1) 5 5 5 4), and 52 more
     g[0] = ((0x7f7f7f7f7f7f7f7f & s.0[0] & (s.0[1] >> 1u32)))
         | ((0x7f7f7f7f7f7f7f7f & (s.0[0] >> 1u32) & s.0[1]));
@@ -11455,8 +11455,8 @@ pub fn terminal(s: &State) -> bool {
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 285];
-    let mut g = [0u64; 132];
-    // g[26]: 63 node words, bit 1 (piececount 1 2 black 0), bit 2 (piececount 1 3 black 0), bit 3 (piececount 1 4 black 0), bit 4 (piececount 1 5 black 0), and 59 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    let mut g = [0u64; 106];
+    // g[0]: 63 node words, bit 1 (piececount 1 2 black 0), bit 2 (piececount 1 3 black 0), bit 3 (piececount 1 4 black 0), bit 4 (piececount 1 5 black 0), and 59 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
         let mut w: u64 = 0x2 & !(s.0[0] << 1u32) & !s.0[0];
         let mut p: u64 = 0xfffffffffffffffc & !s.0[0];
@@ -11471,9 +11471,9 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 16u32);
         p &= p << 16u32;
         w |= p & (w << 32u32);
-        g[26] = w;
+        g[0] = w;
     }
-    // g[27]: 63 node words, bit 1 (piececount 1 2 red 0), bit 2 (piececount 1 3 red 0), bit 3 (piececount 1 4 red 0), bit 4 (piececount 1 5 red 0), and 59 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[1]: 63 node words, bit 1 (piececount 1 2 red 0), bit 2 (piececount 1 3 red 0), bit 3 (piececount 1 4 red 0), bit 4 (piececount 1 5 red 0), and 59 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
         let mut w: u64 = 0x2 & !(s.0[1] << 1u32) & !s.0[1];
         let mut p: u64 = 0xfffffffffffffffc & !s.0[1];
@@ -11488,14 +11488,460 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 16u32);
         p &= p << 16u32;
         w |= p & (w << 32u32);
-        g[27] = w;
+        g[1] = w;
     }
-    // g[28]: 63 node words, bit 1 (piececount 1 2 black 1), bit 2 (piececount 1 3 black 1), bit 3 (piececount 1 4 black 1), bit 4 (piececount 1 5 black 1), and 59 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[2]: 63 node words, bit 1 (piececount 1 2 black 1), bit 2 (piececount 1 3 black 1), bit 3 (piececount 1 4 black 1), bit 4 (piececount 1 5 black 1), and 59 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
         let mut w: u64 = ((0x2 & !(s.0[0] << 1u32) & s.0[0]))
             | ((0x2 & (s.0[0] << 1u32) & !s.0[0]))
-            | ((0xfffffffffffffffc & s.0[0] & (g[26] << 1u32)));
+            | ((0xfffffffffffffffc & s.0[0] & (g[0] << 1u32)));
         let mut p: u64 = 0xfffffffffffffffc & !s.0[0];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[2] = w;
+    }
+    // g[3]: 63 node words, bit 1 (piececount 1 2 red 1), bit 2 (piececount 1 3 red 1), bit 3 (piececount 1 4 red 1), bit 4 (piececount 1 5 red 1), and 59 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = ((0x2 & !(s.0[1] << 1u32) & s.0[1]))
+            | ((0x2 & (s.0[1] << 1u32) & !s.0[1]))
+            | ((0xfffffffffffffffc & s.0[1] & (g[1] << 1u32)));
+        let mut p: u64 = 0xfffffffffffffffc & !s.0[1];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[3] = w;
+    }
+    // g[4]: 63 node words, bit 1 (piececount 1 2 black 2), bit 2 (piececount 1 3 black 2), bit 3 (piececount 1 4 black 2), bit 4 (piececount 1 5 black 2), and 59 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = ((0x2 & (s.0[0] << 1u32) & s.0[0]))
+            | ((0xfffffffffffffffc & s.0[0] & (g[2] << 1u32)));
+        let mut p: u64 = 0xfffffffffffffffc & !s.0[0];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[4] = w;
+    }
+    // g[5]: 63 node words, bit 1 (piececount 1 2 red 2), bit 2 (piececount 1 3 red 2), bit 3 (piececount 1 4 red 2), bit 4 (piececount 1 5 red 2), and 59 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = ((0x2 & (s.0[1] << 1u32) & s.0[1]))
+            | ((0xfffffffffffffffc & s.0[1] & (g[3] << 1u32)));
+        let mut p: u64 = 0xfffffffffffffffc & !s.0[1];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[5] = w;
+    }
+    // g[6]: 62 node words, bit 2 (piececount 1 3 black 3), bit 3 (piececount 1 4 black 3), bit 4 (piececount 1 5 black 3), bit 5 (piececount 1 6 black 3), and 58 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xfffffffffffffffc & s.0[0] & (g[4] << 1u32);
+        let mut p: u64 = 0xfffffffffffffff8 & !s.0[0];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[6] = w;
+    }
+    // g[7]: 62 node words, bit 2 (piececount 1 3 red 3), bit 3 (piececount 1 4 red 3), bit 4 (piececount 1 5 red 3), bit 5 (piececount 1 6 red 3), and 58 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xfffffffffffffffc & s.0[1] & (g[5] << 1u32);
+        let mut p: u64 = 0xfffffffffffffff8 & !s.0[1];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[7] = w;
+    }
+    // g[8]: 61 node words, bit 3 (piececount 1 4 black 4), bit 4 (piececount 1 5 black 4), bit 5 (piececount 1 6 black 4), bit 6 (piececount 1 7 black 4), and 57 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xfffffffffffffff8 & s.0[0] & (g[6] << 1u32);
+        let mut p: u64 = 0xfffffffffffffff0 & !s.0[0];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[8] = w;
+    }
+    // g[9]: 61 node words, bit 3 (piececount 1 4 red 4), bit 4 (piececount 1 5 red 4), bit 5 (piececount 1 6 red 4), bit 6 (piececount 1 7 red 4), and 57 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xfffffffffffffff8 & s.0[1] & (g[7] << 1u32);
+        let mut p: u64 = 0xfffffffffffffff0 & !s.0[1];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[9] = w;
+    }
+    // g[10]: 60 node words, bit 4 (piececount 1 5 black 5), bit 5 (piececount 1 6 black 5), bit 6 (piececount 1 7 black 5), bit 7 (piececount 1 8 black 5), and 56 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xfffffffffffffff0 & s.0[0] & (g[8] << 1u32);
+        let mut p: u64 = 0xffffffffffffffe0 & !s.0[0];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[10] = w;
+    }
+    // g[11]: 60 node words, bit 4 (piececount 1 5 red 5), bit 5 (piececount 1 6 red 5), bit 6 (piececount 1 7 red 5), bit 7 (piececount 1 8 red 5), and 56 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xfffffffffffffff0 & s.0[1] & (g[9] << 1u32);
+        let mut p: u64 = 0xffffffffffffffe0 & !s.0[1];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[11] = w;
+    }
+    // g[12]: 59 node words, bit 5 (piececount 1 6 black 6), bit 6 (piececount 1 7 black 6), bit 7 (piececount 1 8 black 6), bit 8 (piececount 2 1 black 6), and 55 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xffffffffffffffe0 & s.0[0] & (g[10] << 1u32);
+        let mut p: u64 = 0xffffffffffffffc0 & !s.0[0];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[12] = w;
+    }
+    // g[13]: 59 node words, bit 5 (piececount 1 6 red 6), bit 6 (piececount 1 7 red 6), bit 7 (piececount 1 8 red 6), bit 8 (piececount 2 1 red 6), and 55 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xffffffffffffffe0 & s.0[1] & (g[11] << 1u32);
+        let mut p: u64 = 0xffffffffffffffc0 & !s.0[1];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[13] = w;
+    }
+    // g[14]: 58 node words, bit 6 (piececount 1 7 black 7), bit 7 (piececount 1 8 black 7), bit 8 (piececount 2 1 black 7), bit 9 (piececount 2 2 black 7), and 54 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xffffffffffffffc0 & s.0[0] & (g[12] << 1u32);
+        let mut p: u64 = 0xffffffffffffff80 & !s.0[0];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[14] = w;
+    }
+    // g[15]: 58 node words, bit 6 (piececount 1 7 red 7), bit 7 (piececount 1 8 red 7), bit 8 (piececount 2 1 red 7), bit 9 (piececount 2 2 red 7), and 54 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xffffffffffffffc0 & s.0[1] & (g[13] << 1u32);
+        let mut p: u64 = 0xffffffffffffff80 & !s.0[1];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[15] = w;
+    }
+    // g[16]: 57 node words, bit 7 (piececount 1 8 black 8), bit 8 (piececount 2 1 black 8), bit 9 (piececount 2 2 black 8), bit 10 (piececount 2 3 black 8), and 53 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xffffffffffffff80 & s.0[0] & (g[14] << 1u32);
+        let mut p: u64 = 0xffffffffffffff00 & !s.0[0];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[16] = w;
+    }
+    // g[17]: 57 node words, bit 7 (piececount 1 8 red 8), bit 8 (piececount 2 1 red 8), bit 9 (piececount 2 2 red 8), bit 10 (piececount 2 3 red 8), and 53 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xffffffffffffff80 & s.0[1] & (g[15] << 1u32);
+        let mut p: u64 = 0xffffffffffffff00 & !s.0[1];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[17] = w;
+    }
+    // g[18]: 56 node words, bit 8 (piececount 2 1 black 9), bit 9 (piececount 2 2 black 9), bit 10 (piececount 2 3 black 9), bit 11 (piececount 2 4 black 9), and 52 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xffffffffffffff00 & s.0[0] & (g[16] << 1u32);
+        let mut p: u64 = 0xfffffffffffffe00 & !s.0[0];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[18] = w;
+    }
+    // g[19]: 56 node words, bit 8 (piececount 2 1 red 9), bit 9 (piececount 2 2 red 9), bit 10 (piececount 2 3 red 9), bit 11 (piececount 2 4 red 9), and 52 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xffffffffffffff00 & s.0[1] & (g[17] << 1u32);
+        let mut p: u64 = 0xfffffffffffffe00 & !s.0[1];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[19] = w;
+    }
+    // g[20]: 55 node words, bit 9 (piececount 2 2 black 10), bit 10 (piececount 2 3 black 10), bit 11 (piececount 2 4 black 10), bit 12 (piececount 2 5 black 10), and 51 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xfffffffffffffe00 & s.0[0] & (g[18] << 1u32);
+        let mut p: u64 = 0xfffffffffffffc00 & !s.0[0];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[20] = w;
+    }
+    // g[21]: 55 node words, bit 9 (piececount 2 2 red 10), bit 10 (piececount 2 3 red 10), bit 11 (piececount 2 4 red 10), bit 12 (piececount 2 5 red 10), and 51 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xfffffffffffffe00 & s.0[1] & (g[19] << 1u32);
+        let mut p: u64 = 0xfffffffffffffc00 & !s.0[1];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[21] = w;
+    }
+    // g[22]: 54 node words, bit 10 (piececount 2 3 black 11), bit 11 (piececount 2 4 black 11), bit 12 (piececount 2 5 black 11), bit 13 (piececount 2 6 black 11), and 50 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xfffffffffffffc00 & s.0[0] & (g[20] << 1u32);
+        let mut p: u64 = 0xfffffffffffff800 & !s.0[0];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[22] = w;
+    }
+    // g[23]: 54 node words, bit 10 (piececount 2 3 red 11), bit 11 (piececount 2 4 red 11), bit 12 (piececount 2 5 red 11), bit 13 (piececount 2 6 red 11), and 50 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xfffffffffffffc00 & s.0[1] & (g[21] << 1u32);
+        let mut p: u64 = 0xfffffffffffff800 & !s.0[1];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[23] = w;
+    }
+    // g[24]: 53 node words, bit 11 (piececount 2 4 black 12), bit 12 (piececount 2 5 black 12), bit 13 (piececount 2 6 black 12), bit 14 (piececount 2 7 black 12), and 49 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xfffffffffffff800 & s.0[0] & (g[22] << 1u32);
+        let mut p: u64 = 0xfffffffffffff000 & !s.0[0];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[24] = w;
+    }
+    // g[25]: 53 node words, bit 11 (piececount 2 4 red 12), bit 12 (piececount 2 5 red 12), bit 13 (piececount 2 6 red 12), bit 14 (piececount 2 7 red 12), and 49 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xfffffffffffff800 & s.0[1] & (g[23] << 1u32);
+        let mut p: u64 = 0xfffffffffffff000 & !s.0[1];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[25] = w;
+    }
+    // g[26]: 52 node words, bit 12 (piececount 2 5 black 13), bit 13 (piececount 2 6 black 13), bit 14 (piececount 2 7 black 13), bit 15 (piececount 2 8 black 13), and 48 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xfffffffffffff000 & s.0[0] & (g[24] << 1u32);
+        let mut p: u64 = 0xffffffffffffe000 & !s.0[0];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[26] = w;
+    }
+    // g[27]: 52 node words, bit 12 (piececount 2 5 red 13), bit 13 (piececount 2 6 red 13), bit 14 (piececount 2 7 red 13), bit 15 (piececount 2 8 red 13), and 48 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xfffffffffffff000 & s.0[1] & (g[25] << 1u32);
+        let mut p: u64 = 0xffffffffffffe000 & !s.0[1];
+        w |= p & (w << 1u32);
+        p &= p << 1u32;
+        w |= p & (w << 2u32);
+        p &= p << 2u32;
+        w |= p & (w << 4u32);
+        p &= p << 4u32;
+        w |= p & (w << 8u32);
+        p &= p << 8u32;
+        w |= p & (w << 16u32);
+        p &= p << 16u32;
+        w |= p & (w << 32u32);
+        g[27] = w;
+    }
+    // g[28]: 51 node words, bit 13 (piececount 2 6 black 14), bit 14 (piececount 2 7 black 14), bit 15 (piececount 2 8 black 14), bit 16 (piececount 3 1 black 14), and 47 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    {
+        let mut w: u64 = 0xffffffffffffe000 & s.0[0] & (g[26] << 1u32);
+        let mut p: u64 = 0xffffffffffffc000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11509,12 +11955,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[28] = w;
     }
-    // g[29]: 63 node words, bit 1 (piececount 1 2 red 1), bit 2 (piececount 1 3 red 1), bit 3 (piececount 1 4 red 1), bit 4 (piececount 1 5 red 1), and 59 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[29]: 51 node words, bit 13 (piececount 2 6 red 14), bit 14 (piececount 2 7 red 14), bit 15 (piececount 2 8 red 14), bit 16 (piececount 3 1 red 14), and 47 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = ((0x2 & !(s.0[1] << 1u32) & s.0[1]))
-            | ((0x2 & (s.0[1] << 1u32) & !s.0[1]))
-            | ((0xfffffffffffffffc & s.0[1] & (g[27] << 1u32)));
-        let mut p: u64 = 0xfffffffffffffffc & !s.0[1];
+        let mut w: u64 = 0xffffffffffffe000 & s.0[1] & (g[27] << 1u32);
+        let mut p: u64 = 0xffffffffffffc000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11528,11 +11972,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[29] = w;
     }
-    // g[30]: 63 node words, bit 1 (piececount 1 2 black 2), bit 2 (piececount 1 3 black 2), bit 3 (piececount 1 4 black 2), bit 4 (piececount 1 5 black 2), and 59 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[30]: 50 node words, bit 14 (piececount 2 7 black 15), bit 15 (piececount 2 8 black 15), bit 16 (piececount 3 1 black 15), bit 17 (piececount 3 2 black 15), and 46 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = ((0x2 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0xfffffffffffffffc & s.0[0] & (g[28] << 1u32)));
-        let mut p: u64 = 0xfffffffffffffffc & !s.0[0];
+        let mut w: u64 = 0xffffffffffffc000 & s.0[0] & (g[28] << 1u32);
+        let mut p: u64 = 0xffffffffffff8000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11546,11 +11989,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[30] = w;
     }
-    // g[31]: 63 node words, bit 1 (piececount 1 2 red 2), bit 2 (piececount 1 3 red 2), bit 3 (piececount 1 4 red 2), bit 4 (piececount 1 5 red 2), and 59 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[31]: 50 node words, bit 14 (piececount 2 7 red 15), bit 15 (piececount 2 8 red 15), bit 16 (piececount 3 1 red 15), bit 17 (piececount 3 2 red 15), and 46 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = ((0x2 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0xfffffffffffffffc & s.0[1] & (g[29] << 1u32)));
-        let mut p: u64 = 0xfffffffffffffffc & !s.0[1];
+        let mut w: u64 = 0xffffffffffffc000 & s.0[1] & (g[29] << 1u32);
+        let mut p: u64 = 0xffffffffffff8000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11564,10 +12006,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[31] = w;
     }
-    // g[32]: 62 node words, bit 2 (piececount 1 3 black 3), bit 3 (piececount 1 4 black 3), bit 4 (piececount 1 5 black 3), bit 5 (piececount 1 6 black 3), and 58 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[32]: 49 node words, bit 15 (piececount 2 8 black 16), bit 16 (piececount 3 1 black 16), bit 17 (piececount 3 2 black 16), bit 18 (piececount 3 3 black 16), and 45 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffffffffc & s.0[0] & (g[30] << 1u32);
-        let mut p: u64 = 0xfffffffffffffff8 & !s.0[0];
+        let mut w: u64 = 0xffffffffffff8000 & s.0[0] & (g[30] << 1u32);
+        let mut p: u64 = 0xffffffffffff0000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11581,10 +12023,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[32] = w;
     }
-    // g[33]: 62 node words, bit 2 (piececount 1 3 red 3), bit 3 (piececount 1 4 red 3), bit 4 (piececount 1 5 red 3), bit 5 (piececount 1 6 red 3), and 58 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[33]: 49 node words, bit 15 (piececount 2 8 red 16), bit 16 (piececount 3 1 red 16), bit 17 (piececount 3 2 red 16), bit 18 (piececount 3 3 red 16), and 45 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffffffffc & s.0[1] & (g[31] << 1u32);
-        let mut p: u64 = 0xfffffffffffffff8 & !s.0[1];
+        let mut w: u64 = 0xffffffffffff8000 & s.0[1] & (g[31] << 1u32);
+        let mut p: u64 = 0xffffffffffff0000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11598,10 +12040,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[33] = w;
     }
-    // g[34]: 61 node words, bit 3 (piececount 1 4 black 4), bit 4 (piececount 1 5 black 4), bit 5 (piececount 1 6 black 4), bit 6 (piececount 1 7 black 4), and 57 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[34]: 48 node words, bit 16 (piececount 3 1 black 17), bit 17 (piececount 3 2 black 17), bit 18 (piececount 3 3 black 17), bit 19 (piececount 3 4 black 17), and 44 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffffffff8 & s.0[0] & (g[32] << 1u32);
-        let mut p: u64 = 0xfffffffffffffff0 & !s.0[0];
+        let mut w: u64 = 0xffffffffffff0000 & s.0[0] & (g[32] << 1u32);
+        let mut p: u64 = 0xfffffffffffe0000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11615,10 +12057,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[34] = w;
     }
-    // g[35]: 61 node words, bit 3 (piececount 1 4 red 4), bit 4 (piececount 1 5 red 4), bit 5 (piececount 1 6 red 4), bit 6 (piececount 1 7 red 4), and 57 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[35]: 48 node words, bit 16 (piececount 3 1 red 17), bit 17 (piececount 3 2 red 17), bit 18 (piececount 3 3 red 17), bit 19 (piececount 3 4 red 17), and 44 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffffffff8 & s.0[1] & (g[33] << 1u32);
-        let mut p: u64 = 0xfffffffffffffff0 & !s.0[1];
+        let mut w: u64 = 0xffffffffffff0000 & s.0[1] & (g[33] << 1u32);
+        let mut p: u64 = 0xfffffffffffe0000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11632,10 +12074,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[35] = w;
     }
-    // g[36]: 60 node words, bit 4 (piececount 1 5 black 5), bit 5 (piececount 1 6 black 5), bit 6 (piececount 1 7 black 5), bit 7 (piececount 1 8 black 5), and 56 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[36]: 47 node words, bit 17 (piececount 3 2 black 18), bit 18 (piececount 3 3 black 18), bit 19 (piececount 3 4 black 18), bit 20 (piececount 3 5 black 18), and 43 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffffffff0 & s.0[0] & (g[34] << 1u32);
-        let mut p: u64 = 0xffffffffffffffe0 & !s.0[0];
+        let mut w: u64 = 0xfffffffffffe0000 & s.0[0] & (g[34] << 1u32);
+        let mut p: u64 = 0xfffffffffffc0000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11649,10 +12091,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[36] = w;
     }
-    // g[37]: 60 node words, bit 4 (piececount 1 5 red 5), bit 5 (piececount 1 6 red 5), bit 6 (piececount 1 7 red 5), bit 7 (piececount 1 8 red 5), and 56 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[37]: 47 node words, bit 17 (piececount 3 2 red 18), bit 18 (piececount 3 3 red 18), bit 19 (piececount 3 4 red 18), bit 20 (piececount 3 5 red 18), and 43 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffffffff0 & s.0[1] & (g[35] << 1u32);
-        let mut p: u64 = 0xffffffffffffffe0 & !s.0[1];
+        let mut w: u64 = 0xfffffffffffe0000 & s.0[1] & (g[35] << 1u32);
+        let mut p: u64 = 0xfffffffffffc0000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11666,10 +12108,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[37] = w;
     }
-    // g[38]: 59 node words, bit 5 (piececount 1 6 black 6), bit 6 (piececount 1 7 black 6), bit 7 (piececount 1 8 black 6), bit 8 (piececount 2 1 black 6), and 55 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[38]: 46 node words, bit 18 (piececount 3 3 black 19), bit 19 (piececount 3 4 black 19), bit 20 (piececount 3 5 black 19), bit 21 (piececount 3 6 black 19), and 42 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffffffffe0 & s.0[0] & (g[36] << 1u32);
-        let mut p: u64 = 0xffffffffffffffc0 & !s.0[0];
+        let mut w: u64 = 0xfffffffffffc0000 & s.0[0] & (g[36] << 1u32);
+        let mut p: u64 = 0xfffffffffff80000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11683,10 +12125,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[38] = w;
     }
-    // g[39]: 59 node words, bit 5 (piececount 1 6 red 6), bit 6 (piececount 1 7 red 6), bit 7 (piececount 1 8 red 6), bit 8 (piececount 2 1 red 6), and 55 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[39]: 46 node words, bit 18 (piececount 3 3 red 19), bit 19 (piececount 3 4 red 19), bit 20 (piececount 3 5 red 19), bit 21 (piececount 3 6 red 19), and 42 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffffffffe0 & s.0[1] & (g[37] << 1u32);
-        let mut p: u64 = 0xffffffffffffffc0 & !s.0[1];
+        let mut w: u64 = 0xfffffffffffc0000 & s.0[1] & (g[37] << 1u32);
+        let mut p: u64 = 0xfffffffffff80000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11700,10 +12142,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[39] = w;
     }
-    // g[40]: 58 node words, bit 6 (piececount 1 7 black 7), bit 7 (piececount 1 8 black 7), bit 8 (piececount 2 1 black 7), bit 9 (piececount 2 2 black 7), and 54 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[40]: 45 node words, bit 19 (piececount 3 4 black 20), bit 20 (piececount 3 5 black 20), bit 21 (piececount 3 6 black 20), bit 22 (piececount 3 7 black 20), and 41 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffffffffc0 & s.0[0] & (g[38] << 1u32);
-        let mut p: u64 = 0xffffffffffffff80 & !s.0[0];
+        let mut w: u64 = 0xfffffffffff80000 & s.0[0] & (g[38] << 1u32);
+        let mut p: u64 = 0xfffffffffff00000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11717,10 +12159,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[40] = w;
     }
-    // g[41]: 58 node words, bit 6 (piececount 1 7 red 7), bit 7 (piececount 1 8 red 7), bit 8 (piececount 2 1 red 7), bit 9 (piececount 2 2 red 7), and 54 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[41]: 45 node words, bit 19 (piececount 3 4 red 20), bit 20 (piececount 3 5 red 20), bit 21 (piececount 3 6 red 20), bit 22 (piececount 3 7 red 20), and 41 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffffffffc0 & s.0[1] & (g[39] << 1u32);
-        let mut p: u64 = 0xffffffffffffff80 & !s.0[1];
+        let mut w: u64 = 0xfffffffffff80000 & s.0[1] & (g[39] << 1u32);
+        let mut p: u64 = 0xfffffffffff00000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11734,10 +12176,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[41] = w;
     }
-    // g[42]: 57 node words, bit 7 (piececount 1 8 black 8), bit 8 (piececount 2 1 black 8), bit 9 (piececount 2 2 black 8), bit 10 (piececount 2 3 black 8), and 53 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[42]: 44 node words, bit 20 (piececount 3 5 black 21), bit 21 (piececount 3 6 black 21), bit 22 (piececount 3 7 black 21), bit 23 (piececount 3 8 black 21), and 40 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffffffff80 & s.0[0] & (g[40] << 1u32);
-        let mut p: u64 = 0xffffffffffffff00 & !s.0[0];
+        let mut w: u64 = 0xfffffffffff00000 & s.0[0] & (g[40] << 1u32);
+        let mut p: u64 = 0xffffffffffe00000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11751,10 +12193,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[42] = w;
     }
-    // g[43]: 57 node words, bit 7 (piececount 1 8 red 8), bit 8 (piececount 2 1 red 8), bit 9 (piececount 2 2 red 8), bit 10 (piececount 2 3 red 8), and 53 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[43]: 44 node words, bit 20 (piececount 3 5 red 21), bit 21 (piececount 3 6 red 21), bit 22 (piececount 3 7 red 21), bit 23 (piececount 3 8 red 21), and 40 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffffffff80 & s.0[1] & (g[41] << 1u32);
-        let mut p: u64 = 0xffffffffffffff00 & !s.0[1];
+        let mut w: u64 = 0xfffffffffff00000 & s.0[1] & (g[41] << 1u32);
+        let mut p: u64 = 0xffffffffffe00000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11768,10 +12210,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[43] = w;
     }
-    // g[44]: 56 node words, bit 8 (piececount 2 1 black 9), bit 9 (piececount 2 2 black 9), bit 10 (piececount 2 3 black 9), bit 11 (piececount 2 4 black 9), and 52 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[44]: 43 node words, bit 21 (piececount 3 6 black 22), bit 22 (piececount 3 7 black 22), bit 23 (piececount 3 8 black 22), bit 24 (piececount 4 1 black 22), and 39 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffffffff00 & s.0[0] & (g[42] << 1u32);
-        let mut p: u64 = 0xfffffffffffffe00 & !s.0[0];
+        let mut w: u64 = 0xffffffffffe00000 & s.0[0] & (g[42] << 1u32);
+        let mut p: u64 = 0xffffffffffc00000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11785,10 +12227,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[44] = w;
     }
-    // g[45]: 56 node words, bit 8 (piececount 2 1 red 9), bit 9 (piececount 2 2 red 9), bit 10 (piececount 2 3 red 9), bit 11 (piececount 2 4 red 9), and 52 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[45]: 43 node words, bit 21 (piececount 3 6 red 22), bit 22 (piececount 3 7 red 22), bit 23 (piececount 3 8 red 22), bit 24 (piececount 4 1 red 22), and 39 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffffffff00 & s.0[1] & (g[43] << 1u32);
-        let mut p: u64 = 0xfffffffffffffe00 & !s.0[1];
+        let mut w: u64 = 0xffffffffffe00000 & s.0[1] & (g[43] << 1u32);
+        let mut p: u64 = 0xffffffffffc00000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11802,10 +12244,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[45] = w;
     }
-    // g[46]: 55 node words, bit 9 (piececount 2 2 black 10), bit 10 (piececount 2 3 black 10), bit 11 (piececount 2 4 black 10), bit 12 (piececount 2 5 black 10), and 51 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[46]: 42 node words, bit 22 (piececount 3 7 black 23), bit 23 (piececount 3 8 black 23), bit 24 (piececount 4 1 black 23), bit 25 (piececount 4 2 black 23), and 38 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffffffe00 & s.0[0] & (g[44] << 1u32);
-        let mut p: u64 = 0xfffffffffffffc00 & !s.0[0];
+        let mut w: u64 = 0xffffffffffc00000 & s.0[0] & (g[44] << 1u32);
+        let mut p: u64 = 0xffffffffff800000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11819,10 +12261,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[46] = w;
     }
-    // g[47]: 55 node words, bit 9 (piececount 2 2 red 10), bit 10 (piececount 2 3 red 10), bit 11 (piececount 2 4 red 10), bit 12 (piececount 2 5 red 10), and 51 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[47]: 42 node words, bit 22 (piececount 3 7 red 23), bit 23 (piececount 3 8 red 23), bit 24 (piececount 4 1 red 23), bit 25 (piececount 4 2 red 23), and 38 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffffffe00 & s.0[1] & (g[45] << 1u32);
-        let mut p: u64 = 0xfffffffffffffc00 & !s.0[1];
+        let mut w: u64 = 0xffffffffffc00000 & s.0[1] & (g[45] << 1u32);
+        let mut p: u64 = 0xffffffffff800000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11836,10 +12278,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[47] = w;
     }
-    // g[48]: 54 node words, bit 10 (piececount 2 3 black 11), bit 11 (piececount 2 4 black 11), bit 12 (piececount 2 5 black 11), bit 13 (piececount 2 6 black 11), and 50 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[48]: 41 node words, bit 23 (piececount 3 8 black 24), bit 24 (piececount 4 1 black 24), bit 25 (piececount 4 2 black 24), bit 26 (piececount 4 3 black 24), and 37 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffffffc00 & s.0[0] & (g[46] << 1u32);
-        let mut p: u64 = 0xfffffffffffff800 & !s.0[0];
+        let mut w: u64 = 0xffffffffff800000 & s.0[0] & (g[46] << 1u32);
+        let mut p: u64 = 0xffffffffff000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11853,10 +12295,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[48] = w;
     }
-    // g[49]: 54 node words, bit 10 (piececount 2 3 red 11), bit 11 (piececount 2 4 red 11), bit 12 (piececount 2 5 red 11), bit 13 (piececount 2 6 red 11), and 50 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[49]: 41 node words, bit 23 (piececount 3 8 red 24), bit 24 (piececount 4 1 red 24), bit 25 (piececount 4 2 red 24), bit 26 (piececount 4 3 red 24), and 37 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffffffc00 & s.0[1] & (g[47] << 1u32);
-        let mut p: u64 = 0xfffffffffffff800 & !s.0[1];
+        let mut w: u64 = 0xffffffffff800000 & s.0[1] & (g[47] << 1u32);
+        let mut p: u64 = 0xffffffffff000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11870,10 +12312,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[49] = w;
     }
-    // g[50]: 53 node words, bit 11 (piececount 2 4 black 12), bit 12 (piececount 2 5 black 12), bit 13 (piececount 2 6 black 12), bit 14 (piececount 2 7 black 12), and 49 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[50]: 40 node words, bit 24 (piececount 4 1 black 25), bit 25 (piececount 4 2 black 25), bit 26 (piececount 4 3 black 25), bit 27 (piececount 4 4 black 25), and 36 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffffff800 & s.0[0] & (g[48] << 1u32);
-        let mut p: u64 = 0xfffffffffffff000 & !s.0[0];
+        let mut w: u64 = 0xffffffffff000000 & s.0[0] & (g[48] << 1u32);
+        let mut p: u64 = 0xfffffffffe000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11887,10 +12329,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[50] = w;
     }
-    // g[51]: 53 node words, bit 11 (piececount 2 4 red 12), bit 12 (piececount 2 5 red 12), bit 13 (piececount 2 6 red 12), bit 14 (piececount 2 7 red 12), and 49 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[51]: 40 node words, bit 24 (piececount 4 1 red 25), bit 25 (piececount 4 2 red 25), bit 26 (piececount 4 3 red 25), bit 27 (piececount 4 4 red 25), and 36 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffffff800 & s.0[1] & (g[49] << 1u32);
-        let mut p: u64 = 0xfffffffffffff000 & !s.0[1];
+        let mut w: u64 = 0xffffffffff000000 & s.0[1] & (g[49] << 1u32);
+        let mut p: u64 = 0xfffffffffe000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11904,10 +12346,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[51] = w;
     }
-    // g[52]: 52 node words, bit 12 (piececount 2 5 black 13), bit 13 (piececount 2 6 black 13), bit 14 (piececount 2 7 black 13), bit 15 (piececount 2 8 black 13), and 48 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[52]: 39 node words, bit 25 (piececount 4 2 black 26), bit 26 (piececount 4 3 black 26), bit 27 (piececount 4 4 black 26), bit 28 (piececount 4 5 black 26), and 35 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffffff000 & s.0[0] & (g[50] << 1u32);
-        let mut p: u64 = 0xffffffffffffe000 & !s.0[0];
+        let mut w: u64 = 0xfffffffffe000000 & s.0[0] & (g[50] << 1u32);
+        let mut p: u64 = 0xfffffffffc000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11921,10 +12363,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[52] = w;
     }
-    // g[53]: 52 node words, bit 12 (piececount 2 5 red 13), bit 13 (piececount 2 6 red 13), bit 14 (piececount 2 7 red 13), bit 15 (piececount 2 8 red 13), and 48 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[53]: 39 node words, bit 25 (piececount 4 2 red 26), bit 26 (piececount 4 3 red 26), bit 27 (piececount 4 4 red 26), bit 28 (piececount 4 5 red 26), and 35 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffffff000 & s.0[1] & (g[51] << 1u32);
-        let mut p: u64 = 0xffffffffffffe000 & !s.0[1];
+        let mut w: u64 = 0xfffffffffe000000 & s.0[1] & (g[51] << 1u32);
+        let mut p: u64 = 0xfffffffffc000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11938,10 +12380,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[53] = w;
     }
-    // g[54]: 51 node words, bit 13 (piececount 2 6 black 14), bit 14 (piececount 2 7 black 14), bit 15 (piececount 2 8 black 14), bit 16 (piececount 3 1 black 14), and 47 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[54]: 38 node words, bit 26 (piececount 4 3 black 27), bit 27 (piececount 4 4 black 27), bit 28 (piececount 4 5 black 27), bit 29 (piececount 4 6 black 27), and 34 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffffffe000 & s.0[0] & (g[52] << 1u32);
-        let mut p: u64 = 0xffffffffffffc000 & !s.0[0];
+        let mut w: u64 = 0xfffffffffc000000 & s.0[0] & (g[52] << 1u32);
+        let mut p: u64 = 0xfffffffff8000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11955,10 +12397,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[54] = w;
     }
-    // g[55]: 51 node words, bit 13 (piececount 2 6 red 14), bit 14 (piececount 2 7 red 14), bit 15 (piececount 2 8 red 14), bit 16 (piececount 3 1 red 14), and 47 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[55]: 38 node words, bit 26 (piececount 4 3 red 27), bit 27 (piececount 4 4 red 27), bit 28 (piececount 4 5 red 27), bit 29 (piececount 4 6 red 27), and 34 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffffffe000 & s.0[1] & (g[53] << 1u32);
-        let mut p: u64 = 0xffffffffffffc000 & !s.0[1];
+        let mut w: u64 = 0xfffffffffc000000 & s.0[1] & (g[53] << 1u32);
+        let mut p: u64 = 0xfffffffff8000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11972,10 +12414,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[55] = w;
     }
-    // g[56]: 50 node words, bit 14 (piececount 2 7 black 15), bit 15 (piececount 2 8 black 15), bit 16 (piececount 3 1 black 15), bit 17 (piececount 3 2 black 15), and 46 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[56]: 37 node words, bit 27 (piececount 4 4 black 28), bit 28 (piececount 4 5 black 28), bit 29 (piececount 4 6 black 28), bit 30 (piececount 4 7 black 28), and 33 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffffffc000 & s.0[0] & (g[54] << 1u32);
-        let mut p: u64 = 0xffffffffffff8000 & !s.0[0];
+        let mut w: u64 = 0xfffffffff8000000 & s.0[0] & (g[54] << 1u32);
+        let mut p: u64 = 0xfffffffff0000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -11989,10 +12431,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[56] = w;
     }
-    // g[57]: 50 node words, bit 14 (piececount 2 7 red 15), bit 15 (piececount 2 8 red 15), bit 16 (piececount 3 1 red 15), bit 17 (piececount 3 2 red 15), and 46 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[57]: 37 node words, bit 27 (piececount 4 4 red 28), bit 28 (piececount 4 5 red 28), bit 29 (piececount 4 6 red 28), bit 30 (piececount 4 7 red 28), and 33 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffffffc000 & s.0[1] & (g[55] << 1u32);
-        let mut p: u64 = 0xffffffffffff8000 & !s.0[1];
+        let mut w: u64 = 0xfffffffff8000000 & s.0[1] & (g[55] << 1u32);
+        let mut p: u64 = 0xfffffffff0000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12006,10 +12448,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[57] = w;
     }
-    // g[58]: 49 node words, bit 15 (piececount 2 8 black 16), bit 16 (piececount 3 1 black 16), bit 17 (piececount 3 2 black 16), bit 18 (piececount 3 3 black 16), and 45 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[58]: 36 node words, bit 28 (piececount 4 5 black 29), bit 29 (piececount 4 6 black 29), bit 30 (piececount 4 7 black 29), bit 31 (piececount 4 8 black 29), and 32 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffffff8000 & s.0[0] & (g[56] << 1u32);
-        let mut p: u64 = 0xffffffffffff0000 & !s.0[0];
+        let mut w: u64 = 0xfffffffff0000000 & s.0[0] & (g[56] << 1u32);
+        let mut p: u64 = 0xffffffffe0000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12023,10 +12465,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[58] = w;
     }
-    // g[59]: 49 node words, bit 15 (piececount 2 8 red 16), bit 16 (piececount 3 1 red 16), bit 17 (piececount 3 2 red 16), bit 18 (piececount 3 3 red 16), and 45 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[59]: 36 node words, bit 28 (piececount 4 5 red 29), bit 29 (piececount 4 6 red 29), bit 30 (piececount 4 7 red 29), bit 31 (piececount 4 8 red 29), and 32 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffffff8000 & s.0[1] & (g[57] << 1u32);
-        let mut p: u64 = 0xffffffffffff0000 & !s.0[1];
+        let mut w: u64 = 0xfffffffff0000000 & s.0[1] & (g[57] << 1u32);
+        let mut p: u64 = 0xffffffffe0000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12040,10 +12482,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[59] = w;
     }
-    // g[60]: 48 node words, bit 16 (piececount 3 1 black 17), bit 17 (piececount 3 2 black 17), bit 18 (piececount 3 3 black 17), bit 19 (piececount 3 4 black 17), and 44 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[60]: 35 node words, bit 29 (piececount 4 6 black 30), bit 30 (piececount 4 7 black 30), bit 31 (piececount 4 8 black 30), bit 32 (piececount 5 1 black 30), and 31 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffffff0000 & s.0[0] & (g[58] << 1u32);
-        let mut p: u64 = 0xfffffffffffe0000 & !s.0[0];
+        let mut w: u64 = 0xffffffffe0000000 & s.0[0] & (g[58] << 1u32);
+        let mut p: u64 = 0xffffffffc0000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12057,10 +12499,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[60] = w;
     }
-    // g[61]: 48 node words, bit 16 (piececount 3 1 red 17), bit 17 (piececount 3 2 red 17), bit 18 (piececount 3 3 red 17), bit 19 (piececount 3 4 red 17), and 44 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[61]: 35 node words, bit 29 (piececount 4 6 red 30), bit 30 (piececount 4 7 red 30), bit 31 (piececount 4 8 red 30), bit 32 (piececount 5 1 red 30), and 31 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffffff0000 & s.0[1] & (g[59] << 1u32);
-        let mut p: u64 = 0xfffffffffffe0000 & !s.0[1];
+        let mut w: u64 = 0xffffffffe0000000 & s.0[1] & (g[59] << 1u32);
+        let mut p: u64 = 0xffffffffc0000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12074,10 +12516,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[61] = w;
     }
-    // g[62]: 47 node words, bit 17 (piececount 3 2 black 18), bit 18 (piececount 3 3 black 18), bit 19 (piececount 3 4 black 18), bit 20 (piececount 3 5 black 18), and 43 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[62]: 34 node words, bit 30 (piececount 4 7 black 31), bit 31 (piececount 4 8 black 31), bit 32 (piececount 5 1 black 31), bit 33 (piececount 5 2 black 31), and 30 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffffe0000 & s.0[0] & (g[60] << 1u32);
-        let mut p: u64 = 0xfffffffffffc0000 & !s.0[0];
+        let mut w: u64 = 0xffffffffc0000000 & s.0[0] & (g[60] << 1u32);
+        let mut p: u64 = 0xffffffff80000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12091,10 +12533,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[62] = w;
     }
-    // g[63]: 47 node words, bit 17 (piececount 3 2 red 18), bit 18 (piececount 3 3 red 18), bit 19 (piececount 3 4 red 18), bit 20 (piececount 3 5 red 18), and 43 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[63]: 34 node words, bit 30 (piececount 4 7 red 31), bit 31 (piececount 4 8 red 31), bit 32 (piececount 5 1 red 31), bit 33 (piececount 5 2 red 31), and 30 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffffe0000 & s.0[1] & (g[61] << 1u32);
-        let mut p: u64 = 0xfffffffffffc0000 & !s.0[1];
+        let mut w: u64 = 0xffffffffc0000000 & s.0[1] & (g[61] << 1u32);
+        let mut p: u64 = 0xffffffff80000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12108,10 +12550,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[63] = w;
     }
-    // g[64]: 46 node words, bit 18 (piececount 3 3 black 19), bit 19 (piececount 3 4 black 19), bit 20 (piececount 3 5 black 19), bit 21 (piececount 3 6 black 19), and 42 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[64]: 33 node words, bit 31 (piececount 4 8 black 32), bit 32 (piececount 5 1 black 32), bit 33 (piececount 5 2 black 32), bit 34 (piececount 5 3 black 32), and 29 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffffc0000 & s.0[0] & (g[62] << 1u32);
-        let mut p: u64 = 0xfffffffffff80000 & !s.0[0];
+        let mut w: u64 = 0xffffffff80000000 & s.0[0] & (g[62] << 1u32);
+        let mut p: u64 = 0xffffffff00000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12125,10 +12567,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[64] = w;
     }
-    // g[65]: 46 node words, bit 18 (piececount 3 3 red 19), bit 19 (piececount 3 4 red 19), bit 20 (piececount 3 5 red 19), bit 21 (piececount 3 6 red 19), and 42 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[65]: 33 node words, bit 31 (piececount 4 8 red 32), bit 32 (piececount 5 1 red 32), bit 33 (piececount 5 2 red 32), bit 34 (piececount 5 3 red 32), and 29 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffffc0000 & s.0[1] & (g[63] << 1u32);
-        let mut p: u64 = 0xfffffffffff80000 & !s.0[1];
+        let mut w: u64 = 0xffffffff80000000 & s.0[1] & (g[63] << 1u32);
+        let mut p: u64 = 0xffffffff00000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12142,10 +12584,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 32u32);
         g[65] = w;
     }
-    // g[66]: 45 node words, bit 19 (piececount 3 4 black 20), bit 20 (piececount 3 5 black 20), bit 21 (piececount 3 6 black 20), bit 22 (piececount 3 7 black 20), and 41 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[66]: 32 node words, bit 32 (piececount 5 1 black 33), bit 33 (piececount 5 2 black 33), bit 34 (piececount 5 3 black 33), bit 35 (piececount 5 4 black 33), and 28 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffff80000 & s.0[0] & (g[64] << 1u32);
-        let mut p: u64 = 0xfffffffffff00000 & !s.0[0];
+        let mut w: u64 = 0xffffffff00000000 & s.0[0] & (g[64] << 1u32);
+        let mut p: u64 = 0xfffffffe00000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12155,14 +12597,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[66] = w;
     }
-    // g[67]: 45 node words, bit 19 (piececount 3 4 red 20), bit 20 (piececount 3 5 red 20), bit 21 (piececount 3 6 red 20), bit 22 (piececount 3 7 red 20), and 41 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[67]: 32 node words, bit 32 (piececount 5 1 red 33), bit 33 (piececount 5 2 red 33), bit 34 (piececount 5 3 red 33), bit 35 (piececount 5 4 red 33), and 28 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffff80000 & s.0[1] & (g[65] << 1u32);
-        let mut p: u64 = 0xfffffffffff00000 & !s.0[1];
+        let mut w: u64 = 0xffffffff00000000 & s.0[1] & (g[65] << 1u32);
+        let mut p: u64 = 0xfffffffe00000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12172,14 +12612,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[67] = w;
     }
-    // g[68]: 44 node words, bit 20 (piececount 3 5 black 21), bit 21 (piececount 3 6 black 21), bit 22 (piececount 3 7 black 21), bit 23 (piececount 3 8 black 21), and 40 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[68]: 31 node words, bit 33 (piececount 5 2 black 34), bit 34 (piececount 5 3 black 34), bit 35 (piececount 5 4 black 34), bit 36 (piececount 5 5 black 34), and 27 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffff00000 & s.0[0] & (g[66] << 1u32);
-        let mut p: u64 = 0xffffffffffe00000 & !s.0[0];
+        let mut w: u64 = 0xfffffffe00000000 & s.0[0] & (g[66] << 1u32);
+        let mut p: u64 = 0xfffffffc00000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12189,14 +12627,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[68] = w;
     }
-    // g[69]: 44 node words, bit 20 (piececount 3 5 red 21), bit 21 (piececount 3 6 red 21), bit 22 (piececount 3 7 red 21), bit 23 (piececount 3 8 red 21), and 40 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[69]: 31 node words, bit 33 (piececount 5 2 red 34), bit 34 (piececount 5 3 red 34), bit 35 (piececount 5 4 red 34), bit 36 (piececount 5 5 red 34), and 27 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffff00000 & s.0[1] & (g[67] << 1u32);
-        let mut p: u64 = 0xffffffffffe00000 & !s.0[1];
+        let mut w: u64 = 0xfffffffe00000000 & s.0[1] & (g[67] << 1u32);
+        let mut p: u64 = 0xfffffffc00000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12206,14 +12642,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[69] = w;
     }
-    // g[70]: 43 node words, bit 21 (piececount 3 6 black 22), bit 22 (piececount 3 7 black 22), bit 23 (piececount 3 8 black 22), bit 24 (piececount 4 1 black 22), and 39 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[70]: 30 node words, bit 34 (piececount 5 3 black 35), bit 35 (piececount 5 4 black 35), bit 36 (piececount 5 5 black 35), bit 37 (piececount 5 6 black 35), and 26 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffffe00000 & s.0[0] & (g[68] << 1u32);
-        let mut p: u64 = 0xffffffffffc00000 & !s.0[0];
+        let mut w: u64 = 0xfffffffc00000000 & s.0[0] & (g[68] << 1u32);
+        let mut p: u64 = 0xfffffff800000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12223,14 +12657,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[70] = w;
     }
-    // g[71]: 43 node words, bit 21 (piececount 3 6 red 22), bit 22 (piececount 3 7 red 22), bit 23 (piececount 3 8 red 22), bit 24 (piececount 4 1 red 22), and 39 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[71]: 30 node words, bit 34 (piececount 5 3 red 35), bit 35 (piececount 5 4 red 35), bit 36 (piececount 5 5 red 35), bit 37 (piececount 5 6 red 35), and 26 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffffe00000 & s.0[1] & (g[69] << 1u32);
-        let mut p: u64 = 0xffffffffffc00000 & !s.0[1];
+        let mut w: u64 = 0xfffffffc00000000 & s.0[1] & (g[69] << 1u32);
+        let mut p: u64 = 0xfffffff800000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12240,14 +12672,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[71] = w;
     }
-    // g[72]: 42 node words, bit 22 (piececount 3 7 black 23), bit 23 (piececount 3 8 black 23), bit 24 (piececount 4 1 black 23), bit 25 (piececount 4 2 black 23), and 38 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[72]: 29 node words, bit 35 (piececount 5 4 black 36), bit 36 (piececount 5 5 black 36), bit 37 (piececount 5 6 black 36), bit 38 (piececount 5 7 black 36), and 25 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffffc00000 & s.0[0] & (g[70] << 1u32);
-        let mut p: u64 = 0xffffffffff800000 & !s.0[0];
+        let mut w: u64 = 0xfffffff800000000 & s.0[0] & (g[70] << 1u32);
+        let mut p: u64 = 0xfffffff000000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12257,14 +12687,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[72] = w;
     }
-    // g[73]: 42 node words, bit 22 (piececount 3 7 red 23), bit 23 (piececount 3 8 red 23), bit 24 (piececount 4 1 red 23), bit 25 (piececount 4 2 red 23), and 38 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[73]: 29 node words, bit 35 (piececount 5 4 red 36), bit 36 (piececount 5 5 red 36), bit 37 (piececount 5 6 red 36), bit 38 (piececount 5 7 red 36), and 25 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffffc00000 & s.0[1] & (g[71] << 1u32);
-        let mut p: u64 = 0xffffffffff800000 & !s.0[1];
+        let mut w: u64 = 0xfffffff800000000 & s.0[1] & (g[71] << 1u32);
+        let mut p: u64 = 0xfffffff000000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12274,14 +12702,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[73] = w;
     }
-    // g[74]: 41 node words, bit 23 (piececount 3 8 black 24), bit 24 (piececount 4 1 black 24), bit 25 (piececount 4 2 black 24), bit 26 (piececount 4 3 black 24), and 37 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[74]: 28 node words, bit 36 (piececount 5 5 black 37), bit 37 (piececount 5 6 black 37), bit 38 (piececount 5 7 black 37), bit 39 (piececount 5 8 black 37), and 24 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffff800000 & s.0[0] & (g[72] << 1u32);
-        let mut p: u64 = 0xffffffffff000000 & !s.0[0];
+        let mut w: u64 = 0xfffffff000000000 & s.0[0] & (g[72] << 1u32);
+        let mut p: u64 = 0xffffffe000000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12291,14 +12717,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[74] = w;
     }
-    // g[75]: 41 node words, bit 23 (piececount 3 8 red 24), bit 24 (piececount 4 1 red 24), bit 25 (piececount 4 2 red 24), bit 26 (piececount 4 3 red 24), and 37 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[75]: 28 node words, bit 36 (piececount 5 5 red 37), bit 37 (piececount 5 6 red 37), bit 38 (piececount 5 7 red 37), bit 39 (piececount 5 8 red 37), and 24 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffff800000 & s.0[1] & (g[73] << 1u32);
-        let mut p: u64 = 0xffffffffff000000 & !s.0[1];
+        let mut w: u64 = 0xfffffff000000000 & s.0[1] & (g[73] << 1u32);
+        let mut p: u64 = 0xffffffe000000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12308,14 +12732,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[75] = w;
     }
-    // g[76]: 40 node words, bit 24 (piececount 4 1 black 25), bit 25 (piececount 4 2 black 25), bit 26 (piececount 4 3 black 25), bit 27 (piececount 4 4 black 25), and 36 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[76]: 27 node words, bit 37 (piececount 5 6 black 38), bit 38 (piececount 5 7 black 38), bit 39 (piececount 5 8 black 38), bit 40 (piececount 6 1 black 38), and 23 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffff000000 & s.0[0] & (g[74] << 1u32);
-        let mut p: u64 = 0xfffffffffe000000 & !s.0[0];
+        let mut w: u64 = 0xffffffe000000000 & s.0[0] & (g[74] << 1u32);
+        let mut p: u64 = 0xffffffc000000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12325,14 +12747,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[76] = w;
     }
-    // g[77]: 40 node words, bit 24 (piececount 4 1 red 25), bit 25 (piececount 4 2 red 25), bit 26 (piececount 4 3 red 25), bit 27 (piececount 4 4 red 25), and 36 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[77]: 27 node words, bit 37 (piececount 5 6 red 38), bit 38 (piececount 5 7 red 38), bit 39 (piececount 5 8 red 38), bit 40 (piececount 6 1 red 38), and 23 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffff000000 & s.0[1] & (g[75] << 1u32);
-        let mut p: u64 = 0xfffffffffe000000 & !s.0[1];
+        let mut w: u64 = 0xffffffe000000000 & s.0[1] & (g[75] << 1u32);
+        let mut p: u64 = 0xffffffc000000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12342,14 +12762,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[77] = w;
     }
-    // g[78]: 39 node words, bit 25 (piececount 4 2 black 26), bit 26 (piececount 4 3 black 26), bit 27 (piececount 4 4 black 26), bit 28 (piececount 4 5 black 26), and 35 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[78]: 26 node words, bit 38 (piececount 5 7 black 39), bit 39 (piececount 5 8 black 39), bit 40 (piececount 6 1 black 39), bit 41 (piececount 6 2 black 39), and 22 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffe000000 & s.0[0] & (g[76] << 1u32);
-        let mut p: u64 = 0xfffffffffc000000 & !s.0[0];
+        let mut w: u64 = 0xffffffc000000000 & s.0[0] & (g[76] << 1u32);
+        let mut p: u64 = 0xffffff8000000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12359,14 +12777,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[78] = w;
     }
-    // g[79]: 39 node words, bit 25 (piececount 4 2 red 26), bit 26 (piececount 4 3 red 26), bit 27 (piececount 4 4 red 26), bit 28 (piececount 4 5 red 26), and 35 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[79]: 26 node words, bit 38 (piececount 5 7 red 39), bit 39 (piececount 5 8 red 39), bit 40 (piececount 6 1 red 39), bit 41 (piececount 6 2 red 39), and 22 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffe000000 & s.0[1] & (g[77] << 1u32);
-        let mut p: u64 = 0xfffffffffc000000 & !s.0[1];
+        let mut w: u64 = 0xffffffc000000000 & s.0[1] & (g[77] << 1u32);
+        let mut p: u64 = 0xffffff8000000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12376,14 +12792,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[79] = w;
     }
-    // g[80]: 38 node words, bit 26 (piececount 4 3 black 27), bit 27 (piececount 4 4 black 27), bit 28 (piececount 4 5 black 27), bit 29 (piececount 4 6 black 27), and 34 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[80]: 25 node words, bit 39 (piececount 5 8 black 40), bit 40 (piececount 6 1 black 40), bit 41 (piececount 6 2 black 40), bit 42 (piececount 6 3 black 40), and 21 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffc000000 & s.0[0] & (g[78] << 1u32);
-        let mut p: u64 = 0xfffffffff8000000 & !s.0[0];
+        let mut w: u64 = 0xffffff8000000000 & s.0[0] & (g[78] << 1u32);
+        let mut p: u64 = 0xffffff0000000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12393,14 +12807,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[80] = w;
     }
-    // g[81]: 38 node words, bit 26 (piececount 4 3 red 27), bit 27 (piececount 4 4 red 27), bit 28 (piececount 4 5 red 27), bit 29 (piececount 4 6 red 27), and 34 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[81]: 25 node words, bit 39 (piececount 5 8 red 40), bit 40 (piececount 6 1 red 40), bit 41 (piececount 6 2 red 40), bit 42 (piececount 6 3 red 40), and 21 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffffc000000 & s.0[1] & (g[79] << 1u32);
-        let mut p: u64 = 0xfffffffff8000000 & !s.0[1];
+        let mut w: u64 = 0xffffff8000000000 & s.0[1] & (g[79] << 1u32);
+        let mut p: u64 = 0xffffff0000000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12410,14 +12822,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[81] = w;
     }
-    // g[82]: 37 node words, bit 27 (piececount 4 4 black 28), bit 28 (piececount 4 5 black 28), bit 29 (piececount 4 6 black 28), bit 30 (piececount 4 7 black 28), and 33 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[82]: 24 node words, bit 40 (piececount 6 1 black 41), bit 41 (piececount 6 2 black 41), bit 42 (piececount 6 3 black 41), bit 43 (piececount 6 4 black 41), and 20 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffff8000000 & s.0[0] & (g[80] << 1u32);
-        let mut p: u64 = 0xfffffffff0000000 & !s.0[0];
+        let mut w: u64 = 0xffffff0000000000 & s.0[0] & (g[80] << 1u32);
+        let mut p: u64 = 0xfffffe0000000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12427,14 +12837,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[82] = w;
     }
-    // g[83]: 37 node words, bit 27 (piececount 4 4 red 28), bit 28 (piececount 4 5 red 28), bit 29 (piececount 4 6 red 28), bit 30 (piececount 4 7 red 28), and 33 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[83]: 24 node words, bit 40 (piececount 6 1 red 41), bit 41 (piececount 6 2 red 41), bit 42 (piececount 6 3 red 41), bit 43 (piececount 6 4 red 41), and 20 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffff8000000 & s.0[1] & (g[81] << 1u32);
-        let mut p: u64 = 0xfffffffff0000000 & !s.0[1];
+        let mut w: u64 = 0xffffff0000000000 & s.0[1] & (g[81] << 1u32);
+        let mut p: u64 = 0xfffffe0000000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12444,14 +12852,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[83] = w;
     }
-    // g[84]: 36 node words, bit 28 (piececount 4 5 black 29), bit 29 (piececount 4 6 black 29), bit 30 (piececount 4 7 black 29), bit 31 (piececount 4 8 black 29), and 32 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[84]: 23 node words, bit 41 (piececount 6 2 black 42), bit 42 (piececount 6 3 black 42), bit 43 (piececount 6 4 black 42), bit 44 (piececount 6 5 black 42), and 19 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffff0000000 & s.0[0] & (g[82] << 1u32);
-        let mut p: u64 = 0xffffffffe0000000 & !s.0[0];
+        let mut w: u64 = 0xfffffe0000000000 & s.0[0] & (g[82] << 1u32);
+        let mut p: u64 = 0xfffffc0000000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12461,14 +12867,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[84] = w;
     }
-    // g[85]: 36 node words, bit 28 (piececount 4 5 red 29), bit 29 (piececount 4 6 red 29), bit 30 (piececount 4 7 red 29), bit 31 (piececount 4 8 red 29), and 32 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[85]: 23 node words, bit 41 (piececount 6 2 red 42), bit 42 (piececount 6 3 red 42), bit 43 (piececount 6 4 red 42), bit 44 (piececount 6 5 red 42), and 19 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffff0000000 & s.0[1] & (g[83] << 1u32);
-        let mut p: u64 = 0xffffffffe0000000 & !s.0[1];
+        let mut w: u64 = 0xfffffe0000000000 & s.0[1] & (g[83] << 1u32);
+        let mut p: u64 = 0xfffffc0000000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12478,14 +12882,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[85] = w;
     }
-    // g[86]: 35 node words, bit 29 (piececount 4 6 black 30), bit 30 (piececount 4 7 black 30), bit 31 (piececount 4 8 black 30), bit 32 (piececount 5 1 black 30), and 31 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[86]: 22 node words, bit 42 (piececount 6 3 black 43), bit 43 (piececount 6 4 black 43), bit 44 (piececount 6 5 black 43), bit 45 (piececount 6 6 black 43), and 18 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffe0000000 & s.0[0] & (g[84] << 1u32);
-        let mut p: u64 = 0xffffffffc0000000 & !s.0[0];
+        let mut w: u64 = 0xfffffc0000000000 & s.0[0] & (g[84] << 1u32);
+        let mut p: u64 = 0xfffff80000000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12495,14 +12897,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[86] = w;
     }
-    // g[87]: 35 node words, bit 29 (piececount 4 6 red 30), bit 30 (piececount 4 7 red 30), bit 31 (piececount 4 8 red 30), bit 32 (piececount 5 1 red 30), and 31 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[87]: 22 node words, bit 42 (piececount 6 3 red 43), bit 43 (piececount 6 4 red 43), bit 44 (piececount 6 5 red 43), bit 45 (piececount 6 6 red 43), and 18 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffe0000000 & s.0[1] & (g[85] << 1u32);
-        let mut p: u64 = 0xffffffffc0000000 & !s.0[1];
+        let mut w: u64 = 0xfffffc0000000000 & s.0[1] & (g[85] << 1u32);
+        let mut p: u64 = 0xfffff80000000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12512,14 +12912,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[87] = w;
     }
-    // g[88]: 34 node words, bit 30 (piececount 4 7 black 31), bit 31 (piececount 4 8 black 31), bit 32 (piececount 5 1 black 31), bit 33 (piececount 5 2 black 31), and 30 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[88]: 21 node words, bit 43 (piececount 6 4 black 44), bit 44 (piececount 6 5 black 44), bit 45 (piececount 6 6 black 44), bit 46 (piececount 6 7 black 44), and 17 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffc0000000 & s.0[0] & (g[86] << 1u32);
-        let mut p: u64 = 0xffffffff80000000 & !s.0[0];
+        let mut w: u64 = 0xfffff80000000000 & s.0[0] & (g[86] << 1u32);
+        let mut p: u64 = 0xfffff00000000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12529,14 +12927,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[88] = w;
     }
-    // g[89]: 34 node words, bit 30 (piececount 4 7 red 31), bit 31 (piececount 4 8 red 31), bit 32 (piececount 5 1 red 31), bit 33 (piececount 5 2 red 31), and 30 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[89]: 21 node words, bit 43 (piececount 6 4 red 44), bit 44 (piececount 6 5 red 44), bit 45 (piececount 6 6 red 44), bit 46 (piececount 6 7 red 44), and 17 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffffc0000000 & s.0[1] & (g[87] << 1u32);
-        let mut p: u64 = 0xffffffff80000000 & !s.0[1];
+        let mut w: u64 = 0xfffff80000000000 & s.0[1] & (g[87] << 1u32);
+        let mut p: u64 = 0xfffff00000000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12546,14 +12942,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[89] = w;
     }
-    // g[90]: 33 node words, bit 31 (piececount 4 8 black 32), bit 32 (piececount 5 1 black 32), bit 33 (piececount 5 2 black 32), bit 34 (piececount 5 3 black 32), and 29 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[90]: 20 node words, bit 44 (piececount 6 5 black 45), bit 45 (piececount 6 6 black 45), bit 46 (piececount 6 7 black 45), bit 47 (piececount 6 8 black 45), and 16 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffff80000000 & s.0[0] & (g[88] << 1u32);
-        let mut p: u64 = 0xffffffff00000000 & !s.0[0];
+        let mut w: u64 = 0xfffff00000000000 & s.0[0] & (g[88] << 1u32);
+        let mut p: u64 = 0xffffe00000000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12563,14 +12957,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[90] = w;
     }
-    // g[91]: 33 node words, bit 31 (piececount 4 8 red 32), bit 32 (piececount 5 1 red 32), bit 33 (piececount 5 2 red 32), bit 34 (piececount 5 3 red 32), and 29 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[91]: 20 node words, bit 44 (piececount 6 5 red 45), bit 45 (piececount 6 6 red 45), bit 46 (piececount 6 7 red 45), bit 47 (piececount 6 8 red 45), and 16 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffff80000000 & s.0[1] & (g[89] << 1u32);
-        let mut p: u64 = 0xffffffff00000000 & !s.0[1];
+        let mut w: u64 = 0xfffff00000000000 & s.0[1] & (g[89] << 1u32);
+        let mut p: u64 = 0xffffe00000000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12580,14 +12972,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 8u32);
         p &= p << 8u32;
         w |= p & (w << 16u32);
-        p &= p << 16u32;
-        w |= p & (w << 32u32);
         g[91] = w;
     }
-    // g[92]: 32 node words, bit 32 (piececount 5 1 black 33), bit 33 (piececount 5 2 black 33), bit 34 (piececount 5 3 black 33), bit 35 (piececount 5 4 black 33), and 28 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[92]: 19 node words, bit 45 (piececount 6 6 black 46), bit 46 (piececount 6 7 black 46), bit 47 (piececount 6 8 black 46), bit 48 (piececount 7 1 black 46), and 15 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffff00000000 & s.0[0] & (g[90] << 1u32);
-        let mut p: u64 = 0xfffffffe00000000 & !s.0[0];
+        let mut w: u64 = 0xffffe00000000000 & s.0[0] & (g[90] << 1u32);
+        let mut p: u64 = 0xffffc00000000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12599,10 +12989,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 16u32);
         g[92] = w;
     }
-    // g[93]: 32 node words, bit 32 (piececount 5 1 red 33), bit 33 (piececount 5 2 red 33), bit 34 (piececount 5 3 red 33), bit 35 (piececount 5 4 red 33), and 28 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[93]: 19 node words, bit 45 (piececount 6 6 red 46), bit 46 (piececount 6 7 red 46), bit 47 (piececount 6 8 red 46), bit 48 (piececount 7 1 red 46), and 15 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffffffff00000000 & s.0[1] & (g[91] << 1u32);
-        let mut p: u64 = 0xfffffffe00000000 & !s.0[1];
+        let mut w: u64 = 0xffffe00000000000 & s.0[1] & (g[91] << 1u32);
+        let mut p: u64 = 0xffffc00000000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12614,10 +13004,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 16u32);
         g[93] = w;
     }
-    // g[94]: 31 node words, bit 33 (piececount 5 2 black 34), bit 34 (piececount 5 3 black 34), bit 35 (piececount 5 4 black 34), bit 36 (piececount 5 5 black 34), and 27 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[94]: 18 node words, bit 46 (piececount 6 7 black 47), bit 47 (piececount 6 8 black 47), bit 48 (piececount 7 1 black 47), bit 49 (piececount 7 2 black 47), and 14 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffe00000000 & s.0[0] & (g[92] << 1u32);
-        let mut p: u64 = 0xfffffffc00000000 & !s.0[0];
+        let mut w: u64 = 0xffffc00000000000 & s.0[0] & (g[92] << 1u32);
+        let mut p: u64 = 0xffff800000000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12629,10 +13019,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 16u32);
         g[94] = w;
     }
-    // g[95]: 31 node words, bit 33 (piececount 5 2 red 34), bit 34 (piececount 5 3 red 34), bit 35 (piececount 5 4 red 34), bit 36 (piececount 5 5 red 34), and 27 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[95]: 18 node words, bit 46 (piececount 6 7 red 47), bit 47 (piececount 6 8 red 47), bit 48 (piececount 7 1 red 47), bit 49 (piececount 7 2 red 47), and 14 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffe00000000 & s.0[1] & (g[93] << 1u32);
-        let mut p: u64 = 0xfffffffc00000000 & !s.0[1];
+        let mut w: u64 = 0xffffc00000000000 & s.0[1] & (g[93] << 1u32);
+        let mut p: u64 = 0xffff800000000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12644,10 +13034,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 16u32);
         g[95] = w;
     }
-    // g[96]: 30 node words, bit 34 (piececount 5 3 black 35), bit 35 (piececount 5 4 black 35), bit 36 (piececount 5 5 black 35), bit 37 (piececount 5 6 black 35), and 26 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[96]: 17 node words, bit 47 (piececount 6 8 black 48), bit 48 (piececount 7 1 black 48), bit 49 (piececount 7 2 black 48), bit 50 (piececount 7 3 black 48), and 13 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffc00000000 & s.0[0] & (g[94] << 1u32);
-        let mut p: u64 = 0xfffffff800000000 & !s.0[0];
+        let mut w: u64 = 0xffff800000000000 & s.0[0] & (g[94] << 1u32);
+        let mut p: u64 = 0xffff000000000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12659,10 +13049,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 16u32);
         g[96] = w;
     }
-    // g[97]: 30 node words, bit 34 (piececount 5 3 red 35), bit 35 (piececount 5 4 red 35), bit 36 (piececount 5 5 red 35), bit 37 (piececount 5 6 red 35), and 26 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[97]: 17 node words, bit 47 (piececount 6 8 red 48), bit 48 (piececount 7 1 red 48), bit 49 (piececount 7 2 red 48), bit 50 (piececount 7 3 red 48), and 13 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffffc00000000 & s.0[1] & (g[95] << 1u32);
-        let mut p: u64 = 0xfffffff800000000 & !s.0[1];
+        let mut w: u64 = 0xffff800000000000 & s.0[1] & (g[95] << 1u32);
+        let mut p: u64 = 0xffff000000000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
         w |= p & (w << 2u32);
@@ -12674,399 +13064,9 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 16u32);
         g[97] = w;
     }
-    // g[98]: 29 node words, bit 35 (piececount 5 4 black 36), bit 36 (piececount 5 5 black 36), bit 37 (piececount 5 6 black 36), bit 38 (piececount 5 7 black 36), and 25 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[98]: 16 node words, bit 48 (piececount 7 1 black 49), bit 49 (piececount 7 2 black 49), bit 50 (piececount 7 3 black 49), bit 51 (piececount 7 4 black 49), and 12 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffffff800000000 & s.0[0] & (g[96] << 1u32);
-        let mut p: u64 = 0xfffffff000000000 & !s.0[0];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[98] = w;
-    }
-    // g[99]: 29 node words, bit 35 (piececount 5 4 red 36), bit 36 (piececount 5 5 red 36), bit 37 (piececount 5 6 red 36), bit 38 (piececount 5 7 red 36), and 25 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xfffffff800000000 & s.0[1] & (g[97] << 1u32);
-        let mut p: u64 = 0xfffffff000000000 & !s.0[1];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[99] = w;
-    }
-    // g[100]: 28 node words, bit 36 (piececount 5 5 black 37), bit 37 (piececount 5 6 black 37), bit 38 (piececount 5 7 black 37), bit 39 (piececount 5 8 black 37), and 24 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xfffffff000000000 & s.0[0] & (g[98] << 1u32);
-        let mut p: u64 = 0xffffffe000000000 & !s.0[0];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[100] = w;
-    }
-    // g[101]: 28 node words, bit 36 (piececount 5 5 red 37), bit 37 (piececount 5 6 red 37), bit 38 (piececount 5 7 red 37), bit 39 (piececount 5 8 red 37), and 24 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xfffffff000000000 & s.0[1] & (g[99] << 1u32);
-        let mut p: u64 = 0xffffffe000000000 & !s.0[1];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[101] = w;
-    }
-    // g[102]: 27 node words, bit 37 (piececount 5 6 black 38), bit 38 (piececount 5 7 black 38), bit 39 (piececount 5 8 black 38), bit 40 (piececount 6 1 black 38), and 23 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xffffffe000000000 & s.0[0] & (g[100] << 1u32);
-        let mut p: u64 = 0xffffffc000000000 & !s.0[0];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[102] = w;
-    }
-    // g[103]: 27 node words, bit 37 (piececount 5 6 red 38), bit 38 (piececount 5 7 red 38), bit 39 (piececount 5 8 red 38), bit 40 (piececount 6 1 red 38), and 23 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xffffffe000000000 & s.0[1] & (g[101] << 1u32);
-        let mut p: u64 = 0xffffffc000000000 & !s.0[1];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[103] = w;
-    }
-    // g[104]: 26 node words, bit 38 (piececount 5 7 black 39), bit 39 (piececount 5 8 black 39), bit 40 (piececount 6 1 black 39), bit 41 (piececount 6 2 black 39), and 22 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xffffffc000000000 & s.0[0] & (g[102] << 1u32);
-        let mut p: u64 = 0xffffff8000000000 & !s.0[0];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[104] = w;
-    }
-    // g[105]: 26 node words, bit 38 (piececount 5 7 red 39), bit 39 (piececount 5 8 red 39), bit 40 (piececount 6 1 red 39), bit 41 (piececount 6 2 red 39), and 22 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xffffffc000000000 & s.0[1] & (g[103] << 1u32);
-        let mut p: u64 = 0xffffff8000000000 & !s.0[1];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[105] = w;
-    }
-    // g[106]: 25 node words, bit 39 (piececount 5 8 black 40), bit 40 (piececount 6 1 black 40), bit 41 (piececount 6 2 black 40), bit 42 (piececount 6 3 black 40), and 21 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xffffff8000000000 & s.0[0] & (g[104] << 1u32);
-        let mut p: u64 = 0xffffff0000000000 & !s.0[0];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[106] = w;
-    }
-    // g[107]: 25 node words, bit 39 (piececount 5 8 red 40), bit 40 (piececount 6 1 red 40), bit 41 (piececount 6 2 red 40), bit 42 (piececount 6 3 red 40), and 21 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xffffff8000000000 & s.0[1] & (g[105] << 1u32);
-        let mut p: u64 = 0xffffff0000000000 & !s.0[1];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[107] = w;
-    }
-    // g[108]: 24 node words, bit 40 (piececount 6 1 black 41), bit 41 (piececount 6 2 black 41), bit 42 (piececount 6 3 black 41), bit 43 (piececount 6 4 black 41), and 20 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xffffff0000000000 & s.0[0] & (g[106] << 1u32);
-        let mut p: u64 = 0xfffffe0000000000 & !s.0[0];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[108] = w;
-    }
-    // g[109]: 24 node words, bit 40 (piececount 6 1 red 41), bit 41 (piececount 6 2 red 41), bit 42 (piececount 6 3 red 41), bit 43 (piececount 6 4 red 41), and 20 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xffffff0000000000 & s.0[1] & (g[107] << 1u32);
-        let mut p: u64 = 0xfffffe0000000000 & !s.0[1];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[109] = w;
-    }
-    // g[110]: 23 node words, bit 41 (piececount 6 2 black 42), bit 42 (piececount 6 3 black 42), bit 43 (piececount 6 4 black 42), bit 44 (piececount 6 5 black 42), and 19 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xfffffe0000000000 & s.0[0] & (g[108] << 1u32);
-        let mut p: u64 = 0xfffffc0000000000 & !s.0[0];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[110] = w;
-    }
-    // g[111]: 23 node words, bit 41 (piececount 6 2 red 42), bit 42 (piececount 6 3 red 42), bit 43 (piececount 6 4 red 42), bit 44 (piececount 6 5 red 42), and 19 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xfffffe0000000000 & s.0[1] & (g[109] << 1u32);
-        let mut p: u64 = 0xfffffc0000000000 & !s.0[1];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[111] = w;
-    }
-    // g[112]: 22 node words, bit 42 (piececount 6 3 black 43), bit 43 (piececount 6 4 black 43), bit 44 (piececount 6 5 black 43), bit 45 (piececount 6 6 black 43), and 18 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xfffffc0000000000 & s.0[0] & (g[110] << 1u32);
-        let mut p: u64 = 0xfffff80000000000 & !s.0[0];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[112] = w;
-    }
-    // g[113]: 22 node words, bit 42 (piececount 6 3 red 43), bit 43 (piececount 6 4 red 43), bit 44 (piececount 6 5 red 43), bit 45 (piececount 6 6 red 43), and 18 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xfffffc0000000000 & s.0[1] & (g[111] << 1u32);
-        let mut p: u64 = 0xfffff80000000000 & !s.0[1];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[113] = w;
-    }
-    // g[114]: 21 node words, bit 43 (piececount 6 4 black 44), bit 44 (piececount 6 5 black 44), bit 45 (piececount 6 6 black 44), bit 46 (piececount 6 7 black 44), and 17 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xfffff80000000000 & s.0[0] & (g[112] << 1u32);
-        let mut p: u64 = 0xfffff00000000000 & !s.0[0];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[114] = w;
-    }
-    // g[115]: 21 node words, bit 43 (piececount 6 4 red 44), bit 44 (piececount 6 5 red 44), bit 45 (piececount 6 6 red 44), bit 46 (piececount 6 7 red 44), and 17 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xfffff80000000000 & s.0[1] & (g[113] << 1u32);
-        let mut p: u64 = 0xfffff00000000000 & !s.0[1];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[115] = w;
-    }
-    // g[116]: 20 node words, bit 44 (piececount 6 5 black 45), bit 45 (piececount 6 6 black 45), bit 46 (piececount 6 7 black 45), bit 47 (piececount 6 8 black 45), and 16 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xfffff00000000000 & s.0[0] & (g[114] << 1u32);
-        let mut p: u64 = 0xffffe00000000000 & !s.0[0];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[116] = w;
-    }
-    // g[117]: 20 node words, bit 44 (piececount 6 5 red 45), bit 45 (piececount 6 6 red 45), bit 46 (piececount 6 7 red 45), bit 47 (piececount 6 8 red 45), and 16 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xfffff00000000000 & s.0[1] & (g[115] << 1u32);
-        let mut p: u64 = 0xffffe00000000000 & !s.0[1];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[117] = w;
-    }
-    // g[118]: 19 node words, bit 45 (piececount 6 6 black 46), bit 46 (piececount 6 7 black 46), bit 47 (piececount 6 8 black 46), bit 48 (piececount 7 1 black 46), and 15 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xffffe00000000000 & s.0[0] & (g[116] << 1u32);
-        let mut p: u64 = 0xffffc00000000000 & !s.0[0];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[118] = w;
-    }
-    // g[119]: 19 node words, bit 45 (piececount 6 6 red 46), bit 46 (piececount 6 7 red 46), bit 47 (piececount 6 8 red 46), bit 48 (piececount 7 1 red 46), and 15 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xffffe00000000000 & s.0[1] & (g[117] << 1u32);
-        let mut p: u64 = 0xffffc00000000000 & !s.0[1];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[119] = w;
-    }
-    // g[120]: 18 node words, bit 46 (piececount 6 7 black 47), bit 47 (piececount 6 8 black 47), bit 48 (piececount 7 1 black 47), bit 49 (piececount 7 2 black 47), and 14 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xffffc00000000000 & s.0[0] & (g[118] << 1u32);
-        let mut p: u64 = 0xffff800000000000 & !s.0[0];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[120] = w;
-    }
-    // g[121]: 18 node words, bit 46 (piececount 6 7 red 47), bit 47 (piececount 6 8 red 47), bit 48 (piececount 7 1 red 47), bit 49 (piececount 7 2 red 47), and 14 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xffffc00000000000 & s.0[1] & (g[119] << 1u32);
-        let mut p: u64 = 0xffff800000000000 & !s.0[1];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[121] = w;
-    }
-    // g[122]: 17 node words, bit 47 (piececount 6 8 black 48), bit 48 (piececount 7 1 black 48), bit 49 (piececount 7 2 black 48), bit 50 (piececount 7 3 black 48), and 13 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xffff800000000000 & s.0[0] & (g[120] << 1u32);
-        let mut p: u64 = 0xffff000000000000 & !s.0[0];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[122] = w;
-    }
-    // g[123]: 17 node words, bit 47 (piececount 6 8 red 48), bit 48 (piececount 7 1 red 48), bit 49 (piececount 7 2 red 48), bit 50 (piececount 7 3 red 48), and 13 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xffff800000000000 & s.0[1] & (g[121] << 1u32);
-        let mut p: u64 = 0xffff000000000000 & !s.0[1];
-        w |= p & (w << 1u32);
-        p &= p << 1u32;
-        w |= p & (w << 2u32);
-        p &= p << 2u32;
-        w |= p & (w << 4u32);
-        p &= p << 4u32;
-        w |= p & (w << 8u32);
-        p &= p << 8u32;
-        w |= p & (w << 16u32);
-        g[123] = w;
-    }
-    // g[124]: 16 node words, bit 48 (piececount 7 1 black 49), bit 49 (piececount 7 2 black 49), bit 50 (piececount 7 3 black 49), bit 51 (piececount 7 4 black 49), and 12 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
-    {
-        let mut w: u64 = 0xffff000000000000 & s.0[0] & (g[122] << 1u32);
+        let mut w: u64 = 0xffff000000000000 & s.0[0] & (g[96] << 1u32);
         let mut p: u64 = 0xfffe000000000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -13075,11 +13075,11 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 4u32);
         p &= p << 4u32;
         w |= p & (w << 8u32);
-        g[124] = w;
+        g[98] = w;
     }
-    // g[125]: 16 node words, bit 48 (piececount 7 1 red 49), bit 49 (piececount 7 2 red 49), bit 50 (piececount 7 3 red 49), bit 51 (piececount 7 4 red 49), and 12 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[99]: 16 node words, bit 48 (piececount 7 1 red 49), bit 49 (piececount 7 2 red 49), bit 50 (piececount 7 3 red 49), bit 51 (piececount 7 4 red 49), and 12 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xffff000000000000 & s.0[1] & (g[123] << 1u32);
+        let mut w: u64 = 0xffff000000000000 & s.0[1] & (g[97] << 1u32);
         let mut p: u64 = 0xfffe000000000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -13088,11 +13088,11 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 4u32);
         p &= p << 4u32;
         w |= p & (w << 8u32);
-        g[125] = w;
+        g[99] = w;
     }
-    // g[126]: 15 node words, bit 49 (piececount 7 2 black 50), bit 50 (piececount 7 3 black 50), bit 51 (piececount 7 4 black 50), bit 52 (piececount 7 5 black 50), and 11 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[100]: 15 node words, bit 49 (piececount 7 2 black 50), bit 50 (piececount 7 3 black 50), bit 51 (piececount 7 4 black 50), bit 52 (piececount 7 5 black 50), and 11 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffe000000000000 & s.0[0] & (g[124] << 1u32);
+        let mut w: u64 = 0xfffe000000000000 & s.0[0] & (g[98] << 1u32);
         let mut p: u64 = 0xfffc000000000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -13101,11 +13101,11 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 4u32);
         p &= p << 4u32;
         w |= p & (w << 8u32);
-        g[126] = w;
+        g[100] = w;
     }
-    // g[127]: 15 node words, bit 49 (piececount 7 2 red 50), bit 50 (piececount 7 3 red 50), bit 51 (piececount 7 4 red 50), bit 52 (piececount 7 5 red 50), and 11 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[101]: 15 node words, bit 49 (piececount 7 2 red 50), bit 50 (piececount 7 3 red 50), bit 51 (piececount 7 4 red 50), bit 52 (piececount 7 5 red 50), and 11 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffe000000000000 & s.0[1] & (g[125] << 1u32);
+        let mut w: u64 = 0xfffe000000000000 & s.0[1] & (g[99] << 1u32);
         let mut p: u64 = 0xfffc000000000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -13114,11 +13114,11 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 4u32);
         p &= p << 4u32;
         w |= p & (w << 8u32);
-        g[127] = w;
+        g[101] = w;
     }
-    // g[128]: 14 node words, bit 50 (piececount 7 3 black 51), bit 51 (piececount 7 4 black 51), bit 52 (piececount 7 5 black 51), bit 53 (piececount 7 6 black 51), and 10 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[102]: 14 node words, bit 50 (piececount 7 3 black 51), bit 51 (piececount 7 4 black 51), bit 52 (piececount 7 5 black 51), bit 53 (piececount 7 6 black 51), and 10 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffc000000000000 & s.0[0] & (g[126] << 1u32);
+        let mut w: u64 = 0xfffc000000000000 & s.0[0] & (g[100] << 1u32);
         let mut p: u64 = 0xfff8000000000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -13127,11 +13127,11 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 4u32);
         p &= p << 4u32;
         w |= p & (w << 8u32);
-        g[128] = w;
+        g[102] = w;
     }
-    // g[129]: 14 node words, bit 50 (piececount 7 3 red 51), bit 51 (piececount 7 4 red 51), bit 52 (piececount 7 5 red 51), bit 53 (piececount 7 6 red 51), and 10 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[103]: 14 node words, bit 50 (piececount 7 3 red 51), bit 51 (piececount 7 4 red 51), bit 52 (piececount 7 5 red 51), bit 53 (piececount 7 6 red 51), and 10 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfffc000000000000 & s.0[1] & (g[127] << 1u32);
+        let mut w: u64 = 0xfffc000000000000 & s.0[1] & (g[101] << 1u32);
         let mut p: u64 = 0xfff8000000000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -13140,11 +13140,11 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 4u32);
         p &= p << 4u32;
         w |= p & (w << 8u32);
-        g[129] = w;
+        g[103] = w;
     }
-    // g[130]: 13 node words, bit 51 (piececount 7 4 black 52), bit 52 (piececount 7 5 black 52), bit 53 (piececount 7 6 black 52), bit 54 (piececount 7 7 black 52), and 9 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[104]: 13 node words, bit 51 (piececount 7 4 black 52), bit 52 (piececount 7 5 black 52), bit 53 (piececount 7 6 black 52), bit 54 (piececount 7 7 black 52), and 9 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfff8000000000000 & s.0[0] & (g[128] << 1u32);
+        let mut w: u64 = 0xfff8000000000000 & s.0[0] & (g[102] << 1u32);
         let mut p: u64 = 0xfff0000000000000 & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -13153,11 +13153,11 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 4u32);
         p &= p << 4u32;
         w |= p & (w << 8u32);
-        g[130] = w;
+        g[104] = w;
     }
-    // g[131]: 13 node words, bit 51 (piececount 7 4 red 52), bit 52 (piececount 7 5 red 52), bit 53 (piececount 7 6 red 52), bit 54 (piececount 7 7 red 52), and 9 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
+    // g[105]: 13 node words, bit 51 (piececount 7 4 red 52), bit 52 (piececount 7 5 red 52), bit 53 (piececount 7 6 red 52), bit 54 (piececount 7 7 red 52), and 9 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = 0xfff8000000000000 & s.0[1] & (g[129] << 1u32);
+        let mut w: u64 = 0xfff8000000000000 & s.0[1] & (g[103] << 1u32);
         let mut p: u64 = 0xfff0000000000000 & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -13166,102 +13166,102 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
         w |= p & (w << 4u32);
         p &= p << 4u32;
         w |= p & (w << 8u32);
-        g[131] = w;
+        g[105] = w;
     }
     // n[0]: (piececount 7 5 black 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[0] = (s.0[0] & 0x10000000000000 == 0x10000000000000)
-        & (g[130] & 0x8000000000000 != 0);
+        & (g[104] & 0x8000000000000 != 0);
     // n[1]: (piececount 7 5 red 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[1] = (s.0[1] & 0x10000000000000 == 0x10000000000000)
-        & (g[131] & 0x8000000000000 != 0);
+        & (g[105] & 0x8000000000000 != 0);
     // n[2]: (piececount 7 6 black 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[2] = ((s.0[0] & 0x20000000000000 == 0) & (n[0]))
         | ((s.0[0] & 0x20000000000000 == 0x20000000000000)
-            & (g[130] & 0x10000000000000 != 0));
+            & (g[104] & 0x10000000000000 != 0));
     // n[3]: (piececount 7 6 red 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[3] = ((s.0[1] & 0x20000000000000 == 0) & (n[1]))
         | ((s.0[1] & 0x20000000000000 == 0x20000000000000)
-            & (g[131] & 0x10000000000000 != 0));
+            & (g[105] & 0x10000000000000 != 0));
     // n[4]: (piececount 7 7 black 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[4] = ((s.0[0] & 0x40000000000000 == 0) & (n[2]))
         | ((s.0[0] & 0x40000000000000 == 0x40000000000000)
-            & (g[130] & 0x20000000000000 != 0));
+            & (g[104] & 0x20000000000000 != 0));
     // n[5]: (piececount 7 7 red 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[5] = ((s.0[1] & 0x40000000000000 == 0) & (n[3]))
         | ((s.0[1] & 0x40000000000000 == 0x40000000000000)
-            & (g[131] & 0x20000000000000 != 0));
+            & (g[105] & 0x20000000000000 != 0));
     // n[6]: (piececount 7 8 black 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[6] = ((s.0[0] & 0x80000000000000 == 0) & (n[4]))
         | ((s.0[0] & 0x80000000000000 == 0x80000000000000)
-            & (g[130] & 0x40000000000000 != 0));
+            & (g[104] & 0x40000000000000 != 0));
     // n[7]: (piececount 7 8 red 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[7] = ((s.0[1] & 0x80000000000000 == 0) & (n[5]))
         | ((s.0[1] & 0x80000000000000 == 0x80000000000000)
-            & (g[131] & 0x40000000000000 != 0));
+            & (g[105] & 0x40000000000000 != 0));
     // n[8]: (piececount 8 1 black 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[8] = ((s.0[0] & 0x100000000000000 == 0) & (n[6]))
         | ((s.0[0] & 0x100000000000000 == 0x100000000000000)
-            & (g[130] & 0x80000000000000 != 0));
+            & (g[104] & 0x80000000000000 != 0));
     // n[9]: (piececount 8 1 red 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[9] = ((s.0[1] & 0x100000000000000 == 0) & (n[7]))
         | ((s.0[1] & 0x100000000000000 == 0x100000000000000)
-            & (g[131] & 0x80000000000000 != 0));
+            & (g[105] & 0x80000000000000 != 0));
     // n[10]: (piececount 8 2 black 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[10] = ((s.0[0] & 0x200000000000000 == 0) & (n[8]))
         | ((s.0[0] & 0x200000000000000 == 0x200000000000000)
-            & (g[130] & 0x100000000000000 != 0));
+            & (g[104] & 0x100000000000000 != 0));
     // n[11]: (piececount 8 2 red 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[11] = ((s.0[1] & 0x200000000000000 == 0) & (n[9]))
         | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-            & (g[131] & 0x100000000000000 != 0));
+            & (g[105] & 0x100000000000000 != 0));
     // n[12]: (piececount 8 3 black 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[12] = ((s.0[0] & 0x400000000000000 == 0) & (n[10]))
         | ((s.0[0] & 0x400000000000000 == 0x400000000000000)
-            & (g[130] & 0x200000000000000 != 0));
+            & (g[104] & 0x200000000000000 != 0));
     // n[13]: (piececount 8 3 red 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[13] = ((s.0[1] & 0x400000000000000 == 0) & (n[11]))
         | ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[131] & 0x200000000000000 != 0));
+            & (g[105] & 0x200000000000000 != 0));
     // n[14]: (piececount 8 4 black 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[14] = ((s.0[0] & 0x800000000000000 == 0) & (n[12]))
         | ((s.0[0] & 0x800000000000000 == 0x800000000000000)
-            & (g[130] & 0x400000000000000 != 0));
+            & (g[104] & 0x400000000000000 != 0));
     // n[15]: (piececount 8 4 red 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[15] = ((s.0[1] & 0x800000000000000 == 0) & (n[13]))
         | ((s.0[1] & 0x800000000000000 == 0x800000000000000)
-            & (g[131] & 0x400000000000000 != 0));
+            & (g[105] & 0x400000000000000 != 0));
     // n[16]: (piececount 8 5 black 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[16] = ((s.0[0] & 0x1000000000000000 == 0) & (n[14]))
         | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[130] & 0x800000000000000 != 0));
+            & (g[104] & 0x800000000000000 != 0));
     // n[17]: (piececount 8 5 red 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[17] = ((s.0[1] & 0x1000000000000000 == 0) & (n[15]))
         | ((s.0[1] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[131] & 0x800000000000000 != 0));
+            & (g[105] & 0x800000000000000 != 0));
     // n[18]: (piececount 8 6 black 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[18] = ((s.0[0] & 0x2000000000000000 == 0) & (n[16]))
         | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[130] & 0x1000000000000000 != 0));
+            & (g[104] & 0x1000000000000000 != 0));
     // n[19]: (piececount 8 6 red 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[19] = ((s.0[1] & 0x2000000000000000 == 0) & (n[17]))
         | ((s.0[1] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[131] & 0x1000000000000000 != 0));
+            & (g[105] & 0x1000000000000000 != 0));
     // n[20]: (piececount 8 7 black 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[20] = ((s.0[0] & 0x4000000000000000 == 0) & (n[18]))
         | ((s.0[0] & 0x4000000000000000 == 0x4000000000000000)
-            & (g[130] & 0x2000000000000000 != 0));
+            & (g[104] & 0x2000000000000000 != 0));
     // n[21]: (piececount 8 7 red 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[21] = ((s.0[1] & 0x4000000000000000 == 0) & (n[19]))
         | ((s.0[1] & 0x4000000000000000 == 0x4000000000000000)
-            & (g[131] & 0x2000000000000000 != 0));
+            & (g[105] & 0x2000000000000000 != 0));
     // n[22]: (piececount 8 8 black 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[22] = ((s.0[0] & 0x8000000000000000 == 0) & (n[20]))
         | ((s.0[0] & 0x8000000000000000 == 0x8000000000000000)
-            & (g[130] & 0x4000000000000000 != 0));
+            & (g[104] & 0x4000000000000000 != 0));
     // n[23]: (piececount 8 8 red 53), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[23] = ((s.0[1] & 0x8000000000000000 == 0) & (n[21]))
         | ((s.0[1] & 0x8000000000000000 == 0x8000000000000000)
-            & (g[131] & 0x4000000000000000 != 0));
+            & (g[105] & 0x4000000000000000 != 0));
     // n[24]: (piececount 7 6 black 54), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[24] = (s.0[0] & 0x20000000000000 == 0x20000000000000) & (n[0]);
     // n[25]: (piececount 7 6 red 54), rules at reversi.kif:105, 107, 110, 115, 119, 124
@@ -13637,6 +13637,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     // n[155]: (piececount 8 8 red 64), rules at reversi.kif:105, 107, 110, 115, 119, 124
     n[155] = (s.0[1] & 0x8000000000000000 == 0x8000000000000000) & (n[151]);
     // n[156]: ((aux 18) 0)
+    n[156] |= g[2] & 0x8000000000000000 != 0;
+    n[156] |= g[4] & 0x8000000000000000 != 0;
+    n[156] |= g[6] & 0x8000000000000000 != 0;
+    n[156] |= g[8] & 0x8000000000000000 != 0;
+    n[156] |= g[10] & 0x8000000000000000 != 0;
+    n[156] |= g[12] & 0x8000000000000000 != 0;
+    n[156] |= g[14] & 0x8000000000000000 != 0;
+    n[156] |= g[16] & 0x8000000000000000 != 0;
+    n[156] |= g[18] & 0x8000000000000000 != 0;
+    n[156] |= g[20] & 0x8000000000000000 != 0;
+    n[156] |= g[22] & 0x8000000000000000 != 0;
+    n[156] |= g[24] & 0x8000000000000000 != 0;
+    n[156] |= g[26] & 0x8000000000000000 != 0;
     n[156] |= g[28] & 0x8000000000000000 != 0;
     n[156] |= g[30] & 0x8000000000000000 != 0;
     n[156] |= g[32] & 0x8000000000000000 != 0;
@@ -13676,19 +13689,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[156] |= g[100] & 0x8000000000000000 != 0;
     n[156] |= g[102] & 0x8000000000000000 != 0;
     n[156] |= g[104] & 0x8000000000000000 != 0;
-    n[156] |= g[106] & 0x8000000000000000 != 0;
-    n[156] |= g[108] & 0x8000000000000000 != 0;
-    n[156] |= g[110] & 0x8000000000000000 != 0;
-    n[156] |= g[112] & 0x8000000000000000 != 0;
-    n[156] |= g[114] & 0x8000000000000000 != 0;
-    n[156] |= g[116] & 0x8000000000000000 != 0;
-    n[156] |= g[118] & 0x8000000000000000 != 0;
-    n[156] |= g[120] & 0x8000000000000000 != 0;
-    n[156] |= g[122] & 0x8000000000000000 != 0;
-    n[156] |= g[124] & 0x8000000000000000 != 0;
-    n[156] |= g[126] & 0x8000000000000000 != 0;
-    n[156] |= g[128] & 0x8000000000000000 != 0;
-    n[156] |= g[130] & 0x8000000000000000 != 0;
     n[156] |= n[22];
     n[156] |= n[44];
     n[156] |= n[64];
@@ -13702,6 +13702,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[156] |= n[152];
     n[156] |= n[154];
     // n[157]: ((aux 18) 1)
+    n[157] |= g[4] & 0x8000000000000000 != 0;
+    n[157] |= g[6] & 0x8000000000000000 != 0;
+    n[157] |= g[8] & 0x8000000000000000 != 0;
+    n[157] |= g[10] & 0x8000000000000000 != 0;
+    n[157] |= g[12] & 0x8000000000000000 != 0;
+    n[157] |= g[14] & 0x8000000000000000 != 0;
+    n[157] |= g[16] & 0x8000000000000000 != 0;
+    n[157] |= g[18] & 0x8000000000000000 != 0;
+    n[157] |= g[20] & 0x8000000000000000 != 0;
+    n[157] |= g[22] & 0x8000000000000000 != 0;
+    n[157] |= g[24] & 0x8000000000000000 != 0;
+    n[157] |= g[26] & 0x8000000000000000 != 0;
+    n[157] |= g[28] & 0x8000000000000000 != 0;
     n[157] |= g[30] & 0x8000000000000000 != 0;
     n[157] |= g[32] & 0x8000000000000000 != 0;
     n[157] |= g[34] & 0x8000000000000000 != 0;
@@ -13740,19 +13753,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[157] |= g[100] & 0x8000000000000000 != 0;
     n[157] |= g[102] & 0x8000000000000000 != 0;
     n[157] |= g[104] & 0x8000000000000000 != 0;
-    n[157] |= g[106] & 0x8000000000000000 != 0;
-    n[157] |= g[108] & 0x8000000000000000 != 0;
-    n[157] |= g[110] & 0x8000000000000000 != 0;
-    n[157] |= g[112] & 0x8000000000000000 != 0;
-    n[157] |= g[114] & 0x8000000000000000 != 0;
-    n[157] |= g[116] & 0x8000000000000000 != 0;
-    n[157] |= g[118] & 0x8000000000000000 != 0;
-    n[157] |= g[120] & 0x8000000000000000 != 0;
-    n[157] |= g[122] & 0x8000000000000000 != 0;
-    n[157] |= g[124] & 0x8000000000000000 != 0;
-    n[157] |= g[126] & 0x8000000000000000 != 0;
-    n[157] |= g[128] & 0x8000000000000000 != 0;
-    n[157] |= g[130] & 0x8000000000000000 != 0;
     n[157] |= n[22];
     n[157] |= n[44];
     n[157] |= n[64];
@@ -13766,6 +13766,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[157] |= n[152];
     n[157] |= n[154];
     // n[158]: ((aux 18) 2)
+    n[158] |= g[6] & 0x8000000000000000 != 0;
+    n[158] |= g[8] & 0x8000000000000000 != 0;
+    n[158] |= g[10] & 0x8000000000000000 != 0;
+    n[158] |= g[12] & 0x8000000000000000 != 0;
+    n[158] |= g[14] & 0x8000000000000000 != 0;
+    n[158] |= g[16] & 0x8000000000000000 != 0;
+    n[158] |= g[18] & 0x8000000000000000 != 0;
+    n[158] |= g[20] & 0x8000000000000000 != 0;
+    n[158] |= g[22] & 0x8000000000000000 != 0;
+    n[158] |= g[24] & 0x8000000000000000 != 0;
+    n[158] |= g[26] & 0x8000000000000000 != 0;
+    n[158] |= g[28] & 0x8000000000000000 != 0;
+    n[158] |= g[30] & 0x8000000000000000 != 0;
     n[158] |= g[32] & 0x8000000000000000 != 0;
     n[158] |= g[34] & 0x8000000000000000 != 0;
     n[158] |= g[36] & 0x8000000000000000 != 0;
@@ -13803,19 +13816,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[158] |= g[100] & 0x8000000000000000 != 0;
     n[158] |= g[102] & 0x8000000000000000 != 0;
     n[158] |= g[104] & 0x8000000000000000 != 0;
-    n[158] |= g[106] & 0x8000000000000000 != 0;
-    n[158] |= g[108] & 0x8000000000000000 != 0;
-    n[158] |= g[110] & 0x8000000000000000 != 0;
-    n[158] |= g[112] & 0x8000000000000000 != 0;
-    n[158] |= g[114] & 0x8000000000000000 != 0;
-    n[158] |= g[116] & 0x8000000000000000 != 0;
-    n[158] |= g[118] & 0x8000000000000000 != 0;
-    n[158] |= g[120] & 0x8000000000000000 != 0;
-    n[158] |= g[122] & 0x8000000000000000 != 0;
-    n[158] |= g[124] & 0x8000000000000000 != 0;
-    n[158] |= g[126] & 0x8000000000000000 != 0;
-    n[158] |= g[128] & 0x8000000000000000 != 0;
-    n[158] |= g[130] & 0x8000000000000000 != 0;
     n[158] |= n[22];
     n[158] |= n[44];
     n[158] |= n[64];
@@ -13829,6 +13829,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[158] |= n[152];
     n[158] |= n[154];
     // n[159]: ((aux 18) 3)
+    n[159] |= g[8] & 0x8000000000000000 != 0;
+    n[159] |= g[10] & 0x8000000000000000 != 0;
+    n[159] |= g[12] & 0x8000000000000000 != 0;
+    n[159] |= g[14] & 0x8000000000000000 != 0;
+    n[159] |= g[16] & 0x8000000000000000 != 0;
+    n[159] |= g[18] & 0x8000000000000000 != 0;
+    n[159] |= g[20] & 0x8000000000000000 != 0;
+    n[159] |= g[22] & 0x8000000000000000 != 0;
+    n[159] |= g[24] & 0x8000000000000000 != 0;
+    n[159] |= g[26] & 0x8000000000000000 != 0;
+    n[159] |= g[28] & 0x8000000000000000 != 0;
+    n[159] |= g[30] & 0x8000000000000000 != 0;
+    n[159] |= g[32] & 0x8000000000000000 != 0;
     n[159] |= g[34] & 0x8000000000000000 != 0;
     n[159] |= g[36] & 0x8000000000000000 != 0;
     n[159] |= g[38] & 0x8000000000000000 != 0;
@@ -13865,19 +13878,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[159] |= g[100] & 0x8000000000000000 != 0;
     n[159] |= g[102] & 0x8000000000000000 != 0;
     n[159] |= g[104] & 0x8000000000000000 != 0;
-    n[159] |= g[106] & 0x8000000000000000 != 0;
-    n[159] |= g[108] & 0x8000000000000000 != 0;
-    n[159] |= g[110] & 0x8000000000000000 != 0;
-    n[159] |= g[112] & 0x8000000000000000 != 0;
-    n[159] |= g[114] & 0x8000000000000000 != 0;
-    n[159] |= g[116] & 0x8000000000000000 != 0;
-    n[159] |= g[118] & 0x8000000000000000 != 0;
-    n[159] |= g[120] & 0x8000000000000000 != 0;
-    n[159] |= g[122] & 0x8000000000000000 != 0;
-    n[159] |= g[124] & 0x8000000000000000 != 0;
-    n[159] |= g[126] & 0x8000000000000000 != 0;
-    n[159] |= g[128] & 0x8000000000000000 != 0;
-    n[159] |= g[130] & 0x8000000000000000 != 0;
     n[159] |= n[22];
     n[159] |= n[44];
     n[159] |= n[64];
@@ -13891,6 +13891,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[159] |= n[152];
     n[159] |= n[154];
     // n[160]: ((aux 18) 4)
+    n[160] |= g[10] & 0x8000000000000000 != 0;
+    n[160] |= g[12] & 0x8000000000000000 != 0;
+    n[160] |= g[14] & 0x8000000000000000 != 0;
+    n[160] |= g[16] & 0x8000000000000000 != 0;
+    n[160] |= g[18] & 0x8000000000000000 != 0;
+    n[160] |= g[20] & 0x8000000000000000 != 0;
+    n[160] |= g[22] & 0x8000000000000000 != 0;
+    n[160] |= g[24] & 0x8000000000000000 != 0;
+    n[160] |= g[26] & 0x8000000000000000 != 0;
+    n[160] |= g[28] & 0x8000000000000000 != 0;
+    n[160] |= g[30] & 0x8000000000000000 != 0;
+    n[160] |= g[32] & 0x8000000000000000 != 0;
+    n[160] |= g[34] & 0x8000000000000000 != 0;
     n[160] |= g[36] & 0x8000000000000000 != 0;
     n[160] |= g[38] & 0x8000000000000000 != 0;
     n[160] |= g[40] & 0x8000000000000000 != 0;
@@ -13926,19 +13939,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[160] |= g[100] & 0x8000000000000000 != 0;
     n[160] |= g[102] & 0x8000000000000000 != 0;
     n[160] |= g[104] & 0x8000000000000000 != 0;
-    n[160] |= g[106] & 0x8000000000000000 != 0;
-    n[160] |= g[108] & 0x8000000000000000 != 0;
-    n[160] |= g[110] & 0x8000000000000000 != 0;
-    n[160] |= g[112] & 0x8000000000000000 != 0;
-    n[160] |= g[114] & 0x8000000000000000 != 0;
-    n[160] |= g[116] & 0x8000000000000000 != 0;
-    n[160] |= g[118] & 0x8000000000000000 != 0;
-    n[160] |= g[120] & 0x8000000000000000 != 0;
-    n[160] |= g[122] & 0x8000000000000000 != 0;
-    n[160] |= g[124] & 0x8000000000000000 != 0;
-    n[160] |= g[126] & 0x8000000000000000 != 0;
-    n[160] |= g[128] & 0x8000000000000000 != 0;
-    n[160] |= g[130] & 0x8000000000000000 != 0;
     n[160] |= n[22];
     n[160] |= n[44];
     n[160] |= n[64];
@@ -13952,6 +13952,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[160] |= n[152];
     n[160] |= n[154];
     // n[161]: ((aux 18) 5)
+    n[161] |= g[12] & 0x8000000000000000 != 0;
+    n[161] |= g[14] & 0x8000000000000000 != 0;
+    n[161] |= g[16] & 0x8000000000000000 != 0;
+    n[161] |= g[18] & 0x8000000000000000 != 0;
+    n[161] |= g[20] & 0x8000000000000000 != 0;
+    n[161] |= g[22] & 0x8000000000000000 != 0;
+    n[161] |= g[24] & 0x8000000000000000 != 0;
+    n[161] |= g[26] & 0x8000000000000000 != 0;
+    n[161] |= g[28] & 0x8000000000000000 != 0;
+    n[161] |= g[30] & 0x8000000000000000 != 0;
+    n[161] |= g[32] & 0x8000000000000000 != 0;
+    n[161] |= g[34] & 0x8000000000000000 != 0;
+    n[161] |= g[36] & 0x8000000000000000 != 0;
     n[161] |= g[38] & 0x8000000000000000 != 0;
     n[161] |= g[40] & 0x8000000000000000 != 0;
     n[161] |= g[42] & 0x8000000000000000 != 0;
@@ -13986,19 +13999,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[161] |= g[100] & 0x8000000000000000 != 0;
     n[161] |= g[102] & 0x8000000000000000 != 0;
     n[161] |= g[104] & 0x8000000000000000 != 0;
-    n[161] |= g[106] & 0x8000000000000000 != 0;
-    n[161] |= g[108] & 0x8000000000000000 != 0;
-    n[161] |= g[110] & 0x8000000000000000 != 0;
-    n[161] |= g[112] & 0x8000000000000000 != 0;
-    n[161] |= g[114] & 0x8000000000000000 != 0;
-    n[161] |= g[116] & 0x8000000000000000 != 0;
-    n[161] |= g[118] & 0x8000000000000000 != 0;
-    n[161] |= g[120] & 0x8000000000000000 != 0;
-    n[161] |= g[122] & 0x8000000000000000 != 0;
-    n[161] |= g[124] & 0x8000000000000000 != 0;
-    n[161] |= g[126] & 0x8000000000000000 != 0;
-    n[161] |= g[128] & 0x8000000000000000 != 0;
-    n[161] |= g[130] & 0x8000000000000000 != 0;
     n[161] |= n[22];
     n[161] |= n[44];
     n[161] |= n[64];
@@ -14012,6 +14012,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[161] |= n[152];
     n[161] |= n[154];
     // n[162]: ((aux 18) 6)
+    n[162] |= g[14] & 0x8000000000000000 != 0;
+    n[162] |= g[16] & 0x8000000000000000 != 0;
+    n[162] |= g[18] & 0x8000000000000000 != 0;
+    n[162] |= g[20] & 0x8000000000000000 != 0;
+    n[162] |= g[22] & 0x8000000000000000 != 0;
+    n[162] |= g[24] & 0x8000000000000000 != 0;
+    n[162] |= g[26] & 0x8000000000000000 != 0;
+    n[162] |= g[28] & 0x8000000000000000 != 0;
+    n[162] |= g[30] & 0x8000000000000000 != 0;
+    n[162] |= g[32] & 0x8000000000000000 != 0;
+    n[162] |= g[34] & 0x8000000000000000 != 0;
+    n[162] |= g[36] & 0x8000000000000000 != 0;
+    n[162] |= g[38] & 0x8000000000000000 != 0;
     n[162] |= g[40] & 0x8000000000000000 != 0;
     n[162] |= g[42] & 0x8000000000000000 != 0;
     n[162] |= g[44] & 0x8000000000000000 != 0;
@@ -14045,19 +14058,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[162] |= g[100] & 0x8000000000000000 != 0;
     n[162] |= g[102] & 0x8000000000000000 != 0;
     n[162] |= g[104] & 0x8000000000000000 != 0;
-    n[162] |= g[106] & 0x8000000000000000 != 0;
-    n[162] |= g[108] & 0x8000000000000000 != 0;
-    n[162] |= g[110] & 0x8000000000000000 != 0;
-    n[162] |= g[112] & 0x8000000000000000 != 0;
-    n[162] |= g[114] & 0x8000000000000000 != 0;
-    n[162] |= g[116] & 0x8000000000000000 != 0;
-    n[162] |= g[118] & 0x8000000000000000 != 0;
-    n[162] |= g[120] & 0x8000000000000000 != 0;
-    n[162] |= g[122] & 0x8000000000000000 != 0;
-    n[162] |= g[124] & 0x8000000000000000 != 0;
-    n[162] |= g[126] & 0x8000000000000000 != 0;
-    n[162] |= g[128] & 0x8000000000000000 != 0;
-    n[162] |= g[130] & 0x8000000000000000 != 0;
     n[162] |= n[22];
     n[162] |= n[44];
     n[162] |= n[64];
@@ -14071,6 +14071,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[162] |= n[152];
     n[162] |= n[154];
     // n[163]: ((aux 18) 7)
+    n[163] |= g[16] & 0x8000000000000000 != 0;
+    n[163] |= g[18] & 0x8000000000000000 != 0;
+    n[163] |= g[20] & 0x8000000000000000 != 0;
+    n[163] |= g[22] & 0x8000000000000000 != 0;
+    n[163] |= g[24] & 0x8000000000000000 != 0;
+    n[163] |= g[26] & 0x8000000000000000 != 0;
+    n[163] |= g[28] & 0x8000000000000000 != 0;
+    n[163] |= g[30] & 0x8000000000000000 != 0;
+    n[163] |= g[32] & 0x8000000000000000 != 0;
+    n[163] |= g[34] & 0x8000000000000000 != 0;
+    n[163] |= g[36] & 0x8000000000000000 != 0;
+    n[163] |= g[38] & 0x8000000000000000 != 0;
+    n[163] |= g[40] & 0x8000000000000000 != 0;
     n[163] |= g[42] & 0x8000000000000000 != 0;
     n[163] |= g[44] & 0x8000000000000000 != 0;
     n[163] |= g[46] & 0x8000000000000000 != 0;
@@ -14103,19 +14116,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[163] |= g[100] & 0x8000000000000000 != 0;
     n[163] |= g[102] & 0x8000000000000000 != 0;
     n[163] |= g[104] & 0x8000000000000000 != 0;
-    n[163] |= g[106] & 0x8000000000000000 != 0;
-    n[163] |= g[108] & 0x8000000000000000 != 0;
-    n[163] |= g[110] & 0x8000000000000000 != 0;
-    n[163] |= g[112] & 0x8000000000000000 != 0;
-    n[163] |= g[114] & 0x8000000000000000 != 0;
-    n[163] |= g[116] & 0x8000000000000000 != 0;
-    n[163] |= g[118] & 0x8000000000000000 != 0;
-    n[163] |= g[120] & 0x8000000000000000 != 0;
-    n[163] |= g[122] & 0x8000000000000000 != 0;
-    n[163] |= g[124] & 0x8000000000000000 != 0;
-    n[163] |= g[126] & 0x8000000000000000 != 0;
-    n[163] |= g[128] & 0x8000000000000000 != 0;
-    n[163] |= g[130] & 0x8000000000000000 != 0;
     n[163] |= n[22];
     n[163] |= n[44];
     n[163] |= n[64];
@@ -14129,6 +14129,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[163] |= n[152];
     n[163] |= n[154];
     // n[164]: ((aux 18) 8)
+    n[164] |= g[18] & 0x8000000000000000 != 0;
+    n[164] |= g[20] & 0x8000000000000000 != 0;
+    n[164] |= g[22] & 0x8000000000000000 != 0;
+    n[164] |= g[24] & 0x8000000000000000 != 0;
+    n[164] |= g[26] & 0x8000000000000000 != 0;
+    n[164] |= g[28] & 0x8000000000000000 != 0;
+    n[164] |= g[30] & 0x8000000000000000 != 0;
+    n[164] |= g[32] & 0x8000000000000000 != 0;
+    n[164] |= g[34] & 0x8000000000000000 != 0;
+    n[164] |= g[36] & 0x8000000000000000 != 0;
+    n[164] |= g[38] & 0x8000000000000000 != 0;
+    n[164] |= g[40] & 0x8000000000000000 != 0;
+    n[164] |= g[42] & 0x8000000000000000 != 0;
     n[164] |= g[44] & 0x8000000000000000 != 0;
     n[164] |= g[46] & 0x8000000000000000 != 0;
     n[164] |= g[48] & 0x8000000000000000 != 0;
@@ -14160,19 +14173,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[164] |= g[100] & 0x8000000000000000 != 0;
     n[164] |= g[102] & 0x8000000000000000 != 0;
     n[164] |= g[104] & 0x8000000000000000 != 0;
-    n[164] |= g[106] & 0x8000000000000000 != 0;
-    n[164] |= g[108] & 0x8000000000000000 != 0;
-    n[164] |= g[110] & 0x8000000000000000 != 0;
-    n[164] |= g[112] & 0x8000000000000000 != 0;
-    n[164] |= g[114] & 0x8000000000000000 != 0;
-    n[164] |= g[116] & 0x8000000000000000 != 0;
-    n[164] |= g[118] & 0x8000000000000000 != 0;
-    n[164] |= g[120] & 0x8000000000000000 != 0;
-    n[164] |= g[122] & 0x8000000000000000 != 0;
-    n[164] |= g[124] & 0x8000000000000000 != 0;
-    n[164] |= g[126] & 0x8000000000000000 != 0;
-    n[164] |= g[128] & 0x8000000000000000 != 0;
-    n[164] |= g[130] & 0x8000000000000000 != 0;
     n[164] |= n[22];
     n[164] |= n[44];
     n[164] |= n[64];
@@ -14186,6 +14186,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[164] |= n[152];
     n[164] |= n[154];
     // n[165]: ((aux 18) 9)
+    n[165] |= g[20] & 0x8000000000000000 != 0;
+    n[165] |= g[22] & 0x8000000000000000 != 0;
+    n[165] |= g[24] & 0x8000000000000000 != 0;
+    n[165] |= g[26] & 0x8000000000000000 != 0;
+    n[165] |= g[28] & 0x8000000000000000 != 0;
+    n[165] |= g[30] & 0x8000000000000000 != 0;
+    n[165] |= g[32] & 0x8000000000000000 != 0;
+    n[165] |= g[34] & 0x8000000000000000 != 0;
+    n[165] |= g[36] & 0x8000000000000000 != 0;
+    n[165] |= g[38] & 0x8000000000000000 != 0;
+    n[165] |= g[40] & 0x8000000000000000 != 0;
+    n[165] |= g[42] & 0x8000000000000000 != 0;
+    n[165] |= g[44] & 0x8000000000000000 != 0;
     n[165] |= g[46] & 0x8000000000000000 != 0;
     n[165] |= g[48] & 0x8000000000000000 != 0;
     n[165] |= g[50] & 0x8000000000000000 != 0;
@@ -14216,19 +14229,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[165] |= g[100] & 0x8000000000000000 != 0;
     n[165] |= g[102] & 0x8000000000000000 != 0;
     n[165] |= g[104] & 0x8000000000000000 != 0;
-    n[165] |= g[106] & 0x8000000000000000 != 0;
-    n[165] |= g[108] & 0x8000000000000000 != 0;
-    n[165] |= g[110] & 0x8000000000000000 != 0;
-    n[165] |= g[112] & 0x8000000000000000 != 0;
-    n[165] |= g[114] & 0x8000000000000000 != 0;
-    n[165] |= g[116] & 0x8000000000000000 != 0;
-    n[165] |= g[118] & 0x8000000000000000 != 0;
-    n[165] |= g[120] & 0x8000000000000000 != 0;
-    n[165] |= g[122] & 0x8000000000000000 != 0;
-    n[165] |= g[124] & 0x8000000000000000 != 0;
-    n[165] |= g[126] & 0x8000000000000000 != 0;
-    n[165] |= g[128] & 0x8000000000000000 != 0;
-    n[165] |= g[130] & 0x8000000000000000 != 0;
     n[165] |= n[22];
     n[165] |= n[44];
     n[165] |= n[64];
@@ -14242,6 +14242,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[165] |= n[152];
     n[165] |= n[154];
     // n[166]: ((aux 18) 10)
+    n[166] |= g[22] & 0x8000000000000000 != 0;
+    n[166] |= g[24] & 0x8000000000000000 != 0;
+    n[166] |= g[26] & 0x8000000000000000 != 0;
+    n[166] |= g[28] & 0x8000000000000000 != 0;
+    n[166] |= g[30] & 0x8000000000000000 != 0;
+    n[166] |= g[32] & 0x8000000000000000 != 0;
+    n[166] |= g[34] & 0x8000000000000000 != 0;
+    n[166] |= g[36] & 0x8000000000000000 != 0;
+    n[166] |= g[38] & 0x8000000000000000 != 0;
+    n[166] |= g[40] & 0x8000000000000000 != 0;
+    n[166] |= g[42] & 0x8000000000000000 != 0;
+    n[166] |= g[44] & 0x8000000000000000 != 0;
+    n[166] |= g[46] & 0x8000000000000000 != 0;
     n[166] |= g[48] & 0x8000000000000000 != 0;
     n[166] |= g[50] & 0x8000000000000000 != 0;
     n[166] |= g[52] & 0x8000000000000000 != 0;
@@ -14271,19 +14284,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[166] |= g[100] & 0x8000000000000000 != 0;
     n[166] |= g[102] & 0x8000000000000000 != 0;
     n[166] |= g[104] & 0x8000000000000000 != 0;
-    n[166] |= g[106] & 0x8000000000000000 != 0;
-    n[166] |= g[108] & 0x8000000000000000 != 0;
-    n[166] |= g[110] & 0x8000000000000000 != 0;
-    n[166] |= g[112] & 0x8000000000000000 != 0;
-    n[166] |= g[114] & 0x8000000000000000 != 0;
-    n[166] |= g[116] & 0x8000000000000000 != 0;
-    n[166] |= g[118] & 0x8000000000000000 != 0;
-    n[166] |= g[120] & 0x8000000000000000 != 0;
-    n[166] |= g[122] & 0x8000000000000000 != 0;
-    n[166] |= g[124] & 0x8000000000000000 != 0;
-    n[166] |= g[126] & 0x8000000000000000 != 0;
-    n[166] |= g[128] & 0x8000000000000000 != 0;
-    n[166] |= g[130] & 0x8000000000000000 != 0;
     n[166] |= n[22];
     n[166] |= n[44];
     n[166] |= n[64];
@@ -14297,6 +14297,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[166] |= n[152];
     n[166] |= n[154];
     // n[167]: ((aux 18) 11)
+    n[167] |= g[24] & 0x8000000000000000 != 0;
+    n[167] |= g[26] & 0x8000000000000000 != 0;
+    n[167] |= g[28] & 0x8000000000000000 != 0;
+    n[167] |= g[30] & 0x8000000000000000 != 0;
+    n[167] |= g[32] & 0x8000000000000000 != 0;
+    n[167] |= g[34] & 0x8000000000000000 != 0;
+    n[167] |= g[36] & 0x8000000000000000 != 0;
+    n[167] |= g[38] & 0x8000000000000000 != 0;
+    n[167] |= g[40] & 0x8000000000000000 != 0;
+    n[167] |= g[42] & 0x8000000000000000 != 0;
+    n[167] |= g[44] & 0x8000000000000000 != 0;
+    n[167] |= g[46] & 0x8000000000000000 != 0;
+    n[167] |= g[48] & 0x8000000000000000 != 0;
     n[167] |= g[50] & 0x8000000000000000 != 0;
     n[167] |= g[52] & 0x8000000000000000 != 0;
     n[167] |= g[54] & 0x8000000000000000 != 0;
@@ -14325,19 +14338,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[167] |= g[100] & 0x8000000000000000 != 0;
     n[167] |= g[102] & 0x8000000000000000 != 0;
     n[167] |= g[104] & 0x8000000000000000 != 0;
-    n[167] |= g[106] & 0x8000000000000000 != 0;
-    n[167] |= g[108] & 0x8000000000000000 != 0;
-    n[167] |= g[110] & 0x8000000000000000 != 0;
-    n[167] |= g[112] & 0x8000000000000000 != 0;
-    n[167] |= g[114] & 0x8000000000000000 != 0;
-    n[167] |= g[116] & 0x8000000000000000 != 0;
-    n[167] |= g[118] & 0x8000000000000000 != 0;
-    n[167] |= g[120] & 0x8000000000000000 != 0;
-    n[167] |= g[122] & 0x8000000000000000 != 0;
-    n[167] |= g[124] & 0x8000000000000000 != 0;
-    n[167] |= g[126] & 0x8000000000000000 != 0;
-    n[167] |= g[128] & 0x8000000000000000 != 0;
-    n[167] |= g[130] & 0x8000000000000000 != 0;
     n[167] |= n[22];
     n[167] |= n[44];
     n[167] |= n[64];
@@ -14351,6 +14351,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[167] |= n[152];
     n[167] |= n[154];
     // n[168]: ((aux 18) 12)
+    n[168] |= g[26] & 0x8000000000000000 != 0;
+    n[168] |= g[28] & 0x8000000000000000 != 0;
+    n[168] |= g[30] & 0x8000000000000000 != 0;
+    n[168] |= g[32] & 0x8000000000000000 != 0;
+    n[168] |= g[34] & 0x8000000000000000 != 0;
+    n[168] |= g[36] & 0x8000000000000000 != 0;
+    n[168] |= g[38] & 0x8000000000000000 != 0;
+    n[168] |= g[40] & 0x8000000000000000 != 0;
+    n[168] |= g[42] & 0x8000000000000000 != 0;
+    n[168] |= g[44] & 0x8000000000000000 != 0;
+    n[168] |= g[46] & 0x8000000000000000 != 0;
+    n[168] |= g[48] & 0x8000000000000000 != 0;
+    n[168] |= g[50] & 0x8000000000000000 != 0;
     n[168] |= g[52] & 0x8000000000000000 != 0;
     n[168] |= g[54] & 0x8000000000000000 != 0;
     n[168] |= g[56] & 0x8000000000000000 != 0;
@@ -14378,19 +14391,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[168] |= g[100] & 0x8000000000000000 != 0;
     n[168] |= g[102] & 0x8000000000000000 != 0;
     n[168] |= g[104] & 0x8000000000000000 != 0;
-    n[168] |= g[106] & 0x8000000000000000 != 0;
-    n[168] |= g[108] & 0x8000000000000000 != 0;
-    n[168] |= g[110] & 0x8000000000000000 != 0;
-    n[168] |= g[112] & 0x8000000000000000 != 0;
-    n[168] |= g[114] & 0x8000000000000000 != 0;
-    n[168] |= g[116] & 0x8000000000000000 != 0;
-    n[168] |= g[118] & 0x8000000000000000 != 0;
-    n[168] |= g[120] & 0x8000000000000000 != 0;
-    n[168] |= g[122] & 0x8000000000000000 != 0;
-    n[168] |= g[124] & 0x8000000000000000 != 0;
-    n[168] |= g[126] & 0x8000000000000000 != 0;
-    n[168] |= g[128] & 0x8000000000000000 != 0;
-    n[168] |= g[130] & 0x8000000000000000 != 0;
     n[168] |= n[22];
     n[168] |= n[44];
     n[168] |= n[64];
@@ -14404,6 +14404,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[168] |= n[152];
     n[168] |= n[154];
     // n[169]: ((aux 18) 13)
+    n[169] |= g[28] & 0x8000000000000000 != 0;
+    n[169] |= g[30] & 0x8000000000000000 != 0;
+    n[169] |= g[32] & 0x8000000000000000 != 0;
+    n[169] |= g[34] & 0x8000000000000000 != 0;
+    n[169] |= g[36] & 0x8000000000000000 != 0;
+    n[169] |= g[38] & 0x8000000000000000 != 0;
+    n[169] |= g[40] & 0x8000000000000000 != 0;
+    n[169] |= g[42] & 0x8000000000000000 != 0;
+    n[169] |= g[44] & 0x8000000000000000 != 0;
+    n[169] |= g[46] & 0x8000000000000000 != 0;
+    n[169] |= g[48] & 0x8000000000000000 != 0;
+    n[169] |= g[50] & 0x8000000000000000 != 0;
+    n[169] |= g[52] & 0x8000000000000000 != 0;
     n[169] |= g[54] & 0x8000000000000000 != 0;
     n[169] |= g[56] & 0x8000000000000000 != 0;
     n[169] |= g[58] & 0x8000000000000000 != 0;
@@ -14430,19 +14443,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[169] |= g[100] & 0x8000000000000000 != 0;
     n[169] |= g[102] & 0x8000000000000000 != 0;
     n[169] |= g[104] & 0x8000000000000000 != 0;
-    n[169] |= g[106] & 0x8000000000000000 != 0;
-    n[169] |= g[108] & 0x8000000000000000 != 0;
-    n[169] |= g[110] & 0x8000000000000000 != 0;
-    n[169] |= g[112] & 0x8000000000000000 != 0;
-    n[169] |= g[114] & 0x8000000000000000 != 0;
-    n[169] |= g[116] & 0x8000000000000000 != 0;
-    n[169] |= g[118] & 0x8000000000000000 != 0;
-    n[169] |= g[120] & 0x8000000000000000 != 0;
-    n[169] |= g[122] & 0x8000000000000000 != 0;
-    n[169] |= g[124] & 0x8000000000000000 != 0;
-    n[169] |= g[126] & 0x8000000000000000 != 0;
-    n[169] |= g[128] & 0x8000000000000000 != 0;
-    n[169] |= g[130] & 0x8000000000000000 != 0;
     n[169] |= n[22];
     n[169] |= n[44];
     n[169] |= n[64];
@@ -14456,6 +14456,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[169] |= n[152];
     n[169] |= n[154];
     // n[170]: ((aux 18) 14)
+    n[170] |= g[30] & 0x8000000000000000 != 0;
+    n[170] |= g[32] & 0x8000000000000000 != 0;
+    n[170] |= g[34] & 0x8000000000000000 != 0;
+    n[170] |= g[36] & 0x8000000000000000 != 0;
+    n[170] |= g[38] & 0x8000000000000000 != 0;
+    n[170] |= g[40] & 0x8000000000000000 != 0;
+    n[170] |= g[42] & 0x8000000000000000 != 0;
+    n[170] |= g[44] & 0x8000000000000000 != 0;
+    n[170] |= g[46] & 0x8000000000000000 != 0;
+    n[170] |= g[48] & 0x8000000000000000 != 0;
+    n[170] |= g[50] & 0x8000000000000000 != 0;
+    n[170] |= g[52] & 0x8000000000000000 != 0;
+    n[170] |= g[54] & 0x8000000000000000 != 0;
     n[170] |= g[56] & 0x8000000000000000 != 0;
     n[170] |= g[58] & 0x8000000000000000 != 0;
     n[170] |= g[60] & 0x8000000000000000 != 0;
@@ -14481,19 +14494,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[170] |= g[100] & 0x8000000000000000 != 0;
     n[170] |= g[102] & 0x8000000000000000 != 0;
     n[170] |= g[104] & 0x8000000000000000 != 0;
-    n[170] |= g[106] & 0x8000000000000000 != 0;
-    n[170] |= g[108] & 0x8000000000000000 != 0;
-    n[170] |= g[110] & 0x8000000000000000 != 0;
-    n[170] |= g[112] & 0x8000000000000000 != 0;
-    n[170] |= g[114] & 0x8000000000000000 != 0;
-    n[170] |= g[116] & 0x8000000000000000 != 0;
-    n[170] |= g[118] & 0x8000000000000000 != 0;
-    n[170] |= g[120] & 0x8000000000000000 != 0;
-    n[170] |= g[122] & 0x8000000000000000 != 0;
-    n[170] |= g[124] & 0x8000000000000000 != 0;
-    n[170] |= g[126] & 0x8000000000000000 != 0;
-    n[170] |= g[128] & 0x8000000000000000 != 0;
-    n[170] |= g[130] & 0x8000000000000000 != 0;
     n[170] |= n[22];
     n[170] |= n[44];
     n[170] |= n[64];
@@ -14507,6 +14507,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[170] |= n[152];
     n[170] |= n[154];
     // n[171]: ((aux 18) 15)
+    n[171] |= g[32] & 0x8000000000000000 != 0;
+    n[171] |= g[34] & 0x8000000000000000 != 0;
+    n[171] |= g[36] & 0x8000000000000000 != 0;
+    n[171] |= g[38] & 0x8000000000000000 != 0;
+    n[171] |= g[40] & 0x8000000000000000 != 0;
+    n[171] |= g[42] & 0x8000000000000000 != 0;
+    n[171] |= g[44] & 0x8000000000000000 != 0;
+    n[171] |= g[46] & 0x8000000000000000 != 0;
+    n[171] |= g[48] & 0x8000000000000000 != 0;
+    n[171] |= g[50] & 0x8000000000000000 != 0;
+    n[171] |= g[52] & 0x8000000000000000 != 0;
+    n[171] |= g[54] & 0x8000000000000000 != 0;
+    n[171] |= g[56] & 0x8000000000000000 != 0;
     n[171] |= g[58] & 0x8000000000000000 != 0;
     n[171] |= g[60] & 0x8000000000000000 != 0;
     n[171] |= g[62] & 0x8000000000000000 != 0;
@@ -14531,19 +14544,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[171] |= g[100] & 0x8000000000000000 != 0;
     n[171] |= g[102] & 0x8000000000000000 != 0;
     n[171] |= g[104] & 0x8000000000000000 != 0;
-    n[171] |= g[106] & 0x8000000000000000 != 0;
-    n[171] |= g[108] & 0x8000000000000000 != 0;
-    n[171] |= g[110] & 0x8000000000000000 != 0;
-    n[171] |= g[112] & 0x8000000000000000 != 0;
-    n[171] |= g[114] & 0x8000000000000000 != 0;
-    n[171] |= g[116] & 0x8000000000000000 != 0;
-    n[171] |= g[118] & 0x8000000000000000 != 0;
-    n[171] |= g[120] & 0x8000000000000000 != 0;
-    n[171] |= g[122] & 0x8000000000000000 != 0;
-    n[171] |= g[124] & 0x8000000000000000 != 0;
-    n[171] |= g[126] & 0x8000000000000000 != 0;
-    n[171] |= g[128] & 0x8000000000000000 != 0;
-    n[171] |= g[130] & 0x8000000000000000 != 0;
     n[171] |= n[22];
     n[171] |= n[44];
     n[171] |= n[64];
@@ -14557,6 +14557,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[171] |= n[152];
     n[171] |= n[154];
     // n[172]: ((aux 18) 16)
+    n[172] |= g[34] & 0x8000000000000000 != 0;
+    n[172] |= g[36] & 0x8000000000000000 != 0;
+    n[172] |= g[38] & 0x8000000000000000 != 0;
+    n[172] |= g[40] & 0x8000000000000000 != 0;
+    n[172] |= g[42] & 0x8000000000000000 != 0;
+    n[172] |= g[44] & 0x8000000000000000 != 0;
+    n[172] |= g[46] & 0x8000000000000000 != 0;
+    n[172] |= g[48] & 0x8000000000000000 != 0;
+    n[172] |= g[50] & 0x8000000000000000 != 0;
+    n[172] |= g[52] & 0x8000000000000000 != 0;
+    n[172] |= g[54] & 0x8000000000000000 != 0;
+    n[172] |= g[56] & 0x8000000000000000 != 0;
+    n[172] |= g[58] & 0x8000000000000000 != 0;
     n[172] |= g[60] & 0x8000000000000000 != 0;
     n[172] |= g[62] & 0x8000000000000000 != 0;
     n[172] |= g[64] & 0x8000000000000000 != 0;
@@ -14580,19 +14593,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[172] |= g[100] & 0x8000000000000000 != 0;
     n[172] |= g[102] & 0x8000000000000000 != 0;
     n[172] |= g[104] & 0x8000000000000000 != 0;
-    n[172] |= g[106] & 0x8000000000000000 != 0;
-    n[172] |= g[108] & 0x8000000000000000 != 0;
-    n[172] |= g[110] & 0x8000000000000000 != 0;
-    n[172] |= g[112] & 0x8000000000000000 != 0;
-    n[172] |= g[114] & 0x8000000000000000 != 0;
-    n[172] |= g[116] & 0x8000000000000000 != 0;
-    n[172] |= g[118] & 0x8000000000000000 != 0;
-    n[172] |= g[120] & 0x8000000000000000 != 0;
-    n[172] |= g[122] & 0x8000000000000000 != 0;
-    n[172] |= g[124] & 0x8000000000000000 != 0;
-    n[172] |= g[126] & 0x8000000000000000 != 0;
-    n[172] |= g[128] & 0x8000000000000000 != 0;
-    n[172] |= g[130] & 0x8000000000000000 != 0;
     n[172] |= n[22];
     n[172] |= n[44];
     n[172] |= n[64];
@@ -14606,6 +14606,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[172] |= n[152];
     n[172] |= n[154];
     // n[173]: ((aux 18) 17)
+    n[173] |= g[36] & 0x8000000000000000 != 0;
+    n[173] |= g[38] & 0x8000000000000000 != 0;
+    n[173] |= g[40] & 0x8000000000000000 != 0;
+    n[173] |= g[42] & 0x8000000000000000 != 0;
+    n[173] |= g[44] & 0x8000000000000000 != 0;
+    n[173] |= g[46] & 0x8000000000000000 != 0;
+    n[173] |= g[48] & 0x8000000000000000 != 0;
+    n[173] |= g[50] & 0x8000000000000000 != 0;
+    n[173] |= g[52] & 0x8000000000000000 != 0;
+    n[173] |= g[54] & 0x8000000000000000 != 0;
+    n[173] |= g[56] & 0x8000000000000000 != 0;
+    n[173] |= g[58] & 0x8000000000000000 != 0;
+    n[173] |= g[60] & 0x8000000000000000 != 0;
     n[173] |= g[62] & 0x8000000000000000 != 0;
     n[173] |= g[64] & 0x8000000000000000 != 0;
     n[173] |= g[66] & 0x8000000000000000 != 0;
@@ -14628,19 +14641,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[173] |= g[100] & 0x8000000000000000 != 0;
     n[173] |= g[102] & 0x8000000000000000 != 0;
     n[173] |= g[104] & 0x8000000000000000 != 0;
-    n[173] |= g[106] & 0x8000000000000000 != 0;
-    n[173] |= g[108] & 0x8000000000000000 != 0;
-    n[173] |= g[110] & 0x8000000000000000 != 0;
-    n[173] |= g[112] & 0x8000000000000000 != 0;
-    n[173] |= g[114] & 0x8000000000000000 != 0;
-    n[173] |= g[116] & 0x8000000000000000 != 0;
-    n[173] |= g[118] & 0x8000000000000000 != 0;
-    n[173] |= g[120] & 0x8000000000000000 != 0;
-    n[173] |= g[122] & 0x8000000000000000 != 0;
-    n[173] |= g[124] & 0x8000000000000000 != 0;
-    n[173] |= g[126] & 0x8000000000000000 != 0;
-    n[173] |= g[128] & 0x8000000000000000 != 0;
-    n[173] |= g[130] & 0x8000000000000000 != 0;
     n[173] |= n[22];
     n[173] |= n[44];
     n[173] |= n[64];
@@ -14654,6 +14654,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[173] |= n[152];
     n[173] |= n[154];
     // n[174]: ((aux 18) 18)
+    n[174] |= g[38] & 0x8000000000000000 != 0;
+    n[174] |= g[40] & 0x8000000000000000 != 0;
+    n[174] |= g[42] & 0x8000000000000000 != 0;
+    n[174] |= g[44] & 0x8000000000000000 != 0;
+    n[174] |= g[46] & 0x8000000000000000 != 0;
+    n[174] |= g[48] & 0x8000000000000000 != 0;
+    n[174] |= g[50] & 0x8000000000000000 != 0;
+    n[174] |= g[52] & 0x8000000000000000 != 0;
+    n[174] |= g[54] & 0x8000000000000000 != 0;
+    n[174] |= g[56] & 0x8000000000000000 != 0;
+    n[174] |= g[58] & 0x8000000000000000 != 0;
+    n[174] |= g[60] & 0x8000000000000000 != 0;
+    n[174] |= g[62] & 0x8000000000000000 != 0;
     n[174] |= g[64] & 0x8000000000000000 != 0;
     n[174] |= g[66] & 0x8000000000000000 != 0;
     n[174] |= g[68] & 0x8000000000000000 != 0;
@@ -14675,19 +14688,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[174] |= g[100] & 0x8000000000000000 != 0;
     n[174] |= g[102] & 0x8000000000000000 != 0;
     n[174] |= g[104] & 0x8000000000000000 != 0;
-    n[174] |= g[106] & 0x8000000000000000 != 0;
-    n[174] |= g[108] & 0x8000000000000000 != 0;
-    n[174] |= g[110] & 0x8000000000000000 != 0;
-    n[174] |= g[112] & 0x8000000000000000 != 0;
-    n[174] |= g[114] & 0x8000000000000000 != 0;
-    n[174] |= g[116] & 0x8000000000000000 != 0;
-    n[174] |= g[118] & 0x8000000000000000 != 0;
-    n[174] |= g[120] & 0x8000000000000000 != 0;
-    n[174] |= g[122] & 0x8000000000000000 != 0;
-    n[174] |= g[124] & 0x8000000000000000 != 0;
-    n[174] |= g[126] & 0x8000000000000000 != 0;
-    n[174] |= g[128] & 0x8000000000000000 != 0;
-    n[174] |= g[130] & 0x8000000000000000 != 0;
     n[174] |= n[22];
     n[174] |= n[44];
     n[174] |= n[64];
@@ -14701,6 +14701,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[174] |= n[152];
     n[174] |= n[154];
     // n[175]: ((aux 18) 19)
+    n[175] |= g[40] & 0x8000000000000000 != 0;
+    n[175] |= g[42] & 0x8000000000000000 != 0;
+    n[175] |= g[44] & 0x8000000000000000 != 0;
+    n[175] |= g[46] & 0x8000000000000000 != 0;
+    n[175] |= g[48] & 0x8000000000000000 != 0;
+    n[175] |= g[50] & 0x8000000000000000 != 0;
+    n[175] |= g[52] & 0x8000000000000000 != 0;
+    n[175] |= g[54] & 0x8000000000000000 != 0;
+    n[175] |= g[56] & 0x8000000000000000 != 0;
+    n[175] |= g[58] & 0x8000000000000000 != 0;
+    n[175] |= g[60] & 0x8000000000000000 != 0;
+    n[175] |= g[62] & 0x8000000000000000 != 0;
+    n[175] |= g[64] & 0x8000000000000000 != 0;
     n[175] |= g[66] & 0x8000000000000000 != 0;
     n[175] |= g[68] & 0x8000000000000000 != 0;
     n[175] |= g[70] & 0x8000000000000000 != 0;
@@ -14721,19 +14734,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[175] |= g[100] & 0x8000000000000000 != 0;
     n[175] |= g[102] & 0x8000000000000000 != 0;
     n[175] |= g[104] & 0x8000000000000000 != 0;
-    n[175] |= g[106] & 0x8000000000000000 != 0;
-    n[175] |= g[108] & 0x8000000000000000 != 0;
-    n[175] |= g[110] & 0x8000000000000000 != 0;
-    n[175] |= g[112] & 0x8000000000000000 != 0;
-    n[175] |= g[114] & 0x8000000000000000 != 0;
-    n[175] |= g[116] & 0x8000000000000000 != 0;
-    n[175] |= g[118] & 0x8000000000000000 != 0;
-    n[175] |= g[120] & 0x8000000000000000 != 0;
-    n[175] |= g[122] & 0x8000000000000000 != 0;
-    n[175] |= g[124] & 0x8000000000000000 != 0;
-    n[175] |= g[126] & 0x8000000000000000 != 0;
-    n[175] |= g[128] & 0x8000000000000000 != 0;
-    n[175] |= g[130] & 0x8000000000000000 != 0;
     n[175] |= n[22];
     n[175] |= n[44];
     n[175] |= n[64];
@@ -14747,6 +14747,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[175] |= n[152];
     n[175] |= n[154];
     // n[176]: ((aux 18) 20)
+    n[176] |= g[42] & 0x8000000000000000 != 0;
+    n[176] |= g[44] & 0x8000000000000000 != 0;
+    n[176] |= g[46] & 0x8000000000000000 != 0;
+    n[176] |= g[48] & 0x8000000000000000 != 0;
+    n[176] |= g[50] & 0x8000000000000000 != 0;
+    n[176] |= g[52] & 0x8000000000000000 != 0;
+    n[176] |= g[54] & 0x8000000000000000 != 0;
+    n[176] |= g[56] & 0x8000000000000000 != 0;
+    n[176] |= g[58] & 0x8000000000000000 != 0;
+    n[176] |= g[60] & 0x8000000000000000 != 0;
+    n[176] |= g[62] & 0x8000000000000000 != 0;
+    n[176] |= g[64] & 0x8000000000000000 != 0;
+    n[176] |= g[66] & 0x8000000000000000 != 0;
     n[176] |= g[68] & 0x8000000000000000 != 0;
     n[176] |= g[70] & 0x8000000000000000 != 0;
     n[176] |= g[72] & 0x8000000000000000 != 0;
@@ -14766,19 +14779,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[176] |= g[100] & 0x8000000000000000 != 0;
     n[176] |= g[102] & 0x8000000000000000 != 0;
     n[176] |= g[104] & 0x8000000000000000 != 0;
-    n[176] |= g[106] & 0x8000000000000000 != 0;
-    n[176] |= g[108] & 0x8000000000000000 != 0;
-    n[176] |= g[110] & 0x8000000000000000 != 0;
-    n[176] |= g[112] & 0x8000000000000000 != 0;
-    n[176] |= g[114] & 0x8000000000000000 != 0;
-    n[176] |= g[116] & 0x8000000000000000 != 0;
-    n[176] |= g[118] & 0x8000000000000000 != 0;
-    n[176] |= g[120] & 0x8000000000000000 != 0;
-    n[176] |= g[122] & 0x8000000000000000 != 0;
-    n[176] |= g[124] & 0x8000000000000000 != 0;
-    n[176] |= g[126] & 0x8000000000000000 != 0;
-    n[176] |= g[128] & 0x8000000000000000 != 0;
-    n[176] |= g[130] & 0x8000000000000000 != 0;
     n[176] |= n[22];
     n[176] |= n[44];
     n[176] |= n[64];
@@ -14792,6 +14792,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[176] |= n[152];
     n[176] |= n[154];
     // n[177]: ((aux 18) 21)
+    n[177] |= g[44] & 0x8000000000000000 != 0;
+    n[177] |= g[46] & 0x8000000000000000 != 0;
+    n[177] |= g[48] & 0x8000000000000000 != 0;
+    n[177] |= g[50] & 0x8000000000000000 != 0;
+    n[177] |= g[52] & 0x8000000000000000 != 0;
+    n[177] |= g[54] & 0x8000000000000000 != 0;
+    n[177] |= g[56] & 0x8000000000000000 != 0;
+    n[177] |= g[58] & 0x8000000000000000 != 0;
+    n[177] |= g[60] & 0x8000000000000000 != 0;
+    n[177] |= g[62] & 0x8000000000000000 != 0;
+    n[177] |= g[64] & 0x8000000000000000 != 0;
+    n[177] |= g[66] & 0x8000000000000000 != 0;
+    n[177] |= g[68] & 0x8000000000000000 != 0;
     n[177] |= g[70] & 0x8000000000000000 != 0;
     n[177] |= g[72] & 0x8000000000000000 != 0;
     n[177] |= g[74] & 0x8000000000000000 != 0;
@@ -14810,19 +14823,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[177] |= g[100] & 0x8000000000000000 != 0;
     n[177] |= g[102] & 0x8000000000000000 != 0;
     n[177] |= g[104] & 0x8000000000000000 != 0;
-    n[177] |= g[106] & 0x8000000000000000 != 0;
-    n[177] |= g[108] & 0x8000000000000000 != 0;
-    n[177] |= g[110] & 0x8000000000000000 != 0;
-    n[177] |= g[112] & 0x8000000000000000 != 0;
-    n[177] |= g[114] & 0x8000000000000000 != 0;
-    n[177] |= g[116] & 0x8000000000000000 != 0;
-    n[177] |= g[118] & 0x8000000000000000 != 0;
-    n[177] |= g[120] & 0x8000000000000000 != 0;
-    n[177] |= g[122] & 0x8000000000000000 != 0;
-    n[177] |= g[124] & 0x8000000000000000 != 0;
-    n[177] |= g[126] & 0x8000000000000000 != 0;
-    n[177] |= g[128] & 0x8000000000000000 != 0;
-    n[177] |= g[130] & 0x8000000000000000 != 0;
     n[177] |= n[22];
     n[177] |= n[44];
     n[177] |= n[64];
@@ -14836,6 +14836,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[177] |= n[152];
     n[177] |= n[154];
     // n[178]: ((aux 18) 22)
+    n[178] |= g[46] & 0x8000000000000000 != 0;
+    n[178] |= g[48] & 0x8000000000000000 != 0;
+    n[178] |= g[50] & 0x8000000000000000 != 0;
+    n[178] |= g[52] & 0x8000000000000000 != 0;
+    n[178] |= g[54] & 0x8000000000000000 != 0;
+    n[178] |= g[56] & 0x8000000000000000 != 0;
+    n[178] |= g[58] & 0x8000000000000000 != 0;
+    n[178] |= g[60] & 0x8000000000000000 != 0;
+    n[178] |= g[62] & 0x8000000000000000 != 0;
+    n[178] |= g[64] & 0x8000000000000000 != 0;
+    n[178] |= g[66] & 0x8000000000000000 != 0;
+    n[178] |= g[68] & 0x8000000000000000 != 0;
+    n[178] |= g[70] & 0x8000000000000000 != 0;
     n[178] |= g[72] & 0x8000000000000000 != 0;
     n[178] |= g[74] & 0x8000000000000000 != 0;
     n[178] |= g[76] & 0x8000000000000000 != 0;
@@ -14853,19 +14866,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[178] |= g[100] & 0x8000000000000000 != 0;
     n[178] |= g[102] & 0x8000000000000000 != 0;
     n[178] |= g[104] & 0x8000000000000000 != 0;
-    n[178] |= g[106] & 0x8000000000000000 != 0;
-    n[178] |= g[108] & 0x8000000000000000 != 0;
-    n[178] |= g[110] & 0x8000000000000000 != 0;
-    n[178] |= g[112] & 0x8000000000000000 != 0;
-    n[178] |= g[114] & 0x8000000000000000 != 0;
-    n[178] |= g[116] & 0x8000000000000000 != 0;
-    n[178] |= g[118] & 0x8000000000000000 != 0;
-    n[178] |= g[120] & 0x8000000000000000 != 0;
-    n[178] |= g[122] & 0x8000000000000000 != 0;
-    n[178] |= g[124] & 0x8000000000000000 != 0;
-    n[178] |= g[126] & 0x8000000000000000 != 0;
-    n[178] |= g[128] & 0x8000000000000000 != 0;
-    n[178] |= g[130] & 0x8000000000000000 != 0;
     n[178] |= n[22];
     n[178] |= n[44];
     n[178] |= n[64];
@@ -14879,6 +14879,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[178] |= n[152];
     n[178] |= n[154];
     // n[179]: ((aux 18) 23)
+    n[179] |= g[48] & 0x8000000000000000 != 0;
+    n[179] |= g[50] & 0x8000000000000000 != 0;
+    n[179] |= g[52] & 0x8000000000000000 != 0;
+    n[179] |= g[54] & 0x8000000000000000 != 0;
+    n[179] |= g[56] & 0x8000000000000000 != 0;
+    n[179] |= g[58] & 0x8000000000000000 != 0;
+    n[179] |= g[60] & 0x8000000000000000 != 0;
+    n[179] |= g[62] & 0x8000000000000000 != 0;
+    n[179] |= g[64] & 0x8000000000000000 != 0;
+    n[179] |= g[66] & 0x8000000000000000 != 0;
+    n[179] |= g[68] & 0x8000000000000000 != 0;
+    n[179] |= g[70] & 0x8000000000000000 != 0;
+    n[179] |= g[72] & 0x8000000000000000 != 0;
     n[179] |= g[74] & 0x8000000000000000 != 0;
     n[179] |= g[76] & 0x8000000000000000 != 0;
     n[179] |= g[78] & 0x8000000000000000 != 0;
@@ -14895,19 +14908,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[179] |= g[100] & 0x8000000000000000 != 0;
     n[179] |= g[102] & 0x8000000000000000 != 0;
     n[179] |= g[104] & 0x8000000000000000 != 0;
-    n[179] |= g[106] & 0x8000000000000000 != 0;
-    n[179] |= g[108] & 0x8000000000000000 != 0;
-    n[179] |= g[110] & 0x8000000000000000 != 0;
-    n[179] |= g[112] & 0x8000000000000000 != 0;
-    n[179] |= g[114] & 0x8000000000000000 != 0;
-    n[179] |= g[116] & 0x8000000000000000 != 0;
-    n[179] |= g[118] & 0x8000000000000000 != 0;
-    n[179] |= g[120] & 0x8000000000000000 != 0;
-    n[179] |= g[122] & 0x8000000000000000 != 0;
-    n[179] |= g[124] & 0x8000000000000000 != 0;
-    n[179] |= g[126] & 0x8000000000000000 != 0;
-    n[179] |= g[128] & 0x8000000000000000 != 0;
-    n[179] |= g[130] & 0x8000000000000000 != 0;
     n[179] |= n[22];
     n[179] |= n[44];
     n[179] |= n[64];
@@ -14921,6 +14921,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[179] |= n[152];
     n[179] |= n[154];
     // n[180]: ((aux 18) 24)
+    n[180] |= g[50] & 0x8000000000000000 != 0;
+    n[180] |= g[52] & 0x8000000000000000 != 0;
+    n[180] |= g[54] & 0x8000000000000000 != 0;
+    n[180] |= g[56] & 0x8000000000000000 != 0;
+    n[180] |= g[58] & 0x8000000000000000 != 0;
+    n[180] |= g[60] & 0x8000000000000000 != 0;
+    n[180] |= g[62] & 0x8000000000000000 != 0;
+    n[180] |= g[64] & 0x8000000000000000 != 0;
+    n[180] |= g[66] & 0x8000000000000000 != 0;
+    n[180] |= g[68] & 0x8000000000000000 != 0;
+    n[180] |= g[70] & 0x8000000000000000 != 0;
+    n[180] |= g[72] & 0x8000000000000000 != 0;
+    n[180] |= g[74] & 0x8000000000000000 != 0;
     n[180] |= g[76] & 0x8000000000000000 != 0;
     n[180] |= g[78] & 0x8000000000000000 != 0;
     n[180] |= g[80] & 0x8000000000000000 != 0;
@@ -14936,19 +14949,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[180] |= g[100] & 0x8000000000000000 != 0;
     n[180] |= g[102] & 0x8000000000000000 != 0;
     n[180] |= g[104] & 0x8000000000000000 != 0;
-    n[180] |= g[106] & 0x8000000000000000 != 0;
-    n[180] |= g[108] & 0x8000000000000000 != 0;
-    n[180] |= g[110] & 0x8000000000000000 != 0;
-    n[180] |= g[112] & 0x8000000000000000 != 0;
-    n[180] |= g[114] & 0x8000000000000000 != 0;
-    n[180] |= g[116] & 0x8000000000000000 != 0;
-    n[180] |= g[118] & 0x8000000000000000 != 0;
-    n[180] |= g[120] & 0x8000000000000000 != 0;
-    n[180] |= g[122] & 0x8000000000000000 != 0;
-    n[180] |= g[124] & 0x8000000000000000 != 0;
-    n[180] |= g[126] & 0x8000000000000000 != 0;
-    n[180] |= g[128] & 0x8000000000000000 != 0;
-    n[180] |= g[130] & 0x8000000000000000 != 0;
     n[180] |= n[22];
     n[180] |= n[44];
     n[180] |= n[64];
@@ -14962,6 +14962,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[180] |= n[152];
     n[180] |= n[154];
     // n[181]: ((aux 18) 25)
+    n[181] |= g[52] & 0x8000000000000000 != 0;
+    n[181] |= g[54] & 0x8000000000000000 != 0;
+    n[181] |= g[56] & 0x8000000000000000 != 0;
+    n[181] |= g[58] & 0x8000000000000000 != 0;
+    n[181] |= g[60] & 0x8000000000000000 != 0;
+    n[181] |= g[62] & 0x8000000000000000 != 0;
+    n[181] |= g[64] & 0x8000000000000000 != 0;
+    n[181] |= g[66] & 0x8000000000000000 != 0;
+    n[181] |= g[68] & 0x8000000000000000 != 0;
+    n[181] |= g[70] & 0x8000000000000000 != 0;
+    n[181] |= g[72] & 0x8000000000000000 != 0;
+    n[181] |= g[74] & 0x8000000000000000 != 0;
+    n[181] |= g[76] & 0x8000000000000000 != 0;
     n[181] |= g[78] & 0x8000000000000000 != 0;
     n[181] |= g[80] & 0x8000000000000000 != 0;
     n[181] |= g[82] & 0x8000000000000000 != 0;
@@ -14976,19 +14989,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[181] |= g[100] & 0x8000000000000000 != 0;
     n[181] |= g[102] & 0x8000000000000000 != 0;
     n[181] |= g[104] & 0x8000000000000000 != 0;
-    n[181] |= g[106] & 0x8000000000000000 != 0;
-    n[181] |= g[108] & 0x8000000000000000 != 0;
-    n[181] |= g[110] & 0x8000000000000000 != 0;
-    n[181] |= g[112] & 0x8000000000000000 != 0;
-    n[181] |= g[114] & 0x8000000000000000 != 0;
-    n[181] |= g[116] & 0x8000000000000000 != 0;
-    n[181] |= g[118] & 0x8000000000000000 != 0;
-    n[181] |= g[120] & 0x8000000000000000 != 0;
-    n[181] |= g[122] & 0x8000000000000000 != 0;
-    n[181] |= g[124] & 0x8000000000000000 != 0;
-    n[181] |= g[126] & 0x8000000000000000 != 0;
-    n[181] |= g[128] & 0x8000000000000000 != 0;
-    n[181] |= g[130] & 0x8000000000000000 != 0;
     n[181] |= n[22];
     n[181] |= n[44];
     n[181] |= n[64];
@@ -15002,6 +15002,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[181] |= n[152];
     n[181] |= n[154];
     // n[182]: ((aux 18) 26)
+    n[182] |= g[54] & 0x8000000000000000 != 0;
+    n[182] |= g[56] & 0x8000000000000000 != 0;
+    n[182] |= g[58] & 0x8000000000000000 != 0;
+    n[182] |= g[60] & 0x8000000000000000 != 0;
+    n[182] |= g[62] & 0x8000000000000000 != 0;
+    n[182] |= g[64] & 0x8000000000000000 != 0;
+    n[182] |= g[66] & 0x8000000000000000 != 0;
+    n[182] |= g[68] & 0x8000000000000000 != 0;
+    n[182] |= g[70] & 0x8000000000000000 != 0;
+    n[182] |= g[72] & 0x8000000000000000 != 0;
+    n[182] |= g[74] & 0x8000000000000000 != 0;
+    n[182] |= g[76] & 0x8000000000000000 != 0;
+    n[182] |= g[78] & 0x8000000000000000 != 0;
     n[182] |= g[80] & 0x8000000000000000 != 0;
     n[182] |= g[82] & 0x8000000000000000 != 0;
     n[182] |= g[84] & 0x8000000000000000 != 0;
@@ -15015,19 +15028,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[182] |= g[100] & 0x8000000000000000 != 0;
     n[182] |= g[102] & 0x8000000000000000 != 0;
     n[182] |= g[104] & 0x8000000000000000 != 0;
-    n[182] |= g[106] & 0x8000000000000000 != 0;
-    n[182] |= g[108] & 0x8000000000000000 != 0;
-    n[182] |= g[110] & 0x8000000000000000 != 0;
-    n[182] |= g[112] & 0x8000000000000000 != 0;
-    n[182] |= g[114] & 0x8000000000000000 != 0;
-    n[182] |= g[116] & 0x8000000000000000 != 0;
-    n[182] |= g[118] & 0x8000000000000000 != 0;
-    n[182] |= g[120] & 0x8000000000000000 != 0;
-    n[182] |= g[122] & 0x8000000000000000 != 0;
-    n[182] |= g[124] & 0x8000000000000000 != 0;
-    n[182] |= g[126] & 0x8000000000000000 != 0;
-    n[182] |= g[128] & 0x8000000000000000 != 0;
-    n[182] |= g[130] & 0x8000000000000000 != 0;
     n[182] |= n[22];
     n[182] |= n[44];
     n[182] |= n[64];
@@ -15041,6 +15041,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[182] |= n[152];
     n[182] |= n[154];
     // n[183]: ((aux 18) 27)
+    n[183] |= g[56] & 0x8000000000000000 != 0;
+    n[183] |= g[58] & 0x8000000000000000 != 0;
+    n[183] |= g[60] & 0x8000000000000000 != 0;
+    n[183] |= g[62] & 0x8000000000000000 != 0;
+    n[183] |= g[64] & 0x8000000000000000 != 0;
+    n[183] |= g[66] & 0x8000000000000000 != 0;
+    n[183] |= g[68] & 0x8000000000000000 != 0;
+    n[183] |= g[70] & 0x8000000000000000 != 0;
+    n[183] |= g[72] & 0x8000000000000000 != 0;
+    n[183] |= g[74] & 0x8000000000000000 != 0;
+    n[183] |= g[76] & 0x8000000000000000 != 0;
+    n[183] |= g[78] & 0x8000000000000000 != 0;
+    n[183] |= g[80] & 0x8000000000000000 != 0;
     n[183] |= g[82] & 0x8000000000000000 != 0;
     n[183] |= g[84] & 0x8000000000000000 != 0;
     n[183] |= g[86] & 0x8000000000000000 != 0;
@@ -15053,19 +15066,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[183] |= g[100] & 0x8000000000000000 != 0;
     n[183] |= g[102] & 0x8000000000000000 != 0;
     n[183] |= g[104] & 0x8000000000000000 != 0;
-    n[183] |= g[106] & 0x8000000000000000 != 0;
-    n[183] |= g[108] & 0x8000000000000000 != 0;
-    n[183] |= g[110] & 0x8000000000000000 != 0;
-    n[183] |= g[112] & 0x8000000000000000 != 0;
-    n[183] |= g[114] & 0x8000000000000000 != 0;
-    n[183] |= g[116] & 0x8000000000000000 != 0;
-    n[183] |= g[118] & 0x8000000000000000 != 0;
-    n[183] |= g[120] & 0x8000000000000000 != 0;
-    n[183] |= g[122] & 0x8000000000000000 != 0;
-    n[183] |= g[124] & 0x8000000000000000 != 0;
-    n[183] |= g[126] & 0x8000000000000000 != 0;
-    n[183] |= g[128] & 0x8000000000000000 != 0;
-    n[183] |= g[130] & 0x8000000000000000 != 0;
     n[183] |= n[22];
     n[183] |= n[44];
     n[183] |= n[64];
@@ -15079,6 +15079,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[183] |= n[152];
     n[183] |= n[154];
     // n[184]: ((aux 18) 28)
+    n[184] |= g[58] & 0x8000000000000000 != 0;
+    n[184] |= g[60] & 0x8000000000000000 != 0;
+    n[184] |= g[62] & 0x8000000000000000 != 0;
+    n[184] |= g[64] & 0x8000000000000000 != 0;
+    n[184] |= g[66] & 0x8000000000000000 != 0;
+    n[184] |= g[68] & 0x8000000000000000 != 0;
+    n[184] |= g[70] & 0x8000000000000000 != 0;
+    n[184] |= g[72] & 0x8000000000000000 != 0;
+    n[184] |= g[74] & 0x8000000000000000 != 0;
+    n[184] |= g[76] & 0x8000000000000000 != 0;
+    n[184] |= g[78] & 0x8000000000000000 != 0;
+    n[184] |= g[80] & 0x8000000000000000 != 0;
+    n[184] |= g[82] & 0x8000000000000000 != 0;
     n[184] |= g[84] & 0x8000000000000000 != 0;
     n[184] |= g[86] & 0x8000000000000000 != 0;
     n[184] |= g[88] & 0x8000000000000000 != 0;
@@ -15090,19 +15103,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[184] |= g[100] & 0x8000000000000000 != 0;
     n[184] |= g[102] & 0x8000000000000000 != 0;
     n[184] |= g[104] & 0x8000000000000000 != 0;
-    n[184] |= g[106] & 0x8000000000000000 != 0;
-    n[184] |= g[108] & 0x8000000000000000 != 0;
-    n[184] |= g[110] & 0x8000000000000000 != 0;
-    n[184] |= g[112] & 0x8000000000000000 != 0;
-    n[184] |= g[114] & 0x8000000000000000 != 0;
-    n[184] |= g[116] & 0x8000000000000000 != 0;
-    n[184] |= g[118] & 0x8000000000000000 != 0;
-    n[184] |= g[120] & 0x8000000000000000 != 0;
-    n[184] |= g[122] & 0x8000000000000000 != 0;
-    n[184] |= g[124] & 0x8000000000000000 != 0;
-    n[184] |= g[126] & 0x8000000000000000 != 0;
-    n[184] |= g[128] & 0x8000000000000000 != 0;
-    n[184] |= g[130] & 0x8000000000000000 != 0;
     n[184] |= n[22];
     n[184] |= n[44];
     n[184] |= n[64];
@@ -15116,6 +15116,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[184] |= n[152];
     n[184] |= n[154];
     // n[185]: ((aux 18) 29)
+    n[185] |= g[60] & 0x8000000000000000 != 0;
+    n[185] |= g[62] & 0x8000000000000000 != 0;
+    n[185] |= g[64] & 0x8000000000000000 != 0;
+    n[185] |= g[66] & 0x8000000000000000 != 0;
+    n[185] |= g[68] & 0x8000000000000000 != 0;
+    n[185] |= g[70] & 0x8000000000000000 != 0;
+    n[185] |= g[72] & 0x8000000000000000 != 0;
+    n[185] |= g[74] & 0x8000000000000000 != 0;
+    n[185] |= g[76] & 0x8000000000000000 != 0;
+    n[185] |= g[78] & 0x8000000000000000 != 0;
+    n[185] |= g[80] & 0x8000000000000000 != 0;
+    n[185] |= g[82] & 0x8000000000000000 != 0;
+    n[185] |= g[84] & 0x8000000000000000 != 0;
     n[185] |= g[86] & 0x8000000000000000 != 0;
     n[185] |= g[88] & 0x8000000000000000 != 0;
     n[185] |= g[90] & 0x8000000000000000 != 0;
@@ -15126,19 +15139,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[185] |= g[100] & 0x8000000000000000 != 0;
     n[185] |= g[102] & 0x8000000000000000 != 0;
     n[185] |= g[104] & 0x8000000000000000 != 0;
-    n[185] |= g[106] & 0x8000000000000000 != 0;
-    n[185] |= g[108] & 0x8000000000000000 != 0;
-    n[185] |= g[110] & 0x8000000000000000 != 0;
-    n[185] |= g[112] & 0x8000000000000000 != 0;
-    n[185] |= g[114] & 0x8000000000000000 != 0;
-    n[185] |= g[116] & 0x8000000000000000 != 0;
-    n[185] |= g[118] & 0x8000000000000000 != 0;
-    n[185] |= g[120] & 0x8000000000000000 != 0;
-    n[185] |= g[122] & 0x8000000000000000 != 0;
-    n[185] |= g[124] & 0x8000000000000000 != 0;
-    n[185] |= g[126] & 0x8000000000000000 != 0;
-    n[185] |= g[128] & 0x8000000000000000 != 0;
-    n[185] |= g[130] & 0x8000000000000000 != 0;
     n[185] |= n[22];
     n[185] |= n[44];
     n[185] |= n[64];
@@ -15152,6 +15152,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[185] |= n[152];
     n[185] |= n[154];
     // n[186]: ((aux 18) 30)
+    n[186] |= g[62] & 0x8000000000000000 != 0;
+    n[186] |= g[64] & 0x8000000000000000 != 0;
+    n[186] |= g[66] & 0x8000000000000000 != 0;
+    n[186] |= g[68] & 0x8000000000000000 != 0;
+    n[186] |= g[70] & 0x8000000000000000 != 0;
+    n[186] |= g[72] & 0x8000000000000000 != 0;
+    n[186] |= g[74] & 0x8000000000000000 != 0;
+    n[186] |= g[76] & 0x8000000000000000 != 0;
+    n[186] |= g[78] & 0x8000000000000000 != 0;
+    n[186] |= g[80] & 0x8000000000000000 != 0;
+    n[186] |= g[82] & 0x8000000000000000 != 0;
+    n[186] |= g[84] & 0x8000000000000000 != 0;
+    n[186] |= g[86] & 0x8000000000000000 != 0;
     n[186] |= g[88] & 0x8000000000000000 != 0;
     n[186] |= g[90] & 0x8000000000000000 != 0;
     n[186] |= g[92] & 0x8000000000000000 != 0;
@@ -15161,19 +15174,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[186] |= g[100] & 0x8000000000000000 != 0;
     n[186] |= g[102] & 0x8000000000000000 != 0;
     n[186] |= g[104] & 0x8000000000000000 != 0;
-    n[186] |= g[106] & 0x8000000000000000 != 0;
-    n[186] |= g[108] & 0x8000000000000000 != 0;
-    n[186] |= g[110] & 0x8000000000000000 != 0;
-    n[186] |= g[112] & 0x8000000000000000 != 0;
-    n[186] |= g[114] & 0x8000000000000000 != 0;
-    n[186] |= g[116] & 0x8000000000000000 != 0;
-    n[186] |= g[118] & 0x8000000000000000 != 0;
-    n[186] |= g[120] & 0x8000000000000000 != 0;
-    n[186] |= g[122] & 0x8000000000000000 != 0;
-    n[186] |= g[124] & 0x8000000000000000 != 0;
-    n[186] |= g[126] & 0x8000000000000000 != 0;
-    n[186] |= g[128] & 0x8000000000000000 != 0;
-    n[186] |= g[130] & 0x8000000000000000 != 0;
     n[186] |= n[22];
     n[186] |= n[44];
     n[186] |= n[64];
@@ -15187,6 +15187,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[186] |= n[152];
     n[186] |= n[154];
     // n[187]: ((aux 18) 31)
+    n[187] |= g[64] & 0x8000000000000000 != 0;
+    n[187] |= g[66] & 0x8000000000000000 != 0;
+    n[187] |= g[68] & 0x8000000000000000 != 0;
+    n[187] |= g[70] & 0x8000000000000000 != 0;
+    n[187] |= g[72] & 0x8000000000000000 != 0;
+    n[187] |= g[74] & 0x8000000000000000 != 0;
+    n[187] |= g[76] & 0x8000000000000000 != 0;
+    n[187] |= g[78] & 0x8000000000000000 != 0;
+    n[187] |= g[80] & 0x8000000000000000 != 0;
+    n[187] |= g[82] & 0x8000000000000000 != 0;
+    n[187] |= g[84] & 0x8000000000000000 != 0;
+    n[187] |= g[86] & 0x8000000000000000 != 0;
+    n[187] |= g[88] & 0x8000000000000000 != 0;
     n[187] |= g[90] & 0x8000000000000000 != 0;
     n[187] |= g[92] & 0x8000000000000000 != 0;
     n[187] |= g[94] & 0x8000000000000000 != 0;
@@ -15195,19 +15208,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[187] |= g[100] & 0x8000000000000000 != 0;
     n[187] |= g[102] & 0x8000000000000000 != 0;
     n[187] |= g[104] & 0x8000000000000000 != 0;
-    n[187] |= g[106] & 0x8000000000000000 != 0;
-    n[187] |= g[108] & 0x8000000000000000 != 0;
-    n[187] |= g[110] & 0x8000000000000000 != 0;
-    n[187] |= g[112] & 0x8000000000000000 != 0;
-    n[187] |= g[114] & 0x8000000000000000 != 0;
-    n[187] |= g[116] & 0x8000000000000000 != 0;
-    n[187] |= g[118] & 0x8000000000000000 != 0;
-    n[187] |= g[120] & 0x8000000000000000 != 0;
-    n[187] |= g[122] & 0x8000000000000000 != 0;
-    n[187] |= g[124] & 0x8000000000000000 != 0;
-    n[187] |= g[126] & 0x8000000000000000 != 0;
-    n[187] |= g[128] & 0x8000000000000000 != 0;
-    n[187] |= g[130] & 0x8000000000000000 != 0;
     n[187] |= n[22];
     n[187] |= n[44];
     n[187] |= n[64];
@@ -15221,6 +15221,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[187] |= n[152];
     n[187] |= n[154];
     // n[188]: ((aux 18) 32)
+    n[188] |= g[66] & 0x8000000000000000 != 0;
+    n[188] |= g[68] & 0x8000000000000000 != 0;
+    n[188] |= g[70] & 0x8000000000000000 != 0;
+    n[188] |= g[72] & 0x8000000000000000 != 0;
+    n[188] |= g[74] & 0x8000000000000000 != 0;
+    n[188] |= g[76] & 0x8000000000000000 != 0;
+    n[188] |= g[78] & 0x8000000000000000 != 0;
+    n[188] |= g[80] & 0x8000000000000000 != 0;
+    n[188] |= g[82] & 0x8000000000000000 != 0;
+    n[188] |= g[84] & 0x8000000000000000 != 0;
+    n[188] |= g[86] & 0x8000000000000000 != 0;
+    n[188] |= g[88] & 0x8000000000000000 != 0;
+    n[188] |= g[90] & 0x8000000000000000 != 0;
     n[188] |= g[92] & 0x8000000000000000 != 0;
     n[188] |= g[94] & 0x8000000000000000 != 0;
     n[188] |= g[96] & 0x8000000000000000 != 0;
@@ -15228,19 +15241,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[188] |= g[100] & 0x8000000000000000 != 0;
     n[188] |= g[102] & 0x8000000000000000 != 0;
     n[188] |= g[104] & 0x8000000000000000 != 0;
-    n[188] |= g[106] & 0x8000000000000000 != 0;
-    n[188] |= g[108] & 0x8000000000000000 != 0;
-    n[188] |= g[110] & 0x8000000000000000 != 0;
-    n[188] |= g[112] & 0x8000000000000000 != 0;
-    n[188] |= g[114] & 0x8000000000000000 != 0;
-    n[188] |= g[116] & 0x8000000000000000 != 0;
-    n[188] |= g[118] & 0x8000000000000000 != 0;
-    n[188] |= g[120] & 0x8000000000000000 != 0;
-    n[188] |= g[122] & 0x8000000000000000 != 0;
-    n[188] |= g[124] & 0x8000000000000000 != 0;
-    n[188] |= g[126] & 0x8000000000000000 != 0;
-    n[188] |= g[128] & 0x8000000000000000 != 0;
-    n[188] |= g[130] & 0x8000000000000000 != 0;
     n[188] |= n[22];
     n[188] |= n[44];
     n[188] |= n[64];
@@ -15254,25 +15254,25 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[188] |= n[152];
     n[188] |= n[154];
     // n[189]: ((aux 18) 33)
+    n[189] |= g[68] & 0x8000000000000000 != 0;
+    n[189] |= g[70] & 0x8000000000000000 != 0;
+    n[189] |= g[72] & 0x8000000000000000 != 0;
+    n[189] |= g[74] & 0x8000000000000000 != 0;
+    n[189] |= g[76] & 0x8000000000000000 != 0;
+    n[189] |= g[78] & 0x8000000000000000 != 0;
+    n[189] |= g[80] & 0x8000000000000000 != 0;
+    n[189] |= g[82] & 0x8000000000000000 != 0;
+    n[189] |= g[84] & 0x8000000000000000 != 0;
+    n[189] |= g[86] & 0x8000000000000000 != 0;
+    n[189] |= g[88] & 0x8000000000000000 != 0;
+    n[189] |= g[90] & 0x8000000000000000 != 0;
+    n[189] |= g[92] & 0x8000000000000000 != 0;
     n[189] |= g[94] & 0x8000000000000000 != 0;
     n[189] |= g[96] & 0x8000000000000000 != 0;
     n[189] |= g[98] & 0x8000000000000000 != 0;
     n[189] |= g[100] & 0x8000000000000000 != 0;
     n[189] |= g[102] & 0x8000000000000000 != 0;
     n[189] |= g[104] & 0x8000000000000000 != 0;
-    n[189] |= g[106] & 0x8000000000000000 != 0;
-    n[189] |= g[108] & 0x8000000000000000 != 0;
-    n[189] |= g[110] & 0x8000000000000000 != 0;
-    n[189] |= g[112] & 0x8000000000000000 != 0;
-    n[189] |= g[114] & 0x8000000000000000 != 0;
-    n[189] |= g[116] & 0x8000000000000000 != 0;
-    n[189] |= g[118] & 0x8000000000000000 != 0;
-    n[189] |= g[120] & 0x8000000000000000 != 0;
-    n[189] |= g[122] & 0x8000000000000000 != 0;
-    n[189] |= g[124] & 0x8000000000000000 != 0;
-    n[189] |= g[126] & 0x8000000000000000 != 0;
-    n[189] |= g[128] & 0x8000000000000000 != 0;
-    n[189] |= g[130] & 0x8000000000000000 != 0;
     n[189] |= n[22];
     n[189] |= n[44];
     n[189] |= n[64];
@@ -15286,24 +15286,24 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[189] |= n[152];
     n[189] |= n[154];
     // n[190]: ((aux 18) 34)
+    n[190] |= g[70] & 0x8000000000000000 != 0;
+    n[190] |= g[72] & 0x8000000000000000 != 0;
+    n[190] |= g[74] & 0x8000000000000000 != 0;
+    n[190] |= g[76] & 0x8000000000000000 != 0;
+    n[190] |= g[78] & 0x8000000000000000 != 0;
+    n[190] |= g[80] & 0x8000000000000000 != 0;
+    n[190] |= g[82] & 0x8000000000000000 != 0;
+    n[190] |= g[84] & 0x8000000000000000 != 0;
+    n[190] |= g[86] & 0x8000000000000000 != 0;
+    n[190] |= g[88] & 0x8000000000000000 != 0;
+    n[190] |= g[90] & 0x8000000000000000 != 0;
+    n[190] |= g[92] & 0x8000000000000000 != 0;
+    n[190] |= g[94] & 0x8000000000000000 != 0;
     n[190] |= g[96] & 0x8000000000000000 != 0;
     n[190] |= g[98] & 0x8000000000000000 != 0;
     n[190] |= g[100] & 0x8000000000000000 != 0;
     n[190] |= g[102] & 0x8000000000000000 != 0;
     n[190] |= g[104] & 0x8000000000000000 != 0;
-    n[190] |= g[106] & 0x8000000000000000 != 0;
-    n[190] |= g[108] & 0x8000000000000000 != 0;
-    n[190] |= g[110] & 0x8000000000000000 != 0;
-    n[190] |= g[112] & 0x8000000000000000 != 0;
-    n[190] |= g[114] & 0x8000000000000000 != 0;
-    n[190] |= g[116] & 0x8000000000000000 != 0;
-    n[190] |= g[118] & 0x8000000000000000 != 0;
-    n[190] |= g[120] & 0x8000000000000000 != 0;
-    n[190] |= g[122] & 0x8000000000000000 != 0;
-    n[190] |= g[124] & 0x8000000000000000 != 0;
-    n[190] |= g[126] & 0x8000000000000000 != 0;
-    n[190] |= g[128] & 0x8000000000000000 != 0;
-    n[190] |= g[130] & 0x8000000000000000 != 0;
     n[190] |= n[22];
     n[190] |= n[44];
     n[190] |= n[64];
@@ -15317,23 +15317,23 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[190] |= n[152];
     n[190] |= n[154];
     // n[191]: ((aux 18) 35)
+    n[191] |= g[72] & 0x8000000000000000 != 0;
+    n[191] |= g[74] & 0x8000000000000000 != 0;
+    n[191] |= g[76] & 0x8000000000000000 != 0;
+    n[191] |= g[78] & 0x8000000000000000 != 0;
+    n[191] |= g[80] & 0x8000000000000000 != 0;
+    n[191] |= g[82] & 0x8000000000000000 != 0;
+    n[191] |= g[84] & 0x8000000000000000 != 0;
+    n[191] |= g[86] & 0x8000000000000000 != 0;
+    n[191] |= g[88] & 0x8000000000000000 != 0;
+    n[191] |= g[90] & 0x8000000000000000 != 0;
+    n[191] |= g[92] & 0x8000000000000000 != 0;
+    n[191] |= g[94] & 0x8000000000000000 != 0;
+    n[191] |= g[96] & 0x8000000000000000 != 0;
     n[191] |= g[98] & 0x8000000000000000 != 0;
     n[191] |= g[100] & 0x8000000000000000 != 0;
     n[191] |= g[102] & 0x8000000000000000 != 0;
     n[191] |= g[104] & 0x8000000000000000 != 0;
-    n[191] |= g[106] & 0x8000000000000000 != 0;
-    n[191] |= g[108] & 0x8000000000000000 != 0;
-    n[191] |= g[110] & 0x8000000000000000 != 0;
-    n[191] |= g[112] & 0x8000000000000000 != 0;
-    n[191] |= g[114] & 0x8000000000000000 != 0;
-    n[191] |= g[116] & 0x8000000000000000 != 0;
-    n[191] |= g[118] & 0x8000000000000000 != 0;
-    n[191] |= g[120] & 0x8000000000000000 != 0;
-    n[191] |= g[122] & 0x8000000000000000 != 0;
-    n[191] |= g[124] & 0x8000000000000000 != 0;
-    n[191] |= g[126] & 0x8000000000000000 != 0;
-    n[191] |= g[128] & 0x8000000000000000 != 0;
-    n[191] |= g[130] & 0x8000000000000000 != 0;
     n[191] |= n[22];
     n[191] |= n[44];
     n[191] |= n[64];
@@ -15347,22 +15347,22 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[191] |= n[152];
     n[191] |= n[154];
     // n[192]: ((aux 18) 36)
+    n[192] |= g[74] & 0x8000000000000000 != 0;
+    n[192] |= g[76] & 0x8000000000000000 != 0;
+    n[192] |= g[78] & 0x8000000000000000 != 0;
+    n[192] |= g[80] & 0x8000000000000000 != 0;
+    n[192] |= g[82] & 0x8000000000000000 != 0;
+    n[192] |= g[84] & 0x8000000000000000 != 0;
+    n[192] |= g[86] & 0x8000000000000000 != 0;
+    n[192] |= g[88] & 0x8000000000000000 != 0;
+    n[192] |= g[90] & 0x8000000000000000 != 0;
+    n[192] |= g[92] & 0x8000000000000000 != 0;
+    n[192] |= g[94] & 0x8000000000000000 != 0;
+    n[192] |= g[96] & 0x8000000000000000 != 0;
+    n[192] |= g[98] & 0x8000000000000000 != 0;
     n[192] |= g[100] & 0x8000000000000000 != 0;
     n[192] |= g[102] & 0x8000000000000000 != 0;
     n[192] |= g[104] & 0x8000000000000000 != 0;
-    n[192] |= g[106] & 0x8000000000000000 != 0;
-    n[192] |= g[108] & 0x8000000000000000 != 0;
-    n[192] |= g[110] & 0x8000000000000000 != 0;
-    n[192] |= g[112] & 0x8000000000000000 != 0;
-    n[192] |= g[114] & 0x8000000000000000 != 0;
-    n[192] |= g[116] & 0x8000000000000000 != 0;
-    n[192] |= g[118] & 0x8000000000000000 != 0;
-    n[192] |= g[120] & 0x8000000000000000 != 0;
-    n[192] |= g[122] & 0x8000000000000000 != 0;
-    n[192] |= g[124] & 0x8000000000000000 != 0;
-    n[192] |= g[126] & 0x8000000000000000 != 0;
-    n[192] |= g[128] & 0x8000000000000000 != 0;
-    n[192] |= g[130] & 0x8000000000000000 != 0;
     n[192] |= n[22];
     n[192] |= n[44];
     n[192] |= n[64];
@@ -15376,21 +15376,21 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[192] |= n[152];
     n[192] |= n[154];
     // n[193]: ((aux 18) 37)
+    n[193] |= g[76] & 0x8000000000000000 != 0;
+    n[193] |= g[78] & 0x8000000000000000 != 0;
+    n[193] |= g[80] & 0x8000000000000000 != 0;
+    n[193] |= g[82] & 0x8000000000000000 != 0;
+    n[193] |= g[84] & 0x8000000000000000 != 0;
+    n[193] |= g[86] & 0x8000000000000000 != 0;
+    n[193] |= g[88] & 0x8000000000000000 != 0;
+    n[193] |= g[90] & 0x8000000000000000 != 0;
+    n[193] |= g[92] & 0x8000000000000000 != 0;
+    n[193] |= g[94] & 0x8000000000000000 != 0;
+    n[193] |= g[96] & 0x8000000000000000 != 0;
+    n[193] |= g[98] & 0x8000000000000000 != 0;
+    n[193] |= g[100] & 0x8000000000000000 != 0;
     n[193] |= g[102] & 0x8000000000000000 != 0;
     n[193] |= g[104] & 0x8000000000000000 != 0;
-    n[193] |= g[106] & 0x8000000000000000 != 0;
-    n[193] |= g[108] & 0x8000000000000000 != 0;
-    n[193] |= g[110] & 0x8000000000000000 != 0;
-    n[193] |= g[112] & 0x8000000000000000 != 0;
-    n[193] |= g[114] & 0x8000000000000000 != 0;
-    n[193] |= g[116] & 0x8000000000000000 != 0;
-    n[193] |= g[118] & 0x8000000000000000 != 0;
-    n[193] |= g[120] & 0x8000000000000000 != 0;
-    n[193] |= g[122] & 0x8000000000000000 != 0;
-    n[193] |= g[124] & 0x8000000000000000 != 0;
-    n[193] |= g[126] & 0x8000000000000000 != 0;
-    n[193] |= g[128] & 0x8000000000000000 != 0;
-    n[193] |= g[130] & 0x8000000000000000 != 0;
     n[193] |= n[22];
     n[193] |= n[44];
     n[193] |= n[64];
@@ -15404,20 +15404,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[193] |= n[152];
     n[193] |= n[154];
     // n[194]: ((aux 18) 38)
+    n[194] |= g[78] & 0x8000000000000000 != 0;
+    n[194] |= g[80] & 0x8000000000000000 != 0;
+    n[194] |= g[82] & 0x8000000000000000 != 0;
+    n[194] |= g[84] & 0x8000000000000000 != 0;
+    n[194] |= g[86] & 0x8000000000000000 != 0;
+    n[194] |= g[88] & 0x8000000000000000 != 0;
+    n[194] |= g[90] & 0x8000000000000000 != 0;
+    n[194] |= g[92] & 0x8000000000000000 != 0;
+    n[194] |= g[94] & 0x8000000000000000 != 0;
+    n[194] |= g[96] & 0x8000000000000000 != 0;
+    n[194] |= g[98] & 0x8000000000000000 != 0;
+    n[194] |= g[100] & 0x8000000000000000 != 0;
+    n[194] |= g[102] & 0x8000000000000000 != 0;
     n[194] |= g[104] & 0x8000000000000000 != 0;
-    n[194] |= g[106] & 0x8000000000000000 != 0;
-    n[194] |= g[108] & 0x8000000000000000 != 0;
-    n[194] |= g[110] & 0x8000000000000000 != 0;
-    n[194] |= g[112] & 0x8000000000000000 != 0;
-    n[194] |= g[114] & 0x8000000000000000 != 0;
-    n[194] |= g[116] & 0x8000000000000000 != 0;
-    n[194] |= g[118] & 0x8000000000000000 != 0;
-    n[194] |= g[120] & 0x8000000000000000 != 0;
-    n[194] |= g[122] & 0x8000000000000000 != 0;
-    n[194] |= g[124] & 0x8000000000000000 != 0;
-    n[194] |= g[126] & 0x8000000000000000 != 0;
-    n[194] |= g[128] & 0x8000000000000000 != 0;
-    n[194] |= g[130] & 0x8000000000000000 != 0;
     n[194] |= n[22];
     n[194] |= n[44];
     n[194] |= n[64];
@@ -15431,19 +15431,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[194] |= n[152];
     n[194] |= n[154];
     // n[195]: ((aux 18) 39)
-    n[195] |= g[106] & 0x8000000000000000 != 0;
-    n[195] |= g[108] & 0x8000000000000000 != 0;
-    n[195] |= g[110] & 0x8000000000000000 != 0;
-    n[195] |= g[112] & 0x8000000000000000 != 0;
-    n[195] |= g[114] & 0x8000000000000000 != 0;
-    n[195] |= g[116] & 0x8000000000000000 != 0;
-    n[195] |= g[118] & 0x8000000000000000 != 0;
-    n[195] |= g[120] & 0x8000000000000000 != 0;
-    n[195] |= g[122] & 0x8000000000000000 != 0;
-    n[195] |= g[124] & 0x8000000000000000 != 0;
-    n[195] |= g[126] & 0x8000000000000000 != 0;
-    n[195] |= g[128] & 0x8000000000000000 != 0;
-    n[195] |= g[130] & 0x8000000000000000 != 0;
+    n[195] |= g[80] & 0x8000000000000000 != 0;
+    n[195] |= g[82] & 0x8000000000000000 != 0;
+    n[195] |= g[84] & 0x8000000000000000 != 0;
+    n[195] |= g[86] & 0x8000000000000000 != 0;
+    n[195] |= g[88] & 0x8000000000000000 != 0;
+    n[195] |= g[90] & 0x8000000000000000 != 0;
+    n[195] |= g[92] & 0x8000000000000000 != 0;
+    n[195] |= g[94] & 0x8000000000000000 != 0;
+    n[195] |= g[96] & 0x8000000000000000 != 0;
+    n[195] |= g[98] & 0x8000000000000000 != 0;
+    n[195] |= g[100] & 0x8000000000000000 != 0;
+    n[195] |= g[102] & 0x8000000000000000 != 0;
+    n[195] |= g[104] & 0x8000000000000000 != 0;
     n[195] |= n[22];
     n[195] |= n[44];
     n[195] |= n[64];
@@ -15457,18 +15457,18 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[195] |= n[152];
     n[195] |= n[154];
     // n[196]: ((aux 18) 40)
-    n[196] |= g[108] & 0x8000000000000000 != 0;
-    n[196] |= g[110] & 0x8000000000000000 != 0;
-    n[196] |= g[112] & 0x8000000000000000 != 0;
-    n[196] |= g[114] & 0x8000000000000000 != 0;
-    n[196] |= g[116] & 0x8000000000000000 != 0;
-    n[196] |= g[118] & 0x8000000000000000 != 0;
-    n[196] |= g[120] & 0x8000000000000000 != 0;
-    n[196] |= g[122] & 0x8000000000000000 != 0;
-    n[196] |= g[124] & 0x8000000000000000 != 0;
-    n[196] |= g[126] & 0x8000000000000000 != 0;
-    n[196] |= g[128] & 0x8000000000000000 != 0;
-    n[196] |= g[130] & 0x8000000000000000 != 0;
+    n[196] |= g[82] & 0x8000000000000000 != 0;
+    n[196] |= g[84] & 0x8000000000000000 != 0;
+    n[196] |= g[86] & 0x8000000000000000 != 0;
+    n[196] |= g[88] & 0x8000000000000000 != 0;
+    n[196] |= g[90] & 0x8000000000000000 != 0;
+    n[196] |= g[92] & 0x8000000000000000 != 0;
+    n[196] |= g[94] & 0x8000000000000000 != 0;
+    n[196] |= g[96] & 0x8000000000000000 != 0;
+    n[196] |= g[98] & 0x8000000000000000 != 0;
+    n[196] |= g[100] & 0x8000000000000000 != 0;
+    n[196] |= g[102] & 0x8000000000000000 != 0;
+    n[196] |= g[104] & 0x8000000000000000 != 0;
     n[196] |= n[22];
     n[196] |= n[44];
     n[196] |= n[64];
@@ -15482,17 +15482,17 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[196] |= n[152];
     n[196] |= n[154];
     // n[197]: ((aux 18) 41)
-    n[197] |= g[110] & 0x8000000000000000 != 0;
-    n[197] |= g[112] & 0x8000000000000000 != 0;
-    n[197] |= g[114] & 0x8000000000000000 != 0;
-    n[197] |= g[116] & 0x8000000000000000 != 0;
-    n[197] |= g[118] & 0x8000000000000000 != 0;
-    n[197] |= g[120] & 0x8000000000000000 != 0;
-    n[197] |= g[122] & 0x8000000000000000 != 0;
-    n[197] |= g[124] & 0x8000000000000000 != 0;
-    n[197] |= g[126] & 0x8000000000000000 != 0;
-    n[197] |= g[128] & 0x8000000000000000 != 0;
-    n[197] |= g[130] & 0x8000000000000000 != 0;
+    n[197] |= g[84] & 0x8000000000000000 != 0;
+    n[197] |= g[86] & 0x8000000000000000 != 0;
+    n[197] |= g[88] & 0x8000000000000000 != 0;
+    n[197] |= g[90] & 0x8000000000000000 != 0;
+    n[197] |= g[92] & 0x8000000000000000 != 0;
+    n[197] |= g[94] & 0x8000000000000000 != 0;
+    n[197] |= g[96] & 0x8000000000000000 != 0;
+    n[197] |= g[98] & 0x8000000000000000 != 0;
+    n[197] |= g[100] & 0x8000000000000000 != 0;
+    n[197] |= g[102] & 0x8000000000000000 != 0;
+    n[197] |= g[104] & 0x8000000000000000 != 0;
     n[197] |= n[22];
     n[197] |= n[44];
     n[197] |= n[64];
@@ -15506,16 +15506,16 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[197] |= n[152];
     n[197] |= n[154];
     // n[198]: ((aux 18) 42)
-    n[198] |= g[112] & 0x8000000000000000 != 0;
-    n[198] |= g[114] & 0x8000000000000000 != 0;
-    n[198] |= g[116] & 0x8000000000000000 != 0;
-    n[198] |= g[118] & 0x8000000000000000 != 0;
-    n[198] |= g[120] & 0x8000000000000000 != 0;
-    n[198] |= g[122] & 0x8000000000000000 != 0;
-    n[198] |= g[124] & 0x8000000000000000 != 0;
-    n[198] |= g[126] & 0x8000000000000000 != 0;
-    n[198] |= g[128] & 0x8000000000000000 != 0;
-    n[198] |= g[130] & 0x8000000000000000 != 0;
+    n[198] |= g[86] & 0x8000000000000000 != 0;
+    n[198] |= g[88] & 0x8000000000000000 != 0;
+    n[198] |= g[90] & 0x8000000000000000 != 0;
+    n[198] |= g[92] & 0x8000000000000000 != 0;
+    n[198] |= g[94] & 0x8000000000000000 != 0;
+    n[198] |= g[96] & 0x8000000000000000 != 0;
+    n[198] |= g[98] & 0x8000000000000000 != 0;
+    n[198] |= g[100] & 0x8000000000000000 != 0;
+    n[198] |= g[102] & 0x8000000000000000 != 0;
+    n[198] |= g[104] & 0x8000000000000000 != 0;
     n[198] |= n[22];
     n[198] |= n[44];
     n[198] |= n[64];
@@ -15529,15 +15529,15 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[198] |= n[152];
     n[198] |= n[154];
     // n[199]: ((aux 18) 43)
-    n[199] |= g[114] & 0x8000000000000000 != 0;
-    n[199] |= g[116] & 0x8000000000000000 != 0;
-    n[199] |= g[118] & 0x8000000000000000 != 0;
-    n[199] |= g[120] & 0x8000000000000000 != 0;
-    n[199] |= g[122] & 0x8000000000000000 != 0;
-    n[199] |= g[124] & 0x8000000000000000 != 0;
-    n[199] |= g[126] & 0x8000000000000000 != 0;
-    n[199] |= g[128] & 0x8000000000000000 != 0;
-    n[199] |= g[130] & 0x8000000000000000 != 0;
+    n[199] |= g[88] & 0x8000000000000000 != 0;
+    n[199] |= g[90] & 0x8000000000000000 != 0;
+    n[199] |= g[92] & 0x8000000000000000 != 0;
+    n[199] |= g[94] & 0x8000000000000000 != 0;
+    n[199] |= g[96] & 0x8000000000000000 != 0;
+    n[199] |= g[98] & 0x8000000000000000 != 0;
+    n[199] |= g[100] & 0x8000000000000000 != 0;
+    n[199] |= g[102] & 0x8000000000000000 != 0;
+    n[199] |= g[104] & 0x8000000000000000 != 0;
     n[199] |= n[22];
     n[199] |= n[44];
     n[199] |= n[64];
@@ -15551,14 +15551,14 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[199] |= n[152];
     n[199] |= n[154];
     // n[200]: ((aux 18) 44)
-    n[200] |= g[116] & 0x8000000000000000 != 0;
-    n[200] |= g[118] & 0x8000000000000000 != 0;
-    n[200] |= g[120] & 0x8000000000000000 != 0;
-    n[200] |= g[122] & 0x8000000000000000 != 0;
-    n[200] |= g[124] & 0x8000000000000000 != 0;
-    n[200] |= g[126] & 0x8000000000000000 != 0;
-    n[200] |= g[128] & 0x8000000000000000 != 0;
-    n[200] |= g[130] & 0x8000000000000000 != 0;
+    n[200] |= g[90] & 0x8000000000000000 != 0;
+    n[200] |= g[92] & 0x8000000000000000 != 0;
+    n[200] |= g[94] & 0x8000000000000000 != 0;
+    n[200] |= g[96] & 0x8000000000000000 != 0;
+    n[200] |= g[98] & 0x8000000000000000 != 0;
+    n[200] |= g[100] & 0x8000000000000000 != 0;
+    n[200] |= g[102] & 0x8000000000000000 != 0;
+    n[200] |= g[104] & 0x8000000000000000 != 0;
     n[200] |= n[22];
     n[200] |= n[44];
     n[200] |= n[64];
@@ -15572,13 +15572,13 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[200] |= n[152];
     n[200] |= n[154];
     // n[201]: ((aux 18) 45)
-    n[201] |= g[118] & 0x8000000000000000 != 0;
-    n[201] |= g[120] & 0x8000000000000000 != 0;
-    n[201] |= g[122] & 0x8000000000000000 != 0;
-    n[201] |= g[124] & 0x8000000000000000 != 0;
-    n[201] |= g[126] & 0x8000000000000000 != 0;
-    n[201] |= g[128] & 0x8000000000000000 != 0;
-    n[201] |= g[130] & 0x8000000000000000 != 0;
+    n[201] |= g[92] & 0x8000000000000000 != 0;
+    n[201] |= g[94] & 0x8000000000000000 != 0;
+    n[201] |= g[96] & 0x8000000000000000 != 0;
+    n[201] |= g[98] & 0x8000000000000000 != 0;
+    n[201] |= g[100] & 0x8000000000000000 != 0;
+    n[201] |= g[102] & 0x8000000000000000 != 0;
+    n[201] |= g[104] & 0x8000000000000000 != 0;
     n[201] |= n[22];
     n[201] |= n[44];
     n[201] |= n[64];
@@ -15592,12 +15592,12 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[201] |= n[152];
     n[201] |= n[154];
     // n[202]: ((aux 18) 46)
-    n[202] |= g[120] & 0x8000000000000000 != 0;
-    n[202] |= g[122] & 0x8000000000000000 != 0;
-    n[202] |= g[124] & 0x8000000000000000 != 0;
-    n[202] |= g[126] & 0x8000000000000000 != 0;
-    n[202] |= g[128] & 0x8000000000000000 != 0;
-    n[202] |= g[130] & 0x8000000000000000 != 0;
+    n[202] |= g[94] & 0x8000000000000000 != 0;
+    n[202] |= g[96] & 0x8000000000000000 != 0;
+    n[202] |= g[98] & 0x8000000000000000 != 0;
+    n[202] |= g[100] & 0x8000000000000000 != 0;
+    n[202] |= g[102] & 0x8000000000000000 != 0;
+    n[202] |= g[104] & 0x8000000000000000 != 0;
     n[202] |= n[22];
     n[202] |= n[44];
     n[202] |= n[64];
@@ -15611,11 +15611,11 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[202] |= n[152];
     n[202] |= n[154];
     // n[203]: ((aux 18) 47)
-    n[203] |= g[122] & 0x8000000000000000 != 0;
-    n[203] |= g[124] & 0x8000000000000000 != 0;
-    n[203] |= g[126] & 0x8000000000000000 != 0;
-    n[203] |= g[128] & 0x8000000000000000 != 0;
-    n[203] |= g[130] & 0x8000000000000000 != 0;
+    n[203] |= g[96] & 0x8000000000000000 != 0;
+    n[203] |= g[98] & 0x8000000000000000 != 0;
+    n[203] |= g[100] & 0x8000000000000000 != 0;
+    n[203] |= g[102] & 0x8000000000000000 != 0;
+    n[203] |= g[104] & 0x8000000000000000 != 0;
     n[203] |= n[22];
     n[203] |= n[44];
     n[203] |= n[64];
@@ -15629,10 +15629,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[203] |= n[152];
     n[203] |= n[154];
     // n[204]: ((aux 18) 48)
-    n[204] |= g[124] & 0x8000000000000000 != 0;
-    n[204] |= g[126] & 0x8000000000000000 != 0;
-    n[204] |= g[128] & 0x8000000000000000 != 0;
-    n[204] |= g[130] & 0x8000000000000000 != 0;
+    n[204] |= g[98] & 0x8000000000000000 != 0;
+    n[204] |= g[100] & 0x8000000000000000 != 0;
+    n[204] |= g[102] & 0x8000000000000000 != 0;
+    n[204] |= g[104] & 0x8000000000000000 != 0;
     n[204] |= n[22];
     n[204] |= n[44];
     n[204] |= n[64];
@@ -15646,9 +15646,9 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[204] |= n[152];
     n[204] |= n[154];
     // n[205]: ((aux 18) 49)
-    n[205] |= g[126] & 0x8000000000000000 != 0;
-    n[205] |= g[128] & 0x8000000000000000 != 0;
-    n[205] |= g[130] & 0x8000000000000000 != 0;
+    n[205] |= g[100] & 0x8000000000000000 != 0;
+    n[205] |= g[102] & 0x8000000000000000 != 0;
+    n[205] |= g[104] & 0x8000000000000000 != 0;
     n[205] |= n[22];
     n[205] |= n[44];
     n[205] |= n[64];
@@ -15662,8 +15662,8 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[205] |= n[152];
     n[205] |= n[154];
     // n[206]: ((aux 18) 50)
-    n[206] |= g[128] & 0x8000000000000000 != 0;
-    n[206] |= g[130] & 0x8000000000000000 != 0;
+    n[206] |= g[102] & 0x8000000000000000 != 0;
+    n[206] |= g[104] & 0x8000000000000000 != 0;
     n[206] |= n[22];
     n[206] |= n[44];
     n[206] |= n[64];
@@ -15677,7 +15677,7 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[206] |= n[152];
     n[206] |= n[154];
     // n[207]: ((aux 18) 51)
-    n[207] |= g[130] & 0x8000000000000000 != 0;
+    n[207] |= g[104] & 0x8000000000000000 != 0;
     n[207] |= n[22];
     n[207] |= n[44];
     n[207] |= n[64];
@@ -15752,59 +15752,59 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     // n[218]: ((aux 18) 62)
     n[218] = (n[152]) | (n[154]);
     // n[219]: (winner black), rules at reversi.kif:130, 134
-    n[219] |= (g[27] & 0x8000000000000000 != 0) & (n[156]);
-    n[219] |= (g[29] & 0x8000000000000000 != 0) & (n[157]);
-    n[219] |= (g[31] & 0x8000000000000000 != 0) & (n[158]);
-    n[219] |= (g[33] & 0x8000000000000000 != 0) & (n[159]);
-    n[219] |= (g[35] & 0x8000000000000000 != 0) & (n[160]);
-    n[219] |= (g[37] & 0x8000000000000000 != 0) & (n[161]);
-    n[219] |= (g[39] & 0x8000000000000000 != 0) & (n[162]);
-    n[219] |= (g[41] & 0x8000000000000000 != 0) & (n[163]);
-    n[219] |= (g[43] & 0x8000000000000000 != 0) & (n[164]);
-    n[219] |= (g[45] & 0x8000000000000000 != 0) & (n[165]);
-    n[219] |= (g[47] & 0x8000000000000000 != 0) & (n[166]);
-    n[219] |= (g[49] & 0x8000000000000000 != 0) & (n[167]);
-    n[219] |= (g[51] & 0x8000000000000000 != 0) & (n[168]);
-    n[219] |= (g[53] & 0x8000000000000000 != 0) & (n[169]);
-    n[219] |= (g[55] & 0x8000000000000000 != 0) & (n[170]);
-    n[219] |= (g[57] & 0x8000000000000000 != 0) & (n[171]);
-    n[219] |= (g[59] & 0x8000000000000000 != 0) & (n[172]);
-    n[219] |= (g[61] & 0x8000000000000000 != 0) & (n[173]);
-    n[219] |= (g[63] & 0x8000000000000000 != 0) & (n[174]);
-    n[219] |= (g[65] & 0x8000000000000000 != 0) & (n[175]);
-    n[219] |= (g[67] & 0x8000000000000000 != 0) & (n[176]);
-    n[219] |= (g[69] & 0x8000000000000000 != 0) & (n[177]);
-    n[219] |= (g[71] & 0x8000000000000000 != 0) & (n[178]);
-    n[219] |= (g[73] & 0x8000000000000000 != 0) & (n[179]);
-    n[219] |= (g[75] & 0x8000000000000000 != 0) & (n[180]);
-    n[219] |= (g[77] & 0x8000000000000000 != 0) & (n[181]);
-    n[219] |= (g[79] & 0x8000000000000000 != 0) & (n[182]);
-    n[219] |= (g[81] & 0x8000000000000000 != 0) & (n[183]);
-    n[219] |= (g[83] & 0x8000000000000000 != 0) & (n[184]);
-    n[219] |= (g[85] & 0x8000000000000000 != 0) & (n[185]);
-    n[219] |= (g[87] & 0x8000000000000000 != 0) & (n[186]);
-    n[219] |= (g[89] & 0x8000000000000000 != 0) & (n[187]);
-    n[219] |= (g[91] & 0x8000000000000000 != 0) & (n[188]);
-    n[219] |= (g[93] & 0x8000000000000000 != 0) & (n[189]);
-    n[219] |= (g[95] & 0x8000000000000000 != 0) & (n[190]);
-    n[219] |= (g[97] & 0x8000000000000000 != 0) & (n[191]);
-    n[219] |= (g[99] & 0x8000000000000000 != 0) & (n[192]);
-    n[219] |= (g[101] & 0x8000000000000000 != 0) & (n[193]);
-    n[219] |= (g[103] & 0x8000000000000000 != 0) & (n[194]);
-    n[219] |= (g[105] & 0x8000000000000000 != 0) & (n[195]);
-    n[219] |= (g[107] & 0x8000000000000000 != 0) & (n[196]);
-    n[219] |= (g[109] & 0x8000000000000000 != 0) & (n[197]);
-    n[219] |= (g[111] & 0x8000000000000000 != 0) & (n[198]);
-    n[219] |= (g[113] & 0x8000000000000000 != 0) & (n[199]);
-    n[219] |= (g[115] & 0x8000000000000000 != 0) & (n[200]);
-    n[219] |= (g[117] & 0x8000000000000000 != 0) & (n[201]);
-    n[219] |= (g[119] & 0x8000000000000000 != 0) & (n[202]);
-    n[219] |= (g[121] & 0x8000000000000000 != 0) & (n[203]);
-    n[219] |= (g[123] & 0x8000000000000000 != 0) & (n[204]);
-    n[219] |= (g[125] & 0x8000000000000000 != 0) & (n[205]);
-    n[219] |= (g[127] & 0x8000000000000000 != 0) & (n[206]);
-    n[219] |= (g[129] & 0x8000000000000000 != 0) & (n[207]);
-    n[219] |= (g[131] & 0x8000000000000000 != 0) & (n[208]);
+    n[219] |= (g[1] & 0x8000000000000000 != 0) & (n[156]);
+    n[219] |= (g[3] & 0x8000000000000000 != 0) & (n[157]);
+    n[219] |= (g[5] & 0x8000000000000000 != 0) & (n[158]);
+    n[219] |= (g[7] & 0x8000000000000000 != 0) & (n[159]);
+    n[219] |= (g[9] & 0x8000000000000000 != 0) & (n[160]);
+    n[219] |= (g[11] & 0x8000000000000000 != 0) & (n[161]);
+    n[219] |= (g[13] & 0x8000000000000000 != 0) & (n[162]);
+    n[219] |= (g[15] & 0x8000000000000000 != 0) & (n[163]);
+    n[219] |= (g[17] & 0x8000000000000000 != 0) & (n[164]);
+    n[219] |= (g[19] & 0x8000000000000000 != 0) & (n[165]);
+    n[219] |= (g[21] & 0x8000000000000000 != 0) & (n[166]);
+    n[219] |= (g[23] & 0x8000000000000000 != 0) & (n[167]);
+    n[219] |= (g[25] & 0x8000000000000000 != 0) & (n[168]);
+    n[219] |= (g[27] & 0x8000000000000000 != 0) & (n[169]);
+    n[219] |= (g[29] & 0x8000000000000000 != 0) & (n[170]);
+    n[219] |= (g[31] & 0x8000000000000000 != 0) & (n[171]);
+    n[219] |= (g[33] & 0x8000000000000000 != 0) & (n[172]);
+    n[219] |= (g[35] & 0x8000000000000000 != 0) & (n[173]);
+    n[219] |= (g[37] & 0x8000000000000000 != 0) & (n[174]);
+    n[219] |= (g[39] & 0x8000000000000000 != 0) & (n[175]);
+    n[219] |= (g[41] & 0x8000000000000000 != 0) & (n[176]);
+    n[219] |= (g[43] & 0x8000000000000000 != 0) & (n[177]);
+    n[219] |= (g[45] & 0x8000000000000000 != 0) & (n[178]);
+    n[219] |= (g[47] & 0x8000000000000000 != 0) & (n[179]);
+    n[219] |= (g[49] & 0x8000000000000000 != 0) & (n[180]);
+    n[219] |= (g[51] & 0x8000000000000000 != 0) & (n[181]);
+    n[219] |= (g[53] & 0x8000000000000000 != 0) & (n[182]);
+    n[219] |= (g[55] & 0x8000000000000000 != 0) & (n[183]);
+    n[219] |= (g[57] & 0x8000000000000000 != 0) & (n[184]);
+    n[219] |= (g[59] & 0x8000000000000000 != 0) & (n[185]);
+    n[219] |= (g[61] & 0x8000000000000000 != 0) & (n[186]);
+    n[219] |= (g[63] & 0x8000000000000000 != 0) & (n[187]);
+    n[219] |= (g[65] & 0x8000000000000000 != 0) & (n[188]);
+    n[219] |= (g[67] & 0x8000000000000000 != 0) & (n[189]);
+    n[219] |= (g[69] & 0x8000000000000000 != 0) & (n[190]);
+    n[219] |= (g[71] & 0x8000000000000000 != 0) & (n[191]);
+    n[219] |= (g[73] & 0x8000000000000000 != 0) & (n[192]);
+    n[219] |= (g[75] & 0x8000000000000000 != 0) & (n[193]);
+    n[219] |= (g[77] & 0x8000000000000000 != 0) & (n[194]);
+    n[219] |= (g[79] & 0x8000000000000000 != 0) & (n[195]);
+    n[219] |= (g[81] & 0x8000000000000000 != 0) & (n[196]);
+    n[219] |= (g[83] & 0x8000000000000000 != 0) & (n[197]);
+    n[219] |= (g[85] & 0x8000000000000000 != 0) & (n[198]);
+    n[219] |= (g[87] & 0x8000000000000000 != 0) & (n[199]);
+    n[219] |= (g[89] & 0x8000000000000000 != 0) & (n[200]);
+    n[219] |= (g[91] & 0x8000000000000000 != 0) & (n[201]);
+    n[219] |= (g[93] & 0x8000000000000000 != 0) & (n[202]);
+    n[219] |= (g[95] & 0x8000000000000000 != 0) & (n[203]);
+    n[219] |= (g[97] & 0x8000000000000000 != 0) & (n[204]);
+    n[219] |= (g[99] & 0x8000000000000000 != 0) & (n[205]);
+    n[219] |= (g[101] & 0x8000000000000000 != 0) & (n[206]);
+    n[219] |= (g[103] & 0x8000000000000000 != 0) & (n[207]);
+    n[219] |= (g[105] & 0x8000000000000000 != 0) & (n[208]);
     n[219] |= (n[23]) & (n[209]);
     n[219] |= (n[45]) & (n[210]);
     n[219] |= (n[65]) & (n[211]);
@@ -15817,197 +15817,210 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[219] |= (n[149]) & (n[218]);
     n[219] |= (n[153]) & (n[154]);
     // n[220]: ((aux 19) 2)
-    n[220] = (g[26] & 0x8000000000000000 != 0) | (g[28] & 0x8000000000000000 != 0);
+    n[220] = (g[0] & 0x8000000000000000 != 0) | (g[2] & 0x8000000000000000 != 0);
     // n[221]: ((aux 19) 3)
-    n[221] = (g[26] & 0x8000000000000000 != 0) | (g[28] & 0x8000000000000000 != 0)
-        | (g[30] & 0x8000000000000000 != 0);
+    n[221] = (g[0] & 0x8000000000000000 != 0) | (g[2] & 0x8000000000000000 != 0)
+        | (g[4] & 0x8000000000000000 != 0);
     // n[222]: ((aux 19) 4)
-    n[222] = (g[26] & 0x8000000000000000 != 0) | (g[28] & 0x8000000000000000 != 0)
-        | (g[30] & 0x8000000000000000 != 0) | (g[32] & 0x8000000000000000 != 0);
+    n[222] = (g[0] & 0x8000000000000000 != 0) | (g[2] & 0x8000000000000000 != 0)
+        | (g[4] & 0x8000000000000000 != 0) | (g[6] & 0x8000000000000000 != 0);
     // n[223]: ((aux 19) 5)
-    n[223] = (g[26] & 0x8000000000000000 != 0) | (g[28] & 0x8000000000000000 != 0)
-        | (g[30] & 0x8000000000000000 != 0) | (g[32] & 0x8000000000000000 != 0)
-        | (g[34] & 0x8000000000000000 != 0);
+    n[223] = (g[0] & 0x8000000000000000 != 0) | (g[2] & 0x8000000000000000 != 0)
+        | (g[4] & 0x8000000000000000 != 0) | (g[6] & 0x8000000000000000 != 0)
+        | (g[8] & 0x8000000000000000 != 0);
     // n[224]: ((aux 19) 6)
-    n[224] = (g[26] & 0x8000000000000000 != 0) | (g[28] & 0x8000000000000000 != 0)
-        | (g[30] & 0x8000000000000000 != 0) | (g[32] & 0x8000000000000000 != 0)
-        | (g[34] & 0x8000000000000000 != 0) | (g[36] & 0x8000000000000000 != 0);
+    n[224] = (g[0] & 0x8000000000000000 != 0) | (g[2] & 0x8000000000000000 != 0)
+        | (g[4] & 0x8000000000000000 != 0) | (g[6] & 0x8000000000000000 != 0)
+        | (g[8] & 0x8000000000000000 != 0) | (g[10] & 0x8000000000000000 != 0);
     // n[225]: ((aux 19) 7)
-    n[225] = (g[26] & 0x8000000000000000 != 0) | (g[28] & 0x8000000000000000 != 0)
-        | (g[30] & 0x8000000000000000 != 0) | (g[32] & 0x8000000000000000 != 0)
-        | (g[34] & 0x8000000000000000 != 0) | (g[36] & 0x8000000000000000 != 0)
-        | (g[38] & 0x8000000000000000 != 0);
+    n[225] = (g[0] & 0x8000000000000000 != 0) | (g[2] & 0x8000000000000000 != 0)
+        | (g[4] & 0x8000000000000000 != 0) | (g[6] & 0x8000000000000000 != 0)
+        | (g[8] & 0x8000000000000000 != 0) | (g[10] & 0x8000000000000000 != 0)
+        | (g[12] & 0x8000000000000000 != 0);
     // n[226]: ((aux 19) 8)
-    n[226] = (g[26] & 0x8000000000000000 != 0) | (g[28] & 0x8000000000000000 != 0)
-        | (g[30] & 0x8000000000000000 != 0) | (g[32] & 0x8000000000000000 != 0)
-        | (g[34] & 0x8000000000000000 != 0) | (g[36] & 0x8000000000000000 != 0)
-        | (g[38] & 0x8000000000000000 != 0) | (g[40] & 0x8000000000000000 != 0);
+    n[226] = (g[0] & 0x8000000000000000 != 0) | (g[2] & 0x8000000000000000 != 0)
+        | (g[4] & 0x8000000000000000 != 0) | (g[6] & 0x8000000000000000 != 0)
+        | (g[8] & 0x8000000000000000 != 0) | (g[10] & 0x8000000000000000 != 0)
+        | (g[12] & 0x8000000000000000 != 0) | (g[14] & 0x8000000000000000 != 0);
     // n[227]: ((aux 19) 9)
-    n[227] |= g[26] & 0x8000000000000000 != 0;
-    n[227] |= g[28] & 0x8000000000000000 != 0;
-    n[227] |= g[30] & 0x8000000000000000 != 0;
-    n[227] |= g[32] & 0x8000000000000000 != 0;
-    n[227] |= g[34] & 0x8000000000000000 != 0;
-    n[227] |= g[36] & 0x8000000000000000 != 0;
-    n[227] |= g[38] & 0x8000000000000000 != 0;
-    n[227] |= g[40] & 0x8000000000000000 != 0;
-    n[227] |= g[42] & 0x8000000000000000 != 0;
+    n[227] |= g[0] & 0x8000000000000000 != 0;
+    n[227] |= g[2] & 0x8000000000000000 != 0;
+    n[227] |= g[4] & 0x8000000000000000 != 0;
+    n[227] |= g[6] & 0x8000000000000000 != 0;
+    n[227] |= g[8] & 0x8000000000000000 != 0;
+    n[227] |= g[10] & 0x8000000000000000 != 0;
+    n[227] |= g[12] & 0x8000000000000000 != 0;
+    n[227] |= g[14] & 0x8000000000000000 != 0;
+    n[227] |= g[16] & 0x8000000000000000 != 0;
     // n[228]: ((aux 19) 10)
-    n[228] |= g[26] & 0x8000000000000000 != 0;
-    n[228] |= g[28] & 0x8000000000000000 != 0;
-    n[228] |= g[30] & 0x8000000000000000 != 0;
-    n[228] |= g[32] & 0x8000000000000000 != 0;
-    n[228] |= g[34] & 0x8000000000000000 != 0;
-    n[228] |= g[36] & 0x8000000000000000 != 0;
-    n[228] |= g[38] & 0x8000000000000000 != 0;
-    n[228] |= g[40] & 0x8000000000000000 != 0;
-    n[228] |= g[42] & 0x8000000000000000 != 0;
-    n[228] |= g[44] & 0x8000000000000000 != 0;
+    n[228] |= g[0] & 0x8000000000000000 != 0;
+    n[228] |= g[2] & 0x8000000000000000 != 0;
+    n[228] |= g[4] & 0x8000000000000000 != 0;
+    n[228] |= g[6] & 0x8000000000000000 != 0;
+    n[228] |= g[8] & 0x8000000000000000 != 0;
+    n[228] |= g[10] & 0x8000000000000000 != 0;
+    n[228] |= g[12] & 0x8000000000000000 != 0;
+    n[228] |= g[14] & 0x8000000000000000 != 0;
+    n[228] |= g[16] & 0x8000000000000000 != 0;
+    n[228] |= g[18] & 0x8000000000000000 != 0;
     // n[229]: ((aux 19) 11)
-    n[229] |= g[26] & 0x8000000000000000 != 0;
-    n[229] |= g[28] & 0x8000000000000000 != 0;
-    n[229] |= g[30] & 0x8000000000000000 != 0;
-    n[229] |= g[32] & 0x8000000000000000 != 0;
-    n[229] |= g[34] & 0x8000000000000000 != 0;
-    n[229] |= g[36] & 0x8000000000000000 != 0;
-    n[229] |= g[38] & 0x8000000000000000 != 0;
-    n[229] |= g[40] & 0x8000000000000000 != 0;
-    n[229] |= g[42] & 0x8000000000000000 != 0;
-    n[229] |= g[44] & 0x8000000000000000 != 0;
-    n[229] |= g[46] & 0x8000000000000000 != 0;
+    n[229] |= g[0] & 0x8000000000000000 != 0;
+    n[229] |= g[2] & 0x8000000000000000 != 0;
+    n[229] |= g[4] & 0x8000000000000000 != 0;
+    n[229] |= g[6] & 0x8000000000000000 != 0;
+    n[229] |= g[8] & 0x8000000000000000 != 0;
+    n[229] |= g[10] & 0x8000000000000000 != 0;
+    n[229] |= g[12] & 0x8000000000000000 != 0;
+    n[229] |= g[14] & 0x8000000000000000 != 0;
+    n[229] |= g[16] & 0x8000000000000000 != 0;
+    n[229] |= g[18] & 0x8000000000000000 != 0;
+    n[229] |= g[20] & 0x8000000000000000 != 0;
     // n[230]: ((aux 19) 12)
-    n[230] |= g[26] & 0x8000000000000000 != 0;
-    n[230] |= g[28] & 0x8000000000000000 != 0;
-    n[230] |= g[30] & 0x8000000000000000 != 0;
-    n[230] |= g[32] & 0x8000000000000000 != 0;
-    n[230] |= g[34] & 0x8000000000000000 != 0;
-    n[230] |= g[36] & 0x8000000000000000 != 0;
-    n[230] |= g[38] & 0x8000000000000000 != 0;
-    n[230] |= g[40] & 0x8000000000000000 != 0;
-    n[230] |= g[42] & 0x8000000000000000 != 0;
-    n[230] |= g[44] & 0x8000000000000000 != 0;
-    n[230] |= g[46] & 0x8000000000000000 != 0;
-    n[230] |= g[48] & 0x8000000000000000 != 0;
+    n[230] |= g[0] & 0x8000000000000000 != 0;
+    n[230] |= g[2] & 0x8000000000000000 != 0;
+    n[230] |= g[4] & 0x8000000000000000 != 0;
+    n[230] |= g[6] & 0x8000000000000000 != 0;
+    n[230] |= g[8] & 0x8000000000000000 != 0;
+    n[230] |= g[10] & 0x8000000000000000 != 0;
+    n[230] |= g[12] & 0x8000000000000000 != 0;
+    n[230] |= g[14] & 0x8000000000000000 != 0;
+    n[230] |= g[16] & 0x8000000000000000 != 0;
+    n[230] |= g[18] & 0x8000000000000000 != 0;
+    n[230] |= g[20] & 0x8000000000000000 != 0;
+    n[230] |= g[22] & 0x8000000000000000 != 0;
     // n[231]: ((aux 19) 13)
-    n[231] |= g[26] & 0x8000000000000000 != 0;
-    n[231] |= g[28] & 0x8000000000000000 != 0;
-    n[231] |= g[30] & 0x8000000000000000 != 0;
-    n[231] |= g[32] & 0x8000000000000000 != 0;
-    n[231] |= g[34] & 0x8000000000000000 != 0;
-    n[231] |= g[36] & 0x8000000000000000 != 0;
-    n[231] |= g[38] & 0x8000000000000000 != 0;
-    n[231] |= g[40] & 0x8000000000000000 != 0;
-    n[231] |= g[42] & 0x8000000000000000 != 0;
-    n[231] |= g[44] & 0x8000000000000000 != 0;
-    n[231] |= g[46] & 0x8000000000000000 != 0;
-    n[231] |= g[48] & 0x8000000000000000 != 0;
-    n[231] |= g[50] & 0x8000000000000000 != 0;
+    n[231] |= g[0] & 0x8000000000000000 != 0;
+    n[231] |= g[2] & 0x8000000000000000 != 0;
+    n[231] |= g[4] & 0x8000000000000000 != 0;
+    n[231] |= g[6] & 0x8000000000000000 != 0;
+    n[231] |= g[8] & 0x8000000000000000 != 0;
+    n[231] |= g[10] & 0x8000000000000000 != 0;
+    n[231] |= g[12] & 0x8000000000000000 != 0;
+    n[231] |= g[14] & 0x8000000000000000 != 0;
+    n[231] |= g[16] & 0x8000000000000000 != 0;
+    n[231] |= g[18] & 0x8000000000000000 != 0;
+    n[231] |= g[20] & 0x8000000000000000 != 0;
+    n[231] |= g[22] & 0x8000000000000000 != 0;
+    n[231] |= g[24] & 0x8000000000000000 != 0;
     // n[232]: ((aux 19) 14)
+    n[232] |= g[0] & 0x8000000000000000 != 0;
+    n[232] |= g[2] & 0x8000000000000000 != 0;
+    n[232] |= g[4] & 0x8000000000000000 != 0;
+    n[232] |= g[6] & 0x8000000000000000 != 0;
+    n[232] |= g[8] & 0x8000000000000000 != 0;
+    n[232] |= g[10] & 0x8000000000000000 != 0;
+    n[232] |= g[12] & 0x8000000000000000 != 0;
+    n[232] |= g[14] & 0x8000000000000000 != 0;
+    n[232] |= g[16] & 0x8000000000000000 != 0;
+    n[232] |= g[18] & 0x8000000000000000 != 0;
+    n[232] |= g[20] & 0x8000000000000000 != 0;
+    n[232] |= g[22] & 0x8000000000000000 != 0;
+    n[232] |= g[24] & 0x8000000000000000 != 0;
     n[232] |= g[26] & 0x8000000000000000 != 0;
-    n[232] |= g[28] & 0x8000000000000000 != 0;
-    n[232] |= g[30] & 0x8000000000000000 != 0;
-    n[232] |= g[32] & 0x8000000000000000 != 0;
-    n[232] |= g[34] & 0x8000000000000000 != 0;
-    n[232] |= g[36] & 0x8000000000000000 != 0;
-    n[232] |= g[38] & 0x8000000000000000 != 0;
-    n[232] |= g[40] & 0x8000000000000000 != 0;
-    n[232] |= g[42] & 0x8000000000000000 != 0;
-    n[232] |= g[44] & 0x8000000000000000 != 0;
-    n[232] |= g[46] & 0x8000000000000000 != 0;
-    n[232] |= g[48] & 0x8000000000000000 != 0;
-    n[232] |= g[50] & 0x8000000000000000 != 0;
-    n[232] |= g[52] & 0x8000000000000000 != 0;
     // n[233]: ((aux 19) 15)
+    n[233] |= g[0] & 0x8000000000000000 != 0;
+    n[233] |= g[2] & 0x8000000000000000 != 0;
+    n[233] |= g[4] & 0x8000000000000000 != 0;
+    n[233] |= g[6] & 0x8000000000000000 != 0;
+    n[233] |= g[8] & 0x8000000000000000 != 0;
+    n[233] |= g[10] & 0x8000000000000000 != 0;
+    n[233] |= g[12] & 0x8000000000000000 != 0;
+    n[233] |= g[14] & 0x8000000000000000 != 0;
+    n[233] |= g[16] & 0x8000000000000000 != 0;
+    n[233] |= g[18] & 0x8000000000000000 != 0;
+    n[233] |= g[20] & 0x8000000000000000 != 0;
+    n[233] |= g[22] & 0x8000000000000000 != 0;
+    n[233] |= g[24] & 0x8000000000000000 != 0;
     n[233] |= g[26] & 0x8000000000000000 != 0;
     n[233] |= g[28] & 0x8000000000000000 != 0;
-    n[233] |= g[30] & 0x8000000000000000 != 0;
-    n[233] |= g[32] & 0x8000000000000000 != 0;
-    n[233] |= g[34] & 0x8000000000000000 != 0;
-    n[233] |= g[36] & 0x8000000000000000 != 0;
-    n[233] |= g[38] & 0x8000000000000000 != 0;
-    n[233] |= g[40] & 0x8000000000000000 != 0;
-    n[233] |= g[42] & 0x8000000000000000 != 0;
-    n[233] |= g[44] & 0x8000000000000000 != 0;
-    n[233] |= g[46] & 0x8000000000000000 != 0;
-    n[233] |= g[48] & 0x8000000000000000 != 0;
-    n[233] |= g[50] & 0x8000000000000000 != 0;
-    n[233] |= g[52] & 0x8000000000000000 != 0;
-    n[233] |= g[54] & 0x8000000000000000 != 0;
     // n[234]: ((aux 19) 16)
+    n[234] |= g[0] & 0x8000000000000000 != 0;
+    n[234] |= g[2] & 0x8000000000000000 != 0;
+    n[234] |= g[4] & 0x8000000000000000 != 0;
+    n[234] |= g[6] & 0x8000000000000000 != 0;
+    n[234] |= g[8] & 0x8000000000000000 != 0;
+    n[234] |= g[10] & 0x8000000000000000 != 0;
+    n[234] |= g[12] & 0x8000000000000000 != 0;
+    n[234] |= g[14] & 0x8000000000000000 != 0;
+    n[234] |= g[16] & 0x8000000000000000 != 0;
+    n[234] |= g[18] & 0x8000000000000000 != 0;
+    n[234] |= g[20] & 0x8000000000000000 != 0;
+    n[234] |= g[22] & 0x8000000000000000 != 0;
+    n[234] |= g[24] & 0x8000000000000000 != 0;
     n[234] |= g[26] & 0x8000000000000000 != 0;
     n[234] |= g[28] & 0x8000000000000000 != 0;
     n[234] |= g[30] & 0x8000000000000000 != 0;
-    n[234] |= g[32] & 0x8000000000000000 != 0;
-    n[234] |= g[34] & 0x8000000000000000 != 0;
-    n[234] |= g[36] & 0x8000000000000000 != 0;
-    n[234] |= g[38] & 0x8000000000000000 != 0;
-    n[234] |= g[40] & 0x8000000000000000 != 0;
-    n[234] |= g[42] & 0x8000000000000000 != 0;
-    n[234] |= g[44] & 0x8000000000000000 != 0;
-    n[234] |= g[46] & 0x8000000000000000 != 0;
-    n[234] |= g[48] & 0x8000000000000000 != 0;
-    n[234] |= g[50] & 0x8000000000000000 != 0;
-    n[234] |= g[52] & 0x8000000000000000 != 0;
-    n[234] |= g[54] & 0x8000000000000000 != 0;
-    n[234] |= g[56] & 0x8000000000000000 != 0;
     // n[235]: ((aux 19) 17)
+    n[235] |= g[0] & 0x8000000000000000 != 0;
+    n[235] |= g[2] & 0x8000000000000000 != 0;
+    n[235] |= g[4] & 0x8000000000000000 != 0;
+    n[235] |= g[6] & 0x8000000000000000 != 0;
+    n[235] |= g[8] & 0x8000000000000000 != 0;
+    n[235] |= g[10] & 0x8000000000000000 != 0;
+    n[235] |= g[12] & 0x8000000000000000 != 0;
+    n[235] |= g[14] & 0x8000000000000000 != 0;
+    n[235] |= g[16] & 0x8000000000000000 != 0;
+    n[235] |= g[18] & 0x8000000000000000 != 0;
+    n[235] |= g[20] & 0x8000000000000000 != 0;
+    n[235] |= g[22] & 0x8000000000000000 != 0;
+    n[235] |= g[24] & 0x8000000000000000 != 0;
     n[235] |= g[26] & 0x8000000000000000 != 0;
     n[235] |= g[28] & 0x8000000000000000 != 0;
     n[235] |= g[30] & 0x8000000000000000 != 0;
     n[235] |= g[32] & 0x8000000000000000 != 0;
-    n[235] |= g[34] & 0x8000000000000000 != 0;
-    n[235] |= g[36] & 0x8000000000000000 != 0;
-    n[235] |= g[38] & 0x8000000000000000 != 0;
-    n[235] |= g[40] & 0x8000000000000000 != 0;
-    n[235] |= g[42] & 0x8000000000000000 != 0;
-    n[235] |= g[44] & 0x8000000000000000 != 0;
-    n[235] |= g[46] & 0x8000000000000000 != 0;
-    n[235] |= g[48] & 0x8000000000000000 != 0;
-    n[235] |= g[50] & 0x8000000000000000 != 0;
-    n[235] |= g[52] & 0x8000000000000000 != 0;
-    n[235] |= g[54] & 0x8000000000000000 != 0;
-    n[235] |= g[56] & 0x8000000000000000 != 0;
-    n[235] |= g[58] & 0x8000000000000000 != 0;
     // n[236]: ((aux 19) 18)
+    n[236] |= g[0] & 0x8000000000000000 != 0;
+    n[236] |= g[2] & 0x8000000000000000 != 0;
+    n[236] |= g[4] & 0x8000000000000000 != 0;
+    n[236] |= g[6] & 0x8000000000000000 != 0;
+    n[236] |= g[8] & 0x8000000000000000 != 0;
+    n[236] |= g[10] & 0x8000000000000000 != 0;
+    n[236] |= g[12] & 0x8000000000000000 != 0;
+    n[236] |= g[14] & 0x8000000000000000 != 0;
+    n[236] |= g[16] & 0x8000000000000000 != 0;
+    n[236] |= g[18] & 0x8000000000000000 != 0;
+    n[236] |= g[20] & 0x8000000000000000 != 0;
+    n[236] |= g[22] & 0x8000000000000000 != 0;
+    n[236] |= g[24] & 0x8000000000000000 != 0;
     n[236] |= g[26] & 0x8000000000000000 != 0;
     n[236] |= g[28] & 0x8000000000000000 != 0;
     n[236] |= g[30] & 0x8000000000000000 != 0;
     n[236] |= g[32] & 0x8000000000000000 != 0;
     n[236] |= g[34] & 0x8000000000000000 != 0;
-    n[236] |= g[36] & 0x8000000000000000 != 0;
-    n[236] |= g[38] & 0x8000000000000000 != 0;
-    n[236] |= g[40] & 0x8000000000000000 != 0;
-    n[236] |= g[42] & 0x8000000000000000 != 0;
-    n[236] |= g[44] & 0x8000000000000000 != 0;
-    n[236] |= g[46] & 0x8000000000000000 != 0;
-    n[236] |= g[48] & 0x8000000000000000 != 0;
-    n[236] |= g[50] & 0x8000000000000000 != 0;
-    n[236] |= g[52] & 0x8000000000000000 != 0;
-    n[236] |= g[54] & 0x8000000000000000 != 0;
-    n[236] |= g[56] & 0x8000000000000000 != 0;
-    n[236] |= g[58] & 0x8000000000000000 != 0;
-    n[236] |= g[60] & 0x8000000000000000 != 0;
     // n[237]: ((aux 19) 19)
+    n[237] |= g[0] & 0x8000000000000000 != 0;
+    n[237] |= g[2] & 0x8000000000000000 != 0;
+    n[237] |= g[4] & 0x8000000000000000 != 0;
+    n[237] |= g[6] & 0x8000000000000000 != 0;
+    n[237] |= g[8] & 0x8000000000000000 != 0;
+    n[237] |= g[10] & 0x8000000000000000 != 0;
+    n[237] |= g[12] & 0x8000000000000000 != 0;
+    n[237] |= g[14] & 0x8000000000000000 != 0;
+    n[237] |= g[16] & 0x8000000000000000 != 0;
+    n[237] |= g[18] & 0x8000000000000000 != 0;
+    n[237] |= g[20] & 0x8000000000000000 != 0;
+    n[237] |= g[22] & 0x8000000000000000 != 0;
+    n[237] |= g[24] & 0x8000000000000000 != 0;
     n[237] |= g[26] & 0x8000000000000000 != 0;
     n[237] |= g[28] & 0x8000000000000000 != 0;
     n[237] |= g[30] & 0x8000000000000000 != 0;
     n[237] |= g[32] & 0x8000000000000000 != 0;
     n[237] |= g[34] & 0x8000000000000000 != 0;
     n[237] |= g[36] & 0x8000000000000000 != 0;
-    n[237] |= g[38] & 0x8000000000000000 != 0;
-    n[237] |= g[40] & 0x8000000000000000 != 0;
-    n[237] |= g[42] & 0x8000000000000000 != 0;
-    n[237] |= g[44] & 0x8000000000000000 != 0;
-    n[237] |= g[46] & 0x8000000000000000 != 0;
-    n[237] |= g[48] & 0x8000000000000000 != 0;
-    n[237] |= g[50] & 0x8000000000000000 != 0;
-    n[237] |= g[52] & 0x8000000000000000 != 0;
-    n[237] |= g[54] & 0x8000000000000000 != 0;
-    n[237] |= g[56] & 0x8000000000000000 != 0;
-    n[237] |= g[58] & 0x8000000000000000 != 0;
-    n[237] |= g[60] & 0x8000000000000000 != 0;
-    n[237] |= g[62] & 0x8000000000000000 != 0;
     // n[238]: ((aux 19) 20)
+    n[238] |= g[0] & 0x8000000000000000 != 0;
+    n[238] |= g[2] & 0x8000000000000000 != 0;
+    n[238] |= g[4] & 0x8000000000000000 != 0;
+    n[238] |= g[6] & 0x8000000000000000 != 0;
+    n[238] |= g[8] & 0x8000000000000000 != 0;
+    n[238] |= g[10] & 0x8000000000000000 != 0;
+    n[238] |= g[12] & 0x8000000000000000 != 0;
+    n[238] |= g[14] & 0x8000000000000000 != 0;
+    n[238] |= g[16] & 0x8000000000000000 != 0;
+    n[238] |= g[18] & 0x8000000000000000 != 0;
+    n[238] |= g[20] & 0x8000000000000000 != 0;
+    n[238] |= g[22] & 0x8000000000000000 != 0;
+    n[238] |= g[24] & 0x8000000000000000 != 0;
     n[238] |= g[26] & 0x8000000000000000 != 0;
     n[238] |= g[28] & 0x8000000000000000 != 0;
     n[238] |= g[30] & 0x8000000000000000 != 0;
@@ -16015,20 +16028,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[238] |= g[34] & 0x8000000000000000 != 0;
     n[238] |= g[36] & 0x8000000000000000 != 0;
     n[238] |= g[38] & 0x8000000000000000 != 0;
-    n[238] |= g[40] & 0x8000000000000000 != 0;
-    n[238] |= g[42] & 0x8000000000000000 != 0;
-    n[238] |= g[44] & 0x8000000000000000 != 0;
-    n[238] |= g[46] & 0x8000000000000000 != 0;
-    n[238] |= g[48] & 0x8000000000000000 != 0;
-    n[238] |= g[50] & 0x8000000000000000 != 0;
-    n[238] |= g[52] & 0x8000000000000000 != 0;
-    n[238] |= g[54] & 0x8000000000000000 != 0;
-    n[238] |= g[56] & 0x8000000000000000 != 0;
-    n[238] |= g[58] & 0x8000000000000000 != 0;
-    n[238] |= g[60] & 0x8000000000000000 != 0;
-    n[238] |= g[62] & 0x8000000000000000 != 0;
-    n[238] |= g[64] & 0x8000000000000000 != 0;
     // n[239]: ((aux 19) 21)
+    n[239] |= g[0] & 0x8000000000000000 != 0;
+    n[239] |= g[2] & 0x8000000000000000 != 0;
+    n[239] |= g[4] & 0x8000000000000000 != 0;
+    n[239] |= g[6] & 0x8000000000000000 != 0;
+    n[239] |= g[8] & 0x8000000000000000 != 0;
+    n[239] |= g[10] & 0x8000000000000000 != 0;
+    n[239] |= g[12] & 0x8000000000000000 != 0;
+    n[239] |= g[14] & 0x8000000000000000 != 0;
+    n[239] |= g[16] & 0x8000000000000000 != 0;
+    n[239] |= g[18] & 0x8000000000000000 != 0;
+    n[239] |= g[20] & 0x8000000000000000 != 0;
+    n[239] |= g[22] & 0x8000000000000000 != 0;
+    n[239] |= g[24] & 0x8000000000000000 != 0;
     n[239] |= g[26] & 0x8000000000000000 != 0;
     n[239] |= g[28] & 0x8000000000000000 != 0;
     n[239] |= g[30] & 0x8000000000000000 != 0;
@@ -16037,20 +16050,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[239] |= g[36] & 0x8000000000000000 != 0;
     n[239] |= g[38] & 0x8000000000000000 != 0;
     n[239] |= g[40] & 0x8000000000000000 != 0;
-    n[239] |= g[42] & 0x8000000000000000 != 0;
-    n[239] |= g[44] & 0x8000000000000000 != 0;
-    n[239] |= g[46] & 0x8000000000000000 != 0;
-    n[239] |= g[48] & 0x8000000000000000 != 0;
-    n[239] |= g[50] & 0x8000000000000000 != 0;
-    n[239] |= g[52] & 0x8000000000000000 != 0;
-    n[239] |= g[54] & 0x8000000000000000 != 0;
-    n[239] |= g[56] & 0x8000000000000000 != 0;
-    n[239] |= g[58] & 0x8000000000000000 != 0;
-    n[239] |= g[60] & 0x8000000000000000 != 0;
-    n[239] |= g[62] & 0x8000000000000000 != 0;
-    n[239] |= g[64] & 0x8000000000000000 != 0;
-    n[239] |= g[66] & 0x8000000000000000 != 0;
     // n[240]: ((aux 19) 22)
+    n[240] |= g[0] & 0x8000000000000000 != 0;
+    n[240] |= g[2] & 0x8000000000000000 != 0;
+    n[240] |= g[4] & 0x8000000000000000 != 0;
+    n[240] |= g[6] & 0x8000000000000000 != 0;
+    n[240] |= g[8] & 0x8000000000000000 != 0;
+    n[240] |= g[10] & 0x8000000000000000 != 0;
+    n[240] |= g[12] & 0x8000000000000000 != 0;
+    n[240] |= g[14] & 0x8000000000000000 != 0;
+    n[240] |= g[16] & 0x8000000000000000 != 0;
+    n[240] |= g[18] & 0x8000000000000000 != 0;
+    n[240] |= g[20] & 0x8000000000000000 != 0;
+    n[240] |= g[22] & 0x8000000000000000 != 0;
+    n[240] |= g[24] & 0x8000000000000000 != 0;
     n[240] |= g[26] & 0x8000000000000000 != 0;
     n[240] |= g[28] & 0x8000000000000000 != 0;
     n[240] |= g[30] & 0x8000000000000000 != 0;
@@ -16060,20 +16073,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[240] |= g[38] & 0x8000000000000000 != 0;
     n[240] |= g[40] & 0x8000000000000000 != 0;
     n[240] |= g[42] & 0x8000000000000000 != 0;
-    n[240] |= g[44] & 0x8000000000000000 != 0;
-    n[240] |= g[46] & 0x8000000000000000 != 0;
-    n[240] |= g[48] & 0x8000000000000000 != 0;
-    n[240] |= g[50] & 0x8000000000000000 != 0;
-    n[240] |= g[52] & 0x8000000000000000 != 0;
-    n[240] |= g[54] & 0x8000000000000000 != 0;
-    n[240] |= g[56] & 0x8000000000000000 != 0;
-    n[240] |= g[58] & 0x8000000000000000 != 0;
-    n[240] |= g[60] & 0x8000000000000000 != 0;
-    n[240] |= g[62] & 0x8000000000000000 != 0;
-    n[240] |= g[64] & 0x8000000000000000 != 0;
-    n[240] |= g[66] & 0x8000000000000000 != 0;
-    n[240] |= g[68] & 0x8000000000000000 != 0;
     // n[241]: ((aux 19) 23)
+    n[241] |= g[0] & 0x8000000000000000 != 0;
+    n[241] |= g[2] & 0x8000000000000000 != 0;
+    n[241] |= g[4] & 0x8000000000000000 != 0;
+    n[241] |= g[6] & 0x8000000000000000 != 0;
+    n[241] |= g[8] & 0x8000000000000000 != 0;
+    n[241] |= g[10] & 0x8000000000000000 != 0;
+    n[241] |= g[12] & 0x8000000000000000 != 0;
+    n[241] |= g[14] & 0x8000000000000000 != 0;
+    n[241] |= g[16] & 0x8000000000000000 != 0;
+    n[241] |= g[18] & 0x8000000000000000 != 0;
+    n[241] |= g[20] & 0x8000000000000000 != 0;
+    n[241] |= g[22] & 0x8000000000000000 != 0;
+    n[241] |= g[24] & 0x8000000000000000 != 0;
     n[241] |= g[26] & 0x8000000000000000 != 0;
     n[241] |= g[28] & 0x8000000000000000 != 0;
     n[241] |= g[30] & 0x8000000000000000 != 0;
@@ -16084,20 +16097,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[241] |= g[40] & 0x8000000000000000 != 0;
     n[241] |= g[42] & 0x8000000000000000 != 0;
     n[241] |= g[44] & 0x8000000000000000 != 0;
-    n[241] |= g[46] & 0x8000000000000000 != 0;
-    n[241] |= g[48] & 0x8000000000000000 != 0;
-    n[241] |= g[50] & 0x8000000000000000 != 0;
-    n[241] |= g[52] & 0x8000000000000000 != 0;
-    n[241] |= g[54] & 0x8000000000000000 != 0;
-    n[241] |= g[56] & 0x8000000000000000 != 0;
-    n[241] |= g[58] & 0x8000000000000000 != 0;
-    n[241] |= g[60] & 0x8000000000000000 != 0;
-    n[241] |= g[62] & 0x8000000000000000 != 0;
-    n[241] |= g[64] & 0x8000000000000000 != 0;
-    n[241] |= g[66] & 0x8000000000000000 != 0;
-    n[241] |= g[68] & 0x8000000000000000 != 0;
-    n[241] |= g[70] & 0x8000000000000000 != 0;
     // n[242]: ((aux 19) 24)
+    n[242] |= g[0] & 0x8000000000000000 != 0;
+    n[242] |= g[2] & 0x8000000000000000 != 0;
+    n[242] |= g[4] & 0x8000000000000000 != 0;
+    n[242] |= g[6] & 0x8000000000000000 != 0;
+    n[242] |= g[8] & 0x8000000000000000 != 0;
+    n[242] |= g[10] & 0x8000000000000000 != 0;
+    n[242] |= g[12] & 0x8000000000000000 != 0;
+    n[242] |= g[14] & 0x8000000000000000 != 0;
+    n[242] |= g[16] & 0x8000000000000000 != 0;
+    n[242] |= g[18] & 0x8000000000000000 != 0;
+    n[242] |= g[20] & 0x8000000000000000 != 0;
+    n[242] |= g[22] & 0x8000000000000000 != 0;
+    n[242] |= g[24] & 0x8000000000000000 != 0;
     n[242] |= g[26] & 0x8000000000000000 != 0;
     n[242] |= g[28] & 0x8000000000000000 != 0;
     n[242] |= g[30] & 0x8000000000000000 != 0;
@@ -16109,20 +16122,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[242] |= g[42] & 0x8000000000000000 != 0;
     n[242] |= g[44] & 0x8000000000000000 != 0;
     n[242] |= g[46] & 0x8000000000000000 != 0;
-    n[242] |= g[48] & 0x8000000000000000 != 0;
-    n[242] |= g[50] & 0x8000000000000000 != 0;
-    n[242] |= g[52] & 0x8000000000000000 != 0;
-    n[242] |= g[54] & 0x8000000000000000 != 0;
-    n[242] |= g[56] & 0x8000000000000000 != 0;
-    n[242] |= g[58] & 0x8000000000000000 != 0;
-    n[242] |= g[60] & 0x8000000000000000 != 0;
-    n[242] |= g[62] & 0x8000000000000000 != 0;
-    n[242] |= g[64] & 0x8000000000000000 != 0;
-    n[242] |= g[66] & 0x8000000000000000 != 0;
-    n[242] |= g[68] & 0x8000000000000000 != 0;
-    n[242] |= g[70] & 0x8000000000000000 != 0;
-    n[242] |= g[72] & 0x8000000000000000 != 0;
     // n[243]: ((aux 19) 25)
+    n[243] |= g[0] & 0x8000000000000000 != 0;
+    n[243] |= g[2] & 0x8000000000000000 != 0;
+    n[243] |= g[4] & 0x8000000000000000 != 0;
+    n[243] |= g[6] & 0x8000000000000000 != 0;
+    n[243] |= g[8] & 0x8000000000000000 != 0;
+    n[243] |= g[10] & 0x8000000000000000 != 0;
+    n[243] |= g[12] & 0x8000000000000000 != 0;
+    n[243] |= g[14] & 0x8000000000000000 != 0;
+    n[243] |= g[16] & 0x8000000000000000 != 0;
+    n[243] |= g[18] & 0x8000000000000000 != 0;
+    n[243] |= g[20] & 0x8000000000000000 != 0;
+    n[243] |= g[22] & 0x8000000000000000 != 0;
+    n[243] |= g[24] & 0x8000000000000000 != 0;
     n[243] |= g[26] & 0x8000000000000000 != 0;
     n[243] |= g[28] & 0x8000000000000000 != 0;
     n[243] |= g[30] & 0x8000000000000000 != 0;
@@ -16135,20 +16148,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[243] |= g[44] & 0x8000000000000000 != 0;
     n[243] |= g[46] & 0x8000000000000000 != 0;
     n[243] |= g[48] & 0x8000000000000000 != 0;
-    n[243] |= g[50] & 0x8000000000000000 != 0;
-    n[243] |= g[52] & 0x8000000000000000 != 0;
-    n[243] |= g[54] & 0x8000000000000000 != 0;
-    n[243] |= g[56] & 0x8000000000000000 != 0;
-    n[243] |= g[58] & 0x8000000000000000 != 0;
-    n[243] |= g[60] & 0x8000000000000000 != 0;
-    n[243] |= g[62] & 0x8000000000000000 != 0;
-    n[243] |= g[64] & 0x8000000000000000 != 0;
-    n[243] |= g[66] & 0x8000000000000000 != 0;
-    n[243] |= g[68] & 0x8000000000000000 != 0;
-    n[243] |= g[70] & 0x8000000000000000 != 0;
-    n[243] |= g[72] & 0x8000000000000000 != 0;
-    n[243] |= g[74] & 0x8000000000000000 != 0;
     // n[244]: ((aux 19) 26)
+    n[244] |= g[0] & 0x8000000000000000 != 0;
+    n[244] |= g[2] & 0x8000000000000000 != 0;
+    n[244] |= g[4] & 0x8000000000000000 != 0;
+    n[244] |= g[6] & 0x8000000000000000 != 0;
+    n[244] |= g[8] & 0x8000000000000000 != 0;
+    n[244] |= g[10] & 0x8000000000000000 != 0;
+    n[244] |= g[12] & 0x8000000000000000 != 0;
+    n[244] |= g[14] & 0x8000000000000000 != 0;
+    n[244] |= g[16] & 0x8000000000000000 != 0;
+    n[244] |= g[18] & 0x8000000000000000 != 0;
+    n[244] |= g[20] & 0x8000000000000000 != 0;
+    n[244] |= g[22] & 0x8000000000000000 != 0;
+    n[244] |= g[24] & 0x8000000000000000 != 0;
     n[244] |= g[26] & 0x8000000000000000 != 0;
     n[244] |= g[28] & 0x8000000000000000 != 0;
     n[244] |= g[30] & 0x8000000000000000 != 0;
@@ -16162,20 +16175,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[244] |= g[46] & 0x8000000000000000 != 0;
     n[244] |= g[48] & 0x8000000000000000 != 0;
     n[244] |= g[50] & 0x8000000000000000 != 0;
-    n[244] |= g[52] & 0x8000000000000000 != 0;
-    n[244] |= g[54] & 0x8000000000000000 != 0;
-    n[244] |= g[56] & 0x8000000000000000 != 0;
-    n[244] |= g[58] & 0x8000000000000000 != 0;
-    n[244] |= g[60] & 0x8000000000000000 != 0;
-    n[244] |= g[62] & 0x8000000000000000 != 0;
-    n[244] |= g[64] & 0x8000000000000000 != 0;
-    n[244] |= g[66] & 0x8000000000000000 != 0;
-    n[244] |= g[68] & 0x8000000000000000 != 0;
-    n[244] |= g[70] & 0x8000000000000000 != 0;
-    n[244] |= g[72] & 0x8000000000000000 != 0;
-    n[244] |= g[74] & 0x8000000000000000 != 0;
-    n[244] |= g[76] & 0x8000000000000000 != 0;
     // n[245]: ((aux 19) 27)
+    n[245] |= g[0] & 0x8000000000000000 != 0;
+    n[245] |= g[2] & 0x8000000000000000 != 0;
+    n[245] |= g[4] & 0x8000000000000000 != 0;
+    n[245] |= g[6] & 0x8000000000000000 != 0;
+    n[245] |= g[8] & 0x8000000000000000 != 0;
+    n[245] |= g[10] & 0x8000000000000000 != 0;
+    n[245] |= g[12] & 0x8000000000000000 != 0;
+    n[245] |= g[14] & 0x8000000000000000 != 0;
+    n[245] |= g[16] & 0x8000000000000000 != 0;
+    n[245] |= g[18] & 0x8000000000000000 != 0;
+    n[245] |= g[20] & 0x8000000000000000 != 0;
+    n[245] |= g[22] & 0x8000000000000000 != 0;
+    n[245] |= g[24] & 0x8000000000000000 != 0;
     n[245] |= g[26] & 0x8000000000000000 != 0;
     n[245] |= g[28] & 0x8000000000000000 != 0;
     n[245] |= g[30] & 0x8000000000000000 != 0;
@@ -16190,20 +16203,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[245] |= g[48] & 0x8000000000000000 != 0;
     n[245] |= g[50] & 0x8000000000000000 != 0;
     n[245] |= g[52] & 0x8000000000000000 != 0;
-    n[245] |= g[54] & 0x8000000000000000 != 0;
-    n[245] |= g[56] & 0x8000000000000000 != 0;
-    n[245] |= g[58] & 0x8000000000000000 != 0;
-    n[245] |= g[60] & 0x8000000000000000 != 0;
-    n[245] |= g[62] & 0x8000000000000000 != 0;
-    n[245] |= g[64] & 0x8000000000000000 != 0;
-    n[245] |= g[66] & 0x8000000000000000 != 0;
-    n[245] |= g[68] & 0x8000000000000000 != 0;
-    n[245] |= g[70] & 0x8000000000000000 != 0;
-    n[245] |= g[72] & 0x8000000000000000 != 0;
-    n[245] |= g[74] & 0x8000000000000000 != 0;
-    n[245] |= g[76] & 0x8000000000000000 != 0;
-    n[245] |= g[78] & 0x8000000000000000 != 0;
     // n[246]: ((aux 19) 28)
+    n[246] |= g[0] & 0x8000000000000000 != 0;
+    n[246] |= g[2] & 0x8000000000000000 != 0;
+    n[246] |= g[4] & 0x8000000000000000 != 0;
+    n[246] |= g[6] & 0x8000000000000000 != 0;
+    n[246] |= g[8] & 0x8000000000000000 != 0;
+    n[246] |= g[10] & 0x8000000000000000 != 0;
+    n[246] |= g[12] & 0x8000000000000000 != 0;
+    n[246] |= g[14] & 0x8000000000000000 != 0;
+    n[246] |= g[16] & 0x8000000000000000 != 0;
+    n[246] |= g[18] & 0x8000000000000000 != 0;
+    n[246] |= g[20] & 0x8000000000000000 != 0;
+    n[246] |= g[22] & 0x8000000000000000 != 0;
+    n[246] |= g[24] & 0x8000000000000000 != 0;
     n[246] |= g[26] & 0x8000000000000000 != 0;
     n[246] |= g[28] & 0x8000000000000000 != 0;
     n[246] |= g[30] & 0x8000000000000000 != 0;
@@ -16219,20 +16232,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[246] |= g[50] & 0x8000000000000000 != 0;
     n[246] |= g[52] & 0x8000000000000000 != 0;
     n[246] |= g[54] & 0x8000000000000000 != 0;
-    n[246] |= g[56] & 0x8000000000000000 != 0;
-    n[246] |= g[58] & 0x8000000000000000 != 0;
-    n[246] |= g[60] & 0x8000000000000000 != 0;
-    n[246] |= g[62] & 0x8000000000000000 != 0;
-    n[246] |= g[64] & 0x8000000000000000 != 0;
-    n[246] |= g[66] & 0x8000000000000000 != 0;
-    n[246] |= g[68] & 0x8000000000000000 != 0;
-    n[246] |= g[70] & 0x8000000000000000 != 0;
-    n[246] |= g[72] & 0x8000000000000000 != 0;
-    n[246] |= g[74] & 0x8000000000000000 != 0;
-    n[246] |= g[76] & 0x8000000000000000 != 0;
-    n[246] |= g[78] & 0x8000000000000000 != 0;
-    n[246] |= g[80] & 0x8000000000000000 != 0;
     // n[247]: ((aux 19) 29)
+    n[247] |= g[0] & 0x8000000000000000 != 0;
+    n[247] |= g[2] & 0x8000000000000000 != 0;
+    n[247] |= g[4] & 0x8000000000000000 != 0;
+    n[247] |= g[6] & 0x8000000000000000 != 0;
+    n[247] |= g[8] & 0x8000000000000000 != 0;
+    n[247] |= g[10] & 0x8000000000000000 != 0;
+    n[247] |= g[12] & 0x8000000000000000 != 0;
+    n[247] |= g[14] & 0x8000000000000000 != 0;
+    n[247] |= g[16] & 0x8000000000000000 != 0;
+    n[247] |= g[18] & 0x8000000000000000 != 0;
+    n[247] |= g[20] & 0x8000000000000000 != 0;
+    n[247] |= g[22] & 0x8000000000000000 != 0;
+    n[247] |= g[24] & 0x8000000000000000 != 0;
     n[247] |= g[26] & 0x8000000000000000 != 0;
     n[247] |= g[28] & 0x8000000000000000 != 0;
     n[247] |= g[30] & 0x8000000000000000 != 0;
@@ -16249,20 +16262,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[247] |= g[52] & 0x8000000000000000 != 0;
     n[247] |= g[54] & 0x8000000000000000 != 0;
     n[247] |= g[56] & 0x8000000000000000 != 0;
-    n[247] |= g[58] & 0x8000000000000000 != 0;
-    n[247] |= g[60] & 0x8000000000000000 != 0;
-    n[247] |= g[62] & 0x8000000000000000 != 0;
-    n[247] |= g[64] & 0x8000000000000000 != 0;
-    n[247] |= g[66] & 0x8000000000000000 != 0;
-    n[247] |= g[68] & 0x8000000000000000 != 0;
-    n[247] |= g[70] & 0x8000000000000000 != 0;
-    n[247] |= g[72] & 0x8000000000000000 != 0;
-    n[247] |= g[74] & 0x8000000000000000 != 0;
-    n[247] |= g[76] & 0x8000000000000000 != 0;
-    n[247] |= g[78] & 0x8000000000000000 != 0;
-    n[247] |= g[80] & 0x8000000000000000 != 0;
-    n[247] |= g[82] & 0x8000000000000000 != 0;
     // n[248]: ((aux 19) 30)
+    n[248] |= g[0] & 0x8000000000000000 != 0;
+    n[248] |= g[2] & 0x8000000000000000 != 0;
+    n[248] |= g[4] & 0x8000000000000000 != 0;
+    n[248] |= g[6] & 0x8000000000000000 != 0;
+    n[248] |= g[8] & 0x8000000000000000 != 0;
+    n[248] |= g[10] & 0x8000000000000000 != 0;
+    n[248] |= g[12] & 0x8000000000000000 != 0;
+    n[248] |= g[14] & 0x8000000000000000 != 0;
+    n[248] |= g[16] & 0x8000000000000000 != 0;
+    n[248] |= g[18] & 0x8000000000000000 != 0;
+    n[248] |= g[20] & 0x8000000000000000 != 0;
+    n[248] |= g[22] & 0x8000000000000000 != 0;
+    n[248] |= g[24] & 0x8000000000000000 != 0;
     n[248] |= g[26] & 0x8000000000000000 != 0;
     n[248] |= g[28] & 0x8000000000000000 != 0;
     n[248] |= g[30] & 0x8000000000000000 != 0;
@@ -16280,20 +16293,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[248] |= g[54] & 0x8000000000000000 != 0;
     n[248] |= g[56] & 0x8000000000000000 != 0;
     n[248] |= g[58] & 0x8000000000000000 != 0;
-    n[248] |= g[60] & 0x8000000000000000 != 0;
-    n[248] |= g[62] & 0x8000000000000000 != 0;
-    n[248] |= g[64] & 0x8000000000000000 != 0;
-    n[248] |= g[66] & 0x8000000000000000 != 0;
-    n[248] |= g[68] & 0x8000000000000000 != 0;
-    n[248] |= g[70] & 0x8000000000000000 != 0;
-    n[248] |= g[72] & 0x8000000000000000 != 0;
-    n[248] |= g[74] & 0x8000000000000000 != 0;
-    n[248] |= g[76] & 0x8000000000000000 != 0;
-    n[248] |= g[78] & 0x8000000000000000 != 0;
-    n[248] |= g[80] & 0x8000000000000000 != 0;
-    n[248] |= g[82] & 0x8000000000000000 != 0;
-    n[248] |= g[84] & 0x8000000000000000 != 0;
     // n[249]: ((aux 19) 31)
+    n[249] |= g[0] & 0x8000000000000000 != 0;
+    n[249] |= g[2] & 0x8000000000000000 != 0;
+    n[249] |= g[4] & 0x8000000000000000 != 0;
+    n[249] |= g[6] & 0x8000000000000000 != 0;
+    n[249] |= g[8] & 0x8000000000000000 != 0;
+    n[249] |= g[10] & 0x8000000000000000 != 0;
+    n[249] |= g[12] & 0x8000000000000000 != 0;
+    n[249] |= g[14] & 0x8000000000000000 != 0;
+    n[249] |= g[16] & 0x8000000000000000 != 0;
+    n[249] |= g[18] & 0x8000000000000000 != 0;
+    n[249] |= g[20] & 0x8000000000000000 != 0;
+    n[249] |= g[22] & 0x8000000000000000 != 0;
+    n[249] |= g[24] & 0x8000000000000000 != 0;
     n[249] |= g[26] & 0x8000000000000000 != 0;
     n[249] |= g[28] & 0x8000000000000000 != 0;
     n[249] |= g[30] & 0x8000000000000000 != 0;
@@ -16312,20 +16325,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[249] |= g[56] & 0x8000000000000000 != 0;
     n[249] |= g[58] & 0x8000000000000000 != 0;
     n[249] |= g[60] & 0x8000000000000000 != 0;
-    n[249] |= g[62] & 0x8000000000000000 != 0;
-    n[249] |= g[64] & 0x8000000000000000 != 0;
-    n[249] |= g[66] & 0x8000000000000000 != 0;
-    n[249] |= g[68] & 0x8000000000000000 != 0;
-    n[249] |= g[70] & 0x8000000000000000 != 0;
-    n[249] |= g[72] & 0x8000000000000000 != 0;
-    n[249] |= g[74] & 0x8000000000000000 != 0;
-    n[249] |= g[76] & 0x8000000000000000 != 0;
-    n[249] |= g[78] & 0x8000000000000000 != 0;
-    n[249] |= g[80] & 0x8000000000000000 != 0;
-    n[249] |= g[82] & 0x8000000000000000 != 0;
-    n[249] |= g[84] & 0x8000000000000000 != 0;
-    n[249] |= g[86] & 0x8000000000000000 != 0;
     // n[250]: ((aux 19) 32)
+    n[250] |= g[0] & 0x8000000000000000 != 0;
+    n[250] |= g[2] & 0x8000000000000000 != 0;
+    n[250] |= g[4] & 0x8000000000000000 != 0;
+    n[250] |= g[6] & 0x8000000000000000 != 0;
+    n[250] |= g[8] & 0x8000000000000000 != 0;
+    n[250] |= g[10] & 0x8000000000000000 != 0;
+    n[250] |= g[12] & 0x8000000000000000 != 0;
+    n[250] |= g[14] & 0x8000000000000000 != 0;
+    n[250] |= g[16] & 0x8000000000000000 != 0;
+    n[250] |= g[18] & 0x8000000000000000 != 0;
+    n[250] |= g[20] & 0x8000000000000000 != 0;
+    n[250] |= g[22] & 0x8000000000000000 != 0;
+    n[250] |= g[24] & 0x8000000000000000 != 0;
     n[250] |= g[26] & 0x8000000000000000 != 0;
     n[250] |= g[28] & 0x8000000000000000 != 0;
     n[250] |= g[30] & 0x8000000000000000 != 0;
@@ -16345,20 +16358,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[250] |= g[58] & 0x8000000000000000 != 0;
     n[250] |= g[60] & 0x8000000000000000 != 0;
     n[250] |= g[62] & 0x8000000000000000 != 0;
-    n[250] |= g[64] & 0x8000000000000000 != 0;
-    n[250] |= g[66] & 0x8000000000000000 != 0;
-    n[250] |= g[68] & 0x8000000000000000 != 0;
-    n[250] |= g[70] & 0x8000000000000000 != 0;
-    n[250] |= g[72] & 0x8000000000000000 != 0;
-    n[250] |= g[74] & 0x8000000000000000 != 0;
-    n[250] |= g[76] & 0x8000000000000000 != 0;
-    n[250] |= g[78] & 0x8000000000000000 != 0;
-    n[250] |= g[80] & 0x8000000000000000 != 0;
-    n[250] |= g[82] & 0x8000000000000000 != 0;
-    n[250] |= g[84] & 0x8000000000000000 != 0;
-    n[250] |= g[86] & 0x8000000000000000 != 0;
-    n[250] |= g[88] & 0x8000000000000000 != 0;
     // n[251]: ((aux 19) 33)
+    n[251] |= g[0] & 0x8000000000000000 != 0;
+    n[251] |= g[2] & 0x8000000000000000 != 0;
+    n[251] |= g[4] & 0x8000000000000000 != 0;
+    n[251] |= g[6] & 0x8000000000000000 != 0;
+    n[251] |= g[8] & 0x8000000000000000 != 0;
+    n[251] |= g[10] & 0x8000000000000000 != 0;
+    n[251] |= g[12] & 0x8000000000000000 != 0;
+    n[251] |= g[14] & 0x8000000000000000 != 0;
+    n[251] |= g[16] & 0x8000000000000000 != 0;
+    n[251] |= g[18] & 0x8000000000000000 != 0;
+    n[251] |= g[20] & 0x8000000000000000 != 0;
+    n[251] |= g[22] & 0x8000000000000000 != 0;
+    n[251] |= g[24] & 0x8000000000000000 != 0;
     n[251] |= g[26] & 0x8000000000000000 != 0;
     n[251] |= g[28] & 0x8000000000000000 != 0;
     n[251] |= g[30] & 0x8000000000000000 != 0;
@@ -16379,20 +16392,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[251] |= g[60] & 0x8000000000000000 != 0;
     n[251] |= g[62] & 0x8000000000000000 != 0;
     n[251] |= g[64] & 0x8000000000000000 != 0;
-    n[251] |= g[66] & 0x8000000000000000 != 0;
-    n[251] |= g[68] & 0x8000000000000000 != 0;
-    n[251] |= g[70] & 0x8000000000000000 != 0;
-    n[251] |= g[72] & 0x8000000000000000 != 0;
-    n[251] |= g[74] & 0x8000000000000000 != 0;
-    n[251] |= g[76] & 0x8000000000000000 != 0;
-    n[251] |= g[78] & 0x8000000000000000 != 0;
-    n[251] |= g[80] & 0x8000000000000000 != 0;
-    n[251] |= g[82] & 0x8000000000000000 != 0;
-    n[251] |= g[84] & 0x8000000000000000 != 0;
-    n[251] |= g[86] & 0x8000000000000000 != 0;
-    n[251] |= g[88] & 0x8000000000000000 != 0;
-    n[251] |= g[90] & 0x8000000000000000 != 0;
     // n[252]: ((aux 19) 34)
+    n[252] |= g[0] & 0x8000000000000000 != 0;
+    n[252] |= g[2] & 0x8000000000000000 != 0;
+    n[252] |= g[4] & 0x8000000000000000 != 0;
+    n[252] |= g[6] & 0x8000000000000000 != 0;
+    n[252] |= g[8] & 0x8000000000000000 != 0;
+    n[252] |= g[10] & 0x8000000000000000 != 0;
+    n[252] |= g[12] & 0x8000000000000000 != 0;
+    n[252] |= g[14] & 0x8000000000000000 != 0;
+    n[252] |= g[16] & 0x8000000000000000 != 0;
+    n[252] |= g[18] & 0x8000000000000000 != 0;
+    n[252] |= g[20] & 0x8000000000000000 != 0;
+    n[252] |= g[22] & 0x8000000000000000 != 0;
+    n[252] |= g[24] & 0x8000000000000000 != 0;
     n[252] |= g[26] & 0x8000000000000000 != 0;
     n[252] |= g[28] & 0x8000000000000000 != 0;
     n[252] |= g[30] & 0x8000000000000000 != 0;
@@ -16414,20 +16427,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[252] |= g[62] & 0x8000000000000000 != 0;
     n[252] |= g[64] & 0x8000000000000000 != 0;
     n[252] |= g[66] & 0x8000000000000000 != 0;
-    n[252] |= g[68] & 0x8000000000000000 != 0;
-    n[252] |= g[70] & 0x8000000000000000 != 0;
-    n[252] |= g[72] & 0x8000000000000000 != 0;
-    n[252] |= g[74] & 0x8000000000000000 != 0;
-    n[252] |= g[76] & 0x8000000000000000 != 0;
-    n[252] |= g[78] & 0x8000000000000000 != 0;
-    n[252] |= g[80] & 0x8000000000000000 != 0;
-    n[252] |= g[82] & 0x8000000000000000 != 0;
-    n[252] |= g[84] & 0x8000000000000000 != 0;
-    n[252] |= g[86] & 0x8000000000000000 != 0;
-    n[252] |= g[88] & 0x8000000000000000 != 0;
-    n[252] |= g[90] & 0x8000000000000000 != 0;
-    n[252] |= g[92] & 0x8000000000000000 != 0;
     // n[253]: ((aux 19) 35)
+    n[253] |= g[0] & 0x8000000000000000 != 0;
+    n[253] |= g[2] & 0x8000000000000000 != 0;
+    n[253] |= g[4] & 0x8000000000000000 != 0;
+    n[253] |= g[6] & 0x8000000000000000 != 0;
+    n[253] |= g[8] & 0x8000000000000000 != 0;
+    n[253] |= g[10] & 0x8000000000000000 != 0;
+    n[253] |= g[12] & 0x8000000000000000 != 0;
+    n[253] |= g[14] & 0x8000000000000000 != 0;
+    n[253] |= g[16] & 0x8000000000000000 != 0;
+    n[253] |= g[18] & 0x8000000000000000 != 0;
+    n[253] |= g[20] & 0x8000000000000000 != 0;
+    n[253] |= g[22] & 0x8000000000000000 != 0;
+    n[253] |= g[24] & 0x8000000000000000 != 0;
     n[253] |= g[26] & 0x8000000000000000 != 0;
     n[253] |= g[28] & 0x8000000000000000 != 0;
     n[253] |= g[30] & 0x8000000000000000 != 0;
@@ -16450,20 +16463,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[253] |= g[64] & 0x8000000000000000 != 0;
     n[253] |= g[66] & 0x8000000000000000 != 0;
     n[253] |= g[68] & 0x8000000000000000 != 0;
-    n[253] |= g[70] & 0x8000000000000000 != 0;
-    n[253] |= g[72] & 0x8000000000000000 != 0;
-    n[253] |= g[74] & 0x8000000000000000 != 0;
-    n[253] |= g[76] & 0x8000000000000000 != 0;
-    n[253] |= g[78] & 0x8000000000000000 != 0;
-    n[253] |= g[80] & 0x8000000000000000 != 0;
-    n[253] |= g[82] & 0x8000000000000000 != 0;
-    n[253] |= g[84] & 0x8000000000000000 != 0;
-    n[253] |= g[86] & 0x8000000000000000 != 0;
-    n[253] |= g[88] & 0x8000000000000000 != 0;
-    n[253] |= g[90] & 0x8000000000000000 != 0;
-    n[253] |= g[92] & 0x8000000000000000 != 0;
-    n[253] |= g[94] & 0x8000000000000000 != 0;
     // n[254]: ((aux 19) 36)
+    n[254] |= g[0] & 0x8000000000000000 != 0;
+    n[254] |= g[2] & 0x8000000000000000 != 0;
+    n[254] |= g[4] & 0x8000000000000000 != 0;
+    n[254] |= g[6] & 0x8000000000000000 != 0;
+    n[254] |= g[8] & 0x8000000000000000 != 0;
+    n[254] |= g[10] & 0x8000000000000000 != 0;
+    n[254] |= g[12] & 0x8000000000000000 != 0;
+    n[254] |= g[14] & 0x8000000000000000 != 0;
+    n[254] |= g[16] & 0x8000000000000000 != 0;
+    n[254] |= g[18] & 0x8000000000000000 != 0;
+    n[254] |= g[20] & 0x8000000000000000 != 0;
+    n[254] |= g[22] & 0x8000000000000000 != 0;
+    n[254] |= g[24] & 0x8000000000000000 != 0;
     n[254] |= g[26] & 0x8000000000000000 != 0;
     n[254] |= g[28] & 0x8000000000000000 != 0;
     n[254] |= g[30] & 0x8000000000000000 != 0;
@@ -16487,20 +16500,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[254] |= g[66] & 0x8000000000000000 != 0;
     n[254] |= g[68] & 0x8000000000000000 != 0;
     n[254] |= g[70] & 0x8000000000000000 != 0;
-    n[254] |= g[72] & 0x8000000000000000 != 0;
-    n[254] |= g[74] & 0x8000000000000000 != 0;
-    n[254] |= g[76] & 0x8000000000000000 != 0;
-    n[254] |= g[78] & 0x8000000000000000 != 0;
-    n[254] |= g[80] & 0x8000000000000000 != 0;
-    n[254] |= g[82] & 0x8000000000000000 != 0;
-    n[254] |= g[84] & 0x8000000000000000 != 0;
-    n[254] |= g[86] & 0x8000000000000000 != 0;
-    n[254] |= g[88] & 0x8000000000000000 != 0;
-    n[254] |= g[90] & 0x8000000000000000 != 0;
-    n[254] |= g[92] & 0x8000000000000000 != 0;
-    n[254] |= g[94] & 0x8000000000000000 != 0;
-    n[254] |= g[96] & 0x8000000000000000 != 0;
     // n[255]: ((aux 19) 37)
+    n[255] |= g[0] & 0x8000000000000000 != 0;
+    n[255] |= g[2] & 0x8000000000000000 != 0;
+    n[255] |= g[4] & 0x8000000000000000 != 0;
+    n[255] |= g[6] & 0x8000000000000000 != 0;
+    n[255] |= g[8] & 0x8000000000000000 != 0;
+    n[255] |= g[10] & 0x8000000000000000 != 0;
+    n[255] |= g[12] & 0x8000000000000000 != 0;
+    n[255] |= g[14] & 0x8000000000000000 != 0;
+    n[255] |= g[16] & 0x8000000000000000 != 0;
+    n[255] |= g[18] & 0x8000000000000000 != 0;
+    n[255] |= g[20] & 0x8000000000000000 != 0;
+    n[255] |= g[22] & 0x8000000000000000 != 0;
+    n[255] |= g[24] & 0x8000000000000000 != 0;
     n[255] |= g[26] & 0x8000000000000000 != 0;
     n[255] |= g[28] & 0x8000000000000000 != 0;
     n[255] |= g[30] & 0x8000000000000000 != 0;
@@ -16525,20 +16538,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[255] |= g[68] & 0x8000000000000000 != 0;
     n[255] |= g[70] & 0x8000000000000000 != 0;
     n[255] |= g[72] & 0x8000000000000000 != 0;
-    n[255] |= g[74] & 0x8000000000000000 != 0;
-    n[255] |= g[76] & 0x8000000000000000 != 0;
-    n[255] |= g[78] & 0x8000000000000000 != 0;
-    n[255] |= g[80] & 0x8000000000000000 != 0;
-    n[255] |= g[82] & 0x8000000000000000 != 0;
-    n[255] |= g[84] & 0x8000000000000000 != 0;
-    n[255] |= g[86] & 0x8000000000000000 != 0;
-    n[255] |= g[88] & 0x8000000000000000 != 0;
-    n[255] |= g[90] & 0x8000000000000000 != 0;
-    n[255] |= g[92] & 0x8000000000000000 != 0;
-    n[255] |= g[94] & 0x8000000000000000 != 0;
-    n[255] |= g[96] & 0x8000000000000000 != 0;
-    n[255] |= g[98] & 0x8000000000000000 != 0;
     // n[256]: ((aux 19) 38)
+    n[256] |= g[0] & 0x8000000000000000 != 0;
+    n[256] |= g[2] & 0x8000000000000000 != 0;
+    n[256] |= g[4] & 0x8000000000000000 != 0;
+    n[256] |= g[6] & 0x8000000000000000 != 0;
+    n[256] |= g[8] & 0x8000000000000000 != 0;
+    n[256] |= g[10] & 0x8000000000000000 != 0;
+    n[256] |= g[12] & 0x8000000000000000 != 0;
+    n[256] |= g[14] & 0x8000000000000000 != 0;
+    n[256] |= g[16] & 0x8000000000000000 != 0;
+    n[256] |= g[18] & 0x8000000000000000 != 0;
+    n[256] |= g[20] & 0x8000000000000000 != 0;
+    n[256] |= g[22] & 0x8000000000000000 != 0;
+    n[256] |= g[24] & 0x8000000000000000 != 0;
     n[256] |= g[26] & 0x8000000000000000 != 0;
     n[256] |= g[28] & 0x8000000000000000 != 0;
     n[256] |= g[30] & 0x8000000000000000 != 0;
@@ -16564,20 +16577,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[256] |= g[70] & 0x8000000000000000 != 0;
     n[256] |= g[72] & 0x8000000000000000 != 0;
     n[256] |= g[74] & 0x8000000000000000 != 0;
-    n[256] |= g[76] & 0x8000000000000000 != 0;
-    n[256] |= g[78] & 0x8000000000000000 != 0;
-    n[256] |= g[80] & 0x8000000000000000 != 0;
-    n[256] |= g[82] & 0x8000000000000000 != 0;
-    n[256] |= g[84] & 0x8000000000000000 != 0;
-    n[256] |= g[86] & 0x8000000000000000 != 0;
-    n[256] |= g[88] & 0x8000000000000000 != 0;
-    n[256] |= g[90] & 0x8000000000000000 != 0;
-    n[256] |= g[92] & 0x8000000000000000 != 0;
-    n[256] |= g[94] & 0x8000000000000000 != 0;
-    n[256] |= g[96] & 0x8000000000000000 != 0;
-    n[256] |= g[98] & 0x8000000000000000 != 0;
-    n[256] |= g[100] & 0x8000000000000000 != 0;
     // n[257]: ((aux 19) 39)
+    n[257] |= g[0] & 0x8000000000000000 != 0;
+    n[257] |= g[2] & 0x8000000000000000 != 0;
+    n[257] |= g[4] & 0x8000000000000000 != 0;
+    n[257] |= g[6] & 0x8000000000000000 != 0;
+    n[257] |= g[8] & 0x8000000000000000 != 0;
+    n[257] |= g[10] & 0x8000000000000000 != 0;
+    n[257] |= g[12] & 0x8000000000000000 != 0;
+    n[257] |= g[14] & 0x8000000000000000 != 0;
+    n[257] |= g[16] & 0x8000000000000000 != 0;
+    n[257] |= g[18] & 0x8000000000000000 != 0;
+    n[257] |= g[20] & 0x8000000000000000 != 0;
+    n[257] |= g[22] & 0x8000000000000000 != 0;
+    n[257] |= g[24] & 0x8000000000000000 != 0;
     n[257] |= g[26] & 0x8000000000000000 != 0;
     n[257] |= g[28] & 0x8000000000000000 != 0;
     n[257] |= g[30] & 0x8000000000000000 != 0;
@@ -16604,20 +16617,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[257] |= g[72] & 0x8000000000000000 != 0;
     n[257] |= g[74] & 0x8000000000000000 != 0;
     n[257] |= g[76] & 0x8000000000000000 != 0;
-    n[257] |= g[78] & 0x8000000000000000 != 0;
-    n[257] |= g[80] & 0x8000000000000000 != 0;
-    n[257] |= g[82] & 0x8000000000000000 != 0;
-    n[257] |= g[84] & 0x8000000000000000 != 0;
-    n[257] |= g[86] & 0x8000000000000000 != 0;
-    n[257] |= g[88] & 0x8000000000000000 != 0;
-    n[257] |= g[90] & 0x8000000000000000 != 0;
-    n[257] |= g[92] & 0x8000000000000000 != 0;
-    n[257] |= g[94] & 0x8000000000000000 != 0;
-    n[257] |= g[96] & 0x8000000000000000 != 0;
-    n[257] |= g[98] & 0x8000000000000000 != 0;
-    n[257] |= g[100] & 0x8000000000000000 != 0;
-    n[257] |= g[102] & 0x8000000000000000 != 0;
     // n[258]: ((aux 19) 40)
+    n[258] |= g[0] & 0x8000000000000000 != 0;
+    n[258] |= g[2] & 0x8000000000000000 != 0;
+    n[258] |= g[4] & 0x8000000000000000 != 0;
+    n[258] |= g[6] & 0x8000000000000000 != 0;
+    n[258] |= g[8] & 0x8000000000000000 != 0;
+    n[258] |= g[10] & 0x8000000000000000 != 0;
+    n[258] |= g[12] & 0x8000000000000000 != 0;
+    n[258] |= g[14] & 0x8000000000000000 != 0;
+    n[258] |= g[16] & 0x8000000000000000 != 0;
+    n[258] |= g[18] & 0x8000000000000000 != 0;
+    n[258] |= g[20] & 0x8000000000000000 != 0;
+    n[258] |= g[22] & 0x8000000000000000 != 0;
+    n[258] |= g[24] & 0x8000000000000000 != 0;
     n[258] |= g[26] & 0x8000000000000000 != 0;
     n[258] |= g[28] & 0x8000000000000000 != 0;
     n[258] |= g[30] & 0x8000000000000000 != 0;
@@ -16645,20 +16658,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[258] |= g[74] & 0x8000000000000000 != 0;
     n[258] |= g[76] & 0x8000000000000000 != 0;
     n[258] |= g[78] & 0x8000000000000000 != 0;
-    n[258] |= g[80] & 0x8000000000000000 != 0;
-    n[258] |= g[82] & 0x8000000000000000 != 0;
-    n[258] |= g[84] & 0x8000000000000000 != 0;
-    n[258] |= g[86] & 0x8000000000000000 != 0;
-    n[258] |= g[88] & 0x8000000000000000 != 0;
-    n[258] |= g[90] & 0x8000000000000000 != 0;
-    n[258] |= g[92] & 0x8000000000000000 != 0;
-    n[258] |= g[94] & 0x8000000000000000 != 0;
-    n[258] |= g[96] & 0x8000000000000000 != 0;
-    n[258] |= g[98] & 0x8000000000000000 != 0;
-    n[258] |= g[100] & 0x8000000000000000 != 0;
-    n[258] |= g[102] & 0x8000000000000000 != 0;
-    n[258] |= g[104] & 0x8000000000000000 != 0;
     // n[259]: ((aux 19) 41)
+    n[259] |= g[0] & 0x8000000000000000 != 0;
+    n[259] |= g[2] & 0x8000000000000000 != 0;
+    n[259] |= g[4] & 0x8000000000000000 != 0;
+    n[259] |= g[6] & 0x8000000000000000 != 0;
+    n[259] |= g[8] & 0x8000000000000000 != 0;
+    n[259] |= g[10] & 0x8000000000000000 != 0;
+    n[259] |= g[12] & 0x8000000000000000 != 0;
+    n[259] |= g[14] & 0x8000000000000000 != 0;
+    n[259] |= g[16] & 0x8000000000000000 != 0;
+    n[259] |= g[18] & 0x8000000000000000 != 0;
+    n[259] |= g[20] & 0x8000000000000000 != 0;
+    n[259] |= g[22] & 0x8000000000000000 != 0;
+    n[259] |= g[24] & 0x8000000000000000 != 0;
     n[259] |= g[26] & 0x8000000000000000 != 0;
     n[259] |= g[28] & 0x8000000000000000 != 0;
     n[259] |= g[30] & 0x8000000000000000 != 0;
@@ -16687,20 +16700,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[259] |= g[76] & 0x8000000000000000 != 0;
     n[259] |= g[78] & 0x8000000000000000 != 0;
     n[259] |= g[80] & 0x8000000000000000 != 0;
-    n[259] |= g[82] & 0x8000000000000000 != 0;
-    n[259] |= g[84] & 0x8000000000000000 != 0;
-    n[259] |= g[86] & 0x8000000000000000 != 0;
-    n[259] |= g[88] & 0x8000000000000000 != 0;
-    n[259] |= g[90] & 0x8000000000000000 != 0;
-    n[259] |= g[92] & 0x8000000000000000 != 0;
-    n[259] |= g[94] & 0x8000000000000000 != 0;
-    n[259] |= g[96] & 0x8000000000000000 != 0;
-    n[259] |= g[98] & 0x8000000000000000 != 0;
-    n[259] |= g[100] & 0x8000000000000000 != 0;
-    n[259] |= g[102] & 0x8000000000000000 != 0;
-    n[259] |= g[104] & 0x8000000000000000 != 0;
-    n[259] |= g[106] & 0x8000000000000000 != 0;
     // n[260]: ((aux 19) 42)
+    n[260] |= g[0] & 0x8000000000000000 != 0;
+    n[260] |= g[2] & 0x8000000000000000 != 0;
+    n[260] |= g[4] & 0x8000000000000000 != 0;
+    n[260] |= g[6] & 0x8000000000000000 != 0;
+    n[260] |= g[8] & 0x8000000000000000 != 0;
+    n[260] |= g[10] & 0x8000000000000000 != 0;
+    n[260] |= g[12] & 0x8000000000000000 != 0;
+    n[260] |= g[14] & 0x8000000000000000 != 0;
+    n[260] |= g[16] & 0x8000000000000000 != 0;
+    n[260] |= g[18] & 0x8000000000000000 != 0;
+    n[260] |= g[20] & 0x8000000000000000 != 0;
+    n[260] |= g[22] & 0x8000000000000000 != 0;
+    n[260] |= g[24] & 0x8000000000000000 != 0;
     n[260] |= g[26] & 0x8000000000000000 != 0;
     n[260] |= g[28] & 0x8000000000000000 != 0;
     n[260] |= g[30] & 0x8000000000000000 != 0;
@@ -16730,20 +16743,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[260] |= g[78] & 0x8000000000000000 != 0;
     n[260] |= g[80] & 0x8000000000000000 != 0;
     n[260] |= g[82] & 0x8000000000000000 != 0;
-    n[260] |= g[84] & 0x8000000000000000 != 0;
-    n[260] |= g[86] & 0x8000000000000000 != 0;
-    n[260] |= g[88] & 0x8000000000000000 != 0;
-    n[260] |= g[90] & 0x8000000000000000 != 0;
-    n[260] |= g[92] & 0x8000000000000000 != 0;
-    n[260] |= g[94] & 0x8000000000000000 != 0;
-    n[260] |= g[96] & 0x8000000000000000 != 0;
-    n[260] |= g[98] & 0x8000000000000000 != 0;
-    n[260] |= g[100] & 0x8000000000000000 != 0;
-    n[260] |= g[102] & 0x8000000000000000 != 0;
-    n[260] |= g[104] & 0x8000000000000000 != 0;
-    n[260] |= g[106] & 0x8000000000000000 != 0;
-    n[260] |= g[108] & 0x8000000000000000 != 0;
     // n[261]: ((aux 19) 43)
+    n[261] |= g[0] & 0x8000000000000000 != 0;
+    n[261] |= g[2] & 0x8000000000000000 != 0;
+    n[261] |= g[4] & 0x8000000000000000 != 0;
+    n[261] |= g[6] & 0x8000000000000000 != 0;
+    n[261] |= g[8] & 0x8000000000000000 != 0;
+    n[261] |= g[10] & 0x8000000000000000 != 0;
+    n[261] |= g[12] & 0x8000000000000000 != 0;
+    n[261] |= g[14] & 0x8000000000000000 != 0;
+    n[261] |= g[16] & 0x8000000000000000 != 0;
+    n[261] |= g[18] & 0x8000000000000000 != 0;
+    n[261] |= g[20] & 0x8000000000000000 != 0;
+    n[261] |= g[22] & 0x8000000000000000 != 0;
+    n[261] |= g[24] & 0x8000000000000000 != 0;
     n[261] |= g[26] & 0x8000000000000000 != 0;
     n[261] |= g[28] & 0x8000000000000000 != 0;
     n[261] |= g[30] & 0x8000000000000000 != 0;
@@ -16774,20 +16787,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[261] |= g[80] & 0x8000000000000000 != 0;
     n[261] |= g[82] & 0x8000000000000000 != 0;
     n[261] |= g[84] & 0x8000000000000000 != 0;
-    n[261] |= g[86] & 0x8000000000000000 != 0;
-    n[261] |= g[88] & 0x8000000000000000 != 0;
-    n[261] |= g[90] & 0x8000000000000000 != 0;
-    n[261] |= g[92] & 0x8000000000000000 != 0;
-    n[261] |= g[94] & 0x8000000000000000 != 0;
-    n[261] |= g[96] & 0x8000000000000000 != 0;
-    n[261] |= g[98] & 0x8000000000000000 != 0;
-    n[261] |= g[100] & 0x8000000000000000 != 0;
-    n[261] |= g[102] & 0x8000000000000000 != 0;
-    n[261] |= g[104] & 0x8000000000000000 != 0;
-    n[261] |= g[106] & 0x8000000000000000 != 0;
-    n[261] |= g[108] & 0x8000000000000000 != 0;
-    n[261] |= g[110] & 0x8000000000000000 != 0;
     // n[262]: ((aux 19) 44)
+    n[262] |= g[0] & 0x8000000000000000 != 0;
+    n[262] |= g[2] & 0x8000000000000000 != 0;
+    n[262] |= g[4] & 0x8000000000000000 != 0;
+    n[262] |= g[6] & 0x8000000000000000 != 0;
+    n[262] |= g[8] & 0x8000000000000000 != 0;
+    n[262] |= g[10] & 0x8000000000000000 != 0;
+    n[262] |= g[12] & 0x8000000000000000 != 0;
+    n[262] |= g[14] & 0x8000000000000000 != 0;
+    n[262] |= g[16] & 0x8000000000000000 != 0;
+    n[262] |= g[18] & 0x8000000000000000 != 0;
+    n[262] |= g[20] & 0x8000000000000000 != 0;
+    n[262] |= g[22] & 0x8000000000000000 != 0;
+    n[262] |= g[24] & 0x8000000000000000 != 0;
     n[262] |= g[26] & 0x8000000000000000 != 0;
     n[262] |= g[28] & 0x8000000000000000 != 0;
     n[262] |= g[30] & 0x8000000000000000 != 0;
@@ -16819,20 +16832,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[262] |= g[82] & 0x8000000000000000 != 0;
     n[262] |= g[84] & 0x8000000000000000 != 0;
     n[262] |= g[86] & 0x8000000000000000 != 0;
-    n[262] |= g[88] & 0x8000000000000000 != 0;
-    n[262] |= g[90] & 0x8000000000000000 != 0;
-    n[262] |= g[92] & 0x8000000000000000 != 0;
-    n[262] |= g[94] & 0x8000000000000000 != 0;
-    n[262] |= g[96] & 0x8000000000000000 != 0;
-    n[262] |= g[98] & 0x8000000000000000 != 0;
-    n[262] |= g[100] & 0x8000000000000000 != 0;
-    n[262] |= g[102] & 0x8000000000000000 != 0;
-    n[262] |= g[104] & 0x8000000000000000 != 0;
-    n[262] |= g[106] & 0x8000000000000000 != 0;
-    n[262] |= g[108] & 0x8000000000000000 != 0;
-    n[262] |= g[110] & 0x8000000000000000 != 0;
-    n[262] |= g[112] & 0x8000000000000000 != 0;
     // n[263]: ((aux 19) 45)
+    n[263] |= g[0] & 0x8000000000000000 != 0;
+    n[263] |= g[2] & 0x8000000000000000 != 0;
+    n[263] |= g[4] & 0x8000000000000000 != 0;
+    n[263] |= g[6] & 0x8000000000000000 != 0;
+    n[263] |= g[8] & 0x8000000000000000 != 0;
+    n[263] |= g[10] & 0x8000000000000000 != 0;
+    n[263] |= g[12] & 0x8000000000000000 != 0;
+    n[263] |= g[14] & 0x8000000000000000 != 0;
+    n[263] |= g[16] & 0x8000000000000000 != 0;
+    n[263] |= g[18] & 0x8000000000000000 != 0;
+    n[263] |= g[20] & 0x8000000000000000 != 0;
+    n[263] |= g[22] & 0x8000000000000000 != 0;
+    n[263] |= g[24] & 0x8000000000000000 != 0;
     n[263] |= g[26] & 0x8000000000000000 != 0;
     n[263] |= g[28] & 0x8000000000000000 != 0;
     n[263] |= g[30] & 0x8000000000000000 != 0;
@@ -16865,20 +16878,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[263] |= g[84] & 0x8000000000000000 != 0;
     n[263] |= g[86] & 0x8000000000000000 != 0;
     n[263] |= g[88] & 0x8000000000000000 != 0;
-    n[263] |= g[90] & 0x8000000000000000 != 0;
-    n[263] |= g[92] & 0x8000000000000000 != 0;
-    n[263] |= g[94] & 0x8000000000000000 != 0;
-    n[263] |= g[96] & 0x8000000000000000 != 0;
-    n[263] |= g[98] & 0x8000000000000000 != 0;
-    n[263] |= g[100] & 0x8000000000000000 != 0;
-    n[263] |= g[102] & 0x8000000000000000 != 0;
-    n[263] |= g[104] & 0x8000000000000000 != 0;
-    n[263] |= g[106] & 0x8000000000000000 != 0;
-    n[263] |= g[108] & 0x8000000000000000 != 0;
-    n[263] |= g[110] & 0x8000000000000000 != 0;
-    n[263] |= g[112] & 0x8000000000000000 != 0;
-    n[263] |= g[114] & 0x8000000000000000 != 0;
     // n[264]: ((aux 19) 46)
+    n[264] |= g[0] & 0x8000000000000000 != 0;
+    n[264] |= g[2] & 0x8000000000000000 != 0;
+    n[264] |= g[4] & 0x8000000000000000 != 0;
+    n[264] |= g[6] & 0x8000000000000000 != 0;
+    n[264] |= g[8] & 0x8000000000000000 != 0;
+    n[264] |= g[10] & 0x8000000000000000 != 0;
+    n[264] |= g[12] & 0x8000000000000000 != 0;
+    n[264] |= g[14] & 0x8000000000000000 != 0;
+    n[264] |= g[16] & 0x8000000000000000 != 0;
+    n[264] |= g[18] & 0x8000000000000000 != 0;
+    n[264] |= g[20] & 0x8000000000000000 != 0;
+    n[264] |= g[22] & 0x8000000000000000 != 0;
+    n[264] |= g[24] & 0x8000000000000000 != 0;
     n[264] |= g[26] & 0x8000000000000000 != 0;
     n[264] |= g[28] & 0x8000000000000000 != 0;
     n[264] |= g[30] & 0x8000000000000000 != 0;
@@ -16912,20 +16925,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[264] |= g[86] & 0x8000000000000000 != 0;
     n[264] |= g[88] & 0x8000000000000000 != 0;
     n[264] |= g[90] & 0x8000000000000000 != 0;
-    n[264] |= g[92] & 0x8000000000000000 != 0;
-    n[264] |= g[94] & 0x8000000000000000 != 0;
-    n[264] |= g[96] & 0x8000000000000000 != 0;
-    n[264] |= g[98] & 0x8000000000000000 != 0;
-    n[264] |= g[100] & 0x8000000000000000 != 0;
-    n[264] |= g[102] & 0x8000000000000000 != 0;
-    n[264] |= g[104] & 0x8000000000000000 != 0;
-    n[264] |= g[106] & 0x8000000000000000 != 0;
-    n[264] |= g[108] & 0x8000000000000000 != 0;
-    n[264] |= g[110] & 0x8000000000000000 != 0;
-    n[264] |= g[112] & 0x8000000000000000 != 0;
-    n[264] |= g[114] & 0x8000000000000000 != 0;
-    n[264] |= g[116] & 0x8000000000000000 != 0;
     // n[265]: ((aux 19) 47)
+    n[265] |= g[0] & 0x8000000000000000 != 0;
+    n[265] |= g[2] & 0x8000000000000000 != 0;
+    n[265] |= g[4] & 0x8000000000000000 != 0;
+    n[265] |= g[6] & 0x8000000000000000 != 0;
+    n[265] |= g[8] & 0x8000000000000000 != 0;
+    n[265] |= g[10] & 0x8000000000000000 != 0;
+    n[265] |= g[12] & 0x8000000000000000 != 0;
+    n[265] |= g[14] & 0x8000000000000000 != 0;
+    n[265] |= g[16] & 0x8000000000000000 != 0;
+    n[265] |= g[18] & 0x8000000000000000 != 0;
+    n[265] |= g[20] & 0x8000000000000000 != 0;
+    n[265] |= g[22] & 0x8000000000000000 != 0;
+    n[265] |= g[24] & 0x8000000000000000 != 0;
     n[265] |= g[26] & 0x8000000000000000 != 0;
     n[265] |= g[28] & 0x8000000000000000 != 0;
     n[265] |= g[30] & 0x8000000000000000 != 0;
@@ -16960,20 +16973,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[265] |= g[88] & 0x8000000000000000 != 0;
     n[265] |= g[90] & 0x8000000000000000 != 0;
     n[265] |= g[92] & 0x8000000000000000 != 0;
-    n[265] |= g[94] & 0x8000000000000000 != 0;
-    n[265] |= g[96] & 0x8000000000000000 != 0;
-    n[265] |= g[98] & 0x8000000000000000 != 0;
-    n[265] |= g[100] & 0x8000000000000000 != 0;
-    n[265] |= g[102] & 0x8000000000000000 != 0;
-    n[265] |= g[104] & 0x8000000000000000 != 0;
-    n[265] |= g[106] & 0x8000000000000000 != 0;
-    n[265] |= g[108] & 0x8000000000000000 != 0;
-    n[265] |= g[110] & 0x8000000000000000 != 0;
-    n[265] |= g[112] & 0x8000000000000000 != 0;
-    n[265] |= g[114] & 0x8000000000000000 != 0;
-    n[265] |= g[116] & 0x8000000000000000 != 0;
-    n[265] |= g[118] & 0x8000000000000000 != 0;
     // n[266]: ((aux 19) 48)
+    n[266] |= g[0] & 0x8000000000000000 != 0;
+    n[266] |= g[2] & 0x8000000000000000 != 0;
+    n[266] |= g[4] & 0x8000000000000000 != 0;
+    n[266] |= g[6] & 0x8000000000000000 != 0;
+    n[266] |= g[8] & 0x8000000000000000 != 0;
+    n[266] |= g[10] & 0x8000000000000000 != 0;
+    n[266] |= g[12] & 0x8000000000000000 != 0;
+    n[266] |= g[14] & 0x8000000000000000 != 0;
+    n[266] |= g[16] & 0x8000000000000000 != 0;
+    n[266] |= g[18] & 0x8000000000000000 != 0;
+    n[266] |= g[20] & 0x8000000000000000 != 0;
+    n[266] |= g[22] & 0x8000000000000000 != 0;
+    n[266] |= g[24] & 0x8000000000000000 != 0;
     n[266] |= g[26] & 0x8000000000000000 != 0;
     n[266] |= g[28] & 0x8000000000000000 != 0;
     n[266] |= g[30] & 0x8000000000000000 != 0;
@@ -17009,20 +17022,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[266] |= g[90] & 0x8000000000000000 != 0;
     n[266] |= g[92] & 0x8000000000000000 != 0;
     n[266] |= g[94] & 0x8000000000000000 != 0;
-    n[266] |= g[96] & 0x8000000000000000 != 0;
-    n[266] |= g[98] & 0x8000000000000000 != 0;
-    n[266] |= g[100] & 0x8000000000000000 != 0;
-    n[266] |= g[102] & 0x8000000000000000 != 0;
-    n[266] |= g[104] & 0x8000000000000000 != 0;
-    n[266] |= g[106] & 0x8000000000000000 != 0;
-    n[266] |= g[108] & 0x8000000000000000 != 0;
-    n[266] |= g[110] & 0x8000000000000000 != 0;
-    n[266] |= g[112] & 0x8000000000000000 != 0;
-    n[266] |= g[114] & 0x8000000000000000 != 0;
-    n[266] |= g[116] & 0x8000000000000000 != 0;
-    n[266] |= g[118] & 0x8000000000000000 != 0;
-    n[266] |= g[120] & 0x8000000000000000 != 0;
     // n[267]: ((aux 19) 49)
+    n[267] |= g[0] & 0x8000000000000000 != 0;
+    n[267] |= g[2] & 0x8000000000000000 != 0;
+    n[267] |= g[4] & 0x8000000000000000 != 0;
+    n[267] |= g[6] & 0x8000000000000000 != 0;
+    n[267] |= g[8] & 0x8000000000000000 != 0;
+    n[267] |= g[10] & 0x8000000000000000 != 0;
+    n[267] |= g[12] & 0x8000000000000000 != 0;
+    n[267] |= g[14] & 0x8000000000000000 != 0;
+    n[267] |= g[16] & 0x8000000000000000 != 0;
+    n[267] |= g[18] & 0x8000000000000000 != 0;
+    n[267] |= g[20] & 0x8000000000000000 != 0;
+    n[267] |= g[22] & 0x8000000000000000 != 0;
+    n[267] |= g[24] & 0x8000000000000000 != 0;
     n[267] |= g[26] & 0x8000000000000000 != 0;
     n[267] |= g[28] & 0x8000000000000000 != 0;
     n[267] |= g[30] & 0x8000000000000000 != 0;
@@ -17059,20 +17072,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[267] |= g[92] & 0x8000000000000000 != 0;
     n[267] |= g[94] & 0x8000000000000000 != 0;
     n[267] |= g[96] & 0x8000000000000000 != 0;
-    n[267] |= g[98] & 0x8000000000000000 != 0;
-    n[267] |= g[100] & 0x8000000000000000 != 0;
-    n[267] |= g[102] & 0x8000000000000000 != 0;
-    n[267] |= g[104] & 0x8000000000000000 != 0;
-    n[267] |= g[106] & 0x8000000000000000 != 0;
-    n[267] |= g[108] & 0x8000000000000000 != 0;
-    n[267] |= g[110] & 0x8000000000000000 != 0;
-    n[267] |= g[112] & 0x8000000000000000 != 0;
-    n[267] |= g[114] & 0x8000000000000000 != 0;
-    n[267] |= g[116] & 0x8000000000000000 != 0;
-    n[267] |= g[118] & 0x8000000000000000 != 0;
-    n[267] |= g[120] & 0x8000000000000000 != 0;
-    n[267] |= g[122] & 0x8000000000000000 != 0;
     // n[268]: ((aux 19) 50)
+    n[268] |= g[0] & 0x8000000000000000 != 0;
+    n[268] |= g[2] & 0x8000000000000000 != 0;
+    n[268] |= g[4] & 0x8000000000000000 != 0;
+    n[268] |= g[6] & 0x8000000000000000 != 0;
+    n[268] |= g[8] & 0x8000000000000000 != 0;
+    n[268] |= g[10] & 0x8000000000000000 != 0;
+    n[268] |= g[12] & 0x8000000000000000 != 0;
+    n[268] |= g[14] & 0x8000000000000000 != 0;
+    n[268] |= g[16] & 0x8000000000000000 != 0;
+    n[268] |= g[18] & 0x8000000000000000 != 0;
+    n[268] |= g[20] & 0x8000000000000000 != 0;
+    n[268] |= g[22] & 0x8000000000000000 != 0;
+    n[268] |= g[24] & 0x8000000000000000 != 0;
     n[268] |= g[26] & 0x8000000000000000 != 0;
     n[268] |= g[28] & 0x8000000000000000 != 0;
     n[268] |= g[30] & 0x8000000000000000 != 0;
@@ -17110,20 +17123,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[268] |= g[94] & 0x8000000000000000 != 0;
     n[268] |= g[96] & 0x8000000000000000 != 0;
     n[268] |= g[98] & 0x8000000000000000 != 0;
-    n[268] |= g[100] & 0x8000000000000000 != 0;
-    n[268] |= g[102] & 0x8000000000000000 != 0;
-    n[268] |= g[104] & 0x8000000000000000 != 0;
-    n[268] |= g[106] & 0x8000000000000000 != 0;
-    n[268] |= g[108] & 0x8000000000000000 != 0;
-    n[268] |= g[110] & 0x8000000000000000 != 0;
-    n[268] |= g[112] & 0x8000000000000000 != 0;
-    n[268] |= g[114] & 0x8000000000000000 != 0;
-    n[268] |= g[116] & 0x8000000000000000 != 0;
-    n[268] |= g[118] & 0x8000000000000000 != 0;
-    n[268] |= g[120] & 0x8000000000000000 != 0;
-    n[268] |= g[122] & 0x8000000000000000 != 0;
-    n[268] |= g[124] & 0x8000000000000000 != 0;
     // n[269]: ((aux 19) 51)
+    n[269] |= g[0] & 0x8000000000000000 != 0;
+    n[269] |= g[2] & 0x8000000000000000 != 0;
+    n[269] |= g[4] & 0x8000000000000000 != 0;
+    n[269] |= g[6] & 0x8000000000000000 != 0;
+    n[269] |= g[8] & 0x8000000000000000 != 0;
+    n[269] |= g[10] & 0x8000000000000000 != 0;
+    n[269] |= g[12] & 0x8000000000000000 != 0;
+    n[269] |= g[14] & 0x8000000000000000 != 0;
+    n[269] |= g[16] & 0x8000000000000000 != 0;
+    n[269] |= g[18] & 0x8000000000000000 != 0;
+    n[269] |= g[20] & 0x8000000000000000 != 0;
+    n[269] |= g[22] & 0x8000000000000000 != 0;
+    n[269] |= g[24] & 0x8000000000000000 != 0;
     n[269] |= g[26] & 0x8000000000000000 != 0;
     n[269] |= g[28] & 0x8000000000000000 != 0;
     n[269] |= g[30] & 0x8000000000000000 != 0;
@@ -17162,20 +17175,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[269] |= g[96] & 0x8000000000000000 != 0;
     n[269] |= g[98] & 0x8000000000000000 != 0;
     n[269] |= g[100] & 0x8000000000000000 != 0;
-    n[269] |= g[102] & 0x8000000000000000 != 0;
-    n[269] |= g[104] & 0x8000000000000000 != 0;
-    n[269] |= g[106] & 0x8000000000000000 != 0;
-    n[269] |= g[108] & 0x8000000000000000 != 0;
-    n[269] |= g[110] & 0x8000000000000000 != 0;
-    n[269] |= g[112] & 0x8000000000000000 != 0;
-    n[269] |= g[114] & 0x8000000000000000 != 0;
-    n[269] |= g[116] & 0x8000000000000000 != 0;
-    n[269] |= g[118] & 0x8000000000000000 != 0;
-    n[269] |= g[120] & 0x8000000000000000 != 0;
-    n[269] |= g[122] & 0x8000000000000000 != 0;
-    n[269] |= g[124] & 0x8000000000000000 != 0;
-    n[269] |= g[126] & 0x8000000000000000 != 0;
     // n[270]: ((aux 19) 52)
+    n[270] |= g[0] & 0x8000000000000000 != 0;
+    n[270] |= g[2] & 0x8000000000000000 != 0;
+    n[270] |= g[4] & 0x8000000000000000 != 0;
+    n[270] |= g[6] & 0x8000000000000000 != 0;
+    n[270] |= g[8] & 0x8000000000000000 != 0;
+    n[270] |= g[10] & 0x8000000000000000 != 0;
+    n[270] |= g[12] & 0x8000000000000000 != 0;
+    n[270] |= g[14] & 0x8000000000000000 != 0;
+    n[270] |= g[16] & 0x8000000000000000 != 0;
+    n[270] |= g[18] & 0x8000000000000000 != 0;
+    n[270] |= g[20] & 0x8000000000000000 != 0;
+    n[270] |= g[22] & 0x8000000000000000 != 0;
+    n[270] |= g[24] & 0x8000000000000000 != 0;
     n[270] |= g[26] & 0x8000000000000000 != 0;
     n[270] |= g[28] & 0x8000000000000000 != 0;
     n[270] |= g[30] & 0x8000000000000000 != 0;
@@ -17215,20 +17228,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[270] |= g[98] & 0x8000000000000000 != 0;
     n[270] |= g[100] & 0x8000000000000000 != 0;
     n[270] |= g[102] & 0x8000000000000000 != 0;
-    n[270] |= g[104] & 0x8000000000000000 != 0;
-    n[270] |= g[106] & 0x8000000000000000 != 0;
-    n[270] |= g[108] & 0x8000000000000000 != 0;
-    n[270] |= g[110] & 0x8000000000000000 != 0;
-    n[270] |= g[112] & 0x8000000000000000 != 0;
-    n[270] |= g[114] & 0x8000000000000000 != 0;
-    n[270] |= g[116] & 0x8000000000000000 != 0;
-    n[270] |= g[118] & 0x8000000000000000 != 0;
-    n[270] |= g[120] & 0x8000000000000000 != 0;
-    n[270] |= g[122] & 0x8000000000000000 != 0;
-    n[270] |= g[124] & 0x8000000000000000 != 0;
-    n[270] |= g[126] & 0x8000000000000000 != 0;
-    n[270] |= g[128] & 0x8000000000000000 != 0;
     // n[271]: ((aux 19) 53)
+    n[271] |= g[0] & 0x8000000000000000 != 0;
+    n[271] |= g[2] & 0x8000000000000000 != 0;
+    n[271] |= g[4] & 0x8000000000000000 != 0;
+    n[271] |= g[6] & 0x8000000000000000 != 0;
+    n[271] |= g[8] & 0x8000000000000000 != 0;
+    n[271] |= g[10] & 0x8000000000000000 != 0;
+    n[271] |= g[12] & 0x8000000000000000 != 0;
+    n[271] |= g[14] & 0x8000000000000000 != 0;
+    n[271] |= g[16] & 0x8000000000000000 != 0;
+    n[271] |= g[18] & 0x8000000000000000 != 0;
+    n[271] |= g[20] & 0x8000000000000000 != 0;
+    n[271] |= g[22] & 0x8000000000000000 != 0;
+    n[271] |= g[24] & 0x8000000000000000 != 0;
     n[271] |= g[26] & 0x8000000000000000 != 0;
     n[271] |= g[28] & 0x8000000000000000 != 0;
     n[271] |= g[30] & 0x8000000000000000 != 0;
@@ -17269,20 +17282,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[271] |= g[100] & 0x8000000000000000 != 0;
     n[271] |= g[102] & 0x8000000000000000 != 0;
     n[271] |= g[104] & 0x8000000000000000 != 0;
-    n[271] |= g[106] & 0x8000000000000000 != 0;
-    n[271] |= g[108] & 0x8000000000000000 != 0;
-    n[271] |= g[110] & 0x8000000000000000 != 0;
-    n[271] |= g[112] & 0x8000000000000000 != 0;
-    n[271] |= g[114] & 0x8000000000000000 != 0;
-    n[271] |= g[116] & 0x8000000000000000 != 0;
-    n[271] |= g[118] & 0x8000000000000000 != 0;
-    n[271] |= g[120] & 0x8000000000000000 != 0;
-    n[271] |= g[122] & 0x8000000000000000 != 0;
-    n[271] |= g[124] & 0x8000000000000000 != 0;
-    n[271] |= g[126] & 0x8000000000000000 != 0;
-    n[271] |= g[128] & 0x8000000000000000 != 0;
-    n[271] |= g[130] & 0x8000000000000000 != 0;
     // n[272]: ((aux 19) 54)
+    n[272] |= g[0] & 0x8000000000000000 != 0;
+    n[272] |= g[2] & 0x8000000000000000 != 0;
+    n[272] |= g[4] & 0x8000000000000000 != 0;
+    n[272] |= g[6] & 0x8000000000000000 != 0;
+    n[272] |= g[8] & 0x8000000000000000 != 0;
+    n[272] |= g[10] & 0x8000000000000000 != 0;
+    n[272] |= g[12] & 0x8000000000000000 != 0;
+    n[272] |= g[14] & 0x8000000000000000 != 0;
+    n[272] |= g[16] & 0x8000000000000000 != 0;
+    n[272] |= g[18] & 0x8000000000000000 != 0;
+    n[272] |= g[20] & 0x8000000000000000 != 0;
+    n[272] |= g[22] & 0x8000000000000000 != 0;
+    n[272] |= g[24] & 0x8000000000000000 != 0;
     n[272] |= g[26] & 0x8000000000000000 != 0;
     n[272] |= g[28] & 0x8000000000000000 != 0;
     n[272] |= g[30] & 0x8000000000000000 != 0;
@@ -17323,21 +17336,21 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[272] |= g[100] & 0x8000000000000000 != 0;
     n[272] |= g[102] & 0x8000000000000000 != 0;
     n[272] |= g[104] & 0x8000000000000000 != 0;
-    n[272] |= g[106] & 0x8000000000000000 != 0;
-    n[272] |= g[108] & 0x8000000000000000 != 0;
-    n[272] |= g[110] & 0x8000000000000000 != 0;
-    n[272] |= g[112] & 0x8000000000000000 != 0;
-    n[272] |= g[114] & 0x8000000000000000 != 0;
-    n[272] |= g[116] & 0x8000000000000000 != 0;
-    n[272] |= g[118] & 0x8000000000000000 != 0;
-    n[272] |= g[120] & 0x8000000000000000 != 0;
-    n[272] |= g[122] & 0x8000000000000000 != 0;
-    n[272] |= g[124] & 0x8000000000000000 != 0;
-    n[272] |= g[126] & 0x8000000000000000 != 0;
-    n[272] |= g[128] & 0x8000000000000000 != 0;
-    n[272] |= g[130] & 0x8000000000000000 != 0;
     n[272] |= n[22];
     // n[273]: ((aux 19) 55)
+    n[273] |= g[0] & 0x8000000000000000 != 0;
+    n[273] |= g[2] & 0x8000000000000000 != 0;
+    n[273] |= g[4] & 0x8000000000000000 != 0;
+    n[273] |= g[6] & 0x8000000000000000 != 0;
+    n[273] |= g[8] & 0x8000000000000000 != 0;
+    n[273] |= g[10] & 0x8000000000000000 != 0;
+    n[273] |= g[12] & 0x8000000000000000 != 0;
+    n[273] |= g[14] & 0x8000000000000000 != 0;
+    n[273] |= g[16] & 0x8000000000000000 != 0;
+    n[273] |= g[18] & 0x8000000000000000 != 0;
+    n[273] |= g[20] & 0x8000000000000000 != 0;
+    n[273] |= g[22] & 0x8000000000000000 != 0;
+    n[273] |= g[24] & 0x8000000000000000 != 0;
     n[273] |= g[26] & 0x8000000000000000 != 0;
     n[273] |= g[28] & 0x8000000000000000 != 0;
     n[273] |= g[30] & 0x8000000000000000 != 0;
@@ -17378,22 +17391,22 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[273] |= g[100] & 0x8000000000000000 != 0;
     n[273] |= g[102] & 0x8000000000000000 != 0;
     n[273] |= g[104] & 0x8000000000000000 != 0;
-    n[273] |= g[106] & 0x8000000000000000 != 0;
-    n[273] |= g[108] & 0x8000000000000000 != 0;
-    n[273] |= g[110] & 0x8000000000000000 != 0;
-    n[273] |= g[112] & 0x8000000000000000 != 0;
-    n[273] |= g[114] & 0x8000000000000000 != 0;
-    n[273] |= g[116] & 0x8000000000000000 != 0;
-    n[273] |= g[118] & 0x8000000000000000 != 0;
-    n[273] |= g[120] & 0x8000000000000000 != 0;
-    n[273] |= g[122] & 0x8000000000000000 != 0;
-    n[273] |= g[124] & 0x8000000000000000 != 0;
-    n[273] |= g[126] & 0x8000000000000000 != 0;
-    n[273] |= g[128] & 0x8000000000000000 != 0;
-    n[273] |= g[130] & 0x8000000000000000 != 0;
     n[273] |= n[22];
     n[273] |= n[44];
     // n[274]: ((aux 19) 56)
+    n[274] |= g[0] & 0x8000000000000000 != 0;
+    n[274] |= g[2] & 0x8000000000000000 != 0;
+    n[274] |= g[4] & 0x8000000000000000 != 0;
+    n[274] |= g[6] & 0x8000000000000000 != 0;
+    n[274] |= g[8] & 0x8000000000000000 != 0;
+    n[274] |= g[10] & 0x8000000000000000 != 0;
+    n[274] |= g[12] & 0x8000000000000000 != 0;
+    n[274] |= g[14] & 0x8000000000000000 != 0;
+    n[274] |= g[16] & 0x8000000000000000 != 0;
+    n[274] |= g[18] & 0x8000000000000000 != 0;
+    n[274] |= g[20] & 0x8000000000000000 != 0;
+    n[274] |= g[22] & 0x8000000000000000 != 0;
+    n[274] |= g[24] & 0x8000000000000000 != 0;
     n[274] |= g[26] & 0x8000000000000000 != 0;
     n[274] |= g[28] & 0x8000000000000000 != 0;
     n[274] |= g[30] & 0x8000000000000000 != 0;
@@ -17434,23 +17447,23 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[274] |= g[100] & 0x8000000000000000 != 0;
     n[274] |= g[102] & 0x8000000000000000 != 0;
     n[274] |= g[104] & 0x8000000000000000 != 0;
-    n[274] |= g[106] & 0x8000000000000000 != 0;
-    n[274] |= g[108] & 0x8000000000000000 != 0;
-    n[274] |= g[110] & 0x8000000000000000 != 0;
-    n[274] |= g[112] & 0x8000000000000000 != 0;
-    n[274] |= g[114] & 0x8000000000000000 != 0;
-    n[274] |= g[116] & 0x8000000000000000 != 0;
-    n[274] |= g[118] & 0x8000000000000000 != 0;
-    n[274] |= g[120] & 0x8000000000000000 != 0;
-    n[274] |= g[122] & 0x8000000000000000 != 0;
-    n[274] |= g[124] & 0x8000000000000000 != 0;
-    n[274] |= g[126] & 0x8000000000000000 != 0;
-    n[274] |= g[128] & 0x8000000000000000 != 0;
-    n[274] |= g[130] & 0x8000000000000000 != 0;
     n[274] |= n[22];
     n[274] |= n[44];
     n[274] |= n[64];
     // n[275]: ((aux 19) 57)
+    n[275] |= g[0] & 0x8000000000000000 != 0;
+    n[275] |= g[2] & 0x8000000000000000 != 0;
+    n[275] |= g[4] & 0x8000000000000000 != 0;
+    n[275] |= g[6] & 0x8000000000000000 != 0;
+    n[275] |= g[8] & 0x8000000000000000 != 0;
+    n[275] |= g[10] & 0x8000000000000000 != 0;
+    n[275] |= g[12] & 0x8000000000000000 != 0;
+    n[275] |= g[14] & 0x8000000000000000 != 0;
+    n[275] |= g[16] & 0x8000000000000000 != 0;
+    n[275] |= g[18] & 0x8000000000000000 != 0;
+    n[275] |= g[20] & 0x8000000000000000 != 0;
+    n[275] |= g[22] & 0x8000000000000000 != 0;
+    n[275] |= g[24] & 0x8000000000000000 != 0;
     n[275] |= g[26] & 0x8000000000000000 != 0;
     n[275] |= g[28] & 0x8000000000000000 != 0;
     n[275] |= g[30] & 0x8000000000000000 != 0;
@@ -17491,24 +17504,24 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[275] |= g[100] & 0x8000000000000000 != 0;
     n[275] |= g[102] & 0x8000000000000000 != 0;
     n[275] |= g[104] & 0x8000000000000000 != 0;
-    n[275] |= g[106] & 0x8000000000000000 != 0;
-    n[275] |= g[108] & 0x8000000000000000 != 0;
-    n[275] |= g[110] & 0x8000000000000000 != 0;
-    n[275] |= g[112] & 0x8000000000000000 != 0;
-    n[275] |= g[114] & 0x8000000000000000 != 0;
-    n[275] |= g[116] & 0x8000000000000000 != 0;
-    n[275] |= g[118] & 0x8000000000000000 != 0;
-    n[275] |= g[120] & 0x8000000000000000 != 0;
-    n[275] |= g[122] & 0x8000000000000000 != 0;
-    n[275] |= g[124] & 0x8000000000000000 != 0;
-    n[275] |= g[126] & 0x8000000000000000 != 0;
-    n[275] |= g[128] & 0x8000000000000000 != 0;
-    n[275] |= g[130] & 0x8000000000000000 != 0;
     n[275] |= n[22];
     n[275] |= n[44];
     n[275] |= n[64];
     n[275] |= n[82];
     // n[276]: ((aux 19) 58)
+    n[276] |= g[0] & 0x8000000000000000 != 0;
+    n[276] |= g[2] & 0x8000000000000000 != 0;
+    n[276] |= g[4] & 0x8000000000000000 != 0;
+    n[276] |= g[6] & 0x8000000000000000 != 0;
+    n[276] |= g[8] & 0x8000000000000000 != 0;
+    n[276] |= g[10] & 0x8000000000000000 != 0;
+    n[276] |= g[12] & 0x8000000000000000 != 0;
+    n[276] |= g[14] & 0x8000000000000000 != 0;
+    n[276] |= g[16] & 0x8000000000000000 != 0;
+    n[276] |= g[18] & 0x8000000000000000 != 0;
+    n[276] |= g[20] & 0x8000000000000000 != 0;
+    n[276] |= g[22] & 0x8000000000000000 != 0;
+    n[276] |= g[24] & 0x8000000000000000 != 0;
     n[276] |= g[26] & 0x8000000000000000 != 0;
     n[276] |= g[28] & 0x8000000000000000 != 0;
     n[276] |= g[30] & 0x8000000000000000 != 0;
@@ -17549,25 +17562,25 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[276] |= g[100] & 0x8000000000000000 != 0;
     n[276] |= g[102] & 0x8000000000000000 != 0;
     n[276] |= g[104] & 0x8000000000000000 != 0;
-    n[276] |= g[106] & 0x8000000000000000 != 0;
-    n[276] |= g[108] & 0x8000000000000000 != 0;
-    n[276] |= g[110] & 0x8000000000000000 != 0;
-    n[276] |= g[112] & 0x8000000000000000 != 0;
-    n[276] |= g[114] & 0x8000000000000000 != 0;
-    n[276] |= g[116] & 0x8000000000000000 != 0;
-    n[276] |= g[118] & 0x8000000000000000 != 0;
-    n[276] |= g[120] & 0x8000000000000000 != 0;
-    n[276] |= g[122] & 0x8000000000000000 != 0;
-    n[276] |= g[124] & 0x8000000000000000 != 0;
-    n[276] |= g[126] & 0x8000000000000000 != 0;
-    n[276] |= g[128] & 0x8000000000000000 != 0;
-    n[276] |= g[130] & 0x8000000000000000 != 0;
     n[276] |= n[22];
     n[276] |= n[44];
     n[276] |= n[64];
     n[276] |= n[82];
     n[276] |= n[98];
     // n[277]: ((aux 19) 59)
+    n[277] |= g[0] & 0x8000000000000000 != 0;
+    n[277] |= g[2] & 0x8000000000000000 != 0;
+    n[277] |= g[4] & 0x8000000000000000 != 0;
+    n[277] |= g[6] & 0x8000000000000000 != 0;
+    n[277] |= g[8] & 0x8000000000000000 != 0;
+    n[277] |= g[10] & 0x8000000000000000 != 0;
+    n[277] |= g[12] & 0x8000000000000000 != 0;
+    n[277] |= g[14] & 0x8000000000000000 != 0;
+    n[277] |= g[16] & 0x8000000000000000 != 0;
+    n[277] |= g[18] & 0x8000000000000000 != 0;
+    n[277] |= g[20] & 0x8000000000000000 != 0;
+    n[277] |= g[22] & 0x8000000000000000 != 0;
+    n[277] |= g[24] & 0x8000000000000000 != 0;
     n[277] |= g[26] & 0x8000000000000000 != 0;
     n[277] |= g[28] & 0x8000000000000000 != 0;
     n[277] |= g[30] & 0x8000000000000000 != 0;
@@ -17608,19 +17621,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[277] |= g[100] & 0x8000000000000000 != 0;
     n[277] |= g[102] & 0x8000000000000000 != 0;
     n[277] |= g[104] & 0x8000000000000000 != 0;
-    n[277] |= g[106] & 0x8000000000000000 != 0;
-    n[277] |= g[108] & 0x8000000000000000 != 0;
-    n[277] |= g[110] & 0x8000000000000000 != 0;
-    n[277] |= g[112] & 0x8000000000000000 != 0;
-    n[277] |= g[114] & 0x8000000000000000 != 0;
-    n[277] |= g[116] & 0x8000000000000000 != 0;
-    n[277] |= g[118] & 0x8000000000000000 != 0;
-    n[277] |= g[120] & 0x8000000000000000 != 0;
-    n[277] |= g[122] & 0x8000000000000000 != 0;
-    n[277] |= g[124] & 0x8000000000000000 != 0;
-    n[277] |= g[126] & 0x8000000000000000 != 0;
-    n[277] |= g[128] & 0x8000000000000000 != 0;
-    n[277] |= g[130] & 0x8000000000000000 != 0;
     n[277] |= n[22];
     n[277] |= n[44];
     n[277] |= n[64];
@@ -17628,6 +17628,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[277] |= n[98];
     n[277] |= n[112];
     // n[278]: ((aux 19) 60)
+    n[278] |= g[0] & 0x8000000000000000 != 0;
+    n[278] |= g[2] & 0x8000000000000000 != 0;
+    n[278] |= g[4] & 0x8000000000000000 != 0;
+    n[278] |= g[6] & 0x8000000000000000 != 0;
+    n[278] |= g[8] & 0x8000000000000000 != 0;
+    n[278] |= g[10] & 0x8000000000000000 != 0;
+    n[278] |= g[12] & 0x8000000000000000 != 0;
+    n[278] |= g[14] & 0x8000000000000000 != 0;
+    n[278] |= g[16] & 0x8000000000000000 != 0;
+    n[278] |= g[18] & 0x8000000000000000 != 0;
+    n[278] |= g[20] & 0x8000000000000000 != 0;
+    n[278] |= g[22] & 0x8000000000000000 != 0;
+    n[278] |= g[24] & 0x8000000000000000 != 0;
     n[278] |= g[26] & 0x8000000000000000 != 0;
     n[278] |= g[28] & 0x8000000000000000 != 0;
     n[278] |= g[30] & 0x8000000000000000 != 0;
@@ -17668,19 +17681,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[278] |= g[100] & 0x8000000000000000 != 0;
     n[278] |= g[102] & 0x8000000000000000 != 0;
     n[278] |= g[104] & 0x8000000000000000 != 0;
-    n[278] |= g[106] & 0x8000000000000000 != 0;
-    n[278] |= g[108] & 0x8000000000000000 != 0;
-    n[278] |= g[110] & 0x8000000000000000 != 0;
-    n[278] |= g[112] & 0x8000000000000000 != 0;
-    n[278] |= g[114] & 0x8000000000000000 != 0;
-    n[278] |= g[116] & 0x8000000000000000 != 0;
-    n[278] |= g[118] & 0x8000000000000000 != 0;
-    n[278] |= g[120] & 0x8000000000000000 != 0;
-    n[278] |= g[122] & 0x8000000000000000 != 0;
-    n[278] |= g[124] & 0x8000000000000000 != 0;
-    n[278] |= g[126] & 0x8000000000000000 != 0;
-    n[278] |= g[128] & 0x8000000000000000 != 0;
-    n[278] |= g[130] & 0x8000000000000000 != 0;
     n[278] |= n[22];
     n[278] |= n[44];
     n[278] |= n[64];
@@ -17689,6 +17689,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[278] |= n[112];
     n[278] |= n[124];
     // n[279]: ((aux 19) 61)
+    n[279] |= g[0] & 0x8000000000000000 != 0;
+    n[279] |= g[2] & 0x8000000000000000 != 0;
+    n[279] |= g[4] & 0x8000000000000000 != 0;
+    n[279] |= g[6] & 0x8000000000000000 != 0;
+    n[279] |= g[8] & 0x8000000000000000 != 0;
+    n[279] |= g[10] & 0x8000000000000000 != 0;
+    n[279] |= g[12] & 0x8000000000000000 != 0;
+    n[279] |= g[14] & 0x8000000000000000 != 0;
+    n[279] |= g[16] & 0x8000000000000000 != 0;
+    n[279] |= g[18] & 0x8000000000000000 != 0;
+    n[279] |= g[20] & 0x8000000000000000 != 0;
+    n[279] |= g[22] & 0x8000000000000000 != 0;
+    n[279] |= g[24] & 0x8000000000000000 != 0;
     n[279] |= g[26] & 0x8000000000000000 != 0;
     n[279] |= g[28] & 0x8000000000000000 != 0;
     n[279] |= g[30] & 0x8000000000000000 != 0;
@@ -17729,19 +17742,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[279] |= g[100] & 0x8000000000000000 != 0;
     n[279] |= g[102] & 0x8000000000000000 != 0;
     n[279] |= g[104] & 0x8000000000000000 != 0;
-    n[279] |= g[106] & 0x8000000000000000 != 0;
-    n[279] |= g[108] & 0x8000000000000000 != 0;
-    n[279] |= g[110] & 0x8000000000000000 != 0;
-    n[279] |= g[112] & 0x8000000000000000 != 0;
-    n[279] |= g[114] & 0x8000000000000000 != 0;
-    n[279] |= g[116] & 0x8000000000000000 != 0;
-    n[279] |= g[118] & 0x8000000000000000 != 0;
-    n[279] |= g[120] & 0x8000000000000000 != 0;
-    n[279] |= g[122] & 0x8000000000000000 != 0;
-    n[279] |= g[124] & 0x8000000000000000 != 0;
-    n[279] |= g[126] & 0x8000000000000000 != 0;
-    n[279] |= g[128] & 0x8000000000000000 != 0;
-    n[279] |= g[130] & 0x8000000000000000 != 0;
     n[279] |= n[22];
     n[279] |= n[44];
     n[279] |= n[64];
@@ -17751,6 +17751,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[279] |= n[124];
     n[279] |= n[134];
     // n[280]: ((aux 19) 62)
+    n[280] |= g[0] & 0x8000000000000000 != 0;
+    n[280] |= g[2] & 0x8000000000000000 != 0;
+    n[280] |= g[4] & 0x8000000000000000 != 0;
+    n[280] |= g[6] & 0x8000000000000000 != 0;
+    n[280] |= g[8] & 0x8000000000000000 != 0;
+    n[280] |= g[10] & 0x8000000000000000 != 0;
+    n[280] |= g[12] & 0x8000000000000000 != 0;
+    n[280] |= g[14] & 0x8000000000000000 != 0;
+    n[280] |= g[16] & 0x8000000000000000 != 0;
+    n[280] |= g[18] & 0x8000000000000000 != 0;
+    n[280] |= g[20] & 0x8000000000000000 != 0;
+    n[280] |= g[22] & 0x8000000000000000 != 0;
+    n[280] |= g[24] & 0x8000000000000000 != 0;
     n[280] |= g[26] & 0x8000000000000000 != 0;
     n[280] |= g[28] & 0x8000000000000000 != 0;
     n[280] |= g[30] & 0x8000000000000000 != 0;
@@ -17791,19 +17804,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[280] |= g[100] & 0x8000000000000000 != 0;
     n[280] |= g[102] & 0x8000000000000000 != 0;
     n[280] |= g[104] & 0x8000000000000000 != 0;
-    n[280] |= g[106] & 0x8000000000000000 != 0;
-    n[280] |= g[108] & 0x8000000000000000 != 0;
-    n[280] |= g[110] & 0x8000000000000000 != 0;
-    n[280] |= g[112] & 0x8000000000000000 != 0;
-    n[280] |= g[114] & 0x8000000000000000 != 0;
-    n[280] |= g[116] & 0x8000000000000000 != 0;
-    n[280] |= g[118] & 0x8000000000000000 != 0;
-    n[280] |= g[120] & 0x8000000000000000 != 0;
-    n[280] |= g[122] & 0x8000000000000000 != 0;
-    n[280] |= g[124] & 0x8000000000000000 != 0;
-    n[280] |= g[126] & 0x8000000000000000 != 0;
-    n[280] |= g[128] & 0x8000000000000000 != 0;
-    n[280] |= g[130] & 0x8000000000000000 != 0;
     n[280] |= n[22];
     n[280] |= n[44];
     n[280] |= n[64];
@@ -17814,6 +17814,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[280] |= n[134];
     n[280] |= n[142];
     // n[281]: ((aux 19) 63)
+    n[281] |= g[0] & 0x8000000000000000 != 0;
+    n[281] |= g[2] & 0x8000000000000000 != 0;
+    n[281] |= g[4] & 0x8000000000000000 != 0;
+    n[281] |= g[6] & 0x8000000000000000 != 0;
+    n[281] |= g[8] & 0x8000000000000000 != 0;
+    n[281] |= g[10] & 0x8000000000000000 != 0;
+    n[281] |= g[12] & 0x8000000000000000 != 0;
+    n[281] |= g[14] & 0x8000000000000000 != 0;
+    n[281] |= g[16] & 0x8000000000000000 != 0;
+    n[281] |= g[18] & 0x8000000000000000 != 0;
+    n[281] |= g[20] & 0x8000000000000000 != 0;
+    n[281] |= g[22] & 0x8000000000000000 != 0;
+    n[281] |= g[24] & 0x8000000000000000 != 0;
     n[281] |= g[26] & 0x8000000000000000 != 0;
     n[281] |= g[28] & 0x8000000000000000 != 0;
     n[281] |= g[30] & 0x8000000000000000 != 0;
@@ -17854,19 +17867,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[281] |= g[100] & 0x8000000000000000 != 0;
     n[281] |= g[102] & 0x8000000000000000 != 0;
     n[281] |= g[104] & 0x8000000000000000 != 0;
-    n[281] |= g[106] & 0x8000000000000000 != 0;
-    n[281] |= g[108] & 0x8000000000000000 != 0;
-    n[281] |= g[110] & 0x8000000000000000 != 0;
-    n[281] |= g[112] & 0x8000000000000000 != 0;
-    n[281] |= g[114] & 0x8000000000000000 != 0;
-    n[281] |= g[116] & 0x8000000000000000 != 0;
-    n[281] |= g[118] & 0x8000000000000000 != 0;
-    n[281] |= g[120] & 0x8000000000000000 != 0;
-    n[281] |= g[122] & 0x8000000000000000 != 0;
-    n[281] |= g[124] & 0x8000000000000000 != 0;
-    n[281] |= g[126] & 0x8000000000000000 != 0;
-    n[281] |= g[128] & 0x8000000000000000 != 0;
-    n[281] |= g[130] & 0x8000000000000000 != 0;
     n[281] |= n[22];
     n[281] |= n[44];
     n[281] |= n[64];
@@ -17878,6 +17878,19 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[281] |= n[142];
     n[281] |= n[148];
     // n[282]: ((aux 19) 64)
+    n[282] |= g[0] & 0x8000000000000000 != 0;
+    n[282] |= g[2] & 0x8000000000000000 != 0;
+    n[282] |= g[4] & 0x8000000000000000 != 0;
+    n[282] |= g[6] & 0x8000000000000000 != 0;
+    n[282] |= g[8] & 0x8000000000000000 != 0;
+    n[282] |= g[10] & 0x8000000000000000 != 0;
+    n[282] |= g[12] & 0x8000000000000000 != 0;
+    n[282] |= g[14] & 0x8000000000000000 != 0;
+    n[282] |= g[16] & 0x8000000000000000 != 0;
+    n[282] |= g[18] & 0x8000000000000000 != 0;
+    n[282] |= g[20] & 0x8000000000000000 != 0;
+    n[282] |= g[22] & 0x8000000000000000 != 0;
+    n[282] |= g[24] & 0x8000000000000000 != 0;
     n[282] |= g[26] & 0x8000000000000000 != 0;
     n[282] |= g[28] & 0x8000000000000000 != 0;
     n[282] |= g[30] & 0x8000000000000000 != 0;
@@ -17918,19 +17931,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[282] |= g[100] & 0x8000000000000000 != 0;
     n[282] |= g[102] & 0x8000000000000000 != 0;
     n[282] |= g[104] & 0x8000000000000000 != 0;
-    n[282] |= g[106] & 0x8000000000000000 != 0;
-    n[282] |= g[108] & 0x8000000000000000 != 0;
-    n[282] |= g[110] & 0x8000000000000000 != 0;
-    n[282] |= g[112] & 0x8000000000000000 != 0;
-    n[282] |= g[114] & 0x8000000000000000 != 0;
-    n[282] |= g[116] & 0x8000000000000000 != 0;
-    n[282] |= g[118] & 0x8000000000000000 != 0;
-    n[282] |= g[120] & 0x8000000000000000 != 0;
-    n[282] |= g[122] & 0x8000000000000000 != 0;
-    n[282] |= g[124] & 0x8000000000000000 != 0;
-    n[282] |= g[126] & 0x8000000000000000 != 0;
-    n[282] |= g[128] & 0x8000000000000000 != 0;
-    n[282] |= g[130] & 0x8000000000000000 != 0;
     n[282] |= n[22];
     n[282] |= n[44];
     n[282] |= n[64];
@@ -17943,58 +17943,58 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[282] |= n[148];
     n[282] |= n[152];
     // n[283]: (winner red), rules at reversi.kif:130, 134
-    n[283] |= (g[26] & 0x8000000000000000 != 0) & (g[29] & 0x8000000000000000 != 0);
-    n[283] |= (g[31] & 0x8000000000000000 != 0) & (n[220]);
-    n[283] |= (g[33] & 0x8000000000000000 != 0) & (n[221]);
-    n[283] |= (g[35] & 0x8000000000000000 != 0) & (n[222]);
-    n[283] |= (g[37] & 0x8000000000000000 != 0) & (n[223]);
-    n[283] |= (g[39] & 0x8000000000000000 != 0) & (n[224]);
-    n[283] |= (g[41] & 0x8000000000000000 != 0) & (n[225]);
-    n[283] |= (g[43] & 0x8000000000000000 != 0) & (n[226]);
-    n[283] |= (g[45] & 0x8000000000000000 != 0) & (n[227]);
-    n[283] |= (g[47] & 0x8000000000000000 != 0) & (n[228]);
-    n[283] |= (g[49] & 0x8000000000000000 != 0) & (n[229]);
-    n[283] |= (g[51] & 0x8000000000000000 != 0) & (n[230]);
-    n[283] |= (g[53] & 0x8000000000000000 != 0) & (n[231]);
-    n[283] |= (g[55] & 0x8000000000000000 != 0) & (n[232]);
-    n[283] |= (g[57] & 0x8000000000000000 != 0) & (n[233]);
-    n[283] |= (g[59] & 0x8000000000000000 != 0) & (n[234]);
-    n[283] |= (g[61] & 0x8000000000000000 != 0) & (n[235]);
-    n[283] |= (g[63] & 0x8000000000000000 != 0) & (n[236]);
-    n[283] |= (g[65] & 0x8000000000000000 != 0) & (n[237]);
-    n[283] |= (g[67] & 0x8000000000000000 != 0) & (n[238]);
-    n[283] |= (g[69] & 0x8000000000000000 != 0) & (n[239]);
-    n[283] |= (g[71] & 0x8000000000000000 != 0) & (n[240]);
-    n[283] |= (g[73] & 0x8000000000000000 != 0) & (n[241]);
-    n[283] |= (g[75] & 0x8000000000000000 != 0) & (n[242]);
-    n[283] |= (g[77] & 0x8000000000000000 != 0) & (n[243]);
-    n[283] |= (g[79] & 0x8000000000000000 != 0) & (n[244]);
-    n[283] |= (g[81] & 0x8000000000000000 != 0) & (n[245]);
-    n[283] |= (g[83] & 0x8000000000000000 != 0) & (n[246]);
-    n[283] |= (g[85] & 0x8000000000000000 != 0) & (n[247]);
-    n[283] |= (g[87] & 0x8000000000000000 != 0) & (n[248]);
-    n[283] |= (g[89] & 0x8000000000000000 != 0) & (n[249]);
-    n[283] |= (g[91] & 0x8000000000000000 != 0) & (n[250]);
-    n[283] |= (g[93] & 0x8000000000000000 != 0) & (n[251]);
-    n[283] |= (g[95] & 0x8000000000000000 != 0) & (n[252]);
-    n[283] |= (g[97] & 0x8000000000000000 != 0) & (n[253]);
-    n[283] |= (g[99] & 0x8000000000000000 != 0) & (n[254]);
-    n[283] |= (g[101] & 0x8000000000000000 != 0) & (n[255]);
-    n[283] |= (g[103] & 0x8000000000000000 != 0) & (n[256]);
-    n[283] |= (g[105] & 0x8000000000000000 != 0) & (n[257]);
-    n[283] |= (g[107] & 0x8000000000000000 != 0) & (n[258]);
-    n[283] |= (g[109] & 0x8000000000000000 != 0) & (n[259]);
-    n[283] |= (g[111] & 0x8000000000000000 != 0) & (n[260]);
-    n[283] |= (g[113] & 0x8000000000000000 != 0) & (n[261]);
-    n[283] |= (g[115] & 0x8000000000000000 != 0) & (n[262]);
-    n[283] |= (g[117] & 0x8000000000000000 != 0) & (n[263]);
-    n[283] |= (g[119] & 0x8000000000000000 != 0) & (n[264]);
-    n[283] |= (g[121] & 0x8000000000000000 != 0) & (n[265]);
-    n[283] |= (g[123] & 0x8000000000000000 != 0) & (n[266]);
-    n[283] |= (g[125] & 0x8000000000000000 != 0) & (n[267]);
-    n[283] |= (g[127] & 0x8000000000000000 != 0) & (n[268]);
-    n[283] |= (g[129] & 0x8000000000000000 != 0) & (n[269]);
-    n[283] |= (g[131] & 0x8000000000000000 != 0) & (n[270]);
+    n[283] |= (g[0] & 0x8000000000000000 != 0) & (g[3] & 0x8000000000000000 != 0);
+    n[283] |= (g[5] & 0x8000000000000000 != 0) & (n[220]);
+    n[283] |= (g[7] & 0x8000000000000000 != 0) & (n[221]);
+    n[283] |= (g[9] & 0x8000000000000000 != 0) & (n[222]);
+    n[283] |= (g[11] & 0x8000000000000000 != 0) & (n[223]);
+    n[283] |= (g[13] & 0x8000000000000000 != 0) & (n[224]);
+    n[283] |= (g[15] & 0x8000000000000000 != 0) & (n[225]);
+    n[283] |= (g[17] & 0x8000000000000000 != 0) & (n[226]);
+    n[283] |= (g[19] & 0x8000000000000000 != 0) & (n[227]);
+    n[283] |= (g[21] & 0x8000000000000000 != 0) & (n[228]);
+    n[283] |= (g[23] & 0x8000000000000000 != 0) & (n[229]);
+    n[283] |= (g[25] & 0x8000000000000000 != 0) & (n[230]);
+    n[283] |= (g[27] & 0x8000000000000000 != 0) & (n[231]);
+    n[283] |= (g[29] & 0x8000000000000000 != 0) & (n[232]);
+    n[283] |= (g[31] & 0x8000000000000000 != 0) & (n[233]);
+    n[283] |= (g[33] & 0x8000000000000000 != 0) & (n[234]);
+    n[283] |= (g[35] & 0x8000000000000000 != 0) & (n[235]);
+    n[283] |= (g[37] & 0x8000000000000000 != 0) & (n[236]);
+    n[283] |= (g[39] & 0x8000000000000000 != 0) & (n[237]);
+    n[283] |= (g[41] & 0x8000000000000000 != 0) & (n[238]);
+    n[283] |= (g[43] & 0x8000000000000000 != 0) & (n[239]);
+    n[283] |= (g[45] & 0x8000000000000000 != 0) & (n[240]);
+    n[283] |= (g[47] & 0x8000000000000000 != 0) & (n[241]);
+    n[283] |= (g[49] & 0x8000000000000000 != 0) & (n[242]);
+    n[283] |= (g[51] & 0x8000000000000000 != 0) & (n[243]);
+    n[283] |= (g[53] & 0x8000000000000000 != 0) & (n[244]);
+    n[283] |= (g[55] & 0x8000000000000000 != 0) & (n[245]);
+    n[283] |= (g[57] & 0x8000000000000000 != 0) & (n[246]);
+    n[283] |= (g[59] & 0x8000000000000000 != 0) & (n[247]);
+    n[283] |= (g[61] & 0x8000000000000000 != 0) & (n[248]);
+    n[283] |= (g[63] & 0x8000000000000000 != 0) & (n[249]);
+    n[283] |= (g[65] & 0x8000000000000000 != 0) & (n[250]);
+    n[283] |= (g[67] & 0x8000000000000000 != 0) & (n[251]);
+    n[283] |= (g[69] & 0x8000000000000000 != 0) & (n[252]);
+    n[283] |= (g[71] & 0x8000000000000000 != 0) & (n[253]);
+    n[283] |= (g[73] & 0x8000000000000000 != 0) & (n[254]);
+    n[283] |= (g[75] & 0x8000000000000000 != 0) & (n[255]);
+    n[283] |= (g[77] & 0x8000000000000000 != 0) & (n[256]);
+    n[283] |= (g[79] & 0x8000000000000000 != 0) & (n[257]);
+    n[283] |= (g[81] & 0x8000000000000000 != 0) & (n[258]);
+    n[283] |= (g[83] & 0x8000000000000000 != 0) & (n[259]);
+    n[283] |= (g[85] & 0x8000000000000000 != 0) & (n[260]);
+    n[283] |= (g[87] & 0x8000000000000000 != 0) & (n[261]);
+    n[283] |= (g[89] & 0x8000000000000000 != 0) & (n[262]);
+    n[283] |= (g[91] & 0x8000000000000000 != 0) & (n[263]);
+    n[283] |= (g[93] & 0x8000000000000000 != 0) & (n[264]);
+    n[283] |= (g[95] & 0x8000000000000000 != 0) & (n[265]);
+    n[283] |= (g[97] & 0x8000000000000000 != 0) & (n[266]);
+    n[283] |= (g[99] & 0x8000000000000000 != 0) & (n[267]);
+    n[283] |= (g[101] & 0x8000000000000000 != 0) & (n[268]);
+    n[283] |= (g[103] & 0x8000000000000000 != 0) & (n[269]);
+    n[283] |= (g[105] & 0x8000000000000000 != 0) & (n[270]);
     n[283] |= (n[23]) & (n[271]);
     n[283] |= (n[45]) & (n[272]);
     n[283] |= (n[65]) & (n[273]);
@@ -18042,7 +18042,7 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 677];
-    let mut g = [0u64; 132];
+    let mut g = [0u64; 26];
     // g[0]: 56 node words, bit 27 ((aux 1) 4 4 5 4), bit 26 ((aux 1) 4 4 3 4), bit 28 ((aux 1) 4 4 6 5), bit 35 ((aux 1) 5 5 5 4), and 52 more
     g[0] = ((0x7f7f7f7f7f7f7f7f & s.0[0] & (s.0[1] >> 1u32)))
         | ((0x7f7f7f7f7f7f7f7f & (s.0[0] >> 1u32) & s.0[1]));

@@ -193,7 +193,7 @@ impl Body<'_> {
                 // A mask, not a shift: rustc resolves `u64 >> {integer}` among many impls, and
                 // takes seconds over the thousands of reads of a large module.
                 let (g, place) = self.emitter.words.member[node as usize].unwrap_or_default();
-                let (k, mask) = (Literal::u32_unsuffixed(g), hex(1 << place));
+                let (k, mask) = (self.slots.word(g), hex(1 << place));
                 if positive {
                     quote!(g[#k] & #mask != 0)
                 } else {

@@ -21,6 +21,7 @@ mod sees;
 mod step;
 
 pub(crate) use expr::{join, shift_expr, shifted, Expr};
+pub(crate) use nodes::Slots;
 
 use super::arm_families::RoleArms;
 use super::families::Families;
@@ -29,7 +30,6 @@ use super::move_tables::MoveTables;
 use super::node_words::{NodeWords, SparseAtoms};
 use super::notes::Notes;
 use crate::ground::{Ground, Lit, Prop, Value};
-use nodes::Slots;
 use proc_macro2::TokenStream;
 use quote::quote;
 use std::cell::{Cell, RefCell};

@@ -77,7 +77,7 @@ impl Body<'_> {
         let always = always.into_iter().map(hex);
         let frames = self.emitter.frame_rows(by_draw);
         sets.extend(from_groups.into_iter().map(|((w, g, up), mask)| {
-            let (w, k, mask) = (Literal::usize_unsuffixed(w), Literal::u32_unsuffixed(g), hex(mask));
+            let (w, k, mask) = (Literal::usize_unsuffixed(w), self.slots.word(g), hex(mask));
             let word = shifted(quote!(g[#k]), -up);
             quote!(w[#w] |= #word & #mask;)
         }));

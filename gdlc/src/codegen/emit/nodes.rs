@@ -20,18 +20,20 @@ const SPLIT_TOKENS: usize = 20_000;
 /// About how many tokens of node statements each part has.
 const PART_TOKENS: usize = 30_000;
 
-/// The slot of every node that a function computes in its local array `n` (`u32::MAX` for the
-/// others). One array rather than a `let` per node keeps functions of thousands of nodes within
-/// what rustc and LLVM handle well.
+/// The slot of every node that a function computes in its local array `n`, and of every group
+/// of node words in its local array `g` (`u32::MAX` for the others). One array rather than a
+/// `let` per node keeps functions of thousands of nodes within what rustc and LLVM handle well;
+/// the arrays hold only what the function computes, since they are zeroed at every call.
 pub(crate) struct Slots {
     slot: Vec<u32>,
+    word: Vec<u32>,
     /// The lengths of the arrays `n` and `g`, when the function declares them.
     lengths: Lengths,
 }
 
 /// The lengths of a function's local arrays: `n` of nodes evaluated by themselves and `g` of
 /// node words, when it has them.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 struct Lengths {
     nodes: Option<usize>,
     words: Option<usize>,
@@ -42,6 +44,29 @@ impl Slots {
     pub(crate) fn of(&self, node: u32) -> Literal {
         Literal::u32_unsuffixed(self.slot[node as usize])
     }
+
+    /// The index of the word of group `group` in `g`, as a literal.
+    pub(crate) fn word(&self, group: u32) -> Literal {
+        Literal::u32_unsuffixed(self.word[group as usize])
+    }
+
+    /// The index of the word of group `group` in `g`.
+    pub(crate) fn word_index(&self, group: u32) -> u32 {
+        self.word[group as usize]
+    }
+}
+
+/// A function's arrays as first declared, and then extended for the nodes of a later branch.
+pub(crate) struct TwoSlots {
+    /// The declaration of the arrays of the first nodes.
+    pub(crate) declare: TokenStream,
+    /// The slots of the first nodes.
+    pub(crate) first: Slots,
+    /// Statements that extend the arrays with room for the later nodes (nothing when they
+    /// need none), each array's first entries copied.
+    pub(crate) extend: TokenStream,
+    /// The slots of the first nodes and the later ones.
+    pub(crate) all: Slots,
 }
 
 impl Emitter<'_> {
@@ -54,28 +79,44 @@ impl Emitter<'_> {
         (quote!(#declare #compute), slots)
     }
 
-    /// Gives every node of `needed` (sorted) a slot of the local array `n`: the array's
-    /// declaration (nothing when no node is needed), and the slots.
+    /// Gives every node of `needed` (sorted) a slot of the local array `n`, or its group one of
+    /// `g`: the arrays' declaration (nothing when no node is needed), and the slots.
     pub(crate) fn assign_slots(&self, needed: &[u32]) -> (TokenStream, Slots) {
+        let TwoSlots { declare, first, .. } = self.assign_slots_then(needed, &[]);
+        (declare, first)
+    }
+
+    /// Slots for the nodes of `first` (sorted), then for those of `later` (sorted) that are not
+    /// among them: a branch that computes `later` (the goals only a playout's end reads)
+    /// extends the arrays, so that the other branches zero only what they compute.
+    pub(crate) fn assign_slots_then(&self, first: &[u32], later: &[u32]) -> TwoSlots {
         let mut slot = vec![u32::MAX; self.ground.nodes.len()];
-        let (in_words, alone): (Vec<u32>, Vec<u32>) =
-            needed.iter().partition(|&&n| self.words.member[n as usize].is_some());
-        for (i, &n) in alone.iter().enumerate() {
-            slot[n as usize] = i as u32;
+        let mut word = vec![u32::MAX; self.words.groups.len()];
+        let (mut nodes, mut words) = (0u32, 0u32);
+        let mut lengths = Vec::new();
+        for part in [first, later] {
+            for &n in part {
+                match self.words.member[n as usize] {
+                    Some((g, _)) if word[g as usize] == u32::MAX => {
+                        word[g as usize] = words;
+                        words += 1;
+                    }
+                    Some(_) => {}
+                    None if slot[n as usize] == u32::MAX => {
+                        slot[n as usize] = nodes;
+                        nodes += 1;
+                    }
+                    None => {}
+                }
+            }
+            let length = |count: u32| (count > 0).then_some(count as usize);
+            lengths.push(Lengths { nodes: length(nodes), words: length(words) });
         }
-        let lengths = Lengths {
-            nodes: (!alone.is_empty()).then_some(alone.len()),
-            words: (!in_words.is_empty()).then_some(self.words.groups.len()),
-        };
-        let words = lengths.words.map(|len| {
-            let len = Literal::usize_unsuffixed(len);
-            quote!(let mut g = [0u64; #len];)
-        });
-        let nodes = lengths.nodes.map(|len| {
-            let len = Literal::usize_unsuffixed(len);
-            quote!(let mut n = [false; #len];)
-        });
-        (quote!(#nodes #words), Slots { slot, lengths })
+        let (before, after) = (lengths[0], lengths[1]);
+        let declare = declare_arrays(before);
+        let extend = extend_arrays(before, after);
+        let first = Slots { slot: slot.clone(), word: word.clone(), lengths: before };
+        TwoSlots { declare, first, extend, all: Slots { slot, word, lengths: after } }
     }
 
     /// The nodes that `values` need evaluated at run time, sorted: their cone, less the nodes
@@ -206,7 +247,7 @@ impl Body<'_> {
         }
         match emitter.words.member[n as usize] {
             Some((g, place)) if emitter.words.groups[g as usize].gathered => {
-                let note = emitter.note_node(|| format!("g[{g}] bit {place}"), n);
+                let note = emitter.note_node(|| format!("g[{}] bit {place}", self.slots.word_index(g)), n);
                 let store = self.store_node(n, self.node_expr(n));
                 Some(quote!(#note #store))
             }
@@ -275,7 +316,8 @@ impl Body<'_> {
             let first = members.first().map(|&m| notes.atom(&emitter.ground.nodes[m as usize].name));
             let rules =
                 first.as_deref().and_then(|a| a.split_once(", rules at ")).map(|(_, at)| format!("; rules at {at}"));
-            format!("g[{g}]: {} node words, {}{}", members.len(), names.join(", "), rules.unwrap_or_default())
+            let k = self.slots.word_index(g);
+            format!("g[{k}]: {} node words, {}{}", members.len(), names.join(", "), rules.unwrap_or_default())
         })
     }
 
@@ -385,6 +427,46 @@ fn mentions(tokens: &TokenStream, name: &str) -> bool {
         TokenTree::Group(group) => mentions(&group.stream(), name),
         _ => false,
     })
+}
+
+/// The declaration of a function's arrays of the lengths `lengths`.
+fn declare_arrays(lengths: Lengths) -> TokenStream {
+    let words = lengths.words.map(|len| {
+        let len = Literal::usize_unsuffixed(len);
+        quote!(let mut g = [0u64; #len];)
+    });
+    let nodes = lengths.nodes.map(|len| {
+        let len = Literal::usize_unsuffixed(len);
+        quote!(let mut n = [false; #len];)
+    });
+    quote!(#nodes #words)
+}
+
+/// Statements that make the arrays of lengths `before` those of lengths `after`, their entries
+/// kept.
+fn extend_arrays(before: Lengths, after: Lengths) -> TokenStream {
+    let extend =
+        |name: TokenStream, zero: TokenStream, before: Option<usize>, after: Option<usize>| match (before, after) {
+            (_, None) => TokenStream::new(),
+            (Some(b), Some(a)) if a == b => TokenStream::new(),
+            (None, Some(a)) => {
+                let a = Literal::usize_unsuffixed(a);
+                quote!(let mut #name = [#zero; #a];)
+            }
+            (Some(b), Some(a)) => {
+                let (a, b) = (Literal::usize_unsuffixed(a), Literal::usize_unsuffixed(b));
+                quote! {
+                    let mut #name = {
+                        let mut all = [#zero; #a];
+                        all[..#b].copy_from_slice(&#name);
+                        all
+                    };
+                }
+            }
+        };
+    let nodes = extend(quote!(n), quote!(false), before.nodes, after.nodes);
+    let words = extend(quote!(g), quote!(0u64), before.words, after.words);
+    quote!(#nodes #words)
 }
 
 #[cfg(test)]

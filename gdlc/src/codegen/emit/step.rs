@@ -2,6 +2,7 @@
 //! legal moves and draw, and `next`, with every derived proposition they share computed once.
 //! On a large game the same code also answers `legal`, `terminal` or `goals` (`evaluate`).
 
+use super::nodes::TwoSlots;
 use super::{Body, Emitter, Phase};
 use crate::codegen::cones::Cones;
 use crate::codegen::legal_parts::{guards_move, RoleLegal};
@@ -104,9 +105,10 @@ impl Emitter<'_> {
             true => self.nodes_beyond(&goal_cone, &before),
             false => Vec::new(),
         };
-        let all: Vec<u32> = needed.iter().chain(&goal_only).copied().collect::<BTreeSet<u32>>().into_iter().collect();
-        let (declare, slots) = self.assign_slots(&all);
+        // The goals' own nodes take slots after the step's, in arrays that only `goals` makes.
+        let TwoSlots { declare, first: slots, extend, all } = self.assign_slots_then(&needed, &goal_only);
         let state = Body::new(self, &slots, Phase::State);
+        let goals = Body::new(self, &all, Phase::State);
         let after_draw = state.in_phase(Phase::Move);
         let state_nodes = state.emit_nodes(&before);
         let row = self.move_table_row();
@@ -148,7 +150,7 @@ impl Emitter<'_> {
                 }
             },
             true => {
-                let asked = state.asked(shared, &terminal, &goal_only);
+                let asked = state.asked(shared, &terminal, (&goals, extend, &goal_only));
                 let served = served_fns(shared);
                 let asks = ask_variants(shared);
                 let listed = shared.legal.then(|| {
@@ -316,9 +318,10 @@ fn ask_variants(shared: Shared) -> TokenStream {
 impl Body<'_> {
     /// What `evaluate` does once the nodes of the state part are computed, by what it is
     /// asked: a step stops at a terminal state; `terminal` and `goals`, when it serves them,
-    /// answer (`goals` after `goal_only`, the nodes only they read) and stop; `legal` goes on
-    /// to the roles' choices.
-    fn asked(&self, shared: Shared, terminal: &TokenStream, goal_only: &[u32]) -> TokenStream {
+    /// answer (`goals` after `goal_only`, the nodes only they read, written by `goals`, the
+    /// body whose arrays `extend` makes) and stop; `legal` goes on to the roles' choices.
+    fn asked(&self, shared: Shared, terminal: &TokenStream, goals: (&Body, TokenStream, &[u32])) -> TokenStream {
+        let (goals, extend, goal_only) = goals;
         let terminal_arm = shared.terminal.then(|| {
             quote! {
                 Ask::Terminal(out) => {
@@ -328,10 +331,12 @@ impl Body<'_> {
             }
         });
         let goals_arm = shared.goals.then(|| {
-            let nodes = self.emit_nodes(goal_only);
-            let roles = self.emitter.ground.goals.iter().enumerate().map(|(role, goals)| self.role_goal(role, goals));
+            let nodes = goals.emit_nodes(goal_only);
+            let roles =
+                self.emitter.ground.goals.iter().enumerate().map(|(role, values)| goals.role_goal(role, values));
             quote! {
                 Ask::Goals(out) => {
+                    #extend
                     #nodes
                     let out: &mut [Option<u32>] = out;
                     #(#roles)*

@@ -68,7 +68,7 @@ impl Body<'_> {
     /// A comment naming node `n`'s atom where it is stored: its slot, or its bit of a word.
     fn note_stored(&self, n: u32) -> TokenStream {
         let place = || match self.emitter.words.member[n as usize] {
-            Some((g, place)) => format!("g[{g}] bit {place}"),
+            Some((g, place)) => format!("g[{}] bit {place}", self.slots.word_index(g)),
             None => format!("n[{}]", self.slots.of(n)),
         };
         self.emitter.note_node(place, n)

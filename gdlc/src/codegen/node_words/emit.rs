@@ -361,7 +361,7 @@ impl Body<'_> {
 
     /// Statements that set bit `place` of group `g`'s word when `expr` holds.
     pub(crate) fn or_into_word(&self, g: u32, place: u32, expr: Expr) -> TokenStream {
-        let (k, place) = (Literal::u32_unsuffixed(g), Literal::u32_suffixed(place));
+        let (k, place) = (self.slots.word(g), Literal::u32_suffixed(place));
         let disjuncts = expr.disjuncts();
         quote!(#(g[#k] |= u64::from(#disjuncts) << #place;)*)
     }
@@ -375,7 +375,7 @@ impl Body<'_> {
         }
         let group = &self.emitter.words.groups[g as usize];
         let word = self.templates_or(&group.templates.iter().collect::<Vec<_>>());
-        let k = Literal::u32_unsuffixed(g);
+        let k = self.slots.word(g);
         if group.reads_itself {
             quote! {
                 loop {
@@ -453,7 +453,7 @@ impl Body<'_> {
     /// until no word changes, which reaches the least fixpoint of their recursive members.
     pub(crate) fn loop_words(&self, l: u32) -> TokenStream {
         let groups = &self.emitter.words.loops[l as usize];
-        let ks: Vec<Literal> = groups.iter().map(|&g| Literal::u32_unsuffixed(g)).collect();
+        let ks: Vec<Literal> = groups.iter().map(|&g| self.slots.word(g)).collect();
         let updates = groups.iter().zip(&ks).map(|(&g, k)| {
             let group = &self.emitter.words.groups[g as usize];
             let word = self.templates_or(&group.templates.iter().collect::<Vec<_>>());
@@ -501,7 +501,7 @@ impl Body<'_> {
                 body.push(quote!(p &= #p;));
             }
         }
-        let k = Literal::u32_unsuffixed(g);
+        let k = self.slots.word(g);
         let p_mut = (steps > 1).then(|| quote!(mut));
         Some(quote! {
             {
@@ -538,7 +538,7 @@ impl Body<'_> {
                 (shifted(quote!(s.0[#w]), shift), positive)
             }
             WordLit::Group { group, shift, positive } => {
-                let k = Literal::u32_unsuffixed(group);
+                let k = self.slots.word(group);
                 (shifted(quote!(g[#k]), shift), positive)
             }
             WordLit::Does { kind, shift, positive } => {
