@@ -24,28 +24,26 @@ pub fn pick<const N: usize>(parts: &[u64; N], rng: &mut Rng) -> Option<(usize, u
         let k = rng.below((sums >> 56) as usize) as u32;
         return Some((0, select_with_sums(word, sums, k)));
     }
-    // No bit or one (the mover's opponent's `noop`) needs no count: a word with a bit adds 1,
-    // a word with more than one adds 2.
+    // One pass over the words: no bit or one (the mover's opponent's `noop`) needs no draw (a
+    // word with a bit adds 1 to `few`, a word with more than one adds 2); the running byte sums
+    // that count a word's bits (and, without a popcount instruction, find the drawn bit in it)
+    // are computed for the words with bits only, most of a large game's words having none.
     let mut few = 0;
     let mut single = (0, 0);
+    let mut sums = [0u64; N];
+    let mut total = 0;
     for (i, &word) in parts.iter().enumerate() {
         if word != 0 {
             few += 1 + u32::from(word & (word - 1) != 0);
             single = (i, word.trailing_zeros());
+            sums[i] = byte_sums(word);
+            total += (sums[i] >> 56) as u32;
         }
     }
     match few {
         0 => return None,
         1 => return Some(single),
         _ => {}
-    }
-    // Without a popcount instruction, the running byte sums that count a word's bits also find
-    // the drawn bit in it.
-    let mut sums = [0u64; N];
-    let mut total = 0;
-    for (sum, &word) in sums.iter_mut().zip(parts) {
-        *sum = byte_sums(word);
-        total += (*sum >> 56) as u32;
     }
     let mut k = rng.below(total as usize) as u32;
     for (i, (&sum, &word)) in sums.iter().zip(parts).enumerate() {
