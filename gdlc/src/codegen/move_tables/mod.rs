@@ -413,8 +413,8 @@ const MIN_SAVED_LITERALS: usize = 16;
 /// move touches this cell" read 1,800 nodes of the moves between them; the 1,792 "some role
 /// makes this move" beside them read two literals each.
 fn worth_most(ground: &Ground, kinds: &[Kind], looked_up: Vec<u32>, capacity: usize) -> Vec<u32> {
-    // One walk a node, the nodes it reaches stamped with its index: no set allocated or
-    // scanned a node, so the cost is the sum of the cones' sizes.
+    // Each node's cone is walked once, the nodes it reaches stamped with the walk's number:
+    // nothing is allocated or scanned for each node, so the cost is the sum of the cones' sizes.
     let mut stamp = vec![usize::MAX; ground.nodes.len()];
     let mut stack: Vec<u32> = Vec::new();
     let mut by_saved: Vec<(usize, u32)> = Vec::new();
