@@ -33,7 +33,7 @@ pub(crate) struct Slots {
 
 /// The lengths of a function's local arrays: `n` of nodes evaluated by themselves and `g` of
 /// node words, when it has them.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 struct Lengths {
     nodes: Option<usize>,
     words: Option<usize>,
@@ -47,7 +47,7 @@ impl Slots {
 
     /// The index of the word of group `group` in `g`, as a literal.
     pub(crate) fn word(&self, group: u32) -> Literal {
-        Literal::u32_unsuffixed(self.word[group as usize])
+        Literal::u32_unsuffixed(self.word_index(group))
     }
 
     /// The index of the word of group `group` in `g`.

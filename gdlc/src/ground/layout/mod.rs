@@ -191,7 +191,6 @@ fn pair_boards(facts: &[usize], parsed: &[(String, Vec<String>)], fewest: Option
     let mut cells: Vec<Vec<&str>> = facts.iter().map(|&f| rest(f, pair)).collect();
     cells.sort_by(|x, y| compare_keys(x, y));
     cells.dedup();
-    let cell_bit: BTreeMap<&[&str], usize> = cells.iter().enumerate().map(|(k, cell)| (cell.as_slice(), k)).collect();
     let mut by_lead: BTreeMap<Vec<&str>, Vec<usize>> = BTreeMap::new();
     for &f in facts {
         by_lead.entry(lead(f, pair)).or_default().push(f);
@@ -203,7 +202,8 @@ fn pair_boards(facts: &[usize], parsed: &[(String, Vec<String>)], fewest: Option
         .map(|value| {
             let mut block: Block = vec![None; cells.len()];
             for &f in &by_lead[value] {
-                let k = *cell_bit.get(rest(f, pair).as_slice())?;
+                // Exact: `compare_keys` equates only equal symbols.
+                let k = cells.binary_search_by(|cell| compare_keys(cell, &rest(f, pair))).ok()?;
                 block[k] = Some(f);
             }
             Some(block)
