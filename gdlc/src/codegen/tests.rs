@@ -171,3 +171,14 @@ fn a_function_zeroes_only_the_nodes_it_computes() {
     assert!(steps < all, "{steps} against {all}");
     assert!(goals.contains(&format!("all[..{steps}].copy_from_slice(&n);")), "{goals}");
 }
+
+#[test]
+fn a_word_that_reads_many_kinds_of_one_roles_move_is_a_match_on_the_kind_played() {
+    // Gather's pieces step one cell in eight directions: the next board word of each role reads
+    // a move of each direction, eight templates, one `match` on the kind played instead of the
+    // `|` of eight tests. (Its differential test replays the module against the interpreter.)
+    let module = module_of(include_str!("../../../games/gather.kif"));
+    let next = function(&module, "next");
+    assert_eq!(next.matches("match entry >> 6 {").count(), 2, "{next}");
+    assert!(!next.contains("kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)"), "{next}");
+}

@@ -904,12 +904,6 @@ static MOVE_KIND_PLACES_1: [u32; 221] = [
     928, 736, 544, 993, 865, 929, 737, 545, 994, 866, 930, 738, 546, 995, 867, 739,
     4294967295,
 ];
-/// The word of a move's place when the move (`entry`, its kind times 64 and its
-/// place) is of kind `kind`, else no bit.
-#[inline(always)]
-fn kind_place(entry: u32, kind: u32) -> u64 {
-    0u64.wrapping_sub(u64::from(entry >> 6 == kind)) & (1u64 << (entry & 63))
-}
 ///The move of every bit of the words in which role 0's legal moves are found.
 static LEGAL_MOVE_OF_0: [[u32; 64]; 8] = [
     [
@@ -1104,22 +1098,21 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | ((0x208000 & s.0[0] & !(mt[0] >> 8u32)))
         | ((0x200 & s.0[0] & !(mt[0] >> 10u32))) | ((0x410 & s.0[0] & !(mt[0] >> 17u32)))
         | ((0x20 & s.0[0] & !(mt[0] >> 19u32))) | ((0x8 & s.0[0] & !(mt[0] >> 22u32)))
-        | ((0xfbefbefbe
-            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0) << 1u32)))
-        | ((0xfffffffc0
-            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 1) << 6u32)))
-        | ((0xfbefbef80
-            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 2) << 7u32)))
-        | ((0x7df7df7df
-            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 3) >> 1u32)))
-        | ((0x7df7df7c0
-            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 4) << 5u32)))
-        | ((0x3fffffff
-            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 5) >> 6u32)))
-        | ((0x3efbefbe
-            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 6) >> 5u32)))
-        | ((0x1f7df7df
-            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 7) >> 7u32)));
+        | (({
+            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
+            let at = 1u64 << (entry & 63);
+            match entry >> 6 {
+                0 => 0xfbefbefbe & (at << 1u32),
+                1 => 0xfffffffc0 & (at << 6u32),
+                2 => 0xfbefbef80 & (at << 7u32),
+                3 => 0x7df7df7df & (at >> 1u32),
+                4 => 0x7df7df7c0 & (at << 5u32),
+                5 => 0x3fffffff & (at >> 6u32),
+                6 => 0x3efbefbe & (at >> 5u32),
+                7 => 0x1f7df7df & (at >> 7u32),
+                _ => 0,
+            }
+        }));
     // g[1]: 36 node words, bit 11 (next (cell b 6 white)), bit 9 (next (cell b 4 white)), bit 16 (next (cell c 5 white)), bit 4 (next (cell a 5 white)), and 32 more; rules at gather.kif:43, 45
     g[1] = ((0x180000000 & s.0[1] & !(mt[0] << 17u32)))
         | ((0x44000000 & s.0[1] & !(mt[0] << 14u32)))
@@ -1136,22 +1129,21 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | ((0x208000 & s.0[1] & !(mt[0] >> 8u32)))
         | ((0x200 & s.0[1] & !(mt[0] >> 10u32))) | ((0x410 & s.0[1] & !(mt[0] >> 17u32)))
         | ((0x20 & s.0[1] & !(mt[0] >> 19u32))) | ((0x8 & s.0[1] & !(mt[0] >> 22u32)))
-        | ((0xfbefbefbe
-            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 8) << 1u32)))
-        | ((0xfffffffc0
-            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 9) << 6u32)))
-        | ((0xfbefbef80
-            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 10) << 7u32)))
-        | ((0x7df7df7df
-            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 11) >> 1u32)))
-        | ((0x7df7df7c0
-            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 12) << 5u32)))
-        | ((0x3fffffff
-            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 13) >> 6u32)))
-        | ((0x3efbefbe
-            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 14) >> 5u32)))
-        | ((0x1f7df7df
-            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 15) >> 7u32)));
+        | (({
+            let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
+            let at = 1u64 << (entry & 63);
+            match entry >> 6 {
+                8 => 0xfbefbefbe & (at << 1u32),
+                9 => 0xfffffffc0 & (at << 6u32),
+                10 => 0xfbefbef80 & (at << 7u32),
+                11 => 0x7df7df7df & (at >> 1u32),
+                12 => 0x7df7df7c0 & (at << 5u32),
+                13 => 0x3fffffff & (at >> 6u32),
+                14 => 0x3efbefbe & (at >> 5u32),
+                15 => 0x1f7df7df & (at >> 7u32),
+                _ => 0,
+            }
+        }));
     let mut w: [u64; WORDS] = [0x0, 0x0];
     // BASE[37]: (next (step 1)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x1000000000 != 0) << 37;
@@ -3227,22 +3219,21 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         | ((0x208000 & s.0[0] & !(mt[0] >> 8u32)))
         | ((0x200 & s.0[0] & !(mt[0] >> 10u32))) | ((0x410 & s.0[0] & !(mt[0] >> 17u32)))
         | ((0x20 & s.0[0] & !(mt[0] >> 19u32))) | ((0x8 & s.0[0] & !(mt[0] >> 22u32)))
-        | ((0xfbefbefbe
-            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0) << 1u32)))
-        | ((0xfffffffc0
-            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 1) << 6u32)))
-        | ((0xfbefbef80
-            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 2) << 7u32)))
-        | ((0x7df7df7df
-            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 3) >> 1u32)))
-        | ((0x7df7df7c0
-            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 4) << 5u32)))
-        | ((0x3fffffff
-            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 5) >> 6u32)))
-        | ((0x3efbefbe
-            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 6) >> 5u32)))
-        | ((0x1f7df7df
-            & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 7) >> 7u32)));
+        | (({
+            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
+            let at = 1u64 << (entry & 63);
+            match entry >> 6 {
+                0 => 0xfbefbefbe & (at << 1u32),
+                1 => 0xfffffffc0 & (at << 6u32),
+                2 => 0xfbefbef80 & (at << 7u32),
+                3 => 0x7df7df7df & (at >> 1u32),
+                4 => 0x7df7df7c0 & (at << 5u32),
+                5 => 0x3fffffff & (at >> 6u32),
+                6 => 0x3efbefbe & (at >> 5u32),
+                7 => 0x1f7df7df & (at >> 7u32),
+                _ => 0,
+            }
+        }));
     // g[1]: 36 node words, bit 11 (next (cell b 6 white)), bit 9 (next (cell b 4 white)), bit 16 (next (cell c 5 white)), bit 4 (next (cell a 5 white)), and 32 more; rules at gather.kif:43, 45
     g[1] = ((0x180000000 & s.0[1] & !(mt[0] << 17u32)))
         | ((0x44000000 & s.0[1] & !(mt[0] << 14u32)))
@@ -3259,22 +3250,21 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         | ((0x208000 & s.0[1] & !(mt[0] >> 8u32)))
         | ((0x200 & s.0[1] & !(mt[0] >> 10u32))) | ((0x410 & s.0[1] & !(mt[0] >> 17u32)))
         | ((0x20 & s.0[1] & !(mt[0] >> 19u32))) | ((0x8 & s.0[1] & !(mt[0] >> 22u32)))
-        | ((0xfbefbefbe
-            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 8) << 1u32)))
-        | ((0xfffffffc0
-            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 9) << 6u32)))
-        | ((0xfbefbef80
-            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 10) << 7u32)))
-        | ((0x7df7df7df
-            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 11) >> 1u32)))
-        | ((0x7df7df7c0
-            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 12) << 5u32)))
-        | ((0x3fffffff
-            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 13) >> 6u32)))
-        | ((0x3efbefbe
-            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 14) >> 5u32)))
-        | ((0x1f7df7df
-            & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 15) >> 7u32)));
+        | (({
+            let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
+            let at = 1u64 << (entry & 63);
+            match entry >> 6 {
+                8 => 0xfbefbefbe & (at << 1u32),
+                9 => 0xfffffffc0 & (at << 6u32),
+                10 => 0xfbefbef80 & (at << 7u32),
+                11 => 0x7df7df7df & (at >> 1u32),
+                12 => 0x7df7df7c0 & (at << 5u32),
+                13 => 0x3fffffff & (at >> 6u32),
+                14 => 0x3efbefbe & (at >> 5u32),
+                15 => 0x1f7df7df & (at >> 7u32),
+                _ => 0,
+            }
+        }));
     let mut w: [u64; WORDS] = [0x0, 0x0];
     // BASE[37]: (next (step 1)), rules at gather.kif:54
     w[0] |= u64::from(s.0[0] & 0x1000000000 != 0) << 37;

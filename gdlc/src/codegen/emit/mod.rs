@@ -177,6 +177,9 @@ pub(crate) struct Emitter<'g> {
     /// the last function: a set that those writers add to through `&self`, rather than a value
     /// returned up through every expression.
     pub(crate) move_kinds_read: RefCell<BTreeSet<u32>>,
+    /// Whether a template outside a `match` on the kind played reads a kind's word through
+    /// `kind_place` (`node_words/switch.rs`), so that the function is written.
+    pub(crate) kind_place_read: Cell<bool>,
     /// For every group of `words`, whether it is read only through the places of moves
     /// (`node_words/transpose.rs`): its word is then never computed.
     pub(crate) transposed: Vec<bool>,
@@ -217,6 +220,7 @@ impl<'g> Emitter<'g> {
             flat: super::families::flat_nodes(ground),
             words: NodeWords::none(ground.nodes.len()),
             move_kinds_read: RefCell::new(BTreeSet::new()),
+            kind_place_read: Cell::new(false),
             transposed: Vec::new(),
             near_tables: RefCell::new(BTreeMap::new()),
             notes: None,

@@ -151,14 +151,19 @@ impl Emitter<'_> {
                 static #name: [u32; #len] = [#(#entries),*];
             }
         });
+        let kind_place = self.kind_place_read.get().then(|| {
+            quote! {
+                /// The word of a move's place when the move (`entry`, its kind times 64 and its
+                /// place) is of kind `kind`, else no bit.
+                #[inline(always)]
+                fn kind_place(entry: u32, kind: u32) -> u64 {
+                    0u64.wrapping_sub(u64::from(entry >> 6 == kind)) & (1u64 << (entry & 63))
+                }
+            }
+        });
         quote! {
             #(#tables)*
-            /// The word of a move's place when the move (`entry`, its kind times 64 and its
-            /// place) is of kind `kind`, else no bit.
-            #[inline(always)]
-            fn kind_place(entry: u32, kind: u32) -> u64 {
-                0u64.wrapping_sub(u64::from(entry >> 6 == kind)) & (1u64 << (entry & 63))
-            }
+            #kind_place
         }
     }
 
@@ -513,23 +518,6 @@ impl Body<'_> {
         })
     }
 
-    /// The `|` of `templates`, each the `&` of its mask and its literals' words.
-    pub(crate) fn templates_or(&self, templates: &[&Template]) -> TokenStream {
-        let terms: Vec<TokenStream> = templates
-            .iter()
-            .map(|template| {
-                let mask = hex(template.mask);
-                let lits = template.literals.iter().map(|&lit| self.word_lit(lit));
-                quote!(#mask #(& #lits)*)
-            })
-            .collect();
-        match terms.as_slice() {
-            [] => quote!(0),
-            [term] => term.clone(),
-            _ => join(&terms.iter().map(|term| quote!((#term))).collect::<Vec<_>>(), quote!(|)),
-        }
-    }
-
     /// A template's literal as a word whose bit `p` is its value at place `p`.
     pub(crate) fn word_lit(&self, lit: WordLit) -> TokenStream {
         let (word, positive) = match lit {
@@ -543,6 +531,7 @@ impl Body<'_> {
             }
             WordLit::Does { kind, shift, positive } => {
                 self.emitter.move_kinds_read.borrow_mut().insert(kind);
+                self.emitter.kind_place_read.set(true);
                 let role = self.emitter.words.move_kinds[kind as usize].role;
                 let table = format_ident!("MOVE_KIND_PLACES_{}", role);
                 let (role, kind) = (Literal::u32_unsuffixed(role), Literal::u32_unsuffixed(kind));

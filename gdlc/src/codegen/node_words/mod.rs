@@ -27,6 +27,7 @@
 mod emit;
 pub(super) use emit::SparseAtoms;
 mod places;
+mod switch;
 #[cfg(test)]
 mod tests;
 mod transpose;

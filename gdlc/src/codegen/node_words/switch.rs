@@ -1,0 +1,94 @@
+//! The `|` of a word's templates, where those that read one role's moves of many kinds are one
+//! `match` on the kind played: a piece lands at one place, by one of many pieces and distances,
+//! and the arm of its kind computes only the templates of that kind.
+
+use super::{Template, WordLit};
+use crate::codegen::emit::{join, shifted, Body};
+use crate::codegen::tables::hex;
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The fewest templates of a word that read one role's move for them to be one `match` on the
+/// kind of the move played (see [`Body::templates_or`]).
+const MOVE_SWITCH_MIN: usize = 4;
+
+/// The kind of move a template reads played, when it reads one.
+fn move_read(template: &Template) -> Option<u32> {
+    template.literals.iter().find_map(|lit| match *lit {
+        WordLit::Does { kind, positive: true, .. } => Some(kind),
+        _ => None,
+    })
+}
+
+impl Body<'_> {
+    /// The `|` of `templates`, each the `&` of its mask and its literals' words. The templates
+    /// that read a role's move of one kind or another are many where pieces move (one a piece
+    /// and a distance: shogi's board word reads 60), and at most one kind is played: when
+    /// [`MOVE_SWITCH_MIN`] or more read one role's move, they are one `match` on the kind
+    /// played, whose arm computes only the templates of that kind.
+    pub(crate) fn templates_or(&self, templates: &[&Template]) -> TokenStream {
+        let role_read =
+            |template: &Template| move_read(template).map(|kind| self.emitter.words.move_kinds[kind as usize].role);
+        let mut by_role: BTreeMap<u32, BTreeMap<u32, Vec<&Template>>> = BTreeMap::new();
+        for &template in templates {
+            if let (Some(kind), Some(role)) = (move_read(template), role_read(template)) {
+                by_role.entry(role).or_default().entry(kind).or_default().push(template);
+            }
+        }
+        by_role.retain(|_, kinds| kinds.values().map(Vec::len).sum::<usize>() >= MOVE_SWITCH_MIN);
+        // Each switch takes the place of the first template it holds; the others keep theirs.
+        let mut terms: Vec<TokenStream> = Vec::new();
+        let mut switched: BTreeSet<u32> = BTreeSet::new();
+        for &template in templates {
+            match role_read(template).filter(|role| by_role.contains_key(role)) {
+                Some(role) if switched.insert(role) => terms.push(self.move_switch(role, &by_role[&role])),
+                Some(_) => {}
+                None => terms.push(self.template_term(template, None)),
+            }
+        }
+        match terms.as_slice() {
+            [] => quote!(0),
+            [term] => term.clone(),
+            _ => join(&terms.iter().map(|term| quote!((#term))).collect::<Vec<_>>(), quote!(|)),
+        }
+    }
+
+    /// A template's term: the `&` of its mask and its literals' words, where a move of kind
+    /// `known` (when given) is known to be played, its word the bit of its place `at`.
+    fn template_term(&self, template: &Template, known: Option<u32>) -> TokenStream {
+        let mask = hex(template.mask);
+        let lits = template.literals.iter().map(|&lit| match lit {
+            WordLit::Does { kind, shift, positive: true } if Some(kind) == known => shifted(quote!(at), shift),
+            _ => self.word_lit(lit),
+        });
+        quote!(#mask #(& #lits)*)
+    }
+
+    /// The templates that read role `role`'s move, by the kind they read, as a `match` on the
+    /// kind of the move played: no bit for a move of no kind or of a kind none reads.
+    fn move_switch(&self, role: u32, kinds: &BTreeMap<u32, Vec<&Template>>) -> TokenStream {
+        let table = format_ident!("MOVE_KIND_PLACES_{}", role);
+        let arms = kinds.iter().map(|(&kind, templates)| {
+            self.emitter.move_kinds_read.borrow_mut().insert(kind);
+            let terms: Vec<TokenStream> = templates.iter().map(|t| self.template_term(t, Some(kind))).collect();
+            let terms = match terms.as_slice() {
+                [term] => term.clone(),
+                _ => join(&terms.iter().map(|term| quote!((#term))).collect::<Vec<_>>(), quote!(|)),
+            };
+            let kind = Literal::u32_unsuffixed(kind);
+            quote!(#kind => #terms,)
+        });
+        let role = Literal::u32_unsuffixed(role);
+        quote! {
+            {
+                let entry = #table[joint[#role].0 as usize];
+                let at = 1u64 << (entry & 63);
+                match entry >> 6 {
+                    #(#arms)*
+                    _ => 0,
+                }
+            }
+        }
+    }
+}
