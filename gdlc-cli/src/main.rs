@@ -224,7 +224,7 @@ impl Grounding {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum FormArg {
-    /// Straight-line code, or tables when the ground program has over 150,000 literals or its straight-line functions over 750,000 tokens (rustc would take over a minute); a game with most of its propositions in node words (boards evaluated 64 cells at a time) is written straight up to 400,000 literals and 1,100,000 tokens.
+    /// Straight-line code, or tables when the ground program has over 150,000 literals or its straight-line functions over 750,000 tokens (rustc would take over a minute); a game with most of its propositions in node words (boards evaluated 64 cells at a time) is written straight up to 500,000 literals and 1,100,000 tokens.
     Auto,
     /// Straight-line Rust: the fastest, but slow to build for large games.
     Straight,

@@ -560,26 +560,3 @@ fn moves_between_two_cells_are_grouped_by_their_distance() {
     }
     assert_words_agree(&ground, &words);
 }
-
-#[test]
-fn a_player_and_a_piece_left_out_leave_the_cells_of_a_board() {
-    // (cell x y player piece) as the layout leads it: each player's piece a board of a word,
-    // its four cells at the same bits of every word, the pawns' first row empty.
-    let mut base = vec![String::new(); 4 * 64];
-    for (w, (player, piece)) in [("b", "king"), ("b", "pawn"), ("w", "king"), ("w", "pawn")].into_iter().enumerate() {
-        for (k, (x, y)) in [(1, 1), (1, 2), (2, 1), (2, 2)].into_iter().enumerate() {
-            if piece != "pawn" || y == 2 {
-                base[64 * w + k] = format!("(cell {x} {y} {player} {piece})");
-            }
-        }
-    }
-    let (place, coordinates) = board(&base);
-    let cell = |x: &str, y: &str| coordinates.get(&vec![x.to_string(), y.to_string()]).copied();
-    // The cells, not a player's pieces on a cell, are the coordinates.
-    assert_eq!(
-        (cell("1", "1"), cell("1", "2"), cell("2", "1"), cell("2", "2")),
-        (Some((0, 0)), Some((1, 0)), Some((2, 0)), Some((3, 0)))
-    );
-    assert_eq!(coordinates.len(), 4);
-    assert_eq!((place[1], place[64 + 1], place[3 * 64 + 3]), (Some(1), Some(1), Some(3)));
-}

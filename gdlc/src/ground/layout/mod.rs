@@ -109,8 +109,8 @@ fn blocks(base: &[String], coordinates: &[Coordinates]) -> (Vec<Block>, bool) {
     let mut shared = other_boards.iter().any(Option::is_some);
     let mut blocks: Vec<Block> = Vec::new();
     for ((facts, other_board), fewest) in relations.into_values().zip(other_boards).zip(fewest) {
-        if let Some(pair) = other_board.is_none().then(|| pair_boards(&facts, &parsed, fewest)).flatten() {
-            blocks.extend(pair);
+        if let Some(led) = other_board.is_none().then(|| lead_boards(&facts, &parsed, fewest)).flatten() {
+            blocks.extend(led);
             shared = true;
             continue;
         }
@@ -154,46 +154,56 @@ type Block = Vec<Option<usize>>;
 
 /// When a relation of four arguments or more is not led by another relation's board, and its
 /// fewest values leave blocks wider than a word or unlike each other, the blocks led by a pair
-/// of arguments whose other arguments' values, over all the facts, are a
-/// board that fills more than half a word: chess's `(cell ?x ?y ?player ?piece)`, each player's
-/// piece a board of the 64 cells. A pair whose facts miss some cells (pawns never on the first
-/// and last rows) keeps those cells' bits empty, so that every board has each cell at the same
-/// bit.
-fn pair_boards(facts: &[usize], parsed: &[(String, Vec<String>)], fewest: Option<usize>) -> Option<Vec<Block>> {
+/// of arguments (or, failing that, three) whose other arguments' values, over all the facts,
+/// are a board that fills more than half a word: chess's `(cell ?x ?y ?player ?piece)`, each
+/// player's piece a board of the 64 cells. A board that fits no word may take two, more than
+/// half filled: shogi's `(cell ?x ?y ?player ?piece ?promotion)`, each player's piece in each
+/// state of promotion a board of the 81 cells. A lead whose facts miss some cells (pawns never
+/// on the first and last rows) keeps those cells' bits empty, so that every board has each
+/// cell at the same bit.
+fn lead_boards(facts: &[usize], parsed: &[(String, Vec<String>)], fewest: Option<usize>) -> Option<Vec<Block>> {
     let arity = facts.first().map_or(0, |&f| parsed[f].1.len());
     if arity < 4 || fewest.is_some_and(|o| board_of(facts, parsed, o).is_some_and(|board| board.len() <= WORD)) {
         return None;
     }
-    let rest = |f: usize, pair: (usize, usize)| -> Vec<&str> {
-        (0..arity).filter(|&a| a != pair.0 && a != pair.1).map(|a| parsed[f].1[a].as_str()).collect()
+    let rest = |f: usize, lead: &[usize]| -> Vec<&str> {
+        (0..arity).filter(|a| !lead.contains(a)).map(|a| parsed[f].1[a].as_str()).collect()
     };
-    let lead = |f: usize, pair: (usize, usize)| -> Vec<&str> {
-        vec![parsed[f].1[pair.0].as_str(), parsed[f].1[pair.1].as_str()]
-    };
-    let mut best: Option<(usize, (usize, usize))> = None;
-    for a in 0..arity {
-        for b in a + 1..arity {
-            let cells: BTreeSet<Vec<&str>> = facts.iter().map(|&f| rest(f, (a, b))).collect();
-            let leads: BTreeSet<Vec<&str>> = facts.iter().map(|&f| lead(f, (a, b))).collect();
-            // The pair names what stands on a cell, not a cell: none of its values is a
+    let lead_of = |f: usize, lead: &[usize]| -> Vec<&str> { lead.iter().map(|&a| parsed[f].1[a].as_str()).collect() };
+    let values = |a: usize| facts.iter().map(|&f| parsed[f].1[a].as_str()).collect::<BTreeSet<_>>().len();
+    let counts: Vec<usize> = (0..arity).map(values).collect();
+    // The best lead: one whose leading arguments all have fewer values than the cells' (a
+    // player, a piece and its promotion lead shogi's board, not a file and a piece); then a
+    // board within one word before one over two; then the more cells the better.
+    let mut best: Option<((bool, bool, usize), Vec<usize>)> = None;
+    for size in 2..=3.min(arity - 2) {
+        for lead in combinations(arity, size) {
+            let cells: BTreeSet<Vec<&str>> = facts.iter().map(|&f| rest(f, &lead)).collect();
+            let leads: BTreeSet<Vec<&str>> = facts.iter().map(|&f| lead_of(f, &lead)).collect();
+            // The lead names what stands on a cell, not a cell: none of its values is a
             // coordinate (dotsAndBoxes' `(line ?x1 ?y1 ?x2 ?y2)` joins two points).
             let coordinates: BTreeSet<&str> = cells.iter().flatten().copied().collect();
             let apart = leads.iter().flatten().all(|value| !coordinates.contains(value));
-            // Each board fills more than half a word, and the boards more than half their bits.
+            // Each board fills more than half its words, and the boards more than half their
+            // bits.
+            let words = cells.len().div_ceil(WORD);
             let dense = 2 * facts.len() > leads.len() * cells.len();
-            let fits = cells.len() <= WORD && 2 * cells.len() > WORD && leads.len() >= 2 && apart && dense;
-            if fits && best.is_none_or(|(len, _)| cells.len() > len) {
-                best = Some((cells.len(), (a, b)));
+            let fits = words <= 2 && 2 * cells.len() > words * WORD && leads.len() >= 2 && apart && dense;
+            let most_led = lead.iter().map(|&a| counts[a]).max().unwrap_or(0);
+            let fewest_cell = (0..arity).filter(|a| !lead.contains(a)).map(|a| counts[a]).min().unwrap_or(0);
+            let score = (most_led < fewest_cell, words == 1, cells.len());
+            if fits && best.as_ref().is_none_or(|(best, _)| score > *best) {
+                best = Some((score, lead));
             }
         }
     }
-    let (_, pair) = best?;
-    let mut cells: Vec<Vec<&str>> = facts.iter().map(|&f| rest(f, pair)).collect();
+    let (_, lead) = best?;
+    let mut cells: Vec<Vec<&str>> = facts.iter().map(|&f| rest(f, &lead)).collect();
     cells.sort_by(|x, y| compare_keys(x, y));
     cells.dedup();
     let mut by_lead: BTreeMap<Vec<&str>, Vec<usize>> = BTreeMap::new();
     for &f in facts {
-        by_lead.entry(lead(f, pair)).or_default().push(f);
+        by_lead.entry(lead_of(f, &lead)).or_default().push(f);
     }
     let mut leads: Vec<Vec<&str>> = by_lead.keys().cloned().collect();
     leads.sort_by(|x, y| compare_keys(x, y));
@@ -203,13 +213,31 @@ fn pair_boards(facts: &[usize], parsed: &[(String, Vec<String>)], fewest: Option
             let mut block: Block = vec![None; cells.len()];
             for &f in &by_lead[value] {
                 // Exact: `compare_keys` equates only equal symbols.
-                let k = cells.binary_search_by(|cell| compare_keys(cell, &rest(f, pair))).ok()?;
+                let k = cells.binary_search_by(|cell| compare_keys(cell, &rest(f, &lead))).ok()?;
                 block[k] = Some(f);
             }
             Some(block)
         })
         .collect::<Option<Vec<Block>>>()?;
     Some(blocks)
+}
+
+/// Every increasing sequence of `size` positions below `count`, in lexicographic order.
+fn combinations(count: usize, size: usize) -> Vec<Vec<usize>> {
+    fn extend(count: usize, size: usize, at: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if at.len() == size {
+            out.push(at.clone());
+            return;
+        }
+        for next in at.last().map_or(0, |&last| last + 1)..count {
+            at.push(next);
+            extend(count, size, at, out);
+            at.pop();
+        }
+    }
+    let mut out = Vec::new();
+    extend(count, size, &mut Vec::new(), &mut out);
+    out
 }
 
 /// The argument of a relation's facts with the fewest values; of equal counts, the last one.

@@ -179,7 +179,7 @@ fn a_pair_of_coordinates_leads_no_board() {
     base.sort();
     let parsed: Vec<(String, Vec<String>)> = base.iter().map(|fact| split(fact)).collect();
     let facts: Vec<usize> = (0..base.len()).collect();
-    assert_eq!(pair_boards(&facts, &parsed, fewest_values(&facts, &parsed)), None);
+    assert_eq!(lead_boards(&facts, &parsed, fewest_values(&facts, &parsed)), None);
 }
 
 #[test]
@@ -297,4 +297,37 @@ fn a_sparse_relation_is_not_spread_over_a_word_a_pair() {
     if let Some(bit_of) = layout(&base, &[]) {
         assert!(bit_of.iter().all(|&b| b < 64), "{bit_of:?}");
     }
+}
+
+#[test]
+fn a_player_a_piece_and_its_promotion_lead_a_board_of_two_words() {
+    // Shogi's (cell x y player piece promotion) on 81 cells: no pair of arguments leads a board
+    // of a word, and a file with a player would lead one of 126 facts over two words. Led by
+    // the player, the piece and its promotion, each is a board of the 81 cells from a word.
+    let mut base = Vec::new();
+    for x in 1..=9 {
+        for y in ["a", "b", "c", "d", "e", "f", "g", "h", "i"] {
+            for player in ["black", "white"] {
+                for (piece, promotion) in [("gold", "unpromotable"), ("pawn", "promoted"), ("pawn", "unpromoted")] {
+                    base.push(format!("(cell {x} {y} {player} {piece} {promotion})"));
+                }
+            }
+        }
+    }
+    base.sort();
+    let bit_of = layout(&base, &[]).expect("a new layout");
+    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    for player in ["black", "white"] {
+        for (piece, promotion) in [("gold", "unpromotable"), ("pawn", "promoted"), ("pawn", "unpromoted")] {
+            let first = bit(&format!("(cell 1 a {player} {piece} {promotion})"));
+            assert_eq!(first % 64, 0, "{player} {piece} {promotion} starts a word");
+            assert_eq!(bit(&format!("(cell 1 i {player} {piece} {promotion})")), first + 8);
+            assert_eq!(bit(&format!("(cell 2 a {player} {piece} {promotion})")), first + 9);
+            assert_eq!(bit(&format!("(cell 9 i {player} {piece} {promotion})")), first + 80);
+        }
+    }
+    let mut bits = bit_of.clone();
+    bits.sort_unstable();
+    bits.dedup();
+    assert_eq!(bits.len(), base.len(), "every fact has its own bit");
 }

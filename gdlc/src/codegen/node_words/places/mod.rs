@@ -82,7 +82,7 @@ fn second_place(atoms: &[String], at: &[usize], coordinates: &Coordinates) -> Op
 
 /// The place of every base fact on a board, when it has one, and the coordinates that name
 /// each place. A relation's facts are on a board when leaving out one argument (the colour, the
-/// mark), or two (a player and a piece), leaves coordinates of at least two atoms that name one bit within a word for each
+/// mark), or two (a player and a piece), or three (and its promotion), leaves coordinates of at least two atoms that name one bit within a word for each
 /// value of the argument left out, every value's board the same cells at the same distances
 /// (two colours of a small board may share a word, one after the other). A place is the bit of
 /// the coordinates in the board of the value that comes first; a template reads another
@@ -105,8 +105,8 @@ pub(super) fn board(base: &[String]) -> (Vec<Option<u32>>, Coordinates) {
             continue;
         }
         // The argument left out: of those that leave every value the same board, the one with
-        // the fewest values; else a pair of them (a player and a piece); with the place of every
-        // coordinates.
+        // the fewest values; else a pair of them (a player and a piece), or three; with the place
+        // of every coordinates.
         let best_of = |sets: &mut dyn Iterator<Item = Vec<usize>>| {
             let mut best: Option<LeftOut> = None;
             for left_out in sets {
@@ -123,10 +123,20 @@ pub(super) fn board(base: &[String]) -> (Vec<Option<u32>>, Coordinates) {
         // Boards that span words by one argument left out may each be one word by two (a
         // player's pieces: `(cell ?x ?y ?player ?piece)`), when two leave coordinates of two
         // atoms or more.
-        if arity >= 4 && best.as_ref().is_none_or(|(_, left_out, _)| !in_one_word(facts, left_out)) {
+        if arity >= 4 && best.as_ref().is_none_or(|(_, left_out, _)| board_words(facts, left_out) > 1) {
             let pairs = (0..arity).flat_map(|a| (a + 1..arity).map(move |b| vec![a, b]));
-            let pair = best_of(&mut pairs.filter(|left_out| in_one_word(facts, left_out)));
+            let pair = best_of(&mut pairs.filter(|left_out| board_words(facts, left_out) == 1));
             best = pair.or(best);
+        }
+        // Boards that span many words by one argument left out, and no word by two, may span
+        // two by three (a player, a piece and its promotion: shogi's 81 cells), when three leave
+        // coordinates of two atoms or more.
+        let words = best.as_ref().map_or(usize::MAX, |(_, left_out, _)| board_words(facts, left_out));
+        if arity >= 5 && words > 2 {
+            let triples =
+                (0..arity).flat_map(|a| (a + 1..arity).flat_map(move |b| (b + 1..arity).map(move |c| vec![a, b, c])));
+            let triple = best_of(&mut triples.filter(|left_out| board_words(facts, left_out) <= 2));
+            best = triple.or(best);
         }
         let Some((_, left_out, at)) = best else { continue };
         let value_of = |atoms: &[String]| -> Vec<String> { left_out.iter().map(|&j| atoms[j].clone()).collect() };
@@ -168,13 +178,13 @@ pub(super) fn board(base: &[String]) -> (Vec<Option<u32>>, Coordinates) {
 /// their positions, and the place of every coordinates.
 type LeftOut = (usize, Vec<usize>, BTreeMap<Vec<String>, u32>);
 
-/// Whether each value of the arguments `left_out` has its facts within one word.
-fn in_one_word(facts: &[(usize, Vec<String>)], left_out: &[usize]) -> bool {
+/// The most words that the facts of one value of the arguments `left_out` span.
+fn board_words(facts: &[(usize, Vec<String>)], left_out: &[usize]) -> usize {
     let mut words: BTreeMap<Vec<&String>, BTreeSet<usize>> = BTreeMap::new();
     for (i, atoms) in facts {
         words.entry(left_out.iter().map(|&j| &atoms[j]).collect()).or_default().insert(i / 64);
     }
-    words.values().all(|words| words.len() == 1)
+    words.values().map(BTreeSet::len).max().unwrap_or(0)
 }
 
 /// The boards of `facts` with the arguments `left_out` left out: for every coordinates (the other
@@ -314,8 +324,7 @@ pub(super) fn places(
             for (k, &i) in nodes.iter().enumerate() {
                 let at = match &option {
                     PlaceBy::Name(at) | PlaceBy::Relative(at, _) => {
-                        let key: Option<Vec<String>> = at.iter().map(|&j| atoms[k].get(j).cloned()).collect();
-                        key.and_then(|key| coordinates.get(&key).map(|&(place, _)| place))
+                        place_at(&atoms[k], at, coordinates).map(|(place, _)| place)
                     }
                     PlaceBy::OwnBit => board.own[i].map(|b| b % 64),
                     PlaceBy::FirstLiteral => ground.nodes[i].rules[0].first().and_then(|lit| match lit.prop {
@@ -389,8 +398,7 @@ pub(super) fn places(
 /// each word of the board are grouped apart.
 fn rest_at(atoms: &[String], used: &[usize], coordinates: &Coordinates) -> Vec<String> {
     let mut rest = rest_of(atoms, used);
-    let key: Option<Vec<String>> = used.iter().map(|&j| atoms.get(j).cloned()).collect();
-    if let Some(&(_, word)) = key.and_then(|key| coordinates.get(&key)) {
+    if let Some((_, word)) = place_at(atoms, used, coordinates) {
         if word > 0 {
             rest.push(format!("#word {word}"));
         }
@@ -398,12 +406,17 @@ fn rest_at(atoms: &[String], used: &[usize], coordinates: &Coordinates) -> Vec<S
     rest
 }
 
+/// The place and the word of the coordinates at positions `at` among `atoms`, when they name one.
+fn place_at(atoms: &[String], at: &[usize], coordinates: &Coordinates) -> Option<(u32, u32)> {
+    let key: Vec<String> = at.iter().map(|&j| atoms.get(j).cloned()).collect::<Option<_>>()?;
+    coordinates.get(&key).copied()
+}
+
 /// The rest of a name placed by the coordinates at `from` (see [`rest_at`]), with the
 /// coordinates at `to` replaced by their distance from the place, in bits of the board.
 fn rest_relative(atoms: &[String], from: &[usize], to: &[usize], coordinates: &Coordinates) -> Vec<String> {
     let bit = |at: &[usize]| -> Option<i64> {
-        let key: Vec<String> = at.iter().map(|&j| atoms.get(j).cloned()).collect::<Option<_>>()?;
-        coordinates.get(&key).map(|&(place, word)| i64::from(word) * 64 + i64::from(place))
+        place_at(atoms, at, coordinates).map(|(place, word)| i64::from(word) * 64 + i64::from(place))
     };
     let (Some(from_bit), Some(to_bit)) = (bit(from), bit(to)) else {
         // Atoms at `to` that name no place stay in the rest, as for a name placed by `from`.
@@ -488,3 +501,6 @@ fn atoms_of(name: &str) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests;
