@@ -22,25 +22,58 @@ impl<'g> Cones<'g> {
     /// The nodes that `values` reach, sorted, following the rules of only the nodes for which
     /// `descend` holds (the others are reached, but what they read is not).
     pub(super) fn cone_through(&self, values: &[Value], descend: impl Fn(u32) -> bool) -> Vec<u32> {
-        let mut seen = vec![false; self.ground.nodes.len()];
-        let mut stack: Vec<u32> = values
-            .iter()
-            .filter_map(|v| match v {
-                Value::Lit(Lit { prop: Prop::Node(n), .. }) => Some(*n),
-                _ => None,
-            })
-            .collect();
-        while let Some(n) = stack.pop() {
-            if std::mem::replace(&mut seen[n as usize], true) || !descend(n) {
+        let roots = values.iter().filter_map(|v| match v {
+            Value::Lit(Lit { prop: Prop::Node(n), .. }) => Some(*n),
+            _ => None,
+        });
+        let mut reached = Vec::new();
+        ConeWalk::new(self.ground.nodes.len()).walk(self.ground, roots, descend, |n| reached.push(n));
+        reached.sort_unstable();
+        reached
+    }
+}
+
+/// A walk over the nodes that some roots reach, made again and again from other roots: the
+/// nodes of each walk are stamped with its number, so that a walk costs the size of its cone,
+/// with nothing allocated or cleared between walks.
+pub(super) struct ConeWalk {
+    stamp: Vec<usize>,
+    walks: usize,
+    stack: Vec<u32>,
+}
+
+impl ConeWalk {
+    /// A walker over a ground program of `nodes` nodes.
+    pub(super) fn new(nodes: usize) -> Self {
+        ConeWalk { stamp: vec![usize::MAX; nodes], walks: 0, stack: Vec::new() }
+    }
+
+    /// Calls `visit` once with every node that `roots` reach in `ground`, following the rules of
+    /// only the nodes for which `descend` holds (the others are visited, but what they read is
+    /// not).
+    pub(super) fn walk(
+        &mut self,
+        ground: &Ground,
+        roots: impl IntoIterator<Item = u32>,
+        descend: impl Fn(u32) -> bool,
+        mut visit: impl FnMut(u32),
+    ) {
+        let walk = self.walks;
+        self.walks += 1;
+        self.stack.extend(roots);
+        while let Some(n) = self.stack.pop() {
+            if std::mem::replace(&mut self.stamp[n as usize], walk) == walk {
                 continue;
             }
-            for lit in self.ground.nodes[n as usize].rules.iter().flatten() {
-                if let Prop::Node(m) = lit.prop {
-                    stack.push(m);
-                }
+            visit(n);
+            if !descend(n) {
+                continue;
             }
+            self.stack.extend(ground.nodes[n as usize].rules.iter().flatten().filter_map(|lit| match lit.prop {
+                Prop::Node(m) => Some(m),
+                _ => None,
+            }));
         }
-        (0..self.ground.nodes.len() as u32).filter(|&n| seen[n as usize]).collect()
     }
 }
 

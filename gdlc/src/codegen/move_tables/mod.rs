@@ -11,6 +11,7 @@
 
 mod emit;
 
+use super::cones::ConeWalk;
 use crate::ground::{Ground, Lit, Prop, Value};
 use std::collections::BTreeMap;
 
@@ -413,28 +414,14 @@ const MIN_SAVED_LITERALS: usize = 16;
 /// move touches this cell" read 1,800 nodes of the moves between them; the 1,792 "some role
 /// makes this move" beside them read two literals each.
 fn worth_most(ground: &Ground, kinds: &[Kind], looked_up: Vec<u32>, capacity: usize) -> Vec<u32> {
-    // Each node's cone is walked once, the nodes it reaches stamped with the walk's number:
-    // nothing is allocated or scanned for each node, so the cost is the sum of the cones' sizes.
-    let mut stamp = vec![usize::MAX; ground.nodes.len()];
-    let mut stack: Vec<u32> = Vec::new();
+    let mut cones = ConeWalk::new(ground.nodes.len());
     let mut by_saved: Vec<(usize, u32)> = Vec::new();
-    for (walk, &n) in looked_up.iter().enumerate() {
+    for &n in &looked_up {
         let mut literals = 0;
-        stack.push(n);
-        while let Some(m) = stack.pop() {
-            if std::mem::replace(&mut stamp[m as usize], walk) == walk {
-                continue;
-            }
-            let rules = &ground.nodes[m as usize].rules;
-            literals += rules.iter().map(Vec::len).sum::<usize>();
-            if kinds[m as usize] == Kind::State {
-                continue;
-            }
-            stack.extend(rules.iter().flatten().filter_map(|lit| match lit.prop {
-                Prop::Node(read) => Some(read),
-                _ => None,
-            }));
-        }
+        let descend = |m: u32| kinds[m as usize] != Kind::State;
+        cones.walk(ground, [n], descend, |m| {
+            literals += ground.nodes[m as usize].rules.iter().map(Vec::len).sum::<usize>();
+        });
         if literals >= MIN_SAVED_LITERALS {
             by_saved.push((literals, n));
         }
