@@ -212,8 +212,23 @@ fn sancho_rate(harness: &Path, game: &Path, options: &Options) -> Figure {
     command.arg("SanchoPerf").arg(game).arg(options.seconds.to_string());
     let limit = Duration::from_secs(u64::from(options.setup_limit + options.seconds + 30));
     match run_for(&mut command, limit) {
-        Some(report) => rate(&report).unwrap_or_else(|| Figure::Missing("no figures in Sancho's report".to_string())),
+        Some(report) => match rate(&report) {
+            Some(figure) => within_setup(figure, options.setup_limit),
+            None => Figure::Missing("no figures in Sancho's report".to_string()),
+        },
         None => Figure::Missing(format!("no result (setup past {} s, or failed)", options.setup_limit)),
+    }
+}
+
+/// `figure`, unless its setup took longer than `limit` seconds: the process is given some time
+/// past the limit to report, and a setup that overran it is no result (Sancho, out of time on
+/// linesOfAction's 220 s setup, then reported millions of rollouts a second).
+fn within_setup(figure: Figure, limit: u32) -> Figure {
+    match figure {
+        Figure::Rate { setup: Some(seconds), .. } if seconds > f64::from(limit) => {
+            Figure::Missing(format!("no result (setup {seconds:.0} s, past {limit} s)"))
+        }
+        figure => figure,
     }
 }
 
@@ -320,5 +335,13 @@ mod tests {
         assert_eq!(median(figures.to_vec()), Figure::Rate { rollouts: 2.0, changes: 0.0, setup: Some(5.0) });
         let missing = Figure::Missing("setup".to_string());
         assert_eq!(median(vec![missing.clone()]), missing);
+    }
+
+    #[test]
+    fn a_setup_past_the_limit_is_no_result() {
+        let late = Figure::Rate { rollouts: 5_862_203.7, changes: 0.0, setup: Some(220.8) };
+        assert_eq!(within_setup(late, 200), Figure::Missing("no result (setup 221 s, past 200 s)".to_string()));
+        let timely = Figure::Rate { rollouts: 803.6, changes: 0.0, setup: Some(59.6) };
+        assert_eq!(within_setup(timely.clone(), 200), timely);
     }
 }
