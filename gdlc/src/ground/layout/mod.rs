@@ -153,9 +153,9 @@ fn blocks(base: &[String], coordinates: &[Coordinates]) -> (Vec<Block>, bool) {
 type Block = Vec<Option<usize>>;
 
 /// When a relation of four arguments or more is not led by another relation's board, and its
-/// fewest values leave blocks wider than a word or unlike each other, the blocks led by a pair
-/// of arguments (or, failing that, three) whose other arguments' values, over all the facts,
-/// are a board that fills more than half a word: chess's `(cell ?x ?y ?player ?piece)`, each
+/// fewest values leave blocks wider than a word or unlike each other, the blocks led by two or
+/// three arguments whose other arguments' values, over all the facts, are a board that fills
+/// more than half a word: chess's `(cell ?x ?y ?player ?piece)`, each
 /// player's piece a board of the 64 cells. A board that fits no word may take two, more than
 /// half filled: shogi's `(cell ?x ?y ?player ?piece ?promotion)`, each player's piece in each
 /// state of promotion a board of the 81 cells. A lead whose facts miss some cells (pawns never

@@ -82,8 +82,9 @@ fn second_place(atoms: &[String], at: &[usize], coordinates: &Coordinates) -> Op
 
 /// The place of every base fact on a board, when it has one, and the coordinates that name
 /// each place. A relation's facts are on a board when leaving out one argument (the colour, the
-/// mark), or two (a player and a piece), or three (and its promotion), leaves coordinates of at least two atoms that name one bit within a word for each
-/// value of the argument left out, every value's board the same cells at the same distances
+/// mark), or two (a player and a piece), or three (and its promotion), leaves coordinates of
+/// at least two atoms that name one bit within a word for each value of the arguments left
+/// out, every value's board the same cells at the same distances
 /// (two colours of a small board may share a word, one after the other). A place is the bit of
 /// the coordinates in the board of the value that comes first; a template reads another
 /// value's board shifted by the distance between the two. Coordinates must name one place for
