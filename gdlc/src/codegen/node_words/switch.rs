@@ -21,6 +21,15 @@ fn move_read(template: &Template) -> Option<u32> {
     })
 }
 
+/// The `|` of `terms`, each in parentheses when there are several; no bit when there are none.
+fn or_of(terms: &[TokenStream]) -> TokenStream {
+    match terms {
+        [] => quote!(0),
+        [term] => term.clone(),
+        _ => join(&terms.iter().map(|term| quote!((#term))).collect::<Vec<_>>(), quote!(|)),
+    }
+}
+
 impl Body<'_> {
     /// The `|` of `templates`, each the `&` of its mask and its literals' words. The templates
     /// that read a role's move of one kind or another are many where pieces move (one a piece
@@ -28,12 +37,11 @@ impl Body<'_> {
     /// [`MOVE_SWITCH_MIN`] or more read one role's move, they are one `match` on the kind
     /// played, whose arm computes only the templates of that kind.
     pub(crate) fn templates_or(&self, templates: &[&Template]) -> TokenStream {
-        let role_read =
-            |template: &Template| move_read(template).map(|kind| self.emitter.words.move_kinds[kind as usize].role);
+        let role_of = |kind: u32| self.emitter.words.move_kinds[kind as usize].role;
         let mut by_role: BTreeMap<u32, BTreeMap<u32, Vec<&Template>>> = BTreeMap::new();
         for &template in templates {
-            if let (Some(kind), Some(role)) = (move_read(template), role_read(template)) {
-                by_role.entry(role).or_default().entry(kind).or_default().push(template);
+            if let Some(kind) = move_read(template) {
+                by_role.entry(role_of(kind)).or_default().entry(kind).or_default().push(template);
             }
         }
         by_role.retain(|_, kinds| kinds.values().map(Vec::len).sum::<usize>() >= MOVE_SWITCH_MIN);
@@ -41,17 +49,13 @@ impl Body<'_> {
         let mut terms: Vec<TokenStream> = Vec::new();
         let mut switched: BTreeSet<u32> = BTreeSet::new();
         for &template in templates {
-            match role_read(template).filter(|role| by_role.contains_key(role)) {
+            match move_read(template).map(role_of).filter(|role| by_role.contains_key(role)) {
                 Some(role) if switched.insert(role) => terms.push(self.move_switch(role, &by_role[&role])),
                 Some(_) => {}
                 None => terms.push(self.template_term(template, None)),
             }
         }
-        match terms.as_slice() {
-            [] => quote!(0),
-            [term] => term.clone(),
-            _ => join(&terms.iter().map(|term| quote!((#term))).collect::<Vec<_>>(), quote!(|)),
-        }
+        or_of(&terms)
     }
 
     /// A template's term: the `&` of its mask and its literals' words, where a move of kind
@@ -72,10 +76,7 @@ impl Body<'_> {
         let arms = kinds.iter().map(|(&kind, templates)| {
             self.emitter.move_kinds_read.borrow_mut().insert(kind);
             let terms: Vec<TokenStream> = templates.iter().map(|t| self.template_term(t, Some(kind))).collect();
-            let terms = match terms.as_slice() {
-                [term] => term.clone(),
-                _ => join(&terms.iter().map(|term| quote!((#term))).collect::<Vec<_>>(), quote!(|)),
-            };
+            let terms = or_of(&terms);
             let kind = Literal::u32_unsuffixed(kind);
             quote!(#kind => #terms,)
         });
