@@ -26389,32 +26389,31 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                     SET[m / 64] >> (m % 64) & 1 != 0
                 });
         // g[0]: 24 node words, bit 33 (next (piece_count white 11)), bit 20 (next (piece_count black 11)), bit 32 (next (piece_count white 10)), bit 31 (next (piece_count white 9)), and 20 more; rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-        g[0] = ((0x3ffc00000 & s.0[3]
-            & 0u64.wrapping_sub((mt[16] & 0x400000000 != 0) as u64)))
-            | ((0x1ffe00 & s.0[3]
-                & 0u64.wrapping_sub((mt[16] & 0x800000000 != 0) as u64)))
-            | ((0x3ffc00000 & s.0[3]
-                & 0u64.wrapping_sub((mt[16] & 0x1000000000 != 0) as u64)))
-            | ((0x3ffc00000 & s.0[3]
-                & 0u64.wrapping_sub((mt[16] & 0x2000000000 != 0) as u64)))
-            | ((0x3ffc00000 & s.0[3]
-                & 0u64.wrapping_sub((mt[16] & 0x4000000000 != 0) as u64)))
-            | ((0x1ffe00 & s.0[3]
-                & 0u64.wrapping_sub((mt[16] & 0x8000000000 != 0) as u64)))
-            | ((0x1ffe00 & s.0[3]
-                & 0u64.wrapping_sub((mt[16] & 0x10000000000 != 0) as u64)))
-            | ((0x1ffe00 & s.0[3]
-                & 0u64.wrapping_sub((mt[16] & 0x20000000000 != 0) as u64)))
-            | ((0x3ffc00000 & (s.0[3] >> 1u32) & 0u64.wrapping_sub((n[1444]) as u64)))
-            | ((0x1ffe00 & (s.0[3] >> 1u32) & 0u64.wrapping_sub((n[1445]) as u64)))
-            | ((0xffe00 & (s.0[3] >> 2u32)
-                & 0u64.wrapping_sub((mt[16] & 0x1000000000 != 0) as u64)))
-            | ((0x1ffc00000 & (s.0[3] >> 2u32)
-                & 0u64.wrapping_sub((mt[16] & 0x8000000000 != 0) as u64)))
-            | ((0x7fe00 & (s.0[3] >> 3u32)
-                & 0u64.wrapping_sub((mt[16] & 0x2000000000 != 0) as u64)))
-            | ((0xffc00000 & (s.0[3] >> 3u32)
-                & 0u64.wrapping_sub((mt[16] & 0x10000000000 != 0) as u64)));
+        g[0] = (0x3ffc00000 & s.0[3]
+            & 0u64.wrapping_sub((mt[16] & 0x400000000 != 0) as u64))
+            | (0x1ffe00 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x800000000 != 0) as u64))
+            | (0x3ffc00000 & s.0[3]
+                & 0u64.wrapping_sub((mt[16] & 0x1000000000 != 0) as u64))
+            | (0x3ffc00000 & s.0[3]
+                & 0u64.wrapping_sub((mt[16] & 0x2000000000 != 0) as u64))
+            | (0x3ffc00000 & s.0[3]
+                & 0u64.wrapping_sub((mt[16] & 0x4000000000 != 0) as u64))
+            | (0x1ffe00 & s.0[3]
+                & 0u64.wrapping_sub((mt[16] & 0x8000000000 != 0) as u64))
+            | (0x1ffe00 & s.0[3]
+                & 0u64.wrapping_sub((mt[16] & 0x10000000000 != 0) as u64))
+            | (0x1ffe00 & s.0[3]
+                & 0u64.wrapping_sub((mt[16] & 0x20000000000 != 0) as u64))
+            | (0x3ffc00000 & (s.0[3] >> 1u32) & 0u64.wrapping_sub((n[1444]) as u64))
+            | (0x1ffe00 & (s.0[3] >> 1u32) & 0u64.wrapping_sub((n[1445]) as u64))
+            | (0xffe00 & (s.0[3] >> 2u32)
+                & 0u64.wrapping_sub((mt[16] & 0x1000000000 != 0) as u64))
+            | (0x1ffc00000 & (s.0[3] >> 2u32)
+                & 0u64.wrapping_sub((mt[16] & 0x8000000000 != 0) as u64))
+            | (0x7fe00 & (s.0[3] >> 3u32)
+                & 0u64.wrapping_sub((mt[16] & 0x2000000000 != 0) as u64))
+            | (0xffc00000 & (s.0[3] >> 3u32)
+                & 0u64.wrapping_sub((mt[16] & 0x10000000000 != 0) as u64));
     }
     nodes_part_10(s, joint, &mt, &mut n, &mut g);
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
@@ -42346,32 +42345,31 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                     SET[m / 64] >> (m % 64) & 1 != 0
                 });
         // g[0]: 24 node words, bit 33 (next (piece_count white 11)), bit 20 (next (piece_count black 11)), bit 32 (next (piece_count white 10)), bit 31 (next (piece_count white 9)), and 20 more; rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-        g[0] = ((0x3ffc00000 & s.0[3]
-            & 0u64.wrapping_sub((mt[16] & 0x400000000 != 0) as u64)))
-            | ((0x1ffe00 & s.0[3]
-                & 0u64.wrapping_sub((mt[16] & 0x800000000 != 0) as u64)))
-            | ((0x3ffc00000 & s.0[3]
-                & 0u64.wrapping_sub((mt[16] & 0x1000000000 != 0) as u64)))
-            | ((0x3ffc00000 & s.0[3]
-                & 0u64.wrapping_sub((mt[16] & 0x2000000000 != 0) as u64)))
-            | ((0x3ffc00000 & s.0[3]
-                & 0u64.wrapping_sub((mt[16] & 0x4000000000 != 0) as u64)))
-            | ((0x1ffe00 & s.0[3]
-                & 0u64.wrapping_sub((mt[16] & 0x8000000000 != 0) as u64)))
-            | ((0x1ffe00 & s.0[3]
-                & 0u64.wrapping_sub((mt[16] & 0x10000000000 != 0) as u64)))
-            | ((0x1ffe00 & s.0[3]
-                & 0u64.wrapping_sub((mt[16] & 0x20000000000 != 0) as u64)))
-            | ((0x3ffc00000 & (s.0[3] >> 1u32) & 0u64.wrapping_sub((n[1444]) as u64)))
-            | ((0x1ffe00 & (s.0[3] >> 1u32) & 0u64.wrapping_sub((n[1445]) as u64)))
-            | ((0xffe00 & (s.0[3] >> 2u32)
-                & 0u64.wrapping_sub((mt[16] & 0x1000000000 != 0) as u64)))
-            | ((0x1ffc00000 & (s.0[3] >> 2u32)
-                & 0u64.wrapping_sub((mt[16] & 0x8000000000 != 0) as u64)))
-            | ((0x7fe00 & (s.0[3] >> 3u32)
-                & 0u64.wrapping_sub((mt[16] & 0x2000000000 != 0) as u64)))
-            | ((0xffc00000 & (s.0[3] >> 3u32)
-                & 0u64.wrapping_sub((mt[16] & 0x10000000000 != 0) as u64)));
+        g[0] = (0x3ffc00000 & s.0[3]
+            & 0u64.wrapping_sub((mt[16] & 0x400000000 != 0) as u64))
+            | (0x1ffe00 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x800000000 != 0) as u64))
+            | (0x3ffc00000 & s.0[3]
+                & 0u64.wrapping_sub((mt[16] & 0x1000000000 != 0) as u64))
+            | (0x3ffc00000 & s.0[3]
+                & 0u64.wrapping_sub((mt[16] & 0x2000000000 != 0) as u64))
+            | (0x3ffc00000 & s.0[3]
+                & 0u64.wrapping_sub((mt[16] & 0x4000000000 != 0) as u64))
+            | (0x1ffe00 & s.0[3]
+                & 0u64.wrapping_sub((mt[16] & 0x8000000000 != 0) as u64))
+            | (0x1ffe00 & s.0[3]
+                & 0u64.wrapping_sub((mt[16] & 0x10000000000 != 0) as u64))
+            | (0x1ffe00 & s.0[3]
+                & 0u64.wrapping_sub((mt[16] & 0x20000000000 != 0) as u64))
+            | (0x3ffc00000 & (s.0[3] >> 1u32) & 0u64.wrapping_sub((n[1444]) as u64))
+            | (0x1ffe00 & (s.0[3] >> 1u32) & 0u64.wrapping_sub((n[1445]) as u64))
+            | (0xffe00 & (s.0[3] >> 2u32)
+                & 0u64.wrapping_sub((mt[16] & 0x1000000000 != 0) as u64))
+            | (0x1ffc00000 & (s.0[3] >> 2u32)
+                & 0u64.wrapping_sub((mt[16] & 0x8000000000 != 0) as u64))
+            | (0x7fe00 & (s.0[3] >> 3u32)
+                & 0u64.wrapping_sub((mt[16] & 0x2000000000 != 0) as u64))
+            | (0xffc00000 & (s.0[3] >> 3u32)
+                & 0u64.wrapping_sub((mt[16] & 0x10000000000 != 0) as u64));
     }
     nodes_part_6(s, joint, &mt, &mut n, &mut g);
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];

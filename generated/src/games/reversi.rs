@@ -879,24 +879,24 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 2];
     let mut g = [0u64; 20];
     // g[0]: 56 node words, bit 27 ((aux 1) 4 4 5 4), bit 26 ((aux 1) 4 4 3 4), bit 28 ((aux 1) 4 4 6 5), bit 35 ((aux 1) 5 5 5 4), and 52 more
-    g[0] = ((0x7f7f7f7f7f7f7f7f & s.0[0] & (s.0[1] >> 1u32)))
-        | ((0x7f7f7f7f7f7f7f7f & (s.0[0] >> 1u32) & s.0[1]));
+    g[0] = (0x7f7f7f7f7f7f7f7f & s.0[0] & (s.0[1] >> 1u32))
+        | (0x7f7f7f7f7f7f7f7f & (s.0[0] >> 1u32) & s.0[1]);
     // g[1]: 56 node words, bit 27 ((aux 1) 5 4 4 4), bit 19 ((aux 1) 3 4 4 4), bit 28 ((aux 1) 5 4 5 5), bit 20 ((aux 1) 3 4 5 5), and 52 more
-    g[1] = ((0xffffffffffffff & s.0[0] & (s.0[1] >> 8u32)))
-        | ((0xffffffffffffff & (s.0[0] >> 8u32) & s.0[1]));
+    g[1] = (0xffffffffffffff & s.0[0] & (s.0[1] >> 8u32))
+        | (0xffffffffffffff & (s.0[0] >> 8u32) & s.0[1]);
     // g[2]: 47 node words, bit 27 ((aux 1) 5 4 5 4), bit 18 ((aux 1) 3 4 3 4), bit 19 ((aux 1) 3 4 4 5), bit 28 ((aux 1) 5 4 6 5), and 43 more
-    g[2] = ((0x7e7f7f7f7f7f3f & s.0[0] & (s.0[1] >> 9u32)))
-        | ((0x7e7f7f7f7f7f3f & (s.0[0] >> 9u32) & s.0[1]));
+    g[2] = (0x7e7f7f7f7f7f3f & s.0[0] & (s.0[1] >> 9u32))
+        | (0x7e7f7f7f7f7f3f & (s.0[0] >> 9u32) & s.0[1]);
     // g[3]: 47 node words, bit 20 ((aux 1) 3 4 5 4), bit 27 ((aux 1) 5 4 3 4), bit 28 ((aux 1) 5 4 4 5), bit 21 ((aux 1) 3 4 6 5), and 43 more
-    g[3] = ((0x7efefefefefefc & s.0[0] & (s.0[1] >> 7u32)))
-        | ((0x7efefefefefefc & (s.0[0] >> 7u32) & s.0[1]));
+    g[3] = (0x7efefefefefefc & s.0[0] & (s.0[1] >> 7u32))
+        | (0x7efefefefefefc & (s.0[0] >> 7u32) & s.0[1]);
     // g[4]: 40 node words, bit 29 ((aux 2) 4 4 6 7), bit 28 ((aux 2) 4 4 5 6), bit 27 ((aux 2) 4 4 4 5), bit 25 ((aux 2) 4 4 3 2), and 36 more
-    g[4] = ((0x3e3e3e3e3e3e3e3e & s.0[0] & (s.0[0] >> 1u32)))
-        | ((0x3e3e3e3e3e3e3e3e & s.0[1] & (s.0[1] >> 1u32)));
+    g[4] = (0x3e3e3e3e3e3e3e3e & s.0[0] & (s.0[0] >> 1u32))
+        | (0x3e3e3e3e3e3e3e3e & s.0[1] & (s.0[1] >> 1u32));
     // g[5]: 40 node words, bit 29 (hasothercolorindir 4 6 n), bit 28 (hasothercolorindir 4 5 n), bit 27 (hasothercolorindir 4 4 n), bit 37 (hasothercolorindir 5 6 n), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x3e3e3e3e3e3e3e3e & g[0]))
-            | ((0x2020202020202020 & (g[0] >> 1u32) & g[4]));
+        let mut w: u64 = (0x3e3e3e3e3e3e3e3e & g[0])
+            | (0x2020202020202020 & (g[0] >> 1u32) & g[4]);
         let mut p: u64 = 0x1e1e1e1e1e1e1e1e & g[4];
         w |= p & (w >> 1u32);
         p &= p >> 1u32;
@@ -906,12 +906,12 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
         g[5] = w;
     }
     // g[6]: 40 node words, bit 43 ((aux 2) 6 7 4 4), bit 35 ((aux 2) 5 6 4 4), bit 27 ((aux 2) 4 5 4 4), bit 44 ((aux 2) 6 7 5 5), and 36 more
-    g[6] = ((0xffffffffff00 & s.0[0] & (s.0[0] >> 8u32)))
-        | ((0xffffffffff00 & s.0[1] & (s.0[1] >> 8u32)));
+    g[6] = (0xffffffffff00 & s.0[0] & (s.0[0] >> 8u32))
+        | (0xffffffffff00 & s.0[1] & (s.0[1] >> 8u32));
     // g[7]: 40 node words, bit 43 (hasothercolorindir 6 4 e), bit 35 (hasothercolorindir 5 4 e), bit 27 (hasothercolorindir 4 4 e), bit 44 (hasothercolorindir 6 5 e), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0xffffffffff00 & g[1]))
-            | ((0xff0000000000 & (g[1] >> 8u32) & g[6]));
+        let mut w: u64 = (0xffffffffff00 & g[1])
+            | (0xff0000000000 & (g[1] >> 8u32) & g[6]);
         let mut p: u64 = 0xffffffff00 & g[6];
         w |= p & (w >> 8u32);
         p &= p >> 8u32;
@@ -922,8 +922,8 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     }
     // g[8]: 40 node words, bit 26 (hasothercolorindir 4 3 s), bit 27 (hasothercolorindir 4 4 s), bit 28 (hasothercolorindir 4 5 s), bit 34 (hasothercolorindir 5 3 s), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x404040404040404 & (g[0] << 2u32) & (g[4] << 1u32)))
-            | ((0x7c7c7c7c7c7c7c7c & (g[0] << 1u32)));
+        let mut w: u64 = (0x404040404040404 & (g[0] << 2u32) & (g[4] << 1u32))
+            | (0x7c7c7c7c7c7c7c7c & (g[0] << 1u32));
         let mut p: u64 = 0x7878787878787878 & (g[4] << 1u32);
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -934,8 +934,8 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     }
     // g[9]: 40 node words, bit 19 (hasothercolorindir 3 4 w), bit 27 (hasothercolorindir 4 4 w), bit 35 (hasothercolorindir 5 4 w), bit 20 (hasothercolorindir 3 5 w), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0xff0000 & (g[1] << 16u32) & (g[6] << 8u32)))
-            | ((0xffffffffff0000 & (g[1] << 8u32)));
+        let mut w: u64 = (0xff0000 & (g[1] << 16u32) & (g[6] << 8u32))
+            | (0xffffffffff0000 & (g[1] << 8u32));
         let mut p: u64 = 0xffffffff000000 & (g[6] << 8u32);
         w |= p & (w << 8u32);
         p &= p << 8u32;
@@ -945,12 +945,12 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
         g[9] = w;
     }
     // g[10]: 25 node words, bit 9 ((aux 2) 3 2 3 2), bit 18 ((aux 2) 4 3 4 3), bit 27 ((aux 2) 4 5 4 5), bit 37 ((aux 2) 5 6 6 7), and 21 more
-    g[10] = ((0x3e3e3e3e3e00 & s.0[0] & (s.0[0] >> 9u32)))
-        | ((0x3e3e3e3e3e00 & s.0[1] & (s.0[1] >> 9u32)));
+    g[10] = (0x3e3e3e3e3e00 & s.0[0] & (s.0[0] >> 9u32))
+        | (0x3e3e3e3e3e00 & s.0[1] & (s.0[1] >> 9u32));
     // g[11]: 25 node words, bit 18 (hasothercolorindir 3 3 sw), bit 27 (hasothercolorindir 4 4 sw), bit 36 (hasothercolorindir 5 5 sw), bit 19 (hasothercolorindir 3 4 sw), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x40404047c0000 & (g[2] << 18u32) & (g[10] << 9u32)))
-            | ((0x7c7c7c7c7c0000 & (g[2] << 9u32)));
+        let mut w: u64 = (0x40404047c0000 & (g[2] << 18u32) & (g[10] << 9u32))
+            | (0x7c7c7c7c7c0000 & (g[2] << 9u32));
         let mut p: u64 = 0x78787878000000 & (g[10] << 9u32);
         w |= p & (w << 9u32);
         p &= p << 9u32;
@@ -960,12 +960,12 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
         g[11] = w;
     }
     // g[12]: 25 node words, bit 34 ((aux 2) 5 6 3 2), bit 27 ((aux 2) 4 5 4 3), bit 20 ((aux 2) 4 3 4 5), bit 13 ((aux 2) 3 2 5 6), and 21 more
-    g[12] = ((0x7c7c7c7c7c00 & s.0[0] & (s.0[0] >> 7u32)))
-        | ((0x7c7c7c7c7c00 & s.0[1] & (s.0[1] >> 7u32)));
+    g[12] = (0x7c7c7c7c7c00 & s.0[0] & (s.0[0] >> 7u32))
+        | (0x7c7c7c7c7c00 & s.0[1] & (s.0[1] >> 7u32));
     // g[13]: 25 node words, bit 34 (hasothercolorindir 5 3 se), bit 27 (hasothercolorindir 4 4 se), bit 20 (hasothercolorindir 3 5 se), bit 42 (hasothercolorindir 6 3 se), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x7c7c7c7c7c00 & g[3]))
-            | ((0x7c0404040400 & (g[3] >> 7u32) & g[12]));
+        let mut w: u64 = (0x7c7c7c7c7c00 & g[3])
+            | (0x7c0404040400 & (g[3] >> 7u32) & g[12]);
         let mut p: u64 = 0x7878787800 & g[12];
         w |= p & (w >> 7u32);
         p &= p >> 7u32;
@@ -976,8 +976,8 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     }
     // g[14]: 25 node words, bit 20 (hasothercolorindir 3 5 nw), bit 27 (hasothercolorindir 4 4 nw), bit 34 (hasothercolorindir 5 3 nw), bit 21 (hasothercolorindir 3 6 nw), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x202020203e0000 & (g[3] << 14u32) & (g[12] << 7u32)))
-            | ((0x3e3e3e3e3e0000 & (g[3] << 7u32)));
+        let mut w: u64 = (0x202020203e0000 & (g[3] << 14u32) & (g[12] << 7u32))
+            | (0x3e3e3e3e3e0000 & (g[3] << 7u32));
         let mut p: u64 = 0x1e1e1e1e000000 & (g[12] << 7u32);
         w |= p & (w << 7u32);
         p &= p << 7u32;
@@ -988,8 +988,8 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     }
     // g[15]: 25 node words, bit 37 (hasothercolorindir 5 6 ne), bit 28 (hasothercolorindir 4 5 ne), bit 19 (hasothercolorindir 3 4 ne), bit 44 (hasothercolorindir 6 5 ne), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x3e3e3e3e3e00 & g[2]))
-            | ((0x3e2020202000 & (g[2] >> 9u32) & g[10]));
+        let mut w: u64 = (0x3e3e3e3e3e00 & g[2])
+            | (0x3e2020202000 & (g[2] >> 9u32) & g[10]);
         let mut p: u64 = 0x1e1e1e1e00 & g[10];
         w |= p & (w >> 9u32);
         p &= p >> 9u32;
@@ -999,33 +999,33 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
         g[15] = w;
     }
     // g[16]: 64 node words, bit 27 ((aux 2) 4 4 4 4), bit 28 ((aux 2) 4 4 5 5), bit 35 ((aux 2) 5 5 4 4), bit 36 ((aux 2) 5 5 5 5), and 60 more
-    g[16] = ((0xffffffffffffffff & s.0[0])) | ((0xffffffffffffffff & s.0[1]));
+    g[16] = (0xffffffffffffffff & s.0[0]) | (0xffffffffffffffff & s.0[1]);
     // g[17]: 64 node words, bit 0 ((aux 4) 1 1 black), bit 1 ((aux 4) 1 2 black), bit 2 ((aux 4) 1 3 black), bit 3 ((aux 4) 1 4 black), and 60 more
-    g[17] = ((0x404040404fc0000 & (s.0[1] << 9u32) & (g[2] << 18u32)))
-        | ((0xf8f8f8f8f8000000 & (s.0[1] << 9u32) & (g[11] << 9u32)))
-        | ((0xff0000 & (s.0[1] << 8u32) & (g[1] << 16u32)))
-        | ((0xffffffffff000000 & (s.0[1] << 8u32) & (g[9] << 8u32)))
-        | ((0x20202020203f0000 & (s.0[1] << 7u32) & (g[3] << 14u32)))
-        | ((0x1f1f1f1f1f000000 & (s.0[1] << 7u32) & (g[14] << 7u32)))
-        | ((0x404040404040404 & (s.0[1] << 1u32) & (g[0] << 2u32)))
-        | ((0xf8f8f8f8f8f8f8f8 & (s.0[1] << 1u32) & (g[8] << 1u32)))
-        | ((0x2020202020202020 & (s.0[1] >> 1u32) & (g[0] >> 1u32)))
-        | ((0x1f1f1f1f1f1f1f1f & (s.0[1] >> 1u32) & (g[5] >> 1u32)))
-        | ((0xfc0404040404 & (s.0[1] >> 7u32) & (g[3] >> 7u32)))
-        | ((0xf8f8f8f8f8 & (s.0[1] >> 7u32) & (g[13] >> 7u32)))
-        | ((0xff0000000000 & (s.0[1] >> 8u32) & (g[1] >> 8u32)))
-        | ((0xffffffffff & (s.0[1] >> 8u32) & (g[7] >> 8u32)))
-        | ((0x3f2020202020 & (s.0[1] >> 9u32) & (g[2] >> 9u32)))
-        | ((0x1f1f1f1f1f & (s.0[1] >> 9u32) & (g[15] >> 9u32)));
+    g[17] = (0x404040404fc0000 & (s.0[1] << 9u32) & (g[2] << 18u32))
+        | (0xf8f8f8f8f8000000 & (s.0[1] << 9u32) & (g[11] << 9u32))
+        | (0xff0000 & (s.0[1] << 8u32) & (g[1] << 16u32))
+        | (0xffffffffff000000 & (s.0[1] << 8u32) & (g[9] << 8u32))
+        | (0x20202020203f0000 & (s.0[1] << 7u32) & (g[3] << 14u32))
+        | (0x1f1f1f1f1f000000 & (s.0[1] << 7u32) & (g[14] << 7u32))
+        | (0x404040404040404 & (s.0[1] << 1u32) & (g[0] << 2u32))
+        | (0xf8f8f8f8f8f8f8f8 & (s.0[1] << 1u32) & (g[8] << 1u32))
+        | (0x2020202020202020 & (s.0[1] >> 1u32) & (g[0] >> 1u32))
+        | (0x1f1f1f1f1f1f1f1f & (s.0[1] >> 1u32) & (g[5] >> 1u32))
+        | (0xfc0404040404 & (s.0[1] >> 7u32) & (g[3] >> 7u32))
+        | (0xf8f8f8f8f8 & (s.0[1] >> 7u32) & (g[13] >> 7u32))
+        | (0xff0000000000 & (s.0[1] >> 8u32) & (g[1] >> 8u32))
+        | (0xffffffffff & (s.0[1] >> 8u32) & (g[7] >> 8u32))
+        | (0x3f2020202020 & (s.0[1] >> 9u32) & (g[2] >> 9u32))
+        | (0x1f1f1f1f1f & (s.0[1] >> 9u32) & (g[15] >> 9u32));
     // g[18]: 8 node words, bit 24 ((aux 5) 1 black), bit 25 ((aux 5) 2 black), bit 26 ((aux 5) 3 black), bit 27 ((aux 5) 4 black), and 4 more
-    g[18] = ((0xff000000 & !(g[16] << 24u32) & (g[17] << 24u32)))
-        | ((0xff000000 & !(g[16] << 16u32) & (g[17] << 16u32)))
-        | ((0xff000000 & !(g[16] << 8u32) & (g[17] << 8u32)))
-        | ((0xff000000 & !g[16] & g[17]))
-        | ((0xff000000 & !(g[16] >> 8u32) & (g[17] >> 8u32)))
-        | ((0xff000000 & !(g[16] >> 16u32) & (g[17] >> 16u32)))
-        | ((0xff000000 & !(g[16] >> 24u32) & (g[17] >> 24u32)))
-        | ((0xff000000 & !(g[16] >> 32u32) & (g[17] >> 32u32)));
+    g[18] = (0xff000000 & !(g[16] << 24u32) & (g[17] << 24u32))
+        | (0xff000000 & !(g[16] << 16u32) & (g[17] << 16u32))
+        | (0xff000000 & !(g[16] << 8u32) & (g[17] << 8u32))
+        | (0xff000000 & !g[16] & g[17])
+        | (0xff000000 & !(g[16] >> 8u32) & (g[17] >> 8u32))
+        | (0xff000000 & !(g[16] >> 16u32) & (g[17] >> 16u32))
+        | (0xff000000 & !(g[16] >> 24u32) & (g[17] >> 24u32))
+        | (0xff000000 & !(g[16] >> 32u32) & (g[17] >> 32u32));
     // n[0]: (playercanmove black), rules at reversi.kif:55
     n[0] = 0xff000000 & g[18] != 0;
     // n[1]: (legal black noop), rules at reversi.kif:58, 61
@@ -1052,24 +1052,24 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 2];
     let mut g = [0u64; 20];
     // g[0]: 56 node words, bit 27 ((aux 1) 4 4 5 4), bit 26 ((aux 1) 4 4 3 4), bit 28 ((aux 1) 4 4 6 5), bit 35 ((aux 1) 5 5 5 4), and 52 more
-    g[0] = ((0x7f7f7f7f7f7f7f7f & s.0[0] & (s.0[1] >> 1u32)))
-        | ((0x7f7f7f7f7f7f7f7f & (s.0[0] >> 1u32) & s.0[1]));
+    g[0] = (0x7f7f7f7f7f7f7f7f & s.0[0] & (s.0[1] >> 1u32))
+        | (0x7f7f7f7f7f7f7f7f & (s.0[0] >> 1u32) & s.0[1]);
     // g[1]: 56 node words, bit 27 ((aux 1) 5 4 4 4), bit 19 ((aux 1) 3 4 4 4), bit 28 ((aux 1) 5 4 5 5), bit 20 ((aux 1) 3 4 5 5), and 52 more
-    g[1] = ((0xffffffffffffff & s.0[0] & (s.0[1] >> 8u32)))
-        | ((0xffffffffffffff & (s.0[0] >> 8u32) & s.0[1]));
+    g[1] = (0xffffffffffffff & s.0[0] & (s.0[1] >> 8u32))
+        | (0xffffffffffffff & (s.0[0] >> 8u32) & s.0[1]);
     // g[2]: 47 node words, bit 27 ((aux 1) 5 4 5 4), bit 18 ((aux 1) 3 4 3 4), bit 19 ((aux 1) 3 4 4 5), bit 28 ((aux 1) 5 4 6 5), and 43 more
-    g[2] = ((0x7e7f7f7f7f7f3f & s.0[0] & (s.0[1] >> 9u32)))
-        | ((0x7e7f7f7f7f7f3f & (s.0[0] >> 9u32) & s.0[1]));
+    g[2] = (0x7e7f7f7f7f7f3f & s.0[0] & (s.0[1] >> 9u32))
+        | (0x7e7f7f7f7f7f3f & (s.0[0] >> 9u32) & s.0[1]);
     // g[3]: 47 node words, bit 20 ((aux 1) 3 4 5 4), bit 27 ((aux 1) 5 4 3 4), bit 28 ((aux 1) 5 4 4 5), bit 21 ((aux 1) 3 4 6 5), and 43 more
-    g[3] = ((0x7efefefefefefc & s.0[0] & (s.0[1] >> 7u32)))
-        | ((0x7efefefefefefc & (s.0[0] >> 7u32) & s.0[1]));
+    g[3] = (0x7efefefefefefc & s.0[0] & (s.0[1] >> 7u32))
+        | (0x7efefefefefefc & (s.0[0] >> 7u32) & s.0[1]);
     // g[4]: 40 node words, bit 29 ((aux 2) 4 4 6 7), bit 28 ((aux 2) 4 4 5 6), bit 27 ((aux 2) 4 4 4 5), bit 25 ((aux 2) 4 4 3 2), and 36 more
-    g[4] = ((0x3e3e3e3e3e3e3e3e & s.0[0] & (s.0[0] >> 1u32)))
-        | ((0x3e3e3e3e3e3e3e3e & s.0[1] & (s.0[1] >> 1u32)));
+    g[4] = (0x3e3e3e3e3e3e3e3e & s.0[0] & (s.0[0] >> 1u32))
+        | (0x3e3e3e3e3e3e3e3e & s.0[1] & (s.0[1] >> 1u32));
     // g[5]: 40 node words, bit 29 (hasothercolorindir 4 6 n), bit 28 (hasothercolorindir 4 5 n), bit 27 (hasothercolorindir 4 4 n), bit 37 (hasothercolorindir 5 6 n), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x3e3e3e3e3e3e3e3e & g[0]))
-            | ((0x2020202020202020 & (g[0] >> 1u32) & g[4]));
+        let mut w: u64 = (0x3e3e3e3e3e3e3e3e & g[0])
+            | (0x2020202020202020 & (g[0] >> 1u32) & g[4]);
         let mut p: u64 = 0x1e1e1e1e1e1e1e1e & g[4];
         w |= p & (w >> 1u32);
         p &= p >> 1u32;
@@ -1079,12 +1079,12 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
         g[5] = w;
     }
     // g[6]: 40 node words, bit 43 ((aux 2) 6 7 4 4), bit 35 ((aux 2) 5 6 4 4), bit 27 ((aux 2) 4 5 4 4), bit 44 ((aux 2) 6 7 5 5), and 36 more
-    g[6] = ((0xffffffffff00 & s.0[0] & (s.0[0] >> 8u32)))
-        | ((0xffffffffff00 & s.0[1] & (s.0[1] >> 8u32)));
+    g[6] = (0xffffffffff00 & s.0[0] & (s.0[0] >> 8u32))
+        | (0xffffffffff00 & s.0[1] & (s.0[1] >> 8u32));
     // g[7]: 40 node words, bit 43 (hasothercolorindir 6 4 e), bit 35 (hasothercolorindir 5 4 e), bit 27 (hasothercolorindir 4 4 e), bit 44 (hasothercolorindir 6 5 e), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0xffffffffff00 & g[1]))
-            | ((0xff0000000000 & (g[1] >> 8u32) & g[6]));
+        let mut w: u64 = (0xffffffffff00 & g[1])
+            | (0xff0000000000 & (g[1] >> 8u32) & g[6]);
         let mut p: u64 = 0xffffffff00 & g[6];
         w |= p & (w >> 8u32);
         p &= p >> 8u32;
@@ -1095,8 +1095,8 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     }
     // g[8]: 40 node words, bit 26 (hasothercolorindir 4 3 s), bit 27 (hasothercolorindir 4 4 s), bit 28 (hasothercolorindir 4 5 s), bit 34 (hasothercolorindir 5 3 s), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x404040404040404 & (g[0] << 2u32) & (g[4] << 1u32)))
-            | ((0x7c7c7c7c7c7c7c7c & (g[0] << 1u32)));
+        let mut w: u64 = (0x404040404040404 & (g[0] << 2u32) & (g[4] << 1u32))
+            | (0x7c7c7c7c7c7c7c7c & (g[0] << 1u32));
         let mut p: u64 = 0x7878787878787878 & (g[4] << 1u32);
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -1107,8 +1107,8 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     }
     // g[9]: 40 node words, bit 19 (hasothercolorindir 3 4 w), bit 27 (hasothercolorindir 4 4 w), bit 35 (hasothercolorindir 5 4 w), bit 20 (hasothercolorindir 3 5 w), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0xff0000 & (g[1] << 16u32) & (g[6] << 8u32)))
-            | ((0xffffffffff0000 & (g[1] << 8u32)));
+        let mut w: u64 = (0xff0000 & (g[1] << 16u32) & (g[6] << 8u32))
+            | (0xffffffffff0000 & (g[1] << 8u32));
         let mut p: u64 = 0xffffffff000000 & (g[6] << 8u32);
         w |= p & (w << 8u32);
         p &= p << 8u32;
@@ -1118,12 +1118,12 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
         g[9] = w;
     }
     // g[10]: 25 node words, bit 9 ((aux 2) 3 2 3 2), bit 18 ((aux 2) 4 3 4 3), bit 27 ((aux 2) 4 5 4 5), bit 37 ((aux 2) 5 6 6 7), and 21 more
-    g[10] = ((0x3e3e3e3e3e00 & s.0[0] & (s.0[0] >> 9u32)))
-        | ((0x3e3e3e3e3e00 & s.0[1] & (s.0[1] >> 9u32)));
+    g[10] = (0x3e3e3e3e3e00 & s.0[0] & (s.0[0] >> 9u32))
+        | (0x3e3e3e3e3e00 & s.0[1] & (s.0[1] >> 9u32));
     // g[11]: 25 node words, bit 18 (hasothercolorindir 3 3 sw), bit 27 (hasothercolorindir 4 4 sw), bit 36 (hasothercolorindir 5 5 sw), bit 19 (hasothercolorindir 3 4 sw), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x40404047c0000 & (g[2] << 18u32) & (g[10] << 9u32)))
-            | ((0x7c7c7c7c7c0000 & (g[2] << 9u32)));
+        let mut w: u64 = (0x40404047c0000 & (g[2] << 18u32) & (g[10] << 9u32))
+            | (0x7c7c7c7c7c0000 & (g[2] << 9u32));
         let mut p: u64 = 0x78787878000000 & (g[10] << 9u32);
         w |= p & (w << 9u32);
         p &= p << 9u32;
@@ -1133,12 +1133,12 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
         g[11] = w;
     }
     // g[12]: 25 node words, bit 34 ((aux 2) 5 6 3 2), bit 27 ((aux 2) 4 5 4 3), bit 20 ((aux 2) 4 3 4 5), bit 13 ((aux 2) 3 2 5 6), and 21 more
-    g[12] = ((0x7c7c7c7c7c00 & s.0[0] & (s.0[0] >> 7u32)))
-        | ((0x7c7c7c7c7c00 & s.0[1] & (s.0[1] >> 7u32)));
+    g[12] = (0x7c7c7c7c7c00 & s.0[0] & (s.0[0] >> 7u32))
+        | (0x7c7c7c7c7c00 & s.0[1] & (s.0[1] >> 7u32));
     // g[13]: 25 node words, bit 34 (hasothercolorindir 5 3 se), bit 27 (hasothercolorindir 4 4 se), bit 20 (hasothercolorindir 3 5 se), bit 42 (hasothercolorindir 6 3 se), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x7c7c7c7c7c00 & g[3]))
-            | ((0x7c0404040400 & (g[3] >> 7u32) & g[12]));
+        let mut w: u64 = (0x7c7c7c7c7c00 & g[3])
+            | (0x7c0404040400 & (g[3] >> 7u32) & g[12]);
         let mut p: u64 = 0x7878787800 & g[12];
         w |= p & (w >> 7u32);
         p &= p >> 7u32;
@@ -1149,8 +1149,8 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     }
     // g[14]: 25 node words, bit 20 (hasothercolorindir 3 5 nw), bit 27 (hasothercolorindir 4 4 nw), bit 34 (hasothercolorindir 5 3 nw), bit 21 (hasothercolorindir 3 6 nw), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x202020203e0000 & (g[3] << 14u32) & (g[12] << 7u32)))
-            | ((0x3e3e3e3e3e0000 & (g[3] << 7u32)));
+        let mut w: u64 = (0x202020203e0000 & (g[3] << 14u32) & (g[12] << 7u32))
+            | (0x3e3e3e3e3e0000 & (g[3] << 7u32));
         let mut p: u64 = 0x1e1e1e1e000000 & (g[12] << 7u32);
         w |= p & (w << 7u32);
         p &= p << 7u32;
@@ -1161,8 +1161,8 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     }
     // g[15]: 25 node words, bit 37 (hasothercolorindir 5 6 ne), bit 28 (hasothercolorindir 4 5 ne), bit 19 (hasothercolorindir 3 4 ne), bit 44 (hasothercolorindir 6 5 ne), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x3e3e3e3e3e00 & g[2]))
-            | ((0x3e2020202000 & (g[2] >> 9u32) & g[10]));
+        let mut w: u64 = (0x3e3e3e3e3e00 & g[2])
+            | (0x3e2020202000 & (g[2] >> 9u32) & g[10]);
         let mut p: u64 = 0x1e1e1e1e00 & g[10];
         w |= p & (w >> 9u32);
         p &= p >> 9u32;
@@ -1172,33 +1172,33 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
         g[15] = w;
     }
     // g[16]: 64 node words, bit 27 ((aux 2) 4 4 4 4), bit 28 ((aux 2) 4 4 5 5), bit 35 ((aux 2) 5 5 4 4), bit 36 ((aux 2) 5 5 5 5), and 60 more
-    g[16] = ((0xffffffffffffffff & s.0[0])) | ((0xffffffffffffffff & s.0[1]));
+    g[16] = (0xffffffffffffffff & s.0[0]) | (0xffffffffffffffff & s.0[1]);
     // g[17]: 64 node words, bit 0 ((aux 4) 1 1 red), bit 1 ((aux 4) 1 2 red), bit 2 ((aux 4) 1 3 red), bit 3 ((aux 4) 1 4 red), and 60 more
-    g[17] = ((0x404040404fc0000 & (s.0[0] << 9u32) & (g[2] << 18u32)))
-        | ((0xf8f8f8f8f8000000 & (s.0[0] << 9u32) & (g[11] << 9u32)))
-        | ((0xff0000 & (s.0[0] << 8u32) & (g[1] << 16u32)))
-        | ((0xffffffffff000000 & (s.0[0] << 8u32) & (g[9] << 8u32)))
-        | ((0x20202020203f0000 & (s.0[0] << 7u32) & (g[3] << 14u32)))
-        | ((0x1f1f1f1f1f000000 & (s.0[0] << 7u32) & (g[14] << 7u32)))
-        | ((0x404040404040404 & (s.0[0] << 1u32) & (g[0] << 2u32)))
-        | ((0xf8f8f8f8f8f8f8f8 & (s.0[0] << 1u32) & (g[8] << 1u32)))
-        | ((0x2020202020202020 & (s.0[0] >> 1u32) & (g[0] >> 1u32)))
-        | ((0x1f1f1f1f1f1f1f1f & (s.0[0] >> 1u32) & (g[5] >> 1u32)))
-        | ((0xfc0404040404 & (s.0[0] >> 7u32) & (g[3] >> 7u32)))
-        | ((0xf8f8f8f8f8 & (s.0[0] >> 7u32) & (g[13] >> 7u32)))
-        | ((0xff0000000000 & (s.0[0] >> 8u32) & (g[1] >> 8u32)))
-        | ((0xffffffffff & (s.0[0] >> 8u32) & (g[7] >> 8u32)))
-        | ((0x3f2020202020 & (s.0[0] >> 9u32) & (g[2] >> 9u32)))
-        | ((0x1f1f1f1f1f & (s.0[0] >> 9u32) & (g[15] >> 9u32)));
+    g[17] = (0x404040404fc0000 & (s.0[0] << 9u32) & (g[2] << 18u32))
+        | (0xf8f8f8f8f8000000 & (s.0[0] << 9u32) & (g[11] << 9u32))
+        | (0xff0000 & (s.0[0] << 8u32) & (g[1] << 16u32))
+        | (0xffffffffff000000 & (s.0[0] << 8u32) & (g[9] << 8u32))
+        | (0x20202020203f0000 & (s.0[0] << 7u32) & (g[3] << 14u32))
+        | (0x1f1f1f1f1f000000 & (s.0[0] << 7u32) & (g[14] << 7u32))
+        | (0x404040404040404 & (s.0[0] << 1u32) & (g[0] << 2u32))
+        | (0xf8f8f8f8f8f8f8f8 & (s.0[0] << 1u32) & (g[8] << 1u32))
+        | (0x2020202020202020 & (s.0[0] >> 1u32) & (g[0] >> 1u32))
+        | (0x1f1f1f1f1f1f1f1f & (s.0[0] >> 1u32) & (g[5] >> 1u32))
+        | (0xfc0404040404 & (s.0[0] >> 7u32) & (g[3] >> 7u32))
+        | (0xf8f8f8f8f8 & (s.0[0] >> 7u32) & (g[13] >> 7u32))
+        | (0xff0000000000 & (s.0[0] >> 8u32) & (g[1] >> 8u32))
+        | (0xffffffffff & (s.0[0] >> 8u32) & (g[7] >> 8u32))
+        | (0x3f2020202020 & (s.0[0] >> 9u32) & (g[2] >> 9u32))
+        | (0x1f1f1f1f1f & (s.0[0] >> 9u32) & (g[15] >> 9u32));
     // g[18]: 8 node words, bit 24 ((aux 5) 1 red), bit 25 ((aux 5) 2 red), bit 26 ((aux 5) 3 red), bit 27 ((aux 5) 4 red), and 4 more
-    g[18] = ((0xff000000 & !(g[16] << 24u32) & (g[17] << 24u32)))
-        | ((0xff000000 & !(g[16] << 16u32) & (g[17] << 16u32)))
-        | ((0xff000000 & !(g[16] << 8u32) & (g[17] << 8u32)))
-        | ((0xff000000 & !g[16] & g[17]))
-        | ((0xff000000 & !(g[16] >> 8u32) & (g[17] >> 8u32)))
-        | ((0xff000000 & !(g[16] >> 16u32) & (g[17] >> 16u32)))
-        | ((0xff000000 & !(g[16] >> 24u32) & (g[17] >> 24u32)))
-        | ((0xff000000 & !(g[16] >> 32u32) & (g[17] >> 32u32)));
+    g[18] = (0xff000000 & !(g[16] << 24u32) & (g[17] << 24u32))
+        | (0xff000000 & !(g[16] << 16u32) & (g[17] << 16u32))
+        | (0xff000000 & !(g[16] << 8u32) & (g[17] << 8u32))
+        | (0xff000000 & !g[16] & g[17])
+        | (0xff000000 & !(g[16] >> 8u32) & (g[17] >> 8u32))
+        | (0xff000000 & !(g[16] >> 16u32) & (g[17] >> 16u32))
+        | (0xff000000 & !(g[16] >> 24u32) & (g[17] >> 24u32))
+        | (0xff000000 & !(g[16] >> 32u32) & (g[17] >> 32u32));
     // n[0]: (playercanmove red), rules at reversi.kif:55
     n[0] = 0xff000000 & g[18] != 0;
     // n[1]: (legal red noop), rules at reversi.kif:58, 61
@@ -1232,24 +1232,24 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
     }
     // g[0]: 56 node words, bit 27 ((aux 1) 4 4 5 4), bit 26 ((aux 1) 4 4 3 4), bit 28 ((aux 1) 4 4 6 5), bit 35 ((aux 1) 5 5 5 4), and 52 more
-    g[0] = ((0x7f7f7f7f7f7f7f7f & s.0[0] & (s.0[1] >> 1u32)))
-        | ((0x7f7f7f7f7f7f7f7f & (s.0[0] >> 1u32) & s.0[1]));
+    g[0] = (0x7f7f7f7f7f7f7f7f & s.0[0] & (s.0[1] >> 1u32))
+        | (0x7f7f7f7f7f7f7f7f & (s.0[0] >> 1u32) & s.0[1]);
     // g[1]: 56 node words, bit 27 ((aux 1) 5 4 4 4), bit 19 ((aux 1) 3 4 4 4), bit 28 ((aux 1) 5 4 5 5), bit 20 ((aux 1) 3 4 5 5), and 52 more
-    g[1] = ((0xffffffffffffff & s.0[0] & (s.0[1] >> 8u32)))
-        | ((0xffffffffffffff & (s.0[0] >> 8u32) & s.0[1]));
+    g[1] = (0xffffffffffffff & s.0[0] & (s.0[1] >> 8u32))
+        | (0xffffffffffffff & (s.0[0] >> 8u32) & s.0[1]);
     // g[2]: 47 node words, bit 27 ((aux 1) 5 4 5 4), bit 18 ((aux 1) 3 4 3 4), bit 19 ((aux 1) 3 4 4 5), bit 28 ((aux 1) 5 4 6 5), and 43 more
-    g[2] = ((0x7e7f7f7f7f7f3f & s.0[0] & (s.0[1] >> 9u32)))
-        | ((0x7e7f7f7f7f7f3f & (s.0[0] >> 9u32) & s.0[1]));
+    g[2] = (0x7e7f7f7f7f7f3f & s.0[0] & (s.0[1] >> 9u32))
+        | (0x7e7f7f7f7f7f3f & (s.0[0] >> 9u32) & s.0[1]);
     // g[3]: 47 node words, bit 20 ((aux 1) 3 4 5 4), bit 27 ((aux 1) 5 4 3 4), bit 28 ((aux 1) 5 4 4 5), bit 21 ((aux 1) 3 4 6 5), and 43 more
-    g[3] = ((0x7efefefefefefc & s.0[0] & (s.0[1] >> 7u32)))
-        | ((0x7efefefefefefc & (s.0[0] >> 7u32) & s.0[1]));
+    g[3] = (0x7efefefefefefc & s.0[0] & (s.0[1] >> 7u32))
+        | (0x7efefefefefefc & (s.0[0] >> 7u32) & s.0[1]);
     // g[4]: 40 node words, bit 29 ((aux 2) 4 4 6 7), bit 28 ((aux 2) 4 4 5 6), bit 27 ((aux 2) 4 4 4 5), bit 25 ((aux 2) 4 4 3 2), and 36 more
-    g[4] = ((0x3e3e3e3e3e3e3e3e & s.0[0] & (s.0[0] >> 1u32)))
-        | ((0x3e3e3e3e3e3e3e3e & s.0[1] & (s.0[1] >> 1u32)));
+    g[4] = (0x3e3e3e3e3e3e3e3e & s.0[0] & (s.0[0] >> 1u32))
+        | (0x3e3e3e3e3e3e3e3e & s.0[1] & (s.0[1] >> 1u32));
     // g[5]: 40 node words, bit 29 (hasothercolorindir 4 6 n), bit 28 (hasothercolorindir 4 5 n), bit 27 (hasothercolorindir 4 4 n), bit 37 (hasothercolorindir 5 6 n), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x3e3e3e3e3e3e3e3e & g[0]))
-            | ((0x2020202020202020 & (g[0] >> 1u32) & g[4]));
+        let mut w: u64 = (0x3e3e3e3e3e3e3e3e & g[0])
+            | (0x2020202020202020 & (g[0] >> 1u32) & g[4]);
         let mut p: u64 = 0x1e1e1e1e1e1e1e1e & g[4];
         w |= p & (w >> 1u32);
         p &= p >> 1u32;
@@ -1259,12 +1259,12 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         g[5] = w;
     }
     // g[6]: 40 node words, bit 43 ((aux 2) 6 7 4 4), bit 35 ((aux 2) 5 6 4 4), bit 27 ((aux 2) 4 5 4 4), bit 44 ((aux 2) 6 7 5 5), and 36 more
-    g[6] = ((0xffffffffff00 & s.0[0] & (s.0[0] >> 8u32)))
-        | ((0xffffffffff00 & s.0[1] & (s.0[1] >> 8u32)));
+    g[6] = (0xffffffffff00 & s.0[0] & (s.0[0] >> 8u32))
+        | (0xffffffffff00 & s.0[1] & (s.0[1] >> 8u32));
     // g[7]: 40 node words, bit 43 (hasothercolorindir 6 4 e), bit 35 (hasothercolorindir 5 4 e), bit 27 (hasothercolorindir 4 4 e), bit 44 (hasothercolorindir 6 5 e), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0xffffffffff00 & g[1]))
-            | ((0xff0000000000 & (g[1] >> 8u32) & g[6]));
+        let mut w: u64 = (0xffffffffff00 & g[1])
+            | (0xff0000000000 & (g[1] >> 8u32) & g[6]);
         let mut p: u64 = 0xffffffff00 & g[6];
         w |= p & (w >> 8u32);
         p &= p >> 8u32;
@@ -1275,8 +1275,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     }
     // g[8]: 40 node words, bit 26 (hasothercolorindir 4 3 s), bit 27 (hasothercolorindir 4 4 s), bit 28 (hasothercolorindir 4 5 s), bit 34 (hasothercolorindir 5 3 s), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x404040404040404 & (g[0] << 2u32) & (g[4] << 1u32)))
-            | ((0x7c7c7c7c7c7c7c7c & (g[0] << 1u32)));
+        let mut w: u64 = (0x404040404040404 & (g[0] << 2u32) & (g[4] << 1u32))
+            | (0x7c7c7c7c7c7c7c7c & (g[0] << 1u32));
         let mut p: u64 = 0x7878787878787878 & (g[4] << 1u32);
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -1287,8 +1287,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     }
     // g[9]: 40 node words, bit 19 (hasothercolorindir 3 4 w), bit 27 (hasothercolorindir 4 4 w), bit 35 (hasothercolorindir 5 4 w), bit 20 (hasothercolorindir 3 5 w), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0xff0000 & (g[1] << 16u32) & (g[6] << 8u32)))
-            | ((0xffffffffff0000 & (g[1] << 8u32)));
+        let mut w: u64 = (0xff0000 & (g[1] << 16u32) & (g[6] << 8u32))
+            | (0xffffffffff0000 & (g[1] << 8u32));
         let mut p: u64 = 0xffffffff000000 & (g[6] << 8u32);
         w |= p & (w << 8u32);
         p &= p << 8u32;
@@ -1298,12 +1298,12 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         g[9] = w;
     }
     // g[10]: 25 node words, bit 9 ((aux 2) 3 2 3 2), bit 18 ((aux 2) 4 3 4 3), bit 27 ((aux 2) 4 5 4 5), bit 37 ((aux 2) 5 6 6 7), and 21 more
-    g[10] = ((0x3e3e3e3e3e00 & s.0[0] & (s.0[0] >> 9u32)))
-        | ((0x3e3e3e3e3e00 & s.0[1] & (s.0[1] >> 9u32)));
+    g[10] = (0x3e3e3e3e3e00 & s.0[0] & (s.0[0] >> 9u32))
+        | (0x3e3e3e3e3e00 & s.0[1] & (s.0[1] >> 9u32));
     // g[11]: 25 node words, bit 18 (hasothercolorindir 3 3 sw), bit 27 (hasothercolorindir 4 4 sw), bit 36 (hasothercolorindir 5 5 sw), bit 19 (hasothercolorindir 3 4 sw), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x40404047c0000 & (g[2] << 18u32) & (g[10] << 9u32)))
-            | ((0x7c7c7c7c7c0000 & (g[2] << 9u32)));
+        let mut w: u64 = (0x40404047c0000 & (g[2] << 18u32) & (g[10] << 9u32))
+            | (0x7c7c7c7c7c0000 & (g[2] << 9u32));
         let mut p: u64 = 0x78787878000000 & (g[10] << 9u32);
         w |= p & (w << 9u32);
         p &= p << 9u32;
@@ -1313,12 +1313,12 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         g[11] = w;
     }
     // g[12]: 25 node words, bit 34 ((aux 2) 5 6 3 2), bit 27 ((aux 2) 4 5 4 3), bit 20 ((aux 2) 4 3 4 5), bit 13 ((aux 2) 3 2 5 6), and 21 more
-    g[12] = ((0x7c7c7c7c7c00 & s.0[0] & (s.0[0] >> 7u32)))
-        | ((0x7c7c7c7c7c00 & s.0[1] & (s.0[1] >> 7u32)));
+    g[12] = (0x7c7c7c7c7c00 & s.0[0] & (s.0[0] >> 7u32))
+        | (0x7c7c7c7c7c00 & s.0[1] & (s.0[1] >> 7u32));
     // g[13]: 25 node words, bit 34 (hasothercolorindir 5 3 se), bit 27 (hasothercolorindir 4 4 se), bit 20 (hasothercolorindir 3 5 se), bit 42 (hasothercolorindir 6 3 se), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x7c7c7c7c7c00 & g[3]))
-            | ((0x7c0404040400 & (g[3] >> 7u32) & g[12]));
+        let mut w: u64 = (0x7c7c7c7c7c00 & g[3])
+            | (0x7c0404040400 & (g[3] >> 7u32) & g[12]);
         let mut p: u64 = 0x7878787800 & g[12];
         w |= p & (w >> 7u32);
         p &= p >> 7u32;
@@ -1329,8 +1329,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     }
     // g[14]: 25 node words, bit 20 (hasothercolorindir 3 5 nw), bit 27 (hasothercolorindir 4 4 nw), bit 34 (hasothercolorindir 5 3 nw), bit 21 (hasothercolorindir 3 6 nw), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x202020203e0000 & (g[3] << 14u32) & (g[12] << 7u32)))
-            | ((0x3e3e3e3e3e0000 & (g[3] << 7u32)));
+        let mut w: u64 = (0x202020203e0000 & (g[3] << 14u32) & (g[12] << 7u32))
+            | (0x3e3e3e3e3e0000 & (g[3] << 7u32));
         let mut p: u64 = 0x1e1e1e1e000000 & (g[12] << 7u32);
         w |= p & (w << 7u32);
         p &= p << 7u32;
@@ -1341,8 +1341,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     }
     // g[15]: 25 node words, bit 37 (hasothercolorindir 5 6 ne), bit 28 (hasothercolorindir 4 5 ne), bit 19 (hasothercolorindir 3 4 ne), bit 44 (hasothercolorindir 6 5 ne), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x3e3e3e3e3e00 & g[2]))
-            | ((0x3e2020202000 & (g[2] >> 9u32) & g[10]));
+        let mut w: u64 = (0x3e3e3e3e3e00 & g[2])
+            | (0x3e2020202000 & (g[2] >> 9u32) & g[10]);
         let mut p: u64 = 0x1e1e1e1e00 & g[10];
         w |= p & (w >> 9u32);
         p &= p >> 9u32;
@@ -11237,15 +11237,13 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         _ => {}
     }
     // g[17]: 60 node words, bit 27 (next (cell 4 4 black)), bit 36 (next (cell 5 5 black)), bit 29 (next (cell 4 6 black)), bit 20 (next (cell 3 5 black)), and 56 more; rules at reversi.kif:88, 91, 93
-    g[17] = ((0x7effffffffffff7e & s.0[0] & !g[16]))
-        | ((0x7effffffffffff7e & g[16] & 0u64.wrapping_sub((mt[0] & 0x1 != 0) as u64)))
-        | ((0x7effffffffffff7e
-            & kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)));
+    g[17] = (0x7effffffffffff7e & s.0[0] & !g[16])
+        | (0x7effffffffffff7e & g[16] & 0u64.wrapping_sub((mt[0] & 0x1 != 0) as u64))
+        | (0x7effffffffffff7e & kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0));
     // g[18]: 60 node words, bit 28 (next (cell 4 5 red)), bit 35 (next (cell 5 4 red)), bit 26 (next (cell 4 3 red)), bit 19 (next (cell 3 4 red)), and 56 more; rules at reversi.kif:88, 91, 93
-    g[18] = ((0x7effffffffffff7e & s.0[1] & !g[16]))
-        | ((0x7effffffffffff7e & g[16] & 0u64.wrapping_sub((mt[0] & 0x2 != 0) as u64)))
-        | ((0x7effffffffffff7e
-            & kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1)));
+    g[18] = (0x7effffffffffff7e & s.0[1] & !g[16])
+        | (0x7effffffffffff7e & g[16] & 0u64.wrapping_sub((mt[0] & 0x2 != 0) as u64))
+        | (0x7effffffffffff7e & kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1));
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
     let mut keep: [u64; 2] = [0x0, 0x0];
     let mut set: [u64; 2] = [0x0, 0x0];
@@ -11270,24 +11268,24 @@ pub fn terminal(s: &State) -> bool {
     let mut n = [false; 3];
     let mut g = [0u64; 21];
     // g[0]: 56 node words, bit 27 ((aux 1) 4 4 5 4), bit 26 ((aux 1) 4 4 3 4), bit 28 ((aux 1) 4 4 6 5), bit 35 ((aux 1) 5 5 5 4), and 52 more
-    g[0] = ((0x7f7f7f7f7f7f7f7f & s.0[0] & (s.0[1] >> 1u32)))
-        | ((0x7f7f7f7f7f7f7f7f & (s.0[0] >> 1u32) & s.0[1]));
+    g[0] = (0x7f7f7f7f7f7f7f7f & s.0[0] & (s.0[1] >> 1u32))
+        | (0x7f7f7f7f7f7f7f7f & (s.0[0] >> 1u32) & s.0[1]);
     // g[1]: 56 node words, bit 27 ((aux 1) 5 4 4 4), bit 19 ((aux 1) 3 4 4 4), bit 28 ((aux 1) 5 4 5 5), bit 20 ((aux 1) 3 4 5 5), and 52 more
-    g[1] = ((0xffffffffffffff & s.0[0] & (s.0[1] >> 8u32)))
-        | ((0xffffffffffffff & (s.0[0] >> 8u32) & s.0[1]));
+    g[1] = (0xffffffffffffff & s.0[0] & (s.0[1] >> 8u32))
+        | (0xffffffffffffff & (s.0[0] >> 8u32) & s.0[1]);
     // g[2]: 47 node words, bit 27 ((aux 1) 5 4 5 4), bit 18 ((aux 1) 3 4 3 4), bit 19 ((aux 1) 3 4 4 5), bit 28 ((aux 1) 5 4 6 5), and 43 more
-    g[2] = ((0x7e7f7f7f7f7f3f & s.0[0] & (s.0[1] >> 9u32)))
-        | ((0x7e7f7f7f7f7f3f & (s.0[0] >> 9u32) & s.0[1]));
+    g[2] = (0x7e7f7f7f7f7f3f & s.0[0] & (s.0[1] >> 9u32))
+        | (0x7e7f7f7f7f7f3f & (s.0[0] >> 9u32) & s.0[1]);
     // g[3]: 47 node words, bit 20 ((aux 1) 3 4 5 4), bit 27 ((aux 1) 5 4 3 4), bit 28 ((aux 1) 5 4 4 5), bit 21 ((aux 1) 3 4 6 5), and 43 more
-    g[3] = ((0x7efefefefefefc & s.0[0] & (s.0[1] >> 7u32)))
-        | ((0x7efefefefefefc & (s.0[0] >> 7u32) & s.0[1]));
+    g[3] = (0x7efefefefefefc & s.0[0] & (s.0[1] >> 7u32))
+        | (0x7efefefefefefc & (s.0[0] >> 7u32) & s.0[1]);
     // g[4]: 40 node words, bit 29 ((aux 2) 4 4 6 7), bit 28 ((aux 2) 4 4 5 6), bit 27 ((aux 2) 4 4 4 5), bit 25 ((aux 2) 4 4 3 2), and 36 more
-    g[4] = ((0x3e3e3e3e3e3e3e3e & s.0[0] & (s.0[0] >> 1u32)))
-        | ((0x3e3e3e3e3e3e3e3e & s.0[1] & (s.0[1] >> 1u32)));
+    g[4] = (0x3e3e3e3e3e3e3e3e & s.0[0] & (s.0[0] >> 1u32))
+        | (0x3e3e3e3e3e3e3e3e & s.0[1] & (s.0[1] >> 1u32));
     // g[5]: 40 node words, bit 29 (hasothercolorindir 4 6 n), bit 28 (hasothercolorindir 4 5 n), bit 27 (hasothercolorindir 4 4 n), bit 37 (hasothercolorindir 5 6 n), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x3e3e3e3e3e3e3e3e & g[0]))
-            | ((0x2020202020202020 & (g[0] >> 1u32) & g[4]));
+        let mut w: u64 = (0x3e3e3e3e3e3e3e3e & g[0])
+            | (0x2020202020202020 & (g[0] >> 1u32) & g[4]);
         let mut p: u64 = 0x1e1e1e1e1e1e1e1e & g[4];
         w |= p & (w >> 1u32);
         p &= p >> 1u32;
@@ -11297,12 +11295,12 @@ pub fn terminal(s: &State) -> bool {
         g[5] = w;
     }
     // g[6]: 40 node words, bit 43 ((aux 2) 6 7 4 4), bit 35 ((aux 2) 5 6 4 4), bit 27 ((aux 2) 4 5 4 4), bit 44 ((aux 2) 6 7 5 5), and 36 more
-    g[6] = ((0xffffffffff00 & s.0[0] & (s.0[0] >> 8u32)))
-        | ((0xffffffffff00 & s.0[1] & (s.0[1] >> 8u32)));
+    g[6] = (0xffffffffff00 & s.0[0] & (s.0[0] >> 8u32))
+        | (0xffffffffff00 & s.0[1] & (s.0[1] >> 8u32));
     // g[7]: 40 node words, bit 43 (hasothercolorindir 6 4 e), bit 35 (hasothercolorindir 5 4 e), bit 27 (hasothercolorindir 4 4 e), bit 44 (hasothercolorindir 6 5 e), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0xffffffffff00 & g[1]))
-            | ((0xff0000000000 & (g[1] >> 8u32) & g[6]));
+        let mut w: u64 = (0xffffffffff00 & g[1])
+            | (0xff0000000000 & (g[1] >> 8u32) & g[6]);
         let mut p: u64 = 0xffffffff00 & g[6];
         w |= p & (w >> 8u32);
         p &= p >> 8u32;
@@ -11313,8 +11311,8 @@ pub fn terminal(s: &State) -> bool {
     }
     // g[8]: 40 node words, bit 26 (hasothercolorindir 4 3 s), bit 27 (hasothercolorindir 4 4 s), bit 28 (hasothercolorindir 4 5 s), bit 34 (hasothercolorindir 5 3 s), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x404040404040404 & (g[0] << 2u32) & (g[4] << 1u32)))
-            | ((0x7c7c7c7c7c7c7c7c & (g[0] << 1u32)));
+        let mut w: u64 = (0x404040404040404 & (g[0] << 2u32) & (g[4] << 1u32))
+            | (0x7c7c7c7c7c7c7c7c & (g[0] << 1u32));
         let mut p: u64 = 0x7878787878787878 & (g[4] << 1u32);
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -11325,8 +11323,8 @@ pub fn terminal(s: &State) -> bool {
     }
     // g[9]: 40 node words, bit 19 (hasothercolorindir 3 4 w), bit 27 (hasothercolorindir 4 4 w), bit 35 (hasothercolorindir 5 4 w), bit 20 (hasothercolorindir 3 5 w), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0xff0000 & (g[1] << 16u32) & (g[6] << 8u32)))
-            | ((0xffffffffff0000 & (g[1] << 8u32)));
+        let mut w: u64 = (0xff0000 & (g[1] << 16u32) & (g[6] << 8u32))
+            | (0xffffffffff0000 & (g[1] << 8u32));
         let mut p: u64 = 0xffffffff000000 & (g[6] << 8u32);
         w |= p & (w << 8u32);
         p &= p << 8u32;
@@ -11336,12 +11334,12 @@ pub fn terminal(s: &State) -> bool {
         g[9] = w;
     }
     // g[10]: 25 node words, bit 9 ((aux 2) 3 2 3 2), bit 18 ((aux 2) 4 3 4 3), bit 27 ((aux 2) 4 5 4 5), bit 37 ((aux 2) 5 6 6 7), and 21 more
-    g[10] = ((0x3e3e3e3e3e00 & s.0[0] & (s.0[0] >> 9u32)))
-        | ((0x3e3e3e3e3e00 & s.0[1] & (s.0[1] >> 9u32)));
+    g[10] = (0x3e3e3e3e3e00 & s.0[0] & (s.0[0] >> 9u32))
+        | (0x3e3e3e3e3e00 & s.0[1] & (s.0[1] >> 9u32));
     // g[11]: 25 node words, bit 18 (hasothercolorindir 3 3 sw), bit 27 (hasothercolorindir 4 4 sw), bit 36 (hasothercolorindir 5 5 sw), bit 19 (hasothercolorindir 3 4 sw), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x40404047c0000 & (g[2] << 18u32) & (g[10] << 9u32)))
-            | ((0x7c7c7c7c7c0000 & (g[2] << 9u32)));
+        let mut w: u64 = (0x40404047c0000 & (g[2] << 18u32) & (g[10] << 9u32))
+            | (0x7c7c7c7c7c0000 & (g[2] << 9u32));
         let mut p: u64 = 0x78787878000000 & (g[10] << 9u32);
         w |= p & (w << 9u32);
         p &= p << 9u32;
@@ -11351,12 +11349,12 @@ pub fn terminal(s: &State) -> bool {
         g[11] = w;
     }
     // g[12]: 25 node words, bit 34 ((aux 2) 5 6 3 2), bit 27 ((aux 2) 4 5 4 3), bit 20 ((aux 2) 4 3 4 5), bit 13 ((aux 2) 3 2 5 6), and 21 more
-    g[12] = ((0x7c7c7c7c7c00 & s.0[0] & (s.0[0] >> 7u32)))
-        | ((0x7c7c7c7c7c00 & s.0[1] & (s.0[1] >> 7u32)));
+    g[12] = (0x7c7c7c7c7c00 & s.0[0] & (s.0[0] >> 7u32))
+        | (0x7c7c7c7c7c00 & s.0[1] & (s.0[1] >> 7u32));
     // g[13]: 25 node words, bit 34 (hasothercolorindir 5 3 se), bit 27 (hasothercolorindir 4 4 se), bit 20 (hasothercolorindir 3 5 se), bit 42 (hasothercolorindir 6 3 se), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x7c7c7c7c7c00 & g[3]))
-            | ((0x7c0404040400 & (g[3] >> 7u32) & g[12]));
+        let mut w: u64 = (0x7c7c7c7c7c00 & g[3])
+            | (0x7c0404040400 & (g[3] >> 7u32) & g[12]);
         let mut p: u64 = 0x7878787800 & g[12];
         w |= p & (w >> 7u32);
         p &= p >> 7u32;
@@ -11367,8 +11365,8 @@ pub fn terminal(s: &State) -> bool {
     }
     // g[14]: 25 node words, bit 20 (hasothercolorindir 3 5 nw), bit 27 (hasothercolorindir 4 4 nw), bit 34 (hasothercolorindir 5 3 nw), bit 21 (hasothercolorindir 3 6 nw), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x202020203e0000 & (g[3] << 14u32) & (g[12] << 7u32)))
-            | ((0x3e3e3e3e3e0000 & (g[3] << 7u32)));
+        let mut w: u64 = (0x202020203e0000 & (g[3] << 14u32) & (g[12] << 7u32))
+            | (0x3e3e3e3e3e0000 & (g[3] << 7u32));
         let mut p: u64 = 0x1e1e1e1e000000 & (g[12] << 7u32);
         w |= p & (w << 7u32);
         p &= p << 7u32;
@@ -11379,8 +11377,8 @@ pub fn terminal(s: &State) -> bool {
     }
     // g[15]: 25 node words, bit 37 (hasothercolorindir 5 6 ne), bit 28 (hasothercolorindir 4 5 ne), bit 19 (hasothercolorindir 3 4 ne), bit 44 (hasothercolorindir 6 5 ne), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x3e3e3e3e3e00 & g[2]))
-            | ((0x3e2020202000 & (g[2] >> 9u32) & g[10]));
+        let mut w: u64 = (0x3e3e3e3e3e00 & g[2])
+            | (0x3e2020202000 & (g[2] >> 9u32) & g[10]);
         let mut p: u64 = 0x1e1e1e1e00 & g[10];
         w |= p & (w >> 9u32);
         p &= p >> 9u32;
@@ -11390,59 +11388,59 @@ pub fn terminal(s: &State) -> bool {
         g[15] = w;
     }
     // g[16]: 64 node words, bit 27 ((aux 2) 4 4 4 4), bit 28 ((aux 2) 4 4 5 5), bit 35 ((aux 2) 5 5 4 4), bit 36 ((aux 2) 5 5 5 5), and 60 more
-    g[16] = ((0xffffffffffffffff & s.0[0])) | ((0xffffffffffffffff & s.0[1]));
+    g[16] = (0xffffffffffffffff & s.0[0]) | (0xffffffffffffffff & s.0[1]);
     // g[17]: 64 node words, bit 0 ((aux 4) 1 1 black), bit 1 ((aux 4) 1 2 black), bit 2 ((aux 4) 1 3 black), bit 3 ((aux 4) 1 4 black), and 60 more
-    g[17] = ((0x404040404fc0000 & (s.0[1] << 9u32) & (g[2] << 18u32)))
-        | ((0xf8f8f8f8f8000000 & (s.0[1] << 9u32) & (g[11] << 9u32)))
-        | ((0xff0000 & (s.0[1] << 8u32) & (g[1] << 16u32)))
-        | ((0xffffffffff000000 & (s.0[1] << 8u32) & (g[9] << 8u32)))
-        | ((0x20202020203f0000 & (s.0[1] << 7u32) & (g[3] << 14u32)))
-        | ((0x1f1f1f1f1f000000 & (s.0[1] << 7u32) & (g[14] << 7u32)))
-        | ((0x404040404040404 & (s.0[1] << 1u32) & (g[0] << 2u32)))
-        | ((0xf8f8f8f8f8f8f8f8 & (s.0[1] << 1u32) & (g[8] << 1u32)))
-        | ((0x2020202020202020 & (s.0[1] >> 1u32) & (g[0] >> 1u32)))
-        | ((0x1f1f1f1f1f1f1f1f & (s.0[1] >> 1u32) & (g[5] >> 1u32)))
-        | ((0xfc0404040404 & (s.0[1] >> 7u32) & (g[3] >> 7u32)))
-        | ((0xf8f8f8f8f8 & (s.0[1] >> 7u32) & (g[13] >> 7u32)))
-        | ((0xff0000000000 & (s.0[1] >> 8u32) & (g[1] >> 8u32)))
-        | ((0xffffffffff & (s.0[1] >> 8u32) & (g[7] >> 8u32)))
-        | ((0x3f2020202020 & (s.0[1] >> 9u32) & (g[2] >> 9u32)))
-        | ((0x1f1f1f1f1f & (s.0[1] >> 9u32) & (g[15] >> 9u32)));
+    g[17] = (0x404040404fc0000 & (s.0[1] << 9u32) & (g[2] << 18u32))
+        | (0xf8f8f8f8f8000000 & (s.0[1] << 9u32) & (g[11] << 9u32))
+        | (0xff0000 & (s.0[1] << 8u32) & (g[1] << 16u32))
+        | (0xffffffffff000000 & (s.0[1] << 8u32) & (g[9] << 8u32))
+        | (0x20202020203f0000 & (s.0[1] << 7u32) & (g[3] << 14u32))
+        | (0x1f1f1f1f1f000000 & (s.0[1] << 7u32) & (g[14] << 7u32))
+        | (0x404040404040404 & (s.0[1] << 1u32) & (g[0] << 2u32))
+        | (0xf8f8f8f8f8f8f8f8 & (s.0[1] << 1u32) & (g[8] << 1u32))
+        | (0x2020202020202020 & (s.0[1] >> 1u32) & (g[0] >> 1u32))
+        | (0x1f1f1f1f1f1f1f1f & (s.0[1] >> 1u32) & (g[5] >> 1u32))
+        | (0xfc0404040404 & (s.0[1] >> 7u32) & (g[3] >> 7u32))
+        | (0xf8f8f8f8f8 & (s.0[1] >> 7u32) & (g[13] >> 7u32))
+        | (0xff0000000000 & (s.0[1] >> 8u32) & (g[1] >> 8u32))
+        | (0xffffffffff & (s.0[1] >> 8u32) & (g[7] >> 8u32))
+        | (0x3f2020202020 & (s.0[1] >> 9u32) & (g[2] >> 9u32))
+        | (0x1f1f1f1f1f & (s.0[1] >> 9u32) & (g[15] >> 9u32));
     // g[18]: 64 node words, bit 0 ((aux 4) 1 1 red), bit 1 ((aux 4) 1 2 red), bit 2 ((aux 4) 1 3 red), bit 3 ((aux 4) 1 4 red), and 60 more
-    g[18] = ((0x404040404fc0000 & (s.0[0] << 9u32) & (g[2] << 18u32)))
-        | ((0xf8f8f8f8f8000000 & (s.0[0] << 9u32) & (g[11] << 9u32)))
-        | ((0xff0000 & (s.0[0] << 8u32) & (g[1] << 16u32)))
-        | ((0xffffffffff000000 & (s.0[0] << 8u32) & (g[9] << 8u32)))
-        | ((0x20202020203f0000 & (s.0[0] << 7u32) & (g[3] << 14u32)))
-        | ((0x1f1f1f1f1f000000 & (s.0[0] << 7u32) & (g[14] << 7u32)))
-        | ((0x404040404040404 & (s.0[0] << 1u32) & (g[0] << 2u32)))
-        | ((0xf8f8f8f8f8f8f8f8 & (s.0[0] << 1u32) & (g[8] << 1u32)))
-        | ((0x2020202020202020 & (s.0[0] >> 1u32) & (g[0] >> 1u32)))
-        | ((0x1f1f1f1f1f1f1f1f & (s.0[0] >> 1u32) & (g[5] >> 1u32)))
-        | ((0xfc0404040404 & (s.0[0] >> 7u32) & (g[3] >> 7u32)))
-        | ((0xf8f8f8f8f8 & (s.0[0] >> 7u32) & (g[13] >> 7u32)))
-        | ((0xff0000000000 & (s.0[0] >> 8u32) & (g[1] >> 8u32)))
-        | ((0xffffffffff & (s.0[0] >> 8u32) & (g[7] >> 8u32)))
-        | ((0x3f2020202020 & (s.0[0] >> 9u32) & (g[2] >> 9u32)))
-        | ((0x1f1f1f1f1f & (s.0[0] >> 9u32) & (g[15] >> 9u32)));
+    g[18] = (0x404040404fc0000 & (s.0[0] << 9u32) & (g[2] << 18u32))
+        | (0xf8f8f8f8f8000000 & (s.0[0] << 9u32) & (g[11] << 9u32))
+        | (0xff0000 & (s.0[0] << 8u32) & (g[1] << 16u32))
+        | (0xffffffffff000000 & (s.0[0] << 8u32) & (g[9] << 8u32))
+        | (0x20202020203f0000 & (s.0[0] << 7u32) & (g[3] << 14u32))
+        | (0x1f1f1f1f1f000000 & (s.0[0] << 7u32) & (g[14] << 7u32))
+        | (0x404040404040404 & (s.0[0] << 1u32) & (g[0] << 2u32))
+        | (0xf8f8f8f8f8f8f8f8 & (s.0[0] << 1u32) & (g[8] << 1u32))
+        | (0x2020202020202020 & (s.0[0] >> 1u32) & (g[0] >> 1u32))
+        | (0x1f1f1f1f1f1f1f1f & (s.0[0] >> 1u32) & (g[5] >> 1u32))
+        | (0xfc0404040404 & (s.0[0] >> 7u32) & (g[3] >> 7u32))
+        | (0xf8f8f8f8f8 & (s.0[0] >> 7u32) & (g[13] >> 7u32))
+        | (0xff0000000000 & (s.0[0] >> 8u32) & (g[1] >> 8u32))
+        | (0xffffffffff & (s.0[0] >> 8u32) & (g[7] >> 8u32))
+        | (0x3f2020202020 & (s.0[0] >> 9u32) & (g[2] >> 9u32))
+        | (0x1f1f1f1f1f & (s.0[0] >> 9u32) & (g[15] >> 9u32));
     // g[19]: 8 node words, bit 24 ((aux 5) 1 black), bit 25 ((aux 5) 2 black), bit 26 ((aux 5) 3 black), bit 27 ((aux 5) 4 black), and 4 more
-    g[19] = ((0xff000000 & !(g[16] << 24u32) & (g[17] << 24u32)))
-        | ((0xff000000 & !(g[16] << 16u32) & (g[17] << 16u32)))
-        | ((0xff000000 & !(g[16] << 8u32) & (g[17] << 8u32)))
-        | ((0xff000000 & !g[16] & g[17]))
-        | ((0xff000000 & !(g[16] >> 8u32) & (g[17] >> 8u32)))
-        | ((0xff000000 & !(g[16] >> 16u32) & (g[17] >> 16u32)))
-        | ((0xff000000 & !(g[16] >> 24u32) & (g[17] >> 24u32)))
-        | ((0xff000000 & !(g[16] >> 32u32) & (g[17] >> 32u32)));
+    g[19] = (0xff000000 & !(g[16] << 24u32) & (g[17] << 24u32))
+        | (0xff000000 & !(g[16] << 16u32) & (g[17] << 16u32))
+        | (0xff000000 & !(g[16] << 8u32) & (g[17] << 8u32))
+        | (0xff000000 & !g[16] & g[17])
+        | (0xff000000 & !(g[16] >> 8u32) & (g[17] >> 8u32))
+        | (0xff000000 & !(g[16] >> 16u32) & (g[17] >> 16u32))
+        | (0xff000000 & !(g[16] >> 24u32) & (g[17] >> 24u32))
+        | (0xff000000 & !(g[16] >> 32u32) & (g[17] >> 32u32));
     // g[20]: 8 node words, bit 24 ((aux 5) 1 red), bit 25 ((aux 5) 2 red), bit 26 ((aux 5) 3 red), bit 27 ((aux 5) 4 red), and 4 more
-    g[20] = ((0xff000000 & !(g[16] << 24u32) & (g[18] << 24u32)))
-        | ((0xff000000 & !(g[16] << 16u32) & (g[18] << 16u32)))
-        | ((0xff000000 & !(g[16] << 8u32) & (g[18] << 8u32)))
-        | ((0xff000000 & !g[16] & g[18]))
-        | ((0xff000000 & !(g[16] >> 8u32) & (g[18] >> 8u32)))
-        | ((0xff000000 & !(g[16] >> 16u32) & (g[18] >> 16u32)))
-        | ((0xff000000 & !(g[16] >> 24u32) & (g[18] >> 24u32)))
-        | ((0xff000000 & !(g[16] >> 32u32) & (g[18] >> 32u32)));
+    g[20] = (0xff000000 & !(g[16] << 24u32) & (g[18] << 24u32))
+        | (0xff000000 & !(g[16] << 16u32) & (g[18] << 16u32))
+        | (0xff000000 & !(g[16] << 8u32) & (g[18] << 8u32))
+        | (0xff000000 & !g[16] & g[18])
+        | (0xff000000 & !(g[16] >> 8u32) & (g[18] >> 8u32))
+        | (0xff000000 & !(g[16] >> 16u32) & (g[18] >> 16u32))
+        | (0xff000000 & !(g[16] >> 24u32) & (g[18] >> 24u32))
+        | (0xff000000 & !(g[16] >> 32u32) & (g[18] >> 32u32));
     // n[0]: (playercanmove black), rules at reversi.kif:55
     n[0] = 0xff000000 & g[19] != 0;
     // n[1]: (playercanmove red), rules at reversi.kif:55
@@ -11492,9 +11490,9 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     }
     // g[2]: 63 node words, bit 1 (piececount 1 2 black 1), bit 2 (piececount 1 3 black 1), bit 3 (piececount 1 4 black 1), bit 4 (piececount 1 5 black 1), and 59 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = ((0x2 & !(s.0[0] << 1u32) & s.0[0]))
-            | ((0x2 & (s.0[0] << 1u32) & !s.0[0]))
-            | ((0xfffffffffffffffc & s.0[0] & (g[0] << 1u32)));
+        let mut w: u64 = (0x2 & !(s.0[0] << 1u32) & s.0[0])
+            | (0x2 & (s.0[0] << 1u32) & !s.0[0])
+            | (0xfffffffffffffffc & s.0[0] & (g[0] << 1u32));
         let mut p: u64 = 0xfffffffffffffffc & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -11511,9 +11509,9 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     }
     // g[3]: 63 node words, bit 1 (piececount 1 2 red 1), bit 2 (piececount 1 3 red 1), bit 3 (piececount 1 4 red 1), bit 4 (piececount 1 5 red 1), and 59 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = ((0x2 & !(s.0[1] << 1u32) & s.0[1]))
-            | ((0x2 & (s.0[1] << 1u32) & !s.0[1]))
-            | ((0xfffffffffffffffc & s.0[1] & (g[1] << 1u32)));
+        let mut w: u64 = (0x2 & !(s.0[1] << 1u32) & s.0[1])
+            | (0x2 & (s.0[1] << 1u32) & !s.0[1])
+            | (0xfffffffffffffffc & s.0[1] & (g[1] << 1u32));
         let mut p: u64 = 0xfffffffffffffffc & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -11530,8 +11528,8 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     }
     // g[4]: 63 node words, bit 1 (piececount 1 2 black 2), bit 2 (piececount 1 3 black 2), bit 3 (piececount 1 4 black 2), bit 4 (piececount 1 5 black 2), and 59 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = ((0x2 & (s.0[0] << 1u32) & s.0[0]))
-            | ((0xfffffffffffffffc & s.0[0] & (g[2] << 1u32)));
+        let mut w: u64 = (0x2 & (s.0[0] << 1u32) & s.0[0])
+            | (0xfffffffffffffffc & s.0[0] & (g[2] << 1u32));
         let mut p: u64 = 0xfffffffffffffffc & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -11548,8 +11546,8 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     }
     // g[5]: 63 node words, bit 1 (piececount 1 2 red 2), bit 2 (piececount 1 3 red 2), bit 3 (piececount 1 4 red 2), bit 4 (piececount 1 5 red 2), and 59 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = ((0x2 & (s.0[1] << 1u32) & s.0[1]))
-            | ((0xfffffffffffffffc & s.0[1] & (g[3] << 1u32)));
+        let mut w: u64 = (0x2 & (s.0[1] << 1u32) & s.0[1])
+            | (0xfffffffffffffffc & s.0[1] & (g[3] << 1u32));
         let mut p: u64 = 0xfffffffffffffffc & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -18044,24 +18042,24 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let mut n = [false; 677];
     let mut g = [0u64; 26];
     // g[0]: 56 node words, bit 27 ((aux 1) 4 4 5 4), bit 26 ((aux 1) 4 4 3 4), bit 28 ((aux 1) 4 4 6 5), bit 35 ((aux 1) 5 5 5 4), and 52 more
-    g[0] = ((0x7f7f7f7f7f7f7f7f & s.0[0] & (s.0[1] >> 1u32)))
-        | ((0x7f7f7f7f7f7f7f7f & (s.0[0] >> 1u32) & s.0[1]));
+    g[0] = (0x7f7f7f7f7f7f7f7f & s.0[0] & (s.0[1] >> 1u32))
+        | (0x7f7f7f7f7f7f7f7f & (s.0[0] >> 1u32) & s.0[1]);
     // g[1]: 56 node words, bit 27 ((aux 1) 5 4 4 4), bit 19 ((aux 1) 3 4 4 4), bit 28 ((aux 1) 5 4 5 5), bit 20 ((aux 1) 3 4 5 5), and 52 more
-    g[1] = ((0xffffffffffffff & s.0[0] & (s.0[1] >> 8u32)))
-        | ((0xffffffffffffff & (s.0[0] >> 8u32) & s.0[1]));
+    g[1] = (0xffffffffffffff & s.0[0] & (s.0[1] >> 8u32))
+        | (0xffffffffffffff & (s.0[0] >> 8u32) & s.0[1]);
     // g[2]: 47 node words, bit 27 ((aux 1) 5 4 5 4), bit 18 ((aux 1) 3 4 3 4), bit 19 ((aux 1) 3 4 4 5), bit 28 ((aux 1) 5 4 6 5), and 43 more
-    g[2] = ((0x7e7f7f7f7f7f3f & s.0[0] & (s.0[1] >> 9u32)))
-        | ((0x7e7f7f7f7f7f3f & (s.0[0] >> 9u32) & s.0[1]));
+    g[2] = (0x7e7f7f7f7f7f3f & s.0[0] & (s.0[1] >> 9u32))
+        | (0x7e7f7f7f7f7f3f & (s.0[0] >> 9u32) & s.0[1]);
     // g[3]: 47 node words, bit 20 ((aux 1) 3 4 5 4), bit 27 ((aux 1) 5 4 3 4), bit 28 ((aux 1) 5 4 4 5), bit 21 ((aux 1) 3 4 6 5), and 43 more
-    g[3] = ((0x7efefefefefefc & s.0[0] & (s.0[1] >> 7u32)))
-        | ((0x7efefefefefefc & (s.0[0] >> 7u32) & s.0[1]));
+    g[3] = (0x7efefefefefefc & s.0[0] & (s.0[1] >> 7u32))
+        | (0x7efefefefefefc & (s.0[0] >> 7u32) & s.0[1]);
     // g[4]: 40 node words, bit 29 ((aux 2) 4 4 6 7), bit 28 ((aux 2) 4 4 5 6), bit 27 ((aux 2) 4 4 4 5), bit 25 ((aux 2) 4 4 3 2), and 36 more
-    g[4] = ((0x3e3e3e3e3e3e3e3e & s.0[0] & (s.0[0] >> 1u32)))
-        | ((0x3e3e3e3e3e3e3e3e & s.0[1] & (s.0[1] >> 1u32)));
+    g[4] = (0x3e3e3e3e3e3e3e3e & s.0[0] & (s.0[0] >> 1u32))
+        | (0x3e3e3e3e3e3e3e3e & s.0[1] & (s.0[1] >> 1u32));
     // g[5]: 40 node words, bit 29 (hasothercolorindir 4 6 n), bit 28 (hasothercolorindir 4 5 n), bit 27 (hasothercolorindir 4 4 n), bit 37 (hasothercolorindir 5 6 n), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x3e3e3e3e3e3e3e3e & g[0]))
-            | ((0x2020202020202020 & (g[0] >> 1u32) & g[4]));
+        let mut w: u64 = (0x3e3e3e3e3e3e3e3e & g[0])
+            | (0x2020202020202020 & (g[0] >> 1u32) & g[4]);
         let mut p: u64 = 0x1e1e1e1e1e1e1e1e & g[4];
         w |= p & (w >> 1u32);
         p &= p >> 1u32;
@@ -18071,12 +18069,12 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         g[5] = w;
     }
     // g[6]: 40 node words, bit 43 ((aux 2) 6 7 4 4), bit 35 ((aux 2) 5 6 4 4), bit 27 ((aux 2) 4 5 4 4), bit 44 ((aux 2) 6 7 5 5), and 36 more
-    g[6] = ((0xffffffffff00 & s.0[0] & (s.0[0] >> 8u32)))
-        | ((0xffffffffff00 & s.0[1] & (s.0[1] >> 8u32)));
+    g[6] = (0xffffffffff00 & s.0[0] & (s.0[0] >> 8u32))
+        | (0xffffffffff00 & s.0[1] & (s.0[1] >> 8u32));
     // g[7]: 40 node words, bit 43 (hasothercolorindir 6 4 e), bit 35 (hasothercolorindir 5 4 e), bit 27 (hasothercolorindir 4 4 e), bit 44 (hasothercolorindir 6 5 e), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0xffffffffff00 & g[1]))
-            | ((0xff0000000000 & (g[1] >> 8u32) & g[6]));
+        let mut w: u64 = (0xffffffffff00 & g[1])
+            | (0xff0000000000 & (g[1] >> 8u32) & g[6]);
         let mut p: u64 = 0xffffffff00 & g[6];
         w |= p & (w >> 8u32);
         p &= p >> 8u32;
@@ -18087,8 +18085,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     // g[8]: 40 node words, bit 26 (hasothercolorindir 4 3 s), bit 27 (hasothercolorindir 4 4 s), bit 28 (hasothercolorindir 4 5 s), bit 34 (hasothercolorindir 5 3 s), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x404040404040404 & (g[0] << 2u32) & (g[4] << 1u32)))
-            | ((0x7c7c7c7c7c7c7c7c & (g[0] << 1u32)));
+        let mut w: u64 = (0x404040404040404 & (g[0] << 2u32) & (g[4] << 1u32))
+            | (0x7c7c7c7c7c7c7c7c & (g[0] << 1u32));
         let mut p: u64 = 0x7878787878787878 & (g[4] << 1u32);
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -18099,8 +18097,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     // g[9]: 40 node words, bit 19 (hasothercolorindir 3 4 w), bit 27 (hasothercolorindir 4 4 w), bit 35 (hasothercolorindir 5 4 w), bit 20 (hasothercolorindir 3 5 w), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0xff0000 & (g[1] << 16u32) & (g[6] << 8u32)))
-            | ((0xffffffffff0000 & (g[1] << 8u32)));
+        let mut w: u64 = (0xff0000 & (g[1] << 16u32) & (g[6] << 8u32))
+            | (0xffffffffff0000 & (g[1] << 8u32));
         let mut p: u64 = 0xffffffff000000 & (g[6] << 8u32);
         w |= p & (w << 8u32);
         p &= p << 8u32;
@@ -18110,12 +18108,12 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         g[9] = w;
     }
     // g[10]: 25 node words, bit 9 ((aux 2) 3 2 3 2), bit 18 ((aux 2) 4 3 4 3), bit 27 ((aux 2) 4 5 4 5), bit 37 ((aux 2) 5 6 6 7), and 21 more
-    g[10] = ((0x3e3e3e3e3e00 & s.0[0] & (s.0[0] >> 9u32)))
-        | ((0x3e3e3e3e3e00 & s.0[1] & (s.0[1] >> 9u32)));
+    g[10] = (0x3e3e3e3e3e00 & s.0[0] & (s.0[0] >> 9u32))
+        | (0x3e3e3e3e3e00 & s.0[1] & (s.0[1] >> 9u32));
     // g[11]: 25 node words, bit 18 (hasothercolorindir 3 3 sw), bit 27 (hasothercolorindir 4 4 sw), bit 36 (hasothercolorindir 5 5 sw), bit 19 (hasothercolorindir 3 4 sw), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x40404047c0000 & (g[2] << 18u32) & (g[10] << 9u32)))
-            | ((0x7c7c7c7c7c0000 & (g[2] << 9u32)));
+        let mut w: u64 = (0x40404047c0000 & (g[2] << 18u32) & (g[10] << 9u32))
+            | (0x7c7c7c7c7c0000 & (g[2] << 9u32));
         let mut p: u64 = 0x78787878000000 & (g[10] << 9u32);
         w |= p & (w << 9u32);
         p &= p << 9u32;
@@ -18125,12 +18123,12 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         g[11] = w;
     }
     // g[12]: 25 node words, bit 34 ((aux 2) 5 6 3 2), bit 27 ((aux 2) 4 5 4 3), bit 20 ((aux 2) 4 3 4 5), bit 13 ((aux 2) 3 2 5 6), and 21 more
-    g[12] = ((0x7c7c7c7c7c00 & s.0[0] & (s.0[0] >> 7u32)))
-        | ((0x7c7c7c7c7c00 & s.0[1] & (s.0[1] >> 7u32)));
+    g[12] = (0x7c7c7c7c7c00 & s.0[0] & (s.0[0] >> 7u32))
+        | (0x7c7c7c7c7c00 & s.0[1] & (s.0[1] >> 7u32));
     // g[13]: 25 node words, bit 34 (hasothercolorindir 5 3 se), bit 27 (hasothercolorindir 4 4 se), bit 20 (hasothercolorindir 3 5 se), bit 42 (hasothercolorindir 6 3 se), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x7c7c7c7c7c00 & g[3]))
-            | ((0x7c0404040400 & (g[3] >> 7u32) & g[12]));
+        let mut w: u64 = (0x7c7c7c7c7c00 & g[3])
+            | (0x7c0404040400 & (g[3] >> 7u32) & g[12]);
         let mut p: u64 = 0x7878787800 & g[12];
         w |= p & (w >> 7u32);
         p &= p >> 7u32;
@@ -18141,8 +18139,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     // g[14]: 25 node words, bit 20 (hasothercolorindir 3 5 nw), bit 27 (hasothercolorindir 4 4 nw), bit 34 (hasothercolorindir 5 3 nw), bit 21 (hasothercolorindir 3 6 nw), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x202020203e0000 & (g[3] << 14u32) & (g[12] << 7u32)))
-            | ((0x3e3e3e3e3e0000 & (g[3] << 7u32)));
+        let mut w: u64 = (0x202020203e0000 & (g[3] << 14u32) & (g[12] << 7u32))
+            | (0x3e3e3e3e3e0000 & (g[3] << 7u32));
         let mut p: u64 = 0x1e1e1e1e000000 & (g[12] << 7u32);
         w |= p & (w << 7u32);
         p &= p << 7u32;
@@ -18153,8 +18151,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     // g[15]: 25 node words, bit 37 (hasothercolorindir 5 6 ne), bit 28 (hasothercolorindir 4 5 ne), bit 19 (hasothercolorindir 3 4 ne), bit 44 (hasothercolorindir 6 5 ne), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = ((0x3e3e3e3e3e00 & g[2]))
-            | ((0x3e2020202000 & (g[2] >> 9u32) & g[10]));
+        let mut w: u64 = (0x3e3e3e3e3e00 & g[2])
+            | (0x3e2020202000 & (g[2] >> 9u32) & g[10]);
         let mut p: u64 = 0x1e1e1e1e00 & g[10];
         w |= p & (w >> 9u32);
         p &= p >> 9u32;
@@ -18164,59 +18162,59 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         g[15] = w;
     }
     // g[16]: 64 node words, bit 27 ((aux 2) 4 4 4 4), bit 28 ((aux 2) 4 4 5 5), bit 35 ((aux 2) 5 5 4 4), bit 36 ((aux 2) 5 5 5 5), and 60 more
-    g[16] = ((0xffffffffffffffff & s.0[0])) | ((0xffffffffffffffff & s.0[1]));
+    g[16] = (0xffffffffffffffff & s.0[0]) | (0xffffffffffffffff & s.0[1]);
     // g[17]: 64 node words, bit 0 ((aux 4) 1 1 black), bit 1 ((aux 4) 1 2 black), bit 2 ((aux 4) 1 3 black), bit 3 ((aux 4) 1 4 black), and 60 more
-    g[17] = ((0x404040404fc0000 & (s.0[1] << 9u32) & (g[2] << 18u32)))
-        | ((0xf8f8f8f8f8000000 & (s.0[1] << 9u32) & (g[11] << 9u32)))
-        | ((0xff0000 & (s.0[1] << 8u32) & (g[1] << 16u32)))
-        | ((0xffffffffff000000 & (s.0[1] << 8u32) & (g[9] << 8u32)))
-        | ((0x20202020203f0000 & (s.0[1] << 7u32) & (g[3] << 14u32)))
-        | ((0x1f1f1f1f1f000000 & (s.0[1] << 7u32) & (g[14] << 7u32)))
-        | ((0x404040404040404 & (s.0[1] << 1u32) & (g[0] << 2u32)))
-        | ((0xf8f8f8f8f8f8f8f8 & (s.0[1] << 1u32) & (g[8] << 1u32)))
-        | ((0x2020202020202020 & (s.0[1] >> 1u32) & (g[0] >> 1u32)))
-        | ((0x1f1f1f1f1f1f1f1f & (s.0[1] >> 1u32) & (g[5] >> 1u32)))
-        | ((0xfc0404040404 & (s.0[1] >> 7u32) & (g[3] >> 7u32)))
-        | ((0xf8f8f8f8f8 & (s.0[1] >> 7u32) & (g[13] >> 7u32)))
-        | ((0xff0000000000 & (s.0[1] >> 8u32) & (g[1] >> 8u32)))
-        | ((0xffffffffff & (s.0[1] >> 8u32) & (g[7] >> 8u32)))
-        | ((0x3f2020202020 & (s.0[1] >> 9u32) & (g[2] >> 9u32)))
-        | ((0x1f1f1f1f1f & (s.0[1] >> 9u32) & (g[15] >> 9u32)));
+    g[17] = (0x404040404fc0000 & (s.0[1] << 9u32) & (g[2] << 18u32))
+        | (0xf8f8f8f8f8000000 & (s.0[1] << 9u32) & (g[11] << 9u32))
+        | (0xff0000 & (s.0[1] << 8u32) & (g[1] << 16u32))
+        | (0xffffffffff000000 & (s.0[1] << 8u32) & (g[9] << 8u32))
+        | (0x20202020203f0000 & (s.0[1] << 7u32) & (g[3] << 14u32))
+        | (0x1f1f1f1f1f000000 & (s.0[1] << 7u32) & (g[14] << 7u32))
+        | (0x404040404040404 & (s.0[1] << 1u32) & (g[0] << 2u32))
+        | (0xf8f8f8f8f8f8f8f8 & (s.0[1] << 1u32) & (g[8] << 1u32))
+        | (0x2020202020202020 & (s.0[1] >> 1u32) & (g[0] >> 1u32))
+        | (0x1f1f1f1f1f1f1f1f & (s.0[1] >> 1u32) & (g[5] >> 1u32))
+        | (0xfc0404040404 & (s.0[1] >> 7u32) & (g[3] >> 7u32))
+        | (0xf8f8f8f8f8 & (s.0[1] >> 7u32) & (g[13] >> 7u32))
+        | (0xff0000000000 & (s.0[1] >> 8u32) & (g[1] >> 8u32))
+        | (0xffffffffff & (s.0[1] >> 8u32) & (g[7] >> 8u32))
+        | (0x3f2020202020 & (s.0[1] >> 9u32) & (g[2] >> 9u32))
+        | (0x1f1f1f1f1f & (s.0[1] >> 9u32) & (g[15] >> 9u32));
     // g[18]: 64 node words, bit 0 ((aux 4) 1 1 red), bit 1 ((aux 4) 1 2 red), bit 2 ((aux 4) 1 3 red), bit 3 ((aux 4) 1 4 red), and 60 more
-    g[18] = ((0x404040404fc0000 & (s.0[0] << 9u32) & (g[2] << 18u32)))
-        | ((0xf8f8f8f8f8000000 & (s.0[0] << 9u32) & (g[11] << 9u32)))
-        | ((0xff0000 & (s.0[0] << 8u32) & (g[1] << 16u32)))
-        | ((0xffffffffff000000 & (s.0[0] << 8u32) & (g[9] << 8u32)))
-        | ((0x20202020203f0000 & (s.0[0] << 7u32) & (g[3] << 14u32)))
-        | ((0x1f1f1f1f1f000000 & (s.0[0] << 7u32) & (g[14] << 7u32)))
-        | ((0x404040404040404 & (s.0[0] << 1u32) & (g[0] << 2u32)))
-        | ((0xf8f8f8f8f8f8f8f8 & (s.0[0] << 1u32) & (g[8] << 1u32)))
-        | ((0x2020202020202020 & (s.0[0] >> 1u32) & (g[0] >> 1u32)))
-        | ((0x1f1f1f1f1f1f1f1f & (s.0[0] >> 1u32) & (g[5] >> 1u32)))
-        | ((0xfc0404040404 & (s.0[0] >> 7u32) & (g[3] >> 7u32)))
-        | ((0xf8f8f8f8f8 & (s.0[0] >> 7u32) & (g[13] >> 7u32)))
-        | ((0xff0000000000 & (s.0[0] >> 8u32) & (g[1] >> 8u32)))
-        | ((0xffffffffff & (s.0[0] >> 8u32) & (g[7] >> 8u32)))
-        | ((0x3f2020202020 & (s.0[0] >> 9u32) & (g[2] >> 9u32)))
-        | ((0x1f1f1f1f1f & (s.0[0] >> 9u32) & (g[15] >> 9u32)));
+    g[18] = (0x404040404fc0000 & (s.0[0] << 9u32) & (g[2] << 18u32))
+        | (0xf8f8f8f8f8000000 & (s.0[0] << 9u32) & (g[11] << 9u32))
+        | (0xff0000 & (s.0[0] << 8u32) & (g[1] << 16u32))
+        | (0xffffffffff000000 & (s.0[0] << 8u32) & (g[9] << 8u32))
+        | (0x20202020203f0000 & (s.0[0] << 7u32) & (g[3] << 14u32))
+        | (0x1f1f1f1f1f000000 & (s.0[0] << 7u32) & (g[14] << 7u32))
+        | (0x404040404040404 & (s.0[0] << 1u32) & (g[0] << 2u32))
+        | (0xf8f8f8f8f8f8f8f8 & (s.0[0] << 1u32) & (g[8] << 1u32))
+        | (0x2020202020202020 & (s.0[0] >> 1u32) & (g[0] >> 1u32))
+        | (0x1f1f1f1f1f1f1f1f & (s.0[0] >> 1u32) & (g[5] >> 1u32))
+        | (0xfc0404040404 & (s.0[0] >> 7u32) & (g[3] >> 7u32))
+        | (0xf8f8f8f8f8 & (s.0[0] >> 7u32) & (g[13] >> 7u32))
+        | (0xff0000000000 & (s.0[0] >> 8u32) & (g[1] >> 8u32))
+        | (0xffffffffff & (s.0[0] >> 8u32) & (g[7] >> 8u32))
+        | (0x3f2020202020 & (s.0[0] >> 9u32) & (g[2] >> 9u32))
+        | (0x1f1f1f1f1f & (s.0[0] >> 9u32) & (g[15] >> 9u32));
     // g[19]: 8 node words, bit 24 ((aux 5) 1 black), bit 25 ((aux 5) 2 black), bit 26 ((aux 5) 3 black), bit 27 ((aux 5) 4 black), and 4 more
-    g[19] = ((0xff000000 & !(g[16] << 24u32) & (g[17] << 24u32)))
-        | ((0xff000000 & !(g[16] << 16u32) & (g[17] << 16u32)))
-        | ((0xff000000 & !(g[16] << 8u32) & (g[17] << 8u32)))
-        | ((0xff000000 & !g[16] & g[17]))
-        | ((0xff000000 & !(g[16] >> 8u32) & (g[17] >> 8u32)))
-        | ((0xff000000 & !(g[16] >> 16u32) & (g[17] >> 16u32)))
-        | ((0xff000000 & !(g[16] >> 24u32) & (g[17] >> 24u32)))
-        | ((0xff000000 & !(g[16] >> 32u32) & (g[17] >> 32u32)));
+    g[19] = (0xff000000 & !(g[16] << 24u32) & (g[17] << 24u32))
+        | (0xff000000 & !(g[16] << 16u32) & (g[17] << 16u32))
+        | (0xff000000 & !(g[16] << 8u32) & (g[17] << 8u32))
+        | (0xff000000 & !g[16] & g[17])
+        | (0xff000000 & !(g[16] >> 8u32) & (g[17] >> 8u32))
+        | (0xff000000 & !(g[16] >> 16u32) & (g[17] >> 16u32))
+        | (0xff000000 & !(g[16] >> 24u32) & (g[17] >> 24u32))
+        | (0xff000000 & !(g[16] >> 32u32) & (g[17] >> 32u32));
     // g[20]: 8 node words, bit 24 ((aux 5) 1 red), bit 25 ((aux 5) 2 red), bit 26 ((aux 5) 3 red), bit 27 ((aux 5) 4 red), and 4 more
-    g[20] = ((0xff000000 & !(g[16] << 24u32) & (g[18] << 24u32)))
-        | ((0xff000000 & !(g[16] << 16u32) & (g[18] << 16u32)))
-        | ((0xff000000 & !(g[16] << 8u32) & (g[18] << 8u32)))
-        | ((0xff000000 & !g[16] & g[18]))
-        | ((0xff000000 & !(g[16] >> 8u32) & (g[18] >> 8u32)))
-        | ((0xff000000 & !(g[16] >> 16u32) & (g[18] >> 16u32)))
-        | ((0xff000000 & !(g[16] >> 24u32) & (g[18] >> 24u32)))
-        | ((0xff000000 & !(g[16] >> 32u32) & (g[18] >> 32u32)));
+    g[20] = (0xff000000 & !(g[16] << 24u32) & (g[18] << 24u32))
+        | (0xff000000 & !(g[16] << 16u32) & (g[18] << 16u32))
+        | (0xff000000 & !(g[16] << 8u32) & (g[18] << 8u32))
+        | (0xff000000 & !g[16] & g[18])
+        | (0xff000000 & !(g[16] >> 8u32) & (g[18] >> 8u32))
+        | (0xff000000 & !(g[16] >> 16u32) & (g[18] >> 16u32))
+        | (0xff000000 & !(g[16] >> 24u32) & (g[18] >> 24u32))
+        | (0xff000000 & !(g[16] >> 32u32) & (g[18] >> 32u32));
     // n[0]: (playercanmove black), rules at reversi.kif:55
     n[0] = 0xff000000 & g[19] != 0;
     // n[1]: (playercanmove red), rules at reversi.kif:55
@@ -28155,15 +28153,13 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         _ => {}
     }
     // g[24]: 60 node words, bit 27 (next (cell 4 4 black)), bit 36 (next (cell 5 5 black)), bit 29 (next (cell 4 6 black)), bit 20 (next (cell 3 5 black)), and 56 more; rules at reversi.kif:88, 91, 93
-    g[24] = ((0x7effffffffffff7e & s.0[0] & !g[23]))
-        | ((0x7effffffffffff7e & g[23] & 0u64.wrapping_sub((mt[0] & 0x1 != 0) as u64)))
-        | ((0x7effffffffffff7e
-            & kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)));
+    g[24] = (0x7effffffffffff7e & s.0[0] & !g[23])
+        | (0x7effffffffffff7e & g[23] & 0u64.wrapping_sub((mt[0] & 0x1 != 0) as u64))
+        | (0x7effffffffffff7e & kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0));
     // g[25]: 60 node words, bit 28 (next (cell 4 5 red)), bit 35 (next (cell 5 4 red)), bit 26 (next (cell 4 3 red)), bit 19 (next (cell 3 4 red)), and 56 more; rules at reversi.kif:88, 91, 93
-    g[25] = ((0x7effffffffffff7e & s.0[1] & !g[23]))
-        | ((0x7effffffffffff7e & g[23] & 0u64.wrapping_sub((mt[0] & 0x2 != 0) as u64)))
-        | ((0x7effffffffffff7e
-            & kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1)));
+    g[25] = (0x7effffffffffff7e & s.0[1] & !g[23])
+        | (0x7effffffffffff7e & g[23] & 0u64.wrapping_sub((mt[0] & 0x2 != 0) as u64))
+        | (0x7effffffffffff7e & kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1));
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
     let mut keep: [u64; 2] = [0x0, 0x0];
     let mut set: [u64; 2] = [0x0, 0x0];

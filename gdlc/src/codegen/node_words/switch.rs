@@ -21,12 +21,12 @@ fn move_read(template: &Template) -> Option<u32> {
     })
 }
 
-/// The `|` of `terms`, each in parentheses when there are several; no bit when there are none.
+/// The `|` of `terms` (each in parentheses when there are several, as [`join`] writes them); no
+/// bit when there are none.
 fn or_of(terms: &[TokenStream]) -> TokenStream {
     match terms {
         [] => quote!(0),
-        [term] => term.clone(),
-        _ => join(&terms.iter().map(|term| quote!((#term))).collect::<Vec<_>>(), quote!(|)),
+        _ => join(terms, quote!(|)),
     }
 }
 
