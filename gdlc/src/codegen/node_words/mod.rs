@@ -44,8 +44,12 @@ const GROUP_MIN: usize = 8;
 /// members evaluated one by one.
 const ASSUMED_ROUNDS: usize = 6;
 
-/// The most templates of a group: each is a term of its word's expression.
+/// The most templates of a group outside its `match`es on the kind of move played (see
+/// `switch.rs`): each is a term of its word's expression.
 const MAX_TEMPLATES: usize = 512;
+
+/// The most templates of a group in all: each is written once, in an arm of a `match` or not.
+const MAX_ALL_TEMPLATES: usize = 4 * MAX_TEMPLATES;
 
 /// A literal of a template, as a word whose bit `p` is the literal's value for the member at
 /// place `p`.
@@ -292,15 +296,13 @@ pub(super) fn find(
         let keep: Vec<bool> = groups
             .iter()
             .enumerate()
-            .map(
-                |(g, group)| {
-                    if group.gathered {
-                        read[g]
-                    } else {
-                        pays(ground, group, &in_cycle, family_cost, table_bit)
-                    }
-                },
-            )
+            .map(|(g, group)| {
+                if group.gathered {
+                    read[g]
+                } else {
+                    pays(ground, group, &move_kinds, &in_cycle, family_cost, table_bit)
+                }
+            })
             .collect();
         if keep.iter().all(|&k| k) {
             let mut dropped = super::word_order::partial_cycles(ground, &member);
@@ -511,10 +513,12 @@ fn loops(
 /// Whether evaluating `group` as a word costs at most half of evaluating its members one by one:
 /// by their rule families, for those that have some, else rule by rule, the rules that differ
 /// only in one node of the move table counted once (they are one mask test of its row).
-/// A group of recursive members is iterated either way, so its rounds are not counted.
+/// A group of recursive members is iterated either way, so its rounds are not counted. The word
+/// costs what `switch.rs` writes: only one arm of a `match` on the kind of move played.
 fn pays(
     ground: &Ground,
     group: &WordGroup,
+    move_kinds: &[MoveKind],
     in_cycle: &[bool],
     family_cost: &[Option<usize>],
     table_bit: &[Option<u32>],
@@ -532,6 +536,6 @@ fn pays(
     let one_by_one: usize = group.members.iter().map(|&m| family_cost[m as usize].unwrap_or_else(|| by_rules(m))).sum();
     let recursive = group.members.iter().any(|&m| in_cycle[m as usize]);
     let rounds = if group.reads_itself && !recursive { ASSUMED_ROUNDS } else { 1 };
-    let as_word: usize = group.templates.iter().map(|t| t.literals.len() + 1).sum::<usize>() * rounds;
-    group.templates.len() <= MAX_TEMPLATES && 2 * as_word <= one_by_one
+    let (cost, outside) = switch::word_cost(&group.templates, move_kinds);
+    outside <= MAX_TEMPLATES && group.templates.len() <= MAX_ALL_TEMPLATES && 2 * cost * rounds <= one_by_one
 }

@@ -2,7 +2,7 @@
 //! `match` on the kind played: a piece lands at one place, by one of many pieces and distances,
 //! and the arm of its kind computes only the templates of that kind.
 
-use super::{Template, WordLit};
+use super::{MoveKind, Template, WordLit};
 use crate::codegen::emit::{join, shifted, Body};
 use crate::codegen::tables::hex;
 use proc_macro2::{Literal, TokenStream};
@@ -21,6 +21,47 @@ fn move_read(template: &Template) -> Option<u32> {
     })
 }
 
+/// The templates among `templates` that [`Body::templates_or`] writes as one `match` on the kind
+/// of a role's move played, by role and kind: those of every role whose move
+/// [`MOVE_SWITCH_MIN`] templates or more read.
+pub(super) fn switches<'t>(
+    templates: &[&'t Template],
+    move_kinds: &[MoveKind],
+) -> BTreeMap<u32, BTreeMap<u32, Vec<&'t Template>>> {
+    let mut by_role: BTreeMap<u32, BTreeMap<u32, Vec<&Template>>> = BTreeMap::new();
+    for &template in templates {
+        if let Some(kind) = move_read(template) {
+            let role = move_kinds[kind as usize].role;
+            by_role.entry(role).or_default().entry(kind).or_default().push(template);
+        }
+    }
+    by_role.retain(|_, kinds| kinds.values().map(Vec::len).sum::<usize>() >= MOVE_SWITCH_MIN);
+    by_role
+}
+
+/// What a word of `templates` costs as [`Body::templates_or`] writes it, in literals read (a
+/// template costs its literals and one, a `match` its lookup and its dearest arm), and how
+/// many templates it writes outside the `match`es. Only one kind of a role's move is played,
+/// so a word whose templates read many kinds (`affected` cells, two for each kind of piece
+/// move) costs what one kind's templates do.
+pub(super) fn word_cost(templates: &[Template], move_kinds: &[MoveKind]) -> (usize, usize) {
+    let cost = |t: &Template| t.literals.len() + 1;
+    let all: Vec<&Template> = templates.iter().collect();
+    let switches = switches(&all, move_kinds);
+    let switched =
+        |t: &Template| move_read(t).is_some_and(|kind| switches.contains_key(&move_kinds[kind as usize].role));
+    let outside: Vec<&Template> = templates.iter().filter(|t| !switched(t)).collect();
+    let arms = switches.values().map(|kinds| {
+        let dearest = kinds.values().map(|arm| arm.iter().map(|t| cost(t)).sum::<usize>()).max().unwrap_or(0);
+        SWITCH_COST + dearest
+    });
+    (outside.iter().map(|t| cost(t)).sum::<usize>() + arms.sum::<usize>(), outside.len())
+}
+
+/// The cost of a `match` on the kind played besides its arm, in literals: the lookup of the
+/// move's entry, its place's bit, and the jump.
+const SWITCH_COST: usize = 3;
+
 /// The `|` of `terms` (each in parentheses when there are several, as [`join`] writes them); no
 /// bit when there are none.
 fn or_of(terms: &[TokenStream]) -> TokenStream {
@@ -38,13 +79,7 @@ impl Body<'_> {
     /// played, whose arm computes only the templates of that kind.
     pub(crate) fn templates_or(&self, templates: &[&Template]) -> TokenStream {
         let role_of = |kind: u32| self.emitter.words.move_kinds[kind as usize].role;
-        let mut by_role: BTreeMap<u32, BTreeMap<u32, Vec<&Template>>> = BTreeMap::new();
-        for &template in templates {
-            if let Some(kind) = move_read(template) {
-                by_role.entry(role_of(kind)).or_default().entry(kind).or_default().push(template);
-            }
-        }
-        by_role.retain(|_, kinds| kinds.values().map(Vec::len).sum::<usize>() >= MOVE_SWITCH_MIN);
+        let by_role = switches(templates, &self.emitter.words.move_kinds);
         // Each switch takes the place of the first template it holds; the others keep theirs.
         let mut terms: Vec<TokenStream> = Vec::new();
         let mut switched: BTreeSet<u32> = BTreeSet::new();

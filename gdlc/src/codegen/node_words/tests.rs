@@ -560,3 +560,39 @@ fn moves_between_two_cells_are_grouped_by_their_distance() {
     }
     assert_words_agree(&ground, &words);
 }
+
+/// Three pieces on an 8x8 board, each moving from any cell to any other: 378 kinds of move, and a cell is touched by the moves from it and to it.
+const JUMPS: &str = "
+        (role p)
+        (index 1) (index 2) (index 3) (index 4) (index 5) (index 6) (index 7) (index 8)
+        (piece k) (piece q) (piece r)
+        (<= (init (cell ?x ?y ?c)) (index ?x) (index ?y) (piece ?c))
+        (<= (other ?x1 ?y1 ?x2 ?y2) (index ?x1) (index ?y1) (index ?x2) (index ?y2) (distinct ?x1 ?x2))
+        (<= (other ?x1 ?y1 ?x2 ?y2) (index ?x1) (index ?y1) (index ?x2) (index ?y2) (distinct ?y1 ?y2))
+        (<= (legal p (move ?c ?x1 ?y1 ?x2 ?y2)) (true (cell ?x1 ?y1 ?c)) (piece ?c) (other ?x1 ?y1 ?x2 ?y2))
+        (<= (touched ?x1 ?y1) (does p (move ?c ?x1 ?y1 ?x2 ?y2)))
+        (<= (touched ?x2 ?y2) (does p (move ?c ?x1 ?y1 ?x2 ?y2)))
+        (<= (next (cell ?x2 ?y2 ?c)) (does p (move ?c ?x1 ?y1 ?x2 ?y2)))
+        (<= (next (cell ?x ?y ?c)) (true (cell ?x ?y ?c)) (not (touched ?x ?y)))
+        (<= terminal (true (cell 1 1 r)))
+        (<= (goal p 100) terminal)
+        (<= (goal p 0) (not terminal))";
+
+#[test]
+fn cells_that_many_kinds_of_move_touch_are_one_group_costed_by_one_kind() {
+    let ground = crate::compile::ground_source(JUMPS, &Default::default()).expect("grounds");
+    let words = find_any(&ground);
+    let touched: Vec<usize> =
+        (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(touched")).collect();
+    assert_eq!(touched.len(), 64);
+    let (g, _) = words.member[touched[0]].expect("the touched cells are in a group");
+    let group = &words.groups[g as usize];
+    assert_eq!(group.members.len(), 64);
+    // Two templates a kind, from its place and to it: more than a word may have outside a
+    // `match` on the kind played, and all of them in one.
+    assert!(group.templates.len() > MAX_TEMPLATES, "{} templates", group.templates.len());
+    let (cost, outside) = switch::word_cost(&group.templates, &words.move_kinds);
+    assert_eq!(outside, 0);
+    assert!(cost < 16, "a word costs one kind's templates, not {cost}");
+    assert_words_agree(&ground, &words);
+}
