@@ -32,6 +32,7 @@ mod cones;
 mod emit;
 mod error;
 mod families;
+mod guard_reads;
 mod legal_parts;
 mod move_guards;
 mod move_tables;

@@ -13,6 +13,7 @@
 
 mod expr;
 mod goals;
+mod guarded;
 mod guards;
 mod legal;
 mod next;
@@ -370,12 +371,20 @@ pub(crate) struct Body<'a> {
     pub(crate) emitter: &'a Emitter<'a>,
     pub(crate) slots: &'a Slots,
     phase: Phase,
+    /// A literal known to hold where the body's statements run (inside a test of it), which
+    /// they need not test again.
+    holds: Option<Lit>,
 }
 
 impl<'a> Body<'a> {
     /// The writer of a body in `phase` whose nodes have the slots `slots`.
     pub(crate) fn new(emitter: &'a Emitter<'a>, slots: &'a Slots, phase: Phase) -> Self {
-        Body { emitter, slots, phase }
+        Body { emitter, slots, phase, holds: None }
+    }
+
+    /// The same body, inside a test of `lit`.
+    pub(crate) fn where_holds(self, lit: Lit) -> Self {
+        Body { holds: Some(lit), ..self }
     }
 
     /// The same body in another phase.

@@ -286,7 +286,7 @@ impl Body<'_> {
         let runs = guards::runs(self.emitter.ground, &self.emitter.guard_facts, stretch);
         let out = runs.into_iter().map(|(guard, run)| {
             let statements = run.iter().map(|&m| self.node_alone(m));
-            match guard {
+            match guard.filter(|&fact| self.holds != Some(fact)) {
                 Some(fact) => {
                     let test = self.lit(fact);
                     quote!(if #test { #(#statements)* })

@@ -2,10 +2,11 @@
 //! legal moves and draw, and `next`, with every derived proposition they share computed once.
 //! On a large game the same code also answers `legal`, `terminal` or `goals` (`evaluate`).
 
+use super::guarded::Split;
 use super::nodes::TwoSlots;
 use super::{Body, Emitter, Phase};
 use crate::codegen::cones::Cones;
-use crate::codegen::legal_parts::{guards_move, RoleLegal};
+use crate::codegen::legal_parts::RoleLegal;
 use crate::codegen::move_tables::MoveTables;
 use crate::codegen::pick_tables;
 use crate::ground::{Lit, Prop, Value};
@@ -16,17 +17,17 @@ use std::collections::BTreeSet;
 /// The values `random_step` evaluates, in order: `terminal`, every role's legal moves (less
 /// those its families find, which read no node), the next values the frame tables do not give
 /// and the conditions of the frame arms.
-struct StepValues {
+pub(super) struct StepValues {
     values: Vec<Value>,
     /// By role, the conditions of its legal moves that need nodes evaluated.
-    legal: Vec<Vec<Value>>,
+    pub(super) legal: Vec<Vec<Value>>,
     /// Where the values of the state end (`terminal` and the legal moves) and those of `next`
     /// start.
     state: usize,
 }
 
 impl StepValues {
-    fn terminal(&self) -> &[Value] {
+    pub(super) fn terminal(&self) -> &[Value] {
         &self.values[..1]
     }
 
@@ -34,7 +35,7 @@ impl StepValues {
         &self.values[..self.state]
     }
 
-    fn of_next(&self) -> &[Value] {
+    pub(super) fn of_next(&self) -> &[Value] {
         &self.values[self.state..]
     }
 }
@@ -88,13 +89,11 @@ impl Emitter<'_> {
         if values.of_state().iter().any(depends) || self.ground.legal.iter().flatten().any(|(_, v)| depends(v)) {
             return None;
         }
-        // The nodes only a role's guarded moves read are computed only when its guard holds.
-        let guarded_only = self.guarded_only_nodes(&values, plans);
+        // The nodes only a role's guarded moves read are computed only when its guard holds:
+        // in its choice, or before `terminal` when it reads them behind the guard too.
         let local = self.arm_only_nodes(&values.values[..values.state + self.ground.next.len()]);
-        let (after, before): (Vec<u32>, Vec<u32>) = needed
-            .iter()
-            .filter(|&&n| guarded_only[n as usize].is_none() && !local[n as usize])
-            .partition(|&&n| dependent[n as usize]);
+        let Split { guarded_only, after, before, late } = self.split(&values, plans, &needed, &local, &dependent);
+        let hoisted = !late.is_empty();
         let state_part: Vec<u32> =
             needed.iter().copied().filter(|&n| !local[n as usize] && !dependent[n as usize]).collect();
         let cones = Cones::new(self.ground);
@@ -102,7 +101,7 @@ impl Emitter<'_> {
         let goal_cone = cones.cone(&goal_values);
         let shared = self.shared(&state_part, &values, &cones, &goal_cone);
         let goal_only = match shared.goals {
-            true => self.nodes_beyond(&goal_cone, &before),
+            true => self.goal_only(&goal_values, &goal_cone, plans, &before, hoisted.then_some(&guarded_only)),
             false => Vec::new(),
         };
         // The goals' own nodes take slots after the step's, in arrays that only `goals` makes.
@@ -110,7 +109,19 @@ impl Emitter<'_> {
         let state = Body::new(self, &slots, Phase::State);
         let goals = Body::new(self, &all, Phase::State);
         let after_draw = state.in_phase(Phase::Move);
-        let state_nodes = state.emit_nodes(&before);
+        let exclusive = |role: usize| -> Vec<u32> {
+            needed.iter().copied().filter(|&n| guarded_only[n as usize] == Some(role)).collect()
+        };
+        let state_nodes = match hoisted {
+            false => state.emit_nodes(&before),
+            true => {
+                let early: Vec<u32> = before.iter().copied().filter(|n| late.binary_search(n).is_err()).collect();
+                let (early, late) = (state.emit_nodes(&early), state.emit_nodes(&late));
+                let behind_guards =
+                    plans.iter().enumerate().map(|(role, plan)| state.behind_guard(plan, &exclusive(role)));
+                quote!(#early #(#behind_guards)* #late)
+            }
+        };
         let row = self.move_table_row();
         let move_nodes = after_draw.emit_move_nodes(&after);
         // The frame and arm-family rows of a role whose draw is in few words are looked up by
@@ -118,8 +129,7 @@ impl Emitter<'_> {
         let by_draw: Vec<bool> = plans.iter().map(|plan| self.rows_by_draw(&plan.parts)).collect();
         let (mut choices, mut tables) = (Vec::new(), TokenStream::new());
         for (role, (moves, plan)) in self.ground.legal.iter().zip(plans).enumerate() {
-            let exclusive: Vec<u32> =
-                needed.iter().copied().filter(|&n| guarded_only[n as usize] == Some(role)).collect();
+            let exclusive = if hoisted { Vec::new() } else { exclusive(role) };
             let (choice, role_tables) = state.choice(role, moves, plan, &exclusive, by_draw[role], shared);
             choices.push(choice);
             tables.extend(role_tables);
@@ -205,7 +215,7 @@ impl Emitter<'_> {
     }
 
     /// The nodes of `cone` beyond `computed`, sorted, in whole groups of node words.
-    fn nodes_beyond(&self, cone: &[u32], computed: &[u32]) -> Vec<u32> {
+    pub(super) fn nodes_beyond(&self, cone: &[u32], computed: &[u32]) -> Vec<u32> {
         let computed: BTreeSet<u32> = computed.iter().copied().collect();
         self.whole_groups(cone.iter().copied().filter(|n| !computed.contains(n)).collect())
     }
@@ -220,37 +230,6 @@ impl Emitter<'_> {
         values.extend(self.unframed_next());
         values.extend(self.tables.iter().flat_map(MoveTables::arm_values));
         StepValues { values, legal, state }
-    }
-
-    /// For every node, the role whose guarded moves alone read it (`None` for the others):
-    /// those nodes are evaluated in the role's choice, and only when its guard holds.
-    /// `terminal` and `next` are the other values that `random_step` evaluates.
-    fn guarded_only_nodes(&self, values: &StepValues, plans: &[RoleLegal]) -> Vec<Option<usize>> {
-        let cone = |values: &[Value]| self.runtime_cone(values);
-        let mut others: Vec<Value> = values.terminal().iter().chain(values.of_next()).copied().collect();
-        let mut readers = vec![0u32; self.ground.nodes.len()];
-        let mut owner = vec![None; self.ground.nodes.len()];
-        for (role, (moves, plan)) in values.legal.iter().zip(plans).enumerate() {
-            let mut guarded = Vec::new();
-            for (i, &v) in moves.iter().enumerate() {
-                if guards_move(&plan.guard, i) {
-                    guarded.push(v);
-                } else {
-                    others.push(v);
-                }
-            }
-            if guarded.is_empty() {
-                continue;
-            }
-            for n in cone(&guarded) {
-                readers[n as usize] += 1;
-                owner[n as usize] = Some(role);
-            }
-        }
-        for n in cone(&others) {
-            readers[n as usize] += 1;
-        }
-        owner.iter().zip(&readers).map(|(&o, &count)| if count == 1 { o } else { None }).collect()
     }
 }
 

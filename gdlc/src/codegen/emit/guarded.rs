@@ -1,0 +1,200 @@
+//! Which nodes `random_step` computes only when a role's guard holds (`(control white)`): those
+//! that only the role's guarded moves read, and those that `terminal` and the goals read only
+//! behind the guard (see [`guard_reads`]): chess's search for a legal move of white's is
+//! computed on white's turns alone.
+
+use super::step::StepValues;
+use super::{Body, Emitter};
+use crate::codegen::guard_reads::{self, Need};
+use crate::codegen::legal_parts::{guards_move, RoleLegal};
+use crate::ground::{Lit, Prop, Value};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+impl Emitter<'_> {
+    /// How the step computes the nodes of `needed`, of which `local` are computed in the arms
+    /// and `dependent` read the joint move.
+    pub(super) fn split(
+        &self,
+        values: &StepValues,
+        plans: &[RoleLegal],
+        needed: &[u32],
+        local: &[bool],
+        dependent: &[bool],
+    ) -> Split {
+        let of = |guarded_only: Vec<Option<usize>>, late: Vec<u32>| {
+            let (after, before) = (needed.iter())
+                .filter(|&&n| guarded_only[n as usize].is_none() && !local[n as usize])
+                .partition(|&&n| dependent[n as usize]);
+            Split { guarded_only, after, before, late }
+        };
+        let split = of(self.guarded_only_nodes(values, plans, true), Vec::new());
+        match self.reading_guarded(&split.before, &split.guarded_only) {
+            Some(late) => Split { late, ..split },
+            None => of(self.guarded_only_nodes(values, plans, false), Vec::new()),
+        }
+    }
+
+    /// The nodes of `goal_cone` that the goals (`goal_values`) compute, beyond `before`, which
+    /// the step computes; and beyond the nodes computed behind a role's guard
+    /// (`guarded_only`, when the step computes them before `terminal`) that the goals read only
+    /// behind it.
+    pub(super) fn goal_only(
+        &self,
+        goal_values: &[Value],
+        goal_cone: &[u32],
+        plans: &[RoleLegal],
+        before: &[u32],
+        guarded_only: Option<&Vec<Option<usize>>>,
+    ) -> Vec<u32> {
+        let Some(guarded_only) = guarded_only else { return self.nodes_beyond(goal_cone, before) };
+        let needs = self.guard_needs(goal_values, plans);
+        let mut computed = before.to_vec();
+        computed.extend((0..needs.len() as u32).filter(|&n| match needs[n as usize] {
+            Some(Need::Role(role)) => guarded_only[n as usize] == Some(role),
+            _ => false,
+        }));
+        computed.sort_unstable();
+        self.nodes_beyond(goal_cone, &computed)
+    }
+
+    /// For every node, the role whose guarded moves alone read it (`None` for the others):
+    /// those nodes are evaluated only when its guard holds. `terminal` and `next` are the
+    /// other values that `random_step` evaluates; with `in_terminal`, the nodes that
+    /// `terminal` reads only behind a role's guard (see [`guard_reads`]) count as that role's.
+    fn guarded_only_nodes(&self, values: &StepValues, plans: &[RoleLegal], in_terminal: bool) -> Vec<Option<usize>> {
+        let cone = |values: &[Value]| self.runtime_cone(values);
+        let mut others: Vec<Value> = values.of_next().to_vec();
+        let mut readers = vec![Readers::None; self.ground.nodes.len()];
+        match in_terminal {
+            false => others.extend(values.terminal()),
+            true => {
+                for (n, need) in self.guard_needs(values.terminal(), plans).into_iter().enumerate() {
+                    match need {
+                        Some(Need::Always) => readers[n].add(None),
+                        Some(Need::Role(role)) => readers[n].add(Some(role)),
+                        None => {}
+                    }
+                }
+            }
+        }
+        for (role, (moves, plan)) in values.legal.iter().zip(plans).enumerate() {
+            let mut guarded = Vec::new();
+            for (i, &v) in moves.iter().enumerate() {
+                if guards_move(&plan.guard, i) {
+                    guarded.push(v);
+                } else {
+                    others.push(v);
+                }
+            }
+            if guarded.is_empty() {
+                continue;
+            }
+            for n in cone(&guarded) {
+                readers[n as usize].add(Some(role));
+            }
+        }
+        for n in cone(&others) {
+            readers[n as usize].add(None);
+        }
+        readers.into_iter().map(|r| if let Readers::Only(role) = r { role } else { None }).collect()
+    }
+
+    /// When `values` need each node, by the guards of `plans` (see [`guard_reads::needs`]);
+    /// `None` for the nodes they do not read and those the move table gives.
+    fn guard_needs(&self, values: &[Value], plans: &[RoleLegal]) -> Vec<Option<Need>> {
+        let guards: Vec<Option<Lit>> = plans.iter().map(|plan| plan.guard.as_ref().map(|&(lit, _)| lit)).collect();
+        let unit: Vec<Option<u32>> = self.words.member.iter().map(|m| m.map(|(g, _)| g)).collect();
+        let given = |n: u32| self.table_bit(n).is_some();
+        let mut needs = guard_reads::needs(self.ground, values, &guards, &unit, given);
+        (0..needs.len()).filter(|&n| given(n as u32)).for_each(|n| needs[n] = None);
+        needs
+    }
+
+    /// The nodes of `before` (sorted) that read nodes of `guarded_only` roles, sorted, with
+    /// their readers among `before`, and the groups of node words they are in: those that
+    /// must come after the guarded nodes. `None` when a guarded node reads one of them, so that
+    /// no order computes the guarded nodes in between.
+    fn reading_guarded(&self, before: &[u32], guarded_only: &[Option<usize>]) -> Option<Vec<u32>> {
+        let nodes = self.ground.nodes.len();
+        let mut in_before = vec![false; nodes];
+        before.iter().for_each(|&n| in_before[n as usize] = true);
+        let mut late = vec![false; nodes];
+        loop {
+            let mut changed = false;
+            for &n in before {
+                let reads = self.ground.nodes[n as usize].rules.iter().flatten().any(|lit| match lit.prop {
+                    Prop::Node(m) => guarded_only[m as usize].is_some() || late[m as usize],
+                    _ => false,
+                });
+                changed |= reads && !std::mem::replace(&mut late[n as usize], true);
+            }
+            for group in &self.words.groups {
+                if group.members.iter().any(|&m| late[m as usize]) {
+                    for &m in group.members.iter().filter(|&&m| in_before[m as usize]) {
+                        changed |= !std::mem::replace(&mut late[m as usize], true);
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let reads_late = (0..nodes).filter(|&n| guarded_only[n].is_some()).any(|n| {
+            self.ground.nodes[n].rules.iter().flatten().any(|lit| matches!(lit.prop, Prop::Node(m) if late[m as usize]))
+        });
+        (!reads_late).then(|| before.iter().copied().filter(|&n| late[n as usize]).collect())
+    }
+}
+
+/// How `random_step` computes its nodes.
+pub(super) struct Split {
+    /// For every node, the role behind whose guard alone it is computed.
+    pub(super) guarded_only: Vec<Option<usize>>,
+    /// The nodes computed after the joint move is known, sorted.
+    pub(super) after: Vec<u32>,
+    /// The nodes computed before, sorted.
+    pub(super) before: Vec<u32>,
+    /// The nodes of `before` that read guarded nodes, when the terminal reads some: the
+    /// guarded nodes are then computed before them, rather than in the choices.
+    pub(super) late: Vec<u32>,
+}
+
+/// Which values of `random_step` read a node: none yet, one role's guarded moves (`Some`) or
+/// the others (`None`) alone, or more than one of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Readers {
+    None,
+    Only(Option<usize>),
+    Many,
+}
+
+impl Readers {
+    /// The readers with `reader` among them.
+    fn add(&mut self, reader: Option<usize>) {
+        *self = match *self {
+            Readers::None => Readers::Only(reader),
+            Readers::Only(had) if had == reader => Readers::Only(had),
+            _ => Readers::Many,
+        };
+    }
+}
+
+impl Body<'_> {
+    /// Statements computing `exclusive`, nodes that only a role's guarded moves and the
+    /// terminal behind its guard read, when the guard of `plan` holds.
+    pub(super) fn behind_guard(&self, plan: &RoleLegal, exclusive: &[u32]) -> TokenStream {
+        match &plan.guard {
+            Some((lit, _)) if !exclusive.is_empty() => {
+                let nodes = self.where_holds(*lit).emit_nodes(exclusive);
+                let lit = self.lit(*lit);
+                quote! {
+                    if #lit {
+                        #nodes
+                    }
+                }
+            }
+            _ => TokenStream::new(),
+        }
+    }
+}
