@@ -35,23 +35,23 @@ impl Emitter<'_> {
         }
     }
 
-    /// The nodes of `goal_cone` that the goals (`goal_values`) compute, beyond `before`, which
-    /// the step computes; and beyond the nodes computed behind a role's guard
-    /// (`guarded_only`, when the step computes them before `terminal`) that the goals read only
-    /// behind it.
+    /// The nodes of `goal_cone` that the goals (`goal_values`) compute, beyond those the step
+    /// computes as `split` says: those before the move, and when they come before `terminal`,
+    /// the nodes behind a role's guard that the goals read only behind it.
     pub(super) fn goal_only(
         &self,
         goal_values: &[Value],
         goal_cone: &[u32],
         plans: &[RoleLegal],
-        before: &[u32],
-        guarded_only: Option<&Vec<Option<usize>>>,
+        split: &Split,
     ) -> Vec<u32> {
-        let Some(guarded_only) = guarded_only else { return self.nodes_beyond(goal_cone, before) };
+        if !split.hoisted() {
+            return self.nodes_beyond(goal_cone, &split.before);
+        }
         let needs = self.guard_needs(goal_values, plans);
-        let mut computed = before.to_vec();
+        let mut computed = split.before.clone();
         computed.extend((0..needs.len() as u32).filter(|&n| match needs[n as usize] {
-            Some(Need::Role(role)) => guarded_only[n as usize] == Some(role),
+            Some(Need::Role(role)) => split.guarded_only[n as usize] == Some(role),
             _ => false,
         }));
         computed.sort_unstable();
@@ -180,10 +180,37 @@ impl Readers {
     }
 }
 
+impl Split {
+    /// Whether the guarded nodes are computed before `terminal` rather than in the choices.
+    pub(super) fn hoisted(&self) -> bool {
+        !self.late.is_empty()
+    }
+
+    /// The nodes of `needed` computed behind role `role`'s guard alone.
+    pub(super) fn exclusive(&self, needed: &[u32], role: usize) -> Vec<u32> {
+        needed.iter().copied().filter(|&n| self.guarded_only[n as usize] == Some(role)).collect()
+    }
+}
+
 impl Body<'_> {
+    /// Statements computing the nodes of `needed` that the step computes before the move, as
+    /// `split` says: `before`, and when the guarded nodes come before `terminal`, those of each
+    /// role inside a test of its guard (`plans`), between the nodes of `before` that do not
+    /// read them and those that do.
+    pub(super) fn state_nodes(&self, split: &Split, plans: &[RoleLegal], needed: &[u32]) -> TokenStream {
+        if !split.hoisted() {
+            return self.emit_nodes(&split.before);
+        }
+        let early: Vec<u32> = (split.before.iter().copied()).filter(|n| split.late.binary_search(n).is_err()).collect();
+        let (early, late) = (self.emit_nodes(&early), self.emit_nodes(&split.late));
+        let behind_guards =
+            plans.iter().enumerate().map(|(role, plan)| self.behind_guard(plan, &split.exclusive(needed, role)));
+        quote!(#early #(#behind_guards)* #late)
+    }
+
     /// Statements computing `exclusive`, nodes that only a role's guarded moves and the
     /// terminal behind its guard read, when the guard of `plan` holds.
-    pub(super) fn behind_guard(&self, plan: &RoleLegal, exclusive: &[u32]) -> TokenStream {
+    fn behind_guard(&self, plan: &RoleLegal, exclusive: &[u32]) -> TokenStream {
         match &plan.guard {
             Some((lit, _)) if !exclusive.is_empty() => {
                 let nodes = self.where_holds(*lit).emit_nodes(exclusive);

@@ -2,7 +2,6 @@
 //! legal moves and draw, and `next`, with every derived proposition they share computed once.
 //! On a large game the same code also answers `legal`, `terminal` or `goals` (`evaluate`).
 
-use super::guarded::Split;
 use super::nodes::TwoSlots;
 use super::{Body, Emitter, Phase};
 use crate::codegen::cones::Cones;
@@ -92,8 +91,8 @@ impl Emitter<'_> {
         // The nodes only a role's guarded moves read are computed only when its guard holds:
         // in its choice, or before `terminal` when it reads them behind the guard too.
         let local = self.arm_only_nodes(&values.values[..values.state + self.ground.next.len()]);
-        let Split { guarded_only, after, before, late } = self.split(&values, plans, &needed, &local, &dependent);
-        let hoisted = !late.is_empty();
+        let split = self.split(&values, plans, &needed, &local, &dependent);
+        let hoisted = split.hoisted();
         let state_part: Vec<u32> =
             needed.iter().copied().filter(|&n| !local[n as usize] && !dependent[n as usize]).collect();
         let cones = Cones::new(self.ground);
@@ -101,7 +100,7 @@ impl Emitter<'_> {
         let goal_cone = cones.cone(&goal_values);
         let shared = self.shared(&state_part, &values, &cones, &goal_cone);
         let goal_only = match shared.goals {
-            true => self.goal_only(&goal_values, &goal_cone, plans, &before, hoisted.then_some(&guarded_only)),
+            true => self.goal_only(&goal_values, &goal_cone, plans, &split),
             false => Vec::new(),
         };
         // The goals' own nodes take slots after the step's, in arrays that only `goals` makes.
@@ -109,27 +108,15 @@ impl Emitter<'_> {
         let state = Body::new(self, &slots, Phase::State);
         let goals = Body::new(self, &all, Phase::State);
         let after_draw = state.in_phase(Phase::Move);
-        let exclusive = |role: usize| -> Vec<u32> {
-            needed.iter().copied().filter(|&n| guarded_only[n as usize] == Some(role)).collect()
-        };
-        let state_nodes = match hoisted {
-            false => state.emit_nodes(&before),
-            true => {
-                let early: Vec<u32> = before.iter().copied().filter(|n| late.binary_search(n).is_err()).collect();
-                let (early, late) = (state.emit_nodes(&early), state.emit_nodes(&late));
-                let behind_guards =
-                    plans.iter().enumerate().map(|(role, plan)| state.behind_guard(plan, &exclusive(role)));
-                quote!(#early #(#behind_guards)* #late)
-            }
-        };
+        let state_nodes = state.state_nodes(&split, plans, &needed);
         let row = self.move_table_row();
-        let move_nodes = after_draw.emit_move_nodes(&after);
+        let move_nodes = after_draw.emit_move_nodes(&split.after);
         // The frame and arm-family rows of a role whose draw is in few words are looked up by
         // the drawn bit: a load fewer on the path from one state to the next than by move.
         let by_draw: Vec<bool> = plans.iter().map(|plan| self.rows_by_draw(&plan.parts)).collect();
         let (mut choices, mut tables) = (Vec::new(), TokenStream::new());
         for (role, (moves, plan)) in self.ground.legal.iter().zip(plans).enumerate() {
-            let exclusive = if hoisted { Vec::new() } else { exclusive(role) };
+            let exclusive = if hoisted { Vec::new() } else { split.exclusive(&needed, role) };
             let (choice, role_tables) = state.choice(role, moves, plan, &exclusive, by_draw[role], shared);
             choices.push(choice);
             tables.extend(role_tables);
