@@ -22,16 +22,16 @@ impl Emitter<'_> {
         local: &[bool],
         dependent: &[bool],
     ) -> Split {
-        let of = |guarded_only: Vec<Option<usize>>, late: Vec<u32>| {
+        let of = |guarded_only: Vec<Option<usize>>| {
             let (after, before) = (needed.iter())
                 .filter(|&&n| guarded_only[n as usize].is_none() && !local[n as usize])
                 .partition(|&&n| dependent[n as usize]);
-            Split { guarded_only, after, before, late }
+            Split { guarded_only, after, before, late: Vec::new() }
         };
-        let split = of(self.guarded_only_nodes(values, plans, true), Vec::new());
+        let split = of(self.guarded_only_nodes(values, plans, true));
         match self.reading_guarded(&split.before, &split.guarded_only) {
             Some(late) => Split { late, ..split },
-            None => of(self.guarded_only_nodes(values, plans, false), Vec::new()),
+            None => of(self.guarded_only_nodes(values, plans, false)),
         }
     }
 
@@ -112,37 +112,16 @@ impl Emitter<'_> {
     }
 
     /// The nodes of `before` (sorted) that read nodes of `guarded_only` roles, sorted, with
-    /// their readers among `before`, and the groups of node words they are in: those that
-    /// must come after the guarded nodes. `None` when a guarded node reads one of them, so that
-    /// no order computes the guarded nodes in between.
+    /// their readers and the groups of node words they are in: those that must come after the
+    /// guarded nodes. `None` when a guarded node reads one of them, so that no order computes
+    /// the guarded nodes in between.
     fn reading_guarded(&self, before: &[u32], guarded_only: &[Option<usize>]) -> Option<Vec<u32>> {
-        let nodes = self.ground.nodes.len();
-        let mut in_before = vec![false; nodes];
-        before.iter().for_each(|&n| in_before[n as usize] = true);
-        let mut late = vec![false; nodes];
-        loop {
-            let mut changed = false;
-            for &n in before {
-                let reads = self.ground.nodes[n as usize].rules.iter().flatten().any(|lit| match lit.prop {
-                    Prop::Node(m) => guarded_only[m as usize].is_some() || late[m as usize],
-                    _ => false,
-                });
-                changed |= reads && !std::mem::replace(&mut late[n as usize], true);
-            }
-            for group in &self.words.groups {
-                if group.members.iter().any(|&m| late[m as usize]) {
-                    for &m in group.members.iter().filter(|&&m| in_before[m as usize]) {
-                        changed |= !std::mem::replace(&mut late[m as usize], true);
-                    }
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
-        let reads_late = (0..nodes).filter(|&n| guarded_only[n].is_some()).any(|n| {
-            self.ground.nodes[n].rules.iter().flatten().any(|lit| matches!(lit.prop, Prop::Node(m) if late[m as usize]))
-        });
+        let mut late: Vec<bool> = guarded_only.iter().map(Option::is_some).collect();
+        self.mark_readers_and_groups(&mut late);
+        let unguarded_late =
+            |lit: &Lit| matches!(lit.prop, Prop::Node(m) if late[m as usize] && guarded_only[m as usize].is_none());
+        let reads_late = (self.ground.nodes.iter().zip(guarded_only))
+            .any(|(node, guarded)| guarded.is_some() && node.rules.iter().flatten().any(unguarded_late));
         (!reads_late).then(|| before.iter().copied().filter(|&n| late[n as usize]).collect())
     }
 }

@@ -293,19 +293,26 @@ impl<'g> Emitter<'g> {
     /// its members reads them, and so is every node that reads a member of such a group.
     pub(crate) fn move_dependent(&self) -> Vec<bool> {
         let mut dependent = super::cones::reads_moves(self.ground);
+        self.mark_readers_and_groups(&mut dependent);
+        dependent
+    }
+
+    /// Marks every node that reads a marked node, and every member of a group of node words
+    /// that has a marked member (a group is computed at once), until nothing changes.
+    pub(crate) fn mark_readers_and_groups(&self, marked: &mut [bool]) {
         loop {
+            super::cones::mark_readers(self.ground, marked);
             let mut widened = false;
             for group in &self.words.groups {
-                if group.members.iter().any(|&m| dependent[m as usize]) {
+                if group.members.iter().any(|&m| marked[m as usize]) {
                     for &m in &group.members {
-                        widened |= !std::mem::replace(&mut dependent[m as usize], true);
+                        widened |= !std::mem::replace(&mut marked[m as usize], true);
                     }
                 }
             }
             if !widened {
-                return dependent;
+                return;
             }
-            super::cones::mark_readers(self.ground, &mut dependent);
         }
     }
 
