@@ -18825,6148 +18825,109 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | (s.0[6] & 0x1 == 0x1);
     // n[1291]: ((aux 46) f 5 black)
     n[1291] = (s.0[6] & 0x2 == 0x2) | (s.0[6] & 0x4 == 0x4);
-    {
-        // n[2] (keyed): ((aux 3) b c 3 4)
-        // n[3] (keyed): ((aux 3) b a 3 4)
-        // n[4] (keyed): ((aux 3) b a 3 2)
-        // n[5] (keyed): ((aux 3) b c 3 2)
-        // n[7] (keyed): ((aux 5) b a e 3 2 6)
-        // n[9] (keyed): ((aux 5) b a a 3 2 6)
-        // n[11] (keyed): ((aux 5) b a e 3 2 2)
-        // n[13] (keyed): ((aux 5) b a e 3 4 4)
-        // n[15] (keyed): ((aux 5) b e a 3 6 2)
-        // n[16] (keyed): ((aux 5) b a a 3 6 2)
-        // n[17] (keyed): ((aux 5) b e a 3 2 2)
-        // n[19] (keyed): ((aux 5) b e a 3 4 4)
-        // n[21] (keyed): ((aux 5) b c c 3 2 6)
-        // n[23] (keyed): ((aux 5) b c c 3 6 2)
-        // n[26] (keyed): ((aux 8) b a g 3 2 8)
-        // n[28] (keyed): ((aux 8) b a c 3 2 8)
-        // n[30] (keyed): ((aux 8) b a g 3 2 4)
-        // n[32] (keyed): ((aux 8) b a g 3 4 6)
-        // n[34] (keyed): ((aux 8) b a g 3 4 2)
-        // n[36] (keyed): ((aux 8) b e c 3 8 2)
-        // n[37] (keyed): ((aux 8) b a c 3 8 2)
-        // n[38] (keyed): ((aux 8) b e c 3 4 2)
-        // n[40] (keyed): ((aux 8) b e c 3 4 6)
-        // n[41] (keyed): ((aux 8) b a c 3 4 6)
-        // n[43] (keyed): ((aux 8) b c e 3 2 8)
-        // n[45] (keyed): ((aux 8) b c a 3 2 8)
-        // n[47] (keyed): ((aux 8) b g a 3 2 4)
-        // n[48] (keyed): ((aux 8) b c a 3 6 4)
-        // n[49] (keyed): ((aux 8) b g a 3 6 4)
-        // n[51] (keyed): ((aux 8) b c e 3 2 4)
-        // n[52] (keyed): ((aux 8) b c e 3 6 4)
-        // n[54] (keyed): ((aux 8) b g a 3 8 2)
-        // n[55] (keyed): ((aux 8) b c a 3 8 2)
-        // n[56] (keyed): ((aux 8) b g a 3 4 2)
-        // n[62] (keyed): ((aux 3) d c 3 4)
-        // n[63] (keyed): ((aux 3) d e 3 4)
-        // n[64] (keyed): ((aux 3) d c 3 2)
-        // n[65] (keyed): ((aux 3) d e 3 2)
-        // n[67] (keyed): ((aux 5) d e e 3 2 6)
-        // n[69] (keyed): ((aux 5) d e a 3 2 6)
-        // n[71] (keyed): ((aux 5) d e e 3 6 2)
-        // n[72] (keyed): ((aux 5) d a e 3 6 2)
-        // n[73] (keyed): ((aux 5) d a e 3 2 2)
-        // n[75] (keyed): ((aux 5) d a e 3 4 4)
-        // n[77] (keyed): ((aux 5) d e a 3 2 2)
-        // n[79] (keyed): ((aux 5) d e a 3 4 4)
-        // n[81] (keyed): ((aux 5) d c g 3 2 6)
-        // n[83] (keyed): ((aux 5) d c c 3 2 6)
-        // n[85] (keyed): ((aux 5) d c g 3 2 2)
-        // n[87] (keyed): ((aux 5) d c g 3 4 4)
-        // n[89] (keyed): ((aux 5) d c c 3 6 2)
-        // n[90] (keyed): ((aux 5) d g c 3 6 2)
-        // n[91] (keyed): ((aux 5) d g c 3 2 2)
-        // n[93] (keyed): ((aux 5) d g c 3 4 4)
-        // n[96] (keyed): ((aux 8) d e g 3 2 8)
-        // n[98] (keyed): ((aux 8) d e c 3 2 8)
-        // n[100] (keyed): ((aux 8) d a g 3 2 4)
-        // n[101] (keyed): ((aux 8) d e g 3 2 4)
-        // n[102] (keyed): ((aux 8) d e g 3 6 4)
-        // n[103] (keyed): ((aux 8) d a g 3 6 4)
-        // n[105] (keyed): ((aux 8) d a g 3 4 6)
-        // n[107] (keyed): ((aux 8) d a g 3 4 2)
-        // n[109] (keyed): ((aux 8) d e c 3 8 2)
-        // n[110] (keyed): ((aux 8) d a c 3 8 2)
-        // n[111] (keyed): ((aux 8) d a c 3 4 2)
-        // n[113] (keyed): ((aux 8) d e c 3 4 6)
-        // n[114] (keyed): ((aux 8) d a c 3 4 6)
-        // n[116] (keyed): ((aux 8) d e c 3 6 4)
-        // n[118] (keyed): ((aux 8) d c e 3 2 8)
-        // n[120] (keyed): ((aux 8) d c a 3 2 8)
-        // n[122] (keyed): ((aux 8) d c a 3 2 4)
-        // n[123] (keyed): ((aux 8) d g a 3 2 4)
-        // n[124] (keyed): ((aux 8) d c a 3 6 4)
-        // n[125] (keyed): ((aux 8) d g a 3 6 4)
-        // n[127] (keyed): ((aux 8) d c e 3 6 4)
-        // n[129] (keyed): ((aux 8) d g a 3 4 6)
-        // n[131] (keyed): ((aux 8) d g e 3 8 2)
-        // n[132] (keyed): ((aux 8) d c e 3 8 2)
-        // n[133] (keyed): ((aux 8) d g e 3 4 2)
-        // n[135] (keyed): ((aux 8) d g e 3 4 6)
-        // n[136] (keyed): ((aux 8) d c e 3 4 6)
-        // n[138] (keyed): ((aux 8) d g a 3 4 2)
-        // n[144] (keyed): ((aux 3) f e 3 4)
-        // n[145] (keyed): ((aux 3) f g 3 4)
-        // n[146] (keyed): ((aux 3) f e 3 2)
-        // n[147] (keyed): ((aux 3) f g 3 2)
-        // n[149] (keyed): ((aux 5) f e e 3 2 6)
-        // n[151] (keyed): ((aux 5) f e e 3 6 2)
-        // n[153] (keyed): ((aux 5) f g g 3 2 6)
-        // n[155] (keyed): ((aux 5) f g c 3 2 6)
-        // n[157] (keyed): ((aux 5) f c g 3 6 2)
-        // n[158] (keyed): ((aux 5) f g g 3 6 2)
-        // n[159] (keyed): ((aux 5) f c g 3 2 2)
-        // n[161] (keyed): ((aux 5) f c g 3 4 4)
-        // n[163] (keyed): ((aux 5) f g c 3 2 2)
-        // n[165] (keyed): ((aux 5) f g c 3 4 4)
-        // n[168] (keyed): ((aux 8) f e g 3 2 8)
-        // n[170] (keyed): ((aux 8) f e c 3 2 8)
-        // n[172] (keyed): ((aux 8) f a g 3 2 4)
-        // n[173] (keyed): ((aux 8) f e g 3 6 4)
-        // n[174] (keyed): ((aux 8) f a g 3 6 4)
-        // n[176] (keyed): ((aux 8) f e g 3 8 2)
-        // n[177] (keyed): ((aux 8) f a g 3 8 2)
-        // n[178] (keyed): ((aux 8) f a g 3 4 2)
-        // n[180] (keyed): ((aux 8) f e c 3 2 4)
-        // n[181] (keyed): ((aux 8) f e c 3 6 4)
-        // n[183] (keyed): ((aux 8) f g e 3 2 8)
-        // n[185] (keyed): ((aux 8) f g a 3 2 8)
-        // n[187] (keyed): ((aux 8) f g a 3 2 4)
-        // n[189] (keyed): ((aux 8) f g a 3 4 6)
-        // n[191] (keyed): ((aux 8) f g e 3 8 2)
-        // n[192] (keyed): ((aux 8) f c e 3 8 2)
-        // n[193] (keyed): ((aux 8) f c e 3 4 2)
-        // n[195] (keyed): ((aux 8) f g e 3 4 6)
-        // n[196] (keyed): ((aux 8) f c e 3 4 6)
-        // n[198] (keyed): ((aux 8) f g a 3 4 2)
-        // n[204] (keyed): ((aux 3) c b 6 5)
-        // n[205] (keyed): ((aux 3) c d 6 5)
-        // n[206] (keyed): ((aux 3) c b 6 7)
-        // n[207] (keyed): ((aux 3) c d 6 7)
-        // n[209] (keyed): ((aux 5) c b f 6 5 5)
-        // n[211] (keyed): ((aux 5) c f b 6 5 5)
-        // n[213] (keyed): ((aux 5) c b f 6 7 7)
-        // n[215] (keyed): ((aux 5) c b b 6 3 7)
-        // n[216] (keyed): ((aux 5) c f b 6 3 7)
-        // n[217] (keyed): ((aux 5) c f b 6 7 7)
-        // n[219] (keyed): ((aux 5) c b f 6 7 3)
-        // n[221] (keyed): ((aux 5) c b b 6 7 3)
-        // n[223] (keyed): ((aux 5) c d d 6 3 7)
-        // n[225] (keyed): ((aux 5) c d d 6 7 3)
-        // n[228] (keyed): ((aux 8) c b h 6 5 3)
-        // n[230] (keyed): ((aux 8) c b d 6 1 7)
-        // n[231] (keyed): ((aux 8) c f d 6 1 7)
-        // n[232] (keyed): ((aux 8) c f d 6 5 7)
-        // n[234] (keyed): ((aux 8) c b h 6 5 7)
-        // n[236] (keyed): ((aux 8) c b h 6 7 5)
-        // n[238] (keyed): ((aux 8) c b h 6 7 1)
-        // n[240] (keyed): ((aux 8) c b d 6 7 1)
-        // n[242] (keyed): ((aux 8) c f d 6 5 3)
-        // n[243] (keyed): ((aux 8) c b d 6 5 3)
-        // n[245] (keyed): ((aux 8) c d b 6 1 7)
-        // n[246] (keyed): ((aux 8) c h b 6 1 7)
-        // n[247] (keyed): ((aux 8) c h b 6 5 7)
-        // n[249] (keyed): ((aux 8) c d b 6 3 5)
-        // n[250] (keyed): ((aux 8) c h b 6 3 5)
-        // n[251] (keyed): ((aux 8) c h b 6 7 5)
-        // n[253] (keyed): ((aux 8) c d f 6 7 1)
-        // n[255] (keyed): ((aux 8) c d f 6 3 5)
-        // n[256] (keyed): ((aux 8) c d f 6 7 5)
-        // n[258] (keyed): ((aux 8) c d b 6 7 1)
-        // n[264] (keyed): ((aux 3) e d 6 5)
-        // n[265] (keyed): ((aux 3) e f 6 5)
-        // n[266] (keyed): ((aux 3) e d 6 7)
-        // n[267] (keyed): ((aux 3) e f 6 7)
-        // n[269] (keyed): ((aux 5) e b f 6 5 5)
-        // n[271] (keyed): ((aux 5) e f b 6 5 5)
-        // n[273] (keyed): ((aux 5) e b f 6 3 7)
-        // n[274] (keyed): ((aux 5) e f f 6 3 7)
-        // n[275] (keyed): ((aux 5) e b f 6 7 7)
-        // n[277] (keyed): ((aux 5) e f b 6 7 7)
-        // n[279] (keyed): ((aux 5) e f f 6 7 3)
-        // n[281] (keyed): ((aux 5) e f b 6 7 3)
-        // n[283] (keyed): ((aux 5) e d h 6 5 5)
-        // n[285] (keyed): ((aux 5) e h d 6 5 5)
-        // n[287] (keyed): ((aux 5) e d d 6 3 7)
-        // n[288] (keyed): ((aux 5) e h d 6 3 7)
-        // n[289] (keyed): ((aux 5) e h d 6 7 7)
-        // n[291] (keyed): ((aux 5) e d h 6 7 7)
-        // n[293] (keyed): ((aux 5) e d h 6 7 3)
-        // n[295] (keyed): ((aux 5) e d d 6 7 3)
-        // n[298] (keyed): ((aux 8) e b h 6 5 3)
-        // n[300] (keyed): ((aux 8) e b d 6 1 7)
-        // n[301] (keyed): ((aux 8) e f d 6 1 7)
-        // n[302] (keyed): ((aux 8) e b d 6 5 7)
-        // n[304] (keyed): ((aux 8) e b h 6 5 7)
-        // n[306] (keyed): ((aux 8) e f h 6 3 5)
-        // n[307] (keyed): ((aux 8) e b h 6 3 5)
-        // n[308] (keyed): ((aux 8) e b h 6 7 5)
-        // n[309] (keyed): ((aux 8) e f h 6 7 5)
-        // n[311] (keyed): ((aux 8) e f h 6 7 1)
-        // n[313] (keyed): ((aux 8) e f d 6 7 1)
-        // n[315] (keyed): ((aux 8) e f d 6 3 5)
-        // n[317] (keyed): ((aux 8) e f d 6 5 3)
-        // n[318] (keyed): ((aux 8) e b d 6 5 3)
-        // n[320] (keyed): ((aux 8) e h b 6 5 3)
-        // n[322] (keyed): ((aux 8) e h f 6 5 3)
-        // n[323] (keyed): ((aux 8) e d f 6 5 3)
-        // n[325] (keyed): ((aux 8) e d f 6 1 7)
-        // n[326] (keyed): ((aux 8) e h f 6 1 7)
-        // n[327] (keyed): ((aux 8) e h f 6 5 7)
-        // n[329] (keyed): ((aux 8) e h b 6 5 7)
-        // n[331] (keyed): ((aux 8) e d b 6 3 5)
-        // n[332] (keyed): ((aux 8) e h b 6 3 5)
-        // n[333] (keyed): ((aux 8) e d b 6 7 5)
-        // n[334] (keyed): ((aux 8) e h b 6 7 5)
-        // n[336] (keyed): ((aux 8) e d f 6 7 1)
-        // n[338] (keyed): ((aux 8) e d f 6 3 5)
-        // n[340] (keyed): ((aux 8) e d b 6 7 1)
-        // n[346] (keyed): ((aux 3) g f 6 5)
-        // n[347] (keyed): ((aux 3) g h 6 5)
-        // n[348] (keyed): ((aux 3) g f 6 7)
-        // n[349] (keyed): ((aux 3) g h 6 7)
-        // n[351] (keyed): ((aux 5) g f f 6 3 7)
-        // n[353] (keyed): ((aux 5) g f f 6 7 3)
-        // n[355] (keyed): ((aux 5) g d h 6 5 5)
-        // n[357] (keyed): ((aux 5) g h d 6 5 5)
-        // n[359] (keyed): ((aux 5) g h d 6 7 7)
-        // n[361] (keyed): ((aux 5) g d h 6 3 7)
-        // n[362] (keyed): ((aux 5) g h h 6 3 7)
-        // n[363] (keyed): ((aux 5) g d h 6 7 7)
-        // n[365] (keyed): ((aux 5) g h h 6 7 3)
-        // n[367] (keyed): ((aux 5) g h d 6 7 3)
-        // n[370] (keyed): ((aux 8) g b h 6 1 7)
-        // n[371] (keyed): ((aux 8) g f h 6 1 7)
-        // n[372] (keyed): ((aux 8) g b h 6 5 7)
-        // n[374] (keyed): ((aux 8) g f h 6 3 5)
-        // n[375] (keyed): ((aux 8) g b h 6 3 5)
-        // n[376] (keyed): ((aux 8) g b h 6 7 5)
-        // n[378] (keyed): ((aux 8) g f h 6 7 1)
-        // n[380] (keyed): ((aux 8) g f d 6 7 1)
-        // n[382] (keyed): ((aux 8) g f d 6 3 5)
-        // n[383] (keyed): ((aux 8) g f d 6 7 5)
-        // n[385] (keyed): ((aux 8) g h b 6 5 3)
-        // n[387] (keyed): ((aux 8) g h f 6 5 3)
-        // n[388] (keyed): ((aux 8) g d f 6 5 3)
-        // n[390] (keyed): ((aux 8) g d f 6 1 7)
-        // n[391] (keyed): ((aux 8) g h f 6 1 7)
-        // n[392] (keyed): ((aux 8) g d f 6 5 7)
-        // n[394] (keyed): ((aux 8) g h b 6 5 7)
-        // n[396] (keyed): ((aux 8) g h b 6 7 5)
-        // n[398] (keyed): ((aux 8) g h f 6 7 1)
-        // n[400] (keyed): ((aux 8) g h b 6 7 1)
-        // n[406] (keyed): ((aux 3) c b 2 3)
-        // n[407] (keyed): ((aux 3) c d 2 3)
-        // n[408] (keyed): ((aux 3) c b 2 1)
-        // n[409] (keyed): ((aux 3) c d 2 1)
-        // n[411] (keyed): ((aux 5) c b f 2 1 5)
-        // n[413] (keyed): ((aux 5) c b b 2 1 5)
-        // n[415] (keyed): ((aux 5) c b f 2 1 1)
-        // n[417] (keyed): ((aux 5) c b f 2 3 3)
-        // n[419] (keyed): ((aux 5) c f b 2 5 1)
-        // n[420] (keyed): ((aux 5) c b b 2 5 1)
-        // n[421] (keyed): ((aux 5) c f b 2 1 1)
-        // n[423] (keyed): ((aux 5) c f b 2 3 3)
-        // n[425] (keyed): ((aux 5) c d d 2 1 5)
-        // n[427] (keyed): ((aux 5) c d d 2 5 1)
-        // n[430] (keyed): ((aux 8) c b h 2 1 3)
-        // n[432] (keyed): ((aux 8) c b d 2 1 7)
-        // n[434] (keyed): ((aux 8) c b h 2 1 7)
-        // n[436] (keyed): ((aux 8) c b h 2 3 5)
-        // n[438] (keyed): ((aux 8) c b h 2 3 1)
-        // n[440] (keyed): ((aux 8) c f d 2 7 1)
-        // n[441] (keyed): ((aux 8) c b d 2 7 1)
-        // n[442] (keyed): ((aux 8) c f d 2 3 1)
-        // n[444] (keyed): ((aux 8) c f d 2 3 5)
-        // n[445] (keyed): ((aux 8) c b d 2 3 5)
-        // n[447] (keyed): ((aux 8) c h b 2 1 3)
-        // n[448] (keyed): ((aux 8) c h b 2 5 3)
-        // n[449] (keyed): ((aux 8) c d b 2 5 3)
-        // n[451] (keyed): ((aux 8) c d f 2 1 3)
-        // n[452] (keyed): ((aux 8) c d f 2 5 3)
-        // n[454] (keyed): ((aux 8) c d f 2 1 7)
-        // n[456] (keyed): ((aux 8) c d b 2 1 7)
-        // n[458] (keyed): ((aux 8) c d b 2 7 1)
-        // n[459] (keyed): ((aux 8) c h b 2 7 1)
-        // n[460] (keyed): ((aux 8) c h b 2 3 1)
-        // n[466] (keyed): ((aux 3) e d 2 3)
-        // n[467] (keyed): ((aux 3) e f 2 3)
-        // n[468] (keyed): ((aux 3) e f 2 1)
-        // n[469] (keyed): ((aux 3) e d 2 1)
-        // n[471] (keyed): ((aux 5) e f f 2 1 5)
-        // n[473] (keyed): ((aux 5) e f b 2 1 5)
-        // n[475] (keyed): ((aux 5) e b f 2 5 1)
-        // n[476] (keyed): ((aux 5) e f f 2 5 1)
-        // n[477] (keyed): ((aux 5) e b f 2 1 1)
-        // n[479] (keyed): ((aux 5) e b f 2 3 3)
-        // n[481] (keyed): ((aux 5) e f b 2 1 1)
-        // n[483] (keyed): ((aux 5) e f b 2 3 3)
-        // n[485] (keyed): ((aux 5) e d h 2 1 5)
-        // n[487] (keyed): ((aux 5) e d d 2 1 5)
-        // n[489] (keyed): ((aux 5) e d h 2 1 1)
-        // n[491] (keyed): ((aux 5) e d h 2 3 3)
-        // n[493] (keyed): ((aux 5) e h d 2 5 1)
-        // n[494] (keyed): ((aux 5) e d d 2 5 1)
-        // n[495] (keyed): ((aux 5) e h d 2 1 1)
-        // n[497] (keyed): ((aux 5) e h d 2 3 3)
-        // n[500] (keyed): ((aux 8) e b h 2 1 3)
-        // n[501] (keyed): ((aux 8) e f h 2 1 3)
-        // n[502] (keyed): ((aux 8) e f h 2 5 3)
-        // n[503] (keyed): ((aux 8) e b h 2 5 3)
-        // n[505] (keyed): ((aux 8) e f d 2 1 7)
-        // n[507] (keyed): ((aux 8) e f h 2 1 7)
-        // n[509] (keyed): ((aux 8) e b h 2 3 5)
-        // n[511] (keyed): ((aux 8) e b h 2 3 1)
-        // n[513] (keyed): ((aux 8) e f d 2 7 1)
-        // n[514] (keyed): ((aux 8) e b d 2 7 1)
-        // n[515] (keyed): ((aux 8) e b d 2 3 1)
-        // n[517] (keyed): ((aux 8) e f d 2 3 5)
-        // n[518] (keyed): ((aux 8) e b d 2 3 5)
-        // n[520] (keyed): ((aux 8) e f d 2 5 3)
-        // n[522] (keyed): ((aux 8) e d b 2 1 3)
-        // n[523] (keyed): ((aux 8) e h b 2 1 3)
-        // n[524] (keyed): ((aux 8) e h b 2 5 3)
-        // n[525] (keyed): ((aux 8) e d b 2 5 3)
-        // n[527] (keyed): ((aux 8) e d f 2 5 3)
-        // n[529] (keyed): ((aux 8) e d f 2 1 7)
-        // n[531] (keyed): ((aux 8) e d b 2 1 7)
-        // n[533] (keyed): ((aux 8) e h b 2 3 5)
-        // n[535] (keyed): ((aux 8) e d f 2 7 1)
-        // n[536] (keyed): ((aux 8) e h f 2 7 1)
-        // n[537] (keyed): ((aux 8) e h f 2 3 1)
-        // n[539] (keyed): ((aux 8) e d f 2 3 5)
-        // n[540] (keyed): ((aux 8) e h f 2 3 5)
-        // n[542] (keyed): ((aux 8) e h b 2 3 1)
-        // n[548] (keyed): ((aux 3) g f 2 3)
-        // n[549] (keyed): ((aux 3) g h 2 3)
-        // n[550] (keyed): ((aux 3) g f 2 1)
-        // n[551] (keyed): ((aux 3) g h 2 1)
-        // n[553] (keyed): ((aux 5) g f f 2 1 5)
-        // n[555] (keyed): ((aux 5) g f f 2 5 1)
-        // n[557] (keyed): ((aux 5) g h h 2 1 5)
-        // n[559] (keyed): ((aux 5) g h d 2 1 5)
-        // n[561] (keyed): ((aux 5) g d h 2 5 1)
-        // n[562] (keyed): ((aux 5) g h h 2 5 1)
-        // n[563] (keyed): ((aux 5) g d h 2 1 1)
-        // n[565] (keyed): ((aux 5) g d h 2 3 3)
-        // n[567] (keyed): ((aux 5) g h d 2 1 1)
-        // n[569] (keyed): ((aux 5) g h d 2 3 3)
-        // n[572] (keyed): ((aux 8) g b h 2 1 3)
-        // n[573] (keyed): ((aux 8) g f h 2 5 3)
-        // n[574] (keyed): ((aux 8) g b h 2 5 3)
-        // n[576] (keyed): ((aux 8) g f d 2 1 7)
-        // n[578] (keyed): ((aux 8) g f h 2 1 7)
-        // n[580] (keyed): ((aux 8) g f h 2 7 1)
-        // n[581] (keyed): ((aux 8) g b h 2 7 1)
-        // n[582] (keyed): ((aux 8) g b h 2 3 1)
-        // n[584] (keyed): ((aux 8) g f d 2 1 3)
-        // n[585] (keyed): ((aux 8) g f d 2 5 3)
-        // n[587] (keyed): ((aux 8) g h b 2 1 3)
-        // n[589] (keyed): ((aux 8) g h f 2 1 7)
-        // n[591] (keyed): ((aux 8) g h b 2 1 7)
-        // n[593] (keyed): ((aux 8) g h b 2 3 5)
-        // n[595] (keyed): ((aux 8) g d f 2 7 1)
-        // n[596] (keyed): ((aux 8) g h f 2 7 1)
-        // n[597] (keyed): ((aux 8) g d f 2 3 1)
-        // n[599] (keyed): ((aux 8) g d f 2 3 5)
-        // n[600] (keyed): ((aux 8) g h f 2 3 5)
-        // n[602] (keyed): ((aux 8) g h b 2 3 1)
-        // n[608] (keyed): ((aux 3) c b 4 5)
-        // n[609] (keyed): ((aux 3) c d 4 5)
-        // n[610] (keyed): ((aux 3) c b 4 3)
-        // n[611] (keyed): ((aux 3) c d 4 3)
-        // n[613] (keyed): ((aux 5) c b f 4 5 5)
-        // n[615] (keyed): ((aux 5) c b b 4 1 5)
-        // n[616] (keyed): ((aux 5) c f b 4 1 5)
-        // n[617] (keyed): ((aux 5) c f b 4 5 5)
-        // n[619] (keyed): ((aux 5) c b f 4 5 1)
-        // n[621] (keyed): ((aux 5) c b f 4 3 7)
-        // n[623] (keyed): ((aux 5) c b b 4 3 7)
-        // n[625] (keyed): ((aux 5) c b f 4 3 3)
-        // n[627] (keyed): ((aux 5) c b b 4 5 1)
-        // n[629] (keyed): ((aux 5) c f b 4 7 3)
-        // n[630] (keyed): ((aux 5) c b b 4 7 3)
-        // n[631] (keyed): ((aux 5) c f b 4 3 3)
-        // n[633] (keyed): ((aux 5) c d d 4 1 5)
-        // n[635] (keyed): ((aux 5) c d d 4 3 7)
-        // n[637] (keyed): ((aux 5) c d d 4 5 1)
-        // n[639] (keyed): ((aux 5) c d d 4 7 3)
-        // n[642] (keyed): ((aux 8) c b h 4 5 3)
-        // n[644] (keyed): ((aux 8) c b d 4 1 7)
-        // n[645] (keyed): ((aux 8) c f d 4 1 7)
-        // n[646] (keyed): ((aux 8) c f d 4 5 7)
-        // n[647] (keyed): ((aux 8) c b d 4 5 7)
-        // n[649] (keyed): ((aux 8) c b h 4 5 7)
-        // n[651] (keyed): ((aux 8) c b h 4 3 5)
-        // n[653] (keyed): ((aux 8) c b h 4 3 1)
-        // n[655] (keyed): ((aux 8) c f d 4 7 1)
-        // n[656] (keyed): ((aux 8) c b d 4 7 1)
-        // n[657] (keyed): ((aux 8) c f d 4 3 1)
-        // n[658] (keyed): ((aux 8) c b d 4 3 1)
-        // n[660] (keyed): ((aux 8) c f d 4 3 5)
-        // n[662] (keyed): ((aux 8) c f d 4 5 3)
-        // n[664] (keyed): ((aux 8) c d b 4 1 3)
-        // n[665] (keyed): ((aux 8) c h b 4 1 3)
-        // n[666] (keyed): ((aux 8) c h b 4 5 3)
-        // n[668] (keyed): ((aux 8) c d f 4 1 3)
-        // n[669] (keyed): ((aux 8) c d f 4 5 3)
-        // n[671] (keyed): ((aux 8) c d f 4 1 7)
-        // n[673] (keyed): ((aux 8) c d b 4 1 7)
-        // n[675] (keyed): ((aux 8) c h b 4 3 5)
-        // n[676] (keyed): ((aux 8) c d b 4 7 5)
-        // n[677] (keyed): ((aux 8) c h b 4 7 5)
-        // n[679] (keyed): ((aux 8) c d f 4 7 1)
-        // n[681] (keyed): ((aux 8) c d f 4 3 5)
-        // n[682] (keyed): ((aux 8) c d f 4 7 5)
-        // n[684] (keyed): ((aux 8) c d b 4 7 1)
-        // n[690] (keyed): ((aux 3) e d 4 5)
-        // n[691] (keyed): ((aux 3) e f 4 5)
-        // n[692] (keyed): ((aux 3) e d 4 3)
-        // n[693] (keyed): ((aux 3) e f 4 3)
-        // n[695] (keyed): ((aux 5) e b f 4 1 5)
-        // n[696] (keyed): ((aux 5) e f f 4 1 5)
-        // n[697] (keyed): ((aux 5) e b f 4 5 5)
-        // n[699] (keyed): ((aux 5) e f b 4 5 5)
-        // n[701] (keyed): ((aux 5) e f f 4 5 1)
-        // n[703] (keyed): ((aux 5) e f f 4 3 7)
-        // n[705] (keyed): ((aux 5) e f b 4 3 7)
-        // n[707] (keyed): ((aux 5) e f f 4 7 3)
-        // n[708] (keyed): ((aux 5) e b f 4 7 3)
-        // n[709] (keyed): ((aux 5) e b f 4 3 3)
-        // n[711] (keyed): ((aux 5) e f b 4 5 1)
-        // n[713] (keyed): ((aux 5) e f b 4 3 3)
-        // n[715] (keyed): ((aux 5) e d h 4 5 5)
-        // n[717] (keyed): ((aux 5) e d d 4 1 5)
-        // n[718] (keyed): ((aux 5) e h d 4 1 5)
-        // n[719] (keyed): ((aux 5) e h d 4 5 5)
-        // n[721] (keyed): ((aux 5) e d h 4 5 1)
-        // n[723] (keyed): ((aux 5) e d d 4 3 7)
-        // n[725] (keyed): ((aux 5) e d h 4 3 7)
-        // n[727] (keyed): ((aux 5) e d h 4 3 3)
-        // n[729] (keyed): ((aux 5) e d d 4 5 1)
-        // n[731] (keyed): ((aux 5) e d d 4 7 3)
-        // n[732] (keyed): ((aux 5) e h d 4 7 3)
-        // n[733] (keyed): ((aux 5) e h d 4 3 3)
-        // n[736] (keyed): ((aux 8) e b h 4 1 3)
-        // n[737] (keyed): ((aux 8) e f h 4 1 3)
-        // n[738] (keyed): ((aux 8) e f h 4 5 3)
-        // n[739] (keyed): ((aux 8) e b h 4 5 3)
-        // n[741] (keyed): ((aux 8) e b d 4 1 7)
-        // n[742] (keyed): ((aux 8) e f d 4 1 7)
-        // n[743] (keyed): ((aux 8) e f d 4 5 7)
-        // n[744] (keyed): ((aux 8) e b d 4 5 7)
-        // n[746] (keyed): ((aux 8) e b h 4 1 7)
-        // n[747] (keyed): ((aux 8) e f h 4 1 7)
-        // n[748] (keyed): ((aux 8) e b h 4 5 7)
-        // n[750] (keyed): ((aux 8) e f h 4 3 5)
-        // n[751] (keyed): ((aux 8) e b h 4 3 5)
-        // n[752] (keyed): ((aux 8) e b h 4 7 5)
-        // n[753] (keyed): ((aux 8) e f h 4 7 5)
-        // n[755] (keyed): ((aux 8) e f h 4 7 1)
-        // n[756] (keyed): ((aux 8) e b h 4 7 1)
-        // n[757] (keyed): ((aux 8) e b h 4 3 1)
-        // n[759] (keyed): ((aux 8) e f d 4 7 1)
-        // n[760] (keyed): ((aux 8) e b d 4 7 1)
-        // n[761] (keyed): ((aux 8) e f d 4 3 1)
-        // n[762] (keyed): ((aux 8) e b d 4 3 1)
-        // n[764] (keyed): ((aux 8) e b d 4 3 5)
-        // n[765] (keyed): ((aux 8) e f d 4 7 5)
-        // n[767] (keyed): ((aux 8) e f d 4 1 3)
-        // n[768] (keyed): ((aux 8) e b d 4 5 3)
-        // n[770] (keyed): ((aux 8) e d b 4 1 3)
-        // n[771] (keyed): ((aux 8) e h b 4 1 3)
-        // n[772] (keyed): ((aux 8) e h b 4 5 3)
-        // n[773] (keyed): ((aux 8) e d b 4 5 3)
-        // n[775] (keyed): ((aux 8) e d f 4 1 3)
-        // n[776] (keyed): ((aux 8) e h f 4 5 3)
-        // n[778] (keyed): ((aux 8) e d f 4 1 7)
-        // n[779] (keyed): ((aux 8) e h f 4 1 7)
-        // n[780] (keyed): ((aux 8) e h f 4 5 7)
-        // n[781] (keyed): ((aux 8) e d f 4 5 7)
-        // n[783] (keyed): ((aux 8) e d b 4 1 7)
-        // n[784] (keyed): ((aux 8) e h b 4 1 7)
-        // n[785] (keyed): ((aux 8) e h b 4 5 7)
-        // n[787] (keyed): ((aux 8) e d b 4 3 5)
-        // n[788] (keyed): ((aux 8) e h b 4 3 5)
-        // n[789] (keyed): ((aux 8) e d b 4 7 5)
-        // n[790] (keyed): ((aux 8) e h b 4 7 5)
-        // n[792] (keyed): ((aux 8) e d f 4 7 1)
-        // n[793] (keyed): ((aux 8) e h f 4 7 1)
-        // n[794] (keyed): ((aux 8) e d f 4 3 1)
-        // n[795] (keyed): ((aux 8) e h f 4 3 1)
-        // n[797] (keyed): ((aux 8) e h f 4 3 5)
-        // n[798] (keyed): ((aux 8) e d f 4 7 5)
-        // n[800] (keyed): ((aux 8) e d b 4 7 1)
-        // n[801] (keyed): ((aux 8) e h b 4 7 1)
-        // n[802] (keyed): ((aux 8) e h b 4 3 1)
-        // n[808] (keyed): ((aux 3) g f 4 5)
-        // n[809] (keyed): ((aux 3) g h 4 5)
-        // n[810] (keyed): ((aux 3) g f 4 3)
-        // n[811] (keyed): ((aux 3) g h 4 3)
-        // n[813] (keyed): ((aux 5) g f f 4 1 5)
-        // n[815] (keyed): ((aux 5) g f f 4 5 1)
-        // n[817] (keyed): ((aux 5) g f f 4 3 7)
-        // n[819] (keyed): ((aux 5) g f f 4 7 3)
-        // n[821] (keyed): ((aux 5) g d h 4 1 5)
-        // n[822] (keyed): ((aux 5) g h h 4 1 5)
-        // n[823] (keyed): ((aux 5) g d h 4 5 5)
-        // n[825] (keyed): ((aux 5) g h d 4 5 5)
-        // n[827] (keyed): ((aux 5) g h h 4 5 1)
-        // n[829] (keyed): ((aux 5) g h d 4 3 7)
-        // n[831] (keyed): ((aux 5) g h h 4 3 7)
-        // n[833] (keyed): ((aux 5) g d h 4 7 3)
-        // n[834] (keyed): ((aux 5) g h h 4 7 3)
-        // n[835] (keyed): ((aux 5) g d h 4 3 3)
-        // n[837] (keyed): ((aux 5) g h d 4 5 1)
-        // n[839] (keyed): ((aux 5) g h d 4 3 3)
-        // n[842] (keyed): ((aux 8) g b h 4 1 3)
-        // n[843] (keyed): ((aux 8) g f h 4 1 3)
-        // n[844] (keyed): ((aux 8) g b h 4 5 3)
-        // n[846] (keyed): ((aux 8) g f d 4 1 7)
-        // n[848] (keyed): ((aux 8) g f h 4 1 7)
-        // n[850] (keyed): ((aux 8) g b h 4 3 5)
-        // n[851] (keyed): ((aux 8) g b h 4 7 5)
-        // n[852] (keyed): ((aux 8) g f h 4 7 5)
-        // n[854] (keyed): ((aux 8) g f h 4 7 1)
-        // n[856] (keyed): ((aux 8) g f d 4 7 1)
-        // n[858] (keyed): ((aux 8) g f d 4 3 5)
-        // n[859] (keyed): ((aux 8) g f d 4 7 5)
-        // n[861] (keyed): ((aux 8) g f d 4 1 3)
-        // n[862] (keyed): ((aux 8) g f d 4 5 3)
-        // n[864] (keyed): ((aux 8) g h b 4 5 3)
-        // n[866] (keyed): ((aux 8) g d f 4 5 3)
-        // n[868] (keyed): ((aux 8) g d f 4 1 7)
-        // n[869] (keyed): ((aux 8) g h f 4 1 7)
-        // n[870] (keyed): ((aux 8) g h f 4 5 7)
-        // n[871] (keyed): ((aux 8) g d f 4 5 7)
-        // n[873] (keyed): ((aux 8) g h b 4 5 7)
-        // n[875] (keyed): ((aux 8) g h b 4 3 5)
-        // n[877] (keyed): ((aux 8) g d f 4 7 1)
-        // n[878] (keyed): ((aux 8) g h f 4 7 1)
-        // n[879] (keyed): ((aux 8) g d f 4 3 1)
-        // n[880] (keyed): ((aux 8) g h f 4 3 1)
-        // n[882] (keyed): ((aux 8) g d f 4 3 5)
-        // n[884] (keyed): ((aux 8) g h b 4 3 1)
-        // n[890] (keyed): ((aux 3) b c 7 6)
-        // n[891] (keyed): ((aux 3) b a 7 6)
-        // n[892] (keyed): ((aux 3) b c 7 8)
-        // n[893] (keyed): ((aux 3) b a 7 8)
-        // n[895] (keyed): ((aux 5) b a e 7 6 6)
-        // n[897] (keyed): ((aux 5) b e a 7 6 6)
-        // n[899] (keyed): ((aux 5) b e a 7 4 8)
-        // n[900] (keyed): ((aux 5) b a a 7 4 8)
-        // n[901] (keyed): ((aux 5) b e a 7 8 8)
-        // n[903] (keyed): ((aux 5) b a e 7 8 8)
-        // n[905] (keyed): ((aux 5) b a e 7 8 4)
-        // n[907] (keyed): ((aux 5) b a a 7 8 4)
-        // n[909] (keyed): ((aux 5) b c c 7 4 8)
-        // n[911] (keyed): ((aux 5) b c c 7 8 4)
-        // n[914] (keyed): ((aux 8) b a g 7 6 8)
-        // n[916] (keyed): ((aux 8) b e c 7 2 8)
-        // n[917] (keyed): ((aux 8) b a c 7 2 8)
-        // n[918] (keyed): ((aux 8) b e c 7 6 8)
-        // n[920] (keyed): ((aux 8) b a g 7 6 4)
-        // n[922] (keyed): ((aux 8) b a g 7 8 6)
-        // n[924] (keyed): ((aux 8) b a g 7 8 2)
-        // n[926] (keyed): ((aux 8) b a c 7 8 2)
-        // n[928] (keyed): ((aux 8) b e c 7 6 4)
-        // n[929] (keyed): ((aux 8) b a c 7 6 4)
-        // n[931] (keyed): ((aux 8) b c a 7 2 8)
-        // n[932] (keyed): ((aux 8) b g a 7 2 8)
-        // n[933] (keyed): ((aux 8) b g a 7 6 8)
-        // n[935] (keyed): ((aux 8) b g a 7 8 6)
-        // n[936] (keyed): ((aux 8) b g a 7 4 6)
-        // n[937] (keyed): ((aux 8) b c a 7 4 6)
-        // n[939] (keyed): ((aux 8) b c e 7 8 2)
-        // n[941] (keyed): ((aux 8) b c e 7 8 6)
-        // n[942] (keyed): ((aux 8) b c e 7 4 6)
-        // n[944] (keyed): ((aux 8) b c a 7 8 2)
-        // n[950] (keyed): ((aux 3) d c 7 6)
-        // n[951] (keyed): ((aux 3) d e 7 6)
-        // n[952] (keyed): ((aux 3) d e 7 8)
-        // n[953] (keyed): ((aux 3) d c 7 8)
-        // n[955] (keyed): ((aux 5) d a e 7 6 6)
-        // n[957] (keyed): ((aux 5) d e a 7 6 6)
-        // n[959] (keyed): ((aux 5) d e a 7 8 8)
-        // n[961] (keyed): ((aux 5) d a e 7 4 8)
-        // n[962] (keyed): ((aux 5) d e e 7 4 8)
-        // n[963] (keyed): ((aux 5) d a e 7 8 8)
-        // n[965] (keyed): ((aux 5) d e e 7 8 4)
-        // n[967] (keyed): ((aux 5) d e a 7 8 4)
-        // n[969] (keyed): ((aux 5) d c g 7 6 6)
-        // n[971] (keyed): ((aux 5) d g c 7 6 6)
-        // n[973] (keyed): ((aux 5) d g c 7 4 8)
-        // n[974] (keyed): ((aux 5) d c c 7 4 8)
-        // n[975] (keyed): ((aux 5) d g c 7 8 8)
-        // n[977] (keyed): ((aux 5) d c g 7 8 8)
-        // n[979] (keyed): ((aux 5) d c g 7 8 4)
-        // n[981] (keyed): ((aux 5) d c c 7 8 4)
-        // n[984] (keyed): ((aux 8) d a g 7 6 8)
-        // n[986] (keyed): ((aux 8) d e c 7 2 8)
-        // n[987] (keyed): ((aux 8) d a c 7 2 8)
-        // n[988] (keyed): ((aux 8) d a c 7 6 8)
-        // n[990] (keyed): ((aux 8) d a g 7 6 4)
-        // n[992] (keyed): ((aux 8) d a g 7 8 6)
-        // n[993] (keyed): ((aux 8) d e g 7 8 6)
-        // n[994] (keyed): ((aux 8) d e g 7 4 6)
-        // n[995] (keyed): ((aux 8) d a g 7 4 6)
-        // n[997] (keyed): ((aux 8) d e g 7 8 2)
-        // n[999] (keyed): ((aux 8) d e c 7 8 2)
-        // n[1001] (keyed): ((aux 8) d e c 7 4 6)
-        // n[1003] (keyed): ((aux 8) d e c 7 6 4)
-        // n[1004] (keyed): ((aux 8) d a c 7 6 4)
-        // n[1006] (keyed): ((aux 8) d c e 7 2 8)
-        // n[1007] (keyed): ((aux 8) d g e 7 2 8)
-        // n[1008] (keyed): ((aux 8) d g e 7 6 8)
-        // n[1010] (keyed): ((aux 8) d g a 7 6 8)
-        // n[1012] (keyed): ((aux 8) d g a 7 6 4)
-        // n[1014] (keyed): ((aux 8) d c e 7 6 4)
-        // n[1015] (keyed): ((aux 8) d g e 7 6 4)
-        // n[1017] (keyed): ((aux 8) d c a 7 8 6)
-        // n[1018] (keyed): ((aux 8) d g a 7 8 6)
-        // n[1019] (keyed): ((aux 8) d g a 7 4 6)
-        // n[1020] (keyed): ((aux 8) d c a 7 4 6)
-        // n[1022] (keyed): ((aux 8) d c e 7 8 2)
-        // n[1024] (keyed): ((aux 8) d c e 7 4 6)
-        // n[1026] (keyed): ((aux 8) d c a 7 8 2)
-        // n[1032] (keyed): ((aux 3) f e 7 6)
-        // n[1033] (keyed): ((aux 3) f g 7 6)
-        // n[1034] (keyed): ((aux 3) f e 7 8)
-        // n[1035] (keyed): ((aux 3) f g 7 8)
-        // n[1037] (keyed): ((aux 5) f e e 7 4 8)
-        // n[1039] (keyed): ((aux 5) f e e 7 8 4)
-        // n[1041] (keyed): ((aux 5) f c g 7 6 6)
-        // n[1043] (keyed): ((aux 5) f g c 7 6 6)
-        // n[1045] (keyed): ((aux 5) f g c 7 8 8)
-        // n[1047] (keyed): ((aux 5) f c g 7 4 8)
-        // n[1048] (keyed): ((aux 5) f g g 7 4 8)
-        // n[1049] (keyed): ((aux 5) f c g 7 8 8)
-        // n[1051] (keyed): ((aux 5) f g g 7 8 4)
-        // n[1053] (keyed): ((aux 5) f g c 7 8 4)
-        // n[1056] (keyed): ((aux 8) f e g 7 2 8)
-        // n[1057] (keyed): ((aux 8) f a g 7 2 8)
-        // n[1058] (keyed): ((aux 8) f a g 7 6 8)
-        // n[1060] (keyed): ((aux 8) f a g 7 8 6)
-        // n[1061] (keyed): ((aux 8) f e g 7 4 6)
-        // n[1062] (keyed): ((aux 8) f a g 7 4 6)
-        // n[1064] (keyed): ((aux 8) f e g 7 8 2)
-        // n[1066] (keyed): ((aux 8) f e c 7 8 2)
-        // n[1068] (keyed): ((aux 8) f e c 7 8 6)
-        // n[1069] (keyed): ((aux 8) f e c 7 4 6)
-        // n[1071] (keyed): ((aux 8) f c e 7 2 8)
-        // n[1072] (keyed): ((aux 8) f g e 7 2 8)
-        // n[1073] (keyed): ((aux 8) f c e 7 6 8)
-        // n[1075] (keyed): ((aux 8) f g a 7 6 8)
-        // n[1077] (keyed): ((aux 8) f g a 7 6 4)
-        // n[1079] (keyed): ((aux 8) f c e 7 6 4)
-        // n[1080] (keyed): ((aux 8) f g e 7 6 4)
-        // n[1082] (keyed): ((aux 8) f g a 7 8 6)
-        // n[1084] (keyed): ((aux 8) f g e 7 8 2)
-        // n[1086] (keyed): ((aux 8) f g a 7 8 2)
-        // n[1092] (keyed): ((aux 3) b c 5 4)
-        // n[1093] (keyed): ((aux 3) b a 5 4)
-        // n[1094] (keyed): ((aux 3) b a 5 6)
-        // n[1095] (keyed): ((aux 3) b c 5 6)
-        // n[1097] (keyed): ((aux 5) b a e 5 6 6)
-        // n[1099] (keyed): ((aux 5) b e a 5 2 6)
-        // n[1100] (keyed): ((aux 5) b a a 5 2 6)
-        // n[1101] (keyed): ((aux 5) b e a 5 6 6)
-        // n[1103] (keyed): ((aux 5) b a e 5 6 2)
-        // n[1105] (keyed): ((aux 5) b a a 5 4 8)
-        // n[1107] (keyed): ((aux 5) b a e 5 4 8)
-        // n[1109] (keyed): ((aux 5) b a e 5 4 4)
-        // n[1111] (keyed): ((aux 5) b a a 5 6 2)
-        // n[1113] (keyed): ((aux 5) b a a 5 8 4)
-        // n[1114] (keyed): ((aux 5) b e a 5 8 4)
-        // n[1115] (keyed): ((aux 5) b e a 5 4 4)
-        // n[1117] (keyed): ((aux 5) b c c 5 2 6)
-        // n[1119] (keyed): ((aux 5) b c c 5 4 8)
-        // n[1121] (keyed): ((aux 5) b c c 5 6 2)
-        // n[1123] (keyed): ((aux 5) b c c 5 8 4)
-        // n[1126] (keyed): ((aux 8) b a g 5 6 8)
-        // n[1128] (keyed): ((aux 8) b e c 5 2 8)
-        // n[1129] (keyed): ((aux 8) b a c 5 2 8)
-        // n[1130] (keyed): ((aux 8) b e c 5 6 8)
-        // n[1131] (keyed): ((aux 8) b a c 5 6 8)
-        // n[1133] (keyed): ((aux 8) b a g 5 6 4)
-        // n[1135] (keyed): ((aux 8) b a g 5 4 6)
-        // n[1137] (keyed): ((aux 8) b a g 5 4 2)
-        // n[1139] (keyed): ((aux 8) b e c 5 8 2)
-        // n[1140] (keyed): ((aux 8) b a c 5 8 2)
-        // n[1141] (keyed): ((aux 8) b e c 5 4 2)
-        // n[1142] (keyed): ((aux 8) b a c 5 4 2)
-        // n[1144] (keyed): ((aux 8) b e c 5 4 6)
-        // n[1146] (keyed): ((aux 8) b e c 5 6 4)
-        // n[1148] (keyed): ((aux 8) b c e 5 2 8)
-        // n[1150] (keyed): ((aux 8) b c a 5 2 8)
-        // n[1152] (keyed): ((aux 8) b c a 5 2 4)
-        // n[1153] (keyed): ((aux 8) b g a 5 2 4)
-        // n[1154] (keyed): ((aux 8) b g a 5 6 4)
-        // n[1156] (keyed): ((aux 8) b c e 5 2 4)
-        // n[1157] (keyed): ((aux 8) b c e 5 6 4)
-        // n[1159] (keyed): ((aux 8) b c a 5 8 6)
-        // n[1160] (keyed): ((aux 8) b g a 5 8 6)
-        // n[1161] (keyed): ((aux 8) b g a 5 4 6)
-        // n[1163] (keyed): ((aux 8) b c e 5 8 2)
-        // n[1165] (keyed): ((aux 8) b c e 5 8 6)
-        // n[1166] (keyed): ((aux 8) b c e 5 4 6)
-        // n[1168] (keyed): ((aux 8) b c a 5 8 2)
-        // n[1174] (keyed): ((aux 3) d c 5 4)
-        // n[1175] (keyed): ((aux 3) d e 5 4)
-        // n[1176] (keyed): ((aux 3) d c 5 6)
-        // n[1177] (keyed): ((aux 3) d e 5 6)
-        // n[1179] (keyed): ((aux 5) d e e 5 2 6)
-        // n[1180] (keyed): ((aux 5) d a e 5 2 6)
-        // n[1181] (keyed): ((aux 5) d a e 5 6 6)
-        // n[1183] (keyed): ((aux 5) d e a 5 6 6)
-        // n[1185] (keyed): ((aux 5) d e e 5 6 2)
-        // n[1187] (keyed): ((aux 5) d e a 5 4 8)
-        // n[1189] (keyed): ((aux 5) d e e 5 4 8)
-        // n[1191] (keyed): ((aux 5) d e e 5 8 4)
-        // n[1192] (keyed): ((aux 5) d a e 5 8 4)
-        // n[1193] (keyed): ((aux 5) d a e 5 4 4)
-        // n[1195] (keyed): ((aux 5) d e a 5 6 2)
-        // n[1197] (keyed): ((aux 5) d e a 5 4 4)
-        // n[1199] (keyed): ((aux 5) d c g 5 6 6)
-        // n[1201] (keyed): ((aux 5) d c c 5 2 6)
-        // n[1202] (keyed): ((aux 5) d g c 5 2 6)
-        // n[1203] (keyed): ((aux 5) d g c 5 6 6)
-        // n[1205] (keyed): ((aux 5) d c g 5 6 2)
-        // n[1207] (keyed): ((aux 5) d c c 5 4 8)
-        // n[1209] (keyed): ((aux 5) d c g 5 4 8)
-        // n[1211] (keyed): ((aux 5) d c g 5 4 4)
-        // n[1213] (keyed): ((aux 5) d c c 5 6 2)
-        // n[1215] (keyed): ((aux 5) d g c 5 8 4)
-        // n[1216] (keyed): ((aux 5) d c c 5 8 4)
-        // n[1217] (keyed): ((aux 5) d g c 5 4 4)
-        // n[1220] (keyed): ((aux 8) d e g 5 2 8)
-        // n[1221] (keyed): ((aux 8) d a g 5 2 8)
-        // n[1222] (keyed): ((aux 8) d a g 5 6 8)
-        // n[1224] (keyed): ((aux 8) d e c 5 2 8)
-        // n[1225] (keyed): ((aux 8) d a c 5 2 8)
-        // n[1226] (keyed): ((aux 8) d e c 5 6 8)
-        // n[1227] (keyed): ((aux 8) d a c 5 6 8)
-        // n[1229] (keyed): ((aux 8) d a g 5 2 4)
-        // n[1230] (keyed): ((aux 8) d e g 5 2 4)
-        // n[1231] (keyed): ((aux 8) d e g 5 6 4)
-        // n[1232] (keyed): ((aux 8) d a g 5 6 4)
-        // n[1234] (keyed): ((aux 8) d a g 5 8 6)
-        // n[1235] (keyed): ((aux 8) d e g 5 8 6)
-        // n[1236] (keyed): ((aux 8) d e g 5 4 6)
-        // n[1237] (keyed): ((aux 8) d a g 5 4 6)
-        // n[1239] (keyed): ((aux 8) d e g 5 8 2)
-        // n[1240] (keyed): ((aux 8) d a g 5 8 2)
-        // n[1241] (keyed): ((aux 8) d a g 5 4 2)
-        // n[1243] (keyed): ((aux 8) d e c 5 8 2)
-        // n[1244] (keyed): ((aux 8) d a c 5 8 2)
-        // n[1245] (keyed): ((aux 8) d e c 5 4 2)
-        // n[1246] (keyed): ((aux 8) d a c 5 4 2)
-        // n[1248] (keyed): ((aux 8) d e c 5 8 6)
-        // n[1249] (keyed): ((aux 8) d a c 5 4 6)
-        // n[1251] (keyed): ((aux 8) d e c 5 2 4)
-        // n[1252] (keyed): ((aux 8) d a c 5 6 4)
-        // n[1254] (keyed): ((aux 8) d c e 5 2 8)
-        // n[1255] (keyed): ((aux 8) d g e 5 2 8)
-        // n[1256] (keyed): ((aux 8) d c e 5 6 8)
-        // n[1257] (keyed): ((aux 8) d g e 5 6 8)
-        // n[1259] (keyed): ((aux 8) d c a 5 2 8)
-        // n[1260] (keyed): ((aux 8) d g a 5 2 8)
-        // n[1261] (keyed): ((aux 8) d g a 5 6 8)
-        // n[1263] (keyed): ((aux 8) d c a 5 2 4)
-        // n[1264] (keyed): ((aux 8) d g a 5 2 4)
-        // n[1265] (keyed): ((aux 8) d c a 5 6 4)
-        // n[1266] (keyed): ((aux 8) d g a 5 6 4)
-        // n[1268] (keyed): ((aux 8) d c e 5 2 4)
-        // n[1269] (keyed): ((aux 8) d g e 5 6 4)
-        // n[1271] (keyed): ((aux 8) d c a 5 8 6)
-        // n[1272] (keyed): ((aux 8) d g a 5 8 6)
-        // n[1273] (keyed): ((aux 8) d g a 5 4 6)
-        // n[1274] (keyed): ((aux 8) d c a 5 4 6)
-        // n[1276] (keyed): ((aux 8) d g e 5 8 2)
-        // n[1277] (keyed): ((aux 8) d c e 5 8 2)
-        // n[1278] (keyed): ((aux 8) d g e 5 4 2)
-        // n[1279] (keyed): ((aux 8) d c e 5 4 2)
-        // n[1281] (keyed): ((aux 8) d c e 5 8 6)
-        // n[1282] (keyed): ((aux 8) d g e 5 4 6)
-        // n[1284] (keyed): ((aux 8) d g a 5 8 2)
-        // n[1285] (keyed): ((aux 8) d c a 5 8 2)
-        // n[1286] (keyed): ((aux 8) d g a 5 4 2)
-        // n[1292] (keyed): ((aux 3) f e 5 4)
-        // n[1293] (keyed): ((aux 3) f g 5 4)
-        // n[1294] (keyed): ((aux 3) f e 5 6)
-        // n[1295] (keyed): ((aux 3) f g 5 6)
-        // n[1297] (keyed): ((aux 5) f e e 5 2 6)
-        // n[1299] (keyed): ((aux 5) f e e 5 6 2)
-        // n[1301] (keyed): ((aux 5) f e e 5 4 8)
-        // n[1303] (keyed): ((aux 5) f e e 5 8 4)
-        // n[1305] (keyed): ((aux 5) f c g 5 2 6)
-        // n[1306] (keyed): ((aux 5) f g g 5 2 6)
-        // n[1307] (keyed): ((aux 5) f c g 5 6 6)
-        // n[1309] (keyed): ((aux 5) f g c 5 6 6)
-        // n[1311] (keyed): ((aux 5) f g g 5 6 2)
-        // n[1313] (keyed): ((aux 5) f g c 5 4 8)
-        // n[1315] (keyed): ((aux 5) f g g 5 4 8)
-        // n[1317] (keyed): ((aux 5) f g g 5 8 4)
-        // n[1318] (keyed): ((aux 5) f c g 5 8 4)
-        // n[1319] (keyed): ((aux 5) f c g 5 4 4)
-        // n[1321] (keyed): ((aux 5) f g c 5 6 2)
-        // n[1323] (keyed): ((aux 5) f g c 5 4 4)
-        // n[1326] (keyed): ((aux 8) f e g 5 2 8)
-        // n[1328] (keyed): ((aux 8) f e c 5 2 8)
-        // n[1330] (keyed): ((aux 8) f a g 5 2 4)
-        // n[1331] (keyed): ((aux 8) f e g 5 2 4)
-        // n[1332] (keyed): ((aux 8) f a g 5 6 4)
-        // n[1334] (keyed): ((aux 8) f a g 5 8 6)
-        // n[1335] (keyed): ((aux 8) f e g 5 8 6)
-        // n[1336] (keyed): ((aux 8) f a g 5 4 6)
-        // n[1338] (keyed): ((aux 8) f e g 5 8 2)
-        // n[1340] (keyed): ((aux 8) f e c 5 8 2)
-        // n[1342] (keyed): ((aux 8) f e c 5 8 6)
-        // n[1343] (keyed): ((aux 8) f e c 5 4 6)
-        // n[1345] (keyed): ((aux 8) f e c 5 2 4)
-        // n[1346] (keyed): ((aux 8) f e c 5 6 4)
-        // n[1348] (keyed): ((aux 8) f c e 5 2 8)
-        // n[1349] (keyed): ((aux 8) f g e 5 2 8)
-        // n[1350] (keyed): ((aux 8) f c e 5 6 8)
-        // n[1351] (keyed): ((aux 8) f g e 5 6 8)
-        // n[1353] (keyed): ((aux 8) f g a 5 6 8)
-        // n[1355] (keyed): ((aux 8) f g a 5 6 4)
-        // n[1357] (keyed): ((aux 8) f c e 5 6 4)
-        // n[1359] (keyed): ((aux 8) f g a 5 4 6)
-        // n[1361] (keyed): ((aux 8) f g e 5 8 2)
-        // n[1362] (keyed): ((aux 8) f c e 5 8 2)
-        // n[1363] (keyed): ((aux 8) f g e 5 4 2)
-        // n[1364] (keyed): ((aux 8) f c e 5 4 2)
-        // n[1366] (keyed): ((aux 8) f c e 5 4 6)
-        // n[1368] (keyed): ((aux 8) f g a 5 4 2)
-        // n[1444] (keyed): (aux 21)
-        // n[1445] (keyed): (aux 28)
-        match joint[0].0 {
-            168 | 296 => {
-                n[9] |= !n[1];
-                n[1100] |= !n[1090];
-            }
-            169 => {
-                n[11] |= !n[1];
-                n[73] |= !n[61];
-            }
-            170 | 297 => {
-                n[7] |= !n[1];
-                n[1180] |= !n[1172];
-            }
-            171 => {
-                n[13] |= !n[1];
-                n[75] |= !n[61];
-                n[1109] |= true;
-                n[1193] |= true;
-            }
-            172 | 298 => {
-                n[900] |= !n[888];
-                n[1105] |= !n[1090];
-            }
-            173 => {
-                n[13] |= true;
-                n[75] |= true;
-                n[1109] |= !n[1090];
-                n[1193] |= !n[1172];
-            }
-            174 | 299 => {
-                n[961] |= !n[948];
-                n[1107] |= !n[1090];
-            }
-            175 => {
-                n[16] |= !n[1];
-                n[1111] |= !n[1090];
-            }
-            176 => {
-                n[72] |= !n[61];
-                n[1103] |= !n[1090];
-            }
-            177 => {
-                n[895] |= true;
-                n[955] |= true;
-                n[1097] |= !n[1090];
-                n[1181] |= !n[1172];
-            }
-            178 => {
-                n[895] |= !n[888];
-                n[955] |= !n[948];
-                n[1097] |= true;
-                n[1181] |= true;
-            }
-            179 => {
-                n[907] |= !n[888];
-                n[1113] |= !n[1090];
-            }
-            180 => {
-                n[905] |= !n[888];
-                n[1192] |= !n[1172];
-            }
-            181 => {
-                n[903] |= !n[888];
-                n[963] |= !n[948];
-            }
-            182 | 300 => {
-                n[413] |= !n[405];
-                n[615] |= !n[607];
-            }
-            183 => {
-                n[415] |= !n[405];
-                n[477] |= !n[465];
-            }
-            184 | 301 => {
-                n[411] |= !n[405];
-                n[695] |= !n[689];
-            }
-            185 => {
-                n[417] |= !n[405];
-                n[479] |= !n[465];
-                n[625] |= true;
-                n[709] |= true;
-            }
-            186 | 302 => {
-                n[215] |= !n[202];
-                n[623] |= !n[607];
-            }
-            187 => {
-                n[417] |= true;
-                n[479] |= true;
-                n[625] |= !n[607];
-                n[709] |= !n[689];
-            }
-            188 | 303 => {
-                n[273] |= !n[262];
-                n[621] |= !n[607];
-            }
-            189 => {
-                n[420] |= !n[405];
-                n[627] |= !n[607];
-            }
-            190 => {
-                n[475] |= !n[465];
-                n[619] |= !n[607];
-            }
-            191 => {
-                n[209] |= true;
-                n[269] |= true;
-                n[613] |= !n[607];
-                n[697] |= !n[689];
-            }
-            192 => {
-                n[209] |= !n[202];
-                n[269] |= !n[262];
-                n[613] |= true;
-                n[697] |= true;
-            }
-            193 => {
-                n[221] |= !n[202];
-                n[630] |= !n[607];
-            }
-            194 => {
-                n[219] |= !n[202];
-                n[708] |= !n[689];
-            }
-            195 => {
-                n[213] |= !n[202];
-                n[275] |= !n[262];
-            }
-            196 | 304 => {
-                n[21] |= !n[1];
-                n[83] |= true;
-                n[1117] |= !n[1090];
-                n[1201] |= true;
-            }
-            197 | 305 => {
-                n[21] |= true;
-                n[83] |= !n[61];
-                n[1117] |= true;
-                n[1201] |= !n[1172];
-            }
-            198 => {
-                n[85] |= !n[61];
-                n[159] |= !n[143];
-            }
-            199 | 306 => {
-                n[81] |= !n[61];
-                n[1305] |= !n[1290];
-            }
-            200 | 307 => {
-                n[909] |= !n[888];
-                n[974] |= true;
-                n[1119] |= !n[1090];
-                n[1207] |= true;
-            }
-            201 => {
-                n[87] |= !n[61];
-                n[161] |= !n[143];
-                n[1211] |= true;
-                n[1319] |= true;
-            }
-            202 | 308 => {
-                n[909] |= true;
-                n[974] |= !n[948];
-                n[1119] |= true;
-                n[1207] |= !n[1172];
-            }
-            203 => {
-                n[87] |= true;
-                n[161] |= true;
-                n[1211] |= !n[1172];
-                n[1319] |= !n[1290];
-            }
-            204 | 309 => {
-                n[1047] |= !n[1030];
-                n[1209] |= !n[1172];
-            }
-            205 => {
-                n[23] |= !n[1];
-                n[89] |= true;
-                n[1121] |= !n[1090];
-                n[1213] |= true;
-            }
-            206 => {
-                n[23] |= true;
-                n[89] |= !n[61];
-                n[1121] |= true;
-                n[1213] |= !n[1172];
-            }
-            207 => {
-                n[157] |= !n[143];
-                n[1205] |= !n[1172];
-            }
-            208 => {
-                n[969] |= true;
-                n[1041] |= true;
-                n[1199] |= !n[1172];
-                n[1307] |= !n[1290];
-            }
-            209 => {
-                n[969] |= !n[948];
-                n[1041] |= !n[1030];
-                n[1199] |= true;
-                n[1307] |= true;
-            }
-            210 => {
-                n[911] |= !n[888];
-                n[981] |= true;
-                n[1123] |= !n[1090];
-                n[1216] |= true;
-            }
-            211 => {
-                n[911] |= true;
-                n[981] |= !n[948];
-                n[1123] |= true;
-                n[1216] |= !n[1172];
-            }
-            212 => {
-                n[979] |= !n[948];
-                n[1318] |= !n[1290];
-            }
-            213 => {
-                n[977] |= !n[948];
-                n[1049] |= !n[1030];
-            }
-            214 | 310 => {
-                n[425] |= !n[405];
-                n[487] |= true;
-                n[633] |= !n[607];
-                n[717] |= true;
-            }
-            215 | 311 => {
-                n[425] |= true;
-                n[487] |= !n[465];
-                n[633] |= true;
-                n[717] |= !n[689];
-            }
-            216 => {
-                n[489] |= !n[465];
-                n[563] |= !n[547];
-            }
-            217 | 312 => {
-                n[485] |= !n[465];
-                n[821] |= !n[807];
-            }
-            218 | 313 => {
-                n[223] |= !n[202];
-                n[287] |= true;
-                n[635] |= !n[607];
-                n[723] |= true;
-            }
-            219 => {
-                n[491] |= !n[465];
-                n[565] |= !n[547];
-                n[727] |= true;
-                n[835] |= true;
-            }
-            220 | 314 => {
-                n[223] |= true;
-                n[287] |= !n[262];
-                n[635] |= true;
-                n[723] |= !n[689];
-            }
-            221 => {
-                n[491] |= true;
-                n[565] |= true;
-                n[727] |= !n[689];
-                n[835] |= !n[807];
-            }
-            222 | 315 => {
-                n[361] |= !n[344];
-                n[725] |= !n[689];
-            }
-            223 => {
-                n[427] |= !n[405];
-                n[494] |= true;
-                n[637] |= !n[607];
-                n[729] |= true;
-            }
-            224 => {
-                n[427] |= true;
-                n[494] |= !n[465];
-                n[637] |= true;
-                n[729] |= !n[689];
-            }
-            225 => {
-                n[561] |= !n[547];
-                n[721] |= !n[689];
-            }
-            226 => {
-                n[283] |= true;
-                n[355] |= true;
-                n[715] |= !n[689];
-                n[823] |= !n[807];
-            }
-            227 => {
-                n[283] |= !n[262];
-                n[355] |= !n[344];
-                n[715] |= true;
-                n[823] |= true;
-            }
-            228 => {
-                n[225] |= !n[202];
-                n[295] |= true;
-                n[639] |= !n[607];
-                n[731] |= true;
-            }
-            229 => {
-                n[225] |= true;
-                n[295] |= !n[262];
-                n[639] |= true;
-                n[731] |= !n[689];
-            }
-            230 => {
-                n[293] |= !n[262];
-                n[833] |= !n[807];
-            }
-            231 => {
-                n[291] |= !n[262];
-                n[363] |= !n[344];
-            }
-            232 => {
-                n[17] |= !n[1];
-                n[77] |= !n[61];
-            }
-            233 | 316 => {
-                n[69] |= !n[61];
-                n[1099] |= !n[1090];
-            }
-            234 | 317 => {
-                n[67] |= !n[61];
-                n[149] |= true;
-                n[1179] |= !n[1172];
-                n[1297] |= true;
-            }
-            235 | 318 => {
-                n[67] |= true;
-                n[149] |= !n[143];
-                n[1179] |= true;
-                n[1297] |= !n[1290];
-            }
-            236 => {
-                n[19] |= !n[1];
-                n[79] |= !n[61];
-                n[1115] |= true;
-                n[1197] |= true;
-            }
-            237 => {
-                n[19] |= true;
-                n[79] |= true;
-                n[1115] |= !n[1090];
-                n[1197] |= !n[1172];
-            }
-            238 | 319 => {
-                n[899] |= !n[888];
-                n[1187] |= !n[1172];
-            }
-            239 | 320 => {
-                n[962] |= !n[948];
-                n[1037] |= true;
-                n[1189] |= !n[1172];
-                n[1301] |= true;
-            }
-            240 | 321 => {
-                n[962] |= true;
-                n[1037] |= !n[1030];
-                n[1189] |= true;
-                n[1301] |= !n[1290];
-            }
-            241 => {
-                n[15] |= !n[1];
-                n[1195] |= !n[1172];
-            }
-            242 => {
-                n[897] |= true;
-                n[957] |= true;
-                n[1101] |= !n[1090];
-                n[1183] |= !n[1172];
-            }
-            243 => {
-                n[71] |= !n[61];
-                n[151] |= true;
-                n[1185] |= !n[1172];
-                n[1299] |= true;
-            }
-            244 => {
-                n[897] |= !n[888];
-                n[957] |= !n[948];
-                n[1101] |= true;
-                n[1183] |= true;
-            }
-            245 => {
-                n[71] |= true;
-                n[151] |= !n[143];
-                n[1185] |= true;
-                n[1299] |= !n[1290];
-            }
-            246 => {
-                n[967] |= !n[948];
-                n[1114] |= !n[1090];
-            }
-            247 => {
-                n[901] |= !n[888];
-                n[959] |= !n[948];
-            }
-            248 => {
-                n[965] |= !n[948];
-                n[1039] |= true;
-                n[1191] |= !n[1172];
-                n[1303] |= true;
-            }
-            249 => {
-                n[965] |= true;
-                n[1039] |= !n[1030];
-                n[1191] |= true;
-                n[1303] |= !n[1290];
-            }
-            250 => {
-                n[421] |= !n[405];
-                n[481] |= !n[465];
-            }
-            251 | 322 => {
-                n[473] |= !n[465];
-                n[616] |= !n[607];
-            }
-            252 | 323 => {
-                n[471] |= !n[465];
-                n[553] |= true;
-                n[696] |= !n[689];
-                n[813] |= true;
-            }
-            253 | 324 => {
-                n[471] |= true;
-                n[553] |= !n[547];
-                n[696] |= true;
-                n[813] |= !n[807];
-            }
-            254 => {
-                n[423] |= !n[405];
-                n[483] |= !n[465];
-                n[631] |= true;
-                n[713] |= true;
-            }
-            255 => {
-                n[423] |= true;
-                n[483] |= true;
-                n[631] |= !n[607];
-                n[713] |= !n[689];
-            }
-            256 | 325 => {
-                n[216] |= !n[202];
-                n[705] |= !n[689];
-            }
-            257 | 326 => {
-                n[274] |= !n[262];
-                n[351] |= true;
-                n[703] |= !n[689];
-                n[817] |= true;
-            }
-            258 | 327 => {
-                n[274] |= true;
-                n[351] |= !n[344];
-                n[703] |= true;
-                n[817] |= !n[807];
-            }
-            259 => {
-                n[419] |= !n[405];
-                n[711] |= !n[689];
-            }
-            260 => {
-                n[211] |= true;
-                n[271] |= true;
-                n[617] |= !n[607];
-                n[699] |= !n[689];
-            }
-            261 => {
-                n[476] |= !n[465];
-                n[555] |= true;
-                n[701] |= !n[689];
-                n[815] |= true;
-            }
-            262 => {
-                n[211] |= !n[202];
-                n[271] |= !n[262];
-                n[617] |= true;
-                n[699] |= true;
-            }
-            263 => {
-                n[476] |= true;
-                n[555] |= !n[547];
-                n[701] |= true;
-                n[815] |= !n[807];
-            }
-            264 => {
-                n[281] |= !n[262];
-                n[629] |= !n[607];
-            }
-            265 => {
-                n[217] |= !n[202];
-                n[277] |= !n[262];
-            }
-            266 => {
-                n[279] |= !n[262];
-                n[353] |= true;
-                n[707] |= !n[689];
-                n[819] |= true;
-            }
-            267 => {
-                n[279] |= true;
-                n[353] |= !n[344];
-                n[707] |= true;
-                n[819] |= !n[807];
-            }
-            268 => {
-                n[91] |= !n[61];
-                n[163] |= !n[143];
-            }
-            269 | 328 => {
-                n[155] |= !n[143];
-                n[1202] |= !n[1172];
-            }
-            270 | 329 => {
-                n[153] |= !n[143];
-                n[1306] |= !n[1290];
-            }
-            271 => {
-                n[93] |= !n[61];
-                n[165] |= !n[143];
-                n[1217] |= true;
-                n[1323] |= true;
-            }
-            272 => {
-                n[93] |= true;
-                n[165] |= true;
-                n[1217] |= !n[1172];
-                n[1323] |= !n[1290];
-            }
-            273 | 330 => {
-                n[973] |= !n[948];
-                n[1313] |= !n[1290];
-            }
-            274 | 331 => {
-                n[1048] |= !n[1030];
-                n[1315] |= !n[1290];
-            }
-            275 => {
-                n[90] |= !n[61];
-                n[1321] |= !n[1290];
-            }
-            276 => {
-                n[971] |= true;
-                n[1043] |= true;
-                n[1203] |= !n[1172];
-                n[1309] |= !n[1290];
-            }
-            277 => {
-                n[158] |= !n[143];
-                n[1311] |= !n[1290];
-            }
-            278 => {
-                n[971] |= !n[948];
-                n[1043] |= !n[1030];
-                n[1203] |= true;
-                n[1309] |= true;
-            }
-            279 => {
-                n[1053] |= !n[1030];
-                n[1215] |= !n[1172];
-            }
-            280 => {
-                n[975] |= !n[948];
-                n[1045] |= !n[1030];
-            }
-            281 => {
-                n[1051] |= !n[1030];
-                n[1317] |= !n[1290];
-            }
-            282 => {
-                n[495] |= !n[465];
-                n[567] |= !n[547];
-            }
-            283 | 332 => {
-                n[559] |= !n[547];
-                n[718] |= !n[689];
-            }
-            284 | 333 => {
-                n[557] |= !n[547];
-                n[822] |= !n[807];
-            }
-            285 => {
-                n[497] |= !n[465];
-                n[569] |= !n[547];
-                n[733] |= true;
-                n[839] |= true;
-            }
-            286 => {
-                n[497] |= true;
-                n[569] |= true;
-                n[733] |= !n[689];
-                n[839] |= !n[807];
-            }
-            287 | 334 => {
-                n[288] |= !n[262];
-                n[829] |= !n[807];
-            }
-            288 | 335 => {
-                n[362] |= !n[344];
-                n[831] |= !n[807];
-            }
-            289 => {
-                n[493] |= !n[465];
-                n[837] |= !n[807];
-            }
-            290 => {
-                n[285] |= true;
-                n[357] |= true;
-                n[719] |= !n[689];
-                n[825] |= !n[807];
-            }
-            291 => {
-                n[562] |= !n[547];
-                n[827] |= !n[807];
-            }
-            292 => {
-                n[285] |= !n[262];
-                n[357] |= !n[344];
-                n[719] |= true;
-                n[825] |= true;
-            }
-            293 => {
-                n[367] |= !n[344];
-                n[732] |= !n[689];
-            }
-            294 => {
-                n[289] |= !n[262];
-                n[359] |= !n[344];
-            }
-            295 => {
-                n[365] |= !n[344];
-                n[834] |= !n[807];
-            }
-            591 => {
-                n[408] |= true;
-            }
-            592 | 594 | 761 => {
-                n[406] |= true;
-                n[610] |= true;
-            }
-            593 | 762 => {
-                n[2] |= !n[1];
-                n[62] |= true;
-                n[1092] |= true;
-                n[1174] |= true;
-                n[1445] |= n[1];
-            }
-            595 | 598 | 763 => {
-                n[204] |= true;
-                n[608] |= true;
-            }
-            596 => {
-                n[5] |= !n[1];
-                n[64] |= true;
-                n[1445] |= n[1];
-            }
-            597 | 764 => {
-                n[890] |= true;
-                n[950] |= true;
-                n[1095] |= !n[1090];
-                n[1176] |= true;
-                n[1445] |= n[1090];
-            }
-            599 | 602 | 647 | 765 => {
-                n[206] |= true;
-            }
-            600 => {
-                n[2] |= true;
-                n[62] |= true;
-                n[1092] |= !n[1090];
-                n[1174] |= true;
-                n[1445] |= n[1090];
-            }
-            601 | 766 => {
-                n[892] |= !n[888];
-                n[953] |= true;
-                n[1445] |= n[888];
-            }
-            603 => {
-                n[890] |= !n[888];
-                n[950] |= true;
-                n[1095] |= true;
-                n[1176] |= true;
-                n[1445] |= n[888];
-            }
-            604 | 767 => {
-                n[4] |= true;
-            }
-            605 | 651 | 768 | 791 => {
-                n[5] |= true;
-                n[64] |= true;
-            }
-            606 | 769 => {
-                n[407] |= !n[405];
-                n[466] |= true;
-                n[611] |= true;
-                n[692] |= true;
-                n[1445] |= n[405];
-            }
-            608 | 770 => {
-                n[1093] |= true;
-            }
-            609 => {
-                n[64] |= true;
-            }
-            610 | 771 => {
-                n[62] |= true;
-                n[1092] |= true;
-                n[1174] |= true;
-            }
-            611 => {
-                n[409] |= !n[405];
-                n[469] |= true;
-                n[1445] |= n[405];
-            }
-            612 | 772 => {
-                n[205] |= true;
-                n[264] |= true;
-                n[609] |= !n[607];
-                n[690] |= true;
-                n[1445] |= n[607];
-            }
-            613 => {
-                n[3] |= true;
-            }
-            614 | 773 => {
-                n[891] |= true;
-            }
-            615 => {
-                n[2] |= true;
-                n[62] |= true;
-                n[1174] |= true;
-            }
-            616 | 774 => {
-                n[890] |= true;
-                n[950] |= true;
-                n[1176] |= true;
-            }
-            617 => {
-                n[407] |= true;
-                n[466] |= true;
-                n[611] |= !n[607];
-                n[692] |= true;
-                n[1445] |= n[607];
-            }
-            618 | 775 => {
-                n[207] |= !n[202];
-                n[266] |= true;
-                n[1445] |= n[202];
-            }
-            619 => {
-                n[1094] |= true;
-            }
-            621 => {
-                n[950] |= true;
-                n[1095] |= true;
-                n[1176] |= true;
-            }
-            622 | 777 => {
-                n[953] |= true;
-            }
-            623 => {
-                n[205] |= !n[202];
-                n[264] |= true;
-                n[609] |= true;
-                n[690] |= true;
-                n[1445] |= n[202];
-            }
-            624 | 778 => {
-                n[3] |= !n[1];
-                n[1093] |= true;
-                n[1445] |= n[1];
-            }
-            626 | 779 => {
-                n[610] |= true;
-            }
-            627 => {
-                n[469] |= true;
-            }
-            628 | 780 => {
-                n[466] |= true;
-                n[611] |= true;
-                n[692] |= true;
-            }
-            629 | 781 => {
-                n[63] |= !n[61];
-                n[144] |= true;
-                n[1175] |= true;
-                n[1292] |= true;
-                n[1445] |= n[61];
-            }
-            630 => {
-                n[4] |= !n[1];
-                n[1445] |= n[1];
-            }
-            631 | 782 => {
-                n[891] |= true;
-                n[1094] |= !n[1090];
-                n[1445] |= n[1090];
-            }
-            632 => {
-                n[406] |= true;
-            }
-            633 | 783 => {
-                n[204] |= true;
-            }
-            634 => {
-                n[407] |= true;
-                n[466] |= true;
-                n[692] |= true;
-            }
-            635 | 784 => {
-                n[205] |= true;
-                n[264] |= true;
-                n[690] |= true;
-            }
-            636 => {
-                n[65] |= !n[61];
-                n[146] |= true;
-                n[1445] |= n[61];
-            }
-            637 | 785 => {
-                n[951] |= true;
-                n[1032] |= true;
-                n[1177] |= !n[1172];
-                n[1294] |= true;
-                n[1445] |= n[1172];
-            }
-            638 => {
-                n[3] |= true;
-                n[1093] |= !n[1090];
-                n[1445] |= n[1090];
-            }
-            639 | 786 => {
-                n[893] |= !n[888];
-                n[1445] |= n[888];
-            }
-            640 => {
-                n[608] |= true;
-            }
-            642 => {
-                n[264] |= true;
-                n[609] |= true;
-                n[690] |= true;
-            }
-            643 | 788 => {
-                n[266] |= true;
-            }
-            644 => {
-                n[63] |= true;
-                n[144] |= true;
-                n[1175] |= !n[1172];
-                n[1292] |= true;
-                n[1445] |= n[1172];
-            }
-            645 | 789 => {
-                n[952] |= !n[948];
-                n[1034] |= true;
-                n[1445] |= n[948];
-            }
-            646 => {
-                n[891] |= !n[888];
-                n[1094] |= true;
-                n[1445] |= n[888];
-            }
-            648 | 699 => {
-                n[207] |= true;
-                n[266] |= true;
-            }
-            649 => {
-                n[951] |= !n[948];
-                n[1032] |= true;
-                n[1177] |= true;
-                n[1294] |= true;
-                n[1445] |= n[948];
-            }
-            650 | 790 => {
-                n[406] |= !n[405];
-                n[610] |= true;
-                n[1445] |= n[405];
-            }
-            652 | 703 | 792 | 817 => {
-                n[65] |= true;
-                n[146] |= true;
-            }
-            653 | 793 => {
-                n[467] |= !n[465];
-                n[548] |= true;
-                n[693] |= true;
-                n[810] |= true;
-                n[1445] |= n[465];
-            }
-            654 => {
-                n[408] |= !n[405];
-                n[1445] |= n[405];
-            }
-            655 | 794 => {
-                n[204] |= true;
-                n[608] |= !n[607];
-                n[1445] |= n[607];
-            }
-            656 => {
-                n[5] |= true;
-            }
-            657 | 795 => {
-                n[2] |= true;
-                n[1092] |= true;
-                n[1174] |= true;
-            }
-            658 => {
-                n[146] |= true;
-            }
-            659 | 796 => {
-                n[144] |= true;
-                n[1175] |= true;
-                n[1292] |= true;
-            }
-            660 => {
-                n[468] |= !n[465];
-                n[550] |= true;
-                n[1445] |= n[465];
-            }
-            661 | 797 => {
-                n[265] |= true;
-                n[346] |= true;
-                n[691] |= !n[689];
-                n[808] |= true;
-                n[1445] |= n[689];
-            }
-            662 => {
-                n[406] |= true;
-                n[610] |= !n[607];
-                n[1445] |= n[607];
-            }
-            663 | 798 => {
-                n[206] |= !n[202];
-                n[1445] |= n[202];
-            }
-            664 => {
-                n[2] |= true;
-                n[62] |= true;
-                n[1092] |= true;
-            }
-            665 | 799 => {
-                n[890] |= true;
-                n[950] |= true;
-                n[1095] |= true;
-            }
-            666 => {
-                n[63] |= true;
-                n[144] |= true;
-                n[1292] |= true;
-            }
-            667 | 800 => {
-                n[951] |= true;
-                n[1032] |= true;
-                n[1294] |= true;
-            }
-            668 => {
-                n[467] |= true;
-                n[548] |= true;
-                n[693] |= !n[689];
-                n[810] |= true;
-                n[1445] |= n[689];
-            }
-            669 | 801 => {
-                n[267] |= !n[262];
-                n[348] |= true;
-                n[1445] |= n[262];
-            }
-            670 => {
-                n[204] |= !n[202];
-                n[608] |= true;
-                n[1445] |= n[202];
-            }
-            671 => {
-                n[890] |= true;
-                n[1095] |= true;
-                n[1176] |= true;
-            }
-            672 | 802 => {
-                n[892] |= true;
-            }
-            673 => {
-                n[1032] |= true;
-                n[1177] |= true;
-                n[1294] |= true;
-            }
-            674 | 803 => {
-                n[1034] |= true;
-            }
-            675 => {
-                n[265] |= !n[262];
-                n[346] |= true;
-                n[691] |= true;
-                n[808] |= true;
-                n[1445] |= n[262];
-            }
-            676 | 804 => {
-                n[2] |= true;
-                n[62] |= !n[61];
-                n[1092] |= true;
-                n[1174] |= true;
-                n[1445] |= n[61];
-            }
-            677 => {
-                n[409] |= true;
-            }
-            678 | 805 => {
-                n[407] |= true;
-                n[611] |= true;
-                n[692] |= true;
-            }
-            679 => {
-                n[550] |= true;
-            }
-            680 | 806 => {
-                n[548] |= true;
-                n[693] |= true;
-                n[810] |= true;
-            }
-            681 | 807 => {
-                n[145] |= !n[143];
-                n[1293] |= true;
-                n[1445] |= n[143];
-            }
-            682 => {
-                n[5] |= true;
-                n[64] |= !n[61];
-                n[1445] |= n[61];
-            }
-            683 | 808 => {
-                n[890] |= true;
-                n[950] |= true;
-                n[1095] |= true;
-                n[1176] |= !n[1172];
-                n[1445] |= n[1172];
-            }
-            684 => {
-                n[407] |= true;
-                n[466] |= true;
-                n[611] |= true;
-            }
-            685 | 809 => {
-                n[205] |= true;
-                n[264] |= true;
-                n[609] |= true;
-            }
-            686 => {
-                n[467] |= true;
-                n[548] |= true;
-                n[810] |= true;
-            }
-            687 | 810 => {
-                n[265] |= true;
-                n[346] |= true;
-                n[808] |= true;
-            }
-            688 => {
-                n[147] |= !n[143];
-                n[1445] |= n[143];
-            }
-            689 | 811 => {
-                n[1033] |= true;
-                n[1295] |= !n[1290];
-                n[1445] |= n[1290];
-            }
-            690 => {
-                n[2] |= true;
-                n[62] |= true;
-                n[1092] |= true;
-                n[1174] |= !n[1172];
-                n[1445] |= n[1172];
-            }
-            691 | 812 => {
-                n[892] |= true;
-                n[953] |= !n[948];
-                n[1445] |= n[948];
-            }
-            692 => {
-                n[205] |= true;
-                n[609] |= true;
-                n[690] |= true;
-            }
-            693 | 813 => {
-                n[207] |= true;
-            }
-            694 => {
-                n[346] |= true;
-                n[691] |= true;
-                n[808] |= true;
-            }
-            695 | 814 => {
-                n[348] |= true;
-            }
-            696 => {
-                n[145] |= true;
-                n[1293] |= !n[1290];
-                n[1445] |= n[1290];
-            }
-            697 | 815 => {
-                n[1035] |= !n[1030];
-                n[1445] |= n[1030];
-            }
-            698 => {
-                n[890] |= true;
-                n[950] |= !n[948];
-                n[1095] |= true;
-                n[1176] |= true;
-                n[1445] |= n[948];
-            }
-            700 | 746 => {
-                n[267] |= true;
-                n[348] |= true;
-            }
-            701 => {
-                n[1033] |= !n[1030];
-                n[1295] |= true;
-                n[1445] |= n[1030];
-            }
-            702 | 816 => {
-                n[407] |= true;
-                n[466] |= !n[465];
-                n[611] |= true;
-                n[692] |= true;
-                n[1445] |= n[465];
-            }
-            704 | 749 | 752 | 818 | 840 => {
-                n[147] |= true;
-            }
-            705 | 819 => {
-                n[549] |= !n[547];
-                n[811] |= true;
-                n[1445] |= n[547];
-            }
-            706 => {
-                n[409] |= true;
-                n[469] |= !n[465];
-                n[1445] |= n[465];
-            }
-            707 | 820 => {
-                n[205] |= true;
-                n[264] |= true;
-                n[609] |= true;
-                n[690] |= !n[689];
-                n[1445] |= n[689];
-            }
-            708 => {
-                n[65] |= true;
-            }
-            709 | 821 => {
-                n[63] |= true;
-                n[1175] |= true;
-                n[1292] |= true;
-            }
-            711 | 822 => {
-                n[1293] |= true;
-            }
-            712 => {
-                n[551] |= !n[547];
-                n[1445] |= n[547];
-            }
-            713 | 823 => {
-                n[347] |= true;
-                n[809] |= !n[807];
-                n[1445] |= n[807];
-            }
-            714 => {
-                n[407] |= true;
-                n[466] |= true;
-                n[611] |= true;
-                n[692] |= !n[689];
-                n[1445] |= n[689];
-            }
-            715 | 824 => {
-                n[207] |= true;
-                n[266] |= !n[262];
-                n[1445] |= n[262];
-            }
-            716 => {
-                n[63] |= true;
-                n[144] |= true;
-                n[1175] |= true;
-            }
-            717 | 825 => {
-                n[951] |= true;
-                n[1032] |= true;
-                n[1177] |= true;
-            }
-            718 => {
-                n[145] |= true;
-            }
-            719 | 826 => {
-                n[1033] |= true;
-            }
-            720 => {
-                n[549] |= true;
-                n[811] |= !n[807];
-                n[1445] |= n[807];
-            }
-            721 | 827 => {
-                n[349] |= !n[344];
-                n[1445] |= n[344];
-            }
-            722 => {
-                n[205] |= true;
-                n[264] |= !n[262];
-                n[609] |= true;
-                n[690] |= true;
-                n[1445] |= n[262];
-            }
-            723 => {
-                n[951] |= true;
-                n[1177] |= true;
-                n[1294] |= true;
-            }
-            724 | 828 => {
-                n[952] |= true;
-            }
-            725 => {
-                n[1295] |= true;
-            }
-            727 => {
-                n[347] |= !n[344];
-                n[809] |= true;
-                n[1445] |= n[344];
-            }
-            728 | 830 => {
-                n[63] |= true;
-                n[144] |= !n[143];
-                n[1175] |= true;
-                n[1292] |= true;
-                n[1445] |= n[143];
-            }
-            729 => {
-                n[468] |= true;
-            }
-            730 | 831 => {
-                n[467] |= true;
-                n[693] |= true;
-                n[810] |= true;
-            }
-            732 | 832 => {
-                n[811] |= true;
-            }
-            733 => {
-                n[65] |= true;
-                n[146] |= !n[143];
-                n[1445] |= n[143];
-            }
-            734 | 833 => {
-                n[951] |= true;
-                n[1032] |= true;
-                n[1177] |= true;
-                n[1294] |= !n[1290];
-                n[1445] |= n[1290];
-            }
-            735 => {
-                n[467] |= true;
-                n[548] |= true;
-                n[693] |= true;
-            }
-            736 | 834 => {
-                n[265] |= true;
-                n[346] |= true;
-                n[691] |= true;
-            }
-            737 => {
-                n[549] |= true;
-            }
-            738 | 835 => {
-                n[347] |= true;
-            }
-            739 => {
-                n[63] |= true;
-                n[144] |= true;
-                n[1175] |= true;
-                n[1292] |= !n[1290];
-                n[1445] |= n[1290];
-            }
-            740 | 836 => {
-                n[952] |= true;
-                n[1034] |= !n[1030];
-                n[1445] |= n[1030];
-            }
-            741 => {
-                n[265] |= true;
-                n[691] |= true;
-                n[808] |= true;
-            }
-            742 | 837 => {
-                n[267] |= true;
-            }
-            743 => {
-                n[809] |= true;
-            }
-            745 => {
-                n[951] |= true;
-                n[1032] |= !n[1030];
-                n[1177] |= true;
-                n[1294] |= true;
-                n[1445] |= n[1030];
-            }
-            747 => {
-                n[349] |= true;
-            }
-            748 | 839 => {
-                n[467] |= true;
-                n[548] |= !n[547];
-                n[693] |= true;
-                n[810] |= true;
-                n[1445] |= n[547];
-            }
-            750 => {
-                n[468] |= true;
-                n[550] |= !n[547];
-                n[1445] |= n[547];
-            }
-            751 | 841 => {
-                n[265] |= true;
-                n[346] |= true;
-                n[691] |= true;
-                n[808] |= !n[807];
-                n[1445] |= n[807];
-            }
-            753 | 756 | 842 => {
-                n[145] |= true;
-                n[1293] |= true;
-            }
-            754 => {
-                n[467] |= true;
-                n[548] |= true;
-                n[693] |= true;
-                n[810] |= !n[807];
-                n[1445] |= n[807];
-            }
-            755 | 843 => {
-                n[267] |= true;
-                n[348] |= !n[344];
-                n[1445] |= n[344];
-            }
-            757 | 759 | 844 => {
-                n[1033] |= true;
-                n[1295] |= true;
-            }
-            758 => {
-                n[265] |= true;
-                n[346] |= !n[344];
-                n[691] |= true;
-                n[808] |= true;
-                n[1445] |= n[344];
-            }
-            760 | 845 => {
-                n[1035] |= true;
-            }
-            1062 | 1246 => {
-                n[28] |= !n[1];
-                n[917] |= !n[888];
-                n[987] |= true;
-                n[1129] |= !n[1090];
-                n[1225] |= true;
-            }
-            1063 => {
-                n[30] |= !n[1];
-                n[100] |= !n[61];
-                n[172] |= !n[143];
-                n[1229] |= true;
-                n[1330] |= true;
-            }
-            1064 | 1247 => {
-                n[28] |= !n[1];
-                n[917] |= true;
-                n[987] |= !n[948];
-                n[1129] |= true;
-                n[1225] |= !n[1172];
-            }
-            1065 => {
-                n[30] |= !n[1];
-                n[100] |= true;
-                n[172] |= true;
-                n[1229] |= !n[1172];
-                n[1330] |= !n[1290];
-            }
-            1066 | 1248 => {
-                n[26] |= !n[1];
-                n[1057] |= !n[1030];
-                n[1221] |= !n[1172];
-            }
-            1067 => {
-                n[41] |= !n[1];
-                n[114] |= !n[61];
-                n[1249] |= !n[1172];
-            }
-            1068 => {
-                n[34] |= !n[1];
-                n[107] |= !n[61];
-                n[178] |= !n[143];
-                n[1137] |= true;
-                n[1241] |= true;
-            }
-            1069 => {
-                n[32] |= !n[1];
-                n[105] |= !n[61];
-                n[995] |= true;
-                n[1062] |= true;
-                n[1135] |= true;
-                n[1237] |= true;
-                n[1336] |= !n[1290];
-            }
-            1070 => {
-                n[111] |= !n[61];
-                n[1142] |= !n[1090];
-                n[1246] |= !n[1172];
-            }
-            1071 => {
-                n[34] |= true;
-                n[107] |= true;
-                n[178] |= !n[143];
-                n[1137] |= !n[1090];
-                n[1241] |= !n[1172];
-            }
-            1072 => {
-                n[32] |= true;
-                n[105] |= true;
-                n[995] |= true;
-                n[1062] |= true;
-                n[1135] |= !n[1090];
-                n[1237] |= !n[1172];
-                n[1336] |= !n[1290];
-            }
-            1073 => {
-                n[32] |= true;
-                n[105] |= true;
-                n[995] |= !n[948];
-                n[1062] |= !n[1030];
-                n[1135] |= !n[1090];
-                n[1237] |= true;
-                n[1336] |= true;
-            }
-            1074 => {
-                n[103] |= !n[61];
-                n[174] |= !n[143];
-                n[920] |= true;
-                n[990] |= true;
-                n[1133] |= !n[1090];
-                n[1232] |= true;
-                n[1332] |= true;
-            }
-            1075 => {
-                n[988] |= !n[948];
-                n[1131] |= !n[1090];
-                n[1227] |= !n[1172];
-            }
-            1076 => {
-                n[103] |= true;
-                n[174] |= true;
-                n[920] |= true;
-                n[990] |= true;
-                n[1133] |= !n[1090];
-                n[1232] |= !n[1172];
-                n[1332] |= !n[1290];
-            }
-            1077 => {
-                n[914] |= true;
-                n[984] |= true;
-                n[1058] |= !n[1030];
-                n[1126] |= !n[1090];
-                n[1222] |= !n[1172];
-            }
-            1078 => {
-                n[929] |= !n[888];
-                n[1004] |= !n[948];
-                n[1252] |= !n[1172];
-            }
-            1079 => {
-                n[103] |= true;
-                n[174] |= true;
-                n[920] |= !n[888];
-                n[990] |= !n[948];
-                n[1133] |= true;
-                n[1232] |= true;
-                n[1332] |= !n[1290];
-            }
-            1080 => {
-                n[914] |= !n[888];
-                n[984] |= !n[948];
-                n[1058] |= !n[1030];
-                n[1126] |= true;
-                n[1222] |= true;
-            }
-            1081 => {
-                n[37] |= !n[1];
-                n[110] |= true;
-                n[926] |= !n[888];
-                n[1140] |= !n[1090];
-                n[1244] |= true;
-            }
-            1082 => {
-                n[37] |= true;
-                n[110] |= !n[61];
-                n[926] |= !n[888];
-                n[1140] |= true;
-                n[1244] |= !n[1172];
-            }
-            1083 => {
-                n[177] |= !n[143];
-                n[924] |= !n[888];
-                n[1240] |= !n[1172];
-            }
-            1084 => {
-                n[922] |= !n[888];
-                n[992] |= true;
-                n[1060] |= true;
-                n[1234] |= !n[1172];
-                n[1334] |= !n[1290];
-            }
-            1085 => {
-                n[922] |= !n[888];
-                n[992] |= !n[948];
-                n[1060] |= !n[1030];
-                n[1234] |= true;
-                n[1334] |= true;
-            }
-            1086 | 1249 => {
-                n[230] |= !n[202];
-                n[300] |= true;
-                n[432] |= !n[405];
-                n[644] |= !n[607];
-                n[741] |= true;
-            }
-            1087 => {
-                n[430] |= !n[405];
-                n[500] |= !n[465];
-                n[572] |= !n[547];
-                n[736] |= true;
-                n[842] |= true;
-            }
-            1088 | 1250 => {
-                n[230] |= true;
-                n[300] |= !n[262];
-                n[432] |= !n[405];
-                n[644] |= true;
-                n[741] |= !n[689];
-            }
-            1089 => {
-                n[430] |= !n[405];
-                n[500] |= true;
-                n[572] |= true;
-                n[736] |= !n[689];
-                n[842] |= !n[807];
-            }
-            1090 | 1251 => {
-                n[370] |= !n[344];
-                n[434] |= !n[405];
-                n[746] |= !n[689];
-            }
-            1091 => {
-                n[445] |= !n[405];
-                n[518] |= !n[465];
-                n[764] |= !n[689];
-            }
-            1092 => {
-                n[438] |= !n[405];
-                n[511] |= !n[465];
-                n[582] |= !n[547];
-                n[653] |= true;
-                n[757] |= true;
-            }
-            1093 => {
-                n[307] |= true;
-                n[375] |= true;
-                n[436] |= !n[405];
-                n[509] |= !n[465];
-                n[651] |= true;
-                n[751] |= true;
-                n[850] |= !n[807];
-            }
-            1094 => {
-                n[515] |= !n[465];
-                n[658] |= !n[607];
-                n[762] |= !n[689];
-            }
-            1095 => {
-                n[438] |= true;
-                n[511] |= true;
-                n[582] |= !n[547];
-                n[653] |= !n[607];
-                n[757] |= !n[689];
-            }
-            1096 => {
-                n[307] |= true;
-                n[375] |= true;
-                n[436] |= true;
-                n[509] |= true;
-                n[651] |= !n[607];
-                n[751] |= !n[689];
-                n[850] |= !n[807];
-            }
-            1097 => {
-                n[307] |= !n[262];
-                n[375] |= !n[344];
-                n[436] |= true;
-                n[509] |= true;
-                n[651] |= !n[607];
-                n[751] |= true;
-                n[850] |= true;
-            }
-            1098 => {
-                n[228] |= true;
-                n[298] |= true;
-                n[503] |= !n[465];
-                n[574] |= !n[547];
-                n[642] |= !n[607];
-                n[739] |= true;
-                n[844] |= true;
-            }
-            1099 => {
-                n[302] |= !n[262];
-                n[647] |= !n[607];
-                n[744] |= !n[689];
-            }
-            1100 => {
-                n[228] |= true;
-                n[298] |= true;
-                n[503] |= true;
-                n[574] |= true;
-                n[642] |= !n[607];
-                n[739] |= !n[689];
-                n[844] |= !n[807];
-            }
-            1101 => {
-                n[234] |= true;
-                n[304] |= true;
-                n[372] |= !n[344];
-                n[649] |= !n[607];
-                n[748] |= !n[689];
-            }
-            1102 => {
-                n[243] |= !n[202];
-                n[318] |= !n[262];
-                n[768] |= !n[689];
-            }
-            1103 => {
-                n[228] |= !n[202];
-                n[298] |= !n[262];
-                n[503] |= true;
-                n[574] |= true;
-                n[642] |= true;
-                n[739] |= true;
-                n[844] |= !n[807];
-            }
-            1104 => {
-                n[234] |= !n[202];
-                n[304] |= !n[262];
-                n[372] |= !n[344];
-                n[649] |= true;
-                n[748] |= true;
-            }
-            1105 => {
-                n[240] |= !n[202];
-                n[441] |= !n[405];
-                n[514] |= true;
-                n[656] |= !n[607];
-                n[760] |= true;
-            }
-            1106 => {
-                n[240] |= !n[202];
-                n[441] |= true;
-                n[514] |= !n[465];
-                n[656] |= true;
-                n[760] |= !n[689];
-            }
-            1107 => {
-                n[238] |= !n[202];
-                n[581] |= !n[547];
-                n[756] |= !n[689];
-            }
-            1108 => {
-                n[236] |= !n[202];
-                n[308] |= true;
-                n[376] |= true;
-                n[752] |= !n[689];
-                n[851] |= !n[807];
-            }
-            1109 => {
-                n[236] |= !n[202];
-                n[308] |= !n[262];
-                n[376] |= !n[344];
-                n[752] |= true;
-                n[851] |= true;
-            }
-            1110 | 1252 => {
-                n[45] |= !n[1];
-                n[120] |= true;
-                n[931] |= !n[888];
-                n[1150] |= !n[1090];
-                n[1259] |= true;
-            }
-            1111 => {
-                n[51] |= !n[1];
-                n[1156] |= !n[1090];
-                n[1268] |= !n[1172];
-            }
-            1112 | 1253 => {
-                n[43] |= !n[1];
-                n[118] |= true;
-                n[1006] |= !n[948];
-                n[1071] |= true;
-                n[1148] |= !n[1090];
-                n[1254] |= true;
-                n[1348] |= true;
-            }
-            1113 => {
-                n[122] |= !n[61];
-                n[1152] |= !n[1090];
-                n[1263] |= !n[1172];
-            }
-            1114 | 1254 => {
-                n[45] |= true;
-                n[120] |= !n[61];
-                n[931] |= !n[888];
-                n[1150] |= true;
-                n[1259] |= !n[1172];
-            }
-            1115 | 1255 => {
-                n[43] |= true;
-                n[118] |= !n[61];
-                n[1006] |= !n[948];
-                n[1071] |= true;
-                n[1148] |= true;
-                n[1254] |= !n[1172];
-                n[1348] |= true;
-            }
-            1116 | 1256 => {
-                n[43] |= true;
-                n[118] |= !n[61];
-                n[1006] |= true;
-                n[1071] |= !n[1030];
-                n[1148] |= true;
-                n[1254] |= true;
-                n[1348] |= !n[1290];
-            }
-            1117 => {
-                n[136] |= true;
-                n[196] |= true;
-                n[942] |= !n[888];
-                n[1024] |= !n[948];
-                n[1166] |= !n[1090];
-                n[1366] |= true;
-            }
-            1118 => {
-                n[136] |= !n[61];
-                n[196] |= !n[143];
-                n[942] |= true;
-                n[1024] |= true;
-                n[1166] |= true;
-                n[1366] |= !n[1290];
-            }
-            1119 => {
-                n[937] |= !n[888];
-                n[1020] |= !n[948];
-                n[1274] |= !n[1172];
-            }
-            1120 => {
-                n[193] |= !n[143];
-                n[1279] |= !n[1172];
-                n[1364] |= !n[1290];
-            }
-            1121 => {
-                n[52] |= !n[1];
-                n[127] |= !n[61];
-                n[1014] |= true;
-                n[1079] |= true;
-                n[1157] |= !n[1090];
-                n[1357] |= true;
-            }
-            1122 => {
-                n[48] |= !n[1];
-                n[124] |= !n[61];
-                n[1265] |= !n[1172];
-            }
-            1123 => {
-                n[1073] |= !n[1030];
-                n[1256] |= !n[1172];
-                n[1350] |= !n[1290];
-            }
-            1124 => {
-                n[52] |= true;
-                n[127] |= true;
-                n[1014] |= !n[948];
-                n[1079] |= !n[1030];
-                n[1157] |= true;
-                n[1357] |= !n[1290];
-            }
-            1125 => {
-                n[55] |= !n[1];
-                n[944] |= !n[888];
-                n[1026] |= true;
-                n[1168] |= !n[1090];
-                n[1285] |= true;
-            }
-            1126 => {
-                n[132] |= !n[61];
-                n[192] |= true;
-                n[939] |= !n[888];
-                n[1022] |= true;
-                n[1163] |= !n[1090];
-                n[1277] |= true;
-                n[1362] |= true;
-            }
-            1127 => {
-                n[941] |= !n[888];
-                n[1165] |= !n[1090];
-                n[1281] |= !n[1172];
-            }
-            1128 => {
-                n[55] |= !n[1];
-                n[944] |= true;
-                n[1026] |= !n[948];
-                n[1168] |= true;
-                n[1285] |= !n[1172];
-            }
-            1129 => {
-                n[1017] |= !n[948];
-                n[1159] |= !n[1090];
-                n[1271] |= !n[1172];
-            }
-            1130 => {
-                n[132] |= !n[61];
-                n[192] |= true;
-                n[939] |= true;
-                n[1022] |= !n[948];
-                n[1163] |= true;
-                n[1277] |= !n[1172];
-                n[1362] |= true;
-            }
-            1131 => {
-                n[132] |= true;
-                n[192] |= !n[143];
-                n[939] |= true;
-                n[1022] |= !n[948];
-                n[1163] |= true;
-                n[1277] |= true;
-                n[1362] |= !n[1290];
-            }
-            1132 | 1257 => {
-                n[245] |= !n[202];
-                n[456] |= !n[405];
-                n[531] |= true;
-                n[673] |= !n[607];
-                n[783] |= true;
-            }
-            1133 => {
-                n[451] |= !n[405];
-                n[668] |= !n[607];
-                n[775] |= !n[689];
-            }
-            1134 | 1258 => {
-                n[325] |= !n[262];
-                n[390] |= true;
-                n[454] |= !n[405];
-                n[529] |= true;
-                n[671] |= !n[607];
-                n[778] |= true;
-                n[868] |= true;
-            }
-            1135 => {
-                n[522] |= !n[465];
-                n[664] |= !n[607];
-                n[770] |= !n[689];
-            }
-            1136 | 1259 => {
-                n[245] |= !n[202];
-                n[456] |= true;
-                n[531] |= !n[465];
-                n[673] |= true;
-                n[783] |= !n[689];
-            }
-            1137 | 1260 => {
-                n[325] |= !n[262];
-                n[390] |= true;
-                n[454] |= true;
-                n[529] |= !n[465];
-                n[671] |= true;
-                n[778] |= !n[689];
-                n[868] |= true;
-            }
-            1138 | 1261 => {
-                n[325] |= true;
-                n[390] |= !n[344];
-                n[454] |= true;
-                n[529] |= !n[465];
-                n[671] |= true;
-                n[778] |= true;
-                n[868] |= !n[807];
-            }
-            1139 => {
-                n[255] |= !n[202];
-                n[338] |= !n[262];
-                n[539] |= true;
-                n[599] |= true;
-                n[681] |= !n[607];
-                n[882] |= true;
-            }
-            1140 => {
-                n[255] |= true;
-                n[338] |= true;
-                n[539] |= !n[465];
-                n[599] |= !n[547];
-                n[681] |= true;
-                n[882] |= !n[807];
-            }
-            1141 => {
-                n[249] |= !n[202];
-                n[331] |= !n[262];
-                n[787] |= !n[689];
-            }
-            1142 => {
-                n[597] |= !n[547];
-                n[794] |= !n[689];
-                n[879] |= !n[807];
-            }
-            1143 => {
-                n[323] |= true;
-                n[388] |= true;
-                n[452] |= !n[405];
-                n[527] |= !n[465];
-                n[669] |= !n[607];
-                n[866] |= true;
-            }
-            1144 => {
-                n[449] |= !n[405];
-                n[525] |= !n[465];
-                n[773] |= !n[689];
-            }
-            1145 => {
-                n[392] |= !n[344];
-                n[781] |= !n[689];
-                n[871] |= !n[807];
-            }
-            1146 => {
-                n[323] |= !n[262];
-                n[388] |= !n[344];
-                n[452] |= true;
-                n[527] |= true;
-                n[669] |= true;
-                n[866] |= !n[807];
-            }
-            1147 => {
-                n[258] |= !n[202];
-                n[340] |= true;
-                n[458] |= !n[405];
-                n[684] |= !n[607];
-                n[800] |= true;
-            }
-            1148 => {
-                n[253] |= !n[202];
-                n[336] |= true;
-                n[535] |= !n[465];
-                n[595] |= true;
-                n[679] |= !n[607];
-                n[792] |= true;
-                n[877] |= true;
-            }
-            1149 => {
-                n[256] |= !n[202];
-                n[682] |= !n[607];
-                n[798] |= !n[689];
-            }
-            1150 => {
-                n[258] |= true;
-                n[340] |= !n[262];
-                n[458] |= !n[405];
-                n[684] |= true;
-                n[800] |= !n[689];
-            }
-            1151 => {
-                n[333] |= !n[262];
-                n[676] |= !n[607];
-                n[789] |= !n[689];
-            }
-            1152 => {
-                n[253] |= true;
-                n[336] |= !n[262];
-                n[535] |= !n[465];
-                n[595] |= true;
-                n[679] |= true;
-                n[792] |= !n[689];
-                n[877] |= true;
-            }
-            1153 => {
-                n[253] |= true;
-                n[336] |= !n[262];
-                n[535] |= true;
-                n[595] |= !n[547];
-                n[679] |= true;
-                n[792] |= true;
-                n[877] |= !n[807];
-            }
-            1154 | 1262 => {
-                n[98] |= !n[61];
-                n[170] |= true;
-                n[916] |= !n[888];
-                n[986] |= true;
-                n[1128] |= !n[1090];
-                n[1224] |= true;
-                n[1328] |= true;
-            }
-            1155 | 1263 => {
-                n[98] |= !n[61];
-                n[170] |= true;
-                n[916] |= true;
-                n[986] |= !n[948];
-                n[1128] |= true;
-                n[1224] |= !n[1172];
-                n[1328] |= true;
-            }
-            1156 => {
-                n[101] |= !n[61];
-                n[1230] |= !n[1172];
-                n[1331] |= !n[1290];
-            }
-            1157 | 1264 => {
-                n[96] |= !n[61];
-                n[168] |= true;
-                n[1056] |= !n[1030];
-                n[1220] |= !n[1172];
-                n[1326] |= true;
-            }
-            1158 => {
-                n[180] |= !n[143];
-                n[1251] |= !n[1172];
-                n[1345] |= !n[1290];
-            }
-            1159 | 1265 => {
-                n[98] |= true;
-                n[170] |= !n[143];
-                n[916] |= true;
-                n[986] |= !n[948];
-                n[1128] |= true;
-                n[1224] |= true;
-                n[1328] |= !n[1290];
-            }
-            1160 | 1266 => {
-                n[96] |= true;
-                n[168] |= !n[143];
-                n[1056] |= !n[1030];
-                n[1220] |= true;
-                n[1326] |= !n[1290];
-            }
-            1161 => {
-                n[40] |= !n[1];
-                n[113] |= !n[61];
-                n[1001] |= true;
-                n[1069] |= true;
-                n[1144] |= !n[1090];
-                n[1343] |= true;
-            }
-            1162 => {
-                n[38] |= !n[1];
-                n[1141] |= !n[1090];
-                n[1245] |= !n[1172];
-            }
-            1163 => {
-                n[994] |= !n[948];
-                n[1061] |= !n[1030];
-                n[1236] |= !n[1172];
-            }
-            1164 => {
-                n[40] |= true;
-                n[113] |= true;
-                n[1001] |= !n[948];
-                n[1069] |= !n[1030];
-                n[1144] |= true;
-                n[1343] |= !n[1290];
-            }
-            1165 => {
-                n[918] |= !n[888];
-                n[1130] |= !n[1090];
-                n[1226] |= !n[1172];
-            }
-            1166 => {
-                n[102] |= !n[61];
-                n[173] |= !n[143];
-                n[1231] |= !n[1172];
-            }
-            1167 => {
-                n[116] |= true;
-                n[181] |= true;
-                n[928] |= !n[888];
-                n[1003] |= !n[948];
-                n[1146] |= !n[1090];
-                n[1346] |= true;
-            }
-            1168 => {
-                n[116] |= !n[61];
-                n[181] |= !n[143];
-                n[928] |= true;
-                n[1003] |= true;
-                n[1146] |= true;
-                n[1346] |= !n[1290];
-            }
-            1169 => {
-                n[36] |= !n[1];
-                n[109] |= true;
-                n[999] |= !n[948];
-                n[1066] |= true;
-                n[1139] |= !n[1090];
-                n[1243] |= true;
-                n[1340] |= true;
-            }
-            1170 => {
-                n[36] |= true;
-                n[109] |= !n[61];
-                n[999] |= !n[948];
-                n[1066] |= true;
-                n[1139] |= true;
-                n[1243] |= !n[1172];
-                n[1340] |= true;
-            }
-            1171 => {
-                n[176] |= !n[143];
-                n[997] |= !n[948];
-                n[1064] |= true;
-                n[1239] |= !n[1172];
-                n[1338] |= true;
-            }
-            1172 => {
-                n[993] |= !n[948];
-                n[1235] |= !n[1172];
-                n[1335] |= !n[1290];
-            }
-            1173 => {
-                n[36] |= true;
-                n[109] |= !n[61];
-                n[999] |= true;
-                n[1066] |= !n[1030];
-                n[1139] |= true;
-                n[1243] |= true;
-                n[1340] |= !n[1290];
-            }
-            1174 => {
-                n[1068] |= !n[1030];
-                n[1248] |= !n[1172];
-                n[1342] |= !n[1290];
-            }
-            1175 => {
-                n[176] |= !n[143];
-                n[997] |= true;
-                n[1064] |= !n[1030];
-                n[1239] |= true;
-                n[1338] |= !n[1290];
-            }
-            1176 | 1267 => {
-                n[231] |= !n[202];
-                n[301] |= true;
-                n[505] |= !n[465];
-                n[576] |= true;
-                n[645] |= !n[607];
-                n[742] |= true;
-                n[846] |= true;
-            }
-            1177 | 1268 => {
-                n[231] |= true;
-                n[301] |= !n[262];
-                n[505] |= !n[465];
-                n[576] |= true;
-                n[645] |= true;
-                n[742] |= !n[689];
-                n[846] |= true;
-            }
-            1178 => {
-                n[501] |= !n[465];
-                n[737] |= !n[689];
-                n[843] |= !n[807];
-            }
-            1179 | 1269 => {
-                n[371] |= !n[344];
-                n[507] |= !n[465];
-                n[578] |= true;
-                n[747] |= !n[689];
-                n[848] |= true;
-            }
-            1180 => {
-                n[584] |= !n[547];
-                n[767] |= !n[689];
-                n[861] |= !n[807];
-            }
-            1181 | 1270 => {
-                n[231] |= true;
-                n[301] |= !n[262];
-                n[505] |= true;
-                n[576] |= !n[547];
-                n[645] |= true;
-                n[742] |= true;
-                n[846] |= !n[807];
-            }
-            1182 | 1271 => {
-                n[371] |= !n[344];
-                n[507] |= true;
-                n[578] |= !n[547];
-                n[747] |= true;
-                n[848] |= !n[807];
-            }
-            1183 => {
-                n[315] |= true;
-                n[382] |= true;
-                n[444] |= !n[405];
-                n[517] |= !n[465];
-                n[660] |= !n[607];
-                n[858] |= true;
-            }
-            1184 => {
-                n[442] |= !n[405];
-                n[657] |= !n[607];
-                n[761] |= !n[689];
-            }
-            1185 => {
-                n[306] |= !n[262];
-                n[374] |= !n[344];
-                n[750] |= !n[689];
-            }
-            1186 => {
-                n[315] |= !n[262];
-                n[382] |= !n[344];
-                n[444] |= true;
-                n[517] |= true;
-                n[660] |= true;
-                n[858] |= !n[807];
-            }
-            1187 => {
-                n[232] |= !n[202];
-                n[646] |= !n[607];
-                n[743] |= !n[689];
-            }
-            1188 => {
-                n[502] |= !n[465];
-                n[573] |= !n[547];
-                n[738] |= !n[689];
-            }
-            1189 => {
-                n[242] |= !n[202];
-                n[317] |= !n[262];
-                n[520] |= true;
-                n[585] |= true;
-                n[662] |= !n[607];
-                n[862] |= true;
-            }
-            1190 => {
-                n[242] |= true;
-                n[317] |= true;
-                n[520] |= !n[465];
-                n[585] |= !n[547];
-                n[662] |= true;
-                n[862] |= !n[807];
-            }
-            1191 => {
-                n[313] |= !n[262];
-                n[380] |= true;
-                n[440] |= !n[405];
-                n[513] |= true;
-                n[655] |= !n[607];
-                n[759] |= true;
-                n[856] |= true;
-            }
-            1192 => {
-                n[313] |= !n[262];
-                n[380] |= true;
-                n[440] |= true;
-                n[513] |= !n[465];
-                n[655] |= true;
-                n[759] |= !n[689];
-                n[856] |= true;
-            }
-            1193 => {
-                n[311] |= !n[262];
-                n[378] |= true;
-                n[580] |= !n[547];
-                n[755] |= !n[689];
-                n[854] |= true;
-            }
-            1194 => {
-                n[309] |= !n[262];
-                n[753] |= !n[689];
-                n[852] |= !n[807];
-            }
-            1195 => {
-                n[313] |= true;
-                n[380] |= !n[344];
-                n[440] |= true;
-                n[513] |= !n[465];
-                n[655] |= true;
-                n[759] |= true;
-                n[856] |= !n[807];
-            }
-            1196 => {
-                n[383] |= !n[344];
-                n[765] |= !n[689];
-                n[859] |= !n[807];
-            }
-            1197 => {
-                n[311] |= true;
-                n[378] |= !n[344];
-                n[580] |= !n[547];
-                n[755] |= true;
-                n[854] |= !n[807];
-            }
-            1198 => {
-                n[47] |= !n[1];
-                n[123] |= !n[61];
-                n[187] |= !n[143];
-                n[1153] |= true;
-                n[1264] |= true;
-            }
-            1199 => {
-                n[47] |= true;
-                n[123] |= true;
-                n[187] |= !n[143];
-                n[1153] |= !n[1090];
-                n[1264] |= !n[1172];
-            }
-            1200 | 1272 => {
-                n[185] |= !n[143];
-                n[932] |= !n[888];
-                n[1260] |= !n[1172];
-            }
-            1201 | 1273 => {
-                n[183] |= !n[143];
-                n[1007] |= !n[948];
-                n[1072] |= true;
-                n[1255] |= !n[1172];
-                n[1349] |= true;
-            }
-            1202 | 1274 => {
-                n[183] |= !n[143];
-                n[1007] |= true;
-                n[1072] |= !n[1030];
-                n[1255] |= true;
-                n[1349] |= !n[1290];
-            }
-            1203 => {
-                n[56] |= !n[1];
-                n[138] |= !n[61];
-                n[198] |= !n[143];
-                n[1286] |= true;
-                n[1368] |= true;
-            }
-            1204 => {
-                n[129] |= !n[61];
-                n[189] |= !n[143];
-                n[936] |= true;
-                n[1019] |= true;
-                n[1161] |= !n[1090];
-                n[1273] |= true;
-                n[1359] |= true;
-            }
-            1205 => {
-                n[135] |= !n[61];
-                n[195] |= !n[143];
-                n[1282] |= !n[1172];
-            }
-            1206 => {
-                n[56] |= !n[1];
-                n[138] |= true;
-                n[198] |= true;
-                n[1286] |= !n[1172];
-                n[1368] |= !n[1290];
-            }
-            1207 => {
-                n[129] |= true;
-                n[189] |= true;
-                n[936] |= true;
-                n[1019] |= true;
-                n[1161] |= !n[1090];
-                n[1273] |= !n[1172];
-                n[1359] |= !n[1290];
-            }
-            1208 => {
-                n[133] |= !n[61];
-                n[1278] |= !n[1172];
-                n[1363] |= !n[1290];
-            }
-            1209 => {
-                n[129] |= true;
-                n[189] |= true;
-                n[936] |= !n[888];
-                n[1019] |= !n[948];
-                n[1161] |= true;
-                n[1273] |= true;
-                n[1359] |= !n[1290];
-            }
-            1210 => {
-                n[49] |= !n[1];
-                n[125] |= !n[61];
-                n[1012] |= true;
-                n[1077] |= true;
-                n[1154] |= true;
-                n[1266] |= true;
-                n[1355] |= !n[1290];
-            }
-            1211 => {
-                n[49] |= true;
-                n[125] |= true;
-                n[1012] |= true;
-                n[1077] |= true;
-                n[1154] |= !n[1090];
-                n[1266] |= !n[1172];
-                n[1355] |= !n[1290];
-            }
-            1212 => {
-                n[933] |= !n[888];
-                n[1010] |= true;
-                n[1075] |= true;
-                n[1261] |= !n[1172];
-                n[1353] |= !n[1290];
-            }
-            1213 => {
-                n[1008] |= !n[948];
-                n[1257] |= !n[1172];
-                n[1351] |= !n[1290];
-            }
-            1214 => {
-                n[49] |= true;
-                n[125] |= true;
-                n[1012] |= !n[948];
-                n[1077] |= !n[1030];
-                n[1154] |= !n[1090];
-                n[1266] |= true;
-                n[1355] |= true;
-            }
-            1215 => {
-                n[933] |= !n[888];
-                n[1010] |= !n[948];
-                n[1075] |= !n[1030];
-                n[1261] |= true;
-                n[1353] |= true;
-            }
-            1216 => {
-                n[1015] |= !n[948];
-                n[1080] |= !n[1030];
-                n[1269] |= !n[1172];
-            }
-            1217 => {
-                n[54] |= !n[1];
-                n[1086] |= !n[1030];
-                n[1284] |= !n[1172];
-            }
-            1218 => {
-                n[935] |= true;
-                n[1018] |= true;
-                n[1082] |= !n[1030];
-                n[1160] |= !n[1090];
-                n[1272] |= !n[1172];
-            }
-            1219 => {
-                n[131] |= !n[61];
-                n[191] |= true;
-                n[1084] |= !n[1030];
-                n[1276] |= !n[1172];
-                n[1361] |= true;
-            }
-            1220 => {
-                n[935] |= !n[888];
-                n[1018] |= !n[948];
-                n[1082] |= !n[1030];
-                n[1160] |= true;
-                n[1272] |= true;
-            }
-            1221 => {
-                n[131] |= true;
-                n[191] |= !n[143];
-                n[1084] |= !n[1030];
-                n[1276] |= true;
-                n[1361] |= !n[1290];
-            }
-            1222 => {
-                n[447] |= !n[405];
-                n[523] |= !n[465];
-                n[587] |= !n[547];
-                n[665] |= true;
-                n[771] |= true;
-            }
-            1223 => {
-                n[447] |= true;
-                n[523] |= true;
-                n[587] |= !n[547];
-                n[665] |= !n[607];
-                n[771] |= !n[689];
-            }
-            1224 | 1275 => {
-                n[246] |= !n[202];
-                n[591] |= !n[547];
-                n[784] |= !n[689];
-            }
-            1225 | 1276 => {
-                n[326] |= !n[262];
-                n[391] |= true;
-                n[589] |= !n[547];
-                n[779] |= !n[689];
-                n[869] |= true;
-            }
-            1226 | 1277 => {
-                n[326] |= true;
-                n[391] |= !n[344];
-                n[589] |= !n[547];
-                n[779] |= true;
-                n[869] |= !n[807];
-            }
-            1227 => {
-                n[460] |= !n[405];
-                n[542] |= !n[465];
-                n[602] |= !n[547];
-                n[802] |= true;
-                n[884] |= true;
-            }
-            1228 => {
-                n[250] |= true;
-                n[332] |= true;
-                n[533] |= !n[465];
-                n[593] |= !n[547];
-                n[675] |= !n[607];
-                n[788] |= true;
-                n[875] |= true;
-            }
-            1229 => {
-                n[540] |= !n[465];
-                n[600] |= !n[547];
-                n[797] |= !n[689];
-            }
-            1230 => {
-                n[460] |= !n[405];
-                n[542] |= true;
-                n[602] |= true;
-                n[802] |= !n[689];
-                n[884] |= !n[807];
-            }
-            1231 => {
-                n[250] |= true;
-                n[332] |= true;
-                n[533] |= true;
-                n[593] |= true;
-                n[675] |= !n[607];
-                n[788] |= !n[689];
-                n[875] |= !n[807];
-            }
-            1232 => {
-                n[537] |= !n[465];
-                n[795] |= !n[689];
-                n[880] |= !n[807];
-            }
-            1233 => {
-                n[250] |= !n[202];
-                n[332] |= !n[262];
-                n[533] |= true;
-                n[593] |= true;
-                n[675] |= true;
-                n[788] |= true;
-                n[875] |= !n[807];
-            }
-            1234 => {
-                n[320] |= true;
-                n[385] |= true;
-                n[448] |= !n[405];
-                n[524] |= !n[465];
-                n[666] |= true;
-                n[772] |= true;
-                n[864] |= !n[807];
-            }
-            1235 => {
-                n[320] |= true;
-                n[385] |= true;
-                n[448] |= true;
-                n[524] |= true;
-                n[666] |= !n[607];
-                n[772] |= !n[689];
-                n[864] |= !n[807];
-            }
-            1236 => {
-                n[247] |= !n[202];
-                n[329] |= true;
-                n[394] |= true;
-                n[785] |= !n[689];
-                n[873] |= !n[807];
-            }
-            1237 => {
-                n[327] |= !n[262];
-                n[780] |= !n[689];
-                n[870] |= !n[807];
-            }
-            1238 => {
-                n[320] |= !n[262];
-                n[385] |= !n[344];
-                n[448] |= true;
-                n[524] |= true;
-                n[666] |= !n[607];
-                n[772] |= true;
-                n[864] |= true;
-            }
-            1239 => {
-                n[247] |= !n[202];
-                n[329] |= !n[262];
-                n[394] |= !n[344];
-                n[785] |= true;
-                n[873] |= true;
-            }
-            1240 => {
-                n[322] |= !n[262];
-                n[387] |= !n[344];
-                n[776] |= !n[689];
-            }
-            1241 => {
-                n[400] |= !n[344];
-                n[459] |= !n[405];
-                n[801] |= !n[689];
-            }
-            1242 => {
-                n[251] |= true;
-                n[334] |= true;
-                n[396] |= !n[344];
-                n[677] |= !n[607];
-                n[790] |= !n[689];
-            }
-            1243 => {
-                n[398] |= !n[344];
-                n[536] |= !n[465];
-                n[596] |= true;
-                n[793] |= !n[689];
-                n[878] |= true;
-            }
-            1244 => {
-                n[251] |= !n[202];
-                n[334] |= !n[262];
-                n[396] |= !n[344];
-                n[677] |= true;
-                n[790] |= true;
-            }
-            1245 => {
-                n[398] |= !n[344];
-                n[536] |= true;
-                n[596] |= !n[547];
-                n[793] |= true;
-                n[878] |= !n[807];
-            }
-            _ => {}
-        }
-        match joint[1].0 {
-            0 => {
-                n[9] |= !n[0];
-                n[1100] |= !n[1091];
-            }
-            1 => {
-                n[11] |= !n[0];
-                n[73] |= !n[60];
-            }
-            2 => {
-                n[7] |= !n[0];
-                n[1180] |= !n[1173];
-            }
-            3 => {
-                n[13] |= !n[0];
-                n[75] |= !n[60];
-                n[1109] |= true;
-                n[1193] |= true;
-            }
-            4 => {
-                n[900] |= !n[889];
-                n[1105] |= !n[1091];
-            }
-            5 => {
-                n[13] |= true;
-                n[75] |= true;
-                n[1109] |= !n[1091];
-                n[1193] |= !n[1173];
-            }
-            6 => {
-                n[961] |= !n[949];
-                n[1107] |= !n[1091];
-            }
-            7 | 128 => {
-                n[16] |= !n[0];
-                n[1111] |= !n[1091];
-            }
-            8 | 129 => {
-                n[72] |= !n[60];
-                n[1103] |= !n[1091];
-            }
-            9 => {
-                n[895] |= true;
-                n[955] |= true;
-                n[1097] |= !n[1091];
-                n[1181] |= !n[1173];
-            }
-            10 => {
-                n[895] |= !n[889];
-                n[955] |= !n[949];
-                n[1097] |= true;
-                n[1181] |= true;
-            }
-            11 | 130 => {
-                n[907] |= !n[889];
-                n[1113] |= !n[1091];
-            }
-            12 | 131 => {
-                n[905] |= !n[889];
-                n[1192] |= !n[1173];
-            }
-            13 => {
-                n[903] |= !n[889];
-                n[963] |= !n[949];
-            }
-            14 => {
-                n[413] |= !n[404];
-                n[615] |= !n[606];
-            }
-            15 => {
-                n[415] |= !n[404];
-                n[477] |= !n[464];
-            }
-            16 => {
-                n[411] |= !n[404];
-                n[695] |= !n[688];
-            }
-            17 => {
-                n[417] |= !n[404];
-                n[479] |= !n[464];
-                n[625] |= true;
-                n[709] |= true;
-            }
-            18 => {
-                n[215] |= !n[203];
-                n[623] |= !n[606];
-            }
-            19 => {
-                n[417] |= true;
-                n[479] |= true;
-                n[625] |= !n[606];
-                n[709] |= !n[688];
-            }
-            20 => {
-                n[273] |= !n[263];
-                n[621] |= !n[606];
-            }
-            21 | 132 => {
-                n[420] |= !n[404];
-                n[627] |= !n[606];
-            }
-            22 | 133 => {
-                n[475] |= !n[464];
-                n[619] |= !n[606];
-            }
-            23 => {
-                n[209] |= true;
-                n[269] |= true;
-                n[613] |= !n[606];
-                n[697] |= !n[688];
-            }
-            24 => {
-                n[209] |= !n[203];
-                n[269] |= !n[263];
-                n[613] |= true;
-                n[697] |= true;
-            }
-            25 | 134 => {
-                n[221] |= !n[203];
-                n[630] |= !n[606];
-            }
-            26 | 135 => {
-                n[219] |= !n[203];
-                n[708] |= !n[688];
-            }
-            27 => {
-                n[213] |= !n[203];
-                n[275] |= !n[263];
-            }
-            28 => {
-                n[21] |= !n[0];
-                n[83] |= true;
-                n[1117] |= !n[1091];
-                n[1201] |= true;
-            }
-            29 => {
-                n[21] |= true;
-                n[83] |= !n[60];
-                n[1117] |= true;
-                n[1201] |= !n[1173];
-            }
-            30 => {
-                n[85] |= !n[60];
-                n[159] |= !n[142];
-            }
-            31 => {
-                n[81] |= !n[60];
-                n[1305] |= !n[1291];
-            }
-            32 => {
-                n[909] |= !n[889];
-                n[974] |= true;
-                n[1119] |= !n[1091];
-                n[1207] |= true;
-            }
-            33 => {
-                n[87] |= !n[60];
-                n[161] |= !n[142];
-                n[1211] |= true;
-                n[1319] |= true;
-            }
-            34 => {
-                n[909] |= true;
-                n[974] |= !n[949];
-                n[1119] |= true;
-                n[1207] |= !n[1173];
-            }
-            35 => {
-                n[87] |= true;
-                n[161] |= true;
-                n[1211] |= !n[1173];
-                n[1319] |= !n[1291];
-            }
-            36 => {
-                n[1047] |= !n[1031];
-                n[1209] |= !n[1173];
-            }
-            37 | 136 => {
-                n[23] |= !n[0];
-                n[89] |= true;
-                n[1121] |= !n[1091];
-                n[1213] |= true;
-            }
-            38 | 137 => {
-                n[23] |= true;
-                n[89] |= !n[60];
-                n[1121] |= true;
-                n[1213] |= !n[1173];
-            }
-            39 | 138 => {
-                n[157] |= !n[142];
-                n[1205] |= !n[1173];
-            }
-            40 => {
-                n[969] |= true;
-                n[1041] |= true;
-                n[1199] |= !n[1173];
-                n[1307] |= !n[1291];
-            }
-            41 => {
-                n[969] |= !n[949];
-                n[1041] |= !n[1031];
-                n[1199] |= true;
-                n[1307] |= true;
-            }
-            42 | 139 => {
-                n[911] |= !n[889];
-                n[981] |= true;
-                n[1123] |= !n[1091];
-                n[1216] |= true;
-            }
-            43 | 140 => {
-                n[911] |= true;
-                n[981] |= !n[949];
-                n[1123] |= true;
-                n[1216] |= !n[1173];
-            }
-            44 | 141 => {
-                n[979] |= !n[949];
-                n[1318] |= !n[1291];
-            }
-            45 => {
-                n[977] |= !n[949];
-                n[1049] |= !n[1031];
-            }
-            46 => {
-                n[425] |= !n[404];
-                n[487] |= true;
-                n[633] |= !n[606];
-                n[717] |= true;
-            }
-            47 => {
-                n[425] |= true;
-                n[487] |= !n[464];
-                n[633] |= true;
-                n[717] |= !n[688];
-            }
-            48 => {
-                n[489] |= !n[464];
-                n[563] |= !n[546];
-            }
-            49 => {
-                n[485] |= !n[464];
-                n[821] |= !n[806];
-            }
-            50 => {
-                n[223] |= !n[203];
-                n[287] |= true;
-                n[635] |= !n[606];
-                n[723] |= true;
-            }
-            51 => {
-                n[491] |= !n[464];
-                n[565] |= !n[546];
-                n[727] |= true;
-                n[835] |= true;
-            }
-            52 => {
-                n[223] |= true;
-                n[287] |= !n[263];
-                n[635] |= true;
-                n[723] |= !n[688];
-            }
-            53 => {
-                n[491] |= true;
-                n[565] |= true;
-                n[727] |= !n[688];
-                n[835] |= !n[806];
-            }
-            54 => {
-                n[361] |= !n[345];
-                n[725] |= !n[688];
-            }
-            55 | 142 => {
-                n[427] |= !n[404];
-                n[494] |= true;
-                n[637] |= !n[606];
-                n[729] |= true;
-            }
-            56 | 143 => {
-                n[427] |= true;
-                n[494] |= !n[464];
-                n[637] |= true;
-                n[729] |= !n[688];
-            }
-            57 | 144 => {
-                n[561] |= !n[546];
-                n[721] |= !n[688];
-            }
-            58 => {
-                n[283] |= true;
-                n[355] |= true;
-                n[715] |= !n[688];
-                n[823] |= !n[806];
-            }
-            59 => {
-                n[283] |= !n[263];
-                n[355] |= !n[345];
-                n[715] |= true;
-                n[823] |= true;
-            }
-            60 | 145 => {
-                n[225] |= !n[203];
-                n[295] |= true;
-                n[639] |= !n[606];
-                n[731] |= true;
-            }
-            61 | 146 => {
-                n[225] |= true;
-                n[295] |= !n[263];
-                n[639] |= true;
-                n[731] |= !n[688];
-            }
-            62 | 147 => {
-                n[293] |= !n[263];
-                n[833] |= !n[806];
-            }
-            63 => {
-                n[291] |= !n[263];
-                n[363] |= !n[345];
-            }
-            64 => {
-                n[17] |= !n[0];
-                n[77] |= !n[60];
-            }
-            65 => {
-                n[69] |= !n[60];
-                n[1099] |= !n[1091];
-            }
-            66 => {
-                n[67] |= !n[60];
-                n[149] |= true;
-                n[1179] |= !n[1173];
-                n[1297] |= true;
-            }
-            67 => {
-                n[67] |= true;
-                n[149] |= !n[142];
-                n[1179] |= true;
-                n[1297] |= !n[1291];
-            }
-            68 => {
-                n[19] |= !n[0];
-                n[79] |= !n[60];
-                n[1115] |= true;
-                n[1197] |= true;
-            }
-            69 => {
-                n[19] |= true;
-                n[79] |= true;
-                n[1115] |= !n[1091];
-                n[1197] |= !n[1173];
-            }
-            70 => {
-                n[899] |= !n[889];
-                n[1187] |= !n[1173];
-            }
-            71 => {
-                n[962] |= !n[949];
-                n[1037] |= true;
-                n[1189] |= !n[1173];
-                n[1301] |= true;
-            }
-            72 => {
-                n[962] |= true;
-                n[1037] |= !n[1031];
-                n[1189] |= true;
-                n[1301] |= !n[1291];
-            }
-            73 | 148 => {
-                n[15] |= !n[0];
-                n[1195] |= !n[1173];
-            }
-            74 => {
-                n[897] |= true;
-                n[957] |= true;
-                n[1101] |= !n[1091];
-                n[1183] |= !n[1173];
-            }
-            75 | 149 => {
-                n[71] |= !n[60];
-                n[151] |= true;
-                n[1185] |= !n[1173];
-                n[1299] |= true;
-            }
-            76 => {
-                n[897] |= !n[889];
-                n[957] |= !n[949];
-                n[1101] |= true;
-                n[1183] |= true;
-            }
-            77 | 150 => {
-                n[71] |= true;
-                n[151] |= !n[142];
-                n[1185] |= true;
-                n[1299] |= !n[1291];
-            }
-            78 | 151 => {
-                n[967] |= !n[949];
-                n[1114] |= !n[1091];
-            }
-            79 => {
-                n[901] |= !n[889];
-                n[959] |= !n[949];
-            }
-            80 | 152 => {
-                n[965] |= !n[949];
-                n[1039] |= true;
-                n[1191] |= !n[1173];
-                n[1303] |= true;
-            }
-            81 | 153 => {
-                n[965] |= true;
-                n[1039] |= !n[1031];
-                n[1191] |= true;
-                n[1303] |= !n[1291];
-            }
-            82 => {
-                n[421] |= !n[404];
-                n[481] |= !n[464];
-            }
-            83 => {
-                n[473] |= !n[464];
-                n[616] |= !n[606];
-            }
-            84 => {
-                n[471] |= !n[464];
-                n[553] |= true;
-                n[696] |= !n[688];
-                n[813] |= true;
-            }
-            85 => {
-                n[471] |= true;
-                n[553] |= !n[546];
-                n[696] |= true;
-                n[813] |= !n[806];
-            }
-            86 => {
-                n[423] |= !n[404];
-                n[483] |= !n[464];
-                n[631] |= true;
-                n[713] |= true;
-            }
-            87 => {
-                n[423] |= true;
-                n[483] |= true;
-                n[631] |= !n[606];
-                n[713] |= !n[688];
-            }
-            88 => {
-                n[216] |= !n[203];
-                n[705] |= !n[688];
-            }
-            89 => {
-                n[274] |= !n[263];
-                n[351] |= true;
-                n[703] |= !n[688];
-                n[817] |= true;
-            }
-            90 => {
-                n[274] |= true;
-                n[351] |= !n[345];
-                n[703] |= true;
-                n[817] |= !n[806];
-            }
-            91 | 154 => {
-                n[419] |= !n[404];
-                n[711] |= !n[688];
-            }
-            92 => {
-                n[211] |= true;
-                n[271] |= true;
-                n[617] |= !n[606];
-                n[699] |= !n[688];
-            }
-            93 | 155 => {
-                n[476] |= !n[464];
-                n[555] |= true;
-                n[701] |= !n[688];
-                n[815] |= true;
-            }
-            94 => {
-                n[211] |= !n[203];
-                n[271] |= !n[263];
-                n[617] |= true;
-                n[699] |= true;
-            }
-            95 | 156 => {
-                n[476] |= true;
-                n[555] |= !n[546];
-                n[701] |= true;
-                n[815] |= !n[806];
-            }
-            96 | 157 => {
-                n[281] |= !n[263];
-                n[629] |= !n[606];
-            }
-            97 => {
-                n[217] |= !n[203];
-                n[277] |= !n[263];
-            }
-            98 | 158 => {
-                n[279] |= !n[263];
-                n[353] |= true;
-                n[707] |= !n[688];
-                n[819] |= true;
-            }
-            99 | 159 => {
-                n[279] |= true;
-                n[353] |= !n[345];
-                n[707] |= true;
-                n[819] |= !n[806];
-            }
-            100 => {
-                n[91] |= !n[60];
-                n[163] |= !n[142];
-            }
-            101 => {
-                n[155] |= !n[142];
-                n[1202] |= !n[1173];
-            }
-            102 => {
-                n[153] |= !n[142];
-                n[1306] |= !n[1291];
-            }
-            103 => {
-                n[93] |= !n[60];
-                n[165] |= !n[142];
-                n[1217] |= true;
-                n[1323] |= true;
-            }
-            104 => {
-                n[93] |= true;
-                n[165] |= true;
-                n[1217] |= !n[1173];
-                n[1323] |= !n[1291];
-            }
-            105 => {
-                n[973] |= !n[949];
-                n[1313] |= !n[1291];
-            }
-            106 => {
-                n[1048] |= !n[1031];
-                n[1315] |= !n[1291];
-            }
-            107 | 160 => {
-                n[90] |= !n[60];
-                n[1321] |= !n[1291];
-            }
-            108 => {
-                n[971] |= true;
-                n[1043] |= true;
-                n[1203] |= !n[1173];
-                n[1309] |= !n[1291];
-            }
-            109 | 161 => {
-                n[158] |= !n[142];
-                n[1311] |= !n[1291];
-            }
-            110 => {
-                n[971] |= !n[949];
-                n[1043] |= !n[1031];
-                n[1203] |= true;
-                n[1309] |= true;
-            }
-            111 | 162 => {
-                n[1053] |= !n[1031];
-                n[1215] |= !n[1173];
-            }
-            112 => {
-                n[975] |= !n[949];
-                n[1045] |= !n[1031];
-            }
-            113 | 163 => {
-                n[1051] |= !n[1031];
-                n[1317] |= !n[1291];
-            }
-            114 => {
-                n[495] |= !n[464];
-                n[567] |= !n[546];
-            }
-            115 => {
-                n[559] |= !n[546];
-                n[718] |= !n[688];
-            }
-            116 => {
-                n[557] |= !n[546];
-                n[822] |= !n[806];
-            }
-            117 => {
-                n[497] |= !n[464];
-                n[569] |= !n[546];
-                n[733] |= true;
-                n[839] |= true;
-            }
-            118 => {
-                n[497] |= true;
-                n[569] |= true;
-                n[733] |= !n[688];
-                n[839] |= !n[806];
-            }
-            119 => {
-                n[288] |= !n[263];
-                n[829] |= !n[806];
-            }
-            120 => {
-                n[362] |= !n[345];
-                n[831] |= !n[806];
-            }
-            121 | 164 => {
-                n[493] |= !n[464];
-                n[837] |= !n[806];
-            }
-            122 => {
-                n[285] |= true;
-                n[357] |= true;
-                n[719] |= !n[688];
-                n[825] |= !n[806];
-            }
-            123 | 165 => {
-                n[562] |= !n[546];
-                n[827] |= !n[806];
-            }
-            124 => {
-                n[285] |= !n[263];
-                n[357] |= !n[345];
-                n[719] |= true;
-                n[825] |= true;
-            }
-            125 | 166 => {
-                n[367] |= !n[345];
-                n[732] |= !n[688];
-            }
-            126 => {
-                n[289] |= !n[263];
-                n[359] |= !n[345];
-            }
-            127 | 167 => {
-                n[365] |= !n[345];
-                n[834] |= !n[806];
-            }
-            336 | 506 => {
-                n[408] |= true;
-            }
-            337 | 339 | 507 => {
-                n[406] |= true;
-                n[610] |= true;
-            }
-            338 => {
-                n[2] |= !n[0];
-                n[62] |= true;
-                n[1092] |= true;
-                n[1174] |= true;
-                n[1444] |= n[0];
-            }
-            340 | 343 | 509 => {
-                n[204] |= true;
-                n[608] |= true;
-            }
-            341 | 508 => {
-                n[5] |= !n[0];
-                n[64] |= true;
-                n[1444] |= n[0];
-            }
-            342 => {
-                n[890] |= true;
-                n[950] |= true;
-                n[1095] |= !n[1091];
-                n[1176] |= true;
-                n[1444] |= n[1091];
-            }
-            344 | 347 | 392 | 511 | 533 => {
-                n[206] |= true;
-            }
-            345 | 510 => {
-                n[2] |= true;
-                n[62] |= true;
-                n[1092] |= !n[1091];
-                n[1174] |= true;
-                n[1444] |= n[1091];
-            }
-            346 => {
-                n[892] |= !n[889];
-                n[953] |= true;
-                n[1444] |= n[889];
-            }
-            348 | 512 => {
-                n[890] |= !n[889];
-                n[950] |= true;
-                n[1095] |= true;
-                n[1176] |= true;
-                n[1444] |= n[889];
-            }
-            349 => {
-                n[4] |= true;
-            }
-            350 | 396 => {
-                n[5] |= true;
-                n[64] |= true;
-            }
-            351 => {
-                n[407] |= !n[404];
-                n[466] |= true;
-                n[611] |= true;
-                n[692] |= true;
-                n[1444] |= n[404];
-            }
-            353 => {
-                n[1093] |= true;
-            }
-            354 | 514 => {
-                n[64] |= true;
-            }
-            355 => {
-                n[62] |= true;
-                n[1092] |= true;
-                n[1174] |= true;
-            }
-            356 | 515 => {
-                n[409] |= !n[404];
-                n[469] |= true;
-                n[1444] |= n[404];
-            }
-            357 => {
-                n[205] |= true;
-                n[264] |= true;
-                n[609] |= !n[606];
-                n[690] |= true;
-                n[1444] |= n[606];
-            }
-            358 | 516 => {
-                n[3] |= true;
-            }
-            359 => {
-                n[891] |= true;
-            }
-            360 | 517 => {
-                n[2] |= true;
-                n[62] |= true;
-                n[1174] |= true;
-            }
-            361 => {
-                n[890] |= true;
-                n[950] |= true;
-                n[1176] |= true;
-            }
-            362 | 518 => {
-                n[407] |= true;
-                n[466] |= true;
-                n[611] |= !n[606];
-                n[692] |= true;
-                n[1444] |= n[606];
-            }
-            363 => {
-                n[207] |= !n[203];
-                n[266] |= true;
-                n[1444] |= n[203];
-            }
-            364 | 519 => {
-                n[1094] |= true;
-            }
-            366 | 520 => {
-                n[950] |= true;
-                n[1095] |= true;
-                n[1176] |= true;
-            }
-            367 => {
-                n[953] |= true;
-            }
-            368 | 521 => {
-                n[205] |= !n[203];
-                n[264] |= true;
-                n[609] |= true;
-                n[690] |= true;
-                n[1444] |= n[203];
-            }
-            369 => {
-                n[3] |= !n[0];
-                n[1093] |= true;
-                n[1444] |= n[0];
-            }
-            371 => {
-                n[610] |= true;
-            }
-            372 | 523 => {
-                n[469] |= true;
-            }
-            373 => {
-                n[466] |= true;
-                n[611] |= true;
-                n[692] |= true;
-            }
-            374 => {
-                n[63] |= !n[60];
-                n[144] |= true;
-                n[1175] |= true;
-                n[1292] |= true;
-                n[1444] |= n[60];
-            }
-            375 | 524 => {
-                n[4] |= !n[0];
-                n[1444] |= n[0];
-            }
-            376 => {
-                n[891] |= true;
-                n[1094] |= !n[1091];
-                n[1444] |= n[1091];
-            }
-            377 | 525 => {
-                n[406] |= true;
-            }
-            378 => {
-                n[204] |= true;
-            }
-            379 | 526 => {
-                n[407] |= true;
-                n[466] |= true;
-                n[692] |= true;
-            }
-            380 => {
-                n[205] |= true;
-                n[264] |= true;
-                n[690] |= true;
-            }
-            381 | 527 => {
-                n[65] |= !n[60];
-                n[146] |= true;
-                n[1444] |= n[60];
-            }
-            382 => {
-                n[951] |= true;
-                n[1032] |= true;
-                n[1177] |= !n[1173];
-                n[1294] |= true;
-                n[1444] |= n[1173];
-            }
-            383 | 528 => {
-                n[3] |= true;
-                n[1093] |= !n[1091];
-                n[1444] |= n[1091];
-            }
-            384 => {
-                n[893] |= !n[889];
-                n[1444] |= n[889];
-            }
-            385 | 529 => {
-                n[608] |= true;
-            }
-            387 | 530 => {
-                n[264] |= true;
-                n[609] |= true;
-                n[690] |= true;
-            }
-            388 => {
-                n[266] |= true;
-            }
-            389 | 531 => {
-                n[63] |= true;
-                n[144] |= true;
-                n[1175] |= !n[1173];
-                n[1292] |= true;
-                n[1444] |= n[1173];
-            }
-            390 => {
-                n[952] |= !n[949];
-                n[1034] |= true;
-                n[1444] |= n[949];
-            }
-            391 | 532 => {
-                n[891] |= !n[889];
-                n[1094] |= true;
-                n[1444] |= n[889];
-            }
-            393 | 444 | 534 | 559 => {
-                n[207] |= true;
-                n[266] |= true;
-            }
-            394 | 535 => {
-                n[951] |= !n[949];
-                n[1032] |= true;
-                n[1177] |= true;
-                n[1294] |= true;
-                n[1444] |= n[949];
-            }
-            395 => {
-                n[406] |= !n[404];
-                n[610] |= true;
-                n[1444] |= n[404];
-            }
-            397 | 448 => {
-                n[65] |= true;
-                n[146] |= true;
-            }
-            398 => {
-                n[467] |= !n[464];
-                n[548] |= true;
-                n[693] |= true;
-                n[810] |= true;
-                n[1444] |= n[464];
-            }
-            399 | 536 => {
-                n[408] |= !n[404];
-                n[1444] |= n[404];
-            }
-            400 => {
-                n[204] |= true;
-                n[608] |= !n[606];
-                n[1444] |= n[606];
-            }
-            401 | 537 => {
-                n[5] |= true;
-            }
-            402 => {
-                n[2] |= true;
-                n[1092] |= true;
-                n[1174] |= true;
-            }
-            403 | 538 => {
-                n[146] |= true;
-            }
-            404 => {
-                n[144] |= true;
-                n[1175] |= true;
-                n[1292] |= true;
-            }
-            405 | 539 => {
-                n[468] |= !n[464];
-                n[550] |= true;
-                n[1444] |= n[464];
-            }
-            406 => {
-                n[265] |= true;
-                n[346] |= true;
-                n[691] |= !n[688];
-                n[808] |= true;
-                n[1444] |= n[688];
-            }
-            407 | 540 => {
-                n[406] |= true;
-                n[610] |= !n[606];
-                n[1444] |= n[606];
-            }
-            408 => {
-                n[206] |= !n[203];
-                n[1444] |= n[203];
-            }
-            409 | 541 => {
-                n[2] |= true;
-                n[62] |= true;
-                n[1092] |= true;
-            }
-            410 => {
-                n[890] |= true;
-                n[950] |= true;
-                n[1095] |= true;
-            }
-            411 | 542 => {
-                n[63] |= true;
-                n[144] |= true;
-                n[1292] |= true;
-            }
-            412 => {
-                n[951] |= true;
-                n[1032] |= true;
-                n[1294] |= true;
-            }
-            413 | 543 => {
-                n[467] |= true;
-                n[548] |= true;
-                n[693] |= !n[688];
-                n[810] |= true;
-                n[1444] |= n[688];
-            }
-            414 => {
-                n[267] |= !n[263];
-                n[348] |= true;
-                n[1444] |= n[263];
-            }
-            415 | 544 => {
-                n[204] |= !n[203];
-                n[608] |= true;
-                n[1444] |= n[203];
-            }
-            416 | 545 => {
-                n[890] |= true;
-                n[1095] |= true;
-                n[1176] |= true;
-            }
-            417 => {
-                n[892] |= true;
-            }
-            418 | 546 => {
-                n[1032] |= true;
-                n[1177] |= true;
-                n[1294] |= true;
-            }
-            419 => {
-                n[1034] |= true;
-            }
-            420 | 547 => {
-                n[265] |= !n[263];
-                n[346] |= true;
-                n[691] |= true;
-                n[808] |= true;
-                n[1444] |= n[263];
-            }
-            421 => {
-                n[2] |= true;
-                n[62] |= !n[60];
-                n[1092] |= true;
-                n[1174] |= true;
-                n[1444] |= n[60];
-            }
-            422 | 548 => {
-                n[409] |= true;
-            }
-            423 => {
-                n[407] |= true;
-                n[611] |= true;
-                n[692] |= true;
-            }
-            424 | 549 => {
-                n[550] |= true;
-            }
-            425 => {
-                n[548] |= true;
-                n[693] |= true;
-                n[810] |= true;
-            }
-            426 => {
-                n[145] |= !n[142];
-                n[1293] |= true;
-                n[1444] |= n[142];
-            }
-            427 | 550 => {
-                n[5] |= true;
-                n[64] |= !n[60];
-                n[1444] |= n[60];
-            }
-            428 => {
-                n[890] |= true;
-                n[950] |= true;
-                n[1095] |= true;
-                n[1176] |= !n[1173];
-                n[1444] |= n[1173];
-            }
-            429 | 551 => {
-                n[407] |= true;
-                n[466] |= true;
-                n[611] |= true;
-            }
-            430 => {
-                n[205] |= true;
-                n[264] |= true;
-                n[609] |= true;
-            }
-            431 | 552 => {
-                n[467] |= true;
-                n[548] |= true;
-                n[810] |= true;
-            }
-            432 => {
-                n[265] |= true;
-                n[346] |= true;
-                n[808] |= true;
-            }
-            433 | 553 => {
-                n[147] |= !n[142];
-                n[1444] |= n[142];
-            }
-            434 => {
-                n[1033] |= true;
-                n[1295] |= !n[1291];
-                n[1444] |= n[1291];
-            }
-            435 | 554 => {
-                n[2] |= true;
-                n[62] |= true;
-                n[1092] |= true;
-                n[1174] |= !n[1173];
-                n[1444] |= n[1173];
-            }
-            436 => {
-                n[892] |= true;
-                n[953] |= !n[949];
-                n[1444] |= n[949];
-            }
-            437 | 555 => {
-                n[205] |= true;
-                n[609] |= true;
-                n[690] |= true;
-            }
-            438 => {
-                n[207] |= true;
-            }
-            439 | 556 => {
-                n[346] |= true;
-                n[691] |= true;
-                n[808] |= true;
-            }
-            440 => {
-                n[348] |= true;
-            }
-            441 | 557 => {
-                n[145] |= true;
-                n[1293] |= !n[1291];
-                n[1444] |= n[1291];
-            }
-            442 => {
-                n[1035] |= !n[1031];
-                n[1444] |= n[1031];
-            }
-            443 | 558 => {
-                n[890] |= true;
-                n[950] |= !n[949];
-                n[1095] |= true;
-                n[1176] |= true;
-                n[1444] |= n[949];
-            }
-            445 | 491 | 560 | 583 => {
-                n[267] |= true;
-                n[348] |= true;
-            }
-            446 | 561 => {
-                n[1033] |= !n[1031];
-                n[1295] |= true;
-                n[1444] |= n[1031];
-            }
-            447 => {
-                n[407] |= true;
-                n[466] |= !n[464];
-                n[611] |= true;
-                n[692] |= true;
-                n[1444] |= n[464];
-            }
-            449 | 494 | 497 | 586 => {
-                n[147] |= true;
-            }
-            450 => {
-                n[549] |= !n[546];
-                n[811] |= true;
-                n[1444] |= n[546];
-            }
-            451 | 562 => {
-                n[409] |= true;
-                n[469] |= !n[464];
-                n[1444] |= n[464];
-            }
-            452 => {
-                n[205] |= true;
-                n[264] |= true;
-                n[609] |= true;
-                n[690] |= !n[688];
-                n[1444] |= n[688];
-            }
-            453 | 563 => {
-                n[65] |= true;
-            }
-            454 => {
-                n[63] |= true;
-                n[1175] |= true;
-                n[1292] |= true;
-            }
-            456 => {
-                n[1293] |= true;
-            }
-            457 | 565 => {
-                n[551] |= !n[546];
-                n[1444] |= n[546];
-            }
-            458 => {
-                n[347] |= true;
-                n[809] |= !n[806];
-                n[1444] |= n[806];
-            }
-            459 | 566 => {
-                n[407] |= true;
-                n[466] |= true;
-                n[611] |= true;
-                n[692] |= !n[688];
-                n[1444] |= n[688];
-            }
-            460 => {
-                n[207] |= true;
-                n[266] |= !n[263];
-                n[1444] |= n[263];
-            }
-            461 | 567 => {
-                n[63] |= true;
-                n[144] |= true;
-                n[1175] |= true;
-            }
-            462 => {
-                n[951] |= true;
-                n[1032] |= true;
-                n[1177] |= true;
-            }
-            463 | 568 => {
-                n[145] |= true;
-            }
-            464 => {
-                n[1033] |= true;
-            }
-            465 | 569 => {
-                n[549] |= true;
-                n[811] |= !n[806];
-                n[1444] |= n[806];
-            }
-            466 => {
-                n[349] |= !n[345];
-                n[1444] |= n[345];
-            }
-            467 | 570 => {
-                n[205] |= true;
-                n[264] |= !n[263];
-                n[609] |= true;
-                n[690] |= true;
-                n[1444] |= n[263];
-            }
-            468 | 571 => {
-                n[951] |= true;
-                n[1177] |= true;
-                n[1294] |= true;
-            }
-            469 => {
-                n[952] |= true;
-            }
-            470 | 572 => {
-                n[1295] |= true;
-            }
-            472 | 573 => {
-                n[347] |= !n[345];
-                n[809] |= true;
-                n[1444] |= n[345];
-            }
-            473 => {
-                n[63] |= true;
-                n[144] |= !n[142];
-                n[1175] |= true;
-                n[1292] |= true;
-                n[1444] |= n[142];
-            }
-            474 | 574 => {
-                n[468] |= true;
-            }
-            475 => {
-                n[467] |= true;
-                n[693] |= true;
-                n[810] |= true;
-            }
-            477 => {
-                n[811] |= true;
-            }
-            478 | 576 => {
-                n[65] |= true;
-                n[146] |= !n[142];
-                n[1444] |= n[142];
-            }
-            479 => {
-                n[951] |= true;
-                n[1032] |= true;
-                n[1177] |= true;
-                n[1294] |= !n[1291];
-                n[1444] |= n[1291];
-            }
-            480 | 577 => {
-                n[467] |= true;
-                n[548] |= true;
-                n[693] |= true;
-            }
-            481 => {
-                n[265] |= true;
-                n[346] |= true;
-                n[691] |= true;
-            }
-            482 | 578 => {
-                n[549] |= true;
-            }
-            483 => {
-                n[347] |= true;
-            }
-            484 | 579 => {
-                n[63] |= true;
-                n[144] |= true;
-                n[1175] |= true;
-                n[1292] |= !n[1291];
-                n[1444] |= n[1291];
-            }
-            485 => {
-                n[952] |= true;
-                n[1034] |= !n[1031];
-                n[1444] |= n[1031];
-            }
-            486 | 580 => {
-                n[265] |= true;
-                n[691] |= true;
-                n[808] |= true;
-            }
-            487 => {
-                n[267] |= true;
-            }
-            488 | 581 => {
-                n[809] |= true;
-            }
-            490 | 582 => {
-                n[951] |= true;
-                n[1032] |= !n[1031];
-                n[1177] |= true;
-                n[1294] |= true;
-                n[1444] |= n[1031];
-            }
-            492 | 584 => {
-                n[349] |= true;
-            }
-            493 => {
-                n[467] |= true;
-                n[548] |= !n[546];
-                n[693] |= true;
-                n[810] |= true;
-                n[1444] |= n[546];
-            }
-            495 | 585 => {
-                n[468] |= true;
-                n[550] |= !n[546];
-                n[1444] |= n[546];
-            }
-            496 => {
-                n[265] |= true;
-                n[346] |= true;
-                n[691] |= true;
-                n[808] |= !n[806];
-                n[1444] |= n[806];
-            }
-            498 | 501 | 588 => {
-                n[145] |= true;
-                n[1293] |= true;
-            }
-            499 | 587 => {
-                n[467] |= true;
-                n[548] |= true;
-                n[693] |= true;
-                n[810] |= !n[806];
-                n[1444] |= n[806];
-            }
-            500 => {
-                n[267] |= true;
-                n[348] |= !n[345];
-                n[1444] |= n[345];
-            }
-            502 | 504 | 590 => {
-                n[1033] |= true;
-                n[1295] |= true;
-            }
-            503 | 589 => {
-                n[265] |= true;
-                n[346] |= !n[345];
-                n[691] |= true;
-                n[808] |= true;
-                n[1444] |= n[345];
-            }
-            505 => {
-                n[1035] |= true;
-            }
-            846 => {
-                n[28] |= !n[0];
-                n[917] |= !n[889];
-                n[987] |= true;
-                n[1129] |= !n[1091];
-                n[1225] |= true;
-            }
-            847 => {
-                n[30] |= !n[0];
-                n[100] |= !n[60];
-                n[172] |= !n[142];
-                n[1229] |= true;
-                n[1330] |= true;
-            }
-            848 => {
-                n[28] |= !n[0];
-                n[917] |= true;
-                n[987] |= !n[949];
-                n[1129] |= true;
-                n[1225] |= !n[1173];
-            }
-            849 => {
-                n[30] |= !n[0];
-                n[100] |= true;
-                n[172] |= true;
-                n[1229] |= !n[1173];
-                n[1330] |= !n[1291];
-            }
-            850 => {
-                n[26] |= !n[0];
-                n[1057] |= !n[1031];
-                n[1221] |= !n[1173];
-            }
-            851 => {
-                n[41] |= !n[0];
-                n[114] |= !n[60];
-                n[1249] |= !n[1173];
-            }
-            852 => {
-                n[34] |= !n[0];
-                n[107] |= !n[60];
-                n[178] |= !n[142];
-                n[1137] |= true;
-                n[1241] |= true;
-            }
-            853 => {
-                n[32] |= !n[0];
-                n[105] |= !n[60];
-                n[995] |= true;
-                n[1062] |= true;
-                n[1135] |= true;
-                n[1237] |= true;
-                n[1336] |= !n[1291];
-            }
-            854 => {
-                n[111] |= !n[60];
-                n[1142] |= !n[1091];
-                n[1246] |= !n[1173];
-            }
-            855 => {
-                n[34] |= true;
-                n[107] |= true;
-                n[178] |= !n[142];
-                n[1137] |= !n[1091];
-                n[1241] |= !n[1173];
-            }
-            856 => {
-                n[32] |= true;
-                n[105] |= true;
-                n[995] |= true;
-                n[1062] |= true;
-                n[1135] |= !n[1091];
-                n[1237] |= !n[1173];
-                n[1336] |= !n[1291];
-            }
-            857 => {
-                n[32] |= true;
-                n[105] |= true;
-                n[995] |= !n[949];
-                n[1062] |= !n[1031];
-                n[1135] |= !n[1091];
-                n[1237] |= true;
-                n[1336] |= true;
-            }
-            858 => {
-                n[103] |= !n[60];
-                n[174] |= !n[142];
-                n[920] |= true;
-                n[990] |= true;
-                n[1133] |= !n[1091];
-                n[1232] |= true;
-                n[1332] |= true;
-            }
-            859 => {
-                n[988] |= !n[949];
-                n[1131] |= !n[1091];
-                n[1227] |= !n[1173];
-            }
-            860 => {
-                n[103] |= true;
-                n[174] |= true;
-                n[920] |= true;
-                n[990] |= true;
-                n[1133] |= !n[1091];
-                n[1232] |= !n[1173];
-                n[1332] |= !n[1291];
-            }
-            861 => {
-                n[914] |= true;
-                n[984] |= true;
-                n[1058] |= !n[1031];
-                n[1126] |= !n[1091];
-                n[1222] |= !n[1173];
-            }
-            862 => {
-                n[929] |= !n[889];
-                n[1004] |= !n[949];
-                n[1252] |= !n[1173];
-            }
-            863 => {
-                n[103] |= true;
-                n[174] |= true;
-                n[920] |= !n[889];
-                n[990] |= !n[949];
-                n[1133] |= true;
-                n[1232] |= true;
-                n[1332] |= !n[1291];
-            }
-            864 => {
-                n[914] |= !n[889];
-                n[984] |= !n[949];
-                n[1058] |= !n[1031];
-                n[1126] |= true;
-                n[1222] |= true;
-            }
-            865 | 1030 => {
-                n[37] |= !n[0];
-                n[110] |= true;
-                n[926] |= !n[889];
-                n[1140] |= !n[1091];
-                n[1244] |= true;
-            }
-            866 | 1031 => {
-                n[37] |= true;
-                n[110] |= !n[60];
-                n[926] |= !n[889];
-                n[1140] |= true;
-                n[1244] |= !n[1173];
-            }
-            867 | 1032 => {
-                n[177] |= !n[142];
-                n[924] |= !n[889];
-                n[1240] |= !n[1173];
-            }
-            868 => {
-                n[922] |= !n[889];
-                n[992] |= true;
-                n[1060] |= true;
-                n[1234] |= !n[1173];
-                n[1334] |= !n[1291];
-            }
-            869 => {
-                n[922] |= !n[889];
-                n[992] |= !n[949];
-                n[1060] |= !n[1031];
-                n[1234] |= true;
-                n[1334] |= true;
-            }
-            870 => {
-                n[230] |= !n[203];
-                n[300] |= true;
-                n[432] |= !n[404];
-                n[644] |= !n[606];
-                n[741] |= true;
-            }
-            871 => {
-                n[430] |= !n[404];
-                n[500] |= !n[464];
-                n[572] |= !n[546];
-                n[736] |= true;
-                n[842] |= true;
-            }
-            872 => {
-                n[230] |= true;
-                n[300] |= !n[263];
-                n[432] |= !n[404];
-                n[644] |= true;
-                n[741] |= !n[688];
-            }
-            873 => {
-                n[430] |= !n[404];
-                n[500] |= true;
-                n[572] |= true;
-                n[736] |= !n[688];
-                n[842] |= !n[806];
-            }
-            874 => {
-                n[370] |= !n[345];
-                n[434] |= !n[404];
-                n[746] |= !n[688];
-            }
-            875 => {
-                n[445] |= !n[404];
-                n[518] |= !n[464];
-                n[764] |= !n[688];
-            }
-            876 => {
-                n[438] |= !n[404];
-                n[511] |= !n[464];
-                n[582] |= !n[546];
-                n[653] |= true;
-                n[757] |= true;
-            }
-            877 => {
-                n[307] |= true;
-                n[375] |= true;
-                n[436] |= !n[404];
-                n[509] |= !n[464];
-                n[651] |= true;
-                n[751] |= true;
-                n[850] |= !n[806];
-            }
-            878 => {
-                n[515] |= !n[464];
-                n[658] |= !n[606];
-                n[762] |= !n[688];
-            }
-            879 => {
-                n[438] |= true;
-                n[511] |= true;
-                n[582] |= !n[546];
-                n[653] |= !n[606];
-                n[757] |= !n[688];
-            }
-            880 => {
-                n[307] |= true;
-                n[375] |= true;
-                n[436] |= true;
-                n[509] |= true;
-                n[651] |= !n[606];
-                n[751] |= !n[688];
-                n[850] |= !n[806];
-            }
-            881 => {
-                n[307] |= !n[263];
-                n[375] |= !n[345];
-                n[436] |= true;
-                n[509] |= true;
-                n[651] |= !n[606];
-                n[751] |= true;
-                n[850] |= true;
-            }
-            882 => {
-                n[228] |= true;
-                n[298] |= true;
-                n[503] |= !n[464];
-                n[574] |= !n[546];
-                n[642] |= !n[606];
-                n[739] |= true;
-                n[844] |= true;
-            }
-            883 => {
-                n[302] |= !n[263];
-                n[647] |= !n[606];
-                n[744] |= !n[688];
-            }
-            884 => {
-                n[228] |= true;
-                n[298] |= true;
-                n[503] |= true;
-                n[574] |= true;
-                n[642] |= !n[606];
-                n[739] |= !n[688];
-                n[844] |= !n[806];
-            }
-            885 => {
-                n[234] |= true;
-                n[304] |= true;
-                n[372] |= !n[345];
-                n[649] |= !n[606];
-                n[748] |= !n[688];
-            }
-            886 => {
-                n[243] |= !n[203];
-                n[318] |= !n[263];
-                n[768] |= !n[688];
-            }
-            887 => {
-                n[228] |= !n[203];
-                n[298] |= !n[263];
-                n[503] |= true;
-                n[574] |= true;
-                n[642] |= true;
-                n[739] |= true;
-                n[844] |= !n[806];
-            }
-            888 => {
-                n[234] |= !n[203];
-                n[304] |= !n[263];
-                n[372] |= !n[345];
-                n[649] |= true;
-                n[748] |= true;
-            }
-            889 | 1033 => {
-                n[240] |= !n[203];
-                n[441] |= !n[404];
-                n[514] |= true;
-                n[656] |= !n[606];
-                n[760] |= true;
-            }
-            890 | 1034 => {
-                n[240] |= !n[203];
-                n[441] |= true;
-                n[514] |= !n[464];
-                n[656] |= true;
-                n[760] |= !n[688];
-            }
-            891 | 1035 => {
-                n[238] |= !n[203];
-                n[581] |= !n[546];
-                n[756] |= !n[688];
-            }
-            892 => {
-                n[236] |= !n[203];
-                n[308] |= true;
-                n[376] |= true;
-                n[752] |= !n[688];
-                n[851] |= !n[806];
-            }
-            893 => {
-                n[236] |= !n[203];
-                n[308] |= !n[263];
-                n[376] |= !n[345];
-                n[752] |= true;
-                n[851] |= true;
-            }
-            894 => {
-                n[45] |= !n[0];
-                n[120] |= true;
-                n[931] |= !n[889];
-                n[1150] |= !n[1091];
-                n[1259] |= true;
-            }
-            895 => {
-                n[51] |= !n[0];
-                n[1156] |= !n[1091];
-                n[1268] |= !n[1173];
-            }
-            896 => {
-                n[43] |= !n[0];
-                n[118] |= true;
-                n[1006] |= !n[949];
-                n[1071] |= true;
-                n[1148] |= !n[1091];
-                n[1254] |= true;
-                n[1348] |= true;
-            }
-            897 => {
-                n[122] |= !n[60];
-                n[1152] |= !n[1091];
-                n[1263] |= !n[1173];
-            }
-            898 => {
-                n[45] |= true;
-                n[120] |= !n[60];
-                n[931] |= !n[889];
-                n[1150] |= true;
-                n[1259] |= !n[1173];
-            }
-            899 => {
-                n[43] |= true;
-                n[118] |= !n[60];
-                n[1006] |= !n[949];
-                n[1071] |= true;
-                n[1148] |= true;
-                n[1254] |= !n[1173];
-                n[1348] |= true;
-            }
-            900 => {
-                n[43] |= true;
-                n[118] |= !n[60];
-                n[1006] |= true;
-                n[1071] |= !n[1031];
-                n[1148] |= true;
-                n[1254] |= true;
-                n[1348] |= !n[1291];
-            }
-            901 => {
-                n[136] |= true;
-                n[196] |= true;
-                n[942] |= !n[889];
-                n[1024] |= !n[949];
-                n[1166] |= !n[1091];
-                n[1366] |= true;
-            }
-            902 => {
-                n[136] |= !n[60];
-                n[196] |= !n[142];
-                n[942] |= true;
-                n[1024] |= true;
-                n[1166] |= true;
-                n[1366] |= !n[1291];
-            }
-            903 => {
-                n[937] |= !n[889];
-                n[1020] |= !n[949];
-                n[1274] |= !n[1173];
-            }
-            904 => {
-                n[193] |= !n[142];
-                n[1279] |= !n[1173];
-                n[1364] |= !n[1291];
-            }
-            905 => {
-                n[52] |= !n[0];
-                n[127] |= !n[60];
-                n[1014] |= true;
-                n[1079] |= true;
-                n[1157] |= !n[1091];
-                n[1357] |= true;
-            }
-            906 => {
-                n[48] |= !n[0];
-                n[124] |= !n[60];
-                n[1265] |= !n[1173];
-            }
-            907 => {
-                n[1073] |= !n[1031];
-                n[1256] |= !n[1173];
-                n[1350] |= !n[1291];
-            }
-            908 => {
-                n[52] |= true;
-                n[127] |= true;
-                n[1014] |= !n[949];
-                n[1079] |= !n[1031];
-                n[1157] |= true;
-                n[1357] |= !n[1291];
-            }
-            909 | 1036 => {
-                n[55] |= !n[0];
-                n[944] |= !n[889];
-                n[1026] |= true;
-                n[1168] |= !n[1091];
-                n[1285] |= true;
-            }
-            910 | 1037 => {
-                n[132] |= !n[60];
-                n[192] |= true;
-                n[939] |= !n[889];
-                n[1022] |= true;
-                n[1163] |= !n[1091];
-                n[1277] |= true;
-                n[1362] |= true;
-            }
-            911 => {
-                n[941] |= !n[889];
-                n[1165] |= !n[1091];
-                n[1281] |= !n[1173];
-            }
-            912 | 1038 => {
-                n[55] |= !n[0];
-                n[944] |= true;
-                n[1026] |= !n[949];
-                n[1168] |= true;
-                n[1285] |= !n[1173];
-            }
-            913 => {
-                n[1017] |= !n[949];
-                n[1159] |= !n[1091];
-                n[1271] |= !n[1173];
-            }
-            914 | 1039 => {
-                n[132] |= !n[60];
-                n[192] |= true;
-                n[939] |= true;
-                n[1022] |= !n[949];
-                n[1163] |= true;
-                n[1277] |= !n[1173];
-                n[1362] |= true;
-            }
-            915 | 1040 => {
-                n[132] |= true;
-                n[192] |= !n[142];
-                n[939] |= true;
-                n[1022] |= !n[949];
-                n[1163] |= true;
-                n[1277] |= true;
-                n[1362] |= !n[1291];
-            }
-            916 => {
-                n[245] |= !n[203];
-                n[456] |= !n[404];
-                n[531] |= true;
-                n[673] |= !n[606];
-                n[783] |= true;
-            }
-            917 => {
-                n[451] |= !n[404];
-                n[668] |= !n[606];
-                n[775] |= !n[688];
-            }
-            918 => {
-                n[325] |= !n[263];
-                n[390] |= true;
-                n[454] |= !n[404];
-                n[529] |= true;
-                n[671] |= !n[606];
-                n[778] |= true;
-                n[868] |= true;
-            }
-            919 => {
-                n[522] |= !n[464];
-                n[664] |= !n[606];
-                n[770] |= !n[688];
-            }
-            920 => {
-                n[245] |= !n[203];
-                n[456] |= true;
-                n[531] |= !n[464];
-                n[673] |= true;
-                n[783] |= !n[688];
-            }
-            921 => {
-                n[325] |= !n[263];
-                n[390] |= true;
-                n[454] |= true;
-                n[529] |= !n[464];
-                n[671] |= true;
-                n[778] |= !n[688];
-                n[868] |= true;
-            }
-            922 => {
-                n[325] |= true;
-                n[390] |= !n[345];
-                n[454] |= true;
-                n[529] |= !n[464];
-                n[671] |= true;
-                n[778] |= true;
-                n[868] |= !n[806];
-            }
-            923 => {
-                n[255] |= !n[203];
-                n[338] |= !n[263];
-                n[539] |= true;
-                n[599] |= true;
-                n[681] |= !n[606];
-                n[882] |= true;
-            }
-            924 => {
-                n[255] |= true;
-                n[338] |= true;
-                n[539] |= !n[464];
-                n[599] |= !n[546];
-                n[681] |= true;
-                n[882] |= !n[806];
-            }
-            925 => {
-                n[249] |= !n[203];
-                n[331] |= !n[263];
-                n[787] |= !n[688];
-            }
-            926 => {
-                n[597] |= !n[546];
-                n[794] |= !n[688];
-                n[879] |= !n[806];
-            }
-            927 => {
-                n[323] |= true;
-                n[388] |= true;
-                n[452] |= !n[404];
-                n[527] |= !n[464];
-                n[669] |= !n[606];
-                n[866] |= true;
-            }
-            928 => {
-                n[449] |= !n[404];
-                n[525] |= !n[464];
-                n[773] |= !n[688];
-            }
-            929 => {
-                n[392] |= !n[345];
-                n[781] |= !n[688];
-                n[871] |= !n[806];
-            }
-            930 => {
-                n[323] |= !n[263];
-                n[388] |= !n[345];
-                n[452] |= true;
-                n[527] |= true;
-                n[669] |= true;
-                n[866] |= !n[806];
-            }
-            931 | 1041 => {
-                n[258] |= !n[203];
-                n[340] |= true;
-                n[458] |= !n[404];
-                n[684] |= !n[606];
-                n[800] |= true;
-            }
-            932 | 1042 => {
-                n[253] |= !n[203];
-                n[336] |= true;
-                n[535] |= !n[464];
-                n[595] |= true;
-                n[679] |= !n[606];
-                n[792] |= true;
-                n[877] |= true;
-            }
-            933 => {
-                n[256] |= !n[203];
-                n[682] |= !n[606];
-                n[798] |= !n[688];
-            }
-            934 | 1043 => {
-                n[258] |= true;
-                n[340] |= !n[263];
-                n[458] |= !n[404];
-                n[684] |= true;
-                n[800] |= !n[688];
-            }
-            935 => {
-                n[333] |= !n[263];
-                n[676] |= !n[606];
-                n[789] |= !n[688];
-            }
-            936 | 1044 => {
-                n[253] |= true;
-                n[336] |= !n[263];
-                n[535] |= !n[464];
-                n[595] |= true;
-                n[679] |= true;
-                n[792] |= !n[688];
-                n[877] |= true;
-            }
-            937 | 1045 => {
-                n[253] |= true;
-                n[336] |= !n[263];
-                n[535] |= true;
-                n[595] |= !n[546];
-                n[679] |= true;
-                n[792] |= true;
-                n[877] |= !n[806];
-            }
-            938 => {
-                n[98] |= !n[60];
-                n[170] |= true;
-                n[916] |= !n[889];
-                n[986] |= true;
-                n[1128] |= !n[1091];
-                n[1224] |= true;
-                n[1328] |= true;
-            }
-            939 => {
-                n[98] |= !n[60];
-                n[170] |= true;
-                n[916] |= true;
-                n[986] |= !n[949];
-                n[1128] |= true;
-                n[1224] |= !n[1173];
-                n[1328] |= true;
-            }
-            940 => {
-                n[101] |= !n[60];
-                n[1230] |= !n[1173];
-                n[1331] |= !n[1291];
-            }
-            941 => {
-                n[96] |= !n[60];
-                n[168] |= true;
-                n[1056] |= !n[1031];
-                n[1220] |= !n[1173];
-                n[1326] |= true;
-            }
-            942 => {
-                n[180] |= !n[142];
-                n[1251] |= !n[1173];
-                n[1345] |= !n[1291];
-            }
-            943 => {
-                n[98] |= true;
-                n[170] |= !n[142];
-                n[916] |= true;
-                n[986] |= !n[949];
-                n[1128] |= true;
-                n[1224] |= true;
-                n[1328] |= !n[1291];
-            }
-            944 => {
-                n[96] |= true;
-                n[168] |= !n[142];
-                n[1056] |= !n[1031];
-                n[1220] |= true;
-                n[1326] |= !n[1291];
-            }
-            945 => {
-                n[40] |= !n[0];
-                n[113] |= !n[60];
-                n[1001] |= true;
-                n[1069] |= true;
-                n[1144] |= !n[1091];
-                n[1343] |= true;
-            }
-            946 => {
-                n[38] |= !n[0];
-                n[1141] |= !n[1091];
-                n[1245] |= !n[1173];
-            }
-            947 => {
-                n[994] |= !n[949];
-                n[1061] |= !n[1031];
-                n[1236] |= !n[1173];
-            }
-            948 => {
-                n[40] |= true;
-                n[113] |= true;
-                n[1001] |= !n[949];
-                n[1069] |= !n[1031];
-                n[1144] |= true;
-                n[1343] |= !n[1291];
-            }
-            949 => {
-                n[918] |= !n[889];
-                n[1130] |= !n[1091];
-                n[1226] |= !n[1173];
-            }
-            950 => {
-                n[102] |= !n[60];
-                n[173] |= !n[142];
-                n[1231] |= !n[1173];
-            }
-            951 => {
-                n[116] |= true;
-                n[181] |= true;
-                n[928] |= !n[889];
-                n[1003] |= !n[949];
-                n[1146] |= !n[1091];
-                n[1346] |= true;
-            }
-            952 => {
-                n[116] |= !n[60];
-                n[181] |= !n[142];
-                n[928] |= true;
-                n[1003] |= true;
-                n[1146] |= true;
-                n[1346] |= !n[1291];
-            }
-            953 | 1046 => {
-                n[36] |= !n[0];
-                n[109] |= true;
-                n[999] |= !n[949];
-                n[1066] |= true;
-                n[1139] |= !n[1091];
-                n[1243] |= true;
-                n[1340] |= true;
-            }
-            954 | 1047 => {
-                n[36] |= true;
-                n[109] |= !n[60];
-                n[999] |= !n[949];
-                n[1066] |= true;
-                n[1139] |= true;
-                n[1243] |= !n[1173];
-                n[1340] |= true;
-            }
-            955 | 1048 => {
-                n[176] |= !n[142];
-                n[997] |= !n[949];
-                n[1064] |= true;
-                n[1239] |= !n[1173];
-                n[1338] |= true;
-            }
-            956 => {
-                n[993] |= !n[949];
-                n[1235] |= !n[1173];
-                n[1335] |= !n[1291];
-            }
-            957 | 1049 => {
-                n[36] |= true;
-                n[109] |= !n[60];
-                n[999] |= true;
-                n[1066] |= !n[1031];
-                n[1139] |= true;
-                n[1243] |= true;
-                n[1340] |= !n[1291];
-            }
-            958 => {
-                n[1068] |= !n[1031];
-                n[1248] |= !n[1173];
-                n[1342] |= !n[1291];
-            }
-            959 | 1050 => {
-                n[176] |= !n[142];
-                n[997] |= true;
-                n[1064] |= !n[1031];
-                n[1239] |= true;
-                n[1338] |= !n[1291];
-            }
-            960 => {
-                n[231] |= !n[203];
-                n[301] |= true;
-                n[505] |= !n[464];
-                n[576] |= true;
-                n[645] |= !n[606];
-                n[742] |= true;
-                n[846] |= true;
-            }
-            961 => {
-                n[231] |= true;
-                n[301] |= !n[263];
-                n[505] |= !n[464];
-                n[576] |= true;
-                n[645] |= true;
-                n[742] |= !n[688];
-                n[846] |= true;
-            }
-            962 => {
-                n[501] |= !n[464];
-                n[737] |= !n[688];
-                n[843] |= !n[806];
-            }
-            963 => {
-                n[371] |= !n[345];
-                n[507] |= !n[464];
-                n[578] |= true;
-                n[747] |= !n[688];
-                n[848] |= true;
-            }
-            964 => {
-                n[584] |= !n[546];
-                n[767] |= !n[688];
-                n[861] |= !n[806];
-            }
-            965 => {
-                n[231] |= true;
-                n[301] |= !n[263];
-                n[505] |= true;
-                n[576] |= !n[546];
-                n[645] |= true;
-                n[742] |= true;
-                n[846] |= !n[806];
-            }
-            966 => {
-                n[371] |= !n[345];
-                n[507] |= true;
-                n[578] |= !n[546];
-                n[747] |= true;
-                n[848] |= !n[806];
-            }
-            967 => {
-                n[315] |= true;
-                n[382] |= true;
-                n[444] |= !n[404];
-                n[517] |= !n[464];
-                n[660] |= !n[606];
-                n[858] |= true;
-            }
-            968 => {
-                n[442] |= !n[404];
-                n[657] |= !n[606];
-                n[761] |= !n[688];
-            }
-            969 => {
-                n[306] |= !n[263];
-                n[374] |= !n[345];
-                n[750] |= !n[688];
-            }
-            970 => {
-                n[315] |= !n[263];
-                n[382] |= !n[345];
-                n[444] |= true;
-                n[517] |= true;
-                n[660] |= true;
-                n[858] |= !n[806];
-            }
-            971 => {
-                n[232] |= !n[203];
-                n[646] |= !n[606];
-                n[743] |= !n[688];
-            }
-            972 => {
-                n[502] |= !n[464];
-                n[573] |= !n[546];
-                n[738] |= !n[688];
-            }
-            973 => {
-                n[242] |= !n[203];
-                n[317] |= !n[263];
-                n[520] |= true;
-                n[585] |= true;
-                n[662] |= !n[606];
-                n[862] |= true;
-            }
-            974 => {
-                n[242] |= true;
-                n[317] |= true;
-                n[520] |= !n[464];
-                n[585] |= !n[546];
-                n[662] |= true;
-                n[862] |= !n[806];
-            }
-            975 | 1051 => {
-                n[313] |= !n[263];
-                n[380] |= true;
-                n[440] |= !n[404];
-                n[513] |= true;
-                n[655] |= !n[606];
-                n[759] |= true;
-                n[856] |= true;
-            }
-            976 | 1052 => {
-                n[313] |= !n[263];
-                n[380] |= true;
-                n[440] |= true;
-                n[513] |= !n[464];
-                n[655] |= true;
-                n[759] |= !n[688];
-                n[856] |= true;
-            }
-            977 | 1053 => {
-                n[311] |= !n[263];
-                n[378] |= true;
-                n[580] |= !n[546];
-                n[755] |= !n[688];
-                n[854] |= true;
-            }
-            978 => {
-                n[309] |= !n[263];
-                n[753] |= !n[688];
-                n[852] |= !n[806];
-            }
-            979 | 1054 => {
-                n[313] |= true;
-                n[380] |= !n[345];
-                n[440] |= true;
-                n[513] |= !n[464];
-                n[655] |= true;
-                n[759] |= true;
-                n[856] |= !n[806];
-            }
-            980 => {
-                n[383] |= !n[345];
-                n[765] |= !n[688];
-                n[859] |= !n[806];
-            }
-            981 | 1055 => {
-                n[311] |= true;
-                n[378] |= !n[345];
-                n[580] |= !n[546];
-                n[755] |= true;
-                n[854] |= !n[806];
-            }
-            982 => {
-                n[47] |= !n[0];
-                n[123] |= !n[60];
-                n[187] |= !n[142];
-                n[1153] |= true;
-                n[1264] |= true;
-            }
-            983 => {
-                n[47] |= true;
-                n[123] |= true;
-                n[187] |= !n[142];
-                n[1153] |= !n[1091];
-                n[1264] |= !n[1173];
-            }
-            984 => {
-                n[185] |= !n[142];
-                n[932] |= !n[889];
-                n[1260] |= !n[1173];
-            }
-            985 => {
-                n[183] |= !n[142];
-                n[1007] |= !n[949];
-                n[1072] |= true;
-                n[1255] |= !n[1173];
-                n[1349] |= true;
-            }
-            986 => {
-                n[183] |= !n[142];
-                n[1007] |= true;
-                n[1072] |= !n[1031];
-                n[1255] |= true;
-                n[1349] |= !n[1291];
-            }
-            987 => {
-                n[56] |= !n[0];
-                n[138] |= !n[60];
-                n[198] |= !n[142];
-                n[1286] |= true;
-                n[1368] |= true;
-            }
-            988 => {
-                n[129] |= !n[60];
-                n[189] |= !n[142];
-                n[936] |= true;
-                n[1019] |= true;
-                n[1161] |= !n[1091];
-                n[1273] |= true;
-                n[1359] |= true;
-            }
-            989 => {
-                n[135] |= !n[60];
-                n[195] |= !n[142];
-                n[1282] |= !n[1173];
-            }
-            990 => {
-                n[56] |= !n[0];
-                n[138] |= true;
-                n[198] |= true;
-                n[1286] |= !n[1173];
-                n[1368] |= !n[1291];
-            }
-            991 => {
-                n[129] |= true;
-                n[189] |= true;
-                n[936] |= true;
-                n[1019] |= true;
-                n[1161] |= !n[1091];
-                n[1273] |= !n[1173];
-                n[1359] |= !n[1291];
-            }
-            992 => {
-                n[133] |= !n[60];
-                n[1278] |= !n[1173];
-                n[1363] |= !n[1291];
-            }
-            993 => {
-                n[129] |= true;
-                n[189] |= true;
-                n[936] |= !n[889];
-                n[1019] |= !n[949];
-                n[1161] |= true;
-                n[1273] |= true;
-                n[1359] |= !n[1291];
-            }
-            994 => {
-                n[49] |= !n[0];
-                n[125] |= !n[60];
-                n[1012] |= true;
-                n[1077] |= true;
-                n[1154] |= true;
-                n[1266] |= true;
-                n[1355] |= !n[1291];
-            }
-            995 => {
-                n[49] |= true;
-                n[125] |= true;
-                n[1012] |= true;
-                n[1077] |= true;
-                n[1154] |= !n[1091];
-                n[1266] |= !n[1173];
-                n[1355] |= !n[1291];
-            }
-            996 => {
-                n[933] |= !n[889];
-                n[1010] |= true;
-                n[1075] |= true;
-                n[1261] |= !n[1173];
-                n[1353] |= !n[1291];
-            }
-            997 => {
-                n[1008] |= !n[949];
-                n[1257] |= !n[1173];
-                n[1351] |= !n[1291];
-            }
-            998 => {
-                n[49] |= true;
-                n[125] |= true;
-                n[1012] |= !n[949];
-                n[1077] |= !n[1031];
-                n[1154] |= !n[1091];
-                n[1266] |= true;
-                n[1355] |= true;
-            }
-            999 => {
-                n[933] |= !n[889];
-                n[1010] |= !n[949];
-                n[1075] |= !n[1031];
-                n[1261] |= true;
-                n[1353] |= true;
-            }
-            1000 => {
-                n[1015] |= !n[949];
-                n[1080] |= !n[1031];
-                n[1269] |= !n[1173];
-            }
-            1001 | 1056 => {
-                n[54] |= !n[0];
-                n[1086] |= !n[1031];
-                n[1284] |= !n[1173];
-            }
-            1002 => {
-                n[935] |= true;
-                n[1018] |= true;
-                n[1082] |= !n[1031];
-                n[1160] |= !n[1091];
-                n[1272] |= !n[1173];
-            }
-            1003 | 1057 => {
-                n[131] |= !n[60];
-                n[191] |= true;
-                n[1084] |= !n[1031];
-                n[1276] |= !n[1173];
-                n[1361] |= true;
-            }
-            1004 => {
-                n[935] |= !n[889];
-                n[1018] |= !n[949];
-                n[1082] |= !n[1031];
-                n[1160] |= true;
-                n[1272] |= true;
-            }
-            1005 | 1058 => {
-                n[131] |= true;
-                n[191] |= !n[142];
-                n[1084] |= !n[1031];
-                n[1276] |= true;
-                n[1361] |= !n[1291];
-            }
-            1006 => {
-                n[447] |= !n[404];
-                n[523] |= !n[464];
-                n[587] |= !n[546];
-                n[665] |= true;
-                n[771] |= true;
-            }
-            1007 => {
-                n[447] |= true;
-                n[523] |= true;
-                n[587] |= !n[546];
-                n[665] |= !n[606];
-                n[771] |= !n[688];
-            }
-            1008 => {
-                n[246] |= !n[203];
-                n[591] |= !n[546];
-                n[784] |= !n[688];
-            }
-            1009 => {
-                n[326] |= !n[263];
-                n[391] |= true;
-                n[589] |= !n[546];
-                n[779] |= !n[688];
-                n[869] |= true;
-            }
-            1010 => {
-                n[326] |= true;
-                n[391] |= !n[345];
-                n[589] |= !n[546];
-                n[779] |= true;
-                n[869] |= !n[806];
-            }
-            1011 => {
-                n[460] |= !n[404];
-                n[542] |= !n[464];
-                n[602] |= !n[546];
-                n[802] |= true;
-                n[884] |= true;
-            }
-            1012 => {
-                n[250] |= true;
-                n[332] |= true;
-                n[533] |= !n[464];
-                n[593] |= !n[546];
-                n[675] |= !n[606];
-                n[788] |= true;
-                n[875] |= true;
-            }
-            1013 => {
-                n[540] |= !n[464];
-                n[600] |= !n[546];
-                n[797] |= !n[688];
-            }
-            1014 => {
-                n[460] |= !n[404];
-                n[542] |= true;
-                n[602] |= true;
-                n[802] |= !n[688];
-                n[884] |= !n[806];
-            }
-            1015 => {
-                n[250] |= true;
-                n[332] |= true;
-                n[533] |= true;
-                n[593] |= true;
-                n[675] |= !n[606];
-                n[788] |= !n[688];
-                n[875] |= !n[806];
-            }
-            1016 => {
-                n[537] |= !n[464];
-                n[795] |= !n[688];
-                n[880] |= !n[806];
-            }
-            1017 => {
-                n[250] |= !n[203];
-                n[332] |= !n[263];
-                n[533] |= true;
-                n[593] |= true;
-                n[675] |= true;
-                n[788] |= true;
-                n[875] |= !n[806];
-            }
-            1018 => {
-                n[320] |= true;
-                n[385] |= true;
-                n[448] |= !n[404];
-                n[524] |= !n[464];
-                n[666] |= true;
-                n[772] |= true;
-                n[864] |= !n[806];
-            }
-            1019 => {
-                n[320] |= true;
-                n[385] |= true;
-                n[448] |= true;
-                n[524] |= true;
-                n[666] |= !n[606];
-                n[772] |= !n[688];
-                n[864] |= !n[806];
-            }
-            1020 => {
-                n[247] |= !n[203];
-                n[329] |= true;
-                n[394] |= true;
-                n[785] |= !n[688];
-                n[873] |= !n[806];
-            }
-            1021 => {
-                n[327] |= !n[263];
-                n[780] |= !n[688];
-                n[870] |= !n[806];
-            }
-            1022 => {
-                n[320] |= !n[263];
-                n[385] |= !n[345];
-                n[448] |= true;
-                n[524] |= true;
-                n[666] |= !n[606];
-                n[772] |= true;
-                n[864] |= true;
-            }
-            1023 => {
-                n[247] |= !n[203];
-                n[329] |= !n[263];
-                n[394] |= !n[345];
-                n[785] |= true;
-                n[873] |= true;
-            }
-            1024 => {
-                n[322] |= !n[263];
-                n[387] |= !n[345];
-                n[776] |= !n[688];
-            }
-            1025 | 1059 => {
-                n[400] |= !n[345];
-                n[459] |= !n[404];
-                n[801] |= !n[688];
-            }
-            1026 => {
-                n[251] |= true;
-                n[334] |= true;
-                n[396] |= !n[345];
-                n[677] |= !n[606];
-                n[790] |= !n[688];
-            }
-            1027 | 1060 => {
-                n[398] |= !n[345];
-                n[536] |= !n[464];
-                n[596] |= true;
-                n[793] |= !n[688];
-                n[878] |= true;
-            }
-            1028 => {
-                n[251] |= !n[203];
-                n[334] |= !n[263];
-                n[396] |= !n[345];
-                n[677] |= true;
-                n[790] |= true;
-            }
-            1029 | 1061 => {
-                n[398] |= !n[345];
-                n[536] |= true;
-                n[596] |= !n[546];
-                n[793] |= true;
-                n[878] |= !n[806];
-            }
-            _ => {}
-        }
-    }
+    // n[2]: ((aux 3) b c 3 4)
+    n[2] = ((!n[1]) & ((joint[0].0 == 593) | (joint[0].0 == 762)))
+        | (({
+            // SET: 8 moves of white, from (move wk a 6 c 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8001000000,
+                0x4001001020000, 0x0, 0x1008000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 10 moves of black, from (move bk a 6 c 4), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x10002000000, 0x8002002040000,
+                    0x4000000000000000, 0x40020000020, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[0]) & (joint[1].0 == 338));
+    // n[3]: ((aux 3) b a 3 4)
+    n[3] = ((joint[0].0 == 613) | (joint[0].0 == 638)
+        | ({
+            // SET: 4 moves of black, from (move bk b 5 a 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x8000004000000000, 0x0, 0x0, 0x10010, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1]) & ((joint[0].0 == 624) | (joint[0].0 == 778)))
+        | ((!n[0]) & (joint[1].0 == 369));
+    // n[4]: ((aux 3) b a 3 2)
+    n[4] = ((joint[0].0 == 604) | (joint[0].0 == 767) | (joint[1].0 == 349))
+        | ((!n[1]) & (joint[0].0 == 630))
+        | ((!n[0]) & ((joint[1].0 == 375) | (joint[1].0 == 524)));
+    // n[5]: ((aux 3) b c 3 2)
+    n[5] = ((!n[1]) & (joint[0].0 == 596))
+        | (({
+            // SET: 6 moves of white, from (move wk b 1 c 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20000000, 0x40000010800,
+                0x0, 0x800001, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 6 moves of black, from (move bk b 1 c 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x40000000, 0x80000021000, 0x0,
+                    0x4002000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[0]) & ((joint[1].0 == 341) | (joint[1].0 == 508)));
     // n[6]: ((aux 4) b 3)
     n[6] = (mt[0] & 0x1ffffffc != 0) | (n[2]) | (n[3]) | (n[4]) | (n[5]);
+    // n[7]: ((aux 5) b a e 3 2 6)
+    n[7] = ((!n[1]) & ((joint[0].0 == 170) | (joint[0].0 == 297)))
+        | ((!n[0]) & (joint[1].0 == 2));
     // n[8]: ((aux 6) b e 3 6)
     n[8] = (mt[1] & 0x600000000000 != 0) | (n[7]);
+    // n[9]: ((aux 5) b a a 3 2 6)
+    n[9] = ((!n[1]) & ((joint[0].0 == 168) | (joint[0].0 == 296)))
+        | ((!n[0]) & (joint[1].0 == 0));
     // n[10]: ((aux 6) b a 3 6)
     n[10] = (mt[1] & 0x1800000000000 != 0) | (n[9]);
+    // n[11]: ((aux 5) b a e 3 2 2)
+    n[11] = ((!n[1]) & (joint[0].0 == 169)) | ((!n[0]) & (joint[1].0 == 1));
     // n[12]: ((aux 6) b e 3 2)
     n[12] = (mt[1] & 0x6000000000000 != 0) | (n[11]);
+    // n[13]: ((aux 5) b a e 3 4 4)
+    n[13] = ((!n[1]) & (joint[0].0 == 171)) | ((joint[0].0 == 173) | (joint[1].0 == 5))
+        | ((!n[0]) & (joint[1].0 == 3));
     // n[14]: ((aux 6) b e 3 4)
     n[14] = (mt[1] & 0x18000000000000 != 0) | (n[13]);
+    // n[15]: ((aux 5) b e a 3 6 2)
+    n[15] = ((!n[1]) & (joint[0].0 == 241))
+        | ((!n[0]) & ((joint[1].0 == 73) | (joint[1].0 == 148)));
+    // n[16]: ((aux 5) b a a 3 6 2)
+    n[16] = ((!n[1]) & (joint[0].0 == 175))
+        | ((!n[0]) & ((joint[1].0 == 7) | (joint[1].0 == 128)));
+    // n[17]: ((aux 5) b e a 3 2 2)
+    n[17] = ((!n[1]) & (joint[0].0 == 232)) | ((!n[0]) & (joint[1].0 == 64));
     // n[18]: ((aux 6) b a 3 2)
     n[18] = (n[15]) | (n[16]) | (n[17]);
+    // n[19]: ((aux 5) b e a 3 4 4)
+    n[19] = ((!n[1]) & (joint[0].0 == 236)) | ((joint[0].0 == 237) | (joint[1].0 == 69))
+        | ((!n[0]) & (joint[1].0 == 68));
     // n[20]: ((aux 6) b a 3 4)
     n[20] = (mt[1] & 0x60000000000000 != 0) | (n[19]);
+    // n[21]: ((aux 5) b c c 3 2 6)
+    n[21] = ((!n[1]) & ((joint[0].0 == 196) | (joint[0].0 == 304)))
+        | ((joint[0].0 == 197) | (joint[0].0 == 305) | (joint[1].0 == 29))
+        | ((!n[0]) & (joint[1].0 == 28));
     // n[22]: ((aux 6) b c 3 6)
     n[22] = (n[21]) | (mt[1] & 0x180000000000000 != 0);
+    // n[23]: ((aux 5) b c c 3 6 2)
+    n[23] = ((!n[1]) & (joint[0].0 == 205))
+        | ((joint[0].0 == 206) | (joint[1].0 == 38) | (joint[1].0 == 137))
+        | ((!n[0]) & ((joint[1].0 == 37) | (joint[1].0 == 136)));
     // n[24]: ((aux 6) b c 3 2)
     n[24] = (n[23]) | (mt[1] & 0x600000000000000 != 0);
     // n[25]: ((aux 7) b 3)
@@ -24981,28 +18942,123 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[25] |= n[20];
     n[25] |= n[22];
     n[25] |= n[24];
+    // n[26]: ((aux 8) b a g 3 2 8)
+    n[26] = ((!n[1]) & ((joint[0].0 == 1066) | (joint[0].0 == 1248)))
+        | ((!n[0]) & (joint[1].0 == 850));
     // n[27]: ((aux 9) b g 3 8)
     n[27] = (mt[3] & 0x180 != 0) | (n[26]);
+    // n[28]: ((aux 8) b a c 3 2 8)
+    n[28] = ((!n[1])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk a 2 c 4 a 6 c 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x14000000000, 0x0, 0x0, 0xc0000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[0]) & ((joint[1].0 == 846) | (joint[1].0 == 848)));
     // n[29]: ((aux 9) b c 3 8)
     n[29] = (mt[3] & 0xe00 != 0) | (n[28]);
+    // n[30]: ((aux 8) b a g 3 2 4)
+    n[30] = ((!n[1]) & ((joint[0].0 == 1063) | (joint[0].0 == 1065)))
+        | ((!n[0]) & ((joint[1].0 == 847) | (joint[1].0 == 849)));
     // n[31]: ((aux 9) b g 3 4)
     n[31] = (n[30]) | (mt[3] & 0x7000 != 0);
+    // n[32]: ((aux 8) b a g 3 4 6)
+    n[32] = ((!n[1]) & (joint[0].0 == 1069))
+        | ((joint[0].0 == 1072) | (joint[0].0 == 1073) | (joint[1].0 == 856)
+            | (joint[1].0 == 857)) | ((!n[0]) & (joint[1].0 == 853));
     // n[33]: ((aux 9) b g 3 6)
     n[33] = (mt[3] & 0x38000 != 0) | (n[32]);
+    // n[34]: ((aux 8) b a g 3 4 2)
+    n[34] = ((!n[1]) & (joint[0].0 == 1068))
+        | ((joint[0].0 == 1071) | (joint[1].0 == 855)) | ((!n[0]) & (joint[1].0 == 852));
     // n[35]: ((aux 9) b g 3 2)
     n[35] = (mt[3] & 0xc0000 != 0) | (n[34]);
+    // n[36]: ((aux 8) b e c 3 8 2)
+    n[36] = ((!n[1]) & (joint[0].0 == 1169))
+        | ((joint[0].0 == 1170) | (joint[0].0 == 1173)
+            | ({
+                // SET: 4 moves of black, from (triplejump bk e 8 c 6 e 4 c 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x2400000000000000, 0x0, 0x2800000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[0]) & ((joint[1].0 == 953) | (joint[1].0 == 1046)));
+    // n[37]: ((aux 8) b a c 3 8 2)
+    n[37] = ((!n[1]) & (joint[0].0 == 1081))
+        | ((joint[0].0 == 1082) | (joint[1].0 == 866) | (joint[1].0 == 1031))
+        | ((!n[0]) & ((joint[1].0 == 865) | (joint[1].0 == 1030)));
+    // n[38]: ((aux 8) b e c 3 4 2)
+    n[38] = ((!n[1]) & (joint[0].0 == 1162)) | ((!n[0]) & (joint[1].0 == 946));
     // n[39]: ((aux 9) b c 3 2)
     n[39] = (n[36]) | (n[37]) | (n[38]) | (mt[3] & 0x100000 != 0);
+    // n[40]: ((aux 8) b e c 3 4 6)
+    n[40] = ((!n[1]) & (joint[0].0 == 1161))
+        | ((joint[0].0 == 1164) | (joint[1].0 == 948)) | ((!n[0]) & (joint[1].0 == 945));
+    // n[41]: ((aux 8) b a c 3 4 6)
+    n[41] = ((!n[1]) & (joint[0].0 == 1067)) | ((!n[0]) & (joint[1].0 == 851));
     // n[42]: ((aux 9) b c 3 6)
     n[42] = (mt[3] & 0x200000 != 0) | (n[40]) | (n[41]);
+    // n[43]: ((aux 8) b c e 3 2 8)
+    n[43] = ((!n[1]) & ((joint[0].0 == 1112) | (joint[0].0 == 1253)))
+        | (({
+            // SET: 4 moves of white, from (triplejump wk c 2 e 4 c 6 e 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x18000000, 0x0, 0x18000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        }) | (joint[1].0 == 899) | (joint[1].0 == 900))
+        | ((!n[0]) & (joint[1].0 == 896));
     // n[44]: ((aux 9) b e 3 8)
     n[44] = (n[43]) | (mt[3] & 0x1c00000 != 0);
+    // n[45]: ((aux 8) b c a 3 2 8)
+    n[45] = ((!n[1]) & ((joint[0].0 == 1110) | (joint[0].0 == 1252)))
+        | ((joint[0].0 == 1114) | (joint[0].0 == 1254) | (joint[1].0 == 898))
+        | ((!n[0]) & (joint[1].0 == 894));
     // n[46]: ((aux 9) b a 3 8)
     n[46] = (n[45]) | (mt[3] & 0x6000000 != 0);
+    // n[47]: ((aux 8) b g a 3 2 4)
+    n[47] = ((!n[1]) & (joint[0].0 == 1198))
+        | ((joint[0].0 == 1199) | (joint[1].0 == 983)) | ((!n[0]) & (joint[1].0 == 982));
+    // n[48]: ((aux 8) b c a 3 6 4)
+    n[48] = ((!n[1]) & (joint[0].0 == 1122)) | ((!n[0]) & (joint[1].0 == 906));
+    // n[49]: ((aux 8) b g a 3 6 4)
+    n[49] = ((!n[1]) & (joint[0].0 == 1210))
+        | ((joint[0].0 == 1211) | (joint[0].0 == 1214) | (joint[1].0 == 995)
+            | (joint[1].0 == 998)) | ((!n[0]) & (joint[1].0 == 994));
     // n[50]: ((aux 9) b a 3 4)
     n[50] = (mt[3] & 0x8000000 != 0) | (n[47]) | (n[48]) | (n[49]);
+    // n[51]: ((aux 8) b c e 3 2 4)
+    n[51] = ((!n[1]) & (joint[0].0 == 1111)) | ((!n[0]) & (joint[1].0 == 895));
+    // n[52]: ((aux 8) b c e 3 6 4)
+    n[52] = ((!n[1]) & (joint[0].0 == 1121))
+        | ((joint[0].0 == 1124) | (joint[1].0 == 908)) | ((!n[0]) & (joint[1].0 == 905));
     // n[53]: ((aux 9) b e 3 4)
     n[53] = (n[51]) | (n[52]) | (mt[3] & 0x10000000 != 0);
+    // n[54]: ((aux 8) b g a 3 8 2)
+    n[54] = ((!n[1]) & (joint[0].0 == 1217))
+        | ((!n[0]) & ((joint[1].0 == 1001) | (joint[1].0 == 1056)));
+    // n[55]: ((aux 8) b c a 3 8 2)
+    n[55] = ((!n[1]) & ((joint[0].0 == 1125) | (joint[0].0 == 1128)))
+        | ((!n[0])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk c 8 a 6 c 4 a 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x12000, 0x0, 0x5000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
+    // n[56]: ((aux 8) b g a 3 4 2)
+    n[56] = ((!n[1]) & ((joint[0].0 == 1203) | (joint[0].0 == 1206)))
+        | ((!n[0]) & ((joint[1].0 == 987) | (joint[1].0 == 990)));
     // n[57]: ((aux 9) b a 3 2)
     n[57] = (n[54]) | (n[55]) | (n[56]);
     // n[58]: ((aux 10) b 3)
@@ -25067,32 +19123,162 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[62]: ((aux 3) d c 3 4)
+    n[62] = (({
+        // SET: 8 moves of white, from (move wk a 2 c 4), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8401020000, 0x4000001000000,
+            0x400000000000000, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 10 moves of black, from (move bk a 2 c 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x10802040000, 0x8000002000000,
+                0x4000000000000000, 0x40020000020, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[61]) & ((joint[0].0 == 676) | (joint[0].0 == 804)))
+        | ((!n[60]) & (joint[1].0 == 421));
+    // n[63]: ((aux 3) d e 3 4)
+    n[63] = ((!n[61]) & ((joint[0].0 == 629) | (joint[0].0 == 781)))
+        | (({
+            // SET: 8 moves of white, from (move wk c 6 e 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000010, 0x801001020,
+                0x4020000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 10 moves of black, from (move bk c 6 e 4), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8000020, 0x1002002040,
+                    0x80000040080000, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[60]) & (joint[1].0 == 374));
+    // n[64]: ((aux 3) d c 3 2)
+    n[64] = (({
+        // SET: 6 moves of white, from (move wk a 4 c 2), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x220100000, 0x800, 0x0,
+            0x800001, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 6 moves of black, from (move bk a 4 c 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x440200000, 0x1000, 0x1000000000000000, 0x4,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[61]) & (joint[0].0 == 682))
+        | ((!n[60]) & ((joint[1].0 == 427) | (joint[1].0 == 550)));
+    // n[65]: ((aux 3) d e 3 2)
+    n[65] = ((!n[61]) & (joint[0].0 == 636))
+        | (({
+            // SET: 6 moves of white, from (move wk d 1 e 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8000000000001000,
+                0x20000010, 0x2000001000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 6 moves of black, from (move bk d 1 e 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000, 0x40000021, 0x8000000000000,
+                    0x1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[60]) & ((joint[1].0 == 381) | (joint[1].0 == 527)));
     // n[66]: ((aux 4) d 3)
     n[66] = (n[62])
         | ((mt[0] & 0x1e9f7e88 != 0) | (mt[3] & 0x8000000000000000 != 0)
             | (mt[4] & 0xff != 0)) | (n[63]) | (n[64]) | (n[65]);
+    // n[67]: ((aux 5) d e e 3 2 6)
+    n[67] = ((!n[61]) & ((joint[0].0 == 234) | (joint[0].0 == 317)))
+        | ((joint[0].0 == 235) | (joint[0].0 == 318) | (joint[1].0 == 67))
+        | ((!n[60]) & (joint[1].0 == 66));
     // n[68]: ((aux 6) d e 3 6)
     n[68] = (n[67]) | ((mt[1] & 0x400000000000 != 0) | (mt[4] & 0x40000 != 0));
+    // n[69]: ((aux 5) d e a 3 2 6)
+    n[69] = ((!n[61]) & ((joint[0].0 == 233) | (joint[0].0 == 316)))
+        | ((!n[60]) & (joint[1].0 == 65));
     // n[70]: ((aux 6) d a 3 6)
     n[70] = (n[69]) | ((mt[1] & 0x1000000000000 != 0) | (mt[4] & 0x80000 != 0));
+    // n[71]: ((aux 5) d e e 3 6 2)
+    n[71] = ((!n[61]) & (joint[0].0 == 243))
+        | ((joint[0].0 == 245) | (joint[1].0 == 77) | (joint[1].0 == 150))
+        | ((!n[60]) & ((joint[1].0 == 75) | (joint[1].0 == 149)));
+    // n[72]: ((aux 5) d a e 3 6 2)
+    n[72] = ((!n[61]) & (joint[0].0 == 176))
+        | ((!n[60]) & ((joint[1].0 == 8) | (joint[1].0 == 129)));
+    // n[73]: ((aux 5) d a e 3 2 2)
+    n[73] = ((!n[61]) & (joint[0].0 == 169)) | ((!n[60]) & (joint[1].0 == 1));
     // n[74]: ((aux 6) d e 3 2)
     n[74] = (n[71]) | (n[72]) | (n[73]);
+    // n[75]: ((aux 5) d a e 3 4 4)
+    n[75] = ((!n[61]) & (joint[0].0 == 171)) | ((joint[0].0 == 173) | (joint[1].0 == 5))
+        | ((!n[60]) & (joint[1].0 == 3));
     // n[76]: ((aux 6) d e 3 4)
     n[76] = (mt[1] & 0x18000000000000 != 0) | (n[75]);
+    // n[77]: ((aux 5) d e a 3 2 2)
+    n[77] = ((!n[61]) & (joint[0].0 == 232)) | ((!n[60]) & (joint[1].0 == 64));
     // n[78]: ((aux 6) d a 3 2)
     n[78] = (mt[4] & 0x300000 != 0) | (n[77]);
+    // n[79]: ((aux 5) d e a 3 4 4)
+    n[79] = ((!n[61]) & (joint[0].0 == 236)) | ((joint[0].0 == 237) | (joint[1].0 == 69))
+        | ((!n[60]) & (joint[1].0 == 68));
     // n[80]: ((aux 6) d a 3 4)
     n[80] = (mt[1] & 0x60000000000000 != 0) | (n[79]);
+    // n[81]: ((aux 5) d c g 3 2 6)
+    n[81] = ((!n[61]) & ((joint[0].0 == 199) | (joint[0].0 == 306)))
+        | ((!n[60]) & (joint[1].0 == 31));
     // n[82]: ((aux 6) d g 3 6)
     n[82] = (n[81]) | (mt[0] & 0xc0000000000000 != 0);
+    // n[83]: ((aux 5) d c c 3 2 6)
+    n[83] = ((joint[0].0 == 196) | (joint[0].0 == 304) | (joint[1].0 == 28))
+        | ((!n[61]) & ((joint[0].0 == 197) | (joint[0].0 == 305)))
+        | ((!n[60]) & (joint[1].0 == 29));
     // n[84]: ((aux 6) d c 3 6)
     n[84] = (n[83]) | (mt[1] & 0x180000000000000 != 0);
+    // n[85]: ((aux 5) d c g 3 2 2)
+    n[85] = ((!n[61]) & (joint[0].0 == 198)) | ((!n[60]) & (joint[1].0 == 30));
     // n[86]: ((aux 6) d g 3 2)
     n[86] = (mt[0] & 0x600000000000000 != 0) | (n[85]);
+    // n[87]: ((aux 5) d c g 3 4 4)
+    n[87] = ((!n[61]) & (joint[0].0 == 201)) | ((joint[0].0 == 203) | (joint[1].0 == 35))
+        | ((!n[60]) & (joint[1].0 == 33));
     // n[88]: ((aux 6) d g 3 4)
     n[88] = (mt[1] & 0x60 != 0) | (n[87]);
+    // n[89]: ((aux 5) d c c 3 6 2)
+    n[89] = ((joint[0].0 == 205) | (joint[1].0 == 37) | (joint[1].0 == 136))
+        | ((!n[61]) & (joint[0].0 == 206))
+        | ((!n[60]) & ((joint[1].0 == 38) | (joint[1].0 == 137)));
+    // n[90]: ((aux 5) d g c 3 6 2)
+    n[90] = ((!n[61]) & (joint[0].0 == 275))
+        | ((!n[60]) & ((joint[1].0 == 107) | (joint[1].0 == 160)));
+    // n[91]: ((aux 5) d g c 3 2 2)
+    n[91] = ((!n[61]) & (joint[0].0 == 268)) | ((!n[60]) & (joint[1].0 == 100));
     // n[92]: ((aux 6) d c 3 2)
     n[92] = (n[89]) | (n[90]) | (n[91]);
+    // n[93]: ((aux 5) d g c 3 4 4)
+    n[93] = ((!n[61]) & (joint[0].0 == 271))
+        | ((joint[0].0 == 272) | (joint[1].0 == 104)) | ((!n[60]) & (joint[1].0 == 103));
     // n[94]: ((aux 6) d c 3 4)
     n[94] = (mt[1] & 0x600 != 0) | (n[93]);
     // n[95]: ((aux 7) d 3)
@@ -25111,36 +19297,164 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[95] |= n[88];
     n[95] |= n[92];
     n[95] |= n[94];
+    // n[96]: ((aux 8) d e g 3 2 8)
+    n[96] = ((!n[61]) & ((joint[0].0 == 1157) | (joint[0].0 == 1264)))
+        | ((joint[0].0 == 1160) | (joint[0].0 == 1266) | (joint[1].0 == 944))
+        | ((!n[60]) & (joint[1].0 == 941));
     // n[97]: ((aux 9) d g 3 8)
     n[97] = (n[96]) | ((mt[3] & 0x100 != 0) | (mt[4] & 0x4000000000 != 0));
+    // n[98]: ((aux 8) d e c 3 2 8)
+    n[98] = ((!n[61])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk e 2 c 4 a 6 c 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0xc, 0xc00000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((joint[0].0 == 1159) | (joint[0].0 == 1265) | (joint[1].0 == 943))
+        | ((!n[60]) & ((joint[1].0 == 938) | (joint[1].0 == 939)));
     // n[99]: ((aux 9) d c 3 8)
     n[99] = (n[98]) | ((mt[3] & 0xc00 != 0) | (mt[4] & 0x8000000000 != 0));
+    // n[100]: ((aux 8) d a g 3 2 4)
+    n[100] = ((!n[61]) & (joint[0].0 == 1063))
+        | ((joint[0].0 == 1065) | (joint[1].0 == 849))
+        | ((!n[60]) & (joint[1].0 == 847));
+    // n[101]: ((aux 8) d e g 3 2 4)
+    n[101] = ((!n[61]) & (joint[0].0 == 1156)) | ((!n[60]) & (joint[1].0 == 940));
+    // n[102]: ((aux 8) d e g 3 6 4)
+    n[102] = ((!n[61]) & (joint[0].0 == 1166)) | ((!n[60]) & (joint[1].0 == 950));
+    // n[103]: ((aux 8) d a g 3 6 4)
+    n[103] = ((!n[61]) & (joint[0].0 == 1074))
+        | ((joint[0].0 == 1076) | (joint[0].0 == 1079) | (joint[1].0 == 860)
+            | (joint[1].0 == 863)) | ((!n[60]) & (joint[1].0 == 858));
     // n[104]: ((aux 9) d g 3 4)
     n[104] = (n[100]) | (n[101]) | (n[102]) | (n[103]);
+    // n[105]: ((aux 8) d a g 3 4 6)
+    n[105] = ((!n[61]) & (joint[0].0 == 1069))
+        | ((joint[0].0 == 1072) | (joint[0].0 == 1073) | (joint[1].0 == 856)
+            | (joint[1].0 == 857)) | ((!n[60]) & (joint[1].0 == 853));
     // n[106]: ((aux 9) d g 3 6)
     n[106] = (mt[3] & 0x38000 != 0) | (n[105]);
+    // n[107]: ((aux 8) d a g 3 4 2)
+    n[107] = ((!n[61]) & (joint[0].0 == 1068))
+        | ((joint[0].0 == 1071) | (joint[1].0 == 855))
+        | ((!n[60]) & (joint[1].0 == 852));
     // n[108]: ((aux 9) d g 3 2)
     n[108] = (mt[3] & 0xc0000 != 0) | (n[107]);
+    // n[109]: ((aux 8) d e c 3 8 2)
+    n[109] = ((joint[0].0 == 1169) | (joint[1].0 == 953) | (joint[1].0 == 1046))
+        | ((!n[61]) & ((joint[0].0 == 1170) | (joint[0].0 == 1173)))
+        | ((!n[60])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk e 8 c 6 e 4 c 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x2400000000000000, 0x0, 0x2800000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
+    // n[110]: ((aux 8) d a c 3 8 2)
+    n[110] = ((joint[0].0 == 1081) | (joint[1].0 == 865) | (joint[1].0 == 1030))
+        | ((!n[61]) & (joint[0].0 == 1082))
+        | ((!n[60]) & ((joint[1].0 == 866) | (joint[1].0 == 1031)));
+    // n[111]: ((aux 8) d a c 3 4 2)
+    n[111] = ((!n[61]) & (joint[0].0 == 1070)) | ((!n[60]) & (joint[1].0 == 854));
     // n[112]: ((aux 9) d c 3 2)
     n[112] = (n[109]) | (n[110]) | (mt[4] & 0x10000000000 != 0) | (n[111]);
+    // n[113]: ((aux 8) d e c 3 4 6)
+    n[113] = ((!n[61]) & (joint[0].0 == 1161))
+        | ((joint[0].0 == 1164) | (joint[1].0 == 948))
+        | ((!n[60]) & (joint[1].0 == 945));
+    // n[114]: ((aux 8) d a c 3 4 6)
+    n[114] = ((!n[61]) & (joint[0].0 == 1067)) | ((!n[60]) & (joint[1].0 == 851));
     // n[115]: ((aux 9) d c 3 6)
     n[115] = (mt[3] & 0x200000 != 0) | (n[113]) | (n[114]);
+    // n[116]: ((aux 8) d e c 3 6 4)
+    n[116] = ((joint[0].0 == 1167) | (joint[1].0 == 951))
+        | ((!n[61]) & (joint[0].0 == 1168)) | ((!n[60]) & (joint[1].0 == 952));
     // n[117]: ((aux 9) d c 3 4)
     n[117] = (mt[2] & 0x50 != 0) | (n[116]);
+    // n[118]: ((aux 8) d c e 3 2 8)
+    n[118] = ((joint[0].0 == 1112) | (joint[0].0 == 1253) | (joint[1].0 == 896))
+        | ((!n[61])
+            & ({
+                // SET: 4 moves of white, from (triplejump wk c 2 e 4 c 6 e 8), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0, 0x0, 0x18000000, 0x0, 0x18000000000,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[60]) & ((joint[1].0 == 899) | (joint[1].0 == 900)));
     // n[119]: ((aux 9) d e 3 8)
     n[119] = (n[118]) | (mt[3] & 0x1c00000 != 0);
+    // n[120]: ((aux 8) d c a 3 2 8)
+    n[120] = ((joint[0].0 == 1110) | (joint[0].0 == 1252) | (joint[1].0 == 894))
+        | ((!n[61]) & ((joint[0].0 == 1114) | (joint[0].0 == 1254)))
+        | ((!n[60]) & (joint[1].0 == 898));
     // n[121]: ((aux 9) d a 3 8)
     n[121] = (n[120]) | (mt[3] & 0x6000000 != 0);
+    // n[122]: ((aux 8) d c a 3 2 4)
+    n[122] = ((!n[61]) & (joint[0].0 == 1113)) | ((!n[60]) & (joint[1].0 == 897));
+    // n[123]: ((aux 8) d g a 3 2 4)
+    n[123] = ((!n[61]) & (joint[0].0 == 1198))
+        | ((joint[0].0 == 1199) | (joint[1].0 == 983))
+        | ((!n[60]) & (joint[1].0 == 982));
+    // n[124]: ((aux 8) d c a 3 6 4)
+    n[124] = ((!n[61]) & (joint[0].0 == 1122)) | ((!n[60]) & (joint[1].0 == 906));
+    // n[125]: ((aux 8) d g a 3 6 4)
+    n[125] = ((!n[61]) & (joint[0].0 == 1210))
+        | ((joint[0].0 == 1211) | (joint[0].0 == 1214) | (joint[1].0 == 995)
+            | (joint[1].0 == 998)) | ((!n[60]) & (joint[1].0 == 994));
     // n[126]: ((aux 9) d a 3 4)
     n[126] = (n[122]) | (n[123]) | (n[124]) | (n[125]);
+    // n[127]: ((aux 8) d c e 3 6 4)
+    n[127] = ((!n[61]) & (joint[0].0 == 1121))
+        | ((joint[0].0 == 1124) | (joint[1].0 == 908))
+        | ((!n[60]) & (joint[1].0 == 905));
     // n[128]: ((aux 9) d e 3 4)
     n[128] = ((mt[3] & 0x10000000 != 0) | (mt[4] & 0x20000000000 != 0)) | (n[127]);
+    // n[129]: ((aux 8) d g a 3 4 6)
+    n[129] = ((!n[61]) & (joint[0].0 == 1204))
+        | ((joint[0].0 == 1207) | (joint[0].0 == 1209) | (joint[1].0 == 991)
+            | (joint[1].0 == 993)) | ((!n[60]) & (joint[1].0 == 988));
     // n[130]: ((aux 9) d a 3 6)
     n[130] = (mt[2] & 0x2c000000 != 0) | (n[129]);
+    // n[131]: ((aux 8) d g e 3 8 2)
+    n[131] = ((!n[61]) & (joint[0].0 == 1219))
+        | ((joint[0].0 == 1221) | (joint[1].0 == 1005) | (joint[1].0 == 1058))
+        | ((!n[60]) & ((joint[1].0 == 1003) | (joint[1].0 == 1057)));
+    // n[132]: ((aux 8) d c e 3 8 2)
+    n[132] = ((!n[61]) & ((joint[0].0 == 1126) | (joint[0].0 == 1130)))
+        | ((joint[0].0 == 1131) | (joint[1].0 == 915) | (joint[1].0 == 1040))
+        | ((!n[60])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk c 8 a 6 c 4 e 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x44000, 0x0, 0xa000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
+    // n[133]: ((aux 8) d g e 3 4 2)
+    n[133] = ((!n[61]) & (joint[0].0 == 1208)) | ((!n[60]) & (joint[1].0 == 992));
     // n[134]: ((aux 9) d e 3 2)
     n[134] = (n[131]) | (n[132]) | (n[133]) | (mt[2] & 0x400000000 != 0);
+    // n[135]: ((aux 8) d g e 3 4 6)
+    n[135] = ((!n[61]) & (joint[0].0 == 1205)) | ((!n[60]) & (joint[1].0 == 989));
+    // n[136]: ((aux 8) d c e 3 4 6)
+    n[136] = ((joint[0].0 == 1117) | (joint[1].0 == 901))
+        | ((!n[61]) & (joint[0].0 == 1118)) | ((!n[60]) & (joint[1].0 == 902));
     // n[137]: ((aux 9) d e 3 6)
     n[137] = (mt[2] & 0x1000000000 != 0) | (n[135]) | (n[136]);
+    // n[138]: ((aux 8) d g a 3 4 2)
+    n[138] = ((!n[61]) & (joint[0].0 == 1203))
+        | ((joint[0].0 == 1206) | (joint[1].0 == 990))
+        | ((!n[60]) & (joint[1].0 == 987));
     // n[139]: ((aux 9) d a 3 2)
     n[139] = (mt[4] & 0xc0000000000 != 0) | (n[138]);
     // n[140]: ((aux 10) d 3)
@@ -25214,24 +19528,136 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[144]: ((aux 3) f e 3 4)
+    n[144] = (({
+        // SET: 8 moves of white, from (move wk c 2 e 4), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20000000000000, 0x4080010,
+            0x800001000, 0x10002000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 10 moves of black, from (move bk c 2 e 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x40000000000000, 0x8100020, 0x1000002000,
+                0x80000040080000, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[143]) & ((joint[0].0 == 728) | (joint[0].0 == 830)))
+        | ((!n[142]) & (joint[1].0 == 473));
+    // n[145]: ((aux 3) f g 3 4)
+    n[145] = ((!n[143]) & ((joint[0].0 == 681) | (joint[0].0 == 807)))
+        | (({
+            // SET: 5 moves of white, from (move wk e 6 g 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x100000000000000,
+                0x12000000004000, 0x0, 0x400, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 7 moves of black, from (move bk e 6 g 4), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x200000000000000, 0x24000000008000,
+                    0x100200000000000, 0x1000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[142]) & (joint[1].0 == 426));
+    // n[146]: ((aux 3) f e 3 2)
+    n[146] = (({
+        // SET: 6 moves of white, from (move wk c 4 e 2), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1000000000000000,
+            0x8000000000041000, 0x0, 0x2000001000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 6 moves of black, from (move bk c 4 e 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000000000, 0x82000, 0x1, 0x4008000,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[143]) & (joint[0].0 == 733))
+        | ((!n[142]) & ((joint[1].0 == 478) | (joint[1].0 == 576)));
+    // n[147]: ((aux 3) f g 3 2)
+    n[147] = ((!n[143]) & (joint[0].0 == 688))
+        | (({
+            // SET: 5 moves of white, from (move wk f 1 g 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1200000000001,
+                0x4000000000000, 0x100, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 4 moves of black, from (move bk f 1 g 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2400000000002, 0x0, 0x400, 0x0,
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[142]) & ((joint[1].0 == 433) | (joint[1].0 == 553)));
     // n[148]: ((aux 4) f 3)
     n[148] = ((mt[0] & 0x1e7e7d50 != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x18 != 0) | (mt[5] & 0x7e00 != 0)) | (n[144]) | (n[145]) | (n[146])
         | (n[147]);
+    // n[149]: ((aux 5) f e e 3 2 6)
+    n[149] = ((joint[0].0 == 234) | (joint[0].0 == 317) | (joint[1].0 == 66))
+        | ((!n[143]) & ((joint[0].0 == 235) | (joint[0].0 == 318)))
+        | ((!n[142]) & (joint[1].0 == 67));
     // n[150]: ((aux 6) f e 3 6)
     n[150] = (n[149]) | ((mt[1] & 0x400000000000 != 0) | (mt[4] & 0x40000 != 0));
+    // n[151]: ((aux 5) f e e 3 6 2)
+    n[151] = ((joint[0].0 == 243) | (joint[1].0 == 75) | (joint[1].0 == 149))
+        | ((!n[143]) & (joint[0].0 == 245))
+        | ((!n[142]) & ((joint[1].0 == 77) | (joint[1].0 == 150)));
     // n[152]: ((aux 6) f e 3 2)
     n[152] = (n[151]) | ((mt[1] & 0x4000000000000 != 0) | (mt[5] & 0x400000 != 0));
+    // n[153]: ((aux 5) f g g 3 2 6)
+    n[153] = ((!n[143]) & ((joint[0].0 == 270) | (joint[0].0 == 329)))
+        | ((!n[142]) & (joint[1].0 == 102));
     // n[154]: ((aux 6) f g 3 6)
     n[154] = (mt[0] & 0xa0000000000000 != 0) | (n[153]);
+    // n[155]: ((aux 5) f g c 3 2 6)
+    n[155] = ((!n[143]) & ((joint[0].0 == 269) | (joint[0].0 == 328)))
+        | ((!n[142]) & (joint[1].0 == 101));
     // n[156]: ((aux 6) f c 3 6)
     n[156] = ((mt[1] & 0x100000000000000 != 0) | (mt[5] & 0x4000000 != 0)) | (n[155]);
+    // n[157]: ((aux 5) f c g 3 6 2)
+    n[157] = ((!n[143]) & (joint[0].0 == 207))
+        | ((!n[142]) & ((joint[1].0 == 39) | (joint[1].0 == 138)));
+    // n[158]: ((aux 5) f g g 3 6 2)
+    n[158] = ((!n[143]) & (joint[0].0 == 277))
+        | ((!n[142]) & ((joint[1].0 == 109) | (joint[1].0 == 161)));
+    // n[159]: ((aux 5) f c g 3 2 2)
+    n[159] = ((!n[143]) & (joint[0].0 == 198)) | ((!n[142]) & (joint[1].0 == 30));
     // n[160]: ((aux 6) f g 3 2)
     n[160] = (n[157]) | (n[158]) | (n[159]);
+    // n[161]: ((aux 5) f c g 3 4 4)
+    n[161] = ((!n[143]) & (joint[0].0 == 201))
+        | ((joint[0].0 == 203) | (joint[1].0 == 35)) | ((!n[142]) & (joint[1].0 == 33));
     // n[162]: ((aux 6) f g 3 4)
     n[162] = (mt[1] & 0x60 != 0) | (n[161]);
+    // n[163]: ((aux 5) f g c 3 2 2)
+    n[163] = ((!n[143]) & (joint[0].0 == 268)) | ((!n[142]) & (joint[1].0 == 100));
     // n[164]: ((aux 6) f c 3 2)
     n[164] = ((mt[1] & 0x200000000000000 != 0) | (mt[5] & 0x8000000 != 0)) | (n[163]);
+    // n[165]: ((aux 5) f g c 3 4 4)
+    n[165] = ((!n[143]) & (joint[0].0 == 271))
+        | ((joint[0].0 == 272) | (joint[1].0 == 104))
+        | ((!n[142]) & (joint[1].0 == 103));
     // n[166]: ((aux 6) f c 3 4)
     n[166] = (mt[1] & 0x600 != 0) | (n[165]);
     // n[167]: ((aux 7) f 3)
@@ -25246,28 +19672,125 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[167] |= n[162];
     n[167] |= n[164];
     n[167] |= n[166];
+    // n[168]: ((aux 8) f e g 3 2 8)
+    n[168] = ((joint[0].0 == 1157) | (joint[0].0 == 1264) | (joint[1].0 == 941))
+        | ((!n[143]) & ((joint[0].0 == 1160) | (joint[0].0 == 1266)))
+        | ((!n[142]) & (joint[1].0 == 944));
     // n[169]: ((aux 9) f g 3 8)
     n[169] = (n[168]) | ((mt[3] & 0x100 != 0) | (mt[4] & 0x4000000000 != 0));
+    // n[170]: ((aux 8) f e c 3 2 8)
+    n[170] = (({
+        // SET: 4 moves of white, from (triplejump wk e 2 c 4 a 6 c 8), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x0, 0xc, 0xc00000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 938) | (joint[1].0 == 939))
+        | ((!n[143]) & ((joint[0].0 == 1159) | (joint[0].0 == 1265)))
+        | ((!n[142]) & (joint[1].0 == 943));
     // n[171]: ((aux 9) f c 3 8)
     n[171] = (n[170]) | ((mt[3] & 0xc00 != 0) | (mt[4] & 0x8000000000 != 0));
+    // n[172]: ((aux 8) f a g 3 2 4)
+    n[172] = ((!n[143]) & (joint[0].0 == 1063))
+        | ((joint[0].0 == 1065) | (joint[1].0 == 849))
+        | ((!n[142]) & (joint[1].0 == 847));
+    // n[173]: ((aux 8) f e g 3 6 4)
+    n[173] = ((!n[143]) & (joint[0].0 == 1166)) | ((!n[142]) & (joint[1].0 == 950));
+    // n[174]: ((aux 8) f a g 3 6 4)
+    n[174] = ((!n[143]) & (joint[0].0 == 1074))
+        | ((joint[0].0 == 1076) | (joint[0].0 == 1079) | (joint[1].0 == 860)
+            | (joint[1].0 == 863)) | ((!n[142]) & (joint[1].0 == 858));
     // n[175]: ((aux 9) f g 3 4)
     n[175] = (n[172]) | (mt[3] & 0x1000 != 0) | (n[173]) | (n[174]);
+    // n[176]: ((aux 8) f e g 3 8 2)
+    n[176] = ((!n[143]) & ((joint[0].0 == 1171) | (joint[0].0 == 1175)))
+        | ((!n[142])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk e 8 c 6 e 4 g 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x8800000000000000, 0x0, 0x5000000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
+    // n[177]: ((aux 8) f a g 3 8 2)
+    n[177] = ((!n[143]) & (joint[0].0 == 1083))
+        | ((!n[142]) & ((joint[1].0 == 867) | (joint[1].0 == 1032)));
+    // n[178]: ((aux 8) f a g 3 4 2)
+    n[178] = ((!n[143]) & ((joint[0].0 == 1068) | (joint[0].0 == 1071)))
+        | ((!n[142]) & ((joint[1].0 == 852) | (joint[1].0 == 855)));
     // n[179]: ((aux 9) f g 3 2)
     n[179] = (n[176]) | (n[177]) | (n[178]);
+    // n[180]: ((aux 8) f e c 3 2 4)
+    n[180] = ((!n[143]) & (joint[0].0 == 1158)) | ((!n[142]) & (joint[1].0 == 942));
+    // n[181]: ((aux 8) f e c 3 6 4)
+    n[181] = ((joint[0].0 == 1167) | (joint[1].0 == 951))
+        | ((!n[143]) & (joint[0].0 == 1168)) | ((!n[142]) & (joint[1].0 == 952));
     // n[182]: ((aux 9) f c 3 4)
     n[182] = (n[180]) | (n[181]) | (mt[2] & 0x40 != 0);
+    // n[183]: ((aux 8) f g e 3 2 8)
+    n[183] = ((!n[143])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk g 2 e 4 c 6 e 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x6000000000000, 0x600000000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[142]) & ((joint[1].0 == 985) | (joint[1].0 == 986)));
     // n[184]: ((aux 9) f e 3 8)
     n[184] = ((mt[3] & 0x1800000 != 0) | (mt[5] & 0x20000000000 != 0)) | (n[183]);
+    // n[185]: ((aux 8) f g a 3 2 8)
+    n[185] = ((!n[143]) & ((joint[0].0 == 1200) | (joint[0].0 == 1272)))
+        | ((!n[142]) & (joint[1].0 == 984));
     // n[186]: ((aux 9) f a 3 8)
     n[186] = ((mt[3] & 0x4000000 != 0) | (mt[5] & 0x40000000000 != 0)) | (n[185]);
+    // n[187]: ((aux 8) f g a 3 2 4)
+    n[187] = ((!n[143]) & ((joint[0].0 == 1198) | (joint[0].0 == 1199)))
+        | ((!n[142]) & ((joint[1].0 == 982) | (joint[1].0 == 983)));
     // n[188]: ((aux 9) f a 3 4)
     n[188] = ((mt[3] & 0x8000000 != 0) | (mt[5] & 0x180000000000 != 0)) | (n[187]);
+    // n[189]: ((aux 8) f g a 3 4 6)
+    n[189] = ((!n[143]) & (joint[0].0 == 1204))
+        | ((joint[0].0 == 1207) | (joint[0].0 == 1209) | (joint[1].0 == 991)
+            | (joint[1].0 == 993)) | ((!n[142]) & (joint[1].0 == 988));
     // n[190]: ((aux 9) f a 3 6)
     n[190] = (mt[2] & 0x2c000000 != 0) | (n[189]);
+    // n[191]: ((aux 8) f g e 3 8 2)
+    n[191] = ((joint[0].0 == 1219) | (joint[1].0 == 1003) | (joint[1].0 == 1057))
+        | ((!n[143]) & (joint[0].0 == 1221))
+        | ((!n[142]) & ((joint[1].0 == 1005) | (joint[1].0 == 1058)));
+    // n[192]: ((aux 8) f c e 3 8 2)
+    n[192] = ((joint[0].0 == 1126) | (joint[0].0 == 1130)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk c 8 a 6 c 4 e 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x44000, 0x0, 0xa000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[143]) & (joint[0].0 == 1131))
+        | ((!n[142]) & ((joint[1].0 == 915) | (joint[1].0 == 1040)));
+    // n[193]: ((aux 8) f c e 3 4 2)
+    n[193] = ((!n[143]) & (joint[0].0 == 1120)) | ((!n[142]) & (joint[1].0 == 904));
     // n[194]: ((aux 9) f e 3 2)
     n[194] = (n[191]) | (n[192]) | (mt[2] & 0x200000000 != 0) | (n[193]);
+    // n[195]: ((aux 8) f g e 3 4 6)
+    n[195] = ((!n[143]) & (joint[0].0 == 1205)) | ((!n[142]) & (joint[1].0 == 989));
+    // n[196]: ((aux 8) f c e 3 4 6)
+    n[196] = ((joint[0].0 == 1117) | (joint[1].0 == 901))
+        | ((!n[143]) & (joint[0].0 == 1118)) | ((!n[142]) & (joint[1].0 == 902));
     // n[197]: ((aux 9) f e 3 6)
     n[197] = (mt[2] & 0x1000000000 != 0) | (n[195]) | (n[196]);
+    // n[198]: ((aux 8) f g a 3 4 2)
+    n[198] = ((!n[143]) & (joint[0].0 == 1203))
+        | ((joint[0].0 == 1206) | (joint[1].0 == 990))
+        | ((!n[142]) & (joint[1].0 == 987));
     // n[199]: ((aux 9) f a 3 2)
     n[199] = (mt[4] & 0xc0000000000 != 0) | (n[198]);
     // n[200]: ((aux 10) f 3)
@@ -25335,23 +19858,134 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[204]: ((aux 3) c b 6 5)
+    n[204] = (({
+        // SET: 7 moves of white, from (move wk a 4 b 5), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x200000000480000, 0x8000,
+            0x800000000000000, 0x4008000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 5 moves of black, from (move bk a 4 b 5), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x400000000900000, 0x10000, 0x2000000000000000,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[202]) & (joint[0].0 == 670))
+        | ((!n[203]) & ((joint[1].0 == 415) | (joint[1].0 == 544)));
+    // n[205]: ((aux 3) c d 6 5)
+    n[205] = (({
+        // SET: 10 moves of white, from (move wk b 3 d 5), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800001000000000,
+            0x10200000000000, 0x40008, 0x10020000010010, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk b 3 d 5), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x1000002000000000, 0x20400000000000, 0x80010,
+                0x400080000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[202]) & (joint[0].0 == 623))
+        | ((!n[203]) & ((joint[1].0 == 368) | (joint[1].0 == 521)));
+    // n[206]: ((aux 3) c b 6 7)
+    n[206] = (({
+        // SET: 4 moves of white, from (move wk a 6 b 7), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4800000, 0x80,
+            0x2000000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 5 moves of black, from (move bk a 6 b 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x9000000, 0x100, 0x8000000000000000, 0x200000,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[202]) & ((joint[0].0 == 663) | (joint[0].0 == 798)))
+        | ((!n[203]) & (joint[1].0 == 408));
+    // n[207]: ((aux 3) c d 6 7)
+    n[207] = ((!n[202]) & ((joint[0].0 == 618) | (joint[0].0 == 775)))
+        | (({
+            // SET: 6 moves of white, from (move wk c 8 d 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x820000000000100,
+                0x800, 0x100200000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 6 moves of black, from (move bk c 8 d 7), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1040000000000200, 0x1000,
+                    0x800000400000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[203]) & (joint[1].0 == 363));
     // n[208]: ((aux 4) c 6)
     n[208] = ((mt[0] & 0xaf9efc8 != 0) | (mt[4] & 0x38 != 0) | (mt[5] & 0x1200 != 0)
         | (mt[6] & 0x78000 != 0)) | (n[204]) | (n[205]) | (n[206]) | (n[207]);
+    // n[209]: ((aux 5) c b f 6 5 5)
+    n[209] = ((joint[0].0 == 191) | (joint[1].0 == 23))
+        | ((!n[202]) & (joint[0].0 == 192)) | ((!n[203]) & (joint[1].0 == 24));
     // n[210]: ((aux 6) c f 6 5)
     n[210] = (mt[0] & 0x6000000000 != 0) | (n[209]);
+    // n[211]: ((aux 5) c f b 6 5 5)
+    n[211] = ((joint[0].0 == 260) | (joint[1].0 == 92))
+        | ((!n[202]) & (joint[0].0 == 262)) | ((!n[203]) & (joint[1].0 == 94));
     // n[212]: ((aux 6) c b 6 5)
     n[212] = (mt[0] & 0x60000000000 != 0) | (n[211]);
+    // n[213]: ((aux 5) c b f 6 7 7)
+    n[213] = ((!n[202]) & (joint[0].0 == 195)) | ((!n[203]) & (joint[1].0 == 27));
     // n[214]: ((aux 6) c f 6 7)
     n[214] = ((mt[1] & 0x800000000000000 != 0) | (mt[4] & 0x100 != 0)) | (n[213]);
+    // n[215]: ((aux 5) c b b 6 3 7)
+    n[215] = ((!n[202]) & ((joint[0].0 == 186) | (joint[0].0 == 302)))
+        | ((!n[203]) & (joint[1].0 == 18));
+    // n[216]: ((aux 5) c f b 6 3 7)
+    n[216] = ((!n[202]) & ((joint[0].0 == 256) | (joint[0].0 == 325)))
+        | ((!n[203]) & (joint[1].0 == 88));
+    // n[217]: ((aux 5) c f b 6 7 7)
+    n[217] = ((!n[202]) & (joint[0].0 == 265)) | ((!n[203]) & (joint[1].0 == 97));
     // n[218]: ((aux 6) c b 6 7)
     n[218] = (n[215]) | (n[216]) | (n[217]);
+    // n[219]: ((aux 5) c b f 6 7 3)
+    n[219] = ((!n[202]) & (joint[0].0 == 194))
+        | ((!n[203]) & ((joint[1].0 == 26) | (joint[1].0 == 135)));
     // n[220]: ((aux 6) c f 6 3)
     n[220] = ((mt[2] & 0x2 != 0) | (mt[4] & 0x1000 != 0)) | (n[219]);
+    // n[221]: ((aux 5) c b b 6 7 3)
+    n[221] = ((!n[202]) & (joint[0].0 == 193))
+        | ((!n[203]) & ((joint[1].0 == 25) | (joint[1].0 == 134)));
     // n[222]: ((aux 6) c b 6 3)
     n[222] = (mt[4] & 0x14000 != 0) | (n[221]);
+    // n[223]: ((aux 5) c d d 6 3 7)
+    n[223] = ((!n[202]) & ((joint[0].0 == 218) | (joint[0].0 == 313)))
+        | ((joint[0].0 == 220) | (joint[0].0 == 314) | (joint[1].0 == 52))
+        | ((!n[203]) & (joint[1].0 == 50));
     // n[224]: ((aux 6) c d 6 7)
     n[224] = (n[223]) | (mt[1] & 0xc000000 != 0);
+    // n[225]: ((aux 5) c d d 6 7 3)
+    n[225] = ((!n[202]) & (joint[0].0 == 228))
+        | ((joint[0].0 == 229) | (joint[1].0 == 61) | (joint[1].0 == 146))
+        | ((!n[203]) & ((joint[1].0 == 60) | (joint[1].0 == 145)));
     // n[226]: ((aux 6) c d 6 3)
     n[226] = (n[225]) | (mt[1] & 0xc0000000000 != 0);
     // n[227]: ((aux 7) c 6)
@@ -25366,28 +20000,125 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[227] |= n[222];
     n[227] |= n[224];
     n[227] |= n[226];
+    // n[228]: ((aux 8) c b h 6 5 3)
+    n[228] = ((joint[0].0 == 1098) | (joint[0].0 == 1100) | (joint[1].0 == 882)
+        | (joint[1].0 == 884)) | ((!n[202]) & (joint[0].0 == 1103))
+        | ((!n[203]) & (joint[1].0 == 887));
     // n[229]: ((aux 9) c h 6 3)
     n[229] = (mt[2] & 0x700 != 0) | (n[228]);
+    // n[230]: ((aux 8) c b d 6 1 7)
+    n[230] = ((!n[202]) & ((joint[0].0 == 1086) | (joint[0].0 == 1249)))
+        | ((joint[0].0 == 1088) | (joint[0].0 == 1250) | (joint[1].0 == 872))
+        | ((!n[203]) & (joint[1].0 == 870));
+    // n[231]: ((aux 8) c f d 6 1 7)
+    n[231] = ((!n[202]) & ((joint[0].0 == 1176) | (joint[0].0 == 1267)))
+        | (({
+            // SET: 4 moves of white, from (triplejump wk f 1 d 3 f 5 d 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x22000000, 0x50000000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        }) | (joint[1].0 == 961) | (joint[1].0 == 965))
+        | ((!n[203]) & (joint[1].0 == 960));
+    // n[232]: ((aux 8) c f d 6 5 7)
+    n[232] = ((!n[202]) & (joint[0].0 == 1187)) | ((!n[203]) & (joint[1].0 == 971));
     // n[233]: ((aux 9) c d 6 7)
     n[233] = (n[230]) | (n[231]) | (n[232]) | (mt[2] & 0x10000 != 0);
+    // n[234]: ((aux 8) c b h 6 5 7)
+    n[234] = ((joint[0].0 == 1101) | (joint[1].0 == 885))
+        | ((!n[202]) & (joint[0].0 == 1104)) | ((!n[203]) & (joint[1].0 == 888));
     // n[235]: ((aux 9) c h 6 7)
     n[235] = (mt[2] & 0xc0000 != 0) | (n[234]);
+    // n[236]: ((aux 8) c b h 6 7 5)
+    n[236] = ((!n[202]) & ((joint[0].0 == 1108) | (joint[0].0 == 1109)))
+        | ((!n[203]) & ((joint[1].0 == 892) | (joint[1].0 == 893)));
     // n[237]: ((aux 9) c h 6 5)
     n[237] = ((mt[3] & 0x500000000 != 0) | (mt[4] & 0x2000000 != 0)) | (n[236]);
+    // n[238]: ((aux 8) c b h 6 7 1)
+    n[238] = ((!n[202]) & (joint[0].0 == 1107))
+        | ((!n[203]) & ((joint[1].0 == 891) | (joint[1].0 == 1035)));
     // n[239]: ((aux 9) c h 6 1)
     n[239] = ((mt[3] & 0x10000000000 != 0) | (mt[4] & 0x8000000 != 0)) | (n[238]);
+    // n[240]: ((aux 8) c b d 6 7 1)
+    n[240] = ((!n[202]) & ((joint[0].0 == 1105) | (joint[0].0 == 1106)))
+        | ((!n[203])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk b 7 d 5 b 3 d 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x600000000000000, 0x0, 0x0, 0x600, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
     // n[241]: ((aux 9) c d 6 1)
     n[241] = ((mt[3] & 0x5000000000 != 0) | (mt[4] & 0x20000000 != 0)) | (n[240]);
+    // n[242]: ((aux 8) c f d 6 5 3)
+    n[242] = ((!n[202]) & (joint[0].0 == 1189))
+        | ((joint[0].0 == 1190) | (joint[1].0 == 974))
+        | ((!n[203]) & (joint[1].0 == 973));
+    // n[243]: ((aux 8) c b d 6 5 3)
+    n[243] = ((!n[202]) & (joint[0].0 == 1102)) | ((!n[203]) & (joint[1].0 == 886));
     // n[244]: ((aux 9) c d 6 3)
     n[244] = (mt[2] & 0x400000 != 0) | (n[242]) | (n[243]);
+    // n[245]: ((aux 8) c d b 6 1 7)
+    n[245] = ((!n[202])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk d 1 b 3 d 5 b 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x1100000000000, 0x0, 0xa0000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[203]) & ((joint[1].0 == 916) | (joint[1].0 == 920)));
+    // n[246]: ((aux 8) c h b 6 1 7)
+    n[246] = ((!n[202]) & ((joint[0].0 == 1224) | (joint[0].0 == 1275)))
+        | ((!n[203]) & (joint[1].0 == 1008));
+    // n[247]: ((aux 8) c h b 6 5 7)
+    n[247] = ((!n[202]) & ((joint[0].0 == 1236) | (joint[0].0 == 1239)))
+        | ((!n[203]) & ((joint[1].0 == 1020) | (joint[1].0 == 1023)));
     // n[248]: ((aux 9) c b 6 7)
     n[248] = (n[245]) | (n[246]) | (n[247]);
+    // n[249]: ((aux 8) c d b 6 3 5)
+    n[249] = ((!n[202]) & (joint[0].0 == 1141)) | ((!n[203]) & (joint[1].0 == 925));
+    // n[250]: ((aux 8) c h b 6 3 5)
+    n[250] = ((joint[0].0 == 1228) | (joint[0].0 == 1231) | (joint[1].0 == 1012)
+        | (joint[1].0 == 1015)) | ((!n[202]) & (joint[0].0 == 1233))
+        | ((!n[203]) & (joint[1].0 == 1017));
+    // n[251]: ((aux 8) c h b 6 7 5)
+    n[251] = ((joint[0].0 == 1242) | (joint[1].0 == 1026))
+        | ((!n[202]) & (joint[0].0 == 1244)) | ((!n[203]) & (joint[1].0 == 1028));
     // n[252]: ((aux 9) c b 6 5)
     n[252] = (n[249]) | (n[250]) | (mt[2] & 0x80000000000000 != 0) | (n[251]);
+    // n[253]: ((aux 8) c d f 6 7 1)
+    n[253] = ((!n[202]) & (joint[0].0 == 1148))
+        | ((joint[0].0 == 1152) | (joint[0].0 == 1153)
+            | ({
+                // SET: 4 moves of black, from (triplejump bk d 7 f 5 d 3 f 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x30000000000, 0x0, 0x300000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[203]) & ((joint[1].0 == 932) | (joint[1].0 == 1042)));
     // n[254]: ((aux 9) c f 6 1)
     n[254] = (n[253]) | (mt[2] & 0x3800000000000000 != 0);
+    // n[255]: ((aux 8) c d f 6 3 5)
+    n[255] = ((!n[202]) & (joint[0].0 == 1139))
+        | ((joint[0].0 == 1140) | (joint[1].0 == 924))
+        | ((!n[203]) & (joint[1].0 == 923));
+    // n[256]: ((aux 8) c d f 6 7 5)
+    n[256] = ((!n[202]) & (joint[0].0 == 1149)) | ((!n[203]) & (joint[1].0 == 933));
     // n[257]: ((aux 9) c f 6 5)
     n[257] = (n[255]) | (mt[3] & 0x1 != 0) | (n[256]);
+    // n[258]: ((aux 8) c d b 6 7 1)
+    n[258] = ((!n[202]) & (joint[0].0 == 1147))
+        | ((joint[0].0 == 1150) | (joint[1].0 == 934) | (joint[1].0 == 1043))
+        | ((!n[203]) & ((joint[1].0 == 931) | (joint[1].0 == 1041)));
     // n[259]: ((aux 9) c b 6 1)
     n[259] = (n[258]) | (mt[3] & 0x30 != 0);
     // n[260]: ((aux 10) c 6)
@@ -25455,32 +20186,161 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[264]: ((aux 3) e d 6 5)
+    n[264] = (({
+        // SET: 10 moves of white, from (move wk b 3 d 5), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800801000000000,
+            0x200000000004, 0x8, 0x10020000010010, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk b 3 d 5), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x1001002000000000, 0x400000000008, 0x10,
+                0x40200, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[262]) & (joint[0].0 == 722))
+        | ((!n[263]) & ((joint[1].0 == 467) | (joint[1].0 == 570)));
+    // n[265]: ((aux 3) e f 6 5)
+    n[265] = (({
+        // SET: 10 moves of white, from (move wk d 3 f 5), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800000200000,
+            0x40802100000000, 0x40020000000, 0x204, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk d 3 f 5), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1000000400000, 0x81004200000000, 0x0,
+                0x2010, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[262]) & (joint[0].0 == 675))
+        | ((!n[263]) & ((joint[1].0 == 420) | (joint[1].0 == 547)));
+    // n[266]: ((aux 3) e d 6 7)
+    n[266] = (({
+        // SET: 6 moves of white, from (move wk b 5 d 7), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x40000000000,
+            0x800000000000108, 0x0, 0x100080, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 6 moves of black, from (move bk b 5 d 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x80000000000, 0x1000000000000210, 0x0,
+                0x800000400000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[262]) & ((joint[0].0 == 715) | (joint[0].0 == 824)))
+        | ((!n[263]) & (joint[1].0 == 460));
+    // n[267]: ((aux 3) e f 6 7)
+    n[267] = ((!n[262]) & ((joint[0].0 == 669) | (joint[0].0 == 801)))
+        | (({
+            // SET: 6 moves of white, from (move wk e 8 f 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1000000000000000,
+                0x8044000000000, 0x0, 0x820, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 6 moves of black, from (move bk e 8 f 7), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000000000, 0x10088000000000,
+                    0x1000000000000, 0x80, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[263]) & (joint[1].0 == 414));
     // n[268]: ((aux 4) e 6)
     n[268] = ((mt[0] & 0x14f3df94 != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x38 != 0) | (mt[5] & 0x1000 != 0) | (mt[6] & 0x1e00000000000 != 0))
         | (n[264]) | (n[265]) | (n[266]) | (n[267]);
+    // n[269]: ((aux 5) e b f 6 5 5)
+    n[269] = ((joint[0].0 == 191) | (joint[1].0 == 23))
+        | ((!n[262]) & (joint[0].0 == 192)) | ((!n[263]) & (joint[1].0 == 24));
     // n[270]: ((aux 6) e f 6 5)
     n[270] = (mt[0] & 0x6000000000 != 0) | (n[269]);
+    // n[271]: ((aux 5) e f b 6 5 5)
+    n[271] = ((joint[0].0 == 260) | (joint[1].0 == 92))
+        | ((!n[262]) & (joint[0].0 == 262)) | ((!n[263]) & (joint[1].0 == 94));
     // n[272]: ((aux 6) e b 6 5)
     n[272] = (mt[0] & 0x60000000000 != 0) | (n[271]);
+    // n[273]: ((aux 5) e b f 6 3 7)
+    n[273] = ((!n[262]) & ((joint[0].0 == 188) | (joint[0].0 == 303)))
+        | ((!n[263]) & (joint[1].0 == 20));
+    // n[274]: ((aux 5) e f f 6 3 7)
+    n[274] = ((!n[262]) & ((joint[0].0 == 257) | (joint[0].0 == 326)))
+        | ((joint[0].0 == 258) | (joint[0].0 == 327) | (joint[1].0 == 90))
+        | ((!n[263]) & (joint[1].0 == 89));
+    // n[275]: ((aux 5) e b f 6 7 7)
+    n[275] = ((!n[262]) & (joint[0].0 == 195)) | ((!n[263]) & (joint[1].0 == 27));
     // n[276]: ((aux 6) e f 6 7)
     n[276] = (n[273]) | (n[274]) | (n[275]);
+    // n[277]: ((aux 5) e f b 6 7 7)
+    n[277] = ((!n[262]) & (joint[0].0 == 265)) | ((!n[263]) & (joint[1].0 == 97));
     // n[278]: ((aux 6) e b 6 7)
     n[278] = ((mt[1] & 0x4000000000000000 != 0) | (mt[4] & 0x400 != 0)) | (n[277]);
+    // n[279]: ((aux 5) e f f 6 7 3)
+    n[279] = ((!n[262]) & (joint[0].0 == 266))
+        | ((joint[0].0 == 267) | (joint[1].0 == 99) | (joint[1].0 == 159))
+        | ((!n[263]) & ((joint[1].0 == 98) | (joint[1].0 == 158)));
     // n[280]: ((aux 6) e f 6 3)
     n[280] = (n[279]) | ((mt[2] & 0x4 != 0) | (mt[4] & 0x1000 != 0));
+    // n[281]: ((aux 5) e f b 6 7 3)
+    n[281] = ((!n[262]) & (joint[0].0 == 264))
+        | ((!n[263]) & ((joint[1].0 == 96) | (joint[1].0 == 157)));
     // n[282]: ((aux 6) e b 6 3)
     n[282] = (n[281]) | (mt[4] & 0x18000 != 0);
+    // n[283]: ((aux 5) e d h 6 5 5)
+    n[283] = ((joint[0].0 == 226) | (joint[1].0 == 58))
+        | ((!n[262]) & (joint[0].0 == 227)) | ((!n[263]) & (joint[1].0 == 59));
     // n[284]: ((aux 6) e h 6 5)
     n[284] = (mt[1] & 0x6000 != 0) | (n[283]);
+    // n[285]: ((aux 5) e h d 6 5 5)
+    n[285] = ((joint[0].0 == 290) | (joint[1].0 == 122))
+        | ((!n[262]) & (joint[0].0 == 292)) | ((!n[263]) & (joint[1].0 == 124));
     // n[286]: ((aux 6) e d 6 5)
     n[286] = (mt[1] & 0x60000 != 0) | (n[285]);
+    // n[287]: ((aux 5) e d d 6 3 7)
+    n[287] = ((joint[0].0 == 218) | (joint[0].0 == 313) | (joint[1].0 == 50))
+        | ((!n[262]) & ((joint[0].0 == 220) | (joint[0].0 == 314)))
+        | ((!n[263]) & (joint[1].0 == 52));
+    // n[288]: ((aux 5) e h d 6 3 7)
+    n[288] = ((!n[262]) & ((joint[0].0 == 287) | (joint[0].0 == 334)))
+        | ((!n[263]) & (joint[1].0 == 119));
+    // n[289]: ((aux 5) e h d 6 7 7)
+    n[289] = ((!n[262]) & (joint[0].0 == 294)) | ((!n[263]) & (joint[1].0 == 126));
     // n[290]: ((aux 6) e d 6 7)
     n[290] = (n[287]) | (n[288]) | (n[289]);
+    // n[291]: ((aux 5) e d h 6 7 7)
+    n[291] = ((!n[262]) & (joint[0].0 == 231)) | ((!n[263]) & (joint[1].0 == 63));
     // n[292]: ((aux 6) e h 6 7)
     n[292] = (mt[1] & 0x60000000 != 0) | (n[291]);
+    // n[293]: ((aux 5) e d h 6 7 3)
+    n[293] = ((!n[262]) & (joint[0].0 == 230))
+        | ((!n[263]) & ((joint[1].0 == 62) | (joint[1].0 == 147)));
     // n[294]: ((aux 6) e h 6 3)
     n[294] = (n[293]) | (mt[1] & 0xc00000000 != 0);
+    // n[295]: ((aux 5) e d d 6 7 3)
+    n[295] = ((joint[0].0 == 228) | (joint[1].0 == 60) | (joint[1].0 == 145))
+        | ((!n[262]) & (joint[0].0 == 229))
+        | ((!n[263]) & ((joint[1].0 == 61) | (joint[1].0 == 146)));
     // n[296]: ((aux 6) e d 6 3)
     n[296] = (n[295]) | (mt[1] & 0xc0000000000 != 0);
     // n[297]: ((aux 7) e 6)
@@ -25499,36 +20359,160 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[297] |= n[292];
     n[297] |= n[294];
     n[297] |= n[296];
+    // n[298]: ((aux 8) e b h 6 5 3)
+    n[298] = ((joint[0].0 == 1098) | (joint[0].0 == 1100) | (joint[1].0 == 882)
+        | (joint[1].0 == 884)) | ((!n[262]) & (joint[0].0 == 1103))
+        | ((!n[263]) & (joint[1].0 == 887));
     // n[299]: ((aux 9) e h 6 3)
     n[299] = (mt[2] & 0x700 != 0) | (n[298]);
+    // n[300]: ((aux 8) e b d 6 1 7)
+    n[300] = ((joint[0].0 == 1086) | (joint[0].0 == 1249) | (joint[1].0 == 870))
+        | ((!n[262]) & ((joint[0].0 == 1088) | (joint[0].0 == 1250)))
+        | ((!n[263]) & (joint[1].0 == 872));
+    // n[301]: ((aux 8) e f d 6 1 7)
+    n[301] = ((joint[0].0 == 1176) | (joint[0].0 == 1267) | (joint[1].0 == 960))
+        | ((!n[262])
+            & ({
+                // SET: 4 moves of white, from (triplejump wk f 1 d 3 f 5 d 7), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0, 0x0, 0x0, 0x22000000, 0x50000000000000,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[263]) & ((joint[1].0 == 961) | (joint[1].0 == 965)));
+    // n[302]: ((aux 8) e b d 6 5 7)
+    n[302] = ((!n[262]) & (joint[0].0 == 1099)) | ((!n[263]) & (joint[1].0 == 883));
     // n[303]: ((aux 9) e d 6 7)
     n[303] = (n[300]) | (n[301]) | (mt[2] & 0x8000 != 0) | (n[302]);
+    // n[304]: ((aux 8) e b h 6 5 7)
+    n[304] = ((joint[0].0 == 1101) | (joint[1].0 == 885))
+        | ((!n[262]) & (joint[0].0 == 1104)) | ((!n[263]) & (joint[1].0 == 888));
     // n[305]: ((aux 9) e h 6 7)
     n[305] = (mt[2] & 0xc0000 != 0) | (n[304]);
+    // n[306]: ((aux 8) e f h 6 3 5)
+    n[306] = ((!n[262]) & (joint[0].0 == 1185)) | ((!n[263]) & (joint[1].0 == 969));
+    // n[307]: ((aux 8) e b h 6 3 5)
+    n[307] = ((joint[0].0 == 1093) | (joint[0].0 == 1096) | (joint[1].0 == 877)
+        | (joint[1].0 == 880)) | ((!n[262]) & (joint[0].0 == 1097))
+        | ((!n[263]) & (joint[1].0 == 881));
+    // n[308]: ((aux 8) e b h 6 7 5)
+    n[308] = ((joint[0].0 == 1108) | (joint[1].0 == 892))
+        | ((!n[262]) & (joint[0].0 == 1109)) | ((!n[263]) & (joint[1].0 == 893));
+    // n[309]: ((aux 8) e f h 6 7 5)
+    n[309] = ((!n[262]) & (joint[0].0 == 1194)) | ((!n[263]) & (joint[1].0 == 978));
     // n[310]: ((aux 9) e h 6 5)
     n[310] = (n[306]) | (n[307]) | (n[308]) | (n[309]);
+    // n[311]: ((aux 8) e f h 6 7 1)
+    n[311] = ((!n[262]) & (joint[0].0 == 1193))
+        | ((joint[0].0 == 1197) | (joint[1].0 == 981) | (joint[1].0 == 1055))
+        | ((!n[263]) & ((joint[1].0 == 977) | (joint[1].0 == 1053)));
     // n[312]: ((aux 9) e h 6 1)
     n[312] = (n[311]) | ((mt[3] & 0x20000000000 != 0) | (mt[4] & 0x8000000 != 0));
+    // n[313]: ((aux 8) e f d 6 7 1)
+    n[313] = ((!n[262]) & ((joint[0].0 == 1191) | (joint[0].0 == 1192)))
+        | ((joint[0].0 == 1195) | (joint[1].0 == 979) | (joint[1].0 == 1054))
+        | ((!n[263])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk f 7 d 5 b 3 d 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x18000, 0x18000000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
     // n[314]: ((aux 9) e d 6 1)
     n[314] = (n[313]) | ((mt[3] & 0x6000000000 != 0) | (mt[4] & 0x20000000 != 0));
+    // n[315]: ((aux 8) e f d 6 3 5)
+    n[315] = ((joint[0].0 == 1183) | (joint[1].0 == 967))
+        | ((!n[262]) & (joint[0].0 == 1186)) | ((!n[263]) & (joint[1].0 == 970));
     // n[316]: ((aux 9) e d 6 5)
     n[316] = (n[315]) | ((mt[3] & 0x40000000 != 0) | (mt[4] & 0x80000000 != 0));
+    // n[317]: ((aux 8) e f d 6 5 3)
+    n[317] = ((!n[262]) & (joint[0].0 == 1189))
+        | ((joint[0].0 == 1190) | (joint[1].0 == 974))
+        | ((!n[263]) & (joint[1].0 == 973));
+    // n[318]: ((aux 8) e b d 6 5 3)
+    n[318] = ((!n[262]) & (joint[0].0 == 1102)) | ((!n[263]) & (joint[1].0 == 886));
     // n[319]: ((aux 9) e d 6 3)
     n[319] = (mt[2] & 0x400000 != 0) | (n[317]) | (n[318]);
+    // n[320]: ((aux 8) e h b 6 5 3)
+    n[320] = ((joint[0].0 == 1234) | (joint[0].0 == 1235) | (joint[1].0 == 1018)
+        | (joint[1].0 == 1019)) | ((!n[262]) & (joint[0].0 == 1238))
+        | ((!n[263]) & (joint[1].0 == 1022));
     // n[321]: ((aux 9) e b 6 3)
     n[321] = (mt[4] & 0x1600000000 != 0) | (n[320]);
+    // n[322]: ((aux 8) e h f 6 5 3)
+    n[322] = ((!n[262]) & (joint[0].0 == 1240)) | ((!n[263]) & (joint[1].0 == 1024));
+    // n[323]: ((aux 8) e d f 6 5 3)
+    n[323] = ((joint[0].0 == 1143) | (joint[1].0 == 927))
+        | ((!n[262]) & (joint[0].0 == 1146)) | ((!n[263]) & (joint[1].0 == 930));
     // n[324]: ((aux 9) e f 6 3)
     n[324] = (mt[2] & 0x10000000000 != 0) | (n[322]) | (n[323]);
+    // n[325]: ((aux 8) e d f 6 1 7)
+    n[325] = ((!n[262])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk d 1 b 3 d 5 f 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x2400000000000, 0x0, 0x140000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((joint[0].0 == 1138) | (joint[0].0 == 1261) | (joint[1].0 == 922))
+        | ((!n[263]) & ((joint[1].0 == 918) | (joint[1].0 == 921)));
+    // n[326]: ((aux 8) e h f 6 1 7)
+    n[326] = ((!n[262]) & ((joint[0].0 == 1225) | (joint[0].0 == 1276)))
+        | ((joint[0].0 == 1226) | (joint[0].0 == 1277) | (joint[1].0 == 1010))
+        | ((!n[263]) & (joint[1].0 == 1009));
+    // n[327]: ((aux 8) e h f 6 5 7)
+    n[327] = ((!n[262]) & (joint[0].0 == 1237)) | ((!n[263]) & (joint[1].0 == 1021));
     // n[328]: ((aux 9) e f 6 7)
     n[328] = (n[325]) | (n[326]) | (n[327]) | (mt[2] & 0x800000000000 != 0);
+    // n[329]: ((aux 8) e h b 6 5 7)
+    n[329] = ((joint[0].0 == 1236) | (joint[1].0 == 1020))
+        | ((!n[262]) & (joint[0].0 == 1239)) | ((!n[263]) & (joint[1].0 == 1023));
     // n[330]: ((aux 9) e b 6 7)
     n[330] = (mt[2] & 0x6000000000000 != 0) | (n[329]);
+    // n[331]: ((aux 8) e d b 6 3 5)
+    n[331] = ((!n[262]) & (joint[0].0 == 1141)) | ((!n[263]) & (joint[1].0 == 925));
+    // n[332]: ((aux 8) e h b 6 3 5)
+    n[332] = ((joint[0].0 == 1228) | (joint[0].0 == 1231) | (joint[1].0 == 1012)
+        | (joint[1].0 == 1015)) | ((!n[262]) & (joint[0].0 == 1233))
+        | ((!n[263]) & (joint[1].0 == 1017));
+    // n[333]: ((aux 8) e d b 6 7 5)
+    n[333] = ((!n[262]) & (joint[0].0 == 1151)) | ((!n[263]) & (joint[1].0 == 935));
+    // n[334]: ((aux 8) e h b 6 7 5)
+    n[334] = ((joint[0].0 == 1242) | (joint[1].0 == 1026))
+        | ((!n[262]) & (joint[0].0 == 1244)) | ((!n[263]) & (joint[1].0 == 1028));
     // n[335]: ((aux 9) e b 6 5)
     n[335] = (n[331]) | (n[332]) | (n[333]) | (n[334]);
+    // n[336]: ((aux 8) e d f 6 7 1)
+    n[336] = ((joint[0].0 == 1148) | (joint[1].0 == 932) | (joint[1].0 == 1042))
+        | ((!n[262]) & ((joint[0].0 == 1152) | (joint[0].0 == 1153)))
+        | ((!n[263])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk d 7 f 5 d 3 f 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x30000000000, 0x0, 0x300000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
     // n[337]: ((aux 9) e f 6 1)
     n[337] = (n[336]) | (mt[2] & 0x3800000000000000 != 0);
+    // n[338]: ((aux 8) e d f 6 3 5)
+    n[338] = ((!n[262]) & (joint[0].0 == 1139))
+        | ((joint[0].0 == 1140) | (joint[1].0 == 924))
+        | ((!n[263]) & (joint[1].0 == 923));
     // n[339]: ((aux 9) e f 6 5)
     n[339] = (n[338]) | (mt[3] & 0x3 != 0);
+    // n[340]: ((aux 8) e d b 6 7 1)
+    n[340] = ((joint[0].0 == 1147) | (joint[1].0 == 931) | (joint[1].0 == 1041))
+        | ((!n[262]) & (joint[0].0 == 1150))
+        | ((!n[263]) & ((joint[1].0 == 934) | (joint[1].0 == 1043)));
     // n[341]: ((aux 9) e b 6 1)
     n[341] = (n[340]) | (mt[3] & 0x30 != 0);
     // n[342]: ((aux 10) e 6)
@@ -25602,24 +20586,109 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[346]: ((aux 3) g f 6 5)
+    n[346] = (({
+        // SET: 10 moves of white, from (move wk d 3 f 5), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x40800800200000,
+            0x800100000000, 0x40020000000, 0x204, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk d 3 f 5), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x81001000400000, 0x1000200000000,
+                0x100800000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[344]) & (joint[0].0 == 758))
+        | ((!n[345]) & ((joint[1].0 == 503) | (joint[1].0 == 589)));
+    // n[347]: ((aux 3) g h 6 5)
+    n[347] = (({
+        // SET: 4 moves of white, from (move wk f 3 h 5), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400000200,
+            0x80000000000000, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 458) | (joint[1].0 == 483)) | ((!n[344]) & (joint[0].0 == 727))
+        | ((!n[345]) & ((joint[1].0 == 472) | (joint[1].0 == 573)));
+    // n[348]: ((aux 3) g f 6 7)
+    n[348] = (({
+        // SET: 6 moves of white, from (move wk d 5 f 7), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1080000020000000,
+            0x40000000000, 0x400200000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 6 moves of black, from (move bk d 5 f 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2100000040000000, 0x80000000000,
+                0x1000000000000, 0x80, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[344]) & ((joint[0].0 == 755) | (joint[0].0 == 843)))
+        | ((!n[345]) & (joint[1].0 == 500));
+    // n[349]: ((aux 3) g h 6 7)
+    n[349] = ((!n[344]) & ((joint[0].0 == 721) | (joint[0].0 == 827)))
+        | ((joint[0].0 == 747) | (joint[1].0 == 492) | (joint[1].0 == 584))
+        | ((!n[345]) & (joint[1].0 == 466));
     // n[350]: ((aux 4) g 6)
     n[350] = ((mt[0] & 0x1ae7bf18 != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x3a != 0) | (mt[5] & 0x1200 != 0) | (mt[7] & 0x60000 != 0))
         | (n[346]) | (n[347]) | (n[348]) | (n[349]);
+    // n[351]: ((aux 5) g f f 6 3 7)
+    n[351] = ((joint[0].0 == 257) | (joint[0].0 == 326) | (joint[1].0 == 89))
+        | ((!n[344]) & ((joint[0].0 == 258) | (joint[0].0 == 327)))
+        | ((!n[345]) & (joint[1].0 == 90));
     // n[352]: ((aux 6) g f 6 7)
     n[352] = ((mt[1] & 0x1000000000000000 != 0) | (mt[4] & 0x100 != 0)) | (n[351]);
+    // n[353]: ((aux 5) g f f 6 7 3)
+    n[353] = ((joint[0].0 == 266) | (joint[1].0 == 98) | (joint[1].0 == 158))
+        | ((!n[344]) & (joint[0].0 == 267))
+        | ((!n[345]) & ((joint[1].0 == 99) | (joint[1].0 == 159)));
     // n[354]: ((aux 6) g f 6 3)
     n[354] = (n[353]) | ((mt[2] & 0x4 != 0) | (mt[4] & 0x1000 != 0));
+    // n[355]: ((aux 5) g d h 6 5 5)
+    n[355] = ((joint[0].0 == 226) | (joint[1].0 == 58))
+        | ((!n[344]) & (joint[0].0 == 227)) | ((!n[345]) & (joint[1].0 == 59));
     // n[356]: ((aux 6) g h 6 5)
     n[356] = (mt[1] & 0x6000 != 0) | (n[355]);
+    // n[357]: ((aux 5) g h d 6 5 5)
+    n[357] = ((joint[0].0 == 290) | (joint[1].0 == 122))
+        | ((!n[344]) & (joint[0].0 == 292)) | ((!n[345]) & (joint[1].0 == 124));
     // n[358]: ((aux 6) g d 6 5)
     n[358] = (mt[1] & 0x60000 != 0) | (n[357]);
+    // n[359]: ((aux 5) g h d 6 7 7)
+    n[359] = ((!n[344]) & (joint[0].0 == 294)) | ((!n[345]) & (joint[1].0 == 126));
     // n[360]: ((aux 6) g d 6 7)
     n[360] = (mt[1] & 0x6000000 != 0) | (n[359]);
+    // n[361]: ((aux 5) g d h 6 3 7)
+    n[361] = ((!n[344]) & ((joint[0].0 == 222) | (joint[0].0 == 315)))
+        | ((!n[345]) & (joint[1].0 == 54));
+    // n[362]: ((aux 5) g h h 6 3 7)
+    n[362] = ((!n[344]) & ((joint[0].0 == 288) | (joint[0].0 == 335)))
+        | ((!n[345]) & (joint[1].0 == 120));
+    // n[363]: ((aux 5) g d h 6 7 7)
+    n[363] = ((!n[344]) & (joint[0].0 == 231)) | ((!n[345]) & (joint[1].0 == 63));
     // n[364]: ((aux 6) g h 6 7)
     n[364] = (n[361]) | (n[362]) | (n[363]);
+    // n[365]: ((aux 5) g h h 6 7 3)
+    n[365] = ((!n[344]) & (joint[0].0 == 295))
+        | ((!n[345]) & ((joint[1].0 == 127) | (joint[1].0 == 167)));
     // n[366]: ((aux 6) g h 6 3)
     n[366] = (mt[1] & 0xa00000000 != 0) | (n[365]);
+    // n[367]: ((aux 5) g h d 6 7 3)
+    n[367] = ((!n[344]) & (joint[0].0 == 293))
+        | ((!n[345]) & ((joint[1].0 == 125) | (joint[1].0 == 166)));
     // n[368]: ((aux 6) g d 6 3)
     n[368] = (mt[1] & 0xa0000000000 != 0) | (n[367]);
     // n[369]: ((aux 7) g 6)
@@ -25635,28 +20704,123 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[369] |= n[364];
     n[369] |= n[366];
     n[369] |= n[368];
+    // n[370]: ((aux 8) g b h 6 1 7)
+    n[370] = ((!n[344]) & ((joint[0].0 == 1090) | (joint[0].0 == 1251)))
+        | ((!n[345]) & (joint[1].0 == 874));
+    // n[371]: ((aux 8) g f h 6 1 7)
+    n[371] = ((!n[344])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk f 1 d 3 f 5 h 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x48000000, 0xa0000000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[345]) & ((joint[1].0 == 963) | (joint[1].0 == 966)));
+    // n[372]: ((aux 8) g b h 6 5 7)
+    n[372] = ((!n[344]) & ((joint[0].0 == 1101) | (joint[0].0 == 1104)))
+        | ((!n[345]) & ((joint[1].0 == 885) | (joint[1].0 == 888)));
     // n[373]: ((aux 9) g h 6 7)
     n[373] = (n[370]) | (n[371]) | (n[372]);
+    // n[374]: ((aux 8) g f h 6 3 5)
+    n[374] = ((!n[344]) & (joint[0].0 == 1185)) | ((!n[345]) & (joint[1].0 == 969));
+    // n[375]: ((aux 8) g b h 6 3 5)
+    n[375] = ((joint[0].0 == 1093) | (joint[0].0 == 1096) | (joint[1].0 == 877)
+        | (joint[1].0 == 880)) | ((!n[344]) & (joint[0].0 == 1097))
+        | ((!n[345]) & (joint[1].0 == 881));
+    // n[376]: ((aux 8) g b h 6 7 5)
+    n[376] = ((joint[0].0 == 1108) | (joint[1].0 == 892))
+        | ((!n[344]) & (joint[0].0 == 1109)) | ((!n[345]) & (joint[1].0 == 893));
     // n[377]: ((aux 9) g h 6 5)
     n[377] = (n[374]) | (n[375]) | (n[376]) | (mt[3] & 0x400000000 != 0);
+    // n[378]: ((aux 8) g f h 6 7 1)
+    n[378] = ((joint[0].0 == 1193) | (joint[1].0 == 977) | (joint[1].0 == 1053))
+        | ((!n[344]) & (joint[0].0 == 1197))
+        | ((!n[345]) & ((joint[1].0 == 981) | (joint[1].0 == 1055)));
     // n[379]: ((aux 9) g h 6 1)
     n[379] = (n[378]) | ((mt[3] & 0x20000000000 != 0) | (mt[4] & 0x8000000 != 0));
+    // n[380]: ((aux 8) g f d 6 7 1)
+    n[380] = ((joint[0].0 == 1191) | (joint[0].0 == 1192)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk f 7 d 5 b 3 d 1), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x18000, 0x18000000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[344]) & (joint[0].0 == 1195))
+        | ((!n[345]) & ((joint[1].0 == 979) | (joint[1].0 == 1054)));
     // n[381]: ((aux 9) g d 6 1)
     n[381] = (n[380]) | ((mt[3] & 0x6000000000 != 0) | (mt[4] & 0x20000000 != 0));
+    // n[382]: ((aux 8) g f d 6 3 5)
+    n[382] = ((joint[0].0 == 1183) | (joint[1].0 == 967))
+        | ((!n[344]) & (joint[0].0 == 1186)) | ((!n[345]) & (joint[1].0 == 970));
+    // n[383]: ((aux 8) g f d 6 7 5)
+    n[383] = ((!n[344]) & (joint[0].0 == 1196)) | ((!n[345]) & (joint[1].0 == 980));
     // n[384]: ((aux 9) g d 6 5)
     n[384] = (n[382]) | (mt[4] & 0x80000000 != 0) | (n[383]);
+    // n[385]: ((aux 8) g h b 6 5 3)
+    n[385] = ((joint[0].0 == 1234) | (joint[0].0 == 1235) | (joint[1].0 == 1018)
+        | (joint[1].0 == 1019)) | ((!n[344]) & (joint[0].0 == 1238))
+        | ((!n[345]) & (joint[1].0 == 1022));
     // n[386]: ((aux 9) g b 6 3)
     n[386] = (mt[4] & 0x1600000000 != 0) | (n[385]);
+    // n[387]: ((aux 8) g h f 6 5 3)
+    n[387] = ((!n[344]) & (joint[0].0 == 1240)) | ((!n[345]) & (joint[1].0 == 1024));
+    // n[388]: ((aux 8) g d f 6 5 3)
+    n[388] = ((joint[0].0 == 1143) | (joint[1].0 == 927))
+        | ((!n[344]) & (joint[0].0 == 1146)) | ((!n[345]) & (joint[1].0 == 930));
     // n[389]: ((aux 9) g f 6 3)
     n[389] = (mt[2] & 0x10000000000 != 0) | (n[387]) | (n[388]);
+    // n[390]: ((aux 8) g d f 6 1 7)
+    n[390] = (({
+        // SET: 4 moves of white, from (triplejump wk d 1 b 3 d 5 f 7), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x2400000000000, 0x0, 0x140000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 918) | (joint[1].0 == 921))
+        | ((!n[344]) & ((joint[0].0 == 1138) | (joint[0].0 == 1261)))
+        | ((!n[345]) & (joint[1].0 == 922));
+    // n[391]: ((aux 8) g h f 6 1 7)
+    n[391] = ((joint[0].0 == 1225) | (joint[0].0 == 1276) | (joint[1].0 == 1009))
+        | ((!n[344]) & ((joint[0].0 == 1226) | (joint[0].0 == 1277)))
+        | ((!n[345]) & (joint[1].0 == 1010));
+    // n[392]: ((aux 8) g d f 6 5 7)
+    n[392] = ((!n[344]) & (joint[0].0 == 1145)) | ((!n[345]) & (joint[1].0 == 929));
     // n[393]: ((aux 9) g f 6 7)
     n[393] = (n[390]) | (n[391]) | (mt[2] & 0x400000000000 != 0) | (n[392]);
+    // n[394]: ((aux 8) g h b 6 5 7)
+    n[394] = ((joint[0].0 == 1236) | (joint[1].0 == 1020))
+        | ((!n[344]) & (joint[0].0 == 1239)) | ((!n[345]) & (joint[1].0 == 1023));
     // n[395]: ((aux 9) g b 6 7)
     n[395] = (mt[2] & 0x6000000000000 != 0) | (n[394]);
+    // n[396]: ((aux 8) g h b 6 7 5)
+    n[396] = ((!n[344]) & ((joint[0].0 == 1242) | (joint[0].0 == 1244)))
+        | ((!n[345]) & ((joint[1].0 == 1026) | (joint[1].0 == 1028)));
     // n[397]: ((aux 9) g b 6 5)
     n[397] = (mt[2] & 0xe0000000000000 != 0) | (n[396]);
+    // n[398]: ((aux 8) g h f 6 7 1)
+    n[398] = ((!n[344]) & ((joint[0].0 == 1243) | (joint[0].0 == 1245)))
+        | ((!n[345])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk h 7 f 5 d 3 f 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0, 0x3000000028, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
     // n[399]: ((aux 9) g f 6 1)
     n[399] = (mt[2] & 0x3400000000000000 != 0) | (n[398]);
+    // n[400]: ((aux 8) g h b 6 7 1)
+    n[400] = ((!n[344]) & (joint[0].0 == 1241))
+        | ((!n[345]) & ((joint[1].0 == 1025) | (joint[1].0 == 1059)));
     // n[401]: ((aux 9) g b 6 1)
     n[401] = (mt[3] & 0x28 != 0) | (n[400]);
     // n[402]: ((aux 10) g 6)
@@ -25724,23 +20888,111 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[406]: ((aux 3) c b 2 3)
+    n[406] = (({
+        // SET: 5 moves of white, from (move wk a 2 b 3), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x100000000050000, 0x400000,
+            0x200000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 7 moves of black, from (move bk a 2 b 3), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000a0000, 0x800000, 0x800000000000000,
+                0x10002000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[405]) & ((joint[0].0 == 650) | (joint[0].0 == 790)))
+        | ((!n[404]) & (joint[1].0 == 395));
+    // n[407]: ((aux 3) c d 2 3)
+    n[407] = ((!n[405]) & ((joint[0].0 == 606) | (joint[0].0 == 769)))
+        | (({
+            // SET: 8 moves of white, from (move wk b 5 d 3), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400020000000000,
+                0x4000104000000000, 0x400, 0x1002000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 10 moves of black, from (move bk b 5 d 3), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x800040000000000, 0x8000208000000000,
+                    0x800, 0x40008000004040, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[404]) & (joint[1].0 == 351));
+    // n[408]: ((aux 3) c b 2 1)
+    n[408] = ((joint[0].0 == 591) | (joint[1].0 == 336) | (joint[1].0 == 506))
+        | ((!n[405]) & (joint[0].0 == 654))
+        | ((!n[404]) & ((joint[1].0 == 399) | (joint[1].0 == 536)));
+    // n[409]: ((aux 3) c d 2 1)
+    n[409] = ((!n[405]) & (joint[0].0 == 611))
+        | ((joint[0].0 == 677) | (joint[0].0 == 706)
+            | ({
+                // SET: 4 moves of black, from (move bk e 2 d 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000, 0x8, 0x4001000000000,
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[404]) & ((joint[1].0 == 356) | (joint[1].0 == 515)));
     // n[410]: ((aux 4) c 2)
     n[410] = ((mt[0] & 0x1ebffed8 != 0) | (mt[4] & 0x12 != 0) | (mt[5] & 0x200 != 0)
         | (mt[7] & 0x300000000000 != 0)) | (n[406]) | (n[407]) | (n[408]) | (n[409]);
+    // n[411]: ((aux 5) c b f 2 1 5)
+    n[411] = ((!n[405]) & ((joint[0].0 == 184) | (joint[0].0 == 301)))
+        | ((!n[404]) & (joint[1].0 == 16));
     // n[412]: ((aux 6) c f 2 5)
     n[412] = (n[411]) | (mt[0] & 0xc000000000 != 0);
+    // n[413]: ((aux 5) c b b 2 1 5)
+    n[413] = ((!n[405]) & ((joint[0].0 == 182) | (joint[0].0 == 300)))
+        | ((!n[404]) & (joint[1].0 == 14));
     // n[414]: ((aux 6) c b 2 5)
     n[414] = (n[413]) | (mt[0] & 0xc0000000000 != 0);
+    // n[415]: ((aux 5) c b f 2 1 1)
+    n[415] = ((!n[405]) & (joint[0].0 == 183)) | ((!n[404]) & (joint[1].0 == 15));
     // n[416]: ((aux 6) c f 2 1)
     n[416] = (mt[0] & 0x600000000000 != 0) | (n[415]);
+    // n[417]: ((aux 5) c b f 2 3 3)
+    n[417] = ((!n[405]) & (joint[0].0 == 185))
+        | ((joint[0].0 == 187) | (joint[1].0 == 19)) | ((!n[404]) & (joint[1].0 == 17));
     // n[418]: ((aux 6) c f 2 3)
     n[418] = (mt[2] & 0x6 != 0) | (n[417]);
+    // n[419]: ((aux 5) c f b 2 5 1)
+    n[419] = ((!n[405]) & (joint[0].0 == 259))
+        | ((!n[404]) & ((joint[1].0 == 91) | (joint[1].0 == 154)));
+    // n[420]: ((aux 5) c b b 2 5 1)
+    n[420] = ((!n[405]) & (joint[0].0 == 189))
+        | ((!n[404]) & ((joint[1].0 == 21) | (joint[1].0 == 132)));
+    // n[421]: ((aux 5) c f b 2 1 1)
+    n[421] = ((!n[405]) & (joint[0].0 == 250)) | ((!n[404]) & (joint[1].0 == 82));
     // n[422]: ((aux 6) c b 2 1)
     n[422] = (n[419]) | (n[420]) | (n[421]);
+    // n[423]: ((aux 5) c f b 2 3 3)
+    n[423] = ((!n[405]) & (joint[0].0 == 254))
+        | ((joint[0].0 == 255) | (joint[1].0 == 87)) | ((!n[404]) & (joint[1].0 == 86));
     // n[424]: ((aux 6) c b 2 3)
     n[424] = (mt[4] & 0xc000 != 0) | (n[423]);
+    // n[425]: ((aux 5) c d d 2 1 5)
+    n[425] = ((!n[405]) & ((joint[0].0 == 214) | (joint[0].0 == 310)))
+        | ((joint[0].0 == 215) | (joint[0].0 == 311) | (joint[1].0 == 47))
+        | ((!n[404]) & (joint[1].0 == 46));
     // n[426]: ((aux 6) c d 2 5)
     n[426] = (n[425]) | (mt[1] & 0xc0000 != 0);
+    // n[427]: ((aux 5) c d d 2 5 1)
+    n[427] = ((!n[405]) & (joint[0].0 == 223))
+        | ((joint[0].0 == 224) | (joint[1].0 == 56) | (joint[1].0 == 143))
+        | ((!n[404]) & ((joint[1].0 == 55) | (joint[1].0 == 142)));
     // n[428]: ((aux 6) c d 2 1)
     n[428] = (mt[1] & 0xa000000000 != 0) | (n[427]);
     // n[429]: ((aux 7) c 2)
@@ -25756,28 +21008,127 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[429] |= n[424];
     n[429] |= n[426];
     n[429] |= n[428];
+    // n[430]: ((aux 8) c b h 2 1 3)
+    n[430] = ((!n[405]) & ((joint[0].0 == 1087) | (joint[0].0 == 1089)))
+        | ((!n[404]) & ((joint[1].0 == 871) | (joint[1].0 == 873)));
     // n[431]: ((aux 9) c h 2 3)
     n[431] = (n[430]) | (mt[2] & 0xe00 != 0);
+    // n[432]: ((aux 8) c b d 2 1 7)
+    n[432] = ((!n[405])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk b 1 d 3 b 5 d 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x4000000000000000, 0x1, 0x0, 0x600000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[404]) & ((joint[1].0 == 870) | (joint[1].0 == 872)));
     // n[433]: ((aux 9) c d 2 7)
     n[433] = (n[432]) | (mt[2] & 0x1c000 != 0);
+    // n[434]: ((aux 8) c b h 2 1 7)
+    n[434] = ((!n[405]) & ((joint[0].0 == 1090) | (joint[0].0 == 1251)))
+        | ((!n[404]) & (joint[1].0 == 874));
     // n[435]: ((aux 9) c h 2 7)
     n[435] = (n[434]) | (mt[2] & 0x180000 != 0);
+    // n[436]: ((aux 8) c b h 2 3 5)
+    n[436] = ((!n[405]) & (joint[0].0 == 1093))
+        | ((joint[0].0 == 1096) | (joint[0].0 == 1097) | (joint[1].0 == 880)
+            | (joint[1].0 == 881)) | ((!n[404]) & (joint[1].0 == 877));
     // n[437]: ((aux 9) c h 2 5)
     n[437] = (mt[3] & 0x700000000 != 0) | (n[436]);
+    // n[438]: ((aux 8) c b h 2 3 1)
+    n[438] = ((!n[405]) & (joint[0].0 == 1092))
+        | ((joint[0].0 == 1095) | (joint[1].0 == 879))
+        | ((!n[404]) & (joint[1].0 == 876));
     // n[439]: ((aux 9) c h 2 1)
     n[439] = (mt[3] & 0x30000000000 != 0) | (n[438]);
+    // n[440]: ((aux 8) c f d 2 7 1)
+    n[440] = ((!n[405]) & (joint[0].0 == 1191))
+        | ((joint[0].0 == 1192) | (joint[0].0 == 1195)
+            | ({
+                // SET: 4 moves of black, from (triplejump bk f 7 d 5 f 3 d 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x90000, 0x50000000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[404]) & ((joint[1].0 == 975) | (joint[1].0 == 1051)));
+    // n[441]: ((aux 8) c b d 2 7 1)
+    n[441] = ((!n[405]) & (joint[0].0 == 1105))
+        | ((joint[0].0 == 1106) | (joint[1].0 == 890) | (joint[1].0 == 1034))
+        | ((!n[404]) & ((joint[1].0 == 889) | (joint[1].0 == 1033)));
+    // n[442]: ((aux 8) c f d 2 3 1)
+    n[442] = ((!n[405]) & (joint[0].0 == 1184)) | ((!n[404]) & (joint[1].0 == 968));
     // n[443]: ((aux 9) c d 2 1)
     n[443] = (n[440]) | (n[441]) | (n[442]) | (mt[4] & 0x20000000 != 0);
+    // n[444]: ((aux 8) c f d 2 3 5)
+    n[444] = ((!n[405]) & (joint[0].0 == 1183))
+        | ((joint[0].0 == 1186) | (joint[1].0 == 970))
+        | ((!n[404]) & (joint[1].0 == 967));
+    // n[445]: ((aux 8) c b d 2 3 5)
+    n[445] = ((!n[405]) & (joint[0].0 == 1091)) | ((!n[404]) & (joint[1].0 == 875));
     // n[446]: ((aux 9) c d 2 5)
     n[446] = (n[444]) | (n[445]) | (mt[3] & 0x40000000 != 0);
+    // n[447]: ((aux 8) c h b 2 1 3)
+    n[447] = ((!n[405]) & (joint[0].0 == 1222))
+        | ((joint[0].0 == 1223) | (joint[1].0 == 1007))
+        | ((!n[404]) & (joint[1].0 == 1006));
+    // n[448]: ((aux 8) c h b 2 5 3)
+    n[448] = ((!n[405]) & (joint[0].0 == 1234))
+        | ((joint[0].0 == 1235) | (joint[0].0 == 1238) | (joint[1].0 == 1019)
+            | (joint[1].0 == 1022)) | ((!n[404]) & (joint[1].0 == 1018));
+    // n[449]: ((aux 8) c d b 2 5 3)
+    n[449] = ((!n[405]) & (joint[0].0 == 1144)) | ((!n[404]) & (joint[1].0 == 928));
     // n[450]: ((aux 9) c b 2 3)
     n[450] = (mt[4] & 0x200000000 != 0) | (n[447]) | (n[448]) | (n[449]);
+    // n[451]: ((aux 8) c d f 2 1 3)
+    n[451] = ((!n[405]) & (joint[0].0 == 1133)) | ((!n[404]) & (joint[1].0 == 917));
+    // n[452]: ((aux 8) c d f 2 5 3)
+    n[452] = ((!n[405]) & (joint[0].0 == 1143))
+        | ((joint[0].0 == 1146) | (joint[1].0 == 930))
+        | ((!n[404]) & (joint[1].0 == 927));
     // n[453]: ((aux 9) c f 2 3)
     n[453] = (n[451]) | (mt[2] & 0x20000000000 != 0) | (n[452]);
+    // n[454]: ((aux 8) c d f 2 1 7)
+    n[454] = ((!n[405]) & ((joint[0].0 == 1134) | (joint[0].0 == 1258)))
+        | (({
+            // SET: 4 moves of white, from (triplejump wk d 1 f 3 d 5 f 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x6000000000000, 0x0, 0x300000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        }) | (joint[1].0 == 921) | (joint[1].0 == 922))
+        | ((!n[404]) & (joint[1].0 == 918));
     // n[455]: ((aux 9) c f 2 7)
     n[455] = (n[454]) | (mt[2] & 0xe00000000000 != 0);
+    // n[456]: ((aux 8) c d b 2 1 7)
+    n[456] = ((!n[405]) & ((joint[0].0 == 1132) | (joint[0].0 == 1257)))
+        | ((joint[0].0 == 1136) | (joint[0].0 == 1259) | (joint[1].0 == 920))
+        | ((!n[404]) & (joint[1].0 == 916));
     // n[457]: ((aux 9) c b 2 7)
     n[457] = (n[456]) | (mt[2] & 0xc000000000000 != 0);
+    // n[458]: ((aux 8) c d b 2 7 1)
+    n[458] = ((!n[405]) & ((joint[0].0 == 1147) | (joint[0].0 == 1150)))
+        | ((!n[404])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk d 7 b 5 d 3 b 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x4800000000, 0x0, 0xa0000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
+    // n[459]: ((aux 8) c h b 2 7 1)
+    n[459] = ((!n[405]) & (joint[0].0 == 1241))
+        | ((!n[404]) & ((joint[1].0 == 1025) | (joint[1].0 == 1059)));
+    // n[460]: ((aux 8) c h b 2 3 1)
+    n[460] = ((!n[405]) & ((joint[0].0 == 1227) | (joint[0].0 == 1230)))
+        | ((!n[404]) & ((joint[1].0 == 1011) | (joint[1].0 == 1014)));
     // n[461]: ((aux 9) c b 2 1)
     n[461] = (n[458]) | (n[459]) | (n[460]);
     // n[462]: ((aux 10) c 2)
@@ -25847,32 +21198,147 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[466]: ((aux 3) e d 2 3)
+    n[466] = (({
+        // SET: 8 moves of white, from (move wk b 1 d 3), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x410020040000000,
+            0x100000000000, 0x400, 0x1002, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 10 moves of black, from (move bk b 1 d 3), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x820040080000000, 0x200000000000, 0x800,
+                0x40008000004040, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[465]) & ((joint[0].0 == 702) | (joint[0].0 == 816)))
+        | ((!n[464]) & (joint[1].0 == 447));
+    // n[467]: ((aux 3) e f 2 3)
+    n[467] = ((!n[465]) & ((joint[0].0 == 653) | (joint[0].0 == 793)))
+        | (({
+            // SET: 8 moves of white, from (move wk d 5 f 3), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400010000000,
+                0x4100084000000, 0x8000000000000000, 0x80, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 10 moves of black, from (move bk d 5 f 3), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800020000000, 0x8200108000000,
+                    0x10080000000, 0x802, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[464]) & (joint[1].0 == 398));
+    // n[468]: ((aux 3) e f 2 1)
+    n[468] = ((!n[465]) & (joint[0].0 == 660))
+        | ((joint[0].0 == 729) | (joint[0].0 == 750)
+            | ({
+                // SET: 4 moves of black, from (move bk g 2 f 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800004000000,
+                    0x4000000000000000, 0x200, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[464]) & ((joint[1].0 == 405) | (joint[1].0 == 539)));
+    // n[469]: ((aux 3) e d 2 1)
+    n[469] = ((joint[0].0 == 611) | (joint[0].0 == 627)
+        | ({
+            // SET: 4 moves of black, from (move bk b 3 d 1), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x10001000000000, 0x0, 0x0, 0x808, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[465]) & (joint[0].0 == 706))
+        | ((!n[464]) & ((joint[1].0 == 451) | (joint[1].0 == 562)));
     // n[470]: ((aux 4) e 2)
     n[470] = ((mt[0] & 0x1edf7cd4 != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x1a != 0) | (mt[5] & 0x1000 != 0) | (mt[8] & 0x600 != 0)) | (n[466])
         | (n[467]) | (n[468]) | (n[469]);
+    // n[471]: ((aux 5) e f f 2 1 5)
+    n[471] = ((!n[465]) & ((joint[0].0 == 252) | (joint[0].0 == 323)))
+        | ((joint[0].0 == 253) | (joint[0].0 == 324) | (joint[1].0 == 85))
+        | ((!n[464]) & (joint[1].0 == 84));
     // n[472]: ((aux 6) e f 2 5)
     n[472] = (mt[0] & 0xa000000000 != 0) | (n[471]);
+    // n[473]: ((aux 5) e f b 2 1 5)
+    n[473] = ((!n[465]) & ((joint[0].0 == 251) | (joint[0].0 == 322)))
+        | ((!n[464]) & (joint[1].0 == 83));
     // n[474]: ((aux 6) e b 2 5)
     n[474] = (mt[0] & 0xa0000000000 != 0) | (n[473]);
+    // n[475]: ((aux 5) e b f 2 5 1)
+    n[475] = ((!n[465]) & (joint[0].0 == 190))
+        | ((!n[464]) & ((joint[1].0 == 22) | (joint[1].0 == 133)));
+    // n[476]: ((aux 5) e f f 2 5 1)
+    n[476] = ((!n[465]) & (joint[0].0 == 261))
+        | ((joint[0].0 == 263) | (joint[1].0 == 95) | (joint[1].0 == 156))
+        | ((!n[464]) & ((joint[1].0 == 93) | (joint[1].0 == 155)));
+    // n[477]: ((aux 5) e b f 2 1 1)
+    n[477] = ((!n[465]) & (joint[0].0 == 183)) | ((!n[464]) & (joint[1].0 == 15));
     // n[478]: ((aux 6) e f 2 1)
     n[478] = (n[475]) | (n[476]) | (n[477]);
+    // n[479]: ((aux 5) e b f 2 3 3)
+    n[479] = ((!n[465]) & (joint[0].0 == 185))
+        | ((joint[0].0 == 187) | (joint[1].0 == 19)) | ((!n[464]) & (joint[1].0 == 17));
     // n[480]: ((aux 6) e f 2 3)
     n[480] = (mt[2] & 0x6 != 0) | (n[479]);
+    // n[481]: ((aux 5) e f b 2 1 1)
+    n[481] = ((!n[465]) & (joint[0].0 == 250)) | ((!n[464]) & (joint[1].0 == 82));
     // n[482]: ((aux 6) e b 2 1)
     n[482] = (mt[0] & 0x6000000000000 != 0) | (n[481]);
+    // n[483]: ((aux 5) e f b 2 3 3)
+    n[483] = ((!n[465]) & (joint[0].0 == 254))
+        | ((joint[0].0 == 255) | (joint[1].0 == 87)) | ((!n[464]) & (joint[1].0 == 86));
     // n[484]: ((aux 6) e b 2 3)
     n[484] = (mt[4] & 0xc000 != 0) | (n[483]);
+    // n[485]: ((aux 5) e d h 2 1 5)
+    n[485] = ((!n[465]) & ((joint[0].0 == 217) | (joint[0].0 == 312)))
+        | ((!n[464]) & (joint[1].0 == 49));
     // n[486]: ((aux 6) e h 2 5)
     n[486] = (n[485]) | (mt[1] & 0xc000 != 0);
+    // n[487]: ((aux 5) e d d 2 1 5)
+    n[487] = ((joint[0].0 == 214) | (joint[0].0 == 310) | (joint[1].0 == 46))
+        | ((!n[465]) & ((joint[0].0 == 215) | (joint[0].0 == 311)))
+        | ((!n[464]) & (joint[1].0 == 47));
     // n[488]: ((aux 6) e d 2 5)
     n[488] = (n[487]) | (mt[1] & 0xc0000 != 0);
+    // n[489]: ((aux 5) e d h 2 1 1)
+    n[489] = ((!n[465]) & (joint[0].0 == 216)) | ((!n[464]) & (joint[1].0 == 48));
     // n[490]: ((aux 6) e h 2 1)
     n[490] = (mt[1] & 0x600000 != 0) | (n[489]);
+    // n[491]: ((aux 5) e d h 2 3 3)
+    n[491] = ((!n[465]) & (joint[0].0 == 219))
+        | ((joint[0].0 == 221) | (joint[1].0 == 53)) | ((!n[464]) & (joint[1].0 == 51));
     // n[492]: ((aux 6) e h 2 3)
     n[492] = (mt[1] & 0x600000000 != 0) | (n[491]);
+    // n[493]: ((aux 5) e h d 2 5 1)
+    n[493] = ((!n[465]) & (joint[0].0 == 289))
+        | ((!n[464]) & ((joint[1].0 == 121) | (joint[1].0 == 164)));
+    // n[494]: ((aux 5) e d d 2 5 1)
+    n[494] = ((joint[0].0 == 223) | (joint[1].0 == 55) | (joint[1].0 == 142))
+        | ((!n[465]) & (joint[0].0 == 224))
+        | ((!n[464]) & ((joint[1].0 == 56) | (joint[1].0 == 143)));
+    // n[495]: ((aux 5) e h d 2 1 1)
+    n[495] = ((!n[465]) & (joint[0].0 == 282)) | ((!n[464]) & (joint[1].0 == 114));
     // n[496]: ((aux 6) e d 2 1)
     n[496] = (n[493]) | (n[494]) | (n[495]);
+    // n[497]: ((aux 5) e h d 2 3 3)
+    n[497] = ((!n[465]) & (joint[0].0 == 285))
+        | ((joint[0].0 == 286) | (joint[1].0 == 118))
+        | ((!n[464]) & (joint[1].0 == 117));
     // n[498]: ((aux 6) e d 2 3)
     n[498] = (mt[1] & 0x60000000000 != 0) | (n[497]);
     // n[499]: ((aux 7) e 2)
@@ -25892,36 +21358,164 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[499] |= n[492];
     n[499] |= n[496];
     n[499] |= n[498];
+    // n[500]: ((aux 8) e b h 2 1 3)
+    n[500] = ((!n[465]) & (joint[0].0 == 1087))
+        | ((joint[0].0 == 1089) | (joint[1].0 == 873))
+        | ((!n[464]) & (joint[1].0 == 871));
+    // n[501]: ((aux 8) e f h 2 1 3)
+    n[501] = ((!n[465]) & (joint[0].0 == 1178)) | ((!n[464]) & (joint[1].0 == 962));
+    // n[502]: ((aux 8) e f h 2 5 3)
+    n[502] = ((!n[465]) & (joint[0].0 == 1188)) | ((!n[464]) & (joint[1].0 == 972));
+    // n[503]: ((aux 8) e b h 2 5 3)
+    n[503] = ((!n[465]) & (joint[0].0 == 1098))
+        | ((joint[0].0 == 1100) | (joint[0].0 == 1103) | (joint[1].0 == 884)
+            | (joint[1].0 == 887)) | ((!n[464]) & (joint[1].0 == 882));
     // n[504]: ((aux 9) e h 2 3)
     n[504] = (n[500]) | (n[501]) | (n[502]) | (n[503]);
+    // n[505]: ((aux 8) e f d 2 1 7)
+    n[505] = ((!n[465])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk f 1 d 3 b 5 d 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x3000000, 0x18000000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((joint[0].0 == 1181) | (joint[0].0 == 1270) | (joint[1].0 == 965))
+        | ((!n[464]) & ((joint[1].0 == 960) | (joint[1].0 == 961)));
     // n[506]: ((aux 9) e d 2 7)
     n[506] = (mt[2] & 0x1a000 != 0) | (n[505]);
+    // n[507]: ((aux 8) e f h 2 1 7)
+    n[507] = ((!n[465]) & ((joint[0].0 == 1179) | (joint[0].0 == 1269)))
+        | ((joint[0].0 == 1182) | (joint[0].0 == 1271) | (joint[1].0 == 966))
+        | ((!n[464]) & (joint[1].0 == 963));
     // n[508]: ((aux 9) e h 2 7)
     n[508] = (mt[2] & 0x140000 != 0) | (n[507]);
+    // n[509]: ((aux 8) e b h 2 3 5)
+    n[509] = ((!n[465]) & (joint[0].0 == 1093))
+        | ((joint[0].0 == 1096) | (joint[0].0 == 1097) | (joint[1].0 == 880)
+            | (joint[1].0 == 881)) | ((!n[464]) & (joint[1].0 == 877));
     // n[510]: ((aux 9) e h 2 5)
     n[510] = (mt[3] & 0x700000000 != 0) | (n[509]);
+    // n[511]: ((aux 8) e b h 2 3 1)
+    n[511] = ((!n[465]) & (joint[0].0 == 1092))
+        | ((joint[0].0 == 1095) | (joint[1].0 == 879))
+        | ((!n[464]) & (joint[1].0 == 876));
     // n[512]: ((aux 9) e h 2 1)
     n[512] = (mt[3] & 0x30000000000 != 0) | (n[511]);
+    // n[513]: ((aux 8) e f d 2 7 1)
+    n[513] = ((joint[0].0 == 1191) | (joint[1].0 == 975) | (joint[1].0 == 1051))
+        | ((!n[465]) & ((joint[0].0 == 1192) | (joint[0].0 == 1195)))
+        | ((!n[464])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk f 7 d 5 f 3 d 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x90000, 0x50000000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
+    // n[514]: ((aux 8) e b d 2 7 1)
+    n[514] = ((joint[0].0 == 1105) | (joint[1].0 == 889) | (joint[1].0 == 1033))
+        | ((!n[465]) & (joint[0].0 == 1106))
+        | ((!n[464]) & ((joint[1].0 == 890) | (joint[1].0 == 1034)));
+    // n[515]: ((aux 8) e b d 2 3 1)
+    n[515] = ((!n[465]) & (joint[0].0 == 1094)) | ((!n[464]) & (joint[1].0 == 878));
     // n[516]: ((aux 9) e d 2 1)
     n[516] = (n[513]) | (n[514]) | (mt[3] & 0x4000000000 != 0) | (n[515]);
+    // n[517]: ((aux 8) e f d 2 3 5)
+    n[517] = ((!n[465]) & (joint[0].0 == 1183))
+        | ((joint[0].0 == 1186) | (joint[1].0 == 970))
+        | ((!n[464]) & (joint[1].0 == 967));
+    // n[518]: ((aux 8) e b d 2 3 5)
+    n[518] = ((!n[465]) & (joint[0].0 == 1091)) | ((!n[464]) & (joint[1].0 == 875));
     // n[519]: ((aux 9) e d 2 5)
     n[519] = (n[517]) | (n[518]) | (mt[3] & 0x40000000 != 0);
+    // n[520]: ((aux 8) e f d 2 5 3)
+    n[520] = ((joint[0].0 == 1189) | (joint[1].0 == 973))
+        | ((!n[465]) & (joint[0].0 == 1190)) | ((!n[464]) & (joint[1].0 == 974));
     // n[521]: ((aux 9) e d 2 3)
     n[521] = (mt[2] & 0x1400000 != 0) | (n[520]);
+    // n[522]: ((aux 8) e d b 2 1 3)
+    n[522] = ((!n[465]) & (joint[0].0 == 1135)) | ((!n[464]) & (joint[1].0 == 919));
+    // n[523]: ((aux 8) e h b 2 1 3)
+    n[523] = ((!n[465]) & (joint[0].0 == 1222))
+        | ((joint[0].0 == 1223) | (joint[1].0 == 1007))
+        | ((!n[464]) & (joint[1].0 == 1006));
+    // n[524]: ((aux 8) e h b 2 5 3)
+    n[524] = ((!n[465]) & (joint[0].0 == 1234))
+        | ((joint[0].0 == 1235) | (joint[0].0 == 1238) | (joint[1].0 == 1019)
+            | (joint[1].0 == 1022)) | ((!n[464]) & (joint[1].0 == 1018));
+    // n[525]: ((aux 8) e d b 2 5 3)
+    n[525] = ((!n[465]) & (joint[0].0 == 1144)) | ((!n[464]) & (joint[1].0 == 928));
     // n[526]: ((aux 9) e b 2 3)
     n[526] = (n[522]) | (n[523]) | (n[524]) | (n[525]);
+    // n[527]: ((aux 8) e d f 2 5 3)
+    n[527] = ((!n[465]) & (joint[0].0 == 1143))
+        | ((joint[0].0 == 1146) | (joint[1].0 == 930))
+        | ((!n[464]) & (joint[1].0 == 927));
     // n[528]: ((aux 9) e f 2 3)
     n[528] = (mt[2] & 0x30000000000 != 0) | (n[527]);
+    // n[529]: ((aux 8) e d f 2 1 7)
+    n[529] = ((joint[0].0 == 1134) | (joint[0].0 == 1258) | (joint[1].0 == 918))
+        | ((!n[465])
+            & ({
+                // SET: 4 moves of white, from (triplejump wk d 1 f 3 d 5 f 7), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0, 0x0, 0x6000000000000, 0x0, 0x300000000000,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[464]) & ((joint[1].0 == 921) | (joint[1].0 == 922)));
     // n[530]: ((aux 9) e f 2 7)
     n[530] = (n[529]) | (mt[2] & 0xe00000000000 != 0);
+    // n[531]: ((aux 8) e d b 2 1 7)
+    n[531] = ((joint[0].0 == 1132) | (joint[0].0 == 1257) | (joint[1].0 == 916))
+        | ((!n[465]) & ((joint[0].0 == 1136) | (joint[0].0 == 1259)))
+        | ((!n[464]) & (joint[1].0 == 920));
     // n[532]: ((aux 9) e b 2 7)
     n[532] = (n[531]) | (mt[2] & 0xc000000000000 != 0);
+    // n[533]: ((aux 8) e h b 2 3 5)
+    n[533] = ((!n[465]) & (joint[0].0 == 1228))
+        | ((joint[0].0 == 1231) | (joint[0].0 == 1233) | (joint[1].0 == 1015)
+            | (joint[1].0 == 1017)) | ((!n[464]) & (joint[1].0 == 1012));
     // n[534]: ((aux 9) e b 2 5)
     n[534] = (mt[2] & 0x1a0000000000000 != 0) | (n[533]);
+    // n[535]: ((aux 8) e d f 2 7 1)
+    n[535] = ((!n[465]) & ((joint[0].0 == 1148) | (joint[0].0 == 1152)))
+        | ((joint[0].0 == 1153) | (joint[1].0 == 937) | (joint[1].0 == 1045))
+        | ((!n[464])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk d 7 b 5 d 3 f 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x11000000000, 0x0, 0x140000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
+    // n[536]: ((aux 8) e h f 2 7 1)
+    n[536] = ((!n[465]) & (joint[0].0 == 1243))
+        | ((joint[0].0 == 1245) | (joint[1].0 == 1029) | (joint[1].0 == 1061))
+        | ((!n[464]) & ((joint[1].0 == 1027) | (joint[1].0 == 1060)));
+    // n[537]: ((aux 8) e h f 2 3 1)
+    n[537] = ((!n[465]) & (joint[0].0 == 1232)) | ((!n[464]) & (joint[1].0 == 1016));
     // n[538]: ((aux 9) e f 2 1)
     n[538] = (n[535]) | (n[536]) | (mt[2] & 0x1000000000000000 != 0) | (n[537]);
+    // n[539]: ((aux 8) e d f 2 3 5)
+    n[539] = ((joint[0].0 == 1139) | (joint[1].0 == 923))
+        | ((!n[465]) & (joint[0].0 == 1140)) | ((!n[464]) & (joint[1].0 == 924));
+    // n[540]: ((aux 8) e h f 2 3 5)
+    n[540] = ((!n[465]) & (joint[0].0 == 1229)) | ((!n[464]) & (joint[1].0 == 1013));
     // n[541]: ((aux 9) e f 2 5)
     n[541] = (n[539]) | (n[540]) | (mt[3] & 0x2 != 0);
+    // n[542]: ((aux 8) e h b 2 3 1)
+    n[542] = ((!n[465]) & (joint[0].0 == 1227))
+        | ((joint[0].0 == 1230) | (joint[1].0 == 1014))
+        | ((!n[464]) & (joint[1].0 == 1011));
     // n[543]: ((aux 9) e b 2 1)
     n[543] = (mt[3] & 0x18 != 0) | (n[542]);
     // n[544]: ((aux 10) e 2)
@@ -25994,24 +21588,102 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[548]: ((aux 3) g f 2 3)
+    n[548] = (({
+        // SET: 8 moves of white, from (move wk d 1 f 3), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x410010002000,
+            0x4000080000000, 0x4002000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 10 moves of black, from (move bk d 1 f 3), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x820020004000, 0x8000100000000,
+                0x10080000000, 0x802, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[547]) & ((joint[0].0 == 748) | (joint[0].0 == 839)))
+        | ((!n[546]) & (joint[1].0 == 493));
+    // n[549]: ((aux 3) g h 2 3)
+    n[549] = ((!n[547]) & ((joint[0].0 == 705) | (joint[0].0 == 819)))
+        | ((joint[0].0 == 720) | (joint[0].0 == 737)
+            | ({
+                // SET: 4 moves of black, from (move bk f 5 h 3), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400020000, 0x200000000000000,
+                    0x4, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[546]) & (joint[1].0 == 450));
+    // n[550]: ((aux 3) g f 2 1)
+    n[550] = ((joint[0].0 == 660) | (joint[0].0 == 679)
+        | ({
+            // SET: 4 moves of black, from (move bk d 3 f 1), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10000200000, 0x0, 0x2008000000, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[547]) & (joint[0].0 == 750))
+        | ((!n[546]) & ((joint[1].0 == 495) | (joint[1].0 == 585)));
+    // n[551]: ((aux 3) g h 2 1)
+    n[551] = ((!n[547]) & (joint[0].0 == 712))
+        | ((!n[546]) & ((joint[1].0 == 457) | (joint[1].0 == 565)));
     // n[552]: ((aux 4) g 2)
     n[552] = ((mt[0] & 0x1e5ef9d8 != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x3a != 0) | (mt[5] & 0x1200 != 0) | (mt[8] & 0x100000000000 != 0))
         | (n[548]) | (n[549]) | (n[550]) | (n[551]);
+    // n[553]: ((aux 5) g f f 2 1 5)
+    n[553] = ((joint[0].0 == 252) | (joint[0].0 == 323) | (joint[1].0 == 84))
+        | ((!n[547]) & ((joint[0].0 == 253) | (joint[0].0 == 324)))
+        | ((!n[546]) & (joint[1].0 == 85));
     // n[554]: ((aux 6) g f 2 5)
     n[554] = (mt[0] & 0xa000000000 != 0) | (n[553]);
+    // n[555]: ((aux 5) g f f 2 5 1)
+    n[555] = ((joint[0].0 == 261) | (joint[1].0 == 93) | (joint[1].0 == 155))
+        | ((!n[547]) & (joint[0].0 == 263))
+        | ((!n[546]) & ((joint[1].0 == 95) | (joint[1].0 == 156)));
     // n[556]: ((aux 6) g f 2 1)
     n[556] = (mt[0] & 0xa00000000000 != 0) | (n[555]);
+    // n[557]: ((aux 5) g h h 2 1 5)
+    n[557] = ((!n[547]) & ((joint[0].0 == 284) | (joint[0].0 == 333)))
+        | ((!n[546]) & (joint[1].0 == 116));
     // n[558]: ((aux 6) g h 2 5)
     n[558] = (mt[1] & 0xa000 != 0) | (n[557]);
+    // n[559]: ((aux 5) g h d 2 1 5)
+    n[559] = ((!n[547]) & ((joint[0].0 == 283) | (joint[0].0 == 332)))
+        | ((!n[546]) & (joint[1].0 == 115));
     // n[560]: ((aux 6) g d 2 5)
     n[560] = (mt[1] & 0xa0000 != 0) | (n[559]);
+    // n[561]: ((aux 5) g d h 2 5 1)
+    n[561] = ((!n[547]) & (joint[0].0 == 225))
+        | ((!n[546]) & ((joint[1].0 == 57) | (joint[1].0 == 144)));
+    // n[562]: ((aux 5) g h h 2 5 1)
+    n[562] = ((!n[547]) & (joint[0].0 == 291))
+        | ((!n[546]) & ((joint[1].0 == 123) | (joint[1].0 == 165)));
+    // n[563]: ((aux 5) g d h 2 1 1)
+    n[563] = ((!n[547]) & (joint[0].0 == 216)) | ((!n[546]) & (joint[1].0 == 48));
     // n[564]: ((aux 6) g h 2 1)
     n[564] = (n[561]) | (n[562]) | (n[563]);
+    // n[565]: ((aux 5) g d h 2 3 3)
+    n[565] = ((!n[547]) & (joint[0].0 == 219))
+        | ((joint[0].0 == 221) | (joint[1].0 == 53)) | ((!n[546]) & (joint[1].0 == 51));
     // n[566]: ((aux 6) g h 2 3)
     n[566] = (mt[1] & 0x600000000 != 0) | (n[565]);
+    // n[567]: ((aux 5) g h d 2 1 1)
+    n[567] = ((!n[547]) & (joint[0].0 == 282)) | ((!n[546]) & (joint[1].0 == 114));
     // n[568]: ((aux 6) g d 2 1)
     n[568] = (mt[1] & 0x6000000000 != 0) | (n[567]);
+    // n[569]: ((aux 5) g h d 2 3 3)
+    n[569] = ((!n[547]) & (joint[0].0 == 285))
+        | ((joint[0].0 == 286) | (joint[1].0 == 118))
+        | ((!n[546]) & (joint[1].0 == 117));
     // n[570]: ((aux 6) g d 2 3)
     n[570] = (mt[1] & 0x60000000000 != 0) | (n[569]);
     // n[571]: ((aux 7) g 2)
@@ -26027,28 +21699,125 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[571] |= n[566];
     n[571] |= n[568];
     n[571] |= n[570];
+    // n[572]: ((aux 8) g b h 2 1 3)
+    n[572] = ((!n[547]) & (joint[0].0 == 1087))
+        | ((joint[0].0 == 1089) | (joint[1].0 == 873))
+        | ((!n[546]) & (joint[1].0 == 871));
+    // n[573]: ((aux 8) g f h 2 5 3)
+    n[573] = ((!n[547]) & (joint[0].0 == 1188)) | ((!n[546]) & (joint[1].0 == 972));
+    // n[574]: ((aux 8) g b h 2 5 3)
+    n[574] = ((!n[547]) & (joint[0].0 == 1098))
+        | ((joint[0].0 == 1100) | (joint[0].0 == 1103) | (joint[1].0 == 884)
+            | (joint[1].0 == 887)) | ((!n[546]) & (joint[1].0 == 882));
     // n[575]: ((aux 9) g h 2 3)
     n[575] = (n[572]) | (mt[2] & 0x200 != 0) | (n[573]) | (n[574]);
+    // n[576]: ((aux 8) g f d 2 1 7)
+    n[576] = (({
+        // SET: 4 moves of white, from (triplejump wk f 1 d 3 b 5 d 7), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x0, 0x3000000, 0x18000000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 960) | (joint[1].0 == 961))
+        | ((!n[547]) & ((joint[0].0 == 1181) | (joint[0].0 == 1270)))
+        | ((!n[546]) & (joint[1].0 == 965));
     // n[577]: ((aux 9) g d 2 7)
     n[577] = (mt[2] & 0x1a000 != 0) | (n[576]);
+    // n[578]: ((aux 8) g f h 2 1 7)
+    n[578] = ((joint[0].0 == 1179) | (joint[0].0 == 1269) | (joint[1].0 == 963))
+        | ((!n[547]) & ((joint[0].0 == 1182) | (joint[0].0 == 1271)))
+        | ((!n[546]) & (joint[1].0 == 966));
     // n[579]: ((aux 9) g h 2 7)
     n[579] = (mt[2] & 0x140000 != 0) | (n[578]);
+    // n[580]: ((aux 8) g f h 2 7 1)
+    n[580] = ((!n[547]) & ((joint[0].0 == 1193) | (joint[0].0 == 1197)))
+        | ((!n[546])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk f 7 d 5 f 3 h 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x220000, 0xa0000000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
+    // n[581]: ((aux 8) g b h 2 7 1)
+    n[581] = ((!n[547]) & (joint[0].0 == 1107))
+        | ((!n[546]) & ((joint[1].0 == 891) | (joint[1].0 == 1035)));
+    // n[582]: ((aux 8) g b h 2 3 1)
+    n[582] = ((!n[547]) & ((joint[0].0 == 1092) | (joint[0].0 == 1095)))
+        | ((!n[546]) & ((joint[1].0 == 876) | (joint[1].0 == 879)));
     // n[583]: ((aux 9) g h 2 1)
     n[583] = (n[580]) | (n[581]) | (n[582]);
+    // n[584]: ((aux 8) g f d 2 1 3)
+    n[584] = ((!n[547]) & (joint[0].0 == 1180)) | ((!n[546]) & (joint[1].0 == 964));
+    // n[585]: ((aux 8) g f d 2 5 3)
+    n[585] = ((joint[0].0 == 1189) | (joint[1].0 == 973))
+        | ((!n[547]) & (joint[0].0 == 1190)) | ((!n[546]) & (joint[1].0 == 974));
     // n[586]: ((aux 9) g d 2 3)
     n[586] = (n[584]) | (n[585]) | (mt[2] & 0x1000000 != 0);
+    // n[587]: ((aux 8) g h b 2 1 3)
+    n[587] = ((!n[547]) & ((joint[0].0 == 1222) | (joint[0].0 == 1223)))
+        | ((!n[546]) & ((joint[1].0 == 1006) | (joint[1].0 == 1007)));
     // n[588]: ((aux 9) g b 2 3)
     n[588] = (mt[4] & 0x1a00000000 != 0) | (n[587]);
+    // n[589]: ((aux 8) g h f 2 1 7)
+    n[589] = ((!n[547])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk h 1 f 3 d 5 f 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x3000000000000600,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[546]) & ((joint[1].0 == 1009) | (joint[1].0 == 1010)));
     // n[590]: ((aux 9) g f 2 7)
     n[590] = (mt[2] & 0xd00000000000 != 0) | (n[589]);
+    // n[591]: ((aux 8) g h b 2 1 7)
+    n[591] = ((!n[547]) & ((joint[0].0 == 1224) | (joint[0].0 == 1275)))
+        | ((!n[546]) & (joint[1].0 == 1008));
     // n[592]: ((aux 9) g b 2 7)
     n[592] = (mt[2] & 0xa000000000000 != 0) | (n[591]);
+    // n[593]: ((aux 8) g h b 2 3 5)
+    n[593] = ((!n[547]) & (joint[0].0 == 1228))
+        | ((joint[0].0 == 1231) | (joint[0].0 == 1233) | (joint[1].0 == 1015)
+            | (joint[1].0 == 1017)) | ((!n[546]) & (joint[1].0 == 1012));
     // n[594]: ((aux 9) g b 2 5)
     n[594] = (mt[2] & 0x1a0000000000000 != 0) | (n[593]);
+    // n[595]: ((aux 8) g d f 2 7 1)
+    n[595] = ((joint[0].0 == 1148) | (joint[0].0 == 1152)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk d 7 b 5 d 3 f 1), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x11000000000, 0x0, 0x140000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[547]) & (joint[0].0 == 1153))
+        | ((!n[546]) & ((joint[1].0 == 937) | (joint[1].0 == 1045)));
+    // n[596]: ((aux 8) g h f 2 7 1)
+    n[596] = ((joint[0].0 == 1243) | (joint[1].0 == 1027) | (joint[1].0 == 1060))
+        | ((!n[547]) & (joint[0].0 == 1245))
+        | ((!n[546]) & ((joint[1].0 == 1029) | (joint[1].0 == 1061)));
+    // n[597]: ((aux 8) g d f 2 3 1)
+    n[597] = ((!n[547]) & (joint[0].0 == 1142)) | ((!n[546]) & (joint[1].0 == 926));
     // n[598]: ((aux 9) g f 2 1)
     n[598] = (n[595]) | (n[596]) | (n[597]) | (mt[2] & 0x2000000000000000 != 0);
+    // n[599]: ((aux 8) g d f 2 3 5)
+    n[599] = ((joint[0].0 == 1139) | (joint[1].0 == 923))
+        | ((!n[547]) & (joint[0].0 == 1140)) | ((!n[546]) & (joint[1].0 == 924));
+    // n[600]: ((aux 8) g h f 2 3 5)
+    n[600] = ((!n[547]) & (joint[0].0 == 1229)) | ((!n[546]) & (joint[1].0 == 1013));
     // n[601]: ((aux 9) g f 2 5)
     n[601] = (n[599]) | (n[600]) | (mt[3] & 0x2 != 0);
+    // n[602]: ((aux 8) g h b 2 3 1)
+    n[602] = ((!n[547]) & (joint[0].0 == 1227))
+        | ((joint[0].0 == 1230) | (joint[1].0 == 1014))
+        | ((!n[546]) & (joint[1].0 == 1011));
     // n[603]: ((aux 9) g b 2 1)
     n[603] = (mt[3] & 0x18 != 0) | (n[602]);
     // n[604]: ((aux 10) g 2)
@@ -26119,32 +21888,166 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[608]: ((aux 3) c b 4 5)
+    n[608] = (({
+        // SET: 5 moves of white, from (move wk a 4 b 5), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x480000, 0x40000001,
+            0x800000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 7 moves of black, from (move bk a 4 b 5), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x900000, 0x80000002, 0x2000000000000000,
+                0x100020000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[607]) & ((joint[0].0 == 655) | (joint[0].0 == 794)))
+        | ((!n[606]) & (joint[1].0 == 400));
+    // n[609]: ((aux 3) c d 4 5)
+    n[609] = ((!n[607]) & ((joint[0].0 == 612) | (joint[0].0 == 772)))
+        | (({
+            // SET: 8 moves of white, from (move wk b 7 d 5), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800000000000,
+                0x10200000000004, 0x40008, 0x10020000000000, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 10 moves of black, from (move bk b 7 d 5), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x1000000000000, 0x20400000000008, 0x80010,
+                    0x400080000040200, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[606]) & (joint[1].0 == 357));
+    // n[610]: ((aux 3) c b 4 3)
+    n[610] = (({
+        // SET: 7 moves of white, from (move wk a 2 b 3), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000050000, 0x400,
+            0x200000000000000, 0x400800, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 5 moves of black, from (move bk a 2 b 3), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x80000000a0000, 0x800, 0x800000000000000, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[607]) & (joint[0].0 == 662))
+        | ((!n[606]) & ((joint[1].0 == 407) | (joint[1].0 == 540)));
+    // n[611]: ((aux 3) c d 4 3)
+    n[611] = (({
+        // SET: 10 moves of white, from (move wk b 1 d 3), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10000040000000,
+            0x4000104000000000, 0x400, 0x1002000001002, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk b 1 d 3), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x20000080000000, 0x8000208000000000, 0x800,
+                0x40008000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[607]) & (joint[0].0 == 617))
+        | ((!n[606]) & ((joint[1].0 == 362) | (joint[1].0 == 518)));
     // n[612]: ((aux 4) c 4)
     n[612] = ((mt[0] & 0x1eff56cc != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x20 != 0) | (mt[5] & 0x1000 != 0) | (mt[9] & 0x78 != 0)) | (n[608])
         | (n[609]) | (n[610]) | (n[611]);
+    // n[613]: ((aux 5) c b f 4 5 5)
+    n[613] = ((!n[607]) & (joint[0].0 == 191))
+        | ((joint[0].0 == 192) | (joint[1].0 == 24)) | ((!n[606]) & (joint[1].0 == 23));
     // n[614]: ((aux 6) c f 4 5)
     n[614] = (mt[0] & 0x6000000000 != 0) | (n[613]);
+    // n[615]: ((aux 5) c b b 4 1 5)
+    n[615] = ((!n[607]) & ((joint[0].0 == 182) | (joint[0].0 == 300)))
+        | ((!n[606]) & (joint[1].0 == 14));
+    // n[616]: ((aux 5) c f b 4 1 5)
+    n[616] = ((!n[607]) & ((joint[0].0 == 251) | (joint[0].0 == 322)))
+        | ((!n[606]) & (joint[1].0 == 83));
+    // n[617]: ((aux 5) c f b 4 5 5)
+    n[617] = ((!n[607]) & (joint[0].0 == 260))
+        | ((joint[0].0 == 262) | (joint[1].0 == 94)) | ((!n[606]) & (joint[1].0 == 92));
     // n[618]: ((aux 6) c b 4 5)
     n[618] = (n[615]) | (n[616]) | (n[617]);
+    // n[619]: ((aux 5) c b f 4 5 1)
+    n[619] = ((!n[607]) & (joint[0].0 == 190))
+        | ((!n[606]) & ((joint[1].0 == 22) | (joint[1].0 == 133)));
     // n[620]: ((aux 6) c f 4 1)
     n[620] = (n[619]) | (mt[0] & 0xc00000000000 != 0);
+    // n[621]: ((aux 5) c b f 4 3 7)
+    n[621] = ((!n[607]) & ((joint[0].0 == 188) | (joint[0].0 == 303)))
+        | ((!n[606]) & (joint[1].0 == 20));
     // n[622]: ((aux 6) c f 4 7)
     n[622] = (n[621]) | (mt[1] & 0x1800000000000000 != 0);
+    // n[623]: ((aux 5) c b b 4 3 7)
+    n[623] = ((!n[607]) & ((joint[0].0 == 186) | (joint[0].0 == 302)))
+        | ((!n[606]) & (joint[1].0 == 18));
     // n[624]: ((aux 6) c b 4 7)
     n[624] = (n[623]) | (mt[1] & 0xc000000000000000 != 0);
+    // n[625]: ((aux 5) c b f 4 3 3)
+    n[625] = ((joint[0].0 == 185) | (joint[1].0 == 17))
+        | ((!n[607]) & (joint[0].0 == 187)) | ((!n[606]) & (joint[1].0 == 19));
     // n[626]: ((aux 6) c f 4 3)
     n[626] = (mt[2] & 0x6 != 0) | (n[625]);
+    // n[627]: ((aux 5) c b b 4 5 1)
+    n[627] = ((!n[607]) & (joint[0].0 == 189))
+        | ((!n[606]) & ((joint[1].0 == 21) | (joint[1].0 == 132)));
     // n[628]: ((aux 6) c b 4 1)
     n[628] = (mt[0] & 0xa000000000000 != 0) | (n[627]);
+    // n[629]: ((aux 5) c f b 4 7 3)
+    n[629] = ((!n[607]) & (joint[0].0 == 264))
+        | ((!n[606]) & ((joint[1].0 == 96) | (joint[1].0 == 157)));
+    // n[630]: ((aux 5) c b b 4 7 3)
+    n[630] = ((!n[607]) & (joint[0].0 == 193))
+        | ((!n[606]) & ((joint[1].0 == 25) | (joint[1].0 == 134)));
+    // n[631]: ((aux 5) c f b 4 3 3)
+    n[631] = ((joint[0].0 == 254) | (joint[1].0 == 86))
+        | ((!n[607]) & (joint[0].0 == 255)) | ((!n[606]) & (joint[1].0 == 87));
     // n[632]: ((aux 6) c b 4 3)
     n[632] = (n[629]) | (n[630]) | (n[631]);
+    // n[633]: ((aux 5) c d d 4 1 5)
+    n[633] = ((!n[607]) & ((joint[0].0 == 214) | (joint[0].0 == 310)))
+        | ((joint[0].0 == 215) | (joint[0].0 == 311) | (joint[1].0 == 47))
+        | ((!n[606]) & (joint[1].0 == 46));
     // n[634]: ((aux 6) c d 4 5)
     n[634] = (n[633]) | (mt[1] & 0xc0000 != 0);
+    // n[635]: ((aux 5) c d d 4 3 7)
+    n[635] = ((!n[607]) & ((joint[0].0 == 218) | (joint[0].0 == 313)))
+        | ((joint[0].0 == 220) | (joint[0].0 == 314) | (joint[1].0 == 52))
+        | ((!n[606]) & (joint[1].0 == 50));
     // n[636]: ((aux 6) c d 4 7)
     n[636] = (n[635]) | (mt[1] & 0xc000000 != 0);
+    // n[637]: ((aux 5) c d d 4 5 1)
+    n[637] = ((!n[607]) & (joint[0].0 == 223))
+        | ((joint[0].0 == 224) | (joint[1].0 == 56) | (joint[1].0 == 143))
+        | ((!n[606]) & ((joint[1].0 == 55) | (joint[1].0 == 142)));
     // n[638]: ((aux 6) c d 4 1)
     n[638] = (mt[1] & 0xa000000000 != 0) | (n[637]);
+    // n[639]: ((aux 5) c d d 4 7 3)
+    n[639] = ((!n[607]) & (joint[0].0 == 228))
+        | ((joint[0].0 == 229) | (joint[1].0 == 61) | (joint[1].0 == 146))
+        | ((!n[606]) & ((joint[1].0 == 60) | (joint[1].0 == 145)));
     // n[640]: ((aux 6) c d 4 3)
     n[640] = (n[639]) | (mt[1] & 0xc0000000000 != 0);
     // n[641]: ((aux 7) c 4)
@@ -26164,36 +22067,162 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[641] |= n[636];
     n[641] |= n[638];
     n[641] |= n[640];
+    // n[642]: ((aux 8) c b h 4 5 3)
+    n[642] = ((!n[607]) & ((joint[0].0 == 1098) | (joint[0].0 == 1100)))
+        | ((joint[0].0 == 1103) | (joint[1].0 == 887))
+        | ((!n[606]) & ((joint[1].0 == 882) | (joint[1].0 == 884)));
     // n[643]: ((aux 9) c h 4 3)
     n[643] = (mt[2] & 0x700 != 0) | (n[642]);
+    // n[644]: ((aux 8) c b d 4 1 7)
+    n[644] = ((!n[607]) & ((joint[0].0 == 1086) | (joint[0].0 == 1249)))
+        | ((joint[0].0 == 1088) | (joint[0].0 == 1250) | (joint[1].0 == 872))
+        | ((!n[606]) & (joint[1].0 == 870));
+    // n[645]: ((aux 8) c f d 4 1 7)
+    n[645] = ((!n[607]) & ((joint[0].0 == 1176) | (joint[0].0 == 1267)))
+        | (({
+            // SET: 4 moves of white, from (triplejump wk f 1 d 3 f 5 d 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x22000000, 0x50000000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        }) | (joint[1].0 == 961) | (joint[1].0 == 965))
+        | ((!n[606]) & (joint[1].0 == 960));
+    // n[646]: ((aux 8) c f d 4 5 7)
+    n[646] = ((!n[607]) & (joint[0].0 == 1187)) | ((!n[606]) & (joint[1].0 == 971));
+    // n[647]: ((aux 8) c b d 4 5 7)
+    n[647] = ((!n[607]) & (joint[0].0 == 1099)) | ((!n[606]) & (joint[1].0 == 883));
     // n[648]: ((aux 9) c d 4 7)
     n[648] = (n[644]) | (n[645]) | (n[646]) | (n[647]);
+    // n[649]: ((aux 8) c b h 4 5 7)
+    n[649] = ((!n[607]) & (joint[0].0 == 1101))
+        | ((joint[0].0 == 1104) | (joint[1].0 == 888))
+        | ((!n[606]) & (joint[1].0 == 885));
     // n[650]: ((aux 9) c h 4 7)
     n[650] = (mt[2] & 0xc0000 != 0) | (n[649]);
+    // n[651]: ((aux 8) c b h 4 3 5)
+    n[651] = ((joint[0].0 == 1093) | (joint[1].0 == 877))
+        | ((!n[607]) & ((joint[0].0 == 1096) | (joint[0].0 == 1097)))
+        | ((!n[606]) & ((joint[1].0 == 880) | (joint[1].0 == 881)));
     // n[652]: ((aux 9) c h 4 5)
     n[652] = (mt[3] & 0x700000000 != 0) | (n[651]);
+    // n[653]: ((aux 8) c b h 4 3 1)
+    n[653] = ((joint[0].0 == 1092) | (joint[1].0 == 876))
+        | ((!n[607]) & (joint[0].0 == 1095)) | ((!n[606]) & (joint[1].0 == 879));
     // n[654]: ((aux 9) c h 4 1)
     n[654] = (mt[3] & 0x30000000000 != 0) | (n[653]);
+    // n[655]: ((aux 8) c f d 4 7 1)
+    n[655] = ((!n[607]) & (joint[0].0 == 1191))
+        | ((joint[0].0 == 1192) | (joint[0].0 == 1195)
+            | ({
+                // SET: 4 moves of black, from (triplejump bk f 7 d 5 f 3 d 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x90000, 0x50000000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[606]) & ((joint[1].0 == 975) | (joint[1].0 == 1051)));
+    // n[656]: ((aux 8) c b d 4 7 1)
+    n[656] = ((!n[607]) & (joint[0].0 == 1105))
+        | ((joint[0].0 == 1106) | (joint[1].0 == 890) | (joint[1].0 == 1034))
+        | ((!n[606]) & ((joint[1].0 == 889) | (joint[1].0 == 1033)));
+    // n[657]: ((aux 8) c f d 4 3 1)
+    n[657] = ((!n[607]) & (joint[0].0 == 1184)) | ((!n[606]) & (joint[1].0 == 968));
+    // n[658]: ((aux 8) c b d 4 3 1)
+    n[658] = ((!n[607]) & (joint[0].0 == 1094)) | ((!n[606]) & (joint[1].0 == 878));
     // n[659]: ((aux 9) c d 4 1)
     n[659] = (n[655]) | (n[656]) | (n[657]) | (n[658]);
+    // n[660]: ((aux 8) c f d 4 3 5)
+    n[660] = ((!n[607]) & (joint[0].0 == 1183))
+        | ((joint[0].0 == 1186) | (joint[1].0 == 970))
+        | ((!n[606]) & (joint[1].0 == 967));
     // n[661]: ((aux 9) c d 4 5)
     n[661] = (n[660]) | ((mt[3] & 0x40000000 != 0) | (mt[4] & 0x80000000 != 0));
+    // n[662]: ((aux 8) c f d 4 5 3)
+    n[662] = ((!n[607]) & (joint[0].0 == 1189))
+        | ((joint[0].0 == 1190) | (joint[1].0 == 974))
+        | ((!n[606]) & (joint[1].0 == 973));
     // n[663]: ((aux 9) c d 4 3)
     n[663] = (mt[2] & 0x1400000 != 0) | (n[662]);
+    // n[664]: ((aux 8) c d b 4 1 3)
+    n[664] = ((!n[607]) & (joint[0].0 == 1135)) | ((!n[606]) & (joint[1].0 == 919));
+    // n[665]: ((aux 8) c h b 4 1 3)
+    n[665] = ((joint[0].0 == 1222) | (joint[1].0 == 1006))
+        | ((!n[607]) & (joint[0].0 == 1223)) | ((!n[606]) & (joint[1].0 == 1007));
+    // n[666]: ((aux 8) c h b 4 5 3)
+    n[666] = ((joint[0].0 == 1234) | (joint[1].0 == 1018))
+        | ((!n[607]) & ((joint[0].0 == 1235) | (joint[0].0 == 1238)))
+        | ((!n[606]) & ((joint[1].0 == 1019) | (joint[1].0 == 1022)));
     // n[667]: ((aux 9) c b 4 3)
     n[667] = (n[664]) | (n[665]) | (n[666]) | (mt[4] & 0x1000000000 != 0);
+    // n[668]: ((aux 8) c d f 4 1 3)
+    n[668] = ((!n[607]) & (joint[0].0 == 1133)) | ((!n[606]) & (joint[1].0 == 917));
+    // n[669]: ((aux 8) c d f 4 5 3)
+    n[669] = ((!n[607]) & (joint[0].0 == 1143))
+        | ((joint[0].0 == 1146) | (joint[1].0 == 930))
+        | ((!n[606]) & (joint[1].0 == 927));
     // n[670]: ((aux 9) c f 4 3)
     n[670] = (n[668]) | (mt[2] & 0x20000000000 != 0) | (n[669]);
+    // n[671]: ((aux 8) c d f 4 1 7)
+    n[671] = ((!n[607]) & ((joint[0].0 == 1134) | (joint[0].0 == 1258)))
+        | (({
+            // SET: 4 moves of white, from (triplejump wk d 1 f 3 d 5 f 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x6000000000000, 0x0, 0x300000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        }) | (joint[1].0 == 921) | (joint[1].0 == 922))
+        | ((!n[606]) & (joint[1].0 == 918));
     // n[672]: ((aux 9) c f 4 7)
     n[672] = (n[671]) | (mt[2] & 0xe00000000000 != 0);
+    // n[673]: ((aux 8) c d b 4 1 7)
+    n[673] = ((!n[607]) & ((joint[0].0 == 1132) | (joint[0].0 == 1257)))
+        | ((joint[0].0 == 1136) | (joint[0].0 == 1259) | (joint[1].0 == 920))
+        | ((!n[606]) & (joint[1].0 == 916));
     // n[674]: ((aux 9) c b 4 7)
     n[674] = (n[673]) | (mt[2] & 0xc000000000000 != 0);
+    // n[675]: ((aux 8) c h b 4 3 5)
+    n[675] = ((!n[607]) & ((joint[0].0 == 1228) | (joint[0].0 == 1231)))
+        | ((joint[0].0 == 1233) | (joint[1].0 == 1017))
+        | ((!n[606]) & ((joint[1].0 == 1012) | (joint[1].0 == 1015)));
+    // n[676]: ((aux 8) c d b 4 7 5)
+    n[676] = ((!n[607]) & (joint[0].0 == 1151)) | ((!n[606]) & (joint[1].0 == 935));
+    // n[677]: ((aux 8) c h b 4 7 5)
+    n[677] = ((!n[607]) & (joint[0].0 == 1242))
+        | ((joint[0].0 == 1244) | (joint[1].0 == 1028))
+        | ((!n[606]) & (joint[1].0 == 1026));
     // n[678]: ((aux 9) c b 4 5)
     n[678] = (mt[2] & 0x20000000000000 != 0) | (n[675]) | (n[676]) | (n[677]);
+    // n[679]: ((aux 8) c d f 4 7 1)
+    n[679] = ((!n[607]) & (joint[0].0 == 1148))
+        | ((joint[0].0 == 1152) | (joint[0].0 == 1153)
+            | ({
+                // SET: 4 moves of black, from (triplejump bk d 7 f 5 d 3 f 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x30000000000, 0x0, 0x300000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[606]) & ((joint[1].0 == 932) | (joint[1].0 == 1042)));
     // n[680]: ((aux 9) c f 4 1)
     n[680] = (n[679]) | (mt[2] & 0x3800000000000000 != 0);
+    // n[681]: ((aux 8) c d f 4 3 5)
+    n[681] = ((!n[607]) & (joint[0].0 == 1139))
+        | ((joint[0].0 == 1140) | (joint[1].0 == 924))
+        | ((!n[606]) & (joint[1].0 == 923));
+    // n[682]: ((aux 8) c d f 4 7 5)
+    n[682] = ((!n[607]) & (joint[0].0 == 1149)) | ((!n[606]) & (joint[1].0 == 933));
     // n[683]: ((aux 9) c f 4 5)
     n[683] = (n[681]) | (mt[3] & 0x1 != 0) | (n[682]);
+    // n[684]: ((aux 8) c d b 4 7 1)
+    n[684] = ((!n[607]) & (joint[0].0 == 1147))
+        | ((joint[0].0 == 1150) | (joint[1].0 == 934) | (joint[1].0 == 1043))
+        | ((!n[606]) & ((joint[1].0 == 931) | (joint[1].0 == 1041)));
     // n[685]: ((aux 9) c b 4 1)
     n[685] = (n[684]) | (mt[3] & 0x30 != 0);
     // n[686]: ((aux 10) c 4)
@@ -26267,40 +22296,202 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[690]: ((aux 3) e d 4 5)
+    n[690] = (({
+        // SET: 8 moves of white, from (move wk b 3 d 5), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800801000000000,
+            0x10000000000004, 0x40000, 0x10010, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 10 moves of black, from (move bk b 3 d 5), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x1001002000000000, 0x20000000000008, 0x80000,
+                0x400080000040200, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[689]) & ((joint[0].0 == 707) | (joint[0].0 == 820)))
+        | ((!n[688]) & (joint[1].0 == 452));
+    // n[691]: ((aux 3) e f 4 5)
+    n[691] = ((!n[689]) & ((joint[0].0 == 661) | (joint[0].0 == 797)))
+        | (({
+            // SET: 8 moves of white, from (move wk d 7 f 5), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x40000800000000,
+                0x40802100000000, 0x0, 0x204, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 10 moves of black, from (move bk d 7 f 5), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x80001000000000, 0x81004200000000,
+                    0x100800000000, 0x2010, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[688]) & (joint[1].0 == 406));
+    // n[692]: ((aux 3) e d 4 3)
+    n[692] = (({
+        // SET: 10 moves of white, from (move wk b 1 d 3), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x410020040000000,
+            0x4000004000000000, 0x0, 0x1002000001002, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk b 1 d 3), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x820040080000000, 0x8000008000000000, 0x0,
+                0x4040, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[689]) & (joint[0].0 == 714))
+        | ((!n[688]) & ((joint[1].0 == 459) | (joint[1].0 == 566)));
+    // n[693]: ((aux 3) e f 4 3)
+    n[693] = (({
+        // SET: 10 moves of white, from (move wk d 1 f 3), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10000002000,
+            0x4100084000000, 0x8000004002000000, 0x80, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk d 1 f 3), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20000004000, 0x8200108000000, 0x0, 0x802,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[689]) & (joint[0].0 == 668))
+        | ((!n[688]) & ((joint[1].0 == 413) | (joint[1].0 == 543)));
     // n[694]: ((aux 4) e 4)
     n[694] = ((mt[0] & 0x1efeac98 != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x38 != 0) | (mt[5] & 0x200 != 0) | (mt[9] & 0x1e00000000 != 0))
         | (n[690]) | (n[691]) | (n[692]) | (n[693]);
+    // n[695]: ((aux 5) e b f 4 1 5)
+    n[695] = ((!n[689]) & ((joint[0].0 == 184) | (joint[0].0 == 301)))
+        | ((!n[688]) & (joint[1].0 == 16));
+    // n[696]: ((aux 5) e f f 4 1 5)
+    n[696] = ((!n[689]) & ((joint[0].0 == 252) | (joint[0].0 == 323)))
+        | ((joint[0].0 == 253) | (joint[0].0 == 324) | (joint[1].0 == 85))
+        | ((!n[688]) & (joint[1].0 == 84));
+    // n[697]: ((aux 5) e b f 4 5 5)
+    n[697] = ((!n[689]) & (joint[0].0 == 191))
+        | ((joint[0].0 == 192) | (joint[1].0 == 24)) | ((!n[688]) & (joint[1].0 == 23));
     // n[698]: ((aux 6) e f 4 5)
     n[698] = (n[695]) | (n[696]) | (n[697]);
+    // n[699]: ((aux 5) e f b 4 5 5)
+    n[699] = ((!n[689]) & (joint[0].0 == 260))
+        | ((joint[0].0 == 262) | (joint[1].0 == 94)) | ((!n[688]) & (joint[1].0 == 92));
     // n[700]: ((aux 6) e b 4 5)
     n[700] = (mt[0] & 0x60000000000 != 0) | (n[699]);
+    // n[701]: ((aux 5) e f f 4 5 1)
+    n[701] = ((!n[689]) & (joint[0].0 == 261))
+        | ((joint[0].0 == 263) | (joint[1].0 == 95) | (joint[1].0 == 156))
+        | ((!n[688]) & ((joint[1].0 == 93) | (joint[1].0 == 155)));
     // n[702]: ((aux 6) e f 4 1)
     n[702] = (mt[0] & 0xa00000000000 != 0) | (n[701]);
+    // n[703]: ((aux 5) e f f 4 3 7)
+    n[703] = ((!n[689]) & ((joint[0].0 == 257) | (joint[0].0 == 326)))
+        | ((joint[0].0 == 258) | (joint[0].0 == 327) | (joint[1].0 == 90))
+        | ((!n[688]) & (joint[1].0 == 89));
     // n[704]: ((aux 6) e f 4 7)
     n[704] = ((mt[1] & 0x1000000000000000 != 0) | (mt[4] & 0x100 != 0)) | (n[703]);
+    // n[705]: ((aux 5) e f b 4 3 7)
+    n[705] = ((!n[689]) & ((joint[0].0 == 256) | (joint[0].0 == 325)))
+        | ((!n[688]) & (joint[1].0 == 88));
     // n[706]: ((aux 6) e b 4 7)
     n[706] = ((mt[1] & 0x8000000000000000 != 0) | (mt[4] & 0x400 != 0)) | (n[705]);
+    // n[707]: ((aux 5) e f f 4 7 3)
+    n[707] = ((!n[689]) & (joint[0].0 == 266))
+        | ((joint[0].0 == 267) | (joint[1].0 == 99) | (joint[1].0 == 159))
+        | ((!n[688]) & ((joint[1].0 == 98) | (joint[1].0 == 158)));
+    // n[708]: ((aux 5) e b f 4 7 3)
+    n[708] = ((!n[689]) & (joint[0].0 == 194))
+        | ((!n[688]) & ((joint[1].0 == 26) | (joint[1].0 == 135)));
+    // n[709]: ((aux 5) e b f 4 3 3)
+    n[709] = ((joint[0].0 == 185) | (joint[1].0 == 17))
+        | ((!n[689]) & (joint[0].0 == 187)) | ((!n[688]) & (joint[1].0 == 19));
     // n[710]: ((aux 6) e f 4 3)
     n[710] = (n[707]) | (n[708]) | (n[709]);
+    // n[711]: ((aux 5) e f b 4 5 1)
+    n[711] = ((!n[689]) & (joint[0].0 == 259))
+        | ((!n[688]) & ((joint[1].0 == 91) | (joint[1].0 == 154)));
     // n[712]: ((aux 6) e b 4 1)
     n[712] = (n[711]) | (mt[0] & 0xc000000000000 != 0);
+    // n[713]: ((aux 5) e f b 4 3 3)
+    n[713] = ((joint[0].0 == 254) | (joint[1].0 == 86))
+        | ((!n[689]) & (joint[0].0 == 255)) | ((!n[688]) & (joint[1].0 == 87));
     // n[714]: ((aux 6) e b 4 3)
     n[714] = (mt[4] & 0xc000 != 0) | (n[713]);
+    // n[715]: ((aux 5) e d h 4 5 5)
+    n[715] = ((!n[689]) & (joint[0].0 == 226))
+        | ((joint[0].0 == 227) | (joint[1].0 == 59)) | ((!n[688]) & (joint[1].0 == 58));
     // n[716]: ((aux 6) e h 4 5)
     n[716] = (mt[1] & 0x6000 != 0) | (n[715]);
+    // n[717]: ((aux 5) e d d 4 1 5)
+    n[717] = ((joint[0].0 == 214) | (joint[0].0 == 310) | (joint[1].0 == 46))
+        | ((!n[689]) & ((joint[0].0 == 215) | (joint[0].0 == 311)))
+        | ((!n[688]) & (joint[1].0 == 47));
+    // n[718]: ((aux 5) e h d 4 1 5)
+    n[718] = ((!n[689]) & ((joint[0].0 == 283) | (joint[0].0 == 332)))
+        | ((!n[688]) & (joint[1].0 == 115));
+    // n[719]: ((aux 5) e h d 4 5 5)
+    n[719] = ((!n[689]) & (joint[0].0 == 290))
+        | ((joint[0].0 == 292) | (joint[1].0 == 124))
+        | ((!n[688]) & (joint[1].0 == 122));
     // n[720]: ((aux 6) e d 4 5)
     n[720] = (n[717]) | (n[718]) | (n[719]);
+    // n[721]: ((aux 5) e d h 4 5 1)
+    n[721] = ((!n[689]) & (joint[0].0 == 225))
+        | ((!n[688]) & ((joint[1].0 == 57) | (joint[1].0 == 144)));
     // n[722]: ((aux 6) e h 4 1)
     n[722] = (n[721]) | (mt[1] & 0xc00000 != 0);
+    // n[723]: ((aux 5) e d d 4 3 7)
+    n[723] = ((joint[0].0 == 218) | (joint[0].0 == 313) | (joint[1].0 == 50))
+        | ((!n[689]) & ((joint[0].0 == 220) | (joint[0].0 == 314)))
+        | ((!n[688]) & (joint[1].0 == 52));
     // n[724]: ((aux 6) e d 4 7)
     n[724] = (n[723]) | (mt[1] & 0xc000000 != 0);
+    // n[725]: ((aux 5) e d h 4 3 7)
+    n[725] = ((!n[689]) & ((joint[0].0 == 222) | (joint[0].0 == 315)))
+        | ((!n[688]) & (joint[1].0 == 54));
     // n[726]: ((aux 6) e h 4 7)
     n[726] = (n[725]) | (mt[1] & 0xc0000000 != 0);
+    // n[727]: ((aux 5) e d h 4 3 3)
+    n[727] = ((joint[0].0 == 219) | (joint[1].0 == 51))
+        | ((!n[689]) & (joint[0].0 == 221)) | ((!n[688]) & (joint[1].0 == 53));
     // n[728]: ((aux 6) e h 4 3)
     n[728] = (mt[1] & 0x600000000 != 0) | (n[727]);
+    // n[729]: ((aux 5) e d d 4 5 1)
+    n[729] = ((joint[0].0 == 223) | (joint[1].0 == 55) | (joint[1].0 == 142))
+        | ((!n[689]) & (joint[0].0 == 224))
+        | ((!n[688]) & ((joint[1].0 == 56) | (joint[1].0 == 143)));
     // n[730]: ((aux 6) e d 4 1)
     n[730] = (mt[1] & 0xa000000000 != 0) | (n[729]);
+    // n[731]: ((aux 5) e d d 4 7 3)
+    n[731] = ((joint[0].0 == 228) | (joint[1].0 == 60) | (joint[1].0 == 145))
+        | ((!n[689]) & (joint[0].0 == 229))
+        | ((!n[688]) & ((joint[1].0 == 61) | (joint[1].0 == 146)));
+    // n[732]: ((aux 5) e h d 4 7 3)
+    n[732] = ((!n[689]) & (joint[0].0 == 293))
+        | ((!n[688]) & ((joint[1].0 == 125) | (joint[1].0 == 166)));
+    // n[733]: ((aux 5) e h d 4 3 3)
+    n[733] = ((joint[0].0 == 285) | (joint[1].0 == 117))
+        | ((!n[689]) & (joint[0].0 == 286)) | ((!n[688]) & (joint[1].0 == 118));
     // n[734]: ((aux 6) e d 4 3)
     n[734] = (n[731]) | (n[732]) | (n[733]);
     // n[735]: ((aux 7) e 4)
@@ -26324,36 +22515,220 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[735] |= n[728];
     n[735] |= n[730];
     n[735] |= n[734];
+    // n[736]: ((aux 8) e b h 4 1 3)
+    n[736] = ((joint[0].0 == 1087) | (joint[1].0 == 871))
+        | ((!n[689]) & (joint[0].0 == 1089)) | ((!n[688]) & (joint[1].0 == 873));
+    // n[737]: ((aux 8) e f h 4 1 3)
+    n[737] = ((!n[689]) & (joint[0].0 == 1178)) | ((!n[688]) & (joint[1].0 == 962));
+    // n[738]: ((aux 8) e f h 4 5 3)
+    n[738] = ((!n[689]) & (joint[0].0 == 1188)) | ((!n[688]) & (joint[1].0 == 972));
+    // n[739]: ((aux 8) e b h 4 5 3)
+    n[739] = ((joint[0].0 == 1098) | (joint[0].0 == 1103) | (joint[1].0 == 882)
+        | (joint[1].0 == 887)) | ((!n[689]) & (joint[0].0 == 1100))
+        | ((!n[688]) & (joint[1].0 == 884));
     // n[740]: ((aux 9) e h 4 3)
     n[740] = (n[736]) | (n[737]) | (n[738]) | (n[739]);
+    // n[741]: ((aux 8) e b d 4 1 7)
+    n[741] = ((joint[0].0 == 1086) | (joint[0].0 == 1249) | (joint[1].0 == 870))
+        | ((!n[689]) & ((joint[0].0 == 1088) | (joint[0].0 == 1250)))
+        | ((!n[688]) & (joint[1].0 == 872));
+    // n[742]: ((aux 8) e f d 4 1 7)
+    n[742] = (({
+        // SET: 4 moves of white, from (triplejump wk f 1 d 3 b 5 d 7), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x0, 0x21000000, 0x48000000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 960) | (joint[1].0 == 965))
+        | ((!n[689]) & ((joint[0].0 == 1177) | (joint[0].0 == 1268)))
+        | ((!n[688]) & (joint[1].0 == 961));
+    // n[743]: ((aux 8) e f d 4 5 7)
+    n[743] = ((!n[689]) & (joint[0].0 == 1187)) | ((!n[688]) & (joint[1].0 == 971));
+    // n[744]: ((aux 8) e b d 4 5 7)
+    n[744] = ((!n[689]) & (joint[0].0 == 1099)) | ((!n[688]) & (joint[1].0 == 883));
     // n[745]: ((aux 9) e d 4 7)
     n[745] = (n[741]) | (n[742]) | (n[743]) | (n[744]);
+    // n[746]: ((aux 8) e b h 4 1 7)
+    n[746] = ((!n[689]) & ((joint[0].0 == 1090) | (joint[0].0 == 1251)))
+        | ((!n[688]) & (joint[1].0 == 874));
+    // n[747]: ((aux 8) e f h 4 1 7)
+    n[747] = ((!n[689]) & ((joint[0].0 == 1179) | (joint[0].0 == 1269)))
+        | ((joint[0].0 == 1182) | (joint[0].0 == 1271) | (joint[1].0 == 966))
+        | ((!n[688]) & (joint[1].0 == 963));
+    // n[748]: ((aux 8) e b h 4 5 7)
+    n[748] = ((!n[689]) & (joint[0].0 == 1101))
+        | ((joint[0].0 == 1104) | (joint[1].0 == 888))
+        | ((!n[688]) & (joint[1].0 == 885));
     // n[749]: ((aux 9) e h 4 7)
     n[749] = (n[746]) | (n[747]) | (n[748]);
+    // n[750]: ((aux 8) e f h 4 3 5)
+    n[750] = ((!n[689]) & (joint[0].0 == 1185)) | ((!n[688]) & (joint[1].0 == 969));
+    // n[751]: ((aux 8) e b h 4 3 5)
+    n[751] = ((joint[0].0 == 1093) | (joint[0].0 == 1097) | (joint[1].0 == 877)
+        | (joint[1].0 == 881)) | ((!n[689]) & (joint[0].0 == 1096))
+        | ((!n[688]) & (joint[1].0 == 880));
+    // n[752]: ((aux 8) e b h 4 7 5)
+    n[752] = ((!n[689]) & (joint[0].0 == 1108))
+        | ((joint[0].0 == 1109) | (joint[1].0 == 893))
+        | ((!n[688]) & (joint[1].0 == 892));
+    // n[753]: ((aux 8) e f h 4 7 5)
+    n[753] = ((!n[689]) & (joint[0].0 == 1194)) | ((!n[688]) & (joint[1].0 == 978));
     // n[754]: ((aux 9) e h 4 5)
     n[754] = (n[750]) | (n[751]) | (n[752]) | (n[753]);
+    // n[755]: ((aux 8) e f h 4 7 1)
+    n[755] = ((!n[689]) & (joint[0].0 == 1193))
+        | ((joint[0].0 == 1197) | (joint[1].0 == 981) | (joint[1].0 == 1055))
+        | ((!n[688]) & ((joint[1].0 == 977) | (joint[1].0 == 1053)));
+    // n[756]: ((aux 8) e b h 4 7 1)
+    n[756] = ((!n[689]) & (joint[0].0 == 1107))
+        | ((!n[688]) & ((joint[1].0 == 891) | (joint[1].0 == 1035)));
+    // n[757]: ((aux 8) e b h 4 3 1)
+    n[757] = ((joint[0].0 == 1092) | (joint[1].0 == 876))
+        | ((!n[689]) & (joint[0].0 == 1095)) | ((!n[688]) & (joint[1].0 == 879));
     // n[758]: ((aux 9) e h 4 1)
     n[758] = (n[755]) | (n[756]) | (n[757]);
+    // n[759]: ((aux 8) e f d 4 7 1)
+    n[759] = ((joint[0].0 == 1191) | (joint[0].0 == 1195)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk f 7 d 5 b 3 d 1), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x88000, 0x48000000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[689]) & (joint[0].0 == 1192))
+        | ((!n[688]) & ((joint[1].0 == 976) | (joint[1].0 == 1052)));
+    // n[760]: ((aux 8) e b d 4 7 1)
+    n[760] = ((joint[0].0 == 1105) | (joint[1].0 == 889) | (joint[1].0 == 1033))
+        | ((!n[689]) & (joint[0].0 == 1106))
+        | ((!n[688]) & ((joint[1].0 == 890) | (joint[1].0 == 1034)));
+    // n[761]: ((aux 8) e f d 4 3 1)
+    n[761] = ((!n[689]) & (joint[0].0 == 1184)) | ((!n[688]) & (joint[1].0 == 968));
+    // n[762]: ((aux 8) e b d 4 3 1)
+    n[762] = ((!n[689]) & (joint[0].0 == 1094)) | ((!n[688]) & (joint[1].0 == 878));
     // n[763]: ((aux 9) e d 4 1)
     n[763] = (n[759]) | (n[760]) | (n[761]) | (n[762]);
+    // n[764]: ((aux 8) e b d 4 3 5)
+    n[764] = ((!n[689]) & (joint[0].0 == 1091)) | ((!n[688]) & (joint[1].0 == 875));
+    // n[765]: ((aux 8) e f d 4 7 5)
+    n[765] = ((!n[689]) & (joint[0].0 == 1196)) | ((!n[688]) & (joint[1].0 == 980));
     // n[766]: ((aux 9) e d 4 5)
     n[766] = (mt[3] & 0x20000000 != 0) | (n[764]) | (n[765]);
+    // n[767]: ((aux 8) e f d 4 1 3)
+    n[767] = ((!n[689]) & (joint[0].0 == 1180)) | ((!n[688]) & (joint[1].0 == 964));
+    // n[768]: ((aux 8) e b d 4 5 3)
+    n[768] = ((!n[689]) & (joint[0].0 == 1102)) | ((!n[688]) & (joint[1].0 == 886));
     // n[769]: ((aux 9) e d 4 3)
     n[769] = (n[767]) | (mt[2] & 0x800000 != 0) | (n[768]);
+    // n[770]: ((aux 8) e d b 4 1 3)
+    n[770] = ((!n[689]) & (joint[0].0 == 1135)) | ((!n[688]) & (joint[1].0 == 919));
+    // n[771]: ((aux 8) e h b 4 1 3)
+    n[771] = ((joint[0].0 == 1222) | (joint[1].0 == 1006))
+        | ((!n[689]) & (joint[0].0 == 1223)) | ((!n[688]) & (joint[1].0 == 1007));
+    // n[772]: ((aux 8) e h b 4 5 3)
+    n[772] = ((joint[0].0 == 1234) | (joint[0].0 == 1238) | (joint[1].0 == 1018)
+        | (joint[1].0 == 1022)) | ((!n[689]) & (joint[0].0 == 1235))
+        | ((!n[688]) & (joint[1].0 == 1019));
+    // n[773]: ((aux 8) e d b 4 5 3)
+    n[773] = ((!n[689]) & (joint[0].0 == 1144)) | ((!n[688]) & (joint[1].0 == 928));
     // n[774]: ((aux 9) e b 4 3)
     n[774] = (n[770]) | (n[771]) | (n[772]) | (n[773]);
+    // n[775]: ((aux 8) e d f 4 1 3)
+    n[775] = ((!n[689]) & (joint[0].0 == 1133)) | ((!n[688]) & (joint[1].0 == 917));
+    // n[776]: ((aux 8) e h f 4 5 3)
+    n[776] = ((!n[689]) & (joint[0].0 == 1240)) | ((!n[688]) & (joint[1].0 == 1024));
     // n[777]: ((aux 9) e f 4 3)
     n[777] = (n[775]) | (n[776]) | (mt[2] & 0x40000000000 != 0);
+    // n[778]: ((aux 8) e d f 4 1 7)
+    n[778] = (({
+        // SET: 4 moves of white, from (triplejump wk d 1 b 3 d 5 f 7), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x4400000000000, 0x0, 0x240000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 918) | (joint[1].0 == 922))
+        | ((!n[689]) & ((joint[0].0 == 1137) | (joint[0].0 == 1260)))
+        | ((!n[688]) & (joint[1].0 == 921));
+    // n[779]: ((aux 8) e h f 4 1 7)
+    n[779] = ((!n[689]) & ((joint[0].0 == 1225) | (joint[0].0 == 1276)))
+        | ((joint[0].0 == 1226) | (joint[0].0 == 1277) | (joint[1].0 == 1010))
+        | ((!n[688]) & (joint[1].0 == 1009));
+    // n[780]: ((aux 8) e h f 4 5 7)
+    n[780] = ((!n[689]) & (joint[0].0 == 1237)) | ((!n[688]) & (joint[1].0 == 1021));
+    // n[781]: ((aux 8) e d f 4 5 7)
+    n[781] = ((!n[689]) & (joint[0].0 == 1145)) | ((!n[688]) & (joint[1].0 == 929));
     // n[782]: ((aux 9) e f 4 7)
     n[782] = (n[778]) | (n[779]) | (n[780]) | (n[781]);
+    // n[783]: ((aux 8) e d b 4 1 7)
+    n[783] = ((joint[0].0 == 1132) | (joint[0].0 == 1257) | (joint[1].0 == 916))
+        | ((!n[689]) & ((joint[0].0 == 1136) | (joint[0].0 == 1259)))
+        | ((!n[688]) & (joint[1].0 == 920));
+    // n[784]: ((aux 8) e h b 4 1 7)
+    n[784] = ((!n[689]) & ((joint[0].0 == 1224) | (joint[0].0 == 1275)))
+        | ((!n[688]) & (joint[1].0 == 1008));
+    // n[785]: ((aux 8) e h b 4 5 7)
+    n[785] = ((!n[689]) & (joint[0].0 == 1236))
+        | ((joint[0].0 == 1239) | (joint[1].0 == 1023))
+        | ((!n[688]) & (joint[1].0 == 1020));
     // n[786]: ((aux 9) e b 4 7)
     n[786] = (n[783]) | (n[784]) | (n[785]);
+    // n[787]: ((aux 8) e d b 4 3 5)
+    n[787] = ((!n[689]) & (joint[0].0 == 1141)) | ((!n[688]) & (joint[1].0 == 925));
+    // n[788]: ((aux 8) e h b 4 3 5)
+    n[788] = ((joint[0].0 == 1228) | (joint[0].0 == 1233) | (joint[1].0 == 1012)
+        | (joint[1].0 == 1017)) | ((!n[689]) & (joint[0].0 == 1231))
+        | ((!n[688]) & (joint[1].0 == 1015));
+    // n[789]: ((aux 8) e d b 4 7 5)
+    n[789] = ((!n[689]) & (joint[0].0 == 1151)) | ((!n[688]) & (joint[1].0 == 935));
+    // n[790]: ((aux 8) e h b 4 7 5)
+    n[790] = ((!n[689]) & (joint[0].0 == 1242))
+        | ((joint[0].0 == 1244) | (joint[1].0 == 1028))
+        | ((!n[688]) & (joint[1].0 == 1026));
     // n[791]: ((aux 9) e b 4 5)
     n[791] = (n[787]) | (n[788]) | (n[789]) | (n[790]);
+    // n[792]: ((aux 8) e d f 4 7 1)
+    n[792] = ((joint[0].0 == 1148) | (joint[0].0 == 1153)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk d 7 b 5 d 3 f 1), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x21000000000, 0x0, 0x240000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[689]) & (joint[0].0 == 1152))
+        | ((!n[688]) & ((joint[1].0 == 936) | (joint[1].0 == 1044)));
+    // n[793]: ((aux 8) e h f 4 7 1)
+    n[793] = ((!n[689]) & (joint[0].0 == 1243))
+        | ((joint[0].0 == 1245) | (joint[1].0 == 1029) | (joint[1].0 == 1061))
+        | ((!n[688]) & ((joint[1].0 == 1027) | (joint[1].0 == 1060)));
+    // n[794]: ((aux 8) e d f 4 3 1)
+    n[794] = ((!n[689]) & (joint[0].0 == 1142)) | ((!n[688]) & (joint[1].0 == 926));
+    // n[795]: ((aux 8) e h f 4 3 1)
+    n[795] = ((!n[689]) & (joint[0].0 == 1232)) | ((!n[688]) & (joint[1].0 == 1016));
     // n[796]: ((aux 9) e f 4 1)
     n[796] = (n[792]) | (n[793]) | (n[794]) | (n[795]);
+    // n[797]: ((aux 8) e h f 4 3 5)
+    n[797] = ((!n[689]) & (joint[0].0 == 1229)) | ((!n[688]) & (joint[1].0 == 1013));
+    // n[798]: ((aux 8) e d f 4 7 5)
+    n[798] = ((!n[689]) & (joint[0].0 == 1149)) | ((!n[688]) & (joint[1].0 == 933));
     // n[799]: ((aux 9) e f 4 5)
     n[799] = (mt[2] & 0x8000000000000000 != 0) | (n[797]) | (n[798]);
+    // n[800]: ((aux 8) e d b 4 7 1)
+    n[800] = ((joint[0].0 == 1147) | (joint[1].0 == 931) | (joint[1].0 == 1041))
+        | ((!n[689]) & (joint[0].0 == 1150))
+        | ((!n[688]) & ((joint[1].0 == 934) | (joint[1].0 == 1043)));
+    // n[801]: ((aux 8) e h b 4 7 1)
+    n[801] = ((!n[689]) & (joint[0].0 == 1241))
+        | ((!n[688]) & ((joint[1].0 == 1025) | (joint[1].0 == 1059)));
+    // n[802]: ((aux 8) e h b 4 3 1)
+    n[802] = ((joint[0].0 == 1227) | (joint[1].0 == 1011))
+        | ((!n[689]) & (joint[0].0 == 1230)) | ((!n[688]) & (joint[1].0 == 1014));
     // n[803]: ((aux 9) e b 4 1)
     n[803] = (n[800]) | (n[801]) | (n[802]);
     // n[804]: ((aux 10) e 4)
@@ -26408,32 +22783,148 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         |= (n[688])
             & ((mt[9] & 0x8799980000000000 != 0) | (mt[10] & 0x78787 != 0)
                 | (joint[1].0 == 406) | (joint[1].0 == 452));
+    // n[808]: ((aux 3) g f 4 5)
+    n[808] = (({
+        // SET: 8 moves of white, from (move wk d 3 f 5), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x40800800200000,
+            0x40002000000000, 0x40020000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 10 moves of black, from (move bk d 3 f 5), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x81001000400000, 0x80004000000000,
+                0x100800000000, 0x2010, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[807]) & ((joint[0].0 == 751) | (joint[0].0 == 841)))
+        | ((!n[806]) & (joint[1].0 == 496));
+    // n[809]: ((aux 3) g h 4 5)
+    n[809] = ((!n[807]) & ((joint[0].0 == 713) | (joint[0].0 == 823)))
+        | ((joint[0].0 == 727) | (joint[0].0 == 743)
+            | ({
+                // SET: 4 moves of black, from (move bk f 7 h 5), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10001000000, 0x2000000000000000,
+                    0x20, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[806]) & (joint[1].0 == 458));
+    // n[810]: ((aux 3) g f 4 3)
+    n[810] = (({
+        // SET: 10 moves of white, from (move wk d 1 f 3), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x410010002000,
+            0x100004000000, 0x8000004002000000, 0x80, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk d 1 f 3), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x820020004000, 0x200008000000,
+                0x10080000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[807]) & (joint[0].0 == 754))
+        | ((!n[806]) & ((joint[1].0 == 499) | (joint[1].0 == 587)));
+    // n[811]: ((aux 3) g h 4 3)
+    n[811] = (({
+        // SET: 4 moves of white, from (move wk f 1 h 3), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10000002,
+            0x8000000000000, 0x1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 450) | (joint[1].0 == 477)) | ((!n[807]) & (joint[0].0 == 720))
+        | ((!n[806]) & ((joint[1].0 == 465) | (joint[1].0 == 569)));
     // n[812]: ((aux 4) g 4)
     n[812] = ((mt[0] & 0x1eff5914 != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x3a != 0) | (mt[5] & 0x1200 != 0) | (mt[10] & 0x1800000 != 0))
         | (n[808]) | (n[809]) | (n[810]) | (n[811]);
+    // n[813]: ((aux 5) g f f 4 1 5)
+    n[813] = ((joint[0].0 == 252) | (joint[0].0 == 323) | (joint[1].0 == 84))
+        | ((!n[807]) & ((joint[0].0 == 253) | (joint[0].0 == 324)))
+        | ((!n[806]) & (joint[1].0 == 85));
     // n[814]: ((aux 6) g f 4 5)
     n[814] = (mt[0] & 0xa000000000 != 0) | (n[813]);
+    // n[815]: ((aux 5) g f f 4 5 1)
+    n[815] = ((joint[0].0 == 261) | (joint[1].0 == 93) | (joint[1].0 == 155))
+        | ((!n[807]) & (joint[0].0 == 263))
+        | ((!n[806]) & ((joint[1].0 == 95) | (joint[1].0 == 156)));
     // n[816]: ((aux 6) g f 4 1)
     n[816] = (mt[0] & 0xa00000000000 != 0) | (n[815]);
+    // n[817]: ((aux 5) g f f 4 3 7)
+    n[817] = ((joint[0].0 == 257) | (joint[0].0 == 326) | (joint[1].0 == 89))
+        | ((!n[807]) & ((joint[0].0 == 258) | (joint[0].0 == 327)))
+        | ((!n[806]) & (joint[1].0 == 90));
     // n[818]: ((aux 6) g f 4 7)
     n[818] = ((mt[1] & 0x1000000000000000 != 0) | (mt[4] & 0x100 != 0)) | (n[817]);
+    // n[819]: ((aux 5) g f f 4 7 3)
+    n[819] = ((joint[0].0 == 266) | (joint[1].0 == 98) | (joint[1].0 == 158))
+        | ((!n[807]) & (joint[0].0 == 267))
+        | ((!n[806]) & ((joint[1].0 == 99) | (joint[1].0 == 159)));
     // n[820]: ((aux 6) g f 4 3)
     n[820] = (n[819]) | ((mt[2] & 0x4 != 0) | (mt[4] & 0x1000 != 0));
+    // n[821]: ((aux 5) g d h 4 1 5)
+    n[821] = ((!n[807]) & ((joint[0].0 == 217) | (joint[0].0 == 312)))
+        | ((!n[806]) & (joint[1].0 == 49));
+    // n[822]: ((aux 5) g h h 4 1 5)
+    n[822] = ((!n[807]) & ((joint[0].0 == 284) | (joint[0].0 == 333)))
+        | ((!n[806]) & (joint[1].0 == 116));
+    // n[823]: ((aux 5) g d h 4 5 5)
+    n[823] = ((!n[807]) & (joint[0].0 == 226))
+        | ((joint[0].0 == 227) | (joint[1].0 == 59)) | ((!n[806]) & (joint[1].0 == 58));
     // n[824]: ((aux 6) g h 4 5)
     n[824] = (n[821]) | (n[822]) | (n[823]);
+    // n[825]: ((aux 5) g h d 4 5 5)
+    n[825] = ((!n[807]) & (joint[0].0 == 290))
+        | ((joint[0].0 == 292) | (joint[1].0 == 124))
+        | ((!n[806]) & (joint[1].0 == 122));
     // n[826]: ((aux 6) g d 4 5)
     n[826] = (mt[1] & 0x60000 != 0) | (n[825]);
+    // n[827]: ((aux 5) g h h 4 5 1)
+    n[827] = ((!n[807]) & (joint[0].0 == 291))
+        | ((!n[806]) & ((joint[1].0 == 123) | (joint[1].0 == 165)));
     // n[828]: ((aux 6) g h 4 1)
     n[828] = (mt[1] & 0xa00000 != 0) | (n[827]);
+    // n[829]: ((aux 5) g h d 4 3 7)
+    n[829] = ((!n[807]) & ((joint[0].0 == 287) | (joint[0].0 == 334)))
+        | ((!n[806]) & (joint[1].0 == 119));
     // n[830]: ((aux 6) g d 4 7)
     n[830] = (mt[1] & 0xa000000 != 0) | (n[829]);
+    // n[831]: ((aux 5) g h h 4 3 7)
+    n[831] = ((!n[807]) & ((joint[0].0 == 288) | (joint[0].0 == 335)))
+        | ((!n[806]) & (joint[1].0 == 120));
     // n[832]: ((aux 6) g h 4 7)
     n[832] = (mt[1] & 0xa0000000 != 0) | (n[831]);
+    // n[833]: ((aux 5) g d h 4 7 3)
+    n[833] = ((!n[807]) & (joint[0].0 == 230))
+        | ((!n[806]) & ((joint[1].0 == 62) | (joint[1].0 == 147)));
+    // n[834]: ((aux 5) g h h 4 7 3)
+    n[834] = ((!n[807]) & (joint[0].0 == 295))
+        | ((!n[806]) & ((joint[1].0 == 127) | (joint[1].0 == 167)));
+    // n[835]: ((aux 5) g d h 4 3 3)
+    n[835] = ((joint[0].0 == 219) | (joint[1].0 == 51))
+        | ((!n[807]) & (joint[0].0 == 221)) | ((!n[806]) & (joint[1].0 == 53));
     // n[836]: ((aux 6) g h 4 3)
     n[836] = (n[833]) | (n[834]) | (n[835]);
+    // n[837]: ((aux 5) g h d 4 5 1)
+    n[837] = ((!n[807]) & (joint[0].0 == 289))
+        | ((!n[806]) & ((joint[1].0 == 121) | (joint[1].0 == 164)));
     // n[838]: ((aux 6) g d 4 1)
     n[838] = (n[837]) | (mt[1] & 0xc000000000 != 0);
+    // n[839]: ((aux 5) g h d 4 3 3)
+    n[839] = ((joint[0].0 == 285) | (joint[1].0 == 117))
+        | ((!n[807]) & (joint[0].0 == 286)) | ((!n[806]) & (joint[1].0 == 118));
     // n[840]: ((aux 6) g d 4 3)
     n[840] = (mt[1] & 0x60000000000 != 0) | (n[839]);
     // n[841]: ((aux 7) g 4)
@@ -26453,36 +22944,158 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[841] |= n[836];
     n[841] |= n[838];
     n[841] |= n[840];
+    // n[842]: ((aux 8) g b h 4 1 3)
+    n[842] = ((joint[0].0 == 1087) | (joint[1].0 == 871))
+        | ((!n[807]) & (joint[0].0 == 1089)) | ((!n[806]) & (joint[1].0 == 873));
+    // n[843]: ((aux 8) g f h 4 1 3)
+    n[843] = ((!n[807]) & (joint[0].0 == 1178)) | ((!n[806]) & (joint[1].0 == 962));
+    // n[844]: ((aux 8) g b h 4 5 3)
+    n[844] = ((joint[0].0 == 1098) | (joint[1].0 == 882))
+        | ((!n[807]) & ((joint[0].0 == 1100) | (joint[0].0 == 1103)))
+        | ((!n[806]) & ((joint[1].0 == 884) | (joint[1].0 == 887)));
     // n[845]: ((aux 9) g h 4 3)
     n[845] = (n[842]) | (n[843]) | (mt[2] & 0x400 != 0) | (n[844]);
+    // n[846]: ((aux 8) g f d 4 1 7)
+    n[846] = (({
+        // SET: 4 moves of white, from (triplejump wk f 1 d 3 b 5 d 7), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x0, 0x3000000, 0x18000000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 960) | (joint[1].0 == 961))
+        | ((!n[807]) & ((joint[0].0 == 1181) | (joint[0].0 == 1270)))
+        | ((!n[806]) & (joint[1].0 == 965));
     // n[847]: ((aux 9) g d 4 7)
     n[847] = (mt[2] & 0x1a000 != 0) | (n[846]);
+    // n[848]: ((aux 8) g f h 4 1 7)
+    n[848] = ((joint[0].0 == 1179) | (joint[0].0 == 1269) | (joint[1].0 == 963))
+        | ((!n[807]) & ((joint[0].0 == 1182) | (joint[0].0 == 1271)))
+        | ((!n[806]) & (joint[1].0 == 966));
     // n[849]: ((aux 9) g h 4 7)
     n[849] = (mt[2] & 0x140000 != 0) | (n[848]);
+    // n[850]: ((aux 8) g b h 4 3 5)
+    n[850] = ((!n[807]) & ((joint[0].0 == 1093) | (joint[0].0 == 1096)))
+        | ((joint[0].0 == 1097) | (joint[1].0 == 881))
+        | ((!n[806]) & ((joint[1].0 == 877) | (joint[1].0 == 880)));
+    // n[851]: ((aux 8) g b h 4 7 5)
+    n[851] = ((!n[807]) & (joint[0].0 == 1108))
+        | ((joint[0].0 == 1109) | (joint[1].0 == 893))
+        | ((!n[806]) & (joint[1].0 == 892));
+    // n[852]: ((aux 8) g f h 4 7 5)
+    n[852] = ((!n[807]) & (joint[0].0 == 1194)) | ((!n[806]) & (joint[1].0 == 978));
     // n[853]: ((aux 9) g h 4 5)
     n[853] = (mt[3] & 0x100000000 != 0) | (n[850]) | (n[851]) | (n[852]);
+    // n[854]: ((aux 8) g f h 4 7 1)
+    n[854] = ((joint[0].0 == 1193) | (joint[1].0 == 977) | (joint[1].0 == 1053))
+        | ((!n[807]) & (joint[0].0 == 1197))
+        | ((!n[806]) & ((joint[1].0 == 981) | (joint[1].0 == 1055)));
     // n[855]: ((aux 9) g h 4 1)
     n[855] = (n[854]) | ((mt[3] & 0x20000000000 != 0) | (mt[4] & 0x8000000 != 0));
+    // n[856]: ((aux 8) g f d 4 7 1)
+    n[856] = ((joint[0].0 == 1191) | (joint[0].0 == 1192)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk f 7 d 5 b 3 d 1), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x18000, 0x18000000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[807]) & (joint[0].0 == 1195))
+        | ((!n[806]) & ((joint[1].0 == 979) | (joint[1].0 == 1054)));
     // n[857]: ((aux 9) g d 4 1)
     n[857] = (n[856]) | ((mt[3] & 0x6000000000 != 0) | (mt[4] & 0x20000000 != 0));
+    // n[858]: ((aux 8) g f d 4 3 5)
+    n[858] = ((joint[0].0 == 1183) | (joint[1].0 == 967))
+        | ((!n[807]) & (joint[0].0 == 1186)) | ((!n[806]) & (joint[1].0 == 970));
+    // n[859]: ((aux 8) g f d 4 7 5)
+    n[859] = ((!n[807]) & (joint[0].0 == 1196)) | ((!n[806]) & (joint[1].0 == 980));
     // n[860]: ((aux 9) g d 4 5)
     n[860] = (n[858]) | (mt[4] & 0x80000000 != 0) | (n[859]);
+    // n[861]: ((aux 8) g f d 4 1 3)
+    n[861] = ((!n[807]) & (joint[0].0 == 1180)) | ((!n[806]) & (joint[1].0 == 964));
+    // n[862]: ((aux 8) g f d 4 5 3)
+    n[862] = ((joint[0].0 == 1189) | (joint[1].0 == 973))
+        | ((!n[807]) & (joint[0].0 == 1190)) | ((!n[806]) & (joint[1].0 == 974));
     // n[863]: ((aux 9) g d 4 3)
     n[863] = (n[861]) | (n[862]) | (mt[2] & 0x1000000 != 0);
+    // n[864]: ((aux 8) g h b 4 5 3)
+    n[864] = ((!n[807]) & ((joint[0].0 == 1234) | (joint[0].0 == 1235)))
+        | ((joint[0].0 == 1238) | (joint[1].0 == 1022))
+        | ((!n[806]) & ((joint[1].0 == 1018) | (joint[1].0 == 1019)));
     // n[865]: ((aux 9) g b 4 3)
     n[865] = (mt[4] & 0x1600000000 != 0) | (n[864]);
+    // n[866]: ((aux 8) g d f 4 5 3)
+    n[866] = ((joint[0].0 == 1143) | (joint[1].0 == 927))
+        | ((!n[807]) & (joint[0].0 == 1146)) | ((!n[806]) & (joint[1].0 == 930));
     // n[867]: ((aux 9) g f 4 3)
     n[867] = (mt[2] & 0x30000000000 != 0) | (n[866]);
+    // n[868]: ((aux 8) g d f 4 1 7)
+    n[868] = (({
+        // SET: 4 moves of white, from (triplejump wk d 1 b 3 d 5 f 7), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x2400000000000, 0x0, 0x140000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 918) | (joint[1].0 == 921))
+        | ((!n[807]) & ((joint[0].0 == 1138) | (joint[0].0 == 1261)))
+        | ((!n[806]) & (joint[1].0 == 922));
+    // n[869]: ((aux 8) g h f 4 1 7)
+    n[869] = ((joint[0].0 == 1225) | (joint[0].0 == 1276) | (joint[1].0 == 1009))
+        | ((!n[807]) & ((joint[0].0 == 1226) | (joint[0].0 == 1277)))
+        | ((!n[806]) & (joint[1].0 == 1010));
+    // n[870]: ((aux 8) g h f 4 5 7)
+    n[870] = ((!n[807]) & (joint[0].0 == 1237)) | ((!n[806]) & (joint[1].0 == 1021));
+    // n[871]: ((aux 8) g d f 4 5 7)
+    n[871] = ((!n[807]) & (joint[0].0 == 1145)) | ((!n[806]) & (joint[1].0 == 929));
     // n[872]: ((aux 9) g f 4 7)
     n[872] = (n[868]) | (n[869]) | (n[870]) | (n[871]);
+    // n[873]: ((aux 8) g h b 4 5 7)
+    n[873] = ((!n[807]) & (joint[0].0 == 1236))
+        | ((joint[0].0 == 1239) | (joint[1].0 == 1023))
+        | ((!n[806]) & (joint[1].0 == 1020));
     // n[874]: ((aux 9) g b 4 7)
     n[874] = (mt[2] & 0x6000000000000 != 0) | (n[873]);
+    // n[875]: ((aux 8) g h b 4 3 5)
+    n[875] = ((joint[0].0 == 1228) | (joint[1].0 == 1012))
+        | ((!n[807]) & ((joint[0].0 == 1231) | (joint[0].0 == 1233)))
+        | ((!n[806]) & ((joint[1].0 == 1015) | (joint[1].0 == 1017)));
     // n[876]: ((aux 9) g b 4 5)
     n[876] = (mt[2] & 0x1a0000000000000 != 0) | (n[875]);
+    // n[877]: ((aux 8) g d f 4 7 1)
+    n[877] = ((joint[0].0 == 1148) | (joint[0].0 == 1152)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk d 7 b 5 d 3 f 1), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x11000000000, 0x0, 0x140000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[807]) & (joint[0].0 == 1153))
+        | ((!n[806]) & ((joint[1].0 == 937) | (joint[1].0 == 1045)));
+    // n[878]: ((aux 8) g h f 4 7 1)
+    n[878] = ((joint[0].0 == 1243) | (joint[1].0 == 1027) | (joint[1].0 == 1060))
+        | ((!n[807]) & (joint[0].0 == 1245))
+        | ((!n[806]) & ((joint[1].0 == 1029) | (joint[1].0 == 1061)));
+    // n[879]: ((aux 8) g d f 4 3 1)
+    n[879] = ((!n[807]) & (joint[0].0 == 1142)) | ((!n[806]) & (joint[1].0 == 926));
+    // n[880]: ((aux 8) g h f 4 3 1)
+    n[880] = ((!n[807]) & (joint[0].0 == 1232)) | ((!n[806]) & (joint[1].0 == 1016));
     // n[881]: ((aux 9) g f 4 1)
     n[881] = (n[877]) | (n[878]) | (n[879]) | (n[880]);
+    // n[882]: ((aux 8) g d f 4 3 5)
+    n[882] = ((joint[0].0 == 1139) | (joint[1].0 == 923))
+        | ((!n[807]) & (joint[0].0 == 1140)) | ((!n[806]) & (joint[1].0 == 924));
     // n[883]: ((aux 9) g f 4 5)
     n[883] = (n[882]) | (mt[3] & 0x3 != 0);
+    // n[884]: ((aux 8) g h b 4 3 1)
+    n[884] = ((joint[0].0 == 1227) | (joint[1].0 == 1011))
+        | ((!n[807]) & (joint[0].0 == 1230)) | ((!n[806]) & (joint[1].0 == 1014));
     // n[885]: ((aux 9) g b 4 1)
     n[885] = (mt[3] & 0x18 != 0) | (n[884]);
     // n[886]: ((aux 10) g 4)
@@ -26555,24 +23168,101 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[890]: ((aux 3) b c 7 6)
+    n[890] = (({
+        // SET: 10 moves of white, from (move wk a 4 c 6), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10000200000,
+            0x400080082000000, 0x1000000000000000, 0x10080000040, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk a 4 c 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x20000400000, 0x800100104000000, 0x0,
+                0x400200000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[888]) & (joint[0].0 == 603))
+        | ((!n[889]) & ((joint[1].0 == 348) | (joint[1].0 == 512)));
+    // n[891]: ((aux 3) b a 7 6)
+    n[891] = (({
+        // SET: 4 moves of white, from (move wk b 5 a 6), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x80004000000000, 0x0, 0x0,
+            0x4020, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 359) | (joint[1].0 == 376)) | ((!n[888]) & (joint[0].0 == 646))
+        | ((!n[889]) & ((joint[1].0 == 391) | (joint[1].0 == 532)));
+    // n[892]: ((aux 3) b c 7 8)
+    n[892] = ((!n[888]) & ((joint[0].0 == 601) | (joint[0].0 == 766)))
+        | (({
+            // SET: 4 moves of white, from (move wk d 7 c 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8000100000000, 0x0,
+                0x100400000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        }) | (joint[1].0 == 417) | (joint[1].0 == 436))
+        | ((!n[889]) & (joint[1].0 == 346));
+    // n[893]: ((aux 3) b a 7 8)
+    n[893] = ((!n[888]) & ((joint[0].0 == 639) | (joint[0].0 == 786)))
+        | ((!n[889]) & (joint[1].0 == 384));
     // n[894]: ((aux 4) b 7)
     n[894] = ((mt[0] & 0x6fde7dc != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x38 != 0) | (mt[5] & 0x1200 != 0) | (mt[10] & 0x40000000000000 != 0))
         | (n[890]) | (n[891]) | (n[892]) | (n[893]);
+    // n[895]: ((aux 5) b a e 7 6 6)
+    n[895] = ((joint[0].0 == 177) | (joint[1].0 == 9))
+        | ((!n[888]) & (joint[0].0 == 178)) | ((!n[889]) & (joint[1].0 == 10));
     // n[896]: ((aux 6) b e 7 6)
     n[896] = ((mt[1] & 0x200000000000 != 0) | (mt[4] & 0x40000 != 0)) | (n[895]);
+    // n[897]: ((aux 5) b e a 7 6 6)
+    n[897] = ((joint[0].0 == 242) | (joint[1].0 == 74))
+        | ((!n[888]) & (joint[0].0 == 244)) | ((!n[889]) & (joint[1].0 == 76));
     // n[898]: ((aux 6) b a 7 6)
     n[898] = ((mt[1] & 0x800000000000 != 0) | (mt[4] & 0x80000 != 0)) | (n[897]);
+    // n[899]: ((aux 5) b e a 7 4 8)
+    n[899] = ((!n[888]) & ((joint[0].0 == 238) | (joint[0].0 == 319)))
+        | ((!n[889]) & (joint[1].0 == 70));
+    // n[900]: ((aux 5) b a a 7 4 8)
+    n[900] = ((!n[888]) & ((joint[0].0 == 172) | (joint[0].0 == 298)))
+        | ((!n[889]) & (joint[1].0 == 4));
+    // n[901]: ((aux 5) b e a 7 8 8)
+    n[901] = ((!n[888]) & (joint[0].0 == 247)) | ((!n[889]) & (joint[1].0 == 79));
     // n[902]: ((aux 6) b a 7 8)
     n[902] = (n[899]) | (n[900]) | (n[901]);
+    // n[903]: ((aux 5) b a e 7 8 8)
+    n[903] = ((!n[888]) & (joint[0].0 == 181)) | ((!n[889]) & (joint[1].0 == 13));
     // n[904]: ((aux 6) b e 7 8)
     n[904] = (mt[0] & 0x600000000 != 0) | (n[903]);
+    // n[905]: ((aux 5) b a e 7 8 4)
+    n[905] = ((!n[888]) & (joint[0].0 == 180))
+        | ((!n[889]) & ((joint[1].0 == 12) | (joint[1].0 == 131)));
     // n[906]: ((aux 6) b e 7 4)
     n[906] = ((mt[1] & 0x8000000000000 != 0) | (mt[5] & 0x10000 != 0)) | (n[905]);
+    // n[907]: ((aux 5) b a a 7 8 4)
+    n[907] = ((!n[888]) & (joint[0].0 == 179))
+        | ((!n[889]) & ((joint[1].0 == 11) | (joint[1].0 == 130)));
     // n[908]: ((aux 6) b a 7 4)
     n[908] = (n[907]) | ((mt[1] & 0x40000000000000 != 0) | (mt[5] & 0x100000 != 0));
+    // n[909]: ((aux 5) b c c 7 4 8)
+    n[909] = ((!n[888]) & ((joint[0].0 == 200) | (joint[0].0 == 307)))
+        | ((joint[0].0 == 202) | (joint[0].0 == 308) | (joint[1].0 == 34))
+        | ((!n[889]) & (joint[1].0 == 32));
     // n[910]: ((aux 6) b c 7 8)
     n[910] = (mt[0] & 0xa000000000000000 != 0) | (n[909]);
+    // n[911]: ((aux 5) b c c 7 8 4)
+    n[911] = ((!n[888]) & (joint[0].0 == 210))
+        | ((joint[0].0 == 211) | (joint[1].0 == 43) | (joint[1].0 == 140))
+        | ((!n[889]) & ((joint[1].0 == 42) | (joint[1].0 == 139)));
     // n[912]: ((aux 6) b c 7 4)
     n[912] = (mt[1] & 0xa00 != 0) | (n[911]);
     // n[913]: ((aux 7) b 7)
@@ -26588,29 +23278,126 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[913] |= n[908];
     n[913] |= n[910];
     n[913] |= n[912];
+    // n[914]: ((aux 8) b a g 7 6 8)
+    n[914] = ((joint[0].0 == 1077) | (joint[1].0 == 861))
+        | ((!n[888]) & (joint[0].0 == 1080)) | ((!n[889]) & (joint[1].0 == 864));
     // n[915]: ((aux 9) b g 7 8)
     n[915] = ((mt[3] & 0x80 != 0) | (mt[4] & 0x4000000000 != 0)) | (n[914]);
+    // n[916]: ((aux 8) b e c 7 2 8)
+    n[916] = ((!n[888]) & ((joint[0].0 == 1154) | (joint[0].0 == 1262)))
+        | (({
+            // SET: 4 moves of white, from (triplejump wk e 2 c 4 e 6 c 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x88, 0x2800000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        }) | (joint[1].0 == 939) | (joint[1].0 == 943))
+        | ((!n[889]) & (joint[1].0 == 938));
+    // n[917]: ((aux 8) b a c 7 2 8)
+    n[917] = ((!n[888]) & ((joint[0].0 == 1062) | (joint[0].0 == 1246)))
+        | ((joint[0].0 == 1064) | (joint[0].0 == 1247) | (joint[1].0 == 848))
+        | ((!n[889]) & (joint[1].0 == 846));
+    // n[918]: ((aux 8) b e c 7 6 8)
+    n[918] = ((!n[888]) & (joint[0].0 == 1165)) | ((!n[889]) & (joint[1].0 == 949));
     // n[919]: ((aux 9) b c 7 8)
     n[919] = (n[916]) | (n[917]) | (n[918]) | (mt[3] & 0x800 != 0);
+    // n[920]: ((aux 8) b a g 7 6 4)
+    n[920] = ((joint[0].0 == 1074) | (joint[0].0 == 1076) | (joint[1].0 == 858)
+        | (joint[1].0 == 860)) | ((!n[888]) & (joint[0].0 == 1079))
+        | ((!n[889]) & (joint[1].0 == 863));
     // n[921]: ((aux 9) b g 7 4)
     n[921] = ((mt[3] & 0x3000 != 0) | (mt[6] & 0x8 != 0)) | (n[920]);
+    // n[922]: ((aux 8) b a g 7 8 6)
+    n[922] = ((!n[888]) & ((joint[0].0 == 1084) | (joint[0].0 == 1085)))
+        | ((!n[889]) & ((joint[1].0 == 868) | (joint[1].0 == 869)));
     // n[923]: ((aux 9) b g 7 6)
     n[923] = (n[922]) | ((mt[3] & 0x30000 != 0) | (mt[5] & 0x10000000 != 0));
+    // n[924]: ((aux 8) b a g 7 8 2)
+    n[924] = ((!n[888]) & (joint[0].0 == 1083))
+        | ((!n[889]) & ((joint[1].0 == 867) | (joint[1].0 == 1032)));
     // n[925]: ((aux 9) b g 7 2)
     n[925] = ((mt[3] & 0x40000 != 0) | (mt[6] & 0x20 != 0)) | (n[924]);
+    // n[926]: ((aux 8) b a c 7 8 2)
+    n[926] = ((!n[888]) & ((joint[0].0 == 1081) | (joint[0].0 == 1082)))
+        | ((!n[889])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk a 8 c 6 a 4 c 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x600000000, 0x0, 0x0, 0xc0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
     // n[927]: ((aux 9) b c 7 2)
     n[927] = ((mt[3] & 0x100000 != 0) | (mt[4] & 0x10000000000 != 0)
         | (mt[5] & 0x40000000 != 0)) | (n[926]);
+    // n[928]: ((aux 8) b e c 7 6 4)
+    n[928] = ((!n[888]) & (joint[0].0 == 1167))
+        | ((joint[0].0 == 1168) | (joint[1].0 == 952))
+        | ((!n[889]) & (joint[1].0 == 951));
+    // n[929]: ((aux 8) b a c 7 6 4)
+    n[929] = ((!n[888]) & (joint[0].0 == 1078)) | ((!n[889]) & (joint[1].0 == 862));
     // n[930]: ((aux 9) b c 7 4)
     n[930] = (mt[2] & 0x10 != 0) | (n[928]) | (n[929]);
+    // n[931]: ((aux 8) b c a 7 2 8)
+    n[931] = ((!n[888])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk c 2 a 4 c 6 a 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x4400000, 0x0, 0x5000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[889]) & ((joint[1].0 == 894) | (joint[1].0 == 898)));
+    // n[932]: ((aux 8) b g a 7 2 8)
+    n[932] = ((!n[888]) & ((joint[0].0 == 1200) | (joint[0].0 == 1272)))
+        | ((!n[889]) & (joint[1].0 == 984));
+    // n[933]: ((aux 8) b g a 7 6 8)
+    n[933] = ((!n[888]) & ((joint[0].0 == 1212) | (joint[0].0 == 1215)))
+        | ((!n[889]) & ((joint[1].0 == 996) | (joint[1].0 == 999)));
     // n[934]: ((aux 9) b a 7 8)
     n[934] = (n[931]) | (n[932]) | (n[933]);
+    // n[935]: ((aux 8) b g a 7 8 6)
+    n[935] = ((joint[0].0 == 1218) | (joint[1].0 == 1002))
+        | ((!n[888]) & (joint[0].0 == 1220)) | ((!n[889]) & (joint[1].0 == 1004));
+    // n[936]: ((aux 8) b g a 7 4 6)
+    n[936] = ((joint[0].0 == 1204) | (joint[0].0 == 1207) | (joint[1].0 == 988)
+        | (joint[1].0 == 991)) | ((!n[888]) & (joint[0].0 == 1209))
+        | ((!n[889]) & (joint[1].0 == 993));
+    // n[937]: ((aux 8) b c a 7 4 6)
+    n[937] = ((!n[888]) & (joint[0].0 == 1119)) | ((!n[889]) & (joint[1].0 == 903));
     // n[938]: ((aux 9) b a 7 6)
     n[938] = (mt[2] & 0x4000000 != 0) | (n[935]) | (n[936]) | (n[937]);
+    // n[939]: ((aux 8) b c e 7 8 2)
+    n[939] = ((!n[888]) & (joint[0].0 == 1126))
+        | ((joint[0].0 == 1130) | (joint[0].0 == 1131)
+            | ({
+                // SET: 4 moves of black, from (triplejump bk c 8 e 6 c 4 e 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0xc0000, 0x0, 0x18000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[889]) & ((joint[1].0 == 910) | (joint[1].0 == 1037)));
     // n[940]: ((aux 9) b e 7 2)
     n[940] = (mt[2] & 0x680000000 != 0) | (n[939]);
+    // n[941]: ((aux 8) b c e 7 8 6)
+    n[941] = ((!n[888]) & (joint[0].0 == 1127)) | ((!n[889]) & (joint[1].0 == 911));
+    // n[942]: ((aux 8) b c e 7 4 6)
+    n[942] = ((!n[888]) & (joint[0].0 == 1117))
+        | ((joint[0].0 == 1118) | (joint[1].0 == 902))
+        | ((!n[889]) & (joint[1].0 == 901));
     // n[943]: ((aux 9) b e 7 6)
     n[943] = (n[941]) | (mt[2] & 0x2000000000 != 0) | (n[942]);
+    // n[944]: ((aux 8) b c a 7 8 2)
+    n[944] = ((!n[888]) & (joint[0].0 == 1125))
+        | ((joint[0].0 == 1128) | (joint[1].0 == 912) | (joint[1].0 == 1038))
+        | ((!n[889]) & ((joint[1].0 == 909) | (joint[1].0 == 1036)));
     // n[945]: ((aux 9) b a 7 2)
     n[945] = ((mt[4] & 0x40000000000 != 0) | (mt[6] & 0x800 != 0)) | (n[944]);
     // n[946]: ((aux 10) b 7)
@@ -26680,32 +23467,144 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[950]: ((aux 3) d c 7 6)
+    n[950] = (({
+        // SET: 10 moves of white, from (move wk a 4 c 6), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x210008200000, 0x80002000000,
+            0x1000000000000000, 0x10080000040, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk a 4 c 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x420010400000, 0x100004000000, 0x0, 0x101, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[948]) & (joint[0].0 == 698))
+        | ((!n[949]) & ((joint[1].0 == 443) | (joint[1].0 == 558)));
+    // n[951]: ((aux 3) d e 7 6)
+    n[951] = (({
+        // SET: 10 moves of white, from (move wk c 4 e 6), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000000000, 0x8000000,
+            0x20040082000, 0x200000100020000, 0x2, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk c 4 e 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000000000, 0x10000000, 0x40080104000,
+                0x800000000000000, 0x40, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[948]) & (joint[0].0 == 649))
+        | ((!n[949]) & ((joint[1].0 == 394) | (joint[1].0 == 535)));
+    // n[952]: ((aux 3) d e 7 8)
+    n[952] = ((!n[948]) & ((joint[0].0 == 645) | (joint[0].0 == 789)))
+        | (({
+            // SET: 4 moves of white, from (move wk f 7 e 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1000100000,
+                0x1000000000000000, 0x10, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        }) | (joint[1].0 == 469) | (joint[1].0 == 485))
+        | ((!n[949]) & (joint[1].0 == 390));
+    // n[953]: ((aux 3) d c 7 8)
+    n[953] = (({
+        // SET: 4 moves of white, from (move wk a 6 c 8), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400002000000, 0x0,
+            0x4000000000000000, 0x200, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 346) | (joint[1].0 == 367))
+        | ((!n[948]) & ((joint[0].0 == 691) | (joint[0].0 == 812)))
+        | ((!n[949]) & (joint[1].0 == 436));
     // n[954]: ((aux 4) d 7)
     n[954] = ((mt[0] & 0x12fbcf8c != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x3a != 0) | (mt[5] & 0x1200 != 0) | (mt[11] & 0x60000 != 0))
         | (n[950]) | (n[951]) | (n[952]) | (n[953]);
+    // n[955]: ((aux 5) d a e 7 6 6)
+    n[955] = ((joint[0].0 == 177) | (joint[1].0 == 9))
+        | ((!n[948]) & (joint[0].0 == 178)) | ((!n[949]) & (joint[1].0 == 10));
     // n[956]: ((aux 6) d e 7 6)
     n[956] = ((mt[1] & 0x200000000000 != 0) | (mt[4] & 0x40000 != 0)) | (n[955]);
+    // n[957]: ((aux 5) d e a 7 6 6)
+    n[957] = ((joint[0].0 == 242) | (joint[1].0 == 74))
+        | ((!n[948]) & (joint[0].0 == 244)) | ((!n[949]) & (joint[1].0 == 76));
     // n[958]: ((aux 6) d a 7 6)
     n[958] = ((mt[1] & 0x800000000000 != 0) | (mt[4] & 0x80000 != 0)) | (n[957]);
+    // n[959]: ((aux 5) d e a 7 8 8)
+    n[959] = ((!n[948]) & (joint[0].0 == 247)) | ((!n[949]) & (joint[1].0 == 79));
     // n[960]: ((aux 6) d a 7 8)
     n[960] = (mt[0] & 0x60000000 != 0) | (n[959]);
+    // n[961]: ((aux 5) d a e 7 4 8)
+    n[961] = ((!n[948]) & ((joint[0].0 == 174) | (joint[0].0 == 299)))
+        | ((!n[949]) & (joint[1].0 == 6));
+    // n[962]: ((aux 5) d e e 7 4 8)
+    n[962] = ((!n[948]) & ((joint[0].0 == 239) | (joint[0].0 == 320)))
+        | ((joint[0].0 == 240) | (joint[0].0 == 321) | (joint[1].0 == 72))
+        | ((!n[949]) & (joint[1].0 == 71));
+    // n[963]: ((aux 5) d a e 7 8 8)
+    n[963] = ((!n[948]) & (joint[0].0 == 181)) | ((!n[949]) & (joint[1].0 == 13));
     // n[964]: ((aux 6) d e 7 8)
     n[964] = (n[961]) | (n[962]) | (n[963]);
+    // n[965]: ((aux 5) d e e 7 8 4)
+    n[965] = ((!n[948]) & (joint[0].0 == 248))
+        | ((joint[0].0 == 249) | (joint[1].0 == 81) | (joint[1].0 == 153))
+        | ((!n[949]) & ((joint[1].0 == 80) | (joint[1].0 == 152)));
     // n[966]: ((aux 6) d e 7 4)
     n[966] = (n[965]) | ((mt[1] & 0x10000000000000 != 0) | (mt[5] & 0x10000 != 0));
+    // n[967]: ((aux 5) d e a 7 8 4)
+    n[967] = ((!n[948]) & (joint[0].0 == 246))
+        | ((!n[949]) & ((joint[1].0 == 78) | (joint[1].0 == 151)));
     // n[968]: ((aux 6) d a 7 4)
     n[968] = ((mt[1] & 0x20000000000000 != 0) | (mt[5] & 0x100000 != 0)) | (n[967]);
+    // n[969]: ((aux 5) d c g 7 6 6)
+    n[969] = ((joint[0].0 == 208) | (joint[1].0 == 40))
+        | ((!n[948]) & (joint[0].0 == 209)) | ((!n[949]) & (joint[1].0 == 41));
     // n[970]: ((aux 6) d g 7 6)
     n[970] = (mt[0] & 0x60000000000000 != 0) | (n[969]);
+    // n[971]: ((aux 5) d g c 7 6 6)
+    n[971] = ((joint[0].0 == 276) | (joint[1].0 == 108))
+        | ((!n[948]) & (joint[0].0 == 278)) | ((!n[949]) & (joint[1].0 == 110));
     // n[972]: ((aux 6) d c 7 6)
     n[972] = ((mt[1] & 0x80000000000000 != 0) | (mt[5] & 0x4000000 != 0)) | (n[971]);
+    // n[973]: ((aux 5) d g c 7 4 8)
+    n[973] = ((!n[948]) & ((joint[0].0 == 273) | (joint[0].0 == 330)))
+        | ((!n[949]) & (joint[1].0 == 105));
+    // n[974]: ((aux 5) d c c 7 4 8)
+    n[974] = ((joint[0].0 == 200) | (joint[0].0 == 307) | (joint[1].0 == 32))
+        | ((!n[948]) & ((joint[0].0 == 202) | (joint[0].0 == 308)))
+        | ((!n[949]) & (joint[1].0 == 34));
+    // n[975]: ((aux 5) d g c 7 8 8)
+    n[975] = ((!n[948]) & (joint[0].0 == 280)) | ((!n[949]) & (joint[1].0 == 112));
     // n[976]: ((aux 6) d c 7 8)
     n[976] = (n[973]) | (n[974]) | (n[975]);
+    // n[977]: ((aux 5) d c g 7 8 8)
+    n[977] = ((!n[948]) & (joint[0].0 == 213)) | ((!n[949]) & (joint[1].0 == 45));
     // n[978]: ((aux 6) d g 7 8)
     n[978] = (mt[1] & 0x6 != 0) | (n[977]);
+    // n[979]: ((aux 5) d c g 7 8 4)
+    n[979] = ((!n[948]) & (joint[0].0 == 212))
+        | ((!n[949]) & ((joint[1].0 == 44) | (joint[1].0 == 141)));
     // n[980]: ((aux 6) d g 7 4)
     n[980] = (mt[1] & 0xa0 != 0) | (n[979]);
+    // n[981]: ((aux 5) d c c 7 8 4)
+    n[981] = ((joint[0].0 == 210) | (joint[1].0 == 42) | (joint[1].0 == 139))
+        | ((!n[948]) & (joint[0].0 == 211))
+        | ((!n[949]) & ((joint[1].0 == 43) | (joint[1].0 == 140)));
     // n[982]: ((aux 6) d c 7 4)
     n[982] = (mt[1] & 0xa00 != 0) | (n[981]);
     // n[983]: ((aux 7) d 7)
@@ -26725,39 +23624,163 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[983] |= n[978];
     n[983] |= n[980];
     n[983] |= n[982];
+    // n[984]: ((aux 8) d a g 7 6 8)
+    n[984] = ((joint[0].0 == 1077) | (joint[1].0 == 861))
+        | ((!n[948]) & (joint[0].0 == 1080)) | ((!n[949]) & (joint[1].0 == 864));
     // n[985]: ((aux 9) d g 7 8)
     n[985] = ((mt[3] & 0x80 != 0) | (mt[4] & 0x4000000000 != 0)) | (n[984]);
+    // n[986]: ((aux 8) d e c 7 2 8)
+    n[986] = ((joint[0].0 == 1154) | (joint[0].0 == 1262) | (joint[1].0 == 938))
+        | ((!n[948])
+            & ({
+                // SET: 4 moves of white, from (triplejump wk e 2 c 4 e 6 c 8), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0, 0x0, 0x0, 0x88, 0x2800000000000,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[949]) & ((joint[1].0 == 939) | (joint[1].0 == 943)));
+    // n[987]: ((aux 8) d a c 7 2 8)
+    n[987] = ((joint[0].0 == 1062) | (joint[0].0 == 1246) | (joint[1].0 == 846))
+        | ((!n[948]) & ((joint[0].0 == 1064) | (joint[0].0 == 1247)))
+        | ((!n[949]) & (joint[1].0 == 848));
+    // n[988]: ((aux 8) d a c 7 6 8)
+    n[988] = ((!n[948]) & (joint[0].0 == 1075)) | ((!n[949]) & (joint[1].0 == 859));
     // n[989]: ((aux 9) d c 7 8)
     n[989] = (n[986]) | (n[987]) | (mt[3] & 0x400 != 0) | (n[988]);
+    // n[990]: ((aux 8) d a g 7 6 4)
+    n[990] = ((joint[0].0 == 1074) | (joint[0].0 == 1076) | (joint[1].0 == 858)
+        | (joint[1].0 == 860)) | ((!n[948]) & (joint[0].0 == 1079))
+        | ((!n[949]) & (joint[1].0 == 863));
     // n[991]: ((aux 9) d g 7 4)
     n[991] = ((mt[3] & 0x3000 != 0) | (mt[6] & 0x8 != 0)) | (n[990]);
+    // n[992]: ((aux 8) d a g 7 8 6)
+    n[992] = ((joint[0].0 == 1084) | (joint[1].0 == 868))
+        | ((!n[948]) & (joint[0].0 == 1085)) | ((!n[949]) & (joint[1].0 == 869));
+    // n[993]: ((aux 8) d e g 7 8 6)
+    n[993] = ((!n[948]) & (joint[0].0 == 1172)) | ((!n[949]) & (joint[1].0 == 956));
+    // n[994]: ((aux 8) d e g 7 4 6)
+    n[994] = ((!n[948]) & (joint[0].0 == 1163)) | ((!n[949]) & (joint[1].0 == 947));
+    // n[995]: ((aux 8) d a g 7 4 6)
+    n[995] = ((joint[0].0 == 1069) | (joint[0].0 == 1072) | (joint[1].0 == 853)
+        | (joint[1].0 == 856)) | ((!n[948]) & (joint[0].0 == 1073))
+        | ((!n[949]) & (joint[1].0 == 857));
     // n[996]: ((aux 9) d g 7 6)
     n[996] = (n[992]) | (n[993]) | (n[994]) | (n[995]);
+    // n[997]: ((aux 8) d e g 7 8 2)
+    n[997] = ((!n[948]) & (joint[0].0 == 1171))
+        | ((joint[0].0 == 1175) | (joint[1].0 == 959) | (joint[1].0 == 1050))
+        | ((!n[949]) & ((joint[1].0 == 955) | (joint[1].0 == 1048)));
     // n[998]: ((aux 9) d g 7 2)
     n[998] = (n[997]) | ((mt[3] & 0x80000 != 0) | (mt[6] & 0x20 != 0));
+    // n[999]: ((aux 8) d e c 7 8 2)
+    n[999] = ((!n[948]) & ((joint[0].0 == 1169) | (joint[0].0 == 1170)))
+        | ((joint[0].0 == 1173) | (joint[1].0 == 957) | (joint[1].0 == 1049))
+        | ((!n[949])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk e 8 c 6 a 4 c 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x600000000000000, 0x0, 0xc00000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
     // n[1000]: ((aux 9) d c 7 2)
     n[1000] = (n[999])
         | ((mt[3] & 0x100000 != 0) | (mt[4] & 0x10000000000 != 0)
             | (mt[5] & 0x80000000 != 0));
+    // n[1001]: ((aux 8) d e c 7 4 6)
+    n[1001] = ((joint[0].0 == 1161) | (joint[1].0 == 945))
+        | ((!n[948]) & (joint[0].0 == 1164)) | ((!n[949]) & (joint[1].0 == 948));
     // n[1002]: ((aux 9) d c 7 6)
     n[1002] = ((mt[3] & 0x200000 != 0) | (mt[5] & 0x400000000 != 0)) | (n[1001]);
+    // n[1003]: ((aux 8) d e c 7 6 4)
+    n[1003] = ((!n[948]) & (joint[0].0 == 1167))
+        | ((joint[0].0 == 1168) | (joint[1].0 == 952))
+        | ((!n[949]) & (joint[1].0 == 951));
+    // n[1004]: ((aux 8) d a c 7 6 4)
+    n[1004] = ((!n[948]) & (joint[0].0 == 1078)) | ((!n[949]) & (joint[1].0 == 862));
     // n[1005]: ((aux 9) d c 7 4)
     n[1005] = (mt[2] & 0x10 != 0) | (n[1003]) | (n[1004]);
+    // n[1006]: ((aux 8) d c e 7 2 8)
+    n[1006] = ((!n[948])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk c 2 a 4 c 6 e 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x9000000, 0x0, 0xa000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((joint[0].0 == 1116) | (joint[0].0 == 1256) | (joint[1].0 == 900))
+        | ((!n[949]) & ((joint[1].0 == 896) | (joint[1].0 == 899)));
+    // n[1007]: ((aux 8) d g e 7 2 8)
+    n[1007] = ((!n[948]) & ((joint[0].0 == 1201) | (joint[0].0 == 1273)))
+        | ((joint[0].0 == 1202) | (joint[0].0 == 1274) | (joint[1].0 == 986))
+        | ((!n[949]) & (joint[1].0 == 985));
+    // n[1008]: ((aux 8) d g e 7 6 8)
+    n[1008] = ((!n[948]) & (joint[0].0 == 1213)) | ((!n[949]) & (joint[1].0 == 997));
     // n[1009]: ((aux 9) d e 7 8)
     n[1009] = (n[1006]) | (n[1007]) | (mt[3] & 0x800000 != 0) | (n[1008]);
+    // n[1010]: ((aux 8) d g a 7 6 8)
+    n[1010] = ((joint[0].0 == 1212) | (joint[1].0 == 996))
+        | ((!n[948]) & (joint[0].0 == 1215)) | ((!n[949]) & (joint[1].0 == 999));
     // n[1011]: ((aux 9) d a 7 8)
     n[1011] = ((mt[3] & 0x2000000 != 0) | (mt[5] & 0x40000000000 != 0)) | (n[1010]);
+    // n[1012]: ((aux 8) d g a 7 6 4)
+    n[1012] = ((joint[0].0 == 1210) | (joint[0].0 == 1211) | (joint[1].0 == 994)
+        | (joint[1].0 == 995)) | ((!n[948]) & (joint[0].0 == 1214))
+        | ((!n[949]) & (joint[1].0 == 998));
     // n[1013]: ((aux 9) d a 7 4)
     n[1013] = ((mt[3] & 0x8000000 != 0) | (mt[5] & 0x80000000000 != 0)
         | (mt[6] & 0x200 != 0)) | (n[1012]);
+    // n[1014]: ((aux 8) d c e 7 6 4)
+    n[1014] = ((joint[0].0 == 1121) | (joint[1].0 == 905))
+        | ((!n[948]) & (joint[0].0 == 1124)) | ((!n[949]) & (joint[1].0 == 908));
+    // n[1015]: ((aux 8) d g e 7 6 4)
+    n[1015] = ((!n[948]) & (joint[0].0 == 1216)) | ((!n[949]) & (joint[1].0 == 1000));
     // n[1016]: ((aux 9) d e 7 4)
     n[1016] = (mt[4] & 0x20000000000 != 0) | (n[1014]) | (n[1015]);
+    // n[1017]: ((aux 8) d c a 7 8 6)
+    n[1017] = ((!n[948]) & (joint[0].0 == 1129)) | ((!n[949]) & (joint[1].0 == 913));
+    // n[1018]: ((aux 8) d g a 7 8 6)
+    n[1018] = ((joint[0].0 == 1218) | (joint[1].0 == 1002))
+        | ((!n[948]) & (joint[0].0 == 1220)) | ((!n[949]) & (joint[1].0 == 1004));
+    // n[1019]: ((aux 8) d g a 7 4 6)
+    n[1019] = ((joint[0].0 == 1204) | (joint[0].0 == 1207) | (joint[1].0 == 988)
+        | (joint[1].0 == 991)) | ((!n[948]) & (joint[0].0 == 1209))
+        | ((!n[949]) & (joint[1].0 == 993));
+    // n[1020]: ((aux 8) d c a 7 4 6)
+    n[1020] = ((!n[948]) & (joint[0].0 == 1119)) | ((!n[949]) & (joint[1].0 == 903));
     // n[1021]: ((aux 9) d a 7 6)
     n[1021] = (n[1017]) | (n[1018]) | (n[1019]) | (n[1020]);
+    // n[1022]: ((aux 8) d c e 7 8 2)
+    n[1022] = ((joint[0].0 == 1126) | (joint[1].0 == 910) | (joint[1].0 == 1037))
+        | ((!n[948]) & ((joint[0].0 == 1130) | (joint[0].0 == 1131)))
+        | ((!n[949])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk c 8 e 6 c 4 e 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0xc0000, 0x0, 0x18000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
     // n[1023]: ((aux 9) d e 7 2)
     n[1023] = (mt[2] & 0x680000000 != 0) | (n[1022]);
+    // n[1024]: ((aux 8) d c e 7 4 6)
+    n[1024] = ((!n[948]) & (joint[0].0 == 1117))
+        | ((joint[0].0 == 1118) | (joint[1].0 == 902))
+        | ((!n[949]) & (joint[1].0 == 901));
     // n[1025]: ((aux 9) d e 7 6)
     n[1025] = (mt[2] & 0x3000000000 != 0) | (n[1024]);
+    // n[1026]: ((aux 8) d c a 7 8 2)
+    n[1026] = ((joint[0].0 == 1125) | (joint[1].0 == 909) | (joint[1].0 == 1036))
+        | ((!n[948]) & (joint[0].0 == 1128))
+        | ((!n[949]) & ((joint[1].0 == 912) | (joint[1].0 == 1038)));
     // n[1027]: ((aux 9) d a 7 2)
     n[1027] = ((mt[4] & 0x40000000000 != 0) | (mt[6] & 0x800 != 0)) | (n[1026]);
     // n[1028]: ((aux 10) d 7)
@@ -26830,24 +23853,110 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[1032]: ((aux 3) f e 7 6)
+    n[1032] = (({
+        // SET: 10 moves of white, from (move wk c 4 e 6), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000000000, 0x208000200,
+            0x40002000, 0x200000100020000, 0x2, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk c 4 e 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000000000, 0x410000400, 0x80004000,
+                0x400800000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1030]) & (joint[0].0 == 745))
+        | ((!n[1031]) & ((joint[1].0 == 490) | (joint[1].0 == 582)));
+    // n[1033]: ((aux 3) f g 7 6)
+    n[1033] = (({
+        // SET: 7 moves of white, from (move wk e 4 g 6), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000000,
+            0xa0000000008000, 0x400080000000000, 0x1000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 5 moves of black, from (move bk e 4 g 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000000, 0x140000000010000, 0x0,
+                0x4000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1030]) & (joint[0].0 == 701))
+        | ((!n[1031]) & ((joint[1].0 == 446) | (joint[1].0 == 561)));
+    // n[1034]: ((aux 3) f e 7 8)
+    n[1034] = (({
+        // SET: 4 moves of white, from (move wk c 6 e 8), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400000020, 0x0,
+            0x800200000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 390) | (joint[1].0 == 419))
+        | ((!n[1030]) & ((joint[0].0 == 740) | (joint[0].0 == 836)))
+        | ((!n[1031]) & (joint[1].0 == 485));
+    // n[1035]: ((aux 3) f g 7 8)
+    n[1035] = ((!n[1030]) & ((joint[0].0 == 697) | (joint[0].0 == 815)))
+        | ((joint[0].0 == 760) | (joint[0].0 == 845) | (joint[1].0 == 505))
+        | ((!n[1031]) & (joint[1].0 == 442));
     // n[1036]: ((aux 4) f 7)
     n[1036] = ((mt[0] & 0x18f79f5c != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x38 != 0) | (mt[5] & 0x1200 != 0) | (mt[11] & 0x30000000000000 != 0))
         | (n[1032]) | (n[1033]) | (n[1034]) | (n[1035]);
+    // n[1037]: ((aux 5) f e e 7 4 8)
+    n[1037] = ((joint[0].0 == 239) | (joint[0].0 == 320) | (joint[1].0 == 71))
+        | ((!n[1030]) & ((joint[0].0 == 240) | (joint[0].0 == 321)))
+        | ((!n[1031]) & (joint[1].0 == 72));
     // n[1038]: ((aux 6) f e 7 8)
     n[1038] = (mt[0] & 0xa00000000 != 0) | (n[1037]);
+    // n[1039]: ((aux 5) f e e 7 8 4)
+    n[1039] = ((joint[0].0 == 248) | (joint[1].0 == 80) | (joint[1].0 == 152))
+        | ((!n[1030]) & (joint[0].0 == 249))
+        | ((!n[1031]) & ((joint[1].0 == 81) | (joint[1].0 == 153)));
     // n[1040]: ((aux 6) f e 7 4)
     n[1040] = (n[1039]) | ((mt[1] & 0x10000000000000 != 0) | (mt[5] & 0x10000 != 0));
+    // n[1041]: ((aux 5) f c g 7 6 6)
+    n[1041] = ((joint[0].0 == 208) | (joint[1].0 == 40))
+        | ((!n[1030]) & (joint[0].0 == 209)) | ((!n[1031]) & (joint[1].0 == 41));
     // n[1042]: ((aux 6) f g 7 6)
     n[1042] = (mt[0] & 0x60000000000000 != 0) | (n[1041]);
+    // n[1043]: ((aux 5) f g c 7 6 6)
+    n[1043] = ((joint[0].0 == 276) | (joint[1].0 == 108))
+        | ((!n[1030]) & (joint[0].0 == 278)) | ((!n[1031]) & (joint[1].0 == 110));
     // n[1044]: ((aux 6) f c 7 6)
     n[1044] = ((mt[1] & 0x80000000000000 != 0) | (mt[5] & 0x4000000 != 0)) | (n[1043]);
+    // n[1045]: ((aux 5) f g c 7 8 8)
+    n[1045] = ((!n[1030]) & (joint[0].0 == 280)) | ((!n[1031]) & (joint[1].0 == 112));
     // n[1046]: ((aux 6) f c 7 8)
     n[1046] = (mt[0] & 0x6000000000000000 != 0) | (n[1045]);
+    // n[1047]: ((aux 5) f c g 7 4 8)
+    n[1047] = ((!n[1030]) & ((joint[0].0 == 204) | (joint[0].0 == 309)))
+        | ((!n[1031]) & (joint[1].0 == 36));
+    // n[1048]: ((aux 5) f g g 7 4 8)
+    n[1048] = ((!n[1030]) & ((joint[0].0 == 274) | (joint[0].0 == 331)))
+        | ((!n[1031]) & (joint[1].0 == 106));
+    // n[1049]: ((aux 5) f c g 7 8 8)
+    n[1049] = ((!n[1030]) & (joint[0].0 == 213)) | ((!n[1031]) & (joint[1].0 == 45));
     // n[1050]: ((aux 6) f g 7 8)
     n[1050] = (n[1047]) | (n[1048]) | (n[1049]);
+    // n[1051]: ((aux 5) f g g 7 8 4)
+    n[1051] = ((!n[1030]) & (joint[0].0 == 281))
+        | ((!n[1031]) & ((joint[1].0 == 113) | (joint[1].0 == 163)));
     // n[1052]: ((aux 6) f g 7 4)
     n[1052] = (n[1051]) | (mt[1] & 0xc0 != 0);
+    // n[1053]: ((aux 5) f g c 7 8 4)
+    n[1053] = ((!n[1030]) & (joint[0].0 == 279))
+        | ((!n[1031]) & ((joint[1].0 == 111) | (joint[1].0 == 162)));
     // n[1054]: ((aux 6) f c 7 4)
     n[1054] = (n[1053]) | (mt[1] & 0xc00 != 0);
     // n[1055]: ((aux 7) f 7)
@@ -26863,31 +23972,126 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[1055] |= n[1050];
     n[1055] |= n[1052];
     n[1055] |= n[1054];
+    // n[1056]: ((aux 8) f e g 7 2 8)
+    n[1056] = ((!n[1030])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk e 2 c 4 e 6 g 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x120, 0x5000000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1031]) & ((joint[1].0 == 941) | (joint[1].0 == 944)));
+    // n[1057]: ((aux 8) f a g 7 2 8)
+    n[1057] = ((!n[1030]) & ((joint[0].0 == 1066) | (joint[0].0 == 1248)))
+        | ((!n[1031]) & (joint[1].0 == 850));
+    // n[1058]: ((aux 8) f a g 7 6 8)
+    n[1058] = ((!n[1030]) & ((joint[0].0 == 1077) | (joint[0].0 == 1080)))
+        | ((!n[1031]) & ((joint[1].0 == 861) | (joint[1].0 == 864)));
     // n[1059]: ((aux 9) f g 7 8)
     n[1059] = (n[1056]) | (n[1057]) | (n[1058]);
+    // n[1060]: ((aux 8) f a g 7 8 6)
+    n[1060] = ((joint[0].0 == 1084) | (joint[1].0 == 868))
+        | ((!n[1030]) & (joint[0].0 == 1085)) | ((!n[1031]) & (joint[1].0 == 869));
+    // n[1061]: ((aux 8) f e g 7 4 6)
+    n[1061] = ((!n[1030]) & (joint[0].0 == 1163)) | ((!n[1031]) & (joint[1].0 == 947));
+    // n[1062]: ((aux 8) f a g 7 4 6)
+    n[1062] = ((joint[0].0 == 1069) | (joint[0].0 == 1072) | (joint[1].0 == 853)
+        | (joint[1].0 == 856)) | ((!n[1030]) & (joint[0].0 == 1073))
+        | ((!n[1031]) & (joint[1].0 == 857));
     // n[1063]: ((aux 9) f g 7 6)
     n[1063] = (n[1060]) | (mt[3] & 0x10000 != 0) | (n[1061]) | (n[1062]);
+    // n[1064]: ((aux 8) f e g 7 8 2)
+    n[1064] = ((joint[0].0 == 1171) | (joint[1].0 == 955) | (joint[1].0 == 1048))
+        | ((!n[1030]) & (joint[0].0 == 1175))
+        | ((!n[1031]) & ((joint[1].0 == 959) | (joint[1].0 == 1050)));
     // n[1065]: ((aux 9) f g 7 2)
     n[1065] = (n[1064]) | ((mt[3] & 0x80000 != 0) | (mt[6] & 0x20 != 0));
+    // n[1066]: ((aux 8) f e c 7 8 2)
+    n[1066] = ((joint[0].0 == 1169) | (joint[0].0 == 1170)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk e 8 c 6 a 4 c 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x600000000000000, 0x0, 0xc00000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1030]) & (joint[0].0 == 1173))
+        | ((!n[1031]) & ((joint[1].0 == 957) | (joint[1].0 == 1049)));
     // n[1067]: ((aux 9) f c 7 2)
     n[1067] = (n[1066])
         | ((mt[3] & 0x100000 != 0) | (mt[4] & 0x10000000000 != 0)
             | (mt[5] & 0x80000000 != 0));
+    // n[1068]: ((aux 8) f e c 7 8 6)
+    n[1068] = ((!n[1030]) & (joint[0].0 == 1174)) | ((!n[1031]) & (joint[1].0 == 958));
+    // n[1069]: ((aux 8) f e c 7 4 6)
+    n[1069] = ((joint[0].0 == 1161) | (joint[1].0 == 945))
+        | ((!n[1030]) & (joint[0].0 == 1164)) | ((!n[1031]) & (joint[1].0 == 948));
     // n[1070]: ((aux 9) f c 7 6)
     n[1070] = (n[1068]) | (n[1069]) | (mt[5] & 0x400000000 != 0);
+    // n[1071]: ((aux 8) f c e 7 2 8)
+    n[1071] = (({
+        // SET: 4 moves of white, from (triplejump wk c 2 a 4 c 6 e 8), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x9000000, 0x0, 0xa000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 896) | (joint[1].0 == 899))
+        | ((!n[1030]) & ((joint[0].0 == 1116) | (joint[0].0 == 1256)))
+        | ((!n[1031]) & (joint[1].0 == 900));
+    // n[1072]: ((aux 8) f g e 7 2 8)
+    n[1072] = ((joint[0].0 == 1201) | (joint[0].0 == 1273) | (joint[1].0 == 985))
+        | ((!n[1030]) & ((joint[0].0 == 1202) | (joint[0].0 == 1274)))
+        | ((!n[1031]) & (joint[1].0 == 986));
+    // n[1073]: ((aux 8) f c e 7 6 8)
+    n[1073] = ((!n[1030]) & (joint[0].0 == 1123)) | ((!n[1031]) & (joint[1].0 == 907));
     // n[1074]: ((aux 9) f e 7 8)
     n[1074] = (n[1071]) | (n[1072]) | (n[1073]) | (mt[3] & 0x1000000 != 0);
+    // n[1075]: ((aux 8) f g a 7 6 8)
+    n[1075] = ((joint[0].0 == 1212) | (joint[1].0 == 996))
+        | ((!n[1030]) & (joint[0].0 == 1215)) | ((!n[1031]) & (joint[1].0 == 999));
     // n[1076]: ((aux 9) f a 7 8)
     n[1076] = ((mt[3] & 0x2000000 != 0) | (mt[5] & 0x40000000000 != 0)) | (n[1075]);
+    // n[1077]: ((aux 8) f g a 7 6 4)
+    n[1077] = ((joint[0].0 == 1210) | (joint[0].0 == 1211) | (joint[1].0 == 994)
+        | (joint[1].0 == 995)) | ((!n[1030]) & (joint[0].0 == 1214))
+        | ((!n[1031]) & (joint[1].0 == 998));
     // n[1078]: ((aux 9) f a 7 4)
     n[1078] = ((mt[3] & 0x8000000 != 0) | (mt[5] & 0x80000000000 != 0)
         | (mt[6] & 0x200 != 0)) | (n[1077]);
+    // n[1079]: ((aux 8) f c e 7 6 4)
+    n[1079] = ((joint[0].0 == 1121) | (joint[1].0 == 905))
+        | ((!n[1030]) & (joint[0].0 == 1124)) | ((!n[1031]) & (joint[1].0 == 908));
+    // n[1080]: ((aux 8) f g e 7 6 4)
+    n[1080] = ((!n[1030]) & (joint[0].0 == 1216)) | ((!n[1031]) & (joint[1].0 == 1000));
     // n[1081]: ((aux 9) f e 7 4)
     n[1081] = (mt[4] & 0x20000000000 != 0) | (n[1079]) | (n[1080]);
+    // n[1082]: ((aux 8) f g a 7 8 6)
+    n[1082] = ((!n[1030]) & ((joint[0].0 == 1218) | (joint[0].0 == 1220)))
+        | ((!n[1031]) & ((joint[1].0 == 1002) | (joint[1].0 == 1004)));
     // n[1083]: ((aux 9) f a 7 6)
     n[1083] = (mt[2] & 0x34000000 != 0) | (n[1082]);
+    // n[1084]: ((aux 8) f g e 7 8 2)
+    n[1084] = ((!n[1030]) & ((joint[0].0 == 1219) | (joint[0].0 == 1221)))
+        | ((!n[1031])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk g 8 e 6 c 4 e 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x280000000000, 0x600000000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
     // n[1085]: ((aux 9) f e 7 2)
     n[1085] = (n[1084]) | (mt[2] & 0x700000000 != 0);
+    // n[1086]: ((aux 8) f g a 7 8 2)
+    n[1086] = ((!n[1030]) & (joint[0].0 == 1217))
+        | ((!n[1031]) & ((joint[1].0 == 1001) | (joint[1].0 == 1056)));
     // n[1087]: ((aux 9) f a 7 2)
     n[1087] = (n[1086]) | ((mt[4] & 0x80000000000 != 0) | (mt[6] & 0x800 != 0));
     // n[1088]: ((aux 10) f 7)
@@ -26957,32 +24161,147 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[1092]: ((aux 3) b c 5 4)
+    n[1092] = (({
+        // SET: 10 moves of white, from (move wk a 2 c 4), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400020000, 0x4001001020000,
+            0x400000000000000, 0x1008000008, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk a 2 c 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x800040000, 0x8002002040000, 0x0,
+                0x40020000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1090]) & (joint[0].0 == 600))
+        | ((!n[1091]) & ((joint[1].0 == 345) | (joint[1].0 == 510)));
+    // n[1093]: ((aux 3) b a 5 4)
+    n[1093] = (({
+        // SET: 4 moves of white, from (move wk b 3 a 4), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1000100000000, 0x0, 0x0,
+            0x404, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 353) | (joint[1].0 == 369)) | ((!n[1090]) & (joint[0].0 == 638))
+        | ((!n[1091]) & ((joint[1].0 == 383) | (joint[1].0 == 528)));
+    // n[1094]: ((aux 3) b a 5 6)
+    n[1094] = ((joint[0].0 == 619) | (joint[0].0 == 646)
+        | ({
+            // SET: 4 moves of black, from (move bk b 7 a 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x100000000000, 0x80, 0x0, 0x100080, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1090]) & ((joint[0].0 == 631) | (joint[0].0 == 782)))
+        | ((!n[1091]) & (joint[1].0 == 376));
+    // n[1095]: ((aux 3) b c 5 6)
+    n[1095] = ((!n[1090]) & ((joint[0].0 == 597) | (joint[0].0 == 764)))
+        | (({
+            // SET: 8 moves of white, from (move wk a 8 c 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x200008000000,
+                0x400080082000000, 0x0, 0x10080000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 10 moves of black, from (move bk a 8 c 6), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x400010000000, 0x800100104000000, 0x0,
+                    0x400200000101, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[1091]) & (joint[1].0 == 342));
     // n[1096]: ((aux 4) b 5)
     n[1096] = (n[1092])
         | ((mt[0] & 0x1efbe6cc != 0) | (mt[4] & 0x3a != 0) | (mt[5] & 0x1000 != 0)
             | (mt[12] & 0x6000 != 0)) | (n[1093]) | (n[1094]) | (n[1095]);
+    // n[1097]: ((aux 5) b a e 5 6 6)
+    n[1097] = ((!n[1090]) & (joint[0].0 == 177))
+        | ((joint[0].0 == 178) | (joint[1].0 == 10)) | ((!n[1091]) & (joint[1].0 == 9));
     // n[1098]: ((aux 6) b e 5 6)
     n[1098] = ((mt[1] & 0x200000000000 != 0) | (mt[4] & 0x40000 != 0)) | (n[1097]);
+    // n[1099]: ((aux 5) b e a 5 2 6)
+    n[1099] = ((!n[1090]) & ((joint[0].0 == 233) | (joint[0].0 == 316)))
+        | ((!n[1091]) & (joint[1].0 == 65));
+    // n[1100]: ((aux 5) b a a 5 2 6)
+    n[1100] = ((!n[1090]) & ((joint[0].0 == 168) | (joint[0].0 == 296)))
+        | ((!n[1091]) & (joint[1].0 == 0));
+    // n[1101]: ((aux 5) b e a 5 6 6)
+    n[1101] = ((!n[1090]) & (joint[0].0 == 242))
+        | ((joint[0].0 == 244) | (joint[1].0 == 76)) | ((!n[1091]) & (joint[1].0 == 74));
     // n[1102]: ((aux 6) b a 5 6)
     n[1102] = (n[1099]) | (n[1100]) | (n[1101]);
+    // n[1103]: ((aux 5) b a e 5 6 2)
+    n[1103] = ((!n[1090]) & (joint[0].0 == 176))
+        | ((!n[1091]) & ((joint[1].0 == 8) | (joint[1].0 == 129)));
     // n[1104]: ((aux 6) b e 5 2)
     n[1104] = ((mt[1] & 0x2000000000000 != 0) | (mt[5] & 0x400000 != 0)) | (n[1103]);
+    // n[1105]: ((aux 5) b a a 5 4 8)
+    n[1105] = ((!n[1090]) & ((joint[0].0 == 172) | (joint[0].0 == 298)))
+        | ((!n[1091]) & (joint[1].0 == 4));
     // n[1106]: ((aux 6) b a 5 8)
     n[1106] = (mt[0] & 0xa0000000 != 0) | (n[1105]);
+    // n[1107]: ((aux 5) b a e 5 4 8)
+    n[1107] = ((!n[1090]) & ((joint[0].0 == 174) | (joint[0].0 == 299)))
+        | ((!n[1091]) & (joint[1].0 == 6));
     // n[1108]: ((aux 6) b e 5 8)
     n[1108] = (n[1107]) | (mt[0] & 0xc00000000 != 0);
+    // n[1109]: ((aux 5) b a e 5 4 4)
+    n[1109] = ((joint[0].0 == 171) | (joint[1].0 == 3))
+        | ((!n[1090]) & (joint[0].0 == 173)) | ((!n[1091]) & (joint[1].0 == 5));
     // n[1110]: ((aux 6) b e 5 4)
     n[1110] = (mt[1] & 0x18000000000000 != 0) | (n[1109]);
+    // n[1111]: ((aux 5) b a a 5 6 2)
+    n[1111] = ((!n[1090]) & (joint[0].0 == 175))
+        | ((!n[1091]) & ((joint[1].0 == 7) | (joint[1].0 == 128)));
     // n[1112]: ((aux 6) b a 5 2)
     n[1112] = ((mt[4] & 0x100000 != 0) | (mt[5] & 0x40000 != 0)) | (n[1111]);
+    // n[1113]: ((aux 5) b a a 5 8 4)
+    n[1113] = ((!n[1090]) & (joint[0].0 == 179))
+        | ((!n[1091]) & ((joint[1].0 == 11) | (joint[1].0 == 130)));
+    // n[1114]: ((aux 5) b e a 5 8 4)
+    n[1114] = ((!n[1090]) & (joint[0].0 == 246))
+        | ((!n[1091]) & ((joint[1].0 == 78) | (joint[1].0 == 151)));
+    // n[1115]: ((aux 5) b e a 5 4 4)
+    n[1115] = ((joint[0].0 == 236) | (joint[1].0 == 68))
+        | ((!n[1090]) & (joint[0].0 == 237)) | ((!n[1091]) & (joint[1].0 == 69));
     // n[1116]: ((aux 6) b a 5 4)
     n[1116] = (n[1113]) | (n[1114]) | (n[1115]);
+    // n[1117]: ((aux 5) b c c 5 2 6)
+    n[1117] = ((!n[1090]) & ((joint[0].0 == 196) | (joint[0].0 == 304)))
+        | ((joint[0].0 == 197) | (joint[0].0 == 305) | (joint[1].0 == 29))
+        | ((!n[1091]) & (joint[1].0 == 28));
     // n[1118]: ((aux 6) b c 5 6)
     n[1118] = (n[1117]) | (mt[1] & 0x180000000000000 != 0);
+    // n[1119]: ((aux 5) b c c 5 4 8)
+    n[1119] = ((!n[1090]) & ((joint[0].0 == 200) | (joint[0].0 == 307)))
+        | ((joint[0].0 == 202) | (joint[0].0 == 308) | (joint[1].0 == 34))
+        | ((!n[1091]) & (joint[1].0 == 32));
     // n[1120]: ((aux 6) b c 5 8)
     n[1120] = (mt[0] & 0xa000000000000000 != 0) | (n[1119]);
+    // n[1121]: ((aux 5) b c c 5 6 2)
+    n[1121] = ((!n[1090]) & (joint[0].0 == 205))
+        | ((joint[0].0 == 206) | (joint[1].0 == 38) | (joint[1].0 == 137))
+        | ((!n[1091]) & ((joint[1].0 == 37) | (joint[1].0 == 136)));
     // n[1122]: ((aux 6) b c 5 2)
     n[1122] = (n[1121]) | (mt[1] & 0x600000000000000 != 0);
+    // n[1123]: ((aux 5) b c c 5 8 4)
+    n[1123] = ((!n[1090]) & (joint[0].0 == 210))
+        | ((joint[0].0 == 211) | (joint[1].0 == 43) | (joint[1].0 == 140))
+        | ((!n[1091]) & ((joint[1].0 == 42) | (joint[1].0 == 139)));
     // n[1124]: ((aux 6) b c 5 4)
     n[1124] = (mt[1] & 0xa00 != 0) | (n[1123]);
     // n[1125]: ((aux 7) b 5)
@@ -27001,36 +24320,162 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[1125] |= n[1120];
     n[1125] |= n[1122];
     n[1125] |= n[1124];
+    // n[1126]: ((aux 8) b a g 5 6 8)
+    n[1126] = ((!n[1090]) & (joint[0].0 == 1077))
+        | ((joint[0].0 == 1080) | (joint[1].0 == 864))
+        | ((!n[1091]) & (joint[1].0 == 861));
     // n[1127]: ((aux 9) b g 5 8)
     n[1127] = ((mt[3] & 0x80 != 0) | (mt[4] & 0x4000000000 != 0)) | (n[1126]);
+    // n[1128]: ((aux 8) b e c 5 2 8)
+    n[1128] = ((!n[1090]) & ((joint[0].0 == 1154) | (joint[0].0 == 1262)))
+        | (({
+            // SET: 4 moves of white, from (triplejump wk e 2 c 4 e 6 c 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x88, 0x2800000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        }) | (joint[1].0 == 939) | (joint[1].0 == 943))
+        | ((!n[1091]) & (joint[1].0 == 938));
+    // n[1129]: ((aux 8) b a c 5 2 8)
+    n[1129] = ((!n[1090]) & ((joint[0].0 == 1062) | (joint[0].0 == 1246)))
+        | ((joint[0].0 == 1064) | (joint[0].0 == 1247) | (joint[1].0 == 848))
+        | ((!n[1091]) & (joint[1].0 == 846));
+    // n[1130]: ((aux 8) b e c 5 6 8)
+    n[1130] = ((!n[1090]) & (joint[0].0 == 1165)) | ((!n[1091]) & (joint[1].0 == 949));
+    // n[1131]: ((aux 8) b a c 5 6 8)
+    n[1131] = ((!n[1090]) & (joint[0].0 == 1075)) | ((!n[1091]) & (joint[1].0 == 859));
     // n[1132]: ((aux 9) b c 5 8)
     n[1132] = (n[1128]) | (n[1129]) | (n[1130]) | (n[1131]);
+    // n[1133]: ((aux 8) b a g 5 6 4)
+    n[1133] = ((!n[1090]) & ((joint[0].0 == 1074) | (joint[0].0 == 1076)))
+        | ((joint[0].0 == 1079) | (joint[1].0 == 863))
+        | ((!n[1091]) & ((joint[1].0 == 858) | (joint[1].0 == 860)));
     // n[1134]: ((aux 9) b g 5 4)
     n[1134] = ((mt[3] & 0x3000 != 0) | (mt[6] & 0x8 != 0)) | (n[1133]);
+    // n[1135]: ((aux 8) b a g 5 4 6)
+    n[1135] = ((joint[0].0 == 1069) | (joint[1].0 == 853))
+        | ((!n[1090]) & ((joint[0].0 == 1072) | (joint[0].0 == 1073)))
+        | ((!n[1091]) & ((joint[1].0 == 856) | (joint[1].0 == 857)));
     // n[1136]: ((aux 9) b g 5 6)
     n[1136] = (mt[3] & 0x38000 != 0) | (n[1135]);
+    // n[1137]: ((aux 8) b a g 5 4 2)
+    n[1137] = ((joint[0].0 == 1068) | (joint[1].0 == 852))
+        | ((!n[1090]) & (joint[0].0 == 1071)) | ((!n[1091]) & (joint[1].0 == 855));
     // n[1138]: ((aux 9) b g 5 2)
     n[1138] = (mt[3] & 0xc0000 != 0) | (n[1137]);
+    // n[1139]: ((aux 8) b e c 5 8 2)
+    n[1139] = ((!n[1090]) & (joint[0].0 == 1169))
+        | ((joint[0].0 == 1170) | (joint[0].0 == 1173)
+            | ({
+                // SET: 4 moves of black, from (triplejump bk e 8 c 6 e 4 c 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x2400000000000000, 0x0, 0x2800000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[1091]) & ((joint[1].0 == 953) | (joint[1].0 == 1046)));
+    // n[1140]: ((aux 8) b a c 5 8 2)
+    n[1140] = ((!n[1090]) & (joint[0].0 == 1081))
+        | ((joint[0].0 == 1082) | (joint[1].0 == 866) | (joint[1].0 == 1031))
+        | ((!n[1091]) & ((joint[1].0 == 865) | (joint[1].0 == 1030)));
+    // n[1141]: ((aux 8) b e c 5 4 2)
+    n[1141] = ((!n[1090]) & (joint[0].0 == 1162)) | ((!n[1091]) & (joint[1].0 == 946));
+    // n[1142]: ((aux 8) b a c 5 4 2)
+    n[1142] = ((!n[1090]) & (joint[0].0 == 1070)) | ((!n[1091]) & (joint[1].0 == 854));
     // n[1143]: ((aux 9) b c 5 2)
     n[1143] = (n[1139]) | (n[1140]) | (n[1141]) | (n[1142]);
+    // n[1144]: ((aux 8) b e c 5 4 6)
+    n[1144] = ((!n[1090]) & (joint[0].0 == 1161))
+        | ((joint[0].0 == 1164) | (joint[1].0 == 948))
+        | ((!n[1091]) & (joint[1].0 == 945));
     // n[1145]: ((aux 9) b c 5 6)
     n[1145] = ((mt[3] & 0x200000 != 0) | (mt[5] & 0x400000000 != 0)) | (n[1144]);
+    // n[1146]: ((aux 8) b e c 5 6 4)
+    n[1146] = ((!n[1090]) & (joint[0].0 == 1167))
+        | ((joint[0].0 == 1168) | (joint[1].0 == 952))
+        | ((!n[1091]) & (joint[1].0 == 951));
     // n[1147]: ((aux 9) b c 5 4)
     n[1147] = (mt[2] & 0x50 != 0) | (n[1146]);
+    // n[1148]: ((aux 8) b c e 5 2 8)
+    n[1148] = ((!n[1090]) & ((joint[0].0 == 1112) | (joint[0].0 == 1253)))
+        | (({
+            // SET: 4 moves of white, from (triplejump wk c 2 e 4 c 6 e 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x18000000, 0x0, 0x18000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        }) | (joint[1].0 == 899) | (joint[1].0 == 900))
+        | ((!n[1091]) & (joint[1].0 == 896));
     // n[1149]: ((aux 9) b e 5 8)
     n[1149] = (n[1148]) | (mt[3] & 0x1c00000 != 0);
+    // n[1150]: ((aux 8) b c a 5 2 8)
+    n[1150] = ((!n[1090]) & ((joint[0].0 == 1110) | (joint[0].0 == 1252)))
+        | ((joint[0].0 == 1114) | (joint[0].0 == 1254) | (joint[1].0 == 898))
+        | ((!n[1091]) & (joint[1].0 == 894));
     // n[1151]: ((aux 9) b a 5 8)
     n[1151] = (n[1150]) | (mt[3] & 0x6000000 != 0);
+    // n[1152]: ((aux 8) b c a 5 2 4)
+    n[1152] = ((!n[1090]) & (joint[0].0 == 1113)) | ((!n[1091]) & (joint[1].0 == 897));
+    // n[1153]: ((aux 8) b g a 5 2 4)
+    n[1153] = ((joint[0].0 == 1198) | (joint[1].0 == 982))
+        | ((!n[1090]) & (joint[0].0 == 1199)) | ((!n[1091]) & (joint[1].0 == 983));
+    // n[1154]: ((aux 8) b g a 5 6 4)
+    n[1154] = ((joint[0].0 == 1210) | (joint[1].0 == 994))
+        | ((!n[1090]) & ((joint[0].0 == 1211) | (joint[0].0 == 1214)))
+        | ((!n[1091]) & ((joint[1].0 == 995) | (joint[1].0 == 998)));
     // n[1155]: ((aux 9) b a 5 4)
     n[1155] = (n[1152]) | (n[1153]) | (mt[5] & 0x80000000000 != 0) | (n[1154]);
+    // n[1156]: ((aux 8) b c e 5 2 4)
+    n[1156] = ((!n[1090]) & (joint[0].0 == 1111)) | ((!n[1091]) & (joint[1].0 == 895));
+    // n[1157]: ((aux 8) b c e 5 6 4)
+    n[1157] = ((!n[1090]) & (joint[0].0 == 1121))
+        | ((joint[0].0 == 1124) | (joint[1].0 == 908))
+        | ((!n[1091]) & (joint[1].0 == 905));
     // n[1158]: ((aux 9) b e 5 4)
     n[1158] = (n[1156]) | (n[1157]) | (mt[3] & 0x10000000 != 0);
+    // n[1159]: ((aux 8) b c a 5 8 6)
+    n[1159] = ((!n[1090]) & (joint[0].0 == 1129)) | ((!n[1091]) & (joint[1].0 == 913));
+    // n[1160]: ((aux 8) b g a 5 8 6)
+    n[1160] = ((!n[1090]) & (joint[0].0 == 1218))
+        | ((joint[0].0 == 1220) | (joint[1].0 == 1004))
+        | ((!n[1091]) & (joint[1].0 == 1002));
+    // n[1161]: ((aux 8) b g a 5 4 6)
+    n[1161] = ((!n[1090]) & ((joint[0].0 == 1204) | (joint[0].0 == 1207)))
+        | ((joint[0].0 == 1209) | (joint[1].0 == 993))
+        | ((!n[1091]) & ((joint[1].0 == 988) | (joint[1].0 == 991)));
     // n[1162]: ((aux 9) b a 5 6)
     n[1162] = (n[1159]) | (n[1160]) | (n[1161]) | (mt[2] & 0x20000000 != 0);
+    // n[1163]: ((aux 8) b c e 5 8 2)
+    n[1163] = ((!n[1090]) & (joint[0].0 == 1126))
+        | ((joint[0].0 == 1130) | (joint[0].0 == 1131)
+            | ({
+                // SET: 4 moves of black, from (triplejump bk c 8 e 6 c 4 e 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0xc0000, 0x0, 0x18000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[1091]) & ((joint[1].0 == 910) | (joint[1].0 == 1037)));
     // n[1164]: ((aux 9) b e 5 2)
     n[1164] = (mt[2] & 0x680000000 != 0) | (n[1163]);
+    // n[1165]: ((aux 8) b c e 5 8 6)
+    n[1165] = ((!n[1090]) & (joint[0].0 == 1127)) | ((!n[1091]) & (joint[1].0 == 911));
+    // n[1166]: ((aux 8) b c e 5 4 6)
+    n[1166] = ((!n[1090]) & (joint[0].0 == 1117))
+        | ((joint[0].0 == 1118) | (joint[1].0 == 902))
+        | ((!n[1091]) & (joint[1].0 == 901));
     // n[1167]: ((aux 9) b e 5 6)
     n[1167] = (n[1165]) | (mt[2] & 0x2000000000 != 0) | (n[1166]);
+    // n[1168]: ((aux 8) b c a 5 8 2)
+    n[1168] = ((!n[1090]) & (joint[0].0 == 1125))
+        | ((joint[0].0 == 1128) | (joint[1].0 == 912) | (joint[1].0 == 1038))
+        | ((!n[1091]) & ((joint[1].0 == 909) | (joint[1].0 == 1036)));
     // n[1169]: ((aux 9) b a 5 2)
     n[1169] = ((mt[4] & 0x40000000000 != 0) | (mt[6] & 0x800 != 0)) | (n[1168]);
     // n[1170]: ((aux 10) b 5)
@@ -27104,41 +24549,204 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[1174]: ((aux 3) d c 5 4)
+    n[1174] = (({
+        // SET: 10 moves of white, from (move wk a 2 c 4), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8401020000, 0x1000020000,
+            0x400000000000000, 0x1008000008, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk a 2 c 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x10802040000, 0x2000040000, 0x4000000000000000,
+                0x20, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1172]) & (joint[0].0 == 690))
+        | ((!n[1173]) & ((joint[1].0 == 435) | (joint[1].0 == 554)));
+    // n[1175]: ((aux 3) d e 5 4)
+    n[1175] = (({
+        // SET: 10 moves of white, from (move wk c 2 e 4), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20000000000000, 0x80000,
+            0x801001020, 0x4020000010002000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk c 2 e 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x40000000000000, 0x100000, 0x1002002040,
+                0x80000000000000, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1172]) & (joint[0].0 == 644))
+        | ((!n[1173]) & ((joint[1].0 == 389) | (joint[1].0 == 531)));
+    // n[1176]: ((aux 3) d c 5 6)
+    n[1176] = (({
+        // SET: 8 moves of white, from (move wk a 4 c 6), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x210008200000,
+            0x400000080000000, 0x1000000000000000, 0x40, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 10 moves of black, from (move bk a 4 c 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x420010400000, 0x800000100000000, 0x0,
+                0x400200000101, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1172]) & ((joint[0].0 == 683) | (joint[0].0 == 808)))
+        | ((!n[1173]) & (joint[1].0 == 428));
+    // n[1177]: ((aux 3) d e 5 6)
+    n[1177] = ((!n[1172]) & ((joint[0].0 == 637) | (joint[0].0 == 785)))
+        | (({
+            // SET: 8 moves of white, from (move wk c 8 e 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x200000200,
+                0x20040082000, 0x200000000000000, 0x2, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 10 moves of black, from (move bk c 8 e 6), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400000400, 0x40080104000,
+                    0x800000400800000, 0x40, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[1173]) & (joint[1].0 == 382));
     // n[1178]: ((aux 4) d 5)
     n[1178] = (n[1174]) | (n[1175])
         | ((mt[0] & 0x1ef5cdd8 != 0) | (mt[3] & 0x8000000000000000 != 0)
             | (mt[4] & 0x30 != 0) | (mt[5] & 0x1000 != 0)
             | (mt[12] & 0x3c0000000000 != 0)) | (n[1176]) | (n[1177]);
+    // n[1179]: ((aux 5) d e e 5 2 6)
+    n[1179] = ((!n[1172]) & ((joint[0].0 == 234) | (joint[0].0 == 317)))
+        | ((joint[0].0 == 235) | (joint[0].0 == 318) | (joint[1].0 == 67))
+        | ((!n[1173]) & (joint[1].0 == 66));
+    // n[1180]: ((aux 5) d a e 5 2 6)
+    n[1180] = ((!n[1172]) & ((joint[0].0 == 170) | (joint[0].0 == 297)))
+        | ((!n[1173]) & (joint[1].0 == 2));
+    // n[1181]: ((aux 5) d a e 5 6 6)
+    n[1181] = ((!n[1172]) & (joint[0].0 == 177))
+        | ((joint[0].0 == 178) | (joint[1].0 == 10)) | ((!n[1173]) & (joint[1].0 == 9));
     // n[1182]: ((aux 6) d e 5 6)
     n[1182] = (n[1179]) | (n[1180]) | (n[1181]);
+    // n[1183]: ((aux 5) d e a 5 6 6)
+    n[1183] = ((!n[1172]) & (joint[0].0 == 242))
+        | ((joint[0].0 == 244) | (joint[1].0 == 76)) | ((!n[1173]) & (joint[1].0 == 74));
     // n[1184]: ((aux 6) d a 5 6)
     n[1184] = ((mt[1] & 0x800000000000 != 0) | (mt[4] & 0x80000 != 0)) | (n[1183]);
+    // n[1185]: ((aux 5) d e e 5 6 2)
+    n[1185] = ((!n[1172]) & (joint[0].0 == 243))
+        | ((joint[0].0 == 245) | (joint[1].0 == 77) | (joint[1].0 == 150))
+        | ((!n[1173]) & ((joint[1].0 == 75) | (joint[1].0 == 149)));
     // n[1186]: ((aux 6) d e 5 2)
     n[1186] = (n[1185]) | ((mt[1] & 0x4000000000000 != 0) | (mt[5] & 0x400000 != 0));
+    // n[1187]: ((aux 5) d e a 5 4 8)
+    n[1187] = ((!n[1172]) & ((joint[0].0 == 238) | (joint[0].0 == 319)))
+        | ((!n[1173]) & (joint[1].0 == 70));
     // n[1188]: ((aux 6) d a 5 8)
     n[1188] = (n[1187]) | (mt[0] & 0xc0000000 != 0);
+    // n[1189]: ((aux 5) d e e 5 4 8)
+    n[1189] = ((!n[1172]) & ((joint[0].0 == 239) | (joint[0].0 == 320)))
+        | ((joint[0].0 == 240) | (joint[0].0 == 321) | (joint[1].0 == 72))
+        | ((!n[1173]) & (joint[1].0 == 71));
     // n[1190]: ((aux 6) d e 5 8)
     n[1190] = (mt[0] & 0xa00000000 != 0) | (n[1189]);
+    // n[1191]: ((aux 5) d e e 5 8 4)
+    n[1191] = ((!n[1172]) & (joint[0].0 == 248))
+        | ((joint[0].0 == 249) | (joint[1].0 == 81) | (joint[1].0 == 153))
+        | ((!n[1173]) & ((joint[1].0 == 80) | (joint[1].0 == 152)));
+    // n[1192]: ((aux 5) d a e 5 8 4)
+    n[1192] = ((!n[1172]) & (joint[0].0 == 180))
+        | ((!n[1173]) & ((joint[1].0 == 12) | (joint[1].0 == 131)));
+    // n[1193]: ((aux 5) d a e 5 4 4)
+    n[1193] = ((joint[0].0 == 171) | (joint[1].0 == 3))
+        | ((!n[1172]) & (joint[0].0 == 173)) | ((!n[1173]) & (joint[1].0 == 5));
     // n[1194]: ((aux 6) d e 5 4)
     n[1194] = (n[1191]) | (n[1192]) | (n[1193]);
+    // n[1195]: ((aux 5) d e a 5 6 2)
+    n[1195] = ((!n[1172]) & (joint[0].0 == 241))
+        | ((!n[1173]) & ((joint[1].0 == 73) | (joint[1].0 == 148)));
     // n[1196]: ((aux 6) d a 5 2)
     n[1196] = (n[1195]) | ((mt[4] & 0x200000 != 0) | (mt[5] & 0x40000 != 0));
+    // n[1197]: ((aux 5) d e a 5 4 4)
+    n[1197] = ((joint[0].0 == 236) | (joint[1].0 == 68))
+        | ((!n[1172]) & (joint[0].0 == 237)) | ((!n[1173]) & (joint[1].0 == 69));
     // n[1198]: ((aux 6) d a 5 4)
     n[1198] = (mt[1] & 0x60000000000000 != 0) | (n[1197]);
+    // n[1199]: ((aux 5) d c g 5 6 6)
+    n[1199] = ((!n[1172]) & (joint[0].0 == 208))
+        | ((joint[0].0 == 209) | (joint[1].0 == 41)) | ((!n[1173]) & (joint[1].0 == 40));
     // n[1200]: ((aux 6) d g 5 6)
     n[1200] = (mt[0] & 0x60000000000000 != 0) | (n[1199]);
+    // n[1201]: ((aux 5) d c c 5 2 6)
+    n[1201] = ((joint[0].0 == 196) | (joint[0].0 == 304) | (joint[1].0 == 28))
+        | ((!n[1172]) & ((joint[0].0 == 197) | (joint[0].0 == 305)))
+        | ((!n[1173]) & (joint[1].0 == 29));
+    // n[1202]: ((aux 5) d g c 5 2 6)
+    n[1202] = ((!n[1172]) & ((joint[0].0 == 269) | (joint[0].0 == 328)))
+        | ((!n[1173]) & (joint[1].0 == 101));
+    // n[1203]: ((aux 5) d g c 5 6 6)
+    n[1203] = ((!n[1172]) & (joint[0].0 == 276))
+        | ((joint[0].0 == 278) | (joint[1].0 == 110))
+        | ((!n[1173]) & (joint[1].0 == 108));
     // n[1204]: ((aux 6) d c 5 6)
     n[1204] = (n[1201]) | (n[1202]) | (n[1203]);
+    // n[1205]: ((aux 5) d c g 5 6 2)
+    n[1205] = ((!n[1172]) & (joint[0].0 == 207))
+        | ((!n[1173]) & ((joint[1].0 == 39) | (joint[1].0 == 138)));
     // n[1206]: ((aux 6) d g 5 2)
     n[1206] = (n[1205]) | (mt[0] & 0xc00000000000000 != 0);
+    // n[1207]: ((aux 5) d c c 5 4 8)
+    n[1207] = ((joint[0].0 == 200) | (joint[0].0 == 307) | (joint[1].0 == 32))
+        | ((!n[1172]) & ((joint[0].0 == 202) | (joint[0].0 == 308)))
+        | ((!n[1173]) & (joint[1].0 == 34));
     // n[1208]: ((aux 6) d c 5 8)
     n[1208] = (mt[0] & 0xa000000000000000 != 0) | (n[1207]);
+    // n[1209]: ((aux 5) d c g 5 4 8)
+    n[1209] = ((!n[1172]) & ((joint[0].0 == 204) | (joint[0].0 == 309)))
+        | ((!n[1173]) & (joint[1].0 == 36));
     // n[1210]: ((aux 6) d g 5 8)
     n[1210] = (n[1209]) | (mt[1] & 0xc != 0);
+    // n[1211]: ((aux 5) d c g 5 4 4)
+    n[1211] = ((joint[0].0 == 201) | (joint[1].0 == 33))
+        | ((!n[1172]) & (joint[0].0 == 203)) | ((!n[1173]) & (joint[1].0 == 35));
     // n[1212]: ((aux 6) d g 5 4)
     n[1212] = (mt[1] & 0x60 != 0) | (n[1211]);
+    // n[1213]: ((aux 5) d c c 5 6 2)
+    n[1213] = ((joint[0].0 == 205) | (joint[1].0 == 37) | (joint[1].0 == 136))
+        | ((!n[1172]) & (joint[0].0 == 206))
+        | ((!n[1173]) & ((joint[1].0 == 38) | (joint[1].0 == 137)));
     // n[1214]: ((aux 6) d c 5 2)
     n[1214] = (n[1213]) | (mt[1] & 0x600000000000000 != 0);
+    // n[1215]: ((aux 5) d g c 5 8 4)
+    n[1215] = ((!n[1172]) & (joint[0].0 == 279))
+        | ((!n[1173]) & ((joint[1].0 == 111) | (joint[1].0 == 162)));
+    // n[1216]: ((aux 5) d c c 5 8 4)
+    n[1216] = ((joint[0].0 == 210) | (joint[1].0 == 42) | (joint[1].0 == 139))
+        | ((!n[1172]) & (joint[0].0 == 211))
+        | ((!n[1173]) & ((joint[1].0 == 43) | (joint[1].0 == 140)));
+    // n[1217]: ((aux 5) d g c 5 4 4)
+    n[1217] = ((joint[0].0 == 271) | (joint[1].0 == 103))
+        | ((!n[1172]) & (joint[0].0 == 272)) | ((!n[1173]) & (joint[1].0 == 104));
     // n[1218]: ((aux 6) d c 5 4)
     n[1218] = (n[1215]) | (n[1216]) | (n[1217]);
     // n[1219]: ((aux 7) d 5)
@@ -27161,36 +24769,220 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[1219] |= n[1212];
     n[1219] |= n[1214];
     n[1219] |= n[1218];
+    // n[1220]: ((aux 8) d e g 5 2 8)
+    n[1220] = ((!n[1172]) & ((joint[0].0 == 1157) | (joint[0].0 == 1264)))
+        | ((joint[0].0 == 1160) | (joint[0].0 == 1266) | (joint[1].0 == 944))
+        | ((!n[1173]) & (joint[1].0 == 941));
+    // n[1221]: ((aux 8) d a g 5 2 8)
+    n[1221] = ((!n[1172]) & ((joint[0].0 == 1066) | (joint[0].0 == 1248)))
+        | ((!n[1173]) & (joint[1].0 == 850));
+    // n[1222]: ((aux 8) d a g 5 6 8)
+    n[1222] = ((!n[1172]) & (joint[0].0 == 1077))
+        | ((joint[0].0 == 1080) | (joint[1].0 == 864))
+        | ((!n[1173]) & (joint[1].0 == 861));
     // n[1223]: ((aux 9) d g 5 8)
     n[1223] = (n[1220]) | (n[1221]) | (n[1222]);
+    // n[1224]: ((aux 8) d e c 5 2 8)
+    n[1224] = (({
+        // SET: 4 moves of white, from (triplejump wk e 2 c 4 a 6 c 8), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x0, 0x84, 0x2400000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 938) | (joint[1].0 == 943))
+        | ((!n[1172]) & ((joint[0].0 == 1155) | (joint[0].0 == 1263)))
+        | ((!n[1173]) & (joint[1].0 == 939));
+    // n[1225]: ((aux 8) d a c 5 2 8)
+    n[1225] = ((joint[0].0 == 1062) | (joint[0].0 == 1246) | (joint[1].0 == 846))
+        | ((!n[1172]) & ((joint[0].0 == 1064) | (joint[0].0 == 1247)))
+        | ((!n[1173]) & (joint[1].0 == 848));
+    // n[1226]: ((aux 8) d e c 5 6 8)
+    n[1226] = ((!n[1172]) & (joint[0].0 == 1165)) | ((!n[1173]) & (joint[1].0 == 949));
+    // n[1227]: ((aux 8) d a c 5 6 8)
+    n[1227] = ((!n[1172]) & (joint[0].0 == 1075)) | ((!n[1173]) & (joint[1].0 == 859));
     // n[1228]: ((aux 9) d c 5 8)
     n[1228] = (n[1224]) | (n[1225]) | (n[1226]) | (n[1227]);
+    // n[1229]: ((aux 8) d a g 5 2 4)
+    n[1229] = ((joint[0].0 == 1063) | (joint[1].0 == 847))
+        | ((!n[1172]) & (joint[0].0 == 1065)) | ((!n[1173]) & (joint[1].0 == 849));
+    // n[1230]: ((aux 8) d e g 5 2 4)
+    n[1230] = ((!n[1172]) & (joint[0].0 == 1156)) | ((!n[1173]) & (joint[1].0 == 940));
+    // n[1231]: ((aux 8) d e g 5 6 4)
+    n[1231] = ((!n[1172]) & (joint[0].0 == 1166)) | ((!n[1173]) & (joint[1].0 == 950));
+    // n[1232]: ((aux 8) d a g 5 6 4)
+    n[1232] = ((joint[0].0 == 1074) | (joint[0].0 == 1079) | (joint[1].0 == 858)
+        | (joint[1].0 == 863)) | ((!n[1172]) & (joint[0].0 == 1076))
+        | ((!n[1173]) & (joint[1].0 == 860));
     // n[1233]: ((aux 9) d g 5 4)
     n[1233] = (n[1229]) | (n[1230]) | (n[1231]) | (n[1232]);
+    // n[1234]: ((aux 8) d a g 5 8 6)
+    n[1234] = ((!n[1172]) & (joint[0].0 == 1084))
+        | ((joint[0].0 == 1085) | (joint[1].0 == 869))
+        | ((!n[1173]) & (joint[1].0 == 868));
+    // n[1235]: ((aux 8) d e g 5 8 6)
+    n[1235] = ((!n[1172]) & (joint[0].0 == 1172)) | ((!n[1173]) & (joint[1].0 == 956));
+    // n[1236]: ((aux 8) d e g 5 4 6)
+    n[1236] = ((!n[1172]) & (joint[0].0 == 1163)) | ((!n[1173]) & (joint[1].0 == 947));
+    // n[1237]: ((aux 8) d a g 5 4 6)
+    n[1237] = ((joint[0].0 == 1069) | (joint[0].0 == 1073) | (joint[1].0 == 853)
+        | (joint[1].0 == 857)) | ((!n[1172]) & (joint[0].0 == 1072))
+        | ((!n[1173]) & (joint[1].0 == 856));
     // n[1238]: ((aux 9) d g 5 6)
     n[1238] = (n[1234]) | (n[1235]) | (n[1236]) | (n[1237]);
+    // n[1239]: ((aux 8) d e g 5 8 2)
+    n[1239] = ((!n[1172]) & (joint[0].0 == 1171))
+        | ((joint[0].0 == 1175) | (joint[1].0 == 959) | (joint[1].0 == 1050))
+        | ((!n[1173]) & ((joint[1].0 == 955) | (joint[1].0 == 1048)));
+    // n[1240]: ((aux 8) d a g 5 8 2)
+    n[1240] = ((!n[1172]) & (joint[0].0 == 1083))
+        | ((!n[1173]) & ((joint[1].0 == 867) | (joint[1].0 == 1032)));
+    // n[1241]: ((aux 8) d a g 5 4 2)
+    n[1241] = ((joint[0].0 == 1068) | (joint[1].0 == 852))
+        | ((!n[1172]) & (joint[0].0 == 1071)) | ((!n[1173]) & (joint[1].0 == 855));
     // n[1242]: ((aux 9) d g 5 2)
     n[1242] = (n[1239]) | (n[1240]) | (n[1241]);
+    // n[1243]: ((aux 8) d e c 5 8 2)
+    n[1243] = ((joint[0].0 == 1169) | (joint[0].0 == 1173)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk e 8 c 6 a 4 c 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x2200000000000000, 0x0, 0x2400000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1172]) & (joint[0].0 == 1170))
+        | ((!n[1173]) & ((joint[1].0 == 954) | (joint[1].0 == 1047)));
+    // n[1244]: ((aux 8) d a c 5 8 2)
+    n[1244] = ((joint[0].0 == 1081) | (joint[1].0 == 865) | (joint[1].0 == 1030))
+        | ((!n[1172]) & (joint[0].0 == 1082))
+        | ((!n[1173]) & ((joint[1].0 == 866) | (joint[1].0 == 1031)));
+    // n[1245]: ((aux 8) d e c 5 4 2)
+    n[1245] = ((!n[1172]) & (joint[0].0 == 1162)) | ((!n[1173]) & (joint[1].0 == 946));
+    // n[1246]: ((aux 8) d a c 5 4 2)
+    n[1246] = ((!n[1172]) & (joint[0].0 == 1070)) | ((!n[1173]) & (joint[1].0 == 854));
     // n[1247]: ((aux 9) d c 5 2)
     n[1247] = (n[1243]) | (n[1244]) | (n[1245]) | (n[1246]);
+    // n[1248]: ((aux 8) d e c 5 8 6)
+    n[1248] = ((!n[1172]) & (joint[0].0 == 1174)) | ((!n[1173]) & (joint[1].0 == 958));
+    // n[1249]: ((aux 8) d a c 5 4 6)
+    n[1249] = ((!n[1172]) & (joint[0].0 == 1067)) | ((!n[1173]) & (joint[1].0 == 851));
     // n[1250]: ((aux 9) d c 5 6)
     n[1250] = (n[1248]) | (mt[5] & 0x200000000 != 0) | (n[1249]);
+    // n[1251]: ((aux 8) d e c 5 2 4)
+    n[1251] = ((!n[1172]) & (joint[0].0 == 1158)) | ((!n[1173]) & (joint[1].0 == 942));
+    // n[1252]: ((aux 8) d a c 5 6 4)
+    n[1252] = ((!n[1172]) & (joint[0].0 == 1078)) | ((!n[1173]) & (joint[1].0 == 862));
     // n[1253]: ((aux 9) d c 5 4)
     n[1253] = (n[1251]) | (mt[2] & 0x20 != 0) | (n[1252]);
+    // n[1254]: ((aux 8) d c e 5 2 8)
+    n[1254] = (({
+        // SET: 4 moves of white, from (triplejump wk c 2 a 4 c 6 e 8), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x11000000, 0x0, 0x12000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 896) | (joint[1].0 == 900))
+        | ((!n[1172]) & ((joint[0].0 == 1115) | (joint[0].0 == 1255)))
+        | ((!n[1173]) & (joint[1].0 == 899));
+    // n[1255]: ((aux 8) d g e 5 2 8)
+    n[1255] = ((!n[1172]) & ((joint[0].0 == 1201) | (joint[0].0 == 1273)))
+        | ((joint[0].0 == 1202) | (joint[0].0 == 1274) | (joint[1].0 == 986))
+        | ((!n[1173]) & (joint[1].0 == 985));
+    // n[1256]: ((aux 8) d c e 5 6 8)
+    n[1256] = ((!n[1172]) & (joint[0].0 == 1123)) | ((!n[1173]) & (joint[1].0 == 907));
+    // n[1257]: ((aux 8) d g e 5 6 8)
+    n[1257] = ((!n[1172]) & (joint[0].0 == 1213)) | ((!n[1173]) & (joint[1].0 == 997));
     // n[1258]: ((aux 9) d e 5 8)
     n[1258] = (n[1254]) | (n[1255]) | (n[1256]) | (n[1257]);
+    // n[1259]: ((aux 8) d c a 5 2 8)
+    n[1259] = ((joint[0].0 == 1110) | (joint[0].0 == 1252) | (joint[1].0 == 894))
+        | ((!n[1172]) & ((joint[0].0 == 1114) | (joint[0].0 == 1254)))
+        | ((!n[1173]) & (joint[1].0 == 898));
+    // n[1260]: ((aux 8) d g a 5 2 8)
+    n[1260] = ((!n[1172]) & ((joint[0].0 == 1200) | (joint[0].0 == 1272)))
+        | ((!n[1173]) & (joint[1].0 == 984));
+    // n[1261]: ((aux 8) d g a 5 6 8)
+    n[1261] = ((!n[1172]) & (joint[0].0 == 1212))
+        | ((joint[0].0 == 1215) | (joint[1].0 == 999))
+        | ((!n[1173]) & (joint[1].0 == 996));
     // n[1262]: ((aux 9) d a 5 8)
     n[1262] = (n[1259]) | (n[1260]) | (n[1261]);
+    // n[1263]: ((aux 8) d c a 5 2 4)
+    n[1263] = ((!n[1172]) & (joint[0].0 == 1113)) | ((!n[1173]) & (joint[1].0 == 897));
+    // n[1264]: ((aux 8) d g a 5 2 4)
+    n[1264] = ((joint[0].0 == 1198) | (joint[1].0 == 982))
+        | ((!n[1172]) & (joint[0].0 == 1199)) | ((!n[1173]) & (joint[1].0 == 983));
+    // n[1265]: ((aux 8) d c a 5 6 4)
+    n[1265] = ((!n[1172]) & (joint[0].0 == 1122)) | ((!n[1173]) & (joint[1].0 == 906));
+    // n[1266]: ((aux 8) d g a 5 6 4)
+    n[1266] = ((joint[0].0 == 1210) | (joint[0].0 == 1214) | (joint[1].0 == 994)
+        | (joint[1].0 == 998)) | ((!n[1172]) & (joint[0].0 == 1211))
+        | ((!n[1173]) & (joint[1].0 == 995));
     // n[1267]: ((aux 9) d a 5 4)
     n[1267] = (n[1263]) | (n[1264]) | (n[1265]) | (n[1266]);
+    // n[1268]: ((aux 8) d c e 5 2 4)
+    n[1268] = ((!n[1172]) & (joint[0].0 == 1111)) | ((!n[1173]) & (joint[1].0 == 895));
+    // n[1269]: ((aux 8) d g e 5 6 4)
+    n[1269] = ((!n[1172]) & (joint[0].0 == 1216)) | ((!n[1173]) & (joint[1].0 == 1000));
     // n[1270]: ((aux 9) d e 5 4)
     n[1270] = (n[1268]) | (mt[5] & 0x1000000000 != 0) | (n[1269]);
+    // n[1271]: ((aux 8) d c a 5 8 6)
+    n[1271] = ((!n[1172]) & (joint[0].0 == 1129)) | ((!n[1173]) & (joint[1].0 == 913));
+    // n[1272]: ((aux 8) d g a 5 8 6)
+    n[1272] = ((!n[1172]) & (joint[0].0 == 1218))
+        | ((joint[0].0 == 1220) | (joint[1].0 == 1004))
+        | ((!n[1173]) & (joint[1].0 == 1002));
+    // n[1273]: ((aux 8) d g a 5 4 6)
+    n[1273] = ((joint[0].0 == 1204) | (joint[0].0 == 1209) | (joint[1].0 == 988)
+        | (joint[1].0 == 993)) | ((!n[1172]) & (joint[0].0 == 1207))
+        | ((!n[1173]) & (joint[1].0 == 991));
+    // n[1274]: ((aux 8) d c a 5 4 6)
+    n[1274] = ((!n[1172]) & (joint[0].0 == 1119)) | ((!n[1173]) & (joint[1].0 == 903));
     // n[1275]: ((aux 9) d a 5 6)
     n[1275] = (n[1271]) | (n[1272]) | (n[1273]) | (n[1274]);
+    // n[1276]: ((aux 8) d g e 5 8 2)
+    n[1276] = ((!n[1172]) & (joint[0].0 == 1219))
+        | ((joint[0].0 == 1221) | (joint[1].0 == 1005) | (joint[1].0 == 1058))
+        | ((!n[1173]) & ((joint[1].0 == 1003) | (joint[1].0 == 1057)));
+    // n[1277]: ((aux 8) d c e 5 8 2)
+    n[1277] = ((joint[0].0 == 1126) | (joint[0].0 == 1131)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk c 8 a 6 c 4 e 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x84000, 0x0, 0x12000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1172]) & (joint[0].0 == 1130))
+        | ((!n[1173]) & ((joint[1].0 == 914) | (joint[1].0 == 1039)));
+    // n[1278]: ((aux 8) d g e 5 4 2)
+    n[1278] = ((!n[1172]) & (joint[0].0 == 1208)) | ((!n[1173]) & (joint[1].0 == 992));
+    // n[1279]: ((aux 8) d c e 5 4 2)
+    n[1279] = ((!n[1172]) & (joint[0].0 == 1120)) | ((!n[1173]) & (joint[1].0 == 904));
     // n[1280]: ((aux 9) d e 5 2)
     n[1280] = (n[1276]) | (n[1277]) | (n[1278]) | (n[1279]);
+    // n[1281]: ((aux 8) d c e 5 8 6)
+    n[1281] = ((!n[1172]) & (joint[0].0 == 1127)) | ((!n[1173]) & (joint[1].0 == 911));
+    // n[1282]: ((aux 8) d g e 5 4 6)
+    n[1282] = ((!n[1172]) & (joint[0].0 == 1205)) | ((!n[1173]) & (joint[1].0 == 989));
     // n[1283]: ((aux 9) d e 5 6)
     n[1283] = (n[1281]) | (n[1282]) | (mt[2] & 0x4000000000 != 0);
+    // n[1284]: ((aux 8) d g a 5 8 2)
+    n[1284] = ((!n[1172]) & (joint[0].0 == 1217))
+        | ((!n[1173]) & ((joint[1].0 == 1001) | (joint[1].0 == 1056)));
+    // n[1285]: ((aux 8) d c a 5 8 2)
+    n[1285] = ((joint[0].0 == 1125) | (joint[1].0 == 909) | (joint[1].0 == 1036))
+        | ((!n[1172]) & (joint[0].0 == 1128))
+        | ((!n[1173]) & ((joint[1].0 == 912) | (joint[1].0 == 1038)));
+    // n[1286]: ((aux 8) d g a 5 4 2)
+    n[1286] = ((joint[0].0 == 1203) | (joint[1].0 == 987))
+        | ((!n[1172]) & (joint[0].0 == 1206)) | ((!n[1173]) & (joint[1].0 == 990));
     // n[1287]: ((aux 9) d a 5 2)
     n[1287] = (n[1284]) | (n[1285]) | (n[1286]);
     // n[1288]: ((aux 10) d 5)
@@ -27245,32 +25037,166 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         |= (n[1173])
             & ((mt[12] & 0xc3c0000000000000 != 0) | (mt[13] & 0xccccf0cc != 0)
                 | (joint[1].0 == 382) | (joint[1].0 == 428));
+    // n[1292]: ((aux 3) f e 5 4)
+    n[1292] = (({
+        // SET: 10 moves of white, from (move wk c 2 e 4), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20000000000000, 0x4080010,
+            0x1000020, 0x4020000010002000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk c 2 e 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x40000000000000, 0x8100020, 0x2000040,
+                0x40080000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1290]) & (joint[0].0 == 739))
+        | ((!n[1291]) & ((joint[1].0 == 484) | (joint[1].0 == 579)));
+    // n[1293]: ((aux 3) f g 5 4)
+    n[1293] = (({
+        // SET: 7 moves of white, from (move wk e 2 g 4), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20000000000,
+            0x12000000000080, 0x40008000000000, 0x400, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 5 moves of black, from (move bk e 2 g 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x40000000000, 0x24000000000100, 0x0,
+                0x1000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1290]) & (joint[0].0 == 696))
+        | ((!n[1291]) & ((joint[1].0 == 441) | (joint[1].0 == 557)));
+    // n[1294]: ((aux 3) f e 5 6)
+    n[1294] = (({
+        // SET: 8 moves of white, from (move wk c 4 e 6), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000000000, 0x208000200,
+            0x20000080000, 0x100020000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 10 moves of black, from (move bk c 4 e 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000000000, 0x410000400, 0x40000100000,
+                0x800000400800000, 0x40, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1290]) & ((joint[0].0 == 734) | (joint[0].0 == 833)))
+        | ((!n[1291]) & (joint[1].0 == 479));
+    // n[1295]: ((aux 3) f g 5 6)
+    n[1295] = ((!n[1290]) & ((joint[0].0 == 689) | (joint[0].0 == 811)))
+        | (({
+            // SET: 5 moves of white, from (move wk e 8 g 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000000000,
+                0xa0000000200000, 0x0, 0x1000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 7 moves of black, from (move bk e 8 g 6), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000000000, 0x140000000400000,
+                    0x1002000000000000, 0x4000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[1291]) & (joint[1].0 == 434));
     // n[1296]: ((aux 4) f 5)
     n[1296] = ((mt[0] & 0x1eeb9a90 != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x3a != 0) | (mt[5] & 0x1200 != 0) | (mt[13] & 0xf00000000 != 0))
         | (n[1292]) | (n[1293]) | (n[1294]) | (n[1295]);
+    // n[1297]: ((aux 5) f e e 5 2 6)
+    n[1297] = ((joint[0].0 == 234) | (joint[0].0 == 317) | (joint[1].0 == 66))
+        | ((!n[1290]) & ((joint[0].0 == 235) | (joint[0].0 == 318)))
+        | ((!n[1291]) & (joint[1].0 == 67));
     // n[1298]: ((aux 6) f e 5 6)
     n[1298] = (n[1297]) | ((mt[1] & 0x400000000000 != 0) | (mt[4] & 0x40000 != 0));
+    // n[1299]: ((aux 5) f e e 5 6 2)
+    n[1299] = ((joint[0].0 == 243) | (joint[1].0 == 75) | (joint[1].0 == 149))
+        | ((!n[1290]) & (joint[0].0 == 245))
+        | ((!n[1291]) & ((joint[1].0 == 77) | (joint[1].0 == 150)));
     // n[1300]: ((aux 6) f e 5 2)
     n[1300] = (n[1299]) | ((mt[1] & 0x4000000000000 != 0) | (mt[5] & 0x400000 != 0));
+    // n[1301]: ((aux 5) f e e 5 4 8)
+    n[1301] = ((joint[0].0 == 239) | (joint[0].0 == 320) | (joint[1].0 == 71))
+        | ((!n[1290]) & ((joint[0].0 == 240) | (joint[0].0 == 321)))
+        | ((!n[1291]) & (joint[1].0 == 72));
     // n[1302]: ((aux 6) f e 5 8)
     n[1302] = (mt[0] & 0xa00000000 != 0) | (n[1301]);
+    // n[1303]: ((aux 5) f e e 5 8 4)
+    n[1303] = ((joint[0].0 == 248) | (joint[1].0 == 80) | (joint[1].0 == 152))
+        | ((!n[1290]) & (joint[0].0 == 249))
+        | ((!n[1291]) & ((joint[1].0 == 81) | (joint[1].0 == 153)));
     // n[1304]: ((aux 6) f e 5 4)
     n[1304] = (n[1303]) | ((mt[1] & 0x10000000000000 != 0) | (mt[5] & 0x10000 != 0));
+    // n[1305]: ((aux 5) f c g 5 2 6)
+    n[1305] = ((!n[1290]) & ((joint[0].0 == 199) | (joint[0].0 == 306)))
+        | ((!n[1291]) & (joint[1].0 == 31));
+    // n[1306]: ((aux 5) f g g 5 2 6)
+    n[1306] = ((!n[1290]) & ((joint[0].0 == 270) | (joint[0].0 == 329)))
+        | ((!n[1291]) & (joint[1].0 == 102));
+    // n[1307]: ((aux 5) f c g 5 6 6)
+    n[1307] = ((!n[1290]) & (joint[0].0 == 208))
+        | ((joint[0].0 == 209) | (joint[1].0 == 41)) | ((!n[1291]) & (joint[1].0 == 40));
     // n[1308]: ((aux 6) f g 5 6)
     n[1308] = (n[1305]) | (n[1306]) | (n[1307]);
+    // n[1309]: ((aux 5) f g c 5 6 6)
+    n[1309] = ((!n[1290]) & (joint[0].0 == 276))
+        | ((joint[0].0 == 278) | (joint[1].0 == 110))
+        | ((!n[1291]) & (joint[1].0 == 108));
     // n[1310]: ((aux 6) f c 5 6)
     n[1310] = ((mt[1] & 0x80000000000000 != 0) | (mt[5] & 0x4000000 != 0)) | (n[1309]);
+    // n[1311]: ((aux 5) f g g 5 6 2)
+    n[1311] = ((!n[1290]) & (joint[0].0 == 277))
+        | ((!n[1291]) & ((joint[1].0 == 109) | (joint[1].0 == 161)));
     // n[1312]: ((aux 6) f g 5 2)
     n[1312] = (mt[0] & 0xa00000000000000 != 0) | (n[1311]);
+    // n[1313]: ((aux 5) f g c 5 4 8)
+    n[1313] = ((!n[1290]) & ((joint[0].0 == 273) | (joint[0].0 == 330)))
+        | ((!n[1291]) & (joint[1].0 == 105));
     // n[1314]: ((aux 6) f c 5 8)
     n[1314] = (n[1313]) | (mt[0] & 0xc000000000000000 != 0);
+    // n[1315]: ((aux 5) f g g 5 4 8)
+    n[1315] = ((!n[1290]) & ((joint[0].0 == 274) | (joint[0].0 == 331)))
+        | ((!n[1291]) & (joint[1].0 == 106));
     // n[1316]: ((aux 6) f g 5 8)
     n[1316] = (mt[1] & 0xa != 0) | (n[1315]);
+    // n[1317]: ((aux 5) f g g 5 8 4)
+    n[1317] = ((!n[1290]) & (joint[0].0 == 281))
+        | ((!n[1291]) & ((joint[1].0 == 113) | (joint[1].0 == 163)));
+    // n[1318]: ((aux 5) f c g 5 8 4)
+    n[1318] = ((!n[1290]) & (joint[0].0 == 212))
+        | ((!n[1291]) & ((joint[1].0 == 44) | (joint[1].0 == 141)));
+    // n[1319]: ((aux 5) f c g 5 4 4)
+    n[1319] = ((joint[0].0 == 201) | (joint[1].0 == 33))
+        | ((!n[1290]) & (joint[0].0 == 203)) | ((!n[1291]) & (joint[1].0 == 35));
     // n[1320]: ((aux 6) f g 5 4)
     n[1320] = (n[1317]) | (n[1318]) | (n[1319]);
+    // n[1321]: ((aux 5) f g c 5 6 2)
+    n[1321] = ((!n[1290]) & (joint[0].0 == 275))
+        | ((!n[1291]) & ((joint[1].0 == 107) | (joint[1].0 == 160)));
     // n[1322]: ((aux 6) f c 5 2)
     n[1322] = ((mt[1] & 0x400000000000000 != 0) | (mt[5] & 0x8000000 != 0)) | (n[1321]);
+    // n[1323]: ((aux 5) f g c 5 4 4)
+    n[1323] = ((joint[0].0 == 271) | (joint[1].0 == 103))
+        | ((!n[1290]) & (joint[0].0 == 272)) | ((!n[1291]) & (joint[1].0 == 104));
     // n[1324]: ((aux 6) f c 5 4)
     n[1324] = (mt[1] & 0x600 != 0) | (n[1323]);
     // n[1325]: ((aux 7) f 5)
@@ -27290,39 +25216,161 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[1325] |= n[1320];
     n[1325] |= n[1322];
     n[1325] |= n[1324];
+    // n[1326]: ((aux 8) f e g 5 2 8)
+    n[1326] = ((joint[0].0 == 1157) | (joint[0].0 == 1264) | (joint[1].0 == 941))
+        | ((!n[1290]) & ((joint[0].0 == 1160) | (joint[0].0 == 1266)))
+        | ((!n[1291]) & (joint[1].0 == 944));
     // n[1327]: ((aux 9) f g 5 8)
     n[1327] = (n[1326]) | ((mt[3] & 0x100 != 0) | (mt[4] & 0x4000000000 != 0));
+    // n[1328]: ((aux 8) f e c 5 2 8)
+    n[1328] = (({
+        // SET: 4 moves of white, from (triplejump wk e 2 c 4 a 6 c 8), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x0, 0xc, 0xc00000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 938) | (joint[1].0 == 939))
+        | ((!n[1290]) & ((joint[0].0 == 1159) | (joint[0].0 == 1265)))
+        | ((!n[1291]) & (joint[1].0 == 943));
     // n[1329]: ((aux 9) f c 5 8)
     n[1329] = (n[1328]) | ((mt[3] & 0xc00 != 0) | (mt[4] & 0x8000000000 != 0));
+    // n[1330]: ((aux 8) f a g 5 2 4)
+    n[1330] = ((joint[0].0 == 1063) | (joint[1].0 == 847))
+        | ((!n[1290]) & (joint[0].0 == 1065)) | ((!n[1291]) & (joint[1].0 == 849));
+    // n[1331]: ((aux 8) f e g 5 2 4)
+    n[1331] = ((!n[1290]) & (joint[0].0 == 1156)) | ((!n[1291]) & (joint[1].0 == 940));
+    // n[1332]: ((aux 8) f a g 5 6 4)
+    n[1332] = ((joint[0].0 == 1074) | (joint[1].0 == 858))
+        | ((!n[1290]) & ((joint[0].0 == 1076) | (joint[0].0 == 1079)))
+        | ((!n[1291]) & ((joint[1].0 == 860) | (joint[1].0 == 863)));
     // n[1333]: ((aux 9) f g 5 4)
     n[1333] = (n[1330]) | (n[1331]) | (mt[3] & 0x2000 != 0) | (n[1332]);
+    // n[1334]: ((aux 8) f a g 5 8 6)
+    n[1334] = ((!n[1290]) & (joint[0].0 == 1084))
+        | ((joint[0].0 == 1085) | (joint[1].0 == 869))
+        | ((!n[1291]) & (joint[1].0 == 868));
+    // n[1335]: ((aux 8) f e g 5 8 6)
+    n[1335] = ((!n[1290]) & (joint[0].0 == 1172)) | ((!n[1291]) & (joint[1].0 == 956));
+    // n[1336]: ((aux 8) f a g 5 4 6)
+    n[1336] = ((!n[1290]) & ((joint[0].0 == 1069) | (joint[0].0 == 1072)))
+        | ((joint[0].0 == 1073) | (joint[1].0 == 857))
+        | ((!n[1291]) & ((joint[1].0 == 853) | (joint[1].0 == 856)));
     // n[1337]: ((aux 9) f g 5 6)
     n[1337] = (n[1334]) | (n[1335]) | (mt[3] & 0x20000 != 0) | (n[1336]);
+    // n[1338]: ((aux 8) f e g 5 8 2)
+    n[1338] = ((joint[0].0 == 1171) | (joint[1].0 == 955) | (joint[1].0 == 1048))
+        | ((!n[1290]) & (joint[0].0 == 1175))
+        | ((!n[1291]) & ((joint[1].0 == 959) | (joint[1].0 == 1050)));
     // n[1339]: ((aux 9) f g 5 2)
     n[1339] = (n[1338]) | ((mt[3] & 0x80000 != 0) | (mt[6] & 0x20 != 0));
+    // n[1340]: ((aux 8) f e c 5 8 2)
+    n[1340] = ((joint[0].0 == 1169) | (joint[0].0 == 1170)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk e 8 c 6 a 4 c 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x600000000000000, 0x0, 0xc00000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1290]) & (joint[0].0 == 1173))
+        | ((!n[1291]) & ((joint[1].0 == 957) | (joint[1].0 == 1049)));
     // n[1341]: ((aux 9) f c 5 2)
     n[1341] = (n[1340])
         | ((mt[3] & 0x100000 != 0) | (mt[4] & 0x10000000000 != 0)
             | (mt[5] & 0x80000000 != 0));
+    // n[1342]: ((aux 8) f e c 5 8 6)
+    n[1342] = ((!n[1290]) & (joint[0].0 == 1174)) | ((!n[1291]) & (joint[1].0 == 958));
+    // n[1343]: ((aux 8) f e c 5 4 6)
+    n[1343] = ((joint[0].0 == 1161) | (joint[1].0 == 945))
+        | ((!n[1290]) & (joint[0].0 == 1164)) | ((!n[1291]) & (joint[1].0 == 948));
     // n[1344]: ((aux 9) f c 5 6)
     n[1344] = (n[1342]) | (n[1343]) | (mt[5] & 0x400000000 != 0);
+    // n[1345]: ((aux 8) f e c 5 2 4)
+    n[1345] = ((!n[1290]) & (joint[0].0 == 1158)) | ((!n[1291]) & (joint[1].0 == 942));
+    // n[1346]: ((aux 8) f e c 5 6 4)
+    n[1346] = ((joint[0].0 == 1167) | (joint[1].0 == 951))
+        | ((!n[1290]) & (joint[0].0 == 1168)) | ((!n[1291]) & (joint[1].0 == 952));
     // n[1347]: ((aux 9) f c 5 4)
     n[1347] = (n[1345]) | (n[1346]) | (mt[2] & 0x40 != 0);
+    // n[1348]: ((aux 8) f c e 5 2 8)
+    n[1348] = (({
+        // SET: 4 moves of white, from (triplejump wk c 2 a 4 c 6 e 8), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x9000000, 0x0, 0xa000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 896) | (joint[1].0 == 899))
+        | ((!n[1290]) & ((joint[0].0 == 1116) | (joint[0].0 == 1256)))
+        | ((!n[1291]) & (joint[1].0 == 900));
+    // n[1349]: ((aux 8) f g e 5 2 8)
+    n[1349] = ((joint[0].0 == 1201) | (joint[0].0 == 1273) | (joint[1].0 == 985))
+        | ((!n[1290]) & ((joint[0].0 == 1202) | (joint[0].0 == 1274)))
+        | ((!n[1291]) & (joint[1].0 == 986));
+    // n[1350]: ((aux 8) f c e 5 6 8)
+    n[1350] = ((!n[1290]) & (joint[0].0 == 1123)) | ((!n[1291]) & (joint[1].0 == 907));
+    // n[1351]: ((aux 8) f g e 5 6 8)
+    n[1351] = ((!n[1290]) & (joint[0].0 == 1213)) | ((!n[1291]) & (joint[1].0 == 997));
     // n[1352]: ((aux 9) f e 5 8)
     n[1352] = (n[1348]) | (n[1349]) | (n[1350]) | (n[1351]);
+    // n[1353]: ((aux 8) f g a 5 6 8)
+    n[1353] = ((!n[1290]) & (joint[0].0 == 1212))
+        | ((joint[0].0 == 1215) | (joint[1].0 == 999))
+        | ((!n[1291]) & (joint[1].0 == 996));
     // n[1354]: ((aux 9) f a 5 8)
     n[1354] = ((mt[3] & 0x2000000 != 0) | (mt[5] & 0x40000000000 != 0)) | (n[1353]);
+    // n[1355]: ((aux 8) f g a 5 6 4)
+    n[1355] = ((!n[1290]) & ((joint[0].0 == 1210) | (joint[0].0 == 1211)))
+        | ((joint[0].0 == 1214) | (joint[1].0 == 998))
+        | ((!n[1291]) & ((joint[1].0 == 994) | (joint[1].0 == 995)));
     // n[1356]: ((aux 9) f a 5 4)
     n[1356] = ((mt[3] & 0x8000000 != 0) | (mt[5] & 0x80000000000 != 0)
         | (mt[6] & 0x200 != 0)) | (n[1355]);
+    // n[1357]: ((aux 8) f c e 5 6 4)
+    n[1357] = ((joint[0].0 == 1121) | (joint[1].0 == 905))
+        | ((!n[1290]) & (joint[0].0 == 1124)) | ((!n[1291]) & (joint[1].0 == 908));
     // n[1358]: ((aux 9) f e 5 4)
     n[1358] = ((mt[3] & 0x10000000 != 0) | (mt[4] & 0x20000000000 != 0)) | (n[1357]);
+    // n[1359]: ((aux 8) f g a 5 4 6)
+    n[1359] = ((joint[0].0 == 1204) | (joint[1].0 == 988))
+        | ((!n[1290]) & ((joint[0].0 == 1207) | (joint[0].0 == 1209)))
+        | ((!n[1291]) & ((joint[1].0 == 991) | (joint[1].0 == 993)));
     // n[1360]: ((aux 9) f a 5 6)
     n[1360] = (mt[2] & 0x2c000000 != 0) | (n[1359]);
+    // n[1361]: ((aux 8) f g e 5 8 2)
+    n[1361] = ((joint[0].0 == 1219) | (joint[1].0 == 1003) | (joint[1].0 == 1057))
+        | ((!n[1290]) & (joint[0].0 == 1221))
+        | ((!n[1291]) & ((joint[1].0 == 1005) | (joint[1].0 == 1058)));
+    // n[1362]: ((aux 8) f c e 5 8 2)
+    n[1362] = ((joint[0].0 == 1126) | (joint[0].0 == 1130)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk c 8 a 6 c 4 e 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x44000, 0x0, 0xa000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1290]) & (joint[0].0 == 1131))
+        | ((!n[1291]) & ((joint[1].0 == 915) | (joint[1].0 == 1040)));
+    // n[1363]: ((aux 8) f g e 5 4 2)
+    n[1363] = ((!n[1290]) & (joint[0].0 == 1208)) | ((!n[1291]) & (joint[1].0 == 992));
+    // n[1364]: ((aux 8) f c e 5 4 2)
+    n[1364] = ((!n[1290]) & (joint[0].0 == 1120)) | ((!n[1291]) & (joint[1].0 == 904));
     // n[1365]: ((aux 9) f e 5 2)
     n[1365] = (n[1361]) | (n[1362]) | (n[1363]) | (n[1364]);
+    // n[1366]: ((aux 8) f c e 5 4 6)
+    n[1366] = ((joint[0].0 == 1117) | (joint[1].0 == 901))
+        | ((!n[1290]) & (joint[0].0 == 1118)) | ((!n[1291]) & (joint[1].0 == 902));
     // n[1367]: ((aux 9) f e 5 6)
     n[1367] = (mt[2] & 0x3000000000 != 0) | (n[1366]);
+    // n[1368]: ((aux 8) f g a 5 4 2)
+    n[1368] = ((joint[0].0 == 1203) | (joint[1].0 == 987))
+        | ((!n[1290]) & (joint[0].0 == 1206)) | ((!n[1291]) & (joint[1].0 == 990));
     // n[1369]: ((aux 9) f a 5 2)
     n[1369] = (mt[4] & 0xc0000000000 != 0) | (n[1368]);
     // n[1370]: ((aux 10) f 5)
@@ -27739,6 +25787,412 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | ((s.0[5] & 0x4000000 == 0x4000000) & (n[983]))
         | ((s.0[5] & 0x4000000 == 0x4000000) & (n[1028]))
         | ((mt[14] & 0x40000000 != 0) | (mt[16] & 0x300000000 != 0));
+    // n[1444]: (aux 21)
+    n[1444]
+        |= (n[0])
+            & ({
+                // SET: 6 moves of black, from (move bk a 2 c 4), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x82000000240000, 0x0, 0x1000000000000000,
+                    0x1000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[1091])
+            & ({
+                // SET: 6 moves of black, from (move bk a 4 c 6), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x8100000002400000, 0x0, 0x4000000000000000,
+                    0x10000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[889])
+            & ({
+                // SET: 6 moves of black, from (move bk a 6 c 8), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x14000000, 0x81, 0x0, 0x100001, 0x0, 0x0,
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[404])
+            & ({
+                // SET: 6 moves of black, from (move bk b 1 d 3), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x1080000000, 0x8800, 0x0, 0x1000008, 0x0,
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[606])
+            & ({
+                // SET: 6 moves of black, from (move bk b 3 d 5), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x42000000000, 0x810000, 0x0, 0x10000040,
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[203])
+            & ({
+                // SET: 6 moves of black, from (move bk b 5 d 7), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x1080000000000, 0x81000000, 0x0,
+                    0x100000200, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[60])
+            & ({
+                // SET: 6 moves of black, from (move bk c 2 e 4), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x2040000000000000, 0x82000000000, 0x0,
+                    0x4000008000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[1173])
+            & ({
+                // SET: 6 moves of black, from (move bk c 4 e 6), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000000000, 0x8100000000020, 0x0,
+                    0x40000080000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[949])
+            & ({
+                // SET: 6 moves of black, from (move bk c 6 e 8), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x810000000000440, 0x0, 0x400000800000,
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[464])
+            & ({
+                // SET: 6 moves of black, from (move bk d 1 f 3), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8000000000204000, 0x8,
+                    0x4000008000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[688])
+            & ({
+                // SET: 6 moves of black, from (move bk d 3 f 5), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20400000, 0x810, 0x40000080000000,
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[263])
+            & ({
+                // SET: 6 moves of black, from (move bk d 5 f 7), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1040000000, 0x81000,
+                    0x400000800000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[142])
+            & ({
+                // SET: 6 moves of black, from (move bk e 2 g 4), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2040000000000, 0x42000000,
+                    0x20000000000, 0x1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[1291])
+            & ({
+                // SET: 6 moves of black, from (move bk e 4 g 6), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x204000000000000, 0x1080000000,
+                    0x200000000000, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[1031])
+            & ({
+                // SET: 6 moves of black, from (move bk e 6 g 8), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4400000000000000, 0x42000000000,
+                    0x2000000000000, 0x40, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[546])
+            & ({
+                // SET: 6 moves of black, from (move bk f 1 h 3), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0xa00000000204, 0x20000000000000,
+                    0x200, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[806])
+            & ({
+                // SET: 6 moves of black, from (move bk f 3 h 5), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x9000000020400,
+                    0x200000000000000, 0x800, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[345])
+            & ({
+                // SET: 6 moves of black, from (move bk f 5 h 7), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x90000001040000,
+                    0x2000000000000000, 0x2000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    // n[1445]: (aux 28)
+    n[1445]
+        |= (n[1])
+            & ({
+                // SET: 6 moves of white, from (move wk a 2 c 4), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x41000000120000, 0x0,
+                    0x400000000000000, 0x400, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[1090])
+            & ({
+                // SET: 6 moves of white, from (move wk a 4 c 6), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4080000001200000, 0x0,
+                    0x1000000000000000, 0x4000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[888])
+            & ({
+                // SET: 6 moves of white, from (move wk a 6 c 8), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800000000a000000,
+                    0x40, 0x4000000000000000, 0x40000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[405])
+            & ({
+                // SET: 6 moves of white, from (move wk b 1 d 3), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x840000000, 0x4400,
+                    0x0, 0x400002, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[607])
+            & ({
+                // SET: 6 moves of white, from (move wk b 3 d 5), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x21000000000, 0x408000,
+                    0x0, 0x4000010, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[202])
+            & ({
+                // SET: 6 moves of white, from (move wk b 5 d 7), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x840000000000,
+                    0x40800000, 0x0, 0x40000080, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[61])
+            & ({
+                // SET: 6 moves of white, from (move wk c 2 e 4), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1020000000000000,
+                    0x41000000000, 0x0, 0x1000002000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[1172])
+            & ({
+                // SET: 6 moves of white, from (move wk c 4 e 6), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000000000,
+                    0x4080000000010, 0x0, 0x10000020000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[948])
+            & ({
+                // SET: 6 moves of white, from (move wk c 6 e 8), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x408000000000220,
+                    0x0, 0x100000200000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[465])
+            & ({
+                // SET: 6 moves of white, from (move wk d 1 f 3), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000102000,
+                    0x4, 0x1000002000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[689])
+            & ({
+                // SET: 6 moves of white, from (move wk d 3 f 5), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10200000, 0x408,
+                    0x10000020000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[262])
+            & ({
+                // SET: 6 moves of white, from (move wk d 5 f 7), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x820000000,
+                    0x40800, 0x100000200000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[143])
+            & ({
+                // SET: 6 moves of white, from (move wk e 2 g 4), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1020000000000,
+                    0x21000000, 0x4000008000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[1290])
+            & ({
+                // SET: 6 moves of white, from (move wk e 4 g 6), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x102000000000000,
+                    0x840000000, 0x80000000000, 0x2, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[1030])
+            & ({
+                // SET: 6 moves of white, from (move wk e 6 g 8), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2200000000000000,
+                    0x21000000000, 0x800000000000, 0x10, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[547])
+            & ({
+                // SET: 6 moves of white, from (move wk f 1 h 3), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x500000000102, 0x8000000000000, 0x80, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[807])
+            & ({
+                // SET: 6 moves of white, from (move wk f 3 h 5), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x4800000010200, 0x80000000000000, 0x200, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[344])
+            & ({
+                // SET: 6 moves of white, from (move wk f 5 h 7), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x48000000820000, 0x800000000000000, 0x800, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
     // g[0]: 24 node words, bit 33 (next (piece_count white 11)), bit 20 (next (piece_count black 11)), bit 32 (next (piece_count white 10)), bit 31 (next (piece_count white 9)), and 20 more; rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
     g[0] = (0x3ffc00000 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x400000000 != 0) as u64))
         | (0x1ffe00 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x800000000 != 0) as u64))
@@ -35792,6148 +34246,109 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             *t |= *x;
         }
     }
-    {
-        // n[2] (keyed): ((aux 3) b c 3 4)
-        // n[3] (keyed): ((aux 3) b a 3 4)
-        // n[4] (keyed): ((aux 3) b a 3 2)
-        // n[5] (keyed): ((aux 3) b c 3 2)
-        // n[7] (keyed): ((aux 5) b a e 3 2 6)
-        // n[9] (keyed): ((aux 5) b a a 3 2 6)
-        // n[11] (keyed): ((aux 5) b a e 3 2 2)
-        // n[13] (keyed): ((aux 5) b a e 3 4 4)
-        // n[15] (keyed): ((aux 5) b e a 3 6 2)
-        // n[16] (keyed): ((aux 5) b a a 3 6 2)
-        // n[17] (keyed): ((aux 5) b e a 3 2 2)
-        // n[19] (keyed): ((aux 5) b e a 3 4 4)
-        // n[21] (keyed): ((aux 5) b c c 3 2 6)
-        // n[23] (keyed): ((aux 5) b c c 3 6 2)
-        // n[26] (keyed): ((aux 8) b a g 3 2 8)
-        // n[28] (keyed): ((aux 8) b a c 3 2 8)
-        // n[30] (keyed): ((aux 8) b a g 3 2 4)
-        // n[32] (keyed): ((aux 8) b a g 3 4 6)
-        // n[34] (keyed): ((aux 8) b a g 3 4 2)
-        // n[36] (keyed): ((aux 8) b e c 3 8 2)
-        // n[37] (keyed): ((aux 8) b a c 3 8 2)
-        // n[38] (keyed): ((aux 8) b e c 3 4 2)
-        // n[40] (keyed): ((aux 8) b e c 3 4 6)
-        // n[41] (keyed): ((aux 8) b a c 3 4 6)
-        // n[43] (keyed): ((aux 8) b c e 3 2 8)
-        // n[45] (keyed): ((aux 8) b c a 3 2 8)
-        // n[47] (keyed): ((aux 8) b g a 3 2 4)
-        // n[48] (keyed): ((aux 8) b c a 3 6 4)
-        // n[49] (keyed): ((aux 8) b g a 3 6 4)
-        // n[51] (keyed): ((aux 8) b c e 3 2 4)
-        // n[52] (keyed): ((aux 8) b c e 3 6 4)
-        // n[54] (keyed): ((aux 8) b g a 3 8 2)
-        // n[55] (keyed): ((aux 8) b c a 3 8 2)
-        // n[56] (keyed): ((aux 8) b g a 3 4 2)
-        // n[62] (keyed): ((aux 3) d c 3 4)
-        // n[63] (keyed): ((aux 3) d e 3 4)
-        // n[64] (keyed): ((aux 3) d c 3 2)
-        // n[65] (keyed): ((aux 3) d e 3 2)
-        // n[67] (keyed): ((aux 5) d e e 3 2 6)
-        // n[69] (keyed): ((aux 5) d e a 3 2 6)
-        // n[71] (keyed): ((aux 5) d e e 3 6 2)
-        // n[72] (keyed): ((aux 5) d a e 3 6 2)
-        // n[73] (keyed): ((aux 5) d a e 3 2 2)
-        // n[75] (keyed): ((aux 5) d a e 3 4 4)
-        // n[77] (keyed): ((aux 5) d e a 3 2 2)
-        // n[79] (keyed): ((aux 5) d e a 3 4 4)
-        // n[81] (keyed): ((aux 5) d c g 3 2 6)
-        // n[83] (keyed): ((aux 5) d c c 3 2 6)
-        // n[85] (keyed): ((aux 5) d c g 3 2 2)
-        // n[87] (keyed): ((aux 5) d c g 3 4 4)
-        // n[89] (keyed): ((aux 5) d c c 3 6 2)
-        // n[90] (keyed): ((aux 5) d g c 3 6 2)
-        // n[91] (keyed): ((aux 5) d g c 3 2 2)
-        // n[93] (keyed): ((aux 5) d g c 3 4 4)
-        // n[96] (keyed): ((aux 8) d e g 3 2 8)
-        // n[98] (keyed): ((aux 8) d e c 3 2 8)
-        // n[100] (keyed): ((aux 8) d a g 3 2 4)
-        // n[101] (keyed): ((aux 8) d e g 3 2 4)
-        // n[102] (keyed): ((aux 8) d e g 3 6 4)
-        // n[103] (keyed): ((aux 8) d a g 3 6 4)
-        // n[105] (keyed): ((aux 8) d a g 3 4 6)
-        // n[107] (keyed): ((aux 8) d a g 3 4 2)
-        // n[109] (keyed): ((aux 8) d e c 3 8 2)
-        // n[110] (keyed): ((aux 8) d a c 3 8 2)
-        // n[111] (keyed): ((aux 8) d a c 3 4 2)
-        // n[113] (keyed): ((aux 8) d e c 3 4 6)
-        // n[114] (keyed): ((aux 8) d a c 3 4 6)
-        // n[116] (keyed): ((aux 8) d e c 3 6 4)
-        // n[118] (keyed): ((aux 8) d c e 3 2 8)
-        // n[120] (keyed): ((aux 8) d c a 3 2 8)
-        // n[122] (keyed): ((aux 8) d c a 3 2 4)
-        // n[123] (keyed): ((aux 8) d g a 3 2 4)
-        // n[124] (keyed): ((aux 8) d c a 3 6 4)
-        // n[125] (keyed): ((aux 8) d g a 3 6 4)
-        // n[127] (keyed): ((aux 8) d c e 3 6 4)
-        // n[129] (keyed): ((aux 8) d g a 3 4 6)
-        // n[131] (keyed): ((aux 8) d g e 3 8 2)
-        // n[132] (keyed): ((aux 8) d c e 3 8 2)
-        // n[133] (keyed): ((aux 8) d g e 3 4 2)
-        // n[135] (keyed): ((aux 8) d g e 3 4 6)
-        // n[136] (keyed): ((aux 8) d c e 3 4 6)
-        // n[138] (keyed): ((aux 8) d g a 3 4 2)
-        // n[144] (keyed): ((aux 3) f e 3 4)
-        // n[145] (keyed): ((aux 3) f g 3 4)
-        // n[146] (keyed): ((aux 3) f e 3 2)
-        // n[147] (keyed): ((aux 3) f g 3 2)
-        // n[149] (keyed): ((aux 5) f e e 3 2 6)
-        // n[151] (keyed): ((aux 5) f e e 3 6 2)
-        // n[153] (keyed): ((aux 5) f g g 3 2 6)
-        // n[155] (keyed): ((aux 5) f g c 3 2 6)
-        // n[157] (keyed): ((aux 5) f c g 3 6 2)
-        // n[158] (keyed): ((aux 5) f g g 3 6 2)
-        // n[159] (keyed): ((aux 5) f c g 3 2 2)
-        // n[161] (keyed): ((aux 5) f c g 3 4 4)
-        // n[163] (keyed): ((aux 5) f g c 3 2 2)
-        // n[165] (keyed): ((aux 5) f g c 3 4 4)
-        // n[168] (keyed): ((aux 8) f e g 3 2 8)
-        // n[170] (keyed): ((aux 8) f e c 3 2 8)
-        // n[172] (keyed): ((aux 8) f a g 3 2 4)
-        // n[173] (keyed): ((aux 8) f e g 3 6 4)
-        // n[174] (keyed): ((aux 8) f a g 3 6 4)
-        // n[176] (keyed): ((aux 8) f e g 3 8 2)
-        // n[177] (keyed): ((aux 8) f a g 3 8 2)
-        // n[178] (keyed): ((aux 8) f a g 3 4 2)
-        // n[180] (keyed): ((aux 8) f e c 3 2 4)
-        // n[181] (keyed): ((aux 8) f e c 3 6 4)
-        // n[183] (keyed): ((aux 8) f g e 3 2 8)
-        // n[185] (keyed): ((aux 8) f g a 3 2 8)
-        // n[187] (keyed): ((aux 8) f g a 3 2 4)
-        // n[189] (keyed): ((aux 8) f g a 3 4 6)
-        // n[191] (keyed): ((aux 8) f g e 3 8 2)
-        // n[192] (keyed): ((aux 8) f c e 3 8 2)
-        // n[193] (keyed): ((aux 8) f c e 3 4 2)
-        // n[195] (keyed): ((aux 8) f g e 3 4 6)
-        // n[196] (keyed): ((aux 8) f c e 3 4 6)
-        // n[198] (keyed): ((aux 8) f g a 3 4 2)
-        // n[204] (keyed): ((aux 3) c b 6 5)
-        // n[205] (keyed): ((aux 3) c d 6 5)
-        // n[206] (keyed): ((aux 3) c b 6 7)
-        // n[207] (keyed): ((aux 3) c d 6 7)
-        // n[209] (keyed): ((aux 5) c b f 6 5 5)
-        // n[211] (keyed): ((aux 5) c f b 6 5 5)
-        // n[213] (keyed): ((aux 5) c b f 6 7 7)
-        // n[215] (keyed): ((aux 5) c b b 6 3 7)
-        // n[216] (keyed): ((aux 5) c f b 6 3 7)
-        // n[217] (keyed): ((aux 5) c f b 6 7 7)
-        // n[219] (keyed): ((aux 5) c b f 6 7 3)
-        // n[221] (keyed): ((aux 5) c b b 6 7 3)
-        // n[223] (keyed): ((aux 5) c d d 6 3 7)
-        // n[225] (keyed): ((aux 5) c d d 6 7 3)
-        // n[228] (keyed): ((aux 8) c b h 6 5 3)
-        // n[230] (keyed): ((aux 8) c b d 6 1 7)
-        // n[231] (keyed): ((aux 8) c f d 6 1 7)
-        // n[232] (keyed): ((aux 8) c f d 6 5 7)
-        // n[234] (keyed): ((aux 8) c b h 6 5 7)
-        // n[236] (keyed): ((aux 8) c b h 6 7 5)
-        // n[238] (keyed): ((aux 8) c b h 6 7 1)
-        // n[240] (keyed): ((aux 8) c b d 6 7 1)
-        // n[242] (keyed): ((aux 8) c f d 6 5 3)
-        // n[243] (keyed): ((aux 8) c b d 6 5 3)
-        // n[245] (keyed): ((aux 8) c d b 6 1 7)
-        // n[246] (keyed): ((aux 8) c h b 6 1 7)
-        // n[247] (keyed): ((aux 8) c h b 6 5 7)
-        // n[249] (keyed): ((aux 8) c d b 6 3 5)
-        // n[250] (keyed): ((aux 8) c h b 6 3 5)
-        // n[251] (keyed): ((aux 8) c h b 6 7 5)
-        // n[253] (keyed): ((aux 8) c d f 6 7 1)
-        // n[255] (keyed): ((aux 8) c d f 6 3 5)
-        // n[256] (keyed): ((aux 8) c d f 6 7 5)
-        // n[258] (keyed): ((aux 8) c d b 6 7 1)
-        // n[264] (keyed): ((aux 3) e d 6 5)
-        // n[265] (keyed): ((aux 3) e f 6 5)
-        // n[266] (keyed): ((aux 3) e d 6 7)
-        // n[267] (keyed): ((aux 3) e f 6 7)
-        // n[269] (keyed): ((aux 5) e b f 6 5 5)
-        // n[271] (keyed): ((aux 5) e f b 6 5 5)
-        // n[273] (keyed): ((aux 5) e b f 6 3 7)
-        // n[274] (keyed): ((aux 5) e f f 6 3 7)
-        // n[275] (keyed): ((aux 5) e b f 6 7 7)
-        // n[277] (keyed): ((aux 5) e f b 6 7 7)
-        // n[279] (keyed): ((aux 5) e f f 6 7 3)
-        // n[281] (keyed): ((aux 5) e f b 6 7 3)
-        // n[283] (keyed): ((aux 5) e d h 6 5 5)
-        // n[285] (keyed): ((aux 5) e h d 6 5 5)
-        // n[287] (keyed): ((aux 5) e d d 6 3 7)
-        // n[288] (keyed): ((aux 5) e h d 6 3 7)
-        // n[289] (keyed): ((aux 5) e h d 6 7 7)
-        // n[291] (keyed): ((aux 5) e d h 6 7 7)
-        // n[293] (keyed): ((aux 5) e d h 6 7 3)
-        // n[295] (keyed): ((aux 5) e d d 6 7 3)
-        // n[298] (keyed): ((aux 8) e b h 6 5 3)
-        // n[300] (keyed): ((aux 8) e b d 6 1 7)
-        // n[301] (keyed): ((aux 8) e f d 6 1 7)
-        // n[302] (keyed): ((aux 8) e b d 6 5 7)
-        // n[304] (keyed): ((aux 8) e b h 6 5 7)
-        // n[306] (keyed): ((aux 8) e f h 6 3 5)
-        // n[307] (keyed): ((aux 8) e b h 6 3 5)
-        // n[308] (keyed): ((aux 8) e b h 6 7 5)
-        // n[309] (keyed): ((aux 8) e f h 6 7 5)
-        // n[311] (keyed): ((aux 8) e f h 6 7 1)
-        // n[313] (keyed): ((aux 8) e f d 6 7 1)
-        // n[315] (keyed): ((aux 8) e f d 6 3 5)
-        // n[317] (keyed): ((aux 8) e f d 6 5 3)
-        // n[318] (keyed): ((aux 8) e b d 6 5 3)
-        // n[320] (keyed): ((aux 8) e h b 6 5 3)
-        // n[322] (keyed): ((aux 8) e h f 6 5 3)
-        // n[323] (keyed): ((aux 8) e d f 6 5 3)
-        // n[325] (keyed): ((aux 8) e d f 6 1 7)
-        // n[326] (keyed): ((aux 8) e h f 6 1 7)
-        // n[327] (keyed): ((aux 8) e h f 6 5 7)
-        // n[329] (keyed): ((aux 8) e h b 6 5 7)
-        // n[331] (keyed): ((aux 8) e d b 6 3 5)
-        // n[332] (keyed): ((aux 8) e h b 6 3 5)
-        // n[333] (keyed): ((aux 8) e d b 6 7 5)
-        // n[334] (keyed): ((aux 8) e h b 6 7 5)
-        // n[336] (keyed): ((aux 8) e d f 6 7 1)
-        // n[338] (keyed): ((aux 8) e d f 6 3 5)
-        // n[340] (keyed): ((aux 8) e d b 6 7 1)
-        // n[346] (keyed): ((aux 3) g f 6 5)
-        // n[347] (keyed): ((aux 3) g h 6 5)
-        // n[348] (keyed): ((aux 3) g f 6 7)
-        // n[349] (keyed): ((aux 3) g h 6 7)
-        // n[351] (keyed): ((aux 5) g f f 6 3 7)
-        // n[353] (keyed): ((aux 5) g f f 6 7 3)
-        // n[355] (keyed): ((aux 5) g d h 6 5 5)
-        // n[357] (keyed): ((aux 5) g h d 6 5 5)
-        // n[359] (keyed): ((aux 5) g h d 6 7 7)
-        // n[361] (keyed): ((aux 5) g d h 6 3 7)
-        // n[362] (keyed): ((aux 5) g h h 6 3 7)
-        // n[363] (keyed): ((aux 5) g d h 6 7 7)
-        // n[365] (keyed): ((aux 5) g h h 6 7 3)
-        // n[367] (keyed): ((aux 5) g h d 6 7 3)
-        // n[370] (keyed): ((aux 8) g b h 6 1 7)
-        // n[371] (keyed): ((aux 8) g f h 6 1 7)
-        // n[372] (keyed): ((aux 8) g b h 6 5 7)
-        // n[374] (keyed): ((aux 8) g f h 6 3 5)
-        // n[375] (keyed): ((aux 8) g b h 6 3 5)
-        // n[376] (keyed): ((aux 8) g b h 6 7 5)
-        // n[378] (keyed): ((aux 8) g f h 6 7 1)
-        // n[380] (keyed): ((aux 8) g f d 6 7 1)
-        // n[382] (keyed): ((aux 8) g f d 6 3 5)
-        // n[383] (keyed): ((aux 8) g f d 6 7 5)
-        // n[385] (keyed): ((aux 8) g h b 6 5 3)
-        // n[387] (keyed): ((aux 8) g h f 6 5 3)
-        // n[388] (keyed): ((aux 8) g d f 6 5 3)
-        // n[390] (keyed): ((aux 8) g d f 6 1 7)
-        // n[391] (keyed): ((aux 8) g h f 6 1 7)
-        // n[392] (keyed): ((aux 8) g d f 6 5 7)
-        // n[394] (keyed): ((aux 8) g h b 6 5 7)
-        // n[396] (keyed): ((aux 8) g h b 6 7 5)
-        // n[398] (keyed): ((aux 8) g h f 6 7 1)
-        // n[400] (keyed): ((aux 8) g h b 6 7 1)
-        // n[406] (keyed): ((aux 3) c b 2 3)
-        // n[407] (keyed): ((aux 3) c d 2 3)
-        // n[408] (keyed): ((aux 3) c b 2 1)
-        // n[409] (keyed): ((aux 3) c d 2 1)
-        // n[411] (keyed): ((aux 5) c b f 2 1 5)
-        // n[413] (keyed): ((aux 5) c b b 2 1 5)
-        // n[415] (keyed): ((aux 5) c b f 2 1 1)
-        // n[417] (keyed): ((aux 5) c b f 2 3 3)
-        // n[419] (keyed): ((aux 5) c f b 2 5 1)
-        // n[420] (keyed): ((aux 5) c b b 2 5 1)
-        // n[421] (keyed): ((aux 5) c f b 2 1 1)
-        // n[423] (keyed): ((aux 5) c f b 2 3 3)
-        // n[425] (keyed): ((aux 5) c d d 2 1 5)
-        // n[427] (keyed): ((aux 5) c d d 2 5 1)
-        // n[430] (keyed): ((aux 8) c b h 2 1 3)
-        // n[432] (keyed): ((aux 8) c b d 2 1 7)
-        // n[434] (keyed): ((aux 8) c b h 2 1 7)
-        // n[436] (keyed): ((aux 8) c b h 2 3 5)
-        // n[438] (keyed): ((aux 8) c b h 2 3 1)
-        // n[440] (keyed): ((aux 8) c f d 2 7 1)
-        // n[441] (keyed): ((aux 8) c b d 2 7 1)
-        // n[442] (keyed): ((aux 8) c f d 2 3 1)
-        // n[444] (keyed): ((aux 8) c f d 2 3 5)
-        // n[445] (keyed): ((aux 8) c b d 2 3 5)
-        // n[447] (keyed): ((aux 8) c h b 2 1 3)
-        // n[448] (keyed): ((aux 8) c h b 2 5 3)
-        // n[449] (keyed): ((aux 8) c d b 2 5 3)
-        // n[451] (keyed): ((aux 8) c d f 2 1 3)
-        // n[452] (keyed): ((aux 8) c d f 2 5 3)
-        // n[454] (keyed): ((aux 8) c d f 2 1 7)
-        // n[456] (keyed): ((aux 8) c d b 2 1 7)
-        // n[458] (keyed): ((aux 8) c d b 2 7 1)
-        // n[459] (keyed): ((aux 8) c h b 2 7 1)
-        // n[460] (keyed): ((aux 8) c h b 2 3 1)
-        // n[466] (keyed): ((aux 3) e d 2 3)
-        // n[467] (keyed): ((aux 3) e f 2 3)
-        // n[468] (keyed): ((aux 3) e f 2 1)
-        // n[469] (keyed): ((aux 3) e d 2 1)
-        // n[471] (keyed): ((aux 5) e f f 2 1 5)
-        // n[473] (keyed): ((aux 5) e f b 2 1 5)
-        // n[475] (keyed): ((aux 5) e b f 2 5 1)
-        // n[476] (keyed): ((aux 5) e f f 2 5 1)
-        // n[477] (keyed): ((aux 5) e b f 2 1 1)
-        // n[479] (keyed): ((aux 5) e b f 2 3 3)
-        // n[481] (keyed): ((aux 5) e f b 2 1 1)
-        // n[483] (keyed): ((aux 5) e f b 2 3 3)
-        // n[485] (keyed): ((aux 5) e d h 2 1 5)
-        // n[487] (keyed): ((aux 5) e d d 2 1 5)
-        // n[489] (keyed): ((aux 5) e d h 2 1 1)
-        // n[491] (keyed): ((aux 5) e d h 2 3 3)
-        // n[493] (keyed): ((aux 5) e h d 2 5 1)
-        // n[494] (keyed): ((aux 5) e d d 2 5 1)
-        // n[495] (keyed): ((aux 5) e h d 2 1 1)
-        // n[497] (keyed): ((aux 5) e h d 2 3 3)
-        // n[500] (keyed): ((aux 8) e b h 2 1 3)
-        // n[501] (keyed): ((aux 8) e f h 2 1 3)
-        // n[502] (keyed): ((aux 8) e f h 2 5 3)
-        // n[503] (keyed): ((aux 8) e b h 2 5 3)
-        // n[505] (keyed): ((aux 8) e f d 2 1 7)
-        // n[507] (keyed): ((aux 8) e f h 2 1 7)
-        // n[509] (keyed): ((aux 8) e b h 2 3 5)
-        // n[511] (keyed): ((aux 8) e b h 2 3 1)
-        // n[513] (keyed): ((aux 8) e f d 2 7 1)
-        // n[514] (keyed): ((aux 8) e b d 2 7 1)
-        // n[515] (keyed): ((aux 8) e b d 2 3 1)
-        // n[517] (keyed): ((aux 8) e f d 2 3 5)
-        // n[518] (keyed): ((aux 8) e b d 2 3 5)
-        // n[520] (keyed): ((aux 8) e f d 2 5 3)
-        // n[522] (keyed): ((aux 8) e d b 2 1 3)
-        // n[523] (keyed): ((aux 8) e h b 2 1 3)
-        // n[524] (keyed): ((aux 8) e h b 2 5 3)
-        // n[525] (keyed): ((aux 8) e d b 2 5 3)
-        // n[527] (keyed): ((aux 8) e d f 2 5 3)
-        // n[529] (keyed): ((aux 8) e d f 2 1 7)
-        // n[531] (keyed): ((aux 8) e d b 2 1 7)
-        // n[533] (keyed): ((aux 8) e h b 2 3 5)
-        // n[535] (keyed): ((aux 8) e d f 2 7 1)
-        // n[536] (keyed): ((aux 8) e h f 2 7 1)
-        // n[537] (keyed): ((aux 8) e h f 2 3 1)
-        // n[539] (keyed): ((aux 8) e d f 2 3 5)
-        // n[540] (keyed): ((aux 8) e h f 2 3 5)
-        // n[542] (keyed): ((aux 8) e h b 2 3 1)
-        // n[548] (keyed): ((aux 3) g f 2 3)
-        // n[549] (keyed): ((aux 3) g h 2 3)
-        // n[550] (keyed): ((aux 3) g f 2 1)
-        // n[551] (keyed): ((aux 3) g h 2 1)
-        // n[553] (keyed): ((aux 5) g f f 2 1 5)
-        // n[555] (keyed): ((aux 5) g f f 2 5 1)
-        // n[557] (keyed): ((aux 5) g h h 2 1 5)
-        // n[559] (keyed): ((aux 5) g h d 2 1 5)
-        // n[561] (keyed): ((aux 5) g d h 2 5 1)
-        // n[562] (keyed): ((aux 5) g h h 2 5 1)
-        // n[563] (keyed): ((aux 5) g d h 2 1 1)
-        // n[565] (keyed): ((aux 5) g d h 2 3 3)
-        // n[567] (keyed): ((aux 5) g h d 2 1 1)
-        // n[569] (keyed): ((aux 5) g h d 2 3 3)
-        // n[572] (keyed): ((aux 8) g b h 2 1 3)
-        // n[573] (keyed): ((aux 8) g f h 2 5 3)
-        // n[574] (keyed): ((aux 8) g b h 2 5 3)
-        // n[576] (keyed): ((aux 8) g f d 2 1 7)
-        // n[578] (keyed): ((aux 8) g f h 2 1 7)
-        // n[580] (keyed): ((aux 8) g f h 2 7 1)
-        // n[581] (keyed): ((aux 8) g b h 2 7 1)
-        // n[582] (keyed): ((aux 8) g b h 2 3 1)
-        // n[584] (keyed): ((aux 8) g f d 2 1 3)
-        // n[585] (keyed): ((aux 8) g f d 2 5 3)
-        // n[587] (keyed): ((aux 8) g h b 2 1 3)
-        // n[589] (keyed): ((aux 8) g h f 2 1 7)
-        // n[591] (keyed): ((aux 8) g h b 2 1 7)
-        // n[593] (keyed): ((aux 8) g h b 2 3 5)
-        // n[595] (keyed): ((aux 8) g d f 2 7 1)
-        // n[596] (keyed): ((aux 8) g h f 2 7 1)
-        // n[597] (keyed): ((aux 8) g d f 2 3 1)
-        // n[599] (keyed): ((aux 8) g d f 2 3 5)
-        // n[600] (keyed): ((aux 8) g h f 2 3 5)
-        // n[602] (keyed): ((aux 8) g h b 2 3 1)
-        // n[608] (keyed): ((aux 3) c b 4 5)
-        // n[609] (keyed): ((aux 3) c d 4 5)
-        // n[610] (keyed): ((aux 3) c b 4 3)
-        // n[611] (keyed): ((aux 3) c d 4 3)
-        // n[613] (keyed): ((aux 5) c b f 4 5 5)
-        // n[615] (keyed): ((aux 5) c b b 4 1 5)
-        // n[616] (keyed): ((aux 5) c f b 4 1 5)
-        // n[617] (keyed): ((aux 5) c f b 4 5 5)
-        // n[619] (keyed): ((aux 5) c b f 4 5 1)
-        // n[621] (keyed): ((aux 5) c b f 4 3 7)
-        // n[623] (keyed): ((aux 5) c b b 4 3 7)
-        // n[625] (keyed): ((aux 5) c b f 4 3 3)
-        // n[627] (keyed): ((aux 5) c b b 4 5 1)
-        // n[629] (keyed): ((aux 5) c f b 4 7 3)
-        // n[630] (keyed): ((aux 5) c b b 4 7 3)
-        // n[631] (keyed): ((aux 5) c f b 4 3 3)
-        // n[633] (keyed): ((aux 5) c d d 4 1 5)
-        // n[635] (keyed): ((aux 5) c d d 4 3 7)
-        // n[637] (keyed): ((aux 5) c d d 4 5 1)
-        // n[639] (keyed): ((aux 5) c d d 4 7 3)
-        // n[642] (keyed): ((aux 8) c b h 4 5 3)
-        // n[644] (keyed): ((aux 8) c b d 4 1 7)
-        // n[645] (keyed): ((aux 8) c f d 4 1 7)
-        // n[646] (keyed): ((aux 8) c f d 4 5 7)
-        // n[647] (keyed): ((aux 8) c b d 4 5 7)
-        // n[649] (keyed): ((aux 8) c b h 4 5 7)
-        // n[651] (keyed): ((aux 8) c b h 4 3 5)
-        // n[653] (keyed): ((aux 8) c b h 4 3 1)
-        // n[655] (keyed): ((aux 8) c f d 4 7 1)
-        // n[656] (keyed): ((aux 8) c b d 4 7 1)
-        // n[657] (keyed): ((aux 8) c f d 4 3 1)
-        // n[658] (keyed): ((aux 8) c b d 4 3 1)
-        // n[660] (keyed): ((aux 8) c f d 4 3 5)
-        // n[662] (keyed): ((aux 8) c f d 4 5 3)
-        // n[664] (keyed): ((aux 8) c d b 4 1 3)
-        // n[665] (keyed): ((aux 8) c h b 4 1 3)
-        // n[666] (keyed): ((aux 8) c h b 4 5 3)
-        // n[668] (keyed): ((aux 8) c d f 4 1 3)
-        // n[669] (keyed): ((aux 8) c d f 4 5 3)
-        // n[671] (keyed): ((aux 8) c d f 4 1 7)
-        // n[673] (keyed): ((aux 8) c d b 4 1 7)
-        // n[675] (keyed): ((aux 8) c h b 4 3 5)
-        // n[676] (keyed): ((aux 8) c d b 4 7 5)
-        // n[677] (keyed): ((aux 8) c h b 4 7 5)
-        // n[679] (keyed): ((aux 8) c d f 4 7 1)
-        // n[681] (keyed): ((aux 8) c d f 4 3 5)
-        // n[682] (keyed): ((aux 8) c d f 4 7 5)
-        // n[684] (keyed): ((aux 8) c d b 4 7 1)
-        // n[690] (keyed): ((aux 3) e d 4 5)
-        // n[691] (keyed): ((aux 3) e f 4 5)
-        // n[692] (keyed): ((aux 3) e d 4 3)
-        // n[693] (keyed): ((aux 3) e f 4 3)
-        // n[695] (keyed): ((aux 5) e b f 4 1 5)
-        // n[696] (keyed): ((aux 5) e f f 4 1 5)
-        // n[697] (keyed): ((aux 5) e b f 4 5 5)
-        // n[699] (keyed): ((aux 5) e f b 4 5 5)
-        // n[701] (keyed): ((aux 5) e f f 4 5 1)
-        // n[703] (keyed): ((aux 5) e f f 4 3 7)
-        // n[705] (keyed): ((aux 5) e f b 4 3 7)
-        // n[707] (keyed): ((aux 5) e f f 4 7 3)
-        // n[708] (keyed): ((aux 5) e b f 4 7 3)
-        // n[709] (keyed): ((aux 5) e b f 4 3 3)
-        // n[711] (keyed): ((aux 5) e f b 4 5 1)
-        // n[713] (keyed): ((aux 5) e f b 4 3 3)
-        // n[715] (keyed): ((aux 5) e d h 4 5 5)
-        // n[717] (keyed): ((aux 5) e d d 4 1 5)
-        // n[718] (keyed): ((aux 5) e h d 4 1 5)
-        // n[719] (keyed): ((aux 5) e h d 4 5 5)
-        // n[721] (keyed): ((aux 5) e d h 4 5 1)
-        // n[723] (keyed): ((aux 5) e d d 4 3 7)
-        // n[725] (keyed): ((aux 5) e d h 4 3 7)
-        // n[727] (keyed): ((aux 5) e d h 4 3 3)
-        // n[729] (keyed): ((aux 5) e d d 4 5 1)
-        // n[731] (keyed): ((aux 5) e d d 4 7 3)
-        // n[732] (keyed): ((aux 5) e h d 4 7 3)
-        // n[733] (keyed): ((aux 5) e h d 4 3 3)
-        // n[736] (keyed): ((aux 8) e b h 4 1 3)
-        // n[737] (keyed): ((aux 8) e f h 4 1 3)
-        // n[738] (keyed): ((aux 8) e f h 4 5 3)
-        // n[739] (keyed): ((aux 8) e b h 4 5 3)
-        // n[741] (keyed): ((aux 8) e b d 4 1 7)
-        // n[742] (keyed): ((aux 8) e f d 4 1 7)
-        // n[743] (keyed): ((aux 8) e f d 4 5 7)
-        // n[744] (keyed): ((aux 8) e b d 4 5 7)
-        // n[746] (keyed): ((aux 8) e b h 4 1 7)
-        // n[747] (keyed): ((aux 8) e f h 4 1 7)
-        // n[748] (keyed): ((aux 8) e b h 4 5 7)
-        // n[750] (keyed): ((aux 8) e f h 4 3 5)
-        // n[751] (keyed): ((aux 8) e b h 4 3 5)
-        // n[752] (keyed): ((aux 8) e b h 4 7 5)
-        // n[753] (keyed): ((aux 8) e f h 4 7 5)
-        // n[755] (keyed): ((aux 8) e f h 4 7 1)
-        // n[756] (keyed): ((aux 8) e b h 4 7 1)
-        // n[757] (keyed): ((aux 8) e b h 4 3 1)
-        // n[759] (keyed): ((aux 8) e f d 4 7 1)
-        // n[760] (keyed): ((aux 8) e b d 4 7 1)
-        // n[761] (keyed): ((aux 8) e f d 4 3 1)
-        // n[762] (keyed): ((aux 8) e b d 4 3 1)
-        // n[764] (keyed): ((aux 8) e b d 4 3 5)
-        // n[765] (keyed): ((aux 8) e f d 4 7 5)
-        // n[767] (keyed): ((aux 8) e f d 4 1 3)
-        // n[768] (keyed): ((aux 8) e b d 4 5 3)
-        // n[770] (keyed): ((aux 8) e d b 4 1 3)
-        // n[771] (keyed): ((aux 8) e h b 4 1 3)
-        // n[772] (keyed): ((aux 8) e h b 4 5 3)
-        // n[773] (keyed): ((aux 8) e d b 4 5 3)
-        // n[775] (keyed): ((aux 8) e d f 4 1 3)
-        // n[776] (keyed): ((aux 8) e h f 4 5 3)
-        // n[778] (keyed): ((aux 8) e d f 4 1 7)
-        // n[779] (keyed): ((aux 8) e h f 4 1 7)
-        // n[780] (keyed): ((aux 8) e h f 4 5 7)
-        // n[781] (keyed): ((aux 8) e d f 4 5 7)
-        // n[783] (keyed): ((aux 8) e d b 4 1 7)
-        // n[784] (keyed): ((aux 8) e h b 4 1 7)
-        // n[785] (keyed): ((aux 8) e h b 4 5 7)
-        // n[787] (keyed): ((aux 8) e d b 4 3 5)
-        // n[788] (keyed): ((aux 8) e h b 4 3 5)
-        // n[789] (keyed): ((aux 8) e d b 4 7 5)
-        // n[790] (keyed): ((aux 8) e h b 4 7 5)
-        // n[792] (keyed): ((aux 8) e d f 4 7 1)
-        // n[793] (keyed): ((aux 8) e h f 4 7 1)
-        // n[794] (keyed): ((aux 8) e d f 4 3 1)
-        // n[795] (keyed): ((aux 8) e h f 4 3 1)
-        // n[797] (keyed): ((aux 8) e h f 4 3 5)
-        // n[798] (keyed): ((aux 8) e d f 4 7 5)
-        // n[800] (keyed): ((aux 8) e d b 4 7 1)
-        // n[801] (keyed): ((aux 8) e h b 4 7 1)
-        // n[802] (keyed): ((aux 8) e h b 4 3 1)
-        // n[808] (keyed): ((aux 3) g f 4 5)
-        // n[809] (keyed): ((aux 3) g h 4 5)
-        // n[810] (keyed): ((aux 3) g f 4 3)
-        // n[811] (keyed): ((aux 3) g h 4 3)
-        // n[813] (keyed): ((aux 5) g f f 4 1 5)
-        // n[815] (keyed): ((aux 5) g f f 4 5 1)
-        // n[817] (keyed): ((aux 5) g f f 4 3 7)
-        // n[819] (keyed): ((aux 5) g f f 4 7 3)
-        // n[821] (keyed): ((aux 5) g d h 4 1 5)
-        // n[822] (keyed): ((aux 5) g h h 4 1 5)
-        // n[823] (keyed): ((aux 5) g d h 4 5 5)
-        // n[825] (keyed): ((aux 5) g h d 4 5 5)
-        // n[827] (keyed): ((aux 5) g h h 4 5 1)
-        // n[829] (keyed): ((aux 5) g h d 4 3 7)
-        // n[831] (keyed): ((aux 5) g h h 4 3 7)
-        // n[833] (keyed): ((aux 5) g d h 4 7 3)
-        // n[834] (keyed): ((aux 5) g h h 4 7 3)
-        // n[835] (keyed): ((aux 5) g d h 4 3 3)
-        // n[837] (keyed): ((aux 5) g h d 4 5 1)
-        // n[839] (keyed): ((aux 5) g h d 4 3 3)
-        // n[842] (keyed): ((aux 8) g b h 4 1 3)
-        // n[843] (keyed): ((aux 8) g f h 4 1 3)
-        // n[844] (keyed): ((aux 8) g b h 4 5 3)
-        // n[846] (keyed): ((aux 8) g f d 4 1 7)
-        // n[848] (keyed): ((aux 8) g f h 4 1 7)
-        // n[850] (keyed): ((aux 8) g b h 4 3 5)
-        // n[851] (keyed): ((aux 8) g b h 4 7 5)
-        // n[852] (keyed): ((aux 8) g f h 4 7 5)
-        // n[854] (keyed): ((aux 8) g f h 4 7 1)
-        // n[856] (keyed): ((aux 8) g f d 4 7 1)
-        // n[858] (keyed): ((aux 8) g f d 4 3 5)
-        // n[859] (keyed): ((aux 8) g f d 4 7 5)
-        // n[861] (keyed): ((aux 8) g f d 4 1 3)
-        // n[862] (keyed): ((aux 8) g f d 4 5 3)
-        // n[864] (keyed): ((aux 8) g h b 4 5 3)
-        // n[866] (keyed): ((aux 8) g d f 4 5 3)
-        // n[868] (keyed): ((aux 8) g d f 4 1 7)
-        // n[869] (keyed): ((aux 8) g h f 4 1 7)
-        // n[870] (keyed): ((aux 8) g h f 4 5 7)
-        // n[871] (keyed): ((aux 8) g d f 4 5 7)
-        // n[873] (keyed): ((aux 8) g h b 4 5 7)
-        // n[875] (keyed): ((aux 8) g h b 4 3 5)
-        // n[877] (keyed): ((aux 8) g d f 4 7 1)
-        // n[878] (keyed): ((aux 8) g h f 4 7 1)
-        // n[879] (keyed): ((aux 8) g d f 4 3 1)
-        // n[880] (keyed): ((aux 8) g h f 4 3 1)
-        // n[882] (keyed): ((aux 8) g d f 4 3 5)
-        // n[884] (keyed): ((aux 8) g h b 4 3 1)
-        // n[890] (keyed): ((aux 3) b c 7 6)
-        // n[891] (keyed): ((aux 3) b a 7 6)
-        // n[892] (keyed): ((aux 3) b c 7 8)
-        // n[893] (keyed): ((aux 3) b a 7 8)
-        // n[895] (keyed): ((aux 5) b a e 7 6 6)
-        // n[897] (keyed): ((aux 5) b e a 7 6 6)
-        // n[899] (keyed): ((aux 5) b e a 7 4 8)
-        // n[900] (keyed): ((aux 5) b a a 7 4 8)
-        // n[901] (keyed): ((aux 5) b e a 7 8 8)
-        // n[903] (keyed): ((aux 5) b a e 7 8 8)
-        // n[905] (keyed): ((aux 5) b a e 7 8 4)
-        // n[907] (keyed): ((aux 5) b a a 7 8 4)
-        // n[909] (keyed): ((aux 5) b c c 7 4 8)
-        // n[911] (keyed): ((aux 5) b c c 7 8 4)
-        // n[914] (keyed): ((aux 8) b a g 7 6 8)
-        // n[916] (keyed): ((aux 8) b e c 7 2 8)
-        // n[917] (keyed): ((aux 8) b a c 7 2 8)
-        // n[918] (keyed): ((aux 8) b e c 7 6 8)
-        // n[920] (keyed): ((aux 8) b a g 7 6 4)
-        // n[922] (keyed): ((aux 8) b a g 7 8 6)
-        // n[924] (keyed): ((aux 8) b a g 7 8 2)
-        // n[926] (keyed): ((aux 8) b a c 7 8 2)
-        // n[928] (keyed): ((aux 8) b e c 7 6 4)
-        // n[929] (keyed): ((aux 8) b a c 7 6 4)
-        // n[931] (keyed): ((aux 8) b c a 7 2 8)
-        // n[932] (keyed): ((aux 8) b g a 7 2 8)
-        // n[933] (keyed): ((aux 8) b g a 7 6 8)
-        // n[935] (keyed): ((aux 8) b g a 7 8 6)
-        // n[936] (keyed): ((aux 8) b g a 7 4 6)
-        // n[937] (keyed): ((aux 8) b c a 7 4 6)
-        // n[939] (keyed): ((aux 8) b c e 7 8 2)
-        // n[941] (keyed): ((aux 8) b c e 7 8 6)
-        // n[942] (keyed): ((aux 8) b c e 7 4 6)
-        // n[944] (keyed): ((aux 8) b c a 7 8 2)
-        // n[950] (keyed): ((aux 3) d c 7 6)
-        // n[951] (keyed): ((aux 3) d e 7 6)
-        // n[952] (keyed): ((aux 3) d e 7 8)
-        // n[953] (keyed): ((aux 3) d c 7 8)
-        // n[955] (keyed): ((aux 5) d a e 7 6 6)
-        // n[957] (keyed): ((aux 5) d e a 7 6 6)
-        // n[959] (keyed): ((aux 5) d e a 7 8 8)
-        // n[961] (keyed): ((aux 5) d a e 7 4 8)
-        // n[962] (keyed): ((aux 5) d e e 7 4 8)
-        // n[963] (keyed): ((aux 5) d a e 7 8 8)
-        // n[965] (keyed): ((aux 5) d e e 7 8 4)
-        // n[967] (keyed): ((aux 5) d e a 7 8 4)
-        // n[969] (keyed): ((aux 5) d c g 7 6 6)
-        // n[971] (keyed): ((aux 5) d g c 7 6 6)
-        // n[973] (keyed): ((aux 5) d g c 7 4 8)
-        // n[974] (keyed): ((aux 5) d c c 7 4 8)
-        // n[975] (keyed): ((aux 5) d g c 7 8 8)
-        // n[977] (keyed): ((aux 5) d c g 7 8 8)
-        // n[979] (keyed): ((aux 5) d c g 7 8 4)
-        // n[981] (keyed): ((aux 5) d c c 7 8 4)
-        // n[984] (keyed): ((aux 8) d a g 7 6 8)
-        // n[986] (keyed): ((aux 8) d e c 7 2 8)
-        // n[987] (keyed): ((aux 8) d a c 7 2 8)
-        // n[988] (keyed): ((aux 8) d a c 7 6 8)
-        // n[990] (keyed): ((aux 8) d a g 7 6 4)
-        // n[992] (keyed): ((aux 8) d a g 7 8 6)
-        // n[993] (keyed): ((aux 8) d e g 7 8 6)
-        // n[994] (keyed): ((aux 8) d e g 7 4 6)
-        // n[995] (keyed): ((aux 8) d a g 7 4 6)
-        // n[997] (keyed): ((aux 8) d e g 7 8 2)
-        // n[999] (keyed): ((aux 8) d e c 7 8 2)
-        // n[1001] (keyed): ((aux 8) d e c 7 4 6)
-        // n[1003] (keyed): ((aux 8) d e c 7 6 4)
-        // n[1004] (keyed): ((aux 8) d a c 7 6 4)
-        // n[1006] (keyed): ((aux 8) d c e 7 2 8)
-        // n[1007] (keyed): ((aux 8) d g e 7 2 8)
-        // n[1008] (keyed): ((aux 8) d g e 7 6 8)
-        // n[1010] (keyed): ((aux 8) d g a 7 6 8)
-        // n[1012] (keyed): ((aux 8) d g a 7 6 4)
-        // n[1014] (keyed): ((aux 8) d c e 7 6 4)
-        // n[1015] (keyed): ((aux 8) d g e 7 6 4)
-        // n[1017] (keyed): ((aux 8) d c a 7 8 6)
-        // n[1018] (keyed): ((aux 8) d g a 7 8 6)
-        // n[1019] (keyed): ((aux 8) d g a 7 4 6)
-        // n[1020] (keyed): ((aux 8) d c a 7 4 6)
-        // n[1022] (keyed): ((aux 8) d c e 7 8 2)
-        // n[1024] (keyed): ((aux 8) d c e 7 4 6)
-        // n[1026] (keyed): ((aux 8) d c a 7 8 2)
-        // n[1032] (keyed): ((aux 3) f e 7 6)
-        // n[1033] (keyed): ((aux 3) f g 7 6)
-        // n[1034] (keyed): ((aux 3) f e 7 8)
-        // n[1035] (keyed): ((aux 3) f g 7 8)
-        // n[1037] (keyed): ((aux 5) f e e 7 4 8)
-        // n[1039] (keyed): ((aux 5) f e e 7 8 4)
-        // n[1041] (keyed): ((aux 5) f c g 7 6 6)
-        // n[1043] (keyed): ((aux 5) f g c 7 6 6)
-        // n[1045] (keyed): ((aux 5) f g c 7 8 8)
-        // n[1047] (keyed): ((aux 5) f c g 7 4 8)
-        // n[1048] (keyed): ((aux 5) f g g 7 4 8)
-        // n[1049] (keyed): ((aux 5) f c g 7 8 8)
-        // n[1051] (keyed): ((aux 5) f g g 7 8 4)
-        // n[1053] (keyed): ((aux 5) f g c 7 8 4)
-        // n[1056] (keyed): ((aux 8) f e g 7 2 8)
-        // n[1057] (keyed): ((aux 8) f a g 7 2 8)
-        // n[1058] (keyed): ((aux 8) f a g 7 6 8)
-        // n[1060] (keyed): ((aux 8) f a g 7 8 6)
-        // n[1061] (keyed): ((aux 8) f e g 7 4 6)
-        // n[1062] (keyed): ((aux 8) f a g 7 4 6)
-        // n[1064] (keyed): ((aux 8) f e g 7 8 2)
-        // n[1066] (keyed): ((aux 8) f e c 7 8 2)
-        // n[1068] (keyed): ((aux 8) f e c 7 8 6)
-        // n[1069] (keyed): ((aux 8) f e c 7 4 6)
-        // n[1071] (keyed): ((aux 8) f c e 7 2 8)
-        // n[1072] (keyed): ((aux 8) f g e 7 2 8)
-        // n[1073] (keyed): ((aux 8) f c e 7 6 8)
-        // n[1075] (keyed): ((aux 8) f g a 7 6 8)
-        // n[1077] (keyed): ((aux 8) f g a 7 6 4)
-        // n[1079] (keyed): ((aux 8) f c e 7 6 4)
-        // n[1080] (keyed): ((aux 8) f g e 7 6 4)
-        // n[1082] (keyed): ((aux 8) f g a 7 8 6)
-        // n[1084] (keyed): ((aux 8) f g e 7 8 2)
-        // n[1086] (keyed): ((aux 8) f g a 7 8 2)
-        // n[1092] (keyed): ((aux 3) b c 5 4)
-        // n[1093] (keyed): ((aux 3) b a 5 4)
-        // n[1094] (keyed): ((aux 3) b a 5 6)
-        // n[1095] (keyed): ((aux 3) b c 5 6)
-        // n[1097] (keyed): ((aux 5) b a e 5 6 6)
-        // n[1099] (keyed): ((aux 5) b e a 5 2 6)
-        // n[1100] (keyed): ((aux 5) b a a 5 2 6)
-        // n[1101] (keyed): ((aux 5) b e a 5 6 6)
-        // n[1103] (keyed): ((aux 5) b a e 5 6 2)
-        // n[1105] (keyed): ((aux 5) b a a 5 4 8)
-        // n[1107] (keyed): ((aux 5) b a e 5 4 8)
-        // n[1109] (keyed): ((aux 5) b a e 5 4 4)
-        // n[1111] (keyed): ((aux 5) b a a 5 6 2)
-        // n[1113] (keyed): ((aux 5) b a a 5 8 4)
-        // n[1114] (keyed): ((aux 5) b e a 5 8 4)
-        // n[1115] (keyed): ((aux 5) b e a 5 4 4)
-        // n[1117] (keyed): ((aux 5) b c c 5 2 6)
-        // n[1119] (keyed): ((aux 5) b c c 5 4 8)
-        // n[1121] (keyed): ((aux 5) b c c 5 6 2)
-        // n[1123] (keyed): ((aux 5) b c c 5 8 4)
-        // n[1126] (keyed): ((aux 8) b a g 5 6 8)
-        // n[1128] (keyed): ((aux 8) b e c 5 2 8)
-        // n[1129] (keyed): ((aux 8) b a c 5 2 8)
-        // n[1130] (keyed): ((aux 8) b e c 5 6 8)
-        // n[1131] (keyed): ((aux 8) b a c 5 6 8)
-        // n[1133] (keyed): ((aux 8) b a g 5 6 4)
-        // n[1135] (keyed): ((aux 8) b a g 5 4 6)
-        // n[1137] (keyed): ((aux 8) b a g 5 4 2)
-        // n[1139] (keyed): ((aux 8) b e c 5 8 2)
-        // n[1140] (keyed): ((aux 8) b a c 5 8 2)
-        // n[1141] (keyed): ((aux 8) b e c 5 4 2)
-        // n[1142] (keyed): ((aux 8) b a c 5 4 2)
-        // n[1144] (keyed): ((aux 8) b e c 5 4 6)
-        // n[1146] (keyed): ((aux 8) b e c 5 6 4)
-        // n[1148] (keyed): ((aux 8) b c e 5 2 8)
-        // n[1150] (keyed): ((aux 8) b c a 5 2 8)
-        // n[1152] (keyed): ((aux 8) b c a 5 2 4)
-        // n[1153] (keyed): ((aux 8) b g a 5 2 4)
-        // n[1154] (keyed): ((aux 8) b g a 5 6 4)
-        // n[1156] (keyed): ((aux 8) b c e 5 2 4)
-        // n[1157] (keyed): ((aux 8) b c e 5 6 4)
-        // n[1159] (keyed): ((aux 8) b c a 5 8 6)
-        // n[1160] (keyed): ((aux 8) b g a 5 8 6)
-        // n[1161] (keyed): ((aux 8) b g a 5 4 6)
-        // n[1163] (keyed): ((aux 8) b c e 5 8 2)
-        // n[1165] (keyed): ((aux 8) b c e 5 8 6)
-        // n[1166] (keyed): ((aux 8) b c e 5 4 6)
-        // n[1168] (keyed): ((aux 8) b c a 5 8 2)
-        // n[1174] (keyed): ((aux 3) d c 5 4)
-        // n[1175] (keyed): ((aux 3) d e 5 4)
-        // n[1176] (keyed): ((aux 3) d c 5 6)
-        // n[1177] (keyed): ((aux 3) d e 5 6)
-        // n[1179] (keyed): ((aux 5) d e e 5 2 6)
-        // n[1180] (keyed): ((aux 5) d a e 5 2 6)
-        // n[1181] (keyed): ((aux 5) d a e 5 6 6)
-        // n[1183] (keyed): ((aux 5) d e a 5 6 6)
-        // n[1185] (keyed): ((aux 5) d e e 5 6 2)
-        // n[1187] (keyed): ((aux 5) d e a 5 4 8)
-        // n[1189] (keyed): ((aux 5) d e e 5 4 8)
-        // n[1191] (keyed): ((aux 5) d e e 5 8 4)
-        // n[1192] (keyed): ((aux 5) d a e 5 8 4)
-        // n[1193] (keyed): ((aux 5) d a e 5 4 4)
-        // n[1195] (keyed): ((aux 5) d e a 5 6 2)
-        // n[1197] (keyed): ((aux 5) d e a 5 4 4)
-        // n[1199] (keyed): ((aux 5) d c g 5 6 6)
-        // n[1201] (keyed): ((aux 5) d c c 5 2 6)
-        // n[1202] (keyed): ((aux 5) d g c 5 2 6)
-        // n[1203] (keyed): ((aux 5) d g c 5 6 6)
-        // n[1205] (keyed): ((aux 5) d c g 5 6 2)
-        // n[1207] (keyed): ((aux 5) d c c 5 4 8)
-        // n[1209] (keyed): ((aux 5) d c g 5 4 8)
-        // n[1211] (keyed): ((aux 5) d c g 5 4 4)
-        // n[1213] (keyed): ((aux 5) d c c 5 6 2)
-        // n[1215] (keyed): ((aux 5) d g c 5 8 4)
-        // n[1216] (keyed): ((aux 5) d c c 5 8 4)
-        // n[1217] (keyed): ((aux 5) d g c 5 4 4)
-        // n[1220] (keyed): ((aux 8) d e g 5 2 8)
-        // n[1221] (keyed): ((aux 8) d a g 5 2 8)
-        // n[1222] (keyed): ((aux 8) d a g 5 6 8)
-        // n[1224] (keyed): ((aux 8) d e c 5 2 8)
-        // n[1225] (keyed): ((aux 8) d a c 5 2 8)
-        // n[1226] (keyed): ((aux 8) d e c 5 6 8)
-        // n[1227] (keyed): ((aux 8) d a c 5 6 8)
-        // n[1229] (keyed): ((aux 8) d a g 5 2 4)
-        // n[1230] (keyed): ((aux 8) d e g 5 2 4)
-        // n[1231] (keyed): ((aux 8) d e g 5 6 4)
-        // n[1232] (keyed): ((aux 8) d a g 5 6 4)
-        // n[1234] (keyed): ((aux 8) d a g 5 8 6)
-        // n[1235] (keyed): ((aux 8) d e g 5 8 6)
-        // n[1236] (keyed): ((aux 8) d e g 5 4 6)
-        // n[1237] (keyed): ((aux 8) d a g 5 4 6)
-        // n[1239] (keyed): ((aux 8) d e g 5 8 2)
-        // n[1240] (keyed): ((aux 8) d a g 5 8 2)
-        // n[1241] (keyed): ((aux 8) d a g 5 4 2)
-        // n[1243] (keyed): ((aux 8) d e c 5 8 2)
-        // n[1244] (keyed): ((aux 8) d a c 5 8 2)
-        // n[1245] (keyed): ((aux 8) d e c 5 4 2)
-        // n[1246] (keyed): ((aux 8) d a c 5 4 2)
-        // n[1248] (keyed): ((aux 8) d e c 5 8 6)
-        // n[1249] (keyed): ((aux 8) d a c 5 4 6)
-        // n[1251] (keyed): ((aux 8) d e c 5 2 4)
-        // n[1252] (keyed): ((aux 8) d a c 5 6 4)
-        // n[1254] (keyed): ((aux 8) d c e 5 2 8)
-        // n[1255] (keyed): ((aux 8) d g e 5 2 8)
-        // n[1256] (keyed): ((aux 8) d c e 5 6 8)
-        // n[1257] (keyed): ((aux 8) d g e 5 6 8)
-        // n[1259] (keyed): ((aux 8) d c a 5 2 8)
-        // n[1260] (keyed): ((aux 8) d g a 5 2 8)
-        // n[1261] (keyed): ((aux 8) d g a 5 6 8)
-        // n[1263] (keyed): ((aux 8) d c a 5 2 4)
-        // n[1264] (keyed): ((aux 8) d g a 5 2 4)
-        // n[1265] (keyed): ((aux 8) d c a 5 6 4)
-        // n[1266] (keyed): ((aux 8) d g a 5 6 4)
-        // n[1268] (keyed): ((aux 8) d c e 5 2 4)
-        // n[1269] (keyed): ((aux 8) d g e 5 6 4)
-        // n[1271] (keyed): ((aux 8) d c a 5 8 6)
-        // n[1272] (keyed): ((aux 8) d g a 5 8 6)
-        // n[1273] (keyed): ((aux 8) d g a 5 4 6)
-        // n[1274] (keyed): ((aux 8) d c a 5 4 6)
-        // n[1276] (keyed): ((aux 8) d g e 5 8 2)
-        // n[1277] (keyed): ((aux 8) d c e 5 8 2)
-        // n[1278] (keyed): ((aux 8) d g e 5 4 2)
-        // n[1279] (keyed): ((aux 8) d c e 5 4 2)
-        // n[1281] (keyed): ((aux 8) d c e 5 8 6)
-        // n[1282] (keyed): ((aux 8) d g e 5 4 6)
-        // n[1284] (keyed): ((aux 8) d g a 5 8 2)
-        // n[1285] (keyed): ((aux 8) d c a 5 8 2)
-        // n[1286] (keyed): ((aux 8) d g a 5 4 2)
-        // n[1292] (keyed): ((aux 3) f e 5 4)
-        // n[1293] (keyed): ((aux 3) f g 5 4)
-        // n[1294] (keyed): ((aux 3) f e 5 6)
-        // n[1295] (keyed): ((aux 3) f g 5 6)
-        // n[1297] (keyed): ((aux 5) f e e 5 2 6)
-        // n[1299] (keyed): ((aux 5) f e e 5 6 2)
-        // n[1301] (keyed): ((aux 5) f e e 5 4 8)
-        // n[1303] (keyed): ((aux 5) f e e 5 8 4)
-        // n[1305] (keyed): ((aux 5) f c g 5 2 6)
-        // n[1306] (keyed): ((aux 5) f g g 5 2 6)
-        // n[1307] (keyed): ((aux 5) f c g 5 6 6)
-        // n[1309] (keyed): ((aux 5) f g c 5 6 6)
-        // n[1311] (keyed): ((aux 5) f g g 5 6 2)
-        // n[1313] (keyed): ((aux 5) f g c 5 4 8)
-        // n[1315] (keyed): ((aux 5) f g g 5 4 8)
-        // n[1317] (keyed): ((aux 5) f g g 5 8 4)
-        // n[1318] (keyed): ((aux 5) f c g 5 8 4)
-        // n[1319] (keyed): ((aux 5) f c g 5 4 4)
-        // n[1321] (keyed): ((aux 5) f g c 5 6 2)
-        // n[1323] (keyed): ((aux 5) f g c 5 4 4)
-        // n[1326] (keyed): ((aux 8) f e g 5 2 8)
-        // n[1328] (keyed): ((aux 8) f e c 5 2 8)
-        // n[1330] (keyed): ((aux 8) f a g 5 2 4)
-        // n[1331] (keyed): ((aux 8) f e g 5 2 4)
-        // n[1332] (keyed): ((aux 8) f a g 5 6 4)
-        // n[1334] (keyed): ((aux 8) f a g 5 8 6)
-        // n[1335] (keyed): ((aux 8) f e g 5 8 6)
-        // n[1336] (keyed): ((aux 8) f a g 5 4 6)
-        // n[1338] (keyed): ((aux 8) f e g 5 8 2)
-        // n[1340] (keyed): ((aux 8) f e c 5 8 2)
-        // n[1342] (keyed): ((aux 8) f e c 5 8 6)
-        // n[1343] (keyed): ((aux 8) f e c 5 4 6)
-        // n[1345] (keyed): ((aux 8) f e c 5 2 4)
-        // n[1346] (keyed): ((aux 8) f e c 5 6 4)
-        // n[1348] (keyed): ((aux 8) f c e 5 2 8)
-        // n[1349] (keyed): ((aux 8) f g e 5 2 8)
-        // n[1350] (keyed): ((aux 8) f c e 5 6 8)
-        // n[1351] (keyed): ((aux 8) f g e 5 6 8)
-        // n[1353] (keyed): ((aux 8) f g a 5 6 8)
-        // n[1355] (keyed): ((aux 8) f g a 5 6 4)
-        // n[1357] (keyed): ((aux 8) f c e 5 6 4)
-        // n[1359] (keyed): ((aux 8) f g a 5 4 6)
-        // n[1361] (keyed): ((aux 8) f g e 5 8 2)
-        // n[1362] (keyed): ((aux 8) f c e 5 8 2)
-        // n[1363] (keyed): ((aux 8) f g e 5 4 2)
-        // n[1364] (keyed): ((aux 8) f c e 5 4 2)
-        // n[1366] (keyed): ((aux 8) f c e 5 4 6)
-        // n[1368] (keyed): ((aux 8) f g a 5 4 2)
-        // n[1444] (keyed): (aux 21)
-        // n[1445] (keyed): (aux 28)
-        match joint[0].0 {
-            168 | 296 => {
-                n[9] |= !n[1];
-                n[1100] |= !n[1090];
-            }
-            169 => {
-                n[11] |= !n[1];
-                n[73] |= !n[61];
-            }
-            170 | 297 => {
-                n[7] |= !n[1];
-                n[1180] |= !n[1172];
-            }
-            171 => {
-                n[13] |= !n[1];
-                n[75] |= !n[61];
-                n[1109] |= true;
-                n[1193] |= true;
-            }
-            172 | 298 => {
-                n[900] |= !n[888];
-                n[1105] |= !n[1090];
-            }
-            173 => {
-                n[13] |= true;
-                n[75] |= true;
-                n[1109] |= !n[1090];
-                n[1193] |= !n[1172];
-            }
-            174 | 299 => {
-                n[961] |= !n[948];
-                n[1107] |= !n[1090];
-            }
-            175 => {
-                n[16] |= !n[1];
-                n[1111] |= !n[1090];
-            }
-            176 => {
-                n[72] |= !n[61];
-                n[1103] |= !n[1090];
-            }
-            177 => {
-                n[895] |= true;
-                n[955] |= true;
-                n[1097] |= !n[1090];
-                n[1181] |= !n[1172];
-            }
-            178 => {
-                n[895] |= !n[888];
-                n[955] |= !n[948];
-                n[1097] |= true;
-                n[1181] |= true;
-            }
-            179 => {
-                n[907] |= !n[888];
-                n[1113] |= !n[1090];
-            }
-            180 => {
-                n[905] |= !n[888];
-                n[1192] |= !n[1172];
-            }
-            181 => {
-                n[903] |= !n[888];
-                n[963] |= !n[948];
-            }
-            182 | 300 => {
-                n[413] |= !n[405];
-                n[615] |= !n[607];
-            }
-            183 => {
-                n[415] |= !n[405];
-                n[477] |= !n[465];
-            }
-            184 | 301 => {
-                n[411] |= !n[405];
-                n[695] |= !n[689];
-            }
-            185 => {
-                n[417] |= !n[405];
-                n[479] |= !n[465];
-                n[625] |= true;
-                n[709] |= true;
-            }
-            186 | 302 => {
-                n[215] |= !n[202];
-                n[623] |= !n[607];
-            }
-            187 => {
-                n[417] |= true;
-                n[479] |= true;
-                n[625] |= !n[607];
-                n[709] |= !n[689];
-            }
-            188 | 303 => {
-                n[273] |= !n[262];
-                n[621] |= !n[607];
-            }
-            189 => {
-                n[420] |= !n[405];
-                n[627] |= !n[607];
-            }
-            190 => {
-                n[475] |= !n[465];
-                n[619] |= !n[607];
-            }
-            191 => {
-                n[209] |= true;
-                n[269] |= true;
-                n[613] |= !n[607];
-                n[697] |= !n[689];
-            }
-            192 => {
-                n[209] |= !n[202];
-                n[269] |= !n[262];
-                n[613] |= true;
-                n[697] |= true;
-            }
-            193 => {
-                n[221] |= !n[202];
-                n[630] |= !n[607];
-            }
-            194 => {
-                n[219] |= !n[202];
-                n[708] |= !n[689];
-            }
-            195 => {
-                n[213] |= !n[202];
-                n[275] |= !n[262];
-            }
-            196 | 304 => {
-                n[21] |= !n[1];
-                n[83] |= true;
-                n[1117] |= !n[1090];
-                n[1201] |= true;
-            }
-            197 | 305 => {
-                n[21] |= true;
-                n[83] |= !n[61];
-                n[1117] |= true;
-                n[1201] |= !n[1172];
-            }
-            198 => {
-                n[85] |= !n[61];
-                n[159] |= !n[143];
-            }
-            199 | 306 => {
-                n[81] |= !n[61];
-                n[1305] |= !n[1290];
-            }
-            200 | 307 => {
-                n[909] |= !n[888];
-                n[974] |= true;
-                n[1119] |= !n[1090];
-                n[1207] |= true;
-            }
-            201 => {
-                n[87] |= !n[61];
-                n[161] |= !n[143];
-                n[1211] |= true;
-                n[1319] |= true;
-            }
-            202 | 308 => {
-                n[909] |= true;
-                n[974] |= !n[948];
-                n[1119] |= true;
-                n[1207] |= !n[1172];
-            }
-            203 => {
-                n[87] |= true;
-                n[161] |= true;
-                n[1211] |= !n[1172];
-                n[1319] |= !n[1290];
-            }
-            204 | 309 => {
-                n[1047] |= !n[1030];
-                n[1209] |= !n[1172];
-            }
-            205 => {
-                n[23] |= !n[1];
-                n[89] |= true;
-                n[1121] |= !n[1090];
-                n[1213] |= true;
-            }
-            206 => {
-                n[23] |= true;
-                n[89] |= !n[61];
-                n[1121] |= true;
-                n[1213] |= !n[1172];
-            }
-            207 => {
-                n[157] |= !n[143];
-                n[1205] |= !n[1172];
-            }
-            208 => {
-                n[969] |= true;
-                n[1041] |= true;
-                n[1199] |= !n[1172];
-                n[1307] |= !n[1290];
-            }
-            209 => {
-                n[969] |= !n[948];
-                n[1041] |= !n[1030];
-                n[1199] |= true;
-                n[1307] |= true;
-            }
-            210 => {
-                n[911] |= !n[888];
-                n[981] |= true;
-                n[1123] |= !n[1090];
-                n[1216] |= true;
-            }
-            211 => {
-                n[911] |= true;
-                n[981] |= !n[948];
-                n[1123] |= true;
-                n[1216] |= !n[1172];
-            }
-            212 => {
-                n[979] |= !n[948];
-                n[1318] |= !n[1290];
-            }
-            213 => {
-                n[977] |= !n[948];
-                n[1049] |= !n[1030];
-            }
-            214 | 310 => {
-                n[425] |= !n[405];
-                n[487] |= true;
-                n[633] |= !n[607];
-                n[717] |= true;
-            }
-            215 | 311 => {
-                n[425] |= true;
-                n[487] |= !n[465];
-                n[633] |= true;
-                n[717] |= !n[689];
-            }
-            216 => {
-                n[489] |= !n[465];
-                n[563] |= !n[547];
-            }
-            217 | 312 => {
-                n[485] |= !n[465];
-                n[821] |= !n[807];
-            }
-            218 | 313 => {
-                n[223] |= !n[202];
-                n[287] |= true;
-                n[635] |= !n[607];
-                n[723] |= true;
-            }
-            219 => {
-                n[491] |= !n[465];
-                n[565] |= !n[547];
-                n[727] |= true;
-                n[835] |= true;
-            }
-            220 | 314 => {
-                n[223] |= true;
-                n[287] |= !n[262];
-                n[635] |= true;
-                n[723] |= !n[689];
-            }
-            221 => {
-                n[491] |= true;
-                n[565] |= true;
-                n[727] |= !n[689];
-                n[835] |= !n[807];
-            }
-            222 | 315 => {
-                n[361] |= !n[344];
-                n[725] |= !n[689];
-            }
-            223 => {
-                n[427] |= !n[405];
-                n[494] |= true;
-                n[637] |= !n[607];
-                n[729] |= true;
-            }
-            224 => {
-                n[427] |= true;
-                n[494] |= !n[465];
-                n[637] |= true;
-                n[729] |= !n[689];
-            }
-            225 => {
-                n[561] |= !n[547];
-                n[721] |= !n[689];
-            }
-            226 => {
-                n[283] |= true;
-                n[355] |= true;
-                n[715] |= !n[689];
-                n[823] |= !n[807];
-            }
-            227 => {
-                n[283] |= !n[262];
-                n[355] |= !n[344];
-                n[715] |= true;
-                n[823] |= true;
-            }
-            228 => {
-                n[225] |= !n[202];
-                n[295] |= true;
-                n[639] |= !n[607];
-                n[731] |= true;
-            }
-            229 => {
-                n[225] |= true;
-                n[295] |= !n[262];
-                n[639] |= true;
-                n[731] |= !n[689];
-            }
-            230 => {
-                n[293] |= !n[262];
-                n[833] |= !n[807];
-            }
-            231 => {
-                n[291] |= !n[262];
-                n[363] |= !n[344];
-            }
-            232 => {
-                n[17] |= !n[1];
-                n[77] |= !n[61];
-            }
-            233 | 316 => {
-                n[69] |= !n[61];
-                n[1099] |= !n[1090];
-            }
-            234 | 317 => {
-                n[67] |= !n[61];
-                n[149] |= true;
-                n[1179] |= !n[1172];
-                n[1297] |= true;
-            }
-            235 | 318 => {
-                n[67] |= true;
-                n[149] |= !n[143];
-                n[1179] |= true;
-                n[1297] |= !n[1290];
-            }
-            236 => {
-                n[19] |= !n[1];
-                n[79] |= !n[61];
-                n[1115] |= true;
-                n[1197] |= true;
-            }
-            237 => {
-                n[19] |= true;
-                n[79] |= true;
-                n[1115] |= !n[1090];
-                n[1197] |= !n[1172];
-            }
-            238 | 319 => {
-                n[899] |= !n[888];
-                n[1187] |= !n[1172];
-            }
-            239 | 320 => {
-                n[962] |= !n[948];
-                n[1037] |= true;
-                n[1189] |= !n[1172];
-                n[1301] |= true;
-            }
-            240 | 321 => {
-                n[962] |= true;
-                n[1037] |= !n[1030];
-                n[1189] |= true;
-                n[1301] |= !n[1290];
-            }
-            241 => {
-                n[15] |= !n[1];
-                n[1195] |= !n[1172];
-            }
-            242 => {
-                n[897] |= true;
-                n[957] |= true;
-                n[1101] |= !n[1090];
-                n[1183] |= !n[1172];
-            }
-            243 => {
-                n[71] |= !n[61];
-                n[151] |= true;
-                n[1185] |= !n[1172];
-                n[1299] |= true;
-            }
-            244 => {
-                n[897] |= !n[888];
-                n[957] |= !n[948];
-                n[1101] |= true;
-                n[1183] |= true;
-            }
-            245 => {
-                n[71] |= true;
-                n[151] |= !n[143];
-                n[1185] |= true;
-                n[1299] |= !n[1290];
-            }
-            246 => {
-                n[967] |= !n[948];
-                n[1114] |= !n[1090];
-            }
-            247 => {
-                n[901] |= !n[888];
-                n[959] |= !n[948];
-            }
-            248 => {
-                n[965] |= !n[948];
-                n[1039] |= true;
-                n[1191] |= !n[1172];
-                n[1303] |= true;
-            }
-            249 => {
-                n[965] |= true;
-                n[1039] |= !n[1030];
-                n[1191] |= true;
-                n[1303] |= !n[1290];
-            }
-            250 => {
-                n[421] |= !n[405];
-                n[481] |= !n[465];
-            }
-            251 | 322 => {
-                n[473] |= !n[465];
-                n[616] |= !n[607];
-            }
-            252 | 323 => {
-                n[471] |= !n[465];
-                n[553] |= true;
-                n[696] |= !n[689];
-                n[813] |= true;
-            }
-            253 | 324 => {
-                n[471] |= true;
-                n[553] |= !n[547];
-                n[696] |= true;
-                n[813] |= !n[807];
-            }
-            254 => {
-                n[423] |= !n[405];
-                n[483] |= !n[465];
-                n[631] |= true;
-                n[713] |= true;
-            }
-            255 => {
-                n[423] |= true;
-                n[483] |= true;
-                n[631] |= !n[607];
-                n[713] |= !n[689];
-            }
-            256 | 325 => {
-                n[216] |= !n[202];
-                n[705] |= !n[689];
-            }
-            257 | 326 => {
-                n[274] |= !n[262];
-                n[351] |= true;
-                n[703] |= !n[689];
-                n[817] |= true;
-            }
-            258 | 327 => {
-                n[274] |= true;
-                n[351] |= !n[344];
-                n[703] |= true;
-                n[817] |= !n[807];
-            }
-            259 => {
-                n[419] |= !n[405];
-                n[711] |= !n[689];
-            }
-            260 => {
-                n[211] |= true;
-                n[271] |= true;
-                n[617] |= !n[607];
-                n[699] |= !n[689];
-            }
-            261 => {
-                n[476] |= !n[465];
-                n[555] |= true;
-                n[701] |= !n[689];
-                n[815] |= true;
-            }
-            262 => {
-                n[211] |= !n[202];
-                n[271] |= !n[262];
-                n[617] |= true;
-                n[699] |= true;
-            }
-            263 => {
-                n[476] |= true;
-                n[555] |= !n[547];
-                n[701] |= true;
-                n[815] |= !n[807];
-            }
-            264 => {
-                n[281] |= !n[262];
-                n[629] |= !n[607];
-            }
-            265 => {
-                n[217] |= !n[202];
-                n[277] |= !n[262];
-            }
-            266 => {
-                n[279] |= !n[262];
-                n[353] |= true;
-                n[707] |= !n[689];
-                n[819] |= true;
-            }
-            267 => {
-                n[279] |= true;
-                n[353] |= !n[344];
-                n[707] |= true;
-                n[819] |= !n[807];
-            }
-            268 => {
-                n[91] |= !n[61];
-                n[163] |= !n[143];
-            }
-            269 | 328 => {
-                n[155] |= !n[143];
-                n[1202] |= !n[1172];
-            }
-            270 | 329 => {
-                n[153] |= !n[143];
-                n[1306] |= !n[1290];
-            }
-            271 => {
-                n[93] |= !n[61];
-                n[165] |= !n[143];
-                n[1217] |= true;
-                n[1323] |= true;
-            }
-            272 => {
-                n[93] |= true;
-                n[165] |= true;
-                n[1217] |= !n[1172];
-                n[1323] |= !n[1290];
-            }
-            273 | 330 => {
-                n[973] |= !n[948];
-                n[1313] |= !n[1290];
-            }
-            274 | 331 => {
-                n[1048] |= !n[1030];
-                n[1315] |= !n[1290];
-            }
-            275 => {
-                n[90] |= !n[61];
-                n[1321] |= !n[1290];
-            }
-            276 => {
-                n[971] |= true;
-                n[1043] |= true;
-                n[1203] |= !n[1172];
-                n[1309] |= !n[1290];
-            }
-            277 => {
-                n[158] |= !n[143];
-                n[1311] |= !n[1290];
-            }
-            278 => {
-                n[971] |= !n[948];
-                n[1043] |= !n[1030];
-                n[1203] |= true;
-                n[1309] |= true;
-            }
-            279 => {
-                n[1053] |= !n[1030];
-                n[1215] |= !n[1172];
-            }
-            280 => {
-                n[975] |= !n[948];
-                n[1045] |= !n[1030];
-            }
-            281 => {
-                n[1051] |= !n[1030];
-                n[1317] |= !n[1290];
-            }
-            282 => {
-                n[495] |= !n[465];
-                n[567] |= !n[547];
-            }
-            283 | 332 => {
-                n[559] |= !n[547];
-                n[718] |= !n[689];
-            }
-            284 | 333 => {
-                n[557] |= !n[547];
-                n[822] |= !n[807];
-            }
-            285 => {
-                n[497] |= !n[465];
-                n[569] |= !n[547];
-                n[733] |= true;
-                n[839] |= true;
-            }
-            286 => {
-                n[497] |= true;
-                n[569] |= true;
-                n[733] |= !n[689];
-                n[839] |= !n[807];
-            }
-            287 | 334 => {
-                n[288] |= !n[262];
-                n[829] |= !n[807];
-            }
-            288 | 335 => {
-                n[362] |= !n[344];
-                n[831] |= !n[807];
-            }
-            289 => {
-                n[493] |= !n[465];
-                n[837] |= !n[807];
-            }
-            290 => {
-                n[285] |= true;
-                n[357] |= true;
-                n[719] |= !n[689];
-                n[825] |= !n[807];
-            }
-            291 => {
-                n[562] |= !n[547];
-                n[827] |= !n[807];
-            }
-            292 => {
-                n[285] |= !n[262];
-                n[357] |= !n[344];
-                n[719] |= true;
-                n[825] |= true;
-            }
-            293 => {
-                n[367] |= !n[344];
-                n[732] |= !n[689];
-            }
-            294 => {
-                n[289] |= !n[262];
-                n[359] |= !n[344];
-            }
-            295 => {
-                n[365] |= !n[344];
-                n[834] |= !n[807];
-            }
-            591 => {
-                n[408] |= true;
-            }
-            592 | 594 | 761 => {
-                n[406] |= true;
-                n[610] |= true;
-            }
-            593 | 762 => {
-                n[2] |= !n[1];
-                n[62] |= true;
-                n[1092] |= true;
-                n[1174] |= true;
-                n[1445] |= n[1];
-            }
-            595 | 598 | 763 => {
-                n[204] |= true;
-                n[608] |= true;
-            }
-            596 => {
-                n[5] |= !n[1];
-                n[64] |= true;
-                n[1445] |= n[1];
-            }
-            597 | 764 => {
-                n[890] |= true;
-                n[950] |= true;
-                n[1095] |= !n[1090];
-                n[1176] |= true;
-                n[1445] |= n[1090];
-            }
-            599 | 602 | 647 | 765 => {
-                n[206] |= true;
-            }
-            600 => {
-                n[2] |= true;
-                n[62] |= true;
-                n[1092] |= !n[1090];
-                n[1174] |= true;
-                n[1445] |= n[1090];
-            }
-            601 | 766 => {
-                n[892] |= !n[888];
-                n[953] |= true;
-                n[1445] |= n[888];
-            }
-            603 => {
-                n[890] |= !n[888];
-                n[950] |= true;
-                n[1095] |= true;
-                n[1176] |= true;
-                n[1445] |= n[888];
-            }
-            604 | 767 => {
-                n[4] |= true;
-            }
-            605 | 651 | 768 | 791 => {
-                n[5] |= true;
-                n[64] |= true;
-            }
-            606 | 769 => {
-                n[407] |= !n[405];
-                n[466] |= true;
-                n[611] |= true;
-                n[692] |= true;
-                n[1445] |= n[405];
-            }
-            608 | 770 => {
-                n[1093] |= true;
-            }
-            609 => {
-                n[64] |= true;
-            }
-            610 | 771 => {
-                n[62] |= true;
-                n[1092] |= true;
-                n[1174] |= true;
-            }
-            611 => {
-                n[409] |= !n[405];
-                n[469] |= true;
-                n[1445] |= n[405];
-            }
-            612 | 772 => {
-                n[205] |= true;
-                n[264] |= true;
-                n[609] |= !n[607];
-                n[690] |= true;
-                n[1445] |= n[607];
-            }
-            613 => {
-                n[3] |= true;
-            }
-            614 | 773 => {
-                n[891] |= true;
-            }
-            615 => {
-                n[2] |= true;
-                n[62] |= true;
-                n[1174] |= true;
-            }
-            616 | 774 => {
-                n[890] |= true;
-                n[950] |= true;
-                n[1176] |= true;
-            }
-            617 => {
-                n[407] |= true;
-                n[466] |= true;
-                n[611] |= !n[607];
-                n[692] |= true;
-                n[1445] |= n[607];
-            }
-            618 | 775 => {
-                n[207] |= !n[202];
-                n[266] |= true;
-                n[1445] |= n[202];
-            }
-            619 => {
-                n[1094] |= true;
-            }
-            621 => {
-                n[950] |= true;
-                n[1095] |= true;
-                n[1176] |= true;
-            }
-            622 | 777 => {
-                n[953] |= true;
-            }
-            623 => {
-                n[205] |= !n[202];
-                n[264] |= true;
-                n[609] |= true;
-                n[690] |= true;
-                n[1445] |= n[202];
-            }
-            624 | 778 => {
-                n[3] |= !n[1];
-                n[1093] |= true;
-                n[1445] |= n[1];
-            }
-            626 | 779 => {
-                n[610] |= true;
-            }
-            627 => {
-                n[469] |= true;
-            }
-            628 | 780 => {
-                n[466] |= true;
-                n[611] |= true;
-                n[692] |= true;
-            }
-            629 | 781 => {
-                n[63] |= !n[61];
-                n[144] |= true;
-                n[1175] |= true;
-                n[1292] |= true;
-                n[1445] |= n[61];
-            }
-            630 => {
-                n[4] |= !n[1];
-                n[1445] |= n[1];
-            }
-            631 | 782 => {
-                n[891] |= true;
-                n[1094] |= !n[1090];
-                n[1445] |= n[1090];
-            }
-            632 => {
-                n[406] |= true;
-            }
-            633 | 783 => {
-                n[204] |= true;
-            }
-            634 => {
-                n[407] |= true;
-                n[466] |= true;
-                n[692] |= true;
-            }
-            635 | 784 => {
-                n[205] |= true;
-                n[264] |= true;
-                n[690] |= true;
-            }
-            636 => {
-                n[65] |= !n[61];
-                n[146] |= true;
-                n[1445] |= n[61];
-            }
-            637 | 785 => {
-                n[951] |= true;
-                n[1032] |= true;
-                n[1177] |= !n[1172];
-                n[1294] |= true;
-                n[1445] |= n[1172];
-            }
-            638 => {
-                n[3] |= true;
-                n[1093] |= !n[1090];
-                n[1445] |= n[1090];
-            }
-            639 | 786 => {
-                n[893] |= !n[888];
-                n[1445] |= n[888];
-            }
-            640 => {
-                n[608] |= true;
-            }
-            642 => {
-                n[264] |= true;
-                n[609] |= true;
-                n[690] |= true;
-            }
-            643 | 788 => {
-                n[266] |= true;
-            }
-            644 => {
-                n[63] |= true;
-                n[144] |= true;
-                n[1175] |= !n[1172];
-                n[1292] |= true;
-                n[1445] |= n[1172];
-            }
-            645 | 789 => {
-                n[952] |= !n[948];
-                n[1034] |= true;
-                n[1445] |= n[948];
-            }
-            646 => {
-                n[891] |= !n[888];
-                n[1094] |= true;
-                n[1445] |= n[888];
-            }
-            648 | 699 => {
-                n[207] |= true;
-                n[266] |= true;
-            }
-            649 => {
-                n[951] |= !n[948];
-                n[1032] |= true;
-                n[1177] |= true;
-                n[1294] |= true;
-                n[1445] |= n[948];
-            }
-            650 | 790 => {
-                n[406] |= !n[405];
-                n[610] |= true;
-                n[1445] |= n[405];
-            }
-            652 | 703 | 792 | 817 => {
-                n[65] |= true;
-                n[146] |= true;
-            }
-            653 | 793 => {
-                n[467] |= !n[465];
-                n[548] |= true;
-                n[693] |= true;
-                n[810] |= true;
-                n[1445] |= n[465];
-            }
-            654 => {
-                n[408] |= !n[405];
-                n[1445] |= n[405];
-            }
-            655 | 794 => {
-                n[204] |= true;
-                n[608] |= !n[607];
-                n[1445] |= n[607];
-            }
-            656 => {
-                n[5] |= true;
-            }
-            657 | 795 => {
-                n[2] |= true;
-                n[1092] |= true;
-                n[1174] |= true;
-            }
-            658 => {
-                n[146] |= true;
-            }
-            659 | 796 => {
-                n[144] |= true;
-                n[1175] |= true;
-                n[1292] |= true;
-            }
-            660 => {
-                n[468] |= !n[465];
-                n[550] |= true;
-                n[1445] |= n[465];
-            }
-            661 | 797 => {
-                n[265] |= true;
-                n[346] |= true;
-                n[691] |= !n[689];
-                n[808] |= true;
-                n[1445] |= n[689];
-            }
-            662 => {
-                n[406] |= true;
-                n[610] |= !n[607];
-                n[1445] |= n[607];
-            }
-            663 | 798 => {
-                n[206] |= !n[202];
-                n[1445] |= n[202];
-            }
-            664 => {
-                n[2] |= true;
-                n[62] |= true;
-                n[1092] |= true;
-            }
-            665 | 799 => {
-                n[890] |= true;
-                n[950] |= true;
-                n[1095] |= true;
-            }
-            666 => {
-                n[63] |= true;
-                n[144] |= true;
-                n[1292] |= true;
-            }
-            667 | 800 => {
-                n[951] |= true;
-                n[1032] |= true;
-                n[1294] |= true;
-            }
-            668 => {
-                n[467] |= true;
-                n[548] |= true;
-                n[693] |= !n[689];
-                n[810] |= true;
-                n[1445] |= n[689];
-            }
-            669 | 801 => {
-                n[267] |= !n[262];
-                n[348] |= true;
-                n[1445] |= n[262];
-            }
-            670 => {
-                n[204] |= !n[202];
-                n[608] |= true;
-                n[1445] |= n[202];
-            }
-            671 => {
-                n[890] |= true;
-                n[1095] |= true;
-                n[1176] |= true;
-            }
-            672 | 802 => {
-                n[892] |= true;
-            }
-            673 => {
-                n[1032] |= true;
-                n[1177] |= true;
-                n[1294] |= true;
-            }
-            674 | 803 => {
-                n[1034] |= true;
-            }
-            675 => {
-                n[265] |= !n[262];
-                n[346] |= true;
-                n[691] |= true;
-                n[808] |= true;
-                n[1445] |= n[262];
-            }
-            676 | 804 => {
-                n[2] |= true;
-                n[62] |= !n[61];
-                n[1092] |= true;
-                n[1174] |= true;
-                n[1445] |= n[61];
-            }
-            677 => {
-                n[409] |= true;
-            }
-            678 | 805 => {
-                n[407] |= true;
-                n[611] |= true;
-                n[692] |= true;
-            }
-            679 => {
-                n[550] |= true;
-            }
-            680 | 806 => {
-                n[548] |= true;
-                n[693] |= true;
-                n[810] |= true;
-            }
-            681 | 807 => {
-                n[145] |= !n[143];
-                n[1293] |= true;
-                n[1445] |= n[143];
-            }
-            682 => {
-                n[5] |= true;
-                n[64] |= !n[61];
-                n[1445] |= n[61];
-            }
-            683 | 808 => {
-                n[890] |= true;
-                n[950] |= true;
-                n[1095] |= true;
-                n[1176] |= !n[1172];
-                n[1445] |= n[1172];
-            }
-            684 => {
-                n[407] |= true;
-                n[466] |= true;
-                n[611] |= true;
-            }
-            685 | 809 => {
-                n[205] |= true;
-                n[264] |= true;
-                n[609] |= true;
-            }
-            686 => {
-                n[467] |= true;
-                n[548] |= true;
-                n[810] |= true;
-            }
-            687 | 810 => {
-                n[265] |= true;
-                n[346] |= true;
-                n[808] |= true;
-            }
-            688 => {
-                n[147] |= !n[143];
-                n[1445] |= n[143];
-            }
-            689 | 811 => {
-                n[1033] |= true;
-                n[1295] |= !n[1290];
-                n[1445] |= n[1290];
-            }
-            690 => {
-                n[2] |= true;
-                n[62] |= true;
-                n[1092] |= true;
-                n[1174] |= !n[1172];
-                n[1445] |= n[1172];
-            }
-            691 | 812 => {
-                n[892] |= true;
-                n[953] |= !n[948];
-                n[1445] |= n[948];
-            }
-            692 => {
-                n[205] |= true;
-                n[609] |= true;
-                n[690] |= true;
-            }
-            693 | 813 => {
-                n[207] |= true;
-            }
-            694 => {
-                n[346] |= true;
-                n[691] |= true;
-                n[808] |= true;
-            }
-            695 | 814 => {
-                n[348] |= true;
-            }
-            696 => {
-                n[145] |= true;
-                n[1293] |= !n[1290];
-                n[1445] |= n[1290];
-            }
-            697 | 815 => {
-                n[1035] |= !n[1030];
-                n[1445] |= n[1030];
-            }
-            698 => {
-                n[890] |= true;
-                n[950] |= !n[948];
-                n[1095] |= true;
-                n[1176] |= true;
-                n[1445] |= n[948];
-            }
-            700 | 746 => {
-                n[267] |= true;
-                n[348] |= true;
-            }
-            701 => {
-                n[1033] |= !n[1030];
-                n[1295] |= true;
-                n[1445] |= n[1030];
-            }
-            702 | 816 => {
-                n[407] |= true;
-                n[466] |= !n[465];
-                n[611] |= true;
-                n[692] |= true;
-                n[1445] |= n[465];
-            }
-            704 | 749 | 752 | 818 | 840 => {
-                n[147] |= true;
-            }
-            705 | 819 => {
-                n[549] |= !n[547];
-                n[811] |= true;
-                n[1445] |= n[547];
-            }
-            706 => {
-                n[409] |= true;
-                n[469] |= !n[465];
-                n[1445] |= n[465];
-            }
-            707 | 820 => {
-                n[205] |= true;
-                n[264] |= true;
-                n[609] |= true;
-                n[690] |= !n[689];
-                n[1445] |= n[689];
-            }
-            708 => {
-                n[65] |= true;
-            }
-            709 | 821 => {
-                n[63] |= true;
-                n[1175] |= true;
-                n[1292] |= true;
-            }
-            711 | 822 => {
-                n[1293] |= true;
-            }
-            712 => {
-                n[551] |= !n[547];
-                n[1445] |= n[547];
-            }
-            713 | 823 => {
-                n[347] |= true;
-                n[809] |= !n[807];
-                n[1445] |= n[807];
-            }
-            714 => {
-                n[407] |= true;
-                n[466] |= true;
-                n[611] |= true;
-                n[692] |= !n[689];
-                n[1445] |= n[689];
-            }
-            715 | 824 => {
-                n[207] |= true;
-                n[266] |= !n[262];
-                n[1445] |= n[262];
-            }
-            716 => {
-                n[63] |= true;
-                n[144] |= true;
-                n[1175] |= true;
-            }
-            717 | 825 => {
-                n[951] |= true;
-                n[1032] |= true;
-                n[1177] |= true;
-            }
-            718 => {
-                n[145] |= true;
-            }
-            719 | 826 => {
-                n[1033] |= true;
-            }
-            720 => {
-                n[549] |= true;
-                n[811] |= !n[807];
-                n[1445] |= n[807];
-            }
-            721 | 827 => {
-                n[349] |= !n[344];
-                n[1445] |= n[344];
-            }
-            722 => {
-                n[205] |= true;
-                n[264] |= !n[262];
-                n[609] |= true;
-                n[690] |= true;
-                n[1445] |= n[262];
-            }
-            723 => {
-                n[951] |= true;
-                n[1177] |= true;
-                n[1294] |= true;
-            }
-            724 | 828 => {
-                n[952] |= true;
-            }
-            725 => {
-                n[1295] |= true;
-            }
-            727 => {
-                n[347] |= !n[344];
-                n[809] |= true;
-                n[1445] |= n[344];
-            }
-            728 | 830 => {
-                n[63] |= true;
-                n[144] |= !n[143];
-                n[1175] |= true;
-                n[1292] |= true;
-                n[1445] |= n[143];
-            }
-            729 => {
-                n[468] |= true;
-            }
-            730 | 831 => {
-                n[467] |= true;
-                n[693] |= true;
-                n[810] |= true;
-            }
-            732 | 832 => {
-                n[811] |= true;
-            }
-            733 => {
-                n[65] |= true;
-                n[146] |= !n[143];
-                n[1445] |= n[143];
-            }
-            734 | 833 => {
-                n[951] |= true;
-                n[1032] |= true;
-                n[1177] |= true;
-                n[1294] |= !n[1290];
-                n[1445] |= n[1290];
-            }
-            735 => {
-                n[467] |= true;
-                n[548] |= true;
-                n[693] |= true;
-            }
-            736 | 834 => {
-                n[265] |= true;
-                n[346] |= true;
-                n[691] |= true;
-            }
-            737 => {
-                n[549] |= true;
-            }
-            738 | 835 => {
-                n[347] |= true;
-            }
-            739 => {
-                n[63] |= true;
-                n[144] |= true;
-                n[1175] |= true;
-                n[1292] |= !n[1290];
-                n[1445] |= n[1290];
-            }
-            740 | 836 => {
-                n[952] |= true;
-                n[1034] |= !n[1030];
-                n[1445] |= n[1030];
-            }
-            741 => {
-                n[265] |= true;
-                n[691] |= true;
-                n[808] |= true;
-            }
-            742 | 837 => {
-                n[267] |= true;
-            }
-            743 => {
-                n[809] |= true;
-            }
-            745 => {
-                n[951] |= true;
-                n[1032] |= !n[1030];
-                n[1177] |= true;
-                n[1294] |= true;
-                n[1445] |= n[1030];
-            }
-            747 => {
-                n[349] |= true;
-            }
-            748 | 839 => {
-                n[467] |= true;
-                n[548] |= !n[547];
-                n[693] |= true;
-                n[810] |= true;
-                n[1445] |= n[547];
-            }
-            750 => {
-                n[468] |= true;
-                n[550] |= !n[547];
-                n[1445] |= n[547];
-            }
-            751 | 841 => {
-                n[265] |= true;
-                n[346] |= true;
-                n[691] |= true;
-                n[808] |= !n[807];
-                n[1445] |= n[807];
-            }
-            753 | 756 | 842 => {
-                n[145] |= true;
-                n[1293] |= true;
-            }
-            754 => {
-                n[467] |= true;
-                n[548] |= true;
-                n[693] |= true;
-                n[810] |= !n[807];
-                n[1445] |= n[807];
-            }
-            755 | 843 => {
-                n[267] |= true;
-                n[348] |= !n[344];
-                n[1445] |= n[344];
-            }
-            757 | 759 | 844 => {
-                n[1033] |= true;
-                n[1295] |= true;
-            }
-            758 => {
-                n[265] |= true;
-                n[346] |= !n[344];
-                n[691] |= true;
-                n[808] |= true;
-                n[1445] |= n[344];
-            }
-            760 | 845 => {
-                n[1035] |= true;
-            }
-            1062 | 1246 => {
-                n[28] |= !n[1];
-                n[917] |= !n[888];
-                n[987] |= true;
-                n[1129] |= !n[1090];
-                n[1225] |= true;
-            }
-            1063 => {
-                n[30] |= !n[1];
-                n[100] |= !n[61];
-                n[172] |= !n[143];
-                n[1229] |= true;
-                n[1330] |= true;
-            }
-            1064 | 1247 => {
-                n[28] |= !n[1];
-                n[917] |= true;
-                n[987] |= !n[948];
-                n[1129] |= true;
-                n[1225] |= !n[1172];
-            }
-            1065 => {
-                n[30] |= !n[1];
-                n[100] |= true;
-                n[172] |= true;
-                n[1229] |= !n[1172];
-                n[1330] |= !n[1290];
-            }
-            1066 | 1248 => {
-                n[26] |= !n[1];
-                n[1057] |= !n[1030];
-                n[1221] |= !n[1172];
-            }
-            1067 => {
-                n[41] |= !n[1];
-                n[114] |= !n[61];
-                n[1249] |= !n[1172];
-            }
-            1068 => {
-                n[34] |= !n[1];
-                n[107] |= !n[61];
-                n[178] |= !n[143];
-                n[1137] |= true;
-                n[1241] |= true;
-            }
-            1069 => {
-                n[32] |= !n[1];
-                n[105] |= !n[61];
-                n[995] |= true;
-                n[1062] |= true;
-                n[1135] |= true;
-                n[1237] |= true;
-                n[1336] |= !n[1290];
-            }
-            1070 => {
-                n[111] |= !n[61];
-                n[1142] |= !n[1090];
-                n[1246] |= !n[1172];
-            }
-            1071 => {
-                n[34] |= true;
-                n[107] |= true;
-                n[178] |= !n[143];
-                n[1137] |= !n[1090];
-                n[1241] |= !n[1172];
-            }
-            1072 => {
-                n[32] |= true;
-                n[105] |= true;
-                n[995] |= true;
-                n[1062] |= true;
-                n[1135] |= !n[1090];
-                n[1237] |= !n[1172];
-                n[1336] |= !n[1290];
-            }
-            1073 => {
-                n[32] |= true;
-                n[105] |= true;
-                n[995] |= !n[948];
-                n[1062] |= !n[1030];
-                n[1135] |= !n[1090];
-                n[1237] |= true;
-                n[1336] |= true;
-            }
-            1074 => {
-                n[103] |= !n[61];
-                n[174] |= !n[143];
-                n[920] |= true;
-                n[990] |= true;
-                n[1133] |= !n[1090];
-                n[1232] |= true;
-                n[1332] |= true;
-            }
-            1075 => {
-                n[988] |= !n[948];
-                n[1131] |= !n[1090];
-                n[1227] |= !n[1172];
-            }
-            1076 => {
-                n[103] |= true;
-                n[174] |= true;
-                n[920] |= true;
-                n[990] |= true;
-                n[1133] |= !n[1090];
-                n[1232] |= !n[1172];
-                n[1332] |= !n[1290];
-            }
-            1077 => {
-                n[914] |= true;
-                n[984] |= true;
-                n[1058] |= !n[1030];
-                n[1126] |= !n[1090];
-                n[1222] |= !n[1172];
-            }
-            1078 => {
-                n[929] |= !n[888];
-                n[1004] |= !n[948];
-                n[1252] |= !n[1172];
-            }
-            1079 => {
-                n[103] |= true;
-                n[174] |= true;
-                n[920] |= !n[888];
-                n[990] |= !n[948];
-                n[1133] |= true;
-                n[1232] |= true;
-                n[1332] |= !n[1290];
-            }
-            1080 => {
-                n[914] |= !n[888];
-                n[984] |= !n[948];
-                n[1058] |= !n[1030];
-                n[1126] |= true;
-                n[1222] |= true;
-            }
-            1081 => {
-                n[37] |= !n[1];
-                n[110] |= true;
-                n[926] |= !n[888];
-                n[1140] |= !n[1090];
-                n[1244] |= true;
-            }
-            1082 => {
-                n[37] |= true;
-                n[110] |= !n[61];
-                n[926] |= !n[888];
-                n[1140] |= true;
-                n[1244] |= !n[1172];
-            }
-            1083 => {
-                n[177] |= !n[143];
-                n[924] |= !n[888];
-                n[1240] |= !n[1172];
-            }
-            1084 => {
-                n[922] |= !n[888];
-                n[992] |= true;
-                n[1060] |= true;
-                n[1234] |= !n[1172];
-                n[1334] |= !n[1290];
-            }
-            1085 => {
-                n[922] |= !n[888];
-                n[992] |= !n[948];
-                n[1060] |= !n[1030];
-                n[1234] |= true;
-                n[1334] |= true;
-            }
-            1086 | 1249 => {
-                n[230] |= !n[202];
-                n[300] |= true;
-                n[432] |= !n[405];
-                n[644] |= !n[607];
-                n[741] |= true;
-            }
-            1087 => {
-                n[430] |= !n[405];
-                n[500] |= !n[465];
-                n[572] |= !n[547];
-                n[736] |= true;
-                n[842] |= true;
-            }
-            1088 | 1250 => {
-                n[230] |= true;
-                n[300] |= !n[262];
-                n[432] |= !n[405];
-                n[644] |= true;
-                n[741] |= !n[689];
-            }
-            1089 => {
-                n[430] |= !n[405];
-                n[500] |= true;
-                n[572] |= true;
-                n[736] |= !n[689];
-                n[842] |= !n[807];
-            }
-            1090 | 1251 => {
-                n[370] |= !n[344];
-                n[434] |= !n[405];
-                n[746] |= !n[689];
-            }
-            1091 => {
-                n[445] |= !n[405];
-                n[518] |= !n[465];
-                n[764] |= !n[689];
-            }
-            1092 => {
-                n[438] |= !n[405];
-                n[511] |= !n[465];
-                n[582] |= !n[547];
-                n[653] |= true;
-                n[757] |= true;
-            }
-            1093 => {
-                n[307] |= true;
-                n[375] |= true;
-                n[436] |= !n[405];
-                n[509] |= !n[465];
-                n[651] |= true;
-                n[751] |= true;
-                n[850] |= !n[807];
-            }
-            1094 => {
-                n[515] |= !n[465];
-                n[658] |= !n[607];
-                n[762] |= !n[689];
-            }
-            1095 => {
-                n[438] |= true;
-                n[511] |= true;
-                n[582] |= !n[547];
-                n[653] |= !n[607];
-                n[757] |= !n[689];
-            }
-            1096 => {
-                n[307] |= true;
-                n[375] |= true;
-                n[436] |= true;
-                n[509] |= true;
-                n[651] |= !n[607];
-                n[751] |= !n[689];
-                n[850] |= !n[807];
-            }
-            1097 => {
-                n[307] |= !n[262];
-                n[375] |= !n[344];
-                n[436] |= true;
-                n[509] |= true;
-                n[651] |= !n[607];
-                n[751] |= true;
-                n[850] |= true;
-            }
-            1098 => {
-                n[228] |= true;
-                n[298] |= true;
-                n[503] |= !n[465];
-                n[574] |= !n[547];
-                n[642] |= !n[607];
-                n[739] |= true;
-                n[844] |= true;
-            }
-            1099 => {
-                n[302] |= !n[262];
-                n[647] |= !n[607];
-                n[744] |= !n[689];
-            }
-            1100 => {
-                n[228] |= true;
-                n[298] |= true;
-                n[503] |= true;
-                n[574] |= true;
-                n[642] |= !n[607];
-                n[739] |= !n[689];
-                n[844] |= !n[807];
-            }
-            1101 => {
-                n[234] |= true;
-                n[304] |= true;
-                n[372] |= !n[344];
-                n[649] |= !n[607];
-                n[748] |= !n[689];
-            }
-            1102 => {
-                n[243] |= !n[202];
-                n[318] |= !n[262];
-                n[768] |= !n[689];
-            }
-            1103 => {
-                n[228] |= !n[202];
-                n[298] |= !n[262];
-                n[503] |= true;
-                n[574] |= true;
-                n[642] |= true;
-                n[739] |= true;
-                n[844] |= !n[807];
-            }
-            1104 => {
-                n[234] |= !n[202];
-                n[304] |= !n[262];
-                n[372] |= !n[344];
-                n[649] |= true;
-                n[748] |= true;
-            }
-            1105 => {
-                n[240] |= !n[202];
-                n[441] |= !n[405];
-                n[514] |= true;
-                n[656] |= !n[607];
-                n[760] |= true;
-            }
-            1106 => {
-                n[240] |= !n[202];
-                n[441] |= true;
-                n[514] |= !n[465];
-                n[656] |= true;
-                n[760] |= !n[689];
-            }
-            1107 => {
-                n[238] |= !n[202];
-                n[581] |= !n[547];
-                n[756] |= !n[689];
-            }
-            1108 => {
-                n[236] |= !n[202];
-                n[308] |= true;
-                n[376] |= true;
-                n[752] |= !n[689];
-                n[851] |= !n[807];
-            }
-            1109 => {
-                n[236] |= !n[202];
-                n[308] |= !n[262];
-                n[376] |= !n[344];
-                n[752] |= true;
-                n[851] |= true;
-            }
-            1110 | 1252 => {
-                n[45] |= !n[1];
-                n[120] |= true;
-                n[931] |= !n[888];
-                n[1150] |= !n[1090];
-                n[1259] |= true;
-            }
-            1111 => {
-                n[51] |= !n[1];
-                n[1156] |= !n[1090];
-                n[1268] |= !n[1172];
-            }
-            1112 | 1253 => {
-                n[43] |= !n[1];
-                n[118] |= true;
-                n[1006] |= !n[948];
-                n[1071] |= true;
-                n[1148] |= !n[1090];
-                n[1254] |= true;
-                n[1348] |= true;
-            }
-            1113 => {
-                n[122] |= !n[61];
-                n[1152] |= !n[1090];
-                n[1263] |= !n[1172];
-            }
-            1114 | 1254 => {
-                n[45] |= true;
-                n[120] |= !n[61];
-                n[931] |= !n[888];
-                n[1150] |= true;
-                n[1259] |= !n[1172];
-            }
-            1115 | 1255 => {
-                n[43] |= true;
-                n[118] |= !n[61];
-                n[1006] |= !n[948];
-                n[1071] |= true;
-                n[1148] |= true;
-                n[1254] |= !n[1172];
-                n[1348] |= true;
-            }
-            1116 | 1256 => {
-                n[43] |= true;
-                n[118] |= !n[61];
-                n[1006] |= true;
-                n[1071] |= !n[1030];
-                n[1148] |= true;
-                n[1254] |= true;
-                n[1348] |= !n[1290];
-            }
-            1117 => {
-                n[136] |= true;
-                n[196] |= true;
-                n[942] |= !n[888];
-                n[1024] |= !n[948];
-                n[1166] |= !n[1090];
-                n[1366] |= true;
-            }
-            1118 => {
-                n[136] |= !n[61];
-                n[196] |= !n[143];
-                n[942] |= true;
-                n[1024] |= true;
-                n[1166] |= true;
-                n[1366] |= !n[1290];
-            }
-            1119 => {
-                n[937] |= !n[888];
-                n[1020] |= !n[948];
-                n[1274] |= !n[1172];
-            }
-            1120 => {
-                n[193] |= !n[143];
-                n[1279] |= !n[1172];
-                n[1364] |= !n[1290];
-            }
-            1121 => {
-                n[52] |= !n[1];
-                n[127] |= !n[61];
-                n[1014] |= true;
-                n[1079] |= true;
-                n[1157] |= !n[1090];
-                n[1357] |= true;
-            }
-            1122 => {
-                n[48] |= !n[1];
-                n[124] |= !n[61];
-                n[1265] |= !n[1172];
-            }
-            1123 => {
-                n[1073] |= !n[1030];
-                n[1256] |= !n[1172];
-                n[1350] |= !n[1290];
-            }
-            1124 => {
-                n[52] |= true;
-                n[127] |= true;
-                n[1014] |= !n[948];
-                n[1079] |= !n[1030];
-                n[1157] |= true;
-                n[1357] |= !n[1290];
-            }
-            1125 => {
-                n[55] |= !n[1];
-                n[944] |= !n[888];
-                n[1026] |= true;
-                n[1168] |= !n[1090];
-                n[1285] |= true;
-            }
-            1126 => {
-                n[132] |= !n[61];
-                n[192] |= true;
-                n[939] |= !n[888];
-                n[1022] |= true;
-                n[1163] |= !n[1090];
-                n[1277] |= true;
-                n[1362] |= true;
-            }
-            1127 => {
-                n[941] |= !n[888];
-                n[1165] |= !n[1090];
-                n[1281] |= !n[1172];
-            }
-            1128 => {
-                n[55] |= !n[1];
-                n[944] |= true;
-                n[1026] |= !n[948];
-                n[1168] |= true;
-                n[1285] |= !n[1172];
-            }
-            1129 => {
-                n[1017] |= !n[948];
-                n[1159] |= !n[1090];
-                n[1271] |= !n[1172];
-            }
-            1130 => {
-                n[132] |= !n[61];
-                n[192] |= true;
-                n[939] |= true;
-                n[1022] |= !n[948];
-                n[1163] |= true;
-                n[1277] |= !n[1172];
-                n[1362] |= true;
-            }
-            1131 => {
-                n[132] |= true;
-                n[192] |= !n[143];
-                n[939] |= true;
-                n[1022] |= !n[948];
-                n[1163] |= true;
-                n[1277] |= true;
-                n[1362] |= !n[1290];
-            }
-            1132 | 1257 => {
-                n[245] |= !n[202];
-                n[456] |= !n[405];
-                n[531] |= true;
-                n[673] |= !n[607];
-                n[783] |= true;
-            }
-            1133 => {
-                n[451] |= !n[405];
-                n[668] |= !n[607];
-                n[775] |= !n[689];
-            }
-            1134 | 1258 => {
-                n[325] |= !n[262];
-                n[390] |= true;
-                n[454] |= !n[405];
-                n[529] |= true;
-                n[671] |= !n[607];
-                n[778] |= true;
-                n[868] |= true;
-            }
-            1135 => {
-                n[522] |= !n[465];
-                n[664] |= !n[607];
-                n[770] |= !n[689];
-            }
-            1136 | 1259 => {
-                n[245] |= !n[202];
-                n[456] |= true;
-                n[531] |= !n[465];
-                n[673] |= true;
-                n[783] |= !n[689];
-            }
-            1137 | 1260 => {
-                n[325] |= !n[262];
-                n[390] |= true;
-                n[454] |= true;
-                n[529] |= !n[465];
-                n[671] |= true;
-                n[778] |= !n[689];
-                n[868] |= true;
-            }
-            1138 | 1261 => {
-                n[325] |= true;
-                n[390] |= !n[344];
-                n[454] |= true;
-                n[529] |= !n[465];
-                n[671] |= true;
-                n[778] |= true;
-                n[868] |= !n[807];
-            }
-            1139 => {
-                n[255] |= !n[202];
-                n[338] |= !n[262];
-                n[539] |= true;
-                n[599] |= true;
-                n[681] |= !n[607];
-                n[882] |= true;
-            }
-            1140 => {
-                n[255] |= true;
-                n[338] |= true;
-                n[539] |= !n[465];
-                n[599] |= !n[547];
-                n[681] |= true;
-                n[882] |= !n[807];
-            }
-            1141 => {
-                n[249] |= !n[202];
-                n[331] |= !n[262];
-                n[787] |= !n[689];
-            }
-            1142 => {
-                n[597] |= !n[547];
-                n[794] |= !n[689];
-                n[879] |= !n[807];
-            }
-            1143 => {
-                n[323] |= true;
-                n[388] |= true;
-                n[452] |= !n[405];
-                n[527] |= !n[465];
-                n[669] |= !n[607];
-                n[866] |= true;
-            }
-            1144 => {
-                n[449] |= !n[405];
-                n[525] |= !n[465];
-                n[773] |= !n[689];
-            }
-            1145 => {
-                n[392] |= !n[344];
-                n[781] |= !n[689];
-                n[871] |= !n[807];
-            }
-            1146 => {
-                n[323] |= !n[262];
-                n[388] |= !n[344];
-                n[452] |= true;
-                n[527] |= true;
-                n[669] |= true;
-                n[866] |= !n[807];
-            }
-            1147 => {
-                n[258] |= !n[202];
-                n[340] |= true;
-                n[458] |= !n[405];
-                n[684] |= !n[607];
-                n[800] |= true;
-            }
-            1148 => {
-                n[253] |= !n[202];
-                n[336] |= true;
-                n[535] |= !n[465];
-                n[595] |= true;
-                n[679] |= !n[607];
-                n[792] |= true;
-                n[877] |= true;
-            }
-            1149 => {
-                n[256] |= !n[202];
-                n[682] |= !n[607];
-                n[798] |= !n[689];
-            }
-            1150 => {
-                n[258] |= true;
-                n[340] |= !n[262];
-                n[458] |= !n[405];
-                n[684] |= true;
-                n[800] |= !n[689];
-            }
-            1151 => {
-                n[333] |= !n[262];
-                n[676] |= !n[607];
-                n[789] |= !n[689];
-            }
-            1152 => {
-                n[253] |= true;
-                n[336] |= !n[262];
-                n[535] |= !n[465];
-                n[595] |= true;
-                n[679] |= true;
-                n[792] |= !n[689];
-                n[877] |= true;
-            }
-            1153 => {
-                n[253] |= true;
-                n[336] |= !n[262];
-                n[535] |= true;
-                n[595] |= !n[547];
-                n[679] |= true;
-                n[792] |= true;
-                n[877] |= !n[807];
-            }
-            1154 | 1262 => {
-                n[98] |= !n[61];
-                n[170] |= true;
-                n[916] |= !n[888];
-                n[986] |= true;
-                n[1128] |= !n[1090];
-                n[1224] |= true;
-                n[1328] |= true;
-            }
-            1155 | 1263 => {
-                n[98] |= !n[61];
-                n[170] |= true;
-                n[916] |= true;
-                n[986] |= !n[948];
-                n[1128] |= true;
-                n[1224] |= !n[1172];
-                n[1328] |= true;
-            }
-            1156 => {
-                n[101] |= !n[61];
-                n[1230] |= !n[1172];
-                n[1331] |= !n[1290];
-            }
-            1157 | 1264 => {
-                n[96] |= !n[61];
-                n[168] |= true;
-                n[1056] |= !n[1030];
-                n[1220] |= !n[1172];
-                n[1326] |= true;
-            }
-            1158 => {
-                n[180] |= !n[143];
-                n[1251] |= !n[1172];
-                n[1345] |= !n[1290];
-            }
-            1159 | 1265 => {
-                n[98] |= true;
-                n[170] |= !n[143];
-                n[916] |= true;
-                n[986] |= !n[948];
-                n[1128] |= true;
-                n[1224] |= true;
-                n[1328] |= !n[1290];
-            }
-            1160 | 1266 => {
-                n[96] |= true;
-                n[168] |= !n[143];
-                n[1056] |= !n[1030];
-                n[1220] |= true;
-                n[1326] |= !n[1290];
-            }
-            1161 => {
-                n[40] |= !n[1];
-                n[113] |= !n[61];
-                n[1001] |= true;
-                n[1069] |= true;
-                n[1144] |= !n[1090];
-                n[1343] |= true;
-            }
-            1162 => {
-                n[38] |= !n[1];
-                n[1141] |= !n[1090];
-                n[1245] |= !n[1172];
-            }
-            1163 => {
-                n[994] |= !n[948];
-                n[1061] |= !n[1030];
-                n[1236] |= !n[1172];
-            }
-            1164 => {
-                n[40] |= true;
-                n[113] |= true;
-                n[1001] |= !n[948];
-                n[1069] |= !n[1030];
-                n[1144] |= true;
-                n[1343] |= !n[1290];
-            }
-            1165 => {
-                n[918] |= !n[888];
-                n[1130] |= !n[1090];
-                n[1226] |= !n[1172];
-            }
-            1166 => {
-                n[102] |= !n[61];
-                n[173] |= !n[143];
-                n[1231] |= !n[1172];
-            }
-            1167 => {
-                n[116] |= true;
-                n[181] |= true;
-                n[928] |= !n[888];
-                n[1003] |= !n[948];
-                n[1146] |= !n[1090];
-                n[1346] |= true;
-            }
-            1168 => {
-                n[116] |= !n[61];
-                n[181] |= !n[143];
-                n[928] |= true;
-                n[1003] |= true;
-                n[1146] |= true;
-                n[1346] |= !n[1290];
-            }
-            1169 => {
-                n[36] |= !n[1];
-                n[109] |= true;
-                n[999] |= !n[948];
-                n[1066] |= true;
-                n[1139] |= !n[1090];
-                n[1243] |= true;
-                n[1340] |= true;
-            }
-            1170 => {
-                n[36] |= true;
-                n[109] |= !n[61];
-                n[999] |= !n[948];
-                n[1066] |= true;
-                n[1139] |= true;
-                n[1243] |= !n[1172];
-                n[1340] |= true;
-            }
-            1171 => {
-                n[176] |= !n[143];
-                n[997] |= !n[948];
-                n[1064] |= true;
-                n[1239] |= !n[1172];
-                n[1338] |= true;
-            }
-            1172 => {
-                n[993] |= !n[948];
-                n[1235] |= !n[1172];
-                n[1335] |= !n[1290];
-            }
-            1173 => {
-                n[36] |= true;
-                n[109] |= !n[61];
-                n[999] |= true;
-                n[1066] |= !n[1030];
-                n[1139] |= true;
-                n[1243] |= true;
-                n[1340] |= !n[1290];
-            }
-            1174 => {
-                n[1068] |= !n[1030];
-                n[1248] |= !n[1172];
-                n[1342] |= !n[1290];
-            }
-            1175 => {
-                n[176] |= !n[143];
-                n[997] |= true;
-                n[1064] |= !n[1030];
-                n[1239] |= true;
-                n[1338] |= !n[1290];
-            }
-            1176 | 1267 => {
-                n[231] |= !n[202];
-                n[301] |= true;
-                n[505] |= !n[465];
-                n[576] |= true;
-                n[645] |= !n[607];
-                n[742] |= true;
-                n[846] |= true;
-            }
-            1177 | 1268 => {
-                n[231] |= true;
-                n[301] |= !n[262];
-                n[505] |= !n[465];
-                n[576] |= true;
-                n[645] |= true;
-                n[742] |= !n[689];
-                n[846] |= true;
-            }
-            1178 => {
-                n[501] |= !n[465];
-                n[737] |= !n[689];
-                n[843] |= !n[807];
-            }
-            1179 | 1269 => {
-                n[371] |= !n[344];
-                n[507] |= !n[465];
-                n[578] |= true;
-                n[747] |= !n[689];
-                n[848] |= true;
-            }
-            1180 => {
-                n[584] |= !n[547];
-                n[767] |= !n[689];
-                n[861] |= !n[807];
-            }
-            1181 | 1270 => {
-                n[231] |= true;
-                n[301] |= !n[262];
-                n[505] |= true;
-                n[576] |= !n[547];
-                n[645] |= true;
-                n[742] |= true;
-                n[846] |= !n[807];
-            }
-            1182 | 1271 => {
-                n[371] |= !n[344];
-                n[507] |= true;
-                n[578] |= !n[547];
-                n[747] |= true;
-                n[848] |= !n[807];
-            }
-            1183 => {
-                n[315] |= true;
-                n[382] |= true;
-                n[444] |= !n[405];
-                n[517] |= !n[465];
-                n[660] |= !n[607];
-                n[858] |= true;
-            }
-            1184 => {
-                n[442] |= !n[405];
-                n[657] |= !n[607];
-                n[761] |= !n[689];
-            }
-            1185 => {
-                n[306] |= !n[262];
-                n[374] |= !n[344];
-                n[750] |= !n[689];
-            }
-            1186 => {
-                n[315] |= !n[262];
-                n[382] |= !n[344];
-                n[444] |= true;
-                n[517] |= true;
-                n[660] |= true;
-                n[858] |= !n[807];
-            }
-            1187 => {
-                n[232] |= !n[202];
-                n[646] |= !n[607];
-                n[743] |= !n[689];
-            }
-            1188 => {
-                n[502] |= !n[465];
-                n[573] |= !n[547];
-                n[738] |= !n[689];
-            }
-            1189 => {
-                n[242] |= !n[202];
-                n[317] |= !n[262];
-                n[520] |= true;
-                n[585] |= true;
-                n[662] |= !n[607];
-                n[862] |= true;
-            }
-            1190 => {
-                n[242] |= true;
-                n[317] |= true;
-                n[520] |= !n[465];
-                n[585] |= !n[547];
-                n[662] |= true;
-                n[862] |= !n[807];
-            }
-            1191 => {
-                n[313] |= !n[262];
-                n[380] |= true;
-                n[440] |= !n[405];
-                n[513] |= true;
-                n[655] |= !n[607];
-                n[759] |= true;
-                n[856] |= true;
-            }
-            1192 => {
-                n[313] |= !n[262];
-                n[380] |= true;
-                n[440] |= true;
-                n[513] |= !n[465];
-                n[655] |= true;
-                n[759] |= !n[689];
-                n[856] |= true;
-            }
-            1193 => {
-                n[311] |= !n[262];
-                n[378] |= true;
-                n[580] |= !n[547];
-                n[755] |= !n[689];
-                n[854] |= true;
-            }
-            1194 => {
-                n[309] |= !n[262];
-                n[753] |= !n[689];
-                n[852] |= !n[807];
-            }
-            1195 => {
-                n[313] |= true;
-                n[380] |= !n[344];
-                n[440] |= true;
-                n[513] |= !n[465];
-                n[655] |= true;
-                n[759] |= true;
-                n[856] |= !n[807];
-            }
-            1196 => {
-                n[383] |= !n[344];
-                n[765] |= !n[689];
-                n[859] |= !n[807];
-            }
-            1197 => {
-                n[311] |= true;
-                n[378] |= !n[344];
-                n[580] |= !n[547];
-                n[755] |= true;
-                n[854] |= !n[807];
-            }
-            1198 => {
-                n[47] |= !n[1];
-                n[123] |= !n[61];
-                n[187] |= !n[143];
-                n[1153] |= true;
-                n[1264] |= true;
-            }
-            1199 => {
-                n[47] |= true;
-                n[123] |= true;
-                n[187] |= !n[143];
-                n[1153] |= !n[1090];
-                n[1264] |= !n[1172];
-            }
-            1200 | 1272 => {
-                n[185] |= !n[143];
-                n[932] |= !n[888];
-                n[1260] |= !n[1172];
-            }
-            1201 | 1273 => {
-                n[183] |= !n[143];
-                n[1007] |= !n[948];
-                n[1072] |= true;
-                n[1255] |= !n[1172];
-                n[1349] |= true;
-            }
-            1202 | 1274 => {
-                n[183] |= !n[143];
-                n[1007] |= true;
-                n[1072] |= !n[1030];
-                n[1255] |= true;
-                n[1349] |= !n[1290];
-            }
-            1203 => {
-                n[56] |= !n[1];
-                n[138] |= !n[61];
-                n[198] |= !n[143];
-                n[1286] |= true;
-                n[1368] |= true;
-            }
-            1204 => {
-                n[129] |= !n[61];
-                n[189] |= !n[143];
-                n[936] |= true;
-                n[1019] |= true;
-                n[1161] |= !n[1090];
-                n[1273] |= true;
-                n[1359] |= true;
-            }
-            1205 => {
-                n[135] |= !n[61];
-                n[195] |= !n[143];
-                n[1282] |= !n[1172];
-            }
-            1206 => {
-                n[56] |= !n[1];
-                n[138] |= true;
-                n[198] |= true;
-                n[1286] |= !n[1172];
-                n[1368] |= !n[1290];
-            }
-            1207 => {
-                n[129] |= true;
-                n[189] |= true;
-                n[936] |= true;
-                n[1019] |= true;
-                n[1161] |= !n[1090];
-                n[1273] |= !n[1172];
-                n[1359] |= !n[1290];
-            }
-            1208 => {
-                n[133] |= !n[61];
-                n[1278] |= !n[1172];
-                n[1363] |= !n[1290];
-            }
-            1209 => {
-                n[129] |= true;
-                n[189] |= true;
-                n[936] |= !n[888];
-                n[1019] |= !n[948];
-                n[1161] |= true;
-                n[1273] |= true;
-                n[1359] |= !n[1290];
-            }
-            1210 => {
-                n[49] |= !n[1];
-                n[125] |= !n[61];
-                n[1012] |= true;
-                n[1077] |= true;
-                n[1154] |= true;
-                n[1266] |= true;
-                n[1355] |= !n[1290];
-            }
-            1211 => {
-                n[49] |= true;
-                n[125] |= true;
-                n[1012] |= true;
-                n[1077] |= true;
-                n[1154] |= !n[1090];
-                n[1266] |= !n[1172];
-                n[1355] |= !n[1290];
-            }
-            1212 => {
-                n[933] |= !n[888];
-                n[1010] |= true;
-                n[1075] |= true;
-                n[1261] |= !n[1172];
-                n[1353] |= !n[1290];
-            }
-            1213 => {
-                n[1008] |= !n[948];
-                n[1257] |= !n[1172];
-                n[1351] |= !n[1290];
-            }
-            1214 => {
-                n[49] |= true;
-                n[125] |= true;
-                n[1012] |= !n[948];
-                n[1077] |= !n[1030];
-                n[1154] |= !n[1090];
-                n[1266] |= true;
-                n[1355] |= true;
-            }
-            1215 => {
-                n[933] |= !n[888];
-                n[1010] |= !n[948];
-                n[1075] |= !n[1030];
-                n[1261] |= true;
-                n[1353] |= true;
-            }
-            1216 => {
-                n[1015] |= !n[948];
-                n[1080] |= !n[1030];
-                n[1269] |= !n[1172];
-            }
-            1217 => {
-                n[54] |= !n[1];
-                n[1086] |= !n[1030];
-                n[1284] |= !n[1172];
-            }
-            1218 => {
-                n[935] |= true;
-                n[1018] |= true;
-                n[1082] |= !n[1030];
-                n[1160] |= !n[1090];
-                n[1272] |= !n[1172];
-            }
-            1219 => {
-                n[131] |= !n[61];
-                n[191] |= true;
-                n[1084] |= !n[1030];
-                n[1276] |= !n[1172];
-                n[1361] |= true;
-            }
-            1220 => {
-                n[935] |= !n[888];
-                n[1018] |= !n[948];
-                n[1082] |= !n[1030];
-                n[1160] |= true;
-                n[1272] |= true;
-            }
-            1221 => {
-                n[131] |= true;
-                n[191] |= !n[143];
-                n[1084] |= !n[1030];
-                n[1276] |= true;
-                n[1361] |= !n[1290];
-            }
-            1222 => {
-                n[447] |= !n[405];
-                n[523] |= !n[465];
-                n[587] |= !n[547];
-                n[665] |= true;
-                n[771] |= true;
-            }
-            1223 => {
-                n[447] |= true;
-                n[523] |= true;
-                n[587] |= !n[547];
-                n[665] |= !n[607];
-                n[771] |= !n[689];
-            }
-            1224 | 1275 => {
-                n[246] |= !n[202];
-                n[591] |= !n[547];
-                n[784] |= !n[689];
-            }
-            1225 | 1276 => {
-                n[326] |= !n[262];
-                n[391] |= true;
-                n[589] |= !n[547];
-                n[779] |= !n[689];
-                n[869] |= true;
-            }
-            1226 | 1277 => {
-                n[326] |= true;
-                n[391] |= !n[344];
-                n[589] |= !n[547];
-                n[779] |= true;
-                n[869] |= !n[807];
-            }
-            1227 => {
-                n[460] |= !n[405];
-                n[542] |= !n[465];
-                n[602] |= !n[547];
-                n[802] |= true;
-                n[884] |= true;
-            }
-            1228 => {
-                n[250] |= true;
-                n[332] |= true;
-                n[533] |= !n[465];
-                n[593] |= !n[547];
-                n[675] |= !n[607];
-                n[788] |= true;
-                n[875] |= true;
-            }
-            1229 => {
-                n[540] |= !n[465];
-                n[600] |= !n[547];
-                n[797] |= !n[689];
-            }
-            1230 => {
-                n[460] |= !n[405];
-                n[542] |= true;
-                n[602] |= true;
-                n[802] |= !n[689];
-                n[884] |= !n[807];
-            }
-            1231 => {
-                n[250] |= true;
-                n[332] |= true;
-                n[533] |= true;
-                n[593] |= true;
-                n[675] |= !n[607];
-                n[788] |= !n[689];
-                n[875] |= !n[807];
-            }
-            1232 => {
-                n[537] |= !n[465];
-                n[795] |= !n[689];
-                n[880] |= !n[807];
-            }
-            1233 => {
-                n[250] |= !n[202];
-                n[332] |= !n[262];
-                n[533] |= true;
-                n[593] |= true;
-                n[675] |= true;
-                n[788] |= true;
-                n[875] |= !n[807];
-            }
-            1234 => {
-                n[320] |= true;
-                n[385] |= true;
-                n[448] |= !n[405];
-                n[524] |= !n[465];
-                n[666] |= true;
-                n[772] |= true;
-                n[864] |= !n[807];
-            }
-            1235 => {
-                n[320] |= true;
-                n[385] |= true;
-                n[448] |= true;
-                n[524] |= true;
-                n[666] |= !n[607];
-                n[772] |= !n[689];
-                n[864] |= !n[807];
-            }
-            1236 => {
-                n[247] |= !n[202];
-                n[329] |= true;
-                n[394] |= true;
-                n[785] |= !n[689];
-                n[873] |= !n[807];
-            }
-            1237 => {
-                n[327] |= !n[262];
-                n[780] |= !n[689];
-                n[870] |= !n[807];
-            }
-            1238 => {
-                n[320] |= !n[262];
-                n[385] |= !n[344];
-                n[448] |= true;
-                n[524] |= true;
-                n[666] |= !n[607];
-                n[772] |= true;
-                n[864] |= true;
-            }
-            1239 => {
-                n[247] |= !n[202];
-                n[329] |= !n[262];
-                n[394] |= !n[344];
-                n[785] |= true;
-                n[873] |= true;
-            }
-            1240 => {
-                n[322] |= !n[262];
-                n[387] |= !n[344];
-                n[776] |= !n[689];
-            }
-            1241 => {
-                n[400] |= !n[344];
-                n[459] |= !n[405];
-                n[801] |= !n[689];
-            }
-            1242 => {
-                n[251] |= true;
-                n[334] |= true;
-                n[396] |= !n[344];
-                n[677] |= !n[607];
-                n[790] |= !n[689];
-            }
-            1243 => {
-                n[398] |= !n[344];
-                n[536] |= !n[465];
-                n[596] |= true;
-                n[793] |= !n[689];
-                n[878] |= true;
-            }
-            1244 => {
-                n[251] |= !n[202];
-                n[334] |= !n[262];
-                n[396] |= !n[344];
-                n[677] |= true;
-                n[790] |= true;
-            }
-            1245 => {
-                n[398] |= !n[344];
-                n[536] |= true;
-                n[596] |= !n[547];
-                n[793] |= true;
-                n[878] |= !n[807];
-            }
-            _ => {}
-        }
-        match joint[1].0 {
-            0 => {
-                n[9] |= !n[0];
-                n[1100] |= !n[1091];
-            }
-            1 => {
-                n[11] |= !n[0];
-                n[73] |= !n[60];
-            }
-            2 => {
-                n[7] |= !n[0];
-                n[1180] |= !n[1173];
-            }
-            3 => {
-                n[13] |= !n[0];
-                n[75] |= !n[60];
-                n[1109] |= true;
-                n[1193] |= true;
-            }
-            4 => {
-                n[900] |= !n[889];
-                n[1105] |= !n[1091];
-            }
-            5 => {
-                n[13] |= true;
-                n[75] |= true;
-                n[1109] |= !n[1091];
-                n[1193] |= !n[1173];
-            }
-            6 => {
-                n[961] |= !n[949];
-                n[1107] |= !n[1091];
-            }
-            7 | 128 => {
-                n[16] |= !n[0];
-                n[1111] |= !n[1091];
-            }
-            8 | 129 => {
-                n[72] |= !n[60];
-                n[1103] |= !n[1091];
-            }
-            9 => {
-                n[895] |= true;
-                n[955] |= true;
-                n[1097] |= !n[1091];
-                n[1181] |= !n[1173];
-            }
-            10 => {
-                n[895] |= !n[889];
-                n[955] |= !n[949];
-                n[1097] |= true;
-                n[1181] |= true;
-            }
-            11 | 130 => {
-                n[907] |= !n[889];
-                n[1113] |= !n[1091];
-            }
-            12 | 131 => {
-                n[905] |= !n[889];
-                n[1192] |= !n[1173];
-            }
-            13 => {
-                n[903] |= !n[889];
-                n[963] |= !n[949];
-            }
-            14 => {
-                n[413] |= !n[404];
-                n[615] |= !n[606];
-            }
-            15 => {
-                n[415] |= !n[404];
-                n[477] |= !n[464];
-            }
-            16 => {
-                n[411] |= !n[404];
-                n[695] |= !n[688];
-            }
-            17 => {
-                n[417] |= !n[404];
-                n[479] |= !n[464];
-                n[625] |= true;
-                n[709] |= true;
-            }
-            18 => {
-                n[215] |= !n[203];
-                n[623] |= !n[606];
-            }
-            19 => {
-                n[417] |= true;
-                n[479] |= true;
-                n[625] |= !n[606];
-                n[709] |= !n[688];
-            }
-            20 => {
-                n[273] |= !n[263];
-                n[621] |= !n[606];
-            }
-            21 | 132 => {
-                n[420] |= !n[404];
-                n[627] |= !n[606];
-            }
-            22 | 133 => {
-                n[475] |= !n[464];
-                n[619] |= !n[606];
-            }
-            23 => {
-                n[209] |= true;
-                n[269] |= true;
-                n[613] |= !n[606];
-                n[697] |= !n[688];
-            }
-            24 => {
-                n[209] |= !n[203];
-                n[269] |= !n[263];
-                n[613] |= true;
-                n[697] |= true;
-            }
-            25 | 134 => {
-                n[221] |= !n[203];
-                n[630] |= !n[606];
-            }
-            26 | 135 => {
-                n[219] |= !n[203];
-                n[708] |= !n[688];
-            }
-            27 => {
-                n[213] |= !n[203];
-                n[275] |= !n[263];
-            }
-            28 => {
-                n[21] |= !n[0];
-                n[83] |= true;
-                n[1117] |= !n[1091];
-                n[1201] |= true;
-            }
-            29 => {
-                n[21] |= true;
-                n[83] |= !n[60];
-                n[1117] |= true;
-                n[1201] |= !n[1173];
-            }
-            30 => {
-                n[85] |= !n[60];
-                n[159] |= !n[142];
-            }
-            31 => {
-                n[81] |= !n[60];
-                n[1305] |= !n[1291];
-            }
-            32 => {
-                n[909] |= !n[889];
-                n[974] |= true;
-                n[1119] |= !n[1091];
-                n[1207] |= true;
-            }
-            33 => {
-                n[87] |= !n[60];
-                n[161] |= !n[142];
-                n[1211] |= true;
-                n[1319] |= true;
-            }
-            34 => {
-                n[909] |= true;
-                n[974] |= !n[949];
-                n[1119] |= true;
-                n[1207] |= !n[1173];
-            }
-            35 => {
-                n[87] |= true;
-                n[161] |= true;
-                n[1211] |= !n[1173];
-                n[1319] |= !n[1291];
-            }
-            36 => {
-                n[1047] |= !n[1031];
-                n[1209] |= !n[1173];
-            }
-            37 | 136 => {
-                n[23] |= !n[0];
-                n[89] |= true;
-                n[1121] |= !n[1091];
-                n[1213] |= true;
-            }
-            38 | 137 => {
-                n[23] |= true;
-                n[89] |= !n[60];
-                n[1121] |= true;
-                n[1213] |= !n[1173];
-            }
-            39 | 138 => {
-                n[157] |= !n[142];
-                n[1205] |= !n[1173];
-            }
-            40 => {
-                n[969] |= true;
-                n[1041] |= true;
-                n[1199] |= !n[1173];
-                n[1307] |= !n[1291];
-            }
-            41 => {
-                n[969] |= !n[949];
-                n[1041] |= !n[1031];
-                n[1199] |= true;
-                n[1307] |= true;
-            }
-            42 | 139 => {
-                n[911] |= !n[889];
-                n[981] |= true;
-                n[1123] |= !n[1091];
-                n[1216] |= true;
-            }
-            43 | 140 => {
-                n[911] |= true;
-                n[981] |= !n[949];
-                n[1123] |= true;
-                n[1216] |= !n[1173];
-            }
-            44 | 141 => {
-                n[979] |= !n[949];
-                n[1318] |= !n[1291];
-            }
-            45 => {
-                n[977] |= !n[949];
-                n[1049] |= !n[1031];
-            }
-            46 => {
-                n[425] |= !n[404];
-                n[487] |= true;
-                n[633] |= !n[606];
-                n[717] |= true;
-            }
-            47 => {
-                n[425] |= true;
-                n[487] |= !n[464];
-                n[633] |= true;
-                n[717] |= !n[688];
-            }
-            48 => {
-                n[489] |= !n[464];
-                n[563] |= !n[546];
-            }
-            49 => {
-                n[485] |= !n[464];
-                n[821] |= !n[806];
-            }
-            50 => {
-                n[223] |= !n[203];
-                n[287] |= true;
-                n[635] |= !n[606];
-                n[723] |= true;
-            }
-            51 => {
-                n[491] |= !n[464];
-                n[565] |= !n[546];
-                n[727] |= true;
-                n[835] |= true;
-            }
-            52 => {
-                n[223] |= true;
-                n[287] |= !n[263];
-                n[635] |= true;
-                n[723] |= !n[688];
-            }
-            53 => {
-                n[491] |= true;
-                n[565] |= true;
-                n[727] |= !n[688];
-                n[835] |= !n[806];
-            }
-            54 => {
-                n[361] |= !n[345];
-                n[725] |= !n[688];
-            }
-            55 | 142 => {
-                n[427] |= !n[404];
-                n[494] |= true;
-                n[637] |= !n[606];
-                n[729] |= true;
-            }
-            56 | 143 => {
-                n[427] |= true;
-                n[494] |= !n[464];
-                n[637] |= true;
-                n[729] |= !n[688];
-            }
-            57 | 144 => {
-                n[561] |= !n[546];
-                n[721] |= !n[688];
-            }
-            58 => {
-                n[283] |= true;
-                n[355] |= true;
-                n[715] |= !n[688];
-                n[823] |= !n[806];
-            }
-            59 => {
-                n[283] |= !n[263];
-                n[355] |= !n[345];
-                n[715] |= true;
-                n[823] |= true;
-            }
-            60 | 145 => {
-                n[225] |= !n[203];
-                n[295] |= true;
-                n[639] |= !n[606];
-                n[731] |= true;
-            }
-            61 | 146 => {
-                n[225] |= true;
-                n[295] |= !n[263];
-                n[639] |= true;
-                n[731] |= !n[688];
-            }
-            62 | 147 => {
-                n[293] |= !n[263];
-                n[833] |= !n[806];
-            }
-            63 => {
-                n[291] |= !n[263];
-                n[363] |= !n[345];
-            }
-            64 => {
-                n[17] |= !n[0];
-                n[77] |= !n[60];
-            }
-            65 => {
-                n[69] |= !n[60];
-                n[1099] |= !n[1091];
-            }
-            66 => {
-                n[67] |= !n[60];
-                n[149] |= true;
-                n[1179] |= !n[1173];
-                n[1297] |= true;
-            }
-            67 => {
-                n[67] |= true;
-                n[149] |= !n[142];
-                n[1179] |= true;
-                n[1297] |= !n[1291];
-            }
-            68 => {
-                n[19] |= !n[0];
-                n[79] |= !n[60];
-                n[1115] |= true;
-                n[1197] |= true;
-            }
-            69 => {
-                n[19] |= true;
-                n[79] |= true;
-                n[1115] |= !n[1091];
-                n[1197] |= !n[1173];
-            }
-            70 => {
-                n[899] |= !n[889];
-                n[1187] |= !n[1173];
-            }
-            71 => {
-                n[962] |= !n[949];
-                n[1037] |= true;
-                n[1189] |= !n[1173];
-                n[1301] |= true;
-            }
-            72 => {
-                n[962] |= true;
-                n[1037] |= !n[1031];
-                n[1189] |= true;
-                n[1301] |= !n[1291];
-            }
-            73 | 148 => {
-                n[15] |= !n[0];
-                n[1195] |= !n[1173];
-            }
-            74 => {
-                n[897] |= true;
-                n[957] |= true;
-                n[1101] |= !n[1091];
-                n[1183] |= !n[1173];
-            }
-            75 | 149 => {
-                n[71] |= !n[60];
-                n[151] |= true;
-                n[1185] |= !n[1173];
-                n[1299] |= true;
-            }
-            76 => {
-                n[897] |= !n[889];
-                n[957] |= !n[949];
-                n[1101] |= true;
-                n[1183] |= true;
-            }
-            77 | 150 => {
-                n[71] |= true;
-                n[151] |= !n[142];
-                n[1185] |= true;
-                n[1299] |= !n[1291];
-            }
-            78 | 151 => {
-                n[967] |= !n[949];
-                n[1114] |= !n[1091];
-            }
-            79 => {
-                n[901] |= !n[889];
-                n[959] |= !n[949];
-            }
-            80 | 152 => {
-                n[965] |= !n[949];
-                n[1039] |= true;
-                n[1191] |= !n[1173];
-                n[1303] |= true;
-            }
-            81 | 153 => {
-                n[965] |= true;
-                n[1039] |= !n[1031];
-                n[1191] |= true;
-                n[1303] |= !n[1291];
-            }
-            82 => {
-                n[421] |= !n[404];
-                n[481] |= !n[464];
-            }
-            83 => {
-                n[473] |= !n[464];
-                n[616] |= !n[606];
-            }
-            84 => {
-                n[471] |= !n[464];
-                n[553] |= true;
-                n[696] |= !n[688];
-                n[813] |= true;
-            }
-            85 => {
-                n[471] |= true;
-                n[553] |= !n[546];
-                n[696] |= true;
-                n[813] |= !n[806];
-            }
-            86 => {
-                n[423] |= !n[404];
-                n[483] |= !n[464];
-                n[631] |= true;
-                n[713] |= true;
-            }
-            87 => {
-                n[423] |= true;
-                n[483] |= true;
-                n[631] |= !n[606];
-                n[713] |= !n[688];
-            }
-            88 => {
-                n[216] |= !n[203];
-                n[705] |= !n[688];
-            }
-            89 => {
-                n[274] |= !n[263];
-                n[351] |= true;
-                n[703] |= !n[688];
-                n[817] |= true;
-            }
-            90 => {
-                n[274] |= true;
-                n[351] |= !n[345];
-                n[703] |= true;
-                n[817] |= !n[806];
-            }
-            91 | 154 => {
-                n[419] |= !n[404];
-                n[711] |= !n[688];
-            }
-            92 => {
-                n[211] |= true;
-                n[271] |= true;
-                n[617] |= !n[606];
-                n[699] |= !n[688];
-            }
-            93 | 155 => {
-                n[476] |= !n[464];
-                n[555] |= true;
-                n[701] |= !n[688];
-                n[815] |= true;
-            }
-            94 => {
-                n[211] |= !n[203];
-                n[271] |= !n[263];
-                n[617] |= true;
-                n[699] |= true;
-            }
-            95 | 156 => {
-                n[476] |= true;
-                n[555] |= !n[546];
-                n[701] |= true;
-                n[815] |= !n[806];
-            }
-            96 | 157 => {
-                n[281] |= !n[263];
-                n[629] |= !n[606];
-            }
-            97 => {
-                n[217] |= !n[203];
-                n[277] |= !n[263];
-            }
-            98 | 158 => {
-                n[279] |= !n[263];
-                n[353] |= true;
-                n[707] |= !n[688];
-                n[819] |= true;
-            }
-            99 | 159 => {
-                n[279] |= true;
-                n[353] |= !n[345];
-                n[707] |= true;
-                n[819] |= !n[806];
-            }
-            100 => {
-                n[91] |= !n[60];
-                n[163] |= !n[142];
-            }
-            101 => {
-                n[155] |= !n[142];
-                n[1202] |= !n[1173];
-            }
-            102 => {
-                n[153] |= !n[142];
-                n[1306] |= !n[1291];
-            }
-            103 => {
-                n[93] |= !n[60];
-                n[165] |= !n[142];
-                n[1217] |= true;
-                n[1323] |= true;
-            }
-            104 => {
-                n[93] |= true;
-                n[165] |= true;
-                n[1217] |= !n[1173];
-                n[1323] |= !n[1291];
-            }
-            105 => {
-                n[973] |= !n[949];
-                n[1313] |= !n[1291];
-            }
-            106 => {
-                n[1048] |= !n[1031];
-                n[1315] |= !n[1291];
-            }
-            107 | 160 => {
-                n[90] |= !n[60];
-                n[1321] |= !n[1291];
-            }
-            108 => {
-                n[971] |= true;
-                n[1043] |= true;
-                n[1203] |= !n[1173];
-                n[1309] |= !n[1291];
-            }
-            109 | 161 => {
-                n[158] |= !n[142];
-                n[1311] |= !n[1291];
-            }
-            110 => {
-                n[971] |= !n[949];
-                n[1043] |= !n[1031];
-                n[1203] |= true;
-                n[1309] |= true;
-            }
-            111 | 162 => {
-                n[1053] |= !n[1031];
-                n[1215] |= !n[1173];
-            }
-            112 => {
-                n[975] |= !n[949];
-                n[1045] |= !n[1031];
-            }
-            113 | 163 => {
-                n[1051] |= !n[1031];
-                n[1317] |= !n[1291];
-            }
-            114 => {
-                n[495] |= !n[464];
-                n[567] |= !n[546];
-            }
-            115 => {
-                n[559] |= !n[546];
-                n[718] |= !n[688];
-            }
-            116 => {
-                n[557] |= !n[546];
-                n[822] |= !n[806];
-            }
-            117 => {
-                n[497] |= !n[464];
-                n[569] |= !n[546];
-                n[733] |= true;
-                n[839] |= true;
-            }
-            118 => {
-                n[497] |= true;
-                n[569] |= true;
-                n[733] |= !n[688];
-                n[839] |= !n[806];
-            }
-            119 => {
-                n[288] |= !n[263];
-                n[829] |= !n[806];
-            }
-            120 => {
-                n[362] |= !n[345];
-                n[831] |= !n[806];
-            }
-            121 | 164 => {
-                n[493] |= !n[464];
-                n[837] |= !n[806];
-            }
-            122 => {
-                n[285] |= true;
-                n[357] |= true;
-                n[719] |= !n[688];
-                n[825] |= !n[806];
-            }
-            123 | 165 => {
-                n[562] |= !n[546];
-                n[827] |= !n[806];
-            }
-            124 => {
-                n[285] |= !n[263];
-                n[357] |= !n[345];
-                n[719] |= true;
-                n[825] |= true;
-            }
-            125 | 166 => {
-                n[367] |= !n[345];
-                n[732] |= !n[688];
-            }
-            126 => {
-                n[289] |= !n[263];
-                n[359] |= !n[345];
-            }
-            127 | 167 => {
-                n[365] |= !n[345];
-                n[834] |= !n[806];
-            }
-            336 | 506 => {
-                n[408] |= true;
-            }
-            337 | 339 | 507 => {
-                n[406] |= true;
-                n[610] |= true;
-            }
-            338 => {
-                n[2] |= !n[0];
-                n[62] |= true;
-                n[1092] |= true;
-                n[1174] |= true;
-                n[1444] |= n[0];
-            }
-            340 | 343 | 509 => {
-                n[204] |= true;
-                n[608] |= true;
-            }
-            341 | 508 => {
-                n[5] |= !n[0];
-                n[64] |= true;
-                n[1444] |= n[0];
-            }
-            342 => {
-                n[890] |= true;
-                n[950] |= true;
-                n[1095] |= !n[1091];
-                n[1176] |= true;
-                n[1444] |= n[1091];
-            }
-            344 | 347 | 392 | 511 | 533 => {
-                n[206] |= true;
-            }
-            345 | 510 => {
-                n[2] |= true;
-                n[62] |= true;
-                n[1092] |= !n[1091];
-                n[1174] |= true;
-                n[1444] |= n[1091];
-            }
-            346 => {
-                n[892] |= !n[889];
-                n[953] |= true;
-                n[1444] |= n[889];
-            }
-            348 | 512 => {
-                n[890] |= !n[889];
-                n[950] |= true;
-                n[1095] |= true;
-                n[1176] |= true;
-                n[1444] |= n[889];
-            }
-            349 => {
-                n[4] |= true;
-            }
-            350 | 396 => {
-                n[5] |= true;
-                n[64] |= true;
-            }
-            351 => {
-                n[407] |= !n[404];
-                n[466] |= true;
-                n[611] |= true;
-                n[692] |= true;
-                n[1444] |= n[404];
-            }
-            353 => {
-                n[1093] |= true;
-            }
-            354 | 514 => {
-                n[64] |= true;
-            }
-            355 => {
-                n[62] |= true;
-                n[1092] |= true;
-                n[1174] |= true;
-            }
-            356 | 515 => {
-                n[409] |= !n[404];
-                n[469] |= true;
-                n[1444] |= n[404];
-            }
-            357 => {
-                n[205] |= true;
-                n[264] |= true;
-                n[609] |= !n[606];
-                n[690] |= true;
-                n[1444] |= n[606];
-            }
-            358 | 516 => {
-                n[3] |= true;
-            }
-            359 => {
-                n[891] |= true;
-            }
-            360 | 517 => {
-                n[2] |= true;
-                n[62] |= true;
-                n[1174] |= true;
-            }
-            361 => {
-                n[890] |= true;
-                n[950] |= true;
-                n[1176] |= true;
-            }
-            362 | 518 => {
-                n[407] |= true;
-                n[466] |= true;
-                n[611] |= !n[606];
-                n[692] |= true;
-                n[1444] |= n[606];
-            }
-            363 => {
-                n[207] |= !n[203];
-                n[266] |= true;
-                n[1444] |= n[203];
-            }
-            364 | 519 => {
-                n[1094] |= true;
-            }
-            366 | 520 => {
-                n[950] |= true;
-                n[1095] |= true;
-                n[1176] |= true;
-            }
-            367 => {
-                n[953] |= true;
-            }
-            368 | 521 => {
-                n[205] |= !n[203];
-                n[264] |= true;
-                n[609] |= true;
-                n[690] |= true;
-                n[1444] |= n[203];
-            }
-            369 => {
-                n[3] |= !n[0];
-                n[1093] |= true;
-                n[1444] |= n[0];
-            }
-            371 => {
-                n[610] |= true;
-            }
-            372 | 523 => {
-                n[469] |= true;
-            }
-            373 => {
-                n[466] |= true;
-                n[611] |= true;
-                n[692] |= true;
-            }
-            374 => {
-                n[63] |= !n[60];
-                n[144] |= true;
-                n[1175] |= true;
-                n[1292] |= true;
-                n[1444] |= n[60];
-            }
-            375 | 524 => {
-                n[4] |= !n[0];
-                n[1444] |= n[0];
-            }
-            376 => {
-                n[891] |= true;
-                n[1094] |= !n[1091];
-                n[1444] |= n[1091];
-            }
-            377 | 525 => {
-                n[406] |= true;
-            }
-            378 => {
-                n[204] |= true;
-            }
-            379 | 526 => {
-                n[407] |= true;
-                n[466] |= true;
-                n[692] |= true;
-            }
-            380 => {
-                n[205] |= true;
-                n[264] |= true;
-                n[690] |= true;
-            }
-            381 | 527 => {
-                n[65] |= !n[60];
-                n[146] |= true;
-                n[1444] |= n[60];
-            }
-            382 => {
-                n[951] |= true;
-                n[1032] |= true;
-                n[1177] |= !n[1173];
-                n[1294] |= true;
-                n[1444] |= n[1173];
-            }
-            383 | 528 => {
-                n[3] |= true;
-                n[1093] |= !n[1091];
-                n[1444] |= n[1091];
-            }
-            384 => {
-                n[893] |= !n[889];
-                n[1444] |= n[889];
-            }
-            385 | 529 => {
-                n[608] |= true;
-            }
-            387 | 530 => {
-                n[264] |= true;
-                n[609] |= true;
-                n[690] |= true;
-            }
-            388 => {
-                n[266] |= true;
-            }
-            389 | 531 => {
-                n[63] |= true;
-                n[144] |= true;
-                n[1175] |= !n[1173];
-                n[1292] |= true;
-                n[1444] |= n[1173];
-            }
-            390 => {
-                n[952] |= !n[949];
-                n[1034] |= true;
-                n[1444] |= n[949];
-            }
-            391 | 532 => {
-                n[891] |= !n[889];
-                n[1094] |= true;
-                n[1444] |= n[889];
-            }
-            393 | 444 | 534 | 559 => {
-                n[207] |= true;
-                n[266] |= true;
-            }
-            394 | 535 => {
-                n[951] |= !n[949];
-                n[1032] |= true;
-                n[1177] |= true;
-                n[1294] |= true;
-                n[1444] |= n[949];
-            }
-            395 => {
-                n[406] |= !n[404];
-                n[610] |= true;
-                n[1444] |= n[404];
-            }
-            397 | 448 => {
-                n[65] |= true;
-                n[146] |= true;
-            }
-            398 => {
-                n[467] |= !n[464];
-                n[548] |= true;
-                n[693] |= true;
-                n[810] |= true;
-                n[1444] |= n[464];
-            }
-            399 | 536 => {
-                n[408] |= !n[404];
-                n[1444] |= n[404];
-            }
-            400 => {
-                n[204] |= true;
-                n[608] |= !n[606];
-                n[1444] |= n[606];
-            }
-            401 | 537 => {
-                n[5] |= true;
-            }
-            402 => {
-                n[2] |= true;
-                n[1092] |= true;
-                n[1174] |= true;
-            }
-            403 | 538 => {
-                n[146] |= true;
-            }
-            404 => {
-                n[144] |= true;
-                n[1175] |= true;
-                n[1292] |= true;
-            }
-            405 | 539 => {
-                n[468] |= !n[464];
-                n[550] |= true;
-                n[1444] |= n[464];
-            }
-            406 => {
-                n[265] |= true;
-                n[346] |= true;
-                n[691] |= !n[688];
-                n[808] |= true;
-                n[1444] |= n[688];
-            }
-            407 | 540 => {
-                n[406] |= true;
-                n[610] |= !n[606];
-                n[1444] |= n[606];
-            }
-            408 => {
-                n[206] |= !n[203];
-                n[1444] |= n[203];
-            }
-            409 | 541 => {
-                n[2] |= true;
-                n[62] |= true;
-                n[1092] |= true;
-            }
-            410 => {
-                n[890] |= true;
-                n[950] |= true;
-                n[1095] |= true;
-            }
-            411 | 542 => {
-                n[63] |= true;
-                n[144] |= true;
-                n[1292] |= true;
-            }
-            412 => {
-                n[951] |= true;
-                n[1032] |= true;
-                n[1294] |= true;
-            }
-            413 | 543 => {
-                n[467] |= true;
-                n[548] |= true;
-                n[693] |= !n[688];
-                n[810] |= true;
-                n[1444] |= n[688];
-            }
-            414 => {
-                n[267] |= !n[263];
-                n[348] |= true;
-                n[1444] |= n[263];
-            }
-            415 | 544 => {
-                n[204] |= !n[203];
-                n[608] |= true;
-                n[1444] |= n[203];
-            }
-            416 | 545 => {
-                n[890] |= true;
-                n[1095] |= true;
-                n[1176] |= true;
-            }
-            417 => {
-                n[892] |= true;
-            }
-            418 | 546 => {
-                n[1032] |= true;
-                n[1177] |= true;
-                n[1294] |= true;
-            }
-            419 => {
-                n[1034] |= true;
-            }
-            420 | 547 => {
-                n[265] |= !n[263];
-                n[346] |= true;
-                n[691] |= true;
-                n[808] |= true;
-                n[1444] |= n[263];
-            }
-            421 => {
-                n[2] |= true;
-                n[62] |= !n[60];
-                n[1092] |= true;
-                n[1174] |= true;
-                n[1444] |= n[60];
-            }
-            422 | 548 => {
-                n[409] |= true;
-            }
-            423 => {
-                n[407] |= true;
-                n[611] |= true;
-                n[692] |= true;
-            }
-            424 | 549 => {
-                n[550] |= true;
-            }
-            425 => {
-                n[548] |= true;
-                n[693] |= true;
-                n[810] |= true;
-            }
-            426 => {
-                n[145] |= !n[142];
-                n[1293] |= true;
-                n[1444] |= n[142];
-            }
-            427 | 550 => {
-                n[5] |= true;
-                n[64] |= !n[60];
-                n[1444] |= n[60];
-            }
-            428 => {
-                n[890] |= true;
-                n[950] |= true;
-                n[1095] |= true;
-                n[1176] |= !n[1173];
-                n[1444] |= n[1173];
-            }
-            429 | 551 => {
-                n[407] |= true;
-                n[466] |= true;
-                n[611] |= true;
-            }
-            430 => {
-                n[205] |= true;
-                n[264] |= true;
-                n[609] |= true;
-            }
-            431 | 552 => {
-                n[467] |= true;
-                n[548] |= true;
-                n[810] |= true;
-            }
-            432 => {
-                n[265] |= true;
-                n[346] |= true;
-                n[808] |= true;
-            }
-            433 | 553 => {
-                n[147] |= !n[142];
-                n[1444] |= n[142];
-            }
-            434 => {
-                n[1033] |= true;
-                n[1295] |= !n[1291];
-                n[1444] |= n[1291];
-            }
-            435 | 554 => {
-                n[2] |= true;
-                n[62] |= true;
-                n[1092] |= true;
-                n[1174] |= !n[1173];
-                n[1444] |= n[1173];
-            }
-            436 => {
-                n[892] |= true;
-                n[953] |= !n[949];
-                n[1444] |= n[949];
-            }
-            437 | 555 => {
-                n[205] |= true;
-                n[609] |= true;
-                n[690] |= true;
-            }
-            438 => {
-                n[207] |= true;
-            }
-            439 | 556 => {
-                n[346] |= true;
-                n[691] |= true;
-                n[808] |= true;
-            }
-            440 => {
-                n[348] |= true;
-            }
-            441 | 557 => {
-                n[145] |= true;
-                n[1293] |= !n[1291];
-                n[1444] |= n[1291];
-            }
-            442 => {
-                n[1035] |= !n[1031];
-                n[1444] |= n[1031];
-            }
-            443 | 558 => {
-                n[890] |= true;
-                n[950] |= !n[949];
-                n[1095] |= true;
-                n[1176] |= true;
-                n[1444] |= n[949];
-            }
-            445 | 491 | 560 | 583 => {
-                n[267] |= true;
-                n[348] |= true;
-            }
-            446 | 561 => {
-                n[1033] |= !n[1031];
-                n[1295] |= true;
-                n[1444] |= n[1031];
-            }
-            447 => {
-                n[407] |= true;
-                n[466] |= !n[464];
-                n[611] |= true;
-                n[692] |= true;
-                n[1444] |= n[464];
-            }
-            449 | 494 | 497 | 586 => {
-                n[147] |= true;
-            }
-            450 => {
-                n[549] |= !n[546];
-                n[811] |= true;
-                n[1444] |= n[546];
-            }
-            451 | 562 => {
-                n[409] |= true;
-                n[469] |= !n[464];
-                n[1444] |= n[464];
-            }
-            452 => {
-                n[205] |= true;
-                n[264] |= true;
-                n[609] |= true;
-                n[690] |= !n[688];
-                n[1444] |= n[688];
-            }
-            453 | 563 => {
-                n[65] |= true;
-            }
-            454 => {
-                n[63] |= true;
-                n[1175] |= true;
-                n[1292] |= true;
-            }
-            456 => {
-                n[1293] |= true;
-            }
-            457 | 565 => {
-                n[551] |= !n[546];
-                n[1444] |= n[546];
-            }
-            458 => {
-                n[347] |= true;
-                n[809] |= !n[806];
-                n[1444] |= n[806];
-            }
-            459 | 566 => {
-                n[407] |= true;
-                n[466] |= true;
-                n[611] |= true;
-                n[692] |= !n[688];
-                n[1444] |= n[688];
-            }
-            460 => {
-                n[207] |= true;
-                n[266] |= !n[263];
-                n[1444] |= n[263];
-            }
-            461 | 567 => {
-                n[63] |= true;
-                n[144] |= true;
-                n[1175] |= true;
-            }
-            462 => {
-                n[951] |= true;
-                n[1032] |= true;
-                n[1177] |= true;
-            }
-            463 | 568 => {
-                n[145] |= true;
-            }
-            464 => {
-                n[1033] |= true;
-            }
-            465 | 569 => {
-                n[549] |= true;
-                n[811] |= !n[806];
-                n[1444] |= n[806];
-            }
-            466 => {
-                n[349] |= !n[345];
-                n[1444] |= n[345];
-            }
-            467 | 570 => {
-                n[205] |= true;
-                n[264] |= !n[263];
-                n[609] |= true;
-                n[690] |= true;
-                n[1444] |= n[263];
-            }
-            468 | 571 => {
-                n[951] |= true;
-                n[1177] |= true;
-                n[1294] |= true;
-            }
-            469 => {
-                n[952] |= true;
-            }
-            470 | 572 => {
-                n[1295] |= true;
-            }
-            472 | 573 => {
-                n[347] |= !n[345];
-                n[809] |= true;
-                n[1444] |= n[345];
-            }
-            473 => {
-                n[63] |= true;
-                n[144] |= !n[142];
-                n[1175] |= true;
-                n[1292] |= true;
-                n[1444] |= n[142];
-            }
-            474 | 574 => {
-                n[468] |= true;
-            }
-            475 => {
-                n[467] |= true;
-                n[693] |= true;
-                n[810] |= true;
-            }
-            477 => {
-                n[811] |= true;
-            }
-            478 | 576 => {
-                n[65] |= true;
-                n[146] |= !n[142];
-                n[1444] |= n[142];
-            }
-            479 => {
-                n[951] |= true;
-                n[1032] |= true;
-                n[1177] |= true;
-                n[1294] |= !n[1291];
-                n[1444] |= n[1291];
-            }
-            480 | 577 => {
-                n[467] |= true;
-                n[548] |= true;
-                n[693] |= true;
-            }
-            481 => {
-                n[265] |= true;
-                n[346] |= true;
-                n[691] |= true;
-            }
-            482 | 578 => {
-                n[549] |= true;
-            }
-            483 => {
-                n[347] |= true;
-            }
-            484 | 579 => {
-                n[63] |= true;
-                n[144] |= true;
-                n[1175] |= true;
-                n[1292] |= !n[1291];
-                n[1444] |= n[1291];
-            }
-            485 => {
-                n[952] |= true;
-                n[1034] |= !n[1031];
-                n[1444] |= n[1031];
-            }
-            486 | 580 => {
-                n[265] |= true;
-                n[691] |= true;
-                n[808] |= true;
-            }
-            487 => {
-                n[267] |= true;
-            }
-            488 | 581 => {
-                n[809] |= true;
-            }
-            490 | 582 => {
-                n[951] |= true;
-                n[1032] |= !n[1031];
-                n[1177] |= true;
-                n[1294] |= true;
-                n[1444] |= n[1031];
-            }
-            492 | 584 => {
-                n[349] |= true;
-            }
-            493 => {
-                n[467] |= true;
-                n[548] |= !n[546];
-                n[693] |= true;
-                n[810] |= true;
-                n[1444] |= n[546];
-            }
-            495 | 585 => {
-                n[468] |= true;
-                n[550] |= !n[546];
-                n[1444] |= n[546];
-            }
-            496 => {
-                n[265] |= true;
-                n[346] |= true;
-                n[691] |= true;
-                n[808] |= !n[806];
-                n[1444] |= n[806];
-            }
-            498 | 501 | 588 => {
-                n[145] |= true;
-                n[1293] |= true;
-            }
-            499 | 587 => {
-                n[467] |= true;
-                n[548] |= true;
-                n[693] |= true;
-                n[810] |= !n[806];
-                n[1444] |= n[806];
-            }
-            500 => {
-                n[267] |= true;
-                n[348] |= !n[345];
-                n[1444] |= n[345];
-            }
-            502 | 504 | 590 => {
-                n[1033] |= true;
-                n[1295] |= true;
-            }
-            503 | 589 => {
-                n[265] |= true;
-                n[346] |= !n[345];
-                n[691] |= true;
-                n[808] |= true;
-                n[1444] |= n[345];
-            }
-            505 => {
-                n[1035] |= true;
-            }
-            846 => {
-                n[28] |= !n[0];
-                n[917] |= !n[889];
-                n[987] |= true;
-                n[1129] |= !n[1091];
-                n[1225] |= true;
-            }
-            847 => {
-                n[30] |= !n[0];
-                n[100] |= !n[60];
-                n[172] |= !n[142];
-                n[1229] |= true;
-                n[1330] |= true;
-            }
-            848 => {
-                n[28] |= !n[0];
-                n[917] |= true;
-                n[987] |= !n[949];
-                n[1129] |= true;
-                n[1225] |= !n[1173];
-            }
-            849 => {
-                n[30] |= !n[0];
-                n[100] |= true;
-                n[172] |= true;
-                n[1229] |= !n[1173];
-                n[1330] |= !n[1291];
-            }
-            850 => {
-                n[26] |= !n[0];
-                n[1057] |= !n[1031];
-                n[1221] |= !n[1173];
-            }
-            851 => {
-                n[41] |= !n[0];
-                n[114] |= !n[60];
-                n[1249] |= !n[1173];
-            }
-            852 => {
-                n[34] |= !n[0];
-                n[107] |= !n[60];
-                n[178] |= !n[142];
-                n[1137] |= true;
-                n[1241] |= true;
-            }
-            853 => {
-                n[32] |= !n[0];
-                n[105] |= !n[60];
-                n[995] |= true;
-                n[1062] |= true;
-                n[1135] |= true;
-                n[1237] |= true;
-                n[1336] |= !n[1291];
-            }
-            854 => {
-                n[111] |= !n[60];
-                n[1142] |= !n[1091];
-                n[1246] |= !n[1173];
-            }
-            855 => {
-                n[34] |= true;
-                n[107] |= true;
-                n[178] |= !n[142];
-                n[1137] |= !n[1091];
-                n[1241] |= !n[1173];
-            }
-            856 => {
-                n[32] |= true;
-                n[105] |= true;
-                n[995] |= true;
-                n[1062] |= true;
-                n[1135] |= !n[1091];
-                n[1237] |= !n[1173];
-                n[1336] |= !n[1291];
-            }
-            857 => {
-                n[32] |= true;
-                n[105] |= true;
-                n[995] |= !n[949];
-                n[1062] |= !n[1031];
-                n[1135] |= !n[1091];
-                n[1237] |= true;
-                n[1336] |= true;
-            }
-            858 => {
-                n[103] |= !n[60];
-                n[174] |= !n[142];
-                n[920] |= true;
-                n[990] |= true;
-                n[1133] |= !n[1091];
-                n[1232] |= true;
-                n[1332] |= true;
-            }
-            859 => {
-                n[988] |= !n[949];
-                n[1131] |= !n[1091];
-                n[1227] |= !n[1173];
-            }
-            860 => {
-                n[103] |= true;
-                n[174] |= true;
-                n[920] |= true;
-                n[990] |= true;
-                n[1133] |= !n[1091];
-                n[1232] |= !n[1173];
-                n[1332] |= !n[1291];
-            }
-            861 => {
-                n[914] |= true;
-                n[984] |= true;
-                n[1058] |= !n[1031];
-                n[1126] |= !n[1091];
-                n[1222] |= !n[1173];
-            }
-            862 => {
-                n[929] |= !n[889];
-                n[1004] |= !n[949];
-                n[1252] |= !n[1173];
-            }
-            863 => {
-                n[103] |= true;
-                n[174] |= true;
-                n[920] |= !n[889];
-                n[990] |= !n[949];
-                n[1133] |= true;
-                n[1232] |= true;
-                n[1332] |= !n[1291];
-            }
-            864 => {
-                n[914] |= !n[889];
-                n[984] |= !n[949];
-                n[1058] |= !n[1031];
-                n[1126] |= true;
-                n[1222] |= true;
-            }
-            865 | 1030 => {
-                n[37] |= !n[0];
-                n[110] |= true;
-                n[926] |= !n[889];
-                n[1140] |= !n[1091];
-                n[1244] |= true;
-            }
-            866 | 1031 => {
-                n[37] |= true;
-                n[110] |= !n[60];
-                n[926] |= !n[889];
-                n[1140] |= true;
-                n[1244] |= !n[1173];
-            }
-            867 | 1032 => {
-                n[177] |= !n[142];
-                n[924] |= !n[889];
-                n[1240] |= !n[1173];
-            }
-            868 => {
-                n[922] |= !n[889];
-                n[992] |= true;
-                n[1060] |= true;
-                n[1234] |= !n[1173];
-                n[1334] |= !n[1291];
-            }
-            869 => {
-                n[922] |= !n[889];
-                n[992] |= !n[949];
-                n[1060] |= !n[1031];
-                n[1234] |= true;
-                n[1334] |= true;
-            }
-            870 => {
-                n[230] |= !n[203];
-                n[300] |= true;
-                n[432] |= !n[404];
-                n[644] |= !n[606];
-                n[741] |= true;
-            }
-            871 => {
-                n[430] |= !n[404];
-                n[500] |= !n[464];
-                n[572] |= !n[546];
-                n[736] |= true;
-                n[842] |= true;
-            }
-            872 => {
-                n[230] |= true;
-                n[300] |= !n[263];
-                n[432] |= !n[404];
-                n[644] |= true;
-                n[741] |= !n[688];
-            }
-            873 => {
-                n[430] |= !n[404];
-                n[500] |= true;
-                n[572] |= true;
-                n[736] |= !n[688];
-                n[842] |= !n[806];
-            }
-            874 => {
-                n[370] |= !n[345];
-                n[434] |= !n[404];
-                n[746] |= !n[688];
-            }
-            875 => {
-                n[445] |= !n[404];
-                n[518] |= !n[464];
-                n[764] |= !n[688];
-            }
-            876 => {
-                n[438] |= !n[404];
-                n[511] |= !n[464];
-                n[582] |= !n[546];
-                n[653] |= true;
-                n[757] |= true;
-            }
-            877 => {
-                n[307] |= true;
-                n[375] |= true;
-                n[436] |= !n[404];
-                n[509] |= !n[464];
-                n[651] |= true;
-                n[751] |= true;
-                n[850] |= !n[806];
-            }
-            878 => {
-                n[515] |= !n[464];
-                n[658] |= !n[606];
-                n[762] |= !n[688];
-            }
-            879 => {
-                n[438] |= true;
-                n[511] |= true;
-                n[582] |= !n[546];
-                n[653] |= !n[606];
-                n[757] |= !n[688];
-            }
-            880 => {
-                n[307] |= true;
-                n[375] |= true;
-                n[436] |= true;
-                n[509] |= true;
-                n[651] |= !n[606];
-                n[751] |= !n[688];
-                n[850] |= !n[806];
-            }
-            881 => {
-                n[307] |= !n[263];
-                n[375] |= !n[345];
-                n[436] |= true;
-                n[509] |= true;
-                n[651] |= !n[606];
-                n[751] |= true;
-                n[850] |= true;
-            }
-            882 => {
-                n[228] |= true;
-                n[298] |= true;
-                n[503] |= !n[464];
-                n[574] |= !n[546];
-                n[642] |= !n[606];
-                n[739] |= true;
-                n[844] |= true;
-            }
-            883 => {
-                n[302] |= !n[263];
-                n[647] |= !n[606];
-                n[744] |= !n[688];
-            }
-            884 => {
-                n[228] |= true;
-                n[298] |= true;
-                n[503] |= true;
-                n[574] |= true;
-                n[642] |= !n[606];
-                n[739] |= !n[688];
-                n[844] |= !n[806];
-            }
-            885 => {
-                n[234] |= true;
-                n[304] |= true;
-                n[372] |= !n[345];
-                n[649] |= !n[606];
-                n[748] |= !n[688];
-            }
-            886 => {
-                n[243] |= !n[203];
-                n[318] |= !n[263];
-                n[768] |= !n[688];
-            }
-            887 => {
-                n[228] |= !n[203];
-                n[298] |= !n[263];
-                n[503] |= true;
-                n[574] |= true;
-                n[642] |= true;
-                n[739] |= true;
-                n[844] |= !n[806];
-            }
-            888 => {
-                n[234] |= !n[203];
-                n[304] |= !n[263];
-                n[372] |= !n[345];
-                n[649] |= true;
-                n[748] |= true;
-            }
-            889 | 1033 => {
-                n[240] |= !n[203];
-                n[441] |= !n[404];
-                n[514] |= true;
-                n[656] |= !n[606];
-                n[760] |= true;
-            }
-            890 | 1034 => {
-                n[240] |= !n[203];
-                n[441] |= true;
-                n[514] |= !n[464];
-                n[656] |= true;
-                n[760] |= !n[688];
-            }
-            891 | 1035 => {
-                n[238] |= !n[203];
-                n[581] |= !n[546];
-                n[756] |= !n[688];
-            }
-            892 => {
-                n[236] |= !n[203];
-                n[308] |= true;
-                n[376] |= true;
-                n[752] |= !n[688];
-                n[851] |= !n[806];
-            }
-            893 => {
-                n[236] |= !n[203];
-                n[308] |= !n[263];
-                n[376] |= !n[345];
-                n[752] |= true;
-                n[851] |= true;
-            }
-            894 => {
-                n[45] |= !n[0];
-                n[120] |= true;
-                n[931] |= !n[889];
-                n[1150] |= !n[1091];
-                n[1259] |= true;
-            }
-            895 => {
-                n[51] |= !n[0];
-                n[1156] |= !n[1091];
-                n[1268] |= !n[1173];
-            }
-            896 => {
-                n[43] |= !n[0];
-                n[118] |= true;
-                n[1006] |= !n[949];
-                n[1071] |= true;
-                n[1148] |= !n[1091];
-                n[1254] |= true;
-                n[1348] |= true;
-            }
-            897 => {
-                n[122] |= !n[60];
-                n[1152] |= !n[1091];
-                n[1263] |= !n[1173];
-            }
-            898 => {
-                n[45] |= true;
-                n[120] |= !n[60];
-                n[931] |= !n[889];
-                n[1150] |= true;
-                n[1259] |= !n[1173];
-            }
-            899 => {
-                n[43] |= true;
-                n[118] |= !n[60];
-                n[1006] |= !n[949];
-                n[1071] |= true;
-                n[1148] |= true;
-                n[1254] |= !n[1173];
-                n[1348] |= true;
-            }
-            900 => {
-                n[43] |= true;
-                n[118] |= !n[60];
-                n[1006] |= true;
-                n[1071] |= !n[1031];
-                n[1148] |= true;
-                n[1254] |= true;
-                n[1348] |= !n[1291];
-            }
-            901 => {
-                n[136] |= true;
-                n[196] |= true;
-                n[942] |= !n[889];
-                n[1024] |= !n[949];
-                n[1166] |= !n[1091];
-                n[1366] |= true;
-            }
-            902 => {
-                n[136] |= !n[60];
-                n[196] |= !n[142];
-                n[942] |= true;
-                n[1024] |= true;
-                n[1166] |= true;
-                n[1366] |= !n[1291];
-            }
-            903 => {
-                n[937] |= !n[889];
-                n[1020] |= !n[949];
-                n[1274] |= !n[1173];
-            }
-            904 => {
-                n[193] |= !n[142];
-                n[1279] |= !n[1173];
-                n[1364] |= !n[1291];
-            }
-            905 => {
-                n[52] |= !n[0];
-                n[127] |= !n[60];
-                n[1014] |= true;
-                n[1079] |= true;
-                n[1157] |= !n[1091];
-                n[1357] |= true;
-            }
-            906 => {
-                n[48] |= !n[0];
-                n[124] |= !n[60];
-                n[1265] |= !n[1173];
-            }
-            907 => {
-                n[1073] |= !n[1031];
-                n[1256] |= !n[1173];
-                n[1350] |= !n[1291];
-            }
-            908 => {
-                n[52] |= true;
-                n[127] |= true;
-                n[1014] |= !n[949];
-                n[1079] |= !n[1031];
-                n[1157] |= true;
-                n[1357] |= !n[1291];
-            }
-            909 | 1036 => {
-                n[55] |= !n[0];
-                n[944] |= !n[889];
-                n[1026] |= true;
-                n[1168] |= !n[1091];
-                n[1285] |= true;
-            }
-            910 | 1037 => {
-                n[132] |= !n[60];
-                n[192] |= true;
-                n[939] |= !n[889];
-                n[1022] |= true;
-                n[1163] |= !n[1091];
-                n[1277] |= true;
-                n[1362] |= true;
-            }
-            911 => {
-                n[941] |= !n[889];
-                n[1165] |= !n[1091];
-                n[1281] |= !n[1173];
-            }
-            912 | 1038 => {
-                n[55] |= !n[0];
-                n[944] |= true;
-                n[1026] |= !n[949];
-                n[1168] |= true;
-                n[1285] |= !n[1173];
-            }
-            913 => {
-                n[1017] |= !n[949];
-                n[1159] |= !n[1091];
-                n[1271] |= !n[1173];
-            }
-            914 | 1039 => {
-                n[132] |= !n[60];
-                n[192] |= true;
-                n[939] |= true;
-                n[1022] |= !n[949];
-                n[1163] |= true;
-                n[1277] |= !n[1173];
-                n[1362] |= true;
-            }
-            915 | 1040 => {
-                n[132] |= true;
-                n[192] |= !n[142];
-                n[939] |= true;
-                n[1022] |= !n[949];
-                n[1163] |= true;
-                n[1277] |= true;
-                n[1362] |= !n[1291];
-            }
-            916 => {
-                n[245] |= !n[203];
-                n[456] |= !n[404];
-                n[531] |= true;
-                n[673] |= !n[606];
-                n[783] |= true;
-            }
-            917 => {
-                n[451] |= !n[404];
-                n[668] |= !n[606];
-                n[775] |= !n[688];
-            }
-            918 => {
-                n[325] |= !n[263];
-                n[390] |= true;
-                n[454] |= !n[404];
-                n[529] |= true;
-                n[671] |= !n[606];
-                n[778] |= true;
-                n[868] |= true;
-            }
-            919 => {
-                n[522] |= !n[464];
-                n[664] |= !n[606];
-                n[770] |= !n[688];
-            }
-            920 => {
-                n[245] |= !n[203];
-                n[456] |= true;
-                n[531] |= !n[464];
-                n[673] |= true;
-                n[783] |= !n[688];
-            }
-            921 => {
-                n[325] |= !n[263];
-                n[390] |= true;
-                n[454] |= true;
-                n[529] |= !n[464];
-                n[671] |= true;
-                n[778] |= !n[688];
-                n[868] |= true;
-            }
-            922 => {
-                n[325] |= true;
-                n[390] |= !n[345];
-                n[454] |= true;
-                n[529] |= !n[464];
-                n[671] |= true;
-                n[778] |= true;
-                n[868] |= !n[806];
-            }
-            923 => {
-                n[255] |= !n[203];
-                n[338] |= !n[263];
-                n[539] |= true;
-                n[599] |= true;
-                n[681] |= !n[606];
-                n[882] |= true;
-            }
-            924 => {
-                n[255] |= true;
-                n[338] |= true;
-                n[539] |= !n[464];
-                n[599] |= !n[546];
-                n[681] |= true;
-                n[882] |= !n[806];
-            }
-            925 => {
-                n[249] |= !n[203];
-                n[331] |= !n[263];
-                n[787] |= !n[688];
-            }
-            926 => {
-                n[597] |= !n[546];
-                n[794] |= !n[688];
-                n[879] |= !n[806];
-            }
-            927 => {
-                n[323] |= true;
-                n[388] |= true;
-                n[452] |= !n[404];
-                n[527] |= !n[464];
-                n[669] |= !n[606];
-                n[866] |= true;
-            }
-            928 => {
-                n[449] |= !n[404];
-                n[525] |= !n[464];
-                n[773] |= !n[688];
-            }
-            929 => {
-                n[392] |= !n[345];
-                n[781] |= !n[688];
-                n[871] |= !n[806];
-            }
-            930 => {
-                n[323] |= !n[263];
-                n[388] |= !n[345];
-                n[452] |= true;
-                n[527] |= true;
-                n[669] |= true;
-                n[866] |= !n[806];
-            }
-            931 | 1041 => {
-                n[258] |= !n[203];
-                n[340] |= true;
-                n[458] |= !n[404];
-                n[684] |= !n[606];
-                n[800] |= true;
-            }
-            932 | 1042 => {
-                n[253] |= !n[203];
-                n[336] |= true;
-                n[535] |= !n[464];
-                n[595] |= true;
-                n[679] |= !n[606];
-                n[792] |= true;
-                n[877] |= true;
-            }
-            933 => {
-                n[256] |= !n[203];
-                n[682] |= !n[606];
-                n[798] |= !n[688];
-            }
-            934 | 1043 => {
-                n[258] |= true;
-                n[340] |= !n[263];
-                n[458] |= !n[404];
-                n[684] |= true;
-                n[800] |= !n[688];
-            }
-            935 => {
-                n[333] |= !n[263];
-                n[676] |= !n[606];
-                n[789] |= !n[688];
-            }
-            936 | 1044 => {
-                n[253] |= true;
-                n[336] |= !n[263];
-                n[535] |= !n[464];
-                n[595] |= true;
-                n[679] |= true;
-                n[792] |= !n[688];
-                n[877] |= true;
-            }
-            937 | 1045 => {
-                n[253] |= true;
-                n[336] |= !n[263];
-                n[535] |= true;
-                n[595] |= !n[546];
-                n[679] |= true;
-                n[792] |= true;
-                n[877] |= !n[806];
-            }
-            938 => {
-                n[98] |= !n[60];
-                n[170] |= true;
-                n[916] |= !n[889];
-                n[986] |= true;
-                n[1128] |= !n[1091];
-                n[1224] |= true;
-                n[1328] |= true;
-            }
-            939 => {
-                n[98] |= !n[60];
-                n[170] |= true;
-                n[916] |= true;
-                n[986] |= !n[949];
-                n[1128] |= true;
-                n[1224] |= !n[1173];
-                n[1328] |= true;
-            }
-            940 => {
-                n[101] |= !n[60];
-                n[1230] |= !n[1173];
-                n[1331] |= !n[1291];
-            }
-            941 => {
-                n[96] |= !n[60];
-                n[168] |= true;
-                n[1056] |= !n[1031];
-                n[1220] |= !n[1173];
-                n[1326] |= true;
-            }
-            942 => {
-                n[180] |= !n[142];
-                n[1251] |= !n[1173];
-                n[1345] |= !n[1291];
-            }
-            943 => {
-                n[98] |= true;
-                n[170] |= !n[142];
-                n[916] |= true;
-                n[986] |= !n[949];
-                n[1128] |= true;
-                n[1224] |= true;
-                n[1328] |= !n[1291];
-            }
-            944 => {
-                n[96] |= true;
-                n[168] |= !n[142];
-                n[1056] |= !n[1031];
-                n[1220] |= true;
-                n[1326] |= !n[1291];
-            }
-            945 => {
-                n[40] |= !n[0];
-                n[113] |= !n[60];
-                n[1001] |= true;
-                n[1069] |= true;
-                n[1144] |= !n[1091];
-                n[1343] |= true;
-            }
-            946 => {
-                n[38] |= !n[0];
-                n[1141] |= !n[1091];
-                n[1245] |= !n[1173];
-            }
-            947 => {
-                n[994] |= !n[949];
-                n[1061] |= !n[1031];
-                n[1236] |= !n[1173];
-            }
-            948 => {
-                n[40] |= true;
-                n[113] |= true;
-                n[1001] |= !n[949];
-                n[1069] |= !n[1031];
-                n[1144] |= true;
-                n[1343] |= !n[1291];
-            }
-            949 => {
-                n[918] |= !n[889];
-                n[1130] |= !n[1091];
-                n[1226] |= !n[1173];
-            }
-            950 => {
-                n[102] |= !n[60];
-                n[173] |= !n[142];
-                n[1231] |= !n[1173];
-            }
-            951 => {
-                n[116] |= true;
-                n[181] |= true;
-                n[928] |= !n[889];
-                n[1003] |= !n[949];
-                n[1146] |= !n[1091];
-                n[1346] |= true;
-            }
-            952 => {
-                n[116] |= !n[60];
-                n[181] |= !n[142];
-                n[928] |= true;
-                n[1003] |= true;
-                n[1146] |= true;
-                n[1346] |= !n[1291];
-            }
-            953 | 1046 => {
-                n[36] |= !n[0];
-                n[109] |= true;
-                n[999] |= !n[949];
-                n[1066] |= true;
-                n[1139] |= !n[1091];
-                n[1243] |= true;
-                n[1340] |= true;
-            }
-            954 | 1047 => {
-                n[36] |= true;
-                n[109] |= !n[60];
-                n[999] |= !n[949];
-                n[1066] |= true;
-                n[1139] |= true;
-                n[1243] |= !n[1173];
-                n[1340] |= true;
-            }
-            955 | 1048 => {
-                n[176] |= !n[142];
-                n[997] |= !n[949];
-                n[1064] |= true;
-                n[1239] |= !n[1173];
-                n[1338] |= true;
-            }
-            956 => {
-                n[993] |= !n[949];
-                n[1235] |= !n[1173];
-                n[1335] |= !n[1291];
-            }
-            957 | 1049 => {
-                n[36] |= true;
-                n[109] |= !n[60];
-                n[999] |= true;
-                n[1066] |= !n[1031];
-                n[1139] |= true;
-                n[1243] |= true;
-                n[1340] |= !n[1291];
-            }
-            958 => {
-                n[1068] |= !n[1031];
-                n[1248] |= !n[1173];
-                n[1342] |= !n[1291];
-            }
-            959 | 1050 => {
-                n[176] |= !n[142];
-                n[997] |= true;
-                n[1064] |= !n[1031];
-                n[1239] |= true;
-                n[1338] |= !n[1291];
-            }
-            960 => {
-                n[231] |= !n[203];
-                n[301] |= true;
-                n[505] |= !n[464];
-                n[576] |= true;
-                n[645] |= !n[606];
-                n[742] |= true;
-                n[846] |= true;
-            }
-            961 => {
-                n[231] |= true;
-                n[301] |= !n[263];
-                n[505] |= !n[464];
-                n[576] |= true;
-                n[645] |= true;
-                n[742] |= !n[688];
-                n[846] |= true;
-            }
-            962 => {
-                n[501] |= !n[464];
-                n[737] |= !n[688];
-                n[843] |= !n[806];
-            }
-            963 => {
-                n[371] |= !n[345];
-                n[507] |= !n[464];
-                n[578] |= true;
-                n[747] |= !n[688];
-                n[848] |= true;
-            }
-            964 => {
-                n[584] |= !n[546];
-                n[767] |= !n[688];
-                n[861] |= !n[806];
-            }
-            965 => {
-                n[231] |= true;
-                n[301] |= !n[263];
-                n[505] |= true;
-                n[576] |= !n[546];
-                n[645] |= true;
-                n[742] |= true;
-                n[846] |= !n[806];
-            }
-            966 => {
-                n[371] |= !n[345];
-                n[507] |= true;
-                n[578] |= !n[546];
-                n[747] |= true;
-                n[848] |= !n[806];
-            }
-            967 => {
-                n[315] |= true;
-                n[382] |= true;
-                n[444] |= !n[404];
-                n[517] |= !n[464];
-                n[660] |= !n[606];
-                n[858] |= true;
-            }
-            968 => {
-                n[442] |= !n[404];
-                n[657] |= !n[606];
-                n[761] |= !n[688];
-            }
-            969 => {
-                n[306] |= !n[263];
-                n[374] |= !n[345];
-                n[750] |= !n[688];
-            }
-            970 => {
-                n[315] |= !n[263];
-                n[382] |= !n[345];
-                n[444] |= true;
-                n[517] |= true;
-                n[660] |= true;
-                n[858] |= !n[806];
-            }
-            971 => {
-                n[232] |= !n[203];
-                n[646] |= !n[606];
-                n[743] |= !n[688];
-            }
-            972 => {
-                n[502] |= !n[464];
-                n[573] |= !n[546];
-                n[738] |= !n[688];
-            }
-            973 => {
-                n[242] |= !n[203];
-                n[317] |= !n[263];
-                n[520] |= true;
-                n[585] |= true;
-                n[662] |= !n[606];
-                n[862] |= true;
-            }
-            974 => {
-                n[242] |= true;
-                n[317] |= true;
-                n[520] |= !n[464];
-                n[585] |= !n[546];
-                n[662] |= true;
-                n[862] |= !n[806];
-            }
-            975 | 1051 => {
-                n[313] |= !n[263];
-                n[380] |= true;
-                n[440] |= !n[404];
-                n[513] |= true;
-                n[655] |= !n[606];
-                n[759] |= true;
-                n[856] |= true;
-            }
-            976 | 1052 => {
-                n[313] |= !n[263];
-                n[380] |= true;
-                n[440] |= true;
-                n[513] |= !n[464];
-                n[655] |= true;
-                n[759] |= !n[688];
-                n[856] |= true;
-            }
-            977 | 1053 => {
-                n[311] |= !n[263];
-                n[378] |= true;
-                n[580] |= !n[546];
-                n[755] |= !n[688];
-                n[854] |= true;
-            }
-            978 => {
-                n[309] |= !n[263];
-                n[753] |= !n[688];
-                n[852] |= !n[806];
-            }
-            979 | 1054 => {
-                n[313] |= true;
-                n[380] |= !n[345];
-                n[440] |= true;
-                n[513] |= !n[464];
-                n[655] |= true;
-                n[759] |= true;
-                n[856] |= !n[806];
-            }
-            980 => {
-                n[383] |= !n[345];
-                n[765] |= !n[688];
-                n[859] |= !n[806];
-            }
-            981 | 1055 => {
-                n[311] |= true;
-                n[378] |= !n[345];
-                n[580] |= !n[546];
-                n[755] |= true;
-                n[854] |= !n[806];
-            }
-            982 => {
-                n[47] |= !n[0];
-                n[123] |= !n[60];
-                n[187] |= !n[142];
-                n[1153] |= true;
-                n[1264] |= true;
-            }
-            983 => {
-                n[47] |= true;
-                n[123] |= true;
-                n[187] |= !n[142];
-                n[1153] |= !n[1091];
-                n[1264] |= !n[1173];
-            }
-            984 => {
-                n[185] |= !n[142];
-                n[932] |= !n[889];
-                n[1260] |= !n[1173];
-            }
-            985 => {
-                n[183] |= !n[142];
-                n[1007] |= !n[949];
-                n[1072] |= true;
-                n[1255] |= !n[1173];
-                n[1349] |= true;
-            }
-            986 => {
-                n[183] |= !n[142];
-                n[1007] |= true;
-                n[1072] |= !n[1031];
-                n[1255] |= true;
-                n[1349] |= !n[1291];
-            }
-            987 => {
-                n[56] |= !n[0];
-                n[138] |= !n[60];
-                n[198] |= !n[142];
-                n[1286] |= true;
-                n[1368] |= true;
-            }
-            988 => {
-                n[129] |= !n[60];
-                n[189] |= !n[142];
-                n[936] |= true;
-                n[1019] |= true;
-                n[1161] |= !n[1091];
-                n[1273] |= true;
-                n[1359] |= true;
-            }
-            989 => {
-                n[135] |= !n[60];
-                n[195] |= !n[142];
-                n[1282] |= !n[1173];
-            }
-            990 => {
-                n[56] |= !n[0];
-                n[138] |= true;
-                n[198] |= true;
-                n[1286] |= !n[1173];
-                n[1368] |= !n[1291];
-            }
-            991 => {
-                n[129] |= true;
-                n[189] |= true;
-                n[936] |= true;
-                n[1019] |= true;
-                n[1161] |= !n[1091];
-                n[1273] |= !n[1173];
-                n[1359] |= !n[1291];
-            }
-            992 => {
-                n[133] |= !n[60];
-                n[1278] |= !n[1173];
-                n[1363] |= !n[1291];
-            }
-            993 => {
-                n[129] |= true;
-                n[189] |= true;
-                n[936] |= !n[889];
-                n[1019] |= !n[949];
-                n[1161] |= true;
-                n[1273] |= true;
-                n[1359] |= !n[1291];
-            }
-            994 => {
-                n[49] |= !n[0];
-                n[125] |= !n[60];
-                n[1012] |= true;
-                n[1077] |= true;
-                n[1154] |= true;
-                n[1266] |= true;
-                n[1355] |= !n[1291];
-            }
-            995 => {
-                n[49] |= true;
-                n[125] |= true;
-                n[1012] |= true;
-                n[1077] |= true;
-                n[1154] |= !n[1091];
-                n[1266] |= !n[1173];
-                n[1355] |= !n[1291];
-            }
-            996 => {
-                n[933] |= !n[889];
-                n[1010] |= true;
-                n[1075] |= true;
-                n[1261] |= !n[1173];
-                n[1353] |= !n[1291];
-            }
-            997 => {
-                n[1008] |= !n[949];
-                n[1257] |= !n[1173];
-                n[1351] |= !n[1291];
-            }
-            998 => {
-                n[49] |= true;
-                n[125] |= true;
-                n[1012] |= !n[949];
-                n[1077] |= !n[1031];
-                n[1154] |= !n[1091];
-                n[1266] |= true;
-                n[1355] |= true;
-            }
-            999 => {
-                n[933] |= !n[889];
-                n[1010] |= !n[949];
-                n[1075] |= !n[1031];
-                n[1261] |= true;
-                n[1353] |= true;
-            }
-            1000 => {
-                n[1015] |= !n[949];
-                n[1080] |= !n[1031];
-                n[1269] |= !n[1173];
-            }
-            1001 | 1056 => {
-                n[54] |= !n[0];
-                n[1086] |= !n[1031];
-                n[1284] |= !n[1173];
-            }
-            1002 => {
-                n[935] |= true;
-                n[1018] |= true;
-                n[1082] |= !n[1031];
-                n[1160] |= !n[1091];
-                n[1272] |= !n[1173];
-            }
-            1003 | 1057 => {
-                n[131] |= !n[60];
-                n[191] |= true;
-                n[1084] |= !n[1031];
-                n[1276] |= !n[1173];
-                n[1361] |= true;
-            }
-            1004 => {
-                n[935] |= !n[889];
-                n[1018] |= !n[949];
-                n[1082] |= !n[1031];
-                n[1160] |= true;
-                n[1272] |= true;
-            }
-            1005 | 1058 => {
-                n[131] |= true;
-                n[191] |= !n[142];
-                n[1084] |= !n[1031];
-                n[1276] |= true;
-                n[1361] |= !n[1291];
-            }
-            1006 => {
-                n[447] |= !n[404];
-                n[523] |= !n[464];
-                n[587] |= !n[546];
-                n[665] |= true;
-                n[771] |= true;
-            }
-            1007 => {
-                n[447] |= true;
-                n[523] |= true;
-                n[587] |= !n[546];
-                n[665] |= !n[606];
-                n[771] |= !n[688];
-            }
-            1008 => {
-                n[246] |= !n[203];
-                n[591] |= !n[546];
-                n[784] |= !n[688];
-            }
-            1009 => {
-                n[326] |= !n[263];
-                n[391] |= true;
-                n[589] |= !n[546];
-                n[779] |= !n[688];
-                n[869] |= true;
-            }
-            1010 => {
-                n[326] |= true;
-                n[391] |= !n[345];
-                n[589] |= !n[546];
-                n[779] |= true;
-                n[869] |= !n[806];
-            }
-            1011 => {
-                n[460] |= !n[404];
-                n[542] |= !n[464];
-                n[602] |= !n[546];
-                n[802] |= true;
-                n[884] |= true;
-            }
-            1012 => {
-                n[250] |= true;
-                n[332] |= true;
-                n[533] |= !n[464];
-                n[593] |= !n[546];
-                n[675] |= !n[606];
-                n[788] |= true;
-                n[875] |= true;
-            }
-            1013 => {
-                n[540] |= !n[464];
-                n[600] |= !n[546];
-                n[797] |= !n[688];
-            }
-            1014 => {
-                n[460] |= !n[404];
-                n[542] |= true;
-                n[602] |= true;
-                n[802] |= !n[688];
-                n[884] |= !n[806];
-            }
-            1015 => {
-                n[250] |= true;
-                n[332] |= true;
-                n[533] |= true;
-                n[593] |= true;
-                n[675] |= !n[606];
-                n[788] |= !n[688];
-                n[875] |= !n[806];
-            }
-            1016 => {
-                n[537] |= !n[464];
-                n[795] |= !n[688];
-                n[880] |= !n[806];
-            }
-            1017 => {
-                n[250] |= !n[203];
-                n[332] |= !n[263];
-                n[533] |= true;
-                n[593] |= true;
-                n[675] |= true;
-                n[788] |= true;
-                n[875] |= !n[806];
-            }
-            1018 => {
-                n[320] |= true;
-                n[385] |= true;
-                n[448] |= !n[404];
-                n[524] |= !n[464];
-                n[666] |= true;
-                n[772] |= true;
-                n[864] |= !n[806];
-            }
-            1019 => {
-                n[320] |= true;
-                n[385] |= true;
-                n[448] |= true;
-                n[524] |= true;
-                n[666] |= !n[606];
-                n[772] |= !n[688];
-                n[864] |= !n[806];
-            }
-            1020 => {
-                n[247] |= !n[203];
-                n[329] |= true;
-                n[394] |= true;
-                n[785] |= !n[688];
-                n[873] |= !n[806];
-            }
-            1021 => {
-                n[327] |= !n[263];
-                n[780] |= !n[688];
-                n[870] |= !n[806];
-            }
-            1022 => {
-                n[320] |= !n[263];
-                n[385] |= !n[345];
-                n[448] |= true;
-                n[524] |= true;
-                n[666] |= !n[606];
-                n[772] |= true;
-                n[864] |= true;
-            }
-            1023 => {
-                n[247] |= !n[203];
-                n[329] |= !n[263];
-                n[394] |= !n[345];
-                n[785] |= true;
-                n[873] |= true;
-            }
-            1024 => {
-                n[322] |= !n[263];
-                n[387] |= !n[345];
-                n[776] |= !n[688];
-            }
-            1025 | 1059 => {
-                n[400] |= !n[345];
-                n[459] |= !n[404];
-                n[801] |= !n[688];
-            }
-            1026 => {
-                n[251] |= true;
-                n[334] |= true;
-                n[396] |= !n[345];
-                n[677] |= !n[606];
-                n[790] |= !n[688];
-            }
-            1027 | 1060 => {
-                n[398] |= !n[345];
-                n[536] |= !n[464];
-                n[596] |= true;
-                n[793] |= !n[688];
-                n[878] |= true;
-            }
-            1028 => {
-                n[251] |= !n[203];
-                n[334] |= !n[263];
-                n[396] |= !n[345];
-                n[677] |= true;
-                n[790] |= true;
-            }
-            1029 | 1061 => {
-                n[398] |= !n[345];
-                n[536] |= true;
-                n[596] |= !n[546];
-                n[793] |= true;
-                n[878] |= !n[806];
-            }
-            _ => {}
-        }
-    }
+    // n[2]: ((aux 3) b c 3 4)
+    n[2] = ((!n[1]) & ((joint[0].0 == 593) | (joint[0].0 == 762)))
+        | (({
+            // SET: 8 moves of white, from (move wk a 6 c 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8001000000,
+                0x4001001020000, 0x0, 0x1008000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 10 moves of black, from (move bk a 6 c 4), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x10002000000, 0x8002002040000,
+                    0x4000000000000000, 0x40020000020, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[0]) & (joint[1].0 == 338));
+    // n[3]: ((aux 3) b a 3 4)
+    n[3] = ((joint[0].0 == 613) | (joint[0].0 == 638)
+        | ({
+            // SET: 4 moves of black, from (move bk b 5 a 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x8000004000000000, 0x0, 0x0, 0x10010, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1]) & ((joint[0].0 == 624) | (joint[0].0 == 778)))
+        | ((!n[0]) & (joint[1].0 == 369));
+    // n[4]: ((aux 3) b a 3 2)
+    n[4] = ((joint[0].0 == 604) | (joint[0].0 == 767) | (joint[1].0 == 349))
+        | ((!n[1]) & (joint[0].0 == 630))
+        | ((!n[0]) & ((joint[1].0 == 375) | (joint[1].0 == 524)));
+    // n[5]: ((aux 3) b c 3 2)
+    n[5] = ((!n[1]) & (joint[0].0 == 596))
+        | (({
+            // SET: 6 moves of white, from (move wk b 1 c 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20000000, 0x40000010800,
+                0x0, 0x800001, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 6 moves of black, from (move bk b 1 c 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x40000000, 0x80000021000, 0x0,
+                    0x4002000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[0]) & ((joint[1].0 == 341) | (joint[1].0 == 508)));
     // n[6]: ((aux 4) b 3)
     n[6] = (mt[0] & 0x1ffffffc != 0) | (n[2]) | (n[3]) | (n[4]) | (n[5]);
+    // n[7]: ((aux 5) b a e 3 2 6)
+    n[7] = ((!n[1]) & ((joint[0].0 == 170) | (joint[0].0 == 297)))
+        | ((!n[0]) & (joint[1].0 == 2));
     // n[8]: ((aux 6) b e 3 6)
     n[8] = (mt[1] & 0x600000000000 != 0) | (n[7]);
+    // n[9]: ((aux 5) b a a 3 2 6)
+    n[9] = ((!n[1]) & ((joint[0].0 == 168) | (joint[0].0 == 296)))
+        | ((!n[0]) & (joint[1].0 == 0));
     // n[10]: ((aux 6) b a 3 6)
     n[10] = (mt[1] & 0x1800000000000 != 0) | (n[9]);
+    // n[11]: ((aux 5) b a e 3 2 2)
+    n[11] = ((!n[1]) & (joint[0].0 == 169)) | ((!n[0]) & (joint[1].0 == 1));
     // n[12]: ((aux 6) b e 3 2)
     n[12] = (mt[1] & 0x6000000000000 != 0) | (n[11]);
+    // n[13]: ((aux 5) b a e 3 4 4)
+    n[13] = ((!n[1]) & (joint[0].0 == 171)) | ((joint[0].0 == 173) | (joint[1].0 == 5))
+        | ((!n[0]) & (joint[1].0 == 3));
     // n[14]: ((aux 6) b e 3 4)
     n[14] = (mt[1] & 0x18000000000000 != 0) | (n[13]);
+    // n[15]: ((aux 5) b e a 3 6 2)
+    n[15] = ((!n[1]) & (joint[0].0 == 241))
+        | ((!n[0]) & ((joint[1].0 == 73) | (joint[1].0 == 148)));
+    // n[16]: ((aux 5) b a a 3 6 2)
+    n[16] = ((!n[1]) & (joint[0].0 == 175))
+        | ((!n[0]) & ((joint[1].0 == 7) | (joint[1].0 == 128)));
+    // n[17]: ((aux 5) b e a 3 2 2)
+    n[17] = ((!n[1]) & (joint[0].0 == 232)) | ((!n[0]) & (joint[1].0 == 64));
     // n[18]: ((aux 6) b a 3 2)
     n[18] = (n[15]) | (n[16]) | (n[17]);
+    // n[19]: ((aux 5) b e a 3 4 4)
+    n[19] = ((!n[1]) & (joint[0].0 == 236)) | ((joint[0].0 == 237) | (joint[1].0 == 69))
+        | ((!n[0]) & (joint[1].0 == 68));
     // n[20]: ((aux 6) b a 3 4)
     n[20] = (mt[1] & 0x60000000000000 != 0) | (n[19]);
+    // n[21]: ((aux 5) b c c 3 2 6)
+    n[21] = ((!n[1]) & ((joint[0].0 == 196) | (joint[0].0 == 304)))
+        | ((joint[0].0 == 197) | (joint[0].0 == 305) | (joint[1].0 == 29))
+        | ((!n[0]) & (joint[1].0 == 28));
     // n[22]: ((aux 6) b c 3 6)
     n[22] = (n[21]) | (mt[1] & 0x180000000000000 != 0);
+    // n[23]: ((aux 5) b c c 3 6 2)
+    n[23] = ((!n[1]) & (joint[0].0 == 205))
+        | ((joint[0].0 == 206) | (joint[1].0 == 38) | (joint[1].0 == 137))
+        | ((!n[0]) & ((joint[1].0 == 37) | (joint[1].0 == 136)));
     // n[24]: ((aux 6) b c 3 2)
     n[24] = (n[23]) | (mt[1] & 0x600000000000000 != 0);
     // n[25]: ((aux 7) b 3)
@@ -41948,28 +34363,123 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[25] |= n[20];
     n[25] |= n[22];
     n[25] |= n[24];
+    // n[26]: ((aux 8) b a g 3 2 8)
+    n[26] = ((!n[1]) & ((joint[0].0 == 1066) | (joint[0].0 == 1248)))
+        | ((!n[0]) & (joint[1].0 == 850));
     // n[27]: ((aux 9) b g 3 8)
     n[27] = (mt[3] & 0x180 != 0) | (n[26]);
+    // n[28]: ((aux 8) b a c 3 2 8)
+    n[28] = ((!n[1])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk a 2 c 4 a 6 c 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x14000000000, 0x0, 0x0, 0xc0000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[0]) & ((joint[1].0 == 846) | (joint[1].0 == 848)));
     // n[29]: ((aux 9) b c 3 8)
     n[29] = (mt[3] & 0xe00 != 0) | (n[28]);
+    // n[30]: ((aux 8) b a g 3 2 4)
+    n[30] = ((!n[1]) & ((joint[0].0 == 1063) | (joint[0].0 == 1065)))
+        | ((!n[0]) & ((joint[1].0 == 847) | (joint[1].0 == 849)));
     // n[31]: ((aux 9) b g 3 4)
     n[31] = (n[30]) | (mt[3] & 0x7000 != 0);
+    // n[32]: ((aux 8) b a g 3 4 6)
+    n[32] = ((!n[1]) & (joint[0].0 == 1069))
+        | ((joint[0].0 == 1072) | (joint[0].0 == 1073) | (joint[1].0 == 856)
+            | (joint[1].0 == 857)) | ((!n[0]) & (joint[1].0 == 853));
     // n[33]: ((aux 9) b g 3 6)
     n[33] = (mt[3] & 0x38000 != 0) | (n[32]);
+    // n[34]: ((aux 8) b a g 3 4 2)
+    n[34] = ((!n[1]) & (joint[0].0 == 1068))
+        | ((joint[0].0 == 1071) | (joint[1].0 == 855)) | ((!n[0]) & (joint[1].0 == 852));
     // n[35]: ((aux 9) b g 3 2)
     n[35] = (mt[3] & 0xc0000 != 0) | (n[34]);
+    // n[36]: ((aux 8) b e c 3 8 2)
+    n[36] = ((!n[1]) & (joint[0].0 == 1169))
+        | ((joint[0].0 == 1170) | (joint[0].0 == 1173)
+            | ({
+                // SET: 4 moves of black, from (triplejump bk e 8 c 6 e 4 c 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x2400000000000000, 0x0, 0x2800000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[0]) & ((joint[1].0 == 953) | (joint[1].0 == 1046)));
+    // n[37]: ((aux 8) b a c 3 8 2)
+    n[37] = ((!n[1]) & (joint[0].0 == 1081))
+        | ((joint[0].0 == 1082) | (joint[1].0 == 866) | (joint[1].0 == 1031))
+        | ((!n[0]) & ((joint[1].0 == 865) | (joint[1].0 == 1030)));
+    // n[38]: ((aux 8) b e c 3 4 2)
+    n[38] = ((!n[1]) & (joint[0].0 == 1162)) | ((!n[0]) & (joint[1].0 == 946));
     // n[39]: ((aux 9) b c 3 2)
     n[39] = (n[36]) | (n[37]) | (n[38]) | (mt[3] & 0x100000 != 0);
+    // n[40]: ((aux 8) b e c 3 4 6)
+    n[40] = ((!n[1]) & (joint[0].0 == 1161))
+        | ((joint[0].0 == 1164) | (joint[1].0 == 948)) | ((!n[0]) & (joint[1].0 == 945));
+    // n[41]: ((aux 8) b a c 3 4 6)
+    n[41] = ((!n[1]) & (joint[0].0 == 1067)) | ((!n[0]) & (joint[1].0 == 851));
     // n[42]: ((aux 9) b c 3 6)
     n[42] = (mt[3] & 0x200000 != 0) | (n[40]) | (n[41]);
+    // n[43]: ((aux 8) b c e 3 2 8)
+    n[43] = ((!n[1]) & ((joint[0].0 == 1112) | (joint[0].0 == 1253)))
+        | (({
+            // SET: 4 moves of white, from (triplejump wk c 2 e 4 c 6 e 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x18000000, 0x0, 0x18000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        }) | (joint[1].0 == 899) | (joint[1].0 == 900))
+        | ((!n[0]) & (joint[1].0 == 896));
     // n[44]: ((aux 9) b e 3 8)
     n[44] = (n[43]) | (mt[3] & 0x1c00000 != 0);
+    // n[45]: ((aux 8) b c a 3 2 8)
+    n[45] = ((!n[1]) & ((joint[0].0 == 1110) | (joint[0].0 == 1252)))
+        | ((joint[0].0 == 1114) | (joint[0].0 == 1254) | (joint[1].0 == 898))
+        | ((!n[0]) & (joint[1].0 == 894));
     // n[46]: ((aux 9) b a 3 8)
     n[46] = (n[45]) | (mt[3] & 0x6000000 != 0);
+    // n[47]: ((aux 8) b g a 3 2 4)
+    n[47] = ((!n[1]) & (joint[0].0 == 1198))
+        | ((joint[0].0 == 1199) | (joint[1].0 == 983)) | ((!n[0]) & (joint[1].0 == 982));
+    // n[48]: ((aux 8) b c a 3 6 4)
+    n[48] = ((!n[1]) & (joint[0].0 == 1122)) | ((!n[0]) & (joint[1].0 == 906));
+    // n[49]: ((aux 8) b g a 3 6 4)
+    n[49] = ((!n[1]) & (joint[0].0 == 1210))
+        | ((joint[0].0 == 1211) | (joint[0].0 == 1214) | (joint[1].0 == 995)
+            | (joint[1].0 == 998)) | ((!n[0]) & (joint[1].0 == 994));
     // n[50]: ((aux 9) b a 3 4)
     n[50] = (mt[3] & 0x8000000 != 0) | (n[47]) | (n[48]) | (n[49]);
+    // n[51]: ((aux 8) b c e 3 2 4)
+    n[51] = ((!n[1]) & (joint[0].0 == 1111)) | ((!n[0]) & (joint[1].0 == 895));
+    // n[52]: ((aux 8) b c e 3 6 4)
+    n[52] = ((!n[1]) & (joint[0].0 == 1121))
+        | ((joint[0].0 == 1124) | (joint[1].0 == 908)) | ((!n[0]) & (joint[1].0 == 905));
     // n[53]: ((aux 9) b e 3 4)
     n[53] = (n[51]) | (n[52]) | (mt[3] & 0x10000000 != 0);
+    // n[54]: ((aux 8) b g a 3 8 2)
+    n[54] = ((!n[1]) & (joint[0].0 == 1217))
+        | ((!n[0]) & ((joint[1].0 == 1001) | (joint[1].0 == 1056)));
+    // n[55]: ((aux 8) b c a 3 8 2)
+    n[55] = ((!n[1]) & ((joint[0].0 == 1125) | (joint[0].0 == 1128)))
+        | ((!n[0])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk c 8 a 6 c 4 a 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x12000, 0x0, 0x5000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
+    // n[56]: ((aux 8) b g a 3 4 2)
+    n[56] = ((!n[1]) & ((joint[0].0 == 1203) | (joint[0].0 == 1206)))
+        | ((!n[0]) & ((joint[1].0 == 987) | (joint[1].0 == 990)));
     // n[57]: ((aux 9) b a 3 2)
     n[57] = (n[54]) | (n[55]) | (n[56]);
     // n[58]: ((aux 10) b 3)
@@ -42034,32 +34544,162 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[62]: ((aux 3) d c 3 4)
+    n[62] = (({
+        // SET: 8 moves of white, from (move wk a 2 c 4), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8401020000, 0x4000001000000,
+            0x400000000000000, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 10 moves of black, from (move bk a 2 c 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x10802040000, 0x8000002000000,
+                0x4000000000000000, 0x40020000020, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[61]) & ((joint[0].0 == 676) | (joint[0].0 == 804)))
+        | ((!n[60]) & (joint[1].0 == 421));
+    // n[63]: ((aux 3) d e 3 4)
+    n[63] = ((!n[61]) & ((joint[0].0 == 629) | (joint[0].0 == 781)))
+        | (({
+            // SET: 8 moves of white, from (move wk c 6 e 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000010, 0x801001020,
+                0x4020000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 10 moves of black, from (move bk c 6 e 4), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8000020, 0x1002002040,
+                    0x80000040080000, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[60]) & (joint[1].0 == 374));
+    // n[64]: ((aux 3) d c 3 2)
+    n[64] = (({
+        // SET: 6 moves of white, from (move wk a 4 c 2), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x220100000, 0x800, 0x0,
+            0x800001, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 6 moves of black, from (move bk a 4 c 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x440200000, 0x1000, 0x1000000000000000, 0x4,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[61]) & (joint[0].0 == 682))
+        | ((!n[60]) & ((joint[1].0 == 427) | (joint[1].0 == 550)));
+    // n[65]: ((aux 3) d e 3 2)
+    n[65] = ((!n[61]) & (joint[0].0 == 636))
+        | (({
+            // SET: 6 moves of white, from (move wk d 1 e 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8000000000001000,
+                0x20000010, 0x2000001000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 6 moves of black, from (move bk d 1 e 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000, 0x40000021, 0x8000000000000,
+                    0x1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[60]) & ((joint[1].0 == 381) | (joint[1].0 == 527)));
     // n[66]: ((aux 4) d 3)
     n[66] = (n[62])
         | ((mt[0] & 0x1e9f7e88 != 0) | (mt[3] & 0x8000000000000000 != 0)
             | (mt[4] & 0xff != 0)) | (n[63]) | (n[64]) | (n[65]);
+    // n[67]: ((aux 5) d e e 3 2 6)
+    n[67] = ((!n[61]) & ((joint[0].0 == 234) | (joint[0].0 == 317)))
+        | ((joint[0].0 == 235) | (joint[0].0 == 318) | (joint[1].0 == 67))
+        | ((!n[60]) & (joint[1].0 == 66));
     // n[68]: ((aux 6) d e 3 6)
     n[68] = (n[67]) | ((mt[1] & 0x400000000000 != 0) | (mt[4] & 0x40000 != 0));
+    // n[69]: ((aux 5) d e a 3 2 6)
+    n[69] = ((!n[61]) & ((joint[0].0 == 233) | (joint[0].0 == 316)))
+        | ((!n[60]) & (joint[1].0 == 65));
     // n[70]: ((aux 6) d a 3 6)
     n[70] = (n[69]) | ((mt[1] & 0x1000000000000 != 0) | (mt[4] & 0x80000 != 0));
+    // n[71]: ((aux 5) d e e 3 6 2)
+    n[71] = ((!n[61]) & (joint[0].0 == 243))
+        | ((joint[0].0 == 245) | (joint[1].0 == 77) | (joint[1].0 == 150))
+        | ((!n[60]) & ((joint[1].0 == 75) | (joint[1].0 == 149)));
+    // n[72]: ((aux 5) d a e 3 6 2)
+    n[72] = ((!n[61]) & (joint[0].0 == 176))
+        | ((!n[60]) & ((joint[1].0 == 8) | (joint[1].0 == 129)));
+    // n[73]: ((aux 5) d a e 3 2 2)
+    n[73] = ((!n[61]) & (joint[0].0 == 169)) | ((!n[60]) & (joint[1].0 == 1));
     // n[74]: ((aux 6) d e 3 2)
     n[74] = (n[71]) | (n[72]) | (n[73]);
+    // n[75]: ((aux 5) d a e 3 4 4)
+    n[75] = ((!n[61]) & (joint[0].0 == 171)) | ((joint[0].0 == 173) | (joint[1].0 == 5))
+        | ((!n[60]) & (joint[1].0 == 3));
     // n[76]: ((aux 6) d e 3 4)
     n[76] = (mt[1] & 0x18000000000000 != 0) | (n[75]);
+    // n[77]: ((aux 5) d e a 3 2 2)
+    n[77] = ((!n[61]) & (joint[0].0 == 232)) | ((!n[60]) & (joint[1].0 == 64));
     // n[78]: ((aux 6) d a 3 2)
     n[78] = (mt[4] & 0x300000 != 0) | (n[77]);
+    // n[79]: ((aux 5) d e a 3 4 4)
+    n[79] = ((!n[61]) & (joint[0].0 == 236)) | ((joint[0].0 == 237) | (joint[1].0 == 69))
+        | ((!n[60]) & (joint[1].0 == 68));
     // n[80]: ((aux 6) d a 3 4)
     n[80] = (mt[1] & 0x60000000000000 != 0) | (n[79]);
+    // n[81]: ((aux 5) d c g 3 2 6)
+    n[81] = ((!n[61]) & ((joint[0].0 == 199) | (joint[0].0 == 306)))
+        | ((!n[60]) & (joint[1].0 == 31));
     // n[82]: ((aux 6) d g 3 6)
     n[82] = (n[81]) | (mt[0] & 0xc0000000000000 != 0);
+    // n[83]: ((aux 5) d c c 3 2 6)
+    n[83] = ((joint[0].0 == 196) | (joint[0].0 == 304) | (joint[1].0 == 28))
+        | ((!n[61]) & ((joint[0].0 == 197) | (joint[0].0 == 305)))
+        | ((!n[60]) & (joint[1].0 == 29));
     // n[84]: ((aux 6) d c 3 6)
     n[84] = (n[83]) | (mt[1] & 0x180000000000000 != 0);
+    // n[85]: ((aux 5) d c g 3 2 2)
+    n[85] = ((!n[61]) & (joint[0].0 == 198)) | ((!n[60]) & (joint[1].0 == 30));
     // n[86]: ((aux 6) d g 3 2)
     n[86] = (mt[0] & 0x600000000000000 != 0) | (n[85]);
+    // n[87]: ((aux 5) d c g 3 4 4)
+    n[87] = ((!n[61]) & (joint[0].0 == 201)) | ((joint[0].0 == 203) | (joint[1].0 == 35))
+        | ((!n[60]) & (joint[1].0 == 33));
     // n[88]: ((aux 6) d g 3 4)
     n[88] = (mt[1] & 0x60 != 0) | (n[87]);
+    // n[89]: ((aux 5) d c c 3 6 2)
+    n[89] = ((joint[0].0 == 205) | (joint[1].0 == 37) | (joint[1].0 == 136))
+        | ((!n[61]) & (joint[0].0 == 206))
+        | ((!n[60]) & ((joint[1].0 == 38) | (joint[1].0 == 137)));
+    // n[90]: ((aux 5) d g c 3 6 2)
+    n[90] = ((!n[61]) & (joint[0].0 == 275))
+        | ((!n[60]) & ((joint[1].0 == 107) | (joint[1].0 == 160)));
+    // n[91]: ((aux 5) d g c 3 2 2)
+    n[91] = ((!n[61]) & (joint[0].0 == 268)) | ((!n[60]) & (joint[1].0 == 100));
     // n[92]: ((aux 6) d c 3 2)
     n[92] = (n[89]) | (n[90]) | (n[91]);
+    // n[93]: ((aux 5) d g c 3 4 4)
+    n[93] = ((!n[61]) & (joint[0].0 == 271))
+        | ((joint[0].0 == 272) | (joint[1].0 == 104)) | ((!n[60]) & (joint[1].0 == 103));
     // n[94]: ((aux 6) d c 3 4)
     n[94] = (mt[1] & 0x600 != 0) | (n[93]);
     // n[95]: ((aux 7) d 3)
@@ -42078,36 +34718,164 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[95] |= n[88];
     n[95] |= n[92];
     n[95] |= n[94];
+    // n[96]: ((aux 8) d e g 3 2 8)
+    n[96] = ((!n[61]) & ((joint[0].0 == 1157) | (joint[0].0 == 1264)))
+        | ((joint[0].0 == 1160) | (joint[0].0 == 1266) | (joint[1].0 == 944))
+        | ((!n[60]) & (joint[1].0 == 941));
     // n[97]: ((aux 9) d g 3 8)
     n[97] = (n[96]) | ((mt[3] & 0x100 != 0) | (mt[4] & 0x4000000000 != 0));
+    // n[98]: ((aux 8) d e c 3 2 8)
+    n[98] = ((!n[61])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk e 2 c 4 a 6 c 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0xc, 0xc00000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((joint[0].0 == 1159) | (joint[0].0 == 1265) | (joint[1].0 == 943))
+        | ((!n[60]) & ((joint[1].0 == 938) | (joint[1].0 == 939)));
     // n[99]: ((aux 9) d c 3 8)
     n[99] = (n[98]) | ((mt[3] & 0xc00 != 0) | (mt[4] & 0x8000000000 != 0));
+    // n[100]: ((aux 8) d a g 3 2 4)
+    n[100] = ((!n[61]) & (joint[0].0 == 1063))
+        | ((joint[0].0 == 1065) | (joint[1].0 == 849))
+        | ((!n[60]) & (joint[1].0 == 847));
+    // n[101]: ((aux 8) d e g 3 2 4)
+    n[101] = ((!n[61]) & (joint[0].0 == 1156)) | ((!n[60]) & (joint[1].0 == 940));
+    // n[102]: ((aux 8) d e g 3 6 4)
+    n[102] = ((!n[61]) & (joint[0].0 == 1166)) | ((!n[60]) & (joint[1].0 == 950));
+    // n[103]: ((aux 8) d a g 3 6 4)
+    n[103] = ((!n[61]) & (joint[0].0 == 1074))
+        | ((joint[0].0 == 1076) | (joint[0].0 == 1079) | (joint[1].0 == 860)
+            | (joint[1].0 == 863)) | ((!n[60]) & (joint[1].0 == 858));
     // n[104]: ((aux 9) d g 3 4)
     n[104] = (n[100]) | (n[101]) | (n[102]) | (n[103]);
+    // n[105]: ((aux 8) d a g 3 4 6)
+    n[105] = ((!n[61]) & (joint[0].0 == 1069))
+        | ((joint[0].0 == 1072) | (joint[0].0 == 1073) | (joint[1].0 == 856)
+            | (joint[1].0 == 857)) | ((!n[60]) & (joint[1].0 == 853));
     // n[106]: ((aux 9) d g 3 6)
     n[106] = (mt[3] & 0x38000 != 0) | (n[105]);
+    // n[107]: ((aux 8) d a g 3 4 2)
+    n[107] = ((!n[61]) & (joint[0].0 == 1068))
+        | ((joint[0].0 == 1071) | (joint[1].0 == 855))
+        | ((!n[60]) & (joint[1].0 == 852));
     // n[108]: ((aux 9) d g 3 2)
     n[108] = (mt[3] & 0xc0000 != 0) | (n[107]);
+    // n[109]: ((aux 8) d e c 3 8 2)
+    n[109] = ((joint[0].0 == 1169) | (joint[1].0 == 953) | (joint[1].0 == 1046))
+        | ((!n[61]) & ((joint[0].0 == 1170) | (joint[0].0 == 1173)))
+        | ((!n[60])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk e 8 c 6 e 4 c 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x2400000000000000, 0x0, 0x2800000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
+    // n[110]: ((aux 8) d a c 3 8 2)
+    n[110] = ((joint[0].0 == 1081) | (joint[1].0 == 865) | (joint[1].0 == 1030))
+        | ((!n[61]) & (joint[0].0 == 1082))
+        | ((!n[60]) & ((joint[1].0 == 866) | (joint[1].0 == 1031)));
+    // n[111]: ((aux 8) d a c 3 4 2)
+    n[111] = ((!n[61]) & (joint[0].0 == 1070)) | ((!n[60]) & (joint[1].0 == 854));
     // n[112]: ((aux 9) d c 3 2)
     n[112] = (n[109]) | (n[110]) | (mt[4] & 0x10000000000 != 0) | (n[111]);
+    // n[113]: ((aux 8) d e c 3 4 6)
+    n[113] = ((!n[61]) & (joint[0].0 == 1161))
+        | ((joint[0].0 == 1164) | (joint[1].0 == 948))
+        | ((!n[60]) & (joint[1].0 == 945));
+    // n[114]: ((aux 8) d a c 3 4 6)
+    n[114] = ((!n[61]) & (joint[0].0 == 1067)) | ((!n[60]) & (joint[1].0 == 851));
     // n[115]: ((aux 9) d c 3 6)
     n[115] = (mt[3] & 0x200000 != 0) | (n[113]) | (n[114]);
+    // n[116]: ((aux 8) d e c 3 6 4)
+    n[116] = ((joint[0].0 == 1167) | (joint[1].0 == 951))
+        | ((!n[61]) & (joint[0].0 == 1168)) | ((!n[60]) & (joint[1].0 == 952));
     // n[117]: ((aux 9) d c 3 4)
     n[117] = (mt[2] & 0x50 != 0) | (n[116]);
+    // n[118]: ((aux 8) d c e 3 2 8)
+    n[118] = ((joint[0].0 == 1112) | (joint[0].0 == 1253) | (joint[1].0 == 896))
+        | ((!n[61])
+            & ({
+                // SET: 4 moves of white, from (triplejump wk c 2 e 4 c 6 e 8), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0, 0x0, 0x18000000, 0x0, 0x18000000000,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[60]) & ((joint[1].0 == 899) | (joint[1].0 == 900)));
     // n[119]: ((aux 9) d e 3 8)
     n[119] = (n[118]) | (mt[3] & 0x1c00000 != 0);
+    // n[120]: ((aux 8) d c a 3 2 8)
+    n[120] = ((joint[0].0 == 1110) | (joint[0].0 == 1252) | (joint[1].0 == 894))
+        | ((!n[61]) & ((joint[0].0 == 1114) | (joint[0].0 == 1254)))
+        | ((!n[60]) & (joint[1].0 == 898));
     // n[121]: ((aux 9) d a 3 8)
     n[121] = (n[120]) | (mt[3] & 0x6000000 != 0);
+    // n[122]: ((aux 8) d c a 3 2 4)
+    n[122] = ((!n[61]) & (joint[0].0 == 1113)) | ((!n[60]) & (joint[1].0 == 897));
+    // n[123]: ((aux 8) d g a 3 2 4)
+    n[123] = ((!n[61]) & (joint[0].0 == 1198))
+        | ((joint[0].0 == 1199) | (joint[1].0 == 983))
+        | ((!n[60]) & (joint[1].0 == 982));
+    // n[124]: ((aux 8) d c a 3 6 4)
+    n[124] = ((!n[61]) & (joint[0].0 == 1122)) | ((!n[60]) & (joint[1].0 == 906));
+    // n[125]: ((aux 8) d g a 3 6 4)
+    n[125] = ((!n[61]) & (joint[0].0 == 1210))
+        | ((joint[0].0 == 1211) | (joint[0].0 == 1214) | (joint[1].0 == 995)
+            | (joint[1].0 == 998)) | ((!n[60]) & (joint[1].0 == 994));
     // n[126]: ((aux 9) d a 3 4)
     n[126] = (n[122]) | (n[123]) | (n[124]) | (n[125]);
+    // n[127]: ((aux 8) d c e 3 6 4)
+    n[127] = ((!n[61]) & (joint[0].0 == 1121))
+        | ((joint[0].0 == 1124) | (joint[1].0 == 908))
+        | ((!n[60]) & (joint[1].0 == 905));
     // n[128]: ((aux 9) d e 3 4)
     n[128] = ((mt[3] & 0x10000000 != 0) | (mt[4] & 0x20000000000 != 0)) | (n[127]);
+    // n[129]: ((aux 8) d g a 3 4 6)
+    n[129] = ((!n[61]) & (joint[0].0 == 1204))
+        | ((joint[0].0 == 1207) | (joint[0].0 == 1209) | (joint[1].0 == 991)
+            | (joint[1].0 == 993)) | ((!n[60]) & (joint[1].0 == 988));
     // n[130]: ((aux 9) d a 3 6)
     n[130] = (mt[2] & 0x2c000000 != 0) | (n[129]);
+    // n[131]: ((aux 8) d g e 3 8 2)
+    n[131] = ((!n[61]) & (joint[0].0 == 1219))
+        | ((joint[0].0 == 1221) | (joint[1].0 == 1005) | (joint[1].0 == 1058))
+        | ((!n[60]) & ((joint[1].0 == 1003) | (joint[1].0 == 1057)));
+    // n[132]: ((aux 8) d c e 3 8 2)
+    n[132] = ((!n[61]) & ((joint[0].0 == 1126) | (joint[0].0 == 1130)))
+        | ((joint[0].0 == 1131) | (joint[1].0 == 915) | (joint[1].0 == 1040))
+        | ((!n[60])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk c 8 a 6 c 4 e 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x44000, 0x0, 0xa000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
+    // n[133]: ((aux 8) d g e 3 4 2)
+    n[133] = ((!n[61]) & (joint[0].0 == 1208)) | ((!n[60]) & (joint[1].0 == 992));
     // n[134]: ((aux 9) d e 3 2)
     n[134] = (n[131]) | (n[132]) | (n[133]) | (mt[2] & 0x400000000 != 0);
+    // n[135]: ((aux 8) d g e 3 4 6)
+    n[135] = ((!n[61]) & (joint[0].0 == 1205)) | ((!n[60]) & (joint[1].0 == 989));
+    // n[136]: ((aux 8) d c e 3 4 6)
+    n[136] = ((joint[0].0 == 1117) | (joint[1].0 == 901))
+        | ((!n[61]) & (joint[0].0 == 1118)) | ((!n[60]) & (joint[1].0 == 902));
     // n[137]: ((aux 9) d e 3 6)
     n[137] = (mt[2] & 0x1000000000 != 0) | (n[135]) | (n[136]);
+    // n[138]: ((aux 8) d g a 3 4 2)
+    n[138] = ((!n[61]) & (joint[0].0 == 1203))
+        | ((joint[0].0 == 1206) | (joint[1].0 == 990))
+        | ((!n[60]) & (joint[1].0 == 987));
     // n[139]: ((aux 9) d a 3 2)
     n[139] = (mt[4] & 0xc0000000000 != 0) | (n[138]);
     // n[140]: ((aux 10) d 3)
@@ -42181,24 +34949,136 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[144]: ((aux 3) f e 3 4)
+    n[144] = (({
+        // SET: 8 moves of white, from (move wk c 2 e 4), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20000000000000, 0x4080010,
+            0x800001000, 0x10002000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 10 moves of black, from (move bk c 2 e 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x40000000000000, 0x8100020, 0x1000002000,
+                0x80000040080000, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[143]) & ((joint[0].0 == 728) | (joint[0].0 == 830)))
+        | ((!n[142]) & (joint[1].0 == 473));
+    // n[145]: ((aux 3) f g 3 4)
+    n[145] = ((!n[143]) & ((joint[0].0 == 681) | (joint[0].0 == 807)))
+        | (({
+            // SET: 5 moves of white, from (move wk e 6 g 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x100000000000000,
+                0x12000000004000, 0x0, 0x400, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 7 moves of black, from (move bk e 6 g 4), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x200000000000000, 0x24000000008000,
+                    0x100200000000000, 0x1000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[142]) & (joint[1].0 == 426));
+    // n[146]: ((aux 3) f e 3 2)
+    n[146] = (({
+        // SET: 6 moves of white, from (move wk c 4 e 2), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1000000000000000,
+            0x8000000000041000, 0x0, 0x2000001000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 6 moves of black, from (move bk c 4 e 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000000000, 0x82000, 0x1, 0x4008000,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[143]) & (joint[0].0 == 733))
+        | ((!n[142]) & ((joint[1].0 == 478) | (joint[1].0 == 576)));
+    // n[147]: ((aux 3) f g 3 2)
+    n[147] = ((!n[143]) & (joint[0].0 == 688))
+        | (({
+            // SET: 5 moves of white, from (move wk f 1 g 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1200000000001,
+                0x4000000000000, 0x100, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 4 moves of black, from (move bk f 1 g 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2400000000002, 0x0, 0x400, 0x0,
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[142]) & ((joint[1].0 == 433) | (joint[1].0 == 553)));
     // n[148]: ((aux 4) f 3)
     n[148] = ((mt[0] & 0x1e7e7d50 != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x18 != 0) | (mt[5] & 0x7e00 != 0)) | (n[144]) | (n[145]) | (n[146])
         | (n[147]);
+    // n[149]: ((aux 5) f e e 3 2 6)
+    n[149] = ((joint[0].0 == 234) | (joint[0].0 == 317) | (joint[1].0 == 66))
+        | ((!n[143]) & ((joint[0].0 == 235) | (joint[0].0 == 318)))
+        | ((!n[142]) & (joint[1].0 == 67));
     // n[150]: ((aux 6) f e 3 6)
     n[150] = (n[149]) | ((mt[1] & 0x400000000000 != 0) | (mt[4] & 0x40000 != 0));
+    // n[151]: ((aux 5) f e e 3 6 2)
+    n[151] = ((joint[0].0 == 243) | (joint[1].0 == 75) | (joint[1].0 == 149))
+        | ((!n[143]) & (joint[0].0 == 245))
+        | ((!n[142]) & ((joint[1].0 == 77) | (joint[1].0 == 150)));
     // n[152]: ((aux 6) f e 3 2)
     n[152] = (n[151]) | ((mt[1] & 0x4000000000000 != 0) | (mt[5] & 0x400000 != 0));
+    // n[153]: ((aux 5) f g g 3 2 6)
+    n[153] = ((!n[143]) & ((joint[0].0 == 270) | (joint[0].0 == 329)))
+        | ((!n[142]) & (joint[1].0 == 102));
     // n[154]: ((aux 6) f g 3 6)
     n[154] = (mt[0] & 0xa0000000000000 != 0) | (n[153]);
+    // n[155]: ((aux 5) f g c 3 2 6)
+    n[155] = ((!n[143]) & ((joint[0].0 == 269) | (joint[0].0 == 328)))
+        | ((!n[142]) & (joint[1].0 == 101));
     // n[156]: ((aux 6) f c 3 6)
     n[156] = ((mt[1] & 0x100000000000000 != 0) | (mt[5] & 0x4000000 != 0)) | (n[155]);
+    // n[157]: ((aux 5) f c g 3 6 2)
+    n[157] = ((!n[143]) & (joint[0].0 == 207))
+        | ((!n[142]) & ((joint[1].0 == 39) | (joint[1].0 == 138)));
+    // n[158]: ((aux 5) f g g 3 6 2)
+    n[158] = ((!n[143]) & (joint[0].0 == 277))
+        | ((!n[142]) & ((joint[1].0 == 109) | (joint[1].0 == 161)));
+    // n[159]: ((aux 5) f c g 3 2 2)
+    n[159] = ((!n[143]) & (joint[0].0 == 198)) | ((!n[142]) & (joint[1].0 == 30));
     // n[160]: ((aux 6) f g 3 2)
     n[160] = (n[157]) | (n[158]) | (n[159]);
+    // n[161]: ((aux 5) f c g 3 4 4)
+    n[161] = ((!n[143]) & (joint[0].0 == 201))
+        | ((joint[0].0 == 203) | (joint[1].0 == 35)) | ((!n[142]) & (joint[1].0 == 33));
     // n[162]: ((aux 6) f g 3 4)
     n[162] = (mt[1] & 0x60 != 0) | (n[161]);
+    // n[163]: ((aux 5) f g c 3 2 2)
+    n[163] = ((!n[143]) & (joint[0].0 == 268)) | ((!n[142]) & (joint[1].0 == 100));
     // n[164]: ((aux 6) f c 3 2)
     n[164] = ((mt[1] & 0x200000000000000 != 0) | (mt[5] & 0x8000000 != 0)) | (n[163]);
+    // n[165]: ((aux 5) f g c 3 4 4)
+    n[165] = ((!n[143]) & (joint[0].0 == 271))
+        | ((joint[0].0 == 272) | (joint[1].0 == 104))
+        | ((!n[142]) & (joint[1].0 == 103));
     // n[166]: ((aux 6) f c 3 4)
     n[166] = (mt[1] & 0x600 != 0) | (n[165]);
     // n[167]: ((aux 7) f 3)
@@ -42213,28 +35093,125 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[167] |= n[162];
     n[167] |= n[164];
     n[167] |= n[166];
+    // n[168]: ((aux 8) f e g 3 2 8)
+    n[168] = ((joint[0].0 == 1157) | (joint[0].0 == 1264) | (joint[1].0 == 941))
+        | ((!n[143]) & ((joint[0].0 == 1160) | (joint[0].0 == 1266)))
+        | ((!n[142]) & (joint[1].0 == 944));
     // n[169]: ((aux 9) f g 3 8)
     n[169] = (n[168]) | ((mt[3] & 0x100 != 0) | (mt[4] & 0x4000000000 != 0));
+    // n[170]: ((aux 8) f e c 3 2 8)
+    n[170] = (({
+        // SET: 4 moves of white, from (triplejump wk e 2 c 4 a 6 c 8), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x0, 0xc, 0xc00000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 938) | (joint[1].0 == 939))
+        | ((!n[143]) & ((joint[0].0 == 1159) | (joint[0].0 == 1265)))
+        | ((!n[142]) & (joint[1].0 == 943));
     // n[171]: ((aux 9) f c 3 8)
     n[171] = (n[170]) | ((mt[3] & 0xc00 != 0) | (mt[4] & 0x8000000000 != 0));
+    // n[172]: ((aux 8) f a g 3 2 4)
+    n[172] = ((!n[143]) & (joint[0].0 == 1063))
+        | ((joint[0].0 == 1065) | (joint[1].0 == 849))
+        | ((!n[142]) & (joint[1].0 == 847));
+    // n[173]: ((aux 8) f e g 3 6 4)
+    n[173] = ((!n[143]) & (joint[0].0 == 1166)) | ((!n[142]) & (joint[1].0 == 950));
+    // n[174]: ((aux 8) f a g 3 6 4)
+    n[174] = ((!n[143]) & (joint[0].0 == 1074))
+        | ((joint[0].0 == 1076) | (joint[0].0 == 1079) | (joint[1].0 == 860)
+            | (joint[1].0 == 863)) | ((!n[142]) & (joint[1].0 == 858));
     // n[175]: ((aux 9) f g 3 4)
     n[175] = (n[172]) | (mt[3] & 0x1000 != 0) | (n[173]) | (n[174]);
+    // n[176]: ((aux 8) f e g 3 8 2)
+    n[176] = ((!n[143]) & ((joint[0].0 == 1171) | (joint[0].0 == 1175)))
+        | ((!n[142])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk e 8 c 6 e 4 g 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x8800000000000000, 0x0, 0x5000000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
+    // n[177]: ((aux 8) f a g 3 8 2)
+    n[177] = ((!n[143]) & (joint[0].0 == 1083))
+        | ((!n[142]) & ((joint[1].0 == 867) | (joint[1].0 == 1032)));
+    // n[178]: ((aux 8) f a g 3 4 2)
+    n[178] = ((!n[143]) & ((joint[0].0 == 1068) | (joint[0].0 == 1071)))
+        | ((!n[142]) & ((joint[1].0 == 852) | (joint[1].0 == 855)));
     // n[179]: ((aux 9) f g 3 2)
     n[179] = (n[176]) | (n[177]) | (n[178]);
+    // n[180]: ((aux 8) f e c 3 2 4)
+    n[180] = ((!n[143]) & (joint[0].0 == 1158)) | ((!n[142]) & (joint[1].0 == 942));
+    // n[181]: ((aux 8) f e c 3 6 4)
+    n[181] = ((joint[0].0 == 1167) | (joint[1].0 == 951))
+        | ((!n[143]) & (joint[0].0 == 1168)) | ((!n[142]) & (joint[1].0 == 952));
     // n[182]: ((aux 9) f c 3 4)
     n[182] = (n[180]) | (n[181]) | (mt[2] & 0x40 != 0);
+    // n[183]: ((aux 8) f g e 3 2 8)
+    n[183] = ((!n[143])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk g 2 e 4 c 6 e 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x6000000000000, 0x600000000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[142]) & ((joint[1].0 == 985) | (joint[1].0 == 986)));
     // n[184]: ((aux 9) f e 3 8)
     n[184] = ((mt[3] & 0x1800000 != 0) | (mt[5] & 0x20000000000 != 0)) | (n[183]);
+    // n[185]: ((aux 8) f g a 3 2 8)
+    n[185] = ((!n[143]) & ((joint[0].0 == 1200) | (joint[0].0 == 1272)))
+        | ((!n[142]) & (joint[1].0 == 984));
     // n[186]: ((aux 9) f a 3 8)
     n[186] = ((mt[3] & 0x4000000 != 0) | (mt[5] & 0x40000000000 != 0)) | (n[185]);
+    // n[187]: ((aux 8) f g a 3 2 4)
+    n[187] = ((!n[143]) & ((joint[0].0 == 1198) | (joint[0].0 == 1199)))
+        | ((!n[142]) & ((joint[1].0 == 982) | (joint[1].0 == 983)));
     // n[188]: ((aux 9) f a 3 4)
     n[188] = ((mt[3] & 0x8000000 != 0) | (mt[5] & 0x180000000000 != 0)) | (n[187]);
+    // n[189]: ((aux 8) f g a 3 4 6)
+    n[189] = ((!n[143]) & (joint[0].0 == 1204))
+        | ((joint[0].0 == 1207) | (joint[0].0 == 1209) | (joint[1].0 == 991)
+            | (joint[1].0 == 993)) | ((!n[142]) & (joint[1].0 == 988));
     // n[190]: ((aux 9) f a 3 6)
     n[190] = (mt[2] & 0x2c000000 != 0) | (n[189]);
+    // n[191]: ((aux 8) f g e 3 8 2)
+    n[191] = ((joint[0].0 == 1219) | (joint[1].0 == 1003) | (joint[1].0 == 1057))
+        | ((!n[143]) & (joint[0].0 == 1221))
+        | ((!n[142]) & ((joint[1].0 == 1005) | (joint[1].0 == 1058)));
+    // n[192]: ((aux 8) f c e 3 8 2)
+    n[192] = ((joint[0].0 == 1126) | (joint[0].0 == 1130)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk c 8 a 6 c 4 e 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x44000, 0x0, 0xa000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[143]) & (joint[0].0 == 1131))
+        | ((!n[142]) & ((joint[1].0 == 915) | (joint[1].0 == 1040)));
+    // n[193]: ((aux 8) f c e 3 4 2)
+    n[193] = ((!n[143]) & (joint[0].0 == 1120)) | ((!n[142]) & (joint[1].0 == 904));
     // n[194]: ((aux 9) f e 3 2)
     n[194] = (n[191]) | (n[192]) | (mt[2] & 0x200000000 != 0) | (n[193]);
+    // n[195]: ((aux 8) f g e 3 4 6)
+    n[195] = ((!n[143]) & (joint[0].0 == 1205)) | ((!n[142]) & (joint[1].0 == 989));
+    // n[196]: ((aux 8) f c e 3 4 6)
+    n[196] = ((joint[0].0 == 1117) | (joint[1].0 == 901))
+        | ((!n[143]) & (joint[0].0 == 1118)) | ((!n[142]) & (joint[1].0 == 902));
     // n[197]: ((aux 9) f e 3 6)
     n[197] = (mt[2] & 0x1000000000 != 0) | (n[195]) | (n[196]);
+    // n[198]: ((aux 8) f g a 3 4 2)
+    n[198] = ((!n[143]) & (joint[0].0 == 1203))
+        | ((joint[0].0 == 1206) | (joint[1].0 == 990))
+        | ((!n[142]) & (joint[1].0 == 987));
     // n[199]: ((aux 9) f a 3 2)
     n[199] = (mt[4] & 0xc0000000000 != 0) | (n[198]);
     // n[200]: ((aux 10) f 3)
@@ -42302,23 +35279,134 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[204]: ((aux 3) c b 6 5)
+    n[204] = (({
+        // SET: 7 moves of white, from (move wk a 4 b 5), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x200000000480000, 0x8000,
+            0x800000000000000, 0x4008000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 5 moves of black, from (move bk a 4 b 5), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x400000000900000, 0x10000, 0x2000000000000000,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[202]) & (joint[0].0 == 670))
+        | ((!n[203]) & ((joint[1].0 == 415) | (joint[1].0 == 544)));
+    // n[205]: ((aux 3) c d 6 5)
+    n[205] = (({
+        // SET: 10 moves of white, from (move wk b 3 d 5), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800001000000000,
+            0x10200000000000, 0x40008, 0x10020000010010, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk b 3 d 5), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x1000002000000000, 0x20400000000000, 0x80010,
+                0x400080000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[202]) & (joint[0].0 == 623))
+        | ((!n[203]) & ((joint[1].0 == 368) | (joint[1].0 == 521)));
+    // n[206]: ((aux 3) c b 6 7)
+    n[206] = (({
+        // SET: 4 moves of white, from (move wk a 6 b 7), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4800000, 0x80,
+            0x2000000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 5 moves of black, from (move bk a 6 b 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x9000000, 0x100, 0x8000000000000000, 0x200000,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[202]) & ((joint[0].0 == 663) | (joint[0].0 == 798)))
+        | ((!n[203]) & (joint[1].0 == 408));
+    // n[207]: ((aux 3) c d 6 7)
+    n[207] = ((!n[202]) & ((joint[0].0 == 618) | (joint[0].0 == 775)))
+        | (({
+            // SET: 6 moves of white, from (move wk c 8 d 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x820000000000100,
+                0x800, 0x100200000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 6 moves of black, from (move bk c 8 d 7), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1040000000000200, 0x1000,
+                    0x800000400000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[203]) & (joint[1].0 == 363));
     // n[208]: ((aux 4) c 6)
     n[208] = ((mt[0] & 0xaf9efc8 != 0) | (mt[4] & 0x38 != 0) | (mt[5] & 0x1200 != 0)
         | (mt[6] & 0x78000 != 0)) | (n[204]) | (n[205]) | (n[206]) | (n[207]);
+    // n[209]: ((aux 5) c b f 6 5 5)
+    n[209] = ((joint[0].0 == 191) | (joint[1].0 == 23))
+        | ((!n[202]) & (joint[0].0 == 192)) | ((!n[203]) & (joint[1].0 == 24));
     // n[210]: ((aux 6) c f 6 5)
     n[210] = (mt[0] & 0x6000000000 != 0) | (n[209]);
+    // n[211]: ((aux 5) c f b 6 5 5)
+    n[211] = ((joint[0].0 == 260) | (joint[1].0 == 92))
+        | ((!n[202]) & (joint[0].0 == 262)) | ((!n[203]) & (joint[1].0 == 94));
     // n[212]: ((aux 6) c b 6 5)
     n[212] = (mt[0] & 0x60000000000 != 0) | (n[211]);
+    // n[213]: ((aux 5) c b f 6 7 7)
+    n[213] = ((!n[202]) & (joint[0].0 == 195)) | ((!n[203]) & (joint[1].0 == 27));
     // n[214]: ((aux 6) c f 6 7)
     n[214] = ((mt[1] & 0x800000000000000 != 0) | (mt[4] & 0x100 != 0)) | (n[213]);
+    // n[215]: ((aux 5) c b b 6 3 7)
+    n[215] = ((!n[202]) & ((joint[0].0 == 186) | (joint[0].0 == 302)))
+        | ((!n[203]) & (joint[1].0 == 18));
+    // n[216]: ((aux 5) c f b 6 3 7)
+    n[216] = ((!n[202]) & ((joint[0].0 == 256) | (joint[0].0 == 325)))
+        | ((!n[203]) & (joint[1].0 == 88));
+    // n[217]: ((aux 5) c f b 6 7 7)
+    n[217] = ((!n[202]) & (joint[0].0 == 265)) | ((!n[203]) & (joint[1].0 == 97));
     // n[218]: ((aux 6) c b 6 7)
     n[218] = (n[215]) | (n[216]) | (n[217]);
+    // n[219]: ((aux 5) c b f 6 7 3)
+    n[219] = ((!n[202]) & (joint[0].0 == 194))
+        | ((!n[203]) & ((joint[1].0 == 26) | (joint[1].0 == 135)));
     // n[220]: ((aux 6) c f 6 3)
     n[220] = ((mt[2] & 0x2 != 0) | (mt[4] & 0x1000 != 0)) | (n[219]);
+    // n[221]: ((aux 5) c b b 6 7 3)
+    n[221] = ((!n[202]) & (joint[0].0 == 193))
+        | ((!n[203]) & ((joint[1].0 == 25) | (joint[1].0 == 134)));
     // n[222]: ((aux 6) c b 6 3)
     n[222] = (mt[4] & 0x14000 != 0) | (n[221]);
+    // n[223]: ((aux 5) c d d 6 3 7)
+    n[223] = ((!n[202]) & ((joint[0].0 == 218) | (joint[0].0 == 313)))
+        | ((joint[0].0 == 220) | (joint[0].0 == 314) | (joint[1].0 == 52))
+        | ((!n[203]) & (joint[1].0 == 50));
     // n[224]: ((aux 6) c d 6 7)
     n[224] = (n[223]) | (mt[1] & 0xc000000 != 0);
+    // n[225]: ((aux 5) c d d 6 7 3)
+    n[225] = ((!n[202]) & (joint[0].0 == 228))
+        | ((joint[0].0 == 229) | (joint[1].0 == 61) | (joint[1].0 == 146))
+        | ((!n[203]) & ((joint[1].0 == 60) | (joint[1].0 == 145)));
     // n[226]: ((aux 6) c d 6 3)
     n[226] = (n[225]) | (mt[1] & 0xc0000000000 != 0);
     // n[227]: ((aux 7) c 6)
@@ -42333,28 +35421,125 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[227] |= n[222];
     n[227] |= n[224];
     n[227] |= n[226];
+    // n[228]: ((aux 8) c b h 6 5 3)
+    n[228] = ((joint[0].0 == 1098) | (joint[0].0 == 1100) | (joint[1].0 == 882)
+        | (joint[1].0 == 884)) | ((!n[202]) & (joint[0].0 == 1103))
+        | ((!n[203]) & (joint[1].0 == 887));
     // n[229]: ((aux 9) c h 6 3)
     n[229] = (mt[2] & 0x700 != 0) | (n[228]);
+    // n[230]: ((aux 8) c b d 6 1 7)
+    n[230] = ((!n[202]) & ((joint[0].0 == 1086) | (joint[0].0 == 1249)))
+        | ((joint[0].0 == 1088) | (joint[0].0 == 1250) | (joint[1].0 == 872))
+        | ((!n[203]) & (joint[1].0 == 870));
+    // n[231]: ((aux 8) c f d 6 1 7)
+    n[231] = ((!n[202]) & ((joint[0].0 == 1176) | (joint[0].0 == 1267)))
+        | (({
+            // SET: 4 moves of white, from (triplejump wk f 1 d 3 f 5 d 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x22000000, 0x50000000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        }) | (joint[1].0 == 961) | (joint[1].0 == 965))
+        | ((!n[203]) & (joint[1].0 == 960));
+    // n[232]: ((aux 8) c f d 6 5 7)
+    n[232] = ((!n[202]) & (joint[0].0 == 1187)) | ((!n[203]) & (joint[1].0 == 971));
     // n[233]: ((aux 9) c d 6 7)
     n[233] = (n[230]) | (n[231]) | (n[232]) | (mt[2] & 0x10000 != 0);
+    // n[234]: ((aux 8) c b h 6 5 7)
+    n[234] = ((joint[0].0 == 1101) | (joint[1].0 == 885))
+        | ((!n[202]) & (joint[0].0 == 1104)) | ((!n[203]) & (joint[1].0 == 888));
     // n[235]: ((aux 9) c h 6 7)
     n[235] = (mt[2] & 0xc0000 != 0) | (n[234]);
+    // n[236]: ((aux 8) c b h 6 7 5)
+    n[236] = ((!n[202]) & ((joint[0].0 == 1108) | (joint[0].0 == 1109)))
+        | ((!n[203]) & ((joint[1].0 == 892) | (joint[1].0 == 893)));
     // n[237]: ((aux 9) c h 6 5)
     n[237] = ((mt[3] & 0x500000000 != 0) | (mt[4] & 0x2000000 != 0)) | (n[236]);
+    // n[238]: ((aux 8) c b h 6 7 1)
+    n[238] = ((!n[202]) & (joint[0].0 == 1107))
+        | ((!n[203]) & ((joint[1].0 == 891) | (joint[1].0 == 1035)));
     // n[239]: ((aux 9) c h 6 1)
     n[239] = ((mt[3] & 0x10000000000 != 0) | (mt[4] & 0x8000000 != 0)) | (n[238]);
+    // n[240]: ((aux 8) c b d 6 7 1)
+    n[240] = ((!n[202]) & ((joint[0].0 == 1105) | (joint[0].0 == 1106)))
+        | ((!n[203])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk b 7 d 5 b 3 d 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x600000000000000, 0x0, 0x0, 0x600, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
     // n[241]: ((aux 9) c d 6 1)
     n[241] = ((mt[3] & 0x5000000000 != 0) | (mt[4] & 0x20000000 != 0)) | (n[240]);
+    // n[242]: ((aux 8) c f d 6 5 3)
+    n[242] = ((!n[202]) & (joint[0].0 == 1189))
+        | ((joint[0].0 == 1190) | (joint[1].0 == 974))
+        | ((!n[203]) & (joint[1].0 == 973));
+    // n[243]: ((aux 8) c b d 6 5 3)
+    n[243] = ((!n[202]) & (joint[0].0 == 1102)) | ((!n[203]) & (joint[1].0 == 886));
     // n[244]: ((aux 9) c d 6 3)
     n[244] = (mt[2] & 0x400000 != 0) | (n[242]) | (n[243]);
+    // n[245]: ((aux 8) c d b 6 1 7)
+    n[245] = ((!n[202])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk d 1 b 3 d 5 b 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x1100000000000, 0x0, 0xa0000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[203]) & ((joint[1].0 == 916) | (joint[1].0 == 920)));
+    // n[246]: ((aux 8) c h b 6 1 7)
+    n[246] = ((!n[202]) & ((joint[0].0 == 1224) | (joint[0].0 == 1275)))
+        | ((!n[203]) & (joint[1].0 == 1008));
+    // n[247]: ((aux 8) c h b 6 5 7)
+    n[247] = ((!n[202]) & ((joint[0].0 == 1236) | (joint[0].0 == 1239)))
+        | ((!n[203]) & ((joint[1].0 == 1020) | (joint[1].0 == 1023)));
     // n[248]: ((aux 9) c b 6 7)
     n[248] = (n[245]) | (n[246]) | (n[247]);
+    // n[249]: ((aux 8) c d b 6 3 5)
+    n[249] = ((!n[202]) & (joint[0].0 == 1141)) | ((!n[203]) & (joint[1].0 == 925));
+    // n[250]: ((aux 8) c h b 6 3 5)
+    n[250] = ((joint[0].0 == 1228) | (joint[0].0 == 1231) | (joint[1].0 == 1012)
+        | (joint[1].0 == 1015)) | ((!n[202]) & (joint[0].0 == 1233))
+        | ((!n[203]) & (joint[1].0 == 1017));
+    // n[251]: ((aux 8) c h b 6 7 5)
+    n[251] = ((joint[0].0 == 1242) | (joint[1].0 == 1026))
+        | ((!n[202]) & (joint[0].0 == 1244)) | ((!n[203]) & (joint[1].0 == 1028));
     // n[252]: ((aux 9) c b 6 5)
     n[252] = (n[249]) | (n[250]) | (mt[2] & 0x80000000000000 != 0) | (n[251]);
+    // n[253]: ((aux 8) c d f 6 7 1)
+    n[253] = ((!n[202]) & (joint[0].0 == 1148))
+        | ((joint[0].0 == 1152) | (joint[0].0 == 1153)
+            | ({
+                // SET: 4 moves of black, from (triplejump bk d 7 f 5 d 3 f 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x30000000000, 0x0, 0x300000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[203]) & ((joint[1].0 == 932) | (joint[1].0 == 1042)));
     // n[254]: ((aux 9) c f 6 1)
     n[254] = (n[253]) | (mt[2] & 0x3800000000000000 != 0);
+    // n[255]: ((aux 8) c d f 6 3 5)
+    n[255] = ((!n[202]) & (joint[0].0 == 1139))
+        | ((joint[0].0 == 1140) | (joint[1].0 == 924))
+        | ((!n[203]) & (joint[1].0 == 923));
+    // n[256]: ((aux 8) c d f 6 7 5)
+    n[256] = ((!n[202]) & (joint[0].0 == 1149)) | ((!n[203]) & (joint[1].0 == 933));
     // n[257]: ((aux 9) c f 6 5)
     n[257] = (n[255]) | (mt[3] & 0x1 != 0) | (n[256]);
+    // n[258]: ((aux 8) c d b 6 7 1)
+    n[258] = ((!n[202]) & (joint[0].0 == 1147))
+        | ((joint[0].0 == 1150) | (joint[1].0 == 934) | (joint[1].0 == 1043))
+        | ((!n[203]) & ((joint[1].0 == 931) | (joint[1].0 == 1041)));
     // n[259]: ((aux 9) c b 6 1)
     n[259] = (n[258]) | (mt[3] & 0x30 != 0);
     // n[260]: ((aux 10) c 6)
@@ -42422,32 +35607,161 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[264]: ((aux 3) e d 6 5)
+    n[264] = (({
+        // SET: 10 moves of white, from (move wk b 3 d 5), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800801000000000,
+            0x200000000004, 0x8, 0x10020000010010, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk b 3 d 5), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x1001002000000000, 0x400000000008, 0x10,
+                0x40200, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[262]) & (joint[0].0 == 722))
+        | ((!n[263]) & ((joint[1].0 == 467) | (joint[1].0 == 570)));
+    // n[265]: ((aux 3) e f 6 5)
+    n[265] = (({
+        // SET: 10 moves of white, from (move wk d 3 f 5), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800000200000,
+            0x40802100000000, 0x40020000000, 0x204, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk d 3 f 5), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1000000400000, 0x81004200000000, 0x0,
+                0x2010, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[262]) & (joint[0].0 == 675))
+        | ((!n[263]) & ((joint[1].0 == 420) | (joint[1].0 == 547)));
+    // n[266]: ((aux 3) e d 6 7)
+    n[266] = (({
+        // SET: 6 moves of white, from (move wk b 5 d 7), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x40000000000,
+            0x800000000000108, 0x0, 0x100080, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 6 moves of black, from (move bk b 5 d 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x80000000000, 0x1000000000000210, 0x0,
+                0x800000400000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[262]) & ((joint[0].0 == 715) | (joint[0].0 == 824)))
+        | ((!n[263]) & (joint[1].0 == 460));
+    // n[267]: ((aux 3) e f 6 7)
+    n[267] = ((!n[262]) & ((joint[0].0 == 669) | (joint[0].0 == 801)))
+        | (({
+            // SET: 6 moves of white, from (move wk e 8 f 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1000000000000000,
+                0x8044000000000, 0x0, 0x820, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 6 moves of black, from (move bk e 8 f 7), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000000000, 0x10088000000000,
+                    0x1000000000000, 0x80, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[263]) & (joint[1].0 == 414));
     // n[268]: ((aux 4) e 6)
     n[268] = ((mt[0] & 0x14f3df94 != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x38 != 0) | (mt[5] & 0x1000 != 0) | (mt[6] & 0x1e00000000000 != 0))
         | (n[264]) | (n[265]) | (n[266]) | (n[267]);
+    // n[269]: ((aux 5) e b f 6 5 5)
+    n[269] = ((joint[0].0 == 191) | (joint[1].0 == 23))
+        | ((!n[262]) & (joint[0].0 == 192)) | ((!n[263]) & (joint[1].0 == 24));
     // n[270]: ((aux 6) e f 6 5)
     n[270] = (mt[0] & 0x6000000000 != 0) | (n[269]);
+    // n[271]: ((aux 5) e f b 6 5 5)
+    n[271] = ((joint[0].0 == 260) | (joint[1].0 == 92))
+        | ((!n[262]) & (joint[0].0 == 262)) | ((!n[263]) & (joint[1].0 == 94));
     // n[272]: ((aux 6) e b 6 5)
     n[272] = (mt[0] & 0x60000000000 != 0) | (n[271]);
+    // n[273]: ((aux 5) e b f 6 3 7)
+    n[273] = ((!n[262]) & ((joint[0].0 == 188) | (joint[0].0 == 303)))
+        | ((!n[263]) & (joint[1].0 == 20));
+    // n[274]: ((aux 5) e f f 6 3 7)
+    n[274] = ((!n[262]) & ((joint[0].0 == 257) | (joint[0].0 == 326)))
+        | ((joint[0].0 == 258) | (joint[0].0 == 327) | (joint[1].0 == 90))
+        | ((!n[263]) & (joint[1].0 == 89));
+    // n[275]: ((aux 5) e b f 6 7 7)
+    n[275] = ((!n[262]) & (joint[0].0 == 195)) | ((!n[263]) & (joint[1].0 == 27));
     // n[276]: ((aux 6) e f 6 7)
     n[276] = (n[273]) | (n[274]) | (n[275]);
+    // n[277]: ((aux 5) e f b 6 7 7)
+    n[277] = ((!n[262]) & (joint[0].0 == 265)) | ((!n[263]) & (joint[1].0 == 97));
     // n[278]: ((aux 6) e b 6 7)
     n[278] = ((mt[1] & 0x4000000000000000 != 0) | (mt[4] & 0x400 != 0)) | (n[277]);
+    // n[279]: ((aux 5) e f f 6 7 3)
+    n[279] = ((!n[262]) & (joint[0].0 == 266))
+        | ((joint[0].0 == 267) | (joint[1].0 == 99) | (joint[1].0 == 159))
+        | ((!n[263]) & ((joint[1].0 == 98) | (joint[1].0 == 158)));
     // n[280]: ((aux 6) e f 6 3)
     n[280] = (n[279]) | ((mt[2] & 0x4 != 0) | (mt[4] & 0x1000 != 0));
+    // n[281]: ((aux 5) e f b 6 7 3)
+    n[281] = ((!n[262]) & (joint[0].0 == 264))
+        | ((!n[263]) & ((joint[1].0 == 96) | (joint[1].0 == 157)));
     // n[282]: ((aux 6) e b 6 3)
     n[282] = (n[281]) | (mt[4] & 0x18000 != 0);
+    // n[283]: ((aux 5) e d h 6 5 5)
+    n[283] = ((joint[0].0 == 226) | (joint[1].0 == 58))
+        | ((!n[262]) & (joint[0].0 == 227)) | ((!n[263]) & (joint[1].0 == 59));
     // n[284]: ((aux 6) e h 6 5)
     n[284] = (mt[1] & 0x6000 != 0) | (n[283]);
+    // n[285]: ((aux 5) e h d 6 5 5)
+    n[285] = ((joint[0].0 == 290) | (joint[1].0 == 122))
+        | ((!n[262]) & (joint[0].0 == 292)) | ((!n[263]) & (joint[1].0 == 124));
     // n[286]: ((aux 6) e d 6 5)
     n[286] = (mt[1] & 0x60000 != 0) | (n[285]);
+    // n[287]: ((aux 5) e d d 6 3 7)
+    n[287] = ((joint[0].0 == 218) | (joint[0].0 == 313) | (joint[1].0 == 50))
+        | ((!n[262]) & ((joint[0].0 == 220) | (joint[0].0 == 314)))
+        | ((!n[263]) & (joint[1].0 == 52));
+    // n[288]: ((aux 5) e h d 6 3 7)
+    n[288] = ((!n[262]) & ((joint[0].0 == 287) | (joint[0].0 == 334)))
+        | ((!n[263]) & (joint[1].0 == 119));
+    // n[289]: ((aux 5) e h d 6 7 7)
+    n[289] = ((!n[262]) & (joint[0].0 == 294)) | ((!n[263]) & (joint[1].0 == 126));
     // n[290]: ((aux 6) e d 6 7)
     n[290] = (n[287]) | (n[288]) | (n[289]);
+    // n[291]: ((aux 5) e d h 6 7 7)
+    n[291] = ((!n[262]) & (joint[0].0 == 231)) | ((!n[263]) & (joint[1].0 == 63));
     // n[292]: ((aux 6) e h 6 7)
     n[292] = (mt[1] & 0x60000000 != 0) | (n[291]);
+    // n[293]: ((aux 5) e d h 6 7 3)
+    n[293] = ((!n[262]) & (joint[0].0 == 230))
+        | ((!n[263]) & ((joint[1].0 == 62) | (joint[1].0 == 147)));
     // n[294]: ((aux 6) e h 6 3)
     n[294] = (n[293]) | (mt[1] & 0xc00000000 != 0);
+    // n[295]: ((aux 5) e d d 6 7 3)
+    n[295] = ((joint[0].0 == 228) | (joint[1].0 == 60) | (joint[1].0 == 145))
+        | ((!n[262]) & (joint[0].0 == 229))
+        | ((!n[263]) & ((joint[1].0 == 61) | (joint[1].0 == 146)));
     // n[296]: ((aux 6) e d 6 3)
     n[296] = (n[295]) | (mt[1] & 0xc0000000000 != 0);
     // n[297]: ((aux 7) e 6)
@@ -42466,36 +35780,160 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[297] |= n[292];
     n[297] |= n[294];
     n[297] |= n[296];
+    // n[298]: ((aux 8) e b h 6 5 3)
+    n[298] = ((joint[0].0 == 1098) | (joint[0].0 == 1100) | (joint[1].0 == 882)
+        | (joint[1].0 == 884)) | ((!n[262]) & (joint[0].0 == 1103))
+        | ((!n[263]) & (joint[1].0 == 887));
     // n[299]: ((aux 9) e h 6 3)
     n[299] = (mt[2] & 0x700 != 0) | (n[298]);
+    // n[300]: ((aux 8) e b d 6 1 7)
+    n[300] = ((joint[0].0 == 1086) | (joint[0].0 == 1249) | (joint[1].0 == 870))
+        | ((!n[262]) & ((joint[0].0 == 1088) | (joint[0].0 == 1250)))
+        | ((!n[263]) & (joint[1].0 == 872));
+    // n[301]: ((aux 8) e f d 6 1 7)
+    n[301] = ((joint[0].0 == 1176) | (joint[0].0 == 1267) | (joint[1].0 == 960))
+        | ((!n[262])
+            & ({
+                // SET: 4 moves of white, from (triplejump wk f 1 d 3 f 5 d 7), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0, 0x0, 0x0, 0x22000000, 0x50000000000000,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[263]) & ((joint[1].0 == 961) | (joint[1].0 == 965)));
+    // n[302]: ((aux 8) e b d 6 5 7)
+    n[302] = ((!n[262]) & (joint[0].0 == 1099)) | ((!n[263]) & (joint[1].0 == 883));
     // n[303]: ((aux 9) e d 6 7)
     n[303] = (n[300]) | (n[301]) | (mt[2] & 0x8000 != 0) | (n[302]);
+    // n[304]: ((aux 8) e b h 6 5 7)
+    n[304] = ((joint[0].0 == 1101) | (joint[1].0 == 885))
+        | ((!n[262]) & (joint[0].0 == 1104)) | ((!n[263]) & (joint[1].0 == 888));
     // n[305]: ((aux 9) e h 6 7)
     n[305] = (mt[2] & 0xc0000 != 0) | (n[304]);
+    // n[306]: ((aux 8) e f h 6 3 5)
+    n[306] = ((!n[262]) & (joint[0].0 == 1185)) | ((!n[263]) & (joint[1].0 == 969));
+    // n[307]: ((aux 8) e b h 6 3 5)
+    n[307] = ((joint[0].0 == 1093) | (joint[0].0 == 1096) | (joint[1].0 == 877)
+        | (joint[1].0 == 880)) | ((!n[262]) & (joint[0].0 == 1097))
+        | ((!n[263]) & (joint[1].0 == 881));
+    // n[308]: ((aux 8) e b h 6 7 5)
+    n[308] = ((joint[0].0 == 1108) | (joint[1].0 == 892))
+        | ((!n[262]) & (joint[0].0 == 1109)) | ((!n[263]) & (joint[1].0 == 893));
+    // n[309]: ((aux 8) e f h 6 7 5)
+    n[309] = ((!n[262]) & (joint[0].0 == 1194)) | ((!n[263]) & (joint[1].0 == 978));
     // n[310]: ((aux 9) e h 6 5)
     n[310] = (n[306]) | (n[307]) | (n[308]) | (n[309]);
+    // n[311]: ((aux 8) e f h 6 7 1)
+    n[311] = ((!n[262]) & (joint[0].0 == 1193))
+        | ((joint[0].0 == 1197) | (joint[1].0 == 981) | (joint[1].0 == 1055))
+        | ((!n[263]) & ((joint[1].0 == 977) | (joint[1].0 == 1053)));
     // n[312]: ((aux 9) e h 6 1)
     n[312] = (n[311]) | ((mt[3] & 0x20000000000 != 0) | (mt[4] & 0x8000000 != 0));
+    // n[313]: ((aux 8) e f d 6 7 1)
+    n[313] = ((!n[262]) & ((joint[0].0 == 1191) | (joint[0].0 == 1192)))
+        | ((joint[0].0 == 1195) | (joint[1].0 == 979) | (joint[1].0 == 1054))
+        | ((!n[263])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk f 7 d 5 b 3 d 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x18000, 0x18000000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
     // n[314]: ((aux 9) e d 6 1)
     n[314] = (n[313]) | ((mt[3] & 0x6000000000 != 0) | (mt[4] & 0x20000000 != 0));
+    // n[315]: ((aux 8) e f d 6 3 5)
+    n[315] = ((joint[0].0 == 1183) | (joint[1].0 == 967))
+        | ((!n[262]) & (joint[0].0 == 1186)) | ((!n[263]) & (joint[1].0 == 970));
     // n[316]: ((aux 9) e d 6 5)
     n[316] = (n[315]) | ((mt[3] & 0x40000000 != 0) | (mt[4] & 0x80000000 != 0));
+    // n[317]: ((aux 8) e f d 6 5 3)
+    n[317] = ((!n[262]) & (joint[0].0 == 1189))
+        | ((joint[0].0 == 1190) | (joint[1].0 == 974))
+        | ((!n[263]) & (joint[1].0 == 973));
+    // n[318]: ((aux 8) e b d 6 5 3)
+    n[318] = ((!n[262]) & (joint[0].0 == 1102)) | ((!n[263]) & (joint[1].0 == 886));
     // n[319]: ((aux 9) e d 6 3)
     n[319] = (mt[2] & 0x400000 != 0) | (n[317]) | (n[318]);
+    // n[320]: ((aux 8) e h b 6 5 3)
+    n[320] = ((joint[0].0 == 1234) | (joint[0].0 == 1235) | (joint[1].0 == 1018)
+        | (joint[1].0 == 1019)) | ((!n[262]) & (joint[0].0 == 1238))
+        | ((!n[263]) & (joint[1].0 == 1022));
     // n[321]: ((aux 9) e b 6 3)
     n[321] = (mt[4] & 0x1600000000 != 0) | (n[320]);
+    // n[322]: ((aux 8) e h f 6 5 3)
+    n[322] = ((!n[262]) & (joint[0].0 == 1240)) | ((!n[263]) & (joint[1].0 == 1024));
+    // n[323]: ((aux 8) e d f 6 5 3)
+    n[323] = ((joint[0].0 == 1143) | (joint[1].0 == 927))
+        | ((!n[262]) & (joint[0].0 == 1146)) | ((!n[263]) & (joint[1].0 == 930));
     // n[324]: ((aux 9) e f 6 3)
     n[324] = (mt[2] & 0x10000000000 != 0) | (n[322]) | (n[323]);
+    // n[325]: ((aux 8) e d f 6 1 7)
+    n[325] = ((!n[262])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk d 1 b 3 d 5 f 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x2400000000000, 0x0, 0x140000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((joint[0].0 == 1138) | (joint[0].0 == 1261) | (joint[1].0 == 922))
+        | ((!n[263]) & ((joint[1].0 == 918) | (joint[1].0 == 921)));
+    // n[326]: ((aux 8) e h f 6 1 7)
+    n[326] = ((!n[262]) & ((joint[0].0 == 1225) | (joint[0].0 == 1276)))
+        | ((joint[0].0 == 1226) | (joint[0].0 == 1277) | (joint[1].0 == 1010))
+        | ((!n[263]) & (joint[1].0 == 1009));
+    // n[327]: ((aux 8) e h f 6 5 7)
+    n[327] = ((!n[262]) & (joint[0].0 == 1237)) | ((!n[263]) & (joint[1].0 == 1021));
     // n[328]: ((aux 9) e f 6 7)
     n[328] = (n[325]) | (n[326]) | (n[327]) | (mt[2] & 0x800000000000 != 0);
+    // n[329]: ((aux 8) e h b 6 5 7)
+    n[329] = ((joint[0].0 == 1236) | (joint[1].0 == 1020))
+        | ((!n[262]) & (joint[0].0 == 1239)) | ((!n[263]) & (joint[1].0 == 1023));
     // n[330]: ((aux 9) e b 6 7)
     n[330] = (mt[2] & 0x6000000000000 != 0) | (n[329]);
+    // n[331]: ((aux 8) e d b 6 3 5)
+    n[331] = ((!n[262]) & (joint[0].0 == 1141)) | ((!n[263]) & (joint[1].0 == 925));
+    // n[332]: ((aux 8) e h b 6 3 5)
+    n[332] = ((joint[0].0 == 1228) | (joint[0].0 == 1231) | (joint[1].0 == 1012)
+        | (joint[1].0 == 1015)) | ((!n[262]) & (joint[0].0 == 1233))
+        | ((!n[263]) & (joint[1].0 == 1017));
+    // n[333]: ((aux 8) e d b 6 7 5)
+    n[333] = ((!n[262]) & (joint[0].0 == 1151)) | ((!n[263]) & (joint[1].0 == 935));
+    // n[334]: ((aux 8) e h b 6 7 5)
+    n[334] = ((joint[0].0 == 1242) | (joint[1].0 == 1026))
+        | ((!n[262]) & (joint[0].0 == 1244)) | ((!n[263]) & (joint[1].0 == 1028));
     // n[335]: ((aux 9) e b 6 5)
     n[335] = (n[331]) | (n[332]) | (n[333]) | (n[334]);
+    // n[336]: ((aux 8) e d f 6 7 1)
+    n[336] = ((joint[0].0 == 1148) | (joint[1].0 == 932) | (joint[1].0 == 1042))
+        | ((!n[262]) & ((joint[0].0 == 1152) | (joint[0].0 == 1153)))
+        | ((!n[263])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk d 7 f 5 d 3 f 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x30000000000, 0x0, 0x300000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
     // n[337]: ((aux 9) e f 6 1)
     n[337] = (n[336]) | (mt[2] & 0x3800000000000000 != 0);
+    // n[338]: ((aux 8) e d f 6 3 5)
+    n[338] = ((!n[262]) & (joint[0].0 == 1139))
+        | ((joint[0].0 == 1140) | (joint[1].0 == 924))
+        | ((!n[263]) & (joint[1].0 == 923));
     // n[339]: ((aux 9) e f 6 5)
     n[339] = (n[338]) | (mt[3] & 0x3 != 0);
+    // n[340]: ((aux 8) e d b 6 7 1)
+    n[340] = ((joint[0].0 == 1147) | (joint[1].0 == 931) | (joint[1].0 == 1041))
+        | ((!n[262]) & (joint[0].0 == 1150))
+        | ((!n[263]) & ((joint[1].0 == 934) | (joint[1].0 == 1043)));
     // n[341]: ((aux 9) e b 6 1)
     n[341] = (n[340]) | (mt[3] & 0x30 != 0);
     // n[342]: ((aux 10) e 6)
@@ -42569,24 +36007,109 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[346]: ((aux 3) g f 6 5)
+    n[346] = (({
+        // SET: 10 moves of white, from (move wk d 3 f 5), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x40800800200000,
+            0x800100000000, 0x40020000000, 0x204, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk d 3 f 5), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x81001000400000, 0x1000200000000,
+                0x100800000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[344]) & (joint[0].0 == 758))
+        | ((!n[345]) & ((joint[1].0 == 503) | (joint[1].0 == 589)));
+    // n[347]: ((aux 3) g h 6 5)
+    n[347] = (({
+        // SET: 4 moves of white, from (move wk f 3 h 5), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400000200,
+            0x80000000000000, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 458) | (joint[1].0 == 483)) | ((!n[344]) & (joint[0].0 == 727))
+        | ((!n[345]) & ((joint[1].0 == 472) | (joint[1].0 == 573)));
+    // n[348]: ((aux 3) g f 6 7)
+    n[348] = (({
+        // SET: 6 moves of white, from (move wk d 5 f 7), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1080000020000000,
+            0x40000000000, 0x400200000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 6 moves of black, from (move bk d 5 f 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2100000040000000, 0x80000000000,
+                0x1000000000000, 0x80, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[344]) & ((joint[0].0 == 755) | (joint[0].0 == 843)))
+        | ((!n[345]) & (joint[1].0 == 500));
+    // n[349]: ((aux 3) g h 6 7)
+    n[349] = ((!n[344]) & ((joint[0].0 == 721) | (joint[0].0 == 827)))
+        | ((joint[0].0 == 747) | (joint[1].0 == 492) | (joint[1].0 == 584))
+        | ((!n[345]) & (joint[1].0 == 466));
     // n[350]: ((aux 4) g 6)
     n[350] = ((mt[0] & 0x1ae7bf18 != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x3a != 0) | (mt[5] & 0x1200 != 0) | (mt[7] & 0x60000 != 0))
         | (n[346]) | (n[347]) | (n[348]) | (n[349]);
+    // n[351]: ((aux 5) g f f 6 3 7)
+    n[351] = ((joint[0].0 == 257) | (joint[0].0 == 326) | (joint[1].0 == 89))
+        | ((!n[344]) & ((joint[0].0 == 258) | (joint[0].0 == 327)))
+        | ((!n[345]) & (joint[1].0 == 90));
     // n[352]: ((aux 6) g f 6 7)
     n[352] = ((mt[1] & 0x1000000000000000 != 0) | (mt[4] & 0x100 != 0)) | (n[351]);
+    // n[353]: ((aux 5) g f f 6 7 3)
+    n[353] = ((joint[0].0 == 266) | (joint[1].0 == 98) | (joint[1].0 == 158))
+        | ((!n[344]) & (joint[0].0 == 267))
+        | ((!n[345]) & ((joint[1].0 == 99) | (joint[1].0 == 159)));
     // n[354]: ((aux 6) g f 6 3)
     n[354] = (n[353]) | ((mt[2] & 0x4 != 0) | (mt[4] & 0x1000 != 0));
+    // n[355]: ((aux 5) g d h 6 5 5)
+    n[355] = ((joint[0].0 == 226) | (joint[1].0 == 58))
+        | ((!n[344]) & (joint[0].0 == 227)) | ((!n[345]) & (joint[1].0 == 59));
     // n[356]: ((aux 6) g h 6 5)
     n[356] = (mt[1] & 0x6000 != 0) | (n[355]);
+    // n[357]: ((aux 5) g h d 6 5 5)
+    n[357] = ((joint[0].0 == 290) | (joint[1].0 == 122))
+        | ((!n[344]) & (joint[0].0 == 292)) | ((!n[345]) & (joint[1].0 == 124));
     // n[358]: ((aux 6) g d 6 5)
     n[358] = (mt[1] & 0x60000 != 0) | (n[357]);
+    // n[359]: ((aux 5) g h d 6 7 7)
+    n[359] = ((!n[344]) & (joint[0].0 == 294)) | ((!n[345]) & (joint[1].0 == 126));
     // n[360]: ((aux 6) g d 6 7)
     n[360] = (mt[1] & 0x6000000 != 0) | (n[359]);
+    // n[361]: ((aux 5) g d h 6 3 7)
+    n[361] = ((!n[344]) & ((joint[0].0 == 222) | (joint[0].0 == 315)))
+        | ((!n[345]) & (joint[1].0 == 54));
+    // n[362]: ((aux 5) g h h 6 3 7)
+    n[362] = ((!n[344]) & ((joint[0].0 == 288) | (joint[0].0 == 335)))
+        | ((!n[345]) & (joint[1].0 == 120));
+    // n[363]: ((aux 5) g d h 6 7 7)
+    n[363] = ((!n[344]) & (joint[0].0 == 231)) | ((!n[345]) & (joint[1].0 == 63));
     // n[364]: ((aux 6) g h 6 7)
     n[364] = (n[361]) | (n[362]) | (n[363]);
+    // n[365]: ((aux 5) g h h 6 7 3)
+    n[365] = ((!n[344]) & (joint[0].0 == 295))
+        | ((!n[345]) & ((joint[1].0 == 127) | (joint[1].0 == 167)));
     // n[366]: ((aux 6) g h 6 3)
     n[366] = (mt[1] & 0xa00000000 != 0) | (n[365]);
+    // n[367]: ((aux 5) g h d 6 7 3)
+    n[367] = ((!n[344]) & (joint[0].0 == 293))
+        | ((!n[345]) & ((joint[1].0 == 125) | (joint[1].0 == 166)));
     // n[368]: ((aux 6) g d 6 3)
     n[368] = (mt[1] & 0xa0000000000 != 0) | (n[367]);
     // n[369]: ((aux 7) g 6)
@@ -42602,28 +36125,123 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[369] |= n[364];
     n[369] |= n[366];
     n[369] |= n[368];
+    // n[370]: ((aux 8) g b h 6 1 7)
+    n[370] = ((!n[344]) & ((joint[0].0 == 1090) | (joint[0].0 == 1251)))
+        | ((!n[345]) & (joint[1].0 == 874));
+    // n[371]: ((aux 8) g f h 6 1 7)
+    n[371] = ((!n[344])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk f 1 d 3 f 5 h 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x48000000, 0xa0000000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[345]) & ((joint[1].0 == 963) | (joint[1].0 == 966)));
+    // n[372]: ((aux 8) g b h 6 5 7)
+    n[372] = ((!n[344]) & ((joint[0].0 == 1101) | (joint[0].0 == 1104)))
+        | ((!n[345]) & ((joint[1].0 == 885) | (joint[1].0 == 888)));
     // n[373]: ((aux 9) g h 6 7)
     n[373] = (n[370]) | (n[371]) | (n[372]);
+    // n[374]: ((aux 8) g f h 6 3 5)
+    n[374] = ((!n[344]) & (joint[0].0 == 1185)) | ((!n[345]) & (joint[1].0 == 969));
+    // n[375]: ((aux 8) g b h 6 3 5)
+    n[375] = ((joint[0].0 == 1093) | (joint[0].0 == 1096) | (joint[1].0 == 877)
+        | (joint[1].0 == 880)) | ((!n[344]) & (joint[0].0 == 1097))
+        | ((!n[345]) & (joint[1].0 == 881));
+    // n[376]: ((aux 8) g b h 6 7 5)
+    n[376] = ((joint[0].0 == 1108) | (joint[1].0 == 892))
+        | ((!n[344]) & (joint[0].0 == 1109)) | ((!n[345]) & (joint[1].0 == 893));
     // n[377]: ((aux 9) g h 6 5)
     n[377] = (n[374]) | (n[375]) | (n[376]) | (mt[3] & 0x400000000 != 0);
+    // n[378]: ((aux 8) g f h 6 7 1)
+    n[378] = ((joint[0].0 == 1193) | (joint[1].0 == 977) | (joint[1].0 == 1053))
+        | ((!n[344]) & (joint[0].0 == 1197))
+        | ((!n[345]) & ((joint[1].0 == 981) | (joint[1].0 == 1055)));
     // n[379]: ((aux 9) g h 6 1)
     n[379] = (n[378]) | ((mt[3] & 0x20000000000 != 0) | (mt[4] & 0x8000000 != 0));
+    // n[380]: ((aux 8) g f d 6 7 1)
+    n[380] = ((joint[0].0 == 1191) | (joint[0].0 == 1192)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk f 7 d 5 b 3 d 1), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x18000, 0x18000000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[344]) & (joint[0].0 == 1195))
+        | ((!n[345]) & ((joint[1].0 == 979) | (joint[1].0 == 1054)));
     // n[381]: ((aux 9) g d 6 1)
     n[381] = (n[380]) | ((mt[3] & 0x6000000000 != 0) | (mt[4] & 0x20000000 != 0));
+    // n[382]: ((aux 8) g f d 6 3 5)
+    n[382] = ((joint[0].0 == 1183) | (joint[1].0 == 967))
+        | ((!n[344]) & (joint[0].0 == 1186)) | ((!n[345]) & (joint[1].0 == 970));
+    // n[383]: ((aux 8) g f d 6 7 5)
+    n[383] = ((!n[344]) & (joint[0].0 == 1196)) | ((!n[345]) & (joint[1].0 == 980));
     // n[384]: ((aux 9) g d 6 5)
     n[384] = (n[382]) | (mt[4] & 0x80000000 != 0) | (n[383]);
+    // n[385]: ((aux 8) g h b 6 5 3)
+    n[385] = ((joint[0].0 == 1234) | (joint[0].0 == 1235) | (joint[1].0 == 1018)
+        | (joint[1].0 == 1019)) | ((!n[344]) & (joint[0].0 == 1238))
+        | ((!n[345]) & (joint[1].0 == 1022));
     // n[386]: ((aux 9) g b 6 3)
     n[386] = (mt[4] & 0x1600000000 != 0) | (n[385]);
+    // n[387]: ((aux 8) g h f 6 5 3)
+    n[387] = ((!n[344]) & (joint[0].0 == 1240)) | ((!n[345]) & (joint[1].0 == 1024));
+    // n[388]: ((aux 8) g d f 6 5 3)
+    n[388] = ((joint[0].0 == 1143) | (joint[1].0 == 927))
+        | ((!n[344]) & (joint[0].0 == 1146)) | ((!n[345]) & (joint[1].0 == 930));
     // n[389]: ((aux 9) g f 6 3)
     n[389] = (mt[2] & 0x10000000000 != 0) | (n[387]) | (n[388]);
+    // n[390]: ((aux 8) g d f 6 1 7)
+    n[390] = (({
+        // SET: 4 moves of white, from (triplejump wk d 1 b 3 d 5 f 7), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x2400000000000, 0x0, 0x140000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 918) | (joint[1].0 == 921))
+        | ((!n[344]) & ((joint[0].0 == 1138) | (joint[0].0 == 1261)))
+        | ((!n[345]) & (joint[1].0 == 922));
+    // n[391]: ((aux 8) g h f 6 1 7)
+    n[391] = ((joint[0].0 == 1225) | (joint[0].0 == 1276) | (joint[1].0 == 1009))
+        | ((!n[344]) & ((joint[0].0 == 1226) | (joint[0].0 == 1277)))
+        | ((!n[345]) & (joint[1].0 == 1010));
+    // n[392]: ((aux 8) g d f 6 5 7)
+    n[392] = ((!n[344]) & (joint[0].0 == 1145)) | ((!n[345]) & (joint[1].0 == 929));
     // n[393]: ((aux 9) g f 6 7)
     n[393] = (n[390]) | (n[391]) | (mt[2] & 0x400000000000 != 0) | (n[392]);
+    // n[394]: ((aux 8) g h b 6 5 7)
+    n[394] = ((joint[0].0 == 1236) | (joint[1].0 == 1020))
+        | ((!n[344]) & (joint[0].0 == 1239)) | ((!n[345]) & (joint[1].0 == 1023));
     // n[395]: ((aux 9) g b 6 7)
     n[395] = (mt[2] & 0x6000000000000 != 0) | (n[394]);
+    // n[396]: ((aux 8) g h b 6 7 5)
+    n[396] = ((!n[344]) & ((joint[0].0 == 1242) | (joint[0].0 == 1244)))
+        | ((!n[345]) & ((joint[1].0 == 1026) | (joint[1].0 == 1028)));
     // n[397]: ((aux 9) g b 6 5)
     n[397] = (mt[2] & 0xe0000000000000 != 0) | (n[396]);
+    // n[398]: ((aux 8) g h f 6 7 1)
+    n[398] = ((!n[344]) & ((joint[0].0 == 1243) | (joint[0].0 == 1245)))
+        | ((!n[345])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk h 7 f 5 d 3 f 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0, 0x3000000028, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
     // n[399]: ((aux 9) g f 6 1)
     n[399] = (mt[2] & 0x3400000000000000 != 0) | (n[398]);
+    // n[400]: ((aux 8) g h b 6 7 1)
+    n[400] = ((!n[344]) & (joint[0].0 == 1241))
+        | ((!n[345]) & ((joint[1].0 == 1025) | (joint[1].0 == 1059)));
     // n[401]: ((aux 9) g b 6 1)
     n[401] = (mt[3] & 0x28 != 0) | (n[400]);
     // n[402]: ((aux 10) g 6)
@@ -42691,23 +36309,111 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[406]: ((aux 3) c b 2 3)
+    n[406] = (({
+        // SET: 5 moves of white, from (move wk a 2 b 3), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x100000000050000, 0x400000,
+            0x200000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 7 moves of black, from (move bk a 2 b 3), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000a0000, 0x800000, 0x800000000000000,
+                0x10002000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[405]) & ((joint[0].0 == 650) | (joint[0].0 == 790)))
+        | ((!n[404]) & (joint[1].0 == 395));
+    // n[407]: ((aux 3) c d 2 3)
+    n[407] = ((!n[405]) & ((joint[0].0 == 606) | (joint[0].0 == 769)))
+        | (({
+            // SET: 8 moves of white, from (move wk b 5 d 3), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400020000000000,
+                0x4000104000000000, 0x400, 0x1002000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 10 moves of black, from (move bk b 5 d 3), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x800040000000000, 0x8000208000000000,
+                    0x800, 0x40008000004040, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[404]) & (joint[1].0 == 351));
+    // n[408]: ((aux 3) c b 2 1)
+    n[408] = ((joint[0].0 == 591) | (joint[1].0 == 336) | (joint[1].0 == 506))
+        | ((!n[405]) & (joint[0].0 == 654))
+        | ((!n[404]) & ((joint[1].0 == 399) | (joint[1].0 == 536)));
+    // n[409]: ((aux 3) c d 2 1)
+    n[409] = ((!n[405]) & (joint[0].0 == 611))
+        | ((joint[0].0 == 677) | (joint[0].0 == 706)
+            | ({
+                // SET: 4 moves of black, from (move bk e 2 d 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000, 0x8, 0x4001000000000,
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[404]) & ((joint[1].0 == 356) | (joint[1].0 == 515)));
     // n[410]: ((aux 4) c 2)
     n[410] = ((mt[0] & 0x1ebffed8 != 0) | (mt[4] & 0x12 != 0) | (mt[5] & 0x200 != 0)
         | (mt[7] & 0x300000000000 != 0)) | (n[406]) | (n[407]) | (n[408]) | (n[409]);
+    // n[411]: ((aux 5) c b f 2 1 5)
+    n[411] = ((!n[405]) & ((joint[0].0 == 184) | (joint[0].0 == 301)))
+        | ((!n[404]) & (joint[1].0 == 16));
     // n[412]: ((aux 6) c f 2 5)
     n[412] = (n[411]) | (mt[0] & 0xc000000000 != 0);
+    // n[413]: ((aux 5) c b b 2 1 5)
+    n[413] = ((!n[405]) & ((joint[0].0 == 182) | (joint[0].0 == 300)))
+        | ((!n[404]) & (joint[1].0 == 14));
     // n[414]: ((aux 6) c b 2 5)
     n[414] = (n[413]) | (mt[0] & 0xc0000000000 != 0);
+    // n[415]: ((aux 5) c b f 2 1 1)
+    n[415] = ((!n[405]) & (joint[0].0 == 183)) | ((!n[404]) & (joint[1].0 == 15));
     // n[416]: ((aux 6) c f 2 1)
     n[416] = (mt[0] & 0x600000000000 != 0) | (n[415]);
+    // n[417]: ((aux 5) c b f 2 3 3)
+    n[417] = ((!n[405]) & (joint[0].0 == 185))
+        | ((joint[0].0 == 187) | (joint[1].0 == 19)) | ((!n[404]) & (joint[1].0 == 17));
     // n[418]: ((aux 6) c f 2 3)
     n[418] = (mt[2] & 0x6 != 0) | (n[417]);
+    // n[419]: ((aux 5) c f b 2 5 1)
+    n[419] = ((!n[405]) & (joint[0].0 == 259))
+        | ((!n[404]) & ((joint[1].0 == 91) | (joint[1].0 == 154)));
+    // n[420]: ((aux 5) c b b 2 5 1)
+    n[420] = ((!n[405]) & (joint[0].0 == 189))
+        | ((!n[404]) & ((joint[1].0 == 21) | (joint[1].0 == 132)));
+    // n[421]: ((aux 5) c f b 2 1 1)
+    n[421] = ((!n[405]) & (joint[0].0 == 250)) | ((!n[404]) & (joint[1].0 == 82));
     // n[422]: ((aux 6) c b 2 1)
     n[422] = (n[419]) | (n[420]) | (n[421]);
+    // n[423]: ((aux 5) c f b 2 3 3)
+    n[423] = ((!n[405]) & (joint[0].0 == 254))
+        | ((joint[0].0 == 255) | (joint[1].0 == 87)) | ((!n[404]) & (joint[1].0 == 86));
     // n[424]: ((aux 6) c b 2 3)
     n[424] = (mt[4] & 0xc000 != 0) | (n[423]);
+    // n[425]: ((aux 5) c d d 2 1 5)
+    n[425] = ((!n[405]) & ((joint[0].0 == 214) | (joint[0].0 == 310)))
+        | ((joint[0].0 == 215) | (joint[0].0 == 311) | (joint[1].0 == 47))
+        | ((!n[404]) & (joint[1].0 == 46));
     // n[426]: ((aux 6) c d 2 5)
     n[426] = (n[425]) | (mt[1] & 0xc0000 != 0);
+    // n[427]: ((aux 5) c d d 2 5 1)
+    n[427] = ((!n[405]) & (joint[0].0 == 223))
+        | ((joint[0].0 == 224) | (joint[1].0 == 56) | (joint[1].0 == 143))
+        | ((!n[404]) & ((joint[1].0 == 55) | (joint[1].0 == 142)));
     // n[428]: ((aux 6) c d 2 1)
     n[428] = (mt[1] & 0xa000000000 != 0) | (n[427]);
     // n[429]: ((aux 7) c 2)
@@ -42723,28 +36429,127 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[429] |= n[424];
     n[429] |= n[426];
     n[429] |= n[428];
+    // n[430]: ((aux 8) c b h 2 1 3)
+    n[430] = ((!n[405]) & ((joint[0].0 == 1087) | (joint[0].0 == 1089)))
+        | ((!n[404]) & ((joint[1].0 == 871) | (joint[1].0 == 873)));
     // n[431]: ((aux 9) c h 2 3)
     n[431] = (n[430]) | (mt[2] & 0xe00 != 0);
+    // n[432]: ((aux 8) c b d 2 1 7)
+    n[432] = ((!n[405])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk b 1 d 3 b 5 d 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x4000000000000000, 0x1, 0x0, 0x600000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[404]) & ((joint[1].0 == 870) | (joint[1].0 == 872)));
     // n[433]: ((aux 9) c d 2 7)
     n[433] = (n[432]) | (mt[2] & 0x1c000 != 0);
+    // n[434]: ((aux 8) c b h 2 1 7)
+    n[434] = ((!n[405]) & ((joint[0].0 == 1090) | (joint[0].0 == 1251)))
+        | ((!n[404]) & (joint[1].0 == 874));
     // n[435]: ((aux 9) c h 2 7)
     n[435] = (n[434]) | (mt[2] & 0x180000 != 0);
+    // n[436]: ((aux 8) c b h 2 3 5)
+    n[436] = ((!n[405]) & (joint[0].0 == 1093))
+        | ((joint[0].0 == 1096) | (joint[0].0 == 1097) | (joint[1].0 == 880)
+            | (joint[1].0 == 881)) | ((!n[404]) & (joint[1].0 == 877));
     // n[437]: ((aux 9) c h 2 5)
     n[437] = (mt[3] & 0x700000000 != 0) | (n[436]);
+    // n[438]: ((aux 8) c b h 2 3 1)
+    n[438] = ((!n[405]) & (joint[0].0 == 1092))
+        | ((joint[0].0 == 1095) | (joint[1].0 == 879))
+        | ((!n[404]) & (joint[1].0 == 876));
     // n[439]: ((aux 9) c h 2 1)
     n[439] = (mt[3] & 0x30000000000 != 0) | (n[438]);
+    // n[440]: ((aux 8) c f d 2 7 1)
+    n[440] = ((!n[405]) & (joint[0].0 == 1191))
+        | ((joint[0].0 == 1192) | (joint[0].0 == 1195)
+            | ({
+                // SET: 4 moves of black, from (triplejump bk f 7 d 5 f 3 d 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x90000, 0x50000000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[404]) & ((joint[1].0 == 975) | (joint[1].0 == 1051)));
+    // n[441]: ((aux 8) c b d 2 7 1)
+    n[441] = ((!n[405]) & (joint[0].0 == 1105))
+        | ((joint[0].0 == 1106) | (joint[1].0 == 890) | (joint[1].0 == 1034))
+        | ((!n[404]) & ((joint[1].0 == 889) | (joint[1].0 == 1033)));
+    // n[442]: ((aux 8) c f d 2 3 1)
+    n[442] = ((!n[405]) & (joint[0].0 == 1184)) | ((!n[404]) & (joint[1].0 == 968));
     // n[443]: ((aux 9) c d 2 1)
     n[443] = (n[440]) | (n[441]) | (n[442]) | (mt[4] & 0x20000000 != 0);
+    // n[444]: ((aux 8) c f d 2 3 5)
+    n[444] = ((!n[405]) & (joint[0].0 == 1183))
+        | ((joint[0].0 == 1186) | (joint[1].0 == 970))
+        | ((!n[404]) & (joint[1].0 == 967));
+    // n[445]: ((aux 8) c b d 2 3 5)
+    n[445] = ((!n[405]) & (joint[0].0 == 1091)) | ((!n[404]) & (joint[1].0 == 875));
     // n[446]: ((aux 9) c d 2 5)
     n[446] = (n[444]) | (n[445]) | (mt[3] & 0x40000000 != 0);
+    // n[447]: ((aux 8) c h b 2 1 3)
+    n[447] = ((!n[405]) & (joint[0].0 == 1222))
+        | ((joint[0].0 == 1223) | (joint[1].0 == 1007))
+        | ((!n[404]) & (joint[1].0 == 1006));
+    // n[448]: ((aux 8) c h b 2 5 3)
+    n[448] = ((!n[405]) & (joint[0].0 == 1234))
+        | ((joint[0].0 == 1235) | (joint[0].0 == 1238) | (joint[1].0 == 1019)
+            | (joint[1].0 == 1022)) | ((!n[404]) & (joint[1].0 == 1018));
+    // n[449]: ((aux 8) c d b 2 5 3)
+    n[449] = ((!n[405]) & (joint[0].0 == 1144)) | ((!n[404]) & (joint[1].0 == 928));
     // n[450]: ((aux 9) c b 2 3)
     n[450] = (mt[4] & 0x200000000 != 0) | (n[447]) | (n[448]) | (n[449]);
+    // n[451]: ((aux 8) c d f 2 1 3)
+    n[451] = ((!n[405]) & (joint[0].0 == 1133)) | ((!n[404]) & (joint[1].0 == 917));
+    // n[452]: ((aux 8) c d f 2 5 3)
+    n[452] = ((!n[405]) & (joint[0].0 == 1143))
+        | ((joint[0].0 == 1146) | (joint[1].0 == 930))
+        | ((!n[404]) & (joint[1].0 == 927));
     // n[453]: ((aux 9) c f 2 3)
     n[453] = (n[451]) | (mt[2] & 0x20000000000 != 0) | (n[452]);
+    // n[454]: ((aux 8) c d f 2 1 7)
+    n[454] = ((!n[405]) & ((joint[0].0 == 1134) | (joint[0].0 == 1258)))
+        | (({
+            // SET: 4 moves of white, from (triplejump wk d 1 f 3 d 5 f 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x6000000000000, 0x0, 0x300000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        }) | (joint[1].0 == 921) | (joint[1].0 == 922))
+        | ((!n[404]) & (joint[1].0 == 918));
     // n[455]: ((aux 9) c f 2 7)
     n[455] = (n[454]) | (mt[2] & 0xe00000000000 != 0);
+    // n[456]: ((aux 8) c d b 2 1 7)
+    n[456] = ((!n[405]) & ((joint[0].0 == 1132) | (joint[0].0 == 1257)))
+        | ((joint[0].0 == 1136) | (joint[0].0 == 1259) | (joint[1].0 == 920))
+        | ((!n[404]) & (joint[1].0 == 916));
     // n[457]: ((aux 9) c b 2 7)
     n[457] = (n[456]) | (mt[2] & 0xc000000000000 != 0);
+    // n[458]: ((aux 8) c d b 2 7 1)
+    n[458] = ((!n[405]) & ((joint[0].0 == 1147) | (joint[0].0 == 1150)))
+        | ((!n[404])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk d 7 b 5 d 3 b 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x4800000000, 0x0, 0xa0000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
+    // n[459]: ((aux 8) c h b 2 7 1)
+    n[459] = ((!n[405]) & (joint[0].0 == 1241))
+        | ((!n[404]) & ((joint[1].0 == 1025) | (joint[1].0 == 1059)));
+    // n[460]: ((aux 8) c h b 2 3 1)
+    n[460] = ((!n[405]) & ((joint[0].0 == 1227) | (joint[0].0 == 1230)))
+        | ((!n[404]) & ((joint[1].0 == 1011) | (joint[1].0 == 1014)));
     // n[461]: ((aux 9) c b 2 1)
     n[461] = (n[458]) | (n[459]) | (n[460]);
     // n[462]: ((aux 10) c 2)
@@ -42814,32 +36619,147 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[466]: ((aux 3) e d 2 3)
+    n[466] = (({
+        // SET: 8 moves of white, from (move wk b 1 d 3), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x410020040000000,
+            0x100000000000, 0x400, 0x1002, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 10 moves of black, from (move bk b 1 d 3), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x820040080000000, 0x200000000000, 0x800,
+                0x40008000004040, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[465]) & ((joint[0].0 == 702) | (joint[0].0 == 816)))
+        | ((!n[464]) & (joint[1].0 == 447));
+    // n[467]: ((aux 3) e f 2 3)
+    n[467] = ((!n[465]) & ((joint[0].0 == 653) | (joint[0].0 == 793)))
+        | (({
+            // SET: 8 moves of white, from (move wk d 5 f 3), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400010000000,
+                0x4100084000000, 0x8000000000000000, 0x80, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 10 moves of black, from (move bk d 5 f 3), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800020000000, 0x8200108000000,
+                    0x10080000000, 0x802, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[464]) & (joint[1].0 == 398));
+    // n[468]: ((aux 3) e f 2 1)
+    n[468] = ((!n[465]) & (joint[0].0 == 660))
+        | ((joint[0].0 == 729) | (joint[0].0 == 750)
+            | ({
+                // SET: 4 moves of black, from (move bk g 2 f 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800004000000,
+                    0x4000000000000000, 0x200, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[464]) & ((joint[1].0 == 405) | (joint[1].0 == 539)));
+    // n[469]: ((aux 3) e d 2 1)
+    n[469] = ((joint[0].0 == 611) | (joint[0].0 == 627)
+        | ({
+            // SET: 4 moves of black, from (move bk b 3 d 1), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x10001000000000, 0x0, 0x0, 0x808, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[465]) & (joint[0].0 == 706))
+        | ((!n[464]) & ((joint[1].0 == 451) | (joint[1].0 == 562)));
     // n[470]: ((aux 4) e 2)
     n[470] = ((mt[0] & 0x1edf7cd4 != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x1a != 0) | (mt[5] & 0x1000 != 0) | (mt[8] & 0x600 != 0)) | (n[466])
         | (n[467]) | (n[468]) | (n[469]);
+    // n[471]: ((aux 5) e f f 2 1 5)
+    n[471] = ((!n[465]) & ((joint[0].0 == 252) | (joint[0].0 == 323)))
+        | ((joint[0].0 == 253) | (joint[0].0 == 324) | (joint[1].0 == 85))
+        | ((!n[464]) & (joint[1].0 == 84));
     // n[472]: ((aux 6) e f 2 5)
     n[472] = (mt[0] & 0xa000000000 != 0) | (n[471]);
+    // n[473]: ((aux 5) e f b 2 1 5)
+    n[473] = ((!n[465]) & ((joint[0].0 == 251) | (joint[0].0 == 322)))
+        | ((!n[464]) & (joint[1].0 == 83));
     // n[474]: ((aux 6) e b 2 5)
     n[474] = (mt[0] & 0xa0000000000 != 0) | (n[473]);
+    // n[475]: ((aux 5) e b f 2 5 1)
+    n[475] = ((!n[465]) & (joint[0].0 == 190))
+        | ((!n[464]) & ((joint[1].0 == 22) | (joint[1].0 == 133)));
+    // n[476]: ((aux 5) e f f 2 5 1)
+    n[476] = ((!n[465]) & (joint[0].0 == 261))
+        | ((joint[0].0 == 263) | (joint[1].0 == 95) | (joint[1].0 == 156))
+        | ((!n[464]) & ((joint[1].0 == 93) | (joint[1].0 == 155)));
+    // n[477]: ((aux 5) e b f 2 1 1)
+    n[477] = ((!n[465]) & (joint[0].0 == 183)) | ((!n[464]) & (joint[1].0 == 15));
     // n[478]: ((aux 6) e f 2 1)
     n[478] = (n[475]) | (n[476]) | (n[477]);
+    // n[479]: ((aux 5) e b f 2 3 3)
+    n[479] = ((!n[465]) & (joint[0].0 == 185))
+        | ((joint[0].0 == 187) | (joint[1].0 == 19)) | ((!n[464]) & (joint[1].0 == 17));
     // n[480]: ((aux 6) e f 2 3)
     n[480] = (mt[2] & 0x6 != 0) | (n[479]);
+    // n[481]: ((aux 5) e f b 2 1 1)
+    n[481] = ((!n[465]) & (joint[0].0 == 250)) | ((!n[464]) & (joint[1].0 == 82));
     // n[482]: ((aux 6) e b 2 1)
     n[482] = (mt[0] & 0x6000000000000 != 0) | (n[481]);
+    // n[483]: ((aux 5) e f b 2 3 3)
+    n[483] = ((!n[465]) & (joint[0].0 == 254))
+        | ((joint[0].0 == 255) | (joint[1].0 == 87)) | ((!n[464]) & (joint[1].0 == 86));
     // n[484]: ((aux 6) e b 2 3)
     n[484] = (mt[4] & 0xc000 != 0) | (n[483]);
+    // n[485]: ((aux 5) e d h 2 1 5)
+    n[485] = ((!n[465]) & ((joint[0].0 == 217) | (joint[0].0 == 312)))
+        | ((!n[464]) & (joint[1].0 == 49));
     // n[486]: ((aux 6) e h 2 5)
     n[486] = (n[485]) | (mt[1] & 0xc000 != 0);
+    // n[487]: ((aux 5) e d d 2 1 5)
+    n[487] = ((joint[0].0 == 214) | (joint[0].0 == 310) | (joint[1].0 == 46))
+        | ((!n[465]) & ((joint[0].0 == 215) | (joint[0].0 == 311)))
+        | ((!n[464]) & (joint[1].0 == 47));
     // n[488]: ((aux 6) e d 2 5)
     n[488] = (n[487]) | (mt[1] & 0xc0000 != 0);
+    // n[489]: ((aux 5) e d h 2 1 1)
+    n[489] = ((!n[465]) & (joint[0].0 == 216)) | ((!n[464]) & (joint[1].0 == 48));
     // n[490]: ((aux 6) e h 2 1)
     n[490] = (mt[1] & 0x600000 != 0) | (n[489]);
+    // n[491]: ((aux 5) e d h 2 3 3)
+    n[491] = ((!n[465]) & (joint[0].0 == 219))
+        | ((joint[0].0 == 221) | (joint[1].0 == 53)) | ((!n[464]) & (joint[1].0 == 51));
     // n[492]: ((aux 6) e h 2 3)
     n[492] = (mt[1] & 0x600000000 != 0) | (n[491]);
+    // n[493]: ((aux 5) e h d 2 5 1)
+    n[493] = ((!n[465]) & (joint[0].0 == 289))
+        | ((!n[464]) & ((joint[1].0 == 121) | (joint[1].0 == 164)));
+    // n[494]: ((aux 5) e d d 2 5 1)
+    n[494] = ((joint[0].0 == 223) | (joint[1].0 == 55) | (joint[1].0 == 142))
+        | ((!n[465]) & (joint[0].0 == 224))
+        | ((!n[464]) & ((joint[1].0 == 56) | (joint[1].0 == 143)));
+    // n[495]: ((aux 5) e h d 2 1 1)
+    n[495] = ((!n[465]) & (joint[0].0 == 282)) | ((!n[464]) & (joint[1].0 == 114));
     // n[496]: ((aux 6) e d 2 1)
     n[496] = (n[493]) | (n[494]) | (n[495]);
+    // n[497]: ((aux 5) e h d 2 3 3)
+    n[497] = ((!n[465]) & (joint[0].0 == 285))
+        | ((joint[0].0 == 286) | (joint[1].0 == 118))
+        | ((!n[464]) & (joint[1].0 == 117));
     // n[498]: ((aux 6) e d 2 3)
     n[498] = (mt[1] & 0x60000000000 != 0) | (n[497]);
     // n[499]: ((aux 7) e 2)
@@ -42859,36 +36779,164 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[499] |= n[492];
     n[499] |= n[496];
     n[499] |= n[498];
+    // n[500]: ((aux 8) e b h 2 1 3)
+    n[500] = ((!n[465]) & (joint[0].0 == 1087))
+        | ((joint[0].0 == 1089) | (joint[1].0 == 873))
+        | ((!n[464]) & (joint[1].0 == 871));
+    // n[501]: ((aux 8) e f h 2 1 3)
+    n[501] = ((!n[465]) & (joint[0].0 == 1178)) | ((!n[464]) & (joint[1].0 == 962));
+    // n[502]: ((aux 8) e f h 2 5 3)
+    n[502] = ((!n[465]) & (joint[0].0 == 1188)) | ((!n[464]) & (joint[1].0 == 972));
+    // n[503]: ((aux 8) e b h 2 5 3)
+    n[503] = ((!n[465]) & (joint[0].0 == 1098))
+        | ((joint[0].0 == 1100) | (joint[0].0 == 1103) | (joint[1].0 == 884)
+            | (joint[1].0 == 887)) | ((!n[464]) & (joint[1].0 == 882));
     // n[504]: ((aux 9) e h 2 3)
     n[504] = (n[500]) | (n[501]) | (n[502]) | (n[503]);
+    // n[505]: ((aux 8) e f d 2 1 7)
+    n[505] = ((!n[465])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk f 1 d 3 b 5 d 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x3000000, 0x18000000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((joint[0].0 == 1181) | (joint[0].0 == 1270) | (joint[1].0 == 965))
+        | ((!n[464]) & ((joint[1].0 == 960) | (joint[1].0 == 961)));
     // n[506]: ((aux 9) e d 2 7)
     n[506] = (mt[2] & 0x1a000 != 0) | (n[505]);
+    // n[507]: ((aux 8) e f h 2 1 7)
+    n[507] = ((!n[465]) & ((joint[0].0 == 1179) | (joint[0].0 == 1269)))
+        | ((joint[0].0 == 1182) | (joint[0].0 == 1271) | (joint[1].0 == 966))
+        | ((!n[464]) & (joint[1].0 == 963));
     // n[508]: ((aux 9) e h 2 7)
     n[508] = (mt[2] & 0x140000 != 0) | (n[507]);
+    // n[509]: ((aux 8) e b h 2 3 5)
+    n[509] = ((!n[465]) & (joint[0].0 == 1093))
+        | ((joint[0].0 == 1096) | (joint[0].0 == 1097) | (joint[1].0 == 880)
+            | (joint[1].0 == 881)) | ((!n[464]) & (joint[1].0 == 877));
     // n[510]: ((aux 9) e h 2 5)
     n[510] = (mt[3] & 0x700000000 != 0) | (n[509]);
+    // n[511]: ((aux 8) e b h 2 3 1)
+    n[511] = ((!n[465]) & (joint[0].0 == 1092))
+        | ((joint[0].0 == 1095) | (joint[1].0 == 879))
+        | ((!n[464]) & (joint[1].0 == 876));
     // n[512]: ((aux 9) e h 2 1)
     n[512] = (mt[3] & 0x30000000000 != 0) | (n[511]);
+    // n[513]: ((aux 8) e f d 2 7 1)
+    n[513] = ((joint[0].0 == 1191) | (joint[1].0 == 975) | (joint[1].0 == 1051))
+        | ((!n[465]) & ((joint[0].0 == 1192) | (joint[0].0 == 1195)))
+        | ((!n[464])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk f 7 d 5 f 3 d 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x90000, 0x50000000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
+    // n[514]: ((aux 8) e b d 2 7 1)
+    n[514] = ((joint[0].0 == 1105) | (joint[1].0 == 889) | (joint[1].0 == 1033))
+        | ((!n[465]) & (joint[0].0 == 1106))
+        | ((!n[464]) & ((joint[1].0 == 890) | (joint[1].0 == 1034)));
+    // n[515]: ((aux 8) e b d 2 3 1)
+    n[515] = ((!n[465]) & (joint[0].0 == 1094)) | ((!n[464]) & (joint[1].0 == 878));
     // n[516]: ((aux 9) e d 2 1)
     n[516] = (n[513]) | (n[514]) | (mt[3] & 0x4000000000 != 0) | (n[515]);
+    // n[517]: ((aux 8) e f d 2 3 5)
+    n[517] = ((!n[465]) & (joint[0].0 == 1183))
+        | ((joint[0].0 == 1186) | (joint[1].0 == 970))
+        | ((!n[464]) & (joint[1].0 == 967));
+    // n[518]: ((aux 8) e b d 2 3 5)
+    n[518] = ((!n[465]) & (joint[0].0 == 1091)) | ((!n[464]) & (joint[1].0 == 875));
     // n[519]: ((aux 9) e d 2 5)
     n[519] = (n[517]) | (n[518]) | (mt[3] & 0x40000000 != 0);
+    // n[520]: ((aux 8) e f d 2 5 3)
+    n[520] = ((joint[0].0 == 1189) | (joint[1].0 == 973))
+        | ((!n[465]) & (joint[0].0 == 1190)) | ((!n[464]) & (joint[1].0 == 974));
     // n[521]: ((aux 9) e d 2 3)
     n[521] = (mt[2] & 0x1400000 != 0) | (n[520]);
+    // n[522]: ((aux 8) e d b 2 1 3)
+    n[522] = ((!n[465]) & (joint[0].0 == 1135)) | ((!n[464]) & (joint[1].0 == 919));
+    // n[523]: ((aux 8) e h b 2 1 3)
+    n[523] = ((!n[465]) & (joint[0].0 == 1222))
+        | ((joint[0].0 == 1223) | (joint[1].0 == 1007))
+        | ((!n[464]) & (joint[1].0 == 1006));
+    // n[524]: ((aux 8) e h b 2 5 3)
+    n[524] = ((!n[465]) & (joint[0].0 == 1234))
+        | ((joint[0].0 == 1235) | (joint[0].0 == 1238) | (joint[1].0 == 1019)
+            | (joint[1].0 == 1022)) | ((!n[464]) & (joint[1].0 == 1018));
+    // n[525]: ((aux 8) e d b 2 5 3)
+    n[525] = ((!n[465]) & (joint[0].0 == 1144)) | ((!n[464]) & (joint[1].0 == 928));
     // n[526]: ((aux 9) e b 2 3)
     n[526] = (n[522]) | (n[523]) | (n[524]) | (n[525]);
+    // n[527]: ((aux 8) e d f 2 5 3)
+    n[527] = ((!n[465]) & (joint[0].0 == 1143))
+        | ((joint[0].0 == 1146) | (joint[1].0 == 930))
+        | ((!n[464]) & (joint[1].0 == 927));
     // n[528]: ((aux 9) e f 2 3)
     n[528] = (mt[2] & 0x30000000000 != 0) | (n[527]);
+    // n[529]: ((aux 8) e d f 2 1 7)
+    n[529] = ((joint[0].0 == 1134) | (joint[0].0 == 1258) | (joint[1].0 == 918))
+        | ((!n[465])
+            & ({
+                // SET: 4 moves of white, from (triplejump wk d 1 f 3 d 5 f 7), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0, 0x0, 0x6000000000000, 0x0, 0x300000000000,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[464]) & ((joint[1].0 == 921) | (joint[1].0 == 922)));
     // n[530]: ((aux 9) e f 2 7)
     n[530] = (n[529]) | (mt[2] & 0xe00000000000 != 0);
+    // n[531]: ((aux 8) e d b 2 1 7)
+    n[531] = ((joint[0].0 == 1132) | (joint[0].0 == 1257) | (joint[1].0 == 916))
+        | ((!n[465]) & ((joint[0].0 == 1136) | (joint[0].0 == 1259)))
+        | ((!n[464]) & (joint[1].0 == 920));
     // n[532]: ((aux 9) e b 2 7)
     n[532] = (n[531]) | (mt[2] & 0xc000000000000 != 0);
+    // n[533]: ((aux 8) e h b 2 3 5)
+    n[533] = ((!n[465]) & (joint[0].0 == 1228))
+        | ((joint[0].0 == 1231) | (joint[0].0 == 1233) | (joint[1].0 == 1015)
+            | (joint[1].0 == 1017)) | ((!n[464]) & (joint[1].0 == 1012));
     // n[534]: ((aux 9) e b 2 5)
     n[534] = (mt[2] & 0x1a0000000000000 != 0) | (n[533]);
+    // n[535]: ((aux 8) e d f 2 7 1)
+    n[535] = ((!n[465]) & ((joint[0].0 == 1148) | (joint[0].0 == 1152)))
+        | ((joint[0].0 == 1153) | (joint[1].0 == 937) | (joint[1].0 == 1045))
+        | ((!n[464])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk d 7 b 5 d 3 f 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x11000000000, 0x0, 0x140000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
+    // n[536]: ((aux 8) e h f 2 7 1)
+    n[536] = ((!n[465]) & (joint[0].0 == 1243))
+        | ((joint[0].0 == 1245) | (joint[1].0 == 1029) | (joint[1].0 == 1061))
+        | ((!n[464]) & ((joint[1].0 == 1027) | (joint[1].0 == 1060)));
+    // n[537]: ((aux 8) e h f 2 3 1)
+    n[537] = ((!n[465]) & (joint[0].0 == 1232)) | ((!n[464]) & (joint[1].0 == 1016));
     // n[538]: ((aux 9) e f 2 1)
     n[538] = (n[535]) | (n[536]) | (mt[2] & 0x1000000000000000 != 0) | (n[537]);
+    // n[539]: ((aux 8) e d f 2 3 5)
+    n[539] = ((joint[0].0 == 1139) | (joint[1].0 == 923))
+        | ((!n[465]) & (joint[0].0 == 1140)) | ((!n[464]) & (joint[1].0 == 924));
+    // n[540]: ((aux 8) e h f 2 3 5)
+    n[540] = ((!n[465]) & (joint[0].0 == 1229)) | ((!n[464]) & (joint[1].0 == 1013));
     // n[541]: ((aux 9) e f 2 5)
     n[541] = (n[539]) | (n[540]) | (mt[3] & 0x2 != 0);
+    // n[542]: ((aux 8) e h b 2 3 1)
+    n[542] = ((!n[465]) & (joint[0].0 == 1227))
+        | ((joint[0].0 == 1230) | (joint[1].0 == 1014))
+        | ((!n[464]) & (joint[1].0 == 1011));
     // n[543]: ((aux 9) e b 2 1)
     n[543] = (mt[3] & 0x18 != 0) | (n[542]);
     // n[544]: ((aux 10) e 2)
@@ -42961,24 +37009,102 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[548]: ((aux 3) g f 2 3)
+    n[548] = (({
+        // SET: 8 moves of white, from (move wk d 1 f 3), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x410010002000,
+            0x4000080000000, 0x4002000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 10 moves of black, from (move bk d 1 f 3), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x820020004000, 0x8000100000000,
+                0x10080000000, 0x802, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[547]) & ((joint[0].0 == 748) | (joint[0].0 == 839)))
+        | ((!n[546]) & (joint[1].0 == 493));
+    // n[549]: ((aux 3) g h 2 3)
+    n[549] = ((!n[547]) & ((joint[0].0 == 705) | (joint[0].0 == 819)))
+        | ((joint[0].0 == 720) | (joint[0].0 == 737)
+            | ({
+                // SET: 4 moves of black, from (move bk f 5 h 3), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400020000, 0x200000000000000,
+                    0x4, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[546]) & (joint[1].0 == 450));
+    // n[550]: ((aux 3) g f 2 1)
+    n[550] = ((joint[0].0 == 660) | (joint[0].0 == 679)
+        | ({
+            // SET: 4 moves of black, from (move bk d 3 f 1), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10000200000, 0x0, 0x2008000000, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[547]) & (joint[0].0 == 750))
+        | ((!n[546]) & ((joint[1].0 == 495) | (joint[1].0 == 585)));
+    // n[551]: ((aux 3) g h 2 1)
+    n[551] = ((!n[547]) & (joint[0].0 == 712))
+        | ((!n[546]) & ((joint[1].0 == 457) | (joint[1].0 == 565)));
     // n[552]: ((aux 4) g 2)
     n[552] = ((mt[0] & 0x1e5ef9d8 != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x3a != 0) | (mt[5] & 0x1200 != 0) | (mt[8] & 0x100000000000 != 0))
         | (n[548]) | (n[549]) | (n[550]) | (n[551]);
+    // n[553]: ((aux 5) g f f 2 1 5)
+    n[553] = ((joint[0].0 == 252) | (joint[0].0 == 323) | (joint[1].0 == 84))
+        | ((!n[547]) & ((joint[0].0 == 253) | (joint[0].0 == 324)))
+        | ((!n[546]) & (joint[1].0 == 85));
     // n[554]: ((aux 6) g f 2 5)
     n[554] = (mt[0] & 0xa000000000 != 0) | (n[553]);
+    // n[555]: ((aux 5) g f f 2 5 1)
+    n[555] = ((joint[0].0 == 261) | (joint[1].0 == 93) | (joint[1].0 == 155))
+        | ((!n[547]) & (joint[0].0 == 263))
+        | ((!n[546]) & ((joint[1].0 == 95) | (joint[1].0 == 156)));
     // n[556]: ((aux 6) g f 2 1)
     n[556] = (mt[0] & 0xa00000000000 != 0) | (n[555]);
+    // n[557]: ((aux 5) g h h 2 1 5)
+    n[557] = ((!n[547]) & ((joint[0].0 == 284) | (joint[0].0 == 333)))
+        | ((!n[546]) & (joint[1].0 == 116));
     // n[558]: ((aux 6) g h 2 5)
     n[558] = (mt[1] & 0xa000 != 0) | (n[557]);
+    // n[559]: ((aux 5) g h d 2 1 5)
+    n[559] = ((!n[547]) & ((joint[0].0 == 283) | (joint[0].0 == 332)))
+        | ((!n[546]) & (joint[1].0 == 115));
     // n[560]: ((aux 6) g d 2 5)
     n[560] = (mt[1] & 0xa0000 != 0) | (n[559]);
+    // n[561]: ((aux 5) g d h 2 5 1)
+    n[561] = ((!n[547]) & (joint[0].0 == 225))
+        | ((!n[546]) & ((joint[1].0 == 57) | (joint[1].0 == 144)));
+    // n[562]: ((aux 5) g h h 2 5 1)
+    n[562] = ((!n[547]) & (joint[0].0 == 291))
+        | ((!n[546]) & ((joint[1].0 == 123) | (joint[1].0 == 165)));
+    // n[563]: ((aux 5) g d h 2 1 1)
+    n[563] = ((!n[547]) & (joint[0].0 == 216)) | ((!n[546]) & (joint[1].0 == 48));
     // n[564]: ((aux 6) g h 2 1)
     n[564] = (n[561]) | (n[562]) | (n[563]);
+    // n[565]: ((aux 5) g d h 2 3 3)
+    n[565] = ((!n[547]) & (joint[0].0 == 219))
+        | ((joint[0].0 == 221) | (joint[1].0 == 53)) | ((!n[546]) & (joint[1].0 == 51));
     // n[566]: ((aux 6) g h 2 3)
     n[566] = (mt[1] & 0x600000000 != 0) | (n[565]);
+    // n[567]: ((aux 5) g h d 2 1 1)
+    n[567] = ((!n[547]) & (joint[0].0 == 282)) | ((!n[546]) & (joint[1].0 == 114));
     // n[568]: ((aux 6) g d 2 1)
     n[568] = (mt[1] & 0x6000000000 != 0) | (n[567]);
+    // n[569]: ((aux 5) g h d 2 3 3)
+    n[569] = ((!n[547]) & (joint[0].0 == 285))
+        | ((joint[0].0 == 286) | (joint[1].0 == 118))
+        | ((!n[546]) & (joint[1].0 == 117));
     // n[570]: ((aux 6) g d 2 3)
     n[570] = (mt[1] & 0x60000000000 != 0) | (n[569]);
     // n[571]: ((aux 7) g 2)
@@ -42994,28 +37120,125 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[571] |= n[566];
     n[571] |= n[568];
     n[571] |= n[570];
+    // n[572]: ((aux 8) g b h 2 1 3)
+    n[572] = ((!n[547]) & (joint[0].0 == 1087))
+        | ((joint[0].0 == 1089) | (joint[1].0 == 873))
+        | ((!n[546]) & (joint[1].0 == 871));
+    // n[573]: ((aux 8) g f h 2 5 3)
+    n[573] = ((!n[547]) & (joint[0].0 == 1188)) | ((!n[546]) & (joint[1].0 == 972));
+    // n[574]: ((aux 8) g b h 2 5 3)
+    n[574] = ((!n[547]) & (joint[0].0 == 1098))
+        | ((joint[0].0 == 1100) | (joint[0].0 == 1103) | (joint[1].0 == 884)
+            | (joint[1].0 == 887)) | ((!n[546]) & (joint[1].0 == 882));
     // n[575]: ((aux 9) g h 2 3)
     n[575] = (n[572]) | (mt[2] & 0x200 != 0) | (n[573]) | (n[574]);
+    // n[576]: ((aux 8) g f d 2 1 7)
+    n[576] = (({
+        // SET: 4 moves of white, from (triplejump wk f 1 d 3 b 5 d 7), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x0, 0x3000000, 0x18000000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 960) | (joint[1].0 == 961))
+        | ((!n[547]) & ((joint[0].0 == 1181) | (joint[0].0 == 1270)))
+        | ((!n[546]) & (joint[1].0 == 965));
     // n[577]: ((aux 9) g d 2 7)
     n[577] = (mt[2] & 0x1a000 != 0) | (n[576]);
+    // n[578]: ((aux 8) g f h 2 1 7)
+    n[578] = ((joint[0].0 == 1179) | (joint[0].0 == 1269) | (joint[1].0 == 963))
+        | ((!n[547]) & ((joint[0].0 == 1182) | (joint[0].0 == 1271)))
+        | ((!n[546]) & (joint[1].0 == 966));
     // n[579]: ((aux 9) g h 2 7)
     n[579] = (mt[2] & 0x140000 != 0) | (n[578]);
+    // n[580]: ((aux 8) g f h 2 7 1)
+    n[580] = ((!n[547]) & ((joint[0].0 == 1193) | (joint[0].0 == 1197)))
+        | ((!n[546])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk f 7 d 5 f 3 h 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x220000, 0xa0000000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
+    // n[581]: ((aux 8) g b h 2 7 1)
+    n[581] = ((!n[547]) & (joint[0].0 == 1107))
+        | ((!n[546]) & ((joint[1].0 == 891) | (joint[1].0 == 1035)));
+    // n[582]: ((aux 8) g b h 2 3 1)
+    n[582] = ((!n[547]) & ((joint[0].0 == 1092) | (joint[0].0 == 1095)))
+        | ((!n[546]) & ((joint[1].0 == 876) | (joint[1].0 == 879)));
     // n[583]: ((aux 9) g h 2 1)
     n[583] = (n[580]) | (n[581]) | (n[582]);
+    // n[584]: ((aux 8) g f d 2 1 3)
+    n[584] = ((!n[547]) & (joint[0].0 == 1180)) | ((!n[546]) & (joint[1].0 == 964));
+    // n[585]: ((aux 8) g f d 2 5 3)
+    n[585] = ((joint[0].0 == 1189) | (joint[1].0 == 973))
+        | ((!n[547]) & (joint[0].0 == 1190)) | ((!n[546]) & (joint[1].0 == 974));
     // n[586]: ((aux 9) g d 2 3)
     n[586] = (n[584]) | (n[585]) | (mt[2] & 0x1000000 != 0);
+    // n[587]: ((aux 8) g h b 2 1 3)
+    n[587] = ((!n[547]) & ((joint[0].0 == 1222) | (joint[0].0 == 1223)))
+        | ((!n[546]) & ((joint[1].0 == 1006) | (joint[1].0 == 1007)));
     // n[588]: ((aux 9) g b 2 3)
     n[588] = (mt[4] & 0x1a00000000 != 0) | (n[587]);
+    // n[589]: ((aux 8) g h f 2 1 7)
+    n[589] = ((!n[547])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk h 1 f 3 d 5 f 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x3000000000000600,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[546]) & ((joint[1].0 == 1009) | (joint[1].0 == 1010)));
     // n[590]: ((aux 9) g f 2 7)
     n[590] = (mt[2] & 0xd00000000000 != 0) | (n[589]);
+    // n[591]: ((aux 8) g h b 2 1 7)
+    n[591] = ((!n[547]) & ((joint[0].0 == 1224) | (joint[0].0 == 1275)))
+        | ((!n[546]) & (joint[1].0 == 1008));
     // n[592]: ((aux 9) g b 2 7)
     n[592] = (mt[2] & 0xa000000000000 != 0) | (n[591]);
+    // n[593]: ((aux 8) g h b 2 3 5)
+    n[593] = ((!n[547]) & (joint[0].0 == 1228))
+        | ((joint[0].0 == 1231) | (joint[0].0 == 1233) | (joint[1].0 == 1015)
+            | (joint[1].0 == 1017)) | ((!n[546]) & (joint[1].0 == 1012));
     // n[594]: ((aux 9) g b 2 5)
     n[594] = (mt[2] & 0x1a0000000000000 != 0) | (n[593]);
+    // n[595]: ((aux 8) g d f 2 7 1)
+    n[595] = ((joint[0].0 == 1148) | (joint[0].0 == 1152)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk d 7 b 5 d 3 f 1), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x11000000000, 0x0, 0x140000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[547]) & (joint[0].0 == 1153))
+        | ((!n[546]) & ((joint[1].0 == 937) | (joint[1].0 == 1045)));
+    // n[596]: ((aux 8) g h f 2 7 1)
+    n[596] = ((joint[0].0 == 1243) | (joint[1].0 == 1027) | (joint[1].0 == 1060))
+        | ((!n[547]) & (joint[0].0 == 1245))
+        | ((!n[546]) & ((joint[1].0 == 1029) | (joint[1].0 == 1061)));
+    // n[597]: ((aux 8) g d f 2 3 1)
+    n[597] = ((!n[547]) & (joint[0].0 == 1142)) | ((!n[546]) & (joint[1].0 == 926));
     // n[598]: ((aux 9) g f 2 1)
     n[598] = (n[595]) | (n[596]) | (n[597]) | (mt[2] & 0x2000000000000000 != 0);
+    // n[599]: ((aux 8) g d f 2 3 5)
+    n[599] = ((joint[0].0 == 1139) | (joint[1].0 == 923))
+        | ((!n[547]) & (joint[0].0 == 1140)) | ((!n[546]) & (joint[1].0 == 924));
+    // n[600]: ((aux 8) g h f 2 3 5)
+    n[600] = ((!n[547]) & (joint[0].0 == 1229)) | ((!n[546]) & (joint[1].0 == 1013));
     // n[601]: ((aux 9) g f 2 5)
     n[601] = (n[599]) | (n[600]) | (mt[3] & 0x2 != 0);
+    // n[602]: ((aux 8) g h b 2 3 1)
+    n[602] = ((!n[547]) & (joint[0].0 == 1227))
+        | ((joint[0].0 == 1230) | (joint[1].0 == 1014))
+        | ((!n[546]) & (joint[1].0 == 1011));
     // n[603]: ((aux 9) g b 2 1)
     n[603] = (mt[3] & 0x18 != 0) | (n[602]);
     // n[604]: ((aux 10) g 2)
@@ -43086,32 +37309,166 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[608]: ((aux 3) c b 4 5)
+    n[608] = (({
+        // SET: 5 moves of white, from (move wk a 4 b 5), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x480000, 0x40000001,
+            0x800000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 7 moves of black, from (move bk a 4 b 5), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x900000, 0x80000002, 0x2000000000000000,
+                0x100020000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[607]) & ((joint[0].0 == 655) | (joint[0].0 == 794)))
+        | ((!n[606]) & (joint[1].0 == 400));
+    // n[609]: ((aux 3) c d 4 5)
+    n[609] = ((!n[607]) & ((joint[0].0 == 612) | (joint[0].0 == 772)))
+        | (({
+            // SET: 8 moves of white, from (move wk b 7 d 5), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800000000000,
+                0x10200000000004, 0x40008, 0x10020000000000, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 10 moves of black, from (move bk b 7 d 5), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x1000000000000, 0x20400000000008, 0x80010,
+                    0x400080000040200, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[606]) & (joint[1].0 == 357));
+    // n[610]: ((aux 3) c b 4 3)
+    n[610] = (({
+        // SET: 7 moves of white, from (move wk a 2 b 3), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000050000, 0x400,
+            0x200000000000000, 0x400800, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 5 moves of black, from (move bk a 2 b 3), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x80000000a0000, 0x800, 0x800000000000000, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[607]) & (joint[0].0 == 662))
+        | ((!n[606]) & ((joint[1].0 == 407) | (joint[1].0 == 540)));
+    // n[611]: ((aux 3) c d 4 3)
+    n[611] = (({
+        // SET: 10 moves of white, from (move wk b 1 d 3), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10000040000000,
+            0x4000104000000000, 0x400, 0x1002000001002, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk b 1 d 3), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x20000080000000, 0x8000208000000000, 0x800,
+                0x40008000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[607]) & (joint[0].0 == 617))
+        | ((!n[606]) & ((joint[1].0 == 362) | (joint[1].0 == 518)));
     // n[612]: ((aux 4) c 4)
     n[612] = ((mt[0] & 0x1eff56cc != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x20 != 0) | (mt[5] & 0x1000 != 0) | (mt[9] & 0x78 != 0)) | (n[608])
         | (n[609]) | (n[610]) | (n[611]);
+    // n[613]: ((aux 5) c b f 4 5 5)
+    n[613] = ((!n[607]) & (joint[0].0 == 191))
+        | ((joint[0].0 == 192) | (joint[1].0 == 24)) | ((!n[606]) & (joint[1].0 == 23));
     // n[614]: ((aux 6) c f 4 5)
     n[614] = (mt[0] & 0x6000000000 != 0) | (n[613]);
+    // n[615]: ((aux 5) c b b 4 1 5)
+    n[615] = ((!n[607]) & ((joint[0].0 == 182) | (joint[0].0 == 300)))
+        | ((!n[606]) & (joint[1].0 == 14));
+    // n[616]: ((aux 5) c f b 4 1 5)
+    n[616] = ((!n[607]) & ((joint[0].0 == 251) | (joint[0].0 == 322)))
+        | ((!n[606]) & (joint[1].0 == 83));
+    // n[617]: ((aux 5) c f b 4 5 5)
+    n[617] = ((!n[607]) & (joint[0].0 == 260))
+        | ((joint[0].0 == 262) | (joint[1].0 == 94)) | ((!n[606]) & (joint[1].0 == 92));
     // n[618]: ((aux 6) c b 4 5)
     n[618] = (n[615]) | (n[616]) | (n[617]);
+    // n[619]: ((aux 5) c b f 4 5 1)
+    n[619] = ((!n[607]) & (joint[0].0 == 190))
+        | ((!n[606]) & ((joint[1].0 == 22) | (joint[1].0 == 133)));
     // n[620]: ((aux 6) c f 4 1)
     n[620] = (n[619]) | (mt[0] & 0xc00000000000 != 0);
+    // n[621]: ((aux 5) c b f 4 3 7)
+    n[621] = ((!n[607]) & ((joint[0].0 == 188) | (joint[0].0 == 303)))
+        | ((!n[606]) & (joint[1].0 == 20));
     // n[622]: ((aux 6) c f 4 7)
     n[622] = (n[621]) | (mt[1] & 0x1800000000000000 != 0);
+    // n[623]: ((aux 5) c b b 4 3 7)
+    n[623] = ((!n[607]) & ((joint[0].0 == 186) | (joint[0].0 == 302)))
+        | ((!n[606]) & (joint[1].0 == 18));
     // n[624]: ((aux 6) c b 4 7)
     n[624] = (n[623]) | (mt[1] & 0xc000000000000000 != 0);
+    // n[625]: ((aux 5) c b f 4 3 3)
+    n[625] = ((joint[0].0 == 185) | (joint[1].0 == 17))
+        | ((!n[607]) & (joint[0].0 == 187)) | ((!n[606]) & (joint[1].0 == 19));
     // n[626]: ((aux 6) c f 4 3)
     n[626] = (mt[2] & 0x6 != 0) | (n[625]);
+    // n[627]: ((aux 5) c b b 4 5 1)
+    n[627] = ((!n[607]) & (joint[0].0 == 189))
+        | ((!n[606]) & ((joint[1].0 == 21) | (joint[1].0 == 132)));
     // n[628]: ((aux 6) c b 4 1)
     n[628] = (mt[0] & 0xa000000000000 != 0) | (n[627]);
+    // n[629]: ((aux 5) c f b 4 7 3)
+    n[629] = ((!n[607]) & (joint[0].0 == 264))
+        | ((!n[606]) & ((joint[1].0 == 96) | (joint[1].0 == 157)));
+    // n[630]: ((aux 5) c b b 4 7 3)
+    n[630] = ((!n[607]) & (joint[0].0 == 193))
+        | ((!n[606]) & ((joint[1].0 == 25) | (joint[1].0 == 134)));
+    // n[631]: ((aux 5) c f b 4 3 3)
+    n[631] = ((joint[0].0 == 254) | (joint[1].0 == 86))
+        | ((!n[607]) & (joint[0].0 == 255)) | ((!n[606]) & (joint[1].0 == 87));
     // n[632]: ((aux 6) c b 4 3)
     n[632] = (n[629]) | (n[630]) | (n[631]);
+    // n[633]: ((aux 5) c d d 4 1 5)
+    n[633] = ((!n[607]) & ((joint[0].0 == 214) | (joint[0].0 == 310)))
+        | ((joint[0].0 == 215) | (joint[0].0 == 311) | (joint[1].0 == 47))
+        | ((!n[606]) & (joint[1].0 == 46));
     // n[634]: ((aux 6) c d 4 5)
     n[634] = (n[633]) | (mt[1] & 0xc0000 != 0);
+    // n[635]: ((aux 5) c d d 4 3 7)
+    n[635] = ((!n[607]) & ((joint[0].0 == 218) | (joint[0].0 == 313)))
+        | ((joint[0].0 == 220) | (joint[0].0 == 314) | (joint[1].0 == 52))
+        | ((!n[606]) & (joint[1].0 == 50));
     // n[636]: ((aux 6) c d 4 7)
     n[636] = (n[635]) | (mt[1] & 0xc000000 != 0);
+    // n[637]: ((aux 5) c d d 4 5 1)
+    n[637] = ((!n[607]) & (joint[0].0 == 223))
+        | ((joint[0].0 == 224) | (joint[1].0 == 56) | (joint[1].0 == 143))
+        | ((!n[606]) & ((joint[1].0 == 55) | (joint[1].0 == 142)));
     // n[638]: ((aux 6) c d 4 1)
     n[638] = (mt[1] & 0xa000000000 != 0) | (n[637]);
+    // n[639]: ((aux 5) c d d 4 7 3)
+    n[639] = ((!n[607]) & (joint[0].0 == 228))
+        | ((joint[0].0 == 229) | (joint[1].0 == 61) | (joint[1].0 == 146))
+        | ((!n[606]) & ((joint[1].0 == 60) | (joint[1].0 == 145)));
     // n[640]: ((aux 6) c d 4 3)
     n[640] = (n[639]) | (mt[1] & 0xc0000000000 != 0);
     // n[641]: ((aux 7) c 4)
@@ -43131,36 +37488,162 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[641] |= n[636];
     n[641] |= n[638];
     n[641] |= n[640];
+    // n[642]: ((aux 8) c b h 4 5 3)
+    n[642] = ((!n[607]) & ((joint[0].0 == 1098) | (joint[0].0 == 1100)))
+        | ((joint[0].0 == 1103) | (joint[1].0 == 887))
+        | ((!n[606]) & ((joint[1].0 == 882) | (joint[1].0 == 884)));
     // n[643]: ((aux 9) c h 4 3)
     n[643] = (mt[2] & 0x700 != 0) | (n[642]);
+    // n[644]: ((aux 8) c b d 4 1 7)
+    n[644] = ((!n[607]) & ((joint[0].0 == 1086) | (joint[0].0 == 1249)))
+        | ((joint[0].0 == 1088) | (joint[0].0 == 1250) | (joint[1].0 == 872))
+        | ((!n[606]) & (joint[1].0 == 870));
+    // n[645]: ((aux 8) c f d 4 1 7)
+    n[645] = ((!n[607]) & ((joint[0].0 == 1176) | (joint[0].0 == 1267)))
+        | (({
+            // SET: 4 moves of white, from (triplejump wk f 1 d 3 f 5 d 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x22000000, 0x50000000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        }) | (joint[1].0 == 961) | (joint[1].0 == 965))
+        | ((!n[606]) & (joint[1].0 == 960));
+    // n[646]: ((aux 8) c f d 4 5 7)
+    n[646] = ((!n[607]) & (joint[0].0 == 1187)) | ((!n[606]) & (joint[1].0 == 971));
+    // n[647]: ((aux 8) c b d 4 5 7)
+    n[647] = ((!n[607]) & (joint[0].0 == 1099)) | ((!n[606]) & (joint[1].0 == 883));
     // n[648]: ((aux 9) c d 4 7)
     n[648] = (n[644]) | (n[645]) | (n[646]) | (n[647]);
+    // n[649]: ((aux 8) c b h 4 5 7)
+    n[649] = ((!n[607]) & (joint[0].0 == 1101))
+        | ((joint[0].0 == 1104) | (joint[1].0 == 888))
+        | ((!n[606]) & (joint[1].0 == 885));
     // n[650]: ((aux 9) c h 4 7)
     n[650] = (mt[2] & 0xc0000 != 0) | (n[649]);
+    // n[651]: ((aux 8) c b h 4 3 5)
+    n[651] = ((joint[0].0 == 1093) | (joint[1].0 == 877))
+        | ((!n[607]) & ((joint[0].0 == 1096) | (joint[0].0 == 1097)))
+        | ((!n[606]) & ((joint[1].0 == 880) | (joint[1].0 == 881)));
     // n[652]: ((aux 9) c h 4 5)
     n[652] = (mt[3] & 0x700000000 != 0) | (n[651]);
+    // n[653]: ((aux 8) c b h 4 3 1)
+    n[653] = ((joint[0].0 == 1092) | (joint[1].0 == 876))
+        | ((!n[607]) & (joint[0].0 == 1095)) | ((!n[606]) & (joint[1].0 == 879));
     // n[654]: ((aux 9) c h 4 1)
     n[654] = (mt[3] & 0x30000000000 != 0) | (n[653]);
+    // n[655]: ((aux 8) c f d 4 7 1)
+    n[655] = ((!n[607]) & (joint[0].0 == 1191))
+        | ((joint[0].0 == 1192) | (joint[0].0 == 1195)
+            | ({
+                // SET: 4 moves of black, from (triplejump bk f 7 d 5 f 3 d 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x90000, 0x50000000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[606]) & ((joint[1].0 == 975) | (joint[1].0 == 1051)));
+    // n[656]: ((aux 8) c b d 4 7 1)
+    n[656] = ((!n[607]) & (joint[0].0 == 1105))
+        | ((joint[0].0 == 1106) | (joint[1].0 == 890) | (joint[1].0 == 1034))
+        | ((!n[606]) & ((joint[1].0 == 889) | (joint[1].0 == 1033)));
+    // n[657]: ((aux 8) c f d 4 3 1)
+    n[657] = ((!n[607]) & (joint[0].0 == 1184)) | ((!n[606]) & (joint[1].0 == 968));
+    // n[658]: ((aux 8) c b d 4 3 1)
+    n[658] = ((!n[607]) & (joint[0].0 == 1094)) | ((!n[606]) & (joint[1].0 == 878));
     // n[659]: ((aux 9) c d 4 1)
     n[659] = (n[655]) | (n[656]) | (n[657]) | (n[658]);
+    // n[660]: ((aux 8) c f d 4 3 5)
+    n[660] = ((!n[607]) & (joint[0].0 == 1183))
+        | ((joint[0].0 == 1186) | (joint[1].0 == 970))
+        | ((!n[606]) & (joint[1].0 == 967));
     // n[661]: ((aux 9) c d 4 5)
     n[661] = (n[660]) | ((mt[3] & 0x40000000 != 0) | (mt[4] & 0x80000000 != 0));
+    // n[662]: ((aux 8) c f d 4 5 3)
+    n[662] = ((!n[607]) & (joint[0].0 == 1189))
+        | ((joint[0].0 == 1190) | (joint[1].0 == 974))
+        | ((!n[606]) & (joint[1].0 == 973));
     // n[663]: ((aux 9) c d 4 3)
     n[663] = (mt[2] & 0x1400000 != 0) | (n[662]);
+    // n[664]: ((aux 8) c d b 4 1 3)
+    n[664] = ((!n[607]) & (joint[0].0 == 1135)) | ((!n[606]) & (joint[1].0 == 919));
+    // n[665]: ((aux 8) c h b 4 1 3)
+    n[665] = ((joint[0].0 == 1222) | (joint[1].0 == 1006))
+        | ((!n[607]) & (joint[0].0 == 1223)) | ((!n[606]) & (joint[1].0 == 1007));
+    // n[666]: ((aux 8) c h b 4 5 3)
+    n[666] = ((joint[0].0 == 1234) | (joint[1].0 == 1018))
+        | ((!n[607]) & ((joint[0].0 == 1235) | (joint[0].0 == 1238)))
+        | ((!n[606]) & ((joint[1].0 == 1019) | (joint[1].0 == 1022)));
     // n[667]: ((aux 9) c b 4 3)
     n[667] = (n[664]) | (n[665]) | (n[666]) | (mt[4] & 0x1000000000 != 0);
+    // n[668]: ((aux 8) c d f 4 1 3)
+    n[668] = ((!n[607]) & (joint[0].0 == 1133)) | ((!n[606]) & (joint[1].0 == 917));
+    // n[669]: ((aux 8) c d f 4 5 3)
+    n[669] = ((!n[607]) & (joint[0].0 == 1143))
+        | ((joint[0].0 == 1146) | (joint[1].0 == 930))
+        | ((!n[606]) & (joint[1].0 == 927));
     // n[670]: ((aux 9) c f 4 3)
     n[670] = (n[668]) | (mt[2] & 0x20000000000 != 0) | (n[669]);
+    // n[671]: ((aux 8) c d f 4 1 7)
+    n[671] = ((!n[607]) & ((joint[0].0 == 1134) | (joint[0].0 == 1258)))
+        | (({
+            // SET: 4 moves of white, from (triplejump wk d 1 f 3 d 5 f 7), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x6000000000000, 0x0, 0x300000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        }) | (joint[1].0 == 921) | (joint[1].0 == 922))
+        | ((!n[606]) & (joint[1].0 == 918));
     // n[672]: ((aux 9) c f 4 7)
     n[672] = (n[671]) | (mt[2] & 0xe00000000000 != 0);
+    // n[673]: ((aux 8) c d b 4 1 7)
+    n[673] = ((!n[607]) & ((joint[0].0 == 1132) | (joint[0].0 == 1257)))
+        | ((joint[0].0 == 1136) | (joint[0].0 == 1259) | (joint[1].0 == 920))
+        | ((!n[606]) & (joint[1].0 == 916));
     // n[674]: ((aux 9) c b 4 7)
     n[674] = (n[673]) | (mt[2] & 0xc000000000000 != 0);
+    // n[675]: ((aux 8) c h b 4 3 5)
+    n[675] = ((!n[607]) & ((joint[0].0 == 1228) | (joint[0].0 == 1231)))
+        | ((joint[0].0 == 1233) | (joint[1].0 == 1017))
+        | ((!n[606]) & ((joint[1].0 == 1012) | (joint[1].0 == 1015)));
+    // n[676]: ((aux 8) c d b 4 7 5)
+    n[676] = ((!n[607]) & (joint[0].0 == 1151)) | ((!n[606]) & (joint[1].0 == 935));
+    // n[677]: ((aux 8) c h b 4 7 5)
+    n[677] = ((!n[607]) & (joint[0].0 == 1242))
+        | ((joint[0].0 == 1244) | (joint[1].0 == 1028))
+        | ((!n[606]) & (joint[1].0 == 1026));
     // n[678]: ((aux 9) c b 4 5)
     n[678] = (mt[2] & 0x20000000000000 != 0) | (n[675]) | (n[676]) | (n[677]);
+    // n[679]: ((aux 8) c d f 4 7 1)
+    n[679] = ((!n[607]) & (joint[0].0 == 1148))
+        | ((joint[0].0 == 1152) | (joint[0].0 == 1153)
+            | ({
+                // SET: 4 moves of black, from (triplejump bk d 7 f 5 d 3 f 1), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x30000000000, 0x0, 0x300000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[606]) & ((joint[1].0 == 932) | (joint[1].0 == 1042)));
     // n[680]: ((aux 9) c f 4 1)
     n[680] = (n[679]) | (mt[2] & 0x3800000000000000 != 0);
+    // n[681]: ((aux 8) c d f 4 3 5)
+    n[681] = ((!n[607]) & (joint[0].0 == 1139))
+        | ((joint[0].0 == 1140) | (joint[1].0 == 924))
+        | ((!n[606]) & (joint[1].0 == 923));
+    // n[682]: ((aux 8) c d f 4 7 5)
+    n[682] = ((!n[607]) & (joint[0].0 == 1149)) | ((!n[606]) & (joint[1].0 == 933));
     // n[683]: ((aux 9) c f 4 5)
     n[683] = (n[681]) | (mt[3] & 0x1 != 0) | (n[682]);
+    // n[684]: ((aux 8) c d b 4 7 1)
+    n[684] = ((!n[607]) & (joint[0].0 == 1147))
+        | ((joint[0].0 == 1150) | (joint[1].0 == 934) | (joint[1].0 == 1043))
+        | ((!n[606]) & ((joint[1].0 == 931) | (joint[1].0 == 1041)));
     // n[685]: ((aux 9) c b 4 1)
     n[685] = (n[684]) | (mt[3] & 0x30 != 0);
     // n[686]: ((aux 10) c 4)
@@ -43234,40 +37717,202 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[690]: ((aux 3) e d 4 5)
+    n[690] = (({
+        // SET: 8 moves of white, from (move wk b 3 d 5), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800801000000000,
+            0x10000000000004, 0x40000, 0x10010, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 10 moves of black, from (move bk b 3 d 5), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x1001002000000000, 0x20000000000008, 0x80000,
+                0x400080000040200, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[689]) & ((joint[0].0 == 707) | (joint[0].0 == 820)))
+        | ((!n[688]) & (joint[1].0 == 452));
+    // n[691]: ((aux 3) e f 4 5)
+    n[691] = ((!n[689]) & ((joint[0].0 == 661) | (joint[0].0 == 797)))
+        | (({
+            // SET: 8 moves of white, from (move wk d 7 f 5), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x40000800000000,
+                0x40802100000000, 0x0, 0x204, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 10 moves of black, from (move bk d 7 f 5), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x80001000000000, 0x81004200000000,
+                    0x100800000000, 0x2010, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[688]) & (joint[1].0 == 406));
+    // n[692]: ((aux 3) e d 4 3)
+    n[692] = (({
+        // SET: 10 moves of white, from (move wk b 1 d 3), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x410020040000000,
+            0x4000004000000000, 0x0, 0x1002000001002, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk b 1 d 3), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x820040080000000, 0x8000008000000000, 0x0,
+                0x4040, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[689]) & (joint[0].0 == 714))
+        | ((!n[688]) & ((joint[1].0 == 459) | (joint[1].0 == 566)));
+    // n[693]: ((aux 3) e f 4 3)
+    n[693] = (({
+        // SET: 10 moves of white, from (move wk d 1 f 3), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10000002000,
+            0x4100084000000, 0x8000004002000000, 0x80, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk d 1 f 3), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20000004000, 0x8200108000000, 0x0, 0x802,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[689]) & (joint[0].0 == 668))
+        | ((!n[688]) & ((joint[1].0 == 413) | (joint[1].0 == 543)));
     // n[694]: ((aux 4) e 4)
     n[694] = ((mt[0] & 0x1efeac98 != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x38 != 0) | (mt[5] & 0x200 != 0) | (mt[9] & 0x1e00000000 != 0))
         | (n[690]) | (n[691]) | (n[692]) | (n[693]);
+    // n[695]: ((aux 5) e b f 4 1 5)
+    n[695] = ((!n[689]) & ((joint[0].0 == 184) | (joint[0].0 == 301)))
+        | ((!n[688]) & (joint[1].0 == 16));
+    // n[696]: ((aux 5) e f f 4 1 5)
+    n[696] = ((!n[689]) & ((joint[0].0 == 252) | (joint[0].0 == 323)))
+        | ((joint[0].0 == 253) | (joint[0].0 == 324) | (joint[1].0 == 85))
+        | ((!n[688]) & (joint[1].0 == 84));
+    // n[697]: ((aux 5) e b f 4 5 5)
+    n[697] = ((!n[689]) & (joint[0].0 == 191))
+        | ((joint[0].0 == 192) | (joint[1].0 == 24)) | ((!n[688]) & (joint[1].0 == 23));
     // n[698]: ((aux 6) e f 4 5)
     n[698] = (n[695]) | (n[696]) | (n[697]);
+    // n[699]: ((aux 5) e f b 4 5 5)
+    n[699] = ((!n[689]) & (joint[0].0 == 260))
+        | ((joint[0].0 == 262) | (joint[1].0 == 94)) | ((!n[688]) & (joint[1].0 == 92));
     // n[700]: ((aux 6) e b 4 5)
     n[700] = (mt[0] & 0x60000000000 != 0) | (n[699]);
+    // n[701]: ((aux 5) e f f 4 5 1)
+    n[701] = ((!n[689]) & (joint[0].0 == 261))
+        | ((joint[0].0 == 263) | (joint[1].0 == 95) | (joint[1].0 == 156))
+        | ((!n[688]) & ((joint[1].0 == 93) | (joint[1].0 == 155)));
     // n[702]: ((aux 6) e f 4 1)
     n[702] = (mt[0] & 0xa00000000000 != 0) | (n[701]);
+    // n[703]: ((aux 5) e f f 4 3 7)
+    n[703] = ((!n[689]) & ((joint[0].0 == 257) | (joint[0].0 == 326)))
+        | ((joint[0].0 == 258) | (joint[0].0 == 327) | (joint[1].0 == 90))
+        | ((!n[688]) & (joint[1].0 == 89));
     // n[704]: ((aux 6) e f 4 7)
     n[704] = ((mt[1] & 0x1000000000000000 != 0) | (mt[4] & 0x100 != 0)) | (n[703]);
+    // n[705]: ((aux 5) e f b 4 3 7)
+    n[705] = ((!n[689]) & ((joint[0].0 == 256) | (joint[0].0 == 325)))
+        | ((!n[688]) & (joint[1].0 == 88));
     // n[706]: ((aux 6) e b 4 7)
     n[706] = ((mt[1] & 0x8000000000000000 != 0) | (mt[4] & 0x400 != 0)) | (n[705]);
+    // n[707]: ((aux 5) e f f 4 7 3)
+    n[707] = ((!n[689]) & (joint[0].0 == 266))
+        | ((joint[0].0 == 267) | (joint[1].0 == 99) | (joint[1].0 == 159))
+        | ((!n[688]) & ((joint[1].0 == 98) | (joint[1].0 == 158)));
+    // n[708]: ((aux 5) e b f 4 7 3)
+    n[708] = ((!n[689]) & (joint[0].0 == 194))
+        | ((!n[688]) & ((joint[1].0 == 26) | (joint[1].0 == 135)));
+    // n[709]: ((aux 5) e b f 4 3 3)
+    n[709] = ((joint[0].0 == 185) | (joint[1].0 == 17))
+        | ((!n[689]) & (joint[0].0 == 187)) | ((!n[688]) & (joint[1].0 == 19));
     // n[710]: ((aux 6) e f 4 3)
     n[710] = (n[707]) | (n[708]) | (n[709]);
+    // n[711]: ((aux 5) e f b 4 5 1)
+    n[711] = ((!n[689]) & (joint[0].0 == 259))
+        | ((!n[688]) & ((joint[1].0 == 91) | (joint[1].0 == 154)));
     // n[712]: ((aux 6) e b 4 1)
     n[712] = (n[711]) | (mt[0] & 0xc000000000000 != 0);
+    // n[713]: ((aux 5) e f b 4 3 3)
+    n[713] = ((joint[0].0 == 254) | (joint[1].0 == 86))
+        | ((!n[689]) & (joint[0].0 == 255)) | ((!n[688]) & (joint[1].0 == 87));
     // n[714]: ((aux 6) e b 4 3)
     n[714] = (mt[4] & 0xc000 != 0) | (n[713]);
+    // n[715]: ((aux 5) e d h 4 5 5)
+    n[715] = ((!n[689]) & (joint[0].0 == 226))
+        | ((joint[0].0 == 227) | (joint[1].0 == 59)) | ((!n[688]) & (joint[1].0 == 58));
     // n[716]: ((aux 6) e h 4 5)
     n[716] = (mt[1] & 0x6000 != 0) | (n[715]);
+    // n[717]: ((aux 5) e d d 4 1 5)
+    n[717] = ((joint[0].0 == 214) | (joint[0].0 == 310) | (joint[1].0 == 46))
+        | ((!n[689]) & ((joint[0].0 == 215) | (joint[0].0 == 311)))
+        | ((!n[688]) & (joint[1].0 == 47));
+    // n[718]: ((aux 5) e h d 4 1 5)
+    n[718] = ((!n[689]) & ((joint[0].0 == 283) | (joint[0].0 == 332)))
+        | ((!n[688]) & (joint[1].0 == 115));
+    // n[719]: ((aux 5) e h d 4 5 5)
+    n[719] = ((!n[689]) & (joint[0].0 == 290))
+        | ((joint[0].0 == 292) | (joint[1].0 == 124))
+        | ((!n[688]) & (joint[1].0 == 122));
     // n[720]: ((aux 6) e d 4 5)
     n[720] = (n[717]) | (n[718]) | (n[719]);
+    // n[721]: ((aux 5) e d h 4 5 1)
+    n[721] = ((!n[689]) & (joint[0].0 == 225))
+        | ((!n[688]) & ((joint[1].0 == 57) | (joint[1].0 == 144)));
     // n[722]: ((aux 6) e h 4 1)
     n[722] = (n[721]) | (mt[1] & 0xc00000 != 0);
+    // n[723]: ((aux 5) e d d 4 3 7)
+    n[723] = ((joint[0].0 == 218) | (joint[0].0 == 313) | (joint[1].0 == 50))
+        | ((!n[689]) & ((joint[0].0 == 220) | (joint[0].0 == 314)))
+        | ((!n[688]) & (joint[1].0 == 52));
     // n[724]: ((aux 6) e d 4 7)
     n[724] = (n[723]) | (mt[1] & 0xc000000 != 0);
+    // n[725]: ((aux 5) e d h 4 3 7)
+    n[725] = ((!n[689]) & ((joint[0].0 == 222) | (joint[0].0 == 315)))
+        | ((!n[688]) & (joint[1].0 == 54));
     // n[726]: ((aux 6) e h 4 7)
     n[726] = (n[725]) | (mt[1] & 0xc0000000 != 0);
+    // n[727]: ((aux 5) e d h 4 3 3)
+    n[727] = ((joint[0].0 == 219) | (joint[1].0 == 51))
+        | ((!n[689]) & (joint[0].0 == 221)) | ((!n[688]) & (joint[1].0 == 53));
     // n[728]: ((aux 6) e h 4 3)
     n[728] = (mt[1] & 0x600000000 != 0) | (n[727]);
+    // n[729]: ((aux 5) e d d 4 5 1)
+    n[729] = ((joint[0].0 == 223) | (joint[1].0 == 55) | (joint[1].0 == 142))
+        | ((!n[689]) & (joint[0].0 == 224))
+        | ((!n[688]) & ((joint[1].0 == 56) | (joint[1].0 == 143)));
     // n[730]: ((aux 6) e d 4 1)
     n[730] = (mt[1] & 0xa000000000 != 0) | (n[729]);
+    // n[731]: ((aux 5) e d d 4 7 3)
+    n[731] = ((joint[0].0 == 228) | (joint[1].0 == 60) | (joint[1].0 == 145))
+        | ((!n[689]) & (joint[0].0 == 229))
+        | ((!n[688]) & ((joint[1].0 == 61) | (joint[1].0 == 146)));
+    // n[732]: ((aux 5) e h d 4 7 3)
+    n[732] = ((!n[689]) & (joint[0].0 == 293))
+        | ((!n[688]) & ((joint[1].0 == 125) | (joint[1].0 == 166)));
+    // n[733]: ((aux 5) e h d 4 3 3)
+    n[733] = ((joint[0].0 == 285) | (joint[1].0 == 117))
+        | ((!n[689]) & (joint[0].0 == 286)) | ((!n[688]) & (joint[1].0 == 118));
     // n[734]: ((aux 6) e d 4 3)
     n[734] = (n[731]) | (n[732]) | (n[733]);
     // n[735]: ((aux 7) e 4)
@@ -43291,36 +37936,220 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[735] |= n[728];
     n[735] |= n[730];
     n[735] |= n[734];
+    // n[736]: ((aux 8) e b h 4 1 3)
+    n[736] = ((joint[0].0 == 1087) | (joint[1].0 == 871))
+        | ((!n[689]) & (joint[0].0 == 1089)) | ((!n[688]) & (joint[1].0 == 873));
+    // n[737]: ((aux 8) e f h 4 1 3)
+    n[737] = ((!n[689]) & (joint[0].0 == 1178)) | ((!n[688]) & (joint[1].0 == 962));
+    // n[738]: ((aux 8) e f h 4 5 3)
+    n[738] = ((!n[689]) & (joint[0].0 == 1188)) | ((!n[688]) & (joint[1].0 == 972));
+    // n[739]: ((aux 8) e b h 4 5 3)
+    n[739] = ((joint[0].0 == 1098) | (joint[0].0 == 1103) | (joint[1].0 == 882)
+        | (joint[1].0 == 887)) | ((!n[689]) & (joint[0].0 == 1100))
+        | ((!n[688]) & (joint[1].0 == 884));
     // n[740]: ((aux 9) e h 4 3)
     n[740] = (n[736]) | (n[737]) | (n[738]) | (n[739]);
+    // n[741]: ((aux 8) e b d 4 1 7)
+    n[741] = ((joint[0].0 == 1086) | (joint[0].0 == 1249) | (joint[1].0 == 870))
+        | ((!n[689]) & ((joint[0].0 == 1088) | (joint[0].0 == 1250)))
+        | ((!n[688]) & (joint[1].0 == 872));
+    // n[742]: ((aux 8) e f d 4 1 7)
+    n[742] = (({
+        // SET: 4 moves of white, from (triplejump wk f 1 d 3 b 5 d 7), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x0, 0x21000000, 0x48000000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 960) | (joint[1].0 == 965))
+        | ((!n[689]) & ((joint[0].0 == 1177) | (joint[0].0 == 1268)))
+        | ((!n[688]) & (joint[1].0 == 961));
+    // n[743]: ((aux 8) e f d 4 5 7)
+    n[743] = ((!n[689]) & (joint[0].0 == 1187)) | ((!n[688]) & (joint[1].0 == 971));
+    // n[744]: ((aux 8) e b d 4 5 7)
+    n[744] = ((!n[689]) & (joint[0].0 == 1099)) | ((!n[688]) & (joint[1].0 == 883));
     // n[745]: ((aux 9) e d 4 7)
     n[745] = (n[741]) | (n[742]) | (n[743]) | (n[744]);
+    // n[746]: ((aux 8) e b h 4 1 7)
+    n[746] = ((!n[689]) & ((joint[0].0 == 1090) | (joint[0].0 == 1251)))
+        | ((!n[688]) & (joint[1].0 == 874));
+    // n[747]: ((aux 8) e f h 4 1 7)
+    n[747] = ((!n[689]) & ((joint[0].0 == 1179) | (joint[0].0 == 1269)))
+        | ((joint[0].0 == 1182) | (joint[0].0 == 1271) | (joint[1].0 == 966))
+        | ((!n[688]) & (joint[1].0 == 963));
+    // n[748]: ((aux 8) e b h 4 5 7)
+    n[748] = ((!n[689]) & (joint[0].0 == 1101))
+        | ((joint[0].0 == 1104) | (joint[1].0 == 888))
+        | ((!n[688]) & (joint[1].0 == 885));
     // n[749]: ((aux 9) e h 4 7)
     n[749] = (n[746]) | (n[747]) | (n[748]);
+    // n[750]: ((aux 8) e f h 4 3 5)
+    n[750] = ((!n[689]) & (joint[0].0 == 1185)) | ((!n[688]) & (joint[1].0 == 969));
+    // n[751]: ((aux 8) e b h 4 3 5)
+    n[751] = ((joint[0].0 == 1093) | (joint[0].0 == 1097) | (joint[1].0 == 877)
+        | (joint[1].0 == 881)) | ((!n[689]) & (joint[0].0 == 1096))
+        | ((!n[688]) & (joint[1].0 == 880));
+    // n[752]: ((aux 8) e b h 4 7 5)
+    n[752] = ((!n[689]) & (joint[0].0 == 1108))
+        | ((joint[0].0 == 1109) | (joint[1].0 == 893))
+        | ((!n[688]) & (joint[1].0 == 892));
+    // n[753]: ((aux 8) e f h 4 7 5)
+    n[753] = ((!n[689]) & (joint[0].0 == 1194)) | ((!n[688]) & (joint[1].0 == 978));
     // n[754]: ((aux 9) e h 4 5)
     n[754] = (n[750]) | (n[751]) | (n[752]) | (n[753]);
+    // n[755]: ((aux 8) e f h 4 7 1)
+    n[755] = ((!n[689]) & (joint[0].0 == 1193))
+        | ((joint[0].0 == 1197) | (joint[1].0 == 981) | (joint[1].0 == 1055))
+        | ((!n[688]) & ((joint[1].0 == 977) | (joint[1].0 == 1053)));
+    // n[756]: ((aux 8) e b h 4 7 1)
+    n[756] = ((!n[689]) & (joint[0].0 == 1107))
+        | ((!n[688]) & ((joint[1].0 == 891) | (joint[1].0 == 1035)));
+    // n[757]: ((aux 8) e b h 4 3 1)
+    n[757] = ((joint[0].0 == 1092) | (joint[1].0 == 876))
+        | ((!n[689]) & (joint[0].0 == 1095)) | ((!n[688]) & (joint[1].0 == 879));
     // n[758]: ((aux 9) e h 4 1)
     n[758] = (n[755]) | (n[756]) | (n[757]);
+    // n[759]: ((aux 8) e f d 4 7 1)
+    n[759] = ((joint[0].0 == 1191) | (joint[0].0 == 1195)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk f 7 d 5 b 3 d 1), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x88000, 0x48000000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[689]) & (joint[0].0 == 1192))
+        | ((!n[688]) & ((joint[1].0 == 976) | (joint[1].0 == 1052)));
+    // n[760]: ((aux 8) e b d 4 7 1)
+    n[760] = ((joint[0].0 == 1105) | (joint[1].0 == 889) | (joint[1].0 == 1033))
+        | ((!n[689]) & (joint[0].0 == 1106))
+        | ((!n[688]) & ((joint[1].0 == 890) | (joint[1].0 == 1034)));
+    // n[761]: ((aux 8) e f d 4 3 1)
+    n[761] = ((!n[689]) & (joint[0].0 == 1184)) | ((!n[688]) & (joint[1].0 == 968));
+    // n[762]: ((aux 8) e b d 4 3 1)
+    n[762] = ((!n[689]) & (joint[0].0 == 1094)) | ((!n[688]) & (joint[1].0 == 878));
     // n[763]: ((aux 9) e d 4 1)
     n[763] = (n[759]) | (n[760]) | (n[761]) | (n[762]);
+    // n[764]: ((aux 8) e b d 4 3 5)
+    n[764] = ((!n[689]) & (joint[0].0 == 1091)) | ((!n[688]) & (joint[1].0 == 875));
+    // n[765]: ((aux 8) e f d 4 7 5)
+    n[765] = ((!n[689]) & (joint[0].0 == 1196)) | ((!n[688]) & (joint[1].0 == 980));
     // n[766]: ((aux 9) e d 4 5)
     n[766] = (mt[3] & 0x20000000 != 0) | (n[764]) | (n[765]);
+    // n[767]: ((aux 8) e f d 4 1 3)
+    n[767] = ((!n[689]) & (joint[0].0 == 1180)) | ((!n[688]) & (joint[1].0 == 964));
+    // n[768]: ((aux 8) e b d 4 5 3)
+    n[768] = ((!n[689]) & (joint[0].0 == 1102)) | ((!n[688]) & (joint[1].0 == 886));
     // n[769]: ((aux 9) e d 4 3)
     n[769] = (n[767]) | (mt[2] & 0x800000 != 0) | (n[768]);
+    // n[770]: ((aux 8) e d b 4 1 3)
+    n[770] = ((!n[689]) & (joint[0].0 == 1135)) | ((!n[688]) & (joint[1].0 == 919));
+    // n[771]: ((aux 8) e h b 4 1 3)
+    n[771] = ((joint[0].0 == 1222) | (joint[1].0 == 1006))
+        | ((!n[689]) & (joint[0].0 == 1223)) | ((!n[688]) & (joint[1].0 == 1007));
+    // n[772]: ((aux 8) e h b 4 5 3)
+    n[772] = ((joint[0].0 == 1234) | (joint[0].0 == 1238) | (joint[1].0 == 1018)
+        | (joint[1].0 == 1022)) | ((!n[689]) & (joint[0].0 == 1235))
+        | ((!n[688]) & (joint[1].0 == 1019));
+    // n[773]: ((aux 8) e d b 4 5 3)
+    n[773] = ((!n[689]) & (joint[0].0 == 1144)) | ((!n[688]) & (joint[1].0 == 928));
     // n[774]: ((aux 9) e b 4 3)
     n[774] = (n[770]) | (n[771]) | (n[772]) | (n[773]);
+    // n[775]: ((aux 8) e d f 4 1 3)
+    n[775] = ((!n[689]) & (joint[0].0 == 1133)) | ((!n[688]) & (joint[1].0 == 917));
+    // n[776]: ((aux 8) e h f 4 5 3)
+    n[776] = ((!n[689]) & (joint[0].0 == 1240)) | ((!n[688]) & (joint[1].0 == 1024));
     // n[777]: ((aux 9) e f 4 3)
     n[777] = (n[775]) | (n[776]) | (mt[2] & 0x40000000000 != 0);
+    // n[778]: ((aux 8) e d f 4 1 7)
+    n[778] = (({
+        // SET: 4 moves of white, from (triplejump wk d 1 b 3 d 5 f 7), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x4400000000000, 0x0, 0x240000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 918) | (joint[1].0 == 922))
+        | ((!n[689]) & ((joint[0].0 == 1137) | (joint[0].0 == 1260)))
+        | ((!n[688]) & (joint[1].0 == 921));
+    // n[779]: ((aux 8) e h f 4 1 7)
+    n[779] = ((!n[689]) & ((joint[0].0 == 1225) | (joint[0].0 == 1276)))
+        | ((joint[0].0 == 1226) | (joint[0].0 == 1277) | (joint[1].0 == 1010))
+        | ((!n[688]) & (joint[1].0 == 1009));
+    // n[780]: ((aux 8) e h f 4 5 7)
+    n[780] = ((!n[689]) & (joint[0].0 == 1237)) | ((!n[688]) & (joint[1].0 == 1021));
+    // n[781]: ((aux 8) e d f 4 5 7)
+    n[781] = ((!n[689]) & (joint[0].0 == 1145)) | ((!n[688]) & (joint[1].0 == 929));
     // n[782]: ((aux 9) e f 4 7)
     n[782] = (n[778]) | (n[779]) | (n[780]) | (n[781]);
+    // n[783]: ((aux 8) e d b 4 1 7)
+    n[783] = ((joint[0].0 == 1132) | (joint[0].0 == 1257) | (joint[1].0 == 916))
+        | ((!n[689]) & ((joint[0].0 == 1136) | (joint[0].0 == 1259)))
+        | ((!n[688]) & (joint[1].0 == 920));
+    // n[784]: ((aux 8) e h b 4 1 7)
+    n[784] = ((!n[689]) & ((joint[0].0 == 1224) | (joint[0].0 == 1275)))
+        | ((!n[688]) & (joint[1].0 == 1008));
+    // n[785]: ((aux 8) e h b 4 5 7)
+    n[785] = ((!n[689]) & (joint[0].0 == 1236))
+        | ((joint[0].0 == 1239) | (joint[1].0 == 1023))
+        | ((!n[688]) & (joint[1].0 == 1020));
     // n[786]: ((aux 9) e b 4 7)
     n[786] = (n[783]) | (n[784]) | (n[785]);
+    // n[787]: ((aux 8) e d b 4 3 5)
+    n[787] = ((!n[689]) & (joint[0].0 == 1141)) | ((!n[688]) & (joint[1].0 == 925));
+    // n[788]: ((aux 8) e h b 4 3 5)
+    n[788] = ((joint[0].0 == 1228) | (joint[0].0 == 1233) | (joint[1].0 == 1012)
+        | (joint[1].0 == 1017)) | ((!n[689]) & (joint[0].0 == 1231))
+        | ((!n[688]) & (joint[1].0 == 1015));
+    // n[789]: ((aux 8) e d b 4 7 5)
+    n[789] = ((!n[689]) & (joint[0].0 == 1151)) | ((!n[688]) & (joint[1].0 == 935));
+    // n[790]: ((aux 8) e h b 4 7 5)
+    n[790] = ((!n[689]) & (joint[0].0 == 1242))
+        | ((joint[0].0 == 1244) | (joint[1].0 == 1028))
+        | ((!n[688]) & (joint[1].0 == 1026));
     // n[791]: ((aux 9) e b 4 5)
     n[791] = (n[787]) | (n[788]) | (n[789]) | (n[790]);
+    // n[792]: ((aux 8) e d f 4 7 1)
+    n[792] = ((joint[0].0 == 1148) | (joint[0].0 == 1153)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk d 7 b 5 d 3 f 1), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x21000000000, 0x0, 0x240000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[689]) & (joint[0].0 == 1152))
+        | ((!n[688]) & ((joint[1].0 == 936) | (joint[1].0 == 1044)));
+    // n[793]: ((aux 8) e h f 4 7 1)
+    n[793] = ((!n[689]) & (joint[0].0 == 1243))
+        | ((joint[0].0 == 1245) | (joint[1].0 == 1029) | (joint[1].0 == 1061))
+        | ((!n[688]) & ((joint[1].0 == 1027) | (joint[1].0 == 1060)));
+    // n[794]: ((aux 8) e d f 4 3 1)
+    n[794] = ((!n[689]) & (joint[0].0 == 1142)) | ((!n[688]) & (joint[1].0 == 926));
+    // n[795]: ((aux 8) e h f 4 3 1)
+    n[795] = ((!n[689]) & (joint[0].0 == 1232)) | ((!n[688]) & (joint[1].0 == 1016));
     // n[796]: ((aux 9) e f 4 1)
     n[796] = (n[792]) | (n[793]) | (n[794]) | (n[795]);
+    // n[797]: ((aux 8) e h f 4 3 5)
+    n[797] = ((!n[689]) & (joint[0].0 == 1229)) | ((!n[688]) & (joint[1].0 == 1013));
+    // n[798]: ((aux 8) e d f 4 7 5)
+    n[798] = ((!n[689]) & (joint[0].0 == 1149)) | ((!n[688]) & (joint[1].0 == 933));
     // n[799]: ((aux 9) e f 4 5)
     n[799] = (mt[2] & 0x8000000000000000 != 0) | (n[797]) | (n[798]);
+    // n[800]: ((aux 8) e d b 4 7 1)
+    n[800] = ((joint[0].0 == 1147) | (joint[1].0 == 931) | (joint[1].0 == 1041))
+        | ((!n[689]) & (joint[0].0 == 1150))
+        | ((!n[688]) & ((joint[1].0 == 934) | (joint[1].0 == 1043)));
+    // n[801]: ((aux 8) e h b 4 7 1)
+    n[801] = ((!n[689]) & (joint[0].0 == 1241))
+        | ((!n[688]) & ((joint[1].0 == 1025) | (joint[1].0 == 1059)));
+    // n[802]: ((aux 8) e h b 4 3 1)
+    n[802] = ((joint[0].0 == 1227) | (joint[1].0 == 1011))
+        | ((!n[689]) & (joint[0].0 == 1230)) | ((!n[688]) & (joint[1].0 == 1014));
     // n[803]: ((aux 9) e b 4 1)
     n[803] = (n[800]) | (n[801]) | (n[802]);
     // n[804]: ((aux 10) e 4)
@@ -43375,32 +38204,148 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         |= (n[688])
             & ((mt[9] & 0x8799980000000000 != 0) | (mt[10] & 0x78787 != 0)
                 | (joint[1].0 == 406) | (joint[1].0 == 452));
+    // n[808]: ((aux 3) g f 4 5)
+    n[808] = (({
+        // SET: 8 moves of white, from (move wk d 3 f 5), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x40800800200000,
+            0x40002000000000, 0x40020000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 10 moves of black, from (move bk d 3 f 5), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x81001000400000, 0x80004000000000,
+                0x100800000000, 0x2010, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[807]) & ((joint[0].0 == 751) | (joint[0].0 == 841)))
+        | ((!n[806]) & (joint[1].0 == 496));
+    // n[809]: ((aux 3) g h 4 5)
+    n[809] = ((!n[807]) & ((joint[0].0 == 713) | (joint[0].0 == 823)))
+        | ((joint[0].0 == 727) | (joint[0].0 == 743)
+            | ({
+                // SET: 4 moves of black, from (move bk f 7 h 5), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10001000000, 0x2000000000000000,
+                    0x20, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[806]) & (joint[1].0 == 458));
+    // n[810]: ((aux 3) g f 4 3)
+    n[810] = (({
+        // SET: 10 moves of white, from (move wk d 1 f 3), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x410010002000,
+            0x100004000000, 0x8000004002000000, 0x80, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk d 1 f 3), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x820020004000, 0x200008000000,
+                0x10080000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[807]) & (joint[0].0 == 754))
+        | ((!n[806]) & ((joint[1].0 == 499) | (joint[1].0 == 587)));
+    // n[811]: ((aux 3) g h 4 3)
+    n[811] = (({
+        // SET: 4 moves of white, from (move wk f 1 h 3), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10000002,
+            0x8000000000000, 0x1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 450) | (joint[1].0 == 477)) | ((!n[807]) & (joint[0].0 == 720))
+        | ((!n[806]) & ((joint[1].0 == 465) | (joint[1].0 == 569)));
     // n[812]: ((aux 4) g 4)
     n[812] = ((mt[0] & 0x1eff5914 != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x3a != 0) | (mt[5] & 0x1200 != 0) | (mt[10] & 0x1800000 != 0))
         | (n[808]) | (n[809]) | (n[810]) | (n[811]);
+    // n[813]: ((aux 5) g f f 4 1 5)
+    n[813] = ((joint[0].0 == 252) | (joint[0].0 == 323) | (joint[1].0 == 84))
+        | ((!n[807]) & ((joint[0].0 == 253) | (joint[0].0 == 324)))
+        | ((!n[806]) & (joint[1].0 == 85));
     // n[814]: ((aux 6) g f 4 5)
     n[814] = (mt[0] & 0xa000000000 != 0) | (n[813]);
+    // n[815]: ((aux 5) g f f 4 5 1)
+    n[815] = ((joint[0].0 == 261) | (joint[1].0 == 93) | (joint[1].0 == 155))
+        | ((!n[807]) & (joint[0].0 == 263))
+        | ((!n[806]) & ((joint[1].0 == 95) | (joint[1].0 == 156)));
     // n[816]: ((aux 6) g f 4 1)
     n[816] = (mt[0] & 0xa00000000000 != 0) | (n[815]);
+    // n[817]: ((aux 5) g f f 4 3 7)
+    n[817] = ((joint[0].0 == 257) | (joint[0].0 == 326) | (joint[1].0 == 89))
+        | ((!n[807]) & ((joint[0].0 == 258) | (joint[0].0 == 327)))
+        | ((!n[806]) & (joint[1].0 == 90));
     // n[818]: ((aux 6) g f 4 7)
     n[818] = ((mt[1] & 0x1000000000000000 != 0) | (mt[4] & 0x100 != 0)) | (n[817]);
+    // n[819]: ((aux 5) g f f 4 7 3)
+    n[819] = ((joint[0].0 == 266) | (joint[1].0 == 98) | (joint[1].0 == 158))
+        | ((!n[807]) & (joint[0].0 == 267))
+        | ((!n[806]) & ((joint[1].0 == 99) | (joint[1].0 == 159)));
     // n[820]: ((aux 6) g f 4 3)
     n[820] = (n[819]) | ((mt[2] & 0x4 != 0) | (mt[4] & 0x1000 != 0));
+    // n[821]: ((aux 5) g d h 4 1 5)
+    n[821] = ((!n[807]) & ((joint[0].0 == 217) | (joint[0].0 == 312)))
+        | ((!n[806]) & (joint[1].0 == 49));
+    // n[822]: ((aux 5) g h h 4 1 5)
+    n[822] = ((!n[807]) & ((joint[0].0 == 284) | (joint[0].0 == 333)))
+        | ((!n[806]) & (joint[1].0 == 116));
+    // n[823]: ((aux 5) g d h 4 5 5)
+    n[823] = ((!n[807]) & (joint[0].0 == 226))
+        | ((joint[0].0 == 227) | (joint[1].0 == 59)) | ((!n[806]) & (joint[1].0 == 58));
     // n[824]: ((aux 6) g h 4 5)
     n[824] = (n[821]) | (n[822]) | (n[823]);
+    // n[825]: ((aux 5) g h d 4 5 5)
+    n[825] = ((!n[807]) & (joint[0].0 == 290))
+        | ((joint[0].0 == 292) | (joint[1].0 == 124))
+        | ((!n[806]) & (joint[1].0 == 122));
     // n[826]: ((aux 6) g d 4 5)
     n[826] = (mt[1] & 0x60000 != 0) | (n[825]);
+    // n[827]: ((aux 5) g h h 4 5 1)
+    n[827] = ((!n[807]) & (joint[0].0 == 291))
+        | ((!n[806]) & ((joint[1].0 == 123) | (joint[1].0 == 165)));
     // n[828]: ((aux 6) g h 4 1)
     n[828] = (mt[1] & 0xa00000 != 0) | (n[827]);
+    // n[829]: ((aux 5) g h d 4 3 7)
+    n[829] = ((!n[807]) & ((joint[0].0 == 287) | (joint[0].0 == 334)))
+        | ((!n[806]) & (joint[1].0 == 119));
     // n[830]: ((aux 6) g d 4 7)
     n[830] = (mt[1] & 0xa000000 != 0) | (n[829]);
+    // n[831]: ((aux 5) g h h 4 3 7)
+    n[831] = ((!n[807]) & ((joint[0].0 == 288) | (joint[0].0 == 335)))
+        | ((!n[806]) & (joint[1].0 == 120));
     // n[832]: ((aux 6) g h 4 7)
     n[832] = (mt[1] & 0xa0000000 != 0) | (n[831]);
+    // n[833]: ((aux 5) g d h 4 7 3)
+    n[833] = ((!n[807]) & (joint[0].0 == 230))
+        | ((!n[806]) & ((joint[1].0 == 62) | (joint[1].0 == 147)));
+    // n[834]: ((aux 5) g h h 4 7 3)
+    n[834] = ((!n[807]) & (joint[0].0 == 295))
+        | ((!n[806]) & ((joint[1].0 == 127) | (joint[1].0 == 167)));
+    // n[835]: ((aux 5) g d h 4 3 3)
+    n[835] = ((joint[0].0 == 219) | (joint[1].0 == 51))
+        | ((!n[807]) & (joint[0].0 == 221)) | ((!n[806]) & (joint[1].0 == 53));
     // n[836]: ((aux 6) g h 4 3)
     n[836] = (n[833]) | (n[834]) | (n[835]);
+    // n[837]: ((aux 5) g h d 4 5 1)
+    n[837] = ((!n[807]) & (joint[0].0 == 289))
+        | ((!n[806]) & ((joint[1].0 == 121) | (joint[1].0 == 164)));
     // n[838]: ((aux 6) g d 4 1)
     n[838] = (n[837]) | (mt[1] & 0xc000000000 != 0);
+    // n[839]: ((aux 5) g h d 4 3 3)
+    n[839] = ((joint[0].0 == 285) | (joint[1].0 == 117))
+        | ((!n[807]) & (joint[0].0 == 286)) | ((!n[806]) & (joint[1].0 == 118));
     // n[840]: ((aux 6) g d 4 3)
     n[840] = (mt[1] & 0x60000000000 != 0) | (n[839]);
     // n[841]: ((aux 7) g 4)
@@ -43420,36 +38365,158 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[841] |= n[836];
     n[841] |= n[838];
     n[841] |= n[840];
+    // n[842]: ((aux 8) g b h 4 1 3)
+    n[842] = ((joint[0].0 == 1087) | (joint[1].0 == 871))
+        | ((!n[807]) & (joint[0].0 == 1089)) | ((!n[806]) & (joint[1].0 == 873));
+    // n[843]: ((aux 8) g f h 4 1 3)
+    n[843] = ((!n[807]) & (joint[0].0 == 1178)) | ((!n[806]) & (joint[1].0 == 962));
+    // n[844]: ((aux 8) g b h 4 5 3)
+    n[844] = ((joint[0].0 == 1098) | (joint[1].0 == 882))
+        | ((!n[807]) & ((joint[0].0 == 1100) | (joint[0].0 == 1103)))
+        | ((!n[806]) & ((joint[1].0 == 884) | (joint[1].0 == 887)));
     // n[845]: ((aux 9) g h 4 3)
     n[845] = (n[842]) | (n[843]) | (mt[2] & 0x400 != 0) | (n[844]);
+    // n[846]: ((aux 8) g f d 4 1 7)
+    n[846] = (({
+        // SET: 4 moves of white, from (triplejump wk f 1 d 3 b 5 d 7), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x0, 0x3000000, 0x18000000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 960) | (joint[1].0 == 961))
+        | ((!n[807]) & ((joint[0].0 == 1181) | (joint[0].0 == 1270)))
+        | ((!n[806]) & (joint[1].0 == 965));
     // n[847]: ((aux 9) g d 4 7)
     n[847] = (mt[2] & 0x1a000 != 0) | (n[846]);
+    // n[848]: ((aux 8) g f h 4 1 7)
+    n[848] = ((joint[0].0 == 1179) | (joint[0].0 == 1269) | (joint[1].0 == 963))
+        | ((!n[807]) & ((joint[0].0 == 1182) | (joint[0].0 == 1271)))
+        | ((!n[806]) & (joint[1].0 == 966));
     // n[849]: ((aux 9) g h 4 7)
     n[849] = (mt[2] & 0x140000 != 0) | (n[848]);
+    // n[850]: ((aux 8) g b h 4 3 5)
+    n[850] = ((!n[807]) & ((joint[0].0 == 1093) | (joint[0].0 == 1096)))
+        | ((joint[0].0 == 1097) | (joint[1].0 == 881))
+        | ((!n[806]) & ((joint[1].0 == 877) | (joint[1].0 == 880)));
+    // n[851]: ((aux 8) g b h 4 7 5)
+    n[851] = ((!n[807]) & (joint[0].0 == 1108))
+        | ((joint[0].0 == 1109) | (joint[1].0 == 893))
+        | ((!n[806]) & (joint[1].0 == 892));
+    // n[852]: ((aux 8) g f h 4 7 5)
+    n[852] = ((!n[807]) & (joint[0].0 == 1194)) | ((!n[806]) & (joint[1].0 == 978));
     // n[853]: ((aux 9) g h 4 5)
     n[853] = (mt[3] & 0x100000000 != 0) | (n[850]) | (n[851]) | (n[852]);
+    // n[854]: ((aux 8) g f h 4 7 1)
+    n[854] = ((joint[0].0 == 1193) | (joint[1].0 == 977) | (joint[1].0 == 1053))
+        | ((!n[807]) & (joint[0].0 == 1197))
+        | ((!n[806]) & ((joint[1].0 == 981) | (joint[1].0 == 1055)));
     // n[855]: ((aux 9) g h 4 1)
     n[855] = (n[854]) | ((mt[3] & 0x20000000000 != 0) | (mt[4] & 0x8000000 != 0));
+    // n[856]: ((aux 8) g f d 4 7 1)
+    n[856] = ((joint[0].0 == 1191) | (joint[0].0 == 1192)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk f 7 d 5 b 3 d 1), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x18000, 0x18000000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[807]) & (joint[0].0 == 1195))
+        | ((!n[806]) & ((joint[1].0 == 979) | (joint[1].0 == 1054)));
     // n[857]: ((aux 9) g d 4 1)
     n[857] = (n[856]) | ((mt[3] & 0x6000000000 != 0) | (mt[4] & 0x20000000 != 0));
+    // n[858]: ((aux 8) g f d 4 3 5)
+    n[858] = ((joint[0].0 == 1183) | (joint[1].0 == 967))
+        | ((!n[807]) & (joint[0].0 == 1186)) | ((!n[806]) & (joint[1].0 == 970));
+    // n[859]: ((aux 8) g f d 4 7 5)
+    n[859] = ((!n[807]) & (joint[0].0 == 1196)) | ((!n[806]) & (joint[1].0 == 980));
     // n[860]: ((aux 9) g d 4 5)
     n[860] = (n[858]) | (mt[4] & 0x80000000 != 0) | (n[859]);
+    // n[861]: ((aux 8) g f d 4 1 3)
+    n[861] = ((!n[807]) & (joint[0].0 == 1180)) | ((!n[806]) & (joint[1].0 == 964));
+    // n[862]: ((aux 8) g f d 4 5 3)
+    n[862] = ((joint[0].0 == 1189) | (joint[1].0 == 973))
+        | ((!n[807]) & (joint[0].0 == 1190)) | ((!n[806]) & (joint[1].0 == 974));
     // n[863]: ((aux 9) g d 4 3)
     n[863] = (n[861]) | (n[862]) | (mt[2] & 0x1000000 != 0);
+    // n[864]: ((aux 8) g h b 4 5 3)
+    n[864] = ((!n[807]) & ((joint[0].0 == 1234) | (joint[0].0 == 1235)))
+        | ((joint[0].0 == 1238) | (joint[1].0 == 1022))
+        | ((!n[806]) & ((joint[1].0 == 1018) | (joint[1].0 == 1019)));
     // n[865]: ((aux 9) g b 4 3)
     n[865] = (mt[4] & 0x1600000000 != 0) | (n[864]);
+    // n[866]: ((aux 8) g d f 4 5 3)
+    n[866] = ((joint[0].0 == 1143) | (joint[1].0 == 927))
+        | ((!n[807]) & (joint[0].0 == 1146)) | ((!n[806]) & (joint[1].0 == 930));
     // n[867]: ((aux 9) g f 4 3)
     n[867] = (mt[2] & 0x30000000000 != 0) | (n[866]);
+    // n[868]: ((aux 8) g d f 4 1 7)
+    n[868] = (({
+        // SET: 4 moves of white, from (triplejump wk d 1 b 3 d 5 f 7), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x2400000000000, 0x0, 0x140000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 918) | (joint[1].0 == 921))
+        | ((!n[807]) & ((joint[0].0 == 1138) | (joint[0].0 == 1261)))
+        | ((!n[806]) & (joint[1].0 == 922));
+    // n[869]: ((aux 8) g h f 4 1 7)
+    n[869] = ((joint[0].0 == 1225) | (joint[0].0 == 1276) | (joint[1].0 == 1009))
+        | ((!n[807]) & ((joint[0].0 == 1226) | (joint[0].0 == 1277)))
+        | ((!n[806]) & (joint[1].0 == 1010));
+    // n[870]: ((aux 8) g h f 4 5 7)
+    n[870] = ((!n[807]) & (joint[0].0 == 1237)) | ((!n[806]) & (joint[1].0 == 1021));
+    // n[871]: ((aux 8) g d f 4 5 7)
+    n[871] = ((!n[807]) & (joint[0].0 == 1145)) | ((!n[806]) & (joint[1].0 == 929));
     // n[872]: ((aux 9) g f 4 7)
     n[872] = (n[868]) | (n[869]) | (n[870]) | (n[871]);
+    // n[873]: ((aux 8) g h b 4 5 7)
+    n[873] = ((!n[807]) & (joint[0].0 == 1236))
+        | ((joint[0].0 == 1239) | (joint[1].0 == 1023))
+        | ((!n[806]) & (joint[1].0 == 1020));
     // n[874]: ((aux 9) g b 4 7)
     n[874] = (mt[2] & 0x6000000000000 != 0) | (n[873]);
+    // n[875]: ((aux 8) g h b 4 3 5)
+    n[875] = ((joint[0].0 == 1228) | (joint[1].0 == 1012))
+        | ((!n[807]) & ((joint[0].0 == 1231) | (joint[0].0 == 1233)))
+        | ((!n[806]) & ((joint[1].0 == 1015) | (joint[1].0 == 1017)));
     // n[876]: ((aux 9) g b 4 5)
     n[876] = (mt[2] & 0x1a0000000000000 != 0) | (n[875]);
+    // n[877]: ((aux 8) g d f 4 7 1)
+    n[877] = ((joint[0].0 == 1148) | (joint[0].0 == 1152)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk d 7 b 5 d 3 f 1), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x11000000000, 0x0, 0x140000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[807]) & (joint[0].0 == 1153))
+        | ((!n[806]) & ((joint[1].0 == 937) | (joint[1].0 == 1045)));
+    // n[878]: ((aux 8) g h f 4 7 1)
+    n[878] = ((joint[0].0 == 1243) | (joint[1].0 == 1027) | (joint[1].0 == 1060))
+        | ((!n[807]) & (joint[0].0 == 1245))
+        | ((!n[806]) & ((joint[1].0 == 1029) | (joint[1].0 == 1061)));
+    // n[879]: ((aux 8) g d f 4 3 1)
+    n[879] = ((!n[807]) & (joint[0].0 == 1142)) | ((!n[806]) & (joint[1].0 == 926));
+    // n[880]: ((aux 8) g h f 4 3 1)
+    n[880] = ((!n[807]) & (joint[0].0 == 1232)) | ((!n[806]) & (joint[1].0 == 1016));
     // n[881]: ((aux 9) g f 4 1)
     n[881] = (n[877]) | (n[878]) | (n[879]) | (n[880]);
+    // n[882]: ((aux 8) g d f 4 3 5)
+    n[882] = ((joint[0].0 == 1139) | (joint[1].0 == 923))
+        | ((!n[807]) & (joint[0].0 == 1140)) | ((!n[806]) & (joint[1].0 == 924));
     // n[883]: ((aux 9) g f 4 5)
     n[883] = (n[882]) | (mt[3] & 0x3 != 0);
+    // n[884]: ((aux 8) g h b 4 3 1)
+    n[884] = ((joint[0].0 == 1227) | (joint[1].0 == 1011))
+        | ((!n[807]) & (joint[0].0 == 1230)) | ((!n[806]) & (joint[1].0 == 1014));
     // n[885]: ((aux 9) g b 4 1)
     n[885] = (mt[3] & 0x18 != 0) | (n[884]);
     // n[886]: ((aux 10) g 4)
@@ -43522,24 +38589,101 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[890]: ((aux 3) b c 7 6)
+    n[890] = (({
+        // SET: 10 moves of white, from (move wk a 4 c 6), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10000200000,
+            0x400080082000000, 0x1000000000000000, 0x10080000040, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk a 4 c 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x20000400000, 0x800100104000000, 0x0,
+                0x400200000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[888]) & (joint[0].0 == 603))
+        | ((!n[889]) & ((joint[1].0 == 348) | (joint[1].0 == 512)));
+    // n[891]: ((aux 3) b a 7 6)
+    n[891] = (({
+        // SET: 4 moves of white, from (move wk b 5 a 6), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x80004000000000, 0x0, 0x0,
+            0x4020, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 359) | (joint[1].0 == 376)) | ((!n[888]) & (joint[0].0 == 646))
+        | ((!n[889]) & ((joint[1].0 == 391) | (joint[1].0 == 532)));
+    // n[892]: ((aux 3) b c 7 8)
+    n[892] = ((!n[888]) & ((joint[0].0 == 601) | (joint[0].0 == 766)))
+        | (({
+            // SET: 4 moves of white, from (move wk d 7 c 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8000100000000, 0x0,
+                0x100400000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        }) | (joint[1].0 == 417) | (joint[1].0 == 436))
+        | ((!n[889]) & (joint[1].0 == 346));
+    // n[893]: ((aux 3) b a 7 8)
+    n[893] = ((!n[888]) & ((joint[0].0 == 639) | (joint[0].0 == 786)))
+        | ((!n[889]) & (joint[1].0 == 384));
     // n[894]: ((aux 4) b 7)
     n[894] = ((mt[0] & 0x6fde7dc != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x38 != 0) | (mt[5] & 0x1200 != 0) | (mt[10] & 0x40000000000000 != 0))
         | (n[890]) | (n[891]) | (n[892]) | (n[893]);
+    // n[895]: ((aux 5) b a e 7 6 6)
+    n[895] = ((joint[0].0 == 177) | (joint[1].0 == 9))
+        | ((!n[888]) & (joint[0].0 == 178)) | ((!n[889]) & (joint[1].0 == 10));
     // n[896]: ((aux 6) b e 7 6)
     n[896] = ((mt[1] & 0x200000000000 != 0) | (mt[4] & 0x40000 != 0)) | (n[895]);
+    // n[897]: ((aux 5) b e a 7 6 6)
+    n[897] = ((joint[0].0 == 242) | (joint[1].0 == 74))
+        | ((!n[888]) & (joint[0].0 == 244)) | ((!n[889]) & (joint[1].0 == 76));
     // n[898]: ((aux 6) b a 7 6)
     n[898] = ((mt[1] & 0x800000000000 != 0) | (mt[4] & 0x80000 != 0)) | (n[897]);
+    // n[899]: ((aux 5) b e a 7 4 8)
+    n[899] = ((!n[888]) & ((joint[0].0 == 238) | (joint[0].0 == 319)))
+        | ((!n[889]) & (joint[1].0 == 70));
+    // n[900]: ((aux 5) b a a 7 4 8)
+    n[900] = ((!n[888]) & ((joint[0].0 == 172) | (joint[0].0 == 298)))
+        | ((!n[889]) & (joint[1].0 == 4));
+    // n[901]: ((aux 5) b e a 7 8 8)
+    n[901] = ((!n[888]) & (joint[0].0 == 247)) | ((!n[889]) & (joint[1].0 == 79));
     // n[902]: ((aux 6) b a 7 8)
     n[902] = (n[899]) | (n[900]) | (n[901]);
+    // n[903]: ((aux 5) b a e 7 8 8)
+    n[903] = ((!n[888]) & (joint[0].0 == 181)) | ((!n[889]) & (joint[1].0 == 13));
     // n[904]: ((aux 6) b e 7 8)
     n[904] = (mt[0] & 0x600000000 != 0) | (n[903]);
+    // n[905]: ((aux 5) b a e 7 8 4)
+    n[905] = ((!n[888]) & (joint[0].0 == 180))
+        | ((!n[889]) & ((joint[1].0 == 12) | (joint[1].0 == 131)));
     // n[906]: ((aux 6) b e 7 4)
     n[906] = ((mt[1] & 0x8000000000000 != 0) | (mt[5] & 0x10000 != 0)) | (n[905]);
+    // n[907]: ((aux 5) b a a 7 8 4)
+    n[907] = ((!n[888]) & (joint[0].0 == 179))
+        | ((!n[889]) & ((joint[1].0 == 11) | (joint[1].0 == 130)));
     // n[908]: ((aux 6) b a 7 4)
     n[908] = (n[907]) | ((mt[1] & 0x40000000000000 != 0) | (mt[5] & 0x100000 != 0));
+    // n[909]: ((aux 5) b c c 7 4 8)
+    n[909] = ((!n[888]) & ((joint[0].0 == 200) | (joint[0].0 == 307)))
+        | ((joint[0].0 == 202) | (joint[0].0 == 308) | (joint[1].0 == 34))
+        | ((!n[889]) & (joint[1].0 == 32));
     // n[910]: ((aux 6) b c 7 8)
     n[910] = (mt[0] & 0xa000000000000000 != 0) | (n[909]);
+    // n[911]: ((aux 5) b c c 7 8 4)
+    n[911] = ((!n[888]) & (joint[0].0 == 210))
+        | ((joint[0].0 == 211) | (joint[1].0 == 43) | (joint[1].0 == 140))
+        | ((!n[889]) & ((joint[1].0 == 42) | (joint[1].0 == 139)));
     // n[912]: ((aux 6) b c 7 4)
     n[912] = (mt[1] & 0xa00 != 0) | (n[911]);
     // n[913]: ((aux 7) b 7)
@@ -43555,29 +38699,126 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[913] |= n[908];
     n[913] |= n[910];
     n[913] |= n[912];
+    // n[914]: ((aux 8) b a g 7 6 8)
+    n[914] = ((joint[0].0 == 1077) | (joint[1].0 == 861))
+        | ((!n[888]) & (joint[0].0 == 1080)) | ((!n[889]) & (joint[1].0 == 864));
     // n[915]: ((aux 9) b g 7 8)
     n[915] = ((mt[3] & 0x80 != 0) | (mt[4] & 0x4000000000 != 0)) | (n[914]);
+    // n[916]: ((aux 8) b e c 7 2 8)
+    n[916] = ((!n[888]) & ((joint[0].0 == 1154) | (joint[0].0 == 1262)))
+        | (({
+            // SET: 4 moves of white, from (triplejump wk e 2 c 4 e 6 c 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x88, 0x2800000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        }) | (joint[1].0 == 939) | (joint[1].0 == 943))
+        | ((!n[889]) & (joint[1].0 == 938));
+    // n[917]: ((aux 8) b a c 7 2 8)
+    n[917] = ((!n[888]) & ((joint[0].0 == 1062) | (joint[0].0 == 1246)))
+        | ((joint[0].0 == 1064) | (joint[0].0 == 1247) | (joint[1].0 == 848))
+        | ((!n[889]) & (joint[1].0 == 846));
+    // n[918]: ((aux 8) b e c 7 6 8)
+    n[918] = ((!n[888]) & (joint[0].0 == 1165)) | ((!n[889]) & (joint[1].0 == 949));
     // n[919]: ((aux 9) b c 7 8)
     n[919] = (n[916]) | (n[917]) | (n[918]) | (mt[3] & 0x800 != 0);
+    // n[920]: ((aux 8) b a g 7 6 4)
+    n[920] = ((joint[0].0 == 1074) | (joint[0].0 == 1076) | (joint[1].0 == 858)
+        | (joint[1].0 == 860)) | ((!n[888]) & (joint[0].0 == 1079))
+        | ((!n[889]) & (joint[1].0 == 863));
     // n[921]: ((aux 9) b g 7 4)
     n[921] = ((mt[3] & 0x3000 != 0) | (mt[6] & 0x8 != 0)) | (n[920]);
+    // n[922]: ((aux 8) b a g 7 8 6)
+    n[922] = ((!n[888]) & ((joint[0].0 == 1084) | (joint[0].0 == 1085)))
+        | ((!n[889]) & ((joint[1].0 == 868) | (joint[1].0 == 869)));
     // n[923]: ((aux 9) b g 7 6)
     n[923] = (n[922]) | ((mt[3] & 0x30000 != 0) | (mt[5] & 0x10000000 != 0));
+    // n[924]: ((aux 8) b a g 7 8 2)
+    n[924] = ((!n[888]) & (joint[0].0 == 1083))
+        | ((!n[889]) & ((joint[1].0 == 867) | (joint[1].0 == 1032)));
     // n[925]: ((aux 9) b g 7 2)
     n[925] = ((mt[3] & 0x40000 != 0) | (mt[6] & 0x20 != 0)) | (n[924]);
+    // n[926]: ((aux 8) b a c 7 8 2)
+    n[926] = ((!n[888]) & ((joint[0].0 == 1081) | (joint[0].0 == 1082)))
+        | ((!n[889])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk a 8 c 6 a 4 c 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x600000000, 0x0, 0x0, 0xc0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
     // n[927]: ((aux 9) b c 7 2)
     n[927] = ((mt[3] & 0x100000 != 0) | (mt[4] & 0x10000000000 != 0)
         | (mt[5] & 0x40000000 != 0)) | (n[926]);
+    // n[928]: ((aux 8) b e c 7 6 4)
+    n[928] = ((!n[888]) & (joint[0].0 == 1167))
+        | ((joint[0].0 == 1168) | (joint[1].0 == 952))
+        | ((!n[889]) & (joint[1].0 == 951));
+    // n[929]: ((aux 8) b a c 7 6 4)
+    n[929] = ((!n[888]) & (joint[0].0 == 1078)) | ((!n[889]) & (joint[1].0 == 862));
     // n[930]: ((aux 9) b c 7 4)
     n[930] = (mt[2] & 0x10 != 0) | (n[928]) | (n[929]);
+    // n[931]: ((aux 8) b c a 7 2 8)
+    n[931] = ((!n[888])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk c 2 a 4 c 6 a 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x4400000, 0x0, 0x5000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[889]) & ((joint[1].0 == 894) | (joint[1].0 == 898)));
+    // n[932]: ((aux 8) b g a 7 2 8)
+    n[932] = ((!n[888]) & ((joint[0].0 == 1200) | (joint[0].0 == 1272)))
+        | ((!n[889]) & (joint[1].0 == 984));
+    // n[933]: ((aux 8) b g a 7 6 8)
+    n[933] = ((!n[888]) & ((joint[0].0 == 1212) | (joint[0].0 == 1215)))
+        | ((!n[889]) & ((joint[1].0 == 996) | (joint[1].0 == 999)));
     // n[934]: ((aux 9) b a 7 8)
     n[934] = (n[931]) | (n[932]) | (n[933]);
+    // n[935]: ((aux 8) b g a 7 8 6)
+    n[935] = ((joint[0].0 == 1218) | (joint[1].0 == 1002))
+        | ((!n[888]) & (joint[0].0 == 1220)) | ((!n[889]) & (joint[1].0 == 1004));
+    // n[936]: ((aux 8) b g a 7 4 6)
+    n[936] = ((joint[0].0 == 1204) | (joint[0].0 == 1207) | (joint[1].0 == 988)
+        | (joint[1].0 == 991)) | ((!n[888]) & (joint[0].0 == 1209))
+        | ((!n[889]) & (joint[1].0 == 993));
+    // n[937]: ((aux 8) b c a 7 4 6)
+    n[937] = ((!n[888]) & (joint[0].0 == 1119)) | ((!n[889]) & (joint[1].0 == 903));
     // n[938]: ((aux 9) b a 7 6)
     n[938] = (mt[2] & 0x4000000 != 0) | (n[935]) | (n[936]) | (n[937]);
+    // n[939]: ((aux 8) b c e 7 8 2)
+    n[939] = ((!n[888]) & (joint[0].0 == 1126))
+        | ((joint[0].0 == 1130) | (joint[0].0 == 1131)
+            | ({
+                // SET: 4 moves of black, from (triplejump bk c 8 e 6 c 4 e 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0xc0000, 0x0, 0x18000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[889]) & ((joint[1].0 == 910) | (joint[1].0 == 1037)));
     // n[940]: ((aux 9) b e 7 2)
     n[940] = (mt[2] & 0x680000000 != 0) | (n[939]);
+    // n[941]: ((aux 8) b c e 7 8 6)
+    n[941] = ((!n[888]) & (joint[0].0 == 1127)) | ((!n[889]) & (joint[1].0 == 911));
+    // n[942]: ((aux 8) b c e 7 4 6)
+    n[942] = ((!n[888]) & (joint[0].0 == 1117))
+        | ((joint[0].0 == 1118) | (joint[1].0 == 902))
+        | ((!n[889]) & (joint[1].0 == 901));
     // n[943]: ((aux 9) b e 7 6)
     n[943] = (n[941]) | (mt[2] & 0x2000000000 != 0) | (n[942]);
+    // n[944]: ((aux 8) b c a 7 8 2)
+    n[944] = ((!n[888]) & (joint[0].0 == 1125))
+        | ((joint[0].0 == 1128) | (joint[1].0 == 912) | (joint[1].0 == 1038))
+        | ((!n[889]) & ((joint[1].0 == 909) | (joint[1].0 == 1036)));
     // n[945]: ((aux 9) b a 7 2)
     n[945] = ((mt[4] & 0x40000000000 != 0) | (mt[6] & 0x800 != 0)) | (n[944]);
     // n[946]: ((aux 10) b 7)
@@ -43647,32 +38888,144 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[950]: ((aux 3) d c 7 6)
+    n[950] = (({
+        // SET: 10 moves of white, from (move wk a 4 c 6), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x210008200000, 0x80002000000,
+            0x1000000000000000, 0x10080000040, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk a 4 c 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x420010400000, 0x100004000000, 0x0, 0x101, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[948]) & (joint[0].0 == 698))
+        | ((!n[949]) & ((joint[1].0 == 443) | (joint[1].0 == 558)));
+    // n[951]: ((aux 3) d e 7 6)
+    n[951] = (({
+        // SET: 10 moves of white, from (move wk c 4 e 6), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000000000, 0x8000000,
+            0x20040082000, 0x200000100020000, 0x2, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk c 4 e 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000000000, 0x10000000, 0x40080104000,
+                0x800000000000000, 0x40, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[948]) & (joint[0].0 == 649))
+        | ((!n[949]) & ((joint[1].0 == 394) | (joint[1].0 == 535)));
+    // n[952]: ((aux 3) d e 7 8)
+    n[952] = ((!n[948]) & ((joint[0].0 == 645) | (joint[0].0 == 789)))
+        | (({
+            // SET: 4 moves of white, from (move wk f 7 e 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1000100000,
+                0x1000000000000000, 0x10, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        }) | (joint[1].0 == 469) | (joint[1].0 == 485))
+        | ((!n[949]) & (joint[1].0 == 390));
+    // n[953]: ((aux 3) d c 7 8)
+    n[953] = (({
+        // SET: 4 moves of white, from (move wk a 6 c 8), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400002000000, 0x0,
+            0x4000000000000000, 0x200, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 346) | (joint[1].0 == 367))
+        | ((!n[948]) & ((joint[0].0 == 691) | (joint[0].0 == 812)))
+        | ((!n[949]) & (joint[1].0 == 436));
     // n[954]: ((aux 4) d 7)
     n[954] = ((mt[0] & 0x12fbcf8c != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x3a != 0) | (mt[5] & 0x1200 != 0) | (mt[11] & 0x60000 != 0))
         | (n[950]) | (n[951]) | (n[952]) | (n[953]);
+    // n[955]: ((aux 5) d a e 7 6 6)
+    n[955] = ((joint[0].0 == 177) | (joint[1].0 == 9))
+        | ((!n[948]) & (joint[0].0 == 178)) | ((!n[949]) & (joint[1].0 == 10));
     // n[956]: ((aux 6) d e 7 6)
     n[956] = ((mt[1] & 0x200000000000 != 0) | (mt[4] & 0x40000 != 0)) | (n[955]);
+    // n[957]: ((aux 5) d e a 7 6 6)
+    n[957] = ((joint[0].0 == 242) | (joint[1].0 == 74))
+        | ((!n[948]) & (joint[0].0 == 244)) | ((!n[949]) & (joint[1].0 == 76));
     // n[958]: ((aux 6) d a 7 6)
     n[958] = ((mt[1] & 0x800000000000 != 0) | (mt[4] & 0x80000 != 0)) | (n[957]);
+    // n[959]: ((aux 5) d e a 7 8 8)
+    n[959] = ((!n[948]) & (joint[0].0 == 247)) | ((!n[949]) & (joint[1].0 == 79));
     // n[960]: ((aux 6) d a 7 8)
     n[960] = (mt[0] & 0x60000000 != 0) | (n[959]);
+    // n[961]: ((aux 5) d a e 7 4 8)
+    n[961] = ((!n[948]) & ((joint[0].0 == 174) | (joint[0].0 == 299)))
+        | ((!n[949]) & (joint[1].0 == 6));
+    // n[962]: ((aux 5) d e e 7 4 8)
+    n[962] = ((!n[948]) & ((joint[0].0 == 239) | (joint[0].0 == 320)))
+        | ((joint[0].0 == 240) | (joint[0].0 == 321) | (joint[1].0 == 72))
+        | ((!n[949]) & (joint[1].0 == 71));
+    // n[963]: ((aux 5) d a e 7 8 8)
+    n[963] = ((!n[948]) & (joint[0].0 == 181)) | ((!n[949]) & (joint[1].0 == 13));
     // n[964]: ((aux 6) d e 7 8)
     n[964] = (n[961]) | (n[962]) | (n[963]);
+    // n[965]: ((aux 5) d e e 7 8 4)
+    n[965] = ((!n[948]) & (joint[0].0 == 248))
+        | ((joint[0].0 == 249) | (joint[1].0 == 81) | (joint[1].0 == 153))
+        | ((!n[949]) & ((joint[1].0 == 80) | (joint[1].0 == 152)));
     // n[966]: ((aux 6) d e 7 4)
     n[966] = (n[965]) | ((mt[1] & 0x10000000000000 != 0) | (mt[5] & 0x10000 != 0));
+    // n[967]: ((aux 5) d e a 7 8 4)
+    n[967] = ((!n[948]) & (joint[0].0 == 246))
+        | ((!n[949]) & ((joint[1].0 == 78) | (joint[1].0 == 151)));
     // n[968]: ((aux 6) d a 7 4)
     n[968] = ((mt[1] & 0x20000000000000 != 0) | (mt[5] & 0x100000 != 0)) | (n[967]);
+    // n[969]: ((aux 5) d c g 7 6 6)
+    n[969] = ((joint[0].0 == 208) | (joint[1].0 == 40))
+        | ((!n[948]) & (joint[0].0 == 209)) | ((!n[949]) & (joint[1].0 == 41));
     // n[970]: ((aux 6) d g 7 6)
     n[970] = (mt[0] & 0x60000000000000 != 0) | (n[969]);
+    // n[971]: ((aux 5) d g c 7 6 6)
+    n[971] = ((joint[0].0 == 276) | (joint[1].0 == 108))
+        | ((!n[948]) & (joint[0].0 == 278)) | ((!n[949]) & (joint[1].0 == 110));
     // n[972]: ((aux 6) d c 7 6)
     n[972] = ((mt[1] & 0x80000000000000 != 0) | (mt[5] & 0x4000000 != 0)) | (n[971]);
+    // n[973]: ((aux 5) d g c 7 4 8)
+    n[973] = ((!n[948]) & ((joint[0].0 == 273) | (joint[0].0 == 330)))
+        | ((!n[949]) & (joint[1].0 == 105));
+    // n[974]: ((aux 5) d c c 7 4 8)
+    n[974] = ((joint[0].0 == 200) | (joint[0].0 == 307) | (joint[1].0 == 32))
+        | ((!n[948]) & ((joint[0].0 == 202) | (joint[0].0 == 308)))
+        | ((!n[949]) & (joint[1].0 == 34));
+    // n[975]: ((aux 5) d g c 7 8 8)
+    n[975] = ((!n[948]) & (joint[0].0 == 280)) | ((!n[949]) & (joint[1].0 == 112));
     // n[976]: ((aux 6) d c 7 8)
     n[976] = (n[973]) | (n[974]) | (n[975]);
+    // n[977]: ((aux 5) d c g 7 8 8)
+    n[977] = ((!n[948]) & (joint[0].0 == 213)) | ((!n[949]) & (joint[1].0 == 45));
     // n[978]: ((aux 6) d g 7 8)
     n[978] = (mt[1] & 0x6 != 0) | (n[977]);
+    // n[979]: ((aux 5) d c g 7 8 4)
+    n[979] = ((!n[948]) & (joint[0].0 == 212))
+        | ((!n[949]) & ((joint[1].0 == 44) | (joint[1].0 == 141)));
     // n[980]: ((aux 6) d g 7 4)
     n[980] = (mt[1] & 0xa0 != 0) | (n[979]);
+    // n[981]: ((aux 5) d c c 7 8 4)
+    n[981] = ((joint[0].0 == 210) | (joint[1].0 == 42) | (joint[1].0 == 139))
+        | ((!n[948]) & (joint[0].0 == 211))
+        | ((!n[949]) & ((joint[1].0 == 43) | (joint[1].0 == 140)));
     // n[982]: ((aux 6) d c 7 4)
     n[982] = (mt[1] & 0xa00 != 0) | (n[981]);
     // n[983]: ((aux 7) d 7)
@@ -43692,39 +39045,163 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[983] |= n[978];
     n[983] |= n[980];
     n[983] |= n[982];
+    // n[984]: ((aux 8) d a g 7 6 8)
+    n[984] = ((joint[0].0 == 1077) | (joint[1].0 == 861))
+        | ((!n[948]) & (joint[0].0 == 1080)) | ((!n[949]) & (joint[1].0 == 864));
     // n[985]: ((aux 9) d g 7 8)
     n[985] = ((mt[3] & 0x80 != 0) | (mt[4] & 0x4000000000 != 0)) | (n[984]);
+    // n[986]: ((aux 8) d e c 7 2 8)
+    n[986] = ((joint[0].0 == 1154) | (joint[0].0 == 1262) | (joint[1].0 == 938))
+        | ((!n[948])
+            & ({
+                // SET: 4 moves of white, from (triplejump wk e 2 c 4 e 6 c 8), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0, 0x0, 0x0, 0x88, 0x2800000000000,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[949]) & ((joint[1].0 == 939) | (joint[1].0 == 943)));
+    // n[987]: ((aux 8) d a c 7 2 8)
+    n[987] = ((joint[0].0 == 1062) | (joint[0].0 == 1246) | (joint[1].0 == 846))
+        | ((!n[948]) & ((joint[0].0 == 1064) | (joint[0].0 == 1247)))
+        | ((!n[949]) & (joint[1].0 == 848));
+    // n[988]: ((aux 8) d a c 7 6 8)
+    n[988] = ((!n[948]) & (joint[0].0 == 1075)) | ((!n[949]) & (joint[1].0 == 859));
     // n[989]: ((aux 9) d c 7 8)
     n[989] = (n[986]) | (n[987]) | (mt[3] & 0x400 != 0) | (n[988]);
+    // n[990]: ((aux 8) d a g 7 6 4)
+    n[990] = ((joint[0].0 == 1074) | (joint[0].0 == 1076) | (joint[1].0 == 858)
+        | (joint[1].0 == 860)) | ((!n[948]) & (joint[0].0 == 1079))
+        | ((!n[949]) & (joint[1].0 == 863));
     // n[991]: ((aux 9) d g 7 4)
     n[991] = ((mt[3] & 0x3000 != 0) | (mt[6] & 0x8 != 0)) | (n[990]);
+    // n[992]: ((aux 8) d a g 7 8 6)
+    n[992] = ((joint[0].0 == 1084) | (joint[1].0 == 868))
+        | ((!n[948]) & (joint[0].0 == 1085)) | ((!n[949]) & (joint[1].0 == 869));
+    // n[993]: ((aux 8) d e g 7 8 6)
+    n[993] = ((!n[948]) & (joint[0].0 == 1172)) | ((!n[949]) & (joint[1].0 == 956));
+    // n[994]: ((aux 8) d e g 7 4 6)
+    n[994] = ((!n[948]) & (joint[0].0 == 1163)) | ((!n[949]) & (joint[1].0 == 947));
+    // n[995]: ((aux 8) d a g 7 4 6)
+    n[995] = ((joint[0].0 == 1069) | (joint[0].0 == 1072) | (joint[1].0 == 853)
+        | (joint[1].0 == 856)) | ((!n[948]) & (joint[0].0 == 1073))
+        | ((!n[949]) & (joint[1].0 == 857));
     // n[996]: ((aux 9) d g 7 6)
     n[996] = (n[992]) | (n[993]) | (n[994]) | (n[995]);
+    // n[997]: ((aux 8) d e g 7 8 2)
+    n[997] = ((!n[948]) & (joint[0].0 == 1171))
+        | ((joint[0].0 == 1175) | (joint[1].0 == 959) | (joint[1].0 == 1050))
+        | ((!n[949]) & ((joint[1].0 == 955) | (joint[1].0 == 1048)));
     // n[998]: ((aux 9) d g 7 2)
     n[998] = (n[997]) | ((mt[3] & 0x80000 != 0) | (mt[6] & 0x20 != 0));
+    // n[999]: ((aux 8) d e c 7 8 2)
+    n[999] = ((!n[948]) & ((joint[0].0 == 1169) | (joint[0].0 == 1170)))
+        | ((joint[0].0 == 1173) | (joint[1].0 == 957) | (joint[1].0 == 1049))
+        | ((!n[949])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk e 8 c 6 a 4 c 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x600000000000000, 0x0, 0xc00000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
     // n[1000]: ((aux 9) d c 7 2)
     n[1000] = (n[999])
         | ((mt[3] & 0x100000 != 0) | (mt[4] & 0x10000000000 != 0)
             | (mt[5] & 0x80000000 != 0));
+    // n[1001]: ((aux 8) d e c 7 4 6)
+    n[1001] = ((joint[0].0 == 1161) | (joint[1].0 == 945))
+        | ((!n[948]) & (joint[0].0 == 1164)) | ((!n[949]) & (joint[1].0 == 948));
     // n[1002]: ((aux 9) d c 7 6)
     n[1002] = ((mt[3] & 0x200000 != 0) | (mt[5] & 0x400000000 != 0)) | (n[1001]);
+    // n[1003]: ((aux 8) d e c 7 6 4)
+    n[1003] = ((!n[948]) & (joint[0].0 == 1167))
+        | ((joint[0].0 == 1168) | (joint[1].0 == 952))
+        | ((!n[949]) & (joint[1].0 == 951));
+    // n[1004]: ((aux 8) d a c 7 6 4)
+    n[1004] = ((!n[948]) & (joint[0].0 == 1078)) | ((!n[949]) & (joint[1].0 == 862));
     // n[1005]: ((aux 9) d c 7 4)
     n[1005] = (mt[2] & 0x10 != 0) | (n[1003]) | (n[1004]);
+    // n[1006]: ((aux 8) d c e 7 2 8)
+    n[1006] = ((!n[948])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk c 2 a 4 c 6 e 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x9000000, 0x0, 0xa000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((joint[0].0 == 1116) | (joint[0].0 == 1256) | (joint[1].0 == 900))
+        | ((!n[949]) & ((joint[1].0 == 896) | (joint[1].0 == 899)));
+    // n[1007]: ((aux 8) d g e 7 2 8)
+    n[1007] = ((!n[948]) & ((joint[0].0 == 1201) | (joint[0].0 == 1273)))
+        | ((joint[0].0 == 1202) | (joint[0].0 == 1274) | (joint[1].0 == 986))
+        | ((!n[949]) & (joint[1].0 == 985));
+    // n[1008]: ((aux 8) d g e 7 6 8)
+    n[1008] = ((!n[948]) & (joint[0].0 == 1213)) | ((!n[949]) & (joint[1].0 == 997));
     // n[1009]: ((aux 9) d e 7 8)
     n[1009] = (n[1006]) | (n[1007]) | (mt[3] & 0x800000 != 0) | (n[1008]);
+    // n[1010]: ((aux 8) d g a 7 6 8)
+    n[1010] = ((joint[0].0 == 1212) | (joint[1].0 == 996))
+        | ((!n[948]) & (joint[0].0 == 1215)) | ((!n[949]) & (joint[1].0 == 999));
     // n[1011]: ((aux 9) d a 7 8)
     n[1011] = ((mt[3] & 0x2000000 != 0) | (mt[5] & 0x40000000000 != 0)) | (n[1010]);
+    // n[1012]: ((aux 8) d g a 7 6 4)
+    n[1012] = ((joint[0].0 == 1210) | (joint[0].0 == 1211) | (joint[1].0 == 994)
+        | (joint[1].0 == 995)) | ((!n[948]) & (joint[0].0 == 1214))
+        | ((!n[949]) & (joint[1].0 == 998));
     // n[1013]: ((aux 9) d a 7 4)
     n[1013] = ((mt[3] & 0x8000000 != 0) | (mt[5] & 0x80000000000 != 0)
         | (mt[6] & 0x200 != 0)) | (n[1012]);
+    // n[1014]: ((aux 8) d c e 7 6 4)
+    n[1014] = ((joint[0].0 == 1121) | (joint[1].0 == 905))
+        | ((!n[948]) & (joint[0].0 == 1124)) | ((!n[949]) & (joint[1].0 == 908));
+    // n[1015]: ((aux 8) d g e 7 6 4)
+    n[1015] = ((!n[948]) & (joint[0].0 == 1216)) | ((!n[949]) & (joint[1].0 == 1000));
     // n[1016]: ((aux 9) d e 7 4)
     n[1016] = (mt[4] & 0x20000000000 != 0) | (n[1014]) | (n[1015]);
+    // n[1017]: ((aux 8) d c a 7 8 6)
+    n[1017] = ((!n[948]) & (joint[0].0 == 1129)) | ((!n[949]) & (joint[1].0 == 913));
+    // n[1018]: ((aux 8) d g a 7 8 6)
+    n[1018] = ((joint[0].0 == 1218) | (joint[1].0 == 1002))
+        | ((!n[948]) & (joint[0].0 == 1220)) | ((!n[949]) & (joint[1].0 == 1004));
+    // n[1019]: ((aux 8) d g a 7 4 6)
+    n[1019] = ((joint[0].0 == 1204) | (joint[0].0 == 1207) | (joint[1].0 == 988)
+        | (joint[1].0 == 991)) | ((!n[948]) & (joint[0].0 == 1209))
+        | ((!n[949]) & (joint[1].0 == 993));
+    // n[1020]: ((aux 8) d c a 7 4 6)
+    n[1020] = ((!n[948]) & (joint[0].0 == 1119)) | ((!n[949]) & (joint[1].0 == 903));
     // n[1021]: ((aux 9) d a 7 6)
     n[1021] = (n[1017]) | (n[1018]) | (n[1019]) | (n[1020]);
+    // n[1022]: ((aux 8) d c e 7 8 2)
+    n[1022] = ((joint[0].0 == 1126) | (joint[1].0 == 910) | (joint[1].0 == 1037))
+        | ((!n[948]) & ((joint[0].0 == 1130) | (joint[0].0 == 1131)))
+        | ((!n[949])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk c 8 e 6 c 4 e 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0xc0000, 0x0, 0x18000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
     // n[1023]: ((aux 9) d e 7 2)
     n[1023] = (mt[2] & 0x680000000 != 0) | (n[1022]);
+    // n[1024]: ((aux 8) d c e 7 4 6)
+    n[1024] = ((!n[948]) & (joint[0].0 == 1117))
+        | ((joint[0].0 == 1118) | (joint[1].0 == 902))
+        | ((!n[949]) & (joint[1].0 == 901));
     // n[1025]: ((aux 9) d e 7 6)
     n[1025] = (mt[2] & 0x3000000000 != 0) | (n[1024]);
+    // n[1026]: ((aux 8) d c a 7 8 2)
+    n[1026] = ((joint[0].0 == 1125) | (joint[1].0 == 909) | (joint[1].0 == 1036))
+        | ((!n[948]) & (joint[0].0 == 1128))
+        | ((!n[949]) & ((joint[1].0 == 912) | (joint[1].0 == 1038)));
     // n[1027]: ((aux 9) d a 7 2)
     n[1027] = ((mt[4] & 0x40000000000 != 0) | (mt[6] & 0x800 != 0)) | (n[1026]);
     // n[1028]: ((aux 10) d 7)
@@ -43797,24 +39274,110 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[1032]: ((aux 3) f e 7 6)
+    n[1032] = (({
+        // SET: 10 moves of white, from (move wk c 4 e 6), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000000000, 0x208000200,
+            0x40002000, 0x200000100020000, 0x2, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk c 4 e 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000000000, 0x410000400, 0x80004000,
+                0x400800000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1030]) & (joint[0].0 == 745))
+        | ((!n[1031]) & ((joint[1].0 == 490) | (joint[1].0 == 582)));
+    // n[1033]: ((aux 3) f g 7 6)
+    n[1033] = (({
+        // SET: 7 moves of white, from (move wk e 4 g 6), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000000,
+            0xa0000000008000, 0x400080000000000, 0x1000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 5 moves of black, from (move bk e 4 g 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000000, 0x140000000010000, 0x0,
+                0x4000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1030]) & (joint[0].0 == 701))
+        | ((!n[1031]) & ((joint[1].0 == 446) | (joint[1].0 == 561)));
+    // n[1034]: ((aux 3) f e 7 8)
+    n[1034] = (({
+        // SET: 4 moves of white, from (move wk c 6 e 8), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400000020, 0x0,
+            0x800200000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 390) | (joint[1].0 == 419))
+        | ((!n[1030]) & ((joint[0].0 == 740) | (joint[0].0 == 836)))
+        | ((!n[1031]) & (joint[1].0 == 485));
+    // n[1035]: ((aux 3) f g 7 8)
+    n[1035] = ((!n[1030]) & ((joint[0].0 == 697) | (joint[0].0 == 815)))
+        | ((joint[0].0 == 760) | (joint[0].0 == 845) | (joint[1].0 == 505))
+        | ((!n[1031]) & (joint[1].0 == 442));
     // n[1036]: ((aux 4) f 7)
     n[1036] = ((mt[0] & 0x18f79f5c != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x38 != 0) | (mt[5] & 0x1200 != 0) | (mt[11] & 0x30000000000000 != 0))
         | (n[1032]) | (n[1033]) | (n[1034]) | (n[1035]);
+    // n[1037]: ((aux 5) f e e 7 4 8)
+    n[1037] = ((joint[0].0 == 239) | (joint[0].0 == 320) | (joint[1].0 == 71))
+        | ((!n[1030]) & ((joint[0].0 == 240) | (joint[0].0 == 321)))
+        | ((!n[1031]) & (joint[1].0 == 72));
     // n[1038]: ((aux 6) f e 7 8)
     n[1038] = (mt[0] & 0xa00000000 != 0) | (n[1037]);
+    // n[1039]: ((aux 5) f e e 7 8 4)
+    n[1039] = ((joint[0].0 == 248) | (joint[1].0 == 80) | (joint[1].0 == 152))
+        | ((!n[1030]) & (joint[0].0 == 249))
+        | ((!n[1031]) & ((joint[1].0 == 81) | (joint[1].0 == 153)));
     // n[1040]: ((aux 6) f e 7 4)
     n[1040] = (n[1039]) | ((mt[1] & 0x10000000000000 != 0) | (mt[5] & 0x10000 != 0));
+    // n[1041]: ((aux 5) f c g 7 6 6)
+    n[1041] = ((joint[0].0 == 208) | (joint[1].0 == 40))
+        | ((!n[1030]) & (joint[0].0 == 209)) | ((!n[1031]) & (joint[1].0 == 41));
     // n[1042]: ((aux 6) f g 7 6)
     n[1042] = (mt[0] & 0x60000000000000 != 0) | (n[1041]);
+    // n[1043]: ((aux 5) f g c 7 6 6)
+    n[1043] = ((joint[0].0 == 276) | (joint[1].0 == 108))
+        | ((!n[1030]) & (joint[0].0 == 278)) | ((!n[1031]) & (joint[1].0 == 110));
     // n[1044]: ((aux 6) f c 7 6)
     n[1044] = ((mt[1] & 0x80000000000000 != 0) | (mt[5] & 0x4000000 != 0)) | (n[1043]);
+    // n[1045]: ((aux 5) f g c 7 8 8)
+    n[1045] = ((!n[1030]) & (joint[0].0 == 280)) | ((!n[1031]) & (joint[1].0 == 112));
     // n[1046]: ((aux 6) f c 7 8)
     n[1046] = (mt[0] & 0x6000000000000000 != 0) | (n[1045]);
+    // n[1047]: ((aux 5) f c g 7 4 8)
+    n[1047] = ((!n[1030]) & ((joint[0].0 == 204) | (joint[0].0 == 309)))
+        | ((!n[1031]) & (joint[1].0 == 36));
+    // n[1048]: ((aux 5) f g g 7 4 8)
+    n[1048] = ((!n[1030]) & ((joint[0].0 == 274) | (joint[0].0 == 331)))
+        | ((!n[1031]) & (joint[1].0 == 106));
+    // n[1049]: ((aux 5) f c g 7 8 8)
+    n[1049] = ((!n[1030]) & (joint[0].0 == 213)) | ((!n[1031]) & (joint[1].0 == 45));
     // n[1050]: ((aux 6) f g 7 8)
     n[1050] = (n[1047]) | (n[1048]) | (n[1049]);
+    // n[1051]: ((aux 5) f g g 7 8 4)
+    n[1051] = ((!n[1030]) & (joint[0].0 == 281))
+        | ((!n[1031]) & ((joint[1].0 == 113) | (joint[1].0 == 163)));
     // n[1052]: ((aux 6) f g 7 4)
     n[1052] = (n[1051]) | (mt[1] & 0xc0 != 0);
+    // n[1053]: ((aux 5) f g c 7 8 4)
+    n[1053] = ((!n[1030]) & (joint[0].0 == 279))
+        | ((!n[1031]) & ((joint[1].0 == 111) | (joint[1].0 == 162)));
     // n[1054]: ((aux 6) f c 7 4)
     n[1054] = (n[1053]) | (mt[1] & 0xc00 != 0);
     // n[1055]: ((aux 7) f 7)
@@ -43830,31 +39393,126 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[1055] |= n[1050];
     n[1055] |= n[1052];
     n[1055] |= n[1054];
+    // n[1056]: ((aux 8) f e g 7 2 8)
+    n[1056] = ((!n[1030])
+        & ({
+            // SET: 4 moves of white, from (triplejump wk e 2 c 4 e 6 g 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x120, 0x5000000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1031]) & ((joint[1].0 == 941) | (joint[1].0 == 944)));
+    // n[1057]: ((aux 8) f a g 7 2 8)
+    n[1057] = ((!n[1030]) & ((joint[0].0 == 1066) | (joint[0].0 == 1248)))
+        | ((!n[1031]) & (joint[1].0 == 850));
+    // n[1058]: ((aux 8) f a g 7 6 8)
+    n[1058] = ((!n[1030]) & ((joint[0].0 == 1077) | (joint[0].0 == 1080)))
+        | ((!n[1031]) & ((joint[1].0 == 861) | (joint[1].0 == 864)));
     // n[1059]: ((aux 9) f g 7 8)
     n[1059] = (n[1056]) | (n[1057]) | (n[1058]);
+    // n[1060]: ((aux 8) f a g 7 8 6)
+    n[1060] = ((joint[0].0 == 1084) | (joint[1].0 == 868))
+        | ((!n[1030]) & (joint[0].0 == 1085)) | ((!n[1031]) & (joint[1].0 == 869));
+    // n[1061]: ((aux 8) f e g 7 4 6)
+    n[1061] = ((!n[1030]) & (joint[0].0 == 1163)) | ((!n[1031]) & (joint[1].0 == 947));
+    // n[1062]: ((aux 8) f a g 7 4 6)
+    n[1062] = ((joint[0].0 == 1069) | (joint[0].0 == 1072) | (joint[1].0 == 853)
+        | (joint[1].0 == 856)) | ((!n[1030]) & (joint[0].0 == 1073))
+        | ((!n[1031]) & (joint[1].0 == 857));
     // n[1063]: ((aux 9) f g 7 6)
     n[1063] = (n[1060]) | (mt[3] & 0x10000 != 0) | (n[1061]) | (n[1062]);
+    // n[1064]: ((aux 8) f e g 7 8 2)
+    n[1064] = ((joint[0].0 == 1171) | (joint[1].0 == 955) | (joint[1].0 == 1048))
+        | ((!n[1030]) & (joint[0].0 == 1175))
+        | ((!n[1031]) & ((joint[1].0 == 959) | (joint[1].0 == 1050)));
     // n[1065]: ((aux 9) f g 7 2)
     n[1065] = (n[1064]) | ((mt[3] & 0x80000 != 0) | (mt[6] & 0x20 != 0));
+    // n[1066]: ((aux 8) f e c 7 8 2)
+    n[1066] = ((joint[0].0 == 1169) | (joint[0].0 == 1170)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk e 8 c 6 a 4 c 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x600000000000000, 0x0, 0xc00000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1030]) & (joint[0].0 == 1173))
+        | ((!n[1031]) & ((joint[1].0 == 957) | (joint[1].0 == 1049)));
     // n[1067]: ((aux 9) f c 7 2)
     n[1067] = (n[1066])
         | ((mt[3] & 0x100000 != 0) | (mt[4] & 0x10000000000 != 0)
             | (mt[5] & 0x80000000 != 0));
+    // n[1068]: ((aux 8) f e c 7 8 6)
+    n[1068] = ((!n[1030]) & (joint[0].0 == 1174)) | ((!n[1031]) & (joint[1].0 == 958));
+    // n[1069]: ((aux 8) f e c 7 4 6)
+    n[1069] = ((joint[0].0 == 1161) | (joint[1].0 == 945))
+        | ((!n[1030]) & (joint[0].0 == 1164)) | ((!n[1031]) & (joint[1].0 == 948));
     // n[1070]: ((aux 9) f c 7 6)
     n[1070] = (n[1068]) | (n[1069]) | (mt[5] & 0x400000000 != 0);
+    // n[1071]: ((aux 8) f c e 7 2 8)
+    n[1071] = (({
+        // SET: 4 moves of white, from (triplejump wk c 2 a 4 c 6 e 8), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x9000000, 0x0, 0xa000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 896) | (joint[1].0 == 899))
+        | ((!n[1030]) & ((joint[0].0 == 1116) | (joint[0].0 == 1256)))
+        | ((!n[1031]) & (joint[1].0 == 900));
+    // n[1072]: ((aux 8) f g e 7 2 8)
+    n[1072] = ((joint[0].0 == 1201) | (joint[0].0 == 1273) | (joint[1].0 == 985))
+        | ((!n[1030]) & ((joint[0].0 == 1202) | (joint[0].0 == 1274)))
+        | ((!n[1031]) & (joint[1].0 == 986));
+    // n[1073]: ((aux 8) f c e 7 6 8)
+    n[1073] = ((!n[1030]) & (joint[0].0 == 1123)) | ((!n[1031]) & (joint[1].0 == 907));
     // n[1074]: ((aux 9) f e 7 8)
     n[1074] = (n[1071]) | (n[1072]) | (n[1073]) | (mt[3] & 0x1000000 != 0);
+    // n[1075]: ((aux 8) f g a 7 6 8)
+    n[1075] = ((joint[0].0 == 1212) | (joint[1].0 == 996))
+        | ((!n[1030]) & (joint[0].0 == 1215)) | ((!n[1031]) & (joint[1].0 == 999));
     // n[1076]: ((aux 9) f a 7 8)
     n[1076] = ((mt[3] & 0x2000000 != 0) | (mt[5] & 0x40000000000 != 0)) | (n[1075]);
+    // n[1077]: ((aux 8) f g a 7 6 4)
+    n[1077] = ((joint[0].0 == 1210) | (joint[0].0 == 1211) | (joint[1].0 == 994)
+        | (joint[1].0 == 995)) | ((!n[1030]) & (joint[0].0 == 1214))
+        | ((!n[1031]) & (joint[1].0 == 998));
     // n[1078]: ((aux 9) f a 7 4)
     n[1078] = ((mt[3] & 0x8000000 != 0) | (mt[5] & 0x80000000000 != 0)
         | (mt[6] & 0x200 != 0)) | (n[1077]);
+    // n[1079]: ((aux 8) f c e 7 6 4)
+    n[1079] = ((joint[0].0 == 1121) | (joint[1].0 == 905))
+        | ((!n[1030]) & (joint[0].0 == 1124)) | ((!n[1031]) & (joint[1].0 == 908));
+    // n[1080]: ((aux 8) f g e 7 6 4)
+    n[1080] = ((!n[1030]) & (joint[0].0 == 1216)) | ((!n[1031]) & (joint[1].0 == 1000));
     // n[1081]: ((aux 9) f e 7 4)
     n[1081] = (mt[4] & 0x20000000000 != 0) | (n[1079]) | (n[1080]);
+    // n[1082]: ((aux 8) f g a 7 8 6)
+    n[1082] = ((!n[1030]) & ((joint[0].0 == 1218) | (joint[0].0 == 1220)))
+        | ((!n[1031]) & ((joint[1].0 == 1002) | (joint[1].0 == 1004)));
     // n[1083]: ((aux 9) f a 7 6)
     n[1083] = (mt[2] & 0x34000000 != 0) | (n[1082]);
+    // n[1084]: ((aux 8) f g e 7 8 2)
+    n[1084] = ((!n[1030]) & ((joint[0].0 == 1219) | (joint[0].0 == 1221)))
+        | ((!n[1031])
+            & ({
+                // SET: 4 moves of black, from (triplejump bk g 8 e 6 c 4 e 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x280000000000, 0x600000000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            }));
     // n[1085]: ((aux 9) f e 7 2)
     n[1085] = (n[1084]) | (mt[2] & 0x700000000 != 0);
+    // n[1086]: ((aux 8) f g a 7 8 2)
+    n[1086] = ((!n[1030]) & (joint[0].0 == 1217))
+        | ((!n[1031]) & ((joint[1].0 == 1001) | (joint[1].0 == 1056)));
     // n[1087]: ((aux 9) f a 7 2)
     n[1087] = (n[1086]) | ((mt[4] & 0x80000000000 != 0) | (mt[6] & 0x800 != 0));
     // n[1088]: ((aux 10) f 7)
@@ -43924,32 +39582,147 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[1092]: ((aux 3) b c 5 4)
+    n[1092] = (({
+        // SET: 10 moves of white, from (move wk a 2 c 4), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400020000, 0x4001001020000,
+            0x400000000000000, 0x1008000008, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk a 2 c 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x800040000, 0x8002002040000, 0x0,
+                0x40020000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1090]) & (joint[0].0 == 600))
+        | ((!n[1091]) & ((joint[1].0 == 345) | (joint[1].0 == 510)));
+    // n[1093]: ((aux 3) b a 5 4)
+    n[1093] = (({
+        // SET: 4 moves of white, from (move wk b 3 a 4), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1000100000000, 0x0, 0x0,
+            0x404, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 353) | (joint[1].0 == 369)) | ((!n[1090]) & (joint[0].0 == 638))
+        | ((!n[1091]) & ((joint[1].0 == 383) | (joint[1].0 == 528)));
+    // n[1094]: ((aux 3) b a 5 6)
+    n[1094] = ((joint[0].0 == 619) | (joint[0].0 == 646)
+        | ({
+            // SET: 4 moves of black, from (move bk b 7 a 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x100000000000, 0x80, 0x0, 0x100080, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1090]) & ((joint[0].0 == 631) | (joint[0].0 == 782)))
+        | ((!n[1091]) & (joint[1].0 == 376));
+    // n[1095]: ((aux 3) b c 5 6)
+    n[1095] = ((!n[1090]) & ((joint[0].0 == 597) | (joint[0].0 == 764)))
+        | (({
+            // SET: 8 moves of white, from (move wk a 8 c 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x200008000000,
+                0x400080082000000, 0x0, 0x10080000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 10 moves of black, from (move bk a 8 c 6), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x400010000000, 0x800100104000000, 0x0,
+                    0x400200000101, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[1091]) & (joint[1].0 == 342));
     // n[1096]: ((aux 4) b 5)
     n[1096] = (n[1092])
         | ((mt[0] & 0x1efbe6cc != 0) | (mt[4] & 0x3a != 0) | (mt[5] & 0x1000 != 0)
             | (mt[12] & 0x6000 != 0)) | (n[1093]) | (n[1094]) | (n[1095]);
+    // n[1097]: ((aux 5) b a e 5 6 6)
+    n[1097] = ((!n[1090]) & (joint[0].0 == 177))
+        | ((joint[0].0 == 178) | (joint[1].0 == 10)) | ((!n[1091]) & (joint[1].0 == 9));
     // n[1098]: ((aux 6) b e 5 6)
     n[1098] = ((mt[1] & 0x200000000000 != 0) | (mt[4] & 0x40000 != 0)) | (n[1097]);
+    // n[1099]: ((aux 5) b e a 5 2 6)
+    n[1099] = ((!n[1090]) & ((joint[0].0 == 233) | (joint[0].0 == 316)))
+        | ((!n[1091]) & (joint[1].0 == 65));
+    // n[1100]: ((aux 5) b a a 5 2 6)
+    n[1100] = ((!n[1090]) & ((joint[0].0 == 168) | (joint[0].0 == 296)))
+        | ((!n[1091]) & (joint[1].0 == 0));
+    // n[1101]: ((aux 5) b e a 5 6 6)
+    n[1101] = ((!n[1090]) & (joint[0].0 == 242))
+        | ((joint[0].0 == 244) | (joint[1].0 == 76)) | ((!n[1091]) & (joint[1].0 == 74));
     // n[1102]: ((aux 6) b a 5 6)
     n[1102] = (n[1099]) | (n[1100]) | (n[1101]);
+    // n[1103]: ((aux 5) b a e 5 6 2)
+    n[1103] = ((!n[1090]) & (joint[0].0 == 176))
+        | ((!n[1091]) & ((joint[1].0 == 8) | (joint[1].0 == 129)));
     // n[1104]: ((aux 6) b e 5 2)
     n[1104] = ((mt[1] & 0x2000000000000 != 0) | (mt[5] & 0x400000 != 0)) | (n[1103]);
+    // n[1105]: ((aux 5) b a a 5 4 8)
+    n[1105] = ((!n[1090]) & ((joint[0].0 == 172) | (joint[0].0 == 298)))
+        | ((!n[1091]) & (joint[1].0 == 4));
     // n[1106]: ((aux 6) b a 5 8)
     n[1106] = (mt[0] & 0xa0000000 != 0) | (n[1105]);
+    // n[1107]: ((aux 5) b a e 5 4 8)
+    n[1107] = ((!n[1090]) & ((joint[0].0 == 174) | (joint[0].0 == 299)))
+        | ((!n[1091]) & (joint[1].0 == 6));
     // n[1108]: ((aux 6) b e 5 8)
     n[1108] = (n[1107]) | (mt[0] & 0xc00000000 != 0);
+    // n[1109]: ((aux 5) b a e 5 4 4)
+    n[1109] = ((joint[0].0 == 171) | (joint[1].0 == 3))
+        | ((!n[1090]) & (joint[0].0 == 173)) | ((!n[1091]) & (joint[1].0 == 5));
     // n[1110]: ((aux 6) b e 5 4)
     n[1110] = (mt[1] & 0x18000000000000 != 0) | (n[1109]);
+    // n[1111]: ((aux 5) b a a 5 6 2)
+    n[1111] = ((!n[1090]) & (joint[0].0 == 175))
+        | ((!n[1091]) & ((joint[1].0 == 7) | (joint[1].0 == 128)));
     // n[1112]: ((aux 6) b a 5 2)
     n[1112] = ((mt[4] & 0x100000 != 0) | (mt[5] & 0x40000 != 0)) | (n[1111]);
+    // n[1113]: ((aux 5) b a a 5 8 4)
+    n[1113] = ((!n[1090]) & (joint[0].0 == 179))
+        | ((!n[1091]) & ((joint[1].0 == 11) | (joint[1].0 == 130)));
+    // n[1114]: ((aux 5) b e a 5 8 4)
+    n[1114] = ((!n[1090]) & (joint[0].0 == 246))
+        | ((!n[1091]) & ((joint[1].0 == 78) | (joint[1].0 == 151)));
+    // n[1115]: ((aux 5) b e a 5 4 4)
+    n[1115] = ((joint[0].0 == 236) | (joint[1].0 == 68))
+        | ((!n[1090]) & (joint[0].0 == 237)) | ((!n[1091]) & (joint[1].0 == 69));
     // n[1116]: ((aux 6) b a 5 4)
     n[1116] = (n[1113]) | (n[1114]) | (n[1115]);
+    // n[1117]: ((aux 5) b c c 5 2 6)
+    n[1117] = ((!n[1090]) & ((joint[0].0 == 196) | (joint[0].0 == 304)))
+        | ((joint[0].0 == 197) | (joint[0].0 == 305) | (joint[1].0 == 29))
+        | ((!n[1091]) & (joint[1].0 == 28));
     // n[1118]: ((aux 6) b c 5 6)
     n[1118] = (n[1117]) | (mt[1] & 0x180000000000000 != 0);
+    // n[1119]: ((aux 5) b c c 5 4 8)
+    n[1119] = ((!n[1090]) & ((joint[0].0 == 200) | (joint[0].0 == 307)))
+        | ((joint[0].0 == 202) | (joint[0].0 == 308) | (joint[1].0 == 34))
+        | ((!n[1091]) & (joint[1].0 == 32));
     // n[1120]: ((aux 6) b c 5 8)
     n[1120] = (mt[0] & 0xa000000000000000 != 0) | (n[1119]);
+    // n[1121]: ((aux 5) b c c 5 6 2)
+    n[1121] = ((!n[1090]) & (joint[0].0 == 205))
+        | ((joint[0].0 == 206) | (joint[1].0 == 38) | (joint[1].0 == 137))
+        | ((!n[1091]) & ((joint[1].0 == 37) | (joint[1].0 == 136)));
     // n[1122]: ((aux 6) b c 5 2)
     n[1122] = (n[1121]) | (mt[1] & 0x600000000000000 != 0);
+    // n[1123]: ((aux 5) b c c 5 8 4)
+    n[1123] = ((!n[1090]) & (joint[0].0 == 210))
+        | ((joint[0].0 == 211) | (joint[1].0 == 43) | (joint[1].0 == 140))
+        | ((!n[1091]) & ((joint[1].0 == 42) | (joint[1].0 == 139)));
     // n[1124]: ((aux 6) b c 5 4)
     n[1124] = (mt[1] & 0xa00 != 0) | (n[1123]);
     // n[1125]: ((aux 7) b 5)
@@ -43968,36 +39741,162 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[1125] |= n[1120];
     n[1125] |= n[1122];
     n[1125] |= n[1124];
+    // n[1126]: ((aux 8) b a g 5 6 8)
+    n[1126] = ((!n[1090]) & (joint[0].0 == 1077))
+        | ((joint[0].0 == 1080) | (joint[1].0 == 864))
+        | ((!n[1091]) & (joint[1].0 == 861));
     // n[1127]: ((aux 9) b g 5 8)
     n[1127] = ((mt[3] & 0x80 != 0) | (mt[4] & 0x4000000000 != 0)) | (n[1126]);
+    // n[1128]: ((aux 8) b e c 5 2 8)
+    n[1128] = ((!n[1090]) & ((joint[0].0 == 1154) | (joint[0].0 == 1262)))
+        | (({
+            // SET: 4 moves of white, from (triplejump wk e 2 c 4 e 6 c 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x0, 0x88, 0x2800000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        }) | (joint[1].0 == 939) | (joint[1].0 == 943))
+        | ((!n[1091]) & (joint[1].0 == 938));
+    // n[1129]: ((aux 8) b a c 5 2 8)
+    n[1129] = ((!n[1090]) & ((joint[0].0 == 1062) | (joint[0].0 == 1246)))
+        | ((joint[0].0 == 1064) | (joint[0].0 == 1247) | (joint[1].0 == 848))
+        | ((!n[1091]) & (joint[1].0 == 846));
+    // n[1130]: ((aux 8) b e c 5 6 8)
+    n[1130] = ((!n[1090]) & (joint[0].0 == 1165)) | ((!n[1091]) & (joint[1].0 == 949));
+    // n[1131]: ((aux 8) b a c 5 6 8)
+    n[1131] = ((!n[1090]) & (joint[0].0 == 1075)) | ((!n[1091]) & (joint[1].0 == 859));
     // n[1132]: ((aux 9) b c 5 8)
     n[1132] = (n[1128]) | (n[1129]) | (n[1130]) | (n[1131]);
+    // n[1133]: ((aux 8) b a g 5 6 4)
+    n[1133] = ((!n[1090]) & ((joint[0].0 == 1074) | (joint[0].0 == 1076)))
+        | ((joint[0].0 == 1079) | (joint[1].0 == 863))
+        | ((!n[1091]) & ((joint[1].0 == 858) | (joint[1].0 == 860)));
     // n[1134]: ((aux 9) b g 5 4)
     n[1134] = ((mt[3] & 0x3000 != 0) | (mt[6] & 0x8 != 0)) | (n[1133]);
+    // n[1135]: ((aux 8) b a g 5 4 6)
+    n[1135] = ((joint[0].0 == 1069) | (joint[1].0 == 853))
+        | ((!n[1090]) & ((joint[0].0 == 1072) | (joint[0].0 == 1073)))
+        | ((!n[1091]) & ((joint[1].0 == 856) | (joint[1].0 == 857)));
     // n[1136]: ((aux 9) b g 5 6)
     n[1136] = (mt[3] & 0x38000 != 0) | (n[1135]);
+    // n[1137]: ((aux 8) b a g 5 4 2)
+    n[1137] = ((joint[0].0 == 1068) | (joint[1].0 == 852))
+        | ((!n[1090]) & (joint[0].0 == 1071)) | ((!n[1091]) & (joint[1].0 == 855));
     // n[1138]: ((aux 9) b g 5 2)
     n[1138] = (mt[3] & 0xc0000 != 0) | (n[1137]);
+    // n[1139]: ((aux 8) b e c 5 8 2)
+    n[1139] = ((!n[1090]) & (joint[0].0 == 1169))
+        | ((joint[0].0 == 1170) | (joint[0].0 == 1173)
+            | ({
+                // SET: 4 moves of black, from (triplejump bk e 8 c 6 e 4 c 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x2400000000000000, 0x0, 0x2800000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[1091]) & ((joint[1].0 == 953) | (joint[1].0 == 1046)));
+    // n[1140]: ((aux 8) b a c 5 8 2)
+    n[1140] = ((!n[1090]) & (joint[0].0 == 1081))
+        | ((joint[0].0 == 1082) | (joint[1].0 == 866) | (joint[1].0 == 1031))
+        | ((!n[1091]) & ((joint[1].0 == 865) | (joint[1].0 == 1030)));
+    // n[1141]: ((aux 8) b e c 5 4 2)
+    n[1141] = ((!n[1090]) & (joint[0].0 == 1162)) | ((!n[1091]) & (joint[1].0 == 946));
+    // n[1142]: ((aux 8) b a c 5 4 2)
+    n[1142] = ((!n[1090]) & (joint[0].0 == 1070)) | ((!n[1091]) & (joint[1].0 == 854));
     // n[1143]: ((aux 9) b c 5 2)
     n[1143] = (n[1139]) | (n[1140]) | (n[1141]) | (n[1142]);
+    // n[1144]: ((aux 8) b e c 5 4 6)
+    n[1144] = ((!n[1090]) & (joint[0].0 == 1161))
+        | ((joint[0].0 == 1164) | (joint[1].0 == 948))
+        | ((!n[1091]) & (joint[1].0 == 945));
     // n[1145]: ((aux 9) b c 5 6)
     n[1145] = ((mt[3] & 0x200000 != 0) | (mt[5] & 0x400000000 != 0)) | (n[1144]);
+    // n[1146]: ((aux 8) b e c 5 6 4)
+    n[1146] = ((!n[1090]) & (joint[0].0 == 1167))
+        | ((joint[0].0 == 1168) | (joint[1].0 == 952))
+        | ((!n[1091]) & (joint[1].0 == 951));
     // n[1147]: ((aux 9) b c 5 4)
     n[1147] = (mt[2] & 0x50 != 0) | (n[1146]);
+    // n[1148]: ((aux 8) b c e 5 2 8)
+    n[1148] = ((!n[1090]) & ((joint[0].0 == 1112) | (joint[0].0 == 1253)))
+        | (({
+            // SET: 4 moves of white, from (triplejump wk c 2 e 4 c 6 e 8), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x0, 0x0, 0x0, 0x18000000, 0x0, 0x18000000000,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        }) | (joint[1].0 == 899) | (joint[1].0 == 900))
+        | ((!n[1091]) & (joint[1].0 == 896));
     // n[1149]: ((aux 9) b e 5 8)
     n[1149] = (n[1148]) | (mt[3] & 0x1c00000 != 0);
+    // n[1150]: ((aux 8) b c a 5 2 8)
+    n[1150] = ((!n[1090]) & ((joint[0].0 == 1110) | (joint[0].0 == 1252)))
+        | ((joint[0].0 == 1114) | (joint[0].0 == 1254) | (joint[1].0 == 898))
+        | ((!n[1091]) & (joint[1].0 == 894));
     // n[1151]: ((aux 9) b a 5 8)
     n[1151] = (n[1150]) | (mt[3] & 0x6000000 != 0);
+    // n[1152]: ((aux 8) b c a 5 2 4)
+    n[1152] = ((!n[1090]) & (joint[0].0 == 1113)) | ((!n[1091]) & (joint[1].0 == 897));
+    // n[1153]: ((aux 8) b g a 5 2 4)
+    n[1153] = ((joint[0].0 == 1198) | (joint[1].0 == 982))
+        | ((!n[1090]) & (joint[0].0 == 1199)) | ((!n[1091]) & (joint[1].0 == 983));
+    // n[1154]: ((aux 8) b g a 5 6 4)
+    n[1154] = ((joint[0].0 == 1210) | (joint[1].0 == 994))
+        | ((!n[1090]) & ((joint[0].0 == 1211) | (joint[0].0 == 1214)))
+        | ((!n[1091]) & ((joint[1].0 == 995) | (joint[1].0 == 998)));
     // n[1155]: ((aux 9) b a 5 4)
     n[1155] = (n[1152]) | (n[1153]) | (mt[5] & 0x80000000000 != 0) | (n[1154]);
+    // n[1156]: ((aux 8) b c e 5 2 4)
+    n[1156] = ((!n[1090]) & (joint[0].0 == 1111)) | ((!n[1091]) & (joint[1].0 == 895));
+    // n[1157]: ((aux 8) b c e 5 6 4)
+    n[1157] = ((!n[1090]) & (joint[0].0 == 1121))
+        | ((joint[0].0 == 1124) | (joint[1].0 == 908))
+        | ((!n[1091]) & (joint[1].0 == 905));
     // n[1158]: ((aux 9) b e 5 4)
     n[1158] = (n[1156]) | (n[1157]) | (mt[3] & 0x10000000 != 0);
+    // n[1159]: ((aux 8) b c a 5 8 6)
+    n[1159] = ((!n[1090]) & (joint[0].0 == 1129)) | ((!n[1091]) & (joint[1].0 == 913));
+    // n[1160]: ((aux 8) b g a 5 8 6)
+    n[1160] = ((!n[1090]) & (joint[0].0 == 1218))
+        | ((joint[0].0 == 1220) | (joint[1].0 == 1004))
+        | ((!n[1091]) & (joint[1].0 == 1002));
+    // n[1161]: ((aux 8) b g a 5 4 6)
+    n[1161] = ((!n[1090]) & ((joint[0].0 == 1204) | (joint[0].0 == 1207)))
+        | ((joint[0].0 == 1209) | (joint[1].0 == 993))
+        | ((!n[1091]) & ((joint[1].0 == 988) | (joint[1].0 == 991)));
     // n[1162]: ((aux 9) b a 5 6)
     n[1162] = (n[1159]) | (n[1160]) | (n[1161]) | (mt[2] & 0x20000000 != 0);
+    // n[1163]: ((aux 8) b c e 5 8 2)
+    n[1163] = ((!n[1090]) & (joint[0].0 == 1126))
+        | ((joint[0].0 == 1130) | (joint[0].0 == 1131)
+            | ({
+                // SET: 4 moves of black, from (triplejump bk c 8 e 6 c 4 e 2), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0xc0000, 0x0, 0x18000, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[1091]) & ((joint[1].0 == 910) | (joint[1].0 == 1037)));
     // n[1164]: ((aux 9) b e 5 2)
     n[1164] = (mt[2] & 0x680000000 != 0) | (n[1163]);
+    // n[1165]: ((aux 8) b c e 5 8 6)
+    n[1165] = ((!n[1090]) & (joint[0].0 == 1127)) | ((!n[1091]) & (joint[1].0 == 911));
+    // n[1166]: ((aux 8) b c e 5 4 6)
+    n[1166] = ((!n[1090]) & (joint[0].0 == 1117))
+        | ((joint[0].0 == 1118) | (joint[1].0 == 902))
+        | ((!n[1091]) & (joint[1].0 == 901));
     // n[1167]: ((aux 9) b e 5 6)
     n[1167] = (n[1165]) | (mt[2] & 0x2000000000 != 0) | (n[1166]);
+    // n[1168]: ((aux 8) b c a 5 8 2)
+    n[1168] = ((!n[1090]) & (joint[0].0 == 1125))
+        | ((joint[0].0 == 1128) | (joint[1].0 == 912) | (joint[1].0 == 1038))
+        | ((!n[1091]) & ((joint[1].0 == 909) | (joint[1].0 == 1036)));
     // n[1169]: ((aux 9) b a 5 2)
     n[1169] = ((mt[4] & 0x40000000000 != 0) | (mt[6] & 0x800 != 0)) | (n[1168]);
     // n[1170]: ((aux 10) b 5)
@@ -44071,41 +39970,204 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                     let m = joint[1].0 as usize;
                     SET[m / 64] >> (m % 64) & 1 != 0
                 }));
+    // n[1174]: ((aux 3) d c 5 4)
+    n[1174] = (({
+        // SET: 10 moves of white, from (move wk a 2 c 4), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8401020000, 0x1000020000,
+            0x400000000000000, 0x1008000008, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk a 2 c 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x10802040000, 0x2000040000, 0x4000000000000000,
+                0x20, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1172]) & (joint[0].0 == 690))
+        | ((!n[1173]) & ((joint[1].0 == 435) | (joint[1].0 == 554)));
+    // n[1175]: ((aux 3) d e 5 4)
+    n[1175] = (({
+        // SET: 10 moves of white, from (move wk c 2 e 4), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20000000000000, 0x80000,
+            0x801001020, 0x4020000010002000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk c 2 e 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x40000000000000, 0x100000, 0x1002002040,
+                0x80000000000000, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1172]) & (joint[0].0 == 644))
+        | ((!n[1173]) & ((joint[1].0 == 389) | (joint[1].0 == 531)));
+    // n[1176]: ((aux 3) d c 5 6)
+    n[1176] = (({
+        // SET: 8 moves of white, from (move wk a 4 c 6), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x210008200000,
+            0x400000080000000, 0x1000000000000000, 0x40, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 10 moves of black, from (move bk a 4 c 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x420010400000, 0x800000100000000, 0x0,
+                0x400200000101, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1172]) & ((joint[0].0 == 683) | (joint[0].0 == 808)))
+        | ((!n[1173]) & (joint[1].0 == 428));
+    // n[1177]: ((aux 3) d e 5 6)
+    n[1177] = ((!n[1172]) & ((joint[0].0 == 637) | (joint[0].0 == 785)))
+        | (({
+            // SET: 8 moves of white, from (move wk c 8 e 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x200000200,
+                0x20040082000, 0x200000000000000, 0x2, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 10 moves of black, from (move bk c 8 e 6), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400000400, 0x40080104000,
+                    0x800000400800000, 0x40, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[1173]) & (joint[1].0 == 382));
     // n[1178]: ((aux 4) d 5)
     n[1178] = (n[1174]) | (n[1175])
         | ((mt[0] & 0x1ef5cdd8 != 0) | (mt[3] & 0x8000000000000000 != 0)
             | (mt[4] & 0x30 != 0) | (mt[5] & 0x1000 != 0)
             | (mt[12] & 0x3c0000000000 != 0)) | (n[1176]) | (n[1177]);
+    // n[1179]: ((aux 5) d e e 5 2 6)
+    n[1179] = ((!n[1172]) & ((joint[0].0 == 234) | (joint[0].0 == 317)))
+        | ((joint[0].0 == 235) | (joint[0].0 == 318) | (joint[1].0 == 67))
+        | ((!n[1173]) & (joint[1].0 == 66));
+    // n[1180]: ((aux 5) d a e 5 2 6)
+    n[1180] = ((!n[1172]) & ((joint[0].0 == 170) | (joint[0].0 == 297)))
+        | ((!n[1173]) & (joint[1].0 == 2));
+    // n[1181]: ((aux 5) d a e 5 6 6)
+    n[1181] = ((!n[1172]) & (joint[0].0 == 177))
+        | ((joint[0].0 == 178) | (joint[1].0 == 10)) | ((!n[1173]) & (joint[1].0 == 9));
     // n[1182]: ((aux 6) d e 5 6)
     n[1182] = (n[1179]) | (n[1180]) | (n[1181]);
+    // n[1183]: ((aux 5) d e a 5 6 6)
+    n[1183] = ((!n[1172]) & (joint[0].0 == 242))
+        | ((joint[0].0 == 244) | (joint[1].0 == 76)) | ((!n[1173]) & (joint[1].0 == 74));
     // n[1184]: ((aux 6) d a 5 6)
     n[1184] = ((mt[1] & 0x800000000000 != 0) | (mt[4] & 0x80000 != 0)) | (n[1183]);
+    // n[1185]: ((aux 5) d e e 5 6 2)
+    n[1185] = ((!n[1172]) & (joint[0].0 == 243))
+        | ((joint[0].0 == 245) | (joint[1].0 == 77) | (joint[1].0 == 150))
+        | ((!n[1173]) & ((joint[1].0 == 75) | (joint[1].0 == 149)));
     // n[1186]: ((aux 6) d e 5 2)
     n[1186] = (n[1185]) | ((mt[1] & 0x4000000000000 != 0) | (mt[5] & 0x400000 != 0));
+    // n[1187]: ((aux 5) d e a 5 4 8)
+    n[1187] = ((!n[1172]) & ((joint[0].0 == 238) | (joint[0].0 == 319)))
+        | ((!n[1173]) & (joint[1].0 == 70));
     // n[1188]: ((aux 6) d a 5 8)
     n[1188] = (n[1187]) | (mt[0] & 0xc0000000 != 0);
+    // n[1189]: ((aux 5) d e e 5 4 8)
+    n[1189] = ((!n[1172]) & ((joint[0].0 == 239) | (joint[0].0 == 320)))
+        | ((joint[0].0 == 240) | (joint[0].0 == 321) | (joint[1].0 == 72))
+        | ((!n[1173]) & (joint[1].0 == 71));
     // n[1190]: ((aux 6) d e 5 8)
     n[1190] = (mt[0] & 0xa00000000 != 0) | (n[1189]);
+    // n[1191]: ((aux 5) d e e 5 8 4)
+    n[1191] = ((!n[1172]) & (joint[0].0 == 248))
+        | ((joint[0].0 == 249) | (joint[1].0 == 81) | (joint[1].0 == 153))
+        | ((!n[1173]) & ((joint[1].0 == 80) | (joint[1].0 == 152)));
+    // n[1192]: ((aux 5) d a e 5 8 4)
+    n[1192] = ((!n[1172]) & (joint[0].0 == 180))
+        | ((!n[1173]) & ((joint[1].0 == 12) | (joint[1].0 == 131)));
+    // n[1193]: ((aux 5) d a e 5 4 4)
+    n[1193] = ((joint[0].0 == 171) | (joint[1].0 == 3))
+        | ((!n[1172]) & (joint[0].0 == 173)) | ((!n[1173]) & (joint[1].0 == 5));
     // n[1194]: ((aux 6) d e 5 4)
     n[1194] = (n[1191]) | (n[1192]) | (n[1193]);
+    // n[1195]: ((aux 5) d e a 5 6 2)
+    n[1195] = ((!n[1172]) & (joint[0].0 == 241))
+        | ((!n[1173]) & ((joint[1].0 == 73) | (joint[1].0 == 148)));
     // n[1196]: ((aux 6) d a 5 2)
     n[1196] = (n[1195]) | ((mt[4] & 0x200000 != 0) | (mt[5] & 0x40000 != 0));
+    // n[1197]: ((aux 5) d e a 5 4 4)
+    n[1197] = ((joint[0].0 == 236) | (joint[1].0 == 68))
+        | ((!n[1172]) & (joint[0].0 == 237)) | ((!n[1173]) & (joint[1].0 == 69));
     // n[1198]: ((aux 6) d a 5 4)
     n[1198] = (mt[1] & 0x60000000000000 != 0) | (n[1197]);
+    // n[1199]: ((aux 5) d c g 5 6 6)
+    n[1199] = ((!n[1172]) & (joint[0].0 == 208))
+        | ((joint[0].0 == 209) | (joint[1].0 == 41)) | ((!n[1173]) & (joint[1].0 == 40));
     // n[1200]: ((aux 6) d g 5 6)
     n[1200] = (mt[0] & 0x60000000000000 != 0) | (n[1199]);
+    // n[1201]: ((aux 5) d c c 5 2 6)
+    n[1201] = ((joint[0].0 == 196) | (joint[0].0 == 304) | (joint[1].0 == 28))
+        | ((!n[1172]) & ((joint[0].0 == 197) | (joint[0].0 == 305)))
+        | ((!n[1173]) & (joint[1].0 == 29));
+    // n[1202]: ((aux 5) d g c 5 2 6)
+    n[1202] = ((!n[1172]) & ((joint[0].0 == 269) | (joint[0].0 == 328)))
+        | ((!n[1173]) & (joint[1].0 == 101));
+    // n[1203]: ((aux 5) d g c 5 6 6)
+    n[1203] = ((!n[1172]) & (joint[0].0 == 276))
+        | ((joint[0].0 == 278) | (joint[1].0 == 110))
+        | ((!n[1173]) & (joint[1].0 == 108));
     // n[1204]: ((aux 6) d c 5 6)
     n[1204] = (n[1201]) | (n[1202]) | (n[1203]);
+    // n[1205]: ((aux 5) d c g 5 6 2)
+    n[1205] = ((!n[1172]) & (joint[0].0 == 207))
+        | ((!n[1173]) & ((joint[1].0 == 39) | (joint[1].0 == 138)));
     // n[1206]: ((aux 6) d g 5 2)
     n[1206] = (n[1205]) | (mt[0] & 0xc00000000000000 != 0);
+    // n[1207]: ((aux 5) d c c 5 4 8)
+    n[1207] = ((joint[0].0 == 200) | (joint[0].0 == 307) | (joint[1].0 == 32))
+        | ((!n[1172]) & ((joint[0].0 == 202) | (joint[0].0 == 308)))
+        | ((!n[1173]) & (joint[1].0 == 34));
     // n[1208]: ((aux 6) d c 5 8)
     n[1208] = (mt[0] & 0xa000000000000000 != 0) | (n[1207]);
+    // n[1209]: ((aux 5) d c g 5 4 8)
+    n[1209] = ((!n[1172]) & ((joint[0].0 == 204) | (joint[0].0 == 309)))
+        | ((!n[1173]) & (joint[1].0 == 36));
     // n[1210]: ((aux 6) d g 5 8)
     n[1210] = (n[1209]) | (mt[1] & 0xc != 0);
+    // n[1211]: ((aux 5) d c g 5 4 4)
+    n[1211] = ((joint[0].0 == 201) | (joint[1].0 == 33))
+        | ((!n[1172]) & (joint[0].0 == 203)) | ((!n[1173]) & (joint[1].0 == 35));
     // n[1212]: ((aux 6) d g 5 4)
     n[1212] = (mt[1] & 0x60 != 0) | (n[1211]);
+    // n[1213]: ((aux 5) d c c 5 6 2)
+    n[1213] = ((joint[0].0 == 205) | (joint[1].0 == 37) | (joint[1].0 == 136))
+        | ((!n[1172]) & (joint[0].0 == 206))
+        | ((!n[1173]) & ((joint[1].0 == 38) | (joint[1].0 == 137)));
     // n[1214]: ((aux 6) d c 5 2)
     n[1214] = (n[1213]) | (mt[1] & 0x600000000000000 != 0);
+    // n[1215]: ((aux 5) d g c 5 8 4)
+    n[1215] = ((!n[1172]) & (joint[0].0 == 279))
+        | ((!n[1173]) & ((joint[1].0 == 111) | (joint[1].0 == 162)));
+    // n[1216]: ((aux 5) d c c 5 8 4)
+    n[1216] = ((joint[0].0 == 210) | (joint[1].0 == 42) | (joint[1].0 == 139))
+        | ((!n[1172]) & (joint[0].0 == 211))
+        | ((!n[1173]) & ((joint[1].0 == 43) | (joint[1].0 == 140)));
+    // n[1217]: ((aux 5) d g c 5 4 4)
+    n[1217] = ((joint[0].0 == 271) | (joint[1].0 == 103))
+        | ((!n[1172]) & (joint[0].0 == 272)) | ((!n[1173]) & (joint[1].0 == 104));
     // n[1218]: ((aux 6) d c 5 4)
     n[1218] = (n[1215]) | (n[1216]) | (n[1217]);
     // n[1219]: ((aux 7) d 5)
@@ -44128,36 +40190,220 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[1219] |= n[1212];
     n[1219] |= n[1214];
     n[1219] |= n[1218];
+    // n[1220]: ((aux 8) d e g 5 2 8)
+    n[1220] = ((!n[1172]) & ((joint[0].0 == 1157) | (joint[0].0 == 1264)))
+        | ((joint[0].0 == 1160) | (joint[0].0 == 1266) | (joint[1].0 == 944))
+        | ((!n[1173]) & (joint[1].0 == 941));
+    // n[1221]: ((aux 8) d a g 5 2 8)
+    n[1221] = ((!n[1172]) & ((joint[0].0 == 1066) | (joint[0].0 == 1248)))
+        | ((!n[1173]) & (joint[1].0 == 850));
+    // n[1222]: ((aux 8) d a g 5 6 8)
+    n[1222] = ((!n[1172]) & (joint[0].0 == 1077))
+        | ((joint[0].0 == 1080) | (joint[1].0 == 864))
+        | ((!n[1173]) & (joint[1].0 == 861));
     // n[1223]: ((aux 9) d g 5 8)
     n[1223] = (n[1220]) | (n[1221]) | (n[1222]);
+    // n[1224]: ((aux 8) d e c 5 2 8)
+    n[1224] = (({
+        // SET: 4 moves of white, from (triplejump wk e 2 c 4 a 6 c 8), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x0, 0x84, 0x2400000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 938) | (joint[1].0 == 943))
+        | ((!n[1172]) & ((joint[0].0 == 1155) | (joint[0].0 == 1263)))
+        | ((!n[1173]) & (joint[1].0 == 939));
+    // n[1225]: ((aux 8) d a c 5 2 8)
+    n[1225] = ((joint[0].0 == 1062) | (joint[0].0 == 1246) | (joint[1].0 == 846))
+        | ((!n[1172]) & ((joint[0].0 == 1064) | (joint[0].0 == 1247)))
+        | ((!n[1173]) & (joint[1].0 == 848));
+    // n[1226]: ((aux 8) d e c 5 6 8)
+    n[1226] = ((!n[1172]) & (joint[0].0 == 1165)) | ((!n[1173]) & (joint[1].0 == 949));
+    // n[1227]: ((aux 8) d a c 5 6 8)
+    n[1227] = ((!n[1172]) & (joint[0].0 == 1075)) | ((!n[1173]) & (joint[1].0 == 859));
     // n[1228]: ((aux 9) d c 5 8)
     n[1228] = (n[1224]) | (n[1225]) | (n[1226]) | (n[1227]);
+    // n[1229]: ((aux 8) d a g 5 2 4)
+    n[1229] = ((joint[0].0 == 1063) | (joint[1].0 == 847))
+        | ((!n[1172]) & (joint[0].0 == 1065)) | ((!n[1173]) & (joint[1].0 == 849));
+    // n[1230]: ((aux 8) d e g 5 2 4)
+    n[1230] = ((!n[1172]) & (joint[0].0 == 1156)) | ((!n[1173]) & (joint[1].0 == 940));
+    // n[1231]: ((aux 8) d e g 5 6 4)
+    n[1231] = ((!n[1172]) & (joint[0].0 == 1166)) | ((!n[1173]) & (joint[1].0 == 950));
+    // n[1232]: ((aux 8) d a g 5 6 4)
+    n[1232] = ((joint[0].0 == 1074) | (joint[0].0 == 1079) | (joint[1].0 == 858)
+        | (joint[1].0 == 863)) | ((!n[1172]) & (joint[0].0 == 1076))
+        | ((!n[1173]) & (joint[1].0 == 860));
     // n[1233]: ((aux 9) d g 5 4)
     n[1233] = (n[1229]) | (n[1230]) | (n[1231]) | (n[1232]);
+    // n[1234]: ((aux 8) d a g 5 8 6)
+    n[1234] = ((!n[1172]) & (joint[0].0 == 1084))
+        | ((joint[0].0 == 1085) | (joint[1].0 == 869))
+        | ((!n[1173]) & (joint[1].0 == 868));
+    // n[1235]: ((aux 8) d e g 5 8 6)
+    n[1235] = ((!n[1172]) & (joint[0].0 == 1172)) | ((!n[1173]) & (joint[1].0 == 956));
+    // n[1236]: ((aux 8) d e g 5 4 6)
+    n[1236] = ((!n[1172]) & (joint[0].0 == 1163)) | ((!n[1173]) & (joint[1].0 == 947));
+    // n[1237]: ((aux 8) d a g 5 4 6)
+    n[1237] = ((joint[0].0 == 1069) | (joint[0].0 == 1073) | (joint[1].0 == 853)
+        | (joint[1].0 == 857)) | ((!n[1172]) & (joint[0].0 == 1072))
+        | ((!n[1173]) & (joint[1].0 == 856));
     // n[1238]: ((aux 9) d g 5 6)
     n[1238] = (n[1234]) | (n[1235]) | (n[1236]) | (n[1237]);
+    // n[1239]: ((aux 8) d e g 5 8 2)
+    n[1239] = ((!n[1172]) & (joint[0].0 == 1171))
+        | ((joint[0].0 == 1175) | (joint[1].0 == 959) | (joint[1].0 == 1050))
+        | ((!n[1173]) & ((joint[1].0 == 955) | (joint[1].0 == 1048)));
+    // n[1240]: ((aux 8) d a g 5 8 2)
+    n[1240] = ((!n[1172]) & (joint[0].0 == 1083))
+        | ((!n[1173]) & ((joint[1].0 == 867) | (joint[1].0 == 1032)));
+    // n[1241]: ((aux 8) d a g 5 4 2)
+    n[1241] = ((joint[0].0 == 1068) | (joint[1].0 == 852))
+        | ((!n[1172]) & (joint[0].0 == 1071)) | ((!n[1173]) & (joint[1].0 == 855));
     // n[1242]: ((aux 9) d g 5 2)
     n[1242] = (n[1239]) | (n[1240]) | (n[1241]);
+    // n[1243]: ((aux 8) d e c 5 8 2)
+    n[1243] = ((joint[0].0 == 1169) | (joint[0].0 == 1173)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk e 8 c 6 a 4 c 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x2200000000000000, 0x0, 0x2400000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1172]) & (joint[0].0 == 1170))
+        | ((!n[1173]) & ((joint[1].0 == 954) | (joint[1].0 == 1047)));
+    // n[1244]: ((aux 8) d a c 5 8 2)
+    n[1244] = ((joint[0].0 == 1081) | (joint[1].0 == 865) | (joint[1].0 == 1030))
+        | ((!n[1172]) & (joint[0].0 == 1082))
+        | ((!n[1173]) & ((joint[1].0 == 866) | (joint[1].0 == 1031)));
+    // n[1245]: ((aux 8) d e c 5 4 2)
+    n[1245] = ((!n[1172]) & (joint[0].0 == 1162)) | ((!n[1173]) & (joint[1].0 == 946));
+    // n[1246]: ((aux 8) d a c 5 4 2)
+    n[1246] = ((!n[1172]) & (joint[0].0 == 1070)) | ((!n[1173]) & (joint[1].0 == 854));
     // n[1247]: ((aux 9) d c 5 2)
     n[1247] = (n[1243]) | (n[1244]) | (n[1245]) | (n[1246]);
+    // n[1248]: ((aux 8) d e c 5 8 6)
+    n[1248] = ((!n[1172]) & (joint[0].0 == 1174)) | ((!n[1173]) & (joint[1].0 == 958));
+    // n[1249]: ((aux 8) d a c 5 4 6)
+    n[1249] = ((!n[1172]) & (joint[0].0 == 1067)) | ((!n[1173]) & (joint[1].0 == 851));
     // n[1250]: ((aux 9) d c 5 6)
     n[1250] = (n[1248]) | (mt[5] & 0x200000000 != 0) | (n[1249]);
+    // n[1251]: ((aux 8) d e c 5 2 4)
+    n[1251] = ((!n[1172]) & (joint[0].0 == 1158)) | ((!n[1173]) & (joint[1].0 == 942));
+    // n[1252]: ((aux 8) d a c 5 6 4)
+    n[1252] = ((!n[1172]) & (joint[0].0 == 1078)) | ((!n[1173]) & (joint[1].0 == 862));
     // n[1253]: ((aux 9) d c 5 4)
     n[1253] = (n[1251]) | (mt[2] & 0x20 != 0) | (n[1252]);
+    // n[1254]: ((aux 8) d c e 5 2 8)
+    n[1254] = (({
+        // SET: 4 moves of white, from (triplejump wk c 2 a 4 c 6 e 8), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x11000000, 0x0, 0x12000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 896) | (joint[1].0 == 900))
+        | ((!n[1172]) & ((joint[0].0 == 1115) | (joint[0].0 == 1255)))
+        | ((!n[1173]) & (joint[1].0 == 899));
+    // n[1255]: ((aux 8) d g e 5 2 8)
+    n[1255] = ((!n[1172]) & ((joint[0].0 == 1201) | (joint[0].0 == 1273)))
+        | ((joint[0].0 == 1202) | (joint[0].0 == 1274) | (joint[1].0 == 986))
+        | ((!n[1173]) & (joint[1].0 == 985));
+    // n[1256]: ((aux 8) d c e 5 6 8)
+    n[1256] = ((!n[1172]) & (joint[0].0 == 1123)) | ((!n[1173]) & (joint[1].0 == 907));
+    // n[1257]: ((aux 8) d g e 5 6 8)
+    n[1257] = ((!n[1172]) & (joint[0].0 == 1213)) | ((!n[1173]) & (joint[1].0 == 997));
     // n[1258]: ((aux 9) d e 5 8)
     n[1258] = (n[1254]) | (n[1255]) | (n[1256]) | (n[1257]);
+    // n[1259]: ((aux 8) d c a 5 2 8)
+    n[1259] = ((joint[0].0 == 1110) | (joint[0].0 == 1252) | (joint[1].0 == 894))
+        | ((!n[1172]) & ((joint[0].0 == 1114) | (joint[0].0 == 1254)))
+        | ((!n[1173]) & (joint[1].0 == 898));
+    // n[1260]: ((aux 8) d g a 5 2 8)
+    n[1260] = ((!n[1172]) & ((joint[0].0 == 1200) | (joint[0].0 == 1272)))
+        | ((!n[1173]) & (joint[1].0 == 984));
+    // n[1261]: ((aux 8) d g a 5 6 8)
+    n[1261] = ((!n[1172]) & (joint[0].0 == 1212))
+        | ((joint[0].0 == 1215) | (joint[1].0 == 999))
+        | ((!n[1173]) & (joint[1].0 == 996));
     // n[1262]: ((aux 9) d a 5 8)
     n[1262] = (n[1259]) | (n[1260]) | (n[1261]);
+    // n[1263]: ((aux 8) d c a 5 2 4)
+    n[1263] = ((!n[1172]) & (joint[0].0 == 1113)) | ((!n[1173]) & (joint[1].0 == 897));
+    // n[1264]: ((aux 8) d g a 5 2 4)
+    n[1264] = ((joint[0].0 == 1198) | (joint[1].0 == 982))
+        | ((!n[1172]) & (joint[0].0 == 1199)) | ((!n[1173]) & (joint[1].0 == 983));
+    // n[1265]: ((aux 8) d c a 5 6 4)
+    n[1265] = ((!n[1172]) & (joint[0].0 == 1122)) | ((!n[1173]) & (joint[1].0 == 906));
+    // n[1266]: ((aux 8) d g a 5 6 4)
+    n[1266] = ((joint[0].0 == 1210) | (joint[0].0 == 1214) | (joint[1].0 == 994)
+        | (joint[1].0 == 998)) | ((!n[1172]) & (joint[0].0 == 1211))
+        | ((!n[1173]) & (joint[1].0 == 995));
     // n[1267]: ((aux 9) d a 5 4)
     n[1267] = (n[1263]) | (n[1264]) | (n[1265]) | (n[1266]);
+    // n[1268]: ((aux 8) d c e 5 2 4)
+    n[1268] = ((!n[1172]) & (joint[0].0 == 1111)) | ((!n[1173]) & (joint[1].0 == 895));
+    // n[1269]: ((aux 8) d g e 5 6 4)
+    n[1269] = ((!n[1172]) & (joint[0].0 == 1216)) | ((!n[1173]) & (joint[1].0 == 1000));
     // n[1270]: ((aux 9) d e 5 4)
     n[1270] = (n[1268]) | (mt[5] & 0x1000000000 != 0) | (n[1269]);
+    // n[1271]: ((aux 8) d c a 5 8 6)
+    n[1271] = ((!n[1172]) & (joint[0].0 == 1129)) | ((!n[1173]) & (joint[1].0 == 913));
+    // n[1272]: ((aux 8) d g a 5 8 6)
+    n[1272] = ((!n[1172]) & (joint[0].0 == 1218))
+        | ((joint[0].0 == 1220) | (joint[1].0 == 1004))
+        | ((!n[1173]) & (joint[1].0 == 1002));
+    // n[1273]: ((aux 8) d g a 5 4 6)
+    n[1273] = ((joint[0].0 == 1204) | (joint[0].0 == 1209) | (joint[1].0 == 988)
+        | (joint[1].0 == 993)) | ((!n[1172]) & (joint[0].0 == 1207))
+        | ((!n[1173]) & (joint[1].0 == 991));
+    // n[1274]: ((aux 8) d c a 5 4 6)
+    n[1274] = ((!n[1172]) & (joint[0].0 == 1119)) | ((!n[1173]) & (joint[1].0 == 903));
     // n[1275]: ((aux 9) d a 5 6)
     n[1275] = (n[1271]) | (n[1272]) | (n[1273]) | (n[1274]);
+    // n[1276]: ((aux 8) d g e 5 8 2)
+    n[1276] = ((!n[1172]) & (joint[0].0 == 1219))
+        | ((joint[0].0 == 1221) | (joint[1].0 == 1005) | (joint[1].0 == 1058))
+        | ((!n[1173]) & ((joint[1].0 == 1003) | (joint[1].0 == 1057)));
+    // n[1277]: ((aux 8) d c e 5 8 2)
+    n[1277] = ((joint[0].0 == 1126) | (joint[0].0 == 1131)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk c 8 a 6 c 4 e 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x84000, 0x0, 0x12000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1172]) & (joint[0].0 == 1130))
+        | ((!n[1173]) & ((joint[1].0 == 914) | (joint[1].0 == 1039)));
+    // n[1278]: ((aux 8) d g e 5 4 2)
+    n[1278] = ((!n[1172]) & (joint[0].0 == 1208)) | ((!n[1173]) & (joint[1].0 == 992));
+    // n[1279]: ((aux 8) d c e 5 4 2)
+    n[1279] = ((!n[1172]) & (joint[0].0 == 1120)) | ((!n[1173]) & (joint[1].0 == 904));
     // n[1280]: ((aux 9) d e 5 2)
     n[1280] = (n[1276]) | (n[1277]) | (n[1278]) | (n[1279]);
+    // n[1281]: ((aux 8) d c e 5 8 6)
+    n[1281] = ((!n[1172]) & (joint[0].0 == 1127)) | ((!n[1173]) & (joint[1].0 == 911));
+    // n[1282]: ((aux 8) d g e 5 4 6)
+    n[1282] = ((!n[1172]) & (joint[0].0 == 1205)) | ((!n[1173]) & (joint[1].0 == 989));
     // n[1283]: ((aux 9) d e 5 6)
     n[1283] = (n[1281]) | (n[1282]) | (mt[2] & 0x4000000000 != 0);
+    // n[1284]: ((aux 8) d g a 5 8 2)
+    n[1284] = ((!n[1172]) & (joint[0].0 == 1217))
+        | ((!n[1173]) & ((joint[1].0 == 1001) | (joint[1].0 == 1056)));
+    // n[1285]: ((aux 8) d c a 5 8 2)
+    n[1285] = ((joint[0].0 == 1125) | (joint[1].0 == 909) | (joint[1].0 == 1036))
+        | ((!n[1172]) & (joint[0].0 == 1128))
+        | ((!n[1173]) & ((joint[1].0 == 912) | (joint[1].0 == 1038)));
+    // n[1286]: ((aux 8) d g a 5 4 2)
+    n[1286] = ((joint[0].0 == 1203) | (joint[1].0 == 987))
+        | ((!n[1172]) & (joint[0].0 == 1206)) | ((!n[1173]) & (joint[1].0 == 990));
     // n[1287]: ((aux 9) d a 5 2)
     n[1287] = (n[1284]) | (n[1285]) | (n[1286]);
     // n[1288]: ((aux 10) d 5)
@@ -44212,32 +40458,166 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         |= (n[1173])
             & ((mt[12] & 0xc3c0000000000000 != 0) | (mt[13] & 0xccccf0cc != 0)
                 | (joint[1].0 == 382) | (joint[1].0 == 428));
+    // n[1292]: ((aux 3) f e 5 4)
+    n[1292] = (({
+        // SET: 10 moves of white, from (move wk c 2 e 4), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20000000000000, 0x4080010,
+            0x1000020, 0x4020000010002000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 8 moves of black, from (move bk c 2 e 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x40000000000000, 0x8100020, 0x2000040,
+                0x40080000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1290]) & (joint[0].0 == 739))
+        | ((!n[1291]) & ((joint[1].0 == 484) | (joint[1].0 == 579)));
+    // n[1293]: ((aux 3) f g 5 4)
+    n[1293] = (({
+        // SET: 7 moves of white, from (move wk e 2 g 4), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20000000000,
+            0x12000000000080, 0x40008000000000, 0x400, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 5 moves of black, from (move bk e 2 g 4), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x40000000000, 0x24000000000100, 0x0,
+                0x1000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1290]) & (joint[0].0 == 696))
+        | ((!n[1291]) & ((joint[1].0 == 441) | (joint[1].0 == 557)));
+    // n[1294]: ((aux 3) f e 5 6)
+    n[1294] = (({
+        // SET: 8 moves of white, from (move wk c 4 e 6), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000000000, 0x208000200,
+            0x20000080000, 0x100020000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    })
+        | ({
+            // SET: 10 moves of black, from (move bk c 4 e 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000000000, 0x410000400, 0x40000100000,
+                0x800000400800000, 0x40, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1290]) & ((joint[0].0 == 734) | (joint[0].0 == 833)))
+        | ((!n[1291]) & (joint[1].0 == 479));
+    // n[1295]: ((aux 3) f g 5 6)
+    n[1295] = ((!n[1290]) & ((joint[0].0 == 689) | (joint[0].0 == 811)))
+        | (({
+            // SET: 5 moves of white, from (move wk e 8 g 6), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000000000,
+                0xa0000000200000, 0x0, 0x1000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[0].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })
+            | ({
+                // SET: 7 moves of black, from (move bk e 8 g 6), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000000000, 0x140000000400000,
+                    0x1002000000000000, 0x4000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            })) | ((!n[1291]) & (joint[1].0 == 434));
     // n[1296]: ((aux 4) f 5)
     n[1296] = ((mt[0] & 0x1eeb9a90 != 0) | (mt[3] & 0x8000000000000000 != 0)
         | (mt[4] & 0x3a != 0) | (mt[5] & 0x1200 != 0) | (mt[13] & 0xf00000000 != 0))
         | (n[1292]) | (n[1293]) | (n[1294]) | (n[1295]);
+    // n[1297]: ((aux 5) f e e 5 2 6)
+    n[1297] = ((joint[0].0 == 234) | (joint[0].0 == 317) | (joint[1].0 == 66))
+        | ((!n[1290]) & ((joint[0].0 == 235) | (joint[0].0 == 318)))
+        | ((!n[1291]) & (joint[1].0 == 67));
     // n[1298]: ((aux 6) f e 5 6)
     n[1298] = (n[1297]) | ((mt[1] & 0x400000000000 != 0) | (mt[4] & 0x40000 != 0));
+    // n[1299]: ((aux 5) f e e 5 6 2)
+    n[1299] = ((joint[0].0 == 243) | (joint[1].0 == 75) | (joint[1].0 == 149))
+        | ((!n[1290]) & (joint[0].0 == 245))
+        | ((!n[1291]) & ((joint[1].0 == 77) | (joint[1].0 == 150)));
     // n[1300]: ((aux 6) f e 5 2)
     n[1300] = (n[1299]) | ((mt[1] & 0x4000000000000 != 0) | (mt[5] & 0x400000 != 0));
+    // n[1301]: ((aux 5) f e e 5 4 8)
+    n[1301] = ((joint[0].0 == 239) | (joint[0].0 == 320) | (joint[1].0 == 71))
+        | ((!n[1290]) & ((joint[0].0 == 240) | (joint[0].0 == 321)))
+        | ((!n[1291]) & (joint[1].0 == 72));
     // n[1302]: ((aux 6) f e 5 8)
     n[1302] = (mt[0] & 0xa00000000 != 0) | (n[1301]);
+    // n[1303]: ((aux 5) f e e 5 8 4)
+    n[1303] = ((joint[0].0 == 248) | (joint[1].0 == 80) | (joint[1].0 == 152))
+        | ((!n[1290]) & (joint[0].0 == 249))
+        | ((!n[1291]) & ((joint[1].0 == 81) | (joint[1].0 == 153)));
     // n[1304]: ((aux 6) f e 5 4)
     n[1304] = (n[1303]) | ((mt[1] & 0x10000000000000 != 0) | (mt[5] & 0x10000 != 0));
+    // n[1305]: ((aux 5) f c g 5 2 6)
+    n[1305] = ((!n[1290]) & ((joint[0].0 == 199) | (joint[0].0 == 306)))
+        | ((!n[1291]) & (joint[1].0 == 31));
+    // n[1306]: ((aux 5) f g g 5 2 6)
+    n[1306] = ((!n[1290]) & ((joint[0].0 == 270) | (joint[0].0 == 329)))
+        | ((!n[1291]) & (joint[1].0 == 102));
+    // n[1307]: ((aux 5) f c g 5 6 6)
+    n[1307] = ((!n[1290]) & (joint[0].0 == 208))
+        | ((joint[0].0 == 209) | (joint[1].0 == 41)) | ((!n[1291]) & (joint[1].0 == 40));
     // n[1308]: ((aux 6) f g 5 6)
     n[1308] = (n[1305]) | (n[1306]) | (n[1307]);
+    // n[1309]: ((aux 5) f g c 5 6 6)
+    n[1309] = ((!n[1290]) & (joint[0].0 == 276))
+        | ((joint[0].0 == 278) | (joint[1].0 == 110))
+        | ((!n[1291]) & (joint[1].0 == 108));
     // n[1310]: ((aux 6) f c 5 6)
     n[1310] = ((mt[1] & 0x80000000000000 != 0) | (mt[5] & 0x4000000 != 0)) | (n[1309]);
+    // n[1311]: ((aux 5) f g g 5 6 2)
+    n[1311] = ((!n[1290]) & (joint[0].0 == 277))
+        | ((!n[1291]) & ((joint[1].0 == 109) | (joint[1].0 == 161)));
     // n[1312]: ((aux 6) f g 5 2)
     n[1312] = (mt[0] & 0xa00000000000000 != 0) | (n[1311]);
+    // n[1313]: ((aux 5) f g c 5 4 8)
+    n[1313] = ((!n[1290]) & ((joint[0].0 == 273) | (joint[0].0 == 330)))
+        | ((!n[1291]) & (joint[1].0 == 105));
     // n[1314]: ((aux 6) f c 5 8)
     n[1314] = (n[1313]) | (mt[0] & 0xc000000000000000 != 0);
+    // n[1315]: ((aux 5) f g g 5 4 8)
+    n[1315] = ((!n[1290]) & ((joint[0].0 == 274) | (joint[0].0 == 331)))
+        | ((!n[1291]) & (joint[1].0 == 106));
     // n[1316]: ((aux 6) f g 5 8)
     n[1316] = (mt[1] & 0xa != 0) | (n[1315]);
+    // n[1317]: ((aux 5) f g g 5 8 4)
+    n[1317] = ((!n[1290]) & (joint[0].0 == 281))
+        | ((!n[1291]) & ((joint[1].0 == 113) | (joint[1].0 == 163)));
+    // n[1318]: ((aux 5) f c g 5 8 4)
+    n[1318] = ((!n[1290]) & (joint[0].0 == 212))
+        | ((!n[1291]) & ((joint[1].0 == 44) | (joint[1].0 == 141)));
+    // n[1319]: ((aux 5) f c g 5 4 4)
+    n[1319] = ((joint[0].0 == 201) | (joint[1].0 == 33))
+        | ((!n[1290]) & (joint[0].0 == 203)) | ((!n[1291]) & (joint[1].0 == 35));
     // n[1320]: ((aux 6) f g 5 4)
     n[1320] = (n[1317]) | (n[1318]) | (n[1319]);
+    // n[1321]: ((aux 5) f g c 5 6 2)
+    n[1321] = ((!n[1290]) & (joint[0].0 == 275))
+        | ((!n[1291]) & ((joint[1].0 == 107) | (joint[1].0 == 160)));
     // n[1322]: ((aux 6) f c 5 2)
     n[1322] = ((mt[1] & 0x400000000000000 != 0) | (mt[5] & 0x8000000 != 0)) | (n[1321]);
+    // n[1323]: ((aux 5) f g c 5 4 4)
+    n[1323] = ((joint[0].0 == 271) | (joint[1].0 == 103))
+        | ((!n[1290]) & (joint[0].0 == 272)) | ((!n[1291]) & (joint[1].0 == 104));
     // n[1324]: ((aux 6) f c 5 4)
     n[1324] = (mt[1] & 0x600 != 0) | (n[1323]);
     // n[1325]: ((aux 7) f 5)
@@ -44257,39 +40637,161 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[1325] |= n[1320];
     n[1325] |= n[1322];
     n[1325] |= n[1324];
+    // n[1326]: ((aux 8) f e g 5 2 8)
+    n[1326] = ((joint[0].0 == 1157) | (joint[0].0 == 1264) | (joint[1].0 == 941))
+        | ((!n[1290]) & ((joint[0].0 == 1160) | (joint[0].0 == 1266)))
+        | ((!n[1291]) & (joint[1].0 == 944));
     // n[1327]: ((aux 9) f g 5 8)
     n[1327] = (n[1326]) | ((mt[3] & 0x100 != 0) | (mt[4] & 0x4000000000 != 0));
+    // n[1328]: ((aux 8) f e c 5 2 8)
+    n[1328] = (({
+        // SET: 4 moves of white, from (triplejump wk e 2 c 4 a 6 c 8), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x0, 0xc, 0xc00000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 938) | (joint[1].0 == 939))
+        | ((!n[1290]) & ((joint[0].0 == 1159) | (joint[0].0 == 1265)))
+        | ((!n[1291]) & (joint[1].0 == 943));
     // n[1329]: ((aux 9) f c 5 8)
     n[1329] = (n[1328]) | ((mt[3] & 0xc00 != 0) | (mt[4] & 0x8000000000 != 0));
+    // n[1330]: ((aux 8) f a g 5 2 4)
+    n[1330] = ((joint[0].0 == 1063) | (joint[1].0 == 847))
+        | ((!n[1290]) & (joint[0].0 == 1065)) | ((!n[1291]) & (joint[1].0 == 849));
+    // n[1331]: ((aux 8) f e g 5 2 4)
+    n[1331] = ((!n[1290]) & (joint[0].0 == 1156)) | ((!n[1291]) & (joint[1].0 == 940));
+    // n[1332]: ((aux 8) f a g 5 6 4)
+    n[1332] = ((joint[0].0 == 1074) | (joint[1].0 == 858))
+        | ((!n[1290]) & ((joint[0].0 == 1076) | (joint[0].0 == 1079)))
+        | ((!n[1291]) & ((joint[1].0 == 860) | (joint[1].0 == 863)));
     // n[1333]: ((aux 9) f g 5 4)
     n[1333] = (n[1330]) | (n[1331]) | (mt[3] & 0x2000 != 0) | (n[1332]);
+    // n[1334]: ((aux 8) f a g 5 8 6)
+    n[1334] = ((!n[1290]) & (joint[0].0 == 1084))
+        | ((joint[0].0 == 1085) | (joint[1].0 == 869))
+        | ((!n[1291]) & (joint[1].0 == 868));
+    // n[1335]: ((aux 8) f e g 5 8 6)
+    n[1335] = ((!n[1290]) & (joint[0].0 == 1172)) | ((!n[1291]) & (joint[1].0 == 956));
+    // n[1336]: ((aux 8) f a g 5 4 6)
+    n[1336] = ((!n[1290]) & ((joint[0].0 == 1069) | (joint[0].0 == 1072)))
+        | ((joint[0].0 == 1073) | (joint[1].0 == 857))
+        | ((!n[1291]) & ((joint[1].0 == 853) | (joint[1].0 == 856)));
     // n[1337]: ((aux 9) f g 5 6)
     n[1337] = (n[1334]) | (n[1335]) | (mt[3] & 0x20000 != 0) | (n[1336]);
+    // n[1338]: ((aux 8) f e g 5 8 2)
+    n[1338] = ((joint[0].0 == 1171) | (joint[1].0 == 955) | (joint[1].0 == 1048))
+        | ((!n[1290]) & (joint[0].0 == 1175))
+        | ((!n[1291]) & ((joint[1].0 == 959) | (joint[1].0 == 1050)));
     // n[1339]: ((aux 9) f g 5 2)
     n[1339] = (n[1338]) | ((mt[3] & 0x80000 != 0) | (mt[6] & 0x20 != 0));
+    // n[1340]: ((aux 8) f e c 5 8 2)
+    n[1340] = ((joint[0].0 == 1169) | (joint[0].0 == 1170)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk e 8 c 6 a 4 c 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x600000000000000, 0x0, 0xc00000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1290]) & (joint[0].0 == 1173))
+        | ((!n[1291]) & ((joint[1].0 == 957) | (joint[1].0 == 1049)));
     // n[1341]: ((aux 9) f c 5 2)
     n[1341] = (n[1340])
         | ((mt[3] & 0x100000 != 0) | (mt[4] & 0x10000000000 != 0)
             | (mt[5] & 0x80000000 != 0));
+    // n[1342]: ((aux 8) f e c 5 8 6)
+    n[1342] = ((!n[1290]) & (joint[0].0 == 1174)) | ((!n[1291]) & (joint[1].0 == 958));
+    // n[1343]: ((aux 8) f e c 5 4 6)
+    n[1343] = ((joint[0].0 == 1161) | (joint[1].0 == 945))
+        | ((!n[1290]) & (joint[0].0 == 1164)) | ((!n[1291]) & (joint[1].0 == 948));
     // n[1344]: ((aux 9) f c 5 6)
     n[1344] = (n[1342]) | (n[1343]) | (mt[5] & 0x400000000 != 0);
+    // n[1345]: ((aux 8) f e c 5 2 4)
+    n[1345] = ((!n[1290]) & (joint[0].0 == 1158)) | ((!n[1291]) & (joint[1].0 == 942));
+    // n[1346]: ((aux 8) f e c 5 6 4)
+    n[1346] = ((joint[0].0 == 1167) | (joint[1].0 == 951))
+        | ((!n[1290]) & (joint[0].0 == 1168)) | ((!n[1291]) & (joint[1].0 == 952));
     // n[1347]: ((aux 9) f c 5 4)
     n[1347] = (n[1345]) | (n[1346]) | (mt[2] & 0x40 != 0);
+    // n[1348]: ((aux 8) f c e 5 2 8)
+    n[1348] = (({
+        // SET: 4 moves of white, from (triplejump wk c 2 a 4 c 6 e 8), by bit of move index.
+        const SET: [u64; 20] = [
+            0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+            0x0, 0x0, 0x9000000, 0x0, 0xa000000000,
+        ];
+        let m = joint[0].0 as usize;
+        SET[m / 64] >> (m % 64) & 1 != 0
+    }) | (joint[1].0 == 896) | (joint[1].0 == 899))
+        | ((!n[1290]) & ((joint[0].0 == 1116) | (joint[0].0 == 1256)))
+        | ((!n[1291]) & (joint[1].0 == 900));
+    // n[1349]: ((aux 8) f g e 5 2 8)
+    n[1349] = ((joint[0].0 == 1201) | (joint[0].0 == 1273) | (joint[1].0 == 985))
+        | ((!n[1290]) & ((joint[0].0 == 1202) | (joint[0].0 == 1274)))
+        | ((!n[1291]) & (joint[1].0 == 986));
+    // n[1350]: ((aux 8) f c e 5 6 8)
+    n[1350] = ((!n[1290]) & (joint[0].0 == 1123)) | ((!n[1291]) & (joint[1].0 == 907));
+    // n[1351]: ((aux 8) f g e 5 6 8)
+    n[1351] = ((!n[1290]) & (joint[0].0 == 1213)) | ((!n[1291]) & (joint[1].0 == 997));
     // n[1352]: ((aux 9) f e 5 8)
     n[1352] = (n[1348]) | (n[1349]) | (n[1350]) | (n[1351]);
+    // n[1353]: ((aux 8) f g a 5 6 8)
+    n[1353] = ((!n[1290]) & (joint[0].0 == 1212))
+        | ((joint[0].0 == 1215) | (joint[1].0 == 999))
+        | ((!n[1291]) & (joint[1].0 == 996));
     // n[1354]: ((aux 9) f a 5 8)
     n[1354] = ((mt[3] & 0x2000000 != 0) | (mt[5] & 0x40000000000 != 0)) | (n[1353]);
+    // n[1355]: ((aux 8) f g a 5 6 4)
+    n[1355] = ((!n[1290]) & ((joint[0].0 == 1210) | (joint[0].0 == 1211)))
+        | ((joint[0].0 == 1214) | (joint[1].0 == 998))
+        | ((!n[1291]) & ((joint[1].0 == 994) | (joint[1].0 == 995)));
     // n[1356]: ((aux 9) f a 5 4)
     n[1356] = ((mt[3] & 0x8000000 != 0) | (mt[5] & 0x80000000000 != 0)
         | (mt[6] & 0x200 != 0)) | (n[1355]);
+    // n[1357]: ((aux 8) f c e 5 6 4)
+    n[1357] = ((joint[0].0 == 1121) | (joint[1].0 == 905))
+        | ((!n[1290]) & (joint[0].0 == 1124)) | ((!n[1291]) & (joint[1].0 == 908));
     // n[1358]: ((aux 9) f e 5 4)
     n[1358] = ((mt[3] & 0x10000000 != 0) | (mt[4] & 0x20000000000 != 0)) | (n[1357]);
+    // n[1359]: ((aux 8) f g a 5 4 6)
+    n[1359] = ((joint[0].0 == 1204) | (joint[1].0 == 988))
+        | ((!n[1290]) & ((joint[0].0 == 1207) | (joint[0].0 == 1209)))
+        | ((!n[1291]) & ((joint[1].0 == 991) | (joint[1].0 == 993)));
     // n[1360]: ((aux 9) f a 5 6)
     n[1360] = (mt[2] & 0x2c000000 != 0) | (n[1359]);
+    // n[1361]: ((aux 8) f g e 5 8 2)
+    n[1361] = ((joint[0].0 == 1219) | (joint[1].0 == 1003) | (joint[1].0 == 1057))
+        | ((!n[1290]) & (joint[0].0 == 1221))
+        | ((!n[1291]) & ((joint[1].0 == 1005) | (joint[1].0 == 1058)));
+    // n[1362]: ((aux 8) f c e 5 8 2)
+    n[1362] = ((joint[0].0 == 1126) | (joint[0].0 == 1130)
+        | ({
+            // SET: 4 moves of black, from (triplejump bk c 8 a 6 c 4 e 2), by bit of move index.
+            const SET: [u64; 20] = [
+                0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                0x44000, 0x0, 0xa000, 0x0, 0x0, 0x0,
+            ];
+            let m = joint[1].0 as usize;
+            SET[m / 64] >> (m % 64) & 1 != 0
+        })) | ((!n[1290]) & (joint[0].0 == 1131))
+        | ((!n[1291]) & ((joint[1].0 == 915) | (joint[1].0 == 1040)));
+    // n[1363]: ((aux 8) f g e 5 4 2)
+    n[1363] = ((!n[1290]) & (joint[0].0 == 1208)) | ((!n[1291]) & (joint[1].0 == 992));
+    // n[1364]: ((aux 8) f c e 5 4 2)
+    n[1364] = ((!n[1290]) & (joint[0].0 == 1120)) | ((!n[1291]) & (joint[1].0 == 904));
     // n[1365]: ((aux 9) f e 5 2)
     n[1365] = (n[1361]) | (n[1362]) | (n[1363]) | (n[1364]);
+    // n[1366]: ((aux 8) f c e 5 4 6)
+    n[1366] = ((joint[0].0 == 1117) | (joint[1].0 == 901))
+        | ((!n[1290]) & (joint[0].0 == 1118)) | ((!n[1291]) & (joint[1].0 == 902));
     // n[1367]: ((aux 9) f e 5 6)
     n[1367] = (mt[2] & 0x3000000000 != 0) | (n[1366]);
+    // n[1368]: ((aux 8) f g a 5 4 2)
+    n[1368] = ((joint[0].0 == 1203) | (joint[1].0 == 987))
+        | ((!n[1290]) & (joint[0].0 == 1206)) | ((!n[1291]) & (joint[1].0 == 990));
     // n[1369]: ((aux 9) f a 5 2)
     n[1369] = (mt[4] & 0xc0000000000 != 0) | (n[1368]);
     // n[1370]: ((aux 10) f 5)
@@ -44706,6 +41208,412 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         | ((s.0[5] & 0x4000000 == 0x4000000) & (n[983]))
         | ((s.0[5] & 0x4000000 == 0x4000000) & (n[1028]))
         | ((mt[14] & 0x40000000 != 0) | (mt[16] & 0x300000000 != 0));
+    // n[1444]: (aux 21)
+    n[1444]
+        |= (n[0])
+            & ({
+                // SET: 6 moves of black, from (move bk a 2 c 4), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x82000000240000, 0x0, 0x1000000000000000,
+                    0x1000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[1091])
+            & ({
+                // SET: 6 moves of black, from (move bk a 4 c 6), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x8100000002400000, 0x0, 0x4000000000000000,
+                    0x10000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[889])
+            & ({
+                // SET: 6 moves of black, from (move bk a 6 c 8), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x14000000, 0x81, 0x0, 0x100001, 0x0, 0x0,
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[404])
+            & ({
+                // SET: 6 moves of black, from (move bk b 1 d 3), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x1080000000, 0x8800, 0x0, 0x1000008, 0x0,
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[606])
+            & ({
+                // SET: 6 moves of black, from (move bk b 3 d 5), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x42000000000, 0x810000, 0x0, 0x10000040,
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[203])
+            & ({
+                // SET: 6 moves of black, from (move bk b 5 d 7), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x1080000000000, 0x81000000, 0x0,
+                    0x100000200, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[60])
+            & ({
+                // SET: 6 moves of black, from (move bk c 2 e 4), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x2040000000000000, 0x82000000000, 0x0,
+                    0x4000008000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[1173])
+            & ({
+                // SET: 6 moves of black, from (move bk c 4 e 6), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000000000, 0x8100000000020, 0x0,
+                    0x40000080000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[949])
+            & ({
+                // SET: 6 moves of black, from (move bk c 6 e 8), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x810000000000440, 0x0, 0x400000800000,
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[464])
+            & ({
+                // SET: 6 moves of black, from (move bk d 1 f 3), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8000000000204000, 0x8,
+                    0x4000008000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[688])
+            & ({
+                // SET: 6 moves of black, from (move bk d 3 f 5), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20400000, 0x810, 0x40000080000000,
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[263])
+            & ({
+                // SET: 6 moves of black, from (move bk d 5 f 7), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1040000000, 0x81000,
+                    0x400000800000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[142])
+            & ({
+                // SET: 6 moves of black, from (move bk e 2 g 4), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2040000000000, 0x42000000,
+                    0x20000000000, 0x1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[1291])
+            & ({
+                // SET: 6 moves of black, from (move bk e 4 g 6), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x204000000000000, 0x1080000000,
+                    0x200000000000, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[1031])
+            & ({
+                // SET: 6 moves of black, from (move bk e 6 g 8), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4400000000000000, 0x42000000000,
+                    0x2000000000000, 0x40, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[546])
+            & ({
+                // SET: 6 moves of black, from (move bk f 1 h 3), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0xa00000000204, 0x20000000000000,
+                    0x200, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[806])
+            & ({
+                // SET: 6 moves of black, from (move bk f 3 h 5), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x9000000020400,
+                    0x200000000000000, 0x800, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1444]
+        |= (n[345])
+            & ({
+                // SET: 6 moves of black, from (move bk f 5 h 7), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x90000001040000,
+                    0x2000000000000000, 0x2000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0, 0x0,
+                ];
+                let m = joint[1].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    // n[1445]: (aux 28)
+    n[1445]
+        |= (n[1])
+            & ({
+                // SET: 6 moves of white, from (move wk a 2 c 4), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x41000000120000, 0x0,
+                    0x400000000000000, 0x400, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[1090])
+            & ({
+                // SET: 6 moves of white, from (move wk a 4 c 6), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4080000001200000, 0x0,
+                    0x1000000000000000, 0x4000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[888])
+            & ({
+                // SET: 6 moves of white, from (move wk a 6 c 8), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800000000a000000,
+                    0x40, 0x4000000000000000, 0x40000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[405])
+            & ({
+                // SET: 6 moves of white, from (move wk b 1 d 3), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x840000000, 0x4400,
+                    0x0, 0x400002, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[607])
+            & ({
+                // SET: 6 moves of white, from (move wk b 3 d 5), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x21000000000, 0x408000,
+                    0x0, 0x4000010, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[202])
+            & ({
+                // SET: 6 moves of white, from (move wk b 5 d 7), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x840000000000,
+                    0x40800000, 0x0, 0x40000080, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[61])
+            & ({
+                // SET: 6 moves of white, from (move wk c 2 e 4), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1020000000000000,
+                    0x41000000000, 0x0, 0x1000002000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[1172])
+            & ({
+                // SET: 6 moves of white, from (move wk c 4 e 6), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000000000,
+                    0x4080000000010, 0x0, 0x10000020000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[948])
+            & ({
+                // SET: 6 moves of white, from (move wk c 6 e 8), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x408000000000220,
+                    0x0, 0x100000200000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[465])
+            & ({
+                // SET: 6 moves of white, from (move wk d 1 f 3), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000102000,
+                    0x4, 0x1000002000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[689])
+            & ({
+                // SET: 6 moves of white, from (move wk d 3 f 5), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10200000, 0x408,
+                    0x10000020000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[262])
+            & ({
+                // SET: 6 moves of white, from (move wk d 5 f 7), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x820000000,
+                    0x40800, 0x100000200000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[143])
+            & ({
+                // SET: 6 moves of white, from (move wk e 2 g 4), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1020000000000,
+                    0x21000000, 0x4000008000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[1290])
+            & ({
+                // SET: 6 moves of white, from (move wk e 4 g 6), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x102000000000000,
+                    0x840000000, 0x80000000000, 0x2, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[1030])
+            & ({
+                // SET: 6 moves of white, from (move wk e 6 g 8), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2200000000000000,
+                    0x21000000000, 0x800000000000, 0x10, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[547])
+            & ({
+                // SET: 6 moves of white, from (move wk f 1 h 3), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x500000000102, 0x8000000000000, 0x80, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[807])
+            & ({
+                // SET: 6 moves of white, from (move wk f 3 h 5), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x4800000010200, 0x80000000000000, 0x200, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
+    n[1445]
+        |= (n[344])
+            & ({
+                // SET: 6 moves of white, from (move wk f 5 h 7), by bit of move index.
+                const SET: [u64; 20] = [
+                    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x48000000820000, 0x800000000000000, 0x800, 0x0, 0x0, 0x0, 0x0, 0x0,
+                    0x0,
+                ];
+                let m = joint[0].0 as usize;
+                SET[m / 64] >> (m % 64) & 1 != 0
+            });
     // g[0]: 24 node words, bit 33 (next (piece_count white 11)), bit 20 (next (piece_count black 11)), bit 32 (next (piece_count white 10)), bit 31 (next (piece_count white 9)), and 20 more; rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
     g[0] = (0x3ffc00000 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x400000000 != 0) as u64))
         | (0x1ffe00 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x800000000 != 0) as u64))

@@ -686,18 +686,18 @@ fn sees_0(s: &State, joint: &[Move; ROLES.len()], out: &mut Vec<u32>) {
     n[1] = (joint[2].0 == 3) | (joint[2].0 == 4) | (joint[2].0 == 5);
     // n[2]: ((aux 0) 3)
     n[2] = (joint[2].0 == 6) | (joint[2].0 == 7) | (joint[2].0 == 8);
-    // n[6]: (sees alice (other_choice noop)), rules at diceDuel.kif:22
-    n[6] = (s.0[0] & 0x1 == 0x1) & (joint[1].0 == 10);
-    // n[7]: (sees alice (other_choice keep)), rules at diceDuel.kif:22
-    n[7] = (s.0[0] & 0x1 == 0x1) & (joint[1].0 == 9);
-    // n[8]: (sees alice (other_choice reroll)), rules at diceDuel.kif:22
-    n[8] = (s.0[0] & 0x1 == 0x1) & (joint[1].0 == 11);
     // n[3]: (sees alice (rolled 1)), rules at diceDuel.kif:20, 21
     n[3] = (s.0[0] & 0x400 == 0) & (n[0]);
     // n[4]: (sees alice (rolled 2)), rules at diceDuel.kif:20, 21
     n[4] = (s.0[0] & 0x400 == 0) & (n[1]);
     // n[5]: (sees alice (rolled 3)), rules at diceDuel.kif:20, 21
     n[5] = (s.0[0] & 0x400 == 0) & (n[2]);
+    // n[6]: (sees alice (other_choice noop)), rules at diceDuel.kif:22
+    n[6] = (s.0[0] & 0x1 == 0x1) & (joint[1].0 == 10);
+    // n[7]: (sees alice (other_choice keep)), rules at diceDuel.kif:22
+    n[7] = (s.0[0] & 0x1 == 0x1) & (joint[1].0 == 9);
+    // n[8]: (sees alice (other_choice reroll)), rules at diceDuel.kif:22
+    n[8] = (s.0[0] & 0x1 == 0x1) & (joint[1].0 == 11);
     // PERCEPTS[0]: (sees alice (other_choice keep)), rules at diceDuel.kif:22
     if n[7] {
         out.push(0);
@@ -732,18 +732,18 @@ fn sees_1(s: &State, joint: &[Move; ROLES.len()], out: &mut Vec<u32>) {
     n[1] = (joint[2].0 == 1) | (joint[2].0 == 4) | (joint[2].0 == 7);
     // n[2]: ((aux 1) 3)
     n[2] = (joint[2].0 == 2) | (joint[2].0 == 5) | (joint[2].0 == 8);
-    // n[6]: (sees bob (other_choice noop)), rules at diceDuel.kif:22
-    n[6] = (s.0[0] & 0x1 == 0x1) & (joint[0].0 == 10);
-    // n[7]: (sees bob (other_choice keep)), rules at diceDuel.kif:22
-    n[7] = (s.0[0] & 0x1 == 0x1) & (joint[0].0 == 9);
-    // n[8]: (sees bob (other_choice reroll)), rules at diceDuel.kif:22
-    n[8] = (s.0[0] & 0x1 == 0x1) & (joint[0].0 == 11);
     // n[3]: (sees bob (rolled 1)), rules at diceDuel.kif:20, 21
     n[3] = (s.0[0] & 0x800 == 0) & (n[0]);
     // n[4]: (sees bob (rolled 2)), rules at diceDuel.kif:20, 21
     n[4] = (s.0[0] & 0x800 == 0) & (n[1]);
     // n[5]: (sees bob (rolled 3)), rules at diceDuel.kif:20, 21
     n[5] = (s.0[0] & 0x800 == 0) & (n[2]);
+    // n[6]: (sees bob (other_choice noop)), rules at diceDuel.kif:22
+    n[6] = (s.0[0] & 0x1 == 0x1) & (joint[0].0 == 10);
+    // n[7]: (sees bob (other_choice keep)), rules at diceDuel.kif:22
+    n[7] = (s.0[0] & 0x1 == 0x1) & (joint[0].0 == 9);
+    // n[8]: (sees bob (other_choice reroll)), rules at diceDuel.kif:22
+    n[8] = (s.0[0] & 0x1 == 0x1) & (joint[0].0 == 11);
     // PERCEPTS[0]: (sees bob (other_choice keep)), rules at diceDuel.kif:22
     if n[7] {
         out.push(0);

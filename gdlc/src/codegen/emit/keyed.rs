@@ -7,16 +7,11 @@
 //!
 //! A relation is *few-valued* when every rule of every fact's next value reads the move of
 //! some role (no fact is kept from one state to the next by itself), and the joint moves set
-//! at most a few of them ([`FEW_FACTS`] in all, as in the initial state). A node is keyed by
-//! it when every rule reads one of its facts as true. A run of keyed nodes is written as a
-//! loop over the set bits of each of the relation's state words, with a `match` on the bit
-//! whose arm or-s into each node the rest of its rules that read that fact; its nodes start
-//! false, as every node of a function's array does.
-//!
-//! The joint move keys nodes the same way, after the move is drawn: when every rule of a node
-//! reads some role's move as played (checkers' "the cell the move jumps over", a rule per
-//! jump), a `match` on each role's move or-s in the rest of the rules that read that move, of
-//! which exactly one is played, instead of testing every rule's move.
+//! at most a few of them ([`FEW_FACTS`] in all, as in the initial state). A node is keyed by it when every
+//! rule reads one of its facts as true. A run of keyed nodes is written as a loop over the set
+//! bits of each of the relation's state words, with a `match` on the bit whose arm or-s into
+//! each node the rest of its rules that read that fact; its nodes start false, as every node
+//! of a function's array does.
 
 use super::guards::cluster;
 use super::{Body, Expr};
@@ -40,14 +35,6 @@ const RUN_MIN: usize = 8;
 /// The most joint moves a set of moves that can make a node true is kept for; past it the
 /// node counts as made true by any move.
 const MAX_SETTERS: usize = 1 << 16;
-
-/// What keys a run: a few-valued relation (its index), or the joint move (every rule reads
-/// some role's move, of which exactly one is played).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Key {
-    Relation(u32),
-    Moves,
-}
 
 /// The few-valued relations of a game, by their facts.
 #[derive(Debug, Default)]
@@ -78,15 +65,10 @@ impl Keys {
         Keys { relation_of }
     }
 
-    /// What keys node `n`: the joint move when every rule of it reads some role's move as
-    /// played, else a few-valued relation a fact of which every rule reads as true (the least
-    /// such relation when there are several).
-    fn key_of(&self, ground: &Ground, n: u32) -> Option<Key> {
+    /// The few-valued relation that keys node `n`: one a fact of which every rule of the node
+    /// reads as true (the least such relation when there are several).
+    fn key_of(&self, ground: &Ground, n: u32) -> Option<u32> {
         let rules = &ground.nodes[n as usize].rules;
-        let reads_move = |rule: &Vec<Lit>| rule.iter().any(|lit| lit.positive && matches!(lit.prop, Prop::Does(..)));
-        if !rules.is_empty() && rules.iter().all(reads_move) {
-            return Some(Key::Moves);
-        }
         let mut common: Option<BTreeSet<u32>> = None;
         for rule in rules {
             let of_rule: BTreeSet<u32> = rule.iter().filter_map(|&lit| self.relation_read(lit)).collect();
@@ -95,7 +77,7 @@ impl Keys {
                 Some(common) => common.intersection(&of_rule).copied().collect(),
             });
         }
-        common.and_then(|common| common.first().copied()).map(Key::Relation)
+        common.and_then(|common| common.first().copied())
     }
 
     /// The few-valued relation of `lit`'s fact when it reads one as true.
@@ -106,13 +88,10 @@ impl Keys {
         }
     }
 
-    /// The position in `rule` of the literal that keys it for `key`: its first fact of the
-    /// relation read as true, or its first move read as played.
-    pub(crate) fn key_in(&self, rule: &[Lit], key: Key) -> Option<usize> {
-        rule.iter().position(|&lit| match key {
-            Key::Relation(relation) => self.relation_read(lit) == Some(relation),
-            Key::Moves => lit.positive && matches!(lit.prop, Prop::Does(..)),
-        })
+    /// The position in `rule` of the literal that keys it for `relation`: its first fact of
+    /// the relation read as true.
+    pub(crate) fn key_in(&self, rule: &[Lit], relation: u32) -> Option<usize> {
+        rule.iter().position(|&lit| self.relation_read(lit) == Some(relation))
     }
 }
 
@@ -197,24 +176,25 @@ fn of_rules(rules: &[Vec<Lit>], of_node: &BTreeMap<u32, Moves>) -> Moves {
 }
 
 /// `stretch`, nodes evaluated one by one (each after the nodes of it that it reads), as runs
-/// in evaluation order, each with what keys it, if anything. A node is keyed when `plain` says
-/// it is evaluated rule by rule and it reads no node with the same key in the stretch (a keyed node's value is known only after its whole run); runs of
+/// in evaluation order, each with the few-valued relation that keys it, if any. A node is
+/// keyed when `plain` says it is evaluated rule by rule and it reads no node keyed by the same
+/// relation in the stretch (a keyed node's value is known only after its whole run); runs of
 /// fewer than [`RUN_MIN`] keyed nodes are not keyed.
 pub(crate) fn runs(
     ground: &Ground,
     keys: &Keys,
     stretch: &[u32],
     plain: &dyn Fn(u32) -> bool,
-) -> Vec<(Option<Key>, Vec<u32>)> {
-    let mut key: BTreeMap<u32, Option<Key>> =
+) -> Vec<(Option<u32>, Vec<u32>)> {
+    let mut key: BTreeMap<u32, Option<u32>> =
         stretch.iter().map(|&n| (n, plain(n).then(|| keys.key_of(ground, n)).flatten())).collect();
     if key.values().all(Option::is_none) {
         return vec![(None, stretch.to_vec())];
     }
     loop {
-        let reads_keyed = |n: u32, own: Key| {
+        let reads_keyed = |n: u32, relation: u32| {
             ground.nodes[n as usize].rules.iter().flatten().any(|lit| match lit.prop {
-                Prop::Node(m) => key.get(&m).copied().flatten() == Some(own),
+                Prop::Node(m) => key.get(&m).copied().flatten() == Some(relation),
                 _ => false,
             })
         };
@@ -226,113 +206,68 @@ pub(crate) fn runs(
             key.insert(*n, None);
         });
     }
-    let keys_of: Vec<Option<Key>> = stretch.iter().map(|n| key[n]).collect();
+    let keys_of: Vec<Option<u32>> = stretch.iter().map(|n| key[n]).collect();
     let order = cluster(ground, stretch, &keys_of);
-    let mut runs: Vec<(Option<Key>, Vec<u32>)> = Vec::new();
+    let mut runs: Vec<(Option<u32>, Vec<u32>)> = Vec::new();
     for chunk in order.chunk_by(|a, b| key[a] == key[b]) {
-        let own = key[&chunk[0]].filter(|_| chunk.len() >= RUN_MIN);
+        let relation = key[&chunk[0]].filter(|_| chunk.len() >= RUN_MIN);
         match runs.last_mut() {
-            Some((None, run)) if own.is_none() => run.extend(chunk),
-            _ => runs.push((own, chunk.to_vec())),
+            Some((None, run)) if relation.is_none() => run.extend(chunk),
+            _ => runs.push((relation, chunk.to_vec())),
         }
     }
     runs
 }
 
 impl Body<'_> {
-    /// Statements computing `run`, nodes keyed by `key`: the rest of each rule (its keying
-    /// literal left out) or-ed into its node in an arm for the fact or move that keys it.
-    pub(super) fn keyed_run(&self, key: Key, run: &[u32]) -> TokenStream {
+    /// Statements computing `run`, nodes keyed by the few-valued relation `relation`: for each
+    /// state word of its facts, a loop over the bits of the facts that hold, whose arm for a
+    /// fact or-s into every node the rest of its rules that read that fact.
+    pub(super) fn keyed_run(&self, relation: u32, run: &[u32]) -> TokenStream {
         let emitter = self.emitter;
-        // The statements of every keying literal's arm.
-        let mut arms: BTreeMap<Prop, Vec<TokenStream>> = BTreeMap::new();
+        let mut by_fact: BTreeMap<u32, Vec<TokenStream>> = BTreeMap::new();
         for &n in run {
             let slot = self.slots.of(n);
-            let mut rests: BTreeMap<Prop, Vec<Vec<Lit>>> = BTreeMap::new();
+            let mut rests: BTreeMap<u32, Vec<Vec<Lit>>> = BTreeMap::new();
             for rule in &emitter.ground.nodes[n as usize].rules {
-                let Some(k) = emitter.keys.key_in(rule, key) else { continue };
+                let Some(k) = emitter.keys.key_in(rule, relation) else { continue };
+                let Prop::Base(fact) = rule[k].prop else { continue };
                 let rest: Vec<Lit> = rule.iter().enumerate().filter(|&(i, _)| i != k).map(|(_, &lit)| lit).collect();
-                rests.entry(rule[k].prop).or_default().push(rest);
+                rests.entry(fact).or_default().push(rest);
             }
-            for (prop, rules) in rests {
+            for (fact, rules) in rests {
                 let statements = match self.rules_expr(&rules, Vec::new()) {
                     Expr::Short(value) => vec![quote!(n[#slot] |= #value;)],
                     Expr::Long(disjuncts) => disjuncts.iter().map(|d| quote!(n[#slot] |= #d;)).collect(),
                 };
-                arms.entry(prop).or_default().extend(statements);
+                by_fact.entry(fact).or_default().extend(statements);
             }
         }
         let notes = run.iter().map(|&n| emitter.note_node(|| format!("n[{}] (keyed)", self.slots.of(n)), n));
-        let dispatch = match key {
-            Key::Relation(_) => facts_held(arms),
-            Key::Moves => moves_played(arms),
-        };
-        quote!({ #(#notes)* #dispatch })
-    }
-}
-
-/// For each state word of the facts of `arms`, a loop over the bits of those that hold, with
-/// each fact's arm.
-fn facts_held(arms: BTreeMap<Prop, Vec<TokenStream>>) -> TokenStream {
-    let mut by_word: BTreeMap<u32, Vec<(u32, Vec<TokenStream>)>> = BTreeMap::new();
-    for (prop, statements) in arms {
-        if let Prop::Base(fact) = prop {
+        let mut by_word: BTreeMap<u32, Vec<(u32, Vec<TokenStream>)>> = BTreeMap::new();
+        for (fact, statements) in by_fact {
             by_word.entry(fact / 64).or_default().push((fact % 64, statements));
         }
-    }
-    let loops = by_word.into_iter().map(|(w, arms)| {
-        let mask = hex(arms.iter().fold(0u64, |mask, &(bit, _)| mask | 1 << bit));
-        let w = Literal::u32_unsuffixed(w);
-        let arms = arms.into_iter().map(|(bit, statements)| {
-            let bit = Literal::u32_unsuffixed(bit);
-            quote!(#bit => { #(#statements)* })
-        });
-        quote! {
-            let mut held = s.0[#w] & #mask;
-            while held != 0 {
-                match held.trailing_zeros() {
-                    #(#arms)*
-                    _ => {}
+        let loops = by_word.into_iter().map(|(w, arms)| {
+            let mask = hex(arms.iter().fold(0u64, |mask, &(bit, _)| mask | 1 << bit));
+            let w = Literal::u32_unsuffixed(w);
+            let arms = arms.into_iter().map(|(bit, statements)| {
+                let bit = Literal::u32_unsuffixed(bit);
+                quote!(#bit => { #(#statements)* })
+            });
+            quote! {
+                let mut held = s.0[#w] & #mask;
+                while held != 0 {
+                    match held.trailing_zeros() {
+                        #(#arms)*
+                        _ => {}
+                    }
+                    held &= held - 1;
                 }
-                held &= held - 1;
             }
-        }
-    });
-    quote!(#(#loops)*)
-}
-
-/// The arms of a `match` on one role's move: by the text of their statements, the moves that
-/// have them and the statements.
-type MoveArms = BTreeMap<String, (Vec<u32>, Vec<TokenStream>)>;
-
-/// For each role whose moves key some of `arms`, a `match` on its move played, the moves whose
-/// arms are the same in one arm.
-fn moves_played(arms: BTreeMap<Prop, Vec<TokenStream>>) -> TokenStream {
-    // For every role, its arms' statements (by their text) with the moves that have them.
-    let mut by_role: BTreeMap<u32, MoveArms> = BTreeMap::new();
-    for (prop, statements) in arms {
-        if let Prop::Does(role, m) = prop {
-            let text = statements.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ");
-            let (moves, _) = by_role.entry(role).or_default().entry(text).or_insert_with(|| (Vec::new(), statements));
-            moves.push(m);
-        }
-    }
-    let matches = by_role.into_iter().map(|(role, arms)| {
-        let mut arms: Vec<(Vec<u32>, Vec<TokenStream>)> = arms.into_values().collect();
-        arms.sort_by_key(|(moves, _)| moves[0]);
-        let arms = arms.into_iter().map(|(moves, statements)| {
-            let moves = moves.into_iter().map(Literal::u32_unsuffixed);
-            quote!(#(#moves)|* => { #(#statements)* })
         });
-        let r = Literal::usize_unsuffixed(role as usize);
-        quote! {
-            match joint[#r].0 {
-                #(#arms)*
-                _ => {}
-            }
-        }
-    });
-    quote!(#(#matches)*)
+        quote!({ #(#notes)* #(#loops)* })
+    }
 }
 
 #[cfg(test)]
@@ -403,15 +338,8 @@ mod tests {
         assert!(near.len() == 12 && twice.len() == 12, "{names:?}");
         let stretch: Vec<u32> = (0..ground.nodes.len() as u32).collect();
         let runs = runs(&ground, &keys, &stretch, &|_| true);
-        let by_fact = |(key, _): &&(Option<Key>, Vec<u32>)| matches!(key, Some(Key::Relation(_)));
-        let keyed: Vec<u32> = runs.iter().filter(by_fact).flat_map(|(_, run)| run.clone()).collect();
+        let keyed: Vec<u32> = runs.iter().filter(|(key, _)| key.is_some()).flat_map(|(_, run)| run.clone()).collect();
         assert_eq!(keyed, near, "{runs:?}");
-        // The next values of the picked cells, each a rule per role reading its move, are keyed
-        // by the joint move.
-        let picked = named(&ground, "(next (picked ");
-        let by_move: Vec<u32> =
-            runs.iter().filter(|(key, _)| *key == Some(Key::Moves)).flat_map(|(_, run)| run.clone()).collect();
-        assert!(!picked.is_empty() && picked.iter().all(|n| by_move.contains(n)), "{runs:?}");
         // Every node is in one run, each after the nodes it reads.
         let order: Vec<u32> = runs.iter().flat_map(|(_, run)| run.clone()).collect();
         assert_eq!(order.len(), stretch.len());

@@ -285,11 +285,7 @@ impl Body<'_> {
     /// come together, and each run of them inside a test of that fact (`guards.rs`).
     fn guarded_stretch(&self, stretch: &[u32]) -> TokenStream {
         let emitter = self.emitter;
-        // Only nodes written rule by rule are keyed: not those whose rules are tested as
-        // shapes of node words at once (`Body::word_families`).
-        let plain =
-            |n: u32| emitter.rule_by_rule(n) && !self.has_word_families(&emitter.ground.nodes[n as usize].rules);
-        let runs = keyed::runs(emitter.ground, &emitter.keys, stretch, &plain);
+        let runs = keyed::runs(emitter.ground, &emitter.keys, stretch, &|n| emitter.rule_by_rule(n));
         let out = runs.into_iter().map(|(key, run)| match key {
             Some(relation) => self.keyed_run(relation, &run),
             None => self.fact_guarded(&run),
