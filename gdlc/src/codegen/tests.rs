@@ -182,16 +182,3 @@ fn a_word_that_reads_many_kinds_of_one_roles_move_is_a_match_on_the_kind_played(
     assert_eq!(next.matches("match entry >> 6 {").count(), 2, "{next}");
     assert!(!next.contains("kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)"), "{next}");
 }
-
-#[test]
-fn amazons_reaches_the_arrows_cells_from_the_cell_just_moved_to_alone() {
-    let module = module_of(include_str!("../../../games/amazons_8x8.kif"));
-    let step = &module[module.find("fn evaluate(").expect("an evaluate")..];
-    // `(justMoved ?x ?y)`, one cell a turn, is one state word: one loop over its set bits,
-    // whose arm for a cell sets the cells an arrow reaches from it, direction by direction.
-    assert_eq!(step.matches("match held.trailing_zeros() {").count(), 1, "{step}");
-    // An arm for each of the 64 cells the last move may have ended on.
-    let start = step.find("let mut held = ").expect("a loop");
-    let end = start + step[start..].find("held &= held - 1;").expect("the loop's end");
-    assert_eq!(step[start..end].matches(" => {\n").count(), 64, "{}", &step[start..end]);
-}

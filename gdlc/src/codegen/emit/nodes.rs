@@ -2,7 +2,7 @@
 //! `n`, and the statements that compute the nodes into their slots in evaluation order, each
 //! recursive group looping to its fixpoint.
 
-use super::{guards, keyed, Body, Emitter, Phase};
+use super::{guards, Body, Emitter, Phase};
 use crate::codegen::cones::Cones;
 use crate::codegen::token_count;
 use crate::ground::Value;
@@ -280,22 +280,9 @@ impl Body<'_> {
     }
 
     /// Statements computing `stretch`, nodes each evaluated by itself (in order, none in a
-    /// recursive group): runs of nodes keyed by a few-valued relation from the facts of it that
-    /// hold (`keyed.rs`), the others reordered so that nodes that hold only when one fact does
-    /// come together, and each run of them inside a test of that fact (`guards.rs`).
+    /// recursive group), reordered so that nodes that hold only when one fact does come
+    /// together, and each run of them inside a test of that fact (`guards.rs`).
     fn guarded_stretch(&self, stretch: &[u32]) -> TokenStream {
-        let emitter = self.emitter;
-        let runs = keyed::runs(emitter.ground, &emitter.keys, stretch, &|n| emitter.rule_by_rule(n));
-        let out = runs.into_iter().map(|(key, run)| match key {
-            Some(relation) => self.keyed_run(relation, &run),
-            None => self.fact_guarded(&run),
-        });
-        quote!(#(#out)*)
-    }
-
-    /// Statements computing `stretch` (as [`Self::guarded_stretch`]), the nodes guarded by one
-    /// fact inside a test of it.
-    fn fact_guarded(&self, stretch: &[u32]) -> TokenStream {
         let runs = guards::runs(self.emitter.ground, &self.emitter.guard_facts, stretch);
         let out = runs.into_iter().map(|(guard, run)| {
             let statements = run.iter().map(|&m| self.node_alone(m));
