@@ -182,3 +182,14 @@ fn a_word_that_reads_many_kinds_of_one_roles_move_is_a_match_on_the_kind_played(
     assert_eq!(next.matches("match entry >> 6 {").count(), 2, "{next}");
     assert!(!next.contains("kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)"), "{next}");
 }
+
+#[test]
+fn amazons_reaches_the_arrows_cells_from_the_cell_just_moved_to_alone() {
+    let module = module_of(include_str!("../../../games/amazons_8x8.kif"));
+    let step = &module[module.find("fn evaluate(").expect("an evaluate")..];
+    // `(justMoved ?x ?y)`, one cell a turn, is one state word: one test that it has a cell,
+    // inside it a test of each of the 64 cells the last move may have ended on, whose block
+    // sets the cells an arrow reaches from it, direction by direction.
+    assert_eq!(step.matches("let held = s.0[").count(), 1, "{step}");
+    assert_eq!(step.matches("if held & 0x").count(), 64, "{step}");
+}

@@ -8,6 +8,9 @@ pub mod g3p_connect_four;
 /// `games/4pffa.kif`, compiled.
 #[rustfmt::skip]
 pub mod g4pffa;
+/// `games/amazons_8x8.kif`, compiled.
+#[rustfmt::skip]
+pub mod amazons_8x8;
 /// `games/blocker.kif`, compiled.
 #[rustfmt::skip]
 pub mod blocker;
@@ -105,6 +108,7 @@ macro_rules! for_each_game {
     ($callback:ident) => {
         $callback!(g3p_connect_four, "games/3pConnectFour.kif");
         $callback!(g4pffa, "games/4pffa.kif");
+        $callback!(amazons_8x8, "games/amazons_8x8.kif");
         $callback!(blocker, "games/blocker.kif");
         $callback!(breakthrough, "games/breakthrough.kif");
         $callback!(breakthrough_tables, "games/breakthrough.kif");

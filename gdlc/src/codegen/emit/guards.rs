@@ -122,9 +122,9 @@ fn common_facts(ground: &Ground, n: u32) -> Vec<Lit> {
 }
 
 /// `nodes` (each after the nodes of `nodes` it reads) reordered so that nodes with the same
-/// guard come together: of the nodes whose reads are all placed, the next is the first with the
-/// guard of the last one placed, else the first.
-fn cluster(ground: &Ground, nodes: &[u32], guards: &[Option<Lit>]) -> Vec<u32> {
+/// guard (or key, `keyed.rs`) come together: of the nodes whose reads are all placed, the next
+/// is the first with the guard of the last one placed, else the first.
+pub(super) fn cluster<K: Ord + Copy>(ground: &Ground, nodes: &[u32], guards: &[Option<K>]) -> Vec<u32> {
     let position: BTreeMap<u32, usize> = nodes.iter().enumerate().map(|(i, &n)| (n, i)).collect();
     let mut readers: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
     let mut waiting = vec![0usize; nodes.len()];
@@ -142,12 +142,12 @@ fn cluster(ground: &Ground, nodes: &[u32], guards: &[Option<Lit>]) -> Vec<u32> {
         reads.into_iter().for_each(|r| readers[r].push(i));
     }
     let mut ready: BTreeSet<usize> = (0..nodes.len()).filter(|&i| waiting[i] == 0).collect();
-    let mut ready_by_guard: BTreeMap<Option<Lit>, BTreeSet<usize>> = BTreeMap::new();
+    let mut ready_by_guard: BTreeMap<Option<K>, BTreeSet<usize>> = BTreeMap::new();
     ready.iter().for_each(|&i| {
         ready_by_guard.entry(guards[i]).or_default().insert(i);
     });
     let mut order = Vec::with_capacity(nodes.len());
-    let mut current: Option<Lit> = None;
+    let mut current: Option<K> = None;
     while let Some(&first) = ready.first() {
         let same = current.and_then(|_| ready_by_guard.get(&current).and_then(|set| set.first().copied()));
         let i = same.unwrap_or(first);

@@ -15,6 +15,7 @@ mod expr;
 mod goals;
 mod guarded;
 mod guards;
+mod keyed;
 mod legal;
 mod next;
 mod nodes;
@@ -191,6 +192,8 @@ pub(crate) struct Emitter<'g> {
     pub(crate) notes: Option<&'g Notes>,
     /// For every node, the facts of the state without which it cannot hold (`guards.rs`).
     pub(crate) guard_facts: Vec<Vec<Lit>>,
+    /// The relations of which at most a few facts hold at a time (`keyed.rs`).
+    pub(crate) keys: keyed::Keys,
     /// The state words and facts that are empty or false most of the time.
     pub(crate) sparse: SparseAtoms,
     /// Whether long sequences of node statements are split into functions of their own (see
@@ -214,6 +217,7 @@ impl<'g> Emitter<'g> {
             ground,
             room_for_no_move: false,
             guard_facts,
+            keys: keyed::Keys::new(ground),
             cycle_of,
             tables: None,
             arm_families: Vec::new(),

@@ -2,7 +2,7 @@
 //! `n`, and the statements that compute the nodes into their slots in evaluation order, each
 //! recursive group looping to its fixpoint.
 
-use super::{guards, Body, Emitter, Phase};
+use super::{guards, keyed, Body, Emitter, Phase};
 use crate::codegen::cones::Cones;
 use crate::codegen::token_count;
 use crate::ground::Value;
@@ -196,16 +196,20 @@ impl Body<'_> {
     }
 
     /// `statements` as a function of their own, and its call.
-    fn part(&self, statements: Vec<TokenStream>) -> TokenStream {
+    pub(super) fn part(&self, statements: Vec<TokenStream>) -> TokenStream {
         let name = self.emitter.part_name();
         let Lengths { nodes, words } = self.slots.lengths;
+        // A part may call a part of its own (a keyed run's, `keyed.rs`), where `n` and `g` are
+        // references already: its parameters are then mutable bindings, and `&mut n` is coerced
+        // to the array's reference.
+        let nested = statements.iter().any(|s| mentions(s, "fn")).then(|| quote!(mut));
         let n_param = nodes.map(|len| {
             let len = Literal::usize_unsuffixed(len);
-            quote!(n: &mut [bool; #len],)
+            quote!(#nested n: &mut [bool; #len],)
         });
         let g_param = words.map(|len| {
             let len = Literal::usize_unsuffixed(len);
-            quote!(g: &mut [u64; #len],)
+            quote!(#nested g: &mut [u64; #len],)
         });
         let n_arg = nodes.map(|_| quote!(&mut n,));
         let g_arg = words.map(|_| quote!(&mut g,));
@@ -280,9 +284,26 @@ impl Body<'_> {
     }
 
     /// Statements computing `stretch`, nodes each evaluated by itself (in order, none in a
-    /// recursive group), reordered so that nodes that hold only when one fact does come
-    /// together, and each run of them inside a test of that fact (`guards.rs`).
+    /// recursive group): runs of nodes keyed by a few-valued relation from the facts of it that
+    /// hold (`keyed.rs`), the others reordered so that nodes that hold only when one fact does
+    /// come together, and each run of them inside a test of that fact (`guards.rs`).
     fn guarded_stretch(&self, stretch: &[u32]) -> TokenStream {
+        let emitter = self.emitter;
+        // Only nodes written rule by rule are keyed: not those whose rules are tested as
+        // shapes of node words at once (`Body::word_families`).
+        let plain =
+            |n: u32| emitter.rule_by_rule(n) && !self.has_word_families(&emitter.ground.nodes[n as usize].rules);
+        let runs = keyed::runs(emitter.ground, &emitter.keys, stretch, &plain);
+        let out = runs.into_iter().map(|(key, run)| match key {
+            Some(relation) => self.keyed_run(relation, &run),
+            None => self.fact_guarded(&run),
+        });
+        quote!(#(#out)*)
+    }
+
+    /// Statements computing `stretch` (as [`Self::guarded_stretch`]), the nodes guarded by one
+    /// fact inside a test of it.
+    fn fact_guarded(&self, stretch: &[u32]) -> TokenStream {
         let runs = guards::runs(self.emitter.ground, &self.emitter.guard_facts, stretch);
         let out = runs.into_iter().map(|(guard, run)| {
             let statements = run.iter().map(|&m| self.node_alone(m));

@@ -202,6 +202,15 @@ impl Emitter<'_> {
 }
 
 impl Body<'_> {
+    /// Whether some of `rules` are tested as one shape by [`Self::word_families`].
+    pub(crate) fn has_word_families(&self, rules: &[Vec<Lit>]) -> bool {
+        !self.emitter.words.groups.is_empty()
+            && self.word_shapes(rules).into_iter().any(|(shape, (_, members))| {
+                let reads_only_groups = shape.iter().all(|lit| matches!(lit, WordLit::Group { .. }));
+                members.len() >= if reads_only_groups { 2 } else { WORD_FAMILY_MIN }
+            })
+    }
+
     /// The rules among `rules` that read members of groups of [`super::NodeWords`], beside base
     /// facts and other nodes, and are one shape moved to different places, each shape tested at
     /// once (reversi's "an empty cell where a move is legal", in every cell of a column; lines
@@ -210,6 +219,9 @@ impl Body<'_> {
     /// those places, against zero, after the literals that are the same in every rule of the
     /// shape. Returns those tests, and the other rules.
     pub(crate) fn word_families(&self, rules: &[Vec<Lit>]) -> (Vec<TokenStream>, Vec<Vec<Lit>>) {
+        if !self.has_word_families(rules) {
+            return (Vec::new(), rules.to_vec());
+        }
         if self.emitter.words.groups.is_empty() {
             return (Vec::new(), rules.to_vec());
         }
