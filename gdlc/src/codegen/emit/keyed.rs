@@ -16,7 +16,9 @@
 //! The joint move keys nodes the same way, after the move is drawn: when every rule of a node
 //! reads some role's move as played (checkers' "the cell the move jumps over", a rule per
 //! jump), a `match` on each role's move or-s in the rest of the rules that read that move, of
-//! which exactly one is played, instead of testing every rule's move.
+//! which exactly one is played, instead of testing every rule's move. A rule that reads no move
+//! but a node that only a few moves can make true (battle's "this piece moves from that cell to
+//! this one and is not blocked") is written whole in the arm of each of those moves.
 
 use super::guards::cluster;
 use super::{Body, Expr};
@@ -46,12 +48,21 @@ const RUN_RULES_MIN: usize = 256;
 /// node counts as made true by any move.
 const MAX_SETTERS: usize = 1 << 16;
 
-/// What keys a run: a few-valued relation (its index), or the joint move (every rule reads
-/// some role's move, of which exactly one is played).
+/// The most moves that may make true a node through which a rule is keyed by the joint move
+/// ([`Key::MovesThrough`]): the rule is written in the arm of each.
+const THROUGH_SETTERS: usize = 4;
+
+/// What keys a run: a few-valued relation (its index), the joint move (every rule reads some
+/// role's move, of which exactly one is played), or the joint move through nodes (every rule
+/// reads a node that at most [`THROUGH_SETTERS`] moves can make true, each rule of which reads
+/// one: battle's "a piece of this kind arrives on this cell", a rule per cell it may come from,
+/// reading "the move from that cell to this one is played and not blocked"). Nodes keyed
+/// through nodes that are keyed so themselves are a run of the next level, after them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Key {
     Relation(u32),
     Moves,
+    MovesThrough(u32),
 }
 
 /// The few-valued relations of a game, by their facts.
@@ -59,6 +70,9 @@ pub(crate) enum Key {
 pub(crate) struct Keys {
     /// For every base fact, the few-valued relation it is a fact of (an index), if any.
     relation_of: Vec<Option<u32>>,
+    /// For every node, the moves that can make it true when they are at most
+    /// [`THROUGH_SETTERS`] (see [`node_setters`]).
+    setters: Vec<Option<BTreeSet<Prop>>>,
 }
 
 impl Keys {
@@ -80,7 +94,7 @@ impl Keys {
                 next_relation += 1;
             }
         }
-        Keys { relation_of }
+        Keys { relation_of, setters: node_setters(ground) }
     }
 
     /// What keys node `n`: the joint move when every rule of it reads some role's move as
@@ -100,7 +114,11 @@ impl Keys {
                 Some(common) => common.intersection(&of_rule).copied().collect(),
             });
         }
-        common.and_then(|common| common.first().copied()).map(Key::Relation)
+        if let Some(relation) = common.and_then(|common| common.first().copied()) {
+            return Some(Key::Relation(relation));
+        }
+        let through = |rule: &Vec<Lit>| self.through(rule).is_some();
+        (!rules.is_empty() && rules.iter().all(through)).then_some(Key::MovesThrough(0))
     }
 
     /// The few-valued relation of `lit`'s fact when it reads one as true.
@@ -112,13 +130,63 @@ impl Keys {
     }
 
     /// The position in `rule` of the literal that keys it for `key`: its first fact of the
-    /// relation read as true, or its first move read as played.
+    /// relation read as true, or its first move read as played (none for
+    /// [`Key::MovesThrough`], whose rules are written whole).
     pub(crate) fn key_in(&self, rule: &[Lit], key: Key) -> Option<usize> {
         rule.iter().position(|&lit| match key {
             Key::Relation(relation) => self.relation_read(lit) == Some(relation),
             Key::Moves => lit.positive && matches!(lit.prop, Prop::Does(..)),
+            Key::MovesThrough(_) => false,
         })
     }
+}
+
+impl Keys {
+    /// The moves through which `rule` is keyed by the joint move: of the nodes it reads as
+    /// true that at most [`THROUGH_SETTERS`] moves can make true, those of the one with the
+    /// fewest.
+    pub(crate) fn through(&self, rule: &[Lit]) -> Option<&BTreeSet<Prop>> {
+        let reads = rule.iter().filter(|lit| lit.positive).filter_map(|lit| match lit.prop {
+            Prop::Node(m) => self.setters.get(m as usize).and_then(Option::as_ref),
+            _ => None,
+        });
+        reads.min_by_key(|setters| setters.len())
+    }
+}
+
+/// For every node, the moves that can make it true, when at most [`THROUGH_SETTERS`] can: the
+/// union over its rules of the move each reads as played, or else of the moves of a node it
+/// reads as true (the one with the fewest). Nodes in recursive groups have none.
+fn node_setters(ground: &Ground) -> Vec<Option<BTreeSet<Prop>>> {
+    let cycle_of = ground.cycle_of();
+    let mut setters: Vec<Option<BTreeSet<Prop>>> = Vec::with_capacity(ground.nodes.len());
+    for (n, node) in ground.nodes.iter().enumerate() {
+        let of_rule = |rule: &Vec<Lit>| -> Option<BTreeSet<Prop>> {
+            if let Some(lit) = rule.iter().find(|lit| lit.positive && matches!(lit.prop, Prop::Does(..))) {
+                return Some(BTreeSet::from([lit.prop]));
+            }
+            let reads = rule.iter().filter(|lit| lit.positive).filter_map(|lit| match lit.prop {
+                // Nodes read are numbered before the reader, outside recursive groups.
+                Prop::Node(m) if (m as usize) < setters.len() => setters[m as usize].as_ref(),
+                _ => None,
+            });
+            reads.min_by_key(|set| set.len()).cloned()
+        };
+        let mut all = BTreeSet::new();
+        let mut known = cycle_of[n].is_none() && !node.rules.is_empty();
+        for rule in &node.rules {
+            match of_rule(rule) {
+                Some(set) if known => all.extend(set),
+                _ => known = false,
+            }
+            known &= all.len() <= THROUGH_SETTERS;
+            if !known {
+                break;
+            }
+        }
+        setters.push(known.then_some(all));
+    }
+    setters
 }
 
 /// Whether the relation of `facts` is few-valued: at most [`FEW_FACTS`] of them hold
@@ -217,6 +285,20 @@ pub(crate) fn runs(
     if key.values().all(Option::is_none) {
         return vec![(None, stretch.to_vec())];
     }
+    // The level of each node keyed through nodes: one past the highest of those it reads.
+    for &n in stretch {
+        if let Some(Key::MovesThrough(_)) = key[&n] {
+            let level = |lit: &Lit| match lit.prop {
+                Prop::Node(m) => match key.get(&m) {
+                    Some(Some(Key::MovesThrough(level))) => Some(level + 1),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let own = ground.nodes[n as usize].rules.iter().flatten().filter_map(level).max().unwrap_or(0);
+            key.insert(n, Some(Key::MovesThrough(own)));
+        }
+    }
     loop {
         let reads_keyed = |n: u32, own: Key| {
             ground.nodes[n as usize].rules.iter().flatten().any(|lit| match lit.prop {
@@ -262,6 +344,13 @@ impl Body<'_> {
             let slot = self.slots.of(n);
             let mut rests: BTreeMap<Prop, Vec<Vec<Lit>>> = BTreeMap::new();
             for rule in &emitter.ground.nodes[n as usize].rules {
+                if matches!(key, Key::MovesThrough(_)) {
+                    // The whole rule, in the arm of every move that can make its node true.
+                    for &prop in emitter.keys.through(rule).into_iter().flatten() {
+                        rests.entry(prop).or_default().push(rule.clone());
+                    }
+                    continue;
+                }
                 let Some(k) = emitter.keys.key_in(rule, key) else { continue };
                 let rest: Vec<Lit> = rule.iter().enumerate().filter(|&(i, _)| i != k).map(|(_, &lit)| lit).collect();
                 rests.entry(rule[k].prop).or_default().push(rest);
@@ -277,7 +366,7 @@ impl Body<'_> {
         let notes = run.iter().map(|&n| emitter.note_node(|| format!("n[{}] (keyed)", self.slots.of(n)), n));
         let dispatch = match key {
             Key::Relation(_) => facts_held(arms),
-            Key::Moves => moves_played(arms),
+            Key::Moves | Key::MovesThrough(_) => moves_played(arms),
         };
         // In a function of its own, which takes the node array by reference: LLVM does not
         // then promote the array's slots to registers across the run's many blocks.
@@ -364,6 +453,10 @@ mod tests {
         (<= (next (picked ?x)) (does ?r (pick ?x)))
         (<= (next (mark ?x)) (does ?r (pick ?x)))
         (<= (next (mark ?x)) (true (mark ?x)))
+        (<= (chosen ?x) (does ?r (pick ?x)) (not (true (mark ?x))))
+        (<= (chosen ?x) (does ?r (pick ?x)) (true (control a)))
+        (<= (next (seen ?x)) (chosen ?y) (succ ?x ?y) (not (true (picked ?y))))
+        (<= (next (seen ?x)) (chosen ?y) (succ ?y ?x) (not (true (picked ?y))))
         (<= (next (control a)) (true (control b)))
         (<= (next (control b)) (true (control a)))
         (<= (near ?y) (true (picked ?x)) (succ ?x ?y) (not (true (mark ?y))))
@@ -430,6 +523,21 @@ mod tests {
         let by_move: Vec<u32> =
             runs.iter().filter(|(key, _)| *key == Some(Key::Moves)).flat_map(|(_, run)| run.clone()).collect();
         assert!(!picked.is_empty() && picked.iter().all(|n| by_move.contains(n)), "{runs:?}");
+        // A cell is seen next when one beside it is chosen, by either role's pick of it: every
+        // rule of its next value reads a node that two moves make true, and is written in the
+        // arm of each.
+        let seen = named(&ground, "(next (seen ");
+        let through: Vec<u32> = runs
+            .iter()
+            .filter(|(key, _)| matches!(key, Some(Key::MovesThrough(_))))
+            .flat_map(|(_, run)| run.clone())
+            .collect();
+        assert_eq!(seen.len(), CELLS, "{names:?}");
+        assert!(seen.iter().all(|n| through.contains(n)), "{runs:?}");
+        for rule in seen.iter().flat_map(|&n| &ground.nodes[n as usize].rules) {
+            let setters = keys.through(rule).expect("a node a pick makes true");
+            assert_eq!(setters.len(), 2, "{setters:?}");
+        }
         // Every node is in one run, each after the nodes it reads.
         let order: Vec<u32> = runs.iter().flat_map(|(_, run)| run.clone()).collect();
         assert_eq!(order.len(), stretch.len());
