@@ -99,7 +99,8 @@ impl Keys {
 
     /// What keys node `n`: the joint move when every rule of it reads some role's move as
     /// played, else a few-valued relation a fact of which every rule reads as true (the least
-    /// such relation when there are several).
+    /// such relation when there are several), else the joint move through the nodes its rules
+    /// read (at level 0; [`runs`] sets the level).
     fn key_of(&self, ground: &Ground, n: u32) -> Option<Key> {
         let rules = &ground.nodes[n as usize].rules;
         let reads_move = |rule: &Vec<Lit>| rule.iter().any(|lit| lit.positive && matches!(lit.prop, Prop::Does(..)));
@@ -139,9 +140,7 @@ impl Keys {
             Key::MovesThrough(_) => false,
         })
     }
-}
 
-impl Keys {
     /// The moves through which `rule` is keyed by the joint move: of the nodes it reads as
     /// true that at most [`THROUGH_SETTERS`] moves can make true, those of the one with the
     /// fewest.
