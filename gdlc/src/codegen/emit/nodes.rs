@@ -295,7 +295,7 @@ impl Body<'_> {
             |n: u32| emitter.rule_by_rule(n) && !self.has_word_families(&emitter.ground.nodes[n as usize].rules);
         let runs = keyed::runs(emitter.ground, &emitter.keys, stretch, &plain);
         let out = runs.into_iter().map(|(key, run)| match key {
-            Some(relation) => self.keyed_run(relation, &run),
+            Some(key) => self.keyed_run(key, &run),
             None => self.fact_guarded(&run),
         });
         quote!(#(#out)*)

@@ -205,10 +205,7 @@ impl Body<'_> {
     /// Whether some of `rules` are tested as one shape by [`Self::word_families`].
     pub(crate) fn has_word_families(&self, rules: &[Vec<Lit>]) -> bool {
         !self.emitter.words.groups.is_empty()
-            && self.word_shapes(rules).into_iter().any(|(shape, (_, members))| {
-                let reads_only_groups = shape.iter().all(|lit| matches!(lit, WordLit::Group { .. }));
-                members.len() >= if reads_only_groups { 2 } else { WORD_FAMILY_MIN }
-            })
+            && self.word_shapes(rules).iter().any(|(shape, (_, members))| is_family(shape, members))
     }
 
     /// The rules among `rules` that read members of groups of [`super::NodeWords`], beside base
@@ -219,9 +216,6 @@ impl Body<'_> {
     /// those places, against zero, after the literals that are the same in every rule of the
     /// shape. Returns those tests, and the other rules.
     pub(crate) fn word_families(&self, rules: &[Vec<Lit>]) -> (Vec<TokenStream>, Vec<Vec<Lit>>) {
-        if !self.has_word_families(rules) {
-            return (Vec::new(), rules.to_vec());
-        }
         if self.emitter.words.groups.is_empty() {
             return (Vec::new(), rules.to_vec());
         }
@@ -230,9 +224,7 @@ impl Body<'_> {
         // By role, the tables of the families of transposed groups, by state word.
         let mut at_move: BTreeMap<u32, BTreeMap<u32, Vec<u64>>> = BTreeMap::new();
         for (shape, (anchors, members)) in self.word_shapes(rules) {
-            let reads_only_groups = shape.iter().all(|lit| matches!(lit, WordLit::Group { .. }));
-            let fewest = if reads_only_groups { 2 } else { WORD_FAMILY_MIN };
-            if members.len() < fewest {
+            if !is_family(&shape, &members) {
                 continue;
             }
             members.iter().for_each(|&i| taken[i] = true);
@@ -564,4 +556,11 @@ impl Body<'_> {
             quote!(!#word)
         }
     }
+}
+
+/// Whether a shape with these `members` (rules, by index) is tested at once: a shape that
+/// reads only groups from two rules on, any other from [`WORD_FAMILY_MIN`].
+fn is_family(shape: &[WordLit], members: &[usize]) -> bool {
+    let reads_only_groups = shape.iter().all(|lit| matches!(lit, WordLit::Group { .. }));
+    members.len() >= if reads_only_groups { 2 } else { WORD_FAMILY_MIN }
 }
