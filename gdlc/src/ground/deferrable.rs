@@ -82,7 +82,7 @@ pub(crate) fn plan(rules: &[Rule<'_, '_>], dynamic: &BTreeSet<String>, deps: &De
                 break;
             }
         }
-        match orders(rules, &candidates, deps, foldable) {
+        match orders(rules, &candidates, deps, foldable, &|_: &Atom, _: u64| None) {
             Ok(relations) => return Plan { relations },
             Err(failed) => {
                 debug(&format!("cannot be ordered: {failed}"));
@@ -150,6 +150,26 @@ fn full(arity: usize) -> u64 {
     }
 }
 
+/// The mean number of rows of a static relation that a lookup with the arguments of a mask bound
+/// finds, once the static relations are known; `None` for other literals, or before.
+pub(crate) type Fanout<'f> = dyn Fn(&Atom, u64) -> Option<f64> + 'f;
+
+/// A static relation whose lookups find more rows than this on average is looked up after the
+/// calls that can bind its arguments instead: chess's `(different_cells ?cx ?cy ?u ?v)` with
+/// `?cx ?cy` bound finds 255 cells, where the call it preceded finds the two or three squares
+/// of the opponent's pieces that attack the king.
+const LARGE_FANOUT: f64 = 16.0;
+
+/// The plan's checked relations ordered again, now that `fanout` knows the static relations'
+/// sizes (see [`order_body`]); the plan itself when they cannot be.
+pub(crate) fn reorder(plan: Plan, rules: &[Rule<'_, '_>], deps: &Dependencies, fanout: &Fanout<'_>) -> Plan {
+    let checked: BTreeSet<&str> = plan.relations.keys().map(String::as_str).collect();
+    match orders(rules, &checked, deps, false, fanout) {
+        Ok(relations) if relations.keys().eq(plan.relations.keys()) => Plan { relations },
+        _ => plan,
+    }
+}
+
 /// Orders every checked rule for every pattern it is called with, or names a relation that
 /// cannot be checked.
 fn orders(
@@ -157,6 +177,7 @@ fn orders(
     checked: &BTreeSet<&str>,
     deps: &Dependencies,
     foldable: bool,
+    fanout: &Fanout<'_>,
 ) -> Result<BTreeMap<String, Checked>, String> {
     let mut queue: Vec<(String, u64)> = Vec::new();
     // The grounded rules bind everything their other positive literals bind.
@@ -204,7 +225,7 @@ fn orders(
                     vars(t, &mut head_bound);
                 }
             }
-            let order = order_body(rule, head_bound.clone(), checked, deps).ok_or_else(|| {
+            let order = order_body(rule, head_bound.clone(), checked, deps, fanout).ok_or_else(|| {
                 debug(&format!("{name} with bound {mask:b}: no order for a rule {:?}", rule.body.len()));
                 name.clone()
             })?;
@@ -264,12 +285,14 @@ fn only_in(rule: &Rule<'_, '_>, j: usize, v: &str) -> bool {
 
 /// A search order of a checked rule's body given its bound variables: tests as soon as their
 /// variables are bound, then the generator that binds from the most bound arguments (tables
-/// before calls). `None` when some literal can never be reached with its variables bound.
+/// before calls, but a static relation with a [`LARGE_FANOUT`] after the calls that bind
+/// arguments). `None` when some literal can never be reached with its variables bound.
 fn order_body(
     rule: &Rule<'_, '_>,
     mut bound: BTreeSet<String>,
     checked: &BTreeSet<&str>,
     deps: &Dependencies,
+    fanout: &Fanout<'_>,
 ) -> Option<Vec<usize>> {
     let mut left: Vec<usize> = (0..rule.body.len()).collect();
     let mut order = Vec::new();
@@ -281,15 +304,18 @@ fn order_body(
                     let mut v = BTreeSet::new();
                     vars(x, &mut v);
                     vars(y, &mut v);
-                    (v.is_subset(&bound), (4, 0))
+                    (v.is_subset(&bound), (5, 0))
                 }
-                Basic::Neg(a) => (atom_vars(a).is_subset(&bound), (4, 0)),
+                Basic::Neg(a) => (atom_vars(a).is_subset(&bound), (5, 0)),
                 Basic::Pos(a) => {
                     let all = atom_vars(a).is_subset(&bound);
                     let is_call = checked.contains(a.name.as_str());
-                    let bound_args = bound_mask(a, &bound).count_ones() as usize;
+                    let mask = bound_mask(a, &bound);
+                    let bound_args = mask.count_ones() as usize;
                     if all {
-                        (true, (4, 0))
+                        (true, (5, 0))
+                    } else if !is_call && fanout(a, mask).is_some_and(|rows| rows > LARGE_FANOUT) {
+                        (true, (2, bound_args))
                     } else if is_call && bound_args == 0 {
                         // Last: a call with nothing bound enumerates its whole relation.
                         (true, (0, 0))
@@ -300,9 +326,9 @@ fn order_body(
                         // carries) may enumerate every value of it.
                         (true, (1, usize::MAX - (a.args.len() - bound_args)))
                     } else if is_call {
-                        (true, (2, bound_args))
-                    } else {
                         (true, (3, bound_args))
+                    } else {
+                        (true, (4, bound_args))
                     }
                 }
             };

@@ -6,7 +6,7 @@ use super::builder::Builder;
 use super::deferrable::Plan;
 use super::error::Undeferrable;
 use super::relaxed::Alternative;
-use crate::ast::Term;
+use crate::ast::{Atom, Term};
 use crate::datalog::compile::Basic;
 use crate::datalog::store::{TermId, TermRead};
 use gdl_runtime::prover::{
@@ -154,6 +154,21 @@ impl Builder<'_> {
         }
         renumber_symbols(&mut checks, &symbols);
         Ok((checks, names))
+    }
+
+    /// The mean number of facts of static relation `atom` that share the arguments of `mask`
+    /// (every fact when the mask is empty); `None` for a relation that is not static.
+    pub(super) fn static_fanout(&self, atom: &Atom, mask: u64, dynamic: &BTreeSet<String>) -> Option<f64> {
+        if atom.name == "true" || dynamic.contains(&atom.name) {
+            return None;
+        }
+        let facts = self.relations.get(&atom.name, atom.args.len()).map_or(&[][..], |r| &self.eval.tables[r].facts[..]);
+        if facts.is_empty() {
+            return Some(0.0);
+        }
+        let columns: Vec<usize> = (0..atom.args.len()).filter(|&c| c < 64 && mask >> c & 1 != 0).collect();
+        let keys: BTreeSet<Vec<TermId>> = facts.iter().map(|f| columns.iter().map(|&c| f[c]).collect()).collect();
+        Some(facts.len() as f64 / keys.len() as f64)
     }
 
     /// The rows of a static relation, or of the state's facts of one shape (each row then ends

@@ -17,7 +17,8 @@ use crate::datalog::stats::FactStats;
 use crate::datalog::store::{Symbols, Terms};
 use crate::datalog::{plan_components, prepare};
 use crate::graph::Dependencies;
-use std::collections::BTreeSet;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Why an attempt at grounding failed.
 pub(super) enum Failure {
@@ -153,6 +154,30 @@ fn check_plan(
     Ok(plan)
 }
 
+/// The checked relations' rules ordered again with the sizes of the static relations they read,
+/// which are known once the game is grounded.
+fn reorder_checks(
+    plan: super::deferrable::Plan,
+    builder: &Builder<'_>,
+    alternatives: &[Alternative<'_>],
+    passes: &Passes,
+) -> super::deferrable::Plan {
+    let rules: Vec<super::deferrable::Rule<'_, '_>> =
+        alternatives.iter().map(|a| super::deferrable::Rule { head: a.head, body: &a.body }).collect();
+    let known: RefCell<BTreeMap<(String, usize, u64), Option<f64>>> = RefCell::default();
+    let fanout = |atom: &Atom, mask: u64| {
+        let key = (atom.name.clone(), atom.args.len(), mask);
+        if let Some(&rows) = known.borrow().get(&key) {
+            return rows;
+        }
+        let rows = builder.static_fanout(atom, mask, &passes.dynamic);
+        known.borrow_mut().insert(key, rows);
+        rows
+    };
+    let deps = Dependencies::build(&passes.decomposed.description);
+    super::deferrable::reorder(plan, &rules, &deps, &fanout)
+}
+
 /// Grounds a game under `strategy`, without simplifying it.
 pub(super) fn attempt(description: &Description, options: &Options, strategy: &Strategy) -> Result<Ground, Failure> {
     let passes = Passes::run(description, options, strategy)?;
@@ -211,6 +236,7 @@ pub(super) fn attempt(description: &Description, options: &Options, strategy: &S
     let work = builder.eval.budget.work;
     let mut ground = run.map_err(|error| Failure::Failed { error, static_relation: None, work })?;
     if !checked.is_empty() {
+        let plan = reorder_checks(plan, &builder, &alternatives, &passes);
         let (checks, names) = builder.checks(&plan, &alternatives, dynamic)?;
         ground.deferred = checks;
         ground.deferred_atoms = names;

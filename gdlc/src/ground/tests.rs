@@ -170,3 +170,38 @@ fn an_unsafe_rule_is_a_typed_error_with_its_span() {
     assert_eq!(span.start, text.find("(<= (next").expect("the rule is in the text"));
     assert!(!err.is_too_large());
 }
+
+/// Pieces on a board of 8 by 8 cells attack the cells a step away, and `apart` (static) relates
+/// every two different cells: with two of its arguments bound a lookup finds 63 rows. Negated
+/// in `terminal`, `attacks` is not inlined into `threatened`.
+const APART: &str = "(role a) (legal a noop) (legal a shift) (init (piece 2 2)) (init (piece 5 7))
+    (n 1) (n 2) (n 3) (n 4) (n 5) (n 6) (n 7) (n 8)
+    (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6) (succ 6 7) (succ 7 8)
+    (<= (apart ?x1 ?y1 ?x2 ?y2) (n ?x1) (n ?y1) (n ?x2) (n ?y2) (distinct ?x1 ?x2))
+    (<= (apart ?x1 ?y1 ?x2 ?y2) (n ?x1) (n ?y1) (n ?x2) (n ?y2) (distinct ?y1 ?y2))
+    (<= (attacks ?x ?y ?u ?v) (true (piece ?u ?v)) (succ ?u ?x) (succ ?v ?y))
+    (<= (threatened ?x ?y) (apart ?x ?y ?u ?v) (attacks ?x ?y ?u ?v))
+    (<= (next (piece ?x ?y)) (true (piece ?x ?y)) (does a noop))
+    (<= (next (piece ?x ?y)) (true (piece ?u ?v)) (does a shift) (succ ?u ?x) (succ ?v ?y))
+    (<= terminal (true (piece 8 8)))
+    (<= terminal (not (attacks 8 8 7 7)))
+    (<= (goal a 100) (not (threatened 3 3)))
+    (<= (goal a 0) (threatened 3 3))";
+
+#[test]
+fn a_checked_rule_looks_up_a_static_relation_of_many_rows_after_the_call_that_binds_it() {
+    let g = ground_with(APART, &Options { defer_relations: true, ..Options::default() }).unwrap();
+    assert!(g.deferred_atoms.contains(&"(threatened 3 3)".to_string()), "{:?}", g.deferred_atoms);
+    let apart = g.deferred.tables.iter().position(|t| !t.state && t.arity == 4).expect("apart is a table") as u32;
+    let threatened = g.deferred.relations.iter().find(|r| r.arity == 2).expect("threatened is checked");
+    let goals = &threatened.variants[0].rules[0].goals;
+    let at = |f: &dyn Fn(&gdl_runtime::prover::Goal) -> bool| goals.iter().position(f);
+    let call = at(&|g| matches!(g, gdl_runtime::prover::Goal::Call { .. }));
+    let table = at(&|g| matches!(g, gdl_runtime::prover::Goal::Table { table, .. } if *table == apart));
+    assert!(call.is_some() && call < table, "{goals:?}");
+    // The search finds the piece at (2 2), a step from (3 3), in the initial state.
+    let mut state = vec![0u64; g.base.len().div_ceil(64)];
+    g.initial.iter().for_each(|&b| state[b as usize / 64] |= 1 << (b % 64));
+    let atom = g.deferred_atoms.iter().position(|a| a == "(threatened 3 3)").expect("asked for") as u32;
+    assert!(g.deferred.holds(&state, atom));
+}
