@@ -294,6 +294,12 @@ impl Program {
         self.net().is_some()
     }
 
+    /// How many of the rules that read atoms proved at run time are watched (they read an atom
+    /// that very many rules read) rather than counted; 0 for a program evaluated in full passes.
+    pub fn watched_rules_reading_run_time_atoms(&self) -> usize {
+        self.net().map_or(0, Net::watched_volatile)
+    }
+
     /// The network of the program, built on first use.
     fn net(&self) -> Option<&Net> {
         self.net.get_or_init(|| Net::new(self)).as_ref()

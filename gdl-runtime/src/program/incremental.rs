@@ -20,10 +20,11 @@
 //! rules changes: counts cannot tell a proposition that supports itself through a cycle.
 //!
 //! Atoms proved at run time (chess's threats, searched for top-down in the state, see
-//! [`crate::prover`]) have no counts to keep: a rule that reads them counts its other literals,
-//! and while those all hold it is armed, and asks for its run-time atoms when it becomes armed
-//! and again in every new state. A playout's state has few armed rules (chess's moves that
-//! would be legal if they left the king safe), so the searches are those a full pass makes.
+//! [`crate::prover`]) have no counts to keep: a rule that reads them counts or watches its other
+//! literals (a watched one waits on one of those), and while those all hold it is armed, and
+//! asks for its run-time atoms when it becomes armed and again in every new state. A playout's
+//! state has few armed rules (chess's moves that would be legal if they left the king safe), so
+//! the searches are those a full pass makes.
 
 use super::net::{is_deferred, Net, Outputs, NONE};
 use super::{Program, Values};
@@ -278,7 +279,7 @@ impl Live {
         let mut waiting = std::mem::take(&mut self.waiting[became_true as usize]);
         for &rule in &waiting {
             let rule = rule as usize;
-            if !self.holds[rule] && self.watch[rule] == became_true && self.rewatch(program, net, rule) {
+            if !self.engaged(rule) && self.watch[rule] == became_true && self.rewatch(program, net, rule) {
                 self.rule_changed(net, rule, true);
             }
         }
@@ -289,11 +290,13 @@ impl Live {
         let mut holding = std::mem::take(&mut self.holding[became_false as usize]);
         for &(rule, epoch) in &holding {
             let rule = rule as usize;
-            if self.holds[rule] && self.epoch[rule] == epoch {
-                self.holds[rule] = false;
+            if self.engaged(rule) && self.epoch[rule] == epoch {
+                let held = if net.volatile[rule] { self.disarm(rule) } else { std::mem::take(&mut self.holds[rule]) };
                 self.watch[rule] = became_false;
                 self.waiting[became_false as usize].push(rule as u32);
-                self.rule_changed(net, rule, false);
+                if held {
+                    self.rule_changed(net, rule, false);
+                }
             }
         }
         holding.clear();
@@ -301,11 +304,20 @@ impl Live {
         self.holding[became_false as usize].extend(added);
     }
 
-    /// Makes `rule`, which does not hold or is new, wait on a false literal of its body, or
-    /// else hold, watched on all its literals. Returns whether it holds.
+    /// Whether watched rule `rule` is watched on all its literals: it holds, or it reads run-time
+    /// atoms and is armed.
+    fn engaged(&self, rule: usize) -> bool {
+        self.holds[rule] || self.armed_at[rule] != NONE
+    }
+
+    /// Makes `rule`, which is not engaged or is new, wait on a false literal of its body (not a
+    /// run-time atom), or else hold (or, when it reads run-time atoms, be armed), watched on all
+    /// its literals. Returns whether it holds.
     fn rewatch(&mut self, program: &Program, net: &Net, rule: usize) -> bool {
         let body = program.body(rule);
-        let false_literal = body.iter().find(|&&code| !program.holds(code, &self.state, &self.joint, &self.values));
+        let false_literal = body
+            .iter()
+            .find(|&&code| !is_deferred(code) && !program.holds(code, &self.state, &self.joint, &self.values));
         match false_literal {
             Some(&code) => {
                 // A false constant never changes: such a rule waits on nothing.
@@ -318,7 +330,7 @@ impl Live {
                 false
             }
             None => {
-                self.holds[rule] = true;
+                self.watch[rule] = NONE;
                 self.epoch[rule] = self.epoch[rule].wrapping_add(1);
                 let epoch = self.epoch[rule];
                 for &code in body {
@@ -326,7 +338,12 @@ impl Live {
                         self.hold_on(watch, rule as u32, epoch);
                     }
                 }
-                true
+                if net.volatile[rule] {
+                    self.arm(program, rule)
+                } else {
+                    self.holds[rule] = true;
+                    true
+                }
             }
         }
     }
@@ -334,10 +351,10 @@ impl Live {
     /// Adds a holding rule to the list of `watch`, first dropping the stale entries of a full
     /// list, so that lists of literals that rarely become false do not grow without end.
     fn hold_on(&mut self, watch: u32, rule: u32, epoch: u32) {
-        let (holds, epochs) = (&self.holds, &self.epoch);
+        let (holds, armed_at, epochs) = (&self.holds, &self.armed_at, &self.epoch);
         let list = &mut self.holding[watch as usize];
         if list.len() == list.capacity() && list.len() >= 8 {
-            list.retain(|&(r, e)| holds[r as usize] && epochs[r as usize] == e);
+            list.retain(|&(r, e)| (holds[r as usize] || armed_at[r as usize] != NONE) && epochs[r as usize] == e);
         }
         list.push((rule, epoch));
     }

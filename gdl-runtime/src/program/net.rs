@@ -134,13 +134,11 @@ impl Net {
         for (rule, _, watch) in self.member_literals(program) {
             watched[rule] |= readers[watch as usize >> 1] > WATCHED_READERS;
         }
-        // A rule that reads run-time atoms is counted: a watch cannot wait on such an atom.
+        // A rule that reads run-time atoms is watched on its other literals (a watch cannot
+        // wait on a run-time atom), and armed while they all hold.
         let volatile: Vec<bool> = (0..self.rule_node.len())
             .map(|rule| self.rule_node[rule] != NONE && program.body(rule).iter().any(|&code| is_deferred(code)))
             .collect();
-        for (watched, &volatile) in watched.iter_mut().zip(&volatile) {
-            *watched &= !volatile;
-        }
         self.volatile = volatile;
         let mut counts = vec![0u32; atoms + 1];
         let mut watched_atom = vec![false; atoms];
@@ -197,6 +195,11 @@ impl Net {
     /// The number of output slots.
     pub(super) fn slots(&self) -> usize {
         self.legal_start.last().map_or(0, |&end| end as usize)
+    }
+
+    /// How many rules that read run-time atoms are watched rather than counted.
+    pub(super) fn watched_volatile(&self) -> usize {
+        self.watched.iter().zip(&self.volatile).filter(|&(&watched, &volatile)| watched && volatile).count()
     }
 
     /// The number of atoms: base facts, moves and propositions.
