@@ -85,6 +85,9 @@ struct Search<'c> {
     low: u32,
     /// How many answers all tables have gained.
     added: u64,
+    /// Emptied buffers, kept to be used again: a search makes thousands of calls, each of
+    /// which needs an environment, a trail and an answer.
+    spare: Vec<Vec<u32>>,
 }
 
 impl Deferred {
@@ -107,6 +110,7 @@ impl Deferred {
             depth: 0,
             low: u32::MAX,
             added: 0,
+            spare: Vec::new(),
         };
         let values: Vec<u32> = args.iter().map(|&a| search.build(a, &[])).collect();
         if values.contains(&UNBOUND) {
@@ -154,12 +158,12 @@ impl<'c> Search<'c> {
     }
 
     /// Matches a rule's argument against a value, binding free variables (recorded in `trail`).
-    fn matches(&self, arg: u32, value: u32, env: &mut [u32], trail: &mut Vec<usize>) -> bool {
+    fn matches(&self, arg: u32, value: u32, env: &mut [u32], trail: &mut Vec<u32>) -> bool {
         if arg & VAR != 0 {
             let slot = (arg & !VAR) as usize;
             return if env[slot] == UNBOUND {
                 env[slot] = value;
-                trail.push(slot);
+                trail.push(slot as u32);
                 true
             } else {
                 env[slot] == value
@@ -178,7 +182,7 @@ impl<'c> Search<'c> {
     }
 
     /// Matches arguments against values; on failure the bindings made are undone.
-    fn matches_all(&self, args: &[u32], values: &[u32], env: &mut [u32], trail: &mut Vec<usize>) -> bool {
+    fn matches_all(&self, args: &[u32], values: &[u32], env: &mut [u32], trail: &mut Vec<u32>) -> bool {
         let ok = args.iter().zip(values).all(|(&a, &v)| v == UNBOUND || self.matches(a, v, env, trail));
         if !ok {
             undo(env, trail);
@@ -208,6 +212,13 @@ impl<'c> Search<'c> {
         stopped
     }
 
+    /// An empty buffer, spare or new.
+    fn buffer(&mut self) -> Vec<u32> {
+        let mut buffer = self.spare.pop().unwrap_or_default();
+        buffer.clear();
+        buffer
+    }
+
     /// Searches the rules of `relation` for `args`, handing every answer to `on_answer`.
     fn rules(&mut self, relation: u32, args: &[u32], on_answer: &mut dyn FnMut(&mut Self, &[u32]) -> Stop) -> Stop {
         let checks = self.checks;
@@ -219,9 +230,8 @@ impl<'c> Search<'c> {
         else {
             return false;
         };
-        let mut trail = Vec::new();
-        let mut answer = Vec::with_capacity(args.len());
-        let mut env = Vec::with_capacity(variant.rules.iter().map(|r| r.vars as usize).max().unwrap_or(0));
+        let (mut trail, mut answer, mut env) = (self.buffer(), self.buffer(), self.buffer());
+        let mut stopped = false;
         for rule in &variant.rules {
             // Each rule has its own variables: the bindings of the one before are not undone in
             // this one's (smaller, perhaps) environment.
@@ -231,7 +241,7 @@ impl<'c> Search<'c> {
             if !self.matches_all(&rule.head, args, &mut env, &mut trail) {
                 continue;
             }
-            let stopped = self.solve(&rule.goals, &mut env, &mut |search, env| {
+            stopped = self.solve(&rule.goals, &mut env, &mut |search, env| {
                 answer.clear();
                 for &h in &rule.head {
                     let value = search.build(h, env);
@@ -240,10 +250,11 @@ impl<'c> Search<'c> {
                 !answer.contains(&UNBOUND) && on_answer(search, &answer)
             });
             if stopped {
-                return true;
+                break;
             }
         }
-        false
+        self.spare.extend([trail, answer, env]);
+        stopped
     }
 
     /// A call of a tabled relation. A new call is evaluated before any answer is handed on: a
@@ -351,15 +362,24 @@ impl<'c> Search<'c> {
                     }
                 });
                 let width = rows.width;
-                let indexable = !table.state && table.arity <= 64 && table.rows.len() >= INDEXED_ROWS * width;
-                if indexable && first.is_none() && mask != 0 {
+                // With its first column free a lookup scans every row, unless the rows are
+                // ordered by the columns it binds: a static table's once for all searches, the
+                // holding rows of a state table once for the state's searches.
+                let ordered = first.is_none() && mask != 0 && table.arity <= 64;
+                let index = match (table.state, read_state) {
+                    _ if !ordered || rows.rows.len() < INDEXED_ROWS * width => None,
+                    (false, _) => Some(checks.index(*t, mask)),
+                    (true, false) => Some(self.state_rows.index(*t, mask, rows)),
+                    (true, true) => None,
+                };
+                if let Some(index) = index {
                     // Rows whose bound columns are the key's, through the index on them.
-                    let index = checks.index(*t, mask);
-                    let bound: Vec<u32> = key.iter().copied().filter(|&v| v != UNBOUND).collect();
-                    let row = |r: u32| &table.rows[r as usize * width..(r as usize + 1) * width];
+                    let all = rows.rows;
+                    let row = |r: u32| &all[r as usize * width..(r as usize + 1) * width];
                     let columns = |r: u32| (0..width).filter(move |&c| mask >> c & 1 != 0).map(move |c| row(r)[c]);
-                    let start = index.partition_point(|&r| columns(r).lt(bound.iter().copied()));
-                    let matching = index[start..].iter().take_while(|&&r| columns(r).eq(bound.iter().copied()));
+                    let bound = || key.iter().copied().filter(|&v| v != UNBOUND);
+                    let start = index.partition_point(|&r| columns(r).lt(bound()));
+                    let matching = index[start..].iter().take_while(|&&r| columns(r).eq(bound()));
                     return self.solve_rows(matching.map(|&r| row(r)), args, rest, env, k);
                 }
                 let candidates = rows.candidates(first).chunks_exact(width.max(1)).filter(|row| holds(row));
@@ -375,15 +395,18 @@ impl<'c> Search<'c> {
             }
             Goal::Call { relation, positive: true, args } => {
                 let key = self.key(args, env);
-                self.call(*relation, &key, &mut |search, answer| {
-                    let mut trail = Vec::new();
+                let mut trail = self.buffer();
+                let stopped = self.call(*relation, &key, &mut |search, answer| {
                     if !search.matches_all(args, answer, env, &mut trail) {
                         return false;
                     }
                     let stop = search.solve(rest, env, k);
                     undo(env, &mut trail);
                     stop
-                })
+                });
+                trail.clear();
+                self.spare.push(trail);
+                stopped
             }
         }
     }
@@ -400,17 +423,21 @@ impl<'c> Search<'c> {
         env: &mut Vec<u32>,
         k: &mut dyn FnMut(&mut Self, &mut Vec<u32>) -> Stop,
     ) -> Stop {
-        let mut trail = Vec::new();
+        let mut trail = self.buffer();
+        let mut stopped = false;
         for row in rows {
             if !self.matches_all(args, &row[..args.len()], env, &mut trail) {
                 continue;
             }
             if self.solve(rest, env, k) {
-                return true;
+                stopped = true;
+                break;
             }
             undo(env, &mut trail);
         }
-        false
+        trail.clear();
+        self.spare.push(trail);
+        stopped
     }
 }
 
@@ -438,9 +465,9 @@ impl std::ops::Deref for Key {
 }
 
 /// Unbinds the variables bound since `trail` was empty.
-fn undo(env: &mut [u32], trail: &mut Vec<usize>) {
+fn undo(env: &mut [u32], trail: &mut Vec<u32>) {
     for v in trail.drain(..) {
-        env[v] = UNBOUND;
+        env[v as usize] = UNBOUND;
     }
 }
 

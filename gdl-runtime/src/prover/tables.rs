@@ -3,6 +3,7 @@
 //! by the columns a search binds.
 
 use super::rules::Deferred;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
@@ -47,17 +48,22 @@ impl Deferred {
             return index;
         }
         let table = &self.tables[t as usize];
-        let width = table.width();
-        let columns: Vec<usize> = (0..table.arity as usize).filter(|&c| mask >> c & 1 != 0).collect();
-        let mut order: Vec<u32> = (0..(table.rows.len() / width.max(1)) as u32).collect();
-        let key = |r: u32| columns.iter().map(move |&c| table.rows[r as usize * width + c]);
-        order.sort_by(|&a, &b| key(a).cmp(key(b)).then(a.cmp(&b)));
-        let index: Arc<[u32]> = order.into();
+        let index = order_by_columns(&table.rows, table.width(), table.arity as usize, mask);
         if let Ok(mut map) = self.indexes.0.write() {
             map.insert((t, mask), index.clone());
         }
         index
     }
+}
+
+/// The numbers of `rows` (each `width` long) sorted by the columns of `mask` among their first
+/// `arity`, then by number.
+fn order_by_columns(rows: &[u32], width: usize, arity: usize, mask: u64) -> Arc<[u32]> {
+    let columns: Vec<usize> = (0..arity).filter(|&c| mask >> c & 1 != 0).collect();
+    let mut order: Vec<u32> = (0..(rows.len() / width.max(1)) as u32).collect();
+    let key = |r: u32| columns.iter().map(move |&c| rows[r as usize * width + c]);
+    order.sort_by(|&a, &b| key(a).cmp(key(b)).then(a.cmp(&b)));
+    order.into()
 }
 
 /// Rows of symbols, sorted. A table of the state's facts ends every row with the index of the
@@ -100,6 +106,10 @@ pub struct StateRows {
     /// For every table of the state's facts with arguments, the arguments of its rows that
     /// hold, in the table's order; `None` for the other tables.
     pub(super) rows: Vec<Option<Vec<u32>>>,
+    /// Orders of those rows by the columns searches bind (a table and a mask of its columns,
+    /// as [`Indexes`]), built when first needed: chess's searches look `(cell ?u ?v ?piece)`
+    /// up with the piece bound.
+    indexes: RefCell<Vec<(IndexKey, Arc<[u32]>)>>,
 }
 
 impl StateRows {
@@ -116,7 +126,18 @@ impl StateRows {
                 })
             })
             .collect();
-        StateRows { rows }
+        StateRows { rows, indexes: RefCell::default() }
+    }
+
+    /// The numbers of `rows`, the holding rows of state table `t`, sorted by the columns of
+    /// `mask` (then by number).
+    pub(super) fn index(&self, t: u32, mask: u64, rows: Rows<'_>) -> Arc<[u32]> {
+        if let Some((_, index)) = self.indexes.borrow().iter().find(|(key, _)| *key == (t, mask)) {
+            return index.clone();
+        }
+        let index = order_by_columns(rows.rows, rows.width, rows.arity, mask);
+        self.indexes.borrow_mut().push(((t, mask), index.clone()));
+        index
     }
 }
 
