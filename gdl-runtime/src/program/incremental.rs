@@ -307,7 +307,7 @@ impl Live {
     /// Whether watched rule `rule` is watched on all its literals: it holds, or it reads run-time
     /// atoms and is armed.
     fn engaged(&self, rule: usize) -> bool {
-        self.holds[rule] || self.armed_at[rule] != NONE
+        engaged(&self.holds, &self.armed_at, rule)
     }
 
     /// Makes `rule`, which is not engaged or is new, wait on a false literal of its body (not a
@@ -354,7 +354,7 @@ impl Live {
         let (holds, armed_at, epochs) = (&self.holds, &self.armed_at, &self.epoch);
         let list = &mut self.holding[watch as usize];
         if list.len() == list.capacity() && list.len() >= 8 {
-            list.retain(|&(r, e)| (holds[r as usize] || armed_at[r as usize] != NONE) && epochs[r as usize] == e);
+            list.retain(|&(r, e)| engaged(holds, armed_at, r as usize) && epochs[r as usize] == e);
         }
         list.push((rule, epoch));
     }
@@ -446,6 +446,12 @@ impl Live {
         }
         self.settling = NONE;
     }
+}
+
+/// Whether watched rule `rule` holds or, when it reads run-time atoms, is armed (see
+/// [`Live::engaged`]), from the evaluation's `holds` and `armed_at`.
+fn engaged(holds: &[bool], armed_at: &[u32], rule: usize) -> bool {
+    holds[rule] || armed_at[rule] != NONE
 }
 
 #[cfg(test)]

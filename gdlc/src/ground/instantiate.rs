@@ -135,6 +135,11 @@ fn checkable(description: &Description, dynamic: &BTreeSet<String>) -> BTreeSet<
     super::deferrable::plan(&rules, dynamic, &Dependencies::build(description), true).relations.into_keys().collect()
 }
 
+/// The alternatives as the rules that [`super::deferrable`] plans checks over.
+fn check_rules<'r, 'a>(alternatives: &'r [Alternative<'a>]) -> Vec<super::deferrable::Rule<'r, 'a>> {
+    alternatives.iter().map(|a| super::deferrable::Rule { head: a.head, body: &a.body }).collect()
+}
+
 /// The relations to check at run time among the alternatives, when the strategy defers them.
 fn check_plan(
     alternatives: &[Alternative<'_>],
@@ -144,8 +149,7 @@ fn check_plan(
     if !strategy.defers_relations() {
         return Ok(super::deferrable::Plan::default());
     }
-    let rules: Vec<super::deferrable::Rule<'_, '_>> =
-        alternatives.iter().map(|a| super::deferrable::Rule { head: a.head, body: &a.body }).collect();
+    let rules = check_rules(alternatives);
     let plan =
         super::deferrable::plan(&rules, &passes.dynamic, &Dependencies::build(&passes.decomposed.description), false);
     if plan.relations.is_empty() {
@@ -162,8 +166,7 @@ fn reorder_checks(
     alternatives: &[Alternative<'_>],
     passes: &Passes,
 ) -> super::deferrable::Plan {
-    let rules: Vec<super::deferrable::Rule<'_, '_>> =
-        alternatives.iter().map(|a| super::deferrable::Rule { head: a.head, body: &a.body }).collect();
+    let rules = check_rules(alternatives);
     let known: RefCell<BTreeMap<(String, usize, u64), Option<f64>>> = RefCell::default();
     let fanout = |atom: &Atom, mask: u64| {
         let key = (atom.name.clone(), atom.args.len(), mask);
