@@ -10,6 +10,7 @@
 
 mod incremental;
 mod net;
+mod sample;
 mod text;
 
 pub use text::{text_to_words, words_to_text};
@@ -31,7 +32,7 @@ const KIND_CONST: u32 = 3;
 const KIND_DEFERRED: u32 = 4;
 
 /// The first word of an encoded program, so that stale or foreign data is refused.
-const MAGIC: u32 = 0x6764_6c32;
+const MAGIC: u32 = 0x6764_6c33;
 
 /// A literal of the program, for the encoder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,6 +101,9 @@ pub struct Program {
     pub sees_cone: Vec<u32>,
     /// The relations evaluated at run time, and the atoms of them the rules read.
     pub deferred: Deferred,
+    /// The base facts of the initial state, in increasing order: where the sample playouts
+    /// that shape the incremental evaluation start (see [`Net::new`]).
+    pub initial: Vec<u32>,
     /// A number that tells this program from every other one of the process, for the cache.
     identity: OnceLock<u64>,
     /// The network that evaluates the program incrementally, built on first use; `None` for a
@@ -144,6 +148,7 @@ impl Program {
             pairs(&mut out, role);
         }
         list(&mut out, &self.sees_cone);
+        list(&mut out, &self.initial);
         self.deferred.encode(&mut out);
         out
     }
@@ -179,6 +184,7 @@ impl Program {
             program.sees.push(reader.pairs()?);
         }
         program.sees_cone = reader.list()?;
+        program.initial = reader.list()?;
         program.deferred = Deferred::decode(words, &mut reader.at)?;
         if reader.at != words.len() {
             return Err("trailing words after the program table".to_string());
@@ -222,6 +228,9 @@ impl Program {
         }
         if !self.cycles.iter().all(|&(s, e)| s <= e && e as usize <= nodes) {
             return Err("a recursive group refers past the node table");
+        }
+        if !self.initial.iter().all(|&i| (i as usize) < self.next.len()) {
+            return Err("an initial fact refers past the state");
         }
         Ok(())
     }

@@ -3,8 +3,9 @@
 //!
 //! Most rules count their literals that do not hold, as a propositional network is evaluated
 //! forward: a change of an atom updates the count of every rule that reads it. A rule that
-//! reads an atom that very many rules read (whose turn it is, in a board game) is instead
-//! watched as a SAT solver watches clauses: when its body does not hold it waits on one false
+//! reads an atom that very many rules read (whose turn it is, in a board game) may instead be
+//! watched, when a sample of playouts finds that cheaper (see [`super::sample`]), as a SAT
+//! solver watches clauses: when its body does not hold it waits on one false
 //! literal, and is looked at again only when that literal becomes true (then it waits on
 //! another false literal, or, when it has none, it holds); a rule that holds is watched on all
 //! its literals, to learn when one becomes false. Every derived proposition counts its rules
@@ -69,6 +70,19 @@ pub(crate) struct Live {
     scratch: Vec<bool>,
     /// The base facts that changed in the last step.
     changed: Vec<u32>,
+    /// What the evaluation costs, counted while the network's shape is being chosen (see
+    /// [`super::sample`]).
+    pub(crate) tally: Option<Tally>,
+}
+
+/// The work of an evaluation that tells watching a rule from counting it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Tally {
+    /// For every atom, how many times it changed: a counted rule is touched at every change of
+    /// one of its atoms.
+    pub(crate) changes: Vec<u32>,
+    /// For every rule, how many times it was woken as a watched rule.
+    pub(crate) wakes: Vec<u32>,
 }
 
 impl Live {
@@ -100,6 +114,7 @@ impl Live {
             settling: NONE,
             scratch: Vec::new(),
             changed: Vec::new(),
+            tally: None,
         };
         for &n in &net.members {
             for rule in program.rules_of(n) {
@@ -248,6 +263,9 @@ impl Live {
     /// stop holding.
     fn atom_changed(&mut self, program: &Program, net: &Net, atom: u32, value: bool) {
         let a = atom as usize;
+        if self.tally.is_some() {
+            self.count_change(a);
+        }
         for &entry in &net.outputs[net.out_start[a] as usize..net.out_start[a + 1] as usize] {
             let slot = (entry >> 1) as usize;
             let bit = 1u64 << (slot % 64);
@@ -279,7 +297,11 @@ impl Live {
         let mut waiting = std::mem::take(&mut self.waiting[became_true as usize]);
         for &rule in &waiting {
             let rule = rule as usize;
-            if !self.engaged(rule) && self.watch[rule] == became_true && self.rewatch(program, net, rule) {
+            if self.engaged(rule) || self.watch[rule] != became_true {
+                continue;
+            }
+            self.woken(rule);
+            if self.rewatch(program, net, rule) {
                 self.rule_changed(net, rule, true);
             }
         }
@@ -291,6 +313,7 @@ impl Live {
         for &(rule, epoch) in &holding {
             let rule = rule as usize;
             if self.engaged(rule) && self.epoch[rule] == epoch {
+                self.woken(rule);
                 let held = if net.volatile[rule] { self.disarm(rule) } else { std::mem::take(&mut self.holds[rule]) };
                 self.watch[rule] = became_false;
                 self.waiting[became_false as usize].push(rule as u32);
@@ -302,6 +325,33 @@ impl Live {
         holding.clear();
         let added = std::mem::replace(&mut self.holding[became_false as usize], holding);
         self.holding[became_false as usize].extend(added);
+    }
+
+    /// Counts a wake-up of watched rule `rule` in the tally, if one is kept.
+    #[inline]
+    fn woken(&mut self, rule: usize) {
+        if self.tally.is_some() {
+            self.count_wake(rule);
+        }
+    }
+
+    /// Counts a change of atom `a` in the tally: kept only while the network is shaped, out of
+    /// the way of the evaluation's own work.
+    #[cold]
+    #[inline(never)]
+    fn count_change(&mut self, a: usize) {
+        if let Some(tally) = &mut self.tally {
+            tally.changes[a] += 1;
+        }
+    }
+
+    /// Counts a wake-up of watched rule `rule` in the tally.
+    #[cold]
+    #[inline(never)]
+    fn count_wake(&mut self, rule: usize) {
+        if let Some(tally) = &mut self.tally {
+            tally.wakes[rule] += 1;
+        }
     }
 
     /// Whether watched rule `rule` is watched on all its literals: it holds, or it reads run-time

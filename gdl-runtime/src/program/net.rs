@@ -3,6 +3,7 @@
 //! each atom, and the outputs' bit sets as an evaluation gives them ([`Outputs`]). Built once
 //! per program, shared by every thread.
 
+use super::incremental::Tally;
 use super::{Program, INDEX_MASK, KIND_BASE, KIND_DEFERRED, KIND_DOES, KIND_NODE, KIND_SHIFT, NEGATED};
 
 /// Marks a proposition that belongs to no recursive group, and a role with no move set.
@@ -49,8 +50,13 @@ pub(crate) struct Net {
     pub(super) legal_start: Vec<u32>,
 }
 
-/// A rule is watched rather than counted when it reads an atom that more rules than this read.
+/// A rule may be watched rather than counted when it reads an atom that more rules than this
+/// read: a crowded atom.
 const WATCHED_READERS: u32 = 1024;
+
+/// The touches of a counted rule that one wake-up of a watched rule costs: measured on racer4,
+/// kalaha_2009 and alexChess (see docs/performance.md).
+const WAKE_TOUCHES: u64 = 16;
 
 impl Net {
     /// The network of `program`, or `None` when it cannot be evaluated incrementally: an
@@ -111,8 +117,8 @@ impl Net {
             outputs: Vec::new(),
             legal_start: Vec::new(),
         };
-        net.count_or_watch(program);
         net.place_outputs(program);
+        net.count_or_watch(program);
         Some(net)
     }
 
@@ -123,23 +129,63 @@ impl Net {
         })
     }
 
-    /// Decides which rules are watched, and lays out the atoms' lists of counted rules.
+    /// Decides which rules are watched, and lays out the atoms' lists of counted rules. A rule
+    /// that reads a crowded atom (one that more than [`WATCHED_READERS`] rules read) is
+    /// watched, unless a sample of playouts finds counting the rules of that atom cheaper
+    /// (see [`super::sample`]).
     fn count_or_watch(&mut self, program: &Program) {
         let atoms = self.atoms();
         let mut readers = vec![0u32; atoms + 1];
         for (_, _, watch) in self.member_literals(program) {
             readers[watch as usize >> 1] += 1;
         }
-        let mut watched = vec![false; self.rule_node.len()];
+        // For every rule, the crowded atom it reads that the most rules read, or NONE: the
+        // rules of one such atom are counted or watched together.
+        let mut crowd = vec![NONE; self.rule_node.len()];
         for (rule, _, watch) in self.member_literals(program) {
-            watched[rule] |= readers[watch as usize >> 1] > WATCHED_READERS;
+            let (atom, current) = (watch >> 1, crowd[rule]);
+            let more = current == NONE || readers[atom as usize] > readers[current as usize];
+            if readers[atom as usize] > WATCHED_READERS && more {
+                crowd[rule] = atom;
+            }
         }
         // A rule that reads run-time atoms is watched on its other literals (a watch cannot
         // wait on a run-time atom), and armed while they all hold.
-        let volatile: Vec<bool> = (0..self.rule_node.len())
+        self.volatile = (0..self.rule_node.len())
             .map(|rule| self.rule_node[rule] != NONE && program.body(rule).iter().any(|&code| is_deferred(code)))
             .collect();
-        self.volatile = volatile;
+        let watched: Vec<bool> = crowd.iter().map(|&atom| atom != NONE).collect();
+        self.lay_out(program, watched);
+        if !self.watched.contains(&true) {
+            return;
+        }
+        let Some(tally) = super::sample::tally(program, self) else { return };
+        let watched = self.cheaper_watched(program, &crowd, &tally);
+        if watched != self.watched {
+            self.lay_out(program, watched);
+        }
+    }
+
+    /// Which rules to watch after a sample's `tally`: the rules of every crowded atom (see
+    /// `crowd` in [`Net::count_or_watch`]) whose wake-ups, at [`WAKE_TOUCHES`] touches each,
+    /// cost no more than the touches counting them would have cost.
+    fn cheaper_watched(&self, program: &Program, crowd: &[u32], tally: &Tally) -> Vec<bool> {
+        let mut touches = vec![0u64; self.atoms()];
+        let mut wakes = vec![0u64; self.atoms()];
+        for (rule, &atom) in crowd.iter().enumerate().filter(|&(_, &atom)| atom != NONE) {
+            let changes = program.body(rule).iter().filter_map(|&code| self.watch_of(code));
+            touches[atom as usize] += changes.map(|watch| u64::from(tally.changes[watch as usize >> 1])).sum::<u64>();
+            wakes[atom as usize] += u64::from(tally.wakes[rule]);
+        }
+        crowd
+            .iter()
+            .map(|&atom| atom != NONE && wakes[atom as usize] * WAKE_TOUCHES <= touches[atom as usize])
+            .collect()
+    }
+
+    /// Lays out the atoms' lists of counted rules, the rules of `watched` being watched instead.
+    fn lay_out(&mut self, program: &Program, watched: Vec<bool>) {
+        let atoms = self.atoms();
         let mut counts = vec![0u32; atoms + 1];
         let mut watched_atom = vec![false; atoms];
         for (rule, _, watch) in self.member_literals(program) {

@@ -72,5 +72,54 @@ fn damaged_tables_are_refused() {
     let mut bad_literal = sample();
     bad_literal.literals[0] = KIND_NODE << KIND_SHIFT | 99;
     assert!(Program::decode(&bad_literal.encode()).is_err());
+    let mut bad_initial = sample();
+    bad_initial.initial = vec![2];
+    assert!(Program::decode(&bad_initial.encode()).is_err());
     assert!(text_to_words("not base64!").is_err());
+}
+
+/// A one-role game over a turn fact `t` (base 0) that flips at every step, its negation `u`
+/// (base 1) and a fact `c` (base 2) that never holds, with 1,100 propositions each derived by
+/// one rule `t, other`: enough rules that `t` is a crowded atom. Move 0 is always legal, and
+/// move `k + 1` when proposition `k` holds, so that every proposition is read.
+fn crowded(other: u32) -> Program {
+    let base = |i, positive| literal_code(Literal::Base(i), positive);
+    let always = literal_code(Literal::Const(true), true);
+    let mut p = Program::default();
+    p.node_rules.push(0);
+    p.rule_literals.push(0);
+    for _ in 0..1100 {
+        p.literals.extend([base(0, true), base(other, true)]);
+        p.rule_literals.push(p.literals.len() as u32);
+        p.node_rules.push(p.rule_literals.len() as u32 - 1);
+    }
+    let node = |k| literal_code(Literal::Node(k), true);
+    p.legal = vec![std::iter::once((0, always)).chain((0..1100).map(|k| (k + 1, node(k)))).collect()];
+    p.next = vec![base(0, false), base(0, true), base(2, true)];
+    p.terminal = literal_code(Literal::Const(false), true);
+    p.goals = vec![vec![(0, always)]];
+    p.state_cone = (0..1100).collect();
+    p.initial = vec![0];
+    p
+}
+
+/// The rules of a crowded atom are watched when the literal they wait on rarely becomes true
+/// (`t, c`: they wait on `c` for good), and counted when every literal changes at every step
+/// (`t, u`: a watch would wake at every step, at the cost of many counts). Either way the
+/// incremental evaluation gives the values a full evaluation gives.
+#[test]
+fn a_sample_of_playouts_tells_which_crowded_rules_to_watch() {
+    for (other, watch) in [(2, true), (1, false)] {
+        let program = crowded(other);
+        let net = net::Net::new(&program).expect("the program reads no run-time atom");
+        assert!(net.watched.iter().all(|&w| w == watch), "rules `t, {other}` watched: {watch}");
+        let mut live = Live::new(&program, &net);
+        for state in [0b001u64, 0b011, 0b010, 0b111, 0b000, 0b011, 0b101] {
+            live.set_state(&program, &net, &[state]);
+            let mut full = Values::default();
+            full.reset(&program);
+            program.evaluate(&[state], &[], &net.members, &mut full);
+            assert_eq!(live.values.nodes, full.nodes, "rules `t, {other}`, state {state:#b}");
+        }
+    }
 }

@@ -35,6 +35,7 @@ pub fn program(ground: &Ground) -> Program {
     }
     p.program.cycles = ground.cycles.clone();
     p.program.deferred = ground.deferred.clone();
+    p.program.initial = ground.initial.clone();
     let legal: Vec<Vec<(u32, u32)>> =
         ground.legal.iter().map(|moves| moves.iter().map(|&(m, v)| (m, p.value(v))).collect()).collect();
     p.program.legal = legal;

@@ -1,0 +1,100 @@
+//! Sample playouts that tell, for the rules that read a crowded atom, whether the incremental
+//! evaluation should count or watch them (see [`super::incremental`]). Counting a rule costs a
+//! touch whenever one of its atoms changes. Watching it costs a wake-up whenever the literal it
+//! waits on becomes true, or, while it holds, whenever one of its literals becomes false; a
+//! wake-up reads the rule's body and moves it between lists, many touches' work. Which is
+//! cheaper depends on how the game moves: a turn fact read by every rule of a board game
+//! changes at every step while the rules' other literals rarely hold, so watching wins; a
+//! racer's position read by the rules of its every speed changes about as often as their other
+//! literals, so counting wins. Random playouts from the initial state, evaluated with every
+//! such rule watched, measure both costs.
+
+use super::incremental::{Live, Tally};
+use super::net::Net;
+use super::Program;
+use crate::rng::Rng;
+
+/// The steps of the sample before its costs are counted: the watches first settle on the
+/// literals that rarely change, as they do in a long run.
+const WARM_UP_STEPS: usize = 64;
+
+/// The steps of the sample whose costs are counted.
+const MEASURED_STEPS: usize = 256;
+
+/// The seed of the sample's moves, so that a program is always shaped the same way.
+const SEED: u64 = 0x6764_6c63;
+
+/// What the evaluation of `net` (with every rule that reads a crowded atom watched) costs
+/// over random playouts from the program's initial state; `None` when the program has no
+/// initial state or its initial state has no joint move.
+pub(super) fn tally(program: &Program, net: &Net) -> Option<Tally> {
+    if program.initial.is_empty() {
+        return None;
+    }
+    let initial = initial_state(program);
+    let mut live = Live::new(program, net);
+    let mut playout = Playout { state: initial.clone(), joint: Vec::new(), next: vec![0; initial.len()] };
+    let mut rng = Rng::seeded(SEED);
+    let mut restarted = false;
+    let mut step = 0;
+    while step < WARM_UP_STEPS + MEASURED_STEPS {
+        if step == WARM_UP_STEPS && live.tally.is_none() {
+            live.tally = Some(Tally { changes: vec![0; net.atoms()], wakes: vec![0; net.watched.len()] });
+        }
+        live.set_state(program, net, &playout.state);
+        if !playout.choose_joint(program, net, &live, &mut rng) {
+            // A state with no joint move (terminal, or a role without a legal move) ends the
+            // playout; an initial state without one ends the sample.
+            if restarted {
+                return None;
+            }
+            playout.state.clone_from(&initial);
+            restarted = true;
+            continue;
+        }
+        restarted = false;
+        live.set_joint(program, net, &playout.joint);
+        live.outputs(net).next(program.next.len(), &mut playout.next);
+        std::mem::swap(&mut playout.state, &mut playout.next);
+        step += 1;
+    }
+    live.tally
+}
+
+/// The state and joint move of a random playout.
+struct Playout {
+    state: Vec<u64>,
+    joint: Vec<u32>,
+    next: Vec<u64>,
+}
+
+impl Playout {
+    /// Chooses a random joint move of the legal moves of the state `live` was brought to;
+    /// `false` when the state is terminal or some role has no legal move.
+    fn choose_joint(&mut self, program: &Program, net: &Net, live: &Live, rng: &mut Rng) -> bool {
+        if program.holds(program.terminal, &live.state, &live.joint, &live.values) {
+            return false;
+        }
+        self.joint.clear();
+        let outputs = live.outputs(net);
+        let mut legal = Vec::new();
+        for (role, moves) in program.legal.iter().enumerate() {
+            legal.clear();
+            outputs.legal(role, |k| legal.push(moves[k].0));
+            if legal.is_empty() {
+                return false;
+            }
+            self.joint.push(legal[rng.below(legal.len())]);
+        }
+        true
+    }
+}
+
+/// The program's initial state as words.
+fn initial_state(program: &Program) -> Vec<u64> {
+    let mut state = vec![0u64; program.next.len().div_ceil(64).max(1)];
+    for &i in &program.initial {
+        state[i as usize / 64] |= 1 << (i % 64);
+    }
+    state
+}
