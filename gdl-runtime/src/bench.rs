@@ -70,7 +70,9 @@ pub fn run<G: Game>(game: &G, duration: Duration, threads: usize, seed: u64) -> 
 }
 
 /// Does what [`run`] does; with `progress`, a progress bar on stderr shows the time measured
-/// so far (for a terminal: it redraws one line).
+/// so far (for a terminal: it redraws one line). One query of the initial state's legal moves
+/// comes first, not timed: an engine may build its tables on first use, the setup that
+/// gdl-perf leaves out of a propnet's rate.
 pub fn run_with_progress<G: Game>(
     game: &G,
     duration: Duration,
@@ -78,6 +80,8 @@ pub fn run_with_progress<G: Game>(
     seed: u64,
     progress: bool,
 ) -> BenchResult {
+    let mut moves = Vec::new();
+    game.all_legal_moves(&game.initial_state(), &mut moves);
     let roles = (0..game.num_roles()).map(|r| game.role_name(r).to_string()).collect();
     run_on_threads(roles, duration, threads, seed, progress, |deadline, seed| run_one(game, deadline, seed))
 }
