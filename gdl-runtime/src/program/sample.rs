@@ -13,6 +13,7 @@ use super::incremental::{Live, Tally};
 use super::net::Net;
 use super::Program;
 use crate::rng::Rng;
+use std::time::{Duration, Instant};
 
 /// The steps of the sample before its costs are counted: the watches first settle on the
 /// literals that rarely change, as they do in a long run.
@@ -21,23 +22,29 @@ const WARM_UP_STEPS: usize = 64;
 /// The steps of the sample whose costs are counted.
 const MEASURED_STEPS: usize = 256;
 
+/// The longest the sample may take: a game whose steps are slow is sampled for this long, or,
+/// when its warm-up does not end by then, keeps every crowded rule watched.
+const TIME_LIMIT: Duration = Duration::from_secs(1);
+
 /// The seed of the sample's moves, so that a program is always shaped the same way.
 const SEED: u64 = 0x6764_6c63;
 
 /// What the evaluation of `net` (with every rule that reads a crowded atom watched) costs
 /// over random playouts from the program's initial state; `None` when the program has no
-/// initial state or its initial state has no joint move.
+/// initial state, its initial state has no joint move, or the warm-up outlasts
+/// [`TIME_LIMIT`].
 pub(super) fn tally(program: &Program, net: &Net) -> Option<Tally> {
     if program.initial.is_empty() {
         return None;
     }
+    let start = Instant::now();
     let initial = initial_state(program);
     let mut live = Live::new(program, net);
     let mut playout = Playout { state: initial.clone(), joint: Vec::new(), next: vec![0; initial.len()] };
     let mut rng = Rng::seeded(SEED);
     let mut restarted = false;
     let mut step = 0;
-    while step < WARM_UP_STEPS + MEASURED_STEPS {
+    while step < WARM_UP_STEPS + MEASURED_STEPS && start.elapsed() < TIME_LIMIT {
         if step == WARM_UP_STEPS && live.tally.is_none() {
             live.tally = Some(Tally { changes: vec![0; net.atoms()], wakes: vec![0; net.watched.len()] });
         }
