@@ -131,10 +131,7 @@ impl ProgramGame {
         validate(&program, &names)?;
         // Tables changed after an evaluation must not be answered from its cache.
         program.renew_identity();
-        let mut initial = vec![0u64; words(names.base.len())];
-        for &i in &names.initial {
-            initial[i as usize / 64] |= 1 << (i % 64);
-        }
+        let initial = crate::program::state_of(&names.initial, names.base.len());
         Ok(ProgramGame { program, names, initial: State(initial.into()) })
     }
 
@@ -147,12 +144,6 @@ impl ProgramGame {
     pub fn names(&self) -> &Names {
         &self.names
     }
-}
-
-/// The number of 64-bit words of a state with `bits` base facts (at least one), as the
-/// generated module's `WORDS`.
-fn words(bits: usize) -> usize {
-    bits.div_ceil(64).max(1)
 }
 
 /// Checks the names against the program and against themselves.

@@ -13,6 +13,7 @@ mod net;
 mod sample;
 mod text;
 
+pub(crate) use sample::state_of;
 pub use text::{text_to_words, words_to_text};
 
 use crate::prover::{Deferred, StateRows};

@@ -38,7 +38,7 @@ pub(super) fn tally(program: &Program, net: &Net) -> Option<Tally> {
         return None;
     }
     let start = Instant::now();
-    let initial = initial_state(program);
+    let initial = state_of(&program.initial, program.next.len());
     let mut live = Live::new(program, net);
     let mut playout = Playout { state: initial.clone(), joint: Vec::new(), next: vec![0; initial.len()] };
     let mut rng = Rng::seeded(SEED);
@@ -97,10 +97,11 @@ impl Playout {
     }
 }
 
-/// The program's initial state as words.
-fn initial_state(program: &Program) -> Vec<u64> {
-    let mut state = vec![0u64; program.next.len().div_ceil(64).max(1)];
-    for &i in &program.initial {
+/// The state of `bits` base facts (at least one word, as the generated module's `WORDS`) in
+/// which the facts `facts` hold.
+pub(crate) fn state_of(facts: &[u32], bits: usize) -> Vec<u64> {
+    let mut state = vec![0u64; bits.div_ceil(64).max(1)];
+    for &i in facts {
         state[i as usize / 64] |= 1 << (i % 64);
     }
     state
