@@ -12355,7 +12355,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
     }
     // g[0]: 64 node words, bit 3 (next (cell 1 4 white)), bit 4 (next (cell 1 5 white)), bit 5 (next (cell 1 6 white)), bit 6 (next (cell 1 7 white)), and 60 more; rules at amazons_8x8.kif:97, 99, 107
-    g[0] = (0x400000000000000 & s.0[2] & !(mt[0] << 42u32))
+    g[0] = ((0x400 & s.0[2] & !mt[0]) | (0x400000000000000 & s.0[2] & !(mt[0] << 42u32))
         | (0x800000000000 & s.0[2] & !(mt[0] << 38u32))
         | (0x4000000000000 & s.0[2] & !(mt[0] << 35u32))
         | (0x2000000000000000 & s.0[2] & !(mt[0] << 32u32))
@@ -12374,7 +12374,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | (0x20000000000 & s.0[2] & !(mt[0] << 4u32))
         | (0xf8 & s.0[2] & !(mt[0] << 3u32))
         | (0x8000000000000 & s.0[2] & !(mt[0] << 2u32))
-        | (0x100000000 & s.0[2] & !(mt[0] << 1u32)) | (0x400 & s.0[2] & !mt[0])
+        | (0x100000000 & s.0[2] & !(mt[0] << 1u32))
         | (0x20000002000000 & s.0[2] & !(mt[0] >> 1u32))
         | (0x80000000e10000 & s.0[2] & !(mt[0] >> 2u32))
         | (0x80000 & s.0[2] & !(mt[0] >> 3u32)) | (0x20000 & s.0[2] & !(mt[0] >> 4u32))
@@ -12392,70 +12392,70 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | (0x8000000 & s.0[2] & !(mt[0] >> 33u32))
         | (0x10000004 & s.0[2] & !(mt[0] >> 34u32))
         | (0x4000 & s.0[2] & !(mt[0] >> 38u32)) | (0x2000 & s.0[2] & !(mt[0] >> 40u32))
-        | (0x8000 & s.0[2] & !(mt[0] >> 43u32))
+        | (0x8000 & s.0[2] & !(mt[0] >> 43u32)))
         | ({
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let at = 1u64 << (entry & 63);
             match entry >> 6 {
-                1 => 0xfefefefefefefefe & (at << 1u32),
-                2 => 0xfcfcfcfcfcfcfcfc & (at << 2u32),
-                3 => 0xf8f8f8f8f8f8f8f8 & (at << 3u32),
-                4 => 0xf0f0f0f0f0f0f0f0 & (at << 4u32),
-                5 => 0xe0e0e0e0e0e0e0e0 & (at << 5u32),
-                6 => 0xc0c0c0c0c0c0c0c0 & (at << 6u32),
-                7 => 0xffffffffffffff80 & (at << 7u32),
-                8 => 0xffffffffffffff00 & (at << 8u32),
-                9 => 0xfefefefefefefe00 & (at << 9u32),
-                10 => 0xffffffffffff0000 & (at << 16u32),
-                11 => 0xfcfcfcfcfcfc0000 & (at << 18u32),
-                12 => 0xffffffffff000000 & (at << 24u32),
-                13 => 0xf8f8f8f8f8000000 & (at << 27u32),
-                14 => 0xffffffff00000000 & (at << 32u32),
-                15 => 0xf0f0f0f000000000 & (at << 36u32),
-                16 => 0xffffff0000000000 & (at << 40u32),
-                17 => 0xe0e0e00000000000 & (at << 45u32),
-                18 => 0xffff000000000000 & (at << 48u32),
-                19 => 0xc0c0000000000000 & (at << 54u32),
-                20 => 0xff00000000000000 & (at << 56u32),
-                21 => 0x8000000000000000 & (at << 63u32),
-                22 => 0x7f7f7f7f7f7f7f7f & (at >> 1u32),
-                23 => 0x3f3f3f3f3f3f3f3f & (at >> 2u32),
-                24 => 0x3f3f3f3f3f3f0000 & (at << 14u32),
-                25 => 0x1f1f1f1f1f1f1f1f & (at >> 3u32),
-                26 => 0x1f1f1f1f1f000000 & (at << 21u32),
-                27 => 0xf0f0f0f0f0f0f0f & (at >> 4u32),
-                28 => 0xf0f0f0f00000000 & (at << 28u32),
-                29 => 0x707070707070707 & (at >> 5u32),
-                30 => 0x707070000000000 & (at << 35u32),
-                31 => 0x303030303030303 & (at >> 6u32),
-                32 => 0x303000000000000 & (at << 42u32),
-                33 => 0x1ffffffffffffff & (at >> 7u32),
-                34 => 0x100000000000000 & (at << 49u32),
-                35 => 0xffffffffffffff & (at >> 8u32),
-                36 => 0x7f7f7f7f7f7f7f & (at >> 9u32),
-                37 => 0xffffffffffff & (at >> 16u32),
-                38 => 0xfcfcfcfcfcfc & (at >> 14u32),
-                39 => 0x3f3f3f3f3f3f & (at >> 18u32),
-                40 => 0xffffffffff & (at >> 24u32),
-                41 => 0xf8f8f8f8f8 & (at >> 21u32),
-                42 => 0x1f1f1f1f1f & (at >> 27u32),
-                43 => 0xffffffff & (at >> 32u32),
-                44 => 0xf0f0f0f0 & (at >> 28u32),
-                45 => 0xf0f0f0f & (at >> 36u32),
-                46 => 0xffffff & (at >> 40u32),
-                47 => 0xe0e0e0 & (at >> 35u32),
-                48 => 0x70707 & (at >> 45u32),
-                49 => 0xffff & (at >> 48u32),
-                50 => 0xc0c0 & (at >> 42u32),
-                51 => 0x303 & (at >> 54u32),
-                52 => 0xff & (at >> 56u32),
-                53 => 0x80 & (at >> 49u32),
-                54 => 0x1 & (at >> 63u32),
+                1 => ((0x7f7f7f7f7f7f7f7f & at) << 1u32),
+                2 => ((0x3f3f3f3f3f3f3f3f & at) << 2u32),
+                3 => ((0x1f1f1f1f1f1f1f1f & at) << 3u32),
+                4 => ((0xf0f0f0f0f0f0f0f & at) << 4u32),
+                5 => ((0x707070707070707 & at) << 5u32),
+                6 => ((0x303030303030303 & at) << 6u32),
+                7 => ((0x1ffffffffffffff & at) << 7u32),
+                8 => ((0xffffffffffffff & at) << 8u32),
+                9 => ((0x7f7f7f7f7f7f7f & at) << 9u32),
+                10 => ((0xffffffffffff & at) << 16u32),
+                11 => ((0x3f3f3f3f3f3f & at) << 18u32),
+                12 => ((0xffffffffff & at) << 24u32),
+                13 => ((0x1f1f1f1f1f & at) << 27u32),
+                14 => ((0xffffffff & at) << 32u32),
+                15 => ((0xf0f0f0f & at) << 36u32),
+                16 => ((0xffffff & at) << 40u32),
+                17 => ((0x70707 & at) << 45u32),
+                18 => ((0xffff & at) << 48u32),
+                19 => ((0x303 & at) << 54u32),
+                20 => ((0xff & at) << 56u32),
+                21 => ((0x1 & at) << 63u32),
+                22 => ((0xfefefefefefefefe & at) >> 1u32),
+                23 => ((0xfcfcfcfcfcfcfcfc & at) >> 2u32),
+                24 => ((0xfcfcfcfcfcfc & at) << 14u32),
+                25 => ((0xf8f8f8f8f8f8f8f8 & at) >> 3u32),
+                26 => ((0xf8f8f8f8f8 & at) << 21u32),
+                27 => ((0xf0f0f0f0f0f0f0f0 & at) >> 4u32),
+                28 => ((0xf0f0f0f0 & at) << 28u32),
+                29 => ((0xe0e0e0e0e0e0e0e0 & at) >> 5u32),
+                30 => ((0xe0e0e0 & at) << 35u32),
+                31 => ((0xc0c0c0c0c0c0c0c0 & at) >> 6u32),
+                32 => ((0xc0c0 & at) << 42u32),
+                33 => ((0xffffffffffffff80 & at) >> 7u32),
+                34 => ((0x80 & at) << 49u32),
+                35 => ((0xffffffffffffff00 & at) >> 8u32),
+                36 => ((0xfefefefefefefe00 & at) >> 9u32),
+                37 => ((0xffffffffffff0000 & at) >> 16u32),
+                38 => ((0x3f3f3f3f3f3f0000 & at) >> 14u32),
+                39 => ((0xfcfcfcfcfcfc0000 & at) >> 18u32),
+                40 => ((0xffffffffff000000 & at) >> 24u32),
+                41 => ((0x1f1f1f1f1f000000 & at) >> 21u32),
+                42 => ((0xf8f8f8f8f8000000 & at) >> 27u32),
+                43 => ((0xffffffff00000000 & at) >> 32u32),
+                44 => ((0xf0f0f0f00000000 & at) >> 28u32),
+                45 => ((0xf0f0f0f000000000 & at) >> 36u32),
+                46 => ((0xffffff0000000000 & at) >> 40u32),
+                47 => ((0x707070000000000 & at) >> 35u32),
+                48 => ((0xe0e0e00000000000 & at) >> 45u32),
+                49 => ((0xffff000000000000 & at) >> 48u32),
+                50 => ((0x303000000000000 & at) >> 42u32),
+                51 => ((0xc0c0000000000000 & at) >> 54u32),
+                52 => ((0xff00000000000000 & at) >> 56u32),
+                53 => ((0x100000000000000 & at) >> 49u32),
+                54 => ((0x8000000000000000 & at) >> 63u32),
                 _ => 0,
             }
         });
     // g[1]: 64 node words, bit 6 (next (cell 1 7 black)), bit 7 (next (cell 1 8 black)), bit 14 (next (cell 2 7 black)), bit 23 (next (cell 3 8 black)), and 60 more; rules at amazons_8x8.kif:97, 99, 107
-    g[1] = (0x400000000000000 & s.0[1] & !(mt[0] << 42u32))
+    g[1] = ((0x400 & s.0[1] & !mt[0]) | (0x400000000000000 & s.0[1] & !(mt[0] << 42u32))
         | (0x800000000000 & s.0[1] & !(mt[0] << 38u32))
         | (0x4000000000000 & s.0[1] & !(mt[0] << 35u32))
         | (0x2000000000000000 & s.0[1] & !(mt[0] << 32u32))
@@ -12474,7 +12474,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | (0x20000000000 & s.0[1] & !(mt[0] << 4u32))
         | (0xf8 & s.0[1] & !(mt[0] << 3u32))
         | (0x8000000000000 & s.0[1] & !(mt[0] << 2u32))
-        | (0x100000000 & s.0[1] & !(mt[0] << 1u32)) | (0x400 & s.0[1] & !mt[0])
+        | (0x100000000 & s.0[1] & !(mt[0] << 1u32))
         | (0x20000002000000 & s.0[1] & !(mt[0] >> 1u32))
         | (0x80000000e10000 & s.0[1] & !(mt[0] >> 2u32))
         | (0x80000 & s.0[1] & !(mt[0] >> 3u32)) | (0x20000 & s.0[1] & !(mt[0] >> 4u32))
@@ -12492,70 +12492,72 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | (0x8000000 & s.0[1] & !(mt[0] >> 33u32))
         | (0x10000004 & s.0[1] & !(mt[0] >> 34u32))
         | (0x4000 & s.0[1] & !(mt[0] >> 38u32)) | (0x2000 & s.0[1] & !(mt[0] >> 40u32))
-        | (0x8000 & s.0[1] & !(mt[0] >> 43u32))
+        | (0x8000 & s.0[1] & !(mt[0] >> 43u32)))
         | ({
             let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
             let at = 1u64 << (entry & 63);
             match entry >> 6 {
-                56 => 0xfefefefefefefefe & (at << 1u32),
-                57 => 0xfcfcfcfcfcfcfcfc & (at << 2u32),
-                58 => 0xf8f8f8f8f8f8f8f8 & (at << 3u32),
-                59 => 0xf0f0f0f0f0f0f0f0 & (at << 4u32),
-                60 => 0xe0e0e0e0e0e0e0e0 & (at << 5u32),
-                61 => 0xc0c0c0c0c0c0c0c0 & (at << 6u32),
-                62 => 0xffffffffffffff80 & (at << 7u32),
-                63 => 0xffffffffffffff00 & (at << 8u32),
-                64 => 0xfefefefefefefe00 & (at << 9u32),
-                65 => 0xffffffffffff0000 & (at << 16u32),
-                66 => 0xfcfcfcfcfcfc0000 & (at << 18u32),
-                67 => 0xffffffffff000000 & (at << 24u32),
-                68 => 0xf8f8f8f8f8000000 & (at << 27u32),
-                69 => 0xffffffff00000000 & (at << 32u32),
-                70 => 0xf0f0f0f000000000 & (at << 36u32),
-                71 => 0xffffff0000000000 & (at << 40u32),
-                72 => 0xe0e0e00000000000 & (at << 45u32),
-                73 => 0xffff000000000000 & (at << 48u32),
-                74 => 0xc0c0000000000000 & (at << 54u32),
-                75 => 0xff00000000000000 & (at << 56u32),
-                76 => 0x8000000000000000 & (at << 63u32),
-                77 => 0x7f7f7f7f7f7f7f7f & (at >> 1u32),
-                78 => 0x3f3f3f3f3f3f3f3f & (at >> 2u32),
-                79 => 0x3f3f3f3f3f3f0000 & (at << 14u32),
-                80 => 0x1f1f1f1f1f1f1f1f & (at >> 3u32),
-                81 => 0x1f1f1f1f1f000000 & (at << 21u32),
-                82 => 0xf0f0f0f0f0f0f0f & (at >> 4u32),
-                83 => 0xf0f0f0f00000000 & (at << 28u32),
-                84 => 0x707070707070707 & (at >> 5u32),
-                85 => 0x707070000000000 & (at << 35u32),
-                86 => 0x303030303030303 & (at >> 6u32),
-                87 => 0x303000000000000 & (at << 42u32),
-                88 => 0x1ffffffffffffff & (at >> 7u32),
-                89 => 0x100000000000000 & (at << 49u32),
-                90 => 0xffffffffffffff & (at >> 8u32),
-                91 => 0x7f7f7f7f7f7f7f & (at >> 9u32),
-                92 => 0xffffffffffff & (at >> 16u32),
-                93 => 0xfcfcfcfcfcfc & (at >> 14u32),
-                94 => 0x3f3f3f3f3f3f & (at >> 18u32),
-                95 => 0xffffffffff & (at >> 24u32),
-                96 => 0xf8f8f8f8f8 & (at >> 21u32),
-                97 => 0x1f1f1f1f1f & (at >> 27u32),
-                98 => 0xffffffff & (at >> 32u32),
-                99 => 0xf0f0f0f0 & (at >> 28u32),
-                100 => 0xf0f0f0f & (at >> 36u32),
-                101 => 0xffffff & (at >> 40u32),
-                102 => 0xe0e0e0 & (at >> 35u32),
-                103 => 0x70707 & (at >> 45u32),
-                104 => 0xffff & (at >> 48u32),
-                105 => 0xc0c0 & (at >> 42u32),
-                106 => 0x303 & (at >> 54u32),
-                107 => 0xff & (at >> 56u32),
-                108 => 0x80 & (at >> 49u32),
-                109 => 0x1 & (at >> 63u32),
+                56 => ((0x7f7f7f7f7f7f7f7f & at) << 1u32),
+                57 => ((0x3f3f3f3f3f3f3f3f & at) << 2u32),
+                58 => ((0x1f1f1f1f1f1f1f1f & at) << 3u32),
+                59 => ((0xf0f0f0f0f0f0f0f & at) << 4u32),
+                60 => ((0x707070707070707 & at) << 5u32),
+                61 => ((0x303030303030303 & at) << 6u32),
+                62 => ((0x1ffffffffffffff & at) << 7u32),
+                63 => ((0xffffffffffffff & at) << 8u32),
+                64 => ((0x7f7f7f7f7f7f7f & at) << 9u32),
+                65 => ((0xffffffffffff & at) << 16u32),
+                66 => ((0x3f3f3f3f3f3f & at) << 18u32),
+                67 => ((0xffffffffff & at) << 24u32),
+                68 => ((0x1f1f1f1f1f & at) << 27u32),
+                69 => ((0xffffffff & at) << 32u32),
+                70 => ((0xf0f0f0f & at) << 36u32),
+                71 => ((0xffffff & at) << 40u32),
+                72 => ((0x70707 & at) << 45u32),
+                73 => ((0xffff & at) << 48u32),
+                74 => ((0x303 & at) << 54u32),
+                75 => ((0xff & at) << 56u32),
+                76 => ((0x1 & at) << 63u32),
+                77 => ((0xfefefefefefefefe & at) >> 1u32),
+                78 => ((0xfcfcfcfcfcfcfcfc & at) >> 2u32),
+                79 => ((0xfcfcfcfcfcfc & at) << 14u32),
+                80 => ((0xf8f8f8f8f8f8f8f8 & at) >> 3u32),
+                81 => ((0xf8f8f8f8f8 & at) << 21u32),
+                82 => ((0xf0f0f0f0f0f0f0f0 & at) >> 4u32),
+                83 => ((0xf0f0f0f0 & at) << 28u32),
+                84 => ((0xe0e0e0e0e0e0e0e0 & at) >> 5u32),
+                85 => ((0xe0e0e0 & at) << 35u32),
+                86 => ((0xc0c0c0c0c0c0c0c0 & at) >> 6u32),
+                87 => ((0xc0c0 & at) << 42u32),
+                88 => ((0xffffffffffffff80 & at) >> 7u32),
+                89 => ((0x80 & at) << 49u32),
+                90 => ((0xffffffffffffff00 & at) >> 8u32),
+                91 => ((0xfefefefefefefe00 & at) >> 9u32),
+                92 => ((0xffffffffffff0000 & at) >> 16u32),
+                93 => ((0x3f3f3f3f3f3f0000 & at) >> 14u32),
+                94 => ((0xfcfcfcfcfcfc0000 & at) >> 18u32),
+                95 => ((0xffffffffff000000 & at) >> 24u32),
+                96 => ((0x1f1f1f1f1f000000 & at) >> 21u32),
+                97 => ((0xf8f8f8f8f8000000 & at) >> 27u32),
+                98 => ((0xffffffff00000000 & at) >> 32u32),
+                99 => ((0xf0f0f0f00000000 & at) >> 28u32),
+                100 => ((0xf0f0f0f000000000 & at) >> 36u32),
+                101 => ((0xffffff0000000000 & at) >> 40u32),
+                102 => ((0x707070000000000 & at) >> 35u32),
+                103 => ((0xe0e0e00000000000 & at) >> 45u32),
+                104 => ((0xffff000000000000 & at) >> 48u32),
+                105 => ((0x303000000000000 & at) >> 42u32),
+                106 => ((0xc0c0000000000000 & at) >> 54u32),
+                107 => ((0xff00000000000000 & at) >> 56u32),
+                108 => ((0x100000000000000 & at) >> 49u32),
+                109 => ((0x8000000000000000 & at) >> 63u32),
                 _ => 0,
             }
         });
     // g[2]: 64 node words, bit 4 (next (cell 1 5 arrow)), bit 12 (next (cell 2 5 arrow)), bit 11 (next (cell 2 4 arrow)), bit 10 (next (cell 2 3 arrow)), and 60 more; rules at amazons_8x8.kif:97, 99, 107
-    g[2] = (0x400000000000000 & s.0[0] & !(mt[0] << 42u32))
+    g[2] = kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)
+        | kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 55)
+        | (0x400 & s.0[0] & !mt[0]) | (0x400000000000000 & s.0[0] & !(mt[0] << 42u32))
         | (0x800000000000 & s.0[0] & !(mt[0] << 38u32))
         | (0x4000000000000 & s.0[0] & !(mt[0] << 35u32))
         | (0x2000000000000000 & s.0[0] & !(mt[0] << 32u32))
@@ -12574,7 +12576,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | (0x20000000000 & s.0[0] & !(mt[0] << 4u32))
         | (0xf8 & s.0[0] & !(mt[0] << 3u32))
         | (0x8000000000000 & s.0[0] & !(mt[0] << 2u32))
-        | (0x100000000 & s.0[0] & !(mt[0] << 1u32)) | (0x400 & s.0[0] & !mt[0])
+        | (0x100000000 & s.0[0] & !(mt[0] << 1u32))
         | (0x20000002000000 & s.0[0] & !(mt[0] >> 1u32))
         | (0x80000000e10000 & s.0[0] & !(mt[0] >> 2u32))
         | (0x80000 & s.0[0] & !(mt[0] >> 3u32)) | (0x20000 & s.0[0] & !(mt[0] >> 4u32))
@@ -12592,9 +12594,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | (0x8000000 & s.0[0] & !(mt[0] >> 33u32))
         | (0x10000004 & s.0[0] & !(mt[0] >> 34u32))
         | (0x4000 & s.0[0] & !(mt[0] >> 38u32)) | (0x2000 & s.0[0] & !(mt[0] >> 40u32))
-        | (0x8000 & s.0[0] & !(mt[0] >> 43u32))
-        | (0xffffffffffffffff & kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0))
-        | (0xffffffffffffffff & kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 55));
+        | (0x8000 & s.0[0] & !(mt[0] >> 43u32));
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0];
     let mut keep: [u64; 1] = [0x0];
     let mut set: [u64; 1] = [0x0];
@@ -12680,28 +12680,27 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     // n[1]: (legal black noop), rules at amazons_8x8.kif:53, 55
     n[1] = (s.0[4] & 0x2 == 0x2) | (s.0[4] & 0x8 == 0x8);
     // g[0]: 64 node words, bit 1 (occupied 1 2), bit 2 (occupied 1 3), bit 9 (occupied 2 2), bit 10 (occupied 2 3), and 60 more; rules at amazons_8x8.kif:86
-    g[0] = (0xffffffffffffffff & s.0[0]) | (0xffffffffffffffff & s.0[1])
-        | (0xffffffffffffffff & s.0[2]);
+    g[0] = s.0[0] | s.0[1] | s.0[2];
     // g[1]: 48 node words, bit 0 (openpath 1 1 1 3 n), bit 8 (openpath 2 1 2 3 n), bit 16 (openpath 3 1 3 3 n), bit 24 (openpath 4 1 4 3 n), and 44 more; rules at amazons_8x8.kif:71, 81
     g[1] = 0x3f3f3f3f3f3f3f3f & !(g[0] >> 1u32) & !(g[0] >> 2u32);
     // g[2]: 40 node words, bit 0 (openpath 1 1 1 4 n), bit 8 (openpath 2 1 2 4 n), bit 16 (openpath 3 1 3 4 n), bit 24 (openpath 4 1 4 4 n), and 36 more; rules at amazons_8x8.kif:71, 81
-    g[2] = 0x1f1f1f1f1f1f1f1f & !(g[0] >> 1u32) & (g[1] >> 1u32);
+    g[2] = ((0x3e3e3e3e3e3e3e3e & !g[0] & g[1]) >> 1u32);
     // g[3]: 32 node words, bit 0 (openpath 1 1 1 5 n), bit 8 (openpath 2 1 2 5 n), bit 16 (openpath 3 1 3 5 n), bit 24 (openpath 4 1 4 5 n), and 28 more; rules at amazons_8x8.kif:71, 81
-    g[3] = 0xf0f0f0f0f0f0f0f & !(g[0] >> 1u32) & (g[2] >> 1u32);
+    g[3] = ((0x1e1e1e1e1e1e1e1e & !g[0] & g[2]) >> 1u32);
     // g[4]: 24 node words, bit 0 (openpath 1 1 1 6 n), bit 8 (openpath 2 1 2 6 n), bit 16 (openpath 3 1 3 6 n), bit 24 (openpath 4 1 4 6 n), and 20 more; rules at amazons_8x8.kif:71, 81
-    g[4] = 0x707070707070707 & !(g[0] >> 1u32) & (g[3] >> 1u32);
+    g[4] = ((0xe0e0e0e0e0e0e0e & !g[0] & g[3]) >> 1u32);
     // g[5]: 16 node words, bit 0 (openpath 1 1 1 7 n), bit 8 (openpath 2 1 2 7 n), bit 16 (openpath 3 1 3 7 n), bit 24 (openpath 4 1 4 7 n), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[5] = 0x303030303030303 & !(g[0] >> 1u32) & (g[4] >> 1u32);
+    g[5] = ((0x606060606060606 & !g[0] & g[4]) >> 1u32);
     // g[6]: 8 node words, bit 0 (openpath 1 1 1 8 n), bit 8 (openpath 2 1 2 8 n), bit 16 (openpath 3 1 3 8 n), bit 24 (openpath 4 1 4 8 n), and 4 more; rules at amazons_8x8.kif:71, 81
-    g[6] = 0x101010101010101 & !(g[0] >> 1u32) & (g[5] >> 1u32);
+    g[6] = ((0x202020202020202 & !g[0] & g[5]) >> 1u32);
     // g[7]: 36 node words, bit 0 (openpath 1 1 3 3 ne), bit 1 (openpath 1 2 3 4 ne), bit 2 (openpath 1 3 3 5 ne), bit 3 (openpath 1 4 3 6 ne), and 32 more; rules at amazons_8x8.kif:71, 81
     g[7] = 0x3f3f3f3f3f3f & !(g[0] >> 9u32) & !(g[0] >> 18u32);
     // g[8]: 25 node words, bit 0 (openpath 1 1 4 4 ne), bit 1 (openpath 1 2 4 5 ne), bit 2 (openpath 1 3 4 6 ne), bit 3 (openpath 1 4 4 7 ne), and 21 more; rules at amazons_8x8.kif:71, 81
-    g[8] = 0x1f1f1f1f1f & !(g[0] >> 9u32) & (g[7] >> 9u32);
+    g[8] = ((0x3e3e3e3e3e00 & !g[0] & g[7]) >> 9u32);
     // g[9]: 16 node words, bit 0 (openpath 1 1 5 5 ne), bit 1 (openpath 1 2 5 6 ne), bit 2 (openpath 1 3 5 7 ne), bit 3 (openpath 1 4 5 8 ne), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[9] = 0xf0f0f0f & !(g[0] >> 9u32) & (g[8] >> 9u32);
+    g[9] = ((0x1e1e1e1e00 & !g[0] & g[8]) >> 9u32);
     // g[10]: 9 node words, bit 0 (openpath 1 1 6 6 ne), bit 1 (openpath 1 2 6 7 ne), bit 2 (openpath 1 3 6 8 ne), bit 8 (openpath 2 1 7 6 ne), and 5 more; rules at amazons_8x8.kif:71, 81
-    g[10] = 0x70707 & !(g[0] >> 9u32) & (g[9] >> 9u32);
+    g[10] = ((0xe0e0e00 & !g[0] & g[9]) >> 9u32);
     // n[2]: (openpath 1 1 7 7 ne), rules at amazons_8x8.kif:71, 81
     n[2] = (g[10] & 0x200 != 0) & (g[0] & 0x200 == 0);
     // n[3]: (openpath 1 2 7 8 ne), rules at amazons_8x8.kif:71, 81
@@ -12715,23 +12714,23 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     // g[11]: 48 node words, bit 0 (openpath 1 1 3 1 e), bit 1 (openpath 1 2 3 2 e), bit 2 (openpath 1 3 3 3 e), bit 3 (openpath 1 4 3 4 e), and 44 more; rules at amazons_8x8.kif:71, 81
     g[11] = 0xffffffffffff & !(g[0] >> 8u32) & !(g[0] >> 16u32);
     // g[12]: 40 node words, bit 0 (openpath 1 1 4 1 e), bit 1 (openpath 1 2 4 2 e), bit 2 (openpath 1 3 4 3 e), bit 3 (openpath 1 4 4 4 e), and 36 more; rules at amazons_8x8.kif:71, 81
-    g[12] = 0xffffffffff & !(g[0] >> 8u32) & (g[11] >> 8u32);
+    g[12] = ((0xffffffffff00 & !g[0] & g[11]) >> 8u32);
     // g[13]: 32 node words, bit 0 (openpath 1 1 5 1 e), bit 1 (openpath 1 2 5 2 e), bit 2 (openpath 1 3 5 3 e), bit 3 (openpath 1 4 5 4 e), and 28 more; rules at amazons_8x8.kif:71, 81
-    g[13] = 0xffffffff & !(g[0] >> 8u32) & (g[12] >> 8u32);
+    g[13] = ((0xffffffff00 & !g[0] & g[12]) >> 8u32);
     // g[14]: 24 node words, bit 0 (openpath 1 1 6 1 e), bit 1 (openpath 1 2 6 2 e), bit 2 (openpath 1 3 6 3 e), bit 3 (openpath 1 4 6 4 e), and 20 more; rules at amazons_8x8.kif:71, 81
-    g[14] = 0xffffff & !(g[0] >> 8u32) & (g[13] >> 8u32);
+    g[14] = ((0xffffff00 & !g[0] & g[13]) >> 8u32);
     // g[15]: 16 node words, bit 0 (openpath 1 1 7 1 e), bit 1 (openpath 1 2 7 2 e), bit 2 (openpath 1 3 7 3 e), bit 3 (openpath 1 4 7 4 e), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[15] = 0xffff & !(g[0] >> 8u32) & (g[14] >> 8u32);
+    g[15] = ((0xffff00 & !g[0] & g[14]) >> 8u32);
     // g[16]: 8 node words, bit 0 (openpath 1 1 8 1 e), bit 1 (openpath 1 2 8 2 e), bit 2 (openpath 1 3 8 3 e), bit 3 (openpath 1 4 8 4 e), and 4 more; rules at amazons_8x8.kif:71, 81
-    g[16] = 0xff & !(g[0] >> 8u32) & (g[15] >> 8u32);
+    g[16] = ((0xff00 & !g[0] & g[15]) >> 8u32);
     // g[17]: 36 node words, bit 2 (openpath 1 3 3 1 se), bit 3 (openpath 1 4 3 2 se), bit 4 (openpath 1 5 3 3 se), bit 5 (openpath 1 6 3 4 se), and 32 more; rules at amazons_8x8.kif:71, 81
     g[17] = 0xfcfcfcfcfcfc & !(g[0] >> 7u32) & !(g[0] >> 14u32);
     // g[18]: 25 node words, bit 3 (openpath 1 4 4 1 se), bit 4 (openpath 1 5 4 2 se), bit 5 (openpath 1 6 4 3 se), bit 6 (openpath 1 7 4 4 se), and 21 more; rules at amazons_8x8.kif:71, 81
-    g[18] = 0xf8f8f8f8f8 & !(g[0] >> 7u32) & (g[17] >> 7u32);
+    g[18] = ((0x7c7c7c7c7c00 & !g[0] & g[17]) >> 7u32);
     // g[19]: 16 node words, bit 4 (openpath 1 5 5 1 se), bit 5 (openpath 1 6 5 2 se), bit 6 (openpath 1 7 5 3 se), bit 7 (openpath 1 8 5 4 se), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[19] = 0xf0f0f0f0 & !(g[0] >> 7u32) & (g[18] >> 7u32);
+    g[19] = ((0x7878787800 & !g[0] & g[18]) >> 7u32);
     // g[20]: 9 node words, bit 5 (openpath 1 6 6 1 se), bit 6 (openpath 1 7 6 2 se), bit 7 (openpath 1 8 6 3 se), bit 13 (openpath 2 6 7 1 se), and 5 more; rules at amazons_8x8.kif:71, 81
-    g[20] = 0xe0e0e0 & !(g[0] >> 7u32) & (g[19] >> 7u32);
+    g[20] = ((0x70707000 & !g[0] & g[19]) >> 7u32);
     // n[7]: (openpath 1 7 7 1 se), rules at amazons_8x8.kif:71, 81
     n[7] = (g[20] & 0x2000 != 0) & (g[0] & 0x2000 == 0);
     // n[8]: (openpath 1 8 7 2 se), rules at amazons_8x8.kif:71, 81
@@ -12745,25 +12744,25 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     // g[21]: 8 node words, bit 2 (openpath 1 3 1 1 s), bit 10 (openpath 2 3 2 1 s), bit 18 (openpath 3 3 3 1 s), bit 26 (openpath 4 3 4 1 s), and 4 more; rules at amazons_8x8.kif:71, 81
     g[21] = 0x404040404040404 & !(g[0] << 2u32) & !(g[0] << 1u32);
     // g[22]: 40 node words, bit 3 (openpath 1 4 1 1 s), bit 11 (openpath 2 4 2 1 s), bit 19 (openpath 3 4 3 1 s), bit 27 (openpath 4 4 4 1 s), and 36 more; rules at amazons_8x8.kif:71, 81
-    g[22] = (0xf0f0f0f0f0f0f0f0 & !(g[0] << 1u32) & (g[1] << 4u32))
-        | (0x808080808080808 & !(g[0] << 1u32) & (g[21] << 1u32));
+    g[22] = ((0x404040404040404 & !g[0] & g[21]) << 1u32)
+        | (0xf0f0f0f0f0f0f0f0 & !(g[0] << 1u32) & (g[1] << 4u32));
     // g[23]: 32 node words, bit 4 (openpath 1 5 1 1 s), bit 12 (openpath 2 5 2 1 s), bit 20 (openpath 3 5 3 1 s), bit 28 (openpath 4 5 4 1 s), and 28 more; rules at amazons_8x8.kif:71, 81
-    g[23] = 0xf0f0f0f0f0f0f0f0 & !(g[0] << 1u32) & (g[22] << 1u32);
+    g[23] = ((0x7878787878787878 & !g[0] & g[22]) << 1u32);
     // g[24]: 24 node words, bit 5 (openpath 1 6 1 1 s), bit 13 (openpath 2 6 2 1 s), bit 21 (openpath 3 6 3 1 s), bit 29 (openpath 4 6 4 1 s), and 20 more; rules at amazons_8x8.kif:71, 81
-    g[24] = 0xe0e0e0e0e0e0e0e0 & !(g[0] << 1u32) & (g[23] << 1u32);
+    g[24] = ((0x7070707070707070 & !g[0] & g[23]) << 1u32);
     // g[25]: 16 node words, bit 6 (openpath 1 7 1 1 s), bit 14 (openpath 2 7 2 1 s), bit 22 (openpath 3 7 3 1 s), bit 30 (openpath 4 7 4 1 s), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[25] = 0xc0c0c0c0c0c0c0c0 & !(g[0] << 1u32) & (g[24] << 1u32);
+    g[25] = ((0x6060606060606060 & !g[0] & g[24]) << 1u32);
     // g[26]: 8 node words, bit 7 (openpath 1 8 1 1 s), bit 15 (openpath 2 8 2 1 s), bit 23 (openpath 3 8 3 1 s), bit 31 (openpath 4 8 4 1 s), and 4 more; rules at amazons_8x8.kif:71, 81
-    g[26] = 0x8080808080808080 & !(g[0] << 1u32) & (g[25] << 1u32);
+    g[26] = ((0x4040404040404040 & !g[0] & g[25]) << 1u32);
     // g[27]: 11 node words, bit 18 (openpath 3 3 1 1 sw), bit 19 (openpath 3 4 1 2 sw), bit 20 (openpath 3 5 1 3 sw), bit 21 (openpath 3 6 1 4 sw), and 7 more; rules at amazons_8x8.kif:71, 81
     g[27] = 0x404040404fc0000 & !(g[0] << 18u32) & !(g[0] << 9u32);
     // g[28]: 25 node words, bit 27 (openpath 4 4 1 1 sw), bit 28 (openpath 4 5 1 2 sw), bit 29 (openpath 4 6 1 3 sw), bit 30 (openpath 4 7 1 4 sw), and 21 more; rules at amazons_8x8.kif:71, 81
-    g[28] = (0xf0f0f0f000000000 & !(g[0] << 9u32) & (g[7] << 36u32))
-        | (0x8080808f8000000 & !(g[0] << 9u32) & (g[27] << 9u32));
+    g[28] = ((0x40404047c0000 & !g[0] & g[27]) << 9u32)
+        | (0xf0f0f0f000000000 & !(g[0] << 9u32) & (g[7] << 36u32));
     // g[29]: 16 node words, bit 36 (openpath 5 5 1 1 sw), bit 37 (openpath 5 6 1 2 sw), bit 38 (openpath 5 7 1 3 sw), bit 39 (openpath 5 8 1 4 sw), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[29] = 0xf0f0f0f000000000 & !(g[0] << 9u32) & (g[28] << 9u32);
+    g[29] = ((0x78787878000000 & !g[0] & g[28]) << 9u32);
     // g[30]: 9 node words, bit 45 (openpath 6 6 1 1 sw), bit 46 (openpath 6 7 1 2 sw), bit 47 (openpath 6 8 1 3 sw), bit 53 (openpath 7 6 2 1 sw), and 5 more; rules at amazons_8x8.kif:71, 81
-    g[30] = 0xe0e0e00000000000 & !(g[0] << 9u32) & (g[29] << 9u32);
+    g[30] = ((0x70707000000000 & !g[0] & g[29]) << 9u32);
     // n[12]: (openpath 7 7 1 1 sw), rules at amazons_8x8.kif:71, 81
     n[12] = (g[30] & 0x200000000000 != 0) & (g[0] & 0x200000000000 == 0);
     // n[13]: (openpath 7 8 1 2 sw), rules at amazons_8x8.kif:71, 81
@@ -12777,25 +12776,25 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     // g[31]: 8 node words, bit 16 (openpath 3 1 1 1 w), bit 17 (openpath 3 2 1 2 w), bit 18 (openpath 3 3 1 3 w), bit 19 (openpath 3 4 1 4 w), and 4 more; rules at amazons_8x8.kif:71, 81
     g[31] = 0xff0000 & !(g[0] << 16u32) & !(g[0] << 8u32);
     // g[32]: 40 node words, bit 24 (openpath 4 1 1 1 w), bit 25 (openpath 4 2 1 2 w), bit 26 (openpath 4 3 1 3 w), bit 27 (openpath 4 4 1 4 w), and 36 more; rules at amazons_8x8.kif:71, 81
-    g[32] = (0xffffffff00000000 & !(g[0] << 8u32) & (g[11] << 32u32))
-        | (0xff000000 & !(g[0] << 8u32) & (g[31] << 8u32));
+    g[32] = ((0xff0000 & !g[0] & g[31]) << 8u32)
+        | (0xffffffff00000000 & !(g[0] << 8u32) & (g[11] << 32u32));
     // g[33]: 32 node words, bit 32 (openpath 5 1 1 1 w), bit 33 (openpath 5 2 1 2 w), bit 34 (openpath 5 3 1 3 w), bit 35 (openpath 5 4 1 4 w), and 28 more; rules at amazons_8x8.kif:71, 81
-    g[33] = 0xffffffff00000000 & !(g[0] << 8u32) & (g[32] << 8u32);
+    g[33] = ((0xffffffff000000 & !g[0] & g[32]) << 8u32);
     // g[34]: 24 node words, bit 40 (openpath 6 1 1 1 w), bit 41 (openpath 6 2 1 2 w), bit 42 (openpath 6 3 1 3 w), bit 43 (openpath 6 4 1 4 w), and 20 more; rules at amazons_8x8.kif:71, 81
-    g[34] = 0xffffff0000000000 & !(g[0] << 8u32) & (g[33] << 8u32);
+    g[34] = ((0xffffff00000000 & !g[0] & g[33]) << 8u32);
     // g[35]: 16 node words, bit 48 (openpath 7 1 1 1 w), bit 49 (openpath 7 2 1 2 w), bit 50 (openpath 7 3 1 3 w), bit 51 (openpath 7 4 1 4 w), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[35] = 0xffff000000000000 & !(g[0] << 8u32) & (g[34] << 8u32);
+    g[35] = ((0xffff0000000000 & !g[0] & g[34]) << 8u32);
     // g[36]: 8 node words, bit 56 (openpath 8 1 1 1 w), bit 57 (openpath 8 2 1 2 w), bit 58 (openpath 8 3 1 3 w), bit 59 (openpath 8 4 1 4 w), and 4 more; rules at amazons_8x8.kif:71, 81
-    g[36] = 0xff00000000000000 & !(g[0] << 8u32) & (g[35] << 8u32);
+    g[36] = ((0xff000000000000 & !g[0] & g[35]) << 8u32);
     // g[37]: 11 node words, bit 16 (openpath 3 1 1 3 nw), bit 17 (openpath 3 2 1 4 nw), bit 18 (openpath 3 3 1 5 nw), bit 19 (openpath 3 4 1 6 nw), and 7 more; rules at amazons_8x8.kif:71, 81
     g[37] = 0x20202020203f0000 & !(g[0] << 14u32) & !(g[0] << 7u32);
     // g[38]: 25 node words, bit 24 (openpath 4 1 1 4 nw), bit 25 (openpath 4 2 1 5 nw), bit 26 (openpath 4 3 1 6 nw), bit 27 (openpath 4 4 1 7 nw), and 21 more; rules at amazons_8x8.kif:71, 81
-    g[38] = (0xf0f0f0f00000000 & !(g[0] << 7u32) & (g[17] << 28u32))
-        | (0x101010101f000000 & !(g[0] << 7u32) & (g[37] << 7u32));
+    g[38] = ((0x202020203e0000 & !g[0] & g[37]) << 7u32)
+        | (0xf0f0f0f00000000 & !(g[0] << 7u32) & (g[17] << 28u32));
     // g[39]: 16 node words, bit 32 (openpath 5 1 1 5 nw), bit 33 (openpath 5 2 1 6 nw), bit 34 (openpath 5 3 1 7 nw), bit 35 (openpath 5 4 1 8 nw), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[39] = 0xf0f0f0f00000000 & !(g[0] << 7u32) & (g[38] << 7u32);
+    g[39] = ((0x1e1e1e1e000000 & !g[0] & g[38]) << 7u32);
     // g[40]: 9 node words, bit 40 (openpath 6 1 1 6 nw), bit 41 (openpath 6 2 1 7 nw), bit 42 (openpath 6 3 1 8 nw), bit 48 (openpath 7 1 2 6 nw), and 5 more; rules at amazons_8x8.kif:71, 81
-    g[40] = 0x707070000000000 & !(g[0] << 7u32) & (g[39] << 7u32);
+    g[40] = ((0xe0e0e00000000 & !g[0] & g[39]) << 7u32);
     // n[17]: (openpath 7 1 1 7 nw), rules at amazons_8x8.kif:71, 81
     n[17] = (g[40] & 0x20000000000 != 0) & (g[0] & 0x20000000000 == 0);
     // n[18]: (openpath 7 2 1 8 nw), rules at amazons_8x8.kif:71, 81
@@ -12851,9 +12850,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     // g[57]: 8 node words, bit 2 (legal white (move 1 3 8 3)), bit 3 (legal white (move 1 4 8 4)), bit 4 (legal white (move 1 5 8 5)), bit 5 (legal white (move 1 6 8 6)), and 4 more
     g[57] = 0xff & s.0[2] & g[16] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
     // g[58]: 57 node words, bit 2 (legal white (move 1 3 2 2)), bit 16 (legal white (move 3 1 3 8)), bit 40 (legal white (move 6 1 6 8)), bit 3 (legal white (move 1 4 2 3)), and 53 more
-    g[58] = (0xfefefefefefefe & s.0[2] & !(g[0] >> 7u32)
+    g[58] = (0x101010101010101 & s.0[2] & g[6]
         & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64))
-        | (0x101010101010101 & s.0[2] & g[6]
+        | (0xfefefefefefefe & s.0[2] & !(g[0] >> 7u32)
             & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64));
     // g[59]: 36 node words, bit 2 (legal white (move 1 3 3 1)), bit 3 (legal white (move 1 4 3 2)), bit 4 (legal white (move 1 5 3 3)), bit 5 (legal white (move 1 6 3 4)), and 32 more
     g[59] = 0xfcfcfcfcfcfc & s.0[2] & g[17]
@@ -12862,9 +12861,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[60] = 0xfefefefefefefefe & s.0[2] & !(g[0] << 1u32)
         & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
     // g[61]: 48 node words, bit 2 (legal white (move 1 3 1 1)), bit 58 (legal white (move 8 3 8 1)), bit 3 (legal white (move 1 4 1 2)), bit 4 (legal white (move 1 5 1 3)), and 44 more
-    g[61] = (0xf8f8f8f8f8f8f8f8 & s.0[2] & (g[1] << 3u32)
+    g[61] = (0x404040404040404 & s.0[2] & g[21]
         & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64))
-        | (0x404040404040404 & s.0[2] & g[21]
+        | (0xf8f8f8f8f8f8f8f8 & s.0[2] & (g[1] << 3u32)
             & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64));
     // g[62]: 16 node words, bit 16 (legal white (move 3 1 3 7)), bit 40 (legal white (move 6 1 6 7)), bit 9 (legal white (move 2 2 2 8)), bit 1 (legal white (move 1 2 1 8)), and 12 more
     g[62] = 0x303030303030303 & s.0[2] & g[5]
@@ -12873,18 +12872,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[63] = 0xffffffffffffff00 & s.0[2] & !(g[0] << 8u32)
         & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
     // g[64]: 48 node words, bit 16 (legal white (move 3 1 1 1)), bit 40 (legal white (move 6 1 4 1)), bit 58 (legal white (move 8 3 6 3)), bit 20 (legal white (move 3 5 1 5)), and 44 more
-    g[64] = (0xffffffffff000000 & s.0[2] & (g[11] << 24u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64))
-        | (0xff0000 & s.0[2] & g[31] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64));
+    g[64] = (0xff0000 & s.0[2] & g[31] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64))
+        | (0xffffffffff000000 & s.0[2] & (g[11] << 24u32)
+            & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64));
     // g[65]: 57 node words, bit 16 (legal white (move 3 1 2 2)), bit 40 (legal white (move 6 1 5 2)), bit 58 (legal white (move 8 3 7 4)), bit 7 (legal white (move 1 8 1 1)), and 53 more
-    g[65] = (0x7f7f7f7f7f7f7f00 & s.0[2] & !(g[0] << 7u32)
+    g[65] = (0x8080808080808080 & s.0[2] & g[26]
         & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64))
-        | (0x8080808080808080 & s.0[2] & g[26]
+        | (0x7f7f7f7f7f7f7f00 & s.0[2] & !(g[0] << 7u32)
             & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64));
     // g[66]: 36 node words, bit 16 (legal white (move 3 1 1 3)), bit 40 (legal white (move 6 1 4 3)), bit 58 (legal white (move 8 3 6 5)), bit 20 (legal white (move 3 5 1 7)), and 32 more
-    g[66] = (0x1f1f1f1f1f000000 & s.0[2] & (g[17] << 21u32)
+    g[66] = (0x20202020203f0000 & s.0[2] & g[37]
         & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64))
-        | (0x20202020203f0000 & s.0[2] & g[37]
+        | (0x1f1f1f1f1f000000 & s.0[2] & (g[17] << 21u32)
             & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64));
     // g[67]: 40 node words, bit 40 (legal white (move 6 1 3 1)), bit 58 (legal white (move 8 3 5 3)), bit 29 (legal white (move 4 6 1 6)), bit 38 (legal white (move 5 7 2 7)), and 36 more
     g[67] = 0xffffffffff000000 & s.0[2] & g[32]
@@ -12908,9 +12907,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[73] = 0xfefefefefefefe00 & s.0[2] & !(g[0] << 9u32)
         & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
     // g[74]: 36 node words, bit 58 (legal white (move 8 3 6 1)), bit 20 (legal white (move 3 5 1 3)), bit 29 (legal white (move 4 6 2 4)), bit 38 (legal white (move 5 7 3 5)), and 32 more
-    g[74] = (0xf8f8f8f8f8000000 & s.0[2] & (g[7] << 27u32)
+    g[74] = (0x404040404fc0000 & s.0[2] & g[27]
         & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64))
-        | (0x404040404fc0000 & s.0[2] & g[27]
+        | (0xf8f8f8f8f8000000 & s.0[2] & (g[7] << 27u32)
             & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64));
     // g[75]: 16 node words, bit 58 (legal white (move 8 3 2 3)), bit 50 (legal white (move 7 3 1 3)), bit 52 (legal white (move 7 5 1 5)), bit 61 (legal white (move 8 6 2 6)), and 12 more
     g[75] = 0xffff000000000000 & s.0[2] & g[35]
@@ -13026,9 +13025,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     // g[97]: 8 node words, bit 5 (legal black (move 1 6 8 6)), bit 6 (legal black (move 1 7 8 7)), bit 7 (legal black (move 1 8 8 8)), bit 4 (legal black (move 1 5 8 5)), and 4 more
     g[97] = 0xff & s.0[1] & g[16] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
     // g[98]: 57 node words, bit 5 (legal black (move 1 6 2 5)), bit 23 (legal black (move 3 8 4 7)), bit 47 (legal black (move 6 8 7 7)), bit 6 (legal black (move 1 7 2 6)), and 53 more
-    g[98] = (0xfefefefefefefe & s.0[1] & !(g[0] >> 7u32)
+    g[98] = (0x101010101010101 & s.0[1] & g[6]
         & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64))
-        | (0x101010101010101 & s.0[1] & g[6]
+        | (0xfefefefefefefe & s.0[1] & !(g[0] >> 7u32)
             & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64));
     // g[99]: 36 node words, bit 5 (legal black (move 1 6 3 4)), bit 23 (legal black (move 3 8 5 6)), bit 47 (legal black (move 6 8 8 6)), bit 6 (legal black (move 1 7 3 5)), and 32 more
     g[99] = 0xfcfcfcfcfcfc & s.0[1] & g[17]
@@ -13044,9 +13043,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[103] = 0xfefefefefefefefe & s.0[1] & !(g[0] << 1u32)
         & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
     // g[104]: 48 node words, bit 5 (legal black (move 1 6 1 4)), bit 23 (legal black (move 3 8 3 6)), bit 47 (legal black (move 6 8 6 6)), bit 61 (legal black (move 8 6 8 4)), and 44 more
-    g[104] = (0xf8f8f8f8f8f8f8f8 & s.0[1] & (g[1] << 3u32)
+    g[104] = (0x404040404040404 & s.0[1] & g[21]
         & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64))
-        | (0x404040404040404 & s.0[1] & g[21]
+        | (0xf8f8f8f8f8f8f8f8 & s.0[1] & (g[1] << 3u32)
             & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64));
     // g[105]: 40 node words, bit 5 (legal black (move 1 6 1 3)), bit 23 (legal black (move 3 8 3 5)), bit 47 (legal black (move 6 8 6 5)), bit 61 (legal black (move 8 6 8 3)), and 36 more
     g[105] = 0xf8f8f8f8f8f8f8f8 & s.0[1] & g[22]
@@ -13061,25 +13060,25 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[108] = 0xc0c0c0c0c0c0c0c0 & s.0[1] & g[25]
         & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
     // g[109]: 57 node words, bit 23 (legal black (move 3 8 3 1)), bit 47 (legal black (move 6 8 6 1)), bit 61 (legal black (move 8 6 7 7)), bit 7 (legal black (move 1 8 1 1)), and 53 more
-    g[109] = (0x7f7f7f7f7f7f7f00 & s.0[1] & !(g[0] << 7u32)
+    g[109] = (0x8080808080808080 & s.0[1] & g[26]
         & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64))
-        | (0x8080808080808080 & s.0[1] & g[26]
+        | (0x7f7f7f7f7f7f7f00 & s.0[1] & !(g[0] << 7u32)
             & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64));
     // g[110]: 49 node words, bit 23 (legal black (move 3 8 2 7)), bit 47 (legal black (move 6 8 5 7)), bit 61 (legal black (move 8 6 7 5)), bit 14 (legal black (move 2 7 1 6)), and 45 more
     g[110] = 0xfefefefefefefe00 & s.0[1] & !(g[0] << 9u32)
         & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
     // g[111]: 36 node words, bit 23 (legal black (move 3 8 1 6)), bit 47 (legal black (move 6 8 4 6)), bit 61 (legal black (move 8 6 6 4)), bit 21 (legal black (move 3 6 1 4)), and 32 more
-    g[111] = (0xf8f8f8f8f8000000 & s.0[1] & (g[7] << 27u32)
+    g[111] = (0x404040404fc0000 & s.0[1] & g[27]
         & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64))
-        | (0x404040404fc0000 & s.0[1] & g[27]
+        | (0xf8f8f8f8f8000000 & s.0[1] & (g[7] << 27u32)
             & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64));
     // g[112]: 56 node words, bit 23 (legal black (move 3 8 2 8)), bit 47 (legal black (move 6 8 5 8)), bit 61 (legal black (move 8 6 7 6)), bit 14 (legal black (move 2 7 1 7)), and 52 more
     g[112] = 0xffffffffffffff00 & s.0[1] & !(g[0] << 8u32)
         & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
     // g[113]: 48 node words, bit 23 (legal black (move 3 8 1 8)), bit 47 (legal black (move 6 8 4 8)), bit 61 (legal black (move 8 6 6 6)), bit 21 (legal black (move 3 6 1 6)), and 44 more
-    g[113] = (0xffffffffff000000 & s.0[1] & (g[11] << 24u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64))
-        | (0xff0000 & s.0[1] & g[31] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64));
+    g[113] = (0xff0000 & s.0[1] & g[31] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64))
+        | (0xffffffffff000000 & s.0[1] & (g[11] << 24u32)
+            & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64));
     // g[114]: 25 node words, bit 47 (legal black (move 6 8 3 5)), bit 61 (legal black (move 8 6 5 3)), bit 29 (legal black (move 4 6 1 3)), bit 37 (legal black (move 5 6 2 3)), and 21 more
     g[114] = 0xf8f8f8f8f8000000 & s.0[1] & g[28]
         & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
@@ -13105,9 +13104,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[121] = 0xff00000000000000 & s.0[1] & g[36]
         & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
     // g[122]: 36 node words, bit 61 (legal black (move 8 6 6 8)), bit 21 (legal black (move 3 6 1 8)), bit 29 (legal black (move 4 6 2 8)), bit 37 (legal black (move 5 6 3 8)), and 32 more
-    g[122] = (0x1f1f1f1f1f000000 & s.0[1] & (g[17] << 21u32)
+    g[122] = (0x20202020203f0000 & s.0[1] & g[37]
         & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64))
-        | (0x20202020203f0000 & s.0[1] & g[37]
+        | (0x1f1f1f1f1f000000 & s.0[1] & (g[17] << 21u32)
             & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64));
     // n[42]: (legal black (move 1 7 7 1))
     n[42] = (s.0[1] & 0x40 == 0x40) & (s.0[4] & 0x4 == 0x4) & (n[7]);
@@ -16226,7 +16225,8 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         }
     }
     // g[133]: 64 node words, bit 3 (next (cell 1 4 white)), bit 4 (next (cell 1 5 white)), bit 5 (next (cell 1 6 white)), bit 6 (next (cell 1 7 white)), and 60 more; rules at amazons_8x8.kif:97, 99, 107
-    g[133] = (0x400000000000000 & s.0[2] & !(mt[0] << 42u32))
+    g[133] = ((0x400 & s.0[2] & !mt[0])
+        | (0x400000000000000 & s.0[2] & !(mt[0] << 42u32))
         | (0x800000000000 & s.0[2] & !(mt[0] << 38u32))
         | (0x4000000000000 & s.0[2] & !(mt[0] << 35u32))
         | (0x2000000000000000 & s.0[2] & !(mt[0] << 32u32))
@@ -16245,7 +16245,7 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         | (0x20000000000 & s.0[2] & !(mt[0] << 4u32))
         | (0xf8 & s.0[2] & !(mt[0] << 3u32))
         | (0x8000000000000 & s.0[2] & !(mt[0] << 2u32))
-        | (0x100000000 & s.0[2] & !(mt[0] << 1u32)) | (0x400 & s.0[2] & !mt[0])
+        | (0x100000000 & s.0[2] & !(mt[0] << 1u32))
         | (0x20000002000000 & s.0[2] & !(mt[0] >> 1u32))
         | (0x80000000e10000 & s.0[2] & !(mt[0] >> 2u32))
         | (0x80000 & s.0[2] & !(mt[0] >> 3u32)) | (0x20000 & s.0[2] & !(mt[0] >> 4u32))
@@ -16263,70 +16263,71 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         | (0x8000000 & s.0[2] & !(mt[0] >> 33u32))
         | (0x10000004 & s.0[2] & !(mt[0] >> 34u32))
         | (0x4000 & s.0[2] & !(mt[0] >> 38u32)) | (0x2000 & s.0[2] & !(mt[0] >> 40u32))
-        | (0x8000 & s.0[2] & !(mt[0] >> 43u32))
+        | (0x8000 & s.0[2] & !(mt[0] >> 43u32)))
         | ({
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let at = 1u64 << (entry & 63);
             match entry >> 6 {
-                1 => 0xfefefefefefefefe & (at << 1u32),
-                2 => 0xfcfcfcfcfcfcfcfc & (at << 2u32),
-                3 => 0xf8f8f8f8f8f8f8f8 & (at << 3u32),
-                4 => 0xf0f0f0f0f0f0f0f0 & (at << 4u32),
-                5 => 0xe0e0e0e0e0e0e0e0 & (at << 5u32),
-                6 => 0xc0c0c0c0c0c0c0c0 & (at << 6u32),
-                7 => 0xffffffffffffff80 & (at << 7u32),
-                8 => 0xffffffffffffff00 & (at << 8u32),
-                9 => 0xfefefefefefefe00 & (at << 9u32),
-                10 => 0xffffffffffff0000 & (at << 16u32),
-                11 => 0xfcfcfcfcfcfc0000 & (at << 18u32),
-                12 => 0xffffffffff000000 & (at << 24u32),
-                13 => 0xf8f8f8f8f8000000 & (at << 27u32),
-                14 => 0xffffffff00000000 & (at << 32u32),
-                15 => 0xf0f0f0f000000000 & (at << 36u32),
-                16 => 0xffffff0000000000 & (at << 40u32),
-                17 => 0xe0e0e00000000000 & (at << 45u32),
-                18 => 0xffff000000000000 & (at << 48u32),
-                19 => 0xc0c0000000000000 & (at << 54u32),
-                20 => 0xff00000000000000 & (at << 56u32),
-                21 => 0x8000000000000000 & (at << 63u32),
-                22 => 0x7f7f7f7f7f7f7f7f & (at >> 1u32),
-                23 => 0x3f3f3f3f3f3f3f3f & (at >> 2u32),
-                24 => 0x3f3f3f3f3f3f0000 & (at << 14u32),
-                25 => 0x1f1f1f1f1f1f1f1f & (at >> 3u32),
-                26 => 0x1f1f1f1f1f000000 & (at << 21u32),
-                27 => 0xf0f0f0f0f0f0f0f & (at >> 4u32),
-                28 => 0xf0f0f0f00000000 & (at << 28u32),
-                29 => 0x707070707070707 & (at >> 5u32),
-                30 => 0x707070000000000 & (at << 35u32),
-                31 => 0x303030303030303 & (at >> 6u32),
-                32 => 0x303000000000000 & (at << 42u32),
-                33 => 0x1ffffffffffffff & (at >> 7u32),
-                34 => 0x100000000000000 & (at << 49u32),
-                35 => 0xffffffffffffff & (at >> 8u32),
-                36 => 0x7f7f7f7f7f7f7f & (at >> 9u32),
-                37 => 0xffffffffffff & (at >> 16u32),
-                38 => 0xfcfcfcfcfcfc & (at >> 14u32),
-                39 => 0x3f3f3f3f3f3f & (at >> 18u32),
-                40 => 0xffffffffff & (at >> 24u32),
-                41 => 0xf8f8f8f8f8 & (at >> 21u32),
-                42 => 0x1f1f1f1f1f & (at >> 27u32),
-                43 => 0xffffffff & (at >> 32u32),
-                44 => 0xf0f0f0f0 & (at >> 28u32),
-                45 => 0xf0f0f0f & (at >> 36u32),
-                46 => 0xffffff & (at >> 40u32),
-                47 => 0xe0e0e0 & (at >> 35u32),
-                48 => 0x70707 & (at >> 45u32),
-                49 => 0xffff & (at >> 48u32),
-                50 => 0xc0c0 & (at >> 42u32),
-                51 => 0x303 & (at >> 54u32),
-                52 => 0xff & (at >> 56u32),
-                53 => 0x80 & (at >> 49u32),
-                54 => 0x1 & (at >> 63u32),
+                1 => ((0x7f7f7f7f7f7f7f7f & at) << 1u32),
+                2 => ((0x3f3f3f3f3f3f3f3f & at) << 2u32),
+                3 => ((0x1f1f1f1f1f1f1f1f & at) << 3u32),
+                4 => ((0xf0f0f0f0f0f0f0f & at) << 4u32),
+                5 => ((0x707070707070707 & at) << 5u32),
+                6 => ((0x303030303030303 & at) << 6u32),
+                7 => ((0x1ffffffffffffff & at) << 7u32),
+                8 => ((0xffffffffffffff & at) << 8u32),
+                9 => ((0x7f7f7f7f7f7f7f & at) << 9u32),
+                10 => ((0xffffffffffff & at) << 16u32),
+                11 => ((0x3f3f3f3f3f3f & at) << 18u32),
+                12 => ((0xffffffffff & at) << 24u32),
+                13 => ((0x1f1f1f1f1f & at) << 27u32),
+                14 => ((0xffffffff & at) << 32u32),
+                15 => ((0xf0f0f0f & at) << 36u32),
+                16 => ((0xffffff & at) << 40u32),
+                17 => ((0x70707 & at) << 45u32),
+                18 => ((0xffff & at) << 48u32),
+                19 => ((0x303 & at) << 54u32),
+                20 => ((0xff & at) << 56u32),
+                21 => ((0x1 & at) << 63u32),
+                22 => ((0xfefefefefefefefe & at) >> 1u32),
+                23 => ((0xfcfcfcfcfcfcfcfc & at) >> 2u32),
+                24 => ((0xfcfcfcfcfcfc & at) << 14u32),
+                25 => ((0xf8f8f8f8f8f8f8f8 & at) >> 3u32),
+                26 => ((0xf8f8f8f8f8 & at) << 21u32),
+                27 => ((0xf0f0f0f0f0f0f0f0 & at) >> 4u32),
+                28 => ((0xf0f0f0f0 & at) << 28u32),
+                29 => ((0xe0e0e0e0e0e0e0e0 & at) >> 5u32),
+                30 => ((0xe0e0e0 & at) << 35u32),
+                31 => ((0xc0c0c0c0c0c0c0c0 & at) >> 6u32),
+                32 => ((0xc0c0 & at) << 42u32),
+                33 => ((0xffffffffffffff80 & at) >> 7u32),
+                34 => ((0x80 & at) << 49u32),
+                35 => ((0xffffffffffffff00 & at) >> 8u32),
+                36 => ((0xfefefefefefefe00 & at) >> 9u32),
+                37 => ((0xffffffffffff0000 & at) >> 16u32),
+                38 => ((0x3f3f3f3f3f3f0000 & at) >> 14u32),
+                39 => ((0xfcfcfcfcfcfc0000 & at) >> 18u32),
+                40 => ((0xffffffffff000000 & at) >> 24u32),
+                41 => ((0x1f1f1f1f1f000000 & at) >> 21u32),
+                42 => ((0xf8f8f8f8f8000000 & at) >> 27u32),
+                43 => ((0xffffffff00000000 & at) >> 32u32),
+                44 => ((0xf0f0f0f00000000 & at) >> 28u32),
+                45 => ((0xf0f0f0f000000000 & at) >> 36u32),
+                46 => ((0xffffff0000000000 & at) >> 40u32),
+                47 => ((0x707070000000000 & at) >> 35u32),
+                48 => ((0xe0e0e00000000000 & at) >> 45u32),
+                49 => ((0xffff000000000000 & at) >> 48u32),
+                50 => ((0x303000000000000 & at) >> 42u32),
+                51 => ((0xc0c0000000000000 & at) >> 54u32),
+                52 => ((0xff00000000000000 & at) >> 56u32),
+                53 => ((0x100000000000000 & at) >> 49u32),
+                54 => ((0x8000000000000000 & at) >> 63u32),
                 _ => 0,
             }
         });
     // g[134]: 64 node words, bit 6 (next (cell 1 7 black)), bit 7 (next (cell 1 8 black)), bit 14 (next (cell 2 7 black)), bit 23 (next (cell 3 8 black)), and 60 more; rules at amazons_8x8.kif:97, 99, 107
-    g[134] = (0x400000000000000 & s.0[1] & !(mt[0] << 42u32))
+    g[134] = ((0x400 & s.0[1] & !mt[0])
+        | (0x400000000000000 & s.0[1] & !(mt[0] << 42u32))
         | (0x800000000000 & s.0[1] & !(mt[0] << 38u32))
         | (0x4000000000000 & s.0[1] & !(mt[0] << 35u32))
         | (0x2000000000000000 & s.0[1] & !(mt[0] << 32u32))
@@ -16345,7 +16346,7 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         | (0x20000000000 & s.0[1] & !(mt[0] << 4u32))
         | (0xf8 & s.0[1] & !(mt[0] << 3u32))
         | (0x8000000000000 & s.0[1] & !(mt[0] << 2u32))
-        | (0x100000000 & s.0[1] & !(mt[0] << 1u32)) | (0x400 & s.0[1] & !mt[0])
+        | (0x100000000 & s.0[1] & !(mt[0] << 1u32))
         | (0x20000002000000 & s.0[1] & !(mt[0] >> 1u32))
         | (0x80000000e10000 & s.0[1] & !(mt[0] >> 2u32))
         | (0x80000 & s.0[1] & !(mt[0] >> 3u32)) | (0x20000 & s.0[1] & !(mt[0] >> 4u32))
@@ -16363,70 +16364,72 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         | (0x8000000 & s.0[1] & !(mt[0] >> 33u32))
         | (0x10000004 & s.0[1] & !(mt[0] >> 34u32))
         | (0x4000 & s.0[1] & !(mt[0] >> 38u32)) | (0x2000 & s.0[1] & !(mt[0] >> 40u32))
-        | (0x8000 & s.0[1] & !(mt[0] >> 43u32))
+        | (0x8000 & s.0[1] & !(mt[0] >> 43u32)))
         | ({
             let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
             let at = 1u64 << (entry & 63);
             match entry >> 6 {
-                56 => 0xfefefefefefefefe & (at << 1u32),
-                57 => 0xfcfcfcfcfcfcfcfc & (at << 2u32),
-                58 => 0xf8f8f8f8f8f8f8f8 & (at << 3u32),
-                59 => 0xf0f0f0f0f0f0f0f0 & (at << 4u32),
-                60 => 0xe0e0e0e0e0e0e0e0 & (at << 5u32),
-                61 => 0xc0c0c0c0c0c0c0c0 & (at << 6u32),
-                62 => 0xffffffffffffff80 & (at << 7u32),
-                63 => 0xffffffffffffff00 & (at << 8u32),
-                64 => 0xfefefefefefefe00 & (at << 9u32),
-                65 => 0xffffffffffff0000 & (at << 16u32),
-                66 => 0xfcfcfcfcfcfc0000 & (at << 18u32),
-                67 => 0xffffffffff000000 & (at << 24u32),
-                68 => 0xf8f8f8f8f8000000 & (at << 27u32),
-                69 => 0xffffffff00000000 & (at << 32u32),
-                70 => 0xf0f0f0f000000000 & (at << 36u32),
-                71 => 0xffffff0000000000 & (at << 40u32),
-                72 => 0xe0e0e00000000000 & (at << 45u32),
-                73 => 0xffff000000000000 & (at << 48u32),
-                74 => 0xc0c0000000000000 & (at << 54u32),
-                75 => 0xff00000000000000 & (at << 56u32),
-                76 => 0x8000000000000000 & (at << 63u32),
-                77 => 0x7f7f7f7f7f7f7f7f & (at >> 1u32),
-                78 => 0x3f3f3f3f3f3f3f3f & (at >> 2u32),
-                79 => 0x3f3f3f3f3f3f0000 & (at << 14u32),
-                80 => 0x1f1f1f1f1f1f1f1f & (at >> 3u32),
-                81 => 0x1f1f1f1f1f000000 & (at << 21u32),
-                82 => 0xf0f0f0f0f0f0f0f & (at >> 4u32),
-                83 => 0xf0f0f0f00000000 & (at << 28u32),
-                84 => 0x707070707070707 & (at >> 5u32),
-                85 => 0x707070000000000 & (at << 35u32),
-                86 => 0x303030303030303 & (at >> 6u32),
-                87 => 0x303000000000000 & (at << 42u32),
-                88 => 0x1ffffffffffffff & (at >> 7u32),
-                89 => 0x100000000000000 & (at << 49u32),
-                90 => 0xffffffffffffff & (at >> 8u32),
-                91 => 0x7f7f7f7f7f7f7f & (at >> 9u32),
-                92 => 0xffffffffffff & (at >> 16u32),
-                93 => 0xfcfcfcfcfcfc & (at >> 14u32),
-                94 => 0x3f3f3f3f3f3f & (at >> 18u32),
-                95 => 0xffffffffff & (at >> 24u32),
-                96 => 0xf8f8f8f8f8 & (at >> 21u32),
-                97 => 0x1f1f1f1f1f & (at >> 27u32),
-                98 => 0xffffffff & (at >> 32u32),
-                99 => 0xf0f0f0f0 & (at >> 28u32),
-                100 => 0xf0f0f0f & (at >> 36u32),
-                101 => 0xffffff & (at >> 40u32),
-                102 => 0xe0e0e0 & (at >> 35u32),
-                103 => 0x70707 & (at >> 45u32),
-                104 => 0xffff & (at >> 48u32),
-                105 => 0xc0c0 & (at >> 42u32),
-                106 => 0x303 & (at >> 54u32),
-                107 => 0xff & (at >> 56u32),
-                108 => 0x80 & (at >> 49u32),
-                109 => 0x1 & (at >> 63u32),
+                56 => ((0x7f7f7f7f7f7f7f7f & at) << 1u32),
+                57 => ((0x3f3f3f3f3f3f3f3f & at) << 2u32),
+                58 => ((0x1f1f1f1f1f1f1f1f & at) << 3u32),
+                59 => ((0xf0f0f0f0f0f0f0f & at) << 4u32),
+                60 => ((0x707070707070707 & at) << 5u32),
+                61 => ((0x303030303030303 & at) << 6u32),
+                62 => ((0x1ffffffffffffff & at) << 7u32),
+                63 => ((0xffffffffffffff & at) << 8u32),
+                64 => ((0x7f7f7f7f7f7f7f & at) << 9u32),
+                65 => ((0xffffffffffff & at) << 16u32),
+                66 => ((0x3f3f3f3f3f3f & at) << 18u32),
+                67 => ((0xffffffffff & at) << 24u32),
+                68 => ((0x1f1f1f1f1f & at) << 27u32),
+                69 => ((0xffffffff & at) << 32u32),
+                70 => ((0xf0f0f0f & at) << 36u32),
+                71 => ((0xffffff & at) << 40u32),
+                72 => ((0x70707 & at) << 45u32),
+                73 => ((0xffff & at) << 48u32),
+                74 => ((0x303 & at) << 54u32),
+                75 => ((0xff & at) << 56u32),
+                76 => ((0x1 & at) << 63u32),
+                77 => ((0xfefefefefefefefe & at) >> 1u32),
+                78 => ((0xfcfcfcfcfcfcfcfc & at) >> 2u32),
+                79 => ((0xfcfcfcfcfcfc & at) << 14u32),
+                80 => ((0xf8f8f8f8f8f8f8f8 & at) >> 3u32),
+                81 => ((0xf8f8f8f8f8 & at) << 21u32),
+                82 => ((0xf0f0f0f0f0f0f0f0 & at) >> 4u32),
+                83 => ((0xf0f0f0f0 & at) << 28u32),
+                84 => ((0xe0e0e0e0e0e0e0e0 & at) >> 5u32),
+                85 => ((0xe0e0e0 & at) << 35u32),
+                86 => ((0xc0c0c0c0c0c0c0c0 & at) >> 6u32),
+                87 => ((0xc0c0 & at) << 42u32),
+                88 => ((0xffffffffffffff80 & at) >> 7u32),
+                89 => ((0x80 & at) << 49u32),
+                90 => ((0xffffffffffffff00 & at) >> 8u32),
+                91 => ((0xfefefefefefefe00 & at) >> 9u32),
+                92 => ((0xffffffffffff0000 & at) >> 16u32),
+                93 => ((0x3f3f3f3f3f3f0000 & at) >> 14u32),
+                94 => ((0xfcfcfcfcfcfc0000 & at) >> 18u32),
+                95 => ((0xffffffffff000000 & at) >> 24u32),
+                96 => ((0x1f1f1f1f1f000000 & at) >> 21u32),
+                97 => ((0xf8f8f8f8f8000000 & at) >> 27u32),
+                98 => ((0xffffffff00000000 & at) >> 32u32),
+                99 => ((0xf0f0f0f00000000 & at) >> 28u32),
+                100 => ((0xf0f0f0f000000000 & at) >> 36u32),
+                101 => ((0xffffff0000000000 & at) >> 40u32),
+                102 => ((0x707070000000000 & at) >> 35u32),
+                103 => ((0xe0e0e00000000000 & at) >> 45u32),
+                104 => ((0xffff000000000000 & at) >> 48u32),
+                105 => ((0x303000000000000 & at) >> 42u32),
+                106 => ((0xc0c0000000000000 & at) >> 54u32),
+                107 => ((0xff00000000000000 & at) >> 56u32),
+                108 => ((0x100000000000000 & at) >> 49u32),
+                109 => ((0x8000000000000000 & at) >> 63u32),
                 _ => 0,
             }
         });
     // g[135]: 64 node words, bit 4 (next (cell 1 5 arrow)), bit 12 (next (cell 2 5 arrow)), bit 11 (next (cell 2 4 arrow)), bit 10 (next (cell 2 3 arrow)), and 60 more; rules at amazons_8x8.kif:97, 99, 107
-    g[135] = (0x400000000000000 & s.0[0] & !(mt[0] << 42u32))
+    g[135] = kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)
+        | kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 55)
+        | (0x400 & s.0[0] & !mt[0]) | (0x400000000000000 & s.0[0] & !(mt[0] << 42u32))
         | (0x800000000000 & s.0[0] & !(mt[0] << 38u32))
         | (0x4000000000000 & s.0[0] & !(mt[0] << 35u32))
         | (0x2000000000000000 & s.0[0] & !(mt[0] << 32u32))
@@ -16445,7 +16448,7 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         | (0x20000000000 & s.0[0] & !(mt[0] << 4u32))
         | (0xf8 & s.0[0] & !(mt[0] << 3u32))
         | (0x8000000000000 & s.0[0] & !(mt[0] << 2u32))
-        | (0x100000000 & s.0[0] & !(mt[0] << 1u32)) | (0x400 & s.0[0] & !mt[0])
+        | (0x100000000 & s.0[0] & !(mt[0] << 1u32))
         | (0x20000002000000 & s.0[0] & !(mt[0] >> 1u32))
         | (0x80000000e10000 & s.0[0] & !(mt[0] >> 2u32))
         | (0x80000 & s.0[0] & !(mt[0] >> 3u32)) | (0x20000 & s.0[0] & !(mt[0] >> 4u32))
@@ -16463,9 +16466,7 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         | (0x8000000 & s.0[0] & !(mt[0] >> 33u32))
         | (0x10000004 & s.0[0] & !(mt[0] >> 34u32))
         | (0x4000 & s.0[0] & !(mt[0] >> 38u32)) | (0x2000 & s.0[0] & !(mt[0] >> 40u32))
-        | (0x8000 & s.0[0] & !(mt[0] >> 43u32))
-        | (0xffffffffffffffff & kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0))
-        | (0xffffffffffffffff & kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 55));
+        | (0x8000 & s.0[0] & !(mt[0] >> 43u32));
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0];
     let mut keep: [u64; 1] = [0x0];
     let mut set: [u64; 1] = [0x0];

@@ -293,12 +293,12 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
     let mut g = [0u64; 1];
     // g[0]: 32 node words, bit 32 (next (cell 1 1 crosser)), bit 33 (next (cell 1 2 crosser)), bit 34 (next (cell 1 3 crosser)), bit 35 (next (cell 1 4 crosser)), and 28 more; rules at blocker.kif:13, 17, 22, 26
-    g[0] = (0xffff00000000 & (s.0[0] << 32u32)
-        & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0) << 32u32)
-        & !(kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1) << 32u32))
-        | (0xffff00000000 & s.0[0])
-        | (0xffff & s.0[0] & !kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)
-            & !kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1));
+    g[0] = ((0xffff & s.0[0] & kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)
+        & !kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1)) << 32u32)
+        | (s.0[0]
+            & (0xffff00000000
+                | (0xffff & !kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)
+                    & !kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1))));
     let mut w: [u64; WORDS] = [0x0];
     let mut keep: [u64; WORDS] = [0xffff0000];
     let mut set: [u64; WORDS] = [0x0];
@@ -516,12 +516,12 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
     let joint = &joint;
     // g[0]: 32 node words, bit 32 (next (cell 1 1 crosser)), bit 33 (next (cell 1 2 crosser)), bit 34 (next (cell 1 3 crosser)), bit 35 (next (cell 1 4 crosser)), and 28 more; rules at blocker.kif:13, 17, 22, 26
-    g[0] = (0xffff00000000 & (s.0[0] << 32u32)
-        & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0) << 32u32)
-        & !(kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1) << 32u32))
-        | (0xffff00000000 & s.0[0])
-        | (0xffff & s.0[0] & !kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)
-            & !kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1));
+    g[0] = ((0xffff & s.0[0] & kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)
+        & !kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1)) << 32u32)
+        | (s.0[0]
+            & (0xffff00000000
+                | (0xffff & !kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)
+                    & !kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1))));
     let mut w: [u64; WORDS] = [0x0];
     let mut keep: [u64; WORDS] = [0xffff0000];
     let mut set: [u64; WORDS] = [0x0];

@@ -28735,24 +28735,29 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | ((s.0[5] & 0x4000000 == 0x4000000) & (n[1028]))
         | ((mt[14] & 0x40000000 != 0) | (mt[16] & 0x300000000 != 0));
     // g[0]: 24 node words, bit 33 (next (piece_count white 11)), bit 20 (next (piece_count black 11)), bit 32 (next (piece_count white 10)), bit 31 (next (piece_count white 9)), and 20 more; rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    g[0] = (0x3ffc00000 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x400000000 != 0) as u64))
-        | (0x1ffe00 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x800000000 != 0) as u64))
-        | (0x3ffc00000 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x1000000000 != 0) as u64))
-        | (0x3ffc00000 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x2000000000 != 0) as u64))
-        | (0x3ffc00000 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x4000000000 != 0) as u64))
-        | (0x1ffe00 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x8000000000 != 0) as u64))
-        | (0x1ffe00 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x10000000000 != 0) as u64))
-        | (0x1ffe00 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x20000000000 != 0) as u64))
-        | (0x3ffc00000 & (s.0[3] >> 1u32) & 0u64.wrapping_sub((n[1444]) as u64))
-        | (0x1ffe00 & (s.0[3] >> 1u32) & 0u64.wrapping_sub((n[1445]) as u64))
-        | (0xffe00 & (s.0[3] >> 2u32)
-            & 0u64.wrapping_sub((mt[16] & 0x1000000000 != 0) as u64))
-        | (0x1ffc00000 & (s.0[3] >> 2u32)
-            & 0u64.wrapping_sub((mt[16] & 0x8000000000 != 0) as u64))
-        | (0x7fe00 & (s.0[3] >> 3u32)
-            & 0u64.wrapping_sub((mt[16] & 0x2000000000 != 0) as u64))
-        | (0xffc00000 & (s.0[3] >> 3u32)
-            & 0u64.wrapping_sub((mt[16] & 0x10000000000 != 0) as u64));
+    g[0] = (s.0[3]
+        & ((0x1ffe00
+            & (0u64.wrapping_sub((mt[16] & 0x800000000 != 0) as u64)
+                | 0u64.wrapping_sub((mt[16] & 0x8000000000 != 0) as u64)
+                | 0u64.wrapping_sub((mt[16] & 0x10000000000 != 0) as u64)
+                | 0u64.wrapping_sub((mt[16] & 0x20000000000 != 0) as u64)))
+            | (0x3ffc00000
+                & (0u64.wrapping_sub((mt[16] & 0x400000000 != 0) as u64)
+                    | 0u64.wrapping_sub((mt[16] & 0x1000000000 != 0) as u64)
+                    | 0u64.wrapping_sub((mt[16] & 0x2000000000 != 0) as u64)
+                    | 0u64.wrapping_sub((mt[16] & 0x4000000000 != 0) as u64)))))
+        | ((s.0[3]
+            & ((0x7ff800000 & 0u64.wrapping_sub((n[1444]) as u64))
+                | (0x3ffc00 & 0u64.wrapping_sub((n[1445]) as u64)))) >> 1u32)
+        | ((s.0[3]
+            & ((0x3ff800 & 0u64.wrapping_sub((mt[16] & 0x1000000000 != 0) as u64))
+                | (0x7ff000000
+                    & 0u64.wrapping_sub((mt[16] & 0x8000000000 != 0) as u64)))) >> 2u32)
+        | ((s.0[3]
+            & ((0x3ff000 & 0u64.wrapping_sub((mt[16] & 0x2000000000 != 0) as u64))
+                | (0x7fe000000
+                    & 0u64.wrapping_sub((mt[16] & 0x10000000000 != 0) as u64))))
+            >> 3u32);
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
     let mut keep: [u64; 4] = [0x0, 0x0, 0x0, 0x0];
     let mut set: [u64; 4] = [0x0, 0x0, 0x0, 0x0];
@@ -46697,24 +46702,29 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         | ((s.0[5] & 0x4000000 == 0x4000000) & (n[1028]))
         | ((mt[14] & 0x40000000 != 0) | (mt[16] & 0x300000000 != 0));
     // g[0]: 24 node words, bit 33 (next (piece_count white 11)), bit 20 (next (piece_count black 11)), bit 32 (next (piece_count white 10)), bit 31 (next (piece_count white 9)), and 20 more; rules at checkers.kif:207, 213, 218, 224, 229, 234, 239, 245, and 1 more
-    g[0] = (0x3ffc00000 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x400000000 != 0) as u64))
-        | (0x1ffe00 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x800000000 != 0) as u64))
-        | (0x3ffc00000 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x1000000000 != 0) as u64))
-        | (0x3ffc00000 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x2000000000 != 0) as u64))
-        | (0x3ffc00000 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x4000000000 != 0) as u64))
-        | (0x1ffe00 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x8000000000 != 0) as u64))
-        | (0x1ffe00 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x10000000000 != 0) as u64))
-        | (0x1ffe00 & s.0[3] & 0u64.wrapping_sub((mt[16] & 0x20000000000 != 0) as u64))
-        | (0x3ffc00000 & (s.0[3] >> 1u32) & 0u64.wrapping_sub((n[1444]) as u64))
-        | (0x1ffe00 & (s.0[3] >> 1u32) & 0u64.wrapping_sub((n[1445]) as u64))
-        | (0xffe00 & (s.0[3] >> 2u32)
-            & 0u64.wrapping_sub((mt[16] & 0x1000000000 != 0) as u64))
-        | (0x1ffc00000 & (s.0[3] >> 2u32)
-            & 0u64.wrapping_sub((mt[16] & 0x8000000000 != 0) as u64))
-        | (0x7fe00 & (s.0[3] >> 3u32)
-            & 0u64.wrapping_sub((mt[16] & 0x2000000000 != 0) as u64))
-        | (0xffc00000 & (s.0[3] >> 3u32)
-            & 0u64.wrapping_sub((mt[16] & 0x10000000000 != 0) as u64));
+    g[0] = (s.0[3]
+        & ((0x1ffe00
+            & (0u64.wrapping_sub((mt[16] & 0x800000000 != 0) as u64)
+                | 0u64.wrapping_sub((mt[16] & 0x8000000000 != 0) as u64)
+                | 0u64.wrapping_sub((mt[16] & 0x10000000000 != 0) as u64)
+                | 0u64.wrapping_sub((mt[16] & 0x20000000000 != 0) as u64)))
+            | (0x3ffc00000
+                & (0u64.wrapping_sub((mt[16] & 0x400000000 != 0) as u64)
+                    | 0u64.wrapping_sub((mt[16] & 0x1000000000 != 0) as u64)
+                    | 0u64.wrapping_sub((mt[16] & 0x2000000000 != 0) as u64)
+                    | 0u64.wrapping_sub((mt[16] & 0x4000000000 != 0) as u64)))))
+        | ((s.0[3]
+            & ((0x7ff800000 & 0u64.wrapping_sub((n[1444]) as u64))
+                | (0x3ffc00 & 0u64.wrapping_sub((n[1445]) as u64)))) >> 1u32)
+        | ((s.0[3]
+            & ((0x3ff800 & 0u64.wrapping_sub((mt[16] & 0x1000000000 != 0) as u64))
+                | (0x7ff000000
+                    & 0u64.wrapping_sub((mt[16] & 0x8000000000 != 0) as u64)))) >> 2u32)
+        | ((s.0[3]
+            & ((0x3ff000 & 0u64.wrapping_sub((mt[16] & 0x2000000000 != 0) as u64))
+                | (0x7fe000000
+                    & 0u64.wrapping_sub((mt[16] & 0x10000000000 != 0) as u64))))
+            >> 3u32);
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
     let mut keep: [u64; 4] = [0x0, 0x0, 0x0, 0x0];
     let mut set: [u64; 4] = [0x0, 0x0, 0x0, 0x0];

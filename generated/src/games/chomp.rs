@@ -645,22 +645,23 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
     }
     // g[0]: 56 node words, bit 0 (next (chocolate 1 1)), bit 8 (next (chocolate 1 2)), bit 16 (next (chocolate 1 3)), bit 24 (next (chocolate 1 4)), and 52 more; rules at chomp.kif:87, 92, 97
-    g[0] = (0xffffffffffffff & s.0[0]
-        & 0u64.wrapping_sub((s.0[0] & 0x100000000000000 == 0) as u64)
-        & 0u64.wrapping_sub((s.0[0] & 0x200000000000000 == 0) as u64))
-        | (0x40404040404040 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x1 != 0) as u64))
-        | (0x1010101010101 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x2 != 0) as u64))
-        | (0x2020202020202 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x4 != 0) as u64))
-        | (0x4040404040404 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x8 != 0) as u64))
-        | (0x8080808080808 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x10 != 0) as u64))
-        | (0x10101010101010 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x20 != 0) as u64))
-        | (0x20202020202020 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x40 != 0) as u64))
-        | (0xff0000000000 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x80 != 0) as u64))
-        | (0xff & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x100 != 0) as u64))
-        | (0xff00 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x200 != 0) as u64))
-        | (0xff0000 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x400 != 0) as u64))
-        | (0xff000000 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x800 != 0) as u64))
-        | (0xff00000000 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x1000 != 0) as u64));
+    g[0] = s.0[0]
+        & ((0x40404040404040 & 0u64.wrapping_sub((mt[0] & 0x1 != 0) as u64))
+            | (0x1010101010101 & 0u64.wrapping_sub((mt[0] & 0x2 != 0) as u64))
+            | (0x2020202020202 & 0u64.wrapping_sub((mt[0] & 0x4 != 0) as u64))
+            | (0x4040404040404 & 0u64.wrapping_sub((mt[0] & 0x8 != 0) as u64))
+            | (0x8080808080808 & 0u64.wrapping_sub((mt[0] & 0x10 != 0) as u64))
+            | (0x10101010101010 & 0u64.wrapping_sub((mt[0] & 0x20 != 0) as u64))
+            | (0x20202020202020 & 0u64.wrapping_sub((mt[0] & 0x40 != 0) as u64))
+            | (0xff0000000000 & 0u64.wrapping_sub((mt[0] & 0x80 != 0) as u64))
+            | (0xff & 0u64.wrapping_sub((mt[0] & 0x100 != 0) as u64))
+            | (0xff00 & 0u64.wrapping_sub((mt[0] & 0x200 != 0) as u64))
+            | (0xff0000 & 0u64.wrapping_sub((mt[0] & 0x400 != 0) as u64))
+            | (0xff000000 & 0u64.wrapping_sub((mt[0] & 0x800 != 0) as u64))
+            | (0xff00000000 & 0u64.wrapping_sub((mt[0] & 0x1000 != 0) as u64))
+            | (0xffffffffffffff
+                & 0u64.wrapping_sub((s.0[0] & 0x100000000000000 == 0) as u64)
+                & 0u64.wrapping_sub((s.0[0] & 0x200000000000000 == 0) as u64)));
     let mut w: [u64; WORDS] = [0x0];
     let mut keep: [u64; WORDS] = [0x0];
     let mut set: [u64; WORDS] = [0x0];
@@ -761,22 +762,23 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         }
     }
     // g[0]: 56 node words, bit 0 (next (chocolate 1 1)), bit 8 (next (chocolate 1 2)), bit 16 (next (chocolate 1 3)), bit 24 (next (chocolate 1 4)), and 52 more; rules at chomp.kif:87, 92, 97
-    g[0] = (0xffffffffffffff & s.0[0]
-        & 0u64.wrapping_sub((s.0[0] & 0x100000000000000 == 0) as u64)
-        & 0u64.wrapping_sub((s.0[0] & 0x200000000000000 == 0) as u64))
-        | (0x40404040404040 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x1 != 0) as u64))
-        | (0x1010101010101 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x2 != 0) as u64))
-        | (0x2020202020202 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x4 != 0) as u64))
-        | (0x4040404040404 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x8 != 0) as u64))
-        | (0x8080808080808 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x10 != 0) as u64))
-        | (0x10101010101010 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x20 != 0) as u64))
-        | (0x20202020202020 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x40 != 0) as u64))
-        | (0xff0000000000 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x80 != 0) as u64))
-        | (0xff & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x100 != 0) as u64))
-        | (0xff00 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x200 != 0) as u64))
-        | (0xff0000 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x400 != 0) as u64))
-        | (0xff000000 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x800 != 0) as u64))
-        | (0xff00000000 & s.0[0] & 0u64.wrapping_sub((mt[0] & 0x1000 != 0) as u64));
+    g[0] = s.0[0]
+        & ((0x40404040404040 & 0u64.wrapping_sub((mt[0] & 0x1 != 0) as u64))
+            | (0x1010101010101 & 0u64.wrapping_sub((mt[0] & 0x2 != 0) as u64))
+            | (0x2020202020202 & 0u64.wrapping_sub((mt[0] & 0x4 != 0) as u64))
+            | (0x4040404040404 & 0u64.wrapping_sub((mt[0] & 0x8 != 0) as u64))
+            | (0x8080808080808 & 0u64.wrapping_sub((mt[0] & 0x10 != 0) as u64))
+            | (0x10101010101010 & 0u64.wrapping_sub((mt[0] & 0x20 != 0) as u64))
+            | (0x20202020202020 & 0u64.wrapping_sub((mt[0] & 0x40 != 0) as u64))
+            | (0xff0000000000 & 0u64.wrapping_sub((mt[0] & 0x80 != 0) as u64))
+            | (0xff & 0u64.wrapping_sub((mt[0] & 0x100 != 0) as u64))
+            | (0xff00 & 0u64.wrapping_sub((mt[0] & 0x200 != 0) as u64))
+            | (0xff0000 & 0u64.wrapping_sub((mt[0] & 0x400 != 0) as u64))
+            | (0xff000000 & 0u64.wrapping_sub((mt[0] & 0x800 != 0) as u64))
+            | (0xff00000000 & 0u64.wrapping_sub((mt[0] & 0x1000 != 0) as u64))
+            | (0xffffffffffffff
+                & 0u64.wrapping_sub((s.0[0] & 0x100000000000000 == 0) as u64)
+                & 0u64.wrapping_sub((s.0[0] & 0x200000000000000 == 0) as u64)));
     let mut w: [u64; WORDS] = [0x0];
     let mut keep: [u64; WORDS] = [0x0];
     let mut set: [u64; WORDS] = [0x0];

@@ -1151,28 +1151,29 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[119] |= (n[116]) & (n[118]);
     n[119] |= (n[117]) & (n[118]);
     // g[1]: 52 node words, bit 26 (next (box_count xplayer 0)), bit 0 (next (box_count oplayer 0)), bit 27 (next (box_count xplayer 1)), bit 1 (next (box_count oplayer 1)), and 48 more; rules at dotsAndBoxes.kif:89, 92, 96, 102
-    g[1] = (0x3fffffc & (s.0[1] << 2u32)
-        & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
-        & 0u64.wrapping_sub((n[119]) as u64))
-        | (0xffffff0000000 & (s.0[1] << 2u32)
-            & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+    g[1] = ((s.0[1]
+        & ((0xffffff & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
             & 0u64.wrapping_sub((n[119]) as u64))
-        | (0x3fffffe & (s.0[1] << 1u32)
-            & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[108]) as u64) & 0u64.wrapping_sub((!n[119]) as u64))
-        | (0xffffff8000000 & (s.0[1] << 1u32)
-            & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[108]) as u64) & 0u64.wrapping_sub((!n[119]) as u64))
-        | (0x3ffffff & s.0[1]
-            & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 == 0) as u64))
-        | (0x3ffffff & s.0[1]
-            & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
-            & 0u64.wrapping_sub((!n[108]) as u64))
-        | (0xffffffc000000 & s.0[1]
-            & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 == 0) as u64))
-        | (0xffffffc000000 & s.0[1]
-            & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
-            & 0u64.wrapping_sub((!n[108]) as u64));
+            | (0x3fffffc000000
+                & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+                & 0u64.wrapping_sub((n[119]) as u64)))) << 2u32)
+        | ((s.0[1]
+            & ((0x1ffffff & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+                & 0u64.wrapping_sub((n[108]) as u64)
+                & 0u64.wrapping_sub((!n[119]) as u64))
+                | (0x7fffffc000000
+                    & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+                    & 0u64.wrapping_sub((n[108]) as u64)
+                    & 0u64.wrapping_sub((!n[119]) as u64)))) << 1u32)
+        | (s.0[1]
+            & ((0x3ffffff
+                & (0u64.wrapping_sub((s.0[0] & 0x1000000000000000 == 0) as u64)
+                    | (0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+                        & 0u64.wrapping_sub((!n[108]) as u64))))
+                | (0xffffffc000000
+                    & (0u64.wrapping_sub((s.0[0] & 0x2000000000000000 == 0) as u64)
+                        | (0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((!n[108]) as u64))))));
     // n[120]: (next (control xplayer)), rules at dotsAndBoxes.kif:110, 113, 116
     n[120] = ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (!n[108]))
         | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[108]));
@@ -1975,28 +1976,29 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[120] |= (n[117]) & (n[119]);
     n[120] |= (n[118]) & (n[119]);
     // g[1]: 52 node words, bit 26 (next (box_count xplayer 0)), bit 0 (next (box_count oplayer 0)), bit 27 (next (box_count xplayer 1)), bit 1 (next (box_count oplayer 1)), and 48 more; rules at dotsAndBoxes.kif:89, 92, 96, 102
-    g[1] = (0x3fffffc & (s.0[1] << 2u32)
-        & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
-        & 0u64.wrapping_sub((n[120]) as u64))
-        | (0xffffff0000000 & (s.0[1] << 2u32)
-            & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+    g[1] = ((s.0[1]
+        & ((0xffffff & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
             & 0u64.wrapping_sub((n[120]) as u64))
-        | (0x3fffffe & (s.0[1] << 1u32)
-            & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[109]) as u64) & 0u64.wrapping_sub((!n[120]) as u64))
-        | (0xffffff8000000 & (s.0[1] << 1u32)
-            & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
-            & 0u64.wrapping_sub((n[109]) as u64) & 0u64.wrapping_sub((!n[120]) as u64))
-        | (0x3ffffff & s.0[1]
-            & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 == 0) as u64))
-        | (0x3ffffff & s.0[1]
-            & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
-            & 0u64.wrapping_sub((!n[109]) as u64))
-        | (0xffffffc000000 & s.0[1]
-            & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 == 0) as u64))
-        | (0xffffffc000000 & s.0[1]
-            & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
-            & 0u64.wrapping_sub((!n[109]) as u64));
+            | (0x3fffffc000000
+                & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+                & 0u64.wrapping_sub((n[120]) as u64)))) << 2u32)
+        | ((s.0[1]
+            & ((0x1ffffff & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+                & 0u64.wrapping_sub((n[109]) as u64)
+                & 0u64.wrapping_sub((!n[120]) as u64))
+                | (0x7fffffc000000
+                    & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+                    & 0u64.wrapping_sub((n[109]) as u64)
+                    & 0u64.wrapping_sub((!n[120]) as u64)))) << 1u32)
+        | (s.0[1]
+            & ((0x3ffffff
+                & (0u64.wrapping_sub((s.0[0] & 0x1000000000000000 == 0) as u64)
+                    | (0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+                        & 0u64.wrapping_sub((!n[109]) as u64))))
+                | (0xffffffc000000
+                    & (0u64.wrapping_sub((s.0[0] & 0x2000000000000000 == 0) as u64)
+                        | (0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((!n[109]) as u64))))));
     // n[121]: (next (control xplayer)), rules at dotsAndBoxes.kif:110, 113, 116
     n[121] = ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (!n[109]))
         | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[109]));

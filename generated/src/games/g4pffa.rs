@@ -7307,18 +7307,23 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     // n[104]: (captured green), rules at 4pffa.kif:128
     n[104] = (s.0[3] & 0x2 == 0x2) & (n[100]);
     // g[0]: 23 node words, bit 41 (next (capture red 0)), bit 52 (next (capture yellow 0)), bit 40 (next (capture blue 0)), bit 51 (next (capture green 0)), and 19 more; rules at 4pffa.kif:48, 51
-    g[0] = (0x10000000000 & s.0[1] & 0u64.wrapping_sub((!n[103]) as u64))
-        | (0x8000000000000 & s.0[1] & 0u64.wrapping_sub((!n[104]) as u64))
-        | (0x7fc0000000000 & (s.0[2] << 1u32) & 0u64.wrapping_sub((n[101]) as u64))
-        | (0x7fe0000000000000 & (s.0[2] << 1u32) & 0u64.wrapping_sub((n[102]) as u64))
-        | (0x7fe0000000000 & s.0[2] & 0u64.wrapping_sub((!n[101]) as u64))
-        | (0x7ff0000000000000 & s.0[2] & 0u64.wrapping_sub((!n[102]) as u64));
+    g[0] = ((s.0[2]
+        & ((0x3fe0000000000 & 0u64.wrapping_sub((n[101]) as u64))
+            | (0x3ff0000000000000 & 0u64.wrapping_sub((n[102]) as u64)))) << 1u32)
+        | (s.0[1]
+            & ((0x10000000000 & 0u64.wrapping_sub((!n[103]) as u64))
+                | (0x8000000000000 & 0u64.wrapping_sub((!n[104]) as u64))))
+        | (s.0[2]
+            & ((0x7fe0000000000 & 0u64.wrapping_sub((!n[101]) as u64))
+                | (0x7ff0000000000000 & 0u64.wrapping_sub((!n[102]) as u64))));
     // g[1]: 21 node words, bit 41 (next (capture blue 1)), bit 52 (next (capture green 1)), bit 42 (next (capture blue 2)), bit 53 (next (capture green 2)), and 17 more; rules at 4pffa.kif:48, 51
-    g[1] = (0x7fe0000000000 & (s.0[1] << 1u32) & 0u64.wrapping_sub((n[103]) as u64))
-        | (0x3ff0000000000000 & (s.0[1] << 1u32) & 0u64.wrapping_sub((n[104]) as u64))
-        | (0x7fe0000000000 & s.0[1] & 0u64.wrapping_sub((!n[103]) as u64))
-        | (0x3ff0000000000000 & s.0[1] & 0u64.wrapping_sub((!n[104]) as u64))
-        | (0x8000000000000 & (s.0[2] << 1u32) & 0u64.wrapping_sub((n[101]) as u64))
+    g[1] = (((s.0[1]
+        & ((0x3ff0000000000 & 0u64.wrapping_sub((n[103]) as u64))
+            | (0x1ff8000000000000 & 0u64.wrapping_sub((n[104]) as u64))))
+        | (0x4000000000000 & s.0[2] & 0u64.wrapping_sub((n[101]) as u64))) << 1u32)
+        | (s.0[1]
+            & ((0x7fe0000000000 & 0u64.wrapping_sub((!n[103]) as u64))
+                | (0x3ff0000000000000 & 0u64.wrapping_sub((!n[104]) as u64))))
         | (0x8000000000000 & s.0[2] & 0u64.wrapping_sub((!n[101]) as u64));
     let mut w: [u64; WORDS] = [0x4000020000000001, 0x8000000000, 0x0, 0x0];
     // BASE[1]: (next (cell 2 2 blue)), rules at 4pffa.kif:40, 42, 46
@@ -13415,18 +13420,23 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     // n[884]: (captured green), rules at 4pffa.kif:128
     n[884] = (s.0[3] & 0x2 == 0x2) & (n[880]);
     // g[0]: 23 node words, bit 41 (next (capture red 0)), bit 52 (next (capture yellow 0)), bit 40 (next (capture blue 0)), bit 51 (next (capture green 0)), and 19 more; rules at 4pffa.kif:48, 51
-    g[0] = (0x10000000000 & s.0[1] & 0u64.wrapping_sub((!n[883]) as u64))
-        | (0x8000000000000 & s.0[1] & 0u64.wrapping_sub((!n[884]) as u64))
-        | (0x7fc0000000000 & (s.0[2] << 1u32) & 0u64.wrapping_sub((n[881]) as u64))
-        | (0x7fe0000000000000 & (s.0[2] << 1u32) & 0u64.wrapping_sub((n[882]) as u64))
-        | (0x7fe0000000000 & s.0[2] & 0u64.wrapping_sub((!n[881]) as u64))
-        | (0x7ff0000000000000 & s.0[2] & 0u64.wrapping_sub((!n[882]) as u64));
+    g[0] = ((s.0[2]
+        & ((0x3fe0000000000 & 0u64.wrapping_sub((n[881]) as u64))
+            | (0x3ff0000000000000 & 0u64.wrapping_sub((n[882]) as u64)))) << 1u32)
+        | (s.0[1]
+            & ((0x10000000000 & 0u64.wrapping_sub((!n[883]) as u64))
+                | (0x8000000000000 & 0u64.wrapping_sub((!n[884]) as u64))))
+        | (s.0[2]
+            & ((0x7fe0000000000 & 0u64.wrapping_sub((!n[881]) as u64))
+                | (0x7ff0000000000000 & 0u64.wrapping_sub((!n[882]) as u64))));
     // g[1]: 21 node words, bit 41 (next (capture blue 1)), bit 52 (next (capture green 1)), bit 42 (next (capture blue 2)), bit 53 (next (capture green 2)), and 17 more; rules at 4pffa.kif:48, 51
-    g[1] = (0x7fe0000000000 & (s.0[1] << 1u32) & 0u64.wrapping_sub((n[883]) as u64))
-        | (0x3ff0000000000000 & (s.0[1] << 1u32) & 0u64.wrapping_sub((n[884]) as u64))
-        | (0x7fe0000000000 & s.0[1] & 0u64.wrapping_sub((!n[883]) as u64))
-        | (0x3ff0000000000000 & s.0[1] & 0u64.wrapping_sub((!n[884]) as u64))
-        | (0x8000000000000 & (s.0[2] << 1u32) & 0u64.wrapping_sub((n[881]) as u64))
+    g[1] = (((s.0[1]
+        & ((0x3ff0000000000 & 0u64.wrapping_sub((n[883]) as u64))
+            | (0x1ff8000000000000 & 0u64.wrapping_sub((n[884]) as u64))))
+        | (0x4000000000000 & s.0[2] & 0u64.wrapping_sub((n[881]) as u64))) << 1u32)
+        | (s.0[1]
+            & ((0x7fe0000000000 & 0u64.wrapping_sub((!n[883]) as u64))
+                | (0x3ff0000000000000 & 0u64.wrapping_sub((!n[884]) as u64))))
         | (0x8000000000000 & s.0[2] & 0u64.wrapping_sub((!n[881]) as u64));
     let mut w: [u64; WORDS] = [0x4000020000000001, 0x8000000000, 0x0, 0x0];
     // BASE[1]: (next (cell 2 2 blue)), rules at 4pffa.kif:40, 42, 46

@@ -1083,7 +1083,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
     }
     // g[0]: 36 node words, bit 8 (next (cell b 3 black)), bit 6 (next (cell b 1 black)), bit 13 (next (cell c 2 black)), bit 1 (next (cell a 2 black)), and 32 more; rules at gather.kif:43, 45
-    g[0] = (0x180000000 & s.0[0] & !(mt[0] << 17u32))
+    g[0] = ((0x180000000 & s.0[0] & !(mt[0] << 17u32))
         | (0x44000000 & s.0[0] & !(mt[0] << 14u32))
         | (0x1082000 & s.0[0] & !(mt[0] << 11u32))
         | (0x104000 & s.0[0] & !(mt[0] << 10u32))
@@ -1095,24 +1095,24 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | (0x10000801 & s.0[0] & !(mt[0] >> 7u32))
         | (0x208000 & s.0[0] & !(mt[0] >> 8u32)) | (0x200 & s.0[0] & !(mt[0] >> 10u32))
         | (0x410 & s.0[0] & !(mt[0] >> 17u32)) | (0x20 & s.0[0] & !(mt[0] >> 19u32))
-        | (0x8 & s.0[0] & !(mt[0] >> 22u32))
+        | (0x8 & s.0[0] & !(mt[0] >> 22u32)))
         | ({
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let at = 1u64 << (entry & 63);
             match entry >> 6 {
-                0 => 0xfbefbefbe & (at << 1u32),
-                1 => 0xfffffffc0 & (at << 6u32),
-                2 => 0xfbefbef80 & (at << 7u32),
-                3 => 0x7df7df7df & (at >> 1u32),
-                4 => 0x7df7df7c0 & (at << 5u32),
-                5 => 0x3fffffff & (at >> 6u32),
-                6 => 0x3efbefbe & (at >> 5u32),
-                7 => 0x1f7df7df & (at >> 7u32),
+                0 => ((0x7df7df7df & at) << 1u32),
+                1 => ((0x3fffffff & at) << 6u32),
+                2 => ((0x1f7df7df & at) << 7u32),
+                3 => ((0xfbefbefbe & at) >> 1u32),
+                4 => ((0x3efbefbe & at) << 5u32),
+                5 => ((0xfffffffc0 & at) >> 6u32),
+                6 => ((0x7df7df7c0 & at) >> 5u32),
+                7 => ((0xfbefbef80 & at) >> 7u32),
                 _ => 0,
             }
         });
     // g[1]: 36 node words, bit 11 (next (cell b 6 white)), bit 9 (next (cell b 4 white)), bit 16 (next (cell c 5 white)), bit 4 (next (cell a 5 white)), and 32 more; rules at gather.kif:43, 45
-    g[1] = (0x180000000 & s.0[1] & !(mt[0] << 17u32))
+    g[1] = ((0x180000000 & s.0[1] & !(mt[0] << 17u32))
         | (0x44000000 & s.0[1] & !(mt[0] << 14u32))
         | (0x1082000 & s.0[1] & !(mt[0] << 11u32))
         | (0x104000 & s.0[1] & !(mt[0] << 10u32))
@@ -1124,19 +1124,19 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | (0x10000801 & s.0[1] & !(mt[0] >> 7u32))
         | (0x208000 & s.0[1] & !(mt[0] >> 8u32)) | (0x200 & s.0[1] & !(mt[0] >> 10u32))
         | (0x410 & s.0[1] & !(mt[0] >> 17u32)) | (0x20 & s.0[1] & !(mt[0] >> 19u32))
-        | (0x8 & s.0[1] & !(mt[0] >> 22u32))
+        | (0x8 & s.0[1] & !(mt[0] >> 22u32)))
         | ({
             let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
             let at = 1u64 << (entry & 63);
             match entry >> 6 {
-                8 => 0xfbefbefbe & (at << 1u32),
-                9 => 0xfffffffc0 & (at << 6u32),
-                10 => 0xfbefbef80 & (at << 7u32),
-                11 => 0x7df7df7df & (at >> 1u32),
-                12 => 0x7df7df7c0 & (at << 5u32),
-                13 => 0x3fffffff & (at >> 6u32),
-                14 => 0x3efbefbe & (at >> 5u32),
-                15 => 0x1f7df7df & (at >> 7u32),
+                8 => ((0x7df7df7df & at) << 1u32),
+                9 => ((0x3fffffff & at) << 6u32),
+                10 => ((0x1f7df7df & at) << 7u32),
+                11 => ((0xfbefbefbe & at) >> 1u32),
+                12 => ((0x3efbefbe & at) << 5u32),
+                13 => ((0xfffffffc0 & at) >> 6u32),
+                14 => ((0x7df7df7c0 & at) >> 5u32),
+                15 => ((0xfbefbef80 & at) >> 7u32),
                 _ => 0,
             }
         });
@@ -1257,17 +1257,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[3] = 0;
     loop {
         let mut changed = false;
-        let word = (0x4000 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[3]) | (0x4000 & (s.0[0] << 7u32) & s.0[0])
             | (0x2000 & (s.0[0] << 6u32) & s.0[0]) | (0x1000 & (s.0[0] << 5u32) & s.0[0])
             | (0x100 & (s.0[0] << 1u32) & s.0[0]) | (0x40 & s.0[0] & (s.0[0] >> 1u32))
             | (0x4 & s.0[0] & (s.0[0] >> 5u32)) | (0x2 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x1 & s.0[0] & (s.0[0] >> 7u32)) | (0xfffffffff & s.0[0] & g[3]);
+            | (0x1 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[2];
         g[2] = word;
-        let word = (0xfbefbef80 & (g[2] << 7u32)) | (0xfffffffc0 & (g[2] << 6u32))
-            | (0x7df7df7c0 & (g[2] << 5u32)) | (0xfbefbefbe & (g[2] << 1u32))
-            | (0x7df7df7df & (g[2] >> 1u32)) | (0x3efbefbe & (g[2] >> 5u32))
-            | (0x3fffffff & (g[2] >> 6u32)) | (0x1f7df7df & (g[2] >> 7u32));
+        let word = ((0x1f7df7df & g[2]) << 7u32) | ((0x3fffffff & g[2]) << 6u32)
+            | ((0x3efbefbe & g[2]) << 5u32) | ((0x7df7df7df & g[2]) << 1u32)
+            | ((0xfbefbefbe & g[2]) >> 1u32) | ((0x7df7df7c0 & g[2]) >> 5u32)
+            | ((0xfffffffc0 & g[2]) >> 6u32) | ((0xfbefbef80 & g[2]) >> 7u32);
         changed |= word != g[3];
         g[3] = word;
         if !changed {
@@ -1280,18 +1280,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[5] = 0;
     loop {
         let mut changed = false;
-        let word = (0x100000 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[5]) | (0x100000 & (s.0[0] << 7u32) & s.0[0])
             | (0x80000 & (s.0[0] << 6u32) & s.0[0])
             | (0x40000 & (s.0[0] << 5u32) & s.0[0])
             | (0x4000 & (s.0[0] << 1u32) & s.0[0]) | (0x1000 & s.0[0] & (s.0[0] >> 1u32))
             | (0x100 & s.0[0] & (s.0[0] >> 5u32)) | (0x80 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x40 & s.0[0] & (s.0[0] >> 7u32)) | (0xfffffffff & s.0[0] & g[5]);
+            | (0x40 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[4];
         g[4] = word;
-        let word = (0xfbefbef80 & (g[4] << 7u32)) | (0xfffffffc0 & (g[4] << 6u32))
-            | (0x7df7df7c0 & (g[4] << 5u32)) | (0xfbefbefbe & (g[4] << 1u32))
-            | (0x7df7df7df & (g[4] >> 1u32)) | (0x3efbefbe & (g[4] >> 5u32))
-            | (0x3fffffff & (g[4] >> 6u32)) | (0x1f7df7df & (g[4] >> 7u32));
+        let word = ((0x1f7df7df & g[4]) << 7u32) | ((0x3fffffff & g[4]) << 6u32)
+            | ((0x3efbefbe & g[4]) << 5u32) | ((0x7df7df7df & g[4]) << 1u32)
+            | ((0xfbefbefbe & g[4]) >> 1u32) | ((0x7df7df7c0 & g[4]) >> 5u32)
+            | ((0xfffffffc0 & g[4]) >> 6u32) | ((0xfbefbef80 & g[4]) >> 7u32);
         changed |= word != g[5];
         g[5] = word;
         if !changed {
@@ -1304,20 +1304,21 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[7] = 0;
     loop {
         let mut changed = false;
-        let word = (0x100000000 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[7])
+            | (0x100000000 & (s.0[0] << 7u32) & s.0[0])
             | (0x80000000 & (s.0[0] << 6u32) & s.0[0])
             | (0x40000000 & (s.0[0] << 5u32) & s.0[0])
             | (0x4000000 & (s.0[0] << 1u32) & s.0[0])
             | (0x1000000 & s.0[0] & (s.0[0] >> 1u32))
             | (0x100000 & s.0[0] & (s.0[0] >> 5u32))
             | (0x80000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x40000 & s.0[0] & (s.0[0] >> 7u32)) | (0xfffffffff & s.0[0] & g[7]);
+            | (0x40000 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[6];
         g[6] = word;
-        let word = (0xfbefbef80 & (g[6] << 7u32)) | (0xfffffffc0 & (g[6] << 6u32))
-            | (0x7df7df7c0 & (g[6] << 5u32)) | (0xfbefbefbe & (g[6] << 1u32))
-            | (0x7df7df7df & (g[6] >> 1u32)) | (0x3efbefbe & (g[6] >> 5u32))
-            | (0x3fffffff & (g[6] >> 6u32)) | (0x1f7df7df & (g[6] >> 7u32));
+        let word = ((0x1f7df7df & g[6]) << 7u32) | ((0x3fffffff & g[6]) << 6u32)
+            | ((0x3efbefbe & g[6]) << 5u32) | ((0x7df7df7df & g[6]) << 1u32)
+            | ((0xfbefbefbe & g[6]) >> 1u32) | ((0x7df7df7c0 & g[6]) >> 5u32)
+            | ((0xfffffffc0 & g[6]) >> 6u32) | ((0xfbefbef80 & g[6]) >> 7u32);
         changed |= word != g[7];
         g[7] = word;
         if !changed {
@@ -1330,17 +1331,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[9] = 0;
     loop {
         let mut changed = false;
-        let word = (0x100000000 & (s.0[0] << 1u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[9])
+            | (0x100000000 & (s.0[0] << 1u32) & s.0[0])
             | (0x40000000 & s.0[0] & (s.0[0] >> 1u32))
             | (0x4000000 & s.0[0] & (s.0[0] >> 5u32))
             | (0x2000000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x1000000 & s.0[0] & (s.0[0] >> 7u32)) | (0xfffffffff & s.0[0] & g[9]);
+            | (0x1000000 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[8];
         g[8] = word;
-        let word = (0xfbefbef80 & (g[8] << 7u32)) | (0xfffffffc0 & (g[8] << 6u32))
-            | (0x7df7df7c0 & (g[8] << 5u32)) | (0xfbefbefbe & (g[8] << 1u32))
-            | (0x7df7df7df & (g[8] >> 1u32)) | (0x3efbefbe & (g[8] >> 5u32))
-            | (0x3fffffff & (g[8] >> 6u32)) | (0x1f7df7df & (g[8] >> 7u32));
+        let word = ((0x1f7df7df & g[8]) << 7u32) | ((0x3fffffff & g[8]) << 6u32)
+            | ((0x3efbefbe & g[8]) << 5u32) | ((0x7df7df7df & g[8]) << 1u32)
+            | ((0xfbefbefbe & g[8]) >> 1u32) | ((0x7df7df7c0 & g[8]) >> 5u32)
+            | ((0xfffffffc0 & g[8]) >> 6u32) | ((0xfbefbef80 & g[8]) >> 7u32);
         changed |= word != g[9];
         g[9] = word;
         if !changed {
@@ -1353,18 +1355,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[11] = 0;
     loop {
         let mut changed = false;
-        let word = (0x20000 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[11]) | (0x20000 & (s.0[1] << 7u32) & s.0[1])
             | (0x10000 & (s.0[1] << 6u32) & s.0[1])
             | (0x8000 & (s.0[1] << 5u32) & s.0[1]) | (0x800 & (s.0[1] << 1u32) & s.0[1])
             | (0x200 & s.0[1] & (s.0[1] >> 1u32)) | (0x20 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x10 & s.0[1] & (s.0[1] >> 6u32)) | (0x8 & s.0[1] & (s.0[1] >> 7u32))
-            | (0xfffffffff & s.0[1] & g[11]);
+            | (0x10 & s.0[1] & (s.0[1] >> 6u32)) | (0x8 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[10];
         g[10] = word;
-        let word = (0xfbefbef80 & (g[10] << 7u32)) | (0xfffffffc0 & (g[10] << 6u32))
-            | (0x7df7df7c0 & (g[10] << 5u32)) | (0xfbefbefbe & (g[10] << 1u32))
-            | (0x7df7df7df & (g[10] >> 1u32)) | (0x3efbefbe & (g[10] >> 5u32))
-            | (0x3fffffff & (g[10] >> 6u32)) | (0x1f7df7df & (g[10] >> 7u32));
+        let word = ((0x1f7df7df & g[10]) << 7u32) | ((0x3fffffff & g[10]) << 6u32)
+            | ((0x3efbefbe & g[10]) << 5u32) | ((0x7df7df7df & g[10]) << 1u32)
+            | ((0xfbefbefbe & g[10]) >> 1u32) | ((0x7df7df7c0 & g[10]) >> 5u32)
+            | ((0xfffffffc0 & g[10]) >> 6u32) | ((0xfbefbef80 & g[10]) >> 7u32);
         changed |= word != g[11];
         g[11] = word;
         if !changed {
@@ -1377,19 +1378,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[13] = 0;
     loop {
         let mut changed = false;
-        let word = (0x800000 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[13])
+            | (0x800000 & (s.0[1] << 7u32) & s.0[1])
             | (0x400000 & (s.0[1] << 6u32) & s.0[1])
             | (0x200000 & (s.0[1] << 5u32) & s.0[1])
             | (0x20000 & (s.0[1] << 1u32) & s.0[1])
             | (0x8000 & s.0[1] & (s.0[1] >> 1u32)) | (0x800 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x400 & s.0[1] & (s.0[1] >> 6u32)) | (0x200 & s.0[1] & (s.0[1] >> 7u32))
-            | (0xfffffffff & s.0[1] & g[13]);
+            | (0x400 & s.0[1] & (s.0[1] >> 6u32)) | (0x200 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[12];
         g[12] = word;
-        let word = (0xfbefbef80 & (g[12] << 7u32)) | (0xfffffffc0 & (g[12] << 6u32))
-            | (0x7df7df7c0 & (g[12] << 5u32)) | (0xfbefbefbe & (g[12] << 1u32))
-            | (0x7df7df7df & (g[12] >> 1u32)) | (0x3efbefbe & (g[12] >> 5u32))
-            | (0x3fffffff & (g[12] >> 6u32)) | (0x1f7df7df & (g[12] >> 7u32));
+        let word = ((0x1f7df7df & g[12]) << 7u32) | ((0x3fffffff & g[12]) << 6u32)
+            | ((0x3efbefbe & g[12]) << 5u32) | ((0x7df7df7df & g[12]) << 1u32)
+            | ((0xfbefbefbe & g[12]) >> 1u32) | ((0x7df7df7c0 & g[12]) >> 5u32)
+            | ((0xfffffffc0 & g[12]) >> 6u32) | ((0xfbefbef80 & g[12]) >> 7u32);
         changed |= word != g[13];
         g[13] = word;
         if !changed {
@@ -1402,20 +1403,21 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[15] = 0;
     loop {
         let mut changed = false;
-        let word = (0x800000000 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[15])
+            | (0x800000000 & (s.0[1] << 7u32) & s.0[1])
             | (0x400000000 & (s.0[1] << 6u32) & s.0[1])
             | (0x200000000 & (s.0[1] << 5u32) & s.0[1])
             | (0x20000000 & (s.0[1] << 1u32) & s.0[1])
             | (0x8000000 & s.0[1] & (s.0[1] >> 1u32))
             | (0x800000 & s.0[1] & (s.0[1] >> 5u32))
             | (0x400000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x200000 & s.0[1] & (s.0[1] >> 7u32)) | (0xfffffffff & s.0[1] & g[15]);
+            | (0x200000 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[14];
         g[14] = word;
-        let word = (0xfbefbef80 & (g[14] << 7u32)) | (0xfffffffc0 & (g[14] << 6u32))
-            | (0x7df7df7c0 & (g[14] << 5u32)) | (0xfbefbefbe & (g[14] << 1u32))
-            | (0x7df7df7df & (g[14] >> 1u32)) | (0x3efbefbe & (g[14] >> 5u32))
-            | (0x3fffffff & (g[14] >> 6u32)) | (0x1f7df7df & (g[14] >> 7u32));
+        let word = ((0x1f7df7df & g[14]) << 7u32) | ((0x3fffffff & g[14]) << 6u32)
+            | ((0x3efbefbe & g[14]) << 5u32) | ((0x7df7df7df & g[14]) << 1u32)
+            | ((0xfbefbefbe & g[14]) >> 1u32) | ((0x7df7df7c0 & g[14]) >> 5u32)
+            | ((0xfffffffc0 & g[14]) >> 6u32) | ((0xfbefbef80 & g[14]) >> 7u32);
         changed |= word != g[15];
         g[15] = word;
         if !changed {
@@ -1428,17 +1430,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[17] = 0;
     loop {
         let mut changed = false;
-        let word = (0x800000000 & (s.0[1] << 1u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[17])
+            | (0x800000000 & (s.0[1] << 1u32) & s.0[1])
             | (0x200000000 & s.0[1] & (s.0[1] >> 1u32))
             | (0x20000000 & s.0[1] & (s.0[1] >> 5u32))
             | (0x10000000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x8000000 & s.0[1] & (s.0[1] >> 7u32)) | (0xfffffffff & s.0[1] & g[17]);
+            | (0x8000000 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[16];
         g[16] = word;
-        let word = (0xfbefbef80 & (g[16] << 7u32)) | (0xfffffffc0 & (g[16] << 6u32))
-            | (0x7df7df7c0 & (g[16] << 5u32)) | (0xfbefbefbe & (g[16] << 1u32))
-            | (0x7df7df7df & (g[16] >> 1u32)) | (0x3efbefbe & (g[16] >> 5u32))
-            | (0x3fffffff & (g[16] >> 6u32)) | (0x1f7df7df & (g[16] >> 7u32));
+        let word = ((0x1f7df7df & g[16]) << 7u32) | ((0x3fffffff & g[16]) << 6u32)
+            | ((0x3efbefbe & g[16]) << 5u32) | ((0x7df7df7df & g[16]) << 1u32)
+            | ((0xfbefbefbe & g[16]) >> 1u32) | ((0x7df7df7c0 & g[16]) >> 5u32)
+            | ((0xfffffffc0 & g[16]) >> 6u32) | ((0xfbefbef80 & g[16]) >> 7u32);
         changed |= word != g[17];
         g[17] = word;
         if !changed {
@@ -1451,17 +1454,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[19] = 0;
     loop {
         let mut changed = false;
-        let word = (0x8000 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[19]) | (0x8000 & (s.0[0] << 7u32) & s.0[0])
             | (0x4000 & (s.0[0] << 6u32) & s.0[0]) | (0x2000 & (s.0[0] << 5u32) & s.0[0])
             | (0x200 & (s.0[0] << 1u32) & s.0[0]) | (0x80 & s.0[0] & (s.0[0] >> 1u32))
             | (0x8 & s.0[0] & (s.0[0] >> 5u32)) | (0x4 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x2 & s.0[0] & (s.0[0] >> 7u32)) | (0xfffffffff & s.0[0] & g[19]);
+            | (0x2 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[18];
         g[18] = word;
-        let word = (0xfbefbef80 & (g[18] << 7u32)) | (0xfffffffc0 & (g[18] << 6u32))
-            | (0x7df7df7c0 & (g[18] << 5u32)) | (0xfbefbefbe & (g[18] << 1u32))
-            | (0x7df7df7df & (g[18] >> 1u32)) | (0x3efbefbe & (g[18] >> 5u32))
-            | (0x3fffffff & (g[18] >> 6u32)) | (0x1f7df7df & (g[18] >> 7u32));
+        let word = ((0x1f7df7df & g[18]) << 7u32) | ((0x3fffffff & g[18]) << 6u32)
+            | ((0x3efbefbe & g[18]) << 5u32) | ((0x7df7df7df & g[18]) << 1u32)
+            | ((0xfbefbefbe & g[18]) >> 1u32) | ((0x7df7df7c0 & g[18]) >> 5u32)
+            | ((0xfffffffc0 & g[18]) >> 6u32) | ((0xfbefbef80 & g[18]) >> 7u32);
         changed |= word != g[19];
         g[19] = word;
         if !changed {
@@ -1474,16 +1477,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[21] = 0;
     loop {
         let mut changed = false;
-        let word = (0x2000 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[21]) | (0x2000 & (s.0[0] << 7u32) & s.0[0])
             | (0x1000 & (s.0[0] << 6u32) & s.0[0]) | (0x80 & (s.0[0] << 1u32) & s.0[0])
-            | (0x2 & s.0[0] & (s.0[0] >> 5u32)) | (0x1 & s.0[0] & (s.0[0] >> 6u32))
-            | (0xfffffffff & s.0[0] & g[21]);
+            | (0x2 & s.0[0] & (s.0[0] >> 5u32)) | (0x1 & s.0[0] & (s.0[0] >> 6u32));
         changed |= word != g[20];
         g[20] = word;
-        let word = (0xfbefbef80 & (g[20] << 7u32)) | (0xfffffffc0 & (g[20] << 6u32))
-            | (0x7df7df7c0 & (g[20] << 5u32)) | (0xfbefbefbe & (g[20] << 1u32))
-            | (0x7df7df7df & (g[20] >> 1u32)) | (0x3efbefbe & (g[20] >> 5u32))
-            | (0x3fffffff & (g[20] >> 6u32)) | (0x1f7df7df & (g[20] >> 7u32));
+        let word = ((0x1f7df7df & g[20]) << 7u32) | ((0x3fffffff & g[20]) << 6u32)
+            | ((0x3efbefbe & g[20]) << 5u32) | ((0x7df7df7df & g[20]) << 1u32)
+            | ((0xfbefbefbe & g[20]) >> 1u32) | ((0x7df7df7c0 & g[20]) >> 5u32)
+            | ((0xfffffffc0 & g[20]) >> 6u32) | ((0xfbefbef80 & g[20]) >> 7u32);
         changed |= word != g[21];
         g[21] = word;
         if !changed {
@@ -1496,16 +1498,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[23] = 0;
     loop {
         let mut changed = false;
-        let word = (0x100 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[23]) | (0x100 & (s.0[0] << 7u32) & s.0[0])
             | (0x80 & (s.0[0] << 6u32) & s.0[0]) | (0x40 & (s.0[0] << 5u32) & s.0[0])
-            | (0x4 & (s.0[0] << 1u32) & s.0[0]) | (0x1 & s.0[0] & (s.0[0] >> 1u32))
-            | (0xfffffffff & s.0[0] & g[23]);
+            | (0x4 & (s.0[0] << 1u32) & s.0[0]) | (0x1 & s.0[0] & (s.0[0] >> 1u32));
         changed |= word != g[22];
         g[22] = word;
-        let word = (0xfbefbef80 & (g[22] << 7u32)) | (0xfffffffc0 & (g[22] << 6u32))
-            | (0x7df7df7c0 & (g[22] << 5u32)) | (0xfbefbefbe & (g[22] << 1u32))
-            | (0x7df7df7df & (g[22] >> 1u32)) | (0x3efbefbe & (g[22] >> 5u32))
-            | (0x3fffffff & (g[22] >> 6u32)) | (0x1f7df7df & (g[22] >> 7u32));
+        let word = ((0x1f7df7df & g[22]) << 7u32) | ((0x3fffffff & g[22]) << 6u32)
+            | ((0x3efbefbe & g[22]) << 5u32) | ((0x7df7df7df & g[22]) << 1u32)
+            | ((0xfbefbefbe & g[22]) >> 1u32) | ((0x7df7df7c0 & g[22]) >> 5u32)
+            | ((0xfffffffc0 & g[22]) >> 6u32) | ((0xfbefbef80 & g[22]) >> 7u32);
         changed |= word != g[23];
         g[23] = word;
         if !changed {
@@ -1518,18 +1519,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[25] = 0;
     loop {
         let mut changed = false;
-        let word = (0x200000 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[25])
+            | (0x200000 & (s.0[0] << 7u32) & s.0[0])
             | (0x100000 & (s.0[0] << 6u32) & s.0[0])
             | (0x80000 & (s.0[0] << 5u32) & s.0[0])
             | (0x8000 & (s.0[0] << 1u32) & s.0[0]) | (0x2000 & s.0[0] & (s.0[0] >> 1u32))
             | (0x200 & s.0[0] & (s.0[0] >> 5u32)) | (0x100 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x80 & s.0[0] & (s.0[0] >> 7u32)) | (0xfffffffff & s.0[0] & g[25]);
+            | (0x80 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[24];
         g[24] = word;
-        let word = (0xfbefbef80 & (g[24] << 7u32)) | (0xfffffffc0 & (g[24] << 6u32))
-            | (0x7df7df7c0 & (g[24] << 5u32)) | (0xfbefbefbe & (g[24] << 1u32))
-            | (0x7df7df7df & (g[24] >> 1u32)) | (0x3efbefbe & (g[24] >> 5u32))
-            | (0x3fffffff & (g[24] >> 6u32)) | (0x1f7df7df & (g[24] >> 7u32));
+        let word = ((0x1f7df7df & g[24]) << 7u32) | ((0x3fffffff & g[24]) << 6u32)
+            | ((0x3efbefbe & g[24]) << 5u32) | ((0x7df7df7df & g[24]) << 1u32)
+            | ((0xfbefbefbe & g[24]) >> 1u32) | ((0x7df7df7c0 & g[24]) >> 5u32)
+            | ((0xfffffffc0 & g[24]) >> 6u32) | ((0xfbefbef80 & g[24]) >> 7u32);
         changed |= word != g[25];
         g[25] = word;
         if !changed {
@@ -1542,16 +1544,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[27] = 0;
     loop {
         let mut changed = false;
-        let word = (0x80000 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[27]) | (0x80000 & (s.0[0] << 7u32) & s.0[0])
             | (0x40000 & (s.0[0] << 6u32) & s.0[0])
             | (0x2000 & (s.0[0] << 1u32) & s.0[0]) | (0x80 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x40 & s.0[0] & (s.0[0] >> 6u32)) | (0xfffffffff & s.0[0] & g[27]);
+            | (0x40 & s.0[0] & (s.0[0] >> 6u32));
         changed |= word != g[26];
         g[26] = word;
-        let word = (0xfbefbef80 & (g[26] << 7u32)) | (0xfffffffc0 & (g[26] << 6u32))
-            | (0x7df7df7c0 & (g[26] << 5u32)) | (0xfbefbefbe & (g[26] << 1u32))
-            | (0x7df7df7df & (g[26] >> 1u32)) | (0x3efbefbe & (g[26] >> 5u32))
-            | (0x3fffffff & (g[26] >> 6u32)) | (0x1f7df7df & (g[26] >> 7u32));
+        let word = ((0x1f7df7df & g[26]) << 7u32) | ((0x3fffffff & g[26]) << 6u32)
+            | ((0x3efbefbe & g[26]) << 5u32) | ((0x7df7df7df & g[26]) << 1u32)
+            | ((0xfbefbefbe & g[26]) >> 1u32) | ((0x7df7df7c0 & g[26]) >> 5u32)
+            | ((0xfffffffc0 & g[26]) >> 6u32) | ((0xfbefbef80 & g[26]) >> 7u32);
         changed |= word != g[27];
         g[27] = word;
         if !changed {
@@ -1564,16 +1566,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[29] = 0;
     loop {
         let mut changed = false;
-        let word = (0x200 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[29]) | (0x200 & (s.0[0] << 7u32) & s.0[0])
             | (0x100 & (s.0[0] << 6u32) & s.0[0]) | (0x80 & (s.0[0] << 5u32) & s.0[0])
-            | (0x8 & (s.0[0] << 1u32) & s.0[0]) | (0x2 & s.0[0] & (s.0[0] >> 1u32))
-            | (0xfffffffff & s.0[0] & g[29]);
+            | (0x8 & (s.0[0] << 1u32) & s.0[0]) | (0x2 & s.0[0] & (s.0[0] >> 1u32));
         changed |= word != g[28];
         g[28] = word;
-        let word = (0xfbefbef80 & (g[28] << 7u32)) | (0xfffffffc0 & (g[28] << 6u32))
-            | (0x7df7df7c0 & (g[28] << 5u32)) | (0xfbefbefbe & (g[28] << 1u32))
-            | (0x7df7df7df & (g[28] >> 1u32)) | (0x3efbefbe & (g[28] >> 5u32))
-            | (0x3fffffff & (g[28] >> 6u32)) | (0x1f7df7df & (g[28] >> 7u32));
+        let word = ((0x1f7df7df & g[28]) << 7u32) | ((0x3fffffff & g[28]) << 6u32)
+            | ((0x3efbefbe & g[28]) << 5u32) | ((0x7df7df7df & g[28]) << 1u32)
+            | ((0xfbefbefbe & g[28]) >> 1u32) | ((0x7df7df7c0 & g[28]) >> 5u32)
+            | ((0xfffffffc0 & g[28]) >> 6u32) | ((0xfbefbef80 & g[28]) >> 7u32);
         changed |= word != g[29];
         g[29] = word;
         if !changed {
@@ -1586,15 +1587,14 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[31] = 0;
     loop {
         let mut changed = false;
-        let word = (0x80 & (s.0[0] << 7u32) & s.0[0])
-            | (0x40 & (s.0[0] << 6u32) & s.0[0]) | (0x2 & (s.0[0] << 1u32) & s.0[0])
-            | (0xfffffffff & s.0[0] & g[31]);
+        let word = (0xfffffffff & s.0[0] & g[31]) | (0x80 & (s.0[0] << 7u32) & s.0[0])
+            | (0x40 & (s.0[0] << 6u32) & s.0[0]) | (0x2 & (s.0[0] << 1u32) & s.0[0]);
         changed |= word != g[30];
         g[30] = word;
-        let word = (0xfbefbef80 & (g[30] << 7u32)) | (0xfffffffc0 & (g[30] << 6u32))
-            | (0x7df7df7c0 & (g[30] << 5u32)) | (0xfbefbefbe & (g[30] << 1u32))
-            | (0x7df7df7df & (g[30] >> 1u32)) | (0x3efbefbe & (g[30] >> 5u32))
-            | (0x3fffffff & (g[30] >> 6u32)) | (0x1f7df7df & (g[30] >> 7u32));
+        let word = ((0x1f7df7df & g[30]) << 7u32) | ((0x3fffffff & g[30]) << 6u32)
+            | ((0x3efbefbe & g[30]) << 5u32) | ((0x7df7df7df & g[30]) << 1u32)
+            | ((0xfbefbefbe & g[30]) >> 1u32) | ((0x7df7df7c0 & g[30]) >> 5u32)
+            | ((0xfffffffc0 & g[30]) >> 6u32) | ((0xfbefbef80 & g[30]) >> 7u32);
         changed |= word != g[31];
         g[31] = word;
         if !changed {
@@ -1607,19 +1607,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[33] = 0;
     loop {
         let mut changed = false;
-        let word = (0x4000000 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[33])
+            | (0x4000000 & (s.0[0] << 7u32) & s.0[0])
             | (0x2000000 & (s.0[0] << 6u32) & s.0[0])
             | (0x1000000 & (s.0[0] << 5u32) & s.0[0])
             | (0x100000 & (s.0[0] << 1u32) & s.0[0])
             | (0x40000 & s.0[0] & (s.0[0] >> 1u32))
             | (0x4000 & s.0[0] & (s.0[0] >> 5u32)) | (0x2000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x1000 & s.0[0] & (s.0[0] >> 7u32)) | (0xfffffffff & s.0[0] & g[33]);
+            | (0x1000 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[32];
         g[32] = word;
-        let word = (0xfbefbef80 & (g[32] << 7u32)) | (0xfffffffc0 & (g[32] << 6u32))
-            | (0x7df7df7c0 & (g[32] << 5u32)) | (0xfbefbefbe & (g[32] << 1u32))
-            | (0x7df7df7df & (g[32] >> 1u32)) | (0x3efbefbe & (g[32] >> 5u32))
-            | (0x3fffffff & (g[32] >> 6u32)) | (0x1f7df7df & (g[32] >> 7u32));
+        let word = ((0x1f7df7df & g[32]) << 7u32) | ((0x3fffffff & g[32]) << 6u32)
+            | ((0x3efbefbe & g[32]) << 5u32) | ((0x7df7df7df & g[32]) << 1u32)
+            | ((0xfbefbefbe & g[32]) >> 1u32) | ((0x7df7df7c0 & g[32]) >> 5u32)
+            | ((0xfffffffc0 & g[32]) >> 6u32) | ((0xfbefbef80 & g[32]) >> 7u32);
         changed |= word != g[33];
         g[33] = word;
         if !changed {
@@ -1632,19 +1633,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[35] = 0;
     loop {
         let mut changed = false;
-        let word = (0x8000000 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[35])
+            | (0x8000000 & (s.0[0] << 7u32) & s.0[0])
             | (0x4000000 & (s.0[0] << 6u32) & s.0[0])
             | (0x2000000 & (s.0[0] << 5u32) & s.0[0])
             | (0x200000 & (s.0[0] << 1u32) & s.0[0])
             | (0x80000 & s.0[0] & (s.0[0] >> 1u32))
             | (0x8000 & s.0[0] & (s.0[0] >> 5u32)) | (0x4000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x2000 & s.0[0] & (s.0[0] >> 7u32)) | (0xfffffffff & s.0[0] & g[35]);
+            | (0x2000 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[34];
         g[34] = word;
-        let word = (0xfbefbef80 & (g[34] << 7u32)) | (0xfffffffc0 & (g[34] << 6u32))
-            | (0x7df7df7c0 & (g[34] << 5u32)) | (0xfbefbefbe & (g[34] << 1u32))
-            | (0x7df7df7df & (g[34] >> 1u32)) | (0x3efbefbe & (g[34] >> 5u32))
-            | (0x3fffffff & (g[34] >> 6u32)) | (0x1f7df7df & (g[34] >> 7u32));
+        let word = ((0x1f7df7df & g[34]) << 7u32) | ((0x3fffffff & g[34]) << 6u32)
+            | ((0x3efbefbe & g[34]) << 5u32) | ((0x7df7df7df & g[34]) << 1u32)
+            | ((0xfbefbefbe & g[34]) >> 1u32) | ((0x7df7df7c0 & g[34]) >> 5u32)
+            | ((0xfffffffc0 & g[34]) >> 6u32) | ((0xfbefbef80 & g[34]) >> 7u32);
         changed |= word != g[35];
         g[35] = word;
         if !changed {
@@ -1657,17 +1659,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[37] = 0;
     loop {
         let mut changed = false;
-        let word = (0x2000000 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[37])
+            | (0x2000000 & (s.0[0] << 7u32) & s.0[0])
             | (0x1000000 & (s.0[0] << 6u32) & s.0[0])
             | (0x80000 & (s.0[0] << 1u32) & s.0[0])
-            | (0x2000 & s.0[0] & (s.0[0] >> 5u32)) | (0x1000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0xfffffffff & s.0[0] & g[37]);
+            | (0x2000 & s.0[0] & (s.0[0] >> 5u32))
+            | (0x1000 & s.0[0] & (s.0[0] >> 6u32));
         changed |= word != g[36];
         g[36] = word;
-        let word = (0xfbefbef80 & (g[36] << 7u32)) | (0xfffffffc0 & (g[36] << 6u32))
-            | (0x7df7df7c0 & (g[36] << 5u32)) | (0xfbefbefbe & (g[36] << 1u32))
-            | (0x7df7df7df & (g[36] >> 1u32)) | (0x3efbefbe & (g[36] >> 5u32))
-            | (0x3fffffff & (g[36] >> 6u32)) | (0x1f7df7df & (g[36] >> 7u32));
+        let word = ((0x1f7df7df & g[36]) << 7u32) | ((0x3fffffff & g[36]) << 6u32)
+            | ((0x3efbefbe & g[36]) << 5u32) | ((0x7df7df7df & g[36]) << 1u32)
+            | ((0xfbefbefbe & g[36]) >> 1u32) | ((0x7df7df7c0 & g[36]) >> 5u32)
+            | ((0xfffffffc0 & g[36]) >> 6u32) | ((0xfbefbef80 & g[36]) >> 7u32);
         changed |= word != g[37];
         g[37] = word;
         if !changed {
@@ -1680,20 +1683,21 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[39] = 0;
     loop {
         let mut changed = false;
-        let word = (0x200000000 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[39])
+            | (0x200000000 & (s.0[0] << 7u32) & s.0[0])
             | (0x100000000 & (s.0[0] << 6u32) & s.0[0])
             | (0x80000000 & (s.0[0] << 5u32) & s.0[0])
             | (0x8000000 & (s.0[0] << 1u32) & s.0[0])
             | (0x2000000 & s.0[0] & (s.0[0] >> 1u32))
             | (0x200000 & s.0[0] & (s.0[0] >> 5u32))
             | (0x100000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x80000 & s.0[0] & (s.0[0] >> 7u32)) | (0xfffffffff & s.0[0] & g[39]);
+            | (0x80000 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[38];
         g[38] = word;
-        let word = (0xfbefbef80 & (g[38] << 7u32)) | (0xfffffffc0 & (g[38] << 6u32))
-            | (0x7df7df7c0 & (g[38] << 5u32)) | (0xfbefbefbe & (g[38] << 1u32))
-            | (0x7df7df7df & (g[38] >> 1u32)) | (0x3efbefbe & (g[38] >> 5u32))
-            | (0x3fffffff & (g[38] >> 6u32)) | (0x1f7df7df & (g[38] >> 7u32));
+        let word = ((0x1f7df7df & g[38]) << 7u32) | ((0x3fffffff & g[38]) << 6u32)
+            | ((0x3efbefbe & g[38]) << 5u32) | ((0x7df7df7df & g[38]) << 1u32)
+            | ((0xfbefbefbe & g[38]) >> 1u32) | ((0x7df7df7c0 & g[38]) >> 5u32)
+            | ((0xfffffffc0 & g[38]) >> 6u32) | ((0xfbefbef80 & g[38]) >> 7u32);
         changed |= word != g[39];
         g[39] = word;
         if !changed {
@@ -1706,17 +1710,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[41] = 0;
     loop {
         let mut changed = false;
-        let word = (0x80000000 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[41])
+            | (0x80000000 & (s.0[0] << 7u32) & s.0[0])
             | (0x40000000 & (s.0[0] << 6u32) & s.0[0])
             | (0x2000000 & (s.0[0] << 1u32) & s.0[0])
             | (0x80000 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x40000 & s.0[0] & (s.0[0] >> 6u32)) | (0xfffffffff & s.0[0] & g[41]);
+            | (0x40000 & s.0[0] & (s.0[0] >> 6u32));
         changed |= word != g[40];
         g[40] = word;
-        let word = (0xfbefbef80 & (g[40] << 7u32)) | (0xfffffffc0 & (g[40] << 6u32))
-            | (0x7df7df7c0 & (g[40] << 5u32)) | (0xfbefbefbe & (g[40] << 1u32))
-            | (0x7df7df7df & (g[40] >> 1u32)) | (0x3efbefbe & (g[40] >> 5u32))
-            | (0x3fffffff & (g[40] >> 6u32)) | (0x1f7df7df & (g[40] >> 7u32));
+        let word = ((0x1f7df7df & g[40]) << 7u32) | ((0x3fffffff & g[40]) << 6u32)
+            | ((0x3efbefbe & g[40]) << 5u32) | ((0x7df7df7df & g[40]) << 1u32)
+            | ((0xfbefbefbe & g[40]) >> 1u32) | ((0x7df7df7c0 & g[40]) >> 5u32)
+            | ((0xfffffffc0 & g[40]) >> 6u32) | ((0xfbefbef80 & g[40]) >> 7u32);
         changed |= word != g[41];
         g[41] = word;
         if !changed {
@@ -1729,17 +1734,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[43] = 0;
     loop {
         let mut changed = false;
-        let word = (0x200000000 & (s.0[0] << 1u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[43])
+            | (0x200000000 & (s.0[0] << 1u32) & s.0[0])
             | (0x80000000 & s.0[0] & (s.0[0] >> 1u32))
             | (0x8000000 & s.0[0] & (s.0[0] >> 5u32))
             | (0x4000000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x2000000 & s.0[0] & (s.0[0] >> 7u32)) | (0xfffffffff & s.0[0] & g[43]);
+            | (0x2000000 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[42];
         g[42] = word;
-        let word = (0xfbefbef80 & (g[42] << 7u32)) | (0xfffffffc0 & (g[42] << 6u32))
-            | (0x7df7df7c0 & (g[42] << 5u32)) | (0xfbefbefbe & (g[42] << 1u32))
-            | (0x7df7df7df & (g[42] >> 1u32)) | (0x3efbefbe & (g[42] >> 5u32))
-            | (0x3fffffff & (g[42] >> 6u32)) | (0x1f7df7df & (g[42] >> 7u32));
+        let word = ((0x1f7df7df & g[42]) << 7u32) | ((0x3fffffff & g[42]) << 6u32)
+            | ((0x3efbefbe & g[42]) << 5u32) | ((0x7df7df7df & g[42]) << 1u32)
+            | ((0xfbefbefbe & g[42]) >> 1u32) | ((0x7df7df7c0 & g[42]) >> 5u32)
+            | ((0xfffffffc0 & g[42]) >> 6u32) | ((0xfbefbef80 & g[42]) >> 7u32);
         changed |= word != g[43];
         g[43] = word;
         if !changed {
@@ -1752,15 +1758,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[45] = 0;
     loop {
         let mut changed = false;
-        let word = (0x80000000 & (s.0[0] << 1u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[45])
+            | (0x80000000 & (s.0[0] << 1u32) & s.0[0])
             | (0x2000000 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x1000000 & s.0[0] & (s.0[0] >> 6u32)) | (0xfffffffff & s.0[0] & g[45]);
+            | (0x1000000 & s.0[0] & (s.0[0] >> 6u32));
         changed |= word != g[44];
         g[44] = word;
-        let word = (0xfbefbef80 & (g[44] << 7u32)) | (0xfffffffc0 & (g[44] << 6u32))
-            | (0x7df7df7c0 & (g[44] << 5u32)) | (0xfbefbefbe & (g[44] << 1u32))
-            | (0x7df7df7df & (g[44] >> 1u32)) | (0x3efbefbe & (g[44] >> 5u32))
-            | (0x3fffffff & (g[44] >> 6u32)) | (0x1f7df7df & (g[44] >> 7u32));
+        let word = ((0x1f7df7df & g[44]) << 7u32) | ((0x3fffffff & g[44]) << 6u32)
+            | ((0x3efbefbe & g[44]) << 5u32) | ((0x7df7df7df & g[44]) << 1u32)
+            | ((0xfbefbefbe & g[44]) >> 1u32) | ((0x7df7df7c0 & g[44]) >> 5u32)
+            | ((0xfffffffc0 & g[44]) >> 6u32) | ((0xfbefbef80 & g[44]) >> 7u32);
         changed |= word != g[45];
         g[45] = word;
         if !changed {
@@ -1773,16 +1780,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[47] = 0;
     loop {
         let mut changed = false;
-        let word = (0x20000 & (s.0[1] << 6u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[47]) | (0x20000 & (s.0[1] << 6u32) & s.0[1])
             | (0x10000 & (s.0[1] << 5u32) & s.0[1]) | (0x400 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x20 & s.0[1] & (s.0[1] >> 6u32)) | (0x10 & s.0[1] & (s.0[1] >> 7u32))
-            | (0xfffffffff & s.0[1] & g[47]);
+            | (0x20 & s.0[1] & (s.0[1] >> 6u32)) | (0x10 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[46];
         g[46] = word;
-        let word = (0xfbefbef80 & (g[46] << 7u32)) | (0xfffffffc0 & (g[46] << 6u32))
-            | (0x7df7df7c0 & (g[46] << 5u32)) | (0xfbefbefbe & (g[46] << 1u32))
-            | (0x7df7df7df & (g[46] >> 1u32)) | (0x3efbefbe & (g[46] >> 5u32))
-            | (0x3fffffff & (g[46] >> 6u32)) | (0x1f7df7df & (g[46] >> 7u32));
+        let word = ((0x1f7df7df & g[46]) << 7u32) | ((0x3fffffff & g[46]) << 6u32)
+            | ((0x3efbefbe & g[46]) << 5u32) | ((0x7df7df7df & g[46]) << 1u32)
+            | ((0xfbefbefbe & g[46]) >> 1u32) | ((0x7df7df7c0 & g[46]) >> 5u32)
+            | ((0xfffffffc0 & g[46]) >> 6u32) | ((0xfbefbef80 & g[46]) >> 7u32);
         changed |= word != g[47];
         g[47] = word;
         if !changed {
@@ -1795,17 +1801,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[49] = 0;
     loop {
         let mut changed = false;
-        let word = (0x10000 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[49]) | (0x10000 & (s.0[1] << 7u32) & s.0[1])
             | (0x8000 & (s.0[1] << 6u32) & s.0[1]) | (0x4000 & (s.0[1] << 5u32) & s.0[1])
             | (0x400 & (s.0[1] << 1u32) & s.0[1]) | (0x100 & s.0[1] & (s.0[1] >> 1u32))
             | (0x10 & s.0[1] & (s.0[1] >> 5u32)) | (0x8 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x4 & s.0[1] & (s.0[1] >> 7u32)) | (0xfffffffff & s.0[1] & g[49]);
+            | (0x4 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[48];
         g[48] = word;
-        let word = (0xfbefbef80 & (g[48] << 7u32)) | (0xfffffffc0 & (g[48] << 6u32))
-            | (0x7df7df7c0 & (g[48] << 5u32)) | (0xfbefbefbe & (g[48] << 1u32))
-            | (0x7df7df7df & (g[48] >> 1u32)) | (0x3efbefbe & (g[48] >> 5u32))
-            | (0x3fffffff & (g[48] >> 6u32)) | (0x1f7df7df & (g[48] >> 7u32));
+        let word = ((0x1f7df7df & g[48]) << 7u32) | ((0x3fffffff & g[48]) << 6u32)
+            | ((0x3efbefbe & g[48]) << 5u32) | ((0x7df7df7df & g[48]) << 1u32)
+            | ((0xfbefbefbe & g[48]) >> 1u32) | ((0x7df7df7c0 & g[48]) >> 5u32)
+            | ((0xfffffffc0 & g[48]) >> 6u32) | ((0xfbefbef80 & g[48]) >> 7u32);
         changed |= word != g[49];
         g[49] = word;
         if !changed {
@@ -1818,16 +1824,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[51] = 0;
     loop {
         let mut changed = false;
-        let word = (0x800 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[51]) | (0x800 & (s.0[1] << 7u32) & s.0[1])
             | (0x400 & (s.0[1] << 6u32) & s.0[1]) | (0x200 & (s.0[1] << 5u32) & s.0[1])
-            | (0x20 & (s.0[1] << 1u32) & s.0[1]) | (0x8 & s.0[1] & (s.0[1] >> 1u32))
-            | (0xfffffffff & s.0[1] & g[51]);
+            | (0x20 & (s.0[1] << 1u32) & s.0[1]) | (0x8 & s.0[1] & (s.0[1] >> 1u32));
         changed |= word != g[50];
         g[50] = word;
-        let word = (0xfbefbef80 & (g[50] << 7u32)) | (0xfffffffc0 & (g[50] << 6u32))
-            | (0x7df7df7c0 & (g[50] << 5u32)) | (0xfbefbefbe & (g[50] << 1u32))
-            | (0x7df7df7df & (g[50] >> 1u32)) | (0x3efbefbe & (g[50] >> 5u32))
-            | (0x3fffffff & (g[50] >> 6u32)) | (0x1f7df7df & (g[50] >> 7u32));
+        let word = ((0x1f7df7df & g[50]) << 7u32) | ((0x3fffffff & g[50]) << 6u32)
+            | ((0x3efbefbe & g[50]) << 5u32) | ((0x7df7df7df & g[50]) << 1u32)
+            | ((0xfbefbefbe & g[50]) >> 1u32) | ((0x7df7df7c0 & g[50]) >> 5u32)
+            | ((0xfffffffc0 & g[50]) >> 6u32) | ((0xfbefbef80 & g[50]) >> 7u32);
         changed |= word != g[51];
         g[51] = word;
         if !changed {
@@ -1840,16 +1845,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[53] = 0;
     loop {
         let mut changed = false;
-        let word = (0x800000 & (s.0[1] << 6u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[53])
+            | (0x800000 & (s.0[1] << 6u32) & s.0[1])
             | (0x400000 & (s.0[1] << 5u32) & s.0[1])
             | (0x10000 & s.0[1] & (s.0[1] >> 1u32)) | (0x800 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x400 & s.0[1] & (s.0[1] >> 7u32)) | (0xfffffffff & s.0[1] & g[53]);
+            | (0x400 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[52];
         g[52] = word;
-        let word = (0xfbefbef80 & (g[52] << 7u32)) | (0xfffffffc0 & (g[52] << 6u32))
-            | (0x7df7df7c0 & (g[52] << 5u32)) | (0xfbefbefbe & (g[52] << 1u32))
-            | (0x7df7df7df & (g[52] >> 1u32)) | (0x3efbefbe & (g[52] >> 5u32))
-            | (0x3fffffff & (g[52] >> 6u32)) | (0x1f7df7df & (g[52] >> 7u32));
+        let word = ((0x1f7df7df & g[52]) << 7u32) | ((0x3fffffff & g[52]) << 6u32)
+            | ((0x3efbefbe & g[52]) << 5u32) | ((0x7df7df7df & g[52]) << 1u32)
+            | ((0xfbefbefbe & g[52]) >> 1u32) | ((0x7df7df7c0 & g[52]) >> 5u32)
+            | ((0xfffffffc0 & g[52]) >> 6u32) | ((0xfbefbef80 & g[52]) >> 7u32);
         changed |= word != g[53];
         g[53] = word;
         if !changed {
@@ -1862,19 +1868,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[55] = 0;
     loop {
         let mut changed = false;
-        let word = (0x400000 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[55])
+            | (0x400000 & (s.0[1] << 7u32) & s.0[1])
             | (0x200000 & (s.0[1] << 6u32) & s.0[1])
             | (0x100000 & (s.0[1] << 5u32) & s.0[1])
             | (0x10000 & (s.0[1] << 1u32) & s.0[1])
             | (0x4000 & s.0[1] & (s.0[1] >> 1u32)) | (0x400 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x200 & s.0[1] & (s.0[1] >> 6u32)) | (0x100 & s.0[1] & (s.0[1] >> 7u32))
-            | (0xfffffffff & s.0[1] & g[55]);
+            | (0x200 & s.0[1] & (s.0[1] >> 6u32)) | (0x100 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[54];
         g[54] = word;
-        let word = (0xfbefbef80 & (g[54] << 7u32)) | (0xfffffffc0 & (g[54] << 6u32))
-            | (0x7df7df7c0 & (g[54] << 5u32)) | (0xfbefbefbe & (g[54] << 1u32))
-            | (0x7df7df7df & (g[54] >> 1u32)) | (0x3efbefbe & (g[54] >> 5u32))
-            | (0x3fffffff & (g[54] >> 6u32)) | (0x1f7df7df & (g[54] >> 7u32));
+        let word = ((0x1f7df7df & g[54]) << 7u32) | ((0x3fffffff & g[54]) << 6u32)
+            | ((0x3efbefbe & g[54]) << 5u32) | ((0x7df7df7df & g[54]) << 1u32)
+            | ((0xfbefbefbe & g[54]) >> 1u32) | ((0x7df7df7c0 & g[54]) >> 5u32)
+            | ((0xfffffffc0 & g[54]) >> 6u32) | ((0xfbefbef80 & g[54]) >> 7u32);
         changed |= word != g[55];
         g[55] = word;
         if !changed {
@@ -1887,15 +1893,14 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[57] = 0;
     loop {
         let mut changed = false;
-        let word = (0x800 & (s.0[1] << 6u32) & s.0[1])
-            | (0x400 & (s.0[1] << 5u32) & s.0[1]) | (0x10 & s.0[1] & (s.0[1] >> 1u32))
-            | (0xfffffffff & s.0[1] & g[57]);
+        let word = (0xfffffffff & s.0[1] & g[57]) | (0x800 & (s.0[1] << 6u32) & s.0[1])
+            | (0x400 & (s.0[1] << 5u32) & s.0[1]) | (0x10 & s.0[1] & (s.0[1] >> 1u32));
         changed |= word != g[56];
         g[56] = word;
-        let word = (0xfbefbef80 & (g[56] << 7u32)) | (0xfffffffc0 & (g[56] << 6u32))
-            | (0x7df7df7c0 & (g[56] << 5u32)) | (0xfbefbefbe & (g[56] << 1u32))
-            | (0x7df7df7df & (g[56] >> 1u32)) | (0x3efbefbe & (g[56] >> 5u32))
-            | (0x3fffffff & (g[56] >> 6u32)) | (0x1f7df7df & (g[56] >> 7u32));
+        let word = ((0x1f7df7df & g[56]) << 7u32) | ((0x3fffffff & g[56]) << 6u32)
+            | ((0x3efbefbe & g[56]) << 5u32) | ((0x7df7df7df & g[56]) << 1u32)
+            | ((0xfbefbefbe & g[56]) >> 1u32) | ((0x7df7df7c0 & g[56]) >> 5u32)
+            | ((0xfffffffc0 & g[56]) >> 6u32) | ((0xfbefbef80 & g[56]) >> 7u32);
         changed |= word != g[57];
         g[57] = word;
         if !changed {
@@ -1908,16 +1913,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[59] = 0;
     loop {
         let mut changed = false;
-        let word = (0x400 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[59]) | (0x400 & (s.0[1] << 7u32) & s.0[1])
             | (0x200 & (s.0[1] << 6u32) & s.0[1]) | (0x100 & (s.0[1] << 5u32) & s.0[1])
-            | (0x10 & (s.0[1] << 1u32) & s.0[1]) | (0x4 & s.0[1] & (s.0[1] >> 1u32))
-            | (0xfffffffff & s.0[1] & g[59]);
+            | (0x10 & (s.0[1] << 1u32) & s.0[1]) | (0x4 & s.0[1] & (s.0[1] >> 1u32));
         changed |= word != g[58];
         g[58] = word;
-        let word = (0xfbefbef80 & (g[58] << 7u32)) | (0xfffffffc0 & (g[58] << 6u32))
-            | (0x7df7df7c0 & (g[58] << 5u32)) | (0xfbefbefbe & (g[58] << 1u32))
-            | (0x7df7df7df & (g[58] >> 1u32)) | (0x3efbefbe & (g[58] >> 5u32))
-            | (0x3fffffff & (g[58] >> 6u32)) | (0x1f7df7df & (g[58] >> 7u32));
+        let word = ((0x1f7df7df & g[58]) << 7u32) | ((0x3fffffff & g[58]) << 6u32)
+            | ((0x3efbefbe & g[58]) << 5u32) | ((0x7df7df7df & g[58]) << 1u32)
+            | ((0xfbefbefbe & g[58]) >> 1u32) | ((0x7df7df7c0 & g[58]) >> 5u32)
+            | ((0xfffffffc0 & g[58]) >> 6u32) | ((0xfbefbef80 & g[58]) >> 7u32);
         changed |= word != g[59];
         g[59] = word;
         if !changed {
@@ -1930,20 +1934,21 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[61] = 0;
     loop {
         let mut changed = false;
-        let word = (0x20000000 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[61])
+            | (0x20000000 & (s.0[1] << 7u32) & s.0[1])
             | (0x10000000 & (s.0[1] << 6u32) & s.0[1])
             | (0x8000000 & (s.0[1] << 5u32) & s.0[1])
             | (0x800000 & (s.0[1] << 1u32) & s.0[1])
             | (0x200000 & s.0[1] & (s.0[1] >> 1u32))
             | (0x20000 & s.0[1] & (s.0[1] >> 5u32))
             | (0x10000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x8000 & s.0[1] & (s.0[1] >> 7u32)) | (0xfffffffff & s.0[1] & g[61]);
+            | (0x8000 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[60];
         g[60] = word;
-        let word = (0xfbefbef80 & (g[60] << 7u32)) | (0xfffffffc0 & (g[60] << 6u32))
-            | (0x7df7df7c0 & (g[60] << 5u32)) | (0xfbefbefbe & (g[60] << 1u32))
-            | (0x7df7df7df & (g[60] >> 1u32)) | (0x3efbefbe & (g[60] >> 5u32))
-            | (0x3fffffff & (g[60] >> 6u32)) | (0x1f7df7df & (g[60] >> 7u32));
+        let word = ((0x1f7df7df & g[60]) << 7u32) | ((0x3fffffff & g[60]) << 6u32)
+            | ((0x3efbefbe & g[60]) << 5u32) | ((0x7df7df7df & g[60]) << 1u32)
+            | ((0xfbefbefbe & g[60]) >> 1u32) | ((0x7df7df7c0 & g[60]) >> 5u32)
+            | ((0xfffffffc0 & g[60]) >> 6u32) | ((0xfbefbef80 & g[60]) >> 7u32);
         changed |= word != g[61];
         g[61] = word;
         if !changed {
@@ -1956,17 +1961,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[63] = 0;
     loop {
         let mut changed = false;
-        let word = (0x20000000 & (s.0[1] << 6u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[63])
+            | (0x20000000 & (s.0[1] << 6u32) & s.0[1])
             | (0x10000000 & (s.0[1] << 5u32) & s.0[1])
             | (0x400000 & s.0[1] & (s.0[1] >> 1u32))
             | (0x20000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x10000 & s.0[1] & (s.0[1] >> 7u32)) | (0xfffffffff & s.0[1] & g[63]);
+            | (0x10000 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[62];
         g[62] = word;
-        let word = (0xfbefbef80 & (g[62] << 7u32)) | (0xfffffffc0 & (g[62] << 6u32))
-            | (0x7df7df7c0 & (g[62] << 5u32)) | (0xfbefbefbe & (g[62] << 1u32))
-            | (0x7df7df7df & (g[62] >> 1u32)) | (0x3efbefbe & (g[62] >> 5u32))
-            | (0x3fffffff & (g[62] >> 6u32)) | (0x1f7df7df & (g[62] >> 7u32));
+        let word = ((0x1f7df7df & g[62]) << 7u32) | ((0x3fffffff & g[62]) << 6u32)
+            | ((0x3efbefbe & g[62]) << 5u32) | ((0x7df7df7df & g[62]) << 1u32)
+            | ((0xfbefbefbe & g[62]) >> 1u32) | ((0x7df7df7c0 & g[62]) >> 5u32)
+            | ((0xfffffffc0 & g[62]) >> 6u32) | ((0xfbefbef80 & g[62]) >> 7u32);
         changed |= word != g[63];
         g[63] = word;
         if !changed {
@@ -1979,20 +1985,21 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[65] = 0;
     loop {
         let mut changed = false;
-        let word = (0x10000000 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[65])
+            | (0x10000000 & (s.0[1] << 7u32) & s.0[1])
             | (0x8000000 & (s.0[1] << 6u32) & s.0[1])
             | (0x4000000 & (s.0[1] << 5u32) & s.0[1])
             | (0x400000 & (s.0[1] << 1u32) & s.0[1])
             | (0x100000 & s.0[1] & (s.0[1] >> 1u32))
             | (0x10000 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x8000 & s.0[1] & (s.0[1] >> 6u32)) | (0x4000 & s.0[1] & (s.0[1] >> 7u32))
-            | (0xfffffffff & s.0[1] & g[65]);
+            | (0x8000 & s.0[1] & (s.0[1] >> 6u32))
+            | (0x4000 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[64];
         g[64] = word;
-        let word = (0xfbefbef80 & (g[64] << 7u32)) | (0xfffffffc0 & (g[64] << 6u32))
-            | (0x7df7df7c0 & (g[64] << 5u32)) | (0xfbefbefbe & (g[64] << 1u32))
-            | (0x7df7df7df & (g[64] >> 1u32)) | (0x3efbefbe & (g[64] >> 5u32))
-            | (0x3fffffff & (g[64] >> 6u32)) | (0x1f7df7df & (g[64] >> 7u32));
+        let word = ((0x1f7df7df & g[64]) << 7u32) | ((0x3fffffff & g[64]) << 6u32)
+            | ((0x3efbefbe & g[64]) << 5u32) | ((0x7df7df7df & g[64]) << 1u32)
+            | ((0xfbefbefbe & g[64]) >> 1u32) | ((0x7df7df7c0 & g[64]) >> 5u32)
+            | ((0xfffffffc0 & g[64]) >> 6u32) | ((0xfbefbef80 & g[64]) >> 7u32);
         changed |= word != g[65];
         g[65] = word;
         if !changed {
@@ -2005,17 +2012,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[67] = 0;
     loop {
         let mut changed = false;
-        let word = (0x800000000 & (s.0[1] << 6u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[67])
+            | (0x800000000 & (s.0[1] << 6u32) & s.0[1])
             | (0x400000000 & (s.0[1] << 5u32) & s.0[1])
             | (0x10000000 & s.0[1] & (s.0[1] >> 1u32))
             | (0x800000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x400000 & s.0[1] & (s.0[1] >> 7u32)) | (0xfffffffff & s.0[1] & g[67]);
+            | (0x400000 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[66];
         g[66] = word;
-        let word = (0xfbefbef80 & (g[66] << 7u32)) | (0xfffffffc0 & (g[66] << 6u32))
-            | (0x7df7df7c0 & (g[66] << 5u32)) | (0xfbefbefbe & (g[66] << 1u32))
-            | (0x7df7df7df & (g[66] >> 1u32)) | (0x3efbefbe & (g[66] >> 5u32))
-            | (0x3fffffff & (g[66] >> 6u32)) | (0x1f7df7df & (g[66] >> 7u32));
+        let word = ((0x1f7df7df & g[66]) << 7u32) | ((0x3fffffff & g[66]) << 6u32)
+            | ((0x3efbefbe & g[66]) << 5u32) | ((0x7df7df7df & g[66]) << 1u32)
+            | ((0xfbefbefbe & g[66]) >> 1u32) | ((0x7df7df7c0 & g[66]) >> 5u32)
+            | ((0xfffffffc0 & g[66]) >> 6u32) | ((0xfbefbef80 & g[66]) >> 7u32);
         changed |= word != g[67];
         g[67] = word;
         if !changed {
@@ -2028,20 +2036,21 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[69] = 0;
     loop {
         let mut changed = false;
-        let word = (0x400000000 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[69])
+            | (0x400000000 & (s.0[1] << 7u32) & s.0[1])
             | (0x200000000 & (s.0[1] << 6u32) & s.0[1])
             | (0x100000000 & (s.0[1] << 5u32) & s.0[1])
             | (0x10000000 & (s.0[1] << 1u32) & s.0[1])
             | (0x4000000 & s.0[1] & (s.0[1] >> 1u32))
             | (0x400000 & s.0[1] & (s.0[1] >> 5u32))
             | (0x200000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x100000 & s.0[1] & (s.0[1] >> 7u32)) | (0xfffffffff & s.0[1] & g[69]);
+            | (0x100000 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[68];
         g[68] = word;
-        let word = (0xfbefbef80 & (g[68] << 7u32)) | (0xfffffffc0 & (g[68] << 6u32))
-            | (0x7df7df7c0 & (g[68] << 5u32)) | (0xfbefbefbe & (g[68] << 1u32))
-            | (0x7df7df7df & (g[68] >> 1u32)) | (0x3efbefbe & (g[68] >> 5u32))
-            | (0x3fffffff & (g[68] >> 6u32)) | (0x1f7df7df & (g[68] >> 7u32));
+        let word = ((0x1f7df7df & g[68]) << 7u32) | ((0x3fffffff & g[68]) << 6u32)
+            | ((0x3efbefbe & g[68]) << 5u32) | ((0x7df7df7df & g[68]) << 1u32)
+            | ((0xfbefbefbe & g[68]) >> 1u32) | ((0x7df7df7c0 & g[68]) >> 5u32)
+            | ((0xfffffffc0 & g[68]) >> 6u32) | ((0xfbefbef80 & g[68]) >> 7u32);
         changed |= word != g[69];
         g[69] = word;
         if !changed {
@@ -2054,15 +2063,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[71] = 0;
     loop {
         let mut changed = false;
-        let word = (0x400000000 & s.0[1] & (s.0[1] >> 1u32))
+        let word = (0xfffffffff & s.0[1] & g[71])
+            | (0x400000000 & s.0[1] & (s.0[1] >> 1u32))
             | (0x20000000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x10000000 & s.0[1] & (s.0[1] >> 7u32)) | (0xfffffffff & s.0[1] & g[71]);
+            | (0x10000000 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[70];
         g[70] = word;
-        let word = (0xfbefbef80 & (g[70] << 7u32)) | (0xfffffffc0 & (g[70] << 6u32))
-            | (0x7df7df7c0 & (g[70] << 5u32)) | (0xfbefbefbe & (g[70] << 1u32))
-            | (0x7df7df7df & (g[70] >> 1u32)) | (0x3efbefbe & (g[70] >> 5u32))
-            | (0x3fffffff & (g[70] >> 6u32)) | (0x1f7df7df & (g[70] >> 7u32));
+        let word = ((0x1f7df7df & g[70]) << 7u32) | ((0x3fffffff & g[70]) << 6u32)
+            | ((0x3efbefbe & g[70]) << 5u32) | ((0x7df7df7df & g[70]) << 1u32)
+            | ((0xfbefbefbe & g[70]) >> 1u32) | ((0x7df7df7c0 & g[70]) >> 5u32)
+            | ((0xfffffffc0 & g[70]) >> 6u32) | ((0xfbefbef80 & g[70]) >> 7u32);
         changed |= word != g[71];
         g[71] = word;
         if !changed {
@@ -2075,17 +2085,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[73] = 0;
     loop {
         let mut changed = false;
-        let word = (0x400000000 & (s.0[1] << 1u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[73])
+            | (0x400000000 & (s.0[1] << 1u32) & s.0[1])
             | (0x100000000 & s.0[1] & (s.0[1] >> 1u32))
             | (0x10000000 & s.0[1] & (s.0[1] >> 5u32))
             | (0x8000000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x4000000 & s.0[1] & (s.0[1] >> 7u32)) | (0xfffffffff & s.0[1] & g[73]);
+            | (0x4000000 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[72];
         g[72] = word;
-        let word = (0xfbefbef80 & (g[72] << 7u32)) | (0xfffffffc0 & (g[72] << 6u32))
-            | (0x7df7df7c0 & (g[72] << 5u32)) | (0xfbefbefbe & (g[72] << 1u32))
-            | (0x7df7df7df & (g[72] >> 1u32)) | (0x3efbefbe & (g[72] >> 5u32))
-            | (0x3fffffff & (g[72] >> 6u32)) | (0x1f7df7df & (g[72] >> 7u32));
+        let word = ((0x1f7df7df & g[72]) << 7u32) | ((0x3fffffff & g[72]) << 6u32)
+            | ((0x3efbefbe & g[72]) << 5u32) | ((0x7df7df7df & g[72]) << 1u32)
+            | ((0xfbefbefbe & g[72]) >> 1u32) | ((0x7df7df7c0 & g[72]) >> 5u32)
+            | ((0xfffffffc0 & g[72]) >> 6u32) | ((0xfbefbef80 & g[72]) >> 7u32);
         changed |= word != g[73];
         g[73] = word;
         if !changed {
@@ -2098,17 +2109,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[75] = 0;
     loop {
         let mut changed = false;
-        let word = (0x10000 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[75]) | (0x10000 & (s.0[0] << 7u32) & s.0[0])
             | (0x8000 & (s.0[0] << 6u32) & s.0[0]) | (0x4000 & (s.0[0] << 5u32) & s.0[0])
             | (0x400 & (s.0[0] << 1u32) & s.0[0]) | (0x100 & s.0[0] & (s.0[0] >> 1u32))
             | (0x10 & s.0[0] & (s.0[0] >> 5u32)) | (0x8 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x4 & s.0[0] & (s.0[0] >> 7u32)) | (0xfffffffff & s.0[0] & g[75]);
+            | (0x4 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[74];
         g[74] = word;
-        let word = (0xfbefbef80 & (g[74] << 7u32)) | (0xfffffffc0 & (g[74] << 6u32))
-            | (0x7df7df7c0 & (g[74] << 5u32)) | (0xfbefbefbe & (g[74] << 1u32))
-            | (0x7df7df7df & (g[74] >> 1u32)) | (0x3efbefbe & (g[74] >> 5u32))
-            | (0x3fffffff & (g[74] >> 6u32)) | (0x1f7df7df & (g[74] >> 7u32));
+        let word = ((0x1f7df7df & g[74]) << 7u32) | ((0x3fffffff & g[74]) << 6u32)
+            | ((0x3efbefbe & g[74]) << 5u32) | ((0x7df7df7df & g[74]) << 1u32)
+            | ((0xfbefbefbe & g[74]) >> 1u32) | ((0x7df7df7c0 & g[74]) >> 5u32)
+            | ((0xfffffffc0 & g[74]) >> 6u32) | ((0xfbefbef80 & g[74]) >> 7u32);
         changed |= word != g[75];
         g[75] = word;
         if !changed {
@@ -2121,19 +2132,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[77] = 0;
     loop {
         let mut changed = false;
-        let word = (0x400000 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[77])
+            | (0x400000 & (s.0[0] << 7u32) & s.0[0])
             | (0x200000 & (s.0[0] << 6u32) & s.0[0])
             | (0x100000 & (s.0[0] << 5u32) & s.0[0])
             | (0x10000 & (s.0[0] << 1u32) & s.0[0])
             | (0x4000 & s.0[0] & (s.0[0] >> 1u32)) | (0x400 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x200 & s.0[0] & (s.0[0] >> 6u32)) | (0x100 & s.0[0] & (s.0[0] >> 7u32))
-            | (0xfffffffff & s.0[0] & g[77]);
+            | (0x200 & s.0[0] & (s.0[0] >> 6u32)) | (0x100 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[76];
         g[76] = word;
-        let word = (0xfbefbef80 & (g[76] << 7u32)) | (0xfffffffc0 & (g[76] << 6u32))
-            | (0x7df7df7c0 & (g[76] << 5u32)) | (0xfbefbefbe & (g[76] << 1u32))
-            | (0x7df7df7df & (g[76] >> 1u32)) | (0x3efbefbe & (g[76] >> 5u32))
-            | (0x3fffffff & (g[76] >> 6u32)) | (0x1f7df7df & (g[76] >> 7u32));
+        let word = ((0x1f7df7df & g[76]) << 7u32) | ((0x3fffffff & g[76]) << 6u32)
+            | ((0x3efbefbe & g[76]) << 5u32) | ((0x7df7df7df & g[76]) << 1u32)
+            | ((0xfbefbefbe & g[76]) >> 1u32) | ((0x7df7df7c0 & g[76]) >> 5u32)
+            | ((0xfffffffc0 & g[76]) >> 6u32) | ((0xfbefbef80 & g[76]) >> 7u32);
         changed |= word != g[77];
         g[77] = word;
         if !changed {
@@ -2146,16 +2157,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[79] = 0;
     loop {
         let mut changed = false;
-        let word = (0x400 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[79]) | (0x400 & (s.0[0] << 7u32) & s.0[0])
             | (0x200 & (s.0[0] << 6u32) & s.0[0]) | (0x100 & (s.0[0] << 5u32) & s.0[0])
-            | (0x10 & (s.0[0] << 1u32) & s.0[0]) | (0x4 & s.0[0] & (s.0[0] >> 1u32))
-            | (0xfffffffff & s.0[0] & g[79]);
+            | (0x10 & (s.0[0] << 1u32) & s.0[0]) | (0x4 & s.0[0] & (s.0[0] >> 1u32));
         changed |= word != g[78];
         g[78] = word;
-        let word = (0xfbefbef80 & (g[78] << 7u32)) | (0xfffffffc0 & (g[78] << 6u32))
-            | (0x7df7df7c0 & (g[78] << 5u32)) | (0xfbefbefbe & (g[78] << 1u32))
-            | (0x7df7df7df & (g[78] >> 1u32)) | (0x3efbefbe & (g[78] >> 5u32))
-            | (0x3fffffff & (g[78] >> 6u32)) | (0x1f7df7df & (g[78] >> 7u32));
+        let word = ((0x1f7df7df & g[78]) << 7u32) | ((0x3fffffff & g[78]) << 6u32)
+            | ((0x3efbefbe & g[78]) << 5u32) | ((0x7df7df7df & g[78]) << 1u32)
+            | ((0xfbefbefbe & g[78]) >> 1u32) | ((0x7df7df7c0 & g[78]) >> 5u32)
+            | ((0xfffffffc0 & g[78]) >> 6u32) | ((0xfbefbef80 & g[78]) >> 7u32);
         changed |= word != g[79];
         g[79] = word;
         if !changed {
@@ -2168,20 +2178,21 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[81] = 0;
     loop {
         let mut changed = false;
-        let word = (0x10000000 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[81])
+            | (0x10000000 & (s.0[0] << 7u32) & s.0[0])
             | (0x8000000 & (s.0[0] << 6u32) & s.0[0])
             | (0x4000000 & (s.0[0] << 5u32) & s.0[0])
             | (0x400000 & (s.0[0] << 1u32) & s.0[0])
             | (0x100000 & s.0[0] & (s.0[0] >> 1u32))
             | (0x10000 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x8000 & s.0[0] & (s.0[0] >> 6u32)) | (0x4000 & s.0[0] & (s.0[0] >> 7u32))
-            | (0xfffffffff & s.0[0] & g[81]);
+            | (0x8000 & s.0[0] & (s.0[0] >> 6u32))
+            | (0x4000 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[80];
         g[80] = word;
-        let word = (0xfbefbef80 & (g[80] << 7u32)) | (0xfffffffc0 & (g[80] << 6u32))
-            | (0x7df7df7c0 & (g[80] << 5u32)) | (0xfbefbefbe & (g[80] << 1u32))
-            | (0x7df7df7df & (g[80] >> 1u32)) | (0x3efbefbe & (g[80] >> 5u32))
-            | (0x3fffffff & (g[80] >> 6u32)) | (0x1f7df7df & (g[80] >> 7u32));
+        let word = ((0x1f7df7df & g[80]) << 7u32) | ((0x3fffffff & g[80]) << 6u32)
+            | ((0x3efbefbe & g[80]) << 5u32) | ((0x7df7df7df & g[80]) << 1u32)
+            | ((0xfbefbefbe & g[80]) >> 1u32) | ((0x7df7df7c0 & g[80]) >> 5u32)
+            | ((0xfffffffc0 & g[80]) >> 6u32) | ((0xfbefbef80 & g[80]) >> 7u32);
         changed |= word != g[81];
         g[81] = word;
         if !changed {
@@ -2194,20 +2205,21 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[83] = 0;
     loop {
         let mut changed = false;
-        let word = (0x400000000 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[83])
+            | (0x400000000 & (s.0[0] << 7u32) & s.0[0])
             | (0x200000000 & (s.0[0] << 6u32) & s.0[0])
             | (0x100000000 & (s.0[0] << 5u32) & s.0[0])
             | (0x10000000 & (s.0[0] << 1u32) & s.0[0])
             | (0x4000000 & s.0[0] & (s.0[0] >> 1u32))
             | (0x400000 & s.0[0] & (s.0[0] >> 5u32))
             | (0x200000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x100000 & s.0[0] & (s.0[0] >> 7u32)) | (0xfffffffff & s.0[0] & g[83]);
+            | (0x100000 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[82];
         g[82] = word;
-        let word = (0xfbefbef80 & (g[82] << 7u32)) | (0xfffffffc0 & (g[82] << 6u32))
-            | (0x7df7df7c0 & (g[82] << 5u32)) | (0xfbefbefbe & (g[82] << 1u32))
-            | (0x7df7df7df & (g[82] >> 1u32)) | (0x3efbefbe & (g[82] >> 5u32))
-            | (0x3fffffff & (g[82] >> 6u32)) | (0x1f7df7df & (g[82] >> 7u32));
+        let word = ((0x1f7df7df & g[82]) << 7u32) | ((0x3fffffff & g[82]) << 6u32)
+            | ((0x3efbefbe & g[82]) << 5u32) | ((0x7df7df7df & g[82]) << 1u32)
+            | ((0xfbefbefbe & g[82]) >> 1u32) | ((0x7df7df7c0 & g[82]) >> 5u32)
+            | ((0xfffffffc0 & g[82]) >> 6u32) | ((0xfbefbef80 & g[82]) >> 7u32);
         changed |= word != g[83];
         g[83] = word;
         if !changed {
@@ -2220,17 +2232,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[85] = 0;
     loop {
         let mut changed = false;
-        let word = (0x400000000 & (s.0[0] << 1u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[85])
+            | (0x400000000 & (s.0[0] << 1u32) & s.0[0])
             | (0x100000000 & s.0[0] & (s.0[0] >> 1u32))
             | (0x10000000 & s.0[0] & (s.0[0] >> 5u32))
             | (0x8000000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x4000000 & s.0[0] & (s.0[0] >> 7u32)) | (0xfffffffff & s.0[0] & g[85]);
+            | (0x4000000 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[84];
         g[84] = word;
-        let word = (0xfbefbef80 & (g[84] << 7u32)) | (0xfffffffc0 & (g[84] << 6u32))
-            | (0x7df7df7c0 & (g[84] << 5u32)) | (0xfbefbefbe & (g[84] << 1u32))
-            | (0x7df7df7df & (g[84] >> 1u32)) | (0x3efbefbe & (g[84] >> 5u32))
-            | (0x3fffffff & (g[84] >> 6u32)) | (0x1f7df7df & (g[84] >> 7u32));
+        let word = ((0x1f7df7df & g[84]) << 7u32) | ((0x3fffffff & g[84]) << 6u32)
+            | ((0x3efbefbe & g[84]) << 5u32) | ((0x7df7df7df & g[84]) << 1u32)
+            | ((0xfbefbefbe & g[84]) >> 1u32) | ((0x7df7df7c0 & g[84]) >> 5u32)
+            | ((0xfffffffc0 & g[84]) >> 6u32) | ((0xfbefbef80 & g[84]) >> 7u32);
         changed |= word != g[85];
         g[85] = word;
         if !changed {
@@ -2243,17 +2256,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[87] = 0;
     loop {
         let mut changed = false;
-        let word = (0x8000 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[87]) | (0x8000 & (s.0[1] << 7u32) & s.0[1])
             | (0x4000 & (s.0[1] << 6u32) & s.0[1]) | (0x2000 & (s.0[1] << 5u32) & s.0[1])
             | (0x200 & (s.0[1] << 1u32) & s.0[1]) | (0x80 & s.0[1] & (s.0[1] >> 1u32))
             | (0x8 & s.0[1] & (s.0[1] >> 5u32)) | (0x4 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x2 & s.0[1] & (s.0[1] >> 7u32)) | (0xfffffffff & s.0[1] & g[87]);
+            | (0x2 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[86];
         g[86] = word;
-        let word = (0xfbefbef80 & (g[86] << 7u32)) | (0xfffffffc0 & (g[86] << 6u32))
-            | (0x7df7df7c0 & (g[86] << 5u32)) | (0xfbefbefbe & (g[86] << 1u32))
-            | (0x7df7df7df & (g[86] >> 1u32)) | (0x3efbefbe & (g[86] >> 5u32))
-            | (0x3fffffff & (g[86] >> 6u32)) | (0x1f7df7df & (g[86] >> 7u32));
+        let word = ((0x1f7df7df & g[86]) << 7u32) | ((0x3fffffff & g[86]) << 6u32)
+            | ((0x3efbefbe & g[86]) << 5u32) | ((0x7df7df7df & g[86]) << 1u32)
+            | ((0xfbefbefbe & g[86]) >> 1u32) | ((0x7df7df7c0 & g[86]) >> 5u32)
+            | ((0xfffffffc0 & g[86]) >> 6u32) | ((0xfbefbef80 & g[86]) >> 7u32);
         changed |= word != g[87];
         g[87] = word;
         if !changed {
@@ -2266,18 +2279,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[89] = 0;
     loop {
         let mut changed = false;
-        let word = (0x200000 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[89])
+            | (0x200000 & (s.0[1] << 7u32) & s.0[1])
             | (0x100000 & (s.0[1] << 6u32) & s.0[1])
             | (0x80000 & (s.0[1] << 5u32) & s.0[1])
             | (0x8000 & (s.0[1] << 1u32) & s.0[1]) | (0x2000 & s.0[1] & (s.0[1] >> 1u32))
             | (0x200 & s.0[1] & (s.0[1] >> 5u32)) | (0x100 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x80 & s.0[1] & (s.0[1] >> 7u32)) | (0xfffffffff & s.0[1] & g[89]);
+            | (0x80 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[88];
         g[88] = word;
-        let word = (0xfbefbef80 & (g[88] << 7u32)) | (0xfffffffc0 & (g[88] << 6u32))
-            | (0x7df7df7c0 & (g[88] << 5u32)) | (0xfbefbefbe & (g[88] << 1u32))
-            | (0x7df7df7df & (g[88] >> 1u32)) | (0x3efbefbe & (g[88] >> 5u32))
-            | (0x3fffffff & (g[88] >> 6u32)) | (0x1f7df7df & (g[88] >> 7u32));
+        let word = ((0x1f7df7df & g[88]) << 7u32) | ((0x3fffffff & g[88]) << 6u32)
+            | ((0x3efbefbe & g[88]) << 5u32) | ((0x7df7df7df & g[88]) << 1u32)
+            | ((0xfbefbefbe & g[88]) >> 1u32) | ((0x7df7df7c0 & g[88]) >> 5u32)
+            | ((0xfffffffc0 & g[88]) >> 6u32) | ((0xfbefbef80 & g[88]) >> 7u32);
         changed |= word != g[89];
         g[89] = word;
         if !changed {
@@ -2290,16 +2304,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[91] = 0;
     loop {
         let mut changed = false;
-        let word = (0x200 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[91]) | (0x200 & (s.0[1] << 7u32) & s.0[1])
             | (0x100 & (s.0[1] << 6u32) & s.0[1]) | (0x80 & (s.0[1] << 5u32) & s.0[1])
-            | (0x8 & (s.0[1] << 1u32) & s.0[1]) | (0x2 & s.0[1] & (s.0[1] >> 1u32))
-            | (0xfffffffff & s.0[1] & g[91]);
+            | (0x8 & (s.0[1] << 1u32) & s.0[1]) | (0x2 & s.0[1] & (s.0[1] >> 1u32));
         changed |= word != g[90];
         g[90] = word;
-        let word = (0xfbefbef80 & (g[90] << 7u32)) | (0xfffffffc0 & (g[90] << 6u32))
-            | (0x7df7df7c0 & (g[90] << 5u32)) | (0xfbefbefbe & (g[90] << 1u32))
-            | (0x7df7df7df & (g[90] >> 1u32)) | (0x3efbefbe & (g[90] >> 5u32))
-            | (0x3fffffff & (g[90] >> 6u32)) | (0x1f7df7df & (g[90] >> 7u32));
+        let word = ((0x1f7df7df & g[90]) << 7u32) | ((0x3fffffff & g[90]) << 6u32)
+            | ((0x3efbefbe & g[90]) << 5u32) | ((0x7df7df7df & g[90]) << 1u32)
+            | ((0xfbefbefbe & g[90]) >> 1u32) | ((0x7df7df7c0 & g[90]) >> 5u32)
+            | ((0xfffffffc0 & g[90]) >> 6u32) | ((0xfbefbef80 & g[90]) >> 7u32);
         changed |= word != g[91];
         g[91] = word;
         if !changed {
@@ -2312,19 +2325,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[93] = 0;
     loop {
         let mut changed = false;
-        let word = (0x8000000 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[93])
+            | (0x8000000 & (s.0[1] << 7u32) & s.0[1])
             | (0x4000000 & (s.0[1] << 6u32) & s.0[1])
             | (0x2000000 & (s.0[1] << 5u32) & s.0[1])
             | (0x200000 & (s.0[1] << 1u32) & s.0[1])
             | (0x80000 & s.0[1] & (s.0[1] >> 1u32))
             | (0x8000 & s.0[1] & (s.0[1] >> 5u32)) | (0x4000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x2000 & s.0[1] & (s.0[1] >> 7u32)) | (0xfffffffff & s.0[1] & g[93]);
+            | (0x2000 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[92];
         g[92] = word;
-        let word = (0xfbefbef80 & (g[92] << 7u32)) | (0xfffffffc0 & (g[92] << 6u32))
-            | (0x7df7df7c0 & (g[92] << 5u32)) | (0xfbefbefbe & (g[92] << 1u32))
-            | (0x7df7df7df & (g[92] >> 1u32)) | (0x3efbefbe & (g[92] >> 5u32))
-            | (0x3fffffff & (g[92] >> 6u32)) | (0x1f7df7df & (g[92] >> 7u32));
+        let word = ((0x1f7df7df & g[92]) << 7u32) | ((0x3fffffff & g[92]) << 6u32)
+            | ((0x3efbefbe & g[92]) << 5u32) | ((0x7df7df7df & g[92]) << 1u32)
+            | ((0xfbefbefbe & g[92]) >> 1u32) | ((0x7df7df7c0 & g[92]) >> 5u32)
+            | ((0xfffffffc0 & g[92]) >> 6u32) | ((0xfbefbef80 & g[92]) >> 7u32);
         changed |= word != g[93];
         g[93] = word;
         if !changed {
@@ -2337,20 +2351,21 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[95] = 0;
     loop {
         let mut changed = false;
-        let word = (0x200000000 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[95])
+            | (0x200000000 & (s.0[1] << 7u32) & s.0[1])
             | (0x100000000 & (s.0[1] << 6u32) & s.0[1])
             | (0x80000000 & (s.0[1] << 5u32) & s.0[1])
             | (0x8000000 & (s.0[1] << 1u32) & s.0[1])
             | (0x2000000 & s.0[1] & (s.0[1] >> 1u32))
             | (0x200000 & s.0[1] & (s.0[1] >> 5u32))
             | (0x100000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x80000 & s.0[1] & (s.0[1] >> 7u32)) | (0xfffffffff & s.0[1] & g[95]);
+            | (0x80000 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[94];
         g[94] = word;
-        let word = (0xfbefbef80 & (g[94] << 7u32)) | (0xfffffffc0 & (g[94] << 6u32))
-            | (0x7df7df7c0 & (g[94] << 5u32)) | (0xfbefbefbe & (g[94] << 1u32))
-            | (0x7df7df7df & (g[94] >> 1u32)) | (0x3efbefbe & (g[94] >> 5u32))
-            | (0x3fffffff & (g[94] >> 6u32)) | (0x1f7df7df & (g[94] >> 7u32));
+        let word = ((0x1f7df7df & g[94]) << 7u32) | ((0x3fffffff & g[94]) << 6u32)
+            | ((0x3efbefbe & g[94]) << 5u32) | ((0x7df7df7df & g[94]) << 1u32)
+            | ((0xfbefbefbe & g[94]) >> 1u32) | ((0x7df7df7c0 & g[94]) >> 5u32)
+            | ((0xfffffffc0 & g[94]) >> 6u32) | ((0xfbefbef80 & g[94]) >> 7u32);
         changed |= word != g[95];
         g[95] = word;
         if !changed {
@@ -2363,17 +2378,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[97] = 0;
     loop {
         let mut changed = false;
-        let word = (0x200000000 & (s.0[1] << 1u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[97])
+            | (0x200000000 & (s.0[1] << 1u32) & s.0[1])
             | (0x80000000 & s.0[1] & (s.0[1] >> 1u32))
             | (0x8000000 & s.0[1] & (s.0[1] >> 5u32))
             | (0x4000000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x2000000 & s.0[1] & (s.0[1] >> 7u32)) | (0xfffffffff & s.0[1] & g[97]);
+            | (0x2000000 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[96];
         g[96] = word;
-        let word = (0xfbefbef80 & (g[96] << 7u32)) | (0xfffffffc0 & (g[96] << 6u32))
-            | (0x7df7df7c0 & (g[96] << 5u32)) | (0xfbefbefbe & (g[96] << 1u32))
-            | (0x7df7df7df & (g[96] >> 1u32)) | (0x3efbefbe & (g[96] >> 5u32))
-            | (0x3fffffff & (g[96] >> 6u32)) | (0x1f7df7df & (g[96] >> 7u32));
+        let word = ((0x1f7df7df & g[96]) << 7u32) | ((0x3fffffff & g[96]) << 6u32)
+            | ((0x3efbefbe & g[96]) << 5u32) | ((0x7df7df7df & g[96]) << 1u32)
+            | ((0xfbefbefbe & g[96]) >> 1u32) | ((0x7df7df7c0 & g[96]) >> 5u32)
+            | ((0xfffffffc0 & g[96]) >> 6u32) | ((0xfbefbef80 & g[96]) >> 7u32);
         changed |= word != g[97];
         g[97] = word;
         if !changed {
@@ -2386,18 +2402,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[99] = 0;
     loop {
         let mut changed = false;
-        let word = (0x20000 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[99]) | (0x20000 & (s.0[0] << 7u32) & s.0[0])
             | (0x10000 & (s.0[0] << 6u32) & s.0[0])
             | (0x8000 & (s.0[0] << 5u32) & s.0[0]) | (0x800 & (s.0[0] << 1u32) & s.0[0])
             | (0x200 & s.0[0] & (s.0[0] >> 1u32)) | (0x20 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x10 & s.0[0] & (s.0[0] >> 6u32)) | (0x8 & s.0[0] & (s.0[0] >> 7u32))
-            | (0xfffffffff & s.0[0] & g[99]);
+            | (0x10 & s.0[0] & (s.0[0] >> 6u32)) | (0x8 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[98];
         g[98] = word;
-        let word = (0xfbefbef80 & (g[98] << 7u32)) | (0xfffffffc0 & (g[98] << 6u32))
-            | (0x7df7df7c0 & (g[98] << 5u32)) | (0xfbefbefbe & (g[98] << 1u32))
-            | (0x7df7df7df & (g[98] >> 1u32)) | (0x3efbefbe & (g[98] >> 5u32))
-            | (0x3fffffff & (g[98] >> 6u32)) | (0x1f7df7df & (g[98] >> 7u32));
+        let word = ((0x1f7df7df & g[98]) << 7u32) | ((0x3fffffff & g[98]) << 6u32)
+            | ((0x3efbefbe & g[98]) << 5u32) | ((0x7df7df7df & g[98]) << 1u32)
+            | ((0xfbefbefbe & g[98]) >> 1u32) | ((0x7df7df7c0 & g[98]) >> 5u32)
+            | ((0xfffffffc0 & g[98]) >> 6u32) | ((0xfbefbef80 & g[98]) >> 7u32);
         changed |= word != g[99];
         g[99] = word;
         if !changed {
@@ -2410,19 +2425,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[101] = 0;
     loop {
         let mut changed = false;
-        let word = (0x800000 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[101])
+            | (0x800000 & (s.0[0] << 7u32) & s.0[0])
             | (0x400000 & (s.0[0] << 6u32) & s.0[0])
             | (0x200000 & (s.0[0] << 5u32) & s.0[0])
             | (0x20000 & (s.0[0] << 1u32) & s.0[0])
             | (0x8000 & s.0[0] & (s.0[0] >> 1u32)) | (0x800 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x400 & s.0[0] & (s.0[0] >> 6u32)) | (0x200 & s.0[0] & (s.0[0] >> 7u32))
-            | (0xfffffffff & s.0[0] & g[101]);
+            | (0x400 & s.0[0] & (s.0[0] >> 6u32)) | (0x200 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[100];
         g[100] = word;
-        let word = (0xfbefbef80 & (g[100] << 7u32)) | (0xfffffffc0 & (g[100] << 6u32))
-            | (0x7df7df7c0 & (g[100] << 5u32)) | (0xfbefbefbe & (g[100] << 1u32))
-            | (0x7df7df7df & (g[100] >> 1u32)) | (0x3efbefbe & (g[100] >> 5u32))
-            | (0x3fffffff & (g[100] >> 6u32)) | (0x1f7df7df & (g[100] >> 7u32));
+        let word = ((0x1f7df7df & g[100]) << 7u32) | ((0x3fffffff & g[100]) << 6u32)
+            | ((0x3efbefbe & g[100]) << 5u32) | ((0x7df7df7df & g[100]) << 1u32)
+            | ((0xfbefbefbe & g[100]) >> 1u32) | ((0x7df7df7c0 & g[100]) >> 5u32)
+            | ((0xfffffffc0 & g[100]) >> 6u32) | ((0xfbefbef80 & g[100]) >> 7u32);
         changed |= word != g[101];
         g[101] = word;
         if !changed {
@@ -2435,16 +2450,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[103] = 0;
     loop {
         let mut changed = false;
-        let word = (0x800 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[103]) | (0x800 & (s.0[0] << 7u32) & s.0[0])
             | (0x400 & (s.0[0] << 6u32) & s.0[0]) | (0x200 & (s.0[0] << 5u32) & s.0[0])
-            | (0x20 & (s.0[0] << 1u32) & s.0[0]) | (0x8 & s.0[0] & (s.0[0] >> 1u32))
-            | (0xfffffffff & s.0[0] & g[103]);
+            | (0x20 & (s.0[0] << 1u32) & s.0[0]) | (0x8 & s.0[0] & (s.0[0] >> 1u32));
         changed |= word != g[102];
         g[102] = word;
-        let word = (0xfbefbef80 & (g[102] << 7u32)) | (0xfffffffc0 & (g[102] << 6u32))
-            | (0x7df7df7c0 & (g[102] << 5u32)) | (0xfbefbefbe & (g[102] << 1u32))
-            | (0x7df7df7df & (g[102] >> 1u32)) | (0x3efbefbe & (g[102] >> 5u32))
-            | (0x3fffffff & (g[102] >> 6u32)) | (0x1f7df7df & (g[102] >> 7u32));
+        let word = ((0x1f7df7df & g[102]) << 7u32) | ((0x3fffffff & g[102]) << 6u32)
+            | ((0x3efbefbe & g[102]) << 5u32) | ((0x7df7df7df & g[102]) << 1u32)
+            | ((0xfbefbefbe & g[102]) >> 1u32) | ((0x7df7df7c0 & g[102]) >> 5u32)
+            | ((0xfffffffc0 & g[102]) >> 6u32) | ((0xfbefbef80 & g[102]) >> 7u32);
         changed |= word != g[103];
         g[103] = word;
         if !changed {
@@ -2457,20 +2471,21 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[105] = 0;
     loop {
         let mut changed = false;
-        let word = (0x20000000 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[105])
+            | (0x20000000 & (s.0[0] << 7u32) & s.0[0])
             | (0x10000000 & (s.0[0] << 6u32) & s.0[0])
             | (0x8000000 & (s.0[0] << 5u32) & s.0[0])
             | (0x800000 & (s.0[0] << 1u32) & s.0[0])
             | (0x200000 & s.0[0] & (s.0[0] >> 1u32))
             | (0x20000 & s.0[0] & (s.0[0] >> 5u32))
             | (0x10000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x8000 & s.0[0] & (s.0[0] >> 7u32)) | (0xfffffffff & s.0[0] & g[105]);
+            | (0x8000 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[104];
         g[104] = word;
-        let word = (0xfbefbef80 & (g[104] << 7u32)) | (0xfffffffc0 & (g[104] << 6u32))
-            | (0x7df7df7c0 & (g[104] << 5u32)) | (0xfbefbefbe & (g[104] << 1u32))
-            | (0x7df7df7df & (g[104] >> 1u32)) | (0x3efbefbe & (g[104] >> 5u32))
-            | (0x3fffffff & (g[104] >> 6u32)) | (0x1f7df7df & (g[104] >> 7u32));
+        let word = ((0x1f7df7df & g[104]) << 7u32) | ((0x3fffffff & g[104]) << 6u32)
+            | ((0x3efbefbe & g[104]) << 5u32) | ((0x7df7df7df & g[104]) << 1u32)
+            | ((0xfbefbefbe & g[104]) >> 1u32) | ((0x7df7df7c0 & g[104]) >> 5u32)
+            | ((0xfffffffc0 & g[104]) >> 6u32) | ((0xfbefbef80 & g[104]) >> 7u32);
         changed |= word != g[105];
         g[105] = word;
         if !changed {
@@ -2483,20 +2498,21 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[107] = 0;
     loop {
         let mut changed = false;
-        let word = (0x800000000 & (s.0[0] << 7u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[107])
+            | (0x800000000 & (s.0[0] << 7u32) & s.0[0])
             | (0x400000000 & (s.0[0] << 6u32) & s.0[0])
             | (0x200000000 & (s.0[0] << 5u32) & s.0[0])
             | (0x20000000 & (s.0[0] << 1u32) & s.0[0])
             | (0x8000000 & s.0[0] & (s.0[0] >> 1u32))
             | (0x800000 & s.0[0] & (s.0[0] >> 5u32))
             | (0x400000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x200000 & s.0[0] & (s.0[0] >> 7u32)) | (0xfffffffff & s.0[0] & g[107]);
+            | (0x200000 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[106];
         g[106] = word;
-        let word = (0xfbefbef80 & (g[106] << 7u32)) | (0xfffffffc0 & (g[106] << 6u32))
-            | (0x7df7df7c0 & (g[106] << 5u32)) | (0xfbefbefbe & (g[106] << 1u32))
-            | (0x7df7df7df & (g[106] >> 1u32)) | (0x3efbefbe & (g[106] >> 5u32))
-            | (0x3fffffff & (g[106] >> 6u32)) | (0x1f7df7df & (g[106] >> 7u32));
+        let word = ((0x1f7df7df & g[106]) << 7u32) | ((0x3fffffff & g[106]) << 6u32)
+            | ((0x3efbefbe & g[106]) << 5u32) | ((0x7df7df7df & g[106]) << 1u32)
+            | ((0xfbefbefbe & g[106]) >> 1u32) | ((0x7df7df7c0 & g[106]) >> 5u32)
+            | ((0xfffffffc0 & g[106]) >> 6u32) | ((0xfbefbef80 & g[106]) >> 7u32);
         changed |= word != g[107];
         g[107] = word;
         if !changed {
@@ -2509,17 +2525,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[109] = 0;
     loop {
         let mut changed = false;
-        let word = (0x800000000 & (s.0[0] << 1u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[109])
+            | (0x800000000 & (s.0[0] << 1u32) & s.0[0])
             | (0x200000000 & s.0[0] & (s.0[0] >> 1u32))
             | (0x20000000 & s.0[0] & (s.0[0] >> 5u32))
             | (0x10000000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x8000000 & s.0[0] & (s.0[0] >> 7u32)) | (0xfffffffff & s.0[0] & g[109]);
+            | (0x8000000 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[108];
         g[108] = word;
-        let word = (0xfbefbef80 & (g[108] << 7u32)) | (0xfffffffc0 & (g[108] << 6u32))
-            | (0x7df7df7c0 & (g[108] << 5u32)) | (0xfbefbefbe & (g[108] << 1u32))
-            | (0x7df7df7df & (g[108] >> 1u32)) | (0x3efbefbe & (g[108] >> 5u32))
-            | (0x3fffffff & (g[108] >> 6u32)) | (0x1f7df7df & (g[108] >> 7u32));
+        let word = ((0x1f7df7df & g[108]) << 7u32) | ((0x3fffffff & g[108]) << 6u32)
+            | ((0x3efbefbe & g[108]) << 5u32) | ((0x7df7df7df & g[108]) << 1u32)
+            | ((0xfbefbefbe & g[108]) >> 1u32) | ((0x7df7df7c0 & g[108]) >> 5u32)
+            | ((0xfffffffc0 & g[108]) >> 6u32) | ((0xfbefbef80 & g[108]) >> 7u32);
         changed |= word != g[109];
         g[109] = word;
         if !changed {
@@ -2532,17 +2549,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[111] = 0;
     loop {
         let mut changed = false;
-        let word = (0x4000 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[111]) | (0x4000 & (s.0[1] << 7u32) & s.0[1])
             | (0x2000 & (s.0[1] << 6u32) & s.0[1]) | (0x1000 & (s.0[1] << 5u32) & s.0[1])
             | (0x100 & (s.0[1] << 1u32) & s.0[1]) | (0x40 & s.0[1] & (s.0[1] >> 1u32))
             | (0x4 & s.0[1] & (s.0[1] >> 5u32)) | (0x2 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x1 & s.0[1] & (s.0[1] >> 7u32)) | (0xfffffffff & s.0[1] & g[111]);
+            | (0x1 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[110];
         g[110] = word;
-        let word = (0xfbefbef80 & (g[110] << 7u32)) | (0xfffffffc0 & (g[110] << 6u32))
-            | (0x7df7df7c0 & (g[110] << 5u32)) | (0xfbefbefbe & (g[110] << 1u32))
-            | (0x7df7df7df & (g[110] >> 1u32)) | (0x3efbefbe & (g[110] >> 5u32))
-            | (0x3fffffff & (g[110] >> 6u32)) | (0x1f7df7df & (g[110] >> 7u32));
+        let word = ((0x1f7df7df & g[110]) << 7u32) | ((0x3fffffff & g[110]) << 6u32)
+            | ((0x3efbefbe & g[110]) << 5u32) | ((0x7df7df7df & g[110]) << 1u32)
+            | ((0xfbefbefbe & g[110]) >> 1u32) | ((0x7df7df7c0 & g[110]) >> 5u32)
+            | ((0xfffffffc0 & g[110]) >> 6u32) | ((0xfbefbef80 & g[110]) >> 7u32);
         changed |= word != g[111];
         g[111] = word;
         if !changed {
@@ -2555,18 +2572,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[113] = 0;
     loop {
         let mut changed = false;
-        let word = (0x100000 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[113])
+            | (0x100000 & (s.0[1] << 7u32) & s.0[1])
             | (0x80000 & (s.0[1] << 6u32) & s.0[1])
             | (0x40000 & (s.0[1] << 5u32) & s.0[1])
             | (0x4000 & (s.0[1] << 1u32) & s.0[1]) | (0x1000 & s.0[1] & (s.0[1] >> 1u32))
             | (0x100 & s.0[1] & (s.0[1] >> 5u32)) | (0x80 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x40 & s.0[1] & (s.0[1] >> 7u32)) | (0xfffffffff & s.0[1] & g[113]);
+            | (0x40 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[112];
         g[112] = word;
-        let word = (0xfbefbef80 & (g[112] << 7u32)) | (0xfffffffc0 & (g[112] << 6u32))
-            | (0x7df7df7c0 & (g[112] << 5u32)) | (0xfbefbefbe & (g[112] << 1u32))
-            | (0x7df7df7df & (g[112] >> 1u32)) | (0x3efbefbe & (g[112] >> 5u32))
-            | (0x3fffffff & (g[112] >> 6u32)) | (0x1f7df7df & (g[112] >> 7u32));
+        let word = ((0x1f7df7df & g[112]) << 7u32) | ((0x3fffffff & g[112]) << 6u32)
+            | ((0x3efbefbe & g[112]) << 5u32) | ((0x7df7df7df & g[112]) << 1u32)
+            | ((0xfbefbefbe & g[112]) >> 1u32) | ((0x7df7df7c0 & g[112]) >> 5u32)
+            | ((0xfffffffc0 & g[112]) >> 6u32) | ((0xfbefbef80 & g[112]) >> 7u32);
         changed |= word != g[113];
         g[113] = word;
         if !changed {
@@ -2579,16 +2597,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[115] = 0;
     loop {
         let mut changed = false;
-        let word = (0x100 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[115]) | (0x100 & (s.0[1] << 7u32) & s.0[1])
             | (0x80 & (s.0[1] << 6u32) & s.0[1]) | (0x40 & (s.0[1] << 5u32) & s.0[1])
-            | (0x4 & (s.0[1] << 1u32) & s.0[1]) | (0x1 & s.0[1] & (s.0[1] >> 1u32))
-            | (0xfffffffff & s.0[1] & g[115]);
+            | (0x4 & (s.0[1] << 1u32) & s.0[1]) | (0x1 & s.0[1] & (s.0[1] >> 1u32));
         changed |= word != g[114];
         g[114] = word;
-        let word = (0xfbefbef80 & (g[114] << 7u32)) | (0xfffffffc0 & (g[114] << 6u32))
-            | (0x7df7df7c0 & (g[114] << 5u32)) | (0xfbefbefbe & (g[114] << 1u32))
-            | (0x7df7df7df & (g[114] >> 1u32)) | (0x3efbefbe & (g[114] >> 5u32))
-            | (0x3fffffff & (g[114] >> 6u32)) | (0x1f7df7df & (g[114] >> 7u32));
+        let word = ((0x1f7df7df & g[114]) << 7u32) | ((0x3fffffff & g[114]) << 6u32)
+            | ((0x3efbefbe & g[114]) << 5u32) | ((0x7df7df7df & g[114]) << 1u32)
+            | ((0xfbefbefbe & g[114]) >> 1u32) | ((0x7df7df7c0 & g[114]) >> 5u32)
+            | ((0xfffffffc0 & g[114]) >> 6u32) | ((0xfbefbef80 & g[114]) >> 7u32);
         changed |= word != g[115];
         g[115] = word;
         if !changed {
@@ -2601,19 +2618,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[117] = 0;
     loop {
         let mut changed = false;
-        let word = (0x4000000 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[117])
+            | (0x4000000 & (s.0[1] << 7u32) & s.0[1])
             | (0x2000000 & (s.0[1] << 6u32) & s.0[1])
             | (0x1000000 & (s.0[1] << 5u32) & s.0[1])
             | (0x100000 & (s.0[1] << 1u32) & s.0[1])
             | (0x40000 & s.0[1] & (s.0[1] >> 1u32))
             | (0x4000 & s.0[1] & (s.0[1] >> 5u32)) | (0x2000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x1000 & s.0[1] & (s.0[1] >> 7u32)) | (0xfffffffff & s.0[1] & g[117]);
+            | (0x1000 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[116];
         g[116] = word;
-        let word = (0xfbefbef80 & (g[116] << 7u32)) | (0xfffffffc0 & (g[116] << 6u32))
-            | (0x7df7df7c0 & (g[116] << 5u32)) | (0xfbefbefbe & (g[116] << 1u32))
-            | (0x7df7df7df & (g[116] >> 1u32)) | (0x3efbefbe & (g[116] >> 5u32))
-            | (0x3fffffff & (g[116] >> 6u32)) | (0x1f7df7df & (g[116] >> 7u32));
+        let word = ((0x1f7df7df & g[116]) << 7u32) | ((0x3fffffff & g[116]) << 6u32)
+            | ((0x3efbefbe & g[116]) << 5u32) | ((0x7df7df7df & g[116]) << 1u32)
+            | ((0xfbefbefbe & g[116]) >> 1u32) | ((0x7df7df7c0 & g[116]) >> 5u32)
+            | ((0xfffffffc0 & g[116]) >> 6u32) | ((0xfbefbef80 & g[116]) >> 7u32);
         changed |= word != g[117];
         g[117] = word;
         if !changed {
@@ -2626,20 +2644,21 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[119] = 0;
     loop {
         let mut changed = false;
-        let word = (0x100000000 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[119])
+            | (0x100000000 & (s.0[1] << 7u32) & s.0[1])
             | (0x80000000 & (s.0[1] << 6u32) & s.0[1])
             | (0x40000000 & (s.0[1] << 5u32) & s.0[1])
             | (0x4000000 & (s.0[1] << 1u32) & s.0[1])
             | (0x1000000 & s.0[1] & (s.0[1] >> 1u32))
             | (0x100000 & s.0[1] & (s.0[1] >> 5u32))
             | (0x80000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x40000 & s.0[1] & (s.0[1] >> 7u32)) | (0xfffffffff & s.0[1] & g[119]);
+            | (0x40000 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[118];
         g[118] = word;
-        let word = (0xfbefbef80 & (g[118] << 7u32)) | (0xfffffffc0 & (g[118] << 6u32))
-            | (0x7df7df7c0 & (g[118] << 5u32)) | (0xfbefbefbe & (g[118] << 1u32))
-            | (0x7df7df7df & (g[118] >> 1u32)) | (0x3efbefbe & (g[118] >> 5u32))
-            | (0x3fffffff & (g[118] >> 6u32)) | (0x1f7df7df & (g[118] >> 7u32));
+        let word = ((0x1f7df7df & g[118]) << 7u32) | ((0x3fffffff & g[118]) << 6u32)
+            | ((0x3efbefbe & g[118]) << 5u32) | ((0x7df7df7df & g[118]) << 1u32)
+            | ((0xfbefbefbe & g[118]) >> 1u32) | ((0x7df7df7c0 & g[118]) >> 5u32)
+            | ((0xfffffffc0 & g[118]) >> 6u32) | ((0xfbefbef80 & g[118]) >> 7u32);
         changed |= word != g[119];
         g[119] = word;
         if !changed {
@@ -2652,17 +2671,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[121] = 0;
     loop {
         let mut changed = false;
-        let word = (0x100000000 & (s.0[1] << 1u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[121])
+            | (0x100000000 & (s.0[1] << 1u32) & s.0[1])
             | (0x40000000 & s.0[1] & (s.0[1] >> 1u32))
             | (0x4000000 & s.0[1] & (s.0[1] >> 5u32))
             | (0x2000000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x1000000 & s.0[1] & (s.0[1] >> 7u32)) | (0xfffffffff & s.0[1] & g[121]);
+            | (0x1000000 & s.0[1] & (s.0[1] >> 7u32));
         changed |= word != g[120];
         g[120] = word;
-        let word = (0xfbefbef80 & (g[120] << 7u32)) | (0xfffffffc0 & (g[120] << 6u32))
-            | (0x7df7df7c0 & (g[120] << 5u32)) | (0xfbefbefbe & (g[120] << 1u32))
-            | (0x7df7df7df & (g[120] >> 1u32)) | (0x3efbefbe & (g[120] >> 5u32))
-            | (0x3fffffff & (g[120] >> 6u32)) | (0x1f7df7df & (g[120] >> 7u32));
+        let word = ((0x1f7df7df & g[120]) << 7u32) | ((0x3fffffff & g[120]) << 6u32)
+            | ((0x3efbefbe & g[120]) << 5u32) | ((0x7df7df7df & g[120]) << 1u32)
+            | ((0xfbefbefbe & g[120]) >> 1u32) | ((0x7df7df7c0 & g[120]) >> 5u32)
+            | ((0xfffffffc0 & g[120]) >> 6u32) | ((0xfbefbef80 & g[120]) >> 7u32);
         changed |= word != g[121];
         g[121] = word;
         if !changed {
@@ -2675,16 +2695,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[123] = 0;
     loop {
         let mut changed = false;
-        let word = (0x20000 & (s.0[0] << 6u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[123])
+            | (0x20000 & (s.0[0] << 6u32) & s.0[0])
             | (0x10000 & (s.0[0] << 5u32) & s.0[0]) | (0x400 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x20 & s.0[0] & (s.0[0] >> 6u32)) | (0x10 & s.0[0] & (s.0[0] >> 7u32))
-            | (0xfffffffff & s.0[0] & g[123]);
+            | (0x20 & s.0[0] & (s.0[0] >> 6u32)) | (0x10 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[122];
         g[122] = word;
-        let word = (0xfbefbef80 & (g[122] << 7u32)) | (0xfffffffc0 & (g[122] << 6u32))
-            | (0x7df7df7c0 & (g[122] << 5u32)) | (0xfbefbefbe & (g[122] << 1u32))
-            | (0x7df7df7df & (g[122] >> 1u32)) | (0x3efbefbe & (g[122] >> 5u32))
-            | (0x3fffffff & (g[122] >> 6u32)) | (0x1f7df7df & (g[122] >> 7u32));
+        let word = ((0x1f7df7df & g[122]) << 7u32) | ((0x3fffffff & g[122]) << 6u32)
+            | ((0x3efbefbe & g[122]) << 5u32) | ((0x7df7df7df & g[122]) << 1u32)
+            | ((0xfbefbefbe & g[122]) >> 1u32) | ((0x7df7df7c0 & g[122]) >> 5u32)
+            | ((0xfffffffc0 & g[122]) >> 6u32) | ((0xfbefbef80 & g[122]) >> 7u32);
         changed |= word != g[123];
         g[123] = word;
         if !changed {
@@ -2697,16 +2717,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[125] = 0;
     loop {
         let mut changed = false;
-        let word = (0x800000 & (s.0[0] << 6u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[125])
+            | (0x800000 & (s.0[0] << 6u32) & s.0[0])
             | (0x400000 & (s.0[0] << 5u32) & s.0[0])
             | (0x10000 & s.0[0] & (s.0[0] >> 1u32)) | (0x800 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x400 & s.0[0] & (s.0[0] >> 7u32)) | (0xfffffffff & s.0[0] & g[125]);
+            | (0x400 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[124];
         g[124] = word;
-        let word = (0xfbefbef80 & (g[124] << 7u32)) | (0xfffffffc0 & (g[124] << 6u32))
-            | (0x7df7df7c0 & (g[124] << 5u32)) | (0xfbefbefbe & (g[124] << 1u32))
-            | (0x7df7df7df & (g[124] >> 1u32)) | (0x3efbefbe & (g[124] >> 5u32))
-            | (0x3fffffff & (g[124] >> 6u32)) | (0x1f7df7df & (g[124] >> 7u32));
+        let word = ((0x1f7df7df & g[124]) << 7u32) | ((0x3fffffff & g[124]) << 6u32)
+            | ((0x3efbefbe & g[124]) << 5u32) | ((0x7df7df7df & g[124]) << 1u32)
+            | ((0xfbefbefbe & g[124]) >> 1u32) | ((0x7df7df7c0 & g[124]) >> 5u32)
+            | ((0xfffffffc0 & g[124]) >> 6u32) | ((0xfbefbef80 & g[124]) >> 7u32);
         changed |= word != g[125];
         g[125] = word;
         if !changed {
@@ -2719,15 +2740,14 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[127] = 0;
     loop {
         let mut changed = false;
-        let word = (0x800 & (s.0[0] << 6u32) & s.0[0])
-            | (0x400 & (s.0[0] << 5u32) & s.0[0]) | (0x10 & s.0[0] & (s.0[0] >> 1u32))
-            | (0xfffffffff & s.0[0] & g[127]);
+        let word = (0xfffffffff & s.0[0] & g[127]) | (0x800 & (s.0[0] << 6u32) & s.0[0])
+            | (0x400 & (s.0[0] << 5u32) & s.0[0]) | (0x10 & s.0[0] & (s.0[0] >> 1u32));
         changed |= word != g[126];
         g[126] = word;
-        let word = (0xfbefbef80 & (g[126] << 7u32)) | (0xfffffffc0 & (g[126] << 6u32))
-            | (0x7df7df7c0 & (g[126] << 5u32)) | (0xfbefbefbe & (g[126] << 1u32))
-            | (0x7df7df7df & (g[126] >> 1u32)) | (0x3efbefbe & (g[126] >> 5u32))
-            | (0x3fffffff & (g[126] >> 6u32)) | (0x1f7df7df & (g[126] >> 7u32));
+        let word = ((0x1f7df7df & g[126]) << 7u32) | ((0x3fffffff & g[126]) << 6u32)
+            | ((0x3efbefbe & g[126]) << 5u32) | ((0x7df7df7df & g[126]) << 1u32)
+            | ((0xfbefbefbe & g[126]) >> 1u32) | ((0x7df7df7c0 & g[126]) >> 5u32)
+            | ((0xfffffffc0 & g[126]) >> 6u32) | ((0xfbefbef80 & g[126]) >> 7u32);
         changed |= word != g[127];
         g[127] = word;
         if !changed {
@@ -2740,17 +2760,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[129] = 0;
     loop {
         let mut changed = false;
-        let word = (0x20000000 & (s.0[0] << 6u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[129])
+            | (0x20000000 & (s.0[0] << 6u32) & s.0[0])
             | (0x10000000 & (s.0[0] << 5u32) & s.0[0])
             | (0x400000 & s.0[0] & (s.0[0] >> 1u32))
             | (0x20000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x10000 & s.0[0] & (s.0[0] >> 7u32)) | (0xfffffffff & s.0[0] & g[129]);
+            | (0x10000 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[128];
         g[128] = word;
-        let word = (0xfbefbef80 & (g[128] << 7u32)) | (0xfffffffc0 & (g[128] << 6u32))
-            | (0x7df7df7c0 & (g[128] << 5u32)) | (0xfbefbefbe & (g[128] << 1u32))
-            | (0x7df7df7df & (g[128] >> 1u32)) | (0x3efbefbe & (g[128] >> 5u32))
-            | (0x3fffffff & (g[128] >> 6u32)) | (0x1f7df7df & (g[128] >> 7u32));
+        let word = ((0x1f7df7df & g[128]) << 7u32) | ((0x3fffffff & g[128]) << 6u32)
+            | ((0x3efbefbe & g[128]) << 5u32) | ((0x7df7df7df & g[128]) << 1u32)
+            | ((0xfbefbefbe & g[128]) >> 1u32) | ((0x7df7df7c0 & g[128]) >> 5u32)
+            | ((0xfffffffc0 & g[128]) >> 6u32) | ((0xfbefbef80 & g[128]) >> 7u32);
         changed |= word != g[129];
         g[129] = word;
         if !changed {
@@ -2763,17 +2784,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[131] = 0;
     loop {
         let mut changed = false;
-        let word = (0x800000000 & (s.0[0] << 6u32) & s.0[0])
+        let word = (0xfffffffff & s.0[0] & g[131])
+            | (0x800000000 & (s.0[0] << 6u32) & s.0[0])
             | (0x400000000 & (s.0[0] << 5u32) & s.0[0])
             | (0x10000000 & s.0[0] & (s.0[0] >> 1u32))
             | (0x800000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x400000 & s.0[0] & (s.0[0] >> 7u32)) | (0xfffffffff & s.0[0] & g[131]);
+            | (0x400000 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[130];
         g[130] = word;
-        let word = (0xfbefbef80 & (g[130] << 7u32)) | (0xfffffffc0 & (g[130] << 6u32))
-            | (0x7df7df7c0 & (g[130] << 5u32)) | (0xfbefbefbe & (g[130] << 1u32))
-            | (0x7df7df7df & (g[130] >> 1u32)) | (0x3efbefbe & (g[130] >> 5u32))
-            | (0x3fffffff & (g[130] >> 6u32)) | (0x1f7df7df & (g[130] >> 7u32));
+        let word = ((0x1f7df7df & g[130]) << 7u32) | ((0x3fffffff & g[130]) << 6u32)
+            | ((0x3efbefbe & g[130]) << 5u32) | ((0x7df7df7df & g[130]) << 1u32)
+            | ((0xfbefbefbe & g[130]) >> 1u32) | ((0x7df7df7c0 & g[130]) >> 5u32)
+            | ((0xfffffffc0 & g[130]) >> 6u32) | ((0xfbefbef80 & g[130]) >> 7u32);
         changed |= word != g[131];
         g[131] = word;
         if !changed {
@@ -2786,15 +2808,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[133] = 0;
     loop {
         let mut changed = false;
-        let word = (0x400000000 & s.0[0] & (s.0[0] >> 1u32))
+        let word = (0xfffffffff & s.0[0] & g[133])
+            | (0x400000000 & s.0[0] & (s.0[0] >> 1u32))
             | (0x20000000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x10000000 & s.0[0] & (s.0[0] >> 7u32)) | (0xfffffffff & s.0[0] & g[133]);
+            | (0x10000000 & s.0[0] & (s.0[0] >> 7u32));
         changed |= word != g[132];
         g[132] = word;
-        let word = (0xfbefbef80 & (g[132] << 7u32)) | (0xfffffffc0 & (g[132] << 6u32))
-            | (0x7df7df7c0 & (g[132] << 5u32)) | (0xfbefbefbe & (g[132] << 1u32))
-            | (0x7df7df7df & (g[132] >> 1u32)) | (0x3efbefbe & (g[132] >> 5u32))
-            | (0x3fffffff & (g[132] >> 6u32)) | (0x1f7df7df & (g[132] >> 7u32));
+        let word = ((0x1f7df7df & g[132]) << 7u32) | ((0x3fffffff & g[132]) << 6u32)
+            | ((0x3efbefbe & g[132]) << 5u32) | ((0x7df7df7df & g[132]) << 1u32)
+            | ((0xfbefbefbe & g[132]) >> 1u32) | ((0x7df7df7c0 & g[132]) >> 5u32)
+            | ((0xfffffffc0 & g[132]) >> 6u32) | ((0xfbefbef80 & g[132]) >> 7u32);
         changed |= word != g[133];
         g[133] = word;
         if !changed {
@@ -2807,16 +2830,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[135] = 0;
     loop {
         let mut changed = false;
-        let word = (0x2000 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[135]) | (0x2000 & (s.0[1] << 7u32) & s.0[1])
             | (0x1000 & (s.0[1] << 6u32) & s.0[1]) | (0x80 & (s.0[1] << 1u32) & s.0[1])
-            | (0x2 & s.0[1] & (s.0[1] >> 5u32)) | (0x1 & s.0[1] & (s.0[1] >> 6u32))
-            | (0xfffffffff & s.0[1] & g[135]);
+            | (0x2 & s.0[1] & (s.0[1] >> 5u32)) | (0x1 & s.0[1] & (s.0[1] >> 6u32));
         changed |= word != g[134];
         g[134] = word;
-        let word = (0xfbefbef80 & (g[134] << 7u32)) | (0xfffffffc0 & (g[134] << 6u32))
-            | (0x7df7df7c0 & (g[134] << 5u32)) | (0xfbefbefbe & (g[134] << 1u32))
-            | (0x7df7df7df & (g[134] >> 1u32)) | (0x3efbefbe & (g[134] >> 5u32))
-            | (0x3fffffff & (g[134] >> 6u32)) | (0x1f7df7df & (g[134] >> 7u32));
+        let word = ((0x1f7df7df & g[134]) << 7u32) | ((0x3fffffff & g[134]) << 6u32)
+            | ((0x3efbefbe & g[134]) << 5u32) | ((0x7df7df7df & g[134]) << 1u32)
+            | ((0xfbefbefbe & g[134]) >> 1u32) | ((0x7df7df7c0 & g[134]) >> 5u32)
+            | ((0xfffffffc0 & g[134]) >> 6u32) | ((0xfbefbef80 & g[134]) >> 7u32);
         changed |= word != g[135];
         g[135] = word;
         if !changed {
@@ -2829,16 +2851,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[137] = 0;
     loop {
         let mut changed = false;
-        let word = (0x80000 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[137])
+            | (0x80000 & (s.0[1] << 7u32) & s.0[1])
             | (0x40000 & (s.0[1] << 6u32) & s.0[1])
             | (0x2000 & (s.0[1] << 1u32) & s.0[1]) | (0x80 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x40 & s.0[1] & (s.0[1] >> 6u32)) | (0xfffffffff & s.0[1] & g[137]);
+            | (0x40 & s.0[1] & (s.0[1] >> 6u32));
         changed |= word != g[136];
         g[136] = word;
-        let word = (0xfbefbef80 & (g[136] << 7u32)) | (0xfffffffc0 & (g[136] << 6u32))
-            | (0x7df7df7c0 & (g[136] << 5u32)) | (0xfbefbefbe & (g[136] << 1u32))
-            | (0x7df7df7df & (g[136] >> 1u32)) | (0x3efbefbe & (g[136] >> 5u32))
-            | (0x3fffffff & (g[136] >> 6u32)) | (0x1f7df7df & (g[136] >> 7u32));
+        let word = ((0x1f7df7df & g[136]) << 7u32) | ((0x3fffffff & g[136]) << 6u32)
+            | ((0x3efbefbe & g[136]) << 5u32) | ((0x7df7df7df & g[136]) << 1u32)
+            | ((0xfbefbefbe & g[136]) >> 1u32) | ((0x7df7df7c0 & g[136]) >> 5u32)
+            | ((0xfffffffc0 & g[136]) >> 6u32) | ((0xfbefbef80 & g[136]) >> 7u32);
         changed |= word != g[137];
         g[137] = word;
         if !changed {
@@ -2851,15 +2874,14 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[139] = 0;
     loop {
         let mut changed = false;
-        let word = (0x80 & (s.0[1] << 7u32) & s.0[1])
-            | (0x40 & (s.0[1] << 6u32) & s.0[1]) | (0x2 & (s.0[1] << 1u32) & s.0[1])
-            | (0xfffffffff & s.0[1] & g[139]);
+        let word = (0xfffffffff & s.0[1] & g[139]) | (0x80 & (s.0[1] << 7u32) & s.0[1])
+            | (0x40 & (s.0[1] << 6u32) & s.0[1]) | (0x2 & (s.0[1] << 1u32) & s.0[1]);
         changed |= word != g[138];
         g[138] = word;
-        let word = (0xfbefbef80 & (g[138] << 7u32)) | (0xfffffffc0 & (g[138] << 6u32))
-            | (0x7df7df7c0 & (g[138] << 5u32)) | (0xfbefbefbe & (g[138] << 1u32))
-            | (0x7df7df7df & (g[138] >> 1u32)) | (0x3efbefbe & (g[138] >> 5u32))
-            | (0x3fffffff & (g[138] >> 6u32)) | (0x1f7df7df & (g[138] >> 7u32));
+        let word = ((0x1f7df7df & g[138]) << 7u32) | ((0x3fffffff & g[138]) << 6u32)
+            | ((0x3efbefbe & g[138]) << 5u32) | ((0x7df7df7df & g[138]) << 1u32)
+            | ((0xfbefbefbe & g[138]) >> 1u32) | ((0x7df7df7c0 & g[138]) >> 5u32)
+            | ((0xfffffffc0 & g[138]) >> 6u32) | ((0xfbefbef80 & g[138]) >> 7u32);
         changed |= word != g[139];
         g[139] = word;
         if !changed {
@@ -2872,17 +2894,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[141] = 0;
     loop {
         let mut changed = false;
-        let word = (0x2000000 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[141])
+            | (0x2000000 & (s.0[1] << 7u32) & s.0[1])
             | (0x1000000 & (s.0[1] << 6u32) & s.0[1])
             | (0x80000 & (s.0[1] << 1u32) & s.0[1])
-            | (0x2000 & s.0[1] & (s.0[1] >> 5u32)) | (0x1000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0xfffffffff & s.0[1] & g[141]);
+            | (0x2000 & s.0[1] & (s.0[1] >> 5u32))
+            | (0x1000 & s.0[1] & (s.0[1] >> 6u32));
         changed |= word != g[140];
         g[140] = word;
-        let word = (0xfbefbef80 & (g[140] << 7u32)) | (0xfffffffc0 & (g[140] << 6u32))
-            | (0x7df7df7c0 & (g[140] << 5u32)) | (0xfbefbefbe & (g[140] << 1u32))
-            | (0x7df7df7df & (g[140] >> 1u32)) | (0x3efbefbe & (g[140] >> 5u32))
-            | (0x3fffffff & (g[140] >> 6u32)) | (0x1f7df7df & (g[140] >> 7u32));
+        let word = ((0x1f7df7df & g[140]) << 7u32) | ((0x3fffffff & g[140]) << 6u32)
+            | ((0x3efbefbe & g[140]) << 5u32) | ((0x7df7df7df & g[140]) << 1u32)
+            | ((0xfbefbefbe & g[140]) >> 1u32) | ((0x7df7df7c0 & g[140]) >> 5u32)
+            | ((0xfffffffc0 & g[140]) >> 6u32) | ((0xfbefbef80 & g[140]) >> 7u32);
         changed |= word != g[141];
         g[141] = word;
         if !changed {
@@ -2895,17 +2918,18 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[143] = 0;
     loop {
         let mut changed = false;
-        let word = (0x80000000 & (s.0[1] << 7u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[143])
+            | (0x80000000 & (s.0[1] << 7u32) & s.0[1])
             | (0x40000000 & (s.0[1] << 6u32) & s.0[1])
             | (0x2000000 & (s.0[1] << 1u32) & s.0[1])
             | (0x80000 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x40000 & s.0[1] & (s.0[1] >> 6u32)) | (0xfffffffff & s.0[1] & g[143]);
+            | (0x40000 & s.0[1] & (s.0[1] >> 6u32));
         changed |= word != g[142];
         g[142] = word;
-        let word = (0xfbefbef80 & (g[142] << 7u32)) | (0xfffffffc0 & (g[142] << 6u32))
-            | (0x7df7df7c0 & (g[142] << 5u32)) | (0xfbefbefbe & (g[142] << 1u32))
-            | (0x7df7df7df & (g[142] >> 1u32)) | (0x3efbefbe & (g[142] >> 5u32))
-            | (0x3fffffff & (g[142] >> 6u32)) | (0x1f7df7df & (g[142] >> 7u32));
+        let word = ((0x1f7df7df & g[142]) << 7u32) | ((0x3fffffff & g[142]) << 6u32)
+            | ((0x3efbefbe & g[142]) << 5u32) | ((0x7df7df7df & g[142]) << 1u32)
+            | ((0xfbefbefbe & g[142]) >> 1u32) | ((0x7df7df7c0 & g[142]) >> 5u32)
+            | ((0xfffffffc0 & g[142]) >> 6u32) | ((0xfbefbef80 & g[142]) >> 7u32);
         changed |= word != g[143];
         g[143] = word;
         if !changed {
@@ -2918,15 +2942,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[145] = 0;
     loop {
         let mut changed = false;
-        let word = (0x80000000 & (s.0[1] << 1u32) & s.0[1])
+        let word = (0xfffffffff & s.0[1] & g[145])
+            | (0x80000000 & (s.0[1] << 1u32) & s.0[1])
             | (0x2000000 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x1000000 & s.0[1] & (s.0[1] >> 6u32)) | (0xfffffffff & s.0[1] & g[145]);
+            | (0x1000000 & s.0[1] & (s.0[1] >> 6u32));
         changed |= word != g[144];
         g[144] = word;
-        let word = (0xfbefbef80 & (g[144] << 7u32)) | (0xfffffffc0 & (g[144] << 6u32))
-            | (0x7df7df7c0 & (g[144] << 5u32)) | (0xfbefbefbe & (g[144] << 1u32))
-            | (0x7df7df7df & (g[144] >> 1u32)) | (0x3efbefbe & (g[144] >> 5u32))
-            | (0x3fffffff & (g[144] >> 6u32)) | (0x1f7df7df & (g[144] >> 7u32));
+        let word = ((0x1f7df7df & g[144]) << 7u32) | ((0x3fffffff & g[144]) << 6u32)
+            | ((0x3efbefbe & g[144]) << 5u32) | ((0x7df7df7df & g[144]) << 1u32)
+            | ((0xfbefbefbe & g[144]) >> 1u32) | ((0x7df7df7c0 & g[144]) >> 5u32)
+            | ((0xfffffffc0 & g[144]) >> 6u32) | ((0xfbefbef80 & g[144]) >> 7u32);
         changed |= word != g[145];
         g[145] = word;
         if !changed {
@@ -3116,7 +3141,7 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         }
     }
     // g[0]: 36 node words, bit 8 (next (cell b 3 black)), bit 6 (next (cell b 1 black)), bit 13 (next (cell c 2 black)), bit 1 (next (cell a 2 black)), and 32 more; rules at gather.kif:43, 45
-    g[0] = (0x180000000 & s.0[0] & !(mt[0] << 17u32))
+    g[0] = ((0x180000000 & s.0[0] & !(mt[0] << 17u32))
         | (0x44000000 & s.0[0] & !(mt[0] << 14u32))
         | (0x1082000 & s.0[0] & !(mt[0] << 11u32))
         | (0x104000 & s.0[0] & !(mt[0] << 10u32))
@@ -3128,24 +3153,24 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         | (0x10000801 & s.0[0] & !(mt[0] >> 7u32))
         | (0x208000 & s.0[0] & !(mt[0] >> 8u32)) | (0x200 & s.0[0] & !(mt[0] >> 10u32))
         | (0x410 & s.0[0] & !(mt[0] >> 17u32)) | (0x20 & s.0[0] & !(mt[0] >> 19u32))
-        | (0x8 & s.0[0] & !(mt[0] >> 22u32))
+        | (0x8 & s.0[0] & !(mt[0] >> 22u32)))
         | ({
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let at = 1u64 << (entry & 63);
             match entry >> 6 {
-                0 => 0xfbefbefbe & (at << 1u32),
-                1 => 0xfffffffc0 & (at << 6u32),
-                2 => 0xfbefbef80 & (at << 7u32),
-                3 => 0x7df7df7df & (at >> 1u32),
-                4 => 0x7df7df7c0 & (at << 5u32),
-                5 => 0x3fffffff & (at >> 6u32),
-                6 => 0x3efbefbe & (at >> 5u32),
-                7 => 0x1f7df7df & (at >> 7u32),
+                0 => ((0x7df7df7df & at) << 1u32),
+                1 => ((0x3fffffff & at) << 6u32),
+                2 => ((0x1f7df7df & at) << 7u32),
+                3 => ((0xfbefbefbe & at) >> 1u32),
+                4 => ((0x3efbefbe & at) << 5u32),
+                5 => ((0xfffffffc0 & at) >> 6u32),
+                6 => ((0x7df7df7c0 & at) >> 5u32),
+                7 => ((0xfbefbef80 & at) >> 7u32),
                 _ => 0,
             }
         });
     // g[1]: 36 node words, bit 11 (next (cell b 6 white)), bit 9 (next (cell b 4 white)), bit 16 (next (cell c 5 white)), bit 4 (next (cell a 5 white)), and 32 more; rules at gather.kif:43, 45
-    g[1] = (0x180000000 & s.0[1] & !(mt[0] << 17u32))
+    g[1] = ((0x180000000 & s.0[1] & !(mt[0] << 17u32))
         | (0x44000000 & s.0[1] & !(mt[0] << 14u32))
         | (0x1082000 & s.0[1] & !(mt[0] << 11u32))
         | (0x104000 & s.0[1] & !(mt[0] << 10u32))
@@ -3157,19 +3182,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         | (0x10000801 & s.0[1] & !(mt[0] >> 7u32))
         | (0x208000 & s.0[1] & !(mt[0] >> 8u32)) | (0x200 & s.0[1] & !(mt[0] >> 10u32))
         | (0x410 & s.0[1] & !(mt[0] >> 17u32)) | (0x20 & s.0[1] & !(mt[0] >> 19u32))
-        | (0x8 & s.0[1] & !(mt[0] >> 22u32))
+        | (0x8 & s.0[1] & !(mt[0] >> 22u32)))
         | ({
             let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
             let at = 1u64 << (entry & 63);
             match entry >> 6 {
-                8 => 0xfbefbefbe & (at << 1u32),
-                9 => 0xfffffffc0 & (at << 6u32),
-                10 => 0xfbefbef80 & (at << 7u32),
-                11 => 0x7df7df7df & (at >> 1u32),
-                12 => 0x7df7df7c0 & (at << 5u32),
-                13 => 0x3fffffff & (at >> 6u32),
-                14 => 0x3efbefbe & (at >> 5u32),
-                15 => 0x1f7df7df & (at >> 7u32),
+                8 => ((0x7df7df7df & at) << 1u32),
+                9 => ((0x3fffffff & at) << 6u32),
+                10 => ((0x1f7df7df & at) << 7u32),
+                11 => ((0xfbefbefbe & at) >> 1u32),
+                12 => ((0x3efbefbe & at) << 5u32),
+                13 => ((0xfffffffc0 & at) >> 6u32),
+                14 => ((0x7df7df7c0 & at) >> 5u32),
+                15 => ((0xfbefbef80 & at) >> 7u32),
                 _ => 0,
             }
         });

@@ -12402,19 +12402,15 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
     }
     // g[0]: 64 node words, bit 0 (next (owner 1 red)), bit 1 (next (owner 2 red)), bit 2 (next (owner 3 red)), bit 3 (next (owner 4 red)), and 60 more; rules at hex.kif:80, 84
-    g[0] = (0xffffffffffffffff & s.0[2])
-        | (0xffffffffffffffff & s.0[4]
-            & 0u64.wrapping_sub((s.0[1] & 0x80000 != 0) as u64));
+    g[0] = s.0[2] | (s.0[4] & 0u64.wrapping_sub((s.0[1] & 0x80000 != 0) as u64));
     // g[1]: 64 node words, bit 0 (next (owner 1 blue)), bit 1 (next (owner 2 blue)), bit 2 (next (owner 3 blue)), bit 3 (next (owner 4 blue)), and 60 more; rules at hex.kif:80, 84
-    g[1] = (0xffffffffffffffff & s.0[0])
-        | (0xffffffffffffffff & s.0[4]
-            & 0u64.wrapping_sub((s.0[1] & 0x40000 != 0) as u64));
+    g[1] = s.0[0] | (s.0[4] & 0u64.wrapping_sub((s.0[1] & 0x40000 != 0) as u64));
     // g[2]: 18 node words, bit 0 (next (owner 65 red)), bit 1 (next (owner 66 red)), bit 2 (next (owner 67 red)), bit 3 (next (owner 68 red)), and 14 more; rules at hex.kif:80, 84
-    g[2] = (0x3ffff & s.0[3])
-        | (0x3ffff & s.0[5] & 0u64.wrapping_sub((s.0[1] & 0x80000 != 0) as u64));
+    g[2] = 0x3ffff
+        & (s.0[3] | (s.0[5] & 0u64.wrapping_sub((s.0[1] & 0x80000 != 0) as u64)));
     // g[3]: 18 node words, bit 0 (next (owner 65 blue)), bit 1 (next (owner 66 blue)), bit 2 (next (owner 67 blue)), bit 3 (next (owner 68 blue)), and 14 more; rules at hex.kif:80, 84
-    g[3] = (0x3ffff & s.0[1])
-        | (0x3ffff & s.0[5] & 0u64.wrapping_sub((s.0[1] & 0x40000 != 0) as u64));
+    g[3] = 0x3ffff
+        & (s.0[1] | (s.0[5] & 0u64.wrapping_sub((s.0[1] & 0x40000 != 0) as u64)));
     // n[0]: ((aux 4) 1 red)
     n[0] = (s.0[10] & NEAR_PLACES_0[joint[0].0 as usize])
         | (s.0[11] & NEAR_PLACES_1[joint[0].0 as usize]) != 0;
@@ -13138,1296 +13134,1301 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[245] = ((s.0[1] & 0x20000 == 0x20000) & (n[244]))
         | ((s.0[3] & 0x20000 == 0x20000) & (n[243]));
     // g[168]: 64 node words, bit 0 ((aux 2) a 1), bit 1 ((aux 2) a 2), bit 2 ((aux 2) a 3), bit 3 ((aux 2) a 4), and 60 more
-    g[168] = (0xffffffffffffffff & s.0[10] & 0u64.wrapping_sub((n[2]) as u64))
-        | (0xffffffffffffffff & s.0[12] & 0u64.wrapping_sub((n[5]) as u64))
-        | (0xffffffffffffffff & s.0[14] & 0u64.wrapping_sub((n[8]) as u64))
-        | (0xffffffffffffffff & s.0[16] & 0u64.wrapping_sub((n[11]) as u64))
-        | (0xffffffffffffffff & s.0[18] & 0u64.wrapping_sub((n[14]) as u64))
-        | (0xffffffffffffffff & s.0[20] & 0u64.wrapping_sub((n[17]) as u64))
-        | (0xffffffffffffffff & s.0[22] & 0u64.wrapping_sub((n[20]) as u64))
-        | (0xffffffffffffffff & s.0[24] & 0u64.wrapping_sub((n[23]) as u64))
-        | (0xffffffffffffffff & s.0[26] & 0u64.wrapping_sub((n[26]) as u64))
-        | (0xffffffffffffffff & s.0[28] & 0u64.wrapping_sub((n[29]) as u64))
-        | (0xffffffffffffffff & s.0[30] & 0u64.wrapping_sub((n[32]) as u64))
-        | (0xffffffffffffffff & s.0[32] & 0u64.wrapping_sub((n[35]) as u64))
-        | (0xffffffffffffffff & s.0[34] & 0u64.wrapping_sub((n[38]) as u64))
-        | (0xffffffffffffffff & s.0[36] & 0u64.wrapping_sub((n[41]) as u64))
-        | (0xffffffffffffffff & s.0[38] & 0u64.wrapping_sub((n[44]) as u64))
-        | (0xffffffffffffffff & s.0[40] & 0u64.wrapping_sub((n[47]) as u64))
-        | (0xffffffffffffffff & s.0[42] & 0u64.wrapping_sub((n[50]) as u64))
-        | (0xffffffffffffffff & s.0[44] & 0u64.wrapping_sub((n[53]) as u64))
-        | (0xffffffffffffffff & s.0[46] & 0u64.wrapping_sub((n[56]) as u64))
-        | (0xffffffffffffffff & s.0[48] & 0u64.wrapping_sub((n[59]) as u64))
-        | (0xffffffffffffffff & s.0[50] & 0u64.wrapping_sub((n[62]) as u64))
-        | (0xffffffffffffffff & s.0[52] & 0u64.wrapping_sub((n[65]) as u64))
-        | (0xffffffffffffffff & s.0[54] & 0u64.wrapping_sub((n[68]) as u64))
-        | (0xffffffffffffffff & s.0[56] & 0u64.wrapping_sub((n[71]) as u64))
-        | (0xffffffffffffffff & s.0[58] & 0u64.wrapping_sub((n[74]) as u64))
-        | (0xffffffffffffffff & s.0[60] & 0u64.wrapping_sub((n[77]) as u64))
-        | (0xffffffffffffffff & s.0[62] & 0u64.wrapping_sub((n[80]) as u64))
-        | (0xffffffffffffffff & s.0[64] & 0u64.wrapping_sub((n[83]) as u64))
-        | (0xffffffffffffffff & s.0[66] & 0u64.wrapping_sub((n[86]) as u64))
-        | (0xffffffffffffffff & s.0[68] & 0u64.wrapping_sub((n[89]) as u64))
-        | (0xffffffffffffffff & s.0[70] & 0u64.wrapping_sub((n[92]) as u64))
-        | (0xffffffffffffffff & s.0[72] & 0u64.wrapping_sub((n[95]) as u64))
-        | (0xffffffffffffffff & s.0[74] & 0u64.wrapping_sub((n[98]) as u64))
-        | (0xffffffffffffffff & s.0[76] & 0u64.wrapping_sub((n[101]) as u64))
-        | (0xffffffffffffffff & s.0[78] & 0u64.wrapping_sub((n[104]) as u64))
-        | (0xffffffffffffffff & s.0[80] & 0u64.wrapping_sub((n[107]) as u64))
-        | (0xffffffffffffffff & s.0[82] & 0u64.wrapping_sub((n[110]) as u64))
-        | (0xffffffffffffffff & s.0[84] & 0u64.wrapping_sub((n[113]) as u64))
-        | (0xffffffffffffffff & s.0[86] & 0u64.wrapping_sub((n[116]) as u64))
-        | (0xffffffffffffffff & s.0[88] & 0u64.wrapping_sub((n[119]) as u64))
-        | (0xffffffffffffffff & s.0[90] & 0u64.wrapping_sub((n[122]) as u64))
-        | (0xffffffffffffffff & s.0[92] & 0u64.wrapping_sub((n[125]) as u64))
-        | (0xffffffffffffffff & s.0[94] & 0u64.wrapping_sub((n[128]) as u64))
-        | (0xffffffffffffffff & s.0[96] & 0u64.wrapping_sub((n[131]) as u64))
-        | (0xffffffffffffffff & s.0[98] & 0u64.wrapping_sub((n[134]) as u64))
-        | (0xffffffffffffffff & s.0[100] & 0u64.wrapping_sub((n[137]) as u64))
-        | (0xffffffffffffffff & s.0[102] & 0u64.wrapping_sub((n[140]) as u64))
-        | (0xffffffffffffffff & s.0[104] & 0u64.wrapping_sub((n[143]) as u64))
-        | (0xffffffffffffffff & s.0[106] & 0u64.wrapping_sub((n[146]) as u64))
-        | (0xffffffffffffffff & s.0[108] & 0u64.wrapping_sub((n[149]) as u64))
-        | (0xffffffffffffffff & s.0[110] & 0u64.wrapping_sub((n[152]) as u64))
-        | (0xffffffffffffffff & s.0[112] & 0u64.wrapping_sub((n[155]) as u64))
-        | (0xffffffffffffffff & s.0[114] & 0u64.wrapping_sub((n[158]) as u64))
-        | (0xffffffffffffffff & s.0[116] & 0u64.wrapping_sub((n[161]) as u64))
-        | (0xffffffffffffffff & s.0[118] & 0u64.wrapping_sub((n[164]) as u64))
-        | (0xffffffffffffffff & s.0[120] & 0u64.wrapping_sub((n[167]) as u64))
-        | (0xffffffffffffffff & s.0[122] & 0u64.wrapping_sub((n[170]) as u64))
-        | (0xffffffffffffffff & s.0[124] & 0u64.wrapping_sub((n[173]) as u64))
-        | (0xffffffffffffffff & s.0[126] & 0u64.wrapping_sub((n[176]) as u64))
-        | (0xffffffffffffffff & s.0[128] & 0u64.wrapping_sub((n[179]) as u64))
-        | (0xffffffffffffffff & s.0[130] & 0u64.wrapping_sub((n[182]) as u64))
-        | (0xffffffffffffffff & s.0[132] & 0u64.wrapping_sub((n[185]) as u64))
-        | (0xffffffffffffffff & s.0[134] & 0u64.wrapping_sub((n[188]) as u64))
-        | (0xffffffffffffffff & s.0[136] & 0u64.wrapping_sub((n[191]) as u64))
-        | (0xffffffffffffffff & s.0[138] & 0u64.wrapping_sub((n[194]) as u64))
-        | (0xffffffffffffffff & s.0[140] & 0u64.wrapping_sub((n[197]) as u64))
-        | (0xffffffffffffffff & s.0[142] & 0u64.wrapping_sub((n[200]) as u64))
-        | (0xffffffffffffffff & s.0[144] & 0u64.wrapping_sub((n[203]) as u64))
-        | (0xffffffffffffffff & s.0[146] & 0u64.wrapping_sub((n[206]) as u64))
-        | (0xffffffffffffffff & s.0[148] & 0u64.wrapping_sub((n[209]) as u64))
-        | (0xffffffffffffffff & s.0[150] & 0u64.wrapping_sub((n[212]) as u64))
-        | (0xffffffffffffffff & s.0[152] & 0u64.wrapping_sub((n[215]) as u64))
-        | (0xffffffffffffffff & s.0[154] & 0u64.wrapping_sub((n[218]) as u64))
-        | (0xffffffffffffffff & s.0[156] & 0u64.wrapping_sub((n[221]) as u64))
-        | (0xffffffffffffffff & s.0[158] & 0u64.wrapping_sub((n[224]) as u64))
-        | (0xffffffffffffffff & s.0[160] & 0u64.wrapping_sub((n[227]) as u64))
-        | (0xffffffffffffffff & s.0[162] & 0u64.wrapping_sub((n[230]) as u64))
-        | (0xffffffffffffffff & s.0[164] & 0u64.wrapping_sub((n[233]) as u64))
-        | (0xffffffffffffffff & s.0[166] & 0u64.wrapping_sub((n[236]) as u64))
-        | (0xffffffffffffffff & s.0[168] & 0u64.wrapping_sub((n[239]) as u64))
-        | (0xffffffffffffffff & s.0[170] & 0u64.wrapping_sub((n[242]) as u64))
-        | (0xffffffffffffffff & s.0[172] & 0u64.wrapping_sub((n[245]) as u64));
+    g[168] = (s.0[10] & 0u64.wrapping_sub((n[2]) as u64))
+        | (s.0[12] & 0u64.wrapping_sub((n[5]) as u64))
+        | (s.0[14] & 0u64.wrapping_sub((n[8]) as u64))
+        | (s.0[16] & 0u64.wrapping_sub((n[11]) as u64))
+        | (s.0[18] & 0u64.wrapping_sub((n[14]) as u64))
+        | (s.0[20] & 0u64.wrapping_sub((n[17]) as u64))
+        | (s.0[22] & 0u64.wrapping_sub((n[20]) as u64))
+        | (s.0[24] & 0u64.wrapping_sub((n[23]) as u64))
+        | (s.0[26] & 0u64.wrapping_sub((n[26]) as u64))
+        | (s.0[28] & 0u64.wrapping_sub((n[29]) as u64))
+        | (s.0[30] & 0u64.wrapping_sub((n[32]) as u64))
+        | (s.0[32] & 0u64.wrapping_sub((n[35]) as u64))
+        | (s.0[34] & 0u64.wrapping_sub((n[38]) as u64))
+        | (s.0[36] & 0u64.wrapping_sub((n[41]) as u64))
+        | (s.0[38] & 0u64.wrapping_sub((n[44]) as u64))
+        | (s.0[40] & 0u64.wrapping_sub((n[47]) as u64))
+        | (s.0[42] & 0u64.wrapping_sub((n[50]) as u64))
+        | (s.0[44] & 0u64.wrapping_sub((n[53]) as u64))
+        | (s.0[46] & 0u64.wrapping_sub((n[56]) as u64))
+        | (s.0[48] & 0u64.wrapping_sub((n[59]) as u64))
+        | (s.0[50] & 0u64.wrapping_sub((n[62]) as u64))
+        | (s.0[52] & 0u64.wrapping_sub((n[65]) as u64))
+        | (s.0[54] & 0u64.wrapping_sub((n[68]) as u64))
+        | (s.0[56] & 0u64.wrapping_sub((n[71]) as u64))
+        | (s.0[58] & 0u64.wrapping_sub((n[74]) as u64))
+        | (s.0[60] & 0u64.wrapping_sub((n[77]) as u64))
+        | (s.0[62] & 0u64.wrapping_sub((n[80]) as u64))
+        | (s.0[64] & 0u64.wrapping_sub((n[83]) as u64))
+        | (s.0[66] & 0u64.wrapping_sub((n[86]) as u64))
+        | (s.0[68] & 0u64.wrapping_sub((n[89]) as u64))
+        | (s.0[70] & 0u64.wrapping_sub((n[92]) as u64))
+        | (s.0[72] & 0u64.wrapping_sub((n[95]) as u64))
+        | (s.0[74] & 0u64.wrapping_sub((n[98]) as u64))
+        | (s.0[76] & 0u64.wrapping_sub((n[101]) as u64))
+        | (s.0[78] & 0u64.wrapping_sub((n[104]) as u64))
+        | (s.0[80] & 0u64.wrapping_sub((n[107]) as u64))
+        | (s.0[82] & 0u64.wrapping_sub((n[110]) as u64))
+        | (s.0[84] & 0u64.wrapping_sub((n[113]) as u64))
+        | (s.0[86] & 0u64.wrapping_sub((n[116]) as u64))
+        | (s.0[88] & 0u64.wrapping_sub((n[119]) as u64))
+        | (s.0[90] & 0u64.wrapping_sub((n[122]) as u64))
+        | (s.0[92] & 0u64.wrapping_sub((n[125]) as u64))
+        | (s.0[94] & 0u64.wrapping_sub((n[128]) as u64))
+        | (s.0[96] & 0u64.wrapping_sub((n[131]) as u64))
+        | (s.0[98] & 0u64.wrapping_sub((n[134]) as u64))
+        | (s.0[100] & 0u64.wrapping_sub((n[137]) as u64))
+        | (s.0[102] & 0u64.wrapping_sub((n[140]) as u64))
+        | (s.0[104] & 0u64.wrapping_sub((n[143]) as u64))
+        | (s.0[106] & 0u64.wrapping_sub((n[146]) as u64))
+        | (s.0[108] & 0u64.wrapping_sub((n[149]) as u64))
+        | (s.0[110] & 0u64.wrapping_sub((n[152]) as u64))
+        | (s.0[112] & 0u64.wrapping_sub((n[155]) as u64))
+        | (s.0[114] & 0u64.wrapping_sub((n[158]) as u64))
+        | (s.0[116] & 0u64.wrapping_sub((n[161]) as u64))
+        | (s.0[118] & 0u64.wrapping_sub((n[164]) as u64))
+        | (s.0[120] & 0u64.wrapping_sub((n[167]) as u64))
+        | (s.0[122] & 0u64.wrapping_sub((n[170]) as u64))
+        | (s.0[124] & 0u64.wrapping_sub((n[173]) as u64))
+        | (s.0[126] & 0u64.wrapping_sub((n[176]) as u64))
+        | (s.0[128] & 0u64.wrapping_sub((n[179]) as u64))
+        | (s.0[130] & 0u64.wrapping_sub((n[182]) as u64))
+        | (s.0[132] & 0u64.wrapping_sub((n[185]) as u64))
+        | (s.0[134] & 0u64.wrapping_sub((n[188]) as u64))
+        | (s.0[136] & 0u64.wrapping_sub((n[191]) as u64))
+        | (s.0[138] & 0u64.wrapping_sub((n[194]) as u64))
+        | (s.0[140] & 0u64.wrapping_sub((n[197]) as u64))
+        | (s.0[142] & 0u64.wrapping_sub((n[200]) as u64))
+        | (s.0[144] & 0u64.wrapping_sub((n[203]) as u64))
+        | (s.0[146] & 0u64.wrapping_sub((n[206]) as u64))
+        | (s.0[148] & 0u64.wrapping_sub((n[209]) as u64))
+        | (s.0[150] & 0u64.wrapping_sub((n[212]) as u64))
+        | (s.0[152] & 0u64.wrapping_sub((n[215]) as u64))
+        | (s.0[154] & 0u64.wrapping_sub((n[218]) as u64))
+        | (s.0[156] & 0u64.wrapping_sub((n[221]) as u64))
+        | (s.0[158] & 0u64.wrapping_sub((n[224]) as u64))
+        | (s.0[160] & 0u64.wrapping_sub((n[227]) as u64))
+        | (s.0[162] & 0u64.wrapping_sub((n[230]) as u64))
+        | (s.0[164] & 0u64.wrapping_sub((n[233]) as u64))
+        | (s.0[166] & 0u64.wrapping_sub((n[236]) as u64))
+        | (s.0[168] & 0u64.wrapping_sub((n[239]) as u64))
+        | (s.0[170] & 0u64.wrapping_sub((n[242]) as u64))
+        | (s.0[172] & 0u64.wrapping_sub((n[245]) as u64));
     // g[169]: 64 node words, bit 0 (next (connected 1 a 1)), bit 1 (next (connected 1 a 2)), bit 2 (next (connected 1 a 3)), bit 3 (next (connected 1 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[169] = (0x1 & s.0[4] & g[168]) | (0x1 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[10] & 0u64.wrapping_sub((!n[2]) as u64))
-        | (0xfffffffffffffffe & g[168] & 0u64.wrapping_sub((s.0[4] & 0x1 != 0) as u64))
-        | (0xfffffffffffffffe & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x1 != 0) as u64));
+    g[169] = (0x1 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffffffe
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x1 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x1 != 0) as u64))))
+        | (s.0[10] & 0u64.wrapping_sub((!n[2]) as u64));
     // g[170]: 17 node words, bit 0 ((aux 2) h 2), bit 1 ((aux 2) h 3), bit 2 ((aux 2) h 4), bit 3 ((aux 2) h 5), and 13 more
-    g[170] = (0x1ffff & s.0[11] & 0u64.wrapping_sub((n[2]) as u64))
-        | (0x1ffff & s.0[13] & 0u64.wrapping_sub((n[5]) as u64))
-        | (0x1ffff & s.0[15] & 0u64.wrapping_sub((n[8]) as u64))
-        | (0x1ffff & s.0[17] & 0u64.wrapping_sub((n[11]) as u64))
-        | (0x1ffff & s.0[19] & 0u64.wrapping_sub((n[14]) as u64))
-        | (0x1ffff & s.0[21] & 0u64.wrapping_sub((n[17]) as u64))
-        | (0x1ffff & s.0[23] & 0u64.wrapping_sub((n[20]) as u64))
-        | (0x1ffff & s.0[25] & 0u64.wrapping_sub((n[23]) as u64))
-        | (0x1ffff & s.0[27] & 0u64.wrapping_sub((n[26]) as u64))
-        | (0x1ffff & s.0[29] & 0u64.wrapping_sub((n[29]) as u64))
-        | (0x1ffff & s.0[31] & 0u64.wrapping_sub((n[32]) as u64))
-        | (0x1ffff & s.0[33] & 0u64.wrapping_sub((n[35]) as u64))
-        | (0x1ffff & s.0[35] & 0u64.wrapping_sub((n[38]) as u64))
-        | (0x1ffff & s.0[37] & 0u64.wrapping_sub((n[41]) as u64))
-        | (0x1ffff & s.0[39] & 0u64.wrapping_sub((n[44]) as u64))
-        | (0x1ffff & s.0[41] & 0u64.wrapping_sub((n[47]) as u64))
-        | (0x1ffff & s.0[43] & 0u64.wrapping_sub((n[50]) as u64))
-        | (0x1ffff & s.0[45] & 0u64.wrapping_sub((n[53]) as u64))
-        | (0x1ffff & s.0[47] & 0u64.wrapping_sub((n[56]) as u64))
-        | (0x1ffff & s.0[49] & 0u64.wrapping_sub((n[59]) as u64))
-        | (0x1ffff & s.0[51] & 0u64.wrapping_sub((n[62]) as u64))
-        | (0x1ffff & s.0[53] & 0u64.wrapping_sub((n[65]) as u64))
-        | (0x1ffff & s.0[55] & 0u64.wrapping_sub((n[68]) as u64))
-        | (0x1ffff & s.0[57] & 0u64.wrapping_sub((n[71]) as u64))
-        | (0x1ffff & s.0[59] & 0u64.wrapping_sub((n[74]) as u64))
-        | (0x1ffff & s.0[61] & 0u64.wrapping_sub((n[77]) as u64))
-        | (0x1ffff & s.0[63] & 0u64.wrapping_sub((n[80]) as u64))
-        | (0x1ffff & s.0[65] & 0u64.wrapping_sub((n[83]) as u64))
-        | (0x1ffff & s.0[67] & 0u64.wrapping_sub((n[86]) as u64))
-        | (0x1ffff & s.0[69] & 0u64.wrapping_sub((n[89]) as u64))
-        | (0x1ffff & s.0[71] & 0u64.wrapping_sub((n[92]) as u64))
-        | (0x1ffff & s.0[73] & 0u64.wrapping_sub((n[95]) as u64))
-        | (0x1ffff & s.0[75] & 0u64.wrapping_sub((n[98]) as u64))
-        | (0x1ffff & s.0[77] & 0u64.wrapping_sub((n[101]) as u64))
-        | (0x1ffff & s.0[79] & 0u64.wrapping_sub((n[104]) as u64))
-        | (0x1ffff & s.0[81] & 0u64.wrapping_sub((n[107]) as u64))
-        | (0x1ffff & s.0[83] & 0u64.wrapping_sub((n[110]) as u64))
-        | (0x1ffff & s.0[85] & 0u64.wrapping_sub((n[113]) as u64))
-        | (0x1ffff & s.0[87] & 0u64.wrapping_sub((n[116]) as u64))
-        | (0x1ffff & s.0[89] & 0u64.wrapping_sub((n[119]) as u64))
-        | (0x1ffff & s.0[91] & 0u64.wrapping_sub((n[122]) as u64))
-        | (0x1ffff & s.0[93] & 0u64.wrapping_sub((n[125]) as u64))
-        | (0x1ffff & s.0[95] & 0u64.wrapping_sub((n[128]) as u64))
-        | (0x1ffff & s.0[97] & 0u64.wrapping_sub((n[131]) as u64))
-        | (0x1ffff & s.0[99] & 0u64.wrapping_sub((n[134]) as u64))
-        | (0x1ffff & s.0[101] & 0u64.wrapping_sub((n[137]) as u64))
-        | (0x1ffff & s.0[103] & 0u64.wrapping_sub((n[140]) as u64))
-        | (0x1ffff & s.0[105] & 0u64.wrapping_sub((n[143]) as u64))
-        | (0x1ffff & s.0[107] & 0u64.wrapping_sub((n[146]) as u64))
-        | (0x1ffff & s.0[109] & 0u64.wrapping_sub((n[149]) as u64))
-        | (0x1ffff & s.0[111] & 0u64.wrapping_sub((n[152]) as u64))
-        | (0x1ffff & s.0[113] & 0u64.wrapping_sub((n[155]) as u64))
-        | (0x1ffff & s.0[115] & 0u64.wrapping_sub((n[158]) as u64))
-        | (0x1ffff & s.0[117] & 0u64.wrapping_sub((n[161]) as u64))
-        | (0x1ffff & s.0[119] & 0u64.wrapping_sub((n[164]) as u64))
-        | (0x1ffff & s.0[121] & 0u64.wrapping_sub((n[167]) as u64))
-        | (0x1ffff & s.0[123] & 0u64.wrapping_sub((n[170]) as u64))
-        | (0x1ffff & s.0[125] & 0u64.wrapping_sub((n[173]) as u64))
-        | (0x1ffff & s.0[127] & 0u64.wrapping_sub((n[176]) as u64))
-        | (0x1ffff & s.0[129] & 0u64.wrapping_sub((n[179]) as u64))
-        | (0x1ffff & s.0[131] & 0u64.wrapping_sub((n[182]) as u64))
-        | (0x1ffff & s.0[133] & 0u64.wrapping_sub((n[185]) as u64))
-        | (0x1ffff & s.0[135] & 0u64.wrapping_sub((n[188]) as u64))
-        | (0x1ffff & s.0[137] & 0u64.wrapping_sub((n[191]) as u64))
-        | (0x1ffff & s.0[139] & 0u64.wrapping_sub((n[194]) as u64))
-        | (0x1ffff & s.0[141] & 0u64.wrapping_sub((n[197]) as u64))
-        | (0x1ffff & s.0[143] & 0u64.wrapping_sub((n[200]) as u64))
-        | (0x1ffff & s.0[145] & 0u64.wrapping_sub((n[203]) as u64))
-        | (0x1ffff & s.0[147] & 0u64.wrapping_sub((n[206]) as u64))
-        | (0x1ffff & s.0[149] & 0u64.wrapping_sub((n[209]) as u64))
-        | (0x1ffff & s.0[151] & 0u64.wrapping_sub((n[212]) as u64))
-        | (0x1ffff & s.0[153] & 0u64.wrapping_sub((n[215]) as u64))
-        | (0x1ffff & s.0[155] & 0u64.wrapping_sub((n[218]) as u64))
-        | (0x1ffff & s.0[157] & 0u64.wrapping_sub((n[221]) as u64))
-        | (0x1ffff & s.0[159] & 0u64.wrapping_sub((n[224]) as u64))
-        | (0x1ffff & s.0[161] & 0u64.wrapping_sub((n[227]) as u64))
-        | (0x1ffff & s.0[163] & 0u64.wrapping_sub((n[230]) as u64))
-        | (0x1ffff & s.0[165] & 0u64.wrapping_sub((n[233]) as u64))
-        | (0x1ffff & s.0[167] & 0u64.wrapping_sub((n[236]) as u64))
-        | (0x1ffff & s.0[169] & 0u64.wrapping_sub((n[239]) as u64))
-        | (0x1ffff & s.0[171] & 0u64.wrapping_sub((n[242]) as u64))
-        | (0x1ffff & s.0[173] & 0u64.wrapping_sub((n[245]) as u64));
+    g[170] = 0x1ffff
+        & ((s.0[11] & 0u64.wrapping_sub((n[2]) as u64))
+            | (s.0[13] & 0u64.wrapping_sub((n[5]) as u64))
+            | (s.0[15] & 0u64.wrapping_sub((n[8]) as u64))
+            | (s.0[17] & 0u64.wrapping_sub((n[11]) as u64))
+            | (s.0[19] & 0u64.wrapping_sub((n[14]) as u64))
+            | (s.0[21] & 0u64.wrapping_sub((n[17]) as u64))
+            | (s.0[23] & 0u64.wrapping_sub((n[20]) as u64))
+            | (s.0[25] & 0u64.wrapping_sub((n[23]) as u64))
+            | (s.0[27] & 0u64.wrapping_sub((n[26]) as u64))
+            | (s.0[29] & 0u64.wrapping_sub((n[29]) as u64))
+            | (s.0[31] & 0u64.wrapping_sub((n[32]) as u64))
+            | (s.0[33] & 0u64.wrapping_sub((n[35]) as u64))
+            | (s.0[35] & 0u64.wrapping_sub((n[38]) as u64))
+            | (s.0[37] & 0u64.wrapping_sub((n[41]) as u64))
+            | (s.0[39] & 0u64.wrapping_sub((n[44]) as u64))
+            | (s.0[41] & 0u64.wrapping_sub((n[47]) as u64))
+            | (s.0[43] & 0u64.wrapping_sub((n[50]) as u64))
+            | (s.0[45] & 0u64.wrapping_sub((n[53]) as u64))
+            | (s.0[47] & 0u64.wrapping_sub((n[56]) as u64))
+            | (s.0[49] & 0u64.wrapping_sub((n[59]) as u64))
+            | (s.0[51] & 0u64.wrapping_sub((n[62]) as u64))
+            | (s.0[53] & 0u64.wrapping_sub((n[65]) as u64))
+            | (s.0[55] & 0u64.wrapping_sub((n[68]) as u64))
+            | (s.0[57] & 0u64.wrapping_sub((n[71]) as u64))
+            | (s.0[59] & 0u64.wrapping_sub((n[74]) as u64))
+            | (s.0[61] & 0u64.wrapping_sub((n[77]) as u64))
+            | (s.0[63] & 0u64.wrapping_sub((n[80]) as u64))
+            | (s.0[65] & 0u64.wrapping_sub((n[83]) as u64))
+            | (s.0[67] & 0u64.wrapping_sub((n[86]) as u64))
+            | (s.0[69] & 0u64.wrapping_sub((n[89]) as u64))
+            | (s.0[71] & 0u64.wrapping_sub((n[92]) as u64))
+            | (s.0[73] & 0u64.wrapping_sub((n[95]) as u64))
+            | (s.0[75] & 0u64.wrapping_sub((n[98]) as u64))
+            | (s.0[77] & 0u64.wrapping_sub((n[101]) as u64))
+            | (s.0[79] & 0u64.wrapping_sub((n[104]) as u64))
+            | (s.0[81] & 0u64.wrapping_sub((n[107]) as u64))
+            | (s.0[83] & 0u64.wrapping_sub((n[110]) as u64))
+            | (s.0[85] & 0u64.wrapping_sub((n[113]) as u64))
+            | (s.0[87] & 0u64.wrapping_sub((n[116]) as u64))
+            | (s.0[89] & 0u64.wrapping_sub((n[119]) as u64))
+            | (s.0[91] & 0u64.wrapping_sub((n[122]) as u64))
+            | (s.0[93] & 0u64.wrapping_sub((n[125]) as u64))
+            | (s.0[95] & 0u64.wrapping_sub((n[128]) as u64))
+            | (s.0[97] & 0u64.wrapping_sub((n[131]) as u64))
+            | (s.0[99] & 0u64.wrapping_sub((n[134]) as u64))
+            | (s.0[101] & 0u64.wrapping_sub((n[137]) as u64))
+            | (s.0[103] & 0u64.wrapping_sub((n[140]) as u64))
+            | (s.0[105] & 0u64.wrapping_sub((n[143]) as u64))
+            | (s.0[107] & 0u64.wrapping_sub((n[146]) as u64))
+            | (s.0[109] & 0u64.wrapping_sub((n[149]) as u64))
+            | (s.0[111] & 0u64.wrapping_sub((n[152]) as u64))
+            | (s.0[113] & 0u64.wrapping_sub((n[155]) as u64))
+            | (s.0[115] & 0u64.wrapping_sub((n[158]) as u64))
+            | (s.0[117] & 0u64.wrapping_sub((n[161]) as u64))
+            | (s.0[119] & 0u64.wrapping_sub((n[164]) as u64))
+            | (s.0[121] & 0u64.wrapping_sub((n[167]) as u64))
+            | (s.0[123] & 0u64.wrapping_sub((n[170]) as u64))
+            | (s.0[125] & 0u64.wrapping_sub((n[173]) as u64))
+            | (s.0[127] & 0u64.wrapping_sub((n[176]) as u64))
+            | (s.0[129] & 0u64.wrapping_sub((n[179]) as u64))
+            | (s.0[131] & 0u64.wrapping_sub((n[182]) as u64))
+            | (s.0[133] & 0u64.wrapping_sub((n[185]) as u64))
+            | (s.0[135] & 0u64.wrapping_sub((n[188]) as u64))
+            | (s.0[137] & 0u64.wrapping_sub((n[191]) as u64))
+            | (s.0[139] & 0u64.wrapping_sub((n[194]) as u64))
+            | (s.0[141] & 0u64.wrapping_sub((n[197]) as u64))
+            | (s.0[143] & 0u64.wrapping_sub((n[200]) as u64))
+            | (s.0[145] & 0u64.wrapping_sub((n[203]) as u64))
+            | (s.0[147] & 0u64.wrapping_sub((n[206]) as u64))
+            | (s.0[149] & 0u64.wrapping_sub((n[209]) as u64))
+            | (s.0[151] & 0u64.wrapping_sub((n[212]) as u64))
+            | (s.0[153] & 0u64.wrapping_sub((n[215]) as u64))
+            | (s.0[155] & 0u64.wrapping_sub((n[218]) as u64))
+            | (s.0[157] & 0u64.wrapping_sub((n[221]) as u64))
+            | (s.0[159] & 0u64.wrapping_sub((n[224]) as u64))
+            | (s.0[161] & 0u64.wrapping_sub((n[227]) as u64))
+            | (s.0[163] & 0u64.wrapping_sub((n[230]) as u64))
+            | (s.0[165] & 0u64.wrapping_sub((n[233]) as u64))
+            | (s.0[167] & 0u64.wrapping_sub((n[236]) as u64))
+            | (s.0[169] & 0u64.wrapping_sub((n[239]) as u64))
+            | (s.0[171] & 0u64.wrapping_sub((n[242]) as u64))
+            | (s.0[173] & 0u64.wrapping_sub((n[245]) as u64)));
     // g[171]: 17 node words, bit 0 (next (connected 1 h 2)), bit 1 (next (connected 1 h 3)), bit 2 (next (connected 1 h 4)), bit 3 (next (connected 1 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[171] = (0x1 & s.0[4] & g[170]) | (0x1 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[11] & 0u64.wrapping_sub((!n[2]) as u64))
-        | (0x1fffe & g[170] & 0u64.wrapping_sub((s.0[4] & 0x1 != 0) as u64))
-        | (0x1fffe & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x1 != 0) as u64));
+    g[171] = (0x1 & s.0[4] & (g[170] | mt[1]))
+        | (0x1fffe
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x1 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x1 != 0) as u64))))
+        | (0x1ffff & s.0[11] & 0u64.wrapping_sub((!n[2]) as u64));
     // g[172]: 64 node words, bit 0 (next (connected 2 a 1)), bit 1 (next (connected 2 a 2)), bit 2 (next (connected 2 a 3)), bit 3 (next (connected 2 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[172] = (0x2 & s.0[4] & g[168]) | (0x2 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[12] & 0u64.wrapping_sub((!n[5]) as u64))
-        | (0xfffffffffffffffd & g[168] & 0u64.wrapping_sub((s.0[4] & 0x2 != 0) as u64))
-        | (0xfffffffffffffffd & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x2 != 0) as u64));
+    g[172] = (0x2 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffffffd
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x2 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x2 != 0) as u64))))
+        | (s.0[12] & 0u64.wrapping_sub((!n[5]) as u64));
     // g[173]: 17 node words, bit 0 (next (connected 2 h 2)), bit 1 (next (connected 2 h 3)), bit 2 (next (connected 2 h 4)), bit 3 (next (connected 2 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[173] = (0x2 & s.0[4] & g[170]) | (0x2 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[13] & 0u64.wrapping_sub((!n[5]) as u64))
-        | (0x1fffd & g[170] & 0u64.wrapping_sub((s.0[4] & 0x2 != 0) as u64))
-        | (0x1fffd & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x2 != 0) as u64));
+    g[173] = (0x2 & s.0[4] & (g[170] | mt[1]))
+        | (0x1fffd
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x2 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x2 != 0) as u64))))
+        | (0x1ffff & s.0[13] & 0u64.wrapping_sub((!n[5]) as u64));
     // g[174]: 64 node words, bit 0 (next (connected 3 a 1)), bit 1 (next (connected 3 a 2)), bit 2 (next (connected 3 a 3)), bit 3 (next (connected 3 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[174] = (0x4 & s.0[4] & g[168]) | (0x4 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[14] & 0u64.wrapping_sub((!n[8]) as u64))
-        | (0xfffffffffffffffb & g[168] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64))
-        | (0xfffffffffffffffb & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64));
+    g[174] = (0x4 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffffffb
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64))))
+        | (s.0[14] & 0u64.wrapping_sub((!n[8]) as u64));
     // g[175]: 17 node words, bit 0 (next (connected 3 h 2)), bit 1 (next (connected 3 h 3)), bit 2 (next (connected 3 h 4)), bit 3 (next (connected 3 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[175] = (0x4 & s.0[4] & g[170]) | (0x4 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[15] & 0u64.wrapping_sub((!n[8]) as u64))
-        | (0x1fffb & g[170] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64))
-        | (0x1fffb & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64));
+    g[175] = (0x4 & s.0[4] & (g[170] | mt[1]))
+        | (0x1fffb
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64))))
+        | (0x1ffff & s.0[15] & 0u64.wrapping_sub((!n[8]) as u64));
     // g[176]: 64 node words, bit 0 (next (connected 4 a 1)), bit 1 (next (connected 4 a 2)), bit 2 (next (connected 4 a 3)), bit 3 (next (connected 4 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[176] = (0x8 & s.0[4] & g[168]) | (0x8 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[16] & 0u64.wrapping_sub((!n[11]) as u64))
-        | (0xfffffffffffffff7 & g[168] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64))
-        | (0xfffffffffffffff7 & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64));
+    g[176] = (0x8 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffffff7
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64))))
+        | (s.0[16] & 0u64.wrapping_sub((!n[11]) as u64));
     // g[177]: 17 node words, bit 0 (next (connected 4 h 2)), bit 1 (next (connected 4 h 3)), bit 2 (next (connected 4 h 4)), bit 3 (next (connected 4 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[177] = (0x8 & s.0[4] & g[170]) | (0x8 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[17] & 0u64.wrapping_sub((!n[11]) as u64))
-        | (0x1fff7 & g[170] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64))
-        | (0x1fff7 & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64));
+    g[177] = (0x8 & s.0[4] & (g[170] | mt[1]))
+        | (0x1fff7
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64))))
+        | (0x1ffff & s.0[17] & 0u64.wrapping_sub((!n[11]) as u64));
     // g[178]: 64 node words, bit 0 (next (connected 5 a 1)), bit 1 (next (connected 5 a 2)), bit 2 (next (connected 5 a 3)), bit 3 (next (connected 5 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[178] = (0x10 & s.0[4] & g[168]) | (0x10 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[18] & 0u64.wrapping_sub((!n[14]) as u64))
-        | (0xffffffffffffffef & g[168] & 0u64.wrapping_sub((s.0[4] & 0x10 != 0) as u64))
-        | (0xffffffffffffffef & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x10 != 0) as u64));
+    g[178] = (0x10 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffffffef
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x10 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x10 != 0) as u64))))
+        | (s.0[18] & 0u64.wrapping_sub((!n[14]) as u64));
     // g[179]: 17 node words, bit 0 (next (connected 5 h 2)), bit 1 (next (connected 5 h 3)), bit 2 (next (connected 5 h 4)), bit 3 (next (connected 5 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[179] = (0x10 & s.0[4] & g[170]) | (0x10 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[19] & 0u64.wrapping_sub((!n[14]) as u64))
-        | (0x1ffef & g[170] & 0u64.wrapping_sub((s.0[4] & 0x10 != 0) as u64))
-        | (0x1ffef & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x10 != 0) as u64));
+    g[179] = (0x10 & s.0[4] & (g[170] | mt[1]))
+        | (0x1ffef
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x10 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x10 != 0) as u64))))
+        | (0x1ffff & s.0[19] & 0u64.wrapping_sub((!n[14]) as u64));
     // g[180]: 64 node words, bit 0 (next (connected 6 a 1)), bit 1 (next (connected 6 a 2)), bit 2 (next (connected 6 a 3)), bit 3 (next (connected 6 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[180] = (0x20 & s.0[4] & g[168]) | (0x20 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[20] & 0u64.wrapping_sub((!n[17]) as u64))
-        | (0xffffffffffffffdf & g[168] & 0u64.wrapping_sub((s.0[4] & 0x20 != 0) as u64))
-        | (0xffffffffffffffdf & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x20 != 0) as u64));
+    g[180] = (0x20 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffffffdf
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x20 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x20 != 0) as u64))))
+        | (s.0[20] & 0u64.wrapping_sub((!n[17]) as u64));
     // g[181]: 17 node words, bit 0 (next (connected 6 h 2)), bit 1 (next (connected 6 h 3)), bit 2 (next (connected 6 h 4)), bit 3 (next (connected 6 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[181] = (0x20 & s.0[4] & g[170]) | (0x20 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[21] & 0u64.wrapping_sub((!n[17]) as u64))
-        | (0x1ffdf & g[170] & 0u64.wrapping_sub((s.0[4] & 0x20 != 0) as u64))
-        | (0x1ffdf & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x20 != 0) as u64));
+    g[181] = (0x20 & s.0[4] & (g[170] | mt[1]))
+        | (0x1ffdf
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x20 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x20 != 0) as u64))))
+        | (0x1ffff & s.0[21] & 0u64.wrapping_sub((!n[17]) as u64));
     // g[182]: 64 node words, bit 0 (next (connected 7 a 1)), bit 1 (next (connected 7 a 2)), bit 2 (next (connected 7 a 3)), bit 3 (next (connected 7 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[182] = (0x40 & s.0[4] & g[168]) | (0x40 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[22] & 0u64.wrapping_sub((!n[20]) as u64))
-        | (0xffffffffffffffbf & g[168] & 0u64.wrapping_sub((s.0[4] & 0x40 != 0) as u64))
-        | (0xffffffffffffffbf & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x40 != 0) as u64));
+    g[182] = (0x40 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffffffbf
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x40 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x40 != 0) as u64))))
+        | (s.0[22] & 0u64.wrapping_sub((!n[20]) as u64));
     // g[183]: 17 node words, bit 0 (next (connected 7 h 2)), bit 1 (next (connected 7 h 3)), bit 2 (next (connected 7 h 4)), bit 3 (next (connected 7 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[183] = (0x40 & s.0[4] & g[170]) | (0x40 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[23] & 0u64.wrapping_sub((!n[20]) as u64))
-        | (0x1ffbf & g[170] & 0u64.wrapping_sub((s.0[4] & 0x40 != 0) as u64))
-        | (0x1ffbf & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x40 != 0) as u64));
+    g[183] = (0x40 & s.0[4] & (g[170] | mt[1]))
+        | (0x1ffbf
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x40 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x40 != 0) as u64))))
+        | (0x1ffff & s.0[23] & 0u64.wrapping_sub((!n[20]) as u64));
     // g[184]: 64 node words, bit 0 (next (connected 8 a 1)), bit 1 (next (connected 8 a 2)), bit 2 (next (connected 8 a 3)), bit 3 (next (connected 8 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[184] = (0x80 & s.0[4] & g[168]) | (0x80 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[24] & 0u64.wrapping_sub((!n[23]) as u64))
-        | (0xffffffffffffff7f & g[168] & 0u64.wrapping_sub((s.0[4] & 0x80 != 0) as u64))
-        | (0xffffffffffffff7f & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x80 != 0) as u64));
+    g[184] = (0x80 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffffff7f
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x80 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x80 != 0) as u64))))
+        | (s.0[24] & 0u64.wrapping_sub((!n[23]) as u64));
     // g[185]: 17 node words, bit 0 (next (connected 8 h 2)), bit 1 (next (connected 8 h 3)), bit 2 (next (connected 8 h 4)), bit 3 (next (connected 8 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[185] = (0x80 & s.0[4] & g[170]) | (0x80 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[25] & 0u64.wrapping_sub((!n[23]) as u64))
-        | (0x1ff7f & g[170] & 0u64.wrapping_sub((s.0[4] & 0x80 != 0) as u64))
-        | (0x1ff7f & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x80 != 0) as u64));
+    g[185] = (0x80 & s.0[4] & (g[170] | mt[1]))
+        | (0x1ff7f
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x80 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x80 != 0) as u64))))
+        | (0x1ffff & s.0[25] & 0u64.wrapping_sub((!n[23]) as u64));
     // g[186]: 64 node words, bit 0 (next (connected 9 a 1)), bit 1 (next (connected 9 a 2)), bit 2 (next (connected 9 a 3)), bit 3 (next (connected 9 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[186] = (0x100 & s.0[4] & g[168]) | (0x100 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[26] & 0u64.wrapping_sub((!n[26]) as u64))
-        | (0xfffffffffffffeff & g[168] & 0u64.wrapping_sub((s.0[4] & 0x100 != 0) as u64))
-        | (0xfffffffffffffeff & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x100 != 0) as u64));
+    g[186] = (0x100 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffffeff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x100 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x100 != 0) as u64))))
+        | (s.0[26] & 0u64.wrapping_sub((!n[26]) as u64));
     // g[187]: 17 node words, bit 0 (next (connected 9 h 2)), bit 1 (next (connected 9 h 3)), bit 2 (next (connected 9 h 4)), bit 3 (next (connected 9 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[187] = (0x100 & s.0[4] & g[170]) | (0x100 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[27] & 0u64.wrapping_sub((!n[26]) as u64))
-        | (0x1feff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x100 != 0) as u64))
-        | (0x1feff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x100 != 0) as u64));
+    g[187] = (0x100 & s.0[4] & (g[170] | mt[1]))
+        | (0x1feff
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x100 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x100 != 0) as u64))))
+        | (0x1ffff & s.0[27] & 0u64.wrapping_sub((!n[26]) as u64));
     // g[188]: 64 node words, bit 0 (next (connected 10 a 1)), bit 1 (next (connected 10 a 2)), bit 2 (next (connected 10 a 3)), bit 3 (next (connected 10 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[188] = (0x200 & s.0[4] & g[168]) | (0x200 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[28] & 0u64.wrapping_sub((!n[29]) as u64))
-        | (0xfffffffffffffdff & g[168] & 0u64.wrapping_sub((s.0[4] & 0x200 != 0) as u64))
-        | (0xfffffffffffffdff & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x200 != 0) as u64));
+    g[188] = (0x200 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffffdff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x200 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x200 != 0) as u64))))
+        | (s.0[28] & 0u64.wrapping_sub((!n[29]) as u64));
     // g[189]: 17 node words, bit 0 (next (connected 10 h 2)), bit 1 (next (connected 10 h 3)), bit 2 (next (connected 10 h 4)), bit 3 (next (connected 10 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[189] = (0x200 & s.0[4] & g[170]) | (0x200 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[29] & 0u64.wrapping_sub((!n[29]) as u64))
-        | (0x1fdff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x200 != 0) as u64))
-        | (0x1fdff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x200 != 0) as u64));
+    g[189] = (0x200 & s.0[4] & (g[170] | mt[1]))
+        | (0x1fdff
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x200 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x200 != 0) as u64))))
+        | (0x1ffff & s.0[29] & 0u64.wrapping_sub((!n[29]) as u64));
     // g[190]: 64 node words, bit 0 (next (connected 11 a 1)), bit 1 (next (connected 11 a 2)), bit 2 (next (connected 11 a 3)), bit 3 (next (connected 11 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[190] = (0x400 & s.0[4] & g[168]) | (0x400 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[30] & 0u64.wrapping_sub((!n[32]) as u64))
-        | (0xfffffffffffffbff & g[168] & 0u64.wrapping_sub((s.0[4] & 0x400 != 0) as u64))
-        | (0xfffffffffffffbff & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x400 != 0) as u64));
+    g[190] = (0x400 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffffbff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x400 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x400 != 0) as u64))))
+        | (s.0[30] & 0u64.wrapping_sub((!n[32]) as u64));
     // g[191]: 17 node words, bit 0 (next (connected 11 h 2)), bit 1 (next (connected 11 h 3)), bit 2 (next (connected 11 h 4)), bit 3 (next (connected 11 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[191] = (0x400 & s.0[4] & g[170]) | (0x400 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[31] & 0u64.wrapping_sub((!n[32]) as u64))
-        | (0x1fbff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x400 != 0) as u64))
-        | (0x1fbff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x400 != 0) as u64));
+    g[191] = (0x400 & s.0[4] & (g[170] | mt[1]))
+        | (0x1fbff
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x400 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x400 != 0) as u64))))
+        | (0x1ffff & s.0[31] & 0u64.wrapping_sub((!n[32]) as u64));
     // g[192]: 64 node words, bit 0 (next (connected 12 a 1)), bit 1 (next (connected 12 a 2)), bit 2 (next (connected 12 a 3)), bit 3 (next (connected 12 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[192] = (0x800 & s.0[4] & g[168]) | (0x800 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[32] & 0u64.wrapping_sub((!n[35]) as u64))
-        | (0xfffffffffffff7ff & g[168] & 0u64.wrapping_sub((s.0[4] & 0x800 != 0) as u64))
-        | (0xfffffffffffff7ff & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x800 != 0) as u64));
+    g[192] = (0x800 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffff7ff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x800 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x800 != 0) as u64))))
+        | (s.0[32] & 0u64.wrapping_sub((!n[35]) as u64));
     // g[193]: 17 node words, bit 0 (next (connected 12 h 2)), bit 1 (next (connected 12 h 3)), bit 2 (next (connected 12 h 4)), bit 3 (next (connected 12 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[193] = (0x800 & s.0[4] & g[170]) | (0x800 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[33] & 0u64.wrapping_sub((!n[35]) as u64))
-        | (0x1f7ff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x800 != 0) as u64))
-        | (0x1f7ff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x800 != 0) as u64));
+    g[193] = (0x800 & s.0[4] & (g[170] | mt[1]))
+        | (0x1f7ff
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x800 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x800 != 0) as u64))))
+        | (0x1ffff & s.0[33] & 0u64.wrapping_sub((!n[35]) as u64));
     // g[194]: 64 node words, bit 0 (next (connected 13 a 1)), bit 1 (next (connected 13 a 2)), bit 2 (next (connected 13 a 3)), bit 3 (next (connected 13 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[194] = (0x1000 & s.0[4] & g[168]) | (0x1000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[34] & 0u64.wrapping_sub((!n[38]) as u64))
-        | (0xffffffffffffefff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x1000 != 0) as u64))
-        | (0xffffffffffffefff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x1000 != 0) as u64));
+    g[194] = (0x1000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffffefff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x1000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x1000 != 0) as u64))))
+        | (s.0[34] & 0u64.wrapping_sub((!n[38]) as u64));
     // g[195]: 17 node words, bit 0 (next (connected 13 h 2)), bit 1 (next (connected 13 h 3)), bit 2 (next (connected 13 h 4)), bit 3 (next (connected 13 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[195] = (0x1000 & s.0[4] & g[170]) | (0x1000 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[35] & 0u64.wrapping_sub((!n[38]) as u64))
-        | (0x1efff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x1000 != 0) as u64))
-        | (0x1efff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x1000 != 0) as u64));
+    g[195] = (0x1000 & s.0[4] & (g[170] | mt[1]))
+        | (0x1efff
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x1000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x1000 != 0) as u64))))
+        | (0x1ffff & s.0[35] & 0u64.wrapping_sub((!n[38]) as u64));
     // g[196]: 64 node words, bit 0 (next (connected 14 a 1)), bit 1 (next (connected 14 a 2)), bit 2 (next (connected 14 a 3)), bit 3 (next (connected 14 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[196] = (0x2000 & s.0[4] & g[168]) | (0x2000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[36] & 0u64.wrapping_sub((!n[41]) as u64))
-        | (0xffffffffffffdfff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x2000 != 0) as u64))
-        | (0xffffffffffffdfff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x2000 != 0) as u64));
+    g[196] = (0x2000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffffdfff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x2000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x2000 != 0) as u64))))
+        | (s.0[36] & 0u64.wrapping_sub((!n[41]) as u64));
     // g[197]: 17 node words, bit 0 (next (connected 14 h 2)), bit 1 (next (connected 14 h 3)), bit 2 (next (connected 14 h 4)), bit 3 (next (connected 14 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[197] = (0x2000 & s.0[4] & g[170]) | (0x2000 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[37] & 0u64.wrapping_sub((!n[41]) as u64))
-        | (0x1dfff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x2000 != 0) as u64))
-        | (0x1dfff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x2000 != 0) as u64));
+    g[197] = (0x2000 & s.0[4] & (g[170] | mt[1]))
+        | (0x1dfff
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x2000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x2000 != 0) as u64))))
+        | (0x1ffff & s.0[37] & 0u64.wrapping_sub((!n[41]) as u64));
     // g[198]: 64 node words, bit 0 (next (connected 15 a 1)), bit 1 (next (connected 15 a 2)), bit 2 (next (connected 15 a 3)), bit 3 (next (connected 15 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[198] = (0x4000 & s.0[4] & g[168]) | (0x4000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[38] & 0u64.wrapping_sub((!n[44]) as u64))
-        | (0xffffffffffffbfff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x4000 != 0) as u64))
-        | (0xffffffffffffbfff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x4000 != 0) as u64));
+    g[198] = (0x4000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffffbfff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x4000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x4000 != 0) as u64))))
+        | (s.0[38] & 0u64.wrapping_sub((!n[44]) as u64));
     // g[199]: 17 node words, bit 0 (next (connected 15 h 2)), bit 1 (next (connected 15 h 3)), bit 2 (next (connected 15 h 4)), bit 3 (next (connected 15 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[199] = (0x4000 & s.0[4] & g[170]) | (0x4000 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[39] & 0u64.wrapping_sub((!n[44]) as u64))
-        | (0x1bfff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x4000 != 0) as u64))
-        | (0x1bfff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x4000 != 0) as u64));
+    g[199] = (0x4000 & s.0[4] & (g[170] | mt[1]))
+        | (0x1bfff
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x4000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x4000 != 0) as u64))))
+        | (0x1ffff & s.0[39] & 0u64.wrapping_sub((!n[44]) as u64));
     // g[200]: 64 node words, bit 0 (next (connected 16 a 1)), bit 1 (next (connected 16 a 2)), bit 2 (next (connected 16 a 3)), bit 3 (next (connected 16 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[200] = (0x8000 & s.0[4] & g[168]) | (0x8000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[40] & 0u64.wrapping_sub((!n[47]) as u64))
-        | (0xffffffffffff7fff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x8000 != 0) as u64))
-        | (0xffffffffffff7fff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x8000 != 0) as u64));
+    g[200] = (0x8000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffff7fff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x8000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x8000 != 0) as u64))))
+        | (s.0[40] & 0u64.wrapping_sub((!n[47]) as u64));
     // g[201]: 17 node words, bit 0 (next (connected 16 h 2)), bit 1 (next (connected 16 h 3)), bit 2 (next (connected 16 h 4)), bit 3 (next (connected 16 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[201] = (0x8000 & s.0[4] & g[170]) | (0x8000 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[41] & 0u64.wrapping_sub((!n[47]) as u64))
-        | (0x17fff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x8000 != 0) as u64))
-        | (0x17fff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x8000 != 0) as u64));
+    g[201] = (0x8000 & s.0[4] & (g[170] | mt[1]))
+        | (0x17fff
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x8000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x8000 != 0) as u64))))
+        | (0x1ffff & s.0[41] & 0u64.wrapping_sub((!n[47]) as u64));
     // g[202]: 64 node words, bit 0 (next (connected 17 a 1)), bit 1 (next (connected 17 a 2)), bit 2 (next (connected 17 a 3)), bit 3 (next (connected 17 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[202] = (0x10000 & s.0[4] & g[168]) | (0x10000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[42] & 0u64.wrapping_sub((!n[50]) as u64))
-        | (0xfffffffffffeffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x10000 != 0) as u64))
-        | (0xfffffffffffeffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x10000 != 0) as u64));
+    g[202] = (0x10000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffeffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x10000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x10000 != 0) as u64))))
+        | (s.0[42] & 0u64.wrapping_sub((!n[50]) as u64));
     // g[203]: 17 node words, bit 0 (next (connected 17 h 2)), bit 1 (next (connected 17 h 3)), bit 2 (next (connected 17 h 4)), bit 3 (next (connected 17 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[203] = (0x10000 & s.0[4] & g[170]) | (0x10000 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[43] & 0u64.wrapping_sub((!n[50]) as u64))
-        | (0xffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x10000 != 0) as u64))
-        | (0xffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x10000 != 0) as u64));
+    g[203] = (0x10000 & s.0[4] & (g[170] | mt[1]))
+        | (0xffff
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x10000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x10000 != 0) as u64))))
+        | (0x1ffff & s.0[43] & 0u64.wrapping_sub((!n[50]) as u64));
     // g[204]: 64 node words, bit 0 (next (connected 18 a 1)), bit 1 (next (connected 18 a 2)), bit 2 (next (connected 18 a 3)), bit 3 (next (connected 18 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[204] = (0x20000 & s.0[4] & g[168]) | (0x20000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[44] & 0u64.wrapping_sub((!n[53]) as u64))
-        | (0xfffffffffffdffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x20000 != 0) as u64))
-        | (0xfffffffffffdffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x20000 != 0) as u64));
+    g[204] = (0x20000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffdffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x20000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x20000 != 0) as u64))))
+        | (s.0[44] & 0u64.wrapping_sub((!n[53]) as u64));
     // g[205]: 17 node words, bit 0 (next (connected 18 h 2)), bit 1 (next (connected 18 h 3)), bit 2 (next (connected 18 h 4)), bit 3 (next (connected 18 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[205] = if ((s.0[45]) != 0) || (s.0[4] & 0x20000 != 0) {
-        (0x1ffff & s.0[45] & 0u64.wrapping_sub((!n[53]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x20000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x20000 != 0) as u64))
+        0x1ffff
+            & ((s.0[45] & 0u64.wrapping_sub((!n[53]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x20000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x20000 != 0) as u64)))
     } else {
         0
     };
     // g[206]: 64 node words, bit 0 (next (connected 19 a 1)), bit 1 (next (connected 19 a 2)), bit 2 (next (connected 19 a 3)), bit 3 (next (connected 19 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[206] = (0x40000 & s.0[4] & g[168]) | (0x40000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[46] & 0u64.wrapping_sub((!n[56]) as u64))
-        | (0xfffffffffffbffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x40000 != 0) as u64))
-        | (0xfffffffffffbffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x40000 != 0) as u64));
+    g[206] = (0x40000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffbffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x40000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x40000 != 0) as u64))))
+        | (s.0[46] & 0u64.wrapping_sub((!n[56]) as u64));
     // g[207]: 17 node words, bit 0 (next (connected 19 h 2)), bit 1 (next (connected 19 h 3)), bit 2 (next (connected 19 h 4)), bit 3 (next (connected 19 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[207] = if ((s.0[47]) != 0) || (s.0[4] & 0x40000 != 0) {
-        (0x1ffff & s.0[47] & 0u64.wrapping_sub((!n[56]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x40000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x40000 != 0) as u64))
+        0x1ffff
+            & ((s.0[47] & 0u64.wrapping_sub((!n[56]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x40000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x40000 != 0) as u64)))
     } else {
         0
     };
     // g[208]: 64 node words, bit 0 (next (connected 20 a 1)), bit 1 (next (connected 20 a 2)), bit 2 (next (connected 20 a 3)), bit 3 (next (connected 20 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[208] = (0x80000 & s.0[4] & g[168]) | (0x80000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[48] & 0u64.wrapping_sub((!n[59]) as u64))
-        | (0xfffffffffff7ffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x80000 != 0) as u64))
-        | (0xfffffffffff7ffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x80000 != 0) as u64));
+    g[208] = (0x80000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffff7ffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x80000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x80000 != 0) as u64))))
+        | (s.0[48] & 0u64.wrapping_sub((!n[59]) as u64));
     // g[209]: 17 node words, bit 0 (next (connected 20 h 2)), bit 1 (next (connected 20 h 3)), bit 2 (next (connected 20 h 4)), bit 3 (next (connected 20 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[209] = if ((s.0[49]) != 0) || (s.0[4] & 0x80000 != 0) {
-        (0x1ffff & s.0[49] & 0u64.wrapping_sub((!n[59]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x80000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x80000 != 0) as u64))
+        0x1ffff
+            & ((s.0[49] & 0u64.wrapping_sub((!n[59]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x80000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x80000 != 0) as u64)))
     } else {
         0
     };
     // g[210]: 64 node words, bit 0 (next (connected 21 a 1)), bit 1 (next (connected 21 a 2)), bit 2 (next (connected 21 a 3)), bit 3 (next (connected 21 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[210] = (0x100000 & s.0[4] & g[168]) | (0x100000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[50] & 0u64.wrapping_sub((!n[62]) as u64))
-        | (0xffffffffffefffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x100000 != 0) as u64))
-        | (0xffffffffffefffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x100000 != 0) as u64));
+    g[210] = (0x100000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffefffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x100000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x100000 != 0) as u64))))
+        | (s.0[50] & 0u64.wrapping_sub((!n[62]) as u64));
     // g[211]: 17 node words, bit 0 (next (connected 21 h 2)), bit 1 (next (connected 21 h 3)), bit 2 (next (connected 21 h 4)), bit 3 (next (connected 21 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[211] = if ((s.0[51]) != 0) || (s.0[4] & 0x100000 != 0) {
-        (0x1ffff & s.0[51] & 0u64.wrapping_sub((!n[62]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x100000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x100000 != 0) as u64))
+        0x1ffff
+            & ((s.0[51] & 0u64.wrapping_sub((!n[62]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x100000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x100000 != 0) as u64)))
     } else {
         0
     };
     // g[212]: 64 node words, bit 0 (next (connected 22 a 1)), bit 1 (next (connected 22 a 2)), bit 2 (next (connected 22 a 3)), bit 3 (next (connected 22 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[212] = (0x200000 & s.0[4] & g[168]) | (0x200000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[52] & 0u64.wrapping_sub((!n[65]) as u64))
-        | (0xffffffffffdfffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x200000 != 0) as u64))
-        | (0xffffffffffdfffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x200000 != 0) as u64));
+    g[212] = (0x200000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffdfffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x200000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x200000 != 0) as u64))))
+        | (s.0[52] & 0u64.wrapping_sub((!n[65]) as u64));
     // g[213]: 17 node words, bit 0 (next (connected 22 h 2)), bit 1 (next (connected 22 h 3)), bit 2 (next (connected 22 h 4)), bit 3 (next (connected 22 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[213] = if ((s.0[53]) != 0) || (s.0[4] & 0x200000 != 0) {
-        (0x1ffff & s.0[53] & 0u64.wrapping_sub((!n[65]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x200000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x200000 != 0) as u64))
+        0x1ffff
+            & ((s.0[53] & 0u64.wrapping_sub((!n[65]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x200000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x200000 != 0) as u64)))
     } else {
         0
     };
     // g[214]: 64 node words, bit 0 (next (connected 23 a 1)), bit 1 (next (connected 23 a 2)), bit 2 (next (connected 23 a 3)), bit 3 (next (connected 23 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[214] = (0x400000 & s.0[4] & g[168]) | (0x400000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[54] & 0u64.wrapping_sub((!n[68]) as u64))
-        | (0xffffffffffbfffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x400000 != 0) as u64))
-        | (0xffffffffffbfffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x400000 != 0) as u64));
+    g[214] = (0x400000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffbfffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x400000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x400000 != 0) as u64))))
+        | (s.0[54] & 0u64.wrapping_sub((!n[68]) as u64));
     // g[215]: 17 node words, bit 0 (next (connected 23 h 2)), bit 1 (next (connected 23 h 3)), bit 2 (next (connected 23 h 4)), bit 3 (next (connected 23 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[215] = if ((s.0[55]) != 0) || (s.0[4] & 0x400000 != 0) {
-        (0x1ffff & s.0[55] & 0u64.wrapping_sub((!n[68]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x400000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x400000 != 0) as u64))
+        0x1ffff
+            & ((s.0[55] & 0u64.wrapping_sub((!n[68]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x400000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x400000 != 0) as u64)))
     } else {
         0
     };
     // g[216]: 64 node words, bit 0 (next (connected 24 a 1)), bit 1 (next (connected 24 a 2)), bit 2 (next (connected 24 a 3)), bit 3 (next (connected 24 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[216] = (0x800000 & s.0[4] & g[168]) | (0x800000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[56] & 0u64.wrapping_sub((!n[71]) as u64))
-        | (0xffffffffff7fffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x800000 != 0) as u64))
-        | (0xffffffffff7fffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x800000 != 0) as u64));
+    g[216] = (0x800000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffff7fffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x800000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x800000 != 0) as u64))))
+        | (s.0[56] & 0u64.wrapping_sub((!n[71]) as u64));
     // g[217]: 17 node words, bit 0 (next (connected 24 h 2)), bit 1 (next (connected 24 h 3)), bit 2 (next (connected 24 h 4)), bit 3 (next (connected 24 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[217] = if ((s.0[57]) != 0) || (s.0[4] & 0x800000 != 0) {
-        (0x1ffff & s.0[57] & 0u64.wrapping_sub((!n[71]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x800000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x800000 != 0) as u64))
+        0x1ffff
+            & ((s.0[57] & 0u64.wrapping_sub((!n[71]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x800000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x800000 != 0) as u64)))
     } else {
         0
     };
     // g[218]: 64 node words, bit 0 (next (connected 25 a 1)), bit 1 (next (connected 25 a 2)), bit 2 (next (connected 25 a 3)), bit 3 (next (connected 25 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[218] = (0x1000000 & s.0[4] & g[168]) | (0x1000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[58] & 0u64.wrapping_sub((!n[74]) as u64))
-        | (0xfffffffffeffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x1000000 != 0) as u64))
-        | (0xfffffffffeffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x1000000 != 0) as u64));
+    g[218] = (0x1000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffeffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x1000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x1000000 != 0) as u64))))
+        | (s.0[58] & 0u64.wrapping_sub((!n[74]) as u64));
     // g[219]: 17 node words, bit 0 (next (connected 25 h 2)), bit 1 (next (connected 25 h 3)), bit 2 (next (connected 25 h 4)), bit 3 (next (connected 25 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[219] = if ((s.0[59]) != 0) || (s.0[4] & 0x1000000 != 0) {
-        (0x1ffff & s.0[59] & 0u64.wrapping_sub((!n[74]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x1000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x1000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[59] & 0u64.wrapping_sub((!n[74]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x1000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x1000000 != 0) as u64)))
     } else {
         0
     };
     // g[220]: 64 node words, bit 0 (next (connected 26 a 1)), bit 1 (next (connected 26 a 2)), bit 2 (next (connected 26 a 3)), bit 3 (next (connected 26 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[220] = (0x2000000 & s.0[4] & g[168]) | (0x2000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[60] & 0u64.wrapping_sub((!n[77]) as u64))
-        | (0xfffffffffdffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x2000000 != 0) as u64))
-        | (0xfffffffffdffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x2000000 != 0) as u64));
+    g[220] = (0x2000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffdffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x2000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x2000000 != 0) as u64))))
+        | (s.0[60] & 0u64.wrapping_sub((!n[77]) as u64));
     // g[221]: 17 node words, bit 0 (next (connected 26 h 2)), bit 1 (next (connected 26 h 3)), bit 2 (next (connected 26 h 4)), bit 3 (next (connected 26 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[221] = if ((s.0[61]) != 0) || (s.0[4] & 0x2000000 != 0) {
-        (0x1ffff & s.0[61] & 0u64.wrapping_sub((!n[77]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x2000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x2000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[61] & 0u64.wrapping_sub((!n[77]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x2000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x2000000 != 0) as u64)))
     } else {
         0
     };
     // g[222]: 64 node words, bit 0 (next (connected 27 a 1)), bit 1 (next (connected 27 a 2)), bit 2 (next (connected 27 a 3)), bit 3 (next (connected 27 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[222] = (0x4000000 & s.0[4] & g[168]) | (0x4000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[62] & 0u64.wrapping_sub((!n[80]) as u64))
-        | (0xfffffffffbffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x4000000 != 0) as u64))
-        | (0xfffffffffbffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x4000000 != 0) as u64));
+    g[222] = (0x4000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffbffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x4000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x4000000 != 0) as u64))))
+        | (s.0[62] & 0u64.wrapping_sub((!n[80]) as u64));
     // g[223]: 17 node words, bit 0 (next (connected 27 h 2)), bit 1 (next (connected 27 h 3)), bit 2 (next (connected 27 h 4)), bit 3 (next (connected 27 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[223] = if ((s.0[63]) != 0) || (s.0[4] & 0x4000000 != 0) {
-        (0x1ffff & s.0[63] & 0u64.wrapping_sub((!n[80]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x4000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x4000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[63] & 0u64.wrapping_sub((!n[80]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x4000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x4000000 != 0) as u64)))
     } else {
         0
     };
     // g[224]: 64 node words, bit 0 (next (connected 28 a 1)), bit 1 (next (connected 28 a 2)), bit 2 (next (connected 28 a 3)), bit 3 (next (connected 28 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[224] = (0x8000000 & s.0[4] & g[168]) | (0x8000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[64] & 0u64.wrapping_sub((!n[83]) as u64))
-        | (0xfffffffff7ffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x8000000 != 0) as u64))
-        | (0xfffffffff7ffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x8000000 != 0) as u64));
+    g[224] = (0x8000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffff7ffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x8000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x8000000 != 0) as u64))))
+        | (s.0[64] & 0u64.wrapping_sub((!n[83]) as u64));
     // g[225]: 17 node words, bit 0 (next (connected 28 h 2)), bit 1 (next (connected 28 h 3)), bit 2 (next (connected 28 h 4)), bit 3 (next (connected 28 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[225] = if ((s.0[65]) != 0) || (s.0[4] & 0x8000000 != 0) {
-        (0x1ffff & s.0[65] & 0u64.wrapping_sub((!n[83]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x8000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x8000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[65] & 0u64.wrapping_sub((!n[83]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x8000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x8000000 != 0) as u64)))
     } else {
         0
     };
     // g[226]: 64 node words, bit 0 (next (connected 29 a 1)), bit 1 (next (connected 29 a 2)), bit 2 (next (connected 29 a 3)), bit 3 (next (connected 29 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[226] = (0x10000000 & s.0[4] & g[168]) | (0x10000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[66] & 0u64.wrapping_sub((!n[86]) as u64))
-        | (0xffffffffefffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x10000000 != 0) as u64))
-        | (0xffffffffefffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x10000000 != 0) as u64));
+    g[226] = (0x10000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffefffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x10000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x10000000 != 0) as u64))))
+        | (s.0[66] & 0u64.wrapping_sub((!n[86]) as u64));
     // g[227]: 17 node words, bit 0 (next (connected 29 h 2)), bit 1 (next (connected 29 h 3)), bit 2 (next (connected 29 h 4)), bit 3 (next (connected 29 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[227] = if ((s.0[67]) != 0) || (s.0[4] & 0x10000000 != 0) {
-        (0x1ffff & s.0[67] & 0u64.wrapping_sub((!n[86]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x10000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x10000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[67] & 0u64.wrapping_sub((!n[86]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x10000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x10000000 != 0) as u64)))
     } else {
         0
     };
     // g[228]: 64 node words, bit 0 (next (connected 30 a 1)), bit 1 (next (connected 30 a 2)), bit 2 (next (connected 30 a 3)), bit 3 (next (connected 30 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[228] = (0x20000000 & s.0[4] & g[168]) | (0x20000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[68] & 0u64.wrapping_sub((!n[89]) as u64))
-        | (0xffffffffdfffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x20000000 != 0) as u64))
-        | (0xffffffffdfffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x20000000 != 0) as u64));
+    g[228] = (0x20000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffdfffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x20000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x20000000 != 0) as u64))))
+        | (s.0[68] & 0u64.wrapping_sub((!n[89]) as u64));
     // g[229]: 17 node words, bit 0 (next (connected 30 h 2)), bit 1 (next (connected 30 h 3)), bit 2 (next (connected 30 h 4)), bit 3 (next (connected 30 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[229] = if ((s.0[69]) != 0) || (s.0[4] & 0x20000000 != 0) {
-        (0x1ffff & s.0[69] & 0u64.wrapping_sub((!n[89]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x20000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x20000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[69] & 0u64.wrapping_sub((!n[89]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x20000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x20000000 != 0) as u64)))
     } else {
         0
     };
     // g[230]: 64 node words, bit 0 (next (connected 31 a 1)), bit 1 (next (connected 31 a 2)), bit 2 (next (connected 31 a 3)), bit 3 (next (connected 31 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[230] = (0x40000000 & s.0[4] & g[168]) | (0x40000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[70] & 0u64.wrapping_sub((!n[92]) as u64))
-        | (0xffffffffbfffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x40000000 != 0) as u64))
-        | (0xffffffffbfffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x40000000 != 0) as u64));
+    g[230] = (0x40000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffbfffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x40000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x40000000 != 0) as u64))))
+        | (s.0[70] & 0u64.wrapping_sub((!n[92]) as u64));
     // g[231]: 17 node words, bit 0 (next (connected 31 h 2)), bit 1 (next (connected 31 h 3)), bit 2 (next (connected 31 h 4)), bit 3 (next (connected 31 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[231] = if ((s.0[71]) != 0) || (s.0[4] & 0x40000000 != 0) {
-        (0x1ffff & s.0[71] & 0u64.wrapping_sub((!n[92]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x40000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x40000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[71] & 0u64.wrapping_sub((!n[92]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x40000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x40000000 != 0) as u64)))
     } else {
         0
     };
     // g[232]: 64 node words, bit 0 (next (connected 32 a 1)), bit 1 (next (connected 32 a 2)), bit 2 (next (connected 32 a 3)), bit 3 (next (connected 32 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[232] = (0x80000000 & s.0[4] & g[168]) | (0x80000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[72] & 0u64.wrapping_sub((!n[95]) as u64))
-        | (0xffffffff7fffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x80000000 != 0) as u64))
-        | (0xffffffff7fffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x80000000 != 0) as u64));
+    g[232] = (0x80000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffff7fffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x80000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x80000000 != 0) as u64))))
+        | (s.0[72] & 0u64.wrapping_sub((!n[95]) as u64));
     // g[233]: 17 node words, bit 0 (next (connected 32 h 2)), bit 1 (next (connected 32 h 3)), bit 2 (next (connected 32 h 4)), bit 3 (next (connected 32 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[233] = if ((s.0[73]) != 0) || (s.0[4] & 0x80000000 != 0) {
-        (0x1ffff & s.0[73] & 0u64.wrapping_sub((!n[95]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x80000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x80000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[73] & 0u64.wrapping_sub((!n[95]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x80000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x80000000 != 0) as u64)))
     } else {
         0
     };
     // g[234]: 64 node words, bit 0 (next (connected 33 a 1)), bit 1 (next (connected 33 a 2)), bit 2 (next (connected 33 a 3)), bit 3 (next (connected 33 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[234] = (0x100000000 & s.0[4] & g[168]) | (0x100000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[74] & 0u64.wrapping_sub((!n[98]) as u64))
-        | (0xfffffffeffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x100000000 != 0) as u64))
-        | (0xfffffffeffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x100000000 != 0) as u64));
+    g[234] = (0x100000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffeffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x100000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x100000000 != 0) as u64))))
+        | (s.0[74] & 0u64.wrapping_sub((!n[98]) as u64));
     // g[235]: 17 node words, bit 0 (next (connected 33 h 2)), bit 1 (next (connected 33 h 3)), bit 2 (next (connected 33 h 4)), bit 3 (next (connected 33 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[235] = if ((s.0[75]) != 0) || (s.0[4] & 0x100000000 != 0) {
-        (0x1ffff & s.0[75] & 0u64.wrapping_sub((!n[98]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x100000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x100000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[75] & 0u64.wrapping_sub((!n[98]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x100000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x100000000 != 0) as u64)))
     } else {
         0
     };
     // g[236]: 64 node words, bit 0 (next (connected 34 a 1)), bit 1 (next (connected 34 a 2)), bit 2 (next (connected 34 a 3)), bit 3 (next (connected 34 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[236] = (0x200000000 & s.0[4] & g[168]) | (0x200000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[76] & 0u64.wrapping_sub((!n[101]) as u64))
-        | (0xfffffffdffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x200000000 != 0) as u64))
-        | (0xfffffffdffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x200000000 != 0) as u64));
+    g[236] = (0x200000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffdffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x200000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x200000000 != 0) as u64))))
+        | (s.0[76] & 0u64.wrapping_sub((!n[101]) as u64));
     // g[237]: 17 node words, bit 0 (next (connected 34 h 2)), bit 1 (next (connected 34 h 3)), bit 2 (next (connected 34 h 4)), bit 3 (next (connected 34 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[237] = if ((s.0[77]) != 0) || (s.0[4] & 0x200000000 != 0) {
-        (0x1ffff & s.0[77] & 0u64.wrapping_sub((!n[101]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x200000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x200000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[77] & 0u64.wrapping_sub((!n[101]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x200000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x200000000 != 0) as u64)))
     } else {
         0
     };
     // g[238]: 64 node words, bit 0 (next (connected 35 a 1)), bit 1 (next (connected 35 a 2)), bit 2 (next (connected 35 a 3)), bit 3 (next (connected 35 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[238] = (0x400000000 & s.0[4] & g[168]) | (0x400000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[78] & 0u64.wrapping_sub((!n[104]) as u64))
-        | (0xfffffffbffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x400000000 != 0) as u64))
-        | (0xfffffffbffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x400000000 != 0) as u64));
+    g[238] = (0x400000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffbffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x400000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x400000000 != 0) as u64))))
+        | (s.0[78] & 0u64.wrapping_sub((!n[104]) as u64));
     // g[239]: 17 node words, bit 0 (next (connected 35 h 2)), bit 1 (next (connected 35 h 3)), bit 2 (next (connected 35 h 4)), bit 3 (next (connected 35 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[239] = if ((s.0[79]) != 0) || (s.0[4] & 0x400000000 != 0) {
-        (0x1ffff & s.0[79] & 0u64.wrapping_sub((!n[104]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x400000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x400000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[79] & 0u64.wrapping_sub((!n[104]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x400000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x400000000 != 0) as u64)))
     } else {
         0
     };
     // g[240]: 64 node words, bit 0 (next (connected 36 a 1)), bit 1 (next (connected 36 a 2)), bit 2 (next (connected 36 a 3)), bit 3 (next (connected 36 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[240] = (0x800000000 & s.0[4] & g[168]) | (0x800000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[80] & 0u64.wrapping_sub((!n[107]) as u64))
-        | (0xfffffff7ffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x800000000 != 0) as u64))
-        | (0xfffffff7ffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x800000000 != 0) as u64));
+    g[240] = (0x800000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffff7ffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x800000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x800000000 != 0) as u64))))
+        | (s.0[80] & 0u64.wrapping_sub((!n[107]) as u64));
     // g[241]: 17 node words, bit 0 (next (connected 36 h 2)), bit 1 (next (connected 36 h 3)), bit 2 (next (connected 36 h 4)), bit 3 (next (connected 36 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[241] = if ((s.0[81]) != 0) || (s.0[4] & 0x800000000 != 0) {
-        (0x1ffff & s.0[81] & 0u64.wrapping_sub((!n[107]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x800000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x800000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[81] & 0u64.wrapping_sub((!n[107]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x800000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x800000000 != 0) as u64)))
     } else {
         0
     };
     // g[242]: 64 node words, bit 0 (next (connected 37 a 1)), bit 1 (next (connected 37 a 2)), bit 2 (next (connected 37 a 3)), bit 3 (next (connected 37 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[242] = (0x1000000000 & s.0[4] & g[168]) | (0x1000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[82] & 0u64.wrapping_sub((!n[110]) as u64))
-        | (0xffffffefffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x1000000000 != 0) as u64))
-        | (0xffffffefffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x1000000000 != 0) as u64));
+    g[242] = (0x1000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffefffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x1000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x1000000000 != 0) as u64))))
+        | (s.0[82] & 0u64.wrapping_sub((!n[110]) as u64));
     // g[243]: 17 node words, bit 0 (next (connected 37 h 2)), bit 1 (next (connected 37 h 3)), bit 2 (next (connected 37 h 4)), bit 3 (next (connected 37 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[243] = if ((s.0[83]) != 0) || (s.0[4] & 0x1000000000 != 0) {
-        (0x1ffff & s.0[83] & 0u64.wrapping_sub((!n[110]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x1000000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x1000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[83] & 0u64.wrapping_sub((!n[110]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x1000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x1000000000 != 0) as u64)))
     } else {
         0
     };
     // g[244]: 64 node words, bit 0 (next (connected 38 a 1)), bit 1 (next (connected 38 a 2)), bit 2 (next (connected 38 a 3)), bit 3 (next (connected 38 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[244] = (0x2000000000 & s.0[4] & g[168]) | (0x2000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[84] & 0u64.wrapping_sub((!n[113]) as u64))
-        | (0xffffffdfffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x2000000000 != 0) as u64))
-        | (0xffffffdfffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x2000000000 != 0) as u64));
+    g[244] = (0x2000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffdfffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x2000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x2000000000 != 0) as u64))))
+        | (s.0[84] & 0u64.wrapping_sub((!n[113]) as u64));
     // g[245]: 17 node words, bit 0 (next (connected 38 h 2)), bit 1 (next (connected 38 h 3)), bit 2 (next (connected 38 h 4)), bit 3 (next (connected 38 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[245] = if ((s.0[85]) != 0) || (s.0[4] & 0x2000000000 != 0) {
-        (0x1ffff & s.0[85] & 0u64.wrapping_sub((!n[113]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x2000000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x2000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[85] & 0u64.wrapping_sub((!n[113]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x2000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x2000000000 != 0) as u64)))
     } else {
         0
     };
     // g[246]: 64 node words, bit 0 (next (connected 39 a 1)), bit 1 (next (connected 39 a 2)), bit 2 (next (connected 39 a 3)), bit 3 (next (connected 39 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[246] = (0x4000000000 & s.0[4] & g[168]) | (0x4000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[86] & 0u64.wrapping_sub((!n[116]) as u64))
-        | (0xffffffbfffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x4000000000 != 0) as u64))
-        | (0xffffffbfffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x4000000000 != 0) as u64));
+    g[246] = (0x4000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffbfffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x4000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x4000000000 != 0) as u64))))
+        | (s.0[86] & 0u64.wrapping_sub((!n[116]) as u64));
     // g[247]: 17 node words, bit 0 (next (connected 39 h 2)), bit 1 (next (connected 39 h 3)), bit 2 (next (connected 39 h 4)), bit 3 (next (connected 39 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[247] = if ((s.0[87]) != 0) || (s.0[4] & 0x4000000000 != 0) {
-        (0x1ffff & s.0[87] & 0u64.wrapping_sub((!n[116]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x4000000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x4000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[87] & 0u64.wrapping_sub((!n[116]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x4000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x4000000000 != 0) as u64)))
     } else {
         0
     };
     // g[248]: 64 node words, bit 0 (next (connected 40 a 1)), bit 1 (next (connected 40 a 2)), bit 2 (next (connected 40 a 3)), bit 3 (next (connected 40 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[248] = (0x8000000000 & s.0[4] & g[168]) | (0x8000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[88] & 0u64.wrapping_sub((!n[119]) as u64))
-        | (0xffffff7fffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x8000000000 != 0) as u64))
-        | (0xffffff7fffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x8000000000 != 0) as u64));
+    g[248] = (0x8000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffff7fffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x8000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x8000000000 != 0) as u64))))
+        | (s.0[88] & 0u64.wrapping_sub((!n[119]) as u64));
     // g[249]: 17 node words, bit 0 (next (connected 40 h 2)), bit 1 (next (connected 40 h 3)), bit 2 (next (connected 40 h 4)), bit 3 (next (connected 40 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[249] = if ((s.0[89]) != 0) || (s.0[4] & 0x8000000000 != 0) {
-        (0x1ffff & s.0[89] & 0u64.wrapping_sub((!n[119]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x8000000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x8000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[89] & 0u64.wrapping_sub((!n[119]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x8000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x8000000000 != 0) as u64)))
     } else {
         0
     };
     // g[250]: 64 node words, bit 0 (next (connected 41 a 1)), bit 1 (next (connected 41 a 2)), bit 2 (next (connected 41 a 3)), bit 3 (next (connected 41 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[250] = (0x10000000000 & s.0[4] & g[168]) | (0x10000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[90] & 0u64.wrapping_sub((!n[122]) as u64))
-        | (0xfffffeffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x10000000000 != 0) as u64))
-        | (0xfffffeffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x10000000000 != 0) as u64));
+    g[250] = (0x10000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffeffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x10000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x10000000000 != 0) as u64))))
+        | (s.0[90] & 0u64.wrapping_sub((!n[122]) as u64));
     // g[251]: 17 node words, bit 0 (next (connected 41 h 2)), bit 1 (next (connected 41 h 3)), bit 2 (next (connected 41 h 4)), bit 3 (next (connected 41 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[251] = if ((s.0[91]) != 0) || (s.0[4] & 0x10000000000 != 0) {
-        (0x1ffff & s.0[91] & 0u64.wrapping_sub((!n[122]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x10000000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x10000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[91] & 0u64.wrapping_sub((!n[122]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x10000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x10000000000 != 0) as u64)))
     } else {
         0
     };
     // g[252]: 64 node words, bit 0 (next (connected 42 a 1)), bit 1 (next (connected 42 a 2)), bit 2 (next (connected 42 a 3)), bit 3 (next (connected 42 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[252] = (0x20000000000 & s.0[4] & g[168]) | (0x20000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[92] & 0u64.wrapping_sub((!n[125]) as u64))
-        | (0xfffffdffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x20000000000 != 0) as u64))
-        | (0xfffffdffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x20000000000 != 0) as u64));
+    g[252] = (0x20000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffdffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x20000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x20000000000 != 0) as u64))))
+        | (s.0[92] & 0u64.wrapping_sub((!n[125]) as u64));
     // g[253]: 17 node words, bit 0 (next (connected 42 h 2)), bit 1 (next (connected 42 h 3)), bit 2 (next (connected 42 h 4)), bit 3 (next (connected 42 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[253] = if ((s.0[93]) != 0) || (s.0[4] & 0x20000000000 != 0) {
-        (0x1ffff & s.0[93] & 0u64.wrapping_sub((!n[125]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x20000000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x20000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[93] & 0u64.wrapping_sub((!n[125]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x20000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x20000000000 != 0) as u64)))
     } else {
         0
     };
     // g[254]: 64 node words, bit 0 (next (connected 43 a 1)), bit 1 (next (connected 43 a 2)), bit 2 (next (connected 43 a 3)), bit 3 (next (connected 43 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[254] = (0x40000000000 & s.0[4] & g[168]) | (0x40000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[94] & 0u64.wrapping_sub((!n[128]) as u64))
-        | (0xfffffbffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x40000000000 != 0) as u64))
-        | (0xfffffbffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x40000000000 != 0) as u64));
+    g[254] = (0x40000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffbffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x40000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x40000000000 != 0) as u64))))
+        | (s.0[94] & 0u64.wrapping_sub((!n[128]) as u64));
     // g[255]: 17 node words, bit 0 (next (connected 43 h 2)), bit 1 (next (connected 43 h 3)), bit 2 (next (connected 43 h 4)), bit 3 (next (connected 43 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[255] = if ((s.0[95]) != 0) || (s.0[4] & 0x40000000000 != 0) {
-        (0x1ffff & s.0[95] & 0u64.wrapping_sub((!n[128]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x40000000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x40000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[95] & 0u64.wrapping_sub((!n[128]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x40000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x40000000000 != 0) as u64)))
     } else {
         0
     };
     // g[256]: 64 node words, bit 0 (next (connected 44 a 1)), bit 1 (next (connected 44 a 2)), bit 2 (next (connected 44 a 3)), bit 3 (next (connected 44 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[256] = (0x80000000000 & s.0[4] & g[168]) | (0x80000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[96] & 0u64.wrapping_sub((!n[131]) as u64))
-        | (0xfffff7ffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x80000000000 != 0) as u64))
-        | (0xfffff7ffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x80000000000 != 0) as u64));
+    g[256] = (0x80000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffff7ffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x80000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x80000000000 != 0) as u64))))
+        | (s.0[96] & 0u64.wrapping_sub((!n[131]) as u64));
     // g[257]: 17 node words, bit 0 (next (connected 44 h 2)), bit 1 (next (connected 44 h 3)), bit 2 (next (connected 44 h 4)), bit 3 (next (connected 44 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[257] = if ((s.0[97]) != 0) || (s.0[4] & 0x80000000000 != 0) {
-        (0x1ffff & s.0[97] & 0u64.wrapping_sub((!n[131]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x80000000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x80000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[97] & 0u64.wrapping_sub((!n[131]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x80000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x80000000000 != 0) as u64)))
     } else {
         0
     };
     // g[258]: 64 node words, bit 0 (next (connected 45 a 1)), bit 1 (next (connected 45 a 2)), bit 2 (next (connected 45 a 3)), bit 3 (next (connected 45 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[258] = (0x100000000000 & s.0[4] & g[168]) | (0x100000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[98] & 0u64.wrapping_sub((!n[134]) as u64))
-        | (0xffffefffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x100000000000 != 0) as u64))
-        | (0xffffefffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x100000000000 != 0) as u64));
+    g[258] = (0x100000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffefffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x100000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x100000000000 != 0) as u64))))
+        | (s.0[98] & 0u64.wrapping_sub((!n[134]) as u64));
     // g[259]: 17 node words, bit 0 (next (connected 45 h 2)), bit 1 (next (connected 45 h 3)), bit 2 (next (connected 45 h 4)), bit 3 (next (connected 45 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[259] = if ((s.0[99]) != 0) || (s.0[4] & 0x100000000000 != 0) {
-        (0x1ffff & s.0[99] & 0u64.wrapping_sub((!n[134]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x100000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x100000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[99] & 0u64.wrapping_sub((!n[134]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x100000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x100000000000 != 0) as u64)))
     } else {
         0
     };
     // g[260]: 64 node words, bit 0 (next (connected 46 a 1)), bit 1 (next (connected 46 a 2)), bit 2 (next (connected 46 a 3)), bit 3 (next (connected 46 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[260] = (0x200000000000 & s.0[4] & g[168]) | (0x200000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[100] & 0u64.wrapping_sub((!n[137]) as u64))
-        | (0xffffdfffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x200000000000 != 0) as u64))
-        | (0xffffdfffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x200000000000 != 0) as u64));
+    g[260] = (0x200000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffdfffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x200000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x200000000000 != 0) as u64))))
+        | (s.0[100] & 0u64.wrapping_sub((!n[137]) as u64));
     // g[261]: 17 node words, bit 0 (next (connected 46 h 2)), bit 1 (next (connected 46 h 3)), bit 2 (next (connected 46 h 4)), bit 3 (next (connected 46 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[261] = if ((s.0[101]) != 0) || (s.0[4] & 0x200000000000 != 0) {
-        (0x1ffff & s.0[101] & 0u64.wrapping_sub((!n[137]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x200000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x200000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[101] & 0u64.wrapping_sub((!n[137]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x200000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x200000000000 != 0) as u64)))
     } else {
         0
     };
     // g[262]: 64 node words, bit 0 (next (connected 47 a 1)), bit 1 (next (connected 47 a 2)), bit 2 (next (connected 47 a 3)), bit 3 (next (connected 47 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[262] = (0x400000000000 & s.0[4] & g[168]) | (0x400000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[102] & 0u64.wrapping_sub((!n[140]) as u64))
-        | (0xffffbfffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x400000000000 != 0) as u64))
-        | (0xffffbfffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x400000000000 != 0) as u64));
+    g[262] = (0x400000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffbfffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x400000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x400000000000 != 0) as u64))))
+        | (s.0[102] & 0u64.wrapping_sub((!n[140]) as u64));
     // g[263]: 17 node words, bit 0 (next (connected 47 h 2)), bit 1 (next (connected 47 h 3)), bit 2 (next (connected 47 h 4)), bit 3 (next (connected 47 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[263] = if ((s.0[103]) != 0) || (s.0[4] & 0x400000000000 != 0) {
-        (0x1ffff & s.0[103] & 0u64.wrapping_sub((!n[140]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x400000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x400000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[103] & 0u64.wrapping_sub((!n[140]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x400000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x400000000000 != 0) as u64)))
     } else {
         0
     };
     // g[264]: 64 node words, bit 0 (next (connected 48 a 1)), bit 1 (next (connected 48 a 2)), bit 2 (next (connected 48 a 3)), bit 3 (next (connected 48 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[264] = (0x800000000000 & s.0[4] & g[168]) | (0x800000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[104] & 0u64.wrapping_sub((!n[143]) as u64))
-        | (0xffff7fffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x800000000000 != 0) as u64))
-        | (0xffff7fffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x800000000000 != 0) as u64));
+    g[264] = (0x800000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffff7fffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x800000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x800000000000 != 0) as u64))))
+        | (s.0[104] & 0u64.wrapping_sub((!n[143]) as u64));
     // g[265]: 17 node words, bit 0 (next (connected 48 h 2)), bit 1 (next (connected 48 h 3)), bit 2 (next (connected 48 h 4)), bit 3 (next (connected 48 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[265] = if ((s.0[105]) != 0) || (s.0[4] & 0x800000000000 != 0) {
-        (0x1ffff & s.0[105] & 0u64.wrapping_sub((!n[143]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x800000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x800000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[105] & 0u64.wrapping_sub((!n[143]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x800000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x800000000000 != 0) as u64)))
     } else {
         0
     };
     // g[266]: 64 node words, bit 0 (next (connected 49 a 1)), bit 1 (next (connected 49 a 2)), bit 2 (next (connected 49 a 3)), bit 3 (next (connected 49 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[266] = (0x1000000000000 & s.0[4] & g[168]) | (0x1000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[106] & 0u64.wrapping_sub((!n[146]) as u64))
-        | (0xfffeffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x1000000000000 != 0) as u64))
-        | (0xfffeffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x1000000000000 != 0) as u64));
+    g[266] = (0x1000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffeffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x1000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x1000000000000 != 0) as u64))))
+        | (s.0[106] & 0u64.wrapping_sub((!n[146]) as u64));
     // g[267]: 17 node words, bit 0 (next (connected 49 h 2)), bit 1 (next (connected 49 h 3)), bit 2 (next (connected 49 h 4)), bit 3 (next (connected 49 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[267] = if ((s.0[107]) != 0) || (s.0[4] & 0x1000000000000 != 0) {
-        (0x1ffff & s.0[107] & 0u64.wrapping_sub((!n[146]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x1000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x1000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[107] & 0u64.wrapping_sub((!n[146]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x1000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x1000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[268]: 64 node words, bit 0 (next (connected 50 a 1)), bit 1 (next (connected 50 a 2)), bit 2 (next (connected 50 a 3)), bit 3 (next (connected 50 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[268] = (0x2000000000000 & s.0[4] & g[168]) | (0x2000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[108] & 0u64.wrapping_sub((!n[149]) as u64))
-        | (0xfffdffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x2000000000000 != 0) as u64))
-        | (0xfffdffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x2000000000000 != 0) as u64));
+    g[268] = (0x2000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffdffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x2000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x2000000000000 != 0) as u64))))
+        | (s.0[108] & 0u64.wrapping_sub((!n[149]) as u64));
     // g[269]: 17 node words, bit 0 (next (connected 50 h 2)), bit 1 (next (connected 50 h 3)), bit 2 (next (connected 50 h 4)), bit 3 (next (connected 50 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[269] = if ((s.0[109]) != 0) || (s.0[4] & 0x2000000000000 != 0) {
-        (0x1ffff & s.0[109] & 0u64.wrapping_sub((!n[149]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x2000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x2000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[109] & 0u64.wrapping_sub((!n[149]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x2000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x2000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[270]: 64 node words, bit 0 (next (connected 51 a 1)), bit 1 (next (connected 51 a 2)), bit 2 (next (connected 51 a 3)), bit 3 (next (connected 51 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[270] = (0x4000000000000 & s.0[4] & g[168]) | (0x4000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[110] & 0u64.wrapping_sub((!n[152]) as u64))
-        | (0xfffbffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x4000000000000 != 0) as u64))
-        | (0xfffbffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x4000000000000 != 0) as u64));
+    g[270] = (0x4000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffbffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x4000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x4000000000000 != 0) as u64))))
+        | (s.0[110] & 0u64.wrapping_sub((!n[152]) as u64));
     // g[271]: 17 node words, bit 0 (next (connected 51 h 2)), bit 1 (next (connected 51 h 3)), bit 2 (next (connected 51 h 4)), bit 3 (next (connected 51 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[271] = if ((s.0[111]) != 0) || (s.0[4] & 0x4000000000000 != 0) {
-        (0x1ffff & s.0[111] & 0u64.wrapping_sub((!n[152]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x4000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x4000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[111] & 0u64.wrapping_sub((!n[152]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x4000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x4000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[272]: 64 node words, bit 0 (next (connected 52 a 1)), bit 1 (next (connected 52 a 2)), bit 2 (next (connected 52 a 3)), bit 3 (next (connected 52 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[272] = (0x8000000000000 & s.0[4] & g[168]) | (0x8000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[112] & 0u64.wrapping_sub((!n[155]) as u64))
-        | (0xfff7ffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x8000000000000 != 0) as u64))
-        | (0xfff7ffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x8000000000000 != 0) as u64));
+    g[272] = (0x8000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfff7ffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x8000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x8000000000000 != 0) as u64))))
+        | (s.0[112] & 0u64.wrapping_sub((!n[155]) as u64));
     // g[273]: 17 node words, bit 0 (next (connected 52 h 2)), bit 1 (next (connected 52 h 3)), bit 2 (next (connected 52 h 4)), bit 3 (next (connected 52 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[273] = if ((s.0[113]) != 0) || (s.0[4] & 0x8000000000000 != 0) {
-        (0x1ffff & s.0[113] & 0u64.wrapping_sub((!n[155]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x8000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x8000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[113] & 0u64.wrapping_sub((!n[155]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x8000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x8000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[274]: 64 node words, bit 0 (next (connected 53 a 1)), bit 1 (next (connected 53 a 2)), bit 2 (next (connected 53 a 3)), bit 3 (next (connected 53 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[274] = (0x10000000000000 & s.0[4] & g[168]) | (0x10000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[114] & 0u64.wrapping_sub((!n[158]) as u64))
-        | (0xffefffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x10000000000000 != 0) as u64))
-        | (0xffefffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x10000000000000 != 0) as u64));
+    g[274] = (0x10000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffefffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x10000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x10000000000000 != 0) as u64))))
+        | (s.0[114] & 0u64.wrapping_sub((!n[158]) as u64));
     // g[275]: 17 node words, bit 0 (next (connected 53 h 2)), bit 1 (next (connected 53 h 3)), bit 2 (next (connected 53 h 4)), bit 3 (next (connected 53 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[275] = if ((s.0[115]) != 0) || (s.0[4] & 0x10000000000000 != 0) {
-        (0x1ffff & s.0[115] & 0u64.wrapping_sub((!n[158]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x10000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x10000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[115] & 0u64.wrapping_sub((!n[158]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x10000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x10000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[276]: 64 node words, bit 0 (next (connected 54 a 1)), bit 1 (next (connected 54 a 2)), bit 2 (next (connected 54 a 3)), bit 3 (next (connected 54 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[276] = (0x20000000000000 & s.0[4] & g[168]) | (0x20000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[116] & 0u64.wrapping_sub((!n[161]) as u64))
-        | (0xffdfffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x20000000000000 != 0) as u64))
-        | (0xffdfffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x20000000000000 != 0) as u64));
+    g[276] = (0x20000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffdfffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x20000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x20000000000000 != 0) as u64))))
+        | (s.0[116] & 0u64.wrapping_sub((!n[161]) as u64));
     // g[277]: 17 node words, bit 0 (next (connected 54 h 2)), bit 1 (next (connected 54 h 3)), bit 2 (next (connected 54 h 4)), bit 3 (next (connected 54 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[277] = if ((s.0[117]) != 0) || (s.0[4] & 0x20000000000000 != 0) {
-        (0x1ffff & s.0[117] & 0u64.wrapping_sub((!n[161]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x20000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x20000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[117] & 0u64.wrapping_sub((!n[161]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x20000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x20000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[278]: 64 node words, bit 0 (next (connected 55 a 1)), bit 1 (next (connected 55 a 2)), bit 2 (next (connected 55 a 3)), bit 3 (next (connected 55 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[278] = (0x40000000000000 & s.0[4] & g[168]) | (0x40000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[118] & 0u64.wrapping_sub((!n[164]) as u64))
-        | (0xffbfffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x40000000000000 != 0) as u64))
-        | (0xffbfffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x40000000000000 != 0) as u64));
+    g[278] = (0x40000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffbfffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x40000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x40000000000000 != 0) as u64))))
+        | (s.0[118] & 0u64.wrapping_sub((!n[164]) as u64));
     // g[279]: 17 node words, bit 0 (next (connected 55 h 2)), bit 1 (next (connected 55 h 3)), bit 2 (next (connected 55 h 4)), bit 3 (next (connected 55 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[279] = if ((s.0[119]) != 0) || (s.0[4] & 0x40000000000000 != 0) {
-        (0x1ffff & s.0[119] & 0u64.wrapping_sub((!n[164]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x40000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x40000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[119] & 0u64.wrapping_sub((!n[164]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x40000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x40000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[280]: 64 node words, bit 0 (next (connected 56 a 1)), bit 1 (next (connected 56 a 2)), bit 2 (next (connected 56 a 3)), bit 3 (next (connected 56 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[280] = (0x80000000000000 & s.0[4] & g[168]) | (0x80000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[120] & 0u64.wrapping_sub((!n[167]) as u64))
-        | (0xff7fffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x80000000000000 != 0) as u64))
-        | (0xff7fffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x80000000000000 != 0) as u64));
+    g[280] = (0x80000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xff7fffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x80000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x80000000000000 != 0) as u64))))
+        | (s.0[120] & 0u64.wrapping_sub((!n[167]) as u64));
     // g[281]: 17 node words, bit 0 (next (connected 56 h 2)), bit 1 (next (connected 56 h 3)), bit 2 (next (connected 56 h 4)), bit 3 (next (connected 56 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[281] = if ((s.0[121]) != 0) || (s.0[4] & 0x80000000000000 != 0) {
-        (0x1ffff & s.0[121] & 0u64.wrapping_sub((!n[167]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x80000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x80000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[121] & 0u64.wrapping_sub((!n[167]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x80000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x80000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[282]: 64 node words, bit 0 (next (connected 57 a 1)), bit 1 (next (connected 57 a 2)), bit 2 (next (connected 57 a 3)), bit 3 (next (connected 57 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[282] = (0x100000000000000 & s.0[4] & g[168]) | (0x100000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[122] & 0u64.wrapping_sub((!n[170]) as u64))
-        | (0xfeffffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x100000000000000 != 0) as u64))
-        | (0xfeffffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x100000000000000 != 0) as u64));
+    g[282] = (0x100000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfeffffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x100000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x100000000000000 != 0) as u64))))
+        | (s.0[122] & 0u64.wrapping_sub((!n[170]) as u64));
     // g[283]: 17 node words, bit 0 (next (connected 57 h 2)), bit 1 (next (connected 57 h 3)), bit 2 (next (connected 57 h 4)), bit 3 (next (connected 57 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[283] = if ((s.0[123]) != 0) || (s.0[4] & 0x100000000000000 != 0) {
-        (0x1ffff & s.0[123] & 0u64.wrapping_sub((!n[170]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x100000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x100000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[123] & 0u64.wrapping_sub((!n[170]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x100000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x100000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[284]: 64 node words, bit 0 (next (connected 58 a 1)), bit 1 (next (connected 58 a 2)), bit 2 (next (connected 58 a 3)), bit 3 (next (connected 58 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[284] = (0x200000000000000 & s.0[4] & g[168]) | (0x200000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[124] & 0u64.wrapping_sub((!n[173]) as u64))
-        | (0xfdffffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x200000000000000 != 0) as u64))
-        | (0xfdffffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x200000000000000 != 0) as u64));
+    g[284] = (0x200000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfdffffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x200000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x200000000000000 != 0) as u64))))
+        | (s.0[124] & 0u64.wrapping_sub((!n[173]) as u64));
     // g[285]: 17 node words, bit 0 (next (connected 58 h 2)), bit 1 (next (connected 58 h 3)), bit 2 (next (connected 58 h 4)), bit 3 (next (connected 58 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[285] = if ((s.0[125]) != 0) || (s.0[4] & 0x200000000000000 != 0) {
-        (0x1ffff & s.0[125] & 0u64.wrapping_sub((!n[173]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x200000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x200000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[125] & 0u64.wrapping_sub((!n[173]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x200000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x200000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[286]: 64 node words, bit 0 (next (connected 59 a 1)), bit 1 (next (connected 59 a 2)), bit 2 (next (connected 59 a 3)), bit 3 (next (connected 59 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[286] = (0x400000000000000 & s.0[4] & g[168]) | (0x400000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[126] & 0u64.wrapping_sub((!n[176]) as u64))
-        | (0xfbffffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x400000000000000 != 0) as u64))
-        | (0xfbffffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x400000000000000 != 0) as u64));
+    g[286] = (0x400000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfbffffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x400000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x400000000000000 != 0) as u64))))
+        | (s.0[126] & 0u64.wrapping_sub((!n[176]) as u64));
     // g[287]: 17 node words, bit 0 (next (connected 59 h 2)), bit 1 (next (connected 59 h 3)), bit 2 (next (connected 59 h 4)), bit 3 (next (connected 59 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[287] = if ((s.0[127]) != 0) || (s.0[4] & 0x400000000000000 != 0) {
-        (0x1ffff & s.0[127] & 0u64.wrapping_sub((!n[176]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x400000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x400000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[127] & 0u64.wrapping_sub((!n[176]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x400000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x400000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[288]: 64 node words, bit 0 (next (connected 60 a 1)), bit 1 (next (connected 60 a 2)), bit 2 (next (connected 60 a 3)), bit 3 (next (connected 60 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[288] = (0x800000000000000 & s.0[4] & g[168]) | (0x800000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[128] & 0u64.wrapping_sub((!n[179]) as u64))
-        | (0xf7ffffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x800000000000000 != 0) as u64))
-        | (0xf7ffffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x800000000000000 != 0) as u64));
+    g[288] = (0x800000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xf7ffffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x800000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x800000000000000 != 0) as u64))))
+        | (s.0[128] & 0u64.wrapping_sub((!n[179]) as u64));
     // g[289]: 17 node words, bit 0 (next (connected 60 h 2)), bit 1 (next (connected 60 h 3)), bit 2 (next (connected 60 h 4)), bit 3 (next (connected 60 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[289] = if ((s.0[129]) != 0) || (s.0[4] & 0x800000000000000 != 0) {
-        (0x1ffff & s.0[129] & 0u64.wrapping_sub((!n[179]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x800000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x800000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[129] & 0u64.wrapping_sub((!n[179]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x800000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x800000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[290]: 64 node words, bit 0 (next (connected 61 a 1)), bit 1 (next (connected 61 a 2)), bit 2 (next (connected 61 a 3)), bit 3 (next (connected 61 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[290] = (0x1000000000000000 & s.0[4] & g[168])
-        | (0x1000000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[130] & 0u64.wrapping_sub((!n[182]) as u64))
-        | (0xefffffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x1000000000000000 != 0) as u64))
-        | (0xefffffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x1000000000000000 != 0) as u64));
+    g[290] = (0x1000000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xefffffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x1000000000000000 != 0) as u64))
+                | (mt[0]
+                    & 0u64.wrapping_sub((s.0[4] & 0x1000000000000000 != 0) as u64))))
+        | (s.0[130] & 0u64.wrapping_sub((!n[182]) as u64));
     // g[291]: 17 node words, bit 0 (next (connected 61 h 2)), bit 1 (next (connected 61 h 3)), bit 2 (next (connected 61 h 4)), bit 3 (next (connected 61 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[291] = if ((s.0[131]) != 0) || (s.0[4] & 0x1000000000000000 != 0) {
-        (0x1ffff & s.0[131] & 0u64.wrapping_sub((!n[182]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x1000000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x1000000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[131] & 0u64.wrapping_sub((!n[182]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x1000000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x1000000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[292]: 64 node words, bit 0 (next (connected 62 a 1)), bit 1 (next (connected 62 a 2)), bit 2 (next (connected 62 a 3)), bit 3 (next (connected 62 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[292] = (0x2000000000000000 & s.0[4] & g[168])
-        | (0x2000000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[132] & 0u64.wrapping_sub((!n[185]) as u64))
-        | (0xdfffffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x2000000000000000 != 0) as u64))
-        | (0xdfffffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x2000000000000000 != 0) as u64));
+    g[292] = (0x2000000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xdfffffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x2000000000000000 != 0) as u64))
+                | (mt[0]
+                    & 0u64.wrapping_sub((s.0[4] & 0x2000000000000000 != 0) as u64))))
+        | (s.0[132] & 0u64.wrapping_sub((!n[185]) as u64));
     // g[293]: 17 node words, bit 0 (next (connected 62 h 2)), bit 1 (next (connected 62 h 3)), bit 2 (next (connected 62 h 4)), bit 3 (next (connected 62 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[293] = if ((s.0[133]) != 0) || (s.0[4] & 0x2000000000000000 != 0) {
-        (0x1ffff & s.0[133] & 0u64.wrapping_sub((!n[185]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x2000000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x2000000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[133] & 0u64.wrapping_sub((!n[185]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x2000000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x2000000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[294]: 64 node words, bit 0 (next (connected 63 a 1)), bit 1 (next (connected 63 a 2)), bit 2 (next (connected 63 a 3)), bit 3 (next (connected 63 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[294] = (0x4000000000000000 & s.0[4] & g[168])
-        | (0x4000000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[134] & 0u64.wrapping_sub((!n[188]) as u64))
-        | (0xbfffffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x4000000000000000 != 0) as u64))
-        | (0xbfffffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x4000000000000000 != 0) as u64));
+    g[294] = (0x4000000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xbfffffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x4000000000000000 != 0) as u64))
+                | (mt[0]
+                    & 0u64.wrapping_sub((s.0[4] & 0x4000000000000000 != 0) as u64))))
+        | (s.0[134] & 0u64.wrapping_sub((!n[188]) as u64));
     // g[295]: 17 node words, bit 0 (next (connected 63 h 2)), bit 1 (next (connected 63 h 3)), bit 2 (next (connected 63 h 4)), bit 3 (next (connected 63 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[295] = if ((s.0[135]) != 0) || (s.0[4] & 0x4000000000000000 != 0) {
-        (0x1ffff & s.0[135] & 0u64.wrapping_sub((!n[188]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x4000000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x4000000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[135] & 0u64.wrapping_sub((!n[188]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x4000000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x4000000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[296]: 64 node words, bit 0 (next (connected 64 a 1)), bit 1 (next (connected 64 a 2)), bit 2 (next (connected 64 a 3)), bit 3 (next (connected 64 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[296] = (0x8000000000000000 & s.0[4] & g[168])
-        | (0x8000000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[136] & 0u64.wrapping_sub((!n[191]) as u64))
-        | (0x7fffffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x8000000000000000 != 0) as u64))
-        | (0x7fffffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x8000000000000000 != 0) as u64));
+    g[296] = (0x8000000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0x7fffffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x8000000000000000 != 0) as u64))
+                | (mt[0]
+                    & 0u64.wrapping_sub((s.0[4] & 0x8000000000000000 != 0) as u64))))
+        | (s.0[136] & 0u64.wrapping_sub((!n[191]) as u64));
     // g[297]: 17 node words, bit 0 (next (connected 64 h 2)), bit 1 (next (connected 64 h 3)), bit 2 (next (connected 64 h 4)), bit 3 (next (connected 64 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[297] = if ((s.0[137]) != 0) || (s.0[4] & 0x8000000000000000 != 0) {
-        (0x1ffff & s.0[137] & 0u64.wrapping_sub((!n[191]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x8000000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x8000000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[137] & 0u64.wrapping_sub((!n[191]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x8000000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x8000000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[298]: 64 node words, bit 0 (next (connected 65 a 1)), bit 1 (next (connected 65 a 2)), bit 2 (next (connected 65 a 3)), bit 3 (next (connected 65 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[298] = (0x1 & s.0[5] & g[168]) | (0x1 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[138] & 0u64.wrapping_sub((!n[194]) as u64))
-        | (0xfffffffffffffffe & g[168] & 0u64.wrapping_sub((s.0[5] & 0x1 != 0) as u64))
-        | (0xfffffffffffffffe & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x1 != 0) as u64));
+    g[298] = (0x1 & s.0[5] & (g[168] | mt[0]))
+        | (0xfffffffffffffffe
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x1 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x1 != 0) as u64))))
+        | (s.0[138] & 0u64.wrapping_sub((!n[194]) as u64));
     // g[299]: 17 node words, bit 0 (next (connected 65 h 2)), bit 1 (next (connected 65 h 3)), bit 2 (next (connected 65 h 4)), bit 3 (next (connected 65 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[299] = (0x1 & s.0[5] & g[170]) | (0x1 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[139] & 0u64.wrapping_sub((!n[194]) as u64))
-        | (0x1fffe & g[170] & 0u64.wrapping_sub((s.0[5] & 0x1 != 0) as u64))
-        | (0x1fffe & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x1 != 0) as u64));
+    g[299] = (0x1 & s.0[5] & (g[170] | mt[1]))
+        | (0x1fffe
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x1 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x1 != 0) as u64))))
+        | (0x1ffff & s.0[139] & 0u64.wrapping_sub((!n[194]) as u64));
     // g[300]: 64 node words, bit 0 (next (connected 66 a 1)), bit 1 (next (connected 66 a 2)), bit 2 (next (connected 66 a 3)), bit 3 (next (connected 66 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[300] = (0x2 & s.0[5] & g[168]) | (0x2 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[140] & 0u64.wrapping_sub((!n[197]) as u64))
-        | (0xfffffffffffffffd & g[168] & 0u64.wrapping_sub((s.0[5] & 0x2 != 0) as u64))
-        | (0xfffffffffffffffd & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x2 != 0) as u64));
+    g[300] = (0x2 & s.0[5] & (g[168] | mt[0]))
+        | (0xfffffffffffffffd
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x2 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x2 != 0) as u64))))
+        | (s.0[140] & 0u64.wrapping_sub((!n[197]) as u64));
     // g[301]: 17 node words, bit 0 (next (connected 66 h 2)), bit 1 (next (connected 66 h 3)), bit 2 (next (connected 66 h 4)), bit 3 (next (connected 66 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[301] = (0x2 & s.0[5] & g[170]) | (0x2 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[141] & 0u64.wrapping_sub((!n[197]) as u64))
-        | (0x1fffd & g[170] & 0u64.wrapping_sub((s.0[5] & 0x2 != 0) as u64))
-        | (0x1fffd & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x2 != 0) as u64));
+    g[301] = (0x2 & s.0[5] & (g[170] | mt[1]))
+        | (0x1fffd
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x2 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x2 != 0) as u64))))
+        | (0x1ffff & s.0[141] & 0u64.wrapping_sub((!n[197]) as u64));
     // g[302]: 64 node words, bit 0 (next (connected 67 a 1)), bit 1 (next (connected 67 a 2)), bit 2 (next (connected 67 a 3)), bit 3 (next (connected 67 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[302] = (0x4 & s.0[5] & g[168]) | (0x4 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[142] & 0u64.wrapping_sub((!n[200]) as u64))
-        | (0xfffffffffffffffb & g[168] & 0u64.wrapping_sub((s.0[5] & 0x4 != 0) as u64))
-        | (0xfffffffffffffffb & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x4 != 0) as u64));
+    g[302] = (0x4 & s.0[5] & (g[168] | mt[0]))
+        | (0xfffffffffffffffb
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x4 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x4 != 0) as u64))))
+        | (s.0[142] & 0u64.wrapping_sub((!n[200]) as u64));
     // g[303]: 17 node words, bit 0 (next (connected 67 h 2)), bit 1 (next (connected 67 h 3)), bit 2 (next (connected 67 h 4)), bit 3 (next (connected 67 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[303] = (0x4 & s.0[5] & g[170]) | (0x4 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[143] & 0u64.wrapping_sub((!n[200]) as u64))
-        | (0x1fffb & g[170] & 0u64.wrapping_sub((s.0[5] & 0x4 != 0) as u64))
-        | (0x1fffb & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x4 != 0) as u64));
+    g[303] = (0x4 & s.0[5] & (g[170] | mt[1]))
+        | (0x1fffb
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x4 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x4 != 0) as u64))))
+        | (0x1ffff & s.0[143] & 0u64.wrapping_sub((!n[200]) as u64));
     // g[304]: 64 node words, bit 0 (next (connected 68 a 1)), bit 1 (next (connected 68 a 2)), bit 2 (next (connected 68 a 3)), bit 3 (next (connected 68 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[304] = (0x8 & s.0[5] & g[168]) | (0x8 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[144] & 0u64.wrapping_sub((!n[203]) as u64))
-        | (0xfffffffffffffff7 & g[168] & 0u64.wrapping_sub((s.0[5] & 0x8 != 0) as u64))
-        | (0xfffffffffffffff7 & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x8 != 0) as u64));
+    g[304] = (0x8 & s.0[5] & (g[168] | mt[0]))
+        | (0xfffffffffffffff7
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x8 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x8 != 0) as u64))))
+        | (s.0[144] & 0u64.wrapping_sub((!n[203]) as u64));
     // g[305]: 17 node words, bit 0 (next (connected 68 h 2)), bit 1 (next (connected 68 h 3)), bit 2 (next (connected 68 h 4)), bit 3 (next (connected 68 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[305] = (0x8 & s.0[5] & g[170]) | (0x8 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[145] & 0u64.wrapping_sub((!n[203]) as u64))
-        | (0x1fff7 & g[170] & 0u64.wrapping_sub((s.0[5] & 0x8 != 0) as u64))
-        | (0x1fff7 & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x8 != 0) as u64));
+    g[305] = (0x8 & s.0[5] & (g[170] | mt[1]))
+        | (0x1fff7
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x8 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x8 != 0) as u64))))
+        | (0x1ffff & s.0[145] & 0u64.wrapping_sub((!n[203]) as u64));
     // g[306]: 64 node words, bit 0 (next (connected 69 a 1)), bit 1 (next (connected 69 a 2)), bit 2 (next (connected 69 a 3)), bit 3 (next (connected 69 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[306] = (0x10 & s.0[5] & g[168]) | (0x10 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[146] & 0u64.wrapping_sub((!n[206]) as u64))
-        | (0xffffffffffffffef & g[168] & 0u64.wrapping_sub((s.0[5] & 0x10 != 0) as u64))
-        | (0xffffffffffffffef & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x10 != 0) as u64));
+    g[306] = (0x10 & s.0[5] & (g[168] | mt[0]))
+        | (0xffffffffffffffef
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x10 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x10 != 0) as u64))))
+        | (s.0[146] & 0u64.wrapping_sub((!n[206]) as u64));
     // g[307]: 17 node words, bit 0 (next (connected 69 h 2)), bit 1 (next (connected 69 h 3)), bit 2 (next (connected 69 h 4)), bit 3 (next (connected 69 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[307] = (0x10 & s.0[5] & g[170]) | (0x10 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[147] & 0u64.wrapping_sub((!n[206]) as u64))
-        | (0x1ffef & g[170] & 0u64.wrapping_sub((s.0[5] & 0x10 != 0) as u64))
-        | (0x1ffef & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x10 != 0) as u64));
+    g[307] = (0x10 & s.0[5] & (g[170] | mt[1]))
+        | (0x1ffef
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x10 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x10 != 0) as u64))))
+        | (0x1ffff & s.0[147] & 0u64.wrapping_sub((!n[206]) as u64));
     // g[308]: 64 node words, bit 0 (next (connected 70 a 1)), bit 1 (next (connected 70 a 2)), bit 2 (next (connected 70 a 3)), bit 3 (next (connected 70 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[308] = (0x20 & s.0[5] & g[168]) | (0x20 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[148] & 0u64.wrapping_sub((!n[209]) as u64))
-        | (0xffffffffffffffdf & g[168] & 0u64.wrapping_sub((s.0[5] & 0x20 != 0) as u64))
-        | (0xffffffffffffffdf & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x20 != 0) as u64));
+    g[308] = (0x20 & s.0[5] & (g[168] | mt[0]))
+        | (0xffffffffffffffdf
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x20 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x20 != 0) as u64))))
+        | (s.0[148] & 0u64.wrapping_sub((!n[209]) as u64));
     // g[309]: 17 node words, bit 0 (next (connected 70 h 2)), bit 1 (next (connected 70 h 3)), bit 2 (next (connected 70 h 4)), bit 3 (next (connected 70 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[309] = (0x20 & s.0[5] & g[170]) | (0x20 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[149] & 0u64.wrapping_sub((!n[209]) as u64))
-        | (0x1ffdf & g[170] & 0u64.wrapping_sub((s.0[5] & 0x20 != 0) as u64))
-        | (0x1ffdf & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x20 != 0) as u64));
+    g[309] = (0x20 & s.0[5] & (g[170] | mt[1]))
+        | (0x1ffdf
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x20 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x20 != 0) as u64))))
+        | (0x1ffff & s.0[149] & 0u64.wrapping_sub((!n[209]) as u64));
     // g[310]: 64 node words, bit 0 (next (connected 71 a 1)), bit 1 (next (connected 71 a 2)), bit 2 (next (connected 71 a 3)), bit 3 (next (connected 71 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[310] = (0x40 & s.0[5] & g[168]) | (0x40 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[150] & 0u64.wrapping_sub((!n[212]) as u64))
-        | (0xffffffffffffffbf & g[168] & 0u64.wrapping_sub((s.0[5] & 0x40 != 0) as u64))
-        | (0xffffffffffffffbf & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x40 != 0) as u64));
+    g[310] = (0x40 & s.0[5] & (g[168] | mt[0]))
+        | (0xffffffffffffffbf
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x40 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x40 != 0) as u64))))
+        | (s.0[150] & 0u64.wrapping_sub((!n[212]) as u64));
     // g[311]: 17 node words, bit 0 (next (connected 71 h 2)), bit 1 (next (connected 71 h 3)), bit 2 (next (connected 71 h 4)), bit 3 (next (connected 71 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[311] = (0x40 & s.0[5] & g[170]) | (0x40 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[151] & 0u64.wrapping_sub((!n[212]) as u64))
-        | (0x1ffbf & g[170] & 0u64.wrapping_sub((s.0[5] & 0x40 != 0) as u64))
-        | (0x1ffbf & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x40 != 0) as u64));
+    g[311] = (0x40 & s.0[5] & (g[170] | mt[1]))
+        | (0x1ffbf
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x40 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x40 != 0) as u64))))
+        | (0x1ffff & s.0[151] & 0u64.wrapping_sub((!n[212]) as u64));
     // g[312]: 64 node words, bit 0 (next (connected 72 a 1)), bit 1 (next (connected 72 a 2)), bit 2 (next (connected 72 a 3)), bit 3 (next (connected 72 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[312] = (0x80 & s.0[5] & g[168]) | (0x80 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[152] & 0u64.wrapping_sub((!n[215]) as u64))
-        | (0xffffffffffffff7f & g[168] & 0u64.wrapping_sub((s.0[5] & 0x80 != 0) as u64))
-        | (0xffffffffffffff7f & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x80 != 0) as u64));
+    g[312] = (0x80 & s.0[5] & (g[168] | mt[0]))
+        | (0xffffffffffffff7f
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x80 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x80 != 0) as u64))))
+        | (s.0[152] & 0u64.wrapping_sub((!n[215]) as u64));
     // g[313]: 17 node words, bit 0 (next (connected 72 h 2)), bit 1 (next (connected 72 h 3)), bit 2 (next (connected 72 h 4)), bit 3 (next (connected 72 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[313] = (0x80 & s.0[5] & g[170]) | (0x80 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[153] & 0u64.wrapping_sub((!n[215]) as u64))
-        | (0x1ff7f & g[170] & 0u64.wrapping_sub((s.0[5] & 0x80 != 0) as u64))
-        | (0x1ff7f & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x80 != 0) as u64));
+    g[313] = (0x80 & s.0[5] & (g[170] | mt[1]))
+        | (0x1ff7f
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x80 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x80 != 0) as u64))))
+        | (0x1ffff & s.0[153] & 0u64.wrapping_sub((!n[215]) as u64));
     // g[314]: 64 node words, bit 0 (next (connected 73 a 1)), bit 1 (next (connected 73 a 2)), bit 2 (next (connected 73 a 3)), bit 3 (next (connected 73 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[314] = (0x100 & s.0[5] & g[168]) | (0x100 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[154] & 0u64.wrapping_sub((!n[218]) as u64))
-        | (0xfffffffffffffeff & g[168] & 0u64.wrapping_sub((s.0[5] & 0x100 != 0) as u64))
-        | (0xfffffffffffffeff & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x100 != 0) as u64));
+    g[314] = (0x100 & s.0[5] & (g[168] | mt[0]))
+        | (0xfffffffffffffeff
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x100 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x100 != 0) as u64))))
+        | (s.0[154] & 0u64.wrapping_sub((!n[218]) as u64));
     // g[315]: 17 node words, bit 0 (next (connected 73 h 2)), bit 1 (next (connected 73 h 3)), bit 2 (next (connected 73 h 4)), bit 3 (next (connected 73 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[315] = (0x100 & s.0[5] & g[170]) | (0x100 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[155] & 0u64.wrapping_sub((!n[218]) as u64))
-        | (0x1feff & g[170] & 0u64.wrapping_sub((s.0[5] & 0x100 != 0) as u64))
-        | (0x1feff & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x100 != 0) as u64));
+    g[315] = (0x100 & s.0[5] & (g[170] | mt[1]))
+        | (0x1feff
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x100 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x100 != 0) as u64))))
+        | (0x1ffff & s.0[155] & 0u64.wrapping_sub((!n[218]) as u64));
     // g[316]: 64 node words, bit 0 (next (connected 74 a 1)), bit 1 (next (connected 74 a 2)), bit 2 (next (connected 74 a 3)), bit 3 (next (connected 74 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[316] = (0x200 & s.0[5] & g[168]) | (0x200 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[156] & 0u64.wrapping_sub((!n[221]) as u64))
-        | (0xfffffffffffffdff & g[168] & 0u64.wrapping_sub((s.0[5] & 0x200 != 0) as u64))
-        | (0xfffffffffffffdff & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x200 != 0) as u64));
+    g[316] = (0x200 & s.0[5] & (g[168] | mt[0]))
+        | (0xfffffffffffffdff
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x200 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x200 != 0) as u64))))
+        | (s.0[156] & 0u64.wrapping_sub((!n[221]) as u64));
     // g[317]: 17 node words, bit 0 (next (connected 74 h 2)), bit 1 (next (connected 74 h 3)), bit 2 (next (connected 74 h 4)), bit 3 (next (connected 74 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[317] = (0x200 & s.0[5] & g[170]) | (0x200 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[157] & 0u64.wrapping_sub((!n[221]) as u64))
-        | (0x1fdff & g[170] & 0u64.wrapping_sub((s.0[5] & 0x200 != 0) as u64))
-        | (0x1fdff & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x200 != 0) as u64));
+    g[317] = (0x200 & s.0[5] & (g[170] | mt[1]))
+        | (0x1fdff
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x200 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x200 != 0) as u64))))
+        | (0x1ffff & s.0[157] & 0u64.wrapping_sub((!n[221]) as u64));
     // g[318]: 64 node words, bit 0 (next (connected 75 a 1)), bit 1 (next (connected 75 a 2)), bit 2 (next (connected 75 a 3)), bit 3 (next (connected 75 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[318] = (0x400 & s.0[5] & g[168]) | (0x400 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[158] & 0u64.wrapping_sub((!n[224]) as u64))
-        | (0xfffffffffffffbff & g[168] & 0u64.wrapping_sub((s.0[5] & 0x400 != 0) as u64))
-        | (0xfffffffffffffbff & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x400 != 0) as u64));
+    g[318] = (0x400 & s.0[5] & (g[168] | mt[0]))
+        | (0xfffffffffffffbff
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x400 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x400 != 0) as u64))))
+        | (s.0[158] & 0u64.wrapping_sub((!n[224]) as u64));
     // g[319]: 17 node words, bit 0 (next (connected 75 h 2)), bit 1 (next (connected 75 h 3)), bit 2 (next (connected 75 h 4)), bit 3 (next (connected 75 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[319] = (0x400 & s.0[5] & g[170]) | (0x400 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[159] & 0u64.wrapping_sub((!n[224]) as u64))
-        | (0x1fbff & g[170] & 0u64.wrapping_sub((s.0[5] & 0x400 != 0) as u64))
-        | (0x1fbff & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x400 != 0) as u64));
+    g[319] = (0x400 & s.0[5] & (g[170] | mt[1]))
+        | (0x1fbff
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x400 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x400 != 0) as u64))))
+        | (0x1ffff & s.0[159] & 0u64.wrapping_sub((!n[224]) as u64));
     // g[320]: 64 node words, bit 0 (next (connected 76 a 1)), bit 1 (next (connected 76 a 2)), bit 2 (next (connected 76 a 3)), bit 3 (next (connected 76 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[320] = (0x800 & s.0[5] & g[168]) | (0x800 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[160] & 0u64.wrapping_sub((!n[227]) as u64))
-        | (0xfffffffffffff7ff & g[168] & 0u64.wrapping_sub((s.0[5] & 0x800 != 0) as u64))
-        | (0xfffffffffffff7ff & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x800 != 0) as u64));
+    g[320] = (0x800 & s.0[5] & (g[168] | mt[0]))
+        | (0xfffffffffffff7ff
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x800 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x800 != 0) as u64))))
+        | (s.0[160] & 0u64.wrapping_sub((!n[227]) as u64));
     // g[321]: 17 node words, bit 0 (next (connected 76 h 2)), bit 1 (next (connected 76 h 3)), bit 2 (next (connected 76 h 4)), bit 3 (next (connected 76 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[321] = (0x800 & s.0[5] & g[170]) | (0x800 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[161] & 0u64.wrapping_sub((!n[227]) as u64))
-        | (0x1f7ff & g[170] & 0u64.wrapping_sub((s.0[5] & 0x800 != 0) as u64))
-        | (0x1f7ff & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x800 != 0) as u64));
+    g[321] = (0x800 & s.0[5] & (g[170] | mt[1]))
+        | (0x1f7ff
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x800 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x800 != 0) as u64))))
+        | (0x1ffff & s.0[161] & 0u64.wrapping_sub((!n[227]) as u64));
     // g[322]: 64 node words, bit 0 (next (connected 77 a 1)), bit 1 (next (connected 77 a 2)), bit 2 (next (connected 77 a 3)), bit 3 (next (connected 77 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[322] = (0x1000 & s.0[5] & g[168]) | (0x1000 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[162] & 0u64.wrapping_sub((!n[230]) as u64))
-        | (0xffffffffffffefff & g[168]
-            & 0u64.wrapping_sub((s.0[5] & 0x1000 != 0) as u64))
-        | (0xffffffffffffefff & mt[0]
-            & 0u64.wrapping_sub((s.0[5] & 0x1000 != 0) as u64));
+    g[322] = (0x1000 & s.0[5] & (g[168] | mt[0]))
+        | (0xffffffffffffefff
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x1000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x1000 != 0) as u64))))
+        | (s.0[162] & 0u64.wrapping_sub((!n[230]) as u64));
     // g[323]: 17 node words, bit 0 (next (connected 77 h 2)), bit 1 (next (connected 77 h 3)), bit 2 (next (connected 77 h 4)), bit 3 (next (connected 77 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[323] = (0x1000 & s.0[5] & g[170]) | (0x1000 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[163] & 0u64.wrapping_sub((!n[230]) as u64))
-        | (0x1efff & g[170] & 0u64.wrapping_sub((s.0[5] & 0x1000 != 0) as u64))
-        | (0x1efff & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x1000 != 0) as u64));
+    g[323] = (0x1000 & s.0[5] & (g[170] | mt[1]))
+        | (0x1efff
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x1000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x1000 != 0) as u64))))
+        | (0x1ffff & s.0[163] & 0u64.wrapping_sub((!n[230]) as u64));
     // g[324]: 64 node words, bit 0 (next (connected 78 a 1)), bit 1 (next (connected 78 a 2)), bit 2 (next (connected 78 a 3)), bit 3 (next (connected 78 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[324] = (0x2000 & s.0[5] & g[168]) | (0x2000 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[164] & 0u64.wrapping_sub((!n[233]) as u64))
-        | (0xffffffffffffdfff & g[168]
-            & 0u64.wrapping_sub((s.0[5] & 0x2000 != 0) as u64))
-        | (0xffffffffffffdfff & mt[0]
-            & 0u64.wrapping_sub((s.0[5] & 0x2000 != 0) as u64));
+    g[324] = (0x2000 & s.0[5] & (g[168] | mt[0]))
+        | (0xffffffffffffdfff
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x2000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x2000 != 0) as u64))))
+        | (s.0[164] & 0u64.wrapping_sub((!n[233]) as u64));
     // g[325]: 17 node words, bit 0 (next (connected 78 h 2)), bit 1 (next (connected 78 h 3)), bit 2 (next (connected 78 h 4)), bit 3 (next (connected 78 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[325] = (0x2000 & s.0[5] & g[170]) | (0x2000 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[165] & 0u64.wrapping_sub((!n[233]) as u64))
-        | (0x1dfff & g[170] & 0u64.wrapping_sub((s.0[5] & 0x2000 != 0) as u64))
-        | (0x1dfff & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x2000 != 0) as u64));
+    g[325] = (0x2000 & s.0[5] & (g[170] | mt[1]))
+        | (0x1dfff
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x2000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x2000 != 0) as u64))))
+        | (0x1ffff & s.0[165] & 0u64.wrapping_sub((!n[233]) as u64));
     // g[326]: 64 node words, bit 0 (next (connected 79 a 1)), bit 1 (next (connected 79 a 2)), bit 2 (next (connected 79 a 3)), bit 3 (next (connected 79 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[326] = (0x4000 & s.0[5] & g[168]) | (0x4000 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[166] & 0u64.wrapping_sub((!n[236]) as u64))
-        | (0xffffffffffffbfff & g[168]
-            & 0u64.wrapping_sub((s.0[5] & 0x4000 != 0) as u64))
-        | (0xffffffffffffbfff & mt[0]
-            & 0u64.wrapping_sub((s.0[5] & 0x4000 != 0) as u64));
+    g[326] = (0x4000 & s.0[5] & (g[168] | mt[0]))
+        | (0xffffffffffffbfff
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x4000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x4000 != 0) as u64))))
+        | (s.0[166] & 0u64.wrapping_sub((!n[236]) as u64));
     // g[327]: 17 node words, bit 0 (next (connected 79 h 2)), bit 1 (next (connected 79 h 3)), bit 2 (next (connected 79 h 4)), bit 3 (next (connected 79 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[327] = (0x4000 & s.0[5] & g[170]) | (0x4000 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[167] & 0u64.wrapping_sub((!n[236]) as u64))
-        | (0x1bfff & g[170] & 0u64.wrapping_sub((s.0[5] & 0x4000 != 0) as u64))
-        | (0x1bfff & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x4000 != 0) as u64));
+    g[327] = (0x4000 & s.0[5] & (g[170] | mt[1]))
+        | (0x1bfff
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x4000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x4000 != 0) as u64))))
+        | (0x1ffff & s.0[167] & 0u64.wrapping_sub((!n[236]) as u64));
     // g[328]: 64 node words, bit 0 (next (connected 80 a 1)), bit 1 (next (connected 80 a 2)), bit 2 (next (connected 80 a 3)), bit 3 (next (connected 80 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[328] = (0x8000 & s.0[5] & g[168]) | (0x8000 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[168] & 0u64.wrapping_sub((!n[239]) as u64))
-        | (0xffffffffffff7fff & g[168]
-            & 0u64.wrapping_sub((s.0[5] & 0x8000 != 0) as u64))
-        | (0xffffffffffff7fff & mt[0]
-            & 0u64.wrapping_sub((s.0[5] & 0x8000 != 0) as u64));
+    g[328] = (0x8000 & s.0[5] & (g[168] | mt[0]))
+        | (0xffffffffffff7fff
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x8000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x8000 != 0) as u64))))
+        | (s.0[168] & 0u64.wrapping_sub((!n[239]) as u64));
     // g[329]: 17 node words, bit 0 (next (connected 80 h 2)), bit 1 (next (connected 80 h 3)), bit 2 (next (connected 80 h 4)), bit 3 (next (connected 80 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[329] = (0x8000 & s.0[5] & g[170]) | (0x8000 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[169] & 0u64.wrapping_sub((!n[239]) as u64))
-        | (0x17fff & g[170] & 0u64.wrapping_sub((s.0[5] & 0x8000 != 0) as u64))
-        | (0x17fff & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x8000 != 0) as u64));
+    g[329] = (0x8000 & s.0[5] & (g[170] | mt[1]))
+        | (0x17fff
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x8000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x8000 != 0) as u64))))
+        | (0x1ffff & s.0[169] & 0u64.wrapping_sub((!n[239]) as u64));
     // g[330]: 64 node words, bit 0 (next (connected 81 a 1)), bit 1 (next (connected 81 a 2)), bit 2 (next (connected 81 a 3)), bit 3 (next (connected 81 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[330] = (0x10000 & s.0[5] & g[168]) | (0x10000 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[170] & 0u64.wrapping_sub((!n[242]) as u64))
-        | (0xfffffffffffeffff & g[168]
-            & 0u64.wrapping_sub((s.0[5] & 0x10000 != 0) as u64))
-        | (0xfffffffffffeffff & mt[0]
-            & 0u64.wrapping_sub((s.0[5] & 0x10000 != 0) as u64));
+    g[330] = (0x10000 & s.0[5] & (g[168] | mt[0]))
+        | (0xfffffffffffeffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x10000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x10000 != 0) as u64))))
+        | (s.0[170] & 0u64.wrapping_sub((!n[242]) as u64));
     // g[331]: 17 node words, bit 0 (next (connected 81 h 2)), bit 1 (next (connected 81 h 3)), bit 2 (next (connected 81 h 4)), bit 3 (next (connected 81 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[331] = (0x10000 & s.0[5] & g[170]) | (0x10000 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[171] & 0u64.wrapping_sub((!n[242]) as u64))
-        | (0xffff & g[170] & 0u64.wrapping_sub((s.0[5] & 0x10000 != 0) as u64))
-        | (0xffff & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x10000 != 0) as u64));
+    g[331] = (0x10000 & s.0[5] & (g[170] | mt[1]))
+        | (0xffff
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x10000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x10000 != 0) as u64))))
+        | (0x1ffff & s.0[171] & 0u64.wrapping_sub((!n[242]) as u64));
     // g[332]: 64 node words, bit 0 (next (connected 82 a 1)), bit 1 (next (connected 82 a 2)), bit 2 (next (connected 82 a 3)), bit 3 (next (connected 82 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[332] = (0x20000 & s.0[5] & g[168]) | (0x20000 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[172] & 0u64.wrapping_sub((!n[245]) as u64))
-        | (0xfffffffffffdffff & g[168]
-            & 0u64.wrapping_sub((s.0[5] & 0x20000 != 0) as u64))
-        | (0xfffffffffffdffff & mt[0]
-            & 0u64.wrapping_sub((s.0[5] & 0x20000 != 0) as u64));
+    g[332] = (0x20000 & s.0[5] & (g[168] | mt[0]))
+        | (0xfffffffffffdffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x20000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x20000 != 0) as u64))))
+        | (s.0[172] & 0u64.wrapping_sub((!n[245]) as u64));
     // g[333]: 17 node words, bit 0 (next (connected 82 h 2)), bit 1 (next (connected 82 h 3)), bit 2 (next (connected 82 h 4)), bit 3 (next (connected 82 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[333] = if ((s.0[173]) != 0) || (s.0[5] & 0x20000 != 0) {
-        (0x1ffff & s.0[173] & 0u64.wrapping_sub((!n[245]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[5] & 0x20000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x20000 != 0) as u64))
+        0x1ffff
+            & ((s.0[173] & 0u64.wrapping_sub((!n[245]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[5] & 0x20000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x20000 != 0) as u64)))
     } else {
         0
     };
@@ -16474,19 +16475,15 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let mut n = [false; 577];
     let mut g = [0u64; 334];
     // g[0]: 64 node words, bit 0 (next (owner 1 red)), bit 1 (next (owner 2 red)), bit 2 (next (owner 3 red)), bit 3 (next (owner 4 red)), and 60 more; rules at hex.kif:80, 84
-    g[0] = (0xffffffffffffffff & s.0[2])
-        | (0xffffffffffffffff & s.0[4]
-            & 0u64.wrapping_sub((s.0[1] & 0x80000 != 0) as u64));
+    g[0] = s.0[2] | (s.0[4] & 0u64.wrapping_sub((s.0[1] & 0x80000 != 0) as u64));
     // g[1]: 64 node words, bit 0 (next (owner 1 blue)), bit 1 (next (owner 2 blue)), bit 2 (next (owner 3 blue)), bit 3 (next (owner 4 blue)), and 60 more; rules at hex.kif:80, 84
-    g[1] = (0xffffffffffffffff & s.0[0])
-        | (0xffffffffffffffff & s.0[4]
-            & 0u64.wrapping_sub((s.0[1] & 0x40000 != 0) as u64));
+    g[1] = s.0[0] | (s.0[4] & 0u64.wrapping_sub((s.0[1] & 0x40000 != 0) as u64));
     // g[2]: 18 node words, bit 0 (next (owner 65 red)), bit 1 (next (owner 66 red)), bit 2 (next (owner 67 red)), bit 3 (next (owner 68 red)), and 14 more; rules at hex.kif:80, 84
-    g[2] = (0x3ffff & s.0[3])
-        | (0x3ffff & s.0[5] & 0u64.wrapping_sub((s.0[1] & 0x80000 != 0) as u64));
+    g[2] = 0x3ffff
+        & (s.0[3] | (s.0[5] & 0u64.wrapping_sub((s.0[1] & 0x80000 != 0) as u64)));
     // g[3]: 18 node words, bit 0 (next (owner 65 blue)), bit 1 (next (owner 66 blue)), bit 2 (next (owner 67 blue)), bit 3 (next (owner 68 blue)), and 14 more; rules at hex.kif:80, 84
-    g[3] = (0x3ffff & s.0[1])
-        | (0x3ffff & s.0[5] & 0u64.wrapping_sub((s.0[1] & 0x40000 != 0) as u64));
+    g[3] = 0x3ffff
+        & (s.0[1] | (s.0[5] & 0u64.wrapping_sub((s.0[1] & 0x40000 != 0) as u64)));
     // n[246]: ((aux 5) 1)
     n[246] = (s.0[10]) & (0x1ff) != 0;
     // n[247]: ((aux 5) 2)
@@ -18069,1296 +18066,1301 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[245] = ((s.0[1] & 0x20000 == 0x20000) & (n[244]))
         | ((s.0[3] & 0x20000 == 0x20000) & (n[243]));
     // g[168]: 64 node words, bit 0 ((aux 2) a 1), bit 1 ((aux 2) a 2), bit 2 ((aux 2) a 3), bit 3 ((aux 2) a 4), and 60 more
-    g[168] = (0xffffffffffffffff & s.0[10] & 0u64.wrapping_sub((n[2]) as u64))
-        | (0xffffffffffffffff & s.0[12] & 0u64.wrapping_sub((n[5]) as u64))
-        | (0xffffffffffffffff & s.0[14] & 0u64.wrapping_sub((n[8]) as u64))
-        | (0xffffffffffffffff & s.0[16] & 0u64.wrapping_sub((n[11]) as u64))
-        | (0xffffffffffffffff & s.0[18] & 0u64.wrapping_sub((n[14]) as u64))
-        | (0xffffffffffffffff & s.0[20] & 0u64.wrapping_sub((n[17]) as u64))
-        | (0xffffffffffffffff & s.0[22] & 0u64.wrapping_sub((n[20]) as u64))
-        | (0xffffffffffffffff & s.0[24] & 0u64.wrapping_sub((n[23]) as u64))
-        | (0xffffffffffffffff & s.0[26] & 0u64.wrapping_sub((n[26]) as u64))
-        | (0xffffffffffffffff & s.0[28] & 0u64.wrapping_sub((n[29]) as u64))
-        | (0xffffffffffffffff & s.0[30] & 0u64.wrapping_sub((n[32]) as u64))
-        | (0xffffffffffffffff & s.0[32] & 0u64.wrapping_sub((n[35]) as u64))
-        | (0xffffffffffffffff & s.0[34] & 0u64.wrapping_sub((n[38]) as u64))
-        | (0xffffffffffffffff & s.0[36] & 0u64.wrapping_sub((n[41]) as u64))
-        | (0xffffffffffffffff & s.0[38] & 0u64.wrapping_sub((n[44]) as u64))
-        | (0xffffffffffffffff & s.0[40] & 0u64.wrapping_sub((n[47]) as u64))
-        | (0xffffffffffffffff & s.0[42] & 0u64.wrapping_sub((n[50]) as u64))
-        | (0xffffffffffffffff & s.0[44] & 0u64.wrapping_sub((n[53]) as u64))
-        | (0xffffffffffffffff & s.0[46] & 0u64.wrapping_sub((n[56]) as u64))
-        | (0xffffffffffffffff & s.0[48] & 0u64.wrapping_sub((n[59]) as u64))
-        | (0xffffffffffffffff & s.0[50] & 0u64.wrapping_sub((n[62]) as u64))
-        | (0xffffffffffffffff & s.0[52] & 0u64.wrapping_sub((n[65]) as u64))
-        | (0xffffffffffffffff & s.0[54] & 0u64.wrapping_sub((n[68]) as u64))
-        | (0xffffffffffffffff & s.0[56] & 0u64.wrapping_sub((n[71]) as u64))
-        | (0xffffffffffffffff & s.0[58] & 0u64.wrapping_sub((n[74]) as u64))
-        | (0xffffffffffffffff & s.0[60] & 0u64.wrapping_sub((n[77]) as u64))
-        | (0xffffffffffffffff & s.0[62] & 0u64.wrapping_sub((n[80]) as u64))
-        | (0xffffffffffffffff & s.0[64] & 0u64.wrapping_sub((n[83]) as u64))
-        | (0xffffffffffffffff & s.0[66] & 0u64.wrapping_sub((n[86]) as u64))
-        | (0xffffffffffffffff & s.0[68] & 0u64.wrapping_sub((n[89]) as u64))
-        | (0xffffffffffffffff & s.0[70] & 0u64.wrapping_sub((n[92]) as u64))
-        | (0xffffffffffffffff & s.0[72] & 0u64.wrapping_sub((n[95]) as u64))
-        | (0xffffffffffffffff & s.0[74] & 0u64.wrapping_sub((n[98]) as u64))
-        | (0xffffffffffffffff & s.0[76] & 0u64.wrapping_sub((n[101]) as u64))
-        | (0xffffffffffffffff & s.0[78] & 0u64.wrapping_sub((n[104]) as u64))
-        | (0xffffffffffffffff & s.0[80] & 0u64.wrapping_sub((n[107]) as u64))
-        | (0xffffffffffffffff & s.0[82] & 0u64.wrapping_sub((n[110]) as u64))
-        | (0xffffffffffffffff & s.0[84] & 0u64.wrapping_sub((n[113]) as u64))
-        | (0xffffffffffffffff & s.0[86] & 0u64.wrapping_sub((n[116]) as u64))
-        | (0xffffffffffffffff & s.0[88] & 0u64.wrapping_sub((n[119]) as u64))
-        | (0xffffffffffffffff & s.0[90] & 0u64.wrapping_sub((n[122]) as u64))
-        | (0xffffffffffffffff & s.0[92] & 0u64.wrapping_sub((n[125]) as u64))
-        | (0xffffffffffffffff & s.0[94] & 0u64.wrapping_sub((n[128]) as u64))
-        | (0xffffffffffffffff & s.0[96] & 0u64.wrapping_sub((n[131]) as u64))
-        | (0xffffffffffffffff & s.0[98] & 0u64.wrapping_sub((n[134]) as u64))
-        | (0xffffffffffffffff & s.0[100] & 0u64.wrapping_sub((n[137]) as u64))
-        | (0xffffffffffffffff & s.0[102] & 0u64.wrapping_sub((n[140]) as u64))
-        | (0xffffffffffffffff & s.0[104] & 0u64.wrapping_sub((n[143]) as u64))
-        | (0xffffffffffffffff & s.0[106] & 0u64.wrapping_sub((n[146]) as u64))
-        | (0xffffffffffffffff & s.0[108] & 0u64.wrapping_sub((n[149]) as u64))
-        | (0xffffffffffffffff & s.0[110] & 0u64.wrapping_sub((n[152]) as u64))
-        | (0xffffffffffffffff & s.0[112] & 0u64.wrapping_sub((n[155]) as u64))
-        | (0xffffffffffffffff & s.0[114] & 0u64.wrapping_sub((n[158]) as u64))
-        | (0xffffffffffffffff & s.0[116] & 0u64.wrapping_sub((n[161]) as u64))
-        | (0xffffffffffffffff & s.0[118] & 0u64.wrapping_sub((n[164]) as u64))
-        | (0xffffffffffffffff & s.0[120] & 0u64.wrapping_sub((n[167]) as u64))
-        | (0xffffffffffffffff & s.0[122] & 0u64.wrapping_sub((n[170]) as u64))
-        | (0xffffffffffffffff & s.0[124] & 0u64.wrapping_sub((n[173]) as u64))
-        | (0xffffffffffffffff & s.0[126] & 0u64.wrapping_sub((n[176]) as u64))
-        | (0xffffffffffffffff & s.0[128] & 0u64.wrapping_sub((n[179]) as u64))
-        | (0xffffffffffffffff & s.0[130] & 0u64.wrapping_sub((n[182]) as u64))
-        | (0xffffffffffffffff & s.0[132] & 0u64.wrapping_sub((n[185]) as u64))
-        | (0xffffffffffffffff & s.0[134] & 0u64.wrapping_sub((n[188]) as u64))
-        | (0xffffffffffffffff & s.0[136] & 0u64.wrapping_sub((n[191]) as u64))
-        | (0xffffffffffffffff & s.0[138] & 0u64.wrapping_sub((n[194]) as u64))
-        | (0xffffffffffffffff & s.0[140] & 0u64.wrapping_sub((n[197]) as u64))
-        | (0xffffffffffffffff & s.0[142] & 0u64.wrapping_sub((n[200]) as u64))
-        | (0xffffffffffffffff & s.0[144] & 0u64.wrapping_sub((n[203]) as u64))
-        | (0xffffffffffffffff & s.0[146] & 0u64.wrapping_sub((n[206]) as u64))
-        | (0xffffffffffffffff & s.0[148] & 0u64.wrapping_sub((n[209]) as u64))
-        | (0xffffffffffffffff & s.0[150] & 0u64.wrapping_sub((n[212]) as u64))
-        | (0xffffffffffffffff & s.0[152] & 0u64.wrapping_sub((n[215]) as u64))
-        | (0xffffffffffffffff & s.0[154] & 0u64.wrapping_sub((n[218]) as u64))
-        | (0xffffffffffffffff & s.0[156] & 0u64.wrapping_sub((n[221]) as u64))
-        | (0xffffffffffffffff & s.0[158] & 0u64.wrapping_sub((n[224]) as u64))
-        | (0xffffffffffffffff & s.0[160] & 0u64.wrapping_sub((n[227]) as u64))
-        | (0xffffffffffffffff & s.0[162] & 0u64.wrapping_sub((n[230]) as u64))
-        | (0xffffffffffffffff & s.0[164] & 0u64.wrapping_sub((n[233]) as u64))
-        | (0xffffffffffffffff & s.0[166] & 0u64.wrapping_sub((n[236]) as u64))
-        | (0xffffffffffffffff & s.0[168] & 0u64.wrapping_sub((n[239]) as u64))
-        | (0xffffffffffffffff & s.0[170] & 0u64.wrapping_sub((n[242]) as u64))
-        | (0xffffffffffffffff & s.0[172] & 0u64.wrapping_sub((n[245]) as u64));
+    g[168] = (s.0[10] & 0u64.wrapping_sub((n[2]) as u64))
+        | (s.0[12] & 0u64.wrapping_sub((n[5]) as u64))
+        | (s.0[14] & 0u64.wrapping_sub((n[8]) as u64))
+        | (s.0[16] & 0u64.wrapping_sub((n[11]) as u64))
+        | (s.0[18] & 0u64.wrapping_sub((n[14]) as u64))
+        | (s.0[20] & 0u64.wrapping_sub((n[17]) as u64))
+        | (s.0[22] & 0u64.wrapping_sub((n[20]) as u64))
+        | (s.0[24] & 0u64.wrapping_sub((n[23]) as u64))
+        | (s.0[26] & 0u64.wrapping_sub((n[26]) as u64))
+        | (s.0[28] & 0u64.wrapping_sub((n[29]) as u64))
+        | (s.0[30] & 0u64.wrapping_sub((n[32]) as u64))
+        | (s.0[32] & 0u64.wrapping_sub((n[35]) as u64))
+        | (s.0[34] & 0u64.wrapping_sub((n[38]) as u64))
+        | (s.0[36] & 0u64.wrapping_sub((n[41]) as u64))
+        | (s.0[38] & 0u64.wrapping_sub((n[44]) as u64))
+        | (s.0[40] & 0u64.wrapping_sub((n[47]) as u64))
+        | (s.0[42] & 0u64.wrapping_sub((n[50]) as u64))
+        | (s.0[44] & 0u64.wrapping_sub((n[53]) as u64))
+        | (s.0[46] & 0u64.wrapping_sub((n[56]) as u64))
+        | (s.0[48] & 0u64.wrapping_sub((n[59]) as u64))
+        | (s.0[50] & 0u64.wrapping_sub((n[62]) as u64))
+        | (s.0[52] & 0u64.wrapping_sub((n[65]) as u64))
+        | (s.0[54] & 0u64.wrapping_sub((n[68]) as u64))
+        | (s.0[56] & 0u64.wrapping_sub((n[71]) as u64))
+        | (s.0[58] & 0u64.wrapping_sub((n[74]) as u64))
+        | (s.0[60] & 0u64.wrapping_sub((n[77]) as u64))
+        | (s.0[62] & 0u64.wrapping_sub((n[80]) as u64))
+        | (s.0[64] & 0u64.wrapping_sub((n[83]) as u64))
+        | (s.0[66] & 0u64.wrapping_sub((n[86]) as u64))
+        | (s.0[68] & 0u64.wrapping_sub((n[89]) as u64))
+        | (s.0[70] & 0u64.wrapping_sub((n[92]) as u64))
+        | (s.0[72] & 0u64.wrapping_sub((n[95]) as u64))
+        | (s.0[74] & 0u64.wrapping_sub((n[98]) as u64))
+        | (s.0[76] & 0u64.wrapping_sub((n[101]) as u64))
+        | (s.0[78] & 0u64.wrapping_sub((n[104]) as u64))
+        | (s.0[80] & 0u64.wrapping_sub((n[107]) as u64))
+        | (s.0[82] & 0u64.wrapping_sub((n[110]) as u64))
+        | (s.0[84] & 0u64.wrapping_sub((n[113]) as u64))
+        | (s.0[86] & 0u64.wrapping_sub((n[116]) as u64))
+        | (s.0[88] & 0u64.wrapping_sub((n[119]) as u64))
+        | (s.0[90] & 0u64.wrapping_sub((n[122]) as u64))
+        | (s.0[92] & 0u64.wrapping_sub((n[125]) as u64))
+        | (s.0[94] & 0u64.wrapping_sub((n[128]) as u64))
+        | (s.0[96] & 0u64.wrapping_sub((n[131]) as u64))
+        | (s.0[98] & 0u64.wrapping_sub((n[134]) as u64))
+        | (s.0[100] & 0u64.wrapping_sub((n[137]) as u64))
+        | (s.0[102] & 0u64.wrapping_sub((n[140]) as u64))
+        | (s.0[104] & 0u64.wrapping_sub((n[143]) as u64))
+        | (s.0[106] & 0u64.wrapping_sub((n[146]) as u64))
+        | (s.0[108] & 0u64.wrapping_sub((n[149]) as u64))
+        | (s.0[110] & 0u64.wrapping_sub((n[152]) as u64))
+        | (s.0[112] & 0u64.wrapping_sub((n[155]) as u64))
+        | (s.0[114] & 0u64.wrapping_sub((n[158]) as u64))
+        | (s.0[116] & 0u64.wrapping_sub((n[161]) as u64))
+        | (s.0[118] & 0u64.wrapping_sub((n[164]) as u64))
+        | (s.0[120] & 0u64.wrapping_sub((n[167]) as u64))
+        | (s.0[122] & 0u64.wrapping_sub((n[170]) as u64))
+        | (s.0[124] & 0u64.wrapping_sub((n[173]) as u64))
+        | (s.0[126] & 0u64.wrapping_sub((n[176]) as u64))
+        | (s.0[128] & 0u64.wrapping_sub((n[179]) as u64))
+        | (s.0[130] & 0u64.wrapping_sub((n[182]) as u64))
+        | (s.0[132] & 0u64.wrapping_sub((n[185]) as u64))
+        | (s.0[134] & 0u64.wrapping_sub((n[188]) as u64))
+        | (s.0[136] & 0u64.wrapping_sub((n[191]) as u64))
+        | (s.0[138] & 0u64.wrapping_sub((n[194]) as u64))
+        | (s.0[140] & 0u64.wrapping_sub((n[197]) as u64))
+        | (s.0[142] & 0u64.wrapping_sub((n[200]) as u64))
+        | (s.0[144] & 0u64.wrapping_sub((n[203]) as u64))
+        | (s.0[146] & 0u64.wrapping_sub((n[206]) as u64))
+        | (s.0[148] & 0u64.wrapping_sub((n[209]) as u64))
+        | (s.0[150] & 0u64.wrapping_sub((n[212]) as u64))
+        | (s.0[152] & 0u64.wrapping_sub((n[215]) as u64))
+        | (s.0[154] & 0u64.wrapping_sub((n[218]) as u64))
+        | (s.0[156] & 0u64.wrapping_sub((n[221]) as u64))
+        | (s.0[158] & 0u64.wrapping_sub((n[224]) as u64))
+        | (s.0[160] & 0u64.wrapping_sub((n[227]) as u64))
+        | (s.0[162] & 0u64.wrapping_sub((n[230]) as u64))
+        | (s.0[164] & 0u64.wrapping_sub((n[233]) as u64))
+        | (s.0[166] & 0u64.wrapping_sub((n[236]) as u64))
+        | (s.0[168] & 0u64.wrapping_sub((n[239]) as u64))
+        | (s.0[170] & 0u64.wrapping_sub((n[242]) as u64))
+        | (s.0[172] & 0u64.wrapping_sub((n[245]) as u64));
     // g[169]: 64 node words, bit 0 (next (connected 1 a 1)), bit 1 (next (connected 1 a 2)), bit 2 (next (connected 1 a 3)), bit 3 (next (connected 1 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[169] = (0x1 & s.0[4] & g[168]) | (0x1 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[10] & 0u64.wrapping_sub((!n[2]) as u64))
-        | (0xfffffffffffffffe & g[168] & 0u64.wrapping_sub((s.0[4] & 0x1 != 0) as u64))
-        | (0xfffffffffffffffe & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x1 != 0) as u64));
+    g[169] = (0x1 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffffffe
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x1 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x1 != 0) as u64))))
+        | (s.0[10] & 0u64.wrapping_sub((!n[2]) as u64));
     // g[170]: 17 node words, bit 0 ((aux 2) h 2), bit 1 ((aux 2) h 3), bit 2 ((aux 2) h 4), bit 3 ((aux 2) h 5), and 13 more
-    g[170] = (0x1ffff & s.0[11] & 0u64.wrapping_sub((n[2]) as u64))
-        | (0x1ffff & s.0[13] & 0u64.wrapping_sub((n[5]) as u64))
-        | (0x1ffff & s.0[15] & 0u64.wrapping_sub((n[8]) as u64))
-        | (0x1ffff & s.0[17] & 0u64.wrapping_sub((n[11]) as u64))
-        | (0x1ffff & s.0[19] & 0u64.wrapping_sub((n[14]) as u64))
-        | (0x1ffff & s.0[21] & 0u64.wrapping_sub((n[17]) as u64))
-        | (0x1ffff & s.0[23] & 0u64.wrapping_sub((n[20]) as u64))
-        | (0x1ffff & s.0[25] & 0u64.wrapping_sub((n[23]) as u64))
-        | (0x1ffff & s.0[27] & 0u64.wrapping_sub((n[26]) as u64))
-        | (0x1ffff & s.0[29] & 0u64.wrapping_sub((n[29]) as u64))
-        | (0x1ffff & s.0[31] & 0u64.wrapping_sub((n[32]) as u64))
-        | (0x1ffff & s.0[33] & 0u64.wrapping_sub((n[35]) as u64))
-        | (0x1ffff & s.0[35] & 0u64.wrapping_sub((n[38]) as u64))
-        | (0x1ffff & s.0[37] & 0u64.wrapping_sub((n[41]) as u64))
-        | (0x1ffff & s.0[39] & 0u64.wrapping_sub((n[44]) as u64))
-        | (0x1ffff & s.0[41] & 0u64.wrapping_sub((n[47]) as u64))
-        | (0x1ffff & s.0[43] & 0u64.wrapping_sub((n[50]) as u64))
-        | (0x1ffff & s.0[45] & 0u64.wrapping_sub((n[53]) as u64))
-        | (0x1ffff & s.0[47] & 0u64.wrapping_sub((n[56]) as u64))
-        | (0x1ffff & s.0[49] & 0u64.wrapping_sub((n[59]) as u64))
-        | (0x1ffff & s.0[51] & 0u64.wrapping_sub((n[62]) as u64))
-        | (0x1ffff & s.0[53] & 0u64.wrapping_sub((n[65]) as u64))
-        | (0x1ffff & s.0[55] & 0u64.wrapping_sub((n[68]) as u64))
-        | (0x1ffff & s.0[57] & 0u64.wrapping_sub((n[71]) as u64))
-        | (0x1ffff & s.0[59] & 0u64.wrapping_sub((n[74]) as u64))
-        | (0x1ffff & s.0[61] & 0u64.wrapping_sub((n[77]) as u64))
-        | (0x1ffff & s.0[63] & 0u64.wrapping_sub((n[80]) as u64))
-        | (0x1ffff & s.0[65] & 0u64.wrapping_sub((n[83]) as u64))
-        | (0x1ffff & s.0[67] & 0u64.wrapping_sub((n[86]) as u64))
-        | (0x1ffff & s.0[69] & 0u64.wrapping_sub((n[89]) as u64))
-        | (0x1ffff & s.0[71] & 0u64.wrapping_sub((n[92]) as u64))
-        | (0x1ffff & s.0[73] & 0u64.wrapping_sub((n[95]) as u64))
-        | (0x1ffff & s.0[75] & 0u64.wrapping_sub((n[98]) as u64))
-        | (0x1ffff & s.0[77] & 0u64.wrapping_sub((n[101]) as u64))
-        | (0x1ffff & s.0[79] & 0u64.wrapping_sub((n[104]) as u64))
-        | (0x1ffff & s.0[81] & 0u64.wrapping_sub((n[107]) as u64))
-        | (0x1ffff & s.0[83] & 0u64.wrapping_sub((n[110]) as u64))
-        | (0x1ffff & s.0[85] & 0u64.wrapping_sub((n[113]) as u64))
-        | (0x1ffff & s.0[87] & 0u64.wrapping_sub((n[116]) as u64))
-        | (0x1ffff & s.0[89] & 0u64.wrapping_sub((n[119]) as u64))
-        | (0x1ffff & s.0[91] & 0u64.wrapping_sub((n[122]) as u64))
-        | (0x1ffff & s.0[93] & 0u64.wrapping_sub((n[125]) as u64))
-        | (0x1ffff & s.0[95] & 0u64.wrapping_sub((n[128]) as u64))
-        | (0x1ffff & s.0[97] & 0u64.wrapping_sub((n[131]) as u64))
-        | (0x1ffff & s.0[99] & 0u64.wrapping_sub((n[134]) as u64))
-        | (0x1ffff & s.0[101] & 0u64.wrapping_sub((n[137]) as u64))
-        | (0x1ffff & s.0[103] & 0u64.wrapping_sub((n[140]) as u64))
-        | (0x1ffff & s.0[105] & 0u64.wrapping_sub((n[143]) as u64))
-        | (0x1ffff & s.0[107] & 0u64.wrapping_sub((n[146]) as u64))
-        | (0x1ffff & s.0[109] & 0u64.wrapping_sub((n[149]) as u64))
-        | (0x1ffff & s.0[111] & 0u64.wrapping_sub((n[152]) as u64))
-        | (0x1ffff & s.0[113] & 0u64.wrapping_sub((n[155]) as u64))
-        | (0x1ffff & s.0[115] & 0u64.wrapping_sub((n[158]) as u64))
-        | (0x1ffff & s.0[117] & 0u64.wrapping_sub((n[161]) as u64))
-        | (0x1ffff & s.0[119] & 0u64.wrapping_sub((n[164]) as u64))
-        | (0x1ffff & s.0[121] & 0u64.wrapping_sub((n[167]) as u64))
-        | (0x1ffff & s.0[123] & 0u64.wrapping_sub((n[170]) as u64))
-        | (0x1ffff & s.0[125] & 0u64.wrapping_sub((n[173]) as u64))
-        | (0x1ffff & s.0[127] & 0u64.wrapping_sub((n[176]) as u64))
-        | (0x1ffff & s.0[129] & 0u64.wrapping_sub((n[179]) as u64))
-        | (0x1ffff & s.0[131] & 0u64.wrapping_sub((n[182]) as u64))
-        | (0x1ffff & s.0[133] & 0u64.wrapping_sub((n[185]) as u64))
-        | (0x1ffff & s.0[135] & 0u64.wrapping_sub((n[188]) as u64))
-        | (0x1ffff & s.0[137] & 0u64.wrapping_sub((n[191]) as u64))
-        | (0x1ffff & s.0[139] & 0u64.wrapping_sub((n[194]) as u64))
-        | (0x1ffff & s.0[141] & 0u64.wrapping_sub((n[197]) as u64))
-        | (0x1ffff & s.0[143] & 0u64.wrapping_sub((n[200]) as u64))
-        | (0x1ffff & s.0[145] & 0u64.wrapping_sub((n[203]) as u64))
-        | (0x1ffff & s.0[147] & 0u64.wrapping_sub((n[206]) as u64))
-        | (0x1ffff & s.0[149] & 0u64.wrapping_sub((n[209]) as u64))
-        | (0x1ffff & s.0[151] & 0u64.wrapping_sub((n[212]) as u64))
-        | (0x1ffff & s.0[153] & 0u64.wrapping_sub((n[215]) as u64))
-        | (0x1ffff & s.0[155] & 0u64.wrapping_sub((n[218]) as u64))
-        | (0x1ffff & s.0[157] & 0u64.wrapping_sub((n[221]) as u64))
-        | (0x1ffff & s.0[159] & 0u64.wrapping_sub((n[224]) as u64))
-        | (0x1ffff & s.0[161] & 0u64.wrapping_sub((n[227]) as u64))
-        | (0x1ffff & s.0[163] & 0u64.wrapping_sub((n[230]) as u64))
-        | (0x1ffff & s.0[165] & 0u64.wrapping_sub((n[233]) as u64))
-        | (0x1ffff & s.0[167] & 0u64.wrapping_sub((n[236]) as u64))
-        | (0x1ffff & s.0[169] & 0u64.wrapping_sub((n[239]) as u64))
-        | (0x1ffff & s.0[171] & 0u64.wrapping_sub((n[242]) as u64))
-        | (0x1ffff & s.0[173] & 0u64.wrapping_sub((n[245]) as u64));
+    g[170] = 0x1ffff
+        & ((s.0[11] & 0u64.wrapping_sub((n[2]) as u64))
+            | (s.0[13] & 0u64.wrapping_sub((n[5]) as u64))
+            | (s.0[15] & 0u64.wrapping_sub((n[8]) as u64))
+            | (s.0[17] & 0u64.wrapping_sub((n[11]) as u64))
+            | (s.0[19] & 0u64.wrapping_sub((n[14]) as u64))
+            | (s.0[21] & 0u64.wrapping_sub((n[17]) as u64))
+            | (s.0[23] & 0u64.wrapping_sub((n[20]) as u64))
+            | (s.0[25] & 0u64.wrapping_sub((n[23]) as u64))
+            | (s.0[27] & 0u64.wrapping_sub((n[26]) as u64))
+            | (s.0[29] & 0u64.wrapping_sub((n[29]) as u64))
+            | (s.0[31] & 0u64.wrapping_sub((n[32]) as u64))
+            | (s.0[33] & 0u64.wrapping_sub((n[35]) as u64))
+            | (s.0[35] & 0u64.wrapping_sub((n[38]) as u64))
+            | (s.0[37] & 0u64.wrapping_sub((n[41]) as u64))
+            | (s.0[39] & 0u64.wrapping_sub((n[44]) as u64))
+            | (s.0[41] & 0u64.wrapping_sub((n[47]) as u64))
+            | (s.0[43] & 0u64.wrapping_sub((n[50]) as u64))
+            | (s.0[45] & 0u64.wrapping_sub((n[53]) as u64))
+            | (s.0[47] & 0u64.wrapping_sub((n[56]) as u64))
+            | (s.0[49] & 0u64.wrapping_sub((n[59]) as u64))
+            | (s.0[51] & 0u64.wrapping_sub((n[62]) as u64))
+            | (s.0[53] & 0u64.wrapping_sub((n[65]) as u64))
+            | (s.0[55] & 0u64.wrapping_sub((n[68]) as u64))
+            | (s.0[57] & 0u64.wrapping_sub((n[71]) as u64))
+            | (s.0[59] & 0u64.wrapping_sub((n[74]) as u64))
+            | (s.0[61] & 0u64.wrapping_sub((n[77]) as u64))
+            | (s.0[63] & 0u64.wrapping_sub((n[80]) as u64))
+            | (s.0[65] & 0u64.wrapping_sub((n[83]) as u64))
+            | (s.0[67] & 0u64.wrapping_sub((n[86]) as u64))
+            | (s.0[69] & 0u64.wrapping_sub((n[89]) as u64))
+            | (s.0[71] & 0u64.wrapping_sub((n[92]) as u64))
+            | (s.0[73] & 0u64.wrapping_sub((n[95]) as u64))
+            | (s.0[75] & 0u64.wrapping_sub((n[98]) as u64))
+            | (s.0[77] & 0u64.wrapping_sub((n[101]) as u64))
+            | (s.0[79] & 0u64.wrapping_sub((n[104]) as u64))
+            | (s.0[81] & 0u64.wrapping_sub((n[107]) as u64))
+            | (s.0[83] & 0u64.wrapping_sub((n[110]) as u64))
+            | (s.0[85] & 0u64.wrapping_sub((n[113]) as u64))
+            | (s.0[87] & 0u64.wrapping_sub((n[116]) as u64))
+            | (s.0[89] & 0u64.wrapping_sub((n[119]) as u64))
+            | (s.0[91] & 0u64.wrapping_sub((n[122]) as u64))
+            | (s.0[93] & 0u64.wrapping_sub((n[125]) as u64))
+            | (s.0[95] & 0u64.wrapping_sub((n[128]) as u64))
+            | (s.0[97] & 0u64.wrapping_sub((n[131]) as u64))
+            | (s.0[99] & 0u64.wrapping_sub((n[134]) as u64))
+            | (s.0[101] & 0u64.wrapping_sub((n[137]) as u64))
+            | (s.0[103] & 0u64.wrapping_sub((n[140]) as u64))
+            | (s.0[105] & 0u64.wrapping_sub((n[143]) as u64))
+            | (s.0[107] & 0u64.wrapping_sub((n[146]) as u64))
+            | (s.0[109] & 0u64.wrapping_sub((n[149]) as u64))
+            | (s.0[111] & 0u64.wrapping_sub((n[152]) as u64))
+            | (s.0[113] & 0u64.wrapping_sub((n[155]) as u64))
+            | (s.0[115] & 0u64.wrapping_sub((n[158]) as u64))
+            | (s.0[117] & 0u64.wrapping_sub((n[161]) as u64))
+            | (s.0[119] & 0u64.wrapping_sub((n[164]) as u64))
+            | (s.0[121] & 0u64.wrapping_sub((n[167]) as u64))
+            | (s.0[123] & 0u64.wrapping_sub((n[170]) as u64))
+            | (s.0[125] & 0u64.wrapping_sub((n[173]) as u64))
+            | (s.0[127] & 0u64.wrapping_sub((n[176]) as u64))
+            | (s.0[129] & 0u64.wrapping_sub((n[179]) as u64))
+            | (s.0[131] & 0u64.wrapping_sub((n[182]) as u64))
+            | (s.0[133] & 0u64.wrapping_sub((n[185]) as u64))
+            | (s.0[135] & 0u64.wrapping_sub((n[188]) as u64))
+            | (s.0[137] & 0u64.wrapping_sub((n[191]) as u64))
+            | (s.0[139] & 0u64.wrapping_sub((n[194]) as u64))
+            | (s.0[141] & 0u64.wrapping_sub((n[197]) as u64))
+            | (s.0[143] & 0u64.wrapping_sub((n[200]) as u64))
+            | (s.0[145] & 0u64.wrapping_sub((n[203]) as u64))
+            | (s.0[147] & 0u64.wrapping_sub((n[206]) as u64))
+            | (s.0[149] & 0u64.wrapping_sub((n[209]) as u64))
+            | (s.0[151] & 0u64.wrapping_sub((n[212]) as u64))
+            | (s.0[153] & 0u64.wrapping_sub((n[215]) as u64))
+            | (s.0[155] & 0u64.wrapping_sub((n[218]) as u64))
+            | (s.0[157] & 0u64.wrapping_sub((n[221]) as u64))
+            | (s.0[159] & 0u64.wrapping_sub((n[224]) as u64))
+            | (s.0[161] & 0u64.wrapping_sub((n[227]) as u64))
+            | (s.0[163] & 0u64.wrapping_sub((n[230]) as u64))
+            | (s.0[165] & 0u64.wrapping_sub((n[233]) as u64))
+            | (s.0[167] & 0u64.wrapping_sub((n[236]) as u64))
+            | (s.0[169] & 0u64.wrapping_sub((n[239]) as u64))
+            | (s.0[171] & 0u64.wrapping_sub((n[242]) as u64))
+            | (s.0[173] & 0u64.wrapping_sub((n[245]) as u64)));
     // g[171]: 17 node words, bit 0 (next (connected 1 h 2)), bit 1 (next (connected 1 h 3)), bit 2 (next (connected 1 h 4)), bit 3 (next (connected 1 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[171] = (0x1 & s.0[4] & g[170]) | (0x1 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[11] & 0u64.wrapping_sub((!n[2]) as u64))
-        | (0x1fffe & g[170] & 0u64.wrapping_sub((s.0[4] & 0x1 != 0) as u64))
-        | (0x1fffe & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x1 != 0) as u64));
+    g[171] = (0x1 & s.0[4] & (g[170] | mt[1]))
+        | (0x1fffe
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x1 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x1 != 0) as u64))))
+        | (0x1ffff & s.0[11] & 0u64.wrapping_sub((!n[2]) as u64));
     // g[172]: 64 node words, bit 0 (next (connected 2 a 1)), bit 1 (next (connected 2 a 2)), bit 2 (next (connected 2 a 3)), bit 3 (next (connected 2 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[172] = (0x2 & s.0[4] & g[168]) | (0x2 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[12] & 0u64.wrapping_sub((!n[5]) as u64))
-        | (0xfffffffffffffffd & g[168] & 0u64.wrapping_sub((s.0[4] & 0x2 != 0) as u64))
-        | (0xfffffffffffffffd & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x2 != 0) as u64));
+    g[172] = (0x2 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffffffd
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x2 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x2 != 0) as u64))))
+        | (s.0[12] & 0u64.wrapping_sub((!n[5]) as u64));
     // g[173]: 17 node words, bit 0 (next (connected 2 h 2)), bit 1 (next (connected 2 h 3)), bit 2 (next (connected 2 h 4)), bit 3 (next (connected 2 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[173] = (0x2 & s.0[4] & g[170]) | (0x2 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[13] & 0u64.wrapping_sub((!n[5]) as u64))
-        | (0x1fffd & g[170] & 0u64.wrapping_sub((s.0[4] & 0x2 != 0) as u64))
-        | (0x1fffd & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x2 != 0) as u64));
+    g[173] = (0x2 & s.0[4] & (g[170] | mt[1]))
+        | (0x1fffd
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x2 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x2 != 0) as u64))))
+        | (0x1ffff & s.0[13] & 0u64.wrapping_sub((!n[5]) as u64));
     // g[174]: 64 node words, bit 0 (next (connected 3 a 1)), bit 1 (next (connected 3 a 2)), bit 2 (next (connected 3 a 3)), bit 3 (next (connected 3 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[174] = (0x4 & s.0[4] & g[168]) | (0x4 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[14] & 0u64.wrapping_sub((!n[8]) as u64))
-        | (0xfffffffffffffffb & g[168] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64))
-        | (0xfffffffffffffffb & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64));
+    g[174] = (0x4 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffffffb
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64))))
+        | (s.0[14] & 0u64.wrapping_sub((!n[8]) as u64));
     // g[175]: 17 node words, bit 0 (next (connected 3 h 2)), bit 1 (next (connected 3 h 3)), bit 2 (next (connected 3 h 4)), bit 3 (next (connected 3 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[175] = (0x4 & s.0[4] & g[170]) | (0x4 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[15] & 0u64.wrapping_sub((!n[8]) as u64))
-        | (0x1fffb & g[170] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64))
-        | (0x1fffb & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64));
+    g[175] = (0x4 & s.0[4] & (g[170] | mt[1]))
+        | (0x1fffb
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64))))
+        | (0x1ffff & s.0[15] & 0u64.wrapping_sub((!n[8]) as u64));
     // g[176]: 64 node words, bit 0 (next (connected 4 a 1)), bit 1 (next (connected 4 a 2)), bit 2 (next (connected 4 a 3)), bit 3 (next (connected 4 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[176] = (0x8 & s.0[4] & g[168]) | (0x8 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[16] & 0u64.wrapping_sub((!n[11]) as u64))
-        | (0xfffffffffffffff7 & g[168] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64))
-        | (0xfffffffffffffff7 & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64));
+    g[176] = (0x8 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffffff7
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64))))
+        | (s.0[16] & 0u64.wrapping_sub((!n[11]) as u64));
     // g[177]: 17 node words, bit 0 (next (connected 4 h 2)), bit 1 (next (connected 4 h 3)), bit 2 (next (connected 4 h 4)), bit 3 (next (connected 4 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[177] = (0x8 & s.0[4] & g[170]) | (0x8 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[17] & 0u64.wrapping_sub((!n[11]) as u64))
-        | (0x1fff7 & g[170] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64))
-        | (0x1fff7 & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64));
+    g[177] = (0x8 & s.0[4] & (g[170] | mt[1]))
+        | (0x1fff7
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64))))
+        | (0x1ffff & s.0[17] & 0u64.wrapping_sub((!n[11]) as u64));
     // g[178]: 64 node words, bit 0 (next (connected 5 a 1)), bit 1 (next (connected 5 a 2)), bit 2 (next (connected 5 a 3)), bit 3 (next (connected 5 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[178] = (0x10 & s.0[4] & g[168]) | (0x10 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[18] & 0u64.wrapping_sub((!n[14]) as u64))
-        | (0xffffffffffffffef & g[168] & 0u64.wrapping_sub((s.0[4] & 0x10 != 0) as u64))
-        | (0xffffffffffffffef & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x10 != 0) as u64));
+    g[178] = (0x10 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffffffef
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x10 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x10 != 0) as u64))))
+        | (s.0[18] & 0u64.wrapping_sub((!n[14]) as u64));
     // g[179]: 17 node words, bit 0 (next (connected 5 h 2)), bit 1 (next (connected 5 h 3)), bit 2 (next (connected 5 h 4)), bit 3 (next (connected 5 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[179] = (0x10 & s.0[4] & g[170]) | (0x10 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[19] & 0u64.wrapping_sub((!n[14]) as u64))
-        | (0x1ffef & g[170] & 0u64.wrapping_sub((s.0[4] & 0x10 != 0) as u64))
-        | (0x1ffef & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x10 != 0) as u64));
+    g[179] = (0x10 & s.0[4] & (g[170] | mt[1]))
+        | (0x1ffef
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x10 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x10 != 0) as u64))))
+        | (0x1ffff & s.0[19] & 0u64.wrapping_sub((!n[14]) as u64));
     // g[180]: 64 node words, bit 0 (next (connected 6 a 1)), bit 1 (next (connected 6 a 2)), bit 2 (next (connected 6 a 3)), bit 3 (next (connected 6 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[180] = (0x20 & s.0[4] & g[168]) | (0x20 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[20] & 0u64.wrapping_sub((!n[17]) as u64))
-        | (0xffffffffffffffdf & g[168] & 0u64.wrapping_sub((s.0[4] & 0x20 != 0) as u64))
-        | (0xffffffffffffffdf & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x20 != 0) as u64));
+    g[180] = (0x20 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffffffdf
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x20 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x20 != 0) as u64))))
+        | (s.0[20] & 0u64.wrapping_sub((!n[17]) as u64));
     // g[181]: 17 node words, bit 0 (next (connected 6 h 2)), bit 1 (next (connected 6 h 3)), bit 2 (next (connected 6 h 4)), bit 3 (next (connected 6 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[181] = (0x20 & s.0[4] & g[170]) | (0x20 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[21] & 0u64.wrapping_sub((!n[17]) as u64))
-        | (0x1ffdf & g[170] & 0u64.wrapping_sub((s.0[4] & 0x20 != 0) as u64))
-        | (0x1ffdf & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x20 != 0) as u64));
+    g[181] = (0x20 & s.0[4] & (g[170] | mt[1]))
+        | (0x1ffdf
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x20 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x20 != 0) as u64))))
+        | (0x1ffff & s.0[21] & 0u64.wrapping_sub((!n[17]) as u64));
     // g[182]: 64 node words, bit 0 (next (connected 7 a 1)), bit 1 (next (connected 7 a 2)), bit 2 (next (connected 7 a 3)), bit 3 (next (connected 7 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[182] = (0x40 & s.0[4] & g[168]) | (0x40 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[22] & 0u64.wrapping_sub((!n[20]) as u64))
-        | (0xffffffffffffffbf & g[168] & 0u64.wrapping_sub((s.0[4] & 0x40 != 0) as u64))
-        | (0xffffffffffffffbf & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x40 != 0) as u64));
+    g[182] = (0x40 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffffffbf
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x40 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x40 != 0) as u64))))
+        | (s.0[22] & 0u64.wrapping_sub((!n[20]) as u64));
     // g[183]: 17 node words, bit 0 (next (connected 7 h 2)), bit 1 (next (connected 7 h 3)), bit 2 (next (connected 7 h 4)), bit 3 (next (connected 7 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[183] = (0x40 & s.0[4] & g[170]) | (0x40 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[23] & 0u64.wrapping_sub((!n[20]) as u64))
-        | (0x1ffbf & g[170] & 0u64.wrapping_sub((s.0[4] & 0x40 != 0) as u64))
-        | (0x1ffbf & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x40 != 0) as u64));
+    g[183] = (0x40 & s.0[4] & (g[170] | mt[1]))
+        | (0x1ffbf
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x40 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x40 != 0) as u64))))
+        | (0x1ffff & s.0[23] & 0u64.wrapping_sub((!n[20]) as u64));
     // g[184]: 64 node words, bit 0 (next (connected 8 a 1)), bit 1 (next (connected 8 a 2)), bit 2 (next (connected 8 a 3)), bit 3 (next (connected 8 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[184] = (0x80 & s.0[4] & g[168]) | (0x80 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[24] & 0u64.wrapping_sub((!n[23]) as u64))
-        | (0xffffffffffffff7f & g[168] & 0u64.wrapping_sub((s.0[4] & 0x80 != 0) as u64))
-        | (0xffffffffffffff7f & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x80 != 0) as u64));
+    g[184] = (0x80 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffffff7f
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x80 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x80 != 0) as u64))))
+        | (s.0[24] & 0u64.wrapping_sub((!n[23]) as u64));
     // g[185]: 17 node words, bit 0 (next (connected 8 h 2)), bit 1 (next (connected 8 h 3)), bit 2 (next (connected 8 h 4)), bit 3 (next (connected 8 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[185] = (0x80 & s.0[4] & g[170]) | (0x80 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[25] & 0u64.wrapping_sub((!n[23]) as u64))
-        | (0x1ff7f & g[170] & 0u64.wrapping_sub((s.0[4] & 0x80 != 0) as u64))
-        | (0x1ff7f & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x80 != 0) as u64));
+    g[185] = (0x80 & s.0[4] & (g[170] | mt[1]))
+        | (0x1ff7f
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x80 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x80 != 0) as u64))))
+        | (0x1ffff & s.0[25] & 0u64.wrapping_sub((!n[23]) as u64));
     // g[186]: 64 node words, bit 0 (next (connected 9 a 1)), bit 1 (next (connected 9 a 2)), bit 2 (next (connected 9 a 3)), bit 3 (next (connected 9 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[186] = (0x100 & s.0[4] & g[168]) | (0x100 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[26] & 0u64.wrapping_sub((!n[26]) as u64))
-        | (0xfffffffffffffeff & g[168] & 0u64.wrapping_sub((s.0[4] & 0x100 != 0) as u64))
-        | (0xfffffffffffffeff & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x100 != 0) as u64));
+    g[186] = (0x100 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffffeff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x100 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x100 != 0) as u64))))
+        | (s.0[26] & 0u64.wrapping_sub((!n[26]) as u64));
     // g[187]: 17 node words, bit 0 (next (connected 9 h 2)), bit 1 (next (connected 9 h 3)), bit 2 (next (connected 9 h 4)), bit 3 (next (connected 9 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[187] = (0x100 & s.0[4] & g[170]) | (0x100 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[27] & 0u64.wrapping_sub((!n[26]) as u64))
-        | (0x1feff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x100 != 0) as u64))
-        | (0x1feff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x100 != 0) as u64));
+    g[187] = (0x100 & s.0[4] & (g[170] | mt[1]))
+        | (0x1feff
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x100 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x100 != 0) as u64))))
+        | (0x1ffff & s.0[27] & 0u64.wrapping_sub((!n[26]) as u64));
     // g[188]: 64 node words, bit 0 (next (connected 10 a 1)), bit 1 (next (connected 10 a 2)), bit 2 (next (connected 10 a 3)), bit 3 (next (connected 10 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[188] = (0x200 & s.0[4] & g[168]) | (0x200 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[28] & 0u64.wrapping_sub((!n[29]) as u64))
-        | (0xfffffffffffffdff & g[168] & 0u64.wrapping_sub((s.0[4] & 0x200 != 0) as u64))
-        | (0xfffffffffffffdff & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x200 != 0) as u64));
+    g[188] = (0x200 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffffdff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x200 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x200 != 0) as u64))))
+        | (s.0[28] & 0u64.wrapping_sub((!n[29]) as u64));
     // g[189]: 17 node words, bit 0 (next (connected 10 h 2)), bit 1 (next (connected 10 h 3)), bit 2 (next (connected 10 h 4)), bit 3 (next (connected 10 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[189] = (0x200 & s.0[4] & g[170]) | (0x200 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[29] & 0u64.wrapping_sub((!n[29]) as u64))
-        | (0x1fdff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x200 != 0) as u64))
-        | (0x1fdff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x200 != 0) as u64));
+    g[189] = (0x200 & s.0[4] & (g[170] | mt[1]))
+        | (0x1fdff
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x200 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x200 != 0) as u64))))
+        | (0x1ffff & s.0[29] & 0u64.wrapping_sub((!n[29]) as u64));
     // g[190]: 64 node words, bit 0 (next (connected 11 a 1)), bit 1 (next (connected 11 a 2)), bit 2 (next (connected 11 a 3)), bit 3 (next (connected 11 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[190] = (0x400 & s.0[4] & g[168]) | (0x400 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[30] & 0u64.wrapping_sub((!n[32]) as u64))
-        | (0xfffffffffffffbff & g[168] & 0u64.wrapping_sub((s.0[4] & 0x400 != 0) as u64))
-        | (0xfffffffffffffbff & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x400 != 0) as u64));
+    g[190] = (0x400 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffffbff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x400 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x400 != 0) as u64))))
+        | (s.0[30] & 0u64.wrapping_sub((!n[32]) as u64));
     // g[191]: 17 node words, bit 0 (next (connected 11 h 2)), bit 1 (next (connected 11 h 3)), bit 2 (next (connected 11 h 4)), bit 3 (next (connected 11 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[191] = (0x400 & s.0[4] & g[170]) | (0x400 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[31] & 0u64.wrapping_sub((!n[32]) as u64))
-        | (0x1fbff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x400 != 0) as u64))
-        | (0x1fbff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x400 != 0) as u64));
+    g[191] = (0x400 & s.0[4] & (g[170] | mt[1]))
+        | (0x1fbff
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x400 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x400 != 0) as u64))))
+        | (0x1ffff & s.0[31] & 0u64.wrapping_sub((!n[32]) as u64));
     // g[192]: 64 node words, bit 0 (next (connected 12 a 1)), bit 1 (next (connected 12 a 2)), bit 2 (next (connected 12 a 3)), bit 3 (next (connected 12 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[192] = (0x800 & s.0[4] & g[168]) | (0x800 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[32] & 0u64.wrapping_sub((!n[35]) as u64))
-        | (0xfffffffffffff7ff & g[168] & 0u64.wrapping_sub((s.0[4] & 0x800 != 0) as u64))
-        | (0xfffffffffffff7ff & mt[0] & 0u64.wrapping_sub((s.0[4] & 0x800 != 0) as u64));
+    g[192] = (0x800 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffff7ff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x800 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x800 != 0) as u64))))
+        | (s.0[32] & 0u64.wrapping_sub((!n[35]) as u64));
     // g[193]: 17 node words, bit 0 (next (connected 12 h 2)), bit 1 (next (connected 12 h 3)), bit 2 (next (connected 12 h 4)), bit 3 (next (connected 12 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[193] = (0x800 & s.0[4] & g[170]) | (0x800 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[33] & 0u64.wrapping_sub((!n[35]) as u64))
-        | (0x1f7ff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x800 != 0) as u64))
-        | (0x1f7ff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x800 != 0) as u64));
+    g[193] = (0x800 & s.0[4] & (g[170] | mt[1]))
+        | (0x1f7ff
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x800 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x800 != 0) as u64))))
+        | (0x1ffff & s.0[33] & 0u64.wrapping_sub((!n[35]) as u64));
     // g[194]: 64 node words, bit 0 (next (connected 13 a 1)), bit 1 (next (connected 13 a 2)), bit 2 (next (connected 13 a 3)), bit 3 (next (connected 13 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[194] = (0x1000 & s.0[4] & g[168]) | (0x1000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[34] & 0u64.wrapping_sub((!n[38]) as u64))
-        | (0xffffffffffffefff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x1000 != 0) as u64))
-        | (0xffffffffffffefff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x1000 != 0) as u64));
+    g[194] = (0x1000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffffefff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x1000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x1000 != 0) as u64))))
+        | (s.0[34] & 0u64.wrapping_sub((!n[38]) as u64));
     // g[195]: 17 node words, bit 0 (next (connected 13 h 2)), bit 1 (next (connected 13 h 3)), bit 2 (next (connected 13 h 4)), bit 3 (next (connected 13 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[195] = (0x1000 & s.0[4] & g[170]) | (0x1000 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[35] & 0u64.wrapping_sub((!n[38]) as u64))
-        | (0x1efff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x1000 != 0) as u64))
-        | (0x1efff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x1000 != 0) as u64));
+    g[195] = (0x1000 & s.0[4] & (g[170] | mt[1]))
+        | (0x1efff
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x1000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x1000 != 0) as u64))))
+        | (0x1ffff & s.0[35] & 0u64.wrapping_sub((!n[38]) as u64));
     // g[196]: 64 node words, bit 0 (next (connected 14 a 1)), bit 1 (next (connected 14 a 2)), bit 2 (next (connected 14 a 3)), bit 3 (next (connected 14 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[196] = (0x2000 & s.0[4] & g[168]) | (0x2000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[36] & 0u64.wrapping_sub((!n[41]) as u64))
-        | (0xffffffffffffdfff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x2000 != 0) as u64))
-        | (0xffffffffffffdfff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x2000 != 0) as u64));
+    g[196] = (0x2000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffffdfff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x2000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x2000 != 0) as u64))))
+        | (s.0[36] & 0u64.wrapping_sub((!n[41]) as u64));
     // g[197]: 17 node words, bit 0 (next (connected 14 h 2)), bit 1 (next (connected 14 h 3)), bit 2 (next (connected 14 h 4)), bit 3 (next (connected 14 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[197] = (0x2000 & s.0[4] & g[170]) | (0x2000 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[37] & 0u64.wrapping_sub((!n[41]) as u64))
-        | (0x1dfff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x2000 != 0) as u64))
-        | (0x1dfff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x2000 != 0) as u64));
+    g[197] = (0x2000 & s.0[4] & (g[170] | mt[1]))
+        | (0x1dfff
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x2000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x2000 != 0) as u64))))
+        | (0x1ffff & s.0[37] & 0u64.wrapping_sub((!n[41]) as u64));
     // g[198]: 64 node words, bit 0 (next (connected 15 a 1)), bit 1 (next (connected 15 a 2)), bit 2 (next (connected 15 a 3)), bit 3 (next (connected 15 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[198] = (0x4000 & s.0[4] & g[168]) | (0x4000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[38] & 0u64.wrapping_sub((!n[44]) as u64))
-        | (0xffffffffffffbfff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x4000 != 0) as u64))
-        | (0xffffffffffffbfff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x4000 != 0) as u64));
+    g[198] = (0x4000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffffbfff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x4000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x4000 != 0) as u64))))
+        | (s.0[38] & 0u64.wrapping_sub((!n[44]) as u64));
     // g[199]: 17 node words, bit 0 (next (connected 15 h 2)), bit 1 (next (connected 15 h 3)), bit 2 (next (connected 15 h 4)), bit 3 (next (connected 15 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[199] = (0x4000 & s.0[4] & g[170]) | (0x4000 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[39] & 0u64.wrapping_sub((!n[44]) as u64))
-        | (0x1bfff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x4000 != 0) as u64))
-        | (0x1bfff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x4000 != 0) as u64));
+    g[199] = (0x4000 & s.0[4] & (g[170] | mt[1]))
+        | (0x1bfff
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x4000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x4000 != 0) as u64))))
+        | (0x1ffff & s.0[39] & 0u64.wrapping_sub((!n[44]) as u64));
     // g[200]: 64 node words, bit 0 (next (connected 16 a 1)), bit 1 (next (connected 16 a 2)), bit 2 (next (connected 16 a 3)), bit 3 (next (connected 16 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[200] = (0x8000 & s.0[4] & g[168]) | (0x8000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[40] & 0u64.wrapping_sub((!n[47]) as u64))
-        | (0xffffffffffff7fff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x8000 != 0) as u64))
-        | (0xffffffffffff7fff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x8000 != 0) as u64));
+    g[200] = (0x8000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffff7fff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x8000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x8000 != 0) as u64))))
+        | (s.0[40] & 0u64.wrapping_sub((!n[47]) as u64));
     // g[201]: 17 node words, bit 0 (next (connected 16 h 2)), bit 1 (next (connected 16 h 3)), bit 2 (next (connected 16 h 4)), bit 3 (next (connected 16 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[201] = (0x8000 & s.0[4] & g[170]) | (0x8000 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[41] & 0u64.wrapping_sub((!n[47]) as u64))
-        | (0x17fff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x8000 != 0) as u64))
-        | (0x17fff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x8000 != 0) as u64));
+    g[201] = (0x8000 & s.0[4] & (g[170] | mt[1]))
+        | (0x17fff
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x8000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x8000 != 0) as u64))))
+        | (0x1ffff & s.0[41] & 0u64.wrapping_sub((!n[47]) as u64));
     // g[202]: 64 node words, bit 0 (next (connected 17 a 1)), bit 1 (next (connected 17 a 2)), bit 2 (next (connected 17 a 3)), bit 3 (next (connected 17 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[202] = (0x10000 & s.0[4] & g[168]) | (0x10000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[42] & 0u64.wrapping_sub((!n[50]) as u64))
-        | (0xfffffffffffeffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x10000 != 0) as u64))
-        | (0xfffffffffffeffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x10000 != 0) as u64));
+    g[202] = (0x10000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffeffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x10000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x10000 != 0) as u64))))
+        | (s.0[42] & 0u64.wrapping_sub((!n[50]) as u64));
     // g[203]: 17 node words, bit 0 (next (connected 17 h 2)), bit 1 (next (connected 17 h 3)), bit 2 (next (connected 17 h 4)), bit 3 (next (connected 17 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[203] = (0x10000 & s.0[4] & g[170]) | (0x10000 & s.0[4] & mt[1])
-        | (0x1ffff & s.0[43] & 0u64.wrapping_sub((!n[50]) as u64))
-        | (0xffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x10000 != 0) as u64))
-        | (0xffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x10000 != 0) as u64));
+    g[203] = (0x10000 & s.0[4] & (g[170] | mt[1]))
+        | (0xffff
+            & ((g[170] & 0u64.wrapping_sub((s.0[4] & 0x10000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x10000 != 0) as u64))))
+        | (0x1ffff & s.0[43] & 0u64.wrapping_sub((!n[50]) as u64));
     // g[204]: 64 node words, bit 0 (next (connected 18 a 1)), bit 1 (next (connected 18 a 2)), bit 2 (next (connected 18 a 3)), bit 3 (next (connected 18 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[204] = (0x20000 & s.0[4] & g[168]) | (0x20000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[44] & 0u64.wrapping_sub((!n[53]) as u64))
-        | (0xfffffffffffdffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x20000 != 0) as u64))
-        | (0xfffffffffffdffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x20000 != 0) as u64));
+    g[204] = (0x20000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffdffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x20000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x20000 != 0) as u64))))
+        | (s.0[44] & 0u64.wrapping_sub((!n[53]) as u64));
     // g[205]: 17 node words, bit 0 (next (connected 18 h 2)), bit 1 (next (connected 18 h 3)), bit 2 (next (connected 18 h 4)), bit 3 (next (connected 18 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[205] = if ((s.0[45]) != 0) || (s.0[4] & 0x20000 != 0) {
-        (0x1ffff & s.0[45] & 0u64.wrapping_sub((!n[53]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x20000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x20000 != 0) as u64))
+        0x1ffff
+            & ((s.0[45] & 0u64.wrapping_sub((!n[53]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x20000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x20000 != 0) as u64)))
     } else {
         0
     };
     // g[206]: 64 node words, bit 0 (next (connected 19 a 1)), bit 1 (next (connected 19 a 2)), bit 2 (next (connected 19 a 3)), bit 3 (next (connected 19 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[206] = (0x40000 & s.0[4] & g[168]) | (0x40000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[46] & 0u64.wrapping_sub((!n[56]) as u64))
-        | (0xfffffffffffbffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x40000 != 0) as u64))
-        | (0xfffffffffffbffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x40000 != 0) as u64));
+    g[206] = (0x40000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffffbffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x40000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x40000 != 0) as u64))))
+        | (s.0[46] & 0u64.wrapping_sub((!n[56]) as u64));
     // g[207]: 17 node words, bit 0 (next (connected 19 h 2)), bit 1 (next (connected 19 h 3)), bit 2 (next (connected 19 h 4)), bit 3 (next (connected 19 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[207] = if ((s.0[47]) != 0) || (s.0[4] & 0x40000 != 0) {
-        (0x1ffff & s.0[47] & 0u64.wrapping_sub((!n[56]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x40000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x40000 != 0) as u64))
+        0x1ffff
+            & ((s.0[47] & 0u64.wrapping_sub((!n[56]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x40000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x40000 != 0) as u64)))
     } else {
         0
     };
     // g[208]: 64 node words, bit 0 (next (connected 20 a 1)), bit 1 (next (connected 20 a 2)), bit 2 (next (connected 20 a 3)), bit 3 (next (connected 20 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[208] = (0x80000 & s.0[4] & g[168]) | (0x80000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[48] & 0u64.wrapping_sub((!n[59]) as u64))
-        | (0xfffffffffff7ffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x80000 != 0) as u64))
-        | (0xfffffffffff7ffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x80000 != 0) as u64));
+    g[208] = (0x80000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffff7ffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x80000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x80000 != 0) as u64))))
+        | (s.0[48] & 0u64.wrapping_sub((!n[59]) as u64));
     // g[209]: 17 node words, bit 0 (next (connected 20 h 2)), bit 1 (next (connected 20 h 3)), bit 2 (next (connected 20 h 4)), bit 3 (next (connected 20 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[209] = if ((s.0[49]) != 0) || (s.0[4] & 0x80000 != 0) {
-        (0x1ffff & s.0[49] & 0u64.wrapping_sub((!n[59]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x80000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x80000 != 0) as u64))
+        0x1ffff
+            & ((s.0[49] & 0u64.wrapping_sub((!n[59]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x80000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x80000 != 0) as u64)))
     } else {
         0
     };
     // g[210]: 64 node words, bit 0 (next (connected 21 a 1)), bit 1 (next (connected 21 a 2)), bit 2 (next (connected 21 a 3)), bit 3 (next (connected 21 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[210] = (0x100000 & s.0[4] & g[168]) | (0x100000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[50] & 0u64.wrapping_sub((!n[62]) as u64))
-        | (0xffffffffffefffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x100000 != 0) as u64))
-        | (0xffffffffffefffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x100000 != 0) as u64));
+    g[210] = (0x100000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffefffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x100000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x100000 != 0) as u64))))
+        | (s.0[50] & 0u64.wrapping_sub((!n[62]) as u64));
     // g[211]: 17 node words, bit 0 (next (connected 21 h 2)), bit 1 (next (connected 21 h 3)), bit 2 (next (connected 21 h 4)), bit 3 (next (connected 21 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[211] = if ((s.0[51]) != 0) || (s.0[4] & 0x100000 != 0) {
-        (0x1ffff & s.0[51] & 0u64.wrapping_sub((!n[62]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x100000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x100000 != 0) as u64))
+        0x1ffff
+            & ((s.0[51] & 0u64.wrapping_sub((!n[62]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x100000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x100000 != 0) as u64)))
     } else {
         0
     };
     // g[212]: 64 node words, bit 0 (next (connected 22 a 1)), bit 1 (next (connected 22 a 2)), bit 2 (next (connected 22 a 3)), bit 3 (next (connected 22 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[212] = (0x200000 & s.0[4] & g[168]) | (0x200000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[52] & 0u64.wrapping_sub((!n[65]) as u64))
-        | (0xffffffffffdfffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x200000 != 0) as u64))
-        | (0xffffffffffdfffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x200000 != 0) as u64));
+    g[212] = (0x200000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffdfffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x200000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x200000 != 0) as u64))))
+        | (s.0[52] & 0u64.wrapping_sub((!n[65]) as u64));
     // g[213]: 17 node words, bit 0 (next (connected 22 h 2)), bit 1 (next (connected 22 h 3)), bit 2 (next (connected 22 h 4)), bit 3 (next (connected 22 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[213] = if ((s.0[53]) != 0) || (s.0[4] & 0x200000 != 0) {
-        (0x1ffff & s.0[53] & 0u64.wrapping_sub((!n[65]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x200000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x200000 != 0) as u64))
+        0x1ffff
+            & ((s.0[53] & 0u64.wrapping_sub((!n[65]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x200000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x200000 != 0) as u64)))
     } else {
         0
     };
     // g[214]: 64 node words, bit 0 (next (connected 23 a 1)), bit 1 (next (connected 23 a 2)), bit 2 (next (connected 23 a 3)), bit 3 (next (connected 23 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[214] = (0x400000 & s.0[4] & g[168]) | (0x400000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[54] & 0u64.wrapping_sub((!n[68]) as u64))
-        | (0xffffffffffbfffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x400000 != 0) as u64))
-        | (0xffffffffffbfffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x400000 != 0) as u64));
+    g[214] = (0x400000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffffbfffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x400000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x400000 != 0) as u64))))
+        | (s.0[54] & 0u64.wrapping_sub((!n[68]) as u64));
     // g[215]: 17 node words, bit 0 (next (connected 23 h 2)), bit 1 (next (connected 23 h 3)), bit 2 (next (connected 23 h 4)), bit 3 (next (connected 23 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[215] = if ((s.0[55]) != 0) || (s.0[4] & 0x400000 != 0) {
-        (0x1ffff & s.0[55] & 0u64.wrapping_sub((!n[68]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x400000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x400000 != 0) as u64))
+        0x1ffff
+            & ((s.0[55] & 0u64.wrapping_sub((!n[68]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x400000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x400000 != 0) as u64)))
     } else {
         0
     };
     // g[216]: 64 node words, bit 0 (next (connected 24 a 1)), bit 1 (next (connected 24 a 2)), bit 2 (next (connected 24 a 3)), bit 3 (next (connected 24 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[216] = (0x800000 & s.0[4] & g[168]) | (0x800000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[56] & 0u64.wrapping_sub((!n[71]) as u64))
-        | (0xffffffffff7fffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x800000 != 0) as u64))
-        | (0xffffffffff7fffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x800000 != 0) as u64));
+    g[216] = (0x800000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffff7fffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x800000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x800000 != 0) as u64))))
+        | (s.0[56] & 0u64.wrapping_sub((!n[71]) as u64));
     // g[217]: 17 node words, bit 0 (next (connected 24 h 2)), bit 1 (next (connected 24 h 3)), bit 2 (next (connected 24 h 4)), bit 3 (next (connected 24 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[217] = if ((s.0[57]) != 0) || (s.0[4] & 0x800000 != 0) {
-        (0x1ffff & s.0[57] & 0u64.wrapping_sub((!n[71]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x800000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x800000 != 0) as u64))
+        0x1ffff
+            & ((s.0[57] & 0u64.wrapping_sub((!n[71]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x800000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x800000 != 0) as u64)))
     } else {
         0
     };
     // g[218]: 64 node words, bit 0 (next (connected 25 a 1)), bit 1 (next (connected 25 a 2)), bit 2 (next (connected 25 a 3)), bit 3 (next (connected 25 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[218] = (0x1000000 & s.0[4] & g[168]) | (0x1000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[58] & 0u64.wrapping_sub((!n[74]) as u64))
-        | (0xfffffffffeffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x1000000 != 0) as u64))
-        | (0xfffffffffeffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x1000000 != 0) as u64));
+    g[218] = (0x1000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffeffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x1000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x1000000 != 0) as u64))))
+        | (s.0[58] & 0u64.wrapping_sub((!n[74]) as u64));
     // g[219]: 17 node words, bit 0 (next (connected 25 h 2)), bit 1 (next (connected 25 h 3)), bit 2 (next (connected 25 h 4)), bit 3 (next (connected 25 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[219] = if ((s.0[59]) != 0) || (s.0[4] & 0x1000000 != 0) {
-        (0x1ffff & s.0[59] & 0u64.wrapping_sub((!n[74]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x1000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x1000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[59] & 0u64.wrapping_sub((!n[74]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x1000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x1000000 != 0) as u64)))
     } else {
         0
     };
     // g[220]: 64 node words, bit 0 (next (connected 26 a 1)), bit 1 (next (connected 26 a 2)), bit 2 (next (connected 26 a 3)), bit 3 (next (connected 26 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[220] = (0x2000000 & s.0[4] & g[168]) | (0x2000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[60] & 0u64.wrapping_sub((!n[77]) as u64))
-        | (0xfffffffffdffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x2000000 != 0) as u64))
-        | (0xfffffffffdffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x2000000 != 0) as u64));
+    g[220] = (0x2000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffdffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x2000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x2000000 != 0) as u64))))
+        | (s.0[60] & 0u64.wrapping_sub((!n[77]) as u64));
     // g[221]: 17 node words, bit 0 (next (connected 26 h 2)), bit 1 (next (connected 26 h 3)), bit 2 (next (connected 26 h 4)), bit 3 (next (connected 26 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[221] = if ((s.0[61]) != 0) || (s.0[4] & 0x2000000 != 0) {
-        (0x1ffff & s.0[61] & 0u64.wrapping_sub((!n[77]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x2000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x2000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[61] & 0u64.wrapping_sub((!n[77]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x2000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x2000000 != 0) as u64)))
     } else {
         0
     };
     // g[222]: 64 node words, bit 0 (next (connected 27 a 1)), bit 1 (next (connected 27 a 2)), bit 2 (next (connected 27 a 3)), bit 3 (next (connected 27 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[222] = (0x4000000 & s.0[4] & g[168]) | (0x4000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[62] & 0u64.wrapping_sub((!n[80]) as u64))
-        | (0xfffffffffbffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x4000000 != 0) as u64))
-        | (0xfffffffffbffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x4000000 != 0) as u64));
+    g[222] = (0x4000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffffbffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x4000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x4000000 != 0) as u64))))
+        | (s.0[62] & 0u64.wrapping_sub((!n[80]) as u64));
     // g[223]: 17 node words, bit 0 (next (connected 27 h 2)), bit 1 (next (connected 27 h 3)), bit 2 (next (connected 27 h 4)), bit 3 (next (connected 27 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[223] = if ((s.0[63]) != 0) || (s.0[4] & 0x4000000 != 0) {
-        (0x1ffff & s.0[63] & 0u64.wrapping_sub((!n[80]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x4000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x4000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[63] & 0u64.wrapping_sub((!n[80]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x4000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x4000000 != 0) as u64)))
     } else {
         0
     };
     // g[224]: 64 node words, bit 0 (next (connected 28 a 1)), bit 1 (next (connected 28 a 2)), bit 2 (next (connected 28 a 3)), bit 3 (next (connected 28 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[224] = (0x8000000 & s.0[4] & g[168]) | (0x8000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[64] & 0u64.wrapping_sub((!n[83]) as u64))
-        | (0xfffffffff7ffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x8000000 != 0) as u64))
-        | (0xfffffffff7ffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x8000000 != 0) as u64));
+    g[224] = (0x8000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffff7ffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x8000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x8000000 != 0) as u64))))
+        | (s.0[64] & 0u64.wrapping_sub((!n[83]) as u64));
     // g[225]: 17 node words, bit 0 (next (connected 28 h 2)), bit 1 (next (connected 28 h 3)), bit 2 (next (connected 28 h 4)), bit 3 (next (connected 28 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[225] = if ((s.0[65]) != 0) || (s.0[4] & 0x8000000 != 0) {
-        (0x1ffff & s.0[65] & 0u64.wrapping_sub((!n[83]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x8000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x8000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[65] & 0u64.wrapping_sub((!n[83]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x8000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x8000000 != 0) as u64)))
     } else {
         0
     };
     // g[226]: 64 node words, bit 0 (next (connected 29 a 1)), bit 1 (next (connected 29 a 2)), bit 2 (next (connected 29 a 3)), bit 3 (next (connected 29 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[226] = (0x10000000 & s.0[4] & g[168]) | (0x10000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[66] & 0u64.wrapping_sub((!n[86]) as u64))
-        | (0xffffffffefffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x10000000 != 0) as u64))
-        | (0xffffffffefffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x10000000 != 0) as u64));
+    g[226] = (0x10000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffefffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x10000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x10000000 != 0) as u64))))
+        | (s.0[66] & 0u64.wrapping_sub((!n[86]) as u64));
     // g[227]: 17 node words, bit 0 (next (connected 29 h 2)), bit 1 (next (connected 29 h 3)), bit 2 (next (connected 29 h 4)), bit 3 (next (connected 29 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[227] = if ((s.0[67]) != 0) || (s.0[4] & 0x10000000 != 0) {
-        (0x1ffff & s.0[67] & 0u64.wrapping_sub((!n[86]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x10000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x10000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[67] & 0u64.wrapping_sub((!n[86]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x10000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x10000000 != 0) as u64)))
     } else {
         0
     };
     // g[228]: 64 node words, bit 0 (next (connected 30 a 1)), bit 1 (next (connected 30 a 2)), bit 2 (next (connected 30 a 3)), bit 3 (next (connected 30 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[228] = (0x20000000 & s.0[4] & g[168]) | (0x20000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[68] & 0u64.wrapping_sub((!n[89]) as u64))
-        | (0xffffffffdfffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x20000000 != 0) as u64))
-        | (0xffffffffdfffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x20000000 != 0) as u64));
+    g[228] = (0x20000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffdfffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x20000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x20000000 != 0) as u64))))
+        | (s.0[68] & 0u64.wrapping_sub((!n[89]) as u64));
     // g[229]: 17 node words, bit 0 (next (connected 30 h 2)), bit 1 (next (connected 30 h 3)), bit 2 (next (connected 30 h 4)), bit 3 (next (connected 30 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[229] = if ((s.0[69]) != 0) || (s.0[4] & 0x20000000 != 0) {
-        (0x1ffff & s.0[69] & 0u64.wrapping_sub((!n[89]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x20000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x20000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[69] & 0u64.wrapping_sub((!n[89]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x20000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x20000000 != 0) as u64)))
     } else {
         0
     };
     // g[230]: 64 node words, bit 0 (next (connected 31 a 1)), bit 1 (next (connected 31 a 2)), bit 2 (next (connected 31 a 3)), bit 3 (next (connected 31 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[230] = (0x40000000 & s.0[4] & g[168]) | (0x40000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[70] & 0u64.wrapping_sub((!n[92]) as u64))
-        | (0xffffffffbfffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x40000000 != 0) as u64))
-        | (0xffffffffbfffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x40000000 != 0) as u64));
+    g[230] = (0x40000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffffbfffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x40000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x40000000 != 0) as u64))))
+        | (s.0[70] & 0u64.wrapping_sub((!n[92]) as u64));
     // g[231]: 17 node words, bit 0 (next (connected 31 h 2)), bit 1 (next (connected 31 h 3)), bit 2 (next (connected 31 h 4)), bit 3 (next (connected 31 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[231] = if ((s.0[71]) != 0) || (s.0[4] & 0x40000000 != 0) {
-        (0x1ffff & s.0[71] & 0u64.wrapping_sub((!n[92]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x40000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x40000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[71] & 0u64.wrapping_sub((!n[92]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x40000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x40000000 != 0) as u64)))
     } else {
         0
     };
     // g[232]: 64 node words, bit 0 (next (connected 32 a 1)), bit 1 (next (connected 32 a 2)), bit 2 (next (connected 32 a 3)), bit 3 (next (connected 32 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[232] = (0x80000000 & s.0[4] & g[168]) | (0x80000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[72] & 0u64.wrapping_sub((!n[95]) as u64))
-        | (0xffffffff7fffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x80000000 != 0) as u64))
-        | (0xffffffff7fffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x80000000 != 0) as u64));
+    g[232] = (0x80000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffff7fffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x80000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x80000000 != 0) as u64))))
+        | (s.0[72] & 0u64.wrapping_sub((!n[95]) as u64));
     // g[233]: 17 node words, bit 0 (next (connected 32 h 2)), bit 1 (next (connected 32 h 3)), bit 2 (next (connected 32 h 4)), bit 3 (next (connected 32 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[233] = if ((s.0[73]) != 0) || (s.0[4] & 0x80000000 != 0) {
-        (0x1ffff & s.0[73] & 0u64.wrapping_sub((!n[95]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x80000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x80000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[73] & 0u64.wrapping_sub((!n[95]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x80000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x80000000 != 0) as u64)))
     } else {
         0
     };
     // g[234]: 64 node words, bit 0 (next (connected 33 a 1)), bit 1 (next (connected 33 a 2)), bit 2 (next (connected 33 a 3)), bit 3 (next (connected 33 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[234] = (0x100000000 & s.0[4] & g[168]) | (0x100000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[74] & 0u64.wrapping_sub((!n[98]) as u64))
-        | (0xfffffffeffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x100000000 != 0) as u64))
-        | (0xfffffffeffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x100000000 != 0) as u64));
+    g[234] = (0x100000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffeffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x100000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x100000000 != 0) as u64))))
+        | (s.0[74] & 0u64.wrapping_sub((!n[98]) as u64));
     // g[235]: 17 node words, bit 0 (next (connected 33 h 2)), bit 1 (next (connected 33 h 3)), bit 2 (next (connected 33 h 4)), bit 3 (next (connected 33 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[235] = if ((s.0[75]) != 0) || (s.0[4] & 0x100000000 != 0) {
-        (0x1ffff & s.0[75] & 0u64.wrapping_sub((!n[98]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x100000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x100000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[75] & 0u64.wrapping_sub((!n[98]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x100000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x100000000 != 0) as u64)))
     } else {
         0
     };
     // g[236]: 64 node words, bit 0 (next (connected 34 a 1)), bit 1 (next (connected 34 a 2)), bit 2 (next (connected 34 a 3)), bit 3 (next (connected 34 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[236] = (0x200000000 & s.0[4] & g[168]) | (0x200000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[76] & 0u64.wrapping_sub((!n[101]) as u64))
-        | (0xfffffffdffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x200000000 != 0) as u64))
-        | (0xfffffffdffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x200000000 != 0) as u64));
+    g[236] = (0x200000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffdffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x200000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x200000000 != 0) as u64))))
+        | (s.0[76] & 0u64.wrapping_sub((!n[101]) as u64));
     // g[237]: 17 node words, bit 0 (next (connected 34 h 2)), bit 1 (next (connected 34 h 3)), bit 2 (next (connected 34 h 4)), bit 3 (next (connected 34 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[237] = if ((s.0[77]) != 0) || (s.0[4] & 0x200000000 != 0) {
-        (0x1ffff & s.0[77] & 0u64.wrapping_sub((!n[101]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x200000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x200000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[77] & 0u64.wrapping_sub((!n[101]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x200000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x200000000 != 0) as u64)))
     } else {
         0
     };
     // g[238]: 64 node words, bit 0 (next (connected 35 a 1)), bit 1 (next (connected 35 a 2)), bit 2 (next (connected 35 a 3)), bit 3 (next (connected 35 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[238] = (0x400000000 & s.0[4] & g[168]) | (0x400000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[78] & 0u64.wrapping_sub((!n[104]) as u64))
-        | (0xfffffffbffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x400000000 != 0) as u64))
-        | (0xfffffffbffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x400000000 != 0) as u64));
+    g[238] = (0x400000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffffbffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x400000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x400000000 != 0) as u64))))
+        | (s.0[78] & 0u64.wrapping_sub((!n[104]) as u64));
     // g[239]: 17 node words, bit 0 (next (connected 35 h 2)), bit 1 (next (connected 35 h 3)), bit 2 (next (connected 35 h 4)), bit 3 (next (connected 35 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[239] = if ((s.0[79]) != 0) || (s.0[4] & 0x400000000 != 0) {
-        (0x1ffff & s.0[79] & 0u64.wrapping_sub((!n[104]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x400000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x400000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[79] & 0u64.wrapping_sub((!n[104]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x400000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x400000000 != 0) as u64)))
     } else {
         0
     };
     // g[240]: 64 node words, bit 0 (next (connected 36 a 1)), bit 1 (next (connected 36 a 2)), bit 2 (next (connected 36 a 3)), bit 3 (next (connected 36 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[240] = (0x800000000 & s.0[4] & g[168]) | (0x800000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[80] & 0u64.wrapping_sub((!n[107]) as u64))
-        | (0xfffffff7ffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x800000000 != 0) as u64))
-        | (0xfffffff7ffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x800000000 != 0) as u64));
+    g[240] = (0x800000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffff7ffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x800000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x800000000 != 0) as u64))))
+        | (s.0[80] & 0u64.wrapping_sub((!n[107]) as u64));
     // g[241]: 17 node words, bit 0 (next (connected 36 h 2)), bit 1 (next (connected 36 h 3)), bit 2 (next (connected 36 h 4)), bit 3 (next (connected 36 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[241] = if ((s.0[81]) != 0) || (s.0[4] & 0x800000000 != 0) {
-        (0x1ffff & s.0[81] & 0u64.wrapping_sub((!n[107]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x800000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x800000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[81] & 0u64.wrapping_sub((!n[107]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x800000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x800000000 != 0) as u64)))
     } else {
         0
     };
     // g[242]: 64 node words, bit 0 (next (connected 37 a 1)), bit 1 (next (connected 37 a 2)), bit 2 (next (connected 37 a 3)), bit 3 (next (connected 37 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[242] = (0x1000000000 & s.0[4] & g[168]) | (0x1000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[82] & 0u64.wrapping_sub((!n[110]) as u64))
-        | (0xffffffefffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x1000000000 != 0) as u64))
-        | (0xffffffefffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x1000000000 != 0) as u64));
+    g[242] = (0x1000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffefffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x1000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x1000000000 != 0) as u64))))
+        | (s.0[82] & 0u64.wrapping_sub((!n[110]) as u64));
     // g[243]: 17 node words, bit 0 (next (connected 37 h 2)), bit 1 (next (connected 37 h 3)), bit 2 (next (connected 37 h 4)), bit 3 (next (connected 37 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[243] = if ((s.0[83]) != 0) || (s.0[4] & 0x1000000000 != 0) {
-        (0x1ffff & s.0[83] & 0u64.wrapping_sub((!n[110]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x1000000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x1000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[83] & 0u64.wrapping_sub((!n[110]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x1000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x1000000000 != 0) as u64)))
     } else {
         0
     };
     // g[244]: 64 node words, bit 0 (next (connected 38 a 1)), bit 1 (next (connected 38 a 2)), bit 2 (next (connected 38 a 3)), bit 3 (next (connected 38 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[244] = (0x2000000000 & s.0[4] & g[168]) | (0x2000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[84] & 0u64.wrapping_sub((!n[113]) as u64))
-        | (0xffffffdfffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x2000000000 != 0) as u64))
-        | (0xffffffdfffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x2000000000 != 0) as u64));
+    g[244] = (0x2000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffdfffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x2000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x2000000000 != 0) as u64))))
+        | (s.0[84] & 0u64.wrapping_sub((!n[113]) as u64));
     // g[245]: 17 node words, bit 0 (next (connected 38 h 2)), bit 1 (next (connected 38 h 3)), bit 2 (next (connected 38 h 4)), bit 3 (next (connected 38 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[245] = if ((s.0[85]) != 0) || (s.0[4] & 0x2000000000 != 0) {
-        (0x1ffff & s.0[85] & 0u64.wrapping_sub((!n[113]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x2000000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x2000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[85] & 0u64.wrapping_sub((!n[113]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x2000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x2000000000 != 0) as u64)))
     } else {
         0
     };
     // g[246]: 64 node words, bit 0 (next (connected 39 a 1)), bit 1 (next (connected 39 a 2)), bit 2 (next (connected 39 a 3)), bit 3 (next (connected 39 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[246] = (0x4000000000 & s.0[4] & g[168]) | (0x4000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[86] & 0u64.wrapping_sub((!n[116]) as u64))
-        | (0xffffffbfffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x4000000000 != 0) as u64))
-        | (0xffffffbfffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x4000000000 != 0) as u64));
+    g[246] = (0x4000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffffbfffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x4000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x4000000000 != 0) as u64))))
+        | (s.0[86] & 0u64.wrapping_sub((!n[116]) as u64));
     // g[247]: 17 node words, bit 0 (next (connected 39 h 2)), bit 1 (next (connected 39 h 3)), bit 2 (next (connected 39 h 4)), bit 3 (next (connected 39 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[247] = if ((s.0[87]) != 0) || (s.0[4] & 0x4000000000 != 0) {
-        (0x1ffff & s.0[87] & 0u64.wrapping_sub((!n[116]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x4000000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x4000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[87] & 0u64.wrapping_sub((!n[116]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x4000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x4000000000 != 0) as u64)))
     } else {
         0
     };
     // g[248]: 64 node words, bit 0 (next (connected 40 a 1)), bit 1 (next (connected 40 a 2)), bit 2 (next (connected 40 a 3)), bit 3 (next (connected 40 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[248] = (0x8000000000 & s.0[4] & g[168]) | (0x8000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[88] & 0u64.wrapping_sub((!n[119]) as u64))
-        | (0xffffff7fffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x8000000000 != 0) as u64))
-        | (0xffffff7fffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x8000000000 != 0) as u64));
+    g[248] = (0x8000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffff7fffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x8000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x8000000000 != 0) as u64))))
+        | (s.0[88] & 0u64.wrapping_sub((!n[119]) as u64));
     // g[249]: 17 node words, bit 0 (next (connected 40 h 2)), bit 1 (next (connected 40 h 3)), bit 2 (next (connected 40 h 4)), bit 3 (next (connected 40 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[249] = if ((s.0[89]) != 0) || (s.0[4] & 0x8000000000 != 0) {
-        (0x1ffff & s.0[89] & 0u64.wrapping_sub((!n[119]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[4] & 0x8000000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x8000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[89] & 0u64.wrapping_sub((!n[119]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x8000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x8000000000 != 0) as u64)))
     } else {
         0
     };
     // g[250]: 64 node words, bit 0 (next (connected 41 a 1)), bit 1 (next (connected 41 a 2)), bit 2 (next (connected 41 a 3)), bit 3 (next (connected 41 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[250] = (0x10000000000 & s.0[4] & g[168]) | (0x10000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[90] & 0u64.wrapping_sub((!n[122]) as u64))
-        | (0xfffffeffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x10000000000 != 0) as u64))
-        | (0xfffffeffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x10000000000 != 0) as u64));
+    g[250] = (0x10000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffeffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x10000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x10000000000 != 0) as u64))))
+        | (s.0[90] & 0u64.wrapping_sub((!n[122]) as u64));
     // g[251]: 17 node words, bit 0 (next (connected 41 h 2)), bit 1 (next (connected 41 h 3)), bit 2 (next (connected 41 h 4)), bit 3 (next (connected 41 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[251] = if ((s.0[91]) != 0) || (s.0[4] & 0x10000000000 != 0) {
-        (0x1ffff & s.0[91] & 0u64.wrapping_sub((!n[122]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x10000000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x10000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[91] & 0u64.wrapping_sub((!n[122]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x10000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x10000000000 != 0) as u64)))
     } else {
         0
     };
     // g[252]: 64 node words, bit 0 (next (connected 42 a 1)), bit 1 (next (connected 42 a 2)), bit 2 (next (connected 42 a 3)), bit 3 (next (connected 42 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[252] = (0x20000000000 & s.0[4] & g[168]) | (0x20000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[92] & 0u64.wrapping_sub((!n[125]) as u64))
-        | (0xfffffdffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x20000000000 != 0) as u64))
-        | (0xfffffdffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x20000000000 != 0) as u64));
+    g[252] = (0x20000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffdffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x20000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x20000000000 != 0) as u64))))
+        | (s.0[92] & 0u64.wrapping_sub((!n[125]) as u64));
     // g[253]: 17 node words, bit 0 (next (connected 42 h 2)), bit 1 (next (connected 42 h 3)), bit 2 (next (connected 42 h 4)), bit 3 (next (connected 42 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[253] = if ((s.0[93]) != 0) || (s.0[4] & 0x20000000000 != 0) {
-        (0x1ffff & s.0[93] & 0u64.wrapping_sub((!n[125]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x20000000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x20000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[93] & 0u64.wrapping_sub((!n[125]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x20000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x20000000000 != 0) as u64)))
     } else {
         0
     };
     // g[254]: 64 node words, bit 0 (next (connected 43 a 1)), bit 1 (next (connected 43 a 2)), bit 2 (next (connected 43 a 3)), bit 3 (next (connected 43 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[254] = (0x40000000000 & s.0[4] & g[168]) | (0x40000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[94] & 0u64.wrapping_sub((!n[128]) as u64))
-        | (0xfffffbffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x40000000000 != 0) as u64))
-        | (0xfffffbffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x40000000000 != 0) as u64));
+    g[254] = (0x40000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffffbffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x40000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x40000000000 != 0) as u64))))
+        | (s.0[94] & 0u64.wrapping_sub((!n[128]) as u64));
     // g[255]: 17 node words, bit 0 (next (connected 43 h 2)), bit 1 (next (connected 43 h 3)), bit 2 (next (connected 43 h 4)), bit 3 (next (connected 43 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[255] = if ((s.0[95]) != 0) || (s.0[4] & 0x40000000000 != 0) {
-        (0x1ffff & s.0[95] & 0u64.wrapping_sub((!n[128]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x40000000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x40000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[95] & 0u64.wrapping_sub((!n[128]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x40000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x40000000000 != 0) as u64)))
     } else {
         0
     };
     // g[256]: 64 node words, bit 0 (next (connected 44 a 1)), bit 1 (next (connected 44 a 2)), bit 2 (next (connected 44 a 3)), bit 3 (next (connected 44 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[256] = (0x80000000000 & s.0[4] & g[168]) | (0x80000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[96] & 0u64.wrapping_sub((!n[131]) as u64))
-        | (0xfffff7ffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x80000000000 != 0) as u64))
-        | (0xfffff7ffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x80000000000 != 0) as u64));
+    g[256] = (0x80000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffff7ffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x80000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x80000000000 != 0) as u64))))
+        | (s.0[96] & 0u64.wrapping_sub((!n[131]) as u64));
     // g[257]: 17 node words, bit 0 (next (connected 44 h 2)), bit 1 (next (connected 44 h 3)), bit 2 (next (connected 44 h 4)), bit 3 (next (connected 44 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[257] = if ((s.0[97]) != 0) || (s.0[4] & 0x80000000000 != 0) {
-        (0x1ffff & s.0[97] & 0u64.wrapping_sub((!n[131]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x80000000000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[4] & 0x80000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[97] & 0u64.wrapping_sub((!n[131]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x80000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x80000000000 != 0) as u64)))
     } else {
         0
     };
     // g[258]: 64 node words, bit 0 (next (connected 45 a 1)), bit 1 (next (connected 45 a 2)), bit 2 (next (connected 45 a 3)), bit 3 (next (connected 45 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[258] = (0x100000000000 & s.0[4] & g[168]) | (0x100000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[98] & 0u64.wrapping_sub((!n[134]) as u64))
-        | (0xffffefffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x100000000000 != 0) as u64))
-        | (0xffffefffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x100000000000 != 0) as u64));
+    g[258] = (0x100000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffefffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x100000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x100000000000 != 0) as u64))))
+        | (s.0[98] & 0u64.wrapping_sub((!n[134]) as u64));
     // g[259]: 17 node words, bit 0 (next (connected 45 h 2)), bit 1 (next (connected 45 h 3)), bit 2 (next (connected 45 h 4)), bit 3 (next (connected 45 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[259] = if ((s.0[99]) != 0) || (s.0[4] & 0x100000000000 != 0) {
-        (0x1ffff & s.0[99] & 0u64.wrapping_sub((!n[134]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x100000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x100000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[99] & 0u64.wrapping_sub((!n[134]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x100000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x100000000000 != 0) as u64)))
     } else {
         0
     };
     // g[260]: 64 node words, bit 0 (next (connected 46 a 1)), bit 1 (next (connected 46 a 2)), bit 2 (next (connected 46 a 3)), bit 3 (next (connected 46 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[260] = (0x200000000000 & s.0[4] & g[168]) | (0x200000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[100] & 0u64.wrapping_sub((!n[137]) as u64))
-        | (0xffffdfffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x200000000000 != 0) as u64))
-        | (0xffffdfffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x200000000000 != 0) as u64));
+    g[260] = (0x200000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffdfffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x200000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x200000000000 != 0) as u64))))
+        | (s.0[100] & 0u64.wrapping_sub((!n[137]) as u64));
     // g[261]: 17 node words, bit 0 (next (connected 46 h 2)), bit 1 (next (connected 46 h 3)), bit 2 (next (connected 46 h 4)), bit 3 (next (connected 46 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[261] = if ((s.0[101]) != 0) || (s.0[4] & 0x200000000000 != 0) {
-        (0x1ffff & s.0[101] & 0u64.wrapping_sub((!n[137]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x200000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x200000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[101] & 0u64.wrapping_sub((!n[137]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x200000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x200000000000 != 0) as u64)))
     } else {
         0
     };
     // g[262]: 64 node words, bit 0 (next (connected 47 a 1)), bit 1 (next (connected 47 a 2)), bit 2 (next (connected 47 a 3)), bit 3 (next (connected 47 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[262] = (0x400000000000 & s.0[4] & g[168]) | (0x400000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[102] & 0u64.wrapping_sub((!n[140]) as u64))
-        | (0xffffbfffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x400000000000 != 0) as u64))
-        | (0xffffbfffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x400000000000 != 0) as u64));
+    g[262] = (0x400000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffffbfffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x400000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x400000000000 != 0) as u64))))
+        | (s.0[102] & 0u64.wrapping_sub((!n[140]) as u64));
     // g[263]: 17 node words, bit 0 (next (connected 47 h 2)), bit 1 (next (connected 47 h 3)), bit 2 (next (connected 47 h 4)), bit 3 (next (connected 47 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[263] = if ((s.0[103]) != 0) || (s.0[4] & 0x400000000000 != 0) {
-        (0x1ffff & s.0[103] & 0u64.wrapping_sub((!n[140]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x400000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x400000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[103] & 0u64.wrapping_sub((!n[140]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x400000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x400000000000 != 0) as u64)))
     } else {
         0
     };
     // g[264]: 64 node words, bit 0 (next (connected 48 a 1)), bit 1 (next (connected 48 a 2)), bit 2 (next (connected 48 a 3)), bit 3 (next (connected 48 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[264] = (0x800000000000 & s.0[4] & g[168]) | (0x800000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[104] & 0u64.wrapping_sub((!n[143]) as u64))
-        | (0xffff7fffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x800000000000 != 0) as u64))
-        | (0xffff7fffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x800000000000 != 0) as u64));
+    g[264] = (0x800000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffff7fffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x800000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x800000000000 != 0) as u64))))
+        | (s.0[104] & 0u64.wrapping_sub((!n[143]) as u64));
     // g[265]: 17 node words, bit 0 (next (connected 48 h 2)), bit 1 (next (connected 48 h 3)), bit 2 (next (connected 48 h 4)), bit 3 (next (connected 48 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[265] = if ((s.0[105]) != 0) || (s.0[4] & 0x800000000000 != 0) {
-        (0x1ffff & s.0[105] & 0u64.wrapping_sub((!n[143]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x800000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x800000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[105] & 0u64.wrapping_sub((!n[143]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x800000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x800000000000 != 0) as u64)))
     } else {
         0
     };
     // g[266]: 64 node words, bit 0 (next (connected 49 a 1)), bit 1 (next (connected 49 a 2)), bit 2 (next (connected 49 a 3)), bit 3 (next (connected 49 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[266] = (0x1000000000000 & s.0[4] & g[168]) | (0x1000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[106] & 0u64.wrapping_sub((!n[146]) as u64))
-        | (0xfffeffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x1000000000000 != 0) as u64))
-        | (0xfffeffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x1000000000000 != 0) as u64));
+    g[266] = (0x1000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffeffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x1000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x1000000000000 != 0) as u64))))
+        | (s.0[106] & 0u64.wrapping_sub((!n[146]) as u64));
     // g[267]: 17 node words, bit 0 (next (connected 49 h 2)), bit 1 (next (connected 49 h 3)), bit 2 (next (connected 49 h 4)), bit 3 (next (connected 49 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[267] = if ((s.0[107]) != 0) || (s.0[4] & 0x1000000000000 != 0) {
-        (0x1ffff & s.0[107] & 0u64.wrapping_sub((!n[146]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x1000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x1000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[107] & 0u64.wrapping_sub((!n[146]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x1000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x1000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[268]: 64 node words, bit 0 (next (connected 50 a 1)), bit 1 (next (connected 50 a 2)), bit 2 (next (connected 50 a 3)), bit 3 (next (connected 50 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[268] = (0x2000000000000 & s.0[4] & g[168]) | (0x2000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[108] & 0u64.wrapping_sub((!n[149]) as u64))
-        | (0xfffdffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x2000000000000 != 0) as u64))
-        | (0xfffdffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x2000000000000 != 0) as u64));
+    g[268] = (0x2000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffdffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x2000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x2000000000000 != 0) as u64))))
+        | (s.0[108] & 0u64.wrapping_sub((!n[149]) as u64));
     // g[269]: 17 node words, bit 0 (next (connected 50 h 2)), bit 1 (next (connected 50 h 3)), bit 2 (next (connected 50 h 4)), bit 3 (next (connected 50 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[269] = if ((s.0[109]) != 0) || (s.0[4] & 0x2000000000000 != 0) {
-        (0x1ffff & s.0[109] & 0u64.wrapping_sub((!n[149]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x2000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x2000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[109] & 0u64.wrapping_sub((!n[149]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x2000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x2000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[270]: 64 node words, bit 0 (next (connected 51 a 1)), bit 1 (next (connected 51 a 2)), bit 2 (next (connected 51 a 3)), bit 3 (next (connected 51 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[270] = (0x4000000000000 & s.0[4] & g[168]) | (0x4000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[110] & 0u64.wrapping_sub((!n[152]) as u64))
-        | (0xfffbffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x4000000000000 != 0) as u64))
-        | (0xfffbffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x4000000000000 != 0) as u64));
+    g[270] = (0x4000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfffbffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x4000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x4000000000000 != 0) as u64))))
+        | (s.0[110] & 0u64.wrapping_sub((!n[152]) as u64));
     // g[271]: 17 node words, bit 0 (next (connected 51 h 2)), bit 1 (next (connected 51 h 3)), bit 2 (next (connected 51 h 4)), bit 3 (next (connected 51 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[271] = if ((s.0[111]) != 0) || (s.0[4] & 0x4000000000000 != 0) {
-        (0x1ffff & s.0[111] & 0u64.wrapping_sub((!n[152]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x4000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x4000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[111] & 0u64.wrapping_sub((!n[152]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x4000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x4000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[272]: 64 node words, bit 0 (next (connected 52 a 1)), bit 1 (next (connected 52 a 2)), bit 2 (next (connected 52 a 3)), bit 3 (next (connected 52 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[272] = (0x8000000000000 & s.0[4] & g[168]) | (0x8000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[112] & 0u64.wrapping_sub((!n[155]) as u64))
-        | (0xfff7ffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x8000000000000 != 0) as u64))
-        | (0xfff7ffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x8000000000000 != 0) as u64));
+    g[272] = (0x8000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfff7ffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x8000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x8000000000000 != 0) as u64))))
+        | (s.0[112] & 0u64.wrapping_sub((!n[155]) as u64));
     // g[273]: 17 node words, bit 0 (next (connected 52 h 2)), bit 1 (next (connected 52 h 3)), bit 2 (next (connected 52 h 4)), bit 3 (next (connected 52 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[273] = if ((s.0[113]) != 0) || (s.0[4] & 0x8000000000000 != 0) {
-        (0x1ffff & s.0[113] & 0u64.wrapping_sub((!n[155]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x8000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x8000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[113] & 0u64.wrapping_sub((!n[155]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x8000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x8000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[274]: 64 node words, bit 0 (next (connected 53 a 1)), bit 1 (next (connected 53 a 2)), bit 2 (next (connected 53 a 3)), bit 3 (next (connected 53 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[274] = (0x10000000000000 & s.0[4] & g[168]) | (0x10000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[114] & 0u64.wrapping_sub((!n[158]) as u64))
-        | (0xffefffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x10000000000000 != 0) as u64))
-        | (0xffefffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x10000000000000 != 0) as u64));
+    g[274] = (0x10000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffefffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x10000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x10000000000000 != 0) as u64))))
+        | (s.0[114] & 0u64.wrapping_sub((!n[158]) as u64));
     // g[275]: 17 node words, bit 0 (next (connected 53 h 2)), bit 1 (next (connected 53 h 3)), bit 2 (next (connected 53 h 4)), bit 3 (next (connected 53 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[275] = if ((s.0[115]) != 0) || (s.0[4] & 0x10000000000000 != 0) {
-        (0x1ffff & s.0[115] & 0u64.wrapping_sub((!n[158]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x10000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x10000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[115] & 0u64.wrapping_sub((!n[158]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x10000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x10000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[276]: 64 node words, bit 0 (next (connected 54 a 1)), bit 1 (next (connected 54 a 2)), bit 2 (next (connected 54 a 3)), bit 3 (next (connected 54 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[276] = (0x20000000000000 & s.0[4] & g[168]) | (0x20000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[116] & 0u64.wrapping_sub((!n[161]) as u64))
-        | (0xffdfffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x20000000000000 != 0) as u64))
-        | (0xffdfffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x20000000000000 != 0) as u64));
+    g[276] = (0x20000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffdfffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x20000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x20000000000000 != 0) as u64))))
+        | (s.0[116] & 0u64.wrapping_sub((!n[161]) as u64));
     // g[277]: 17 node words, bit 0 (next (connected 54 h 2)), bit 1 (next (connected 54 h 3)), bit 2 (next (connected 54 h 4)), bit 3 (next (connected 54 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[277] = if ((s.0[117]) != 0) || (s.0[4] & 0x20000000000000 != 0) {
-        (0x1ffff & s.0[117] & 0u64.wrapping_sub((!n[161]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x20000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x20000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[117] & 0u64.wrapping_sub((!n[161]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x20000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x20000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[278]: 64 node words, bit 0 (next (connected 55 a 1)), bit 1 (next (connected 55 a 2)), bit 2 (next (connected 55 a 3)), bit 3 (next (connected 55 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[278] = (0x40000000000000 & s.0[4] & g[168]) | (0x40000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[118] & 0u64.wrapping_sub((!n[164]) as u64))
-        | (0xffbfffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x40000000000000 != 0) as u64))
-        | (0xffbfffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x40000000000000 != 0) as u64));
+    g[278] = (0x40000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xffbfffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x40000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x40000000000000 != 0) as u64))))
+        | (s.0[118] & 0u64.wrapping_sub((!n[164]) as u64));
     // g[279]: 17 node words, bit 0 (next (connected 55 h 2)), bit 1 (next (connected 55 h 3)), bit 2 (next (connected 55 h 4)), bit 3 (next (connected 55 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[279] = if ((s.0[119]) != 0) || (s.0[4] & 0x40000000000000 != 0) {
-        (0x1ffff & s.0[119] & 0u64.wrapping_sub((!n[164]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x40000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x40000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[119] & 0u64.wrapping_sub((!n[164]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x40000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x40000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[280]: 64 node words, bit 0 (next (connected 56 a 1)), bit 1 (next (connected 56 a 2)), bit 2 (next (connected 56 a 3)), bit 3 (next (connected 56 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[280] = (0x80000000000000 & s.0[4] & g[168]) | (0x80000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[120] & 0u64.wrapping_sub((!n[167]) as u64))
-        | (0xff7fffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x80000000000000 != 0) as u64))
-        | (0xff7fffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x80000000000000 != 0) as u64));
+    g[280] = (0x80000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xff7fffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x80000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x80000000000000 != 0) as u64))))
+        | (s.0[120] & 0u64.wrapping_sub((!n[167]) as u64));
     // g[281]: 17 node words, bit 0 (next (connected 56 h 2)), bit 1 (next (connected 56 h 3)), bit 2 (next (connected 56 h 4)), bit 3 (next (connected 56 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[281] = if ((s.0[121]) != 0) || (s.0[4] & 0x80000000000000 != 0) {
-        (0x1ffff & s.0[121] & 0u64.wrapping_sub((!n[167]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x80000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x80000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[121] & 0u64.wrapping_sub((!n[167]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x80000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x80000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[282]: 64 node words, bit 0 (next (connected 57 a 1)), bit 1 (next (connected 57 a 2)), bit 2 (next (connected 57 a 3)), bit 3 (next (connected 57 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[282] = (0x100000000000000 & s.0[4] & g[168]) | (0x100000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[122] & 0u64.wrapping_sub((!n[170]) as u64))
-        | (0xfeffffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x100000000000000 != 0) as u64))
-        | (0xfeffffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x100000000000000 != 0) as u64));
+    g[282] = (0x100000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfeffffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x100000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x100000000000000 != 0) as u64))))
+        | (s.0[122] & 0u64.wrapping_sub((!n[170]) as u64));
     // g[283]: 17 node words, bit 0 (next (connected 57 h 2)), bit 1 (next (connected 57 h 3)), bit 2 (next (connected 57 h 4)), bit 3 (next (connected 57 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[283] = if ((s.0[123]) != 0) || (s.0[4] & 0x100000000000000 != 0) {
-        (0x1ffff & s.0[123] & 0u64.wrapping_sub((!n[170]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x100000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x100000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[123] & 0u64.wrapping_sub((!n[170]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x100000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x100000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[284]: 64 node words, bit 0 (next (connected 58 a 1)), bit 1 (next (connected 58 a 2)), bit 2 (next (connected 58 a 3)), bit 3 (next (connected 58 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[284] = (0x200000000000000 & s.0[4] & g[168]) | (0x200000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[124] & 0u64.wrapping_sub((!n[173]) as u64))
-        | (0xfdffffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x200000000000000 != 0) as u64))
-        | (0xfdffffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x200000000000000 != 0) as u64));
+    g[284] = (0x200000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfdffffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x200000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x200000000000000 != 0) as u64))))
+        | (s.0[124] & 0u64.wrapping_sub((!n[173]) as u64));
     // g[285]: 17 node words, bit 0 (next (connected 58 h 2)), bit 1 (next (connected 58 h 3)), bit 2 (next (connected 58 h 4)), bit 3 (next (connected 58 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[285] = if ((s.0[125]) != 0) || (s.0[4] & 0x200000000000000 != 0) {
-        (0x1ffff & s.0[125] & 0u64.wrapping_sub((!n[173]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x200000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x200000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[125] & 0u64.wrapping_sub((!n[173]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x200000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x200000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[286]: 64 node words, bit 0 (next (connected 59 a 1)), bit 1 (next (connected 59 a 2)), bit 2 (next (connected 59 a 3)), bit 3 (next (connected 59 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[286] = (0x400000000000000 & s.0[4] & g[168]) | (0x400000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[126] & 0u64.wrapping_sub((!n[176]) as u64))
-        | (0xfbffffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x400000000000000 != 0) as u64))
-        | (0xfbffffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x400000000000000 != 0) as u64));
+    g[286] = (0x400000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xfbffffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x400000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x400000000000000 != 0) as u64))))
+        | (s.0[126] & 0u64.wrapping_sub((!n[176]) as u64));
     // g[287]: 17 node words, bit 0 (next (connected 59 h 2)), bit 1 (next (connected 59 h 3)), bit 2 (next (connected 59 h 4)), bit 3 (next (connected 59 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[287] = if ((s.0[127]) != 0) || (s.0[4] & 0x400000000000000 != 0) {
-        (0x1ffff & s.0[127] & 0u64.wrapping_sub((!n[176]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x400000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x400000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[127] & 0u64.wrapping_sub((!n[176]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x400000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x400000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[288]: 64 node words, bit 0 (next (connected 60 a 1)), bit 1 (next (connected 60 a 2)), bit 2 (next (connected 60 a 3)), bit 3 (next (connected 60 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[288] = (0x800000000000000 & s.0[4] & g[168]) | (0x800000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[128] & 0u64.wrapping_sub((!n[179]) as u64))
-        | (0xf7ffffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x800000000000000 != 0) as u64))
-        | (0xf7ffffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x800000000000000 != 0) as u64));
+    g[288] = (0x800000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xf7ffffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x800000000000000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[4] & 0x800000000000000 != 0) as u64))))
+        | (s.0[128] & 0u64.wrapping_sub((!n[179]) as u64));
     // g[289]: 17 node words, bit 0 (next (connected 60 h 2)), bit 1 (next (connected 60 h 3)), bit 2 (next (connected 60 h 4)), bit 3 (next (connected 60 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[289] = if ((s.0[129]) != 0) || (s.0[4] & 0x800000000000000 != 0) {
-        (0x1ffff & s.0[129] & 0u64.wrapping_sub((!n[179]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x800000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x800000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[129] & 0u64.wrapping_sub((!n[179]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x800000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x800000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[290]: 64 node words, bit 0 (next (connected 61 a 1)), bit 1 (next (connected 61 a 2)), bit 2 (next (connected 61 a 3)), bit 3 (next (connected 61 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[290] = (0x1000000000000000 & s.0[4] & g[168])
-        | (0x1000000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[130] & 0u64.wrapping_sub((!n[182]) as u64))
-        | (0xefffffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x1000000000000000 != 0) as u64))
-        | (0xefffffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x1000000000000000 != 0) as u64));
+    g[290] = (0x1000000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xefffffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x1000000000000000 != 0) as u64))
+                | (mt[0]
+                    & 0u64.wrapping_sub((s.0[4] & 0x1000000000000000 != 0) as u64))))
+        | (s.0[130] & 0u64.wrapping_sub((!n[182]) as u64));
     // g[291]: 17 node words, bit 0 (next (connected 61 h 2)), bit 1 (next (connected 61 h 3)), bit 2 (next (connected 61 h 4)), bit 3 (next (connected 61 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[291] = if ((s.0[131]) != 0) || (s.0[4] & 0x1000000000000000 != 0) {
-        (0x1ffff & s.0[131] & 0u64.wrapping_sub((!n[182]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x1000000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x1000000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[131] & 0u64.wrapping_sub((!n[182]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x1000000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x1000000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[292]: 64 node words, bit 0 (next (connected 62 a 1)), bit 1 (next (connected 62 a 2)), bit 2 (next (connected 62 a 3)), bit 3 (next (connected 62 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[292] = (0x2000000000000000 & s.0[4] & g[168])
-        | (0x2000000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[132] & 0u64.wrapping_sub((!n[185]) as u64))
-        | (0xdfffffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x2000000000000000 != 0) as u64))
-        | (0xdfffffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x2000000000000000 != 0) as u64));
+    g[292] = (0x2000000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xdfffffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x2000000000000000 != 0) as u64))
+                | (mt[0]
+                    & 0u64.wrapping_sub((s.0[4] & 0x2000000000000000 != 0) as u64))))
+        | (s.0[132] & 0u64.wrapping_sub((!n[185]) as u64));
     // g[293]: 17 node words, bit 0 (next (connected 62 h 2)), bit 1 (next (connected 62 h 3)), bit 2 (next (connected 62 h 4)), bit 3 (next (connected 62 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[293] = if ((s.0[133]) != 0) || (s.0[4] & 0x2000000000000000 != 0) {
-        (0x1ffff & s.0[133] & 0u64.wrapping_sub((!n[185]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x2000000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x2000000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[133] & 0u64.wrapping_sub((!n[185]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x2000000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x2000000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[294]: 64 node words, bit 0 (next (connected 63 a 1)), bit 1 (next (connected 63 a 2)), bit 2 (next (connected 63 a 3)), bit 3 (next (connected 63 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[294] = (0x4000000000000000 & s.0[4] & g[168])
-        | (0x4000000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[134] & 0u64.wrapping_sub((!n[188]) as u64))
-        | (0xbfffffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x4000000000000000 != 0) as u64))
-        | (0xbfffffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x4000000000000000 != 0) as u64));
+    g[294] = (0x4000000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0xbfffffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x4000000000000000 != 0) as u64))
+                | (mt[0]
+                    & 0u64.wrapping_sub((s.0[4] & 0x4000000000000000 != 0) as u64))))
+        | (s.0[134] & 0u64.wrapping_sub((!n[188]) as u64));
     // g[295]: 17 node words, bit 0 (next (connected 63 h 2)), bit 1 (next (connected 63 h 3)), bit 2 (next (connected 63 h 4)), bit 3 (next (connected 63 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[295] = if ((s.0[135]) != 0) || (s.0[4] & 0x4000000000000000 != 0) {
-        (0x1ffff & s.0[135] & 0u64.wrapping_sub((!n[188]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x4000000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x4000000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[135] & 0u64.wrapping_sub((!n[188]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x4000000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x4000000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[296]: 64 node words, bit 0 (next (connected 64 a 1)), bit 1 (next (connected 64 a 2)), bit 2 (next (connected 64 a 3)), bit 3 (next (connected 64 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[296] = (0x8000000000000000 & s.0[4] & g[168])
-        | (0x8000000000000000 & s.0[4] & mt[0])
-        | (0xffffffffffffffff & s.0[136] & 0u64.wrapping_sub((!n[191]) as u64))
-        | (0x7fffffffffffffff & g[168]
-            & 0u64.wrapping_sub((s.0[4] & 0x8000000000000000 != 0) as u64))
-        | (0x7fffffffffffffff & mt[0]
-            & 0u64.wrapping_sub((s.0[4] & 0x8000000000000000 != 0) as u64));
+    g[296] = (0x8000000000000000 & s.0[4] & (g[168] | mt[0]))
+        | (0x7fffffffffffffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[4] & 0x8000000000000000 != 0) as u64))
+                | (mt[0]
+                    & 0u64.wrapping_sub((s.0[4] & 0x8000000000000000 != 0) as u64))))
+        | (s.0[136] & 0u64.wrapping_sub((!n[191]) as u64));
     // g[297]: 17 node words, bit 0 (next (connected 64 h 2)), bit 1 (next (connected 64 h 3)), bit 2 (next (connected 64 h 4)), bit 3 (next (connected 64 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[297] = if ((s.0[137]) != 0) || (s.0[4] & 0x8000000000000000 != 0) {
-        (0x1ffff & s.0[137] & 0u64.wrapping_sub((!n[191]) as u64))
-            | (0x1ffff & g[170]
-                & 0u64.wrapping_sub((s.0[4] & 0x8000000000000000 != 0) as u64))
-            | (0x1ffff & mt[1]
-                & 0u64.wrapping_sub((s.0[4] & 0x8000000000000000 != 0) as u64))
+        0x1ffff
+            & ((s.0[137] & 0u64.wrapping_sub((!n[191]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[4] & 0x8000000000000000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[4] & 0x8000000000000000 != 0) as u64)))
     } else {
         0
     };
     // g[298]: 64 node words, bit 0 (next (connected 65 a 1)), bit 1 (next (connected 65 a 2)), bit 2 (next (connected 65 a 3)), bit 3 (next (connected 65 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[298] = (0x1 & s.0[5] & g[168]) | (0x1 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[138] & 0u64.wrapping_sub((!n[194]) as u64))
-        | (0xfffffffffffffffe & g[168] & 0u64.wrapping_sub((s.0[5] & 0x1 != 0) as u64))
-        | (0xfffffffffffffffe & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x1 != 0) as u64));
+    g[298] = (0x1 & s.0[5] & (g[168] | mt[0]))
+        | (0xfffffffffffffffe
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x1 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x1 != 0) as u64))))
+        | (s.0[138] & 0u64.wrapping_sub((!n[194]) as u64));
     // g[299]: 17 node words, bit 0 (next (connected 65 h 2)), bit 1 (next (connected 65 h 3)), bit 2 (next (connected 65 h 4)), bit 3 (next (connected 65 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[299] = (0x1 & s.0[5] & g[170]) | (0x1 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[139] & 0u64.wrapping_sub((!n[194]) as u64))
-        | (0x1fffe & g[170] & 0u64.wrapping_sub((s.0[5] & 0x1 != 0) as u64))
-        | (0x1fffe & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x1 != 0) as u64));
+    g[299] = (0x1 & s.0[5] & (g[170] | mt[1]))
+        | (0x1fffe
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x1 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x1 != 0) as u64))))
+        | (0x1ffff & s.0[139] & 0u64.wrapping_sub((!n[194]) as u64));
     // g[300]: 64 node words, bit 0 (next (connected 66 a 1)), bit 1 (next (connected 66 a 2)), bit 2 (next (connected 66 a 3)), bit 3 (next (connected 66 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[300] = (0x2 & s.0[5] & g[168]) | (0x2 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[140] & 0u64.wrapping_sub((!n[197]) as u64))
-        | (0xfffffffffffffffd & g[168] & 0u64.wrapping_sub((s.0[5] & 0x2 != 0) as u64))
-        | (0xfffffffffffffffd & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x2 != 0) as u64));
+    g[300] = (0x2 & s.0[5] & (g[168] | mt[0]))
+        | (0xfffffffffffffffd
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x2 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x2 != 0) as u64))))
+        | (s.0[140] & 0u64.wrapping_sub((!n[197]) as u64));
     // g[301]: 17 node words, bit 0 (next (connected 66 h 2)), bit 1 (next (connected 66 h 3)), bit 2 (next (connected 66 h 4)), bit 3 (next (connected 66 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[301] = (0x2 & s.0[5] & g[170]) | (0x2 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[141] & 0u64.wrapping_sub((!n[197]) as u64))
-        | (0x1fffd & g[170] & 0u64.wrapping_sub((s.0[5] & 0x2 != 0) as u64))
-        | (0x1fffd & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x2 != 0) as u64));
+    g[301] = (0x2 & s.0[5] & (g[170] | mt[1]))
+        | (0x1fffd
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x2 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x2 != 0) as u64))))
+        | (0x1ffff & s.0[141] & 0u64.wrapping_sub((!n[197]) as u64));
     // g[302]: 64 node words, bit 0 (next (connected 67 a 1)), bit 1 (next (connected 67 a 2)), bit 2 (next (connected 67 a 3)), bit 3 (next (connected 67 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[302] = (0x4 & s.0[5] & g[168]) | (0x4 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[142] & 0u64.wrapping_sub((!n[200]) as u64))
-        | (0xfffffffffffffffb & g[168] & 0u64.wrapping_sub((s.0[5] & 0x4 != 0) as u64))
-        | (0xfffffffffffffffb & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x4 != 0) as u64));
+    g[302] = (0x4 & s.0[5] & (g[168] | mt[0]))
+        | (0xfffffffffffffffb
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x4 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x4 != 0) as u64))))
+        | (s.0[142] & 0u64.wrapping_sub((!n[200]) as u64));
     // g[303]: 17 node words, bit 0 (next (connected 67 h 2)), bit 1 (next (connected 67 h 3)), bit 2 (next (connected 67 h 4)), bit 3 (next (connected 67 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[303] = (0x4 & s.0[5] & g[170]) | (0x4 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[143] & 0u64.wrapping_sub((!n[200]) as u64))
-        | (0x1fffb & g[170] & 0u64.wrapping_sub((s.0[5] & 0x4 != 0) as u64))
-        | (0x1fffb & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x4 != 0) as u64));
+    g[303] = (0x4 & s.0[5] & (g[170] | mt[1]))
+        | (0x1fffb
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x4 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x4 != 0) as u64))))
+        | (0x1ffff & s.0[143] & 0u64.wrapping_sub((!n[200]) as u64));
     // g[304]: 64 node words, bit 0 (next (connected 68 a 1)), bit 1 (next (connected 68 a 2)), bit 2 (next (connected 68 a 3)), bit 3 (next (connected 68 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[304] = (0x8 & s.0[5] & g[168]) | (0x8 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[144] & 0u64.wrapping_sub((!n[203]) as u64))
-        | (0xfffffffffffffff7 & g[168] & 0u64.wrapping_sub((s.0[5] & 0x8 != 0) as u64))
-        | (0xfffffffffffffff7 & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x8 != 0) as u64));
+    g[304] = (0x8 & s.0[5] & (g[168] | mt[0]))
+        | (0xfffffffffffffff7
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x8 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x8 != 0) as u64))))
+        | (s.0[144] & 0u64.wrapping_sub((!n[203]) as u64));
     // g[305]: 17 node words, bit 0 (next (connected 68 h 2)), bit 1 (next (connected 68 h 3)), bit 2 (next (connected 68 h 4)), bit 3 (next (connected 68 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[305] = (0x8 & s.0[5] & g[170]) | (0x8 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[145] & 0u64.wrapping_sub((!n[203]) as u64))
-        | (0x1fff7 & g[170] & 0u64.wrapping_sub((s.0[5] & 0x8 != 0) as u64))
-        | (0x1fff7 & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x8 != 0) as u64));
+    g[305] = (0x8 & s.0[5] & (g[170] | mt[1]))
+        | (0x1fff7
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x8 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x8 != 0) as u64))))
+        | (0x1ffff & s.0[145] & 0u64.wrapping_sub((!n[203]) as u64));
     // g[306]: 64 node words, bit 0 (next (connected 69 a 1)), bit 1 (next (connected 69 a 2)), bit 2 (next (connected 69 a 3)), bit 3 (next (connected 69 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[306] = (0x10 & s.0[5] & g[168]) | (0x10 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[146] & 0u64.wrapping_sub((!n[206]) as u64))
-        | (0xffffffffffffffef & g[168] & 0u64.wrapping_sub((s.0[5] & 0x10 != 0) as u64))
-        | (0xffffffffffffffef & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x10 != 0) as u64));
+    g[306] = (0x10 & s.0[5] & (g[168] | mt[0]))
+        | (0xffffffffffffffef
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x10 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x10 != 0) as u64))))
+        | (s.0[146] & 0u64.wrapping_sub((!n[206]) as u64));
     // g[307]: 17 node words, bit 0 (next (connected 69 h 2)), bit 1 (next (connected 69 h 3)), bit 2 (next (connected 69 h 4)), bit 3 (next (connected 69 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[307] = (0x10 & s.0[5] & g[170]) | (0x10 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[147] & 0u64.wrapping_sub((!n[206]) as u64))
-        | (0x1ffef & g[170] & 0u64.wrapping_sub((s.0[5] & 0x10 != 0) as u64))
-        | (0x1ffef & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x10 != 0) as u64));
+    g[307] = (0x10 & s.0[5] & (g[170] | mt[1]))
+        | (0x1ffef
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x10 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x10 != 0) as u64))))
+        | (0x1ffff & s.0[147] & 0u64.wrapping_sub((!n[206]) as u64));
     // g[308]: 64 node words, bit 0 (next (connected 70 a 1)), bit 1 (next (connected 70 a 2)), bit 2 (next (connected 70 a 3)), bit 3 (next (connected 70 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[308] = (0x20 & s.0[5] & g[168]) | (0x20 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[148] & 0u64.wrapping_sub((!n[209]) as u64))
-        | (0xffffffffffffffdf & g[168] & 0u64.wrapping_sub((s.0[5] & 0x20 != 0) as u64))
-        | (0xffffffffffffffdf & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x20 != 0) as u64));
+    g[308] = (0x20 & s.0[5] & (g[168] | mt[0]))
+        | (0xffffffffffffffdf
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x20 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x20 != 0) as u64))))
+        | (s.0[148] & 0u64.wrapping_sub((!n[209]) as u64));
     // g[309]: 17 node words, bit 0 (next (connected 70 h 2)), bit 1 (next (connected 70 h 3)), bit 2 (next (connected 70 h 4)), bit 3 (next (connected 70 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[309] = (0x20 & s.0[5] & g[170]) | (0x20 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[149] & 0u64.wrapping_sub((!n[209]) as u64))
-        | (0x1ffdf & g[170] & 0u64.wrapping_sub((s.0[5] & 0x20 != 0) as u64))
-        | (0x1ffdf & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x20 != 0) as u64));
+    g[309] = (0x20 & s.0[5] & (g[170] | mt[1]))
+        | (0x1ffdf
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x20 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x20 != 0) as u64))))
+        | (0x1ffff & s.0[149] & 0u64.wrapping_sub((!n[209]) as u64));
     // g[310]: 64 node words, bit 0 (next (connected 71 a 1)), bit 1 (next (connected 71 a 2)), bit 2 (next (connected 71 a 3)), bit 3 (next (connected 71 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[310] = (0x40 & s.0[5] & g[168]) | (0x40 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[150] & 0u64.wrapping_sub((!n[212]) as u64))
-        | (0xffffffffffffffbf & g[168] & 0u64.wrapping_sub((s.0[5] & 0x40 != 0) as u64))
-        | (0xffffffffffffffbf & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x40 != 0) as u64));
+    g[310] = (0x40 & s.0[5] & (g[168] | mt[0]))
+        | (0xffffffffffffffbf
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x40 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x40 != 0) as u64))))
+        | (s.0[150] & 0u64.wrapping_sub((!n[212]) as u64));
     // g[311]: 17 node words, bit 0 (next (connected 71 h 2)), bit 1 (next (connected 71 h 3)), bit 2 (next (connected 71 h 4)), bit 3 (next (connected 71 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[311] = (0x40 & s.0[5] & g[170]) | (0x40 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[151] & 0u64.wrapping_sub((!n[212]) as u64))
-        | (0x1ffbf & g[170] & 0u64.wrapping_sub((s.0[5] & 0x40 != 0) as u64))
-        | (0x1ffbf & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x40 != 0) as u64));
+    g[311] = (0x40 & s.0[5] & (g[170] | mt[1]))
+        | (0x1ffbf
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x40 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x40 != 0) as u64))))
+        | (0x1ffff & s.0[151] & 0u64.wrapping_sub((!n[212]) as u64));
     // g[312]: 64 node words, bit 0 (next (connected 72 a 1)), bit 1 (next (connected 72 a 2)), bit 2 (next (connected 72 a 3)), bit 3 (next (connected 72 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[312] = (0x80 & s.0[5] & g[168]) | (0x80 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[152] & 0u64.wrapping_sub((!n[215]) as u64))
-        | (0xffffffffffffff7f & g[168] & 0u64.wrapping_sub((s.0[5] & 0x80 != 0) as u64))
-        | (0xffffffffffffff7f & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x80 != 0) as u64));
+    g[312] = (0x80 & s.0[5] & (g[168] | mt[0]))
+        | (0xffffffffffffff7f
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x80 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x80 != 0) as u64))))
+        | (s.0[152] & 0u64.wrapping_sub((!n[215]) as u64));
     // g[313]: 17 node words, bit 0 (next (connected 72 h 2)), bit 1 (next (connected 72 h 3)), bit 2 (next (connected 72 h 4)), bit 3 (next (connected 72 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[313] = (0x80 & s.0[5] & g[170]) | (0x80 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[153] & 0u64.wrapping_sub((!n[215]) as u64))
-        | (0x1ff7f & g[170] & 0u64.wrapping_sub((s.0[5] & 0x80 != 0) as u64))
-        | (0x1ff7f & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x80 != 0) as u64));
+    g[313] = (0x80 & s.0[5] & (g[170] | mt[1]))
+        | (0x1ff7f
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x80 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x80 != 0) as u64))))
+        | (0x1ffff & s.0[153] & 0u64.wrapping_sub((!n[215]) as u64));
     // g[314]: 64 node words, bit 0 (next (connected 73 a 1)), bit 1 (next (connected 73 a 2)), bit 2 (next (connected 73 a 3)), bit 3 (next (connected 73 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[314] = (0x100 & s.0[5] & g[168]) | (0x100 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[154] & 0u64.wrapping_sub((!n[218]) as u64))
-        | (0xfffffffffffffeff & g[168] & 0u64.wrapping_sub((s.0[5] & 0x100 != 0) as u64))
-        | (0xfffffffffffffeff & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x100 != 0) as u64));
+    g[314] = (0x100 & s.0[5] & (g[168] | mt[0]))
+        | (0xfffffffffffffeff
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x100 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x100 != 0) as u64))))
+        | (s.0[154] & 0u64.wrapping_sub((!n[218]) as u64));
     // g[315]: 17 node words, bit 0 (next (connected 73 h 2)), bit 1 (next (connected 73 h 3)), bit 2 (next (connected 73 h 4)), bit 3 (next (connected 73 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[315] = (0x100 & s.0[5] & g[170]) | (0x100 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[155] & 0u64.wrapping_sub((!n[218]) as u64))
-        | (0x1feff & g[170] & 0u64.wrapping_sub((s.0[5] & 0x100 != 0) as u64))
-        | (0x1feff & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x100 != 0) as u64));
+    g[315] = (0x100 & s.0[5] & (g[170] | mt[1]))
+        | (0x1feff
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x100 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x100 != 0) as u64))))
+        | (0x1ffff & s.0[155] & 0u64.wrapping_sub((!n[218]) as u64));
     // g[316]: 64 node words, bit 0 (next (connected 74 a 1)), bit 1 (next (connected 74 a 2)), bit 2 (next (connected 74 a 3)), bit 3 (next (connected 74 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[316] = (0x200 & s.0[5] & g[168]) | (0x200 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[156] & 0u64.wrapping_sub((!n[221]) as u64))
-        | (0xfffffffffffffdff & g[168] & 0u64.wrapping_sub((s.0[5] & 0x200 != 0) as u64))
-        | (0xfffffffffffffdff & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x200 != 0) as u64));
+    g[316] = (0x200 & s.0[5] & (g[168] | mt[0]))
+        | (0xfffffffffffffdff
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x200 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x200 != 0) as u64))))
+        | (s.0[156] & 0u64.wrapping_sub((!n[221]) as u64));
     // g[317]: 17 node words, bit 0 (next (connected 74 h 2)), bit 1 (next (connected 74 h 3)), bit 2 (next (connected 74 h 4)), bit 3 (next (connected 74 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[317] = (0x200 & s.0[5] & g[170]) | (0x200 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[157] & 0u64.wrapping_sub((!n[221]) as u64))
-        | (0x1fdff & g[170] & 0u64.wrapping_sub((s.0[5] & 0x200 != 0) as u64))
-        | (0x1fdff & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x200 != 0) as u64));
+    g[317] = (0x200 & s.0[5] & (g[170] | mt[1]))
+        | (0x1fdff
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x200 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x200 != 0) as u64))))
+        | (0x1ffff & s.0[157] & 0u64.wrapping_sub((!n[221]) as u64));
     // g[318]: 64 node words, bit 0 (next (connected 75 a 1)), bit 1 (next (connected 75 a 2)), bit 2 (next (connected 75 a 3)), bit 3 (next (connected 75 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[318] = (0x400 & s.0[5] & g[168]) | (0x400 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[158] & 0u64.wrapping_sub((!n[224]) as u64))
-        | (0xfffffffffffffbff & g[168] & 0u64.wrapping_sub((s.0[5] & 0x400 != 0) as u64))
-        | (0xfffffffffffffbff & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x400 != 0) as u64));
+    g[318] = (0x400 & s.0[5] & (g[168] | mt[0]))
+        | (0xfffffffffffffbff
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x400 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x400 != 0) as u64))))
+        | (s.0[158] & 0u64.wrapping_sub((!n[224]) as u64));
     // g[319]: 17 node words, bit 0 (next (connected 75 h 2)), bit 1 (next (connected 75 h 3)), bit 2 (next (connected 75 h 4)), bit 3 (next (connected 75 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[319] = (0x400 & s.0[5] & g[170]) | (0x400 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[159] & 0u64.wrapping_sub((!n[224]) as u64))
-        | (0x1fbff & g[170] & 0u64.wrapping_sub((s.0[5] & 0x400 != 0) as u64))
-        | (0x1fbff & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x400 != 0) as u64));
+    g[319] = (0x400 & s.0[5] & (g[170] | mt[1]))
+        | (0x1fbff
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x400 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x400 != 0) as u64))))
+        | (0x1ffff & s.0[159] & 0u64.wrapping_sub((!n[224]) as u64));
     // g[320]: 64 node words, bit 0 (next (connected 76 a 1)), bit 1 (next (connected 76 a 2)), bit 2 (next (connected 76 a 3)), bit 3 (next (connected 76 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[320] = (0x800 & s.0[5] & g[168]) | (0x800 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[160] & 0u64.wrapping_sub((!n[227]) as u64))
-        | (0xfffffffffffff7ff & g[168] & 0u64.wrapping_sub((s.0[5] & 0x800 != 0) as u64))
-        | (0xfffffffffffff7ff & mt[0] & 0u64.wrapping_sub((s.0[5] & 0x800 != 0) as u64));
+    g[320] = (0x800 & s.0[5] & (g[168] | mt[0]))
+        | (0xfffffffffffff7ff
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x800 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x800 != 0) as u64))))
+        | (s.0[160] & 0u64.wrapping_sub((!n[227]) as u64));
     // g[321]: 17 node words, bit 0 (next (connected 76 h 2)), bit 1 (next (connected 76 h 3)), bit 2 (next (connected 76 h 4)), bit 3 (next (connected 76 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[321] = (0x800 & s.0[5] & g[170]) | (0x800 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[161] & 0u64.wrapping_sub((!n[227]) as u64))
-        | (0x1f7ff & g[170] & 0u64.wrapping_sub((s.0[5] & 0x800 != 0) as u64))
-        | (0x1f7ff & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x800 != 0) as u64));
+    g[321] = (0x800 & s.0[5] & (g[170] | mt[1]))
+        | (0x1f7ff
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x800 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x800 != 0) as u64))))
+        | (0x1ffff & s.0[161] & 0u64.wrapping_sub((!n[227]) as u64));
     // g[322]: 64 node words, bit 0 (next (connected 77 a 1)), bit 1 (next (connected 77 a 2)), bit 2 (next (connected 77 a 3)), bit 3 (next (connected 77 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[322] = (0x1000 & s.0[5] & g[168]) | (0x1000 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[162] & 0u64.wrapping_sub((!n[230]) as u64))
-        | (0xffffffffffffefff & g[168]
-            & 0u64.wrapping_sub((s.0[5] & 0x1000 != 0) as u64))
-        | (0xffffffffffffefff & mt[0]
-            & 0u64.wrapping_sub((s.0[5] & 0x1000 != 0) as u64));
+    g[322] = (0x1000 & s.0[5] & (g[168] | mt[0]))
+        | (0xffffffffffffefff
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x1000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x1000 != 0) as u64))))
+        | (s.0[162] & 0u64.wrapping_sub((!n[230]) as u64));
     // g[323]: 17 node words, bit 0 (next (connected 77 h 2)), bit 1 (next (connected 77 h 3)), bit 2 (next (connected 77 h 4)), bit 3 (next (connected 77 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[323] = (0x1000 & s.0[5] & g[170]) | (0x1000 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[163] & 0u64.wrapping_sub((!n[230]) as u64))
-        | (0x1efff & g[170] & 0u64.wrapping_sub((s.0[5] & 0x1000 != 0) as u64))
-        | (0x1efff & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x1000 != 0) as u64));
+    g[323] = (0x1000 & s.0[5] & (g[170] | mt[1]))
+        | (0x1efff
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x1000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x1000 != 0) as u64))))
+        | (0x1ffff & s.0[163] & 0u64.wrapping_sub((!n[230]) as u64));
     // g[324]: 64 node words, bit 0 (next (connected 78 a 1)), bit 1 (next (connected 78 a 2)), bit 2 (next (connected 78 a 3)), bit 3 (next (connected 78 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[324] = (0x2000 & s.0[5] & g[168]) | (0x2000 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[164] & 0u64.wrapping_sub((!n[233]) as u64))
-        | (0xffffffffffffdfff & g[168]
-            & 0u64.wrapping_sub((s.0[5] & 0x2000 != 0) as u64))
-        | (0xffffffffffffdfff & mt[0]
-            & 0u64.wrapping_sub((s.0[5] & 0x2000 != 0) as u64));
+    g[324] = (0x2000 & s.0[5] & (g[168] | mt[0]))
+        | (0xffffffffffffdfff
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x2000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x2000 != 0) as u64))))
+        | (s.0[164] & 0u64.wrapping_sub((!n[233]) as u64));
     // g[325]: 17 node words, bit 0 (next (connected 78 h 2)), bit 1 (next (connected 78 h 3)), bit 2 (next (connected 78 h 4)), bit 3 (next (connected 78 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[325] = (0x2000 & s.0[5] & g[170]) | (0x2000 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[165] & 0u64.wrapping_sub((!n[233]) as u64))
-        | (0x1dfff & g[170] & 0u64.wrapping_sub((s.0[5] & 0x2000 != 0) as u64))
-        | (0x1dfff & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x2000 != 0) as u64));
+    g[325] = (0x2000 & s.0[5] & (g[170] | mt[1]))
+        | (0x1dfff
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x2000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x2000 != 0) as u64))))
+        | (0x1ffff & s.0[165] & 0u64.wrapping_sub((!n[233]) as u64));
     // g[326]: 64 node words, bit 0 (next (connected 79 a 1)), bit 1 (next (connected 79 a 2)), bit 2 (next (connected 79 a 3)), bit 3 (next (connected 79 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[326] = (0x4000 & s.0[5] & g[168]) | (0x4000 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[166] & 0u64.wrapping_sub((!n[236]) as u64))
-        | (0xffffffffffffbfff & g[168]
-            & 0u64.wrapping_sub((s.0[5] & 0x4000 != 0) as u64))
-        | (0xffffffffffffbfff & mt[0]
-            & 0u64.wrapping_sub((s.0[5] & 0x4000 != 0) as u64));
+    g[326] = (0x4000 & s.0[5] & (g[168] | mt[0]))
+        | (0xffffffffffffbfff
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x4000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x4000 != 0) as u64))))
+        | (s.0[166] & 0u64.wrapping_sub((!n[236]) as u64));
     // g[327]: 17 node words, bit 0 (next (connected 79 h 2)), bit 1 (next (connected 79 h 3)), bit 2 (next (connected 79 h 4)), bit 3 (next (connected 79 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[327] = (0x4000 & s.0[5] & g[170]) | (0x4000 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[167] & 0u64.wrapping_sub((!n[236]) as u64))
-        | (0x1bfff & g[170] & 0u64.wrapping_sub((s.0[5] & 0x4000 != 0) as u64))
-        | (0x1bfff & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x4000 != 0) as u64));
+    g[327] = (0x4000 & s.0[5] & (g[170] | mt[1]))
+        | (0x1bfff
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x4000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x4000 != 0) as u64))))
+        | (0x1ffff & s.0[167] & 0u64.wrapping_sub((!n[236]) as u64));
     // g[328]: 64 node words, bit 0 (next (connected 80 a 1)), bit 1 (next (connected 80 a 2)), bit 2 (next (connected 80 a 3)), bit 3 (next (connected 80 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[328] = (0x8000 & s.0[5] & g[168]) | (0x8000 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[168] & 0u64.wrapping_sub((!n[239]) as u64))
-        | (0xffffffffffff7fff & g[168]
-            & 0u64.wrapping_sub((s.0[5] & 0x8000 != 0) as u64))
-        | (0xffffffffffff7fff & mt[0]
-            & 0u64.wrapping_sub((s.0[5] & 0x8000 != 0) as u64));
+    g[328] = (0x8000 & s.0[5] & (g[168] | mt[0]))
+        | (0xffffffffffff7fff
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x8000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x8000 != 0) as u64))))
+        | (s.0[168] & 0u64.wrapping_sub((!n[239]) as u64));
     // g[329]: 17 node words, bit 0 (next (connected 80 h 2)), bit 1 (next (connected 80 h 3)), bit 2 (next (connected 80 h 4)), bit 3 (next (connected 80 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[329] = (0x8000 & s.0[5] & g[170]) | (0x8000 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[169] & 0u64.wrapping_sub((!n[239]) as u64))
-        | (0x17fff & g[170] & 0u64.wrapping_sub((s.0[5] & 0x8000 != 0) as u64))
-        | (0x17fff & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x8000 != 0) as u64));
+    g[329] = (0x8000 & s.0[5] & (g[170] | mt[1]))
+        | (0x17fff
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x8000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x8000 != 0) as u64))))
+        | (0x1ffff & s.0[169] & 0u64.wrapping_sub((!n[239]) as u64));
     // g[330]: 64 node words, bit 0 (next (connected 81 a 1)), bit 1 (next (connected 81 a 2)), bit 2 (next (connected 81 a 3)), bit 3 (next (connected 81 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[330] = (0x10000 & s.0[5] & g[168]) | (0x10000 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[170] & 0u64.wrapping_sub((!n[242]) as u64))
-        | (0xfffffffffffeffff & g[168]
-            & 0u64.wrapping_sub((s.0[5] & 0x10000 != 0) as u64))
-        | (0xfffffffffffeffff & mt[0]
-            & 0u64.wrapping_sub((s.0[5] & 0x10000 != 0) as u64));
+    g[330] = (0x10000 & s.0[5] & (g[168] | mt[0]))
+        | (0xfffffffffffeffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x10000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x10000 != 0) as u64))))
+        | (s.0[170] & 0u64.wrapping_sub((!n[242]) as u64));
     // g[331]: 17 node words, bit 0 (next (connected 81 h 2)), bit 1 (next (connected 81 h 3)), bit 2 (next (connected 81 h 4)), bit 3 (next (connected 81 h 5)), and 13 more; rules at hex.kif:88, 92, 97
-    g[331] = (0x10000 & s.0[5] & g[170]) | (0x10000 & s.0[5] & mt[1])
-        | (0x1ffff & s.0[171] & 0u64.wrapping_sub((!n[242]) as u64))
-        | (0xffff & g[170] & 0u64.wrapping_sub((s.0[5] & 0x10000 != 0) as u64))
-        | (0xffff & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x10000 != 0) as u64));
+    g[331] = (0x10000 & s.0[5] & (g[170] | mt[1]))
+        | (0xffff
+            & ((g[170] & 0u64.wrapping_sub((s.0[5] & 0x10000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x10000 != 0) as u64))))
+        | (0x1ffff & s.0[171] & 0u64.wrapping_sub((!n[242]) as u64));
     // g[332]: 64 node words, bit 0 (next (connected 82 a 1)), bit 1 (next (connected 82 a 2)), bit 2 (next (connected 82 a 3)), bit 3 (next (connected 82 a 4)), and 60 more; rules at hex.kif:88, 92, 97
-    g[332] = (0x20000 & s.0[5] & g[168]) | (0x20000 & s.0[5] & mt[0])
-        | (0xffffffffffffffff & s.0[172] & 0u64.wrapping_sub((!n[245]) as u64))
-        | (0xfffffffffffdffff & g[168]
-            & 0u64.wrapping_sub((s.0[5] & 0x20000 != 0) as u64))
-        | (0xfffffffffffdffff & mt[0]
-            & 0u64.wrapping_sub((s.0[5] & 0x20000 != 0) as u64));
+    g[332] = (0x20000 & s.0[5] & (g[168] | mt[0]))
+        | (0xfffffffffffdffff
+            & ((g[168] & 0u64.wrapping_sub((s.0[5] & 0x20000 != 0) as u64))
+                | (mt[0] & 0u64.wrapping_sub((s.0[5] & 0x20000 != 0) as u64))))
+        | (s.0[172] & 0u64.wrapping_sub((!n[245]) as u64));
     // g[333]: 17 node words, bit 0 (next (connected 82 h 2)), bit 1 (next (connected 82 h 3)), bit 2 (next (connected 82 h 4)), bit 3 (next (connected 82 h 5)), and 13 more; rules at hex.kif:88, 92, 97
     g[333] = if ((s.0[173]) != 0) || (s.0[5] & 0x20000 != 0) {
-        (0x1ffff & s.0[173] & 0u64.wrapping_sub((!n[245]) as u64))
-            | (0x1ffff & g[170] & 0u64.wrapping_sub((s.0[5] & 0x20000 != 0) as u64))
-            | (0x1ffff & mt[1] & 0u64.wrapping_sub((s.0[5] & 0x20000 != 0) as u64))
+        0x1ffff
+            & ((s.0[173] & 0u64.wrapping_sub((!n[245]) as u64))
+                | (g[170] & 0u64.wrapping_sub((s.0[5] & 0x20000 != 0) as u64))
+                | (mt[1] & 0u64.wrapping_sub((s.0[5] & 0x20000 != 0) as u64)))
     } else {
         0
     };

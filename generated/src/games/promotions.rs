@@ -548,7 +548,7 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut g = [0u64; 2];
     // g[0]: 16 node words, bit 6 (occupied 1 8), bit 14 (occupied 2 8), bit 22 (occupied 3 8), bit 30 (occupied 4 8), and 12 more; rules at promotions.kif:16
-    g[0] = (0x4141414141414141 & s.0[0]) | (0x4141414141414141 & (s.0[0] >> 1u32));
+    g[0] = (0x4141414141414141 & s.0[0]) | ((0x8282828282828282 & s.0[0]) >> 1u32);
     // g[1]: 8 node words, bit 5 (legal white (move queen 1 7 1 8)), bit 13 (legal white (move queen 2 7 2 8)), bit 21 (legal white (move queen 3 7 3 8)), bit 29 (legal white (move queen 4 7 4 8)), and 4 more; rules at promotions.kif:19, 22, 24, 27
     g[1] = 0x2020202020202020 & s.0[0] & !(g[0] >> 1u32)
         & 0u64.wrapping_sub((s.0[1] & 0x4000 != 0) as u64);
@@ -580,7 +580,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 fn legal_1(s: &State, out: &mut Vec<Move>) {
     let mut g = [0u64; 2];
     // g[0]: 16 node words, bit 6 (occupied 1 8), bit 14 (occupied 2 8), bit 22 (occupied 3 8), bit 30 (occupied 4 8), and 12 more; rules at promotions.kif:16
-    g[0] = (0x4141414141414141 & s.0[0]) | (0x4141414141414141 & (s.0[0] >> 1u32));
+    g[0] = (0x4141414141414141 & s.0[0]) | ((0x8282828282828282 & s.0[0]) >> 1u32);
     // g[1]: 8 node words, bit 2 (legal black (move queen 1 2 1 1)), bit 10 (legal black (move queen 2 2 2 1)), bit 18 (legal black (move queen 3 2 3 1)), bit 26 (legal black (move queen 4 2 4 1)), and 4 more; rules at promotions.kif:19, 22, 24, 27
     g[1] = 0x404040404040404 & s.0[0] & !(g[0] << 2u32)
         & 0u64.wrapping_sub((s.0[1] & 0x2000 != 0) as u64);
@@ -693,7 +693,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let mut n = [false; 1];
     let mut g = [0u64; 3];
     // g[0]: 16 node words, bit 6 (occupied 1 8), bit 14 (occupied 2 8), bit 22 (occupied 3 8), bit 30 (occupied 4 8), and 12 more; rules at promotions.kif:16
-    g[0] = (0x4141414141414141 & s.0[0]) | (0x4141414141414141 & (s.0[0] >> 1u32));
+    g[0] = (0x4141414141414141 & s.0[0]) | ((0x8282828282828282 & s.0[0]) >> 1u32);
     // n[0]: terminal, rules at promotions.kif:37, 38
     n[0] = ((s.0[0]) & (0xc3c3c3c3c3c3c3c3)) | ((s.0[1]) & (0x1000)) != 0;
     if n[0] {

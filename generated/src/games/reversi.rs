@@ -922,8 +922,8 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     }
     // g[8]: 40 node words, bit 26 (hasothercolorindir 4 3 s), bit 27 (hasothercolorindir 4 4 s), bit 28 (hasothercolorindir 4 5 s), bit 34 (hasothercolorindir 5 3 s), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = (0x404040404040404 & (g[0] << 2u32) & (g[4] << 1u32))
-            | (0x7c7c7c7c7c7c7c7c & (g[0] << 1u32));
+        let mut w: u64 = ((0x3e3e3e3e3e3e3e3e & g[0]) << 1u32)
+            | (0x404040404040404 & (g[0] << 2u32) & (g[4] << 1u32));
         let mut p: u64 = 0x7878787878787878 & (g[4] << 1u32);
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -934,8 +934,8 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     }
     // g[9]: 40 node words, bit 19 (hasothercolorindir 3 4 w), bit 27 (hasothercolorindir 4 4 w), bit 35 (hasothercolorindir 5 4 w), bit 20 (hasothercolorindir 3 5 w), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = (0xff0000 & (g[1] << 16u32) & (g[6] << 8u32))
-            | (0xffffffffff0000 & (g[1] << 8u32));
+        let mut w: u64 = ((0xffffffffff00 & g[1]) << 8u32)
+            | (0xff0000 & (g[1] << 16u32) & (g[6] << 8u32));
         let mut p: u64 = 0xffffffff000000 & (g[6] << 8u32);
         w |= p & (w << 8u32);
         p &= p << 8u32;
@@ -949,8 +949,8 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
         | (0x3e3e3e3e3e00 & s.0[1] & (s.0[1] >> 9u32));
     // g[11]: 25 node words, bit 18 (hasothercolorindir 3 3 sw), bit 27 (hasothercolorindir 4 4 sw), bit 36 (hasothercolorindir 5 5 sw), bit 19 (hasothercolorindir 3 4 sw), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = (0x40404047c0000 & (g[2] << 18u32) & (g[10] << 9u32))
-            | (0x7c7c7c7c7c0000 & (g[2] << 9u32));
+        let mut w: u64 = ((0x3e3e3e3e3e00 & g[2]) << 9u32)
+            | (0x40404047c0000 & (g[2] << 18u32) & (g[10] << 9u32));
         let mut p: u64 = 0x78787878000000 & (g[10] << 9u32);
         w |= p & (w << 9u32);
         p &= p << 9u32;
@@ -976,8 +976,8 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     }
     // g[14]: 25 node words, bit 20 (hasothercolorindir 3 5 nw), bit 27 (hasothercolorindir 4 4 nw), bit 34 (hasothercolorindir 5 3 nw), bit 21 (hasothercolorindir 3 6 nw), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = (0x202020203e0000 & (g[3] << 14u32) & (g[12] << 7u32))
-            | (0x3e3e3e3e3e0000 & (g[3] << 7u32));
+        let mut w: u64 = ((0x7c7c7c7c7c00 & g[3]) << 7u32)
+            | (0x202020203e0000 & (g[3] << 14u32) & (g[12] << 7u32));
         let mut p: u64 = 0x1e1e1e1e000000 & (g[12] << 7u32);
         w |= p & (w << 7u32);
         p &= p << 7u32;
@@ -999,40 +999,34 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
         g[15] = w;
     }
     // g[16]: 64 node words, bit 27 ((aux 2) 4 4 4 4), bit 28 ((aux 2) 4 4 5 5), bit 35 ((aux 2) 5 5 4 4), bit 36 ((aux 2) 5 5 5 5), and 60 more
-    g[16] = (0xffffffffffffffff & s.0[0]) | (0xffffffffffffffff & s.0[1]);
+    g[16] = s.0[0] | s.0[1];
     // g[17]: 64 node words, bit 0 ((aux 4) 1 1 black), bit 1 ((aux 4) 1 2 black), bit 2 ((aux 4) 1 3 black), bit 3 ((aux 4) 1 4 black), and 60 more
-    g[17] = (0x404040404fc0000 & (s.0[1] << 9u32) & (g[2] << 18u32))
-        | (0xf8f8f8f8f8000000 & (s.0[1] << 9u32) & (g[11] << 9u32))
+    g[17] = ((0x7c7c7c7c7c0000 & s.0[1] & g[11]) << 9u32)
+        | ((0xffffffffff0000 & s.0[1] & g[9]) << 8u32)
+        | ((0x3e3e3e3e3e0000 & s.0[1] & g[14]) << 7u32)
+        | ((0x7c7c7c7c7c7c7c7c & s.0[1] & g[8]) << 1u32)
+        | ((s.0[1] & ((0x4040404040404040 & g[0]) | (0x3e3e3e3e3e3e3e3e & g[5])))
+            >> 1u32)
+        | ((s.0[1] & ((0x7e020202020200 & g[3]) | (0x7c7c7c7c7c00 & g[13]))) >> 7u32)
+        | ((s.0[1] & ((0xff000000000000 & g[1]) | (0xffffffffff00 & g[7]))) >> 8u32)
+        | ((s.0[1] & ((0x7e404040404000 & g[2]) | (0x3e3e3e3e3e00 & g[15]))) >> 9u32)
+        | (0x404040404fc0000 & (s.0[1] << 9u32) & (g[2] << 18u32))
         | (0xff0000 & (s.0[1] << 8u32) & (g[1] << 16u32))
-        | (0xffffffffff000000 & (s.0[1] << 8u32) & (g[9] << 8u32))
         | (0x20202020203f0000 & (s.0[1] << 7u32) & (g[3] << 14u32))
-        | (0x1f1f1f1f1f000000 & (s.0[1] << 7u32) & (g[14] << 7u32))
-        | (0x404040404040404 & (s.0[1] << 1u32) & (g[0] << 2u32))
-        | (0xf8f8f8f8f8f8f8f8 & (s.0[1] << 1u32) & (g[8] << 1u32))
-        | (0x2020202020202020 & (s.0[1] >> 1u32) & (g[0] >> 1u32))
-        | (0x1f1f1f1f1f1f1f1f & (s.0[1] >> 1u32) & (g[5] >> 1u32))
-        | (0xfc0404040404 & (s.0[1] >> 7u32) & (g[3] >> 7u32))
-        | (0xf8f8f8f8f8 & (s.0[1] >> 7u32) & (g[13] >> 7u32))
-        | (0xff0000000000 & (s.0[1] >> 8u32) & (g[1] >> 8u32))
-        | (0xffffffffff & (s.0[1] >> 8u32) & (g[7] >> 8u32))
-        | (0x3f2020202020 & (s.0[1] >> 9u32) & (g[2] >> 9u32))
-        | (0x1f1f1f1f1f & (s.0[1] >> 9u32) & (g[15] >> 9u32));
+        | (0x404040404040404 & (s.0[1] << 1u32) & (g[0] << 2u32));
     // g[18]: 8 node words, bit 24 ((aux 5) 1 black), bit 25 ((aux 5) 2 black), bit 26 ((aux 5) 3 black), bit 27 ((aux 5) 4 black), and 4 more
-    g[18] = (0xff000000 & !(g[16] << 24u32) & (g[17] << 24u32))
-        | (0xff000000 & !(g[16] << 16u32) & (g[17] << 16u32))
-        | (0xff000000 & !(g[16] << 8u32) & (g[17] << 8u32))
-        | (0xff000000 & !g[16] & g[17])
-        | (0xff000000 & !(g[16] >> 8u32) & (g[17] >> 8u32))
-        | (0xff000000 & !(g[16] >> 16u32) & (g[17] >> 16u32))
-        | (0xff000000 & !(g[16] >> 24u32) & (g[17] >> 24u32))
-        | (0xff000000 & !(g[16] >> 32u32) & (g[17] >> 32u32));
+    g[18] = ((0xff & !g[16] & g[17]) << 24u32) | ((0xff00 & !g[16] & g[17]) << 16u32)
+        | ((0xff0000 & !g[16] & g[17]) << 8u32) | (0xff000000 & !g[16] & g[17])
+        | ((0xff00000000 & !g[16] & g[17]) >> 8u32)
+        | ((0xff0000000000 & !g[16] & g[17]) >> 16u32)
+        | ((0xff000000000000 & !g[16] & g[17]) >> 24u32)
+        | ((0xff00000000000000 & !g[16] & g[17]) >> 32u32);
     // n[0]: (playercanmove black), rules at reversi.kif:55
     n[0] = 0xff000000 & g[18] != 0;
     // n[1]: (legal black noop), rules at reversi.kif:58, 61
     n[1] = (s.0[2] & 0x2 == 0x2) | (!n[0]);
     // g[19]: 64 node words, bit 4 (legal black (move 1 5)), bit 5 (legal black (move 1 6)), bit 3 (legal black (move 1 4)), bit 6 (legal black (move 1 7)), and 60 more; rules at reversi.kif:64
-    g[19] = 0xffffffffffffffff & !g[16] & g[17]
-        & 0u64.wrapping_sub((s.0[2] & 0x1 != 0) as u64);
+    g[19] = !g[16] & g[17] & 0u64.wrapping_sub((s.0[2] & 0x1 != 0) as u64);
     let mut parts = [0u64; 2];
     if s.0[2] & 0x1 != 0 {
         parts[0] |= g[19] & 0xffffffffffffffff;
@@ -1095,8 +1089,8 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     }
     // g[8]: 40 node words, bit 26 (hasothercolorindir 4 3 s), bit 27 (hasothercolorindir 4 4 s), bit 28 (hasothercolorindir 4 5 s), bit 34 (hasothercolorindir 5 3 s), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = (0x404040404040404 & (g[0] << 2u32) & (g[4] << 1u32))
-            | (0x7c7c7c7c7c7c7c7c & (g[0] << 1u32));
+        let mut w: u64 = ((0x3e3e3e3e3e3e3e3e & g[0]) << 1u32)
+            | (0x404040404040404 & (g[0] << 2u32) & (g[4] << 1u32));
         let mut p: u64 = 0x7878787878787878 & (g[4] << 1u32);
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -1107,8 +1101,8 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     }
     // g[9]: 40 node words, bit 19 (hasothercolorindir 3 4 w), bit 27 (hasothercolorindir 4 4 w), bit 35 (hasothercolorindir 5 4 w), bit 20 (hasothercolorindir 3 5 w), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = (0xff0000 & (g[1] << 16u32) & (g[6] << 8u32))
-            | (0xffffffffff0000 & (g[1] << 8u32));
+        let mut w: u64 = ((0xffffffffff00 & g[1]) << 8u32)
+            | (0xff0000 & (g[1] << 16u32) & (g[6] << 8u32));
         let mut p: u64 = 0xffffffff000000 & (g[6] << 8u32);
         w |= p & (w << 8u32);
         p &= p << 8u32;
@@ -1122,8 +1116,8 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
         | (0x3e3e3e3e3e00 & s.0[1] & (s.0[1] >> 9u32));
     // g[11]: 25 node words, bit 18 (hasothercolorindir 3 3 sw), bit 27 (hasothercolorindir 4 4 sw), bit 36 (hasothercolorindir 5 5 sw), bit 19 (hasothercolorindir 3 4 sw), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = (0x40404047c0000 & (g[2] << 18u32) & (g[10] << 9u32))
-            | (0x7c7c7c7c7c0000 & (g[2] << 9u32));
+        let mut w: u64 = ((0x3e3e3e3e3e00 & g[2]) << 9u32)
+            | (0x40404047c0000 & (g[2] << 18u32) & (g[10] << 9u32));
         let mut p: u64 = 0x78787878000000 & (g[10] << 9u32);
         w |= p & (w << 9u32);
         p &= p << 9u32;
@@ -1149,8 +1143,8 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     }
     // g[14]: 25 node words, bit 20 (hasothercolorindir 3 5 nw), bit 27 (hasothercolorindir 4 4 nw), bit 34 (hasothercolorindir 5 3 nw), bit 21 (hasothercolorindir 3 6 nw), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = (0x202020203e0000 & (g[3] << 14u32) & (g[12] << 7u32))
-            | (0x3e3e3e3e3e0000 & (g[3] << 7u32));
+        let mut w: u64 = ((0x7c7c7c7c7c00 & g[3]) << 7u32)
+            | (0x202020203e0000 & (g[3] << 14u32) & (g[12] << 7u32));
         let mut p: u64 = 0x1e1e1e1e000000 & (g[12] << 7u32);
         w |= p & (w << 7u32);
         p &= p << 7u32;
@@ -1172,40 +1166,34 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
         g[15] = w;
     }
     // g[16]: 64 node words, bit 27 ((aux 2) 4 4 4 4), bit 28 ((aux 2) 4 4 5 5), bit 35 ((aux 2) 5 5 4 4), bit 36 ((aux 2) 5 5 5 5), and 60 more
-    g[16] = (0xffffffffffffffff & s.0[0]) | (0xffffffffffffffff & s.0[1]);
+    g[16] = s.0[0] | s.0[1];
     // g[17]: 64 node words, bit 0 ((aux 4) 1 1 red), bit 1 ((aux 4) 1 2 red), bit 2 ((aux 4) 1 3 red), bit 3 ((aux 4) 1 4 red), and 60 more
-    g[17] = (0x404040404fc0000 & (s.0[0] << 9u32) & (g[2] << 18u32))
-        | (0xf8f8f8f8f8000000 & (s.0[0] << 9u32) & (g[11] << 9u32))
+    g[17] = ((0x7c7c7c7c7c0000 & s.0[0] & g[11]) << 9u32)
+        | ((0xffffffffff0000 & s.0[0] & g[9]) << 8u32)
+        | ((0x3e3e3e3e3e0000 & s.0[0] & g[14]) << 7u32)
+        | ((0x7c7c7c7c7c7c7c7c & s.0[0] & g[8]) << 1u32)
+        | ((s.0[0] & ((0x4040404040404040 & g[0]) | (0x3e3e3e3e3e3e3e3e & g[5])))
+            >> 1u32)
+        | ((s.0[0] & ((0x7e020202020200 & g[3]) | (0x7c7c7c7c7c00 & g[13]))) >> 7u32)
+        | ((s.0[0] & ((0xff000000000000 & g[1]) | (0xffffffffff00 & g[7]))) >> 8u32)
+        | ((s.0[0] & ((0x7e404040404000 & g[2]) | (0x3e3e3e3e3e00 & g[15]))) >> 9u32)
+        | (0x404040404fc0000 & (s.0[0] << 9u32) & (g[2] << 18u32))
         | (0xff0000 & (s.0[0] << 8u32) & (g[1] << 16u32))
-        | (0xffffffffff000000 & (s.0[0] << 8u32) & (g[9] << 8u32))
         | (0x20202020203f0000 & (s.0[0] << 7u32) & (g[3] << 14u32))
-        | (0x1f1f1f1f1f000000 & (s.0[0] << 7u32) & (g[14] << 7u32))
-        | (0x404040404040404 & (s.0[0] << 1u32) & (g[0] << 2u32))
-        | (0xf8f8f8f8f8f8f8f8 & (s.0[0] << 1u32) & (g[8] << 1u32))
-        | (0x2020202020202020 & (s.0[0] >> 1u32) & (g[0] >> 1u32))
-        | (0x1f1f1f1f1f1f1f1f & (s.0[0] >> 1u32) & (g[5] >> 1u32))
-        | (0xfc0404040404 & (s.0[0] >> 7u32) & (g[3] >> 7u32))
-        | (0xf8f8f8f8f8 & (s.0[0] >> 7u32) & (g[13] >> 7u32))
-        | (0xff0000000000 & (s.0[0] >> 8u32) & (g[1] >> 8u32))
-        | (0xffffffffff & (s.0[0] >> 8u32) & (g[7] >> 8u32))
-        | (0x3f2020202020 & (s.0[0] >> 9u32) & (g[2] >> 9u32))
-        | (0x1f1f1f1f1f & (s.0[0] >> 9u32) & (g[15] >> 9u32));
+        | (0x404040404040404 & (s.0[0] << 1u32) & (g[0] << 2u32));
     // g[18]: 8 node words, bit 24 ((aux 5) 1 red), bit 25 ((aux 5) 2 red), bit 26 ((aux 5) 3 red), bit 27 ((aux 5) 4 red), and 4 more
-    g[18] = (0xff000000 & !(g[16] << 24u32) & (g[17] << 24u32))
-        | (0xff000000 & !(g[16] << 16u32) & (g[17] << 16u32))
-        | (0xff000000 & !(g[16] << 8u32) & (g[17] << 8u32))
-        | (0xff000000 & !g[16] & g[17])
-        | (0xff000000 & !(g[16] >> 8u32) & (g[17] >> 8u32))
-        | (0xff000000 & !(g[16] >> 16u32) & (g[17] >> 16u32))
-        | (0xff000000 & !(g[16] >> 24u32) & (g[17] >> 24u32))
-        | (0xff000000 & !(g[16] >> 32u32) & (g[17] >> 32u32));
+    g[18] = ((0xff & !g[16] & g[17]) << 24u32) | ((0xff00 & !g[16] & g[17]) << 16u32)
+        | ((0xff0000 & !g[16] & g[17]) << 8u32) | (0xff000000 & !g[16] & g[17])
+        | ((0xff00000000 & !g[16] & g[17]) >> 8u32)
+        | ((0xff0000000000 & !g[16] & g[17]) >> 16u32)
+        | ((0xff000000000000 & !g[16] & g[17]) >> 24u32)
+        | ((0xff00000000000000 & !g[16] & g[17]) >> 32u32);
     // n[0]: (playercanmove red), rules at reversi.kif:55
     n[0] = 0xff000000 & g[18] != 0;
     // n[1]: (legal red noop), rules at reversi.kif:58, 61
     n[1] = (s.0[2] & 0x1 == 0x1) | (!n[0]);
     // g[19]: 64 node words, bit 3 (legal red (move 1 4)), bit 2 (legal red (move 1 3)), bit 4 (legal red (move 1 5)), bit 1 (legal red (move 1 2)), and 60 more; rules at reversi.kif:64
-    g[19] = 0xffffffffffffffff & !g[16] & g[17]
-        & 0u64.wrapping_sub((s.0[2] & 0x2 != 0) as u64);
+    g[19] = !g[16] & g[17] & 0u64.wrapping_sub((s.0[2] & 0x2 != 0) as u64);
     let mut parts = [0u64; 2];
     if s.0[2] & 0x2 != 0 {
         parts[0] |= g[19] & 0xffffffffffffffff;
@@ -1275,8 +1263,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     }
     // g[8]: 40 node words, bit 26 (hasothercolorindir 4 3 s), bit 27 (hasothercolorindir 4 4 s), bit 28 (hasothercolorindir 4 5 s), bit 34 (hasothercolorindir 5 3 s), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = (0x404040404040404 & (g[0] << 2u32) & (g[4] << 1u32))
-            | (0x7c7c7c7c7c7c7c7c & (g[0] << 1u32));
+        let mut w: u64 = ((0x3e3e3e3e3e3e3e3e & g[0]) << 1u32)
+            | (0x404040404040404 & (g[0] << 2u32) & (g[4] << 1u32));
         let mut p: u64 = 0x7878787878787878 & (g[4] << 1u32);
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -1287,8 +1275,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     }
     // g[9]: 40 node words, bit 19 (hasothercolorindir 3 4 w), bit 27 (hasothercolorindir 4 4 w), bit 35 (hasothercolorindir 5 4 w), bit 20 (hasothercolorindir 3 5 w), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = (0xff0000 & (g[1] << 16u32) & (g[6] << 8u32))
-            | (0xffffffffff0000 & (g[1] << 8u32));
+        let mut w: u64 = ((0xffffffffff00 & g[1]) << 8u32)
+            | (0xff0000 & (g[1] << 16u32) & (g[6] << 8u32));
         let mut p: u64 = 0xffffffff000000 & (g[6] << 8u32);
         w |= p & (w << 8u32);
         p &= p << 8u32;
@@ -1302,8 +1290,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | (0x3e3e3e3e3e00 & s.0[1] & (s.0[1] >> 9u32));
     // g[11]: 25 node words, bit 18 (hasothercolorindir 3 3 sw), bit 27 (hasothercolorindir 4 4 sw), bit 36 (hasothercolorindir 5 5 sw), bit 19 (hasothercolorindir 3 4 sw), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = (0x40404047c0000 & (g[2] << 18u32) & (g[10] << 9u32))
-            | (0x7c7c7c7c7c0000 & (g[2] << 9u32));
+        let mut w: u64 = ((0x3e3e3e3e3e00 & g[2]) << 9u32)
+            | (0x40404047c0000 & (g[2] << 18u32) & (g[10] << 9u32));
         let mut p: u64 = 0x78787878000000 & (g[10] << 9u32);
         w |= p & (w << 9u32);
         p &= p << 9u32;
@@ -1329,8 +1317,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     }
     // g[14]: 25 node words, bit 20 (hasothercolorindir 3 5 nw), bit 27 (hasothercolorindir 4 4 nw), bit 34 (hasothercolorindir 5 3 nw), bit 21 (hasothercolorindir 3 6 nw), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = (0x202020203e0000 & (g[3] << 14u32) & (g[12] << 7u32))
-            | (0x3e3e3e3e3e0000 & (g[3] << 7u32));
+        let mut w: u64 = ((0x7c7c7c7c7c00 & g[3]) << 7u32)
+            | (0x202020203e0000 & (g[3] << 14u32) & (g[12] << 7u32));
         let mut p: u64 = 0x1e1e1e1e000000 & (g[12] << 7u32);
         w |= p & (w << 7u32);
         p &= p << 7u32;
@@ -11237,13 +11225,13 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         _ => {}
     }
     // g[17]: 60 node words, bit 27 (next (cell 4 4 black)), bit 36 (next (cell 5 5 black)), bit 29 (next (cell 4 6 black)), bit 20 (next (cell 3 5 black)), and 56 more; rules at reversi.kif:88, 91, 93
-    g[17] = (0x7effffffffffff7e & s.0[0] & !g[16])
-        | (0x7effffffffffff7e & g[16] & 0u64.wrapping_sub((mt[0] & 0x1 != 0) as u64))
-        | (0x7effffffffffff7e & kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0));
+    g[17] = 0x7effffffffffff7e
+        & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0) | (s.0[0] & !g[16])
+            | (g[16] & 0u64.wrapping_sub((mt[0] & 0x1 != 0) as u64)));
     // g[18]: 60 node words, bit 28 (next (cell 4 5 red)), bit 35 (next (cell 5 4 red)), bit 26 (next (cell 4 3 red)), bit 19 (next (cell 3 4 red)), and 56 more; rules at reversi.kif:88, 91, 93
-    g[18] = (0x7effffffffffff7e & s.0[1] & !g[16])
-        | (0x7effffffffffff7e & g[16] & 0u64.wrapping_sub((mt[0] & 0x2 != 0) as u64))
-        | (0x7effffffffffff7e & kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1));
+    g[18] = 0x7effffffffffff7e
+        & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1) | (s.0[1] & !g[16])
+            | (g[16] & 0u64.wrapping_sub((mt[0] & 0x2 != 0) as u64)));
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
     let mut keep: [u64; 2] = [0x0, 0x0];
     let mut set: [u64; 2] = [0x0, 0x0];
@@ -11311,8 +11299,8 @@ pub fn terminal(s: &State) -> bool {
     }
     // g[8]: 40 node words, bit 26 (hasothercolorindir 4 3 s), bit 27 (hasothercolorindir 4 4 s), bit 28 (hasothercolorindir 4 5 s), bit 34 (hasothercolorindir 5 3 s), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = (0x404040404040404 & (g[0] << 2u32) & (g[4] << 1u32))
-            | (0x7c7c7c7c7c7c7c7c & (g[0] << 1u32));
+        let mut w: u64 = ((0x3e3e3e3e3e3e3e3e & g[0]) << 1u32)
+            | (0x404040404040404 & (g[0] << 2u32) & (g[4] << 1u32));
         let mut p: u64 = 0x7878787878787878 & (g[4] << 1u32);
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -11323,8 +11311,8 @@ pub fn terminal(s: &State) -> bool {
     }
     // g[9]: 40 node words, bit 19 (hasothercolorindir 3 4 w), bit 27 (hasothercolorindir 4 4 w), bit 35 (hasothercolorindir 5 4 w), bit 20 (hasothercolorindir 3 5 w), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = (0xff0000 & (g[1] << 16u32) & (g[6] << 8u32))
-            | (0xffffffffff0000 & (g[1] << 8u32));
+        let mut w: u64 = ((0xffffffffff00 & g[1]) << 8u32)
+            | (0xff0000 & (g[1] << 16u32) & (g[6] << 8u32));
         let mut p: u64 = 0xffffffff000000 & (g[6] << 8u32);
         w |= p & (w << 8u32);
         p &= p << 8u32;
@@ -11338,8 +11326,8 @@ pub fn terminal(s: &State) -> bool {
         | (0x3e3e3e3e3e00 & s.0[1] & (s.0[1] >> 9u32));
     // g[11]: 25 node words, bit 18 (hasothercolorindir 3 3 sw), bit 27 (hasothercolorindir 4 4 sw), bit 36 (hasothercolorindir 5 5 sw), bit 19 (hasothercolorindir 3 4 sw), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = (0x40404047c0000 & (g[2] << 18u32) & (g[10] << 9u32))
-            | (0x7c7c7c7c7c0000 & (g[2] << 9u32));
+        let mut w: u64 = ((0x3e3e3e3e3e00 & g[2]) << 9u32)
+            | (0x40404047c0000 & (g[2] << 18u32) & (g[10] << 9u32));
         let mut p: u64 = 0x78787878000000 & (g[10] << 9u32);
         w |= p & (w << 9u32);
         p &= p << 9u32;
@@ -11365,8 +11353,8 @@ pub fn terminal(s: &State) -> bool {
     }
     // g[14]: 25 node words, bit 20 (hasothercolorindir 3 5 nw), bit 27 (hasothercolorindir 4 4 nw), bit 34 (hasothercolorindir 5 3 nw), bit 21 (hasothercolorindir 3 6 nw), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = (0x202020203e0000 & (g[3] << 14u32) & (g[12] << 7u32))
-            | (0x3e3e3e3e3e0000 & (g[3] << 7u32));
+        let mut w: u64 = ((0x7c7c7c7c7c00 & g[3]) << 7u32)
+            | (0x202020203e0000 & (g[3] << 14u32) & (g[12] << 7u32));
         let mut p: u64 = 0x1e1e1e1e000000 & (g[12] << 7u32);
         w |= p & (w << 7u32);
         p &= p << 7u32;
@@ -11388,59 +11376,49 @@ pub fn terminal(s: &State) -> bool {
         g[15] = w;
     }
     // g[16]: 64 node words, bit 27 ((aux 2) 4 4 4 4), bit 28 ((aux 2) 4 4 5 5), bit 35 ((aux 2) 5 5 4 4), bit 36 ((aux 2) 5 5 5 5), and 60 more
-    g[16] = (0xffffffffffffffff & s.0[0]) | (0xffffffffffffffff & s.0[1]);
+    g[16] = s.0[0] | s.0[1];
     // g[17]: 64 node words, bit 0 ((aux 4) 1 1 black), bit 1 ((aux 4) 1 2 black), bit 2 ((aux 4) 1 3 black), bit 3 ((aux 4) 1 4 black), and 60 more
-    g[17] = (0x404040404fc0000 & (s.0[1] << 9u32) & (g[2] << 18u32))
-        | (0xf8f8f8f8f8000000 & (s.0[1] << 9u32) & (g[11] << 9u32))
+    g[17] = ((0x7c7c7c7c7c0000 & s.0[1] & g[11]) << 9u32)
+        | ((0xffffffffff0000 & s.0[1] & g[9]) << 8u32)
+        | ((0x3e3e3e3e3e0000 & s.0[1] & g[14]) << 7u32)
+        | ((0x7c7c7c7c7c7c7c7c & s.0[1] & g[8]) << 1u32)
+        | ((s.0[1] & ((0x4040404040404040 & g[0]) | (0x3e3e3e3e3e3e3e3e & g[5])))
+            >> 1u32)
+        | ((s.0[1] & ((0x7e020202020200 & g[3]) | (0x7c7c7c7c7c00 & g[13]))) >> 7u32)
+        | ((s.0[1] & ((0xff000000000000 & g[1]) | (0xffffffffff00 & g[7]))) >> 8u32)
+        | ((s.0[1] & ((0x7e404040404000 & g[2]) | (0x3e3e3e3e3e00 & g[15]))) >> 9u32)
+        | (0x404040404fc0000 & (s.0[1] << 9u32) & (g[2] << 18u32))
         | (0xff0000 & (s.0[1] << 8u32) & (g[1] << 16u32))
-        | (0xffffffffff000000 & (s.0[1] << 8u32) & (g[9] << 8u32))
         | (0x20202020203f0000 & (s.0[1] << 7u32) & (g[3] << 14u32))
-        | (0x1f1f1f1f1f000000 & (s.0[1] << 7u32) & (g[14] << 7u32))
-        | (0x404040404040404 & (s.0[1] << 1u32) & (g[0] << 2u32))
-        | (0xf8f8f8f8f8f8f8f8 & (s.0[1] << 1u32) & (g[8] << 1u32))
-        | (0x2020202020202020 & (s.0[1] >> 1u32) & (g[0] >> 1u32))
-        | (0x1f1f1f1f1f1f1f1f & (s.0[1] >> 1u32) & (g[5] >> 1u32))
-        | (0xfc0404040404 & (s.0[1] >> 7u32) & (g[3] >> 7u32))
-        | (0xf8f8f8f8f8 & (s.0[1] >> 7u32) & (g[13] >> 7u32))
-        | (0xff0000000000 & (s.0[1] >> 8u32) & (g[1] >> 8u32))
-        | (0xffffffffff & (s.0[1] >> 8u32) & (g[7] >> 8u32))
-        | (0x3f2020202020 & (s.0[1] >> 9u32) & (g[2] >> 9u32))
-        | (0x1f1f1f1f1f & (s.0[1] >> 9u32) & (g[15] >> 9u32));
+        | (0x404040404040404 & (s.0[1] << 1u32) & (g[0] << 2u32));
     // g[18]: 64 node words, bit 0 ((aux 4) 1 1 red), bit 1 ((aux 4) 1 2 red), bit 2 ((aux 4) 1 3 red), bit 3 ((aux 4) 1 4 red), and 60 more
-    g[18] = (0x404040404fc0000 & (s.0[0] << 9u32) & (g[2] << 18u32))
-        | (0xf8f8f8f8f8000000 & (s.0[0] << 9u32) & (g[11] << 9u32))
+    g[18] = ((0x7c7c7c7c7c0000 & s.0[0] & g[11]) << 9u32)
+        | ((0xffffffffff0000 & s.0[0] & g[9]) << 8u32)
+        | ((0x3e3e3e3e3e0000 & s.0[0] & g[14]) << 7u32)
+        | ((0x7c7c7c7c7c7c7c7c & s.0[0] & g[8]) << 1u32)
+        | ((s.0[0] & ((0x4040404040404040 & g[0]) | (0x3e3e3e3e3e3e3e3e & g[5])))
+            >> 1u32)
+        | ((s.0[0] & ((0x7e020202020200 & g[3]) | (0x7c7c7c7c7c00 & g[13]))) >> 7u32)
+        | ((s.0[0] & ((0xff000000000000 & g[1]) | (0xffffffffff00 & g[7]))) >> 8u32)
+        | ((s.0[0] & ((0x7e404040404000 & g[2]) | (0x3e3e3e3e3e00 & g[15]))) >> 9u32)
+        | (0x404040404fc0000 & (s.0[0] << 9u32) & (g[2] << 18u32))
         | (0xff0000 & (s.0[0] << 8u32) & (g[1] << 16u32))
-        | (0xffffffffff000000 & (s.0[0] << 8u32) & (g[9] << 8u32))
         | (0x20202020203f0000 & (s.0[0] << 7u32) & (g[3] << 14u32))
-        | (0x1f1f1f1f1f000000 & (s.0[0] << 7u32) & (g[14] << 7u32))
-        | (0x404040404040404 & (s.0[0] << 1u32) & (g[0] << 2u32))
-        | (0xf8f8f8f8f8f8f8f8 & (s.0[0] << 1u32) & (g[8] << 1u32))
-        | (0x2020202020202020 & (s.0[0] >> 1u32) & (g[0] >> 1u32))
-        | (0x1f1f1f1f1f1f1f1f & (s.0[0] >> 1u32) & (g[5] >> 1u32))
-        | (0xfc0404040404 & (s.0[0] >> 7u32) & (g[3] >> 7u32))
-        | (0xf8f8f8f8f8 & (s.0[0] >> 7u32) & (g[13] >> 7u32))
-        | (0xff0000000000 & (s.0[0] >> 8u32) & (g[1] >> 8u32))
-        | (0xffffffffff & (s.0[0] >> 8u32) & (g[7] >> 8u32))
-        | (0x3f2020202020 & (s.0[0] >> 9u32) & (g[2] >> 9u32))
-        | (0x1f1f1f1f1f & (s.0[0] >> 9u32) & (g[15] >> 9u32));
+        | (0x404040404040404 & (s.0[0] << 1u32) & (g[0] << 2u32));
     // g[19]: 8 node words, bit 24 ((aux 5) 1 black), bit 25 ((aux 5) 2 black), bit 26 ((aux 5) 3 black), bit 27 ((aux 5) 4 black), and 4 more
-    g[19] = (0xff000000 & !(g[16] << 24u32) & (g[17] << 24u32))
-        | (0xff000000 & !(g[16] << 16u32) & (g[17] << 16u32))
-        | (0xff000000 & !(g[16] << 8u32) & (g[17] << 8u32))
-        | (0xff000000 & !g[16] & g[17])
-        | (0xff000000 & !(g[16] >> 8u32) & (g[17] >> 8u32))
-        | (0xff000000 & !(g[16] >> 16u32) & (g[17] >> 16u32))
-        | (0xff000000 & !(g[16] >> 24u32) & (g[17] >> 24u32))
-        | (0xff000000 & !(g[16] >> 32u32) & (g[17] >> 32u32));
+    g[19] = ((0xff & !g[16] & g[17]) << 24u32) | ((0xff00 & !g[16] & g[17]) << 16u32)
+        | ((0xff0000 & !g[16] & g[17]) << 8u32) | (0xff000000 & !g[16] & g[17])
+        | ((0xff00000000 & !g[16] & g[17]) >> 8u32)
+        | ((0xff0000000000 & !g[16] & g[17]) >> 16u32)
+        | ((0xff000000000000 & !g[16] & g[17]) >> 24u32)
+        | ((0xff00000000000000 & !g[16] & g[17]) >> 32u32);
     // g[20]: 8 node words, bit 24 ((aux 5) 1 red), bit 25 ((aux 5) 2 red), bit 26 ((aux 5) 3 red), bit 27 ((aux 5) 4 red), and 4 more
-    g[20] = (0xff000000 & !(g[16] << 24u32) & (g[18] << 24u32))
-        | (0xff000000 & !(g[16] << 16u32) & (g[18] << 16u32))
-        | (0xff000000 & !(g[16] << 8u32) & (g[18] << 8u32))
-        | (0xff000000 & !g[16] & g[18])
-        | (0xff000000 & !(g[16] >> 8u32) & (g[18] >> 8u32))
-        | (0xff000000 & !(g[16] >> 16u32) & (g[18] >> 16u32))
-        | (0xff000000 & !(g[16] >> 24u32) & (g[18] >> 24u32))
-        | (0xff000000 & !(g[16] >> 32u32) & (g[18] >> 32u32));
+    g[20] = ((0xff & !g[16] & g[18]) << 24u32) | ((0xff00 & !g[16] & g[18]) << 16u32)
+        | ((0xff0000 & !g[16] & g[18]) << 8u32) | (0xff000000 & !g[16] & g[18])
+        | ((0xff00000000 & !g[16] & g[18]) >> 8u32)
+        | ((0xff0000000000 & !g[16] & g[18]) >> 16u32)
+        | ((0xff000000000000 & !g[16] & g[18]) >> 24u32)
+        | ((0xff00000000000000 & !g[16] & g[18]) >> 32u32);
     // n[0]: (playercanmove black), rules at reversi.kif:55
     n[0] = 0xff000000 & g[19] != 0;
     // n[1]: (playercanmove red), rules at reversi.kif:55
@@ -18085,8 +18063,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     // g[8]: 40 node words, bit 26 (hasothercolorindir 4 3 s), bit 27 (hasothercolorindir 4 4 s), bit 28 (hasothercolorindir 4 5 s), bit 34 (hasothercolorindir 5 3 s), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = (0x404040404040404 & (g[0] << 2u32) & (g[4] << 1u32))
-            | (0x7c7c7c7c7c7c7c7c & (g[0] << 1u32));
+        let mut w: u64 = ((0x3e3e3e3e3e3e3e3e & g[0]) << 1u32)
+            | (0x404040404040404 & (g[0] << 2u32) & (g[4] << 1u32));
         let mut p: u64 = 0x7878787878787878 & (g[4] << 1u32);
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -18097,8 +18075,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     // g[9]: 40 node words, bit 19 (hasothercolorindir 3 4 w), bit 27 (hasothercolorindir 4 4 w), bit 35 (hasothercolorindir 5 4 w), bit 20 (hasothercolorindir 3 5 w), and 36 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = (0xff0000 & (g[1] << 16u32) & (g[6] << 8u32))
-            | (0xffffffffff0000 & (g[1] << 8u32));
+        let mut w: u64 = ((0xffffffffff00 & g[1]) << 8u32)
+            | (0xff0000 & (g[1] << 16u32) & (g[6] << 8u32));
         let mut p: u64 = 0xffffffff000000 & (g[6] << 8u32);
         w |= p & (w << 8u32);
         p &= p << 8u32;
@@ -18112,8 +18090,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         | (0x3e3e3e3e3e00 & s.0[1] & (s.0[1] >> 9u32));
     // g[11]: 25 node words, bit 18 (hasothercolorindir 3 3 sw), bit 27 (hasothercolorindir 4 4 sw), bit 36 (hasothercolorindir 5 5 sw), bit 19 (hasothercolorindir 3 4 sw), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = (0x40404047c0000 & (g[2] << 18u32) & (g[10] << 9u32))
-            | (0x7c7c7c7c7c0000 & (g[2] << 9u32));
+        let mut w: u64 = ((0x3e3e3e3e3e00 & g[2]) << 9u32)
+            | (0x40404047c0000 & (g[2] << 18u32) & (g[10] << 9u32));
         let mut p: u64 = 0x78787878000000 & (g[10] << 9u32);
         w |= p & (w << 9u32);
         p &= p << 9u32;
@@ -18139,8 +18117,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     // g[14]: 25 node words, bit 20 (hasothercolorindir 3 5 nw), bit 27 (hasothercolorindir 4 4 nw), bit 34 (hasothercolorindir 5 3 nw), bit 21 (hasothercolorindir 3 6 nw), and 21 more; rules at reversi.kif:33, 38
     {
-        let mut w: u64 = (0x202020203e0000 & (g[3] << 14u32) & (g[12] << 7u32))
-            | (0x3e3e3e3e3e0000 & (g[3] << 7u32));
+        let mut w: u64 = ((0x7c7c7c7c7c00 & g[3]) << 7u32)
+            | (0x202020203e0000 & (g[3] << 14u32) & (g[12] << 7u32));
         let mut p: u64 = 0x1e1e1e1e000000 & (g[12] << 7u32);
         w |= p & (w << 7u32);
         p &= p << 7u32;
@@ -18162,59 +18140,49 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         g[15] = w;
     }
     // g[16]: 64 node words, bit 27 ((aux 2) 4 4 4 4), bit 28 ((aux 2) 4 4 5 5), bit 35 ((aux 2) 5 5 4 4), bit 36 ((aux 2) 5 5 5 5), and 60 more
-    g[16] = (0xffffffffffffffff & s.0[0]) | (0xffffffffffffffff & s.0[1]);
+    g[16] = s.0[0] | s.0[1];
     // g[17]: 64 node words, bit 0 ((aux 4) 1 1 black), bit 1 ((aux 4) 1 2 black), bit 2 ((aux 4) 1 3 black), bit 3 ((aux 4) 1 4 black), and 60 more
-    g[17] = (0x404040404fc0000 & (s.0[1] << 9u32) & (g[2] << 18u32))
-        | (0xf8f8f8f8f8000000 & (s.0[1] << 9u32) & (g[11] << 9u32))
+    g[17] = ((0x7c7c7c7c7c0000 & s.0[1] & g[11]) << 9u32)
+        | ((0xffffffffff0000 & s.0[1] & g[9]) << 8u32)
+        | ((0x3e3e3e3e3e0000 & s.0[1] & g[14]) << 7u32)
+        | ((0x7c7c7c7c7c7c7c7c & s.0[1] & g[8]) << 1u32)
+        | ((s.0[1] & ((0x4040404040404040 & g[0]) | (0x3e3e3e3e3e3e3e3e & g[5])))
+            >> 1u32)
+        | ((s.0[1] & ((0x7e020202020200 & g[3]) | (0x7c7c7c7c7c00 & g[13]))) >> 7u32)
+        | ((s.0[1] & ((0xff000000000000 & g[1]) | (0xffffffffff00 & g[7]))) >> 8u32)
+        | ((s.0[1] & ((0x7e404040404000 & g[2]) | (0x3e3e3e3e3e00 & g[15]))) >> 9u32)
+        | (0x404040404fc0000 & (s.0[1] << 9u32) & (g[2] << 18u32))
         | (0xff0000 & (s.0[1] << 8u32) & (g[1] << 16u32))
-        | (0xffffffffff000000 & (s.0[1] << 8u32) & (g[9] << 8u32))
         | (0x20202020203f0000 & (s.0[1] << 7u32) & (g[3] << 14u32))
-        | (0x1f1f1f1f1f000000 & (s.0[1] << 7u32) & (g[14] << 7u32))
-        | (0x404040404040404 & (s.0[1] << 1u32) & (g[0] << 2u32))
-        | (0xf8f8f8f8f8f8f8f8 & (s.0[1] << 1u32) & (g[8] << 1u32))
-        | (0x2020202020202020 & (s.0[1] >> 1u32) & (g[0] >> 1u32))
-        | (0x1f1f1f1f1f1f1f1f & (s.0[1] >> 1u32) & (g[5] >> 1u32))
-        | (0xfc0404040404 & (s.0[1] >> 7u32) & (g[3] >> 7u32))
-        | (0xf8f8f8f8f8 & (s.0[1] >> 7u32) & (g[13] >> 7u32))
-        | (0xff0000000000 & (s.0[1] >> 8u32) & (g[1] >> 8u32))
-        | (0xffffffffff & (s.0[1] >> 8u32) & (g[7] >> 8u32))
-        | (0x3f2020202020 & (s.0[1] >> 9u32) & (g[2] >> 9u32))
-        | (0x1f1f1f1f1f & (s.0[1] >> 9u32) & (g[15] >> 9u32));
+        | (0x404040404040404 & (s.0[1] << 1u32) & (g[0] << 2u32));
     // g[18]: 64 node words, bit 0 ((aux 4) 1 1 red), bit 1 ((aux 4) 1 2 red), bit 2 ((aux 4) 1 3 red), bit 3 ((aux 4) 1 4 red), and 60 more
-    g[18] = (0x404040404fc0000 & (s.0[0] << 9u32) & (g[2] << 18u32))
-        | (0xf8f8f8f8f8000000 & (s.0[0] << 9u32) & (g[11] << 9u32))
+    g[18] = ((0x7c7c7c7c7c0000 & s.0[0] & g[11]) << 9u32)
+        | ((0xffffffffff0000 & s.0[0] & g[9]) << 8u32)
+        | ((0x3e3e3e3e3e0000 & s.0[0] & g[14]) << 7u32)
+        | ((0x7c7c7c7c7c7c7c7c & s.0[0] & g[8]) << 1u32)
+        | ((s.0[0] & ((0x4040404040404040 & g[0]) | (0x3e3e3e3e3e3e3e3e & g[5])))
+            >> 1u32)
+        | ((s.0[0] & ((0x7e020202020200 & g[3]) | (0x7c7c7c7c7c00 & g[13]))) >> 7u32)
+        | ((s.0[0] & ((0xff000000000000 & g[1]) | (0xffffffffff00 & g[7]))) >> 8u32)
+        | ((s.0[0] & ((0x7e404040404000 & g[2]) | (0x3e3e3e3e3e00 & g[15]))) >> 9u32)
+        | (0x404040404fc0000 & (s.0[0] << 9u32) & (g[2] << 18u32))
         | (0xff0000 & (s.0[0] << 8u32) & (g[1] << 16u32))
-        | (0xffffffffff000000 & (s.0[0] << 8u32) & (g[9] << 8u32))
         | (0x20202020203f0000 & (s.0[0] << 7u32) & (g[3] << 14u32))
-        | (0x1f1f1f1f1f000000 & (s.0[0] << 7u32) & (g[14] << 7u32))
-        | (0x404040404040404 & (s.0[0] << 1u32) & (g[0] << 2u32))
-        | (0xf8f8f8f8f8f8f8f8 & (s.0[0] << 1u32) & (g[8] << 1u32))
-        | (0x2020202020202020 & (s.0[0] >> 1u32) & (g[0] >> 1u32))
-        | (0x1f1f1f1f1f1f1f1f & (s.0[0] >> 1u32) & (g[5] >> 1u32))
-        | (0xfc0404040404 & (s.0[0] >> 7u32) & (g[3] >> 7u32))
-        | (0xf8f8f8f8f8 & (s.0[0] >> 7u32) & (g[13] >> 7u32))
-        | (0xff0000000000 & (s.0[0] >> 8u32) & (g[1] >> 8u32))
-        | (0xffffffffff & (s.0[0] >> 8u32) & (g[7] >> 8u32))
-        | (0x3f2020202020 & (s.0[0] >> 9u32) & (g[2] >> 9u32))
-        | (0x1f1f1f1f1f & (s.0[0] >> 9u32) & (g[15] >> 9u32));
+        | (0x404040404040404 & (s.0[0] << 1u32) & (g[0] << 2u32));
     // g[19]: 8 node words, bit 24 ((aux 5) 1 black), bit 25 ((aux 5) 2 black), bit 26 ((aux 5) 3 black), bit 27 ((aux 5) 4 black), and 4 more
-    g[19] = (0xff000000 & !(g[16] << 24u32) & (g[17] << 24u32))
-        | (0xff000000 & !(g[16] << 16u32) & (g[17] << 16u32))
-        | (0xff000000 & !(g[16] << 8u32) & (g[17] << 8u32))
-        | (0xff000000 & !g[16] & g[17])
-        | (0xff000000 & !(g[16] >> 8u32) & (g[17] >> 8u32))
-        | (0xff000000 & !(g[16] >> 16u32) & (g[17] >> 16u32))
-        | (0xff000000 & !(g[16] >> 24u32) & (g[17] >> 24u32))
-        | (0xff000000 & !(g[16] >> 32u32) & (g[17] >> 32u32));
+    g[19] = ((0xff & !g[16] & g[17]) << 24u32) | ((0xff00 & !g[16] & g[17]) << 16u32)
+        | ((0xff0000 & !g[16] & g[17]) << 8u32) | (0xff000000 & !g[16] & g[17])
+        | ((0xff00000000 & !g[16] & g[17]) >> 8u32)
+        | ((0xff0000000000 & !g[16] & g[17]) >> 16u32)
+        | ((0xff000000000000 & !g[16] & g[17]) >> 24u32)
+        | ((0xff00000000000000 & !g[16] & g[17]) >> 32u32);
     // g[20]: 8 node words, bit 24 ((aux 5) 1 red), bit 25 ((aux 5) 2 red), bit 26 ((aux 5) 3 red), bit 27 ((aux 5) 4 red), and 4 more
-    g[20] = (0xff000000 & !(g[16] << 24u32) & (g[18] << 24u32))
-        | (0xff000000 & !(g[16] << 16u32) & (g[18] << 16u32))
-        | (0xff000000 & !(g[16] << 8u32) & (g[18] << 8u32))
-        | (0xff000000 & !g[16] & g[18])
-        | (0xff000000 & !(g[16] >> 8u32) & (g[18] >> 8u32))
-        | (0xff000000 & !(g[16] >> 16u32) & (g[18] >> 16u32))
-        | (0xff000000 & !(g[16] >> 24u32) & (g[18] >> 24u32))
-        | (0xff000000 & !(g[16] >> 32u32) & (g[18] >> 32u32));
+    g[20] = ((0xff & !g[16] & g[18]) << 24u32) | ((0xff00 & !g[16] & g[18]) << 16u32)
+        | ((0xff0000 & !g[16] & g[18]) << 8u32) | (0xff000000 & !g[16] & g[18])
+        | ((0xff00000000 & !g[16] & g[18]) >> 8u32)
+        | ((0xff0000000000 & !g[16] & g[18]) >> 16u32)
+        | ((0xff000000000000 & !g[16] & g[18]) >> 24u32)
+        | ((0xff00000000000000 & !g[16] & g[18]) >> 32u32);
     // n[0]: (playercanmove black), rules at reversi.kif:55
     n[0] = 0xff000000 & g[19] != 0;
     // n[1]: (playercanmove red), rules at reversi.kif:55
@@ -18232,8 +18200,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let mut parts = [0u64; 2];
     if s.0[2] & 0x1 != 0 {
         // g[22]: 64 node words, bit 4 (legal black (move 1 5)), bit 5 (legal black (move 1 6)), bit 3 (legal black (move 1 4)), bit 6 (legal black (move 1 7)), and 60 more; rules at reversi.kif:64
-        g[22] = 0xffffffffffffffff & !g[16] & g[17]
-            & 0u64.wrapping_sub((s.0[2] & 0x1 != 0) as u64);
+        g[22] = !g[16] & g[17] & 0u64.wrapping_sub((s.0[2] & 0x1 != 0) as u64);
         parts[0] |= g[22] & 0xffffffffffffffff;
     }
     parts[1] |= u64::from(n[2]);
@@ -18246,8 +18213,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let mut parts = [0u64; 2];
     if s.0[2] & 0x2 != 0 {
         // g[21]: 64 node words, bit 3 (legal red (move 1 4)), bit 2 (legal red (move 1 3)), bit 4 (legal red (move 1 5)), bit 1 (legal red (move 1 2)), and 60 more; rules at reversi.kif:64
-        g[21] = 0xffffffffffffffff & !g[16] & g[18]
-            & 0u64.wrapping_sub((s.0[2] & 0x2 != 0) as u64);
+        g[21] = !g[16] & g[18] & 0u64.wrapping_sub((s.0[2] & 0x2 != 0) as u64);
         parts[0] |= g[21] & 0xffffffffffffffff;
     }
     parts[1] |= u64::from(n[3]);
@@ -28153,13 +28119,13 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         _ => {}
     }
     // g[24]: 60 node words, bit 27 (next (cell 4 4 black)), bit 36 (next (cell 5 5 black)), bit 29 (next (cell 4 6 black)), bit 20 (next (cell 3 5 black)), and 56 more; rules at reversi.kif:88, 91, 93
-    g[24] = (0x7effffffffffff7e & s.0[0] & !g[23])
-        | (0x7effffffffffff7e & g[23] & 0u64.wrapping_sub((mt[0] & 0x1 != 0) as u64))
-        | (0x7effffffffffff7e & kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0));
+    g[24] = 0x7effffffffffff7e
+        & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0) | (s.0[0] & !g[23])
+            | (g[23] & 0u64.wrapping_sub((mt[0] & 0x1 != 0) as u64)));
     // g[25]: 60 node words, bit 28 (next (cell 4 5 red)), bit 35 (next (cell 5 4 red)), bit 26 (next (cell 4 3 red)), bit 19 (next (cell 3 4 red)), and 56 more; rules at reversi.kif:88, 91, 93
-    g[25] = (0x7effffffffffff7e & s.0[1] & !g[23])
-        | (0x7effffffffffff7e & g[23] & 0u64.wrapping_sub((mt[0] & 0x2 != 0) as u64))
-        | (0x7effffffffffff7e & kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1));
+    g[25] = 0x7effffffffffff7e
+        & (kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1) | (s.0[1] & !g[23])
+            | (g[23] & 0u64.wrapping_sub((mt[0] & 0x2 != 0) as u64)));
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
     let mut keep: [u64; 2] = [0x0, 0x0];
     let mut set: [u64; 2] = [0x0, 0x0];

@@ -26,6 +26,7 @@
 
 mod emit;
 pub(super) use emit::SparseAtoms;
+mod factor;
 mod places;
 mod switch;
 #[cfg(test)]

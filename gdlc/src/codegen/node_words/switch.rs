@@ -2,12 +2,13 @@
 //! `match` on the kind played: a piece lands at one place, by one of many pieces and distances,
 //! and the arm of its kind computes only the templates of that kind.
 
+use super::factor::{factored, Factor, WordExpr};
 use super::{MoveKind, Template, WordLit};
 use crate::codegen::emit::{join, shifted, Body};
 use crate::codegen::tables::hex;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// The fewest templates of a word that read one role's move for them to be one `match` on the
 /// kind of the move played (see [`Body::templates_or`]).
@@ -80,28 +81,52 @@ impl Body<'_> {
     pub(crate) fn templates_or(&self, templates: &[&Template]) -> TokenStream {
         let role_of = |kind: u32| self.emitter.words.move_kinds[kind as usize].role;
         let by_role = switches(templates, &self.emitter.words.move_kinds);
-        // Each switch takes the place of the first template it holds; the others keep theirs.
+        let outside: Vec<&Template> = (templates.iter().copied())
+            .filter(|&t| move_read(t).map(role_of).is_none_or(|role| !by_role.contains_key(&role)))
+            .collect();
         let mut terms: Vec<TokenStream> = Vec::new();
-        let mut switched: BTreeSet<u32> = BTreeSet::new();
-        for &template in templates {
-            match move_read(template).map(role_of).filter(|role| by_role.contains_key(role)) {
-                Some(role) if switched.insert(role) => terms.push(self.move_switch(role, &by_role[&role])),
-                Some(_) => {}
-                None => terms.push(self.template_term(template, None)),
-            }
+        if !outside.is_empty() {
+            terms.push(self.word_expr(&factored(&outside), None));
         }
+        terms.extend(by_role.iter().map(|(&role, kinds)| self.move_switch(role, kinds)));
         or_of(&terms)
     }
 
-    /// A template's term: the `&` of its mask and its literals' words, where a move of kind
-    /// `known` (when given) is known to be played, its word the bit of its place `at`.
-    fn template_term(&self, template: &Template, known: Option<u32>) -> TokenStream {
-        let mask = hex(template.mask);
-        let lits = template.literals.iter().map(|&lit| match lit {
-            WordLit::Does { kind, shift, positive: true } if Some(kind) == known => shifted(quote!(at), shift),
-            _ => self.word_lit(lit),
-        });
-        quote!(#mask #(& #lits)*)
+    /// The code of `expr`, where a move of kind `known` (when given) is known to be played, its
+    /// word the bit of its place `at`.
+    fn word_expr(&self, expr: &WordExpr, known: Option<u32>) -> TokenStream {
+        self.word_code(expr, known).0
+    }
+
+    /// The code of `expr` (see [`Self::word_expr`]), and whether it is a `|` or `&` of several
+    /// parts, which its reader puts in parentheses. Masks come first in a `&`, as in a template.
+    fn word_code(&self, expr: &WordExpr, known: Option<u32>) -> (TokenStream, bool) {
+        let part = |p: &WordExpr| match self.word_code(p, known) {
+            (code, true) => quote!((#code)),
+            (code, false) => code,
+        };
+        match expr {
+            WordExpr::Ones => (quote!(u64::MAX), false),
+            WordExpr::Factor(Factor::Mask(mask)) => (hex(*mask), false),
+            WordExpr::Factor(Factor::Lit(lit)) => match *lit {
+                WordLit::Does { kind, shift, positive: true } if Some(kind) == known => {
+                    (shifted(quote!(at), shift), false)
+                }
+                lit => (self.word_lit(lit), false),
+            },
+            WordExpr::And(parts) => {
+                let (masks, others): (Vec<&WordExpr>, Vec<&WordExpr>) =
+                    parts.iter().partition(|p| matches!(p, WordExpr::Factor(Factor::Mask(_))));
+                let parts = masks.into_iter().chain(others).map(part);
+                (quote!(#(#parts)&*), true)
+            }
+            WordExpr::Or(parts) if parts.is_empty() => (quote!(0), false),
+            WordExpr::Or(parts) => {
+                let parts = parts.iter().map(part);
+                (quote!(#(#parts)|*), true)
+            }
+            WordExpr::Shifted(inner, by) => (shifted(part(inner), *by), false),
+        }
     }
 
     /// The templates that read role `role`'s move, by the kind they read, as a `match` on the
@@ -110,8 +135,7 @@ impl Body<'_> {
         let table = format_ident!("MOVE_KIND_PLACES_{}", role);
         let arms = kinds.iter().map(|(&kind, templates)| {
             self.emitter.move_kinds_read.borrow_mut().insert(kind);
-            let terms: Vec<TokenStream> = templates.iter().map(|t| self.template_term(t, Some(kind))).collect();
-            let terms = or_of(&terms);
+            let terms = self.word_expr(&factored(templates), Some(kind));
             let kind = Literal::u32_unsuffixed(kind);
             quote!(#kind => #terms,)
         });
