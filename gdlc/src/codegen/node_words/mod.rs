@@ -27,6 +27,7 @@
 mod emit;
 pub(super) use emit::SparseAtoms;
 mod factor;
+mod move_words;
 mod places;
 mod switch;
 #[cfg(test)]
@@ -314,6 +315,8 @@ pub(super) fn find(
                 let rank = super::word_order::rank(ground, &member, groups.len());
                 let (loops, loop_of) = loops(ground, &member, &groups, &in_cycle);
                 let move_places = board.moves;
+                let mut groups = groups;
+                move_words::read_moves(&mut groups);
                 return NodeWords { groups, member, rank, move_kinds, move_places, loops, loop_of };
             }
             candidates =
