@@ -12397,60 +12397,60 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let at = 1u64 << (entry & 63);
             match entry >> 6 {
-                1 => ((0x7f7f7f7f7f7f7f7f & at) << 1u32),
-                2 => ((0x3f3f3f3f3f3f3f3f & at) << 2u32),
-                3 => ((0x1f1f1f1f1f1f1f1f & at) << 3u32),
-                4 => ((0xf0f0f0f0f0f0f0f & at) << 4u32),
-                5 => ((0x707070707070707 & at) << 5u32),
-                6 => ((0x303030303030303 & at) << 6u32),
-                7 => ((0x1ffffffffffffff & at) << 7u32),
-                8 => ((0xffffffffffffff & at) << 8u32),
-                9 => ((0x7f7f7f7f7f7f7f & at) << 9u32),
-                10 => ((0xffffffffffff & at) << 16u32),
-                11 => ((0x3f3f3f3f3f3f & at) << 18u32),
-                12 => ((0xffffffffff & at) << 24u32),
-                13 => ((0x1f1f1f1f1f & at) << 27u32),
-                14 => ((0xffffffff & at) << 32u32),
-                15 => ((0xf0f0f0f & at) << 36u32),
-                16 => ((0xffffff & at) << 40u32),
-                17 => ((0x70707 & at) << 45u32),
-                18 => ((0xffff & at) << 48u32),
-                19 => ((0x303 & at) << 54u32),
-                20 => ((0xff & at) << 56u32),
-                21 => ((0x1 & at) << 63u32),
-                22 => ((0xfefefefefefefefe & at) >> 1u32),
-                23 => ((0xfcfcfcfcfcfcfcfc & at) >> 2u32),
-                24 => ((0xfcfcfcfcfcfc & at) << 14u32),
-                25 => ((0xf8f8f8f8f8f8f8f8 & at) >> 3u32),
-                26 => ((0xf8f8f8f8f8 & at) << 21u32),
-                27 => ((0xf0f0f0f0f0f0f0f0 & at) >> 4u32),
-                28 => ((0xf0f0f0f0 & at) << 28u32),
-                29 => ((0xe0e0e0e0e0e0e0e0 & at) >> 5u32),
-                30 => ((0xe0e0e0 & at) << 35u32),
-                31 => ((0xc0c0c0c0c0c0c0c0 & at) >> 6u32),
-                32 => ((0xc0c0 & at) << 42u32),
-                33 => ((0xffffffffffffff80 & at) >> 7u32),
-                34 => ((0x80 & at) << 49u32),
-                35 => ((0xffffffffffffff00 & at) >> 8u32),
-                36 => ((0xfefefefefefefe00 & at) >> 9u32),
-                37 => ((0xffffffffffff0000 & at) >> 16u32),
-                38 => ((0x3f3f3f3f3f3f0000 & at) >> 14u32),
-                39 => ((0xfcfcfcfcfcfc0000 & at) >> 18u32),
-                40 => ((0xffffffffff000000 & at) >> 24u32),
-                41 => ((0x1f1f1f1f1f000000 & at) >> 21u32),
-                42 => ((0xf8f8f8f8f8000000 & at) >> 27u32),
-                43 => ((0xffffffff00000000 & at) >> 32u32),
-                44 => ((0xf0f0f0f00000000 & at) >> 28u32),
-                45 => ((0xf0f0f0f000000000 & at) >> 36u32),
-                46 => ((0xffffff0000000000 & at) >> 40u32),
-                47 => ((0x707070000000000 & at) >> 35u32),
-                48 => ((0xe0e0e00000000000 & at) >> 45u32),
-                49 => ((0xffff000000000000 & at) >> 48u32),
-                50 => ((0x303000000000000 & at) >> 42u32),
-                51 => ((0xc0c0000000000000 & at) >> 54u32),
-                52 => ((0xff00000000000000 & at) >> 56u32),
-                53 => ((0x100000000000000 & at) >> 49u32),
-                54 => ((0x8000000000000000 & at) >> 63u32),
+                1 => (0x7f7f7f7f7f7f7f7f & at) << 1u32,
+                2 => (0x3f3f3f3f3f3f3f3f & at) << 2u32,
+                3 => (0x1f1f1f1f1f1f1f1f & at) << 3u32,
+                4 => (0xf0f0f0f0f0f0f0f & at) << 4u32,
+                5 => (0x707070707070707 & at) << 5u32,
+                6 => (0x303030303030303 & at) << 6u32,
+                7 => (0x1ffffffffffffff & at) << 7u32,
+                8 => (0xffffffffffffff & at) << 8u32,
+                9 => (0x7f7f7f7f7f7f7f & at) << 9u32,
+                10 => (0xffffffffffff & at) << 16u32,
+                11 => (0x3f3f3f3f3f3f & at) << 18u32,
+                12 => (0xffffffffff & at) << 24u32,
+                13 => (0x1f1f1f1f1f & at) << 27u32,
+                14 => (0xffffffff & at) << 32u32,
+                15 => (0xf0f0f0f & at) << 36u32,
+                16 => (0xffffff & at) << 40u32,
+                17 => (0x70707 & at) << 45u32,
+                18 => (0xffff & at) << 48u32,
+                19 => (0x303 & at) << 54u32,
+                20 => (0xff & at) << 56u32,
+                21 => (0x1 & at) << 63u32,
+                22 => (0xfefefefefefefefe & at) >> 1u32,
+                23 => (0xfcfcfcfcfcfcfcfc & at) >> 2u32,
+                24 => (0xfcfcfcfcfcfc & at) << 14u32,
+                25 => (0xf8f8f8f8f8f8f8f8 & at) >> 3u32,
+                26 => (0xf8f8f8f8f8 & at) << 21u32,
+                27 => (0xf0f0f0f0f0f0f0f0 & at) >> 4u32,
+                28 => (0xf0f0f0f0 & at) << 28u32,
+                29 => (0xe0e0e0e0e0e0e0e0 & at) >> 5u32,
+                30 => (0xe0e0e0 & at) << 35u32,
+                31 => (0xc0c0c0c0c0c0c0c0 & at) >> 6u32,
+                32 => (0xc0c0 & at) << 42u32,
+                33 => (0xffffffffffffff80 & at) >> 7u32,
+                34 => (0x80 & at) << 49u32,
+                35 => (0xffffffffffffff00 & at) >> 8u32,
+                36 => (0xfefefefefefefe00 & at) >> 9u32,
+                37 => (0xffffffffffff0000 & at) >> 16u32,
+                38 => (0x3f3f3f3f3f3f0000 & at) >> 14u32,
+                39 => (0xfcfcfcfcfcfc0000 & at) >> 18u32,
+                40 => (0xffffffffff000000 & at) >> 24u32,
+                41 => (0x1f1f1f1f1f000000 & at) >> 21u32,
+                42 => (0xf8f8f8f8f8000000 & at) >> 27u32,
+                43 => (0xffffffff00000000 & at) >> 32u32,
+                44 => (0xf0f0f0f00000000 & at) >> 28u32,
+                45 => (0xf0f0f0f000000000 & at) >> 36u32,
+                46 => (0xffffff0000000000 & at) >> 40u32,
+                47 => (0x707070000000000 & at) >> 35u32,
+                48 => (0xe0e0e00000000000 & at) >> 45u32,
+                49 => (0xffff000000000000 & at) >> 48u32,
+                50 => (0x303000000000000 & at) >> 42u32,
+                51 => (0xc0c0000000000000 & at) >> 54u32,
+                52 => (0xff00000000000000 & at) >> 56u32,
+                53 => (0x100000000000000 & at) >> 49u32,
+                54 => (0x8000000000000000 & at) >> 63u32,
                 _ => 0,
             }
         });
@@ -12497,60 +12497,60 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
             let at = 1u64 << (entry & 63);
             match entry >> 6 {
-                56 => ((0x7f7f7f7f7f7f7f7f & at) << 1u32),
-                57 => ((0x3f3f3f3f3f3f3f3f & at) << 2u32),
-                58 => ((0x1f1f1f1f1f1f1f1f & at) << 3u32),
-                59 => ((0xf0f0f0f0f0f0f0f & at) << 4u32),
-                60 => ((0x707070707070707 & at) << 5u32),
-                61 => ((0x303030303030303 & at) << 6u32),
-                62 => ((0x1ffffffffffffff & at) << 7u32),
-                63 => ((0xffffffffffffff & at) << 8u32),
-                64 => ((0x7f7f7f7f7f7f7f & at) << 9u32),
-                65 => ((0xffffffffffff & at) << 16u32),
-                66 => ((0x3f3f3f3f3f3f & at) << 18u32),
-                67 => ((0xffffffffff & at) << 24u32),
-                68 => ((0x1f1f1f1f1f & at) << 27u32),
-                69 => ((0xffffffff & at) << 32u32),
-                70 => ((0xf0f0f0f & at) << 36u32),
-                71 => ((0xffffff & at) << 40u32),
-                72 => ((0x70707 & at) << 45u32),
-                73 => ((0xffff & at) << 48u32),
-                74 => ((0x303 & at) << 54u32),
-                75 => ((0xff & at) << 56u32),
-                76 => ((0x1 & at) << 63u32),
-                77 => ((0xfefefefefefefefe & at) >> 1u32),
-                78 => ((0xfcfcfcfcfcfcfcfc & at) >> 2u32),
-                79 => ((0xfcfcfcfcfcfc & at) << 14u32),
-                80 => ((0xf8f8f8f8f8f8f8f8 & at) >> 3u32),
-                81 => ((0xf8f8f8f8f8 & at) << 21u32),
-                82 => ((0xf0f0f0f0f0f0f0f0 & at) >> 4u32),
-                83 => ((0xf0f0f0f0 & at) << 28u32),
-                84 => ((0xe0e0e0e0e0e0e0e0 & at) >> 5u32),
-                85 => ((0xe0e0e0 & at) << 35u32),
-                86 => ((0xc0c0c0c0c0c0c0c0 & at) >> 6u32),
-                87 => ((0xc0c0 & at) << 42u32),
-                88 => ((0xffffffffffffff80 & at) >> 7u32),
-                89 => ((0x80 & at) << 49u32),
-                90 => ((0xffffffffffffff00 & at) >> 8u32),
-                91 => ((0xfefefefefefefe00 & at) >> 9u32),
-                92 => ((0xffffffffffff0000 & at) >> 16u32),
-                93 => ((0x3f3f3f3f3f3f0000 & at) >> 14u32),
-                94 => ((0xfcfcfcfcfcfc0000 & at) >> 18u32),
-                95 => ((0xffffffffff000000 & at) >> 24u32),
-                96 => ((0x1f1f1f1f1f000000 & at) >> 21u32),
-                97 => ((0xf8f8f8f8f8000000 & at) >> 27u32),
-                98 => ((0xffffffff00000000 & at) >> 32u32),
-                99 => ((0xf0f0f0f00000000 & at) >> 28u32),
-                100 => ((0xf0f0f0f000000000 & at) >> 36u32),
-                101 => ((0xffffff0000000000 & at) >> 40u32),
-                102 => ((0x707070000000000 & at) >> 35u32),
-                103 => ((0xe0e0e00000000000 & at) >> 45u32),
-                104 => ((0xffff000000000000 & at) >> 48u32),
-                105 => ((0x303000000000000 & at) >> 42u32),
-                106 => ((0xc0c0000000000000 & at) >> 54u32),
-                107 => ((0xff00000000000000 & at) >> 56u32),
-                108 => ((0x100000000000000 & at) >> 49u32),
-                109 => ((0x8000000000000000 & at) >> 63u32),
+                56 => (0x7f7f7f7f7f7f7f7f & at) << 1u32,
+                57 => (0x3f3f3f3f3f3f3f3f & at) << 2u32,
+                58 => (0x1f1f1f1f1f1f1f1f & at) << 3u32,
+                59 => (0xf0f0f0f0f0f0f0f & at) << 4u32,
+                60 => (0x707070707070707 & at) << 5u32,
+                61 => (0x303030303030303 & at) << 6u32,
+                62 => (0x1ffffffffffffff & at) << 7u32,
+                63 => (0xffffffffffffff & at) << 8u32,
+                64 => (0x7f7f7f7f7f7f7f & at) << 9u32,
+                65 => (0xffffffffffff & at) << 16u32,
+                66 => (0x3f3f3f3f3f3f & at) << 18u32,
+                67 => (0xffffffffff & at) << 24u32,
+                68 => (0x1f1f1f1f1f & at) << 27u32,
+                69 => (0xffffffff & at) << 32u32,
+                70 => (0xf0f0f0f & at) << 36u32,
+                71 => (0xffffff & at) << 40u32,
+                72 => (0x70707 & at) << 45u32,
+                73 => (0xffff & at) << 48u32,
+                74 => (0x303 & at) << 54u32,
+                75 => (0xff & at) << 56u32,
+                76 => (0x1 & at) << 63u32,
+                77 => (0xfefefefefefefefe & at) >> 1u32,
+                78 => (0xfcfcfcfcfcfcfcfc & at) >> 2u32,
+                79 => (0xfcfcfcfcfcfc & at) << 14u32,
+                80 => (0xf8f8f8f8f8f8f8f8 & at) >> 3u32,
+                81 => (0xf8f8f8f8f8 & at) << 21u32,
+                82 => (0xf0f0f0f0f0f0f0f0 & at) >> 4u32,
+                83 => (0xf0f0f0f0 & at) << 28u32,
+                84 => (0xe0e0e0e0e0e0e0e0 & at) >> 5u32,
+                85 => (0xe0e0e0 & at) << 35u32,
+                86 => (0xc0c0c0c0c0c0c0c0 & at) >> 6u32,
+                87 => (0xc0c0 & at) << 42u32,
+                88 => (0xffffffffffffff80 & at) >> 7u32,
+                89 => (0x80 & at) << 49u32,
+                90 => (0xffffffffffffff00 & at) >> 8u32,
+                91 => (0xfefefefefefefe00 & at) >> 9u32,
+                92 => (0xffffffffffff0000 & at) >> 16u32,
+                93 => (0x3f3f3f3f3f3f0000 & at) >> 14u32,
+                94 => (0xfcfcfcfcfcfc0000 & at) >> 18u32,
+                95 => (0xffffffffff000000 & at) >> 24u32,
+                96 => (0x1f1f1f1f1f000000 & at) >> 21u32,
+                97 => (0xf8f8f8f8f8000000 & at) >> 27u32,
+                98 => (0xffffffff00000000 & at) >> 32u32,
+                99 => (0xf0f0f0f00000000 & at) >> 28u32,
+                100 => (0xf0f0f0f000000000 & at) >> 36u32,
+                101 => (0xffffff0000000000 & at) >> 40u32,
+                102 => (0x707070000000000 & at) >> 35u32,
+                103 => (0xe0e0e00000000000 & at) >> 45u32,
+                104 => (0xffff000000000000 & at) >> 48u32,
+                105 => (0x303000000000000 & at) >> 42u32,
+                106 => (0xc0c0000000000000 & at) >> 54u32,
+                107 => (0xff00000000000000 & at) >> 56u32,
+                108 => (0x100000000000000 & at) >> 49u32,
+                109 => (0x8000000000000000 & at) >> 63u32,
                 _ => 0,
             }
         });
@@ -12684,23 +12684,23 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     // g[1]: 48 node words, bit 0 (openpath 1 1 1 3 n), bit 8 (openpath 2 1 2 3 n), bit 16 (openpath 3 1 3 3 n), bit 24 (openpath 4 1 4 3 n), and 44 more; rules at amazons_8x8.kif:71, 81
     g[1] = 0x3f3f3f3f3f3f3f3f & !(g[0] >> 1u32) & !(g[0] >> 2u32);
     // g[2]: 40 node words, bit 0 (openpath 1 1 1 4 n), bit 8 (openpath 2 1 2 4 n), bit 16 (openpath 3 1 3 4 n), bit 24 (openpath 4 1 4 4 n), and 36 more; rules at amazons_8x8.kif:71, 81
-    g[2] = ((0x3e3e3e3e3e3e3e3e & !g[0] & g[1]) >> 1u32);
+    g[2] = (0x3e3e3e3e3e3e3e3e & !g[0] & g[1]) >> 1u32;
     // g[3]: 32 node words, bit 0 (openpath 1 1 1 5 n), bit 8 (openpath 2 1 2 5 n), bit 16 (openpath 3 1 3 5 n), bit 24 (openpath 4 1 4 5 n), and 28 more; rules at amazons_8x8.kif:71, 81
-    g[3] = ((0x1e1e1e1e1e1e1e1e & !g[0] & g[2]) >> 1u32);
+    g[3] = (0x1e1e1e1e1e1e1e1e & !g[0] & g[2]) >> 1u32;
     // g[4]: 24 node words, bit 0 (openpath 1 1 1 6 n), bit 8 (openpath 2 1 2 6 n), bit 16 (openpath 3 1 3 6 n), bit 24 (openpath 4 1 4 6 n), and 20 more; rules at amazons_8x8.kif:71, 81
-    g[4] = ((0xe0e0e0e0e0e0e0e & !g[0] & g[3]) >> 1u32);
+    g[4] = (0xe0e0e0e0e0e0e0e & !g[0] & g[3]) >> 1u32;
     // g[5]: 16 node words, bit 0 (openpath 1 1 1 7 n), bit 8 (openpath 2 1 2 7 n), bit 16 (openpath 3 1 3 7 n), bit 24 (openpath 4 1 4 7 n), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[5] = ((0x606060606060606 & !g[0] & g[4]) >> 1u32);
+    g[5] = (0x606060606060606 & !g[0] & g[4]) >> 1u32;
     // g[6]: 8 node words, bit 0 (openpath 1 1 1 8 n), bit 8 (openpath 2 1 2 8 n), bit 16 (openpath 3 1 3 8 n), bit 24 (openpath 4 1 4 8 n), and 4 more; rules at amazons_8x8.kif:71, 81
-    g[6] = ((0x202020202020202 & !g[0] & g[5]) >> 1u32);
+    g[6] = (0x202020202020202 & !g[0] & g[5]) >> 1u32;
     // g[7]: 36 node words, bit 0 (openpath 1 1 3 3 ne), bit 1 (openpath 1 2 3 4 ne), bit 2 (openpath 1 3 3 5 ne), bit 3 (openpath 1 4 3 6 ne), and 32 more; rules at amazons_8x8.kif:71, 81
     g[7] = 0x3f3f3f3f3f3f & !(g[0] >> 9u32) & !(g[0] >> 18u32);
     // g[8]: 25 node words, bit 0 (openpath 1 1 4 4 ne), bit 1 (openpath 1 2 4 5 ne), bit 2 (openpath 1 3 4 6 ne), bit 3 (openpath 1 4 4 7 ne), and 21 more; rules at amazons_8x8.kif:71, 81
-    g[8] = ((0x3e3e3e3e3e00 & !g[0] & g[7]) >> 9u32);
+    g[8] = (0x3e3e3e3e3e00 & !g[0] & g[7]) >> 9u32;
     // g[9]: 16 node words, bit 0 (openpath 1 1 5 5 ne), bit 1 (openpath 1 2 5 6 ne), bit 2 (openpath 1 3 5 7 ne), bit 3 (openpath 1 4 5 8 ne), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[9] = ((0x1e1e1e1e00 & !g[0] & g[8]) >> 9u32);
+    g[9] = (0x1e1e1e1e00 & !g[0] & g[8]) >> 9u32;
     // g[10]: 9 node words, bit 0 (openpath 1 1 6 6 ne), bit 1 (openpath 1 2 6 7 ne), bit 2 (openpath 1 3 6 8 ne), bit 8 (openpath 2 1 7 6 ne), and 5 more; rules at amazons_8x8.kif:71, 81
-    g[10] = ((0xe0e0e00 & !g[0] & g[9]) >> 9u32);
+    g[10] = (0xe0e0e00 & !g[0] & g[9]) >> 9u32;
     // n[2]: (openpath 1 1 7 7 ne), rules at amazons_8x8.kif:71, 81
     n[2] = (g[10] & 0x200 != 0) & (g[0] & 0x200 == 0);
     // n[3]: (openpath 1 2 7 8 ne), rules at amazons_8x8.kif:71, 81
@@ -12714,23 +12714,23 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     // g[11]: 48 node words, bit 0 (openpath 1 1 3 1 e), bit 1 (openpath 1 2 3 2 e), bit 2 (openpath 1 3 3 3 e), bit 3 (openpath 1 4 3 4 e), and 44 more; rules at amazons_8x8.kif:71, 81
     g[11] = 0xffffffffffff & !(g[0] >> 8u32) & !(g[0] >> 16u32);
     // g[12]: 40 node words, bit 0 (openpath 1 1 4 1 e), bit 1 (openpath 1 2 4 2 e), bit 2 (openpath 1 3 4 3 e), bit 3 (openpath 1 4 4 4 e), and 36 more; rules at amazons_8x8.kif:71, 81
-    g[12] = ((0xffffffffff00 & !g[0] & g[11]) >> 8u32);
+    g[12] = (0xffffffffff00 & !g[0] & g[11]) >> 8u32;
     // g[13]: 32 node words, bit 0 (openpath 1 1 5 1 e), bit 1 (openpath 1 2 5 2 e), bit 2 (openpath 1 3 5 3 e), bit 3 (openpath 1 4 5 4 e), and 28 more; rules at amazons_8x8.kif:71, 81
-    g[13] = ((0xffffffff00 & !g[0] & g[12]) >> 8u32);
+    g[13] = (0xffffffff00 & !g[0] & g[12]) >> 8u32;
     // g[14]: 24 node words, bit 0 (openpath 1 1 6 1 e), bit 1 (openpath 1 2 6 2 e), bit 2 (openpath 1 3 6 3 e), bit 3 (openpath 1 4 6 4 e), and 20 more; rules at amazons_8x8.kif:71, 81
-    g[14] = ((0xffffff00 & !g[0] & g[13]) >> 8u32);
+    g[14] = (0xffffff00 & !g[0] & g[13]) >> 8u32;
     // g[15]: 16 node words, bit 0 (openpath 1 1 7 1 e), bit 1 (openpath 1 2 7 2 e), bit 2 (openpath 1 3 7 3 e), bit 3 (openpath 1 4 7 4 e), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[15] = ((0xffff00 & !g[0] & g[14]) >> 8u32);
+    g[15] = (0xffff00 & !g[0] & g[14]) >> 8u32;
     // g[16]: 8 node words, bit 0 (openpath 1 1 8 1 e), bit 1 (openpath 1 2 8 2 e), bit 2 (openpath 1 3 8 3 e), bit 3 (openpath 1 4 8 4 e), and 4 more; rules at amazons_8x8.kif:71, 81
-    g[16] = ((0xff00 & !g[0] & g[15]) >> 8u32);
+    g[16] = (0xff00 & !g[0] & g[15]) >> 8u32;
     // g[17]: 36 node words, bit 2 (openpath 1 3 3 1 se), bit 3 (openpath 1 4 3 2 se), bit 4 (openpath 1 5 3 3 se), bit 5 (openpath 1 6 3 4 se), and 32 more; rules at amazons_8x8.kif:71, 81
     g[17] = 0xfcfcfcfcfcfc & !(g[0] >> 7u32) & !(g[0] >> 14u32);
     // g[18]: 25 node words, bit 3 (openpath 1 4 4 1 se), bit 4 (openpath 1 5 4 2 se), bit 5 (openpath 1 6 4 3 se), bit 6 (openpath 1 7 4 4 se), and 21 more; rules at amazons_8x8.kif:71, 81
-    g[18] = ((0x7c7c7c7c7c00 & !g[0] & g[17]) >> 7u32);
+    g[18] = (0x7c7c7c7c7c00 & !g[0] & g[17]) >> 7u32;
     // g[19]: 16 node words, bit 4 (openpath 1 5 5 1 se), bit 5 (openpath 1 6 5 2 se), bit 6 (openpath 1 7 5 3 se), bit 7 (openpath 1 8 5 4 se), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[19] = ((0x7878787800 & !g[0] & g[18]) >> 7u32);
+    g[19] = (0x7878787800 & !g[0] & g[18]) >> 7u32;
     // g[20]: 9 node words, bit 5 (openpath 1 6 6 1 se), bit 6 (openpath 1 7 6 2 se), bit 7 (openpath 1 8 6 3 se), bit 13 (openpath 2 6 7 1 se), and 5 more; rules at amazons_8x8.kif:71, 81
-    g[20] = ((0x70707000 & !g[0] & g[19]) >> 7u32);
+    g[20] = (0x70707000 & !g[0] & g[19]) >> 7u32;
     // n[7]: (openpath 1 7 7 1 se), rules at amazons_8x8.kif:71, 81
     n[7] = (g[20] & 0x2000 != 0) & (g[0] & 0x2000 == 0);
     // n[8]: (openpath 1 8 7 2 se), rules at amazons_8x8.kif:71, 81
@@ -12747,22 +12747,22 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[22] = ((0x404040404040404 & !g[0] & g[21]) << 1u32)
         | (0xf0f0f0f0f0f0f0f0 & !(g[0] << 1u32) & (g[1] << 4u32));
     // g[23]: 32 node words, bit 4 (openpath 1 5 1 1 s), bit 12 (openpath 2 5 2 1 s), bit 20 (openpath 3 5 3 1 s), bit 28 (openpath 4 5 4 1 s), and 28 more; rules at amazons_8x8.kif:71, 81
-    g[23] = ((0x7878787878787878 & !g[0] & g[22]) << 1u32);
+    g[23] = (0x7878787878787878 & !g[0] & g[22]) << 1u32;
     // g[24]: 24 node words, bit 5 (openpath 1 6 1 1 s), bit 13 (openpath 2 6 2 1 s), bit 21 (openpath 3 6 3 1 s), bit 29 (openpath 4 6 4 1 s), and 20 more; rules at amazons_8x8.kif:71, 81
-    g[24] = ((0x7070707070707070 & !g[0] & g[23]) << 1u32);
+    g[24] = (0x7070707070707070 & !g[0] & g[23]) << 1u32;
     // g[25]: 16 node words, bit 6 (openpath 1 7 1 1 s), bit 14 (openpath 2 7 2 1 s), bit 22 (openpath 3 7 3 1 s), bit 30 (openpath 4 7 4 1 s), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[25] = ((0x6060606060606060 & !g[0] & g[24]) << 1u32);
+    g[25] = (0x6060606060606060 & !g[0] & g[24]) << 1u32;
     // g[26]: 8 node words, bit 7 (openpath 1 8 1 1 s), bit 15 (openpath 2 8 2 1 s), bit 23 (openpath 3 8 3 1 s), bit 31 (openpath 4 8 4 1 s), and 4 more; rules at amazons_8x8.kif:71, 81
-    g[26] = ((0x4040404040404040 & !g[0] & g[25]) << 1u32);
+    g[26] = (0x4040404040404040 & !g[0] & g[25]) << 1u32;
     // g[27]: 11 node words, bit 18 (openpath 3 3 1 1 sw), bit 19 (openpath 3 4 1 2 sw), bit 20 (openpath 3 5 1 3 sw), bit 21 (openpath 3 6 1 4 sw), and 7 more; rules at amazons_8x8.kif:71, 81
     g[27] = 0x404040404fc0000 & !(g[0] << 18u32) & !(g[0] << 9u32);
     // g[28]: 25 node words, bit 27 (openpath 4 4 1 1 sw), bit 28 (openpath 4 5 1 2 sw), bit 29 (openpath 4 6 1 3 sw), bit 30 (openpath 4 7 1 4 sw), and 21 more; rules at amazons_8x8.kif:71, 81
     g[28] = ((0x40404047c0000 & !g[0] & g[27]) << 9u32)
         | (0xf0f0f0f000000000 & !(g[0] << 9u32) & (g[7] << 36u32));
     // g[29]: 16 node words, bit 36 (openpath 5 5 1 1 sw), bit 37 (openpath 5 6 1 2 sw), bit 38 (openpath 5 7 1 3 sw), bit 39 (openpath 5 8 1 4 sw), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[29] = ((0x78787878000000 & !g[0] & g[28]) << 9u32);
+    g[29] = (0x78787878000000 & !g[0] & g[28]) << 9u32;
     // g[30]: 9 node words, bit 45 (openpath 6 6 1 1 sw), bit 46 (openpath 6 7 1 2 sw), bit 47 (openpath 6 8 1 3 sw), bit 53 (openpath 7 6 2 1 sw), and 5 more; rules at amazons_8x8.kif:71, 81
-    g[30] = ((0x70707000000000 & !g[0] & g[29]) << 9u32);
+    g[30] = (0x70707000000000 & !g[0] & g[29]) << 9u32;
     // n[12]: (openpath 7 7 1 1 sw), rules at amazons_8x8.kif:71, 81
     n[12] = (g[30] & 0x200000000000 != 0) & (g[0] & 0x200000000000 == 0);
     // n[13]: (openpath 7 8 1 2 sw), rules at amazons_8x8.kif:71, 81
@@ -12779,22 +12779,22 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     g[32] = ((0xff0000 & !g[0] & g[31]) << 8u32)
         | (0xffffffff00000000 & !(g[0] << 8u32) & (g[11] << 32u32));
     // g[33]: 32 node words, bit 32 (openpath 5 1 1 1 w), bit 33 (openpath 5 2 1 2 w), bit 34 (openpath 5 3 1 3 w), bit 35 (openpath 5 4 1 4 w), and 28 more; rules at amazons_8x8.kif:71, 81
-    g[33] = ((0xffffffff000000 & !g[0] & g[32]) << 8u32);
+    g[33] = (0xffffffff000000 & !g[0] & g[32]) << 8u32;
     // g[34]: 24 node words, bit 40 (openpath 6 1 1 1 w), bit 41 (openpath 6 2 1 2 w), bit 42 (openpath 6 3 1 3 w), bit 43 (openpath 6 4 1 4 w), and 20 more; rules at amazons_8x8.kif:71, 81
-    g[34] = ((0xffffff00000000 & !g[0] & g[33]) << 8u32);
+    g[34] = (0xffffff00000000 & !g[0] & g[33]) << 8u32;
     // g[35]: 16 node words, bit 48 (openpath 7 1 1 1 w), bit 49 (openpath 7 2 1 2 w), bit 50 (openpath 7 3 1 3 w), bit 51 (openpath 7 4 1 4 w), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[35] = ((0xffff0000000000 & !g[0] & g[34]) << 8u32);
+    g[35] = (0xffff0000000000 & !g[0] & g[34]) << 8u32;
     // g[36]: 8 node words, bit 56 (openpath 8 1 1 1 w), bit 57 (openpath 8 2 1 2 w), bit 58 (openpath 8 3 1 3 w), bit 59 (openpath 8 4 1 4 w), and 4 more; rules at amazons_8x8.kif:71, 81
-    g[36] = ((0xff000000000000 & !g[0] & g[35]) << 8u32);
+    g[36] = (0xff000000000000 & !g[0] & g[35]) << 8u32;
     // g[37]: 11 node words, bit 16 (openpath 3 1 1 3 nw), bit 17 (openpath 3 2 1 4 nw), bit 18 (openpath 3 3 1 5 nw), bit 19 (openpath 3 4 1 6 nw), and 7 more; rules at amazons_8x8.kif:71, 81
     g[37] = 0x20202020203f0000 & !(g[0] << 14u32) & !(g[0] << 7u32);
     // g[38]: 25 node words, bit 24 (openpath 4 1 1 4 nw), bit 25 (openpath 4 2 1 5 nw), bit 26 (openpath 4 3 1 6 nw), bit 27 (openpath 4 4 1 7 nw), and 21 more; rules at amazons_8x8.kif:71, 81
     g[38] = ((0x202020203e0000 & !g[0] & g[37]) << 7u32)
         | (0xf0f0f0f00000000 & !(g[0] << 7u32) & (g[17] << 28u32));
     // g[39]: 16 node words, bit 32 (openpath 5 1 1 5 nw), bit 33 (openpath 5 2 1 6 nw), bit 34 (openpath 5 3 1 7 nw), bit 35 (openpath 5 4 1 8 nw), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[39] = ((0x1e1e1e1e000000 & !g[0] & g[38]) << 7u32);
+    g[39] = (0x1e1e1e1e000000 & !g[0] & g[38]) << 7u32;
     // g[40]: 9 node words, bit 40 (openpath 6 1 1 6 nw), bit 41 (openpath 6 2 1 7 nw), bit 42 (openpath 6 3 1 8 nw), bit 48 (openpath 7 1 2 6 nw), and 5 more; rules at amazons_8x8.kif:71, 81
-    g[40] = ((0xe0e0e00000000 & !g[0] & g[39]) << 7u32);
+    g[40] = (0xe0e0e00000000 & !g[0] & g[39]) << 7u32;
     // n[17]: (openpath 7 1 1 7 nw), rules at amazons_8x8.kif:71, 81
     n[17] = (g[40] & 0x20000000000 != 0) & (g[0] & 0x20000000000 == 0);
     // n[18]: (openpath 7 2 1 8 nw), rules at amazons_8x8.kif:71, 81
@@ -15620,52 +15620,28 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     // n[673]: (legal black (fire 8 3))
     n[673] = (s.0[4] & 0x1 == 0x1) & (n[536]);
     // n[674]: (anylegalmove white), rules at amazons_8x8.kif:114
-    n[674] |= 0x7f7f7f7f7f7f7f7f & g[41] != 0;
-    n[674] |= 0x3f3f3f3f3f3f3f3f & g[42] != 0;
-    n[674] |= 0x1f1f1f1f1f1f1f1f & g[43] != 0;
-    n[674] |= 0xf0f0f0f0f0f0f0f & g[44] != 0;
-    n[674] |= 0x707070707070707 & g[45] != 0;
-    n[674] |= 0x7f7f7f7f7f7f7f & g[46] != 0;
-    n[674] |= 0x3f3f3f3f3f3f & g[47] != 0;
-    n[674] |= 0x1f1f1f1f1f & g[48] != 0;
-    n[674] |= 0xf0f0f0f & g[49] != 0;
-    n[674] |= 0x70707 & g[50] != 0;
-    n[674] |= 0xffffffffffffff & g[51] != 0;
-    n[674] |= 0xffffffffffff & g[52] != 0;
-    n[674] |= 0xffffffffff & g[53] != 0;
-    n[674] |= 0xffffffff & g[54] != 0;
-    n[674] |= 0xffffff & g[55] != 0;
-    n[674] |= 0xffff & g[56] != 0;
-    n[674] |= 0xff & g[57] != 0;
-    n[674] |= 0x1ffffffffffffff & g[58] != 0;
-    n[674] |= 0xfcfcfcfcfcfc & g[59] != 0;
-    n[674] |= 0xfefefefefefefefe & g[60] != 0;
-    n[674] |= 0xfcfcfcfcfcfcfcfc & g[61] != 0;
-    n[674] |= 0x303030303030303 & g[62] != 0;
-    n[674] |= 0xffffffffffffff00 & g[63] != 0;
-    n[674] |= 0xffffffffffff0000 & g[64] != 0;
-    n[674] |= 0xffffffffffffff80 & g[65] != 0;
-    n[674] |= 0x3f3f3f3f3f3f0000 & g[66] != 0;
-    n[674] |= 0xffffffffff000000 & g[67] != 0;
-    n[674] |= 0xffffffff00000000 & g[68] != 0;
-    n[674] |= 0xffffff0000000000 & g[69] != 0;
-    n[674] |= 0x1f1f1f1f1f000000 & g[70] != 0;
-    n[674] |= 0xf0f0f0f00000000 & g[71] != 0;
-    n[674] |= 0x707070000000000 & g[72] != 0;
-    n[674] |= 0xfefefefefefefe00 & g[73] != 0;
-    n[674] |= 0xfcfcfcfcfcfc0000 & g[74] != 0;
-    n[674] |= 0xffff000000000000 & g[75] != 0;
-    n[674] |= 0xff00000000000000 & g[76] != 0;
-    n[674] |= 0xf8f8f8f8f8 & g[77] != 0;
-    n[674] |= 0xf8f8f8f8f8f8f8f8 & g[78] != 0;
-    n[674] |= 0xf0f0f0f0 & g[79] != 0;
-    n[674] |= 0xf0f0f0f0f0f0f0f0 & g[80] != 0;
-    n[674] |= 0xe0e0e0 & g[81] != 0;
-    n[674] |= 0xe0e0e0e0e0e0e0e0 & g[82] != 0;
-    n[674] |= 0xc0c0c0c0c0c0c0c0 & g[83] != 0;
-    n[674] |= 0xf8f8f8f8f8000000 & g[84] != 0;
-    n[674] |= 0xf0f0f0f000000000 & g[85] != 0;
-    n[674] |= 0xe0e0e00000000000 & g[86] != 0;
+    n[674]
+        |= (0x7f7f7f7f7f7f7f7f & g[41]) | (0x3f3f3f3f3f3f3f3f & g[42])
+            | (0x1f1f1f1f1f1f1f1f & g[43]) | (0xf0f0f0f0f0f0f0f & g[44])
+            | (0x707070707070707 & g[45]) | (0x7f7f7f7f7f7f7f & g[46])
+            | (0x3f3f3f3f3f3f & g[47]) | (0x1f1f1f1f1f & g[48]) | (0xf0f0f0f & g[49])
+            | (0x70707 & g[50]) | (0xffffffffffffff & g[51]) | (0xffffffffffff & g[52])
+            | (0xffffffffff & g[53]) | (0xffffffff & g[54]) | (0xffffff & g[55])
+            | (0xffff & g[56]) | (0xff & g[57]) | (0x1ffffffffffffff & g[58])
+            | (0xfcfcfcfcfcfc & g[59]) | (0xfefefefefefefefe & g[60])
+            | (0xfcfcfcfcfcfcfcfc & g[61]) | (0x303030303030303 & g[62])
+            | (0xffffffffffffff00 & g[63]) | (0xffffffffffff0000 & g[64])
+            | (0xffffffffffffff80 & g[65]) | (0x3f3f3f3f3f3f0000 & g[66])
+            | (0xffffffffff000000 & g[67]) | (0xffffffff00000000 & g[68])
+            | (0xffffff0000000000 & g[69]) | (0x1f1f1f1f1f000000 & g[70])
+            | (0xf0f0f0f00000000 & g[71]) | (0x707070000000000 & g[72])
+            | (0xfefefefefefefe00 & g[73]) | (0xfcfcfcfcfcfc0000 & g[74])
+            | (0xffff000000000000 & g[75]) | (0xff00000000000000 & g[76])
+            | (0xf8f8f8f8f8 & g[77]) | (0xf8f8f8f8f8f8f8f8 & g[78])
+            | (0xf0f0f0f0 & g[79]) | (0xf0f0f0f0f0f0f0f0 & g[80]) | (0xe0e0e0 & g[81])
+            | (0xe0e0e0e0e0e0e0e0 & g[82]) | (0xc0c0c0c0c0c0c0c0 & g[83])
+            | (0xf8f8f8f8f8000000 & g[84]) | (0xf0f0f0f000000000 & g[85])
+            | (0xe0e0e00000000000 & g[86]) != 0;
     n[674] |= n[0];
     n[674] |= n[22];
     n[674] |= n[23];
@@ -15752,52 +15728,29 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[674] |= n[608];
     n[674] |= n[609];
     // n[675]: (anylegalmove black), rules at amazons_8x8.kif:114
-    n[675] |= 0x7f7f7f7f7f7f7f7f & g[87] != 0;
-    n[675] |= 0x3f3f3f3f3f3f3f3f & g[88] != 0;
-    n[675] |= 0x7f7f7f7f7f7f7f & g[89] != 0;
-    n[675] |= 0x3f3f3f3f3f3f & g[90] != 0;
-    n[675] |= 0xffffffffffffff & g[91] != 0;
-    n[675] |= 0xffffffffffff & g[92] != 0;
-    n[675] |= 0xffffffffff & g[93] != 0;
-    n[675] |= 0xffffffff & g[94] != 0;
-    n[675] |= 0xffffff & g[95] != 0;
-    n[675] |= 0xffff & g[96] != 0;
-    n[675] |= 0xff & g[97] != 0;
-    n[675] |= 0x1ffffffffffffff & g[98] != 0;
-    n[675] |= 0xfcfcfcfcfcfc & g[99] != 0;
-    n[675] |= 0xf8f8f8f8f8 & g[100] != 0;
-    n[675] |= 0xf0f0f0f0 & g[101] != 0;
-    n[675] |= 0xe0e0e0 & g[102] != 0;
-    n[675] |= 0xfefefefefefefefe & g[103] != 0;
-    n[675] |= 0xfcfcfcfcfcfcfcfc & g[104] != 0;
-    n[675] |= 0xf8f8f8f8f8f8f8f8 & g[105] != 0;
-    n[675] |= 0xf0f0f0f0f0f0f0f0 & g[106] != 0;
-    n[675] |= 0xe0e0e0e0e0e0e0e0 & g[107] != 0;
-    n[675] |= 0xc0c0c0c0c0c0c0c0 & g[108] != 0;
-    n[675] |= 0xffffffffffffff80 & g[109] != 0;
-    n[675] |= 0xfefefefefefefe00 & g[110] != 0;
-    n[675] |= 0xfcfcfcfcfcfc0000 & g[111] != 0;
-    n[675] |= 0xffffffffffffff00 & g[112] != 0;
-    n[675] |= 0xffffffffffff0000 & g[113] != 0;
-    n[675] |= 0xf8f8f8f8f8000000 & g[114] != 0;
-    n[675] |= 0xf0f0f0f000000000 & g[115] != 0;
-    n[675] |= 0xe0e0e00000000000 & g[116] != 0;
-    n[675] |= 0xffffffffff000000 & g[117] != 0;
-    n[675] |= 0xffffffff00000000 & g[118] != 0;
-    n[675] |= 0xffffff0000000000 & g[119] != 0;
-    n[675] |= 0xffff000000000000 & g[120] != 0;
-    n[675] |= 0xff00000000000000 & g[121] != 0;
-    n[675] |= 0x3f3f3f3f3f3f0000 & g[122] != 0;
-    n[675] |= 0x1f1f1f1f1f1f1f1f & g[123] != 0;
-    n[675] |= 0x1f1f1f1f1f & g[124] != 0;
-    n[675] |= 0xf0f0f0f0f0f0f0f & g[125] != 0;
-    n[675] |= 0xf0f0f0f & g[126] != 0;
-    n[675] |= 0x707070707070707 & g[127] != 0;
-    n[675] |= 0x1f1f1f1f1f000000 & g[128] != 0;
-    n[675] |= 0x303030303030303 & g[129] != 0;
-    n[675] |= 0xf0f0f0f00000000 & g[130] != 0;
-    n[675] |= 0x707070000000000 & g[131] != 0;
-    n[675] |= 0x70707 & g[132] != 0;
+    n[675]
+        |= (0x7f7f7f7f7f7f7f7f & g[87]) | (0x3f3f3f3f3f3f3f3f & g[88])
+            | (0x7f7f7f7f7f7f7f & g[89]) | (0x3f3f3f3f3f3f & g[90])
+            | (0xffffffffffffff & g[91]) | (0xffffffffffff & g[92])
+            | (0xffffffffff & g[93]) | (0xffffffff & g[94]) | (0xffffff & g[95])
+            | (0xffff & g[96]) | (0xff & g[97]) | (0x1ffffffffffffff & g[98])
+            | (0xfcfcfcfcfcfc & g[99]) | (0xf8f8f8f8f8 & g[100]) | (0xf0f0f0f0 & g[101])
+            | (0xe0e0e0 & g[102]) | (0xfefefefefefefefe & g[103])
+            | (0xfcfcfcfcfcfcfcfc & g[104]) | (0xf8f8f8f8f8f8f8f8 & g[105])
+            | (0xf0f0f0f0f0f0f0f0 & g[106]) | (0xe0e0e0e0e0e0e0e0 & g[107])
+            | (0xc0c0c0c0c0c0c0c0 & g[108]) | (0xffffffffffffff80 & g[109])
+            | (0xfefefefefefefe00 & g[110]) | (0xfcfcfcfcfcfc0000 & g[111])
+            | (0xffffffffffffff00 & g[112]) | (0xffffffffffff0000 & g[113])
+            | (0xf8f8f8f8f8000000 & g[114]) | (0xf0f0f0f000000000 & g[115])
+            | (0xe0e0e00000000000 & g[116]) | (0xffffffffff000000 & g[117])
+            | (0xffffffff00000000 & g[118]) | (0xffffff0000000000 & g[119])
+            | (0xffff000000000000 & g[120]) | (0xff00000000000000 & g[121])
+            | (0x3f3f3f3f3f3f0000 & g[122]) | (0x1f1f1f1f1f1f1f1f & g[123])
+            | (0x1f1f1f1f1f & g[124]) | (0xf0f0f0f0f0f0f0f & g[125])
+            | (0xf0f0f0f & g[126]) | (0x707070707070707 & g[127])
+            | (0x1f1f1f1f1f000000 & g[128]) | (0x303030303030303 & g[129])
+            | (0xf0f0f0f00000000 & g[130]) | (0x707070000000000 & g[131])
+            | (0x70707 & g[132]) != 0;
     n[675] |= n[1];
     n[675] |= n[42];
     n[675] |= n[43];
@@ -16268,60 +16221,60 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let at = 1u64 << (entry & 63);
             match entry >> 6 {
-                1 => ((0x7f7f7f7f7f7f7f7f & at) << 1u32),
-                2 => ((0x3f3f3f3f3f3f3f3f & at) << 2u32),
-                3 => ((0x1f1f1f1f1f1f1f1f & at) << 3u32),
-                4 => ((0xf0f0f0f0f0f0f0f & at) << 4u32),
-                5 => ((0x707070707070707 & at) << 5u32),
-                6 => ((0x303030303030303 & at) << 6u32),
-                7 => ((0x1ffffffffffffff & at) << 7u32),
-                8 => ((0xffffffffffffff & at) << 8u32),
-                9 => ((0x7f7f7f7f7f7f7f & at) << 9u32),
-                10 => ((0xffffffffffff & at) << 16u32),
-                11 => ((0x3f3f3f3f3f3f & at) << 18u32),
-                12 => ((0xffffffffff & at) << 24u32),
-                13 => ((0x1f1f1f1f1f & at) << 27u32),
-                14 => ((0xffffffff & at) << 32u32),
-                15 => ((0xf0f0f0f & at) << 36u32),
-                16 => ((0xffffff & at) << 40u32),
-                17 => ((0x70707 & at) << 45u32),
-                18 => ((0xffff & at) << 48u32),
-                19 => ((0x303 & at) << 54u32),
-                20 => ((0xff & at) << 56u32),
-                21 => ((0x1 & at) << 63u32),
-                22 => ((0xfefefefefefefefe & at) >> 1u32),
-                23 => ((0xfcfcfcfcfcfcfcfc & at) >> 2u32),
-                24 => ((0xfcfcfcfcfcfc & at) << 14u32),
-                25 => ((0xf8f8f8f8f8f8f8f8 & at) >> 3u32),
-                26 => ((0xf8f8f8f8f8 & at) << 21u32),
-                27 => ((0xf0f0f0f0f0f0f0f0 & at) >> 4u32),
-                28 => ((0xf0f0f0f0 & at) << 28u32),
-                29 => ((0xe0e0e0e0e0e0e0e0 & at) >> 5u32),
-                30 => ((0xe0e0e0 & at) << 35u32),
-                31 => ((0xc0c0c0c0c0c0c0c0 & at) >> 6u32),
-                32 => ((0xc0c0 & at) << 42u32),
-                33 => ((0xffffffffffffff80 & at) >> 7u32),
-                34 => ((0x80 & at) << 49u32),
-                35 => ((0xffffffffffffff00 & at) >> 8u32),
-                36 => ((0xfefefefefefefe00 & at) >> 9u32),
-                37 => ((0xffffffffffff0000 & at) >> 16u32),
-                38 => ((0x3f3f3f3f3f3f0000 & at) >> 14u32),
-                39 => ((0xfcfcfcfcfcfc0000 & at) >> 18u32),
-                40 => ((0xffffffffff000000 & at) >> 24u32),
-                41 => ((0x1f1f1f1f1f000000 & at) >> 21u32),
-                42 => ((0xf8f8f8f8f8000000 & at) >> 27u32),
-                43 => ((0xffffffff00000000 & at) >> 32u32),
-                44 => ((0xf0f0f0f00000000 & at) >> 28u32),
-                45 => ((0xf0f0f0f000000000 & at) >> 36u32),
-                46 => ((0xffffff0000000000 & at) >> 40u32),
-                47 => ((0x707070000000000 & at) >> 35u32),
-                48 => ((0xe0e0e00000000000 & at) >> 45u32),
-                49 => ((0xffff000000000000 & at) >> 48u32),
-                50 => ((0x303000000000000 & at) >> 42u32),
-                51 => ((0xc0c0000000000000 & at) >> 54u32),
-                52 => ((0xff00000000000000 & at) >> 56u32),
-                53 => ((0x100000000000000 & at) >> 49u32),
-                54 => ((0x8000000000000000 & at) >> 63u32),
+                1 => (0x7f7f7f7f7f7f7f7f & at) << 1u32,
+                2 => (0x3f3f3f3f3f3f3f3f & at) << 2u32,
+                3 => (0x1f1f1f1f1f1f1f1f & at) << 3u32,
+                4 => (0xf0f0f0f0f0f0f0f & at) << 4u32,
+                5 => (0x707070707070707 & at) << 5u32,
+                6 => (0x303030303030303 & at) << 6u32,
+                7 => (0x1ffffffffffffff & at) << 7u32,
+                8 => (0xffffffffffffff & at) << 8u32,
+                9 => (0x7f7f7f7f7f7f7f & at) << 9u32,
+                10 => (0xffffffffffff & at) << 16u32,
+                11 => (0x3f3f3f3f3f3f & at) << 18u32,
+                12 => (0xffffffffff & at) << 24u32,
+                13 => (0x1f1f1f1f1f & at) << 27u32,
+                14 => (0xffffffff & at) << 32u32,
+                15 => (0xf0f0f0f & at) << 36u32,
+                16 => (0xffffff & at) << 40u32,
+                17 => (0x70707 & at) << 45u32,
+                18 => (0xffff & at) << 48u32,
+                19 => (0x303 & at) << 54u32,
+                20 => (0xff & at) << 56u32,
+                21 => (0x1 & at) << 63u32,
+                22 => (0xfefefefefefefefe & at) >> 1u32,
+                23 => (0xfcfcfcfcfcfcfcfc & at) >> 2u32,
+                24 => (0xfcfcfcfcfcfc & at) << 14u32,
+                25 => (0xf8f8f8f8f8f8f8f8 & at) >> 3u32,
+                26 => (0xf8f8f8f8f8 & at) << 21u32,
+                27 => (0xf0f0f0f0f0f0f0f0 & at) >> 4u32,
+                28 => (0xf0f0f0f0 & at) << 28u32,
+                29 => (0xe0e0e0e0e0e0e0e0 & at) >> 5u32,
+                30 => (0xe0e0e0 & at) << 35u32,
+                31 => (0xc0c0c0c0c0c0c0c0 & at) >> 6u32,
+                32 => (0xc0c0 & at) << 42u32,
+                33 => (0xffffffffffffff80 & at) >> 7u32,
+                34 => (0x80 & at) << 49u32,
+                35 => (0xffffffffffffff00 & at) >> 8u32,
+                36 => (0xfefefefefefefe00 & at) >> 9u32,
+                37 => (0xffffffffffff0000 & at) >> 16u32,
+                38 => (0x3f3f3f3f3f3f0000 & at) >> 14u32,
+                39 => (0xfcfcfcfcfcfc0000 & at) >> 18u32,
+                40 => (0xffffffffff000000 & at) >> 24u32,
+                41 => (0x1f1f1f1f1f000000 & at) >> 21u32,
+                42 => (0xf8f8f8f8f8000000 & at) >> 27u32,
+                43 => (0xffffffff00000000 & at) >> 32u32,
+                44 => (0xf0f0f0f00000000 & at) >> 28u32,
+                45 => (0xf0f0f0f000000000 & at) >> 36u32,
+                46 => (0xffffff0000000000 & at) >> 40u32,
+                47 => (0x707070000000000 & at) >> 35u32,
+                48 => (0xe0e0e00000000000 & at) >> 45u32,
+                49 => (0xffff000000000000 & at) >> 48u32,
+                50 => (0x303000000000000 & at) >> 42u32,
+                51 => (0xc0c0000000000000 & at) >> 54u32,
+                52 => (0xff00000000000000 & at) >> 56u32,
+                53 => (0x100000000000000 & at) >> 49u32,
+                54 => (0x8000000000000000 & at) >> 63u32,
                 _ => 0,
             }
         });
@@ -16369,60 +16322,60 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
             let at = 1u64 << (entry & 63);
             match entry >> 6 {
-                56 => ((0x7f7f7f7f7f7f7f7f & at) << 1u32),
-                57 => ((0x3f3f3f3f3f3f3f3f & at) << 2u32),
-                58 => ((0x1f1f1f1f1f1f1f1f & at) << 3u32),
-                59 => ((0xf0f0f0f0f0f0f0f & at) << 4u32),
-                60 => ((0x707070707070707 & at) << 5u32),
-                61 => ((0x303030303030303 & at) << 6u32),
-                62 => ((0x1ffffffffffffff & at) << 7u32),
-                63 => ((0xffffffffffffff & at) << 8u32),
-                64 => ((0x7f7f7f7f7f7f7f & at) << 9u32),
-                65 => ((0xffffffffffff & at) << 16u32),
-                66 => ((0x3f3f3f3f3f3f & at) << 18u32),
-                67 => ((0xffffffffff & at) << 24u32),
-                68 => ((0x1f1f1f1f1f & at) << 27u32),
-                69 => ((0xffffffff & at) << 32u32),
-                70 => ((0xf0f0f0f & at) << 36u32),
-                71 => ((0xffffff & at) << 40u32),
-                72 => ((0x70707 & at) << 45u32),
-                73 => ((0xffff & at) << 48u32),
-                74 => ((0x303 & at) << 54u32),
-                75 => ((0xff & at) << 56u32),
-                76 => ((0x1 & at) << 63u32),
-                77 => ((0xfefefefefefefefe & at) >> 1u32),
-                78 => ((0xfcfcfcfcfcfcfcfc & at) >> 2u32),
-                79 => ((0xfcfcfcfcfcfc & at) << 14u32),
-                80 => ((0xf8f8f8f8f8f8f8f8 & at) >> 3u32),
-                81 => ((0xf8f8f8f8f8 & at) << 21u32),
-                82 => ((0xf0f0f0f0f0f0f0f0 & at) >> 4u32),
-                83 => ((0xf0f0f0f0 & at) << 28u32),
-                84 => ((0xe0e0e0e0e0e0e0e0 & at) >> 5u32),
-                85 => ((0xe0e0e0 & at) << 35u32),
-                86 => ((0xc0c0c0c0c0c0c0c0 & at) >> 6u32),
-                87 => ((0xc0c0 & at) << 42u32),
-                88 => ((0xffffffffffffff80 & at) >> 7u32),
-                89 => ((0x80 & at) << 49u32),
-                90 => ((0xffffffffffffff00 & at) >> 8u32),
-                91 => ((0xfefefefefefefe00 & at) >> 9u32),
-                92 => ((0xffffffffffff0000 & at) >> 16u32),
-                93 => ((0x3f3f3f3f3f3f0000 & at) >> 14u32),
-                94 => ((0xfcfcfcfcfcfc0000 & at) >> 18u32),
-                95 => ((0xffffffffff000000 & at) >> 24u32),
-                96 => ((0x1f1f1f1f1f000000 & at) >> 21u32),
-                97 => ((0xf8f8f8f8f8000000 & at) >> 27u32),
-                98 => ((0xffffffff00000000 & at) >> 32u32),
-                99 => ((0xf0f0f0f00000000 & at) >> 28u32),
-                100 => ((0xf0f0f0f000000000 & at) >> 36u32),
-                101 => ((0xffffff0000000000 & at) >> 40u32),
-                102 => ((0x707070000000000 & at) >> 35u32),
-                103 => ((0xe0e0e00000000000 & at) >> 45u32),
-                104 => ((0xffff000000000000 & at) >> 48u32),
-                105 => ((0x303000000000000 & at) >> 42u32),
-                106 => ((0xc0c0000000000000 & at) >> 54u32),
-                107 => ((0xff00000000000000 & at) >> 56u32),
-                108 => ((0x100000000000000 & at) >> 49u32),
-                109 => ((0x8000000000000000 & at) >> 63u32),
+                56 => (0x7f7f7f7f7f7f7f7f & at) << 1u32,
+                57 => (0x3f3f3f3f3f3f3f3f & at) << 2u32,
+                58 => (0x1f1f1f1f1f1f1f1f & at) << 3u32,
+                59 => (0xf0f0f0f0f0f0f0f & at) << 4u32,
+                60 => (0x707070707070707 & at) << 5u32,
+                61 => (0x303030303030303 & at) << 6u32,
+                62 => (0x1ffffffffffffff & at) << 7u32,
+                63 => (0xffffffffffffff & at) << 8u32,
+                64 => (0x7f7f7f7f7f7f7f & at) << 9u32,
+                65 => (0xffffffffffff & at) << 16u32,
+                66 => (0x3f3f3f3f3f3f & at) << 18u32,
+                67 => (0xffffffffff & at) << 24u32,
+                68 => (0x1f1f1f1f1f & at) << 27u32,
+                69 => (0xffffffff & at) << 32u32,
+                70 => (0xf0f0f0f & at) << 36u32,
+                71 => (0xffffff & at) << 40u32,
+                72 => (0x70707 & at) << 45u32,
+                73 => (0xffff & at) << 48u32,
+                74 => (0x303 & at) << 54u32,
+                75 => (0xff & at) << 56u32,
+                76 => (0x1 & at) << 63u32,
+                77 => (0xfefefefefefefefe & at) >> 1u32,
+                78 => (0xfcfcfcfcfcfcfcfc & at) >> 2u32,
+                79 => (0xfcfcfcfcfcfc & at) << 14u32,
+                80 => (0xf8f8f8f8f8f8f8f8 & at) >> 3u32,
+                81 => (0xf8f8f8f8f8 & at) << 21u32,
+                82 => (0xf0f0f0f0f0f0f0f0 & at) >> 4u32,
+                83 => (0xf0f0f0f0 & at) << 28u32,
+                84 => (0xe0e0e0e0e0e0e0e0 & at) >> 5u32,
+                85 => (0xe0e0e0 & at) << 35u32,
+                86 => (0xc0c0c0c0c0c0c0c0 & at) >> 6u32,
+                87 => (0xc0c0 & at) << 42u32,
+                88 => (0xffffffffffffff80 & at) >> 7u32,
+                89 => (0x80 & at) << 49u32,
+                90 => (0xffffffffffffff00 & at) >> 8u32,
+                91 => (0xfefefefefefefe00 & at) >> 9u32,
+                92 => (0xffffffffffff0000 & at) >> 16u32,
+                93 => (0x3f3f3f3f3f3f0000 & at) >> 14u32,
+                94 => (0xfcfcfcfcfcfc0000 & at) >> 18u32,
+                95 => (0xffffffffff000000 & at) >> 24u32,
+                96 => (0x1f1f1f1f1f000000 & at) >> 21u32,
+                97 => (0xf8f8f8f8f8000000 & at) >> 27u32,
+                98 => (0xffffffff00000000 & at) >> 32u32,
+                99 => (0xf0f0f0f00000000 & at) >> 28u32,
+                100 => (0xf0f0f0f000000000 & at) >> 36u32,
+                101 => (0xffffff0000000000 & at) >> 40u32,
+                102 => (0x707070000000000 & at) >> 35u32,
+                103 => (0xe0e0e00000000000 & at) >> 45u32,
+                104 => (0xffff000000000000 & at) >> 48u32,
+                105 => (0x303000000000000 & at) >> 42u32,
+                106 => (0xc0c0000000000000 & at) >> 54u32,
+                107 => (0xff00000000000000 & at) >> 56u32,
+                108 => (0x100000000000000 & at) >> 49u32,
+                109 => (0x8000000000000000 & at) >> 63u32,
                 _ => 0,
             }
         });

@@ -1100,14 +1100,14 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let at = 1u64 << (entry & 63);
             match entry >> 6 {
-                0 => ((0x7df7df7df & at) << 1u32),
-                1 => ((0x3fffffff & at) << 6u32),
-                2 => ((0x1f7df7df & at) << 7u32),
-                3 => ((0xfbefbefbe & at) >> 1u32),
-                4 => ((0x3efbefbe & at) << 5u32),
-                5 => ((0xfffffffc0 & at) >> 6u32),
-                6 => ((0x7df7df7c0 & at) >> 5u32),
-                7 => ((0xfbefbef80 & at) >> 7u32),
+                0 => (0x7df7df7df & at) << 1u32,
+                1 => (0x3fffffff & at) << 6u32,
+                2 => (0x1f7df7df & at) << 7u32,
+                3 => (0xfbefbefbe & at) >> 1u32,
+                4 => (0x3efbefbe & at) << 5u32,
+                5 => (0xfffffffc0 & at) >> 6u32,
+                6 => (0x7df7df7c0 & at) >> 5u32,
+                7 => (0xfbefbef80 & at) >> 7u32,
                 _ => 0,
             }
         });
@@ -1129,14 +1129,14 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
             let at = 1u64 << (entry & 63);
             match entry >> 6 {
-                8 => ((0x7df7df7df & at) << 1u32),
-                9 => ((0x3fffffff & at) << 6u32),
-                10 => ((0x1f7df7df & at) << 7u32),
-                11 => ((0xfbefbefbe & at) >> 1u32),
-                12 => ((0x3efbefbe & at) << 5u32),
-                13 => ((0xfffffffc0 & at) >> 6u32),
-                14 => ((0x7df7df7c0 & at) >> 5u32),
-                15 => ((0xfbefbef80 & at) >> 7u32),
+                8 => (0x7df7df7df & at) << 1u32,
+                9 => (0x3fffffff & at) << 6u32,
+                10 => (0x1f7df7df & at) << 7u32,
+                11 => (0xfbefbefbe & at) >> 1u32,
+                12 => (0x3efbefbe & at) << 5u32,
+                13 => (0xfffffffc0 & at) >> 6u32,
+                14 => (0x7df7df7c0 & at) >> 5u32,
+                15 => (0xfbefbef80 & at) >> 7u32,
                 _ => 0,
             }
         });
@@ -2959,79 +2959,79 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         }
     }
     // n[4]: (notallconnected black), rules at gather.kif:67
-    n[4] |= (s.0[0] & 0x80 != 0) & (0xfffffff7f & s.0[0] & !g[2] != 0);
-    n[4] |= (s.0[0] & 0x2000 != 0) & (0xfffffdfff & s.0[0] & !g[4] != 0);
-    n[4] |= (s.0[0] & 0x2000000 != 0) & (0xffdffffff & s.0[0] & !g[6] != 0);
-    n[4] |= (s.0[0] & 0x80000000 != 0) & (0xf7fffffff & s.0[0] & !g[8] != 0);
-    n[4] |= (s.0[0] & 0x100 != 0) & (0xffffffeff & s.0[0] & !g[18] != 0);
-    n[4] |= (s.0[0] & 0x40 != 0) & (0xfffffffbf & s.0[0] & !g[20] != 0);
-    n[4] |= (s.0[0] & 0x2 != 0) & (0xffffffffd & s.0[0] & !g[22] != 0);
-    n[4] |= (s.0[0] & 0x4000 != 0) & (0xfffffbfff & s.0[0] & !g[24] != 0);
-    n[4] |= (s.0[0] & 0x1000 != 0) & (0xfffffefff & s.0[0] & !g[26] != 0);
-    n[4] |= (s.0[0] & 0x4 != 0) & (0xffffffffb & s.0[0] & !g[28] != 0);
     n[4] |= (s.0[0] & 0x1 != 0) & (0xffffffffe & s.0[0] & !g[30] != 0);
+    n[4] |= (s.0[0] & 0x2 != 0) & (0xffffffffd & s.0[0] & !g[22] != 0);
+    n[4] |= (s.0[0] & 0x4 != 0) & (0xffffffffb & s.0[0] & !g[28] != 0);
+    n[4] |= (s.0[0] & 0x8 != 0) & (0xffffffff7 & s.0[0] & !g[78] != 0);
+    n[4] |= (s.0[0] & 0x10 != 0) & (0xfffffffef & s.0[0] & !g[102] != 0);
+    n[4] |= (s.0[0] & 0x20 != 0) & (0xfffffffdf & s.0[0] & !g[126] != 0);
+    n[4] |= (s.0[0] & 0x40 != 0) & (0xfffffffbf & s.0[0] & !g[20] != 0);
+    n[4] |= (s.0[0] & 0x80 != 0) & (0xfffffff7f & s.0[0] & !g[2] != 0);
+    n[4] |= (s.0[0] & 0x100 != 0) & (0xffffffeff & s.0[0] & !g[18] != 0);
+    n[4] |= (s.0[0] & 0x200 != 0) & (0xffffffdff & s.0[0] & !g[74] != 0);
+    n[4] |= (s.0[0] & 0x400 != 0) & (0xffffffbff & s.0[0] & !g[98] != 0);
+    n[4] |= (s.0[0] & 0x800 != 0) & (0xffffff7ff & s.0[0] & !g[122] != 0);
+    n[4] |= (s.0[0] & 0x1000 != 0) & (0xfffffefff & s.0[0] & !g[26] != 0);
+    n[4] |= (s.0[0] & 0x2000 != 0) & (0xfffffdfff & s.0[0] & !g[4] != 0);
+    n[4] |= (s.0[0] & 0x4000 != 0) & (0xfffffbfff & s.0[0] & !g[24] != 0);
+    n[4] |= (s.0[0] & 0x8000 != 0) & (0xfffff7fff & s.0[0] & !g[76] != 0);
+    n[4] |= (s.0[0] & 0x10000 != 0) & (0xffffeffff & s.0[0] & !g[100] != 0);
+    n[4] |= (s.0[0] & 0x20000 != 0) & (0xffffdffff & s.0[0] & !g[124] != 0);
+    n[4] |= (s.0[0] & 0x40000 != 0) & (0xffffbffff & s.0[0] & !g[36] != 0);
     n[4] |= (s.0[0] & 0x80000 != 0) & (0xffff7ffff & s.0[0] & !g[32] != 0);
     n[4] |= (s.0[0] & 0x100000 != 0) & (0xfffefffff & s.0[0] & !g[34] != 0);
-    n[4] |= (s.0[0] & 0x40000 != 0) & (0xffffbffff & s.0[0] & !g[36] != 0);
-    n[4] |= (s.0[0] & 0x4000000 != 0) & (0xffbffffff & s.0[0] & !g[38] != 0);
-    n[4] |= (s.0[0] & 0x1000000 != 0) & (0xffeffffff & s.0[0] & !g[40] != 0);
-    n[4] |= (s.0[0] & 0x100000000 != 0) & (0xeffffffff & s.0[0] & !g[42] != 0);
-    n[4] |= (s.0[0] & 0x40000000 != 0) & (0xfbfffffff & s.0[0] & !g[44] != 0);
-    n[4] |= (s.0[0] & 0x200 != 0) & (0xffffffdff & s.0[0] & !g[74] != 0);
-    n[4] |= (s.0[0] & 0x8000 != 0) & (0xfffff7fff & s.0[0] & !g[76] != 0);
-    n[4] |= (s.0[0] & 0x8 != 0) & (0xffffffff7 & s.0[0] & !g[78] != 0);
     n[4] |= (s.0[0] & 0x200000 != 0) & (0xfffdfffff & s.0[0] & !g[80] != 0);
-    n[4] |= (s.0[0] & 0x8000000 != 0) & (0xff7ffffff & s.0[0] & !g[82] != 0);
-    n[4] |= (s.0[0] & 0x200000000 != 0) & (0xdffffffff & s.0[0] & !g[84] != 0);
-    n[4] |= (s.0[0] & 0x400 != 0) & (0xffffffbff & s.0[0] & !g[98] != 0);
-    n[4] |= (s.0[0] & 0x10000 != 0) & (0xffffeffff & s.0[0] & !g[100] != 0);
-    n[4] |= (s.0[0] & 0x10 != 0) & (0xfffffffef & s.0[0] & !g[102] != 0);
     n[4] |= (s.0[0] & 0x400000 != 0) & (0xfffbfffff & s.0[0] & !g[104] != 0);
-    n[4] |= (s.0[0] & 0x10000000 != 0) & (0xfefffffff & s.0[0] & !g[106] != 0);
-    n[4] |= (s.0[0] & 0x400000000 != 0) & (0xbffffffff & s.0[0] & !g[108] != 0);
-    n[4] |= (s.0[0] & 0x800 != 0) & (0xffffff7ff & s.0[0] & !g[122] != 0);
-    n[4] |= (s.0[0] & 0x20000 != 0) & (0xffffdffff & s.0[0] & !g[124] != 0);
-    n[4] |= (s.0[0] & 0x20 != 0) & (0xfffffffdf & s.0[0] & !g[126] != 0);
     n[4] |= (s.0[0] & 0x800000 != 0) & (0xfff7fffff & s.0[0] & !g[128] != 0);
+    n[4] |= (s.0[0] & 0x1000000 != 0) & (0xffeffffff & s.0[0] & !g[40] != 0);
+    n[4] |= (s.0[0] & 0x2000000 != 0) & (0xffdffffff & s.0[0] & !g[6] != 0);
+    n[4] |= (s.0[0] & 0x4000000 != 0) & (0xffbffffff & s.0[0] & !g[38] != 0);
+    n[4] |= (s.0[0] & 0x8000000 != 0) & (0xff7ffffff & s.0[0] & !g[82] != 0);
+    n[4] |= (s.0[0] & 0x10000000 != 0) & (0xfefffffff & s.0[0] & !g[106] != 0);
     n[4] |= (s.0[0] & 0x20000000 != 0) & (0xfdfffffff & s.0[0] & !g[130] != 0);
+    n[4] |= (s.0[0] & 0x40000000 != 0) & (0xfbfffffff & s.0[0] & !g[44] != 0);
+    n[4] |= (s.0[0] & 0x80000000 != 0) & (0xf7fffffff & s.0[0] & !g[8] != 0);
+    n[4] |= (s.0[0] & 0x100000000 != 0) & (0xeffffffff & s.0[0] & !g[42] != 0);
+    n[4] |= (s.0[0] & 0x200000000 != 0) & (0xdffffffff & s.0[0] & !g[84] != 0);
+    n[4] |= (s.0[0] & 0x400000000 != 0) & (0xbffffffff & s.0[0] & !g[108] != 0);
     n[4] |= (s.0[0] & 0x800000000 != 0) & (0x7ffffffff & s.0[0] & !g[132] != 0);
     // n[5]: (notallconnected white), rules at gather.kif:67
-    n[5] |= (s.0[1] & 0x400 != 0) & (0xffffffbff & s.0[1] & !g[10] != 0);
-    n[5] |= (s.0[1] & 0x10000 != 0) & (0xffffeffff & s.0[1] & !g[12] != 0);
-    n[5] |= (s.0[1] & 0x10000000 != 0) & (0xfefffffff & s.0[1] & !g[14] != 0);
-    n[5] |= (s.0[1] & 0x400000000 != 0) & (0xbffffffff & s.0[1] & !g[16] != 0);
-    n[5] |= (s.0[1] & 0x800 != 0) & (0xffffff7ff & s.0[1] & !g[46] != 0);
-    n[5] |= (s.0[1] & 0x200 != 0) & (0xffffffdff & s.0[1] & !g[48] != 0);
-    n[5] |= (s.0[1] & 0x10 != 0) & (0xfffffffef & s.0[1] & !g[50] != 0);
-    n[5] |= (s.0[1] & 0x20000 != 0) & (0xffffdffff & s.0[1] & !g[52] != 0);
-    n[5] |= (s.0[1] & 0x8000 != 0) & (0xfffff7fff & s.0[1] & !g[54] != 0);
-    n[5] |= (s.0[1] & 0x20 != 0) & (0xfffffffdf & s.0[1] & !g[56] != 0);
+    n[5] |= (s.0[1] & 0x1 != 0) & (0xffffffffe & s.0[1] & !g[138] != 0);
+    n[5] |= (s.0[1] & 0x2 != 0) & (0xffffffffd & s.0[1] & !g[114] != 0);
+    n[5] |= (s.0[1] & 0x4 != 0) & (0xffffffffb & s.0[1] & !g[90] != 0);
     n[5] |= (s.0[1] & 0x8 != 0) & (0xffffffff7 & s.0[1] & !g[58] != 0);
+    n[5] |= (s.0[1] & 0x10 != 0) & (0xfffffffef & s.0[1] & !g[50] != 0);
+    n[5] |= (s.0[1] & 0x20 != 0) & (0xfffffffdf & s.0[1] & !g[56] != 0);
+    n[5] |= (s.0[1] & 0x40 != 0) & (0xfffffffbf & s.0[1] & !g[134] != 0);
+    n[5] |= (s.0[1] & 0x80 != 0) & (0xfffffff7f & s.0[1] & !g[110] != 0);
+    n[5] |= (s.0[1] & 0x100 != 0) & (0xffffffeff & s.0[1] & !g[86] != 0);
+    n[5] |= (s.0[1] & 0x200 != 0) & (0xffffffdff & s.0[1] & !g[48] != 0);
+    n[5] |= (s.0[1] & 0x400 != 0) & (0xffffffbff & s.0[1] & !g[10] != 0);
+    n[5] |= (s.0[1] & 0x800 != 0) & (0xffffff7ff & s.0[1] & !g[46] != 0);
+    n[5] |= (s.0[1] & 0x1000 != 0) & (0xfffffefff & s.0[1] & !g[136] != 0);
+    n[5] |= (s.0[1] & 0x2000 != 0) & (0xfffffdfff & s.0[1] & !g[112] != 0);
+    n[5] |= (s.0[1] & 0x4000 != 0) & (0xfffffbfff & s.0[1] & !g[88] != 0);
+    n[5] |= (s.0[1] & 0x8000 != 0) & (0xfffff7fff & s.0[1] & !g[54] != 0);
+    n[5] |= (s.0[1] & 0x10000 != 0) & (0xffffeffff & s.0[1] & !g[12] != 0);
+    n[5] |= (s.0[1] & 0x20000 != 0) & (0xffffdffff & s.0[1] & !g[52] != 0);
+    n[5] |= (s.0[1] & 0x40000 != 0) & (0xffffbffff & s.0[1] & !g[140] != 0);
+    n[5] |= (s.0[1] & 0x80000 != 0) & (0xffff7ffff & s.0[1] & !g[116] != 0);
+    n[5] |= (s.0[1] & 0x100000 != 0) & (0xfffefffff & s.0[1] & !g[92] != 0);
+    n[5] |= (s.0[1] & 0x200000 != 0) & (0xfffdfffff & s.0[1] & !g[64] != 0);
     n[5] |= (s.0[1] & 0x400000 != 0) & (0xfffbfffff & s.0[1] & !g[60] != 0);
     n[5] |= (s.0[1] & 0x800000 != 0) & (0xfff7fffff & s.0[1] & !g[62] != 0);
-    n[5] |= (s.0[1] & 0x200000 != 0) & (0xfffdfffff & s.0[1] & !g[64] != 0);
-    n[5] |= (s.0[1] & 0x20000000 != 0) & (0xfdfffffff & s.0[1] & !g[66] != 0);
-    n[5] |= (s.0[1] & 0x8000000 != 0) & (0xff7ffffff & s.0[1] & !g[68] != 0);
-    n[5] |= (s.0[1] & 0x800000000 != 0) & (0x7ffffffff & s.0[1] & !g[70] != 0);
-    n[5] |= (s.0[1] & 0x200000000 != 0) & (0xdffffffff & s.0[1] & !g[72] != 0);
-    n[5] |= (s.0[1] & 0x100 != 0) & (0xffffffeff & s.0[1] & !g[86] != 0);
-    n[5] |= (s.0[1] & 0x4000 != 0) & (0xfffffbfff & s.0[1] & !g[88] != 0);
-    n[5] |= (s.0[1] & 0x4 != 0) & (0xffffffffb & s.0[1] & !g[90] != 0);
-    n[5] |= (s.0[1] & 0x100000 != 0) & (0xfffefffff & s.0[1] & !g[92] != 0);
-    n[5] |= (s.0[1] & 0x4000000 != 0) & (0xffbffffff & s.0[1] & !g[94] != 0);
-    n[5] |= (s.0[1] & 0x100000000 != 0) & (0xeffffffff & s.0[1] & !g[96] != 0);
-    n[5] |= (s.0[1] & 0x80 != 0) & (0xfffffff7f & s.0[1] & !g[110] != 0);
-    n[5] |= (s.0[1] & 0x2000 != 0) & (0xfffffdfff & s.0[1] & !g[112] != 0);
-    n[5] |= (s.0[1] & 0x2 != 0) & (0xffffffffd & s.0[1] & !g[114] != 0);
-    n[5] |= (s.0[1] & 0x80000 != 0) & (0xffff7ffff & s.0[1] & !g[116] != 0);
-    n[5] |= (s.0[1] & 0x2000000 != 0) & (0xffdffffff & s.0[1] & !g[118] != 0);
-    n[5] |= (s.0[1] & 0x80000000 != 0) & (0xf7fffffff & s.0[1] & !g[120] != 0);
-    n[5] |= (s.0[1] & 0x40 != 0) & (0xfffffffbf & s.0[1] & !g[134] != 0);
-    n[5] |= (s.0[1] & 0x1000 != 0) & (0xfffffefff & s.0[1] & !g[136] != 0);
-    n[5] |= (s.0[1] & 0x1 != 0) & (0xffffffffe & s.0[1] & !g[138] != 0);
-    n[5] |= (s.0[1] & 0x40000 != 0) & (0xffffbffff & s.0[1] & !g[140] != 0);
     n[5] |= (s.0[1] & 0x1000000 != 0) & (0xffeffffff & s.0[1] & !g[142] != 0);
+    n[5] |= (s.0[1] & 0x2000000 != 0) & (0xffdffffff & s.0[1] & !g[118] != 0);
+    n[5] |= (s.0[1] & 0x4000000 != 0) & (0xffbffffff & s.0[1] & !g[94] != 0);
+    n[5] |= (s.0[1] & 0x8000000 != 0) & (0xff7ffffff & s.0[1] & !g[68] != 0);
+    n[5] |= (s.0[1] & 0x10000000 != 0) & (0xfefffffff & s.0[1] & !g[14] != 0);
+    n[5] |= (s.0[1] & 0x20000000 != 0) & (0xfdfffffff & s.0[1] & !g[66] != 0);
     n[5] |= (s.0[1] & 0x40000000 != 0) & (0xfbfffffff & s.0[1] & !g[144] != 0);
+    n[5] |= (s.0[1] & 0x80000000 != 0) & (0xf7fffffff & s.0[1] & !g[120] != 0);
+    n[5] |= (s.0[1] & 0x100000000 != 0) & (0xeffffffff & s.0[1] & !g[96] != 0);
+    n[5] |= (s.0[1] & 0x200000000 != 0) & (0xdffffffff & s.0[1] & !g[72] != 0);
+    n[5] |= (s.0[1] & 0x400000000 != 0) & (0xbffffffff & s.0[1] & !g[16] != 0);
+    n[5] |= (s.0[1] & 0x800000000 != 0) & (0x7ffffffff & s.0[1] & !g[70] != 0);
     // n[6]: terminal, rules at gather.kif:76, 78
     n[6] = (s.0[0] & 0x1000000000000000 == 0x1000000000000000) | (!n[4]) | (!n[5]);
     match &mut ask {
@@ -3158,14 +3158,14 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let at = 1u64 << (entry & 63);
             match entry >> 6 {
-                0 => ((0x7df7df7df & at) << 1u32),
-                1 => ((0x3fffffff & at) << 6u32),
-                2 => ((0x1f7df7df & at) << 7u32),
-                3 => ((0xfbefbefbe & at) >> 1u32),
-                4 => ((0x3efbefbe & at) << 5u32),
-                5 => ((0xfffffffc0 & at) >> 6u32),
-                6 => ((0x7df7df7c0 & at) >> 5u32),
-                7 => ((0xfbefbef80 & at) >> 7u32),
+                0 => (0x7df7df7df & at) << 1u32,
+                1 => (0x3fffffff & at) << 6u32,
+                2 => (0x1f7df7df & at) << 7u32,
+                3 => (0xfbefbefbe & at) >> 1u32,
+                4 => (0x3efbefbe & at) << 5u32,
+                5 => (0xfffffffc0 & at) >> 6u32,
+                6 => (0x7df7df7c0 & at) >> 5u32,
+                7 => (0xfbefbef80 & at) >> 7u32,
                 _ => 0,
             }
         });
@@ -3187,14 +3187,14 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
             let at = 1u64 << (entry & 63);
             match entry >> 6 {
-                8 => ((0x7df7df7df & at) << 1u32),
-                9 => ((0x3fffffff & at) << 6u32),
-                10 => ((0x1f7df7df & at) << 7u32),
-                11 => ((0xfbefbefbe & at) >> 1u32),
-                12 => ((0x3efbefbe & at) << 5u32),
-                13 => ((0xfffffffc0 & at) >> 6u32),
-                14 => ((0x7df7df7c0 & at) >> 5u32),
-                15 => ((0xfbefbef80 & at) >> 7u32),
+                8 => (0x7df7df7df & at) << 1u32,
+                9 => (0x3fffffff & at) << 6u32,
+                10 => (0x1f7df7df & at) << 7u32,
+                11 => (0xfbefbefbe & at) >> 1u32,
+                12 => (0x3efbefbe & at) << 5u32,
+                13 => (0xfffffffc0 & at) >> 6u32,
+                14 => (0x7df7df7c0 & at) >> 5u32,
+                15 => (0xfbefbef80 & at) >> 7u32,
                 _ => 0,
             }
         });

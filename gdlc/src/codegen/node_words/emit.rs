@@ -221,6 +221,9 @@ impl Body<'_> {
         }
         let mut taken = vec![false; rules.len()];
         let mut tests = Vec::new();
+        // The shapes tested as the templates of one word against zero, by the literals the same
+        // for every member that they read, tested before it.
+        let mut by_fixed: BTreeMap<Vec<WordLit>, Vec<Template>> = BTreeMap::new();
         // By role, the tables of the families of transposed groups, by state word.
         let mut at_move: BTreeMap<u32, BTreeMap<u32, Vec<u64>>> = BTreeMap::new();
         for (shape, (anchors, members)) in self.word_shapes(rules) {
@@ -238,19 +241,20 @@ impl Body<'_> {
                 continue;
             }
             let (fixed, words): (Vec<WordLit>, Vec<WordLit>) =
-                shape.iter().partition(|lit| matches!(lit, WordLit::Fixed(_)));
-            let fixed: Vec<TokenStream> = fixed
-                .into_iter()
+                shape.into_iter().partition(|lit| matches!(lit, WordLit::Fixed(_)));
+            by_fixed.entry(fixed).or_default().push(Template { literals: words, mask: anchors });
+        }
+        for (fixed, templates) in by_fixed {
+            let fixed: Vec<TokenStream> = (fixed.into_iter())
                 .filter_map(|lit| match lit {
                     WordLit::Fixed(lit) => Some(self.lit(lit)),
                     _ => None,
                 })
                 .collect();
-            let words = words.into_iter().map(|lit| self.word_lit(lit));
-            let anchors = hex(anchors);
+            let word = self.templates_or(&templates.iter().collect::<Vec<_>>());
             tests.push(match fixed.is_empty() {
-                true => quote!(#anchors #(& #words)* != 0),
-                false => quote!(#((#fixed) &)* (#anchors #(& #words)* != 0)),
+                true => quote!(#word != 0),
+                false => quote!(#((#fixed) &)* (#word != 0)),
             });
         }
         for (role, tables) in at_move {

@@ -4,7 +4,7 @@
 
 use super::factor::{factored, Factor, WordExpr};
 use super::{MoveKind, Template, WordLit};
-use crate::codegen::emit::{join, shifted, Body};
+use crate::codegen::emit::{join, shift_expr, shifted, Body};
 use crate::codegen::tables::hex;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -94,8 +94,19 @@ impl Body<'_> {
 
     /// The code of `expr`, where a move of kind `known` (when given) is known to be played, its
     /// word the bit of its place `at`.
+    /// A shift at the top is written without parentheses, which rustc finds unneeded in a
+    /// `match` arm or a `let`.
     fn word_expr(&self, expr: &WordExpr, known: Option<u32>) -> TokenStream {
-        self.word_code(expr, known).0
+        match expr {
+            WordExpr::Shifted(inner, by) => {
+                let inner = match self.word_code(inner, known) {
+                    (code, true) => quote!((#code)),
+                    (code, false) => code,
+                };
+                shift_expr(inner, *by)
+            }
+            _ => self.word_code(expr, known).0,
+        }
     }
 
     /// The code of `expr` (see [`Self::word_expr`]), and whether it is a `|` or `&` of several
