@@ -173,14 +173,19 @@ fn a_function_zeroes_only_the_nodes_it_computes() {
 }
 
 #[test]
-fn a_word_that_reads_many_kinds_of_one_roles_move_is_a_match_on_the_kind_played() {
+fn a_word_that_reads_many_kinds_of_one_roles_move_looks_up_the_kind_played() {
     // Gather's pieces step one cell in eight directions: the next board word of each role reads
-    // a move of each direction, eight templates, one `match` on the kind played instead of the
-    // `|` of eight tests. (Its differential test replays the module against the interpreter.)
+    // a move of each direction, eight templates, each the piece's board, the move's cell and a
+    // mask shifted by the direction: one lookup of the mask and the turn by the kind played
+    // instead of the `|` of eight tests or a `match` of eight arms. (Its differential test
+    // replays the module against the interpreter.)
     let module = module_of(include_str!("../../../games/gather.kif"));
     let next = function(&module, "next");
-    assert_eq!(next.matches("match entry >> 6 {").count(), 2, "{next}");
+    assert_eq!(next.matches("= KIND_TURNS_").count(), 2, "{next}");
+    assert!(!next.contains("match entry >> 6 {"), "{next}");
     assert!(!next.contains("kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)"), "{next}");
+    // The two roles' kinds have the same masks and turns from each role's first: one table.
+    assert_eq!(module.matches("static KIND_TURNS_").count(), 1, "{}", &module[..2000]);
 }
 
 #[test]

@@ -8382,6 +8382,66 @@ static MOVE_KIND_PLACES_1: [u32; 1521] = [
 fn kind_place(entry: u32, kind: u32) -> u64 {
     0u64.wrapping_sub(u64::from(entry >> 6 == kind)) & (1u64 << (entry & 63))
 }
+/// For every kind of move from a role's first, the places its word keeps and
+/// the turn to the right that moves them; none for a move of no kind or a kind
+/// not read.
+static KIND_TURNS_0: [(u64, u32); 55] = [
+    (0x7f7f7f7f7f7f7f7f, 63),
+    (0x3f3f3f3f3f3f3f3f, 62),
+    (0x1f1f1f1f1f1f1f1f, 61),
+    (0xf0f0f0f0f0f0f0f, 60),
+    (0x707070707070707, 59),
+    (0x303030303030303, 58),
+    (0x1ffffffffffffff, 57),
+    (0xffffffffffffff, 56),
+    (0x7f7f7f7f7f7f7f, 55),
+    (0xffffffffffff, 48),
+    (0x3f3f3f3f3f3f, 46),
+    (0xffffffffff, 40),
+    (0x1f1f1f1f1f, 37),
+    (0xffffffff, 32),
+    (0xf0f0f0f, 28),
+    (0xffffff, 24),
+    (0x70707, 19),
+    (0xffff, 16),
+    (0x303, 10),
+    (0xff, 8),
+    (0x1, 1),
+    (0xfefefefefefefefe, 1),
+    (0xfcfcfcfcfcfcfcfc, 2),
+    (0xfcfcfcfcfcfc, 50),
+    (0xf8f8f8f8f8f8f8f8, 3),
+    (0xf8f8f8f8f8, 43),
+    (0xf0f0f0f0f0f0f0f0, 4),
+    (0xf0f0f0f0, 36),
+    (0xe0e0e0e0e0e0e0e0, 5),
+    (0xe0e0e0, 29),
+    (0xc0c0c0c0c0c0c0c0, 6),
+    (0xc0c0, 22),
+    (0xffffffffffffff80, 7),
+    (0x80, 15),
+    (0xffffffffffffff00, 8),
+    (0xfefefefefefefe00, 9),
+    (0xffffffffffff0000, 16),
+    (0x3f3f3f3f3f3f0000, 14),
+    (0xfcfcfcfcfcfc0000, 18),
+    (0xffffffffff000000, 24),
+    (0x1f1f1f1f1f000000, 21),
+    (0xf8f8f8f8f8000000, 27),
+    (0xffffffff00000000, 32),
+    (0xf0f0f0f00000000, 28),
+    (0xf0f0f0f000000000, 36),
+    (0xffffff0000000000, 40),
+    (0x707070000000000, 35),
+    (0xe0e0e00000000000, 45),
+    (0xffff000000000000, 48),
+    (0x303000000000000, 42),
+    (0xc0c0000000000000, 54),
+    (0xff00000000000000, 56),
+    (0x100000000000000, 49),
+    (0x8000000000000000, 63),
+    (0x0, 0),
+];
 ///The move of every bit of the words in which role 0's legal moves are found.
 static LEGAL_MOVE_OF_0: [[u32; 64]; 29] = [
     [
@@ -12395,64 +12455,10 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | (0x8000 & s.0[2] & !(mt[0] >> 43u32)))
         | ({
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
-            let at = 1u64 << (entry & 63);
-            match entry >> 6 {
-                1 => (0x7f7f7f7f7f7f7f7f & at) << 1u32,
-                2 => (0x3f3f3f3f3f3f3f3f & at) << 2u32,
-                3 => (0x1f1f1f1f1f1f1f1f & at) << 3u32,
-                4 => (0xf0f0f0f0f0f0f0f & at) << 4u32,
-                5 => (0x707070707070707 & at) << 5u32,
-                6 => (0x303030303030303 & at) << 6u32,
-                7 => (0x1ffffffffffffff & at) << 7u32,
-                8 => (0xffffffffffffff & at) << 8u32,
-                9 => (0x7f7f7f7f7f7f7f & at) << 9u32,
-                10 => (0xffffffffffff & at) << 16u32,
-                11 => (0x3f3f3f3f3f3f & at) << 18u32,
-                12 => (0xffffffffff & at) << 24u32,
-                13 => (0x1f1f1f1f1f & at) << 27u32,
-                14 => (0xffffffff & at) << 32u32,
-                15 => (0xf0f0f0f & at) << 36u32,
-                16 => (0xffffff & at) << 40u32,
-                17 => (0x70707 & at) << 45u32,
-                18 => (0xffff & at) << 48u32,
-                19 => (0x303 & at) << 54u32,
-                20 => (0xff & at) << 56u32,
-                21 => (0x1 & at) << 63u32,
-                22 => (0xfefefefefefefefe & at) >> 1u32,
-                23 => (0xfcfcfcfcfcfcfcfc & at) >> 2u32,
-                24 => (0xfcfcfcfcfcfc & at) << 14u32,
-                25 => (0xf8f8f8f8f8f8f8f8 & at) >> 3u32,
-                26 => (0xf8f8f8f8f8 & at) << 21u32,
-                27 => (0xf0f0f0f0f0f0f0f0 & at) >> 4u32,
-                28 => (0xf0f0f0f0 & at) << 28u32,
-                29 => (0xe0e0e0e0e0e0e0e0 & at) >> 5u32,
-                30 => (0xe0e0e0 & at) << 35u32,
-                31 => (0xc0c0c0c0c0c0c0c0 & at) >> 6u32,
-                32 => (0xc0c0 & at) << 42u32,
-                33 => (0xffffffffffffff80 & at) >> 7u32,
-                34 => (0x80 & at) << 49u32,
-                35 => (0xffffffffffffff00 & at) >> 8u32,
-                36 => (0xfefefefefefefe00 & at) >> 9u32,
-                37 => (0xffffffffffff0000 & at) >> 16u32,
-                38 => (0x3f3f3f3f3f3f0000 & at) >> 14u32,
-                39 => (0xfcfcfcfcfcfc0000 & at) >> 18u32,
-                40 => (0xffffffffff000000 & at) >> 24u32,
-                41 => (0x1f1f1f1f1f000000 & at) >> 21u32,
-                42 => (0xf8f8f8f8f8000000 & at) >> 27u32,
-                43 => (0xffffffff00000000 & at) >> 32u32,
-                44 => (0xf0f0f0f00000000 & at) >> 28u32,
-                45 => (0xf0f0f0f000000000 & at) >> 36u32,
-                46 => (0xffffff0000000000 & at) >> 40u32,
-                47 => (0x707070000000000 & at) >> 35u32,
-                48 => (0xe0e0e00000000000 & at) >> 45u32,
-                49 => (0xffff000000000000 & at) >> 48u32,
-                50 => (0x303000000000000 & at) >> 42u32,
-                51 => (0xc0c0000000000000 & at) >> 54u32,
-                52 => (0xff00000000000000 & at) >> 56u32,
-                53 => (0x100000000000000 & at) >> 49u32,
-                54 => (0x8000000000000000 & at) >> 63u32,
-                _ => 0,
-            }
+            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                .wrapping_sub(1)
+                .min(54)];
+            ((1u64 << (entry & 63)) & mask).rotate_right(turn)
         });
     // g[1]: 64 node words, bit 6 (next (cell 1 7 black)), bit 7 (next (cell 1 8 black)), bit 14 (next (cell 2 7 black)), bit 23 (next (cell 3 8 black)), and 60 more; rules at amazons_8x8.kif:97, 99, 107
     g[1] = ((0x400 & s.0[1] & !mt[0]) | (0x400000000000000 & s.0[1] & !(mt[0] << 42u32))
@@ -12495,64 +12501,10 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | (0x8000 & s.0[1] & !(mt[0] >> 43u32)))
         | ({
             let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
-            let at = 1u64 << (entry & 63);
-            match entry >> 6 {
-                56 => (0x7f7f7f7f7f7f7f7f & at) << 1u32,
-                57 => (0x3f3f3f3f3f3f3f3f & at) << 2u32,
-                58 => (0x1f1f1f1f1f1f1f1f & at) << 3u32,
-                59 => (0xf0f0f0f0f0f0f0f & at) << 4u32,
-                60 => (0x707070707070707 & at) << 5u32,
-                61 => (0x303030303030303 & at) << 6u32,
-                62 => (0x1ffffffffffffff & at) << 7u32,
-                63 => (0xffffffffffffff & at) << 8u32,
-                64 => (0x7f7f7f7f7f7f7f & at) << 9u32,
-                65 => (0xffffffffffff & at) << 16u32,
-                66 => (0x3f3f3f3f3f3f & at) << 18u32,
-                67 => (0xffffffffff & at) << 24u32,
-                68 => (0x1f1f1f1f1f & at) << 27u32,
-                69 => (0xffffffff & at) << 32u32,
-                70 => (0xf0f0f0f & at) << 36u32,
-                71 => (0xffffff & at) << 40u32,
-                72 => (0x70707 & at) << 45u32,
-                73 => (0xffff & at) << 48u32,
-                74 => (0x303 & at) << 54u32,
-                75 => (0xff & at) << 56u32,
-                76 => (0x1 & at) << 63u32,
-                77 => (0xfefefefefefefefe & at) >> 1u32,
-                78 => (0xfcfcfcfcfcfcfcfc & at) >> 2u32,
-                79 => (0xfcfcfcfcfcfc & at) << 14u32,
-                80 => (0xf8f8f8f8f8f8f8f8 & at) >> 3u32,
-                81 => (0xf8f8f8f8f8 & at) << 21u32,
-                82 => (0xf0f0f0f0f0f0f0f0 & at) >> 4u32,
-                83 => (0xf0f0f0f0 & at) << 28u32,
-                84 => (0xe0e0e0e0e0e0e0e0 & at) >> 5u32,
-                85 => (0xe0e0e0 & at) << 35u32,
-                86 => (0xc0c0c0c0c0c0c0c0 & at) >> 6u32,
-                87 => (0xc0c0 & at) << 42u32,
-                88 => (0xffffffffffffff80 & at) >> 7u32,
-                89 => (0x80 & at) << 49u32,
-                90 => (0xffffffffffffff00 & at) >> 8u32,
-                91 => (0xfefefefefefefe00 & at) >> 9u32,
-                92 => (0xffffffffffff0000 & at) >> 16u32,
-                93 => (0x3f3f3f3f3f3f0000 & at) >> 14u32,
-                94 => (0xfcfcfcfcfcfc0000 & at) >> 18u32,
-                95 => (0xffffffffff000000 & at) >> 24u32,
-                96 => (0x1f1f1f1f1f000000 & at) >> 21u32,
-                97 => (0xf8f8f8f8f8000000 & at) >> 27u32,
-                98 => (0xffffffff00000000 & at) >> 32u32,
-                99 => (0xf0f0f0f00000000 & at) >> 28u32,
-                100 => (0xf0f0f0f000000000 & at) >> 36u32,
-                101 => (0xffffff0000000000 & at) >> 40u32,
-                102 => (0x707070000000000 & at) >> 35u32,
-                103 => (0xe0e0e00000000000 & at) >> 45u32,
-                104 => (0xffff000000000000 & at) >> 48u32,
-                105 => (0x303000000000000 & at) >> 42u32,
-                106 => (0xc0c0000000000000 & at) >> 54u32,
-                107 => (0xff00000000000000 & at) >> 56u32,
-                108 => (0x100000000000000 & at) >> 49u32,
-                109 => (0x8000000000000000 & at) >> 63u32,
-                _ => 0,
-            }
+            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                .wrapping_sub(56)
+                .min(54)];
+            ((1u64 << (entry & 63)) & mask).rotate_right(turn)
         });
     // g[2]: 64 node words, bit 4 (next (cell 1 5 arrow)), bit 12 (next (cell 2 5 arrow)), bit 11 (next (cell 2 4 arrow)), bit 10 (next (cell 2 3 arrow)), and 60 more; rules at amazons_8x8.kif:97, 99, 107
     g[2] = kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)
@@ -16219,64 +16171,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         | (0x8000 & s.0[2] & !(mt[0] >> 43u32)))
         | ({
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
-            let at = 1u64 << (entry & 63);
-            match entry >> 6 {
-                1 => (0x7f7f7f7f7f7f7f7f & at) << 1u32,
-                2 => (0x3f3f3f3f3f3f3f3f & at) << 2u32,
-                3 => (0x1f1f1f1f1f1f1f1f & at) << 3u32,
-                4 => (0xf0f0f0f0f0f0f0f & at) << 4u32,
-                5 => (0x707070707070707 & at) << 5u32,
-                6 => (0x303030303030303 & at) << 6u32,
-                7 => (0x1ffffffffffffff & at) << 7u32,
-                8 => (0xffffffffffffff & at) << 8u32,
-                9 => (0x7f7f7f7f7f7f7f & at) << 9u32,
-                10 => (0xffffffffffff & at) << 16u32,
-                11 => (0x3f3f3f3f3f3f & at) << 18u32,
-                12 => (0xffffffffff & at) << 24u32,
-                13 => (0x1f1f1f1f1f & at) << 27u32,
-                14 => (0xffffffff & at) << 32u32,
-                15 => (0xf0f0f0f & at) << 36u32,
-                16 => (0xffffff & at) << 40u32,
-                17 => (0x70707 & at) << 45u32,
-                18 => (0xffff & at) << 48u32,
-                19 => (0x303 & at) << 54u32,
-                20 => (0xff & at) << 56u32,
-                21 => (0x1 & at) << 63u32,
-                22 => (0xfefefefefefefefe & at) >> 1u32,
-                23 => (0xfcfcfcfcfcfcfcfc & at) >> 2u32,
-                24 => (0xfcfcfcfcfcfc & at) << 14u32,
-                25 => (0xf8f8f8f8f8f8f8f8 & at) >> 3u32,
-                26 => (0xf8f8f8f8f8 & at) << 21u32,
-                27 => (0xf0f0f0f0f0f0f0f0 & at) >> 4u32,
-                28 => (0xf0f0f0f0 & at) << 28u32,
-                29 => (0xe0e0e0e0e0e0e0e0 & at) >> 5u32,
-                30 => (0xe0e0e0 & at) << 35u32,
-                31 => (0xc0c0c0c0c0c0c0c0 & at) >> 6u32,
-                32 => (0xc0c0 & at) << 42u32,
-                33 => (0xffffffffffffff80 & at) >> 7u32,
-                34 => (0x80 & at) << 49u32,
-                35 => (0xffffffffffffff00 & at) >> 8u32,
-                36 => (0xfefefefefefefe00 & at) >> 9u32,
-                37 => (0xffffffffffff0000 & at) >> 16u32,
-                38 => (0x3f3f3f3f3f3f0000 & at) >> 14u32,
-                39 => (0xfcfcfcfcfcfc0000 & at) >> 18u32,
-                40 => (0xffffffffff000000 & at) >> 24u32,
-                41 => (0x1f1f1f1f1f000000 & at) >> 21u32,
-                42 => (0xf8f8f8f8f8000000 & at) >> 27u32,
-                43 => (0xffffffff00000000 & at) >> 32u32,
-                44 => (0xf0f0f0f00000000 & at) >> 28u32,
-                45 => (0xf0f0f0f000000000 & at) >> 36u32,
-                46 => (0xffffff0000000000 & at) >> 40u32,
-                47 => (0x707070000000000 & at) >> 35u32,
-                48 => (0xe0e0e00000000000 & at) >> 45u32,
-                49 => (0xffff000000000000 & at) >> 48u32,
-                50 => (0x303000000000000 & at) >> 42u32,
-                51 => (0xc0c0000000000000 & at) >> 54u32,
-                52 => (0xff00000000000000 & at) >> 56u32,
-                53 => (0x100000000000000 & at) >> 49u32,
-                54 => (0x8000000000000000 & at) >> 63u32,
-                _ => 0,
-            }
+            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                .wrapping_sub(1)
+                .min(54)];
+            ((1u64 << (entry & 63)) & mask).rotate_right(turn)
         });
     // g[134]: 64 node words, bit 6 (next (cell 1 7 black)), bit 7 (next (cell 1 8 black)), bit 14 (next (cell 2 7 black)), bit 23 (next (cell 3 8 black)), and 60 more; rules at amazons_8x8.kif:97, 99, 107
     g[134] = ((0x400 & s.0[1] & !mt[0])
@@ -16320,64 +16218,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         | (0x8000 & s.0[1] & !(mt[0] >> 43u32)))
         | ({
             let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
-            let at = 1u64 << (entry & 63);
-            match entry >> 6 {
-                56 => (0x7f7f7f7f7f7f7f7f & at) << 1u32,
-                57 => (0x3f3f3f3f3f3f3f3f & at) << 2u32,
-                58 => (0x1f1f1f1f1f1f1f1f & at) << 3u32,
-                59 => (0xf0f0f0f0f0f0f0f & at) << 4u32,
-                60 => (0x707070707070707 & at) << 5u32,
-                61 => (0x303030303030303 & at) << 6u32,
-                62 => (0x1ffffffffffffff & at) << 7u32,
-                63 => (0xffffffffffffff & at) << 8u32,
-                64 => (0x7f7f7f7f7f7f7f & at) << 9u32,
-                65 => (0xffffffffffff & at) << 16u32,
-                66 => (0x3f3f3f3f3f3f & at) << 18u32,
-                67 => (0xffffffffff & at) << 24u32,
-                68 => (0x1f1f1f1f1f & at) << 27u32,
-                69 => (0xffffffff & at) << 32u32,
-                70 => (0xf0f0f0f & at) << 36u32,
-                71 => (0xffffff & at) << 40u32,
-                72 => (0x70707 & at) << 45u32,
-                73 => (0xffff & at) << 48u32,
-                74 => (0x303 & at) << 54u32,
-                75 => (0xff & at) << 56u32,
-                76 => (0x1 & at) << 63u32,
-                77 => (0xfefefefefefefefe & at) >> 1u32,
-                78 => (0xfcfcfcfcfcfcfcfc & at) >> 2u32,
-                79 => (0xfcfcfcfcfcfc & at) << 14u32,
-                80 => (0xf8f8f8f8f8f8f8f8 & at) >> 3u32,
-                81 => (0xf8f8f8f8f8 & at) << 21u32,
-                82 => (0xf0f0f0f0f0f0f0f0 & at) >> 4u32,
-                83 => (0xf0f0f0f0 & at) << 28u32,
-                84 => (0xe0e0e0e0e0e0e0e0 & at) >> 5u32,
-                85 => (0xe0e0e0 & at) << 35u32,
-                86 => (0xc0c0c0c0c0c0c0c0 & at) >> 6u32,
-                87 => (0xc0c0 & at) << 42u32,
-                88 => (0xffffffffffffff80 & at) >> 7u32,
-                89 => (0x80 & at) << 49u32,
-                90 => (0xffffffffffffff00 & at) >> 8u32,
-                91 => (0xfefefefefefefe00 & at) >> 9u32,
-                92 => (0xffffffffffff0000 & at) >> 16u32,
-                93 => (0x3f3f3f3f3f3f0000 & at) >> 14u32,
-                94 => (0xfcfcfcfcfcfc0000 & at) >> 18u32,
-                95 => (0xffffffffff000000 & at) >> 24u32,
-                96 => (0x1f1f1f1f1f000000 & at) >> 21u32,
-                97 => (0xf8f8f8f8f8000000 & at) >> 27u32,
-                98 => (0xffffffff00000000 & at) >> 32u32,
-                99 => (0xf0f0f0f00000000 & at) >> 28u32,
-                100 => (0xf0f0f0f000000000 & at) >> 36u32,
-                101 => (0xffffff0000000000 & at) >> 40u32,
-                102 => (0x707070000000000 & at) >> 35u32,
-                103 => (0xe0e0e00000000000 & at) >> 45u32,
-                104 => (0xffff000000000000 & at) >> 48u32,
-                105 => (0x303000000000000 & at) >> 42u32,
-                106 => (0xc0c0000000000000 & at) >> 54u32,
-                107 => (0xff00000000000000 & at) >> 56u32,
-                108 => (0x100000000000000 & at) >> 49u32,
-                109 => (0x8000000000000000 & at) >> 63u32,
-                _ => 0,
-            }
+            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                .wrapping_sub(56)
+                .min(54)];
+            ((1u64 << (entry & 63)) & mask).rotate_right(turn)
         });
     // g[135]: 64 node words, bit 4 (next (cell 1 5 arrow)), bit 12 (next (cell 2 5 arrow)), bit 11 (next (cell 2 4 arrow)), bit 10 (next (cell 2 3 arrow)), and 60 more; rules at amazons_8x8.kif:97, 99, 107
     g[135] = kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)

@@ -904,6 +904,20 @@ static MOVE_KIND_PLACES_1: [u32; 221] = [
     928, 736, 544, 993, 865, 929, 737, 545, 994, 866, 930, 738, 546, 995, 867, 739,
     4294967295,
 ];
+/// For every kind of move from a role's first, the places its word keeps and
+/// the turn to the right that moves them; none for a move of no kind or a kind
+/// not read.
+static KIND_TURNS_0: [(u64, u32); 9] = [
+    (0x7df7df7df, 63),
+    (0x3fffffff, 58),
+    (0x1f7df7df, 57),
+    (0xfbefbefbe, 1),
+    (0x3efbefbe, 59),
+    (0xfffffffc0, 6),
+    (0x7df7df7c0, 5),
+    (0xfbefbef80, 7),
+    (0x0, 0),
+];
 ///The move of every bit of the words in which role 0's legal moves are found.
 static LEGAL_MOVE_OF_0: [[u32; 64]; 8] = [
     [
@@ -1098,18 +1112,10 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | (0x8 & s.0[0] & !(mt[0] >> 22u32)))
         | ({
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
-            let at = 1u64 << (entry & 63);
-            match entry >> 6 {
-                0 => (0x7df7df7df & at) << 1u32,
-                1 => (0x3fffffff & at) << 6u32,
-                2 => (0x1f7df7df & at) << 7u32,
-                3 => (0xfbefbefbe & at) >> 1u32,
-                4 => (0x3efbefbe & at) << 5u32,
-                5 => (0xfffffffc0 & at) >> 6u32,
-                6 => (0x7df7df7c0 & at) >> 5u32,
-                7 => (0xfbefbef80 & at) >> 7u32,
-                _ => 0,
-            }
+            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                .wrapping_sub(0)
+                .min(8)];
+            ((1u64 << (entry & 63)) & mask).rotate_right(turn)
         });
     // g[1]: 36 node words, bit 11 (next (cell b 6 white)), bit 9 (next (cell b 4 white)), bit 16 (next (cell c 5 white)), bit 4 (next (cell a 5 white)), and 32 more; rules at gather.kif:43, 45
     g[1] = ((0x180000000 & s.0[1] & !(mt[0] << 17u32))
@@ -1127,18 +1133,10 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | (0x8 & s.0[1] & !(mt[0] >> 22u32)))
         | ({
             let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
-            let at = 1u64 << (entry & 63);
-            match entry >> 6 {
-                8 => (0x7df7df7df & at) << 1u32,
-                9 => (0x3fffffff & at) << 6u32,
-                10 => (0x1f7df7df & at) << 7u32,
-                11 => (0xfbefbefbe & at) >> 1u32,
-                12 => (0x3efbefbe & at) << 5u32,
-                13 => (0xfffffffc0 & at) >> 6u32,
-                14 => (0x7df7df7c0 & at) >> 5u32,
-                15 => (0xfbefbef80 & at) >> 7u32,
-                _ => 0,
-            }
+            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                .wrapping_sub(8)
+                .min(8)];
+            ((1u64 << (entry & 63)) & mask).rotate_right(turn)
         });
     let mut w: [u64; WORDS] = [0x0, 0x0];
     // BASE[37]: (next (step 1)), rules at gather.kif:54
@@ -3156,18 +3154,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         | (0x8 & s.0[0] & !(mt[0] >> 22u32)))
         | ({
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
-            let at = 1u64 << (entry & 63);
-            match entry >> 6 {
-                0 => (0x7df7df7df & at) << 1u32,
-                1 => (0x3fffffff & at) << 6u32,
-                2 => (0x1f7df7df & at) << 7u32,
-                3 => (0xfbefbefbe & at) >> 1u32,
-                4 => (0x3efbefbe & at) << 5u32,
-                5 => (0xfffffffc0 & at) >> 6u32,
-                6 => (0x7df7df7c0 & at) >> 5u32,
-                7 => (0xfbefbef80 & at) >> 7u32,
-                _ => 0,
-            }
+            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                .wrapping_sub(0)
+                .min(8)];
+            ((1u64 << (entry & 63)) & mask).rotate_right(turn)
         });
     // g[1]: 36 node words, bit 11 (next (cell b 6 white)), bit 9 (next (cell b 4 white)), bit 16 (next (cell c 5 white)), bit 4 (next (cell a 5 white)), and 32 more; rules at gather.kif:43, 45
     g[1] = ((0x180000000 & s.0[1] & !(mt[0] << 17u32))
@@ -3185,18 +3175,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         | (0x8 & s.0[1] & !(mt[0] >> 22u32)))
         | ({
             let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
-            let at = 1u64 << (entry & 63);
-            match entry >> 6 {
-                8 => (0x7df7df7df & at) << 1u32,
-                9 => (0x3fffffff & at) << 6u32,
-                10 => (0x1f7df7df & at) << 7u32,
-                11 => (0xfbefbefbe & at) >> 1u32,
-                12 => (0x3efbefbe & at) << 5u32,
-                13 => (0xfffffffc0 & at) >> 6u32,
-                14 => (0x7df7df7c0 & at) >> 5u32,
-                15 => (0xfbefbef80 & at) >> 7u32,
-                _ => 0,
-            }
+            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                .wrapping_sub(8)
+                .min(8)];
+            ((1u64 << (entry & 63)) & mask).rotate_right(turn)
         });
     let mut w: [u64; WORDS] = [0x0, 0x0];
     // BASE[37]: (next (step 1)), rules at gather.kif:54

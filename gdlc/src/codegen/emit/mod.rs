@@ -94,6 +94,7 @@ pub(super) fn generate_functions(ground: &Ground, notes: Option<&Notes>, purpose
     // After every function: the tables of the kinds of moves they read.
     let move_places = emitter.move_place_tables();
     let near_places = emitter.near_place_tables();
+    let kind_turns = emitter.kind_turn_tables();
     let fused = step.is_some();
     let legal_tables = legal::legal_move_tables(&legal_plans, fused);
     let (random_step, step_tables) = step.map(|step| (step.code, step.tables)).unzip();
@@ -101,6 +102,7 @@ pub(super) fn generate_functions(ground: &Ground, notes: Option<&Notes>, purpose
         #statics
         #move_places
         #near_places
+        #kind_turns
         #legal_tables
         #step_tables
         #legal
@@ -153,8 +155,10 @@ const SPLIT_FUNCTION_TOKENS: usize = 250_000;
 /// [`SPLIT_FUNCTION_TOKENS`] for a game past [`super::TABLE_FORM_LITERALS`], written in
 /// straight-line code only because it is mostly in node words: such a module is large (up to
 /// [`super::WORDS_FORM_TOKENS`]), and every long function counts. othello-comp2007 built in
-/// 85 s with its `next` (170k tokens) whole, in 56 s with it split too.
-const SPLIT_LARGE_FUNCTION_TOKENS: usize = 100_000;
+/// 85 s with its `next` (170k tokens) whole, in 56 s with it split too. skirmish's `evaluate`
+/// (about 90k tokens once the `match`es on the kind of move played became lookups) played at
+/// 0.42x whole.
+const SPLIT_LARGE_FUNCTION_TOKENS: usize = 50_000;
 
 /// What the analyses decided for a whole module, which every function's body reads.
 pub(crate) struct Emitter<'g> {
@@ -188,6 +192,9 @@ pub(crate) struct Emitter<'g> {
     /// The tables of moves that the readers of transposed groups look up, by content, each
     /// with its number; written after the last function, as the move kinds' tables are.
     pub(crate) near_tables: RefCell<BTreeMap<Vec<u64>, usize>>,
+    /// The tables of masks and turns by kind of move played (`node_words/turns.rs`), by
+    /// content, each with its number.
+    pub(crate) turn_tables: RefCell<BTreeMap<Vec<(u64, u32)>, usize>>,
     /// What the comments of the rendered module say, when it has comments.
     pub(crate) notes: Option<&'g Notes>,
     /// For every node, the facts of the state without which it cannot hold (`guards.rs`).
@@ -228,6 +235,7 @@ impl<'g> Emitter<'g> {
             kind_place_read: Cell::new(false),
             transposed: Vec::new(),
             near_tables: RefCell::new(BTreeMap::new()),
+            turn_tables: RefCell::new(BTreeMap::new()),
             notes: None,
             sparse: SparseAtoms::new(&ground.base),
             split: Cell::new(false),

@@ -33,6 +33,7 @@ mod switch;
 #[cfg(test)]
 mod tests;
 mod transpose;
+mod turns;
 pub(super) use transpose::transposed;
 
 use crate::ground::{Ground, Lit, Prop, Value};

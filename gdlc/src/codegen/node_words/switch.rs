@@ -96,7 +96,7 @@ impl Body<'_> {
     /// word the bit of its place `at`.
     /// A shift at the top is written without parentheses, which rustc finds unneeded in a
     /// `match` arm or a `let`.
-    fn word_expr(&self, expr: &WordExpr, known: Option<u32>) -> TokenStream {
+    pub(super) fn word_expr(&self, expr: &WordExpr, known: Option<u32>) -> TokenStream {
         match expr {
             WordExpr::Shifted(inner, by) => {
                 let inner = match self.word_code(inner, known) {
@@ -144,10 +144,14 @@ impl Body<'_> {
     /// kind of the move played: no bit for a move of no kind or of a kind none reads.
     fn move_switch(&self, role: u32, kinds: &BTreeMap<u32, Vec<&Template>>) -> TokenStream {
         let table = format_ident!("MOVE_KIND_PLACES_{}", role);
-        let arms = kinds.iter().map(|(&kind, templates)| {
-            self.emitter.move_kinds_read.borrow_mut().insert(kind);
-            let terms = self.word_expr(&factored(templates), Some(kind));
-            let kind = Literal::u32_unsuffixed(kind);
+        self.emitter.move_kinds_read.borrow_mut().extend(kinds.keys());
+        let arms: Vec<(u32, WordExpr)> = kinds.iter().map(|(&kind, templates)| (kind, factored(templates))).collect();
+        if let Some(lookup) = self.turn_lookup(role, &arms) {
+            return lookup;
+        }
+        let arms = arms.iter().map(|(kind, word)| {
+            let terms = self.word_expr(word, Some(*kind));
+            let kind = Literal::u32_unsuffixed(*kind);
             quote!(#kind => #terms,)
         });
         let role = Literal::u32_unsuffixed(role);
