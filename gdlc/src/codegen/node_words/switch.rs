@@ -93,9 +93,8 @@ impl Body<'_> {
     }
 
     /// The code of `expr`, where a move of kind `known` (when given) is known to be played, its
-    /// word the bit of its place `at`.
-    /// A shift at the top is written without parentheses, which rustc finds unneeded in a
-    /// `match` arm or a `let`.
+    /// word the bit of its place `at`. A shift at the top is written without parentheses, which
+    /// rustc finds unneeded in a `match` arm or a `let`.
     pub(super) fn word_expr(&self, expr: &WordExpr, known: Option<u32>) -> TokenStream {
         match expr {
             WordExpr::Shifted(inner, by) => {
@@ -141,7 +140,8 @@ impl Body<'_> {
     }
 
     /// The templates that read role `role`'s move, by the kind they read, as a `match` on the
-    /// kind of the move played: no bit for a move of no kind or of a kind none reads.
+    /// kind of the move played (or a lookup by it, see `turns.rs`): no bit for a move of no kind
+    /// or of a kind none reads.
     fn move_switch(&self, role: u32, kinds: &BTreeMap<u32, Vec<&Template>>) -> TokenStream {
         let table = format_ident!("MOVE_KIND_PLACES_{}", role);
         self.emitter.move_kinds_read.borrow_mut().extend(kinds.keys());
