@@ -160,6 +160,35 @@ const SPLIT_FUNCTION_TOKENS: usize = 250_000;
 /// 0.42x whole.
 const SPLIT_LARGE_FUNCTION_TOKENS: usize = 50_000;
 
+/// Constant tables of the module that functions look up, by content, each with the number it
+/// was first given: one static per content, written after the last function.
+pub(crate) struct NumberedTables<T>(RefCell<BTreeMap<T, usize>>);
+
+impl<T> Default for NumberedTables<T> {
+    fn default() -> Self {
+        NumberedTables(RefCell::new(BTreeMap::new()))
+    }
+}
+
+impl<T: Ord> NumberedTables<T> {
+    /// The number of the table `content`, given the first time it is asked for.
+    pub(crate) fn number(&self, content: T) -> usize {
+        let mut tables = self.0.borrow_mut();
+        let next = tables.len();
+        *tables.entry(content).or_insert(next)
+    }
+
+    /// Every table as `write` writes it from its number and content, in the order of their
+    /// numbers.
+    pub(crate) fn write_all(&self, write: impl Fn(usize, &T) -> TokenStream) -> TokenStream {
+        let tables = self.0.borrow();
+        let mut numbered: Vec<(usize, &T)> = tables.iter().map(|(content, &number)| (number, content)).collect();
+        numbered.sort_by_key(|&(number, _)| number);
+        let statics = numbered.into_iter().map(|(number, content)| write(number, content));
+        quote!(#(#statics)*)
+    }
+}
+
 /// What the analyses decided for a whole module, which every function's body reads.
 pub(crate) struct Emitter<'g> {
     pub(crate) ground: &'g Ground,
@@ -191,10 +220,10 @@ pub(crate) struct Emitter<'g> {
     pub(crate) transposed: Vec<bool>,
     /// The tables of moves that the readers of transposed groups look up, by content, each
     /// with its number; written after the last function, as the move kinds' tables are.
-    pub(crate) near_tables: RefCell<BTreeMap<Vec<u64>, usize>>,
+    pub(crate) near_tables: NumberedTables<Vec<u64>>,
     /// The tables of masks and turns by kind of move played (`node_words/turns.rs`), by
     /// content, each with its number.
-    pub(crate) turn_tables: RefCell<BTreeMap<Vec<(u64, u32)>, usize>>,
+    pub(crate) turn_tables: NumberedTables<Vec<(u64, u32)>>,
     /// What the comments of the rendered module say, when it has comments.
     pub(crate) notes: Option<&'g Notes>,
     /// For every node, the facts of the state without which it cannot hold (`guards.rs`).
@@ -234,8 +263,8 @@ impl<'g> Emitter<'g> {
             move_kinds_read: RefCell::new(BTreeSet::new()),
             kind_place_read: Cell::new(false),
             transposed: Vec::new(),
-            near_tables: RefCell::new(BTreeMap::new()),
-            turn_tables: RefCell::new(BTreeMap::new()),
+            near_tables: NumberedTables::default(),
+            turn_tables: NumberedTables::default(),
             notes: None,
             sparse: SparseAtoms::new(&ground.base),
             split: Cell::new(false),

@@ -170,19 +170,13 @@ impl Emitter<'_> {
     /// The name of the table of moves with `words` (see [`Body::transposed_tables`]), one per
     /// content.
     fn near_table(&self, words: Vec<u64>) -> proc_macro2::Ident {
-        let mut tables = self.near_tables.borrow_mut();
-        let next = tables.len();
-        let number = *tables.entry(words).or_insert(next);
-        format_ident!("NEAR_PLACES_{}", number)
+        format_ident!("NEAR_PLACES_{}", self.near_tables.number(words))
     }
 
     /// The tables of moves that the readers of transposed groups look up, in the order of
     /// their numbers.
     pub(crate) fn near_place_tables(&self) -> TokenStream {
-        let tables = self.near_tables.borrow();
-        let mut numbered: Vec<(&usize, &Vec<u64>)> = tables.iter().map(|(words, number)| (number, words)).collect();
-        numbered.sort();
-        let statics = numbered.into_iter().map(|(number, words)| {
+        self.near_tables.write_all(|number, words| {
             let name = format_ident!("NEAR_PLACES_{}", number);
             let len = Literal::usize_unsuffixed(words.len());
             let words = words.iter().copied().map(hex);
@@ -191,8 +185,7 @@ impl Emitter<'_> {
                 /// words is beside the move when its board has one of them.
                 static #name: [u64; #len] = [#(#words),*];
             }
-        });
-        quote!(#(#statics)*)
+        })
     }
 
     /// Whether node `n` is in a group computed by its templates.

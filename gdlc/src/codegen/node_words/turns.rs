@@ -9,7 +9,6 @@ use super::WordLit;
 use crate::codegen::emit::Body;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
-use std::collections::BTreeMap;
 
 /// The fewest arms for a `match` to be a lookup.
 const TURNS_MIN_ARMS: usize = 4;
@@ -80,18 +79,13 @@ impl Body<'_> {
 impl crate::codegen::emit::Emitter<'_> {
     /// The name of the table of masks and turns with `rows`, one per content.
     fn turn_table(&self, rows: Vec<(u64, u32)>) -> proc_macro2::Ident {
-        let mut tables = self.turn_tables.borrow_mut();
-        let next = tables.len();
-        let number = *tables.entry(rows).or_insert(next);
-        format_ident!("KIND_TURNS_{}", number)
+        format_ident!("KIND_TURNS_{}", self.turn_tables.number(rows))
     }
 
     /// The tables of masks and turns that lookups of the kind of move played read, in the
     /// order of their numbers.
     pub(crate) fn kind_turn_tables(&self) -> TokenStream {
-        let tables = self.turn_tables.borrow();
-        let numbered: BTreeMap<usize, &Vec<(u64, u32)>> = tables.iter().map(|(rows, &n)| (n, rows)).collect();
-        let statics = numbered.into_iter().map(|(number, rows)| {
+        self.turn_tables.write_all(|number, rows| {
             let name = format_ident!("KIND_TURNS_{}", number);
             let len = Literal::usize_unsuffixed(rows.len());
             let rows = rows.iter().map(|&(mask, turn)| {
@@ -104,8 +98,7 @@ impl crate::codegen::emit::Emitter<'_> {
                 /// not read.
                 static #name: [(u64, u32); #len] = [#(#rows),*];
             }
-        });
-        quote!(#(#statics)*)
+        })
     }
 }
 
