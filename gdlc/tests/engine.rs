@@ -10,6 +10,7 @@
 #![allow(clippy::unwrap_used)]
 
 use gdl_player::trace;
+use gdl_runtime::engine::ProgramGame;
 use gdl_runtime::Game;
 use gdlc::compile::load_engine;
 use gdlc::ground::Options;
@@ -24,23 +25,22 @@ fn root() -> PathBuf {
 /// Compares the engine with the interpreter on `playouts` random playouts of `file` (relative
 /// to the repository) grounded with `options`; returns what was compared and how many atoms
 /// the program checks at run time.
-fn agree_with(file: &str, options: &Options, playouts: usize) -> (Agreement, usize) {
+fn agree_with(file: &str, options: &Options, playouts: usize) -> (Agreement, ProgramGame) {
     let loaded = gdlc::load::load_valid(&root().join(file)).unwrap();
     let engine = load_engine(&loaded.source, options).unwrap_or_else(|e| panic!("{file}: {e}"));
     let interp = Interpreter::new(&loaded.description).unwrap();
     let agreement = random_playouts(&engine, &interp, 7, playouts).unwrap_or_else(|e| panic!("{file}: {e}"));
     assert!(agreement.states > playouts, "{file}: only {} states compared", agreement.states);
     assert_eq!(agreement.percepts > 0, engine.is_gdl_ii(), "{file}: {} percepts compared", agreement.percepts);
-    let atoms = engine.program().deferred.atoms.len();
     // Every program evaluates incrementally, but for those whose outputs read relations proved
     // at run time themselves (see `deferred_relations_agree` for those that read them through
     // rules).
-    if atoms == 0 {
+    if engine.program().deferred.atoms.is_empty() {
         assert!(engine.program().is_incremental(), "{file}: evaluated in full passes");
     }
     let scattered = scattered_states(&engine, &interp, 11, playouts.min(5)).unwrap_or_else(|e| panic!("{file}: {e}"));
     assert!(scattered.states > playouts.min(5), "{file}: only {} scattered states compared", scattered.states);
-    (agreement, atoms)
+    (agreement, engine)
 }
 
 fn agree(file: &str, playouts: usize) {
@@ -76,11 +76,10 @@ differential! {
 #[test]
 fn deferred_relations_agree() {
     let options = Options { defer_relations: true, ..Options::default() };
-    let (_, atoms) = agree_with("games/ticTacToe.kif", &options, 20);
-    assert!(atoms > 0, "ticTacToe checks no atom at run time");
+    let (_, engine) = agree_with("games/ticTacToe.kif", &options, 20);
+    assert!(!engine.program().deferred.atoms.is_empty(), "ticTacToe checks no atom at run time");
     // Its rules read the run-time atoms, and it is evaluated incrementally all the same.
-    let source = std::fs::read_to_string(root().join("games/ticTacToe.kif")).unwrap();
-    assert!(load_engine(&source, &options).unwrap().program().is_incremental());
+    assert!(engine.program().is_incremental());
 }
 
 /// othello-comp2007 with every relation that can be checked at run time left out of
@@ -90,11 +89,8 @@ fn deferred_relations_agree() {
 #[test]
 fn watched_rules_that_read_run_time_atoms_agree() {
     let options = Options { defer_relations: true, ..Options::default() };
-    let loaded = gdlc::load::load_valid(&root().join("../shared/games/othello-comp2007.kif")).unwrap();
-    let engine = load_engine(&loaded.source, &options).unwrap();
+    let (agreement, engine) = agree_with("../shared/games/othello-comp2007.kif", &options, 2);
     assert!(engine.program().watched_rules_reading_run_time_atoms() > 100);
-    let interp = Interpreter::new(&loaded.description).unwrap();
-    let agreement = random_playouts(&engine, &interp, 7, 2).unwrap();
     assert!(agreement.states > 100, "only {} states compared", agreement.states);
 }
 
@@ -118,8 +114,8 @@ fn programs_that_prove_atoms_at_run_time_race_the_interpreter() {
 #[test]
 fn deferred_static_relations_agree() {
     let options = Options { max_instances: 100, ..Options::default() };
-    let (_, atoms) = agree_with("gdlc/tests/fixtures/latin_row.kif", &options, 100);
-    assert!(atoms > 0, "the Latin row checks no atom at run time");
+    let (_, engine) = agree_with("gdlc/tests/fixtures/latin_row.kif", &options, 100);
+    assert!(!engine.program().deferred.atoms.is_empty(), "the Latin row checks no atom at run time");
 }
 
 /// An rtGDL game is refused with its own error, not played wrong.
