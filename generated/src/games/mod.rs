@@ -101,6 +101,9 @@ pub mod tic_tac_toe;
 /// `games/ticTacToe.kif`, compiled in table form.
 #[rustfmt::skip]
 pub mod tic_tac_toe_tables;
+/// `games/ttcc4_2player.kif`, compiled.
+#[rustfmt::skip]
+pub mod ttcc4_2player;
 
 /// Calls `$callback!(module, "games/FILE.kif")` for every compiled game.
 #[macro_export]
@@ -139,5 +142,6 @@ macro_rules! for_each_game {
         $callback!(stuck_pieces, "games/stuckPieces.kif");
         $callback!(tic_tac_toe, "games/ticTacToe.kif");
         $callback!(tic_tac_toe_tables, "games/ticTacToe.kif");
+        $callback!(ttcc4_2player, "games/ttcc4_2player.kif");
     };
 }

@@ -7,134 +7,198 @@ pub const ROLES: [&str; 2] = ["wolf", "sheep"];
 /// Every fact that can be true in a reachable state, in canonical KIF, by its bit: fact
 /// `BASE[i]` is bit `i % 64` of word `i / 64` of a [`State`]. An empty string is a bit no
 /// fact uses, left so that a group of facts (one colour's board) stays within a word.
-pub const BASE: [&str; 130] = [
+pub const BASE: [&str; 194] = [
     "(cell c1 c1 b)",
-    "(cell c1 c1 s)",
-    "(cell c1 c1 w)",
     "(cell c1 c2 b)",
     "(cell c1 c3 b)",
-    "(cell c1 c3 s)",
-    "(cell c1 c3 w)",
     "(cell c1 c4 b)",
     "(cell c1 c5 b)",
-    "(cell c1 c5 s)",
-    "(cell c1 c5 w)",
     "(cell c1 c6 b)",
     "(cell c1 c7 b)",
-    "(cell c1 c7 s)",
-    "(cell c1 c7 w)",
     "(cell c1 c8 b)",
     "(cell c2 c1 b)",
     "(cell c2 c2 b)",
-    "(cell c2 c2 s)",
-    "(cell c2 c2 w)",
     "(cell c2 c3 b)",
     "(cell c2 c4 b)",
-    "(cell c2 c4 s)",
-    "(cell c2 c4 w)",
     "(cell c2 c5 b)",
     "(cell c2 c6 b)",
-    "(cell c2 c6 s)",
-    "(cell c2 c6 w)",
     "(cell c2 c7 b)",
     "(cell c2 c8 b)",
-    "(cell c2 c8 s)",
-    "(cell c2 c8 w)",
     "(cell c3 c1 b)",
-    "(cell c3 c1 s)",
-    "(cell c3 c1 w)",
     "(cell c3 c2 b)",
     "(cell c3 c3 b)",
-    "(cell c3 c3 s)",
-    "(cell c3 c3 w)",
     "(cell c3 c4 b)",
     "(cell c3 c5 b)",
-    "(cell c3 c5 s)",
-    "(cell c3 c5 w)",
     "(cell c3 c6 b)",
     "(cell c3 c7 b)",
-    "(cell c3 c7 s)",
-    "(cell c3 c7 w)",
     "(cell c3 c8 b)",
     "(cell c4 c1 b)",
     "(cell c4 c2 b)",
-    "(cell c4 c2 s)",
-    "(cell c4 c2 w)",
     "(cell c4 c3 b)",
     "(cell c4 c4 b)",
-    "(cell c4 c4 s)",
-    "(cell c4 c4 w)",
     "(cell c4 c5 b)",
     "(cell c4 c6 b)",
-    "(cell c4 c6 s)",
-    "(cell c4 c6 w)",
     "(cell c4 c7 b)",
     "(cell c4 c8 b)",
-    "(cell c4 c8 s)",
-    "(cell c4 c8 w)",
     "(cell c5 c1 b)",
-    "(cell c5 c1 s)",
-    "(cell c5 c1 w)",
     "(cell c5 c2 b)",
     "(cell c5 c3 b)",
-    "(cell c5 c3 s)",
-    "(cell c5 c3 w)",
     "(cell c5 c4 b)",
     "(cell c5 c5 b)",
-    "(cell c5 c5 s)",
-    "(cell c5 c5 w)",
     "(cell c5 c6 b)",
     "(cell c5 c7 b)",
-    "(cell c5 c7 s)",
-    "(cell c5 c7 w)",
     "(cell c5 c8 b)",
     "(cell c6 c1 b)",
     "(cell c6 c2 b)",
-    "(cell c6 c2 s)",
-    "(cell c6 c2 w)",
     "(cell c6 c3 b)",
     "(cell c6 c4 b)",
-    "(cell c6 c4 s)",
-    "(cell c6 c4 w)",
     "(cell c6 c5 b)",
     "(cell c6 c6 b)",
-    "(cell c6 c6 s)",
-    "(cell c6 c6 w)",
     "(cell c6 c7 b)",
     "(cell c6 c8 b)",
-    "(cell c6 c8 s)",
-    "(cell c6 c8 w)",
     "(cell c7 c1 b)",
-    "(cell c7 c1 s)",
-    "(cell c7 c1 w)",
     "(cell c7 c2 b)",
     "(cell c7 c3 b)",
-    "(cell c7 c3 s)",
-    "(cell c7 c3 w)",
     "(cell c7 c4 b)",
     "(cell c7 c5 b)",
-    "(cell c7 c5 s)",
-    "(cell c7 c5 w)",
     "(cell c7 c6 b)",
     "(cell c7 c7 b)",
-    "(cell c7 c7 s)",
-    "(cell c7 c7 w)",
     "(cell c7 c8 b)",
     "(cell c8 c1 b)",
     "(cell c8 c2 b)",
-    "(cell c8 c2 s)",
-    "(cell c8 c2 w)",
     "(cell c8 c3 b)",
     "(cell c8 c4 b)",
-    "(cell c8 c4 s)",
-    "(cell c8 c4 w)",
     "(cell c8 c5 b)",
     "(cell c8 c6 b)",
-    "(cell c8 c6 s)",
-    "(cell c8 c6 w)",
     "(cell c8 c7 b)",
     "(cell c8 c8 b)",
+    "(cell c1 c1 s)",
+    "",
+    "(cell c1 c3 s)",
+    "",
+    "(cell c1 c5 s)",
+    "",
+    "(cell c1 c7 s)",
+    "",
+    "",
+    "(cell c2 c2 s)",
+    "",
+    "(cell c2 c4 s)",
+    "",
+    "(cell c2 c6 s)",
+    "",
+    "(cell c2 c8 s)",
+    "(cell c3 c1 s)",
+    "",
+    "(cell c3 c3 s)",
+    "",
+    "(cell c3 c5 s)",
+    "",
+    "(cell c3 c7 s)",
+    "",
+    "",
+    "(cell c4 c2 s)",
+    "",
+    "(cell c4 c4 s)",
+    "",
+    "(cell c4 c6 s)",
+    "",
+    "(cell c4 c8 s)",
+    "(cell c5 c1 s)",
+    "",
+    "(cell c5 c3 s)",
+    "",
+    "(cell c5 c5 s)",
+    "",
+    "(cell c5 c7 s)",
+    "",
+    "",
+    "(cell c6 c2 s)",
+    "",
+    "(cell c6 c4 s)",
+    "",
+    "(cell c6 c6 s)",
+    "",
+    "(cell c6 c8 s)",
+    "(cell c7 c1 s)",
+    "",
+    "(cell c7 c3 s)",
+    "",
+    "(cell c7 c5 s)",
+    "",
+    "(cell c7 c7 s)",
+    "",
+    "",
+    "(cell c8 c2 s)",
+    "",
+    "(cell c8 c4 s)",
+    "",
+    "(cell c8 c6 s)",
+    "",
     "(cell c8 c8 s)",
+    "(cell c1 c1 w)",
+    "",
+    "(cell c1 c3 w)",
+    "",
+    "(cell c1 c5 w)",
+    "",
+    "(cell c1 c7 w)",
+    "",
+    "",
+    "(cell c2 c2 w)",
+    "",
+    "(cell c2 c4 w)",
+    "",
+    "(cell c2 c6 w)",
+    "",
+    "(cell c2 c8 w)",
+    "(cell c3 c1 w)",
+    "",
+    "(cell c3 c3 w)",
+    "",
+    "(cell c3 c5 w)",
+    "",
+    "(cell c3 c7 w)",
+    "",
+    "",
+    "(cell c4 c2 w)",
+    "",
+    "(cell c4 c4 w)",
+    "",
+    "(cell c4 c6 w)",
+    "",
+    "(cell c4 c8 w)",
+    "(cell c5 c1 w)",
+    "",
+    "(cell c5 c3 w)",
+    "",
+    "(cell c5 c5 w)",
+    "",
+    "(cell c5 c7 w)",
+    "",
+    "",
+    "(cell c6 c2 w)",
+    "",
+    "(cell c6 c4 w)",
+    "",
+    "(cell c6 c6 w)",
+    "",
+    "(cell c6 c8 w)",
+    "(cell c7 c1 w)",
+    "",
+    "(cell c7 c3 w)",
+    "",
+    "(cell c7 c5 w)",
+    "",
+    "(cell c7 c7 w)",
+    "",
+    "",
+    "(cell c8 c2 w)",
+    "",
+    "(cell c8 c4 w)",
+    "",
+    "(cell c8 c6 w)",
+    "",
     "(cell c8 c8 w)",
     "(control sheep)",
     "(control wolf)",
@@ -257,7 +321,7 @@ pub const ROLE_MOVES: [&[u32]; 2] = [
     ],
 ];
 /// The number of 64-bit words of a [`State`].
-pub const WORDS: usize = 3;
+pub const WORDS: usize = 4;
 /// A game state: one bit per base fact. It prints as its facts: `{}` as the facts in
 /// canonical KIF, sorted and separated by spaces; `{:?}` as `State([...])` of them.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -306,876 +370,1650 @@ impl ::core::fmt::Debug for Move {
     }
 }
 /// The initial state.
-pub const INITIAL: State = State([0x9333999a3333999a, 0x3333999a3333999a, 0x2]);
+pub const INITIAL: State = State([0xfffefffe7ffefffe, 0x1000100010001, 0x80000000, 0x2]);
 /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Game;
 /// For every role and move, two words per state word with framed bits, `keep`
 /// and `set`: a next-state bit that the table gives holds when it holds now and
 /// one of the joint move's `keep` rows has it, or one of its `set` rows has it.
-static FRAMES: [[[[u64; 2]; 2]; 99]; 2] = [
+static FRAMES: [[[[u64; 3]; 2]; 99]; 2] = [
     [
-        [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-        [[0xfffffffffffdff9f, 0xffffffffffffffff], [0x80010, 0x0]],
-        [[0xffffffffffdfff9f, 0xffffffffffffffff], [0x800010, 0x0]],
-        [[0xffffffffffdff9ff, 0xffffffffffffffff], [0x800100, 0x0]],
-        [[0xfffffffffdfff9ff, 0xffffffffffffffff], [0x8000100, 0x0]],
-        [[0xfffffffffdff9fff, 0xffffffffffffffff], [0x8001000, 0x0]],
-        [[0xffffffffdfff9fff, 0xffffffffffffffff], [0x80001000, 0x0]],
-        [[0xfffffffffff3fffe, 0xffffffffffffffff], [0x20004, 0x0]],
-        [[0xfffffffffff3ffef, 0xffffffffffffffff], [0x20040, 0x0]],
-        [[0xfffffffefff3ffff, 0xffffffffffffffff], [0x400020000, 0x0]],
-        [[0xffffffeffff3ffff, 0xffffffffffffffff], [0x4000020000, 0x0]],
-        [[0xffffffffff3fffef, 0xffffffffffffffff], [0x200040, 0x0]],
-        [[0xffffffffff3ffeff, 0xffffffffffffffff], [0x200400, 0x0]],
-        [[0xffffffefff3fffff, 0xffffffffffffffff], [0x4000200000, 0x0]],
-        [[0xfffffeffff3fffff, 0xffffffffffffffff], [0x40000200000, 0x0]],
-        [[0xfffffffff3fffeff, 0xffffffffffffffff], [0x2000400, 0x0]],
-        [[0xfffffffff3ffefff, 0xffffffffffffffff], [0x2004000, 0x0]],
-        [[0xfffffefff3ffffff, 0xffffffffffffffff], [0x40002000000, 0x0]],
-        [[0xffffeffff3ffffff, 0xffffffffffffffff], [0x400002000000, 0x0]],
-        [[0xffffffff3fffefff, 0xffffffffffffffff], [0x20004000, 0x0]],
-        [[0xffffefff3fffffff, 0xffffffffffffffff], [0x400020000000, 0x0]],
-        [[0xfffffff9fffdffff, 0xffffffffffffffff], [0x100080000, 0x0]],
-        [[0xfffdfff9ffffffff, 0xffffffffffffffff], [0x8000100000000, 0x0]],
-        [[0xffffff9ffffdffff, 0xffffffffffffffff], [0x1000080000, 0x0]],
-        [[0xffffff9fffdfffff, 0xffffffffffffffff], [0x1000800000, 0x0]],
-        [[0xfffdff9fffffffff, 0xffffffffffffffff], [0x8001000000000, 0x0]],
-        [[0xffdfff9fffffffff, 0xffffffffffffffff], [0x80001000000000, 0x0]],
-        [[0xfffff9ffffdfffff, 0xffffffffffffffff], [0x10000800000, 0x0]],
-        [[0xfffff9fffdffffff, 0xffffffffffffffff], [0x10008000000, 0x0]],
-        [[0xffdff9ffffffffff, 0xffffffffffffffff], [0x80010000000000, 0x0]],
-        [[0xfdfff9ffffffffff, 0xffffffffffffffff], [0x800010000000000, 0x0]],
-        [[0xffff9ffffdffffff, 0xffffffffffffffff], [0x100008000000, 0x0]],
-        [[0xffff9fffdfffffff, 0xffffffffffffffff], [0x100080000000, 0x0]],
-        [[0xfdff9fffffffffff, 0xffffffffffffffff], [0x800100000000000, 0x0]],
-        [[0xdfff9fffffffffff, 0xffffffffffffffff], [0x8000100000000000, 0x0]],
-        [[0xfff3fffeffffffff, 0xffffffffffffffff], [0x2000400000000, 0x0]],
-        [[0xfff3ffefffffffff, 0xffffffffffffffff], [0x2004000000000, 0x0]],
-        [[0xfff3ffffffffffff, 0xfffffffffffffffe], [0x2000000000000, 0x4]],
-        [[0xfff3ffffffffffff, 0xffffffffffffffef], [0x2000000000000, 0x40]],
-        [[0xff3fffefffffffff, 0xffffffffffffffff], [0x20004000000000, 0x0]],
-        [[0xff3ffeffffffffff, 0xffffffffffffffff], [0x20040000000000, 0x0]],
-        [[0xff3fffffffffffff, 0xffffffffffffffef], [0x20000000000000, 0x40]],
-        [[0xff3fffffffffffff, 0xfffffffffffffeff], [0x20000000000000, 0x400]],
-        [[0xf3fffeffffffffff, 0xffffffffffffffff], [0x200040000000000, 0x0]],
-        [[0xf3ffefffffffffff, 0xffffffffffffffff], [0x200400000000000, 0x0]],
-        [[0xf3ffffffffffffff, 0xfffffffffffffeff], [0x200000000000000, 0x400]],
-        [[0xf3ffffffffffffff, 0xffffffffffffefff], [0x200000000000000, 0x4000]],
-        [[0x3fffefffffffffff, 0xffffffffffffffff], [0x2000400000000000, 0x0]],
-        [[0x3fffffffffffffff, 0xffffffffffffefff], [0x2000000000000000, 0x4000]],
-        [[0xfffdffffffffffff, 0xfffffffffffffff9], [0x8000000000000, 0x1]],
-        [[0xffffffffffffffff, 0xfffffffffffdfff9], [0x0, 0x80001]],
-        [[0xfffdffffffffffff, 0xffffffffffffff9f], [0x8000000000000, 0x10]],
-        [[0xffdfffffffffffff, 0xffffffffffffff9f], [0x80000000000000, 0x10]],
-        [[0xffffffffffffffff, 0xfffffffffffdff9f], [0x0, 0x80010]],
-        [[0xffffffffffffffff, 0xffffffffffdfff9f], [0x0, 0x800010]],
-        [[0xffdfffffffffffff, 0xfffffffffffff9ff], [0x80000000000000, 0x100]],
-        [[0xfdffffffffffffff, 0xfffffffffffff9ff], [0x800000000000000, 0x100]],
-        [[0xffffffffffffffff, 0xffffffffffdff9ff], [0x0, 0x800100]],
-        [[0xffffffffffffffff, 0xfffffffffdfff9ff], [0x0, 0x8000100]],
-        [[0xfdffffffffffffff, 0xffffffffffff9fff], [0x800000000000000, 0x1000]],
-        [[0xdfffffffffffffff, 0xffffffffffff9fff], [0x8000000000000000, 0x1000]],
-        [[0xffffffffffffffff, 0xfffffffffdff9fff], [0x0, 0x8001000]],
-        [[0xffffffffffffffff, 0xffffffffdfff9fff], [0x0, 0x80001000]],
-        [[0xffffffffffffffff, 0xfffffffffff3fffe], [0x0, 0x20004]],
-        [[0xffffffffffffffff, 0xfffffffffff3ffef], [0x0, 0x20040]],
-        [[0xffffffffffffffff, 0xfffffffefff3ffff], [0x0, 0x400020000]],
-        [[0xffffffffffffffff, 0xffffffeffff3ffff], [0x0, 0x4000020000]],
-        [[0xffffffffffffffff, 0xffffffffff3fffef], [0x0, 0x200040]],
-        [[0xffffffffffffffff, 0xffffffffff3ffeff], [0x0, 0x200400]],
-        [[0xffffffffffffffff, 0xffffffefff3fffff], [0x0, 0x4000200000]],
-        [[0xffffffffffffffff, 0xfffffeffff3fffff], [0x0, 0x40000200000]],
-        [[0xffffffffffffffff, 0xfffffffff3fffeff], [0x0, 0x2000400]],
-        [[0xffffffffffffffff, 0xfffffffff3ffefff], [0x0, 0x2004000]],
-        [[0xffffffffffffffff, 0xfffffefff3ffffff], [0x0, 0x40002000000]],
-        [[0xffffffffffffffff, 0xffffeffff3ffffff], [0x0, 0x400002000000]],
-        [[0xffffffffffffffff, 0xffffffff3fffefff], [0x0, 0x20004000]],
-        [[0xffffffffffffffff, 0xffffefff3fffffff], [0x0, 0x400020000000]],
-        [[0xffffffffffffffff, 0xfffffff9fffdffff], [0x0, 0x100080000]],
-        [[0xffffffffffffffff, 0xfffdfff9ffffffff], [0x0, 0x8000100000000]],
-        [[0xffffffffffffffff, 0xffffff9ffffdffff], [0x0, 0x1000080000]],
-        [[0xffffffffffffffff, 0xffffff9fffdfffff], [0x0, 0x1000800000]],
-        [[0xffffffffffffffff, 0xfffdff9fffffffff], [0x0, 0x8001000000000]],
-        [[0xffffffffffffffff, 0xffdfff9fffffffff], [0x0, 0x80001000000000]],
-        [[0xffffffffffffffff, 0xfffff9ffffdfffff], [0x0, 0x10000800000]],
-        [[0xffffffffffffffff, 0xfffff9fffdffffff], [0x0, 0x10008000000]],
-        [[0xffffffffffffffff, 0xffdff9ffffffffff], [0x0, 0x80010000000000]],
-        [[0xffffffffffffffff, 0xfdfff9ffffffffff], [0x0, 0x800010000000000]],
-        [[0xffffffffffffffff, 0xffff9ffffdffffff], [0x0, 0x100008000000]],
-        [[0xffffffffffffffff, 0xffff9fffdfffffff], [0x0, 0x100080000000]],
-        [[0xffffffffffffffff, 0xfdff9fffffffffff], [0x0, 0x800100000000000]],
-        [[0xffffffffffffffff, 0xdfff9fffffffffff], [0x0, 0x8000100000000000]],
-        [[0xffffffffffffffff, 0xfff3fffeffffffff], [0x0, 0x2000400000000]],
-        [[0xffffffffffffffff, 0xfff3ffefffffffff], [0x0, 0x2004000000000]],
-        [[0xffffffffffffffff, 0xff3fffefffffffff], [0x0, 0x20004000000000]],
-        [[0xffffffffffffffff, 0xff3ffeffffffffff], [0x0, 0x20040000000000]],
-        [[0xffffffffffffffff, 0xf3fffeffffffffff], [0x0, 0x200040000000000]],
-        [[0xffffffffffffffff, 0xf3ffefffffffffff], [0x0, 0x200400000000000]],
-        [[0xffffffffffffffff, 0x3fffefffffffffff], [0x0, 0x2000400000000000]],
-        [[0x0, 0x0], [0x0, 0x0]],
+        [
+            [0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54],
+            [0x1, 0x0, 0x200],
+        ],
+        [
+            [0xfffffffffffffdff, 0xaa55aa55aa55aa51, 0xaa55aa55aa55aa51],
+            [0x4, 0x0, 0x200],
+        ],
+        [
+            [0xfffffffffffff7ff, 0xaa55aa55aa55aa51, 0xaa55aa55aa55aa51],
+            [0x4, 0x0, 0x800],
+        ],
+        [
+            [0xfffffffffffff7ff, 0xaa55aa55aa55aa45, 0xaa55aa55aa55aa45],
+            [0x10, 0x0, 0x800],
+        ],
+        [
+            [0xffffffffffffdfff, 0xaa55aa55aa55aa45, 0xaa55aa55aa55aa45],
+            [0x10, 0x0, 0x2000],
+        ],
+        [
+            [0xffffffffffffdfff, 0xaa55aa55aa55aa15, 0xaa55aa55aa55aa15],
+            [0x40, 0x0, 0x2000],
+        ],
+        [
+            [0xffffffffffff7fff, 0xaa55aa55aa55aa15, 0xaa55aa55aa55aa15],
+            [0x40, 0x0, 0x8000],
+        ],
+        [
+            [0xfffffffffffffffe, 0xaa55aa55aa55a855, 0xaa55aa55aa55a855],
+            [0x200, 0x0, 0x1],
+        ],
+        [
+            [0xfffffffffffffffb, 0xaa55aa55aa55a855, 0xaa55aa55aa55a855],
+            [0x200, 0x0, 0x4],
+        ],
+        [
+            [0xfffffffffffeffff, 0xaa55aa55aa55a855, 0xaa55aa55aa55a855],
+            [0x200, 0x0, 0x10000],
+        ],
+        [
+            [0xfffffffffffbffff, 0xaa55aa55aa55a855, 0xaa55aa55aa55a855],
+            [0x200, 0x0, 0x40000],
+        ],
+        [
+            [0xfffffffffffffffb, 0xaa55aa55aa55a255, 0xaa55aa55aa55a255],
+            [0x800, 0x0, 0x4],
+        ],
+        [
+            [0xffffffffffffffef, 0xaa55aa55aa55a255, 0xaa55aa55aa55a255],
+            [0x800, 0x0, 0x10],
+        ],
+        [
+            [0xfffffffffffbffff, 0xaa55aa55aa55a255, 0xaa55aa55aa55a255],
+            [0x800, 0x0, 0x40000],
+        ],
+        [
+            [0xffffffffffefffff, 0xaa55aa55aa55a255, 0xaa55aa55aa55a255],
+            [0x800, 0x0, 0x100000],
+        ],
+        [
+            [0xffffffffffffffef, 0xaa55aa55aa558a55, 0xaa55aa55aa558a55],
+            [0x2000, 0x0, 0x10],
+        ],
+        [
+            [0xffffffffffffffbf, 0xaa55aa55aa558a55, 0xaa55aa55aa558a55],
+            [0x2000, 0x0, 0x40],
+        ],
+        [
+            [0xffffffffffefffff, 0xaa55aa55aa558a55, 0xaa55aa55aa558a55],
+            [0x2000, 0x0, 0x100000],
+        ],
+        [
+            [0xffffffffffbfffff, 0xaa55aa55aa558a55, 0xaa55aa55aa558a55],
+            [0x2000, 0x0, 0x400000],
+        ],
+        [
+            [0xffffffffffffffbf, 0xaa55aa55aa552a55, 0xaa55aa55aa552a55],
+            [0x8000, 0x0, 0x40],
+        ],
+        [
+            [0xffffffffffbfffff, 0xaa55aa55aa552a55, 0xaa55aa55aa552a55],
+            [0x8000, 0x0, 0x400000],
+        ],
+        [
+            [0xfffffffffffffdff, 0xaa55aa55aa54aa55, 0xaa55aa55aa54aa55],
+            [0x10000, 0x0, 0x200],
+        ],
+        [
+            [0xfffffffffdffffff, 0xaa55aa55aa54aa55, 0xaa55aa55aa54aa55],
+            [0x10000, 0x0, 0x2000000],
+        ],
+        [
+            [0xfffffffffffffdff, 0xaa55aa55aa51aa55, 0xaa55aa55aa51aa55],
+            [0x40000, 0x0, 0x200],
+        ],
+        [
+            [0xfffffffffffff7ff, 0xaa55aa55aa51aa55, 0xaa55aa55aa51aa55],
+            [0x40000, 0x0, 0x800],
+        ],
+        [
+            [0xfffffffffdffffff, 0xaa55aa55aa51aa55, 0xaa55aa55aa51aa55],
+            [0x40000, 0x0, 0x2000000],
+        ],
+        [
+            [0xfffffffff7ffffff, 0xaa55aa55aa51aa55, 0xaa55aa55aa51aa55],
+            [0x40000, 0x0, 0x8000000],
+        ],
+        [
+            [0xfffffffffffff7ff, 0xaa55aa55aa45aa55, 0xaa55aa55aa45aa55],
+            [0x100000, 0x0, 0x800],
+        ],
+        [
+            [0xffffffffffffdfff, 0xaa55aa55aa45aa55, 0xaa55aa55aa45aa55],
+            [0x100000, 0x0, 0x2000],
+        ],
+        [
+            [0xfffffffff7ffffff, 0xaa55aa55aa45aa55, 0xaa55aa55aa45aa55],
+            [0x100000, 0x0, 0x8000000],
+        ],
+        [
+            [0xffffffffdfffffff, 0xaa55aa55aa45aa55, 0xaa55aa55aa45aa55],
+            [0x100000, 0x0, 0x20000000],
+        ],
+        [
+            [0xffffffffffffdfff, 0xaa55aa55aa15aa55, 0xaa55aa55aa15aa55],
+            [0x400000, 0x0, 0x2000],
+        ],
+        [
+            [0xffffffffffff7fff, 0xaa55aa55aa15aa55, 0xaa55aa55aa15aa55],
+            [0x400000, 0x0, 0x8000],
+        ],
+        [
+            [0xffffffffdfffffff, 0xaa55aa55aa15aa55, 0xaa55aa55aa15aa55],
+            [0x400000, 0x0, 0x20000000],
+        ],
+        [
+            [0xffffffff7fffffff, 0xaa55aa55aa15aa55, 0xaa55aa55aa15aa55],
+            [0x400000, 0x0, 0x80000000],
+        ],
+        [
+            [0xfffffffffffeffff, 0xaa55aa55a855aa55, 0xaa55aa55a855aa55],
+            [0x2000000, 0x0, 0x10000],
+        ],
+        [
+            [0xfffffffffffbffff, 0xaa55aa55a855aa55, 0xaa55aa55a855aa55],
+            [0x2000000, 0x0, 0x40000],
+        ],
+        [
+            [0xfffffffeffffffff, 0xaa55aa55a855aa55, 0xaa55aa55a855aa55],
+            [0x2000000, 0x0, 0x100000000],
+        ],
+        [
+            [0xfffffffbffffffff, 0xaa55aa55a855aa55, 0xaa55aa55a855aa55],
+            [0x2000000, 0x0, 0x400000000],
+        ],
+        [
+            [0xfffffffffffbffff, 0xaa55aa55a255aa55, 0xaa55aa55a255aa55],
+            [0x8000000, 0x0, 0x40000],
+        ],
+        [
+            [0xffffffffffefffff, 0xaa55aa55a255aa55, 0xaa55aa55a255aa55],
+            [0x8000000, 0x0, 0x100000],
+        ],
+        [
+            [0xfffffffbffffffff, 0xaa55aa55a255aa55, 0xaa55aa55a255aa55],
+            [0x8000000, 0x0, 0x400000000],
+        ],
+        [
+            [0xffffffefffffffff, 0xaa55aa55a255aa55, 0xaa55aa55a255aa55],
+            [0x8000000, 0x0, 0x1000000000],
+        ],
+        [
+            [0xffffffffffefffff, 0xaa55aa558a55aa55, 0xaa55aa558a55aa55],
+            [0x20000000, 0x0, 0x100000],
+        ],
+        [
+            [0xffffffffffbfffff, 0xaa55aa558a55aa55, 0xaa55aa558a55aa55],
+            [0x20000000, 0x0, 0x400000],
+        ],
+        [
+            [0xffffffefffffffff, 0xaa55aa558a55aa55, 0xaa55aa558a55aa55],
+            [0x20000000, 0x0, 0x1000000000],
+        ],
+        [
+            [0xffffffbfffffffff, 0xaa55aa558a55aa55, 0xaa55aa558a55aa55],
+            [0x20000000, 0x0, 0x4000000000],
+        ],
+        [
+            [0xffffffffffbfffff, 0xaa55aa552a55aa55, 0xaa55aa552a55aa55],
+            [0x80000000, 0x0, 0x400000],
+        ],
+        [
+            [0xffffffbfffffffff, 0xaa55aa552a55aa55, 0xaa55aa552a55aa55],
+            [0x80000000, 0x0, 0x4000000000],
+        ],
+        [
+            [0xfffffffffdffffff, 0xaa55aa54aa55aa55, 0xaa55aa54aa55aa55],
+            [0x100000000, 0x0, 0x2000000],
+        ],
+        [
+            [0xfffffdffffffffff, 0xaa55aa54aa55aa55, 0xaa55aa54aa55aa55],
+            [0x100000000, 0x0, 0x20000000000],
+        ],
+        [
+            [0xfffffffffdffffff, 0xaa55aa51aa55aa55, 0xaa55aa51aa55aa55],
+            [0x400000000, 0x0, 0x2000000],
+        ],
+        [
+            [0xfffffffff7ffffff, 0xaa55aa51aa55aa55, 0xaa55aa51aa55aa55],
+            [0x400000000, 0x0, 0x8000000],
+        ],
+        [
+            [0xfffffdffffffffff, 0xaa55aa51aa55aa55, 0xaa55aa51aa55aa55],
+            [0x400000000, 0x0, 0x20000000000],
+        ],
+        [
+            [0xfffff7ffffffffff, 0xaa55aa51aa55aa55, 0xaa55aa51aa55aa55],
+            [0x400000000, 0x0, 0x80000000000],
+        ],
+        [
+            [0xfffffffff7ffffff, 0xaa55aa45aa55aa55, 0xaa55aa45aa55aa55],
+            [0x1000000000, 0x0, 0x8000000],
+        ],
+        [
+            [0xffffffffdfffffff, 0xaa55aa45aa55aa55, 0xaa55aa45aa55aa55],
+            [0x1000000000, 0x0, 0x20000000],
+        ],
+        [
+            [0xfffff7ffffffffff, 0xaa55aa45aa55aa55, 0xaa55aa45aa55aa55],
+            [0x1000000000, 0x0, 0x80000000000],
+        ],
+        [
+            [0xffffdfffffffffff, 0xaa55aa45aa55aa55, 0xaa55aa45aa55aa55],
+            [0x1000000000, 0x0, 0x200000000000],
+        ],
+        [
+            [0xffffffffdfffffff, 0xaa55aa15aa55aa55, 0xaa55aa15aa55aa55],
+            [0x4000000000, 0x0, 0x20000000],
+        ],
+        [
+            [0xffffffff7fffffff, 0xaa55aa15aa55aa55, 0xaa55aa15aa55aa55],
+            [0x4000000000, 0x0, 0x80000000],
+        ],
+        [
+            [0xffffdfffffffffff, 0xaa55aa15aa55aa55, 0xaa55aa15aa55aa55],
+            [0x4000000000, 0x0, 0x200000000000],
+        ],
+        [
+            [0xffff7fffffffffff, 0xaa55aa15aa55aa55, 0xaa55aa15aa55aa55],
+            [0x4000000000, 0x0, 0x800000000000],
+        ],
+        [
+            [0xfffffffeffffffff, 0xaa55a855aa55aa55, 0xaa55a855aa55aa55],
+            [0x20000000000, 0x0, 0x100000000],
+        ],
+        [
+            [0xfffffffbffffffff, 0xaa55a855aa55aa55, 0xaa55a855aa55aa55],
+            [0x20000000000, 0x0, 0x400000000],
+        ],
+        [
+            [0xfffeffffffffffff, 0xaa55a855aa55aa55, 0xaa55a855aa55aa55],
+            [0x20000000000, 0x0, 0x1000000000000],
+        ],
+        [
+            [0xfffbffffffffffff, 0xaa55a855aa55aa55, 0xaa55a855aa55aa55],
+            [0x20000000000, 0x0, 0x4000000000000],
+        ],
+        [
+            [0xfffffffbffffffff, 0xaa55a255aa55aa55, 0xaa55a255aa55aa55],
+            [0x80000000000, 0x0, 0x400000000],
+        ],
+        [
+            [0xffffffefffffffff, 0xaa55a255aa55aa55, 0xaa55a255aa55aa55],
+            [0x80000000000, 0x0, 0x1000000000],
+        ],
+        [
+            [0xfffbffffffffffff, 0xaa55a255aa55aa55, 0xaa55a255aa55aa55],
+            [0x80000000000, 0x0, 0x4000000000000],
+        ],
+        [
+            [0xffefffffffffffff, 0xaa55a255aa55aa55, 0xaa55a255aa55aa55],
+            [0x80000000000, 0x0, 0x10000000000000],
+        ],
+        [
+            [0xffffffefffffffff, 0xaa558a55aa55aa55, 0xaa558a55aa55aa55],
+            [0x200000000000, 0x0, 0x1000000000],
+        ],
+        [
+            [0xffffffbfffffffff, 0xaa558a55aa55aa55, 0xaa558a55aa55aa55],
+            [0x200000000000, 0x0, 0x4000000000],
+        ],
+        [
+            [0xffefffffffffffff, 0xaa558a55aa55aa55, 0xaa558a55aa55aa55],
+            [0x200000000000, 0x0, 0x10000000000000],
+        ],
+        [
+            [0xffbfffffffffffff, 0xaa558a55aa55aa55, 0xaa558a55aa55aa55],
+            [0x200000000000, 0x0, 0x40000000000000],
+        ],
+        [
+            [0xffffffbfffffffff, 0xaa552a55aa55aa55, 0xaa552a55aa55aa55],
+            [0x800000000000, 0x0, 0x4000000000],
+        ],
+        [
+            [0xffbfffffffffffff, 0xaa552a55aa55aa55, 0xaa552a55aa55aa55],
+            [0x800000000000, 0x0, 0x40000000000000],
+        ],
+        [
+            [0xfffffdffffffffff, 0xaa54aa55aa55aa55, 0xaa54aa55aa55aa55],
+            [0x1000000000000, 0x0, 0x20000000000],
+        ],
+        [
+            [0xfdffffffffffffff, 0xaa54aa55aa55aa55, 0xaa54aa55aa55aa55],
+            [0x1000000000000, 0x0, 0x200000000000000],
+        ],
+        [
+            [0xfffffdffffffffff, 0xaa51aa55aa55aa55, 0xaa51aa55aa55aa55],
+            [0x4000000000000, 0x0, 0x20000000000],
+        ],
+        [
+            [0xfffff7ffffffffff, 0xaa51aa55aa55aa55, 0xaa51aa55aa55aa55],
+            [0x4000000000000, 0x0, 0x80000000000],
+        ],
+        [
+            [0xfdffffffffffffff, 0xaa51aa55aa55aa55, 0xaa51aa55aa55aa55],
+            [0x4000000000000, 0x0, 0x200000000000000],
+        ],
+        [
+            [0xf7ffffffffffffff, 0xaa51aa55aa55aa55, 0xaa51aa55aa55aa55],
+            [0x4000000000000, 0x0, 0x800000000000000],
+        ],
+        [
+            [0xfffff7ffffffffff, 0xaa45aa55aa55aa55, 0xaa45aa55aa55aa55],
+            [0x10000000000000, 0x0, 0x80000000000],
+        ],
+        [
+            [0xffffdfffffffffff, 0xaa45aa55aa55aa55, 0xaa45aa55aa55aa55],
+            [0x10000000000000, 0x0, 0x200000000000],
+        ],
+        [
+            [0xf7ffffffffffffff, 0xaa45aa55aa55aa55, 0xaa45aa55aa55aa55],
+            [0x10000000000000, 0x0, 0x800000000000000],
+        ],
+        [
+            [0xdfffffffffffffff, 0xaa45aa55aa55aa55, 0xaa45aa55aa55aa55],
+            [0x10000000000000, 0x0, 0x2000000000000000],
+        ],
+        [
+            [0xffffdfffffffffff, 0xaa15aa55aa55aa55, 0xaa15aa55aa55aa55],
+            [0x40000000000000, 0x0, 0x200000000000],
+        ],
+        [
+            [0xffff7fffffffffff, 0xaa15aa55aa55aa55, 0xaa15aa55aa55aa55],
+            [0x40000000000000, 0x0, 0x800000000000],
+        ],
+        [
+            [0xdfffffffffffffff, 0xaa15aa55aa55aa55, 0xaa15aa55aa55aa55],
+            [0x40000000000000, 0x0, 0x2000000000000000],
+        ],
+        [
+            [0x7fffffffffffffff, 0xaa15aa55aa55aa55, 0xaa15aa55aa55aa55],
+            [0x40000000000000, 0x0, 0x8000000000000000],
+        ],
+        [
+            [0xfffeffffffffffff, 0xa855aa55aa55aa55, 0xa855aa55aa55aa55],
+            [0x200000000000000, 0x0, 0x1000000000000],
+        ],
+        [
+            [0xfffbffffffffffff, 0xa855aa55aa55aa55, 0xa855aa55aa55aa55],
+            [0x200000000000000, 0x0, 0x4000000000000],
+        ],
+        [
+            [0xfffbffffffffffff, 0xa255aa55aa55aa55, 0xa255aa55aa55aa55],
+            [0x800000000000000, 0x0, 0x4000000000000],
+        ],
+        [
+            [0xffefffffffffffff, 0xa255aa55aa55aa55, 0xa255aa55aa55aa55],
+            [0x800000000000000, 0x0, 0x10000000000000],
+        ],
+        [
+            [0xffefffffffffffff, 0x8a55aa55aa55aa55, 0x8a55aa55aa55aa55],
+            [0x2000000000000000, 0x0, 0x10000000000000],
+        ],
+        [
+            [0xffbfffffffffffff, 0x8a55aa55aa55aa55, 0x8a55aa55aa55aa55],
+            [0x2000000000000000, 0x0, 0x40000000000000],
+        ],
+        [
+            [0xffbfffffffffffff, 0x2a55aa55aa55aa55, 0x2a55aa55aa55aa55],
+            [0x8000000000000000, 0x0, 0x40000000000000],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
     ],
     [
-        [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffffdfff9f, 0xffffffffffffffff], [0x10, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xfffffffffdfff9ff, 0xffffffffffffffff], [0x100, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffdfff9fff, 0xffffffffffffffff], [0x1000, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xfffffffffff3ffef, 0xffffffffffffffff], [0x20000, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffeffff3ffff, 0xffffffffffffffff], [0x20000, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffff3ffeff, 0xffffffffffffffff], [0x200000, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xfffffeffff3fffff, 0xffffffffffffffff], [0x200000, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xfffffffff3ffefff, 0xffffffffffffffff], [0x2000000, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffeffff3ffffff, 0xffffffffffffffff], [0x2000000, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xfffffff9fffdffff, 0xffffffffffffffff], [0x100000000, 0x0]],
-        [[0xfffdfff9ffffffff, 0xffffffffffffffff], [0x100000000, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffff9fffdfffff, 0xffffffffffffffff], [0x1000000000, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffdfff9fffffffff, 0xffffffffffffffff], [0x1000000000, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xfffff9fffdffffff, 0xffffffffffffffff], [0x10000000000, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xfdfff9ffffffffff, 0xffffffffffffffff], [0x10000000000, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffff9fffdfffffff, 0xffffffffffffffff], [0x100000000000, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xdfff9fffffffffff, 0xffffffffffffffff], [0x100000000000, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xfff3ffefffffffff, 0xffffffffffffffff], [0x2000000000000, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xfff3ffffffffffff, 0xffffffffffffffef], [0x2000000000000, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xff3ffeffffffffff, 0xffffffffffffffff], [0x20000000000000, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xff3fffffffffffff, 0xfffffffffffffeff], [0x20000000000000, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xf3ffefffffffffff, 0xffffffffffffffff], [0x200000000000000, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xf3ffffffffffffff, 0xffffffffffffefff], [0x200000000000000, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xfffdffffffffffff, 0xfffffffffffffff9], [0x0, 0x1]],
-        [[0xffffffffffffffff, 0xfffffffffffdfff9], [0x0, 0x1]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffdfffffffffffff, 0xffffffffffffff9f], [0x0, 0x10]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffffffffff, 0xffffffffffdfff9f], [0x0, 0x10]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xfdffffffffffffff, 0xfffffffffffff9ff], [0x0, 0x100]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffffffffff, 0xfffffffffdfff9ff], [0x0, 0x100]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xdfffffffffffffff, 0xffffffffffff9fff], [0x0, 0x1000]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffffffffff, 0xffffffffdfff9fff], [0x0, 0x1000]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffffffffff, 0xfffffffffff3ffef], [0x0, 0x20000]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffffffffff, 0xffffffeffff3ffff], [0x0, 0x20000]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffffffffff, 0xffffffffff3ffeff], [0x0, 0x200000]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffffffffff, 0xfffffeffff3fffff], [0x0, 0x200000]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffffffffff, 0xfffffffff3ffefff], [0x0, 0x2000000]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffffffffff, 0xffffeffff3ffffff], [0x0, 0x2000000]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffffffffff, 0xfffffff9fffdffff], [0x0, 0x100000000]],
-        [[0xffffffffffffffff, 0xfffdfff9ffffffff], [0x0, 0x100000000]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffffffffff, 0xffffff9fffdfffff], [0x0, 0x1000000000]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffffffffff, 0xffdfff9fffffffff], [0x0, 0x1000000000]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffffffffff, 0xfffff9fffdffffff], [0x0, 0x10000000000]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffffffffff, 0xfdfff9ffffffffff], [0x0, 0x10000000000]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffffffffff, 0xffff9fffdfffffff], [0x0, 0x100000000000]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffffffffff, 0xdfff9fffffffffff], [0x0, 0x100000000000]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffffffffff, 0xfff3ffefffffffff], [0x0, 0x2000000000000]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffffffffff, 0xff3ffeffffffffff], [0x0, 0x20000000000000]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0xffffffffffffffff, 0xf3ffefffffffffff], [0x0, 0x200000000000000]],
-        [[0x0, 0x0], [0x0, 0x0]],
-        [[0x0, 0x0], [0x0, 0x0]],
+        [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xfffffffffffff7ff, 0xaa55aa55aa55aa51, 0xaa55aa55aa55aa51], [0x4, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffffdfff, 0xaa55aa55aa55aa45, 0xaa55aa55aa55aa45], [0x10, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0xffffffffffff7fff, 0xaa55aa55aa55aa15, 0xaa55aa55aa55aa15], [0x40, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xfffffffffffffffb, 0xaa55aa55aa55a855, 0xaa55aa55aa55a855],
+            [0x200, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xfffffffffffbffff, 0xaa55aa55aa55a855, 0xaa55aa55aa55a855],
+            [0x200, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffffffffffffffef, 0xaa55aa55aa55a255, 0xaa55aa55aa55a255],
+            [0x800, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffffffffffefffff, 0xaa55aa55aa55a255, 0xaa55aa55aa55a255],
+            [0x800, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffffffffffffffbf, 0xaa55aa55aa558a55, 0xaa55aa55aa558a55],
+            [0x2000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffffffffffbfffff, 0xaa55aa55aa558a55, 0xaa55aa55aa558a55],
+            [0x2000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xfffffffffffffdff, 0xaa55aa55aa54aa55, 0xaa55aa55aa54aa55],
+            [0x10000, 0x0, 0x0],
+        ],
+        [
+            [0xfffffffffdffffff, 0xaa55aa55aa54aa55, 0xaa55aa55aa54aa55],
+            [0x10000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xfffffffffffff7ff, 0xaa55aa55aa51aa55, 0xaa55aa55aa51aa55],
+            [0x40000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xfffffffff7ffffff, 0xaa55aa55aa51aa55, 0xaa55aa55aa51aa55],
+            [0x40000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffffffffffffdfff, 0xaa55aa55aa45aa55, 0xaa55aa55aa45aa55],
+            [0x100000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffffffffdfffffff, 0xaa55aa55aa45aa55, 0xaa55aa55aa45aa55],
+            [0x100000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffffffffffff7fff, 0xaa55aa55aa15aa55, 0xaa55aa55aa15aa55],
+            [0x400000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffffffff7fffffff, 0xaa55aa55aa15aa55, 0xaa55aa55aa15aa55],
+            [0x400000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xfffffffffffbffff, 0xaa55aa55a855aa55, 0xaa55aa55a855aa55],
+            [0x2000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xfffffffbffffffff, 0xaa55aa55a855aa55, 0xaa55aa55a855aa55],
+            [0x2000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffffffffffefffff, 0xaa55aa55a255aa55, 0xaa55aa55a255aa55],
+            [0x8000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffffffefffffffff, 0xaa55aa55a255aa55, 0xaa55aa55a255aa55],
+            [0x8000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffffffffffbfffff, 0xaa55aa558a55aa55, 0xaa55aa558a55aa55],
+            [0x20000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffffffbfffffffff, 0xaa55aa558a55aa55, 0xaa55aa558a55aa55],
+            [0x20000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xfffffffffdffffff, 0xaa55aa54aa55aa55, 0xaa55aa54aa55aa55],
+            [0x100000000, 0x0, 0x0],
+        ],
+        [
+            [0xfffffdffffffffff, 0xaa55aa54aa55aa55, 0xaa55aa54aa55aa55],
+            [0x100000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xfffffffff7ffffff, 0xaa55aa51aa55aa55, 0xaa55aa51aa55aa55],
+            [0x400000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xfffff7ffffffffff, 0xaa55aa51aa55aa55, 0xaa55aa51aa55aa55],
+            [0x400000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffffffffdfffffff, 0xaa55aa45aa55aa55, 0xaa55aa45aa55aa55],
+            [0x1000000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffffdfffffffffff, 0xaa55aa45aa55aa55, 0xaa55aa45aa55aa55],
+            [0x1000000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffffffff7fffffff, 0xaa55aa15aa55aa55, 0xaa55aa15aa55aa55],
+            [0x4000000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffff7fffffffffff, 0xaa55aa15aa55aa55, 0xaa55aa15aa55aa55],
+            [0x4000000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xfffffffbffffffff, 0xaa55a855aa55aa55, 0xaa55a855aa55aa55],
+            [0x20000000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xfffbffffffffffff, 0xaa55a855aa55aa55, 0xaa55a855aa55aa55],
+            [0x20000000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffffffefffffffff, 0xaa55a255aa55aa55, 0xaa55a255aa55aa55],
+            [0x80000000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffefffffffffffff, 0xaa55a255aa55aa55, 0xaa55a255aa55aa55],
+            [0x80000000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffffffbfffffffff, 0xaa558a55aa55aa55, 0xaa558a55aa55aa55],
+            [0x200000000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffbfffffffffffff, 0xaa558a55aa55aa55, 0xaa558a55aa55aa55],
+            [0x200000000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xfffffdffffffffff, 0xaa54aa55aa55aa55, 0xaa54aa55aa55aa55],
+            [0x1000000000000, 0x0, 0x0],
+        ],
+        [
+            [0xfdffffffffffffff, 0xaa54aa55aa55aa55, 0xaa54aa55aa55aa55],
+            [0x1000000000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xfffff7ffffffffff, 0xaa51aa55aa55aa55, 0xaa51aa55aa55aa55],
+            [0x4000000000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xf7ffffffffffffff, 0xaa51aa55aa55aa55, 0xaa51aa55aa55aa55],
+            [0x4000000000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffffdfffffffffff, 0xaa45aa55aa55aa55, 0xaa45aa55aa55aa55],
+            [0x10000000000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xdfffffffffffffff, 0xaa45aa55aa55aa55, 0xaa45aa55aa55aa55],
+            [0x10000000000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffff7fffffffffff, 0xaa15aa55aa55aa55, 0xaa15aa55aa55aa55],
+            [0x40000000000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0x7fffffffffffffff, 0xaa15aa55aa55aa55, 0xaa15aa55aa55aa55],
+            [0x40000000000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xfffbffffffffffff, 0xa855aa55aa55aa55, 0xa855aa55aa55aa55],
+            [0x200000000000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffefffffffffffff, 0xa255aa55aa55aa55, 0xa255aa55aa55aa55],
+            [0x800000000000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [
+            [0xffbfffffffffffff, 0x8a55aa55aa55aa55, 0x8a55aa55aa55aa55],
+            [0x2000000000000000, 0x0, 0x0],
+        ],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+        [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
     ],
 ];
 /// For every move of this role, the family of moves whose conditional next-state
 /// rules it shares (from 1; 0 for none) and its anchor's bit in that family's word.
 static ARM_FAMILY_OF_1: [(u8, u8); 99] = [
-    (2u8, 17u8),
+    (1u8, 9u8),
     (0u8, 0u8),
-    (2u8, 21u8),
+    (1u8, 11u8),
     (0u8, 0u8),
-    (2u8, 25u8),
+    (1u8, 13u8),
     (0u8, 0u8),
-    (2u8, 29u8),
+    (1u8, 15u8),
     (0u8, 0u8),
-    (3u8, 4u8),
+    (2u8, 2u8),
+    (0u8, 0u8),
+    (1u8, 18u8),
+    (0u8, 0u8),
+    (2u8, 4u8),
+    (0u8, 0u8),
+    (1u8, 20u8),
+    (0u8, 0u8),
+    (2u8, 6u8),
+    (0u8, 0u8),
+    (1u8, 22u8),
+    (0u8, 0u8),
+    (0u8, 0u8),
+    (2u8, 9u8),
+    (1u8, 25u8),
+    (0u8, 0u8),
+    (2u8, 11u8),
+    (0u8, 0u8),
+    (1u8, 27u8),
+    (0u8, 0u8),
+    (2u8, 13u8),
+    (0u8, 0u8),
+    (1u8, 29u8),
+    (0u8, 0u8),
+    (2u8, 15u8),
+    (0u8, 0u8),
+    (1u8, 31u8),
+    (0u8, 0u8),
+    (2u8, 18u8),
+    (0u8, 0u8),
+    (1u8, 34u8),
+    (0u8, 0u8),
+    (2u8, 20u8),
     (0u8, 0u8),
     (1u8, 36u8),
     (0u8, 0u8),
-    (3u8, 8u8),
+    (2u8, 22u8),
     (0u8, 0u8),
-    (1u8, 40u8),
-    (0u8, 0u8),
-    (3u8, 12u8),
-    (0u8, 0u8),
-    (1u8, 44u8),
+    (1u8, 38u8),
     (0u8, 0u8),
     (0u8, 0u8),
-    (4u8, 17u8),
-    (2u8, 49u8),
+    (2u8, 25u8),
+    (1u8, 41u8),
     (0u8, 0u8),
-    (4u8, 21u8),
+    (2u8, 27u8),
     (0u8, 0u8),
-    (2u8, 53u8),
+    (1u8, 43u8),
     (0u8, 0u8),
-    (4u8, 25u8),
+    (2u8, 29u8),
     (0u8, 0u8),
-    (2u8, 57u8),
+    (1u8, 45u8),
     (0u8, 0u8),
-    (4u8, 29u8),
+    (2u8, 31u8),
     (0u8, 0u8),
-    (2u8, 61u8),
+    (1u8, 47u8),
     (0u8, 0u8),
-    (3u8, 36u8),
+    (2u8, 34u8),
     (0u8, 0u8),
-    (6u8, 4u8),
+    (1u8, 50u8),
     (0u8, 0u8),
-    (3u8, 40u8),
+    (2u8, 36u8),
     (0u8, 0u8),
-    (6u8, 8u8),
+    (1u8, 52u8),
     (0u8, 0u8),
-    (3u8, 44u8),
+    (2u8, 38u8),
     (0u8, 0u8),
-    (6u8, 12u8),
-    (0u8, 0u8),
-    (0u8, 0u8),
-    (5u8, 49u8),
-    (8u8, 17u8),
-    (0u8, 0u8),
-    (5u8, 53u8),
-    (0u8, 0u8),
-    (8u8, 21u8),
-    (0u8, 0u8),
-    (5u8, 57u8),
-    (0u8, 0u8),
-    (8u8, 25u8),
-    (0u8, 0u8),
-    (5u8, 61u8),
-    (0u8, 0u8),
-    (8u8, 29u8),
-    (0u8, 0u8),
-    (9u8, 4u8),
-    (0u8, 0u8),
-    (7u8, 36u8),
-    (0u8, 0u8),
-    (9u8, 8u8),
-    (0u8, 0u8),
-    (7u8, 40u8),
-    (0u8, 0u8),
-    (9u8, 12u8),
-    (0u8, 0u8),
-    (7u8, 44u8),
+    (1u8, 54u8),
     (0u8, 0u8),
     (0u8, 0u8),
-    (10u8, 17u8),
-    (8u8, 49u8),
+    (2u8, 41u8),
+    (1u8, 57u8),
     (0u8, 0u8),
-    (10u8, 21u8),
+    (2u8, 43u8),
     (0u8, 0u8),
-    (8u8, 53u8),
+    (1u8, 59u8),
     (0u8, 0u8),
-    (10u8, 25u8),
+    (2u8, 45u8),
     (0u8, 0u8),
-    (8u8, 57u8),
+    (1u8, 61u8),
     (0u8, 0u8),
-    (10u8, 29u8),
+    (2u8, 47u8),
     (0u8, 0u8),
-    (8u8, 61u8),
+    (1u8, 63u8),
     (0u8, 0u8),
-    (9u8, 36u8),
+    (2u8, 50u8),
     (0u8, 0u8),
-    (9u8, 40u8),
+    (2u8, 52u8),
     (0u8, 0u8),
-    (9u8, 44u8),
+    (2u8, 54u8),
     (0u8, 0u8),
     (0u8, 0u8),
 ];
 ///The move of every bit of the words in which role 0's legal moves are found.
 static LEGAL_MOVE_OF_0: [[u32; 64]; 4] = [
     [
-        98, 0, 0, 0, 8, 0, 2, 0, 12, 0, 4, 0, 16, 0, 6, 0, 0, 21, 0, 10, 0, 24, 0, 14, 0,
-        28, 0, 18, 0, 32, 0, 0, 0, 0, 22, 0, 36, 0, 26, 0, 40, 0, 30, 0, 44, 0, 34, 0, 0,
-        49, 0, 38, 0, 52, 0, 42, 0, 56, 0, 46, 0, 60, 0, 0,
+        98, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 4, 0, 6, 0, 0, 10, 0, 14, 0, 18, 0, 0,
+        22, 0, 26, 0, 30, 0, 34, 0, 0, 38, 0, 42, 0, 46, 0, 0, 50, 0, 54, 0, 58, 0, 62,
+        0, 0, 66, 0, 70, 0, 74, 0, 0, 78, 0, 82, 0, 86, 0, 90,
     ],
     [
-        0, 0, 50, 0, 64, 0, 54, 0, 68, 0, 58, 0, 72, 0, 62, 0, 0, 77, 0, 66, 0, 80, 0,
-        70, 0, 84, 0, 74, 0, 88, 0, 0, 0, 0, 78, 0, 92, 0, 82, 0, 94, 0, 86, 0, 96, 0,
-        90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        7, 0, 11, 0, 15, 0, 19, 0, 0, 23, 0, 27, 0, 31, 0, 0, 35, 0, 39, 0, 43, 0, 47, 0,
+        0, 51, 0, 55, 0, 59, 0, 0, 63, 0, 67, 0, 71, 0, 75, 0, 0, 79, 0, 83, 0, 87, 0, 0,
+        91, 0, 93, 0, 95, 0, 97, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        7, 0, 0, 0, 11, 0, 1, 0, 15, 0, 3, 0, 19, 0, 5, 0, 0, 23, 0, 9, 0, 27, 0, 13, 0,
-        31, 0, 17, 0, 0, 0, 20, 35, 0, 0, 0, 39, 0, 25, 0, 43, 0, 29, 0, 47, 0, 33, 0, 0,
-        51, 0, 37, 0, 55, 0, 41, 0, 59, 0, 45, 0, 0, 0, 48,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 3, 0, 5, 0, 0, 9, 0, 13, 0, 17, 0, 20, 0, 0, 25,
+        0, 29, 0, 33, 0, 0, 37, 0, 41, 0, 45, 0, 48, 0, 0, 53, 0, 57, 0, 61, 0, 0, 65, 0,
+        69, 0, 73, 0, 76, 0, 0, 81, 0, 85, 0, 89, 0, 0,
     ],
     [
-        63, 0, 0, 0, 67, 0, 53, 0, 71, 0, 57, 0, 75, 0, 61, 0, 0, 79, 0, 65, 0, 83, 0,
-        69, 0, 87, 0, 73, 0, 0, 0, 76, 91, 0, 0, 0, 93, 0, 81, 0, 95, 0, 85, 0, 97, 0,
-        89, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 8, 0, 12, 0, 16, 0, 0, 21, 0, 24, 0, 28, 0, 32, 0, 0, 36, 0, 40, 0, 44, 0,
+        0, 49, 0, 52, 0, 56, 0, 60, 0, 0, 64, 0, 68, 0, 72, 0, 0, 77, 0, 80, 0, 84, 0,
+        88, 0, 0, 92, 0, 94, 0, 96, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
 ];
 ///The move of every bit of the words in which role 1's legal moves are found.
 static LEGAL_MOVE_OF_1: [[u32; 64]; 2] = [
     [
-        98, 0, 0, 0, 8, 2, 0, 0, 12, 4, 0, 0, 16, 6, 0, 0, 0, 21, 10, 0, 0, 24, 14, 0, 0,
-        28, 18, 0, 0, 32, 0, 0, 0, 22, 0, 0, 36, 26, 0, 0, 40, 30, 0, 0, 44, 34, 0, 0, 0,
-        49, 38, 0, 0, 52, 42, 0, 0, 56, 46, 0, 0, 60, 0, 0,
+        98, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 4, 0, 6, 0, 0, 10, 0, 14, 0, 18, 0, 0,
+        22, 0, 26, 0, 30, 0, 34, 0, 0, 38, 0, 42, 0, 46, 0, 0, 50, 0, 54, 0, 58, 0, 62,
+        0, 0, 66, 0, 70, 0, 74, 0, 0, 78, 0, 82, 0, 86, 0, 90,
     ],
     [
-        0, 50, 0, 0, 64, 54, 0, 0, 68, 58, 0, 0, 72, 62, 0, 0, 0, 77, 66, 0, 0, 80, 70,
-        0, 0, 84, 74, 0, 0, 88, 0, 0, 0, 78, 0, 0, 92, 82, 0, 0, 94, 86, 0, 0, 96, 90, 0,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 8, 0, 12, 0, 16, 0, 0, 21, 0, 24, 0, 28, 0, 32, 0, 0, 36, 0, 40, 0, 44, 0,
+        0, 49, 0, 52, 0, 56, 0, 60, 0, 0, 64, 0, 68, 0, 72, 0, 0, 77, 0, 80, 0, 84, 0,
+        88, 0, 0, 92, 0, 94, 0, 96, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
 ];
 ///The `FRAMES` row of role 0's move of every bit that `random_step` may draw.
-static FRAMES_AT_0: [[[u64; 2]; 2]; 256] = [
-    [[0x0, 0x0], [0x0, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffff3ffef, 0xffffffffffffffff], [0x20040, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffdfff9f, 0xffffffffffffffff], [0x800010, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffff3ffeff, 0xffffffffffffffff], [0x200400, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffdfff9ff, 0xffffffffffffffff], [0x8000100, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffff3ffefff, 0xffffffffffffffff], [0x2004000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffdfff9fff, 0xffffffffffffffff], [0x80001000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffff9fffdffff, 0xffffffffffffffff], [0x100080000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffeffff3ffff, 0xffffffffffffffff], [0x4000020000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffff9fffdfffff, 0xffffffffffffffff], [0x1000800000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffeffff3fffff, 0xffffffffffffffff], [0x40000200000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffff9fffdffffff, 0xffffffffffffffff], [0x10008000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffeffff3ffffff, 0xffffffffffffffff], [0x400002000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffff9fffdfffffff, 0xffffffffffffffff], [0x100080000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffdfff9ffffffff, 0xffffffffffffffff], [0x8000100000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfff3ffefffffffff, 0xffffffffffffffff], [0x2004000000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffdfff9fffffffff, 0xffffffffffffffff], [0x80001000000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xff3ffeffffffffff, 0xffffffffffffffff], [0x20040000000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfdfff9ffffffffff, 0xffffffffffffffff], [0x800010000000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xf3ffefffffffffff, 0xffffffffffffffff], [0x200400000000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xdfff9fffffffffff, 0xffffffffffffffff], [0x8000100000000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffdffffffffffff, 0xfffffffffffffff9], [0x8000000000000, 0x1]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfff3ffffffffffff, 0xffffffffffffffef], [0x2000000000000, 0x40]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffdfffffffffffff, 0xffffffffffffff9f], [0x80000000000000, 0x10]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xff3fffffffffffff, 0xfffffffffffffeff], [0x20000000000000, 0x400]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfdffffffffffffff, 0xfffffffffffff9ff], [0x800000000000000, 0x100]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xf3ffffffffffffff, 0xffffffffffffefff], [0x200000000000000, 0x4000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xdfffffffffffffff, 0xffffffffffff9fff], [0x8000000000000000, 0x1000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xfffffffffffdfff9], [0x0, 0x80001]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xfffffffffff3ffef], [0x0, 0x20040]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xffffffffffdfff9f], [0x0, 0x800010]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xffffffffff3ffeff], [0x0, 0x200400]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xfffffffffdfff9ff], [0x0, 0x8000100]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xfffffffff3ffefff], [0x0, 0x2004000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xffffffffdfff9fff], [0x0, 0x80001000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xfffffff9fffdffff], [0x0, 0x100080000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xffffffeffff3ffff], [0x0, 0x4000020000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xffffff9fffdfffff], [0x0, 0x1000800000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xfffffeffff3fffff], [0x0, 0x40000200000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xfffff9fffdffffff], [0x0, 0x10008000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xffffeffff3ffffff], [0x0, 0x400002000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xffff9fffdfffffff], [0x0, 0x100080000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xfffdfff9ffffffff], [0x0, 0x8000100000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xfff3ffefffffffff], [0x0, 0x2004000000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xffdfff9fffffffff], [0x0, 0x80001000000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xff3ffeffffffffff], [0x0, 0x20040000000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xfdfff9ffffffffff], [0x0, 0x800010000000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xf3ffefffffffffff], [0x0, 0x200400000000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xdfff9fffffffffff], [0x0, 0x8000100000000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffff3fffe, 0xffffffffffffffff], [0x20004, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffff3fffef, 0xffffffffffffffff], [0x200040, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdff9f, 0xffffffffffffffff], [0x80010, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffff3fffeff, 0xffffffffffffffff], [0x2000400, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffdff9ff, 0xffffffffffffffff], [0x800100, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffff3fffefff, 0xffffffffffffffff], [0x20004000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffdff9fff, 0xffffffffffffffff], [0x8001000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffff9ffffdffff, 0xffffffffffffffff], [0x1000080000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffefff3ffff, 0xffffffffffffffff], [0x400020000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffff9ffffdfffff, 0xffffffffffffffff], [0x10000800000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffefff3fffff, 0xffffffffffffffff], [0x4000200000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffff9ffffdffffff, 0xffffffffffffffff], [0x100008000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffefff3ffffff, 0xffffffffffffffff], [0x40002000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffefff3fffffff, 0xffffffffffffffff], [0x400020000000, 0x0]],
-    [[0xfff3fffeffffffff, 0xffffffffffffffff], [0x2000400000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xff3fffefffffffff, 0xffffffffffffffff], [0x20004000000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffdff9fffffffff, 0xffffffffffffffff], [0x8001000000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xf3fffeffffffffff, 0xffffffffffffffff], [0x200040000000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffdff9ffffffffff, 0xffffffffffffffff], [0x80010000000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0x3fffefffffffffff, 0xffffffffffffffff], [0x2000400000000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfdff9fffffffffff, 0xffffffffffffffff], [0x800100000000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffdffffffffffff, 0xffffffffffffff9f], [0x8000000000000, 0x10]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfff3ffffffffffff, 0xfffffffffffffffe], [0x2000000000000, 0x4]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffdfffffffffffff, 0xfffffffffffff9ff], [0x80000000000000, 0x100]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xff3fffffffffffff, 0xffffffffffffffef], [0x20000000000000, 0x40]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfdffffffffffffff, 0xffffffffffff9fff], [0x800000000000000, 0x1000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xf3ffffffffffffff, 0xfffffffffffffeff], [0x200000000000000, 0x400]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0x3fffffffffffffff, 0xffffffffffffefff], [0x2000000000000000, 0x4000]],
-    [[0xffffffffffffffff, 0xfffffffffff3fffe], [0x0, 0x20004]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xffffffffff3fffef], [0x0, 0x200040]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xfffffffffffdff9f], [0x0, 0x80010]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xfffffffff3fffeff], [0x0, 0x2000400]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xffffffffffdff9ff], [0x0, 0x800100]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xffffffff3fffefff], [0x0, 0x20004000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xfffffffffdff9fff], [0x0, 0x8001000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xffffff9ffffdffff], [0x0, 0x1000080000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xfffffffefff3ffff], [0x0, 0x400020000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xfffff9ffffdfffff], [0x0, 0x10000800000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xffffffefff3fffff], [0x0, 0x4000200000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xffff9ffffdffffff], [0x0, 0x100008000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xfffffefff3ffffff], [0x0, 0x40002000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xffffefff3fffffff], [0x0, 0x400020000000]],
-    [[0xffffffffffffffff, 0xfff3fffeffffffff], [0x0, 0x2000400000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xff3fffefffffffff], [0x0, 0x20004000000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xfffdff9fffffffff], [0x0, 0x8001000000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xf3fffeffffffffff], [0x0, 0x200040000000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xffdff9ffffffffff], [0x0, 0x80010000000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0x3fffefffffffffff], [0x0, 0x2000400000000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xffffffffffffffff, 0xfdff9fffffffffff], [0x0, 0x800100000000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x80001, 0x0]],
+static FRAMES_AT_0: [[[u64; 3]; 2]; 256] = [
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffff7ff, 0xaa55aa55aa55aa51, 0xaa55aa55aa55aa51], [0x4, 0x0, 0x800]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xffffffffffffdfff, 0xaa55aa55aa55aa45, 0xaa55aa55aa55aa45], [0x10, 0x0, 0x2000]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xffffffffffff7fff, 0xaa55aa55aa55aa15, 0xaa55aa55aa55aa15], [0x40, 0x0, 0x8000]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffffffbffff, 0xaa55aa55aa55a855, 0xaa55aa55aa55a855],
+        [0x200, 0x0, 0x40000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffffffefffff, 0xaa55aa55aa55a255, 0xaa55aa55aa55a255],
+        [0x800, 0x0, 0x100000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffffffbfffff, 0xaa55aa55aa558a55, 0xaa55aa55aa558a55],
+        [0x2000, 0x0, 0x400000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffffdffffff, 0xaa55aa55aa54aa55, 0xaa55aa55aa54aa55],
+        [0x10000, 0x0, 0x2000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffff7ffffff, 0xaa55aa55aa51aa55, 0xaa55aa55aa51aa55],
+        [0x40000, 0x0, 0x8000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffffdfffffff, 0xaa55aa55aa45aa55, 0xaa55aa55aa45aa55],
+        [0x100000, 0x0, 0x20000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffff7fffffff, 0xaa55aa55aa15aa55, 0xaa55aa55aa15aa55],
+        [0x400000, 0x0, 0x80000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffbffffffff, 0xaa55aa55a855aa55, 0xaa55aa55a855aa55],
+        [0x2000000, 0x0, 0x400000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffefffffffff, 0xaa55aa55a255aa55, 0xaa55aa55a255aa55],
+        [0x8000000, 0x0, 0x1000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffbfffffffff, 0xaa55aa558a55aa55, 0xaa55aa558a55aa55],
+        [0x20000000, 0x0, 0x4000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffdffffffffff, 0xaa55aa54aa55aa55, 0xaa55aa54aa55aa55],
+        [0x100000000, 0x0, 0x20000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffff7ffffffffff, 0xaa55aa51aa55aa55, 0xaa55aa51aa55aa55],
+        [0x400000000, 0x0, 0x80000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffdfffffffffff, 0xaa55aa45aa55aa55, 0xaa55aa45aa55aa55],
+        [0x1000000000, 0x0, 0x200000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffff7fffffffffff, 0xaa55aa15aa55aa55, 0xaa55aa15aa55aa55],
+        [0x4000000000, 0x0, 0x800000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffbffffffffffff, 0xaa55a855aa55aa55, 0xaa55a855aa55aa55],
+        [0x20000000000, 0x0, 0x4000000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffefffffffffffff, 0xaa55a255aa55aa55, 0xaa55a255aa55aa55],
+        [0x80000000000, 0x0, 0x10000000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffbfffffffffffff, 0xaa558a55aa55aa55, 0xaa558a55aa55aa55],
+        [0x200000000000, 0x0, 0x40000000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfdffffffffffffff, 0xaa54aa55aa55aa55, 0xaa54aa55aa55aa55],
+        [0x1000000000000, 0x0, 0x200000000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xf7ffffffffffffff, 0xaa51aa55aa55aa55, 0xaa51aa55aa55aa55],
+        [0x4000000000000, 0x0, 0x800000000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xdfffffffffffffff, 0xaa45aa55aa55aa55, 0xaa45aa55aa55aa55],
+        [0x10000000000000, 0x0, 0x2000000000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0x7fffffffffffffff, 0xaa15aa55aa55aa55, 0xaa15aa55aa55aa55],
+        [0x40000000000000, 0x0, 0x8000000000000000],
+    ],
+    [[0xfffffffffffffffe, 0xaa55aa55aa55a855, 0xaa55aa55aa55a855], [0x200, 0x0, 0x1]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffffb, 0xaa55aa55aa55a255, 0xaa55aa55aa55a255], [0x800, 0x0, 0x4]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xffffffffffffffef, 0xaa55aa55aa558a55, 0xaa55aa55aa558a55], [0x2000, 0x0, 0x10]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xffffffffffffffbf, 0xaa55aa55aa552a55, 0xaa55aa55aa552a55], [0x8000, 0x0, 0x40]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffffffffdff, 0xaa55aa55aa51aa55, 0xaa55aa55aa51aa55],
+        [0x40000, 0x0, 0x200],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffffffff7ff, 0xaa55aa55aa45aa55, 0xaa55aa55aa45aa55],
+        [0x100000, 0x0, 0x800],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffffffffdfff, 0xaa55aa55aa15aa55, 0xaa55aa55aa15aa55],
+        [0x400000, 0x0, 0x2000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffffffeffff, 0xaa55aa55a855aa55, 0xaa55aa55a855aa55],
+        [0x2000000, 0x0, 0x10000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffffffbffff, 0xaa55aa55a255aa55, 0xaa55aa55a255aa55],
+        [0x8000000, 0x0, 0x40000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffffffefffff, 0xaa55aa558a55aa55, 0xaa55aa558a55aa55],
+        [0x20000000, 0x0, 0x100000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffffffbfffff, 0xaa55aa552a55aa55, 0xaa55aa552a55aa55],
+        [0x80000000, 0x0, 0x400000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffffdffffff, 0xaa55aa51aa55aa55, 0xaa55aa51aa55aa55],
+        [0x400000000, 0x0, 0x2000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffff7ffffff, 0xaa55aa45aa55aa55, 0xaa55aa45aa55aa55],
+        [0x1000000000, 0x0, 0x8000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffffdfffffff, 0xaa55aa15aa55aa55, 0xaa55aa15aa55aa55],
+        [0x4000000000, 0x0, 0x20000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffeffffffff, 0xaa55a855aa55aa55, 0xaa55a855aa55aa55],
+        [0x20000000000, 0x0, 0x100000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffbffffffff, 0xaa55a255aa55aa55, 0xaa55a255aa55aa55],
+        [0x80000000000, 0x0, 0x400000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffefffffffff, 0xaa558a55aa55aa55, 0xaa558a55aa55aa55],
+        [0x200000000000, 0x0, 0x1000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffbfffffffff, 0xaa552a55aa55aa55, 0xaa552a55aa55aa55],
+        [0x800000000000, 0x0, 0x4000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffdffffffffff, 0xaa51aa55aa55aa55, 0xaa51aa55aa55aa55],
+        [0x4000000000000, 0x0, 0x20000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffff7ffffffffff, 0xaa45aa55aa55aa55, 0xaa45aa55aa55aa55],
+        [0x10000000000000, 0x0, 0x80000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffdfffffffffff, 0xaa15aa55aa55aa55, 0xaa15aa55aa55aa55],
+        [0x40000000000000, 0x0, 0x200000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffeffffffffffff, 0xa855aa55aa55aa55, 0xa855aa55aa55aa55],
+        [0x200000000000000, 0x0, 0x1000000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffbffffffffffff, 0xa255aa55aa55aa55, 0xa255aa55aa55aa55],
+        [0x800000000000000, 0x0, 0x4000000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffefffffffffffff, 0x8a55aa55aa55aa55, 0x8a55aa55aa55aa55],
+        [0x2000000000000000, 0x0, 0x10000000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffbfffffffffffff, 0x2a55aa55aa55aa55, 0x2a55aa55aa55aa55],
+        [0x8000000000000000, 0x0, 0x40000000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa51, 0xaa55aa55aa55aa51], [0x4, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffff7ff, 0xaa55aa55aa55aa45, 0xaa55aa55aa55aa45], [0x10, 0x0, 0x800]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xffffffffffffdfff, 0xaa55aa55aa55aa15, 0xaa55aa55aa55aa15], [0x40, 0x0, 0x2000]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffffffeffff, 0xaa55aa55aa55a855, 0xaa55aa55aa55a855],
+        [0x200, 0x0, 0x10000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffffffbffff, 0xaa55aa55aa55a255, 0xaa55aa55aa55a255],
+        [0x800, 0x0, 0x40000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffffffefffff, 0xaa55aa55aa558a55, 0xaa55aa55aa558a55],
+        [0x2000, 0x0, 0x100000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffffffbfffff, 0xaa55aa55aa552a55, 0xaa55aa55aa552a55],
+        [0x8000, 0x0, 0x400000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffffdffffff, 0xaa55aa55aa51aa55, 0xaa55aa55aa51aa55],
+        [0x40000, 0x0, 0x2000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffff7ffffff, 0xaa55aa55aa45aa55, 0xaa55aa55aa45aa55],
+        [0x100000, 0x0, 0x8000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffffdfffffff, 0xaa55aa55aa15aa55, 0xaa55aa55aa15aa55],
+        [0x400000, 0x0, 0x20000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffeffffffff, 0xaa55aa55a855aa55, 0xaa55aa55a855aa55],
+        [0x2000000, 0x0, 0x100000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffbffffffff, 0xaa55aa55a255aa55, 0xaa55aa55a255aa55],
+        [0x8000000, 0x0, 0x400000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffefffffffff, 0xaa55aa558a55aa55, 0xaa55aa558a55aa55],
+        [0x20000000, 0x0, 0x1000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffbfffffffff, 0xaa55aa552a55aa55, 0xaa55aa552a55aa55],
+        [0x80000000, 0x0, 0x4000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffdffffffffff, 0xaa55aa51aa55aa55, 0xaa55aa51aa55aa55],
+        [0x400000000, 0x0, 0x20000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffff7ffffffffff, 0xaa55aa45aa55aa55, 0xaa55aa45aa55aa55],
+        [0x1000000000, 0x0, 0x80000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffdfffffffffff, 0xaa55aa15aa55aa55, 0xaa55aa15aa55aa55],
+        [0x4000000000, 0x0, 0x200000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffeffffffffffff, 0xaa55a855aa55aa55, 0xaa55a855aa55aa55],
+        [0x20000000000, 0x0, 0x1000000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffbffffffffffff, 0xaa55a255aa55aa55, 0xaa55a255aa55aa55],
+        [0x80000000000, 0x0, 0x4000000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffefffffffffffff, 0xaa558a55aa55aa55, 0xaa558a55aa55aa55],
+        [0x200000000000, 0x0, 0x10000000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffbfffffffffffff, 0xaa552a55aa55aa55, 0xaa552a55aa55aa55],
+        [0x800000000000, 0x0, 0x40000000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfdffffffffffffff, 0xaa51aa55aa55aa55, 0xaa51aa55aa55aa55],
+        [0x4000000000000, 0x0, 0x200000000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xf7ffffffffffffff, 0xaa45aa55aa55aa55, 0xaa45aa55aa55aa55],
+        [0x10000000000000, 0x0, 0x800000000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xdfffffffffffffff, 0xaa15aa55aa55aa55, 0xaa15aa55aa55aa55],
+        [0x40000000000000, 0x0, 0x2000000000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffffb, 0xaa55aa55aa55a855, 0xaa55aa55aa55a855], [0x200, 0x0, 0x4]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xffffffffffffffef, 0xaa55aa55aa55a255, 0xaa55aa55aa55a255], [0x800, 0x0, 0x10]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xffffffffffffffbf, 0xaa55aa55aa558a55, 0xaa55aa55aa558a55], [0x2000, 0x0, 0x40]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffffffffdff, 0xaa55aa55aa54aa55, 0xaa55aa55aa54aa55],
+        [0x10000, 0x0, 0x200],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffffffff7ff, 0xaa55aa55aa51aa55, 0xaa55aa55aa51aa55],
+        [0x40000, 0x0, 0x800],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffffffffdfff, 0xaa55aa55aa45aa55, 0xaa55aa55aa45aa55],
+        [0x100000, 0x0, 0x2000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffffffff7fff, 0xaa55aa55aa15aa55, 0xaa55aa55aa15aa55],
+        [0x400000, 0x0, 0x8000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffffffbffff, 0xaa55aa55a855aa55, 0xaa55aa55a855aa55],
+        [0x2000000, 0x0, 0x40000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffffffefffff, 0xaa55aa55a255aa55, 0xaa55aa55a255aa55],
+        [0x8000000, 0x0, 0x100000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffffffbfffff, 0xaa55aa558a55aa55, 0xaa55aa558a55aa55],
+        [0x20000000, 0x0, 0x400000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffffdffffff, 0xaa55aa54aa55aa55, 0xaa55aa54aa55aa55],
+        [0x100000000, 0x0, 0x2000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffff7ffffff, 0xaa55aa51aa55aa55, 0xaa55aa51aa55aa55],
+        [0x400000000, 0x0, 0x8000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffffdfffffff, 0xaa55aa45aa55aa55, 0xaa55aa45aa55aa55],
+        [0x1000000000, 0x0, 0x20000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffff7fffffff, 0xaa55aa15aa55aa55, 0xaa55aa15aa55aa55],
+        [0x4000000000, 0x0, 0x80000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffffbffffffff, 0xaa55a855aa55aa55, 0xaa55a855aa55aa55],
+        [0x20000000000, 0x0, 0x400000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffefffffffff, 0xaa55a255aa55aa55, 0xaa55a255aa55aa55],
+        [0x80000000000, 0x0, 0x1000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffffbfffffffff, 0xaa558a55aa55aa55, 0xaa558a55aa55aa55],
+        [0x200000000000, 0x0, 0x4000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffffdffffffffff, 0xaa54aa55aa55aa55, 0xaa54aa55aa55aa55],
+        [0x1000000000000, 0x0, 0x20000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffff7ffffffffff, 0xaa51aa55aa55aa55, 0xaa51aa55aa55aa55],
+        [0x4000000000000, 0x0, 0x80000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffffdfffffffffff, 0xaa45aa55aa55aa55, 0xaa45aa55aa55aa55],
+        [0x10000000000000, 0x0, 0x200000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffff7fffffffffff, 0xaa15aa55aa55aa55, 0xaa15aa55aa55aa55],
+        [0x40000000000000, 0x0, 0x800000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xfffbffffffffffff, 0xa855aa55aa55aa55, 0xa855aa55aa55aa55],
+        [0x200000000000000, 0x0, 0x4000000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffefffffffffffff, 0xa255aa55aa55aa55, 0xa255aa55aa55aa55],
+        [0x800000000000000, 0x0, 0x10000000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [
+        [0xffbfffffffffffff, 0x8a55aa55aa55aa55, 0x8a55aa55aa55aa55],
+        [0x2000000000000000, 0x0, 0x40000000000000],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x200]],
 ];
 /// The family and anchor bit of this role's move of every bit `random_step` may draw.
 static ARM_FAMILY_AT_1: [(u8, u8); 128] = [
     (0u8, 0u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (3u8, 4u8),
-    (2u8, 21u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (3u8, 8u8),
-    (2u8, 25u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (3u8, 12u8),
-    (2u8, 29u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (4u8, 17u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 11u8),
+    (1u8, 9u8),
+    (1u8, 13u8),
+    (1u8, 9u8),
+    (1u8, 15u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 18u8),
+    (1u8, 9u8),
+    (1u8, 20u8),
+    (1u8, 9u8),
+    (1u8, 22u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 25u8),
+    (1u8, 9u8),
+    (1u8, 27u8),
+    (1u8, 9u8),
+    (1u8, 29u8),
+    (1u8, 9u8),
+    (1u8, 31u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 34u8),
+    (1u8, 9u8),
     (1u8, 36u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (4u8, 21u8),
-    (1u8, 40u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (4u8, 25u8),
-    (1u8, 44u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (4u8, 29u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 49u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (3u8, 36u8),
-    (2u8, 53u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (3u8, 40u8),
-    (2u8, 57u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (3u8, 44u8),
-    (2u8, 61u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (5u8, 49u8),
-    (6u8, 4u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (5u8, 53u8),
-    (6u8, 8u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (5u8, 57u8),
-    (6u8, 12u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (5u8, 61u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (8u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (9u8, 4u8),
-    (8u8, 21u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (9u8, 8u8),
-    (8u8, 25u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (9u8, 12u8),
-    (8u8, 29u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (10u8, 17u8),
-    (7u8, 36u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (10u8, 21u8),
-    (7u8, 40u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (10u8, 25u8),
-    (7u8, 44u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (10u8, 29u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (8u8, 49u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (9u8, 36u8),
-    (8u8, 53u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (9u8, 40u8),
-    (8u8, 57u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (9u8, 44u8),
-    (8u8, 61u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
-    (2u8, 17u8),
+    (1u8, 9u8),
+    (1u8, 38u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 41u8),
+    (1u8, 9u8),
+    (1u8, 43u8),
+    (1u8, 9u8),
+    (1u8, 45u8),
+    (1u8, 9u8),
+    (1u8, 47u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 50u8),
+    (1u8, 9u8),
+    (1u8, 52u8),
+    (1u8, 9u8),
+    (1u8, 54u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 57u8),
+    (1u8, 9u8),
+    (1u8, 59u8),
+    (1u8, 9u8),
+    (1u8, 61u8),
+    (1u8, 9u8),
+    (1u8, 63u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (2u8, 2u8),
+    (1u8, 9u8),
+    (2u8, 4u8),
+    (1u8, 9u8),
+    (2u8, 6u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (2u8, 9u8),
+    (1u8, 9u8),
+    (2u8, 11u8),
+    (1u8, 9u8),
+    (2u8, 13u8),
+    (1u8, 9u8),
+    (2u8, 15u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (2u8, 18u8),
+    (1u8, 9u8),
+    (2u8, 20u8),
+    (1u8, 9u8),
+    (2u8, 22u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (2u8, 25u8),
+    (1u8, 9u8),
+    (2u8, 27u8),
+    (1u8, 9u8),
+    (2u8, 29u8),
+    (1u8, 9u8),
+    (2u8, 31u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (2u8, 34u8),
+    (1u8, 9u8),
+    (2u8, 36u8),
+    (1u8, 9u8),
+    (2u8, 38u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (2u8, 41u8),
+    (1u8, 9u8),
+    (2u8, 43u8),
+    (1u8, 9u8),
+    (2u8, 45u8),
+    (1u8, 9u8),
+    (2u8, 47u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (2u8, 50u8),
+    (1u8, 9u8),
+    (2u8, 52u8),
+    (1u8, 9u8),
+    (2u8, 54u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
+    (1u8, 9u8),
 ];
 ///The `FRAMES` row of role 1's move of every bit that `random_step` may draw.
-static FRAMES_AT_1: [[[u64; 2]; 2]; 128] = [
-    [[0x0, 0x0], [0x0, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffff3ffef, 0xffffffffffffffff], [0x20000, 0x0]],
-    [[0xffffffffffdfff9f, 0xffffffffffffffff], [0x10, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xffffffffff3ffeff, 0xffffffffffffffff], [0x200000, 0x0]],
-    [[0xfffffffffdfff9ff, 0xffffffffffffffff], [0x100, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffff3ffefff, 0xffffffffffffffff], [0x2000000, 0x0]],
-    [[0xffffffffdfff9fff, 0xffffffffffffffff], [0x1000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffff9fffdffff, 0xffffffffffffffff], [0x100000000, 0x0]],
-    [[0xffffffeffff3ffff, 0xffffffffffffffff], [0x20000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xffffff9fffdfffff, 0xffffffffffffffff], [0x1000000000, 0x0]],
-    [[0xfffffeffff3fffff, 0xffffffffffffffff], [0x200000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffff9fffdffffff, 0xffffffffffffffff], [0x10000000000, 0x0]],
-    [[0xffffeffff3ffffff, 0xffffffffffffffff], [0x2000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xffff9fffdfffffff, 0xffffffffffffffff], [0x100000000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffdfff9ffffffff, 0xffffffffffffffff], [0x100000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfff3ffefffffffff, 0xffffffffffffffff], [0x2000000000000, 0x0]],
-    [[0xffdfff9fffffffff, 0xffffffffffffffff], [0x1000000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xff3ffeffffffffff, 0xffffffffffffffff], [0x20000000000000, 0x0]],
-    [[0xfdfff9ffffffffff, 0xffffffffffffffff], [0x10000000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xf3ffefffffffffff, 0xffffffffffffffff], [0x200000000000000, 0x0]],
-    [[0xdfff9fffffffffff, 0xffffffffffffffff], [0x100000000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffdffffffffffff, 0xfffffffffffffff9], [0x0, 0x1]],
-    [[0xfff3ffffffffffff, 0xffffffffffffffef], [0x2000000000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xffdfffffffffffff, 0xffffffffffffff9f], [0x0, 0x10]],
-    [[0xff3fffffffffffff, 0xfffffffffffffeff], [0x20000000000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfdffffffffffffff, 0xfffffffffffff9ff], [0x0, 0x100]],
-    [[0xf3ffffffffffffff, 0xffffffffffffefff], [0x200000000000000, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xdfffffffffffffff, 0xffffffffffff9fff], [0x0, 0x1000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xffffffffffffffff, 0xfffffffffffdfff9], [0x0, 0x1]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xffffffffffffffff, 0xfffffffffff3ffef], [0x0, 0x20000]],
-    [[0xffffffffffffffff, 0xffffffffffdfff9f], [0x0, 0x10]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xffffffffffffffff, 0xffffffffff3ffeff], [0x0, 0x200000]],
-    [[0xffffffffffffffff, 0xfffffffffdfff9ff], [0x0, 0x100]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xffffffffffffffff, 0xfffffffff3ffefff], [0x0, 0x2000000]],
-    [[0xffffffffffffffff, 0xffffffffdfff9fff], [0x0, 0x1000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xffffffffffffffff, 0xfffffff9fffdffff], [0x0, 0x100000000]],
-    [[0xffffffffffffffff, 0xffffffeffff3ffff], [0x0, 0x20000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xffffffffffffffff, 0xffffff9fffdfffff], [0x0, 0x1000000000]],
-    [[0xffffffffffffffff, 0xfffffeffff3fffff], [0x0, 0x200000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xffffffffffffffff, 0xfffff9fffdffffff], [0x0, 0x10000000000]],
-    [[0xffffffffffffffff, 0xffffeffff3ffffff], [0x0, 0x2000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xffffffffffffffff, 0xffff9fffdfffffff], [0x0, 0x100000000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xffffffffffffffff, 0xfffdfff9ffffffff], [0x0, 0x100000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xffffffffffffffff, 0xfff3ffefffffffff], [0x0, 0x2000000000000]],
-    [[0xffffffffffffffff, 0xffdfff9fffffffff], [0x0, 0x1000000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xffffffffffffffff, 0xff3ffeffffffffff], [0x0, 0x20000000000000]],
-    [[0xffffffffffffffff, 0xfdfff9ffffffffff], [0x0, 0x10000000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xffffffffffffffff, 0xf3ffefffffffffff], [0x0, 0x200000000000000]],
-    [[0xffffffffffffffff, 0xdfff9fffffffffff], [0x0, 0x100000000000]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
-    [[0xfffffffffffdfff9, 0xffffffffffffffff], [0x1, 0x0]],
+static FRAMES_AT_1: [[[u64; 3]; 2]; 128] = [
+    [[0x0, 0x0, 0x0], [0x0, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffff7ff, 0xaa55aa55aa55aa51, 0xaa55aa55aa55aa51], [0x4, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xffffffffffffdfff, 0xaa55aa55aa55aa45, 0xaa55aa55aa55aa45], [0x10, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xffffffffffff7fff, 0xaa55aa55aa55aa15, 0xaa55aa55aa55aa15], [0x40, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffbffff, 0xaa55aa55aa55a855, 0xaa55aa55aa55a855], [0x200, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xffffffffffefffff, 0xaa55aa55aa55a255, 0xaa55aa55aa55a255], [0x800, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xffffffffffbfffff, 0xaa55aa55aa558a55, 0xaa55aa55aa558a55], [0x2000, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffdffffff, 0xaa55aa55aa54aa55, 0xaa55aa55aa54aa55], [0x10000, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffff7ffffff, 0xaa55aa55aa51aa55, 0xaa55aa55aa51aa55], [0x40000, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xffffffffdfffffff, 0xaa55aa55aa45aa55, 0xaa55aa55aa45aa55], [0x100000, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xffffffff7fffffff, 0xaa55aa55aa15aa55, 0xaa55aa55aa15aa55], [0x400000, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xfffffffbffffffff, 0xaa55aa55a855aa55, 0xaa55aa55a855aa55],
+        [0x2000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xffffffefffffffff, 0xaa55aa55a255aa55, 0xaa55aa55a255aa55],
+        [0x8000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xffffffbfffffffff, 0xaa55aa558a55aa55, 0xaa55aa558a55aa55],
+        [0x20000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xfffffdffffffffff, 0xaa55aa54aa55aa55, 0xaa55aa54aa55aa55],
+        [0x100000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xfffff7ffffffffff, 0xaa55aa51aa55aa55, 0xaa55aa51aa55aa55],
+        [0x400000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xffffdfffffffffff, 0xaa55aa45aa55aa55, 0xaa55aa45aa55aa55],
+        [0x1000000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xffff7fffffffffff, 0xaa55aa15aa55aa55, 0xaa55aa15aa55aa55],
+        [0x4000000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xfffbffffffffffff, 0xaa55a855aa55aa55, 0xaa55a855aa55aa55],
+        [0x20000000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xffefffffffffffff, 0xaa55a255aa55aa55, 0xaa55a255aa55aa55],
+        [0x80000000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xffbfffffffffffff, 0xaa558a55aa55aa55, 0xaa558a55aa55aa55],
+        [0x200000000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xfdffffffffffffff, 0xaa54aa55aa55aa55, 0xaa54aa55aa55aa55],
+        [0x1000000000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xf7ffffffffffffff, 0xaa51aa55aa55aa55, 0xaa51aa55aa55aa55],
+        [0x4000000000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xdfffffffffffffff, 0xaa45aa55aa55aa55, 0xaa45aa55aa55aa55],
+        [0x10000000000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0x7fffffffffffffff, 0xaa15aa55aa55aa55, 0xaa15aa55aa55aa55],
+        [0x40000000000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffffb, 0xaa55aa55aa55a855, 0xaa55aa55aa55a855], [0x200, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xffffffffffffffef, 0xaa55aa55aa55a255, 0xaa55aa55aa55a255], [0x800, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xffffffffffffffbf, 0xaa55aa55aa558a55, 0xaa55aa55aa558a55], [0x2000, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa54aa55, 0xaa55aa55aa54aa55], [0x10000, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffff7ff, 0xaa55aa55aa51aa55, 0xaa55aa55aa51aa55], [0x40000, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xffffffffffffdfff, 0xaa55aa55aa45aa55, 0xaa55aa55aa45aa55], [0x100000, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xffffffffffff7fff, 0xaa55aa55aa15aa55, 0xaa55aa55aa15aa55], [0x400000, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xfffffffffffbffff, 0xaa55aa55a855aa55, 0xaa55aa55a855aa55],
+        [0x2000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xffffffffffefffff, 0xaa55aa55a255aa55, 0xaa55aa55a255aa55],
+        [0x8000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xffffffffffbfffff, 0xaa55aa558a55aa55, 0xaa55aa558a55aa55],
+        [0x20000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xfffffffffdffffff, 0xaa55aa54aa55aa55, 0xaa55aa54aa55aa55],
+        [0x100000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xfffffffff7ffffff, 0xaa55aa51aa55aa55, 0xaa55aa51aa55aa55],
+        [0x400000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xffffffffdfffffff, 0xaa55aa45aa55aa55, 0xaa55aa45aa55aa55],
+        [0x1000000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xffffffff7fffffff, 0xaa55aa15aa55aa55, 0xaa55aa15aa55aa55],
+        [0x4000000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xfffffffbffffffff, 0xaa55a855aa55aa55, 0xaa55a855aa55aa55],
+        [0x20000000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xffffffefffffffff, 0xaa55a255aa55aa55, 0xaa55a255aa55aa55],
+        [0x80000000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xffffffbfffffffff, 0xaa558a55aa55aa55, 0xaa558a55aa55aa55],
+        [0x200000000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xfffffdffffffffff, 0xaa54aa55aa55aa55, 0xaa54aa55aa55aa55],
+        [0x1000000000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xfffff7ffffffffff, 0xaa51aa55aa55aa55, 0xaa51aa55aa55aa55],
+        [0x4000000000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xffffdfffffffffff, 0xaa45aa55aa55aa55, 0xaa45aa55aa55aa55],
+        [0x10000000000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xffff7fffffffffff, 0xaa15aa55aa55aa55, 0xaa15aa55aa55aa55],
+        [0x40000000000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xfffbffffffffffff, 0xa855aa55aa55aa55, 0xa855aa55aa55aa55],
+        [0x200000000000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xffefffffffffffff, 0xa255aa55aa55aa55, 0xa255aa55aa55aa55],
+        [0x800000000000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [
+        [0xffbfffffffffffff, 0x8a55aa55aa55aa55, 0x8a55aa55aa55aa55],
+        [0x2000000000000000, 0x0, 0x0],
+    ],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
+    [[0xfffffffffffffdff, 0xaa55aa55aa55aa54, 0xaa55aa55aa55aa54], [0x1, 0x0, 0x0]],
 ];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
 /// without families of moves (one rule over different places on the board), else in
@@ -1190,23 +2028,13 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `wolf` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut parts = [0u64; 4];
-    if s.0[2] & 0x2 != 0 {
-        parts[0] |= (s.0[0]) & ((s.0[0] >> 15)) & (0x555400005554);
-        parts[1] |= (s.0[1]) & ((s.0[1] >> 15)) & (0x555400005554);
-        parts[0]
-            |= (s.0[0]) & (((s.0[0] >> 17) | (s.0[1] << 47))) & (0x2aaa00002aaa0000);
-        parts[1] |= (s.0[1]) & ((s.0[1] >> 17)) & (0x2aaa0000);
-        parts[2] |= (s.0[0]) & ((s.0[0] >> 19)) & (0x111100001111);
-        parts[3] |= (s.0[1]) & ((s.0[1] >> 19)) & (0x111100001111);
-        parts[2] |= (s.0[0]) & ((s.0[0] >> 11)) & (0x444000004440);
-        parts[3] |= (s.0[1]) & ((s.0[1] >> 11)) & (0x444000004440);
-        parts[2]
-            |= (s.0[0]) & (((s.0[0] >> 13) | (s.0[1] << 51))) & (0x8888000088880000);
-        parts[3] |= (s.0[1]) & ((s.0[1] >> 13)) & (0x88880000);
-        parts[2] |= (s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43))) & (0x222000002220000);
-        parts[3] |= (s.0[1]) & ((s.0[1] >> 21)) & (0x2220000);
+    if s.0[3] & 0x2 != 0 {
+        parts[0] |= (s.0[0]) & ((s.0[2] << 9)) & (0xaa54aa54aa54aa00);
+        parts[1] |= (s.0[0]) & ((s.0[2] >> 9)) & (0x552a552a552a55);
+        parts[2] |= (s.0[0]) & ((s.0[2] << 7)) & (0x2a552a552a552a00);
+        parts[3] |= (s.0[0]) & ((s.0[2] >> 7)) & (0x54aa54aa54aa54);
     }
-    parts[0] |= u64::from(s.0[2] & 0x1 != 0);
+    parts[0] |= u64::from(s.0[3] & 0x1 != 0);
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -1219,16 +2047,11 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 ///Appends the legal moves of `sheep` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
     let mut parts = [0u64; 2];
-    if s.0[2] & 0x1 != 0 {
-        parts[0]
-            |= (s.0[0]) & (((s.0[0] >> 16) | (s.0[1] << 48))) & (0x2222222222222222);
-        parts[1] |= (s.0[1]) & ((s.0[1] >> 16)) & (0x222222222222);
-        parts[0] |= (s.0[0]) & ((s.0[0] >> 14)) & (0x111000001110);
-        parts[1] |= (s.0[1]) & ((s.0[1] >> 14)) & (0x111000001110);
-        parts[0] |= (s.0[0]) & (((s.0[0] >> 18) | (s.0[1] << 46))) & (0x444000004440000);
-        parts[1] |= (s.0[1]) & ((s.0[1] >> 18)) & (0x4440000);
+    if s.0[3] & 0x1 != 0 {
+        parts[0] |= (s.0[0]) & ((s.0[1] << 9)) & (0xaa54aa54aa54aa00);
+        parts[1] |= (s.0[0]) & ((s.0[1] >> 7)) & (0x54aa54aa54aa54);
     }
-    parts[0] |= u64::from(s.0[2] & 0x2 != 0);
+    parts[0] |= u64::from(s.0[3] & 0x2 != 0);
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -1241,111 +2064,80 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-    let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
-    let mut keep: [u64; 2] = [0x0, 0x0];
-    let mut set: [u64; 2] = [0x0, 0x0];
+    let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0];
+    let mut keep: [u64; 3] = [0x0, 0x0, 0x0];
+    let mut set: [u64; 3] = [0x0, 0x0, 0x0];
     for [k, x] in [&FRAMES[0][joint[0].0 as usize], &FRAMES[1][joint[1].0 as usize]] {
-        for i in 0..2 {
+        for i in 0..3 {
             keep[i] |= k[i];
             set[i] |= x[i];
         }
     }
     w[0] |= (s.0[0] & keep[0]) | set[0];
     w[1] |= (s.0[1] & keep[1]) | set[1];
+    w[2] |= (s.0[2] & keep[2]) | set[2];
     {
         let (family, bit) = ARM_FAMILY_OF_1[joint[1].0 as usize];
         let a = 1u64 << bit;
         match family {
             1 => {
-                w[0] |= (a.wrapping_mul(0x7)) & ((s.0[0] << 19));
+                w[0] |= (a) & ((s.0[0] << 9));
+                w[1] |= (a) & ((s.0[1] << 9));
+                w[2] |= (a) & ((s.0[2] << 9));
             }
             2 => {
-                w[0] |= (a.wrapping_mul(0x7)) & ((s.0[0] << 17));
-            }
-            3 => {
-                w[0] |= (a.wrapping_mul(0x7)) & ((s.0[0] >> 13));
-            }
-            4 => {
-                w[0] |= (a.wrapping_mul(0x7)) & ((s.0[0] >> 15));
-            }
-            5 => {
-                w[0] |= (a.wrapping_mul(0x7)) & ((s.0[1] << 49));
-            }
-            6 => {
-                w[1] |= (a.wrapping_mul(0x7)) & ((s.0[0] >> 45));
-            }
-            7 => {
-                w[1] |= (a.wrapping_mul(0x7)) & ((s.0[1] << 19));
-            }
-            8 => {
-                w[1] |= (a.wrapping_mul(0x7)) & ((s.0[1] << 17));
-            }
-            9 => {
-                w[1] |= (a.wrapping_mul(0x7)) & ((s.0[1] >> 13));
-            }
-            10 => {
-                w[1] |= (a.wrapping_mul(0x7)) & ((s.0[1] >> 15));
+                w[0] |= (a) & ((s.0[0] >> 7));
+                w[1] |= (a) & ((s.0[1] >> 7));
+                w[2] |= (a) & ((s.0[2] >> 7));
             }
             _ => {}
         }
     }
-    // BASE[128]: (next (control sheep)), rules at sheepAndWolf.kif:102, 104
-    w[2] |= u64::from(s.0[2] & 0x2 != 0) << 0;
-    // BASE[129]: (next (control wolf)), rules at sheepAndWolf.kif:102, 104
-    w[2] |= u64::from(s.0[2] & 0x1 != 0) << 1;
+    // BASE[192]: (next (control sheep)), rules at sheepAndWolf.kif:102, 104
+    w[3] |= u64::from(s.0[3] & 0x2 != 0) << 0;
+    // BASE[193]: (next (control wolf)), rules at sheepAndWolf.kif:102, 104
+    w[3] |= u64::from(s.0[3] & 0x1 != 0) << 1;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 18];
     // n[0]: (moveable wolf), rules at sheepAndWolf.kif:151, 156
-    n[0] = (((s.0[0]) & ((s.0[0] >> 11)) & (0x444000004440))
-        | ((s.0[1]) & ((s.0[1] >> 11)) & (0x444000004440)) != 0)
-        | (((s.0[0]) & (((s.0[0] >> 13) | (s.0[1] << 51))) & (0x8888000088880000))
-            | ((s.0[1]) & ((s.0[1] >> 13)) & (0x88880000)) != 0)
-        | (((s.0[0]) & ((s.0[0] >> 15)) & (0x555400005554))
-            | ((s.0[1]) & ((s.0[1] >> 15)) & (0x555400005554)) != 0)
-        | (((s.0[0]) & (((s.0[0] >> 17) | (s.0[1] << 47))) & (0x2aaa00002aaa0000))
-            | ((s.0[1]) & ((s.0[1] >> 17)) & (0x2aaa0000)) != 0)
-        | (((s.0[0]) & ((s.0[0] >> 19)) & (0x111100001111))
-            | ((s.0[1]) & ((s.0[1] >> 19)) & (0x111100001111)) != 0)
-        | (((s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43))) & (0x222000002220000))
-            | ((s.0[1]) & ((s.0[1] >> 21)) & (0x2220000)) != 0);
+    n[0] = ((s.0[0]) & ((s.0[2] << 9)) & (0xaa54aa54aa54aa00) != 0)
+        | ((s.0[0]) & ((s.0[2] << 7)) & (0x2a552a552a552a00) != 0)
+        | ((s.0[0]) & ((s.0[2] >> 7)) & (0x54aa54aa54aa54) != 0)
+        | ((s.0[0]) & ((s.0[2] >> 9)) & (0x552a552a552a55) != 0);
     // n[1]: (moveable sheep), rules at sheepAndWolf.kif:151, 156
-    n[1] = (((s.0[0]) & ((s.0[0] >> 14)) & (0x111000001110))
-        | ((s.0[1]) & ((s.0[1] >> 14)) & (0x111000001110)) != 0)
-        | (((s.0[0]) & (((s.0[0] >> 16) | (s.0[1] << 48))) & (0x2222222222222222))
-            | ((s.0[1]) & ((s.0[1] >> 16)) & (0x222222222222)) != 0)
-        | (((s.0[0]) & (((s.0[0] >> 18) | (s.0[1] << 46))) & (0x444000004440000))
-            | ((s.0[1]) & ((s.0[1] >> 18)) & (0x4440000)) != 0);
+    n[1] = ((s.0[0]) & ((s.0[1] << 9)) & (0xaa54aa54aa54aa00) != 0)
+        | ((s.0[0]) & ((s.0[1] >> 7)) & (0x54aa54aa54aa54) != 0);
     // n[2]: ((aux 6) c1)
-    n[2] = ((s.0[0]) & (0x200000002)) | ((s.0[1]) & (0x200000002)) != 0;
+    n[2] = (s.0[1]) & (0x1000100010001) != 0;
     // n[3]: ((aux 7) c8)
-    n[3] = ((s.0[0]) & (0x8000000080000000)) | ((s.0[1]) & (0x8000000080000000)) != 0;
+    n[3] = (s.0[2]) & (0x8000800080008000) != 0;
     // n[4]: ((aux 7) c7)
-    n[4] = ((s.0[0]) & (0x400000004000)) | ((s.0[1]) & (0x400000004000)) != 0;
+    n[4] = (s.0[2]) & (0x40004000400040) != 0;
     // n[5]: ((aux 7) c6)
-    n[5] = ((s.0[0]) & (0x800000008000000)) | ((s.0[1]) & (0x800000008000000)) != 0;
+    n[5] = (s.0[2]) & (0x2000200020002000) != 0;
     // n[6]: ((aux 7) c5)
-    n[6] = ((s.0[0]) & (0x40000000400)) | ((s.0[1]) & (0x40000000400)) != 0;
+    n[6] = (s.0[2]) & (0x10001000100010) != 0;
     // n[7]: ((aux 7) c4)
-    n[7] = ((s.0[0]) & (0x80000000800000)) | ((s.0[1]) & (0x80000000800000)) != 0;
+    n[7] = (s.0[2]) & (0x800080008000800) != 0;
     // n[8]: ((aux 7) c3)
-    n[8] = ((s.0[0]) & (0x4000000040)) | ((s.0[1]) & (0x4000000040)) != 0;
+    n[8] = (s.0[2]) & (0x4000400040004) != 0;
     // n[9]: ((aux 7) c2)
-    n[9] = ((s.0[0]) & (0x8000000080000)) | ((s.0[1]) & (0x8000000080000)) != 0;
+    n[9] = (s.0[2]) & (0x200020002000200) != 0;
     // n[10]: ((aux 8) c3)
-    n[10] = ((s.0[0]) & (0x4000200040002)) | ((s.0[1]) & (0x4000200040002)) != 0;
+    n[10] = (s.0[1]) & (0x201020102010201) != 0;
     // n[11]: ((aux 8) c4)
-    n[11] = ((s.0[0]) & (0x4002200040022)) | ((s.0[1]) & (0x4002200040022)) != 0;
+    n[11] = (s.0[1]) & (0x205020502050205) != 0;
     // n[12]: ((aux 8) c5)
-    n[12] = ((s.0[0]) & (0x44002200440022)) | ((s.0[1]) & (0x44002200440022)) != 0;
+    n[12] = (s.0[1]) & (0xa050a050a050a05) != 0;
     // n[13]: ((aux 8) c6)
-    n[13] = ((s.0[0]) & (0x44022200440222)) | ((s.0[1]) & (0x44022200440222)) != 0;
+    n[13] = (s.0[1]) & (0xa150a150a150a15) != 0;
     // n[14]: ((aux 8) c7)
-    n[14] = ((s.0[0]) & (0x444022204440222)) | ((s.0[1]) & (0x444022204440222)) != 0;
+    n[14] = (s.0[1]) & (0x2a152a152a152a15) != 0;
     // n[15]: ((aux 8) c8)
-    n[15] = ((s.0[0]) & (0x444222204442222)) | ((s.0[1]) & (0x444222204442222)) != 0;
+    n[15] = (s.0[1]) & (0x2a552a552a552a55) != 0;
     // n[16]: not_wolf_behind_sheep, rules at sheepAndWolf.kif:165
     n[16] = ((n[2]) & (n[9])) | ((n[3]) & (n[15])) | ((n[4]) & (n[14]))
         | ((n[5]) & (n[13])) | ((n[6]) & (n[12])) | ((n[7]) & (n[11]))
@@ -1359,18 +2151,10 @@ pub fn terminal(s: &State) -> bool {
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 1];
     // n[0]: (moveable wolf), rules at sheepAndWolf.kif:151, 156
-    n[0] = (((s.0[0]) & ((s.0[0] >> 11)) & (0x444000004440))
-        | ((s.0[1]) & ((s.0[1] >> 11)) & (0x444000004440)) != 0)
-        | (((s.0[0]) & (((s.0[0] >> 13) | (s.0[1] << 51))) & (0x8888000088880000))
-            | ((s.0[1]) & ((s.0[1] >> 13)) & (0x88880000)) != 0)
-        | (((s.0[0]) & ((s.0[0] >> 15)) & (0x555400005554))
-            | ((s.0[1]) & ((s.0[1] >> 15)) & (0x555400005554)) != 0)
-        | (((s.0[0]) & (((s.0[0] >> 17) | (s.0[1] << 47))) & (0x2aaa00002aaa0000))
-            | ((s.0[1]) & ((s.0[1] >> 17)) & (0x2aaa0000)) != 0)
-        | (((s.0[0]) & ((s.0[0] >> 19)) & (0x111100001111))
-            | ((s.0[1]) & ((s.0[1] >> 19)) & (0x111100001111)) != 0)
-        | (((s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43))) & (0x222000002220000))
-            | ((s.0[1]) & ((s.0[1] >> 21)) & (0x2220000)) != 0);
+    n[0] = ((s.0[0]) & ((s.0[2] << 9)) & (0xaa54aa54aa54aa00) != 0)
+        | ((s.0[0]) & ((s.0[2] << 7)) & (0x2a552a552a552a00) != 0)
+        | ((s.0[0]) & ((s.0[2] >> 7)) & (0x54aa54aa54aa54) != 0)
+        | ((s.0[0]) & ((s.0[2] >> 9)) & (0x552a552a552a55) != 0);
     out[0] = None;
     // (goal wolf 0), rules at sheepAndWolf.kif:142, 144, 146, 148
     if !n[0] {
@@ -1397,53 +2181,41 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 18];
     // n[0]: (moveable wolf), rules at sheepAndWolf.kif:151, 156
-    n[0] = (((s.0[0]) & ((s.0[0] >> 11)) & (0x444000004440))
-        | ((s.0[1]) & ((s.0[1] >> 11)) & (0x444000004440)) != 0)
-        | (((s.0[0]) & (((s.0[0] >> 13) | (s.0[1] << 51))) & (0x8888000088880000))
-            | ((s.0[1]) & ((s.0[1] >> 13)) & (0x88880000)) != 0)
-        | (((s.0[0]) & ((s.0[0] >> 15)) & (0x555400005554))
-            | ((s.0[1]) & ((s.0[1] >> 15)) & (0x555400005554)) != 0)
-        | (((s.0[0]) & (((s.0[0] >> 17) | (s.0[1] << 47))) & (0x2aaa00002aaa0000))
-            | ((s.0[1]) & ((s.0[1] >> 17)) & (0x2aaa0000)) != 0)
-        | (((s.0[0]) & ((s.0[0] >> 19)) & (0x111100001111))
-            | ((s.0[1]) & ((s.0[1] >> 19)) & (0x111100001111)) != 0)
-        | (((s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43))) & (0x222000002220000))
-            | ((s.0[1]) & ((s.0[1] >> 21)) & (0x2220000)) != 0);
+    n[0] = ((s.0[0]) & ((s.0[2] << 9)) & (0xaa54aa54aa54aa00) != 0)
+        | ((s.0[0]) & ((s.0[2] << 7)) & (0x2a552a552a552a00) != 0)
+        | ((s.0[0]) & ((s.0[2] >> 7)) & (0x54aa54aa54aa54) != 0)
+        | ((s.0[0]) & ((s.0[2] >> 9)) & (0x552a552a552a55) != 0);
     // n[1]: (moveable sheep), rules at sheepAndWolf.kif:151, 156
-    n[1] = (((s.0[0]) & ((s.0[0] >> 14)) & (0x111000001110))
-        | ((s.0[1]) & ((s.0[1] >> 14)) & (0x111000001110)) != 0)
-        | (((s.0[0]) & (((s.0[0] >> 16) | (s.0[1] << 48))) & (0x2222222222222222))
-            | ((s.0[1]) & ((s.0[1] >> 16)) & (0x222222222222)) != 0)
-        | (((s.0[0]) & (((s.0[0] >> 18) | (s.0[1] << 46))) & (0x444000004440000))
-            | ((s.0[1]) & ((s.0[1] >> 18)) & (0x4440000)) != 0);
+    n[1] = ((s.0[0]) & ((s.0[1] << 9)) & (0xaa54aa54aa54aa00) != 0)
+        | ((s.0[0]) & ((s.0[1] >> 7)) & (0x54aa54aa54aa54) != 0);
     // n[2]: ((aux 6) c1)
-    n[2] = ((s.0[0]) & (0x200000002)) | ((s.0[1]) & (0x200000002)) != 0;
+    n[2] = (s.0[1]) & (0x1000100010001) != 0;
     // n[3]: ((aux 7) c8)
-    n[3] = ((s.0[0]) & (0x8000000080000000)) | ((s.0[1]) & (0x8000000080000000)) != 0;
+    n[3] = (s.0[2]) & (0x8000800080008000) != 0;
     // n[4]: ((aux 7) c7)
-    n[4] = ((s.0[0]) & (0x400000004000)) | ((s.0[1]) & (0x400000004000)) != 0;
+    n[4] = (s.0[2]) & (0x40004000400040) != 0;
     // n[5]: ((aux 7) c6)
-    n[5] = ((s.0[0]) & (0x800000008000000)) | ((s.0[1]) & (0x800000008000000)) != 0;
+    n[5] = (s.0[2]) & (0x2000200020002000) != 0;
     // n[6]: ((aux 7) c5)
-    n[6] = ((s.0[0]) & (0x40000000400)) | ((s.0[1]) & (0x40000000400)) != 0;
+    n[6] = (s.0[2]) & (0x10001000100010) != 0;
     // n[7]: ((aux 7) c4)
-    n[7] = ((s.0[0]) & (0x80000000800000)) | ((s.0[1]) & (0x80000000800000)) != 0;
+    n[7] = (s.0[2]) & (0x800080008000800) != 0;
     // n[8]: ((aux 7) c3)
-    n[8] = ((s.0[0]) & (0x4000000040)) | ((s.0[1]) & (0x4000000040)) != 0;
+    n[8] = (s.0[2]) & (0x4000400040004) != 0;
     // n[9]: ((aux 7) c2)
-    n[9] = ((s.0[0]) & (0x8000000080000)) | ((s.0[1]) & (0x8000000080000)) != 0;
+    n[9] = (s.0[2]) & (0x200020002000200) != 0;
     // n[10]: ((aux 8) c3)
-    n[10] = ((s.0[0]) & (0x4000200040002)) | ((s.0[1]) & (0x4000200040002)) != 0;
+    n[10] = (s.0[1]) & (0x201020102010201) != 0;
     // n[11]: ((aux 8) c4)
-    n[11] = ((s.0[0]) & (0x4002200040022)) | ((s.0[1]) & (0x4002200040022)) != 0;
+    n[11] = (s.0[1]) & (0x205020502050205) != 0;
     // n[12]: ((aux 8) c5)
-    n[12] = ((s.0[0]) & (0x44002200440022)) | ((s.0[1]) & (0x44002200440022)) != 0;
+    n[12] = (s.0[1]) & (0xa050a050a050a05) != 0;
     // n[13]: ((aux 8) c6)
-    n[13] = ((s.0[0]) & (0x44022200440222)) | ((s.0[1]) & (0x44022200440222)) != 0;
+    n[13] = (s.0[1]) & (0xa150a150a150a15) != 0;
     // n[14]: ((aux 8) c7)
-    n[14] = ((s.0[0]) & (0x444022204440222)) | ((s.0[1]) & (0x444022204440222)) != 0;
+    n[14] = (s.0[1]) & (0x2a152a152a152a15) != 0;
     // n[15]: ((aux 8) c8)
-    n[15] = ((s.0[0]) & (0x444222204442222)) | ((s.0[1]) & (0x444222204442222)) != 0;
+    n[15] = (s.0[1]) & (0x2a552a552a552a55) != 0;
     // n[16]: not_wolf_behind_sheep, rules at sheepAndWolf.kif:165
     n[16] = ((n[2]) & (n[9])) | ((n[3]) & (n[15])) | ((n[4]) & (n[14]))
         | ((n[5]) & (n[13])) | ((n[6]) & (n[12])) | ((n[7]) & (n[11]))
@@ -1455,23 +2227,13 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     let mut joint = [Move(0); 2];
     let mut parts = [0u64; 4];
-    if s.0[2] & 0x2 != 0 {
-        parts[0] |= (s.0[0]) & ((s.0[0] >> 15)) & (0x555400005554);
-        parts[1] |= (s.0[1]) & ((s.0[1] >> 15)) & (0x555400005554);
-        parts[0]
-            |= (s.0[0]) & (((s.0[0] >> 17) | (s.0[1] << 47))) & (0x2aaa00002aaa0000);
-        parts[1] |= (s.0[1]) & ((s.0[1] >> 17)) & (0x2aaa0000);
-        parts[2] |= (s.0[0]) & ((s.0[0] >> 19)) & (0x111100001111);
-        parts[3] |= (s.0[1]) & ((s.0[1] >> 19)) & (0x111100001111);
-        parts[2] |= (s.0[0]) & ((s.0[0] >> 11)) & (0x444000004440);
-        parts[3] |= (s.0[1]) & ((s.0[1] >> 11)) & (0x444000004440);
-        parts[2]
-            |= (s.0[0]) & (((s.0[0] >> 13) | (s.0[1] << 51))) & (0x8888000088880000);
-        parts[3] |= (s.0[1]) & ((s.0[1] >> 13)) & (0x88880000);
-        parts[2] |= (s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43))) & (0x222000002220000);
-        parts[3] |= (s.0[1]) & ((s.0[1] >> 21)) & (0x2220000);
+    if s.0[3] & 0x2 != 0 {
+        parts[0] |= (s.0[0]) & ((s.0[2] << 9)) & (0xaa54aa54aa54aa00);
+        parts[1] |= (s.0[0]) & ((s.0[2] >> 9)) & (0x552a552a552a55);
+        parts[2] |= (s.0[0]) & ((s.0[2] << 7)) & (0x2a552a552a552a00);
+        parts[3] |= (s.0[0]) & ((s.0[2] >> 7)) & (0x54aa54aa54aa54);
     }
-    parts[0] |= u64::from(s.0[2] & 0x1 != 0);
+    parts[0] |= u64::from(s.0[3] & 0x1 != 0);
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
         None => return None,
@@ -1479,16 +2241,11 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let drawn_0 = drawn_0 & 255;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
     let mut parts = [0u64; 2];
-    if s.0[2] & 0x1 != 0 {
-        parts[0]
-            |= (s.0[0]) & (((s.0[0] >> 16) | (s.0[1] << 48))) & (0x2222222222222222);
-        parts[1] |= (s.0[1]) & ((s.0[1] >> 16)) & (0x222222222222);
-        parts[0] |= (s.0[0]) & ((s.0[0] >> 14)) & (0x111000001110);
-        parts[1] |= (s.0[1]) & ((s.0[1] >> 14)) & (0x111000001110);
-        parts[0] |= (s.0[0]) & (((s.0[0] >> 18) | (s.0[1] << 46))) & (0x444000004440000);
-        parts[1] |= (s.0[1]) & ((s.0[1] >> 18)) & (0x4440000);
+    if s.0[3] & 0x1 != 0 {
+        parts[0] |= (s.0[0]) & ((s.0[1] << 9)) & (0xaa54aa54aa54aa00);
+        parts[1] |= (s.0[0]) & ((s.0[1] >> 7)) & (0x54aa54aa54aa54);
     }
-    parts[0] |= u64::from(s.0[2] & 0x2 != 0);
+    parts[0] |= u64::from(s.0[3] & 0x2 != 0);
     let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
         None => return None,
@@ -1496,58 +2253,39 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let drawn_1 = drawn_1 & 127;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
     let joint = &joint;
-    let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
-    let mut keep: [u64; 2] = [0x0, 0x0];
-    let mut set: [u64; 2] = [0x0, 0x0];
+    let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0];
+    let mut keep: [u64; 3] = [0x0, 0x0, 0x0];
+    let mut set: [u64; 3] = [0x0, 0x0, 0x0];
     for [k, x] in [&FRAMES_AT_0[drawn_0], &FRAMES_AT_1[drawn_1]] {
-        for i in 0..2 {
+        for i in 0..3 {
             keep[i] |= k[i];
             set[i] |= x[i];
         }
     }
     w[0] |= (s.0[0] & keep[0]) | set[0];
     w[1] |= (s.0[1] & keep[1]) | set[1];
+    w[2] |= (s.0[2] & keep[2]) | set[2];
     {
         let (family, bit) = ARM_FAMILY_AT_1[drawn_1];
         let a = 1u64 << bit;
         match family {
             1 => {
-                w[0] |= (a.wrapping_mul(0x7)) & ((s.0[0] << 19));
+                w[0] |= (a) & ((s.0[0] << 9));
+                w[1] |= (a) & ((s.0[1] << 9));
+                w[2] |= (a) & ((s.0[2] << 9));
             }
             2 => {
-                w[0] |= (a.wrapping_mul(0x7)) & ((s.0[0] << 17));
-            }
-            3 => {
-                w[0] |= (a.wrapping_mul(0x7)) & ((s.0[0] >> 13));
-            }
-            4 => {
-                w[0] |= (a.wrapping_mul(0x7)) & ((s.0[0] >> 15));
-            }
-            5 => {
-                w[0] |= (a.wrapping_mul(0x7)) & ((s.0[1] << 49));
-            }
-            6 => {
-                w[1] |= (a.wrapping_mul(0x7)) & ((s.0[0] >> 45));
-            }
-            7 => {
-                w[1] |= (a.wrapping_mul(0x7)) & ((s.0[1] << 19));
-            }
-            8 => {
-                w[1] |= (a.wrapping_mul(0x7)) & ((s.0[1] << 17));
-            }
-            9 => {
-                w[1] |= (a.wrapping_mul(0x7)) & ((s.0[1] >> 13));
-            }
-            10 => {
-                w[1] |= (a.wrapping_mul(0x7)) & ((s.0[1] >> 15));
+                w[0] |= (a) & ((s.0[0] >> 7));
+                w[1] |= (a) & ((s.0[1] >> 7));
+                w[2] |= (a) & ((s.0[2] >> 7));
             }
             _ => {}
         }
     }
-    // BASE[128]: (next (control sheep)), rules at sheepAndWolf.kif:102, 104
-    w[2] |= u64::from(s.0[2] & 0x2 != 0) << 0;
-    // BASE[129]: (next (control wolf)), rules at sheepAndWolf.kif:102, 104
-    w[2] |= u64::from(s.0[2] & 0x1 != 0) << 1;
+    // BASE[192]: (next (control sheep)), rules at sheepAndWolf.kif:102, 104
+    w[3] |= u64::from(s.0[3] & 0x2 != 0) << 0;
+    // BASE[193]: (next (control wolf)), rules at sheepAndWolf.kif:102, 104
+    w[3] |= u64::from(s.0[3] & 0x1 != 0) << 1;
     Some(State(w))
 }
 impl ::gdl_runtime::Game for Game {

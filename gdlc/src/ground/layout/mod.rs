@@ -32,7 +32,7 @@ pub fn lay_out(ground: &mut Ground, description: &crate::ast::Description) {
 /// the facts in byte order (or, when a relation is led by the board of another, than its blocks
 /// wider than a word from a word each) or changes nothing.
 pub fn layout(base: &[String], coordinates: &[Coordinates]) -> Option<Vec<u32>> {
-    let (blocks, led_by_shared_board) = blocks(base, coordinates);
+    let (blocks, led_by_shared_board, holes) = blocks(base, coordinates);
     // Blocks wider than a word start at a word boundary and take whole words; the others go,
     // widest first, into the first word with room.
     let mut order: Vec<usize> = (0..blocks.len()).collect();
@@ -70,8 +70,11 @@ pub fn layout(base: &[String], coordinates: &[Coordinates]) -> Option<Vec<u32>> 
     // A relation led by the board of another, wider than a word, starts each of its blocks at a
     // word, so that rules reading the two at one cell shift a word onto a word: allowed the
     // words that blocks wider than a word take whole, beside the others' facts packed densely.
-    // Only facts count: a board with holes is allowed no more than its facts need.
-    let narrow: usize = blocks.iter().filter(|b| b.len() <= WORD).map(|b| b.iter().flatten().count()).sum();
+    // Only facts count: a board with holes is allowed no more than its facts need, unless it
+    // is one of the boards led by a single argument, which share words and are allowed their
+    // holes.
+    let narrow: usize =
+        blocks.iter().filter(|b| b.len() <= WORD).map(|b| b.iter().flatten().count()).sum::<usize>() + holes;
     let padded: usize =
         blocks.iter().filter(|b| b.len() > WORD).map(|b| b.len().div_ceil(WORD)).sum::<usize>() + narrow.div_ceil(WORD);
     let allowed = if led_by_shared_board { dense_words.max(padded) } else { dense_words };
@@ -84,8 +87,9 @@ pub fn layout(base: &[String], coordinates: &[Coordinates]) -> Option<Vec<u32>> 
 /// as one block. Blocks are in the order of their relation and that value. The leading argument
 /// is the one with the fewest values, unless that leaves blocks wider than a word and another
 /// argument leaves the board of another relation ([`shared_board`]). With whether a relation is
-/// led so.
-fn blocks(base: &[String], coordinates: &[Coordinates]) -> (Vec<Block>, bool) {
+/// led so, and the bits of the holes in the boards led by a single argument (see
+/// [`lead_boards`]).
+fn blocks(base: &[String], coordinates: &[Coordinates]) -> (Vec<Block>, bool, usize) {
     // A relation with coordinates is grouped under its own arity, then read by them.
     let mut parsed: Vec<(String, Vec<String>)> = base.iter().map(|fact| split(fact)).collect();
     let mut relations: BTreeMap<(String, usize), Vec<usize>> = BTreeMap::new();
@@ -108,8 +112,12 @@ fn blocks(base: &[String], coordinates: &[Coordinates]) -> (Vec<Block>, bool) {
         .collect();
     let mut shared = other_boards.iter().any(Option::is_some);
     let mut blocks: Vec<Block> = Vec::new();
+    let mut holes = 0;
     for ((facts, other_board), fewest) in relations.into_values().zip(other_boards).zip(fewest) {
         if let Some(led) = other_board.is_none().then(|| lead_boards(&facts, &parsed, fewest)).flatten() {
+            if parsed[facts[0]].1.len() == 3 {
+                holes += led.iter().flatten().filter(|fact| fact.is_none()).count();
+            }
             blocks.extend(led);
             shared = true;
             continue;
@@ -146,7 +154,7 @@ fn blocks(base: &[String], coordinates: &[Coordinates]) -> (Vec<Block>, bool) {
                 .map(|c| c.iter().copied().map(Some).collect()),
         );
     }
-    (blocks, shared)
+    (blocks, shared, holes)
 }
 
 /// A block of facts laid out at consecutive bits, `None` for a bit no fact takes.
@@ -161,11 +169,20 @@ type Block = Vec<Option<usize>>;
 /// state of promotion a board of the 81 cells. A lead whose facts miss some cells (pawns never
 /// on the first and last rows) keeps those cells' bits empty, so that every board has each
 /// cell at the same bit.
+///
+/// A relation of three arguments whose fewest values leave boards unlike each other (it
+/// would stay in byte order) is led by one argument the same way, and its boards may be as
+/// small as a quarter of a word, sharing words: ttcc4's `(cell ?x ?y ?piece)`, each of its
+/// eight pieces a board of the 31 cells it may stand on, discs on the middle columns only.
 fn lead_boards(facts: &[usize], parsed: &[(String, Vec<String>)], fewest: Option<usize>) -> Option<Vec<Block>> {
     let arity = facts.first().map_or(0, |&f| parsed[f].1.len());
-    if arity < 4 || fewest.is_some_and(|o| board_of(facts, parsed, o).is_some_and(|board| board.len() <= WORD)) {
-        return None;
-    }
+    let sizes = match arity {
+        3 if fewest.is_none_or(|o| board_of(facts, parsed, o).is_none()) => 1..=1,
+        4.. if fewest.is_none_or(|o| board_of(facts, parsed, o).is_none_or(|board| board.len() > WORD)) => {
+            2..=3.min(arity - 2)
+        }
+        _ => return None,
+    };
     let rest = |f: usize, lead: &[usize]| -> Vec<&str> {
         (0..arity).filter(|a| !lead.contains(a)).map(|a| parsed[f].1[a].as_str()).collect()
     };
@@ -176,19 +193,32 @@ fn lead_boards(facts: &[usize], parsed: &[(String, Vec<String>)], fewest: Option
     // player, a piece and its promotion lead shogi's board, not a file and a piece); then a
     // board within one word before one over two; then the more cells the better.
     let mut best: Option<((bool, bool, usize), Vec<usize>)> = None;
-    for size in 2..=3.min(arity - 2) {
+    for size in sizes {
         for lead in combinations(arity, size) {
             let cells: BTreeSet<Vec<&str>> = facts.iter().map(|&f| rest(f, &lead)).collect();
             let leads: BTreeSet<Vec<&str>> = facts.iter().map(|&f| lead_of(f, &lead)).collect();
             // The lead names what stands on a cell, not a cell: none of its values is a
-            // coordinate (dotsAndBoxes' `(line ?x1 ?y1 ?x2 ?y2)` joins two points).
+            // coordinate (dotsAndBoxes' `(line ?x1 ?y1 ?x2 ?y2)` joins two points). A single
+            // argument may share a few (pawnToQueen's blank `b` is also a column's name) when
+            // the cells it leaves are most of a grid of the other two arguments' values, as
+            // cells are (pawnToQueen's columns would lead boards of rows and pieces, few of
+            // whose pairs are cells).
             let coordinates: BTreeSet<&str> = cells.iter().flatten().copied().collect();
-            let apart = leads.iter().flatten().all(|value| !coordinates.contains(value));
+            let shared = leads.iter().flatten().filter(|value| coordinates.contains(*value)).count();
+            let grid: usize = (0..arity).filter(|a| !lead.contains(a)).map(|a| counts[a]).product();
+            let apart = match size {
+                1 => 2 * shared < leads.len() && 4 * cells.len() > 3 * grid,
+                _ => shared == 0,
+            };
             // Each board fills more than half its words, and the boards more than half their
             // bits.
             let words = cells.len().div_ceil(WORD);
             let dense = 2 * facts.len() > leads.len() * cells.len();
-            let fits = words <= 2 && 2 * cells.len() > words * WORD && leads.len() >= 2 && apart && dense;
+            let filled = match size {
+                1 => words == 1 && 4 * cells.len() > WORD,
+                _ => words <= 2 && 2 * cells.len() > words * WORD,
+            };
+            let fits = filled && leads.len() >= 2 && apart && dense;
             let most_led = lead.iter().map(|&a| counts[a]).max().unwrap_or(0);
             let fewest_cell = (0..arity).filter(|a| !lead.contains(a)).map(|a| counts[a]).min().unwrap_or(0);
             let score = (most_led < fewest_cell, words == 1, cells.len());

@@ -190,9 +190,10 @@ fn board_words(facts: &[(usize, Vec<String>)], left_out: &[usize]) -> usize {
 
 /// The boards of `facts` with the arguments `left_out` left out: for every coordinates (the other
 /// arguments), its bit, when there are two values or more and the coordinates name one bit
-/// in every value's board; or else its bit in the first value's board, when every value has
-/// the same coordinates, each value's bits are the first value's moved by one distance, no
-/// two values' bits interleave, and the first value's bits are distinct.
+/// in every value's board; or else its bit in the first value's board, when each value's bits
+/// are the first value's moved by one distance, no two values' bits interleave, and the first
+/// value's bits are distinct. A value may miss coordinates that others have (a hole of the
+/// layout): their bit is then another value's, moved back by that value's distance.
 fn boards_by(facts: &[(usize, Vec<String>)], left_out: &[usize]) -> Option<BTreeMap<Vec<String>, u32>> {
     let mut by_value: BTreeMap<Vec<&String>, BTreeMap<Vec<String>, u32>> = BTreeMap::new();
     let mut aligned: BTreeMap<Vec<String>, BTreeSet<u32>> = BTreeMap::new();
@@ -215,26 +216,47 @@ fn boards_by(facts: &[(usize, Vec<String>)], left_out: &[usize]) -> Option<BTree
         return None;
     }
     // Each value's board is a run of bits apart from the others' (the layout's block of a
-    // colour), not a row of the board that other rows interleave.
-    let mut spans: Vec<(u32, u32)> =
-        by_value.values().filter_map(|board| Some((*board.values().min()?, *board.values().max()?))).collect();
+    // colour), not a row of the board that other rows interleave; boards in different words
+    // are apart.
+    let mut span_of: BTreeMap<Vec<&String>, (usize, usize)> = BTreeMap::new();
+    for (i, atoms) in facts {
+        let span = span_of.entry(left_out.iter().map(|&j| &atoms[j]).collect()).or_insert((*i, *i));
+        *span = (span.0.min(*i), span.1.max(*i));
+    }
+    let mut spans: Vec<(usize, usize)> = span_of.into_values().collect();
     spans.sort_unstable();
     if spans.windows(2).any(|pair| pair[0].1 >= pair[1].0) {
         return None;
     }
-    for board in by_value.values() {
-        if board.len() != first.len() {
-            return None;
-        }
-        let mut distance = None;
-        for (key, &bit) in board {
-            let d = i64::from(bit) - i64::from(*first.get(key)?);
-            if *distance.get_or_insert(d) != d {
-                return None;
+    // A value's board may miss cells of another's (the layout's holes: discs on the middle
+    // columns only); each is moved by its distance onto the places of the boards placed
+    // before it, with which it must share a cell, and the union of the boards is the board.
+    let mut union = first.clone();
+    let mut pending: Vec<&BTreeMap<Vec<String>, u32>> = by_value.values().collect();
+    while !pending.is_empty() {
+        let before = pending.len();
+        let mut unplaced = Vec::new();
+        for board in pending {
+            let Some(distance) =
+                board.iter().find_map(|(key, &bit)| Some(i64::from(bit) - i64::from(*union.get(key)?)))
+            else {
+                unplaced.push(board);
+                continue;
+            };
+            for (key, &bit) in board {
+                let place = u32::try_from(i64::from(bit) - distance).ok().filter(|&p| p < 64)?;
+                if *union.entry(key.clone()).or_insert(place) != place {
+                    return None;
+                }
             }
         }
+        if unplaced.len() == before {
+            return None;
+        }
+        pending = unplaced;
     }
-    Some(first.clone())
+    let distinct: BTreeSet<u32> = union.values().copied().collect();
+    (distinct.len() == union.len()).then_some(union)
 }
 
 /// By the atoms that name a place, the place (a bit within a word) and the word of the board it

@@ -47,3 +47,39 @@ fn a_player_a_piece_and_its_promotion_left_out_leave_the_cells_of_a_board_of_two
     assert_eq!((cell("8", "2"), cell("9", "9")), (Some((0, 1)), Some((16, 1))));
     assert_eq!((place[1], place[3 * 128 + 64 + 16]), (Some(1), Some(16)));
 }
+
+#[test]
+fn boards_two_to_a_word_with_holes_leave_the_cells_of_their_union() {
+    // (cell x y piece) as the layout leads it by the piece: boards of five cells, two to a
+    // word (at bits 0 and 5), the discs' board missing its first two cells. Every cell keeps
+    // the place it has in the boards that have it.
+    let cells = [(1, 1), (1, 2), (2, 1), (2, 2), (3, 1)];
+    let mut base = vec![String::new(); 2 * 64];
+    for (b, piece) in ["disc", "king", "pawn", "rook"].into_iter().enumerate() {
+        for (k, (x, y)) in cells.into_iter().enumerate() {
+            if piece != "disc" || k >= 2 {
+                base[64 * (b / 2) + 5 * (b % 2) + k] = format!("(cell {x} {y} {piece})");
+            }
+        }
+    }
+    let (place, coordinates) = board(&base);
+    let cell = |x: &str, y: &str| coordinates.get(&vec![x.to_string(), y.to_string()]).map(|&(p, _)| p);
+    assert_eq!(coordinates.len(), 5);
+    assert_eq!((cell("1", "1"), cell("2", "2"), cell("3", "1")), (Some(0), Some(3), Some(4)));
+    // The king's (1, 1) at bit 5, the rook's (3, 1) at bit 64 + 9.
+    assert_eq!((place[5], place[64 + 9], place[2]), (Some(0), Some(4), Some(2)));
+}
+
+#[test]
+fn boards_that_disagree_on_a_cell_leave_no_coordinates() {
+    // Two boards of a relation whose cell (1, 2) is one bit past (1, 1) in the first and two
+    // in the second: no distance moves one onto the other.
+    let mut base = vec![String::new(); 64];
+    for (bit, fact) in
+        [(0, "(c 1 1 a)"), (1, "(c 1 2 a)"), (2, "(c 2 1 a)"), (8, "(c 1 1 b)"), (10, "(c 1 2 b)"), (11, "(c 2 1 b)")]
+    {
+        base[bit] = fact.to_string();
+    }
+    let (_, coordinates) = board(&base);
+    assert!(coordinates.is_empty(), "{coordinates:?}");
+}
