@@ -42,6 +42,8 @@ snapshot!(move_tables, "move_tables", Form::Straight, ["static FRAMES:", "&FRAME
 snapshot!(move_table_sets, "move_table_sets", Form::Straight, ["& (mt[0] & 0x7feee0 != 0)"]);
 // `move_tables/`: every cell kept when both players pass, a test of the joint move.
 snapshot!(frame_products, "frame_products", Form::Straight, ["The bits kept when a plays noop and b plays noop."]);
+// `move_tables/`: every cell kept when both players wait, a condition on the state and the moves.
+snapshot!(frame_guards, "frame_guards", Form::Straight, ["The bits kept when (waits b) and (waits a)."]);
 // `ground/thresholds.rs`: a pass when two of a player's pieces are stuck, counted.
 snapshot!(thresholds, "thresholds", Form::Straight, ["(at_least 2 9 0 (legal white noop))"]);
 // `emit/guards.rs`: each player's legal moves, and whether it has one, inside a test of its turn.

@@ -157,6 +157,22 @@ pub struct Ground {
 }
 
 impl Ground {
+    /// A literal in words, for comments: `(control white)`, `not (stuck white)`, `white plays
+    /// noop`; an atom checked at run time by its number.
+    pub fn describe(&self, lit: Lit) -> String {
+        let text = match lit.prop {
+            Prop::Base(i) => self.base[i as usize].clone(),
+            Prop::Does(r, m) => format!("{} plays {}", self.roles[r as usize], self.moves[m as usize]),
+            Prop::Node(n) => self.nodes[n as usize].name.clone(),
+            Prop::Deferred(d) => format!("checked atom {d}"),
+        };
+        if lit.positive {
+            text
+        } else {
+            format!("not {text}")
+        }
+    }
+
     /// Every output value, for passes that rewrite or follow them all.
     pub fn outputs_mut(&mut self) -> impl Iterator<Item = &mut Value> {
         self.legal

@@ -427,7 +427,8 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-    let mut n = [false; 48];
+    let mut n = [false; 40];
+    let mut g = [0u64; 1];
     let mut w: [u64; WORDS] = [0x0, 0x0];
     let mut keep: [u64; WORDS] = [0xffffffffffff, 0xffffffffffff];
     let mut set: [u64; WORDS] = [0x0, 0x0];
@@ -581,9 +582,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 52];
-    // n[48] (twin runs): (line red), rules at connectFour.kif:125, 133, 141, 152
-    // n[49] (twin runs): (line black), rules at connectFour.kif:125, 133, 141, 152
+    let mut n = [false; 44];
+    let mut g = [0u64; 1];
+    // n[40] (twin runs): (line red), rules at connectFour.kif:125, 133, 141, 152
+    // n[41] (twin runs): (line black), rules at connectFour.kif:125, 133, 141, 152
     {
         let [low, high] = {
             let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[0]);
@@ -610,14 +612,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 run.and(::gdl_runtime::pair::Pair::new(0x71c71c7, 0x71c71c7))
             })
             .lanes();
-        n[48] = low != 0;
-        n[49] = high != 0;
+        n[40] = low != 0;
+        n[41] = high != 0;
     }
-    // n[50]: boardopen, rules at connectFour.kif:121
-    n[50] = (!s.0[0]) & (!s.0[1]) & (0x820820820820) != 0;
-    // n[51]: terminal, rules at connectFour.kif:71, 73, 75
-    n[51] = (n[48]) | (n[49]) | (!n[50]);
-    if n[51] {
+    // n[42]: boardopen, rules at connectFour.kif:121
+    n[42] = (!s.0[0]) & (!s.0[1]) & (0x820820820820) != 0;
+    // n[43]: terminal, rules at connectFour.kif:71, 73, 75
+    n[43] = (n[40]) | (n[41]) | (!n[42]);
+    if n[43] {
         return None;
     }
     let mut joint = [Move(0); 2];

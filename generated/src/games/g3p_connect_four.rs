@@ -604,7 +604,8 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-    let mut n = [false; 48];
+    let mut n = [false; 40];
+    let mut g = [0u64; 1];
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
     let mut keep: [u64; WORDS] = [0xffffffffffff, 0xffffffffffff, 0xffffffffffff];
     let mut set: [u64; WORDS] = [0x0, 0x0, 0x0];
@@ -837,9 +838,10 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 53];
-    // n[48] (twin runs): (line red), rules at 3pConnectFour.kif:115, 123, 131, 142
-    // n[49] (twin runs): (line yellow), rules at 3pConnectFour.kif:115, 123, 131, 142
+    let mut n = [false; 45];
+    let mut g = [0u64; 1];
+    // n[40] (twin runs): (line red), rules at 3pConnectFour.kif:115, 123, 131, 142
+    // n[41] (twin runs): (line yellow), rules at 3pConnectFour.kif:115, 123, 131, 142
     {
         let [low, high] = {
             let run = ::gdl_runtime::pair::Pair::new(s.0[1], s.0[2]);
@@ -866,11 +868,11 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 run.and(::gdl_runtime::pair::Pair::new(0x71c71c7, 0x71c71c7))
             })
             .lanes();
-        n[48] = low != 0;
-        n[49] = high != 0;
+        n[40] = low != 0;
+        n[41] = high != 0;
     }
-    // n[50]: (line blue), rules at 3pConnectFour.kif:115, 123, 131, 142
-    n[50] = ({
+    // n[42]: (line blue), rules at 3pConnectFour.kif:115, 123, 131, 142
+    n[42] = ({
         let run = s.0[0];
         let run = run & (run >> 1);
         let run = run & (run >> 2);
@@ -894,11 +896,11 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             let run = run & (run >> 14);
             run & 0x71c71c7
         } != 0);
-    // n[51]: boardopen, rules at 3pConnectFour.kif:111
-    n[51] = (!s.0[0]) & (!s.0[1]) & (!s.0[2]) & (0x820820820820) != 0;
-    // n[52]: terminal, rules at 3pConnectFour.kif:68, 72
-    n[52] = (n[48]) | (n[49]) | (n[50]) | (!n[51]);
-    if n[52] {
+    // n[43]: boardopen, rules at 3pConnectFour.kif:111
+    n[43] = (!s.0[0]) & (!s.0[1]) & (!s.0[2]) & (0x820820820820) != 0;
+    // n[44]: terminal, rules at 3pConnectFour.kif:68, 72
+    n[44] = (n[40]) | (n[41]) | (n[42]) | (!n[43]);
+    if n[44] {
         return None;
     }
     let mut joint = [Move(0); 3];

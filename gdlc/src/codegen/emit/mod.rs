@@ -293,8 +293,8 @@ impl<'g> Emitter<'g> {
     }
 
     /// The groups of nodes evaluated as words: among the nodes that are not given by the move
-    /// table, are not the next value of a framed fact, and that no frame arm reads (those are
-    /// evaluated in the arms). Nodes that the moves guard (see
+    /// table, are not the next value of a framed fact, and that are read elsewhere than in frame
+    /// arms (those only the arms read are evaluated there). Nodes that the moves guard (see
     /// [`super::move_guards`]) are only gathered, bit by bit in their arms; the recursive ones
     /// among them are in no group (a loop of words computes a recursive group whole).
     fn plan_node_words(&self) -> NodeWords {
@@ -308,8 +308,13 @@ impl<'g> Emitter<'g> {
             .map(|n| (in_cycle[n] && gathered_only[n]) || self.table_bit(n as u32).is_some())
             .collect();
         if let Some(tables) = &self.tables {
+            let mut others = self.next_outside_arms();
+            others.push(self.ground.terminal);
+            let moves = self.ground.legal.iter().chain(&self.ground.goals).chain(&self.ground.sees);
+            others.extend(moves.flatten().map(|&(_, value)| value));
+            let read_elsewhere: BTreeSet<u32> = tables.runtime_cone(self.ground, &others).into_iter().collect();
             for n in tables.runtime_cone(self.ground, &tables.arm_values()) {
-                never[n as usize] = true;
+                never[n as usize] |= !read_elsewhere.contains(&n);
             }
         }
         // A framed fact's next value comes from the frame tables: a word would compute it for

@@ -16,7 +16,7 @@ impl Emitter<'_> {
         let (declare, slots) = self.assign_slots(&needed);
         let body = Body::new(self, &slots, Phase::Move);
         let row = self.move_table_row();
-        let local = self.arm_only_nodes(&self.unframed_next());
+        let local = self.arm_only_nodes(&self.next_outside_arms());
         let dependent = self.move_dependent();
         let (after, before): (Vec<u32>, Vec<u32>) =
             needed.iter().copied().filter(|&n| !local[n as usize]).partition(|&n| dependent[n as usize]);
@@ -48,10 +48,18 @@ impl Emitter<'_> {
             .collect()
     }
 
-    /// The nodes `next` needs evaluated, sorted: those of the next values the frame tables do not
-    /// give and of the conditions of the frame arms.
-    fn move_phase_cone(&self) -> Vec<u32> {
+    /// The values `next` evaluates outside the arms of the conditional frame rules: the next
+    /// values the frame tables do not give, and the conditions that keep framed bits.
+    pub(crate) fn next_outside_arms(&self) -> Vec<Value> {
         let mut values = self.unframed_next();
+        values.extend(self.tables.iter().flat_map(MoveTables::guard_values));
+        values
+    }
+
+    /// The nodes `next` needs evaluated, sorted: those of the next values the frame tables do not
+    /// give, of the conditions that keep framed bits and of the conditions of the frame arms.
+    fn move_phase_cone(&self) -> Vec<u32> {
+        let mut values = self.next_outside_arms();
         values.extend(self.tables.iter().flat_map(MoveTables::arm_values));
         self.runtime_cone(&values)
     }
@@ -75,7 +83,7 @@ impl Body<'_> {
     pub(crate) fn next_words(&self, local: &[bool], by_draw: &[bool]) -> TokenStream {
         let NextBits { always, mut sets, from_groups } = self.next_bits();
         let always = always.into_iter().map(hex);
-        let frames = self.emitter.frame_rows(by_draw);
+        let frames = self.emitter.frame_rows(by_draw, &self.frame_guards());
         sets.extend(from_groups.into_iter().map(|((w, g, up), mask)| {
             let (w, k, mask) = (Literal::usize_unsuffixed(w), self.slots.word(g), hex(mask));
             let word = shifted(quote!(g[#k]), -up);

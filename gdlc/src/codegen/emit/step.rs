@@ -23,6 +23,9 @@ pub(super) struct StepValues {
     /// Where the values of the state end (`terminal` and the legal moves) and those of `next`
     /// start.
     state: usize,
+    /// Where the values outside the arms of the conditional frame rules end, and the
+    /// conditions of those arms start.
+    arms: usize,
 }
 
 impl StepValues {
@@ -90,7 +93,7 @@ impl Emitter<'_> {
         }
         // The nodes only a role's guarded moves read are computed only when its guard holds:
         // in its choice, or before `terminal` when it reads them behind the guard too.
-        let local = self.arm_only_nodes(&values.values[..values.state + self.ground.next.len()]);
+        let local = self.arm_only_nodes(&values.values[..values.arms]);
         let split = self.split(&values, plans, &needed, &local, &dependent);
         let hoisted = split.hoisted();
         let state_part: Vec<u32> =
@@ -214,9 +217,10 @@ impl Emitter<'_> {
         let mut values: Vec<Value> = vec![self.ground.terminal];
         values.extend(legal.iter().flatten().copied());
         let state = values.len();
-        values.extend(self.unframed_next());
+        values.extend(self.next_outside_arms());
+        let arms = values.len();
         values.extend(self.tables.iter().flat_map(MoveTables::arm_values));
-        StepValues { values, legal, state }
+        StepValues { values, legal, state, arms }
     }
 }
 

@@ -101,7 +101,8 @@ impl Emitter<'_> {
     /// Statements that or into `w` the framed next-state bits: the state's words masked by the
     /// `keep` words of the joint move's rows, or-ed with their `set` words (nothing without
     /// frames). `by_draw[r]`: role `r`'s rows are looked up by its drawn bit (in `random_step`).
-    pub(crate) fn frame_rows(&self, by_draw: &[bool]) -> Option<TokenStream> {
+    /// `guards`: statements that or into `keep` the bits that conditions read at run time keep.
+    pub(crate) fn frame_rows(&self, by_draw: &[bool], guards: &TokenStream) -> Option<TokenStream> {
         let tables = self.tables.as_ref().filter(|t| t.has_frames())?;
         let width = tables.frame_words.len();
         // The rows of roles whose every move has the same row are or-ed here, once.
@@ -140,6 +141,7 @@ impl Emitter<'_> {
             let mut set: #row_type = [#(#set),*];
             #looked_up
             #products
+            #guards
             #apply
         })
     }
@@ -281,6 +283,31 @@ impl Emitter<'_> {
 }
 
 impl Body<'_> {
+    /// Statements that or into `keep` the bits that each condition read at run time keeps, when
+    /// it holds (see [`MoveTables::guards`]).
+    pub(crate) fn frame_guards(&self) -> TokenStream {
+        let Some(tables) = &self.emitter.tables else { return TokenStream::new() };
+        let guards = tables.guards.iter().map(|(condition, mask)| {
+            let test = join(&self.conjuncts(condition), quote!(&));
+            let ground = self.emitter.ground;
+            let note = self.emitter.note(|_| {
+                let names: Vec<String> = condition.iter().map(|&l| ground.describe(l)).collect();
+                format!("The bits kept when {}.", names.join(" and "))
+            });
+            let ors = mask.iter().enumerate().filter(|&(_, &m)| m != 0).map(|(w, &m)| {
+                let (w, m) = (Literal::usize_unsuffixed(w), hex(m));
+                quote!(keep[#w] |= #m;)
+            });
+            quote! {
+                #note
+                if #test {
+                    #(#ors)*
+                }
+            }
+        });
+        quote!(#(#guards)*)
+    }
+
     /// For every role with conditional frame rules, the word operations of its arm families
     /// (see [`crate::codegen::arm_families`]) and a `match` on its other moves that sets the
     /// bits its move sets when their conditions on the state hold. Each arm first evaluates the

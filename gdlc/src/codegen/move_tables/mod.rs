@@ -71,11 +71,16 @@ pub(super) struct MoveTables {
     /// (one word for each of `frame_words`), in the order of the conjunctions: the joint move is tested
     /// against them at run time.
     pub products: Vec<(Product, Vec<u64>)>,
+    /// The conditions evaluated at run time that keep framed bits (`(true p) ∧ G`, where `G`
+    /// reads the state and the moves: ttcc4's "the role in control passes"), each with the
+    /// bits it keeps (one word for each of `frame_words`), in the order of the conditions.
+    pub guards: Vec<(Vec<Lit>, Vec<u64>)>,
 }
 
 /// A framed next-state bit: its rules as `(true p) ∧ A`, `B`, and `M ∧ C`, where `A`, `B`
 /// and `M` read only the moves (and `M` names one move), and `C` only the state; and `(true
-/// p) ∧ P`, where `P` is a conjunction of moves of several roles (every role passing).
+/// p) ∧ P`, where `P` is a conjunction of moves of several roles (every role passing); and
+/// `(true p) ∧ G`, where `G` reads the state and the moves and is evaluated at run time.
 #[derive(Default)]
 struct Frame {
     keep: Vec<Conjunction>,
@@ -83,6 +88,8 @@ struct Frame {
     conditional: Vec<(Conjunction, Vec<Lit>)>,
     /// The conjunctions `P`.
     products: Vec<Product>,
+    /// The conditions `G`, their literals sorted.
+    guards: Vec<Vec<Lit>>,
 }
 
 impl MoveTables {
@@ -95,6 +102,7 @@ impl MoveTables {
             ground.next.iter().enumerate().map(|(i, &v)| frame(ground, &kinds, &reads_moves, i as u32, v)).collect();
         drop_crowded_arms(ground, &kinds, &mut frames);
         drop_many_products(&mut frames);
+        drop_many_guards(&mut frames);
         let framed: Vec<bool> = frames.iter().map(Option::is_some).collect();
         // The nodes that the state-reading part of next reads and that can be looked up.
         let values: Vec<Value> =
@@ -153,6 +161,7 @@ impl MoveTables {
             set_table: vec![vec![0; moves * width]; roles],
             arms: vec![vec![Vec::new(); if any_framed { moves } else { 0 }]; roles],
             products: products(&frames, &column, width),
+            guards: guards(&frames, &column, width),
             frame_words,
         };
         let mut parts = vec![false; ground.nodes.len()];
@@ -204,6 +213,16 @@ impl MoveTables {
         nodes.sort_unstable();
         nodes.dedup();
         nodes.into_iter().map(|n| Value::Lit(Lit { prop: Prop::Node(n), positive: true })).collect()
+    }
+
+    /// The literals of nodes that the conditions of `guards` read, as values: evaluated before
+    /// the frames, outside the arms.
+    pub(super) fn guard_values(&self) -> Vec<Value> {
+        let mut lits: Vec<Lit> = self.guards.iter().flat_map(|(lits, _)| lits.iter().copied()).collect();
+        lits.retain(|l| matches!(l.prop, Prop::Node(_)));
+        lits.sort_unstable();
+        lits.dedup();
+        lits.into_iter().map(Value::Lit).collect()
     }
 
     /// Whether next-state bits come from the `keep` and `set` tables.
@@ -315,6 +334,14 @@ fn frame(ground: &Ground, kinds: &[Kind], reads_moves: &[bool], i: u32, value: V
                     frame.products.push(product);
                     continue;
                 }
+                // A condition that reads the state through the nodes that read the moves keeps
+                // the bit when it holds: tested once a step for all the bits it keeps.
+                None if state.as_slice() == [own] => {
+                    let mut guard = moves;
+                    guard.sort_unstable();
+                    frame.guards.push(guard);
+                    continue;
+                }
                 _ => return None,
             }
         }
@@ -347,6 +374,35 @@ fn drop_many_products(frames: &mut [Option<Frame>]) {
             }
         }
     }
+}
+
+/// The most conditions read at run time that a game's frames may test (see [`Frame::guards`]).
+const MAX_GUARDS: usize = 2;
+
+/// Leaves unframed every bit kept by a condition read at run time when there are more than
+/// [`MAX_GUARDS`] of them.
+fn drop_many_guards(frames: &mut [Option<Frame>]) {
+    let mut distinct: Vec<&Vec<Lit>> = frames.iter().flatten().flat_map(|f| &f.guards).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() > MAX_GUARDS {
+        for frame in frames.iter_mut() {
+            if frame.as_ref().is_some_and(|f| !f.guards.is_empty()) {
+                *frame = None;
+            }
+        }
+    }
+}
+
+/// The conditions read at run time that keep framed bits, with the bits each keeps.
+fn guards(frames: &[Option<Frame>], column: &[usize], width: usize) -> Vec<(Vec<Lit>, Vec<u64>)> {
+    let mut masks: BTreeMap<Vec<Lit>, Vec<u64>> = BTreeMap::new();
+    for (i, frame) in frames.iter().enumerate() {
+        for guard in frame.iter().flat_map(|f| &f.guards) {
+            masks.entry(guard.clone()).or_insert_with(|| vec![0; width])[column[i / 64]] |= 1 << (i % 64);
+        }
+    }
+    masks.into_iter().collect()
 }
 
 /// The conjunctions of several roles' moves that keep framed bits, with the bits each keeps.

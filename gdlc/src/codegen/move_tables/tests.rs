@@ -133,3 +133,44 @@ fn next_bits_become_keep_set_and_conditional_rows() {
     let flag = base("flag");
     assert!(has(&tables.set_table[0], tick, flag) && has(&tables.set_table[0], wait, flag));
 }
+
+#[test]
+fn a_frame_kept_by_a_condition_on_the_state_and_the_moves_is_tested_once() {
+    // Bits 0 and 1 are kept when node 0 holds (the role in control passes: it reads the
+    // state and the moves), or when role 0 plays move 1; role 0's move 0 sets bit 1. Bit 2
+    // is kept by the condition alone.
+    let passes =
+        node(vec![vec![pos(Prop::Base(3)), pos(Prop::Does(0, 2))], vec![neg(Prop::Base(3)), pos(Prop::Does(1, 2))]]);
+    let kept =
+        |b: u32| vec![vec![pos(Prop::Base(b)), pos(Prop::Node(0))], vec![pos(Prop::Base(b)), pos(Prop::Does(0, 1))]];
+    let mut bit1 = kept(1);
+    bit1.push(vec![pos(Prop::Does(0, 0))]);
+    let mut ground =
+        ground_of(vec![passes, node(kept(0)), node(bit1), node(vec![vec![pos(Prop::Base(2)), pos(Prop::Node(0))]])]);
+    ground.base = vec!["c0".into(), "c1".into(), "c2".into(), "control".into()];
+    ground.next = vec![
+        Value::Lit(pos(Prop::Node(1))),
+        Value::Lit(pos(Prop::Node(2))),
+        Value::Lit(pos(Prop::Node(3))),
+        Value::Lit(pos(Prop::Base(3))),
+    ];
+    let tables = MoveTables::new(&ground).expect("has tables");
+    assert_eq!(tables.framed, vec![true, true, true, false]);
+    assert_eq!(tables.guards, vec![(vec![pos(Prop::Node(0))], vec![0b111])]);
+    assert_eq!(tables.guard_values(), vec![Value::Lit(pos(Prop::Node(0)))]);
+    assert_eq!((tables.keep_table[0][1], tables.set_table[0][0]), (0b011, 0b010));
+}
+
+#[test]
+fn more_conditions_than_the_frames_may_test_leave_their_bits_unframed() {
+    // Each of three bits is kept by a condition of its own: past [`MAX_GUARDS`], none is
+    // framed by its condition.
+    let conditions: Vec<crate::ground::Node> =
+        (0..3).map(|b| node(vec![vec![pos(Prop::Base(3 + b)), pos(Prop::Does(0, 2))]])).collect();
+    let mut nodes = conditions;
+    nodes.extend((0..3).map(|b| node(vec![vec![pos(Prop::Base(b)), pos(Prop::Node(b))]])));
+    let mut ground = ground_of(nodes);
+    ground.base = (0..6).map(|b| format!("f{b}")).collect();
+    ground.next = (0..6).map(|b| Value::Lit(pos(if b < 3 { Prop::Node(3 + b) } else { Prop::Base(b) }))).collect();
+    assert!(MoveTables::new(&ground).is_none_or(|tables| tables.guards.is_empty() && !tables.has_frames()));
+}
