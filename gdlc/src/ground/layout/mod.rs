@@ -199,17 +199,11 @@ fn lead_boards(facts: &[usize], parsed: &[(String, Vec<String>)], fewest: Option
             let leads: BTreeSet<Vec<&str>> = facts.iter().map(|&f| lead_of(f, &lead)).collect();
             // The lead names what stands on a cell, not a cell: none of its values is a
             // coordinate (dotsAndBoxes' `(line ?x1 ?y1 ?x2 ?y2)` joins two points). A single
-            // argument may share a few (pawnToQueen's blank `b` is also a column's name) when
-            // the cells it leaves are most of a grid of the other two arguments' values, as
-            // cells are (pawnToQueen's columns would lead boards of rows and pieces, few of
-            // whose pairs are cells).
+            // argument is no row of numbers either (pawnToQueen's rows would lead boards of
+            // columns and pieces).
             let coordinates: BTreeSet<&str> = cells.iter().flatten().copied().collect();
-            let shared = leads.iter().flatten().filter(|value| coordinates.contains(*value)).count();
-            let grid: usize = (0..arity).filter(|a| !lead.contains(a)).map(|a| counts[a]).product();
-            let apart = match size {
-                1 => 2 * shared < leads.len() && 4 * cells.len() > 3 * grid,
-                _ => shared == 0,
-            };
+            let numbers = size == 1 && leads.iter().flatten().all(|value| value.parse::<u64>().is_ok());
+            let apart = !numbers && leads.iter().flatten().all(|value| !coordinates.contains(value));
             // Each board fills more than half its words, and the boards more than half their
             // bits.
             let words = cells.len().div_ceil(WORD);

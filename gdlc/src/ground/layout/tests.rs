@@ -368,11 +368,11 @@ fn pieces_on_cells_they_may_not_all_reach_are_led_by_the_piece_with_holes() {
 }
 
 #[test]
-fn columns_or_rows_lead_no_boards_of_pieces() {
+fn rows_of_numbers_lead_no_boards_of_columns_and_pieces() {
     // pawnToQueen's (cell x y piece): blanks everywhere, pawns on the middle columns only,
-    // queens on their first and last rows. Led by the piece the boards are more holes than
-    // facts; led by a row or a column, each block would be pairs of the other coordinate and
-    // a piece, no board: the relation keeps its byte order.
+    // queens on their first and last rows. The blank `b` is also a column's name, so neither
+    // the piece nor the column may lead; led by the row (numbers), each block would be pairs
+    // of a column and a piece, no board: the relation keeps its byte order.
     let mut base = Vec::new();
     for x in ["a", "b", "c", "d", "e", "f", "g", "h"] {
         for y in 1..=8 {
