@@ -24,6 +24,9 @@ pub fn pick<const N: usize>(parts: &[u64; N], rng: &mut Rng) -> Option<(usize, u
         let k = rng.below((sums >> 56) as usize) as u32;
         return Some((0, select_with_sums(word, sums, k)));
     }
+    if N <= 64 {
+        return pick_sparse(parts, rng);
+    }
     // One pass over the words: no bit or one (the mover's opponent's `noop`) needs no draw (a
     // word with a bit adds 1 to `few`, a word with more than one adds 2); the running byte sums
     // that count a word's bits (and, without a popcount instruction, find the drawn bit in it)
@@ -50,6 +53,46 @@ pub fn pick<const N: usize>(parts: &[u64; N], rng: &mut Rng) -> Option<(usize, u
         let count = (sum >> 56) as u32;
         if k < count {
             return Some((i, select_with_sums(word, sum, k)));
+        }
+        k -= count;
+    }
+    unreachable!("the draw is below the number of set bits")
+}
+
+/// [`pick`] over at most 64 words: a word of which words have bits, gathered without a branch,
+/// then a pass over those words only. Most of a large game's words have none, and a test of
+/// each word mispredicted often enough to cost ttcc4's playouts a tenth of their time.
+#[inline(always)]
+fn pick_sparse<const N: usize>(parts: &[u64; N], rng: &mut Rng) -> Option<(usize, u32)> {
+    let mut occupied = 0u64;
+    for (i, &word) in parts.iter().enumerate() {
+        occupied |= u64::from(word != 0) << i;
+    }
+    let mut sums = [0u64; N];
+    let mut total = 0;
+    let mut rest = occupied;
+    while rest != 0 {
+        let i = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        sums[i] = byte_sums(parts[i]);
+        total += (sums[i] >> 56) as u32;
+    }
+    match total {
+        0 => return None,
+        1 => {
+            let i = occupied.trailing_zeros() as usize;
+            return Some((i, parts[i].trailing_zeros()));
+        }
+        _ => {}
+    }
+    let mut k = rng.below(total as usize) as u32;
+    let mut rest = occupied;
+    while rest != 0 {
+        let i = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        let count = (sums[i] >> 56) as u32;
+        if k < count {
+            return Some((i, select_with_sums(parts[i], sums[i], k)));
         }
         k -= count;
     }
@@ -247,6 +290,24 @@ mod tests {
             let drawn = pick(&parts, &mut a);
             assert_eq!(drawn, Some(listed[b.below(listed.len())]));
         }
+    }
+
+    #[test]
+    fn pick_over_more_than_64_words_draws_as_over_fewer() {
+        // Past 64 words `pick` tests each word; below, it gathers the words with bits first.
+        let mut wide = [0u64; 70];
+        let mut narrow = [0u64; 64];
+        for (i, bits) in [(3, 0b1010u64), (40, 1 << 63), (63, 0b111)] {
+            wide[i] = bits;
+            narrow[i] = bits;
+        }
+        let (mut a, mut b) = (Rng::seeded(5), Rng::seeded(5));
+        for _ in 0..200 {
+            assert_eq!(pick(&wide, &mut a), pick(&narrow, &mut b));
+        }
+        let mut one = [0u64; 70];
+        one[66] = 1 << 7;
+        assert_eq!(pick(&one, &mut a), Some((66, 7)));
     }
 
     #[test]
