@@ -7,7 +7,7 @@ use crate::codegen::arm_families::RoleArms;
 use crate::codegen::emit::{join, Body, Emitter};
 use crate::codegen::legal_parts::LegalParts;
 use crate::codegen::tables::{hex, words};
-use crate::ground::Value;
+use crate::ground::{Lit, Prop, Value};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
@@ -209,25 +209,29 @@ impl Emitter<'_> {
                 })
                 .collect();
             let test = join(&tests, quote!(&));
-            let note = self.note(|_| {
-                let moves: Vec<String> = plays
-                    .iter()
-                    .map(|&(r, m)| format!("{} plays {}", self.ground.roles[r as usize], self.ground.moves[m as usize]))
-                    .collect();
-                format!("The bits kept when {}.", moves.join(" and "))
-            });
-            let ors = mask.iter().enumerate().filter(|&(_, &m)| m != 0).map(|(w, &m)| {
-                let (w, m) = (Literal::usize_unsuffixed(w), hex(m));
-                quote!(keep[#w] |= #m;)
-            });
-            quote! {
-                #note
-                if #test {
-                    #(#ors)*
-                }
-            }
+            let condition: Vec<Lit> = plays.iter().map(|&(r, m)| Lit::pos(Prop::Does(r, m))).collect();
+            self.kept_when(&condition, test, mask)
         });
         quote!(#(#products)*)
+    }
+
+    /// A statement that ors into `keep` the bits of `mask` (one word for each frame word) when
+    /// `test`, the code of `condition`, holds.
+    fn kept_when(&self, condition: &[Lit], test: TokenStream, mask: &[u64]) -> TokenStream {
+        let note = self.note(|_| {
+            let names: Vec<String> = condition.iter().map(|&l| self.ground.describe(l)).collect();
+            format!("The bits kept when {}.", names.join(" and "))
+        });
+        let ors = mask.iter().enumerate().filter(|&(_, &m)| m != 0).map(|(w, &m)| {
+            let (w, m) = (Literal::usize_unsuffixed(w), hex(m));
+            quote!(keep[#w] |= #m;)
+        });
+        quote! {
+            #note
+            if #test {
+                #(#ors)*
+            }
+        }
     }
 
     /// Whether `random_step` looks up a role's frame and arm-family rows by the bit it draws
@@ -289,21 +293,7 @@ impl Body<'_> {
         let Some(tables) = &self.emitter.tables else { return TokenStream::new() };
         let guards = tables.guards.iter().map(|(condition, mask)| {
             let test = join(&self.conjuncts(condition), quote!(&));
-            let ground = self.emitter.ground;
-            let note = self.emitter.note(|_| {
-                let names: Vec<String> = condition.iter().map(|&l| ground.describe(l)).collect();
-                format!("The bits kept when {}.", names.join(" and "))
-            });
-            let ors = mask.iter().enumerate().filter(|&(_, &m)| m != 0).map(|(w, &m)| {
-                let (w, m) = (Literal::usize_unsuffixed(w), hex(m));
-                quote!(keep[#w] |= #m;)
-            });
-            quote! {
-                #note
-                if #test {
-                    #(#ors)*
-                }
-            }
+            self.emitter.kept_when(condition, test, mask)
         });
         quote!(#(#guards)*)
     }

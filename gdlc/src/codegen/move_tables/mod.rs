@@ -101,8 +101,8 @@ impl MoveTables {
         let mut frames: Vec<Option<Frame>> =
             ground.next.iter().enumerate().map(|(i, &v)| frame(ground, &kinds, &reads_moves, i as u32, v)).collect();
         drop_crowded_arms(ground, &kinds, &mut frames);
-        drop_many_products(&mut frames);
-        drop_many_guards(&mut frames);
+        drop_many(&mut frames, |f| &f.products, MAX_PRODUCTS);
+        drop_many(&mut frames, |f| &f.guards, MAX_GUARDS);
         let framed: Vec<bool> = frames.iter().map(Option::is_some).collect();
         // The nodes that the state-reading part of next reads and that can be looked up.
         let values: Vec<Value> =
@@ -160,8 +160,8 @@ impl MoveTables {
             keep_table: vec![vec![0; moves * width]; roles],
             set_table: vec![vec![0; moves * width]; roles],
             arms: vec![vec![Vec::new(); if any_framed { moves } else { 0 }]; roles],
-            products: products(&frames, &column, width),
-            guards: guards(&frames, &column, width),
+            products: kept_masks(&frames, &column, width, |f| &f.products),
+            guards: kept_masks(&frames, &column, width, |f| &f.guards),
             frame_words,
         };
         let mut parts = vec![false; ground.nodes.len()];
@@ -361,56 +361,37 @@ fn frame(ground: &Ground, kinds: &[Kind], reads_moves: &[bool], i: u32, value: V
 /// 0.96-0.97x, roshambo2's 16 (one per joint move) at 0.62x.
 const MAX_PRODUCTS: usize = 1;
 
-/// Leaves unframed every bit kept by a conjunction of several roles' moves when there are more
-/// than [`MAX_PRODUCTS`] of them.
-fn drop_many_products(frames: &mut [Option<Frame>]) {
-    let mut distinct: Vec<&Product> = frames.iter().flatten().flat_map(|f| &f.products).collect();
-    distinct.sort_unstable();
-    distinct.dedup();
-    if distinct.len() > MAX_PRODUCTS {
-        for frame in frames.iter_mut() {
-            if frame.as_ref().is_some_and(|f| !f.products.is_empty()) {
-                *frame = None;
-            }
-        }
-    }
-}
-
 /// The most conditions read at run time that a game's frames may test (see [`Frame::guards`]).
 const MAX_GUARDS: usize = 2;
 
-/// Leaves unframed every bit kept by a condition read at run time when there are more than
-/// [`MAX_GUARDS`] of them.
-fn drop_many_guards(frames: &mut [Option<Frame>]) {
-    let mut distinct: Vec<&Vec<Lit>> = frames.iter().flatten().flat_map(|f| &f.guards).collect();
+/// Leaves unframed every bit kept by one of the conditions that `of` gives a frame (its
+/// conjunctions of several roles' moves, or its conditions read at run time) when there are
+/// more than `most` distinct ones.
+fn drop_many<T: Ord>(frames: &mut [Option<Frame>], of: impl Fn(&Frame) -> &Vec<T>, most: usize) {
+    let mut distinct: Vec<&T> = frames.iter().flatten().flat_map(&of).collect();
     distinct.sort_unstable();
     distinct.dedup();
-    if distinct.len() > MAX_GUARDS {
+    if distinct.len() > most {
         for frame in frames.iter_mut() {
-            if frame.as_ref().is_some_and(|f| !f.guards.is_empty()) {
+            if frame.as_ref().is_some_and(|f| !of(f).is_empty()) {
                 *frame = None;
             }
         }
     }
 }
 
-/// The conditions read at run time that keep framed bits, with the bits each keeps.
-fn guards(frames: &[Option<Frame>], column: &[usize], width: usize) -> Vec<(Vec<Lit>, Vec<u64>)> {
-    let mut masks: BTreeMap<Vec<Lit>, Vec<u64>> = BTreeMap::new();
+/// The conditions that `of` gives the frames, each with the bits it keeps (one word for each
+/// of the frame words), in the order of the conditions.
+fn kept_masks<T: Ord + Clone>(
+    frames: &[Option<Frame>],
+    column: &[usize],
+    width: usize,
+    of: impl Fn(&Frame) -> &Vec<T>,
+) -> Vec<(T, Vec<u64>)> {
+    let mut masks: BTreeMap<T, Vec<u64>> = BTreeMap::new();
     for (i, frame) in frames.iter().enumerate() {
-        for guard in frame.iter().flat_map(|f| &f.guards) {
-            masks.entry(guard.clone()).or_insert_with(|| vec![0; width])[column[i / 64]] |= 1 << (i % 64);
-        }
-    }
-    masks.into_iter().collect()
-}
-
-/// The conjunctions of several roles' moves that keep framed bits, with the bits each keeps.
-fn products(frames: &[Option<Frame>], column: &[usize], width: usize) -> Vec<(Product, Vec<u64>)> {
-    let mut masks: BTreeMap<Product, Vec<u64>> = BTreeMap::new();
-    for (i, frame) in frames.iter().enumerate() {
-        for product in frame.iter().flat_map(|f| &f.products) {
-            masks.entry(product.clone()).or_insert_with(|| vec![0; width])[column[i / 64]] |= 1 << (i % 64);
+        for condition in frame.iter().flat_map(&of) {
+            masks.entry(condition.clone()).or_insert_with(|| vec![0; width])[column[i / 64]] |= 1 << (i % 64);
         }
     }
     masks.into_iter().collect()
