@@ -11,6 +11,9 @@ pub mod g4pffa;
 /// `games/amazons_8x8.kif`, compiled.
 #[rustfmt::skip]
 pub mod amazons_8x8;
+/// `games/battle.kif`, compiled.
+#[rustfmt::skip]
+pub mod battle;
 /// `games/blocker.kif`, compiled.
 #[rustfmt::skip]
 pub mod blocker;
@@ -112,6 +115,7 @@ macro_rules! for_each_game {
         $callback!(g3p_connect_four, "games/3pConnectFour.kif");
         $callback!(g4pffa, "games/4pffa.kif");
         $callback!(amazons_8x8, "games/amazons_8x8.kif");
+        $callback!(battle, "games/battle.kif");
         $callback!(blocker, "games/blocker.kif");
         $callback!(breakthrough, "games/breakthrough.kif");
         $callback!(breakthrough_tables, "games/breakthrough.kif");

@@ -1,7 +1,7 @@
 //! Nodes' values and literals as Rust expressions over the state's words `s.0`, the joint
 //! move, the node array `n`, the node words `g` and the move table row `mt`.
 
-use super::{Body, Emitter, Phase};
+use super::{Body, Emitter};
 use crate::codegen::families::family_expr;
 use crate::codegen::tables::hex;
 use crate::ground::{Lit, Prop, Value};
@@ -78,11 +78,7 @@ impl Body<'_> {
     ///
     /// [`node_expr`]: Self::node_expr
     pub(crate) fn rules_expr(&self, rules: &[Vec<Lit>], mut disjuncts: Vec<TokenStream>) -> Expr {
-        let table_bit = |node: u32| match self.phase {
-            Phase::Move => self.emitter.table_bit(node),
-            Phase::State => None,
-        };
-        disjuncts.extend(merge_move_rules(rules, table_bit).into_iter().map(|(rest, moves)| {
+        disjuncts.extend(merge_move_rules(rules, |node| self.row_bit(node)).into_iter().map(|(rest, moves)| {
             let mut conjuncts = self.conjuncts(&rest);
             if !moves.is_empty() {
                 conjuncts.push(self.emitter.moves_test(&moves));
@@ -180,8 +176,8 @@ impl Body<'_> {
                     quote!(joint[#r].0 != #m)
                 }
             }
-            Prop::Node(node) if self.phase == Phase::Move && self.emitter.table_bit(node).is_some() => {
-                let bit = self.emitter.table_bit(node).unwrap_or_default() as usize;
+            Prop::Node(node) if self.row_bit(node).is_some() => {
+                let bit = self.row_bit(node).unwrap_or_default() as usize;
                 let (w, mask) = (Literal::usize_unsuffixed(bit / 64), hex(1 << (bit % 64)));
                 if positive {
                     quote!(mt[#w] & #mask != 0)

@@ -444,4 +444,13 @@ impl<'a> Body<'a> {
     pub(crate) fn in_phase(self, phase: Phase) -> Self {
         Body { phase, ..self }
     }
+
+    /// The bit of `node` in the joint move's row of the move table, when the body reads it
+    /// there: after the move, for a node the table gives.
+    pub(crate) fn row_bit(&self, node: u32) -> Option<u32> {
+        match self.phase {
+            Phase::Move => self.emitter.table_bit(node),
+            Phase::State => None,
+        }
+    }
 }

@@ -123,22 +123,19 @@ impl MoveTables {
         } else {
             worth_most(ground, &kinds, looked_up, room * 64)
         };
-        let node_words = looked_up.len().div_ceil(64);
+        let (node_bit, node_words) = node_layout(ground, &looked_up, room);
         let frame_row_words = if any_framed { 2 * state_words } else { 0 };
         if roles * moves * (node_words + frame_row_words) > MAX_TABLE_WORDS || (node_words == 0 && !any_framed) {
             return None;
         }
-        let looked_up = if node_words == 0 { Vec::new() } else { looked_up };
+        let (looked_up, node_bit) =
+            if node_words == 0 { (Vec::new(), vec![None; ground.nodes.len()]) } else { (looked_up, node_bit) };
         let frame_words: Vec<usize> =
             (0..state_words).filter(|&w| framed[64 * w..framed.len().min(64 * w + 64)].contains(&true)).collect();
         let width = frame_words.len();
         // The row word of every state word that holds framed bits.
         let mut column = vec![0; state_words];
         frame_words.iter().enumerate().for_each(|(j, &w)| column[w] = j);
-        let mut node_bit = vec![None; ground.nodes.len()];
-        for (bit, &n) in looked_up.iter().enumerate() {
-            node_bit[n as usize] = Some(bit as u32);
-        }
         // Every node whose part some table bit needs, in evaluation order.
         let mut roots = looked_up.clone();
         for frame in frames.iter().flatten() {
@@ -171,7 +168,8 @@ impl MoveTables {
                     parts[n as usize] = node_part(ground, &kinds, n, role, mv, &parts);
                 }
                 let row = mv as usize * node_words;
-                for (bit, &n) in looked_up.iter().enumerate() {
+                for &n in &looked_up {
+                    let bit = tables.node_bit[n as usize].unwrap_or_default() as usize;
                     if parts[n as usize] {
                         tables.node_table[role as usize][row + bit / 64] |= 1 << (bit % 64);
                     }
@@ -440,6 +438,53 @@ fn drop_crowded_arms(ground: &Ground, kinds: &[Kind], frames: &mut [Option<Frame
 fn split_cone(ground: &Ground, kinds: &[Kind], values: &[Value]) -> (Vec<u32>, Vec<u32>) {
     let cone = super::cones::Cones::new(ground).cone_through(values, |n| kinds[n as usize] == Kind::State);
     cone.into_iter().partition(|&n| kinds[n as usize] == Kind::State)
+}
+
+/// The bit of every node of `looked_up` in a row of the node table, and the row's words. The
+/// nodes of a relation that sit at the places of a board (battle's "some role moves to this
+/// cell", of every cell) keep their places' distances, moved as one to the first word with room
+/// for them, so that node words read them as one word of the row; the others take the bits
+/// left, in their order. When that would take more than `room` words, or no nodes are placed,
+/// the nodes take consecutive bits in their order.
+fn node_layout(ground: &Ground, looked_up: &[u32], room: usize) -> (Vec<Option<u32>>, usize) {
+    let mut node_bit = vec![None; ground.nodes.len()];
+    let groups = super::node_words::placed_groups(ground, looked_up);
+    let mut taken: Vec<u64> = Vec::new();
+    for members in &groups {
+        let places = members.iter().fold(0u64, |places, &(_, place)| places | 1 << place);
+        let (word, offset) = room_for(&mut taken, places);
+        taken[word] |= places << offset;
+        for &(n, place) in members {
+            node_bit[n as usize] = Some(64 * word as u32 + place + offset);
+        }
+    }
+    let rest: Vec<u32> = looked_up.iter().filter(|&&n| node_bit[n as usize].is_none()).copied().collect();
+    for n in rest {
+        let (word, offset) = room_for(&mut taken, 1);
+        taken[word] |= 1 << offset;
+        node_bit[n as usize] = Some(64 * word as u32 + offset);
+    }
+    if groups.is_empty() || taken.len() > room {
+        node_bit = vec![None; ground.nodes.len()];
+        for (bit, &n) in looked_up.iter().enumerate() {
+            node_bit[n as usize] = Some(bit as u32);
+        }
+        return (node_bit, looked_up.len().div_ceil(64));
+    }
+    (node_bit, taken.len())
+}
+
+/// The first word of `taken` (a new one when none has room) and the least shift at which the
+/// bits `places` are free in it.
+fn room_for(taken: &mut Vec<u64>, places: u64) -> (usize, u32) {
+    let highest = 63 - places.leading_zeros();
+    for (word, &bits) in taken.iter().enumerate() {
+        if let Some(offset) = (0..64 - highest).find(|&offset| bits & places << offset == 0) {
+            return (word, offset);
+        }
+    }
+    taken.push(0);
+    (taken.len() - 1, 0)
 }
 
 /// The fewest literals of the moves that a node must save to take a bit of a table that cannot

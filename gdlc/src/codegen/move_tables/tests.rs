@@ -174,3 +174,52 @@ fn more_conditions_than_the_frames_may_test_leave_their_bits_unframed() {
     ground.next = (0..6).map(|b| Value::Lit(pos(if b < 3 { Prop::Node(3 + b) } else { Prop::Base(b) }))).collect();
     assert!(MoveTables::new(&ground).is_none_or(|tables| tables.guards.is_empty() && !tables.has_frames()));
 }
+
+#[test]
+fn nodes_at_the_places_of_a_board_keep_their_distances_in_a_row() {
+    let text = include_str!("../../../tests/fixtures/table_words.kif");
+    let ground = crate::compile::ground_source(text, &Default::default()).expect("grounds");
+    let named = |head: &str| -> Vec<u32> {
+        (0..ground.nodes.len() as u32).filter(|&n| ground.nodes[n as usize].name.starts_with(head)).collect()
+    };
+    let (to, from) = (named("(moved_to "), named("(moved_from "));
+    assert_eq!((to.len(), from.len()), (9, 9));
+    // One node of a relation with too few nodes for a board, which takes a bit the boards leave.
+    let lone = named("(blocked ")[0];
+    let looked_up: Vec<u32> = to.iter().chain([&lone]).chain(&from).copied().collect();
+    let (bits, words) = node_layout(&ground, &looked_up, 8);
+    assert_eq!(words, 1);
+    // A cell's place is the bit of the cell on the first board of the state.
+    let place = |name: &str| {
+        let cell = name.trim_start_matches("(moved_to ").trim_start_matches("(moved_from ").trim_end_matches(')');
+        let facts = ["red", "blue"].map(|piece| format!("(cell {cell} {piece})"));
+        let first = ground.base.iter().position(|b| facts.contains(b)).expect("a cell of the board");
+        first as i64 % 64
+    };
+    let mut all = 0u64;
+    for group in [&to, &from] {
+        let bit = |n: u32| i64::from(bits[n as usize].expect("placed"));
+        let offset = bit(group[0]) - place(&ground.nodes[group[0] as usize].name);
+        for &n in group.iter() {
+            assert_eq!(bit(n) - place(&ground.nodes[n as usize].name), offset);
+            all |= 1 << bit(n);
+        }
+    }
+    assert_eq!(all.count_ones(), 18);
+    assert_eq!(all >> bits[lone as usize].expect("a bit") & 1, 0);
+    // Without the room for that, the nodes take consecutive bits in their order.
+    let (bits, words) = node_layout(&ground, &looked_up, 0);
+    assert_eq!(words, 1);
+    let consecutive: Vec<Option<u32>> = (0..19).map(Some).collect();
+    assert_eq!(looked_up.iter().map(|&n| bits[n as usize]).collect::<Vec<_>>(), consecutive);
+}
+
+#[test]
+fn a_board_takes_the_first_word_with_room_at_its_distances() {
+    let mut taken = vec![0b1011u64];
+    assert_eq!(room_for(&mut taken, 0b101), (0, 2));
+    assert_eq!(room_for(&mut taken, 1 << 63 | 1), (1, 0));
+    assert_eq!(taken.len(), 2);
+    let mut full = vec![u64::MAX];
+    assert_eq!(room_for(&mut full, 1), (1, 0));
+}

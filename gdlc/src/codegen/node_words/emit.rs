@@ -315,26 +315,40 @@ impl Body<'_> {
         shapes
     }
 
-    /// A rule's anchor (the place of its first group literal, by group, sign and place) and its
-    /// literals relative to it, sorted; `None` when it reads no group member, or reads a move
-    /// that has no place.
+    /// A rule's anchor (the place of its first group literal, by group, sign and place; else of
+    /// its first node of the move table's row, by word, sign and bit, the row's words of nodes
+    /// at places of a board having them at their places) and its literals relative to it,
+    /// sorted; `None` when it reads neither, or reads a move that has no place.
     fn relative_shape(&self, rule: &[Lit]) -> Option<(u32, Vec<WordLit>)> {
         let member = &self.emitter.words.member;
-        let anchor = rule
+        let group_anchor = rule
             .iter()
             .filter_map(|lit| match lit.prop {
                 Prop::Node(m) => member[m as usize].map(|(g, place)| (g, lit.positive, place)),
                 _ => None,
             })
-            .min()?
-            .2;
+            .min();
+        let row_anchor = || {
+            rule.iter()
+                .filter_map(|lit| match lit.prop {
+                    Prop::Node(m) => self.row_bit(m).map(|t| (t / 64, lit.positive, t % 64)),
+                    _ => None,
+                })
+                .min()
+        };
+        let anchor = group_anchor.or_else(row_anchor)?.2;
         let mut shape = Vec::with_capacity(rule.len());
         for &lit in rule {
             let positive = lit.positive;
             shape.push(match lit.prop {
-                Prop::Node(m) => match member[m as usize] {
-                    Some((group, place)) => WordLit::Group { group, shift: place as i32 - anchor as i32, positive },
-                    None => WordLit::Fixed(lit),
+                Prop::Node(m) => match (member[m as usize], self.row_bit(m)) {
+                    (Some((group, place)), _) => {
+                        WordLit::Group { group, shift: place as i32 - anchor as i32, positive }
+                    }
+                    (None, Some(t)) => {
+                        WordLit::Table { word: t / 64, shift: (t % 64) as i32 - anchor as i32, positive }
+                    }
+                    (None, None) => WordLit::Fixed(lit),
                 },
                 Prop::Base(b) => WordLit::Base { word: b / 64, shift: (b % 64) as i32 - anchor as i32, positive },
                 Prop::Does(role, m) => match self.emitter.words.move_places.get(&(role, m)) {

@@ -219,27 +219,9 @@ pub(super) fn find(
     family_cost: &[Option<usize>],
 ) -> NodeWords {
     let n = ground.nodes.len();
-    let (base_place, coordinates) = board(&ground.base);
-    let own = own_facts(ground);
-    if coordinates.is_empty() && own.iter().all(Option::is_none) {
+    let Some(Placed { board, move_kinds, heads, coordinates }) = placed(ground) else {
         return NodeWords::none(n);
-    }
-    let (moves, move_kinds) = move_places(ground, &coordinates);
-    // The nodes of next facts are told apart by the facts' relation, so that each relation's
-    // are placed in the way that suits them.
-    let heads: Vec<String> = ground
-        .nodes
-        .iter()
-        .zip(&own)
-        .map(|(node, own)| match own {
-            Some(b) => format!("next {}", head_of(&ground.base[*b as usize])),
-            None => head_of(&node.name),
-        })
-        .collect();
-    let relation = relations(&ground.base);
-    let mut facts_of = vec![0; relation.iter().max().map_or(0, |&r| r as usize + 1)];
-    relation.iter().for_each(|&r| facts_of[r as usize] += 1);
-    let board = Board { base: base_place, moves, own, relation, facts_of };
+    };
     let (place, rest) = places(ground, never, &heads, &board, &coordinates);
     let templated = |i: usize| !gathered_only[i];
     let mut candidates: Vec<(Vec<u32>, bool)> = template_candidates(ground, &heads, &place, &rest, &board, &templated)
@@ -326,6 +308,61 @@ pub(super) fn find(
         }
         candidates = candidates.into_iter().zip(keep).filter(|(_, k)| *k).map(|(c, _)| c).collect();
     }
+}
+
+/// The board of a ground program, with what is placed on it.
+struct Placed {
+    board: Board,
+    move_kinds: Vec<MoveKind>,
+    /// Every node's relation, by which nodes are placed and grouped: the next values of a
+    /// relation's facts apart from its other nodes.
+    heads: Vec<String>,
+    coordinates: places::Coordinates,
+}
+
+/// The board of `ground`: the places of its base facts and moves; `None` when it has no board
+/// and no next values of facts to place.
+fn placed(ground: &Ground) -> Option<Placed> {
+    let (base_place, coordinates) = board(&ground.base);
+    let own = own_facts(ground);
+    if coordinates.is_empty() && own.iter().all(Option::is_none) {
+        return None;
+    }
+    let (moves, move_kinds) = move_places(ground, &coordinates);
+    // The nodes of next facts are told apart by the facts' relation, so that each relation's
+    // are placed in the way that suits them.
+    let heads: Vec<String> = ground
+        .nodes
+        .iter()
+        .zip(&own)
+        .map(|(node, own)| match own {
+            Some(b) => format!("next {}", head_of(&ground.base[*b as usize])),
+            None => head_of(&node.name),
+        })
+        .collect();
+    let relation = relations(&ground.base);
+    let mut facts_of = vec![0; relation.iter().max().map_or(0, |&r| r as usize + 1)];
+    relation.iter().for_each(|&r| facts_of[r as usize] += 1);
+    let board = Board { base: base_place, moves, own, relation, facts_of };
+    Some(Placed { board, move_kinds, heads, coordinates })
+}
+
+/// Of the nodes `nodes`, the groups that sit at places of a board as node words would (at
+/// least [`GROUP_MIN`] nodes of a relation, at distinct places), each as its members with
+/// their places: the move table gives each such group a word of its own, its bits at the
+/// places, so that templates read the group as one word of the table's row.
+pub(super) fn placed_groups(ground: &Ground, nodes: &[u32]) -> Vec<Vec<(u32, u32)>> {
+    let Some(Placed { board, heads, coordinates, .. }) = placed(ground) else {
+        return Vec::new();
+    };
+    let mut excluded = vec![true; ground.nodes.len()];
+    nodes.iter().for_each(|&n| excluded[n as usize] = false);
+    let (place, rest) = places(ground, &excluded, &heads, &board, &coordinates);
+    let included = |i: usize| !excluded[i];
+    (template_candidates(ground, &heads, &place, &rest, &board, &included).into_iter())
+        .filter(|members| members.len() >= GROUP_MIN)
+        .map(|members| members.into_iter().map(|m| (m, place[m as usize].unwrap_or(0))).collect())
+        .collect()
 }
 
 /// Nodes of one relation with one rest of their names (or, when their names do not give their
