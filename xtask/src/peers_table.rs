@@ -114,10 +114,9 @@ struct Row {
 
 /// Runs the comparison and prints its table.
 pub(crate) fn run(root: &Path, options: &Options) -> Result<(), String> {
-    let gdlc = crate::codegen::release_gdlc(root);
-    if !gdlc.is_file() {
-        return Err(format!("no {}: build it first with `cargo build --release -p gdlc-cli`", gdlc.display()));
-    }
+    // Built first, so that the figures are those of the code checked out: a binary left from
+    // another branch would be measured under this commit's name.
+    let gdlc = crate::codegen::build_release_gdlc(root)?;
     let harness = options.peers.join("run");
     let sancho_missing = (!harness.is_file()).then(|| {
         format!(
