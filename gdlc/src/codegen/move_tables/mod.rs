@@ -128,8 +128,6 @@ impl MoveTables {
         if roles * moves * (node_words + frame_row_words) > MAX_TABLE_WORDS || (node_words == 0 && !any_framed) {
             return None;
         }
-        let (looked_up, node_bit) =
-            if node_words == 0 { (Vec::new(), vec![None; ground.nodes.len()]) } else { (looked_up, node_bit) };
         let frame_words: Vec<usize> =
             (0..state_words).filter(|&w| framed[64 * w..framed.len().min(64 * w + 64)].contains(&true)).collect();
         let width = frame_words.len();
@@ -447,8 +445,18 @@ fn split_cone(ground: &Ground, kinds: &[Kind], values: &[Value]) -> (Vec<u32>, V
 /// left, in their order. When that would take more than `room` words, or no nodes are placed,
 /// the nodes take consecutive bits in their order.
 fn node_layout(ground: &Ground, looked_up: &[u32], room: usize) -> (Vec<Option<u32>>, usize) {
-    let mut node_bit = vec![None; ground.nodes.len()];
+    let consecutive = || {
+        let mut node_bit = vec![None; ground.nodes.len()];
+        for (bit, &n) in looked_up.iter().enumerate() {
+            node_bit[n as usize] = Some(bit as u32);
+        }
+        (node_bit, looked_up.len().div_ceil(64))
+    };
     let groups = super::node_words::placed_groups(ground, looked_up);
+    if groups.is_empty() {
+        return consecutive();
+    }
+    let mut node_bit = vec![None; ground.nodes.len()];
     let mut taken: Vec<u64> = Vec::new();
     for members in &groups {
         let places = members.iter().fold(0u64, |places, &(_, place)| places | 1 << place);
@@ -464,12 +472,8 @@ fn node_layout(ground: &Ground, looked_up: &[u32], room: usize) -> (Vec<Option<u
         taken[word] |= 1 << offset;
         node_bit[n as usize] = Some(64 * word as u32 + offset);
     }
-    if groups.is_empty() || taken.len() > room {
-        node_bit = vec![None; ground.nodes.len()];
-        for (bit, &n) in looked_up.iter().enumerate() {
-            node_bit[n as usize] = Some(bit as u32);
-        }
-        return (node_bit, looked_up.len().div_ceil(64));
+    if taken.len() > room {
+        return consecutive();
     }
     (node_bit, taken.len())
 }

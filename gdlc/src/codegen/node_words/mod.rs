@@ -349,8 +349,8 @@ fn placed(ground: &Ground) -> Option<Placed> {
 
 /// Of the nodes `nodes`, the groups that sit at places of a board as node words would (at
 /// least [`GROUP_MIN`] nodes of a relation, at distinct places), each as its members with
-/// their places: the move table gives each such group a word of its own, its bits at the
-/// places, so that templates read the group as one word of the table's row.
+/// their places: the move table keeps each such group's places' distances in its row, so that
+/// templates read the group as one word of the row.
 pub(super) fn placed_groups(ground: &Ground, nodes: &[u32]) -> Vec<Vec<(u32, u32)>> {
     let Some(Placed { board, heads, coordinates, .. }) = placed(ground) else {
         return Vec::new();
