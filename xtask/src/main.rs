@@ -197,12 +197,8 @@ enum EngineArg {
 fn conformance(dir: &Path, engine_arg: EngineArg) -> ExitCode {
     let gdlc = codegen::release_gdlc(&codegen::root());
     if engine_arg == EngineArg::Compiled {
-        let status = std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-            .args(["build", "--release", "--quiet", "-p", "gdlc-cli"])
-            .current_dir(codegen::root())
-            .status();
-        if !status.is_ok_and(|s| s.success()) {
-            eprintln!("error: building gdlc failed");
+        if let Err(e) = codegen::build_release_gdlc(&codegen::root()) {
+            eprintln!("error: {e}");
             return ExitCode::FAILURE;
         }
     }
