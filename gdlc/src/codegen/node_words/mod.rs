@@ -224,7 +224,8 @@ pub(super) fn find(
     };
     let (place, rest) = places(ground, never, &heads, &board, &coordinates);
     let templated = |i: usize| !gathered_only[i];
-    let mut candidates: Vec<(Vec<u32>, bool)> = template_candidates(ground, &heads, &place, &rest, &board, &templated)
+    let templates = template_candidates(ground, &heads, &place, &rest, &board, &templated);
+    let mut candidates: Vec<(Vec<u32>, bool)> = with_small_ones_merged(templates, &heads, &place)
         .into_iter()
         .filter(|members| members.len() >= GROUP_MIN)
         .map(|members| (members, false))
@@ -438,6 +439,32 @@ fn template_candidates(
         }
         candidates.extend(split.into_iter().map(|(_, group)| group));
     }
+    candidates
+}
+
+/// `candidates` with each one of fewer than [`GROUP_MIN`] members merged into the largest
+/// candidate of its relation at other places: a torus's moves across its edge (four of each
+/// direction) join the moves of the same direction that stay on the board.
+fn with_small_ones_merged(mut candidates: Vec<Vec<u32>>, heads: &[String], place: &[Option<u32>]) -> Vec<Vec<u32>> {
+    let places = |members: &[u32]| members.iter().fold(0u64, |bits, &m| bits | 1 << place[m as usize].unwrap_or(0));
+    for small in 0..candidates.len() {
+        let size = candidates[small].len();
+        if size == 0 || size >= GROUP_MIN {
+            continue;
+        }
+        let head = &heads[candidates[small][0] as usize];
+        let taken = places(&candidates[small]);
+        let into = (0..candidates.len())
+            .filter(|&c| c != small && candidates[c].len() >= GROUP_MIN)
+            .filter(|&c| heads[candidates[c][0] as usize] == *head && places(&candidates[c]) & taken == 0)
+            .max_by_key(|&c| (candidates[c].len(), std::cmp::Reverse(c)));
+        if let Some(into) = into {
+            let moved = std::mem::take(&mut candidates[small]);
+            candidates[into].extend(moved);
+            candidates[into].sort_unstable();
+        }
+    }
+    candidates.retain(|members| !members.is_empty());
     candidates
 }
 

@@ -596,3 +596,14 @@ fn cells_that_many_kinds_of_move_touch_are_one_group_costed_by_one_kind() {
     assert!(cost < 16, "a word costs one kind's templates, not {cost}");
     assert_words_agree(&ground, &words);
 }
+
+#[test]
+fn small_candidates_join_the_largest_of_their_relation_at_other_places() {
+    // Nodes 0-7 at places 0-7, nodes 8-9 at places 8-9 (a torus's moves across its edge),
+    // node 10 at place 0, taken; node 11 of another relation.
+    let heads: Vec<String> = (0..12).map(|n| if n == 11 { "b" } else { "a" }.to_string()).collect();
+    let place: Vec<Option<u32>> = (0..12).map(|n| Some(if n == 10 { 0 } else { n })).collect();
+    let candidates = vec![(0..8).collect(), vec![8, 9], vec![10], vec![11]];
+    let merged = with_small_ones_merged(candidates, &heads, &place);
+    assert_eq!(merged, vec![(0..10).collect::<Vec<u32>>(), vec![10], vec![11]]);
+}
